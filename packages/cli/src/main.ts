@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { type Command, type Io, UsageError } from './command.js';
+import { commands } from './commands/index.js';
+
+const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
+
+function overview(): string {
+  const width = Math.max(...commands.map((c) => c.path.join(' ').length), 8);
+  const lines = commands.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
+  return [
+    'kdelta keeps every copy of a kpt package current without losing local edits.',
+    '',
+    'Usage: kdelta <command> [flags]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Run `kdelta <command> --help` for the flags of a command.',
+    '',
+  ].join('\n');
+}
+
+/** The longest command whose words start argv. */
+function findCommand(argv: readonly string[]): { command: Command; rest: readonly string[] } | undefined {
+  let best: Command | undefined;
+  for (const c of commands) {
+    if (c.path.every((word, i) => argv[i] === word) && (!best || c.path.length > best.path.length)) best = c;
+  }
+  return best && { command: best, rest: argv.slice(best.path.length) };
+}
+
+export function defaultIo(): Io {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    cwd: process.cwd(),
+    env: process.env,
+  };
+}
+
+export async function main(argv: readonly string[], io: Io = defaultIo()): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    io.stdout(overview());
+    return 0;
+  }
+  if (argv[0] === '--version' || argv[0] === 'version') {
+    io.stdout(`kdelta ${version}\n`);
+    return 0;
+  }
+  const found = findCommand(argv);
+  if (!found) {
+    const group = commands.filter((c) => c.path[0] === argv[0]);
+    if (group.length > 0 && (argv.length === 1 || argv[1] === '--help' || argv[1] === '-h')) {
+      io.stdout(`Commands under "${argv[0]}":\n${group.map((c) => `  ${c.path.join(' ')}  ${c.summary}`).join('\n')}\n`);
+      return argv.length === 1 ? 1 : 0;
+    }
+    io.stderr(`kdelta: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${overview()}`);
+    return 1;
+  }
+  const { command, rest } = found;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(command.help.endsWith('\n') ? command.help : `${command.help}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    const name = `kdelta ${command.path.join(' ')}`;
+    if (error instanceof UsageError) {
+      io.stderr(`${name}: ${error.message}\nRun \`${name} --help\` for usage.\n`);
+    } else {
+      io.stderr(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+      if (io.env.KDELTA_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+    }
+    return 1;
+  }
+}
