@@ -1,1 +1,25 @@
-export {};
+export { GitError, isGitError, type GitErrorCode } from './errors.js';
+export { redact } from './redact.js';
+export { runGit, type GitRunOptions, type GitResult } from './exec.js';
+export { assertSafeArgument, repoLocation, repoCacheKey, looksLikeCommit, isFullCommit, type RepoLocation, type RepoKind } from './url.js';
+export { credentialsFor, type Credentials } from './auth.js';
+export {
+  listRemoteRefs,
+  listTags,
+  defaultBranch,
+  resolveRef,
+  detectMovedRef,
+  type RemoteOptions,
+  type RemoteRef,
+  type ResolvedRef,
+  type RefKind,
+} from './refs.js';
+export {
+  fetchPackage,
+  clearCache,
+  defaultCacheDir,
+  normalizeDirectory,
+  type FetchPackageOptions,
+  type FetchedPackage,
+} from './cache.js';
+export { createBranch, commitAll, push, readLocalHead, readRemoteHead, type Author, type WorkTreeOptions } from './write.js';

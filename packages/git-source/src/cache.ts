@@ -1,0 +1,205 @@
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { GitError } from './errors.js';
+import { runGit } from './exec.js';
+import { withLock } from './lock.js';
+import { type RemoteOptions, type ResolvedRef, defaultBranch, remoteContext, resolveRef } from './refs.js';
+import { assertSafeArgument, isFullCommit, repoCacheKey } from './url.js';
+
+/** Where cached partial clones live: `KDELTA_CACHE_DIR`, else `~/.kdelta/repos`. */
+export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const dir = env.KDELTA_CACHE_DIR;
+  return dir && dir.length > 0 ? resolve(dir) : join(homedir(), '.kdelta', 'repos');
+}
+
+export interface FetchPackageOptions extends RemoteOptions {
+  /** Branch, tag (`<directory>/<ref>` or plain) or commit; default: the remote's default branch. */
+  readonly ref?: string;
+  /** Package directory inside the repository, `/` or '' for the root. */
+  readonly directory?: string;
+  /** Where to write the package; must not exist (written to a temp sibling, then renamed). */
+  readonly dest: string;
+  /** Cache root (default {@link defaultCacheDir}). */
+  readonly cacheDir?: string;
+  /** Receives human progress lines (for stderr). */
+  readonly onProgress?: (line: string) => void;
+}
+
+export interface FetchedPackage {
+  /** The resolved ref (what `ref` named on the remote). */
+  readonly resolved: ResolvedRef;
+  /** The ref used (the default branch's name when none was given). */
+  readonly ref: string;
+  /** Full commit id the package was read at. */
+  readonly commit: string;
+  /** Normalized directory (`/` or `/a/b`). */
+  readonly directory: string;
+  readonly dest: string;
+  /** Whether the commit was already in the cache (no fetch of history was needed). */
+  readonly cacheHit: boolean;
+}
+
+export function normalizeDirectory(directory: string | undefined): string {
+  const parts = (directory ?? '').split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.some((p) => p === '..')) {
+    throw new GitError({ code: 'refused-argument', message: `directory "${directory}" may not contain ".."` });
+  }
+  return `/${parts.join('/')}`;
+}
+
+/** Options for upload-pack on local and file:// remotes so they honour partial clone like hosted servers. */
+const localUploadPack = 'git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack';
+
+interface CacheRepo {
+  readonly gitDir: string;
+  readonly root: string;
+}
+
+async function openCacheRepo(options: FetchPackageOptions | (RemoteOptions & { cacheDir?: string })): Promise<CacheRepo> {
+  const { location, secrets } = remoteContext(options);
+  const cacheRoot = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
+  const root = join(cacheRoot, repoCacheKey(location.url));
+  const gitDir = join(root, 'git');
+  if (!existsSync(join(gitDir, 'HEAD'))) {
+    await mkdir(root, { recursive: true });
+    const tmp = await mkdtemp(join(root, 'init-'));
+    await runGit(['init', '--quiet', '--bare', tmp], { secrets });
+    const config = (k: string, v: string) => runGit(['--git-dir', tmp, 'config', k, v], { secrets });
+    await config('remote.origin.url', location.url);
+    await config('remote.origin.promisor', 'true');
+    await config('remote.origin.partialclonefilter', 'blob:none');
+    await config('extensions.partialClone', 'origin');
+    await config('core.repositoryformatversion', '1');
+    await config('gc.auto', '0');
+    await config('core.sparseCheckout', 'true');
+    if (location.kind === 'local' || location.kind === 'file') await config('remote.origin.uploadpack', localUploadPack);
+    await rename(tmp, gitDir).catch(async (error: NodeJS.ErrnoException) => {
+      // Someone else created it first: use theirs.
+      await rm(tmp, { recursive: true, force: true });
+      if (!existsSync(join(gitDir, 'HEAD'))) throw error;
+    });
+  }
+  return { gitDir, root };
+}
+
+/**
+ * Whether a commit was fetched before. Asked through our own refs, not the object store: in a
+ * partial clone a lookup of a missing object would itself fetch it from the promisor remote.
+ */
+async function hasCommit(gitDir: string, commit: string): Promise<boolean> {
+  try {
+    await runGit(['--git-dir', gitDir, 'show-ref', '--verify', '--quiet', `refs/kdelta/commits/${commit}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Fetch one package directory at a ref into `dest`, through a cached partial clone
+ * (`--filter=blob:none`, depth 1) and a sparse checkout of just that directory: only the blobs of
+ * the package travel. The ref is resolved on the remote every time, so a moved tag is never
+ * served stale; a commit already in the cache needs no fetch at all.
+ */
+export async function fetchPackage(options: FetchPackageOptions): Promise<FetchedPackage> {
+  const directory = normalizeDirectory(options.directory);
+  const { location, env, secrets } = remoteContext(options);
+  const progress = options.onProgress;
+  const ref = options.ref ?? (await defaultBranch(options));
+  assertSafeArgument(ref, 'ref');
+  const resolved = await resolveRef({ ...options, ref, packagePath: directory === '/' ? '' : directory });
+  const repo = await openCacheRepo(options);
+  const dest = resolve(options.cwd ?? process.cwd(), options.dest);
+  if (existsSync(dest)) throw new GitError({ code: 'failed', message: `destination ${dest} already exists` });
+
+  return withLock(join(repo.root, 'lock'), async () => {
+    const git = (args: readonly string[], extra: { onProgress?: (l: string) => void } = {}) =>
+      runGit(['--git-dir', repo.gitDir, ...args], { env, secrets, ...extra });
+    let commit = resolved.commit;
+    let cacheHit = commit !== undefined && (await hasCommit(repo.gitDir, commit));
+    if (!cacheHit) {
+      progress?.(`Fetching ${location.url}@${ref}`);
+      const fetchArgs = ['fetch', '--quiet', '--no-tags', '--filter=blob:none', '--no-write-fetch-head'];
+      if (commit !== undefined) {
+        await git([...fetchArgs, '--depth=1', 'origin', `+${commit}:refs/kdelta/commits/${commit}`]).catch(async (error) => {
+          if (!resolved.fullName) throw error;
+          // Servers that refuse a want by id: fetch the ref by name and take what it points at now.
+          await git([...fetchArgs, '--depth=1', 'origin', `+${resolved.fullName}:refs/kdelta/fetched`]);
+          const { stdout } = await git(['rev-parse', 'refs/kdelta/fetched^{commit}']);
+          commit = stdout.trim();
+          await git(['update-ref', `refs/kdelta/commits/${commit}`, commit]);
+        });
+      } else {
+        // An abbreviated commit id: fetch the history of every branch and tag, then let git expand it.
+        const shallow = existsSync(join(repo.gitDir, 'shallow'));
+        await git([
+          ...fetchArgs,
+          ...(shallow ? ['--unshallow'] : []),
+          'origin',
+          '+refs/heads/*:refs/kdelta/heads/*',
+          '+refs/tags/*:refs/kdelta/tags/*',
+        ]);
+        try {
+          const { stdout } = await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+          commit = stdout.trim();
+        } catch {
+          throw new GitError({
+            code: 'unknown-revision',
+            message: `unknown revision or path not in the working tree: "${ref}" is not a branch, tag or commit of ${location.url}`,
+            secrets,
+          });
+        }
+        await git(['update-ref', `refs/kdelta/commits/${commit}`, commit]);
+      }
+      cacheHit = false;
+    }
+    if (commit === undefined) throw new GitError({ code: 'unknown-revision', message: `cannot resolve "${ref}"`, secrets });
+
+    // The directory must exist at that commit (trees are all local after a blob:none fetch).
+    if (directory !== '/') {
+      const { stdout } = await git(['ls-tree', '-d', commit, '--', directory.slice(1)]);
+      if (!stdout.trim()) {
+        throw new GitError({
+          code: 'not-found',
+          message: `directory "${directory}" does not exist in ${location.url} at ${ref} (${commit.slice(0, 12)})`,
+          secrets,
+        });
+      }
+    }
+
+    // Sparse checkout of just the package into a staging work tree beside the destination.
+    await mkdir(dirname(dest), { recursive: true });
+    const stage = await mkdtemp(join(dirname(dest), `.${basename(dest)}.kdelta-`));
+    try {
+      const pattern = directory === '/' ? '/*\n' : `${directory}/\n`;
+      await mkdir(join(repo.gitDir, 'info'), { recursive: true });
+      await writeFile(join(repo.gitDir, 'info', 'sparse-checkout'), pattern);
+      const tree = join(stage, 'tree');
+      await mkdir(tree);
+      await runGit(['--git-dir', repo.gitDir, '--work-tree', tree, '-c', 'core.sparseCheckout=true', 'read-tree', '--reset', '-u', commit], {
+        env: { ...env, GIT_INDEX_FILE: join(stage, 'index') },
+        secrets,
+        ...(progress ? { onProgress: progress } : {}),
+      });
+      const source = directory === '/' ? tree : join(tree, ...directory.slice(1).split('/'));
+      if (!existsSync(source)) await mkdir(source, { recursive: true });
+      await rename(source, dest);
+    } finally {
+      await rm(stage, { recursive: true, force: true });
+    }
+    return { resolved: { ...resolved, commit }, ref, commit, directory, dest, cacheHit };
+  });
+}
+
+/** Remove every cached repository under the cache root (or one repository's cache). */
+export async function clearCache(options: { cacheDir?: string; repo?: string; cwd?: string } = {}): Promise<void> {
+  const root = options.cacheDir ?? defaultCacheDir();
+  if (options.repo) {
+    const { location } = remoteContext({ repo: options.repo, ...(options.cwd ? { cwd: options.cwd } : {}) });
+    await rm(join(root, repoCacheKey(location.url)), { recursive: true, force: true });
+    return;
+  }
+  for (const entry of await readdir(root).catch(() => [] as string[])) await rm(join(root, entry), { recursive: true, force: true });
+}

@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import { GitError, classify } from './errors.js';
+
+export interface GitRunOptions {
+  /** Working directory (`git -C`). */
+  readonly cwd?: string;
+  /** Extra environment, merged over process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Secrets to scrub from every message, argument and output that leaves this module. */
+  readonly secrets?: readonly string[];
+  /** Receives git's progress lines (stderr) as they arrive. */
+  readonly onProgress?: (line: string) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface GitResult {
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const baseEnv: Readonly<Record<string, string>> = {
+  // Never block on a password prompt: credentials come from the environment or git's helpers.
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_ASKPASS: '',
+  SSH_ASKPASS: '',
+  GCM_INTERACTIVE: 'never',
+  LC_ALL: 'C',
+  LANG: 'C',
+};
+
+/** Run `git <args>` with execFile (no shell); a failure becomes a classified, redacted GitError. */
+export function runGit(args: readonly string[], options: GitRunOptions = {}): Promise<GitResult> {
+  const secrets = options.secrets ?? [];
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...baseEnv, ...options.env })) {
+    if (v !== undefined) env[k] = v;
+  }
+  // Variables of an enclosing git (hooks) would point this git at the wrong repository.
+  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_PREFIX']) {
+    if (!(options.env && k in options.env)) delete env[k];
+  }
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'git',
+      [...args],
+      { cwd: options.cwd, env, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8', signal: options.signal },
+      (error, stdout, stderr) => {
+        if (!error) {
+          resolve({ stdout, stderr });
+          return;
+        }
+        const exitCode = typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : undefined;
+        const detail = stderr.trim() || error.message;
+        reject(
+          new GitError({
+            code: classify(stderr),
+            message: `git ${args[0] ?? ''} failed: ${detail}`,
+            args,
+            stderr,
+            ...(exitCode !== undefined ? { exitCode } : {}),
+            secrets,
+          }),
+        );
+      },
+    );
+    if (options.onProgress && child.stderr) {
+      const onProgress = options.onProgress;
+      let pending = '';
+      child.stderr.on('data', (chunk: string | Buffer) => {
+        pending += chunk.toString();
+        const parts = pending.split(/\r|\n/);
+        pending = parts.pop() ?? '';
+        for (const line of parts) if (line.trim()) onProgress(redactLine(line, secrets));
+      });
+    }
+  });
+}
+
+function redactLine(line: string, secrets: readonly string[]): string {
+  return new GitError({ code: 'failed', message: line, secrets }).message;
+}

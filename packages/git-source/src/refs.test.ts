@@ -1,0 +1,73 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { initRepo, tempDir } from './__fixtures__/repo.js';
+import { GitError } from './errors.js';
+import { defaultBranch, detectMovedRef, listTags, resolveRef } from './refs.js';
+
+const root = tempDir();
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const repo = initRepo(join(root, 'upstream'), 'trunk');
+repo.write({ 'pkg/a.yaml': 'a: 1\n' });
+const c1 = repo.commit('one');
+repo.tag('v1');
+repo.tag('pkg/v1');
+repo.tag('release', 'HEAD', true);
+repo.write({ 'pkg/a.yaml': 'a: 2\n' });
+const c2 = repo.commit('two');
+repo.tag('pkg/v2');
+
+describe('resolveRef', () => {
+  it('resolves a branch, a tag, an annotated tag and a package-scoped tag on a local path', async () => {
+    expect(await resolveRef({ repo: repo.dir, ref: 'trunk' })).toMatchObject({ kind: 'branch', commit: c2 });
+    expect(await resolveRef({ repo: repo.dir, ref: 'v1' })).toMatchObject({ kind: 'tag', commit: c1, fullName: 'refs/tags/v1' });
+    expect(await resolveRef({ repo: repo.dir, ref: 'release' })).toMatchObject({ kind: 'tag', commit: c1 });
+    expect(await resolveRef({ repo: repo.dir, ref: 'v2', packagePath: '/pkg' })).toMatchObject({ commit: c2, fullName: 'refs/tags/pkg/v2' });
+  });
+
+  it('works with file:// URLs and full commit ids', async () => {
+    expect(await resolveRef({ repo: `file://${repo.dir}`, ref: 'v1' })).toMatchObject({ commit: c1 });
+    expect(await resolveRef({ repo: repo.dir, ref: c1 })).toEqual({ ref: c1, kind: 'commit', commit: c1 });
+  });
+
+  it('reports an unknown ref with git-like wording', async () => {
+    await expect(resolveRef({ repo: repo.dir, ref: 'nope' })).rejects.toMatchObject({
+      code: 'unknown-revision',
+      message: expect.stringContaining('unknown revision or path not in the working tree'),
+    });
+  });
+
+  it('refuses refs and URLs that start with "-"', async () => {
+    await expect(resolveRef({ repo: repo.dir, ref: '--upload-pack=touch /tmp/x' })).rejects.toMatchObject({ code: 'refused-argument' });
+    await expect(resolveRef({ repo: '--upload-pack=evil', ref: 'main' })).rejects.toBeInstanceOf(GitError);
+  });
+
+  it('says when a path is not a repository', async () => {
+    await expect(resolveRef({ repo: join(root, 'missing'), ref: 'main' })).rejects.toMatchObject({ code: 'not-a-repository' });
+  });
+});
+
+describe('tags, default branch, moved tags', () => {
+  it('lists tags sorted with peeled commits', async () => {
+    const tags = await listTags({ repo: repo.dir });
+    expect(tags.map((t) => t.name)).toEqual(['pkg/v1', 'pkg/v2', 'release', 'v1']);
+    expect(tags.find((t) => t.name === 'release')?.commit).toBe(c1);
+  });
+
+  it("reads the remote's default branch", async () => {
+    expect(await defaultBranch({ repo: repo.dir })).toBe('trunk');
+  });
+
+  it('detects a tag that moved since it was locked', async () => {
+    const r = initRepo(join(root, 'moving'));
+    r.write({ 'x.yaml': 'x: 1\n' });
+    const first = r.commit();
+    r.tag('stable');
+    expect((await detectMovedRef({ repo: r.dir, ref: 'stable', lockedCommit: first })).moved).toBe(false);
+    r.write({ 'x.yaml': 'x: 2\n' });
+    const second = r.commit();
+    r.tag('stable');
+    expect(await detectMovedRef({ repo: r.dir, ref: 'stable', lockedCommit: first })).toMatchObject({ moved: true, commit: second });
+  });
+});
