@@ -43,3 +43,12 @@ export interface GroupVersionKind {
 export interface SchemaRegistry {
   lookup(gvk: GroupVersionKind): ObjectSchema | undefined;
 }
+
+/** Resolves OpenAPI definition names (`#/definitions/<name>` references in schemas and comments). */
+export interface DefinitionSource {
+  /** The schema of a definition by its OpenAPI name, or undefined when unknown. */
+  definition(name: string): Schema | undefined;
+}
+
+/** A registry that can also resolve definitions by name (every registry built here is one). */
+export interface SchemaSource extends SchemaRegistry, DefinitionSource {}
