@@ -1,0 +1,72 @@
+import { decodeObject } from '../api/decode.js';
+import type { Condition, KubeObject, PackageVariant } from '../api/types.js';
+import { joinErrors, validatePackageVariant } from '../api/validate.js';
+import { ensureConfigInjection, injectionCondition, type InjectionPoint } from './injection.js';
+import { ensurePackageContext } from './package-context.js';
+import { PackageDocuments, VariantMutationError, type PackageFiles } from './package-files.js';
+import { ensureKRMFunctions } from './pipeline.js';
+
+export interface ApplyOptions {
+  /** Objects available for config injection (same namespace as the variant). */
+  readonly objects?: readonly KubeObject[];
+  /** The downstream package's name, for messages. */
+  readonly packageName?: string;
+}
+
+export type ApplyResult =
+  | {
+      readonly ok: true;
+      /** The files the mutations changed, with their new text. Empty when nothing changed. */
+      readonly changed: Map<string, string>;
+      /** The variant's conditions (Porch's Stalled and Ready). */
+      readonly conditions: Condition[];
+      /** The conditions written on the package's Kptfile, one per injection point. */
+      readonly packageConditions: Condition[];
+      readonly readinessGates: string[];
+    }
+  | { readonly ok: false; readonly errors: string[]; readonly file?: string | undefined; readonly conditions: Condition[] };
+
+/**
+ * Apply a PackageVariant's mutations to a package, in Porch's order: package context, pipeline,
+ * config injection. Pure: takes the package's files, returns the changed ones. Validation errors
+ * and mutation errors are returned as data with Porch's conditions; nothing is partially applied.
+ */
+export function applyPackageVariant(files: PackageFiles, pv: PackageVariant, options: ApplyOptions = {}): ApplyResult {
+  const invalid = validatePackageVariant(pv);
+  if (invalid.length > 0) {
+    return {
+      ok: false,
+      errors: invalid,
+      conditions: [
+        { type: 'Stalled', status: 'True', reason: 'ValidationError', message: joinErrors(invalid) },
+        { type: 'Ready', status: 'False', reason: 'Error', message: 'invalid packagevariant object' },
+      ],
+    };
+  }
+  const valid: Condition = { type: 'Stalled', status: 'False', reason: 'Valid', message: 'all validation checks passed' };
+  const pkg = new PackageDocuments(files);
+  let points: InjectionPoint[];
+  try {
+    ensurePackageContext(pkg, pv, options.packageName ?? pv.spec?.downstream?.package ?? '');
+    ensureKRMFunctions(pkg, pv);
+    points = ensureConfigInjection(pkg, pv, (options.objects ?? []).map((o) => decodeObject(o).value)).points;
+  } catch (error) {
+    if (!(error instanceof VariantMutationError)) throw error;
+    return {
+      ok: false,
+      errors: [error.message],
+      file: error.file,
+      conditions: [valid, { type: 'Ready', status: 'False', reason: 'Error', message: error.message }],
+    };
+  }
+  return {
+    ok: true,
+    changed: pkg.changedFiles(),
+    conditions: [
+      valid,
+      { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant' },
+    ],
+    packageConditions: points.map(injectionCondition),
+    readinessGates: points.filter((p) => p.required).map((p) => p.conditionType),
+  };
+}

@@ -1,0 +1,175 @@
+import { Environment, type ParseResult } from '@marcbachmann/cel-js';
+import type { KubeObject, StringMap } from '../api/types.js';
+
+/**
+ * The CEL environment of PackageVariantSet templates (Porch's `evalExpr`): the variables
+ * `repoDefault` and `packageDefault` (strings), `upstream`, `repository` and `target` (dyn), the
+ * standard library only. `repository` is absent from the environment of `downstream.repoExpr`,
+ * since the downstream Repository is only known once that expression has been evaluated.
+ *
+ * Errors are values, never thrown. Messages use cel-go's words for the cases Porch users see
+ * (`undeclared reference to 'x'`, `Syntax error: ...`, `no such key: k`) with the position.
+ */
+
+/** `{name, namespace, labels, annotations}`: the only fields of an object a template can read. */
+export interface ObjectProjection {
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: StringMap | null;
+  readonly annotations: StringMap | null;
+}
+
+export interface CelVariables {
+  readonly repoDefault: string;
+  readonly packageDefault: string;
+  readonly upstream?: ObjectProjection | null;
+  readonly repository?: ObjectProjection | null;
+  /** `{repo, package}` for `repositories` targets, else the selected object's projection. */
+  readonly target?: ObjectProjection | { readonly repo: string; readonly package: string } | null;
+}
+
+export type CelResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+
+export function projectObject(obj: KubeObject | undefined | null): ObjectProjection | null {
+  if (!obj) return null;
+  const m = obj.metadata ?? {};
+  const nonEmpty = (x: StringMap | undefined) => (x && Object.keys(x).length > 0 ? x : null);
+  return { name: m.name ?? '', namespace: m.namespace ?? '', labels: nonEmpty(m.labels), annotations: nonEmpty(m.annotations) };
+}
+
+function baseEnvironment(withRepository: boolean): Environment {
+  const env = new Environment({ homogeneousAggregateLiterals: true })
+    .registerVariable('repoDefault', 'string')
+    .registerVariable('packageDefault', 'string')
+    .registerVariable('upstream', 'dyn')
+    .registerVariable('target', 'dyn');
+  return withRepository ? env.registerVariable('repository', 'dyn') : env;
+}
+
+const environments = { full: baseEnvironment(true), repoExpr: baseEnvironment(false) };
+
+export type CelScope = keyof typeof environments;
+
+interface CelErrorLike {
+  readonly name?: string;
+  readonly code?: string;
+  readonly summary?: string;
+  readonly message?: string;
+  readonly range?: { readonly start: number };
+  readonly node?: { readonly pos?: number; readonly start?: number };
+}
+
+function position(source: string, offset: number | undefined): string {
+  const at = Math.max(0, Math.min(offset ?? 0, source.length));
+  const before = source.slice(0, at);
+  const line = before.split('\n').length;
+  const column = at - (before.lastIndexOf('\n') + 1) + 1;
+  return `${line}:${column}`;
+}
+
+/** One line, cel-go's words where Porch users know them, with the position in the expression. */
+export function describeCelError(source: string, error: unknown): string {
+  const e = (error ?? {}) as CelErrorLike;
+  const summary = e.summary ?? (e.message ?? String(error)).split('\n')[0] ?? '';
+  const offset = e.range?.start ?? e.node?.start ?? e.node?.pos;
+  const at = position(source, offset);
+  let text = summary;
+  let match: RegExpExecArray | null;
+  if (e.code === 'unknown_variable') {
+    const name = /Unknown variable: (.*)$/.exec(summary)?.[1] ?? summary;
+    text = `undeclared reference to '${name}'`;
+  } else if ((match = /^No such key: (.*)$/.exec(summary))) {
+    text = `no such key: ${match[1]}`;
+  } else if (e.name === 'ParseError') {
+    text = `Syntax error: ${summary}`;
+  }
+  return `ERROR: <input>:${at}: ${text}`;
+}
+
+export interface CompiledExpr {
+  readonly source: string;
+  readonly scope: CelScope;
+  readonly run: ParseResult;
+  /** The type the checker inferred (`string`, `dyn`, ...). */
+  readonly type: string;
+}
+
+const cache = new Map<string, CelResult<CompiledExpr>>();
+
+/**
+ * Parse and type-check an expression once (results are cached by scope and text): syntax
+ * errors, unknown variables and a result type that can never be a string fail here,
+ * before any target is evaluated.
+ */
+export function compileExpr(source: string, scope: CelScope = 'full'): CelResult<CompiledExpr> {
+  const key = `${scope}\u0000${source}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const result = compileUncached(source, scope);
+  if (cache.size > 10_000) cache.clear();
+  cache.set(key, result);
+  return result;
+}
+
+function compileUncached(source: string, scope: CelScope): CelResult<CompiledExpr> {
+  const env = environments[scope];
+  let run: ParseResult;
+  try {
+    run = env.parse(source);
+  } catch (error) {
+    return { ok: false, error: describeCelError(source, error) };
+  }
+  let checked;
+  try {
+    checked = env.check(source);
+  } catch (error) {
+    return { ok: false, error: describeCelError(source, error) };
+  }
+  if (!checked.valid) return { ok: false, error: describeCelError(source, checked.error) };
+  const type = checked.type ?? 'dyn';
+  if (type !== 'string' && type !== 'dyn') {
+    return { ok: false, error: `expression must evaluate to a string, but its type is ${type} (convert it with string(...))` };
+  }
+  return { ok: true, value: { source, scope, run, type } };
+}
+
+function typeOfValue(v: unknown): string {
+  if (v === null || v === undefined) return 'null_type';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return 'double';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return 'list';
+  if (v instanceof Uint8Array) return 'bytes';
+  if (typeof v === 'object') return 'map';
+  return typeof v;
+}
+
+/** Evaluate a compiled expression; the result must be a CEL string. */
+export function evaluateCompiled(expr: CompiledExpr, vars: CelVariables): CelResult<string> {
+  const context: Record<string, unknown> = {
+    repoDefault: vars.repoDefault,
+    packageDefault: vars.packageDefault,
+    upstream: vars.upstream ?? null,
+    target: vars.target ?? null,
+  };
+  if (expr.scope === 'full') context.repository = vars.repository ?? null;
+  let value: unknown;
+  try {
+    value = expr.run(context);
+  } catch (error) {
+    return { ok: false, error: describeCelError(expr.source, error) };
+  }
+  if (typeof value !== 'string') {
+    return {
+      ok: false,
+      error: `expression must evaluate to a string, got ${typeOfValue(value)} (convert it with string(...))`,
+    };
+  }
+  return { ok: true, value };
+}
+
+/** Compile (cached) and evaluate: Porch's `evalExpr`. */
+export function evalExpr(source: string, vars: CelVariables, scope: CelScope = 'full'): CelResult<string> {
+  const compiled = compileExpr(source, scope);
+  return compiled.ok ? evaluateCompiled(compiled.value, vars) : compiled;
+}
