@@ -1,1 +1,49 @@
-export {};
+export type {
+  Condition,
+  ConditionStatus,
+  GitLock,
+  GitSource,
+  Inventory,
+  KptFunction,
+  Kptfile,
+  ObjectMeta,
+  OriginType,
+  PackageInfo,
+  Pipeline,
+  PipelineList,
+  ReadinessGate,
+  Selector,
+  Status,
+  StringMap,
+  UpdateStrategy,
+  Upstream,
+  UpstreamLock,
+} from './types.js';
+export { KPTFILE_API_VERSION, KPTFILE_KIND, KPTFILE_NAME, PIPELINE_LISTS, UPDATE_STRATEGIES } from './types.js';
+export { KptfileError, formatIssue, type KptfileIssue, type KptfileIssueCode } from './errors.js';
+export { decodeKptfile, parseKptfile, printKptfile, type DecodeResult, type ParsedKptfile } from './parse.js';
+export { formatKptfile, type FormatOptions } from './format.js';
+export {
+  isKustomization,
+  validateConfigPath,
+  validateFunction,
+  validateFunctionConfig,
+  validateInventory,
+  validateKptfile,
+} from './validate.js';
+export { imageWithoutTag, parseImageReference, validateImageReference, type ImageReference } from './image.js';
+export { derivedFunctionKey, functionMergeKey, pipelineKeyMode, SYNTHETIC_NAME_PREFIX, type PipelineKeyMode } from './pipeline-key.js';
+export {
+  mergeKptfile,
+  type KptfileConflict,
+  type KptfileMergeInput,
+  type KptfileMergeOptions,
+  type KptfileMergeResult,
+} from './merge.js';
+export {
+  addMergeComments,
+  parseMergeComment,
+  MERGE_COMMENT_PREFIX,
+  UPSTREAM_IDENTIFIER_ANNOTATION,
+  type MergeIdentity,
+} from './merge-comment.js';

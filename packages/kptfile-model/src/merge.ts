@@ -1,0 +1,245 @@
+/**
+ * The Kptfile 3-way merge, as `kpt pkg update` does it:
+ * - `upstream` / `upstreamLock` are never merged: local's are kept, or (with `updateUpstream`)
+ *   replaced by upstream's where upstream has them; `metadata.name`/`namespace` stay local's;
+ * - annotations, labels, `info`, `pipeline`, `inventory` and `status` are merged as one YAML
+ *   value (kyaml rules, upstream wins conflicts) after giving the pipeline's functions their
+ *   identity (seed 000, see pipeline-key.ts);
+ * - lists with no identity are atomic: upstream's list replaces local's when upstream changed
+ *   it, else local's is kept (readinessGates, conditions, a pipeline without usable keys, and
+ *   each function's `selectors` / `exclude`, which seed 000 replaces whole when both diverged).
+ */
+import { parse as parseYaml, stringify } from 'yaml';
+import { KptfileError, type KptfileIssue } from './errors.js';
+import { decodeKptfile, printKptfile, type ParsedKptfile } from './parse.js';
+import { functionMergeKey, pipelineKeyMode, SYNTHETIC_NAME_PREFIX, type PipelineKeyMode } from './pipeline-key.js';
+import { decodeKptfileNode } from './decode.js';
+import { PIPELINE_LISTS, type KptFunction, type Kptfile, type Pipeline } from './types.js';
+import { mergeValueText } from './value-merge.js';
+import { parseDocument } from 'yaml';
+
+export interface KptfileMergeInput {
+  /** The Kptfile as last fetched (upstreamLock's version); absent when the package is new. */
+  origin?: string;
+  /** Upstream's Kptfile at the version being updated to. */
+  upstream?: string;
+  /** The local Kptfile. */
+  local: string;
+}
+
+export interface KptfileMergeOptions {
+  /** Take `upstream` and `upstreamLock` from upstream (where upstream has them). */
+  updateUpstream?: boolean;
+  /** File names used in errors; default `origin/Kptfile`, `upstream/Kptfile`, `Kptfile`. */
+  files?: { origin?: string; upstream?: string; local?: string };
+}
+
+/** A place where upstream's value replaced a local change. */
+export interface KptfileConflict {
+  readonly field: string;
+  readonly message: string;
+  readonly origin?: unknown;
+  readonly upstream?: unknown;
+  readonly local?: unknown;
+}
+
+export interface KptfileMergeResult {
+  /** The merged Kptfile. */
+  readonly kptfile: Kptfile;
+  /** The merged Kptfile printed over the local document: local comments and order kept. */
+  readonly text: string;
+  /** How the pipeline's functions were matched. */
+  readonly pipelineKey: PipelineKeyMode;
+  readonly conflicts: readonly KptfileConflict[];
+}
+
+type Plain = Record<string, unknown>;
+
+const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+function decodeSide(text: string, file: string): ParsedKptfile {
+  const r = decodeKptfile(text, file);
+  if (r.issues.length > 0) throw new KptfileError(r.issues);
+  return r;
+}
+
+/** The sections kpt merges, as plain data, with the functions named for the merge. */
+function mergeable(kf: Kptfile | undefined, mode: PipelineKeyMode): Plain | undefined {
+  if (!kf) return undefined;
+  const out: Plain = {};
+  const meta: Plain = {};
+  if (kf.metadata?.annotations) meta['annotations'] = clone(kf.metadata.annotations);
+  if (kf.metadata?.labels) meta['labels'] = clone(kf.metadata.labels);
+  if (Object.keys(meta).length > 0) out['metadata'] = meta;
+  if (kf.info) out['info'] = clone(kf.info);
+  if (kf.pipeline) {
+    const p: Plain = {};
+    for (const list of PIPELINE_LISTS) {
+      const fns = kf.pipeline[list];
+      if (!fns) continue;
+      p[list] = fns.map((fn) => (mode === 'derived' ? { ...clone(fn), name: functionMergeKey(fn, mode) } : clone(fn)));
+    }
+    out['pipeline'] = p;
+  }
+  if (kf.inventory) out['inventory'] = clone(kf.inventory);
+  if (kf.status) out['status'] = clone(kf.status);
+  return out;
+}
+
+function atomic(o: unknown, u: unknown, l: unknown): { value: unknown; conflict: boolean } {
+  if (same(o, u)) return { value: l, conflict: false };
+  return { value: u, conflict: !same(o, l) && !same(u, l) };
+}
+
+function getPath(root: Plain | undefined, path: readonly string[]): unknown {
+  let cur: unknown = root;
+  for (const k of path) {
+    if (!cur || typeof cur !== 'object') return undefined;
+    cur = (cur as Plain)[k];
+  }
+  return cur;
+}
+
+function setPath(root: Plain, path: readonly string[], value: unknown): void {
+  let cur: Plain = root;
+  for (const k of path.slice(0, -1)) {
+    if (!cur[k] || typeof cur[k] !== 'object') {
+      if (value === undefined) return;
+      cur[k] = {};
+    }
+    cur = cur[k] as Plain;
+  }
+  const last = path[path.length - 1] as string;
+  if (value === undefined) delete cur[last];
+  else cur[last] = clone(value);
+}
+
+function findFn(side: Plain | undefined, list: string, key: string): Plain | undefined {
+  const fns = getPath(side, ['pipeline', list]);
+  if (!Array.isArray(fns)) return undefined;
+  return (fns as Plain[]).find((f) => f['name'] === key);
+}
+
+const ATOMIC_PATHS: readonly (readonly string[])[] = [
+  ['info', 'readinessGates'],
+  ['status', 'conditions'],
+];
+
+function yamlOf(v: Plain | undefined): string | undefined {
+  return v === undefined ? undefined : stringify(v, { lineWidth: 0 });
+}
+
+/** Merges three Kptfiles (texts). Throws `KptfileError` naming the file and field of bad input. */
+export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOptions = {}): KptfileMergeResult {
+  const files = {
+    origin: options.files?.origin ?? 'origin/Kptfile',
+    upstream: options.files?.upstream ?? 'upstream/Kptfile',
+    local: options.files?.local ?? 'Kptfile',
+  };
+  const issues: KptfileIssue[] = [];
+  const parse = (text: string | undefined, file: string): ParsedKptfile | undefined => {
+    if (text === undefined) return undefined;
+    try {
+      return decodeSide(text, file);
+    } catch (e) {
+      if (e instanceof KptfileError) issues.push(...e.issues);
+      else throw e;
+      return undefined;
+    }
+  };
+  const origin = parse(input.origin, files.origin);
+  const upstream = parse(input.upstream, files.upstream);
+  const local = parse(input.local, files.local);
+  if (issues.length > 0 || !local) throw new KptfileError(issues);
+
+  const mode = pipelineKeyMode([origin?.kptfile, upstream?.kptfile, local.kptfile]);
+  const o = mergeable(origin?.kptfile, mode);
+  const u = mergeable(upstream?.kptfile, mode);
+  const l = mergeable(local.kptfile, mode) ?? {};
+
+  const merged = mergeValueText({ origin: yamlOf(o), upstream: yamlOf(u), local: yamlOf(l) });
+  const m = ((parseYaml(merged.text) as Plain | null) ?? {}) as Plain;
+  const conflicts: KptfileConflict[] = merged.conflicts.map(describeCoreConflict);
+
+  // Lists without identity: decided whole (kyaml would key some of them by an inferred name).
+  const atomicPaths: string[][] = ATOMIC_PATHS.map((p) => [...p]);
+  if (mode === 'none') for (const list of PIPELINE_LISTS) atomicPaths.push(['pipeline', list]);
+  for (const path of atomicPaths) {
+    const r = atomic(getPath(o, path), getPath(u, path), getPath(l, path));
+    if (r.conflict) conflicts.push(conflictOf(path.join('.'), getPath(o, path), getPath(u, path), getPath(l, path)));
+    if (getPath(m, path.slice(0, -1)) !== undefined || r.value !== undefined) setPath(m, path, r.value);
+  }
+  if (mode !== 'none') {
+    for (const list of PIPELINE_LISTS) {
+      const fns = getPath(m, ['pipeline', list]);
+      if (!Array.isArray(fns)) continue;
+      for (const fn of fns as Plain[]) {
+        const key = fn['name'] as string;
+        for (const field of ['selectors', 'exclude']) {
+          const [of, uf, lf] = [findFn(o, list, key), findFn(u, list, key), findFn(l, list, key)].map((f) => f?.[field]);
+          const r = atomic(of, uf, lf);
+          if (r.conflict) conflicts.push(conflictOf(`pipeline.${list}[name=${key}].${field}`, of, uf, lf));
+          if (r.value === undefined) delete fn[field];
+          else fn[field] = clone(r.value);
+        }
+      }
+    }
+  }
+
+  const issuesOut: KptfileIssue[] = [];
+  const mergedKf = decodeKptfileNode(parseDocument(stringify(m)).contents as never, files.local, issuesOut);
+  if (issuesOut.length > 0) throw new KptfileError(issuesOut);
+  if (mode === 'derived' && mergedKf.pipeline) removeSyntheticNames(mergedKf.pipeline);
+
+  const lk = local.kptfile;
+  const result: Kptfile = {};
+  if (lk.apiVersion !== undefined) result.apiVersion = lk.apiVersion;
+  if (lk.kind !== undefined) result.kind = lk.kind;
+  const meta = {
+    ...(lk.metadata?.name !== undefined ? { name: lk.metadata.name } : {}),
+    ...(lk.metadata?.namespace !== undefined ? { namespace: lk.metadata.namespace } : {}),
+    ...(mergedKf.metadata?.labels ? { labels: mergedKf.metadata.labels } : {}),
+    ...(mergedKf.metadata?.annotations ? { annotations: mergedKf.metadata.annotations } : {}),
+  };
+  if (lk.metadata !== undefined || Object.keys(meta).length > 0) result.metadata = meta;
+  let up = lk.upstream;
+  let lock = lk.upstreamLock;
+  if (options.updateUpstream) {
+    if (upstream?.kptfile.upstream) up = upstream.kptfile.upstream;
+    if (upstream?.kptfile.upstreamLock) lock = upstream.kptfile.upstreamLock;
+  }
+  if (up) result.upstream = clone(up);
+  if (lock) result.upstreamLock = clone(lock);
+  if (mergedKf.info) result.info = mergedKf.info;
+  if (mergedKf.pipeline) result.pipeline = mergedKf.pipeline;
+  if (mergedKf.inventory) result.inventory = mergedKf.inventory;
+  if (mergedKf.status) result.status = mergedKf.status;
+
+  return { kptfile: result, text: printKptfile(local, result), pipelineKey: mode, conflicts };
+}
+
+function removeSyntheticNames(p: Pipeline): void {
+  for (const list of PIPELINE_LISTS) {
+    p[list]?.forEach((fn: KptFunction) => {
+      if (fn.name?.startsWith(SYNTHETIC_NAME_PREFIX)) delete fn.name;
+    });
+  }
+}
+
+function conflictOf(field: string, origin: unknown, upstream: unknown, local: unknown): KptfileConflict {
+  return {
+    field,
+    origin,
+    upstream,
+    local,
+    message: `local and upstream both changed ${field}; upstream's value replaces local's (resource-merge)`,
+  };
+}
+
+function describeCoreConflict(c: unknown): KptfileConflict {
+  const o = (c ?? {}) as Record<string, unknown>;
+  const field = o['path'] !== undefined ? String(o['path']) : '';
+  const message = typeof o['message'] === 'string' ? o['message'] : `local and upstream both changed ${field}; upstream wins`;
+  return { field, message, origin: o['origin'], upstream: o['upstream'], local: o['local'] };
+}

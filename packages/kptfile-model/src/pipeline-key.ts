@@ -1,0 +1,51 @@
+/**
+ * Seed 000 "Pipeline Merge": which identity the pipeline's functions are merged by.
+ *
+ * 1. `name`, when every function in the three sources has one;
+ * 2. else, when no function has a name and no list repeats a key, the derived key: `exec`, else
+ *    the image without its tag or digest (a registry port is not a tag);
+ * 3. otherwise no identity: the list is atomic and upstream's changed list replaces local's.
+ */
+import { imageWithoutTag } from './image.js';
+import { PIPELINE_LISTS, type KptFunction, type Kptfile } from './types.js';
+
+export type PipelineKeyMode = 'name' | 'derived' | 'none';
+
+/** Prefix of the names given to unnamed functions for the merge (as kpt does). */
+export const SYNTHETIC_NAME_PREFIX = '_kpt-merge_';
+
+/** The derived identity of a function: `exec`, else the image without tag and digest. */
+export function derivedFunctionKey(fn: KptFunction): string {
+  if (fn.exec) return fn.exec;
+  return imageWithoutTag(fn.image ?? '');
+}
+
+/** Decides the identity for merging the pipelines of the given Kptfiles (absent ones skipped). */
+export function pipelineKeyMode(kptfiles: readonly (Kptfile | undefined)[]): PipelineKeyMode {
+  let all = true;
+  let none = true;
+  let repeats = false;
+  for (const kf of kptfiles) {
+    for (const list of PIPELINE_LISTS) {
+      const fns = kf?.pipeline?.[list] ?? [];
+      const keys = new Set<string>();
+      for (const fn of fns) {
+        if (fn.name) none = false;
+        else all = false;
+        const k = derivedFunctionKey(fn);
+        if (keys.has(k)) repeats = true;
+        keys.add(k);
+      }
+    }
+  }
+  if (all) return 'name';
+  if (none && !repeats) return 'derived';
+  return 'none';
+}
+
+/** The key a function is merged by under `mode` (undefined for `none`). */
+export function functionMergeKey(fn: KptFunction, mode: PipelineKeyMode): string | undefined {
+  if (mode === 'name') return fn.name;
+  if (mode === 'derived') return SYNTHETIC_NAME_PREFIX + derivedFunctionKey(fn);
+  return undefined;
+}
