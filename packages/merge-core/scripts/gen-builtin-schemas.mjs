@@ -3,7 +3,7 @@
 // about the built-in Kubernetes kinds (list types, merge keys, map types), derived from the
 // OpenAPI definitions bundled by kyaml (Kubernetes v1.21.2).
 //
-// Usage: node scripts/gen-builtin-schemas.mjs [path-to-openapi.json]
+// Usage: node scripts/gen-builtin-schemas.mjs [path-to-openapi.json] [output.ts]
 // Default input: the shared/ folder beside the repository
 // (../../../../shared/schemas/kubernetes-openapi-v1.21.2.json relative to this script).
 //
@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const input = resolve(process.argv[2] ?? resolve(here, '../../../../shared/schemas/kubernetes-openapi-v1.21.2.json'));
-const output = resolve(here, '../src/schema/builtin.generated.ts');
+const output = resolve(process.argv[3] ?? resolve(here, '../src/schema/builtin.generated.ts'));
 
 /** @type {{definitions: Record<string, any>, resources: {apiVersion: string, kind: string, definition: string}[]}} */
 let doc;
