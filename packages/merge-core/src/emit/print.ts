@@ -1,0 +1,76 @@
+import { Document, type ToStringOptions } from 'yaml';
+import type { SourceDocument } from '../yaml/parse.js';
+import type { YamlNode } from '../yaml/nodes.js';
+import { patchLines, splitLines } from './lines.js';
+
+/** How a file lays out its YAML, so that printed lines look like the lines around them. */
+export interface LayoutStyle {
+  readonly indent: number;
+  readonly indentSeq: boolean;
+}
+
+/** A line that opens a block under a key: `key:` or `- key:`, maybe with a comment. */
+function openingKey(line: string): number | undefined {
+  const code = line.replace(/\s+#.*$/, '').trimEnd();
+  if (!code.endsWith(':') || code.trimStart().startsWith('#')) return undefined;
+  const lead = /^(\s*)((?:- )*)/.exec(code)!;
+  return lead[1]!.length + lead[2]!.length;
+}
+
+/** Detects indentation and whether block lists under a key are indented (`  - x`) or not (`- x`). */
+export function detectLayout(text: string): LayoutStyle {
+  const lines = text.split('\n');
+  let indent: number | undefined;
+  let indentSeq: boolean | undefined;
+  for (let i = 1; i < lines.length && (indent === undefined || indentSeq === undefined); i++) {
+    const keyIndent = openingKey(lines[i - 1]!);
+    if (keyIndent === undefined) continue;
+    const line = lines[i]!;
+    const lineIndent = /^(\s*)\S/.exec(line)?.[1]!.length;
+    if (lineIndent === undefined || line.trimStart().startsWith('#')) continue;
+    if (line.trimStart().startsWith('- ') || line.trim() === '-') {
+      indentSeq ??= lineIndent > keyIndent;
+    } else if (lineIndent > keyIndent) {
+      indent ??= lineIndent - keyIndent;
+    }
+  }
+  return { indent: indent ?? 2, indentSeq: indentSeq ?? false };
+}
+
+export function printOptions(layout: LayoutStyle): ToStringOptions {
+  return {
+    indent: layout.indent,
+    indentSeq: layout.indentSeq,
+    lineWidth: 0,
+    minContentWidth: 0,
+    flowCollectionPadding: false,
+  };
+}
+
+/**
+ * The text of a merged document: the file's own lines wherever the merge left them alone, the
+ * printer's lines where content changed.
+ */
+export function printMergedDocument(source: SourceDocument, contents: YamlNode | undefined): string {
+  const layout = detectLayout(source.text);
+  const options = printOptions(layout);
+  const doc = source.doc;
+  const original = doc.contents;
+  const before = doc.toString(options);
+  doc.contents = (contents ?? null) as typeof doc.contents;
+  let after: string;
+  try {
+    after = doc.toString(options);
+  } finally {
+    doc.contents = original;
+  }
+  return patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join('\n');
+}
+
+/** A document that exists on no local side (added upstream), printed in the given layout. */
+export function printNewDocument(contents: YamlNode, layout: LayoutStyle, template?: Document): string {
+  const doc = new Document(null, { version: '1.1' });
+  if (template) doc.commentBefore = template.commentBefore;
+  doc.contents = contents as typeof doc.contents;
+  return doc.toString(printOptions(layout));
+}

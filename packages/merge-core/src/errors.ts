@@ -1,0 +1,105 @@
+import type { FieldPath } from './path.js';
+
+/** Which of the three inputs a value or a problem comes from (seed 001's words). */
+export type Side = 'origin' | 'upstream' | 'local';
+
+export type MergeInputErrorCode =
+  | 'invalid-yaml'
+  | 'not-a-mapping'
+  | 'duplicate-resource'
+  | 'missing-list-key'
+  | 'conflicting-kinds'
+  | 'unreadable';
+
+/**
+ * Bad input: names the file, the document index (0-based, as in the stream) and the reason.
+ * Thrown before anything is written, so a failed merge leaves every file as it was.
+ */
+export class MergeInputError extends Error {
+  override readonly name = 'MergeInputError';
+
+  constructor(
+    readonly code: MergeInputErrorCode,
+    readonly file: string,
+    readonly document: number | undefined,
+    readonly reason: string,
+    readonly side?: Side,
+  ) {
+    super(`${file}${document === undefined ? '' : `: document ${document}`}: ${reason}`);
+  }
+}
+
+/** The rule that decided a field, named after seed 001's rule list. */
+export type RuleName =
+  | 'upstream-changed'
+  | 'upstream-added'
+  | 'upstream-removed'
+  | 'explicit-null'
+  | 'both-changed-upstream-wins'
+  | 'both-changed-local-wins'
+  | 'local-only'
+  | 'unchanged-upstream'
+  | 'deleted-upstream-modified-locally';
+
+export interface ConflictValues {
+  readonly origin: unknown;
+  readonly upstream: unknown;
+  readonly local: unknown;
+}
+
+/**
+ * A place where local and upstream both changed the same thing. Returned as data, never thrown:
+ * a pull request shows reviewers what local change was replaced, and why.
+ */
+export interface Conflict {
+  /** `apps/Deployment default/web`, as printed by `formatIdentity`. */
+  readonly resource: string;
+  readonly file: string;
+  readonly path: string;
+  readonly values: ConflictValues;
+  readonly rule: RuleName;
+  /** Which side's value is in the output. */
+  readonly winner: 'upstream' | 'local';
+  readonly message: string;
+}
+
+/** A conflict found while walking one value: the resource is filled in by the caller. */
+export interface FieldConflict {
+  readonly path: FieldPath;
+  readonly values: ConflictValues;
+  readonly rule: RuleName;
+  readonly winner: 'upstream' | 'local';
+}
+
+/** Renders a value for a conflict message: short, one line. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return '(absent)';
+  const plain = toPlainValue(value);
+  if (plain === null) return 'null';
+  const text = typeof plain === 'string' ? plain : JSON.stringify(plain);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function toPlainValue(value: unknown): unknown {
+  const maybe = value as { toJSON?: () => unknown };
+  return typeof maybe?.toJSON === 'function' ? maybe.toJSON() : value;
+}
+
+/** A FieldConflict with its resource and a message that says why. */
+export function formatConflict(c: FieldConflict, resource: string, file: string, winner: 'upstream' | 'local'): Conflict {
+  const o = describeValue(c.values.origin);
+  const u = describeValue(c.values.upstream);
+  const l = describeValue(c.values.local);
+  const message =
+    `local changed ${c.path.toString()} ${o}→${l} and upstream changed it ${o}→${u}; ` +
+    (winner === 'upstream' ? 'upstream wins (resource-merge)' : 'local wins (local-wins)');
+  return {
+    resource,
+    file,
+    path: c.path.toString(),
+    values: { origin: toPlainValue(c.values.origin), upstream: toPlainValue(c.values.upstream), local: toPlainValue(c.values.local) },
+    rule: c.rule,
+    winner,
+    message,
+  };
+}

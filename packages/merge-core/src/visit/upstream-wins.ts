@@ -1,0 +1,76 @@
+/**
+ * kpt's resource-merge rules (seed 001), upstream winning every conflict. Each branch names the
+ * rule it implements. `rules: 'kyaml'` reproduces kyaml's merge3 visitor exactly (comments count
+ * as changes, any explicit null clears), which kpt uses for the Kptfile and kyaml's own tests use.
+ */
+import type { Scalar } from 'yaml';
+import type { LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
+import { isMissingOrNull } from '../yaml/nodes.js';
+import { clearedBy, kyamlScalarDiffers, sameComments, sameOrBothEmpty, taggedNull } from './compare.js';
+import type { CollectionDecision, LeafDecision, MergeVisitor } from './visitor.js';
+
+export type Rules = 'kpt' | 'kyaml';
+
+export function upstreamWins(rules: Rules = 'kpt'): MergeVisitor {
+  const cleared = (s: Sources<unknown>): boolean =>
+    rules === 'kyaml'
+      ? taggedNull(s.upstream as never) || taggedNull(s.local as never)
+      : clearedBy(s.origin as never, s.upstream as never) || clearedBy(s.origin as never, s.local as never);
+
+  return {
+    name: 'upstream-wins',
+
+    leaf(e: LeafElement): LeafDecision {
+      const { origin, upstream } = e.sources;
+      // "If the field is present in either upstream or local and the value is null, remove it."
+      if (cleared(e.sources)) return { take: 'clear', rule: 'explicit-null' };
+      const upstreamEmpty = isMissingOrNull(upstream);
+      const originEmpty = isMissingOrNull(origin);
+      // Added or removed upstream: take upstream (an upstream deletion wins over a local edit).
+      if (upstreamEmpty !== originEmpty) return { take: 'upstream', rule: upstreamEmpty ? 'upstream-removed' : 'upstream-added' };
+      // Not in origin nor upstream: the field is local only.
+      if (upstreamEmpty) return { take: 'local', rule: 'local-only' };
+      const upstreamChanged =
+        rules === 'kyaml' && e.reason === 'scalar' ? kyamlScalarDiffers(upstream, origin) : !sameOrBothEmpty(upstream, origin);
+      // Changed upstream: take upstream, even when local changed it too (upstream wins).
+      if (upstreamChanged) return { take: 'upstream', rule: 'upstream-changed' };
+      // Unchanged upstream: keep local, whatever local did.
+      return { take: 'local', rule: 'unchanged-upstream' };
+    },
+
+    map(e: MapElement): CollectionDecision {
+      const { local, upstream } = e.sources;
+      if (cleared(e.sources)) return { action: 'clear', rule: 'explicit-null' };
+      // Missing from both local and upstream: gone.
+      if (local === undefined && upstream === undefined) return { action: 'clear', rule: 'upstream-removed' };
+      // Missing only locally: start empty and add the delta between origin and upstream.
+      if (isMissingOrNull(local)) return { action: 'merge', base: 'new', rule: 'upstream-added' };
+      // Present in both: merge field by field (also when upstream deleted it: local-only fields survive).
+      return { action: 'merge', base: 'local', rule: 'upstream-changed' };
+    },
+
+    list(e: ListElement): CollectionDecision {
+      const { local, origin, upstream } = e.sources;
+      if (rules === 'kpt' && cleared(e.sources)) return { action: 'clear', rule: 'explicit-null' };
+      // Deleted upstream: the associative list goes as a whole.
+      if (isMissingOrNull(upstream) && !isMissingOrNull(origin)) return { action: 'clear', rule: 'upstream-removed' };
+      if (isMissingOrNull(local)) return { action: 'merge', base: 'new', rule: 'upstream-added' };
+      return { action: 'merge', base: 'local', rule: 'upstream-changed' };
+    },
+
+    keyComments(keys: Sources<Scalar>): 'local' | 'upstream' {
+      const { origin, upstream, local } = keys;
+      if (!upstream) return 'local';
+      if (!origin) return 'upstream';
+      if (sameComments(origin, upstream)) return 'local';
+      // kyaml takes an upstream comment change over a local one; kpt keeps a local comment edit.
+      return rules === 'kyaml' || sameComments(origin, local) ? 'upstream' : 'local';
+    },
+
+    valueComments(e: LeafElement): 'local' | 'upstream' {
+      const { origin, upstream, local } = e.sources;
+      if (rules === 'kyaml' || local === undefined) return 'upstream';
+      return sameComments(origin, local) && !sameComments(origin, upstream) ? 'upstream' : 'local';
+    },
+  };
+}
