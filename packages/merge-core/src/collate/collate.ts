@@ -96,7 +96,7 @@ function collateMap(sources: Sources<YAMLMap>, path: FieldPath, schema: ObjectSc
       pairs[side] = pair;
       if (isScalar(pair.key)) keys[side] = pair.key;
       values[side] = (pair.value ?? nullScalar(pair)) as YamlNode;
-      if (options.commentSchema && !commentSchema) commentSchema = schemaInComments(pair, options.commentSchema);
+      if (options.commentSchema && !commentSchema) commentSchema = schemaInComments(pair, sources[side]!, options.commentSchema);
     }
     const fieldSchema = commentSchema ?? schema?.field(name);
     return { name, keys, pairs, value: collate(values, path.field(name), fieldSchema, options) };
@@ -120,10 +120,12 @@ function nullScalar(pair: Pair<unknown, unknown>): Scalar {
   return node;
 }
 
-function schemaInComments(pair: Pair<unknown, unknown>, parse: (comment: string) => Schema | undefined): Schema | undefined {
+function schemaInComments(pair: Pair<unknown, unknown>, map: YAMLMap, parse: (comment: string) => Schema | undefined): Schema | undefined {
   const value = pair.value as { comment?: string | null; commentBefore?: string | null } | null;
   const key = pair.key as { comment?: string | null; commentBefore?: string | null } | null;
-  for (const text of [value?.comment, value?.commentBefore, key?.comment, key?.commentBefore]) {
+  // A head comment on a map's first field is filed as the map's own comment by the parser.
+  const head = map.items[0] === pair ? map.commentBefore : undefined;
+  for (const text of [value?.comment, value?.commentBefore, key?.comment, key?.commentBefore, head]) {
     if (!text || !text.includes('{')) continue;
     const found = parse(text.trim());
     if (found) return found;

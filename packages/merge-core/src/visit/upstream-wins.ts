@@ -30,10 +30,15 @@ export function upstreamWins(rules: Rules = 'kpt'): MergeVisitor {
       if (upstreamEmpty !== originEmpty) return { take: 'upstream', rule: upstreamEmpty ? 'upstream-removed' : 'upstream-added' };
       // Not in origin nor upstream: the field is local only.
       if (upstreamEmpty) return { take: 'local', rule: 'local-only' };
-      const upstreamChanged =
-        rules === 'kyaml' && e.reason === 'scalar' ? kyamlScalarDiffers(upstream, origin) : !sameOrBothEmpty(upstream, origin);
+      if (rules === 'kyaml' && e.reason === 'scalar') {
+        // kyaml compares scalars as text, comments included: an upstream comment change is taken
+        // when local left the scalar (comments too) as it was in origin.
+        const local = e.sources.local;
+        const localUnchanged = local === undefined || !kyamlScalarDiffers(local, origin);
+        if (localUnchanged && kyamlScalarDiffers(upstream, origin)) return { take: 'upstream', rule: 'upstream-changed' };
+      }
       // Changed upstream: take upstream, even when local changed it too (upstream wins).
-      if (upstreamChanged) return { take: 'upstream', rule: 'upstream-changed' };
+      if (!sameOrBothEmpty(upstream, origin)) return { take: 'upstream', rule: 'upstream-changed' };
       // Unchanged upstream: keep local, whatever local did.
       return { take: 'local', rule: 'unchanged-upstream' };
     },
@@ -62,9 +67,9 @@ export function upstreamWins(rules: Rules = 'kpt'): MergeVisitor {
       const { origin, upstream, local } = keys;
       if (!upstream) return 'local';
       if (!origin) return 'upstream';
+      // An upstream comment change is taken only where local left the comment as it was.
       if (sameComments(origin, upstream)) return 'local';
-      // kyaml takes an upstream comment change over a local one; kpt keeps a local comment edit.
-      return rules === 'kyaml' || sameComments(origin, local) ? 'upstream' : 'local';
+      return !local || sameComments(origin, local) ? 'upstream' : 'local';
     },
 
     valueComments(e: LeafElement): 'local' | 'upstream' {

@@ -107,7 +107,9 @@ class Walker {
       changed = true;
     }
     if (!changed) return base;
-    if (!base && pairs.length === 0) return undefined;
+    // A map rebuilt from nothing that stayed empty: kyaml keeps `{}`; kpt mode keeps it only when
+    // upstream added it, so a map local deleted does not come back empty.
+    if (!base && pairs.length === 0 && this.options.rules === 'kpt' && e.sources.origin !== undefined) return undefined;
     const out = new YAMLMap();
     const template = base ?? e.sources.upstream ?? e.sources.origin;
     if (template) copyCollectionProps(template, out, base !== undefined);
