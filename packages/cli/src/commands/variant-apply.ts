@@ -1,0 +1,108 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import {
+  PACKAGE_VARIANT_API_VERSION,
+  applyPackageVariant,
+  decodeObject,
+  decodePackageVariant,
+  readPackageFiles,
+  writePackageFiles,
+  type KubeObject,
+} from '@kdelta/variant-engine';
+import { type Command, UsageError } from '../command.js';
+import { parseFlags, stringFlag } from '../args.js';
+import { describeDocument, readObjects, readYamlDocuments } from './variant-objects.js';
+
+const help = `Usage: kdelta variant apply --variant <pv.yaml> --package <dir> [--objects <path>]
+
+Apply one PackageVariant's mutations (config.porch.kpt.dev/v1alpha1) to the package in <dir>, in
+place, in Porch's order:
+  1. package context: spec.packageContext.data set and removeKeys deleted in the kptfile.kpt.dev
+     ConfigMap of package-context.yaml;
+  2. pipeline: spec.pipeline's functions put first in the Kptfile pipeline, named
+     PackageVariant.<variant>.<function>.<index> (earlier ones from this variant replaced);
+  3. config injection: objects annotated kpt.dev/config-injection filled from --objects by
+     spec.injectors; conditions and readiness gates written in the Kptfile.
+Then print the resulting conditions as YAML. Applying twice changes nothing.
+
+Flags:
+  --variant <file>  the PackageVariant (one PackageVariant document)
+  --package <dir>   the package directory (with a Kptfile)
+  --objects <path>  a YAML file or a directory of them: the objects available for injection
+
+Exit 0 when applied (files changed only if something changed); 1 on bad input or a failed
+mutation (stderr names the file and the reason; nothing is written).
+`;
+
+const command: Command = {
+  path: ['variant', 'apply'],
+  summary: "apply a PackageVariant's mutations to a package directory",
+  help,
+  async run(args, io) {
+    const flags = parseFlags(args, { variant: { type: 'string' }, package: { type: 'string' }, objects: { type: 'string' } });
+    if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
+    const variantFile = stringFlag(flags, 'variant');
+    const pkgDir = stringFlag(flags, 'package');
+    if (!variantFile) throw new UsageError('--variant <pv.yaml> is required');
+    if (!pkgDir) throw new UsageError('--package <dir> is required');
+    const objectsPath = stringFlag(flags, 'objects');
+
+    const docs = (await readYamlDocuments(path.resolve(io.cwd, variantFile), variantFile)).filter(
+      (d) => (d.value as KubeObject)?.kind === 'PackageVariant',
+    );
+    if (docs.length !== 1) {
+      throw new Error(`${variantFile}: expected one PackageVariant document, found ${docs.length}`);
+    }
+    const doc = docs[0]!;
+    const where = describeDocument(doc);
+    const decoded = decodePackageVariant(doc.value);
+    if (decoded.errors.length > 0) throw new Error(`${where}: ${decoded.errors.join('; ')}`);
+    const pv = decoded.value;
+    if (pv.apiVersion !== PACKAGE_VARIANT_API_VERSION) {
+      throw new Error(`${where}: apiVersion: expected ${PACKAGE_VARIANT_API_VERSION}, got ${pv.apiVersion ?? '(none)'}`);
+    }
+
+    const dir = path.resolve(io.cwd, pkgDir);
+    const stat = await fs.stat(dir).catch(() => undefined);
+    if (!stat?.isDirectory()) throw new UsageError(`--package ${pkgDir}: not a directory`);
+    const files = await readPackageFiles(dir);
+    if (!files.has('Kptfile')) throw new Error(`${pkgDir}: no Kptfile (not a kpt package)`);
+
+    const objects: KubeObject[] = [];
+    for (const o of objectsPath ? await readObjects(objectsPath, io.cwd) : []) {
+      const d = decodeObject(o.value);
+      if (d.errors.length > 0) throw new Error(`${describeDocument(o)}: ${d.errors.join('; ')}`);
+      objects.push(d.value);
+    }
+
+    const result = applyPackageVariant(files, pv, { objects, packageName: path.basename(dir) });
+    const name = pv.metadata?.name ?? '';
+    if (!result.ok) {
+      io.stdout(stringify({ packageVariant: name, conditions: result.conditions }, { indentSeq: false, lineWidth: 0 }));
+      const message = result.errors.join('; ');
+      if (result.conditions[0]?.reason === 'ValidationError') throw new Error(`${where}: ${message}`);
+      if (!result.file) throw new Error(`${pkgDir}: ${message}`);
+      throw new Error(message.startsWith(`${result.file}:`) ? `${path.join(pkgDir, message)}` : `${path.join(pkgDir, result.file)}: ${message}`);
+    }
+    await writePackageFiles(dir, result.changed);
+    io.stdout(
+      stringify(
+        {
+          packageVariant: name,
+          conditions: result.conditions,
+          package: {
+            path: pkgDir,
+            changedFiles: [...result.changed.keys()].sort(),
+            readinessGates: result.readinessGates,
+            conditions: result.packageConditions,
+          },
+        },
+        { indentSeq: false, lineWidth: 0 },
+      ),
+    );
+    return 0;
+  },
+};
+
+export default command;

@@ -1,0 +1,70 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { UsageError } from '../command.js';
+
+/** One YAML document read from a file, with where it came from (for error messages). */
+export interface SourcedObject {
+  readonly file: string;
+  /** 1-based document number in its file. */
+  readonly document: number;
+  readonly value: unknown;
+}
+
+function lineOf(text: string, offset: number): number {
+  return text.slice(0, offset).split('\n').length;
+}
+
+/** Every non-empty document of a YAML file; a syntax error names the file, document and line. */
+export async function readYamlDocuments(file: string, display = file): Promise<SourcedObject[]> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`${display}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, expected a YAML file' : String(error)}`);
+  }
+  const out: SourcedObject[] = [];
+  parseAllDocuments(text).forEach((doc, i) => {
+    const err = doc.errors[0];
+    if (err) {
+      throw new Error(`${display}: document ${i + 1}: invalid YAML at line ${lineOf(text, err.pos[0])}: ${err.message.split('\n')[0]}`);
+    }
+    const value: unknown = doc.toJS();
+    if (value !== null && value !== undefined) out.push({ file: display, document: i + 1, value });
+  });
+  return out;
+}
+
+/** The objects under `--objects`: one YAML file, or every `*.yaml` / `*.yml` under a directory. */
+export async function readObjects(target: string, cwd: string): Promise<SourcedObject[]> {
+  const abs = path.resolve(cwd, target);
+  let stat;
+  try {
+    stat = await fs.stat(abs);
+  } catch {
+    throw new UsageError(`--objects ${target}: no such file or directory`);
+  }
+  if (!stat.isDirectory()) return readYamlDocuments(abs, target);
+  const files: string[] = [];
+  async function walk(dir: string): Promise<void> {
+    for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+      if (e.name === '.git' || e.name === 'node_modules') continue;
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) await walk(p);
+      else if (/\.ya?ml$/.test(e.name)) files.push(p);
+    }
+  }
+  await walk(abs);
+  files.sort();
+  const out: SourcedObject[] = [];
+  for (const f of files) out.push(...(await readYamlDocuments(f, path.join(target, path.relative(abs, f)))));
+  return out;
+}
+
+export function describeDocument(o: SourcedObject): string {
+  const v = o.value as { kind?: unknown; metadata?: { name?: unknown } };
+  const name = typeof v?.metadata?.name === 'string' ? ` "${v.metadata.name}"` : '';
+  const kind = typeof v?.kind === 'string' ? ` (${v.kind}${name})` : '';
+  return `${o.file}: document ${o.document}${kind}`;
+}
