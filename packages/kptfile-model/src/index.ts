@@ -47,3 +47,29 @@ export {
   UPSTREAM_IDENTIFIER_ANNOTATION,
   type MergeIdentity,
 } from './merge-comment.js';
+export {
+  layoutResources,
+  packageFiles,
+  readPackage,
+  writePackage,
+  type FileWrite,
+  type KptPackage,
+  type PackageFile,
+  type PackageFileKind,
+  type PackageResource,
+  type PlacedResource,
+  type WritePackageOptions,
+  type WritePackageResult,
+} from './package.js';
+export { KRMIGNORE_FILE, parseKrmIgnore, type KrmIgnore } from './krmignore.js';
+export { rebuildYamlFile, splitYamlDocuments, type YamlChunk } from './yaml-file.js';
+export {
+  editPackageContext,
+  findPackageContext,
+  isPackageContext,
+  packageContextConfigMap,
+  PACKAGE_CONTEXT_FILE,
+  PACKAGE_CONTEXT_NAME,
+  RESERVED_PACKAGE_CONTEXT_KEYS,
+  type PackageContextEdit,
+} from './package-context.js';

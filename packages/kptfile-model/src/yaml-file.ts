@@ -1,0 +1,76 @@
+/**
+ * Multi-document YAML files split into their documents with every byte accounted for, so a
+ * file can be rebuilt exactly, or with some documents replaced, removed or added.
+ */
+
+export interface YamlChunk {
+  /** The `---` line that opens this document (with its newline), or '' for the first. */
+  readonly marker: string;
+  /** The document's text after the marker. */
+  readonly body: string;
+}
+
+const MARKER = /^---(?:[ \t].*)?(?:\r?\n|$)/;
+
+/** Splits at `---` lines in column 0. `chunks.map(c => c.marker + c.body).join('')` is the text. */
+export function splitYamlDocuments(text: string): YamlChunk[] {
+  const chunks: YamlChunk[] = [];
+  let marker = '';
+  let body = '';
+  let pos = 0;
+  while (pos < text.length) {
+    const nl = text.indexOf('\n', pos);
+    const end = nl < 0 ? text.length : nl + 1;
+    const line = text.slice(pos, end);
+    const m = MARKER.exec(line);
+    if (m && m[0] === line && !/^---[ \t]*[|>]/.test(line)) {
+      if (marker !== '' || body !== '') chunks.push({ marker, body });
+      marker = line;
+      body = '';
+    } else body += line;
+    pos = end;
+  }
+  if (marker !== '' || body !== '' || chunks.length === 0) chunks.push({ marker, body });
+  return chunks;
+}
+
+/** Whether a chunk's body holds a YAML value (not only comments, blank lines or `...`). */
+export function chunkHasContent(body: string): boolean {
+  return body.split('\n').some((l) => {
+    const t = l.trim();
+    return t !== '' && !t.startsWith('#') && t !== '...';
+  });
+}
+
+const withNewline = (s: string): string => (s === '' || s.endsWith('\n') ? s : `${s}\n`);
+
+/**
+ * Rebuilds a YAML file. `bodies[k]` is the new text of the k-th document that has content
+ * (`null` removes it, `undefined` keeps it); `added` documents are appended with `---`.
+ * Comment-only chunks and the markers of kept documents are kept byte for byte.
+ */
+export function rebuildYamlFile(original: string, bodies: ReadonlyMap<number, string | null>, added: readonly string[] = []): string {
+  const chunks = splitYamlDocuments(original);
+  let out = '';
+  let k = 0;
+  for (const c of chunks) {
+    if (!chunkHasContent(c.body)) {
+      out += c.marker + c.body;
+      continue;
+    }
+    const replacement = bodies.get(k++);
+    if (replacement === null) continue;
+    const body = replacement === undefined ? c.body : replacement;
+    const marker = c.marker !== '' || out.trim() === '' ? c.marker : '---\n';
+    out += (out !== '' && !out.endsWith('\n') ? '\n' : '') + marker + body;
+  }
+  for (const a of added) {
+    const needsMarker = chunkHasContentSoFar(out);
+    out = withNewline(out) + (needsMarker ? '---\n' : '') + withNewline(a);
+  }
+  return out;
+}
+
+function chunkHasContentSoFar(text: string): boolean {
+  return splitYamlDocuments(text).some((c) => chunkHasContent(c.body));
+}
