@@ -69,6 +69,21 @@ export function mapTypeOf(node: JsonObject): MapType {
   return own(node, 'x-kubernetes-map-type') === 'atomic' ? 'atomic' : 'granular';
 }
 
+/**
+ * An untyped node is a list when it carries list-only extensions: kyaml decides by the YAML
+ * node, so `{"x-kubernetes-patch-merge-key":"name","x-kubernetes-patch-strategy":"merge"}` in a
+ * comment on a sequence describes that sequence.
+ */
+function saysList(node: JsonObject): boolean {
+  const strategy = own(node, 'x-kubernetes-patch-strategy');
+  return (
+    own(node, 'x-kubernetes-list-type') !== undefined ||
+    own(node, 'x-kubernetes-list-map-keys') !== undefined ||
+    own(node, 'x-kubernetes-patch-merge-key') !== undefined ||
+    (typeof strategy === 'string' && strategy.split(',').some((s) => s.trim() === 'merge'))
+  );
+}
+
 const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
 
 function typeOf(node: JsonObject): string | undefined {
@@ -107,12 +122,15 @@ export class JsonSchemaConverter {
       }
       return undefined;
     }
-    if (type === 'array' || (type === undefined && own(node, 'items') !== undefined)) {
+    if (type === 'array' || (type === undefined && (own(node, 'items') !== undefined || saysList(node)))) {
       return new JsonListSchema(node, this);
     }
     if (
       type === 'object' ||
-      (type === undefined && (isRecord(own(node, 'properties')) || isRecord(own(node, 'additionalProperties'))))
+      (type === undefined &&
+        (isRecord(own(node, 'properties')) ||
+          isRecord(own(node, 'additionalProperties')) ||
+          own(node, 'x-kubernetes-map-type') !== undefined))
     ) {
       return new JsonObjectSchema(node, this);
     }
