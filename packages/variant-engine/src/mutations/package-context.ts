@@ -18,7 +18,10 @@ export function ensurePackageContext(pkg: PackageDocuments, pv: PackageVariant, 
   if (Object.keys(data).length === 0 && removeKeys.length === 0) return;
   const where = packageName ? ` in package '${packageName}'` : '';
   if (!pkg.has(PACKAGE_CONTEXT_FILE)) {
-    throw new VariantMutationError(`"${PACKAGE_CONTEXT_FILE}" not found${where}`, PACKAGE_CONTEXT_FILE);
+    throw new VariantMutationError(
+      `${PACKAGE_CONTEXT_FILE}: not found${where}; spec.packageContext needs its "${PACKAGE_CONTEXT_NAME}" ConfigMap`,
+      PACKAGE_CONTEXT_FILE,
+    );
   }
   const docs = pkg.documents(PACKAGE_CONTEXT_FILE);
   const configMaps = docs.filter((d) => isMap(d.contents) && d.get('kind') === 'ConfigMap');
