@@ -93,11 +93,20 @@ export function syncNode(doc: Document, node: unknown, value: unknown): unknown 
       if (j < 0 && i < old.length && !used.has(i) && identity(plain(old[i])) === undefined) j = i;
       return j;
     };
-    node.items = value.map((item, i) => {
+    const picks = value.map((item, i) => {
       const j = pick(item, i);
-      if (j < 0) return doc.createNode(item);
-      used.add(j);
-      return syncNode(doc, old[j], item);
+      if (j >= 0) used.add(j);
+      return j;
+    });
+    // A comment above the first item belongs to that item: it moves with it.
+    const first = old[0] as { commentBefore?: string | null } | undefined;
+    if (node.commentBefore && first && picks[0] !== 0 && picks.includes(0)) {
+      first.commentBefore = first.commentBefore ? `${node.commentBefore}\n${first.commentBefore}` : node.commentBefore;
+      node.commentBefore = undefined;
+    }
+    node.items = value.map((item, i) => {
+      const j = picks[i] as number;
+      return j < 0 ? doc.createNode(item) : syncNode(doc, old[j], item);
     });
     return node;
   }

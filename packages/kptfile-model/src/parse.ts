@@ -94,7 +94,7 @@ export function printKptfile(parsed: ParsedKptfile, next?: Kptfile): string {
   const doc = parsed.document.clone();
   syncDocument(doc, toPlain(next));
   const indent = detectSequenceIndent(parsed.text) ?? 'wide';
-  return doc.toString({ indentSeq: indent === 'wide', lineWidth: 0 });
+  return doc.toString({ indentSeq: indent === 'wide', lineWidth: 0, flowCollectionPadding: false });
 }
 
 /** Drops `undefined` fields so the document does not grow empty keys. */
