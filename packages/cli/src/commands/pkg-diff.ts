@@ -1,0 +1,49 @@
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseFlags } from '../args.js';
+import { type Command, ExitCode } from '../command.js';
+import { parseUpdateArgs } from '../pkg/args.js';
+import { diffTrees, formatChanges } from '../pkg/diff.js';
+import { progressTo } from '../pkg/progress.js';
+import { updatePackage } from '../pkg/update.js';
+
+const help = `Usage: kdelta pkg diff [<local-dir>][@<ref>]
+
+Show what \`kdelta pkg update\` would change in a local package, resource by resource, without
+changing anything: resources added (+), deleted (-) and changed (~, with each changed field
+path such as .spec.replicas), non-resource files, the Kptfile, and every conflict (a local
+change that upstream would override).
+
+  <local-dir>    the package; default: the current directory.
+  <ref>          branch, tag or commit; default: the Kptfile's upstream ref.
+
+The Kptfile's update strategy applies. Output on stdout; progress on stderr.
+Exit 0 whether or not there are changes; 1 on failure.
+`;
+
+const command: Command = {
+  path: ['pkg', 'diff'],
+  summary: 'show what a pkg update would change, resource by resource',
+  help,
+  async run(argv, io) {
+    const flags = parseFlags(argv, {});
+    const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd });
+    const summary = await updatePackage(
+      { pkgPath: args.pkgPath, ref: args.ref, strategy: undefined, displayRoot: io.cwd, dryRun: true },
+      { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [] },
+    );
+    try {
+      const changes = diffTrees(args.pkgPath, summary.resultPath!);
+      const text = formatChanges(changes);
+      io.stdout(text || 'No changes.\n');
+      for (const c of summary.conflicts) {
+        io.stdout(`! conflict in ${c.package}: ${typeof c.message === 'string' ? c.message : JSON.stringify(c)}\n`);
+      }
+    } finally {
+      rmSync(dirname(summary.resultPath!), { recursive: true, force: true });
+    }
+    return ExitCode.ok;
+  },
+};
+
+export default command;

@@ -1,0 +1,47 @@
+import { defaultBranch } from '@kdelta/git-source';
+import { stringFlag, parseFlags } from '../args.js';
+import type { Command } from '../command.js';
+import { parseGetArgs } from '../pkg/args.js';
+import { getPackage } from '../pkg/get.js';
+import { progressTo } from '../pkg/progress.js';
+
+const help = `Usage: kdelta pkg get <repo>[.git]/<pkg-path>[@<ref>] [<local-dir>] [--strategy <s>]
+
+Fetch a kpt package from a git repository (kpt's \`pkg get\`).
+
+  <repo>         https or ssh URL, file:// URL or local path of a git repository; \`.git\`
+                 separates the repository from the package directory (\`repo.git/dir@v1\`).
+  <pkg-path>     directory of the package in the repository (default: the root).
+  <ref>          branch, tag (\`<pkg-path>/<ref>\` tried first) or commit; default: the
+                 repository's default branch.
+  <local-dir>    destination. A new directory is used as is; \`.\` is the current directory;
+                 another existing directory gets the package in <local-dir>/<package name>.
+
+Flags:
+  --strategy     update strategy recorded in the Kptfile: resource-merge (default),
+                 fast-forward or force-delete-replace.
+
+The Kptfile records upstream (repo, directory, ref, strategy) and upstreamLock (the commit).
+Remote subpackages are fetched too; every resource gets its \`# kpt-merge:\` comment.
+Repositories are cached as partial clones under KDELTA_CACHE_DIR (default ~/.kdelta/repos).
+Progress goes to stderr; nothing is written if the fetch fails.
+`;
+
+const command: Command = {
+  path: ['pkg', 'get'],
+  summary: 'fetch a package from git into a local directory',
+  help,
+  async run(argv, io) {
+    const flags = parseFlags(argv, { strategy: { type: 'string' } });
+    const args = await parseGetArgs(flags.positionals, {
+      cwd: io.cwd,
+      strategy: stringFlag(flags, 'strategy'),
+      defaultBranch: (repo) => defaultBranch({ repo, cwd: io.cwd, env: io.env }),
+    });
+    const result = await getPackage(args, { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [] });
+    io.stderr(`Fetched ${args.repo}${args.directory === '/' ? '' : args.directory}@${args.ref} (${result.commit.slice(0, 12)}) into ${result.destination}\n`);
+    return 0;
+  },
+};
+
+export default command;

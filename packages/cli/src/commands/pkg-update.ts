@@ -1,0 +1,46 @@
+import { parseFlags, stringFlag } from '../args.js';
+import { type Command, ExitCode } from '../command.js';
+import { parseUpdateArgs } from '../pkg/args.js';
+import { progressTo } from '../pkg/progress.js';
+import { updatePackage } from '../pkg/update.js';
+
+const help = `Usage: kdelta pkg update [<local-dir>][@<ref>] [--strategy <s>]
+
+Pull upstream changes into a local package (kpt's \`pkg update\`).
+
+  <local-dir>    the package (a directory with a Kptfile under the current directory);
+                 default: the current directory.
+  <ref>          branch, tag or commit to update to; default: the Kptfile's upstream ref.
+
+Flags:
+  --strategy     resource-merge: 3-way merge of every resource (origin = upstreamLock's
+                   commit), the Kptfile (pipeline merge) and non-KRM files file by file;
+                 fast-forward: fail if the package was changed locally since it was fetched;
+                 force-delete-replace: replace the package with upstream's version.
+                 The strategy is written into the Kptfile for later updates; without the
+                 flag the Kptfile's strategy applies (default resource-merge).
+
+Nested local subpackages are merged with their parent; remote subpackages (their own
+upstream) are updated from their own upstream. The working tree need not be clean.
+An update that fails leaves the package exactly as it was. Progress goes to stderr.
+`;
+
+const command: Command = {
+  path: ['pkg', 'update'],
+  summary: 'merge upstream changes into a local package',
+  help,
+  async run(argv, io) {
+    const flags = parseFlags(argv, { strategy: { type: 'string' } });
+    const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd, strategy: stringFlag(flags, 'strategy') });
+    const summary = await updatePackage(
+      { pkgPath: args.pkgPath, ref: args.ref, strategy: args.strategy, displayRoot: io.cwd },
+      { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [] },
+    );
+    for (const c of summary.conflicts) {
+      io.stderr(`conflict in ${c.package}: ${typeof c.message === 'string' ? c.message : JSON.stringify(c)}\n`);
+    }
+    return ExitCode.ok;
+  },
+};
+
+export default command;

@@ -1,0 +1,168 @@
+import { mkdirSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { type Kptfile, mergeKptfile, parseKptfile, printKptfile } from '@kdelta/kptfile-model';
+import { changedFiles, readIf, sameFile } from './compare.js';
+import { mergeFiles, type ResourceConflict } from './merge-adapter.js';
+import type { UpdateStrategy } from './strategy.js';
+import { KPTFILE, type PkgFile, exists, isKrmPath, packageFiles } from './tree.js';
+
+/** One package's three versions, as kpt's updaters receive them. */
+export interface UpdateInput {
+  readonly localPath: string;
+  readonly updatedPath: string;
+  /** May not exist (a package fetched without a lock). */
+  readonly originPath: string;
+  /** `/` for the root of the update, else the package's path relative to it. */
+  readonly relPackagePath: string;
+  readonly isRoot: boolean;
+}
+
+export interface UpdateOutcome {
+  readonly conflicts: readonly ResourceConflict[];
+}
+
+export class UpdateError extends Error {
+  override readonly name = 'UpdateError';
+}
+
+function writeFile(root: string, rel: string, text: string): void {
+  const full = join(root, rel);
+  mkdirSync(dirname(full), { recursive: true });
+  writeFileSync(full, text);
+}
+
+function removeEmptyDirs(root: string, keep: ReadonlySet<string>): void {
+  const walk = (abs: string, rel: string) => {
+    if (!exists(abs)) return;
+    for (const e of readdirSync(abs, { withFileTypes: true })) {
+      if (!e.isDirectory() || e.name === '.git') continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      walk(join(abs, e.name), r);
+      if (!keep.has(r) && readdirSync(join(abs, e.name)).length === 0) rmdirSync(join(abs, e.name));
+    }
+  };
+  walk(root, '');
+}
+
+/** Replace the package's own files (not its subpackages) with those of `from`, keeping local Kptfile bookkeeping. */
+function replacePackageFiles(input: UpdateInput): void {
+  const local = packageFiles(input.localPath);
+  const updated = packageFiles(input.updatedPath);
+  const localKptfile = readIf(join(input.localPath, KPTFILE));
+  for (const f of local.files) if (f.path !== KPTFILE) rmSync(join(input.localPath, f.path), { force: true });
+  for (const f of updated.files) if (f.path !== KPTFILE) writeFile(input.localPath, f.path, f.text);
+  for (const d of updated.dirs) mkdirSync(join(input.localPath, d), { recursive: true });
+  const updatedKptfile = readIf(join(input.updatedPath, KPTFILE));
+  if (updatedKptfile !== undefined && localKptfile !== undefined) {
+    // upstream's Kptfile, with the local name, upstream and lock (the caller sets the new lock)
+    const merged = keepBookkeeping(updatedKptfile, localKptfile, join(input.relPackagePath, KPTFILE));
+    writeFile(input.localPath, KPTFILE, merged);
+  } else if (updatedKptfile !== undefined) {
+    writeFile(input.localPath, KPTFILE, updatedKptfile);
+  }
+  removeEmptyDirs(input.localPath, new Set(updated.dirs));
+}
+
+/** `updated`'s Kptfile with `local`'s metadata.name, upstream and upstreamLock. */
+function keepBookkeeping(updated: string, local: string, file: string): string {
+  const u = parseKptfile(updated, `upstream/${file}`);
+  const l = parseKptfile(local, file).kptfile;
+  const next: Kptfile = structuredClone(u.kptfile);
+  if (l.metadata?.name !== undefined) next.metadata = { ...next.metadata, name: l.metadata.name };
+  if (l.upstream) next.upstream = l.upstream;
+  else delete next.upstream;
+  if (l.upstreamLock) next.upstreamLock = l.upstreamLock;
+  else delete next.upstreamLock;
+  return printKptfile(u, next);
+}
+
+/** force-delete-replace: the local package becomes upstream's version. */
+export function forceDeleteReplace(input: UpdateInput): UpdateOutcome {
+  replacePackageFiles(input);
+  return { conflicts: [] };
+}
+
+/** fast-forward: upstream's version, but only when the local package is unchanged since it was fetched. */
+export function fastForward(input: UpdateInput): UpdateOutcome {
+  if (exists(input.originPath)) {
+    const changed = changedFiles(input.originPath, input.localPath);
+    if (changed.length > 0) {
+      throw new UpdateError(
+        `local package files have been modified: [${changed.join(' ')}].\n  use a different update --strategy.`,
+      );
+    }
+  }
+  replacePackageFiles(input);
+  return { conflicts: [] };
+}
+
+/**
+ * Non-KRM files, file by file (kpt's ReplaceNonKRMFiles): added upstream → added; changed
+ * upstream and unchanged locally → upstream's; deleted upstream and unchanged locally → deleted;
+ * changed locally → kept.
+ */
+export function replaceNonKrmFiles(input: { localPath: string; updatedPath: string; originPath: string }): void {
+  const isNonKrm = (f: PkgFile) => !isKrmPath(f.path) && f.path !== KPTFILE;
+  const origin = new Map(packageFiles(input.originPath).files.filter(isNonKrm).map((f) => [f.path, f.text]));
+  const updated = new Map(packageFiles(input.updatedPath).files.filter(isNonKrm).map((f) => [f.path, f.text]));
+  const local = new Map(packageFiles(input.localPath).files.filter(isNonKrm).map((f) => [f.path, f.text]));
+  for (const [path, text] of updated) {
+    const o = origin.get(path);
+    const l = local.get(path);
+    if (l === undefined) {
+      if (o === undefined) writeFile(input.localPath, path, text); // added upstream
+      continue; // deleted locally: stays deleted
+    }
+    if (o !== undefined && l === o) writeFile(input.localPath, path, text); // unchanged locally
+    else if (o === undefined && l === text) continue;
+  }
+  for (const [path, o] of origin) {
+    if (updated.has(path)) continue;
+    const l = local.get(path);
+    if (l !== undefined && l === o) rmSync(join(input.localPath, path), { force: true });
+  }
+  for (const d of packageFiles(input.updatedPath).dirs) {
+    if (!exists(join(input.localPath, d)) && !packageFiles(input.originPath).dirs.includes(d)) {
+      mkdirSync(join(input.localPath, d), { recursive: true });
+    }
+  }
+}
+
+/** resource-merge: a 3-way merge of the resources, the Kptfile, and the non-KRM files. */
+export function resourceMerge(input: UpdateInput): UpdateOutcome {
+  const krm = (dir: string) => packageFiles(dir).files.filter((f) => isKrmPath(f.path));
+  const local = krm(input.localPath);
+  const result = mergeFiles({ origin: krm(input.originPath), upstream: krm(input.updatedPath), local });
+  const kept = new Set(result.files.map((f) => f.path));
+  for (const f of local) if (!kept.has(f.path)) rmSync(join(input.localPath, f.path), { force: true });
+  const before = new Map(local.map((f) => [f.path, f.text]));
+  for (const f of result.files) if (before.get(f.path) !== f.text) writeFile(input.localPath, f.path, f.text);
+
+  const localKptfile = readIf(join(input.localPath, KPTFILE));
+  const updatedKptfile = readIf(join(input.updatedPath, KPTFILE));
+  if (localKptfile !== undefined && updatedKptfile !== undefined) {
+    const originKptfile = readIf(join(input.originPath, KPTFILE));
+    const merged = mergeKptfile(
+      { ...(originKptfile !== undefined ? { origin: originKptfile } : {}), upstream: updatedKptfile, local: localKptfile },
+      { updateUpstream: !input.isRoot, files: { local: join(input.relPackagePath, KPTFILE) } },
+    );
+    if (merged.text !== localKptfile) writeFile(input.localPath, KPTFILE, merged.text);
+  } else if (localKptfile === undefined && updatedKptfile !== undefined) {
+    writeFile(input.localPath, KPTFILE, updatedKptfile);
+  }
+  replaceNonKrmFiles(input);
+  return { conflicts: result.conflicts };
+}
+
+export function updater(strategy: UpdateStrategy): (input: UpdateInput) => UpdateOutcome {
+  switch (strategy) {
+    case 'resource-merge':
+      return resourceMerge;
+    case 'fast-forward':
+      return fastForward;
+    case 'force-delete-replace':
+      return forceDeleteReplace;
+  }
+}
+
+export { sameFile };

@@ -1,0 +1,197 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { treeUnchanged } from './compare.js';
+import { fetchUnfetchedSubpackages } from './get.js';
+import { addMergeCommentsToTree, atomically, copyTree, scratchDir } from './fs-util.js';
+import { type FetchContext, cleanScratch, fetchToScratch } from './fetch.js';
+import { readKptfile, withUpstream } from './kptfile.js';
+import type { ResourceConflict } from './merge-adapter.js';
+import { UpdateError, updater } from './strategies.js';
+import { type UpdateStrategy, isUpdateStrategy } from './strategy.js';
+import { KPTFILE, exists, hasUpstream, subpackagePaths } from './tree.js';
+
+export interface UpdateRequest {
+  /** Absolute path of the local package. */
+  readonly pkgPath: string;
+  /** New ref; '' keeps the Kptfile's. */
+  readonly ref: string;
+  /** New strategy (persisted in the Kptfile); undefined keeps the Kptfile's. */
+  readonly strategy: UpdateStrategy | undefined;
+  /** For printing package names relative to it (the current directory). */
+  readonly displayRoot: string;
+  /** Do everything in a scratch copy and leave the package untouched (pkg diff). */
+  readonly dryRun?: boolean;
+}
+
+export interface UpdateSummary {
+  readonly packages: number;
+  readonly conflicts: readonly (ResourceConflict & { package: string })[];
+  /** With dryRun: the scratch copy holding the result (the caller removes it). */
+  readonly resultPath?: string;
+}
+
+function strategyOf(value: unknown, file: string): UpdateStrategy {
+  if (value === undefined || value === '') return 'resource-merge';
+  if (isUpdateStrategy(value)) return value;
+  throw new UpdateError(`${file}: unrecognized update strategy ${JSON.stringify(value)}`);
+}
+
+/** Update one package that has an upstream (kpt's updatePackage), in place. */
+async function updateOne(
+  ctx: FetchContext,
+  dir: string,
+  name: string,
+  conflicts: (ResourceConflict & { package: string })[],
+): Promise<void> {
+  const parsed = readKptfile(dir)!;
+  const kf = parsed.kptfile;
+  const git = kf.upstream?.git;
+  if (!git?.repo) throw new UpdateError(`package "${name}" must have an upstream reference`);
+  const ref = git.ref || undefined;
+  const strategy = strategyOf(kf.upstream?.updateStrategy, parsed.file);
+  ctx.progress(`Package "${name}":`);
+  ctx.progress(`Fetching upstream from ${git.repo}@${git.ref ?? ''}`);
+  const updated = await fetchToScratch(ctx, git.repo, git.directory ?? '/', ref);
+  const lock = kf.upstreamLock?.git;
+  let originPath: string;
+  if (lock?.commit) {
+    ctx.progress(`Fetching origin from ${lock.repo ?? git.repo}@${lock.ref ?? ''}`);
+    const origin = await fetchToScratch(ctx, lock.repo ?? git.repo, lock.directory ?? git.directory ?? '/', lock.commit);
+    originPath = origin.path;
+    addMergeCommentsToTree(originPath);
+  } else {
+    // Never fetched: the origin is empty. Local content would have nothing to merge against.
+    const local = subpackagePaths(dir, { includeRemote: true }).length > 0 || hasLocalContent(dir);
+    if (local) throw new UpdateError(`no origin available for package "${name}": its Kptfile has no upstreamLock`);
+    originPath = join(scratchDir('origin'), 'none');
+    ctx.scratch.push(join(originPath, '..'));
+  }
+  await fetchUnfetchedSubpackages(ctx, updated.path);
+  addMergeCommentsToTree(updated.path);
+  ctx.progress(`Updating package "${name}" with strategy "${strategy}".`);
+  const update = updater(strategy);
+
+  const rels = new Set<string>(['.']);
+  for (const root of [dir, updated.path, originPath]) {
+    for (const p of subpackagePaths(root, { includeRemote: true, recurseIntoRemote: false })) rels.add(p);
+  }
+  // Parents first, so a deleted or added parent decides for its children.
+  for (const rel of [...rels].sort((a, b) => (a === '.' ? -1 : b === '.' ? 1 : a.localeCompare(b)))) {
+    const isRoot = rel === '.';
+    const local = isRoot ? dir : join(dir, rel);
+    const upd = isRoot ? updated.path : join(updated.path, rel);
+    const org = isRoot ? originPath : join(originPath, rel);
+    if (isRoot) {
+      const out = update({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: '/', isRoot: true });
+      conflicts.push(...out.conflicts.map((c) => ({ ...c, package: name })));
+      continue;
+    }
+    const [l, u, o] = [exists(join(local, KPTFILE)), exists(join(upd, KPTFILE)), exists(join(org, KPTFILE))];
+    const remote = (l && hasUpstream(join(local, KPTFILE))) || (!l && u && hasUpstream(join(upd, KPTFILE)));
+    const display = `${name}/${rel}`;
+    if (!l && !u) continue;
+    if (o && !u) {
+      if (!l) continue;
+      if (treeUnchanged(org, local)) {
+        ctx.progress(`Deleting package "${display}" from local since it is removed in upstream.`);
+        rmSync(local, { recursive: true, force: true });
+      } else {
+        ctx.progress(`Package "${display}" deleted from upstream, but keeping local since it has changes.`);
+      }
+      continue;
+    }
+    if (!o && !l && u) {
+      ctx.progress(`Adding package "${display}" from upstream.`);
+      mkdirSync(join(local, '..'), { recursive: true });
+      copyTree(upd, local);
+      continue;
+    }
+    if (o && !l) continue; // deleted locally: stays deleted
+    if (!o && l && u) throw new UpdateError(`subpackage "${rel}" added in both upstream and local`);
+    if (remote) continue; // a remote subpackage updates itself from its own upstream
+    const out = update({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false });
+    conflicts.push(...out.conflicts.map((c) => ({ ...c, package: display })));
+  }
+
+  // The new lock: what was fetched.
+  const after = readKptfile(dir);
+  writeFileSync(
+    join(dir, KPTFILE),
+    withUpstream(after, undefined, { repo: git.repo, directory: git.directory ?? '/', ref: git.ref ?? updated.ref, updateStrategy: strategy }, updated.commit),
+  );
+}
+
+function hasLocalContent(dir: string): boolean {
+  return packageFilesExceptKptfile(dir) > 0;
+}
+
+import { packageFiles } from './tree.js';
+function packageFilesExceptKptfile(dir: string): number {
+  return packageFiles(dir).files.filter((f) => f.path !== KPTFILE).length;
+}
+
+/** `kdelta pkg update`: kpt's update of a package and of its remote subpackages; all or nothing. */
+export async function updatePackage(request: UpdateRequest, ctx: FetchContext): Promise<UpdateSummary> {
+  const rootKptfile = readKptfile(request.pkgPath);
+  if (!rootKptfile) {
+    throw new UpdateError(`${join(request.pkgPath, KPTFILE)}: no such file or directory (not a kpt package)`);
+  }
+  const rootName = relative(request.displayRoot, request.pkgPath) || '.';
+  if (!rootKptfile.kptfile.upstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`);
+  if (request.strategy === undefined) strategyOf(rootKptfile.kptfile.upstream.updateStrategy, rootKptfile.file);
+  const conflicts: (ResourceConflict & { package: string })[] = [];
+  const run = async (work: string) => {
+    // A new ref or strategy is recorded first: it is what the update goes to.
+    if (request.ref || request.strategy) {
+      const git = rootKptfile.kptfile.upstream!.git!;
+      writeFileSync(
+        join(work, KPTFILE),
+        withUpstream(
+          rootKptfile,
+          undefined,
+          {
+            repo: git.repo!,
+            directory: git.directory ?? '/',
+            ref: request.ref || git.ref || '',
+            updateStrategy: request.strategy ?? rootKptfile.kptfile.upstream!.updateStrategy,
+          },
+          undefined,
+        ),
+      );
+    }
+    let count = 0;
+    const queue: string[] = ['.'];
+    while (queue.length > 0) {
+      const rel = queue.shift()!;
+      const dir = rel === '.' ? work : join(work, rel);
+      if (!exists(join(dir, KPTFILE)) || !hasUpstream(join(dir, KPTFILE))) continue;
+      const name = rel === '.' ? rootName : `${rootName}/${rel}`;
+      await updateOne(ctx, dir, name, conflicts);
+      count++;
+      for (const sub of subpackagePaths(dir, { includeRemote: true, recurseIntoRemote: false })) {
+        if (hasUpstream(join(dir, sub, KPTFILE))) queue.push(rel === '.' ? sub : `${rel}/${sub}`);
+      }
+    }
+    ctx.progress('');
+    ctx.progress(`Updated ${count} package(s).`);
+    return count;
+  };
+  try {
+    if (request.dryRun) {
+      const holder = scratchDir('dry-run');
+      const work = join(holder, 'pkg');
+      copyTree(request.pkgPath, work);
+      try {
+        const packages = await run(work);
+        return { packages, conflicts, resultPath: work };
+      } catch (error) {
+        rmSync(holder, { recursive: true, force: true });
+        throw error;
+      }
+    }
+    const packages = await atomically(request.pkgPath, run);
+    return { packages, conflicts };
+  } finally {
+    cleanScratch(ctx);
+  }
+}
