@@ -1,9 +1,13 @@
 import type { Command } from '../command.js';
+import pkgDiff from './pkg-diff.js';
+import pkgGet from './pkg-get.js';
+import pkgUpdate from './pkg-update.js';
 import variantApply from './variant-apply.js';
 import variantsetExpand from './variantset-expand.js';
 
 // One line per command module; each module default-exports its Command.
 export const commands: readonly Command[] = [
+  pkgGet, pkgUpdate, pkgDiff,
   variantApply,
   variantsetExpand,
 ];
