@@ -16,6 +16,7 @@ import { functionMergeKey, pipelineKeyMode, SYNTHETIC_NAME_PREFIX, type Pipeline
 import { decodeKptfileNode } from './decode.js';
 import { PIPELINE_LISTS, type KptFunction, type Kptfile, type Pipeline } from './types.js';
 import { mergeValueText } from './value-merge.js';
+import type { Conflict } from '@kdelta/merge-core';
 import { parseDocument } from 'yaml';
 
 export interface KptfileMergeInput {
@@ -158,9 +159,12 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
   const u = mergeable(upstream?.kptfile, mode);
   const l = mergeable(local.kptfile, mode) ?? {};
 
-  const merged = mergeValueText({ origin: yamlOf(o), upstream: yamlOf(u), local: yamlOf(l) });
+  const merged = mergeValueText({ origin: yamlOf(o), upstream: yamlOf(u), local: yamlOf(l) }, files.local);
   const m = ((parseYaml(merged.text) as Plain | null) ?? {}) as Plain;
-  const conflicts: KptfileConflict[] = merged.conflicts.map(describeCoreConflict);
+  const decidedHere = (path: string): boolean =>
+    /\.(selectors|exclude)\b|^\.?info\.readinessGates|^\.?status\.conditions/.test(path) ||
+    (mode === 'none' && /^\.?pipeline\.(mutators|validators)/.test(path));
+  const conflicts: KptfileConflict[] = merged.conflicts.filter((c) => !decidedHere(c.path)).map(describeCoreConflict);
 
   // Lists without identity: decided whole (kyaml would key some of them by an inferred name).
   const atomicPaths: string[][] = ATOMIC_PATHS.map((p) => [...p]);
@@ -237,9 +241,7 @@ function conflictOf(field: string, origin: unknown, upstream: unknown, local: un
   };
 }
 
-function describeCoreConflict(c: unknown): KptfileConflict {
-  const o = (c ?? {}) as Record<string, unknown>;
-  const field = o['path'] !== undefined ? String(o['path']) : '';
-  const message = typeof o['message'] === 'string' ? o['message'] : `local and upstream both changed ${field}; upstream wins`;
-  return { field, message, origin: o['origin'], upstream: o['upstream'], local: o['local'] };
+function describeCoreConflict(c: Conflict): KptfileConflict {
+  const field = c.path.replace(/^\./, '').replace(/name="_kpt-merge_/g, 'key="');
+  return { field, message: c.message, origin: c.values.origin, upstream: c.values.upstream, local: c.values.local };
 }
