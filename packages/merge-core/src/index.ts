@@ -1,1 +1,28 @@
-export {};
+/**
+ * @kdelta/merge-core: the 3-way merge of KRM resources with kpt's semantics, schema-aware like
+ * server-side apply, comment-preserving, and honest about conflicts.
+ */
+export { mergeFiles, type MergeFilesInput, type MergeFilesResult, type ResourceAction, type ResourceReport, type SourceFile } from './resource/merge-files.js';
+export { merge3Text, type ValueInput, type ValueMergeResult } from './value.js';
+export type { ConflictStrategy, MergeOptions } from './options.js';
+export { MergeInputError, type Conflict, type MergeInputErrorCode, type RuleName, type Side } from './errors.js';
+export { FieldPath } from './path.js';
+export { formatIdentity, groupOf, identityOf, mergeCommentOf, type ResourceIdentity } from './resource/identity.js';
+export { parseStream, type SourceDocument, type SourceFileDocuments } from './yaml/parse.js';
+export {
+  builtinSchemas,
+  FALLBACK_MERGE_KEYS,
+  isCustomResourceDefinition,
+  layerSchemas,
+  schemaRegistryFromCrds,
+  schemaRegistryFromOpenApi,
+  schemaRegistryFromText,
+  SchemaError,
+  type GroupVersionKind,
+  type ListSchema,
+  type ListType,
+  type MapType,
+  type ObjectSchema,
+  type Schema,
+  type SchemaRegistry,
+} from './schema/index.js';

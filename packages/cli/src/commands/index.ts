@@ -2,12 +2,14 @@ import type { Command } from '../command.js';
 import pkgDiff from './pkg-diff.js';
 import pkgGet from './pkg-get.js';
 import pkgUpdate from './pkg-update.js';
+import merge3 from './merge3.js';
 import variantApply from './variant-apply.js';
 import variantsetExpand from './variantset-expand.js';
 
 // One line per command module; each module default-exports its Command.
 export const commands: readonly Command[] = [
   pkgGet, pkgUpdate, pkgDiff,
+  merge3,
   variantApply,
   variantsetExpand,
 ];

@@ -1,0 +1,159 @@
+import { basename, join, resolve } from 'node:path';
+import {
+  layerSchemas,
+  merge3Text,
+  MergeInputError,
+  mergeFiles,
+  schemaRegistryFromText,
+  type Conflict,
+  type ConflictStrategy,
+  type SchemaRegistry,
+  type SourceFile,
+} from '@kdelta/merge-core';
+import { boolWord, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
+import { ExitCode, UsageError, type Command, type Io } from '../command.js';
+import { isDirectory, listFiles, readText, writeFileAtomic } from '../util/fs.js';
+import { rm } from 'node:fs/promises';
+
+const help = `kdelta merge3 — 3-way merge of Kubernetes resources, as kpt pkg update merges them
+
+Usage:
+  kdelta merge3 --original <path> --updated <path> --local <path> [flags]
+
+  <path> is a file with one or more YAML documents, or a directory (every *.yaml, *.yml and
+  Kptfile below it). Resources are matched by group, kind, namespace and name, or by their
+  "# kpt-merge: <namespace>/<name>" comment.
+
+Flags:
+  --original <path>       the version local was fetched from (origin)
+  --updated <path>        the new upstream version
+  --local <path>          the local, customised version
+  --output <dir>          write the merged files there, in local's layout (default: stdout)
+  --single                each file holds one YAML value (not resources); merge them as one value
+  --schema <file>         an OpenAPI document or CRD file teaching list and map types (repeatable)
+  --infer-keys=true|false make lists associative by kpt's fallback keys where no schema speaks
+                          (default true)
+  --on-conflict <mode>    upstream-wins (default, kpt's behaviour), local-wins, or fail
+  --report <file.json>    write what happened to each resource, and every conflict
+  -h, --help              show this help
+
+Exit codes: 0 merged; 1 bad input or failure (nothing written); 3 conflicts with --on-conflict fail.
+`;
+
+const isPackageFile = (name: string) => name.endsWith('.yaml') || name.endsWith('.yml') || name === 'Kptfile';
+
+async function readSide(path: string, cwd: string, flag: string): Promise<{ files: SourceFile[]; directory: boolean }> {
+  const full = resolve(cwd, path);
+  if (await isDirectory(full)) {
+    const names = await listFiles(full, isPackageFile);
+    return { files: await Promise.all(names.map(async (p) => ({ path: p, text: await readText(join(full, p)) }))), directory: true };
+  }
+  try {
+    return { files: [{ path: basename(full), text: await readText(full) }], directory: false };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--${flag} ${path}: ${code === 'ENOENT' ? 'no such file or directory' : (error as Error).message}`);
+  }
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (!value) throw new UsageError(`--${flag} is required`);
+  return value;
+}
+
+async function run(args: readonly string[], io: Io): Promise<number> {
+  const flags = parseFlags(args, {
+    original: { type: 'string' },
+    updated: { type: 'string' },
+    local: { type: 'string' },
+    output: { type: 'string' },
+    single: { type: 'boolean' },
+    schema: { type: 'string', multiple: true },
+    'infer-keys': { type: 'string' },
+    'on-conflict': { type: 'string' },
+    report: { type: 'string' },
+  });
+  if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
+  const strategy = oneOf<ConflictStrategy>('on-conflict', stringFlag(flags, 'on-conflict'), ['upstream-wins', 'local-wins', 'fail'], 'upstream-wins');
+  const inferKeys = boolWord('infer-keys', stringFlag(flags, 'infer-keys'), true);
+  const originPath = required(stringFlag(flags, 'original'), 'original');
+  const updatedPath = required(stringFlag(flags, 'updated'), 'updated');
+  const localPath = required(stringFlag(flags, 'local'), 'local');
+  const output = stringFlag(flags, 'output');
+  const reportPath = stringFlag(flags, 'report');
+
+  let schemas: SchemaRegistry | undefined;
+  for (const file of stringsFlag(flags, 'schema')) {
+    const text = await readText(resolve(io.cwd, file)).catch(() => {
+      throw new UsageError(`--schema ${file}: no such file`);
+    });
+    schemas = layerSchemas(schemas, schemaRegistryFromText(text, file));
+  }
+
+  const [origin, upstream, local] = await Promise.all([
+    readSide(originPath, io.cwd, 'original'),
+    readSide(updatedPath, io.cwd, 'updated'),
+    readSide(localPath, io.cwd, 'local'),
+  ]);
+
+  try {
+    let files: SourceFile[];
+    let deleted: readonly string[] = [];
+    let conflicts: readonly Conflict[];
+    let report: unknown;
+    if (flags.values.single) {
+      if (origin.directory || upstream.directory || local.directory) throw new UsageError('--single takes three files, not directories');
+      const name = local.files[0]!.path;
+      const result = merge3Text(
+        { origin: origin.files[0]!.text, upstream: upstream.files[0]!.text, local: local.files[0]!.text },
+        { strategy, inferKeys, schemas, file: name },
+      );
+      files = [{ path: name, text: result.text }];
+      conflicts = result.conflicts;
+      report = { changed: result.changed };
+    } else {
+      // Files given directly are one package file each: match them by local's name.
+      const same = (side: { files: SourceFile[]; directory: boolean }) =>
+        side.directory ? side.files : side.files.map((f) => ({ ...f, path: local.directory ? f.path : local.files[0]!.path }));
+      const result = mergeFiles({ origin: same(origin), upstream: same(upstream), local: local.files }, { strategy, inferKeys, schemas });
+      files = [...result.files];
+      deleted = result.deleted;
+      conflicts = result.conflicts;
+      report = { resources: result.report, deletedFiles: result.deleted };
+    }
+
+    for (const c of conflicts) io.stderr(`conflict: ${c.resource}: ${c.message}\n`);
+    if (strategy === 'fail' && conflicts.length > 0) {
+      io.stderr(`kdelta merge3: ${conflicts.length} conflict(s); nothing written (--on-conflict fail)\n`);
+      if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...(report as object), conflicts }, null, 2)}\n`);
+      return ExitCode.conflicts;
+    }
+
+    if (output) {
+      const dir = resolve(io.cwd, output);
+      for (const f of files) await writeFileAtomic(join(dir, f.path), f.text);
+      for (const path of deleted) await rm(join(dir, path), { force: true });
+    } else {
+      io.stdout(joinStream(files.map((f) => f.text)));
+    }
+    if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...(report as object), conflicts }, null, 2)}\n`);
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof MergeInputError) {
+      io.stderr(`kdelta merge3: ${error.message}\n`);
+      return ExitCode.failure;
+    }
+    throw error;
+  }
+}
+
+function joinStream(texts: readonly string[]): string {
+  return texts
+    .filter((t) => t.trim() !== '')
+    .map((t, i) => (i > 0 && !t.startsWith('---') ? `---\n${t}` : t))
+    .map((t) => (t.endsWith('\n') ? t : `${t}\n`))
+    .join('');
+}
+
+const merge3: Command = { path: ['merge3'], summary: '3-way merge of KRM resources (kpt pkg update semantics)', help, run };
+export default merge3;

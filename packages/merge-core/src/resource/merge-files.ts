@@ -1,0 +1,302 @@
+/**
+ * The package-level merge: the resources of three versions of a package, matched by identity
+ * and handled by seed 001's resource rules, written back in the local file layout.
+ */
+import { isMap, type YAMLMap } from 'yaml';
+import { formatConflict, MergeInputError, type Conflict, type Side } from '../errors.js';
+import { printMergedDocument } from '../emit/print.js';
+import { createEngine, type MergeOptions } from '../options.js';
+import { isCustomResourceDefinition, layerSchemas, schemaRegistryFromCrds } from '../schema/index.js';
+import { toPlain, type YamlNode } from '../yaml/nodes.js';
+import { parseStream, type SourceDocument, type SourceFileDocuments } from '../yaml/parse.js';
+import { formatIdentity, identityKey, identityOf, type ResourceIdentity } from './identity.js';
+
+/** A file of a package: its path relative to the package root, and its text. */
+export interface SourceFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+export interface MergeFilesInput {
+  readonly origin: readonly SourceFile[];
+  readonly upstream: readonly SourceFile[];
+  readonly local: readonly SourceFile[];
+}
+
+export type ResourceAction =
+  /** Added upstream, added locally. */
+  | 'added'
+  /** Deleted upstream and unchanged locally: removed. */
+  | 'deleted'
+  /** In upstream and local: merged (see `changed`). */
+  | 'merged'
+  /** Only local has it, or upstream deleted it after local changed it: kept as it is. */
+  | 'kept'
+  /** Deleted locally (upstream still has it) or on both sides: stays deleted. */
+  | 'skipped';
+
+export interface ResourceReport {
+  readonly resource: string;
+  readonly identity: ResourceIdentity | undefined;
+  readonly action: ResourceAction;
+  /** Where the resource is (or was) in the local package. */
+  readonly file: string;
+  readonly changed: boolean;
+}
+
+export interface MergeFilesResult {
+  /** Every local file after the merge. A local path missing here was deleted. */
+  readonly files: readonly SourceFile[];
+  /** Paths of local files removed because every resource in them was deleted. */
+  readonly deleted: readonly string[];
+  readonly report: readonly ResourceReport[];
+  readonly conflicts: readonly Conflict[];
+}
+
+interface Located {
+  readonly side: Side;
+  readonly file: SourceFileDocuments;
+  readonly document: SourceDocument;
+  readonly map: YAMLMap;
+  readonly identity: ResourceIdentity | undefined;
+}
+
+type Tuple = { key: string; origin?: Located; upstream?: Located; local?: Located };
+
+/** Annotations written by tools while reading a package; they never make two resources differ. */
+const bookkeepingAnnotations = [
+  'config.kubernetes.io/merge-source',
+  'config.kubernetes.io/path',
+  'config.kubernetes.io/index',
+  'internal.config.kubernetes.io/path',
+  'internal.config.kubernetes.io/index',
+  'internal.config.kubernetes.io/annotations-migration-resource-id',
+  'internal.config.kubernetes.io/id',
+  'cnrm.cloud.google.com/blueprint',
+];
+
+export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): MergeFilesResult {
+  const parsed = {
+    origin: input.origin.map((f) => parseStream(f.text, f.path, 'origin')),
+    upstream: input.upstream.map((f) => parseStream(f.text, f.path, 'upstream')),
+    local: input.local.map((f) => parseStream(f.text, f.path, 'local')),
+  };
+  const located = {
+    origin: locate('origin', parsed.origin),
+    upstream: locate('upstream', parsed.upstream),
+    local: locate('local', parsed.local),
+  };
+
+  // CRDs in any of the three versions teach the merge their kinds' list types.
+  const crds = [...located.local, ...located.upstream, ...located.origin]
+    .map((r) => toPlain(r.map))
+    .filter(isCustomResourceDefinition);
+  const schemas = crds.length > 0 ? layerSchemas(options.schemas, schemaRegistryFromCrds(crds)) : options.schemas;
+  const engine = createEngine({ ...options, schemas });
+
+  const tuples = collateResources(located);
+  const report: ResourceReport[] = [];
+  const conflicts: Conflict[] = [];
+  /** New text for local documents: a string, or null for a deleted document. */
+  const replaced = new Map<SourceDocument, string | null>();
+  /** Upstream documents to add, by the upstream file they come from. */
+  const additions = new Map<string, Located[]>();
+
+  for (const t of tuples) {
+    const { origin, upstream, local } = t;
+    const shown = describe(t);
+    if (!origin && !upstream && local) {
+      report.push({ resource: shown, identity: local.identity, action: 'kept', file: local.file.file, changed: false });
+    } else if (!origin && upstream && !local) {
+      const list = additions.get(upstream.file.file) ?? [];
+      list.push(upstream);
+      additions.set(upstream.file.file, list);
+      report.push({ resource: shown, identity: upstream.identity, action: 'added', file: upstream.file.file, changed: true });
+    } else if (!upstream && !local) {
+      report.push({ resource: shown, identity: (origin ?? upstream)?.identity, action: 'skipped', file: origin!.file.file, changed: false });
+    } else if (origin && !upstream && local) {
+      if (sameResource(origin.map, local.map)) {
+        replaced.set(local.document, null);
+        report.push({ resource: shown, identity: local.identity, action: 'deleted', file: local.file.file, changed: true });
+      } else {
+        // Deleted upstream but edited locally: nothing is lost; the resource stays and is reported.
+        report.push({ resource: shown, identity: local.identity, action: 'kept', file: local.file.file, changed: false });
+        conflicts.push({
+          resource: shown,
+          file: local.file.file,
+          path: '.',
+          values: { origin: toPlain(origin.map), upstream: undefined, local: toPlain(local.map) },
+          rule: 'deleted-upstream-modified-locally',
+          winner: 'local',
+          message: `upstream deleted ${shown}, but local changed it since; the local resource is kept`,
+        });
+      }
+    } else if (origin && !local) {
+      report.push({ resource: shown, identity: origin.identity, action: 'skipped', file: upstream!.file.file, changed: false });
+    } else {
+      const result = engine.merge(
+        { origin: origin?.map, upstream: upstream!.map, local: local!.map },
+        {
+          file: local!.file.file,
+          document: local!.document.index,
+          files: Object.fromEntries(
+            (['origin', 'upstream', 'local'] as const).flatMap((s) => (t[s] ? [[s, { file: t[s]!.file.file, document: t[s]!.document.index }]] : [])),
+          ),
+        },
+      );
+      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown, local!.file.file, c.winner));
+      const changed = result.node !== local!.map;
+      if (changed) replaced.set(local!.document, result.node === undefined ? null : printMergedDocument(local!.document, result.node as YamlNode));
+      report.push({ resource: shown, identity: local!.identity, action: 'merged', file: local!.file.file, changed });
+    }
+  }
+
+  return { ...assemble(parsed.local, parsed.upstream, replaced, additions), report, conflicts };
+}
+
+function locate(side: Side, files: readonly SourceFileDocuments[]): Located[] {
+  const out: Located[] = [];
+  const seen = new Map<string, Located>();
+  for (const file of files) {
+    for (const document of file.documents) {
+      if (document.empty) continue;
+      const contents = document.doc.contents;
+      if (!isMap(contents)) {
+        throw new MergeInputError('not-a-mapping', file.file, document.index, `${side} document is not a mapping (a resource must be a YAML map)`, side);
+      }
+      const identity = identityOf(contents);
+      const resource: Located = { side, file, document, map: contents, identity };
+      if (identity) {
+        const key = identityKey(identity);
+        const previous = seen.get(key);
+        if (previous) {
+          throw new MergeInputError(
+            'duplicate-resource',
+            file.file,
+            document.index,
+            `${side} has ${formatIdentity(identity)} twice: here and in ${previous.file.file} document ${previous.document.index}`,
+            side,
+          );
+        }
+        seen.set(key, resource);
+      }
+      out.push(resource);
+    }
+  }
+  return out;
+}
+
+/** Tuples in output order: local's resources first, then new ones as upstream lists them. */
+function collateResources(located: Record<Side, Located[]>): Tuple[] {
+  const byKey = new Map<string, Tuple>();
+  const order: Tuple[] = [];
+  for (const side of ['local', 'upstream', 'origin'] as const) {
+    for (const r of located[side]) {
+      // A document that is not a resource is matched by its place: file and index.
+      const key = r.identity ? identityKey(r.identity) : `\u0001${r.file.file}\u0000${r.document.index}`;
+      let t = byKey.get(key);
+      if (!t) {
+        t = { key };
+        byKey.set(key, t);
+        order.push(t);
+      }
+      t[side] = r;
+    }
+  }
+  return order;
+}
+
+function describe(t: Tuple): string {
+  const any = t.local ?? t.upstream ?? t.origin!;
+  return any.identity ? formatIdentity(any.identity) : `${any.file.file}[${any.document.index}]`;
+}
+
+function sameResource(a: YAMLMap, b: YAMLMap): boolean {
+  return deepEqual(stripBookkeeping(toPlain(a)), stripBookkeeping(toPlain(b)));
+}
+
+function stripBookkeeping(value: unknown): unknown {
+  const meta = (value as { metadata?: { annotations?: Record<string, unknown> } }).metadata;
+  if (meta?.annotations) {
+    for (const a of bookkeepingAnnotations) delete meta.annotations[a];
+    if (Object.keys(meta.annotations).length === 0) delete meta.annotations;
+  }
+  return value;
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+  }
+  const ak = Object.keys(a);
+  const bo = b as Record<string, unknown>;
+  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && deepEqual((a as Record<string, unknown>)[k], bo[k]));
+}
+
+/** Rebuilds the local files: untouched chunks verbatim, merged ones reprinted, additions appended. */
+function assemble(
+  local: readonly SourceFileDocuments[],
+  upstream: readonly SourceFileDocuments[],
+  replaced: Map<SourceDocument, string | null>,
+  additions: Map<string, Located[]>,
+): { files: SourceFile[]; deleted: string[] } {
+  const files: SourceFile[] = [];
+  const deleted: string[] = [];
+  const localPaths = new Set(local.map((f) => f.file));
+  for (const file of local) {
+    const added = additions.get(file.file) ?? [];
+    const touched = added.length > 0 || file.documents.some((d) => replaced.has(d));
+    if (!touched) {
+      files.push({ path: file.file, text: file.text });
+      continue;
+    }
+    const chunks: string[] = [];
+    let kept = 0;
+    for (const d of file.documents) {
+      const text = replaced.has(d) ? replaced.get(d)! : d.text;
+      if (text === null) continue;
+      if (!d.empty) kept++;
+      chunks.push(text);
+    }
+    for (const r of added) {
+      chunks.push(r.document.text);
+      kept++;
+    }
+    if (kept === 0) {
+      deleted.push(file.file);
+      continue;
+    }
+    files.push({ path: file.file, text: joinDocuments(chunks) });
+  }
+  // Resources added upstream in files local does not have: new files, upstream's own bytes.
+  for (const file of upstream) {
+    if (localPaths.has(file.file)) continue;
+    const added = additions.get(file.file);
+    if (!added || added.length === 0) continue;
+    const whole = added.length === file.documents.filter((d) => !d.empty).length;
+    files.push({ path: file.file, text: whole ? file.text : joinDocuments(added.map((r) => r.document.text)) });
+  }
+  return { files, deleted };
+}
+
+/** Joins document chunks into one stream, adding `---` and newlines only where needed. */
+function joinDocuments(chunks: readonly string[]): string {
+  let out = '';
+  for (const raw of chunks) {
+    if (raw === '') continue;
+    let chunk = raw;
+    if (out !== '') {
+      if (!out.endsWith('\n')) out += '\n';
+      if (!/^---(\s|$)/.test(chunk)) chunk = `---\n${chunk}`;
+    } else {
+      chunk = chunk.replace(/^---\n/, (m) => m);
+    }
+    out += chunk;
+  }
+  if (out !== '' && !out.endsWith('\n')) out += '\n';
+  return out;
+}
