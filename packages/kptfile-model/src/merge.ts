@@ -183,7 +183,10 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
         for (const field of ['selectors', 'exclude']) {
           const [of, uf, lf] = [findFn(o, list, key), findFn(u, list, key), findFn(l, list, key)].map((f) => f?.[field]);
           const r = atomic(of, uf, lf);
-          if (r.conflict) conflicts.push(conflictOf(`pipeline.${list}[name=${key}].${field}`, of, uf, lf));
+          if (r.conflict) {
+            const sel = key.startsWith(SYNTHETIC_NAME_PREFIX) ? `key=${JSON.stringify(key.slice(SYNTHETIC_NAME_PREFIX.length))}` : `name=${JSON.stringify(key)}`;
+            conflicts.push(conflictOf(`pipeline.${list}[${sel}].${field}`, of, uf, lf));
+          }
           if (r.value === undefined) delete fn[field];
           else fn[field] = clone(r.value);
         }
