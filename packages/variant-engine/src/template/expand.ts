@@ -2,6 +2,7 @@ import { decodeObject } from '../api/decode.js';
 import {
   PACKAGE_VARIANT_API_VERSION,
   PACKAGE_VARIANT_SET_API_VERSION,
+  REPOSITORY_API_VERSION,
   type Condition,
   type KubeObject,
   type MapExpr,
@@ -141,11 +142,19 @@ export function expandPackageVariantSet(pvs: PackageVariantSet, options: ExpandO
   if (!targets.ok) return stalled('NoMatchingTargets', [targets.error]);
   const upstream = upstreamProjection(pvs, { ...options, objects });
 
+  const repositories = new Map<string, KubeObject>();
+  for (const o of objects) {
+    if (o.kind !== 'Repository' || o.apiVersion !== REPOSITORY_API_VERSION) continue;
+    const key = `${namespaceOf(o)}/${o.metadata?.name ?? ''}`;
+    if (!repositories.has(key)) repositories.set(key, o);
+  }
+  const findRepository = (name: string, namespace: string) => repositories.get(`${namespace}/${name}`);
+
   const variants: PackageVariant[] = [];
   const errors: string[] = [];
   const seen = new Map<string, number>();
   for (const target of targets.value) {
-    const rendered = renderPackageVariantSpec(pvs, target, { objects, upstream });
+    const rendered = renderPackageVariantSpec(pvs, target, { objects, upstream, findRepository });
     const where = `spec.targets[${target.targetIndex}] (repository "${target.repoDefault}", package "${target.packageDefault}")`;
     if (!rendered.ok) {
       errors.push(`${where}: ${rendered.error}`);

@@ -18,6 +18,8 @@ export interface RenderContext {
   readonly objects: readonly KubeObject[];
   /** The upstream package's metadata as CEL's `upstream` sees it. */
   readonly upstream: ObjectProjection | null;
+  /** Optional faster lookup of a Repository by namespace and name (expansion builds an index). */
+  readonly findRepository?: ((name: string, namespace: string) => KubeObject | undefined) | undefined;
 }
 
 /**
@@ -84,7 +86,7 @@ export function renderPackageVariantSpec(
     if (!r.ok) return { ok: false, error: `template.downstream.repoExpr: ${r.error}` };
     repo = r.value;
   }
-  const repository = findRepository(ctx.objects, repo, namespaceOf(pvs));
+  const repository = (ctx.findRepository ?? ((n: string, ns: string) => findRepository(ctx.objects, n, ns)))(repo, namespaceOf(pvs));
   if (!repository) return { ok: false, error: `repository "${repo}" could not be loaded` };
   vars.repository = projectObject(repository);
 
