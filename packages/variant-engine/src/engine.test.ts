@@ -1,0 +1,179 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import {
+  applyPackageVariant,
+  decodePackageVariantSet,
+  expandPackageVariantSet,
+  matchesLabelSelector,
+  variantName,
+  type KubeObject,
+  type PackageVariant,
+  type PackageVariantSet,
+} from './index.js';
+
+describe('variantName', () => {
+  it('is deterministic, at most 63 characters, and the identifier itself when it fits', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 120 }), (id) => {
+        const name = variantName(id);
+        expect(variantName(id)).toBe(name);
+        expect(name.length).toBeLessThanOrEqual(63);
+        if (id.length <= 63) expect(name).toBe(id);
+        else expect(name.slice(0, 54)).toBe(id.slice(0, 54));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('tells long identifiers with the same first 54 characters apart', () => {
+    const base = 'x'.repeat(60);
+    expect(variantName(`${base}-a`)).not.toBe(variantName(`${base}-b`));
+  });
+});
+
+describe('matchesLabelSelector', () => {
+  const labels = { env: 'prod', region: 'us' };
+  it.each([
+    [{ matchLabels: { env: 'prod' } }, true],
+    [{ matchLabels: { env: 'dev' } }, false],
+    [{ matchExpressions: [{ key: 'region', operator: 'In', values: ['us', 'eu'] }] }, true],
+    [{ matchExpressions: [{ key: 'region', operator: 'NotIn', values: ['us'] }] }, false],
+    [{ matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }, true],
+    [{ matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, false],
+    [{}, true],
+  ])('%j → %s', (selector, want) => {
+    expect(matchesLabelSelector(selector, labels)).toEqual({ ok: true, value: want });
+  });
+  it('rejects an unknown operator, naming it', () => {
+    const r = matchesLabelSelector({ matchExpressions: [{ key: 'a', operator: 'Like' }] }, labels);
+    expect(r).toEqual({ ok: false, error: 'matchExpressions[0].operator: "Like" is not one of In, NotIn, Exists, DoesNotExist' });
+  });
+});
+
+const set = (spec: string): PackageVariantSet => {
+  const d = decodePackageVariantSet(
+    parse(`apiVersion: config.porch.kpt.dev/v1alpha2
+kind: PackageVariantSet
+metadata: {name: s, namespace: team}
+spec:
+  upstream: {repo: catalog, package: base, revision: 3}
+${spec}`),
+  );
+  expect(d.errors).toEqual([]);
+  return d.value;
+};
+
+const obj = (kind: string, name: string, namespace: string, labels: Record<string, string>, apiVersion = 'config.porch.kpt.dev/v1alpha1'): KubeObject => ({
+  apiVersion,
+  kind,
+  metadata: { name, namespace, labels },
+});
+
+describe('expandPackageVariantSet', () => {
+  it('binds `target` to the object an objectSelector selects, in the set namespace only', () => {
+    const pvs = set(`  targets:
+  - objectSelector: {apiVersion: hr.example.com/v1, kind: Team, matchLabels: {role: dev}}
+    template:
+      downstream:
+        repoExpr: "target.labels['cluster']"
+        packageExpr: "packageDefault + '-' + target.name"
+`);
+    const objects = [
+      obj('Team', 'blue', 'team', { role: 'dev', cluster: 'c1' }, 'hr.example.com/v1'),
+      obj('Team', 'red', 'other', { role: 'dev', cluster: 'c2' }, 'hr.example.com/v1'),
+      obj('Team', 'green', 'team', { role: 'ops', cluster: 'c1' }, 'hr.example.com/v1'),
+      obj('Repository', 'c1', 'team', {}),
+    ];
+    const r = expandPackageVariantSet(pvs, { objects });
+    expect(r.ok && r.variants.map((v) => [v.metadata?.name, v.spec?.downstream])).toEqual([
+      ['s-c1-base-blue', { repo: 'c1', package: 'base-blue' }],
+    ]);
+  });
+
+  it('takes CEL `upstream` from a matching PackageRevision among the objects', () => {
+    const pvs = set(`  targets:
+  - repositories: [{name: c1}]
+    template:
+      labelExprs: [{key: version, valueExpr: "upstream.labels['version']"}]
+`);
+    const pr: KubeObject = {
+      apiVersion: 'porch.kpt.dev/v1alpha1',
+      kind: 'PackageRevision',
+      metadata: { name: 'catalog.base.v3', namespace: 'team', labels: { version: '3.1.4' } },
+      spec: { repository: 'catalog', packageName: 'base', revision: 3 },
+    };
+    const r = expandPackageVariantSet(pvs, { objects: [pr, obj('Repository', 'c1', 'team', {})] });
+    expect(r.ok && r.variants[0]?.spec?.labels).toEqual({ version: '3.1.4' });
+  });
+
+  it('reports a missing downstream Repository and a duplicate generated name', () => {
+    const missing = expandPackageVariantSet(
+      set(`  targets:\n  - repositories: [{name: nowhere}]\n    template: {labels: {a: b}}\n`),
+      { objects: [] },
+    );
+    expect(!missing.ok && missing.errors).toEqual([
+      'spec.targets[0] (repository "nowhere", package "base"): repository "nowhere" could not be loaded',
+    ]);
+    const dup = expandPackageVariantSet(set(`  targets:\n  - repositories: [{name: c1}]\n  - repositories: [{name: c1}]\n`), { objects: [] });
+    expect(!dup.ok && dup.errors[0]).toContain('generates PackageVariant "s-c1-base", which spec.targets[0] already generates');
+  });
+});
+
+const kptfile = `apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: app
+pipeline:
+  mutators:
+  - name: PackageVariant.other.fmt.0
+    image: fmt:v1
+  - image: set-labels:v1 # upstream's own
+`;
+const pvWith = (fns: string, injectors = ''): PackageVariant =>
+  parse(`apiVersion: config.porch.kpt.dev/v1alpha1
+kind: PackageVariant
+metadata: {name: pv, namespace: default}
+spec:
+  upstream: {repo: u, package: p}
+  downstream: {repo: d, package: p}
+  pipeline:
+    mutators:
+${fns}${injectors}`) as PackageVariant;
+
+describe('applyPackageVariant', () => {
+  it("replaces this variant's functions on re-apply and keeps everyone else's", () => {
+    const first = applyPackageVariant(new Map([['Kptfile', kptfile]]), pvWith('    - {name: a, image: a:v1}\n    - {name: b, image: b:v1}\n'));
+    expect(first.ok).toBe(true);
+    const after = first.ok ? first.changed.get('Kptfile')! : '';
+    const second = applyPackageVariant(new Map([['Kptfile', after]]), pvWith('    - {name: c, image: c:v2}\n'));
+    const text = second.ok ? second.changed.get('Kptfile')! : '';
+    expect(parse(text).pipeline.mutators.map((m: { name?: string; image: string }) => m.name ?? m.image)).toEqual([
+      'PackageVariant.pv.c.0',
+      'PackageVariant.other.fmt.0',
+      'set-labels:v1',
+    ]);
+    expect(text).toContain('# upstream\'s own');
+  });
+
+  it('records why an injection point was not filled', () => {
+    const files = new Map([
+      ['Kptfile', 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: app}\n'],
+      [
+        'team.yaml',
+        'apiVersion: hr.example.com/v1\nkind: Team\nmetadata:\n  name: team\n  annotations: {kpt.dev/config-injection: optional}\nspec: {code: x}\n',
+      ],
+    ]);
+    const pv = pvWith('    - {name: a, image: a:v1}\n', '  injectors:\n  - {name: t1, kind: Team}\n');
+    const none = applyPackageVariant(files, pv, { objects: [] });
+    expect(none.ok && none.packageConditions).toEqual([
+      { type: 'config.injection.Team.team', status: 'False', reason: 'NoResourceSelected', message: 'no in-cluster resources of type hr.example.com/v1.Team' },
+    ]);
+    const noSpec = applyPackageVariant(files, pv, { objects: [obj('Team', 't1', 'default', {}, 'hr.example.com/v1')] });
+    expect(noSpec.ok && noSpec.packageConditions[0]?.message).toBe('field "spec" not found in resource "t1"');
+    const wrongKind = applyPackageVariant(files, { ...pv, spec: { ...pv.spec, injectors: [{ name: 't1', kind: 'Other' }] } }, {
+      objects: [{ ...obj('Team', 't1', 'default', {}, 'hr.example.com/v1'), spec: { code: 'y' } }],
+    });
+    expect(wrongKind.ok && wrongKind.packageConditions[0]?.message).toBe('no resource matched any injection selector for this injection point');
+  });
+});
