@@ -39,8 +39,7 @@ export function parseStream(text: string, file: string, side?: Side): SourceFile
     const doc = docs[i]!;
     const firstError = doc.errors[0];
     if (firstError) {
-      const line = firstError.linePos?.[0];
-      const where = line ? ` (line ${line.line}, column ${line.col})` : '';
+      const where = ` (line ${lineOf(text, firstError.pos[0])})`;
       throw new MergeInputError('invalid-yaml', file, i, `invalid YAML${where}: ${firstLine(firstError.message)}`, side);
     }
     const start = i === 0 ? 0 : doc.range[0];
@@ -56,6 +55,13 @@ export function parseStream(text: string, file: string, side?: Side): SourceFile
     });
   }
   return { file, text, documents };
+}
+
+/** 1-based line of an offset in the file. */
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
 function firstLine(message: string): string {

@@ -1,0 +1,133 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { MergeInputError } from '../errors.js';
+import { mergeFiles, type SourceFile } from './merge-files.js';
+
+const casesDir = fileURLToPath(new URL('../__fixtures__/cases/', import.meta.url));
+
+function readTree(dir: string): SourceFile[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .sort()
+    .map((path) => ({ path, text: readFileSync(join(dir, path), 'utf8') }));
+}
+
+// Table-driven: each folder holds origin/, upstream/, local/, expected/ and a case.yaml naming
+// the rule (and the conflicts the merge must report).
+describe('mergeFiles cases', () => {
+  for (const name of readdirSync(casesDir).sort()) {
+    const dir = join(casesDir, name);
+    const spec = parse(readFileSync(join(dir, 'case.yaml'), 'utf8')) as { rule: string; conflicts?: { path: string; rule: string }[] };
+    test(`${name}: ${spec.rule}`, () => {
+      const result = mergeFiles({ origin: readTree(join(dir, 'origin')), upstream: readTree(join(dir, 'upstream')), local: readTree(join(dir, 'local')) });
+      const expected = readTree(join(dir, 'expected'));
+      expect(Object.fromEntries(result.files.map((f) => [f.path, f.text]))).toEqual(Object.fromEntries(expected.map((f) => [f.path, f.text])));
+      expect(result.conflicts.map((c) => ({ path: c.path, rule: c.rule }))).toEqual(spec.conflicts ?? []);
+    });
+  }
+});
+
+describe('mergeFiles bad input', () => {
+  const cm = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n`;
+  const run = (local: SourceFile[], upstream: SourceFile[] = [], origin: SourceFile[] = []) => () => mergeFiles({ origin, upstream, local });
+
+  function expectError(fn: () => unknown, fields: Partial<MergeInputError>, reason: RegExp) {
+    try {
+      fn();
+    } catch (error) {
+      expect(error).toBeInstanceOf(MergeInputError);
+      expect(error).toMatchObject(fields);
+      expect((error as MergeInputError).reason).toMatch(reason);
+      return;
+    }
+    throw new Error('expected a MergeInputError');
+  }
+
+  test('invalid YAML names the file, the document and the line', () => {
+    expectError(run([{ path: 'a.yaml', text: `${cm('a')}---\nkind: [unclosed\n` }]), { file: 'a.yaml', document: 1, code: 'invalid-yaml' }, /line 7/);
+  });
+
+  test('a document that is not a mapping', () => {
+    expectError(run([], [{ path: 'u.yaml', text: `${cm('a')}---\n- just\n- a list\n` }]), { file: 'u.yaml', document: 1, code: 'not-a-mapping', side: 'upstream' }, /not a mapping/);
+  });
+
+  test('two resources with the same identity in one input', () => {
+    expectError(
+      run([{ path: 'a.yaml', text: cm('x') }, { path: 'b.yaml', text: `${cm('y')}---\n${cm('x')}` }]),
+      { file: 'b.yaml', document: 1, code: 'duplicate-resource' },
+      /ConfigMap \/x twice: here and in a\.yaml document 0/,
+    );
+  });
+
+  test('a keyed list item without its key', () => {
+    const deploy = (image: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n      containers:\n      - image: ${image}\n`;
+    expectError(
+      run([{ path: 'd.yaml', text: deploy('a') }], [{ path: 'd.yaml', text: deploy('b') }], [{ path: 'd.yaml', text: deploy('a') }]),
+      { file: 'd.yaml', document: 0, code: 'missing-list-key', side: 'local' },
+      /\.spec\.template\.spec\.containers\[0\]: list item has no "name"/,
+    );
+  });
+});
+
+describe('mergeFiles behaviour', () => {
+  const cm = (data: string, extra = '') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${extra}\ndata:\n${data}`;
+
+  test('with nothing new upstream, every file is byte-identical to local', () => {
+    const origin = [{ path: 'c.yaml', text: cm('  a: "1"\n') }];
+    const local = [{ path: 'c.yaml', text: `# mine\n${cm('  a:   "2"   # edited\n  b: x\n')}` }];
+    const result = mergeFiles({ origin, upstream: origin, local });
+    expect(result.files).toEqual(local);
+    expect(result.report.map((r) => [r.action, r.changed])).toEqual([['merged', false]]);
+  });
+
+  test('local-wins keeps every local change and reports the conflict', () => {
+    const origin = [{ path: 'c.yaml', text: cm('  a: "1"\n  b: "1"\n') }];
+    const upstream = [{ path: 'c.yaml', text: cm('  a: "2"\n  b: "2"\n') }];
+    const local = [{ path: 'c.yaml', text: cm('  a: "3"\n  b: "1"\n') }];
+    const result = mergeFiles({ origin, upstream, local }, { strategy: 'local-wins' });
+    expect(result.files[0]!.text).toBe(cm('  a: "3"\n  b: "2"\n'));
+    expect(result.conflicts).toMatchObject([{ path: '.data.a', winner: 'local' }]);
+  });
+
+  test('CRDs among the inputs teach their list keys', () => {
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: shelves.example.com
+spec:
+  group: example.com
+  names: {kind: Shelf, plural: shelves}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              books:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [isbn]
+                items:
+                  type: object
+                  properties:
+                    isbn: {type: string}
+                    copies: {type: integer}
+`;
+    const shelf = (books: string) => `apiVersion: example.com/v1\nkind: Shelf\nmetadata:\n  name: s\nspec:\n  books:\n${books}`;
+    const origin = [{ path: 'crd.yaml', text: crd }, { path: 's.yaml', text: shelf('  - isbn: "1"\n    copies: 1\n') }];
+    const upstream = [{ path: 'crd.yaml', text: crd }, { path: 's.yaml', text: shelf('  - isbn: "1"\n    copies: 1\n  - isbn: "2"\n    copies: 1\n') }];
+    const local = [{ path: 'crd.yaml', text: crd }, { path: 's.yaml', text: shelf('  - isbn: "1"\n    copies: 7\n') }];
+    const result = mergeFiles({ origin, upstream, local }, { inferKeys: false });
+    expect(result.files.find((f) => f.path === 's.yaml')!.text).toBe(shelf('  - isbn: "1"\n    copies: 7\n  - isbn: "2"\n    copies: 1\n'));
+  });
+});
