@@ -14,6 +14,7 @@ import { boolWord, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js
 import { ExitCode, UsageError, type Command, type Io } from '../command.js';
 import { isDirectory, listFiles, readText, writeFileAtomic } from '../util/fs.js';
 import { rm } from 'node:fs/promises';
+import { KptfileError, mergeKptfile } from '@kdelta/kptfile-model';
 
 const help = `kdelta merge3 — 3-way merge of Kubernetes resources, as kpt pkg update merges them
 
@@ -115,11 +116,18 @@ async function run(args: readonly string[], io: Io): Promise<number> {
       // Files given directly are one package file each: match them by local's name.
       const same = (side: { files: SourceFile[]; directory: boolean }) =>
         side.directory ? side.files : side.files.map((f) => ({ ...f, path: local.directory ? f.path : local.files[0]!.path }));
-      const result = mergeFiles({ origin: same(origin), upstream: same(upstream), local: local.files }, { strategy, inferKeys, schemas });
-      files = [...result.files];
+      const sides = { origin: same(origin), upstream: same(upstream), local: local.files };
+      // Kptfiles are merged by the Kptfile rules (pipeline merge of seed 000), the rest as resources.
+      const isKptfile = (f: SourceFile) => basename(f.path) === 'Kptfile';
+      const result = mergeFiles(
+        { origin: sides.origin.filter((f) => !isKptfile(f)), upstream: sides.upstream.filter((f) => !isKptfile(f)), local: sides.local.filter((f) => !isKptfile(f)) },
+        { strategy, inferKeys, schemas },
+      );
+      const kptfiles = mergeKptfiles(sides);
+      files = [...result.files, ...kptfiles.files];
       deleted = result.deleted;
-      conflicts = result.conflicts;
-      report = { resources: result.report, deletedFiles: result.deleted };
+      conflicts = [...result.conflicts, ...kptfiles.conflicts];
+      report = { resources: result.report, kptfiles: kptfiles.files.map((f) => f.path), deletedFiles: result.deleted };
     }
 
     for (const c of conflicts) io.stderr(`conflict: ${c.resource}: ${c.message}\n`);
@@ -139,12 +147,41 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...(report as object), conflicts }, null, 2)}\n`);
     return ExitCode.ok;
   } catch (error) {
-    if (error instanceof MergeInputError) {
+    if (error instanceof MergeInputError || error instanceof KptfileError) {
       io.stderr(`kdelta merge3: ${error.message}\n`);
       return ExitCode.failure;
     }
     throw error;
   }
+}
+
+/** Each Kptfile of local merged with its origin and upstream versions; one only upstream has is added. */
+function mergeKptfiles(sides: Record<'origin' | 'upstream' | 'local', readonly SourceFile[]>): { files: SourceFile[]; conflicts: Conflict[] } {
+  const find = (list: readonly SourceFile[], path: string) => list.find((f) => f.path === path)?.text;
+  const files: SourceFile[] = [];
+  const conflicts: Conflict[] = [];
+  for (const local of sides.local.filter((f) => basename(f.path) === 'Kptfile')) {
+    const result = mergeKptfile(
+      { origin: find(sides.origin, local.path), upstream: find(sides.upstream, local.path), local: local.text },
+      { files: { origin: `${local.path} (original)`, upstream: `${local.path} (updated)`, local: local.path } },
+    );
+    files.push({ path: local.path, text: result.text });
+    for (const c of result.conflicts) {
+      conflicts.push({
+        resource: `kpt.dev/Kptfile ${local.path}`,
+        file: local.path,
+        path: c.field,
+        values: { origin: c.origin, upstream: c.upstream, local: c.local },
+        rule: 'upstream-changed',
+        winner: 'upstream',
+        message: c.message,
+      });
+    }
+  }
+  for (const upstream of sides.upstream.filter((f) => basename(f.path) === 'Kptfile')) {
+    if (!find(sides.local, upstream.path) && !find(sides.origin, upstream.path)) files.push(upstream);
+  }
+  return { files, conflicts };
 }
 
 function joinStream(texts: readonly string[]): string {
