@@ -181,9 +181,15 @@ describe('pvs-ensure.yaml', () => {
         const got = plan.create.find((pv) => pv.metadata?.name === want.metadata.name)!;
         expect(got.spec).toMatchObject(want.spec);
         // Mapping: the owner label holds the set's uid when it has one, else its name (objects in
-        // files have no uid); no finalizer, since no controller would remove it.
+        // files have no uid); the controller owner reference is written only with a uid (an owner
+        // reference without one is invalid); no finalizer, since no controller would remove it.
         expect(got.metadata?.labels).toEqual({ 'config.porch.kpt.dev/packagevariantset': pvs.metadata?.uid || 'my-pvs' });
-        expect(got.metadata?.ownerReferences).toMatchObject([{ name: 'my-pvs', kind: 'PackageVariantSet', controller: true }]);
+        expect(got.metadata?.ownerReferences).toBeUndefined();
+        const withUid = generatedPackageVariant({ ...pvs, metadata: { ...pvs.metadata, uid: 'pvs-uid' } }, got.spec!);
+        expect(withUid.metadata?.ownerReferences).toEqual([
+          { apiVersion: 'config.porch.kpt.dev/v1alpha2', kind: 'PackageVariantSet', name: 'my-pvs', uid: 'pvs-uid', controller: true },
+        ]);
+        expect(withUid.metadata?.labels).toEqual({ 'config.porch.kpt.dev/packagevariantset': 'pvs-uid' });
       }
     });
   }

@@ -110,15 +110,13 @@ export function generatedPackageVariant(pvs: PackageVariantSet, spec: PackageVar
   const metadata: PackageVariant['metadata'] = { name: variantName(id) };
   if (pvs.metadata?.namespace) metadata.namespace = pvs.metadata.namespace;
   metadata.labels = { [PACKAGE_VARIANT_SET_LABEL]: pvs.metadata?.uid || setName };
-  metadata.ownerReferences = [
-    {
-      apiVersion: PACKAGE_VARIANT_SET_API_VERSION,
-      kind: 'PackageVariantSet',
-      name: setName,
-      ...(pvs.metadata?.uid ? { uid: pvs.metadata.uid } : {}),
-      controller: true,
-    },
-  ];
+  // An owner reference needs the owner's uid; sets read from files have none, and then the label
+  // alone records the ownership.
+  if (pvs.metadata?.uid) {
+    metadata.ownerReferences = [
+      { apiVersion: PACKAGE_VARIANT_SET_API_VERSION, kind: 'PackageVariantSet', name: setName, uid: pvs.metadata.uid, controller: true },
+    ];
+  }
   return { apiVersion: PACKAGE_VARIANT_API_VERSION, kind: 'PackageVariant', metadata, spec };
 }
 
