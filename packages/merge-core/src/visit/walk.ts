@@ -6,7 +6,7 @@
 import { isMap, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Element, FieldElement, LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
 import type { FieldConflict } from '../errors.js';
-import { cloneNode, isMissingOrNull, isNull, keyName, pairsOf, type YamlNode } from '../yaml/nodes.js';
+import { cloneNode, commentsOf, isMissingOrNull, isNull, keyName, pairsOf, sameValue, type YamlNode } from '../yaml/nodes.js';
 import { localChanged, sameOrBothEmpty } from './compare.js';
 import type { MergeVisitor } from './visitor.js';
 
@@ -50,6 +50,10 @@ class Walker {
     let result: YamlNode | undefined;
     if (decision.take === 'local') result = local;
     else if (decision.take === 'upstream') result = isMissingOrNull(upstream) ? undefined : this.fromUpstream(e, upstream!);
+    // Upstream's value equals local's already: keep local's node, so its text stays as it is.
+    if (result !== undefined && result !== local && local !== undefined && sameValue(local, result) && commentsOf(local) === commentsOf(result)) {
+      result = local;
+    }
     if (decision.take !== 'local' && localChanged(e.sources) && !sameOrBothEmpty(local, result)) {
       this.conflict(e.sources, e.path, decision.take === 'clear' ? 'explicit-null' : decision.rule, 'upstream');
     } else if (decision.rule === 'both-changed-local-wins' && !sameOrBothEmpty(local, upstream)) {
@@ -105,6 +109,10 @@ class Walker {
       }
       pairs.splice(this.insertAt(pairs, field, e), 0, new Pair(key, value));
       changed = true;
+    }
+    // Upstream deleted the map and nothing local is left in it: it goes (kpt); kyaml keeps `{}`.
+    if (this.options.rules === 'kpt' && pairs.length === 0 && e.sources.upstream === undefined && e.sources.origin !== undefined) {
+      return undefined;
     }
     if (!changed) return base;
     // A map rebuilt from nothing that stayed empty: kyaml keeps `{}`; kpt mode keeps it only when
@@ -189,7 +197,12 @@ class Walker {
     }
     if (!changed) return base;
     items.push(...added);
-    if (items.length === 0) return undefined;
+    // An emptied list goes (kyaml), unless upstream itself has it empty: then it is upstream's value.
+    if (items.length === 0) {
+      const upstreamHasItEmpty = isSeq(e.sources.upstream) && e.sources.upstream.items.length === 0;
+      const keep = this.options.rules === 'kpt' && upstreamHasItEmpty && (base !== undefined || e.sources.origin === undefined);
+      if (!keep) return undefined;
+    }
     const out = new YAMLSeq();
     const template = base ?? e.sources.upstream ?? e.sources.origin;
     if (template) copyCollectionProps(template, out, base !== undefined);

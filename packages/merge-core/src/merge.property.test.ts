@@ -1,0 +1,135 @@
+/**
+ * The merge laws, as fast-check properties over generated Deployments. CI runs a few hundred
+ * cases per law; `pnpm bench` runs them with KDELTA_PROPERTY_RUNS=10000.
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { mergeFiles } from './resource/merge-files.js';
+import { deepEqual } from './resource/merge-files.js';
+
+const numRuns = Number(process.env.KDELTA_PROPERTY_RUNS ?? 150);
+
+const envVar = fc.record({ name: fc.constantFrom('A', 'B', 'C', 'D'), value: fc.constantFrom('1', '2', 'x', 'yes', '0644') });
+const container = fc.record({
+  name: fc.constantFrom('web', 'api', 'sidecar', 'cache'),
+  image: fc.constantFrom('img:1', 'img:2', 'img:3'),
+  args: fc.option(fc.array(fc.constantFrom('-a', '-b', '--c'), { maxLength: 3 }), { nil: undefined }),
+  env: fc.option(fc.uniqueArray(envVar, { selector: (e) => e.name, maxLength: 3 }), { nil: undefined }),
+});
+const deployment = fc
+  .record({
+    replicas: fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+    labels: fc.option(fc.dictionary(fc.constantFrom('app', 'team', 'tier'), fc.constantFrom('x', 'y', 'on')), { nil: undefined }),
+    containers: fc.uniqueArray(container, { selector: (c) => c.name, minLength: 1, maxLength: 3 }),
+    paused: fc.option(fc.boolean(), { nil: undefined }),
+  })
+  .map(({ replicas, labels, containers, paused }) =>
+    prune({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'app', labels },
+      spec: { replicas, paused, template: { spec: { containers } } },
+    }),
+  );
+
+/** Drops undefined fields, as a YAML file would not have them. */
+function prune<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+const text = (value: unknown) => stringify(value, { version: '1.1' });
+const files = (value: unknown) => [{ path: 'app.yaml', text: text(value) }];
+
+function merge(o: unknown, u: unknown, l: unknown, strategy: 'upstream-wins' | 'local-wins' = 'upstream-wins') {
+  return mergeFiles({ origin: files(o), upstream: files(u), local: files(l) }, { strategy }).files[0]!.text;
+}
+
+/** Keyed lists compare as sets: order of containers and env vars is not meaningful. */
+function normalize(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(normalize);
+    return items.every((i) => typeof i === 'object' && i !== null && 'name' in i)
+      ? [...items].sort((a, b) => String((a as { name: string }).name).localeCompare(String((b as { name: string }).name)))
+      : items;
+  }
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalize(v)]));
+  return value;
+}
+
+const read = (yaml: string) => normalize(parse(yaml, { version: '1.1' }));
+
+describe('merge laws', () => {
+  test('merge(o, u, o) = u: an untouched copy becomes upstream', () => {
+    fc.assert(
+      fc.property(deployment, deployment, (o, u) => deepEqual(read(merge(o, u, o)), normalize(u))),
+      { numRuns },
+    );
+  });
+
+  test('merge(o, o, l) = l, byte for byte: nothing new upstream changes nothing', () => {
+    fc.assert(
+      fc.property(deployment, deployment, (o, l) => merge(o, o, l) === text(l)),
+      { numRuns },
+    );
+  });
+
+  test('merge(o, u, u) = u: a copy that already has the update keeps it', () => {
+    fc.assert(
+      fc.property(deployment, deployment, (o, u) => deepEqual(read(merge(o, u, u)), normalize(u))),
+      { numRuns },
+    );
+  });
+
+  test('the output parses, and merging the same update twice changes nothing', () => {
+    fc.assert(
+      fc.property(deployment, deployment, deployment, (o, u, l) => {
+        const once = merge(o, u, l);
+        expect(() => parse(once, { version: '1.1' })).not.toThrow();
+        const twice = mergeFiles({ origin: files(o), upstream: files(u), local: [{ path: 'app.yaml', text: once }] }).files[0]!.text;
+        return twice === once;
+      }),
+      { numRuns },
+    );
+  });
+
+  test('with local-wins, no local change is ever lost', () => {
+    fc.assert(
+      fc.property(deployment, deployment, deployment, (o, u, l) => {
+        const result = flatten(parse(merge(o, u, l, 'local-wins'), { version: '1.1' }));
+        const origin = flatten(o);
+        const local = flatten(l);
+        for (const [path, value] of local) {
+          if (origin.get(path) !== value && result.get(path) !== value) return false;
+        }
+        for (const path of origin.keys()) {
+          if (!local.has(path) && result.has(path) && !isContainerPath(path, local)) return false;
+        }
+        return true;
+      }),
+      { numRuns },
+    );
+  });
+});
+
+/** A local deletion of a whole container shows up as missing leaves; it is checked by the leaves of the list. */
+function isContainerPath(path: string, local: Map<string, unknown>): boolean {
+  const container = /^spec\.template\.spec\.containers\[[^\]]+\]/.exec(path)?.[0];
+  return container !== undefined && ![...local.keys()].some((k) => k.startsWith(container));
+}
+
+/** Leaves by path, keyed lists addressed by name, atomic lists as one JSON leaf. */
+function flatten(value: unknown, path = '', out = new Map<string, unknown>()): Map<string, unknown> {
+  if (Array.isArray(value)) {
+    if (value.every((i) => i && typeof i === 'object' && 'name' in i)) {
+      for (const item of value) flatten(item, `${path}[${(item as { name: string }).name}]`, out);
+    } else {
+      out.set(path, JSON.stringify(value));
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) flatten(v, path ? `${path}.${k}` : k, out);
+  } else {
+    out.set(path, value);
+  }
+  return out;
+}
