@@ -76,6 +76,3 @@ export {
 } from './lifecycle/ownership.js';
 
 export { planUpgrade, planEdit, variantBranch, type DraftPlan } from './lifecycle/drafts.js';
-
-// Package directory I/O for the commands.
-export { readPackageFiles, writePackageFiles } from './io.js';

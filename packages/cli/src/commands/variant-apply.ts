@@ -6,10 +6,9 @@ import {
   applyPackageVariant,
   decodeObject,
   decodePackageVariant,
-  readPackageFiles,
-  writePackageFiles,
   type KubeObject,
 } from '@kdelta/variant-engine';
+import { readPackage, writePackage } from '@kdelta/kptfile-model';
 import { type Command, UsageError } from '../command.js';
 import { parseFlags, stringFlag } from '../args.js';
 import { describeDocument, readObjects, readYamlDocuments } from './variant-objects.js';
@@ -66,8 +65,13 @@ const command: Command = {
     const dir = path.resolve(io.cwd, pkgDir);
     const stat = await fs.stat(dir).catch(() => undefined);
     if (!stat?.isDirectory()) throw new UsageError(`--package ${pkgDir}: not a directory`);
-    const files = await readPackageFiles(dir);
-    if (!files.has('Kptfile')) throw new Error(`${pkgDir}: no Kptfile (not a kpt package)`);
+    const pkg = await readPackage(dir);
+    if (!pkg.kptfile) throw new Error(`${pkgDir}: no Kptfile (not a kpt package)`);
+    // The package's own Kptfile and KRM files (subpackages, .krmignore'd and non-KRM files are not
+    // the variant's to edit).
+    const files = new Map(
+      pkg.files.filter((f) => f.kind === 'kptfile' || f.kind === 'krm').map((f) => [f.path, f.content.toString('utf8')] as const),
+    );
 
     const objects: KubeObject[] = [];
     for (const o of objectsPath ? await readObjects(objectsPath, io.cwd) : []) {
@@ -85,7 +89,7 @@ const command: Command = {
       if (!result.file) throw new Error(`${pkgDir}: ${message}`);
       throw new Error(message.startsWith(`${result.file}:`) ? `${path.join(pkgDir, message)}` : `${path.join(pkgDir, result.file)}: ${message}`);
     }
-    await writePackageFiles(dir, result.changed);
+    await writePackage(dir, [...result.changed].map(([p, content]) => ({ path: p, content })));
     io.stdout(
       stringify(
         {

@@ -1,3 +1,4 @@
+import { RESERVED_PACKAGE_CONTEXT_KEYS } from '@kdelta/kptfile-model';
 import type { MapExpr, PackageVariant, PackageVariantSet, PackageVariantTemplate, Target, Upstream } from './types.js';
 
 /**
@@ -6,7 +7,7 @@ import type { MapExpr, PackageVariant, PackageVariantSet, PackageVariantTemplate
  * condition's message (see `joinErrors`).
  */
 
-export const RESERVED_PACKAGE_CONTEXT_KEYS = ['name', 'package-path'] as const;
+export { RESERVED_PACKAGE_CONTEXT_KEYS };
 const ADOPTION_POLICIES = ['adoptNone', 'adoptExisting'];
 const DELETION_POLICIES = ['orphan', 'delete'];
 

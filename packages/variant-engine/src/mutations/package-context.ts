@@ -1,9 +1,9 @@
 import { isMap, isPair, isScalar, type Pair } from 'yaml';
 import type { PackageVariant } from '../api/types.js';
+import { PACKAGE_CONTEXT_FILE, PACKAGE_CONTEXT_NAME } from '@kdelta/kptfile-model';
 import { PackageDocuments, VariantMutationError, stringAt } from './package-files.js';
 
-export const PACKAGE_CONTEXT_FILE = 'package-context.yaml';
-export const PACKAGE_CONTEXT_NAME = 'kptfile.kpt.dev';
+export { PACKAGE_CONTEXT_FILE, PACKAGE_CONTEXT_NAME };
 
 /**
  * Porch's `ensurePackageContext`: set every `spec.packageContext.data` key in the `kptfile.kpt.dev`
