@@ -91,12 +91,29 @@ function runValidation(c: Case): void {
   }
 }
 
+/**
+ * Kptfile cases where kdelta deliberately gives a different result, with why, and what it
+ * gives instead (checked).
+ */
+const KPTFILE_DIFFERENCES: Record<string, { reason: string; expected: string }> = {
+  'TestUpdateKptfile/pipeline in local is emptied if it is gone from upstream': {
+    reason:
+      'kpt drops the whole mutators list when upstream removes its pipeline, losing `my:image`, a function ' +
+      'only local ever had. kdelta never loses a local-only function when the functions have keys (a law ' +
+      'the issue requires, checked by merge.property.test.ts); the function upstream deleted (`foo:bar`, ' +
+      'unchanged locally) is still removed.',
+    expected: 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: foo\npipeline:\n  mutators:\n    - image: my:image\n',
+  },
+};
+
 function runKptfile(c: Case): void {
   const r = mergeKptfile(
     { origin: c.original, upstream: c.updated, local: c.local ?? '' },
     { updateUpstream: c.options?.updateUpstream ?? false },
   );
-  const expected = String(c.expected);
+  const difference = KPTFILE_DIFFERENCES[c.id];
+  const expected = difference ? difference.expected : String(c.expected);
+  if (difference) expect(difference.reason).not.toBe('');
   if (c.operation === 'kptfileutil.UpdateKptfile') {
     expect(formatKptfile(r.kptfile, { sequenceIndent: 'wide' })).toBe(`${trim(expected)}\n`);
   } else {

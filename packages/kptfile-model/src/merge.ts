@@ -175,6 +175,7 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
     if (getPath(m, path.slice(0, -1)) !== undefined || r.value !== undefined) setPath(m, path, r.value);
   }
   if (mode !== 'none') {
+    for (const list of PIPELINE_LISTS) reconcileFunctions(list, { o, u, l, m }, conflicts);
     for (const list of PIPELINE_LISTS) {
       const fns = getPath(m, ['pipeline', list]);
       if (!Array.isArray(fns)) continue;
@@ -184,14 +185,28 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
           const [of, uf, lf] = [findFn(o, list, key), findFn(u, list, key), findFn(l, list, key)].map((f) => f?.[field]);
           const r = atomic(of, uf, lf);
           if (r.conflict) {
-            const sel = key.startsWith(SYNTHETIC_NAME_PREFIX) ? `key=${JSON.stringify(key.slice(SYNTHETIC_NAME_PREFIX.length))}` : `name=${JSON.stringify(key)}`;
-            conflicts.push(conflictOf(`pipeline.${list}[${sel}].${field}`, of, uf, lf));
+            conflicts.push(conflictOf(`pipeline.${list}[${keyLabel(key)}].${field}`, of, uf, lf));
           }
           if (r.value === undefined) delete fn[field];
           else fn[field] = clone(r.value);
         }
       }
     }
+  }
+
+  // A pipeline list local left as it was is upstream's, order included: functions run in
+  // order, and kyaml's element-wise merge would keep the old order of a reordered pipeline.
+  for (const list of PIPELINE_LISTS) {
+    const path = ['pipeline', list];
+    if (mode !== 'none' && u !== undefined && same(getPath(o, path), getPath(l, path)) && getPath(m, ['pipeline']) !== undefined) {
+      setPath(m, path, getPath(u, path));
+    }
+  }
+
+  // A section local does not have and the merge left empty is not added (kyaml would add it
+  // as `{}` when upstream has it unchanged).
+  for (const path of [['metadata', 'annotations'], ['metadata', 'labels'], ['metadata'], ['info'], ['pipeline'], ['inventory'], ['status']]) {
+    if (getPath(l, path) === undefined && isEmpty(getPath(m, path))) setPath(m, path, undefined);
   }
 
   const issuesOut: KptfileIssue[] = [];
@@ -224,6 +239,66 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
   if (mergedKf.status) result.status = mergedKf.status;
 
   return { kptfile: result, text: printKptfile(local, result), pipelineKey: mode, conflicts };
+}
+
+const keyLabel = (key: string): string =>
+  key.startsWith(SYNTHETIC_NAME_PREFIX) ? `key=${JSON.stringify(key.slice(SYNTHETIC_NAME_PREFIX.length))}` : `name=${JSON.stringify(key)}`;
+
+/**
+ * Function-level rules on top of the value merge (kpt's resource-level rules, applied to the
+ * functions of a keyed pipeline list):
+ * - a function local deleted and upstream left unchanged stays deleted;
+ * - a function upstream deleted but local changed is kept whole, as local has it (kyaml would
+ *   keep only local's changed fields, leaving a function with nothing to run);
+ * - a function only local has is never dropped, even when upstream removed the whole list.
+ */
+function reconcileFunctions(
+  list: string,
+  s: { o: Plain | undefined; u: Plain | undefined; l: Plain; m: Plain },
+  conflicts: KptfileConflict[],
+): void {
+  const path = ['pipeline', list];
+  const merged = (getPath(s.m, path) as Plain[] | undefined) ?? [];
+  const out: Plain[] = [];
+  for (const fn of merged) {
+    const key = fn['name'] as string;
+    const [of, uf, lf] = [findFn(s.o, list, key), findFn(s.u, list, key), findFn(s.l, list, key)];
+    if (!lf && of && same(of, uf)) continue;
+    if (lf && of && !uf && !same(lf, of)) {
+      conflicts.push({
+        field: `pipeline.${list}[${keyLabel(key)}]`,
+        message: `upstream deleted the function and local changed it; local's function is kept`,
+        origin: of,
+        local: lf,
+      });
+      out.push(clone(lf));
+      continue;
+    }
+    out.push(fn);
+  }
+  const localFns = (getPath(s.l, path) as Plain[] | undefined) ?? [];
+  localFns.forEach((lf, i) => {
+    const key = lf['name'] as string;
+    if (findFn(s.o, list, key) || findFn(s.u, list, key) || out.some((f) => f['name'] === key)) return;
+    // Insert after the nearest earlier local function still present, else first.
+    let at = 0;
+    for (let j = i - 1; j >= 0; j--) {
+      const prev = out.findIndex((f) => f['name'] === localFns[j]?.['name']);
+      if (prev >= 0) {
+        at = prev + 1;
+        break;
+      }
+    }
+    out.splice(at, 0, clone(lf));
+  });
+  if (out.length > 0 || getPath(s.m, path) !== undefined) setPath(s.m, path, out.length > 0 || merged.length > 0 ? out : getPath(s.m, path));
+}
+
+function isEmpty(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (Array.isArray(v)) return v.every(isEmpty);
+  if (typeof v === 'object') return Object.values(v).every(isEmpty);
+  return false;
 }
 
 function removeSyntheticNames(p: Pipeline): void {

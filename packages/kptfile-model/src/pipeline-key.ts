@@ -1,7 +1,7 @@
 /**
  * Seed 000 "Pipeline Merge": which identity the pipeline's functions are merged by.
  *
- * 1. `name`, when every function in the three sources has one;
+ * 1. `name`, when every function in the three sources has one (and no list repeats a name);
  * 2. else, when no function has a name and no list repeats a key, the derived key: `exec`, else
  *    the image without its tag or digest (a registry port is not a tag);
  * 3. otherwise no identity: the list is atomic and upstream's changed list replaces local's.
@@ -25,20 +25,25 @@ export function pipelineKeyMode(kptfiles: readonly (Kptfile | undefined)[]): Pip
   let all = true;
   let none = true;
   let repeats = false;
+  let namesRepeat = false;
   for (const kf of kptfiles) {
     for (const list of PIPELINE_LISTS) {
       const fns = kf?.pipeline?.[list] ?? [];
       const keys = new Set<string>();
+      const names = new Set<string>();
       for (const fn of fns) {
-        if (fn.name) none = false;
-        else all = false;
+        if (fn.name) {
+          none = false;
+          if (names.has(fn.name)) namesRepeat = true;
+          names.add(fn.name);
+        } else all = false;
         const k = derivedFunctionKey(fn);
         if (keys.has(k)) repeats = true;
         keys.add(k);
       }
     }
   }
-  if (all) return 'name';
+  if (all) return namesRepeat ? 'none' : 'name';
   if (none && !repeats) return 'derived';
   return 'none';
 }
