@@ -149,7 +149,7 @@ describe('writePackage', () => {
   it('writes changed and new files, prunes removed ones, and leaves subpackages alone', async () => {
     const dir = await tree({ 'a.yaml': 'a: 1\n', 'b.yaml': 'b: 1\n', 'sub/Kptfile': 'kind: Kptfile\n', 'sub/c.yaml': 'c: 1\n' });
     const r = await writePackage(dir, [{ path: 'a.yaml', content: 'a: 2\n' }, { path: 'new/d.yaml', content: 'd: 1\n' }], { prune: true });
-    expect(r.written.sort()).toEqual(['a.yaml', 'new/d.yaml']);
+    expect([...r.written].sort()).toEqual(['a.yaml', 'new/d.yaml']);
     expect(r.deleted).toEqual(['b.yaml']);
     expect(await snapshot(dir)).toEqual({ 'a.yaml': 'a: 2\n', 'new/d.yaml': 'd: 1\n', 'sub/Kptfile': 'kind: Kptfile\n', 'sub/c.yaml': 'c: 1\n' });
   });
