@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { treeUnchanged } from './compare.js';
 import { fetchUnfetchedSubpackages } from './get.js';
 import { addMergeCommentsToTree, atomically, copyTree, scratchDir } from './fs-util.js';
@@ -68,8 +68,6 @@ async function updateOne(
   }
   await fetchUnfetchedSubpackages(ctx, updated.path);
   addMergeCommentsToTree(updated.path);
-  ctx.progress(`Updating package "${name}" with strategy "${strategy}".`);
-  const update = updater(strategy);
 
   const rels = new Set<string>(['.']);
   for (const root of [dir, updated.path, originPath]) {
@@ -82,13 +80,13 @@ async function updateOne(
     const upd = isRoot ? updated.path : join(updated.path, rel);
     const org = isRoot ? originPath : join(originPath, rel);
     if (isRoot) {
-      const out = update({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: '/', isRoot: true });
+      ctx.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
+      const out = updater(strategy)({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: '/', isRoot: true });
       conflicts.push(...out.conflicts.map((c) => ({ ...c, package: name })));
       continue;
     }
     const [l, u, o] = [exists(join(local, KPTFILE)), exists(join(upd, KPTFILE)), exists(join(org, KPTFILE))];
-    const remote = (l && hasUpstream(join(local, KPTFILE))) || (!l && u && hasUpstream(join(upd, KPTFILE)));
-    const display = `${name}/${rel}`;
+    const display = rel;
     if (!l && !u) continue;
     if (o && !u) {
       if (!l) continue;
@@ -108,8 +106,13 @@ async function updateOne(
     }
     if (o && !l) continue; // deleted locally: stays deleted
     if (!o && l && u) throw new UpdateError(`subpackage "${rel}" added in both upstream and local`);
-    if (remote) continue; // a remote subpackage updates itself from its own upstream
-    const out = update({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false });
+    // A subpackage merges with its own strategy (a remote one is then updated from its own upstream).
+    const subKptfile = readKptfile(local);
+    const subStrategy = subKptfile?.kptfile.upstream?.updateStrategy
+      ? strategyOf(subKptfile.kptfile.upstream.updateStrategy, subKptfile.file)
+      : strategy;
+    ctx.progress(`Updating package "${rel.split('/').pop()}" with strategy "${subStrategy}".`);
+    const out = updater(subStrategy)({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false });
     conflicts.push(...out.conflicts.map((c) => ({ ...c, package: display })));
   }
 
@@ -119,6 +122,7 @@ async function updateOne(
     join(dir, KPTFILE),
     withUpstream(after, undefined, { repo: git.repo, directory: git.directory ?? '/', ref: git.ref ?? updated.ref, updateStrategy: strategy }, updated.commit),
   );
+  ctx.progress('');
 }
 
 function hasLocalContent(dir: string): boolean {
@@ -136,7 +140,7 @@ export async function updatePackage(request: UpdateRequest, ctx: FetchContext): 
   if (!rootKptfile) {
     throw new UpdateError(`${join(request.pkgPath, KPTFILE)}: no such file or directory (not a kpt package)`);
   }
-  const rootName = relative(request.displayRoot, request.pkgPath) || '.';
+  const rootName = relative(request.displayRoot, request.pkgPath) || basename(request.pkgPath);
   if (!rootKptfile.kptfile.upstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`);
   if (request.strategy === undefined) strategyOf(rootKptfile.kptfile.upstream.updateStrategy, rootKptfile.file);
   const conflicts: (ResourceConflict & { package: string })[] = [];
@@ -172,7 +176,6 @@ export async function updatePackage(request: UpdateRequest, ctx: FetchContext): 
         if (hasUpstream(join(dir, sub, KPTFILE))) queue.push(rel === '.' ? sub : `${rel}/${sub}`);
       }
     }
-    ctx.progress('');
     ctx.progress(`Updated ${count} package(s).`);
     return count;
   };
