@@ -1,0 +1,67 @@
+// `pnpm bench` in merge-core: the package merge on synthetic packages of 100, 1,000 and 10,000
+// resources, beside the floor of parsing the three inputs and printing them with `yaml`.
+// Each size runs in its own process so that its peak memory (max RSS) is its own.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { mergeFiles } from '../dist/index.js';
+import { syntheticPackage } from './synthetic.mjs';
+
+const sizes = (process.env.KDELTA_BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
+
+function floor(pkg) {
+  for (const side of [pkg.origin, pkg.upstream, pkg.local]) {
+    for (const f of side) for (const d of parseAllDocuments(f.text, { version: '1.1' })) d.toString();
+  }
+}
+
+function time(fn, minMs = 1500) {
+  fn(); // warm up
+  const runs = [];
+  const start = performance.now();
+  while (performance.now() - start < minMs || runs.length < 3) {
+    const t = performance.now();
+    fn();
+    runs.push(performance.now() - t);
+  }
+  runs.sort((a, b) => a - b);
+  return runs[Math.floor(runs.length / 2)];
+}
+
+if (process.argv[2] === '--one') {
+  const size = Number(process.argv[3]);
+  const mode = process.argv[4];
+  const pkg = syntheticPackage(size);
+  const count = pkg.local.reduce((n, f) => n + (f.text.match(/^kind:/gm) ?? []).length, 0);
+  const lines = pkg.local.reduce((n, f) => n + f.text.split('\n').length, 0);
+  let ms;
+  let conflicts = 0;
+  if (mode === 'merge') {
+    ms = time(() => {
+      conflicts = mergeFiles(pkg).conflicts.length;
+    });
+  } else {
+    ms = time(() => floor(pkg));
+  }
+  console.log(JSON.stringify({ size, count, lines, ms, conflicts, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
+} else {
+  const rows = [];
+  for (const size of sizes) {
+    const run = (mode) =>
+      JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', String(size), mode], { encoding: 'utf8' }));
+    const merge = run('merge');
+    const base = run('floor');
+    rows.push({
+      resources: merge.count,
+      'local lines': merge.lines,
+      'merge ms': merge.ms.toFixed(1),
+      'resources/s': Math.round((merge.count / merge.ms) * 1000),
+      'floor ms (parse 3 + print)': base.ms.toFixed(1),
+      'ratio to floor': (merge.ms / base.ms).toFixed(2),
+      'peak RSS MiB (merge)': merge.maxRssMiB.toFixed(0),
+      'peak RSS MiB (floor)': base.maxRssMiB.toFixed(0),
+      conflicts: merge.conflicts,
+    });
+  }
+  console.table(rows);
+}

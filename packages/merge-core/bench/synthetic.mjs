@@ -1,0 +1,137 @@
+// Synthetic, realistic packages for the merge benchmark: apps of a Deployment, a Service and a
+// ConfigMap (60-120 lines each), with upstream image bumps, new env vars, ports and containers,
+// added and deleted resources, and local replica, label and env edits.
+
+function deployment(i, { image = 'v1', extraEnv = false, extraPort = false, sidecar = false, replicas = 2, team, envValue = 'info' }) {
+  const env = [
+    ['LOG_LEVEL', envValue],
+    ['REGION', 'eu-west-1'],
+    ['FEATURE_FLAGS', 'a,b,c'],
+    ['CACHE_TTL', '300'],
+    ['DB_HOST', `db-${i}.internal`],
+    ...(extraEnv ? [['TRACING', 'enabled']] : []),
+  ];
+  const ports = [
+    ['http', 8080],
+    ['metrics', 9090],
+    ...(extraPort ? [['grpc', 8443]] : []),
+  ];
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app-${i}
+  labels:
+    app: app-${i}
+    tier: backend${team ? `\n    team: ${team}` : ''}
+  annotations:
+    description: "Service number ${i} of the fleet"
+spec:
+  replicas: ${replicas} # tuned per environment
+  selector:
+    matchLabels:
+      app: app-${i}
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 1
+      maxUnavailable: 0
+  template:
+    metadata:
+      labels:
+        app: app-${i}
+    spec:
+      serviceAccountName: app-${i}
+      containers:
+      - name: app
+        image: registry.example.com/app-${i}:${image}
+        args: ["--port", "8080", "--metrics-port", "9090"]
+        env:
+${env.map(([n, v]) => `        - name: ${n}\n          value: "${v}"`).join('\n')}
+        ports:
+${ports.map(([n, p]) => `        - name: ${n}\n          containerPort: ${p}\n          protocol: TCP`).join('\n')}
+        resources:
+          requests:
+            cpu: 100m
+            memory: 128Mi
+          limits:
+            cpu: "1"
+            memory: 512Mi
+        readinessProbe:
+          httpGet:
+            path: /healthz
+            port: http
+          periodSeconds: 10
+        volumeMounts:
+        - name: config
+          mountPath: /etc/app
+          readOnly: true${sidecar ? `
+      - name: proxy
+        image: registry.example.com/proxy:${image}
+        ports:
+        - containerPort: 15001
+          protocol: TCP` : ''}
+      volumes:
+      - name: config
+        configMap:
+          name: app-${i}-config
+`;
+}
+
+function service(i) {
+  return `apiVersion: v1
+kind: Service
+metadata:
+  name: app-${i}
+  labels:
+    app: app-${i}
+  annotations:
+    prometheus.io/scrape: "true"
+    prometheus.io/port: "9090"
+spec:
+  type: ClusterIP
+  selector:
+    app: app-${i}
+  ports:
+${Array.from({ length: 12 }, (_, p) => `  - name: port-${p}\n    port: ${8000 + p}\n    targetPort: ${9000 + p}\n    protocol: TCP`).join('\n')}
+`;
+}
+
+function configMap(i, suffix = 'config', version = 1) {
+  return `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app-${i}-${suffix}
+  labels:
+    app: app-${i}
+data:
+${Array.from({ length: 55 }, (_, k) => `  setting_${k}: "value-${k}-v${k % 7 === 0 ? version : 1}"`).join('\n')}
+`;
+}
+
+/** Three versions of a package of about `resources` resources, as SourceFile lists. */
+export function syntheticPackage(resources) {
+  const apps = Math.max(1, Math.round(resources / 3));
+  const origin = [];
+  const upstream = [];
+  const local = [];
+  for (let i = 0; i < apps; i++) {
+    const path = `apps/app-${i}.yaml`;
+    const deletedUpstream = i % 100 === 7;
+    const o = [deployment(i, {}), service(i), configMap(i)].join('---\n');
+    const u = [
+      deployment(i, { image: 'v2', extraEnv: i % 3 === 0, extraPort: i % 5 === 0, sidecar: i % 10 === 0 }),
+      service(i),
+      configMap(i, 'config', 2),
+      ...(i % 100 === 3 ? [configMap(i, 'extra')] : []),
+    ].join('---\n');
+    const l = [
+      deployment(i, { replicas: i % 2 === 0 ? 5 : 2, team: i % 3 === 0 ? 'payments' : undefined, envValue: i % 4 === 0 ? 'debug' : 'info' }),
+      service(i),
+      configMap(i),
+    ].join('---\n');
+    origin.push({ path, text: o });
+    if (!deletedUpstream) upstream.push({ path, text: u });
+    local.push({ path, text: l });
+  }
+  return { origin, upstream, local };
+}
