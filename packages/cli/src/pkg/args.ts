@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../command.js';
 import { type UpdateStrategy, isUpdateStrategy, updateStrategies } from './strategy.js';
 
@@ -55,7 +55,8 @@ export function resolveDestination(arg: string | undefined, cwd: string, repo: s
   const name = directory !== '/' ? basename(directory) : basename(repo.replace(/\/+$/, ''));
   if (arg === undefined) return resolve(cwd, name);
   const cleaned = resolve(cwd, arg);
-  if (cleaned === resolve(cwd)) return cleaned;
+  // `.` (however spelled, e.g. `foo/../`) is the current directory itself
+  if (!isAbsolute(arg) && normalize(arg).replace(/\/+$/, '') === '.') return cleaned;
   let exists = false;
   try {
     lstatSync(cleaned);

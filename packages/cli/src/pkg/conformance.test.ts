@@ -1,3 +1,4 @@
+import { execSync } from 'node:child_process';
 // kpt's pkg get / pkg update conformance scenarios (src/pkg/__fixtures__, converted from kptdev/kpt,
 // Apache-2.0), run against real local git repositories made by the test.
 import { join, resolve } from 'node:path';
@@ -145,7 +146,9 @@ async function runStep(step: Any, vars: Vars, env: Record<string, string | undef
       args = [`${vars.repo(g.repo)}.git${dir === '/' ? '/' : vars.sub(dir)}${ref}`];
       if (g.dest !== undefined) args.push(vars.sub(g.dest));
     }
-    return expectOutcome(g, await cli(['pkg', 'get', ...args], cwd, env), vars);
+    const gr = await cli(["pkg", "get", ...args], cwd, env);
+    if (process.env.KDELTA_TRACE) console.error("GET", gr, execSync(`find ${vars.workspace} -not -path "*/.git*"`).toString());
+    return expectOutcome(g, gr, vars);
   }
   if (step.localCommit) {
     git(vars.workspace, 'add', '.');
@@ -154,9 +157,10 @@ async function runStep(step: Any, vars: Vars, env: Record<string, string | undef
   }
   if (step.localChange) {
     const c = step.localChange;
-    replaceData(resolve(vars.workspace, vars.sub(c.pkg)), sourceTree(vars, c, 'base', tmp));
+    replaceData(resolve(vars.workspace, vars.sub(c.pkg)), sourceTree(vars, { dataset: c.dataset, pkgSpec: c.pkgSpec }, "base", tmp));
     git(vars.workspace, 'add', '.');
     git(vars.workspace, 'commit', '--quiet', '--allow-empty', '-m', 'local change');
+    if (process.env.KDELTA_TRACE) console.error("LOCALCHANGE", execSync(`find ${vars.workspace} -not -path "*/.git*"`).toString());
     return;
   }
   if (step.localWrite) {

@@ -73,12 +73,14 @@ async function updateOne(
   for (const root of [dir, updated.path, originPath]) {
     for (const p of subpackagePaths(root, { includeRemote: true, recurseIntoRemote: false })) rels.add(p);
   }
+  if (process.env.KDELTA_TRACE) console.error("rels", [...rels], dir, originPath);
   // Parents first, so a deleted or added parent decides for its children.
   for (const rel of [...rels].sort((a, b) => (a === '.' ? -1 : b === '.' ? 1 : a.localeCompare(b)))) {
     const isRoot = rel === '.';
     const local = isRoot ? dir : join(dir, rel);
     const upd = isRoot ? updated.path : join(updated.path, rel);
     const org = isRoot ? originPath : join(originPath, rel);
+    if (process.env.KDELTA_TRACE) console.error("before", rel, exists(join(dir, "subpkg1/Kptfile")));
     if (isRoot) {
       ctx.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
       const out = updater(strategy)({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: '/', isRoot: true });
@@ -87,6 +89,7 @@ async function updateOne(
     }
     const [l, u, o] = [exists(join(local, KPTFILE)), exists(join(upd, KPTFILE)), exists(join(org, KPTFILE))];
     const display = rel;
+    if (process.env.KDELTA_TRACE) console.error("rel", rel, l, u, o, org);
     if (!l && !u) continue;
     if (o && !u) {
       if (!l) continue;
