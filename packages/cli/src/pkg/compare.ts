@@ -4,7 +4,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { KPTFILE, type PkgFile, exists, packageFiles, subpackagePaths } from './tree.js';
 
 /** Kptfile content that says where a package came from, not what it is: ignored by change checks. */
-const KPTFILE_BOOKKEEPING = ['upstream', 'upstreamLock', 'status', 'metadata'] as const;
+const KPTFILE_BOOKKEEPING = ['apiVersion', 'kind', 'upstream', 'upstreamLock', 'status', 'metadata'] as const;
 
 function kptfileData(text: string): unknown {
   try {
@@ -54,8 +54,13 @@ export function changedFiles(a: string, b: string): string[] {
   const fa = new Map(packageFiles(a).files.map((f: PkgFile) => [f.path, f.text]));
   const fb = new Map(packageFiles(b).files.map((f: PkgFile) => [f.path, f.text]));
   const out: string[] = [];
-  for (const [p, t] of fa) if (!fb.has(p) || !sameFile(p, t, fb.get(p)!)) out.push(p);
-  for (const p of fb.keys()) if (!fa.has(p)) out.push(p);
+  // A Kptfile that says nothing but bookkeeping is the same as no Kptfile.
+  const emptyKptfile = 'apiVersion: kpt.dev/v1\nkind: Kptfile\n';
+  for (const [p, t] of fa) {
+    const other = fb.get(p) ?? (p === KPTFILE ? emptyKptfile : undefined);
+    if (other === undefined || !sameFile(p, t, other)) out.push(p);
+  }
+  for (const [p, t] of fb) if (!fa.has(p) && !(p === KPTFILE && sameFile(p, t, emptyKptfile))) out.push(p);
   return out.sort();
 }
 

@@ -121,6 +121,12 @@ export function replaceNonKrmFiles(input: { localPath: string; updatedPath: stri
     const l = local.get(path);
     if (l !== undefined && l === o) rmSync(join(input.localPath, path), { force: true });
   }
+  // directories gone upstream that are empty locally go too
+  const updatedDirs = new Set(packageFiles(input.updatedPath).dirs);
+  for (const d of packageFiles(input.originPath).dirs.sort().reverse()) {
+    const full = join(input.localPath, d);
+    if (!updatedDirs.has(d) && exists(full) && readdirSync(full).length === 0) rmdirSync(full);
+  }
   for (const d of packageFiles(input.updatedPath).dirs) {
     if (!exists(join(input.localPath, d)) && !packageFiles(input.originPath).dirs.includes(d)) {
       mkdirSync(join(input.localPath, d), { recursive: true });

@@ -91,8 +91,21 @@ async function updateOne(
     const display = rel;
     if (process.env.KDELTA_TRACE) console.error("rel", rel, l, u, o, org);
     if (!l && !u) continue;
+    if (!o && l && !u) {
+      // only in local: kept by resource-merge, wiped by force-delete-replace, a local change for fast-forward
+      if (strategy === 'force-delete-replace') rmSync(local, { recursive: true, force: true });
+      else if (strategy === 'fast-forward') {
+        throw new UpdateError(`local package files have been modified: [${rel}].\n  use a different update --strategy.`);
+      }
+      continue;
+    }
     if (o && !u) {
       if (!l) continue;
+      if (exists(upd)) {
+        // no longer a package upstream, but still a directory of its parent
+        rmSync(join(local, KPTFILE), { force: true });
+        continue;
+      }
       if (treeUnchanged(org, local)) {
         ctx.progress(`Deleting package "${display}" from local since it is removed in upstream.`);
         rmSync(local, { recursive: true, force: true });
