@@ -292,8 +292,6 @@ function joinDocuments(chunks: readonly string[]): string {
     if (out !== '') {
       if (!out.endsWith('\n')) out += '\n';
       if (!/^---(\s|$)/.test(chunk)) chunk = `---\n${chunk}`;
-    } else {
-      chunk = chunk.replace(/^---\n/, (m) => m);
     }
     out += chunk;
   }
