@@ -36,9 +36,7 @@ const command: Command = {
       { pkgPath: args.pkgPath, ref: args.ref, strategy: args.strategy, displayRoot: io.cwd },
       { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [] },
     );
-    for (const c of summary.conflicts) {
-      io.stderr(`conflict in ${c.package}: ${typeof c.message === 'string' ? c.message : JSON.stringify(c)}\n`);
-    }
+    void summary; // conflicts (local changes upstream overrode) are shown by `kdelta pkg diff`
     return ExitCode.ok;
   },
 };

@@ -147,7 +147,6 @@ async function runStep(step: Any, vars: Vars, env: Record<string, string | undef
       if (g.dest !== undefined) args.push(vars.sub(g.dest));
     }
     const gr = await cli(["pkg", "get", ...args], cwd, env);
-    if (process.env.KDELTA_TRACE) console.error("GET", gr, execSync(`find ${vars.workspace} -not -path "*/.git*"`).toString());
     return expectOutcome(g, gr, vars);
   }
   if (step.localCommit) {
@@ -160,7 +159,6 @@ async function runStep(step: Any, vars: Vars, env: Record<string, string | undef
     replaceData(resolve(vars.workspace, vars.sub(c.pkg)), sourceTree(vars, { dataset: c.dataset, pkgSpec: c.pkgSpec }, "base", tmp));
     git(vars.workspace, 'add', '.');
     git(vars.workspace, 'commit', '--quiet', '--allow-empty', '-m', 'local change');
-    if (process.env.KDELTA_TRACE) console.error("LOCALCHANGE", execSync(`find ${vars.workspace} -not -path "*/.git*"`).toString());
     return;
   }
   if (step.localWrite) {

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { type Kptfile, mergeKptfile, parseKptfile, printKptfile } from '@kdelta/kptfile-model';
+import { type Kptfile, mergeKptfile, printKptfile } from '@kdelta/kptfile-model';
+import { lenientKptfile } from './kptfile.js';
 import { changedFiles, readIf, sameFile } from './compare.js';
 import { mergeFiles, type ResourceConflict } from './merge-adapter.js';
 import type { UpdateStrategy } from './strategy.js';
@@ -65,8 +66,8 @@ function replacePackageFiles(input: UpdateInput): void {
 
 /** `updated`'s Kptfile with `local`'s metadata.name, upstream and upstreamLock. */
 function keepBookkeeping(updated: string, local: string, file: string): string {
-  const u = parseKptfile(updated, `upstream/${file}`);
-  const l = parseKptfile(local, file).kptfile;
+  const u = lenientKptfile(updated, `upstream/${file}`);
+  const l = lenientKptfile(local, file).kptfile;
   const next: Kptfile = structuredClone(u.kptfile);
   if (l.metadata?.name !== undefined) next.metadata = { ...next.metadata, name: l.metadata.name };
   if (l.upstream) next.upstream = l.upstream;

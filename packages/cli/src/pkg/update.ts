@@ -73,14 +73,14 @@ async function updateOne(
   for (const root of [dir, updated.path, originPath]) {
     for (const p of subpackagePaths(root, { includeRemote: true, recurseIntoRemote: false })) rels.add(p);
   }
-  if (process.env.KDELTA_TRACE) console.error("rels", [...rels], dir, originPath);
   // Parents first, so a deleted or added parent decides for its children.
+  const settled: string[] = []; // added or deleted whole: their nested packages came or went with them
   for (const rel of [...rels].sort((a, b) => (a === '.' ? -1 : b === '.' ? 1 : a.localeCompare(b)))) {
     const isRoot = rel === '.';
+    if (settled.some((p) => rel.startsWith(`${p}/`))) continue;
     const local = isRoot ? dir : join(dir, rel);
     const upd = isRoot ? updated.path : join(updated.path, rel);
     const org = isRoot ? originPath : join(originPath, rel);
-    if (process.env.KDELTA_TRACE) console.error("before", rel, exists(join(dir, "subpkg1/Kptfile")));
     if (isRoot) {
       ctx.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
       const out = updater(strategy)({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: '/', isRoot: true });
@@ -89,10 +89,10 @@ async function updateOne(
     }
     const [l, u, o] = [exists(join(local, KPTFILE)), exists(join(upd, KPTFILE)), exists(join(org, KPTFILE))];
     const display = rel;
-    if (process.env.KDELTA_TRACE) console.error("rel", rel, l, u, o, org);
     if (!l && !u) continue;
     if (!o && l && !u) {
       // only in local: kept by resource-merge, wiped by force-delete-replace, a local change for fast-forward
+      settled.push(rel);
       if (strategy === 'force-delete-replace') rmSync(local, { recursive: true, force: true });
       else if (strategy === 'fast-forward') {
         throw new UpdateError(`local package files have been modified: [${rel}].\n  use a different update --strategy.`);
@@ -109,6 +109,7 @@ async function updateOne(
       if (treeUnchanged(org, local)) {
         ctx.progress(`Deleting package "${display}" from local since it is removed in upstream.`);
         rmSync(local, { recursive: true, force: true });
+        settled.push(rel);
       } else {
         ctx.progress(`Package "${display}" deleted from upstream, but keeping local since it has changes.`);
       }
@@ -118,6 +119,7 @@ async function updateOne(
       ctx.progress(`Adding package "${display}" from upstream.`);
       mkdirSync(join(local, '..'), { recursive: true });
       copyTree(upd, local);
+      settled.push(rel);
       continue;
     }
     if (o && !l) continue; // deleted locally: stays deleted
