@@ -120,9 +120,11 @@ export function diffTrees(before: string, after: string): PkgChange[] {
     const y = b.get(file);
     if (x !== undefined && y === undefined) changes.push({ kind: 'deleted', subject: file, file, fields: [] });
     else if (x === undefined && y !== undefined) changes.push({ kind: 'added', subject: file, file, fields: [] });
-    else if (x !== undefined && y !== undefined && !sameFile(file, x, y)) {
-      const fields = file.endsWith('Kptfile') ? kptfileFields(x, y) : ['(content changed)'];
-      changes.push({ kind: 'changed', subject: file, file, fields });
+    else if (x !== undefined && y !== undefined) {
+      if (file.split('/').pop() === 'Kptfile') {
+        const fields = kptfileFields(x, y);
+        if (fields.length > 0) changes.push({ kind: 'changed', subject: file, file, fields });
+      } else if (!sameFile(file, x, y)) changes.push({ kind: 'changed', subject: file, file, fields: ['(content changed)'] });
     }
   }
   return changes.sort((p, q) => (p.subject < q.subject ? -1 : p.subject > q.subject ? 1 : 0));

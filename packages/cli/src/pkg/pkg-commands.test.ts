@@ -1,0 +1,165 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { main } from '../main.js';
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-pkg-')));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
+}
+
+async function run(cwd: string, ...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    cwd,
+    env: { ...process.env, KDELTA_CACHE_DIR: join(root, 'cache') },
+  });
+  return { code, stdout, stderr };
+}
+
+const deploy = (replicas: number, image = 'nginx:1') =>
+  `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${replicas}\n  template:\n    spec:\n      containers:\n      - name: app\n        image: ${image}\n`;
+
+/** An upstream monorepo with package `blueprints/web` at tags v1 and v2, and a workspace. */
+function setup(name: string) {
+  const up = join(root, name, 'upstream');
+  mkdirSync(join(up, 'blueprints', 'web'), { recursive: true });
+  git(up, 'init', '--quiet', '--initial-branch=main');
+  writeFileSync(join(up, 'blueprints', 'web', 'Kptfile'), 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\n');
+  writeFileSync(join(up, 'blueprints', 'web', 'deploy.yaml'), deploy(1));
+  writeFileSync(join(up, 'blueprints', 'web', 'README.md'), 'v1 docs\n');
+  git(up, 'add', '-A');
+  git(up, 'commit', '--quiet', '-m', 'v1');
+  git(up, 'tag', 'blueprints/web/v1');
+  const v1 = git(up, 'rev-parse', 'HEAD');
+  writeFileSync(join(up, 'blueprints', 'web', 'deploy.yaml'), deploy(1, 'nginx:2'));
+  writeFileSync(join(up, 'blueprints', 'web', 'README.md'), 'v2 docs\n');
+  git(up, 'commit', '--quiet', '-am', 'v2');
+  git(up, 'tag', 'blueprints/web/v2');
+  const ws = join(root, name, 'ws');
+  mkdirSync(ws);
+  return { up, ws, v1, v2: git(up, 'rev-parse', 'HEAD') };
+}
+
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (abs: string, rel: string) => {
+    for (const e of readdirSync(abs, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(join(abs, e.name), r);
+      else out[r] = readFileSync(join(abs, e.name), 'utf8');
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
+describe('kdelta pkg get / update / diff', () => {
+  it('gets a package at a package-scoped tag and records upstream, lock and merge comments', async () => {
+    const { up, ws, v1 } = setup('get');
+    const r = await run(ws, 'pkg', 'get', `file://${up}.git/blueprints/web@v1`, 'web');
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(r.stderr).toContain(`Fetching file://${up}@v1`);
+    const kf = parse(readFileSync(join(ws, 'web', 'Kptfile'), 'utf8'));
+    expect(kf.metadata.name).toBe('web');
+    expect(kf.upstream).toEqual({ type: 'git', git: { repo: `file://${up}`, directory: '/blueprints/web', ref: 'v1' }, updateStrategy: 'resource-merge' });
+    expect(kf.upstreamLock.git.commit).toBe(v1);
+    expect(readFileSync(join(ws, 'web', 'deploy.yaml'), 'utf8')).toContain('metadata: # kpt-merge: /web');
+  });
+
+  it('updates with local edits kept, persists the strategy, and needs no clean tree', async () => {
+    const { up, ws, v2 } = setup('update');
+    await run(ws, 'pkg', 'get', `${up}.git/blueprints/web@v1`, 'web');
+    const f = join(ws, 'web', 'deploy.yaml');
+    writeFileSync(f, readFileSync(f, 'utf8').replace('replicas: 1', 'replicas: 5'));
+    const r = await run(ws, 'pkg', 'update', 'web@v2', '--strategy', 'resource-merge');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('Updated 1 package(s).');
+    const merged = parse(readFileSync(f, 'utf8'));
+    expect(merged.spec.replicas).toBe(5); // local edit kept
+    expect(merged.spec.template.spec.containers[0].image).toBe('nginx:2'); // upstream change taken
+    expect(readFileSync(join(ws, 'web', 'README.md'), 'utf8')).toBe('v2 docs\n'); // non-KRM file, unchanged locally
+    const kf = parse(readFileSync(join(ws, 'web', 'Kptfile'), 'utf8'));
+    expect(kf.upstream.git.ref).toBe('v2');
+    expect(kf.upstreamLock.git.commit).toBe(v2);
+    expect(readdirSync(ws)).toEqual(['web']); // no temporary siblings left behind
+  });
+
+  it('leaves the package exactly as it was when an update fails', async () => {
+    const { up, ws } = setup('atomic');
+    await run(ws, 'pkg', 'get', `${up}.git/blueprints/web@v1`, 'web');
+    const f = join(ws, 'web', 'deploy.yaml');
+    writeFileSync(f, readFileSync(f, 'utf8').replace('replicas: 1', 'replicas: 5'));
+    const before = snapshot(join(ws, 'web'));
+    const ff = await run(ws, 'pkg', 'update', 'web@v2', '--strategy', 'fast-forward');
+    expect(ff.code).toBe(1);
+    expect(ff.stderr).toContain('local package files have been modified: [deploy.yaml]');
+    expect(snapshot(join(ws, 'web'))).toEqual(before);
+    const bad = await run(ws, 'pkg', 'update', 'web@no-such-ref');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('unknown revision or path not in the working tree');
+    expect(snapshot(join(ws, 'web'))).toEqual(before);
+    expect(readdirSync(ws)).toEqual(['web']);
+  });
+
+  it('force-delete-replace drops local edits', async () => {
+    const { up, ws } = setup('replace');
+    await run(ws, 'pkg', 'get', `${up}.git/blueprints/web@v1`, 'web');
+    writeFileSync(join(ws, 'web', 'local.txt'), 'mine');
+    const r = await run(ws, 'pkg', 'update', 'web@v2', '--strategy', 'force-delete-replace');
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(join(ws, 'web')).sort()).toEqual(['Kptfile', 'README.md', 'deploy.yaml']);
+    expect(parse(readFileSync(join(ws, 'web', 'Kptfile'), 'utf8')).upstream.updateStrategy).toBe('force-delete-replace');
+  });
+
+  it('diff shows what an update would change, resource by resource, and changes nothing', async () => {
+    const { up, ws } = setup('diff');
+    await run(ws, 'pkg', 'get', `${up}.git/blueprints/web@v1`, 'web');
+    const before = snapshot(join(ws, 'web'));
+    const r = await run(ws, 'pkg', 'diff', 'web@v2');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('~ apps/Deployment web');
+    expect(r.stdout).toContain('.spec.template.spec.containers[name="app"].image: "nginx:1" → "nginx:2"');
+    expect(r.stdout).toContain('~ README.md');
+    expect(r.stdout).toContain('.upstream.git.ref: "v1" → "v2"');
+    expect(snapshot(join(ws, 'web'))).toEqual(before);
+    expect(readdirSync(ws)).toEqual(['web']);
+    const same = await run(ws, 'pkg', 'diff', 'web');
+    expect(same.stdout).toBe('No changes.\n');
+  });
+
+  it('diff lists conflicts: local changes upstream would override', async () => {
+    const { up, ws } = setup('conflict');
+    await run(ws, 'pkg', 'get', `${up}.git/blueprints/web@v1`, 'web');
+    const f = join(ws, 'web', 'deploy.yaml');
+    writeFileSync(f, readFileSync(f, 'utf8').replace('nginx:1', 'nginx:local'));
+    const r = await run(ws, 'pkg', 'diff', 'web@v2');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/! conflict in web: .*nginx/);
+    expect(r.stdout).toContain('"nginx:local" → "nginx:2"');
+  });
+
+  it('has --help on every command and rejects bad arguments before doing anything', async () => {
+    for (const c of ['get', 'update', 'diff']) {
+      const h = await run(root, 'pkg', c, '--help');
+      expect(h.code).toBe(0);
+      expect(h.stdout).toContain(`Usage: kdelta pkg ${c}`);
+    }
+    const noArgs = await run(root, 'pkg', 'get');
+    expect(noArgs).toMatchObject({ code: 1 });
+    expect(noArgs.stderr).toContain('requires at least 1 arg(s)');
+    const badStrategy = await run(root, 'pkg', 'update', '.', '--strategy', 'copy-all');
+    expect(badStrategy.stderr).toContain('unrecognized update strategy "copy-all"');
+    const dash = await run(root, 'pkg', 'get', '--upload-pack=x.git/a');
+    expect(dash.code).toBe(1);
+  });
+});
