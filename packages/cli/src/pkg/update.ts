@@ -188,6 +188,17 @@ export async function updatePackage(request: UpdateRequest, ctx: FetchContext): 
       const dir = rel === '.' ? work : join(work, rel);
       if (!exists(join(dir, KPTFILE)) || !hasUpstream(join(dir, KPTFILE))) continue;
       const name = rel === '.' ? rootName : `${rootName}/${rel}`;
+      if (rel !== '.' && request.ref) {
+        // kpt: a remote subpackage from the same repository follows the ref the root goes to
+        const sub = readKptfile(dir)!;
+        const git = sub.kptfile.upstream?.git;
+        if (git?.repo === rootKptfile.kptfile.upstream!.git!.repo && git.ref !== request.ref) {
+          writeFileSync(
+            join(dir, KPTFILE),
+            withUpstream(sub, undefined, { repo: git.repo!, directory: git.directory ?? '/', ref: request.ref, updateStrategy: sub.kptfile.upstream?.updateStrategy }, undefined),
+          );
+        }
+      }
       await updateOne(ctx, dir, name, conflicts);
       count++;
       for (const sub of subpackagePaths(dir, { includeRemote: true, recurseIntoRemote: false })) {
