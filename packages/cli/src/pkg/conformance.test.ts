@@ -70,7 +70,7 @@ function checkExpected(expected: Any, base: string, vars: Vars, tmp: string, thr
     expect(actual).toEqual(parse(ex.kptfile.content));
   }
   for (const f of ex.files ?? []) {
-    const actual = readFileSync(threeWayDirs ? join(threeWayDirs['local']!, f.path) : resolve(base, f.path), 'utf8');
+    const actual = readFileSync(threeWayDirs ? join(threeWayDirs['local']!, '..', f.path) : resolve(base, f.path), 'utf8');
     expect(actual).toBe(readFileSync(join(fixtures, 'datasets', f.dataset), 'utf8'));
   }
 }

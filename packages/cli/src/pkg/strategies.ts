@@ -70,8 +70,8 @@ function keepBookkeeping(updated: string, local: string, file: string): string {
   const l = lenientKptfile(local, file).kptfile;
   const next: Kptfile = structuredClone(u.kptfile);
   if (l.metadata?.name !== undefined) next.metadata = { ...next.metadata, name: l.metadata.name };
-  if (l.upstream) next.upstream = l.upstream;
-  else delete next.upstream;
+  // upstream's own `upstream` when it has one (kpt), else the local one; the lock stays local
+  if (!next.upstream && l.upstream) next.upstream = l.upstream;
   if (l.upstreamLock) next.upstreamLock = l.upstreamLock;
   else delete next.upstreamLock;
   return printKptfile(u, next);
@@ -135,8 +135,22 @@ export function replaceNonKrmFiles(input: { localPath: string; updatedPath: stri
   }
 }
 
+/**
+ * A nested package whose local Kptfile points somewhere else than it did at origin was re-pointed
+ * by the user: kpt leaves it alone.
+ */
+function upstreamRepointed(input: UpdateInput): boolean {
+  const local = readIf(join(input.localPath, KPTFILE));
+  const origin = readIf(join(input.originPath, KPTFILE));
+  if (local === undefined || origin === undefined) return false;
+  const l = lenientKptfile(local, KPTFILE).kptfile.upstream;
+  const o = lenientKptfile(origin, KPTFILE).kptfile.upstream;
+  return JSON.stringify(l ?? null) !== JSON.stringify(o ?? null);
+}
+
 /** resource-merge: a 3-way merge of the resources, the Kptfile, and the non-KRM files. */
 export function resourceMerge(input: UpdateInput): UpdateOutcome {
+  if (!input.isRoot && upstreamRepointed(input)) return { conflicts: [] };
   const krm = (dir: string) => packageFiles(dir).files.filter((f) => isKrmPath(f.path));
   const local = krm(input.localPath);
   const result = mergeFiles({ origin: krm(input.originPath), upstream: krm(input.updatedPath), local });

@@ -90,6 +90,11 @@ async function updateOne(
     const [l, u, o] = [exists(join(local, KPTFILE)), exists(join(upd, KPTFILE)), exists(join(org, KPTFILE))];
     const display = rel;
     if (!l && !u) continue;
+    if (!o && l && !u && hasUpstream(join(local, KPTFILE))) {
+      // a remote package added locally is not a change of this package: it updates itself
+      settled.push(rel);
+      continue;
+    }
     if (!o && l && !u) {
       // only in local: kept by resource-merge, wiped by force-delete-replace, a local change for fast-forward
       settled.push(rel);
@@ -182,17 +187,17 @@ export async function updatePackage(request: UpdateRequest, ctx: FetchContext): 
       );
     }
     let count = 0;
-    const queue: string[] = ['.'];
+    const queue: { rel: string; parent: string | undefined }[] = [{ rel: '.', parent: undefined }];
     while (queue.length > 0) {
-      const rel = queue.shift()!;
+      const { rel, parent } = queue.shift()!;
       const dir = rel === '.' ? work : join(work, rel);
       if (!exists(join(dir, KPTFILE)) || !hasUpstream(join(dir, KPTFILE))) continue;
       const name = rel === '.' ? rootName : `${rootName}/${rel}`;
-      if (rel !== '.' && request.ref) {
+      if (parent === '.' && request.ref) {
         // kpt: a remote subpackage from the same repository follows the ref the root goes to
         const sub = readKptfile(dir)!;
         const git = sub.kptfile.upstream?.git;
-        if (git?.repo === rootKptfile.kptfile.upstream!.git!.repo && git.ref !== request.ref) {
+        if (git && git.repo === rootKptfile.kptfile.upstream!.git!.repo && git.ref !== request.ref) {
           writeFileSync(
             join(dir, KPTFILE),
             withUpstream(sub, undefined, { repo: git.repo!, directory: git.directory ?? '/', ref: request.ref, updateStrategy: sub.kptfile.upstream?.updateStrategy }, undefined),
@@ -202,7 +207,7 @@ export async function updatePackage(request: UpdateRequest, ctx: FetchContext): 
       await updateOne(ctx, dir, name, conflicts);
       count++;
       for (const sub of subpackagePaths(dir, { includeRemote: true, recurseIntoRemote: false })) {
-        if (hasUpstream(join(dir, sub, KPTFILE))) queue.push(rel === '.' ? sub : `${rel}/${sub}`);
+        if (hasUpstream(join(dir, sub, KPTFILE))) queue.push({ rel: rel === '.' ? sub : `${rel}/${sub}`, parent: rel });
       }
     }
     ctx.progress(`Updated ${count} package(s).`);
