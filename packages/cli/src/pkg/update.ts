@@ -43,6 +43,8 @@ async function updateOne(
   name: string,
   conflicts: (ResourceConflict & { package: string })[],
 ): Promise<void> {
+  // kpt marks every local resource with its merge identity before merging
+  addMergeCommentsToTree(dir);
   const parsed = readKptfile(dir)!;
   const kf = parsed.kptfile;
   const git = kf.upstream?.git;
@@ -54,9 +56,9 @@ async function updateOne(
   const updated = await fetchToScratch(ctx, git.repo, git.directory ?? '/', ref);
   const lock = kf.upstreamLock?.git;
   let originPath: string;
-  if (lock?.commit) {
+  if (lock?.commit || lock?.repo) {
     ctx.progress(`Fetching origin from ${lock.repo ?? git.repo}@${lock.ref ?? ''}`);
-    const origin = await fetchToScratch(ctx, lock.repo ?? git.repo, lock.directory ?? git.directory ?? '/', lock.commit);
+    const origin = await fetchToScratch(ctx, lock.repo ?? git.repo, lock.directory ?? git.directory ?? '/', lock.commit || lock.ref || undefined);
     originPath = origin.path;
     addMergeCommentsToTree(originPath);
   } else {
