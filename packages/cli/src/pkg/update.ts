@@ -60,6 +60,7 @@ async function updateOne(
     ctx.progress(`Fetching origin from ${lock.repo ?? git.repo}@${lock.ref ?? ''}`);
     const origin = await fetchToScratch(ctx, lock.repo ?? git.repo, lock.directory ?? git.directory ?? '/', lock.commit || lock.ref || undefined);
     originPath = origin.path;
+    // marked like the local package, so the marks are not taken for local changes
     addMergeCommentsToTree(originPath);
   } else {
     // Never fetched: the origin is empty. Local content would have nothing to merge against.
@@ -69,7 +70,6 @@ async function updateOne(
     ctx.scratch.push(join(originPath, '..'));
   }
   await fetchUnfetchedSubpackages(ctx, updated.path);
-  addMergeCommentsToTree(updated.path);
 
   const rels = new Set<string>(['.']);
   for (const root of [dir, updated.path, originPath]) {
@@ -147,6 +147,9 @@ async function updateOne(
     join(dir, KPTFILE),
     withUpstream(after, undefined, { repo: git.repo, directory: git.directory ?? '/', ref: git.ref ?? updated.ref, updateStrategy: strategy }, updated.commit),
   );
+  // resources that came from upstream get their merge comment (matching needs none: origin and
+  // upstream resources are identified by their own names, local ones by their comment)
+  addMergeCommentsToTree(dir);
   ctx.progress('');
 }
 
