@@ -1,11 +1,12 @@
 import { mkdirSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type Kptfile, mergeKptfile, printKptfile } from '@kdelta/kptfile-model';
-import { lenientKptfile } from './kptfile.js';
-import { changedFiles, readIf, sameFile } from './compare.js';
+import { changedFiles, readIf, sameFile, treeUnchanged } from './compare.js';
 import { mergeFiles, type ResourceConflict } from './merge-adapter.js';
-import type { UpdateStrategy } from './strategy.js';
-import { KPTFILE, type PkgFile, exists, isKrmPath, packageFiles } from './tree.js';
+import { type UpdateStrategy, isUpdateStrategy } from './strategy.js';
+import { KPTFILE, type PkgFile, exists, hasUpstream, isKrmPath, packageFiles, subpackagePaths } from './tree.js';
+import { copyTree } from './fs-util.js';
+import { lenientKptfile, readKptfile } from './kptfile.js';
 
 /** One package's three versions, as kpt's updaters receive them. */
 export interface UpdateInput {
@@ -19,7 +20,8 @@ export interface UpdateInput {
 }
 
 export interface UpdateOutcome {
-  readonly conflicts: readonly ResourceConflict[];
+  /** Conflicts, `package` naming the nested package they are in (absent for the package itself). */
+  readonly conflicts: readonly (ResourceConflict & { package?: string })[];
 }
 
 export class UpdateError extends Error {
@@ -175,7 +177,7 @@ export function resourceMerge(input: UpdateInput): UpdateOutcome {
   return { conflicts: result.conflicts };
 }
 
-export function updater(strategy: UpdateStrategy): (input: UpdateInput) => UpdateOutcome {
+function packageUpdater(strategy: UpdateStrategy): (input: UpdateInput) => UpdateOutcome {
   switch (strategy) {
     case 'resource-merge':
       return resourceMerge;
@@ -187,3 +189,107 @@ export function updater(strategy: UpdateStrategy): (input: UpdateInput) => Updat
 }
 
 export { sameFile };
+
+export function strategyOf(value: unknown, file: string): UpdateStrategy {
+  if (value === undefined || value === '') return 'resource-merge';
+  if (isUpdateStrategy(value)) return value;
+  throw new UpdateError(`${file}: unrecognized update strategy ${JSON.stringify(value)}`);
+}
+
+/** Paths of the local (not remote) packages under `root`, `.` first. */
+function localPackages(root: string): string[] {
+  if (!exists(root)) return [];
+  return ['.', ...subpackagePaths(root, { includeRemote: false })];
+}
+
+/** fast-forward refuses when any local package of the tree changed since it was fetched. */
+function assertUnchangedTree(input: UpdateInput): void {
+  const l = localPackages(input.localPath);
+  const o = new Set(localPackages(input.originPath));
+  const changed: string[] = [];
+  for (const rel of l) {
+    if (!o.has(rel)) {
+      if (rel !== '.') changed.push(rel);
+      continue;
+    }
+    const files = changedFiles(join(input.originPath, rel), join(input.localPath, rel));
+    changed.push(...files.map((f) => (rel === '.' ? f : `${rel}/${f}`)));
+  }
+  if (changed.length > 0) {
+    throw new UpdateError(`local package files have been modified: [${changed.join(' ')}].\n  use a different update --strategy.`);
+  }
+}
+
+/**
+ * kpt's updater for a package and its nested packages: each nested package is added, deleted,
+ * kept or merged with its own strategy; remote ones are left for their own update.
+ */
+export function updateTree(strategy: UpdateStrategy, input: UpdateInput & { progress?: (line: string) => void }): UpdateOutcome {
+  const progress = input.progress ?? (() => undefined);
+  if (strategy === 'fast-forward' && exists(input.originPath)) assertUnchangedTree(input);
+  const conflicts: (ResourceConflict & { package?: string })[] = [];
+  const rels = new Set<string>(['.']);
+  for (const root of [input.localPath, input.updatedPath, input.originPath]) {
+    for (const p of subpackagePaths(root, { includeRemote: true, recurseIntoRemote: false })) rels.add(p);
+  }
+  const settled: string[] = []; // added or deleted whole: their nested packages came or went with them
+  for (const rel of [...rels].sort((a, b) => (a === '.' ? -1 : b === '.' ? 1 : a.localeCompare(b)))) {
+    if (settled.some((p) => rel.startsWith(`${p}/`))) continue;
+    if (rel === '.') {
+      conflicts.push(...packageUpdater(strategy)(input).conflicts);
+      continue;
+    }
+    const local = join(input.localPath, rel);
+    const upd = join(input.updatedPath, rel);
+    const org = join(input.originPath, rel);
+    const [l, u, o] = [exists(join(local, KPTFILE)), exists(join(upd, KPTFILE)), exists(join(org, KPTFILE))];
+    if (!l && !u) continue;
+    if (!o && l && !u && hasUpstream(join(local, KPTFILE))) {
+      settled.push(rel); // a remote package added locally is not a change of this package
+      continue;
+    }
+    if (!o && l && !u) {
+      // only in local: kept by resource-merge, wiped by force-delete-replace (fast-forward refused above)
+      settled.push(rel);
+      if (strategy === 'force-delete-replace') rmSync(local, { recursive: true, force: true });
+      continue;
+    }
+    if (o && !u) {
+      if (!l) continue;
+      if (exists(upd)) {
+        rmSync(join(local, KPTFILE), { force: true }); // no longer a package, still a directory of its parent
+        continue;
+      }
+      if (treeUnchanged(org, local)) {
+        progress(`Deleting package "${rel}" from local since it is removed in upstream.`);
+        rmSync(local, { recursive: true, force: true });
+        settled.push(rel);
+      } else {
+        progress(`Package "${rel}" deleted from upstream, but keeping local since it has changes.`);
+      }
+      continue;
+    }
+    if (!o && !l && u) {
+      progress(`Adding package "${rel}" from upstream.`);
+      mkdirSync(dirname(local), { recursive: true });
+      copyTree(upd, local);
+      settled.push(rel);
+      continue;
+    }
+    if (o && !l) continue; // deleted locally: stays deleted
+    if (!o && l && u) throw new UpdateError(`subpackage "${rel}" added in both upstream and local`);
+    const sub = readKptfile(local);
+    // an unfetched remote package (upstream, no lock) is left to its own update
+    if (sub?.kptfile.upstream?.git && !sub.kptfile.upstreamLock) continue;
+    const subStrategy = sub?.kptfile.upstream?.updateStrategy ? strategyOf(sub.kptfile.upstream.updateStrategy, sub.file) : strategy;
+    progress(`Updating package "${rel.split('/').pop()}" with strategy "${subStrategy}".`);
+    const out = packageUpdater(subStrategy)({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false });
+    conflicts.push(...out.conflicts.map((c) => ({ ...c, package: rel })));
+  }
+  return { conflicts };
+}
+
+/** The updater of a strategy, for a package and its nested packages. */
+export function updater(strategy: UpdateStrategy): (input: UpdateInput) => UpdateOutcome {
+  return (input) => updateTree(strategy, input);
+}

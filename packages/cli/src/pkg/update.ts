@@ -6,7 +6,7 @@ import { addMergeCommentsToTree, atomically, copyTree, scratchDir } from './fs-u
 import { type FetchContext, cleanScratch, fetchToScratch } from './fetch.js';
 import { readKptfile, withUpstream } from './kptfile.js';
 import type { ResourceConflict } from './merge-adapter.js';
-import { UpdateError, updater } from './strategies.js';
+import { UpdateError, strategyOf, updateTree } from './strategies.js';
 import { type UpdateStrategy, isUpdateStrategy } from './strategy.js';
 import { KPTFILE, exists, hasUpstream, subpackagePaths } from './tree.js';
 
@@ -30,11 +30,6 @@ export interface UpdateSummary {
   readonly resultPath?: string;
 }
 
-function strategyOf(value: unknown, file: string): UpdateStrategy {
-  if (value === undefined || value === '') return 'resource-merge';
-  if (isUpdateStrategy(value)) return value;
-  throw new UpdateError(`${file}: unrecognized update strategy ${JSON.stringify(value)}`);
-}
 
 /** Update one package that has an upstream (kpt's updatePackage), in place. */
 async function updateOne(
@@ -69,77 +64,16 @@ async function updateOne(
     originPath = join(scratchDir('origin'), 'none');
     ctx.scratch.push(join(originPath, '..'));
   }
-  await fetchUnfetchedSubpackages(ctx, updated.path);
-
-  const rels = new Set<string>(['.']);
-  for (const root of [dir, updated.path, originPath]) {
-    for (const p of subpackagePaths(root, { includeRemote: true, recurseIntoRemote: false })) rels.add(p);
-  }
-  // Parents first, so a deleted or added parent decides for its children.
-  const settled: string[] = []; // added or deleted whole: their nested packages came or went with them
-  for (const rel of [...rels].sort((a, b) => (a === '.' ? -1 : b === '.' ? 1 : a.localeCompare(b)))) {
-    const isRoot = rel === '.';
-    if (settled.some((p) => rel.startsWith(`${p}/`))) continue;
-    const local = isRoot ? dir : join(dir, rel);
-    const upd = isRoot ? updated.path : join(updated.path, rel);
-    const org = isRoot ? originPath : join(originPath, rel);
-    if (isRoot) {
-      ctx.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
-      const out = updater(strategy)({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: '/', isRoot: true });
-      conflicts.push(...out.conflicts.map((c) => ({ ...c, package: name })));
-      continue;
-    }
-    const [l, u, o] = [exists(join(local, KPTFILE)), exists(join(upd, KPTFILE)), exists(join(org, KPTFILE))];
-    const display = rel;
-    if (!l && !u) continue;
-    if (!o && l && !u && hasUpstream(join(local, KPTFILE))) {
-      // a remote package added locally is not a change of this package: it updates itself
-      settled.push(rel);
-      continue;
-    }
-    if (!o && l && !u) {
-      // only in local: kept by resource-merge, wiped by force-delete-replace, a local change for fast-forward
-      settled.push(rel);
-      if (strategy === 'force-delete-replace') rmSync(local, { recursive: true, force: true });
-      else if (strategy === 'fast-forward') {
-        throw new UpdateError(`local package files have been modified: [${rel}].\n  use a different update --strategy.`);
-      }
-      continue;
-    }
-    if (o && !u) {
-      if (!l) continue;
-      if (exists(upd)) {
-        // no longer a package upstream, but still a directory of its parent
-        rmSync(join(local, KPTFILE), { force: true });
-        continue;
-      }
-      if (treeUnchanged(org, local)) {
-        ctx.progress(`Deleting package "${display}" from local since it is removed in upstream.`);
-        rmSync(local, { recursive: true, force: true });
-        settled.push(rel);
-      } else {
-        ctx.progress(`Package "${display}" deleted from upstream, but keeping local since it has changes.`);
-      }
-      continue;
-    }
-    if (!o && !l && u) {
-      ctx.progress(`Adding package "${display}" from upstream.`);
-      mkdirSync(join(local, '..'), { recursive: true });
-      copyTree(upd, local);
-      settled.push(rel);
-      continue;
-    }
-    if (o && !l) continue; // deleted locally: stays deleted
-    if (!o && l && u) throw new UpdateError(`subpackage "${rel}" added in both upstream and local`);
-    // A subpackage merges with its own strategy (a remote one is then updated from its own upstream).
-    const subKptfile = readKptfile(local);
-    const subStrategy = subKptfile?.kptfile.upstream?.updateStrategy
-      ? strategyOf(subKptfile.kptfile.upstream.updateStrategy, subKptfile.file)
-      : strategy;
-    ctx.progress(`Updating package "${rel.split('/').pop()}" with strategy "${subStrategy}".`);
-    const out = updater(subStrategy)({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false });
-    conflicts.push(...out.conflicts.map((c) => ({ ...c, package: display })));
-  }
+  ctx.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
+  const out = updateTree(strategy, {
+    localPath: dir,
+    updatedPath: updated.path,
+    originPath,
+    relPackagePath: '/',
+    isRoot: true,
+    progress: ctx.progress,
+  });
+  conflicts.push(...out.conflicts.map((c) => ({ ...c, package: c.package ? `${name}/${c.package}` : name })));
 
   // The new lock: what was fetched.
   const after = readKptfile(dir);
