@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type Kptfile, mergeKptfile, printKptfile } from '@kdelta/kptfile-model';
 import { changedFiles, readIf, sameFile, treeUnchanged } from './compare.js';
@@ -227,6 +227,7 @@ function assertUnchangedTree(input: UpdateInput): void {
 export function updateTree(strategy: UpdateStrategy, input: UpdateInput & { progress?: (line: string) => void }): UpdateOutcome {
   const progress = input.progress ?? (() => undefined);
   if (strategy === 'fast-forward' && exists(input.originPath)) assertUnchangedTree(input);
+  if (strategy === 'force-delete-replace') return replaceTree(input);
   const conflicts: (ResourceConflict & { package?: string })[] = [];
   const rels = new Set<string>(['.']);
   for (const root of [input.localPath, input.updatedPath, input.originPath]) {
@@ -249,15 +250,19 @@ export function updateTree(strategy: UpdateStrategy, input: UpdateInput & { prog
       continue;
     }
     if (!o && l && !u) {
-      // only in local: kept by resource-merge, wiped by force-delete-replace (fast-forward refused above)
+      // only in local: kept by resource-merge (fast-forward refused above, force-delete-replace replaced the tree)
       settled.push(rel);
-      if (strategy === 'force-delete-replace') rmSync(local, { recursive: true, force: true });
       continue;
     }
     if (o && !u) {
       if (!l) continue;
       if (exists(upd)) {
-        rmSync(join(local, KPTFILE), { force: true }); // no longer a package, still a directory of its parent
+        // no longer a package upstream, still a directory of its parent: resource-merge keeps the
+        // local package and merges its files; the other strategies follow upstream
+        if (strategy === 'resource-merge') {
+          const out = resourceMerge({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false });
+          conflicts.push(...out.conflicts.map((c) => ({ ...c, package: rel })));
+        } else rmSync(join(local, KPTFILE), { force: true });
         continue;
       }
       if (treeUnchanged(org, local)) {
@@ -292,4 +297,40 @@ export function updateTree(strategy: UpdateStrategy, input: UpdateInput & { prog
 /** The updater of a strategy, for a package and its nested packages. */
 export function updater(strategy: UpdateStrategy): (input: UpdateInput) => UpdateOutcome {
   return (input) => updateTree(strategy, input);
+}
+
+/**
+ * force-delete-replace for a whole tree: the local package and its nested local packages become
+ * upstream's; remote packages added locally stay (they update themselves), and the root Kptfile
+ * keeps its name, upstream and lock.
+ */
+function replaceTree(input: UpdateInput): UpdateOutcome {
+  const keep = new Set(
+    subpackagePaths(input.localPath, { includeRemote: true, recurseIntoRemote: false }).filter(
+      (rel) =>
+        hasUpstream(join(input.localPath, rel, KPTFILE)) &&
+        (!exists(join(input.updatedPath, rel)) || !readKptfile(join(input.localPath, rel))?.kptfile.upstreamLock),
+    ),
+  );
+  const localKptfile = readIf(join(input.localPath, KPTFILE));
+  const clear = (rel: string) => {
+    for (const e of readdirSync(join(input.localPath, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.name === '.git' || r === KPTFILE || keep.has(r)) continue;
+      if (e.isDirectory() && [...keep].some((k) => k.startsWith(`${r}/`))) clear(r);
+      else rmSync(join(input.localPath, r), { recursive: true, force: true });
+    }
+  };
+  if (exists(input.localPath)) clear('');
+  if (exists(input.updatedPath)) {
+    for (const e of readdirSync(input.updatedPath)) {
+      if (e === KPTFILE || e === '.git') continue;
+      cpSync(join(input.updatedPath, e), join(input.localPath, e), { recursive: true, verbatimSymlinks: true, force: true });
+    }
+  }
+  const updatedKptfile = readIf(join(input.updatedPath, KPTFILE));
+  if (updatedKptfile !== undefined && localKptfile !== undefined) {
+    writeFile(input.localPath, KPTFILE, keepBookkeeping(updatedKptfile, localKptfile, join(input.relPackagePath, KPTFILE)));
+  } else if (updatedKptfile !== undefined) writeFile(input.localPath, KPTFILE, updatedKptfile);
+  return { conflicts: [] };
 }
