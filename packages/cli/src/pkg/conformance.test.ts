@@ -35,7 +35,11 @@ import {
 import { parse } from 'yaml';
 
 /** Scenarios not followed, each with its reason. */
-const notFollowed: Record<string, string> = {};
+const notFollowed: Record<string, string> = {
+  'TestCommand_Run_localPackageChanges/update using fast-forward strategy with local changes':
+    'after the refused update kpt has already rewritten the Kptfile (new strategy) and added merge comments; ' +
+    'kdelta leaves a package whose update fails exactly as it was (issue 4), so the failure is checked but not the partial writes',
+};
 
 const copyMergeReason = 'copy-merge is not one of the three strategies of seed 001; kdelta does not implement it';
 const mergeMissing = 'the resource merge (@kdelta/merge-core mergeFiles) is not in this build yet';

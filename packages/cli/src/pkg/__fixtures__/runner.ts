@@ -243,6 +243,13 @@ function walkTree(root: string): Map<string, 'dir' | 'file'> {
   return out;
 }
 
+/** JSON with mapping keys sorted: data equality with key order ignored, sequence order kept. */
+function canonical(v: Any): string {
+  return JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+  );
+}
+
 function yamlData(text: string): Any {
   const docs = parseAllDocuments(text) as Any[];
   return docs.map((d) => d.toJS()).filter((d) => d !== null && d !== undefined);
@@ -274,11 +281,11 @@ export function compareTrees(expected: string, actual: string, kptfiles: 'ignore
     const base = basename(p);
     if (base === 'Kptfile') {
       // Kptfiles are compared as data (kpt's own serializer's bytes are not reproduced)
-      if (JSON.stringify(parse(x)) !== JSON.stringify(parse(y))) problems.push(`Kptfile ${p} differs:\n--- expected\n${x}\n--- actual\n${y}`);
+      if (canonical(parse(x)) !== canonical(parse(y))) problems.push(`Kptfile ${p} differs:\n--- expected\n${x}\n--- actual\n${y}`);
     } else if (/\.ya?ml$/.test(base)) {
       let same: boolean;
       try {
-        same = JSON.stringify(yamlData(x)) === JSON.stringify(yamlData(y));
+        same = canonical(yamlData(x)) === canonical(yamlData(y));
       } catch {
         same = x.trim() === y.trim();
       }
