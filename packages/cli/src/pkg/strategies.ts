@@ -161,6 +161,13 @@ export function resourceMerge(input: UpdateInput): UpdateOutcome {
   const before = new Map(local.map((f) => [f.path, f.text]));
   for (const f of result.files) if (before.get(f.path) !== f.text) writeFile(input.localPath, f.path, f.text);
 
+  mergeKptfileOf(input);
+  replaceNonKrmFiles(input);
+  return { conflicts: result.conflicts };
+}
+
+/** The Kptfile's 3-way merge (pipeline merge); `upstream`/`upstreamLock` from upstream for nested packages. */
+function mergeKptfileOf(input: UpdateInput): void {
   const localKptfile = readIf(join(input.localPath, KPTFILE));
   const updatedKptfile = readIf(join(input.updatedPath, KPTFILE));
   if (localKptfile !== undefined && updatedKptfile !== undefined) {
@@ -173,8 +180,6 @@ export function resourceMerge(input: UpdateInput): UpdateOutcome {
   } else if (localKptfile === undefined && updatedKptfile !== undefined) {
     writeFile(input.localPath, KPTFILE, updatedKptfile);
   }
-  replaceNonKrmFiles(input);
-  return { conflicts: result.conflicts };
 }
 
 function packageUpdater(strategy: UpdateStrategy): (input: UpdateInput) => UpdateOutcome {
@@ -288,7 +293,11 @@ export function updateTree(strategy: UpdateStrategy, input: UpdateInput & { prog
     if (sub?.kptfile.upstream?.git && !sub.kptfile.upstreamLock) continue;
     const subStrategy = sub?.kptfile.upstream?.updateStrategy ? strategyOf(sub.kptfile.upstream.updateStrategy, sub.file) : strategy;
     progress(`Updating package "${rel.split('/').pop()}" with strategy "${subStrategy}".`);
-    const out = packageUpdater(subStrategy)({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false });
+    // A fetched remote package is merged as part of its parent with its own strategy, except that
+    // fast-forward, which would compare it with the parent's origin, yields to the parent's; it is
+    // then updated from its own upstream.
+    const remoteFastForward = Boolean(sub?.kptfile.upstream?.git) && subStrategy === 'fast-forward';
+    const out = packageUpdater(remoteFastForward ? strategy : subStrategy)({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false });
     conflicts.push(...out.conflicts.map((c) => ({ ...c, package: rel })));
   }
   return { conflicts };
