@@ -1,5 +1,5 @@
 import { cpSync, mkdirSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { type Kptfile, mergeKptfile, printKptfile } from '@kdelta/kptfile-model';
 import { changedFiles, readIf, sameFile, treeUnchanged } from './compare.js';
 import { mergeFiles, type ResourceConflict } from './merge-adapter.js';
@@ -76,6 +76,16 @@ function keepBookkeeping(updated: string, local: string, file: string): string {
   if (!next.upstream && l.upstream) next.upstream = l.upstream;
   if (l.upstreamLock) next.upstreamLock = l.upstreamLock;
   else delete next.upstreamLock;
+  // upstream's render results say nothing about this copy: they are cleared
+  const status = next.status as (Record<string, unknown> & { conditions?: { type?: string }[] }) | undefined;
+  if (status) {
+    delete status['renderStatus'];
+    if (Array.isArray(status.conditions)) {
+      status.conditions = status.conditions.filter((c) => c.type !== 'Rendered');
+      if (status.conditions.length === 0) delete status.conditions;
+    }
+    if (Object.keys(status).length === 0) delete next.status;
+  }
   return printKptfile(u, next);
 }
 
@@ -334,7 +344,16 @@ function replaceTree(input: UpdateInput): UpdateOutcome {
   if (exists(input.updatedPath)) {
     for (const e of readdirSync(input.updatedPath)) {
       if (e === KPTFILE || e === '.git') continue;
-      cpSync(join(input.updatedPath, e), join(input.localPath, e), { recursive: true, verbatimSymlinks: true, force: true });
+      cpSync(join(input.updatedPath, e), join(input.localPath, e), {
+        recursive: true,
+        verbatimSymlinks: true,
+        force: true,
+        // kept remote packages stay as they are locally
+        filter: (src) => {
+          const rel = src.slice(input.updatedPath.length + 1).split(sep).join('/');
+          return ![...keep].some((k) => rel === k || rel.startsWith(`${k}/`));
+        },
+      });
     }
   }
   const updatedKptfile = readIf(join(input.updatedPath, KPTFILE));

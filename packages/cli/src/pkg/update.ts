@@ -133,13 +133,15 @@ export async function updatePackage(request: UpdateRequest, ctx: FetchContext): 
       if (!exists(join(dir, KPTFILE)) || !hasUpstream(join(dir, KPTFILE))) continue;
       const name = rel === '.' ? rootName : `${rootName}/${rel}`;
       if (parent === '.' && request.ref) {
-        // kpt: a remote subpackage from the same repository follows the ref the root goes to
+        // kpt: a remote subpackage from the same repository follows the ref (and the strategy)
+        // the root is updated to
         const sub = readKptfile(dir)!;
         const git = sub.kptfile.upstream?.git;
-        if (git && git.repo === rootKptfile.kptfile.upstream!.git!.repo && git.ref !== request.ref) {
+        if (git && git.repo === rootKptfile.kptfile.upstream!.git!.repo) {
+          const updateStrategy = request.strategy ?? sub.kptfile.upstream?.updateStrategy;
           writeFileSync(
             join(dir, KPTFILE),
-            withUpstream(sub, undefined, { repo: git.repo!, directory: git.directory ?? '/', ref: request.ref, updateStrategy: sub.kptfile.upstream?.updateStrategy }, undefined),
+            withUpstream(sub, undefined, { repo: git.repo!, directory: git.directory ?? '/', ref: request.ref, updateStrategy }, undefined),
           );
         }
       }
