@@ -157,7 +157,8 @@ function upstreamRepointed(input: UpdateInput): boolean {
   if (local === undefined || origin === undefined) return false;
   const l = lenientKptfile(local, KPTFILE).kptfile.upstream;
   const o = lenientKptfile(origin, KPTFILE).kptfile.upstream;
-  return JSON.stringify(l ?? null) !== JSON.stringify(o ?? null);
+  if (!o?.git || !l?.git) return false;
+  return JSON.stringify(l.git) !== JSON.stringify(o.git);
 }
 
 /** resource-merge: a 3-way merge of the resources, the Kptfile, and the non-KRM files. */
