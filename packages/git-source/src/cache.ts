@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { GitError } from './errors.js';
 import { runGit } from './exec.js';
 import { withLock } from './lock.js';
 import { type RemoteOptions, type ResolvedRef, defaultBranch, remoteContext, resolveRef } from './refs.js';
-import { assertSafeArgument, isFullCommit, repoCacheKey } from './url.js';
+import { assertSafeArgument, repoCacheKey } from './url.js';
 
 /** Where cached partial clones live: `KDELTA_CACHE_DIR`, else `~/.kdelta/repos`. */
 export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {

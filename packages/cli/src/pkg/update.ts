@@ -1,14 +1,12 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { treeUnchanged } from './compare.js';
-import { fetchUnfetchedSubpackages } from './get.js';
 import { addMergeCommentsToTree, atomically, copyTree, scratchDir } from './fs-util.js';
 import { type FetchContext, cleanScratch, fetchToScratch } from './fetch.js';
 import { readKptfile, withUpstream } from './kptfile.js';
 import type { ResourceConflict } from './merge-adapter.js';
 import { UpdateError, strategyOf, updateTree } from './strategies.js';
-import { type UpdateStrategy, isUpdateStrategy } from './strategy.js';
-import { KPTFILE, exists, hasUpstream, subpackagePaths } from './tree.js';
+import type { UpdateStrategy } from './strategy.js';
+import { KPTFILE, exists, hasUpstream, packageFiles, subpackagePaths } from './tree.js';
 
 export interface UpdateRequest {
   /** Absolute path of the local package. */
@@ -91,7 +89,6 @@ function hasLocalContent(dir: string): boolean {
   return packageFilesExceptKptfile(dir) > 0;
 }
 
-import { packageFiles } from './tree.js';
 function packageFilesExceptKptfile(dir: string): number {
   return packageFiles(dir).files.filter((f) => f.path !== KPTFILE).length;
 }
