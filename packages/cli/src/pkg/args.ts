@@ -87,7 +87,10 @@ export async function parseGetArgs(
   if (positionals.length > 2) throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument (got ${positionals.length} arguments)`);
   const [source, dest] = positionals as [string, string | undefined];
   const updateStrategy = parseStrategy(options.strategy) ?? 'resource-merge';
-  const { repo, directory, ref } = splitRepoArg(source);
+  const split = splitRepoArg(source);
+  // A relative local path is recorded absolute, so later updates work from any directory.
+  const repo = isLocalPath(split.repo) && !isAbsolute(split.repo) ? resolve(options.cwd, split.repo) : split.repo;
+  const { directory, ref } = split;
   const destination = resolveDestination(dest, options.cwd, repo, directory);
   return { repo, directory, ref: ref ?? (await options.defaultBranch(repo)), destination, updateStrategy };
 }
@@ -111,4 +114,8 @@ export function parseUpdateArgs(positionals: readonly string[], options: { cwd: 
     throw new UsageError(`package path must be under current working directory (got "${path}")`);
   }
   return { pkgPath, ref, strategy };
+}
+
+function isLocalPath(repo: string): boolean {
+  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(repo) && !/^[^/:]+@[^/:]+:/.test(repo) && !/^[a-z0-9.-]+\.[a-z]{2,}[:/]/i.test(repo);
 }

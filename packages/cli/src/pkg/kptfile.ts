@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { type Kptfile, type ParsedKptfile, type UpdateStrategy, KptfileError, decodeKptfile, parseKptfile, printKptfile } from '@kdelta/kptfile-model';
 import { KPTFILE, exists } from './tree.js';
 
@@ -37,7 +38,7 @@ export function withUpstream(
   commit: string | undefined,
 ): string {
   const base: ParsedKptfile =
-    parsed ?? parseKptfile(`apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${JSON.stringify(name ?? 'pkg')}\n`);
+    parsed ?? parseKptfile(`apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${stringify(name ?? 'pkg').trim()}\n`);
   const next: Kptfile = structuredClone(base.kptfile);
   if (name !== undefined) next.metadata = { ...next.metadata, name };
   if (upstream) {
