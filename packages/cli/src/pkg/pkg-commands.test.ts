@@ -148,6 +148,15 @@ describe('kdelta pkg get / update / diff', () => {
     expect(r.stdout).toContain('"nginx:local" → "nginx:2"');
   });
 
+  it('records a relative local repository as an absolute path, so updates work from anywhere', async () => {
+    const { up, ws } = setup('relative');
+    const r = await run(join(ws, '..'), 'pkg', 'get', 'upstream.git/blueprints/web@v1', 'ws/web');
+    expect(r.code, r.stderr).toBe(0);
+    expect(parse(readFileSync(join(ws, 'web', 'Kptfile'), 'utf8')).upstream.git.repo).toBe(up);
+    const u = await run(ws, 'pkg', 'update', 'web@v2');
+    expect(u.code, u.stderr).toBe(0);
+  });
+
   it('has --help on every command and rejects bad arguments before doing anything', async () => {
     for (const c of ['get', 'update', 'diff']) {
       const h = await run(root, 'pkg', c, '--help');
