@@ -10,12 +10,6 @@ export function sameOrBothEmpty(a: YamlNode | undefined, b: YamlNode | undefined
   return sameValue(a, b);
 }
 
-/** Presence-aware: an absent field and an explicit null differ (a null is a deletion request). */
-export function samePresence(a: YamlNode | undefined, b: YamlNode | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return sameValue(a, b);
-}
-
 /** The local side changed the value since origin. */
 export function localChanged(sources: Sources<YamlNode>): boolean {
   return !sameOrBothEmpty(sources.local, sources.origin);

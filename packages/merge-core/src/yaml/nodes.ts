@@ -143,13 +143,4 @@ export function cloneNode<T extends YamlNode>(node: T): T {
   return node.clone() as T;
 }
 
-export function newScalarLike(value: Scalar, style: Scalar | undefined): Scalar {
-  const copy = value.clone() as Scalar;
-  if (style && isScalar(style) && typeof copy.value === 'string' && typeof style.value === 'string') {
-    // Keep the local quoting style when the new value is still a string (kyaml does the same).
-    copy.type = style.type;
-  }
-  return copy;
-}
-
 export { isAlias, isMap, isPair, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq };
