@@ -76,10 +76,22 @@ const bookkeepingAnnotations = [
 ];
 
 export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): MergeFilesResult {
+  // Most files of a package are the same in two or three versions: each distinct file is parsed
+  // once. The merge never mutates what it reads, so the versions can share the parsed documents.
+  const parsedFiles = new Map<string, SourceFileDocuments>();
+  const parse = (f: SourceFile, side: Side): SourceFileDocuments => {
+    const key = `${f.path}\u0000${f.text}`;
+    let file = parsedFiles.get(key);
+    if (!file) {
+      file = parseStream(f.text, f.path, side);
+      parsedFiles.set(key, file);
+    }
+    return file;
+  };
   const parsed = {
-    origin: input.origin.map((f) => parseStream(f.text, f.path, 'origin')),
-    upstream: input.upstream.map((f) => parseStream(f.text, f.path, 'upstream')),
-    local: input.local.map((f) => parseStream(f.text, f.path, 'local')),
+    origin: input.origin.map((f) => parse(f, 'origin')),
+    upstream: input.upstream.map((f) => parse(f, 'upstream')),
+    local: input.local.map((f) => parse(f, 'local')),
   };
   const located = {
     origin: locate('origin', parsed.origin),
@@ -89,6 +101,7 @@ export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): 
 
   // CRDs in any of the three versions teach the merge their kinds' list types.
   const crds = [...located.local, ...located.upstream, ...located.origin]
+    .filter((r) => r.identity?.kind === 'CustomResourceDefinition' || r.map.get('kind') === 'CustomResourceDefinition')
     .map((r) => toPlain(r.map))
     .filter(isCustomResourceDefinition);
   const schemas = crds.length > 0 ? layerSchemas(options.schemas, schemaRegistryFromCrds(crds)) : options.schemas;
@@ -133,6 +146,10 @@ export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): 
       }
     } else if (origin && !local) {
       report.push({ resource: shown, identity: origin.identity, action: 'skipped', file: upstream!.file.file, changed: false });
+    } else if (origin && upstream && local && origin.document.text === upstream.document.text) {
+      // Nothing new upstream: the merge would give local back byte for byte (a law the property
+      // tests hold it to), so it is not run. This is most resources of most updates.
+      report.push({ resource: shown, identity: local.identity, action: 'merged', file: local.file.file, changed: false });
     } else {
       const result = engine.merge(
         { origin: origin?.map, upstream: upstream!.map, local: local!.map },
