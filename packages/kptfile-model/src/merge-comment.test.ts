@@ -1,0 +1,345 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isMap, isScalar, parseAllDocuments, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import {
+  MERGE_COMMENT_PREFIX,
+  UPSTREAM_IDENTIFIER_ANNOTATION,
+  addMergeComments,
+  addMergeCommentsTraced,
+  parseMergeComment,
+} from './merge-comment.js';
+
+// ---------------------------------------------------------------------------------------------
+// Oracle: the implementation before the line scanner (yaml's composed Documents), kept here so
+// the new one can be checked against it on any input.
+
+function str(node: unknown): string | undefined {
+  if (!isScalar(node)) return undefined;
+  return node.value === null || node.value === undefined ? undefined : String(node.value);
+}
+
+function pairOf(map: YAMLMap, key: string): Pair | undefined {
+  return map.items.find((p) => str(p.key) === key) as Pair | undefined;
+}
+
+function column(text: string, offset: number): number {
+  return offset - (text.lastIndexOf('\n', offset - 1) + 1);
+}
+
+/** Offset just after the line holding the end of `node` (its trailing comment included). */
+function endOfLine(text: string, node: Node): number {
+  const end = node.range?.[2] ?? text.length;
+  if (end > 0 && text[end - 1] === '\n') return end;
+  const nl = text.indexOf('\n', end);
+  return nl < 0 ? text.length : nl + 1;
+}
+
+const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+interface Edit {
+  at: number;
+  end: number;
+  text: string;
+}
+
+function groupOf(apiVersion: string | undefined): string {
+  if (!apiVersion || !apiVersion.includes('/')) return '';
+  return apiVersion.slice(0, apiVersion.indexOf('/'));
+}
+
+function editsFor(doc: Document, text: string): Edit[] {
+  const root = doc.contents;
+  if (!isMap(root)) return [];
+  const metaPair = pairOf(root, 'metadata');
+  const meta = metaPair?.value;
+  if (!metaPair || !isMap(meta) || meta.items.length === 0 || meta.flow) return [];
+  const name = str(pairOf(meta, 'name')?.value);
+  const namespace = str(pairOf(meta, 'namespace')?.value);
+  const labels = pairOf(meta, 'labels')?.value;
+  if (!name && !namespace && !(isMap(labels) && labels.items.length > 0)) return [];
+
+  const edits: Edit[] = [];
+  const key = metaPair.key as Node;
+  const keyLineEnd = text.indexOf('\n', key.range?.[1] ?? 0);
+  const lineEnd = keyLineEnd < 0 ? text.length : keyLineEnd;
+  const afterKey = text.slice(key.range?.[1] ?? 0, lineEnd);
+  const hash = afterKey.indexOf('#');
+  let identity = parseMergeComment(hash >= 0 ? afterKey.slice(hash) : undefined);
+  if (!identity) {
+    identity = { namespace: namespace ?? '', name: name ?? '' };
+    const comment = `# ${MERGE_COMMENT_PREFIX} ${identity.namespace}/${identity.name}`;
+    if (hash >= 0) {
+      const start = (key.range?.[1] ?? 0) + hash;
+      edits.push({ at: start, end: lineEnd, text: comment });
+    } else {
+      const trimmed = afterKey.replace(/[ \t]+$/, '');
+      const start = (key.range?.[1] ?? 0) + trimmed.length;
+      edits.push({ at: start, end: lineEnd, text: ` ${comment}` });
+    }
+  }
+
+  const apiVersion = str(pairOf(root, 'apiVersion')?.value);
+  const kind = str(pairOf(root, 'kind')?.value) ?? '';
+  const id = `${groupOf(apiVersion)}|${kind}|${identity.namespace || 'default'}|${identity.name}`;
+  const annPair = pairOf(meta, 'annotations');
+  const ann = annPair?.value;
+  if (annPair && isMap(ann) && !ann.flow && ann.items.length > 0) {
+    const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
+    if (existing) {
+      const v = existing.value as Node | null;
+      if (str(v) === id) return edits;
+      if (v?.range) {
+        edits.push({ at: v.range[0], end: v.range[1], text: quote(id) });
+        return edits;
+      }
+      return [];
+    }
+    const last = ann.items[ann.items.length - 1] as Pair;
+    const anchor = ((last.value as Node | null) ?? (last.key as Node));
+    const at = endOfLine(text, anchor);
+    const indent = ' '.repeat(column(text, (ann.items[0]?.key as Node).range?.[0] ?? 0));
+    edits.push({ at, end: at, text: `${at > 0 && text[at - 1] !== '\n' ? '\n' : ''}${indent}${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}\n` });
+    return edits;
+  }
+  if (annPair) return []; // empty, null or flow-style annotations: left for a Document rewrite
+  const last = meta.items[meta.items.length - 1] as Pair;
+  const anchor = (last.value as Node | null) ?? (last.key as Node);
+  const at = endOfLine(text, anchor);
+  const indent = ' '.repeat(column(text, (meta.items[0]?.key as Node).range?.[0] ?? 0));
+  edits.push({
+    at,
+    end: at,
+    text: `${at > 0 && text[at - 1] !== '\n' ? '\n' : ''}${indent}annotations:\n${indent}  ${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}\n`,
+  });
+  return edits;
+}
+
+/** The previous, compose-based `addMergeComments`, verbatim. */
+function oracle(text: string): string {
+  const docs = parseAllDocuments(text);
+  if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text;
+  const edits = docs.flatMap((d) => editsFor(d as Document, text)).sort((a, b) => b.at - a.at);
+  let out = text;
+  for (const e of edits) out = out.slice(0, e.at) + e.text + out.slice(e.end);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const ID = UPSTREAM_IDENTIFIER_ANNOTATION;
+
+const EDGE_CASES: Record<string, string> = {
+  'plain resource': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: prod\nspec:\n  replicas: 1\n',
+  'no trailing newline': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web',
+  'no trailing newline, annotations last': `kind: A\nmetadata:\n  name: a\n  annotations:\n    x: y`,
+  'four-space indent': 'kind: A\nmetadata:\n    name: a\n    labels:\n        app: a\n',
+  'labels only': 'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  labels:\n    app: web\n',
+  'flow labels only': 'kind: Role\nmetadata:\n  labels: {app: web}\n',
+  'empty flow labels': 'kind: Role\nmetadata:\n  labels: {}\n',
+  'flow metadata left alone': 'kind: A\nmetadata: {name: a, namespace: b}\n',
+  'empty metadata': 'kind: A\nmetadata:\nspec: {}\n',
+  'no metadata': 'apiVersion: v1\nkind: List\nitems: []\n',
+  'flow annotations left alone': 'kind: A\nmetadata:\n  name: a\n  annotations: {a: b}\n',
+  'empty flow annotations': 'kind: A\nmetadata:\n  name: a\n  annotations: {}\n',
+  'null annotations': 'kind: A\nmetadata:\n  name: a\n  annotations:\nspec: 1\n',
+  'identifier right': `kind: A\nmetadata: # kpt-merge: /a\n  name: a\n  annotations:\n    ${ID}: '|A|default|a'\n`,
+  'identifier wrong': `kind: A\nmetadata:\n  name: a\n  annotations:\n    ${ID}: "|B|x|y" # old\n    z: 1\n`,
+  'identifier plain, right': `kind: A\nmetadata:\n  name: a\n  annotations:\n    ${ID}: |A|default|a\n`,
+  'identifier empty': `kind: A\nmetadata:\n  name: a\n  annotations:\n    ${ID}:\n`,
+  'existing other comment replaced': 'kind: A\nmetadata:   # some note\n  name: a\n',
+  'existing merge comment kept': 'kind: A\nmetadata: # kpt-merge: old/b\n  name: a\n',
+  'trailing spaces after metadata:': 'kind: A\nmetadata:   \n  name: a\n',
+  'quoted names': 'kind: "A"\nmetadata:\n  name: "x y"\n  namespace: \'it\'\'s\'\n',
+  'name 0123 (core schema reads a number)': 'kind: A\nmetadata:\n  name: 0123\n',
+  'name 1e3': 'kind: A\nmetadata:\n  name: 1e3\n',
+  'name true': 'kind: A\nmetadata:\n  name: true\n',
+  'name null': 'kind: A\nmetadata:\n  name: null\n  namespace: n\n',
+  'name block scalar': 'kind: A\nmetadata:\n  name: |\n    a\n',
+  'multi-document with non-maps': '- a\n- b\n---\nhello\n---\nkind: A\nmetadata:\n  name: a\n---\n---\n# only a comment\n',
+  'does not parse': 'kind: A\nmetadata:\n  name: [broken\n',
+  'duplicate key deep inside spec': 'kind: A\nmetadata:\n  name: a\nspec:\n  x: 1\n  x: 2\n',
+  'duplicate key, quoted and plain': 'kind: A\nmetadata:\n  name: a\n  "name": b\n',
+  'bad indentation': 'kind: A\nmetadata:\n  name: a\n   namespace: b\n',
+  'tab indentation': 'kind: A\nmetadata:\n\tname: a\n',
+  CRLF: 'kind: A\r\nmetadata:\r\n  name: a\r\n',
+  'YAML 1.1 directive': '%YAML 1.1\n---\nkind: A\nmetadata:\n  name: 0123\n',
+  'document end marker': 'kind: A\nmetadata:\n  name: a\n...\n',
+  anchors: 'kind: A\nmetadata:\n  name: &n a\n  labels:\n    x: *n\n',
+  tags: 'kind: !!str A\nmetadata:\n  name: !!str 0123\n',
+  'explicit key': 'kind: A\n? metadata\n: name: a\n',
+  'labels block map last, then comments': 'kind: A\nmetadata:\n  name: a\n  labels:\n    x: y\n    # c\n\n  # d\nspec: 1\n',
+  'labels sequence at key indent': 'kind: A\nmetadata:\n  name: a\n  labels:\n  - x\n  # c\nspec: 1\n',
+  'block scalar last annotation': 'kind: A\nmetadata:\n  name: a\n  annotations:\n    b: |\n      text\n\n    # c\nspec: 1\n',
+  'keep block scalar last': 'kind: A\nmetadata:\n  name: a\n  annotations:\n    b: |+\n      text\n\n\nspec: 1\n',
+  'comment at column 0 inside metadata': 'kind: A\nmetadata:\n  name: a\n# c\n  namespace: b\n',
+  'comment without space after quoted': 'kind: A\nmetadata:\n  name: "a"#c\n',
+  'nested map in compact map': 'kind: A\nmetadata:\n  name: a: b\n',
+  'plain continuation line': 'kind: A\nmetadata:\n  name: a\n    b\n',
+  'header only': '# just a comment\n',
+  empty: '',
+  'byte order mark': '\ufeffkind: A\nmetadata:\n  name: a\n',
+  'document start with content': '--- kind: A\n',
+  'seq of containers at key indent': 'kind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n    args: ["--x", "1"]\n  - name: b\n',
+};
+
+describe('addMergeComments edge cases, against the previous implementation', () => {
+  for (const [name, input] of Object.entries(EDGE_CASES)) {
+    it(name, () => {
+      expect(addMergeComments(input)).toBe(oracle(input));
+    });
+  }
+
+  it('edits what a user expects on a plain resource', () => {
+    expect(addMergeComments(EDGE_CASES['plain resource']!)).toBe(
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: # ${MERGE_COMMENT_PREFIX} prod/web\n  name: web\n  namespace: prod\n  annotations:\n    ${ID}: 'apps|Deployment|prod|web'\nspec:\n  replicas: 1\n`,
+    );
+    expect(parseMergeComment(`# ${MERGE_COMMENT_PREFIX} prod/web`)).toEqual({ namespace: 'prod', name: 'web' });
+  });
+
+  it('takes the line scanner on ordinary KRM files and yaml for the rest', () => {
+    const scanned = ['plain resource', 'labels only', 'identifier wrong', 'seq of containers at key indent', 'quoted names'];
+    for (const n of scanned) expect(addMergeCommentsTraced(EDGE_CASES[n]!).path, n).toBe('scan');
+    const composed = ['does not parse', 'tab indentation', 'CRLF', 'YAML 1.1 directive', 'anchors', 'tags', 'name 0123 (core schema reads a number)'];
+    for (const n of composed) expect(addMergeCommentsTraced(EDGE_CASES[n]!).path, n).toBe('compose');
+    // yaml 1.2 reads `0123` as the number 123 (kpt's yaml.v3 keeps the text "0123"); the
+    // previous output is kept
+    expect(addMergeComments(EDGE_CASES['name 0123 (core schema reads a number)']!)).toContain('# kpt-merge: /123');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Differential property over generated KRM-ish YAML streams.
+
+const pick = <T>(xs: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...xs);
+
+const word = pick(['web', 'app-0', 'db', 'x', 'team.a', 'default', 'kube-system', 'a/b', 'v1.2']);
+const scalar = fc.oneof(
+  { weight: 6, arbitrary: word },
+  { weight: 2, arbitrary: word.map((w) => `"${w}"`) },
+  { weight: 2, arbitrary: word.map((w) => `'${w}'`) },
+  { weight: 2, arbitrary: pick(['0123', '1e3', 'true', 'null', '~', '""', "''", '12', '-1', '--flag', 'a b', 'http://x:80/y', 'a,b', 'yes', '.5']) },
+  pick(['0123', '1e3', 'true', 'null', '~', '""', "''", '12', '-1', '--flag', 'a b', 'a: b', 'a #c', 'http://x:80/y', '"a"#c', '[a', '&x a', '*x', '!!str a', '"a\\"b"', 'yes', '.5', 'a,b', '>-']),
+);
+const comment = pick(['', '', '', ' # c', '  # kpt-merge: ns/n', ' #kpt-merge: a/', ' # kpt-merge:', '   ', '#c']);
+
+interface Gen {
+  indent: number;
+}
+
+function mapLines(entries: [string, string[]][], ind: string): string[] {
+  const out: string[] = [];
+  for (const [k, v] of entries) {
+    if (v.length === 1 && !v[0]!.startsWith('\n')) out.push(`${ind}${k}:${v[0] === '' ? '' : ` ${v[0]}`}`);
+    else {
+      out.push(`${ind}${k}:${v[0]!.slice(1)}`);
+      for (const l of v.slice(1)) out.push(l === '' ? '' : `${ind}${l}`);
+    }
+  }
+  return out;
+}
+
+/** A value: an inline one (`[text]`) or `["\n<comment>", ...lines relative to the key]`. */
+const valueArb = (u: string, depth: number): fc.Arbitrary<string[]> => {
+  const inline = fc.tuple(scalar, comment).map(([s, c]) => [`${s}${c}`]);
+  const flow = pick([['{}'], ['[]'], ['{a: b}'], ['{a: b, c: 1}'], ['{a: b, a: c}'], ['[a, "b"]'], ['[a,'], ['{ }']]);
+  const blockScalar = fc.tuple(pick(['|', '>', '|-', '|+', '>-', '|2']), fc.array(pick(['text', 'more text', '', '# not a comment', '  indented']), { minLength: 0, maxLength: 3 }), comment).map(([h, ls, c]) => [`\n ${h}${c}`, ...ls.map((l) => (l === '' ? '' : `${u}${l}`))]);
+  const empty = comment.map((c) => [`\n${c}`]);
+  if (depth <= 0) return fc.oneof(inline, flow, blockScalar, empty);
+  const sub = fc.array(fc.tuple(pick(['a', 'b', 'name', 'x.y/z', '"q"', 'a']), fc.constant(null)), { minLength: 1, maxLength: 3 });
+  const nestedMap = fc.tuple(sub, fc.array(valueArb(u, depth - 1), { minLength: 3, maxLength: 3 }), comment, pick(['', `${u}# trailing`, '', '# col0'])).map(([ks, vs, c, trail]) => {
+    const lines = mapLines(ks.map(([k], i) => [k, vs[i]!]), u);
+    return [`\n${c}`, ...lines, ...(trail ? [trail] : [])];
+  });
+  const seqIndent = pick(['', u]);
+  const nestedSeq = fc.tuple(fc.array(fc.oneof(scalar, pick(['name: a', 'name: b\n  x: 1', ''])), { minLength: 1, maxLength: 3 }), seqIndent, comment).map(([items, si, c]) => [
+    `\n${c}`,
+    ...items.flatMap((it) => it.split('\n').map((l, i) => (i === 0 ? `${si}-${it === '' ? '' : ` ${l}`}` : `${si}${l}`))),
+  ]);
+  return fc.oneof({ weight: 3, arbitrary: inline }, flow, blockScalar, empty, nestedMap, nestedSeq);
+};
+
+const docArb = (g: Gen): fc.Arbitrary<string> => {
+  const u = ' '.repeat(g.indent);
+  const identifier = pick([`'|A|default|a'`, `'apps|Deployment|prod|web'`, '"x|y|z|w"', '|A|ns|n', '', "'wrong'", '{}']);
+  const metaEntry = fc.oneof(
+    fc.tuple(pick(['name', 'namespace', '"name"', 'generateName', 'uid']), scalar.map((s) => [s])),
+    fc.tuple(pick(['labels']), valueArb(u, 1)),
+    fc.tuple(
+      pick(['annotations']),
+      fc.oneof(
+        valueArb(u, 1),
+        fc.tuple(fc.array(fc.tuple(pick(['a', 'b', ID, 'c']), scalar), { maxLength: 3 }), fc.option(identifier), comment).map(([items, idv, c]) => {
+          const entries: [string, string[]][] = items.map(([k, v]) => [k, [v]]);
+          if (idv !== null) entries.push([ID, [idv]]);
+          return entries.length === 0 ? [''] : [`\n${c}`, ...mapLines(entries, u)];
+        }),
+      ),
+    ),
+  );
+  const metadata = fc.oneof(
+    fc.tuple(comment, fc.array(metaEntry, { minLength: 1, maxLength: 5 })).map(([c, es]) => [`\n${c}`, ...mapLines(es, u)]),
+    pick([['{}'], ['{name: a}'], [''], ['[a]'], ['x']]),
+  );
+  const top = fc.array(
+    fc.oneof(
+      fc.tuple(pick(['apiVersion']), pick(['v1', 'apps/v1', '"v1"', 'rbac.authorization.k8s.io/v1', '1', '']).map((v) => [v])),
+      fc.tuple(pick(['kind']), pick(['Deployment', '"Service"', 'ConfigMap', 'true', '']).map((v) => [v])),
+      fc.tuple(pick(['metadata']), metadata),
+      fc.tuple(pick(['spec', 'data', 'items']), valueArb(u, 2)),
+    ),
+    { minLength: 0, maxLength: 5 },
+  );
+  return fc.oneof(
+    { weight: 8, arbitrary: top.map((es) => mapLines(es as [string, string[]][], '').join('\n')) },
+    pick(['- a\n- b', 'hello', '# only comments', '', 'key: [broken', '%YAML 1.1\n---\nkind: A', 'a:\n\tb: c', '? x\n: y']),
+  );
+};
+
+/** Small damage to a text: a character dropped or doubled, a line re-indented or duplicated. */
+const mutate = (text: string): fc.Arbitrary<string> =>
+  fc.tuple(fc.nat(), pick(['none', 'none', 'none', 'none', 'none', 'none', 'drop', 'dup-char', 'indent', 'dup-line', 'crlf', 'tab'])).map(([n, how]) => {
+    if (text.length === 0 || how === 'none') return text;
+    const i = n % text.length;
+    const lines = text.split('\n');
+    const li = n % lines.length;
+    switch (how) {
+      case 'drop':
+        return text.slice(0, i) + text.slice(i + 1);
+      case 'dup-char':
+        return text.slice(0, i) + text[i] + text.slice(i);
+      case 'indent':
+        lines[li] = ` ${lines[li]}`;
+        return lines.join('\n');
+      case 'dup-line':
+        lines.splice(li, 0, lines[li]!);
+        return lines.join('\n');
+      case 'crlf':
+        return text.replace(/\n/g, '\r\n');
+      default:
+        return text.slice(0, i) + '\t' + text.slice(i);
+    }
+  });
+
+const streamArb = fc
+  .tuple(pick([2, 2, 2, 4, 3]), fc.integer({ min: 1, max: 4 }), pick(['\n', '', '\n\n']), fc.boolean())
+  .chain(([indent, n, tail, leadingSep]) =>
+    fc.array(docArb({ indent }), { minLength: n, maxLength: n }).map((docs) => `${leadingSep ? '---\n' : ''}${docs.join('\n---\n')}${tail}`),
+  )
+  .chain(mutate);
+
+describe('addMergeComments, differential property', () => {
+  it('gives the same text as the compose-based implementation', () => {
+    const paths = { scan: 0, compose: 0 };
+    fc.assert(
+      fc.property(streamArb, (text) => {
+        const r = addMergeCommentsTraced(text);
+        paths[r.path]++;
+        expect(r.text).toBe(oracle(text));
+      }),
+      { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 400) },
+    );
+    if (process.env.KDELTA_PROPERTY_STATS) console.log(paths);
+    // the scanner must actually be exercised, not only the fallback
+    expect(paths.scan).toBeGreaterThan((paths.scan + paths.compose) / 8);
+  });
+});
