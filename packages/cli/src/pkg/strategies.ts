@@ -237,17 +237,104 @@ function assertUnchangedTree(input: UpdateInput): void {
 }
 
 /**
- * kpt's updater for a package and its nested packages: each nested package is added, deleted,
- * kept or merged with its own strategy; remote ones are left for their own update.
+ * kpt's updater for a package and its nested packages. The package and its local packages are
+ * updated with `strategy` (see {@link updateLocalTree}); then every remote package inside it
+ * (one whose Kptfile names an upstream, in local, upstream or origin) is added, deleted, kept or
+ * updated with its own strategy, in kpt's order: reverse path order (kpt walks them with a
+ * stack). Each remote package is later also updated from its own upstream by the caller.
  */
 export function updateTree(strategy: UpdateStrategy, input: UpdateInput & { progress?: (line: string) => void }): UpdateOutcome {
   const progress = input.progress ?? (() => undefined);
-  if (strategy === 'fast-forward' && exists(input.originPath)) assertUnchangedTree(input);
   if (strategy === 'force-delete-replace') return replaceTree(input);
+  const conflicts = [...updateLocalTree(strategy, input, progress).conflicts];
+  const stack = remotePackagesBelow(input, '.');
+  while (stack.length > 0) {
+    const rel = stack.pop()!;
+    conflicts.push(...updateNestedRemote(rel, strategy, input, progress).conflicts);
+  }
+  return { conflicts };
+}
+
+/** Sorted paths (relative to the root of the update) of the remote packages directly below `rel` in any of the three trees. */
+function remotePackagesBelow(input: UpdateInput, rel: string): string[] {
+  const found = new Set<string>();
+  for (const root of [input.localPath, input.updatedPath, input.originPath]) {
+    const dir = rel === '.' ? root : join(root, rel);
+    for (const p of subpackagePaths(dir, { includeRemote: true, recurseIntoRemote: false })) {
+      if (hasUpstream(join(dir, p, KPTFILE))) found.add(rel === '.' ? p : `${rel}/${p}`);
+    }
+  }
+  return [...found].sort();
+}
+
+/**
+ * One remote package nested in the package being updated (kpt's updatePackage and mergePackage for
+ * a package that is not the root): decided by where it has a Kptfile (origin, local, upstream).
+ */
+function updateNestedRemote(rel: string, parentStrategy: UpdateStrategy, input: UpdateInput, progress: (line: string) => void): UpdateOutcome {
+  const local = join(input.localPath, rel);
+  const upd = join(input.updatedPath, rel);
+  const org = join(input.originPath, rel);
+  const [l, u, o] = [exists(join(local, KPTFILE)), exists(join(upd, KPTFILE)), exists(join(org, KPTFILE))];
+  const name = rel.split('/').pop()!;
+  if (!o && l && u) {
+    progress(`Package "${name}" added in both local and upstream.`);
+    throw new UpdateError(`subpackage "${rel}" added in both upstream and local`);
+  }
+  if (!o && !l && u) {
+    progress(`Adding package "${name}" from upstream.`);
+    copyPackageWithoutRemote(upd, local);
+    return { conflicts: [] };
+  }
+  if (o && !l && u) {
+    progress(`Ignoring package "${name}" in upstream since it is deleted from local.`);
+    return { conflicts: [] };
+  }
+  if (o && l && !u) {
+    if (treeUnchanged(org, local)) {
+      progress(`Deleting package "${name}" from local since it is removed in upstream.`);
+      rmSync(local, { recursive: true, force: true });
+    } else {
+      progress(`Package "${name}" deleted from upstream, but keeping local since it has changes.`);
+    }
+    return { conflicts: [] };
+  }
+  if (!(o && l && u)) return { conflicts: [] }; // added locally, or gone from both
+  const sub: UpdateInput = { localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false };
+  const kf = readKptfile(local);
+  // an unfetched remote package (upstream, no lock) is left to its own update
+  if (kf?.kptfile.upstream?.git && !kf.kptfile.upstreamLock) return { conflicts: [] };
+  const strategy = kf?.kptfile.upstream?.updateStrategy ? strategyOf(kf.kptfile.upstream.updateStrategy, kf.file) : parentStrategy;
+  progress(`Updating package "${name}" with strategy "${strategy}".`);
+  // fast-forward, which would compare it with the parent's origin, yields to the parent's strategy;
+  // it is then updated from its own upstream
+  const out = packageUpdater(strategy === 'fast-forward' ? parentStrategy : strategy)(sub);
+  return { conflicts: out.conflicts.map((c) => ({ ...c, package: rel })) };
+}
+
+/** Copy upstream's version of a package added upstream, without the remote packages inside it (added on their own). */
+function copyPackageWithoutRemote(from: string, to: string): void {
+  mkdirSync(dirname(to), { recursive: true });
+  copyTree(from, to);
+  for (const rel of subpackagePaths(to, { includeRemote: true, recurseIntoRemote: false })) {
+    if (hasUpstream(join(to, rel, KPTFILE))) rmSync(join(to, rel), { recursive: true, force: true });
+  }
+}
+
+/**
+ * A package and its local packages (not the remote ones, nor what is inside them) updated with
+ * `strategy`: each nested local package is added, deleted, kept or merged with its own strategy.
+ */
+function updateLocalTree(strategy: UpdateStrategy, input: UpdateInput, progress: (line: string) => void): UpdateOutcome {
+  if (strategy === 'fast-forward' && exists(input.originPath)) assertUnchangedTree(input);
+  // a nested package the user re-pointed to another upstream is left alone, with its local packages
+  if (strategy === 'resource-merge' && !input.isRoot && upstreamRepointed(input)) return { conflicts: [] };
   const conflicts: (ResourceConflict & { package?: string })[] = [];
+  const isRemote = (rel: string) =>
+    [input.localPath, input.updatedPath, input.originPath].some((root) => hasUpstream(join(root, rel, KPTFILE)));
   const rels = new Set<string>(['.']);
   for (const root of [input.localPath, input.updatedPath, input.originPath]) {
-    for (const p of subpackagePaths(root, { includeRemote: true, recurseIntoRemote: false })) rels.add(p);
+    for (const p of subpackagePaths(root, { includeRemote: false })) if (!isRemote(p)) rels.add(p);
   }
   const settled: string[] = []; // added or deleted whole: their nested packages came or went with them
   for (const rel of [...rels].sort((a, b) => (a === '.' ? -1 : b === '.' ? 1 : a.localeCompare(b)))) {
@@ -261,10 +348,6 @@ export function updateTree(strategy: UpdateStrategy, input: UpdateInput & { prog
     const org = join(input.originPath, rel);
     const [l, u, o] = [exists(join(local, KPTFILE)), exists(join(upd, KPTFILE)), exists(join(org, KPTFILE))];
     if (!l && !u) continue;
-    if (!o && l && !u && hasUpstream(join(local, KPTFILE))) {
-      settled.push(rel); // a remote package added locally is not a change of this package
-      continue;
-    }
     if (!o && l && !u) {
       // only in local: kept by resource-merge (fast-forward refused above, force-delete-replace replaced the tree)
       settled.push(rel);
@@ -292,23 +375,16 @@ export function updateTree(strategy: UpdateStrategy, input: UpdateInput & { prog
     }
     if (!o && !l && u) {
       progress(`Adding package "${rel}" from upstream.`);
-      mkdirSync(dirname(local), { recursive: true });
-      copyTree(upd, local);
+      copyPackageWithoutRemote(upd, local);
       settled.push(rel);
       continue;
     }
     if (o && !l) continue; // deleted locally: stays deleted
     if (!o && l && u) throw new UpdateError(`subpackage "${rel}" added in both upstream and local`);
     const sub = readKptfile(local);
-    // an unfetched remote package (upstream, no lock) is left to its own update
-    if (sub?.kptfile.upstream?.git && !sub.kptfile.upstreamLock) continue;
     const subStrategy = sub?.kptfile.upstream?.updateStrategy ? strategyOf(sub.kptfile.upstream.updateStrategy, sub.file) : strategy;
     progress(`Updating package "${rel.split('/').pop()}" with strategy "${subStrategy}".`);
-    // A fetched remote package is merged as part of its parent with its own strategy, except that
-    // fast-forward, which would compare it with the parent's origin, yields to the parent's; it is
-    // then updated from its own upstream.
-    const remoteFastForward = Boolean(sub?.kptfile.upstream?.git) && subStrategy === 'fast-forward';
-    const out = packageUpdater(remoteFastForward ? strategy : subStrategy)({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false });
+    const out = packageUpdater(subStrategy)({ localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false });
     conflicts.push(...out.conflicts.map((c) => ({ ...c, package: rel })));
   }
   return { conflicts };

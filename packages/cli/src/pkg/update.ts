@@ -123,29 +123,32 @@ export async function updatePackage(request: UpdateRequest, ctx: FetchContext): 
       );
     }
     let count = 0;
-    const queue: { rel: string; parent: string | undefined }[] = [{ rel: '.', parent: undefined }];
-    while (queue.length > 0) {
-      const { rel, parent } = queue.shift()!;
+    // kpt's order: depth first, the remote packages of one level in reverse path order
+    const stack: string[] = ['.'];
+    while (stack.length > 0) {
+      const rel = stack.pop()!;
       const dir = rel === '.' ? work : join(work, rel);
       if (!exists(join(dir, KPTFILE)) || !hasUpstream(join(dir, KPTFILE))) continue;
       const name = rel === '.' ? rootName : `${rootName}/${rel}`;
-      if (parent === '.' && request.ref) {
-        // kpt: a remote subpackage from the same repository follows the ref (and the strategy)
-        // the root is updated to
-        const sub = readKptfile(dir)!;
-        const git = sub.kptfile.upstream?.git;
-        if (git && git.repo === rootKptfile.kptfile.upstream!.git!.repo) {
-          const updateStrategy = request.strategy ?? sub.kptfile.upstream?.updateStrategy;
-          writeFileSync(
-            join(dir, KPTFILE),
-            withUpstream(sub, undefined, { repo: git.repo!, directory: git.directory ?? '/', ref: request.ref, updateStrategy }, undefined),
-          );
-        }
-      }
       await updateOne(ctx, dir, name, conflicts);
       count++;
       for (const sub of subpackagePaths(dir, { includeRemote: true, recurseIntoRemote: false })) {
-        if (hasUpstream(join(dir, sub, KPTFILE))) queue.push({ rel: rel === '.' ? sub : `${rel}/${sub}`, parent: rel });
+        const subDir = join(dir, sub);
+        if (!hasUpstream(join(subDir, KPTFILE))) continue;
+        if (rel === '.' && request.ref) {
+          // kpt: a remote subpackage from the same repository follows the ref (and the strategy)
+          // the root is updated to
+          const subKf = readKptfile(subDir)!;
+          const git = subKf.kptfile.upstream?.git;
+          if (git && git.repo === rootKptfile.kptfile.upstream!.git!.repo) {
+            const updateStrategy = request.strategy ?? subKf.kptfile.upstream?.updateStrategy;
+            writeFileSync(
+              join(subDir, KPTFILE),
+              withUpstream(subKf, undefined, { repo: git.repo!, directory: git.directory ?? '/', ref: request.ref, updateStrategy }, undefined),
+            );
+          }
+        }
+        stack.push(rel === '.' ? sub : `${rel}/${sub}`);
       }
     }
     ctx.progress(`Updated ${count} package(s).`);
