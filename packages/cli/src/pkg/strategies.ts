@@ -267,6 +267,12 @@ function remotePackagesBelow(input: UpdateInput, rel: string): string[] {
   return [...found].sort();
 }
 
+/** Whether a Kptfile names an upstream but has no lock: the package was never fetched there. */
+function unfetched(dir: string): boolean {
+  const kf = readKptfile(dir)?.kptfile;
+  return Boolean(kf?.upstream) && !kf?.upstreamLock;
+}
+
 /**
  * One remote package nested in the package being updated (kpt's updatePackage and mergePackage for
  * a package that is not the root): decided by where it has a Kptfile (origin, local, upstream).
@@ -301,9 +307,15 @@ function updateNestedRemote(rel: string, parentStrategy: UpdateStrategy, input: 
   }
   if (!(o && l && u)) return { conflicts: [] }; // added locally, or gone from both
   const sub: UpdateInput = { localPath: local, updatedPath: upd, originPath: org, relPackagePath: `/${rel}`, isRoot: false };
+  // Never fetched upstream: only its Kptfile can have changed.
+  if (unfetched(upd)) {
+    mergeKptfileOf(sub);
+    return { conflicts: [] };
+  }
+  // Fetched upstream but not at origin: local and upstream may hold different versions of it,
+  // with nothing to merge them against.
+  if (unfetched(org)) throw new UpdateError(`no origin available for package "${rel}"`);
   const kf = readKptfile(local);
-  // an unfetched remote package (upstream, no lock) is left to its own update
-  if (kf?.kptfile.upstream?.git && !kf.kptfile.upstreamLock) return { conflicts: [] };
   const strategy = kf?.kptfile.upstream?.updateStrategy ? strategyOf(kf.kptfile.upstream.updateStrategy, kf.file) : parentStrategy;
   progress(`Updating package "${name}" with strategy "${strategy}".`);
   // fast-forward, which would compare it with the parent's origin, yields to the parent's strategy;
