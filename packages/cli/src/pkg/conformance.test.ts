@@ -40,8 +40,6 @@ const notFollowed: Record<string, string> = {
     'after the refused update kpt has already rewritten the Kptfile (new strategy) and added merge comments; ' +
     'kdelta leaves a package whose update fails exactly as it was (issue 4), so the failure is checked but not the partial writes',
   // Known gaps, not deliberate: each states what differs.
-  'TestRun_remote_subpackages/remote subpackages distributed with the parent package':
-    'the remote package foo/bar keeps its local updateStrategy (fast-forward) where kpt ends with resource-merge; not analysed yet',
   'TestCommand_Run_toBranchRefWithSubpkgs/update with multiple subpkgs from same repo':
     'a remote package nested inside a same-repository remote subpackage also moves to the new ref in kdelta, kpt leaves it at master; not analysed yet',
 };

@@ -58,7 +58,7 @@ function replacePackageFiles(input: UpdateInput): void {
   const updatedKptfile = readIf(join(input.updatedPath, KPTFILE));
   if (updatedKptfile !== undefined && localKptfile !== undefined) {
     // upstream's Kptfile, with the local name, upstream and lock (the caller sets the new lock)
-    const merged = keepBookkeeping(updatedKptfile, localKptfile, join(input.relPackagePath, KPTFILE));
+    const merged = keepBookkeeping(updatedKptfile, localKptfile, join(input.relPackagePath, KPTFILE), input.isRoot);
     writeFile(input.localPath, KPTFILE, merged);
   } else if (updatedKptfile !== undefined) {
     writeFile(input.localPath, KPTFILE, updatedKptfile);
@@ -66,15 +66,21 @@ function replacePackageFiles(input: UpdateInput): void {
   removeEmptyDirs(input.localPath, new Set(updated.dirs));
 }
 
-/** `updated`'s Kptfile with `local`'s metadata.name, upstream and upstreamLock. */
-function keepBookkeeping(updated: string, local: string, file: string): string {
+/**
+ * `updated`'s Kptfile with `local`'s metadata.name, upstream and upstreamLock. A nested package
+ * replaced with upstream's version takes the upstream and lock upstream gives it (kpt copies
+ * the nested Kptfile whole), so it records the version it now holds.
+ */
+function keepBookkeeping(updated: string, local: string, file: string, isRoot: boolean): string {
   const u = lenientKptfile(updated, `upstream/${file}`);
   const l = lenientKptfile(local, file).kptfile;
   const next: Kptfile = structuredClone(u.kptfile);
   if (l.metadata?.name !== undefined) next.metadata = { ...next.metadata, name: l.metadata.name };
-  // upstream's own `upstream` when it has one (kpt), else the local one; the lock stays local
+  // upstream's own `upstream` when it has one (kpt), else the local one; the lock stays local,
+  // except for a nested package whose upstream version has one
   if (!next.upstream && l.upstream) next.upstream = l.upstream;
-  if (l.upstreamLock) next.upstreamLock = l.upstreamLock;
+  const upstreamLock = !isRoot && next.upstreamLock ? next.upstreamLock : l.upstreamLock;
+  if (upstreamLock) next.upstreamLock = upstreamLock;
   else delete next.upstreamLock;
   // upstream's render results say nothing about this copy: they are cleared
   const status = next.status as (Record<string, unknown> & { conditions?: { type?: string }[] }) | undefined;
@@ -239,9 +245,10 @@ function assertUnchangedTree(input: UpdateInput): void {
 /**
  * kpt's updater for a package and its nested packages. The package and its local packages are
  * updated with `strategy` (see {@link updateLocalTree}); then every remote package inside it
- * (one whose Kptfile names an upstream, in local, upstream or origin) is added, deleted, kept or
- * updated with its own strategy, in kpt's order: reverse path order (kpt walks them with a
- * stack). Each remote package is later also updated from its own upstream by the caller.
+ * (one whose Kptfile names an upstream, in local, upstream or origin), at any depth, is added,
+ * deleted, kept or updated with its own strategy, in kpt's order: depth first, the packages of
+ * one level in reverse path order (kpt walks them with a stack). Each remote package is later
+ * also updated from its own upstream by the caller.
  */
 export function updateTree(strategy: UpdateStrategy, input: UpdateInput & { progress?: (line: string) => void }): UpdateOutcome {
   const progress = input.progress ?? (() => undefined);
@@ -250,7 +257,8 @@ export function updateTree(strategy: UpdateStrategy, input: UpdateInput & { prog
   const stack = remotePackagesBelow(input, '.');
   while (stack.length > 0) {
     const rel = stack.pop()!;
-    conflicts.push(...updateNestedRemote(rel, strategy, input, progress).conflicts);
+    conflicts.push(...updateNestedRemote(rel, input, progress).conflicts);
+    stack.push(...remotePackagesBelow(input, rel));
   }
   return { conflicts };
 }
@@ -277,7 +285,7 @@ function unfetched(dir: string): boolean {
  * One remote package nested in the package being updated (kpt's updatePackage and mergePackage for
  * a package that is not the root): decided by where it has a Kptfile (origin, local, upstream).
  */
-function updateNestedRemote(rel: string, parentStrategy: UpdateStrategy, input: UpdateInput, progress: (line: string) => void): UpdateOutcome {
+function updateNestedRemote(rel: string, input: UpdateInput, progress: (line: string) => void): UpdateOutcome {
   const local = join(input.localPath, rel);
   const upd = join(input.updatedPath, rel);
   const org = join(input.originPath, rel);
@@ -316,12 +324,11 @@ function updateNestedRemote(rel: string, parentStrategy: UpdateStrategy, input: 
   // with nothing to merge them against.
   if (unfetched(org)) throw new UpdateError(`no origin available for package "${rel}"`);
   const kf = readKptfile(local);
-  const strategy = kf?.kptfile.upstream?.updateStrategy ? strategyOf(kf.kptfile.upstream.updateStrategy, kf.file) : parentStrategy;
+  const strategy = strategyOf(kf?.kptfile.upstream?.updateStrategy, kf?.file ?? join(local, KPTFILE));
   progress(`Updating package "${name}" with strategy "${strategy}".`);
-  // fast-forward, which would compare it with the parent's origin, yields to the parent's strategy;
-  // it is then updated from its own upstream
-  const out = packageUpdater(strategy === 'fast-forward' ? parentStrategy : strategy)(sub);
-  return { conflicts: out.conflicts.map((c) => ({ ...c, package: rel })) };
+  if (strategy === 'force-delete-replace') return replaceTree(sub);
+  const out = updateLocalTree(strategy, sub, progress);
+  return { conflicts: out.conflicts.map((c) => ({ ...c, package: c.package ? `${rel}/${c.package}` : rel })) };
 }
 
 /** Copy upstream's version of a package added upstream, without the remote packages inside it (added on their own). */
@@ -447,7 +454,7 @@ function replaceTree(input: UpdateInput): UpdateOutcome {
   }
   const updatedKptfile = readIf(join(input.updatedPath, KPTFILE));
   if (updatedKptfile !== undefined && localKptfile !== undefined) {
-    writeFile(input.localPath, KPTFILE, keepBookkeeping(updatedKptfile, localKptfile, join(input.relPackagePath, KPTFILE)));
+    writeFile(input.localPath, KPTFILE, keepBookkeeping(updatedKptfile, localKptfile, join(input.relPackagePath, KPTFILE), input.isRoot));
   } else if (updatedKptfile !== undefined) writeFile(input.localPath, KPTFILE, updatedKptfile);
   return { conflicts: [] };
 }
