@@ -39,9 +39,6 @@ const notFollowed: Record<string, string> = {
   'TestCommand_Run_localPackageChanges/update using fast-forward strategy with local changes':
     'after the refused update kpt has already rewritten the Kptfile (new strategy) and added merge comments; ' +
     'kdelta leaves a package whose update fails exactly as it was (issue 4), so the failure is checked but not the partial writes',
-  // Known gaps, not deliberate: each states what differs.
-  'TestCommand_Run_toBranchRefWithSubpkgs/update with multiple subpkgs from same repo':
-    'a remote package nested inside a same-repository remote subpackage also moves to the new ref in kdelta, kpt leaves it at master; not analysed yet',
 };
 
 const copyMergeReason = 'copy-merge is not one of the three strategies of seed 001; kdelta does not implement it';

@@ -1,7 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
+import { basename, join, posix, relative } from 'node:path';
 import { addMergeCommentsToTree, atomically, copyTree, scratchDir } from './fs-util.js';
 import { type FetchContext, cleanScratch, fetchToScratch } from './fetch.js';
+import type { Upstream } from '@kdelta/kptfile-model';
 import { readKptfile, withUpstream } from './kptfile.js';
 import type { ResourceConflict } from './merge-adapter.js';
 import { UpdateError, strategyOf, updateTree } from './strategies.js';
@@ -93,6 +94,45 @@ function packageFilesExceptKptfile(dir: string): number {
   return packageFiles(dir).files.filter((f) => f.path !== KPTFILE).length;
 }
 
+/**
+ * kpt's rule for a new ref or strategy given to an update: a remote package inside the package
+ * being updated, at any depth, follows it when it comes from the same repository, from a
+ * directory at or below the updated package's directory, and was at the ref the updated package
+ * was at before. (kpt compares the directories as strings, so `/bp/web-extra` would count as
+ * below `/bp/web`; here whole path segments are compared.)
+ */
+function followRootRequest(dir: string, root: Upstream, request: UpdateRequest): void {
+  if (!request.ref && !request.strategy) return;
+  const sub = readKptfile(dir);
+  const git = sub?.kptfile.upstream?.git;
+  const rootGit = root.git!;
+  if (!sub || !git?.repo || git.repo !== rootGit.repo) return;
+  if ((git.ref ?? '') !== (rootGit.ref ?? '')) return;
+  if (!directoryWithin(git.directory, rootGit.directory)) return;
+  writeFileSync(
+    join(dir, KPTFILE),
+    withUpstream(
+      sub,
+      undefined,
+      {
+        repo: git.repo,
+        directory: git.directory ?? '/',
+        ref: request.ref || git.ref || '',
+        updateStrategy: request.strategy ?? sub.kptfile.upstream?.updateStrategy,
+      },
+      undefined,
+    ),
+  );
+}
+
+/** Whether repository directory `dir` is `parent` or lies below it (whole path segments). */
+function directoryWithin(dir: string | undefined, parent: string | undefined): boolean {
+  const clean = (d: string | undefined) => posix.normalize(`/${d ?? ''}`).replace(/\/+$/, '');
+  const c = clean(dir);
+  const p = clean(parent);
+  return p === '' || c === p || c.startsWith(`${p}/`);
+}
+
 /** `kdelta pkg update`: kpt's update of a package and of its remote subpackages; all or nothing. */
 export async function updatePackage(request: UpdateRequest, ctx: FetchContext): Promise<UpdateSummary> {
   const rootKptfile = readKptfile(request.pkgPath);
@@ -135,19 +175,7 @@ export async function updatePackage(request: UpdateRequest, ctx: FetchContext): 
       for (const sub of subpackagePaths(dir, { includeRemote: true, recurseIntoRemote: false })) {
         const subDir = join(dir, sub);
         if (!hasUpstream(join(subDir, KPTFILE))) continue;
-        if (rel === '.' && request.ref) {
-          // kpt: a remote subpackage from the same repository follows the ref (and the strategy)
-          // the root is updated to
-          const subKf = readKptfile(subDir)!;
-          const git = subKf.kptfile.upstream?.git;
-          if (git && git.repo === rootKptfile.kptfile.upstream!.git!.repo) {
-            const updateStrategy = request.strategy ?? subKf.kptfile.upstream?.updateStrategy;
-            writeFileSync(
-              join(subDir, KPTFILE),
-              withUpstream(subKf, undefined, { repo: git.repo!, directory: git.directory ?? '/', ref: request.ref, updateStrategy }, undefined),
-            );
-          }
-        }
+        followRootRequest(subDir, rootKptfile.kptfile.upstream!, request);
         stack.push(rel === '.' ? sub : `${rel}/${sub}`);
       }
     }
