@@ -2,11 +2,14 @@
 // the installed kpt on the same package in the same run. Build first:
 //   npx turbo run build --filter=kdelta && node packages/cli/bench/pkg-update.bench.mjs
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { addMergeComments } from '@kdelta/kptfile-model';
+import { syntheticPackage } from '../../merge-core/bench/synthetic.mjs';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kdelta.js');
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-bench-update-')));
@@ -14,98 +17,28 @@ const upstream = join(root, 'upstream');
 const ws = join(root, 'ws');
 const git = (cwd, ...args) => execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.com', ...args], { cwd, stdio: 'ignore' });
 
-function deployment(i, v) {
-  return `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: app-${i}
-  namespace: team-${i % 10}
-  labels:
-    app: app-${i}
-    tier: ${i % 3 === 0 ? 'frontend' : 'backend'}
-spec:
-  replicas: ${1 + (i % 3)}
-  selector:
-    matchLabels:
-      app: app-${i}
-  template:
-    metadata:
-      labels:
-        app: app-${i}
-    spec:
-      containers:
-      - name: app
-        image: registry.example.com/app-${i}:1.${v}.0
-        ports:
-        - containerPort: 8080
-          name: http
-        env:
-        - name: LOG_LEVEL
-          value: info
-        - name: REGION
-          value: eu-west-1
-        resources:
-          requests:
-            cpu: 100m
-            memory: 128Mi
-        volumeMounts:
-        - mountPath: /etc/config
-          name: config
-      volumes:
-      - name: config
-        configMap:
-          name: app-${i}-config
-`;
-}
-function service(i) {
-  return `apiVersion: v1
-kind: Service
-metadata:
-  name: app-${i}
-  namespace: team-${i % 10}
-spec:
-  selector:
-    app: app-${i}
-  ports:
-  - name: http
-    port: 80
-    targetPort: 8080
-`;
-}
-function configMap(i, v) {
-  return `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: app-${i}-config
-  namespace: team-${i % 10}
-data:
-  feature.flags: "a,b,c"
-  version: "${v}"
-  timeout: "30s"
-`;
-}
+// About 1,000 resources: apps of a Deployment, a Service and a ConfigMap (60-120 lines each), one
+// file per app. Upstream changes every tenth app (image, env, ports, sidecars, data; a few resources
+// added and deleted); local edits replicas, labels and env values in most apps.
+const resources = Number(process.env.RESOURCES ?? 1000);
+const pkg = syntheticPackage(resources, { upstreamChangeEvery: 10 });
 
-// 334 apps × (Deployment + Service + ConfigMap) ≈ 1,000 resources, one file per app
-const apps = 334;
-function writeVersion(v) {
-  for (let i = 0; i < apps; i++) {
-    const dv = v === 2 && i % 10 === 0 ? 2 : 1; // v2 bumps the image of every tenth app
-    const text = [deployment(i, dv), service(i), configMap(i, v === 2 && i % 7 === 0 ? 2 : 1)].join('---\n');
-    if (v === 2 && i % 50 === 49) continue; // v2 drops a few apps
-    writeFileSync(join(upstream, 'pkg', `app-${i}.yaml`), text);
+function writeVersion(files) {
+  rmSync(join(upstream, 'pkg', 'apps'), { recursive: true, force: true });
+  for (const f of files) {
+    mkdirSync(dirname(join(upstream, 'pkg', f.path)), { recursive: true });
+    writeFileSync(join(upstream, 'pkg', f.path), f.text);
   }
-  if (v === 2) for (let i = apps; i < apps + 5; i++) writeFileSync(join(upstream, 'pkg', `app-${i}.yaml`), [deployment(i, 1), service(i), configMap(i, 1)].join('---\n'));
 }
 
 mkdirSync(join(upstream, 'pkg'), { recursive: true });
 git(upstream, 'init', '--quiet', '--initial-branch=main');
 writeFileSync(join(upstream, 'pkg', 'Kptfile'), 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n');
-writeVersion(1);
+writeVersion(pkg.origin);
 git(upstream, 'add', '-A');
 git(upstream, 'commit', '--quiet', '-m', 'v1');
 git(upstream, 'tag', 'v1');
-for (let i = 0; i < apps; i++) rmSync(join(upstream, 'pkg', `app-${i}.yaml`), { force: true });
-writeVersion(2);
+writeVersion(pkg.upstream);
 git(upstream, 'add', '-A');
 git(upstream, 'commit', '--quiet', '-m', 'v2');
 git(upstream, 'tag', 'v2');
@@ -115,15 +48,8 @@ git(ws, 'init', '--quiet');
 const kptAvailable = spawnSync('kpt', ['version']).status === 0;
 const env = { ...process.env, KPT_CACHE_DIR: join(root, 'kpt-cache'), KDELTA_CACHE_DIR: join(root, 'kdelta-cache') };
 execFileSync('node', [bin, 'pkg', 'get', `${upstream}.git/pkg@v1`, 'base'], { cwd: ws, env, stdio: 'ignore' });
-// local edits: replicas on every fifth app, an extra label on every eighth
-for (let i = 0; i < apps; i++) {
-  if (i % 5 !== 0 && i % 8 !== 0) continue;
-  const f = join(ws, 'base', `app-${i}.yaml`);
-  let t = readFileSync(f, 'utf8');
-  if (i % 5 === 0) t = t.replace(/replicas: \d/, 'replicas: 7');
-  if (i % 8 === 0) t = t.replace('    tier:', '    owner: local-team\n    tier:');
-  writeFileSync(f, t);
-}
+// local edits, on the fetched files (which carry kpt's merge comments, as a real copy does)
+for (const f of pkg.local) writeFileSync(join(ws, 'base', f.path), addMergeComments(f.text));
 git(ws, 'add', '-A');
 git(ws, 'commit', '--quiet', '-m', 'local edits');
 
@@ -140,6 +66,21 @@ function timeUpdate(tool, dir) {
   return ms;
 }
 
+function canonical(value) {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical(value[k])]));
+  return value;
+}
+function yamlFiles(dir, rel = '') {
+  return readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? yamlFiles(dir, join(rel, e.name)) : e.name.endsWith('.yaml') ? [join(rel, e.name)] : []);
+}
+function differingFiles(a, b) {
+  const read = (dir, f) => JSON.stringify(parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => canonical(d.toJS())));
+  const files = [...new Set([...yamlFiles(a), ...yamlFiles(b)])].sort();
+  return files.filter((f) => { try { return read(a, f) !== read(b, f); } catch { return true; } });
+}
+
 const runs = Number(process.env.RUNS ?? 3);
 const kd = [];
 const kp = [];
@@ -148,11 +89,16 @@ for (let r = 0; r < runs; r++) {
   kd.push(timeUpdate('kdelta', `kd-${r}`));
   if (kptAvailable) kp.push(timeUpdate('kpt', `kpt-${r}`));
 }
-rmSync(root, { recursive: true, force: true });
+// The speed is only worth reporting if the result is kpt's: compare the resources as data.
+const differing = kptAvailable ? differingFiles(join(ws, `kd-${runs - 1}`), join(ws, `kpt-${runs - 1}`)) : [];
+if (process.env.KEEP) console.log(`kept: ${root}`);
+else rmSync(root, { recursive: true, force: true });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`package: ${apps * 3} resources in ${apps} files; upstream changes ~10%, local edits ~30% of apps; ${runs} runs, median`);
+const count = (files) => files.reduce((n, f) => n + f.text.split(/^---$/m).length, 0);
+console.log(`package: ${count(pkg.local)} resources in ${pkg.local.length} files; upstream changes 10% of apps; ${runs} runs, median`);
 console.log(`kdelta pkg update: ${(median(kd) / 1000).toFixed(2)} s`);
 if (kptAvailable) {
   console.log(`kpt pkg update:    ${(median(kp) / 1000).toFixed(2)} s`);
   console.log(`speed-up:          ${(median(kp) / median(kd)).toFixed(1)}×`);
+  console.log(differing.length === 0 ? 'result:            the same resources as kpt (compared as data)' : `result:            differs from kpt in ${differing.length} file(s): ${differing.slice(0, 5).join(', ')}`);
 } else console.log('kpt is absent (not on PATH): no side-by-side figure');

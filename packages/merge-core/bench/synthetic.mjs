@@ -108,8 +108,11 @@ ${Array.from({ length: 55 }, (_, k) => `  setting_${k}: "value-${k}-v${k % 7 ===
 `;
 }
 
-/** Three versions of a package of about `resources` resources, as SourceFile lists. */
-export function syntheticPackage(resources) {
+/**
+ * Three versions of a package of about `resources` resources, as SourceFile lists. Upstream
+ * changes every `upstreamChangeEvery`-th app (1: all of them, the merge's worst case).
+ */
+export function syntheticPackage(resources, { upstreamChangeEvery = 1 } = {}) {
   const apps = Math.max(1, Math.round(resources / 3));
   const origin = [];
   const upstream = [];
@@ -118,7 +121,7 @@ export function syntheticPackage(resources) {
     const path = `apps/app-${i}.yaml`;
     const deletedUpstream = i % 100 === 7;
     const o = [deployment(i, {}), service(i), configMap(i)].join('---\n');
-    const u = [
+    const u = i % upstreamChangeEvery !== 0 ? o : [
       deployment(i, { image: 'v2', extraEnv: i % 3 === 0, extraPort: i % 5 === 0, sidecar: i % 10 === 0 }),
       service(i),
       configMap(i, 'config', 2),

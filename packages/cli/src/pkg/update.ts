@@ -48,6 +48,10 @@ async function updateOne(
   ctx.progress(`Package "${name}":`);
   ctx.progress(`Fetching upstream from ${git.repo}@${git.ref ?? ''}`);
   const updated = await fetchToScratch(ctx, git.repo, git.directory ?? '/', ref);
+  // Marked like origin and local: the marks are then no upstream change, and a resource upstream
+  // left alone reads exactly as it does at origin, which spares the merge of it. Whatever comes
+  // into the package from upstream gets these marks at the end anyway.
+  addMergeCommentsToTree(updated.path);
   const lock = kf.upstreamLock?.git;
   let originPath: string;
   if (lock?.commit || lock?.repo) {
