@@ -3,7 +3,7 @@
  * every document of a stream, and enough of the source kept to print untouched documents
  * byte for byte.
  */
-import { Document, isCollection, isMap, isPair, isSeq, parseAllDocuments, visit, type Pair } from 'yaml';
+import { Document, isCollection, isMap, isSeq, parseAllDocuments, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { MergeInputError, type Side } from '../errors.js';
 
 export const yamlParseOptions = { version: '1.1', keepSourceTokens: false, prettyErrors: false } as const;
@@ -75,19 +75,31 @@ function firstLine(message: string): string {
  * kyaml) treat it as the key's line comment; move it there so it stays on the key's line.
  */
 function normalizeKeyComments(doc: Document, text: string): void {
-  visit(doc, {
-    Pair(_, pair: Pair<unknown, unknown>) {
-      const value = pair.value;
-      if (!isPair(pair) || !(isMap(value) || isSeq(value)) || !value.commentBefore || value.flow) return;
-      const key = pair.key as { range?: [number, number, number] } | null;
-      const keyEnd = key?.range?.[1];
-      if (keyEnd === undefined) return;
-      const nl = text.indexOf('\n', keyEnd);
-      const rest = text.slice(keyEnd, nl === -1 ? text.length : nl);
-      if (!/^\s*:\s*#/.test(rest)) return;
-      const [first, ...others] = value.commentBefore.split('\n');
-      (pair.key as { comment?: string }).comment = first;
-      value.commentBefore = others.length > 0 ? others.join('\n') : undefined;
-    },
-  });
+  // A plain recursive walk over the collections: yaml's `visit` would also call back for every
+  // scalar, and this runs on every document the merge reads.
+  const walk = (node: unknown): void => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const value = pair.value;
+        if (!(isMap(value) || isSeq(value))) continue;
+        if (value.commentBefore && !value.flow) moveToKeyLine(pair, value, text);
+        walk(value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) walk(item);
+    }
+  };
+  walk(doc.contents);
+}
+
+function moveToKeyLine(pair: Pair<unknown, unknown>, value: YAMLMap | YAMLSeq, text: string): void {
+  const key = pair.key as { range?: [number, number, number] } | null;
+  const keyEnd = key?.range?.[1];
+  if (keyEnd === undefined) return;
+  const nl = text.indexOf('\n', keyEnd);
+  const rest = text.slice(keyEnd, nl === -1 ? text.length : nl);
+  if (!/^\s*:\s*#/.test(rest)) return;
+  const [first, ...others] = value.commentBefore!.split('\n');
+  (pair.key as { comment?: string }).comment = first;
+  value.commentBefore = others.length > 0 ? others.join('\n') : undefined;
 }
