@@ -22,7 +22,9 @@ Flags:
 
 Nested local subpackages are merged with their parent; remote subpackages (their own
 upstream) are updated from their own upstream. The working tree need not be clean.
-An update that fails leaves the package exactly as it was. Progress goes to stderr.
+An update that fails leaves the package exactly as it was. Progress goes to stderr, and
+so does the list of local changes upstream replaced (where local and upstream changed the
+same field, upstream wins, as in kpt; \`kdelta pkg diff\` shows them beforehand).
 `;
 
 const command: Command = {
@@ -36,7 +38,14 @@ const command: Command = {
       { pkgPath: args.pkgPath, ref: args.ref, strategy: args.strategy, displayRoot: io.cwd },
       { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [] },
     );
-    void summary; // conflicts (local changes upstream overrode) are shown by `kdelta pkg diff`
+    // kpt replaces such local changes silently; saying which ones is what lets a user restore them
+    if (summary.conflicts.length > 0) {
+      const n = summary.conflicts.length;
+      io.stderr(`${n} local change${n === 1 ? '' : 's'} replaced by upstream (kdelta pkg diff shows them before an update):\n`);
+      for (const c of summary.conflicts) {
+        io.stderr(`  ${c.package}: ${typeof c.message === 'string' ? c.message : JSON.stringify(c)}\n`);
+      }
+    }
     return ExitCode.ok;
   },
 };

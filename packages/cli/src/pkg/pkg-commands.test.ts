@@ -115,6 +115,20 @@ describe('kdelta pkg get / update / diff', () => {
     expect(kf.upstream.git.ref).toBe('v2');
     expect(kf.upstreamLock.git.commit).toBe(v2);
     expect(readdirSync(ws)).toEqual(['web']); // no temporary siblings left behind
+    expect(r.stderr).not.toContain('replaced by upstream');
+  });
+
+  it('says which local changes upstream replaced', async () => {
+    const { up, ws } = setup('replaced');
+    await run(ws, 'pkg', 'get', `${up}.git/blueprints/web@v1`, 'web');
+    const f = join(ws, 'web', 'deploy.yaml');
+    writeFileSync(f, readFileSync(f, 'utf8').replace('nginx:1', 'nginx:1-patched'));
+    const r = await run(ws, 'pkg', 'update', 'web@v2');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('1 local change replaced by upstream');
+    expect(r.stderr).toMatch(/web: .*containers\[name="app"\]\.image.*nginx:1-patched.*nginx:2/);
+    expect(parse(readFileSync(f, 'utf8')).spec.template.spec.containers[0].image).toBe('nginx:2');
   });
 
   it('leaves the package exactly as it was when an update fails', async () => {
