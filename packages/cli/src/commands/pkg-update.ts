@@ -23,8 +23,9 @@ Flags:
 Nested local subpackages are merged with their parent; remote subpackages (their own
 upstream) are updated from their own upstream. The working tree need not be clean.
 An update that fails leaves the package exactly as it was. Progress goes to stderr, and
-so does the list of local changes upstream replaced (where local and upstream changed the
-same field, upstream wins, as in kpt; \`kdelta pkg diff\` shows them beforehand).
+so does the list of conflicts: fields local and upstream both changed (upstream wins, as in
+kpt) and resources deleted upstream but kept because they were edited locally
+(\`kdelta pkg diff\` shows them beforehand).
 `;
 
 const command: Command = {
@@ -38,10 +39,11 @@ const command: Command = {
       { pkgPath: args.pkgPath, ref: args.ref, strategy: args.strategy, displayRoot: io.cwd },
       { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [] },
     );
-    // kpt replaces such local changes silently; saying which ones is what lets a user restore them
+    // kpt decides these silently (upstream wins a field; a resource deleted upstream but edited
+    // locally stays); saying where is what lets a user check or restore a local change
     if (summary.conflicts.length > 0) {
       const n = summary.conflicts.length;
-      io.stderr(`${n} local change${n === 1 ? '' : 's'} replaced by upstream (kdelta pkg diff shows them before an update):\n`);
+      io.stderr(`${n} conflict${n === 1 ? '' : 's'} between local and upstream changes (kdelta pkg diff shows them before an update):\n`);
       for (const c of summary.conflicts) {
         io.stderr(`  ${c.package}: ${typeof c.message === 'string' ? c.message : JSON.stringify(c)}\n`);
       }

@@ -115,7 +115,7 @@ describe('kdelta pkg get / update / diff', () => {
     expect(kf.upstream.git.ref).toBe('v2');
     expect(kf.upstreamLock.git.commit).toBe(v2);
     expect(readdirSync(ws)).toEqual(['web']); // no temporary siblings left behind
-    expect(r.stderr).not.toContain('replaced by upstream');
+    expect(r.stderr).not.toContain('conflict');
   });
 
   it('says which local changes upstream replaced', async () => {
@@ -126,7 +126,7 @@ describe('kdelta pkg get / update / diff', () => {
     const r = await run(ws, 'pkg', 'update', 'web@v2');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('1 local change replaced by upstream');
+    expect(r.stderr).toContain('1 conflict between local and upstream changes');
     expect(r.stderr).toMatch(/web: .*containers\[name="app"\]\.image.*nginx:1-patched.*nginx:2/);
     expect(parse(readFileSync(f, 'utf8')).spec.template.spec.containers[0].image).toBe('nginx:2');
   });
