@@ -474,9 +474,6 @@ function endOfLine(text: string, node: Node): number {
   return nl < 0 ? text.length : nl + 1;
 }
 
-
-
-
 function composedEdits(doc: Document, text: string): Edit[] {
   const root = doc.contents;
   if (!isMap(root)) return [];
@@ -544,19 +541,26 @@ function composedEdits(doc: Document, text: string): Edit[] {
   return edits;
 }
 
+function applyEdits(text: string, edits: Edit[]): string {
+  let out = text;
+  for (const e of edits.sort((a, b) => b.at - a.at)) out = out.slice(0, e.at) + e.text + out.slice(e.end);
+  return out;
+}
+
+/**
+ * The marks found through `yaml`'s composed Documents: the path for whatever the scanner does
+ * not model, and the reference the scanner is tested against. Not exported from the package.
+ */
+export function addMergeCommentsComposed(text: string): string {
+  const docs = parseAllDocuments(text);
+  if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text;
+  return applyEdits(text, docs.flatMap((d) => composedEdits(d as Document, text)));
+}
+
 /** Which path produced the result; for tests and benchmarks, not exported from the package. */
 export function addMergeCommentsTraced(text: string): { text: string; path: 'scan' | 'compose' } {
-  let edits = fastEdits(text);
-  const path = edits ? 'scan' : 'compose';
-  if (!edits) {
-    const docs = parseAllDocuments(text);
-    if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return { text, path };
-    edits = docs.flatMap((d) => composedEdits(d as Document, text));
-  }
-  edits.sort((a, b) => b.at - a.at);
-  let out = text;
-  for (const e of edits) out = out.slice(0, e.at) + e.text + out.slice(e.end);
-  return { text: out, path };
+  const edits = fastEdits(text);
+  return edits ? { text: applyEdits(text, edits), path: 'scan' } : { text: addMergeCommentsComposed(text), path: 'compose' };
 }
 
 /**
