@@ -83,6 +83,18 @@ function normalizeStderr(text: string): string {
   return text.replace(/From \/.*(\r\n|\r|\n)( * .*(\r\n|\r|\n))+/g, '<git_output>\n').trim();
 }
 
+/** The scenario's upstream repositories, each with its initial empty commit (not counted in `{{commit:…}}`). */
+function initUpstreams(root: string, sc: Any, vars: Vars): void {
+  for (const u of sc.upstream ?? []) {
+    const dir = join(root, 'repos', u.repo);
+    mkdirSync(dir, { recursive: true });
+    git(dir, 'init', '--quiet', `--initial-branch=${u.initialBranch ?? 'main'}`);
+    git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'initial commit');
+    vars.repos.set(u.repo, dir);
+    vars.commits.set(u.repo, []);
+  }
+}
+
 async function runGitScenario(sc: Any): Promise<void> {
   const root = scratch();
   try {
@@ -90,14 +102,7 @@ async function runGitScenario(sc: Any): Promise<void> {
     vars.workspace = join(root, 'workspace');
     mkdirSync(vars.workspace);
     git(vars.workspace, 'init', '--quiet');
-    for (const u of sc.upstream ?? []) {
-      const dir = join(root, 'repos', u.repo);
-      mkdirSync(dir, { recursive: true });
-      git(dir, 'init', '--quiet', `--initial-branch=${u.initialBranch ?? 'main'}`);
-      git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'initial commit');
-      vars.repos.set(u.repo, dir);
-      vars.commits.set(u.repo, []);
-    }
+    initUpstreams(root, sc, vars);
     const env = { ...process.env, KDELTA_CACHE_DIR: join(root, 'cache') };
     const tmp = join(root, 'tmp');
     mkdirSync(tmp);
@@ -256,14 +261,7 @@ async function runArgParse(sc: Any): Promise<void> {
     vars.workspace = join(root, 'workspace');
     vars.otherDir = join(root, 'other');
     mkdirSync(vars.workspace);
-    for (const u of sc.upstream ?? []) {
-      const dir = join(root, 'repos', u.repo);
-      mkdirSync(dir, { recursive: true });
-      git(dir, 'init', '--quiet', `--initial-branch=${u.initialBranch ?? 'main'}`);
-      git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'initial commit');
-      vars.repos.set(u.repo, dir);
-      vars.commits.set(u.repo, []);
-    }
+    initUpstreams(root, sc, vars);
     const tmp = join(root, 'tmp');
     mkdirSync(tmp);
     for (const s of sc.setup ?? []) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { main } from '../main.js';
+import { cli } from './__fixtures__/runner.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-pkg-')));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -13,16 +13,8 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
 }
 
-async function run(cwd: string, ...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    cwd,
-    env: { ...process.env, KDELTA_CACHE_DIR: join(root, 'cache') },
-  });
-  return { code, stdout, stderr };
+function run(cwd: string, ...args: string[]) {
+  return cli(args, cwd, { ...process.env, KDELTA_CACHE_DIR: join(root, 'cache') });
 }
 
 const deploy = (replicas: number, image = 'nginx:1') =>
