@@ -17,17 +17,41 @@ export interface ParsedFlags {
  * that say which flag was wrong, instead of node's generic messages.
  */
 export function parseFlags(args: readonly string[], options: Readonly<Record<string, FlagSpec>>): ParsedFlags {
+  let parsed;
   try {
-    const { values, positionals } = parseArgs({
+    parsed = parseArgs({
       args: [...args],
       options: options as Record<string, FlagSpec & { multiple?: boolean }>,
       allowPositionals: true,
       strict: true,
+      tokens: true,
     });
-    return { values: values as ParsedFlags['values'], positionals };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new UsageError(message.replace(/\. To specify a positional argument.*$/s, '.'));
+  }
+  rejectConflictingRepeats(parsed.tokens, options);
+  return { values: parsed.values as ParsedFlags['values'], positionals: parsed.positionals };
+}
+
+/**
+ * A single-valued flag given twice: node keeps the last value silently, so `--ref v1 --ref v2`
+ * would quietly mean v2. The same value twice is harmless; different values are a usage error.
+ */
+function rejectConflictingRepeats(
+  tokens: readonly { kind: string; name?: string; value?: string | undefined }[],
+  options: Readonly<Record<string, FlagSpec>>,
+): void {
+  const seen = new Map<string, string>();
+  for (const t of tokens) {
+    if (t.kind !== 'option' || t.name === undefined || t.value === undefined) continue;
+    const spec = options[t.name];
+    if (!spec || spec.multiple) continue;
+    const before = seen.get(t.name);
+    if (before !== undefined && before !== t.value) {
+      throw new UsageError(`--${t.name} given twice with different values: ${JSON.stringify(before)} and ${JSON.stringify(t.value)}`);
+    }
+    seen.set(t.name, t.value);
   }
 }
 

@@ -10,6 +10,7 @@ type Spec =
   | { t: 'string' }
   | { t: 'enum'; values: readonly string[] }
   | { t: 'stringMap' }
+  | { t: 'any' }
   | { t: 'list'; of: Spec }
   | { t: 'object'; fields: Record<string, Spec> };
 
@@ -51,6 +52,8 @@ export const KPTFILE_SPEC: Spec = obj({
   inventory: obj({ namespace: str, name: str, inventoryID: str, labels: strMap, annotations: strMap }),
   status: obj({
     conditions: list(obj({ type: str, status: { t: 'enum', values: ['True', 'False', 'Unknown'] }, reason: str, message: str })),
+    // what `kpt fn render` records about its last run: kpt's to write, kept as it is
+    renderStatus: { t: 'any' },
   }),
 });
 
@@ -81,6 +84,8 @@ function decodeValue(node: Node, spec: Spec, field: string, file: string, issues
     return undefined;
   };
   switch (spec.t) {
+    case 'any':
+      return node.toJSON();
     case 'string': {
       const s = scalarString(node);
       return s === undefined ? wrong('a string') : s;

@@ -21,7 +21,7 @@ export type {
 } from './types.js';
 export { KPTFILE_API_VERSION, KPTFILE_KIND, KPTFILE_NAME, PIPELINE_LISTS, UPDATE_STRATEGIES } from './types.js';
 export { KptfileError, formatIssue, type KptfileIssue, type KptfileIssueCode } from './errors.js';
-export { decodeKptfile, parseKptfile, printKptfile, type DecodeResult, type ParsedKptfile } from './parse.js';
+export { decodeKptfile, parseKptfile, printKptfile, readKptfileText, type DecodeResult, type ParsedKptfile } from './parse.js';
 export { formatKptfile, type FormatOptions } from './format.js';
 export {
   isKustomization,

@@ -11,7 +11,7 @@
  */
 import { parse as parseYaml, stringify } from 'yaml';
 import { KptfileError, type KptfileIssue } from './errors.js';
-import { decodeKptfile, printKptfile, type ParsedKptfile } from './parse.js';
+import { printKptfile, readKptfileText, type ParsedKptfile } from './parse.js';
 import { functionMergeKey, pipelineKeyMode, SYNTHETIC_NAME_PREFIX, type PipelineKeyMode } from './pipeline-key.js';
 import { decodeKptfileNode } from './decode.js';
 import { PIPELINE_LISTS, type KptFunction, type Kptfile, type Pipeline } from './types.js';
@@ -59,11 +59,6 @@ type Plain = Record<string, unknown>;
 const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-function decodeSide(text: string, file: string): ParsedKptfile {
-  const r = decodeKptfile(text, file);
-  if (r.issues.length > 0) throw new KptfileError(r.issues);
-  return r;
-}
 
 /** The sections kpt merges, as plain data, with the functions named for the merge. */
 function mergeable(kf: Kptfile | undefined, mode: PipelineKeyMode): Plain | undefined {
@@ -142,7 +137,7 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
   const parse = (text: string | undefined, file: string): ParsedKptfile | undefined => {
     if (text === undefined) return undefined;
     try {
-      return decodeSide(text, file);
+      return readKptfileText(text, file);
     } catch (e) {
       if (e instanceof KptfileError) issues.push(...e.issues);
       else throw e;

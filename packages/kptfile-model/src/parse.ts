@@ -73,15 +73,26 @@ export function checkKptfileKind(kptfile: Kptfile, file = 'Kptfile'): KptfileIss
 }
 
 /**
+ * Reads a Kptfile the one way every command reads it: YAML, known fields only, right types,
+ * `kpt.dev/v1` `Kptfile`. Throws `KptfileError` naming `file` and the field path. The functions
+ * are not judged here (see `parseKptfile`): a package with a broken pipeline can still be updated.
+ */
+export function readKptfileText(text: string, file = 'Kptfile'): ParsedKptfile {
+  const r = decodeKptfile(text, file);
+  const issues = r.issues.length > 0 ? [...r.issues] : checkKptfileKind(r.kptfile, file);
+  if (issues.length > 0) throw new KptfileError(issues);
+  return { file: r.file, kptfile: r.kptfile, document: r.document, text: r.text };
+}
+
+/**
  * Parses and validates a Kptfile. Throws `KptfileError` (every issue names `file` and the
  * field, e.g. `Kptfile: pipeline.mutators[2].image: ...`) when it is not a valid kpt Kptfile.
  */
 export function parseKptfile(text: string, file = 'Kptfile'): ParsedKptfile {
-  const r = decodeKptfile(text, file);
-  const issues = [...r.issues];
-  if (issues.length === 0) issues.push(...checkKptfileKind(r.kptfile, file), ...validateKptfile(r.kptfile, file));
+  const parsed = readKptfileText(text, file);
+  const issues = validateKptfile(parsed.kptfile, file);
   if (issues.length > 0) throw new KptfileError(issues);
-  return { file: r.file, kptfile: r.kptfile, document: r.document, text: r.text };
+  return parsed;
 }
 
 /**

@@ -106,6 +106,8 @@ export interface Condition {
 
 export interface Status {
   conditions?: Condition[];
+  /** What `kpt fn render` wrote about its last run; kept as read. */
+  renderStatus?: unknown;
 }
 
 export interface Kptfile {

@@ -113,9 +113,11 @@ describe('expandPackageVariantSet', () => {
       { objects: [] },
     );
     expect(!missing.ok && missing.errors).toEqual([
-      'spec.targets[0] (repository "nowhere", package "base"): repository "nowhere" could not be loaded',
+      'spec.targets[0].repositories[0]: Repository "nowhere" does not exist in namespace "team" (none among the objects given)',
     ]);
-    const dup = expandPackageVariantSet(set(`  targets:\n  - repositories: [{name: c1}]\n  - repositories: [{name: c1}]\n`), { objects: [] });
+    const dup = expandPackageVariantSet(set(`  targets:\n  - repositories: [{name: c1}]\n  - repositories: [{name: c1}]\n`), {
+      objects: [obj('Repository', 'c1', 'team', {})],
+    });
     expect(!dup.ok && dup.errors[0]).toContain('generates PackageVariant "s-c1-base", which spec.targets[0] already generates');
   });
 });

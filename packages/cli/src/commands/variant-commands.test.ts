@@ -96,8 +96,9 @@ describe('kdelta variantset expand', () => {
   it('gives the same names on every run, shortened with a hash past 63 characters', async () => {
     const long = 'a-very-long-package-name-that-goes-on-and-on-and-on-for-ever';
     await write('set.yaml', pvs('', `  - repositories:\n    - name: cluster-01\n      packageNames: [${long}, short]\n`));
-    const first = await run('variantset', 'expand', '--set', 'set.yaml');
-    const second = await run('variantset', 'expand', '--set', 'set.yaml');
+    await write('repos.yaml', repositories);
+    const first = await run('variantset', 'expand', '--set', 'set.yaml', '--objects', 'repos.yaml');
+    const second = await run('variantset', 'expand', '--set', 'set.yaml', '--objects', 'repos.yaml');
     expect(first.code).toBe(0);
     expect(second.stdout).toBe(first.stdout);
     const names = parseAllDocuments(first.stdout).map((d) => d.toJS().metadata.name as string);

@@ -1,26 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { type Kptfile, type ParsedKptfile, type UpdateStrategy, KptfileError, decodeKptfile, parseKptfile, printKptfile } from '@kdelta/kptfile-model';
+import { type Kptfile, type ParsedKptfile, type UpdateStrategy, parseKptfile, printKptfile, readKptfileText } from '@kdelta/kptfile-model';
 import { KPTFILE, exists } from './tree.js';
 
 /**
- * Read a package's Kptfile. Unknown fields (kpt writes some, e.g. status.renderStatus) are
- * tolerated; a file that is not YAML, not a map or of the wrong kind is an error naming it.
+ * Read a package's Kptfile, strictly (`readKptfileText`, as merge3 and variant apply read it):
+ * an unknown field, a wrong type, apiVersion or kind is an error naming the file and the field.
  */
 export function readKptfile(dir: string): ParsedKptfile | undefined {
   const file = join(dir, KPTFILE);
   if (!exists(file)) return undefined;
-  return lenientKptfile(readFileSync(file, 'utf8'), file);
-}
-
-const fatal = new Set(['yaml-syntax', 'not-a-map', 'wrong-type', 'wrong-kind']);
-
-export function lenientKptfile(text: string, file: string): ParsedKptfile {
-  const decoded = decodeKptfile(text, file);
-  const bad = decoded.issues.filter((i) => fatal.has(i.code));
-  if (bad.length > 0) throw new KptfileError(bad);
-  return decoded;
+  return readKptfileText(readFileSync(file, 'utf8'), file);
 }
 
 export interface UpstreamRecord {

@@ -1,12 +1,12 @@
 import { cpSync, mkdirSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { type Kptfile, mergeKptfile, printKptfile } from '@kdelta/kptfile-model';
+import { type Kptfile, mergeKptfile, printKptfile, readKptfileText } from '@kdelta/kptfile-model';
 import { changedFiles, readIf, sameFile, treeUnchanged } from './compare.js';
 import { mergeFiles, type ResourceConflict } from './merge-adapter.js';
 import { type UpdateStrategy, isUpdateStrategy } from './strategy.js';
 import { KPTFILE, type PkgFile, exists, hasUpstream, isKrmPath, packageFiles, subpackagePaths } from './tree.js';
 import { copyTree } from './fs-util.js';
-import { lenientKptfile, readKptfile } from './kptfile.js';
+import { readKptfile } from './kptfile.js';
 
 /** One package's three versions, as kpt's updaters receive them. */
 export interface UpdateInput {
@@ -72,8 +72,8 @@ function replacePackageFiles(input: UpdateInput): void {
  * the nested Kptfile whole), so it records the version it now holds.
  */
 function keepBookkeeping(updated: string, local: string, file: string, isRoot: boolean): string {
-  const u = lenientKptfile(updated, `upstream/${file}`);
-  const l = lenientKptfile(local, file).kptfile;
+  const u = readKptfileText(updated, `upstream/${file}`);
+  const l = readKptfileText(local, file).kptfile;
   const next: Kptfile = structuredClone(u.kptfile);
   if (l.metadata?.name !== undefined) next.metadata = { ...next.metadata, name: l.metadata.name };
   // upstream's own `upstream` when it has one (kpt), else the local one; the lock stays local,
@@ -161,8 +161,8 @@ function upstreamRepointed(input: UpdateInput): boolean {
   const local = readIf(join(input.localPath, KPTFILE));
   const origin = readIf(join(input.originPath, KPTFILE));
   if (local === undefined || origin === undefined) return false;
-  const l = lenientKptfile(local, KPTFILE).kptfile.upstream;
-  const o = lenientKptfile(origin, KPTFILE).kptfile.upstream;
+  const l = readKptfileText(local, KPTFILE).kptfile.upstream;
+  const o = readKptfileText(origin, KPTFILE).kptfile.upstream;
   if (!o?.git || !l?.git) return false;
   return JSON.stringify(l.git) !== JSON.stringify(o.git);
 }

@@ -4,7 +4,9 @@ import type { KubeObject, PackageVariant, PackageVariantSet } from './types.js';
  * Structural decoding of Porch objects read from YAML: every field is checked against the
  * shape of the Go type, so a wrong type is reported with its field path
  * (`spec.targets[0].template.labels.foo: expected string, got number`) instead of failing later.
- * Absent and `null` are the same (Go nil); unknown fields are dropped, as the Go decoder does.
+ * Absent and `null` are the same (Go nil). Unknown fields are dropped from the value, as the Go
+ * decoder does, and listed in `unknownFields` with their path, so that a command can refuse them
+ * (a typo or a field in the wrong place would otherwise be lost without a word).
  */
 type Shape =
   | 'string'
@@ -22,9 +24,21 @@ const labelSelector = {
   matchLabels: 'stringMap',
   matchExpressions: { list: { object: { key: str, operator: str, values: strings } } },
 } as const satisfies Record<string, Shape>;
+const kptSelector: Shape = {
+  object: { apiVersion: str, kind: str, name: str, namespace: str, labels: 'stringMap', annotations: 'stringMap' },
+};
+/** A Kptfile pipeline function (kpt.dev/v1 `Function`). */
 const fn = (extra: Record<string, Shape> = {}): Shape => ({
-  object: { name: str, image: str, exec: str, configPath: str, configMap: 'stringMap', ...extra },
-  open: true,
+  object: {
+    name: str,
+    image: str,
+    exec: str,
+    configPath: str,
+    configMap: 'stringMap',
+    selectors: { list: kptSelector },
+    exclude: { list: kptSelector },
+    ...extra,
+  },
 });
 const metadata: Shape = {
   object: {
@@ -33,8 +47,19 @@ const metadata: Shape = {
     uid: str,
     labels: 'stringMap',
     annotations: 'stringMap',
-    ownerReferences: { list: { object: { apiVersion: str, kind: str, name: str, uid: str, controller: 'boolean' } } },
+    ownerReferences: {
+      list: { object: { apiVersion: str, kind: str, name: str, uid: str, controller: 'boolean', blockOwnerDeletion: 'boolean' } },
+    },
     finalizers: strings,
+    // what the API server sets (an object saved with `kubectl get -o yaml`)
+    generateName: str,
+    resourceVersion: str,
+    generation: 'any',
+    creationTimestamp: 'any',
+    deletionTimestamp: 'any',
+    deletionGracePeriodSeconds: 'any',
+    selfLink: str,
+    managedFields: 'any',
   },
 };
 const upstream: Shape = { object: { repo: str, package: str, revision: 'revision', workspaceName: str } };
@@ -97,6 +122,8 @@ const packageVariantSet: Shape = {
               repositories: { list: { object: { name: str, packageNames: strings } } },
               repositorySelector: { object: labelSelector },
               objectSelector: { object: { apiVersion: str, kind: str, name: str, ...labelSelector } },
+              // the package names a selector target instantiates in each selected repository (seed 004)
+              packageNames: strings,
               template,
             },
           },
@@ -118,7 +145,7 @@ function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-function decode(value: unknown, shape: Shape, path: string, errors: string[]): unknown {
+function decode(value: unknown, shape: Shape, path: string, errors: string[], unknown: string[] = []): unknown {
   if (value === null || value === undefined) return undefined;
   if (shape === 'any') return value;
   if (shape === 'string' || shape === 'boolean') {
@@ -148,7 +175,7 @@ function decode(value: unknown, shape: Shape, path: string, errors: string[]): u
       errors.push(`${path}: expected a list, got ${typeName(value)}`);
       return undefined;
     }
-    return value.map((item, i) => decode(item, shape.list, `${path}[${i}]`, errors) ?? emptyOf(shape.list));
+    return value.map((item, i) => decode(item, shape.list, `${path}[${i}]`, errors, unknown) ?? emptyOf(shape.list));
   }
   if (typeName(value) !== 'map') {
     errors.push(`${path}: expected a map, got ${typeName(value)}`);
@@ -159,9 +186,10 @@ function decode(value: unknown, shape: Shape, path: string, errors: string[]): u
     const fieldShape = shape.object[k];
     if (fieldShape === undefined) {
       if (shape.open) out[k] = v;
+      else unknown.push(`${join(path, k)}: unknown field (expected one of ${Object.keys(shape.object).join(', ')})`);
       continue;
     }
-    const decoded = decode(v, fieldShape, join(path, k), errors);
+    const decoded = decode(v, fieldShape, join(path, k), errors, unknown);
     if (decoded !== undefined) out[k] = decoded;
   }
   return out;
@@ -178,14 +206,17 @@ export interface Decoded<T> {
   readonly value: T;
   /** Type errors, each starting with the field path. Empty when the object is well formed. */
   readonly errors: readonly string[];
+  /** Fields the API does not have, each as `<path>: unknown field (...)`; dropped from `value`. */
+  readonly unknownFields: readonly string[];
 }
 
 function decodeRoot<T>(value: unknown, shape: Shape): Decoded<T> {
   const errors: string[] = [];
+  const unknownFields: string[] = [];
   if (typeName(value) !== 'map') {
-    return { value: {} as T, errors: [`expected a KRM object (a map), got ${typeName(value)}`] };
+    return { value: {} as T, errors: [`expected a KRM object (a map), got ${typeName(value)}`], unknownFields };
   }
-  return { value: decode(value, shape, '', errors) as T, errors };
+  return { value: decode(value, shape, '', errors, unknownFields) as T, errors, unknownFields };
 }
 
 export function decodePackageVariant(value: unknown): Decoded<PackageVariant> {
@@ -198,12 +229,12 @@ export function decodePackageVariantSet(value: unknown): Decoded<PackageVariantS
 
 /** Any object: only the metadata is checked (labels and annotations must be strings). */
 export function decodeObject(value: unknown): Decoded<KubeObject> {
-  if (typeName(value) !== 'map') return { value: {}, errors: [`expected a KRM object (a map), got ${typeName(value)}`] };
+  if (typeName(value) !== 'map') return { value: {}, errors: [`expected a KRM object (a map), got ${typeName(value)}`], unknownFields: [] };
   const errors: string[] = [];
   const raw = value as Record<string, unknown>;
   const meta = decode(raw.metadata, metadata, 'metadata', errors);
   const out: KubeObject = { ...raw };
   if (meta !== undefined) out.metadata = meta as KubeObject['metadata'];
   else delete out.metadata;
-  return { value: out, errors };
+  return { value: out, errors, unknownFields: [] };
 }

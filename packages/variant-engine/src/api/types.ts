@@ -176,6 +176,8 @@ export interface Target {
   repositories?: RepositoryTarget[];
   repositorySelector?: LabelSelector;
   objectSelector?: ObjectSelector;
+  /** With a selector: the packages to instantiate in each selected repository (default: the upstream's name). */
+  packageNames?: string[];
   template?: PackageVariantTemplate;
 }
 

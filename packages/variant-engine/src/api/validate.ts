@@ -1,5 +1,5 @@
-import { RESERVED_PACKAGE_CONTEXT_KEYS } from '@kdelta/kptfile-model';
-import type { MapExpr, PackageVariant, PackageVariantSet, PackageVariantTemplate, Target, Upstream } from './types.js';
+import { RESERVED_PACKAGE_CONTEXT_KEYS, validateFunction } from '@kdelta/kptfile-model';
+import type { MapExpr, PackageVariant, PackageVariantSet, PackageVariantTemplate, Pipeline, Target, Upstream } from './types.js';
 
 /**
  * Validation with Porch's messages, word for word (conformance: pv-validate, pvs-validate).
@@ -83,6 +83,7 @@ export function validatePackageVariant(pv: PackageVariant): string[] {
   (spec.injectors ?? []).forEach((injector, i) => {
     if (!injector.name) errors.push(`spec.injectors[${i}].name must not be empty`);
   });
+  errors.push(...validatePipelineFunctions('spec.pipeline', spec.pipeline));
   return errors;
 }
 
@@ -145,6 +146,14 @@ function validateTarget(i: number, target: Target): string[] {
   if (modes !== 1) {
     errors.push(`${prefix} must specify one of \`repositories\`, \`repositorySelector\`, or \`objectSelector\``);
   }
+  if (target.packageNames !== undefined) {
+    if (target.repositories !== undefined) {
+      errors.push(`${prefix}.packageNames goes with a selector; with \`repositories\`, list them under each repository`);
+    }
+    target.packageNames.forEach((name, k) => {
+      if (!name) errors.push(`${prefix}.packageNames[${k}] cannot be empty`);
+    });
+  }
   if (target.template) errors.push(...validateTemplate(`${prefix}.template`, target.template));
   return errors;
 }
@@ -192,6 +201,26 @@ function validateTemplate(prefix: string, t: PackageVariantTemplate): string[] {
     (t.pipeline?.[list] ?? []).forEach((f, j) => {
       if (!f.image) errors.push(`${prefix}.pipeline.${list}[${j}].image must not be empty`);
       if (f.name?.includes('.')) errors.push(`${prefix}.pipeline.${list}[${j}].name must not contain '.'`);
+    });
+  }
+  errors.push(...validatePipelineFunctions(`${prefix}.pipeline`, t.pipeline, true));
+  return errors;
+}
+
+/**
+ * The Kptfile's own rules for the functions a variant puts in the pipeline (image reference,
+ * exec, config path): checked before anything is written, since a malformed function in the
+ * Kptfile makes every later command refuse the package. `imageChecked` skips the missing-image
+ * case a template already reports in Porch's words.
+ */
+function validatePipelineFunctions(prefix: string, pipeline: Pipeline | undefined, imageChecked = false): string[] {
+  const errors: string[] = [];
+  for (const list of ['validators', 'mutators'] as const) {
+    (pipeline?.[list] ?? []).forEach((f, j) => {
+      for (const issue of validateFunction(f, `${prefix}.${list}[${j}]`, '')) {
+        if (imageChecked && issue.code === 'missing-function') continue;
+        errors.push(`${issue.field}: ${issue.message}`);
+      }
     });
   }
   return errors;

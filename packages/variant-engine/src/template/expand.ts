@@ -23,7 +23,13 @@ export const PACKAGE_VARIANT_SET_LABEL = 'config.porch.kpt.dev/packagevariantset
 export type ExpandFailureReason = 'ValidationError' | 'UpstreamNotFound' | 'NoMatchingTargets' | 'UnexpectedError';
 
 export type ExpandResult =
-  | { readonly ok: true; readonly variants: PackageVariant[]; readonly conditions: Condition[] }
+  | {
+      readonly ok: true;
+      readonly variants: PackageVariant[];
+      readonly conditions: Condition[];
+      /** Selector targets that selected nothing (not an error for Porch, but worth saying). */
+      readonly warnings: string[];
+    }
   | { readonly ok: false; readonly reason: ExpandFailureReason; readonly errors: string[]; readonly conditions: Condition[] };
 
 export interface ExpandOptions {
@@ -151,7 +157,18 @@ export function expandPackageVariantSet(pvs: PackageVariantSet, options: ExpandO
   const variants: PackageVariant[] = [];
   const errors: string[] = [];
   const seen = new Map<string, number>();
+  const namespace = namespaceOf(pvs);
+  const missingReported = new Set<string>();
   for (const target of targets.value) {
+    if (target.repositoryIndex !== undefined && !findRepository(target.repoDefault, namespace)) {
+      // Porch would create a variant whose downstream can never be written
+      const at = `spec.targets[${target.targetIndex}].repositories[${target.repositoryIndex}]`;
+      if (!missingReported.has(at)) {
+        errors.push(`${at}: Repository "${target.repoDefault}" does not exist in namespace "${namespace}" (none among the objects given)`);
+        missingReported.add(at);
+      }
+      continue;
+    }
     const rendered = renderPackageVariantSpec(pvs, target, { objects, upstream, findRepository });
     const where = `spec.targets[${target.targetIndex}] (repository "${target.repoDefault}", package "${target.packageDefault}")`;
     if (!rendered.ok) {
@@ -169,8 +186,17 @@ export function expandPackageVariantSet(pvs: PackageVariantSet, options: ExpandO
     variants.push(pv);
   }
   if (errors.length > 0) return stalled('UnexpectedError', errors);
+  const selecting = new Set(targets.value.map((t) => t.targetIndex));
+  const warnings: string[] = [];
+  (pvs.spec?.targets ?? []).forEach((t, i) => {
+    if (selecting.has(i)) return;
+    const field = t.repositorySelector ? 'repositorySelector' : t.objectSelector ? 'objectSelector' : 'repositories';
+    const what = t.objectSelector ? `${t.objectSelector.kind ?? ''} object` : 'Repository';
+    warnings.push(`spec.targets[${i}].${field} selects no ${what} in namespace "${namespace}": it generates no PackageVariant`);
+  });
   return {
     ok: true,
+    warnings,
     variants,
     conditions: [
       { type: 'Stalled', status: 'False', reason: 'Valid', message: 'all validation checks passed' },

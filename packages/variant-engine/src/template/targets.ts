@@ -17,6 +17,8 @@ export interface DownstreamTarget {
   readonly object?: KubeObject | undefined;
   /** Index of the target in `spec.targets`, for error messages. */
   readonly targetIndex: number;
+  /** Index in the target's `repositories` (`repositories` targets only). */
+  readonly repositoryIndex?: number | undefined;
 }
 
 /** Objects without a namespace live in `default`, as `kubectl apply` would put them. */
@@ -82,7 +84,8 @@ export function selectObjects(
 /**
  * Porch's `unrollDownstreamTargets`: targets in order; a `repositories` target gives one entry per
  * (repository, package name), the upstream package when no names are listed; a selector target gives
- * one entry per selected object (repoDefault = object name, packageDefault = upstream package).
+ * one entry per selected object and listed package name (repoDefault = object name, packageDefault =
+ * the name, the upstream package when none are listed).
  * An empty selection is not an error.
  */
 export function unrollTargets(pvs: PackageVariantSet, objects: readonly KubeObject[]): CelResult<DownstreamTarget[]> {
@@ -92,10 +95,10 @@ export function unrollTargets(pvs: PackageVariantSet, objects: readonly KubeObje
   for (const [targetIndex, target] of (pvs.spec?.targets ?? []).entries()) {
     const template = target.template;
     if (target.repositories) {
-      for (const repo of target.repositories) {
+      for (const [repositoryIndex, repo] of target.repositories.entries()) {
         const names = repo.packageNames && repo.packageNames.length > 0 ? repo.packageNames : [upstreamPackage];
         for (const name of names) {
-          out.push({ repoDefault: repo.name ?? '', packageDefault: name, template, targetIndex });
+          out.push({ repoDefault: repo.name ?? '', packageDefault: name, template, targetIndex, repositoryIndex });
         }
       }
       continue;
@@ -112,8 +115,11 @@ export function unrollTargets(pvs: PackageVariantSet, objects: readonly KubeObje
       name: isRepo ? undefined : target.objectSelector?.name,
     });
     if (!selected.ok) return { ok: false, error: `spec.targets[${targetIndex}].${field}.${selected.error}` };
+    const names = target.packageNames && target.packageNames.length > 0 ? target.packageNames : [upstreamPackage];
     for (const object of selected.value) {
-      out.push({ repoDefault: object.metadata?.name ?? '', packageDefault: upstreamPackage, template, object, targetIndex });
+      for (const name of names) {
+        out.push({ repoDefault: object.metadata?.name ?? '', packageDefault: name, template, object, targetIndex });
+      }
     }
   }
   return { ok: true, value: out };
