@@ -4,14 +4,13 @@ import { stringify } from 'yaml';
 import {
   PACKAGE_VARIANT_API_VERSION,
   applyPackageVariant,
-  decodeObject,
   decodePackageVariant,
   type KubeObject,
 } from '@kdelta/variant-engine';
 import { readPackage, writePackage } from '@kdelta/kptfile-model';
 import { type Command, UsageError } from '../command.js';
 import { parseFlags, stringFlag } from '../args.js';
-import { describeDocument, readObjects, readYamlDocuments } from './variant-objects.js';
+import { decodeObjects, describeDocument, readObjects, readYamlDocuments } from './variant-objects.js';
 
 const help = `Usage: kdelta variant apply --variant <pv.yaml> --package <dir> [--objects <path>]
 
@@ -30,9 +29,18 @@ Flags:
   --package <dir>   the package directory (with a Kptfile)
   --objects <path>  a YAML file or a directory of them: the objects available for injection
 
+Unknown fields in the PackageVariant are errors naming their path; its pipeline functions are
+checked as the Kptfile's are (image reference, exec, configPath) before anything is written. Two
+--objects documents for the same object are an error naming both.
+
 Exit 0 when applied (files changed only if something changed); 1 on bad input or a failed
-mutation (stderr names the file and the reason; nothing is written).
+mutation (stderr names the file and the reason; nothing is written); 3 when applied but a
+required injection point found no source: the files are written (the Kptfile records the False
+condition, as Porch does), the output says \`ready: false\`, and stderr names each unmet gate.
 `;
+
+/** Applied, but a readiness gate of the package is not met. */
+const NOT_READY = 3;
 
 const command: Command = {
   path: ['variant', 'apply'],
@@ -56,7 +64,8 @@ const command: Command = {
     const doc = docs[0]!;
     const where = describeDocument(doc);
     const decoded = decodePackageVariant(doc.value);
-    if (decoded.errors.length > 0) throw new Error(`${where}: ${decoded.errors.join('; ')}`);
+    const invalid = [...decoded.errors, ...decoded.unknownFields];
+    if (invalid.length > 0) throw new Error(`${where}: ${invalid.join('; ')}`);
     const pv = decoded.value;
     if (pv.apiVersion !== PACKAGE_VARIANT_API_VERSION) {
       throw new Error(`${where}: apiVersion: expected ${PACKAGE_VARIANT_API_VERSION}, got ${pv.apiVersion ?? '(none)'}`);
@@ -73,12 +82,7 @@ const command: Command = {
       pkg.files.filter((f) => f.kind === 'kptfile' || f.kind === 'krm').map((f) => [f.path, f.content.toString('utf8')] as const),
     );
 
-    const objects: KubeObject[] = [];
-    for (const o of objectsPath ? await readObjects(objectsPath, io.cwd) : []) {
-      const d = decodeObject(o.value);
-      if (d.errors.length > 0) throw new Error(`${describeDocument(o)}: ${d.errors.join('; ')}`);
-      objects.push(d.value);
-    }
+    const objects = decodeObjects(objectsPath ? await readObjects(objectsPath, io.cwd) : []);
 
     const result = applyPackageVariant(files, pv, { objects, packageName: path.basename(dir) });
     const name = pv.metadata?.name ?? '';
@@ -90,6 +94,9 @@ const command: Command = {
       throw new Error(message.startsWith(`${result.file}:`) ? `${path.join(pkgDir, message)}` : `${path.join(pkgDir, result.file)}: ${message}`);
     }
     await writePackage(dir, [...result.changed].map(([p, content]) => ({ path: p, content })));
+    // a required injection point left without a source gates the package (seed 004): the
+    // variant applied, but the package is not ready to publish
+    const unmet = result.packageConditions.filter((c) => result.readinessGates.includes(c.type) && c.status !== 'True');
     io.stdout(
       stringify(
         {
@@ -98,6 +105,7 @@ const command: Command = {
           package: {
             path: pkgDir,
             changedFiles: [...result.changed.keys()].sort(),
+            ready: unmet.length === 0,
             readinessGates: result.readinessGates,
             conditions: result.packageConditions,
           },
@@ -105,7 +113,10 @@ const command: Command = {
         { indentSeq: false, lineWidth: 0 },
       ),
     );
-    return 0;
+    for (const c of unmet) {
+      io.stderr(`kdelta variant apply: not ready: ${pkgDir}: required injection point ${c.type} has no source: ${c.message}\n`);
+    }
+    return unmet.length === 0 ? 0 : NOT_READY;
   },
 };
 

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { decodeObject, type KubeObject } from '@kdelta/variant-engine';
 import { UsageError } from '../command.js';
 
 /** One YAML document read from a file, with where it came from (for error messages). */
@@ -67,4 +68,33 @@ export function describeDocument(o: SourcedObject): string {
   const name = typeof v?.metadata?.name === 'string' ? ` "${v.metadata.name}"` : '';
   const kind = typeof v?.kind === 'string' ? ` (${v.kind}${name})` : '';
   return `${o.file}: document ${o.document}${kind}`;
+}
+
+/**
+ * The `--objects` documents decoded. Two documents for the same object (apiVersion, kind,
+ * namespace, name) are an error naming both: either could be the one injected or selected, and
+ * picking one by file order would be a guess.
+ */
+export function decodeObjects(docs: readonly SourcedObject[]): KubeObject[] {
+  const out: KubeObject[] = [];
+  const seen = new Map<string, SourcedObject>();
+  for (const o of docs) {
+    const d = decodeObject(o.value);
+    if (d.errors.length > 0) throw new Error(`${describeDocument(o)}: ${d.errors.join('; ')}`);
+    const v = d.value;
+    const name = v.metadata?.name;
+    if (typeof name === 'string' && name !== '') {
+      const key = `${v.apiVersion ?? ''}|${v.kind ?? ''}|${v.metadata?.namespace || 'default'}|${name}`;
+      const before = seen.get(key);
+      if (before) {
+        throw new Error(
+          `${describeDocument(before)} and ${describeDocument(o)} are the same object ` +
+            `(${v.apiVersion ?? ''} ${v.kind ?? ''} ${v.metadata?.namespace || 'default'}/${name}): keep one`,
+        );
+      }
+      seen.set(key, o);
+    }
+    out.push(v);
+  }
+  return out;
 }

@@ -2,14 +2,13 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import {
   PACKAGE_VARIANT_SET_API_VERSION,
-  decodeObject,
   decodePackageVariantSet,
   expandPackageVariantSet,
   type KubeObject,
 } from '@kdelta/variant-engine';
 import { type Command, UsageError } from '../command.js';
 import { parseFlags, stringFlag } from '../args.js';
-import { describeDocument, readObjects, readYamlDocuments } from './variant-objects.js';
+import { decodeObjects, describeDocument, readObjects, readYamlDocuments } from './variant-objects.js';
 
 const help = `Usage: kdelta variantset expand --set <pvs.yaml> [--objects <path>]
 
@@ -23,7 +22,12 @@ Flags:
                     (config.porch.kpt.dev/v1alpha1), the objects an objectSelector selects, and
                     optionally the upstream PackageRevision (metadata for CEL's \`upstream\`)
 
-Exit 0 with the variants on stdout as a YAML stream; 1 on bad input (stderr names the file,
+Unknown fields are errors naming their path. \`packageNames\` beside a \`repositorySelector\` or
+\`objectSelector\` instantiates each listed package in every selected repository. A \`repositories\`
+target naming a Repository that is not among --objects is an error for that target.
+
+Exit 0 with the variants on stdout as a YAML stream (a selector target that selects nothing, or
+a set that generates no variant, is a warning on stderr); 1 on bad input (stderr names the file,
 the document and the field path).
 `;
 
@@ -41,19 +45,15 @@ const command: Command = {
     const docs = await readYamlDocuments(path.resolve(io.cwd, setFile), setFile);
     const sets = docs.filter((d) => (d.value as KubeObject)?.kind === 'PackageVariantSet');
     if (sets.length === 0) throw new Error(`${setFile}: no PackageVariantSet document found`);
-    const objectDocs = objectsPath ? await readObjects(objectsPath, io.cwd) : [];
-    const objects: KubeObject[] = [];
-    for (const o of objectDocs) {
-      const d = decodeObject(o.value);
-      if (d.errors.length > 0) throw new Error(`${describeDocument(o)}: ${d.errors.join('; ')}`);
-      objects.push(d.value);
-    }
+    const objects = decodeObjects(objectsPath ? await readObjects(objectsPath, io.cwd) : []);
 
     const out: string[] = [];
+    const warnings: string[] = [];
     for (const doc of sets) {
       const where = describeDocument(doc);
       const decoded = decodePackageVariantSet(doc.value);
-      if (decoded.errors.length > 0) throw new Error(`${where}: ${decoded.errors.join('; ')}`);
+      const invalid = [...decoded.errors, ...decoded.unknownFields];
+      if (invalid.length > 0) throw new Error(`${where}: ${invalid.join('; ')}`);
       const pvs = decoded.value;
       if (pvs.apiVersion !== PACKAGE_VARIANT_SET_API_VERSION) {
         throw new Error(
@@ -63,8 +63,11 @@ const command: Command = {
       }
       const result = expandPackageVariantSet(pvs, { objects });
       if (!result.ok) throw new Error(`${where}: ${result.reason}: ${result.errors.join('; ')}`);
+      for (const w of result.warnings) warnings.push(`${where}: ${w}`);
+      if (result.variants.length === 0) warnings.push(`${where}: selects no target: no PackageVariant generated`);
       for (const pv of result.variants) out.push(stringify(pv, { indentSeq: false, lineWidth: 0 }));
     }
+    for (const w of warnings) io.stderr(`kdelta variantset expand: warning: ${w}\n`);
     io.stdout(out.map((text) => `---\n${text}`).join(''));
     return 0;
   },

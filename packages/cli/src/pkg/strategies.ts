@@ -58,7 +58,7 @@ function replacePackageFiles(input: UpdateInput): void {
   const updatedKptfile = readIf(join(input.updatedPath, KPTFILE));
   if (updatedKptfile !== undefined && localKptfile !== undefined) {
     // upstream's Kptfile, with the local name, upstream and lock (the caller sets the new lock)
-    const merged = keepBookkeeping(updatedKptfile, localKptfile, join(input.relPackagePath, KPTFILE), input.isRoot);
+    const merged = keepBookkeeping(updatedKptfile, localKptfile, join(input.relPackagePath, KPTFILE), input.isRoot, join(input.updatedPath, KPTFILE));
     writeFile(input.localPath, KPTFILE, merged);
   } else if (updatedKptfile !== undefined) {
     writeFile(input.localPath, KPTFILE, updatedKptfile);
@@ -71,8 +71,8 @@ function replacePackageFiles(input: UpdateInput): void {
  * replaced with upstream's version takes the upstream and lock upstream gives it (kpt copies
  * the nested Kptfile whole), so it records the version it now holds.
  */
-function keepBookkeeping(updated: string, local: string, file: string, isRoot: boolean): string {
-  const u = readKptfileText(updated, `upstream/${file}`);
+function keepBookkeeping(updated: string, local: string, file: string, isRoot: boolean, updatedFile: string): string {
+  const u = readKptfileText(updated, updatedFile);
   const l = readKptfileText(local, file).kptfile;
   const next: Kptfile = structuredClone(u.kptfile);
   if (l.metadata?.name !== undefined) next.metadata = { ...next.metadata, name: l.metadata.name };
@@ -162,9 +162,26 @@ function upstreamRepointed(input: UpdateInput): boolean {
   const origin = readIf(join(input.originPath, KPTFILE));
   if (local === undefined || origin === undefined) return false;
   const l = readKptfileText(local, KPTFILE).kptfile.upstream;
-  const o = readKptfileText(origin, KPTFILE).kptfile.upstream;
+  const o = readKptfileText(origin, join(input.originPath, KPTFILE)).kptfile.upstream;
   if (!o?.git || !l?.git) return false;
   return JSON.stringify(l.git) !== JSON.stringify(o.git);
+}
+
+/**
+ * The merge names a bad file by its path in the package; one of a fetched side (upstream, origin)
+ * gets that side's directory in front, which the caller turns into the side's name.
+ */
+function atSidePath<T>(input: UpdateInput, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    const e = error as Error & { side?: unknown; file?: unknown };
+    const dir = e.side === 'upstream' ? input.updatedPath : e.side === 'origin' ? input.originPath : undefined;
+    if (dir !== undefined && typeof e.file === 'string' && e.message.startsWith(e.file)) {
+      e.message = `${join(dir, e.file)}${e.message.slice(e.file.length)}`;
+    }
+    throw error;
+  }
 }
 
 /** resource-merge: a 3-way merge of the resources, the Kptfile, and the non-KRM files. */
@@ -172,7 +189,7 @@ export function resourceMerge(input: UpdateInput): UpdateOutcome {
   if (!input.isRoot && upstreamRepointed(input)) return { conflicts: [] };
   const krm = (dir: string) => packageFiles(dir).files.filter((f) => isKrmPath(f.path));
   const local = krm(input.localPath);
-  const result = mergeFiles({ origin: krm(input.originPath), upstream: krm(input.updatedPath), local });
+  const result = atSidePath(input, () => mergeFiles({ origin: krm(input.originPath), upstream: krm(input.updatedPath), local }));
   const kept = new Set(result.files.map((f) => f.path));
   for (const f of local) if (!kept.has(f.path)) rmSync(join(input.localPath, f.path), { force: true });
   const before = new Map(local.map((f) => [f.path, f.text]));
@@ -191,7 +208,11 @@ function mergeKptfileOf(input: UpdateInput): void {
     const originKptfile = readIf(join(input.originPath, KPTFILE));
     const merged = mergeKptfile(
       { ...(originKptfile !== undefined ? { origin: originKptfile } : {}), upstream: updatedKptfile, local: localKptfile },
-      { updateUpstream: !input.isRoot, files: { local: join(input.relPackagePath, KPTFILE) } },
+      {
+        updateUpstream: !input.isRoot,
+        // the fetched sides by their scratch paths: the caller names them (upstream, origin)
+        files: { local: join(input.relPackagePath, KPTFILE), origin: join(input.originPath, KPTFILE), upstream: join(input.updatedPath, KPTFILE) },
+      },
     );
     if (merged.text !== localKptfile) writeFile(input.localPath, KPTFILE, merged.text);
   } else if (localKptfile === undefined && updatedKptfile !== undefined) {
@@ -454,7 +475,7 @@ function replaceTree(input: UpdateInput): UpdateOutcome {
   }
   const updatedKptfile = readIf(join(input.updatedPath, KPTFILE));
   if (updatedKptfile !== undefined && localKptfile !== undefined) {
-    writeFile(input.localPath, KPTFILE, keepBookkeeping(updatedKptfile, localKptfile, join(input.relPackagePath, KPTFILE), input.isRoot));
+    writeFile(input.localPath, KPTFILE, keepBookkeeping(updatedKptfile, localKptfile, join(input.relPackagePath, KPTFILE), input.isRoot, join(input.updatedPath, KPTFILE)));
   } else if (updatedKptfile !== undefined) writeFile(input.localPath, KPTFILE, updatedKptfile);
   return { conflicts: [] };
 }

@@ -1,5 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
-import { basename, join, posix, relative } from 'node:path';
+import { basename, join, posix, relative, sep } from 'node:path';
 import { addMergeCommentsToTree, atomically, copyTree, scratchDir } from './fs-util.js';
 import { type FetchContext, cleanScratch, fetchToScratch } from './fetch.js';
 import type { Upstream } from '@kdelta/kptfile-model';
@@ -48,18 +48,20 @@ async function updateOne(
   ctx.progress(`Package "${name}":`);
   ctx.progress(`Fetching upstream from ${git.repo}@${git.ref ?? ''}`);
   const updated = await fetchToScratch(ctx, git.repo, git.directory ?? '/', ref);
+  const sides: Side[] = [{ path: updated.path, label: sideLabel('upstream', git.repo, git.directory, git.ref ?? updated.ref) }];
   // Marked like origin and local: the marks are then no upstream change, and a resource upstream
   // left alone reads exactly as it does at origin, which spares the merge of it. Whatever comes
   // into the package from upstream gets these marks at the end anyway.
-  addMergeCommentsToTree(updated.path);
+  labelled(sides, () => addMergeCommentsToTree(updated.path));
   const lock = kf.upstreamLock?.git;
   let originPath: string;
   if (lock?.commit || lock?.repo) {
     ctx.progress(`Fetching origin from ${lock.repo ?? git.repo}@${lock.ref ?? ''}`);
     const origin = await fetchToScratch(ctx, lock.repo ?? git.repo, lock.directory ?? git.directory ?? '/', lock.commit || lock.ref || undefined);
     originPath = origin.path;
+    sides.push({ path: originPath, label: sideLabel('origin', lock.repo ?? git.repo, lock.directory ?? git.directory, lock.commit || lock.ref || '') });
     // marked like the local package, so the marks are not taken for local changes
-    addMergeCommentsToTree(originPath);
+    labelled(sides, () => addMergeCommentsToTree(originPath));
   } else {
     // Never fetched: the origin is empty. Local content would have nothing to merge against.
     const local = subpackagePaths(dir, { includeRemote: true }).length > 0 || hasLocalContent(dir);
@@ -68,14 +70,16 @@ async function updateOne(
     ctx.scratch.push(join(originPath, '..'));
   }
   ctx.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
-  const out = updateTree(strategy, {
-    localPath: dir,
-    updatedPath: updated.path,
-    originPath,
-    relPackagePath: '/',
-    isRoot: true,
-    progress: ctx.progress,
-  });
+  const out = labelled(sides, () =>
+    updateTree(strategy, {
+      localPath: dir,
+      updatedPath: updated.path,
+      originPath,
+      relPackagePath: '/',
+      isRoot: true,
+      progress: ctx.progress,
+    }),
+  );
   conflicts.push(...out.conflicts.map((c) => ({ ...c, package: c.package ? `${name}/${c.package}` : name })));
 
   // The new lock: what was fetched.
@@ -88,6 +92,37 @@ async function updateOne(
   // upstream resources are identified by their own names, local ones by their comment)
   addMergeCommentsToTree(dir);
   ctx.progress('');
+}
+
+/** A fetched version of the package (upstream or origin), in a scratch directory. */
+interface Side {
+  readonly path: string;
+  readonly label: string;
+}
+
+/** `upstream (https://host/repo/pkg@v2)`: how a side's files are named in errors. */
+function sideLabel(side: 'upstream' | 'origin', repo: string, directory: string | undefined, ref: string): string {
+  const dir = (directory ?? '/').replace(/^\/+/, '');
+  return `${side} (${repo.replace(/\/+$/, '')}${dir ? `/${dir}` : ''}${ref ? `@${ref}` : ''})`;
+}
+
+/**
+ * Runs `fn`; an error naming a file of a fetched side by its scratch path is re-labelled with the
+ * side and the file's path in the package (`upstream (…@v2): deploy.yaml: …`), since the scratch
+ * directory means nothing to the user and is gone when the command ends.
+ */
+function labelled<T>(sides: readonly Side[], fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    let message = error.message;
+    for (const side of sides) {
+      message = message.split(`${side.path}${sep}`).join(`${side.label}: `).split(side.path).join(side.label);
+    }
+    if (message !== error.message) error.message = message;
+    throw error;
+  }
 }
 
 function hasLocalContent(dir: string): boolean {

@@ -100,7 +100,15 @@ function injectPoint(point: InjectionPoint, pv: PackageVariant, objects: readonl
   let source: KubeObject | undefined;
   for (const injector of injectors) {
     if (!injectorMatches(injector, point)) continue;
-    source = candidates.find((o) => o.metadata?.name === injector.name);
+    const named = candidates.filter((o) => o.metadata?.name === injector.name);
+    if (named.length > 1) {
+      // the same object given twice: neither can be preferred without guessing
+      throw new VariantMutationError(
+        `${point.file}: ${point.kind}/${point.name}: ${named.length} in-cluster resources ${point.apiVersion} ${point.kind} "${injector.name}" match equally`,
+        point.file,
+      );
+    }
+    source = named[0];
     if (source) break;
   }
   if (!source || !point.doc) return;
