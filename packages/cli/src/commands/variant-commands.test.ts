@@ -336,3 +336,95 @@ describe('kdelta variant apply', () => {
     expect(r.stderr).toContain('two.yaml: expected one PackageVariant document, found 2');
   });
 });
+
+describe('strict variant inputs', () => {
+  it('refuses an unknown PackageVariant field by its path, writing nothing', async () => {
+    await writePackage();
+    await write('pv.yaml', pv().replace('  packageContext:', '  packagecontext: {}\n  packageContext:'));
+    const before = await snapshot(path.join(dir, 'pkg'));
+    const r = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--objects', 'objects.yaml');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('pv.yaml: document 1 (PackageVariant "app-east"): spec.packagecontext: unknown field');
+    expect(await snapshot(path.join(dir, 'pkg'))).toEqual(before);
+  });
+
+  it('checks the pipeline functions before writing: a malformed image never reaches the Kptfile', async () => {
+    await writePackage();
+    await write('pv.yaml', pv().replace('image: set-namespace:v0.4', 'image: "Set Namespace:v0.4"'));
+    const before = await snapshot(path.join(dir, 'pkg'));
+    const r = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--objects', 'objects.yaml');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('spec.pipeline.mutators[0].image: "Set Namespace:v0.4" is');
+    expect(await snapshot(path.join(dir, 'pkg'))).toEqual(before);
+  });
+
+  it('a required injection point with no source: written as Porch does, but says not ready and exits 3', async () => {
+    await writePackage();
+    await write('objects.yaml', clusterObjects.replace('us-east1-endpoints', 'us-west1-endpoints'));
+    await write('pv.yaml', pv());
+    const r = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--objects', 'objects.yaml');
+    expect(r.code).toBe(3);
+    expect(parse(r.stdout).package.ready).toBe(false);
+    expect(r.stderr).toContain('not ready: pkg: required injection point config.injection.ConfigMap.endpoints has no source');
+    const k = parse(await readFile(path.join(dir, 'pkg/Kptfile'), 'utf8'));
+    expect(k.status.conditions[0]).toMatchObject({ type: 'config.injection.ConfigMap.endpoints', status: 'False' });
+  });
+
+  it('two injection sources that match equally are an error naming both, writing nothing', async () => {
+    await writePackage();
+    await write('objects/a.yaml', clusterObjects);
+    await write('objects/b.yaml', clusterObjects.replace('db.us-east1', 'db2.us-east1'));
+    await write('pv.yaml', pv());
+    const before = await snapshot(path.join(dir, 'pkg'));
+    const r = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--objects', 'objects');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('objects/a.yaml: document 1 (ConfigMap "us-east1-endpoints") and objects/b.yaml: document 1 (ConfigMap "us-east1-endpoints") are the same object');
+    expect(await snapshot(path.join(dir, 'pkg'))).toEqual(before);
+  });
+
+  it('a flag given twice with different values is a usage error; the same value twice is fine', async () => {
+    await writePackage();
+    await write('pv.yaml', pv());
+    const r = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--package', 'other');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--package given twice with different values: "pkg" and "other"');
+    const same = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--package', 'pkg', '--objects', 'objects.yaml');
+    expect(same.code).toBe(0);
+  });
+
+  it('packageNames beside a repositorySelector instantiates each name in every selected repository', async () => {
+    await write('repos.yaml', repositories);
+    await write('set.yaml', pvs('', `  - repositorySelector:\n      matchLabels: {org: hr}\n    packageNames: [foo-a, foo-b]\n`));
+    const r = await run('variantset', 'expand', '--set', 'set.yaml', '--objects', 'repos.yaml');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const pairs = parseAllDocuments(r.stdout).map((d) => `${d.toJS().spec.downstream.repo}/${d.toJS().spec.downstream.package}`);
+    expect(pairs).toEqual(['cluster-01/foo-a', 'cluster-01/foo-b', 'cluster-03/foo-a', 'cluster-03/foo-b']);
+  });
+
+  it('an unknown PackageVariantSet field is an error naming its path', async () => {
+    await write('repos.yaml', repositories);
+    await write('set.yaml', pvs('', `  - repositorySelector:\n      matchLabels: {org: hr}\n      packageNames: [foo-a]\n`));
+    const r = await run('variantset', 'expand', '--set', 'set.yaml', '--objects', 'repos.yaml');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('spec.targets[0].repositorySelector.packageNames: unknown field');
+  });
+
+  it('a target naming a Repository that does not exist is an error for that target', async () => {
+    await write('repos.yaml', repositories);
+    await write('set.yaml', pvs('', `  - repositories: [{name: cluster-01}, {name: cluster-09}]\n`));
+    const r = await run('variantset', 'expand', '--set', 'set.yaml', '--objects', 'repos.yaml');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('spec.targets[0].repositories[1]: Repository "cluster-09" does not exist in namespace "default"');
+  });
+
+  it('a set that selects no target exits 0 with a warning', async () => {
+    await write('repos.yaml', repositories);
+    await write('set.yaml', pvs('', `  - repositorySelector:\n      matchLabels: {org: legal}\n`));
+    const r = await run('variantset', 'expand', '--set', 'set.yaml', '--objects', 'repos.yaml');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('warning: set.yaml: document 1 (PackageVariantSet "example"): spec.targets[0].repositorySelector selects no Repository in namespace "default"');
+    expect(r.stderr).toContain('selects no target: no PackageVariant generated');
+  });
+});
