@@ -1,4 +1,4 @@
-import type { RepoLocation } from './url.js';
+import type { RepoLocation, UrlCredentials } from './url.js';
 
 export interface Credentials {
   /** Environment for git (a scoped `http.extraHeader` passed through GIT_CONFIG_*, never argv). */
@@ -8,37 +8,71 @@ export interface Credentials {
 }
 
 /**
- * Credentials for an https repository: `token` if given, else KDELTA_GIT_TOKEN, else GITHUB_TOKEN
- * for github.com. The token travels to git in the environment (never on the command line, where
- * `ps` would show it) and only for the repository's own origin. Without a token git's own
- * credential helpers and ssh agent apply unchanged.
+ * Credentials for an http(s) repository: the user and password taken out of its URL if it had
+ * them, else for https `token` if given, else KDELTA_GIT_TOKEN, else GITHUB_TOKEN for github.com.
+ * They travel to git in the environment as an `Authorization` header scoped to the repository's
+ * origin (never on the command line, where `ps` would show them, and never in a file or in the
+ * URL git stores). Without any, git's own credential helpers and ssh agent apply unchanged.
  */
 export function credentialsFor(
   location: RepoLocation,
-  options: { token?: string | undefined; env?: Readonly<Record<string, string | undefined>> } = {},
+  options: {
+    token?: string | undefined;
+    urlCredentials?: UrlCredentials | undefined;
+    env?: Readonly<Record<string, string | undefined>>;
+  } = {},
 ): Credentials {
   const env = options.env ?? process.env;
-  const known = [options.token, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN].filter(
-    (s): s is string => typeof s === 'string' && s.length > 0,
-  );
-  if (location.kind !== 'https') return { env: {}, secrets: known };
+  const fromUrl = options.urlCredentials;
+  const known = [
+    options.token,
+    env.KDELTA_GIT_TOKEN,
+    env.GITHUB_TOKEN,
+    env.GH_TOKEN,
+    ...(fromUrl ? urlSecrets(fromUrl) : []),
+  ].filter((s): s is string => typeof s === 'string' && s.length > 0);
+  if (location.kind !== 'https' && location.kind !== 'http') return { env: {}, secrets: known };
   let origin: URL;
   try {
     origin = new URL(location.url);
   } catch {
     return { env: {}, secrets: known };
   }
-  const token =
-    options.token ?? env.KDELTA_GIT_TOKEN ?? (origin.hostname === 'github.com' ? (env.GITHUB_TOKEN ?? env.GH_TOKEN) : undefined);
-  if (!token || origin.username) return { env: {}, secrets: known };
-  const header = `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
-  const countBefore = Number(env.GIT_CONFIG_COUNT ?? '0') || 0;
-  return {
-    env: {
-      GIT_CONFIG_COUNT: String(countBefore + 1),
-      [`GIT_CONFIG_KEY_${countBefore}`]: `http.${origin.protocol}//${origin.host}/.extraHeader`,
-      [`GIT_CONFIG_VALUE_${countBefore}`]: header,
-    },
-    secrets: known,
-  };
+  const scope = `${origin.protocol}//${origin.host}/`;
+  const config: [string, string][] = [];
+  if (fromUrl && fromUrl.password === '') {
+    // A user name alone: git gets it as the URL would have given it, its helpers supply the rest.
+    config.push([`credential.${scope}.username`, fromUrl.username]);
+  } else if (fromUrl) {
+    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+  } else if (location.kind === 'https') {
+    // An environment token is never sent over plain http.
+    const token =
+      options.token ?? env.KDELTA_GIT_TOKEN ?? (origin.hostname === 'github.com' ? (env.GITHUB_TOKEN ?? env.GH_TOKEN) : undefined);
+    if (token) config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
+  }
+  return { env: configEnv(config, env), secrets: known };
+}
+
+const basicHeader = (pair: string) => `Authorization: Basic ${Buffer.from(pair).toString('base64')}`;
+
+/** git configuration through the environment (after any the caller's environment already sets). */
+function configEnv(entries: readonly [string, string][], env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  if (entries.length === 0) return {};
+  const before = Number(env.GIT_CONFIG_COUNT ?? '0') || 0;
+  const out: Record<string, string> = { GIT_CONFIG_COUNT: String(before + entries.length) };
+  entries.forEach(([key, value], i) => {
+    out[`GIT_CONFIG_KEY_${before + i}`] = key;
+    out[`GIT_CONFIG_VALUE_${before + i}`] = value;
+  });
+  return out;
+}
+
+/**
+ * What to scrub for credentials from a URL: the password and the `user:password` pair (whose
+ * base64 is the header), or a lone user name, which is then most likely a token.
+ */
+function urlSecrets(credentials: UrlCredentials): string[] {
+  if (credentials.password === '') return [credentials.username, `${credentials.username}:`];
+  return [credentials.password, `${credentials.username}:${credentials.password}`];
 }

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { GitError } from './errors.js';
 import { runGit } from './exec.js';
 import { withLock } from './lock.js';
 import { type RemoteOptions, type ResolvedRef, defaultBranch, remoteContext, resolveRef } from './refs.js';
-import { assertSafeArgument, repoCacheKey } from './url.js';
+import { assertSafeArgument, repoCacheKey, withoutCredentials } from './url.js';
 
 /** Where cached partial clones live: `KDELTA_CACHE_DIR`, else `~/.kdelta/repos`. */
 export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
@@ -85,6 +85,17 @@ async function openCacheRepo(options: FetchPackageOptions | (RemoteOptions & { c
 }
 
 /**
+ * A cache made by an older version may hold the URL it was created with, credentials and all, as
+ * its remote: it gets the clean URL (the credentials now travel in the environment).
+ */
+async function forgetStoredCredentials(gitDir: string, cleanUrl: string, secrets: readonly string[]): Promise<void> {
+  const config = await readFile(join(gitDir, 'config'), 'utf8').catch(() => '');
+  const stored = [...config.matchAll(/^\s*url\s*=\s*(.*?)\s*$/gm)].map((m) => (m[1] ?? '').replace(/^"(.*)"$/, '$1'));
+  if (stored.every((url) => withoutCredentials(url) === url)) return;
+  await runGit(['--git-dir', gitDir, 'config', 'remote.origin.url', cleanUrl], { secrets });
+}
+
+/**
  * Whether a commit was fetched before. Asked through our own refs, not the object store: in a
  * partial clone a lookup of a missing object would itself fetch it from the promisor remote.
  */
@@ -117,6 +128,7 @@ export async function fetchPackage(options: FetchPackageOptions): Promise<Fetche
   return withLock(join(repo.root, 'lock'), async () => {
     const git = (args: readonly string[], extra: { onProgress?: (l: string) => void } = {}) =>
       runGit(['--git-dir', repo.gitDir, ...args], { env, secrets, ...extra });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
     let commit = resolved.commit;
     let cacheHit = commit !== undefined && (await hasCommit(repo.gitDir, commit));
     if (!cacheHit) {

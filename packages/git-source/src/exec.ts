@@ -24,6 +24,8 @@ const baseEnv: Readonly<Record<string, string>> = {
   GIT_ASKPASS: '',
   SSH_ASKPASS: '',
   GCM_INTERACTIVE: 'never',
+  // A user's GIT_TRACE* output (possibly to a file) must not show the Authorization header we pass.
+  GIT_TRACE_REDACT: '1',
   LC_ALL: 'C',
   LANG: 'C',
 };
@@ -51,10 +53,11 @@ export function runGit(args: readonly string[], options: GitRunOptions = {}): Pr
         }
         const exitCode = typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : undefined;
         const detail = stderr.trim() || error.message;
+        const code = classify(stderr);
         reject(
           new GitError({
-            code: classify(stderr),
-            message: `git ${args[0] ?? ''} failed: ${detail}`,
+            code,
+            message: `git ${args[0] ?? ''} failed: ${detail}${code === 'auth' ? authHint : ''}`,
             args,
             stderr,
             ...(exitCode !== undefined ? { exitCode } : {}),
@@ -75,6 +78,10 @@ export function runGit(args: readonly string[], options: GitRunOptions = {}): Pr
     }
   });
 }
+
+// Credentials given in a URL are used once and never stored, so a later call may need them again.
+const authHint =
+  '\n(the repository asked for credentials: give them in the URL, in KDELTA_GIT_TOKEN for https, or through a git credential helper)';
 
 function redactLine(line: string, secrets: readonly string[]): string {
   return new GitError({ code: 'failed', message: line, secrets }).message;

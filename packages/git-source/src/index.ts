@@ -1,7 +1,19 @@
 export { GitError, isGitError, type GitErrorCode } from './errors.js';
-export { redact } from './redact.js';
+export { redact, hideCredentials } from './redact.js';
 export { runGit, type GitRunOptions, type GitResult } from './exec.js';
-export { assertSafeArgument, repoLocation, repoCacheKey, looksLikeCommit, isFullCommit, type RepoLocation, type RepoKind } from './url.js';
+export {
+  assertSafeArgument,
+  repoLocation,
+  repoCacheKey,
+  splitCredentials,
+  withoutCredentials,
+  looksLikeCommit,
+  isFullCommit,
+  type RepoLocation,
+  type RepoKind,
+  type SplitRepo,
+  type UrlCredentials,
+} from './url.js';
 export { credentialsFor, type Credentials } from './auth.js';
 export {
   listRemoteRefs,

@@ -1,7 +1,7 @@
 import { credentialsFor } from './auth.js';
 import { GitError } from './errors.js';
 import { runGit } from './exec.js';
-import { assertSafeArgument, isFullCommit, repoLocation } from './url.js';
+import { type UrlCredentials, assertSafeArgument, isFullCommit, repoLocation, splitCredentials } from './url.js';
 
 export interface RemoteOptions {
   /** Repository: https/ssh/file:// URL or a local path. */
@@ -10,6 +10,11 @@ export interface RemoteOptions {
   readonly cwd?: string;
   /** An access token for https (else KDELTA_GIT_TOKEN / GITHUB_TOKEN, else git's helpers). */
   readonly token?: string;
+  /**
+   * A user and password for an http(s) `repo` given without them (credentials written into
+   * `repo` itself take precedence). Passed to git in the environment only.
+   */
+  readonly credentials?: UrlCredentials;
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -32,9 +37,14 @@ export interface ResolvedRef {
   readonly commit?: string;
 }
 
+/**
+ * Where the repository is (its URL without credentials: the only form that is stored, printed or
+ * used as a cache key) and what git needs to reach it (the credentials, in the environment).
+ */
 export function remoteContext(options: RemoteOptions) {
   const location = repoLocation(options.repo, options.cwd);
-  const creds = credentialsFor(location, { token: options.token, env: options.env ?? process.env });
+  const urlCredentials = splitCredentials(options.repo).credentials ?? options.credentials;
+  const creds = credentialsFor(location, { token: options.token, urlCredentials, env: options.env ?? process.env });
   return { location, env: { ...options.env, ...creds.env }, secrets: creds.secrets };
 }
 

@@ -22,12 +22,65 @@ export interface RepoLocation {
   readonly url: string;
 }
 
+/** Credentials that were written into a repository URL (`https://user:password@host/…`), percent-decoded. */
+export interface UrlCredentials {
+  readonly username: string;
+  /** '' when the URL named a user only (`https://TOKEN@host/…`). */
+  readonly password: string;
+}
+
+/** A repository with its credentials taken out: `url` is what may be stored, printed or used as a key. */
+export interface SplitRepo {
+  readonly url: string;
+  readonly credentials?: UrlCredentials;
+}
+
+const schemeAuthority = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is;
+
+/**
+ * Take the userinfo out of a repository URL. For http(s) the whole userinfo goes (a lone user
+ * name is as likely a token as a name); for ssh, git:// and file:// only a password goes, since
+ * the user name is part of the address (`ssh://git@host/…`). scp-like ssh (`git@host:repo`) and
+ * local paths carry no password and come back unchanged.
+ */
+export function splitCredentials(repo: string): SplitRepo {
+  const m = schemeAuthority.exec(repo);
+  if (!m) return { url: repo };
+  const [, scheme, authority, rest] = m as unknown as [string, string, string, string];
+  const at = authority.lastIndexOf('@');
+  if (at < 0) return { url: repo };
+  const userinfo = authority.slice(0, at);
+  const host = authority.slice(at + 1);
+  const colon = userinfo.indexOf(':');
+  const username = decode(colon < 0 ? userinfo : userinfo.slice(0, colon));
+  const password = colon < 0 ? '' : decode(userinfo.slice(colon + 1));
+  const http = /^https?:\/\/$/i.test(scheme);
+  if (!http && colon < 0) return { url: repo };
+  const kept = http ? '' : `${userinfo.slice(0, colon)}@`;
+  return { url: `${scheme}${kept}${host}${rest}`, credentials: { username, password } };
+}
+
+/** The repository URL without credentials (see {@link splitCredentials}). */
+export function withoutCredentials(repo: string): string {
+  return splitCredentials(repo).url;
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /**
  * Accept https, ssh (`ssh://…` and scp-like `git@host:path`), `file://` URLs and plain local paths
- * (made absolute against `cwd`). Anything starting with `-` is refused.
+ * (made absolute against `cwd`). Anything starting with `-` is refused. Credentials in the URL are
+ * left out of the location (see {@link splitCredentials}; {@link remoteContext} passes them on).
  */
-export function repoLocation(repo: string, cwd: string = process.cwd()): RepoLocation {
-  assertSafeArgument(repo, 'repository');
+export function repoLocation(rawRepo: string, cwd: string = process.cwd()): RepoLocation {
+  assertSafeArgument(rawRepo, 'repository');
+  const repo = withoutCredentials(rawRepo);
   if (/^[a-z0-9+.-]+::/i.test(repo)) {
     throw new GitError({ code: 'refused-argument', message: `repository "${repo}": git remote-helper transports are not accepted` });
   }
@@ -44,9 +97,12 @@ export function repoLocation(repo: string, cwd: string = process.cwd()): RepoLoc
   return { kind: 'local', url: isAbsolute(repo) ? resolve(repo) : resolve(cwd, repo) };
 }
 
-/** A stable, filesystem-safe cache key for a repository URL (credentials removed first). */
+/**
+ * A stable, filesystem-safe cache key for a repository URL. Credentials are removed first, so a
+ * new token reuses the cache and no directory name carries a secret.
+ */
 export function repoCacheKey(url: string): string {
-  const clean = url.replace(/(\/\/)[^/@]+@/, '$1').replace(/\.git$/, '').replace(/\/+$/, '');
+  const clean = withoutCredentials(url).replace(/\.git$/, '').replace(/\/+$/, '');
   const base = (clean.split(/[/:]/).filter(Boolean).pop() ?? 'repo').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
   return `${base}-${createHash('sha256').update(clean).digest('hex').slice(0, 16)}`;
 }

@@ -5,6 +5,7 @@ import { type Command, ExitCode } from '../command.js';
 import { parseUpdateArgs } from '../pkg/args.js';
 import { diffTrees, formatChanges } from '../pkg/diff.js';
 import { progressTo } from '../pkg/progress.js';
+import { KnownCredentials, keepSecrets } from '../pkg/secrets.js';
 import { updatePackage } from '../pkg/update.js';
 
 const help = `Usage: kdelta pkg diff [<local-dir>][@<ref>]
@@ -25,24 +26,28 @@ const command: Command = {
   path: ['pkg', 'diff'],
   summary: 'show what a pkg update would change, resource by resource',
   help,
-  async run(argv, io) {
-    const flags = parseFlags(argv, {});
-    const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd });
-    const summary = await updatePackage(
-      { pkgPath: args.pkgPath, ref: args.ref, strategy: undefined, displayRoot: io.cwd, dryRun: true },
-      { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [] },
-    );
-    try {
-      const changes = diffTrees(args.pkgPath, summary.resultPath!);
-      const text = formatChanges(changes);
-      io.stdout(text || 'No changes.\n');
-      for (const c of summary.conflicts) {
-        io.stdout(`! conflict in ${c.package}: ${typeof c.message === 'string' ? c.message : JSON.stringify(c)}\n`);
+  async run(argv, rawIo) {
+    const known = new KnownCredentials(rawIo.env);
+    return keepSecrets(known, rawIo, async (io) => {
+      const flags = parseFlags(argv, {});
+      const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd });
+      known.addFromPackage(args.pkgPath);
+      const summary = await updatePackage(
+        { pkgPath: args.pkgPath, ref: args.ref, strategy: undefined, displayRoot: io.cwd, dryRun: true },
+        { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [], credentials: known.byRepo },
+      );
+      try {
+        const changes = diffTrees(args.pkgPath, summary.resultPath!);
+        const text = formatChanges(changes);
+        io.stdout(text || 'No changes.\n');
+        for (const c of summary.conflicts) {
+          io.stdout(`! conflict in ${c.package}: ${typeof c.message === 'string' ? c.message : JSON.stringify(c)}\n`);
+        }
+      } finally {
+        rmSync(dirname(summary.resultPath!), { recursive: true, force: true });
       }
-    } finally {
-      rmSync(dirname(summary.resultPath!), { recursive: true, force: true });
-    }
-    return ExitCode.ok;
+      return ExitCode.ok;
+    });
   },
 };
 

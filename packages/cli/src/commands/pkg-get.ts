@@ -4,6 +4,7 @@ import type { Command } from '../command.js';
 import { parseGetArgs } from '../pkg/args.js';
 import { getPackage } from '../pkg/get.js';
 import { progressTo } from '../pkg/progress.js';
+import { KnownCredentials, keepSecrets } from '../pkg/secrets.js';
 
 const help = `Usage: kdelta pkg get <repo>[.git]/<pkg-path>[@<ref>] [<local-dir>] [--strategy <s>]
 
@@ -31,16 +32,21 @@ const command: Command = {
   path: ['pkg', 'get'],
   summary: 'fetch a package from git into a local directory',
   help,
-  async run(argv, io) {
-    const flags = parseFlags(argv, { strategy: { type: 'string' } });
-    const args = await parseGetArgs(flags.positionals, {
-      cwd: io.cwd,
-      strategy: stringFlag(flags, 'strategy'),
-      defaultBranch: (repo) => defaultBranch({ repo, cwd: io.cwd, env: io.env }),
+  async run(argv, rawIo) {
+    const known = new KnownCredentials(rawIo.env);
+    known.hideArguments(argv);
+    return keepSecrets(known, rawIo, async (io) => {
+      const flags = parseFlags(argv, { strategy: { type: 'string' } });
+      const args = await parseGetArgs(flags.positionals, {
+        cwd: io.cwd,
+        strategy: stringFlag(flags, 'strategy'),
+        defaultBranch: (repo, credentials) => defaultBranch({ repo, cwd: io.cwd, env: io.env, ...(credentials ? { credentials } : {}) }),
+      });
+      known.add(args.repo, args.credentials);
+      const result = await getPackage(args, { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [], credentials: known.byRepo });
+      io.stderr(`Fetched ${args.repo}${args.directory === '/' ? '' : args.directory}@${args.ref} (${result.commit.slice(0, 12)}) into ${result.destination}\n`);
+      return 0;
     });
-    const result = await getPackage(args, { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [] });
-    io.stderr(`Fetched ${args.repo}${args.directory === '/' ? '' : args.directory}@${args.ref} (${result.commit.slice(0, 12)}) into ${result.destination}\n`);
-    return 0;
   },
 };
 

@@ -2,6 +2,7 @@ import { parseFlags, stringFlag } from '../args.js';
 import { type Command, ExitCode } from '../command.js';
 import { parseUpdateArgs } from '../pkg/args.js';
 import { progressTo } from '../pkg/progress.js';
+import { KnownCredentials, keepSecrets } from '../pkg/secrets.js';
 import { updatePackage } from '../pkg/update.js';
 
 const help = `Usage: kdelta pkg update [<local-dir>][@<ref>] [--strategy <s>]
@@ -32,23 +33,27 @@ const command: Command = {
   path: ['pkg', 'update'],
   summary: 'merge upstream changes into a local package',
   help,
-  async run(argv, io) {
-    const flags = parseFlags(argv, { strategy: { type: 'string' } });
-    const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd, strategy: stringFlag(flags, 'strategy') });
-    const summary = await updatePackage(
-      { pkgPath: args.pkgPath, ref: args.ref, strategy: args.strategy, displayRoot: io.cwd },
-      { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [] },
-    );
-    // kpt decides these silently (upstream wins a field; a resource deleted upstream but edited
-    // locally stays); saying where is what lets a user check or restore a local change
-    if (summary.conflicts.length > 0) {
-      const n = summary.conflicts.length;
-      io.stderr(`${n} conflict${n === 1 ? '' : 's'} between local and upstream changes (kdelta pkg diff shows them before an update):\n`);
-      for (const c of summary.conflicts) {
-        io.stderr(`  ${c.package}: ${typeof c.message === 'string' ? c.message : JSON.stringify(c)}\n`);
+  async run(argv, rawIo) {
+    const known = new KnownCredentials(rawIo.env);
+    return keepSecrets(known, rawIo, async (io) => {
+      const flags = parseFlags(argv, { strategy: { type: 'string' } });
+      const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd, strategy: stringFlag(flags, 'strategy') });
+      known.addFromPackage(args.pkgPath);
+      const summary = await updatePackage(
+        { pkgPath: args.pkgPath, ref: args.ref, strategy: args.strategy, displayRoot: io.cwd },
+        { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [], credentials: known.byRepo },
+      );
+      // kpt decides these silently (upstream wins a field; a resource deleted upstream but edited
+      // locally stays); saying where is what lets a user check or restore a local change
+      if (summary.conflicts.length > 0) {
+        const n = summary.conflicts.length;
+        io.stderr(`${n} conflict${n === 1 ? '' : 's'} between local and upstream changes (kdelta pkg diff shows them before an update):\n`);
+        for (const c of summary.conflicts) {
+          io.stderr(`  ${c.package}: ${typeof c.message === 'string' ? c.message : JSON.stringify(c)}\n`);
+        }
       }
-    }
-    return ExitCode.ok;
+      return ExitCode.ok;
+    });
   },
 };
 

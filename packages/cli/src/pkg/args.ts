@@ -1,12 +1,15 @@
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
+import { type UrlCredentials, splitCredentials } from '@kdelta/git-source';
 import { UsageError } from '../command.js';
 import { type UpdateStrategy, isUpdateStrategy, updateStrategies } from './strategy.js';
 
 /** `pkg get` arguments, as kpt parses them. */
 export interface GetArgs {
-  /** Repository as recorded in the Kptfile: `.git` stripped, `file://` kept when given. */
+  /** Repository as recorded in the Kptfile: `.git` stripped, `file://` kept when given, no credentials. */
   readonly repo: string;
+  /** Credentials that were written into the repository URL: for the fetch only, never recorded. */
+  readonly credentials?: UrlCredentials;
   /** `/` or `/a/b`. */
   readonly directory: string;
   /** The ref given after `@`, else the remote's default branch. */
@@ -81,18 +84,31 @@ export function resolveDestination(arg: string | undefined, cwd: string, repo: s
 
 export async function parseGetArgs(
   positionals: readonly string[],
-  options: { cwd: string; strategy?: string | undefined; defaultBranch: (repo: string) => Promise<string> },
+  options: {
+    cwd: string;
+    strategy?: string | undefined;
+    defaultBranch: (repo: string, credentials: UrlCredentials | undefined) => Promise<string>;
+  },
 ): Promise<GetArgs> {
   if (positionals.length === 0) throw new UsageError('requires at least 1 arg(s), only received 0');
   if (positionals.length > 2) throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument (got ${positionals.length} arguments)`);
   const [source, dest] = positionals as [string, string | undefined];
   const updateStrategy = parseStrategy(options.strategy) ?? 'resource-merge';
-  const split = splitRepoArg(source);
+  // Credentials leave the argument first: nothing below (errors included) ever sees them.
+  const { url: cleanSource, credentials } = splitCredentials(source);
+  const split = splitRepoArg(cleanSource);
   // A relative local path is recorded absolute, so later updates work from any directory.
   const repo = isLocalPath(split.repo) && !isAbsolute(split.repo) ? resolve(options.cwd, split.repo) : split.repo;
   const { directory, ref } = split;
   const destination = resolveDestination(dest, options.cwd, repo, directory);
-  return { repo, directory, ref: ref ?? (await options.defaultBranch(repo)), destination, updateStrategy };
+  return {
+    repo,
+    ...(credentials ? { credentials } : {}),
+    directory,
+    ref: ref ?? (await options.defaultBranch(repo, credentials)),
+    destination,
+    updateStrategy,
+  };
 }
 
 export function parseUpdateArgs(positionals: readonly string[], options: { cwd: string; strategy?: string | undefined }): UpdateArgs {

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hideCredentials } from '@kdelta/git-source';
 import { parseAllDocuments } from 'yaml';
 import { sameFile } from './compare.js';
 
@@ -131,7 +132,9 @@ export function diffTrees(before: string, after: string): PkgChange[] {
 }
 
 function kptfileFields(x: string, y: string): string[] {
-  const load = (t: string) => (parseAllDocuments(t) as unknown as { toJS(): unknown }[])[0]?.toJS();
+  // Credentials a Kptfile of an older tool held in a repository URL are dropped by any update:
+  // not a change worth a line, and a line that would print them.
+  const load = (t: string) => (parseAllDocuments(hideCredentials(t)) as unknown as { toJS(): unknown }[])[0]?.toJS();
   return fieldChanges(load(x), load(y)).filter((f) => !f.startsWith('.upstreamLock.git.commit'));
 }
 

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type FetchedPackage, fetchPackage } from '@kdelta/git-source';
+import { type FetchedPackage, type UrlCredentials, fetchPackage, withoutCredentials } from '@kdelta/git-source';
 import { scratchDir } from './fs-util.js';
 
 export interface FetchContext {
@@ -9,6 +9,11 @@ export interface FetchContext {
   readonly progress: (line: string) => void;
   /** Scratch directories to remove at the end. */
   readonly scratch: string[];
+  /**
+   * Credentials given on the command line, by repository URL (without credentials): they reach
+   * git for that repository only, in its environment, and are never recorded.
+   */
+  readonly credentials?: ReadonlyMap<string, UrlCredentials>;
 }
 
 /** Fetch `repo`'s `directory` at `ref` into a new scratch directory; returns the package path. */
@@ -22,8 +27,12 @@ export async function fetchToScratch(
   ctx.scratch.push(holder);
   const dest = join(holder, 'pkg');
   const cacheDir = ctx.env.KDELTA_CACHE_DIR;
+  // A repo read from a Kptfile written by an older tool may carry credentials of its own:
+  // git-source takes them out of the URL and uses them in preference to these.
+  const credentials = ctx.credentials?.get(withoutCredentials(repo));
   const fetched = await fetchPackage({
     repo,
+    ...(credentials ? { credentials } : {}),
     directory,
     dest,
     cwd: ctx.cwd,

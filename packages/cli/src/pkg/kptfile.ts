@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { withoutCredentials } from '@kdelta/git-source';
 import { type Kptfile, type ParsedKptfile, type UpdateStrategy, parseKptfile, printKptfile, readKptfileText } from '@kdelta/kptfile-model';
 import { KPTFILE, exists } from './tree.js';
 
@@ -21,7 +22,11 @@ export interface UpstreamRecord {
   readonly updateStrategy?: UpdateStrategy | undefined;
 }
 
-/** The Kptfile with `upstream` (and, when `commit` is given, `upstreamLock`) set, printed over its text. */
+/**
+ * The Kptfile with `upstream` (and, when `commit` is given, `upstreamLock`) set, printed over its
+ * text. The repository is recorded without credentials, whatever the caller had: a token that
+ * came in a URL (or in a Kptfile written by an older tool) is used once and never written down.
+ */
 export function withUpstream(
   parsed: ParsedKptfile | undefined,
   name: string | undefined,
@@ -42,6 +47,8 @@ export function withUpstream(
       next.upstreamLock = { type: 'git', git: { repo: upstream.repo, directory: upstream.directory, ref: upstream.ref, commit } };
     }
   }
+  if (next.upstream?.git?.repo) next.upstream.git.repo = withoutCredentials(next.upstream.git.repo);
+  if (next.upstreamLock?.git?.repo) next.upstreamLock.git.repo = withoutCredentials(next.upstreamLock.git.repo);
   return printKptfile(base, orderKeys(next));
 }
 

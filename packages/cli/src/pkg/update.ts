@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { basename, join, posix, relative, sep } from 'node:path';
 import { addMergeCommentsToTree, atomically, copyTree, scratchDir } from './fs-util.js';
 import { type FetchContext, cleanScratch, fetchToScratch } from './fetch.js';
+import { withoutCredentials } from '@kdelta/git-source';
 import type { Upstream } from '@kdelta/kptfile-model';
 import { readKptfile, withUpstream } from './kptfile.js';
 import type { ResourceConflict } from './merge-adapter.js';
@@ -46,7 +47,7 @@ async function updateOne(
   const ref = git.ref || undefined;
   const strategy = strategyOf(kf.upstream?.updateStrategy, parsed.file);
   ctx.progress(`Package "${name}":`);
-  ctx.progress(`Fetching upstream from ${git.repo}@${git.ref ?? ''}`);
+  ctx.progress(`Fetching upstream from ${withoutCredentials(git.repo)}@${git.ref ?? ''}`);
   const updated = await fetchToScratch(ctx, git.repo, git.directory ?? '/', ref);
   const sides: Side[] = [{ path: updated.path, label: sideLabel('upstream', git.repo, git.directory, git.ref ?? updated.ref) }];
   // Marked like origin and local: the marks are then no upstream change, and a resource upstream
@@ -56,7 +57,7 @@ async function updateOne(
   const lock = kf.upstreamLock?.git;
   let originPath: string;
   if (lock?.commit || lock?.repo) {
-    ctx.progress(`Fetching origin from ${lock.repo ?? git.repo}@${lock.ref ?? ''}`);
+    ctx.progress(`Fetching origin from ${withoutCredentials(lock.repo ?? git.repo)}@${lock.ref ?? ''}`);
     const origin = await fetchToScratch(ctx, lock.repo ?? git.repo, lock.directory ?? git.directory ?? '/', lock.commit || lock.ref || undefined);
     originPath = origin.path;
     sides.push({ path: originPath, label: sideLabel('origin', lock.repo ?? git.repo, lock.directory ?? git.directory, lock.commit || lock.ref || '') });
