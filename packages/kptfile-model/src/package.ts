@@ -209,7 +209,7 @@ export async function writePackage(dir: string, files: readonly FileWrite[], opt
     for (const f of files) {
       const bytes = typeof f.content === 'string' ? Buffer.from(f.content, 'utf8') : Buffer.from(f.content);
       const old = current.get(f.path);
-      if (old && old.equals(bytes)) {
+      if (old?.equals(bytes)) {
         unchanged.push(f.path);
         continue;
       }

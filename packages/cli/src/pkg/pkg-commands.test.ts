@@ -75,6 +75,7 @@ function monorepo(name: string, dirs: string[]) {
 }
 
 const refOf = (dir: string) => parse(readFileSync(join(dir, 'Kptfile'), 'utf8')).upstream.git.ref;
+// biome-ignore lint/suspicious/noShadowRestrictedNames: a module-level helper, never an object's method
 const valueOf = (dir: string) => parse(readFileSync(join(dir, 'cm.yaml'), 'utf8')).data.v;
 
 describe('kdelta pkg get / update / diff', () => {
