@@ -3,6 +3,7 @@
  * files, subpackages, `.krmignore`; symlinks are listed, never followed) and write files back
  * atomically (a temporary sibling, then a rename), touching only files whose bytes change.
  */
+/// <reference types="node" preserve="true" />
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join, posix, resolve, sep } from 'node:path';
