@@ -37,7 +37,7 @@ interface Edit {
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 function groupOf(apiVersion: string | undefined): string {
-  if (!apiVersion || !apiVersion.includes('/')) return '';
+  if (!apiVersion?.includes('/')) return '';
   return apiVersion.slice(0, apiVersion.indexOf('/'));
 }
 
@@ -399,7 +399,7 @@ class Scanner {
     const get = (items: FastPair[], key: string): FastPair | undefined => items.find((p) => p.key === key);
     const str = (v: FastValue | undefined): string | undefined => {
       if (v?.kind === 'block-scalar') bail();
-      if (!v || v.kind !== 'scalar') return undefined;
+      if (v?.kind !== 'scalar') return undefined;
       if (v.str === null) bail();
       return v.str;
     };
@@ -444,6 +444,7 @@ class Scanner {
 /** The edits of the fast path, or undefined when the text is outside what it models. */
 function fastEdits(text: string): Edit[] | undefined {
   // tabs, CR, BOM, control characters and unusual line breaks: left to the full parser
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   if (/[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/.test(text)) return undefined;
   try {
     return new Scanner(text).documents();
@@ -524,7 +525,7 @@ function composedEdits(doc: Document, text: string): Edit[] {
     const last = ann.items[ann.items.length - 1] as Pair;
     const anchor = ((last.value as Node | null) ?? (last.key as Node));
     const at = endOfLine(text, anchor);
-    const indent = ' '.repeat(column(text, (ann.items[0]?.key as Node).range?.[0] ?? 0));
+    const indent = ' '.repeat(column(text, (ann.items[0]?.key as Node | undefined)?.range?.[0] ?? 0));
     edits.push({ at, end: at, text: `${at > 0 && text[at - 1] !== '\n' ? '\n' : ''}${indent}${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}\n` });
     return edits;
   }
@@ -532,7 +533,7 @@ function composedEdits(doc: Document, text: string): Edit[] {
   const last = meta.items[meta.items.length - 1] as Pair;
   const anchor = (last.value as Node | null) ?? (last.key as Node);
   const at = endOfLine(text, anchor);
-  const indent = ' '.repeat(column(text, (meta.items[0]?.key as Node).range?.[0] ?? 0));
+  const indent = ' '.repeat(column(text, (meta.items[0]?.key as Node | undefined)?.range?.[0] ?? 0));
   edits.push({
     at,
     end: at,

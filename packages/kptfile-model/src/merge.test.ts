@@ -1,7 +1,7 @@
 /** Seed 000 ("Pipeline Merge") examples and the Kptfile merge's handling of the rest. */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { KptfileError } from './errors.js';
+import type { KptfileError } from './errors.js';
 import { mergeKptfile } from './merge.js';
 
 const head = 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n';

@@ -3,6 +3,7 @@
  * files, subpackages, `.krmignore`; symlinks are listed, never followed) and write files back
  * atomically (a temporary sibling, then a rename), touching only files whose bytes change.
  */
+/// <reference types="node" preserve="true" />
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join, posix, resolve, sep } from 'node:path';
@@ -209,7 +210,7 @@ export async function writePackage(dir: string, files: readonly FileWrite[], opt
     for (const f of files) {
       const bytes = typeof f.content === 'string' ? Buffer.from(f.content, 'utf8') : Buffer.from(f.content);
       const old = current.get(f.path);
-      if (old && old.equals(bytes)) {
+      if (old?.equals(bytes)) {
         unchanged.push(f.path);
         continue;
       }

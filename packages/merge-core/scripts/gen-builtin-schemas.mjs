@@ -153,7 +153,7 @@ const compactDefs = new Map([...kept].sort().map((name) => [name, compactObject(
 // --- 3. merge structurally identical definitions (partition refinement) ----------------------
 
 function signature(value, classOf) {
-  return JSON.stringify(value, (k, v) => (v && typeof v === 'object' && typeof v.r === 'string' ? { r: classOf.get(v.r) } : v));
+  return JSON.stringify(value, (_k, v) => (v && typeof v === 'object' && typeof v.r === 'string' ? { r: classOf.get(v.r) } : v));
 }
 let classOf = new Map([...compactDefs.keys()].map((n) => [n, 0]));
 for (let count = 1; ; ) {

@@ -40,10 +40,12 @@ import {
   type DownstreamCopy,
   type KubeObject,
   type PackageVariant,
+  type UpstreamCandidate,
 } from './index.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Case = { name: string; function: string; input: any; expected: any; notes?: string };
+type NamedCandidate = UpstreamCandidate & { name?: string };
 
 function load(file: string): Case[] {
   const text = readFileSync(new URL(`./__fixtures__/variants/${file}`, import.meta.url), 'utf8');
@@ -210,7 +212,7 @@ describe('pvs-upstream.yaml', () => {
 describe('pv-upstream.yaml', () => {
   for (const c of load('pv-upstream.yaml')) {
     it(`${c.function}: ${c.name}`, () => {
-      const candidates = c.input.packageRevisions.map((pr: any) => ({ ...pr.spec, name: pr.metadata?.name }));
+      const candidates: NamedCandidate[] = c.input.packageRevisions.map((pr: any) => ({ ...pr.spec, name: pr.metadata?.name }));
       const r =
         c.function === 'PackageVariantReconciler.getUpstreamPR'
           ? findVariantUpstream(c.input.upstream, candidates)
@@ -281,7 +283,7 @@ describe('pv-drafts.yaml', () => {
     }
     it(c.name, () => {
       const pv = c.input.packageVariant as PackageVariant;
-      const candidates = c.input.packageRevisions.map((pr: any) => ({ ...pr.spec, name: pr.metadata?.name }));
+      const candidates: NamedCandidate[] = c.input.packageRevisions.map((pr: any) => ({ ...pr.spec, name: pr.metadata?.name }));
       const want = c.expected.draftSubset;
       if (c.function === 'PackageVariantReconciler.createUpgradeDraft') {
         const r = planUpgrade(pv, c.input.sourcePackageRevision.status?.upstreamLock?.git?.ref, candidates);

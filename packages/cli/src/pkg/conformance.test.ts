@@ -1,4 +1,3 @@
-import { execSync } from 'node:child_process';
 // kpt's pkg get / pkg update conformance scenarios (src/pkg/__fixtures__, converted from kptdev/kpt,
 // Apache-2.0), run against real local git repositories made by the test.
 import { join, resolve } from 'node:path';

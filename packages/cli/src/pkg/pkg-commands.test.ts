@@ -75,6 +75,7 @@ function monorepo(name: string, dirs: string[]) {
 }
 
 const refOf = (dir: string) => parse(readFileSync(join(dir, 'Kptfile'), 'utf8')).upstream.git.ref;
+// biome-ignore lint/suspicious/noShadowRestrictedNames: a module-level helper, never an object's method
 const valueOf = (dir: string) => parse(readFileSync(join(dir, 'cm.yaml'), 'utf8')).data.v;
 
 describe('kdelta pkg get / update / diff', () => {
@@ -188,7 +189,7 @@ describe('kdelta pkg get / update / diff', () => {
 
   it('updates remote subpackages depth first, each level in reverse path order, as kpt does', async () => {
     const { repo, ws } = monorepo('order', ['web', 'a', 'b', 'a/x']);
-    for (const [dir, dest] of [['web', 'web'], ['a', 'web/a'], ['b', 'web/b'], ['a/x', 'web/a/x2']]) {
+    for (const [dir, dest] of [['web', 'web'], ['a', 'web/a'], ['b', 'web/b'], ['a/x', 'web/a/x2']] as const) {
       expect((await run(ws, 'pkg', 'get', `${repo}.git/${dir}@v1`, dest)).code).toBe(0);
     }
     for (const dest of ['web/a', 'web/b', 'web/a/x2']) {
@@ -204,7 +205,7 @@ describe('kdelta pkg get / update / diff', () => {
 
   it('a new ref moves the remote packages inside from the same repository, directory and ref, at any depth', async () => {
     const { repo, ws } = monorepo('follow', ['bp/web', 'bp/web-extra']);
-    const gets = [['bp/web', 'web'], ['bp/web', 'web/copy'], ['bp/web', 'web/copy/deeper'], ['bp/web-extra', 'web/extra']];
+    const gets = [['bp/web', 'web'], ['bp/web', 'web/copy'], ['bp/web', 'web/copy/deeper'], ['bp/web-extra', 'web/extra']] as const;
     for (const [dir, dest] of gets) expect((await run(ws, 'pkg', 'get', `${repo}.git/${dir}@v1`, dest)).code).toBe(0);
     expect((await run(ws, 'pkg', 'get', `${repo}.git/bp/web@v2`, 'web/pinned')).code).toBe(0);
     const moved = await run(ws, 'pkg', 'update', 'web@v2');

@@ -126,7 +126,7 @@ function schemaInComments(pair: Pair<unknown, unknown>, map: YAMLMap, parse: (co
   // A head comment on a map's first field is filed as the map's own comment by the parser.
   const head = map.items[0] === pair ? map.commentBefore : undefined;
   for (const text of [value?.comment, value?.commentBefore, key?.comment, key?.commentBefore, head]) {
-    if (!text || !text.includes('{')) continue;
+    if (!text?.includes('{')) continue;
     const found = parse(text.trim());
     if (found) return found;
   }

@@ -26,7 +26,7 @@ export function detectLayout(text: string): LayoutStyle {
     const keyIndent = openingKey(lines[i - 1]!);
     if (keyIndent === undefined) continue;
     const line = lines[i]!;
-    const lineIndent = /^(\s*)\S/.exec(line)?.[1]!.length;
+    const lineIndent = /^(\s*)\S/.exec(line)?.[1]?.length;
     if (lineIndent === undefined || line.trimStart().startsWith('#')) continue;
     if (line.trimStart().startsWith('- ') || line.trim() === '-') {
       indentSeq ??= lineIndent > keyIndent;

@@ -2,7 +2,7 @@
  * Small helpers over `yaml` (eemeli) nodes, in the vocabulary of the merge: a field is
  * *absent* (no pair), *null* (present with an explicit null), or has a value.
  */
-import { Alias, isAlias, isMap, isPair, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import { type Alias, isAlias, isMap, isPair, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 
 export type YamlNode = Scalar | YAMLMap | YAMLSeq | Alias;
 

@@ -3,7 +3,7 @@
  * every document of a stream, and enough of the source kept to print untouched documents
  * byte for byte.
  */
-import { Document, isCollection, isMap, isSeq, parseAllDocuments, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import { type Document, isCollection, isMap, isSeq, parseAllDocuments, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { MergeInputError, type Side } from '../errors.js';
 
 export const yamlParseOptions = { version: '1.1', keepSourceTokens: false, prettyErrors: false } as const;

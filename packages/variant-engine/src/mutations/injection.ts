@@ -1,7 +1,7 @@
 import { isMap, isSeq, type Document, type YAMLMap } from 'yaml';
 import type { Condition, InjectionSelector, KubeObject, PackageVariant } from '../api/types.js';
 import { namespaceOf } from '../template/targets.js';
-import { PackageDocuments, VariantMutationError, annotationsOf, stringAt } from './package-files.js';
+import { type PackageDocuments, VariantMutationError, annotationsOf, stringAt } from './package-files.js';
 
 export const CONFIG_INJECTION_ANNOTATION = 'kpt.dev/config-injection';
 /** What Porch writes on an injected resource. */

@@ -1,7 +1,7 @@
 import { isMap, isPair, isScalar, type Pair } from 'yaml';
 import type { PackageVariant } from '../api/types.js';
 import { PACKAGE_CONTEXT_FILE, PACKAGE_CONTEXT_NAME } from '@kdelta/kptfile-model';
-import { PackageDocuments, VariantMutationError, stringAt } from './package-files.js';
+import { type PackageDocuments, VariantMutationError, stringAt } from './package-files.js';
 
 export { PACKAGE_CONTEXT_FILE, PACKAGE_CONTEXT_NAME };
 

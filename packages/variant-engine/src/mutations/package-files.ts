@@ -1,4 +1,4 @@
-import { Document, isMap, isScalar, isSeq, parseAllDocuments, type YAMLMap, type Node } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, parseAllDocuments, type YAMLMap, type Node } from 'yaml';
 
 /**
  * A package as the mutations see it: file path (relative, `/`-separated) → text, like Porch's
@@ -100,7 +100,7 @@ function snapshot(doc: Document): string {
 
 /** kpt's style when the file uses it: sequences not indented under their key. */
 function indentsSequences(original: string): boolean {
-  const m = /^( *)[^\s#-][^\n]*:[ \t]*\n\1(  )?- /m.exec(original);
+  const m = /^( *)[^\s#-][^\n]*:[ \t]*\n\1( {2})?- /m.exec(original);
   return m ? m[2] !== undefined : true;
 }
 

@@ -1,6 +1,6 @@
 import { isMap, isSeq, YAMLMap, YAMLSeq, type Document } from 'yaml';
 import type { KptFunction, PackageVariant } from '../api/types.js';
-import { PackageDocuments, VariantMutationError, stringAt } from './package-files.js';
+import { type PackageDocuments, VariantMutationError, stringAt } from './package-files.js';
 
 const PREFIX = 'PackageVariant';
 

@@ -1,0 +1,193 @@
+// What a user gets from the registry: every public package is packed as `pnpm publish` would pack
+// it, installed with npm into an empty folder, and used from a strict TypeScript file that imports
+// each package's documented API. The file must compile against the published declarations alone
+// (`skipLibCheck: false`, `types: []` as `tsc --init` writes it) and run with node.
+// Needs the packages built (`pnpm test` builds first).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../../..');
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+
+interface Manifest {
+  readonly name: string;
+  readonly private?: boolean;
+  readonly dependencies?: Readonly<Record<string, string>>;
+}
+
+const packages = readdirSync(join(root, 'packages'))
+  .map((dir) => ({ dir: join(root, 'packages', dir), manifest: readJson<Manifest>(join(root, 'packages', dir, 'package.json')) }))
+  .filter((p) => !p.manifest.private);
+
+function readJson<T>(file: string): T {
+  return JSON.parse(readFileSync(file, 'utf8')) as T;
+}
+
+function run(command: string, args: readonly string[], cwd: string): string {
+  try {
+    return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed:\n${e.stdout ?? ''}${e.stderr ?? e.message}`);
+  }
+}
+
+const consumerSource = `
+import { merge3Text, mergeFiles, type MergeFilesResult } from '@kdelta/merge-core';
+import { KptfileError, parseKptfile, type Kptfile } from '@kdelta/kptfile-model';
+import { redact, repoLocation, type RepoLocation } from '@kdelta/git-source';
+import { decodePackageVariant, validatePackageVariant, type PackageVariant } from '@kdelta/variant-engine';
+import { ExitCode, main, type Io } from 'kdelta';
+
+const origin = 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: app\\ndata:\\n  a: "1"\\n  b: "1"\\n';
+const upstream = origin.replace('a: "1"', 'a: "2"');
+const local = origin.replace('b: "1"', 'b: "3"');
+const merged: MergeFilesResult = mergeFiles(
+  { origin: [{ path: 'cm.yaml', text: origin }], upstream: [{ path: 'cm.yaml', text: upstream }], local: [{ path: 'cm.yaml', text: local }] },
+  { strategy: 'upstream-wins' },
+);
+const value: string = merge3Text({ origin: 'a: 1\\n', upstream: 'a: 2\\n', local: 'a: 1\\nb: 3\\n' }).text;
+
+const kptfile: Kptfile = parseKptfile('apiVersion: kpt.dev/v1\\nkind: Kptfile\\nmetadata:\\n  name: web\\n').kptfile;
+let badKptfile = '';
+try {
+  parseKptfile('apiVersion: kpt.dev/v1\\nkind: Nope\\nmetadata:\\n  name: web\\n', 'web/Kptfile');
+} catch (error) {
+  if (error instanceof KptfileError) badKptfile = error.message;
+}
+
+const location: RepoLocation = repoLocation('https://github.com/example/blueprints.git');
+const redacted: string = redact('fetch https://user:s3cret@example.com/r.git failed', ['s3cret']);
+
+const decoded = decodePackageVariant({
+  apiVersion: 'config.porch.kpt.dev/v1alpha1',
+  kind: 'PackageVariant',
+  metadata: { name: 'web-prod' },
+  spec: { upstream: { repo: 'blueprints', package: 'web', revision: 'v1' }, downstream: { repo: 'deploy', package: 'web-prod' } },
+});
+const variant: PackageVariant = decoded.value;
+
+let out = '';
+const io: Io = { stdout: (t) => void (out += t), stderr: (t) => void (out += t), cwd: '.', env: {} };
+const code: number = await main(['--version'], io);
+
+console.log(JSON.stringify({
+  mergedFile: merged.files[0]?.text,
+  conflicts: merged.conflicts.length,
+  value,
+  kptfileName: kptfile.metadata?.name,
+  badKptfile,
+  location,
+  redacted,
+  decodeErrors: decoded.errors,
+  validateErrors: validatePackageVariant(variant),
+  downstream: variant.spec?.downstream?.package,
+  version: out,
+  ok: code === ExitCode.ok,
+}));
+`;
+
+describe('the packed packages, installed from their tarballs into an empty folder', () => {
+  let work = '';
+  let consumer = '';
+
+  beforeAll(() => {
+    for (const p of packages) {
+      if (!existsSync(join(p.dir, 'dist', 'index.js')) || !existsSync(join(p.dir, 'dist', 'index.d.ts'))) {
+        throw new Error(`${p.manifest.name}: ${p.dir}/dist is missing; run \`pnpm build\` first (\`pnpm test\` does)`);
+      }
+    }
+    work = mkdtempSync(join(tmpdir(), 'kdelta-packed-'));
+    const tarballs = join(work, 'tarballs');
+    mkdirSync(tarballs);
+    for (const p of packages) run(bin('pnpm'), ['pack', '--pack-destination', tarballs], p.dir);
+    consumer = join(work, 'consumer');
+    mkdirSync(consumer);
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    const files = readdirSync(tarballs).map((f) => join(tarballs, f));
+    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...files], consumer);
+  }, 120_000);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('ships a README, dist and (kdelta) bin only: no sources, tests, fixtures or scripts', () => {
+    for (const p of packages) {
+      const installed = join(consumer, 'node_modules', p.manifest.name);
+      const top = readdirSync(installed);
+      expect(top, p.manifest.name).toContain('README.md');
+      const allowed = new Set([
+        'package.json',
+        'README.md',
+        'LICENSE',
+        'CHANGELOG.md',
+        'dist',
+        ...(p.manifest.name === 'kdelta' ? ['bin'] : []),
+      ]);
+      expect(
+        top.filter((f) => !allowed.has(f)),
+        p.manifest.name,
+      ).toEqual([]);
+      const shipped = readdirSync(join(installed, 'dist'), { recursive: true }).map(String);
+      expect(
+        shipped.filter((f) => /\.test\.|__fixtures__/.test(f)),
+        p.manifest.name,
+      ).toEqual([]);
+      // Workspace protocol ranges are rewritten to versions when packed.
+      const deps = Object.values(readJson<Manifest>(join(installed, 'package.json')).dependencies ?? {});
+      expect(
+        deps.filter((v) => v.startsWith('workspace:')),
+        p.manifest.name,
+      ).toEqual([]);
+    }
+  });
+
+  it('compiles a strict TypeScript consumer against the published declarations, and runs it', () => {
+    writeFileSync(join(consumer, 'index.ts'), consumerSource);
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          types: [],
+          skipLibCheck: false,
+          outDir: 'out',
+        },
+        files: ['index.ts'],
+      }),
+    );
+    run(bin('tsc'), ['-p', 'tsconfig.json'], consumer);
+    const result = JSON.parse(run(process.execPath, [join(consumer, 'out', 'index.js')], consumer));
+    expect(result.mergedFile).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  a: "2"\n  b: "3"\n');
+    expect(result.conflicts).toBe(0);
+    expect(result.value).toBe('a: 2\nb: 3\n');
+    expect(result.kptfileName).toBe('web');
+    expect(result.badKptfile).toContain('web/Kptfile');
+    expect(result.location).toEqual({ kind: 'https', url: 'https://github.com/example/blueprints.git' });
+    expect(result.redacted).not.toContain('s3cret');
+    expect(result.decodeErrors).toEqual([]);
+    expect(result.validateErrors).toEqual([]);
+    expect(result.downstream).toBe('web-prod');
+    expect(result.version).toMatch(/^kdelta \d+\.\d+\.\d+/);
+    expect(result.ok).toBe(true);
+  });
+
+  it('installs the kdelta command, which merges the example package', () => {
+    const example = join(root, 'examples', 'web-app');
+    const out = run(
+      join(consumer, 'node_modules', '.bin', 'kdelta'),
+      ['merge3', '--original', join(example, 'original'), '--updated', join(example, 'updated'), '--local', join(example, 'local')],
+      consumer,
+    );
+    expect(out).toContain('image: nginx:1.27 # security fixes'); // upstream's change
+    expect(out).toContain('replicas: 6 # Black Friday sizing'); // the local edit, kept
+    expect(out).toContain('kind: PodDisruptionBudget'); // the local-only resource, kept
+  });
+});
