@@ -59,9 +59,24 @@ export function treePath(path: string): string {
 
 export class PackageTree {
   private readonly nodes: Map<string, TreeNode>;
+  /** Changes with every edit: views cache what they computed for one version. */
+  private editCount = 0;
+  /** Where the tree was read from (or a label for it): names files in messages. */
+  source = '';
 
   private constructor(nodes: Map<string, TreeNode>) {
     this.nodes = nodes;
+  }
+
+  /** A number that changes whenever the tree is edited. */
+  get version(): number {
+    return this.editCount;
+  }
+
+  /** `rel` named for messages: below {@link source} when there is one. */
+  describe(rel: string): string {
+    const r = treePath(rel);
+    return this.source === '' ? r : r === '' ? this.source : join(this.source, ...r.split('/'));
   }
 
   /** A tree with nothing in it (a root directory only). */
@@ -90,6 +105,7 @@ export class PackageTree {
       }
     };
     walk(dir, '');
+    tree.source = dir;
     return tree;
   }
 
@@ -105,12 +121,15 @@ export class PackageTree {
   clone(): PackageTree {
     const nodes = new Map<string, TreeNode>();
     for (const [p, n] of this.nodes) nodes.set(p, n.type === 'dir' ? { type: 'dir', children: new Set(n.children) } : n);
-    return new PackageTree(nodes);
+    const copy = new PackageTree(nodes);
+    copy.source = this.source;
+    return copy;
   }
 
   private attach(path: string, node: TreeNode): void {
     const parent = this.nodes.get(parentOf(path));
     if (!parent || parent.type !== 'dir') throw new Error(`${parentOf(path)}: not a directory`);
+    this.editCount++;
     parent.children.add(baseOf(path));
     this.nodes.set(path, node);
   }
@@ -189,6 +208,7 @@ export class PackageTree {
     if (!n) return;
     if (n.type === 'dir') for (const c of [...n.children]) this.delete(joinRel(p, c));
     if (p === '') return;
+    this.editCount++;
     this.nodes.delete(p);
     const parent = this.nodes.get(parentOf(p));
     if (parent?.type === 'dir') parent.children.delete(baseOf(p));
@@ -289,13 +309,23 @@ export interface NestedPackageOptions {
 
 /** One package of a tree: the directory `dir` (``: the root), with its own files and its nested packages. */
 export class PackageView {
-  private ownCache: { files: TreeFile[]; dirs: string[] } | undefined;
-  private resourceCache: PackageResource[] | undefined;
+  private ownCache: { version: number; files: TreeFile[]; dirs: string[] } | undefined;
+  private resourceCache: { version: number; resources: PackageResource[] } | undefined;
 
   constructor(
     readonly tree: PackageTree,
     readonly dir: string,
   ) {}
+
+  /** `rel` (relative to this package) as a path of the tree. */
+  pathOf(rel: string): string {
+    return this.abs(rel);
+  }
+
+  /** Copies `rel` of package `source` (any tree) to `rel` here, merged over what is there; `filter` sees paths below `rel`. */
+  copyFrom(source: PackageView, rel: string, filter?: (below: string) => boolean): void {
+    this.tree.copyFrom(source.tree, source.pathOf(rel), this.abs(rel), filter);
+  }
 
   private abs(rel: string): string {
     const r = treePath(rel);
@@ -325,18 +355,20 @@ export class PackageView {
     return this.tree.text(this.abs(rel));
   }
 
+  /** `rel` named for messages (below the tree's source). */
+  describe(rel = ''): string {
+    return this.tree.describe(this.abs(rel));
+  }
+
   write(rel: string, content: string | Uint8Array): void {
-    this.invalidate();
     this.tree.write(this.abs(rel), content);
   }
 
   delete(rel: string): void {
-    this.invalidate();
     this.tree.delete(this.abs(rel));
   }
 
   mkdir(rel: string): void {
-    this.invalidate();
     this.tree.mkdir(this.abs(rel));
   }
 
@@ -353,17 +385,12 @@ export class PackageView {
     return new PackageView(this.tree, this.abs(rel));
   }
 
-  private invalidate(): void {
-    this.ownCache = undefined;
-    this.resourceCache = undefined;
-  }
-
   /**
    * The package's own regular files (not its nested packages': directories holding a Kptfile;
    * not symlinks), in directory-walk order, with the directories it contains (kpt keeps empty ones).
    */
   ownFiles(): { readonly files: readonly TreeFile[]; readonly dirs: readonly string[] } {
-    if (this.ownCache) return this.ownCache;
+    if (this.ownCache?.version === this.tree.version) return this.ownCache;
     const files: TreeFile[] = [];
     const dirs: string[] = [];
     const walk = (rel: string) => {
@@ -378,7 +405,7 @@ export class PackageView {
       }
     };
     if (this.exists()) walk('');
-    this.ownCache = { files, dirs };
+    this.ownCache = { version: this.tree.version, files, dirs };
     return this.ownCache;
   }
 
@@ -413,7 +440,7 @@ export class PackageView {
    * excepted), parsed on first use. Throws `KptfileError` naming the file for broken YAML.
    */
   resources(): readonly PackageResource[] {
-    if (this.resourceCache) return this.resourceCache;
+    if (this.resourceCache?.version === this.tree.version) return this.resourceCache.resources;
     const ignore = this.krmIgnore();
     const issues: KptfileIssue[] = [];
     const out: PackageResource[] = [];
@@ -422,7 +449,7 @@ export class PackageView {
       out.push(...(parseResources(f.path, f.text, issues) ?? []));
     }
     if (issues.length > 0) throw new KptfileError(issues);
-    this.resourceCache = out;
+    this.resourceCache = { version: this.tree.version, resources: out };
     return out;
   }
 }
