@@ -54,12 +54,25 @@ export function upstreamRepointed(input: UpdateInput): boolean {
   return JSON.stringify(l.git) !== JSON.stringify(o.git);
 }
 
+/**
+ * The origin and upstream files minus those upstream left byte for byte as they were. Their
+ * resources are unchanged upstream, so the merge gives each its local version: leaving them out
+ * spares parsing them (most of an update's time) and changes no output. The local copies of
+ * those resources then read as local-only to the merge, which keeps them as they are.
+ */
+function upstreamChanges(origin: readonly TreeFile[], upstream: readonly TreeFile[]): { origin: TreeFile[]; upstream: TreeFile[] } {
+  const before = new Map(origin.map((f) => [f.path, f.text]));
+  const same = new Set(upstream.filter((f) => before.get(f.path) === f.text).map((f) => f.path));
+  return { origin: origin.filter((f) => !same.has(f.path)), upstream: upstream.filter((f) => !same.has(f.path)) };
+}
+
 /** resource-merge: a 3-way merge of the resources, the Kptfile, and the non-KRM files. */
 export function resourceMerge(input: UpdateInput): UpdateOutcome {
   if (!input.isRoot && upstreamRepointed(input)) return nothing;
   const krm = (pkg: PackageView) => pkg.ownFiles().files.filter((f) => isKrmPath(f.path));
   const local = krm(input.local);
-  const result = mergeFiles({ origin: krm(input.origin), upstream: krm(input.updated), local }, { strategy: 'upstream-wins', inferKeys: true });
+  const { origin, upstream } = upstreamChanges(krm(input.origin), krm(input.updated));
+  const result = mergeFiles({ origin, upstream, local }, { strategy: 'upstream-wins', inferKeys: true });
   const kept = new Set(result.files.map((f) => f.path));
   for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);
   const before = new Map(local.map((f) => [f.path, f.text]));
