@@ -309,7 +309,7 @@ export interface NestedPackageOptions {
 
 /** One package of a tree: the directory `dir` (``: the root), with its own files and its nested packages. */
 export class PackageView {
-  private ownCache: { version: number; files: TreeFile[]; dirs: string[] } | undefined;
+  private ownCache: { version: number; own: { files: TreeFile[]; dirs: string[] } } | undefined;
   private resourceCache: { version: number; resources: PackageResource[] } | undefined;
 
   constructor(
@@ -390,7 +390,7 @@ export class PackageView {
    * not symlinks), in directory-walk order, with the directories it contains (kpt keeps empty ones).
    */
   ownFiles(): { readonly files: readonly TreeFile[]; readonly dirs: readonly string[] } {
-    if (this.ownCache?.version === this.tree.version) return this.ownCache;
+    if (this.ownCache?.version === this.tree.version) return this.ownCache.own;
     const files: TreeFile[] = [];
     const dirs: string[] = [];
     const walk = (rel: string) => {
@@ -405,8 +405,8 @@ export class PackageView {
       }
     };
     if (this.exists()) walk('');
-    this.ownCache = { version: this.tree.version, files, dirs };
-    return this.ownCache;
+    this.ownCache = { version: this.tree.version, own: { files, dirs } };
+    return this.ownCache.own;
   }
 
   /** Relative paths of the packages nested in this one (sorted), at any depth. */
