@@ -73,3 +73,12 @@ export {
   RESERVED_PACKAGE_CONTEXT_KEYS,
   type PackageContextEdit,
 } from './package-context.js';
+export {
+  PackageTree,
+  PackageView,
+  kptfileHasUpstream,
+  treePath,
+  type NestedPackageOptions,
+  type TreeChanges,
+  type TreeFile,
+} from './package-tree.js';

@@ -67,7 +67,8 @@ function isKrmObject(v: unknown): v is Record<string, unknown> {
   return typeof o['apiVersion'] === 'string' && typeof o['kind'] === 'string';
 }
 
-function parseResources(path: string, text: string, issues: KptfileIssue[]): PackageResource[] | undefined {
+/** The KRM resources of a YAML file; undefined when not every document is a KRM object. */
+export function parseResources(path: string, text: string, issues: KptfileIssue[]): PackageResource[] | undefined {
   const out: PackageResource[] = [];
   let index = 0;
   let allKrm = true;

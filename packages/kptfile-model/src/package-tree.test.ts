@@ -1,0 +1,98 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KptfileError } from './errors.js';
+import { PackageTree } from './package-tree.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function pkgDir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kdelta-tree-'));
+  dirs.push(dir);
+  for (const [p, text] of Object.entries(files)) {
+    mkdirSync(join(dir, p, '..'), { recursive: true });
+    writeFileSync(join(dir, p), text);
+  }
+  return dir;
+}
+
+const kptfile = (upstream = false) =>
+  `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: x\n${upstream ? 'upstream:\n  type: git\n  git:\n    repo: r\n    directory: /\n    ref: main\n' : ''}`;
+const cm = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n`;
+
+describe('PackageTree', () => {
+  it('reads files, empty directories and symlinks once, never .git', () => {
+    const dir = pkgDir({ Kptfile: kptfile(), 'a.yaml': cm('a'), '.git/HEAD': 'ref', 'docs/README.md': 'hi' });
+    mkdirSync(join(dir, 'empty'));
+    symlinkSync('a.yaml', join(dir, 'link.yaml'));
+    const tree = PackageTree.read(dir)!;
+    expect(tree.exists('.git')).toBe(false);
+    expect(tree.isDir('empty')).toBe(true);
+    expect(tree.typeOf('link.yaml')).toBe('symlink');
+    expect(tree.text('docs/README.md')).toBe('hi');
+    expect(tree.package().ownFiles()).toEqual({
+      files: [
+        { path: 'Kptfile', text: kptfile() },
+        { path: 'a.yaml', text: cm('a') },
+        { path: 'docs/README.md', text: 'hi' },
+      ],
+      dirs: ['docs', 'empty'],
+    });
+  });
+
+  it('gives each package its own files and lists nested packages, local and remote', () => {
+    const dir = pkgDir({
+      Kptfile: kptfile(),
+      'a.yaml': cm('a'),
+      'local/Kptfile': kptfile(),
+      'local/b.yaml': cm('b'),
+      'remote/Kptfile': kptfile(true),
+      'remote/inner/Kptfile': kptfile(),
+    });
+    const root = PackageTree.read(dir)!.package();
+    expect(root.ownFiles().files.map((f) => f.path)).toEqual(['Kptfile', 'a.yaml']);
+    expect(root.nestedPackages()).toEqual(['local']);
+    expect(root.nestedPackages({ includeRemote: true })).toEqual(['local', 'remote']);
+    expect(root.nestedPackages({ includeRemote: true, recurseIntoRemote: true })).toEqual(['local', 'remote', 'remote/inner']);
+    expect(root.at('remote').isRemote()).toBe(true);
+    expect(root.at('local').resources().map((r) => r.object['metadata'])).toEqual([{ name: 'b' }]);
+  });
+
+  it('parses resources only when asked, honouring .krmignore, and names a broken file', () => {
+    const dir = pkgDir({ Kptfile: kptfile(), '.krmignore': 'ignored.yaml\n', 'ignored.yaml': ': broken: [', 'bad.yaml': 'a: [' });
+    const pkg = PackageTree.read(dir)!.package();
+    expect(pkg.ownFiles().files).toHaveLength(4);
+    expect(() => pkg.resources()).toThrow(KptfileError);
+    expect(() => pkg.resources()).toThrow(/bad\.yaml/);
+    pkg.delete('bad.yaml');
+    expect(pkg.resources()).toEqual([]);
+  });
+
+  it('computes what to write and delete to go from one tree to another', () => {
+    const before = PackageTree.fromFiles([['Kptfile', kptfile()], ['a.yaml', cm('a')], ['gone/x.txt', 'x'], ['same.txt', 's']]);
+    const after = before.clone();
+    after.write('a.yaml', cm('A'));
+    after.write('new/b.yaml', cm('b'));
+    after.delete('gone');
+    after.mkdir('keep-me');
+    const changes = after.changesFrom(before);
+    expect(changes.written.map((w) => [w.path, w.bytes.toString()])).toEqual([
+      ['a.yaml', cm('A')],
+      ['new/b.yaml', cm('b')],
+    ]);
+    expect(changes.deleted).toEqual(['gone']);
+    expect(changes.created).toEqual(['keep-me', 'new']);
+    expect(before.text('a.yaml')).toBe(cm('a'));
+  });
+
+  it('copies a subtree from another tree, filtered', () => {
+    const from = PackageTree.fromFiles([['p/Kptfile', kptfile()], ['p/a.yaml', cm('a')], ['p/skip/x', 'x']]);
+    const to = PackageTree.empty();
+    to.package().copyFrom(from.package('p'), '', (rel) => rel !== 'skip');
+    expect([...to.allFiles().keys()]).toEqual(['Kptfile', 'a.yaml']);
+  });
+});

@@ -1,0 +1,125 @@
+// The CLI's argument rules (packages/cli/src/pkg/args.ts), copied for the conformance driver:
+// the library takes options, the scenarios give command lines.
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
+import { type UpdateStrategy, isUpdateStrategy, updateStrategies } from '../index.js';
+
+/** A command line the CLI would refuse. */
+export class UsageError extends Error {}
+
+/** `pkg get` arguments, as kpt parses them. */
+export interface GetArgs {
+  /** Repository as recorded in the Kptfile: `.git` stripped, `file://` kept when given. */
+  readonly repo: string;
+  /** `/` or `/a/b`. */
+  readonly directory: string;
+  /** The ref given after `@`, else the remote's default branch. */
+  readonly ref: string;
+  /** Absolute destination directory of the package. */
+  readonly destination: string;
+  readonly updateStrategy: UpdateStrategy;
+}
+
+export interface UpdateArgs {
+  /** Absolute, symlink-resolved path of the local package. */
+  readonly pkgPath: string;
+  /** `''` when no `@ref` was given. */
+  readonly ref: string;
+  /** The --strategy flag; undefined when not given (the Kptfile's or the default applies). */
+  readonly strategy: UpdateStrategy | undefined;
+}
+
+/**
+ * Split `<repo>[.git]/<dir>[@<ref>]`. The `.git` marker must be followed by `/`, `@` or the end of
+ * the argument; without it the split is ambiguous (kpt's rule) unless the argument is a local
+ * directory holding a git repository.
+ */
+export function splitRepoArg(arg: string): { repo: string; directory: string; ref: string | undefined } {
+  const m = /^(.+?)\.git(\/[^@]*)?(?:@(.*))?$/.exec(arg);
+  if (!m || !m[1]) throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument: "${arg}"`);
+  const repo = m[1];
+  const dir = (m[2] ?? '/').split('/').filter((p) => p !== '' && p !== '.');
+  if (dir.includes('..')) throw new UsageError(`package directory may not contain "..": "${arg}"`);
+  const ref = m[3] === undefined || m[3] === '' ? undefined : m[3];
+  return { repo, directory: `/${dir.join('/')}`, ref };
+}
+
+export function parseStrategy(value: string | undefined, flagWord = 'unknown update strategy'): UpdateStrategy | undefined {
+  if (value === undefined) return undefined;
+  if (isUpdateStrategy(value)) return value;
+  throw new UsageError(`${flagWord} "${value}" (one of ${updateStrategies.join(', ')})`);
+}
+
+/**
+ * kpt's destination rules: a destination that does not exist is used as is (its parent must
+ * exist); `.` is the current directory; another existing directory (symlinks resolved) gets the
+ * package in `<dest>/<base name of the package directory, else of the repository>`.
+ */
+export function resolveDestination(arg: string | undefined, cwd: string, repo: string, directory: string): string {
+  const name = directory !== '/' ? basename(directory) : basename(repo.replace(/\/+$/, ''));
+  if (arg === undefined) return resolve(cwd, name);
+  const cleaned = resolve(cwd, arg);
+  // `.` (however spelled, e.g. `foo/../`) is the current directory itself
+  if (!isAbsolute(arg) && normalize(arg).replace(/\/+$/, '') === '.') return cleaned;
+  let exists = false;
+  try {
+    lstatSync(cleaned);
+    exists = true;
+  } catch {
+    exists = false;
+  }
+  if (!exists) {
+    const parent = dirname(cleaned);
+    if (!existsSync(parent)) throw new UsageError(`parent directory "${parent}" does not exist: no such file or directory`);
+    return cleaned;
+  }
+  let real: string;
+  try {
+    real = realpathSync(cleaned);
+  } catch {
+    throw new UsageError(`destination "${arg}" is a broken symlink: no such file or directory`);
+  }
+  if (!statSync(real).isDirectory()) throw new UsageError(`destination "${arg}" exists and is not a directory`);
+  return resolve(real, name);
+}
+
+export async function parseGetArgs(
+  positionals: readonly string[],
+  options: { cwd: string; strategy?: string | undefined; defaultBranch: (repo: string) => Promise<string> },
+): Promise<GetArgs> {
+  if (positionals.length === 0) throw new UsageError('requires at least 1 arg(s), only received 0');
+  if (positionals.length > 2) throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument (got ${positionals.length} arguments)`);
+  const [source, dest] = positionals as [string, string | undefined];
+  const updateStrategy = parseStrategy(options.strategy) ?? 'resource-merge';
+  const split = splitRepoArg(source);
+  // A relative local path is recorded absolute, so later updates work from any directory.
+  const repo = isLocalPath(split.repo) && !isAbsolute(split.repo) ? resolve(options.cwd, split.repo) : split.repo;
+  const { directory, ref } = split;
+  const destination = resolveDestination(dest, options.cwd, repo, directory);
+  return { repo, directory, ref: ref ?? (await options.defaultBranch(repo)), destination, updateStrategy };
+}
+
+export function parseUpdateArgs(positionals: readonly string[], options: { cwd: string; strategy?: string | undefined }): UpdateArgs {
+  if (positionals.length > 1) throw new UsageError(`accepts at most 1 arg(s), received ${positionals.length}`);
+  const arg = positionals[0] ?? '.';
+  const at = arg.indexOf('@');
+  const path = at >= 0 ? arg.slice(0, at) || '.' : arg;
+  const ref = at >= 0 ? arg.slice(at + 1) : '';
+  const strategy = parseStrategy(options.strategy, 'unrecognized update strategy');
+  let pkgPath: string;
+  const cwd = realpathSync(options.cwd);
+  try {
+    pkgPath = realpathSync(resolve(options.cwd, path));
+  } catch {
+    throw new UsageError(`package "${path}": no such file or directory`);
+  }
+  const rel = relative(cwd, pkgPath);
+  if (rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) {
+    throw new UsageError(`package path must be under current working directory (got "${path}")`);
+  }
+  return { pkgPath, ref, strategy };
+}
+
+function isLocalPath(repo: string): boolean {
+  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(repo) && !/^[^/:]+@[^/:]+:/.test(repo) && !/^[a-z0-9.-]+\.[a-z]{2,}[:/]/i.test(repo);
+}

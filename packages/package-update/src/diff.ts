@@ -1,0 +1,145 @@
+import { type PackageTree } from '@kdelta/kptfile-model';
+import { parseAllDocuments } from 'yaml';
+import { sameFile } from './compare.js';
+import { type UpdatePackageOptions, type UpdateResult, updatePackage } from './update.js';
+
+/** One change `pkg update` would make. */
+export interface PkgChange {
+  readonly kind: 'added' | 'deleted' | 'changed';
+  /** `apps/Deployment default/web`, or a file path for non-resource files. */
+  readonly subject: string;
+  readonly file: string;
+  /** Field-level changes of a resource: `.spec.replicas: 3 → 5`. */
+  readonly fields: readonly string[];
+}
+
+interface Resource {
+  readonly id: string;
+  readonly file: string;
+  readonly value: unknown;
+}
+
+export interface DiffResult {
+  /** The changes an update would make, sorted by subject. */
+  readonly changes: readonly PkgChange[];
+  /** The update computed (nothing written): conflicts, resources, files, the lock it would record. */
+  readonly update: UpdateResult;
+}
+
+/** What `updatePackage` would change, resource by resource, without writing anything. */
+export async function diffPackage(options: Omit<UpdatePackageOptions, 'dryRun'>): Promise<DiffResult> {
+  const update = await updatePackage({ ...options, dryRun: true });
+  return { changes: diffTrees(update.before, update.after), update };
+}
+
+const IDENTIFIER = 'internal.kpt.dev/upstream-identifier';
+
+function resourcesOf(file: string, text: string): Resource[] | undefined {
+  const docs = parseAllDocuments(text);
+  if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return undefined;
+  const out: Resource[] = [];
+  for (const d of docs) {
+    const v = d.toJS() as Record<string, unknown> | null;
+    if (!v || typeof v !== 'object' || typeof v['kind'] !== 'string') continue;
+    const meta = (v['metadata'] ?? {}) as Record<string, unknown>;
+    const apiVersion = String(v['apiVersion'] ?? '');
+    const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+    const ns = typeof meta['namespace'] === 'string' ? `${meta['namespace']}/` : '';
+    const dir = file.includes('/') ? `${file.slice(0, file.lastIndexOf('/'))}: ` : '';
+    out.push({ id: `${dir}${group ? `${group}/` : ''}${v['kind']} ${ns}${String(meta['name'] ?? '')}`, file, value: strip(v) });
+  }
+  return out;
+}
+
+function strip(v: Record<string, unknown>): unknown {
+  const meta = v['metadata'] as Record<string, unknown> | undefined;
+  const ann = meta?.['annotations'] as Record<string, unknown> | undefined;
+  if (!ann || !(IDENTIFIER in ann)) return v;
+  const { [IDENTIFIER]: _, ...rest } = ann;
+  const m: Record<string, unknown> = { ...meta };
+  if (Object.keys(rest).length) m['annotations'] = rest;
+  else delete m['annotations'];
+  return { ...v, metadata: m };
+}
+
+const show = (v: unknown): string => (v === undefined ? '(absent)' : JSON.stringify(v));
+
+/** Field-level differences, paths printed like `.spec.containers[name="app"].image`. */
+export function fieldChanges(a: unknown, b: unknown, path = ''): string[] {
+  if (JSON.stringify(a) === JSON.stringify(b)) return [];
+  const isMap = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+  if (isMap(a) && isMap(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+    return keys.flatMap((k) => fieldChanges(a[k], b[k], `${path}.${k}`));
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const named = (xs: unknown[]) => xs.every((x) => isMap(x) && typeof x['name'] === 'string');
+    if (named(a) && named(b)) {
+      const byName = (xs: unknown[]) => new Map(xs.map((x) => [(x as Record<string, unknown>)['name'] as string, x]));
+      const ma = byName(a);
+      const mb = byName(b);
+      const names = [...new Set([...ma.keys(), ...mb.keys()])];
+      return names.flatMap((n) => fieldChanges(ma.get(n), mb.get(n), `${path}[name="${n}"]`));
+    }
+  }
+  return [`${path || '.'}: ${show(a)} → ${show(b)}`];
+}
+
+/** What changes between two versions of a package tree (nested packages included), resource by resource. */
+export function diffTrees(before: PackageTree, after: PackageTree): PkgChange[] {
+  const a = before.allFiles();
+  const b = after.allFiles();
+  const changes: PkgChange[] = [];
+  const resA = new Map<string, Resource>();
+  const resB = new Map<string, Resource>();
+  const plainFiles = new Set<string>();
+  for (const [files, into] of [
+    [a, resA],
+    [b, resB],
+  ] as const) {
+    for (const [file, text] of files) {
+      const rs = /\.ya?ml$/i.test(file) && !file.endsWith('Kptfile') ? resourcesOf(file, text) : undefined;
+      if (rs && rs.length > 0) for (const r of rs) into.set(r.id, r);
+      else plainFiles.add(file);
+    }
+  }
+  for (const [id, r] of resA) {
+    const n = resB.get(id);
+    if (!n) changes.push({ kind: 'deleted', subject: id, file: r.file, fields: [] });
+    else {
+      const fields = fieldChanges(r.value, n.value);
+      if (fields.length > 0 || r.file !== n.file) {
+        changes.push({ kind: 'changed', subject: id, file: n.file, fields: r.file !== n.file ? [`(file) ${r.file} → ${n.file}`, ...fields] : fields });
+      }
+    }
+  }
+  for (const [id, r] of resB) if (!resA.has(id)) changes.push({ kind: 'added', subject: id, file: r.file, fields: [] });
+  for (const file of [...plainFiles].sort()) {
+    const x = a.get(file);
+    const y = b.get(file);
+    if (x !== undefined && y === undefined) changes.push({ kind: 'deleted', subject: file, file, fields: [] });
+    else if (x === undefined && y !== undefined) changes.push({ kind: 'added', subject: file, file, fields: [] });
+    else if (x !== undefined && y !== undefined) {
+      if (file.split('/').pop() === 'Kptfile') {
+        const fields = kptfileFields(x, y);
+        if (fields.length > 0) changes.push({ kind: 'changed', subject: file, file, fields });
+      } else if (!sameFile(file, x, y)) changes.push({ kind: 'changed', subject: file, file, fields: ['(content changed)'] });
+    }
+  }
+  return changes.sort((p, q) => (p.subject < q.subject ? -1 : p.subject > q.subject ? 1 : 0));
+}
+
+function kptfileFields(x: string, y: string): string[] {
+  const load = (t: string) => (parseAllDocuments(t) as unknown as { toJS(): unknown }[])[0]?.toJS();
+  return fieldChanges(load(x), load(y)).filter((f) => !f.startsWith('.upstreamLock.git.commit'));
+}
+
+export function formatChanges(changes: readonly PkgChange[]): string {
+  const sign = { added: '+', deleted: '-', changed: '~' } as const;
+  const lines: string[] = [];
+  for (const c of changes) {
+    lines.push(`${sign[c.kind]} ${c.subject}${c.kind === 'changed' ? '' : ` (${c.kind})`}${c.subject === c.file ? '' : `  [${c.file}]`}`);
+    for (const f of c.fields) lines.push(`    ${f}`);
+  }
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}

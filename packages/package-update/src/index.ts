@@ -1,0 +1,23 @@
+/**
+ * @kdelta/package-update: kpt's `pkg get`, `pkg update` and `pkg diff` as a library. A package is
+ * read once into memory, merged there, and written once, all or nothing; results come back as
+ * data, progress through an optional callback.
+ */
+export { getPackage, type GetPackageOptions, type GetResult } from './get.js';
+export {
+  updatePackage,
+  type FileOutcome,
+  type FileStatus,
+  type PackageOutcome,
+  type UpdatePackageOptions,
+  type UpdateResult,
+} from './update.js';
+export { diffPackage, diffTrees, fieldChanges, formatChanges, type DiffResult, type PkgChange } from './diff.js';
+export { updater, updateTree } from './nested.js';
+export { replaceNonKrmFiles } from './strategies/resource-merge.js';
+export type { PackageAction, PackageVisit, UpdateInput, UpdateOutcome } from './strategies/types.js';
+export { isUpdateStrategy, strategyOf, updateStrategies, type UpdateStrategy } from './kptfile.js';
+export { UpdateError } from './errors.js';
+export { commitTree } from './commit.js';
+export type { GitOptions } from './fetch.js';
+export type { ProgressEvent, ProgressListener } from './progress.js';

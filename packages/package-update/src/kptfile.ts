@@ -1,0 +1,96 @@
+import { stringify } from 'yaml';
+import {
+  KptfileError,
+  type Kptfile,
+  type PackageView,
+  type ParsedKptfile,
+  UPDATE_STRATEGIES,
+  type UpdateStrategy as KptfileStrategy,
+  decodeKptfile,
+  parseKptfile,
+  printKptfile,
+  KPTFILE_NAME,
+} from '@kdelta/kptfile-model';
+import { UpdateError } from './errors.js';
+
+/** The strategies this engine runs: kptfile-model's list, without copy-merge (not one of seed 001's three). */
+export type UpdateStrategy = Exclude<KptfileStrategy, 'copy-merge'>;
+export const updateStrategies: readonly UpdateStrategy[] = UPDATE_STRATEGIES.filter((s): s is UpdateStrategy => s !== 'copy-merge');
+
+export function isUpdateStrategy(value: unknown): value is UpdateStrategy {
+  return typeof value === 'string' && (updateStrategies as readonly string[]).includes(value);
+}
+
+/** The strategy a Kptfile names (resource-merge when it names none); an unknown one is an error naming the file. */
+export function strategyOf(value: unknown, file: string): UpdateStrategy {
+  if (value === undefined || value === '') return 'resource-merge';
+  if (isUpdateStrategy(value)) return value;
+  throw new UpdateError(`${file}: unrecognized update strategy ${JSON.stringify(value)}`);
+}
+
+const fatal = new Set(['yaml-syntax', 'not-a-map', 'wrong-type', 'wrong-kind']);
+
+/**
+ * A Kptfile's text, decoded. Unknown fields (kpt writes some, e.g. status.renderStatus) are
+ * tolerated; a file that is not YAML, not a map or of the wrong kind is an error naming it.
+ */
+export function lenientKptfile(text: string, file: string): ParsedKptfile {
+  const decoded = decodeKptfile(text, file);
+  const bad = decoded.issues.filter((i) => fatal.has(i.code));
+  if (bad.length > 0) throw new KptfileError(bad);
+  return decoded;
+}
+
+/** A package's Kptfile, decoded leniently; `file` names it in errors. */
+export function readKptfile(pkg: PackageView, file: string): ParsedKptfile | undefined {
+  const text = pkg.kptfileText();
+  return text === undefined ? undefined : lenientKptfile(text, file);
+}
+
+export interface UpstreamRecord {
+  readonly repo: string;
+  readonly directory: string;
+  readonly ref: string;
+  readonly updateStrategy?: KptfileStrategy | undefined;
+}
+
+/** The Kptfile with `upstream` (and, when `commit` is given, `upstreamLock`) set, printed over its text. */
+export function withUpstream(
+  parsed: ParsedKptfile | undefined,
+  name: string | undefined,
+  upstream: UpstreamRecord | undefined,
+  commit: string | undefined,
+): string {
+  const base: ParsedKptfile =
+    parsed ?? parseKptfile(`apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${stringify(name ?? 'pkg').trim()}\n`);
+  const next: Kptfile = structuredClone(base.kptfile);
+  if (name !== undefined) next.metadata = { ...next.metadata, name };
+  if (upstream) {
+    next.upstream = {
+      type: 'git',
+      git: { repo: upstream.repo, directory: upstream.directory, ref: upstream.ref },
+      updateStrategy: upstream.updateStrategy ?? next.upstream?.updateStrategy ?? 'resource-merge',
+    };
+    if (commit !== undefined) {
+      next.upstreamLock = { type: 'git', git: { repo: upstream.repo, directory: upstream.directory, ref: upstream.ref, commit } };
+    }
+  }
+  return printKptfile(base, orderKeys(next));
+}
+
+/** kpt's key order for a Kptfile. */
+function orderKeys(k: Kptfile): Kptfile {
+  const order = ['apiVersion', 'kind', 'metadata', 'upstream', 'upstreamLock', 'info', 'pipeline', 'inventory', 'status'];
+  const out: Record<string, unknown> = {};
+  for (const key of order) if ((k as Record<string, unknown>)[key] !== undefined) out[key] = (k as Record<string, unknown>)[key];
+  for (const [key, v] of Object.entries(k)) if (!(key in out)) out[key] = v;
+  return out as Kptfile;
+}
+
+export const KPTFILE = KPTFILE_NAME;
+
+/** `.yaml`/`.yml` files other than the Kptfile: where resources are. */
+export function isKrmPath(path: string): boolean {
+  const base = path.split('/').pop() ?? '';
+  return base !== KPTFILE && /\.ya?ml$/i.test(base);
+}

@@ -1,0 +1,84 @@
+import type { PackageView, TreeFile } from '@kdelta/kptfile-model';
+import { mergeFiles } from '@kdelta/merge-core';
+import { KPTFILE, isKrmPath, lenientKptfile } from '../kptfile.js';
+import { mergeKptfileOf } from './replace.js';
+import { type UpdateInput, type UpdateOutcome, nothing } from './types.js';
+
+/**
+ * Non-KRM files, file by file (kpt's ReplaceNonKRMFiles): added upstream → added; changed
+ * upstream and unchanged locally → upstream's; deleted upstream and unchanged locally → deleted;
+ * changed locally → kept.
+ */
+export function replaceNonKrmFiles(input: { local: PackageView; updated: PackageView; origin: PackageView }): void {
+  const { local: localPkg, updated: updatedPkg, origin: originPkg } = input;
+  const isNonKrm = (f: TreeFile) => !isKrmPath(f.path) && f.path !== KPTFILE;
+  const origin = new Map(originPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text]));
+  const updated = new Map(updatedPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text]));
+  const local = new Map(localPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text]));
+  for (const [path, text] of updated) {
+    const o = origin.get(path);
+    const l = local.get(path);
+    if (l === undefined) {
+      if (o === undefined) localPkg.write(path, text); // added upstream
+      continue; // deleted locally: stays deleted
+    }
+    if (o !== undefined && l === o) localPkg.write(path, text); // unchanged locally
+  }
+  for (const [path, o] of origin) {
+    if (updated.has(path)) continue;
+    const l = local.get(path);
+    if (l !== undefined && l === o) localPkg.delete(path);
+  }
+  // directories gone upstream that are empty locally go too
+  const updatedDirs = new Set(updatedPkg.ownFiles().dirs);
+  const originDirs = originPkg.ownFiles().dirs;
+  for (const d of [...originDirs].sort().reverse()) {
+    if (!updatedDirs.has(d) && localPkg.exists(d) && localPkg.list(d).length === 0 && localPkg.typeOf(d) === 'dir') localPkg.delete(d);
+  }
+  for (const d of updatedDirs) {
+    if (!localPkg.exists(d) && !originDirs.includes(d)) localPkg.mkdir(d);
+  }
+}
+
+/**
+ * A nested package whose local Kptfile points somewhere else than it did at origin was re-pointed
+ * by the user: kpt leaves it alone.
+ */
+export function upstreamRepointed(input: UpdateInput): boolean {
+  const local = input.local.text(KPTFILE);
+  const origin = input.origin.text(KPTFILE);
+  if (local === undefined || origin === undefined) return false;
+  const l = lenientKptfile(local, KPTFILE).kptfile.upstream;
+  const o = lenientKptfile(origin, KPTFILE).kptfile.upstream;
+  if (!o?.git || !l?.git) return false;
+  return JSON.stringify(l.git) !== JSON.stringify(o.git);
+}
+
+/**
+ * The origin and upstream files minus those upstream left byte for byte as they were. Their
+ * resources are unchanged upstream, so the merge gives each its local version: leaving them out
+ * spares parsing them (most of an update's time) and changes no output. The local copies of
+ * those resources then read as local-only to the merge, which keeps them as they are.
+ */
+function upstreamChanges(origin: readonly TreeFile[], upstream: readonly TreeFile[]): { origin: TreeFile[]; upstream: TreeFile[] } {
+  const before = new Map(origin.map((f) => [f.path, f.text]));
+  const same = new Set(upstream.filter((f) => before.get(f.path) === f.text).map((f) => f.path));
+  return { origin: origin.filter((f) => !same.has(f.path)), upstream: upstream.filter((f) => !same.has(f.path)) };
+}
+
+/** resource-merge: a 3-way merge of the resources, the Kptfile, and the non-KRM files. */
+export function resourceMerge(input: UpdateInput): UpdateOutcome {
+  if (!input.isRoot && upstreamRepointed(input)) return nothing;
+  const krm = (pkg: PackageView) => pkg.ownFiles().files.filter((f) => isKrmPath(f.path));
+  const local = krm(input.local);
+  const { origin, upstream } = upstreamChanges(krm(input.origin), krm(input.updated));
+  const result = mergeFiles({ origin, upstream, local }, { strategy: 'upstream-wins', inferKeys: true });
+  const kept = new Set(result.files.map((f) => f.path));
+  for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);
+  const before = new Map(local.map((f) => [f.path, f.text]));
+  for (const f of result.files) if (before.get(f.path) !== f.text) input.local.write(f.path, f.text);
+
+  mergeKptfileOf(input);
+  replaceNonKrmFiles(input);
+  return { conflicts: result.conflicts, resources: result.report, packages: [] };
+}

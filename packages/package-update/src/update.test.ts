@@ -1,0 +1,74 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { diffPackage, getPackage, updatePackage } from './index.js';
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const d of roots.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
+const deployment = (replicas: number, image: string) =>
+  `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${replicas}\n  template:\n    spec:\n      containers:\n      - name: app\n        image: ${image}\n`;
+
+async function fixture() {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-pu-')));
+  roots.push(root);
+  const repo = join(root, 'repo');
+  mkdirSync(join(repo, 'pkg'), { recursive: true });
+  git(repo, 'init', '--quiet', '--initial-branch=main');
+  writeFileSync(join(repo, 'pkg', 'Kptfile'), 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n');
+  writeFileSync(join(repo, 'pkg', 'web.yaml'), deployment(1, 'app:1'));
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '--quiet', '-m', 'v1');
+  git(repo, 'tag', 'v1');
+  writeFileSync(join(repo, 'pkg', 'web.yaml'), deployment(2, 'app:2'));
+  git(repo, 'commit', '--quiet', '-am', 'v2');
+  git(repo, 'tag', 'v2');
+  const env = { ...process.env, KDELTA_CACHE_DIR: join(root, 'cache') };
+  const dir = join(root, 'web');
+  const lines: string[] = [];
+  await getPackage({ repo, directory: '/pkg', ref: 'v1', destination: dir, cwd: root, env, progress: (e) => lines.push(e.message) });
+  return { root, repo, dir, env, lines };
+}
+
+describe('updatePackage', () => {
+  it('returns what happened as data, prints nothing, and records the new lock', async () => {
+    const { root, repo, dir, env } = await fixture();
+    // a local change upstream also changes: upstream wins, and it is reported
+    writeFileSync(join(dir, 'web.yaml'), readFileSync(join(dir, 'web.yaml'), 'utf8').replace('replicas: 1', 'replicas: 5'));
+    const lines: string[] = [];
+    const result = await updatePackage({ dir, ref: 'v2', cwd: root, displayRoot: root, env, progress: (e) => lines.push(e.message) });
+    expect(lines).toContain('Updating package "web" with strategy "resource-merge".');
+    expect(result.packages).toEqual([{ path: 'web', action: 'updated', strategy: 'resource-merge' }]);
+    expect(result.lock?.git?.commit).toBe(git(repo, 'rev-parse', 'v2'));
+    expect(result.conflicts.map((c) => [c.package, c.path, c.winner])).toEqual([['web', '.spec.replicas', 'upstream']]);
+    expect(result.resources.map((r) => [r.resource, r.action, r.changed])).toEqual([['apps/Deployment /web', 'merged', true]]);
+    expect(result.files.filter((f) => f.status !== 'kept').map((f) => f.path)).toEqual(['Kptfile', 'web.yaml']);
+    expect(readFileSync(join(dir, 'web.yaml'), 'utf8')).toContain('image: app:2');
+  });
+
+  it('leaves the package exactly as it was when the update fails', async () => {
+    const { root, dir, env } = await fixture();
+    writeFileSync(join(dir, 'web.yaml'), readFileSync(join(dir, 'web.yaml'), 'utf8').replace('replicas: 1', 'replicas: 5'));
+    const before = readFileSync(join(dir, 'web.yaml'), 'utf8');
+    const kptfile = readFileSync(join(dir, 'Kptfile'), 'utf8');
+    await expect(updatePackage({ dir, ref: 'v2', strategy: 'fast-forward', cwd: root, env })).rejects.toThrow(
+      'local package files have been modified: [web.yaml]',
+    );
+    expect(readFileSync(join(dir, 'web.yaml'), 'utf8')).toBe(before);
+    expect(readFileSync(join(dir, 'Kptfile'), 'utf8')).toBe(kptfile);
+  });
+
+  it('diffPackage shows the changes and writes nothing', async () => {
+    const { root, dir, env } = await fixture();
+    const before = readFileSync(join(dir, 'web.yaml'), 'utf8');
+    const { changes } = await diffPackage({ dir, ref: 'v2', cwd: root, env });
+    const web = changes.find((c) => c.subject === 'apps/Deployment web');
+    expect(web?.fields).toContain('.spec.replicas: 1 → 2');
+    expect(readFileSync(join(dir, 'web.yaml'), 'utf8')).toBe(before);
+  });
+});

@@ -1,0 +1,230 @@
+import { basename, join, posix, relative } from 'node:path';
+import { type PackageView, PackageTree, type Upstream, type UpstreamLock } from '@kdelta/kptfile-model';
+import type { Conflict, ResourceReport } from '@kdelta/merge-core';
+import { addMergeCommentsToTree } from './comments.js';
+import { commitTree } from './commit.js';
+import { UpdateError } from './errors.js';
+import { type GitOptions, fetchTree } from './fetch.js';
+import { KPTFILE, type UpdateStrategy, lenientKptfile, readKptfile, strategyOf, withUpstream } from './kptfile.js';
+import { updateTree } from './nested.js';
+import { type ProgressListener, progressLines } from './progress.js';
+import type { PackageAction } from './strategies/types.js';
+
+export interface UpdatePackageOptions extends GitOptions {
+  /** The local package's directory. */
+  readonly dir: string;
+  /** New ref; absent or '' keeps the Kptfile's. */
+  readonly ref?: string;
+  /** New strategy (recorded in the Kptfile); absent keeps the Kptfile's. */
+  readonly strategy?: UpdateStrategy;
+  /** Packages are named relative to it (default: `cwd`, else the process's directory). */
+  readonly displayRoot?: string;
+  /** Compute the result and write nothing (`pkg diff`). */
+  readonly dryRun?: boolean;
+  readonly progress?: ProgressListener;
+}
+
+/** A package the update visited; `path` is the package's name (`<root>/<nested path>`). */
+export interface PackageOutcome {
+  readonly path: string;
+  readonly action: PackageAction;
+  readonly strategy?: UpdateStrategy;
+}
+
+export type FileStatus = 'added' | 'changed' | 'deleted' | 'kept';
+
+export interface FileOutcome {
+  /** Relative to the package directory, `/`-separated (nested packages' files included). */
+  readonly path: string;
+  readonly status: FileStatus;
+}
+
+export interface UpdateResult {
+  /** How many packages with an upstream were updated from it (the root and remote nested ones). */
+  readonly updated: number;
+  readonly packages: readonly PackageOutcome[];
+  /** What happened to each resource merged (resource-merge), with the package it is in. */
+  readonly resources: readonly (ResourceReport & { readonly package: string })[];
+  readonly files: readonly FileOutcome[];
+  /** Local changes upstream replaced, and resources kept against upstream's deletion. */
+  readonly conflicts: readonly (Conflict & { readonly package: string })[];
+  /** The root package's new lock. */
+  readonly lock: UpstreamLock | undefined;
+  /** The package before and after, in memory. */
+  readonly before: PackageTree;
+  readonly after: PackageTree;
+  /** Whether the package directory was written (not with dryRun, nor when nothing changed). */
+  readonly written: boolean;
+}
+
+interface Run {
+  readonly git: GitOptions;
+  readonly progress: (line: string) => void;
+  readonly packages: PackageOutcome[];
+  readonly resources: (ResourceReport & { package: string })[];
+  readonly conflicts: (Conflict & { package: string })[];
+}
+
+function hasLocalContent(pkg: PackageView): boolean {
+  if (pkg.nestedPackages({ includeRemote: true }).length > 0) return true;
+  return pkg.ownFiles().files.some((f) => f.path !== KPTFILE);
+}
+
+/** Update one package that has an upstream (kpt's updatePackage), in memory. */
+async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void> {
+  // kpt marks every local resource with its merge identity before merging
+  addMergeCommentsToTree(pkg);
+  const parsed = readKptfile(pkg, pkg.describe(KPTFILE))!;
+  const kf = parsed.kptfile;
+  const git = kf.upstream?.git;
+  if (!git?.repo) throw new UpdateError(`package "${name}" must have an upstream reference`);
+  const ref = git.ref || undefined;
+  const strategy = strategyOf(kf.upstream?.updateStrategy, parsed.file);
+  run.progress(`Package "${name}":`);
+  run.progress(`Fetching upstream from ${git.repo}@${git.ref ?? ''}`);
+  const updated = await fetchTree(run.git, git.repo, git.directory ?? '/', ref);
+  // Marked like origin and local: the marks are then no upstream change, and a resource upstream
+  // left alone reads exactly as it does at origin, which spares the merge of it.
+  addMergeCommentsToTree(updated.tree.package());
+  const lock = kf.upstreamLock?.git;
+  let origin: PackageView;
+  if (lock?.commit || lock?.repo) {
+    run.progress(`Fetching origin from ${lock.repo ?? git.repo}@${lock.ref ?? ''}`);
+    const fetched = await fetchTree(run.git, lock.repo ?? git.repo, lock.directory ?? git.directory ?? '/', lock.commit || lock.ref || undefined);
+    origin = fetched.tree.package();
+    // marked like the local package, so the marks are not taken for local changes
+    addMergeCommentsToTree(origin);
+  } else {
+    // Never fetched: the origin is empty. Local content would have nothing to merge against.
+    if (hasLocalContent(pkg)) throw new UpdateError(`no origin available for package "${name}": its Kptfile has no upstreamLock`);
+    origin = PackageTree.empty().package('none');
+  }
+  run.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
+  const out = updateTree(strategy, { local: pkg, updated: updated.tree.package(), origin, relPackagePath: '/', isRoot: true }, run);
+  const named = (p: string | undefined) => (p ? `${name}/${p}` : name);
+  run.packages.push({ path: name, action: 'updated', strategy }, ...out.packages.map((p) => ({ ...p, path: named(p.path === '.' ? undefined : p.path) })));
+  run.resources.push(...out.resources.map((r) => ({ ...r, package: named(r.package) })));
+  run.conflicts.push(...out.conflicts.map((c) => ({ ...c, package: named(c.package) })));
+
+  // The new lock: what was fetched.
+  const after = readKptfile(pkg, pkg.describe(KPTFILE));
+  pkg.write(
+    KPTFILE,
+    withUpstream(after, undefined, { repo: git.repo, directory: git.directory ?? '/', ref: git.ref ?? updated.ref, updateStrategy: strategy }, updated.commit),
+  );
+  // resources that came from upstream get their merge comment (matching needs none: origin and
+  // upstream resources are identified by their own names, local ones by their comment)
+  addMergeCommentsToTree(pkg);
+  run.progress('');
+}
+
+/**
+ * kpt's rule for a new ref or strategy given to an update: a remote package inside the package
+ * being updated, at any depth, follows it when it comes from the same repository, from a
+ * directory at or below the updated package's directory, and was at the ref the updated package
+ * was at before. (kpt compares the directories as strings, so `/bp/web-extra` would count as
+ * below `/bp/web`; here whole path segments are compared.)
+ */
+function followRootRequest(pkg: PackageView, root: Upstream, options: UpdatePackageOptions): void {
+  if (!options.ref && !options.strategy) return;
+  const sub = readKptfile(pkg, pkg.describe(KPTFILE));
+  const git = sub?.kptfile.upstream?.git;
+  const rootGit = root.git!;
+  if (!sub || !git?.repo || git.repo !== rootGit.repo) return;
+  if ((git.ref ?? '') !== (rootGit.ref ?? '')) return;
+  if (!directoryWithin(git.directory, rootGit.directory)) return;
+  pkg.write(
+    KPTFILE,
+    withUpstream(
+      sub,
+      undefined,
+      { repo: git.repo, directory: git.directory ?? '/', ref: options.ref || git.ref || '', updateStrategy: options.strategy ?? sub.kptfile.upstream?.updateStrategy },
+      undefined,
+    ),
+  );
+}
+
+/** Whether repository directory `dir` is `parent` or lies below it (whole path segments). */
+function directoryWithin(dir: string | undefined, parent: string | undefined): boolean {
+  const clean = (d: string | undefined) => posix.normalize(`/${d ?? ''}`).replace(/\/+$/, '');
+  const c = clean(dir);
+  const p = clean(parent);
+  return p === '' || c === p || c.startsWith(`${p}/`);
+}
+
+function fileOutcomes(before: PackageTree, after: PackageTree): FileOutcome[] {
+  const a = before.allFiles();
+  const b = after.allFiles();
+  const out: FileOutcome[] = [];
+  for (const [path, text] of b) {
+    const old = a.get(path);
+    out.push({ path, status: old === undefined ? 'added' : old === text ? 'kept' : 'changed' });
+  }
+  for (const path of a.keys()) if (!b.has(path)) out.push({ path, status: 'deleted' });
+  return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}
+
+/**
+ * kpt's `pkg update` of a package and of the remote packages inside it: the package is read
+ * once, merged in memory, and written once, all or nothing (nothing at all with dryRun).
+ */
+export async function updatePackage(options: UpdatePackageOptions): Promise<UpdateResult> {
+  const dir = options.dir;
+  const before = PackageTree.read(dir);
+  const kptfileText = before?.text(KPTFILE);
+  if (!before || kptfileText === undefined) throw new UpdateError(`${join(dir, KPTFILE)}: no such file or directory (not a kpt package)`);
+  const rootKptfile = lenientKptfile(kptfileText, join(dir, KPTFILE));
+  const rootName = relative(options.displayRoot ?? options.cwd ?? process.cwd(), dir) || basename(dir);
+  const rootUpstream = rootKptfile.kptfile.upstream;
+  if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`);
+  if (options.strategy === undefined) strategyOf(rootUpstream.updateStrategy, rootKptfile.file);
+  const run: Run = { git: options, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [] };
+  const work = before.clone();
+  // A new ref or strategy is recorded first: it is what the update goes to.
+  if (options.ref || options.strategy) {
+    const git = rootUpstream.git;
+    work.write(
+      KPTFILE,
+      withUpstream(
+        rootKptfile,
+        undefined,
+        { repo: git.repo!, directory: git.directory ?? '/', ref: options.ref || git.ref || '', updateStrategy: options.strategy ?? rootUpstream.updateStrategy },
+        undefined,
+      ),
+    );
+  }
+  let count = 0;
+  // kpt's order: depth first, the remote packages of one level in reverse path order
+  const stack: string[] = ['.'];
+  while (stack.length > 0) {
+    const rel = stack.pop()!;
+    const pkg = work.package(rel === '.' ? '' : rel);
+    if (!pkg.hasKptfile() || !pkg.isRemote()) continue;
+    await updateOne(run, pkg, rel === '.' ? rootName : `${rootName}/${rel}`);
+    count++;
+    for (const sub of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
+      const nested = pkg.at(sub);
+      if (!nested.isRemote()) continue;
+      followRootRequest(nested, rootUpstream, options);
+      stack.push(rel === '.' ? sub : `${rel}/${sub}`);
+    }
+  }
+  run.progress(`Updated ${count} package(s).`);
+  let written = false;
+  if (!options.dryRun) {
+    const c = commitTree(dir, work, before);
+    written = c.written.length + c.links.length + c.deleted.length + c.created.length > 0;
+  }
+  const lock = lenientKptfile(work.text(KPTFILE)!, join(dir, KPTFILE)).kptfile.upstreamLock;
+  return {
+    updated: count,
+    packages: run.packages,
+    resources: run.resources,
+    files: fileOutcomes(before, work),
+    conflicts: run.conflicts,
+    lock,
+    before,
+    after: work,
+    written,
+  };
+}
