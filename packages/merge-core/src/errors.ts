@@ -25,8 +25,8 @@ export class MergeInputError extends KdeltaError {
   readonly reason: string;
   readonly side: Side | undefined;
 
-  constructor(code: MergeInputErrorCode, file: string, document: number | undefined, reason: string, side?: Side) {
-    super({ code, file, document, message: `${file}${document === undefined ? '' : `: document ${document}`}: ${reason}` });
+  constructor(code: MergeInputErrorCode, file: string, document: number | undefined, reason: string, side?: Side, path?: string) {
+    super({ code, file, document, path, message: `${file}${document === undefined ? '' : `: document ${document}`}: ${reason}` });
     this.reason = reason;
     this.side = side;
   }
