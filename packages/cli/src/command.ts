@@ -1,3 +1,5 @@
+import { KdeltaError } from '@kdelta/merge-core';
+
 /** What every `kdelta` command is: a name, its help, and a run function over plain arguments. */
 export interface Io {
   readonly stdout: (text: string) => void;
@@ -17,8 +19,12 @@ export interface Command {
 }
 
 /** A problem with what the user typed or gave us: printed as `kdelta <cmd>: <message>`, exit 1. */
-export class UsageError extends Error {
+export class UsageError extends KdeltaError {
   override readonly name = 'UsageError';
+  declare readonly code: 'usage';
+  constructor(message: string) {
+    super({ code: 'usage', message });
+  }
 }
 
 /** Exit codes of the CLI contract (DESIGN.md). */

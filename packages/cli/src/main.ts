@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { type Command, type Io, UsageError } from './command.js';
+import { type Command, type Io } from './command.js';
 import { commands } from './commands/index.js';
+import { exitCodeFor, formatError } from './errors.js';
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -66,13 +67,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
   try {
     return await command.run(rest, io);
   } catch (error) {
-    const name = `kdelta ${command.path.join(' ')}`;
-    if (error instanceof UsageError) {
-      io.stderr(`${name}: ${error.message}\nRun \`${name} --help\` for usage.\n`);
-    } else {
-      io.stderr(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
-      if (io.env.KDELTA_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
-    }
-    return 1;
+    io.stderr(formatError(error, `kdelta ${command.path.join(' ')}`, io.env));
+    return exitCodeFor(error);
   }
 }

@@ -1,3 +1,4 @@
+import { KdeltaError } from './kdelta-error.js';
 import { redact } from './redact.js';
 
 /** What kind of failure a git invocation was, classified from git's exit status and stderr. */
@@ -9,11 +10,12 @@ export type GitErrorCode =
   | 'stale-lease' // push --force-with-lease: the remote branch moved since we read it
   | 'non-fast-forward' // push rejected because it would lose commits
   | 'not-found' // a directory that does not exist at the ref
+  | 'lock-timeout' // another process held the cache lock too long
   | 'failed'; // anything else
 
-export class GitError extends Error {
+export class GitError extends KdeltaError {
   override readonly name = 'GitError';
-  readonly code: GitErrorCode;
+  declare readonly code: GitErrorCode;
   /** The git arguments, credentials redacted. */
   readonly args: readonly string[];
   /** git's stderr, credentials redacted. */
@@ -29,8 +31,7 @@ export class GitError extends Error {
     secrets?: readonly string[];
   }) {
     const secrets = input.secrets ?? [];
-    super(redact(input.message, secrets));
-    this.code = input.code;
+    super({ code: input.code, message: redact(input.message, secrets) });
     this.args = (input.args ?? []).map((a) => redact(a, secrets));
     this.stderr = redact(input.stderr ?? '', secrets);
     this.exitCode = input.exitCode;

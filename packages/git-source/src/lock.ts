@@ -1,4 +1,5 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
+import { GitError } from './errors.js';
 
 const staleMs = 10 * 60 * 1000;
 
@@ -17,7 +18,7 @@ export async function withLock<T>(lockPath: string, fn: () => Promise<T>, timeou
         await rm(lockPath, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for the cache lock ${lockPath}`);
+      if (Date.now() - started > timeoutMs) throw new GitError({ code: 'lock-timeout', message: `timed out waiting for the cache lock ${lockPath}` });
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 500);
     }

@@ -1,3 +1,5 @@
+import { KdeltaError } from '@kdelta/merge-core';
+
 /** What went wrong in a Kptfile or package, as data: the file, the field path and why. */
 export interface KptfileIssue {
   /** Stable machine-readable reason, e.g. `unknown-field`, `invalid-image`. */
@@ -30,21 +32,34 @@ export function formatIssue(issue: KptfileIssue): string {
   return `${where}: ${issue.message}`;
 }
 
-/** Thrown by the throwing entry points (`parseKptfile`, `readPackage`, `writePackage`). */
-export class KptfileError extends Error {
+/**
+ * Thrown by the throwing entry points (`parseKptfile`, `readPackage`, `writePackage`). Its code,
+ * file and path are the first issue's; `issues` has them all.
+ */
+export class KptfileError extends KdeltaError {
+  override readonly name = 'KptfileError';
+  declare readonly code: KptfileIssueCode | 'invalid-kptfile';
+  declare readonly file: string;
   readonly issues: readonly KptfileIssue[];
   constructor(issues: readonly KptfileIssue[]) {
-    super(issues.map(formatIssue).join('\n'));
-    this.name = 'KptfileError';
+    const first = issues[0];
+    super({
+      code: first?.code ?? 'invalid-kptfile',
+      file: first?.file ?? '',
+      path: first?.field ? fieldPath(first.field) : undefined,
+      message: issues.length > 0 ? issues.map(formatIssue).join('\n') : 'invalid Kptfile',
+    });
     this.issues = issues;
   }
-  /** The first issue's file, for callers that report one location. */
-  get file(): string {
-    return this.issues[0]?.file ?? '';
-  }
+  /** The first issue's field, as kpt writes it: `pipeline.mutators[2].image`. */
   get field(): string {
     return this.issues[0]?.field ?? '';
   }
+}
+
+/** `pipeline.mutators[2]` → `.pipeline.mutators[2]`, the way merge-core prints field paths. */
+export function fieldPath(field: string): string {
+  return field === '' || field.startsWith('.') || field.startsWith('[') ? field : `.${field}`;
 }
 
 /** `a.b[2].c`, with keys that are not identifiers quoted: `labels["app.kubernetes.io/name"]`. */

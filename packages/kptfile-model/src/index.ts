@@ -35,7 +35,6 @@ export { imageWithoutTag, parseImageReference, validateImageReference, type Imag
 export { derivedFunctionKey, functionMergeKey, pipelineKeyMode, SYNTHETIC_NAME_PREFIX, type PipelineKeyMode } from './pipeline-key.js';
 export {
   mergeKptfile,
-  type KptfileConflict,
   type KptfileMergeInput,
   type KptfileMergeOptions,
   type KptfileMergeResult,

@@ -33,9 +33,14 @@ describe('seed 000 examples', () => {
       'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.1\n      configPath: labels-local.yaml\n',
     );
     expect(r.kptfile.pipeline?.mutators).toEqual([{ image: 'gcr.io/kpt-fn/set-labels:v0.1', configPath: 'labels-updated.yaml' }]);
-    expect(r.conflicts.map((c) => [c.field, c.local, c.upstream])).toEqual([
-      ['pipeline.mutators[key="gcr.io/kpt-fn/set-labels"].configPath', 'labels-local.yaml', 'labels-updated.yaml'],
+    expect(r.conflicts.map((c) => [c.path, c.values.local, c.values.upstream])).toEqual([
+      ['.pipeline.mutators[key="gcr.io/kpt-fn/set-labels"].configPath', 'labels-local.yaml', 'labels-updated.yaml'],
     ]);
+    // merge-core's one conflict shape: where, the rule that decided, and why
+    expect(r.conflicts[0]).toMatchObject({ resource: 'kpt.dev/Kptfile /pkg', file: 'Kptfile', winner: 'upstream', values: { origin: 'labels.yaml' } });
+    expect(r.conflicts[0]?.rule).toMatch(/upstream/);
+    expect(r.conflicts[0]?.message).toContain('configPath');
+    expect(r.conflicts[0]?.message).not.toContain('_kpt-merge_');
   });
 
   it('both changed the version: the function is matched without its tag and upstream wins', () => {
@@ -111,7 +116,7 @@ describe('seed 000 examples', () => {
       { kind: 'Service', name: 'wordpress' },
       { kind: 'Foo', name: 'wordpress' },
     ]);
-    expect(r.conflicts.map((c) => c.field)).toEqual(['pipeline.mutators[key="gcr.io/kpt-fn/ensure-name-substring"].selectors']);
+    expect(r.conflicts.map((c) => c.path)).toEqual(['.pipeline.mutators[key="gcr.io/kpt-fn/ensure-name-substring"].selectors']);
     // Only local changed them: local's stay.
     expect(merge(origin, origin, local).kptfile.pipeline?.mutators?.[0]?.selectors).toEqual([
       { kind: 'Deployment', name: 'my-wordpress' },

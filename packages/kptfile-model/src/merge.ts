@@ -16,7 +16,7 @@ import { functionMergeKey, pipelineKeyMode, SYNTHETIC_NAME_PREFIX, type Pipeline
 import { decodeKptfileNode } from './decode.js';
 import { PIPELINE_LISTS, type KptFunction, type Kptfile, type Pipeline } from './types.js';
 import { mergeValueText } from './value-merge.js';
-import type { Conflict } from '@kdelta/merge-core';
+import { formatIdentity, groupOf, type Conflict } from '@kdelta/merge-core';
 import { parseDocument } from 'yaml';
 
 export interface KptfileMergeInput {
@@ -35,15 +35,6 @@ export interface KptfileMergeOptions {
   files?: { origin?: string; upstream?: string; local?: string };
 }
 
-/** A place where upstream's value replaced a local change. */
-export interface KptfileConflict {
-  readonly field: string;
-  readonly message: string;
-  readonly origin?: unknown;
-  readonly upstream?: unknown;
-  readonly local?: unknown;
-}
-
 export interface KptfileMergeResult {
   /** The merged Kptfile. */
   readonly kptfile: Kptfile;
@@ -51,7 +42,8 @@ export interface KptfileMergeResult {
   readonly text: string;
   /** How the pipeline's functions were matched. */
   readonly pipelineKey: PipelineKeyMode;
-  readonly conflicts: readonly KptfileConflict[];
+  /** Where local and upstream both changed a field; `resource` and `file` name the local Kptfile. */
+  readonly conflicts: readonly Conflict[];
 }
 
 type Plain = Record<string, unknown>;
@@ -159,18 +151,19 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
   const decidedHere = (path: string): boolean =>
     /\.(selectors|exclude)\b|^\.?info\.readinessGates|^\.?status\.conditions/.test(path) ||
     (mode === 'none' && /^\.?pipeline\.(mutators|validators)/.test(path));
-  const conflicts: KptfileConflict[] = merged.conflicts.filter((c) => !decidedHere(c.path)).map(describeCoreConflict);
+  const at: ConflictPlace = { file: files.local, resource: kptfileIdentity(local.kptfile) };
+  const conflicts: Conflict[] = merged.conflicts.filter((c) => !decidedHere(c.path)).map((c) => describeCoreConflict(c, at));
 
   // Lists without identity: decided whole (kyaml would key some of them by an inferred name).
   const atomicPaths: string[][] = ATOMIC_PATHS.map((p) => [...p]);
   if (mode === 'none') for (const list of PIPELINE_LISTS) atomicPaths.push(['pipeline', list]);
   for (const path of atomicPaths) {
     const r = atomic(getPath(o, path), getPath(u, path), getPath(l, path));
-    if (r.conflict) conflicts.push(conflictOf(path.join('.'), getPath(o, path), getPath(u, path), getPath(l, path)));
+    if (r.conflict) conflicts.push(conflictOf(at, path.join('.'), getPath(o, path), getPath(u, path), getPath(l, path)));
     if (getPath(m, path.slice(0, -1)) !== undefined || r.value !== undefined) setPath(m, path, r.value);
   }
   if (mode !== 'none') {
-    for (const list of PIPELINE_LISTS) reconcileFunctions(list, { o, u, l, m }, conflicts);
+    for (const list of PIPELINE_LISTS) reconcileFunctions(list, { o, u, l, m }, conflicts, at);
     for (const list of PIPELINE_LISTS) {
       const fns = getPath(m, ['pipeline', list]);
       if (!Array.isArray(fns)) continue;
@@ -180,7 +173,7 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
           const [of, uf, lf] = [findFn(o, list, key), findFn(u, list, key), findFn(l, list, key)].map((f) => f?.[field]);
           const r = atomic(of, uf, lf);
           if (r.conflict) {
-            conflicts.push(conflictOf(`pipeline.${list}[${keyLabel(key)}].${field}`, of, uf, lf));
+            conflicts.push(conflictOf(at, `pipeline.${list}[${keyLabel(key)}].${field}`, of, uf, lf));
           }
           if (r.value === undefined) delete fn[field];
           else fn[field] = clone(r.value);
@@ -250,7 +243,8 @@ const keyLabel = (key: string): string =>
 function reconcileFunctions(
   list: string,
   s: { o: Plain | undefined; u: Plain | undefined; l: Plain; m: Plain },
-  conflicts: KptfileConflict[],
+  conflicts: Conflict[],
+  at: ConflictPlace,
 ): void {
   const path = ['pipeline', list];
   const merged = (getPath(s.m, path) as Plain[] | undefined) ?? [];
@@ -260,11 +254,14 @@ function reconcileFunctions(
     const [of, uf, lf] = [findFn(s.o, list, key), findFn(s.u, list, key), findFn(s.l, list, key)];
     if (!lf && of && same(of, uf)) continue;
     if (lf && of && !uf && !same(lf, of)) {
+      const field = `pipeline.${list}[${keyLabel(key)}]`;
       conflicts.push({
-        field: `pipeline.${list}[${keyLabel(key)}]`,
-        message: `upstream deleted the function and local changed it; local's function is kept`,
-        origin: of,
-        local: lf,
+        ...at,
+        path: `.${field}`,
+        values: { origin: of, upstream: undefined, local: lf },
+        rule: 'deleted-upstream-modified-locally',
+        winner: 'local',
+        message: `upstream deleted the function ${field} and local changed it; local's function is kept`,
       });
       out.push(clone(lf));
       continue;
@@ -304,17 +301,29 @@ function removeSyntheticNames(p: Pipeline): void {
   }
 }
 
-function conflictOf(field: string, origin: unknown, upstream: unknown, local: unknown): KptfileConflict {
+/** The local Kptfile a conflict is in. */
+interface ConflictPlace {
+  readonly file: string;
+  readonly resource: string;
+}
+
+function kptfileIdentity(kf: Kptfile): string {
+  return formatIdentity({ group: groupOf(kf.apiVersion ?? 'kpt.dev/v1'), kind: kf.kind ?? 'Kptfile', namespace: kf.metadata?.namespace ?? '', name: kf.metadata?.name ?? '' });
+}
+
+function conflictOf(at: ConflictPlace, field: string, origin: unknown, upstream: unknown, local: unknown): Conflict {
   return {
-    field,
-    origin,
-    upstream,
-    local,
+    ...at,
+    path: `.${field}`,
+    values: { origin, upstream, local },
+    rule: 'both-changed-upstream-wins',
+    winner: 'upstream',
     message: `local and upstream both changed ${field}; upstream's value replaces local's (resource-merge)`,
   };
 }
 
-function describeCoreConflict(c: Conflict): KptfileConflict {
-  const field = c.path.replace(/^\./, '').replace(/name="_kpt-merge_/g, 'key="');
-  return { field, message: c.message, origin: c.values.origin, upstream: c.values.upstream, local: c.values.local };
+/** A conflict of the value merge, its synthetic function names shown as the keys they stand for. */
+function describeCoreConflict(c: Conflict, at: ConflictPlace): Conflict {
+  const shown = (text: string) => text.replace(/name="_kpt-merge_/g, 'key="');
+  return { ...c, ...at, path: shown(c.path), message: shown(c.message) };
 }

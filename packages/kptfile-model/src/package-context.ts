@@ -3,6 +3,7 @@
  * named `kptfile.kpt.dev` whose `data.name` is the package name, input for its functions.
  */
 import { isMap, parseDocument, YAMLMap } from 'yaml';
+import { KptfileError } from './errors.js';
 import type { KptPackage, PackageResource } from './package.js';
 
 export const PACKAGE_CONTEXT_NAME = 'kptfile.kpt.dev';
@@ -56,7 +57,7 @@ export interface PackageContextEdit {
  */
 export function editPackageContext(text: string, edit: PackageContextEdit): string {
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new Error(`package context: invalid YAML: ${doc.errors[0]?.message ?? ''}`);
+  if (doc.errors.length > 0) throw new KptfileError([{ code: 'yaml-syntax', file: PACKAGE_CONTEXT_FILE, field: '', message: `invalid YAML: ${doc.errors[0]?.message ?? ''}` }]);
   let data = doc.get('data', true);
   let changed = false;
   if (!isMap(data)) {

@@ -1,3 +1,4 @@
+import { KdeltaError } from './kdelta-error.js';
 import type { FieldPath } from './path.js';
 
 /** Which of the three inputs a value or a problem comes from (seed 001's words). */
@@ -15,17 +16,19 @@ export type MergeInputErrorCode =
  * Bad input: names the file, the document index (0-based, as in the stream) and the reason.
  * Thrown before anything is written, so a failed merge leaves every file as it was.
  */
-export class MergeInputError extends Error {
+export class MergeInputError extends KdeltaError {
   override readonly name = 'MergeInputError';
+  declare readonly code: MergeInputErrorCode;
+  declare readonly file: string;
+  declare readonly document: number | undefined;
+  /** Why, without the location. */
+  readonly reason: string;
+  readonly side: Side | undefined;
 
-  constructor(
-    readonly code: MergeInputErrorCode,
-    readonly file: string,
-    readonly document: number | undefined,
-    readonly reason: string,
-    readonly side?: Side,
-  ) {
-    super(`${file}${document === undefined ? '' : `: document ${document}`}: ${reason}`);
+  constructor(code: MergeInputErrorCode, file: string, document: number | undefined, reason: string, side?: Side, path?: string) {
+    super({ code, file, document, path, message: `${file}${document === undefined ? '' : `: document ${document}`}: ${reason}` });
+    this.reason = reason;
+    this.side = side;
   }
 }
 

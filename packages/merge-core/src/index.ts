@@ -5,7 +5,8 @@
 export { mergeFiles, type MergeFilesInput, type MergeFilesResult, type ResourceAction, type ResourceReport, type SourceFile } from './resource/merge-files.js';
 export { merge3Text, type ValueInput, type ValueMergeResult } from './value.js';
 export type { ConflictStrategy, MergeOptions } from './options.js';
-export { MergeInputError, type Conflict, type MergeInputErrorCode, type RuleName, type Side } from './errors.js';
+export { composeMessage, isKdeltaError, KdeltaError, locationParts, type KdeltaErrorInit } from './kdelta-error.js';
+export { MergeInputError, type ConflictValues, type Conflict, type MergeInputErrorCode, type RuleName, type Side } from './errors.js';
 export { FieldPath } from './path.js';
 export { formatIdentity, groupOf, identityOf, mergeCommentOf, type ResourceIdentity } from './resource/identity.js';
 export { parseStream, type SourceDocument, type SourceFileDocuments } from './yaml/parse.js';

@@ -62,7 +62,7 @@ export function createEngine(options: MergeOptions = {}): Engine {
         fieldOrder: rules === 'kyaml' ? 'sorted' : 'local',
         fail(code, path, side, reason) {
           const at = where.files?.[side] ?? { file: where.file, document: where.document };
-          throw new MergeInputError(code, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side);
+          throw new MergeInputError(code, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
         },
       };
       const element = collateElement(sources, FieldPath.root, undefined, collateOptions);

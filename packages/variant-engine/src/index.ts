@@ -39,7 +39,7 @@ export {
 
 // The variant mutations, in Porch's order, over a package's files.
 export { applyPackageVariant, type ApplyOptions, type ApplyResult } from './mutations/apply.js';
-export { PackageDocuments, VariantMutationError, type PackageFiles } from './mutations/package-files.js';
+export { PackageDocuments, VariantMutationError, type PackageFiles, type VariantMutationErrorCode } from './mutations/package-files.js';
 export { ensurePackageContext, PACKAGE_CONTEXT_FILE, PACKAGE_CONTEXT_NAME } from './mutations/package-context.js';
 export { ensureKRMFunctions, ensureKRMFunctionsInKptfile, generatePVFuncName, isPackageVariantFunc } from './mutations/pipeline.js';
 export {

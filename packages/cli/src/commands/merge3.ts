@@ -2,7 +2,6 @@ import { basename, join, resolve } from 'node:path';
 import {
   layerSchemas,
   merge3Text,
-  MergeInputError,
   mergeFiles,
   schemaRegistryFromText,
   type Conflict,
@@ -14,7 +13,7 @@ import { boolWord, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js
 import { ExitCode, UsageError, type Command, type Io } from '../command.js';
 import { isDirectory, listFiles, readText, writeFileAtomic } from '../util/fs.js';
 import { rm } from 'node:fs/promises';
-import { KptfileError, mergeKptfile } from '@kdelta/kptfile-model';
+import { mergeKptfile } from '@kdelta/kptfile-model';
 
 const help = `kdelta merge3 — 3-way merge of Kubernetes resources, as kpt pkg update merges them
 
@@ -97,62 +96,54 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     readSide(localPath, io.cwd, 'local'),
   ]);
 
-  try {
-    let files: SourceFile[];
-    let deleted: readonly string[] = [];
-    let conflicts: readonly Conflict[];
-    let report: unknown;
-    if (flags.values.single) {
-      if (origin.directory || upstream.directory || local.directory) throw new UsageError('--single takes three files, not directories');
-      const name = local.files[0]!.path;
-      const result = merge3Text(
-        { origin: origin.files[0]!.text, upstream: upstream.files[0]!.text, local: local.files[0]!.text },
-        { strategy, inferKeys, schemas, file: name },
-      );
-      files = [{ path: name, text: result.text }];
-      conflicts = result.conflicts;
-      report = { changed: result.changed };
-    } else {
-      // Files given directly are one package file each: match them by local's name.
-      const same = (side: { files: SourceFile[]; directory: boolean }) =>
-        side.directory ? side.files : side.files.map((f) => ({ ...f, path: local.directory ? f.path : local.files[0]!.path }));
-      const sides = { origin: same(origin), upstream: same(upstream), local: local.files };
-      // Kptfiles are merged by the Kptfile rules (pipeline merge of seed 000), the rest as resources.
-      const isKptfile = (f: SourceFile) => basename(f.path) === 'Kptfile';
-      const result = mergeFiles(
-        { origin: sides.origin.filter((f) => !isKptfile(f)), upstream: sides.upstream.filter((f) => !isKptfile(f)), local: sides.local.filter((f) => !isKptfile(f)) },
-        { strategy, inferKeys, schemas },
-      );
-      const kptfiles = mergeKptfiles(sides);
-      files = [...result.files, ...kptfiles.files];
-      deleted = result.deleted;
-      conflicts = [...result.conflicts, ...kptfiles.conflicts];
-      report = { resources: result.report, kptfiles: kptfiles.files.map((f) => f.path), deletedFiles: result.deleted };
-    }
-
-    for (const c of conflicts) io.stderr(`conflict: ${c.resource}: ${c.message}\n`);
-    if (strategy === 'fail' && conflicts.length > 0) {
-      io.stderr(`kdelta merge3: ${conflicts.length} conflict(s); nothing written (--on-conflict fail)\n`);
-      if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...(report as object), conflicts }, null, 2)}\n`);
-      return ExitCode.conflicts;
-    }
-
-    if (output) {
-      const dir = resolve(io.cwd, output);
-      for (const f of files) await writeFileAtomic(join(dir, f.path), f.text);
-      for (const path of deleted) await rm(join(dir, path), { force: true });
-    } else {
-      io.stdout(joinStream(files.map((f) => f.text)));
-    }
-    if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...(report as object), conflicts }, null, 2)}\n`);
-    return ExitCode.ok;
-  } catch (error) {
-    if (error instanceof MergeInputError || error instanceof KptfileError) {
-      io.stderr(`kdelta merge3: ${error.message}\n`);
-      return ExitCode.failure;
-    }
-    throw error;
+  let files: SourceFile[];
+  let deleted: readonly string[] = [];
+  let conflicts: readonly Conflict[];
+  let report: unknown;
+  if (flags.values.single) {
+    if (origin.directory || upstream.directory || local.directory) throw new UsageError('--single takes three files, not directories');
+    const name = local.files[0]!.path;
+    const result = merge3Text(
+      { origin: origin.files[0]!.text, upstream: upstream.files[0]!.text, local: local.files[0]!.text },
+      { strategy, inferKeys, schemas, file: name },
+    );
+    files = [{ path: name, text: result.text }];
+    conflicts = result.conflicts;
+    report = { changed: result.changed };
+  } else {
+    // Files given directly are one package file each: match them by local's name.
+    const same = (side: { files: SourceFile[]; directory: boolean }) =>
+      side.directory ? side.files : side.files.map((f) => ({ ...f, path: local.directory ? f.path : local.files[0]!.path }));
+    const sides = { origin: same(origin), upstream: same(upstream), local: local.files };
+    // Kptfiles are merged by the Kptfile rules (pipeline merge of seed 000), the rest as resources.
+    const isKptfile = (f: SourceFile) => basename(f.path) === 'Kptfile';
+    const result = mergeFiles(
+      { origin: sides.origin.filter((f) => !isKptfile(f)), upstream: sides.upstream.filter((f) => !isKptfile(f)), local: sides.local.filter((f) => !isKptfile(f)) },
+      { strategy, inferKeys, schemas },
+    );
+    const kptfiles = mergeKptfiles(sides);
+    files = [...result.files, ...kptfiles.files];
+    deleted = result.deleted;
+    conflicts = [...result.conflicts, ...kptfiles.conflicts];
+    report = { resources: result.report, kptfiles: kptfiles.files.map((f) => f.path), deletedFiles: result.deleted };
   }
+
+  for (const c of conflicts) io.stderr(`conflict: ${c.resource}: ${c.message}\n`);
+  if (strategy === 'fail' && conflicts.length > 0) {
+    io.stderr(`kdelta merge3: ${conflicts.length} conflict(s); nothing written (--on-conflict fail)\n`);
+    if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...(report as object), conflicts }, null, 2)}\n`);
+    return ExitCode.conflicts;
+  }
+
+  if (output) {
+    const dir = resolve(io.cwd, output);
+    for (const f of files) await writeFileAtomic(join(dir, f.path), f.text);
+    for (const path of deleted) await rm(join(dir, path), { force: true });
+  } else {
+    io.stdout(joinStream(files.map((f) => f.text)));
+  }
+  if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...(report as object), conflicts }, null, 2)}\n`);
+  return ExitCode.ok;
 }
 
 /** Each Kptfile of local merged with its origin and upstream versions; one only upstream has is added. */
@@ -166,17 +157,7 @@ function mergeKptfiles(sides: Record<'origin' | 'upstream' | 'local', readonly S
       { files: { origin: `${local.path} (original)`, upstream: `${local.path} (updated)`, local: local.path } },
     );
     files.push({ path: local.path, text: result.text });
-    for (const c of result.conflicts) {
-      conflicts.push({
-        resource: `kpt.dev/Kptfile ${local.path}`,
-        file: local.path,
-        path: c.field,
-        values: { origin: c.origin, upstream: c.upstream, local: c.local },
-        rule: 'upstream-changed',
-        winner: 'upstream',
-        message: c.message,
-      });
-    }
+    conflicts.push(...result.conflicts);
   }
   for (const upstream of sides.upstream.filter((f) => basename(f.path) === 'Kptfile')) {
     if (!find(sides.local, upstream.path) && !find(sides.origin, upstream.path)) files.push(upstream);

@@ -9,6 +9,7 @@ import {
 } from '@kdelta/variant-engine';
 import { readPackage, writePackage } from '@kdelta/kptfile-model';
 import { type Command, UsageError } from '../command.js';
+import { CliInputError } from '../errors.js';
 import { parseFlags, stringFlag } from '../args.js';
 import { decodeObjects, describeDocument, readObjects, readYamlDocuments } from './variant-objects.js';
 
@@ -59,23 +60,27 @@ const command: Command = {
       (d) => (d.value as KubeObject)?.kind === 'PackageVariant',
     );
     if (docs.length !== 1) {
-      throw new Error(`${variantFile}: expected one PackageVariant document, found ${docs.length}`);
+      throw new CliInputError('invalid-variant', `${variantFile}: expected one PackageVariant document, found ${docs.length}`, { file: variantFile });
     }
     const doc = docs[0]!;
     const where = describeDocument(doc);
     const decoded = decodePackageVariant(doc.value);
     const invalid = [...decoded.errors, ...decoded.unknownFields];
-    if (invalid.length > 0) throw new Error(`${where}: ${invalid.join('; ')}`);
+    if (invalid.length > 0) throw new CliInputError('invalid-variant', `${where}: ${invalid.join('; ')}`, { file: doc.file, document: doc.document });
     const pv = decoded.value;
     if (pv.apiVersion !== PACKAGE_VARIANT_API_VERSION) {
-      throw new Error(`${where}: apiVersion: expected ${PACKAGE_VARIANT_API_VERSION}, got ${pv.apiVersion ?? '(none)'}`);
+      throw new CliInputError('invalid-variant', `${where}: apiVersion: expected ${PACKAGE_VARIANT_API_VERSION}, got ${pv.apiVersion ?? '(none)'}`, {
+        file: doc.file,
+        document: doc.document,
+        path: '.apiVersion',
+      });
     }
 
     const dir = path.resolve(io.cwd, pkgDir);
     const stat = await fs.stat(dir).catch(() => undefined);
     if (!stat?.isDirectory()) throw new UsageError(`--package ${pkgDir}: not a directory`);
     const pkg = await readPackage(dir);
-    if (!pkg.kptfile) throw new Error(`${pkgDir}: no Kptfile (not a kpt package)`);
+    if (!pkg.kptfile) throw new CliInputError('not-a-package', `${pkgDir}: no Kptfile (not a kpt package)`, { file: pkgDir });
     // The package's own Kptfile and KRM files (subpackages, .krmignore'd and non-KRM files are not
     // the variant's to edit).
     const files = new Map(
@@ -89,9 +94,12 @@ const command: Command = {
     if (!result.ok) {
       io.stdout(stringify({ packageVariant: name, conditions: result.conditions }, { indentSeq: false, lineWidth: 0 }));
       const message = result.errors.join('; ');
-      if (result.conditions[0]?.reason === 'ValidationError') throw new Error(`${where}: ${message}`);
-      if (!result.file) throw new Error(`${pkgDir}: ${message}`);
-      throw new Error(message.startsWith(`${result.file}:`) ? `${path.join(pkgDir, message)}` : `${path.join(pkgDir, result.file)}: ${message}`);
+      if (result.conditions[0]?.reason === 'ValidationError') {
+        throw new CliInputError('invalid-variant', `${where}: ${message}`, { file: doc.file, document: doc.document });
+      }
+      if (!result.file) throw new CliInputError('variant-not-applied', `${pkgDir}: ${message}`, { file: pkgDir });
+      const file = path.join(pkgDir, result.file);
+      throw new CliInputError('variant-not-applied', message.startsWith(`${result.file}:`) ? `${path.join(pkgDir, message)}` : `${file}: ${message}`, { file });
     }
     await writePackage(dir, [...result.changed].map(([p, content]) => ({ path: p, content })));
     // a required injection point left without a source gates the package (seed 004): the

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { decodeObject, type KubeObject } from '@kdelta/variant-engine';
 import { UsageError } from '../command.js';
+import { CliInputError } from '../errors.js';
 
 /** One YAML document read from a file, with where it came from (for error messages). */
 export interface SourcedObject {
@@ -29,7 +30,7 @@ export async function readYamlDocuments(file: string, display = file): Promise<S
   parseAllDocuments(text).forEach((doc, i) => {
     const err = doc.errors[0];
     if (err) {
-      throw new Error(`${display}: document ${i + 1}: invalid YAML at line ${lineOf(text, err.pos[0])}: ${err.message.split('\n')[0]}`);
+      throw new CliInputError('invalid-yaml', `${display}: document ${i + 1}: invalid YAML at line ${lineOf(text, err.pos[0])}: ${err.message.split('\n')[0]}`, { file: display, document: i + 1 });
     }
     const value: unknown = doc.toJS();
     if (value !== null && value !== undefined) out.push({ file: display, document: i + 1, value });
@@ -80,16 +81,18 @@ export function decodeObjects(docs: readonly SourcedObject[]): KubeObject[] {
   const seen = new Map<string, SourcedObject>();
   for (const o of docs) {
     const d = decodeObject(o.value);
-    if (d.errors.length > 0) throw new Error(`${describeDocument(o)}: ${d.errors.join('; ')}`);
+    if (d.errors.length > 0) throw new CliInputError('invalid-object', `${describeDocument(o)}: ${d.errors.join('; ')}`, { file: o.file, document: o.document });
     const v = d.value;
     const name = v.metadata?.name;
     if (typeof name === 'string' && name !== '') {
       const key = `${v.apiVersion ?? ''}|${v.kind ?? ''}|${v.metadata?.namespace || 'default'}|${name}`;
       const before = seen.get(key);
       if (before) {
-        throw new Error(
+        throw new CliInputError(
+          'duplicate-object',
           `${describeDocument(before)} and ${describeDocument(o)} are the same object ` +
             `(${v.apiVersion ?? ''} ${v.kind ?? ''} ${v.metadata?.namespace || 'default'}/${name}): keep one`,
+          { file: o.file, document: o.document },
         );
       }
       seen.set(key, o);

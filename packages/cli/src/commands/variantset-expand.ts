@@ -7,6 +7,7 @@ import {
   type KubeObject,
 } from '@kdelta/variant-engine';
 import { type Command, UsageError } from '../command.js';
+import { CliInputError } from '../errors.js';
 import { parseFlags, stringFlag } from '../args.js';
 import { decodeObjects, describeDocument, readObjects, readYamlDocuments } from './variant-objects.js';
 
@@ -44,7 +45,7 @@ const command: Command = {
 
     const docs = await readYamlDocuments(path.resolve(io.cwd, setFile), setFile);
     const sets = docs.filter((d) => (d.value as KubeObject)?.kind === 'PackageVariantSet');
-    if (sets.length === 0) throw new Error(`${setFile}: no PackageVariantSet document found`);
+    if (sets.length === 0) throw new CliInputError('invalid-variant', `${setFile}: no PackageVariantSet document found`, { file: setFile });
     const objects = decodeObjects(objectsPath ? await readObjects(objectsPath, io.cwd) : []);
 
     const out: string[] = [];
@@ -53,16 +54,18 @@ const command: Command = {
       const where = describeDocument(doc);
       const decoded = decodePackageVariantSet(doc.value);
       const invalid = [...decoded.errors, ...decoded.unknownFields];
-      if (invalid.length > 0) throw new Error(`${where}: ${invalid.join('; ')}`);
+      if (invalid.length > 0) throw new CliInputError('invalid-variant', `${where}: ${invalid.join('; ')}`, { file: doc.file, document: doc.document });
       const pvs = decoded.value;
       if (pvs.apiVersion !== PACKAGE_VARIANT_SET_API_VERSION) {
-        throw new Error(
+        throw new CliInputError(
+          'invalid-variant',
           `${where}: apiVersion: expected ${PACKAGE_VARIANT_SET_API_VERSION}, got ${pvs.apiVersion ?? '(none)'} ` +
             '(only the v1alpha2 API, with templates and CEL, is supported)',
+          { file: doc.file, document: doc.document, path: '.apiVersion' },
         );
       }
       const result = expandPackageVariantSet(pvs, { objects });
-      if (!result.ok) throw new Error(`${where}: ${result.reason}: ${result.errors.join('; ')}`);
+      if (!result.ok) throw new CliInputError('invalid-variant', `${where}: ${result.reason}: ${result.errors.join('; ')}`, { file: doc.file, document: doc.document });
       for (const w of result.warnings) warnings.push(`${where}: ${w}`);
       if (result.variants.length === 0) warnings.push(`${where}: selects no target: no PackageVariant generated`);
       for (const pv of result.variants) out.push(stringify(pv, { indentSeq: false, lineWidth: 0 }));

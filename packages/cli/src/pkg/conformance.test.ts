@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { parseFlags, stringFlag } from '../args.js';
 import { parseGetArgs, parseUpdateArgs } from './args.js';
 import { defaultBranch } from '@kdelta/git-source';
-import { hasResourceMerge } from './merge-adapter.js';
 import { replaceNonKrmFiles, updater } from './strategies.js';
 import { isUpdateStrategy } from './strategy.js';
 import {
@@ -41,7 +40,6 @@ const notFollowed: Record<string, string> = {
 };
 
 const copyMergeReason = 'copy-merge is not one of the three strategies of seed 001; kdelta does not implement it';
-const mergeMissing = 'the resource merge (@kdelta/merge-core mergeFiles) is not in this build yet';
 
 function scratch(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-conf-')));
@@ -187,7 +185,6 @@ async function runStep(step: Any, vars: Vars, env: Record<string, string | undef
       if (u.strategy !== undefined) args.push('--strategy', u.strategy);
     }
     const result = await cli(['pkg', 'update', ...args], cwd, env);
-    if (result.stderr.includes('needs @kdelta/merge-core mergeFiles')) throw new MergeMissing();
     return expectOutcome(u, result, vars);
   }
   if (step.assert) {
@@ -196,8 +193,6 @@ async function runStep(step: Any, vars: Vars, env: Record<string, string | undef
   }
   throw new Error(`unknown step ${JSON.stringify(step)}`);
 }
-
-class MergeMissing extends Error {}
 
 function threeWayInput(spec: Any, dir: string, vars: Vars): void {
   if (spec.absent) return;
@@ -239,12 +234,7 @@ async function runThreeWay(sc: Any): Promise<void> {
       expect(run).toThrow(sc.expectError);
       return;
     }
-    try {
       run();
-    } catch (e) {
-      if (String(e).includes('needs @kdelta/merge-core mergeFiles')) throw new MergeMissing();
-      throw e;
-    }
     const tmp = join(root, 'tmp');
     mkdirSync(tmp);
     checkExpected(sc.expected, root, vars, tmp, dirs);
@@ -313,15 +303,10 @@ for (const sf of loadScenarioFiles()) {
         it.skip(`${sc.name} — not followed: ${reason}`, () => undefined);
         continue;
       }
-      it(sc.name, async (ctx) => {
-        try {
+      it(sc.name, async () => {
           if (sf.kind === 'git') await runGitScenario(sc);
           else if (sf.kind === 'threeWay') await runThreeWay(sc);
           else await runArgParse(sc);
-        } catch (e) {
-          if (e instanceof MergeMissing && !hasResourceMerge()) ctx.skip(mergeMissing);
-          throw e;
-        }
       });
     }
   });

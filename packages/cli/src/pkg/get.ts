@@ -5,6 +5,7 @@ import { addMergeCommentsToTree, copyTree, siblingTemp } from './fs-util.js';
 import { type FetchContext, cleanScratch, fetchToScratch } from './fetch.js';
 import { readKptfile, withUpstream } from './kptfile.js';
 import { KPTFILE, subpackagePaths } from './tree.js';
+import { UpdateError } from './strategies.js';
 
 export interface GetResult {
   readonly destination: string;
@@ -36,7 +37,7 @@ export async function getPackage(args: GetArgs, ctx: FetchContext): Promise<GetR
   const dest = args.destination;
   const intoExisting = existsSync(dest);
   if (intoExisting && readdirSync(dest).some((n) => n === KPTFILE)) {
-    throw new Error(`destination directory "${dest}" already holds a package`);
+    throw new UpdateError(`destination directory "${dest}" already holds a package`, 'already-a-package');
   }
   try {
     ctx.progress(`Fetching ${args.repo}@${args.ref}`);

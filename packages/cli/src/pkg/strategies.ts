@@ -2,8 +2,8 @@ import { cpSync, mkdirSync, readdirSync, rmSync, rmdirSync, writeFileSync } from
 import { dirname, join, sep } from 'node:path';
 import { type Kptfile, mergeKptfile, printKptfile, readKptfileText } from '@kdelta/kptfile-model';
 import { changedFiles, readIf, sameFile, treeUnchanged } from './compare.js';
-import { mergeFiles, type ResourceConflict } from './merge-adapter.js';
-import { type UpdateStrategy, isUpdateStrategy } from './strategy.js';
+import { type Conflict, KdeltaError, mergeFiles } from '@kdelta/merge-core';
+import { type UpdateStrategy, isUpdateStrategy, updateStrategies } from './strategy.js';
 import { KPTFILE, type PkgFile, exists, hasUpstream, isKrmPath, packageFiles, subpackagePaths } from './tree.js';
 import { copyTree } from './fs-util.js';
 import { readKptfile } from './kptfile.js';
@@ -21,11 +21,26 @@ export interface UpdateInput {
 
 export interface UpdateOutcome {
   /** Conflicts, `package` naming the nested package they are in (absent for the package itself). */
-  readonly conflicts: readonly (ResourceConflict & { package?: string })[];
+  readonly conflicts: readonly (Conflict & { package?: string })[];
 }
 
-export class UpdateError extends Error {
+export type UpdateErrorCode =
+  | 'no-upstream' // the package's Kptfile names no upstream to update from
+  | 'no-origin' // the version the package was fetched at cannot be had
+  | 'not-a-package'
+  | 'already-a-package' // `pkg get` into a directory that holds a package
+  | 'unknown-strategy'
+  | 'local-changes' // fast-forward refused: the package was changed locally
+  | 'subpackage-clash' // a subpackage added in both upstream and local
+  | 'update-failed';
+
+/** Why `pkg get` / `pkg update` refused or failed; nothing was written. */
+export class UpdateError extends KdeltaError {
   override readonly name = 'UpdateError';
+  declare readonly code: UpdateErrorCode;
+  constructor(message: string, code: UpdateErrorCode = 'update-failed', file?: string) {
+    super({ code, message, file });
+  }
 }
 
 function writeFile(root: string, rel: string, text: string): void {
@@ -108,6 +123,7 @@ export function fastForward(input: UpdateInput): UpdateOutcome {
     if (changed.length > 0) {
       throw new UpdateError(
         `local package files have been modified: [${changed.join(' ')}].\n  use a different update --strategy.`,
+        'local-changes',
       );
     }
   }
@@ -236,7 +252,7 @@ export { sameFile };
 export function strategyOf(value: unknown, file: string): UpdateStrategy {
   if (value === undefined || value === '') return 'resource-merge';
   if (isUpdateStrategy(value)) return value;
-  throw new UpdateError(`${file}: unrecognized update strategy ${JSON.stringify(value)}`);
+  throw new UpdateError(`${file}: unrecognized update strategy ${JSON.stringify(value)} (expected one of ${updateStrategies.join(', ')})`, 'unknown-strategy', file);
 }
 
 /** Paths of the local (not remote) packages under `root`, `.` first. */
@@ -259,7 +275,7 @@ function assertUnchangedTree(input: UpdateInput): void {
     changed.push(...files.map((f) => (rel === '.' ? f : `${rel}/${f}`)));
   }
   if (changed.length > 0) {
-    throw new UpdateError(`local package files have been modified: [${changed.join(' ')}].\n  use a different update --strategy.`);
+    throw new UpdateError(`local package files have been modified: [${changed.join(' ')}].\n  use a different update --strategy.`, 'local-changes');
   }
 }
 
@@ -314,7 +330,7 @@ function updateNestedRemote(rel: string, input: UpdateInput, progress: (line: st
   const name = rel.split('/').pop()!;
   if (!o && l && u) {
     progress(`Package "${name}" added in both local and upstream.`);
-    throw new UpdateError(`subpackage "${rel}" added in both upstream and local`);
+    throw new UpdateError(`subpackage "${rel}" added in both upstream and local`, 'subpackage-clash');
   }
   if (!o && !l && u) {
     progress(`Adding package "${name}" from upstream.`);
@@ -343,7 +359,7 @@ function updateNestedRemote(rel: string, input: UpdateInput, progress: (line: st
   }
   // Fetched upstream but not at origin: local and upstream may hold different versions of it,
   // with nothing to merge them against.
-  if (unfetched(org)) throw new UpdateError(`no origin available for package "${rel}"`);
+  if (unfetched(org)) throw new UpdateError(`no origin available for package "${rel}"`, 'no-origin');
   const kf = readKptfile(local);
   const strategy = strategyOf(kf?.kptfile.upstream?.updateStrategy, kf?.file ?? join(local, KPTFILE));
   progress(`Updating package "${name}" with strategy "${strategy}".`);
@@ -369,7 +385,7 @@ function updateLocalTree(strategy: UpdateStrategy, input: UpdateInput, progress:
   if (strategy === 'fast-forward' && exists(input.originPath)) assertUnchangedTree(input);
   // a nested package the user re-pointed to another upstream is left alone, with its local packages
   if (strategy === 'resource-merge' && !input.isRoot && upstreamRepointed(input)) return { conflicts: [] };
-  const conflicts: (ResourceConflict & { package?: string })[] = [];
+  const conflicts: (Conflict & { package?: string })[] = [];
   const isRemote = (rel: string) =>
     [input.localPath, input.updatedPath, input.originPath].some((root) => hasUpstream(join(root, rel, KPTFILE)));
   const rels = new Set<string>(['.']);
@@ -420,7 +436,7 @@ function updateLocalTree(strategy: UpdateStrategy, input: UpdateInput, progress:
       continue;
     }
     if (o && !l) continue; // deleted locally: stays deleted
-    if (!o && l && u) throw new UpdateError(`subpackage "${rel}" added in both upstream and local`);
+    if (!o && l && u) throw new UpdateError(`subpackage "${rel}" added in both upstream and local`, 'subpackage-clash');
     const sub = readKptfile(local);
     const subStrategy = sub?.kptfile.upstream?.updateStrategy ? strategyOf(sub.kptfile.upstream.updateStrategy, sub.file) : strategy;
     progress(`Updating package "${rel.split('/').pop()}" with strategy "${subStrategy}".`);

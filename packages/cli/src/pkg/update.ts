@@ -5,7 +5,7 @@ import { type FetchContext, cleanScratch, fetchToScratch } from './fetch.js';
 import { withoutCredentials } from '@kdelta/git-source';
 import type { Upstream } from '@kdelta/kptfile-model';
 import { readKptfile, withUpstream } from './kptfile.js';
-import type { ResourceConflict } from './merge-adapter.js';
+import type { Conflict } from '@kdelta/merge-core';
 import { UpdateError, strategyOf, updateTree } from './strategies.js';
 import type { UpdateStrategy } from './strategy.js';
 import { KPTFILE, exists, hasUpstream, packageFiles, subpackagePaths } from './tree.js';
@@ -25,7 +25,7 @@ export interface UpdateRequest {
 
 export interface UpdateSummary {
   readonly packages: number;
-  readonly conflicts: readonly (ResourceConflict & { package: string })[];
+  readonly conflicts: readonly (Conflict & { package: string })[];
   /** With dryRun: the scratch copy holding the result (the caller removes it). */
   readonly resultPath?: string;
 }
@@ -36,14 +36,14 @@ async function updateOne(
   ctx: FetchContext,
   dir: string,
   name: string,
-  conflicts: (ResourceConflict & { package: string })[],
+  conflicts: (Conflict & { package: string })[],
 ): Promise<void> {
   // kpt marks every local resource with its merge identity before merging
   addMergeCommentsToTree(dir);
   const parsed = readKptfile(dir)!;
   const kf = parsed.kptfile;
   const git = kf.upstream?.git;
-  if (!git?.repo) throw new UpdateError(`package "${name}" must have an upstream reference`);
+  if (!git?.repo) throw new UpdateError(`package "${name}" must have an upstream reference`, 'no-upstream');
   const ref = git.ref || undefined;
   const strategy = strategyOf(kf.upstream?.updateStrategy, parsed.file);
   ctx.progress(`Package "${name}":`);
@@ -66,7 +66,7 @@ async function updateOne(
   } else {
     // Never fetched: the origin is empty. Local content would have nothing to merge against.
     const local = subpackagePaths(dir, { includeRemote: true }).length > 0 || hasLocalContent(dir);
-    if (local) throw new UpdateError(`no origin available for package "${name}": its Kptfile has no upstreamLock`);
+    if (local) throw new UpdateError(`no origin available for package "${name}": its Kptfile has no upstreamLock`, 'no-origin');
     originPath = join(scratchDir('origin'), 'none');
     ctx.scratch.push(join(originPath, '..'));
   }
@@ -177,12 +177,12 @@ function directoryWithin(dir: string | undefined, parent: string | undefined): b
 export async function updatePackage(request: UpdateRequest, ctx: FetchContext): Promise<UpdateSummary> {
   const rootKptfile = readKptfile(request.pkgPath);
   if (!rootKptfile) {
-    throw new UpdateError(`${join(request.pkgPath, KPTFILE)}: no such file or directory (not a kpt package)`);
+    throw new UpdateError(`${join(request.pkgPath, KPTFILE)}: no such file or directory (not a kpt package)`, 'not-a-package');
   }
   const rootName = relative(request.displayRoot, request.pkgPath) || basename(request.pkgPath);
-  if (!rootKptfile.kptfile.upstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`);
+  if (!rootKptfile.kptfile.upstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, 'no-upstream');
   if (request.strategy === undefined) strategyOf(rootKptfile.kptfile.upstream.updateStrategy, rootKptfile.file);
-  const conflicts: (ResourceConflict & { package: string })[] = [];
+  const conflicts: (Conflict & { package: string })[] = [];
   const run = async (work: string) => {
     // A new ref or strategy is recorded first: it is what the update goes to.
     if (request.ref || request.strategy) {

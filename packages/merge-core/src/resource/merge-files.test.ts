@@ -67,7 +67,7 @@ describe('mergeFiles bad input', () => {
       `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n      containers:\n      - image: ${image}\n`;
     expectError(
       run([{ path: 'd.yaml', text: deploy('a') }], [{ path: 'd.yaml', text: deploy('b') }], [{ path: 'd.yaml', text: deploy('a') }]),
-      { file: 'd.yaml', document: 0, code: 'missing-list-key', side: 'local' },
+      { file: 'd.yaml', document: 0, code: 'missing-list-key', side: 'local', path: '.spec.template.spec.containers[0]' },
       /\.spec\.template\.spec\.containers\[0\]: list item has no "name"/,
     );
   });

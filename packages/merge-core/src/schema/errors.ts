@@ -1,19 +1,17 @@
+import { KdeltaError } from '../kdelta-error.js';
+
 /** A schema input (an OpenAPI file, a CRD) that cannot be used; names where and why. */
-export class SchemaError extends Error {
+export class SchemaError extends KdeltaError {
   override readonly name = 'SchemaError';
-  readonly code = 'schema-invalid';
-  /** The file, when known. */
-  readonly file: string | undefined;
+  declare readonly code: 'schema-invalid';
   /** Where in the input: `definitions.io.example.v1.Foo`, `objects[2].spec.names.kind`, … */
-  readonly path: string;
+  declare readonly path: string;
   /** Why, without the location. */
   readonly reason: string;
 
   constructor(options: { file?: string | undefined; path: string; reason: string }) {
     const where = [options.file, options.path].filter(Boolean).join(': ');
-    super(where ? `${where}: ${options.reason}` : options.reason);
-    this.file = options.file;
-    this.path = options.path;
+    super({ code: 'schema-invalid', file: options.file, path: options.path, message: where ? `${where}: ${options.reason}` : options.reason });
     this.reason = options.reason;
   }
 }

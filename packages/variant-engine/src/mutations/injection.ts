@@ -104,6 +104,7 @@ function injectPoint(point: InjectionPoint, pv: PackageVariant, objects: readonl
     if (named.length > 1) {
       // the same object given twice: neither can be preferred without guessing
       throw new VariantMutationError(
+        'ambiguous-injection',
         `${point.file}: ${point.kind}/${point.name}: ${named.length} in-cluster resources ${point.apiVersion} ${point.kind} "${injector.name}" match equally`,
         point.file,
       );
@@ -197,12 +198,12 @@ export interface InjectionResult {
 export function ensureConfigInjection(pkg: PackageDocuments, pv: PackageVariant, objects: readonly KubeObject[]): InjectionResult {
   const points = findInjectionPoints(pkg);
   const invalid = validateInjectionPoints(points);
-  if (invalid) throw new VariantMutationError(invalid);
+  if (invalid) throw new VariantMutationError('invalid-injection-point', invalid);
   for (const point of points) injectPoint(point, pv, objects);
   if (points.length > 0) {
-    if (!pkg.has('Kptfile')) throw new VariantMutationError('Kptfile not found in the package', 'Kptfile');
+    if (!pkg.has('Kptfile')) throw new VariantMutationError('missing-file', 'Kptfile not found in the package', 'Kptfile');
     const [kptfile] = pkg.documents('Kptfile');
-    if (!kptfile) throw new VariantMutationError('Kptfile: empty file', 'Kptfile');
+    if (!kptfile) throw new VariantMutationError('empty-file', 'Kptfile: empty file', 'Kptfile');
     setInjectionPointConditionsAndGates(kptfile, points);
   }
   return { points };

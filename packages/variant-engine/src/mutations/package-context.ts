@@ -19,6 +19,7 @@ export function ensurePackageContext(pkg: PackageDocuments, pv: PackageVariant, 
   const where = packageName ? ` in package '${packageName}'` : '';
   if (!pkg.has(PACKAGE_CONTEXT_FILE)) {
     throw new VariantMutationError(
+      'missing-file',
       `${PACKAGE_CONTEXT_FILE}: not found${where}; spec.packageContext needs its "${PACKAGE_CONTEXT_NAME}" ConfigMap`,
       PACKAGE_CONTEXT_FILE,
     );
@@ -26,18 +27,19 @@ export function ensurePackageContext(pkg: PackageDocuments, pv: PackageVariant, 
   const docs = pkg.documents(PACKAGE_CONTEXT_FILE);
   const configMaps = docs.filter((d) => isMap(d.contents) && d.get('kind') === 'ConfigMap');
   if (configMaps.length === 0) {
-    throw new VariantMutationError(`${PACKAGE_CONTEXT_FILE}: does not contain kind "ConfigMap"${where}`, PACKAGE_CONTEXT_FILE);
+    throw new VariantMutationError('invalid-package-context', `${PACKAGE_CONTEXT_FILE}: does not contain kind "ConfigMap"${where}`, PACKAGE_CONTEXT_FILE);
   }
   const cm = configMaps.find((d) => stringAt(d.getIn(['metadata', 'name'], true)) === PACKAGE_CONTEXT_NAME);
   if (!cm) {
     throw new VariantMutationError(
+      'invalid-package-context',
       `${PACKAGE_CONTEXT_FILE}: does not contain resource named "${PACKAGE_CONTEXT_NAME}"${where}`,
       PACKAGE_CONTEXT_FILE,
     );
   }
   const dataNode = cm.get('data', true);
   if (!isMap(dataNode)) {
-    throw new VariantMutationError(`${PACKAGE_CONTEXT_FILE}: ConfigMap "${PACKAGE_CONTEXT_NAME}" has no data field`, PACKAGE_CONTEXT_FILE);
+    throw new VariantMutationError('invalid-package-context', `${PACKAGE_CONTEXT_FILE}: ConfigMap "${PACKAGE_CONTEXT_NAME}" has no data field`, PACKAGE_CONTEXT_FILE, '.data');
   }
   const keyOf = (p: Pair) => (isScalar(p.key) ? String(p.key.value) : String(p.key));
   const added: string[] = [];

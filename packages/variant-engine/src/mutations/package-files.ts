@@ -1,3 +1,4 @@
+import { KdeltaError } from '@kdelta/merge-core';
 import { type Document, isMap, isScalar, isSeq, parseAllDocuments, type YAMLMap, type Node } from 'yaml';
 
 /**
@@ -7,13 +8,22 @@ import { type Document, isMap, isScalar, isSeq, parseAllDocuments, type YAMLMap,
  */
 export type PackageFiles = ReadonlyMap<string, string>;
 
-export class VariantMutationError extends Error {
+export type VariantMutationErrorCode =
+  | 'missing-file' // a file the variant needs is not in the package
+  | 'empty-file'
+  | 'invalid-yaml'
+  | 'not-a-krm-object' // a document that is a list or a scalar, not a KRM object
+  | 'wrong-type' // a field that is not the map or list it must be
+  | 'invalid-package-context' // package-context.yaml without its ConfigMap or its data
+  | 'invalid-injection-point' // an injection annotation with a bad value, or ambiguous condition types
+  | 'ambiguous-injection'; // several in-cluster objects match one injection point equally
+
+/** Why a variant could not be applied to a package; `file` is the package file, when one is to blame. */
+export class VariantMutationError extends KdeltaError {
   override readonly name = 'VariantMutationError';
-  constructor(
-    message: string,
-    readonly file?: string,
-  ) {
-    super(message);
+  declare readonly code: VariantMutationErrorCode;
+  constructor(code: VariantMutationErrorCode, message: string, file?: string, path?: string) {
+    super({ code, message, file, path });
   }
 }
 
@@ -47,12 +57,12 @@ export class PackageDocuments {
     const hit = this.parsed.get(path);
     if (hit) return hit.docs;
     const text = this.files.get(path);
-    if (text === undefined) throw new VariantMutationError(`${path}: no such file in the package`, path);
+    if (text === undefined) throw new VariantMutationError('missing-file', `${path}: no such file in the package`, path);
     const docs = parseAllDocuments(text);
     if (!Array.isArray(docs)) return [];
     for (const doc of docs) {
       const err = doc.errors[0];
-      if (err) throw new VariantMutationError(`${path}: ${err.message.split('\n')[0]}`, path);
+      if (err) throw new VariantMutationError('invalid-yaml', `${path}: ${err.message.split('\n')[0]}`, path);
     }
     const kept = docs.filter((d) => d.contents !== null || d.commentBefore || d.comment);
     this.parsed.set(path, { docs: kept, before: kept.map((d) => snapshot(d)) });
@@ -68,7 +78,7 @@ export class PackageDocuments {
         if (doc.contents === null) return;
         if (!isMap(doc.contents)) {
           const what = isSeq(doc.contents) ? 'a list' : isScalar(doc.contents) ? 'a scalar' : 'not a mapping';
-          throw new VariantMutationError(`${file}: failed to extract objects: document ${index + 1} is ${what}, not a KRM object`, file);
+          throw new VariantMutationError('not-a-krm-object', `${file}: failed to extract objects: document ${index + 1} is ${what}, not a KRM object`, file);
         }
         out.push({ file, index, doc, map: doc.contents });
       });

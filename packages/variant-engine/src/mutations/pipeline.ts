@@ -35,15 +35,15 @@ function orderedFunction(fn: KptFunction, name: string): Record<string, unknown>
  */
 export function ensureKRMFunctionsInKptfile(kptfile: Document, pv: PackageVariant): void {
   const pvName = pv.metadata?.name ?? '';
-  if (!isMap(kptfile.contents)) throw new VariantMutationError('Kptfile: not a KRM object', 'Kptfile');
+  if (!isMap(kptfile.contents)) throw new VariantMutationError('not-a-krm-object', 'Kptfile: not a KRM object', 'Kptfile');
   let pipeline = kptfile.get('pipeline', true);
   if (pipeline !== undefined && pipeline !== null && !isMap(pipeline)) {
-    throw new VariantMutationError('Kptfile: pipeline: expected a map', 'Kptfile');
+    throw new VariantMutationError('wrong-type', 'Kptfile: pipeline: expected a map', 'Kptfile', '.pipeline');
   }
   for (const list of ['validators', 'mutators'] as const) {
     const existing = isMap(pipeline) ? pipeline.get(list, true) : undefined;
     if (existing !== undefined && existing !== null && !isSeq(existing)) {
-      throw new VariantMutationError(`Kptfile: pipeline.${list}: expected a list`, 'Kptfile');
+      throw new VariantMutationError('wrong-type', `Kptfile: pipeline.${list}: expected a list`, 'Kptfile', `.pipeline.${list}`);
     }
     const kept = (isSeq(existing) ? existing.items : []).filter(
       (item) => !(isMap(item) && isPackageVariantFunc({ name: stringAt(item.get('name', true)) }, pvName)),
@@ -69,8 +69,8 @@ export function ensureKRMFunctionsInKptfile(kptfile: Document, pv: PackageVarian
 
 /** `ensureKRMFunctions` over a package: the Kptfile must exist. */
 export function ensureKRMFunctions(pkg: PackageDocuments, pv: PackageVariant): void {
-  if (!pkg.has('Kptfile')) throw new VariantMutationError('Kptfile not found in the package', 'Kptfile');
+  if (!pkg.has('Kptfile')) throw new VariantMutationError('missing-file', 'Kptfile not found in the package', 'Kptfile');
   const [kptfile] = pkg.documents('Kptfile');
-  if (!kptfile) throw new VariantMutationError('Kptfile: empty file', 'Kptfile');
+  if (!kptfile) throw new VariantMutationError('empty-file', 'Kptfile: empty file', 'Kptfile');
   ensureKRMFunctionsInKptfile(kptfile, pv);
 }
