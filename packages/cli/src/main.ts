@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Command, type Io, UsageError } from './command.js';
 import { commands } from './commands/index.js';
+import { withInterruptCleanup } from './interrupt.js';
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -64,7 +65,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     return 0;
   }
   try {
-    return await command.run(rest, io);
+    return await withInterruptCleanup(() => command.run(rest, io));
   } catch (error) {
     const name = `kdelta ${command.path.join(' ')}`;
     if (error instanceof UsageError) {
