@@ -140,12 +140,13 @@ function fsyncPath(path: string): void {
   }
 }
 
-/** Test-only (the crash test): `KDELTA_TEST_KILL_MID_SWAP=<file>` dies by SIGKILL between the two renames, after writing <file>. */
-function testKillMidSwap(): void {
-  const marker = process.env.KDELTA_TEST_KILL_MID_SWAP;
-  if (!marker) return;
-  writeFileSync(marker, `${process.pid}\n`);
-  process.kill(process.pid, 'SIGKILL');
+/**
+ * Test-only, for the crash test: `KDELTA_TEST_KILL_IN_SWAP=<stage>` makes the process kill itself
+ * (SIGKILL) at that stage of a swap: `journaled` (journal written, nothing renamed), `between` (the
+ * package moved aside, the new tree not yet in place) or `swapped` (the journal not yet removed).
+ */
+function testKillAt(stage: 'journaled' | 'between' | 'swapped'): void {
+  if (process.env.KDELTA_TEST_KILL_IN_SWAP === stage) process.kill(process.pid, 'SIGKILL');
 }
 
 /**
@@ -160,9 +161,10 @@ function swap(target: string, work: string): void {
   fsyncPath(staged);
   renameSync(staged, journal);
   fsyncPath(dirname(journal));
+  testKillAt('journaled');
   renameSync(target, join(work, 'old'));
   try {
-    testKillMidSwap();
+    testKillAt('between');
     renameSync(join(work, 'new'), target);
   } catch (error) {
     renameSync(join(work, 'old'), target);
@@ -171,6 +173,7 @@ function swap(target: string, work: string): void {
   }
   fsyncPath(dirname(target));
   fsyncPath(work);
+  testKillAt('swapped');
   rmSync(journal, { force: true });
   fsyncPath(dirname(journal));
 }

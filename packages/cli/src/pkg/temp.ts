@@ -61,6 +61,11 @@ export function sweepAbandoned(root: string, keep: ReadonlySet<string> = new Set
     const m = NAME.exec(name);
     if (!m || m[2] !== hostTag || Number(m[1]) === process.pid || isRunning(Number(m[1]))) continue;
     const dir = join(root, name);
-    if (!keep.has(dir)) rmSync(dir, { recursive: true, force: true });
+    if (keep.has(dir)) continue;
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // a git child of the killed process may still be writing there; the next command sweeps again
+    }
   }
 }
