@@ -81,3 +81,13 @@ describe('withLock', () => {
     });
   });
 });
+
+describe('withLock leftovers', () => {
+  it('removes the staging directory a process killed while creating the lock left', async () => {
+    const lock = join(root, 'staged.lock');
+    const staging = `${lock}.0123456789abcdef`;
+    lockHeldBy(staging, { pid: deadPid(), host: hostname() });
+    await withLock(lock, async () => undefined, 2000);
+    expect(existsSync(staging)).toBe(false);
+  });
+});

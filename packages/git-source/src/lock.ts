@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 
 /** A lock on another host (its pid cannot be checked) is stale after this long. */
 const staleMs = 10 * 60 * 1000;
@@ -101,6 +102,17 @@ async function takeOver(lockPath: string, seen: LockOwner | undefined, self: Loc
   }
 }
 
+/** Remove the staging directories (`<lock>.<token>`) that processes killed while creating the lock left. */
+async function sweepStaging(lockPath: string): Promise<void> {
+  const prefix = `${basename(lockPath)}.`;
+  const names = await readdir(dirname(lockPath)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || name === `${prefix}takeover`) continue;
+    const path = join(dirname(lockPath), name);
+    if (await isStale(path, await readOwner(path))) await rm(path, { recursive: true, force: true });
+  }
+}
+
 /**
  * Run `fn` holding a directory lock. The lock records its owner (pid, host); a lock whose process no
  * longer runs on this host is taken over at once, one from another host after 10 minutes.
@@ -124,6 +136,7 @@ export async function withLock<T>(lockPath: string, fn: () => Promise<T>, timeou
     delay = Math.min(delay * 2, 500);
   }
   held.set(lockPath, self.token);
+  await sweepStaging(lockPath);
   try {
     return await fn();
   } finally {
