@@ -162,7 +162,12 @@ function swap(target: string, work: string): void {
   renameSync(staged, journal);
   fsyncPath(dirname(journal));
   testKillAt('journaled');
-  renameSync(target, join(work, 'old'));
+  try {
+    renameSync(target, join(work, 'old'));
+  } catch (error) {
+    rmSync(journal, { force: true }); // nothing moved
+    throw error;
+  }
   try {
     testKillAt('between');
     renameSync(join(work, 'new'), target);
