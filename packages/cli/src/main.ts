@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { type Command, type Io } from './command.js';
 import { commands } from './commands/index.js';
 import { exitCodeFor, formatError } from './errors.js';
+import { withInterruptCleanup } from './interrupt.js';
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -65,7 +66,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     return 0;
   }
   try {
-    return await command.run(rest, io);
+    return await withInterruptCleanup(() => command.run(rest, io));
   } catch (error) {
     io.stderr(formatError(error, `kdelta ${command.path.join(' ')}`, io.env));
     return exitCodeFor(error);

@@ -34,4 +34,5 @@ export {
   type FetchPackageOptions,
   type FetchedPackage,
 } from './cache.js';
+export { releaseHeldLocks } from './lock.js';
 export { createBranch, commitAll, push, readLocalHead, readRemoteHead, type Author, type WorkTreeOptions } from './write.js';

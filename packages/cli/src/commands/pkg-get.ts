@@ -15,8 +15,10 @@ Fetch a kpt package from a git repository (kpt's \`pkg get\`).
   <pkg-path>     directory of the package in the repository (default: the root).
   <ref>          branch, tag (\`<pkg-path>/<ref>\` tried first) or commit; default: the
                  repository's default branch.
-  <local-dir>    destination. A new directory is used as is; \`.\` is the current directory;
-                 another existing directory gets the package in <local-dir>/<package name>.
+  <local-dir>    destination. A path that does not exist is used as is (missing parent
+                 directories are created); an existing directory, \`.\` included, gets the
+                 package in <local-dir>/<package name>. An existing package directory is
+                 never written into: the command is refused.
 
 Flags:
   --strategy     update strategy recorded in the Kptfile: resource-merge (default),
@@ -25,7 +27,7 @@ Flags:
 The Kptfile records upstream (repo, directory, ref, strategy) and upstreamLock (the commit).
 Remote subpackages are fetched too; every resource gets its \`# kpt-merge:\` comment.
 Repositories are cached as partial clones under KDELTA_CACHE_DIR (default ~/.kdelta/repos).
-Progress goes to stderr; nothing is written if the fetch fails.
+Progress goes to stderr; nothing is written if the fetch fails or is interrupted.
 `;
 
 const command: Command = {

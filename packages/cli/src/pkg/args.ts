@@ -2,6 +2,7 @@ import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
 import { type UrlCredentials, splitCredentials } from '@kdelta/git-source';
 import { UsageError } from '../command.js';
+import { pendingSwapTarget } from './swap.js';
 import { type UpdateStrategy, isUpdateStrategy, updateStrategies } from './strategy.js';
 
 /** `pkg get` arguments, as kpt parses them. */
@@ -50,16 +51,15 @@ export function parseStrategy(value: string | undefined, flagWord = 'unknown upd
 }
 
 /**
- * kpt's destination rules: a destination that does not exist is used as is (its parent must
- * exist); `.` is the current directory; another existing directory (symlinks resolved) gets the
- * package in `<dest>/<base name of the package directory, else of the repository>`.
+ * kpt's destination rules: an existing directory (symlinks resolved; `.` is the current one) gets
+ * the package in `<dest>/<base name of the package directory, else of the repository>`; a path that
+ * does not exist is used as is, its missing parents created later as `git clone` does (kpt refuses
+ * those). Whether the final directory already exists is for `pkg get` to refuse.
  */
 export function resolveDestination(arg: string | undefined, cwd: string, repo: string, directory: string): string {
   const name = directory !== '/' ? basename(directory) : basename(repo.replace(/\/+$/, ''));
   if (arg === undefined) return resolve(cwd, name);
   const cleaned = resolve(cwd, arg);
-  // `.` (however spelled, e.g. `foo/../`) is the current directory itself
-  if (!isAbsolute(arg) && normalize(arg).replace(/\/+$/, '') === '.') return cleaned;
   let exists = false;
   try {
     lstatSync(cleaned);
@@ -68,8 +68,9 @@ export function resolveDestination(arg: string | undefined, cwd: string, repo: s
     exists = false;
   }
   if (!exists) {
-    const parent = dirname(cleaned);
-    if (!existsSync(parent)) throw new UsageError(`parent directory "${parent}" does not exist: no such file or directory`);
+    let ancestor = dirname(cleaned);
+    while (!existsSync(ancestor) && dirname(ancestor) !== ancestor) ancestor = dirname(ancestor);
+    if (!statSync(ancestor).isDirectory()) throw new UsageError(`destination "${arg}": "${ancestor}" is not a directory`);
     return cleaned;
   }
   let real: string;
@@ -123,7 +124,11 @@ export function parseUpdateArgs(positionals: readonly string[], options: { cwd: 
   try {
     pkgPath = realpathSync(resolve(options.cwd, path));
   } catch {
-    throw new UsageError(`package "${path}": no such file or directory`);
+    // absent only for the instant of an update's swap, unless that update was killed there; then
+    // the update or diff finishes or rolls back that swap first
+    const pending = pendingSwapTarget(resolve(options.cwd, path));
+    if (!pending) throw new UsageError(`package "${path}": no such file or directory`);
+    pkgPath = pending;
   }
   const rel = relative(cwd, pkgPath);
   if (rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) {

@@ -39,6 +39,27 @@ const notFollowed: Record<string, string> = {
     'kdelta leaves a package whose update fails exactly as it was (issue 4), so the failure is checked but not the partial writes',
 };
 
+/**
+ * Scenarios whose expected destination is replaced, each with its reason. kpt's unit test reads `.`
+ * as the directory itself, but kpt the command (1.0.0-beta.56, tried) and its documentation put the
+ * package in `./<package name>`, and so does kdelta: writing into the current directory would mix
+ * the package with files already there (and, before this rule, overwrote those of the same name).
+ */
+const destinationOverrides: Record<string, { destination: string; reason: string }> = {
+  'TestCmd_Execute_flagAndArgParsing/repo arg is split up correctly into ref and repo': {
+    destination: '{{workspace}}/foo',
+    reason: '`./` is an existing directory: the package goes into ./<repository name>',
+  },
+  'TestCmd_Execute_flagAndArgParsing/repo arg is split up correctly into ref, directory and repo': {
+    destination: '{{workspace}}/java',
+    reason: '`.` is an existing directory: the package goes into ./<package name>',
+  },
+  'TestCmd_Execute_flagAndArgParsing/current working dir -- should use current directory directly': {
+    destination: '{{workspace}}/java',
+    reason: '`foo/../bar/../` is the current directory, which exists: the package goes into ./<package name>',
+  },
+};
+
 const copyMergeReason = 'copy-merge is not one of the three strategies of seed 001; kdelta does not implement it';
 
 function scratch(): string {
@@ -287,8 +308,10 @@ async function runArgParse(sc: Any): Promise<void> {
       return;
     }
     const parsed = await parseIt();
+    const override = destinationOverrides[sc.test];
+    if (override) ex.parsed.destination = vars.sub(override.destination);
     for (const [k, v] of Object.entries(ex.parsed)) {
-      expect(parsed[k] ?? '', k).toBe(v);
+      expect(parsed[k] ?? '', override && k === 'destination' ? `${k}, changed from kpt's test: ${override.reason}` : k).toBe(v);
     }
   } finally {
     rmSync(root, { recursive: true, force: true });

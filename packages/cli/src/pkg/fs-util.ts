@@ -1,18 +1,25 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { addMergeComments } from '@kdelta/kptfile-model';
+import { makeTempDir } from './temp.js';
 import { isKrmPath } from './tree.js';
 
-/** A fresh scratch directory (removed by the caller). */
+/** A fresh scratch directory in the OS temp directory (removed by the caller, or on a signal). */
 export function scratchDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `kdelta-${prefix}-`));
+  return makeTempDir(tmpdir(), prefix);
 }
 
-/** A temporary sibling of `path` (same filesystem, so a rename can replace `path`). */
-export function siblingTemp(path: string, tag: string): string {
-  return mkdtempSync(join(dirname(path), `.${basename(path)}.kdelta-${tag}-`));
+/** Move a directory tree: a rename, or a copy and a removal when `to` is on another filesystem. */
+export function moveTree(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    copyTreeFast(from, to);
+    rmSync(from, { recursive: true, force: true });
+  }
 }
 
 /** Copy a whole directory tree as is: `cp -a` where there is one (much faster), else node's cpSync. */
@@ -31,30 +38,6 @@ export function copyTreeFast(from: string, to: string): void {
 /** Copy a directory tree (symlinks kept as links), skipping `.git`. */
 export function copyTree(from: string, to: string): void {
   cpSync(from, to, { recursive: true, verbatimSymlinks: true, filter: (src) => basename(src) !== '.git' });
-}
-
-/**
- * Run `fn` on a copy of directory `dir`; when it succeeds the copy replaces `dir`, when it throws
- * `dir` is left exactly as it was.
- */
-export async function atomically<T>(dir: string, fn: (work: string) => Promise<T>): Promise<T> {
-  const holder = siblingTemp(dir, 'work');
-  const work = join(holder, 'pkg');
-  try {
-    copyTreeFast(dir, work);
-    const result = await fn(work);
-    const backup = join(holder, 'old');
-    renameSync(dir, backup);
-    try {
-      renameSync(work, dir);
-    } catch (error) {
-      renameSync(backup, dir);
-      throw error;
-    }
-    return result;
-  } finally {
-    rmSync(holder, { recursive: true, force: true });
-  }
 }
 
 /** Every document of the file already has its merge comment and identifier (cheap text check). */

@@ -1,10 +1,12 @@
-import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import type { GetArgs } from './args.js';
-import { addMergeCommentsToTree, copyTree, siblingTemp } from './fs-util.js';
+import { addMergeCommentsToTree, copyTree, moveTree } from './fs-util.js';
 import { type FetchContext, cleanScratch, fetchToScratch } from './fetch.js';
 import { readKptfile, withUpstream } from './kptfile.js';
-import { KPTFILE, subpackagePaths } from './tree.js';
+import { makeWorkDir, recoverInterruptedSwap } from './swap.js';
+import { removeTempDir } from './temp.js';
+import { KPTFILE, exists, subpackagePaths } from './tree.js';
 import { UpdateError } from './strategies.js';
 
 export interface GetResult {
@@ -32,13 +34,27 @@ export async function fetchUnfetchedSubpackages(ctx: FetchContext, dir: string):
   }
 }
 
-/** `kdelta pkg get`: fetch a package, record upstream and lock, add merge comments. */
+/** `dest` as the user would name it: relative to the current directory when inside it. */
+function shown(dest: string, cwd: string): string {
+  const rel = relative(cwd, dest);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : dest;
+}
+
+function alreadyExists(dest: string, cwd: string): Error {
+  return new UpdateError(`destination directory "${shown(dest, cwd)}" already exists: pkg get writes a new directory, never into an existing one; nothing was written`, 'destination-exists');
+}
+
+/**
+ * `kdelta pkg get`: fetch a package, record upstream and lock, add merge comments, and put it at
+ * `args.destination`, which must not exist (its missing parents are created). All or nothing: the
+ * package is assembled in a work directory and appears at its path in one rename.
+ */
 export async function getPackage(args: GetArgs, ctx: FetchContext): Promise<GetResult> {
   const dest = args.destination;
-  const intoExisting = existsSync(dest);
-  if (intoExisting && readdirSync(dest).some((n) => n === KPTFILE)) {
-    throw new UpdateError(`destination directory "${dest}" already holds a package`, 'already-a-package');
-  }
+  // an update killed half way through its swap leaves the path empty: put that package back first
+  const recovered = recoverInterruptedSwap(dest);
+  if (recovered) ctx.progress(recovered);
+  if (exists(dest)) throw alreadyExists(dest, ctx.cwd);
   try {
     ctx.progress(`Fetching ${args.repo}@${args.ref}`);
     const fetched = await fetchToScratch(ctx, args.repo, args.directory, args.ref);
@@ -46,16 +62,23 @@ export async function getPackage(args: GetArgs, ctx: FetchContext): Promise<GetR
     writeFileSync(join(fetched.path, KPTFILE), withUpstream(readKptfile(fetched.path), basename(dest), record, fetched.commit));
     await fetchUnfetchedSubpackages(ctx, fetched.path);
     addMergeCommentsToTree(fetched.path);
-    if (intoExisting) {
-      copyTree(fetched.path, dest);
-    } else {
-      const holder = siblingTemp(dest, 'get');
+    const work = makeWorkDir(dest, 'get');
       try {
-        renameSync(fetched.path, join(holder, 'pkg'));
-        renameSync(join(holder, 'pkg'), dest);
-      } finally {
-        rmSync(holder, { recursive: true, force: true });
+      const ready = join(work, 'pkg');
+      moveTree(fetched.path, ready);
+      // like git clone: missing parents are made, and removed again when the package cannot follow
+      const madeParent = mkdirSync(dirname(dest), { recursive: true });
+      try {
+        // onto an existing empty directory this rename succeeds (POSIX); onto anything else it fails
+        renameSync(ready, dest);
+      } catch (error) {
+        if (madeParent) rmSync(madeParent, { recursive: true, force: true });
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') throw alreadyExists(dest, ctx.cwd);
+        throw error;
       }
+    } finally {
+      removeTempDir(work);
     }
     return { destination: dest, commit: fetched.commit };
   } finally {

@@ -1,12 +1,14 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { basename, join, posix, relative, sep } from 'node:path';
-import { addMergeCommentsToTree, atomically, copyTree, scratchDir } from './fs-util.js';
+import { addMergeCommentsToTree, copyTree, scratchDir } from './fs-util.js';
 import { type FetchContext, cleanScratch, fetchToScratch } from './fetch.js';
 import { withoutCredentials } from '@kdelta/git-source';
 import type { Upstream } from '@kdelta/kptfile-model';
 import { readKptfile, withUpstream } from './kptfile.js';
 import type { Conflict } from '@kdelta/merge-core';
 import { UpdateError, strategyOf, updateTree } from './strategies.js';
+import { inWorkCopy, recoverInterruptedSwap } from './swap.js';
+import { removeTempDir } from './temp.js';
 import type { UpdateStrategy } from './strategy.js';
 import { KPTFILE, exists, hasUpstream, packageFiles, subpackagePaths } from './tree.js';
 
@@ -175,6 +177,9 @@ function directoryWithin(dir: string | undefined, parent: string | undefined): b
 
 /** `kdelta pkg update`: kpt's update of a package and of its remote subpackages; all or nothing. */
 export async function updatePackage(request: UpdateRequest, ctx: FetchContext): Promise<UpdateSummary> {
+  // a swap that a killed update left half done is finished or rolled back before anything else
+  const recovered = recoverInterruptedSwap(request.pkgPath);
+  if (recovered) ctx.progress(recovered);
   const rootKptfile = readKptfile(request.pkgPath);
   if (!rootKptfile) {
     throw new UpdateError(`${join(request.pkgPath, KPTFILE)}: no such file or directory (not a kpt package)`, 'not-a-package');
@@ -231,11 +236,11 @@ export async function updatePackage(request: UpdateRequest, ctx: FetchContext): 
         const packages = await run(work);
         return { packages, conflicts, resultPath: work };
       } catch (error) {
-        rmSync(holder, { recursive: true, force: true });
+        removeTempDir(holder);
         throw error;
       }
     }
-    const packages = await atomically(request.pkgPath, run);
+    const packages = await inWorkCopy(request.pkgPath, run);
     return { packages, conflicts };
   } finally {
     cleanScratch(ctx);
