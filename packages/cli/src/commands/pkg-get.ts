@@ -3,7 +3,7 @@ import { stringFlag, parseFlags } from '../args.js';
 import type { Command } from '../command.js';
 import { parseGetArgs } from '../pkg/args.js';
 import { getPackage } from '../pkg/get.js';
-import { progressTo } from '../pkg/progress.js';
+import { heldProgress } from '../pkg/progress.js';
 
 const help = `Usage: kdelta pkg get <repo>[.git]/<pkg-path>[@<ref>] [<local-dir>] [--strategy <s>]
 
@@ -38,7 +38,9 @@ const command: Command = {
       strategy: stringFlag(flags, 'strategy'),
       defaultBranch: (repo) => defaultBranch({ repo, cwd: io.cwd, env: io.env }),
     });
-    const result = await getPackage(args, { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [] });
+    const progress = heldProgress(io);
+    const result = await getPackage(args, { cwd: io.cwd, env: io.env, progress: progress.line, scratch: [] });
+    progress.flush();
     io.stderr(`Fetched ${args.repo}${args.directory === '/' ? '' : args.directory}@${args.ref} (${result.commit.slice(0, 12)}) into ${result.destination}\n`);
     return 0;
   },
