@@ -54,8 +54,15 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
   if (!found) {
     const group = commands.filter((c) => c.path[0] === argv[0]);
     if (group.length > 0 && (argv.length === 1 || argv[1] === '--help' || argv[1] === '-h')) {
-      io.stdout(`Commands under "${argv[0]}":\n${group.map((c) => `  ${c.path.join(' ')}  ${c.summary}`).join('\n')}\n`);
-      return argv.length === 1 ? 1 : 0;
+      const width = Math.max(...group.map((c) => c.path.join(' ').length));
+      const list = `Commands under "${argv[0]}":\n${group.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`).join('\n')}\n`;
+      // `kdelta pkg` alone names no command: a usage error (stderr, exit 1); with --help, the answer.
+      if (argv.length === 1) {
+        io.stderr(`kdelta ${argv[0]}: a subcommand is required\n\n${list}`);
+        return 1;
+      }
+      io.stdout(list);
+      return 0;
     }
     io.stderr(`kdelta: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${overview()}`);
     return 1;

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { git, initRepo, tempDir } from './__fixtures__/repo.js';
+import { git, initRepo, repoAt, tempDir } from './__fixtures__/repo.js';
 import { commitAll, createBranch, push, readLocalHead, readRemoteHead } from './write.js';
 
 const root = tempDir();
@@ -24,7 +24,7 @@ describe('write side', () => {
   it('creates a branch from a base, commits as the given author and pushes a new branch', async () => {
     const { bare, work, base } = downstream('d1');
     expect(await createBranch({ dir: work, branch: 'kdelta/v1', base: 'origin/main' })).toBe(base);
-    initRepo(work).write({ 'pkg/new.yaml': 'a: 1\n' });
+    repoAt(work).write({ 'pkg/new.yaml': 'a: 1\n' });
     const sha = await commitAll({ dir: work, message: 'update pkg', author });
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
     expect(git(work, 'log', '-1', '--format=%an <%ae>|%cn|%s')).toBe('kdelta bot <bot@example.com>|kdelta bot|update pkg');
@@ -42,18 +42,18 @@ describe('write side', () => {
   it('force-pushes only over the expected head (force-with-lease)', async () => {
     const { bare, work, base } = downstream('d3');
     await createBranch({ dir: work, branch: 'kdelta/x', base: 'origin/main' });
-    initRepo(work).write({ 'a.txt': 'one' });
+    repoAt(work).write({ 'a.txt': 'one' });
     const first = (await commitAll({ dir: work, message: 'one', author }))!;
     await push({ dir: work, remote: bare, branch: 'kdelta/x', expectedHead: null });
     // someone else moves the branch
     const other = join(root, 'd3-other');
     git(root, 'clone', '--quiet', '--branch', 'kdelta/x', bare, other);
-    initRepo(other).write({ 'b.txt': 'theirs' });
+    repoAt(other).write({ 'b.txt': 'theirs' });
     const theirs = (await commitAll({ dir: other, message: 'theirs', author }))!;
     await push({ dir: other, remote: 'origin', branch: 'kdelta/x' });
     // our rewrite, leased against our stale view, is refused
     await createBranch({ dir: work, branch: 'kdelta/x', base, force: true });
-    initRepo(work).write({ 'c.txt': 'rewrite' });
+    repoAt(work).write({ 'c.txt': 'rewrite' });
     const rewrite = (await commitAll({ dir: work, message: 'rewrite', author }))!;
     await expect(push({ dir: work, remote: bare, branch: 'kdelta/x', expectedHead: first })).rejects.toMatchObject({ code: 'stale-lease' });
     expect(await readRemoteHead({ repo: bare, branch: 'kdelta/x' })).toBe(theirs);

@@ -121,10 +121,22 @@ export function syncNode(doc: Document, node: unknown, value: unknown): unknown 
       pair.value = syncNode(doc, pair.value, o[k]);
       return true;
     });
-    for (const [k, v] of Object.entries(o)) {
-      if (v === undefined || seen.has(k)) continue;
-      node.items.push(doc.createPair(k, v) as Pair);
-    }
+    // A new key goes after the nearest key that precedes it in `value` (so a Kptfile given
+    // upstream and upstreamLock gets them after metadata, where kpt writes them); else at the end.
+    const names = Object.keys(o).filter((k) => o[k] !== undefined);
+    names.forEach((k, i) => {
+      if (seen.has(k)) return;
+      let at = node.items.length;
+      for (let j = i - 1; j >= 0; j--) {
+        const found = node.items.findIndex((pair: Pair) => scalarText(pair.key) === names[j]);
+        if (found >= 0) {
+          at = found + 1;
+          break;
+        }
+      }
+      node.items.splice(at, 0, doc.createPair(k, o[k]) as Pair);
+      seen.add(k);
+    });
     return node;
   }
   if (isScalar(node)) {

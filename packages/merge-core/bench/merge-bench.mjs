@@ -1,11 +1,13 @@
 // `pnpm bench` in merge-core: the package merge on synthetic packages of 100, 1,000 and 10,000
 // resources, beside the floor of parsing the three inputs and printing them with `yaml`.
 // Each size runs in its own process so that its peak memory (max RSS) is its own.
+// Then one ConfigMap of tens of thousands of keys (about 1 MB) that upstream and local both edit
+// throughout: maps that large must merge in about the time it takes to parse them.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { mergeFiles } from '../dist/index.js';
-import { syntheticPackage } from './synthetic.mjs';
+import { bigConfigMap, syntheticPackage } from './synthetic.mjs';
 
 const sizes = (process.env.KDELTA_BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
 
@@ -28,7 +30,19 @@ function time(fn, minMs = 1500) {
   return runs[Math.floor(runs.length / 2)];
 }
 
-if (process.argv[2] === '--one') {
+if (process.argv[2] === '--big-map') {
+  const keys = Number(process.argv[3]);
+  const pkg = bigConfigMap(keys);
+  const bytes = pkg.local[0].text.length;
+  let conflicts = 0;
+  const merge = time(() => {
+    conflicts = mergeFiles(pkg).conflicts.length;
+  });
+  const parse = time(() => {
+    for (const side of [pkg.origin, pkg.upstream, pkg.local]) parseAllDocuments(side[0].text, { version: '1.1', uniqueKeys: false });
+  });
+  console.log(JSON.stringify({ keys, bytes, merge, parse, conflicts }));
+} else if (process.argv[2] === '--one') {
   const size = Number(process.argv[3]);
   const mode = process.argv[4];
   const pkg = syntheticPackage(size);
@@ -64,4 +78,16 @@ if (process.argv[2] === '--one') {
     });
   }
   console.table(rows);
+  const keys = Number(process.env.KDELTA_BENCH_MAP_KEYS ?? 40000);
+  const big = JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--big-map', String(keys)], { encoding: 'utf8' }));
+  console.table([
+    {
+      'ConfigMap keys': big.keys,
+      'local bytes': big.bytes,
+      'merge ms': big.merge.toFixed(1),
+      'parse 3 ms (yaml, no duplicate check)': big.parse.toFixed(1),
+      'ratio to parse': (big.merge / big.parse).toFixed(2),
+      conflicts: big.conflicts,
+    },
+  ]);
 }

@@ -138,3 +138,26 @@ export function syntheticPackage(resources, { upstreamChangeEvery = 1 } = {}) {
   }
   return { origin, upstream, local };
 }
+
+/**
+ * One ConfigMap of `keys` keys (about 1 MB at 40,000): upstream changes every tenth value, adds a
+ * key every twentieth and deletes every 97th; local changes every fifteenth, adds every fiftieth
+ * and deletes every 89th.
+ */
+export function bigConfigMap(keys) {
+  const text = (keep, edit, extra) => {
+    const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: big', 'data:'];
+    for (let i = 0; i < keys; i++) {
+      const key = `key-${String(i).padStart(6, '0')}`;
+      if (keep(i)) lines.push(`  ${key}: "value ${i}${edit(i)}"`);
+      if (extra(i)) lines.push(`  ${key}-new: "added ${i}"`);
+    }
+    return `${lines.join('\n')}\n`;
+  };
+  const file = (t) => [{ path: 'big.yaml', text: t }];
+  return {
+    origin: file(text(() => true, () => '', () => false)),
+    upstream: file(text((i) => i % 97 !== 0, (i) => (i % 10 === 0 ? ' upstream' : ''), (i) => i % 20 === 5)),
+    local: file(text((i) => i % 89 !== 0, (i) => (i % 15 === 0 ? ' local' : ''), (i) => i % 50 === 7)),
+  };
+}

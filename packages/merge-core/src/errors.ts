@@ -89,13 +89,12 @@ function toPlainValue(value: unknown): unknown {
 }
 
 /** A FieldConflict with its resource and a message that says why. */
-export function formatConflict(c: FieldConflict, resource: string, file: string, winner: 'upstream' | 'local'): Conflict {
+export function formatConflict(c: FieldConflict, resource: string, file: string, winner: 'upstream' | 'local', strategy?: string): Conflict {
   const o = describeValue(c.values.origin);
   const u = describeValue(c.values.upstream);
   const l = describeValue(c.values.local);
-  const message =
-    `local changed ${c.path.toString()} ${o}→${l} and upstream changed it ${o}→${u}; ` +
-    (winner === 'upstream' ? 'upstream wins (resource-merge)' : 'local wins (local-wins)');
+  // With the `fail` strategy nothing is merged, so no side wins.
+  const message = `local changed ${c.path.toString()} ${o}→${l}, upstream ${o}→${u}${strategy === 'fail' ? '' : `; ${winner} wins`}`;
   return {
     resource,
     file,

@@ -41,7 +41,7 @@ export function merge3Text(input: ValueInput, options: MergeOptions & { readonly
     return isNode(contents) ? (contents as YamlNode) : undefined;
   };
   const result = engine.merge({ origin: node('origin'), upstream: node('upstream'), local: node('local') }, { file, document: 0 });
-  const conflicts = result.conflicts.map((c) => formatConflict(c, file, file, engine.strategy === 'local-wins' ? 'local' : c.winner));
+  const conflicts = result.conflicts.map((c) => formatConflict(c, file, file, engine.strategy === 'local-wins' ? 'local' : c.winner, engine.strategy));
   const local = docs.local;
   if (local && result.node === node('local')) return { text: input.local!, conflicts, changed: false };
   if (result.node === undefined) return { text: '', conflicts, changed: input.local !== '' };

@@ -55,8 +55,8 @@ describe('kdelta merge3', () => {
     expect(readFileSync(join(dir, 'out/app/svc.yaml'), 'utf8')).toContain('kind: Service');
     const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
     expect(report.resources.map((x: { resource: string; action: string }) => `${x.action} ${x.resource}`)).toEqual([
-      'merged apps/Deployment /web',
-      'added Service /web',
+      'merged apps/Deployment web',
+      'added Service web',
     ]);
     expect(report.conflicts).toEqual([]);
   });

@@ -11,14 +11,16 @@ import {
 } from '@kdelta/merge-core';
 import { boolWord, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
 import { ExitCode, UsageError, type Command, type Io } from '../command.js';
+import { conflictLine, conflictReport } from '../conflicts.js';
 import { isDirectory, listFiles, readText, writeFileAtomic } from '../util/fs.js';
 import { rm } from 'node:fs/promises';
 import { mergeKptfile } from '@kdelta/kptfile-model';
 
 const help = `kdelta merge3 — 3-way merge of Kubernetes resources, as kpt pkg update merges them
 
-Usage:
-  kdelta merge3 --original <path> --updated <path> --local <path> [flags]
+Usage: kdelta merge3 --original <path> --updated <path> --local <path> [--output <dir>] [--single]
+              [--schema <file>]... [--infer-keys=true|false]
+              [--on-conflict upstream-wins|local-wins|fail] [--report <file.json>]
 
   <path> is a file with one or more YAML documents, or a directory (every *.yaml, *.yml and
   Kptfile below it). Resources are matched by group, kind, namespace and name, or by their
@@ -128,13 +130,16 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     report = { resources: result.report, kptfiles: kptfiles.files.map((f) => f.path), deletedFiles: result.deleted };
   }
 
-  for (const c of conflicts) io.stderr(`conflict: ${c.resource}: ${c.message}\n`);
   if (strategy === 'fail' && conflicts.length > 0) {
-    io.stderr(`kdelta merge3: ${conflicts.length} conflict(s); nothing written (--on-conflict fail)\n`);
+      // The failure is the first line; the conflicts follow, without a winner (nothing was merged).
+      const n = conflicts.length;
+      io.stderr(`kdelta merge3: ${n} conflict${n === 1 ? '' : 's'} between local and upstream changes; nothing written (--on-conflict fail):\n`);
+      for (const c of conflicts) io.stderr(`  ${conflictLine(c, { verdict: false })}\n`);
     if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...(report as object), conflicts }, null, 2)}\n`);
     return ExitCode.conflicts;
   }
 
+    io.stderr(conflictReport(conflicts, (c) => conflictLine(c, { verdict: true })));
   if (output) {
     const dir = resolve(io.cwd, output);
     for (const f of files) await writeFileAtomic(join(dir, f.path), f.text);

@@ -1,10 +1,11 @@
 import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, relative } from 'node:path';
 import { parseFlags } from '../args.js';
 import { type Command, ExitCode } from '../command.js';
 import { parseUpdateArgs } from '../pkg/args.js';
 import { diffTrees, formatChanges } from '../pkg/diff.js';
-import { progressTo } from '../pkg/progress.js';
+import { conflictLine } from '../conflicts.js';
+import { heldProgress } from '../pkg/progress.js';
 import { KnownCredentials, keepSecrets } from '../pkg/secrets.js';
 import { updatePackage } from '../pkg/update.js';
 
@@ -18,8 +19,8 @@ change that upstream would override).
   <local-dir>    the package; default: the current directory.
   <ref>          branch, tag or commit; default: the Kptfile's upstream ref.
 
-The Kptfile's update strategy applies. Output on stdout; progress on stderr.
-Exit 0 whether or not there are changes; 1 on failure.
+The Kptfile's update strategy applies. Nothing is written. Output on stdout; progress on
+stderr, or only the error on failure. Exit 0 whether or not there are changes; 1 on failure.
 `;
 
 const command: Command = {
@@ -32,17 +33,20 @@ const command: Command = {
       const flags = parseFlags(argv, {});
       const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd });
       known.addFromPackage(args.pkgPath);
+      const progress = heldProgress(io);
       const summary = await updatePackage(
         { pkgPath: args.pkgPath, ref: args.ref, strategy: undefined, displayRoot: io.cwd, dryRun: true },
-        { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [], credentials: known.byRepo },
+        { cwd: io.cwd, env: io.env, progress: progress.line, scratch: [], credentials: known.byRepo },
       );
       try {
         const changes = diffTrees(args.pkgPath, summary.resultPath!);
+        progress.flush();
         const text = formatChanges(changes);
         io.stdout(text || 'No changes.\n');
-        for (const c of summary.conflicts) {
-          io.stdout(`! conflict in ${c.package}: ${typeof c.message === 'string' ? c.message : JSON.stringify(c)}\n`);
-        }
+        for (const c of summary.conflicts) io.stdout(`! conflict: ${conflictLine(c, { dir: c.package, verdict: true })}\n`);
+        io.stderr(
+          `Nothing written: ${args.pkgPath === io.cwd ? 'the package' : `"${relative(io.cwd, args.pkgPath)}"`} is as it was (kdelta pkg update makes these changes).\n`,
+        );
       } finally {
         rmSync(dirname(summary.resultPath!), { recursive: true, force: true });
       }

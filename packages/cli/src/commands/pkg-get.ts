@@ -3,7 +3,7 @@ import { stringFlag, parseFlags } from '../args.js';
 import type { Command } from '../command.js';
 import { parseGetArgs } from '../pkg/args.js';
 import { getPackage } from '../pkg/get.js';
-import { progressTo } from '../pkg/progress.js';
+import { heldProgress } from '../pkg/progress.js';
 import { KnownCredentials, keepSecrets } from '../pkg/secrets.js';
 
 const help = `Usage: kdelta pkg get <repo>[.git]/<pkg-path>[@<ref>] [<local-dir>] [--strategy <s>]
@@ -45,7 +45,9 @@ const command: Command = {
         defaultBranch: (repo, credentials) => defaultBranch({ repo, cwd: io.cwd, env: io.env, ...(credentials ? { credentials } : {}) }),
       });
       known.add(args.repo, args.credentials);
-      const result = await getPackage(args, { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [], credentials: known.byRepo });
+      const progress = heldProgress(io);
+      const result = await getPackage(args, { cwd: io.cwd, env: io.env, progress: progress.line, scratch: [], credentials: known.byRepo });
+      progress.flush();
       io.stderr(`Fetched ${args.repo}${args.directory === '/' ? '' : args.directory}@${args.ref} (${result.commit.slice(0, 12)}) into ${result.destination}\n`);
       return 0;
     });

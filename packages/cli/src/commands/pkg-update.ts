@@ -1,7 +1,8 @@
 import { parseFlags, stringFlag } from '../args.js';
 import { type Command, ExitCode } from '../command.js';
 import { parseUpdateArgs } from '../pkg/args.js';
-import { progressTo } from '../pkg/progress.js';
+import { conflictLine, conflictReport } from '../conflicts.js';
+import { heldProgress } from '../pkg/progress.js';
 import { KnownCredentials, keepSecrets } from '../pkg/secrets.js';
 import { updatePackage } from '../pkg/update.js';
 
@@ -23,8 +24,8 @@ Flags:
 
 Nested local subpackages are merged with their parent; remote subpackages (their own
 upstream) are updated from their own upstream. The working tree need not be clean.
-An update that fails leaves the package exactly as it was. Progress goes to stderr, and
-so does the list of conflicts: fields local and upstream both changed (upstream wins, as in
+An update that fails leaves the package exactly as it was and prints only the error. Progress
+goes to stderr, and so does the list of conflicts: fields local and upstream both changed (upstream wins, as in
 kpt) and resources deleted upstream but kept because they were edited locally
 (\`kdelta pkg diff\` shows them beforehand).
 `;
@@ -39,19 +40,15 @@ const command: Command = {
       const flags = parseFlags(argv, { strategy: { type: 'string' } });
       const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd, strategy: stringFlag(flags, 'strategy') });
       known.addFromPackage(args.pkgPath);
+      const progress = heldProgress(io);
       const summary = await updatePackage(
         { pkgPath: args.pkgPath, ref: args.ref, strategy: args.strategy, displayRoot: io.cwd },
-        { cwd: io.cwd, env: io.env, progress: progressTo(io), scratch: [], credentials: known.byRepo },
+        { cwd: io.cwd, env: io.env, progress: progress.line, scratch: [], credentials: known.byRepo },
       );
+      progress.flush();
       // kpt decides these silently (upstream wins a field; a resource deleted upstream but edited
       // locally stays); saying where is what lets a user check or restore a local change
-      if (summary.conflicts.length > 0) {
-        const n = summary.conflicts.length;
-        io.stderr(`${n} conflict${n === 1 ? '' : 's'} between local and upstream changes (kdelta pkg diff shows them before an update):\n`);
-        for (const c of summary.conflicts) {
-          io.stderr(`  ${c.package}: ${typeof c.message === 'string' ? c.message : JSON.stringify(c)}\n`);
-        }
-      }
+      io.stderr(conflictReport(summary.conflicts, (c) => conflictLine(c, { dir: c.package, verdict: true })));
       return ExitCode.ok;
     });
   },

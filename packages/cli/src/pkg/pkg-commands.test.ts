@@ -120,7 +120,7 @@ describe('kdelta pkg get / update / diff', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('1 conflict between local and upstream changes');
-    expect(r.stderr).toMatch(/web: .*containers\[name="app"\]\.image.*nginx:1-patched.*nginx:2/);
+    expect(r.stderr).toMatch(/apps\/Deployment web \[web\/deploy\.yaml\]: .*containers\[name="app"\]\.image.*nginx:1-patched.*nginx:2/);
     expect(parse(readFileSync(f, 'utf8')).spec.template.spec.containers[0].image).toBe('nginx:2');
   });
 
@@ -174,7 +174,9 @@ describe('kdelta pkg get / update / diff', () => {
     writeFileSync(f, readFileSync(f, 'utf8').replace('nginx:1', 'nginx:local'));
     const r = await run(ws, 'pkg', 'diff', 'web@v2');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/! conflict in web: .*nginx/);
+    expect(r.stdout).toContain(
+      '! conflict: apps/Deployment web [web/deploy.yaml]: local changed .spec.template.spec.containers[name="app"].image nginx:1→nginx:local, upstream nginx:1→nginx:2; upstream wins\n',
+    );
     expect(r.stdout).toContain('"nginx:local" → "nginx:2"');
   });
 

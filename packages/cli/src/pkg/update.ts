@@ -224,7 +224,7 @@ export async function updatePackage(request: UpdateRequest, ctx: FetchContext): 
         stack.push(rel === '.' ? sub : `${rel}/${sub}`);
       }
     }
-    ctx.progress(`Updated ${count} package(s).`);
+    ctx.progress(request.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);
     return count;
   };
   try {

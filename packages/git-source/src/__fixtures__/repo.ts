@@ -24,9 +24,15 @@ export interface TestRepo {
   head(): string;
 }
 
+/** A new repository at `dir` (which must not be one already: git warns on re-init). */
 export function initRepo(dir: string, branch = 'main'): TestRepo {
   mkdirSync(dir, { recursive: true });
   git(dir, 'init', '--quiet', `--initial-branch=${branch}`);
+  return repoAt(dir);
+}
+
+/** The helpers over an existing repository, such as a clone. */
+export function repoAt(dir: string): TestRepo {
   return {
     dir,
     write(files) {

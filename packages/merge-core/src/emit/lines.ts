@@ -6,21 +6,81 @@
  * byte for byte and takes the printer's lines only where the content changed.
  */
 
-/** Pairs of matching line indexes (a, b) of a longest common subsequence, in order (Myers). */
+/**
+ * Pairs of matching line indexes (a, b) of a common subsequence, in order: the longest one
+ * (Myers) for documents of ordinary size; for long ones, lines that occur once in each side
+ * anchor the match first (patience diff) and Myers fills the gaps between anchors, because Myers
+ * costs the length times the number of differences, quadratic when a long document changes
+ * throughout (a ConfigMap of 40,000 keys, a tenth of them changed).
+ */
 export function matchLines(a: readonly string[], b: readonly string[]): Array<readonly [number, number]> {
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
-  }
   const pairs: Array<readonly [number, number]> = [];
-  for (let i = 0; i < start; i++) pairs.push([i, i]);
-  pairs.push(...myers(a, b, start, endA, start, endB));
-  for (let i = 0; endA + i < a.length; i++) pairs.push([endA + i, endB + i]);
+  matchRange(a, b, 0, a.length, 0, b.length, pairs);
   return pairs;
+}
+
+/** Ranges with fewer lines than this (both sides together) go to Myers directly. */
+const MYERS_LINES = 2000;
+
+function matchRange(a: readonly string[], b: readonly string[], a0: number, a1: number, b0: number, b1: number, out: Array<readonly [number, number]>): void {
+  let start = 0;
+  while (a0 + start < a1 && b0 + start < b1 && a[a0 + start] === b[b0 + start]) start++;
+  let end = 0;
+  while (a1 - end > a0 + start && b1 - end > b0 + start && a[a1 - end - 1] === b[b1 - end - 1]) end++;
+  for (let i = 0; i < start; i++) out.push([a0 + i, b0 + i]);
+  const [x0, x1, y0, y1] = [a0 + start, a1 - end, b0 + start, b1 - end];
+  const anchors = x1 - x0 + (y1 - y0) < MYERS_LINES ? [] : uniqueAnchors(a, b, x0, x1, y0, y1);
+  if (anchors.length === 0) out.push(...myers(a, b, x0, x1, y0, y1));
+  else {
+    let [pa, pb] = [x0, y0];
+    for (const [ia, ib] of anchors) {
+      matchRange(a, b, pa, ia, pb, ib, out);
+      out.push([ia, ib]);
+      [pa, pb] = [ia + 1, ib + 1];
+    }
+    matchRange(a, b, pa, x1, pb, y1, out);
+  }
+  for (let i = end; i > 0; i--) out.push([a1 - i, b1 - i]);
+}
+
+/** Lines that occur exactly once in each range, the longest run of them in the same order (patience). */
+function uniqueAnchors(a: readonly string[], b: readonly string[], a0: number, a1: number, b0: number, b1: number): Array<readonly [number, number]> {
+  const seen = new Map<string, { inA: number; inB: number; atA: number; atB: number }>();
+  for (let i = a0; i < a1; i++) {
+    const entry = seen.get(a[i]!);
+    if (entry) entry.inA++;
+    else seen.set(a[i]!, { inA: 1, inB: 0, atA: i, atB: -1 });
+  }
+  for (let j = b0; j < b1; j++) {
+    const entry = seen.get(b[j]!);
+    if (entry) {
+      entry.inB++;
+      entry.atB = j;
+    }
+  }
+  const candidates: Array<readonly [number, number]> = [];
+  for (let i = a0; i < a1; i++) {
+    const entry = seen.get(a[i]!)!;
+    if (entry.inA === 1 && entry.inB === 1) candidates.push([i, entry.atB]);
+  }
+  // Longest increasing subsequence of the b indexes (candidates are in a's order).
+  const tails: number[] = [];
+  const previous = new Int32Array(candidates.length).fill(-1);
+  for (let c = 0; c < candidates.length; c++) {
+    const y = candidates[c]![1];
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (candidates[tails[mid]!]![1] < y) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) previous[c] = tails[lo - 1]!;
+    tails[lo] = c;
+  }
+  const anchors: Array<readonly [number, number]> = [];
+  for (let c = tails.length > 0 ? tails[tails.length - 1]! : -1; c !== -1; c = previous[c]!) anchors.push(candidates[c]!);
+  return anchors.reverse();
 }
 
 function myers(a: readonly string[], b: readonly string[], a0: number, a1: number, b0: number, b1: number) {
@@ -33,8 +93,10 @@ function myers(a: readonly string[], b: readonly string[], a0: number, a1: numbe
   const v = new Int32Array(2 * max + 2);
   const trace: Int32Array[] = [];
   let found = false;
+  // Each step keeps only the diagonals it can reach (-d..d): memory grows with the square of the
+  // number of differences, not with their product with the length of a long document.
   for (let d = 0; d <= max && !found; d++) {
-    trace.push(v.slice());
+    trace.push(v.slice(offset - d, offset + d + 1));
     for (let k = -d; k <= d; k += 2) {
       let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
       let y = x - k;
@@ -53,10 +115,10 @@ function myers(a: readonly string[], b: readonly string[], a0: number, a1: numbe
   let x = n;
   let y = m;
   for (let d = trace.length - 1; d >= 0 && (x > 0 || y > 0); d--) {
-    const vd = trace[d]!;
+    const vd = trace[d]!; // vd[d + k] is diagonal k before step d
     const k = x - y;
-    const prevK = k === -d || (k !== d && vd[offset + k - 1]! < vd[offset + k + 1]!) ? k + 1 : k - 1;
-    const prevX = d === 0 ? 0 : vd[offset + prevK]!;
+    const prevK = k === -d || (k !== d && vd[d + k - 1]! < vd[d + k + 1]!) ? k + 1 : k - 1;
+    const prevX = d === 0 ? 0 : vd[d + prevK]!;
     const prevY = prevX - prevK;
     while (x > prevX && y > prevY) {
       x--;

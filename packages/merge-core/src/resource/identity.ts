@@ -62,9 +62,9 @@ function upstreamIdentifierOf(metadata: YAMLMap | undefined): ResourceIdentity |
   return { group, kind, namespace: namespace === 'default' ? '' : namespace, name };
 }
 
-/** `apps/Deployment default/web`, `ConfigMap /settings` for cluster-scoped or unnamespaced. */
+/** `apps/Deployment default/web`; `ConfigMap settings` when cluster-scoped or unnamespaced. */
 export function formatIdentity(id: ResourceIdentity): string {
-  return `${id.group ? `${id.group}/` : ''}${id.kind} ${id.namespace}/${id.name}`;
+  return `${id.group ? `${id.group}/` : ''}${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
 }
 
 export function identityKey(id: ResourceIdentity): string {

@@ -58,7 +58,7 @@ describe('mergeFiles bad input', () => {
     expectError(
       run([{ path: 'a.yaml', text: cm('x') }, { path: 'b.yaml', text: `${cm('y')}---\n${cm('x')}` }]),
       { file: 'b.yaml', document: 1, code: 'duplicate-resource' },
-      /ConfigMap \/x twice: here and in a\.yaml document 0/,
+      /ConfigMap x twice: here and in a\.yaml document 0/,
     );
   });
 

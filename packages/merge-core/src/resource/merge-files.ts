@@ -141,7 +141,7 @@ export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): 
           values: { origin: toPlain(origin.map), upstream: undefined, local: toPlain(local.map) },
           rule: 'deleted-upstream-modified-locally',
           winner: 'local',
-          message: `upstream deleted ${shown}, but local changed it since; the local resource is kept`,
+          message: `upstream deleted it and local changed it${engine.strategy === 'fail' ? '' : "; local's copy is kept"}`,
         });
       }
     } else if (origin && !local) {
@@ -161,7 +161,7 @@ export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): 
           ),
         },
       );
-      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown, local!.file.file, c.winner));
+      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown, local!.file.file, c.winner, engine.strategy));
       const changed = result.node !== local!.map;
       if (changed) replaced.set(local!.document, result.node === undefined ? null : printMergedDocument(local!.document, result.node as YamlNode));
       report.push({ resource: shown, identity: local!.identity, action: 'merged', file: local!.file.file, changed });

@@ -86,30 +86,39 @@ class Walker {
       return undefined;
     }
     const base = decision.base === 'local' && isMap(local) ? local : undefined;
-    const pairs: Pair<unknown, unknown>[] = base ? [...pairsOf(base)] : [];
+    // Each of local's pairs that changes maps to its replacement (null: it goes); new pairs are
+    // placed afterwards. Maps of tens of thousands of keys (a ConfigMap) stay linear this way.
+    const replaced = new Map<Pair<unknown, unknown>, Pair<unknown, unknown> | null>();
+    const added: { field: FieldElement; pair: Pair<unknown, unknown> }[] = [];
     let changed = base === undefined;
     for (const field of e.fields) {
       const value = this.walk(field.value);
       const existing = base ? field.pairs.local : undefined;
-      const at = existing ? pairs.indexOf(existing) : -1;
       if (value === undefined) {
-        if (at !== -1) {
-          pairs.splice(at, 1);
+        if (existing) {
+          replaced.set(existing, null);
           changed = true;
         }
         continue;
       }
       const key = this.key(field, existing);
-      if (existing && at !== -1) {
+      if (existing) {
         const sameValueNode = existing.value === value || (existing.value == null && isNull(value) && !isScalar(existing.value));
         if (sameValueNode && key === existing.key) continue;
-        pairs[at] = new Pair(key, value);
+        replaced.set(existing, new Pair(key, value));
         changed = true;
         continue;
       }
-      pairs.splice(this.insertAt(pairs, field, e), 0, new Pair(key, value));
+      added.push({ field, pair: new Pair(key, value) });
       changed = true;
     }
+    const kept: Pair<unknown, unknown>[] = [];
+    for (const pair of base ? pairsOf(base) : []) {
+      const next = replaced.get(pair);
+      if (next === undefined) kept.push(pair);
+      else if (next !== null) kept.push(next);
+    }
+    const pairs = added.length === 0 ? kept : this.placeAdded(kept, added, e);
     // Upstream deleted the map and nothing local is left in it: it goes (kpt); kyaml keeps `{}`.
     if (this.options.rules === 'kpt' && pairs.length === 0 && e.sources.upstream === undefined && e.sources.origin !== undefined) {
       return undefined;
@@ -141,25 +150,61 @@ class Walker {
   }
 
   /**
-   * Where a field new to local goes: kyaml appends in visit order; kpt mode puts it after the
-   * field that precedes it upstream, so added fields land where upstream has them.
+   * Where fields new to local go: kyaml appends in visit order; kpt mode puts each after the
+   * field that precedes it upstream (else before the one that follows it), so added fields land
+   * where upstream has them. Fields of local's come first in the visit order, so every new field
+   * is placed among local's remaining pairs and the new fields placed before it.
    */
-  private insertAt(pairs: readonly Pair<unknown, unknown>[], field: FieldElement, e: MapElement): number {
+  private placeAdded(
+    kept: Pair<unknown, unknown>[],
+    added: readonly { field: FieldElement; pair: Pair<unknown, unknown> }[],
+    e: MapElement,
+  ): Pair<unknown, unknown>[] {
     const upstream = e.sources.upstream;
-    if (this.options.rules === 'kyaml' || !isMap(upstream)) return pairs.length;
+    if (this.options.rules === 'kyaml' || !isMap(upstream)) return [...kept, ...added.map((a) => a.pair)];
     const order = pairsOf(upstream).map((p) => keyName(p.key));
-    const position = order.indexOf(field.name);
-    if (position === -1) return pairs.length;
-    const names = pairs.map((p) => keyName(p.key));
-    for (let i = position - 1; i >= 0; i--) {
-      const at = names.indexOf(order[i]!);
-      if (at !== -1) return at + 1;
+    const position = new Map<string, number>();
+    order.forEach((name, i) => {
+      if (!position.has(name)) position.set(name, i);
+    });
+    // A doubly linked list over the pairs, so that an insertion next to a named pair costs O(1).
+    interface Link {
+      readonly pair: Pair<unknown, unknown>;
+      prev: Link | undefined;
+      next: Link | undefined;
     }
-    for (let i = position + 1; i < order.length; i++) {
-      const at = names.indexOf(order[i]!);
-      if (at !== -1) return at;
+    let head: Link | undefined;
+    let tail: Link | undefined;
+    const byName = new Map<string, Link>();
+    const link = (pair: Pair<unknown, unknown>, name: string, after: Link | undefined, before: Link | undefined): void => {
+      const node: Link = { pair, prev: after, next: before };
+      if (after) after.next = node;
+      else head = node;
+      if (before) before.prev = node;
+      else tail = node;
+      if (!byName.has(name)) byName.set(name, node);
+    };
+    for (const pair of kept) link(pair, keyName(pair.key), tail, undefined);
+    for (const { field, pair } of added) {
+      const at = position.get(field.name);
+      let anchor: Link | undefined;
+      if (at !== undefined) {
+        for (let i = at - 1; i >= 0 && !anchor; i--) anchor = byName.get(order[i]!);
+        if (anchor) {
+          link(pair, field.name, anchor, anchor.next);
+          continue;
+        }
+        for (let i = at + 1; i < order.length && !anchor; i++) anchor = byName.get(order[i]!);
+        if (anchor) {
+          link(pair, field.name, anchor.prev, anchor);
+          continue;
+        }
+      }
+      link(pair, field.name, tail, undefined);
     }
-    return pairs.length;
+    const out: Pair<unknown, unknown>[] = [];
+    for (let node = head; node; node = node.next) out.push(node.pair);
+    return out;
   }
 
   private list(e: ListElement): YamlNode | undefined {
@@ -170,30 +215,35 @@ class Walker {
       return undefined;
     }
     const base = decision.base === 'local' && isSeq(local) ? local : undefined;
-    const items: unknown[] = base ? [...base.items] : [];
+    // As for maps: local's items that change map to their replacement (null: they go).
+    const replaced = new Map<unknown, unknown>();
     const added: unknown[] = [];
     let changed = base === undefined;
     for (const item of e.items) {
       let value = this.walk(item.value);
       const existing = base ? item.value.sources.local : undefined;
-      const at = existing ? items.indexOf(existing) : -1;
       if (value === undefined || (isMap(value) && value.items.length === 0)) {
-        if (at !== -1) {
-          items.splice(at, 1);
+        if (existing) {
+          replaced.set(existing, null);
           changed = true;
         }
         continue;
       }
       if (e.listType === 'map' && isMap(value)) value = withKeys(value, item.identity);
-      if (at !== -1) {
-        if (items[at] !== value) {
-          items[at] = value;
+      if (existing) {
+        if (existing !== value) {
+          replaced.set(existing, value);
           changed = true;
         }
       } else {
         added.push(value);
         changed = true;
       }
+    }
+    const items: unknown[] = [];
+    for (const item of base ? base.items : []) {
+      const next = replaced.has(item) ? replaced.get(item) : item;
+      if (next !== null) items.push(next);
     }
     if (!changed) return base;
     items.push(...added);

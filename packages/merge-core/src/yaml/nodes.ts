@@ -94,8 +94,11 @@ export function sameValue(a: unknown, b: unknown): boolean {
     const ap = pairsOf(a);
     const bp = pairsOf(b);
     if (ap.length !== bp.length) return false;
+    // Small maps: a scan per key is cheapest; large ones (a ConfigMap's data) get an index.
+    const index = bp.length > 16 ? pairIndex(bp) : undefined;
     for (const pair of ap) {
-      const other = findPair(b, keyName(pair.key));
+      const name = keyName(pair.key);
+      const other = index ? index.get(name) : findPair(b, name);
       if (!other || !sameValue(valueOrNull(pair.value), valueOrNull(other.value))) return false;
     }
     return true;
@@ -106,6 +109,16 @@ export function sameValue(a: unknown, b: unknown): boolean {
   }
   if (isAlias(a) && isAlias(b)) return a.source === b.source;
   return false;
+}
+
+/** Each key's first pair, as `findPair` would find it. */
+function pairIndex(pairs: readonly Pair<unknown, unknown>[]): Map<string, Pair<unknown, unknown>> {
+  const index = new Map<string, Pair<unknown, unknown>>();
+  for (const pair of pairs) {
+    const name = keyName(pair.key);
+    if (!index.has(name)) index.set(name, pair);
+  }
+  return index;
 }
 
 function valueOrNull(value: unknown): unknown {

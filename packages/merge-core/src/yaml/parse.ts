@@ -3,10 +3,15 @@
  * every document of a stream, and enough of the source kept to print untouched documents
  * byte for byte.
  */
-import { type Document, isCollection, isMap, isSeq, parseAllDocuments, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
+import { type Document, isCollection, isMap, isScalar, isSeq, parseAllDocuments, type Pair, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { keyName } from './nodes.js';
 import { MergeInputError, type Side } from '../errors.js';
 
-export const yamlParseOptions = { version: '1.1', keepSourceTokens: false, prettyErrors: false } as const;
+/**
+ * `uniqueKeys: false`: yaml's own duplicate-key check compares each key with every earlier key of
+ * its map, quadratic in a ConfigMap of tens of thousands of keys; `parseStream` checks in one pass.
+ */
+export const yamlParseOptions = { version: '1.1', keepSourceTokens: false, prettyErrors: false, uniqueKeys: false } as const;
 
 export interface SourceDocument {
   readonly file: string;
@@ -44,7 +49,12 @@ export function parseStream(text: string, file: string, side?: Side): SourceFile
     }
     const start = i === 0 ? 0 : doc.range[0];
     const end = i + 1 < docs.length ? docs[i + 1]!.range[0] : text.length;
-    normalizeKeyComments(doc, text);
+    const duplicate = normalizeKeyComments(doc, text);
+    if (duplicate) {
+      const [name, first, again] = duplicate;
+      const reason = `invalid YAML (line ${lineOf(text, again)}): map key "${name}" appears twice (first on line ${lineOf(text, first)})`;
+      throw new MergeInputError('invalid-yaml', file, i, reason, side);
+    }
     const contents = doc.contents;
     documents.push({
       file,
@@ -69,17 +79,30 @@ function firstLine(message: string): string {
   return nl === -1 ? message : message.slice(0, nl);
 }
 
+/** A key written twice in one map: its name and the offsets of the first and the second. */
+type DuplicateKey = [name: string, first: number, again: number];
+
 /**
- * `list: # comment` followed by a block collection: the parser files the comment as the
- * collection's `commentBefore`, which would print on a line of its own. Kubernetes tools (and
- * kyaml) treat it as the key's line comment; move it there so it stays on the key's line.
+ * Two jobs in one walk over the collections. `list: # comment` followed by a block collection:
+ * the parser files the comment as the collection's `commentBefore`, which would print on a line
+ * of its own; Kubernetes tools (and kyaml) treat it as the key's line comment, so it moves there.
+ * And the first key written twice in a map is returned: yaml's check (equal scalar values, so
+ * `yes` and `true` are one key in YAML 1.1) made linear by a Map per map.
  */
-function normalizeKeyComments(doc: Document, text: string): void {
-  // A plain recursive walk over the collections: yaml's `visit` would also call back for every
-  // scalar, and this runs on every document the merge reads.
+function normalizeKeyComments(doc: Document, text: string): DuplicateKey | undefined {
+  let duplicate: DuplicateKey | undefined;
+  // A plain recursive walk: yaml's `visit` would also call back for every scalar, and this runs
+  // on every document the merge reads.
   const walk = (node: unknown): void => {
     if (isMap(node)) {
+      const seen = new Map<unknown, Scalar>();
       for (const pair of node.items) {
+        const key = pair.key;
+        if (isScalar(key) && !Number.isNaN(key.value)) {
+          const earlier = seen.get(key.value);
+          if (earlier && !duplicate) duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
+          else seen.set(key.value, key);
+        }
         const value = pair.value;
         if (!(isMap(value) || isSeq(value))) continue;
         if (value.commentBefore && !value.flow) moveToKeyLine(pair, value, text);
@@ -90,6 +113,7 @@ function normalizeKeyComments(doc: Document, text: string): void {
     }
   };
   walk(doc.contents);
+  return duplicate;
 }
 
 function moveToKeyLine(pair: Pair<unknown, unknown>, value: YAMLMap | YAMLSeq, text: string): void {

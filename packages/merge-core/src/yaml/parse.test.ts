@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { mergeFiles } from '../resource/merge-files.js';
+import { MergeInputError } from '../errors.js';
+import { parseStream } from './parse.js';
+
+const configMap = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n${data}`;
+
+function errorOf(fn: () => unknown): MergeInputError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof MergeInputError) return error;
+    throw error;
+  }
+  throw new Error('expected a MergeInputError');
+}
+
+describe('duplicate map keys', () => {
+  it('are reported with the file, the document and the line of both occurrences', () => {
+    const text = `kind: A\n---\n${configMap('  a: "1"\n  b: "2"\n  a: "3"\n')}`;
+    const error = errorOf(() => parseStream(text, 'pkg/cm.yaml', 'local'));
+    expect(error.code).toBe('invalid-yaml');
+    expect(error.message).toBe('pkg/cm.yaml: document 1: invalid YAML (line 10): map key "a" appears twice (first on line 8)');
+    expect(error.side).toBe('local');
+  });
+
+  it('are found in nested and flow maps, and in maps inside lists', () => {
+    expect(errorOf(() => parseStream('spec:\n  x: {p: 1, q: 2, p: 3}\n', 'f.yaml')).message).toMatch(/line 2\): map key "p" appears twice/);
+    expect(errorOf(() => parseStream('items:\n- name: a\n  v: 1\n  v: 2\n', 'f.yaml')).message).toMatch(/line 4\): map key "v" appears twice \(first on line 3\)/);
+  });
+
+  it('are keys with equal values, as YAML 1.1 reads them (yes and true are one key)', () => {
+    expect(errorOf(() => parseStream('yes: 1\ntrue: 2\n', 'f.yaml')).message).toMatch(/line 2\): map key "true" appears twice/);
+  });
+
+  it('in one map only: the same key in sibling maps is fine', () => {
+    expect(parseStream('a: {k: 1}\nb: {k: 2}\n', 'f.yaml').documents).toHaveLength(1);
+  });
+
+  it('stop a merge before anything is merged, naming the side', () => {
+    const good = configMap('  a: "1"\n');
+    const bad = configMap('  a: "1"\n  a: "2"\n');
+    const error = errorOf(() =>
+      mergeFiles({ origin: [{ path: 'cm.yaml', text: good }], upstream: [{ path: 'cm.yaml', text: bad }], local: [{ path: 'cm.yaml', text: good }] }),
+    );
+    expect([error.file, error.side, error.message]).toEqual(['cm.yaml', 'upstream', 'cm.yaml: document 0: invalid YAML (line 7): map key "a" appears twice (first on line 6)']);
+  });
+});
+
+describe('a ConfigMap of many keys', () => {
+  it('merges local and upstream edits, additions and deletions throughout', () => {
+    const keys = 5000;
+    const text = (value: (i: number) => string | undefined, extra: (i: number) => boolean) => {
+      const lines: string[] = [];
+      for (let i = 0; i < keys; i++) {
+        const v = value(i);
+        if (v !== undefined) lines.push(`  k${i}: "${v}"`);
+        if (extra(i)) lines.push(`  k${i}-new: "n${i}"`);
+      }
+      return configMap(`${lines.join('\n')}\n`);
+    };
+    const origin = text((i) => `v${i}`, () => false);
+    const upstream = text((i) => (i % 97 === 0 ? undefined : i % 10 === 0 ? `up${i}` : `v${i}`), (i) => i % 20 === 5);
+    const local = text((i) => (i % 89 === 0 ? undefined : i % 15 === 0 ? `loc${i}` : `v${i}`), (i) => i % 50 === 7);
+    const result = mergeFiles({ origin: [{ path: 'cm.yaml', text: origin }], upstream: [{ path: 'cm.yaml', text: upstream }], local: [{ path: 'cm.yaml', text: local }] });
+    const expected: string[] = [];
+    for (let i = 0; i < keys; i++) {
+      // local's deletion of a value upstream changed does not stick (upstream wins, as in kpt)
+      const deleted = i % 97 === 0 || (i % 89 === 0 && i % 10 !== 0);
+      if (!deleted) expected.push(`  k${i}: "${i % 10 === 0 ? `up${i}` : i % 15 === 0 ? `loc${i}` : `v${i}`}"`);
+      // both added after k${i}: local's own addition first, then upstream's after its predecessor
+      if (i % 50 === 7) expected.push(`  k${i}-new: "n${i}"`);
+      if (i % 20 === 5) expected.push(`  k${i}-new: "n${i}"`);
+    }
+    expect(result.files[0]!.text).toBe(configMap(`${expected.join('\n')}\n`));
+    // both changed k30 (and every 30th value): upstream won, and the conflict says so
+    expect(result.conflicts.find((c) => c.path === '.data.k30')).toMatchObject({ winner: 'upstream', values: { origin: 'v30', upstream: 'up30', local: 'loc30' } });
+    expect(result.conflicts.filter((c) => c.path.startsWith('.data.k')).length).toBeGreaterThan(100);
+  });
+});
