@@ -34,4 +34,14 @@ export {
   type FetchPackageOptions,
   type FetchedPackage,
 } from './cache.js';
-export { createBranch, commitAll, push, readLocalHead, readRemoteHead, type Author, type WorkTreeOptions } from './write.js';
+export {
+  createBranch,
+  commitAll,
+  push,
+  deleteRemoteBranch,
+  cloneBare,
+  readLocalHead,
+  readRemoteHead,
+  type Author,
+  type WorkTreeOptions,
+} from './write.js';
