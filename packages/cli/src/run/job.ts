@@ -228,7 +228,9 @@ async function checkout(ctx: JobContext, url: string, base: string, head: string
 }
 
 async function changedFiles(ws: Workspace, directory: string): Promise<FileChange[]> {
-  await git(ws.dir, ['add', '--all', '--', directory || '.']);
+  // The scratch clone holds only this job's edits: stage everything (a pathspec naming a directory
+  // that was deleted whole would not match anything).
+  await git(ws.dir, ['add', '--all']);
   const out = await git(ws.dir, ['diff', '--cached', '--name-status', '--no-renames', 'HEAD', '--', directory || '.']);
   return out
     .split('\n')
@@ -283,7 +285,7 @@ function proposalRef(p: Proposal): VariantResult['proposal'] {
  * The package in `ws` differs from the base (or not): push the branch and open or update the
  * proposal, close one no longer needed, or stop at a branch a human has written on.
  */
-async function propose(ctx: JobContext, input: ProposeInput, newAction: JobAction): Promise<Proposed> {
+async function propose(ctx: JobContext, input: ProposeInput, newAction: JobAction, updatedAction: JobAction = 'updated'): Promise<Proposed> {
   const { ws, open, target } = input;
   const changes = await changedFiles(ws, input.directory);
   if (changes.length === 0) {
@@ -311,7 +313,7 @@ async function propose(ctx: JobContext, input: ProposeInput, newAction: JobActio
     };
   }
   await createBranch({ dir: ws.dir, branch: target.head, base: 'HEAD', force: true });
-  const commit = await commitAll({ dir: ws.dir, message: input.commitMessage, author: ctx.author, paths: [input.directory || '.'] });
+  const commit = await commitAll({ dir: ws.dir, message: input.commitMessage, author: ctx.author });
   if (!commit) throw new Error('internal: changes were staged but nothing was committed');
   let headCommit = commit;
   let pushNeeded = true;
@@ -330,7 +332,7 @@ async function propose(ctx: JobContext, input: ProposeInput, newAction: JobActio
   const body = input.body(headCommit, changes);
   const unchanged = !pushNeeded && open !== undefined && open.body === body && open.title === input.title && open.fingerprint === input.fingerprint;
   if (unchanged) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
-  const action: JobAction = open ? 'updated' : newAction;
+  const action: JobAction = open ? updatedAction : newAction;
   if (ctx.dryRun) return { action, writes: true, proposal: open ? proposalRef(open) : undefined };
   if (pushNeeded) {
     await push({ dir: ws.dir, remote: target.repo, branch: target.head, expectedHead: ws.remoteHead ?? null, localRef: 'HEAD', env: ctx.env });
@@ -558,6 +560,7 @@ export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<
             metadata: { version: ctx.version, variant: removal.variant, fingerprint, headCommit, baseCommit: ws.baseCommit, conflicts: 0, kind: removal.policy === 'delete' ? 'removal' : 'orphan' },
           }),
       },
+      removal.policy === 'delete' ? 'removal-proposed' : 'orphan-proposed',
       removal.policy === 'delete' ? 'removal-proposed' : 'orphan-proposed',
     );
     return { ...base, ...proposed, fingerprint };

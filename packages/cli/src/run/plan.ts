@@ -191,23 +191,22 @@ export interface ResolvedUpstream {
 
 export type Resolution = { readonly ok: true; readonly value: ResolvedUpstream } | { readonly ok: false; readonly error: string };
 
-const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?$/;
+/** Release versions only: a pre-release is never followed without being named. */
+const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)$/;
 
 function compareSemver(a: RegExpExecArray, b: RegExpExecArray): number {
   for (let i = 1; i <= 3; i++) {
     const d = Number(a[i]) - Number(b[i]);
     if (d !== 0) return d;
   }
-  // a release is higher than its pre-releases
-  if (!a[4] !== !b[4]) return a[4] ? -1 : 1;
-  return (a[4] ?? '') < (b[4] ?? '') ? -1 : (a[4] ?? '') > (b[4] ?? '') ? 1 : 0;
+  return 0;
 }
 
 /**
  * Which ref and commit a variant's upstream names, from the upstream repository's refs (one
  * `ls-remote`): tag `<package>/<revision>`, else tag `<revision>`, else branch `<revision>`,
  * else a full commit id; no revision: the Repository's branch. `highest-semver` takes the
- * highest semver tag of the package (`<package>/vX.Y.Z`, else `vX.Y.Z`).
+ * highest release tag of the package (`<package>/vX.Y.Z`, else `vX.Y.Z`; no pre-release).
  */
 export function resolveUpstream(plan: VariantPlan, refs: readonly RemoteRef[]): Resolution {
   const byName = new Map(refs.map((r) => [r.name, r.commit]));
