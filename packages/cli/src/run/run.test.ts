@@ -70,8 +70,14 @@ describe('kdelta run', () => {
 
     const refs = [f.refs('cluster-01'), f.refs('cluster-02')];
     const records = ['web', 'ns-cluster-01-team-a'].map((v) => readFileSync(proposalFile(f, 'cluster-01', v), 'utf8'));
-    const second = await run(opts(f));
+    let fetched = 0;
+    const counting: typeof copyMaterialize = async (input) => {
+      fetched++;
+      return copyMaterialize(input);
+    };
+    const second = await run(opts(f, { materialize: counting }));
     expect(second.results.map((r) => r.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+    expect(fetched).toBe(0);
     expect([f.refs('cluster-01'), f.refs('cluster-02')]).toEqual(refs);
     expect(['web', 'ns-cluster-01-team-a'].map((v) => readFileSync(proposalFile(f, 'cluster-01', v), 'utf8'))).toEqual(records);
   });
@@ -108,10 +114,24 @@ describe('kdelta run', () => {
     expect(f.refs('cluster-01')).toEqual(refs);
     const record = readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8');
     expect(record).toMatch(/\nstate: merged\n/);
-    const third = await run(opts(f));
+    let fetched = 0;
+    const counting: typeof copyMaterialize = async (input) => {
+      fetched++;
+      return copyMaterialize(input);
+    };
+    const third = await run(opts(f, { materialize: counting }));
     expect(third.results[0]).toMatchObject({ action: 'up-to-date', writes: false });
+    expect(fetched).toBe(0);
     expect(f.refs('cluster-01')).toEqual(refs);
     expect(readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8')).toBe(record);
+    // a moved tag is proposed on the next run, from the locked commit to the new one
+    const locked = third.results[0]!.upstream!.commit;
+    const moved = f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: moved\n' }, 'base-ns/v1');
+    const fourth = await run(opts(f, { materialize: counting }));
+    expect(fourth.results[0]).toMatchObject({ action: 'proposed', upstream: { commit: moved, oldCommit: locked }, proposal: { state: 'open' } });
+    expect(fetched).toBe(1);
+    expect(f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']).toContain('name: moved');
+    expect(readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8')).toContain(`\`${locked.slice(0, 12)}\` → \`${moved.slice(0, 12)}\``);
   });
 
   it('a branch with a commit kdelta did not make is left alone and reported', async () => {
@@ -180,6 +200,24 @@ describe('kdelta run', () => {
     const again = await run(opts(f));
     expect(again.results.map((r) => r.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
     expect(f.refs('cluster-01')).toEqual(refs);
+  });
+
+  it('leaves an existing package it does not own alone, unless adoptionPolicy is adoptExisting', async () => {
+    const f = fleet(['cluster-01']);
+    f.commitAs('cluster-01', 'main', {
+      'web/Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\n',
+      'web/package-context.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\ndata:\n  name: web\n',
+    });
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    const refs = f.refs('cluster-01');
+    const first = await run(opts(f));
+    expect(first.results[0]).toMatchObject({ action: 'not-adopted', writes: false });
+    expect(first.results[0]!.message).toContain('belongs to no variant; adoptionPolicy adoptNone leaves it alone');
+    expect(f.refs('cluster-01')).toEqual(refs);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '  adoptionPolicy: adoptExisting\n') });
+    const second = await run(opts(f));
+    expect(second.results[0]).toMatchObject({ action: 'proposed' });
+    expect(f.files('cluster-01', 'kdelta/web', 'web').Kptfile).toContain('config.porch.kpt.dev/package-variant: web');
   });
 
   it('shards cover every variant exactly once', async () => {
