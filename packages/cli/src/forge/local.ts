@@ -109,7 +109,7 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
     async upsert(input: ProposalInput): Promise<UpsertResult> {
       const file = fileOf(input);
       const existing = await read(file);
-      const created = !existing || existing.state !== 'open';
+      const created = existing?.state !== 'open';
       const proposal: Proposal = {
         ...input,
         id: `${input.downstream}/${variantOf(input.head)}`,

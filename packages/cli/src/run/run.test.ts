@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Io } from '../command.js';
 import { main } from '../main.js';
 import { ControlError } from './control.js';
@@ -13,6 +13,7 @@ const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-run-cache-'));
 afterEach(() => {
   for (const f of fleets.splice(0)) f.cleanup();
 });
+afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 
 function fleet(downstreams: string[] = ['cluster-01', 'cluster-02']): Fleet {
   const f = createFleet(downstreams);
