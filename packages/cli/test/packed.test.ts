@@ -126,7 +126,7 @@ describe('the packed packages, installed from their tarballs into an empty folde
         'LICENSE',
         'CHANGELOG.md',
         'dist',
-        ...(p.manifest.name === 'kdelta' ? ['bin'] : []),
+        ...(p.manifest.name === 'kdelta' ? ['bin', 'schema'] : []),
       ]);
       expect(
         top.filter((f) => !allowed.has(f)),

@@ -35,4 +35,14 @@ export {
   type FetchedPackage,
 } from './cache.js';
 export { releaseHeldLocks } from './lock.js';
-export { createBranch, commitAll, push, readLocalHead, readRemoteHead, type Author, type WorkTreeOptions } from './write.js';
+export {
+  createBranch,
+  commitAll,
+  push,
+  deleteRemoteBranch,
+  cloneBare,
+  readLocalHead,
+  readRemoteHead,
+  type Author,
+  type WorkTreeOptions,
+} from './write.js';

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { git, initRepo, repoAt, tempDir } from './__fixtures__/repo.js';
-import { commitAll, createBranch, push, readLocalHead, readRemoteHead } from './write.js';
+import { cloneBare, commitAll, createBranch, deleteRemoteBranch, push, readLocalHead, readRemoteHead } from './write.js';
 
 const root = tempDir();
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -68,5 +68,30 @@ describe('write side', () => {
     await expect(createBranch({ dir: work, branch: '-f', base: 'HEAD' })).rejects.toMatchObject({ code: 'refused-argument' });
     await expect(push({ dir: work, remote: '--exec=x', branch: 'b' })).rejects.toMatchObject({ code: 'refused-argument' });
     await expect(createBranch({ dir: work, branch: 'ok', base: '--orphan' })).rejects.toMatchObject({ code: 'refused-argument' });
+  });
+
+  it('deletes a remote branch only while it points at the expected head', async () => {
+    const { bare, work } = downstream('d5');
+    await createBranch({ dir: work, branch: 'kdelta/gone', base: 'origin/main' });
+    initRepo(work).write({ 'x.txt': 'x' });
+    const ours = (await commitAll({ dir: work, message: 'x', author }))!;
+    await push({ dir: work, remote: bare, branch: 'kdelta/gone', expectedHead: null });
+    initRepo(work).write({ 'y.txt': 'y' });
+    const moved = (await commitAll({ dir: work, message: 'y', author }))!;
+    await push({ dir: work, remote: bare, branch: 'kdelta/gone', expectedHead: ours });
+    await expect(deleteRemoteBranch({ dir: work, remote: bare, branch: 'kdelta/gone', expectedHead: ours })).rejects.toMatchObject({ code: 'stale-lease' });
+    expect(await readRemoteHead({ repo: bare, branch: 'kdelta/gone' })).toBe(moved);
+    await deleteRemoteBranch({ dir: work, remote: bare, branch: 'kdelta/gone', expectedHead: moved });
+    expect(await readRemoteHead({ repo: bare, branch: 'kdelta/gone' })).toBeUndefined();
+  });
+
+  it('clones a repository bare, with every branch', async () => {
+    const { bare, base } = downstream('d6');
+    git(bare, 'branch', 'kdelta/other', 'main');
+    const dest = join(root, 'd6-clone.git');
+    await cloneBare({ repo: `file://${bare}`, dest });
+    expect(git(dest, 'rev-parse', 'main')).toBe(base);
+    expect(git(dest, 'rev-parse', 'kdelta/other')).toBe(base);
+    await expect(cloneBare({ repo: join(root, 'missing.git'), dest: join(root, 'd6-missing') })).rejects.toThrow();
   });
 });

@@ -111,3 +111,35 @@ export async function readRemoteHead(options: {
   const refs = await listRemoteRefs({ ...options, patterns: [`refs/heads/${options.branch}`] });
   return refs.find((r) => r.name === `refs/heads/${options.branch}`)?.commit;
 }
+
+/**
+ * Delete `branch` on `remote`, only if it still points at `expectedHead` (a lease: a branch that
+ * someone moved since it was read is never deleted).
+ */
+export async function deleteRemoteBranch(
+  options: WorkTreeOptions & { remote: string; branch: string; expectedHead: string },
+): Promise<void> {
+  checkBranch(options.branch);
+  assertSafeArgument(options.expectedHead, 'expectedHead');
+  const target = await remoteTarget(options);
+  await runGit(
+    ['push', '--quiet', `--force-with-lease=refs/heads/${options.branch}:${options.expectedHead}`, '--', target.url, `:refs/heads/${options.branch}`],
+    { cwd: options.dir, env: target.env, secrets: target.secrets },
+  );
+}
+
+/**
+ * A bare clone of `repo` (every branch, no tags) in `dest`, which must not exist: the local copy
+ * a run reads a downstream repository from. Credentials stay in the environment.
+ */
+export async function cloneBare(options: {
+  repo: string;
+  dest: string;
+  cwd?: string;
+  token?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}): Promise<void> {
+  assertSafeArgument(options.dest, 'dest');
+  const ctx = remoteContext({ repo: options.repo, ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.env ? { env: options.env } : {}), ...(options.token ? { token: options.token } : {}) });
+  await runGit(['clone', '--quiet', '--bare', '--no-tags', '--', ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
+}

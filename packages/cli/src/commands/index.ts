@@ -5,6 +5,8 @@ import pkgUpdate from './pkg-update.js';
 import merge3 from './merge3.js';
 import variantApply from './variant-apply.js';
 import variantsetExpand from './variantset-expand.js';
+import runCommand from './run.js';
+import proposals from './proposals.js';
 
 // One line per command module; each module default-exports its Command.
 export const commands: readonly Command[] = [
@@ -12,4 +14,6 @@ export const commands: readonly Command[] = [
   merge3,
   variantApply,
   variantsetExpand,
+  runCommand,
+  proposals,
 ];

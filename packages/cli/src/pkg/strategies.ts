@@ -28,7 +28,7 @@ export type UpdateErrorCode =
   | 'no-upstream' // the package's Kptfile names no upstream to update from
   | 'no-origin' // the version the package was fetched at cannot be had
   | 'not-a-package'
-  | 'already-a-package' // `pkg get` into a directory that holds a package
+  | 'destination-exists' // `pkg get` into a directory that exists already
   | 'unknown-strategy'
   | 'local-changes' // fast-forward refused: the package was changed locally
   | 'subpackage-clash' // a subpackage added in both upstream and local

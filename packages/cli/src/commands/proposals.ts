@@ -1,0 +1,53 @@
+import { join, resolve } from 'node:path';
+import { type Command, UsageError } from '../command.js';
+import { booleanFlag, parseFlags, stringFlag } from '../args.js';
+import { createLocalForge } from '../forge/local.js';
+import { parseMetadataBlock } from '../run/report.js';
+import { DEFAULT_CONFIG_DIR } from '../run/run.js';
+
+const help = `Usage: kdelta proposals [--config <dir>] [--proposals-dir <dir>] [--json]
+
+List the local forge's proposals (the Markdown records \`kdelta run --forge local\` keeps under
+<config>/proposals/<downstream>/<variant>.md): state, downstream, variant branch, conflicts, title.
+
+Flags:
+  --config <dir>         the control resources (default .kdelta)
+  --proposals-dir <dir>  the records (default <config>/proposals)
+  --json                 print them as JSON
+`;
+
+const command: Command = {
+  path: ['proposals'],
+  summary: 'list the proposals of the local forge',
+  help,
+  async run(args, io) {
+    const flags = parseFlags(args, { config: { type: 'string' }, 'proposals-dir': { type: 'string' }, json: { type: 'boolean' } });
+    if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
+    const config = stringFlag(flags, 'config') ?? DEFAULT_CONFIG_DIR;
+    const dir = resolve(io.cwd, stringFlag(flags, 'proposals-dir') ?? join(config, 'proposals'));
+    const proposals = await createLocalForge({ dir, displayRoot: io.cwd }).list();
+    const rows = proposals.map((p) => ({
+      state: p.state,
+      downstream: p.downstream,
+      head: p.head,
+      base: p.base,
+      conflicts: parseMetadataBlock(p.body)?.conflicts ?? 0,
+      title: p.title,
+      file: p.url,
+    }));
+    if (booleanFlag(flags, 'json')) {
+      io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+      return 0;
+    }
+    if (rows.length === 0) {
+      io.stdout('no proposals\n');
+      return 0;
+    }
+    const table = [['STATE', 'DOWNSTREAM', 'BRANCH', 'CONFLICTS', 'TITLE'], ...rows.map((r) => [r.state, r.downstream, r.head, String(r.conflicts), r.title])];
+    const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+    io.stdout(`${table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n')}\n`);
+    return 0;
+  },
+};
+
+export default command;

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import type { Forge, ProposalInput } from './forge.js';
+
+/**
+ * What every forge must do, as tests: the local forge runs them on files, the GitHub forge on a
+ * test double of the API. `make` returns a fresh, empty forge for each test.
+ */
+export function forgeSuite(name: string, make: () => Promise<Forge>): void {
+  const input = (over: Partial<ProposalInput> = {}): ProposalInput => ({
+    downstream: 'cluster-01',
+    repo: '/repos/cluster-01.git',
+    head: 'kdelta/web',
+    base: 'main',
+    title: 'kdelta: add web',
+    body: 'body one\n<!-- kdelta: {"fingerprint":"f1"} -->\n',
+    fingerprint: 'f1',
+    ...over,
+  });
+
+  describe(`forge contract: ${name}`, () => {
+    it('finds nothing before a proposal is opened', async () => {
+      const forge = await make();
+      expect(await forge.find(input())).toBeUndefined();
+      expect(await forge.list()).toEqual([]);
+    });
+
+    it('opens a proposal, then finds it by head and base', async () => {
+      const forge = await make();
+      const opened = await forge.upsert(input());
+      expect(opened).toMatchObject({ created: true, changed: true, proposal: { state: 'open', title: 'kdelta: add web', fingerprint: 'f1' } });
+      const found = await forge.find(input());
+      expect(found).toMatchObject({ id: opened.proposal.id, head: 'kdelta/web', base: 'main', body: input().body, state: 'open' });
+      expect(await forge.find(input({ base: 'release' }))).toBeUndefined();
+      expect(await forge.find(input({ head: 'kdelta/api' }))).toBeUndefined();
+    });
+
+    it('updates the open proposal instead of adding one; the same text changes nothing', async () => {
+      const forge = await make();
+      const first = await forge.upsert(input());
+      const same = await forge.upsert(input());
+      expect(same).toMatchObject({ created: false, changed: false });
+      const second = await forge.upsert(input({ body: 'body two\n', fingerprint: 'f2', title: 'kdelta: update web' }));
+      expect(second).toMatchObject({ created: false, changed: true, proposal: { id: first.proposal.id } });
+      expect(await forge.find(input())).toMatchObject({ body: 'body two\n', fingerprint: 'f2', title: 'kdelta: update web' });
+      expect(await forge.list()).toHaveLength(1);
+    });
+
+    it('closes a proposal (closed or merged): find no longer returns it, list shows its state', async () => {
+      const forge = await make();
+      const { proposal } = await forge.upsert(input());
+      expect(await forge.close(proposal)).toMatchObject({ state: 'closed' });
+      expect(await forge.find(input())).toBeUndefined();
+      expect((await forge.list()).map((p) => p.state)).toEqual(['closed']);
+      const reopened = await forge.upsert(input());
+      expect(reopened.created).toBe(true);
+      await forge.close(reopened.proposal, 'merged');
+      expect((await forge.list()).map((p) => p.state)).toEqual(['merged']);
+    });
+
+    it('records a status on the proposal', async () => {
+      const forge = await make();
+      const { proposal } = await forge.upsert(input());
+      await forge.setStatus(proposal, { state: 'failure', description: '2 conflicts' });
+      expect((await forge.find(input()))?.status).toEqual({ state: 'failure', description: '2 conflicts' });
+    });
+
+    it('keeps proposals of different downstreams and heads apart', async () => {
+      const forge = await make();
+      await forge.upsert(input());
+      await forge.upsert(input({ head: 'kdelta/api', title: 'api' }));
+      await forge.upsert(input({ downstream: 'cluster-02', repo: '/repos/cluster-02.git', title: 'other' }));
+      expect((await forge.list()).map((p) => `${p.downstream} ${p.head} ${p.title}`).sort()).toEqual([
+        'cluster-01 kdelta/api api',
+        'cluster-01 kdelta/web kdelta: add web',
+        'cluster-02 kdelta/web other',
+      ]);
+    });
+  });
+}

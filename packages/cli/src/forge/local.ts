@@ -1,0 +1,151 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { parseDocument, stringify } from 'yaml';
+import { writeFileAtomic } from '../util/fs.js';
+import type { Forge, Proposal, ProposalInput, ProposalState, ProposalStatus, ProposalTarget, UpsertResult } from './forge.js';
+
+/**
+ * The local forge: each proposal is a Markdown file `<dir>/<downstream>/<variant>.md` — a small
+ * YAML header (title, head, base, state, fingerprint) over the body a reviewer reads. One file
+ * per head branch: a re-run rewrites it (only when something changed), a closed one says so.
+ */
+export interface LocalForgeOptions {
+  /** The proposals directory (default in a run: `<config>/proposals`). */
+  readonly dir: string;
+  /** Shown as the proposal's url: paths relative to this directory (default: absolute). */
+  readonly displayRoot?: string;
+}
+
+const SAFE = /^[A-Za-z0-9._-]+$/;
+
+function segment(what: string, value: string): string {
+  if (!SAFE.test(value) || value === '.' || value === '..') {
+    throw new Error(`local forge: ${what} "${value}" cannot name a file (letters, digits, ".", "_" and "-" only)`);
+  }
+  return value;
+}
+
+/** `kdelta/web-1` → `web-1` (variant names are DNS labels, so they are safe file names). */
+function variantOf(head: string): string {
+  return segment('head branch', head.replace(/^kdelta\//, '').replace(/\//g, '_'));
+}
+
+interface Header {
+  title: string;
+  head: string;
+  base: string;
+  state: ProposalState;
+  fingerprint: string;
+  downstream: string;
+  repo: string;
+  status?: ProposalStatus | undefined;
+}
+
+export function renderRecord(h: Header, body: string): string {
+  const header: Record<string, unknown> = {
+    title: h.title,
+    head: h.head,
+    base: h.base,
+    state: h.state,
+    fingerprint: h.fingerprint,
+    downstream: h.downstream,
+    repo: h.repo,
+  };
+  if (h.status) header.status = { state: h.status.state, description: h.status.description };
+  return `---\n${stringify(header, { lineWidth: 0 })}---\n\n${body.endsWith('\n') ? body : `${body}\n`}`;
+}
+
+export function parseRecord(text: string, file: string): { header: Header; body: string } {
+  const m = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text);
+  if (!m) throw new Error(`${file}: not a kdelta proposal record (expected a "---" YAML header)`);
+  const doc = parseDocument(m[1]!);
+  if (doc.errors.length > 0) throw new Error(`${file}: header: ${doc.errors[0]!.message.split('\n')[0]}`);
+  const h = doc.toJS() as Record<string, unknown>;
+  const str = (k: string) => {
+    const v = h?.[k];
+    if (typeof v !== 'string') throw new Error(`${file}: header field "${k}" is missing or not a string`);
+    return v;
+  };
+  const state = str('state');
+  if (state !== 'open' && state !== 'closed' && state !== 'merged') throw new Error(`${file}: header field "state" must be open, closed or merged (got "${state}")`);
+  const status = h.status as ProposalStatus | undefined;
+  return {
+    header: { title: str('title'), head: str('head'), base: str('base'), state, fingerprint: str('fingerprint'), downstream: str('downstream'), repo: str('repo'), status },
+    body: m[2]!,
+  };
+}
+
+export function createLocalForge(options: LocalForgeOptions): Forge {
+  const fileOf = (t: { downstream: string; head: string }) => join(options.dir, segment('downstream', t.downstream), `${variantOf(t.head)}.md`);
+  const urlOf = (file: string) => (options.displayRoot ? relative(options.displayRoot, file) : file);
+
+  async function read(file: string): Promise<Proposal | undefined> {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const { header, body } = parseRecord(text, urlOf(file));
+    return { ...header, body, id: `${header.downstream}/${variantOf(header.head)}`, url: urlOf(file) };
+  }
+
+  async function write(p: Proposal): Promise<boolean> {
+    const file = fileOf(p);
+    const text = renderRecord(p, p.body);
+    const before = await readFile(file, 'utf8').catch(() => undefined);
+    if (before === text) return false;
+    await writeFileAtomic(file, text);
+    return true;
+  }
+
+  return {
+    name: 'local',
+    async find(target: ProposalTarget) {
+      const p = await read(fileOf(target));
+      return p && p.state === 'open' && p.base === target.base && p.head === target.head ? p : undefined;
+    },
+    async upsert(input: ProposalInput): Promise<UpsertResult> {
+      const file = fileOf(input);
+      const existing = await read(file);
+      const created = existing?.state !== 'open';
+      const proposal: Proposal = {
+        ...input,
+        id: `${input.downstream}/${variantOf(input.head)}`,
+        state: 'open',
+        url: urlOf(file),
+        status: created ? undefined : existing?.status,
+      };
+      const changed = await write(proposal);
+      return { proposal, created, changed };
+    },
+    async close(proposal: Proposal, state: 'closed' | 'merged' = 'closed') {
+      const closed: Proposal = { ...proposal, state };
+      await write(closed);
+      return closed;
+    },
+    async setStatus(proposal: Proposal, status: ProposalStatus) {
+      const current = (await read(fileOf(proposal))) ?? proposal;
+      await write({ ...current, status });
+    },
+    async list() {
+      const out: Proposal[] = [];
+      let downstreams: string[];
+      try {
+        downstreams = (await readdir(options.dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw error;
+      }
+      for (const d of downstreams) {
+        const files = (await readdir(join(options.dir, d))).filter((f) => f.endsWith('.md')).sort();
+        for (const f of files) {
+          const p = await read(join(options.dir, d, f));
+          if (p) out.push(p);
+        }
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,345 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import {
+  decodeObject,
+  decodePackageVariant,
+  decodePackageVariantSet,
+  PACKAGE_VARIANT_API_VERSION,
+  PACKAGE_VARIANT_SET_API_VERSION,
+  REPOSITORY_API_VERSION,
+  validatePackageVariant,
+  validatePackageVariantSet,
+  type KubeObject,
+  type PackageVariant,
+  type PackageVariantSet,
+} from '@kdelta/variant-engine';
+import { isDirectory, listFiles } from '../util/fs.js';
+
+/**
+ * The control resources of a run, read from the config directory of the control repository
+ * (default `.kdelta/`): Porch's Repository, PackageVariant and PackageVariantSet, kdelta's
+ * RunSettings, and any other object (selector targets, injection sources).
+ */
+
+export const RUN_SETTINGS_API_VERSION = 'kdelta.dev/v1alpha1';
+export const RUN_SETTINGS_KIND = 'RunSettings';
+/** On a PackageVariant or PackageVariantSet: `highest-semver` follows the upstream's highest semver tag. */
+export const UPSTREAM_POLICY_ANNOTATION = 'kdelta.dev/upstream-policy';
+
+/** Where a control document came from: printed in front of every problem with it. */
+export interface Source {
+  /** Path relative to the directory the run was started in. */
+  readonly file: string;
+  /** 1-based document number in the file. */
+  readonly document: number;
+  readonly kind?: string | undefined;
+  readonly name?: string | undefined;
+}
+
+export function describeSource(s: Source): string {
+  const what = s.kind ? ` (${s.kind}${s.name ? ` "${s.name}"` : ''})` : '';
+  return `${s.file}: document ${s.document}${what}`;
+}
+
+export interface ControlIssue {
+  readonly source: Source;
+  /** Field path inside the document (`spec.git.repo`), when the problem is one field. */
+  readonly field?: string | undefined;
+  readonly message: string;
+}
+
+export function formatIssue(issue: ControlIssue): string {
+  return `${describeSource(issue.source)}: ${issue.field ? `${issue.field}: ` : ''}${issue.message}`;
+}
+
+/** The control configuration is wrong: every problem found, each naming file, document and field. */
+export class ControlError extends Error {
+  override readonly name = 'ControlError';
+  readonly code = 'invalid-control-config';
+  constructor(readonly issues: readonly ControlIssue[]) {
+    super(
+      issues.length === 1
+        ? `invalid control configuration: ${formatIssue(issues[0]!)}`
+        : `invalid control configuration (${issues.length} problems):\n${issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`,
+    );
+  }
+}
+
+export interface RepositorySpec {
+  readonly name: string;
+  readonly namespace: string;
+  /** `spec.git.repo`: URL or local path (relative paths resolved against the control directory's parent). */
+  readonly repo: string;
+  /** `spec.git.branch` (Porch's default: `main`). */
+  readonly branch: string;
+  /** `spec.git.directory`, without leading or trailing `/` ('' for the root). */
+  readonly directory: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly object: KubeObject;
+  readonly source: Source;
+}
+
+export interface RunSettings {
+  readonly forge?: 'local' | 'github';
+  readonly mode?: 'variants' | 'updates' | 'both';
+  readonly concurrency?: number;
+  readonly proposalsDir?: string;
+  readonly author?: { readonly name: string; readonly email: string };
+}
+
+export interface Sourced<T> {
+  readonly value: T;
+  readonly source: Source;
+}
+
+export interface ControlConfig {
+  /** The config directory, absolute. */
+  readonly dir: string;
+  readonly repositories: readonly RepositorySpec[];
+  readonly variants: readonly Sourced<PackageVariant>[];
+  readonly sets: readonly Sourced<PackageVariantSet>[];
+  /** Every object, Repositories included, for selectors and injection (as variant-engine wants them). */
+  readonly objects: readonly KubeObject[];
+  readonly settings: RunSettings;
+  readonly settingsSource?: Source | undefined;
+}
+
+const PORCH_GROUPS = ['config.porch.kpt.dev', 'porch.kpt.dev'];
+/** Objects of Porch's groups that a run reads as plain objects (the upstream's PackageRevision for CEL). */
+const PORCH_PLAIN_KINDS = new Set(['porch.kpt.dev/v1alpha1 PackageRevision']);
+
+function groupOf(apiVersion: string): string {
+  return apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+}
+
+function lineOf(text: string, offset: number): number {
+  return text.slice(0, offset).split('\n').length;
+}
+
+/** Files of the config directory that hold control resources (`proposals/` holds the local forge's records). */
+async function controlFiles(dir: string): Promise<string[]> {
+  const files = await listFiles(dir, (name) => /\.ya?ml$/.test(name));
+  return files.filter((f) => !f.startsWith('proposals/'));
+}
+
+/**
+ * Read and check every control resource under `dir`. All problems are collected and thrown
+ * together as one ControlError, so a user fixes them in one go; nothing is returned half-checked.
+ */
+export async function loadControl(options: { dir: string; display?: string }): Promise<ControlConfig> {
+  const display = options.display ?? options.dir;
+  if (!(await isDirectory(options.dir))) {
+    throw new ControlError([{ source: { file: display, document: 0 }, message: 'no such directory (the control resources live there; see --config)' }]);
+  }
+  const issues: ControlIssue[] = [];
+  const repositories: RepositorySpec[] = [];
+  const variants: Sourced<PackageVariant>[] = [];
+  const sets: Sourced<PackageVariantSet>[] = [];
+  const objects: KubeObject[] = [];
+  let settings: RunSettings = {};
+  let settingsSource: Source | undefined;
+  const seen = new Map<string, Source>();
+
+  for (const rel of await controlFiles(options.dir)) {
+    const file = join(display, rel);
+    const text = await readFile(join(options.dir, rel), 'utf8');
+    const docs = parseAllDocuments(text);
+    for (const [i, doc] of docs.entries()) {
+      const base: Source = { file, document: i + 1 };
+      const err = doc.errors[0];
+      if (err) {
+        issues.push({ source: base, message: `invalid YAML at line ${lineOf(text, err.pos[0])}: ${err.message.split('\n')[0]}` });
+        continue;
+      }
+      const value: unknown = doc.toJS();
+      if (value === null || value === undefined) continue;
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        issues.push({ source: base, message: 'expected a KRM object (a map with apiVersion, kind and metadata)' });
+        continue;
+      }
+      const raw = value as Record<string, unknown>;
+      const apiVersion = typeof raw.apiVersion === 'string' ? raw.apiVersion : '';
+      const kind = typeof raw.kind === 'string' ? raw.kind : '';
+      const meta = (raw.metadata ?? {}) as Record<string, unknown>;
+      const name = typeof meta.name === 'string' ? meta.name : '';
+      const source: Source = { ...base, kind: kind || undefined, name: name || undefined };
+      if (!apiVersion) issues.push({ source, field: 'apiVersion', message: 'missing' });
+      if (!kind) issues.push({ source, field: 'kind', message: 'missing' });
+      if (!name) issues.push({ source, field: 'metadata.name', message: 'missing' });
+      if (!apiVersion || !kind || !name) continue;
+      const namespace = typeof meta.namespace === 'string' && meta.namespace ? meta.namespace : 'default';
+      const key = `${groupOf(apiVersion)} ${kind} ${namespace}/${name}`;
+      const before = seen.get(key);
+      if (before) {
+        issues.push({ source, message: `the same object as ${describeSource(before)} (${kind} ${namespace}/${name}): keep one` });
+        continue;
+      }
+      seen.set(key, source);
+      const typeKey = `${apiVersion} ${kind}`;
+
+      if (typeKey === `${REPOSITORY_API_VERSION} Repository`) {
+        const repo = checkRepository(raw, source, issues);
+        if (repo) {
+          repositories.push(repo);
+          objects.push(repo.object);
+        }
+      } else if (typeKey === `${PACKAGE_VARIANT_API_VERSION} PackageVariant`) {
+        const d = decodePackageVariant(raw);
+        const problems = [...d.errors, ...d.unknownFields, ...validatePackageVariant(d.value)];
+        for (const p of problems) issues.push(fieldIssue(source, p));
+        if (problems.length === 0) variants.push({ value: d.value, source });
+      } else if (typeKey === `${PACKAGE_VARIANT_SET_API_VERSION} PackageVariantSet`) {
+        const d = decodePackageVariantSet(raw);
+        const problems = [...d.errors, ...d.unknownFields, ...validatePackageVariantSet(d.value)];
+        for (const p of problems) issues.push(fieldIssue(source, p));
+        if (problems.length === 0) sets.push({ value: d.value, source });
+      } else if (typeKey === `${RUN_SETTINGS_API_VERSION} ${RUN_SETTINGS_KIND}`) {
+        if (settingsSource) {
+          issues.push({ source, message: `a second RunSettings (the first is ${describeSource(settingsSource)}): keep one` });
+        } else {
+          settings = checkSettings(raw, source, issues);
+          settingsSource = source;
+        }
+      } else if (PORCH_GROUPS.includes(groupOf(apiVersion)) && !PORCH_PLAIN_KINDS.has(typeKey)) {
+        issues.push({ source, field: 'kind', message: unknownPorchKind(apiVersion, kind) });
+      } else if (groupOf(apiVersion) === 'kdelta.dev') {
+        issues.push({ source, field: 'kind', message: `unknown kind "${kind}" in ${apiVersion} (expected ${RUN_SETTINGS_KIND} in ${RUN_SETTINGS_API_VERSION})` });
+      } else {
+        const d = decodeObject(raw);
+        for (const p of d.errors) issues.push(fieldIssue(source, p));
+        if (d.errors.length === 0) objects.push(d.value);
+      }
+    }
+  }
+  if (issues.length > 0) throw new ControlError(issues);
+  return { dir: options.dir, repositories, variants, sets, objects, settings, settingsSource };
+}
+
+function unknownPorchKind(apiVersion: string, kind: string): string {
+  const known: Record<string, string> = {
+    Repository: REPOSITORY_API_VERSION,
+    PackageVariant: PACKAGE_VARIANT_API_VERSION,
+    PackageVariantSet: PACKAGE_VARIANT_SET_API_VERSION,
+  };
+  const want = known[kind];
+  if (want) return `${kind} is read as ${want}, not ${apiVersion}`;
+  return `unknown kind "${kind}" in ${apiVersion} (a run reads Repository and PackageVariant in ${PACKAGE_VARIANT_API_VERSION}, PackageVariantSet in ${PACKAGE_VARIANT_SET_API_VERSION})`;
+}
+
+/** `spec.x: reason` from the decoders and validators → an issue with the field split out. */
+function fieldIssue(source: Source, problem: string): ControlIssue {
+  const m = /^((?:spec|metadata|status)[\w.[\]"=-]*): (.*)$/s.exec(problem);
+  if (m) return { source, field: m[1], message: m[2]! };
+  const bare = /^(?:missing required field |either )?((?:spec|metadata)\.[\w.[\]]+)/.exec(problem);
+  return { source, field: bare?.[1], message: problem };
+}
+
+const REPOSITORY_FIELDS: Record<string, readonly string[]> = {
+  '': ['apiVersion', 'kind', 'metadata', 'spec', 'status'],
+  spec: ['description', 'type', 'content', 'deployment', 'git', 'oci', 'upstream', 'mutators', 'validators'],
+  'spec.git': ['repo', 'branch', 'createBranch', 'directory', 'secretRef', 'author', 'email'],
+};
+
+function checkRepository(raw: Record<string, unknown>, source: Source, issues: ControlIssue[]): RepositorySpec | undefined {
+  const before = issues.length;
+  const d = decodeObject(raw);
+  for (const p of d.errors) issues.push(fieldIssue(source, p));
+  const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const spec = raw.spec;
+  if (!isMap(spec)) {
+    issues.push({ source, field: 'spec', message: spec === undefined ? 'missing' : 'expected a map' });
+    return undefined;
+  }
+  for (const [path, fields] of Object.entries(REPOSITORY_FIELDS)) {
+    const at = path === '' ? raw : path === 'spec' ? spec : spec.git;
+    if (!isMap(at)) continue;
+    for (const k of Object.keys(at)) {
+      if (!fields.includes(k)) issues.push({ source, field: path ? `${path}.${k}` : k, message: `unknown field (expected one of ${fields.join(', ')})` });
+    }
+  }
+  if (spec.type !== undefined && spec.type !== 'git') {
+    issues.push({ source, field: 'spec.type', message: `a run reads git repositories only (got ${JSON.stringify(spec.type)})` });
+  }
+  const git = spec.git;
+  if (!isMap(git)) {
+    issues.push({ source, field: 'spec.git', message: git === undefined ? 'missing (a run needs spec.git.repo)' : 'expected a map' });
+    return undefined;
+  }
+  const str = (field: string, required: boolean): string | undefined => {
+    const v = git[field];
+    if (v === undefined || v === null) {
+      if (required) issues.push({ source, field: `spec.git.${field}`, message: 'missing' });
+      return undefined;
+    }
+    if (typeof v !== 'string' || (required && v === '')) {
+      issues.push({ source, field: `spec.git.${field}`, message: `expected a${required ? ' non-empty' : ''} string, got ${JSON.stringify(v)}` });
+      return undefined;
+    }
+    return v;
+  };
+  const repo = str('repo', true);
+  const branch = str('branch', false);
+  const directory = str('directory', false);
+  if (directory?.split('/').includes('..')) issues.push({ source, field: 'spec.git.directory', message: 'may not contain ".."' });
+  if (branch !== undefined && !/^[A-Za-z0-9._/+-]+$/.test(branch)) {
+    issues.push({ source, field: 'spec.git.branch', message: `"${branch}" is not a valid branch name` });
+  }
+  if (issues.length > before || repo === undefined) return undefined;
+  return {
+    name: source.name ?? '',
+    namespace: d.value.metadata?.namespace || 'default',
+    repo,
+    branch: branch || 'main',
+    directory: (directory ?? '').replace(/^\/+|\/+$/g, ''),
+    labels: d.value.metadata?.labels ?? {},
+    object: d.value,
+    source,
+  };
+}
+
+const SETTINGS_FIELDS = ['forge', 'mode', 'concurrency', 'proposalsDir', 'author'];
+
+function checkSettings(raw: Record<string, unknown>, source: Source, issues: ControlIssue[]): RunSettings {
+  const spec = (raw.spec ?? {}) as Record<string, unknown>;
+  if (typeof spec !== 'object' || Array.isArray(spec)) {
+    issues.push({ source, field: 'spec', message: 'expected a map' });
+    return {};
+  }
+  for (const k of Object.keys(raw)) {
+    if (!['apiVersion', 'kind', 'metadata', 'spec'].includes(k)) issues.push({ source, field: k, message: 'unknown field (expected one of apiVersion, kind, metadata, spec)' });
+  }
+  for (const k of Object.keys(spec)) {
+    if (!SETTINGS_FIELDS.includes(k)) issues.push({ source, field: `spec.${k}`, message: `unknown field (expected one of ${SETTINGS_FIELDS.join(', ')})` });
+  }
+  const out: { -readonly [K in keyof RunSettings]: RunSettings[K] } = {};
+  const oneOf = <T extends string>(field: string, allowed: readonly T[]): T | undefined => {
+    const v = spec[field];
+    if (v === undefined) return undefined;
+    if (typeof v === 'string' && (allowed as readonly string[]).includes(v)) return v as T;
+    issues.push({ source, field: `spec.${field}`, message: `must be one of ${allowed.join(', ')} (got ${JSON.stringify(v)})` });
+    return undefined;
+  };
+  const forge = oneOf('forge', ['local', 'github'] as const);
+  if (forge) out.forge = forge;
+  const mode = oneOf('mode', ['variants', 'updates', 'both'] as const);
+  if (mode) out.mode = mode;
+  if (spec.concurrency !== undefined) {
+    const c = spec.concurrency;
+    if (typeof c === 'number' && Number.isInteger(c) && c >= 1 && c <= 64) out.concurrency = c;
+    else issues.push({ source, field: 'spec.concurrency', message: `must be an integer from 1 to 64 (got ${JSON.stringify(c)})` });
+  }
+  if (spec.proposalsDir !== undefined) {
+    if (typeof spec.proposalsDir === 'string' && spec.proposalsDir !== '') out.proposalsDir = spec.proposalsDir;
+    else issues.push({ source, field: 'spec.proposalsDir', message: `expected a non-empty string (got ${JSON.stringify(spec.proposalsDir)})` });
+  }
+  if (spec.author !== undefined) {
+    const a = spec.author as Record<string, unknown>;
+    if (typeof a === 'object' && a !== null && typeof a.name === 'string' && a.name && typeof a.email === 'string' && a.email && Object.keys(a).length === 2) {
+      out.author = { name: a.name, email: a.email };
+    } else {
+      issues.push({ source, field: 'spec.author', message: 'expected {name, email}, both non-empty strings' });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,570 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { parseDocument } from 'yaml';
+import type { Conflict, ResourceReport } from '@kdelta/merge-core';
+import { commitAll, createBranch, deleteRemoteBranch, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
+import type { Forge, Proposal, ProposalTarget } from '../forge/forge.js';
+import { listFiles } from '../util/fs.js';
+import type { Shard } from './shard.js';
+import { fingerprintOf, hashOf, resolveUpstream, type VariantPlan } from './plan.js';
+import { parseMetadataBlock, renderProposalBody, type FileChange, type ProposalMetadata } from './report.js';
+
+// ---------------------------------------------------------------------------------------------
+// The injected step: get or update the package (kpt's `pkg get` / `pkg update`).
+// ---------------------------------------------------------------------------------------------
+
+/** A package's files: path relative to the package directory (`/`-separated) → text. */
+export type PackageFiles = ReadonlyMap<string, string>;
+
+export interface MaterializeInput {
+  readonly variant: string;
+  readonly upstream: {
+    /** Repository URL or absolute path, as in the Repository's `spec.git.repo`. */
+    readonly repo: string;
+    /** Package directory in the upstream repository (no leading `/`; '' for the root). */
+    readonly directory: string;
+    /** The ref the variant names (tag, branch or commit): what the Kptfile's `upstream.git.ref` records. */
+    readonly ref: string;
+    /** The full commit `ref` resolved to: fetch exactly this one. */
+    readonly commit: string;
+  };
+  readonly downstream: {
+    /** The package's name (the Kptfile's `metadata.name`). */
+    readonly package: string;
+    /** The package as it is on the downstream's base branch; undefined the first time. */
+    readonly local: PackageFiles | undefined;
+  };
+  /** Cache directory for upstream fetches (git-source's). */
+  readonly cacheDir?: string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export interface MaterializeResult {
+  /**
+   * The whole package after get (first time) or update (3-way merge of the lock's commit, the
+   * new upstream and `local`): every file, the Kptfile's `upstream` and `upstreamLock` set to
+   * the input's ref and commit. The variant's mutations are applied after, by the run.
+   */
+  readonly files: PackageFiles;
+  readonly conflicts: readonly Conflict[];
+  /** What happened to each resource (empty for a first get). */
+  readonly resources: readonly ResourceReport[];
+  readonly lock: { readonly repo: string; readonly directory: string; readonly ref: string; readonly commit: string };
+}
+
+/** Get or update a package: throws on failure (the run reports it for that variant alone). */
+export type Materialize = (input: MaterializeInput) => Promise<MaterializeResult>;
+
+// ---------------------------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------------------------
+
+export type JobAction =
+  /** A new proposal (branch pushed). */
+  | 'proposed'
+  /** The open proposal was brought up to date (branch pushed or body rewritten). */
+  | 'updated'
+  /** The open proposal already proposes exactly this. */
+  | 'unchanged'
+  /** The downstream already has this content: nothing to propose. */
+  | 'up-to-date'
+  /** A proposal no longer needed was closed and its branch deleted. */
+  | 'closed'
+  /** The branch carries commits kdelta did not make: left alone. */
+  | 'blocked'
+  /** The package exists and belongs to no one (or someone else); adoptNone leaves it alone. */
+  | 'not-adopted'
+  /** The variant is gone: a proposal removing its package (deletionPolicy delete) or its ownership (orphan). */
+  | 'removal-proposed'
+  | 'orphan-proposed'
+  | 'failed';
+
+export interface VariantResult {
+  readonly variant: string;
+  /** `<Repository>/<package>`. */
+  readonly downstream: string;
+  readonly action: JobAction;
+  /** Whether the action writes (pushes, records): in a dry run, what would have been written. */
+  readonly writes: boolean;
+  readonly dryRun: boolean;
+  readonly proposal?: { readonly id: string; readonly url: string; readonly state: string; readonly head: string; readonly base: string } | undefined;
+  readonly conflicts: readonly Conflict[];
+  /** Conflicts of the proposal (also when they were not recomputed: a fast no-op). */
+  readonly conflictCount: number;
+  readonly upstream?: { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined } | undefined;
+  readonly fingerprint?: string | undefined;
+  /** Why: for blocked, not-adopted, closed... */
+  readonly message?: string | undefined;
+  readonly error?: string | undefined;
+}
+
+export interface RunReport {
+  readonly version: string;
+  readonly dryRun: boolean;
+  readonly mode: 'variants' | 'updates' | 'both';
+  readonly shard?: Shard | undefined;
+  readonly results: readonly VariantResult[];
+  readonly warnings: readonly string[];
+  readonly failed: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What jobs share in one run
+// ---------------------------------------------------------------------------------------------
+
+/** A bare clone of a downstream repository, made once per run. */
+export interface Mirror {
+  readonly dir: string;
+  /** Branch name → commit, as cloned. */
+  readonly heads: ReadonlyMap<string, string>;
+}
+
+export interface JobContext {
+  readonly version: string;
+  readonly dryRun: boolean;
+  readonly forge: Forge;
+  readonly materialize: Materialize;
+  readonly author: Author;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cacheDir?: string | undefined;
+  /** A fresh scratch directory for one job. */
+  scratch(name: string): Promise<string>;
+  upstreamRefs(url: string): Promise<readonly RemoteRef[]>;
+  mirror(url: string): Promise<Mirror>;
+}
+
+/** The trailer on every commit kdelta makes: a branch with any other commit is a human's. */
+export const COMMIT_TRAILER = 'Kdelta-Variant';
+/** On the downstream Kptfile, next to the owner annotation: what to do when the variant is gone. */
+export const DELETION_POLICY_ANNOTATION = 'kdelta.dev/deletion-policy';
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function downstreamLabel(plan: VariantPlan): string {
+  return `${plan.downstream.repository.name}/${plan.downstream.package}`;
+}
+
+async function git(dir: string, args: string[]): Promise<string> {
+  return (await runGit(args, { cwd: dir })).stdout;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files of a package in a work tree
+// ---------------------------------------------------------------------------------------------
+
+async function readPackageDir(dir: string): Promise<Map<string, string> | undefined> {
+  let paths: string[];
+  try {
+    paths = await listFiles(dir, () => true);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+  if (paths.length === 0) return undefined;
+  const out = new Map<string, string>();
+  for (const p of paths) out.set(p, await readFile(join(dir, p), 'utf8'));
+  return out;
+}
+
+async function writePackageDir(dir: string, files: PackageFiles): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+  for (const [path, text] of files) {
+    if (path.split('/').some((s) => s === '..' || s === '')) throw new Error(`refusing to write "${path}": not a path inside the package`);
+    const full = join(dir, path);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, text);
+  }
+}
+
+function kptfileAnnotations(text: string | undefined): Record<string, string> {
+  if (text === undefined) return {};
+  const v = parseDocument(text).toJS() as { metadata?: { annotations?: Record<string, string> } } | null;
+  return v?.metadata?.annotations ?? {};
+}
+
+function lockCommit(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const v = parseDocument(text).toJS() as { upstreamLock?: { git?: { commit?: string } } } | null;
+  return v?.upstreamLock?.git?.commit;
+}
+
+/** Set (or with undefined, remove) annotations on a Kptfile, keeping its layout and comments. */
+export function setKptfileAnnotations(text: string, annotations: Record<string, string | undefined>): string {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw new Error(`Kptfile: ${doc.errors[0]!.message.split('\n')[0]}`);
+  for (const [k, v] of Object.entries(annotations)) {
+    if (v === undefined) {
+      if (doc.hasIn(['metadata', 'annotations', k])) doc.deleteIn(['metadata', 'annotations', k]);
+    } else if (doc.getIn(['metadata', 'annotations', k]) !== v) {
+      doc.setIn(['metadata', 'annotations', k], v);
+    }
+  }
+  const anns = doc.getIn(['metadata', 'annotations']) as { items?: unknown[] } | undefined;
+  if (anns && Array.isArray(anns.items) && anns.items.length === 0) doc.deleteIn(['metadata', 'annotations']);
+  return doc.toString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Proposing: shared by variants and removals
+// ---------------------------------------------------------------------------------------------
+
+interface Workspace {
+  readonly dir: string;
+  readonly baseCommit: string;
+  /** The branch on the remote, if it exists. */
+  readonly remoteHead: string | undefined;
+}
+
+async function checkout(ctx: JobContext, url: string, base: string, head: string, name: string): Promise<Workspace> {
+  const mirror = await ctx.mirror(url);
+  const baseCommit = mirror.heads.get(base);
+  if (!baseCommit) throw new Error(`branch "${base}" does not exist in ${url}`);
+  const dir = await ctx.scratch(name);
+  await runGit(['clone', '--quiet', '--shared', '--no-tags', '--branch', base, '--', mirror.dir, dir]);
+  return { dir, baseCommit, remoteHead: mirror.heads.get(head) };
+}
+
+async function changedFiles(ws: Workspace, directory: string): Promise<FileChange[]> {
+  // The scratch clone holds only this job's edits: stage everything (a pathspec naming a directory
+  // that was deleted whole would not match anything).
+  await git(ws.dir, ['add', '--all']);
+  const out = await git(ws.dir, ['diff', '--cached', '--name-status', '--no-renames', 'HEAD', '--', directory || '.']);
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [s, path] = line.split('\t') as [string, string];
+      return { status: s === 'A' ? 'added' : s === 'D' ? 'deleted' : 'modified', path };
+    });
+}
+
+/** Commits on the remote branch, not on base, that kdelta did not make (no trailer, or another author). */
+async function foreignCommits(ctx: JobContext, ws: Workspace): Promise<string[]> {
+  if (!ws.remoteHead) return [];
+  const log = await git(ws.dir, ['log', '--format=%H%x1f%an%x1f%ae%x1f%B%x1e', ws.remoteHead, `^${ws.baseCommit}`, '--']);
+  const out: string[] = [];
+  for (const entry of log.split('\x1e')) {
+    const [sha, name, email, body] = entry.trim().split('\x1f');
+    if (!sha) continue;
+    const ours = email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, 'm').test(body ?? '');
+    if (!ours) out.push(`${sha.slice(0, 12)} by ${name} <${email}>`);
+  }
+  return out;
+}
+
+async function isAncestor(dir: string, commit: string, of: string): Promise<boolean> {
+  try {
+    await runGit(['merge-base', '--is-ancestor', commit, of], { cwd: dir });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface ProposeInput {
+  readonly target: ProposalTarget;
+  readonly ws: Workspace;
+  readonly open: Proposal | undefined;
+  readonly directory: string;
+  readonly title: string;
+  readonly commitMessage: string;
+  readonly fingerprint: string;
+  readonly body: (headCommit: string, changes: FileChange[]) => string;
+}
+
+type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message'>;
+
+function proposalRef(p: Proposal): VariantResult['proposal'] {
+  return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
+}
+
+/**
+ * The package in `ws` differs from the base (or not): push the branch and open or update the
+ * proposal, close one no longer needed, or stop at a branch a human has written on.
+ */
+async function propose(ctx: JobContext, input: ProposeInput, newAction: JobAction, updatedAction: JobAction = 'updated'): Promise<Proposed> {
+  const { ws, open, target } = input;
+  const changes = await changedFiles(ws, input.directory);
+  if (changes.length === 0) {
+    if (!open) return { action: 'up-to-date', writes: false };
+    const merged = ws.remoteHead !== undefined && (await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit));
+    if (ctx.dryRun) return { action: merged ? 'up-to-date' : 'closed', writes: true, proposal: proposalRef(open) };
+    const closed = await ctx.forge.close(open, merged ? 'merged' : 'closed');
+    if (!merged && ws.remoteHead) {
+      await deleteRemoteBranch({ dir: ws.dir, remote: target.repo, branch: target.head, expectedHead: ws.remoteHead, env: ctx.env });
+    }
+    return {
+      action: merged ? 'up-to-date' : 'closed',
+      writes: true,
+      proposal: proposalRef(closed),
+      message: merged ? 'the proposal was merged' : 'the downstream already has this content',
+    };
+  }
+  const foreign = await foreignCommits(ctx, ws);
+  if (foreign.length > 0) {
+    return {
+      action: 'blocked',
+      writes: false,
+      proposal: open ? proposalRef(open) : undefined,
+      message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(', ')}): left alone; merge or delete it to let kdelta update it`,
+    };
+  }
+  await createBranch({ dir: ws.dir, branch: target.head, base: 'HEAD', force: true });
+  const commit = await commitAll({ dir: ws.dir, message: input.commitMessage, author: ctx.author });
+  if (!commit) throw new Error('internal: changes were staged but nothing was committed');
+  let headCommit = commit;
+  let pushNeeded = true;
+  if (ws.remoteHead) {
+    // The branch already holds exactly this content on this base: keep it (no push, refs identical).
+    const [ourTree, theirTree, theirParent] = await Promise.all([
+      git(ws.dir, ['rev-parse', `${commit}^{tree}`]),
+      git(ws.dir, ['rev-parse', `${ws.remoteHead}^{tree}`]),
+      git(ws.dir, ['rev-parse', `${ws.remoteHead}^`]).catch(() => ''),
+    ]);
+    if (ourTree.trim() === theirTree.trim() && theirParent.trim() === ws.baseCommit) {
+      headCommit = ws.remoteHead;
+      pushNeeded = false;
+    }
+  }
+  const body = input.body(headCommit, changes);
+  const unchanged = !pushNeeded && open !== undefined && open.body === body && open.title === input.title && open.fingerprint === input.fingerprint;
+  if (unchanged) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
+  const action: JobAction = open ? updatedAction : newAction;
+  if (ctx.dryRun) return { action, writes: true, proposal: open ? proposalRef(open) : undefined };
+  if (pushNeeded) {
+    await push({ dir: ws.dir, remote: target.repo, branch: target.head, expectedHead: ws.remoteHead ?? null, localRef: 'HEAD', env: ctx.env });
+  }
+  const { proposal } = await ctx.forge.upsert({ ...target, title: input.title, body, fingerprint: input.fingerprint });
+  return { action, writes: true, proposal: proposalRef(proposal) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One variant
+// ---------------------------------------------------------------------------------------------
+
+/** Run one variant to its result. Never throws: a failure is this variant's result. */
+export async function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise<VariantResult> {
+  const base = { variant: plan.name, downstream: downstreamLabel(plan), dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
+  try {
+    return { ...base, ...(await variantJob(plan, ctx)) };
+  } catch (error) {
+    return { ...base, action: 'failed', writes: false, error: message(error) };
+  }
+}
+
+type JobOutcome = Omit<VariantResult, 'variant' | 'downstream' | 'dryRun' | 'conflicts' | 'conflictCount'> &
+  Partial<Pick<VariantResult, 'conflicts' | 'conflictCount'>>;
+
+async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcome> {
+  const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
+  if (!resolved.ok) return { action: 'failed', writes: false, error: resolved.error };
+  const up = resolved.value;
+  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
+  const target: ProposalTarget = {
+    downstream: plan.downstream.repository.name,
+    repo: plan.downstream.url,
+    head: `kdelta/${plan.name}`,
+    base: plan.downstream.branch,
+  };
+  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
+  const mirror = await ctx.mirror(plan.downstream.url);
+  const open = await ctx.forge.find(target);
+  const meta = open ? parseMetadataBlock(open.body) : undefined;
+  // Fast no-op: the open proposal was computed from exactly these inputs, on this base, and its
+  // branch is where it left it. Nothing is fetched, nothing is written.
+  if (
+    open &&
+    meta &&
+    open.fingerprint === fingerprint &&
+    mirror.heads.get(target.head) === meta.headCommit &&
+    mirror.heads.get(target.base) === meta.baseCommit
+  ) {
+    return { action: 'unchanged', writes: false, proposal: proposalRef(open), fingerprint, upstream: { ...upstreamInfo, oldCommit: meta.upstream?.oldCommit }, conflictCount: meta.conflicts };
+  }
+
+  const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
+  const pkgDir = join(ws.dir, plan.downstream.directory);
+  const local = await readPackageDir(pkgDir);
+  const kptfile = local?.get('Kptfile');
+  if (local && kptfile === undefined) {
+    return { action: 'failed', writes: false, error: `${plan.downstream.directory} exists in ${plan.downstream.url} and is not a kpt package (no Kptfile): left alone` };
+  }
+  const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
+  const spec = plan.variant.spec ?? {};
+  if (local && owner !== plan.name && spec.adoptionPolicy !== 'adoptExisting') {
+    return {
+      action: 'not-adopted',
+      writes: false,
+      fingerprint,
+      message: `package ${plan.downstream.directory} exists ${owner ? `and belongs to variant "${owner}"` : 'and belongs to no variant'}; adoptionPolicy adoptNone leaves it alone`,
+    };
+  }
+  const oldCommit = lockCommit(kptfile);
+  let files: Map<string, string>;
+  let conflicts: readonly Conflict[] = [];
+  let resources: readonly ResourceReport[] = [];
+  if (!local || oldCommit !== up.commit) {
+    const m = await ctx.materialize({
+      variant: plan.name,
+      upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
+      downstream: { package: plan.downstream.package, local },
+      cacheDir: ctx.cacheDir,
+      env: ctx.env,
+    });
+    files = new Map(m.files);
+    conflicts = m.conflicts;
+    resources = m.resources;
+  } else {
+    // Same upstream commit as the lock: the update would change nothing, only the mutations may.
+    files = new Map(local);
+  }
+  const applied = applyPackageVariant(files, plan.variant, { objects: plan.objects, packageName: plan.downstream.package });
+  if (!applied.ok) {
+    return { action: 'failed', writes: false, fingerprint, error: `${applied.file ? `${applied.file}: ` : ''}${applied.errors.join('; ')}` };
+  }
+  for (const [path, text] of applied.changed) files.set(path, text);
+  const kpt = files.get('Kptfile');
+  if (kpt === undefined) throw new Error(`the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
+  files.set('Kptfile', setKptfileAnnotations(kpt, { [OWNER_ANNOTATION]: plan.name, [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete' }));
+  await writePackageDir(pkgDir, files);
+
+  const upstream = { ...upstreamInfo, oldCommit: local ? oldCommit : undefined };
+  const title = local
+    ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}`
+    : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
+  const proposed = await propose(
+    ctx,
+    {
+      target,
+      ws,
+      open,
+      directory: plan.downstream.directory,
+      title,
+      fingerprint,
+      commitMessage: `${title}\n\nUpstream: ${plan.upstream.url} ${plan.upstream.directory || '/'} at ${up.ref} (${up.commit})\n\n${COMMIT_TRAILER}: ${plan.name}\nKdelta-Fingerprint: ${fingerprint}\n`,
+      body: (headCommit, changes) =>
+        renderProposalBody({
+          title,
+          summary: local
+            ? `Updates package \`${plan.downstream.directory}\` from \`${oldCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.`
+            : `Adds package \`${plan.downstream.directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
+          downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
+          changes,
+          resources,
+          conflicts,
+          metadata: { version: ctx.version, variant: plan.name, fingerprint, headCommit, baseCommit: ws.baseCommit, upstream, conflicts: conflicts.length, kind: 'variant' } satisfies ProposalMetadata,
+        }),
+    },
+    'proposed',
+  );
+  return { ...proposed, fingerprint, upstream, conflicts, conflictCount: conflicts.length };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Variants that are gone
+// ---------------------------------------------------------------------------------------------
+
+/** A package on a downstream's base branch owned by a variant no longer in the control resources. */
+export interface Removal {
+  readonly variant: string;
+  readonly repository: string;
+  readonly url: string;
+  readonly branch: string;
+  /** The package directory in the downstream repository. */
+  readonly directory: string;
+  readonly policy: 'delete' | 'orphan';
+}
+
+/** Every owned package of a mirrored downstream whose owner is not among `variants`. */
+export async function findRemovals(
+  mirror: Mirror,
+  downstream: { repository: string; url: string; branch: string; directory: string },
+  variants: ReadonlySet<string>,
+): Promise<Removal[]> {
+  if (!mirror.heads.has(downstream.branch)) return [];
+  const scope = downstream.directory ? [downstream.directory] : [];
+  const paths = (await git(mirror.dir, ['ls-tree', '-r', '--name-only', downstream.branch, '--', ...scope]))
+    .split('\n')
+    .filter((p) => p === 'Kptfile' || p.endsWith('/Kptfile'));
+  const out: Removal[] = [];
+  for (const path of paths) {
+    const text = await git(mirror.dir, ['show', `${downstream.branch}:${path}`]);
+    let annotations: Record<string, string>;
+    try {
+      annotations = kptfileAnnotations(text);
+    } catch {
+      continue; // not ours to judge: an unreadable Kptfile is no variant's package
+    }
+    const owner = annotations[OWNER_ANNOTATION];
+    if (!owner || variants.has(owner)) continue;
+    out.push({
+      variant: owner,
+      repository: downstream.repository,
+      url: downstream.url,
+      branch: downstream.branch,
+      directory: path === 'Kptfile' ? '' : path.slice(0, -'/Kptfile'.length),
+      policy: annotations[DELETION_POLICY_ANNOTATION] === 'orphan' ? 'orphan' : 'delete',
+    });
+  }
+  return out;
+}
+
+/** Propose removing a gone variant's package (delete) or its ownership (orphan). Never throws. */
+export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<VariantResult> {
+  const base = {
+    variant: removal.variant,
+    downstream: `${removal.repository}/${removal.directory.split('/').pop() ?? ''}`,
+    dryRun: ctx.dryRun,
+    conflicts: [],
+    conflictCount: 0,
+  };
+  try {
+    const target: ProposalTarget = { downstream: removal.repository, repo: removal.url, head: `kdelta/${removal.variant}`, base: removal.branch };
+    const fingerprint = hashOf({ removal: removal.policy, directory: removal.directory, variant: removal.variant, version: ctx.version }).slice(0, 32);
+    const open = await ctx.forge.find(target);
+    const ws = await checkout(ctx, removal.url, removal.branch, target.head, `remove-${removal.variant}`);
+    const pkgDir = join(ws.dir, removal.directory);
+    if (removal.policy === 'delete') {
+      await rm(pkgDir, { recursive: true, force: true });
+    } else {
+      const kptfile = await readFile(join(pkgDir, 'Kptfile'), 'utf8');
+      await writeFile(join(pkgDir, 'Kptfile'), setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: undefined, [DELETION_POLICY_ANNOTATION]: undefined }));
+    }
+    const what = removal.policy === 'delete' ? `remove ${removal.directory || 'the root package'}` : `stop managing ${removal.directory || 'the root package'}`;
+    const title = `kdelta: ${what} (variant ${removal.variant} is gone)`;
+    const summary =
+      removal.policy === 'delete'
+        ? `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package \`${removal.directory}\`.`
+        : `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${removal.directory}\` and removes only the ownership annotation.`;
+    const proposed = await propose(
+      ctx,
+      {
+        target,
+        ws,
+        open,
+        directory: removal.directory,
+        title,
+        fingerprint,
+        commitMessage: `${title}\n\n${COMMIT_TRAILER}: ${removal.variant}\nKdelta-Fingerprint: ${fingerprint}\n`,
+        body: (headCommit, changes) =>
+          renderProposalBody({
+            title,
+            summary,
+            downstream: { repo: removal.url, branch: removal.branch, directory: removal.directory },
+            changes,
+            resources: [],
+            conflicts: [],
+            metadata: { version: ctx.version, variant: removal.variant, fingerprint, headCommit, baseCommit: ws.baseCommit, conflicts: 0, kind: removal.policy === 'delete' ? 'removal' : 'orphan' },
+          }),
+      },
+      removal.policy === 'delete' ? 'removal-proposed' : 'orphan-proposed',
+      removal.policy === 'delete' ? 'removal-proposed' : 'orphan-proposed',
+    );
+    return { ...base, ...proposed, fingerprint };
+  } catch (error) {
+    return { ...base, action: 'failed', writes: false, error: message(error) };
+  }
+}

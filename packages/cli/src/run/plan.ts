@@ -1,0 +1,277 @@
+import { createHash } from 'node:crypto';
+import { isAbsolute, resolve } from 'node:path';
+import { isFullCommit, type RemoteRef } from '@kdelta/git-source';
+import {
+  expandPackageVariantSet,
+  upstreamRefCandidates,
+  withPackageVariantDefaults,
+  type KubeObject,
+  type PackageVariant,
+} from '@kdelta/variant-engine';
+import {
+  ControlError,
+  describeSource,
+  UPSTREAM_POLICY_ANNOTATION,
+  type ControlConfig,
+  type ControlIssue,
+  type RepositorySpec,
+  type Source,
+} from './control.js';
+
+/**
+ * From control resources to one plan per variant: sets expanded, repositories looked up. What can
+ * be checked without the network is checked here and reported as a ControlError (nothing runs);
+ * what needs the upstream (does the revision exist?) is resolved per variant by `resolveUpstream`,
+ * so one bad revision fails that variant alone.
+ */
+
+export type UpstreamPolicy = 'pinned' | 'highest-semver';
+
+export interface VariantPlan {
+  readonly name: string;
+  /** The variant with Porch's defaults (adoptNone, delete). */
+  readonly variant: PackageVariant;
+  /** The document it comes from (the set's, for a generated variant). */
+  readonly source: Source;
+  /** Where the upstream fields are in that document (`spec.upstream`). */
+  readonly upstreamField: string;
+  readonly upstream: {
+    readonly repository: RepositorySpec;
+    /** URL or absolute path of the repository. */
+    readonly url: string;
+    readonly package: string;
+    /** Directory of the package in the repository (`<spec.git.directory>/<package>`). */
+    readonly directory: string;
+    readonly revision?: string | undefined;
+    readonly policy: UpstreamPolicy;
+  };
+  readonly downstream: {
+    readonly repository: RepositorySpec;
+    readonly url: string;
+    readonly branch: string;
+    readonly package: string;
+    readonly directory: string;
+  };
+  /** The objects of the variant's namespace (injection sources). */
+  readonly objects: readonly KubeObject[];
+}
+
+export interface Plan {
+  readonly variants: readonly VariantPlan[];
+  /** Downstream repositories the run looks at (for variants that are gone). */
+  readonly downstreams: readonly { readonly repository: RepositorySpec; readonly url: string }[];
+  readonly warnings: readonly string[];
+}
+
+export function repositoryUrl(repo: RepositorySpec, cwd: string): string {
+  const r = repo.repo;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute(r)) return r;
+  return resolve(cwd, r);
+}
+
+function joinDir(...parts: string[]): string {
+  return parts
+    .flatMap((p) => p.split('/'))
+    .filter((p) => p !== '' && p !== '.')
+    .join('/');
+}
+
+export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
+  const issues: ControlIssue[] = [];
+  const warnings: string[] = [];
+  const repos = new Map(config.repositories.map((r) => [`${r.namespace}/${r.name}`, r]));
+  const candidates: { pv: PackageVariant; source: Source; policy: UpstreamPolicy }[] = [];
+  const policyOf = (obj: KubeObject, source: Source): UpstreamPolicy => {
+    const v = obj.metadata?.annotations?.[UPSTREAM_POLICY_ANNOTATION];
+    if (v === undefined) return 'pinned';
+    if (v === 'highest-semver' || v === 'pinned') return v;
+    issues.push({ source, field: `metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}`, message: `must be "pinned" or "highest-semver" (got "${v}")` });
+    return 'pinned';
+  };
+
+  for (const { value: pv, source } of config.variants) candidates.push({ pv, source, policy: policyOf(pv, source) });
+  for (const { value: pvs, source } of config.sets) {
+    const policy = policyOf(pvs, source);
+    const expanded = expandPackageVariantSet(pvs, { objects: config.objects });
+    if (!expanded.ok) {
+      for (const e of expanded.errors) {
+        const m = /^(spec\.[^\s:]+)(?: \([^)]*\))?: (.*)$/s.exec(e);
+        issues.push(m ? { source, field: m[1], message: m[2]! } : { source, message: e });
+      }
+      continue;
+    }
+    if (expanded.variants.length === 0) {
+      issues.push({
+        source,
+        field: 'spec.targets',
+        message: `selects nothing: ${expanded.warnings.join('; ') || 'no target generates a PackageVariant'}`,
+      });
+      continue;
+    }
+    for (const w of expanded.warnings) warnings.push(`${describeSource(source)}: ${w}`);
+    for (const pv of expanded.variants) candidates.push({ pv, source, policy });
+  }
+
+  const byName = new Map<string, Source>();
+  const byDownstream = new Map<string, string>();
+  const variants: VariantPlan[] = [];
+  for (const { pv: raw, source, policy } of candidates) {
+    const pv = withPackageVariantDefaults(raw);
+    const name = pv.metadata?.name ?? '';
+    const namespace = pv.metadata?.namespace || 'default';
+    const before = byName.get(name);
+    if (before) {
+      issues.push({ source, message: `PackageVariant "${name}" is also defined by ${describeSource(before)}: variant names must be unique` });
+      continue;
+    }
+    byName.set(name, source);
+    const spec = pv.spec ?? {};
+    const generated = source.kind === 'PackageVariantSet';
+    const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ''}`);
+    const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ''}`);
+    if (!upRepo) {
+      issues.push({ source, field: 'spec.upstream.repo', message: `Repository "${spec.upstream?.repo ?? ''}" does not exist in namespace "${namespace}"` });
+    }
+    if (!downRepo) {
+      issues.push({
+        source,
+        field: generated ? 'spec.targets' : 'spec.downstream.repo',
+        message: `Repository "${spec.downstream?.repo ?? ''}" does not exist in namespace "${namespace}"${generated ? ` (variant "${name}")` : ''}`,
+      });
+    }
+    if (!upRepo || !downRepo) continue;
+    const downstreamKey = `${downRepo.name}/${spec.downstream?.package ?? ''}`;
+    const owner = byDownstream.get(downstreamKey);
+    if (owner) {
+      issues.push({ source, message: `variants "${owner}" and "${name}" both write package "${spec.downstream?.package}" of Repository "${downRepo.name}"` });
+      continue;
+    }
+    byDownstream.set(downstreamKey, name);
+    const revision = spec.upstream?.revision;
+    variants.push({
+      name,
+      variant: pv,
+      source,
+      upstreamField: 'spec.upstream',
+      upstream: {
+        repository: upRepo,
+        url: repositoryUrl(upRepo, options.cwd),
+        package: spec.upstream?.package ?? '',
+        directory: joinDir(upRepo.directory, spec.upstream?.package ?? ''),
+        revision: revision === undefined || revision === '' ? undefined : String(revision),
+        policy,
+      },
+      downstream: {
+        repository: downRepo,
+        url: repositoryUrl(downRepo, options.cwd),
+        branch: downRepo.branch,
+        package: spec.downstream?.package ?? '',
+        directory: joinDir(downRepo.directory, spec.downstream?.package ?? ''),
+      },
+      objects: config.objects.filter((o) => (o.metadata?.namespace || 'default') === namespace),
+    });
+  }
+  if (issues.length > 0) throw new ControlError(issues);
+  variants.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const downstreams = new Map<string, { repository: RepositorySpec; url: string }>();
+  for (const r of config.repositories) {
+    // A Repository some variant writes to, or one marked as a deployment target, is looked at for variants that are gone.
+    const used = variants.some((v) => v.downstream.repository === r) || (r.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
+    if (used) downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
+  }
+  return { variants, downstreams: [...downstreams.values()], warnings };
+}
+
+export interface ResolvedUpstream {
+  /** The ref used: a tag, branch, or commit. */
+  readonly ref: string;
+  readonly kind: 'tag' | 'branch' | 'commit';
+  readonly commit: string;
+}
+
+export type Resolution = { readonly ok: true; readonly value: ResolvedUpstream } | { readonly ok: false; readonly error: string };
+
+/** Release versions only: a pre-release is never followed without being named. */
+const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)$/;
+
+function compareSemver(a: RegExpExecArray, b: RegExpExecArray): number {
+  for (let i = 1; i <= 3; i++) {
+    const d = Number(a[i]) - Number(b[i]);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/**
+ * Which ref and commit a variant's upstream names, from the upstream repository's refs (one
+ * `ls-remote`): tag `<package>/<revision>`, else tag `<revision>`, else branch `<revision>`,
+ * else a full commit id; no revision: the Repository's branch. `highest-semver` takes the
+ * highest release tag of the package (`<package>/vX.Y.Z`, else `vX.Y.Z`; no pre-release).
+ */
+export function resolveUpstream(plan: VariantPlan, refs: readonly RemoteRef[]): Resolution {
+  const byName = new Map(refs.map((r) => [r.name, r.commit]));
+  const { upstream } = plan;
+  const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
+  if (upstream.policy === 'highest-semver') {
+    const prefix = `refs/tags/${upstream.package}/`;
+    const scoped = refs.filter((r) => r.name.startsWith(prefix) && SEMVER.test(r.name.slice(prefix.length)));
+    const pool = scoped.length > 0 ? scoped.map((r) => ({ ref: r.name.slice('refs/tags/'.length), tag: r.name.slice(prefix.length), commit: r.commit }))
+      : refs.filter((r) => r.name.startsWith('refs/tags/') && SEMVER.test(r.name.slice(10))).map((r) => ({ ref: r.name.slice(10), tag: r.name.slice(10), commit: r.commit }));
+    let best: (typeof pool)[number] | undefined;
+    for (const c of pool) if (!best || compareSemver(SEMVER.exec(c.tag)!, SEMVER.exec(best.tag)!) > 0) best = c;
+    if (!best) {
+      return { ok: false, error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${upstream.url} has no tag "${upstream.package}/vX.Y.Z" or "vX.Y.Z"` };
+    }
+    return { ok: true, value: { ref: best.ref, kind: 'tag', commit: best.commit } };
+  }
+  if (upstream.revision === undefined) {
+    const branch = upstream.repository.branch;
+    const commit = byName.get(`refs/heads/${branch}`);
+    if (!commit) return { ok: false, error: `${describeSource(upstream.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${upstream.url}` };
+    return { ok: true, value: { ref: branch, kind: 'branch', commit } };
+  }
+  const tags = upstreamRefCandidates({ package: upstream.package, revision: upstream.revision });
+  for (const t of tags) {
+    const commit = byName.get(`refs/tags/${t}`);
+    if (commit) return { ok: true, value: { ref: t, kind: 'tag', commit } };
+  }
+  const branchCommit = byName.get(`refs/heads/${upstream.revision}`);
+  if (branchCommit) return { ok: true, value: { ref: upstream.revision, kind: 'branch', commit: branchCommit } };
+  if (isFullCommit(upstream.revision)) return { ok: true, value: { ref: upstream.revision, kind: 'commit', commit: upstream.revision.toLowerCase() } };
+  return {
+    ok: false,
+    error: `${where}: "${upstream.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(' or ')}), a branch or a full commit of ${upstream.url}`,
+  };
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+export function hashOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(canonical(value))).digest('hex');
+}
+
+/**
+ * What a variant's result depends on, as one hash: the upstream commit, the variant (name and
+ * spec), the objects it may inject from, and kdelta's version. Equal fingerprints mean an equal
+ * result, so an open proposal with this fingerprint needs nothing done.
+ */
+export function fingerprintOf(plan: VariantPlan, upstreamCommit: string, version: string): string {
+  return hashOf({
+    upstreamCommit,
+    name: plan.name,
+    spec: plan.variant.spec ?? {},
+    downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
+    objects: hashOf(plan.objects),
+    version,
+  }).slice(0, 32);
+}

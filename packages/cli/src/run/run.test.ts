@@ -1,0 +1,303 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { Io } from '../command.js';
+import { main } from '../main.js';
+import { ControlError } from './control.js';
+import { copyMaterialize, createFleet, packageVariant, repository, type Fleet } from './__fixtures__/fleet.js';
+import { run, type RunOptions } from './run.js';
+
+const fleets: Fleet[] = [];
+const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-run-cache-'));
+afterEach(() => {
+  for (const f of fleets.splice(0)) f.cleanup();
+});
+afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+function fleet(downstreams: string[] = ['cluster-01', 'cluster-02']): Fleet {
+  const f = createFleet(downstreams);
+  fleets.push(f);
+  f.writeControl({
+    'repositories.yaml': [repository('catalog', f.upstream), ...downstreams.map((d) => repository(d, f.downstream(d), { env: 'prod' }))].join('---\n'),
+  });
+  return f;
+}
+
+function opts(f: Fleet, extra: Partial<RunOptions> = {}): RunOptions {
+  return { cwd: f.control, materialize: copyMaterialize, cacheDir, env: { ...process.env, KDELTA_CACHE_DIR: cacheDir }, ...extra };
+}
+
+function proposalFile(f: Fleet, downstream: string, variant: string): string {
+  return join(f.control, '.kdelta', 'proposals', downstream, `${variant}.md`);
+}
+
+const CONTEXT = '  packageContext:\n    data:\n      team: blue\n';
+
+function io(cwd: string) {
+  const out = { stdout: '', stderr: '' };
+  const value: Io = { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), cwd, env: { ...process.env, KDELTA_CACHE_DIR: cacheDir } };
+  return { io: value, out };
+}
+
+describe('kdelta run', () => {
+  it('first run pushes kdelta/<variant> and writes a proposal; a second run pushes and writes nothing', async () => {
+    const f = fleet();
+    f.writeControl({
+      'web.yaml': packageVariant('web', 'cluster-01', CONTEXT),
+      'set.yaml':
+        'apiVersion: config.porch.kpt.dev/v1alpha2\nkind: PackageVariantSet\nmetadata:\n  name: ns\n  namespace: default\nspec:\n  upstream:\n    repo: catalog\n    package: base-ns\n    revision: v1\n  targets:\n  - repositorySelector:\n      matchLabels:\n        env: prod\n    packageNames: [team-a]\n',
+    });
+    const first = await run(opts(f));
+    expect(first.failed).toBe(0);
+    expect(first.results.map((r) => [r.variant, r.downstream, r.action])).toEqual([
+      ['ns-cluster-01-team-a', 'cluster-01/team-a', 'proposed'],
+      ['ns-cluster-02-team-a', 'cluster-02/team-a', 'proposed'],
+      ['web', 'cluster-01/web', 'proposed'],
+    ]);
+    // the branch holds the package with the variant applied, the base branch is untouched
+    const pkg = f.files('cluster-01', 'kdelta/web', 'web');
+    expect(Object.keys(pkg).sort()).toEqual(['Kptfile', 'namespace.yaml', 'package-context.yaml']);
+    expect(pkg.Kptfile).toContain('config.porch.kpt.dev/package-variant: web');
+    expect(pkg.Kptfile).toMatch(/upstreamLock:[\s\S]*ref: base-ns\/v1[\s\S]*commit: [0-9a-f]{40}/);
+    expect(pkg['package-context.yaml']).toContain('team: blue');
+    expect(pkg['namespace.yaml']).toContain('# the namespace');
+    expect(f.files('cluster-01', 'main')).toEqual({ 'README.md': '# cluster-01\n' });
+    // the proposal record: header, body, hidden metadata
+    const record = readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8');
+    expect(record).toMatch(/^---\ntitle: "?kdelta: add web \(web\) from base-ns\/v1"?\nhead: kdelta\/web\nbase: main\nstate: open\nfingerprint: [0-9a-f]{32}\n/);
+    expect(record).toContain('- added `web/Kptfile`');
+    expect(record).toMatch(/<!-- kdelta: \{.*"headCommit":"[0-9a-f]{40}".*\} -->/);
+
+    const refs = [f.refs('cluster-01'), f.refs('cluster-02')];
+    const records = ['web', 'ns-cluster-01-team-a'].map((v) => readFileSync(proposalFile(f, 'cluster-01', v), 'utf8'));
+    let fetched = 0;
+    const counting: typeof copyMaterialize = async (input) => {
+      fetched++;
+      return copyMaterialize(input);
+    };
+    const second = await run(opts(f, { materialize: counting }));
+    expect(second.results.map((r) => r.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+    expect(fetched).toBe(0);
+    expect([f.refs('cluster-01'), f.refs('cluster-02')]).toEqual(refs);
+    expect(['web', 'ns-cluster-01-team-a'].map((v) => readFileSync(proposalFile(f, 'cluster-01', v), 'utf8'))).toEqual(records);
+  });
+
+  it('a changed variant updates its branch and proposal; the downstream getting the content closes it', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT) });
+    await run(opts(f));
+    const before = f.refs('cluster-01');
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '  packageContext:\n    data:\n      team: green\n') });
+    const second = await run(opts(f));
+    expect(second.results[0]).toMatchObject({ action: 'updated', proposal: { state: 'open' } });
+    expect(f.refs('cluster-01')).not.toEqual(before);
+    expect(f.files('cluster-01', 'kdelta/web', 'web')['package-context.yaml']).toContain('team: green');
+    // someone lands the same content on main by hand (not a merge of the branch)
+    const branch = f.files('cluster-01', 'kdelta/web', 'web');
+    f.commitAs('cluster-01', 'main', Object.fromEntries(Object.entries(branch).map(([k, v]) => [`web/${k}`, v])));
+    const third = await run(opts(f));
+    expect(third.results[0]).toMatchObject({ action: 'closed', proposal: { state: 'closed' } });
+    expect(f.refs('cluster-01')).not.toContain('refs/heads/kdelta/web');
+    expect(readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8')).toMatch(/\nstate: closed\n/);
+  });
+
+  it('a merged proposal followed by a run is a no-op', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    await run(opts(f));
+    const bare = f.downstream('cluster-01');
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/web'], { cwd: bare });
+    const refs = f.refs('cluster-01');
+    const second = await run(opts(f));
+    expect(second.results[0]).toMatchObject({ action: 'up-to-date', proposal: { state: 'merged' } });
+    expect(f.refs('cluster-01')).toEqual(refs);
+    const record = readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8');
+    expect(record).toMatch(/\nstate: merged\n/);
+    let fetched = 0;
+    const counting: typeof copyMaterialize = async (input) => {
+      fetched++;
+      return copyMaterialize(input);
+    };
+    const third = await run(opts(f, { materialize: counting }));
+    expect(third.results[0]).toMatchObject({ action: 'up-to-date', writes: false });
+    expect(fetched).toBe(0);
+    expect(f.refs('cluster-01')).toEqual(refs);
+    expect(readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8')).toBe(record);
+    // a moved tag is proposed on the next run, from the locked commit to the new one
+    const locked = third.results[0]!.upstream!.commit;
+    const moved = f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: moved\n' }, 'base-ns/v1');
+    const fourth = await run(opts(f, { materialize: counting }));
+    expect(fourth.results[0]).toMatchObject({ action: 'proposed', upstream: { commit: moved, oldCommit: locked }, proposal: { state: 'open' } });
+    expect(fetched).toBe(1);
+    expect(f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']).toContain('name: moved');
+    expect(readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8')).toContain(`\`${locked.slice(0, 12)}\` → \`${moved.slice(0, 12)}\``);
+  });
+
+  it('a branch with a commit kdelta did not make is left alone and reported', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT) });
+    await run(opts(f));
+    const human = f.commitAs('cluster-01', 'kdelta/web', { 'web/notes.md': 'mine\n' });
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '  packageContext:\n    data:\n      team: green\n') });
+    const second = await run(opts(f));
+    expect(second.results[0]).toMatchObject({ action: 'blocked', writes: false });
+    expect(second.results[0]!.message).toContain(`${human.slice(0, 12)} by Human <human@example.com>`);
+    expect(f.refs('cluster-01')).toContain(`refs/heads/kdelta/web ${human}`);
+    expect(f.files('cluster-01', 'kdelta/web', 'web')['notes.md']).toBe('mine\n');
+  });
+
+  it('one unreachable downstream fails alone, and the command exits 1', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({
+      'gone.yaml': repository('cluster-09', join(f.root, 'no-such-repo.git')),
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'lost.yaml': packageVariant('lost', 'cluster-09'),
+    });
+    const { io: cli, out } = io(f.control);
+    const code = await main(['run', '--report', 'report.json'], cli);
+    expect(code).toBe(1);
+    const report = JSON.parse(readFileSync(join(f.control, 'report.json'), 'utf8')) as { failed: number; results: { variant: string; action: string; error?: string }[] };
+    expect(report.failed).toBe(1);
+    expect(report.results.find((r) => r.variant === 'lost')).toMatchObject({ action: 'failed' });
+    expect(report.results.find((r) => r.variant === 'lost')!.error).toContain('no-such-repo.git');
+    expect(report.results.find((r) => r.variant === 'web')).toMatchObject({ action: 'proposed' });
+    expect(out.stdout).toMatch(/^VARIANT\s+DOWNSTREAM\s+ACTION\s+PROPOSAL\s+CONFLICTS\n/);
+    expect(out.stdout).toMatch(/web\s+cluster-01\/web\s+proposed\s+\.kdelta\/proposals\/cluster-01\/web\.md\s+0/);
+    expect(out.stderr).toMatch(/\[\d\/2\] lost → cluster-09\/lost: failed: /);
+    expect(f.refs('cluster-01')).toContain('refs/heads/kdelta/web');
+    // kdelta proposals lists the record
+    const listed = io(f.control);
+    expect(await main(['proposals'], listed.io)).toBe(0);
+    expect(listed.out.stdout).toMatch(/open\s+cluster-01\s+kdelta\/web\s+0\s+kdelta: add web/);
+  });
+
+  it('a removed variant yields a removal proposal (delete) or an ownership-only one (orphan)', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'api.yaml': packageVariant('api', 'cluster-01', '  deletionPolicy: orphan\n'),
+    });
+    await run(opts(f));
+    const { execFileSync } = await import('node:child_process');
+    const bare = f.downstream('cluster-01');
+    // both proposals merged
+    execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/web'], { cwd: bare });
+    f.commitAs('cluster-01', 'main', Object.fromEntries(Object.entries(f.files('cluster-01', 'kdelta/api', 'api')).map(([k, v]) => [`api/${k}`, v])));
+    f.writeControl({ 'web.yaml': null, 'api.yaml': null, 'other.yaml': packageVariant('other', 'cluster-01') });
+    const result = await run(opts(f));
+    const by = Object.fromEntries(result.results.map((r) => [r.variant, r]));
+    expect(by.web, JSON.stringify(by.web)).toMatchObject({ action: 'removal-proposed', downstream: 'cluster-01/web' });
+    expect(by.api).toMatchObject({ action: 'orphan-proposed' });
+    expect(by.other).toMatchObject({ action: 'proposed' });
+    expect(f.files('cluster-01', 'kdelta/web', 'web')).toEqual({});
+    const api = f.files('cluster-01', 'kdelta/api', 'api');
+    expect(api.Kptfile).not.toContain('config.porch.kpt.dev/package-variant');
+    expect(api['namespace.yaml']).toContain('kind: Namespace');
+    expect(readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8')).toContain('this removes package `web`');
+    // a second run proposes the same removal again: nothing is pushed
+    const refs = f.refs('cluster-01');
+    const again = await run(opts(f));
+    expect(again.results.map((r) => r.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+    expect(f.refs('cluster-01')).toEqual(refs);
+  });
+
+  it('leaves an existing package it does not own alone, unless adoptionPolicy is adoptExisting', async () => {
+    const f = fleet(['cluster-01']);
+    f.commitAs('cluster-01', 'main', {
+      'web/Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\n',
+      'web/package-context.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\ndata:\n  name: web\n',
+    });
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    const refs = f.refs('cluster-01');
+    const first = await run(opts(f));
+    expect(first.results[0]).toMatchObject({ action: 'not-adopted', writes: false });
+    expect(first.results[0]!.message).toContain('belongs to no variant; adoptionPolicy adoptNone leaves it alone');
+    expect(f.refs('cluster-01')).toEqual(refs);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '  adoptionPolicy: adoptExisting\n') });
+    const second = await run(opts(f));
+    expect(second.results[0]).toMatchObject({ action: 'proposed' });
+    expect(f.files('cluster-01', 'kdelta/web', 'web').Kptfile).toContain('config.porch.kpt.dev/package-variant: web');
+  });
+
+  it('shards cover every variant exactly once', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({
+      'set.yaml':
+        'apiVersion: config.porch.kpt.dev/v1alpha2\nkind: PackageVariantSet\nmetadata:\n  name: many\nspec:\n  upstream:\n    repo: catalog\n    package: base-ns\n    revision: v1\n  targets:\n  - repositories:\n    - name: cluster-01\n      packageNames: [a, b, c, d, e, f, g, h]\n',
+    });
+    const seen: string[] = [];
+    for (const k of [1, 2, 3]) {
+      const r = await run(opts(f, { shard: `${k}/3`, dryRun: true }));
+      seen.push(...r.results.map((x) => x.variant));
+      expect(r.results.every((x) => x.action === 'proposed' && x.writes && x.dryRun)).toBe(true);
+    }
+    expect(seen.sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((p) => `many-cluster-01-${p}`));
+    // a dry run writes nothing
+    expect(f.refs('cluster-01')).not.toContain('kdelta/');
+    expect(existsSync(join(f.control, '.kdelta', 'proposals'))).toBe(false);
+  });
+
+  describe('bad control resources: a clear error, nothing pushed', () => {
+    const cases: [string, Record<string, string>, RegExp][] = [
+      ['invalid YAML', { 'web.yaml': 'apiVersion: v1\nkind: [oops\n' }, /\.kdelta\/web\.yaml: document 1: invalid YAML at line \d/],
+      [
+        'an unknown kind in a Porch group',
+        { 'web.yaml': 'apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVarient\nmetadata:\n  name: x\n' },
+        /\.kdelta\/web\.yaml: document 1 \(PackageVarient "x"\): kind: unknown kind "PackageVarient"/,
+      ],
+      [
+        'a set that selects nothing',
+        {
+          'set.yaml':
+            'apiVersion: config.porch.kpt.dev/v1alpha2\nkind: PackageVariantSet\nmetadata:\n  name: none\nspec:\n  upstream:\n    repo: catalog\n    package: base-ns\n    revision: v1\n  targets:\n  - repositorySelector:\n      matchLabels:\n        env: staging\n',
+        },
+        /\.kdelta\/set\.yaml: document 1 \(PackageVariantSet "none"\): spec\.targets: selects nothing: spec\.targets\[0\]\.repositorySelector selects no Repository/,
+      ],
+      [
+        'an unknown field',
+        { 'web.yaml': packageVariant('web', 'cluster-01', '  adoptPolicy: adoptExisting\n') },
+        /web\.yaml: document 1 \(PackageVariant "web"\): spec\.adoptPolicy: unknown field/,
+      ],
+    ];
+    for (const [name, files, message] of cases) {
+      it(name, async () => {
+        const f = fleet(['cluster-01']);
+        f.writeControl({ 'ok.yaml': packageVariant('ok', 'cluster-01'), ...files });
+        const refs = f.refs('cluster-01');
+        const error = await run(opts(f)).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ControlError);
+        expect((error as Error).message).toMatch(message);
+        expect(f.refs('cluster-01')).toEqual(refs);
+        expect(existsSync(join(f.control, '.kdelta', 'proposals'))).toBe(false);
+      });
+    }
+
+    it('a revision that does not exist fails that variant, naming file and field', async () => {
+      const f = fleet(['cluster-01']);
+      f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '', 'v9') });
+      const refs = f.refs('cluster-01');
+      const { io: cli, out } = io(f.control);
+      expect(await main(['run'], cli)).toBe(1);
+      expect(out.stderr).toContain(
+        'web → cluster-01/web: failed: .kdelta/web.yaml: document 1 (PackageVariant "web"): spec.upstream.revision: "v9" is not a tag ("base-ns/v9" or "v9"), a branch or a full commit of',
+      );
+      expect(f.refs('cluster-01')).toEqual(refs);
+      expect(existsSync(join(f.control, '.kdelta', 'proposals'))).toBe(false);
+    });
+  });
+
+  it('follows the highest semver tag of the upstream package when asked', async () => {
+    const f = fleet(['cluster-01']);
+    f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: v1-2-0\n' }, 'base-ns/v1.2.0');
+    f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: v1-10-0\n' }, 'base-ns/v1.10.0');
+    f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: rc\n' }, 'base-ns/v1.10.1-rc.1');
+    f.writeControl({
+      'web.yaml': packageVariant('web', 'cluster-01').replace('  name: web\n', '  name: web\n  annotations:\n    kdelta.dev/upstream-policy: highest-semver\n'),
+    });
+    const r = await run(opts(f));
+    expect(r.results[0]).toMatchObject({ action: 'proposed', upstream: { ref: 'base-ns/v1.10.0' } });
+    expect(f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']).toContain('name: v1-10-0');
+  });
+});

@@ -1,0 +1,170 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { cloneBare, listRemoteRefs, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { createLocalForge } from '../forge/local.js';
+import type { Forge } from '../forge/forge.js';
+import { loadControl } from './control.js';
+import { findRemovals, runRemovalJob, runVariantJob, type JobContext, type Materialize, type Mirror, type RunReport, type VariantResult } from './job.js';
+import { getOnlyMaterialize } from './materialize.js';
+import { hashOf, planRun } from './plan.js';
+import { inShard, parseShard, type Shard } from './shard.js';
+
+export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export const DEFAULT_CONFIG_DIR = '.kdelta';
+export const DEFAULT_CONCURRENCY = 4;
+export const DEFAULT_AUTHOR: Author = { name: 'kdelta', email: 'kdelta@noreply.invalid' };
+
+export type RunMode = 'variants' | 'updates' | 'both';
+
+export type RunProgress =
+  | { readonly type: 'planned'; readonly total: number }
+  | { readonly type: 'done'; readonly result: VariantResult; readonly done: number; readonly total: number };
+
+export interface RunOptions {
+  /** The control repository's work tree: relative paths are resolved against it. */
+  readonly cwd: string;
+  /** Config directory (default `.kdelta`). */
+  readonly config?: string | undefined;
+  /** A forge, or `local` (default): proposals as files under `proposalsDir`. */
+  readonly forge?: Forge | 'local' | 'github' | undefined;
+  /** The local forge's directory (default `<config>/proposals`). */
+  readonly proposalsDir?: string | undefined;
+  readonly mode?: RunMode | undefined;
+  /** Compute everything, write nothing (no push, no proposal). */
+  readonly dryRun?: boolean | undefined;
+  readonly shard?: Shard | string | undefined;
+  readonly concurrency?: number | undefined;
+  /** Gets or updates a package (default: get only; the 3-way update plugs in here). */
+  readonly materialize?: Materialize | undefined;
+  readonly author?: Author | undefined;
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** git-source's cache of upstream repositories. */
+  readonly cacheDir?: string | undefined;
+  readonly onProgress?: ((event: RunProgress) => void) | undefined;
+  /** Recorded in fingerprints and proposals (default: this package's version). */
+  readonly version?: string | undefined;
+}
+
+/** Run items with at most `limit` at a time; results in the items' order. */
+async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
+}
+
+function memo<T>(make: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const cache = new Map<string, Promise<T>>();
+  return (key) => {
+    let hit = cache.get(key);
+    if (!hit) {
+      hit = make(key);
+      cache.set(key, hit);
+    }
+    return hit;
+  };
+}
+
+/**
+ * `kdelta run`: control resources → variants → one job each → proposals. Bad control resources
+ * throw a ControlError before anything is read from or written to a repository; after that,
+ * every variant ends as a result value and the run itself does not throw for one of them.
+ */
+export async function run(options: RunOptions): Promise<RunReport> {
+  const configArg = options.config ?? DEFAULT_CONFIG_DIR;
+  const control = await loadControl({ dir: resolve(options.cwd, configArg), display: configArg });
+  const settings = control.settings;
+  const plan = planRun(control, { cwd: options.cwd });
+  const mode: RunMode = options.mode ?? settings.mode ?? 'both';
+  const shard = typeof options.shard === 'string' ? parseShard(options.shard) : options.shard;
+  const concurrency = options.concurrency ?? settings.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer (got ${concurrency})`);
+  const forgeChoice = options.forge ?? settings.forge ?? 'local';
+  if (forgeChoice === 'github') throw new Error('the github forge is not part of this build: use --forge local');
+  const forge =
+    forgeChoice === 'local'
+      ? createLocalForge({ dir: resolve(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join(configArg, 'proposals')), displayRoot: options.cwd })
+      : forgeChoice;
+  const env = options.env ?? process.env;
+  const warnings = [...plan.warnings];
+  if (mode !== 'variants') warnings.push('update mode (Kptfiles with an upstream inside the control repository) is not part of this build: only variants ran');
+
+  const runDir = await mkdtemp(join(tmpdir(), 'kdelta-run-'));
+  let jobs = 0;
+  const ctx: JobContext = {
+    version: options.version ?? KDELTA_VERSION,
+    dryRun: options.dryRun ?? false,
+    forge,
+    materialize: options.materialize ?? getOnlyMaterialize,
+    author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
+    env,
+    cacheDir: options.cacheDir,
+    scratch: async (name) => {
+      const dir = join(runDir, 'jobs', `${++jobs}-${name.replace(/[^A-Za-z0-9._-]/g, '_')}`);
+      await mkdir(join(runDir, 'jobs'), { recursive: true });
+      return dir;
+    },
+    upstreamRefs: memo<readonly RemoteRef[]>((url) => listRemoteRefs({ repo: url, cwd: options.cwd, env })),
+    mirror: memo<Mirror>(async (url) => {
+      const dir = join(runDir, 'mirrors', `${hashOf(url).slice(0, 16)}.git`);
+      await mkdir(join(runDir, 'mirrors'), { recursive: true });
+      await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env });
+      const { stdout } = await runGit(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads'], { cwd: dir });
+      const heads = new Map<string, string>();
+      for (const line of stdout.split('\n')) {
+        const [ref, sha] = line.trim().split(' ');
+        if (ref && sha) heads.set(ref.slice('refs/heads/'.length), sha);
+      }
+      return { dir, heads };
+    }),
+  };
+
+  try {
+    const variants = mode === 'updates' ? [] : plan.variants.filter((v) => inShard(v.name, shard));
+    const total = { n: variants.length };
+    let done = 0;
+    const report = (result: VariantResult) => {
+      options.onProgress?.({ type: 'done', result, done: ++done, total: total.n });
+      return result;
+    };
+    options.onProgress?.({ type: 'planned', total: variants.length });
+    const results: VariantResult[] = await pool(variants, concurrency, async (v) => report(await runVariantJob(v, ctx)));
+
+    if (mode !== 'updates') {
+      const names = new Set(plan.variants.map((v) => v.name));
+      const removals = [];
+      for (const d of plan.downstreams) {
+        try {
+          const mirror = await ctx.mirror(d.url);
+          const found = await findRemovals(mirror, { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory }, names);
+          removals.push(...found.filter((r) => inShard(r.variant, shard)));
+        } catch (error) {
+          warnings.push(`Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        }
+      }
+      total.n += removals.length;
+      results.push(...(await pool(removals, concurrency, async (r) => report(await runRemovalJob(r, ctx)))));
+    }
+    results.sort((a, b) => (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1));
+    return {
+      version: ctx.version,
+      dryRun: ctx.dryRun,
+      mode,
+      shard,
+      results,
+      warnings,
+      failed: results.filter((r) => r.error !== undefined).length,
+    };
+  } finally {
+    await rm(runDir, { recursive: true, force: true });
+  }
+}
