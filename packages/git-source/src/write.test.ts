@@ -73,10 +73,10 @@ describe('write side', () => {
   it('deletes a remote branch only while it points at the expected head', async () => {
     const { bare, work } = downstream('d5');
     await createBranch({ dir: work, branch: 'kdelta/gone', base: 'origin/main' });
-    initRepo(work).write({ 'x.txt': 'x' });
+    repoAt(work).write({ 'x.txt': 'x' });
     const ours = (await commitAll({ dir: work, message: 'x', author }))!;
     await push({ dir: work, remote: bare, branch: 'kdelta/gone', expectedHead: null });
-    initRepo(work).write({ 'y.txt': 'y' });
+    repoAt(work).write({ 'y.txt': 'y' });
     const moved = (await commitAll({ dir: work, message: 'y', author }))!;
     await push({ dir: work, remote: bare, branch: 'kdelta/gone', expectedHead: ours });
     await expect(deleteRemoteBranch({ dir: work, remote: bare, branch: 'kdelta/gone', expectedHead: ours })).rejects.toMatchObject({ code: 'stale-lease' });
