@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type Command, type Io } from './command.js';
+import type { Command, Io } from './command.js';
 import { commands } from './commands/index.js';
 import { exitCodeFor, formatError } from './errors.js';
 import { withInterruptCleanup } from './interrupt.js';

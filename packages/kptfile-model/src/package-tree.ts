@@ -128,7 +128,7 @@ export class PackageTree {
 
   private attach(path: string, node: TreeNode): void {
     const parent = this.nodes.get(parentOf(path));
-    if (!parent || parent.type !== 'dir') throw new Error(`${parentOf(path)}: not a directory`);
+    if (parent?.type !== 'dir') throw new Error(`${parentOf(path)}: not a directory`);
     this.editCount++;
     parent.children.add(baseOf(path));
     this.nodes.set(path, node);

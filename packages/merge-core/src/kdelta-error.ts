@@ -52,6 +52,7 @@ export class KdeltaError extends Error {
    * git-source's mirror); a subclass keeps the ordinary prototype check.
    */
   static override [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof was asked about; a subclass must keep the prototype check
     if ((this as unknown) !== KdeltaError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return isKdeltaError(value);
   }

@@ -1,4 +1,4 @@
-import { type PackageTree } from '@kdelta/kptfile-model';
+import type { PackageTree } from '@kdelta/kptfile-model';
 import { parseAllDocuments } from 'yaml';
 import { sameFile } from './compare.js';
 import { type UpdatePackageOptions, type UpdateResult, updatePackage } from './update.js';

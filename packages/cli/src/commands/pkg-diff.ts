@@ -36,7 +36,7 @@ const command: Command = {
       const progress = heldProgress(io);
       const summary = await updatePackage(
         { pkgPath: args.pkgPath, ref: args.ref, strategy: undefined, displayRoot: io.cwd, dryRun: true },
-        { cwd: io.cwd, env: io.env, progress: progress.line, scratch: [], credentials: known.byRepo },
+        { cwd: io.cwd, env: io.env, progress: progress.line, notice: progress.notice, scratch: [], credentials: known.byRepo },
       );
       try {
         const changes = diffTrees(args.pkgPath, summary.resultPath!);

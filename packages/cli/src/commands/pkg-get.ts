@@ -46,7 +46,7 @@ const command: Command = {
       });
       known.add(args.repo, args.credentials);
       const progress = heldProgress(io);
-      const result = await getPackage(args, { cwd: io.cwd, env: io.env, progress: progress.line, scratch: [], credentials: known.byRepo });
+      const result = await getPackage(args, { cwd: io.cwd, env: io.env, progress: progress.line, notice: progress.notice, scratch: [], credentials: known.byRepo });
       progress.flush();
       io.stderr(`Fetched ${args.repo}${args.directory === '/' ? '' : args.directory}@${args.ref} (${result.commit.slice(0, 12)}) into ${result.destination}\n`);
       return 0;

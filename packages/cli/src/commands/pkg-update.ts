@@ -43,7 +43,7 @@ const command: Command = {
       const progress = heldProgress(io);
       const summary = await updatePackage(
         { pkgPath: args.pkgPath, ref: args.ref, strategy: args.strategy, displayRoot: io.cwd },
-        { cwd: io.cwd, env: io.env, progress: progress.line, scratch: [], credentials: known.byRepo },
+        { cwd: io.cwd, env: io.env, progress: progress.line, notice: progress.notice, scratch: [], credentials: known.byRepo },
       );
       progress.flush();
       // kpt decides these silently (upstream wins a field; a resource deleted upstream but edited

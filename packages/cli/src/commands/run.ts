@@ -7,7 +7,7 @@ import { parseShard } from '../run/shard.js';
 import { writeFileAtomic } from '../util/fs.js';
 
 const help = `Usage: kdelta run [--config <dir>] [--forge local] [--mode variants|updates|both] [--dry-run]
-                  [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>]
+           [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>]
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
 in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1alpha1

@@ -168,7 +168,7 @@ describe('pkg update killed at any moment', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal} while fetching: exit ${signal === 'SIGINT' ? 130 : 143}, the package as it was, nothing left behind`, async () => {
       restoreOld();
-      const run = start(['pkg', 'update', 'app']);
+      const run = start(['pkg', 'update', 'app'], { KDELTA_PROGRESS: 'live' });
       const fetching = new Promise<void>((resolve) => {
         run.child.stderr!.on('data', (d) => {
           if (String(d).includes('Fetching upstream')) resolve();

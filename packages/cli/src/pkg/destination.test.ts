@@ -1,7 +1,7 @@
 // Where `pkg get` puts a package (kpt's rules, tried on kpt 1.0.0-beta.56), that it never writes into
 // or over an existing directory, and that no command leaves work directories where users commit.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

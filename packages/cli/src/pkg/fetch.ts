@@ -7,6 +7,12 @@ export interface FetchContext {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly progress: (line: string) => void;
+  /**
+   * Lines said at once even when progress is held: what a command already changed, such as the
+   * recovery of a swap an interrupted update left half done, which stands whether or not the
+   * command itself then succeeds.
+   */
+  readonly notice?: (line: string) => void;
   /** Scratch directories to remove at the end. */
   readonly scratch: string[];
   /**

@@ -53,7 +53,7 @@ export async function getPackage(args: GetArgs, ctx: FetchContext): Promise<GetR
   const dest = args.destination;
   // an update killed half way through its swap leaves the path empty: put that package back first
   const recovered = recoverInterruptedSwap(dest);
-  if (recovered) ctx.progress(recovered);
+  if (recovered) (ctx.notice ?? ctx.progress)(recovered);
   if (exists(dest)) throw alreadyExists(dest, ctx.cwd);
   try {
     ctx.progress(`Fetching ${args.repo}@${args.ref}`);

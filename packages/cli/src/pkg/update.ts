@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { basename, join, posix, relative, sep } from 'node:path';
 import { addMergeCommentsToTree, copyTree, scratchDir } from './fs-util.js';
 import { type FetchContext, cleanScratch, fetchToScratch } from './fetch.js';
@@ -179,7 +179,7 @@ function directoryWithin(dir: string | undefined, parent: string | undefined): b
 export async function updatePackage(request: UpdateRequest, ctx: FetchContext): Promise<UpdateSummary> {
   // a swap that a killed update left half done is finished or rolled back before anything else
   const recovered = recoverInterruptedSwap(request.pkgPath);
-  if (recovered) ctx.progress(recovered);
+  if (recovered) (ctx.notice ?? ctx.progress)(recovered);
   const rootKptfile = readKptfile(request.pkgPath);
   if (!rootKptfile) {
     throw new UpdateError(`${join(request.pkgPath, KPTFILE)}: no such file or directory (not a kpt package)`, 'not-a-package');

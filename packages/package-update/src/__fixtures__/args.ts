@@ -36,7 +36,7 @@ export interface UpdateArgs {
  */
 export function splitRepoArg(arg: string): { repo: string; directory: string; ref: string | undefined } {
   const m = /^(.+?)\.git(\/[^@]*)?(?:@(.*))?$/.exec(arg);
-  if (!m || !m[1]) throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument: "${arg}"`);
+  if (!m?.[1]) throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument: "${arg}"`);
   const repo = m[1];
   const dir = (m[2] ?? '/').split('/').filter((p) => p !== '' && p !== '.');
   if (dir.includes('..')) throw new UsageError(`package directory may not contain "..": "${arg}"`);
