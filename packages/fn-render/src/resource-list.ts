@@ -91,8 +91,10 @@ export function decodeResourceList(text: string, inputs: readonly Item[], root: 
     const index = pick(INTERNAL_INDEX_ANNOTATION, INDEX_ANNOTATION, input === undefined ? undefined : String(input.index));
     const pkgPath = annotations[PACKAGE_PATH_ANNOTATION];
     stripAnnotations(out, input);
+    // kpt keeps the comments of what a function did not change (many functions drop comments)
+    const same = input !== undefined && JSON.stringify(out.toJS()) === JSON.stringify(input.doc.toJS());
     const item: Item = {
-      doc: out,
+      doc: same ? input.doc : out,
       pkg: pkgPath !== undefined ? treePackage(root, pkgPath) : (input?.pkg ?? pkg),
       path: path ?? input?.path ?? defaultPath(out),
       index: index !== undefined && /^\d+$/.test(index) ? Number(index) : Number.MAX_SAFE_INTEGER,
@@ -116,10 +118,10 @@ function readAnnotations(doc: Document): Record<string, string> {
 }
 
 function stripAnnotations(doc: Document, input: Item | undefined): void {
-  for (const k of WIRE_ANNOTATIONS) doc.deleteIn(['metadata', 'annotations', k]);
   // kpt also drops its own bookkeeping annotations a function may have kept
   const node = doc.getIn(['metadata', 'annotations'], true);
   if (isMap(node)) {
+    for (const k of WIRE_ANNOTATIONS) node.delete(k);
     node.items = node.items.filter((p) => {
       const k = isScalar(p.key) ? String(p.key.value) : String(p.key);
       return !k.startsWith('internal.config.kubernetes.io/') && !k.startsWith('internal.kpt.dev/');
