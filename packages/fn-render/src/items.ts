@@ -2,7 +2,7 @@
  * The resources a render works on: every KRM document of a package (its Kptfile included, as kpt
  * passes it), as a mutable YAML document that keeps its comments, with the place it came from.
  */
-import { isMap, isScalar, parseDocument, type Document, YAMLMap } from 'yaml';
+import { isCollection, isMap, isScalar, isSeq, parseDocument, type Document, YAMLMap } from 'yaml';
 import type { PackageView } from '@kdelta/kptfile-model';
 
 export interface Item {
@@ -25,16 +25,44 @@ export type Plain = Record<string, unknown>;
 
 const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * Parses a resource so that it prints back as written: the `yaml` library reads the comment of
+ * `key: # comment` before a block list or map as the list's own comment and would print it on the
+ * next line; it goes back on the key.
+ */
+export function parseResource(text: string): Document {
+  const doc = parseDocument(text);
+  const visit = (node: unknown) => {
+    if (isSeq(node)) for (const el of node.items) visit(el);
+    if (!isMap(node)) return;
+    for (const pair of node.items) {
+      const value = pair.value;
+      if (isScalar(pair.key) && isCollection(value) && value.commentBefore && pair.key.range) {
+        const end = text.indexOf('\n', pair.key.range[1]);
+        const line = text.slice(pair.key.range[1], end < 0 ? text.length : end);
+        const [first, ...rest] = value.commentBefore.split('\n');
+        if (first !== undefined && /^\s*:\s*#/.test(line) && line.slice(line.indexOf('#') + 1) === first) {
+          pair.key.comment = first;
+          value.commentBefore = rest.length > 0 ? rest.join('\n') : undefined;
+        }
+      }
+      visit(value);
+    }
+  };
+  visit(doc.contents);
+  return doc;
+}
+
 /** The package's resources in file order, the Kptfile first (kpt reads it as one). */
 export function packageItems(view: PackageView): Item[] {
   const out: Item[] = [];
   const kptfile = view.kptfileText();
   const file = (rel: string) => (view.dir === '' ? rel : `${view.dir}/${rel}`);
   if (kptfile !== undefined) {
-    out.push({ doc: parseDocument(kptfile), pkg: view.dir, path: 'Kptfile', index: 0, original: kptfile, fromFile: file('Kptfile'), fromIndex: 0 });
+    out.push({ doc: parseResource(kptfile), pkg: view.dir, path: 'Kptfile', index: 0, original: kptfile, fromFile: file('Kptfile'), fromIndex: 0 });
   }
   for (const r of view.resources()) {
-    out.push({ doc: parseDocument(r.text), pkg: view.dir, path: r.file, index: r.index, original: r.text, fromFile: file(r.file), fromIndex: r.index });
+    out.push({ doc: parseResource(r.text), pkg: view.dir, path: r.file, index: r.index, original: r.text, fromFile: file(r.file), fromIndex: r.index });
   }
   return out;
 }

@@ -4,7 +4,6 @@
  * in order, then validators. The tree given is never changed: the result is a new tree, or a
  * failure with the results so far, and nothing else.
  */
-import { parseDocument } from 'yaml';
 import {
   KptfileError,
   parseKptfile,
@@ -15,7 +14,7 @@ import {
   type PackageTree,
 } from '@kdelta/kptfile-model';
 import { BUILTINS, BuiltinConfigError, builtinName } from './builtins/index.js';
-import { packageItems, plain, printItem, sequenceIndent, type Item, type Plain } from './items.js';
+import { packageItems, parseResource, plain, printItem, sequenceIndent, type Item, type Plain } from './items.js';
 import { decodeResourceList, encodeResourceList, ResourceListError } from './resource-list.js';
 import { functionName, type FunctionResult, type KrmResult } from './results.js';
 import { containerArgs, definedEnv, detectContainerRuntime, execPath, functionEnv, runProcess } from './runners.js';
@@ -335,5 +334,5 @@ function itemText(item: Item, indent: 'compact' | 'wide'): string {
   const now = printItem(item.doc, indent);
   if (item.original === undefined) return now;
   if (now === item.original) return item.original;
-  return now === printItem(parseDocument(item.original), indent) ? item.original : now;
+  return now === printItem(parseResource(item.original), indent) ? item.original : now;
 }
