@@ -16,6 +16,8 @@ export interface Item {
   index: number;
   /** The document's text as read, when it came from a file: written back as is while unchanged. */
   readonly original?: string;
+  /** The resource as read, as plain data: tells a changed resource from a reprinted one cheaply. */
+  readonly baseline?: unknown;
   /** The tree file and index it was read from (kept through functions: a document stays in place). */
   readonly fromFile?: string;
   readonly fromIndex?: number;
@@ -30,8 +32,8 @@ const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null 
  * `key: # comment` before a block list or map as the list's own comment and would print it on the
  * next line; it goes back on the key.
  */
-export function parseResource(text: string): Document {
-  const doc = parseDocument(text);
+export function parseResource(text: string, parsed?: Document): Document {
+  const doc = parsed ?? parseDocument(text);
   const visit = (node: unknown) => {
     if (isSeq(node)) for (const el of node.items) visit(el);
     if (!isMap(node)) return;
@@ -59,10 +61,12 @@ export function packageItems(view: PackageView): Item[] {
   const kptfile = view.kptfileText();
   const file = (rel: string) => (view.dir === '' ? rel : `${view.dir}/${rel}`);
   if (kptfile !== undefined) {
-    out.push({ doc: parseResource(kptfile), pkg: view.dir, path: 'Kptfile', index: 0, original: kptfile, fromFile: file('Kptfile'), fromIndex: 0 });
+    const doc = parseResource(kptfile);
+    out.push({ doc, baseline: doc.toJS(), pkg: view.dir, path: 'Kptfile', index: 0, original: kptfile, fromFile: file('Kptfile'), fromIndex: 0 });
   }
   for (const r of view.resources()) {
-    out.push({ doc: parseResource(r.text), pkg: view.dir, path: r.file, index: r.index, original: r.text, fromFile: file(r.file), fromIndex: r.index });
+    // the package model parsed it already: a copy is much cheaper than a second parse
+    out.push({ doc: parseResource(r.text, r.document.clone()), baseline: r.object, pkg: view.dir, path: r.file, index: r.index, original: r.text, fromFile: file(r.file), fromIndex: r.index });
   }
   return out;
 }

@@ -334,5 +334,6 @@ function itemText(item: Item, indent: 'compact' | 'wide'): string {
   const now = printItem(item.doc, indent);
   if (item.original === undefined) return now;
   if (now === item.original) return item.original;
+  if (item.baseline !== undefined && JSON.stringify(item.doc.toJS()) !== JSON.stringify(item.baseline)) return now;
   return now === printItem(parseResource(item.original), indent) ? item.original : now;
 }

@@ -99,6 +99,7 @@ export function decodeResourceList(text: string, inputs: readonly Item[], root: 
       path: path ?? input?.path ?? defaultPath(out),
       index: index !== undefined && /^\d+$/.test(index) ? Number(index) : Number.MAX_SAFE_INTEGER,
       ...(input?.original !== undefined ? { original: input.original } : {}),
+      ...(input?.baseline !== undefined ? { baseline: input.baseline } : {}),
       ...(input?.fromFile !== undefined ? { fromFile: input.fromFile, fromIndex: input.fromIndex ?? 0 } : {}),
     };
     items.push(item);
