@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: kpt setter patterns are literal `${name}` text
 /**
  * The built-in functions against the behaviour documented for their catalog counterparts
  * (GoogleContainerTools/kpt-functions-catalog). Each case names the example or README it is from;
