@@ -7,6 +7,7 @@ import variantApply from './variant-apply.js';
 import variantsetExpand from './variantset-expand.js';
 import runCommand from './run.js';
 import proposals from './proposals.js';
+import fnRender from './fn-render.js';
 
 // One line per command module; each module default-exports its Command.
 export const commands: readonly Command[] = [
@@ -16,4 +17,5 @@ export const commands: readonly Command[] = [
   variantsetExpand,
   runCommand,
   proposals,
+  fnRender,
 ];

@@ -1,0 +1,78 @@
+import { mkdir } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { functionName, renderDirectory, resultLine, resultsYaml, RUNTIMES, type FunctionResult } from '@kdelta/fn-render';
+import { oneOf, parseFlags, stringFlag } from '../args.js';
+import { ExitCode, UsageError, type Command } from '../command.js';
+import { isDirectory, writeFileAtomic } from '../util/fs.js';
+
+const help = `Usage: kdelta fn render [<dir>] [--runtime auto|builtin|exec|container] [--results-dir <dir>]
+
+Render a kpt package: run the validators and mutators of its Kptfile pipeline, and of its
+subpackages' (subpackages first), as \`kpt fn render\` does, and write the resources back to the
+files their path and index annotations name.
+
+  <dir>                  the package; default: the current directory.
+  --runtime <runtime>    how image functions run:
+                           auto (default)  in a container when docker or podman answers, else
+                                           with kdelta's built-in implementation
+                           builtin         always built-in (set-namespace, set-labels,
+                                           set-annotations, apply-setters, search-replace,
+                                           set-image, apply-replacements)
+                           container       always in a container (no network, read-only)
+                           exec            only exec: functions may run
+                         exec: functions always run as local executables (relative paths are
+                         taken from the current directory, as kpt does).
+  --results-dir <dir>    also write the functions' results to <dir>/results.yaml
+
+The container runtime can be named with KDELTA_CONTAINER_RUNTIME. A failing function stops the
+render: its results are printed and no file is changed. Exit 0 rendered; 1 failure.
+`;
+
+function describeFunction(r: FunctionResult): string {
+  return `"${functionName(r)}"${r.runtime === 'builtin' ? ' (built-in)' : ''}`;
+}
+
+const command: Command = {
+  path: ['fn', 'render'],
+  summary: "run a package's Kptfile function pipeline (kpt fn render)",
+  help,
+  async run(argv, io) {
+    const flags = parseFlags(argv, { runtime: { type: 'string' }, 'results-dir': { type: 'string' } });
+    if (flags.positionals.length > 1) throw new UsageError(`unexpected argument "${flags.positionals[1]}"`);
+    const runtime = oneOf('runtime', stringFlag(flags, 'runtime'), RUNTIMES, 'auto');
+    const dir = resolve(io.cwd, flags.positionals[0] ?? '.');
+    if (!(await isDirectory(dir))) throw new UsageError(`${flags.positionals[0] ?? '.'}: not a directory`);
+    const resultsDir = stringFlag(flags, 'results-dir');
+
+    const outcome = await renderDirectory(dir, { runtime, cwd: io.cwd, env: io.env });
+    const shown = (pkg: string) => relative(io.cwd, join(dir, pkg)) || '.';
+    let current: string | undefined;
+    for (const r of outcome.results) {
+      if (r.package !== current) {
+        current = r.package;
+        io.stdout(`${current === outcome.results[0]?.package ? '' : '\n'}Package "${shown(r.package)}":\n`);
+      }
+      io.stdout(`[${r.exitCode === 0 ? 'PASS' : 'FAIL'}] ${describeFunction(r)} in ${Math.round(r.durationMs)}ms\n`);
+      for (const line of r.results) io.stdout(`  ${resultLine(line)}\n`);
+      if (r.exitCode !== 0 && r.stderr) io.stdout(`  stderr:\n${r.stderr.trimEnd().replace(/^/gm, '    ')}\n`);
+    }
+    if (resultsDir !== undefined) {
+      const target = resolve(io.cwd, resultsDir);
+      await mkdir(target, { recursive: true });
+      await writeFileAtomic(join(target, 'results.yaml'), resultsYaml(outcome.results));
+      io.stdout(`For complete results, see ${join(resultsDir, 'results.yaml')}\n`);
+    }
+    if (!outcome.ok) {
+      io.stderr(`kdelta fn render: ${outcome.error.message}\nNothing written: the package is as it was.\n`);
+      return ExitCode.failure;
+    }
+    const packages = new Set(outcome.results.map((r) => r.package)).size;
+    const changed = outcome.written.length + outcome.deleted.length;
+    io.stdout(
+      `${outcome.results.length > 0 ? '\n' : ''}Successfully executed ${outcome.results.length} function(s) in ${packages} package(s); ${changed} file(s) changed.\n`,
+    );
+    return ExitCode.ok;
+  },
+};
+
+export default command;

@@ -1,0 +1,5 @@
+export { renderPackage, RUNTIMES, type RenderFailure, type RenderOptions, type RenderOutcome, type RuntimeChoice } from './render.js';
+export { renderDirectory, type DirectoryRenderOutcome } from './disk.js';
+export { functionName, resultLine, resultsYaml, type FunctionResult, type KrmResult, type Severity } from './results.js';
+export { BUILTINS, builtinName } from './builtins/index.js';
+export { containerArgs, detectContainerRuntime } from './runners.js';

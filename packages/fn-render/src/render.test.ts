@@ -1,0 +1,266 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { PackageTree } from '@kdelta/kptfile-model';
+import { renderDirectory, renderPackage, resultsYaml } from './index.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'kdelta-render-'));
+  dirs.push(d);
+  return d;
+}
+
+function writeTree(root: string, files: Record<string, string>): void {
+  for (const [p, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, p)), { recursive: true });
+    writeFileSync(join(root, p), text);
+  }
+}
+
+function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(root, rel))) {
+      const r = rel ? `${rel}/${name}` : name;
+      if (statSync(join(root, r)).isDirectory()) walk(r);
+      else out[r] = readFileSync(join(root, r), 'utf8');
+    }
+  };
+  walk('');
+  return out;
+}
+
+/** A KRM function as a Node script: `body` gets the parsed ResourceList `rl` and may change it. */
+function nodeFunction(dir: string, name: string, body: string): string {
+  const path = join(dir, name);
+  writeFileSync(
+    path,
+    `#!/usr/bin/env node
+import { readFileSync, appendFileSync } from 'node:fs';
+const yaml = await import(${JSON.stringify(import.meta.resolve('yaml'))});
+const rl = yaml.parse(readFileSync(0, 'utf8'));
+${body}
+process.stdout.write(yaml.stringify(rl));
+`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
+const kptfile = (name: string, pipeline: string) => `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n${pipeline}`;
+
+describe('renderDirectory with exec functions', () => {
+  it('runs subpackages first, gives the root every resource with its path annotations, and writes the result', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const log = join(fns, 'log');
+    const record = nodeFunction(
+      fns,
+      'record.mjs',
+      `appendFileSync(${JSON.stringify(log)}, JSON.stringify({ items: rl.items.map((i) => [i.kind, i.metadata.name, i.metadata.annotations['config.kubernetes.io/path'], i.metadata.annotations['internal.config.kubernetes.io/package-path']]), config: rl.functionConfig ?? null }) + '\\n');
+for (const i of rl.items) if (i.kind === 'ConfigMap') { i.data = { ...(i.data ?? {}), seen: (i.data?.seen ?? '') + (rl.functionConfig?.data?.tag ?? 'x') }; }`,
+    );
+    writeTree(root, {
+      Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${record}\n      configMap:\n        tag: R\n`),
+      'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: top # the top map\ndata:\n  a: "1"\n',
+      'sub/Kptfile': kptfile('sub', `pipeline:\n  mutators:\n    - exec: ${record}\n      configPath: fn-config.yaml\n`),
+      'sub/fn-config.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: conf\ndata:\n  tag: S\n',
+      'sub/d.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web # kept\n',
+      'README.md': 'not a resource\n',
+    });
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(true);
+    const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    // the subpackage renders first, on its own resources, with its configPath as functionConfig
+    expect(calls[0].items).toEqual([
+      ['Kptfile', 'sub', 'Kptfile', 'sub'],
+      ['Deployment', 'web', 'd.yaml', 'sub'],
+      ['ConfigMap', 'conf', 'fn-config.yaml', 'sub'],
+    ]);
+    expect(calls[0].config.data).toEqual({ tag: 'S' });
+    // then the root, on its resources and the subpackage's rendered ones; configMap as a ConfigMap
+    expect(calls[1].items.map((i: string[]) => `${i[3]}:${i[2]}`)).toEqual(['.:Kptfile', '.:cm.yaml', 'sub:Kptfile', 'sub:d.yaml', 'sub:fn-config.yaml']);
+    expect(calls[1].config).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'function-input' }, data: { tag: 'R' } });
+    const files = snapshot(root);
+    // annotations taken off, both functions applied in order (this function drops comments)
+    expect(files['cm.yaml']).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: top\ndata:\n  a: "1"\n  seen: R\n');
+    expect(parse(files['sub/fn-config.yaml'] as string).data).toEqual({ tag: 'S', seen: 'SR' });
+    // a resource the functions did not change keeps its bytes, comments included
+    expect(files['sub/d.yaml']).toBe('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web # kept\n');
+    expect(files['README.md']).toBe('not a resource\n');
+    expect(out.ok && out.results.map((r) => [r.package, r.field, r.exitCode, r.runtime])).toEqual([
+      ['sub', 'pipeline.mutators[0]', 0, 'exec'],
+      ['', 'pipeline.mutators[0]', 0, 'exec'],
+    ]);
+  });
+
+  it('honours selectors and exclude: the function sees only the chosen resources, the others are kept', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const log = join(fns, 'log');
+    const fn = nodeFunction(
+      fns,
+      'fn.mjs',
+      `appendFileSync(${JSON.stringify(log)}, rl.items.map((i) => i.metadata.name).join(',') + '\\n');
+for (const i of rl.items) { i.metadata.labels = { touched: 'yes' }; }`,
+    );
+    writeTree(root, {
+      Kptfile: kptfile(
+        'root',
+        `pipeline:\n  mutators:\n    - exec: ${fn}\n      selectors:\n        - kind: ConfigMap\n        - name: web\n      exclude:\n        - labels:\n            keep: me\n`,
+      ),
+      'r.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels:\n    keep: me\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: svc\n',
+    });
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(true);
+    expect(readFileSync(log, 'utf8')).toBe('a,web\n');
+    const docs = parseAllDocuments(readFileSync(join(root, 'r.yaml'), 'utf8')).map((d) => d.toJS());
+    expect(docs.map((d) => [d.metadata.name, d.metadata.labels ?? null])).toEqual([
+      ['a', { touched: 'yes' }],
+      ['b', { keep: 'me' }],
+      ['web', { touched: 'yes' }],
+      ['svc', null],
+    ]);
+  });
+
+  it('moves resources where a function changes their path annotation, writes new ones, deletes emptied files', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const fn = nodeFunction(
+      fns,
+      'fn.mjs',
+      `rl.items = rl.items.filter((i) => i.metadata.name !== 'gone');
+for (const i of rl.items) if (i.metadata.name === 'mover') { i.metadata.annotations['config.kubernetes.io/path'] = 'moved/here.yaml'; i.metadata.annotations['internal.config.kubernetes.io/path'] = 'moved/here.yaml'; }
+rl.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Fresh', namespace: 'ns1' } });`,
+    );
+    writeTree(root, {
+      Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n`),
+      'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gone\n',
+      'b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mover\n',
+    });
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(true);
+    const files = snapshot(root);
+    expect(Object.keys(files).sort()).toEqual(['Kptfile', 'moved/here.yaml', 'ns1/configmap_fresh.yaml']);
+    expect(files['moved/here.yaml']).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mover\n');
+  });
+
+  it('a failing function stops the render with its results and leaves every file as it was', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const good = nodeFunction(fns, 'good.mjs', `for (const i of rl.items) i.metadata.labels = { ok: 'yes' };`);
+    const bad = nodeFunction(
+      fns,
+      'bad.mjs',
+      `rl.results = [{ message: 'replicas must be at least 2', severity: 'error', resourceRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' } }];
+process.stdout.write(yaml.stringify(rl)); process.stderr.write('validation failed\\n'); process.exit(1);`,
+    );
+    const files = {
+      Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${good}\n  validators:\n    - exec: ${bad}\n`),
+      'd.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n',
+      'sub/Kptfile': kptfile('sub', `pipeline:\n  mutators:\n    - exec: ${good}\n`),
+      'sub/c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n',
+    };
+    writeTree(root, files);
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.error.function).toBe(bad);
+    expect(out.error.message).toContain('pipeline.validators[0]');
+    expect(out.error.message).toContain('replicas must be at least 2');
+    expect(out.results.map((r) => [r.package, r.field, r.exitCode])).toEqual([
+      ['sub', 'pipeline.mutators[0]', 0],
+      ['', 'pipeline.mutators[0]', 0],
+      ['', 'pipeline.validators[0]', 1],
+    ]);
+    expect(out.results[2]?.stderr).toBe('validation failed\n');
+    expect(resultsYaml(out.results)).toContain('replicas must be at least 2');
+    expect(snapshot(root)).toEqual(files);
+  });
+
+  it('an exec path that does not exist is a failure naming it; the package is untouched', async () => {
+    const root = tempDir();
+    const files = { Kptfile: kptfile('root', 'pipeline:\n  mutators:\n    - exec: ./no-such-fn\n'), 'c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n' };
+    writeTree(root, files);
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(false);
+    if (!out.ok) expect(out.error.message).toMatch(/"\.\/no-such-fn" failed: .*no-such-fn: no such executable/);
+    expect(snapshot(root)).toEqual(files);
+  });
+
+  it('a configPath that is not in the package is an error naming the Kptfile field', async () => {
+    const tree = PackageTree.fromFiles([['Kptfile', kptfile('root', 'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.2\n      configPath: missing.yaml\n')]]);
+    const out = await renderPackage(tree, { runtime: 'builtin' });
+    expect(out.ok).toBe(false);
+    if (!out.ok) expect(out.error.message).toBe('Kptfile: pipeline.mutators[0].configPath: "missing.yaml" is not a file of the package');
+  });
+});
+
+describe('renderPackage runtimes', () => {
+  const pkg = (image: string) =>
+    PackageTree.fromFiles([
+      ['Kptfile', kptfile('root', `pipeline:\n  mutators:\n    - image: ${image}\n      configMap:\n        env: prod\n`)],
+      ['c.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n'],
+    ]);
+
+  it('runs an image through the container runtime with no network, read-only, the image as written', async () => {
+    const fns = tempDir();
+    const argsLog = join(fns, 'args');
+    const runtime = nodeFunction(
+      fns,
+      'fake-docker.mjs',
+      `appendFileSync(${JSON.stringify(argsLog)}, JSON.stringify(process.argv.slice(2)));
+for (const i of rl.items) i.metadata.labels = { via: 'container' };`,
+    );
+    const tree = pkg('gcr.io/kpt-fn/set-labels:v0.2.0');
+    const out = await renderPackage(tree, { env: { ...process.env, KDELTA_CONTAINER_RUNTIME: runtime } });
+    expect(out.ok).toBe(true);
+    expect(JSON.parse(readFileSync(argsLog, 'utf8'))).toEqual([
+      'run', '--rm', '-i', '--network', 'none', '--read-only', '--user', 'nobody', '--security-opt', 'no-new-privileges', 'gcr.io/kpt-fn/set-labels:v0.2.0',
+    ]);
+    if (!out.ok) return;
+    expect(out.results[0]?.runtime).toBe('container');
+    expect(parse(out.tree.text('c.yaml') as string).metadata.labels).toEqual({ via: 'container' });
+    // the input tree is untouched
+    expect(tree.text('c.yaml')).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n');
+  });
+
+  it('uses the built-in when no container runtime answers, or when asked', async () => {
+    for (const options of [{ containerRuntime: null }, { runtime: 'builtin' as const, containerRuntime: '/nonexistent/docker' }]) {
+      const out = await renderPackage(pkg('ghcr.io/kptdev/krm-functions-catalog/set-labels:v0.2.4'), options);
+      expect(out.ok).toBe(true);
+      if (!out.ok) continue;
+      expect(out.results[0]?.runtime).toBe('builtin');
+      expect(parse(out.tree.text('c.yaml') as string).metadata.labels).toEqual({ env: 'prod' });
+    }
+  });
+
+  it('an image with no runtime and no built-in is an error naming the function', async () => {
+    const out = await renderPackage(pkg('gcr.io/kpt-fn/starlark:v0.4'), { containerRuntime: null });
+    expect(out.ok).toBe(false);
+    if (!out.ok) {
+      expect(out.error.function).toBe('gcr.io/kpt-fn/starlark:v0.4');
+      expect(out.error.message).toContain('"gcr.io/kpt-fn/starlark:v0.4" cannot run: no container runtime (docker or podman) answers and kdelta has no built-in for it');
+    }
+    const only = await renderPackage(pkg('gcr.io/kpt-fn/set-labels:v0.2'), { runtime: 'exec' });
+    expect(only.ok).toBe(false);
+    if (!only.ok) expect(only.error.message).toContain('--runtime exec runs only exec: functions');
+    const forced = await renderPackage(pkg('gcr.io/kpt-fn/set-labels:v0.2'), { runtime: 'container', containerRuntime: null });
+    expect(forced.ok).toBe(false);
+    if (!forced.ok) expect(forced.error.message).toContain('needs a container runtime');
+  });
+
+  it('a package without a Kptfile is not rendered', async () => {
+    const out = await renderPackage(PackageTree.fromFiles([['c.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n']]));
+    expect(out.ok).toBe(false);
+    if (!out.ok) expect(out.error.message).toContain('not a kpt package (no Kptfile)');
+  });
+});
