@@ -84,3 +84,12 @@ export {
   type TreeFile,
 } from './package-tree.js';
 export { writeTreeChanges } from './package-write.js';
+export {
+  mergePackages,
+  readMergeSide,
+  type MergeSide,
+  type MergeSides,
+  type PackageMergeOptions,
+  type PackageMergeReport,
+  type PackageMergeResult,
+} from './merge-packages.js';
