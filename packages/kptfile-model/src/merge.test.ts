@@ -37,7 +37,7 @@ describe('seed 000 examples', () => {
       ['.pipeline.mutators[key="gcr.io/kpt-fn/set-labels"].configPath', 'labels-local.yaml', 'labels-updated.yaml'],
     ]);
     // merge-core's one conflict shape: where, the rule that decided, and why
-    expect(r.conflicts[0]).toMatchObject({ resource: 'kpt.dev/Kptfile /pkg', file: 'Kptfile', winner: 'upstream', values: { origin: 'labels.yaml' } });
+    expect(r.conflicts[0]).toMatchObject({ resource: 'kpt.dev/Kptfile pkg', file: 'Kptfile', winner: 'upstream', values: { origin: 'labels.yaml' } });
     expect(r.conflicts[0]?.rule).toMatch(/upstream/);
     expect(r.conflicts[0]?.message).toContain('configPath');
     expect(r.conflicts[0]?.message).not.toContain('_kpt-merge_');
