@@ -47,9 +47,11 @@ export {
   type MergeIdentity,
 } from './merge-comment.js';
 export {
+  describePackage,
   layoutResources,
   packageFiles,
   readPackage,
+  savePackage,
   writePackage,
   type FileWrite,
   type KptPackage,
@@ -81,3 +83,13 @@ export {
   type TreeChanges,
   type TreeFile,
 } from './package-tree.js';
+export { writeTreeChanges } from './package-write.js';
+export {
+  mergePackages,
+  readMergeSide,
+  type MergeSide,
+  type MergeSides,
+  type PackageMergeOptions,
+  type PackageMergeReport,
+  type PackageMergeResult,
+} from './merge-packages.js';

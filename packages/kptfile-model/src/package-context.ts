@@ -4,7 +4,8 @@
  */
 import { isMap, parseDocument, YAMLMap } from 'yaml';
 import { KptfileError } from './errors.js';
-import type { KptPackage, PackageResource } from './package.js';
+import type { KptPackage } from './package.js';
+import type { PackageResource } from './resources.js';
 
 export const PACKAGE_CONTEXT_NAME = 'kptfile.kpt.dev';
 /** The file kpt creates it in. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { KptfileError, type KptfileIssue } from './errors.js';
 import { KRMIGNORE_FILE, parseKrmIgnore, type KrmIgnore } from './krmignore.js';
-import { parseResources, type PackageResource } from './package.js';
+import { parseResources, type PackageResource } from './resources.js';
 import { KPTFILE_NAME } from './types.js';
 
 type TreeNode =
@@ -159,6 +159,12 @@ export class PackageTree {
     if (n?.type !== 'file') return undefined;
     if (n.text === undefined) n.text = n.bytes.toString('utf8');
     return n.text;
+  }
+
+  /** Where the symlink at `path` points; undefined when there is no symlink there. */
+  linkTarget(path: string): string | undefined {
+    const n = this.nodes.get(treePath(path));
+    return n?.type === 'symlink' ? n.target : undefined;
   }
 
   /** Names in directory `dir`, sorted; empty when it is not a directory. */

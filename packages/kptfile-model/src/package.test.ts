@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KptfileError } from './errors.js';
-import { layoutResources, packageFiles, readPackage, writePackage } from './package.js';
+import { layoutResources, packageFiles, readPackage, savePackage, writePackage } from './package.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -142,6 +142,30 @@ describe('readPackage', () => {
   it('a YAML file that does not parse names the file and the document', async () => {
     const dir = await tree({ 'a.yaml': 'apiVersion: v1\nkind: X\nmetadata:\n  name: a\n---\nkey: [unclosed\n' });
     await expect(readPackage(dir)).rejects.toThrow(/^a\.yaml: document 1: invalid YAML/);
+  });
+});
+
+describe('savePackage', () => {
+  it('writes back what changed in the view since it was read, leaving the rest and subpackages untouched', async () => {
+    const dir = await tree({ Kptfile: KPTFILE, 'web.yaml': MULTI, 'old.txt': 'bye\n', 'sub/Kptfile': 'kind: Kptfile\n' });
+    const mtime = (await stat(join(dir, 'web.yaml'))).mtimeMs;
+    const pkg = await readPackage(dir);
+    pkg.view.write('Kptfile', KPTFILE.replace('name: app', 'name: renamed'));
+    pkg.view.write('new/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: n\n');
+    pkg.view.delete('old.txt');
+    // what was read is a snapshot: the view's edits do not change it
+    expect(pkg.files.map((f) => f.path)).toContain('old.txt');
+    const changes = await savePackage(pkg);
+    expect(changes.written.map((w) => w.path)).toEqual(['Kptfile', 'new/cm.yaml']);
+    expect(changes.deleted).toEqual(['old.txt']);
+    expect(await snapshot(dir)).toEqual({
+      Kptfile: KPTFILE.replace('name: app', 'name: renamed'),
+      'web.yaml': MULTI,
+      'new/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: n\n',
+      'sub/Kptfile': 'kind: Kptfile\n',
+    });
+    expect((await stat(join(dir, 'web.yaml'))).mtimeMs).toBe(mtime);
+    expect((await savePackage(await readPackage(dir))).written).toEqual([]);
   });
 });
 

@@ -1,18 +1,21 @@
 /**
- * A kpt package on disk: read it (Kptfile, KRM resources with their file and index, other
- * files, subpackages, `.krmignore`; symlinks are listed, never followed) and write files back
- * atomically (a temporary sibling, then a rename), touching only files whose bytes change.
+ * A kpt package on disk, read through the one in-memory model (`PackageTree`/`PackageView`):
+ * `readPackage` gives the package's Kptfile, KRM resources with their file and index, other
+ * files, subpackages and `.krmignore` (symlinks are listed, never followed) with a view to edit;
+ * `savePackage` and `writePackage` write back only the files whose bytes change, staging every
+ * new file before anything in the package is touched.
  */
 /// <reference types="node" preserve="true" />
-import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import { join, posix, resolve, sep } from 'node:path';
-import { parseDocument, type Document } from 'yaml';
+import { posix, resolve } from 'node:path';
 import { KptfileError, type KptfileIssue } from './errors.js';
-import { KRMIGNORE_FILE, parseKrmIgnore, type KrmIgnore } from './krmignore.js';
 import { parseKptfile, type ParsedKptfile } from './parse.js';
+import { PackageTree, type PackageView, type TreeChanges } from './package-tree.js';
+import { writeTreeChanges } from './package-write.js';
+import type { PackageResource } from './resources.js';
 import { KPTFILE_NAME } from './types.js';
 import { chunkHasContent, rebuildYamlFile, splitYamlDocuments } from './yaml-file.js';
+
+export { parseResources, type PackageResource } from './resources.js';
 
 export type PackageFileKind =
   /** the package's Kptfile */
@@ -36,19 +39,7 @@ export interface PackageFile {
   readonly target?: string;
 }
 
-export interface PackageResource {
-  /** The file it is in, relative to the package root. */
-  readonly file: string;
-  /** Its position among the documents of that file that hold a value (0-based). */
-  readonly index: number;
-  /** The document's exact text (after its `---` line, if any). */
-  readonly text: string;
-  /** The document as plain data. */
-  readonly object: Record<string, unknown>;
-  /** The parsed document (comments and formatting kept). */
-  readonly document: Document;
-}
-
+/** A package as read: what it held then, and a view of it to edit in memory. */
 export interface KptPackage {
   readonly dir: string;
   readonly kptfile?: ParsedKptfile;
@@ -57,107 +48,81 @@ export interface KptPackage {
   readonly files: readonly PackageFile[];
   /** Directories (relative) holding their own Kptfile: package boundaries, not read. */
   readonly subpackages: readonly string[];
+  /** The package in memory (its tree holds the subpackages too): edit it, then `savePackage`. */
+  readonly view: PackageView;
+  /** The tree as read from disk, unchanged: what `savePackage` compares `view` with. */
+  readonly base: PackageTree;
 }
 
-const isYamlName = (name: string): boolean => /\.ya?ml$/i.test(name);
-
-function isKrmObject(v: unknown): v is Record<string, unknown> {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
-  const o = v as Record<string, unknown>;
-  return typeof o['apiVersion'] === 'string' && typeof o['kind'] === 'string';
+function missingDirectory(dir: string): Error {
+  return Object.assign(new Error(`ENOENT: no such file or directory, scandir '${dir}'`), { code: 'ENOENT', path: dir });
 }
 
-/** The KRM resources of a YAML file; undefined when not every document is a KRM object. */
-export function parseResources(path: string, text: string, issues: KptfileIssue[]): PackageResource[] | undefined {
-  const out: PackageResource[] = [];
-  let index = 0;
-  let allKrm = true;
-  for (const chunk of splitYamlDocuments(text)) {
-    if (!chunkHasContent(chunk.body)) continue;
-    const document = parseDocument(chunk.body);
-    if (document.errors.length > 0) {
-      const e = document.errors[0];
-      issues.push({ code: 'yaml-syntax', file: path, field: `document ${index}`, message: `invalid YAML: ${e?.message.split('\n')[0] ?? ''}` });
-      return undefined;
+/**
+ * What the package at `view` holds: its Kptfile parsed and checked, its resources, each own file
+ * with its kind. Throws `KptfileError` naming the file for a broken Kptfile or YAML.
+ */
+export function describePackage(view: PackageView): Pick<KptPackage, 'kptfile' | 'resources' | 'files' | 'subpackages'> {
+  const issues: KptfileIssue[] = [];
+  let kptfile: ParsedKptfile | undefined;
+  const kptfileText = view.kptfileText();
+  if (kptfileText !== undefined) {
+    try {
+      kptfile = parseKptfile(kptfileText, KPTFILE_NAME);
+    } catch (e) {
+      if (!(e instanceof KptfileError)) throw e;
+      issues.push(...e.issues);
     }
-    const object = document.toJS() as unknown;
-    if (!isKrmObject(object)) allKrm = false;
-    else out.push({ file: path, index, text: chunk.body, object, document });
-    index++;
   }
-  return allKrm && out.length > 0 ? out : undefined;
+  let resources: readonly PackageResource[] = [];
+  try {
+    resources = view.resources();
+  } catch (e) {
+    if (!(e instanceof KptfileError)) throw e;
+    issues.push(...e.issues);
+  }
+  if (issues.length > 0) throw new KptfileError(issues);
+
+  const krm = new Set(resources.map((r) => r.file));
+  const ignore = view.krmIgnore();
+  const files: PackageFile[] = [];
+  const subpackages: string[] = [];
+  const walk = (rel: string): void => {
+    for (const name of view.list(rel)) {
+      const path = rel ? `${rel}/${name}` : name;
+      const type = view.typeOf(path);
+      if (type === 'symlink') {
+        files.push({ path, kind: 'symlink', content: Buffer.alloc(0), target: view.tree.linkTarget(view.pathOf(path)) ?? '' });
+      } else if (type === 'dir') {
+        if (view.at(path).hasKptfile()) subpackages.push(path);
+        else walk(path);
+      } else if (type === 'file') {
+        const content = view.tree.bytes(view.pathOf(path))!;
+        const kind: PackageFileKind =
+          path === KPTFILE_NAME ? 'kptfile' : ignore?.ignores(path) ? 'ignored' : krm.has(path) ? 'krm' : 'other';
+        files.push({ path, kind, content });
+      }
+    }
+  };
+  if (view.exists()) walk('');
+  return { ...(kptfile ? { kptfile } : {}), resources, files, subpackages };
 }
 
 /** Reads a package directory. Throws `KptfileError` naming the file for a broken Kptfile or YAML. */
 export async function readPackage(dir: string): Promise<KptPackage> {
   const root = resolve(dir);
-  const issues: KptfileIssue[] = [];
-  const files: PackageFile[] = [];
-  const resources: PackageResource[] = [];
-  const subpackages: string[] = [];
-  let ignore: KrmIgnore | undefined;
-  try {
-    ignore = parseKrmIgnore(await fs.readFile(join(root, KRMIGNORE_FILE), 'utf8'));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  let kptfile: ParsedKptfile | undefined;
+  const base = PackageTree.read(root);
+  if (!base) throw missingDirectory(root);
+  const view = base.clone().package();
+  return { dir: root, ...describePackage(view), view, base };
+}
 
-  const walk = async (rel: string): Promise<void> => {
-    const entries = await fs.readdir(join(root, rel), { withFileTypes: true });
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-      const path = rel ? `${rel}/${entry.name}` : entry.name;
-      const abs = join(root, path);
-      if (entry.isSymbolicLink()) {
-        files.push({ path, kind: 'symlink', content: Buffer.alloc(0), target: await fs.readlink(abs) });
-        continue;
-      }
-      if (entry.isDirectory()) {
-        if (entry.name === '.git') continue;
-        if (rel !== '' || entry.name !== '') {
-          const hasKptfile = await fs
-            .lstat(join(abs, KPTFILE_NAME))
-            .then((s) => s.isFile())
-            .catch(() => false);
-          if (hasKptfile) {
-            subpackages.push(path);
-            continue;
-          }
-        }
-        await walk(path);
-        continue;
-      }
-      if (!entry.isFile()) continue;
-      const content = await fs.readFile(abs);
-      if (path === KPTFILE_NAME) {
-        try {
-          kptfile = parseKptfile(content.toString('utf8'), path);
-        } catch (e) {
-          if (e instanceof KptfileError) issues.push(...e.issues);
-          else throw e;
-        }
-        files.push({ path, kind: 'kptfile', content });
-        continue;
-      }
-      if (ignore?.ignores(path)) {
-        files.push({ path, kind: 'ignored', content });
-        continue;
-      }
-      if (isYamlName(entry.name)) {
-        const parsed = parseResources(path, content.toString('utf8'), issues);
-        if (parsed) {
-          resources.push(...parsed);
-          files.push({ path, kind: 'krm', content });
-          continue;
-        }
-      }
-      files.push({ path, kind: 'other', content });
-    }
-  };
-  await walk('');
-  if (issues.length > 0) throw new KptfileError(issues);
-  return { dir: root, ...(kptfile ? { kptfile } : {}), resources, files, subpackages };
+/**
+ * Writes what changed in `pkg.view` since `readPackage` back to `pkg.dir`: only files whose
+ * bytes differ are written; every new file is staged before anything in the package is touched.
+ */
+export async function savePackage(pkg: Pick<KptPackage, 'dir' | 'view' | 'base'>): Promise<TreeChanges> {
+  return writeTreeChanges(pkg.dir, pkg.base, pkg.view.tree);
 }
 
 /** What to write: a path relative to the package root and its new content. */
@@ -188,9 +153,10 @@ function checkPath(path: string): string | undefined {
 }
 
 /**
- * Writes files into a package directory atomically per file (temporary sibling + rename): all
- * new contents are staged first, so an error before the renames leaves the directory as it was.
- * Files whose bytes do not change are not touched. Throws `KptfileError` for bad paths.
+ * Writes files into a package directory: the package is read as a tree, the files are written
+ * into a copy of it, and what differs is written back (`writeTreeChanges`): an error before the
+ * renames leaves the directory as it was. Files whose bytes do not change are not touched.
+ * Throws `KptfileError` for bad paths.
  */
 export async function writePackage(dir: string, files: readonly FileWrite[], options: WritePackageOptions = {}): Promise<WritePackageResult> {
   const root = resolve(dir);
@@ -204,62 +170,29 @@ export async function writePackage(dir: string, files: readonly FileWrite[], opt
   }
   if (issues.length > 0) throw new KptfileError(issues);
 
-  const current = await readPackageFiles(root);
-  const staged: { tmp: string; dest: string; path: string }[] = [];
+  const base = PackageTree.read(root) ?? PackageTree.empty();
+  const next = base.clone();
+  const written: string[] = [];
   const unchanged: string[] = [];
-  try {
-    for (const f of files) {
-      const bytes = typeof f.content === 'string' ? Buffer.from(f.content, 'utf8') : Buffer.from(f.content);
-      const old = current.get(f.path);
-      if (old?.equals(bytes)) {
-        unchanged.push(f.path);
-        continue;
-      }
-      const dest = join(root, ...f.path.split('/'));
-      if (!resolve(dest).startsWith(root + sep)) throw new KptfileError([{ code: 'package-layout', file: f.path, field: '', message: 'outside the package' }]);
-      await fs.mkdir(resolve(dest, '..'), { recursive: true });
-      const tmp = `${dest}.kdelta-${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-      await fs.writeFile(tmp, bytes, { flag: 'wx' });
-      staged.push({ tmp, dest, path: f.path });
+  for (const f of files) {
+    const bytes = typeof f.content === 'string' ? Buffer.from(f.content, 'utf8') : Buffer.from(f.content);
+    if (base.bytes(f.path)?.equals(bytes)) {
+      unchanged.push(f.path);
+      continue;
     }
-  } catch (e) {
-    await Promise.all(staged.map((s) => fs.rm(s.tmp, { force: true })));
-    throw e;
+    next.write(f.path, bytes);
+    written.push(f.path);
   }
-  for (const s of staged) await fs.rename(s.tmp, s.dest);
   const deleted: string[] = [];
   if (options.prune) {
-    for (const path of current.keys()) {
+    for (const { path } of base.package().ownFiles().files) {
       if (seen.has(path)) continue;
-      await fs.rm(join(root, ...path.split('/')), { force: true });
+      next.delete(path);
       deleted.push(path);
     }
   }
-  return { written: staged.map((s) => s.path), deleted, unchanged };
-}
-
-/** The regular files of the package at `root` (subpackages, .git and symlinks excluded). */
-async function readPackageFiles(root: string): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
-  const walk = async (rel: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await fs.readdir(join(root, rel), { withFileTypes: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw e;
-    }
-    for (const entry of entries) {
-      const path = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        if (entry.name === '.git') continue;
-        const sub = await fs.lstat(join(root, path, KPTFILE_NAME)).then((s) => s.isFile(), () => false);
-        if (!sub) await walk(path);
-      } else if (entry.isFile()) out.set(path, await fs.readFile(join(root, path)));
-    }
-  };
-  await walk('');
-  return out;
+  await writeTreeChanges(root, base, next);
+  return { written, deleted, unchanged };
 }
 
 /** The files of a package as read, for writing back (`writePackage(dir, packageFiles(pkg))`). */

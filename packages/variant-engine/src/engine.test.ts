@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { PackageTree } from '@kdelta/kptfile-model';
 import {
   applyPackageVariant,
   decodePackageVariantSet,
@@ -177,5 +178,49 @@ describe('applyPackageVariant', () => {
       objects: [{ ...obj('Team', 't1', 'default', {}, 'hr.example.com/v1'), spec: { code: 'y' } }],
     });
     expect(wrongKind.ok && wrongKind.packageConditions[0]?.message).toBe('no resource matched any injection selector for this injection point');
+  });
+
+  it('edits a kpt package in memory: its Kptfile and KRM files only, and only when every mutation succeeds', () => {
+    const team = (name: string) =>
+      `apiVersion: hr.example.com/v1\nkind: Team\nmetadata:\n  name: ${name}\n  annotations: {kpt.dev/config-injection: optional}\nspec: {code: x}\n`;
+    const tree = PackageTree.fromFiles([
+      ['Kptfile', 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: app}\n'],
+      ['team.yaml', team('team')],
+      // not the variant's: a kustomize patch (not KRM), a .krmignore'd file and a nested package
+      ['patch.yaml', '- op: replace\n  path: /spec\n'],
+      ['.krmignore', 'ignored.yaml\n'],
+      ['ignored.yaml', team('ignored')],
+      ['sub/Kptfile', 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: sub}\n'],
+      ['sub/team.yaml', team('sub')],
+    ]);
+    const pkg = tree.package();
+    const pv = pvWith('    - {name: a, image: a:v1}\n', '  injectors:\n  - {name: t1, kind: Team}\n');
+    const objects = [{ ...obj('Team', 't1', 'default', {}, 'hr.example.com/v1'), spec: { code: 'y' } }];
+    const before = tree.clone();
+    const r = applyPackageVariant(pkg, pv, { objects });
+    expect(r.ok && [...r.changed.keys()].sort()).toEqual(['Kptfile', 'team.yaml']);
+    expect(r.ok && r.packageConditions.map((c) => c.type)).toEqual(['config.injection.Team.team']);
+    expect(pkg.text('team.yaml')).toContain('code: y');
+    expect(pkg.text('Kptfile')).toContain('PackageVariant.pv.a.0');
+    for (const p of ['patch.yaml', 'ignored.yaml', 'sub/team.yaml', 'sub/Kptfile']) expect(tree.text(p)).toBe(before.text(p));
+    const again = applyPackageVariant(pkg, pv, { objects });
+    expect(again.ok && again.changed.size).toBe(0);
+
+    // two equal sources: an error, and the package is left as it was
+    const failing = before.clone();
+    const failed = applyPackageVariant(failing.package(), pv, { objects: [...objects, ...objects] });
+    expect(failed.ok).toBe(false);
+    expect(failing.changesFrom(before)).toEqual({ written: [], links: [], deleted: [], created: [] });
+  });
+
+  it('names the file of a package whose YAML does not parse', () => {
+    const pkg = PackageTree.fromFiles([
+      ['Kptfile', 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: app}\n'],
+      ['bad.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: [\n'],
+    ]).package();
+    const r = applyPackageVariant(pkg, pvWith('    - {name: a, image: a:v1}\n'));
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.file).toBe('bad.yaml');
+    expect(!r.ok && r.errors[0]).toMatch(/^bad\.yaml: document 0: invalid YAML/);
   });
 });

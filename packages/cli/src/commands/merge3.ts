@@ -1,20 +1,11 @@
-import { basename, join, resolve } from 'node:path';
-import {
-  layerSchemas,
-  merge3Text,
-  mergeFiles,
-  schemaRegistryFromText,
-  type Conflict,
-  type ConflictStrategy,
-  type SchemaRegistry,
-  type SourceFile,
-} from '@kdelta/merge-core';
+import { join, resolve } from 'node:path';
+import { layerSchemas, schemaRegistryFromText, type ConflictStrategy, type SchemaRegistry } from '@kdelta/merge-core';
 import { boolWord, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
 import { ExitCode, UsageError, type Command, type Io } from '../command.js';
 import { conflictLine, conflictReport } from '../conflicts.js';
-import { isDirectory, listFiles, readText, writeFileAtomic } from '../util/fs.js';
+import { readText, writeFileAtomic } from '../util/fs.js';
 import { rm } from 'node:fs/promises';
-import { mergeKptfile } from '@kdelta/kptfile-model';
+import { mergePackages, readMergeSide, type MergeSide } from '@kdelta/kptfile-model';
 
 const help = `kdelta merge3 — 3-way merge of Kubernetes resources, as kpt pkg update merges them
 
@@ -42,16 +33,10 @@ Flags:
 Exit codes: 0 merged; 1 bad input or failure (nothing written); 3 conflicts with --on-conflict fail.
 `;
 
-const isPackageFile = (name: string) => name.endsWith('.yaml') || name.endsWith('.yml') || name === 'Kptfile';
-
-async function readSide(path: string, cwd: string, flag: string): Promise<{ files: SourceFile[]; directory: boolean }> {
-  const full = resolve(cwd, path);
-  if (await isDirectory(full)) {
-    const names = await listFiles(full, isPackageFile);
-    return { files: await Promise.all(names.map(async (p) => ({ path: p, text: await readText(join(full, p)) }))), directory: true };
-  }
+/** One side, read by kptfile-model; a path that cannot be read is a usage error naming the flag. */
+function readSide(path: string, cwd: string, flag: string): MergeSide {
   try {
-    return { files: [{ path: basename(full), text: await readText(full) }], directory: false };
+    return readMergeSide(resolve(cwd, path));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`--${flag} ${path}: ${code === 'ENOENT' ? 'no such file or directory' : (error as Error).message}`);
@@ -92,50 +77,17 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     schemas = layerSchemas(schemas, schemaRegistryFromText(text, file));
   }
 
-  const [origin, upstream, local] = await Promise.all([
-    readSide(originPath, io.cwd, 'original'),
-    readSide(updatedPath, io.cwd, 'updated'),
-    readSide(localPath, io.cwd, 'local'),
-  ]);
-
-  let files: SourceFile[];
-  let deleted: readonly string[] = [];
-  let conflicts: readonly Conflict[];
-  let report: unknown;
-  if (flags.values.single) {
-    if (origin.directory || upstream.directory || local.directory) throw new UsageError('--single takes three files, not directories');
-    const name = local.files[0]!.path;
-    const result = merge3Text(
-      { origin: origin.files[0]!.text, upstream: upstream.files[0]!.text, local: local.files[0]!.text },
-      { strategy, inferKeys, schemas, file: name },
-    );
-    files = [{ path: name, text: result.text }];
-    conflicts = result.conflicts;
-    report = { changed: result.changed };
-  } else {
-    // Files given directly are one package file each: match them by local's name.
-    const same = (side: { files: SourceFile[]; directory: boolean }) =>
-      side.directory ? side.files : side.files.map((f) => ({ ...f, path: local.directory ? f.path : local.files[0]!.path }));
-    const sides = { origin: same(origin), upstream: same(upstream), local: local.files };
-    // Kptfiles are merged by the Kptfile rules (pipeline merge of seed 000), the rest as resources.
-    const isKptfile = (f: SourceFile) => basename(f.path) === 'Kptfile';
-    const result = mergeFiles(
-      { origin: sides.origin.filter((f) => !isKptfile(f)), upstream: sides.upstream.filter((f) => !isKptfile(f)), local: sides.local.filter((f) => !isKptfile(f)) },
-      { strategy, inferKeys, schemas },
-    );
-    const kptfiles = mergeKptfiles(sides);
-    files = [...result.files, ...kptfiles.files];
-    deleted = result.deleted;
-    conflicts = [...result.conflicts, ...kptfiles.conflicts];
-    report = { resources: result.report, kptfiles: kptfiles.files.map((f) => f.path), deletedFiles: result.deleted };
-  }
+  const sides = { origin: readSide(originPath, io.cwd, 'original'), upstream: readSide(updatedPath, io.cwd, 'updated'), local: readSide(localPath, io.cwd, 'local') };
+  const single = flags.values.single === true;
+  if (single && (sides.origin.directory || sides.upstream.directory || sides.local.directory)) throw new UsageError('--single takes three files, not directories');
+  const { files, deleted, conflicts, report } = mergePackages(sides, { strategy, inferKeys, schemas, single });
 
   if (strategy === 'fail' && conflicts.length > 0) {
       // The failure is the first line; the conflicts follow, without a winner (nothing was merged).
       const n = conflicts.length;
       io.stderr(`kdelta merge3: ${n} conflict${n === 1 ? '' : 's'} between local and upstream changes; nothing written (--on-conflict fail):\n`);
       for (const c of conflicts) io.stderr(`  ${conflictLine(c, { verdict: false })}\n`);
-    if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...(report as object), conflicts }, null, 2)}\n`);
+    if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...report, conflicts }, null, 2)}\n`);
     return ExitCode.conflicts;
   }
 
@@ -147,27 +99,8 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   } else {
     io.stdout(joinStream(files.map((f) => f.text)));
   }
-  if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...(report as object), conflicts }, null, 2)}\n`);
+  if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...report, conflicts }, null, 2)}\n`);
   return ExitCode.ok;
-}
-
-/** Each Kptfile of local merged with its origin and upstream versions; one only upstream has is added. */
-function mergeKptfiles(sides: Record<'origin' | 'upstream' | 'local', readonly SourceFile[]>): { files: SourceFile[]; conflicts: Conflict[] } {
-  const find = (list: readonly SourceFile[], path: string) => list.find((f) => f.path === path)?.text;
-  const files: SourceFile[] = [];
-  const conflicts: Conflict[] = [];
-  for (const local of sides.local.filter((f) => basename(f.path) === 'Kptfile')) {
-    const result = mergeKptfile(
-      { origin: find(sides.origin, local.path), upstream: find(sides.upstream, local.path), local: local.text },
-      { files: { origin: `${local.path} (original)`, upstream: `${local.path} (updated)`, local: local.path } },
-    );
-    files.push({ path: local.path, text: result.text });
-    conflicts.push(...result.conflicts);
-  }
-  for (const upstream of sides.upstream.filter((f) => basename(f.path) === 'Kptfile')) {
-    if (!find(sides.local, upstream.path) && !find(sides.origin, upstream.path)) files.push(upstream);
-  }
-  return { files, conflicts };
 }
 
 function joinStream(texts: readonly string[]): string {

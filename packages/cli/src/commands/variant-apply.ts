@@ -1,17 +1,12 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import {
-  PACKAGE_VARIANT_API_VERSION,
-  applyPackageVariant,
-  decodePackageVariant,
-  type KubeObject,
-} from '@kdelta/variant-engine';
-import { readPackage, writePackage } from '@kdelta/kptfile-model';
+import { applyPackageVariant } from '@kdelta/variant-engine';
+import { readPackage, savePackage } from '@kdelta/kptfile-model';
 import { type Command, UsageError } from '../command.js';
 import { CliInputError } from '../errors.js';
 import { parseFlags, stringFlag } from '../args.js';
-import { decodeObjects, describeDocument, readObjects, readYamlDocuments } from './variant-objects.js';
+import { isDirectory } from '../util/fs.js';
+import { decodeObjects, readObjects, readPackageVariant } from './variant-objects.js';
 
 const help = `Usage: kdelta variant apply --variant <pv.yaml> --package <dir> [--objects <path>]
 
@@ -56,40 +51,14 @@ const command: Command = {
     if (!pkgDir) throw new UsageError('--package <dir> is required');
     const objectsPath = stringFlag(flags, 'objects');
 
-    const docs = (await readYamlDocuments(path.resolve(io.cwd, variantFile), variantFile)).filter(
-      (d) => (d.value as KubeObject)?.kind === 'PackageVariant',
-    );
-    if (docs.length !== 1) {
-      throw new CliInputError('invalid-variant', `${variantFile}: expected one PackageVariant document, found ${docs.length}`, { file: variantFile });
-    }
-    const doc = docs[0]!;
-    const where = describeDocument(doc);
-    const decoded = decodePackageVariant(doc.value);
-    const invalid = [...decoded.errors, ...decoded.unknownFields];
-    if (invalid.length > 0) throw new CliInputError('invalid-variant', `${where}: ${invalid.join('; ')}`, { file: doc.file, document: doc.document });
-    const pv = decoded.value;
-    if (pv.apiVersion !== PACKAGE_VARIANT_API_VERSION) {
-      throw new CliInputError('invalid-variant', `${where}: apiVersion: expected ${PACKAGE_VARIANT_API_VERSION}, got ${pv.apiVersion ?? '(none)'}`, {
-        file: doc.file,
-        document: doc.document,
-        path: '.apiVersion',
-      });
-    }
-
+    const { pv, doc, where } = await readPackageVariant(variantFile, io.cwd);
     const dir = path.resolve(io.cwd, pkgDir);
-    const stat = await fs.stat(dir).catch(() => undefined);
-    if (!stat?.isDirectory()) throw new UsageError(`--package ${pkgDir}: not a directory`);
+    if (!(await isDirectory(dir))) throw new UsageError(`--package ${pkgDir}: not a directory`);
     const pkg = await readPackage(dir);
     if (!pkg.kptfile) throw new CliInputError('not-a-package', `${pkgDir}: no Kptfile (not a kpt package)`, { file: pkgDir });
-    // The package's own Kptfile and KRM files (subpackages, .krmignore'd and non-KRM files are not
-    // the variant's to edit).
-    const files = new Map(
-      pkg.files.filter((f) => f.kind === 'kptfile' || f.kind === 'krm').map((f) => [f.path, f.content.toString('utf8')] as const),
-    );
-
     const objects = decodeObjects(objectsPath ? await readObjects(objectsPath, io.cwd) : []);
 
-    const result = applyPackageVariant(files, pv, { objects, packageName: path.basename(dir) });
+    const result = applyPackageVariant(pkg.view, pv, { objects, packageName: path.basename(dir) });
     const name = pv.metadata?.name ?? '';
     if (!result.ok) {
       io.stdout(stringify({ packageVariant: name, conditions: result.conditions }, { indentSeq: false, lineWidth: 0 }));
@@ -101,7 +70,7 @@ const command: Command = {
       const file = path.join(pkgDir, result.file);
       throw new CliInputError('variant-not-applied', message.startsWith(`${result.file}:`) ? `${path.join(pkgDir, message)}` : `${file}: ${message}`, { file });
     }
-    await writePackage(dir, [...result.changed].map(([p, content]) => ({ path: p, content })));
+    await savePackage(pkg);
     // a required injection point left without a source gates the package (seed 004): the
     // variant applied, but the package is not ready to publish
     const unmet = result.packageConditions.filter((c) => result.readinessGates.includes(c.type) && c.status !== 'True');

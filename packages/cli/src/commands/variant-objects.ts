@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { decodeObject, type KubeObject } from '@kdelta/variant-engine';
+import { decodeObject, decodePackageVariant, PACKAGE_VARIANT_API_VERSION, type KubeObject, type PackageVariant } from '@kdelta/variant-engine';
 import { UsageError } from '../command.js';
 import { CliInputError } from '../errors.js';
 
@@ -100,4 +100,29 @@ export function decodeObjects(docs: readonly SourcedObject[]): KubeObject[] {
     out.push(v);
   }
   return out;
+}
+
+/**
+ * The one PackageVariant document of `file`, decoded and checked: unknown fields, wrong types and
+ * another apiVersion are errors naming the document and the field.
+ */
+export async function readPackageVariant(file: string, cwd: string): Promise<{ pv: PackageVariant; doc: SourcedObject; where: string }> {
+  const docs = (await readYamlDocuments(path.resolve(cwd, file), file)).filter((d) => (d.value as KubeObject)?.kind === 'PackageVariant');
+  if (docs.length !== 1) {
+    throw new CliInputError('invalid-variant', `${file}: expected one PackageVariant document, found ${docs.length}`, { file });
+  }
+  const doc = docs[0]!;
+  const where = describeDocument(doc);
+  const decoded = decodePackageVariant(doc.value);
+  const invalid = [...decoded.errors, ...decoded.unknownFields];
+  if (invalid.length > 0) throw new CliInputError('invalid-variant', `${where}: ${invalid.join('; ')}`, { file: doc.file, document: doc.document });
+  const pv = decoded.value;
+  if (pv.apiVersion !== PACKAGE_VARIANT_API_VERSION) {
+    throw new CliInputError('invalid-variant', `${where}: apiVersion: expected ${PACKAGE_VARIANT_API_VERSION}, got ${pv.apiVersion ?? '(none)'}`, {
+      file: doc.file,
+      document: doc.document,
+      path: '.apiVersion',
+    });
+  }
+  return { pv, doc, where };
 }

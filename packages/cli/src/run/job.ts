@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { commitAll, createBranch, deleteRemoteBranch, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { PackageTree } from '@kdelta/kptfile-model';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { Forge, Proposal, ProposalTarget } from '../forge/forge.js';
 import { listFiles } from '../util/fs.js';
@@ -421,7 +422,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     // Same upstream commit as the lock: the update would change nothing, only the mutations may.
     files = new Map(local);
   }
-  const applied = applyPackageVariant(files, plan.variant, { objects: plan.objects, packageName: plan.downstream.package });
+  const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, { objects: plan.objects, packageName: plan.downstream.package });
   if (!applied.ok) {
     return { action: 'failed', writes: false, fingerprint, error: `${applied.file ? `${applied.file}: ` : ''}${applied.errors.join('; ')}` };
   }

@@ -1,3 +1,4 @@
+import type { PackageView } from '@kdelta/kptfile-model';
 import { decodeObject } from '../api/decode.js';
 import type { Condition, KubeObject, PackageVariant } from '../api/types.js';
 import { joinErrors, validatePackageVariant } from '../api/validate.js';
@@ -16,7 +17,7 @@ export interface ApplyOptions {
 export type ApplyResult =
   | {
       readonly ok: true;
-      /** The files the mutations changed, with their new text. Empty when nothing changed. */
+      /** The files the mutations changed (now written in the package), with their new text. Empty when nothing changed. */
       readonly changed: Map<string, string>;
       /** The variant's conditions (Porch's Stalled and Ready). */
       readonly conditions: Condition[];
@@ -28,10 +29,11 @@ export type ApplyResult =
 
 /**
  * Apply a PackageVariant's mutations to a package, in Porch's order: package context, pipeline,
- * config injection. Pure: takes the package's files, returns the changed ones. Validation errors
- * and mutation errors are returned as data with Porch's conditions; nothing is partially applied.
+ * config injection. A package view is edited in place when every mutation succeeds (Porch's files,
+ * a map, are never changed); the changed files are returned too. Validation errors and mutation
+ * errors are returned as data with Porch's conditions; nothing is partially applied.
  */
-export function applyPackageVariant(files: PackageFiles, pv: PackageVariant, options: ApplyOptions = {}): ApplyResult {
+export function applyPackageVariant(pkg: PackageView | PackageFiles, pv: PackageVariant, options: ApplyOptions = {}): ApplyResult {
   const invalid = validatePackageVariant(pv);
   if (invalid.length > 0) {
     return {
@@ -44,12 +46,12 @@ export function applyPackageVariant(files: PackageFiles, pv: PackageVariant, opt
     };
   }
   const valid: Condition = { type: 'Stalled', status: 'False', reason: 'Valid', message: 'all validation checks passed' };
-  const pkg = new PackageDocuments(files);
+  const docs = new PackageDocuments(pkg);
   let points: InjectionPoint[];
   try {
-    ensurePackageContext(pkg, pv, options.packageName ?? pv.spec?.downstream?.package ?? '');
-    ensureKRMFunctions(pkg, pv);
-    points = ensureConfigInjection(pkg, pv, (options.objects ?? []).map((o) => decodeObject(o).value)).points;
+    ensurePackageContext(docs, pv, options.packageName ?? pv.spec?.downstream?.package ?? '');
+    ensureKRMFunctions(docs, pv);
+    points = ensureConfigInjection(docs, pv, (options.objects ?? []).map((o) => decodeObject(o).value)).points;
   } catch (error) {
     if (!(error instanceof VariantMutationError)) throw error;
     return {
@@ -61,7 +63,7 @@ export function applyPackageVariant(files: PackageFiles, pv: PackageVariant, opt
   }
   return {
     ok: true,
-    changed: pkg.changedFiles(),
+    changed: docs.writeChanges(),
     conditions: [
       valid,
       { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant' },

@@ -1,10 +1,10 @@
 import { KdeltaError } from '@kdelta/merge-core';
+import { KptfileError, PackageTree, type PackageView } from '@kdelta/kptfile-model';
 import { type Document, isMap, isScalar, isSeq, parseAllDocuments, type YAMLMap, type Node } from 'yaml';
 
 /**
- * A package as the mutations see it: file path (relative, `/`-separated) → text, like Porch's
- * PackageRevisionResources. YAML files are parsed on first use into `yaml` Documents, so comments
- * and layout survive; only the files a mutation really changed are printed again.
+ * A package's files as Porch's PackageRevisionResources hold them: path (relative,
+ * `/`-separated) → text. The mutations read it as a package tree holding exactly these files.
  */
 export type PackageFiles = ReadonlyMap<string, string>;
 
@@ -39,24 +39,61 @@ interface ParsedFile {
   readonly before: string[];
 }
 
+const isFileMap = (pkg: PackageView | PackageFiles): pkg is PackageFiles =>
+  typeof (pkg as PackageFiles).get === 'function' && typeof (pkg as PackageFiles).entries === 'function';
+
+/**
+ * A package as the mutations see it: kptfile-model's package view, its YAML files parsed on first
+ * use into `yaml` Documents, so comments and layout survive; only the files a mutation really
+ * changed are printed again, and written into the package by {@link writeChanges}.
+ *
+ * Given a package view, the mutations read and edit its Kptfile and the files kptfile-model reads
+ * as KRM resources (`.krmignore`d files, other files and nested packages are not theirs to edit).
+ * Given Porch's files (a map), they see every file, as Porch does.
+ */
 export class PackageDocuments {
+  /** The package the mutations edit. */
+  readonly pkg: PackageView;
+  private readonly everyFile: boolean;
+  private scope: Set<string> | undefined;
   private readonly parsed = new Map<string, ParsedFile>();
 
-  constructor(private readonly files: PackageFiles) {}
+  constructor(pkg: PackageView | PackageFiles) {
+    this.everyFile = isFileMap(pkg);
+    this.pkg = isFileMap(pkg) ? PackageTree.fromFiles(pkg).package() : pkg;
+  }
+
+  private files(): Set<string> {
+    if (this.scope) return this.scope;
+    if (this.everyFile) {
+      this.scope = new Set(this.pkg.tree.allFiles(this.pkg.dir).keys());
+      return this.scope;
+    }
+    let resources;
+    try {
+      resources = this.pkg.resources();
+    } catch (error) {
+      if (!(error instanceof KptfileError)) throw error;
+      throw new VariantMutationError('invalid-yaml', error.message, error.file);
+    }
+    this.scope = new Set(resources.map((r) => r.file));
+    if (this.pkg.hasKptfile()) this.scope.add('Kptfile');
+    return this.scope;
+  }
 
   has(path: string): boolean {
-    return this.files.has(path);
+    return this.files().has(path);
   }
 
   paths(): string[] {
-    return [...this.files.keys()].sort();
+    return [...this.files()].sort();
   }
 
   /** The documents of a file; a YAML error throws `<file>: <reason>`. */
   documents(path: string): Document.Parsed[] {
     const hit = this.parsed.get(path);
     if (hit) return hit.docs;
-    const text = this.files.get(path);
+    const text = this.has(path) ? this.pkg.text(path) : undefined;
     if (text === undefined) throw new VariantMutationError('missing-file', `${path}: no such file in the package`, path);
     const docs = parseAllDocuments(text);
     if (!Array.isArray(docs)) return [];
@@ -91,16 +128,26 @@ export class PackageDocuments {
     const out = new Map<string, string>();
     for (const [path, { docs, before }] of this.parsed) {
       if (docs.every((d, i) => snapshot(d) === before[i])) continue;
-      out.set(path, printDocuments(docs, this.files.get(path) ?? ''));
+      out.set(path, printDocuments(docs, this.pkg.text(path) ?? ''));
     }
     return out;
   }
 
-  /** All files after the mutations. */
+  /** The mutations' files (see the class) after the mutations, changed or not. */
   result(): Map<string, string> {
-    const out = new Map(this.files);
+    const out = new Map<string, string>();
+    for (const path of this.paths()) out.set(path, this.pkg.text(path) ?? '');
     for (const [path, text] of this.changedFiles()) out.set(path, text);
     return out;
+  }
+
+  /** Writes the changed files into the package; returns them. */
+  writeChanges(): Map<string, string> {
+    const changed = this.changedFiles();
+    for (const [path, text] of changed) this.pkg.write(path, text);
+    // the package now holds what was parsed: later changes are measured from here
+    for (const [path, file] of this.parsed) this.parsed.set(path, { docs: file.docs, before: file.docs.map((d) => snapshot(d)) });
+    return changed;
   }
 }
 
