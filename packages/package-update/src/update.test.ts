@@ -46,7 +46,7 @@ describe('updatePackage', () => {
     expect(result.packages).toEqual([{ path: 'web', action: 'updated', strategy: 'resource-merge' }]);
     expect(result.lock?.git?.commit).toBe(git(repo, 'rev-parse', 'v2'));
     expect(result.conflicts.map((c) => [c.package, c.path, c.winner])).toEqual([['web', '.spec.replicas', 'upstream']]);
-    expect(result.resources.map((r) => [r.resource, r.action, r.changed])).toEqual([['apps/Deployment /web', 'merged', true]]);
+    expect(result.resources.map((r) => [r.resource, r.action, r.changed])).toEqual([['apps/Deployment web', 'merged', true]]);
     expect(result.files.filter((f) => f.status !== 'kept').map((f) => f.path)).toEqual(['Kptfile', 'web.yaml']);
     expect(readFileSync(join(dir, 'web.yaml'), 'utf8')).toContain('image: app:2');
   });
