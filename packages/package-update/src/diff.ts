@@ -1,5 +1,5 @@
 import { hideCredentials } from '@kdelta/git-source';
-import { type PackageTree } from '@kdelta/kptfile-model';
+import type { PackageTree } from '@kdelta/kptfile-model';
 import { parseAllDocuments } from 'yaml';
 import { sameFile } from './compare.js';
 import { type UpdatePackageOptions, type UpdateResult, updatePackage } from './update.js';

@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { type UrlCredentials, splitCredentials } from '@kdelta/git-source';
 import { UsageError } from '../command.js';
 import { type UpdateStrategy, isUpdateStrategy, pendingSwapTarget, updateStrategies } from '@kdelta/package-update';

@@ -1,7 +1,7 @@
 // The CLI's argument rules (packages/cli/src/pkg/args.ts), copied for the conformance driver:
 // the library takes options, the scenarios give command lines.
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { type UpdateStrategy, isUpdateStrategy, updateStrategies } from '../index.js';
 
 /** A command line the CLI would refuse. */
@@ -36,7 +36,7 @@ export interface UpdateArgs {
  */
 export function splitRepoArg(arg: string): { repo: string; directory: string; ref: string | undefined } {
   const m = /^(.+?)\.git(\/[^@]*)?(?:@(.*))?$/.exec(arg);
-  if (!m || !m[1]) throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument: "${arg}"`);
+  if (!m?.[1]) throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument: "${arg}"`);
   const repo = m[1];
   const dir = (m[2] ?? '/').split('/').filter((p) => p !== '' && p !== '.');
   if (dir.includes('..')) throw new UsageError(`package directory may not contain "..": "${arg}"`);
