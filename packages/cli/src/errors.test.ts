@@ -11,7 +11,7 @@ import { UsageError, type Io } from './command.js';
 import { CliInputError, exitCodeFor, formatError } from './errors.js';
 import { main } from './main.js';
 import { readYamlDocuments } from './commands/variant-objects.js';
-import { strategyOf, UpdateError } from './pkg/strategies.js';
+import { strategyOf, UpdateError } from '@kdelta/package-update';
 
 function thrownBy(fn: () => unknown): unknown {
   try {

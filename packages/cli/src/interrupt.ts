@@ -1,13 +1,13 @@
 import { constants } from 'node:os';
 import { releaseHeldLocks } from '@kdelta/git-source';
-import { removeAllTempDirs } from './pkg/temp.js';
+import { removeAllTempDirs } from '@kdelta/package-update';
 
 /**
  * Run a command with SIGINT and SIGTERM handlers that remove its temporary and work directories and
  * its cache locks, then exit with 128 + the signal number, as a shell reports a signal. `finally`
  * blocks do not run when a signal ends the process; without this an interrupted command would leave
  * full copies of packages behind. A swap of a package is never half done when a handler runs: it is
- * synchronous, and handlers run between turns of the event loop (see pkg/swap.ts).
+ * synchronous, and handlers run between turns of the event loop (see package-update's swap.ts).
  */
 export async function withInterruptCleanup<T>(fn: () => Promise<T>): Promise<T> {
   const handler = (signal: NodeJS.Signals) => {

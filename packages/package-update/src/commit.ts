@@ -1,30 +1,14 @@
 /**
- * The one place the update writes to disk: the new tree goes into a staging copy of the package
- * on the same filesystem, which is then swapped in with two renames. A failure before the swap
- * leaves the package exactly as it was.
+ * The one place an update writes to disk: the new tree is made in a work copy of the package on
+ * its filesystem, outside its tree (see swap.ts), and swapped in under a journal. A failure before
+ * the swap leaves the package exactly as it was; a process killed during it is recovered by the
+ * next operation on the package.
  */
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { PackageTree, TreeChanges } from '@kdelta/kptfile-model';
-
-/** A temporary sibling of `path` (same filesystem, so a rename can replace `path`). */
-export function siblingTemp(path: string, tag: string): string {
-  return mkdtempSync(join(dirname(path), `.${basename(path)}.kdelta-${tag}-`));
-}
-
-/** Copy a whole directory tree as is: `cp -a` where there is one (much faster), else node's cpSync. */
-function copyTreeFast(from: string, to: string): void {
-  if (process.platform !== 'win32') {
-    try {
-      execFileSync('cp', ['-a', '--', from, to], { stdio: 'ignore' });
-      return;
-    } catch {
-      rmSync(to, { recursive: true, force: true });
-    }
-  }
-  cpSync(from, to, { recursive: true, verbatimSymlinks: true });
-}
+import { canonical, copyTreeFast, makeWorkDir, swap } from './swap.js';
+import { removeTempDir } from './temp.js';
 
 const abs = (root: string, rel: string) => join(root, ...rel.split('/'));
 
@@ -47,7 +31,7 @@ export function applyChanges(root: string, changes: TreeChanges): void {
   }
 }
 
-const isEmpty = (c: TreeChanges) => c.written.length + c.links.length + c.deleted.length + c.created.length === 0;
+export const isEmpty = (c: TreeChanges) => c.written.length + c.links.length + c.deleted.length + c.created.length === 0;
 
 /**
  * Makes the package directory `dir` (read as `oldTree`) hold `newTree`, all or nothing. What the
@@ -56,22 +40,15 @@ const isEmpty = (c: TreeChanges) => c.written.length + c.links.length + c.delete
 export function commitTree(dir: string, newTree: PackageTree, oldTree: PackageTree): TreeChanges {
   const changes = newTree.changesFrom(oldTree);
   if (isEmpty(changes)) return changes;
-  const holder = siblingTemp(dir, 'work');
+  const target = canonical(dir);
+  const work = makeWorkDir(target, 'work');
   try {
-    const work = join(holder, 'pkg');
-    copyTreeFast(dir, work);
-    applyChanges(work, changes);
-    const backup = join(holder, 'old');
-    renameSync(dir, backup);
-    try {
-      renameSync(work, dir);
-    } catch (error) {
-      renameSync(backup, dir);
-      throw error;
-    }
+    copyTreeFast(target, join(work, 'new'));
+    applyChanges(join(work, 'new'), changes);
+    swap(target, work);
     return changes;
   } finally {
-    rmSync(holder, { recursive: true, force: true });
+    removeTempDir(work);
   }
 }
 

@@ -18,7 +18,8 @@ function kptfileData(text: string): unknown {
 
 function yamlData(text: string): unknown {
   try {
-    const docs = parseAllDocuments(text);
+    // uniqueKeys: yaml's duplicate-key check is quadratic in a map's keys (a big ConfigMap)
+    const docs = parseAllDocuments(text, { uniqueKeys: false });
     if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text.trim();
     return docs.map((d) => stripIdentifier(d.toJS())).filter((d) => d !== null && d !== undefined);
   } catch {

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fetchPackage } from '@kdelta/git-source';
+import { type UrlCredentials, fetchPackage, withoutCredentials } from '@kdelta/git-source';
 import { PackageTree } from '@kdelta/kptfile-model';
+import { makeTempDir, removeTempDir } from './temp.js';
 
 /** Where and how to reach git: the options every operation shares. */
 export interface GitOptions {
@@ -12,10 +12,16 @@ export interface GitOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Repository cache root (default: KDELTA_CACHE_DIR from `env`, else git-source's default). */
   readonly cacheDir?: string;
+  /**
+   * Credentials by repository URL (without credentials, as `withoutCredentials` gives it): they
+   * reach git for that repository only, in its environment, and are never recorded or returned.
+   */
+  readonly credentials?: ReadonlyMap<string, UrlCredentials>;
 }
 
 /** A package read from git into memory. */
 export interface FetchedTree {
+  /** Its `source` is the scratch directory it was read from (gone by now): errors name files by it. */
   readonly tree: PackageTree;
   readonly commit: string;
   /** The ref used (the default branch's name when none was given). */
@@ -26,13 +32,18 @@ export interface FetchedTree {
 
 /** `repo`'s `directory` at `ref`, read into memory (through a scratch directory removed at once). */
 export async function fetchTree(git: GitOptions, repo: string, directory: string, ref: string | undefined): Promise<FetchedTree> {
-  const holder = mkdtempSync(join(tmpdir(), 'kdelta-fetch-'));
+  // named by pid: removed on a signal, and swept by the next command when this process is killed
+  const holder = makeTempDir(tmpdir(), 'fetch');
   try {
     const dest = join(holder, 'pkg');
     const env = git.env ?? process.env;
     const cacheDir = git.cacheDir ?? env['KDELTA_CACHE_DIR'];
+    // A repo read from a Kptfile written by an older tool may carry credentials of its own:
+    // git-source takes them out of the URL and uses them in preference to these.
+    const credentials = git.credentials?.get(withoutCredentials(repo));
     const fetched = await fetchPackage({
       repo,
+      ...(credentials ? { credentials } : {}),
       directory,
       dest,
       cwd: git.cwd ?? process.cwd(),
@@ -41,8 +52,9 @@ export async function fetchTree(git: GitOptions, repo: string, directory: string
       ...(cacheDir ? { cacheDir } : {}),
     });
     const tree = PackageTree.read(dest) ?? PackageTree.empty();
+    tree.source = dest;
     return { tree, commit: fetched.commit, ref: fetched.ref, directory: fetched.directory };
   } finally {
-    rmSync(holder, { recursive: true, force: true });
+    removeTempDir(holder);
   }
 }

@@ -1,20 +1,28 @@
-import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
+import { withoutCredentials } from '@kdelta/git-source';
 import { type PackageView, PackageTree } from '@kdelta/kptfile-model';
 import { addMergeCommentsToTree } from './comments.js';
-import { siblingTemp, writeTree } from './commit.js';
+import { writeTree } from './commit.js';
+import { UpdateError } from './errors.js';
 import { type GitOptions, fetchTree } from './fetch.js';
 import { KPTFILE, type UpdateStrategy, readKptfile, withUpstream } from './kptfile.js';
-import { type ProgressListener, progressLines } from './progress.js';
+import { type ProgressListener, progressLines, reportRecovery } from './progress.js';
+import { makeWorkDir, recoverInterruptedSwap } from './swap.js';
+import { removeTempDir } from './temp.js';
 
 export interface GetPackageOptions extends GitOptions {
-  /** Repository as recorded in the Kptfile (`.git` stripped, `file://` kept when given). */
+  /** Repository as recorded in the Kptfile (`.git` stripped, `file://` kept when given); credentials in it are used, never recorded. */
   readonly repo: string;
   /** Package directory in the repository: `/` or `/a/b`. */
   readonly directory: string;
   /** Branch, tag or commit. */
   readonly ref: string;
-  /** Absolute destination directory: a new one, or an existing one without a Kptfile. */
+  /**
+   * Absolute path of the package: it must not exist (an existing one is refused, whatever it
+   * holds); missing parent directories are created. kpt's rule that an existing directory gets
+   * the package below it is the caller's to apply (the CLI's argument parsing does).
+   */
   readonly destination: string;
   readonly updateStrategy?: UpdateStrategy;
   readonly progress?: ProgressListener;
@@ -52,31 +60,64 @@ async function fetchUnfetched(git: GitOptions, pkg: PackageView, prefix = ''): P
   return fetchedPaths;
 }
 
-/** kpt's `pkg get`: fetch a package, record upstream and lock, add merge comments; nothing written on failure. */
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `dest` as the user would name it: relative to the working directory when inside it. */
+function shown(dest: string, cwd: string): string {
+  const rel = relative(cwd, dest);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : dest;
+}
+
+function alreadyExists(dest: string, cwd: string): UpdateError {
+  return new UpdateError(
+    `destination directory "${shown(dest, cwd)}" already exists: pkg get writes a new directory, never into an existing one; nothing was written`,
+    'destination-exists',
+  );
+}
+
+/**
+ * kpt's `pkg get`: fetch a package, record upstream and lock, add merge comments, and put it at
+ * `destination`, which must not exist. All or nothing: the package is assembled in memory and in
+ * a work directory on the destination's filesystem, and appears at its path in one rename.
+ */
 export async function getPackage(options: GetPackageOptions): Promise<GetResult> {
   const dest = options.destination;
+  const cwd = options.cwd ?? process.cwd();
   const progress = progressLines(options.progress);
-  const intoExisting = existsSync(dest);
-  if (intoExisting && readdirSync(dest).some((n) => n === KPTFILE)) {
-    throw new Error(`destination directory "${dest}" already holds a package`);
-  }
-  progress(`Fetching ${options.repo}@${options.ref}`);
+  // an update killed half way through its swap leaves the path empty: put that package back first
+  reportRecovery(options.progress, recoverInterruptedSwap(dest));
+  if (exists(dest)) throw alreadyExists(dest, cwd);
+  progress(`Fetching ${withoutCredentials(options.repo)}@${options.ref}`);
   const fetched = await fetchTree(options, options.repo, options.directory, options.ref);
   const pkg = fetched.tree.package();
   const record = { repo: options.repo, directory: fetched.directory, ref: options.ref, updateStrategy: options.updateStrategy };
   pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename(dest), record, fetched.commit));
   const nested = await fetchUnfetched(options, pkg);
   addMergeCommentsToTree(pkg);
-  if (intoExisting) {
-    writeTree(dest, fetched.tree, PackageTree.empty());
-  } else {
-    const holder = siblingTemp(dest, 'get');
+  const work = makeWorkDir(dest, 'get');
+  try {
+    const ready = join(work, 'pkg');
+    writeTree(ready, fetched.tree, PackageTree.empty());
+    // like git clone: missing parents are made, and removed again when the package cannot follow
+    const madeParent = existsSync(dirname(dest)) ? undefined : mkdirSync(dirname(dest), { recursive: true });
     try {
-      writeTree(join(holder, 'pkg'), fetched.tree, PackageTree.empty());
-      renameSync(join(holder, 'pkg'), dest);
-    } finally {
-      rmSync(holder, { recursive: true, force: true });
+      // onto an existing empty directory this rename succeeds (POSIX); onto anything else it fails
+      renameSync(ready, dest);
+    } catch (error) {
+      if (madeParent) rmSync(madeParent, { recursive: true, force: true });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') throw alreadyExists(dest, cwd);
+      throw error;
     }
+  } finally {
+    removeTempDir(work);
   }
   return { destination: dest, commit: fetched.commit, nested, tree: fetched.tree };
 }

@@ -1,14 +1,14 @@
 import { stringify } from 'yaml';
+import { withoutCredentials } from '@kdelta/git-source';
 import {
-  KptfileError,
   type Kptfile,
   type PackageView,
   type ParsedKptfile,
   UPDATE_STRATEGIES,
   type UpdateStrategy as KptfileStrategy,
-  decodeKptfile,
   parseKptfile,
   printKptfile,
+  readKptfileText,
   KPTFILE_NAME,
 } from '@kdelta/kptfile-model';
 import { UpdateError } from './errors.js';
@@ -25,26 +25,25 @@ export function isUpdateStrategy(value: unknown): value is UpdateStrategy {
 export function strategyOf(value: unknown, file: string): UpdateStrategy {
   if (value === undefined || value === '') return 'resource-merge';
   if (isUpdateStrategy(value)) return value;
-  throw new UpdateError(`${file}: unrecognized update strategy ${JSON.stringify(value)}`);
+  throw new UpdateError(
+    `${file}: unrecognized update strategy ${JSON.stringify(value)} (expected one of ${updateStrategies.join(', ')})`,
+    'unknown-strategy',
+    file,
+  );
 }
-
-const fatal = new Set(['yaml-syntax', 'not-a-map', 'wrong-type', 'wrong-kind']);
 
 /**
- * A Kptfile's text, decoded. Unknown fields (kpt writes some, e.g. status.renderStatus) are
- * tolerated; a file that is not YAML, not a map or of the wrong kind is an error naming it.
+ * A Kptfile's text, read strictly (`readKptfileText`, as every kdelta command reads it): an
+ * unknown field, a wrong type, apiVersion or kind is an error naming `file` and the field.
  */
-export function lenientKptfile(text: string, file: string): ParsedKptfile {
-  const decoded = decodeKptfile(text, file);
-  const bad = decoded.issues.filter((i) => fatal.has(i.code));
-  if (bad.length > 0) throw new KptfileError(bad);
-  return decoded;
+export function kptfileOf(text: string, file: string): ParsedKptfile {
+  return readKptfileText(text, file);
 }
 
-/** A package's Kptfile, decoded leniently; `file` names it in errors. */
+/** A package's Kptfile, read strictly; `file` names it in errors. */
 export function readKptfile(pkg: PackageView, file: string): ParsedKptfile | undefined {
   const text = pkg.kptfileText();
-  return text === undefined ? undefined : lenientKptfile(text, file);
+  return text === undefined ? undefined : kptfileOf(text, file);
 }
 
 export interface UpstreamRecord {
@@ -54,7 +53,11 @@ export interface UpstreamRecord {
   readonly updateStrategy?: KptfileStrategy | undefined;
 }
 
-/** The Kptfile with `upstream` (and, when `commit` is given, `upstreamLock`) set, printed over its text. */
+/**
+ * The Kptfile with `upstream` (and, when `commit` is given, `upstreamLock`) set, printed over its
+ * text. The repository is recorded without credentials, whatever the caller had: a token that
+ * came in a URL (or in a Kptfile written by an older tool) is used once and never written down.
+ */
 export function withUpstream(
   parsed: ParsedKptfile | undefined,
   name: string | undefined,
@@ -75,6 +78,8 @@ export function withUpstream(
       next.upstreamLock = { type: 'git', git: { repo: upstream.repo, directory: upstream.directory, ref: upstream.ref, commit } };
     }
   }
+  if (next.upstream?.git?.repo) next.upstream.git.repo = withoutCredentials(next.upstream.git.repo);
+  if (next.upstreamLock?.git?.repo) next.upstreamLock.git.repo = withoutCredentials(next.upstreamLock.git.repo);
   return printKptfile(base, orderKeys(next));
 }
 

@@ -82,7 +82,7 @@ function updateNestedRemote(rel: string, input: UpdateInput, ctx: UpdateContext)
   const name = rel.split('/').pop()!;
   if (!o && l && u) {
     ctx.progress(`Package "${name}" added in both local and upstream.`);
-    throw new UpdateError(`subpackage "${rel}" added in both upstream and local`);
+    throw new UpdateError(`subpackage "${rel}" added in both upstream and local`, 'subpackage-clash');
   }
   if (!o && !l && u) {
     ctx.progress(`Adding package "${name}" from upstream.`);
@@ -110,7 +110,7 @@ function updateNestedRemote(rel: string, input: UpdateInput, ctx: UpdateContext)
   }
   // Fetched upstream but not at origin: local and upstream may hold different versions of it,
   // with nothing to merge them against.
-  if (unfetched(sub.origin)) throw new UpdateError(`no origin available for package "${rel}"`);
+  if (unfetched(sub.origin)) throw new UpdateError(`no origin available for package "${rel}"`, 'no-origin');
   const file = sub.local.describe(KPTFILE);
   const kf = readKptfile(sub.local, file);
   const strategy = strategyOf(kf?.kptfile.upstream?.updateStrategy, file);
@@ -190,7 +190,7 @@ export function updateLocalTree(strategy: UpdateStrategy, input: UpdateInput, ct
       continue;
     }
     if (o && !l) continue; // deleted locally: stays deleted
-    if (!o && l && u) throw new UpdateError(`subpackage "${rel}" added in both upstream and local`);
+    if (!o && l && u) throw new UpdateError(`subpackage "${rel}" added in both upstream and local`, 'subpackage-clash');
     const kf = readKptfile(sub.local, sub.local.describe(KPTFILE));
     const subStrategy = kf?.kptfile.upstream?.updateStrategy ? strategyOf(kf.kptfile.upstream.updateStrategy, kf.file) : strategy;
     ctx.progress(`Updating package "${rel.split('/').pop()}" with strategy "${subStrategy}".`);

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diffPackage, getPackage, updatePackage } from './index.js';
+import { UpdateError, diffPackage, getPackage, updatePackage } from './index.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -70,5 +70,32 @@ describe('updatePackage', () => {
     const web = changes.find((c) => c.subject === 'apps/Deployment web');
     expect(web?.fields).toContain('.spec.replicas: 1 → 2');
     expect(readFileSync(join(dir, 'web.yaml'), 'utf8')).toBe(before);
+  });
+});
+
+describe('getPackage', () => {
+  it('refuses a destination that exists, writing nothing, and creates missing parents', async () => {
+    const { root, repo, env } = await fixture();
+    const taken = join(root, 'taken');
+    mkdirSync(taken);
+    writeFileSync(join(taken, 'mine.txt'), 'mine\n');
+    const refused = getPackage({ repo, directory: '/pkg', ref: 'v1', destination: taken, cwd: root, env });
+    await expect(refused).rejects.toBeInstanceOf(UpdateError);
+    await expect(refused).rejects.toMatchObject({ code: 'destination-exists' });
+    expect(readFileSync(join(taken, 'mine.txt'), 'utf8')).toBe('mine\n');
+    const deep = join(root, 'a', 'b', 'web');
+    const got = await getPackage({ repo, directory: '/pkg', ref: 'v1', destination: deep, cwd: root, env });
+    expect(got.destination).toBe(deep);
+    expect(readFileSync(join(deep, 'Kptfile'), 'utf8')).toContain('name: web');
+  });
+});
+
+describe('strict inputs', () => {
+  it('an unknown Kptfile field is refused, naming the file and the field, and nothing is written', async () => {
+    const { root, dir, env } = await fixture();
+    const kptfile = `${readFileSync(join(dir, 'Kptfile'), 'utf8')}info:\n  sites: https://example.com\n`;
+    writeFileSync(join(dir, 'Kptfile'), kptfile);
+    await expect(updatePackage({ dir, ref: 'v2', cwd: root, env })).rejects.toThrow(`${join(dir, 'Kptfile')}: info.sites: unknown field`);
+    expect(readFileSync(join(dir, 'Kptfile'), 'utf8')).toBe(kptfile);
   });
 });

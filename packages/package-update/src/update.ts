@@ -1,13 +1,15 @@
-import { basename, join, posix, relative } from 'node:path';
+import { basename, join, posix, relative, sep } from 'node:path';
+import { withoutCredentials } from '@kdelta/git-source';
 import { type PackageView, PackageTree, type Upstream, type UpstreamLock } from '@kdelta/kptfile-model';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { addMergeCommentsToTree } from './comments.js';
-import { commitTree } from './commit.js';
+import { commitTree, isEmpty } from './commit.js';
 import { UpdateError } from './errors.js';
 import { type GitOptions, fetchTree } from './fetch.js';
-import { KPTFILE, type UpdateStrategy, lenientKptfile, readKptfile, strategyOf, withUpstream } from './kptfile.js';
+import { KPTFILE, type UpdateStrategy, kptfileOf, readKptfile, strategyOf, withUpstream } from './kptfile.js';
 import { updateTree } from './nested.js';
-import { type ProgressListener, progressLines } from './progress.js';
+import { type ProgressListener, progressLines, reportRecovery } from './progress.js';
+import { recoverInterruptedSwap } from './swap.js';
 import type { PackageAction } from './strategies/types.js';
 
 export interface UpdatePackageOptions extends GitOptions {
@@ -19,7 +21,7 @@ export interface UpdatePackageOptions extends GitOptions {
   readonly strategy?: UpdateStrategy;
   /** Packages are named relative to it (default: `cwd`, else the process's directory). */
   readonly displayRoot?: string;
-  /** Compute the result and write nothing (`pkg diff`). */
+  /** Compute the result and write nothing (`pkg diff`); an interrupted swap is still recovered. */
   readonly dryRun?: boolean;
   readonly progress?: ProgressListener;
 }
@@ -77,30 +79,34 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
   const parsed = readKptfile(pkg, pkg.describe(KPTFILE))!;
   const kf = parsed.kptfile;
   const git = kf.upstream?.git;
-  if (!git?.repo) throw new UpdateError(`package "${name}" must have an upstream reference`);
+  if (!git?.repo) throw new UpdateError(`package "${name}" must have an upstream reference`, 'no-upstream');
   const ref = git.ref || undefined;
   const strategy = strategyOf(kf.upstream?.updateStrategy, parsed.file);
   run.progress(`Package "${name}":`);
-  run.progress(`Fetching upstream from ${git.repo}@${git.ref ?? ''}`);
+  run.progress(`Fetching upstream from ${withoutCredentials(git.repo)}@${git.ref ?? ''}`);
   const updated = await fetchTree(run.git, git.repo, git.directory ?? '/', ref);
+  const sides: Side[] = [{ path: updated.tree.source, label: sideLabel('upstream', git.repo, git.directory, git.ref ?? updated.ref) }];
   // Marked like origin and local: the marks are then no upstream change, and a resource upstream
   // left alone reads exactly as it does at origin, which spares the merge of it.
-  addMergeCommentsToTree(updated.tree.package());
+  labelled(sides, () => addMergeCommentsToTree(updated.tree.package()));
   const lock = kf.upstreamLock?.git;
   let origin: PackageView;
   if (lock?.commit || lock?.repo) {
-    run.progress(`Fetching origin from ${lock.repo ?? git.repo}@${lock.ref ?? ''}`);
+    run.progress(`Fetching origin from ${withoutCredentials(lock.repo ?? git.repo)}@${lock.ref ?? ''}`);
     const fetched = await fetchTree(run.git, lock.repo ?? git.repo, lock.directory ?? git.directory ?? '/', lock.commit || lock.ref || undefined);
     origin = fetched.tree.package();
+    sides.push({ path: fetched.tree.source, label: sideLabel('origin', lock.repo ?? git.repo, lock.directory ?? git.directory, lock.commit || lock.ref || '') });
     // marked like the local package, so the marks are not taken for local changes
-    addMergeCommentsToTree(origin);
+    labelled(sides, () => addMergeCommentsToTree(origin));
   } else {
     // Never fetched: the origin is empty. Local content would have nothing to merge against.
-    if (hasLocalContent(pkg)) throw new UpdateError(`no origin available for package "${name}": its Kptfile has no upstreamLock`);
+    if (hasLocalContent(pkg)) throw new UpdateError(`no origin available for package "${name}": its Kptfile has no upstreamLock`, 'no-origin');
     origin = PackageTree.empty().package('none');
   }
   run.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
-  const out = updateTree(strategy, { local: pkg, updated: updated.tree.package(), origin, relPackagePath: '/', isRoot: true }, run);
+  const out = labelled(sides, () =>
+    updateTree(strategy, { local: pkg, updated: updated.tree.package(), origin, relPackagePath: '/', isRoot: true }, run),
+  );
   const named = (p: string | undefined) => (p ? `${name}/${p}` : name);
   run.packages.push({ path: name, action: 'updated', strategy }, ...out.packages.map((p) => ({ ...p, path: named(p.path === '.' ? undefined : p.path) })));
   run.resources.push(...out.resources.map((r) => ({ ...r, package: named(r.package) })));
@@ -116,6 +122,38 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
   // upstream resources are identified by their own names, local ones by their comment)
   addMergeCommentsToTree(pkg);
   run.progress('');
+}
+
+/** A fetched version of the package (upstream or origin): where it was read from, and its name for errors. */
+interface Side {
+  readonly path: string;
+  readonly label: string;
+}
+
+/** `upstream (https://host/repo/pkg@v2)`: how a side's files are named in errors. */
+function sideLabel(side: 'upstream' | 'origin', repo: string, directory: string | undefined, ref: string): string {
+  const dir = (directory ?? '/').replace(/^\/+/, '');
+  return `${side} (${withoutCredentials(repo).replace(/\/+$/, '')}${dir ? `/${dir}` : ''}${ref ? `@${ref}` : ''})`;
+}
+
+/**
+ * Runs `fn`; an error naming a file of a fetched side by the scratch directory it was read from
+ * is re-labelled with the side and the file's path in the package (`upstream (…@v2): deploy.yaml:
+ * …`): the scratch directory means nothing to the user and is gone already.
+ */
+function labelled<T>(sides: readonly Side[], fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    let message = error.message;
+    for (const side of sides) {
+      if (side.path === '') continue;
+      message = message.split(`${side.path}${sep}`).join(`${side.label}: `).split(side.path).join(side.label);
+    }
+    if (message !== error.message) error.message = message;
+    throw error;
+  }
 }
 
 /**
@@ -170,13 +208,17 @@ function fileOutcomes(before: PackageTree, after: PackageTree): FileOutcome[] {
  */
 export async function updatePackage(options: UpdatePackageOptions): Promise<UpdateResult> {
   const dir = options.dir;
+  // a swap that a killed update left half done is finished or rolled back before anything else
+  reportRecovery(options.progress, recoverInterruptedSwap(dir));
   const before = PackageTree.read(dir);
   const kptfileText = before?.text(KPTFILE);
-  if (!before || kptfileText === undefined) throw new UpdateError(`${join(dir, KPTFILE)}: no such file or directory (not a kpt package)`);
-  const rootKptfile = lenientKptfile(kptfileText, join(dir, KPTFILE));
+  if (!before || kptfileText === undefined) {
+    throw new UpdateError(`${join(dir, KPTFILE)}: no such file or directory (not a kpt package)`, 'not-a-package');
+  }
+  const rootKptfile = kptfileOf(kptfileText, join(dir, KPTFILE));
   const rootName = relative(options.displayRoot ?? options.cwd ?? process.cwd(), dir) || basename(dir);
   const rootUpstream = rootKptfile.kptfile.upstream;
-  if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`);
+  if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, 'no-upstream');
   if (options.strategy === undefined) strategyOf(rootUpstream.updateStrategy, rootKptfile.file);
   const run: Run = { git: options, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [] };
   const work = before.clone();
@@ -209,13 +251,9 @@ export async function updatePackage(options: UpdatePackageOptions): Promise<Upda
       stack.push(rel === '.' ? sub : `${rel}/${sub}`);
     }
   }
-  run.progress(`Updated ${count} package(s).`);
-  let written = false;
-  if (!options.dryRun) {
-    const c = commitTree(dir, work, before);
-    written = c.written.length + c.links.length + c.deleted.length + c.created.length > 0;
-  }
-  const lock = lenientKptfile(work.text(KPTFILE)!, join(dir, KPTFILE)).kptfile.upstreamLock;
+  run.progress(options.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);
+  const written = !options.dryRun && !isEmpty(commitTree(dir, work, before));
+  const lock = kptfileOf(work.text(KPTFILE)!, join(dir, KPTFILE)).kptfile.upstreamLock;
   return {
     updated: count,
     packages: run.packages,

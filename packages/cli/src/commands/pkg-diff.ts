@@ -1,14 +1,11 @@
-import { rmSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
+import { relative } from 'node:path';
+import { diffPackage, formatChanges } from '@kdelta/package-update';
 import { parseFlags } from '../args.js';
 import { type Command, ExitCode } from '../command.js';
-import { parseUpdateArgs } from '../pkg/args.js';
-import { diffTrees, formatChanges } from '../pkg/diff.js';
 import { conflictLine } from '../conflicts.js';
-import { heldProgress } from '../pkg/progress.js';
+import { parseUpdateArgs } from '../pkg/args.js';
 import { KnownCredentials, keepSecrets } from '../pkg/secrets.js';
-import { updatePackage } from '../pkg/update.js';
-
+import { heldProgress } from '../progress.js';
 const help = `Usage: kdelta pkg diff [<local-dir>][@<ref>]
 
 Show what \`kdelta pkg update\` would change in a local package, resource by resource, without
@@ -34,22 +31,21 @@ const command: Command = {
       const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd });
       known.addFromPackage(args.pkgPath);
       const progress = heldProgress(io);
-      const summary = await updatePackage(
-        { pkgPath: args.pkgPath, ref: args.ref, strategy: undefined, displayRoot: io.cwd, dryRun: true },
-        { cwd: io.cwd, env: io.env, progress: progress.line, notice: progress.notice, scratch: [], credentials: known.byRepo },
+      const { changes, update } = await diffPackage({
+        dir: args.pkgPath,
+        ref: args.ref,
+        displayRoot: io.cwd,
+        cwd: io.cwd,
+        env: io.env,
+        credentials: known.byRepo,
+        progress: progress.event,
+      });
+      progress.flush();
+      io.stdout(formatChanges(changes) || 'No changes.\n');
+      for (const c of update.conflicts) io.stdout(`! conflict: ${conflictLine(c, { dir: c.package, verdict: true })}\n`);
+      io.stderr(
+        `Nothing written: ${args.pkgPath === io.cwd ? 'the package' : `"${relative(io.cwd, args.pkgPath)}"`} is as it was (kdelta pkg update makes these changes).\n`,
       );
-      try {
-        const changes = diffTrees(args.pkgPath, summary.resultPath!);
-        progress.flush();
-        const text = formatChanges(changes);
-        io.stdout(text || 'No changes.\n');
-        for (const c of summary.conflicts) io.stdout(`! conflict: ${conflictLine(c, { dir: c.package, verdict: true })}\n`);
-        io.stderr(
-          `Nothing written: ${args.pkgPath === io.cwd ? 'the package' : `"${relative(io.cwd, args.pkgPath)}"`} is as it was (kdelta pkg update makes these changes).\n`,
-        );
-      } finally {
-        rmSync(dirname(summary.resultPath!), { recursive: true, force: true });
-      }
       return ExitCode.ok;
     });
   },

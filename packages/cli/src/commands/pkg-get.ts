@@ -2,8 +2,8 @@ import { defaultBranch } from '@kdelta/git-source';
 import { stringFlag, parseFlags } from '../args.js';
 import type { Command } from '../command.js';
 import { parseGetArgs } from '../pkg/args.js';
-import { getPackage } from '../pkg/get.js';
-import { heldProgress } from '../pkg/progress.js';
+import { getPackage } from '@kdelta/package-update';
+import { heldProgress } from '../progress.js';
 import { KnownCredentials, keepSecrets } from '../pkg/secrets.js';
 
 const help = `Usage: kdelta pkg get <repo>[.git]/<pkg-path>[@<ref>] [<local-dir>] [--strategy <s>]
@@ -46,7 +46,17 @@ const command: Command = {
       });
       known.add(args.repo, args.credentials);
       const progress = heldProgress(io);
-      const result = await getPackage(args, { cwd: io.cwd, env: io.env, progress: progress.line, notice: progress.notice, scratch: [], credentials: known.byRepo });
+      const result = await getPackage({
+        repo: args.repo,
+        directory: args.directory,
+        ref: args.ref,
+        destination: args.destination,
+        updateStrategy: args.updateStrategy,
+        cwd: io.cwd,
+        env: io.env,
+        credentials: known.byRepo,
+        progress: progress.event,
+      });
       progress.flush();
       io.stderr(`Fetched ${args.repo}${args.directory === '/' ? '' : args.directory}@${args.ref} (${result.commit.slice(0, 12)}) into ${result.destination}\n`);
       return 0;

@@ -2,9 +2,9 @@ import { parseFlags, stringFlag } from '../args.js';
 import { type Command, ExitCode } from '../command.js';
 import { parseUpdateArgs } from '../pkg/args.js';
 import { conflictLine, conflictReport } from '../conflicts.js';
-import { heldProgress } from '../pkg/progress.js';
+import { updatePackage } from '@kdelta/package-update';
+import { heldProgress } from '../progress.js';
 import { KnownCredentials, keepSecrets } from '../pkg/secrets.js';
-import { updatePackage } from '../pkg/update.js';
 
 const help = `Usage: kdelta pkg update [<local-dir>][@<ref>] [--strategy <s>]
 
@@ -41,10 +41,16 @@ const command: Command = {
       const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd, strategy: stringFlag(flags, 'strategy') });
       known.addFromPackage(args.pkgPath);
       const progress = heldProgress(io);
-      const summary = await updatePackage(
-        { pkgPath: args.pkgPath, ref: args.ref, strategy: args.strategy, displayRoot: io.cwd },
-        { cwd: io.cwd, env: io.env, progress: progress.line, notice: progress.notice, scratch: [], credentials: known.byRepo },
-      );
+      const summary = await updatePackage({
+        dir: args.pkgPath,
+        ref: args.ref,
+        ...(args.strategy ? { strategy: args.strategy } : {}),
+        displayRoot: io.cwd,
+        cwd: io.cwd,
+        env: io.env,
+        credentials: known.byRepo,
+        progress: progress.event,
+      });
       progress.flush();
       // kpt decides these silently (upstream wins a field; a resource deleted upstream but edited
       // locally stays); saying where is what lets a user check or restore a local change

@@ -2,8 +2,7 @@ import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { type UrlCredentials, splitCredentials } from '@kdelta/git-source';
 import { UsageError } from '../command.js';
-import { pendingSwapTarget } from './swap.js';
-import { type UpdateStrategy, isUpdateStrategy, updateStrategies } from './strategy.js';
+import { type UpdateStrategy, isUpdateStrategy, pendingSwapTarget, updateStrategies } from '@kdelta/package-update';
 
 /** `pkg get` arguments, as kpt parses them. */
 export interface GetArgs {

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { parseFlags, stringFlag } from '../args.js';
 import { parseGetArgs, parseUpdateArgs } from './args.js';
 import { defaultBranch } from '@kdelta/git-source';
-import { replaceNonKrmFiles, updater } from './strategies.js';
-import { isUpdateStrategy } from './strategy.js';
+import { PackageTree } from '@kdelta/kptfile-model';
+import { commitTree, isUpdateStrategy, replaceNonKrmFiles, updater } from '@kdelta/package-update';
 import {
   type Any,
   Vars,
@@ -236,26 +236,26 @@ async function runThreeWay(sc: Any): Promise<void> {
     threeWayInput(t.origin, dirs.origin, vars);
     threeWayInput(t.local, dirs.local, vars);
     threeWayInput(t.updated, dirs.updated, vars);
+    // the three versions read into memory (the library's three-way entry points); the result
+    // written back to the local directory
+    const read = (dir: string) => (PackageTree.read(dir) ?? PackageTree.empty()).package(existsSync(dir) ? '' : 'absent');
     const run = () => {
-      if (t.operation === 'replaceNonKRMFiles') {
-        replaceNonKrmFiles({ localPath: dirs.local, updatedPath: dirs.updated, originPath: dirs.origin });
-        return;
+      const local = read(dirs.local);
+      const before = local.tree.clone();
+      const input = { local, updated: read(dirs.updated), origin: read(dirs.origin) };
+      if (t.operation === 'replaceNonKRMFiles') replaceNonKrmFiles(input);
+      else {
+        if (!isUpdateStrategy(t.strategy)) throw new Error(`unrecognized update strategy ${t.strategy}`);
+        if (!existsSync(dirs.local)) throw new Error(`${dirs.local}: no such file or directory`);
+        updater(t.strategy)({ ...input, relPackagePath: t.relPackagePath || '/', isRoot: Boolean(t.isRoot) });
       }
-      if (!isUpdateStrategy(t.strategy)) throw new Error(`unrecognized update strategy ${t.strategy}`);
-      if (!existsSync(dirs.local)) throw new Error(`${dirs.local}: no such file or directory`);
-      updater(t.strategy)({
-        localPath: dirs.local,
-        updatedPath: dirs.updated,
-        originPath: dirs.origin,
-        relPackagePath: t.relPackagePath || '/',
-        isRoot: Boolean(t.isRoot),
-      });
+      commitTree(dirs.local, local.tree, before);
     };
     if (sc.expectError) {
       expect(run).toThrow(sc.expectError);
       return;
     }
-      run();
+    run();
     const tmp = join(root, 'tmp');
     mkdirSync(tmp);
     checkExpected(sc.expected, root, vars, tmp, dirs);

@@ -168,13 +168,16 @@ describe('pkg update killed at any moment', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal} while fetching: exit ${signal === 'SIGINT' ? 130 : 143}, the package as it was, nothing left behind`, async () => {
       restoreOld();
-      const run = start(['pkg', 'update', 'app'], { KDELTA_PROGRESS: 'live' });
+      const run = start(['pkg', 'update', 'app']);
+      // progress is held until success, so the fetch shows by its scratch directory in TMPDIR
+      let polling: NodeJS.Timeout | undefined;
       const fetching = new Promise<void>((resolve) => {
-        run.child.stderr!.on('data', (d) => {
-          if (String(d).includes('Fetching upstream')) resolve();
-        });
+        polling = setInterval(() => {
+          if (readdirSync(scratchTmp).some((n) => n.startsWith('kdelta-fetch-'))) resolve();
+        }, 5);
       });
       await Promise.race([fetching, run.done]);
+      clearInterval(polling);
       run.child.kill(signal);
       const r = await run.done;
       expect(r.code).toBe(signal === 'SIGINT' ? 130 : 143);

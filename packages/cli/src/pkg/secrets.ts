@@ -1,8 +1,6 @@
-import { join } from 'node:path';
 import { type UrlCredentials, hideCredentials, splitCredentials, withoutCredentials } from '@kdelta/git-source';
+import { PackageTree, readKptfileText } from '@kdelta/kptfile-model';
 import type { Io } from '../command.js';
-import { readKptfile } from './kptfile.js';
-import { subpackagePaths } from './tree.js';
 
 /** Credentials known to a command, by repository URL (without credentials). */
 export class KnownCredentials {
@@ -41,10 +39,14 @@ export class KnownCredentials {
    * kdelta writes those Kptfiles back without them before it fetches, yet the fetch needs them.
    */
   addFromPackage(pkgPath: string): void {
-    for (const rel of ['', ...subpackagePaths(pkgPath, { includeRemote: true, recurseIntoRemote: true })]) {
+    const pkg = PackageTree.read(pkgPath)?.package();
+    if (!pkg) return;
+    for (const rel of ['', ...pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: true })]) {
+      const text = pkg.at(rel).kptfileText();
+      if (text === undefined) continue;
       let kptfile;
       try {
-        kptfile = readKptfile(rel ? join(pkgPath, rel) : pkgPath)?.kptfile;
+        kptfile = readKptfileText(text).kptfile;
       } catch {
         continue; // a broken Kptfile is reported by the command itself
       }

@@ -1,7 +1,7 @@
 // The CLI's argument rules (packages/cli/src/pkg/args.ts), copied for the conformance driver:
 // the library takes options, the scenarios give command lines.
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { type UpdateStrategy, isUpdateStrategy, updateStrategies } from '../index.js';
 
 /** A command line the CLI would refuse. */
@@ -51,16 +51,15 @@ export function parseStrategy(value: string | undefined, flagWord = 'unknown upd
 }
 
 /**
- * kpt's destination rules: a destination that does not exist is used as is (its parent must
- * exist); `.` is the current directory; another existing directory (symlinks resolved) gets the
- * package in `<dest>/<base name of the package directory, else of the repository>`.
+ * kpt's destination rules: an existing directory (symlinks resolved; `.` is the current one) gets
+ * the package in `<dest>/<base name of the package directory, else of the repository>`; a path that
+ * does not exist is used as is, its missing parents created later as `git clone` does (kpt refuses
+ * those). Whether the final directory already exists is for `pkg get` to refuse.
  */
 export function resolveDestination(arg: string | undefined, cwd: string, repo: string, directory: string): string {
   const name = directory !== '/' ? basename(directory) : basename(repo.replace(/\/+$/, ''));
   if (arg === undefined) return resolve(cwd, name);
   const cleaned = resolve(cwd, arg);
-  // `.` (however spelled, e.g. `foo/../`) is the current directory itself
-  if (!isAbsolute(arg) && normalize(arg).replace(/\/+$/, '') === '.') return cleaned;
   let exists = false;
   try {
     lstatSync(cleaned);
@@ -69,8 +68,9 @@ export function resolveDestination(arg: string | undefined, cwd: string, repo: s
     exists = false;
   }
   if (!exists) {
-    const parent = dirname(cleaned);
-    if (!existsSync(parent)) throw new UsageError(`parent directory "${parent}" does not exist: no such file or directory`);
+    let ancestor = dirname(cleaned);
+    while (!existsSync(ancestor) && dirname(ancestor) !== ancestor) ancestor = dirname(ancestor);
+    if (!statSync(ancestor).isDirectory()) throw new UsageError(`destination "${arg}": "${ancestor}" is not a directory`);
     return cleaned;
   }
   let real: string;

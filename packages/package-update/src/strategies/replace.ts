@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { mergeKptfile, printKptfile, type Kptfile, type PackageView } from '@kdelta/kptfile-model';
-import { KPTFILE, lenientKptfile } from '../kptfile.js';
+import { KPTFILE, kptfileOf } from '../kptfile.js';
 import type { UpdateInput } from './types.js';
 
 /** Removes the empty directories under `pkg` (nested packages included) that are not in `keep`, deepest first. */
@@ -28,7 +28,7 @@ export function replacePackageFiles(input: UpdateInput): void {
   const updatedKptfile = input.updated.text(KPTFILE);
   if (updatedKptfile !== undefined && localKptfile !== undefined) {
     // upstream's Kptfile, with the local name, upstream and lock (the caller sets the new lock)
-    input.local.write(KPTFILE, keepBookkeeping(updatedKptfile, localKptfile, joinPath(input.relPackagePath, KPTFILE), input.isRoot));
+    input.local.write(KPTFILE, keepBookkeeping(updatedKptfile, localKptfile, joinPath(input.relPackagePath, KPTFILE), input.isRoot, input.updated.describe(KPTFILE)));
   } else if (updatedKptfile !== undefined) {
     input.local.write(KPTFILE, updatedKptfile);
   }
@@ -45,9 +45,9 @@ export function joinPath(base: string, rel: string): string {
  * replaced with upstream's version takes the upstream and lock upstream gives it (kpt copies
  * the nested Kptfile whole), so it records the version it now holds.
  */
-export function keepBookkeeping(updated: string, local: string, file: string, isRoot: boolean): string {
-  const u = lenientKptfile(updated, `upstream/${file}`);
-  const l = lenientKptfile(local, file).kptfile;
+export function keepBookkeeping(updated: string, local: string, file: string, isRoot: boolean, updatedFile: string): string {
+  const u = kptfileOf(updated, updatedFile);
+  const l = kptfileOf(local, file).kptfile;
   const next: Kptfile = structuredClone(u.kptfile);
   if (l.metadata?.name !== undefined) next.metadata = { ...next.metadata, name: l.metadata.name };
   // upstream's own `upstream` when it has one (kpt), else the local one; the lock stays local,
@@ -77,7 +77,11 @@ export function mergeKptfileOf(input: UpdateInput): void {
     const originKptfile = input.origin.text(KPTFILE);
     const merged = mergeKptfile(
       { ...(originKptfile !== undefined ? { origin: originKptfile } : {}), upstream: updatedKptfile, local: localKptfile },
-      { updateUpstream: !input.isRoot, files: { local: joinPath(input.relPackagePath, KPTFILE) } },
+      {
+        updateUpstream: !input.isRoot,
+        // the fetched sides by where they were read from: the update names them (upstream, origin)
+        files: { local: joinPath(input.relPackagePath, KPTFILE), origin: input.origin.describe(KPTFILE), upstream: input.updated.describe(KPTFILE) },
+      },
     );
     if (merged.text !== localKptfile) input.local.write(KPTFILE, merged.text);
   } else if (localKptfile === undefined && updatedKptfile !== undefined) {

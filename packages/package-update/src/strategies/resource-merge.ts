@@ -1,6 +1,6 @@
 import type { PackageView, TreeFile } from '@kdelta/kptfile-model';
 import { mergeFiles } from '@kdelta/merge-core';
-import { KPTFILE, isKrmPath, lenientKptfile } from '../kptfile.js';
+import { KPTFILE, isKrmPath, kptfileOf } from '../kptfile.js';
 import { mergeKptfileOf } from './replace.js';
 import { type UpdateInput, type UpdateOutcome, nothing } from './types.js';
 
@@ -48,8 +48,8 @@ export function upstreamRepointed(input: UpdateInput): boolean {
   const local = input.local.text(KPTFILE);
   const origin = input.origin.text(KPTFILE);
   if (local === undefined || origin === undefined) return false;
-  const l = lenientKptfile(local, KPTFILE).kptfile.upstream;
-  const o = lenientKptfile(origin, KPTFILE).kptfile.upstream;
+  const l = kptfileOf(local, input.local.describe(KPTFILE)).kptfile.upstream;
+  const o = kptfileOf(origin, input.origin.describe(KPTFILE)).kptfile.upstream;
   if (!o?.git || !l?.git) return false;
   return JSON.stringify(l.git) !== JSON.stringify(o.git);
 }
@@ -66,13 +66,31 @@ function upstreamChanges(origin: readonly TreeFile[], upstream: readonly TreeFil
   return { origin: origin.filter((f) => !same.has(f.path)), upstream: upstream.filter((f) => !same.has(f.path)) };
 }
 
+/**
+ * The merge names a bad file by its path in the package; one of a fetched side (upstream, origin)
+ * gets where that side was read from in front (`describe`), which the update turns into the
+ * side's name (`upstream (<repo>/<dir>@<ref>): cm.yaml: ...`).
+ */
+function atSidePath<T>(input: UpdateInput, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    const e = error as Error & { side?: unknown; file?: unknown };
+    const side = e.side === 'upstream' ? input.updated : e.side === 'origin' ? input.origin : undefined;
+    if (side !== undefined && typeof e.file === 'string' && e.message.startsWith(e.file)) {
+      e.message = `${side.describe(e.file)}${e.message.slice(e.file.length)}`;
+    }
+    throw error;
+  }
+}
+
 /** resource-merge: a 3-way merge of the resources, the Kptfile, and the non-KRM files. */
 export function resourceMerge(input: UpdateInput): UpdateOutcome {
   if (!input.isRoot && upstreamRepointed(input)) return nothing;
   const krm = (pkg: PackageView) => pkg.ownFiles().files.filter((f) => isKrmPath(f.path));
   const local = krm(input.local);
   const { origin, upstream } = upstreamChanges(krm(input.origin), krm(input.updated));
-  const result = mergeFiles({ origin, upstream, local }, { strategy: 'upstream-wins', inferKeys: true });
+  const result = atSidePath(input, () => mergeFiles({ origin, upstream, local }, { strategy: 'upstream-wins', inferKeys: true }));
   const kept = new Set(result.files.map((f) => f.path));
   for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);
   const before = new Map(local.map((f) => [f.path, f.text]));
