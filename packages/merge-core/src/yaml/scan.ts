@@ -59,27 +59,25 @@ const UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/;
 
 class Scanner {
   readonly starts: number[] = [];
+  readonly lines: string[];
   pos = 0;
   end = 0;
 
   constructor(readonly text: string) {
-    let i = 0;
-    for (;;) {
-      this.starts.push(i);
-      const nl = text.indexOf('\n', i);
-      if (nl < 0) break;
-      i = nl + 1;
+    this.lines = text.split('\n');
+    let at = 0;
+    for (const line of this.lines) {
+      this.starts.push(at);
+      at += line.length + 1;
     }
   }
 
   get lineCount(): number {
-    return this.starts.length;
+    return this.lines.length;
   }
 
   lineText(i: number): string {
-    const s = this.starts[i]!;
-    const next = this.starts[i + 1];
-    return this.text.slice(s, next === undefined ? this.text.length : next - 1);
+    return this.lines[i]!;
   }
 
   static indentOf(line: string): number {
