@@ -1,6 +1,7 @@
 // `pnpm bench` in merge-core: the package merge on synthetic packages of 100, 1,000 and 10,000
-// resources, beside the floor of parsing the three inputs and printing them with `yaml`.
-// Each size runs in its own process so that its peak memory (max RSS) is its own.
+// resources, beside the floor of parsing the three inputs and printing them with `yaml`: once
+// with a tenth of the apps changed upstream (a usual update) and once with every app changed
+// (the worst case). Each size runs in its own process so that its peak memory (max RSS) is its own.
 // Then one ConfigMap of tens of thousands of keys (about 1 MB) that upstream and local both edit
 // throughout: maps that large must merge in about the time it takes to parse them.
 import { execFileSync } from 'node:child_process';
@@ -10,6 +11,8 @@ import { mergeFiles } from '../dist/index.js';
 import { bigConfigMap, syntheticPackage } from './synthetic.mjs';
 
 const sizes = (process.env.KDELTA_BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
+/** Upstream changes every n-th app: 10 (a tenth) and 1 (all of them). */
+const changeEvery = (process.env.KDELTA_BENCH_CHANGE_EVERY ?? '10,1').split(',').map(Number);
 
 function floor(pkg) {
   for (const side of [pkg.origin, pkg.upstream, pkg.local]) {
@@ -45,7 +48,7 @@ if (process.argv[2] === '--big-map') {
 } else if (process.argv[2] === '--one') {
   const size = Number(process.argv[3]);
   const mode = process.argv[4];
-  const pkg = syntheticPackage(size);
+  const pkg = syntheticPackage(size, { upstreamChangeEvery: Number(process.argv[5] ?? 1) });
   const count = pkg.local.reduce((n, f) => n + (f.text.match(/^kind:/gm) ?? []).length, 0);
   const lines = pkg.local.reduce((n, f) => n + f.text.split('\n').length, 0);
   let ms;
@@ -60,12 +63,13 @@ if (process.argv[2] === '--big-map') {
   console.log(JSON.stringify({ size, count, lines, ms, conflicts, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
 } else {
   const rows = [];
-  for (const size of sizes) {
+  for (const every of changeEvery) for (const size of sizes) {
     const run = (mode) =>
-      JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', String(size), mode], { encoding: 'utf8' }));
+      JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', String(size), mode, String(every)], { encoding: 'utf8' }));
     const merge = run('merge');
     const base = run('floor');
     rows.push({
+      'changed upstream': every === 1 ? 'all' : `1/${every}`,
       resources: merge.count,
       'local lines': merge.lines,
       'merge ms': merge.ms.toFixed(1),

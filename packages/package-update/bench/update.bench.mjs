@@ -3,7 +3,7 @@
 // on the same package in the same run, with where the time goes. Build first:
 //   npx turbo run build --filter=@kdelta/package-update && node packages/package-update/bench/update.bench.mjs
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -102,8 +102,24 @@ async function phases() {
   const before = PackageTree.read(join(ws, 'phase-write'));
   const after = before.clone();
   for (const f of marked[0]) after.write(f.path, f.text);
-  const { commitTree } = await import('../dist/commit.js');
+  const { commitTree, applyChanges, siblingTemp } = await import('../dist/commit.js');
   await time('write (staging copy + swap)', () => commitTree(join(ws, 'phase-write'), after, before));
+  // The write's own steps, on another copy: what a staging tree of only the changed files would save.
+  copy('phase-steps');
+  const dir = join(ws, 'phase-steps');
+  const stepsBefore = PackageTree.read(dir);
+  const stepsAfter = stepsBefore.clone();
+  for (const f of marked[0]) stepsAfter.write(f.path, f.text);
+  const changes = await time('  changes (tree diff)', () => stepsAfter.changesFrom(stepsBefore));
+  out['  files written'] = changes.written.length;
+  const holder = siblingTemp(dir, 'work');
+  await time('  staging copy (cp -a)', () => execFileSync('cp', ['-a', '--', dir, join(holder, 'pkg')], { stdio: 'ignore' }));
+  await time('  apply changes', () => applyChanges(join(holder, 'pkg'), changes));
+  await time('  swap (2 renames)', () => {
+    renameSync(dir, join(holder, 'old'));
+    renameSync(join(holder, 'pkg'), dir);
+  });
+  await time('  remove old tree', () => rmSync(holder, { recursive: true, force: true }));
   return out;
 }
 
@@ -153,4 +169,4 @@ if (kptAvailable) {
   console.log(same ? 'result:                          the same resources as kpt (compared as data)' : `result:                          differs from kpt in ${differing.length + differingProc.length} file(s): ${[...differing, ...differingProc].slice(0, 5).join(', ')}`);
 } else console.log('kpt is absent (not on PATH): no side-by-side figure');
 console.log('where the time goes (each step alone, one run):');
-for (const [k, v] of Object.entries(where)) console.log(`  ${k.padEnd(30)} ${s(v)}`);
+for (const [k, v] of Object.entries(where)) console.log(`  ${k.padEnd(30)} ${k.includes('files') ? v : s(v)}`);

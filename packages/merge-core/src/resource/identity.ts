@@ -5,6 +5,7 @@
  */
 import { isMap, isScalar, type YAMLMap } from 'yaml';
 import { fieldValue, findPair, stringField } from '../yaml/nodes.js';
+import { type ScannedDocument, type ScannedPair, scannedPair } from '../yaml/scan.js';
 
 export interface ResourceIdentity {
   readonly group: string;
@@ -69,4 +70,51 @@ export function formatIdentity(id: ResourceIdentity): string {
 
 export function identityKey(id: ResourceIdentity): string {
   return `${id.group}\u0000${id.kind}\u0000${id.namespace}\u0000${id.name}`;
+}
+
+/** What a scan of a document says it is, for matching without a parse. */
+export interface ScannedResource {
+  readonly identity: ResourceIdentity | undefined;
+  readonly kind: string | undefined;
+}
+
+const UNSURE = Symbol('unsure');
+
+/**
+ * `identityOf` read from a scanned document, or undefined when the scan cannot be sure the parse
+ * would say the same (a merge comment or an upstream identifier anywhere but where the scan looks,
+ * a value YAML 1.1 would not read as a string...).
+ */
+export function scannedIdentityOf(document: ScannedDocument, fileText: string): ScannedResource | undefined {
+  const root = document.root;
+  if (!root) return { identity: undefined, kind: undefined };
+  const str = (pair: ScannedPair | undefined): string | undefined | typeof UNSURE => {
+    const v = pair?.value;
+    if (!v || v.kind === 'empty' || v.kind === 'map' || v.kind === 'seq' || v.kind === 'flow-map' || v.kind === 'flow-seq') return undefined;
+    if (v.kind === 'block-scalar' || v.str === null) return UNSURE;
+    return v.str;
+  };
+  const apiVersion = str(scannedPair(root, 'apiVersion'));
+  const kind = str(scannedPair(root, 'kind'));
+  if (apiVersion === UNSURE || kind === UNSURE) return undefined;
+  if (!apiVersion || !kind) return { identity: undefined, kind };
+  const metaPair = scannedPair(root, 'metadata');
+  if (!metaPair) return { identity: undefined, kind };
+  const meta = metaPair.value;
+  if (meta.kind !== 'map') return undefined;
+  const group = groupOf(apiVersion);
+  const lineEnd = fileText.indexOf('\n', metaPair.keyEnd);
+  const keyLine = fileText.slice(metaPair.keyEnd, lineEnd === -1 ? fileText.length : lineEnd);
+  const hash = keyLine.indexOf('#');
+  const match = hash === -1 ? null : mergeComment.exec(keyLine.slice(hash));
+  // The parser files comments in several places: only the `metadata:` line is read here.
+  const mentions = document.text.split('kpt-merge').length - 1;
+  if (mentions !== (hash !== -1 && keyLine.includes('kpt-merge', hash) ? 1 : 0)) return undefined;
+  if (match) return { identity: { group, kind, namespace: match[1]!, name: match[2]! }, kind };
+  if (document.text.includes(upstreamIdentifierAnnotation)) return undefined;
+  const name = str(scannedPair(meta.items, 'name'));
+  const namespace = str(scannedPair(meta.items, 'namespace'));
+  if (name === UNSURE || namespace === UNSURE) return undefined;
+  if (name === undefined) return { identity: undefined, kind };
+  return { identity: { group, kind, namespace: namespace ?? '', name }, kind };
 }

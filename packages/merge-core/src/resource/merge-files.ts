@@ -8,8 +8,9 @@ import { printMergedDocument } from '../emit/print.js';
 import { createEngine, type MergeOptions } from '../options.js';
 import { isCustomResourceDefinition, layerSchemas, schemaRegistryFromCrds } from '../schema/index.js';
 import { toPlain, type YamlNode } from '../yaml/nodes.js';
-import { parseStream, type SourceDocument, type SourceFileDocuments } from '../yaml/parse.js';
-import { formatIdentity, identityKey, identityOf, type ResourceIdentity } from './identity.js';
+import { parseStream, type SourceDocument } from '../yaml/parse.js';
+import { scanStream } from '../yaml/scan.js';
+import { formatIdentity, identityKey, identityOf, type ResourceIdentity, type ScannedResource, scannedIdentityOf } from './identity.js';
 
 /** A file of a package: its path relative to the package root, and its text. */
 export interface SourceFile {
@@ -53,12 +54,93 @@ export interface MergeFilesResult {
   readonly conflicts: readonly Conflict[];
 }
 
+/** A document of an input file: its place and exact text, parsed or not. */
+interface DocumentEntry {
+  readonly index: number;
+  readonly text: string;
+  readonly empty: boolean;
+}
+
+interface InputFile {
+  readonly file: string;
+  readonly text: string;
+  readonly documents: readonly DocumentEntry[];
+}
+
+/** A resource of one side. Its YAML nodes are parsed when the merge first needs them. */
 interface Located {
   readonly side: Side;
-  readonly file: SourceFileDocuments;
+  readonly file: InputFile;
+  readonly entry: DocumentEntry;
+  readonly identity: ResourceIdentity | undefined;
+  readonly kind: string | undefined;
   readonly document: SourceDocument;
   readonly map: YAMLMap;
-  readonly identity: ResourceIdentity | undefined;
+  /** Lets go of the parsed nodes of a resource the merge is done with. */
+  release(): void;
+}
+
+/** The scan read a document differently from the parse: the merge starts again without scanning. */
+class ScanMismatch extends Error {}
+
+/** A resource whose file was parsed whole (the scan declined it). */
+function parsedResource(side: Side, file: InputFile, document: SourceDocument, map: YAMLMap): Located {
+  const kind = map.get('kind');
+  return {
+    side,
+    file,
+    entry: document,
+    identity: identityOf(map),
+    kind: typeof kind === 'string' ? kind : undefined,
+    document,
+    map,
+    release() {},
+  };
+}
+
+/**
+ * A resource read by the scan. Its document is parsed on its own when needed: a document's text
+ * parses the same alone as in its stream, and the scan checked it would parse.
+ */
+function scannedResource(side: Side, file: InputFile, entry: DocumentEntry, scanned: ScannedResource): Located {
+  let document: SourceDocument | undefined;
+  const parse = (): SourceDocument => {
+    if (document) return document;
+    let docs: readonly SourceDocument[];
+    try {
+      docs = parseStream(entry.text, file.file, side).documents;
+    } catch (error) {
+      if (error instanceof MergeInputError) throw new ScanMismatch(error.message);
+      throw error;
+    }
+    const only = docs.length === 1 ? docs[0]! : undefined;
+    const contents = only?.doc.contents;
+    if (!only || only.empty || !isMap(contents) || !sameIdentity(identityOf(contents), scanned.identity)) {
+      throw new ScanMismatch(`${file.file} document ${entry.index}`);
+    }
+    document = { ...only, index: entry.index };
+    return document;
+  };
+  return {
+    side,
+    file,
+    entry,
+    identity: scanned.identity,
+    kind: scanned.kind,
+    get document() {
+      return parse();
+    },
+    get map() {
+      return parse().doc.contents as YAMLMap;
+    },
+    release() {
+      document = undefined;
+    },
+  };
+}
+
+function sameIdentity(a: ResourceIdentity | undefined, b: ResourceIdentity | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && identityKey(a) === identityKey(b));
 }
 
 type Tuple = { key: string; origin?: Located; upstream?: Located; local?: Located };
@@ -76,32 +158,44 @@ const bookkeepingAnnotations = [
 ];
 
 export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): MergeFilesResult {
-  // Most files of a package are the same in two or three versions: each distinct file is parsed
-  // once. The merge never mutates what it reads, so the versions can share the parsed documents.
-  const parsedFiles = new Map<string, SourceFileDocuments>();
-  const parse = (f: SourceFile, side: Side): SourceFileDocuments => {
+  try {
+    return mergeInputs(input, options, true);
+  } catch (error) {
+    // Never expected (the scanner declines what it does not model): correct all the same.
+    if (error instanceof ScanMismatch) return mergeInputs(input, options, false);
+    throw error;
+  }
+}
+
+function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolean): MergeFilesResult {
+  // Most files of a package are the same in two or three versions: each distinct file is read
+  // once. Files the scanner models are split into documents and their resources identified
+  // without a parse; a document is parsed only when the merge needs its nodes, which for an
+  // update is the few resources upstream changed. Other files are parsed whole, once.
+  const readFiles = new Map<string, { file: InputFile; resources: (s: Side) => Located[] }>();
+  const read = (f: SourceFile, side: Side) => {
     const key = `${f.path}\u0000${f.text}`;
-    let file = parsedFiles.get(key);
-    if (!file) {
-      file = parseStream(f.text, f.path, side);
-      parsedFiles.set(key, file);
+    let r = readFiles.get(key);
+    if (!r) {
+      r = (scan && scanFile(f)) || parseFile(f, side);
+      readFiles.set(key, r);
     }
-    return file;
+    return r;
   };
-  const parsed = {
-    origin: input.origin.map((f) => parse(f, 'origin')),
-    upstream: input.upstream.map((f) => parse(f, 'upstream')),
-    local: input.local.map((f) => parse(f, 'local')),
+  const sides = {
+    origin: input.origin.map((f) => read(f, 'origin')),
+    upstream: input.upstream.map((f) => read(f, 'upstream')),
+    local: input.local.map((f) => read(f, 'local')),
   };
   const located = {
-    origin: locate('origin', parsed.origin),
-    upstream: locate('upstream', parsed.upstream),
-    local: locate('local', parsed.local),
+    origin: locate('origin', sides.origin),
+    upstream: locate('upstream', sides.upstream),
+    local: locate('local', sides.local),
   };
 
   // CRDs in any of the three versions teach the merge their kinds' list types.
   const crds = [...located.local, ...located.upstream, ...located.origin]
-    .filter((r) => r.identity?.kind === 'CustomResourceDefinition' || r.map.get('kind') === 'CustomResourceDefinition')
+    .filter((r) => r.identity?.kind === 'CustomResourceDefinition' || r.kind === 'CustomResourceDefinition')
     .map((r) => toPlain(r.map))
     .filter(isCustomResourceDefinition);
   const schemas = crds.length > 0 ? layerSchemas(options.schemas, schemaRegistryFromCrds(crds)) : options.schemas;
@@ -111,7 +205,7 @@ export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): 
   const report: ResourceReport[] = [];
   const conflicts: Conflict[] = [];
   /** New text for local documents: a string, or null for a deleted document. */
-  const replaced = new Map<SourceDocument, string | null>();
+  const replaced = new Map<DocumentEntry, string | null>();
   /** Upstream documents to add, by the upstream file they come from. */
   const additions = new Map<string, Located[]>();
 
@@ -128,8 +222,8 @@ export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): 
     } else if (!upstream && !local) {
       report.push({ resource: shown, identity: (origin ?? upstream)?.identity, action: 'skipped', file: origin!.file.file, changed: false });
     } else if (origin && !upstream && local) {
-      if (sameResource(origin.map, local.map)) {
-        replaced.set(local.document, null);
+      if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
+        replaced.set(local.entry, null);
         report.push({ resource: shown, identity: local.identity, action: 'deleted', file: local.file.file, changed: true });
       } else {
         // Deleted upstream but edited locally: nothing is lost; the resource stays and is reported.
@@ -146,7 +240,7 @@ export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): 
       }
     } else if (origin && !local) {
       report.push({ resource: shown, identity: origin.identity, action: 'skipped', file: upstream!.file.file, changed: false });
-    } else if (origin && upstream && local && origin.document.text === upstream.document.text) {
+    } else if (origin && upstream && local && origin.entry.text === upstream.entry.text) {
       // Nothing new upstream: the merge would give local back byte for byte (a law the property
       // tests hold it to), so it is not run. This is most resources of most updates.
       report.push({ resource: shown, identity: local.identity, action: 'merged', file: local.file.file, changed: false });
@@ -155,43 +249,76 @@ export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): 
         { origin: origin?.map, upstream: upstream!.map, local: local!.map },
         {
           file: local!.file.file,
-          document: local!.document.index,
+          document: local!.entry.index,
           files: Object.fromEntries(
-            (['origin', 'upstream', 'local'] as const).flatMap((s) => (t[s] ? [[s, { file: t[s]!.file.file, document: t[s]!.document.index }]] : [])),
+            (['origin', 'upstream', 'local'] as const).flatMap((s) => (t[s] ? [[s, { file: t[s]!.file.file, document: t[s]!.entry.index }]] : [])),
           ),
         },
       );
       for (const c of result.conflicts) conflicts.push(formatConflict(c, shown, local!.file.file, c.winner, engine.strategy));
       const changed = result.node !== local!.map;
-      if (changed) replaced.set(local!.document, result.node === undefined ? null : printMergedDocument(local!.document, result.node as YamlNode));
+      if (changed) replaced.set(local!.entry, result.node === undefined ? null : printMergedDocument(local!.document, result.node as YamlNode));
       report.push({ resource: shown, identity: local!.identity, action: 'merged', file: local!.file.file, changed });
     }
+    // Each resource is in one tuple: what was parsed for it is not needed again.
+    for (const side of ['origin', 'upstream', 'local'] as const) t[side]?.release();
   }
 
-  return { ...assemble(parsed.local, parsed.upstream, replaced, additions), report, conflicts };
+  const files = (list: { file: InputFile }[]) => list.map((r) => r.file);
+  return { ...assemble(files(sides.local), files(sides.upstream), replaced, additions), report, conflicts };
 }
 
-function locate(side: Side, files: readonly SourceFileDocuments[]): Located[] {
+/** A file split and identified by the scanner, or undefined when it declines. */
+function scanFile(f: SourceFile): { file: InputFile; resources: (s: Side) => Located[] } | undefined {
+  const scanned = scanStream(f.text);
+  if (!scanned) return undefined;
+  const resources: ScannedResource[] = [];
+  for (const d of scanned) {
+    const r = scannedIdentityOf(d, f.text);
+    if (!r) return undefined;
+    resources.push(r);
+  }
+  const documents = scanned.map((d, index) => ({ index, text: d.text, empty: d.empty }));
+  const file: InputFile = { file: f.path, text: f.text, documents };
+  return {
+    file,
+    resources: (side) => documents.flatMap((d, i) => (d.empty ? [] : [scannedResource(side, file, d, resources[i]!)])),
+  };
+}
+
+/** A file parsed whole: anything the scanner does not model, and every input error. */
+function parseFile(f: SourceFile, side: Side): { file: InputFile; resources: (s: Side) => Located[] } {
+  const parsed = parseStream(f.text, f.path, side);
+  const file: InputFile = { file: f.path, text: f.text, documents: parsed.documents };
+  return {
+    file,
+    resources: (s) =>
+      parsed.documents.flatMap((document) => {
+        if (document.empty) return [];
+        const contents = document.doc.contents;
+        if (!isMap(contents)) {
+          throw new MergeInputError('not-a-mapping', f.path, document.index, `${s} document is not a mapping (a resource must be a YAML map)`, s);
+        }
+        return [parsedResource(s, file, document, contents)];
+      }),
+  };
+}
+
+function locate(side: Side, files: readonly { resources: (s: Side) => Located[] }[]): Located[] {
   const out: Located[] = [];
   const seen = new Map<string, Located>();
   for (const file of files) {
-    for (const document of file.documents) {
-      if (document.empty) continue;
-      const contents = document.doc.contents;
-      if (!isMap(contents)) {
-        throw new MergeInputError('not-a-mapping', file.file, document.index, `${side} document is not a mapping (a resource must be a YAML map)`, side);
-      }
-      const identity = identityOf(contents);
-      const resource: Located = { side, file, document, map: contents, identity };
+    for (const resource of file.resources(side)) {
+      const identity = resource.identity;
       if (identity) {
         const key = identityKey(identity);
         const previous = seen.get(key);
         if (previous) {
           throw new MergeInputError(
             'duplicate-resource',
-            file.file,
-            document.index,
-            `${side} has ${formatIdentity(identity)} twice: here and in ${previous.file.file} document ${previous.document.index}`,
+            resource.file.file,
+            resource.entry.index,
+            `${side} has ${formatIdentity(identity)} twice: here and in ${previous.file.file} document ${previous.entry.index}`,
             side,
           );
         }
@@ -210,7 +337,7 @@ function collateResources(located: Record<Side, Located[]>): Tuple[] {
   for (const side of ['local', 'upstream', 'origin'] as const) {
     for (const r of located[side]) {
       // A document that is not a resource is matched by its place: file and index.
-      const key = r.identity ? identityKey(r.identity) : `\u0001${r.file.file}\u0000${r.document.index}`;
+      const key = r.identity ? identityKey(r.identity) : `\u0001${r.file.file}\u0000${r.entry.index}`;
       let t = byKey.get(key);
       if (!t) {
         t = { key };
@@ -225,7 +352,7 @@ function collateResources(located: Record<Side, Located[]>): Tuple[] {
 
 function describe(t: Tuple): string {
   const any = t.local ?? t.upstream ?? t.origin!;
-  return any.identity ? formatIdentity(any.identity) : `${any.file.file}[${any.document.index}]`;
+  return any.identity ? formatIdentity(any.identity) : `${any.file.file}[${any.entry.index}]`;
 }
 
 function sameResource(a: YAMLMap, b: YAMLMap): boolean {
@@ -256,9 +383,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /** Rebuilds the local files: untouched chunks verbatim, merged ones reprinted, additions appended. */
 function assemble(
-  local: readonly SourceFileDocuments[],
-  upstream: readonly SourceFileDocuments[],
-  replaced: Map<SourceDocument, string | null>,
+  local: readonly InputFile[],
+  upstream: readonly InputFile[],
+  replaced: Map<DocumentEntry, string | null>,
   additions: Map<string, Located[]>,
 ): { files: SourceFile[]; deleted: string[] } {
   const files: SourceFile[] = [];
@@ -280,7 +407,7 @@ function assemble(
       chunks.push(text);
     }
     for (const r of added) {
-      chunks.push(r.document.text);
+      chunks.push(r.entry.text);
       kept++;
     }
     if (kept === 0) {
@@ -295,7 +422,7 @@ function assemble(
     const added = additions.get(file.file);
     if (!added || added.length === 0) continue;
     const whole = added.length === file.documents.filter((d) => !d.empty).length;
-    files.push({ path: file.file, text: whole ? file.text : joinDocuments(added.map((r) => r.document.text)) });
+    files.push({ path: file.file, text: whole ? file.text : joinDocuments(added.map((r) => r.entry.text)) });
   }
   return { files, deleted };
 }

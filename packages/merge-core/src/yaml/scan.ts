@@ -1,0 +1,356 @@
+/**
+ * A line scanner for the plain block style KRM files are written in: it splits a stream into the
+ * same document texts as `parseStream` and reads each document's block maps and scalars without
+ * building `yaml`'s nodes. It checks on the way that `yaml` (YAML 1.1, as `parseStream` reads)
+ * would compose the text without error and without a duplicate key. Anything it does not model
+ * exactly (tabs, anchors, tags, multi-line plain or flow scalars, directives, `...`) makes it
+ * decline, and the caller parses instead. The idea is the merge-comment scanner's in
+ * kptfile-model.
+ */
+
+/** A document of a stream as the scanner read it. */
+export interface ScannedDocument {
+  /** Exactly `parseStream`'s `SourceDocument.text` for the same index. */
+  readonly text: string;
+  readonly empty: boolean;
+  /** Top-level pairs of the document's block map; undefined for an empty document. */
+  readonly root: readonly ScannedPair[] | undefined;
+}
+
+export interface ScannedPair {
+  readonly key: string;
+  /** Offset of the end of the key in the file's text (where its `:` is). */
+  readonly keyEnd: number;
+  readonly value: ScannedValue;
+}
+
+/** `str` is the composed string of a scalar; `null` when YAML 1.1 would not read it as a string. */
+export type ScannedValue =
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'scalar'; readonly str: string | null; readonly line: number }
+  | { readonly kind: 'flow-map'; readonly line: number }
+  | { readonly kind: 'flow-seq'; readonly line: number }
+  | { readonly kind: 'map'; readonly items: readonly ScannedPair[]; readonly last: number }
+  | { readonly kind: 'seq'; readonly last: number }
+  | { readonly kind: 'block-scalar'; readonly last: number };
+
+class Unsupported {}
+const UNSUPPORTED = new Unsupported();
+function bail(): never {
+  throw UNSUPPORTED;
+}
+
+/** YAML 1.1 booleans and nulls: as keys they could equal another key, as values they are not strings. */
+const BOOL_OR_NULL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+/** A plain scalar YAML 1.1 might not read as a string: numbers, timestamps, `.inf`, `=`, `<<`... */
+const SPECIAL_PLAIN_START = /^[-+.0-9~=<]/;
+const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
+const DQ = /^"([^"\\]*)"/;
+const SQ = /^'((?:[^']|'')*)'/;
+const BLOCK_HEADER = /^[|>][-+]?(?: +#.*)?$/;
+const FLOW_ITEM = `(?:"[^"\\\\]*"|'(?:[^']|'')*'|[A-Za-z0-9_./][A-Za-z0-9_./=+-]*)`;
+const FLOW_SEQ = new RegExp(`^\\[ *(?:${FLOW_ITEM} *(?:, *${FLOW_ITEM} *)*)?\\]`);
+const FLOW_MAP = new RegExp(`^\\{ *(?:([A-Za-z_][A-Za-z0-9_./-]*): +${FLOW_ITEM} *(?:, *[A-Za-z_][A-Za-z0-9_./-]*: +${FLOW_ITEM} *)*)?\\}`);
+const FLOW_MAP_KEYS = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
+const AFTER_VALUE = /^(?: *| +#.*)$/;
+// tabs, CR, BOM, control characters and unusual line breaks: left to the parser
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/;
+
+class Scanner {
+  readonly starts: number[] = [];
+  readonly lines: string[];
+  pos = 0;
+  end = 0;
+
+  constructor(readonly text: string) {
+    this.lines = text.split('\n');
+    let at = 0;
+    for (const line of this.lines) {
+      this.starts.push(at);
+      at += line.length + 1;
+    }
+  }
+
+  get lineCount(): number {
+    return this.lines.length;
+  }
+
+  lineText(i: number): string {
+    return this.lines[i]!;
+  }
+
+  static indentOf(line: string): number {
+    let n = 0;
+    while (line.charCodeAt(n) === 32) n++;
+    return n;
+  }
+
+  /** Blank or comment-only line. */
+  static isSkippable(line: string): boolean {
+    const n = Scanner.indentOf(line);
+    return n === line.length || line.charCodeAt(n) === 35; // '#'
+  }
+
+  nextContent(from: number): number {
+    let i = from;
+    while (i < this.end && Scanner.isSkippable(this.lineText(i))) i++;
+    return i;
+  }
+
+  static isSeqAt(line: string, col: number): boolean {
+    return line.charCodeAt(col) === 45 && (line.length === col + 1 || line.charCodeAt(col + 1) === 32);
+  }
+
+  /**
+   * The documents, split where `yaml` splits them: at each `---` line, except that blank and
+   * comment lines before a first `---` belong to the first document rather than making one.
+   */
+  documents(): ScannedDocument[] {
+    const segments: { first: number; end: number; start: number }[] = [];
+    let first = 0;
+    for (let i = 0; i <= this.lineCount; i++) {
+      const line = i < this.lineCount ? this.lineText(i) : undefined;
+      if (line !== undefined) {
+        if (line !== '---') {
+          if (line.startsWith('---') || line.startsWith('...')) bail();
+          continue;
+        }
+      }
+      segments.push({ first, end: i, start: this.starts[first] ?? this.text.length });
+      first = i + 1;
+    }
+    const out: { start: number; root: ScannedPair[] | undefined }[] = [];
+    for (let s = 0; s < segments.length; s++) {
+      const seg = segments[s]!;
+      this.end = seg.end;
+      const root = this.document(seg.first);
+      // A segment's document starts at its `---` line; the first one at the start of the text.
+      const start = s === 0 ? 0 : this.starts[seg.first - 1]!;
+      if (s === 0 && root === undefined) continue; // nothing before the first `---` (or at all)
+      out.push({ start, root });
+    }
+    if (out.length > 0) out[0]!.start = 0;
+    return out.map((d, i) => ({
+      text: this.text.slice(d.start, i + 1 < out.length ? out[i + 1]!.start : this.text.length),
+      empty: d.root === undefined,
+      root: d.root,
+    }));
+  }
+
+  /** The root map of the document whose lines start at `first`; undefined when it has no content. */
+  document(first: number): ScannedPair[] | undefined {
+    const i = this.nextContent(first);
+    if (i >= this.end) return undefined;
+    const line = this.lineText(i);
+    if (Scanner.indentOf(line) !== 0 || Scanner.isSeqAt(line, 0)) bail();
+    this.pos = i;
+    const root = this.map(0, 0);
+    if (this.nextContent(this.pos) < this.end) bail();
+    return root.items as ScannedPair[];
+  }
+
+  block(indent: number): ScannedValue {
+    const line = this.lineText(this.pos);
+    return Scanner.isSeqAt(line, indent) ? this.seq(indent) : this.map(indent, indent);
+  }
+
+  /** A block map whose first key is at `col` on line `this.pos`; later keys at `indent`. */
+  map(indent: number, col: number): ScannedValue & { kind: 'map' } {
+    const items: ScannedPair[] = [];
+    const keys = new Set<string>();
+    let last = this.pos;
+    let firstCol: number | undefined = col;
+    for (;;) {
+      let c: number;
+      if (firstCol !== undefined) {
+        c = firstCol;
+        firstCol = undefined;
+      } else {
+        const i = this.nextContent(this.pos);
+        if (i >= this.end) break;
+        const line = this.lineText(i);
+        const n = Scanner.indentOf(line);
+        if (n < indent) break;
+        if (n > indent) bail();
+        if (Scanner.isSeqAt(line, n)) break;
+        this.pos = i;
+        c = n;
+      }
+      const pair = this.entry(c);
+      if (keys.has(pair.key)) bail();
+      keys.add(pair.key);
+      items.push(pair);
+      last = lastLineOf(pair.value, this.pos - 1);
+    }
+    return { kind: 'map', items, last };
+  }
+
+  /** A key at column `col` of line `this.pos`, and its value; leaves `pos` after the entry. */
+  entry(col: number): ScannedPair {
+    const lineNo = this.pos;
+    const s = this.lineText(lineNo).slice(col);
+    let key: string;
+    let len: number;
+    let m: RegExpExecArray | null;
+    if ((m = PLAIN_KEY.exec(s))) {
+      key = m[0];
+      len = key.length;
+      if (BOOL_OR_NULL.test(key)) bail();
+    } else if ((m = DQ.exec(s))) {
+      key = m[1]!;
+      len = m[0].length;
+    } else if ((m = SQ.exec(s))) {
+      key = m[1]!.replace(/''/g, "'");
+      len = m[0].length;
+    } else return bail();
+    if (s.charCodeAt(len) !== 58 || (s.length > len + 1 && s.charCodeAt(len + 1) !== 32) || len > 1000) bail();
+    const keyEnd = this.starts[lineNo]! + col + len;
+    const value = this.value(lineNo, col, col + len + 1, true);
+    return { key, keyEnd, value };
+  }
+
+  /**
+   * The value starting at column `from` of line `lineNo` (after `key:` or `-`), whose parent
+   * collection sits at column `col`. Leaves `pos` on the line after the value.
+   */
+  value(lineNo: number, col: number, from: number, inMap: boolean): ScannedValue {
+    const line = this.lineText(lineNo);
+    const rest = line.slice(from);
+    const t = rest.replace(/^ +/, '');
+    this.pos = lineNo + 1;
+    if (t === '' || t.charCodeAt(0) === 35) {
+      const j = this.nextContent(this.pos);
+      if (j >= this.end) return { kind: 'empty' };
+      const next = this.lineText(j);
+      const n = Scanner.indentOf(next);
+      if (n > col) {
+        this.pos = j;
+        return this.block(n);
+      }
+      if (inMap && n === col && Scanner.isSeqAt(next, n)) {
+        this.pos = j;
+        return this.seq(n);
+      }
+      return { kind: 'empty' };
+    }
+    if (!inMap) {
+      const c2 = from + (rest.length - t.length);
+      if (Scanner.isSeqAt(line, c2)) bail();
+      const k = PLAIN_KEY.exec(t) ?? DQ.exec(t) ?? SQ.exec(t);
+      if (k) {
+        const after = t.charCodeAt(k[0].length);
+        if (after === 58 && (t.length === k[0].length + 1 || t.charCodeAt(k[0].length + 1) === 32)) {
+          this.pos = lineNo;
+          return this.map(c2, c2);
+        }
+      }
+    }
+    const c0 = t.charCodeAt(0);
+    if (c0 === 124 || c0 === 62) {
+      if (!inMap || !BLOCK_HEADER.test(t)) bail();
+      return this.blockScalar(col);
+    }
+    if (c0 === 34 || c0 === 39) {
+      const m = (c0 === 34 ? DQ : SQ).exec(t);
+      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      const str = c0 === 34 ? m[1]! : m[1]!.replace(/''/g, "'");
+      return { kind: 'scalar', str, line: lineNo };
+    }
+    if (c0 === 91) {
+      const m = FLOW_SEQ.exec(t);
+      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      return { kind: 'flow-seq', line: lineNo };
+    }
+    if (c0 === 123) {
+      const m = FLOW_MAP.exec(t);
+      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      const keys = new Set<string>();
+      for (const k of m[0].matchAll(FLOW_MAP_KEYS)) {
+        if (keys.has(k[1]!) || BOOL_OR_NULL.test(k[1]!)) bail();
+        keys.add(k[1]!);
+      }
+      return { kind: 'flow-map', line: lineNo };
+    }
+    // a plain scalar
+    if ('-?:,[]{}#&*!|>\'"%@`'.includes(t[0]!) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail();
+    const hash = t.indexOf(' #');
+    const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, '');
+    if (raw.includes(': ') || raw.endsWith(':')) bail();
+    const special = SPECIAL_PLAIN_START.test(raw) || BOOL_OR_NULL.test(raw);
+    return { kind: 'scalar', str: special ? null : raw, line: lineNo };
+  }
+
+  /** Block scalar lines after the header line; content must be indented past `col`. */
+  blockScalar(col: number): ScannedValue {
+    let i = this.pos;
+    let contentIndent = -1;
+    let last = i - 1;
+    for (; i < this.end; i++) {
+      const line = this.lineText(i);
+      if (line === '') continue;
+      const n = Scanner.indentOf(line);
+      if (n === line.length) bail(); // whitespace-only line
+      if (contentIndent < 0) {
+        if (n <= col) bail(); // empty block scalar
+        contentIndent = n;
+      } else if (n < contentIndent) break;
+      last = i;
+    }
+    if (contentIndent < 0) bail();
+    this.pos = last + 1;
+    return { kind: 'block-scalar', last };
+  }
+
+  seq(indent: number): ScannedValue {
+    let last = this.pos;
+    for (;;) {
+      const i = this.nextContent(this.pos);
+      if (i >= this.end) break;
+      const line = this.lineText(i);
+      const n = Scanner.indentOf(line);
+      if (n < indent) break;
+      if (n > indent) bail();
+      if (!Scanner.isSeqAt(line, n)) break;
+      const v = this.value(i, indent, indent + 1, false);
+      last = lastLineOf(v, i);
+    }
+    return { kind: 'seq', last };
+  }
+}
+
+function lastLineOf(v: ScannedValue, fallback: number): number {
+  switch (v.kind) {
+    case 'scalar':
+    case 'flow-map':
+    case 'flow-seq':
+      return v.line;
+    case 'map':
+    case 'seq':
+    case 'block-scalar':
+      return v.last;
+    default:
+      return fallback;
+  }
+}
+
+/**
+ * The documents of a YAML stream whose every document is a block map in the subset the scanner
+ * models, or undefined: then only `parseStream` can say what the text holds.
+ */
+export function scanStream(text: string): ScannedDocument[] | undefined {
+  if (UNUSUAL_CHARACTERS.test(text)) return undefined;
+  try {
+    return new Scanner(text).documents();
+  } catch (e) {
+    if (e === UNSUPPORTED) return undefined;
+    throw e;
+  }
+}
+
+/** The pair of a scanned map with this key. */
+export function scannedPair(items: readonly ScannedPair[] | undefined, key: string): ScannedPair | undefined {
+  if (!items) return undefined;
+  for (const p of items) if (p.key === key) return p;
+  return undefined;
+}
