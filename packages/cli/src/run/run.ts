@@ -7,7 +7,7 @@ import { createLocalForge } from '../forge/local.js';
 import type { Forge } from '../forge/forge.js';
 import { loadControl } from './control.js';
 import { findRemovals, runRemovalJob, runVariantJob, type JobContext, type Materialize, type Mirror, type RunReport, type VariantResult } from './job.js';
-import { getOnlyMaterialize } from './materialize.js';
+import { packageUpdateMaterialize } from './materialize.js';
 import { hashOf, planRun } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
 
@@ -37,7 +37,7 @@ export interface RunOptions {
   readonly dryRun?: boolean | undefined;
   readonly shard?: Shard | string | undefined;
   readonly concurrency?: number | undefined;
-  /** Gets or updates a package (default: get only; the 3-way update plugs in here). */
+  /** Gets or updates a package (default: package-update'''s get and 3-way update). */
   readonly materialize?: Materialize | undefined;
   readonly author?: Author | undefined;
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
@@ -104,7 +104,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     version: options.version ?? KDELTA_VERSION,
     dryRun: options.dryRun ?? false,
     forge,
-    materialize: options.materialize ?? getOnlyMaterialize,
+    materialize: options.materialize ?? packageUpdateMaterialize,
     author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
     env,
     cacheDir: options.cacheDir,
