@@ -19,11 +19,17 @@ opens or updates its proposal. Nothing new: nothing is pushed or written. A bran
 kdelta did not make is left alone and reported. A package whose variant is gone gets a proposal
 removing it (deletionPolicy delete) or removing only its ownership annotation (orphan).
 
+Update mode: every package of the control repository itself (the git repository --config is in,
+its current branch) whose Kptfile has a git upstream is updated the same way — a 3-way merge
+from its upstreamLock to the commit its upstream.git.ref names now, keeping every local edit —
+one proposal per package on branch kdelta/update-<package path>, pushed to the repository's
+origin (or to the repository itself when it has none).
+
 Flags:
   --config <dir>         the control resources (default .kdelta)
   --forge local          where proposals live; local: Markdown files under --proposals-dir
   --proposals-dir <dir>  the local forge's records (default <config>/proposals)
-  --mode <mode>          variants, updates or both (default both; updates is not in this build)
+  --mode <mode>          variants, updates or both (default both)
   --dry-run              compute everything, push and write nothing
   --shard k/n            only the variants whose name hashes to shard k of n
   --concurrency <n>      variants at a time (default ${DEFAULT_CONCURRENCY})

@@ -144,7 +144,7 @@ export const COMMIT_TRAILER = 'Kdelta-Variant';
 /** On the downstream Kptfile, next to the owner annotation: what to do when the variant is gone. */
 export const DELETION_POLICY_ANNOTATION = 'kdelta.dev/deletion-policy';
 
-function message(error: unknown): string {
+export function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -152,7 +152,7 @@ function downstreamLabel(plan: VariantPlan): string {
   return `${plan.downstream.repository.name}/${plan.downstream.package}`;
 }
 
-async function git(dir: string, args: string[]): Promise<string> {
+export async function git(dir: string, args: string[]): Promise<string> {
   return (await runGit(args, { cwd: dir })).stdout;
 }
 
@@ -160,13 +160,13 @@ async function git(dir: string, args: string[]): Promise<string> {
 // Kptfile annotations
 // ---------------------------------------------------------------------------------------------
 
-function kptfileAnnotations(text: string | undefined): Record<string, string> {
+export function kptfileAnnotations(text: string | undefined): Record<string, string> {
   if (text === undefined) return {};
   const v = parseDocument(text).toJS() as { metadata?: { annotations?: Record<string, string> } } | null;
   return v?.metadata?.annotations ?? {};
 }
 
-function lockCommit(text: string | undefined): string | undefined {
+export function lockCommit(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   const v = parseDocument(text).toJS() as { upstreamLock?: { git?: { commit?: string } } } | null;
   return v?.upstreamLock?.git?.commit;
@@ -192,14 +192,14 @@ export function setKptfileAnnotations(text: string, annotations: Record<string, 
 // Proposing: shared by variants and removals
 // ---------------------------------------------------------------------------------------------
 
-interface Workspace {
+export interface Workspace {
   readonly dir: string;
   readonly baseCommit: string;
   /** The branch on the remote, if it exists. */
   readonly remoteHead: string | undefined;
 }
 
-async function checkout(ctx: JobContext, url: string, base: string, head: string, name: string): Promise<Workspace> {
+export async function checkout(ctx: JobContext, url: string, base: string, head: string, name: string): Promise<Workspace> {
   const mirror = await ctx.mirror(url);
   const baseCommit = mirror.heads.get(base);
   if (!baseCommit) throw new Error(`branch "${base}" does not exist in ${url}`);
@@ -245,7 +245,7 @@ async function isAncestor(dir: string, commit: string, of: string): Promise<bool
   }
 }
 
-interface ProposeInput {
+export interface ProposeInput {
   readonly target: ProposalTarget;
   readonly ws: Workspace;
   readonly open: Proposal | undefined;
@@ -256,9 +256,9 @@ interface ProposeInput {
   readonly body: (headCommit: string, changes: FileChange[]) => string;
 }
 
-type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message'>;
+export type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message'>;
 
-function proposalRef(p: Proposal): VariantResult['proposal'] {
+export function proposalRef(p: Proposal): VariantResult['proposal'] {
   return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
 }
 
@@ -266,7 +266,7 @@ function proposalRef(p: Proposal): VariantResult['proposal'] {
  * The package in `ws` differs from the base (or not): push the branch and open or update the
  * proposal, close one no longer needed, or stop at a branch a human has written on.
  */
-async function propose(ctx: JobContext, input: ProposeInput, newAction: JobAction, updatedAction: JobAction = 'updated'): Promise<Proposed> {
+export async function propose(ctx: JobContext, input: ProposeInput, newAction: JobAction, updatedAction: JobAction = 'updated'): Promise<Proposed> {
   const { ws, target } = input;
   let open = input.open;
   const changes = await changedFiles(ws, input.directory);

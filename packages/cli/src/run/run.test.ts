@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -178,6 +178,52 @@ describe('kdelta run', () => {
     expect(record).toMatch(/^title: "?kdelta: update web \(web\) to base-ns\/v1"?$/m);
     expect(record).toContain('### Conflicts (1)');
     expect(record).toContain('| ConfigMap settings | `.data.level` | `info` | `warn` | `debug` | upstream-changed | upstream |');
+  });
+
+  it('update mode: each package of the control repository with an upstream gets its own update proposal', async () => {
+    const f = fleet([]);
+    const { execFileSync } = await import('node:child_process');
+    const { getPackage } = await import('@kdelta/package-update');
+    const sh = (...args: string[]) => execFileSync('git', args, { cwd: f.control, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'Dev', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev', GIT_COMMITTER_EMAIL: 'dev@example.com' } }).trim();
+    sh('init', '--quiet', '--initial-branch=main');
+    mkdirSync(join(f.control, 'apps'));
+    await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'apps', 'ns'), cacheDir });
+    await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'pinned'), cacheDir });
+    // a local edit in the control repository, committed
+    const nsFile = join(f.control, 'apps', 'ns', 'namespace.yaml');
+    writeFileSync(nsFile, readFileSync(nsFile, 'utf8').replace('  name: example # the namespace\n', '  name: example # the namespace\n  labels:\n    team: blue\n'));
+    writeFileSync(join(f.control, 'pinned', 'Kptfile'), readFileSync(join(f.control, 'pinned', 'Kptfile'), 'utf8').replace(/ref: base-ns\/v1/g, 'ref: base-ns/v0'));
+    execFileSync('git', ['tag', 'base-ns/v0', 'base-ns/v1'], { cwd: f.upstream });
+    sh('add', '--all');
+    sh('commit', '--quiet', '-m', 'packages');
+    const main = sh('rev-parse', 'main');
+    const moved = f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # the namespace\n  annotations:\n    owner: platform\n' }, 'base-ns/v1');
+
+    const onlyVariants = await run(opts(f, { mode: 'variants' }));
+    expect(onlyVariants.results).toEqual([]);
+    const first = await run(opts(f, { mode: 'updates' }));
+    expect(first.failed).toBe(0);
+    expect(first.results.map((r) => [r.variant, r.downstream, r.action])).toEqual([
+      ['update-apps-ns', 'control/apps/ns', 'proposed'],
+      ['update-pinned', 'control/pinned', 'up-to-date'],
+    ]);
+    expect(first.results[0]!.upstream).toMatchObject({ ref: 'base-ns/v1', commit: moved });
+    // the branch is in the control repository; its base branch and work tree are untouched
+    expect(sh('rev-parse', 'main')).toBe(main);
+    const updated = sh('show', 'kdelta/update-apps-ns:apps/ns/namespace.yaml');
+    expect(updated).toContain('owner: platform');
+    expect(updated).toContain('team: blue');
+    expect(sh('show', 'kdelta/update-apps-ns:apps/ns/Kptfile')).toContain(`commit: ${moved}`);
+    expect(readFileSync(nsFile, 'utf8')).not.toContain('owner: platform');
+    const record = readFileSync(join(f.control, '.kdelta', 'proposals', 'control', 'update-apps-ns.md'), 'utf8');
+    expect(record).toMatch(/^title: "?kdelta: update apps\/ns to base-ns\/v1"?$/m);
+    expect(record).toMatch(/^head: kdelta\/update-apps-ns$/m);
+    // nothing new: nothing pushed, nothing rewritten
+    const refs = sh('for-each-ref', '--format=%(refname) %(objectname)');
+    const again = await run(opts(f, { mode: 'both' }));
+    expect(again.results.map((r) => r.action)).toEqual(['unchanged', 'up-to-date']);
+    expect(sh('for-each-ref', '--format=%(refname) %(objectname)')).toBe(refs);
+    expect(readFileSync(join(f.control, '.kdelta', 'proposals', 'control', 'update-apps-ns.md'), 'utf8')).toBe(record);
   });
 
   it('a branch with a commit kdelta did not make is left alone and reported', async () => {
