@@ -9,7 +9,8 @@ function result(variant: string, extra: Partial<VariantResult> = {}): VariantRes
 /** What a terminal shows after `text` is written: cursor-up-and-clear sequences applied. */
 function screen(text: string): string[] {
   const lines: string[] = [''];
-  const re = /\x1b\[(\d+)F\x1b\[J|([^\x1b]+)/g;
+  const esc = String.fromCharCode(27);
+  const re = new RegExp(`${esc}\\[(\\d+)F${esc}\\[J|([^${esc}]+)`, 'g');
   for (const m of text.matchAll(re)) {
     if (m[1] !== undefined) {
       lines.splice(lines.length - 1 - Number(m[1]), Number(m[1]) + 1, '');
