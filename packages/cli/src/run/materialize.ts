@@ -68,6 +68,25 @@ function checkName(name: string): string {
   return name;
 }
 
+/**
+ * A materialize step for one run: the default one, with each first-time get made once per
+ * upstream commit and package name (a set fans one package out to many repositories).
+ */
+export function createPackageUpdateMaterialize(): Materialize {
+  const gets = new Map<string, Promise<PackageFiles>>();
+  return (input) => {
+    if (input.downstream.local) return packageUpdateMaterialize(input);
+    const key = JSON.stringify([input.upstream.repo, input.upstream.directory, input.upstream.ref, input.upstream.commit, input.downstream.package, input.cwd ?? '']);
+    let files = gets.get(key);
+    if (!files) {
+      files = packageUpdateMaterialize(input).then((r) => r.files);
+      gets.set(key, files);
+      files.catch(() => gets.delete(key)); // a failure is not remembered: the next variant tries again
+    }
+    return files.then((f) => ({ files: new Map(f), conflicts: [], resources: [], lock: { ...input.upstream } }));
+  };
+}
+
 /** Get (no local package) or 3-way update (a local package with a lock) through package-update. */
 export const packageUpdateMaterialize: Materialize = async (input) => {
   const scratch = await mkdtemp(join(tmpdir(), 'kdelta-pkg-'));

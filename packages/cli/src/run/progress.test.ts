@@ -16,7 +16,7 @@ function screen(text: string): string[] {
       lines.splice(lines.length - 1 - Number(m[1]), Number(m[1]) + 1, '');
     } else {
       const parts = m[2]!.split('\n');
-      lines[lines.length - 1] += parts[0];
+      lines[lines.length - 1] = `${lines[lines.length - 1] ?? ''}${parts[0] ?? ''}`;
       lines.push(...parts.slice(1));
     }
   }

@@ -7,7 +7,7 @@ import { createLocalForge } from '../forge/local.js';
 import type { Forge } from '../forge/forge.js';
 import { loadControl } from './control.js';
 import { findRemovals, runRemovalJob, runVariantJob, type JobContext, type Materialize, type Mirror, type RunReport, type VariantResult } from './job.js';
-import { packageUpdateMaterialize } from './materialize.js';
+import { createPackageUpdateMaterialize } from './materialize.js';
 import { hashOf, planRun } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
 import { findControlRepository, findUpdatePlans, runUpdateJob, type ControlRepository, type UpdatePlan } from './update-mode.js';
@@ -104,7 +104,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     version: options.version ?? KDELTA_VERSION,
     dryRun: options.dryRun ?? false,
     forge,
-    materialize: options.materialize ?? packageUpdateMaterialize,
+    materialize: options.materialize ?? createPackageUpdateMaterialize(),
     author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
     env,
     cacheDir: options.cacheDir,
