@@ -112,12 +112,12 @@ function mergeAll(packages) {
 }
 
 const rows = [];
-const show = (label, variants, { ms, actions }) => {
+const show = (label, variants, { ms, actions }, goal = true) => {
   const what = Object.entries(actions)
     .map(([a, n]) => `${n} ${a}`)
     .join(', ');
   rows.push({ label, variants, ms, what });
-  console.log(`${label}: ${variants} variants in ${(ms / 1000).toFixed(2)} s (${what})${ms > GOAL_MS ? '  ← over the 60 s goal' : ''}`);
+  console.log(`${label}: ${variants} variants in ${(ms / 1000).toFixed(2)} s (${what})${goal && ms > GOAL_MS ? '  ← over the 60 s goal' : ''}`);
 };
 
 try {
@@ -131,7 +131,7 @@ try {
 
   const packages = ['web', ...Array.from({ length: PACKAGES - 1 }, (_, i) => `web-${i + 2}`)];
   write(control, controlFiles(packages, 'v2'));
-  show(`${REPOS * PACKAGES} variants, first run (setup: ${REPOS * (PACKAGES - 1)} new)`, REPOS * PACKAGES, kdelta('setup', REPOS * PACKAGES));
+  show(`${REPOS * PACKAGES} variants, first run (setup: ${REPOS * (PACKAGES - 1)} new)`, REPOS * PACKAGES, kdelta('setup', REPOS * PACKAGES), false);
   show(`${REPOS * PACKAGES} variants, nothing new`, REPOS * PACKAGES, kdelta('no-op 1000', REPOS * PACKAGES));
   console.log('\n| run | variants | time | actions |\n| --- | ---: | ---: | --- |');
   for (const r of rows) console.log(`| ${r.label} | ${r.variants} | ${(r.ms / 1000).toFixed(1)} s | ${r.what} |`);
