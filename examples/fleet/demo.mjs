@@ -23,7 +23,13 @@ const env = {
   KDELTA_CACHE_DIR: join(root, 'cache'),
 };
 const clusters = ['cluster-east', 'cluster-west', 'cluster-north'];
-const git = (cwd, ...args) => execFileSync('git', ['-c', 'init.defaultBranch=main', '-c', 'advice.detachedHead=false', ...args], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const git = (cwd, ...args) =>
+  execFileSync('git', ['-c', 'init.defaultBranch=main', '-c', 'advice.detachedHead=false', ...args], {
+    cwd,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
 const say = (text) => process.stdout.write(`${text}\n`);
 const step = (text) => say(process.stdout.isTTY ? `\n\x1b[1m== ${text}\x1b[0m` : `\n== ${text}`);
 
@@ -94,7 +100,7 @@ try {
   }
   kdelta('run');
 
-  step('Local edits on the clusters\' main branches');
+  step("Local edits on the clusters' main branches");
   edit(
     'cluster-east',
     (w) => {
@@ -106,7 +112,12 @@ try {
   say('cluster-east: replicas 2 → 6, label team: payments');
   edit(
     'cluster-west',
-    (w) => replaceIn(join(w, 'web', 'deployment.yaml'), '          value: json\n', '          value: json\n        - name: LOG_LEVEL\n          value: debug\n'),
+    (w) =>
+      replaceIn(
+        join(w, 'web', 'deployment.yaml'),
+        '          value: json\n',
+        '          value: json\n        - name: LOG_LEVEL\n          value: debug\n',
+      ),
     'west: debug logging',
   );
   say('cluster-west: env LOG_LEVEL=debug added');
@@ -138,7 +149,9 @@ try {
   const kept = (cluster, file, pattern) => pattern.test(git(east, 'show', `${cluster}:${file}`));
   git(east, 'fetch', '--quiet', join(root, 'clusters', 'cluster-west.git'), 'kdelta/web-cluster-west-web:west-proposal');
   say('');
-  say(`cluster-east keeps its label team: payments: ${kept('origin/kdelta/web-cluster-east-web', 'web/deployment.yaml', /team: payments/) ? 'yes' : 'NO'}`);
+  say(
+    `cluster-east keeps its label team: payments: ${kept('origin/kdelta/web-cluster-east-web', 'web/deployment.yaml', /team: payments/) ? 'yes' : 'NO'}`,
+  );
   say(`cluster-west keeps its LOG_LEVEL=debug: ${kept('west-proposal', 'web/deployment.yaml', /LOG_LEVEL/) ? 'yes' : 'NO'}`);
   say('cluster-east replicas 6 against upstream 3: the conflict its proposal reports (upstream wins; the reviewer decides)');
 } finally {

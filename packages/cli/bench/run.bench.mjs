@@ -45,7 +45,8 @@ function upstreamFiles(version) {
   files['web/package-context.yaml'] =
     'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  name: web\n';
   for (let i = 0; i < 5; i++) files[`web/app-${i}.yaml`] = deployment(`app-${i}`, `registry.example.com/app-${i}:${version}.0`, 2);
-  files['web/config.yaml'] = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  level: info\n  release: "${version}"\n`;
+  files['web/config.yaml'] =
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  level: info\n  release: "${version}"\n`;
   return files;
 }
 
@@ -77,7 +78,8 @@ function controlFiles(packages, revision) {
   const repos = [
     `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: catalog\nspec:\n  git:\n    repo: ${upstream}\n    branch: main\n`,
     ...names.map(
-      (n) => `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${n}\n  labels:\n    env: prod\nspec:\n  git:\n    repo: ${join(root, `${n}.git`)}\n    branch: main\n`,
+      (n) =>
+        `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${n}\n  labels:\n    env: prod\nspec:\n  git:\n    repo: ${join(root, `${n}.git`)}\n    branch: main\n`,
     ),
   ];
   const set = `apiVersion: config.porch.kpt.dev/v1alpha2\nkind: PackageVariantSet\nmetadata:\n  name: web\nspec:\n  upstream:\n    repo: catalog\n    package: web\n    revision: ${revision}\n  targets:\n  - repositorySelector:\n      matchLabels:\n        env: prod\n    packageNames: [${packages.join(', ')}]\n    template:\n      packageContext:\n        data:\n          tier: frontend\n`;
@@ -86,7 +88,12 @@ function controlFiles(packages, revision) {
 
 function kdelta(label, expectCount) {
   const start = performance.now();
-  const r = spawnSync(process.execPath, [bin, 'run', '--mode', 'variants', '--report', 'report.json'], { cwd: control, env, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync(process.execPath, [bin, 'run', '--mode', 'variants', '--report', 'report.json'], {
+    cwd: control,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   const ms = performance.now() - start;
   if (r.status !== 0) {
     process.stderr.write(r.stderr.slice(-4000));
@@ -117,7 +124,9 @@ const show = (label, variants, { ms, actions }, goal = true) => {
     .map(([a, n]) => `${n} ${a}`)
     .join(', ');
   rows.push({ label, variants, ms, what });
-  console.log(`${label}: ${variants} variants in ${(ms / 1000).toFixed(2)} s (${what})${goal && ms > GOAL_MS ? '  ← over the 60 s goal' : ''}`);
+  console.log(
+    `${label}: ${variants} variants in ${(ms / 1000).toFixed(2)} s (${what})${goal && ms > GOAL_MS ? '  ← over the 60 s goal' : ''}`,
+  );
 };
 
 try {
@@ -131,7 +140,12 @@ try {
 
   const packages = ['web', ...Array.from({ length: PACKAGES - 1 }, (_, i) => `web-${i + 2}`)];
   write(control, controlFiles(packages, 'v2'));
-  show(`${REPOS * PACKAGES} variants, first run (setup: ${REPOS * (PACKAGES - 1)} new)`, REPOS * PACKAGES, kdelta('setup', REPOS * PACKAGES), false);
+  show(
+    `${REPOS * PACKAGES} variants, first run (setup: ${REPOS * (PACKAGES - 1)} new)`,
+    REPOS * PACKAGES,
+    kdelta('setup', REPOS * PACKAGES),
+    false,
+  );
   show(`${REPOS * PACKAGES} variants, nothing new`, REPOS * PACKAGES, kdelta('no-op 1000', REPOS * PACKAGES));
   console.log('\n| run | variants | time | actions |\n| --- | ---: | ---: | --- |');
   for (const r of rows) console.log(`| ${r.label} | ${r.variants} | ${(r.ms / 1000).toFixed(1)} s | ${r.what} |`);

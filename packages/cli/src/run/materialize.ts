@@ -64,7 +64,8 @@ function withProvenanceOf(local: string, fetched: string, file: string): string 
 }
 
 function checkName(name: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new Error(`package name "${name}" cannot name a directory (letters, digits, ".", "_" and "-")`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name))
+    throw new Error(`package name "${name}" cannot name a directory (letters, digits, ".", "_" and "-")`);
   return name;
 }
 
@@ -76,7 +77,14 @@ export function createPackageUpdateMaterialize(): Materialize {
   const gets = new Map<string, Promise<PackageFiles>>();
   return (input) => {
     if (input.downstream.local) return packageUpdateMaterialize(input);
-    const key = JSON.stringify([input.upstream.repo, input.upstream.directory, input.upstream.ref, input.upstream.commit, input.downstream.package, input.cwd ?? '']);
+    const key = JSON.stringify([
+      input.upstream.repo,
+      input.upstream.directory,
+      input.upstream.ref,
+      input.upstream.commit,
+      input.downstream.package,
+      input.cwd ?? '',
+    ]);
     let files = gets.get(key);
     if (!files) {
       files = packageUpdateMaterialize(input).then((r) => r.files);
@@ -96,10 +104,19 @@ export const packageUpdateMaterialize: Materialize = async (input) => {
     const git = { cwd: input.cwd ?? scratch, env: input.env, ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}) };
     const local = input.downstream.local;
     if (!local) {
-      const got = await getPackage({ ...git, repo: input.upstream.repo, directory: kptDirectory(input.upstream.directory), ref: input.upstream.ref, destination: dir });
+      const got = await getPackage({
+        ...git,
+        repo: input.upstream.repo,
+        directory: kptDirectory(input.upstream.directory),
+        ref: input.upstream.ref,
+        destination: dir,
+      });
       if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
       const files = await readPackageDir(dir);
-      if (!files?.has('Kptfile')) throw new Error(`${input.upstream.repo} ${kptDirectory(input.upstream.directory)} at ${input.upstream.ref} is not a kpt package (no Kptfile)`);
+      if (!files?.has('Kptfile'))
+        throw new Error(
+          `${input.upstream.repo} ${kptDirectory(input.upstream.directory)} at ${input.upstream.ref} is not a kpt package (no Kptfile)`,
+        );
       return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
     }
     const kptfile = local.get('Kptfile');
@@ -107,12 +124,19 @@ export const packageUpdateMaterialize: Materialize = async (input) => {
     if (!hasLock(kptfile)) {
       // Adopted, never fetched: there is no origin to merge from. Every local file is kept as it
       // is; upstream's other files are added and the Kptfile records where they came from.
-      const got = await getPackage({ ...git, repo: input.upstream.repo, directory: kptDirectory(input.upstream.directory), ref: input.upstream.ref, destination: dir });
+      const got = await getPackage({
+        ...git,
+        repo: input.upstream.repo,
+        directory: kptDirectory(input.upstream.directory),
+        ref: input.upstream.ref,
+        destination: dir,
+      });
       if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
       const files = (await readPackageDir(dir)) ?? new Map<string, FileContent>();
       const fetchedKptfile = files.get('Kptfile');
       for (const [path, content] of local) files.set(path, content);
-      if (typeof fetchedKptfile === 'string') files.set('Kptfile', withProvenanceOf(kptfile, fetchedKptfile, `${input.downstream.package}/Kptfile`));
+      if (typeof fetchedKptfile === 'string')
+        files.set('Kptfile', withProvenanceOf(kptfile, fetchedKptfile, `${input.downstream.package}/Kptfile`));
       return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
     }
     const local2 = new Map(local);
@@ -120,7 +144,8 @@ export const packageUpdateMaterialize: Materialize = async (input) => {
     if (pointed !== undefined) local2.set('Kptfile', pointed);
     await writePackageDir(dir, local2);
     const result = await updatePackage({ ...git, dir, ref: input.upstream.ref, displayRoot: scratch });
-    if (result.lock?.git?.commit !== undefined && result.lock.git.commit !== input.upstream.commit) throw movedDuringRun(input, result.lock.git.commit);
+    if (result.lock?.git?.commit !== undefined && result.lock.git.commit !== input.upstream.commit)
+      throw movedDuringRun(input, result.lock.git.commit);
     const files = (await readPackageDir(dir)) ?? new Map();
     return {
       files,
@@ -179,7 +204,8 @@ export function stampKptfile(text: string, input: MaterializeInput): string {
 export async function getPackageFiles(input: MaterializeInput): Promise<PackageFiles> {
   const files = await fetchUpstreamFiles(input);
   const kptfile = files.get('Kptfile');
-  if (typeof kptfile !== 'string') throw new Error(`${input.upstream.repo} ${input.upstream.directory || '/'} at ${input.upstream.ref} is not a kpt package (no Kptfile)`);
+  if (typeof kptfile !== 'string')
+    throw new Error(`${input.upstream.repo} ${input.upstream.directory || '/'} at ${input.upstream.ref} is not a kpt package (no Kptfile)`);
   files.set('Kptfile', stampKptfile(kptfile, input));
   return files;
 }

@@ -3,7 +3,16 @@ import type { VariantResult } from './job.js';
 import { LiveProgress, progressLine } from './progress.js';
 
 function result(variant: string, extra: Partial<VariantResult> = {}): VariantResult {
-  return { variant, downstream: `cluster/${variant}`, action: 'proposed', writes: true, dryRun: false, conflicts: [], conflictCount: 0, ...extra };
+  return {
+    variant,
+    downstream: `cluster/${variant}`,
+    action: 'proposed',
+    writes: true,
+    dryRun: false,
+    conflicts: [],
+    conflictCount: 0,
+    ...extra,
+  };
 }
 
 /** What a terminal shows after `text` is written: cursor-up-and-clear sequences applied. */
@@ -27,9 +36,9 @@ describe('progress on stderr', () => {
   it('without a terminal: one line per finished variant', () => {
     expect(progressLine({ type: 'planned', total: 2 })).toBeUndefined();
     expect(progressLine({ type: 'done', result: result('web'), done: 1, total: 2 })).toBe('[1/2] web → cluster/web: proposed\n');
-    expect(progressLine({ type: 'done', result: result('api', { action: 'failed', error: 'no such repo\nmore' }), done: 2, total: 2 })).toBe(
-      '[2/2] api → cluster/api: failed: no such repo\n',
-    );
+    expect(
+      progressLine({ type: 'done', result: result('api', { action: 'failed', error: 'no such repo\nmore' }), done: 2, total: 2 }),
+    ).toBe('[2/2] api → cluster/api: failed: no such repo\n');
   });
 
   it('on a terminal: one block redrawn in place, failures kept above it, cleared at the end', () => {
@@ -51,7 +60,10 @@ describe('progress on stderr', () => {
 
   it('keeps every line within the terminal width', () => {
     const view = new LiveProgress({ columns: 30, startedAt: 0 });
-    const out = view.update({ type: 'done', result: result('a-very-long-variant-name-indeed', { action: 'failed', error: 'x'.repeat(100) }), done: 1, total: 1 }, 0);
+    const out = view.update(
+      { type: 'done', result: result('a-very-long-variant-name-indeed', { action: 'failed', error: 'x'.repeat(100) }), done: 1, total: 1 },
+      0,
+    );
     for (const line of screen(out)) expect(line.length).toBeLessThanOrEqual(29);
   });
 });

@@ -8,7 +8,9 @@ import type { RunProgress } from './run.js';
  */
 
 function describe(r: VariantResult): string {
-  return r.error ? `failed: ${r.error.split('\n')[0]}` : `${r.action}${r.dryRun && r.writes ? ' (dry run)' : ''}${r.message ? ` (${r.message})` : ''}`;
+  return r.error
+    ? `failed: ${r.error.split('\n')[0]}`
+    : `${r.action}${r.dryRun && r.writes ? ' (dry run)' : ''}${r.message ? ` (${r.message})` : ''}`;
 }
 
 /** The line for one finished variant (not a TTY). */
@@ -43,9 +45,7 @@ export class LiveProgress {
   private readonly recent: string[] = [];
   private drawn = 0;
 
-  constructor(
-    private readonly options: { readonly columns: number; readonly startedAt: number; readonly recent?: number },
-  ) {}
+  constructor(private readonly options: { readonly columns: number; readonly startedAt: number; readonly recent?: number }) {}
 
   /** The text to write for an event at time `now` (ms). */
   update(e: RunProgress, now: number): string {

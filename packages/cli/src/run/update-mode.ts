@@ -56,7 +56,10 @@ export async function findControlRepository(cwd: string): Promise<{ ok: true; va
     (r) => r.stdout.trim(),
     () => '',
   );
-  const name = basename(root).replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '') || 'control';
+  const name =
+    basename(root)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .replace(/^\.+/, '') || 'control';
   return { ok: true, value: { name, root, url: origin || root, branch } };
 }
 
@@ -119,7 +122,10 @@ export async function findUpdatePlans(mirror: Mirror, control: ControlRepository
       continue;
     }
     const lock = k?.upstreamLock?.git?.commit;
-    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute(g.repo) ? g.repo : resolve(control.root, g.repo);
+    const url =
+      /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute(g.repo)
+        ? g.repo
+        : resolve(control.root, g.repo);
     const base = `update-${slug(directory)}`;
     const n = (slugs.get(base) ?? 0) + 1;
     slugs.set(base, n);
@@ -145,7 +151,13 @@ function resolveRef(refs: readonly RemoteRef[], ref: string): string | undefined
 
 /** Update one package of the control repository. Never throws: a failure is its result. */
 export async function runUpdateJob(plan: UpdatePlan, control: ControlRepository, ctx: JobContext): Promise<VariantResult> {
-  const base = { variant: plan.name, downstream: `${control.name}/${plan.directory || '.'}`, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
+  const base = {
+    variant: plan.name,
+    downstream: `${control.name}/${plan.directory || '.'}`,
+    dryRun: ctx.dryRun,
+    conflicts: [],
+    conflictCount: 0,
+  };
   try {
     return { ...base, ...(await updateJob(plan, control, ctx)) };
   } catch (error) {
@@ -153,11 +165,21 @@ export async function runUpdateJob(plan: UpdatePlan, control: ControlRepository,
   }
 }
 
-async function updateJob(plan: UpdatePlan, control: ControlRepository, ctx: JobContext): Promise<Omit<VariantResult, 'variant' | 'downstream' | 'dryRun'>> {
+async function updateJob(
+  plan: UpdatePlan,
+  control: ControlRepository,
+  ctx: JobContext,
+): Promise<Omit<VariantResult, 'variant' | 'downstream' | 'dryRun'>> {
   const commit = resolveRef(await ctx.upstreamRefs(plan.upstream.url), plan.upstream.ref);
   const where = `${plan.directory ? `${plan.directory}/` : ''}Kptfile`;
   if (!commit) {
-    return { action: 'failed', writes: false, conflicts: [], conflictCount: 0, error: `${where}: upstream.git.ref "${plan.upstream.ref}" is not a tag, a branch or a full commit of ${plan.upstream.repo}` };
+    return {
+      action: 'failed',
+      writes: false,
+      conflicts: [],
+      conflictCount: 0,
+      error: `${where}: upstream.git.ref "${plan.upstream.ref}" is not a tag, a branch or a full commit of ${plan.upstream.repo}`,
+    };
   }
   const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
   const upstream = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
@@ -166,8 +188,22 @@ async function updateJob(plan: UpdatePlan, control: ControlRepository, ctx: JobC
   const open = await ctx.forge.find(target);
   const meta = open ? parseMetadataBlock(open.body) : undefined;
   const none = { conflicts: [] as Conflict[], conflictCount: 0 };
-  if (open && meta && open.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
-    return { ...none, action: 'unchanged', writes: false, proposal: proposalRef(open), fingerprint, upstream, conflictCount: meta.conflicts };
+  if (
+    open &&
+    meta &&
+    open.fingerprint === fingerprint &&
+    mirror.heads.get(target.head) === meta.headCommit &&
+    mirror.heads.get(target.base) === meta.baseCommit
+  ) {
+    return {
+      ...none,
+      action: 'unchanged',
+      writes: false,
+      proposal: proposalRef(open),
+      fingerprint,
+      upstream,
+      conflictCount: meta.conflicts,
+    };
   }
   // Nothing new upstream and nothing open: no checkout needed.
   if (!open && plan.lockCommit === commit) return { ...none, action: 'up-to-date', writes: false, fingerprint, upstream };
@@ -212,7 +248,16 @@ async function updateJob(plan: UpdatePlan, control: ControlRepository, ctx: JobC
           changes,
           resources,
           conflicts,
-          metadata: { version: ctx.version, variant: plan.name, fingerprint, headCommit, baseCommit: ws.baseCommit, upstream, conflicts: conflicts.length, kind: 'update' } satisfies ProposalMetadata,
+          metadata: {
+            version: ctx.version,
+            variant: plan.name,
+            fingerprint,
+            headCommit,
+            baseCommit: ws.baseCommit,
+            upstream,
+            conflicts: conflicts.length,
+            kind: 'update',
+          } satisfies ProposalMetadata,
         }),
     },
     'proposed',
