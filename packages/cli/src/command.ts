@@ -6,6 +6,8 @@ export interface Io {
   readonly stderr: (text: string) => void;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Set when stderr is a terminal (a live view may redraw it): its width. */
+  readonly stderrTerminal?: { readonly columns: number } | undefined;
 }
 
 export interface Command {

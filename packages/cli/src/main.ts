@@ -38,6 +38,7 @@ export function defaultIo(): Io {
     stderr: (text) => process.stderr.write(text),
     cwd: process.cwd(),
     env: process.env,
+    stderrTerminal: process.stderr.isTTY && process.env.TERM !== 'dumb' ? { columns: process.stderr.columns || 80 } : undefined,
   };
 }
 

@@ -143,6 +143,12 @@ export async function withLock<T>(lockPath: string, fn: () => Promise<T>, timeou
   } finally {
     held.delete(lockPath);
     // only our own lock: one taken over from us (we looked dead to another host) is not ours to remove
-    if ((await readOwner(lockPath))?.token === self.token) await rm(lockPath, { recursive: true, force: true });
+    if ((await readOwner(lockPath))?.token === self.token) {
+      // Renamed away first, then removed: a lock directory emptied in place would, for an instant,
+      // be an empty directory another waiter's rename can replace (and this removal then fail).
+      const released = `${lockPath}.${self.token}`;
+      await rename(lockPath, released);
+      await rm(released, { recursive: true, force: true });
+    }
   }
 }

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { type Command, UsageError } from '../command.js';
 import { booleanFlag, oneOf, parseFlags, stringFlag } from '../args.js';
-import { DEFAULT_CONCURRENCY, run, type RunProgress } from '../run/run.js';
+import { DEFAULT_CONCURRENCY, run } from '../run/run.js';
+import { LiveProgress, progressLine } from '../run/progress.js';
 import { renderTable, reportJson } from '../run/report.js';
 import { parseShard } from '../run/shard.js';
 import { writeFileAtomic } from '../util/fs.js';
@@ -19,27 +20,27 @@ opens or updates its proposal. Nothing new: nothing is pushed or written. A bran
 kdelta did not make is left alone and reported. A package whose variant is gone gets a proposal
 removing it (deletionPolicy delete) or removing only its ownership annotation (orphan).
 
+Update mode: every package of the control repository itself (the git repository --config is in,
+its current branch) whose Kptfile has a git upstream is updated the same way — a 3-way merge
+from its upstreamLock to the commit its upstream.git.ref names now, keeping every local edit —
+one proposal per package on branch kdelta/update-<package path>, pushed to the repository's
+origin (or to the repository itself when it has none).
+
 Flags:
   --config <dir>         the control resources (default .kdelta)
   --forge local          where proposals live; local: Markdown files under --proposals-dir
   --proposals-dir <dir>  the local forge's records (default <config>/proposals)
-  --mode <mode>          variants, updates or both (default both; updates is not in this build)
+  --mode <mode>          variants, updates or both (default both)
   --dry-run              compute everything, push and write nothing
   --shard k/n            only the variants whose name hashes to shard k of n
   --concurrency <n>      variants at a time (default ${DEFAULT_CONCURRENCY})
   --report <file.json>   every result as JSON
 
-Progress goes to stderr, one line per variant; the table (variant, downstream, action, proposal,
-conflicts) to stdout. Exit 0 when every variant succeeded, 1 when any failed or the control
+Progress goes to stderr: one line per variant, or on a terminal a status block redrawn in place
+(failures stay above it); the table (variant, downstream, action, proposal, conflicts) to
+stdout. Exit 0 when every variant succeeded, 1 when any failed or the control
 resources are invalid (then nothing is pushed or written; stderr names file, document and field).
 `;
-
-function progressLine(e: RunProgress): string | undefined {
-  if (e.type !== 'done') return undefined;
-  const r = e.result;
-  const what = r.error ? `failed: ${r.error}` : `${r.action}${r.dryRun && r.writes ? ' (dry run)' : ''}${r.message ? ` (${r.message})` : ''}`;
-  return `[${e.done}/${e.total}] ${r.variant} → ${r.downstream}: ${what}\n`;
-}
 
 const command: Command = {
   path: ['run'],
@@ -76,6 +77,10 @@ const command: Command = {
     }
     const reportFile = stringFlag(flags, 'report');
 
+    const terminal = io.stderrTerminal;
+    const live = terminal ? new LiveProgress({ columns: terminal.columns, startedAt: Date.now() }) : undefined;
+    const timer = live ? setInterval(() => io.stderr(live.tick(Date.now())), 1000) : undefined;
+    timer?.unref();
     const report = await run({
       cwd: io.cwd,
       config: stringFlag(flags, 'config'),
@@ -87,9 +92,12 @@ const command: Command = {
       proposalsDir: stringFlag(flags, 'proposals-dir'),
       env: io.env,
       onProgress: (e) => {
-        const line = progressLine(e);
-        if (line) io.stderr(line);
+        const text = live ? live.update(e, Date.now()) : progressLine(e);
+        if (text) io.stderr(text);
       },
+    }).finally(() => {
+      clearInterval(timer);
+      if (live) io.stderr(live.finish());
     });
     for (const w of report.warnings) io.stderr(`warning: ${w}\n`);
     io.stdout(renderTable(report));

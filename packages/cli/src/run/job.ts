@@ -1,12 +1,12 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { commitAll, createBranch, deleteRemoteBranch, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
 import { PackageTree } from '@kdelta/kptfile-model';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { Forge, Proposal, ProposalTarget } from '../forge/forge.js';
-import { listFiles } from '../util/fs.js';
+import { readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import type { Shard } from './shard.js';
 import { fingerprintOf, hashOf, resolveUpstream, type VariantPlan } from './plan.js';
 import { parseMetadataBlock, renderProposalBody, type FileChange, type ProposalMetadata } from './report.js';
@@ -15,8 +15,11 @@ import { parseMetadataBlock, renderProposalBody, type FileChange, type ProposalM
 // The injected step: get or update the package (kpt's `pkg get` / `pkg update`).
 // ---------------------------------------------------------------------------------------------
 
-/** A package's files: path relative to the package directory (`/`-separated) → text. */
-export type PackageFiles = ReadonlyMap<string, string>;
+/** A file's content: text, or bytes when it is not UTF-8 (kept byte for byte). */
+export type FileContent = string | Uint8Array;
+
+/** A package's files: path relative to the package directory (`/`-separated) → content. */
+export type PackageFiles = ReadonlyMap<string, FileContent>;
 
 export interface MaterializeInput {
   readonly variant: string;
@@ -38,6 +41,8 @@ export interface MaterializeInput {
   };
   /** Cache directory for upstream fetches (git-source's). */
   readonly cacheDir?: string | undefined;
+  /** Directory a relative upstream repository is resolved against. */
+  readonly cwd?: string | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
@@ -140,7 +145,7 @@ export const COMMIT_TRAILER = 'Kdelta-Variant';
 /** On the downstream Kptfile, next to the owner annotation: what to do when the variant is gone. */
 export const DELETION_POLICY_ANNOTATION = 'kdelta.dev/deletion-policy';
 
-function message(error: unknown): string {
+export function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -148,45 +153,21 @@ function downstreamLabel(plan: VariantPlan): string {
   return `${plan.downstream.repository.name}/${plan.downstream.package}`;
 }
 
-async function git(dir: string, args: string[]): Promise<string> {
+export async function git(dir: string, args: string[]): Promise<string> {
   return (await runGit(args, { cwd: dir })).stdout;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Files of a package in a work tree
+// Kptfile annotations
 // ---------------------------------------------------------------------------------------------
 
-async function readPackageDir(dir: string): Promise<Map<string, string> | undefined> {
-  let paths: string[];
-  try {
-    paths = await listFiles(dir, () => true);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
-    throw error;
-  }
-  if (paths.length === 0) return undefined;
-  const out = new Map<string, string>();
-  for (const p of paths) out.set(p, await readFile(join(dir, p), 'utf8'));
-  return out;
-}
-
-async function writePackageDir(dir: string, files: PackageFiles): Promise<void> {
-  await rm(dir, { recursive: true, force: true });
-  for (const [path, text] of files) {
-    if (path.split('/').some((s) => s === '..' || s === '')) throw new Error(`refusing to write "${path}": not a path inside the package`);
-    const full = join(dir, path);
-    await mkdir(dirname(full), { recursive: true });
-    await writeFile(full, text);
-  }
-}
-
-function kptfileAnnotations(text: string | undefined): Record<string, string> {
+export function kptfileAnnotations(text: string | undefined): Record<string, string> {
   if (text === undefined) return {};
   const v = parseDocument(text).toJS() as { metadata?: { annotations?: Record<string, string> } } | null;
   return v?.metadata?.annotations ?? {};
 }
 
-function lockCommit(text: string | undefined): string | undefined {
+export function lockCommit(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   const v = parseDocument(text).toJS() as { upstreamLock?: { git?: { commit?: string } } } | null;
   return v?.upstreamLock?.git?.commit;
@@ -212,14 +193,14 @@ export function setKptfileAnnotations(text: string, annotations: Record<string, 
 // Proposing: shared by variants and removals
 // ---------------------------------------------------------------------------------------------
 
-interface Workspace {
+export interface Workspace {
   readonly dir: string;
   readonly baseCommit: string;
   /** The branch on the remote, if it exists. */
   readonly remoteHead: string | undefined;
 }
 
-async function checkout(ctx: JobContext, url: string, base: string, head: string, name: string): Promise<Workspace> {
+export async function checkout(ctx: JobContext, url: string, base: string, head: string, name: string): Promise<Workspace> {
   const mirror = await ctx.mirror(url);
   const baseCommit = mirror.heads.get(base);
   if (!baseCommit) throw new Error(`branch "${base}" does not exist in ${url}`);
@@ -265,7 +246,7 @@ async function isAncestor(dir: string, commit: string, of: string): Promise<bool
   }
 }
 
-interface ProposeInput {
+export interface ProposeInput {
   readonly target: ProposalTarget;
   readonly ws: Workspace;
   readonly open: Proposal | undefined;
@@ -276,9 +257,9 @@ interface ProposeInput {
   readonly body: (headCommit: string, changes: FileChange[]) => string;
 }
 
-type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message'>;
+export type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message'>;
 
-function proposalRef(p: Proposal): VariantResult['proposal'] {
+export function proposalRef(p: Proposal): VariantResult['proposal'] {
   return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
 }
 
@@ -286,9 +267,16 @@ function proposalRef(p: Proposal): VariantResult['proposal'] {
  * The package in `ws` differs from the base (or not): push the branch and open or update the
  * proposal, close one no longer needed, or stop at a branch a human has written on.
  */
-async function propose(ctx: JobContext, input: ProposeInput, newAction: JobAction, updatedAction: JobAction = 'updated'): Promise<Proposed> {
-  const { ws, open, target } = input;
+export async function propose(ctx: JobContext, input: ProposeInput, newAction: JobAction, updatedAction: JobAction = 'updated'): Promise<Proposed> {
+  const { ws, target } = input;
+  let open = input.open;
   const changes = await changedFiles(ws, input.directory);
+  if (open && changes.length > 0 && ws.remoteHead !== undefined && (await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit))) {
+    // The open proposal was merged and there is something new since: it is recorded as merged
+    // and the new content is a new proposal (a merged pull request cannot be reopened).
+    if (!ctx.dryRun) await ctx.forge.close(open, 'merged');
+    open = undefined;
+  }
   if (changes.length === 0) {
     if (!open) return { action: 'up-to-date', writes: false };
     const merged = ws.remoteHead !== undefined && (await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit));
@@ -332,7 +320,7 @@ async function propose(ctx: JobContext, input: ProposeInput, newAction: JobActio
   }
   const body = input.body(headCommit, changes);
   const unchanged = !pushNeeded && open !== undefined && open.body === body && open.title === input.title && open.fingerprint === input.fingerprint;
-  if (unchanged) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
+  if (unchanged && open) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
   const action: JobAction = open ? updatedAction : newAction;
   if (ctx.dryRun) return { action, writes: true, proposal: open ? proposalRef(open) : undefined };
   if (pushNeeded) {
@@ -389,7 +377,8 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
   const pkgDir = join(ws.dir, plan.downstream.directory);
   const local = await readPackageDir(pkgDir);
-  const kptfile = local?.get('Kptfile');
+  const kptfileContent = local?.get('Kptfile');
+  const kptfile = typeof kptfileContent === 'string' ? kptfileContent : undefined;
   if (local && kptfile === undefined) {
     return { action: 'failed', writes: false, error: `${plan.downstream.directory} exists in ${plan.downstream.url} and is not a kpt package (no Kptfile): left alone` };
   }
@@ -405,6 +394,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   }
   const oldCommit = lockCommit(kptfile);
   let files: Map<string, string>;
+  let binary: Map<string, Uint8Array>;
   let conflicts: readonly Conflict[] = [];
   let resources: readonly ResourceReport[] = [];
   if (!local || oldCommit !== up.commit) {
@@ -415,12 +405,12 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
       cacheDir: ctx.cacheDir,
       env: ctx.env,
     });
-    files = new Map(m.files);
+    ({ text: files, binary } = splitBinary(m.files));
     conflicts = m.conflicts;
     resources = m.resources;
   } else {
     // Same upstream commit as the lock: the update would change nothing, only the mutations may.
-    files = new Map(local);
+    ({ text: files, binary } = splitBinary(local));
   }
   const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, { objects: plan.objects, packageName: plan.downstream.package });
   if (!applied.ok) {
@@ -430,7 +420,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   const kpt = files.get('Kptfile');
   if (kpt === undefined) throw new Error(`the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
   files.set('Kptfile', setKptfileAnnotations(kpt, { [OWNER_ANNOTATION]: plan.name, [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete' }));
-  await writePackageDir(pkgDir, files);
+  await writePackageDir(pkgDir, new Map<string, FileContent>([...files, ...binary]));
 
   const upstream = { ...upstreamInfo, oldCommit: local ? oldCommit : undefined };
   const title = local

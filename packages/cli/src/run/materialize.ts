@@ -3,17 +3,173 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { fetchPackage } from '@kdelta/git-source';
+import { getPackage, updatePackage } from '@kdelta/package-update';
 import { listFiles } from '../util/fs.js';
-import type { Materialize, MaterializeInput, PackageFiles } from './job.js';
+import type { FileContent, Materialize, MaterializeInput, PackageFiles } from './job.js';
+import { readPackageDir, writePackageDir } from './package-files.js';
 
 /**
- * The first-time half of the injected step (kpt's `pkg get`): the upstream package at the
- * resolved commit, its Kptfile recording where it came from. Updating an existing package is
- * the 3-way update's job (package-update), plugged in through the same `Materialize` type.
+ * The injected step of a run, on `@kdelta/package-update`: kpt's `pkg get` the first time, kpt's
+ * `pkg update` (3-way merge from the Kptfile's lock) after. The run holds packages in memory; the
+ * library works on directories: each call writes the downstream package into a private scratch
+ * directory, updates it there and reads the result back, bytes and all.
  */
 
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Text when the bytes are UTF-8, else the bytes themselves (a binary file must come back intact). */
+export function fileContent(bytes: Uint8Array): FileContent {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return bytes;
+  }
+}
+
+/** `/a/b` as Kptfiles record a package directory; '' (the repository root) is `/`. */
+function kptDirectory(directory: string): string {
+  return `/${directory.replace(/^\/+|\/+$/g, '')}`;
+}
+
+/**
+ * The Kptfile's `upstream` pointed at the variant's repository and directory (its ref is the
+ * update's own argument). The lock is left alone: it is the merge's origin.
+ */
+function pointUpstreamAt(text: string, input: MaterializeInput, file: string): string | undefined {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw new Error(`${file}: invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+  const directory = kptDirectory(input.upstream.directory);
+  const repo = doc.getIn(['upstream', 'git', 'repo']);
+  const current = doc.getIn(['upstream', 'git', 'directory']);
+  if (repo === input.upstream.repo && typeof current === 'string' && kptDirectory(current) === directory) return undefined;
+  doc.setIn(['upstream', 'type'], 'git');
+  doc.setIn(['upstream', 'git', 'repo'], input.upstream.repo);
+  doc.setIn(['upstream', 'git', 'directory'], directory);
+  return doc.toString();
+}
+
+function hasLock(kptfile: string): boolean {
+  const v = parseDocument(kptfile).toJS() as { upstreamLock?: { git?: { commit?: unknown } } } | null;
+  return typeof v?.upstreamLock?.git?.commit === 'string';
+}
+
+/** `local`'s Kptfile with `upstream` and `upstreamLock` taken from `fetched`. */
+function withProvenanceOf(local: string, fetched: string, file: string): string {
+  const doc = parseDocument(local);
+  if (doc.errors.length > 0) throw new Error(`${file}: invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+  const from = parseDocument(fetched).toJS() as { upstream?: unknown; upstreamLock?: unknown };
+  doc.setIn(['upstream'], doc.createNode(from.upstream));
+  doc.setIn(['upstreamLock'], doc.createNode(from.upstreamLock));
+  return doc.toString();
+}
+
+function checkName(name: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name))
+    throw new Error(`package name "${name}" cannot name a directory (letters, digits, ".", "_" and "-")`);
+  return name;
+}
+
+/**
+ * A materialize step for one run: the default one, with each first-time get made once per
+ * upstream commit and package name (a set fans one package out to many repositories).
+ */
+export function createPackageUpdateMaterialize(): Materialize {
+  const gets = new Map<string, Promise<PackageFiles>>();
+  return (input) => {
+    if (input.downstream.local) return packageUpdateMaterialize(input);
+    const key = JSON.stringify([
+      input.upstream.repo,
+      input.upstream.directory,
+      input.upstream.ref,
+      input.upstream.commit,
+      input.downstream.package,
+      input.cwd ?? '',
+    ]);
+    let files = gets.get(key);
+    if (!files) {
+      files = packageUpdateMaterialize(input).then((r) => r.files);
+      gets.set(key, files);
+      files.catch(() => gets.delete(key)); // a failure is not remembered: the next variant tries again
+    }
+    return files.then((f) => ({ files: new Map(f), conflicts: [], resources: [], lock: { ...input.upstream } }));
+  };
+}
+
+/** Get (no local package) or 3-way update (a local package with a lock) through package-update. */
+export const packageUpdateMaterialize: Materialize = async (input) => {
+  const scratch = await mkdtemp(join(tmpdir(), 'kdelta-pkg-'));
+  try {
+    // The directory's name is the package's: getPackage names the Kptfile after it.
+    const dir = join(scratch, checkName(input.downstream.package || 'pkg'));
+    const git = { cwd: input.cwd ?? scratch, env: input.env, ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}) };
+    const local = input.downstream.local;
+    if (!local) {
+      const got = await getPackage({
+        ...git,
+        repo: input.upstream.repo,
+        directory: kptDirectory(input.upstream.directory),
+        ref: input.upstream.ref,
+        destination: dir,
+      });
+      if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
+      const files = await readPackageDir(dir);
+      if (!files?.has('Kptfile'))
+        throw new Error(
+          `${input.upstream.repo} ${kptDirectory(input.upstream.directory)} at ${input.upstream.ref} is not a kpt package (no Kptfile)`,
+        );
+      return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
+    }
+    const kptfile = local.get('Kptfile');
+    if (typeof kptfile !== 'string') throw new Error(`package ${input.downstream.package} has no readable Kptfile`);
+    if (!hasLock(kptfile)) {
+      // Adopted, never fetched: there is no origin to merge from. Every local file is kept as it
+      // is; upstream's other files are added and the Kptfile records where they came from.
+      const got = await getPackage({
+        ...git,
+        repo: input.upstream.repo,
+        directory: kptDirectory(input.upstream.directory),
+        ref: input.upstream.ref,
+        destination: dir,
+      });
+      if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
+      const files = (await readPackageDir(dir)) ?? new Map<string, FileContent>();
+      const fetchedKptfile = files.get('Kptfile');
+      for (const [path, content] of local) files.set(path, content);
+      if (typeof fetchedKptfile === 'string')
+        files.set('Kptfile', withProvenanceOf(kptfile, fetchedKptfile, `${input.downstream.package}/Kptfile`));
+      return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
+    }
+    const local2 = new Map(local);
+    const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
+    if (pointed !== undefined) local2.set('Kptfile', pointed);
+    await writePackageDir(dir, local2);
+    const result = await updatePackage({ ...git, dir, ref: input.upstream.ref, displayRoot: scratch });
+    if (result.lock?.git?.commit !== undefined && result.lock.git.commit !== input.upstream.commit)
+      throw movedDuringRun(input, result.lock.git.commit);
+    const files = (await readPackageDir(dir)) ?? new Map();
+    return {
+      files,
+      conflicts: result.conflicts,
+      resources: result.resources,
+      lock: { ...input.upstream },
+    };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+};
+
+function movedDuringRun(input: MaterializeInput, fetched: string): Error {
+  return new Error(
+    `${input.upstream.repo}: ${input.upstream.ref} moved during the run (resolved to ${input.upstream.commit.slice(0, 12)}, fetched ${fetched.slice(0, 12)}): the next run picks it up`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// A plain copy of the upstream package (no merge): tests use it to check what is around the step.
+// ---------------------------------------------------------------------------------------------
+
 /** The upstream package's files at exactly `input.upstream.commit`. */
-export async function fetchUpstreamFiles(input: MaterializeInput): Promise<Map<string, string>> {
+export async function fetchUpstreamFiles(input: MaterializeInput): Promise<Map<string, FileContent>> {
   const scratch = await mkdtemp(join(tmpdir(), 'kdelta-get-'));
   try {
     const dest = join(scratch, 'pkg');
@@ -25,8 +181,8 @@ export async function fetchUpstreamFiles(input: MaterializeInput): Promise<Map<s
       env: input.env,
       ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     });
-    const files = new Map<string, string>();
-    for (const p of await listFiles(dest, () => true)) files.set(p, await readFile(join(dest, p), 'utf8'));
+    const files = new Map<string, FileContent>();
+    for (const p of await listFiles(dest, () => true)) files.set(p, fileContent(await readFile(join(dest, p))));
     return files;
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -44,21 +200,12 @@ export function stampKptfile(text: string, input: MaterializeInput): string {
   return doc.toString();
 }
 
+/** The upstream package, its Kptfile stamped: upstream wins everywhere (no merge). */
 export async function getPackageFiles(input: MaterializeInput): Promise<PackageFiles> {
   const files = await fetchUpstreamFiles(input);
   const kptfile = files.get('Kptfile');
-  if (kptfile === undefined) throw new Error(`${input.upstream.repo} ${input.upstream.directory || '/'} at ${input.upstream.ref} is not a kpt package (no Kptfile)`);
+  if (typeof kptfile !== 'string')
+    throw new Error(`${input.upstream.repo} ${input.upstream.directory || '/'} at ${input.upstream.ref} is not a kpt package (no Kptfile)`);
   files.set('Kptfile', stampKptfile(kptfile, input));
   return files;
 }
-
-/** Gets packages the first time; refuses to update one (nothing a user edited is replaced). */
-export const getOnlyMaterialize: Materialize = async (input) => {
-  if (input.downstream.local) {
-    throw new Error(
-      `package ${input.downstream.package} already exists and its upstream moved to ${input.upstream.ref}: updating it needs the 3-way update, which this build does not include`,
-    );
-  }
-  const files = await getPackageFiles(input);
-  return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
-};

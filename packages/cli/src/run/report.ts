@@ -16,7 +16,7 @@ export interface ProposalMetadata {
   readonly baseCommit: string;
   readonly upstream?: { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined } | undefined;
   readonly conflicts: number;
-  readonly kind: 'variant' | 'removal' | 'orphan';
+  readonly kind: 'variant' | 'removal' | 'orphan' | 'update';
 }
 
 const METADATA = /<!-- kdelta: (\{.*\}) -->/;

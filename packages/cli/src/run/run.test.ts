@@ -1,11 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Io } from '../command.js';
 import { main } from '../main.js';
 import { ControlError } from './control.js';
-import { copyMaterialize, createFleet, packageVariant, repository, type Fleet } from './__fixtures__/fleet.js';
+import { createFleet, packageVariant, repository, type Fleet } from './__fixtures__/fleet.js';
+import { packageUpdateMaterialize } from './materialize.js';
 import { run, type RunOptions } from './run.js';
 
 const fleets: Fleet[] = [];
@@ -25,7 +26,7 @@ function fleet(downstreams: string[] = ['cluster-01', 'cluster-02']): Fleet {
 }
 
 function opts(f: Fleet, extra: Partial<RunOptions> = {}): RunOptions {
-  return { cwd: f.control, materialize: copyMaterialize, cacheDir, env: { ...process.env, KDELTA_CACHE_DIR: cacheDir }, ...extra };
+  return { cwd: f.control, cacheDir, env: { ...process.env, KDELTA_CACHE_DIR: cacheDir }, ...extra };
 }
 
 function proposalFile(f: Fleet, downstream: string, variant: string): string {
@@ -72,9 +73,9 @@ describe('kdelta run', () => {
     const refs = [f.refs('cluster-01'), f.refs('cluster-02')];
     const records = ['web', 'ns-cluster-01-team-a'].map((v) => readFileSync(proposalFile(f, 'cluster-01', v), 'utf8'));
     let fetched = 0;
-    const counting: typeof copyMaterialize = async (input) => {
+    const counting: typeof packageUpdateMaterialize = async (input) => {
       fetched++;
-      return copyMaterialize(input);
+      return packageUpdateMaterialize(input);
     };
     const second = await run(opts(f, { materialize: counting }));
     expect(second.results.map((r) => r.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
@@ -116,9 +117,9 @@ describe('kdelta run', () => {
     const record = readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8');
     expect(record).toMatch(/\nstate: merged\n/);
     let fetched = 0;
-    const counting: typeof copyMaterialize = async (input) => {
+    const counting: typeof packageUpdateMaterialize = async (input) => {
       fetched++;
-      return copyMaterialize(input);
+      return packageUpdateMaterialize(input);
     };
     const third = await run(opts(f, { materialize: counting }));
     expect(third.results[0]).toMatchObject({ action: 'up-to-date', writes: false });
@@ -133,6 +134,96 @@ describe('kdelta run', () => {
     expect(fetched).toBe(1);
     expect(f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']).toContain('name: moved');
     expect(readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8')).toContain(`\`${locked.slice(0, 12)}\` → \`${moved.slice(0, 12)}\``);
+  });
+
+  it('a moved tag yields an update proposal that keeps the downstream edits and reports the conflicts', async () => {
+    const f = fleet(['cluster-01']);
+    const logo = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x80, 0x81]);
+    f.publish(
+      { 'base-ns/settings.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: info\n  size: small\n', 'base-ns/logo.png': logo },
+      'base-ns/v1',
+    );
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT) });
+    const first = await run(opts(f));
+    expect(first.results[0]).toMatchObject({ action: 'proposed' });
+    const { execFileSync } = await import('node:child_process');
+    const bare = f.downstream('cluster-01');
+    execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/web'], { cwd: bare });
+    // edits on the downstream's default branch: one field upstream will change too, one it will not
+    const merged = f.files('cluster-01', 'main', 'web');
+    f.commitAs('cluster-01', 'main', {
+      'web/settings.yaml': merged['settings.yaml']!.replace('level: info', 'level: debug').replace('size: small', 'size: large\n  owner: team-blue'),
+      'web/local-only.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n',
+    });
+    const moved = f.publish(
+      { 'base-ns/settings.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: warn\n  size: small\n  timeout: 30s\n' },
+      'base-ns/v1',
+    );
+    const second = await run(opts(f));
+    expect(second.results[0]).toMatchObject({ action: 'proposed', upstream: { commit: moved }, conflictCount: 1 });
+    const pkg = f.files('cluster-01', 'kdelta/web', 'web');
+    // upstream's change, and every downstream edit but the one upstream replaced
+    expect(pkg['settings.yaml']).toContain('timeout: 30s');
+    expect(pkg['settings.yaml']).toContain('size: large');
+    expect(pkg['settings.yaml']).toContain('owner: team-blue');
+    expect(pkg['settings.yaml']).toContain('level: warn');
+    expect(pkg['local-only.yaml']).toContain('name: mine');
+    expect(pkg['package-context.yaml']).toContain('team: blue');
+    expect(pkg.Kptfile).toContain(`commit: ${moved}`);
+    expect(pkg.Kptfile).toContain('config.porch.kpt.dev/package-variant: web');
+    // a binary file comes through byte for byte
+    expect(execFileSync('git', ['show', 'kdelta/web:web/logo.png'], { cwd: bare })).toEqual(logo);
+    // the proposal reports the conflict: field, the three values, the rule
+    const record = readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8');
+    expect(record).toMatch(/^title: "?kdelta: update web \(web\) to base-ns\/v1"?$/m);
+    expect(record).toContain('### Conflicts (1)');
+    expect(record).toContain('| ConfigMap settings | `.data.level` | `info` | `warn` | `debug` | upstream-changed | upstream |');
+  });
+
+  it('update mode: each package of the control repository with an upstream gets its own update proposal', async () => {
+    const f = fleet([]);
+    const { execFileSync } = await import('node:child_process');
+    const { getPackage } = await import('@kdelta/package-update');
+    const sh = (...args: string[]) => execFileSync('git', args, { cwd: f.control, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'Dev', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev', GIT_COMMITTER_EMAIL: 'dev@example.com' } }).trim();
+    sh('init', '--quiet', '--initial-branch=main');
+    mkdirSync(join(f.control, 'apps'));
+    await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'apps', 'ns'), cacheDir });
+    await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'pinned'), cacheDir });
+    // a local edit in the control repository, committed
+    const nsFile = join(f.control, 'apps', 'ns', 'namespace.yaml');
+    writeFileSync(nsFile, readFileSync(nsFile, 'utf8').replace('  name: example # the namespace\n', '  name: example # the namespace\n  labels:\n    team: blue\n'));
+    writeFileSync(join(f.control, 'pinned', 'Kptfile'), readFileSync(join(f.control, 'pinned', 'Kptfile'), 'utf8').replace(/ref: base-ns\/v1/g, 'ref: base-ns/v0'));
+    execFileSync('git', ['tag', 'base-ns/v0', 'base-ns/v1'], { cwd: f.upstream });
+    sh('add', '--all');
+    sh('commit', '--quiet', '-m', 'packages');
+    const main = sh('rev-parse', 'main');
+    const moved = f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # the namespace\n  annotations:\n    owner: platform\n' }, 'base-ns/v1');
+
+    const onlyVariants = await run(opts(f, { mode: 'variants' }));
+    expect(onlyVariants.results).toEqual([]);
+    const first = await run(opts(f, { mode: 'updates' }));
+    expect(first.failed).toBe(0);
+    expect(first.results.map((r) => [r.variant, r.downstream, r.action])).toEqual([
+      ['update-apps-ns', 'control/apps/ns', 'proposed'],
+      ['update-pinned', 'control/pinned', 'up-to-date'],
+    ]);
+    expect(first.results[0]!.upstream).toMatchObject({ ref: 'base-ns/v1', commit: moved });
+    // the branch is in the control repository; its base branch and work tree are untouched
+    expect(sh('rev-parse', 'main')).toBe(main);
+    const updated = sh('show', 'kdelta/update-apps-ns:apps/ns/namespace.yaml');
+    expect(updated).toContain('owner: platform');
+    expect(updated).toContain('team: blue');
+    expect(sh('show', 'kdelta/update-apps-ns:apps/ns/Kptfile')).toContain(`commit: ${moved}`);
+    expect(readFileSync(nsFile, 'utf8')).not.toContain('owner: platform');
+    const record = readFileSync(join(f.control, '.kdelta', 'proposals', 'control', 'update-apps-ns.md'), 'utf8');
+    expect(record).toMatch(/^title: "?kdelta: update apps\/ns to base-ns\/v1"?$/m);
+    expect(record).toMatch(/^head: kdelta\/update-apps-ns$/m);
+    // nothing new: nothing pushed, nothing rewritten
+    const refs = sh('for-each-ref', '--format=%(refname) %(objectname)');
+    const again = await run(opts(f, { mode: 'both' }));
+    expect(again.results.map((r) => r.action)).toEqual(['unchanged', 'up-to-date']);
+    expect(sh('for-each-ref', '--format=%(refname) %(objectname)')).toBe(refs);
+    expect(readFileSync(join(f.control, '.kdelta', 'proposals', 'control', 'update-apps-ns.md'), 'utf8')).toBe(record);
   });
 
   it('a branch with a commit kdelta did not make is left alone and reported', async () => {

@@ -7,9 +7,10 @@ import { createLocalForge } from '../forge/local.js';
 import type { Forge } from '../forge/forge.js';
 import { loadControl } from './control.js';
 import { findRemovals, runRemovalJob, runVariantJob, type JobContext, type Materialize, type Mirror, type RunReport, type VariantResult } from './job.js';
-import { getOnlyMaterialize } from './materialize.js';
+import { createPackageUpdateMaterialize } from './materialize.js';
 import { hashOf, planRun } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
+import { findControlRepository, findUpdatePlans, runUpdateJob, type ControlRepository, type UpdatePlan } from './update-mode.js';
 
 export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -37,7 +38,7 @@ export interface RunOptions {
   readonly dryRun?: boolean | undefined;
   readonly shard?: Shard | string | undefined;
   readonly concurrency?: number | undefined;
-  /** Gets or updates a package (default: get only; the 3-way update plugs in here). */
+  /** Gets or updates a package (default: package-update'''s get and 3-way update). */
   readonly materialize?: Materialize | undefined;
   readonly author?: Author | undefined;
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
@@ -96,7 +97,6 @@ export async function run(options: RunOptions): Promise<RunReport> {
       : forgeChoice;
   const env = options.env ?? process.env;
   const warnings = [...plan.warnings];
-  if (mode !== 'variants') warnings.push('update mode (Kptfiles with an upstream inside the control repository) is not part of this build: only variants ran');
 
   const runDir = await mkdtemp(join(tmpdir(), 'kdelta-run-'));
   let jobs = 0;
@@ -104,7 +104,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     version: options.version ?? KDELTA_VERSION,
     dryRun: options.dryRun ?? false,
     forge,
-    materialize: options.materialize ?? getOnlyMaterialize,
+    materialize: options.materialize ?? createPackageUpdateMaterialize(),
     author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
     env,
     cacheDir: options.cacheDir,
@@ -136,8 +136,28 @@ export async function run(options: RunOptions): Promise<RunReport> {
       options.onProgress?.({ type: 'done', result, done: ++done, total: total.n });
       return result;
     };
-    options.onProgress?.({ type: 'planned', total: variants.length });
+    // Update mode: the control repository's own packages with an upstream.
+    let updates: UpdatePlan[] = [];
+    let control: ControlRepository | undefined;
+    if (mode !== 'variants') {
+      const found = await findControlRepository(options.cwd);
+      if (!found.ok) warnings.push(`update mode skipped: ${found.reason}`);
+      else {
+        control = found.value;
+        try {
+          updates = (await findUpdatePlans(await ctx.mirror(control.url), control, warnings)).filter((u) => inShard(u.name, shard));
+        } catch (error) {
+          warnings.push(`update mode skipped: cannot read the control repository (${control.url}): ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        }
+      }
+    }
+    total.n += updates.length;
+    options.onProgress?.({ type: 'planned', total: total.n });
     const results: VariantResult[] = await pool(variants, concurrency, async (v) => report(await runVariantJob(v, ctx)));
+    if (control) {
+      const c = control;
+      results.push(...(await pool(updates, concurrency, async (u) => report(await runUpdateJob(u, c, ctx)))));
+    }
 
     if (mode !== 'updates') {
       const names = new Set(plan.variants.map((v) => v.name));

@@ -23,7 +23,7 @@ export function replacePackageFiles(input: UpdateInput): void {
   const updated = input.updated.ownFiles();
   const localKptfile = input.local.text(KPTFILE);
   for (const f of local.files) if (f.path !== KPTFILE) input.local.delete(f.path);
-  for (const f of updated.files) if (f.path !== KPTFILE) input.local.write(f.path, f.text);
+  for (const f of updated.files) if (f.path !== KPTFILE) input.local.copyFrom(input.updated, f.path);
   for (const d of updated.dirs) input.local.mkdir(d);
   const updatedKptfile = input.updated.text(KPTFILE);
   if (updatedKptfile !== undefined && localKptfile !== undefined) {

@@ -15,14 +15,14 @@ export function replaceNonKrmFiles(input: { local: PackageView; updated: Package
   const origin = new Map(originPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text]));
   const updated = new Map(updatedPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text]));
   const local = new Map(localPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text]));
-  for (const [path, text] of updated) {
+  for (const path of updated.keys()) {
     const o = origin.get(path);
     const l = local.get(path);
     if (l === undefined) {
-      if (o === undefined) localPkg.write(path, text); // added upstream
+      if (o === undefined) localPkg.copyFrom(updatedPkg, path); // added upstream (copied: bytes, not text)
       continue; // deleted locally: stays deleted
     }
-    if (o !== undefined && l === o) localPkg.write(path, text); // unchanged locally
+    if (o !== undefined && l === o) localPkg.copyFrom(updatedPkg, path); // unchanged locally
   }
   for (const [path, o] of origin) {
     if (updated.has(path)) continue;

@@ -13,7 +13,7 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: gitEnv }).trim();
 }
 
-export function writeTree(root: string, files: Readonly<Record<string, string | null>>): void {
+export function writeTree(root: string, files: Readonly<Record<string, string | Uint8Array | null>>): void {
   for (const [path, text] of Object.entries(files)) {
     const full = join(root, path);
     if (text === null) rmSync(full, { recursive: true, force: true });
@@ -60,7 +60,7 @@ export interface Fleet {
   readonly control: string;
   writeControl(files: Readonly<Record<string, string | null>>): void;
   /** Commit to the upstream repository and tag it. */
-  publish(files: Readonly<Record<string, string | null>>, tag?: string): string;
+  publish(files: Readonly<Record<string, string | Uint8Array | null>>, tag?: string): string;
   /** `refname sha` of every ref of a bare downstream. */
   refs(name: string): string;
   /** The files of a branch of a downstream (under `dir`). */
