@@ -8,7 +8,7 @@ import { parseShard } from '../run/shard.js';
 import { writeFileAtomic } from '../util/fs.js';
 
 const help = `Usage: kdelta run [--config <dir>] [--forge local] [--mode variants|updates|both] [--dry-run]
-           [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>]
+           [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
 in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1alpha1
@@ -35,6 +35,9 @@ Flags:
   --shard k/n            only the variants whose name hashes to shard k of n
   --concurrency <n>      variants at a time (default ${DEFAULT_CONCURRENCY})
   --report <file.json>   every result as JSON
+  --no-render            do not run the package's Kptfile pipeline after the mutations (by
+                         default it runs, as Porch renders; a failing function fails that
+                         variant alone)
 
 Progress goes to stderr: one line per variant, or on a terminal a status block redrawn in place
 (failures stay above it); the table (variant, downstream, action, proposal, conflicts) to
@@ -52,6 +55,7 @@ const command: Command = {
       forge: { type: 'string' },
       mode: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      'no-render': { type: 'boolean' },
       shard: { type: 'string' },
       concurrency: { type: 'string' },
       report: { type: 'string' },
@@ -87,6 +91,7 @@ const command: Command = {
       forge,
       mode,
       dryRun: booleanFlag(flags, 'dry-run'),
+      render: !booleanFlag(flags, 'no-render'),
       shard,
       concurrency,
       proposalsDir: stringFlag(flags, 'proposals-dir'),

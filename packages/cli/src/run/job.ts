@@ -4,6 +4,7 @@ import { parseDocument } from 'yaml';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { commitAll, createBranch, deleteRemoteBranch, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
 import { PackageTree } from '@kdelta/kptfile-model';
+import { renderPackage } from '@kdelta/fn-render';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { Forge, Proposal, ProposalTarget } from '../forge/forge.js';
 import { readPackageDir, splitBinary, writePackageDir } from './package-files.js';
@@ -131,6 +132,8 @@ export interface JobContext {
   readonly dryRun: boolean;
   readonly forge: Forge;
   readonly materialize: Materialize;
+  /** Run the package's Kptfile pipeline after the mutations, as Porch renders after every change. */
+  readonly render: boolean;
   readonly author: Author;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cacheDir?: string | undefined;
@@ -420,6 +423,18 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   const kpt = files.get('Kptfile');
   if (kpt === undefined) throw new Error(`the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
   files.set('Kptfile', setKptfileAnnotations(kpt, { [OWNER_ANNOTATION]: plan.name, [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete' }));
+  if (ctx.render) {
+    // Porch renders after the clone or update and the mutations: package context and injected
+    // values reach the resources only through the pipeline. A package without one comes back as it is.
+    const tree = PackageTree.fromFiles(files);
+    tree.source = plan.downstream.directory;
+    const rendered = await renderPackage(tree, { env: ctx.env, cwd: ws.dir });
+    if (!rendered.ok) {
+      const fn = rendered.error.function ? ` (function ${rendered.error.function})` : '';
+      return { action: 'failed', writes: false, fingerprint, error: `render${fn}: ${rendered.error.message}` };
+    }
+    files = rendered.tree.allFiles();
+  }
   await writePackageDir(pkgDir, new Map<string, FileContent>([...files, ...binary]));
 
   const upstream = { ...upstreamInfo, oldCommit: local ? oldCommit : undefined };

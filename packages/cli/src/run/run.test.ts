@@ -42,6 +42,37 @@ function io(cwd: string) {
 }
 
 describe('kdelta run', () => {
+
+  it('renders the Kptfile pipeline after the mutations (unless --no-render); a failing function fails its variant alone', async () => {
+    const f = fleet(['cluster-01', 'cluster-02']);
+    // upstream gains a pipeline: the catalog's set-labels, run by kdelta's built-in implementation
+    f.publish(
+      {
+        'base-ns/Kptfile':
+          'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: base-ns\ninfo:\n  description: a namespace\npipeline:\n  mutators:\n  - image: gcr.io/kpt-fn/set-labels:v0.2.0\n    configMap:\n      team: blue\n',
+      },
+      'base-ns/v2',
+    );
+    f.writeControl({
+      'a.yaml': packageVariant('a', 'cluster-01', '', 'v2'),
+      'b.yaml': packageVariant('b', 'cluster-02', '  pipeline:\n    mutators:\n    - exec: ./no-such-function\n', 'v2'),
+    });
+    const first = await run(opts(f));
+    const byName = Object.fromEntries(first.results.map((r) => [r.variant, r]));
+    expect(byName.a?.action).toBe('proposed');
+    expect(f.files('cluster-01', 'kdelta/a', 'a')['namespace.yaml']).toMatch(/labels:\n\s+team: blue/);
+    // the broken pipeline of b stops b alone, says which function, and pushes nothing for it
+    expect(byName.b?.action).toBe('failed');
+    expect(byName.b?.error).toMatch(/render.*no-such-function/);
+    expect(f.refs('cluster-02')).not.toContain('kdelta/b');
+
+    const g = fleet(['cluster-01']);
+    g.publish({ 'base-ns/Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: base-ns\npipeline:\n  mutators:\n  - image: gcr.io/kpt-fn/set-labels:v0.2.0\n    configMap:\n      team: blue\n' }, 'base-ns/v2');
+    g.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01', '', 'v2') });
+    const plain = await run(opts(g, { render: false }));
+    expect(plain.results[0]?.action).toBe('proposed');
+    expect(g.files('cluster-01', 'kdelta/a', 'a')['namespace.yaml']).not.toContain('team: blue');
+  });
   it('first run pushes kdelta/<variant> and writes a proposal; a second run pushes and writes nothing', async () => {
     const f = fleet();
     f.writeControl({

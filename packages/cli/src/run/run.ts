@@ -40,6 +40,8 @@ export interface RunOptions {
   readonly concurrency?: number | undefined;
   /** Gets or updates a package (default: package-update'''s get and 3-way update). */
   readonly materialize?: Materialize | undefined;
+  /** Render the Kptfile pipeline after the mutations (default true). */
+  readonly render?: boolean | undefined;
   readonly author?: Author | undefined;
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   /** git-source's cache of upstream repositories. */
@@ -105,6 +107,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     dryRun: options.dryRun ?? false,
     forge,
     materialize: options.materialize ?? createPackageUpdateMaterialize(),
+    render: options.render ?? true,
     author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
     env,
     cacheDir: options.cacheDir,
