@@ -15,7 +15,8 @@ const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kdelta.j
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-bench-update-')));
 const upstream = join(root, 'upstream');
 const ws = join(root, 'ws');
-const git = (cwd, ...args) => execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.com', ...args], { cwd, stdio: 'ignore' });
+const git = (cwd, ...args) =>
+  execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.com', ...args], { cwd, stdio: 'ignore' });
 
 // About 1,000 resources: apps of a Deployment, a Service and a ConfigMap (60-120 lines each), one
 // file per app. Upstream changes every tenth app (image, env, ports, sidecars, data; a few resources
@@ -58,9 +59,10 @@ function timeUpdate(tool, dir) {
   git(ws, 'add', '-A');
   git(ws, 'commit', '--quiet', '-m', `copy ${dir}`);
   const t0 = performance.now();
-  const r = tool === 'kpt'
-    ? spawnSync('kpt', ['pkg', 'update', `${dir}@v2`, '--strategy=resource-merge'], { cwd: ws, env, encoding: 'utf8' })
-    : spawnSync('node', [bin, 'pkg', 'update', `${dir}@v2`, '--strategy=resource-merge'], { cwd: ws, env, encoding: 'utf8' });
+  const r =
+    tool === 'kpt'
+      ? spawnSync('kpt', ['pkg', 'update', `${dir}@v2`, '--strategy=resource-merge'], { cwd: ws, env, encoding: 'utf8' })
+      : spawnSync('node', [bin, 'pkg', 'update', `${dir}@v2`, '--strategy=resource-merge'], { cwd: ws, env, encoding: 'utf8' });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`${tool} failed: ${r.stderr}`);
   return ms;
@@ -68,17 +70,29 @@ function timeUpdate(tool, dir) {
 
 function canonical(value) {
   if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical(value[k])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical(value[k])]),
+    );
   return value;
 }
 function yamlFiles(dir, rel = '') {
   return readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? yamlFiles(dir, join(rel, e.name)) : e.name.endsWith('.yaml') ? [join(rel, e.name)] : []);
+    e.isDirectory() ? yamlFiles(dir, join(rel, e.name)) : e.name.endsWith('.yaml') ? [join(rel, e.name)] : [],
+  );
 }
 function differingFiles(a, b) {
   const read = (dir, f) => JSON.stringify(parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => canonical(d.toJS())));
   const files = [...new Set([...yamlFiles(a), ...yamlFiles(b)])].sort();
-  return files.filter((f) => { try { return read(a, f) !== read(b, f); } catch { return true; } });
+  return files.filter((f) => {
+    try {
+      return read(a, f) !== read(b, f);
+    } catch {
+      return true;
+    }
+  });
 }
 
 const runs = Number(process.env.RUNS ?? 3);
@@ -100,5 +114,9 @@ console.log(`kdelta pkg update: ${(median(kd) / 1000).toFixed(2)} s`);
 if (kptAvailable) {
   console.log(`kpt pkg update:    ${(median(kp) / 1000).toFixed(2)} s`);
   console.log(`speed-up:          ${(median(kp) / median(kd)).toFixed(1)}×`);
-  console.log(differing.length === 0 ? 'result:            the same resources as kpt (compared as data)' : `result:            differs from kpt in ${differing.length} file(s): ${differing.slice(0, 5).join(', ')}`);
+  console.log(
+    differing.length === 0
+      ? 'result:            the same resources as kpt (compared as data)'
+      : `result:            differs from kpt in ${differing.length} file(s): ${differing.slice(0, 5).join(', ')}`,
+  );
 } else console.log('kpt is absent (not on PATH): no side-by-side figure');

@@ -43,7 +43,10 @@ describe("git-source's mirror of KdeltaError", () => {
     const init = { code: 'c', expected: 'e', received: 'r', file: 'f', document: 1, path: '.p' };
     const fromCore = new KdeltaError(init);
     const fromGit = new GitError({ code: 'failed', message: 'm' });
-    const fields = (e: object) => Object.getOwnPropertyNames(e).filter((k) => k !== 'stack' && k !== 'message').sort();
+    const fields = (e: object) =>
+      Object.getOwnPropertyNames(e)
+        .filter((k) => k !== 'stack' && k !== 'message')
+        .sort();
     const gitOwn = new Set(['args', 'stderr', 'exitCode']);
     expect(fields(fromGit).filter((k) => !gitOwn.has(k))).toEqual(fields(fromCore));
     expect(Object.getOwnPropertySymbols(fromGit)).toEqual(Object.getOwnPropertySymbols(fromCore));
@@ -64,9 +67,19 @@ describe("every package's errors are KdeltaErrors with a code", () => {
   const cases: [string, () => unknown, new (...args: never[]) => Error, string][] = [
     ['merge-core MergeInputError', () => thrownBy(() => parseStream('a: [1\n', 'x.yaml')), MergeInputError, 'invalid-yaml'],
     ['merge-core SchemaError', () => thrownBy(() => schemaRegistryFromText('[1]', 's.json')), KdeltaError, 'schema-invalid'],
-    ['kptfile-model KptfileError', () => thrownBy(() => parseKptfile('apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  labelz: {}\n')), KptfileError, 'unknown-field'],
+    [
+      'kptfile-model KptfileError',
+      () => thrownBy(() => parseKptfile('apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  labelz: {}\n')),
+      KptfileError,
+      'unknown-field',
+    ],
     ['git-source GitError', () => thrownBy(() => assertSafeArgument('-x', 'ref')), GitError, 'refused-argument'],
-    ['variant-engine VariantMutationError', () => thrownBy(() => new PackageDocuments(new Map()).documents('Kptfile')), VariantMutationError, 'missing-file'],
+    [
+      'variant-engine VariantMutationError',
+      () => thrownBy(() => new PackageDocuments(new Map()).documents('Kptfile')),
+      VariantMutationError,
+      'missing-file',
+    ],
     ['cli UpdateError', () => thrownBy(() => strategyOf('copy-all', 'Kptfile')), UpdateError, 'unknown-strategy'],
     ['cli UsageError', () => new UsageError('--set is required'), UsageError, 'usage'],
   ];
@@ -87,7 +100,9 @@ describe("every package's errors are KdeltaErrors with a code", () => {
   });
 
   it('a KptfileError takes its code, file and path from the first issue', () => {
-    const error = thrownBy(() => parseKptfile('apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  labelz: {}\n', 'pkgs/web/Kptfile')) as KptfileError;
+    const error = thrownBy(() =>
+      parseKptfile('apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  labelz: {}\n', 'pkgs/web/Kptfile'),
+    ) as KptfileError;
     expect(error).toMatchObject({ code: 'unknown-field', file: 'pkgs/web/Kptfile', path: '.metadata.labelz', field: 'metadata.labelz' });
     expect(error.issues.length).toBeGreaterThan(0);
   });

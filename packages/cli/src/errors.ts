@@ -18,7 +18,11 @@ export type CliInputErrorCode =
 export class CliInputError extends KdeltaError {
   override readonly name = 'CliInputError';
   declare readonly code: CliInputErrorCode;
-  constructor(code: CliInputErrorCode, message: string, at: { file?: string | undefined; document?: number | string | undefined; path?: string | undefined } = {}) {
+  constructor(
+    code: CliInputErrorCode,
+    message: string,
+    at: { file?: string | undefined; document?: number | string | undefined; path?: string | undefined } = {},
+  ) {
     super({ code, message, ...at });
   }
 }

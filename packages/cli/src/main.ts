@@ -4,8 +4,7 @@ import { commands } from './commands/index.js';
 import { exitCodeFor, formatError } from './errors.js';
 import { withInterruptCleanup } from './interrupt.js';
 
-const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
-  .version;
+const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length), 8);

@@ -21,7 +21,12 @@ function git(cwd: string, ...args: string[]): string {
 async function run(cwd: string, ...args: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await main(args, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd, env: { ...process.env, KDELTA_CACHE_DIR: join(root, 'cache') } });
+  const code = await main(args, {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    cwd,
+    env: { ...process.env, KDELTA_CACHE_DIR: join(root, 'cache') },
+  });
   return { code, stdout, stderr };
 }
 
@@ -80,7 +85,11 @@ describe('conflict lines', () => {
 
   it('merge3 prints them in the same format; with --on-conflict fail the error comes first and nobody "wins"', async () => {
     const dir = join(root, 'merge3');
-    for (const [side, n] of [['o', 1], ['u', 2], ['l', 3]] as const) {
+    for (const [side, n] of [
+      ['o', 1],
+      ['u', 2],
+      ['l', 3],
+    ] as const) {
       mkdirSync(join(dir, side), { recursive: true });
       writeFileSync(join(dir, side, 'deployment.yaml'), deploy(n));
     }
@@ -135,7 +144,10 @@ describe('the Kptfile pkg get writes', () => {
     const keys = (text: string) => Object.keys(parseDocument(text).toJS() as object);
     const order = ['apiVersion', 'kind', 'metadata', 'upstream', 'upstreamLock', 'info', 'pipeline'];
     expect(keys(readFileSync(join(ws, 'app', 'Kptfile'), 'utf8'))).toEqual(order);
-    const kpt = spawnSync('kpt', ['pkg', 'get', `${up}.git/pkg@main`, 'viaKpt'], { cwd: ws, env: { ...process.env, KPT_CACHE_DIR: join(root, 'kpt-cache') } });
+    const kpt = spawnSync('kpt', ['pkg', 'get', `${up}.git/pkg@main`, 'viaKpt'], {
+      cwd: ws,
+      env: { ...process.env, KPT_CACHE_DIR: join(root, 'kpt-cache') },
+    });
     if (kpt.status === 0) expect(keys(readFileSync(join(ws, 'viaKpt', 'Kptfile'), 'utf8'))).toEqual(order);
   });
 });
@@ -175,11 +187,15 @@ describe('test output', () => {
     delete env.FORCE_COLOR;
     delete env.NO_COLOR;
     const vitest = join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'colour-for-tty.mjs'), process.execPath, vitest, 'run', 'packages/git-source/src/write.test.ts'], {
-      cwd: repoRoot,
-      env: { ...env, TERM: 'xterm-256color' },
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      process.execPath,
+      [join(repoRoot, 'scripts', 'colour-for-tty.mjs'), process.execPath, vitest, 'run', 'packages/git-source/src/write.test.ts'],
+      {
+        cwd: repoRoot,
+        env: { ...env, TERM: 'xterm-256color' },
+        encoding: 'utf8',
+      },
+    );
     const output = r.stdout + r.stderr;
     expect(r.status, output).toBe(0);
     expect(output).toContain('passed');
@@ -193,7 +209,10 @@ describe('test output', () => {
       delete env.NO_COLOR;
       if (!('FORCE_COLOR' in extra)) delete env.FORCE_COLOR;
       const script = join(repoRoot, 'scripts', 'colour-for-tty.mjs');
-      return spawnSync(process.execPath, [script, process.execPath, '-e', 'console.log(process.env.NO_COLOR ?? "unset")'], { env, encoding: 'utf8' }).stdout;
+      return spawnSync(process.execPath, [script, process.execPath, '-e', 'console.log(process.env.NO_COLOR ?? "unset")'], {
+        env,
+        encoding: 'utf8',
+      }).stdout;
     };
     expect(noColourSeen({ FORCE_COLOR: '1' })).toBe('unset\n');
     expect(noColourSeen({})).toBe('1\n');

@@ -57,7 +57,10 @@ describe('kdelta fn render', () => {
   it.runIf(existsSync(CLI))('prints each function and its results, writes results.yaml, and fails naming the function', async () => {
     const root = tempDir();
     writeTree(root, {
-      'pkg/Kptfile': kptfile('pkg', 'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.2\n      configMap:\n        app: web\n'),
+      'pkg/Kptfile': kptfile(
+        'pkg',
+        'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.2\n      configMap:\n        app: web\n',
+      ),
       'pkg/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n',
     });
     const ok = kdelta(['fn', 'render', 'pkg', '--runtime', 'builtin', '--results-dir', 'out'], root);
@@ -65,7 +68,9 @@ describe('kdelta fn render', () => {
     expect(ok.status).toBe(0);
     expect(ok.stdout).toContain('Package "pkg":\n[PASS] "gcr.io/kpt-fn/set-labels:v0.2" (built-in) in ');
     expect(ok.stdout).toContain('Successfully executed 1 function(s) in 1 package(s); 2 file(s) changed.');
-    expect(readFileSync(join(root, 'pkg/cm.yaml'), 'utf8')).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels:\n    app: web\n');
+    expect(readFileSync(join(root, 'pkg/cm.yaml'), 'utf8')).toBe(
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels:\n    app: web\n',
+    );
     expect(readFileSync(join(root, 'out/results.yaml'), 'utf8')).toContain('kind: FunctionResultList');
 
     writeTree(root, { 'bad/Kptfile': kptfile('bad', 'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/starlark:v0.4\n') });
@@ -97,11 +102,16 @@ process.stdout.write(yaml.stringify(rl));
     );
     chmodSync(fn, 0o755);
     const files = {
-      Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n      configMap:\n        tag: root\n      selectors:\n        - kind: ConfigMap\n`),
-      'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a # a comment\ndata:\n  k: v\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mover\n',
+      Kptfile: kptfile(
+        'root',
+        `pipeline:\n  mutators:\n    - exec: ${fn}\n      configMap:\n        tag: root\n      selectors:\n        - kind: ConfigMap\n`,
+      ),
+      'cm.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a # a comment\ndata:\n  k: v\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mover\n',
       'svc.yaml': 'apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  ports:\n  - port: 80\n',
       'sub/Kptfile': kptfile('sub', `pipeline:\n  mutators:\n    - exec: ${fn}\n      configPath: conf.yaml\n`),
-      'sub/conf.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: conf\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  tag: sub\n',
+      'sub/conf.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: conf\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  tag: sub\n',
       'sub/d.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n',
     };
     const viaKpt = tempDir();
@@ -113,28 +123,38 @@ process.stdout.write(yaml.stringify(rl));
     expect(r.stderr).toBe('');
     expect(resources(viaKdelta)).toEqual(resources(viaKpt));
     // and the render did something
-    expect(resources(viaKdelta)['moved.yaml']).toEqual([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mover', labels: { root: 'yes' } } }]);
-    expect(resources(viaKdelta)['sub/d.yaml']).toEqual([{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', labels: { sub: 'yes' } } }]);
+    expect(resources(viaKdelta)['moved.yaml']).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mover', labels: { root: 'yes' } } },
+    ]);
+    expect(resources(viaKdelta)['sub/d.yaml']).toEqual([
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', labels: { sub: 'yes' } } },
+    ]);
   });
 
-  it.runIf(hasKpt && hasDockerEngine && existsSync(CLI))('with the catalog images, kdelta using its built-ins (kpt and a docker engine are present)', async () => {
-    const files = {
-      Kptfile: kptfile(
-        'root',
-        'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-namespace:v0.4.1\n      configMap:\n        namespace: prod\n    - image: gcr.io/kpt-fn/set-labels:v0.2.0\n      configMap:\n        app: web\n',
-      ),
-      'r.yaml':
-        'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: dev\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: nginx\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: dev\nspec:\n  selector:\n    tier: front\n',
-    };
-    const viaKpt = tempDir();
-    const viaKdelta = tempDir();
-    writeTree(viaKpt, files);
-    writeTree(viaKdelta, files);
-    execFileSync('kpt', ['fn', 'render', viaKpt], { stdio: 'pipe' });
-    const r = kdelta(['fn', 'render', viaKdelta, '--runtime', 'builtin'], viaKdelta);
-    expect(r.status).toBe(0);
-    expect(resources(viaKdelta)).toEqual(resources(viaKpt));
-  });
+  it.runIf(hasKpt && hasDockerEngine && existsSync(CLI))(
+    'with the catalog images, kdelta using its built-ins (kpt and a docker engine are present)',
+    async () => {
+      const files = {
+        Kptfile: kptfile(
+          'root',
+          'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-namespace:v0.4.1\n      configMap:\n        namespace: prod\n    - image: gcr.io/kpt-fn/set-labels:v0.2.0\n      configMap:\n        app: web\n',
+        ),
+        'r.yaml':
+          'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: dev\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: nginx\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: dev\nspec:\n  selector:\n    tier: front\n',
+      };
+      const viaKpt = tempDir();
+      const viaKdelta = tempDir();
+      writeTree(viaKpt, files);
+      writeTree(viaKdelta, files);
+      execFileSync('kpt', ['fn', 'render', viaKpt], { stdio: 'pipe' });
+      const r = kdelta(['fn', 'render', viaKdelta, '--runtime', 'builtin'], viaKdelta);
+      expect(r.status).toBe(0);
+      expect(resources(viaKdelta)).toEqual(resources(viaKpt));
+    },
+  );
 
-  it.skipIf(hasKpt && hasDockerEngine)('with the catalog images: skipped, because kpt or a docker engine that answers `docker info` is absent here', () => {});
+  it.skipIf(hasKpt && hasDockerEngine)(
+    'with the catalog images: skipped, because kpt or a docker engine that answers `docker info` is absent here',
+    () => {},
+  );
 });

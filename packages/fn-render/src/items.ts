@@ -62,11 +62,29 @@ export function packageItems(view: PackageView): Item[] {
   const file = (rel: string) => (view.dir === '' ? rel : `${view.dir}/${rel}`);
   if (kptfile !== undefined) {
     const doc = parseResource(kptfile);
-    out.push({ doc, baseline: doc.toJS(), pkg: view.dir, path: 'Kptfile', index: 0, original: kptfile, fromFile: file('Kptfile'), fromIndex: 0 });
+    out.push({
+      doc,
+      baseline: doc.toJS(),
+      pkg: view.dir,
+      path: 'Kptfile',
+      index: 0,
+      original: kptfile,
+      fromFile: file('Kptfile'),
+      fromIndex: 0,
+    });
   }
   for (const r of view.resources()) {
     // the package model parsed it already: a copy is much cheaper than a second parse
-    out.push({ doc: parseResource(r.text, r.document.clone()), baseline: r.object, pkg: view.dir, path: r.file, index: r.index, original: r.text, fromFile: file(r.file), fromIndex: r.index });
+    out.push({
+      doc: parseResource(r.text, r.document.clone()),
+      baseline: r.object,
+      pkg: view.dir,
+      path: r.file,
+      index: r.index,
+      original: r.text,
+      fromFile: file(r.file),
+      fromIndex: r.index,
+    });
   }
   return out;
 }
@@ -83,7 +101,12 @@ export function identity(doc: Document): { apiVersion: string; kind: string; nam
     const v = doc.getIn(path);
     return typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
   };
-  return { apiVersion: str(['apiVersion']), kind: str(['kind']), name: str(['metadata', 'name']), namespace: str(['metadata', 'namespace']) };
+  return {
+    apiVersion: str(['apiVersion']),
+    kind: str(['kind']),
+    name: str(['metadata', 'name']),
+    namespace: str(['metadata', 'namespace']),
+  };
 }
 
 /** The resource's labels or annotations as a string map. */

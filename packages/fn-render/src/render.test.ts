@@ -77,7 +77,10 @@ for (const i of rl.items) if (i.kind === 'ConfigMap') { i.data = { ...(i.data ??
     });
     const out = await renderDirectory(root, { cwd: root });
     expect(out.ok).toBe(true);
-    const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const calls = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     // the subpackage renders first, on its own resources, with its configPath as functionConfig
     expect(calls[0].items).toEqual([
       ['Kptfile', 'sub', 'Kptfile', 'sub'],
@@ -86,7 +89,13 @@ for (const i of rl.items) if (i.kind === 'ConfigMap') { i.data = { ...(i.data ??
     ]);
     expect(calls[0].config.data).toEqual({ tag: 'S' });
     // then the root, on its resources and the subpackage's rendered ones; configMap as a ConfigMap
-    expect(calls[1].items.map((i: string[]) => `${i[3]}:${i[2]}`)).toEqual(['.:Kptfile', '.:cm.yaml', 'sub:Kptfile', 'sub:d.yaml', 'sub:fn-config.yaml']);
+    expect(calls[1].items.map((i: string[]) => `${i[3]}:${i[2]}`)).toEqual([
+      '.:Kptfile',
+      '.:cm.yaml',
+      'sub:Kptfile',
+      'sub:d.yaml',
+      'sub:fn-config.yaml',
+    ]);
     expect(calls[1].config).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'function-input' }, data: { tag: 'R' } });
     const files = snapshot(root);
     // annotations taken off, both functions applied in order (this function drops comments)
@@ -188,7 +197,10 @@ process.stdout.write(yaml.stringify(rl)); process.stderr.write('validation faile
 
   it('an exec path that does not exist is a failure naming it; the package is untouched', async () => {
     const root = tempDir();
-    const files = { Kptfile: kptfile('root', 'pipeline:\n  mutators:\n    - exec: ./no-such-fn\n'), 'c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n' };
+    const files = {
+      Kptfile: kptfile('root', 'pipeline:\n  mutators:\n    - exec: ./no-such-fn\n'),
+      'c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n',
+    };
     writeTree(root, files);
     const out = await renderDirectory(root, { cwd: root });
     expect(out.ok).toBe(false);
@@ -197,7 +209,9 @@ process.stdout.write(yaml.stringify(rl)); process.stderr.write('validation faile
   });
 
   it('a configPath that is not in the package is an error naming the Kptfile field', async () => {
-    const tree = PackageTree.fromFiles([['Kptfile', kptfile('root', 'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.2\n      configPath: missing.yaml\n')]]);
+    const tree = PackageTree.fromFiles([
+      ['Kptfile', kptfile('root', 'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.2\n      configPath: missing.yaml\n')],
+    ]);
     const out = await renderPackage(tree, { runtime: 'builtin' });
     expect(out.ok).toBe(false);
     if (!out.ok) expect(out.error.message).toBe('Kptfile: pipeline.mutators[0].configPath: "missing.yaml" is not a file of the package');
@@ -224,7 +238,17 @@ for (const i of rl.items) i.metadata.labels = { via: 'container' };`,
     const out = await renderPackage(tree, { env: { ...process.env, KDELTA_CONTAINER_RUNTIME: runtime } });
     expect(out.ok).toBe(true);
     expect(JSON.parse(readFileSync(argsLog, 'utf8'))).toEqual([
-      'run', '--rm', '-i', '--network', 'none', '--read-only', '--user', 'nobody', '--security-opt', 'no-new-privileges', 'gcr.io/kpt-fn/set-labels:v0.2.0',
+      'run',
+      '--rm',
+      '-i',
+      '--network',
+      'none',
+      '--read-only',
+      '--user',
+      'nobody',
+      '--security-opt',
+      'no-new-privileges',
+      'gcr.io/kpt-fn/set-labels:v0.2.0',
     ]);
     if (!out.ok) return;
     expect(out.results[0]?.runtime).toBe('container');
@@ -248,7 +272,9 @@ for (const i of rl.items) i.metadata.labels = { via: 'container' };`,
     expect(out.ok).toBe(false);
     if (!out.ok) {
       expect(out.error.function).toBe('gcr.io/kpt-fn/starlark:v0.4');
-      expect(out.error.message).toContain('"gcr.io/kpt-fn/starlark:v0.4" cannot run: no container runtime (docker or podman) answers and kdelta has no built-in for it');
+      expect(out.error.message).toContain(
+        '"gcr.io/kpt-fn/starlark:v0.4" cannot run: no container runtime (docker or podman) answers and kdelta has no built-in for it',
+      );
     }
     const only = await renderPackage(pkg('gcr.io/kpt-fn/set-labels:v0.2'), { runtime: 'exec' });
     expect(only.ok).toBe(false);

@@ -100,7 +100,11 @@ export async function renderPackage(tree: PackageTree, options: RenderOptions = 
     return { ok: true, tree: next, results: ctx.results, written, deleted };
   } catch (error) {
     if (error instanceof RenderError) {
-      return { ok: false, results: ctx.results, error: { message: error.message, package: error.pkg, ...(error.fn !== undefined ? { function: error.fn } : {}) } };
+      return {
+        ok: false,
+        results: ctx.results,
+        error: { message: error.message, package: error.pkg, ...(error.fn !== undefined ? { function: error.fn } : {}) },
+      };
     }
     if (error instanceof KptfileError) return { ok: false, results: ctx.results, error: { message: error.message, package: root } };
     throw error;
@@ -126,7 +130,8 @@ async function hydrate(ctx: Context, dir: string): Promise<Item[]> {
     throw error;
   }
   const pipeline = parsed.kptfile.pipeline;
-  for (const [i, fn] of (pipeline?.mutators ?? []).entries()) items = await runFunction(ctx, dir, fn, `pipeline.mutators[${i}]`, items, true);
+  for (const [i, fn] of (pipeline?.mutators ?? []).entries())
+    items = await runFunction(ctx, dir, fn, `pipeline.mutators[${i}]`, items, true);
   for (const [i, fn] of (pipeline?.validators ?? []).entries()) await runFunction(ctx, dir, fn, `pipeline.validators[${i}]`, items, false);
   return items;
 }
@@ -142,7 +147,8 @@ function functionConfig(ctx: Context, dir: string, fn: KptFunction, field: strin
   if (inMemory) return plain(inMemory);
   const text = ctx.tree.package(dir).text(configPath);
   const where = `${ctx.tree.describe(`${dir}/Kptfile`)}: ${field}.configPath`;
-  if (text === undefined) throw new RenderError(`${where}: ${JSON.stringify(fn.configPath)} is not a file of the package`, dir, functionName(fn));
+  if (text === undefined)
+    throw new RenderError(`${where}: ${JSON.stringify(fn.configPath)} is not a file of the package`, dir, functionName(fn));
   const r = validateFunctionConfig(text, fn.configPath);
   if (!r.ok) throw new RenderError(`${where}: ${r.message}`, dir, functionName(fn));
   return r.config;
@@ -158,15 +164,25 @@ function chooseRunner(ctx: Context, dir: string, fn: KptFunction, field: string)
     return { kind: 'exec', path: execPath(fn.exec, ctx.cwd) };
   }
   const image = fn.image ?? '';
-  if (ctx.runtime === 'exec') throw new RenderError(`${where}: function ${JSON.stringify(name)} is an image and --runtime exec runs only exec: functions`, dir, name);
+  if (ctx.runtime === 'exec')
+    throw new RenderError(`${where}: function ${JSON.stringify(name)} is an image and --runtime exec runs only exec: functions`, dir, name);
   const builtin = builtinName(image);
   if (ctx.runtime === 'builtin') {
     if (builtin) return { kind: 'builtin', name: builtin };
-    throw new RenderError(`${where}: function ${JSON.stringify(name)} has no built-in implementation (built-ins: ${Object.keys(BUILTINS).join(', ')})`, dir, name);
+    throw new RenderError(
+      `${where}: function ${JSON.stringify(name)} has no built-in implementation (built-ins: ${Object.keys(BUILTINS).join(', ')})`,
+      dir,
+      name,
+    );
   }
   if (ctx.containerRuntime === undefined) ctx.containerRuntime = detectContainerRuntime(ctx.env) ?? null;
   if (ctx.containerRuntime !== null) return { kind: 'container', command: ctx.containerRuntime };
-  if (ctx.runtime === 'container') throw new RenderError(`${where}: function ${JSON.stringify(name)} needs a container runtime and neither docker nor podman answers`, dir, name);
+  if (ctx.runtime === 'container')
+    throw new RenderError(
+      `${where}: function ${JSON.stringify(name)} needs a container runtime and neither docker nor podman answers`,
+      dir,
+      name,
+    );
   if (builtin) return { kind: 'builtin', name: builtin };
   throw new RenderError(
     `${where}: function ${JSON.stringify(name)} cannot run: no container runtime (docker or podman) answers and kdelta has no built-in for it (built-ins: ${Object.keys(BUILTINS).join(', ')})`,
@@ -184,7 +200,11 @@ async function runFunction(ctx: Context, dir: string, fn: KptFunction, field: st
   const base = { package: dir, field, ...(fn.image ? { image: fn.image } : { exec: fn.exec ?? '' }), runtime: runner.kind };
   const fail = (exitCode: number, results: readonly KrmResult[], reason: string, stderr?: string): never => {
     ctx.results.push({ ...base, exitCode, results, ...(stderr ? { stderr } : {}), durationMs: performance.now() - started });
-    throw new RenderError(`${ctx.tree.describe(`${dir}/Kptfile`)}: ${field}: function ${JSON.stringify(name)} failed: ${reason}`, dir, name);
+    throw new RenderError(
+      `${ctx.tree.describe(`${dir}/Kptfile`)}: ${field}: function ${JSON.stringify(name)} failed: ${reason}`,
+      dir,
+      name,
+    );
   };
 
   let output: Item[];
@@ -264,7 +284,13 @@ function layout(tree: PackageTree, root: string, items: readonly Item[]): { next
   }
   // the files the render read resources from, in every package it rendered
   const sources = new Map<string, { pkg: string; count: number }>();
-  const packages = [root, ...tree.package(root).nestedPackages({ includeRemote: true, recurseIntoRemote: true }).map((p) => (root === '' ? p : `${root}/${p}`))];
+  const packages = [
+    root,
+    ...tree
+      .package(root)
+      .nestedPackages({ includeRemote: true, recurseIntoRemote: true })
+      .map((p) => (root === '' ? p : `${root}/${p}`)),
+  ];
   for (const pkg of packages) {
     const view = tree.package(pkg);
     if (view.hasKptfile()) sources.set(treeFile(pkg, 'Kptfile'), { pkg, count: 1 });

@@ -14,7 +14,14 @@ export const INTERNAL_PATH_ANNOTATION = 'internal.config.kubernetes.io/path';
 export const INTERNAL_INDEX_ANNOTATION = 'internal.config.kubernetes.io/index';
 export const PACKAGE_PATH_ANNOTATION = 'internal.config.kubernetes.io/package-path';
 export const ID_ANNOTATION = 'config.k8s.io/id';
-const WIRE_ANNOTATIONS = [PATH_ANNOTATION, INDEX_ANNOTATION, INTERNAL_PATH_ANNOTATION, INTERNAL_INDEX_ANNOTATION, PACKAGE_PATH_ANNOTATION, ID_ANNOTATION];
+const WIRE_ANNOTATIONS = [
+  PATH_ANNOTATION,
+  INDEX_ANNOTATION,
+  INTERNAL_PATH_ANNOTATION,
+  INTERNAL_INDEX_ANNOTATION,
+  PACKAGE_PATH_ANNOTATION,
+  ID_ANNOTATION,
+];
 
 /** `pkg` as the functions see it: relative to the package being rendered, `.` for that package. */
 function packagePath(root: string, pkg: string): string {
@@ -59,10 +66,16 @@ export class ResourceListError extends Error {}
  * Reads a function's output. Items keep the identity (`config.k8s.io/id`) of the input they came
  * from: their package, and their original text while unchanged; new items belong to `pkg`.
  */
-export function decodeResourceList(text: string, inputs: readonly Item[], root: string, pkg: string): { items: Item[]; results: KrmResult[] } {
+export function decodeResourceList(
+  text: string,
+  inputs: readonly Item[],
+  root: string,
+  pkg: string,
+): { items: Item[]; results: KrmResult[] } {
   const doc = parseDocument(text);
   if (doc.errors.length > 0) throw new ResourceListError(`its output is not YAML: ${doc.errors[0]?.message.split('\n')[0] ?? ''}`);
-  if (doc.get('kind') !== 'ResourceList') throw new ResourceListError(`its output is not a ResourceList (kind: ${JSON.stringify(doc.get('kind') ?? null)})`);
+  if (doc.get('kind') !== 'ResourceList')
+    throw new ResourceListError(`its output is not a ResourceList (kind: ${JSON.stringify(doc.get('kind') ?? null)})`);
   const results = (() => {
     const r = doc.get('results');
     if (r === undefined || r === null) return [];
@@ -71,7 +84,8 @@ export function decodeResourceList(text: string, inputs: readonly Item[], root: 
     return js.results.filter((x): x is KrmResult => typeof x === 'object' && x !== null && typeof (x as KrmResult).message === 'string');
   })();
   const seq = doc.get('items', true);
-  if (seq !== undefined && seq !== null && !isSeq(seq) && !(isScalar(seq) && seq.value === null)) throw new ResourceListError('its output has `items` that is not a list');
+  if (seq !== undefined && seq !== null && !isSeq(seq) && !(isScalar(seq) && seq.value === null))
+    throw new ResourceListError('its output has `items` that is not a list');
   const items: Item[] = [];
   for (const node of isSeq(seq) ? seq.items : []) {
     if (!isMap(node)) throw new ResourceListError('its output has an item that is not a map');

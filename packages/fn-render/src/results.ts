@@ -47,13 +47,18 @@ export function resultsYaml(results: readonly FunctionResult[]): string {
     exitCode: r.exitCode,
     ...(r.results.length > 0 ? { results: r.results } : {}),
   }));
-  return stringify({ apiVersion: 'kpt.dev/v1', kind: 'FunctionResultList', metadata: { name: 'fnresults' }, exitCode, items }, { lineWidth: 0 });
+  return stringify(
+    { apiVersion: 'kpt.dev/v1', kind: 'FunctionResultList', metadata: { name: 'fnresults' }, exitCode, items },
+    { lineWidth: 0 },
+  );
 }
 
 /** One line for a result, as kpt prints it: `[error] apps/v1/Deployment/web .spec.replicas: message`. */
 export function resultLine(r: KrmResult): string {
   const ref = r.resourceRef;
-  const what = ref ? [ref.apiVersion, ref.kind, ref.namespace ? `${ref.namespace}/${ref.name ?? ''}` : ref.name].filter(Boolean).join('/') : '';
+  const what = ref
+    ? [ref.apiVersion, ref.kind, ref.namespace ? `${ref.namespace}/${ref.name ?? ''}` : ref.name].filter(Boolean).join('/')
+    : '';
   const where = [what, r.field?.path].filter(Boolean).join(' ');
   const file = r.file?.path ? ` (${r.file.path}${r.file.index !== undefined && r.file.index > 0 ? ` #${r.file.index}` : ''})` : '';
   return `[${r.severity ?? 'info'}] ${where ? `${where}: ` : ''}${r.message}${file}`;

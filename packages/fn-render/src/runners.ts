@@ -24,7 +24,12 @@ export function functionEnv(env: Readonly<Record<string, string | undefined>>): 
   return out;
 }
 
-export function runProcess(command: string, args: readonly string[], input: string, options: { cwd: string; env: Record<string, string> }): Promise<ProcessOutcome> {
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  input: string,
+  options: { cwd: string; env: Record<string, string> },
+): Promise<ProcessOutcome> {
   return new Promise((done) => {
     let child;
     try {
@@ -39,7 +44,12 @@ export function runProcess(command: string, args: readonly string[], input: stri
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', (e: NodeJS.ErrnoException) => {
-      spawnError = e.code === 'ENOENT' ? `${command}: no such executable` : e.code === 'EACCES' ? `${command}: not executable (permission denied)` : e.message;
+      spawnError =
+        e.code === 'ENOENT'
+          ? `${command}: no such executable`
+          : e.code === 'EACCES'
+            ? `${command}: not executable (permission denied)`
+            : e.message;
     });
     // a function that exits without reading all of stdin is not an error of ours
     child.stdin.on('error', () => {});

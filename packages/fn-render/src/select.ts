@@ -23,7 +23,12 @@ export function matchesSelector(item: Item, selector: Selector): boolean {
 }
 
 const isEmptySelector = (s: Selector): boolean =>
-  !s.apiVersion && !s.kind && !s.name && !s.namespace && Object.keys(s.labels ?? {}).length === 0 && Object.keys(s.annotations ?? {}).length === 0;
+  !s.apiVersion &&
+  !s.kind &&
+  !s.name &&
+  !s.namespace &&
+  Object.keys(s.labels ?? {}).length === 0 &&
+  Object.keys(s.annotations ?? {}).length === 0;
 
 /** Splits the items into those the function sees and those it does not. */
 export function selectItems(

@@ -24,13 +24,9 @@ export function credentialsFor(
 ): Credentials {
   const env = options.env ?? process.env;
   const fromUrl = options.urlCredentials;
-  const known = [
-    options.token,
-    env.KDELTA_GIT_TOKEN,
-    env.GITHUB_TOKEN,
-    env.GH_TOKEN,
-    ...(fromUrl ? urlSecrets(fromUrl) : []),
-  ].filter((s): s is string => typeof s === 'string' && s.length > 0);
+  const known = [options.token, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...(fromUrl ? urlSecrets(fromUrl) : [])].filter(
+    (s): s is string => typeof s === 'string' && s.length > 0,
+  );
   if (location.kind !== 'https' && location.kind !== 'http') return { env: {}, secrets: known };
   let origin: URL;
   try {

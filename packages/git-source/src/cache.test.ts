@@ -80,7 +80,9 @@ describe('fetchPackage', () => {
   it('fails cleanly for a missing directory or ref, writing nothing', async () => {
     const cacheDir = join(root, 'cache5');
     const dest = join(root, 'o5');
-    await expect(fetchPackage({ repo: repo.dir, ref: 'v1', directory: '/nope', dest, cacheDir })).rejects.toMatchObject({ code: 'not-found' });
+    await expect(fetchPackage({ repo: repo.dir, ref: 'v1', directory: '/nope', dest, cacheDir })).rejects.toMatchObject({
+      code: 'not-found',
+    });
     await expect(fetchPackage({ repo: repo.dir, ref: 'nope', directory: '/a', dest, cacheDir })).rejects.toMatchObject({
       code: 'unknown-revision',
     });
@@ -105,7 +107,13 @@ describe('fetchPackage', () => {
   it('fetches from a bare remote over file://', async () => {
     const bare = join(root, 'bare');
     git(root, 'clone', '--quiet', '--bare', repo.dir, bare);
-    const got = await fetchPackage({ repo: `file://${bare}`, ref: 'main', directory: '/c', dest: join(root, 'o7'), cacheDir: join(root, 'cache7') });
+    const got = await fetchPackage({
+      repo: `file://${bare}`,
+      ref: 'main',
+      directory: '/c',
+      dest: join(root, 'o7'),
+      cacheDir: join(root, 'cache7'),
+    });
     expect(got.commit).toBe(c2);
     expect(readdirSync(join(root, 'o7'))).toHaveLength(30);
   });

@@ -190,11 +190,14 @@ export async function fetchPackage(options: FetchPackageOptions): Promise<Fetche
       await writeFile(join(repo.gitDir, 'info', 'sparse-checkout'), pattern);
       const tree = join(stage, 'tree');
       await mkdir(tree);
-      await runGit(['--git-dir', repo.gitDir, '--work-tree', tree, '-c', 'core.sparseCheckout=true', 'read-tree', '--reset', '-u', commit], {
-        env: { ...env, GIT_INDEX_FILE: join(stage, 'index') },
-        secrets,
-        ...(progress ? { onProgress: progress } : {}),
-      });
+      await runGit(
+        ['--git-dir', repo.gitDir, '--work-tree', tree, '-c', 'core.sparseCheckout=true', 'read-tree', '--reset', '-u', commit],
+        {
+          env: { ...env, GIT_INDEX_FILE: join(stage, 'index') },
+          secrets,
+          ...(progress ? { onProgress: progress } : {}),
+        },
+      );
       const source = directory === '/' ? tree : join(tree, ...directory.slice(1).split('/'));
       if (!existsSync(source)) await mkdir(source, { recursive: true });
       await rename(source, dest);

@@ -45,9 +45,18 @@ export function isGitError(value: unknown): value is GitError {
 const patterns: ReadonlyArray<readonly [RegExp, GitErrorCode]> = [
   [/\(stale info\)/, 'stale-lease'],
   [/\(non-fast-forward\)|\(fetch first\)/, 'non-fast-forward'],
-  [/does not appear to be a git repository|not a git repository|repository '.*' not found|Could not read from remote repository/i, 'not-a-repository'],
-  [/Authentication failed|could not read Username|could not read Password|Permission denied \(publickey|terminal prompts disabled|HTTP Basic: Access denied/i, 'auth'],
-  [/unknown revision|couldn't find remote ref|not our ref|bad revision|invalid object name|no such ref|did not match any|Not a valid object name|not a valid ref|upload-pack: not our ref/i, 'unknown-revision'],
+  [
+    /does not appear to be a git repository|not a git repository|repository '.*' not found|Could not read from remote repository/i,
+    'not-a-repository',
+  ],
+  [
+    /Authentication failed|could not read Username|could not read Password|Permission denied \(publickey|terminal prompts disabled|HTTP Basic: Access denied/i,
+    'auth',
+  ],
+  [
+    /unknown revision|couldn't find remote ref|not our ref|bad revision|invalid object name|no such ref|did not match any|Not a valid object name|not a valid ref|upload-pack: not our ref/i,
+    'unknown-revision',
+  ],
 ];
 
 export function classify(stderr: string): GitErrorCode {

@@ -70,7 +70,11 @@ export function composeMessage(init: Omit<KdeltaErrorInit, 'message' | 'cause'>)
 }
 
 /** The known parts of where: file, document, field path. */
-export function locationParts(at: { readonly file?: string | undefined; readonly document?: number | string | undefined; readonly path?: string | undefined }): string[] {
+export function locationParts(at: {
+  readonly file?: string | undefined;
+  readonly document?: number | string | undefined;
+  readonly path?: string | undefined;
+}): string[] {
   const document = at.document === undefined ? '' : typeof at.document === 'number' ? `document ${at.document}` : at.document;
   return [at.file ?? '', document, at.path ?? ''].filter(Boolean);
 }

@@ -24,7 +24,9 @@ describe('credentials never leak', () => {
     expect(creds.secrets).toContain(token);
     // GITHUB_TOKEN is for github.com only
     expect(credentialsFor(repoLocation('https://gitlab.example.com/o/r'), { env: { GITHUB_TOKEN: token } }).env).toEqual({});
-    expect(credentialsFor(repoLocation('https://gitlab.example.com/o/r'), { env: { KDELTA_GIT_TOKEN: token } }).env.GIT_CONFIG_COUNT).toBe('1');
+    expect(credentialsFor(repoLocation('https://gitlab.example.com/o/r'), { env: { KDELTA_GIT_TOKEN: token } }).env.GIT_CONFIG_COUNT).toBe(
+      '1',
+    );
   });
 
   it('keeps a token out of the error of a failing git call', async () => {

@@ -23,7 +23,10 @@ describe('resolveRef', () => {
     expect(await resolveRef({ repo: repo.dir, ref: 'trunk' })).toMatchObject({ kind: 'branch', commit: c2 });
     expect(await resolveRef({ repo: repo.dir, ref: 'v1' })).toMatchObject({ kind: 'tag', commit: c1, fullName: 'refs/tags/v1' });
     expect(await resolveRef({ repo: repo.dir, ref: 'release' })).toMatchObject({ kind: 'tag', commit: c1 });
-    expect(await resolveRef({ repo: repo.dir, ref: 'v2', packagePath: '/pkg' })).toMatchObject({ commit: c2, fullName: 'refs/tags/pkg/v2' });
+    expect(await resolveRef({ repo: repo.dir, ref: 'v2', packagePath: '/pkg' })).toMatchObject({
+      commit: c2,
+      fullName: 'refs/tags/pkg/v2',
+    });
   });
 
   it('works with file:// URLs and full commit ids', async () => {

@@ -75,7 +75,11 @@ describe('credentials from a URL', () => {
     });
     expect(withToken.env.GIT_CONFIG_VALUE_0).toBe(`Authorization: Basic ${Buffer.from('u:pw12').toString('base64')}`);
     const lone = credentialsFor(repoLocation('https://host/r'), { urlCredentials: { username: 'ghp_abc', password: '' }, env: {} });
-    expect(lone.env).toEqual({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'credential.https://host/.username', GIT_CONFIG_VALUE_0: 'ghp_abc' });
+    expect(lone.env).toEqual({
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'credential.https://host/.username',
+      GIT_CONFIG_VALUE_0: 'ghp_abc',
+    });
     expect(lone.secrets).toContain('ghp_abc');
   });
 

@@ -102,7 +102,9 @@ export function repoLocation(rawRepo: string, cwd: string = process.cwd()): Repo
  * new token reuses the cache and no directory name carries a secret.
  */
 export function repoCacheKey(url: string): string {
-  const clean = withoutCredentials(url).replace(/\.git$/, '').replace(/\/+$/, '');
+  const clean = withoutCredentials(url)
+    .replace(/\.git$/, '')
+    .replace(/\/+$/, '');
   const base = (clean.split(/[/:]/).filter(Boolean).pop() ?? 'repo').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
   return `${base}-${createHash('sha256').update(clean).digest('hex').slice(0, 16)}`;
 }

@@ -79,7 +79,9 @@ describe('write side', () => {
     repoAt(work).write({ 'y.txt': 'y' });
     const moved = (await commitAll({ dir: work, message: 'y', author }))!;
     await push({ dir: work, remote: bare, branch: 'kdelta/gone', expectedHead: ours });
-    await expect(deleteRemoteBranch({ dir: work, remote: bare, branch: 'kdelta/gone', expectedHead: ours })).rejects.toMatchObject({ code: 'stale-lease' });
+    await expect(deleteRemoteBranch({ dir: work, remote: bare, branch: 'kdelta/gone', expectedHead: ours })).rejects.toMatchObject({
+      code: 'stale-lease',
+    });
     expect(await readRemoteHead({ repo: bare, branch: 'kdelta/gone' })).toBe(moved);
     await deleteRemoteBranch({ dir: work, remote: bare, branch: 'kdelta/gone', expectedHead: moved });
     expect(await readRemoteHead({ repo: bare, branch: 'kdelta/gone' })).toBeUndefined();

@@ -75,8 +75,7 @@ export async function push(
   const local = options.localRef ?? options.branch;
   assertSafeArgument(local, 'ref');
   const target = await remoteTarget(options);
-  const lease =
-    options.expectedHead === undefined ? [] : [`--force-with-lease=refs/heads/${options.branch}:${options.expectedHead ?? ''}`];
+  const lease = options.expectedHead === undefined ? [] : [`--force-with-lease=refs/heads/${options.branch}:${options.expectedHead ?? ''}`];
   await runGit(['push', '--quiet', ...lease, '--', target.url, `${local}:refs/heads/${options.branch}`], {
     cwd: options.dir,
     env: target.env,
@@ -89,13 +88,23 @@ async function remoteTarget(options: WorkTreeOptions & { remote: string }) {
   if (/^[A-Za-z0-9_.-]+$/.test(options.remote)) {
     try {
       const { stdout } = await runGit(['remote', 'get-url', options.remote], { cwd: options.dir });
-      const ctx = remoteContext({ repo: stdout.trim(), cwd: options.dir, ...(options.env ? { env: options.env } : {}), ...(options.token ? { token: options.token } : {}) });
+      const ctx = remoteContext({
+        repo: stdout.trim(),
+        cwd: options.dir,
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.token ? { token: options.token } : {}),
+      });
       return { url: options.remote, env: ctx.env, secrets: ctx.secrets };
     } catch {
       // not a remote name: a relative path
     }
   }
-  const ctx = remoteContext({ repo: options.remote, cwd: options.dir, ...(options.env ? { env: options.env } : {}), ...(options.token ? { token: options.token } : {}) });
+  const ctx = remoteContext({
+    repo: options.remote,
+    cwd: options.dir,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.token ? { token: options.token } : {}),
+  });
   return { url: ctx.location.url, env: ctx.env, secrets: ctx.secrets };
 }
 
@@ -123,7 +132,14 @@ export async function deleteRemoteBranch(
   assertSafeArgument(options.expectedHead, 'expectedHead');
   const target = await remoteTarget(options);
   await runGit(
-    ['push', '--quiet', `--force-with-lease=refs/heads/${options.branch}:${options.expectedHead}`, '--', target.url, `:refs/heads/${options.branch}`],
+    [
+      'push',
+      '--quiet',
+      `--force-with-lease=refs/heads/${options.branch}:${options.expectedHead}`,
+      '--',
+      target.url,
+      `:refs/heads/${options.branch}`,
+    ],
     { cwd: options.dir, env: target.env, secrets: target.secrets },
   );
 }
@@ -140,6 +156,11 @@ export async function cloneBare(options: {
   env?: Readonly<Record<string, string | undefined>>;
 }): Promise<void> {
   assertSafeArgument(options.dest, 'dest');
-  const ctx = remoteContext({ repo: options.repo, ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.env ? { env: options.env } : {}), ...(options.token ? { token: options.token } : {}) });
+  const ctx = remoteContext({
+    repo: options.repo,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.token ? { token: options.token } : {}),
+  });
   await runGit(['clone', '--quiet', '--bare', '--no-tags', '--', ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
 }

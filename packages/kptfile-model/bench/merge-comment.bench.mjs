@@ -35,5 +35,7 @@ const rows = [
   { files: 'files already commented', ms: time(() => marked.forEach(addMergeComments)) },
   { files: 'files already commented: parseAllDocuments floor', ms: time(() => marked.forEach((t) => parseAllDocuments(t))) },
 ];
-console.log(`addMergeComments: ${files.length} files, ${count} resources, ${(files.join('').length / 1e6).toFixed(2)} MB; ${scanned} files on the line scanner`);
+console.log(
+  `addMergeComments: ${files.length} files, ${count} resources, ${(files.join('').length / 1e6).toFixed(2)} MB; ${scanned} files on the line scanner`,
+);
 console.table(rows.map((r) => ({ files: r.files, 'median ms': r.ms.toFixed(1) })));

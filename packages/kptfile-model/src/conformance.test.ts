@@ -10,13 +10,7 @@ import { formatKptfile } from './format.js';
 import { mergeKptfile } from './merge.js';
 import { decodeKptfile } from './parse.js';
 import { validateImageReference } from './image.js';
-import {
-  isKustomization,
-  validateConfigPath,
-  validateFunctionConfig,
-  validateInventory,
-  validateKptfile,
-} from './validate.js';
+import { isKustomization, validateConfigPath, validateFunctionConfig, validateInventory, validateKptfile } from './validate.js';
 import type { Inventory } from './types.js';
 
 interface Case {
@@ -133,7 +127,11 @@ const BLANK_LINES_KEPT: Record<string, string> = {
 function runAddMergeComment(c: Case): void {
   const out = addMergeComments(c.input ?? '');
   if (BLANK_LINES_KEPT[c.id]) {
-    const noBlank = (s: string): string => trim(s).split('\n').filter((l) => l.trim() !== '').join('\n');
+    const noBlank = (s: string): string =>
+      trim(s)
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .join('\n');
     expect(noBlank(out)).toBe(noBlank(String(c.expected)));
     expect(out.split('\n').filter((l) => l.trim() === '').length).toBeGreaterThan(0);
     return;

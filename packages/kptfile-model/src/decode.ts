@@ -119,7 +119,12 @@ function decodeValue(node: Node, spec: Spec, field: string, file: string, issues
         }
         const v = scalarString(pair.value as Node);
         if (v === undefined) {
-          issues.push({ code: 'wrong-type', file, field: joinField(field, key), message: `expected a string, got ${describe(pair.value)}` });
+          issues.push({
+            code: 'wrong-type',
+            file,
+            field: joinField(field, key),
+            message: `expected a string, got ${describe(pair.value)}`,
+          });
           continue;
         }
         out[key] = v;

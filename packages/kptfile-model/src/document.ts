@@ -152,4 +152,3 @@ export function syncNode(doc: Document, node: unknown, value: unknown): unknown 
 export function syncDocument(doc: Document, value: unknown): void {
   doc.contents = syncNode(doc, doc.contents, value) as Document['contents'];
 }
-

@@ -67,7 +67,8 @@ const EDGE_CASES: Record<string, string> = {
   empty: '',
   'byte order mark': '\ufeffkind: A\nmetadata:\n  name: a\n',
   'document start with content': '--- kind: A\n',
-  'seq of containers at key indent': 'kind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n    args: ["--x", "1"]\n  - name: b\n',
+  'seq of containers at key indent':
+    'kind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n    args: ["--x", "1"]\n  - name: b\n',
 };
 
 describe('addMergeComments edge cases, against the previous implementation', () => {
@@ -87,7 +88,15 @@ describe('addMergeComments edge cases, against the previous implementation', () 
   it('takes the line scanner on ordinary KRM files and yaml for the rest', () => {
     const scanned = ['plain resource', 'labels only', 'identifier wrong', 'seq of containers at key indent', 'quoted names'];
     for (const n of scanned) expect(addMergeCommentsTraced(EDGE_CASES[n]!).path, n).toBe('scan');
-    const composed = ['does not parse', 'tab indentation', 'CRLF', 'YAML 1.1 directive', 'anchors', 'tags', 'name 0123 (core schema reads a number)'];
+    const composed = [
+      'does not parse',
+      'tab indentation',
+      'CRLF',
+      'YAML 1.1 directive',
+      'anchors',
+      'tags',
+      'name 0123 (core schema reads a number)',
+    ];
     for (const n of composed) expect(addMergeCommentsTraced(EDGE_CASES[n]!).path, n).toBe('compose');
     // yaml 1.2 reads `0123` as the number 123 (kpt's yaml.v3 keeps the text "0123"); the
     // previous output is kept
@@ -105,8 +114,36 @@ const scalar = fc.oneof(
   { weight: 6, arbitrary: word },
   { weight: 2, arbitrary: word.map((w) => `"${w}"`) },
   { weight: 2, arbitrary: word.map((w) => `'${w}'`) },
-  { weight: 2, arbitrary: pick(['0123', '1e3', 'true', 'null', '~', '""', "''", '12', '-1', '--flag', 'a b', 'http://x:80/y', 'a,b', 'yes', '.5']) },
-  pick(['0123', '1e3', 'true', 'null', '~', '""', "''", '12', '-1', '--flag', 'a b', 'a: b', 'a #c', 'http://x:80/y', '"a"#c', '[a', '&x a', '*x', '!!str a', '"a\\"b"', 'yes', '.5', 'a,b', '>-']),
+  {
+    weight: 2,
+    arbitrary: pick(['0123', '1e3', 'true', 'null', '~', '""', "''", '12', '-1', '--flag', 'a b', 'http://x:80/y', 'a,b', 'yes', '.5']),
+  },
+  pick([
+    '0123',
+    '1e3',
+    'true',
+    'null',
+    '~',
+    '""',
+    "''",
+    '12',
+    '-1',
+    '--flag',
+    'a b',
+    'a: b',
+    'a #c',
+    'http://x:80/y',
+    '"a"#c',
+    '[a',
+    '&x a',
+    '*x',
+    '!!str a',
+    '"a\\"b"',
+    'yes',
+    '.5',
+    'a,b',
+    '>-',
+  ]),
 );
 const comment = pick(['', '', '', ' # c', '  # kpt-merge: ns/n', ' #kpt-merge: a/', ' # kpt-merge:', '   ', '#c']);
 
@@ -130,19 +167,32 @@ function mapLines(entries: [string, string[]][], ind: string): string[] {
 const valueArb = (u: string, depth: number): fc.Arbitrary<string[]> => {
   const inline = fc.tuple(scalar, comment).map(([s, c]) => [`${s}${c}`]);
   const flow = pick([['{}'], ['[]'], ['{a: b}'], ['{a: b, c: 1}'], ['{a: b, a: c}'], ['[a, "b"]'], ['[a,'], ['{ }']]);
-  const blockScalar = fc.tuple(pick(['|', '>', '|-', '|+', '>-', '|2']), fc.array(pick(['text', 'more text', '', '# not a comment', '  indented']), { minLength: 0, maxLength: 3 }), comment).map(([h, ls, c]) => [`\n ${h}${c}`, ...ls.map((l) => (l === '' ? '' : `${u}${l}`))]);
+  const blockScalar = fc
+    .tuple(
+      pick(['|', '>', '|-', '|+', '>-', '|2']),
+      fc.array(pick(['text', 'more text', '', '# not a comment', '  indented']), { minLength: 0, maxLength: 3 }),
+      comment,
+    )
+    .map(([h, ls, c]) => [`\n ${h}${c}`, ...ls.map((l) => (l === '' ? '' : `${u}${l}`))]);
   const empty = comment.map((c) => [`\n${c}`]);
   if (depth <= 0) return fc.oneof(inline, flow, blockScalar, empty);
   const sub = fc.array(fc.tuple(pick(['a', 'b', 'name', 'x.y/z', '"q"', 'a']), fc.constant(null)), { minLength: 1, maxLength: 3 });
-  const nestedMap = fc.tuple(sub, fc.array(valueArb(u, depth - 1), { minLength: 3, maxLength: 3 }), comment, pick(['', `${u}# trailing`, '', '# col0'])).map(([ks, vs, c, trail]) => {
-    const lines = mapLines(ks.map(([k], i) => [k, vs[i]!]), u);
-    return [`\n${c}`, ...lines, ...(trail ? [trail] : [])];
-  });
+  const nestedMap = fc
+    .tuple(sub, fc.array(valueArb(u, depth - 1), { minLength: 3, maxLength: 3 }), comment, pick(['', `${u}# trailing`, '', '# col0']))
+    .map(([ks, vs, c, trail]) => {
+      const lines = mapLines(
+        ks.map(([k], i) => [k, vs[i]!]),
+        u,
+      );
+      return [`\n${c}`, ...lines, ...(trail ? [trail] : [])];
+    });
   const seqIndent = pick(['', u]);
-  const nestedSeq = fc.tuple(fc.array(fc.oneof(scalar, pick(['name: a', 'name: b\n  x: 1', ''])), { minLength: 1, maxLength: 3 }), seqIndent, comment).map(([items, si, c]) => [
-    `\n${c}`,
-    ...items.flatMap((it) => it.split('\n').map((l, i) => (i === 0 ? `${si}-${it === '' ? '' : ` ${l}`}` : `${si}${l}`))),
-  ]);
+  const nestedSeq = fc
+    .tuple(fc.array(fc.oneof(scalar, pick(['name: a', 'name: b\n  x: 1', ''])), { minLength: 1, maxLength: 3 }), seqIndent, comment)
+    .map(([items, si, c]) => [
+      `\n${c}`,
+      ...items.flatMap((it) => it.split('\n').map((l, i) => (i === 0 ? `${si}-${it === '' ? '' : ` ${l}`}` : `${si}${l}`))),
+    ]);
   return fc.oneof({ weight: 3, arbitrary: inline }, flow, blockScalar, empty, nestedMap, nestedSeq);
 };
 
@@ -150,17 +200,22 @@ const docArb = (g: Gen): fc.Arbitrary<string> => {
   const u = ' '.repeat(g.indent);
   const identifier = pick([`'|A|default|a'`, `'apps|Deployment|prod|web'`, '"x|y|z|w"', '|A|ns|n', '', "'wrong'", '{}']);
   const metaEntry = fc.oneof(
-    fc.tuple(pick(['name', 'namespace', '"name"', 'generateName', 'uid']), scalar.map((s) => [s])),
+    fc.tuple(
+      pick(['name', 'namespace', '"name"', 'generateName', 'uid']),
+      scalar.map((s) => [s]),
+    ),
     fc.tuple(pick(['labels']), valueArb(u, 1)),
     fc.tuple(
       pick(['annotations']),
       fc.oneof(
         valueArb(u, 1),
-        fc.tuple(fc.array(fc.tuple(pick(['a', 'b', ID, 'c']), scalar), { maxLength: 3 }), fc.option(identifier), comment).map(([items, idv, c]) => {
-          const entries: [string, string[]][] = items.map(([k, v]) => [k, [v]]);
-          if (idv !== null) entries.push([ID, [idv]]);
-          return entries.length === 0 ? [''] : [`\n${c}`, ...mapLines(entries, u)];
-        }),
+        fc
+          .tuple(fc.array(fc.tuple(pick(['a', 'b', ID, 'c']), scalar), { maxLength: 3 }), fc.option(identifier), comment)
+          .map(([items, idv, c]) => {
+            const entries: [string, string[]][] = items.map(([k, v]) => [k, [v]]);
+            if (idv !== null) entries.push([ID, [idv]]);
+            return entries.length === 0 ? [''] : [`\n${c}`, ...mapLines(entries, u)];
+          }),
       ),
     ),
   );
@@ -170,8 +225,14 @@ const docArb = (g: Gen): fc.Arbitrary<string> => {
   );
   const top = fc.array(
     fc.oneof(
-      fc.tuple(pick(['apiVersion']), pick(['v1', 'apps/v1', '"v1"', 'rbac.authorization.k8s.io/v1', '1', '']).map((v) => [v])),
-      fc.tuple(pick(['kind']), pick(['Deployment', '"Service"', 'ConfigMap', 'true', '']).map((v) => [v])),
+      fc.tuple(
+        pick(['apiVersion']),
+        pick(['v1', 'apps/v1', '"v1"', 'rbac.authorization.k8s.io/v1', '1', '']).map((v) => [v]),
+      ),
+      fc.tuple(
+        pick(['kind']),
+        pick(['Deployment', '"Service"', 'ConfigMap', 'true', '']).map((v) => [v]),
+      ),
       fc.tuple(pick(['metadata']), metadata),
       fc.tuple(pick(['spec', 'data', 'items']), valueArb(u, 2)),
     ),
@@ -185,33 +246,37 @@ const docArb = (g: Gen): fc.Arbitrary<string> => {
 
 /** Small damage to a text: a character dropped or doubled, a line re-indented or duplicated. */
 const mutate = (text: string): fc.Arbitrary<string> =>
-  fc.tuple(fc.nat(), pick(['none', 'none', 'none', 'none', 'none', 'none', 'drop', 'dup-char', 'indent', 'dup-line', 'crlf', 'tab'])).map(([n, how]) => {
-    if (text.length === 0 || how === 'none') return text;
-    const i = n % text.length;
-    const lines = text.split('\n');
-    const li = n % lines.length;
-    switch (how) {
-      case 'drop':
-        return text.slice(0, i) + text.slice(i + 1);
-      case 'dup-char':
-        return text.slice(0, i) + text[i] + text.slice(i);
-      case 'indent':
-        lines[li] = ` ${lines[li]}`;
-        return lines.join('\n');
-      case 'dup-line':
-        lines.splice(li, 0, lines[li]!);
-        return lines.join('\n');
-      case 'crlf':
-        return text.replace(/\n/g, '\r\n');
-      default:
-        return text.slice(0, i) + '\t' + text.slice(i);
-    }
-  });
+  fc
+    .tuple(fc.nat(), pick(['none', 'none', 'none', 'none', 'none', 'none', 'drop', 'dup-char', 'indent', 'dup-line', 'crlf', 'tab']))
+    .map(([n, how]) => {
+      if (text.length === 0 || how === 'none') return text;
+      const i = n % text.length;
+      const lines = text.split('\n');
+      const li = n % lines.length;
+      switch (how) {
+        case 'drop':
+          return text.slice(0, i) + text.slice(i + 1);
+        case 'dup-char':
+          return text.slice(0, i) + text[i] + text.slice(i);
+        case 'indent':
+          lines[li] = ` ${lines[li]}`;
+          return lines.join('\n');
+        case 'dup-line':
+          lines.splice(li, 0, lines[li]!);
+          return lines.join('\n');
+        case 'crlf':
+          return text.replace(/\n/g, '\r\n');
+        default:
+          return text.slice(0, i) + '\t' + text.slice(i);
+      }
+    });
 
 const streamArb = fc
   .tuple(pick([2, 2, 2, 4, 3]), fc.integer({ min: 1, max: 4 }), pick(['\n', '', '\n\n']), fc.boolean())
   .chain(([indent, n, tail, leadingSep]) =>
-    fc.array(docArb({ indent }), { minLength: n, maxLength: n }).map((docs) => `${leadingSep ? '---\n' : ''}${docs.join('\n---\n')}${tail}`),
+    fc
+      .array(docArb({ indent }), { minLength: n, maxLength: n })
+      .map((docs) => `${leadingSep ? '---\n' : ''}${docs.join('\n---\n')}${tail}`),
   )
   .chain(mutate);
 

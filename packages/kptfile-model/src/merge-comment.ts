@@ -46,7 +46,12 @@ function column(text: string, offset: number): number {
 }
 
 /** The text of the `metadata:` key line after the key: where the merge comment goes. */
-function commentEdit(text: string, keyEnd: number, namespace: string | undefined, name: string | undefined): { identity: MergeIdentity; edit?: Edit } {
+function commentEdit(
+  text: string,
+  keyEnd: number,
+  namespace: string | undefined,
+  name: string | undefined,
+): { identity: MergeIdentity; edit?: Edit } {
   const keyLineEnd = text.indexOf('\n', keyEnd);
   const lineEnd = keyLineEnd < 0 ? text.length : keyLineEnd;
   const afterKey = text.slice(keyEnd, lineEnd);
@@ -431,7 +436,10 @@ class Scanner {
         return;
       }
       const lastItem = ann.items[ann.items.length - 1]!;
-      out.push(...edits, insertion(text, this.insertAt(lastItem.value), ' '.repeat(column(text, ann.items[0]!.keyStart)), identifierLine(id)));
+      out.push(
+        ...edits,
+        insertion(text, this.insertAt(lastItem.value), ' '.repeat(column(text, ann.items[0]!.keyStart)), identifierLine(id)),
+      );
       return;
     }
     if (annPair) return; // empty, null or flow-style annotations: left for a Document rewrite
@@ -465,7 +473,6 @@ function str(node: unknown): string | undefined {
 function pairOf(map: YAMLMap, key: string): Pair | undefined {
   return map.items.find((p) => str(p.key) === key) as Pair | undefined;
 }
-
 
 /** Offset just after the line holding the end of `node` (its trailing comment included). */
 function endOfLine(text: string, node: Node): number {
@@ -523,10 +530,14 @@ function composedEdits(doc: Document, text: string): Edit[] {
       return [];
     }
     const last = ann.items[ann.items.length - 1] as Pair;
-    const anchor = ((last.value as Node | null) ?? (last.key as Node));
+    const anchor = (last.value as Node | null) ?? (last.key as Node);
     const at = endOfLine(text, anchor);
     const indent = ' '.repeat(column(text, (ann.items[0]?.key as Node | undefined)?.range?.[0] ?? 0));
-    edits.push({ at, end: at, text: `${at > 0 && text[at - 1] !== '\n' ? '\n' : ''}${indent}${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}\n` });
+    edits.push({
+      at,
+      end: at,
+      text: `${at > 0 && text[at - 1] !== '\n' ? '\n' : ''}${indent}${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}\n`,
+    });
     return edits;
   }
   if (annPair) return []; // empty, null or flow-style annotations: left for a Document rewrite
@@ -555,7 +566,10 @@ function applyEdits(text: string, edits: Edit[]): string {
 export function addMergeCommentsComposed(text: string): string {
   const docs = parseAllDocuments(text);
   if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text;
-  return applyEdits(text, docs.flatMap((d) => composedEdits(d as Document, text)));
+  return applyEdits(
+    text,
+    docs.flatMap((d) => composedEdits(d as Document, text)),
+  );
 }
 
 /** Which path produced the result; for tests and benchmarks, not exported from the package. */

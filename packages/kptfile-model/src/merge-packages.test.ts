@@ -53,7 +53,11 @@ describe('mergePackages', () => {
 
   it('matches files given alone by local name, and merges single values when asked', () => {
     const d = side({ 'o.yaml': 'a: 1\nb: 1\n', 'u.yaml': 'a: 2\nb: 1\n', 'l.yaml': 'a: 1\nb: 3\n' });
-    const sides = { origin: readMergeSide(join(d, 'o.yaml')), upstream: readMergeSide(join(d, 'u.yaml')), local: readMergeSide(join(d, 'l.yaml')) };
+    const sides = {
+      origin: readMergeSide(join(d, 'o.yaml')),
+      upstream: readMergeSide(join(d, 'u.yaml')),
+      local: readMergeSide(join(d, 'l.yaml')),
+    };
     const r = mergePackages(sides, { single: true });
     expect(r.files).toEqual([{ path: 'l.yaml', text: 'a: 2\nb: 3\n' }]);
     expect(r.report).toEqual({ changed: true });

@@ -4,14 +4,7 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import {
-  merge3Text,
-  mergeFiles,
-  type Conflict,
-  type MergeOptions,
-  type ResourceReport,
-  type SourceFile,
-} from '@kdelta/merge-core';
+import { merge3Text, mergeFiles, type Conflict, type MergeOptions, type ResourceReport, type SourceFile } from '@kdelta/merge-core';
 import { mergeKptfile } from './merge.js';
 import { PackageTree } from './package-tree.js';
 import { KPTFILE_NAME } from './types.js';
@@ -87,7 +80,10 @@ export function mergePackages(sides: MergeSides, options: PackageMergeOptions = 
   const { origin, upstream, local } = sides;
   if (options.single) {
     const name = local.files[0]!.path;
-    const result = merge3Text({ origin: origin.files[0]!.text, upstream: upstream.files[0]!.text, local: local.files[0]!.text }, { ...options, file: name });
+    const result = merge3Text(
+      { origin: origin.files[0]!.text, upstream: upstream.files[0]!.text, local: local.files[0]!.text },
+      { ...options, file: name },
+    );
     return { files: [{ path: name, text: result.text }], deleted: [], conflicts: result.conflicts, report: { changed: result.changed } };
   }
   const same = (side: MergeSide) =>
@@ -95,7 +91,11 @@ export function mergePackages(sides: MergeSides, options: PackageMergeOptions = 
   const all = { origin: same(origin), upstream: same(upstream), local: local.files };
   const isKptfile = (f: SourceFile) => basename(f.path) === KPTFILE_NAME;
   const resources = mergeFiles(
-    { origin: all.origin.filter((f) => !isKptfile(f)), upstream: all.upstream.filter((f) => !isKptfile(f)), local: all.local.filter((f) => !isKptfile(f)) },
+    {
+      origin: all.origin.filter((f) => !isKptfile(f)),
+      upstream: all.upstream.filter((f) => !isKptfile(f)),
+      local: all.local.filter((f) => !isKptfile(f)),
+    },
     options,
   );
   const kptfiles = mergeKptfiles(all);
@@ -108,7 +108,10 @@ export function mergePackages(sides: MergeSides, options: PackageMergeOptions = 
 }
 
 /** Each Kptfile of local merged with its origin and upstream versions; one only upstream has is added. */
-function mergeKptfiles(sides: Record<'origin' | 'upstream' | 'local', readonly SourceFile[]>): { files: SourceFile[]; conflicts: Conflict[] } {
+function mergeKptfiles(sides: Record<'origin' | 'upstream' | 'local', readonly SourceFile[]>): {
+  files: SourceFile[];
+  conflicts: Conflict[];
+} {
   const find = (list: readonly SourceFile[], path: string) => list.find((f) => f.path === path)?.text;
   const files: SourceFile[] = [];
   const conflicts: Conflict[] = [];

@@ -6,7 +6,7 @@ import { mergeKptfile } from './merge.js';
 import { derivedFunctionKey } from './pipeline-key.js';
 import type { KptFunction, Kptfile } from './types.js';
 
-const RUNS = Number(process.env["KDELTA_PROPERTY_RUNS"] ?? 150);
+const RUNS = Number(process.env['KDELTA_PROPERTY_RUNS'] ?? 150);
 
 const stringMap = (keys: string[], values: string[]) =>
   fc.dictionary(fc.constantFrom(...keys), fc.constantFrom(...values), { maxKeys: keys.length });
@@ -37,7 +37,11 @@ const kptfileArb = (fns: fc.Arbitrary<KptFunction[]>): fc.Arbitrary<Kptfile> =>
       validators: fc.option(fc.array(fnArb, { maxLength: 2 }), { nil: undefined }),
     })
     .map(({ labels, description, mutators, validators }) => {
-      const kf: Kptfile = { apiVersion: 'kpt.dev/v1', kind: 'Kptfile', metadata: { name: 'pkg', ...(labels && Object.keys(labels).length ? { labels } : {}) } };
+      const kf: Kptfile = {
+        apiVersion: 'kpt.dev/v1',
+        kind: 'Kptfile',
+        metadata: { name: 'pkg', ...(labels && Object.keys(labels).length ? { labels } : {}) },
+      };
       if (description) kf.info = { description };
       if (mutators?.length || validators?.length) {
         kf.pipeline = { ...(mutators?.length ? { mutators } : {}), ...(validators?.length ? { validators } : {}) };
@@ -89,37 +93,50 @@ describe('Kptfile merge laws', () => {
   // Functions with distinct keys: either every one named (key = name) or none (key = image).
   const keyed = (named: boolean, pool: string[]) =>
     fc.subarray(pool).chain((keys) =>
-      fc.tuple(...keys.map((k) => fc.record({ tag: fc.constantFrom('v1', 'v2'), cm: stringMap(['k1', 'k2'], ['x', 'y']) }).map(({ tag, cm }) => ({ k, tag, cm })))).map((items) =>
-        items.map(({ k, tag, cm }): KptFunction => ({
-          image: `localhost:5000/${named ? 'fn' : k}:${tag}`,
-          ...(named ? { name: k } : {}),
-          ...(Object.keys(cm).length ? { configMap: cm } : {}),
-        })),
-      ),
+      fc
+        .tuple(
+          ...keys.map((k) =>
+            fc.record({ tag: fc.constantFrom('v1', 'v2'), cm: stringMap(['k1', 'k2'], ['x', 'y']) }).map(({ tag, cm }) => ({ k, tag, cm })),
+          ),
+        )
+        .map((items) =>
+          items.map(
+            ({ k, tag, cm }): KptFunction => ({
+              image: `localhost:5000/${named ? 'fn' : k}:${tag}`,
+              ...(named ? { name: k } : {}),
+              ...(Object.keys(cm).length ? { configMap: cm } : {}),
+            }),
+          ),
+        ),
     );
 
   it('when a merge key applies, a function only local has is never lost', () => {
     fc.assert(
       fc.property(
-        fc.boolean().chain((named) =>
-          fc.tuple(
-            fc.constant(named),
-            kptfileArb(keyed(named, ['a', 'b', 'c'])),
-            kptfileArb(keyed(named, ['a', 'b', 'c'])),
-            keyed(named, ['a', 'b', 'c']),
-            fc.integer({ min: 0, max: 3 }),
+        fc
+          .boolean()
+          .chain((named) =>
+            fc.tuple(
+              fc.constant(named),
+              kptfileArb(keyed(named, ['a', 'b', 'c'])),
+              kptfileArb(keyed(named, ['a', 'b', 'c'])),
+              keyed(named, ['a', 'b', 'c']),
+              fc.integer({ min: 0, max: 3 }),
+            ),
           ),
-        ),
         ([named, o, u, localFns, at]) => {
           const mine: KptFunction = { image: 'localhost:5000/mine:v1', ...(named ? { name: 'mine' } : {}), configMap: { k1: 'local' } };
           const fns = [...localFns];
           fns.splice(Math.min(at, fns.length), 0, mine);
           // The generated validators may or may not be named: leave them out here.
-          const strip = (kf: Kptfile): Kptfile => (kf.pipeline ? { ...kf, pipeline: { ...(kf.pipeline.mutators ? { mutators: kf.pipeline.mutators } : {}) } } : kf);
+          const strip = (kf: Kptfile): Kptfile =>
+            kf.pipeline ? { ...kf, pipeline: { ...(kf.pipeline.mutators ? { mutators: kf.pipeline.mutators } : {}) } } : kf;
           const local: Kptfile = { ...strip(o), pipeline: { mutators: fns } };
           const r = mergeKptfile({ origin: text(strip(o)), upstream: text(strip(u)), local: text(local) });
           expect(r.pipelineKey).toBe(named ? 'name' : 'derived');
-          const found = (r.kptfile.pipeline?.mutators ?? []).filter((f) => derivedFunctionKey(f) === 'localhost:5000/mine' || f.name === 'mine');
+          const found = (r.kptfile.pipeline?.mutators ?? []).filter(
+            (f) => derivedFunctionKey(f) === 'localhost:5000/mine' || f.name === 'mine',
+          );
           expect(found).toEqual([mine]);
         },
       ),

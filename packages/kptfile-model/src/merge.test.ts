@@ -21,7 +21,9 @@ describe('seed 000 examples', () => {
     );
     expect(r.pipelineKey).toBe('derived');
     expect(r.text).toBe(
-      kf('pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/apply-setters:v0.1\n      configMap:\n        image: nginx\n        tag: 1.2.0 # value of tag is updated\n        new-setter: new-setter-value\n'),
+      kf(
+        'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/apply-setters:v0.1\n      configMap:\n        image: nginx\n        tag: 1.2.0 # value of tag is updated\n        new-setter: new-setter-value\n',
+      ),
     );
     expect(r.conflicts).toEqual([]);
   });
@@ -37,7 +39,12 @@ describe('seed 000 examples', () => {
       ['.pipeline.mutators[key="gcr.io/kpt-fn/set-labels"].configPath', 'labels-local.yaml', 'labels-updated.yaml'],
     ]);
     // merge-core's one conflict shape: where, the rule that decided, and why
-    expect(r.conflicts[0]).toMatchObject({ resource: 'kpt.dev/Kptfile pkg', file: 'Kptfile', winner: 'upstream', values: { origin: 'labels.yaml' } });
+    expect(r.conflicts[0]).toMatchObject({
+      resource: 'kpt.dev/Kptfile pkg',
+      file: 'Kptfile',
+      winner: 'upstream',
+      values: { origin: 'labels.yaml' },
+    });
     expect(r.conflicts[0]?.rule).toMatch(/upstream/);
     expect(r.conflicts[0]?.message).toContain('configPath');
     expect(r.conflicts[0]?.message).not.toContain('_kpt-merge_');
@@ -75,22 +82,31 @@ describe('seed 000 examples', () => {
     );
   });
 
-  it('the same image twice without names: upstream\'s changed list replaces local\'s', () => {
+  it("the same image twice without names: upstream's changed list replaces local's", () => {
     const sr = (v: string) => `    - image: gcr.io/kpt-fn/search-replace:v0.1\n      configMap:\n        by-value: ${v}\n`;
-    const r = merge(`pipeline:\n  mutators:\n${sr('foo')}${sr('abc')}`, `pipeline:\n  mutators:\n${sr('foo-new')}${sr('abc')}`, `pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/generate-folders:v0.1\n${sr('foo')}${sr('abc')}`);
+    const r = merge(
+      `pipeline:\n  mutators:\n${sr('foo')}${sr('abc')}`,
+      `pipeline:\n  mutators:\n${sr('foo-new')}${sr('abc')}`,
+      `pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/generate-folders:v0.1\n${sr('foo')}${sr('abc')}`,
+    );
     expect(r.pipelineKey).toBe('none');
     expect(pipelineOf(r.text)).toEqual(pipelineOf(kf(`pipeline:\n  mutators:\n${sr('foo-new')}${sr('abc')}`)));
   });
 
-  it('the same image twice, upstream unchanged: local\'s list is kept', () => {
+  it("the same image twice, upstream unchanged: local's list is kept", () => {
     const sr = (v: string) => `    - image: gcr.io/kpt-fn/search-replace:v0.1\n      configMap:\n        by-value: ${v}\n`;
     const local = kf(`pipeline:\n  mutators:\n${sr('mine')}${sr('foo')}${sr('abc')}`);
-    const r = mergeKptfile({ origin: kf(`pipeline:\n  mutators:\n${sr('foo')}${sr('abc')}`), upstream: kf(`pipeline:\n  mutators:\n${sr('foo')}${sr('abc')}`), local });
+    const r = mergeKptfile({
+      origin: kf(`pipeline:\n  mutators:\n${sr('foo')}${sr('abc')}`),
+      upstream: kf(`pipeline:\n  mutators:\n${sr('foo')}${sr('abc')}`),
+      local,
+    });
     expect(r.text).toBe(local);
   });
 
   it('names in every source: merged by name, local order kept, new upstream functions appended', () => {
-    const fn = (name: string, v: string) => `    - image: gcr.io/kpt-fn/search-replace:v0.1\n      name: ${name}\n      configMap:\n        put-value: ${v}\n`;
+    const fn = (name: string, v: string) =>
+      `    - image: gcr.io/kpt-fn/search-replace:v0.1\n      name: ${name}\n      configMap:\n        put-value: ${v}\n`;
     const r = merge(
       `pipeline:\n  mutators:\n${fn('sr1', 'bar')}${fn('sr2', 'x')}`,
       `pipeline:\n  mutators:\n${fn('sr1', 'bar-new')}${fn('sr2', 'x')}${fn('sr3', 'new')}`,
@@ -105,11 +121,15 @@ describe('seed 000 examples', () => {
     ]);
   });
 
-  it('selectors changed on both sides are replaced whole by upstream\'s (the prose of seed 000)', () => {
+  it("selectors changed on both sides are replaced whole by upstream's (the prose of seed 000)", () => {
     const fn = (sel: string) => `pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/ensure-name-substring:v0.1\n      selectors:\n${sel}`;
     const origin = fn('        - kind: Deployment\n          name: wordpress\n        - kind: Service\n          name: wordpress\n');
-    const upstream = fn('        - kind: Deployment\n          name: wordpress\n        - kind: Service\n          name: wordpress\n        - kind: Foo\n          name: wordpress\n');
-    const local = fn('        - kind: Deployment\n          name: my-wordpress\n        - kind: Service\n          name: my-wordpress\n        - namespace: my-space\n');
+    const upstream = fn(
+      '        - kind: Deployment\n          name: wordpress\n        - kind: Service\n          name: wordpress\n        - kind: Foo\n          name: wordpress\n',
+    );
+    const local = fn(
+      '        - kind: Deployment\n          name: my-wordpress\n        - kind: Service\n          name: my-wordpress\n        - namespace: my-space\n',
+    );
     const r = merge(origin, upstream, local);
     expect(r.kptfile.pipeline?.mutators?.[0]?.selectors).toEqual([
       { kind: 'Deployment', name: 'wordpress' },
@@ -172,8 +192,11 @@ describe('the rest of the Kptfile', () => {
     ]);
   });
 
-  it('a package with no origin (added on both sides) takes upstream\'s additions', () => {
-    const r = mergeKptfile({ upstream: kf('pipeline:\n  mutators:\n  - image: x/up:v1\n'), local: kf('pipeline:\n  mutators:\n  - image: x/local:v1\n') });
+  it("a package with no origin (added on both sides) takes upstream's additions", () => {
+    const r = mergeKptfile({
+      upstream: kf('pipeline:\n  mutators:\n  - image: x/up:v1\n'),
+      local: kf('pipeline:\n  mutators:\n  - image: x/local:v1\n'),
+    });
     expect(r.kptfile.pipeline?.mutators).toEqual([{ image: 'x/local:v1' }, { image: 'x/up:v1' }]);
   });
 });

@@ -51,7 +51,6 @@ type Plain = Record<string, unknown>;
 const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-
 /** The sections kpt merges, as plain data, with the functions named for the merge. */
 function mergeable(kf: Kptfile | undefined, mode: PipelineKeyMode): Plain | undefined {
   if (!kf) return undefined;
@@ -193,7 +192,15 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
 
   // A section local does not have and the merge left empty is not added (kyaml would add it
   // as `{}` when upstream has it unchanged).
-  for (const path of [['metadata', 'annotations'], ['metadata', 'labels'], ['metadata'], ['info'], ['pipeline'], ['inventory'], ['status']]) {
+  for (const path of [
+    ['metadata', 'annotations'],
+    ['metadata', 'labels'],
+    ['metadata'],
+    ['info'],
+    ['pipeline'],
+    ['inventory'],
+    ['status'],
+  ]) {
     if (getPath(l, path) === undefined && isEmpty(getPath(m, path))) setPath(m, path, undefined);
   }
 
@@ -283,7 +290,8 @@ function reconcileFunctions(
     }
     out.splice(at, 0, clone(lf));
   });
-  if (out.length > 0 || getPath(s.m, path) !== undefined) setPath(s.m, path, out.length > 0 || merged.length > 0 ? out : getPath(s.m, path));
+  if (out.length > 0 || getPath(s.m, path) !== undefined)
+    setPath(s.m, path, out.length > 0 || merged.length > 0 ? out : getPath(s.m, path));
 }
 
 function isEmpty(v: unknown): boolean {
@@ -308,7 +316,12 @@ interface ConflictPlace {
 }
 
 function kptfileIdentity(kf: Kptfile): string {
-  return formatIdentity({ group: groupOf(kf.apiVersion ?? 'kpt.dev/v1'), kind: kf.kind ?? 'Kptfile', namespace: kf.metadata?.namespace ?? '', name: kf.metadata?.name ?? '' });
+  return formatIdentity({
+    group: groupOf(kf.apiVersion ?? 'kpt.dev/v1'),
+    kind: kf.kind ?? 'Kptfile',
+    namespace: kf.metadata?.namespace ?? '',
+    name: kf.metadata?.name ?? '',
+  });
 }
 
 function conflictOf(at: ConflictPlace, field: string, origin: unknown, upstream: unknown, local: unknown): Conflict {

@@ -22,7 +22,7 @@ export function packageContextConfigMap(packageName: string, data: Readonly<Reco
       'metadata:',
       `  name: ${PACKAGE_CONTEXT_NAME}`,
       '  annotations:',
-      "    config.kubernetes.io/local-config: \"true\"",
+      '    config.kubernetes.io/local-config: "true"',
       'data: {}',
       '',
     ].join('\n'),
@@ -58,7 +58,10 @@ export interface PackageContextEdit {
  */
 export function editPackageContext(text: string, edit: PackageContextEdit): string {
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new KptfileError([{ code: 'yaml-syntax', file: PACKAGE_CONTEXT_FILE, field: '', message: `invalid YAML: ${doc.errors[0]?.message ?? ''}` }]);
+  if (doc.errors.length > 0)
+    throw new KptfileError([
+      { code: 'yaml-syntax', file: PACKAGE_CONTEXT_FILE, field: '', message: `invalid YAML: ${doc.errors[0]?.message ?? ''}` },
+    ]);
   let data = doc.get('data', true);
   let changed = false;
   if (!isMap(data)) {

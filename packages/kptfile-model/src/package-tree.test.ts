@@ -59,7 +59,12 @@ describe('PackageTree', () => {
     expect(root.nestedPackages({ includeRemote: true })).toEqual(['local', 'remote']);
     expect(root.nestedPackages({ includeRemote: true, recurseIntoRemote: true })).toEqual(['local', 'remote', 'remote/inner']);
     expect(root.at('remote').isRemote()).toBe(true);
-    expect(root.at('local').resources().map((r) => r.object['metadata'])).toEqual([{ name: 'b' }]);
+    expect(
+      root
+        .at('local')
+        .resources()
+        .map((r) => r.object['metadata']),
+    ).toEqual([{ name: 'b' }]);
   });
 
   it('parses resources only when asked, honouring .krmignore, and names a broken file', () => {
@@ -73,7 +78,12 @@ describe('PackageTree', () => {
   });
 
   it('computes what to write and delete to go from one tree to another', () => {
-    const before = PackageTree.fromFiles([['Kptfile', kptfile()], ['a.yaml', cm('a')], ['gone/x.txt', 'x'], ['same.txt', 's']]);
+    const before = PackageTree.fromFiles([
+      ['Kptfile', kptfile()],
+      ['a.yaml', cm('a')],
+      ['gone/x.txt', 'x'],
+      ['same.txt', 's'],
+    ]);
     const after = before.clone();
     after.write('a.yaml', cm('A'));
     after.write('new/b.yaml', cm('b'));
@@ -90,7 +100,11 @@ describe('PackageTree', () => {
   });
 
   it('copies a subtree from another tree, filtered', () => {
-    const from = PackageTree.fromFiles([['p/Kptfile', kptfile()], ['p/a.yaml', cm('a')], ['p/skip/x', 'x']]);
+    const from = PackageTree.fromFiles([
+      ['p/Kptfile', kptfile()],
+      ['p/a.yaml', cm('a')],
+      ['p/skip/x', 'x'],
+    ]);
     const to = PackageTree.empty();
     to.package().copyFrom(from.package('p'), '', (rel) => rel !== 'skip');
     expect([...to.allFiles().keys()]).toEqual(['Kptfile', 'a.yaml']);

@@ -185,7 +185,9 @@ export class PackageTree {
     this.mkdir(parentOf(p));
     if (this.nodes.has(p)) this.delete(p);
     const node: TreeNode =
-      typeof content === 'string' ? { type: 'file', bytes: Buffer.from(content, 'utf8'), text: content } : { type: 'file', bytes: Buffer.from(content) };
+      typeof content === 'string'
+        ? { type: 'file', bytes: Buffer.from(content, 'utf8'), text: content }
+        : { type: 'file', bytes: Buffer.from(content) };
     this.attach(p, node);
   }
 
@@ -236,7 +238,10 @@ export class PackageTree {
       } else if (node.type === 'file') {
         this.mkdir(parentOf(dest));
         if (this.nodes.has(dest)) this.delete(dest);
-        this.attach(dest, node.text === undefined ? { type: 'file', bytes: node.bytes } : { type: 'file', bytes: node.bytes, text: node.text });
+        this.attach(
+          dest,
+          node.text === undefined ? { type: 'file', bytes: node.bytes } : { type: 'file', bytes: node.bytes, text: node.text },
+        );
       } else this.symlink(dest, node.target);
     };
     walk('');

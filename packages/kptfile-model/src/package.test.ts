@@ -105,7 +105,12 @@ describe('readPackage', () => {
   });
 
   it('round trip: writing back an unchanged package leaves every file byte-identical and untouched', async () => {
-    const files = { Kptfile: KPTFILE, 'web.yaml': MULTI, 'notes.txt': 'x\r\ny', 'a/b.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: n\n' };
+    const files = {
+      Kptfile: KPTFILE,
+      'web.yaml': MULTI,
+      'notes.txt': 'x\r\ny',
+      'a/b.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: n\n',
+    };
     const dir = await tree(files);
     const before = await snapshot(dir);
     const mtime = (await stat(join(dir, 'web.yaml'))).mtimeMs;
@@ -116,15 +121,24 @@ describe('readPackage', () => {
     expect(await snapshot(dir)).toEqual(before);
     expect((await stat(join(dir, 'web.yaml'))).mtimeMs).toBe(mtime);
     // Laying the unchanged resources out again gives the same bytes too.
-    const laid = layoutResources(pkg, pkg.resources.map((res) => ({ text: res.text, local: { file: res.file, index: res.index } })));
+    const laid = layoutResources(
+      pkg,
+      pkg.resources.map((res) => ({ text: res.text, local: { file: res.file, index: res.index } })),
+    );
     for (const f of laid) expect(String(f.content)).toBe(files[f.path as keyof typeof files]);
   });
 
   it('a broken Kptfile names the file and the field, and nothing is written', async () => {
     const cases: [string, string][] = [
       ['apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: [\n', 'Kptfile: invalid YAML'],
-      ['apiVersion: kpt.dev/v1\nkind: Kptfile\nupstream:\n  updateStrategy: merge-please\n', 'Kptfile: upstream.updateStrategy: unknown value "merge-please"'],
-      ['apiVersion: kpt.dev/v1\nkind: Kptfile\npipeline:\n  mutators:\n  - configMap: {a: b}\n', 'Kptfile: pipeline.mutators[0].image: a function must name what to run'],
+      [
+        'apiVersion: kpt.dev/v1\nkind: Kptfile\nupstream:\n  updateStrategy: merge-please\n',
+        'Kptfile: upstream.updateStrategy: unknown value "merge-please"',
+      ],
+      [
+        'apiVersion: kpt.dev/v1\nkind: Kptfile\npipeline:\n  mutators:\n  - configMap: {a: b}\n',
+        'Kptfile: pipeline.mutators[0].image: a function must name what to run',
+      ],
       [
         'apiVersion: kpt.dev/v1\nkind: Kptfile\npipeline:\n  validators:\n  - image: ok/fn:v1\n  - image: Bad/Image:v1\n',
         'Kptfile: pipeline.validators[1].image: "Bad/Image:v1" is not a valid image reference',
@@ -172,23 +186,41 @@ describe('savePackage', () => {
 describe('writePackage', () => {
   it('writes changed and new files, prunes removed ones, and leaves subpackages alone', async () => {
     const dir = await tree({ 'a.yaml': 'a: 1\n', 'b.yaml': 'b: 1\n', 'sub/Kptfile': 'kind: Kptfile\n', 'sub/c.yaml': 'c: 1\n' });
-    const r = await writePackage(dir, [{ path: 'a.yaml', content: 'a: 2\n' }, { path: 'new/d.yaml', content: 'd: 1\n' }], { prune: true });
+    const r = await writePackage(
+      dir,
+      [
+        { path: 'a.yaml', content: 'a: 2\n' },
+        { path: 'new/d.yaml', content: 'd: 1\n' },
+      ],
+      { prune: true },
+    );
     expect([...r.written].sort()).toEqual(['a.yaml', 'new/d.yaml']);
     expect(r.deleted).toEqual(['b.yaml']);
-    expect(await snapshot(dir)).toEqual({ 'a.yaml': 'a: 2\n', 'new/d.yaml': 'd: 1\n', 'sub/Kptfile': 'kind: Kptfile\n', 'sub/c.yaml': 'c: 1\n' });
+    expect(await snapshot(dir)).toEqual({
+      'a.yaml': 'a: 2\n',
+      'new/d.yaml': 'd: 1\n',
+      'sub/Kptfile': 'kind: Kptfile\n',
+      'sub/c.yaml': 'c: 1\n',
+    });
   });
 
   it('refuses paths outside the package before writing anything', async () => {
     const dir = await tree({ 'a.yaml': 'a: 1\n' });
-    const err = await writePackage(dir, [{ path: 'a.yaml', content: 'a: 2\n' }, { path: '../escape.yaml', content: 'x' }]).catch((e: unknown) => e);
+    const err = await writePackage(dir, [
+      { path: 'a.yaml', content: 'a: 2\n' },
+      { path: '../escape.yaml', content: 'x' },
+    ]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KptfileError);
     expect((err as KptfileError).message).toBe('../escape.yaml: path must be normalized and stay inside the package');
     expect(await snapshot(dir)).toEqual({ 'a.yaml': 'a: 1\n' });
   });
 
   it('leaves no temporary files behind when staging fails', async () => {
-    const dir = await tree({ 'a.yaml': 'a: 1\n', 'blocker': 'i am a file' });
-    const err = await writePackage(dir, [{ path: 'a.yaml', content: 'a: 2\n' }, { path: 'blocker/x.yaml', content: 'x' }]).catch((e: unknown) => e);
+    const dir = await tree({ 'a.yaml': 'a: 1\n', blocker: 'i am a file' });
+    const err = await writePackage(dir, [
+      { path: 'a.yaml', content: 'a: 2\n' },
+      { path: 'blocker/x.yaml', content: 'x' },
+    ]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(await snapshot(dir)).toEqual({ 'a.yaml': 'a: 1\n', blocker: 'i am a file' });
   });

@@ -158,7 +158,11 @@ function checkPath(path: string): string | undefined {
  * renames leaves the directory as it was. Files whose bytes do not change are not touched.
  * Throws `KptfileError` for bad paths.
  */
-export async function writePackage(dir: string, files: readonly FileWrite[], options: WritePackageOptions = {}): Promise<WritePackageResult> {
+export async function writePackage(
+  dir: string,
+  files: readonly FileWrite[],
+  options: WritePackageOptions = {},
+): Promise<WritePackageResult> {
   const root = resolve(dir);
   const issues: KptfileIssue[] = [];
   const seen = new Set<string>();
@@ -224,7 +228,10 @@ export function layoutResources(local: KptPackage | undefined, resources: readon
   for (const r of resources) {
     if (r.local) slot(r.local.file).kept.set(r.local.index, r.text);
     else if (r.upstream) slot(r.upstream.file).added.push({ order: r.upstream.index, text: r.text });
-    else throw new KptfileError([{ code: 'package-layout', file: '', field: '', message: 'a resource has neither a local nor an upstream place' }]);
+    else
+      throw new KptfileError([
+        { code: 'package-layout', file: '', field: '', message: 'a resource has neither a local nor an upstream place' },
+      ]);
   }
   const originals = new Map<string, string>();
   for (const f of local?.files ?? []) if (f.kind === 'krm') originals.set(f.path, f.content.toString('utf8'));

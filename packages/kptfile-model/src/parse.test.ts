@@ -65,7 +65,11 @@ describe('parseKptfile', () => {
       updateStrategy: 'resource-merge',
     });
     expect(kptfile.upstreamLock?.git?.commit).toBe('0123456789abcdef0123456789abcdef01234567');
-    expect(kptfile.info).toEqual({ description: 'The web tier', emails: ['ops@example.com'], readinessGates: [{ conditionType: 'Ready' }] });
+    expect(kptfile.info).toEqual({
+      description: 'The web tier',
+      emails: ['ops@example.com'],
+      readinessGates: [{ conditionType: 'Ready' }],
+    });
     expect(kptfile.pipeline?.mutators?.[0]).toEqual({
       image: 'ghcr.io/kptdev/krm-functions-catalog/set-labels:v0.2',
       configMap: { tier: 'web' },
@@ -110,11 +114,16 @@ pipeline:
       'invalid-value upstream.type',
       'wrong-type pipeline.validators',
     ]);
-    expect(err.message).toContain('pkgs/web/Kptfile: metadata.labelz: unknown field (expected one of name, namespace, labels, annotations)');
+    expect(err.message).toContain(
+      'pkgs/web/Kptfile: metadata.labelz: unknown field (expected one of name, namespace, labels, annotations)',
+    );
     // Once the structure is right, kpt's rules run.
     const err2 = (() => {
       try {
-        parseKptfile(bad.replace('  labelz: {}\n', '').replace('  type: oci\n', '  type: git\n').replace('  validators: {}\n', ''), 'Kptfile');
+        parseKptfile(
+          bad.replace('  labelz: {}\n', '').replace('  type: oci\n', '  type: git\n').replace('  validators: {}\n', ''),
+          'Kptfile',
+        );
       } catch (e) {
         return e as KptfileError;
       }
@@ -129,9 +138,13 @@ pipeline:
   });
 
   it('refuses other kinds and older Kptfile versions, and several documents', () => {
-    expect(() => parseKptfile('apiVersion: kpt.dev/v1alpha2\nkind: Kptfile\n')).toThrow(/Kptfile: apiVersion: expected kpt.dev\/v1, got "kpt.dev\/v1alpha2" \(an older Kptfile/);
+    expect(() => parseKptfile('apiVersion: kpt.dev/v1alpha2\nkind: Kptfile\n')).toThrow(
+      /Kptfile: apiVersion: expected kpt.dev\/v1, got "kpt.dev\/v1alpha2" \(an older Kptfile/,
+    );
     expect(() => parseKptfile('apiVersion: v1\nkind: ConfigMap\n')).toThrow('Kptfile: kind: expected Kptfile, got "ConfigMap"');
-    expect(() => parseKptfile('apiVersion: kpt.dev/v1\nkind: Kptfile\n---\nkind: Kptfile\n')).toThrow('a Kptfile holds one YAML document, found 2');
+    expect(() => parseKptfile('apiVersion: kpt.dev/v1\nkind: Kptfile\n---\nkind: Kptfile\n')).toThrow(
+      'a Kptfile holds one YAML document, found 2',
+    );
     expect(decodeKptfile('- a\n').issues[0]?.message).toBe('a Kptfile must be a YAML map, got a list');
   });
 });
@@ -147,7 +160,10 @@ describe('printKptfile', () => {
     const parsed = parseKptfile(FULL);
     const next = structuredClone(parsed.kptfile);
     next.upstreamLock!.git!.commit = 'fedcba9876543210fedcba9876543210fedcba98';
-    next.pipeline!.mutators!.unshift({ image: 'ghcr.io/kptdev/krm-functions-catalog/set-namespace:v0.4', configMap: { namespace: 'prod' } });
+    next.pipeline!.mutators!.unshift({
+      image: 'ghcr.io/kptdev/krm-functions-catalog/set-namespace:v0.4',
+      configMap: { namespace: 'prod' },
+    });
     const out = printKptfile(parsed, next);
     expect(out).toBe(
       FULL.replace('0123456789abcdef0123456789abcdef01234567', 'fedcba9876543210fedcba9876543210fedcba98').replace(
@@ -162,7 +178,13 @@ describe('printKptfile', () => {
 describe('formatKptfile', () => {
   it("prints kpt's canonical shape: struct order, sorted maps, {} for an empty section", () => {
     const out = formatKptfile(
-      { pipeline: {}, metadata: { annotations: { b: '1', a: '2' }, name: 'x' }, kind: 'Kptfile', apiVersion: 'kpt.dev/v1', info: { readinessGates: [{ conditionType: '' }] } },
+      {
+        pipeline: {},
+        metadata: { annotations: { b: '1', a: '2' }, name: 'x' },
+        kind: 'Kptfile',
+        apiVersion: 'kpt.dev/v1',
+        info: { readinessGates: [{ conditionType: '' }] },
+      },
       { sequenceIndent: 'compact' },
     );
     expect(out).toBe(
@@ -214,7 +236,10 @@ describe('package context', () => {
     expect(cm).toBe(
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kptfile.kpt.dev\n  annotations:\n    config.kubernetes.io/local-config: "true"\ndata:\n  name: web\n  region: eu\n',
     );
-    const edited = editPackageContext(cm.replace('  region: eu\n', '  region: eu # from the variant\n  old: x\n'), { set: { zone: 'a' }, remove: ['old'] });
+    const edited = editPackageContext(cm.replace('  region: eu\n', '  region: eu # from the variant\n  old: x\n'), {
+      set: { zone: 'a' },
+      remove: ['old'],
+    });
     expect(edited).toContain('  region: eu # from the variant\n  zone: a\n');
     expect(edited).not.toContain('old');
     expect(editPackageContext(cm, { set: { region: 'eu' } })).toBe(cm);

@@ -42,7 +42,12 @@ export function decodeKptfile(text: string, file = 'Kptfile'): DecodeResult {
   const document = (nonEmpty[0] ?? list[0] ?? parseAllDocuments('{}')[0]) as Document;
   for (const d of list) {
     for (const e of d.errors) {
-      issues.push({ code: 'yaml-syntax', file, field: '', message: `invalid YAML at ${position(text, e.pos[0])}: ${e.message.split('\n')[0]}` });
+      issues.push({
+        code: 'yaml-syntax',
+        file,
+        field: '',
+        message: `invalid YAML at ${position(text, e.pos[0])}: ${e.message.split('\n')[0]}`,
+      });
     }
   }
   if (nonEmpty.length > 1) {
@@ -58,10 +63,17 @@ export function decodeKptfile(text: string, file = 'Kptfile'): DecodeResult {
 export function checkKptfileKind(kptfile: Kptfile, file = 'Kptfile'): KptfileIssue[] {
   const issues: KptfileIssue[] = [];
   if (kptfile.kind !== KPTFILE_KIND) {
-    issues.push({ code: 'wrong-kind', file, field: 'kind', message: `expected ${KPTFILE_KIND}, got ${JSON.stringify(kptfile.kind ?? null)}` });
+    issues.push({
+      code: 'wrong-kind',
+      file,
+      field: 'kind',
+      message: `expected ${KPTFILE_KIND}, got ${JSON.stringify(kptfile.kind ?? null)}`,
+    });
   }
   if (kptfile.apiVersion !== KPTFILE_API_VERSION) {
-    const hint = kptfile.apiVersion?.startsWith('kpt.dev/') ? ' (an older Kptfile: upgrade it with `kpt fn eval --image ghcr.io/kptdev/krm-functions-catalog/fix`)' : '';
+    const hint = kptfile.apiVersion?.startsWith('kpt.dev/')
+      ? ' (an older Kptfile: upgrade it with `kpt fn eval --image ghcr.io/kptdev/krm-functions-catalog/fix`)'
+      : '';
     issues.push({
       code: 'wrong-kind',
       file,

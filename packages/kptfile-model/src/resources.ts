@@ -32,7 +32,12 @@ export function parseResources(path: string, text: string, issues: KptfileIssue[
     const document = parseDocument(chunk.body);
     if (document.errors.length > 0) {
       const e = document.errors[0];
-      issues.push({ code: 'yaml-syntax', file: path, field: `document ${index}`, message: `invalid YAML: ${e?.message.split('\n')[0] ?? ''}` });
+      issues.push({
+        code: 'yaml-syntax',
+        file: path,
+        field: `document ${index}`,
+        message: `invalid YAML: ${e?.message.split('\n')[0] ?? ''}`,
+      });
       return undefined;
     }
     const object = document.toJS() as unknown;

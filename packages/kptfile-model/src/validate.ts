@@ -94,7 +94,6 @@ export function isKustomization(object: unknown, path?: string): boolean {
   return group === '' && o.kind === 'Kustomization';
 }
 
-
 /**
  * kpt's check of a function config file (`configPath`): exactly one YAML document, a map, and
  * not a Kustomization. Returns the config object or the reason it cannot be used.
@@ -110,7 +109,10 @@ export function validateFunctionConfig(
   const values = docs.filter((d) => d.contents !== null).map((d) => d.toJS() as unknown);
   if (values.length === 0) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)} is empty` };
   if (values.length > 1) {
-    return { ok: false, message: `functionConfig ${JSON.stringify(configPath)} must not contain more than one config, got ${values.length}` };
+    return {
+      ok: false,
+      message: `functionConfig ${JSON.stringify(configPath)} must not contain more than one config, got ${values.length}`,
+    };
   }
   const config = values[0];
   if (!config || typeof config !== 'object' || Array.isArray(config)) {

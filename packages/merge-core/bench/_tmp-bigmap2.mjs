@@ -9,14 +9,27 @@ const cm = (keep, edit, extra) => {
   }
   return s;
 };
-const no = () => false, yes = () => true;
+const no = () => false,
+  yes = () => true;
 const origin = cm(yes, (i) => `${i}`, no);
-const upstream = cm((i) => i % 97 !== 0, (i) => (i % 10 === 0 ? `${i} up` : `${i}`), (i) => i % 20 === 5);
-const local = cm((i) => i % 89 !== 0, (i) => (i % 15 === 0 ? `${i} local` : `${i}`), (i) => i % 50 === 7);
+const upstream = cm(
+  (i) => i % 97 !== 0,
+  (i) => (i % 10 === 0 ? `${i} up` : `${i}`),
+  (i) => i % 20 === 5,
+);
+const local = cm(
+  (i) => i % 89 !== 0,
+  (i) => (i % 15 === 0 ? `${i} local` : `${i}`),
+  (i) => i % 50 === 7,
+);
 console.log('bytes', local.length);
 let t = performance.now();
 for (const x of [origin, upstream, local]) parseAllDocuments(x, { version: '1.1', uniqueKeys: false });
 console.log('parse 3 (uniqueKeys false)', (performance.now() - t).toFixed(0));
 t = performance.now();
-const r = mergeFiles({ origin: [{ path: 'cm.yaml', text: origin }], upstream: [{ path: 'cm.yaml', text: upstream }], local: [{ path: 'cm.yaml', text: local }] });
+const r = mergeFiles({
+  origin: [{ path: 'cm.yaml', text: origin }],
+  upstream: [{ path: 'cm.yaml', text: upstream }],
+  local: [{ path: 'cm.yaml', text: local }],
+});
 console.log('merge', (performance.now() - t).toFixed(0), 'conflicts', r.conflicts.length, 'out', r.files[0].text.length);

@@ -63,24 +63,29 @@ if (process.argv[2] === '--big-map') {
   console.log(JSON.stringify({ size, count, lines, ms, conflicts, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
 } else {
   const rows = [];
-  for (const every of changeEvery) for (const size of sizes) {
-    const run = (mode) =>
-      JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', String(size), mode, String(every)], { encoding: 'utf8' }));
-    const merge = run('merge');
-    const base = run('floor');
-    rows.push({
-      'changed upstream': every === 1 ? 'all' : `1/${every}`,
-      resources: merge.count,
-      'local lines': merge.lines,
-      'merge ms': merge.ms.toFixed(1),
-      'resources/s': Math.round((merge.count / merge.ms) * 1000),
-      'floor ms (parse 3 + print)': base.ms.toFixed(1),
-      'ratio to floor': (merge.ms / base.ms).toFixed(2),
-      'peak RSS MiB (merge)': merge.maxRssMiB.toFixed(0),
-      'peak RSS MiB (floor)': base.maxRssMiB.toFixed(0),
-      conflicts: merge.conflicts,
-    });
-  }
+  for (const every of changeEvery)
+    for (const size of sizes) {
+      const run = (mode) =>
+        JSON.parse(
+          execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', String(size), mode, String(every)], {
+            encoding: 'utf8',
+          }),
+        );
+      const merge = run('merge');
+      const base = run('floor');
+      rows.push({
+        'changed upstream': every === 1 ? 'all' : `1/${every}`,
+        resources: merge.count,
+        'local lines': merge.lines,
+        'merge ms': merge.ms.toFixed(1),
+        'resources/s': Math.round((merge.count / merge.ms) * 1000),
+        'floor ms (parse 3 + print)': base.ms.toFixed(1),
+        'ratio to floor': (merge.ms / base.ms).toFixed(2),
+        'peak RSS MiB (merge)': merge.maxRssMiB.toFixed(0),
+        'peak RSS MiB (floor)': base.maxRssMiB.toFixed(0),
+        conflicts: merge.conflicts,
+      });
+    }
   console.table(rows);
   const keys = Number(process.env.KDELTA_BENCH_MAP_KEYS ?? 40000);
   const big = JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--big-map', String(keys)], { encoding: 'utf8' }));

@@ -11,11 +11,7 @@ function deployment(i, { image = 'v1', extraEnv = false, extraPort = false, side
     ['DB_HOST', `db-${i}.internal`],
     ...(extraEnv ? [['TRACING', 'enabled']] : []),
   ];
-  const ports = [
-    ['http', 8080],
-    ['metrics', 9090],
-    ...(extraPort ? [['grpc', 8443]] : []),
-  ];
+  const ports = [['http', 8080], ['metrics', 9090], ...(extraPort ? [['grpc', 8443]] : [])];
   return `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -64,12 +60,16 @@ ${ports.map(([n, p]) => `        - name: ${n}\n          containerPort: ${p}\n  
         volumeMounts:
         - name: config
           mountPath: /etc/app
-          readOnly: true${sidecar ? `
+          readOnly: true${
+            sidecar
+              ? `
       - name: proxy
         image: registry.example.com/proxy:${image}
         ports:
         - containerPort: 15001
-          protocol: TCP` : ''}
+          protocol: TCP`
+              : ''
+          }
       volumes:
       - name: config
         configMap:
@@ -121,14 +121,21 @@ export function syntheticPackage(resources, { upstreamChangeEvery = 1 } = {}) {
     const path = `apps/app-${i}.yaml`;
     const deletedUpstream = i % 100 === 7;
     const o = [deployment(i, {}), service(i), configMap(i)].join('---\n');
-    const u = i % upstreamChangeEvery !== 0 ? o : [
-      deployment(i, { image: 'v2', extraEnv: i % 3 === 0, extraPort: i % 5 === 0, sidecar: i % 10 === 0 }),
-      service(i),
-      configMap(i, 'config', 2),
-      ...(i % 100 === 3 ? [configMap(i, 'extra')] : []),
-    ].join('---\n');
+    const u =
+      i % upstreamChangeEvery !== 0
+        ? o
+        : [
+            deployment(i, { image: 'v2', extraEnv: i % 3 === 0, extraPort: i % 5 === 0, sidecar: i % 10 === 0 }),
+            service(i),
+            configMap(i, 'config', 2),
+            ...(i % 100 === 3 ? [configMap(i, 'extra')] : []),
+          ].join('---\n');
     const l = [
-      deployment(i, { replicas: i % 2 === 0 ? 5 : 2, team: i % 3 === 0 ? 'payments' : undefined, envValue: i % 4 === 0 ? 'debug' : 'info' }),
+      deployment(i, {
+        replicas: i % 2 === 0 ? 5 : 2,
+        team: i % 3 === 0 ? 'payments' : undefined,
+        envValue: i % 4 === 0 ? 'debug' : 'info',
+      }),
       service(i),
       configMap(i),
     ].join('---\n');
@@ -156,8 +163,26 @@ export function bigConfigMap(keys) {
   };
   const file = (t) => [{ path: 'big.yaml', text: t }];
   return {
-    origin: file(text(() => true, () => '', () => false)),
-    upstream: file(text((i) => i % 97 !== 0, (i) => (i % 10 === 0 ? ' upstream' : ''), (i) => i % 20 === 5)),
-    local: file(text((i) => i % 89 !== 0, (i) => (i % 15 === 0 ? ' local' : ''), (i) => i % 50 === 7)),
+    origin: file(
+      text(
+        () => true,
+        () => '',
+        () => false,
+      ),
+    ),
+    upstream: file(
+      text(
+        (i) => i % 97 !== 0,
+        (i) => (i % 10 === 0 ? ' upstream' : ''),
+        (i) => i % 20 === 5,
+      ),
+    ),
+    local: file(
+      text(
+        (i) => i % 89 !== 0,
+        (i) => (i % 15 === 0 ? ' local' : ''),
+        (i) => i % 50 === 7,
+      ),
+    ),
   };
 }

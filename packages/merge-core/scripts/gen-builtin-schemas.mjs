@@ -52,7 +52,10 @@ function refName(node) {
 /** The list type of an array schema, by the rules of KEP 0006 with the patch-strategy fallback. */
 function listInfo(node) {
   const lt = node['x-kubernetes-list-type'];
-  const strategies = String(node['x-kubernetes-patch-strategy'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const strategies = String(node['x-kubernetes-patch-strategy'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const pmk = node['x-kubernetes-patch-merge-key'];
   const lmk = node['x-kubernetes-list-map-keys'];
   const keysOf = () => (Array.isArray(lmk) && lmk.length > 0 ? lmk.map(String) : typeof pmk === 'string' && pmk ? [pmk] : []);
@@ -209,7 +212,12 @@ function emitType(t) {
 function emitObject(o) {
   const parts = [];
   if (o.m) parts.push(`m: ${q(o.m)}`);
-  if (o.f) parts.push(`f: { ${Object.entries(o.f).map(([k, v]) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : q(k)}: ${emitType(v)}`).join(', ')} }`);
+  if (o.f)
+    parts.push(
+      `f: { ${Object.entries(o.f)
+        .map(([k, v]) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : q(k)}: ${emitType(v)}`)
+        .join(', ')} }`,
+    );
   if (o.a) parts.push(`a: ${emitType(o.a)}`);
   return `{ ${parts.join(', ')} }`;
 }
@@ -230,7 +238,9 @@ entries.forEach((names, i) => {
 });
 lines.push('  ],');
 lines.push('  kinds: [');
-for (const { group, kind, versions } of [...kinds.values()].sort((a, b) => (a.group + '/' + a.kind).localeCompare(b.group + '/' + b.kind))) {
+for (const { group, kind, versions } of [...kinds.values()].sort((a, b) =>
+  (a.group + '/' + a.kind).localeCompare(b.group + '/' + b.kind),
+)) {
   lines.push(`    [${q(group)}, ${q(kind)}, ${q(versions)}],`);
 }
 lines.push('  ],');

@@ -89,7 +89,13 @@ function toPlainValue(value: unknown): unknown {
 }
 
 /** A FieldConflict with its resource and a message that says why. */
-export function formatConflict(c: FieldConflict, resource: string, file: string, winner: 'upstream' | 'local', strategy?: string): Conflict {
+export function formatConflict(
+  c: FieldConflict,
+  resource: string,
+  file: string,
+  winner: 'upstream' | 'local',
+  strategy?: string,
+): Conflict {
   const o = describeValue(c.values.origin);
   const u = describeValue(c.values.upstream);
   const l = describeValue(c.values.local);

@@ -2,7 +2,14 @@
  * @kdelta/merge-core: the 3-way merge of KRM resources with kpt's semantics, schema-aware like
  * server-side apply, comment-preserving, and honest about conflicts.
  */
-export { mergeFiles, type MergeFilesInput, type MergeFilesResult, type ResourceAction, type ResourceReport, type SourceFile } from './resource/merge-files.js';
+export {
+  mergeFiles,
+  type MergeFilesInput,
+  type MergeFilesResult,
+  type ResourceAction,
+  type ResourceReport,
+  type SourceFile,
+} from './resource/merge-files.js';
 export { merge3Text, type ValueInput, type ValueMergeResult } from './value.js';
 export type { ConflictStrategy, MergeOptions } from './options.js';
 export { composeMessage, isKdeltaError, KdeltaError, locationParts, type KdeltaErrorInit } from './kdelta-error.js';

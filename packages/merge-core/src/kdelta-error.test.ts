@@ -6,15 +6,29 @@ import { schemaRegistryFromText, SchemaError } from './schema/index.js';
 
 describe('KdeltaError', () => {
   it('composes what failed, where, what was expected and what was received', () => {
-    const e = new KdeltaError({ code: 'wrong-type', file: 'apps/web.yaml', document: 2, path: '.spec.replicas', expected: 'an integer', received: 'a string' });
+    const e = new KdeltaError({
+      code: 'wrong-type',
+      file: 'apps/web.yaml',
+      document: 2,
+      path: '.spec.replicas',
+      expected: 'an integer',
+      received: 'a string',
+    });
     expect(e.message).toBe('apps/web.yaml: document 2: .spec.replicas: expected an integer, got a string');
-    expect(e).toMatchObject({ code: 'wrong-type', file: 'apps/web.yaml', document: 2, path: '.spec.replicas', expected: 'an integer', received: 'a string' });
+    expect(e).toMatchObject({
+      code: 'wrong-type',
+      file: 'apps/web.yaml',
+      document: 2,
+      path: '.spec.replicas',
+      expected: 'an integer',
+      received: 'a string',
+    });
   });
 
   it('says the reason, or the code in words when nothing else is said', () => {
-    expect(composeMessage({ code: 'not-a-mapping', file: 'a.yaml', document: 'apps/Deployment web', reason: 'a resource must be a YAML map' })).toBe(
-      'a.yaml: apps/Deployment web: a resource must be a YAML map',
-    );
+    expect(
+      composeMessage({ code: 'not-a-mapping', file: 'a.yaml', document: 'apps/Deployment web', reason: 'a resource must be a YAML map' }),
+    ).toBe('a.yaml: apps/Deployment web: a resource must be a YAML map');
     expect(composeMessage({ code: 'lock-timeout' })).toBe('lock timeout');
   });
 

@@ -2,7 +2,14 @@ import { collate as collateElement, type CollateOptions } from './collate/collat
 import type { Sources } from './collate/element.js';
 import { MergeInputError, type Side } from './errors.js';
 import { FieldPath } from './path.js';
-import { builtinSchemas, FALLBACK_MERGE_KEYS, KYAML_INFERRED_KEYS, kustomizationSchemas, layerSchemas, schemaFromComment } from './schema/index.js';
+import {
+  builtinSchemas,
+  FALLBACK_MERGE_KEYS,
+  KYAML_INFERRED_KEYS,
+  kustomizationSchemas,
+  layerSchemas,
+  schemaFromComment,
+} from './schema/index.js';
 import type { SchemaRegistry } from './schema/types.js';
 import { localWins } from './visit/local-wins.js';
 import { upstreamWins, type Rules } from './visit/upstream-wins.js';
@@ -36,7 +43,10 @@ export interface Engine {
   readonly visitor: MergeVisitor;
   readonly rules: Rules;
   readonly strategy: ConflictStrategy;
-  merge(sources: Sources<YamlNode>, where: { file: string; document: number | undefined; files?: Partial<Record<Side, { file: string; document: number }>> }): WalkResult;
+  merge(
+    sources: Sources<YamlNode>,
+    where: { file: string; document: number | undefined; files?: Partial<Record<Side, { file: string; document: number }>> },
+  ): WalkResult;
 }
 
 /** Resolves the options once; merging many resources reuses the result. */

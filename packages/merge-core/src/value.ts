@@ -31,7 +31,13 @@ export function merge3Text(input: ValueInput, options: MergeOptions & { readonly
     const stream = parseStream(text, `${file} (${side})`, side);
     const nonEmpty = stream.documents.filter((d) => !d.empty);
     if (nonEmpty.length > 1) {
-      throw new MergeInputError('invalid-yaml', `${file} (${side})`, nonEmpty[1]!.index, 'expected a single YAML value, found several documents', side);
+      throw new MergeInputError(
+        'invalid-yaml',
+        `${file} (${side})`,
+        nonEmpty[1]!.index,
+        'expected a single YAML value, found several documents',
+        side,
+      );
     }
     if (nonEmpty[0]) docs[side] = nonEmpty[0];
   }
@@ -41,7 +47,9 @@ export function merge3Text(input: ValueInput, options: MergeOptions & { readonly
     return isNode(contents) ? (contents as YamlNode) : undefined;
   };
   const result = engine.merge({ origin: node('origin'), upstream: node('upstream'), local: node('local') }, { file, document: 0 });
-  const conflicts = result.conflicts.map((c) => formatConflict(c, file, file, engine.strategy === 'local-wins' ? 'local' : c.winner, engine.strategy));
+  const conflicts = result.conflicts.map((c) =>
+    formatConflict(c, file, file, engine.strategy === 'local-wins' ? 'local' : c.winner, engine.strategy),
+  );
   const local = docs.local;
   if (local && result.node === node('local')) return { text: input.local!, conflicts, changed: false };
   if (result.node === undefined) return { text: '', conflicts, changed: input.local !== '' };

@@ -19,7 +19,8 @@ const once = join(dirname(fileURLToPath(import.meta.url)), 'update-once.mjs');
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-bench-pkgupdate-')));
 const upstream = join(root, 'upstream');
 const ws = join(root, 'ws');
-const git = (cwd, ...args) => execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.com', ...args], { cwd, stdio: 'ignore' });
+const git = (cwd, ...args) =>
+  execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.com', ...args], { cwd, stdio: 'ignore' });
 
 // About 1,000 resources: apps of a Deployment, a Service and a ConfigMap, one file per app.
 // Upstream changes every tenth app; local edits replicas, labels and env values in most apps.
@@ -71,9 +72,10 @@ async function timeInProcess(dir) {
 function timeProcess(tool, dir) {
   copy(dir);
   const t0 = performance.now();
-  const r = tool === 'kpt'
-    ? spawnSync('kpt', ['pkg', 'update', `${dir}@v2`, '--strategy=resource-merge'], { cwd: ws, env, encoding: 'utf8' })
-    : spawnSync('node', [once, dir, 'v2'], { cwd: ws, env, encoding: 'utf8' });
+  const r =
+    tool === 'kpt'
+      ? spawnSync('kpt', ['pkg', 'update', `${dir}@v2`, '--strategy=resource-merge'], { cwd: ws, env, encoding: 'utf8' })
+      : spawnSync('node', [once, dir, 'v2'], { cwd: ws, env, encoding: 'utf8' });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`${tool} failed: ${r.stderr}`);
   return ms;
@@ -90,14 +92,40 @@ async function phases() {
   };
   const scratch = mkdtempSync(join(root, 'phase-'));
   await time('git fetch (upstream + origin)', async () => {
-    await fetchPackage({ repo: upstream, directory: '/pkg', ref: 'v2', dest: join(scratch, 'u'), cwd: ws, env, cacheDir: env.KDELTA_CACHE_DIR });
-    await fetchPackage({ repo: upstream, directory: '/pkg', ref: 'v1', dest: join(scratch, 'o'), cwd: ws, env, cacheDir: env.KDELTA_CACHE_DIR });
+    await fetchPackage({
+      repo: upstream,
+      directory: '/pkg',
+      ref: 'v2',
+      dest: join(scratch, 'u'),
+      cwd: ws,
+      env,
+      cacheDir: env.KDELTA_CACHE_DIR,
+    });
+    await fetchPackage({
+      repo: upstream,
+      directory: '/pkg',
+      ref: 'v1',
+      dest: join(scratch, 'o'),
+      cwd: ws,
+      env,
+      cacheDir: env.KDELTA_CACHE_DIR,
+    });
   });
-  const trees = await time('read (3 trees)', () => ['u', 'o'].map((d) => PackageTree.read(join(scratch, d))).concat([PackageTree.read(join(ws, 'base'))]));
-  const krm = (t) => t.package().ownFiles().files.filter((f) => f.path.endsWith('.yaml'));
+  const trees = await time('read (3 trees)', () =>
+    ['u', 'o'].map((d) => PackageTree.read(join(scratch, d))).concat([PackageTree.read(join(ws, 'base'))]),
+  );
+  const krm = (t) =>
+    t
+      .package()
+      .ownFiles()
+      .files.filter((f) => f.path.endsWith('.yaml'));
   const [u, o, l] = trees.map(krm);
-  const marked = await time('merge comments (3 trees)', () => [u, o, l].map((fs) => fs.map((f) => ({ path: f.path, text: addMergeComments(f.text) }))));
-  await time('parse + merge', () => mergeFiles({ origin: marked[1], upstream: marked[0], local: marked[2] }, { strategy: 'upstream-wins', inferKeys: true }));
+  const marked = await time('merge comments (3 trees)', () =>
+    [u, o, l].map((fs) => fs.map((f) => ({ path: f.path, text: addMergeComments(f.text) }))),
+  );
+  await time('parse + merge', () =>
+    mergeFiles({ origin: marked[1], upstream: marked[0], local: marked[2] }, { strategy: 'upstream-wins', inferKeys: true }),
+  );
   copy('phase-write');
   const before = PackageTree.read(join(ws, 'phase-write'));
   const after = before.clone();
@@ -125,17 +153,29 @@ async function phases() {
 
 function canonical(value) {
   if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical(value[k])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical(value[k])]),
+    );
   return value;
 }
 function yamlFiles(dir, rel = '') {
   return readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? yamlFiles(dir, join(rel, e.name)) : e.name.endsWith('.yaml') ? [join(rel, e.name)] : []);
+    e.isDirectory() ? yamlFiles(dir, join(rel, e.name)) : e.name.endsWith('.yaml') ? [join(rel, e.name)] : [],
+  );
 }
 function differingFiles(a, b) {
   const read = (dir, f) => JSON.stringify(parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => canonical(d.toJS())));
   const files = [...new Set([...yamlFiles(a), ...yamlFiles(b)])].sort();
-  return files.filter((f) => { try { return read(a, f) !== read(b, f); } catch { return true; } });
+  return files.filter((f) => {
+    try {
+      return read(a, f) !== read(b, f);
+    } catch {
+      return true;
+    }
+  });
 }
 
 const runs = Number(process.env.RUNS ?? 3);
@@ -166,7 +206,11 @@ if (kptAvailable) {
   console.log(`speed-up, in process:            ${(median(kp) / median(lib)).toFixed(1)}×`);
   console.log(`speed-up, own process:           ${(median(kp) / median(proc)).toFixed(1)}×`);
   const same = differing.length === 0 && differingProc.length === 0;
-  console.log(same ? 'result:                          the same resources as kpt (compared as data)' : `result:                          differs from kpt in ${differing.length + differingProc.length} file(s): ${[...differing, ...differingProc].slice(0, 5).join(', ')}`);
+  console.log(
+    same
+      ? 'result:                          the same resources as kpt (compared as data)'
+      : `result:                          differs from kpt in ${differing.length + differingProc.length} file(s): ${[...differing, ...differingProc].slice(0, 5).join(', ')}`,
+  );
 } else console.log('kpt is absent (not on PATH): no side-by-side figure');
 console.log('where the time goes (each step alone, one run):');
 for (const [k, v] of Object.entries(where)) console.log(`  ${k.padEnd(30)} ${k.includes('files') ? v : s(v)}`);

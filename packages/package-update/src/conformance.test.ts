@@ -39,7 +39,7 @@ const notFollowed: Record<string, string> = {
 };
 
 const copyMergeReason = 'copy-merge is not one of the three strategies of seed 001; kdelta does not implement it';
-const argParseReason = 'command-line parsing is the CLI\'s, not the library\'s: packages/cli/src/pkg/conformance.test.ts runs these';
+const argParseReason = "command-line parsing is the CLI's, not the library's: packages/cli/src/pkg/conformance.test.ts runs these";
 
 function scratch(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-conf-')));
@@ -134,7 +134,10 @@ function expectOutcome(step: Any, result: { code: number; stdout: string; stderr
   expect(result.code, result.stderr).toBe(0);
   if (step.expectStdout !== undefined) expect(result.stdout).toBe(vars.sub(step.expectStdout));
   if (step.expectStderr !== undefined) {
-    const expected = normalizeStderr(vars.sub(step.expectStderr)).split('\n').filter((l) => l !== '<git_output>').join('\n');
+    const expected = normalizeStderr(vars.sub(step.expectStderr))
+      .split('\n')
+      .filter((l) => l !== '<git_output>')
+      .join('\n');
     expect(normalizeStderr(result.stderr)).toBe(expected);
   }
 }
@@ -152,7 +155,7 @@ async function runStep(step: Any, vars: Vars, env: Record<string, string | undef
       args = [`${vars.repo(g.repo)}.git${dir === '/' ? '/' : vars.sub(dir)}${ref}`];
       if (g.dest !== undefined) args.push(vars.sub(g.dest));
     }
-    const gr = await cli(["pkg", "get", ...args], cwd, env);
+    const gr = await cli(['pkg', 'get', ...args], cwd, env);
     return expectOutcome(g, gr, vars);
   }
   if (step.localCommit) {
@@ -162,7 +165,7 @@ async function runStep(step: Any, vars: Vars, env: Record<string, string | undef
   }
   if (step.localChange) {
     const c = step.localChange;
-    replaceData(resolve(vars.workspace, vars.sub(c.pkg)), sourceTree(vars, { dataset: c.dataset, pkgSpec: c.pkgSpec }, "base", tmp));
+    replaceData(resolve(vars.workspace, vars.sub(c.pkg)), sourceTree(vars, { dataset: c.dataset, pkgSpec: c.pkgSpec }, 'base', tmp));
     git(vars.workspace, 'add', '.');
     git(vars.workspace, 'commit', '--quiet', '--allow-empty', '-m', 'local change');
     return;
@@ -245,8 +248,11 @@ async function runThreeWay(sc: Any): Promise<void> {
 for (const sf of loadScenarioFiles()) {
   describe(sf.file, () => {
     for (const sc of sf.scenarios) {
-      const reason =
-        (sc.requires ?? []).includes('copy-merge') ? copyMergeReason : sf.kind === 'argParse' ? argParseReason : notFollowed[sc.test];
+      const reason = (sc.requires ?? []).includes('copy-merge')
+        ? copyMergeReason
+        : sf.kind === 'argParse'
+          ? argParseReason
+          : notFollowed[sc.test];
       if (reason) {
         it.skip(`${sc.name} — not followed: ${reason}`, () => undefined);
         continue;

@@ -114,7 +114,12 @@ export function diffTrees(before: PackageTree, after: PackageTree): PkgChange[] 
     else {
       const fields = fieldChanges(r.value, n.value);
       if (fields.length > 0 || r.file !== n.file) {
-        changes.push({ kind: 'changed', subject: id, file: n.file, fields: r.file !== n.file ? [`(file) ${r.file} → ${n.file}`, ...fields] : fields });
+        changes.push({
+          kind: 'changed',
+          subject: id,
+          file: n.file,
+          fields: r.file !== n.file ? [`(file) ${r.file} → ${n.file}`, ...fields] : fields,
+        });
       }
     }
   }

@@ -50,7 +50,12 @@ async function fetchUnfetched(git: GitOptions, pkg: PackageView, prefix = ''): P
     const upstream = parsed?.kptfile.upstream?.git;
     if (!parsed || !upstream?.repo || parsed.kptfile.upstreamLock?.git?.commit) continue;
     const fetched = await fetchTree(git, upstream.repo, upstream.directory ?? '/', upstream.ref || undefined);
-    const record = { repo: upstream.repo, directory: fetched.directory, ref: fetched.ref, updateStrategy: parsed.kptfile.upstream?.updateStrategy };
+    const record = {
+      repo: upstream.repo,
+      directory: fetched.directory,
+      ref: fetched.ref,
+      updateStrategy: parsed.kptfile.upstream?.updateStrategy,
+    };
     const root = fetched.tree.package();
     root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename(rel), record, fetched.commit));
     fetchedPaths.push(`${prefix}${rel}`, ...(await fetchUnfetched(git, root, `${prefix}${rel}/`)));

@@ -35,7 +35,13 @@ const visit = (path: string, action: UpdateOutcome['packages'][number]['action']
 
 /** `input` for the package at `rel` below it. */
 function below(input: UpdateInput, rel: string): UpdateInput {
-  return { local: input.local.at(rel), updated: input.updated.at(rel), origin: input.origin.at(rel), relPackagePath: `/${rel}`, isRoot: false };
+  return {
+    local: input.local.at(rel),
+    updated: input.updated.at(rel),
+    origin: input.origin.at(rel),
+    relPackagePath: `/${rel}`,
+    isRoot: false,
+  };
 }
 
 /**

@@ -1,6 +1,19 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, cpSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isRunning, makeTempDir, sweepAbandoned } from './temp.js';
@@ -73,7 +86,12 @@ function gitCommonDir(dir: string): string | undefined {
   const env = { ...process.env };
   for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR']) delete env[k];
   try {
-    const out = execFileSync('git', ['rev-parse', '--is-inside-work-tree', '--git-common-dir'], { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync('git', ['rev-parse', '--is-inside-work-tree', '--git-common-dir'], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const [inTree, common] = out.trim().split('\n');
     return inTree === 'true' && common ? resolve(dir, common) : undefined;
   } catch {
@@ -273,7 +291,9 @@ function finishOrRollBack(journal: Journal): string {
   }
   if (!present) throw new Error(`an interrupted update of ${target} left neither version in ${work}`);
   if (existsSync(next) && existsSync(old)) {
-    throw new Error(`an interrupted update of ${target} left both versions in ${work} while the package exists: check them and remove ${work}`);
+    throw new Error(
+      `an interrupted update of ${target} left both versions in ${work} while the package exists: check them and remove ${work}`,
+    );
   }
   // The package is at its path: either the old one (the swap never started) or the new one (only
   // the clean-up was left). Either way it is whole; what is left in the work directory is not needed.

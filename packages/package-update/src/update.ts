@@ -93,14 +93,23 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
   let origin: PackageView;
   if (lock?.commit || lock?.repo) {
     run.progress(`Fetching origin from ${withoutCredentials(lock.repo ?? git.repo)}@${lock.ref ?? ''}`);
-    const fetched = await fetchTree(run.git, lock.repo ?? git.repo, lock.directory ?? git.directory ?? '/', lock.commit || lock.ref || undefined);
+    const fetched = await fetchTree(
+      run.git,
+      lock.repo ?? git.repo,
+      lock.directory ?? git.directory ?? '/',
+      lock.commit || lock.ref || undefined,
+    );
     origin = fetched.tree.package();
-    sides.push({ path: fetched.tree.source, label: sideLabel('origin', lock.repo ?? git.repo, lock.directory ?? git.directory, lock.commit || lock.ref || '') });
+    sides.push({
+      path: fetched.tree.source,
+      label: sideLabel('origin', lock.repo ?? git.repo, lock.directory ?? git.directory, lock.commit || lock.ref || ''),
+    });
     // marked like the local package, so the marks are not taken for local changes
     labelled(sides, () => addMergeCommentsToTree(origin));
   } else {
     // Never fetched: the origin is empty. Local content would have nothing to merge against.
-    if (hasLocalContent(pkg)) throw new UpdateError(`no origin available for package "${name}": its Kptfile has no upstreamLock`, 'no-origin');
+    if (hasLocalContent(pkg))
+      throw new UpdateError(`no origin available for package "${name}": its Kptfile has no upstreamLock`, 'no-origin');
     origin = PackageTree.empty().package('none');
   }
   run.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
@@ -108,7 +117,10 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
     updateTree(strategy, { local: pkg, updated: updated.tree.package(), origin, relPackagePath: '/', isRoot: true }, run),
   );
   const named = (p: string | undefined) => (p ? `${name}/${p}` : name);
-  run.packages.push({ path: name, action: 'updated', strategy }, ...out.packages.map((p) => ({ ...p, path: named(p.path === '.' ? undefined : p.path) })));
+  run.packages.push(
+    { path: name, action: 'updated', strategy },
+    ...out.packages.map((p) => ({ ...p, path: named(p.path === '.' ? undefined : p.path) })),
+  );
   run.resources.push(...out.resources.map((r) => ({ ...r, package: named(r.package) })));
   run.conflicts.push(...out.conflicts.map((c) => ({ ...c, package: named(c.package) })));
 
@@ -116,7 +128,12 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
   const after = readKptfile(pkg, pkg.describe(KPTFILE));
   pkg.write(
     KPTFILE,
-    withUpstream(after, undefined, { repo: git.repo, directory: git.directory ?? '/', ref: git.ref ?? updated.ref, updateStrategy: strategy }, updated.commit),
+    withUpstream(
+      after,
+      undefined,
+      { repo: git.repo, directory: git.directory ?? '/', ref: git.ref ?? updated.ref, updateStrategy: strategy },
+      updated.commit,
+    ),
   );
   // resources that came from upstream get their merge comment (matching needs none: origin and
   // upstream resources are identified by their own names, local ones by their comment)
@@ -176,7 +193,12 @@ function followRootRequest(pkg: PackageView, root: Upstream, options: UpdatePack
     withUpstream(
       sub,
       undefined,
-      { repo: git.repo, directory: git.directory ?? '/', ref: options.ref || git.ref || '', updateStrategy: options.strategy ?? sub.kptfile.upstream?.updateStrategy },
+      {
+        repo: git.repo,
+        directory: git.directory ?? '/',
+        ref: options.ref || git.ref || '',
+        updateStrategy: options.strategy ?? sub.kptfile.upstream?.updateStrategy,
+      },
       undefined,
     ),
   );
@@ -230,7 +252,12 @@ export async function updatePackage(options: UpdatePackageOptions): Promise<Upda
       withUpstream(
         rootKptfile,
         undefined,
-        { repo: git.repo!, directory: git.directory ?? '/', ref: options.ref || git.ref || '', updateStrategy: options.strategy ?? rootUpstream.updateStrategy },
+        {
+          repo: git.repo!,
+          directory: git.directory ?? '/',
+          ref: options.ref || git.ref || '',
+          updateStrategy: options.strategy ?? rootUpstream.updateStrategy,
+        },
         undefined,
       ),
     );

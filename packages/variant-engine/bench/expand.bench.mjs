@@ -61,5 +61,5 @@ for (const task of bench.tasks) {
   const r = task.result;
   const mean = r?.latency?.mean ?? r?.mean;
   const p99 = r?.latency?.p99 ?? r?.p99;
-  console.log(`${task.name}: mean ${mean?.toFixed(1)} ms, p99 ${p99?.toFixed(1)} ms, ${(mean / REPOS * 1000).toFixed(1)} µs per variant`);
+  console.log(`${task.name}: mean ${mean?.toFixed(1)} ms, p99 ${p99?.toFixed(1)} ms, ${((mean / REPOS) * 1000).toFixed(1)} µs per variant`);
 }

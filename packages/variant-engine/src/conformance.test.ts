@@ -54,7 +54,11 @@ function load(file: string): Case[] {
 
 /** Multi-document YAML → values, compared with key order (the corpus's suggested harness check). */
 function docsOf(text: string): string {
-  return JSON.stringify(parseAllDocuments(text).map((d) => (d as Document).toJS()).filter((v) => v !== null));
+  return JSON.stringify(
+    parseAllDocuments(text)
+      .map((d) => (d as Document).toJS())
+      .filter((v) => v !== null),
+  );
 }
 
 function pvOf(raw: unknown): PackageVariant {
@@ -70,7 +74,9 @@ function filesOf(prr: any): Map<string, string> {
 function expectFiles(actual: Map<string, string>, expected: Record<string, string>, adjust?: (file: string, docs: any[]) => void) {
   expect([...actual.keys()].sort()).toEqual(Object.keys(expected).sort());
   for (const [file, text] of Object.entries(expected)) {
-    const want = parseAllDocuments(text).map((d) => (d as Document).toJS()).filter((v) => v !== null);
+    const want = parseAllDocuments(text)
+      .map((d) => (d as Document).toJS())
+      .filter((v) => v !== null);
     adjust?.(file, want);
     expect(docsOf(actual.get(file)!), file).toBe(JSON.stringify(want));
   }
@@ -134,7 +140,13 @@ describe('pvs-render.yaml', () => {
       const d = c.input.downstream;
       const r = renderPackageVariantSpec(
         pvs,
-        { repoDefault: d.repoDefault, packageDefault: d.packageDefault, template: d.template ?? undefined, object: d.object ?? undefined, targetIndex: 0 },
+        {
+          repoDefault: d.repoDefault,
+          packageDefault: d.packageDefault,
+          template: d.template ?? undefined,
+          object: d.object ?? undefined,
+          targetIndex: 0,
+        },
         { objects: c.input.repositories, upstream: projectObject(c.input.upstreamPackageRevision) },
       );
       expect(r).toEqual({ ok: true, value: c.expected.spec });
@@ -358,7 +370,12 @@ describe('injection.yaml', () => {
           }
           const points = findInjectionPoints(pkg).sort((a, b) => (a.conditionType < b.conditionType ? -1 : 1));
           expect(
-            points.map((p) => ({ file: p.file, conditionType: p.conditionType, required: p.required, errors: p.errors.length ? p.errors : null })),
+            points.map((p) => ({
+              file: p.file,
+              conditionType: p.conditionType,
+              required: p.required,
+              errors: p.errors.length ? p.errors : null,
+            })),
           ).toEqual(c.expected.injectionPoints);
           return;
         }
@@ -369,7 +386,10 @@ describe('injection.yaml', () => {
         }
         case 'setInjectionPointConditionsAndGates': {
           const doc = new Document(c.input.kptfile);
-          setInjectionPointConditionsAndGates(doc, c.input.injectionPoints.map((p: any) => ({ ...p, errors: p.errors ?? [] })));
+          setInjectionPointConditionsAndGates(
+            doc,
+            c.input.injectionPoints.map((p: any) => ({ ...p, errors: p.errors ?? [] })),
+          );
           expect(doc.toJS()).toEqual(c.expected.kptfile);
           return;
         }

@@ -65,7 +65,13 @@ ${spec}`),
   return d.value;
 };
 
-const obj = (kind: string, name: string, namespace: string, labels: Record<string, string>, apiVersion = 'config.porch.kpt.dev/v1alpha1'): KubeObject => ({
+const obj = (
+  kind: string,
+  name: string,
+  namespace: string,
+  labels: Record<string, string>,
+  apiVersion = 'config.porch.kpt.dev/v1alpha1',
+): KubeObject => ({
   apiVersion,
   kind,
   metadata: { name, namespace, labels },
@@ -109,10 +115,9 @@ describe('expandPackageVariantSet', () => {
   });
 
   it('reports a missing downstream Repository and a duplicate generated name', () => {
-    const missing = expandPackageVariantSet(
-      set(`  targets:\n  - repositories: [{name: nowhere}]\n    template: {labels: {a: b}}\n`),
-      { objects: [] },
-    );
+    const missing = expandPackageVariantSet(set(`  targets:\n  - repositories: [{name: nowhere}]\n    template: {labels: {a: b}}\n`), {
+      objects: [],
+    });
     expect(!missing.ok && missing.errors).toEqual([
       'spec.targets[0].repositories[0]: Repository "nowhere" does not exist in namespace "team" (none among the objects given)',
     ]);
@@ -146,7 +151,10 @@ ${fns}${injectors}`) as PackageVariant;
 
 describe('applyPackageVariant', () => {
   it("replaces this variant's functions on re-apply and keeps everyone else's", () => {
-    const first = applyPackageVariant(new Map([['Kptfile', kptfile]]), pvWith('    - {name: a, image: a:v1}\n    - {name: b, image: b:v1}\n'));
+    const first = applyPackageVariant(
+      new Map([['Kptfile', kptfile]]),
+      pvWith('    - {name: a, image: a:v1}\n    - {name: b, image: b:v1}\n'),
+    );
     expect(first.ok).toBe(true);
     const after = first.ok ? first.changed.get('Kptfile')! : '';
     const second = applyPackageVariant(new Map([['Kptfile', after]]), pvWith('    - {name: c, image: c:v2}\n'));
@@ -156,7 +164,7 @@ describe('applyPackageVariant', () => {
       'PackageVariant.other.fmt.0',
       'set-labels:v1',
     ]);
-    expect(text).toContain('# upstream\'s own');
+    expect(text).toContain("# upstream's own");
   });
 
   it('records why an injection point was not filled', () => {
@@ -170,14 +178,25 @@ describe('applyPackageVariant', () => {
     const pv = pvWith('    - {name: a, image: a:v1}\n', '  injectors:\n  - {name: t1, kind: Team}\n');
     const none = applyPackageVariant(files, pv, { objects: [] });
     expect(none.ok && none.packageConditions).toEqual([
-      { type: 'config.injection.Team.team', status: 'False', reason: 'NoResourceSelected', message: 'no in-cluster resources of type hr.example.com/v1.Team' },
+      {
+        type: 'config.injection.Team.team',
+        status: 'False',
+        reason: 'NoResourceSelected',
+        message: 'no in-cluster resources of type hr.example.com/v1.Team',
+      },
     ]);
     const noSpec = applyPackageVariant(files, pv, { objects: [obj('Team', 't1', 'default', {}, 'hr.example.com/v1')] });
     expect(noSpec.ok && noSpec.packageConditions[0]?.message).toBe('field "spec" not found in resource "t1"');
-    const wrongKind = applyPackageVariant(files, { ...pv, spec: { ...pv.spec, injectors: [{ name: 't1', kind: 'Other' }] } }, {
-      objects: [{ ...obj('Team', 't1', 'default', {}, 'hr.example.com/v1'), spec: { code: 'y' } }],
-    });
-    expect(wrongKind.ok && wrongKind.packageConditions[0]?.message).toBe('no resource matched any injection selector for this injection point');
+    const wrongKind = applyPackageVariant(
+      files,
+      { ...pv, spec: { ...pv.spec, injectors: [{ name: 't1', kind: 'Other' }] } },
+      {
+        objects: [{ ...obj('Team', 't1', 'default', {}, 'hr.example.com/v1'), spec: { code: 'y' } }],
+      },
+    );
+    expect(wrongKind.ok && wrongKind.packageConditions[0]?.message).toBe(
+      'no resource matched any injection selector for this injection point',
+    );
   });
 
   it('edits a kpt package in memory: its Kptfile and KRM files only, and only when every mutation succeeds', () => {

@@ -11,7 +11,9 @@ import fnRender from './fn-render.js';
 
 // One line per command module; each module default-exports its Command.
 export const commands: readonly Command[] = [
-  pkgGet, pkgUpdate, pkgDiff,
+  pkgGet,
+  pkgUpdate,
+  pkgDiff,
   merge3,
   variantApply,
   variantsetExpand,

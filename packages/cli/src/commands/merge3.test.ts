@@ -64,7 +64,10 @@ describe('kdelta merge3', () => {
   test('--on-conflict fail exits 3, prints the conflict and writes nothing', async () => {
     const dir = workspace();
     tree(dir, { 'l/app/deploy.yaml': deploy('web:1-patched') });
-    const r = await kdelta(['merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--output', 'out', '--on-conflict', 'fail'], dir);
+    const r = await kdelta(
+      ['merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--output', 'out', '--on-conflict', 'fail'],
+      dir,
+    );
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('.spec.template.spec.containers[name="web"].image web:1→web:1-patched');
     expect(existsSync(join(dir, 'out'))).toBe(false);
@@ -99,8 +102,7 @@ describe('kdelta merge3', () => {
   });
 
   test('a Kptfile is merged by the pipeline rules', async () => {
-    const kptfile = (fns: string) =>
-      `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n${fns}`;
+    const kptfile = (fns: string) => `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n${fns}`;
     const dir = tree(mkdtempSync(join(tmpdir(), 'kdelta-kptfile-')), {
       'o/Kptfile': kptfile('    - image: gcr.io/kpt-fn/set-labels:v0.1\n'),
       'u/Kptfile': kptfile('    - image: gcr.io/kpt-fn/set-labels:v0.2\n    - image: gcr.io/kpt-fn/apply-setters:v0.1\n'),
@@ -127,7 +129,11 @@ describe('kdelta merge3', () => {
       throw new Error('packages/cli is not built: run `pnpm build` (pnpm test does) before this test');
     }
     const dir = workspace();
-    const r = await promisify(execFile)(process.execPath, [bin, 'merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--output', 'l'], { cwd: dir });
+    const r = await promisify(execFile)(
+      process.execPath,
+      [bin, 'merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--output', 'l'],
+      { cwd: dir },
+    );
     expect(r.stdout).toBe('');
     expect(readdirSync(join(dir, 'l/app')).sort()).toEqual(['deploy.yaml', 'svc.yaml']);
   });

@@ -61,7 +61,12 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     report: { type: 'string' },
   });
   if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
-  const strategy = oneOf<ConflictStrategy>('on-conflict', stringFlag(flags, 'on-conflict'), ['upstream-wins', 'local-wins', 'fail'], 'upstream-wins');
+  const strategy = oneOf<ConflictStrategy>(
+    'on-conflict',
+    stringFlag(flags, 'on-conflict'),
+    ['upstream-wins', 'local-wins', 'fail'],
+    'upstream-wins',
+  );
   const inferKeys = boolWord('infer-keys', stringFlag(flags, 'infer-keys'), true);
   const originPath = required(stringFlag(flags, 'original'), 'original');
   const updatedPath = required(stringFlag(flags, 'updated'), 'updated');
@@ -77,21 +82,28 @@ async function run(args: readonly string[], io: Io): Promise<number> {
     schemas = layerSchemas(schemas, schemaRegistryFromText(text, file));
   }
 
-  const sides = { origin: readSide(originPath, io.cwd, 'original'), upstream: readSide(updatedPath, io.cwd, 'updated'), local: readSide(localPath, io.cwd, 'local') };
+  const sides = {
+    origin: readSide(originPath, io.cwd, 'original'),
+    upstream: readSide(updatedPath, io.cwd, 'updated'),
+    local: readSide(localPath, io.cwd, 'local'),
+  };
   const single = flags.values.single === true;
-  if (single && (sides.origin.directory || sides.upstream.directory || sides.local.directory)) throw new UsageError('--single takes three files, not directories');
+  if (single && (sides.origin.directory || sides.upstream.directory || sides.local.directory))
+    throw new UsageError('--single takes three files, not directories');
   const { files, deleted, conflicts, report } = mergePackages(sides, { strategy, inferKeys, schemas, single });
 
   if (strategy === 'fail' && conflicts.length > 0) {
-      // The failure is the first line; the conflicts follow, without a winner (nothing was merged).
-      const n = conflicts.length;
-      io.stderr(`kdelta merge3: ${n} conflict${n === 1 ? '' : 's'} between local and upstream changes; nothing written (--on-conflict fail):\n`);
-      for (const c of conflicts) io.stderr(`  ${conflictLine(c, { verdict: false })}\n`);
+    // The failure is the first line; the conflicts follow, without a winner (nothing was merged).
+    const n = conflicts.length;
+    io.stderr(
+      `kdelta merge3: ${n} conflict${n === 1 ? '' : 's'} between local and upstream changes; nothing written (--on-conflict fail):\n`,
+    );
+    for (const c of conflicts) io.stderr(`  ${conflictLine(c, { verdict: false })}\n`);
     if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...report, conflicts }, null, 2)}\n`);
     return ExitCode.conflicts;
   }
 
-    io.stderr(conflictReport(conflicts, (c) => conflictLine(c, { verdict: true })));
+  io.stderr(conflictReport(conflicts, (c) => conflictLine(c, { verdict: true })));
   if (output) {
     const dir = resolve(io.cwd, output);
     for (const f of files) await writeFileAtomic(join(dir, f.path), f.text);

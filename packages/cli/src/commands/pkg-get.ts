@@ -58,7 +58,9 @@ const command: Command = {
         progress: progress.event,
       });
       progress.flush();
-      io.stderr(`Fetched ${args.repo}${args.directory === '/' ? '' : args.directory}@${args.ref} (${result.commit.slice(0, 12)}) into ${result.destination}\n`);
+      io.stderr(
+        `Fetched ${args.repo}${args.directory === '/' ? '' : args.directory}@${args.ref} (${result.commit.slice(0, 12)}) into ${result.destination}\n`,
+      );
       return 0;
     });
   },

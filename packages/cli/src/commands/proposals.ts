@@ -43,7 +43,10 @@ const command: Command = {
       io.stdout('no proposals\n');
       return 0;
     }
-    const table = [['STATE', 'DOWNSTREAM', 'BRANCH', 'CONFLICTS', 'TITLE'], ...rows.map((r) => [r.state, r.downstream, r.head, String(r.conflicts), r.title])];
+    const table = [
+      ['STATE', 'DOWNSTREAM', 'BRANCH', 'CONFLICTS', 'TITLE'],
+      ...rows.map((r) => [r.state, r.downstream, r.head, String(r.conflicts), r.title]),
+    ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
     io.stdout(`${table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n')}\n`);
     return 0;

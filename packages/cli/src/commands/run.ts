@@ -47,7 +47,7 @@ resources are invalid (then nothing is pushed or written; stderr names file, doc
 
 const command: Command = {
   path: ['run'],
-  summary: 'propose every variant\'s package to its downstream repository',
+  summary: "propose every variant's package to its downstream repository",
   help,
   async run(args, io) {
     const flags = parseFlags(args, {
@@ -62,8 +62,14 @@ const command: Command = {
       'proposals-dir': { type: 'string' },
     });
     if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
-    const forge = stringFlag(flags, 'forge') === undefined ? undefined : oneOf('forge', stringFlag(flags, 'forge'), ['local', 'github'] as const, 'local');
-    const mode = stringFlag(flags, 'mode') === undefined ? undefined : oneOf('mode', stringFlag(flags, 'mode'), ['variants', 'updates', 'both'] as const, 'both');
+    const forge =
+      stringFlag(flags, 'forge') === undefined
+        ? undefined
+        : oneOf('forge', stringFlag(flags, 'forge'), ['local', 'github'] as const, 'local');
+    const mode =
+      stringFlag(flags, 'mode') === undefined
+        ? undefined
+        : oneOf('mode', stringFlag(flags, 'mode'), ['variants', 'updates', 'both'] as const, 'both');
     const shardText = stringFlag(flags, 'shard');
     let shard;
     try {

@@ -68,7 +68,11 @@ const command: Command = {
       }
       if (!result.file) throw new CliInputError('variant-not-applied', `${pkgDir}: ${message}`, { file: pkgDir });
       const file = path.join(pkgDir, result.file);
-      throw new CliInputError('variant-not-applied', message.startsWith(`${result.file}:`) ? `${path.join(pkgDir, message)}` : `${file}: ${message}`, { file });
+      throw new CliInputError(
+        'variant-not-applied',
+        message.startsWith(`${result.file}:`) ? `${path.join(pkgDir, message)}` : `${file}: ${message}`,
+        { file },
+      );
     }
     await savePackage(pkg);
     // a required injection point left without a source gates the package (seed 004): the

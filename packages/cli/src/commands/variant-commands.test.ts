@@ -119,7 +119,7 @@ describe('kdelta variantset expand', () => {
       'a CEL syntax error',
       `      labelExprs:\n      - key: org\n        valueExpr: "repository.labels['org'] +"\n`,
       '',
-      "spec.targets[0].template.labelExprs[0].valueExpr: ERROR: <input>:1:",
+      'spec.targets[0].template.labelExprs[0].valueExpr: ERROR: <input>:1:',
     ],
     [
       'an unknown variable',
@@ -151,7 +151,12 @@ describe('kdelta variantset expand', () => {
       '',
       'spec.targets[0] (repository "cluster-01", package "foo"): template.labelExprs[0].valueExpr: ERROR: <input>:1:1: no such key: tier',
     ],
-    ['a reserved-looking wrong type', `      labels: {replicas: 3}\n`, '', 'spec.targets[0].template.labels.replicas: expected string, got number'],
+    [
+      'a reserved-looking wrong type',
+      `      labels: {replicas: 3}\n`,
+      '',
+      'spec.targets[0].template.labels.replicas: expected string, got number',
+    ],
   ];
   for (const [what, template, targets, message] of bad) {
     it(`exits 1 naming the file and the field path for ${what}`, async () => {
@@ -378,7 +383,9 @@ describe('strict variant inputs', () => {
     const before = await snapshot(path.join(dir, 'pkg'));
     const r = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--objects', 'objects');
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('objects/a.yaml: document 1 (ConfigMap "us-east1-endpoints") and objects/b.yaml: document 1 (ConfigMap "us-east1-endpoints") are the same object');
+    expect(r.stderr).toContain(
+      'objects/a.yaml: document 1 (ConfigMap "us-east1-endpoints") and objects/b.yaml: document 1 (ConfigMap "us-east1-endpoints") are the same object',
+    );
     expect(await snapshot(path.join(dir, 'pkg'))).toEqual(before);
   });
 
@@ -424,7 +431,9 @@ describe('strict variant inputs', () => {
     await write('set.yaml', pvs('', `  - repositorySelector:\n      matchLabels: {org: legal}\n`));
     const r = await run('variantset', 'expand', '--set', 'set.yaml', '--objects', 'repos.yaml');
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('warning: set.yaml: document 1 (PackageVariantSet "example"): spec.targets[0].repositorySelector selects no Repository in namespace "default"');
+    expect(r.stderr).toContain(
+      'warning: set.yaml: document 1 (PackageVariantSet "example"): spec.targets[0].repositorySelector selects no Repository in namespace "default"',
+    );
     expect(r.stderr).toContain('selects no target: no PackageVariant generated');
   });
 });

@@ -1,7 +1,13 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { decodeObject, decodePackageVariant, PACKAGE_VARIANT_API_VERSION, type KubeObject, type PackageVariant } from '@kdelta/variant-engine';
+import {
+  decodeObject,
+  decodePackageVariant,
+  PACKAGE_VARIANT_API_VERSION,
+  type KubeObject,
+  type PackageVariant,
+} from '@kdelta/variant-engine';
 import { UsageError } from '../command.js';
 import { CliInputError } from '../errors.js';
 
@@ -24,13 +30,19 @@ export async function readYamlDocuments(file: string, display = file): Promise<S
     text = await fs.readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`${display}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, expected a YAML file' : String(error)}`);
+    throw new UsageError(
+      `${display}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, expected a YAML file' : String(error)}`,
+    );
   }
   const out: SourcedObject[] = [];
   parseAllDocuments(text).forEach((doc, i) => {
     const err = doc.errors[0];
     if (err) {
-      throw new CliInputError('invalid-yaml', `${display}: document ${i + 1}: invalid YAML at line ${lineOf(text, err.pos[0])}: ${err.message.split('\n')[0]}`, { file: display, document: i + 1 });
+      throw new CliInputError(
+        'invalid-yaml',
+        `${display}: document ${i + 1}: invalid YAML at line ${lineOf(text, err.pos[0])}: ${err.message.split('\n')[0]}`,
+        { file: display, document: i + 1 },
+      );
     }
     const value: unknown = doc.toJS();
     if (value !== null && value !== undefined) out.push({ file: display, document: i + 1, value });
@@ -81,7 +93,8 @@ export function decodeObjects(docs: readonly SourcedObject[]): KubeObject[] {
   const seen = new Map<string, SourcedObject>();
   for (const o of docs) {
     const d = decodeObject(o.value);
-    if (d.errors.length > 0) throw new CliInputError('invalid-object', `${describeDocument(o)}: ${d.errors.join('; ')}`, { file: o.file, document: o.document });
+    if (d.errors.length > 0)
+      throw new CliInputError('invalid-object', `${describeDocument(o)}: ${d.errors.join('; ')}`, { file: o.file, document: o.document });
     const v = d.value;
     const name = v.metadata?.name;
     if (typeof name === 'string' && name !== '') {
@@ -115,14 +128,19 @@ export async function readPackageVariant(file: string, cwd: string): Promise<{ p
   const where = describeDocument(doc);
   const decoded = decodePackageVariant(doc.value);
   const invalid = [...decoded.errors, ...decoded.unknownFields];
-  if (invalid.length > 0) throw new CliInputError('invalid-variant', `${where}: ${invalid.join('; ')}`, { file: doc.file, document: doc.document });
+  if (invalid.length > 0)
+    throw new CliInputError('invalid-variant', `${where}: ${invalid.join('; ')}`, { file: doc.file, document: doc.document });
   const pv = decoded.value;
   if (pv.apiVersion !== PACKAGE_VARIANT_API_VERSION) {
-    throw new CliInputError('invalid-variant', `${where}: apiVersion: expected ${PACKAGE_VARIANT_API_VERSION}, got ${pv.apiVersion ?? '(none)'}`, {
-      file: doc.file,
-      document: doc.document,
-      path: '.apiVersion',
-    });
+    throw new CliInputError(
+      'invalid-variant',
+      `${where}: apiVersion: expected ${PACKAGE_VARIANT_API_VERSION}, got ${pv.apiVersion ?? '(none)'}`,
+      {
+        file: doc.file,
+        document: doc.document,
+        path: '.apiVersion',
+      },
+    );
   }
   return { pv, doc, where };
 }

@@ -1,11 +1,6 @@
 import path from 'node:path';
 import { stringify } from 'yaml';
-import {
-  PACKAGE_VARIANT_SET_API_VERSION,
-  decodePackageVariantSet,
-  expandPackageVariantSet,
-  type KubeObject,
-} from '@kdelta/variant-engine';
+import { PACKAGE_VARIANT_SET_API_VERSION, decodePackageVariantSet, expandPackageVariantSet, type KubeObject } from '@kdelta/variant-engine';
 import { type Command, UsageError } from '../command.js';
 import { CliInputError } from '../errors.js';
 import { parseFlags, stringFlag } from '../args.js';
@@ -54,7 +49,8 @@ const command: Command = {
       const where = describeDocument(doc);
       const decoded = decodePackageVariantSet(doc.value);
       const invalid = [...decoded.errors, ...decoded.unknownFields];
-      if (invalid.length > 0) throw new CliInputError('invalid-variant', `${where}: ${invalid.join('; ')}`, { file: doc.file, document: doc.document });
+      if (invalid.length > 0)
+        throw new CliInputError('invalid-variant', `${where}: ${invalid.join('; ')}`, { file: doc.file, document: doc.document });
       const pvs = decoded.value;
       if (pvs.apiVersion !== PACKAGE_VARIANT_SET_API_VERSION) {
         throw new CliInputError(
@@ -65,7 +61,11 @@ const command: Command = {
         );
       }
       const result = expandPackageVariantSet(pvs, { objects });
-      if (!result.ok) throw new CliInputError('invalid-variant', `${where}: ${result.reason}: ${result.errors.join('; ')}`, { file: doc.file, document: doc.document });
+      if (!result.ok)
+        throw new CliInputError('invalid-variant', `${where}: ${result.reason}: ${result.errors.join('; ')}`, {
+          file: doc.file,
+          document: doc.document,
+        });
       for (const w of result.warnings) warnings.push(`${where}: ${w}`);
       if (result.variants.length === 0) warnings.push(`${where}: selects no target: no PackageVariant generated`);
       for (const pv of result.variants) out.push(stringify(pv, { indentSeq: false, lineWidth: 0 }));

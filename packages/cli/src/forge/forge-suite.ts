@@ -27,7 +27,11 @@ export function forgeSuite(name: string, make: () => Promise<Forge>): void {
     it('opens a proposal, then finds it by head and base', async () => {
       const forge = await make();
       const opened = await forge.upsert(input());
-      expect(opened).toMatchObject({ created: true, changed: true, proposal: { state: 'open', title: 'kdelta: add web', fingerprint: 'f1' } });
+      expect(opened).toMatchObject({
+        created: true,
+        changed: true,
+        proposal: { state: 'open', title: 'kdelta: add web', fingerprint: 'f1' },
+      });
       const found = await forge.find(input());
       expect(found).toMatchObject({ id: opened.proposal.id, head: 'kdelta/web', base: 'main', body: input().body, state: 'open' });
       expect(await forge.find(input({ base: 'release' }))).toBeUndefined();

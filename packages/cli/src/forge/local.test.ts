@@ -31,13 +31,23 @@ describe('local forge records', () => {
     );
     const mtime = statSync(file).mtimeMs;
     await new Promise((r) => setTimeout(r, 20));
-    await forge.upsert({ downstream: 'cluster-01', repo: '/r.git', head: 'kdelta/web', base: 'main', title: 'kdelta: add web', body: '## Hello\n', fingerprint: 'abc' });
+    await forge.upsert({
+      downstream: 'cluster-01',
+      repo: '/r.git',
+      head: 'kdelta/web',
+      base: 'main',
+      title: 'kdelta: add web',
+      body: '## Hello\n',
+      fingerprint: 'abc',
+    });
     expect(statSync(file).mtimeMs).toBe(mtime);
   });
 
   it('refuses names that are not plain file names, and reports a broken record with its path', async () => {
     const forge = createLocalForge({ dir: join(root, 'bad') });
-    await expect(forge.find({ downstream: '../x', repo: '', head: 'kdelta/a', base: 'main' })).rejects.toThrow(/downstream "\.\.\/x" cannot name a file/);
+    await expect(forge.find({ downstream: '../x', repo: '', head: 'kdelta/a', base: 'main' })).rejects.toThrow(
+      /downstream "\.\.\/x" cannot name a file/,
+    );
     const { writeFileSync, mkdirSync } = await import('node:fs');
     mkdirSync(join(root, 'bad', 'c1'), { recursive: true });
     writeFileSync(join(root, 'bad', 'c1', 'v.md'), 'no header\n');

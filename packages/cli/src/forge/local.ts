@@ -67,16 +67,27 @@ export function parseRecord(text: string, file: string): { header: Header; body:
     return v;
   };
   const state = str('state');
-  if (state !== 'open' && state !== 'closed' && state !== 'merged') throw new Error(`${file}: header field "state" must be open, closed or merged (got "${state}")`);
+  if (state !== 'open' && state !== 'closed' && state !== 'merged')
+    throw new Error(`${file}: header field "state" must be open, closed or merged (got "${state}")`);
   const status = h.status as ProposalStatus | undefined;
   return {
-    header: { title: str('title'), head: str('head'), base: str('base'), state, fingerprint: str('fingerprint'), downstream: str('downstream'), repo: str('repo'), status },
+    header: {
+      title: str('title'),
+      head: str('head'),
+      base: str('base'),
+      state,
+      fingerprint: str('fingerprint'),
+      downstream: str('downstream'),
+      repo: str('repo'),
+      status,
+    },
     body: m[2]!,
   };
 }
 
 export function createLocalForge(options: LocalForgeOptions): Forge {
-  const fileOf = (t: { downstream: string; head: string }) => join(options.dir, segment('downstream', t.downstream), `${variantOf(t.head)}.md`);
+  const fileOf = (t: { downstream: string; head: string }) =>
+    join(options.dir, segment('downstream', t.downstream), `${variantOf(t.head)}.md`);
   const urlOf = (file: string) => (options.displayRoot ? relative(options.displayRoot, file) : file);
 
   async function read(file: string): Promise<Proposal | undefined> {
@@ -133,7 +144,10 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       const out: Proposal[] = [];
       let downstreams: string[];
       try {
-        downstreams = (await readdir(options.dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+        downstreams = (await readdir(options.dir, { withFileTypes: true }))
+          .filter((e) => e.isDirectory())
+          .map((e) => e.name)
+          .sort();
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
         throw error;

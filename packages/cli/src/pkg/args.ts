@@ -91,7 +91,8 @@ export async function parseGetArgs(
   },
 ): Promise<GetArgs> {
   if (positionals.length === 0) throw new UsageError('requires at least 1 arg(s), only received 0');
-  if (positionals.length > 2) throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument (got ${positionals.length} arguments)`);
+  if (positionals.length > 2)
+    throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument (got ${positionals.length} arguments)`);
   const [source, dest] = positionals as [string, string | undefined];
   const updateStrategy = parseStrategy(options.strategy) ?? 'resource-merge';
   // Credentials leave the argument first: nothing below (errors included) ever sees them.

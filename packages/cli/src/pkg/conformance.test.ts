@@ -155,7 +155,10 @@ function expectOutcome(step: Any, result: { code: number; stdout: string; stderr
   expect(result.code, result.stderr).toBe(0);
   if (step.expectStdout !== undefined) expect(result.stdout).toBe(vars.sub(step.expectStdout));
   if (step.expectStderr !== undefined) {
-    const expected = normalizeStderr(vars.sub(step.expectStderr)).split('\n').filter((l) => l !== '<git_output>').join('\n');
+    const expected = normalizeStderr(vars.sub(step.expectStderr))
+      .split('\n')
+      .filter((l) => l !== '<git_output>')
+      .join('\n');
     expect(normalizeStderr(result.stderr)).toBe(expected);
   }
 }
@@ -173,7 +176,7 @@ async function runStep(step: Any, vars: Vars, env: Record<string, string | undef
       args = [`${vars.repo(g.repo)}.git${dir === '/' ? '/' : vars.sub(dir)}${ref}`];
       if (g.dest !== undefined) args.push(vars.sub(g.dest));
     }
-    const gr = await cli(["pkg", "get", ...args], cwd, env);
+    const gr = await cli(['pkg', 'get', ...args], cwd, env);
     return expectOutcome(g, gr, vars);
   }
   if (step.localCommit) {
@@ -183,7 +186,7 @@ async function runStep(step: Any, vars: Vars, env: Record<string, string | undef
   }
   if (step.localChange) {
     const c = step.localChange;
-    replaceData(resolve(vars.workspace, vars.sub(c.pkg)), sourceTree(vars, { dataset: c.dataset, pkgSpec: c.pkgSpec }, "base", tmp));
+    replaceData(resolve(vars.workspace, vars.sub(c.pkg)), sourceTree(vars, { dataset: c.dataset, pkgSpec: c.pkgSpec }, 'base', tmp));
     git(vars.workspace, 'add', '.');
     git(vars.workspace, 'commit', '--quiet', '--allow-empty', '-m', 'local change');
     return;
@@ -327,9 +330,9 @@ for (const sf of loadScenarioFiles()) {
         continue;
       }
       it(sc.name, async () => {
-          if (sf.kind === 'git') await runGitScenario(sc);
-          else if (sf.kind === 'threeWay') await runThreeWay(sc);
-          else await runArgParse(sc);
+        if (sf.kind === 'git') await runGitScenario(sc);
+        else if (sf.kind === 'threeWay') await runThreeWay(sc);
+        else await runArgParse(sc);
       });
     }
   });

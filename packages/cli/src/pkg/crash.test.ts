@@ -32,7 +32,11 @@ const git = (cwd: string, ...args: string[]) =>
 /** Paths `git add -A` would take that are not the package's (untracked or changed outside `app/`). */
 function outsideThePackage(): string[] {
   const out = execFileSync('git', ['status', '--porcelain', '-z', '--untracked-files=all'], { cwd: ws, encoding: 'utf8' });
-  return out.split('\0').filter(Boolean).map((l) => l.slice(3)).filter((p) => !p.startsWith('app/'));
+  return out
+    .split('\0')
+    .filter(Boolean)
+    .map((l) => l.slice(3))
+    .filter((p) => !p.startsWith('app/'));
 }
 
 /** One hash of every file of a tree: paths and bytes. */
@@ -42,7 +46,10 @@ function treeHash(dir: string): string {
     for (const e of readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(join(abs, e.name), r);
-      else h.update(`${r}\0`).update(readFileSync(join(abs, e.name))).update('\0');
+      else
+        h.update(`${r}\0`)
+          .update(readFileSync(join(abs, e.name)))
+          .update('\0');
     }
   };
   walk(dir, '');
@@ -80,7 +87,11 @@ function leftovers(): string[] {
   if (existsSync(kdeltaDir)) out.push(...readdirSync(kdeltaDir).map((n) => `.git/kdelta/${n}`));
   out.push(...readdirSync(scratchTmp).map((n) => `TMPDIR/${n}`));
   for (const repo of existsSync(cache) ? readdirSync(cache) : []) {
-    out.push(...readdirSync(join(cache, repo)).filter((n) => n.includes('lock')).map((n) => `cache/${repo}/${n}`));
+    out.push(
+      ...readdirSync(join(cache, repo))
+        .filter((n) => n.includes('lock'))
+        .map((n) => `cache/${repo}/${n}`),
+    );
   }
   out.push(...readdirSync(ws).filter((n) => n !== 'app' && n !== '.git'));
   return out;
@@ -91,9 +102,13 @@ let newHash = '';
 let updateMs = 0;
 
 beforeAll(async () => {
-  if (!existsSync(join(dirname(bin), '..', 'dist', 'main.js'))) throw new Error('build the CLI first (pnpm build): this test runs packages/cli/bin/kdelta.js');
+  if (!existsSync(join(dirname(bin), '..', 'dist', 'main.js')))
+    throw new Error('build the CLI first (pnpm build): this test runs packages/cli/bin/kdelta.js');
   mkdirSync(scratchTmp);
-  const synthetic = syntheticPackage(1000, { upstreamChangeEvery: 10 }) as Record<'origin' | 'upstream' | 'local', { path: string; text: string }[]>;
+  const synthetic = syntheticPackage(1000, { upstreamChangeEvery: 10 }) as Record<
+    'origin' | 'upstream' | 'local',
+    { path: string; text: string }[]
+  >;
   const writeVersion = (files: { path: string; text: string }[]) => {
     rmSync(join(upstream, 'pkg', 'apps'), { recursive: true, force: true });
     for (const f of files) {
@@ -134,7 +149,8 @@ describe('pkg update killed at any moment', () => {
       restoreOld();
       const killed = await start(['pkg', 'update', 'app'], { KDELTA_TEST_KILL_IN_SWAP: stage }).done;
       expect(killed.signal).toBe('SIGKILL');
-      if (stage === 'between') expect(existsSync(pkg)).toBe(false); // the one instant without a package, covered by the journal
+      if (stage === 'between')
+        expect(existsSync(pkg)).toBe(false); // the one instant without a package, covered by the journal
       else expect(treeHash(pkg)).toBe(stage === 'journaled' ? oldHash : newHash);
       expect(outsideThePackage()).toEqual([]);
 
@@ -204,7 +220,8 @@ describe('pkg update killed at any moment', () => {
       return state / 2 ** 31;
     };
     const seen = { old: 0, new: 0, absent: 0, pending: 0, locks: 0 };
-    const journals = () => (existsSync(join(ws, '.git', 'kdelta')) ? readdirSync(join(ws, '.git', 'kdelta')).filter((n) => n.includes('journal')) : []);
+    const journals = () =>
+      existsSync(join(ws, '.git', 'kdelta')) ? readdirSync(join(ws, '.git', 'kdelta')).filter((n) => n.includes('journal')) : [];
     for (let i = 0; i < rounds; i++) {
       restoreOld();
       const delay = Math.floor(random() * updateMs * 1.4);

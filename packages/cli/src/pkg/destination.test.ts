@@ -119,7 +119,10 @@ describe('work directories', () => {
     const r = await run(ws, 'pkg', 'update', 'web');
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(ws, 'web', 'cm.yaml'), 'utf8')).toContain('v: "2"');
-    expect(git(ws, 'status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean)).toEqual([' M web/Kptfile', ' M web/cm.yaml']);
+    expect(git(ws, 'status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean)).toEqual([
+      ' M web/Kptfile',
+      ' M web/cm.yaml',
+    ]);
     expect(readdirSync(join(ws, '.git', 'kdelta'))).toEqual([]);
   });
 });

@@ -48,7 +48,11 @@ function deployment(name: string, replicas: number, image: string): Res {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, labels: { app: name } },
-    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image }] } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image }] } },
+    },
   };
 }
 
@@ -78,7 +82,10 @@ const pkgArb = fc.record({
   deployments: fc.integer({ min: 1, max: 3 }),
   upstream: fc.array(editArb, { minLength: 1, maxLength: 4 }),
   // local deletions are left out: see the deliberate differences above
-  local: fc.array(editArb.filter((e) => e.op !== 'delete'), { minLength: 0, maxLength: 4 }),
+  local: fc.array(
+    editArb.filter((e) => e.op !== 'delete'),
+    { minLength: 0, maxLength: 4 },
+  ),
 });
 
 /** Files of a package: one resource per file. */
@@ -90,7 +97,10 @@ function initialFiles(cms: number, deps: number): Map<string, Res> {
 }
 
 function applyEdits(dir: string, edits: readonly Edit[]): void {
-  const names = () => readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+  const names = () =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
   for (const e of edits) {
     const files = names();
     if (e.op === 'add') {
@@ -170,7 +180,8 @@ describe.skipIf(!kptAvailable)('differential: kdelta pkg update vs kpt pkg updat
           const beforeLocal = Object.keys(resources(join(ws, 'viaKpt'))).length;
           applyEdits(join(ws, 'viaKpt'), p.local);
           applyEdits(join(ws, 'viaKdelta'), p.local);
-          const localDeleted = Object.keys(resources(join(ws, 'viaKpt'))).length < beforeLocal + p.local.filter((e) => e.op === 'add').length;
+          const localDeleted =
+            Object.keys(resources(join(ws, 'viaKpt'))).length < beforeLocal + p.local.filter((e) => e.op === 'add').length;
           git(ws, 'add', '-A');
           git(ws, 'commit', '--quiet', '--allow-empty', '-m', 'local edits');
 

@@ -86,7 +86,11 @@ describe('kdelta pkg get / update / diff', () => {
     expect(r.stderr).toContain(`Fetching file://${up}@v1`);
     const kf = parse(readFileSync(join(ws, 'web', 'Kptfile'), 'utf8'));
     expect(kf.metadata.name).toBe('web');
-    expect(kf.upstream).toEqual({ type: 'git', git: { repo: `file://${up}`, directory: '/blueprints/web', ref: 'v1' }, updateStrategy: 'resource-merge' });
+    expect(kf.upstream).toEqual({
+      type: 'git',
+      git: { repo: `file://${up}`, directory: '/blueprints/web', ref: 'v1' },
+      updateStrategy: 'resource-merge',
+    });
     expect(kf.upstreamLock.git.commit).toBe(v1);
     expect(readFileSync(join(ws, 'web', 'deploy.yaml'), 'utf8')).toContain('metadata: # kpt-merge: /web');
   });
@@ -191,7 +195,12 @@ describe('kdelta pkg get / update / diff', () => {
 
   it('updates remote subpackages depth first, each level in reverse path order, as kpt does', async () => {
     const { repo, ws } = monorepo('order', ['web', 'a', 'b', 'a/x']);
-    for (const [dir, dest] of [['web', 'web'], ['a', 'web/a'], ['b', 'web/b'], ['a/x', 'web/a/x2']] as const) {
+    for (const [dir, dest] of [
+      ['web', 'web'],
+      ['a', 'web/a'],
+      ['b', 'web/b'],
+      ['a/x', 'web/a/x2'],
+    ] as const) {
       expect((await run(ws, 'pkg', 'get', `${repo}.git/${dir}@v1`, dest)).code).toBe(0);
     }
     for (const dest of ['web/a', 'web/b', 'web/a/x2']) {
@@ -207,7 +216,12 @@ describe('kdelta pkg get / update / diff', () => {
 
   it('a new ref moves the remote packages inside from the same repository, directory and ref, at any depth', async () => {
     const { repo, ws } = monorepo('follow', ['bp/web', 'bp/web-extra']);
-    const gets = [['bp/web', 'web'], ['bp/web', 'web/copy'], ['bp/web', 'web/copy/deeper'], ['bp/web-extra', 'web/extra']] as const;
+    const gets = [
+      ['bp/web', 'web'],
+      ['bp/web', 'web/copy'],
+      ['bp/web', 'web/copy/deeper'],
+      ['bp/web-extra', 'web/extra'],
+    ] as const;
     for (const [dir, dest] of gets) expect((await run(ws, 'pkg', 'get', `${repo}.git/${dir}@v1`, dest)).code).toBe(0);
     expect((await run(ws, 'pkg', 'get', `${repo}.git/bp/web@v2`, 'web/pinned')).code).toBe(0);
     const moved = await run(ws, 'pkg', 'update', 'web@v2');

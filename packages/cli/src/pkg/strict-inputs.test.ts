@@ -55,7 +55,11 @@ async function fetched(name: string, v2: Record<string, string>) {
 
 describe('every command reads the Kptfile the same strict way', () => {
   const bad: [string, (text: string) => string, string][] = [
-    ['an older apiVersion', (t) => t.replace('kpt.dev/v1', 'kpt.dev/v1alpha1'), 'Kptfile: apiVersion: expected kpt.dev/v1, got "kpt.dev/v1alpha1"'],
+    [
+      'an older apiVersion',
+      (t) => t.replace('kpt.dev/v1', 'kpt.dev/v1alpha1'),
+      'Kptfile: apiVersion: expected kpt.dev/v1, got "kpt.dev/v1alpha1"',
+    ],
     ['a wrong kind', (t) => t.replace('kind: Kptfile', 'kind: Package'), 'Kptfile: kind: expected Kptfile, got "Package"'],
     ['an unknown field', (t) => `${t}info:\n  sites: https://example.com\n`, 'Kptfile: info.sites: unknown field'],
   ];
@@ -142,7 +146,7 @@ describe("errors in upstream's files name the side and the package path", () => 
     expect(snapshot(pkg)).toEqual(before);
   });
 
-  it("a bad upstream Kptfile is named upstream (...): Kptfile with the field", async () => {
+  it('a bad upstream Kptfile is named upstream (...): Kptfile with the field', async () => {
     const { up, ws, pkg } = await fetched('bad-upstream-kptfile', { Kptfile: `${KPTFILE}pipeline:\n  mutator: []\n` });
     const before = snapshot(pkg);
     const r = await run(ws, 'pkg', 'update', 'web@v2');

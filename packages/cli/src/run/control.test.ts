@@ -48,7 +48,12 @@ describe('the published JSON Schema', () => {
   it('and the loader accepts the examples as a config directory', async () => {
     const config = await loadControl({ dir: join(schemaDir, 'examples') });
     expect(config.repositories.map((r) => r.name)).toEqual(['catalog', 'cluster-01', 'cluster-02']);
-    expect(config.settings).toEqual({ forge: 'local', mode: 'variants', concurrency: 8, author: { name: 'kdelta', email: 'kdelta@example.com' } });
+    expect(config.settings).toEqual({
+      forge: 'local',
+      mode: 'variants',
+      concurrency: 8,
+      author: { name: 'kdelta', email: 'kdelta@example.com' },
+    });
     const plan = planRun(config, { cwd: root });
     expect(plan.variants.map((v) => `${v.name} ${v.upstream.directory} ${v.upstream.policy} → ${v.downstream.directory}`)).toEqual([
       'base-ns-cluster-01-team-a packages/base-ns highest-semver → team-a',
@@ -81,7 +86,9 @@ describe('loading control resources', () => {
     expect(message).toContain('invalid control configuration (3 problems)');
     expect(message).toContain('.kdelta/a.yaml: document 2 (Repository "s"): spec.git.brunch: unknown field');
     expect(message).toContain('.kdelta/a.yaml: document 2 (Repository "s"): spec.git.repo: expected a non-empty string, got 3');
-    expect(message).toContain('.kdelta/b.yaml: document 1 (PackageVariantSet "old"): kind: PackageVariantSet is read as config.porch.kpt.dev/v1alpha2, not config.porch.kpt.dev/v1alpha1');
+    expect(message).toContain(
+      '.kdelta/b.yaml: document 1 (PackageVariantSet "old"): kind: PackageVariantSet is read as config.porch.kpt.dev/v1alpha2, not config.porch.kpt.dev/v1alpha1',
+    );
   });
 
   it('refuses the same object twice, and a variant naming a Repository that does not exist', async () => {
@@ -101,7 +108,10 @@ describe('loading control resources', () => {
 
   it('reads other objects as they are and skips the proposals folder', async () => {
     const config = await loadControl({
-      dir: configDir({ 'a.yaml': `${REPO}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: v\n`, 'proposals/x/y.yaml': 'not: [valid\n' }),
+      dir: configDir({
+        'a.yaml': `${REPO}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: v\n`,
+        'proposals/x/y.yaml': 'not: [valid\n',
+      }),
     });
     expect(config.objects.map((o) => o.kind)).toEqual(['Repository', 'ConfigMap']);
   });

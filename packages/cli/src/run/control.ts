@@ -130,7 +130,9 @@ async function controlFiles(dir: string): Promise<string[]> {
 export async function loadControl(options: { dir: string; display?: string }): Promise<ControlConfig> {
   const display = options.display ?? options.dir;
   if (!(await isDirectory(options.dir))) {
-    throw new ControlError([{ source: { file: display, document: 0 }, message: 'no such directory (the control resources live there; see --config)' }]);
+    throw new ControlError([
+      { source: { file: display, document: 0 }, message: 'no such directory (the control resources live there; see --config)' },
+    ]);
   }
   const issues: ControlIssue[] = [];
   const repositories: RepositorySpec[] = [];
@@ -204,7 +206,11 @@ export async function loadControl(options: { dir: string; display?: string }): P
       } else if (PORCH_GROUPS.includes(groupOf(apiVersion)) && !PORCH_PLAIN_KINDS.has(typeKey)) {
         issues.push({ source, field: 'kind', message: unknownPorchKind(apiVersion, kind) });
       } else if (groupOf(apiVersion) === 'kdelta.dev') {
-        issues.push({ source, field: 'kind', message: `unknown kind "${kind}" in ${apiVersion} (expected ${RUN_SETTINGS_KIND} in ${RUN_SETTINGS_API_VERSION})` });
+        issues.push({
+          source,
+          field: 'kind',
+          message: `unknown kind "${kind}" in ${apiVersion} (expected ${RUN_SETTINGS_KIND} in ${RUN_SETTINGS_API_VERSION})`,
+        });
       } else {
         const d = decodeObject(raw);
         for (const p of d.errors) issues.push(fieldIssue(source, p));
@@ -255,7 +261,8 @@ function checkRepository(raw: Record<string, unknown>, source: Source, issues: C
     const at = path === '' ? raw : path === 'spec' ? spec : spec.git;
     if (!isMap(at)) continue;
     for (const k of Object.keys(at)) {
-      if (!fields.includes(k)) issues.push({ source, field: path ? `${path}.${k}` : k, message: `unknown field (expected one of ${fields.join(', ')})` });
+      if (!fields.includes(k))
+        issues.push({ source, field: path ? `${path}.${k}` : k, message: `unknown field (expected one of ${fields.join(', ')})` });
     }
   }
   if (spec.type !== undefined && spec.type !== 'git') {
@@ -273,7 +280,11 @@ function checkRepository(raw: Record<string, unknown>, source: Source, issues: C
       return undefined;
     }
     if (typeof v !== 'string' || (required && v === '')) {
-      issues.push({ source, field: `spec.git.${field}`, message: `expected a${required ? ' non-empty' : ''} string, got ${JSON.stringify(v)}` });
+      issues.push({
+        source,
+        field: `spec.git.${field}`,
+        message: `expected a${required ? ' non-empty' : ''} string, got ${JSON.stringify(v)}`,
+      });
       return undefined;
     }
     return v;
@@ -307,10 +318,12 @@ function checkSettings(raw: Record<string, unknown>, source: Source, issues: Con
     return {};
   }
   for (const k of Object.keys(raw)) {
-    if (!['apiVersion', 'kind', 'metadata', 'spec'].includes(k)) issues.push({ source, field: k, message: 'unknown field (expected one of apiVersion, kind, metadata, spec)' });
+    if (!['apiVersion', 'kind', 'metadata', 'spec'].includes(k))
+      issues.push({ source, field: k, message: 'unknown field (expected one of apiVersion, kind, metadata, spec)' });
   }
   for (const k of Object.keys(spec)) {
-    if (!SETTINGS_FIELDS.includes(k)) issues.push({ source, field: `spec.${k}`, message: `unknown field (expected one of ${SETTINGS_FIELDS.join(', ')})` });
+    if (!SETTINGS_FIELDS.includes(k))
+      issues.push({ source, field: `spec.${k}`, message: `unknown field (expected one of ${SETTINGS_FIELDS.join(', ')})` });
   }
   const out: { -readonly [K in keyof RunSettings]: RunSettings[K] } = {};
   const oneOf = <T extends string>(field: string, allowed: readonly T[]): T | undefined => {
@@ -331,11 +344,24 @@ function checkSettings(raw: Record<string, unknown>, source: Source, issues: Con
   }
   if (spec.proposalsDir !== undefined) {
     if (typeof spec.proposalsDir === 'string' && spec.proposalsDir !== '') out.proposalsDir = spec.proposalsDir;
-    else issues.push({ source, field: 'spec.proposalsDir', message: `expected a non-empty string (got ${JSON.stringify(spec.proposalsDir)})` });
+    else
+      issues.push({
+        source,
+        field: 'spec.proposalsDir',
+        message: `expected a non-empty string (got ${JSON.stringify(spec.proposalsDir)})`,
+      });
   }
   if (spec.author !== undefined) {
     const a = spec.author as Record<string, unknown>;
-    if (typeof a === 'object' && a !== null && typeof a.name === 'string' && a.name && typeof a.email === 'string' && a.email && Object.keys(a).length === 2) {
+    if (
+      typeof a === 'object' &&
+      a !== null &&
+      typeof a.name === 'string' &&
+      a.name &&
+      typeof a.email === 'string' &&
+      a.email &&
+      Object.keys(a).length === 2
+    ) {
       out.author = { name: a.name, email: a.email };
     } else {
       issues.push({ source, field: 'spec.author', message: 'expected {name, email}, both non-empty strings' });

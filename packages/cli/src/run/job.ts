@@ -95,11 +95,15 @@ export interface VariantResult {
   /** Whether the action writes (pushes, records): in a dry run, what would have been written. */
   readonly writes: boolean;
   readonly dryRun: boolean;
-  readonly proposal?: { readonly id: string; readonly url: string; readonly state: string; readonly head: string; readonly base: string } | undefined;
+  readonly proposal?:
+    | { readonly id: string; readonly url: string; readonly state: string; readonly head: string; readonly base: string }
+    | undefined;
   readonly conflicts: readonly Conflict[];
   /** Conflicts of the proposal (also when they were not recomputed: a fast no-op). */
   readonly conflictCount: number;
-  readonly upstream?: { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined } | undefined;
+  readonly upstream?:
+    | { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined }
+    | undefined;
   readonly fingerprint?: string | undefined;
   /** Why: for blocked, not-adopted, closed... */
   readonly message?: string | undefined;
@@ -270,7 +274,12 @@ export function proposalRef(p: Proposal): VariantResult['proposal'] {
  * The package in `ws` differs from the base (or not): push the branch and open or update the
  * proposal, close one no longer needed, or stop at a branch a human has written on.
  */
-export async function propose(ctx: JobContext, input: ProposeInput, newAction: JobAction, updatedAction: JobAction = 'updated'): Promise<Proposed> {
+export async function propose(
+  ctx: JobContext,
+  input: ProposeInput,
+  newAction: JobAction,
+  updatedAction: JobAction = 'updated',
+): Promise<Proposed> {
   const { ws, target } = input;
   let open = input.open;
   const changes = await changedFiles(ws, input.directory);
@@ -322,12 +331,20 @@ export async function propose(ctx: JobContext, input: ProposeInput, newAction: J
     }
   }
   const body = input.body(headCommit, changes);
-  const unchanged = !pushNeeded && open !== undefined && open.body === body && open.title === input.title && open.fingerprint === input.fingerprint;
+  const unchanged =
+    !pushNeeded && open !== undefined && open.body === body && open.title === input.title && open.fingerprint === input.fingerprint;
   if (unchanged && open) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
   const action: JobAction = open ? updatedAction : newAction;
   if (ctx.dryRun) return { action, writes: true, proposal: open ? proposalRef(open) : undefined };
   if (pushNeeded) {
-    await push({ dir: ws.dir, remote: target.repo, branch: target.head, expectedHead: ws.remoteHead ?? null, localRef: 'HEAD', env: ctx.env });
+    await push({
+      dir: ws.dir,
+      remote: target.repo,
+      branch: target.head,
+      expectedHead: ws.remoteHead ?? null,
+      localRef: 'HEAD',
+      env: ctx.env,
+    });
   }
   const { proposal } = await ctx.forge.upsert({ ...target, title: input.title, body, fingerprint: input.fingerprint });
   return { action, writes: true, proposal: proposalRef(proposal) };
@@ -374,7 +391,14 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     mirror.heads.get(target.head) === meta.headCommit &&
     mirror.heads.get(target.base) === meta.baseCommit
   ) {
-    return { action: 'unchanged', writes: false, proposal: proposalRef(open), fingerprint, upstream: { ...upstreamInfo, oldCommit: meta.upstream?.oldCommit }, conflictCount: meta.conflicts };
+    return {
+      action: 'unchanged',
+      writes: false,
+      proposal: proposalRef(open),
+      fingerprint,
+      upstream: { ...upstreamInfo, oldCommit: meta.upstream?.oldCommit },
+      conflictCount: meta.conflicts,
+    };
   }
 
   const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
@@ -383,7 +407,11 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   const kptfileContent = local?.get('Kptfile');
   const kptfile = typeof kptfileContent === 'string' ? kptfileContent : undefined;
   if (local && kptfile === undefined) {
-    return { action: 'failed', writes: false, error: `${plan.downstream.directory} exists in ${plan.downstream.url} and is not a kpt package (no Kptfile): left alone` };
+    return {
+      action: 'failed',
+      writes: false,
+      error: `${plan.downstream.directory} exists in ${plan.downstream.url} and is not a kpt package (no Kptfile): left alone`,
+    };
   }
   const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
   const spec = plan.variant.spec ?? {};
@@ -415,14 +443,25 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     // Same upstream commit as the lock: the update would change nothing, only the mutations may.
     ({ text: files, binary } = splitBinary(local));
   }
-  const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, { objects: plan.objects, packageName: plan.downstream.package });
+  const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
+    objects: plan.objects,
+    packageName: plan.downstream.package,
+  });
   if (!applied.ok) {
-    return { action: 'failed', writes: false, fingerprint, error: `${applied.file ? `${applied.file}: ` : ''}${applied.errors.join('; ')}` };
+    return {
+      action: 'failed',
+      writes: false,
+      fingerprint,
+      error: `${applied.file ? `${applied.file}: ` : ''}${applied.errors.join('; ')}`,
+    };
   }
   for (const [path, text] of applied.changed) files.set(path, text);
   const kpt = files.get('Kptfile');
   if (kpt === undefined) throw new Error(`the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
-  files.set('Kptfile', setKptfileAnnotations(kpt, { [OWNER_ANNOTATION]: plan.name, [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete' }));
+  files.set(
+    'Kptfile',
+    setKptfileAnnotations(kpt, { [OWNER_ANNOTATION]: plan.name, [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete' }),
+  );
   if (ctx.render) {
     // Porch renders after the clone or update and the mutations: package context and injected
     // values reach the resources only through the pipeline. A package without one comes back as it is.
@@ -461,7 +500,16 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
           changes,
           resources,
           conflicts,
-          metadata: { version: ctx.version, variant: plan.name, fingerprint, headCommit, baseCommit: ws.baseCommit, upstream, conflicts: conflicts.length, kind: 'variant' } satisfies ProposalMetadata,
+          metadata: {
+            version: ctx.version,
+            variant: plan.name,
+            fingerprint,
+            headCommit,
+            baseCommit: ws.baseCommit,
+            upstream,
+            conflicts: conflicts.length,
+            kind: 'variant',
+          } satisfies ProposalMetadata,
         }),
     },
     'proposed',
@@ -528,8 +576,18 @@ export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<
     conflictCount: 0,
   };
   try {
-    const target: ProposalTarget = { downstream: removal.repository, repo: removal.url, head: `kdelta/${removal.variant}`, base: removal.branch };
-    const fingerprint = hashOf({ removal: removal.policy, directory: removal.directory, variant: removal.variant, version: ctx.version }).slice(0, 32);
+    const target: ProposalTarget = {
+      downstream: removal.repository,
+      repo: removal.url,
+      head: `kdelta/${removal.variant}`,
+      base: removal.branch,
+    };
+    const fingerprint = hashOf({
+      removal: removal.policy,
+      directory: removal.directory,
+      variant: removal.variant,
+      version: ctx.version,
+    }).slice(0, 32);
     const open = await ctx.forge.find(target);
     const ws = await checkout(ctx, removal.url, removal.branch, target.head, `remove-${removal.variant}`);
     const pkgDir = join(ws.dir, removal.directory);
@@ -537,9 +595,15 @@ export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<
       await rm(pkgDir, { recursive: true, force: true });
     } else {
       const kptfile = await readFile(join(pkgDir, 'Kptfile'), 'utf8');
-      await writeFile(join(pkgDir, 'Kptfile'), setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: undefined, [DELETION_POLICY_ANNOTATION]: undefined }));
+      await writeFile(
+        join(pkgDir, 'Kptfile'),
+        setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: undefined, [DELETION_POLICY_ANNOTATION]: undefined }),
+      );
     }
-    const what = removal.policy === 'delete' ? `remove ${removal.directory || 'the root package'}` : `stop managing ${removal.directory || 'the root package'}`;
+    const what =
+      removal.policy === 'delete'
+        ? `remove ${removal.directory || 'the root package'}`
+        : `stop managing ${removal.directory || 'the root package'}`;
     const title = `kdelta: ${what} (variant ${removal.variant} is gone)`;
     const summary =
       removal.policy === 'delete'
@@ -563,7 +627,15 @@ export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<
             changes,
             resources: [],
             conflicts: [],
-            metadata: { version: ctx.version, variant: removal.variant, fingerprint, headCommit, baseCommit: ws.baseCommit, conflicts: 0, kind: removal.policy === 'delete' ? 'removal' : 'orphan' },
+            metadata: {
+              version: ctx.version,
+              variant: removal.variant,
+              fingerprint,
+              headCommit,
+              baseCommit: ws.baseCommit,
+              conflicts: 0,
+              kind: removal.policy === 'delete' ? 'removal' : 'orphan',
+            },
           }),
       },
       removal.policy === 'delete' ? 'removal-proposed' : 'orphan-proposed',

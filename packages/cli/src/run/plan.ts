@@ -85,7 +85,11 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
     const v = obj.metadata?.annotations?.[UPSTREAM_POLICY_ANNOTATION];
     if (v === undefined) return 'pinned';
     if (v === 'highest-semver' || v === 'pinned') return v;
-    issues.push({ source, field: `metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}`, message: `must be "pinned" or "highest-semver" (got "${v}")` });
+    issues.push({
+      source,
+      field: `metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}`,
+      message: `must be "pinned" or "highest-semver" (got "${v}")`,
+    });
     return 'pinned';
   };
 
@@ -121,7 +125,10 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
     const namespace = pv.metadata?.namespace || 'default';
     const before = byName.get(name);
     if (before) {
-      issues.push({ source, message: `PackageVariant "${name}" is also defined by ${describeSource(before)}: variant names must be unique` });
+      issues.push({
+        source,
+        message: `PackageVariant "${name}" is also defined by ${describeSource(before)}: variant names must be unique`,
+      });
       continue;
     }
     byName.set(name, source);
@@ -130,7 +137,11 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
     const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ''}`);
     const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ''}`);
     if (!upRepo) {
-      issues.push({ source, field: 'spec.upstream.repo', message: `Repository "${spec.upstream?.repo ?? ''}" does not exist in namespace "${namespace}"` });
+      issues.push({
+        source,
+        field: 'spec.upstream.repo',
+        message: `Repository "${spec.upstream?.repo ?? ''}" does not exist in namespace "${namespace}"`,
+      });
     }
     if (!downRepo) {
       issues.push({
@@ -143,7 +154,10 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
     const downstreamKey = `${downRepo.name}/${spec.downstream?.package ?? ''}`;
     const owner = byDownstream.get(downstreamKey);
     if (owner) {
-      issues.push({ source, message: `variants "${owner}" and "${name}" both write package "${spec.downstream?.package}" of Repository "${downRepo.name}"` });
+      issues.push({
+        source,
+        message: `variants "${owner}" and "${name}" both write package "${spec.downstream?.package}" of Repository "${downRepo.name}"`,
+      });
       continue;
     }
     byDownstream.set(downstreamKey, name);
@@ -176,7 +190,8 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
   const downstreams = new Map<string, { repository: RepositorySpec; url: string }>();
   for (const r of config.repositories) {
     // A Repository some variant writes to, or one marked as a deployment target, is looked at for variants that are gone.
-    const used = variants.some((v) => v.downstream.repository === r) || (r.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
+    const used =
+      variants.some((v) => v.downstream.repository === r) || (r.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
     if (used) downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
   }
   return { variants, downstreams: [...downstreams.values()], warnings };
@@ -215,19 +230,30 @@ export function resolveUpstream(plan: VariantPlan, refs: readonly RemoteRef[]): 
   if (upstream.policy === 'highest-semver') {
     const prefix = `refs/tags/${upstream.package}/`;
     const scoped = refs.filter((r) => r.name.startsWith(prefix) && SEMVER.test(r.name.slice(prefix.length)));
-    const pool = scoped.length > 0 ? scoped.map((r) => ({ ref: r.name.slice('refs/tags/'.length), tag: r.name.slice(prefix.length), commit: r.commit }))
-      : refs.filter((r) => r.name.startsWith('refs/tags/') && SEMVER.test(r.name.slice(10))).map((r) => ({ ref: r.name.slice(10), tag: r.name.slice(10), commit: r.commit }));
+    const pool =
+      scoped.length > 0
+        ? scoped.map((r) => ({ ref: r.name.slice('refs/tags/'.length), tag: r.name.slice(prefix.length), commit: r.commit }))
+        : refs
+            .filter((r) => r.name.startsWith('refs/tags/') && SEMVER.test(r.name.slice(10)))
+            .map((r) => ({ ref: r.name.slice(10), tag: r.name.slice(10), commit: r.commit }));
     let best: (typeof pool)[number] | undefined;
     for (const c of pool) if (!best || compareSemver(SEMVER.exec(c.tag)!, SEMVER.exec(best.tag)!) > 0) best = c;
     if (!best) {
-      return { ok: false, error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${upstream.url} has no tag "${upstream.package}/vX.Y.Z" or "vX.Y.Z"` };
+      return {
+        ok: false,
+        error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${upstream.url} has no tag "${upstream.package}/vX.Y.Z" or "vX.Y.Z"`,
+      };
     }
     return { ok: true, value: { ref: best.ref, kind: 'tag', commit: best.commit } };
   }
   if (upstream.revision === undefined) {
     const branch = upstream.repository.branch;
     const commit = byName.get(`refs/heads/${branch}`);
-    if (!commit) return { ok: false, error: `${describeSource(upstream.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${upstream.url}` };
+    if (!commit)
+      return {
+        ok: false,
+        error: `${describeSource(upstream.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${upstream.url}`,
+      };
     return { ok: true, value: { ref: branch, kind: 'branch', commit } };
   }
   const tags = upstreamRefCandidates({ package: upstream.package, revision: upstream.revision });
@@ -237,7 +263,8 @@ export function resolveUpstream(plan: VariantPlan, refs: readonly RemoteRef[]): 
   }
   const branchCommit = byName.get(`refs/heads/${upstream.revision}`);
   if (branchCommit) return { ok: true, value: { ref: upstream.revision, kind: 'branch', commit: branchCommit } };
-  if (isFullCommit(upstream.revision)) return { ok: true, value: { ref: upstream.revision, kind: 'commit', commit: upstream.revision.toLowerCase() } };
+  if (isFullCommit(upstream.revision))
+    return { ok: true, value: { ref: upstream.revision, kind: 'commit', commit: upstream.revision.toLowerCase() } };
   return {
     ok: false,
     error: `${where}: "${upstream.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(' or ')}), a branch or a full commit of ${upstream.url}`,
@@ -257,7 +284,9 @@ function canonical(value: unknown): unknown {
 }
 
 export function hashOf(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(canonical(value))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(value)))
+    .digest('hex');
 }
 
 /**

@@ -14,7 +14,9 @@ export interface ProposalMetadata {
   /** The commit the proposal's branch points at, and the base commit it was built on. */
   readonly headCommit: string;
   readonly baseCommit: string;
-  readonly upstream?: { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined } | undefined;
+  readonly upstream?:
+    | { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined }
+    | undefined;
   readonly conflicts: number;
   readonly kind: 'variant' | 'removal' | 'orphan' | 'update';
 }
@@ -86,7 +88,12 @@ export function renderProposalBody(input: ProposalBodyInput): string {
     `- variant: ${code(meta.variant)}, kdelta ${meta.version}`,
     '',
   );
-  const footer = ['---', '_Written by kdelta; edit the control resources, not this text: a re-run replaces it._', renderMetadataBlock(meta), ''];
+  const footer = [
+    '---',
+    '_Written by kdelta; edit the control resources, not this text: a re-run replaces it._',
+    renderMetadataBlock(meta),
+    '',
+  ];
 
   const changes: string[] = ['### What changed', ''];
   if (input.changes.length === 0) changes.push('Nothing in the package files.');
@@ -109,7 +116,9 @@ export function renderProposalBody(input: ProposalBodyInput): string {
       '| --- | --- | --- | --- | --- | --- | --- |',
     ];
     for (const c of input.conflicts.slice(0, limit)) {
-      out.push(`| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`);
+      out.push(
+        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`,
+      );
     }
     if (input.conflicts.length > limit) out.push('', `…and ${input.conflicts.length - limit} more (see the run's JSON report).`);
     out.push('');
@@ -136,7 +145,12 @@ function row(r: VariantResult): string[] {
 export function renderTable(report: RunReport): string {
   const rows = [COLUMNS.map((c) => c.toUpperCase()), ...report.results.map(row)];
   const widths = COLUMNS.map((_, i) => Math.max(...rows.map((r) => (i === 2 ? Math.min(r[i]!.length, 60) : r[i]!.length))));
-  const lines = rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+  const lines = rows.map((r) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
   const failed = report.results.filter((r) => r.error).length;
   const summary = `${report.results.length} variant(s), ${failed} failed${report.dryRun ? ' (dry run: nothing written)' : ''}`;
   return `${lines.join('\n')}\n\n${summary}\n`;

@@ -20,7 +20,10 @@ function fleet(downstreams: string[] = ['cluster-01', 'cluster-02']): Fleet {
   const f = createFleet(downstreams);
   fleets.push(f);
   f.writeControl({
-    'repositories.yaml': [repository('catalog', f.upstream), ...downstreams.map((d) => repository(d, f.downstream(d), { env: 'prod' }))].join('---\n'),
+    'repositories.yaml': [
+      repository('catalog', f.upstream),
+      ...downstreams.map((d) => repository(d, f.downstream(d), { env: 'prod' })),
+    ].join('---\n'),
   });
   return f;
 }
@@ -37,12 +40,16 @@ const CONTEXT = '  packageContext:\n    data:\n      team: blue\n';
 
 function io(cwd: string) {
   const out = { stdout: '', stderr: '' };
-  const value: Io = { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), cwd, env: { ...process.env, KDELTA_CACHE_DIR: cacheDir } };
+  const value: Io = {
+    stdout: (t) => void (out.stdout += t),
+    stderr: (t) => void (out.stderr += t),
+    cwd,
+    env: { ...process.env, KDELTA_CACHE_DIR: cacheDir },
+  };
   return { io: value, out };
 }
 
 describe('kdelta run', () => {
-
   it('renders the Kptfile pipeline after the mutations (unless --no-render); a failing function fails its variant alone', async () => {
     const f = fleet(['cluster-01', 'cluster-02']);
     // upstream gains a pipeline: the catalog's set-labels, run by kdelta's built-in implementation
@@ -67,7 +74,13 @@ describe('kdelta run', () => {
     expect(f.refs('cluster-02')).not.toContain('kdelta/b');
 
     const g = fleet(['cluster-01']);
-    g.publish({ 'base-ns/Kptfile': 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: base-ns\npipeline:\n  mutators:\n  - image: gcr.io/kpt-fn/set-labels:v0.2.0\n    configMap:\n      team: blue\n' }, 'base-ns/v2');
+    g.publish(
+      {
+        'base-ns/Kptfile':
+          'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: base-ns\npipeline:\n  mutators:\n  - image: gcr.io/kpt-fn/set-labels:v0.2.0\n    configMap:\n      team: blue\n',
+      },
+      'base-ns/v2',
+    );
     g.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01', '', 'v2') });
     const plain = await run(opts(g, { render: false }));
     expect(plain.results[0]?.action).toBe('proposed');
@@ -97,7 +110,9 @@ describe('kdelta run', () => {
     expect(f.files('cluster-01', 'main')).toEqual({ 'README.md': '# cluster-01\n' });
     // the proposal record: header, body, hidden metadata
     const record = readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8');
-    expect(record).toMatch(/^---\ntitle: "?kdelta: add web \(web\) from base-ns\/v1"?\nhead: kdelta\/web\nbase: main\nstate: open\nfingerprint: [0-9a-f]{32}\n/);
+    expect(record).toMatch(
+      /^---\ntitle: "?kdelta: add web \(web\) from base-ns\/v1"?\nhead: kdelta\/web\nbase: main\nstate: open\nfingerprint: [0-9a-f]{32}\n/,
+    );
     expect(record).toContain('- added `web/Kptfile`');
     expect(record).toMatch(/<!-- kdelta: \{.*"headCommit":"[0-9a-f]{40}".*\} -->/);
 
@@ -161,7 +176,11 @@ describe('kdelta run', () => {
     const locked = third.results[0]!.upstream!.commit;
     const moved = f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: moved\n' }, 'base-ns/v1');
     const fourth = await run(opts(f, { materialize: counting }));
-    expect(fourth.results[0]).toMatchObject({ action: 'proposed', upstream: { commit: moved, oldCommit: locked }, proposal: { state: 'open' } });
+    expect(fourth.results[0]).toMatchObject({
+      action: 'proposed',
+      upstream: { commit: moved, oldCommit: locked },
+      proposal: { state: 'open' },
+    });
     expect(fetched).toBe(1);
     expect(f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']).toContain('name: moved');
     expect(readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8')).toContain(`\`${locked.slice(0, 12)}\` → \`${moved.slice(0, 12)}\``);
@@ -171,7 +190,10 @@ describe('kdelta run', () => {
     const f = fleet(['cluster-01']);
     const logo = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x80, 0x81]);
     f.publish(
-      { 'base-ns/settings.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: info\n  size: small\n', 'base-ns/logo.png': logo },
+      {
+        'base-ns/settings.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: info\n  size: small\n',
+        'base-ns/logo.png': logo,
+      },
       'base-ns/v1',
     );
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT) });
@@ -183,11 +205,17 @@ describe('kdelta run', () => {
     // edits on the downstream's default branch: one field upstream will change too, one it will not
     const merged = f.files('cluster-01', 'main', 'web');
     f.commitAs('cluster-01', 'main', {
-      'web/settings.yaml': merged['settings.yaml']!.replace('level: info', 'level: debug').replace('size: small', 'size: large\n  owner: team-blue'),
+      'web/settings.yaml': merged['settings.yaml']!.replace('level: info', 'level: debug').replace(
+        'size: small',
+        'size: large\n  owner: team-blue',
+      ),
       'web/local-only.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n',
     });
     const moved = f.publish(
-      { 'base-ns/settings.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: warn\n  size: small\n  timeout: 30s\n' },
+      {
+        'base-ns/settings.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: warn\n  size: small\n  timeout: 30s\n',
+      },
       'base-ns/v1',
     );
     const second = await run(opts(f));
@@ -215,20 +243,46 @@ describe('kdelta run', () => {
     const f = fleet([]);
     const { execFileSync } = await import('node:child_process');
     const { getPackage } = await import('@kdelta/package-update');
-    const sh = (...args: string[]) => execFileSync('git', args, { cwd: f.control, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'Dev', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev', GIT_COMMITTER_EMAIL: 'dev@example.com' } }).trim();
+    const sh = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: f.control,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 'Dev',
+          GIT_AUTHOR_EMAIL: 'dev@example.com',
+          GIT_COMMITTER_NAME: 'Dev',
+          GIT_COMMITTER_EMAIL: 'dev@example.com',
+        },
+      }).trim();
     sh('init', '--quiet', '--initial-branch=main');
     mkdirSync(join(f.control, 'apps'));
     await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'apps', 'ns'), cacheDir });
     await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'pinned'), cacheDir });
     // a local edit in the control repository, committed
     const nsFile = join(f.control, 'apps', 'ns', 'namespace.yaml');
-    writeFileSync(nsFile, readFileSync(nsFile, 'utf8').replace('  name: example # the namespace\n', '  name: example # the namespace\n  labels:\n    team: blue\n'));
-    writeFileSync(join(f.control, 'pinned', 'Kptfile'), readFileSync(join(f.control, 'pinned', 'Kptfile'), 'utf8').replace(/ref: base-ns\/v1/g, 'ref: base-ns/v0'));
+    writeFileSync(
+      nsFile,
+      readFileSync(nsFile, 'utf8').replace(
+        '  name: example # the namespace\n',
+        '  name: example # the namespace\n  labels:\n    team: blue\n',
+      ),
+    );
+    writeFileSync(
+      join(f.control, 'pinned', 'Kptfile'),
+      readFileSync(join(f.control, 'pinned', 'Kptfile'), 'utf8').replace(/ref: base-ns\/v1/g, 'ref: base-ns/v0'),
+    );
     execFileSync('git', ['tag', 'base-ns/v0', 'base-ns/v1'], { cwd: f.upstream });
     sh('add', '--all');
     sh('commit', '--quiet', '-m', 'packages');
     const main = sh('rev-parse', 'main');
-    const moved = f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # the namespace\n  annotations:\n    owner: platform\n' }, 'base-ns/v1');
+    const moved = f.publish(
+      {
+        'base-ns/namespace.yaml':
+          'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # the namespace\n  annotations:\n    owner: platform\n',
+      },
+      'base-ns/v1',
+    );
 
     const onlyVariants = await run(opts(f, { mode: 'variants' }));
     expect(onlyVariants.results).toEqual([]);
@@ -280,7 +334,10 @@ describe('kdelta run', () => {
     const { io: cli, out } = io(f.control);
     const code = await main(['run', '--report', 'report.json'], cli);
     expect(code).toBe(1);
-    const report = JSON.parse(readFileSync(join(f.control, 'report.json'), 'utf8')) as { failed: number; results: { variant: string; action: string; error?: string }[] };
+    const report = JSON.parse(readFileSync(join(f.control, 'report.json'), 'utf8')) as {
+      failed: number;
+      results: { variant: string; action: string; error?: string }[];
+    };
     expect(report.failed).toBe(1);
     expect(report.results.find((r) => r.variant === 'lost')).toMatchObject({ action: 'failed' });
     expect(report.results.find((r) => r.variant === 'lost')!.error).toContain('no-such-repo.git');
@@ -306,7 +363,11 @@ describe('kdelta run', () => {
     const bare = f.downstream('cluster-01');
     // both proposals merged
     execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/web'], { cwd: bare });
-    f.commitAs('cluster-01', 'main', Object.fromEntries(Object.entries(f.files('cluster-01', 'kdelta/api', 'api')).map(([k, v]) => [`api/${k}`, v])));
+    f.commitAs(
+      'cluster-01',
+      'main',
+      Object.fromEntries(Object.entries(f.files('cluster-01', 'kdelta/api', 'api')).map(([k, v]) => [`api/${k}`, v])),
+    );
     f.writeControl({ 'web.yaml': null, 'api.yaml': null, 'other.yaml': packageVariant('other', 'cluster-01') });
     const result = await run(opts(f));
     const by = Object.fromEntries(result.results.map((r) => [r.variant, r]));
@@ -416,7 +477,10 @@ describe('kdelta run', () => {
     f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: v1-10-0\n' }, 'base-ns/v1.10.0');
     f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: rc\n' }, 'base-ns/v1.10.1-rc.1');
     f.writeControl({
-      'web.yaml': packageVariant('web', 'cluster-01').replace('  name: web\n', '  name: web\n  annotations:\n    kdelta.dev/upstream-policy: highest-semver\n'),
+      'web.yaml': packageVariant('web', 'cluster-01').replace(
+        '  name: web\n',
+        '  name: web\n  annotations:\n    kdelta.dev/upstream-policy: highest-semver\n',
+      ),
     });
     const r = await run(opts(f));
     expect(r.results[0]).toMatchObject({ action: 'proposed', upstream: { ref: 'base-ns/v1.10.0' } });

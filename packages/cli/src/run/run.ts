@@ -6,13 +6,23 @@ import { cloneBare, listRemoteRefs, runGit, type Author, type RemoteRef } from '
 import { createLocalForge } from '../forge/local.js';
 import type { Forge } from '../forge/forge.js';
 import { loadControl } from './control.js';
-import { findRemovals, runRemovalJob, runVariantJob, type JobContext, type Materialize, type Mirror, type RunReport, type VariantResult } from './job.js';
+import {
+  findRemovals,
+  runRemovalJob,
+  runVariantJob,
+  type JobContext,
+  type Materialize,
+  type Mirror,
+  type RunReport,
+  type VariantResult,
+} from './job.js';
 import { createPackageUpdateMaterialize } from './materialize.js';
 import { hashOf, planRun } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
 import { findControlRepository, findUpdatePlans, runUpdateJob, type ControlRepository, type UpdatePlan } from './update-mode.js';
 
-export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 export const DEFAULT_CONFIG_DIR = '.kdelta';
 export const DEFAULT_CONCURRENCY = 4;
@@ -95,7 +105,10 @@ export async function run(options: RunOptions): Promise<RunReport> {
   if (forgeChoice === 'github') throw new Error('the github forge is not part of this build: use --forge local');
   const forge =
     forgeChoice === 'local'
-      ? createLocalForge({ dir: resolve(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join(configArg, 'proposals')), displayRoot: options.cwd })
+      ? createLocalForge({
+          dir: resolve(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join(configArg, 'proposals')),
+          displayRoot: options.cwd,
+        })
       : forgeChoice;
   const env = options.env ?? process.env;
   const warnings = [...plan.warnings];
@@ -150,7 +163,9 @@ export async function run(options: RunOptions): Promise<RunReport> {
         try {
           updates = (await findUpdatePlans(await ctx.mirror(control.url), control, warnings)).filter((u) => inShard(u.name, shard));
         } catch (error) {
-          warnings.push(`update mode skipped: cannot read the control repository (${control.url}): ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+          warnings.push(
+            `update mode skipped: cannot read the control repository (${control.url}): ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+          );
         }
       }
     }
@@ -168,10 +183,16 @@ export async function run(options: RunOptions): Promise<RunReport> {
       for (const d of plan.downstreams) {
         try {
           const mirror = await ctx.mirror(d.url);
-          const found = await findRemovals(mirror, { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory }, names);
+          const found = await findRemovals(
+            mirror,
+            { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory },
+            names,
+          );
           removals.push(...found.filter((r) => inShard(r.variant, shard)));
         } catch (error) {
-          warnings.push(`Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+          warnings.push(
+            `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+          );
         }
       }
       total.n += removals.length;

@@ -37,7 +37,10 @@ function selectorMatches(item: Item, s: ResourceSelector): boolean {
   if (s.kind && s.kind !== id.kind) return false;
   if (s.name && s.name !== id.name) return false;
   if (s.namespace && s.namespace !== id.namespace) return false;
-  for (const [field, sel] of [['labels', s.labelSelector], ['annotations', s.annotationSelector]] as const) {
+  for (const [field, sel] of [
+    ['labels', s.labelSelector],
+    ['annotations', s.annotationSelector],
+  ] as const) {
     if (!sel) continue;
     const have = stringMap(item.doc, field);
     for (const term of sel.split(',')) {
@@ -127,10 +130,14 @@ export const applyReplacements: Builtin = ({ items, config }) => {
     if (!r.source) throw new BuiltinConfigError(`replacements[${n}]: a source is required`);
     const sources = items.filter((item) => selectorMatches(item, r.source as ResourceSelector));
     if (sources.length === 0) throw new BuiltinConfigError(`replacements[${n}]: nothing selected by source ${JSON.stringify(r.source)}`);
-    if (sources.length > 1) throw new BuiltinConfigError(`replacements[${n}]: more than one resource selected by source ${JSON.stringify(r.source)}`);
+    if (sources.length > 1)
+      throw new BuiltinConfigError(`replacements[${n}]: more than one resource selected by source ${JSON.stringify(r.source)}`);
     const fieldPath = r.source.fieldPath || 'metadata.name';
     const found = nodesAt((sources[0] as Item).doc, fieldPath, false);
-    if (found.length === 0) throw new BuiltinConfigError(`replacements[${n}]: fieldPath \`${fieldPath}\` is missing for replacement source ${JSON.stringify(r.source)}`);
+    if (found.length === 0)
+      throw new BuiltinConfigError(
+        `replacements[${n}]: fieldPath \`${fieldPath}\` is missing for replacement source ${JSON.stringify(r.source)}`,
+      );
     const { parent, key } = found[0] as { parent: YAMLMap | YAMLSeq; key: string | number };
     let value = getValue(parent, key) as Node;
     const so = r.source.options;
@@ -138,12 +145,16 @@ export const applyReplacements: Builtin = ({ items, config }) => {
       if (!isScalar(value)) throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
       const parts = String(value.value).split(so.delimiter);
       const idx = so.index ?? 0;
-      if (idx < 0 || idx >= parts.length) throw new BuiltinConfigError(`replacements[${n}]: options.index ${idx} is out of bounds for value ${String(value.value)}`);
+      if (idx < 0 || idx >= parts.length)
+        throw new BuiltinConfigError(`replacements[${n}]: options.index ${idx} is out of bounds for value ${String(value.value)}`);
       value = new Document(parts[idx]).contents as Node;
     }
     for (const target of r.targets ?? []) {
       if (!target.select) throw new BuiltinConfigError(`replacements[${n}]: target must specify resources to select`);
-      const chosen = items.filter((item) => selectorMatches(item, target.select as ResourceSelector) && !(target.reject ?? []).some((rj) => selectorMatches(item, rj)));
+      const chosen = items.filter(
+        (item) =>
+          selectorMatches(item, target.select as ResourceSelector) && !(target.reject ?? []).some((rj) => selectorMatches(item, rj)),
+      );
       for (const item of chosen) {
         for (const fp of target.fieldPaths ?? ['metadata.name']) {
           const to = target.options ?? {};
@@ -151,7 +162,8 @@ export const applyReplacements: Builtin = ({ items, config }) => {
             const current = getValue(place.parent, place.key);
             let next: unknown = value.clone ? value.clone() : value;
             if (to.delimiter) {
-              if (!isScalar(value)) throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
+              if (!isScalar(value))
+                throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
               const parts = isScalar(current) && current.value !== null ? String(current.value).split(to.delimiter) : [];
               const idx = to.index ?? 0;
               const v = String(value.value);

@@ -32,7 +32,8 @@ function expand(pattern: string, values: Record<string, string>): string | undef
 }
 
 export const applySetters: Builtin = ({ items, config }) => {
-  if (config === undefined) throw new BuiltinConfigError('failed to configure function: a ConfigMap functionConfig with the setter values is required');
+  if (config === undefined)
+    throw new BuiltinConfigError('failed to configure function: a ConfigMap functionConfig with the setter values is required');
   const values = stringData(config);
   const results: KrmResult[] = [];
   for (const item of items) {
@@ -51,10 +52,14 @@ export const applySetters: Builtin = ({ items, config }) => {
           const v = values[whole[1] as string];
           if (v !== undefined) {
             const parsed = parseDocument(v).contents;
-            if (!isSeq(parsed)) throw new BuiltinConfigError(`setter ${JSON.stringify(whole[1])} marks the list ${path} of ${item.path}: its value must be a YAML list`);
+            if (!isSeq(parsed))
+              throw new BuiltinConfigError(
+                `setter ${JSON.stringify(whole[1])} marks the list ${path} of ${item.path}: its value must be a YAML list`,
+              );
             const before = JSON.stringify(node.toJSON());
             node.items = parsed.items;
-            if (JSON.stringify(node.toJSON()) !== before) results.push(resultFor(item, `set field value to ${JSON.stringify(v.trim())}`, 'info', path));
+            if (JSON.stringify(node.toJSON()) !== before)
+              results.push(resultFor(item, `set field value to ${JSON.stringify(v.trim())}`, 'info', path));
             return;
           }
         }

@@ -30,7 +30,9 @@ describe('built-in selection by image', () => {
   it('matches catalog images by name whatever the tag or digest, and nothing else', () => {
     expect(builtinName('gcr.io/kpt-fn/set-namespace:v0.4.1')).toBe('set-namespace');
     expect(builtinName('ghcr.io/kptdev/krm-functions-catalog/set-labels:v0.2')).toBe('set-labels');
-    expect(builtinName('gcr.io/kpt-fn/apply-setters@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef')).toBe('apply-setters');
+    expect(builtinName('gcr.io/kpt-fn/apply-setters@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef')).toBe(
+      'apply-setters',
+    );
     expect(builtinName('docker.io/someone/set-namespace:v1')).toBeUndefined();
     expect(builtinName('gcr.io/kpt-fn/starlark:v0.4')).toBeUndefined();
   });
@@ -81,8 +83,12 @@ subjects:
     namespace: example
 `;
   it('examples/set-namespace-simple: every reference to the namespace becomes example-ns', async () => {
-    const out = await render('    - image: gcr.io/kpt-fn/set-namespace:v0.4.0\n      configMap:\n        namespace: example-ns\n', { 'resources.yaml': resources });
-    expect(out['resources.yaml']).toBe(resources.replaceAll('namespace: example\n', 'namespace: example-ns\n').replace('  name: example\n', '  name: example-ns\n'));
+    const out = await render('    - image: gcr.io/kpt-fn/set-namespace:v0.4.0\n      configMap:\n        namespace: example-ns\n', {
+      'resources.yaml': resources,
+    });
+    expect(out['resources.yaml']).toBe(
+      resources.replaceAll('namespace: example\n', 'namespace: example-ns\n').replace('  name: example\n', '  name: example-ns\n'),
+    );
   });
 
   it('README: depends-on annotations are updated only for resources declared in the package; local-config is skipped', async () => {
@@ -117,7 +123,11 @@ metadata:
 `,
     });
     const docs = parseAllDocuments(out['r.yaml'] as string).map((d) => d.toJS());
-    expect(docs[0].metadata).toEqual({ name: 'sa', namespace: 'prod', annotations: { 'config.kubernetes.io/depends-on': '/namespaces/example/ServiceAccount/foo' } });
+    expect(docs[0].metadata).toEqual({
+      name: 'sa',
+      namespace: 'prod',
+      annotations: { 'config.kubernetes.io/depends-on': '/namespaces/example/ServiceAccount/foo' },
+    });
     expect(docs[1].metadata.annotations['config.kubernetes.io/depends-on']).toBe('/namespaces/prod/ServiceAccount/sa');
     expect(docs[1].subjects[0].namespace).toBe('prod');
     expect(docs[2].metadata.namespace).toBe('elsewhere');
@@ -134,16 +144,21 @@ metadata:
 
   it('namespace.go: resources under different namespaces with no Namespace object are an error result', async () => {
     const msg = await renderError('    - image: gcr.io/kpt-fn/set-namespace:v0.4\n      configMap:\n        namespace: x\n', {
-      'r.yaml': 'apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  namespace: one\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n  namespace: two\n',
+      'r.yaml':
+        'apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  namespace: one\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: b\n  namespace: two\n',
     });
-    expect(msg).toContain('all input namespace-scoped resources should be under the same namespace but found different namespaces: one,two');
+    expect(msg).toContain(
+      'all input namespace-scoped resources should be under the same namespace but found different namespaces: one,two',
+    );
   });
 });
 
 describe('set-labels (catalog v0.2)', () => {
   it('examples/set-labels/simple: labels added after the existing metadata fields', async () => {
-    const out = await render('    - image: gcr.io/kpt-fn/set-labels:v0.2\n      configMap:\n        color: orange\n        fruit: apple\n', {
-      'resources.yaml': `apiVersion: v1
+    const out = await render(
+      '    - image: gcr.io/kpt-fn/set-labels:v0.2\n      configMap:\n        color: orange\n        fruit: apple\n',
+      {
+        'resources.yaml': `apiVersion: v1
 kind: ConfigMap
 metadata:
   name: the-map
@@ -160,7 +175,8 @@ spec:
     labels:
       foo: bar
 `,
-    });
+      },
+    );
     expect(out['resources.yaml']).toBe(`apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -218,9 +234,13 @@ spec:
 
 describe('set-annotations (catalog v0.1)', () => {
   it('README: annotations added to every resource and to pod templates', async () => {
-    const out = await render('    - image: gcr.io/kpt-fn/set-annotations:v0.1\n      configMap:\n        color: orange\n        fruit: apple\n', {
-      'r.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: the-map\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    metadata:\n      labels:\n        a: b\n',
-    });
+    const out = await render(
+      '    - image: gcr.io/kpt-fn/set-annotations:v0.1\n      configMap:\n        color: orange\n        fruit: apple\n',
+      {
+        'r.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: the-map\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    metadata:\n      labels:\n        a: b\n',
+      },
+    );
     const [cm, dep] = parseAllDocuments(out['r.yaml'] as string).map((d) => d.toJS());
     expect(cm.metadata.annotations).toEqual({ color: 'orange', fruit: 'apple' });
     expect(dep.metadata.annotations).toEqual({ color: 'orange', fruit: 'apple' });
@@ -230,17 +250,28 @@ describe('set-annotations (catalog v0.1)', () => {
 
 describe('apply-setters (catalog v0.2)', () => {
   it('README "Setting scalar values": patterns with setters, comments kept', async () => {
-    const out = await render('    - image: gcr.io/kpt-fn/apply-setters:v0.2\n      configMap:\n        image: ubuntu\n        replicas: "3"\n', {
-      'd.yaml': 'apiVersion: v1\nkind: Deployment\nmetadata:\n  name: nginx-deployment # kpt-set: ${image}-deployment\nspec:\n  replicas: 1 # kpt-set: ${replicas}\n',
-    });
-    expect(out['d.yaml']).toBe('apiVersion: v1\nkind: Deployment\nmetadata:\n  name: ubuntu-deployment # kpt-set: ${image}-deployment\nspec:\n  replicas: 3 # kpt-set: ${replicas}\n');
+    const out = await render(
+      '    - image: gcr.io/kpt-fn/apply-setters:v0.2\n      configMap:\n        image: ubuntu\n        replicas: "3"\n',
+      {
+        'd.yaml':
+          'apiVersion: v1\nkind: Deployment\nmetadata:\n  name: nginx-deployment # kpt-set: ${image}-deployment\nspec:\n  replicas: 1 # kpt-set: ${replicas}\n',
+      },
+    );
+    expect(out['d.yaml']).toBe(
+      'apiVersion: v1\nkind: Deployment\nmetadata:\n  name: ubuntu-deployment # kpt-set: ${image}-deployment\nspec:\n  replicas: 3 # kpt-set: ${replicas}\n',
+    );
   });
 
   it('README "Setting array values": a list setter takes the value read as a list', async () => {
-    const out = await render('    - image: gcr.io/kpt-fn/apply-setters:v0.2\n      configMap:\n        env: |\n          - prod\n          - dev\n', {
-      'k.yaml': 'apiVersion: v1\nkind: MyKind\nmetadata:\n  name: foo\nenvironments: # kpt-set: ${env}\n  - dev\n  - stage\n',
-    });
-    expect(out['k.yaml']).toBe('apiVersion: v1\nkind: MyKind\nmetadata:\n  name: foo\nenvironments: # kpt-set: ${env}\n  - prod\n  - dev\n');
+    const out = await render(
+      '    - image: gcr.io/kpt-fn/apply-setters:v0.2\n      configMap:\n        env: |\n          - prod\n          - dev\n',
+      {
+        'k.yaml': 'apiVersion: v1\nkind: MyKind\nmetadata:\n  name: foo\nenvironments: # kpt-set: ${env}\n  - dev\n  - stage\n',
+      },
+    );
+    expect(out['k.yaml']).toBe(
+      'apiVersion: v1\nkind: MyKind\nmetadata:\n  name: foo\nenvironments: # kpt-set: ${env}\n  - prod\n  - dev\n',
+    );
   });
 
   it('a pattern naming a setter without a value leaves the field alone', async () => {
@@ -252,14 +283,18 @@ describe('apply-setters (catalog v0.2)', () => {
 
 describe('search-replace (catalog v0.2)', () => {
   const fn = (data: Record<string, string>) =>
-    `    - image: gcr.io/kpt-fn/search-replace:v0.2\n      configMap:\n${Object.entries(data).map(([k, v]) => `        ${k}: ${JSON.stringify(v)}\n`).join('')}`;
+    `    - image: gcr.io/kpt-fn/search-replace:v0.2\n      configMap:\n${Object.entries(data)
+      .map(([k, v]) => `        ${k}: ${JSON.stringify(v)}\n`)
+      .join('')}`;
   const deployment =
     'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: my-project-id-foo\n  namespace: bookstore\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n        - name: c\n          ports:\n            - containerPort: 80\n';
 
   it('README: by-path with by-value, and `**` arbitrarily deep', async () => {
     const out = await render(fn({ 'by-path': 'spec.**.containerPort', 'by-value': '80', 'put-value': '8080' }), { 'd.yaml': deployment });
     expect(out['d.yaml']).toBe(deployment.replace('containerPort: 80', 'containerPort: 8080'));
-    const ns = await render(fn({ 'by-path': 'metadata.namespace', 'by-value': 'bookstore', 'put-value': 'library' }), { 'd.yaml': deployment });
+    const ns = await render(fn({ 'by-path': 'metadata.namespace', 'by-value': 'bookstore', 'put-value': 'library' }), {
+      'd.yaml': deployment,
+    });
     expect(ns['d.yaml']).toBe(deployment.replace('namespace: bookstore', 'namespace: library'));
   });
 
@@ -270,7 +305,9 @@ describe('search-replace (catalog v0.2)', () => {
   });
 
   it('README: put-comment sets the setter pattern as a line comment', async () => {
-    const out = await render(fn({ 'by-value': 'my-project-id-foo', 'put-comment': 'kpt-set: ${project-id}-foo' }), { 'd.yaml': deployment });
+    const out = await render(fn({ 'by-value': 'my-project-id-foo', 'put-comment': 'kpt-set: ${project-id}-foo' }), {
+      'd.yaml': deployment,
+    });
     expect(out['d.yaml']).toContain('  name: my-project-id-foo # kpt-set: ${project-id}-foo\n');
   });
 
@@ -316,18 +353,27 @@ spec:
       - name: server
         image: nginx:1.20.2
 `;
-    const out = await render('    - image: gcr.io/kpt-fn/set-image:v0.1\n      configMap:\n        name: nginx\n        newName: bitnami/nginx\n        newTag: 1.21.4\n', {
-      'resources.yaml': resources,
-    });
+    const out = await render(
+      '    - image: gcr.io/kpt-fn/set-image:v0.1\n      configMap:\n        name: nginx\n        newName: bitnami/nginx\n        newTag: 1.21.4\n',
+      {
+        'resources.yaml': resources,
+      },
+    );
     expect(out['resources.yaml']).toBe(resources.replaceAll('image: nginx:1.20.2', 'image: bitnami/nginx:1.21.4'));
   });
 
   it('README: a digest replaces the tag; newTag with digest is an error', async () => {
     const digest = 'sha256:3cbbd11b65aab276c8578c039d0c21d0ffb7a496e09c0f632bac1a1b2c115256';
     const pod = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  initContainers:\n    - name: i\n      image: nginx:1.0\n';
-    const out = await render(`    - image: gcr.io/kpt-fn/set-image:v0.1\n      configMap:\n        name: nginx\n        newName: nginx\n        digest: ${digest}\n`, { 'p.yaml': pod });
+    const out = await render(
+      `    - image: gcr.io/kpt-fn/set-image:v0.1\n      configMap:\n        name: nginx\n        newName: nginx\n        digest: ${digest}\n`,
+      { 'p.yaml': pod },
+    );
     expect(out['p.yaml']).toBe(pod.replace('nginx:1.0', `nginx@${digest}`));
-    const msg = await renderError(`    - image: gcr.io/kpt-fn/set-image:v0.1\n      configMap:\n        name: nginx\n        newTag: "2"\n        digest: ${digest}\n`, { 'p.yaml': pod });
+    const msg = await renderError(
+      `    - image: gcr.io/kpt-fn/set-image:v0.1\n      configMap:\n        name: nginx\n        newTag: "2"\n        digest: ${digest}\n`,
+      { 'p.yaml': pod },
+    );
     expect(msg).toContain('`newTag` and `digest` cannot both be set');
   });
 });
@@ -337,7 +383,8 @@ describe('apply-replacements (catalog v0.1)', () => {
     const out = await render('    - image: gcr.io/kpt-fn/apply-replacements:v0.1\n      configPath: replacements.yaml\n', {
       'replacements.yaml':
         'apiVersion: fn.kpt.dev/v1alpha1\nkind: ApplyReplacements\nmetadata:\n  name: replacements-fn-config\n  annotations:\n    config.kubernetes.io/local-config: "true"\nreplacements:\n  - source:\n      kind: Pod\n      name: my-pod\n      fieldPath: spec\n    targets:\n      - select:\n          name: hello\n          kind: Job\n        fieldPaths:\n          - spec.template.spec\n        options:\n          create: true\n',
-      'resources.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: my-pod\nspec:\n  containers:\n  - image: busybox\n    name: myapp-container\n  restartPolicy: OnFailure\n',
+      'resources.yaml':
+        'apiVersion: v1\nkind: Pod\nmetadata:\n  name: my-pod\nspec:\n  containers:\n  - image: busybox\n    name: myapp-container\n  restartPolicy: OnFailure\n',
       'job.yaml': 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: hello\n',
     });
     expect(out['job.yaml']).toBe(
@@ -359,7 +406,8 @@ describe('apply-replacements (catalog v0.1)', () => {
 
   it('a source that selects nothing is an error', async () => {
     const msg = await renderError('    - image: gcr.io/kpt-fn/apply-replacements:v0.1\n      configPath: r.yaml\n', {
-      'r.yaml': 'apiVersion: fn.kpt.dev/v1alpha1\nkind: ApplyReplacements\nmetadata:\n  name: r\nreplacements:\n  - source:\n      kind: Secret\n    targets: []\n',
+      'r.yaml':
+        'apiVersion: fn.kpt.dev/v1alpha1\nkind: ApplyReplacements\nmetadata:\n  name: r\nreplacements:\n  - source:\n      kind: Secret\n    targets: []\n',
     });
     expect(msg).toContain('nothing selected by source');
   });

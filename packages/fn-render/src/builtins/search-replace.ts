@@ -71,7 +71,8 @@ export const searchReplace: Builtin = ({ items, config }) => {
   if (!MATCHERS.some((m) => data[m] !== undefined && data[m] !== '')) {
     throw new BuiltinConfigError(`at least one of [${MATCHERS.join(', ')}] must be provided`);
   }
-  if (PUTS.filter((p) => data[p] !== undefined).length > 1) throw new BuiltinConfigError('only one of [put-value, put-comment] can be provided');
+  if (PUTS.filter((p) => data[p] !== undefined).length > 1)
+    throw new BuiltinConfigError('only one of [put-value, put-comment] can be provided');
   const byPath = data['by-path'] ? tokens(data['by-path']) : undefined;
   const byValue = data['by-value'];
   let byRegex: RegExp | undefined;
@@ -85,7 +86,8 @@ export const searchReplace: Builtin = ({ items, config }) => {
   const byFile = data['by-file-path'] ? globToRegExp(data['by-file-path']) : undefined;
   const putValue = data['put-value'];
   const putComment = data['put-comment'];
-  const fill = (pattern: string, groups: RegExpExecArray | null) => (groups ? pattern.replace(/\$\{(\d+)\}/g, (_, n: string) => groups[Number(n)] ?? '') : pattern);
+  const fill = (pattern: string, groups: RegExpExecArray | null) =>
+    groups ? pattern.replace(/\$\{(\d+)\}/g, (_, n: string) => groups[Number(n)] ?? '') : pattern;
 
   const results: KrmResult[] = [];
   for (const item of items) {
@@ -97,7 +99,14 @@ export const searchReplace: Builtin = ({ items, config }) => {
         results.push(resultFor(item, `Mutated field value to ${JSON.stringify(next)}`, 'info', path));
       } else if (putComment !== undefined) {
         node.comment = ` ${fill(putComment, groups)}`;
-        results.push(resultFor(item, `Added line comment ${JSON.stringify(fill(putComment, groups))} for field with value ${JSON.stringify(String(node.value))}`, 'info', path));
+        results.push(
+          resultFor(
+            item,
+            `Added line comment ${JSON.stringify(fill(putComment, groups))} for field with value ${JSON.stringify(String(node.value))}`,
+            'info',
+            path,
+          ),
+        );
       } else results.push(resultFor(item, 'Matched field', 'info', path));
     };
     const walk = (node: Node | null | undefined, path: string[]) => {

@@ -23,7 +23,10 @@ export const setAnnotations: Builtin = ({ items, config }) => {
   let annotations: Record<string, string>;
   if (isKind(config, 'v1', 'ConfigMap')) annotations = stringData(config);
   else if (isKind(config, undefined, 'SetAnnotations')) annotations = stringData(config, 'annotations');
-  else throw new BuiltinConfigError(`unknown functionConfig Kind=${String(config?.['kind'] ?? '')} ApiVersion=${String(config?.['apiVersion'] ?? '')}, expect \`SetAnnotations\` or \`ConfigMap\``);
+  else
+    throw new BuiltinConfigError(
+      `unknown functionConfig Kind=${String(config?.['kind'] ?? '')} ApiVersion=${String(config?.['apiVersion'] ?? '')}, expect \`SetAnnotations\` or \`ConfigMap\``,
+    );
   if (Object.keys(annotations).length === 0) throw new BuiltinConfigError('input annotation list cannot be empty');
   const keys = Object.keys(annotations).sort();
   for (const item of items) {

@@ -29,8 +29,12 @@ export const setImage: Builtin = ({ items, config }) => {
   else if (isKind(config, undefined, 'SetImage')) {
     spec = stringData(config, 'image');
     const fields = config?.['additionalImageFields'];
-    if (Array.isArray(fields)) extra = fields.filter((f): f is FieldSpec => typeof f === 'object' && f !== null && typeof (f as FieldSpec).path === 'string');
-  } else throw new BuiltinConfigError(`unknown functionConfig Kind=${String(config?.['kind'] ?? '')} ApiVersion=${String(config?.['apiVersion'] ?? '')}, expect \`SetImage\` or \`ConfigMap\``);
+    if (Array.isArray(fields))
+      extra = fields.filter((f): f is FieldSpec => typeof f === 'object' && f !== null && typeof (f as FieldSpec).path === 'string');
+  } else
+    throw new BuiltinConfigError(
+      `unknown functionConfig Kind=${String(config?.['kind'] ?? '')} ApiVersion=${String(config?.['apiVersion'] ?? '')}, expect \`SetImage\` or \`ConfigMap\``,
+    );
   const name = spec['name'] ?? '';
   const { newName, newTag, digest } = spec;
   if (name === '') throw new BuiltinConfigError('must specify `name`');
@@ -44,7 +48,11 @@ export const setImage: Builtin = ({ items, config }) => {
       const old = splitImage(node.value);
       if (old.name !== name) return;
       const base = newName || old.name;
-      const next = digest ? `${base}@${digest}` : newTag ? `${base}:${newTag}` : `${base}${old.tag !== undefined ? `:${old.tag}` : ''}${old.digest !== undefined ? `@${old.digest}` : ''}`;
+      const next = digest
+        ? `${base}@${digest}`
+        : newTag
+          ? `${base}:${newTag}`
+          : `${base}${old.tag !== undefined ? `:${old.tag}` : ''}${old.digest !== undefined ? `@${old.digest}` : ''}`;
       if (next === node.value) return;
       results.push(resultFor(item, `set image from ${JSON.stringify(node.value)} to ${JSON.stringify(next)}`, 'info', path));
       node.value = next;

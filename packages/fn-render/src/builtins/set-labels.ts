@@ -48,11 +48,14 @@ export const setLabels: Builtin = ({ items, config }) => {
   else if (isKind(config, undefined, 'SetLabels')) {
     if (config?.['additionalLabelFields'] !== undefined) throw new BuiltinConfigError('`additionalLabelFields` has been deprecated');
     labels = stringData(config, 'labels');
-    if (Object.keys(labels).length === 0) throw new BuiltinConfigError('failed to configure function: input label list cannot be empty, required valid `labels` field');
+    if (Object.keys(labels).length === 0)
+      throw new BuiltinConfigError('failed to configure function: input label list cannot be empty, required valid `labels` field');
   } else if (config === undefined) {
     throw new BuiltinConfigError('failed to configure function: `functionConfig` must be either a `ConfigMap` or `SetLabels`');
   } else {
-    throw new BuiltinConfigError(`unknown functionConfig Kind=${String(config['kind'] ?? '')} ApiVersion=${String(config['apiVersion'] ?? '')}, expect \`SetLabels\` or \`ConfigMap\``);
+    throw new BuiltinConfigError(
+      `unknown functionConfig Kind=${String(config['kind'] ?? '')} ApiVersion=${String(config['apiVersion'] ?? '')}, expect \`SetLabels\` or \`ConfigMap\``,
+    );
   }
   const keys = Object.keys(labels).sort();
   const message = `set labels: ${JSON.stringify(Object.fromEntries(keys.map((k) => [k, labels[k]])))}`;

@@ -66,7 +66,9 @@ export const setNamespace: Builtin = ({ items, config }) => {
     if (newNs === '') throw new BuiltinConfigError('`namespace` should not be empty');
     matcher = stringData(config)['namespaceMatcher'] ?? '';
   } else {
-    throw new BuiltinConfigError(`unknown functionConfig Kind=${String(config?.['kind'] ?? '')} ApiVersion=${String(config?.['apiVersion'] ?? '')}, expect \`SetNamespace\` or \`ConfigMap\``);
+    throw new BuiltinConfigError(
+      `unknown functionConfig Kind=${String(config?.['kind'] ?? '')} ApiVersion=${String(config?.['apiVersion'] ?? '')}, expect \`SetNamespace\` or \`ConfigMap\``,
+    );
   }
 
   const refs = items.map((item) => ({ item, refs: namespaceRefs(item.doc) }));
@@ -82,17 +84,23 @@ export const setNamespace: Builtin = ({ items, config }) => {
   let oldNs: string | undefined;
   if (matcher !== '') {
     if (namespaceObjects.size > 0) {
-      throw new BuiltinConfigError('found Namespace objects from the input resources, you cannot use `namespaceMatcher` in FunctionConfig together with Namespace objects');
+      throw new BuiltinConfigError(
+        'found Namespace objects from the input resources, you cannot use `namespaceMatcher` in FunctionConfig together with Namespace objects',
+      );
     }
     oldNs = matcher;
   } else if (namespaceObjects.size > 1) {
-    throw new BuiltinConfigError(`cannot accept more than one Namespace objects from the input resources, found ${[...namespaceObjects.keys()].sort().join(', ')}`);
+    throw new BuiltinConfigError(
+      `cannot accept more than one Namespace objects from the input resources, found ${[...namespaceObjects.keys()].sort().join(', ')}`,
+    );
   } else if (namespaceObjects.size === 1) {
     const [name, count] = [...namespaceObjects.entries()][0] as [string, number];
     if (count > 1) throw new BuiltinConfigError(`found more than one Namespace objects of the same name ${name}`);
     oldNs = name;
   } else if (seen.size > 1) {
-    throw new BuiltinConfigError(`all input namespace-scoped resources should be under the same namespace but found different namespaces: ${[...seen].sort().join(',')}`);
+    throw new BuiltinConfigError(
+      `all input namespace-scoped resources should be under the same namespace but found different namespaces: ${[...seen].sort().join(',')}`,
+    );
   } else oldNs = [...seen][0];
 
   if (oldNs !== undefined) {

@@ -209,14 +209,24 @@ function matchKeyedItems(
     if (!isSeq(seq)) continue;
     seq.items.forEach((item, index) => {
       if (!isMap(item)) {
-        options.fail('missing-list-key', path.index(index), side, `list item is not a mapping, but the list is keyed by ${keys.join(', ')}`);
+        options.fail(
+          'missing-list-key',
+          path.index(index),
+          side,
+          `list item is not a mapping, but the list is keyed by ${keys.join(', ')}`,
+        );
       }
       const values = keys.map((k) => {
         const pair = pairsOf(item).find((p) => keyName(p.key) === k);
         return pair && isScalar(pair.value) && pair.value.value !== null ? scalarText(pair.value) : undefined;
       });
       if (values[0] === undefined && values.every((v) => v === undefined)) {
-        options.fail('missing-list-key', path.index(index), side, `list item has no "${keys[0]}" (the list is keyed by ${keys.join(', ')})`);
+        options.fail(
+          'missing-list-key',
+          path.index(index),
+          side,
+          `list item has no "${keys[0]}" (the list is keyed by ${keys.join(', ')})`,
+        );
       }
       const group = groups.find((g) => g.nodes[side] === undefined && compatible(g.values, values));
       if (group) {

@@ -22,7 +22,15 @@ export function matchLines(a: readonly string[], b: readonly string[]): Array<re
 /** Ranges with fewer lines than this (both sides together) go to Myers directly. */
 const MYERS_LINES = 2000;
 
-function matchRange(a: readonly string[], b: readonly string[], a0: number, a1: number, b0: number, b1: number, out: Array<readonly [number, number]>): void {
+function matchRange(
+  a: readonly string[],
+  b: readonly string[],
+  a0: number,
+  a1: number,
+  b0: number,
+  b1: number,
+  out: Array<readonly [number, number]>,
+): void {
   let start = 0;
   while (a0 + start < a1 && b0 + start < b1 && a[a0 + start] === b[b0 + start]) start++;
   let end = 0;
@@ -44,7 +52,14 @@ function matchRange(a: readonly string[], b: readonly string[], a0: number, a1: 
 }
 
 /** Lines that occur exactly once in each range, the longest run of them in the same order (patience). */
-function uniqueAnchors(a: readonly string[], b: readonly string[], a0: number, a1: number, b0: number, b1: number): Array<readonly [number, number]> {
+function uniqueAnchors(
+  a: readonly string[],
+  b: readonly string[],
+  a0: number,
+  a1: number,
+  b0: number,
+  b1: number,
+): Array<readonly [number, number]> {
   const seen = new Map<string, { inA: number; inB: number; atA: number; atB: number }>();
   for (let i = a0; i < a1; i++) {
     const entry = seen.get(a[i]!);

@@ -90,7 +90,8 @@ export function scannedIdentityOf(document: ScannedDocument, fileText: string): 
   if (!root) return { identity: undefined, kind: undefined };
   const str = (pair: ScannedPair | undefined): string | undefined | typeof UNSURE => {
     const v = pair?.value;
-    if (!v || v.kind === 'empty' || v.kind === 'map' || v.kind === 'seq' || v.kind === 'flow-map' || v.kind === 'flow-seq') return undefined;
+    if (!v || v.kind === 'empty' || v.kind === 'map' || v.kind === 'seq' || v.kind === 'flow-map' || v.kind === 'flow-seq')
+      return undefined;
     if (v.kind === 'block-scalar' || v.str === null) return UNSURE;
     return v.str;
   };

@@ -22,9 +22,15 @@ describe('mergeFiles cases', () => {
     const dir = join(casesDir, name);
     const spec = parse(readFileSync(join(dir, 'case.yaml'), 'utf8')) as { rule: string; conflicts?: { path: string; rule: string }[] };
     test(`${name}: ${spec.rule}`, () => {
-      const result = mergeFiles({ origin: readTree(join(dir, 'origin')), upstream: readTree(join(dir, 'upstream')), local: readTree(join(dir, 'local')) });
+      const result = mergeFiles({
+        origin: readTree(join(dir, 'origin')),
+        upstream: readTree(join(dir, 'upstream')),
+        local: readTree(join(dir, 'local')),
+      });
       const expected = readTree(join(dir, 'expected'));
-      expect(Object.fromEntries(result.files.map((f) => [f.path, f.text]))).toEqual(Object.fromEntries(expected.map((f) => [f.path, f.text])));
+      expect(Object.fromEntries(result.files.map((f) => [f.path, f.text]))).toEqual(
+        Object.fromEntries(expected.map((f) => [f.path, f.text])),
+      );
       expect(result.conflicts.map((c) => ({ path: c.path, rule: c.rule }))).toEqual(spec.conflicts ?? []);
     });
   }
@@ -32,7 +38,10 @@ describe('mergeFiles cases', () => {
 
 describe('mergeFiles bad input', () => {
   const cm = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n`;
-  const run = (local: SourceFile[], upstream: SourceFile[] = [], origin: SourceFile[] = []) => () => mergeFiles({ origin, upstream, local });
+  const run =
+    (local: SourceFile[], upstream: SourceFile[] = [], origin: SourceFile[] = []) =>
+    () =>
+      mergeFiles({ origin, upstream, local });
 
   function expectError(fn: () => unknown, fields: Partial<MergeInputError>, reason: RegExp) {
     try {
@@ -47,16 +56,27 @@ describe('mergeFiles bad input', () => {
   }
 
   test('invalid YAML names the file, the document and the line', () => {
-    expectError(run([{ path: 'a.yaml', text: `${cm('a')}---\nkind: [unclosed\n` }]), { file: 'a.yaml', document: 1, code: 'invalid-yaml' }, /line 7/);
+    expectError(
+      run([{ path: 'a.yaml', text: `${cm('a')}---\nkind: [unclosed\n` }]),
+      { file: 'a.yaml', document: 1, code: 'invalid-yaml' },
+      /line 7/,
+    );
   });
 
   test('a document that is not a mapping', () => {
-    expectError(run([], [{ path: 'u.yaml', text: `${cm('a')}---\n- just\n- a list\n` }]), { file: 'u.yaml', document: 1, code: 'not-a-mapping', side: 'upstream' }, /not a mapping/);
+    expectError(
+      run([], [{ path: 'u.yaml', text: `${cm('a')}---\n- just\n- a list\n` }]),
+      { file: 'u.yaml', document: 1, code: 'not-a-mapping', side: 'upstream' },
+      /not a mapping/,
+    );
   });
 
   test('two resources with the same identity in one input', () => {
     expectError(
-      run([{ path: 'a.yaml', text: cm('x') }, { path: 'b.yaml', text: `${cm('y')}---\n${cm('x')}` }]),
+      run([
+        { path: 'a.yaml', text: cm('x') },
+        { path: 'b.yaml', text: `${cm('y')}---\n${cm('x')}` },
+      ]),
       { file: 'b.yaml', document: 1, code: 'duplicate-resource' },
       /ConfigMap x twice: here and in a\.yaml document 0/,
     );
@@ -124,9 +144,18 @@ spec:
                     copies: {type: integer}
 `;
     const shelf = (books: string) => `apiVersion: example.com/v1\nkind: Shelf\nmetadata:\n  name: s\nspec:\n  books:\n${books}`;
-    const origin = [{ path: 'crd.yaml', text: crd }, { path: 's.yaml', text: shelf('  - isbn: "1"\n    copies: 1\n') }];
-    const upstream = [{ path: 'crd.yaml', text: crd }, { path: 's.yaml', text: shelf('  - isbn: "1"\n    copies: 1\n  - isbn: "2"\n    copies: 1\n') }];
-    const local = [{ path: 'crd.yaml', text: crd }, { path: 's.yaml', text: shelf('  - isbn: "1"\n    copies: 7\n') }];
+    const origin = [
+      { path: 'crd.yaml', text: crd },
+      { path: 's.yaml', text: shelf('  - isbn: "1"\n    copies: 1\n') },
+    ];
+    const upstream = [
+      { path: 'crd.yaml', text: crd },
+      { path: 's.yaml', text: shelf('  - isbn: "1"\n    copies: 1\n  - isbn: "2"\n    copies: 1\n') },
+    ];
+    const local = [
+      { path: 'crd.yaml', text: crd },
+      { path: 's.yaml', text: shelf('  - isbn: "1"\n    copies: 7\n') },
+    ];
     const result = mergeFiles({ origin, upstream, local }, { inferKeys: false });
     expect(result.files.find((f) => f.path === 's.yaml')!.text).toBe(shelf('  - isbn: "1"\n    copies: 7\n  - isbn: "2"\n    copies: 1\n'));
   });

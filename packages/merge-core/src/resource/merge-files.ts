@@ -220,7 +220,13 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
       additions.set(upstream.file.file, list);
       report.push({ resource: shown, identity: upstream.identity, action: 'added', file: upstream.file.file, changed: true });
     } else if (!upstream && !local) {
-      report.push({ resource: shown, identity: (origin ?? upstream)?.identity, action: 'skipped', file: origin!.file.file, changed: false });
+      report.push({
+        resource: shown,
+        identity: (origin ?? upstream)?.identity,
+        action: 'skipped',
+        file: origin!.file.file,
+        changed: false,
+      });
     } else if (origin && !upstream && local) {
       if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
         replaced.set(local.entry, null);
@@ -251,13 +257,16 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
           file: local!.file.file,
           document: local!.entry.index,
           files: Object.fromEntries(
-            (['origin', 'upstream', 'local'] as const).flatMap((s) => (t[s] ? [[s, { file: t[s]!.file.file, document: t[s]!.entry.index }]] : [])),
+            (['origin', 'upstream', 'local'] as const).flatMap((s) =>
+              t[s] ? [[s, { file: t[s]!.file.file, document: t[s]!.entry.index }]] : [],
+            ),
           ),
         },
       );
       for (const c of result.conflicts) conflicts.push(formatConflict(c, shown, local!.file.file, c.winner, engine.strategy));
       const changed = result.node !== local!.map;
-      if (changed) replaced.set(local!.entry, result.node === undefined ? null : printMergedDocument(local!.document, result.node as YamlNode));
+      if (changed)
+        replaced.set(local!.entry, result.node === undefined ? null : printMergedDocument(local!.document, result.node as YamlNode));
       report.push({ resource: shown, identity: local!.identity, action: 'merged', file: local!.file.file, changed });
     }
     // Each resource is in one tuple: what was parsed for it is not needed again.
@@ -297,7 +306,13 @@ function parseFile(f: SourceFile, side: Side): { file: InputFile; resources: (s:
         if (document.empty) return [];
         const contents = document.doc.contents;
         if (!isMap(contents)) {
-          throw new MergeInputError('not-a-mapping', f.path, document.index, `${s} document is not a mapping (a resource must be a YAML map)`, s);
+          throw new MergeInputError(
+            'not-a-mapping',
+            f.path,
+            document.index,
+            `${s} document is not a mapping (a resource must be a YAML map)`,
+            s,
+          );
         }
         return [parsedResource(s, file, document, contents)];
       }),

@@ -131,7 +131,7 @@ describe('builtinSchemas: lookup by group and kind', () => {
     expect(deep).toBe(at(crd, 'spec.versions[].schema.openAPIV3Schema'));
   });
 
-  it('knows Kustomization generators are keyed by name, as kyaml\'s builtin schema does', () => {
+  it("knows Kustomization generators are keyed by name, as kyaml's builtin schema does", () => {
     const k = reg.lookup({ group: 'kustomize.config.k8s.io', version: 'v1beta1', kind: 'Kustomization' });
     expect(listAt(k, 'configMapGenerator').keys).toEqual(['name']);
     expect(listAt(k, 'secretGenerator').keys).toEqual(['name']);

@@ -45,7 +45,7 @@ function fieldCommentSchema(text: string, path: string[]): Schema | undefined {
   return undefined;
 }
 
-describe('schemaFromComment: the forms kyaml\'s element cases use', () => {
+describe("schemaFromComment: the forms kyaml's element cases use", () => {
   it.each([
     ['elementTestCases/18', 'line comment'],
     ['elementTestCases/19', 'head comment'],
@@ -74,7 +74,11 @@ describe('schemaFromComment: the forms kyaml\'s element cases use', () => {
 
 describe('schemaFromComment: text handling', () => {
   it('accepts the text with or without the leading #, and several #', () => {
-    for (const t of [' {"x-kubernetes-patch-merge-key":"name","x-kubernetes-patch-strategy":"merge"}', '# {"x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"name"}', '## {"x-kubernetes-patch-merge-key":"name","x-kubernetes-patch-strategy":"merge"}']) {
+    for (const t of [
+      ' {"x-kubernetes-patch-merge-key":"name","x-kubernetes-patch-strategy":"merge"}',
+      '# {"x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"name"}',
+      '## {"x-kubernetes-patch-merge-key":"name","x-kubernetes-patch-strategy":"merge"}',
+    ]) {
       const s = schemaFromComment(t);
       expect(s?.kind === 'list' ? shape(s) : s).toEqual({ listType: 'map', keys: ['name'], explicit: true });
     }
@@ -86,7 +90,9 @@ describe('schemaFromComment: text handling', () => {
   });
 
   it('reads list-map-keys, map types and types from the comment', () => {
-    const ports = schemaFromComment('{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["containerPort","protocol"]}');
+    const ports = schemaFromComment(
+      '{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["containerPort","protocol"]}',
+    );
     expect(ports?.kind === 'list' && ports.keys).toEqual(['containerPort', 'protocol']);
     const atomic = schemaFromComment('{"type":"object","x-kubernetes-map-type":"atomic"}');
     expect(atomic?.kind === 'object' && atomic.mapType).toBe('atomic');

@@ -38,7 +38,12 @@ describe('schemaRegistryFromCrds', () => {
               items: { type: 'object', properties: { host: { type: 'string' }, port: { type: 'integer' } } },
             },
             tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
-            legacy: { type: 'array', 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'id', items: { type: 'object' } },
+            legacy: {
+              type: 'array',
+              'x-kubernetes-patch-strategy': 'merge',
+              'x-kubernetes-patch-merge-key': 'id',
+              items: { type: 'object' },
+            },
             selector: { type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: { type: 'string' } },
             groups: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
             raw: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
@@ -48,7 +53,13 @@ describe('schemaRegistryFromCrds', () => {
         },
       },
     };
-    const reg = schemaRegistryFromCrds([crd('apiextensions.k8s.io/v1', { group: 'g.io', names: { kind: 'Thing' }, versions: [{ name: 'v1', schema: { openAPIV3Schema: schema } }] })]);
+    const reg = schemaRegistryFromCrds([
+      crd('apiextensions.k8s.io/v1', {
+        group: 'g.io',
+        names: { kind: 'Thing' },
+        versions: [{ name: 'v1', schema: { openAPIV3Schema: schema } }],
+      }),
+    ]);
     const root = reg.lookup({ group: 'g.io', version: 'v1', kind: 'Thing' });
     expect(shape(listAt(root, 'spec.routes'))).toEqual({ listType: 'map', keys: ['host', 'port'], explicit: true });
     expect(shape(listAt(root, 'spec.tags'))).toEqual({ listType: 'set', keys: [], explicit: true });
@@ -70,7 +81,12 @@ describe('schemaRegistryFromCrds', () => {
         validation: { openAPIV3Schema: shared },
         versions: [{ name: 'v1beta1' }, { name: 'v1', schema: { openAPIV3Schema: own } }],
       }),
-      crd('apiextensions.k8s.io/v1beta1', { group: 'g.io', names: { kind: 'Older' }, version: 'v1alpha1', validation: { openAPIV3Schema: shared } }),
+      crd('apiextensions.k8s.io/v1beta1', {
+        group: 'g.io',
+        names: { kind: 'Older' },
+        version: 'v1alpha1',
+        validation: { openAPIV3Schema: shared },
+      }),
     ]);
     expect(listAt(reg.lookup({ group: 'g.io', version: 'v1beta1', kind: 'Old' }), 'xs').listType).toBe('set');
     expect(listAt(reg.lookup({ group: 'g.io', version: 'v1', kind: 'Old' }), 'xs').listType).toBe('atomic');
@@ -79,7 +95,9 @@ describe('schemaRegistryFromCrds', () => {
   });
 
   it('ignores objects that are not CRDs, and CRD versions without a schema', () => {
-    const docs = parseAllDocuments('apiVersion: v1\nkind: ConfigMap\n---\nkind: CustomResourceDefinition\napiVersion: example.com/v1\n---\n- a\n---\n').map((d) => d.toJS() as unknown);
+    const docs = parseAllDocuments(
+      'apiVersion: v1\nkind: ConfigMap\n---\nkind: CustomResourceDefinition\napiVersion: example.com/v1\n---\n- a\n---\n',
+    ).map((d) => d.toJS() as unknown);
     const noSchema = crd('apiextensions.k8s.io/v1', { group: 'g.io', names: { kind: 'Bare' }, versions: [{ name: 'v1' }] });
     const reg = schemaRegistryFromCrds([...docs, null, 'text', noSchema]);
     expect(reg.lookup({ group: 'g.io', version: 'v1', kind: 'Bare' })).toBeUndefined();
@@ -94,8 +112,14 @@ describe('schemaRegistryFromCrds', () => {
     expect(() => schemaRegistryFromCrds([crd('apiextensions.k8s.io/v1', { group: 'g.io', names: {} })])).toThrow(
       'objects[0].spec.names.kind: CustomResourceDefinition (things.g.io): expected a non-empty string',
     );
-    const badSchema = crd('apiextensions.k8s.io/v1', { group: 'g.io', names: { kind: 'X' }, versions: [{ name: 'v1', schema: { openAPIV3Schema: 'nope' } }] });
+    const badSchema = crd('apiextensions.k8s.io/v1', {
+      group: 'g.io',
+      names: { kind: 'X' },
+      versions: [{ name: 'v1', schema: { openAPIV3Schema: 'nope' } }],
+    });
     expect(() => schemaRegistryFromCrds([badSchema])).toThrow(SchemaError);
-    expect(() => schemaRegistryFromCrds([badSchema])).toThrow('objects[0].spec.versions[0].schema.openAPIV3Schema: CustomResourceDefinition (things.g.io): expected a schema object');
+    expect(() => schemaRegistryFromCrds([badSchema])).toThrow(
+      'objects[0].spec.versions[0].schema.openAPIV3Schema: CustomResourceDefinition (things.g.io): expected a schema object',
+    );
   });
 });

@@ -19,11 +19,7 @@ export interface CrdOptions {
 }
 
 export function isCustomResourceDefinition(value: unknown): value is JsonObject {
-  return (
-    isRecord(value) &&
-    own(value, 'kind') === 'CustomResourceDefinition' &&
-    CRD_API_VERSIONS.has(String(own(value, 'apiVersion')))
-  );
+  return isRecord(value) && own(value, 'kind') === 'CustomResourceDefinition' && CRD_API_VERSIONS.has(String(own(value, 'apiVersion')));
 }
 
 export function schemaRegistryFromCrds(objects: readonly unknown[], options: CrdOptions = {}): SchemaSource {

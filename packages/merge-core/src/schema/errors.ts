@@ -11,7 +11,12 @@ export class SchemaError extends KdeltaError {
 
   constructor(options: { file?: string | undefined; path: string; reason: string }) {
     const where = [options.file, options.path].filter(Boolean).join(': ');
-    super({ code: 'schema-invalid', file: options.file, path: options.path, message: where ? `${where}: ${options.reason}` : options.reason });
+    super({
+      code: 'schema-invalid',
+      file: options.file,
+      path: options.path,
+      message: where ? `${where}: ${options.reason}` : options.reason,
+    });
     this.reason = options.reason;
   }
 }

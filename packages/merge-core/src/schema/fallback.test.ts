@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FALLBACK_MERGE_KEYS, KYAML_INFERRED_KEYS, inferListKeys } from './fallback.js';
 
 describe('FALLBACK_MERGE_KEYS', () => {
-  it('are seed 001\'s associative keys, in kyaml\'s precedence order, frozen', () => {
+  it("are seed 001's associative keys, in kyaml's precedence order, frozen", () => {
     expect(FALLBACK_MERGE_KEYS).toEqual(['mountPath', 'devicePath', 'ip', 'type', 'topologyKey', 'name', 'containerPort']);
     expect(Object.isFrozen(FALLBACK_MERGE_KEYS)).toBe(true);
     expect(KYAML_INFERRED_KEYS).toEqual(['name']);
@@ -26,7 +26,10 @@ describe('inferListKeys', () => {
   });
 
   it('takes the first key, in precedence order, that every element has', () => {
-    const mounts = [{ name: 'data', mountPath: '/data' }, { name: 'logs', mountPath: '/logs' }];
+    const mounts = [
+      { name: 'data', mountPath: '/data' },
+      { name: 'logs', mountPath: '/logs' },
+    ];
     expect(inferListKeys([mounts])).toEqual(['mountPath']);
     expect(inferListKeys([mounts], KYAML_INFERRED_KEYS)).toEqual(['name']);
     expect(inferListKeys([[{ containerPort: 80 }, { containerPort: 443, name: 'https' }]])).toEqual(['containerPort']);
@@ -54,7 +57,7 @@ describe('inferListKeys', () => {
     expect(inferListKeys([[{ name: 'a' }], [{ type: 'Ready', name: 'a' }]])).toBeUndefined();
   });
 
-  it('keeps Kptfile status conditions atomic with kyaml\'s candidates, keyed by type with seed 001\'s', () => {
+  it("keeps Kptfile status conditions atomic with kyaml's candidates, keyed by type with seed 001's", () => {
     const conditions = [{ type: 'Ready', status: 'True' }];
     expect(inferListKeys([conditions], KYAML_INFERRED_KEYS)).toBeUndefined();
     expect(inferListKeys([conditions])).toEqual(['type']);

@@ -45,10 +45,7 @@ function keyOfList(list: readonly unknown[], candidates: readonly string[]): str
  * merge key found" when no other source has a key; here `[]` is simply skipped.
  * Returns the keys (one key) or undefined for a non-associative list.
  */
-export function inferListKeys(
-  lists: readonly unknown[][],
-  candidates: readonly string[] = FALLBACK_MERGE_KEYS,
-): string[] | undefined {
+export function inferListKeys(lists: readonly unknown[][], candidates: readonly string[] = FALLBACK_MERGE_KEYS): string[] | undefined {
   let found: string | undefined;
   for (const list of lists) {
     if (!Array.isArray(list)) continue;

@@ -41,9 +41,13 @@ export interface ListInfo {
 export function listInfo(node: JsonObject): ListInfo {
   const lt = own(node, 'x-kubernetes-list-type');
   const rawStrategy = own(node, 'x-kubernetes-patch-strategy');
-  const strategies = typeof rawStrategy === 'string'
-    ? rawStrategy.split(',').map((s) => s.trim()).filter((s) => s !== '')
-    : [];
+  const strategies =
+    typeof rawStrategy === 'string'
+      ? rawStrategy
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '')
+      : [];
   const pmk = own(node, 'x-kubernetes-patch-merge-key');
   const lmk = own(node, 'x-kubernetes-list-map-keys');
   const mergeKey = typeof pmk === 'string' && pmk !== '' ? pmk : undefined;
@@ -58,9 +62,7 @@ export function listInfo(node: JsonObject): ListInfo {
     return { listType: lt, keys: lt === 'map' ? keys() : [], explicit: true };
   }
   if (strategies.includes('merge')) {
-    return mergeKey === undefined
-      ? { listType: 'set', keys: [], explicit: true }
-      : { listType: 'map', keys: keys(), explicit: true };
+    return mergeKey === undefined ? { listType: 'set', keys: [], explicit: true } : { listType: 'map', keys: keys(), explicit: true };
   }
   return { listType: 'atomic', keys: [], explicit: strategies.length > 0 };
 }

@@ -29,7 +29,9 @@ describe('layerSchemas', () => {
     const d = layered.lookup({ group: 'apps', version: 'v1', kind: 'Deployment' });
     expect(listAt(d, 'spec.items').listType).toBe('set');
     expect(d?.field('metadata')).toBeUndefined(); // nothing is mixed in from the built-in layer
-    expect(layered.lookup({ group: 'g.io', version: 'v1', kind: 'Thing' })).toBe(crds.lookup({ group: 'g.io', version: 'v1', kind: 'Thing' }));
+    expect(layered.lookup({ group: 'g.io', version: 'v1', kind: 'Thing' })).toBe(
+      crds.lookup({ group: 'g.io', version: 'v1', kind: 'Thing' }),
+    );
     expect(listAt(layered.lookup({ group: '', version: 'v1', kind: 'Pod' }), 'spec.containers').keys).toEqual(['name']);
     expect(layered.lookup({ group: 'x.io', version: 'v1', kind: 'Nope' })).toBeUndefined();
   });

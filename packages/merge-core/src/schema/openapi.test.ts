@@ -54,7 +54,12 @@ describe('schemaRegistryFromOpenApi (--schema file)', () => {
 
   it('reads the kyaml bundle format (resources[])', () => {
     const bundle = schemaRegistryFromOpenApi({
-      definitions: { 'x.Thing': { type: 'object', properties: { xs: { type: 'array', 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'k' } } } },
+      definitions: {
+        'x.Thing': {
+          type: 'object',
+          properties: { xs: { type: 'array', 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'k' } },
+        },
+      },
       resources: [{ apiVersion: 'things.io/v1', kind: 'Thing', definition: 'x.Thing' }],
     });
     expect(listAt(bundle.lookup({ group: 'things.io', version: 'v1', kind: 'Thing' }), 'xs').keys).toEqual(['k']);
@@ -62,19 +67,25 @@ describe('schemaRegistryFromOpenApi (--schema file)', () => {
 
   it('rejects documents that are not OpenAPI, naming the file and the field', () => {
     expect(() => schemaRegistryFromOpenApi([], { file: 'a.json' })).toThrow(/^a\.json: expected an OpenAPI document/);
-    expect(() => schemaRegistryFromOpenApi({ swagger: '2.0' }, { file: 'a.json' })).toThrow('a.json: definitions: expected an object of named schemas, got nothing');
-    const bad = () => schemaRegistryFromOpenApi({ definitions: { X: { 'x-kubernetes-group-version-kind': [{ kind: 'X' }] } } }, { file: 'a.json' });
+    expect(() => schemaRegistryFromOpenApi({ swagger: '2.0' }, { file: 'a.json' })).toThrow(
+      'a.json: definitions: expected an object of named schemas, got nothing',
+    );
+    const bad = () =>
+      schemaRegistryFromOpenApi({ definitions: { X: { 'x-kubernetes-group-version-kind': [{ kind: 'X' }] } } }, { file: 'a.json' });
     expect(bad).toThrow(SchemaError);
     expect(bad).toThrow('a.json: definitions.X.x-kubernetes-group-version-kind[0]: expected {group, version, kind} with string values');
-    expect(() => schemaRegistryFromOpenApi({ definitions: {}, resources: [{ apiVersion: 'v1', kind: 'A', definition: 'missing' }] })).toThrow(
-      'resources[0].definition: no definition named "missing"',
-    );
+    expect(() =>
+      schemaRegistryFromOpenApi({ definitions: {}, resources: [{ apiVersion: 'v1', kind: 'A', definition: 'missing' }] }),
+    ).toThrow('resources[0].definition: no definition named "missing"');
   });
 });
 
 describe('schemaRegistryFromText', () => {
   it('reads the same OpenAPI document as JSON or as YAML', () => {
-    for (const [file, body] of [[FILE, text], ['widgets-openapi.yaml', stringify(withoutResources)]] as const) {
+    for (const [file, body] of [
+      [FILE, text],
+      ['widgets-openapi.yaml', stringify(withoutResources)],
+    ] as const) {
       const reg = schemaRegistryFromText(body, file);
       expect(listAt(reg.lookup({ group: 'example.com', version: 'v1', kind: 'Widget' }), 'spec.parts').keys).toEqual(['name', 'slot']);
     }
@@ -87,11 +98,18 @@ describe('schemaRegistryFromText', () => {
       spec: {
         group: 'g.io',
         names: { kind: 'K' },
-        versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'object', properties: { xs: { type: 'array', 'x-kubernetes-list-type': 'set' } } } } }],
+        versions: [
+          {
+            name: 'v1',
+            schema: { openAPIV3Schema: { type: 'object', properties: { xs: { type: 'array', 'x-kubernetes-list-type': 'set' } } } },
+          },
+        ],
       },
     };
     const stream = `${stringify({ apiVersion: 'v1', kind: 'ConfigMap' })}---\n${stringify(crd)}`;
-    expect(listAt(schemaRegistryFromText(stream, 'crds.yaml').lookup({ group: 'g.io', version: 'v1', kind: 'K' }), 'xs').listType).toBe('set');
+    expect(listAt(schemaRegistryFromText(stream, 'crds.yaml').lookup({ group: 'g.io', version: 'v1', kind: 'K' }), 'xs').listType).toBe(
+      'set',
+    );
     const list = stringify({ apiVersion: 'v1', kind: 'List', items: [crd] });
     expect(schemaRegistryFromText(list, 'list.yaml').lookup({ group: 'g.io', version: 'v1', kind: 'K' })).toBeDefined();
   });

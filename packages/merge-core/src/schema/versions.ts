@@ -15,11 +15,7 @@ export function compareKubeVersions(a: string, b: string): number {
     return a < b ? -1 : a > b ? 1 : 0;
   }
   const stage = (m: RegExpExecArray): number => (m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0);
-  return (
-    stage(mb) - stage(ma) ||
-    Number(mb[1]) - Number(ma[1]) ||
-    Number(mb[3] ?? 0) - Number(ma[3] ?? 0)
-  );
+  return stage(mb) - stage(ma) || Number(mb[1]) - Number(ma[1]) || Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
 }
 
 /** The entry for `wanted` when there is one, else the newest version's. */
@@ -35,7 +31,5 @@ export function pickVersion<T>(versions: readonly (readonly [string, T])[], want
 /** Splits `apps/v1` into group `apps`, version `v1`; `v1` is the core group ''. */
 export function parseApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
-  return slash < 0
-    ? { group: '', version: apiVersion }
-    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }

@@ -51,7 +51,13 @@ class Walker {
     if (decision.take === 'local') result = local;
     else if (decision.take === 'upstream') result = isMissingOrNull(upstream) ? undefined : this.fromUpstream(e, upstream!);
     // Upstream's value equals local's already: keep local's node, so its text stays as it is.
-    if (result !== undefined && result !== local && local !== undefined && sameValue(local, result) && commentsOf(local) === commentsOf(result)) {
+    if (
+      result !== undefined &&
+      result !== local &&
+      local !== undefined &&
+      sameValue(local, result) &&
+      commentsOf(local) === commentsOf(result)
+    ) {
       result = local;
     }
     if (decision.take !== 'local' && localChanged(e.sources) && !sameOrBothEmpty(local, result)) {

@@ -26,7 +26,9 @@ describe('duplicate map keys', () => {
 
   it('are found in nested and flow maps, and in maps inside lists', () => {
     expect(errorOf(() => parseStream('spec:\n  x: {p: 1, q: 2, p: 3}\n', 'f.yaml')).message).toMatch(/line 2\): map key "p" appears twice/);
-    expect(errorOf(() => parseStream('items:\n- name: a\n  v: 1\n  v: 2\n', 'f.yaml')).message).toMatch(/line 4\): map key "v" appears twice \(first on line 3\)/);
+    expect(errorOf(() => parseStream('items:\n- name: a\n  v: 1\n  v: 2\n', 'f.yaml')).message).toMatch(
+      /line 4\): map key "v" appears twice \(first on line 3\)/,
+    );
   });
 
   it('are keys with equal values, as YAML 1.1 reads them (yes and true are one key)', () => {
@@ -41,9 +43,17 @@ describe('duplicate map keys', () => {
     const good = configMap('  a: "1"\n');
     const bad = configMap('  a: "1"\n  a: "2"\n');
     const error = errorOf(() =>
-      mergeFiles({ origin: [{ path: 'cm.yaml', text: good }], upstream: [{ path: 'cm.yaml', text: bad }], local: [{ path: 'cm.yaml', text: good }] }),
+      mergeFiles({
+        origin: [{ path: 'cm.yaml', text: good }],
+        upstream: [{ path: 'cm.yaml', text: bad }],
+        local: [{ path: 'cm.yaml', text: good }],
+      }),
     );
-    expect([error.file, error.side, error.message]).toEqual(['cm.yaml', 'upstream', 'cm.yaml: document 0: invalid YAML (line 7): map key "a" appears twice (first on line 6)']);
+    expect([error.file, error.side, error.message]).toEqual([
+      'cm.yaml',
+      'upstream',
+      'cm.yaml: document 0: invalid YAML (line 7): map key "a" appears twice (first on line 6)',
+    ]);
   });
 });
 
@@ -59,10 +69,23 @@ describe('a ConfigMap of many keys', () => {
       }
       return configMap(`${lines.join('\n')}\n`);
     };
-    const origin = text((i) => `v${i}`, () => false);
-    const upstream = text((i) => (i % 97 === 0 ? undefined : i % 10 === 0 ? `up${i}` : `v${i}`), (i) => i % 20 === 5);
-    const local = text((i) => (i % 89 === 0 ? undefined : i % 15 === 0 ? `loc${i}` : `v${i}`), (i) => i % 50 === 7);
-    const result = mergeFiles({ origin: [{ path: 'cm.yaml', text: origin }], upstream: [{ path: 'cm.yaml', text: upstream }], local: [{ path: 'cm.yaml', text: local }] });
+    const origin = text(
+      (i) => `v${i}`,
+      () => false,
+    );
+    const upstream = text(
+      (i) => (i % 97 === 0 ? undefined : i % 10 === 0 ? `up${i}` : `v${i}`),
+      (i) => i % 20 === 5,
+    );
+    const local = text(
+      (i) => (i % 89 === 0 ? undefined : i % 15 === 0 ? `loc${i}` : `v${i}`),
+      (i) => i % 50 === 7,
+    );
+    const result = mergeFiles({
+      origin: [{ path: 'cm.yaml', text: origin }],
+      upstream: [{ path: 'cm.yaml', text: upstream }],
+      local: [{ path: 'cm.yaml', text: local }],
+    });
     const expected: string[] = [];
     for (let i = 0; i < keys; i++) {
       // local's deletion of a value upstream changed does not stick (upstream wins, as in kpt)
@@ -74,7 +97,10 @@ describe('a ConfigMap of many keys', () => {
     }
     expect(result.files[0]!.text).toBe(configMap(`${expected.join('\n')}\n`));
     // both changed k30 (and every 30th value): upstream won, and the conflict says so
-    expect(result.conflicts.find((c) => c.path === '.data.k30')).toMatchObject({ winner: 'upstream', values: { origin: 'v30', upstream: 'up30', local: 'loc30' } });
+    expect(result.conflicts.find((c) => c.path === '.data.k30')).toMatchObject({
+      winner: 'upstream',
+      values: { origin: 'v30', upstream: 'up30', local: 'loc30' },
+    });
     expect(result.conflicts.filter((c) => c.path.startsWith('.data.k')).length).toBeGreaterThan(100);
   });
 });

@@ -3,7 +3,18 @@
  * every document of a stream, and enough of the source kept to print untouched documents
  * byte for byte.
  */
-import { type Document, isCollection, isMap, isScalar, isSeq, parseAllDocuments, type Pair, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import {
+  type Document,
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  parseAllDocuments,
+  type Pair,
+  type Scalar,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
 import { keyName } from './nodes.js';
 import { MergeInputError, type Side } from '../errors.js';
 

@@ -88,7 +88,8 @@ export async function parseGetArgs(
   options: { cwd: string; strategy?: string | undefined; defaultBranch: (repo: string) => Promise<string> },
 ): Promise<GetArgs> {
   if (positionals.length === 0) throw new UsageError('requires at least 1 arg(s), only received 0');
-  if (positionals.length > 2) throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument (got ${positionals.length} arguments)`);
+  if (positionals.length > 2)
+    throw new UsageError(`ambiguous repo/dir@version specify '.git' in argument (got ${positionals.length} arguments)`);
   const [source, dest] = positionals as [string, string | undefined];
   const updateStrategy = parseStrategy(options.strategy) ?? 'resource-merge';
   const split = splitRepoArg(source);

@@ -228,7 +228,9 @@ function walkTree(root: string): Map<string, 'dir' | 'file'> {
 /** JSON with mapping keys sorted: data equality with key order ignored, sequence order kept. */
 function canonical(v: Any): string {
   return JSON.stringify(v, (_k, x) =>
-    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
   );
 }
 
@@ -277,4 +279,17 @@ export function compareTrees(expected: string, actual: string, kptfiles: 'ignore
   return problems;
 }
 
-export { realpathSync, resolve, tmpdir, rmSync, mkdtempSync, existsSync, readFileSync, writeFileSync, mkdirSync, symlinkSync, cpSync, sourceTree };
+export {
+  realpathSync,
+  resolve,
+  tmpdir,
+  rmSync,
+  mkdtempSync,
+  existsSync,
+  readFileSync,
+  writeFileSync,
+  mkdirSync,
+  symlinkSync,
+  cpSync,
+  sourceTree,
+};

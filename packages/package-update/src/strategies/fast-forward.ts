@@ -5,7 +5,10 @@ import { replacePackageFiles } from './replace.js';
 import { type UpdateInput, type UpdateOutcome, nothing } from './types.js';
 
 function refuse(changed: readonly string[]): never {
-  throw new UpdateError(`local package files have been modified: [${changed.join(' ')}].\n  use a different update --strategy.`, 'local-changes');
+  throw new UpdateError(
+    `local package files have been modified: [${changed.join(' ')}].\n  use a different update --strategy.`,
+    'local-changes',
+  );
 }
 
 /** fast-forward: upstream's version, but only when the local package is unchanged since it was fetched. */

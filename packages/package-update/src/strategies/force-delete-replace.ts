@@ -44,7 +44,10 @@ export function replaceTree(input: UpdateInput): UpdateOutcome {
   }
   const updatedKptfile = updated.text(KPTFILE);
   if (updatedKptfile !== undefined && localKptfile !== undefined) {
-    local.write(KPTFILE, keepBookkeeping(updatedKptfile, localKptfile, joinPath(input.relPackagePath, KPTFILE), input.isRoot, updated.describe(KPTFILE)));
+    local.write(
+      KPTFILE,
+      keepBookkeeping(updatedKptfile, localKptfile, joinPath(input.relPackagePath, KPTFILE), input.isRoot, updated.describe(KPTFILE)),
+    );
   } else if (updatedKptfile !== undefined) local.write(KPTFILE, updatedKptfile);
   return nothing;
 }

@@ -28,7 +28,10 @@ export function replacePackageFiles(input: UpdateInput): void {
   const updatedKptfile = input.updated.text(KPTFILE);
   if (updatedKptfile !== undefined && localKptfile !== undefined) {
     // upstream's Kptfile, with the local name, upstream and lock (the caller sets the new lock)
-    input.local.write(KPTFILE, keepBookkeeping(updatedKptfile, localKptfile, joinPath(input.relPackagePath, KPTFILE), input.isRoot, input.updated.describe(KPTFILE)));
+    input.local.write(
+      KPTFILE,
+      keepBookkeeping(updatedKptfile, localKptfile, joinPath(input.relPackagePath, KPTFILE), input.isRoot, input.updated.describe(KPTFILE)),
+    );
   } else if (updatedKptfile !== undefined) {
     input.local.write(KPTFILE, updatedKptfile);
   }
@@ -80,7 +83,11 @@ export function mergeKptfileOf(input: UpdateInput): void {
       {
         updateUpstream: !input.isRoot,
         // the fetched sides by where they were read from: the update names them (upstream, origin)
-        files: { local: joinPath(input.relPackagePath, KPTFILE), origin: input.origin.describe(KPTFILE), upstream: input.updated.describe(KPTFILE) },
+        files: {
+          local: joinPath(input.relPackagePath, KPTFILE),
+          origin: input.origin.describe(KPTFILE),
+          upstream: input.updated.describe(KPTFILE),
+        },
       },
     );
     if (merged.text !== localKptfile) input.local.write(KPTFILE, merged.text);

@@ -12,9 +12,24 @@ import { type UpdateInput, type UpdateOutcome, nothing } from './types.js';
 export function replaceNonKrmFiles(input: { local: PackageView; updated: PackageView; origin: PackageView }): void {
   const { local: localPkg, updated: updatedPkg, origin: originPkg } = input;
   const isNonKrm = (f: TreeFile) => !isKrmPath(f.path) && f.path !== KPTFILE;
-  const origin = new Map(originPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text]));
-  const updated = new Map(updatedPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text]));
-  const local = new Map(localPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text]));
+  const origin = new Map(
+    originPkg
+      .ownFiles()
+      .files.filter(isNonKrm)
+      .map((f) => [f.path, f.text]),
+  );
+  const updated = new Map(
+    updatedPkg
+      .ownFiles()
+      .files.filter(isNonKrm)
+      .map((f) => [f.path, f.text]),
+  );
+  const local = new Map(
+    localPkg
+      .ownFiles()
+      .files.filter(isNonKrm)
+      .map((f) => [f.path, f.text]),
+  );
   for (const path of updated.keys()) {
     const o = origin.get(path);
     const l = local.get(path);

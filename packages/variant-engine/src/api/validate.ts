@@ -28,10 +28,7 @@ export function goJson(value: unknown): string {
     }
     return v;
   };
-  return JSON.stringify(sortKeys(value))
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026');
+  return JSON.stringify(sortKeys(value)).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 }
 
 /** Porch's `isValidUpstream` for a PackageVariant: repo and package are required, revision is not. */
@@ -73,9 +70,7 @@ export function validatePackageVariant(pv: PackageVariant): string[] {
       }
       for (const removed of ctx.removeKeys ?? []) {
         if (removed === key) {
-          errors.push(
-            `spec.packageContext.removeKeys: Invalid value: ${goJson(ctx.removeKeys)}: must not contain the key "${key}"`,
-          );
+          errors.push(`spec.packageContext.removeKeys: Invalid value: ${goJson(ctx.removeKeys)}: must not contain the key "${key}"`);
         }
       }
     }

@@ -51,7 +51,11 @@ export function applyPackageVariant(pkg: PackageView | PackageFiles, pv: Package
   try {
     ensurePackageContext(docs, pv, options.packageName ?? pv.spec?.downstream?.package ?? '');
     ensureKRMFunctions(docs, pv);
-    points = ensureConfigInjection(docs, pv, (options.objects ?? []).map((o) => decodeObject(o).value)).points;
+    points = ensureConfigInjection(
+      docs,
+      pv,
+      (options.objects ?? []).map((o) => decodeObject(o).value),
+    ).points;
   } catch (error) {
     if (!(error instanceof VariantMutationError)) throw error;
     return {
@@ -64,10 +68,7 @@ export function applyPackageVariant(pkg: PackageView | PackageFiles, pv: Package
   return {
     ok: true,
     changed: docs.writeChanges(),
-    conditions: [
-      valid,
-      { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant' },
-    ],
+    conditions: [valid, { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant' }],
     packageConditions: points.map(injectionCondition),
     readinessGates: points.filter((p) => p.required).map((p) => p.conditionType),
   };

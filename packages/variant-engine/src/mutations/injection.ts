@@ -168,7 +168,9 @@ export function setInjectionPointConditionsAndGates(
   for (const p of points) if (p.required) gates.add(p.conditionType);
   if (gates.size > 0) {
     const sorted = [...gates].sort(byteOrder);
-    const unchanged = isSeq(existingGates) && existingGates.items.length === sorted.length &&
+    const unchanged =
+      isSeq(existingGates) &&
+      existingGates.items.length === sorted.length &&
       existingGates.items.every((g, i) => isMap(g) && stringAt(g.get('conditionType', true)) === sorted[i]);
     if (!unchanged) kptfile.setIn(['info', 'readinessGates'], kptfile.createNode(sorted.map((conditionType) => ({ conditionType }))));
   }

@@ -27,7 +27,11 @@ export function ensurePackageContext(pkg: PackageDocuments, pv: PackageVariant, 
   const docs = pkg.documents(PACKAGE_CONTEXT_FILE);
   const configMaps = docs.filter((d) => isMap(d.contents) && d.get('kind') === 'ConfigMap');
   if (configMaps.length === 0) {
-    throw new VariantMutationError('invalid-package-context', `${PACKAGE_CONTEXT_FILE}: does not contain kind "ConfigMap"${where}`, PACKAGE_CONTEXT_FILE);
+    throw new VariantMutationError(
+      'invalid-package-context',
+      `${PACKAGE_CONTEXT_FILE}: does not contain kind "ConfigMap"${where}`,
+      PACKAGE_CONTEXT_FILE,
+    );
   }
   const cm = configMaps.find((d) => stringAt(d.getIn(['metadata', 'name'], true)) === PACKAGE_CONTEXT_NAME);
   if (!cm) {
@@ -39,7 +43,12 @@ export function ensurePackageContext(pkg: PackageDocuments, pv: PackageVariant, 
   }
   const dataNode = cm.get('data', true);
   if (!isMap(dataNode)) {
-    throw new VariantMutationError('invalid-package-context', `${PACKAGE_CONTEXT_FILE}: ConfigMap "${PACKAGE_CONTEXT_NAME}" has no data field`, PACKAGE_CONTEXT_FILE, '.data');
+    throw new VariantMutationError(
+      'invalid-package-context',
+      `${PACKAGE_CONTEXT_FILE}: ConfigMap "${PACKAGE_CONTEXT_NAME}" has no data field`,
+      PACKAGE_CONTEXT_FILE,
+      '.data',
+    );
   }
   const keyOf = (p: Pair) => (isScalar(p.key) ? String(p.key.value) : String(p.key));
   const added: string[] = [];

@@ -115,7 +115,11 @@ export class PackageDocuments {
         if (doc.contents === null) return;
         if (!isMap(doc.contents)) {
           const what = isSeq(doc.contents) ? 'a list' : isScalar(doc.contents) ? 'a scalar' : 'not a mapping';
-          throw new VariantMutationError('not-a-krm-object', `${file}: failed to extract objects: document ${index + 1} is ${what}, not a KRM object`, file);
+          throw new VariantMutationError(
+            'not-a-krm-object',
+            `${file}: failed to extract objects: document ${index + 1} is ${what}, not a KRM object`,
+            file,
+          );
         }
         out.push({ file, index, doc, map: doc.contents });
       });

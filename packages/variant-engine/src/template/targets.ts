@@ -77,7 +77,9 @@ export function selectObjects(
     if (!m.ok) return m;
     if (m.value) out.push(obj);
   }
-  out.sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : (a.metadata?.name ?? '') > (b.metadata?.name ?? '') ? 1 : 0));
+  out.sort((a, b) =>
+    (a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : (a.metadata?.name ?? '') > (b.metadata?.name ?? '') ? 1 : 0,
+  );
   return { ok: true, value: out };
 }
 

@@ -7,7 +7,13 @@ import { getPackageFiles } from '../materialize.js';
 
 /** A fleet on disk for run tests: an upstream repository, bare downstream repositories, a control repository. */
 
-const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com' };
+const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.com',
+};
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: gitEnv }).trim();
@@ -134,7 +140,9 @@ export function createFleet(downstreams: readonly string[]): Fleet {
 }
 
 export function repository(name: string, repo: string, labels: Record<string, string> = {}): string {
-  const l = Object.entries(labels).map(([k, v]) => `\n    ${k}: ${v}`).join('');
+  const l = Object.entries(labels)
+    .map(([k, v]) => `\n    ${k}: ${v}`)
+    .join('');
   return `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${name}\n  namespace: default${l ? `\n  labels:${l}` : ''}\nspec:\n  type: git\n  git:\n    repo: ${repo}\n    branch: main\n`;
 }
 
