@@ -292,7 +292,10 @@ describe('addMergeComments, differential property', () => {
       { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 400) },
     );
     if (process.env.KDELTA_PROPERTY_STATS) console.log(paths);
-    // the scanner must actually be exercised, not only the fallback
-    expect(paths.scan).toBeGreaterThan((paths.scan + paths.compose) / 8);
+    // The scanner must actually be exercised, not only the fallback. About one text in six
+    // takes the scan path (the mutations send the rest to compose); one in twenty is six
+    // standard deviations below that at 400 runs, so the check never flakes yet still
+    // fails if the scanner stops accepting clean streams.
+    expect(paths.scan).toBeGreaterThan((paths.scan + paths.compose) / 20);
   });
 });

@@ -245,8 +245,10 @@ describe('scanStream against parseStream', () => {
       { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 400) },
     );
     if (process.env.KDELTA_PROPERTY_STATS) console.log(seen);
-    // the scan must actually be exercised, not only the fallback
-    expect(seen.scanned).toBeGreaterThan((seen.scanned + seen.declined) / 8);
+    // The scan must actually be exercised, not only the fallback. About one stream in six is
+    // scanned; one in twenty is far enough below that (six standard deviations at 400 runs)
+    // never to flake, and still fails if the scanner stops accepting clean streams.
+    expect(seen.scanned).toBeGreaterThan((seen.scanned + seen.declined) / 20);
     expect(seen.identities).toBeGreaterThan(seen.unsure);
   });
 });
