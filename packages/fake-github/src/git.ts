@@ -77,7 +77,9 @@ export async function buildTree(gitDir: string, base: string | undefined, change
         // Drop the path (a file, or everything under a directory) before replacing or deleting it.
         const listed = await git(gitDir, ['ls-files', '-z', '--', path], { env });
         const paths = listed.split('\0').filter(Boolean);
-        if (paths.length) await git(gitDir, ['update-index', '--force-remove', '-z', '--stdin'], { env, input: paths.join('\0') + '\0' });
+        // Mode 0 removes an entry; unlike --force-remove it needs no work tree (the repository is bare).
+        const removals = paths.map((p) => `0 ${'0'.repeat(40)}\t${p}\0`).join('');
+        if (paths.length) await git(gitDir, ['update-index', '-z', '--index-info'], { env, input: removals });
       }
       if (c.sha === null) continue;
       if (c.type === 'tree') await git(gitDir, ['read-tree', `--prefix=${path}/`, c.sha], { env });
