@@ -361,6 +361,41 @@ describe('statuses, permissions, rate limits, validation', () => {
     expect((st as { response: { headers: Record<string, string> } }).response.headers['x-accepted-github-permissions']).toBe(
       'statuses=write',
     );
+    const lb = await ro
+      .request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+        owner: 'org',
+        repo: 'cluster-01',
+        issue_number: 1,
+        labels: ['x'],
+      })
+      .catch((e: { status: number; response: { headers: Record<string, string> } }) => e);
+    expect((lb as { response: { headers: Record<string, string> } }).response.headers['x-accepted-github-permissions']).toBe(
+      'issues=write; pull_requests=write',
+    );
+    // pull_requests: write alone is enough to label a pull request.
+    const prWriter = await startFakeGitHub({ tokens: { ghs_pr: { permissions: { pull_requests: 'write', contents: 'write' } } } });
+    try {
+      await prWriter.createRepo('o/r');
+      await prWriter.humanCommit('o/r', 'feature', { 'f.txt': 'f\n' });
+      const client = new Octokit({ auth: prWriter.token, baseUrl: prWriter.apiUrl });
+      const { data: pr } = await client.request('POST /repos/{owner}/{repo}/pulls', {
+        owner: 'o',
+        repo: 'r',
+        title: 't',
+        head: 'feature',
+        base: 'main',
+      });
+      const { data } = await client.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+        owner: 'o',
+        repo: 'r',
+        issue_number: pr.number,
+        labels: ['kdelta'],
+      });
+      expect(data.map((l) => l.name)).toEqual(['kdelta']);
+      expect(prWriter.violations).toEqual([]);
+    } finally {
+      await prWriter.close();
+    }
   });
 
   it('answers the secondary rate limit once; the throttled client retries after retry-after', async () => {

@@ -23,8 +23,8 @@ export interface Result {
 export interface Handler {
   /** The GitHub App permission the endpoint needs. */
   readonly permission: readonly [string, Permission];
-  /** X-Accepted-GitHub-Permissions when it differs from `permission=level`. */
-  readonly accepted?: string;
+  /** Another permission that is enough on its own (GitHub takes issues or pull_requests for a PR's labels). */
+  readonly alternative?: readonly [string, Permission];
   /** `body` is the request body, already checked against the operation's schema. */
   run(ctx: Context, params: Record<string, string>, body: never): Promise<Result>;
 }
@@ -416,7 +416,7 @@ export const handlers: Record<string, Handler> = {
 
   'issues/add-labels': {
     permission: ['issues', 'write'],
-    accepted: 'issues=write; pull_requests=write',
+    alternative: ['pull_requests', 'write'],
     async run(ctx, params, body: string[] | { labels?: (string | { name: string })[] }) {
       const { repo, pr } = await pullOf(ctx, params, 'issue_number');
       const names = (Array.isArray(body) ? body : (body?.labels ?? [])).map((l) => (typeof l === 'string' ? l : l.name));
@@ -431,7 +431,7 @@ export const handlers: Record<string, Handler> = {
 
   'issues/remove-label': {
     permission: ['issues', 'write'],
-    accepted: 'issues=write; pull_requests=write',
+    alternative: ['pull_requests', 'write'],
     async run(ctx, params) {
       const { repo, pr } = await pullOf(ctx, params, 'issue_number');
       const name = params['name']!;
@@ -445,7 +445,7 @@ export const handlers: Record<string, Handler> = {
 
   'issues/add-assignees': {
     permission: ['issues', 'write'],
-    accepted: 'issues=write; pull_requests=write',
+    alternative: ['pull_requests', 'write'],
     async run(ctx, params, body: { assignees?: string[] }) {
       const { repo, pr } = await pullOf(ctx, params, 'issue_number');
       for (const a of body?.assignees ?? []) if (!pr.assignees.includes(a)) pr.assignees.push(a);
@@ -456,7 +456,7 @@ export const handlers: Record<string, Handler> = {
 
   'issues/remove-assignees': {
     permission: ['issues', 'write'],
-    accepted: 'issues=write; pull_requests=write',
+    alternative: ['pull_requests', 'write'],
     async run(ctx, params, body: { assignees?: string[] }) {
       const { repo, pr } = await pullOf(ctx, params, 'issue_number');
       pr.assignees = pr.assignees.filter((a) => !(body?.assignees ?? []).includes(a));

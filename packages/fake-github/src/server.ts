@@ -298,12 +298,13 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       return;
     }
     const [permission, level] = handler.permission;
-    if (!allows(grant, permission, level)) {
+    const alternative = handler.alternative;
+    if (!allows(grant, permission, level) && !(alternative && allows(grant, alternative[0], alternative[1]))) {
       sendJson(
         res,
         403,
         { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' },
-        { 'x-accepted-github-permissions': handler.accepted ?? `${permission}=${level}` },
+        { 'x-accepted-github-permissions': [handler.permission, alternative].flatMap((p) => (p ? [`${p[0]}=${p[1]}`] : [])).join('; ') },
       );
       record(403, op.operationId, write);
       return;
