@@ -476,9 +476,16 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
           return 0; // a git push, not an API request
         case 'push':
           return options.signedCommits ? op.files + 4 : 0;
-        case 'upsert':
-          // create or update, labels, assignees, reviewers, draft change, auto-merge
-          return 1 + ((options.labels ?? []).length > 0 ? 1 : 0) + (op.created ? 2 : 1) + (options.autoMerge ? 1 : 0);
+        case 'upsert': {
+          const some = (list: readonly string[] | undefined) => ((list ?? []).length > 0 ? 1 : 0);
+          const labels = some(options.labels);
+          const autoMerge = options.autoMerge ? 1 : 0;
+          // created: open (as a draft or not), label, assign, request reviews, enable auto-merge;
+          // updated: edit, label, turn into a draft or back, enable or disable auto-merge
+          return op.created
+            ? 1 + labels + some(options.assignees) + Math.max(some(options.reviewers), some(options.teamReviewers)) + autoMerge
+            : 1 + labels + (draftPolicy === 'always' ? 0 : 1) + autoMerge;
+        }
       }
     },
 

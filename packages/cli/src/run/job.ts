@@ -473,8 +473,9 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     base: plan.downstream.branch,
   };
   const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
-  const mirror = await ctx.mirror(plan.downstream.url);
+  // The forge first: a repository it cannot serve fails here, before anything is cloned.
   const open = await ctx.forge.find(target);
+  const mirror = await ctx.mirror(plan.downstream.url);
   const stop = stopped(open, target.head);
   if (stop) return { ...stop, fingerprint };
   const meta = open ? parseMetadataBlock(open.body) : undefined;

@@ -6,7 +6,7 @@ import { cloneBare, listRemoteRefs, runGit, type Author, type RemoteRef } from '
 import { Budget, DEFAULT_BUDGET } from '../forge/budget.js';
 import { createLocalForge } from '../forge/local.js';
 import type { Forge } from '../forge/forge.js';
-import { createGitHubForge, type GitHubRunOptions } from '../forge/github.js';
+import { createGitHubForge, type GitHubForgeOptions, type GitHubRunOptions } from '../forge/github.js';
 import { loadControl } from './control.js';
 import {
   DEFERRED_MESSAGE,
@@ -46,7 +46,7 @@ export interface RunOptions {
   /** A forge, or `local` (default): proposals as files under `proposalsDir`. */
   readonly forge?: Forge | 'local' | 'github' | undefined;
   /** The github forge's pull request options and connection (used when forge is 'github'). */
-  readonly github?: GitHubRunOptions | undefined;
+  readonly github?: (GitHubRunOptions & Pick<GitHubForgeOptions, 'pacing'>) | undefined;
   /** Proposal branches are `<branchPrefix><variant>` (default `kdelta/`). */
   readonly branchPrefix?: string | undefined;
   /**
