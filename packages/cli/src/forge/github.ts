@@ -540,14 +540,16 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       author: { name: input.author.name, email: input.author.email },
     });
     const ref = `heads/${input.target.head}`;
+    // The ref goes into the path segment by segment (a `{ref}` parameter would encode its slashes).
+    const refPath = ref.split('/').map(encodeURIComponent).join('/');
     if (input.expectedHead) {
-      const now = await call<{ object: { sha: string } }>(`read ${where}`, 'GET /repos/{owner}/{repo}/git/ref/{ref}', { ...repo, ref });
+      const now = await call<{ object: { sha: string } }>(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, repo);
       if (now.object.sha !== input.expectedHead) {
         throw new Error(
           `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`,
         );
       }
-      await call(`move ${where}`, 'PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...repo, ref, sha: commit.sha, force: true });
+      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force: true });
     } else {
       await call(`create ${where}`, 'POST /repos/{owner}/{repo}/git/refs', { ...repo, ref: `refs/${ref}`, sha: commit.sha });
     }
