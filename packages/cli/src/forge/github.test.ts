@@ -54,7 +54,7 @@ describe('github forge', () => {
     expect(() => createGitHubForge({ env: {} })).toThrow(/the github forge needs a token: set GITHUB_TOKEN .* or GH_TOKEN/);
   });
 
-  it('reads the open pull requests of a repository once, pins the API version and counts writes against the budget', async () => {
+  it('reads the open pull requests of a repository once and counts writes against the budget', async () => {
     await freshRepos();
     const budget = new Budget(100);
     const forge = createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast, budget });

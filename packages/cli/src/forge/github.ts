@@ -174,7 +174,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       onRateLimit: (retryAfter: number, _o: unknown, _k: unknown, retryCount: number) => retryCount < 1 && retryAfter <= 120,
       onSecondaryRateLimit: (_retryAfter: number, _o: unknown, _k: unknown, retryCount: number) => retryCount < 3,
       ...(pacing.retryAfterUnitMs !== undefined ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {}),
-      ...(pacing.writeSpacing === false ? { write: immediate as never } : {}),
+      ...(pacing.writeSpacing === false ? { write: immediate as never, notifications: immediate as never } : {}),
     },
     retry: { retries: 2 },
   });
@@ -543,7 +543,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     // The ref goes into the path segment by segment (a `{ref}` parameter would encode its slashes).
     const refPath = ref.split('/').map(encodeURIComponent).join('/');
     if (input.expectedHead) {
-      const now = await call<{ object: { sha: string } }>(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, repo);
+      const now = await call<{ object: { sha: string } }>(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, { ...repo });
       if (now.object.sha !== input.expectedHead) {
         throw new Error(
           `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`,

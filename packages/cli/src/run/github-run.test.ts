@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,7 +130,7 @@ describe('kdelta run --forge github', () => {
     expect(conflicted).toMatchObject({ state: 'open', draft: true, auto_merge: null });
     expect(conflicted!.body).toContain('### Conflicts (1)');
     // the hidden block names the branch's commit, and the result carries the full body for the job summary
-    expect(parseMetadataBlock(clean!.body)?.headCommit).toBe(clean!.head.sha);
+    expect(parseMetadataBlock(clean!.body ?? '')?.headCommit).toBe(clean!.head.sha);
     expect(first.results[0]?.body).toContain('### What changed');
     expect(first.results[0]?.proposal?.url).toMatch(new RegExp(`/${f.owner}/cluster-01/pull/\\d+$`));
     expect(first.budget).toEqual({ limit: 400, used: gh.writes(), exhausted: false });
@@ -145,7 +146,7 @@ describe('kdelta run --forge github', () => {
     expect(second.budget).toMatchObject({ used: 0, exhausted: false });
   });
 
-  it('a moved upstream tag updates the same pull request; the downstream getting the content closes it', async () => {
+  it('a moved upstream tag updates the same pull request; once merged, the next run has nothing to do', async () => {
     const f = await fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
     await run(opts(f));
@@ -156,8 +157,8 @@ describe('kdelta run --forge github', () => {
     const pulls = gh.pulls(f.slug('cluster-01'));
     expect(pulls).toHaveLength(1);
     expect(pulls[0]!.head.sha).not.toBe(before!.head.sha);
-    expect(parseMetadataBlock(pulls[0]!.body)?.upstream?.commit).toBe(moved);
-    expect(parseMetadataBlock(pulls[0]!.body)?.headCommit).toBe(pulls[0]!.head.sha);
+    expect(parseMetadataBlock(pulls[0]!.body ?? '')?.upstream?.commit).toBe(moved);
+    expect(parseMetadataBlock(pulls[0]!.body ?? '')?.headCommit).toBe(pulls[0]!.head.sha);
 
     // merged by a human: the next run finds the content on main and has nothing to propose
     await gh.mergePull(f.slug('cluster-01'), pulls[0]!.number);
@@ -234,8 +235,11 @@ describe('kdelta run --forge github', () => {
     expect(first.results[0]?.action).toBe('proposed');
     const [pull] = gh.pulls(f.slug('cluster-01'));
     expect(gh.commitVerified(f.slug('cluster-01'), pull!.head.sha)).toBe(true);
-    expect(parseMetadataBlock(pull!.body)?.headCommit).toBe(pull!.head.sha);
-    expect(Object.keys(f.files('cluster-01', 'main'))).toEqual(['README.md']);
+    expect(parseMetadataBlock(pull!.body ?? '')?.headCommit).toBe(pull!.head.sha);
+    // the base branch is untouched
+    expect(execFileSync('git', ['ls-tree', '--name-only', 'main'], { cwd: gh.gitDir(f.slug('cluster-01')), encoding: 'utf8' })).toBe(
+      'README.md\n',
+    );
     gh.clearRequests();
     const second = await run(opts(f, { signedCommits: true }));
     expect(second.results[0]?.action).toBe('unchanged');
