@@ -4,7 +4,15 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { merge3Text, mergeFiles, type Conflict, type MergeOptions, type ResourceReport, type SourceFile } from '@kdelta/merge-core';
+import {
+  merge3Text,
+  mergeFiles,
+  type Conflict,
+  type Decision,
+  type MergeOptions,
+  type ResourceReport,
+  type SourceFile,
+} from '@kdelta/merge-core';
 import { mergeKptfile } from './merge.js';
 import { PackageTree } from './package-tree.js';
 import { KPTFILE_NAME } from './types.js';
@@ -67,6 +75,8 @@ export interface PackageMergeResult {
   readonly files: readonly SourceFile[];
   readonly deleted: readonly string[];
   readonly conflicts: readonly Conflict[];
+  /** Fields kept as local has them because local pinned them (`# kdelta:local`) where upstream changed them. */
+  readonly decisions: readonly Decision[];
   readonly report: PackageMergeReport;
 }
 
@@ -84,7 +94,13 @@ export function mergePackages(sides: MergeSides, options: PackageMergeOptions = 
       { origin: origin.files[0]!.text, upstream: upstream.files[0]!.text, local: local.files[0]!.text },
       { ...options, file: name },
     );
-    return { files: [{ path: name, text: result.text }], deleted: [], conflicts: result.conflicts, report: { changed: result.changed } };
+    return {
+      files: [{ path: name, text: result.text }],
+      deleted: [],
+      conflicts: result.conflicts,
+      decisions: result.decisions,
+      report: { changed: result.changed },
+    };
   }
   const same = (side: MergeSide) =>
     side.directory ? side.files : side.files.map((f) => ({ ...f, path: local.directory ? f.path : local.files[0]!.path }));
@@ -103,6 +119,7 @@ export function mergePackages(sides: MergeSides, options: PackageMergeOptions = 
     files: [...resources.files, ...kptfiles.files],
     deleted: resources.deleted,
     conflicts: [...resources.conflicts, ...kptfiles.conflicts],
+    decisions: [...resources.decisions, ...kptfiles.decisions],
     report: { resources: resources.report, kptfiles: kptfiles.files.map((f) => f.path), deletedFiles: resources.deleted },
   };
 }
@@ -111,10 +128,12 @@ export function mergePackages(sides: MergeSides, options: PackageMergeOptions = 
 function mergeKptfiles(sides: Record<'origin' | 'upstream' | 'local', readonly SourceFile[]>): {
   files: SourceFile[];
   conflicts: Conflict[];
+  decisions: Decision[];
 } {
   const find = (list: readonly SourceFile[], path: string) => list.find((f) => f.path === path)?.text;
   const files: SourceFile[] = [];
   const conflicts: Conflict[] = [];
+  const decisions: Decision[] = [];
   for (const local of sides.local.filter((f) => basename(f.path) === KPTFILE_NAME)) {
     const result = mergeKptfile(
       { origin: find(sides.origin, local.path), upstream: find(sides.upstream, local.path), local: local.text },
@@ -122,9 +141,10 @@ function mergeKptfiles(sides: Record<'origin' | 'upstream' | 'local', readonly S
     );
     files.push({ path: local.path, text: result.text });
     conflicts.push(...result.conflicts);
+    decisions.push(...result.decisions);
   }
   for (const upstream of sides.upstream.filter((f) => basename(f.path) === KPTFILE_NAME)) {
     if (!find(sides.local, upstream.path) && !find(sides.origin, upstream.path)) files.push(upstream);
   }
-  return { files, conflicts };
+  return { files, conflicts, decisions };
 }

@@ -16,7 +16,7 @@ import { functionMergeKey, pipelineKeyMode, SYNTHETIC_NAME_PREFIX, type Pipeline
 import { decodeKptfileNode } from './decode.js';
 import { PIPELINE_LISTS, type KptFunction, type Kptfile, type Pipeline } from './types.js';
 import { mergeValueText } from './value-merge.js';
-import { formatIdentity, groupOf, type Conflict } from '@kdelta/merge-core';
+import { formatIdentity, groupOf, type Conflict, type Decision } from '@kdelta/merge-core';
 import { parseDocument } from 'yaml';
 
 export interface KptfileMergeInput {
@@ -44,6 +44,8 @@ export interface KptfileMergeResult {
   readonly pipelineKey: PipelineKeyMode;
   /** Where local and upstream both changed a field; `resource` and `file` name the local Kptfile. */
   readonly conflicts: readonly Conflict[];
+  /** Fields kept as local has them because local pinned them (`# kdelta:local`). */
+  readonly decisions: readonly Decision[];
 }
 
 type Plain = Record<string, unknown>;
@@ -233,7 +235,7 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
   if (mergedKf.inventory) result.inventory = mergedKf.inventory;
   if (mergedKf.status) result.status = mergedKf.status;
 
-  return { kptfile: result, text: printKptfile(local, result), pipelineKey: mode, conflicts };
+  return { kptfile: result, text: printKptfile(local, result), pipelineKey: mode, conflicts, decisions: [] };
 }
 
 const keyLabel = (key: string): string =>

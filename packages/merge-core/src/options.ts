@@ -12,6 +12,7 @@ import {
 } from './schema/index.js';
 import type { SchemaRegistry } from './schema/types.js';
 import { localWins } from './visit/local-wins.js';
+import { withPins } from './visit/pinned.js';
 import { upstreamWins, type Rules } from './visit/upstream-wins.js';
 import type { MergeVisitor } from './visit/visitor.js';
 import { walkElement, type WalkResult } from './visit/walk.js';
@@ -54,7 +55,7 @@ export function createEngine(options: MergeOptions = {}): Engine {
   const rules = options.rules ?? 'kpt';
   const strategy = options.strategy ?? 'upstream-wins';
   const base = upstreamWins(rules);
-  const visitor = strategy === 'local-wins' ? localWins(base) : base;
+  const visitor = withPins(strategy === 'local-wins' ? localWins(base) : base);
   const registry = options.builtinSchemas === false ? options.schemas : layerSchemas(options.schemas, builtin);
   const inferKeys = options.inferKeys ?? true;
   const fallbackKeys = rules === 'kyaml' ? KYAML_INFERRED_KEYS : FALLBACK_MERGE_KEYS;

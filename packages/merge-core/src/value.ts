@@ -2,7 +2,7 @@ import { isNode, type YamlNode } from './yaml/nodes.js';
 import { parseStream, type SourceDocument } from './yaml/parse.js';
 import { createEngine, type MergeOptions } from './options.js';
 import { detectLayout, printMergedDocument, printNewDocument } from './emit/print.js';
-import { formatConflict, type Conflict, MergeInputError, type Side } from './errors.js';
+import { formatConflict, formatDecision, type Conflict, type Decision, MergeInputError, type Side } from './errors.js';
 
 export interface ValueInput {
   readonly origin?: string | undefined;
@@ -14,6 +14,8 @@ export interface ValueMergeResult {
   /** The merged YAML text; local's own lines wherever the merge did not change them. */
   readonly text: string;
   readonly conflicts: readonly Conflict[];
+  /** Fields kept as local has them because local pinned them (`# kdelta:local`). */
+  readonly decisions: readonly Decision[];
   /** False when the result is exactly the local text. */
   readonly changed: boolean;
 }
@@ -50,11 +52,12 @@ export function merge3Text(input: ValueInput, options: MergeOptions & { readonly
   const conflicts = result.conflicts.map((c) =>
     formatConflict(c, file, file, engine.strategy === 'local-wins' ? 'local' : c.winner, engine.strategy),
   );
+  const decisions = result.decisions.map((d) => formatDecision(d, file, file));
   const local = docs.local;
-  if (local && result.node === node('local')) return { text: input.local!, conflicts, changed: false };
-  if (result.node === undefined) return { text: '', conflicts, changed: input.local !== '' };
+  if (local && result.node === node('local')) return { text: input.local!, conflicts, decisions, changed: false };
+  if (result.node === undefined) return { text: '', conflicts, decisions, changed: input.local !== '' };
   const text = local
     ? printMergedDocument(local, result.node)
     : printNewDocument(result.node, detectLayout(input.upstream ?? input.origin ?? ''));
-  return { text, conflicts, changed: text !== input.local };
+  return { text, conflicts, decisions, changed: text !== input.local };
 }

@@ -39,6 +39,29 @@ function workspace() {
 }
 
 describe('kdelta merge3', () => {
+  test("a field pinned with # kdelta:local keeps local's value and comment, reported as a decision", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdelta-merge3-'));
+    tree(dir, {
+      'o/deploy.yaml': deploy('web:1', 1),
+      'u/deploy.yaml': deploy('web:2', 2),
+      'l/deploy.yaml': deploy('web:1', 5, ' # kdelta:local'),
+    });
+    for (const strategy of ['upstream-wins', 'local-wins', 'fail']) {
+      const r = await kdelta(
+        ['merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--on-conflict', strategy, '--report', 'r.json'],
+        dir,
+      );
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(deploy('web:2', 5, ' # kdelta:local'));
+      expect(r.stderr).toBe("apps/Deployment web: .spec.replicas is pinned (# kdelta:local): local's 5 kept, upstream 1→2\n");
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+      expect(report.conflicts).toEqual([]);
+      expect(report.decisions).toMatchObject([
+        { path: '.spec.replicas', rule: 'pinned-local', values: { origin: 1, upstream: 2, local: 5 } },
+      ]);
+    }
+  });
+
   test('merges directories to stdout as one YAML stream, local edits kept', async () => {
     const dir = workspace();
     const r = await kdelta(['merge3', '--original', 'o', '--updated', 'u', '--local', 'l'], dir);

@@ -3,8 +3,9 @@ import type { Side } from '../errors.js';
 import type { FieldPath } from '../path.js';
 import type { ListSchema, ObjectSchema, Schema, SchemaRegistry } from '../schema/types.js';
 import { isMissingOrNull, keyName, pairsOf, scalarText, stringField, type YamlNode } from '../yaml/nodes.js';
-import type { Element, FieldElement, ItemElement, LeafReason, Sources } from './element.js';
+import type { Element, FieldElement, ItemElement, LeafReason, ListElement, Sources } from './element.js';
 import { sides } from './element.js';
+import { holdsPinnedPair, isPinnedPair } from './pin.js';
 
 export interface CollateOptions {
   readonly registry?: SchemaRegistry | undefined;
@@ -40,6 +41,8 @@ export function collate(sources: Sources<YamlNode>, path: FieldPath, schema: Sch
 }
 
 function leaf(reason: LeafReason, path: FieldPath, sources: Sources<YamlNode>): Element {
+  // A value merged whole that holds a pinned field is kept whole, as local has it.
+  if (reason !== 'scalar' && holdsPinnedPair(sources.local)) return { kind: 'leaf', reason, path, sources, holdsPin: true };
   return { kind: 'leaf', reason, path, sources };
 }
 
@@ -84,6 +87,7 @@ function collateMap(sources: Sources<YAMLMap>, path: FieldPath, schema: ObjectSc
     }
   }
   if (options.fieldOrder === 'sorted') names.sort(compareStrings);
+  let holdsPin = false;
 
   const fields: FieldElement[] = names.map((name) => {
     const pairs: { -readonly [S in Side]?: Pair<unknown, unknown> } = {};
@@ -99,9 +103,12 @@ function collateMap(sources: Sources<YAMLMap>, path: FieldPath, schema: ObjectSc
       if (options.commentSchema && !commentSchema) commentSchema = schemaInComments(pair, sources[side]!, options.commentSchema);
     }
     const fieldSchema = commentSchema ?? schema?.field(name);
-    return { name, keys, pairs, value: collate(values, path.field(name), fieldSchema, options) };
+    let value = collate(values, path.field(name), fieldSchema, options);
+    if (pairs.local && isPinnedPair(pairs.local)) value = { ...value, pinned: true, holdsPin: true };
+    if (value.holdsPin) holdsPin = true;
+    return { name, keys, pairs, value };
   });
-  return { kind: 'map', path, sources, schema, fields };
+  return holdsPin ? { kind: 'map', path, sources, schema, fields, holdsPin } : { kind: 'map', path, sources, schema, fields };
 }
 
 function compareStrings(a: string, b: string): number {
@@ -157,9 +164,13 @@ function collateList(
   if (listType === 'set') {
     const scalarsOnly = sides.every((s) => !isSeq(sources[s]) || sources[s]!.items.every((i) => isScalar(i)));
     if (!scalarsOnly) return leaf('atomic-list', path, sources);
-    return { kind: 'list', listType, keys: [], path, sources, items: matchSetItems(sources, path, options) };
+    return withPins({ kind: 'list', listType, keys: [], path, sources, items: matchSetItems(sources, path, options) });
   }
-  return { kind: 'list', listType, keys, path, sources, items: matchKeyedItems(sources, keys, schema?.items(), path, options) };
+  return withPins({ kind: 'list', listType, keys, path, sources, items: matchKeyedItems(sources, keys, schema?.items(), path, options) });
+}
+
+function withPins(list: ListElement): ListElement {
+  return list.items.some((i) => i.value.holdsPin) ? { ...list, holdsPin: true } : list;
 }
 
 /** The first fallback key that every item of some source has (kyaml's inference). */

@@ -5,7 +5,7 @@
  */
 import { isMap, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Element, FieldElement, LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
-import type { FieldConflict } from '../errors.js';
+import type { FieldConflict, FieldDecision } from '../errors.js';
 import { cloneNode, commentsOf, isMissingOrNull, isNull, keyName, pairsOf, sameValue, type YamlNode } from '../yaml/nodes.js';
 import { localChanged, sameOrBothEmpty } from './compare.js';
 import type { MergeVisitor } from './visitor.js';
@@ -19,18 +19,22 @@ export interface WalkOptions {
 export interface WalkResult {
   readonly node: YamlNode | undefined;
   readonly conflicts: readonly FieldConflict[];
+  /** Fields kept as local has them because local pinned them, where upstream changed them. */
+  readonly decisions: readonly FieldDecision[];
 }
 
 export function walkElement(element: Element, options: WalkOptions): WalkResult {
   const conflicts: FieldConflict[] = [];
-  const node = new Walker(options, conflicts).walk(element);
-  return { node, conflicts };
+  const decisions: FieldDecision[] = [];
+  const node = new Walker(options, conflicts, decisions).walk(element);
+  return { node, conflicts, decisions };
 }
 
 class Walker {
   constructor(
     private readonly options: WalkOptions,
     private readonly conflicts: FieldConflict[],
+    private readonly decisions: FieldDecision[],
   ) {}
 
   walk(element: Element): YamlNode | undefined {
@@ -47,6 +51,10 @@ class Walker {
   private leaf(e: LeafElement): YamlNode | undefined {
     const decision = this.options.visitor.leaf(e);
     const { local, upstream } = e.sources;
+    if (decision.rule === 'pinned-local') {
+      this.pinned(e);
+      return local;
+    }
     let result: YamlNode | undefined;
     if (decision.take === 'local') result = local;
     else if (decision.take === 'upstream') result = isMissingOrNull(upstream) ? undefined : this.fromUpstream(e, upstream!);
@@ -87,6 +95,10 @@ class Walker {
   private map(e: MapElement): YamlNode | undefined {
     const decision = this.options.visitor.map(e);
     const local = e.sources.local;
+    if (decision.action === 'keep') {
+      this.pinned(e);
+      return local;
+    }
     if (decision.action === 'clear') {
       if (isMap(local) && localChanged(e.sources)) this.conflict(e.sources, e.path, decision.rule, 'upstream');
       return undefined;
@@ -107,7 +119,8 @@ class Walker {
         }
         continue;
       }
-      const key = this.key(field, existing);
+      // A pinned field keeps local's key too: the pin comment is on its line.
+      const key = field.value.pinned && existing ? existing.key : this.key(field, existing);
       if (existing) {
         const sameValueNode = existing.value === value || (existing.value == null && isNull(value) && !isScalar(existing.value));
         if (sameValueNode && key === existing.key) continue;
@@ -216,6 +229,10 @@ class Walker {
   private list(e: ListElement): YamlNode | undefined {
     const decision = this.options.visitor.list(e);
     const local = e.sources.local;
+    if (decision.action === 'keep') {
+      this.pinned(e);
+      return local;
+    }
     if (decision.action === 'clear') {
       if (isSeq(local) && localChanged(e.sources)) this.conflict(e.sources, e.path, decision.rule, 'upstream');
       return undefined;
@@ -264,6 +281,13 @@ class Walker {
     if (template) copyCollectionProps(template, out, base !== undefined);
     out.items = items;
     return out;
+  }
+
+  /** A pinned value is reported where upstream changed it: that is where the pin decided. */
+  private pinned(e: Element): void {
+    const { origin, upstream, local } = e.sources;
+    if (!sameOrBothEmpty(origin, upstream))
+      this.decisions.push({ path: e.path, rule: 'pinned-local', values: { origin, upstream, local } });
   }
 
   private conflict(sources: Sources<YamlNode>, path: FieldConflict['path'], rule: FieldConflict['rule'], winner: 'upstream' | 'local') {
