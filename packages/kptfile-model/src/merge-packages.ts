@@ -6,6 +6,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
   merge3Text,
+  MergeInputError,
   mergeFiles,
   type Conflict,
   type Decision,
@@ -92,7 +93,11 @@ export function mergePackages(sides: MergeSides, options: PackageMergeOptions = 
     const name = local.files[0]!.path;
     const result = merge3Text(
       { origin: origin.files[0]!.text, upstream: upstream.files[0]!.text, local: local.files[0]!.text },
-      { ...options, file: name },
+      {
+        ...options,
+        file: name,
+        files: { origin: `${origin.files[0]!.path} (origin)`, upstream: `${upstream.files[0]!.path} (upstream)`, local: `${name} (local)` },
+      },
     );
     return {
       files: [{ path: name, text: result.text }],
@@ -106,13 +111,15 @@ export function mergePackages(sides: MergeSides, options: PackageMergeOptions = 
     side.directory ? side.files : side.files.map((f) => ({ ...f, path: local.directory ? f.path : local.files[0]!.path }));
   const all = { origin: same(origin), upstream: same(upstream), local: local.files };
   const isKptfile = (f: SourceFile) => basename(f.path) === KPTFILE_NAME;
-  const resources = mergeFiles(
-    {
-      origin: all.origin.filter((f) => !isKptfile(f)),
-      upstream: all.upstream.filter((f) => !isKptfile(f)),
-      local: all.local.filter((f) => !isKptfile(f)),
-    },
-    options,
+  const resources = withSideNames(sides, () =>
+    mergeFiles(
+      {
+        origin: all.origin.filter((f) => !isKptfile(f)),
+        upstream: all.upstream.filter((f) => !isKptfile(f)),
+        local: all.local.filter((f) => !isKptfile(f)),
+      },
+      options,
+    ),
   );
   const kptfiles = mergeKptfiles(all);
   return {
@@ -122,6 +129,20 @@ export function mergePackages(sides: MergeSides, options: PackageMergeOptions = 
     decisions: [...resources.decisions, ...kptfiles.decisions],
     report: { resources: resources.report, kptfiles: kptfiles.files.map((f) => f.path), deletedFiles: resources.deleted },
   };
+}
+
+/**
+ * A file given alone is merged under local's name, so that its resources match; an error in it
+ * names the file the user gave for that side.
+ */
+function withSideNames<T>(sides: MergeSides, merge: () => T): T {
+  try {
+    return merge();
+  } catch (error) {
+    if (!(error instanceof MergeInputError) || !error.side || sides[error.side].directory) throw error;
+    const real = sides[error.side].files[0]?.path ?? error.file;
+    throw new MergeInputError(error.code, `${real} (${error.side})`, error.document, error.reason, error.side, error.path);
+  }
 }
 
 /** Each Kptfile of local merged with its origin and upstream versions; one only upstream has is added. */

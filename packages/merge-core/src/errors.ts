@@ -26,7 +26,11 @@ export class MergeInputError extends KdeltaError {
   readonly side: Side | undefined;
 
   constructor(code: MergeInputErrorCode, file: string, document: number | undefined, reason: string, side?: Side, path?: string) {
-    super({ code, file, document, path, message: `${file}${document === undefined ? '' : `: document ${document}`}: ${reason}` });
+    // The side is named unless the file name or the reason already says it: the three versions
+    // of a file often share their name.
+    const named = side === undefined || file.endsWith(`(${side})`) || reason.startsWith(side) || new RegExp(`\\b${side}\\b`).test(reason);
+    const where = named ? file : `${file} (${side})`;
+    super({ code, file, document, path, message: `${where}${document === undefined ? '' : `: document ${document}`}: ${reason}` });
     this.reason = reason;
     this.side = side;
   }

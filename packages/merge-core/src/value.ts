@@ -24,18 +24,22 @@ export interface ValueMergeResult {
  * A 3-way merge of one YAML value per side (kyaml's `MergeStrings`): the building block for
  * the Kptfile merge and for `kdelta merge3 --single`.
  */
-export function merge3Text(input: ValueInput, options: MergeOptions & { readonly file?: string } = {}): ValueMergeResult {
+export function merge3Text(
+  input: ValueInput,
+  options: MergeOptions & { readonly file?: string; readonly files?: Partial<Record<Side, string>> } = {},
+): ValueMergeResult {
   const file = options.file ?? '<value>';
+  const fileOf = (side: Side) => options.files?.[side] ?? `${file} (${side})`;
   const docs: Partial<Record<Side, SourceDocument>> = {};
   for (const side of ['origin', 'upstream', 'local'] as const) {
     const text = input[side];
     if (text === undefined) continue;
-    const stream = parseStream(text, `${file} (${side})`, side);
+    const stream = parseStream(text, fileOf(side), side);
     const nonEmpty = stream.documents.filter((d) => !d.empty);
     if (nonEmpty.length > 1) {
       throw new MergeInputError(
         'invalid-yaml',
-        `${file} (${side})`,
+        fileOf(side),
         nonEmpty[1]!.index,
         'expected a single YAML value, found several documents',
         side,
@@ -48,7 +52,18 @@ export function merge3Text(input: ValueInput, options: MergeOptions & { readonly
     const contents = docs[side]?.doc.contents;
     return isNode(contents) ? (contents as YamlNode) : undefined;
   };
-  const result = engine.merge({ origin: node('origin'), upstream: node('upstream'), local: node('local') }, { file, document: 0 });
+  const result = engine.merge(
+    { origin: node('origin'), upstream: node('upstream'), local: node('local') },
+    {
+      file,
+      document: 0,
+      files: {
+        origin: { file: fileOf('origin'), document: 0 },
+        upstream: { file: fileOf('upstream'), document: 0 },
+        local: { file: fileOf('local'), document: 0 },
+      },
+    },
+  );
   const conflicts = result.conflicts.map((c) =>
     formatConflict(c, file, file, engine.strategy === 'local-wins' ? 'local' : c.winner, engine.strategy),
   );

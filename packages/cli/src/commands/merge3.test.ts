@@ -39,6 +39,23 @@ function workspace() {
 }
 
 describe('kdelta merge3', () => {
+  test('an error in the original or updated file names that file and its side, not the local file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdelta-merge3-'));
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n';
+    tree(dir, { 'orig.yaml': 'a: [\n', 'upd.yaml': cm, 'loc.yaml': cm, 'list.yaml': '- 1\n' });
+    const bad = await kdelta(['merge3', '--original', 'orig.yaml', '--updated', 'upd.yaml', '--local', 'loc.yaml'], dir);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^kdelta merge3: orig\.yaml \(origin\): document 0: invalid YAML \(line 2\)/);
+    const single = await kdelta(['merge3', '--original', 'orig.yaml', '--updated', 'upd.yaml', '--local', 'loc.yaml', '--single'], dir);
+    expect(single.stderr).toMatch(/^kdelta merge3: orig\.yaml \(origin\): document 0: invalid YAML/);
+    const notMap = await kdelta(['merge3', '--original', 'loc.yaml', '--updated', 'list.yaml', '--local', 'loc.yaml'], dir);
+    expect(notMap.stderr).toBe(
+      'kdelta merge3: list.yaml (upstream): document 0: upstream document is not a mapping (a resource must be a YAML map)\n',
+    );
+    const local = await kdelta(['merge3', '--original', 'loc.yaml', '--updated', 'upd.yaml', '--local', 'orig.yaml'], dir);
+    expect(local.stderr).toMatch(/^kdelta merge3: orig\.yaml \(local\): document 0: invalid YAML/);
+  });
+
   test("a field pinned with # kdelta:local keeps local's value and comment, reported as a decision", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kdelta-merge3-'));
     tree(dir, {
@@ -109,7 +126,7 @@ describe('kdelta merge3', () => {
     tree(dir, { 'l/app/deploy.yaml': `${deploy('web:1')}---\nkind: [\n` });
     const r = await kdelta(['merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--output', 'out'], dir);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/app\/deploy\.yaml: document 1: invalid YAML \(line 14\)/);
+    expect(r.stderr).toMatch(/app\/deploy\.yaml \(local\): document 1: invalid YAML \(line 14\)/);
     expect(existsSync(join(dir, 'out'))).toBe(false);
   });
 
