@@ -16,8 +16,8 @@ import { functionMergeKey, pipelineKeyMode, SYNTHETIC_NAME_PREFIX, type Pipeline
 import { decodeKptfileNode } from './decode.js';
 import { PIPELINE_LISTS, type KptFunction, type Kptfile, type Pipeline } from './types.js';
 import { mergeValueText } from './value-merge.js';
-import { formatIdentity, groupOf, type Conflict, type Decision } from '@kdelta/merge-core';
-import { parseDocument } from 'yaml';
+import { formatIdentity, groupOf, isPinnedPair, PIN_COMMENT, type Conflict, type Decision } from '@kdelta/merge-core';
+import { isMap, isSeq, parseDocument, type Node as YamlAstNode } from 'yaml';
 
 export interface KptfileMergeInput {
   /** The Kptfile as last fetched (upstreamLock's version); absent when the package is new. */
@@ -206,6 +206,12 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
     if (getPath(l, path) === undefined && isEmpty(getPath(m, path))) setPath(m, path, undefined);
   }
 
+  const decisions = applyPins(local, { o, u, m }, mode, at);
+  // A pinned field is a decision, never a conflict.
+  const underPin = (path: string) =>
+    decisions.some((d) => path === d.path || path.startsWith(`${d.path}.`) || path.startsWith(`${d.path}[`));
+  const reported = conflicts.filter((c) => !underPin(c.path));
+
   const issuesOut: KptfileIssue[] = [];
   const mergedKf = decodeKptfileNode(parseDocument(stringify(m)).contents as never, files.local, issuesOut);
   if (issuesOut.length > 0) throw new KptfileError(issuesOut);
@@ -235,7 +241,7 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
   if (mergedKf.inventory) result.inventory = mergedKf.inventory;
   if (mergedKf.status) result.status = mergedKf.status;
 
-  return { kptfile: result, text: printKptfile(local, result), pipelineKey: mode, conflicts, decisions: [] };
+  return { kptfile: result, text: printKptfile(local, result), pipelineKey: mode, conflicts: reported, decisions };
 }
 
 const keyLabel = (key: string): string =>
@@ -294,6 +300,89 @@ function reconcileFunctions(
   });
   if (out.length > 0 || getPath(s.m, path) !== undefined)
     setPath(s.m, path, out.length > 0 || merged.length > 0 ? out : getPath(s.m, path));
+}
+
+type PinStep = string | number | { readonly fn: string };
+
+/**
+ * Fields local pinned with `# kdelta:local` get local's value back, whatever the merge did, and
+ * each one upstream changed is reported as a decision. Functions are addressed by their merge key.
+ */
+function applyPins(
+  local: ParsedKptfile,
+  s: { o: Plain | undefined; u: Plain | undefined; m: Plain },
+  mode: PipelineKeyMode,
+  at: ConflictPlace,
+): Decision[] {
+  if (!local.text.includes(PIN_COMMENT)) return [];
+  const l = mergeable(local.kptfile, mode) ?? {};
+  const pins: PinStep[][] = [];
+  const visit = (node: unknown, path: PinStep[]): void => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const key = String((pair.key as { value?: unknown } | null)?.value ?? pair.key);
+        const next = [...path, key];
+        if (isPinnedPair(pair)) pins.push(next);
+        else visit(pair.value, next);
+      }
+    } else if (isSeq(node)) {
+      const list = path.length === 2 && path[0] === 'pipeline' ? String(path[1]) : undefined;
+      node.items.forEach((item, i) => {
+        const fn =
+          list !== undefined && mode !== 'none' ? (getPath(l, ['pipeline', list]) as Plain[] | undefined)?.[i]?.['name'] : undefined;
+        visit(item as YamlAstNode, [...path, typeof fn === 'string' ? { fn } : i]);
+      });
+    }
+  };
+  visit(local.document.contents, []);
+  const decisions: Decision[] = [];
+  for (const path of pins) {
+    const [ov, uv, lv] = [s.o, s.u, l].map((side) => resolvePin(side, path, false)?.get());
+    if (lv === undefined) continue; // not a merged section (upstream, upstreamLock, metadata.name)
+    const target = resolvePin(s.m, path, true);
+    if (!target) continue;
+    target.set(lv);
+    if (same(ov, uv)) continue;
+    const field = `.${path
+      .map((p) => (typeof p === 'object' ? `[${keyLabel(p.fn)}]` : typeof p === 'number' ? `[${p}]` : p))
+      .join('.')
+      .replace(/\.\[/g, '[')}`;
+    decisions.push({
+      ...at,
+      path: field,
+      rule: 'pinned-local',
+      values: { origin: ov, upstream: uv, local: lv },
+      message: `${field} is pinned (# kdelta:local): local's value kept over upstream's change`,
+    });
+  }
+  return decisions;
+}
+
+/** The place a pin path names in a plain side: a getter and (with `create`) a setter. */
+function resolvePin(root: Plain | undefined, path: readonly PinStep[], create: boolean) {
+  let cur: unknown = root;
+  for (const step of path.slice(0, -1)) {
+    let next: unknown;
+    if (typeof step === 'object') next = Array.isArray(cur) ? (cur as Plain[]).find((f) => f['name'] === step.fn) : undefined;
+    else if (cur && typeof cur === 'object') {
+      next = (cur as Record<string | number, unknown>)[step];
+      if (next === undefined && create && typeof step === 'string' && !Array.isArray(cur)) {
+        next = {};
+        (cur as Plain)[step] = next;
+      }
+    }
+    if (next === undefined || next === null || typeof next !== 'object') return undefined;
+    cur = next;
+  }
+  const last = path[path.length - 1]!;
+  if (typeof last === 'object' || cur === undefined || cur === null) return undefined;
+  const holder = cur as Record<string | number, unknown>;
+  return {
+    get: () => holder[last],
+    set: (value: unknown) => {
+      holder[last] = clone(value);
+    },
+  };
 }
 
 function isEmpty(v: unknown): boolean {

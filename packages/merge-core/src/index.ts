@@ -23,6 +23,7 @@ export {
   type Side,
 } from './errors.js';
 export { FieldPath } from './path.js';
+export { isPinnedPair, PIN_COMMENT } from './collate/pin.js';
 export { formatIdentity, groupOf, identityOf, mergeCommentOf, type ResourceIdentity } from './resource/identity.js';
 export { parseStream, type SourceDocument, type SourceFileDocuments } from './yaml/parse.js';
 export {
