@@ -9,6 +9,7 @@ import {
   MergeInputError,
   mergeFiles,
   type Conflict,
+  type ConflictStrategy,
   type Decision,
   type MergeOptions,
   type ResourceReport,
@@ -121,7 +122,7 @@ export function mergePackages(sides: MergeSides, options: PackageMergeOptions = 
       options,
     ),
   );
-  const kptfiles = mergeKptfiles(all);
+  const kptfiles = mergeKptfiles(all, options.strategy);
   return {
     files: [...resources.files, ...kptfiles.files],
     deleted: resources.deleted,
@@ -146,7 +147,10 @@ function withSideNames<T>(sides: MergeSides, merge: () => T): T {
 }
 
 /** Each Kptfile of local merged with its origin and upstream versions; one only upstream has is added. */
-function mergeKptfiles(sides: Record<'origin' | 'upstream' | 'local', readonly SourceFile[]>): {
+function mergeKptfiles(
+  sides: Record<'origin' | 'upstream' | 'local', readonly SourceFile[]>,
+  strategy: ConflictStrategy | undefined,
+): {
   files: SourceFile[];
   conflicts: Conflict[];
   decisions: Decision[];
@@ -158,7 +162,10 @@ function mergeKptfiles(sides: Record<'origin' | 'upstream' | 'local', readonly S
   for (const local of sides.local.filter((f) => basename(f.path) === KPTFILE_NAME)) {
     const result = mergeKptfile(
       { origin: find(sides.origin, local.path), upstream: find(sides.upstream, local.path), local: local.text },
-      { files: { origin: `${local.path} (original)`, upstream: `${local.path} (updated)`, local: local.path } },
+      {
+        ...(strategy ? { strategy } : {}),
+        files: { origin: `${local.path} (original)`, upstream: `${local.path} (updated)`, local: local.path },
+      },
     );
     files.push({ path: local.path, text: result.text });
     conflicts.push(...result.conflicts);

@@ -10,7 +10,7 @@ import {
   layerSchemas,
   schemaFromComment,
 } from './schema/index.js';
-import type { SchemaRegistry } from './schema/types.js';
+import type { ObjectSchema, SchemaRegistry } from './schema/types.js';
 import { localWins } from './visit/local-wins.js';
 import { withPins } from './visit/pinned.js';
 import { upstreamWins, type Rules } from './visit/upstream-wins.js';
@@ -35,6 +35,8 @@ export interface MergeOptions {
   readonly schemas?: SchemaRegistry | undefined;
   /** Consult the built-in Kubernetes schemas. Default true. */
   readonly builtinSchemas?: boolean;
+  /** The schema of the value merged (`merge3Text`), e.g. the Kptfile's; else looked up by kind. */
+  readonly schema?: ObjectSchema | undefined;
 }
 
 // The Kubernetes kinds, and kustomize's Kustomization as kyaml's built-in schema has it.
@@ -76,7 +78,7 @@ export function createEngine(options: MergeOptions = {}): Engine {
           throw new MergeInputError(code, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
         },
       };
-      const element = collateElement(sources, FieldPath.root, undefined, collateOptions);
+      const element = collateElement(sources, FieldPath.root, options.schema, collateOptions);
       return walkElement(element, { visitor, rules });
     },
   };

@@ -155,6 +155,64 @@ describe('kdelta merge3', () => {
     expect(images).toEqual(['gcr.io/kpt-fn/set-labels:v0.2', 'gcr.io/kpt-fn/set-namespace:v0.1', 'gcr.io/kpt-fn/apply-setters:v0.1']);
   });
 
+  describe('a Kptfile whose pipeline both sides changed is merged like a resource', () => {
+    const kptfile = (labels: string, comment = '') =>
+      `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.1${comment}\n      configPath: ${labels}\n`;
+    const both = () =>
+      tree(mkdtempSync(join(tmpdir(), 'kdelta-kptfile-')), {
+        'o/Kptfile': kptfile('labels.yaml'),
+        'u/Kptfile': kptfile('labels-updated.yaml'),
+        'l/Kptfile': kptfile('labels-local.yaml', ' # our labels'),
+      });
+    const path = '.pipeline.mutators[key="gcr.io/kpt-fn/set-labels"].configPath';
+
+    test("upstream-wins takes upstream's value, keeps local's comment and reports the conflict", async () => {
+      const r = await kdelta(['merge3', '--original', 'o', '--updated', 'u', '--local', 'l'], both());
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(kptfile('labels-updated.yaml', ' # our labels'));
+      expect(r.stderr).toContain(`${path} labels.yaml→labels-local.yaml, upstream labels.yaml→labels-updated.yaml; upstream wins`);
+    });
+
+    test("local-wins keeps local's value and reports that local won", async () => {
+      const dir = both();
+      const r = await kdelta(
+        ['merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--on-conflict', 'local-wins', '--report', 'r.json'],
+        dir,
+      );
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(kptfile('labels-local.yaml', ' # our labels'));
+      expect(r.stderr).toContain(`${path} labels.yaml→labels-local.yaml, upstream labels.yaml→labels-updated.yaml; local wins`);
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+      expect(report.conflicts).toMatchObject([{ file: 'Kptfile', resource: 'kpt.dev/Kptfile app', path, winner: 'local' }]);
+    });
+
+    test('fail exits 3 and writes nothing', async () => {
+      const dir = both();
+      const r = await kdelta(
+        ['merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--output', 'l', '--on-conflict', 'fail'],
+        dir,
+      );
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain(path);
+      expect(readFileSync(join(dir, 'l/Kptfile'), 'utf8')).toBe(kptfile('labels-local.yaml', ' # our labels'));
+    });
+
+    test('a function upstream deleted that holds a pinned field is kept whole, reported as a decision', async () => {
+      const head = 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n';
+      const setters = '    - image: gcr.io/kpt-fn/apply-setters:v0.1\n      configMap:\n        tier: web # kdelta:local\n';
+      const labels = '    - image: gcr.io/kpt-fn/set-labels:v0.1\n';
+      const dir = tree(mkdtempSync(join(tmpdir(), 'kdelta-kptfile-')), {
+        'o/Kptfile': `${head}${labels}${setters.replace(' # kdelta:local', '')}`,
+        'u/Kptfile': `${head}${labels}`,
+        'l/Kptfile': `${head}${labels}${setters}`,
+      });
+      const r = await kdelta(['merge3', '--original', 'o', '--updated', 'u', '--local', 'l'], dir);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${head}${labels}${setters}`);
+      expect(r.stderr).toContain('.pipeline.mutators[key="gcr.io/kpt-fn/apply-setters"] is pinned (# kdelta:local)');
+    });
+  });
+
   test('usage errors say what is wrong', async () => {
     const r = await kdelta(['merge3', '--original', 'o'], tmpdir());
     expect(r.code).toBe(1);

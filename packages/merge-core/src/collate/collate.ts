@@ -166,7 +166,18 @@ function collateList(
     if (!scalarsOnly) return leaf('atomic-list', path, sources);
     return withPins({ kind: 'list', listType, keys: [], path, sources, items: matchSetItems(sources, path, options) });
   }
-  return withPins({ kind: 'list', listType, keys, path, sources, items: matchKeyedItems(sources, keys, schema?.items(), path, options) });
+  const items = matchKeyedItems(sources, keys, schema?.deriveKey, schema?.items(), path, options);
+  if (!schema?.deriveKey && !schema?.wholeItems) return withPins({ kind: 'list', listType, keys, path, sources, items });
+  return withPins({
+    kind: 'list',
+    listType,
+    keys,
+    path,
+    sources,
+    ...(schema.deriveKey ? { derivedKey: true } : {}),
+    ...(schema.wholeItems ? { wholeItems: true } : {}),
+    items: schema.wholeItems ? items.map((i) => ({ ...i, value: { ...i.value, wholeItem: true } })) : items,
+  });
 }
 
 function withPins(list: ListElement): ListElement {
@@ -210,6 +221,7 @@ interface Group {
 function matchKeyedItems(
   sources: Sources<YAMLSeq>,
   keys: readonly string[],
+  deriveKey: ((item: YAMLMap) => string | undefined) | undefined,
   itemSchema: Schema | undefined,
   path: FieldPath,
   options: CollateOptions,
@@ -227,10 +239,12 @@ function matchKeyedItems(
           `list item is not a mapping, but the list is keyed by ${keys.join(', ')}`,
         );
       }
-      const values = keys.map((k) => {
-        const pair = pairsOf(item).find((p) => keyName(p.key) === k);
-        return pair && isScalar(pair.value) && pair.value.value !== null ? scalarText(pair.value) : undefined;
-      });
+      const values = deriveKey
+        ? [deriveKey(item)]
+        : keys.map((k) => {
+            const pair = pairsOf(item).find((p) => keyName(p.key) === k);
+            return pair && isScalar(pair.value) && pair.value.value !== null ? scalarText(pair.value) : undefined;
+          });
       if (values[0] === undefined && values.every((v) => v === undefined)) {
         options.fail(
           'missing-list-key',

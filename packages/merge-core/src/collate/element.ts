@@ -24,6 +24,8 @@ interface ElementBase {
   readonly pinned?: boolean;
   /** A pinned field is at or below this element: it may not be cleared as a whole. */
   readonly holdsPin?: boolean;
+  /** An item of a list whose items are whole units (`ListSchema.wholeItems`). */
+  readonly wholeItem?: boolean;
 }
 
 /** A scalar, or a list or map that the schema makes atomic: taken whole from one side. */
@@ -62,6 +64,10 @@ export interface ListElement extends ElementBase {
   readonly kind: 'list';
   readonly listType: 'map' | 'set';
   readonly keys: readonly string[];
+  /** The key is computed from each item (`ListSchema.deriveKey`), not held by a field. */
+  readonly derivedKey?: boolean;
+  /** Items are whole units whose order means something (`ListSchema.wholeItems`). */
+  readonly wholeItems?: boolean;
   readonly path: FieldPath;
   readonly sources: Sources<YAMLSeq>;
   /** Items in output order: local's first, then new ones as they first appear in origin, upstream. */

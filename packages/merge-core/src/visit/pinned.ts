@@ -9,6 +9,11 @@ import type { CollectionDecision, LeafDecision, MergeVisitor } from './visitor.j
 export function withPins(strategy: MergeVisitor): MergeVisitor {
   const collection = (e: MapElement | ListElement, decide: () => CollectionDecision): CollectionDecision => {
     if (e.pinned && e.sources.local !== undefined) return { action: 'keep', rule: 'pinned-local' };
+    // A whole item (a pipeline's function) upstream deleted that holds a pin is kept whole: the
+    // pinned field means nothing without the rest of it.
+    if (e.wholeItem && e.holdsPin && e.sources.local !== undefined && e.sources.upstream === undefined && e.sources.origin !== undefined) {
+      return { action: 'keep', rule: 'pinned-local' };
+    }
     const decision = decide();
     if (decision.action === 'clear' && e.holdsPin && e.sources.local !== undefined) {
       return { action: 'merge', base: 'local', rule: 'pinned-local' };

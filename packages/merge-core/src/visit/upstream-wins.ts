@@ -6,7 +6,7 @@
 import type { Scalar } from 'yaml';
 import type { LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
 import { isMissingOrNull } from '../yaml/nodes.js';
-import { clearedBy, kyamlScalarDiffers, sameComments, sameOrBothEmpty, taggedNull } from './compare.js';
+import { clearedBy, kyamlScalarDiffers, localChanged, sameComments, sameOrBothEmpty, taggedNull } from './compare.js';
 import type { CollectionDecision, LeafDecision, MergeVisitor } from './visitor.js';
 
 export type Rules = 'kpt' | 'kyaml';
@@ -46,6 +46,11 @@ export function upstreamWins(rules: Rules = 'kpt'): MergeVisitor {
     map(e: MapElement): CollectionDecision {
       const { local, upstream } = e.sources;
       if (cleared(e.sources)) return { action: 'clear', rule: 'explicit-null' };
+      // A whole item (a pipeline's function) upstream deleted and local changed is kept whole, as a
+      // resource would be: without its unchanged fields it would not be the same thing any more.
+      if (e.wholeItem && upstream === undefined && e.sources.origin !== undefined && local !== undefined && localChanged(e.sources)) {
+        return { action: 'keep', rule: 'deleted-upstream-modified-locally' };
+      }
       // Missing from both local and upstream: gone.
       if (local === undefined && upstream === undefined) return { action: 'clear', rule: 'upstream-removed' };
       // Missing only locally: start empty and add the delta between origin and upstream.
@@ -57,8 +62,14 @@ export function upstreamWins(rules: Rules = 'kpt'): MergeVisitor {
     list(e: ListElement): CollectionDecision {
       const { local, origin, upstream } = e.sources;
       if (rules === 'kpt' && cleared(e.sources)) return { action: 'clear', rule: 'explicit-null' };
-      // Deleted upstream: the associative list goes as a whole.
-      if (isMissingOrNull(upstream) && !isMissingOrNull(origin)) return { action: 'clear', rule: 'upstream-removed' };
+      if (isMissingOrNull(upstream) && !isMissingOrNull(origin)) {
+        // "A resource only in local will be kept": whole items only local has outlive the list.
+        if (e.wholeItems && e.items.some((i) => i.value.sources.local !== undefined && i.value.sources.origin === undefined)) {
+          return { action: 'merge', base: 'local', rule: 'upstream-removed' };
+        }
+        // Deleted upstream: the associative list goes as a whole.
+        return { action: 'clear', rule: 'upstream-removed' };
+      }
       if (isMissingOrNull(local)) return { action: 'merge', base: 'new', rule: 'upstream-added' };
       return { action: 'merge', base: 'local', rule: 'upstream-changed' };
     },

@@ -4,8 +4,8 @@
  * byte), changed maps and lists are shallow copies, and values from upstream are cloned.
  */
 import { isMap, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
-import type { Element, FieldElement, LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
-import type { FieldConflict, FieldDecision } from '../errors.js';
+import type { Element, FieldElement, ItemElement, LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
+import type { FieldConflict, FieldDecision, RuleName } from '../errors.js';
 import { cloneNode, commentsOf, isMissingOrNull, isNull, keyName, pairsOf, sameValue, type YamlNode } from '../yaml/nodes.js';
 import { localChanged, sameOrBothEmpty } from './compare.js';
 import type { MergeVisitor } from './visitor.js';
@@ -96,7 +96,7 @@ class Walker {
     const decision = this.options.visitor.map(e);
     const local = e.sources.local;
     if (decision.action === 'keep') {
-      this.pinned(e);
+      this.kept(e, decision.rule);
       return local;
     }
     if (decision.action === 'clear') {
@@ -230,7 +230,7 @@ class Walker {
     const decision = this.options.visitor.list(e);
     const local = e.sources.local;
     if (decision.action === 'keep') {
-      this.pinned(e);
+      this.kept(e, decision.rule);
       return local;
     }
     if (decision.action === 'clear') {
@@ -241,6 +241,8 @@ class Walker {
     // As for maps: local's items that change map to their replacement (null: they go).
     const replaced = new Map<unknown, unknown>();
     const added: unknown[] = [];
+    // Output node → its item, for lists whose order follows upstream's (whole items).
+    const itemOf = e.wholeItems ? new Map<unknown, ItemElement>() : undefined;
     let changed = base === undefined;
     for (const item of e.items) {
       let value = this.walk(item.value);
@@ -252,7 +254,8 @@ class Walker {
         }
         continue;
       }
-      if (e.listType === 'map' && isMap(value)) value = withKeys(value, item.identity);
+      if (e.listType === 'map' && isMap(value) && !e.derivedKey) value = withKeys(value, item.identity);
+      itemOf?.set(value, item);
       if (existing) {
         if (existing !== value) {
           replaced.set(existing, value);
@@ -268,8 +271,9 @@ class Walker {
       const next = replaced.has(item) ? replaced.get(item) : item;
       if (next !== null) items.push(next);
     }
-    if (!changed) return base;
     items.push(...added);
+    if (itemOf && this.takeUpstreamOrder(e, items, itemOf)) changed = true;
+    if (!changed) return base;
     // An emptied list goes (kyaml), unless upstream itself has it empty: then it is upstream's value.
     if (items.length === 0) {
       const upstreamHasItEmpty = isSeq(e.sources.upstream) && e.sources.upstream.items.length === 0;
@@ -281,6 +285,52 @@ class Walker {
     if (template) copyCollectionProps(template, out, base !== undefined);
     out.items = items;
     return out;
+  }
+
+  /**
+   * Whole items run in order (a pipeline's functions): where local kept origin's order, upstream's
+   * order is taken (items upstream does not have keep their place after the ones before them).
+   * Sorts `items` in place; true when the order changed.
+   */
+  private takeUpstreamOrder(e: ListElement, items: unknown[], itemOf: Map<unknown, ItemElement>): boolean {
+    const { origin, local, upstream } = e.sources;
+    if (!isSeq(upstream) || !isSeq(local) || !isSeq(origin)) return false;
+    const rank = (side: 'origin' | 'local' | 'upstream') => {
+      const seq = e.sources[side] as YAMLSeq;
+      const at = new Map<ItemElement, number>();
+      for (const item of e.items) {
+        const node = item.value.sources[side];
+        if (node !== undefined) at.set(item, seq.items.indexOf(node));
+      }
+      return at;
+    };
+    const originRank = rank('origin');
+    const localRank = rank('local');
+    const common = e.items.filter((i) => originRank.has(i) && localRank.has(i));
+    const inOrigin = [...common].sort((a, b) => originRank.get(a)! - originRank.get(b)!);
+    const inLocal = [...common].sort((a, b) => localRank.get(a)! - localRank.get(b)!);
+    if (inOrigin.some((item, i) => inLocal[i] !== item)) return false;
+    const upstreamRank = rank('upstream');
+    // Each item sorts by upstream's position, or just after the item before it.
+    const keys: number[] = [];
+    let last = -1;
+    for (const node of items) {
+      const item = itemOf.get(node);
+      const at = item !== undefined ? upstreamRank.get(item) : undefined;
+      last = at ?? last + 1e-6;
+      keys.push(last);
+    }
+    const order = items.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
+    if (order.every((i, n) => i === n)) return false;
+    const sorted = order.map((i) => items[i]);
+    items.splice(0, items.length, ...sorted);
+    return true;
+  }
+
+  /** A value kept whole as local has it: a pin (a decision) or a conflict local won. */
+  private kept(e: MapElement | ListElement, rule: RuleName): void {
+    if (rule === 'pinned-local') this.pinned(e);
+    else this.conflict(e.sources, e.path, rule, 'local');
   }
 
   /** A pinned value is reported where upstream changed it: that is where the pin decided. */
