@@ -15,8 +15,6 @@ export interface CollateOptions {
   readonly fallbackKeys: readonly string[];
   /** kyaml's field-level schemas written as JSON in a comment on the field. */
   readonly commentSchema?: ((comment: string) => Schema | undefined) | undefined;
-  /** `sorted`: fields visited in sorted order (kyaml); `local`: local order, then upstream's. */
-  readonly fieldOrder: 'sorted' | 'local';
   /** Reports bad input at a path; must throw. */
   readonly fail: (code: 'missing-list-key', path: FieldPath, side: Side, reason: string) => never;
 }
@@ -74,7 +72,8 @@ function collateMap(sources: Sources<YAMLMap>, path: FieldPath, schema: ObjectSc
   const pairIndex: Record<Side, Map<string, Pair<unknown, unknown>>> = { local: new Map(), origin: new Map(), upstream: new Map() };
   const names: string[] = [];
   const seen = new Set<string>();
-  for (const side of options.fieldOrder === 'sorted' ? sides : (['local', 'upstream', 'origin'] as const)) {
+  // Fields are visited in local's order, then upstream's new ones, then origin's.
+  for (const side of ['local', 'upstream', 'origin'] as const) {
     const map = sources[side];
     if (!isMap(map)) continue;
     for (const pair of pairsOf(map)) {
@@ -86,7 +85,6 @@ function collateMap(sources: Sources<YAMLMap>, path: FieldPath, schema: ObjectSc
       }
     }
   }
-  if (options.fieldOrder === 'sorted') names.sort(compareStrings);
   let holdsPin = false;
 
   const fields: FieldElement[] = names.map((name) => {
@@ -109,10 +107,6 @@ function collateMap(sources: Sources<YAMLMap>, path: FieldPath, schema: ObjectSc
     return { name, keys, pairs, value };
   });
   return holdsPin ? { kind: 'map', path, sources, schema, fields, holdsPin } : { kind: 'map', path, sources, schema, fields };
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 const nullScalars = new WeakMap<object, Scalar>();

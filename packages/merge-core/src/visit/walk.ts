@@ -12,8 +12,6 @@ import type { MergeVisitor } from './visitor.js';
 
 export interface WalkOptions {
   readonly visitor: MergeVisitor;
-  /** `kyaml`: explicit nulls are dropped from the output and new keys are appended in visit order. */
-  readonly rules: 'kpt' | 'kyaml';
 }
 
 export interface WalkResult {
@@ -73,7 +71,6 @@ class Walker {
     } else if (decision.rule === 'both-changed-local-wins' && !sameOrBothEmpty(local, upstream)) {
       this.conflict(e.sources, e.path, decision.rule, 'local');
     }
-    if (result !== undefined && this.options.rules === 'kyaml' && isNull(result)) return undefined;
     return result;
   }
 
@@ -138,14 +135,14 @@ class Walker {
       else if (next !== null) kept.push(next);
     }
     const pairs = added.length === 0 ? kept : this.placeAdded(kept, added, e);
-    // Upstream deleted the map and nothing local is left in it: it goes (kpt); kyaml keeps `{}`.
-    if (this.options.rules === 'kpt' && pairs.length === 0 && e.sources.upstream === undefined && e.sources.origin !== undefined) {
+    // Upstream deleted the map and nothing local is left in it: it goes.
+    if (pairs.length === 0 && e.sources.upstream === undefined && e.sources.origin !== undefined) {
       return undefined;
     }
     if (!changed) return base;
-    // A map rebuilt from nothing that stayed empty: kyaml keeps `{}`; kpt mode keeps it only when
-    // upstream added it, so a map local deleted does not come back empty.
-    if (!base && pairs.length === 0 && this.options.rules === 'kpt' && e.sources.origin !== undefined) return undefined;
+    // A map rebuilt from nothing that stayed empty is kept only when upstream added it, so that a
+    // map local deleted does not come back empty.
+    if (!base && pairs.length === 0 && e.sources.origin !== undefined) return undefined;
     const out = new YAMLMap();
     const template = base ?? e.sources.upstream ?? e.sources.origin;
     if (template) copyCollectionProps(template, out, base !== undefined);
@@ -169,7 +166,7 @@ class Walker {
   }
 
   /**
-   * Where fields new to local go: kyaml appends in visit order; kpt mode puts each after the
+   * Where fields new to local go: each after the
    * field that precedes it upstream (else before the one that follows it), so added fields land
    * where upstream has them. Fields of local's come first in the visit order, so every new field
    * is placed among local's remaining pairs and the new fields placed before it.
@@ -180,7 +177,7 @@ class Walker {
     e: MapElement,
   ): Pair<unknown, unknown>[] {
     const upstream = e.sources.upstream;
-    if (this.options.rules === 'kyaml' || !isMap(upstream)) return [...kept, ...added.map((a) => a.pair)];
+    if (!isMap(upstream)) return [...kept, ...added.map((a) => a.pair)];
     const order = pairsOf(upstream).map((p) => keyName(p.key));
     const position = new Map<string, number>();
     order.forEach((name, i) => {
@@ -274,10 +271,10 @@ class Walker {
     items.push(...added);
     if (itemOf && this.takeUpstreamOrder(e, items, itemOf)) changed = true;
     if (!changed) return base;
-    // An emptied list goes (kyaml), unless upstream itself has it empty: then it is upstream's value.
+    // An emptied list goes, unless upstream itself has it empty: then it is upstream's value.
     if (items.length === 0) {
       const upstreamHasItEmpty = isSeq(e.sources.upstream) && e.sources.upstream.items.length === 0;
-      const keep = this.options.rules === 'kpt' && upstreamHasItEmpty && (base !== undefined || e.sources.origin === undefined);
+      const keep = upstreamHasItEmpty && (base !== undefined || e.sources.origin === undefined);
       if (!keep) return undefined;
     }
     const out = new YAMLSeq();
