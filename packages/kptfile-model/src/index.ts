@@ -32,7 +32,7 @@ export {
   validateKptfile,
 } from './validate.js';
 export { imageWithoutTag, parseImageReference, validateImageReference, type ImageReference } from './image.js';
-export { derivedFunctionKey, functionMergeKey, pipelineKeyMode, SYNTHETIC_NAME_PREFIX, type PipelineKeyMode } from './pipeline-key.js';
+export { derivedFunctionKey, pipelineKeyMode, type PipelineKeyMode } from './pipeline-key.js';
 export {
   mergeKptfile,
   type KptfileMergeInput,

@@ -4,7 +4,17 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { merge3Text, mergeFiles, type Conflict, type MergeOptions, type ResourceReport, type SourceFile } from '@kdelta/merge-core';
+import {
+  merge3Text,
+  MergeInputError,
+  mergeFiles,
+  type Conflict,
+  type ConflictStrategy,
+  type Decision,
+  type MergeOptions,
+  type ResourceReport,
+  type SourceFile,
+} from '@kdelta/merge-core';
 import { mergeKptfile } from './merge.js';
 import { PackageTree } from './package-tree.js';
 import { KPTFILE_NAME } from './types.js';
@@ -67,6 +77,8 @@ export interface PackageMergeResult {
   readonly files: readonly SourceFile[];
   readonly deleted: readonly string[];
   readonly conflicts: readonly Conflict[];
+  /** Fields kept as local has them because local pinned them (`# kdelta:local`) where upstream changed them. */
+  readonly decisions: readonly Decision[];
   readonly report: PackageMergeReport;
 }
 
@@ -82,49 +94,85 @@ export function mergePackages(sides: MergeSides, options: PackageMergeOptions = 
     const name = local.files[0]!.path;
     const result = merge3Text(
       { origin: origin.files[0]!.text, upstream: upstream.files[0]!.text, local: local.files[0]!.text },
-      { ...options, file: name },
+      {
+        ...options,
+        file: name,
+        files: { origin: `${origin.files[0]!.path} (origin)`, upstream: `${upstream.files[0]!.path} (upstream)`, local: `${name} (local)` },
+      },
     );
-    return { files: [{ path: name, text: result.text }], deleted: [], conflicts: result.conflicts, report: { changed: result.changed } };
+    return {
+      files: [{ path: name, text: result.text }],
+      deleted: [],
+      conflicts: result.conflicts,
+      decisions: result.decisions,
+      report: { changed: result.changed },
+    };
   }
   const same = (side: MergeSide) =>
     side.directory ? side.files : side.files.map((f) => ({ ...f, path: local.directory ? f.path : local.files[0]!.path }));
   const all = { origin: same(origin), upstream: same(upstream), local: local.files };
   const isKptfile = (f: SourceFile) => basename(f.path) === KPTFILE_NAME;
-  const resources = mergeFiles(
-    {
-      origin: all.origin.filter((f) => !isKptfile(f)),
-      upstream: all.upstream.filter((f) => !isKptfile(f)),
-      local: all.local.filter((f) => !isKptfile(f)),
-    },
-    options,
+  const resources = withSideNames(sides, () =>
+    mergeFiles(
+      {
+        origin: all.origin.filter((f) => !isKptfile(f)),
+        upstream: all.upstream.filter((f) => !isKptfile(f)),
+        local: all.local.filter((f) => !isKptfile(f)),
+      },
+      options,
+    ),
   );
-  const kptfiles = mergeKptfiles(all);
+  const kptfiles = mergeKptfiles(all, options.strategy);
   return {
     files: [...resources.files, ...kptfiles.files],
     deleted: resources.deleted,
     conflicts: [...resources.conflicts, ...kptfiles.conflicts],
+    decisions: [...resources.decisions, ...kptfiles.decisions],
     report: { resources: resources.report, kptfiles: kptfiles.files.map((f) => f.path), deletedFiles: resources.deleted },
   };
 }
 
+/**
+ * A file given alone is merged under local's name, so that its resources match; an error in it
+ * names the file the user gave for that side.
+ */
+function withSideNames<T>(sides: MergeSides, merge: () => T): T {
+  try {
+    return merge();
+  } catch (error) {
+    if (!(error instanceof MergeInputError) || !error.side || sides[error.side].directory) throw error;
+    const real = sides[error.side].files[0]?.path ?? error.file;
+    throw new MergeInputError(error.code, `${real} (${error.side})`, error.document, error.reason, error.side, error.path);
+  }
+}
+
 /** Each Kptfile of local merged with its origin and upstream versions; one only upstream has is added. */
-function mergeKptfiles(sides: Record<'origin' | 'upstream' | 'local', readonly SourceFile[]>): {
+function mergeKptfiles(
+  sides: Record<'origin' | 'upstream' | 'local', readonly SourceFile[]>,
+  strategy: ConflictStrategy | undefined,
+): {
   files: SourceFile[];
   conflicts: Conflict[];
+  decisions: Decision[];
 } {
   const find = (list: readonly SourceFile[], path: string) => list.find((f) => f.path === path)?.text;
   const files: SourceFile[] = [];
   const conflicts: Conflict[] = [];
+  const decisions: Decision[] = [];
   for (const local of sides.local.filter((f) => basename(f.path) === KPTFILE_NAME)) {
     const result = mergeKptfile(
       { origin: find(sides.origin, local.path), upstream: find(sides.upstream, local.path), local: local.text },
-      { files: { origin: `${local.path} (original)`, upstream: `${local.path} (updated)`, local: local.path } },
+      {
+        ...(strategy ? { strategy } : {}),
+        files: { origin: `${local.path} (original)`, upstream: `${local.path} (updated)`, local: local.path },
+      },
     );
     files.push({ path: local.path, text: result.text });
     conflicts.push(...result.conflicts);
+    decisions.push(...result.decisions);
   }
   for (const upstream of sides.upstream.filter((f) => basename(f.path) === KPTFILE_NAME)) {
     if (!find(sides.local, upstream.path) && !find(sides.origin, upstream.path)) files.push(upstream);
   }
-  return { files, conflicts };
+  return { files, conflicts, decisions };
 }

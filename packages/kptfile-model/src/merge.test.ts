@@ -200,3 +200,43 @@ describe('the rest of the Kptfile', () => {
     expect(r.kptfile.pipeline?.mutators).toEqual([{ image: 'x/local:v1' }, { image: 'x/up:v1' }]);
   });
 });
+
+describe('functions upstream deleted', () => {
+  it('a function upstream deleted and local left alone goes whole, configMap included (no stub)', () => {
+    const setNs = '    - image: gcr.io/kpt-fn/set-namespace:v0.1\n      configMap:\n        namespace: foo\n';
+    const labels = '    - image: gcr.io/kpt-fn/set-labels:v0.1\n      configMap:\n        app: web\n';
+    for (const names of [false, true]) {
+      const named = (fn: string, name: string) => (names ? fn.replace('    - image:', `    - name: ${name}\n      image:`) : fn);
+      const r = merge(
+        `pipeline:\n  mutators:\n${named(setNs, 'ns')}${named(labels, 'labels')}`,
+        `pipeline:\n  mutators:\n${named(labels, 'labels')}`,
+        `pipeline:\n  mutators:\n${named(setNs, 'ns')}${named(labels, 'labels')}`,
+      );
+      expect(r.kptfile.pipeline?.mutators?.map((f) => f.image)).toEqual(['gcr.io/kpt-fn/set-labels:v0.1']);
+      expect(r.text).toBe(kf(`pipeline:\n  mutators:\n${named(labels, 'labels')}`));
+      expect(r.conflicts).toEqual([]);
+    }
+  });
+});
+
+describe('# kdelta:local in the Kptfile', () => {
+  it('keeps a pinned scalar, map and list as local has them, comments and all, as decisions', () => {
+    const fn = (tag: string, selectors: string, extra = '') =>
+      `    - image: gcr.io/kpt-fn/apply-setters:v0.1\n      configMap:\n        tag: ${tag}\n${extra}      selectors:${selectors}\n`;
+    const r = mergeKptfile({
+      origin: `${head.replace('  name: pkg\n', '  name: pkg\n  labels:\n    a: b\n')}info:\n  description: old\npipeline:\n  mutators:\n${fn('1', '\n        - kind: A')}`,
+      upstream: `${head.replace('  name: pkg\n', '  name: pkg\n  labels:\n    a: c\n')}info:\n  description: new\npipeline:\n  mutators:\n${fn('2', '\n        - kind: B', '        more: x\n')}`,
+      local: `${head.replace('  name: pkg\n', '  name: pkg\n  labels: # kdelta:local\n    a: b\n')}info:\n  description: mine # kdelta:local\npipeline:\n  mutators:\n${fn('1 # kdelta:local', ' # kdelta:local\n        - kind: A')}`,
+    });
+    expect(r.text).toBe(
+      `${head.replace('  name: pkg\n', '  name: pkg\n  labels: # kdelta:local\n    a: b\n')}info:\n  description: mine # kdelta:local\npipeline:\n  mutators:\n${fn('1 # kdelta:local', ' # kdelta:local\n        - kind: A', '        more: x\n')}`,
+    );
+    expect(r.conflicts).toEqual([]);
+    expect(r.decisions.map((d) => [d.path, d.rule])).toEqual([
+      ['.metadata.labels', 'pinned-local'],
+      ['.info.description', 'pinned-local'],
+      ['.pipeline.mutators[key="gcr.io/kpt-fn/apply-setters"].configMap.tag', 'pinned-local'],
+      ['.pipeline.mutators[key="gcr.io/kpt-fn/apply-setters"].selectors', 'pinned-local'],
+    ]);
+  });
+});

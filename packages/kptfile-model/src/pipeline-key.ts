@@ -11,9 +11,6 @@ import { PIPELINE_LISTS, type KptFunction, type Kptfile } from './types.js';
 
 export type PipelineKeyMode = 'name' | 'derived' | 'none';
 
-/** Prefix of the names given to unnamed functions for the merge (as kpt does). */
-export const SYNTHETIC_NAME_PREFIX = '_kpt-merge_';
-
 /** The derived identity of a function: `exec`, else the image without tag and digest. */
 export function derivedFunctionKey(fn: KptFunction): string {
   if (fn.exec) return fn.exec;
@@ -46,11 +43,4 @@ export function pipelineKeyMode(kptfiles: readonly (Kptfile | undefined)[]): Pip
   if (all) return namesRepeat ? 'none' : 'name';
   if (none && !repeats) return 'derived';
   return 'none';
-}
-
-/** The key a function is merged by under `mode` (undefined for `none`). */
-export function functionMergeKey(fn: KptFunction, mode: PipelineKeyMode): string | undefined {
-  if (mode === 'name') return fn.name;
-  if (mode === 'derived') return SYNTHETIC_NAME_PREFIX + derivedFunctionKey(fn);
-  return undefined;
 }

@@ -18,6 +18,39 @@ interface NodeCase {
   'kdelta-skip'?: string;
 }
 
+/**
+ * kdelta has one set of merge rules (seed 001's); kyaml's merge3 differs from them in how it
+ * prints. Where kdelta's output holds the same data as kyaml's and differs only in where new
+ * fields go, the case compares data: kyaml appends a field new to local after local's fields in
+ * its own visit order; kdelta puts it where upstream has it (and keeps a field's own key order).
+ */
+const KEY_ORDER_ONLY = new Set([
+  'scalarTestCases/06',
+  'listTestCases/07',
+  'mapTestCases/12',
+  ...['01', '02', '03', '16', '17', '18', '19', '20', '21', '30'].map((n) => `elementTestCases/${n}`),
+]);
+
+/**
+ * Cases where kdelta's result holds the same data as kyaml's but not its comments, with why.
+ */
+const COMMENTS_DIFFER: Record<string, string> = {
+  'scalarTestCases/03':
+    "kyaml counts a comment upstream added as a change of the value; kdelta keeps local's comments on a value it keeps, and takes upstream's comment only with upstream's value",
+  'scalarTestCases/04': "as 03: upstream changed only the comment of a value local kept; local's comment stays",
+  'scalarTestCases/07':
+    "both sides changed the value and upstream's value wins; local's line comment stays on it, as on every value local edited",
+};
+
+/** Cases whose data kdelta deliberately does not reproduce, with why and what it gives instead (checked). */
+const DATA_DIFFERS: Record<string, { reason: string; expected: string }> = {
+  'mapTestCases/11': {
+    reason:
+      "upstream deleted the annotations and local has none left: seed 001's mapping rule removes the field; kyaml keeps an empty `{}`",
+    expected: 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: foo\n',
+  },
+};
+
 const files = ['kyaml-scalar.yaml', 'kyaml-list.yaml', 'kyaml-map.yaml', 'kyaml-element.yaml', 'kyaml-kustomization.yaml'];
 
 for (const file of files) {
@@ -28,9 +61,18 @@ for (const file of files) {
       (reason ? test.skip : test)(`${c.id} ${c.name}${reason ? ` — not followed: ${reason}` : ''}`, () => {
         const result = merge3Text(
           { origin: c.original, upstream: c.updated, local: c.local },
-          { rules: 'kyaml', inferKeys: c.options?.inferAssociativeLists ?? false },
+          { inferKeys: c.options?.inferAssociativeLists ?? false },
         );
-        expect(result.text.trim()).toBe(c.expected.trim());
+        const differs = DATA_DIFFERS[c.id];
+        if (differs) {
+          expect(differs.reason).not.toBe('');
+          expect(result.text).toBe(differs.expected);
+        } else if (KEY_ORDER_ONLY.has(c.id) || COMMENTS_DIFFER[c.id]) {
+          expect(parse(result.text)).toEqual(parse(c.expected));
+          expect(result.text.trim()).not.toBe(c.expected.trim());
+        } else {
+          expect(result.text.trim()).toBe(c.expected.trim());
+        }
       });
     }
   });

@@ -26,7 +26,11 @@ export class MergeInputError extends KdeltaError {
   readonly side: Side | undefined;
 
   constructor(code: MergeInputErrorCode, file: string, document: number | undefined, reason: string, side?: Side, path?: string) {
-    super({ code, file, document, path, message: `${file}${document === undefined ? '' : `: document ${document}`}: ${reason}` });
+    // The side is named unless the file name or the reason already says it: the three versions
+    // of a file often share their name.
+    const named = side === undefined || file.endsWith(`(${side})`) || reason.startsWith(side) || new RegExp(`\\b${side}\\b`).test(reason);
+    const where = named ? file : `${file} (${side})`;
+    super({ code, file, document, path, message: `${where}${document === undefined ? '' : `: document ${document}`}: ${reason}` });
     this.reason = reason;
     this.side = side;
   }
@@ -42,7 +46,8 @@ export type RuleName =
   | 'both-changed-local-wins'
   | 'local-only'
   | 'unchanged-upstream'
-  | 'deleted-upstream-modified-locally';
+  | 'deleted-upstream-modified-locally'
+  | 'pinned-local';
 
 export interface ConflictValues {
   readonly origin: unknown;
@@ -64,6 +69,39 @@ export interface Conflict {
   /** Which side's value is in the output. */
   readonly winner: 'upstream' | 'local';
   readonly message: string;
+}
+
+/**
+ * A field the merge left as local has it because local asked (`# kdelta:local`), though upstream
+ * changed it. A decision, not a conflict: nobody has to review it.
+ */
+export interface Decision {
+  readonly resource: string;
+  readonly file: string;
+  readonly path: string;
+  readonly rule: 'pinned-local';
+  readonly values: ConflictValues;
+  readonly message: string;
+}
+
+/** A decision made while walking one value: the resource is filled in by the caller. */
+export interface FieldDecision {
+  readonly path: FieldPath;
+  readonly rule: 'pinned-local';
+  readonly values: ConflictValues;
+}
+
+/** A FieldDecision with its resource and a message that says what was kept. */
+export function formatDecision(d: FieldDecision, resource: string, file: string): Decision {
+  const path = d.path.toString();
+  return {
+    resource,
+    file,
+    path,
+    rule: d.rule,
+    values: { origin: toPlainValue(d.values.origin), upstream: toPlainValue(d.values.upstream), local: toPlainValue(d.values.local) },
+    message: `${path} is pinned (# kdelta:local): local's ${describeValue(d.values.local)} kept, upstream ${describeValue(d.values.origin)}→${describeValue(d.values.upstream)}`,
+  };
 }
 
 /** A conflict found while walking one value: the resource is filled in by the caller. */

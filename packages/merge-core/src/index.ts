@@ -13,8 +13,17 @@ export {
 export { merge3Text, type ValueInput, type ValueMergeResult } from './value.js';
 export type { ConflictStrategy, MergeOptions } from './options.js';
 export { composeMessage, isKdeltaError, KdeltaError, locationParts, type KdeltaErrorInit } from './kdelta-error.js';
-export { MergeInputError, type ConflictValues, type Conflict, type MergeInputErrorCode, type RuleName, type Side } from './errors.js';
+export {
+  MergeInputError,
+  type ConflictValues,
+  type Conflict,
+  type Decision,
+  type MergeInputErrorCode,
+  type RuleName,
+  type Side,
+} from './errors.js';
 export { FieldPath } from './path.js';
+export { isPinnedPair, PIN_COMMENT } from './collate/pin.js';
 export { formatIdentity, groupOf, identityOf, mergeCommentOf, type ResourceIdentity } from './resource/identity.js';
 export { parseStream, type SourceDocument, type SourceFileDocuments } from './yaml/parse.js';
 export {

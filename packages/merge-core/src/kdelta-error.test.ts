@@ -76,7 +76,7 @@ describe('KdeltaError', () => {
     expect(thrown).toBeInstanceOf(MergeInputError);
     expect(thrown).toBeInstanceOf(KdeltaError);
     expect(thrown).toMatchObject({ code: 'invalid-yaml', file: 'apps/web.yaml', side: 'upstream' });
-    expect((thrown as MergeInputError).message).toMatch(/^apps\/web\.yaml: /);
+    expect((thrown as MergeInputError).message).toMatch(/^apps\/web\.yaml \(upstream\): /);
 
     let schemaError: unknown;
     try {

@@ -124,6 +124,37 @@ describe('merge laws', () => {
       { numRuns },
     );
   });
+
+  test("a pinned field (# kdelta:local) always equals local's, under every strategy", () => {
+    // Each pinnable field by the line that holds it in the printed Deployment, and where it is.
+    const pins = [
+      { line: /^( {2}replicas: .*)$/m, path: ['spec', 'replicas'] },
+      { line: /^( {2}labels:)$/m, path: ['metadata', 'labels'] },
+      { line: /^( {6}containers:)$/m, path: ['spec', 'template', 'spec', 'containers'] },
+    ];
+    const at = (value: unknown, path: readonly string[]) =>
+      path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), value);
+    fc.assert(
+      fc.property(
+        deployment,
+        deployment,
+        deployment,
+        fc.constantFrom(...pins),
+        fc.constantFrom('upstream-wins' as const, 'local-wins' as const, 'fail' as const),
+        (o, u, l, pin, strategy) => {
+          const local = text(l);
+          if (!pin.line.test(local)) return true;
+          const pinned = local.replace(pin.line, '$1 # kdelta:local');
+          const result = mergeFiles({ origin: files(o), upstream: files(u), local: [{ path: 'app.yaml', text: pinned }] }, { strategy });
+          const merged = result.files[0]!.text;
+          expect(merged).toContain('# kdelta:local');
+          expect(result.conflicts.filter((c) => c.path.startsWith(`.${pin.path.join('.')}`))).toEqual([]);
+          return deepEqual(at(parse(merged, { version: '1.1' }), pin.path), at(l, pin.path));
+        },
+      ),
+      { numRuns },
+    );
+  });
 });
 
 /** A local deletion of a whole container shows up as missing leaves; it is checked by the leaves of the list. */

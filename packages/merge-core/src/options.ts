@@ -2,17 +2,11 @@ import { collate as collateElement, type CollateOptions } from './collate/collat
 import type { Sources } from './collate/element.js';
 import { MergeInputError, type Side } from './errors.js';
 import { FieldPath } from './path.js';
-import {
-  builtinSchemas,
-  FALLBACK_MERGE_KEYS,
-  KYAML_INFERRED_KEYS,
-  kustomizationSchemas,
-  layerSchemas,
-  schemaFromComment,
-} from './schema/index.js';
-import type { SchemaRegistry } from './schema/types.js';
+import { builtinSchemas, FALLBACK_MERGE_KEYS, kustomizationSchemas, layerSchemas, schemaFromComment } from './schema/index.js';
+import type { ObjectSchema, SchemaRegistry } from './schema/types.js';
 import { localWins } from './visit/local-wins.js';
-import { upstreamWins, type Rules } from './visit/upstream-wins.js';
+import { withPins } from './visit/pinned.js';
+import { upstreamWins } from './visit/upstream-wins.js';
 import type { MergeVisitor } from './visit/visitor.js';
 import { walkElement, type WalkResult } from './visit/walk.js';
 import type { YamlNode } from './yaml/nodes.js';
@@ -23,17 +17,14 @@ export type ConflictStrategy = 'upstream-wins' | 'local-wins' | 'fail';
 export interface MergeOptions {
   /** Default `upstream-wins`, kpt's behaviour. `fail` merges like upstream-wins and reports. */
   readonly strategy?: ConflictStrategy;
-  /**
-   * `kpt` (default): kpt's resource merge. `kyaml`: kyaml's merge3 exactly (comment changes
-   * count, any explicit null clears, new fields appended in sorted order).
-   */
-  readonly rules?: Rules;
   /** Make lists associative by kpt's fallback keys when no schema speaks. Default true. */
   readonly inferKeys?: boolean;
   /** Extra schemas (CRDs, `--schema` files), consulted before the built-in Kubernetes kinds. */
   readonly schemas?: SchemaRegistry | undefined;
   /** Consult the built-in Kubernetes schemas. Default true. */
   readonly builtinSchemas?: boolean;
+  /** The schema of the value merged (`merge3Text`), e.g. the Kptfile's; else looked up by kind. */
+  readonly schema?: ObjectSchema | undefined;
 }
 
 // The Kubernetes kinds, and kustomize's Kustomization as kyaml's built-in schema has it.
@@ -41,7 +32,6 @@ const builtin = layerSchemas(builtinSchemas(), kustomizationSchemas());
 
 export interface Engine {
   readonly visitor: MergeVisitor;
-  readonly rules: Rules;
   readonly strategy: ConflictStrategy;
   merge(
     sources: Sources<YamlNode>,
@@ -51,17 +41,15 @@ export interface Engine {
 
 /** Resolves the options once; merging many resources reuses the result. */
 export function createEngine(options: MergeOptions = {}): Engine {
-  const rules = options.rules ?? 'kpt';
   const strategy = options.strategy ?? 'upstream-wins';
-  const base = upstreamWins(rules);
-  const visitor = strategy === 'local-wins' ? localWins(base) : base;
+  const base = upstreamWins();
+  const visitor = withPins(strategy === 'local-wins' ? localWins(base) : base);
   const registry = options.builtinSchemas === false ? options.schemas : layerSchemas(options.schemas, builtin);
   const inferKeys = options.inferKeys ?? true;
-  const fallbackKeys = rules === 'kyaml' ? KYAML_INFERRED_KEYS : FALLBACK_MERGE_KEYS;
+  const fallbackKeys = FALLBACK_MERGE_KEYS;
   const commentSchema = (text: string) => schemaFromComment(text, builtin);
   return {
     visitor,
-    rules,
     strategy,
     merge(sources, where) {
       const collateOptions: CollateOptions = {
@@ -69,14 +57,13 @@ export function createEngine(options: MergeOptions = {}): Engine {
         inferKeys,
         fallbackKeys,
         commentSchema,
-        fieldOrder: rules === 'kyaml' ? 'sorted' : 'local',
         fail(code, path, side, reason) {
           const at = where.files?.[side] ?? { file: where.file, document: where.document };
           throw new MergeInputError(code, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
         },
       };
-      const element = collateElement(sources, FieldPath.root, undefined, collateOptions);
-      return walkElement(element, { visitor, rules });
+      const element = collateElement(sources, FieldPath.root, options.schema, collateOptions);
+      return walkElement(element, { visitor });
     },
   };
 }

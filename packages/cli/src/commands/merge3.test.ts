@@ -39,6 +39,46 @@ function workspace() {
 }
 
 describe('kdelta merge3', () => {
+  test('an error in the original or updated file names that file and its side, not the local file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdelta-merge3-'));
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n';
+    tree(dir, { 'orig.yaml': 'a: [\n', 'upd.yaml': cm, 'loc.yaml': cm, 'list.yaml': '- 1\n' });
+    const bad = await kdelta(['merge3', '--original', 'orig.yaml', '--updated', 'upd.yaml', '--local', 'loc.yaml'], dir);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^kdelta merge3: orig\.yaml \(origin\): document 0: invalid YAML \(line 2\)/);
+    const single = await kdelta(['merge3', '--original', 'orig.yaml', '--updated', 'upd.yaml', '--local', 'loc.yaml', '--single'], dir);
+    expect(single.stderr).toMatch(/^kdelta merge3: orig\.yaml \(origin\): document 0: invalid YAML/);
+    const notMap = await kdelta(['merge3', '--original', 'loc.yaml', '--updated', 'list.yaml', '--local', 'loc.yaml'], dir);
+    expect(notMap.stderr).toBe(
+      'kdelta merge3: list.yaml (upstream): document 0: upstream document is not a mapping (a resource must be a YAML map)\n',
+    );
+    const local = await kdelta(['merge3', '--original', 'loc.yaml', '--updated', 'upd.yaml', '--local', 'orig.yaml'], dir);
+    expect(local.stderr).toMatch(/^kdelta merge3: orig\.yaml \(local\): document 0: invalid YAML/);
+  });
+
+  test("a field pinned with # kdelta:local keeps local's value and comment, reported as a decision", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdelta-merge3-'));
+    tree(dir, {
+      'o/deploy.yaml': deploy('web:1', 1),
+      'u/deploy.yaml': deploy('web:2', 2),
+      'l/deploy.yaml': deploy('web:1', 5, ' # kdelta:local'),
+    });
+    for (const strategy of ['upstream-wins', 'local-wins', 'fail']) {
+      const r = await kdelta(
+        ['merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--on-conflict', strategy, '--report', 'r.json'],
+        dir,
+      );
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(deploy('web:2', 5, ' # kdelta:local'));
+      expect(r.stderr).toBe("apps/Deployment web: .spec.replicas is pinned (# kdelta:local): local's 5 kept, upstream 1→2\n");
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+      expect(report.conflicts).toEqual([]);
+      expect(report.decisions).toMatchObject([
+        { path: '.spec.replicas', rule: 'pinned-local', values: { origin: 1, upstream: 2, local: 5 } },
+      ]);
+    }
+  });
+
   test('merges directories to stdout as one YAML stream, local edits kept', async () => {
     const dir = workspace();
     const r = await kdelta(['merge3', '--original', 'o', '--updated', 'u', '--local', 'l'], dir);
@@ -86,7 +126,7 @@ describe('kdelta merge3', () => {
     tree(dir, { 'l/app/deploy.yaml': `${deploy('web:1')}---\nkind: [\n` });
     const r = await kdelta(['merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--output', 'out'], dir);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/app\/deploy\.yaml: document 1: invalid YAML \(line 14\)/);
+    expect(r.stderr).toMatch(/app\/deploy\.yaml \(local\): document 1: invalid YAML \(line 14\)/);
     expect(existsSync(join(dir, 'out'))).toBe(false);
   });
 
@@ -113,6 +153,64 @@ describe('kdelta merge3', () => {
     expect(r.code).toBe(0);
     const images = [...r.stdout.matchAll(/image: (\S+)/g)].map((m) => m[1]);
     expect(images).toEqual(['gcr.io/kpt-fn/set-labels:v0.2', 'gcr.io/kpt-fn/set-namespace:v0.1', 'gcr.io/kpt-fn/apply-setters:v0.1']);
+  });
+
+  describe('a Kptfile whose pipeline both sides changed is merged like a resource', () => {
+    const kptfile = (labels: string, comment = '') =>
+      `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.1${comment}\n      configPath: ${labels}\n`;
+    const both = () =>
+      tree(mkdtempSync(join(tmpdir(), 'kdelta-kptfile-')), {
+        'o/Kptfile': kptfile('labels.yaml'),
+        'u/Kptfile': kptfile('labels-updated.yaml'),
+        'l/Kptfile': kptfile('labels-local.yaml', ' # our labels'),
+      });
+    const path = '.pipeline.mutators[key="gcr.io/kpt-fn/set-labels"].configPath';
+
+    test("upstream-wins takes upstream's value, keeps local's comment and reports the conflict", async () => {
+      const r = await kdelta(['merge3', '--original', 'o', '--updated', 'u', '--local', 'l'], both());
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(kptfile('labels-updated.yaml', ' # our labels'));
+      expect(r.stderr).toContain(`${path} labels.yaml→labels-local.yaml, upstream labels.yaml→labels-updated.yaml; upstream wins`);
+    });
+
+    test("local-wins keeps local's value and reports that local won", async () => {
+      const dir = both();
+      const r = await kdelta(
+        ['merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--on-conflict', 'local-wins', '--report', 'r.json'],
+        dir,
+      );
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(kptfile('labels-local.yaml', ' # our labels'));
+      expect(r.stderr).toContain(`${path} labels.yaml→labels-local.yaml, upstream labels.yaml→labels-updated.yaml; local wins`);
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+      expect(report.conflicts).toMatchObject([{ file: 'Kptfile', resource: 'kpt.dev/Kptfile app', path, winner: 'local' }]);
+    });
+
+    test('fail exits 3 and writes nothing', async () => {
+      const dir = both();
+      const r = await kdelta(
+        ['merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--output', 'l', '--on-conflict', 'fail'],
+        dir,
+      );
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain(path);
+      expect(readFileSync(join(dir, 'l/Kptfile'), 'utf8')).toBe(kptfile('labels-local.yaml', ' # our labels'));
+    });
+
+    test('a function upstream deleted that holds a pinned field is kept whole, reported as a decision', async () => {
+      const head = 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n';
+      const setters = '    - image: gcr.io/kpt-fn/apply-setters:v0.1\n      configMap:\n        tier: web # kdelta:local\n';
+      const labels = '    - image: gcr.io/kpt-fn/set-labels:v0.1\n';
+      const dir = tree(mkdtempSync(join(tmpdir(), 'kdelta-kptfile-')), {
+        'o/Kptfile': `${head}${labels}${setters.replace(' # kdelta:local', '')}`,
+        'u/Kptfile': `${head}${labels}`,
+        'l/Kptfile': `${head}${labels}${setters}`,
+      });
+      const r = await kdelta(['merge3', '--original', 'o', '--updated', 'u', '--local', 'l'], dir);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${head}${labels}${setters}`);
+      expect(r.stderr).toContain('.pipeline.mutators[key="gcr.io/kpt-fn/apply-setters"] is pinned (# kdelta:local)');
+    });
   });
 
   test('usage errors say what is wrong', async () => {

@@ -17,6 +17,10 @@ Usage: kdelta merge3 --original <path> --updated <path> --local <path> [--output
   Kptfile below it). Resources are matched by group, kind, namespace and name, or by their
   "# kpt-merge: <namespace>/<name>" comment.
 
+  A "# kdelta:local" comment on a field's line in the local version pins the field: it keeps
+  local's value (and everything under it), whatever upstream does, in resources and Kptfiles
+  alike. A pin is reported as a decision, never as a conflict.
+
 Flags:
   --original <path>       the version local was fetched from (origin)
   --updated <path>        the new upstream version
@@ -27,7 +31,8 @@ Flags:
   --infer-keys=true|false make lists associative by kpt's fallback keys where no schema speaks
                           (default true)
   --on-conflict <mode>    upstream-wins (default, kpt's behaviour), local-wins, or fail
-  --report <file.json>    write what happened to each resource, and every conflict
+  --report <file.json>    write what happened to each resource, every conflict and every pin
+                          that kept local's value
   -h, --help              show this help
 
 Exit codes: 0 merged; 1 bad input or failure (nothing written); 3 conflicts with --on-conflict fail.
@@ -90,7 +95,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const single = flags.values.single === true;
   if (single && (sides.origin.directory || sides.upstream.directory || sides.local.directory))
     throw new UsageError('--single takes three files, not directories');
-  const { files, deleted, conflicts, report } = mergePackages(sides, { strategy, inferKeys, schemas, single });
+  const { files, deleted, conflicts, decisions, report } = mergePackages(sides, { strategy, inferKeys, schemas, single });
 
   if (strategy === 'fail' && conflicts.length > 0) {
     // The failure is the first line; the conflicts follow, without a winner (nothing was merged).
@@ -99,11 +104,12 @@ async function run(args: readonly string[], io: Io): Promise<number> {
       `kdelta merge3: ${n} conflict${n === 1 ? '' : 's'} between local and upstream changes; nothing written (--on-conflict fail):\n`,
     );
     for (const c of conflicts) io.stderr(`  ${conflictLine(c, { verdict: false })}\n`);
-    if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...report, conflicts }, null, 2)}\n`);
+    if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...report, conflicts, decisions }, null, 2)}\n`);
     return ExitCode.conflicts;
   }
 
   io.stderr(conflictReport(conflicts, (c) => conflictLine(c, { verdict: true })));
+  for (const d of decisions) io.stderr(`${d.resource}: ${d.message}\n`);
   if (output) {
     const dir = resolve(io.cwd, output);
     for (const f of files) await writeFileAtomic(join(dir, f.path), f.text);
@@ -111,7 +117,7 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   } else {
     io.stdout(joinStream(files.map((f) => f.text)));
   }
-  if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...report, conflicts }, null, 2)}\n`);
+  if (reportPath) await writeFileAtomic(resolve(io.cwd, reportPath), `${JSON.stringify({ ...report, conflicts, decisions }, null, 2)}\n`);
   return ExitCode.ok;
 }
 

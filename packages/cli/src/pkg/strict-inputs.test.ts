@@ -140,7 +140,9 @@ describe("errors in upstream's files name the side and the package path", () => 
     const r = await run(ws, 'pkg', 'update', 'web@v2');
     expect(r.code).toBe(1);
     const error = r.stderr.split('\n').find((l) => l.startsWith('kdelta pkg update:'));
-    expect(error).toMatch(new RegExp(`^kdelta pkg update: upstream \\(${up}/web@v2\\): cm\\.yaml: document 0: invalid YAML \\(line 4\\)`));
+    expect(error).toMatch(
+      new RegExp(`^kdelta pkg update: upstream \\(${up}/web@v2\\): cm\\.yaml \\(upstream\\): document 0: invalid YAML \\(line 4\\)`),
+    );
     // the scratch copies (kdelta-<side>-XXXX under the temp directory) are never named
     expect(r.stderr).not.toMatch(/kdelta-(upstream|origin|fetch|scratch)[^/ ]*-/);
     expect(snapshot(pkg)).toEqual(before);

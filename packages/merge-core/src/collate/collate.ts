@@ -3,8 +3,9 @@ import type { Side } from '../errors.js';
 import type { FieldPath } from '../path.js';
 import type { ListSchema, ObjectSchema, Schema, SchemaRegistry } from '../schema/types.js';
 import { isMissingOrNull, keyName, pairsOf, scalarText, stringField, type YamlNode } from '../yaml/nodes.js';
-import type { Element, FieldElement, ItemElement, LeafReason, Sources } from './element.js';
+import type { Element, FieldElement, ItemElement, LeafReason, ListElement, Sources } from './element.js';
 import { sides } from './element.js';
+import { holdsPinnedPair, isPinnedPair } from './pin.js';
 
 export interface CollateOptions {
   readonly registry?: SchemaRegistry | undefined;
@@ -14,8 +15,6 @@ export interface CollateOptions {
   readonly fallbackKeys: readonly string[];
   /** kyaml's field-level schemas written as JSON in a comment on the field. */
   readonly commentSchema?: ((comment: string) => Schema | undefined) | undefined;
-  /** `sorted`: fields visited in sorted order (kyaml); `local`: local order, then upstream's. */
-  readonly fieldOrder: 'sorted' | 'local';
   /** Reports bad input at a path; must throw. */
   readonly fail: (code: 'missing-list-key', path: FieldPath, side: Side, reason: string) => never;
 }
@@ -40,6 +39,8 @@ export function collate(sources: Sources<YamlNode>, path: FieldPath, schema: Sch
 }
 
 function leaf(reason: LeafReason, path: FieldPath, sources: Sources<YamlNode>): Element {
+  // A value merged whole that holds a pinned field is kept whole, as local has it.
+  if (reason !== 'scalar' && holdsPinnedPair(sources.local)) return { kind: 'leaf', reason, path, sources, holdsPin: true };
   return { kind: 'leaf', reason, path, sources };
 }
 
@@ -71,7 +72,8 @@ function collateMap(sources: Sources<YAMLMap>, path: FieldPath, schema: ObjectSc
   const pairIndex: Record<Side, Map<string, Pair<unknown, unknown>>> = { local: new Map(), origin: new Map(), upstream: new Map() };
   const names: string[] = [];
   const seen = new Set<string>();
-  for (const side of options.fieldOrder === 'sorted' ? sides : (['local', 'upstream', 'origin'] as const)) {
+  // Fields are visited in local's order, then upstream's new ones, then origin's.
+  for (const side of ['local', 'upstream', 'origin'] as const) {
     const map = sources[side];
     if (!isMap(map)) continue;
     for (const pair of pairsOf(map)) {
@@ -83,7 +85,7 @@ function collateMap(sources: Sources<YAMLMap>, path: FieldPath, schema: ObjectSc
       }
     }
   }
-  if (options.fieldOrder === 'sorted') names.sort(compareStrings);
+  let holdsPin = false;
 
   const fields: FieldElement[] = names.map((name) => {
     const pairs: { -readonly [S in Side]?: Pair<unknown, unknown> } = {};
@@ -99,13 +101,12 @@ function collateMap(sources: Sources<YAMLMap>, path: FieldPath, schema: ObjectSc
       if (options.commentSchema && !commentSchema) commentSchema = schemaInComments(pair, sources[side]!, options.commentSchema);
     }
     const fieldSchema = commentSchema ?? schema?.field(name);
-    return { name, keys, pairs, value: collate(values, path.field(name), fieldSchema, options) };
+    let value = collate(values, path.field(name), fieldSchema, options);
+    if (pairs.local && isPinnedPair(pairs.local)) value = { ...value, pinned: true, holdsPin: true };
+    if (value.holdsPin) holdsPin = true;
+    return { name, keys, pairs, value };
   });
-  return { kind: 'map', path, sources, schema, fields };
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return holdsPin ? { kind: 'map', path, sources, schema, fields, holdsPin } : { kind: 'map', path, sources, schema, fields };
 }
 
 const nullScalars = new WeakMap<object, Scalar>();
@@ -157,9 +158,24 @@ function collateList(
   if (listType === 'set') {
     const scalarsOnly = sides.every((s) => !isSeq(sources[s]) || sources[s]!.items.every((i) => isScalar(i)));
     if (!scalarsOnly) return leaf('atomic-list', path, sources);
-    return { kind: 'list', listType, keys: [], path, sources, items: matchSetItems(sources, path, options) };
+    return withPins({ kind: 'list', listType, keys: [], path, sources, items: matchSetItems(sources, path, options) });
   }
-  return { kind: 'list', listType, keys, path, sources, items: matchKeyedItems(sources, keys, schema?.items(), path, options) };
+  const items = matchKeyedItems(sources, keys, schema?.deriveKey, schema?.items(), path, options);
+  if (!schema?.deriveKey && !schema?.wholeItems) return withPins({ kind: 'list', listType, keys, path, sources, items });
+  return withPins({
+    kind: 'list',
+    listType,
+    keys,
+    path,
+    sources,
+    ...(schema.deriveKey ? { derivedKey: true } : {}),
+    ...(schema.wholeItems ? { wholeItems: true } : {}),
+    items: schema.wholeItems ? items.map((i) => ({ ...i, value: { ...i.value, wholeItem: true } })) : items,
+  });
+}
+
+function withPins(list: ListElement): ListElement {
+  return list.items.some((i) => i.value.holdsPin) ? { ...list, holdsPin: true } : list;
 }
 
 /** The first fallback key that every item of some source has (kyaml's inference). */
@@ -199,6 +215,7 @@ interface Group {
 function matchKeyedItems(
   sources: Sources<YAMLSeq>,
   keys: readonly string[],
+  deriveKey: ((item: YAMLMap) => string | undefined) | undefined,
   itemSchema: Schema | undefined,
   path: FieldPath,
   options: CollateOptions,
@@ -216,10 +233,12 @@ function matchKeyedItems(
           `list item is not a mapping, but the list is keyed by ${keys.join(', ')}`,
         );
       }
-      const values = keys.map((k) => {
-        const pair = pairsOf(item).find((p) => keyName(p.key) === k);
-        return pair && isScalar(pair.value) && pair.value.value !== null ? scalarText(pair.value) : undefined;
-      });
+      const values = deriveKey
+        ? [deriveKey(item)]
+        : keys.map((k) => {
+            const pair = pairsOf(item).find((p) => keyName(p.key) === k);
+            return pair && isScalar(pair.value) && pair.value.value !== null ? scalarText(pair.value) : undefined;
+          });
       if (values[0] === undefined && values.every((v) => v === undefined)) {
         options.fail(
           'missing-list-key',

@@ -18,8 +18,18 @@ export interface Sources<N> {
 /** Why a value is merged as one piece. */
 export type LeafReason = 'scalar' | 'atomic-list' | 'atomic-map' | 'mixed-kinds';
 
+/** What every element carries besides its kind. */
+interface ElementBase {
+  /** Local marks the field `# kdelta:local`: it keeps local's value, whatever upstream does. */
+  readonly pinned?: boolean;
+  /** A pinned field is at or below this element: it may not be cleared as a whole. */
+  readonly holdsPin?: boolean;
+  /** An item of a list whose items are whole units (`ListSchema.wholeItems`). */
+  readonly wholeItem?: boolean;
+}
+
 /** A scalar, or a list or map that the schema makes atomic: taken whole from one side. */
-export interface LeafElement {
+export interface LeafElement extends ElementBase {
   readonly kind: 'leaf';
   readonly reason: LeafReason;
   readonly path: FieldPath;
@@ -34,7 +44,7 @@ export interface FieldElement {
   readonly value: Element;
 }
 
-export interface MapElement {
+export interface MapElement extends ElementBase {
   readonly kind: 'map';
   readonly path: FieldPath;
   readonly sources: Sources<YAMLMap>;
@@ -50,10 +60,14 @@ export interface ItemElement {
 }
 
 /** An associative list: `map` (items matched by key fields) or `set` (matched by value). */
-export interface ListElement {
+export interface ListElement extends ElementBase {
   readonly kind: 'list';
   readonly listType: 'map' | 'set';
   readonly keys: readonly string[];
+  /** The key is computed from each item (`ListSchema.deriveKey`), not held by a field. */
+  readonly derivedKey?: boolean;
+  /** Items are whole units whose order means something (`ListSchema.wholeItems`). */
+  readonly wholeItems?: boolean;
   readonly path: FieldPath;
   readonly sources: Sources<YAMLSeq>;
   /** Items in output order: local's first, then new ones as they first appear in origin, upstream. */

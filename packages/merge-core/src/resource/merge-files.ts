@@ -3,7 +3,8 @@
  * and handled by seed 001's resource rules, written back in the local file layout.
  */
 import { isMap, type YAMLMap } from 'yaml';
-import { formatConflict, MergeInputError, type Conflict, type Side } from '../errors.js';
+import { formatConflict, formatDecision, MergeInputError, type Conflict, type Decision, type Side } from '../errors.js';
+import { holdsPinnedPair, mayHoldPin } from '../collate/pin.js';
 import { printMergedDocument } from '../emit/print.js';
 import { createEngine, type MergeOptions } from '../options.js';
 import { isCustomResourceDefinition, layerSchemas, schemaRegistryFromCrds } from '../schema/index.js';
@@ -52,6 +53,8 @@ export interface MergeFilesResult {
   readonly deleted: readonly string[];
   readonly report: readonly ResourceReport[];
   readonly conflicts: readonly Conflict[];
+  /** Fields kept as local has them because local pinned them (`# kdelta:local`) where upstream changed them. */
+  readonly decisions: readonly Decision[];
 }
 
 /** A document of an input file: its place and exact text, parsed or not. */
@@ -204,6 +207,7 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
   const tuples = collateResources(located);
   const report: ResourceReport[] = [];
   const conflicts: Conflict[] = [];
+  const decisions: Decision[] = [];
   /** New text for local documents: a string, or null for a deleted document. */
   const replaced = new Map<DocumentEntry, string | null>();
   /** Upstream documents to add, by the upstream file they come from. */
@@ -228,7 +232,19 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
         changed: false,
       });
     } else if (origin && !upstream && local) {
-      if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
+      const pinned = mayHoldPin(local.entry.text) && holdsPinnedPair(local.map);
+      if (pinned) {
+        // A resource holding a pinned field stays: the pin keeps local's value whatever upstream does.
+        report.push({ resource: shown, identity: local.identity, action: 'kept', file: local.file.file, changed: false });
+        decisions.push({
+          resource: shown,
+          file: local.file.file,
+          path: '.',
+          rule: 'pinned-local',
+          values: { origin: toPlain(origin.map), upstream: undefined, local: toPlain(local.map) },
+          message: "upstream deleted it; it holds a pinned field (# kdelta:local), so local's copy is kept",
+        });
+      } else if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
         replaced.set(local.entry, null);
         report.push({ resource: shown, identity: local.identity, action: 'deleted', file: local.file.file, changed: true });
       } else {
@@ -264,6 +280,7 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
         },
       );
       for (const c of result.conflicts) conflicts.push(formatConflict(c, shown, local!.file.file, c.winner, engine.strategy));
+      for (const d of result.decisions) decisions.push(formatDecision(d, shown, local!.file.file));
       const changed = result.node !== local!.map;
       if (changed)
         replaced.set(local!.entry, result.node === undefined ? null : printMergedDocument(local!.document, result.node as YamlNode));
@@ -274,7 +291,7 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
   }
 
   const files = (list: { file: InputFile }[]) => list.map((r) => r.file);
-  return { ...assemble(files(sides.local), files(sides.upstream), replaced, additions), report, conflicts };
+  return { ...assemble(files(sides.local), files(sides.upstream), replaced, additions), report, conflicts, decisions };
 }
 
 /** A file split and identified by the scanner, or undefined when it declines. */

@@ -2,6 +2,7 @@
  * Schemas in the words of KEP 0006 (seed 003): what a merge needs to know about a field,
  * and nothing else. Built from OpenAPI definitions, CRDs, or a generated table of built-ins.
  */
+import type { YAMLMap } from 'yaml';
 
 /** How a list merges: `atomic` is replaced whole, `set` merges by value, `map` merges by keys. */
 export type ListType = 'atomic' | 'set' | 'map';
@@ -24,6 +25,19 @@ export interface ListSchema {
   /** True when the schema said so explicitly (x-kubernetes-list-type or a patch strategy). */
   readonly explicit: boolean;
   items(): Schema | undefined;
+  /**
+   * For `listType: map` lists whose identity no single field holds (a Kptfile pipeline's
+   * functions, seed 000): the key of an item, computed from it. `keys` then names the key in
+   * paths only (`[key="..."]`) and is never written into an item.
+   */
+  readonly deriveKey?: ((item: YAMLMap) => string | undefined) | undefined;
+  /**
+   * Items are whole units, like resources in a package (seed 001's resource-level rules apply to
+   * them): an item only local has survives upstream deleting the list, an item upstream deleted
+   * that local changed is kept whole, and the order of items means something: where local kept
+   * origin's order, upstream's order is taken.
+   */
+  readonly wholeItems?: boolean | undefined;
 }
 
 export interface ScalarSchema {

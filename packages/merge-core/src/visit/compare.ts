@@ -1,6 +1,5 @@
-import { isScalar } from 'yaml';
 import type { Sources } from '../collate/element.js';
-import { commentsOf, isMissingOrNull, isNull, sameScalarWithComments, sameValue, type YamlNode } from '../yaml/nodes.js';
+import { commentsOf, isMissingOrNull, isNull, sameValue, type YamlNode } from '../yaml/nodes.js';
 
 /** Missing and null count as the same "no value", as kyaml's IsMissingOrNull does. */
 export function sameOrBothEmpty(a: YamlNode | undefined, b: YamlNode | undefined): boolean {
@@ -18,16 +17,6 @@ export function localChanged(sources: Sources<YamlNode>): boolean {
 /** kpt: a field is cleared when a side sets null where origin had a value. */
 export function clearedBy(origin: YamlNode | undefined, side: YamlNode | undefined): boolean {
   return isNull(side) && !isNull(origin);
-}
-
-/** kyaml: any explicit null in upstream or local clears. */
-export function taggedNull(node: YamlNode | undefined): boolean {
-  return isNull(node);
-}
-
-export function kyamlScalarDiffers(a: YamlNode | undefined, b: YamlNode | undefined): boolean {
-  if (isScalar(a) && isScalar(b)) return !sameScalarWithComments(a, b);
-  return !sameValue(a, b);
 }
 
 export function sameComments(a: unknown, b: unknown): boolean {

@@ -1,21 +1,16 @@
 /**
  * kpt's resource-merge rules (seed 001), upstream winning every conflict. Each branch names the
- * rule it implements. `rules: 'kyaml'` reproduces kyaml's merge3 visitor exactly (comments count
- * as changes, any explicit null clears), which kpt uses for the Kptfile and kyaml's own tests use.
+ * rule it implements. The Kptfile merges by these rules too (with its own schema).
  */
 import type { Scalar } from 'yaml';
 import type { LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
 import { isMissingOrNull } from '../yaml/nodes.js';
-import { clearedBy, kyamlScalarDiffers, sameComments, sameOrBothEmpty, taggedNull } from './compare.js';
+import { clearedBy, localChanged, sameComments, sameOrBothEmpty } from './compare.js';
 import type { CollectionDecision, LeafDecision, MergeVisitor } from './visitor.js';
 
-export type Rules = 'kpt' | 'kyaml';
-
-export function upstreamWins(rules: Rules = 'kpt'): MergeVisitor {
+export function upstreamWins(): MergeVisitor {
   const cleared = (s: Sources<unknown>): boolean =>
-    rules === 'kyaml'
-      ? taggedNull(s.upstream as never) || taggedNull(s.local as never)
-      : clearedBy(s.origin as never, s.upstream as never) || clearedBy(s.origin as never, s.local as never);
+    clearedBy(s.origin as never, s.upstream as never) || clearedBy(s.origin as never, s.local as never);
 
   return {
     name: 'upstream-wins',
@@ -30,13 +25,6 @@ export function upstreamWins(rules: Rules = 'kpt'): MergeVisitor {
       if (upstreamEmpty !== originEmpty) return { take: 'upstream', rule: upstreamEmpty ? 'upstream-removed' : 'upstream-added' };
       // Not in origin nor upstream: the field is local only.
       if (upstreamEmpty) return { take: 'local', rule: 'local-only' };
-      if (rules === 'kyaml' && e.reason === 'scalar') {
-        // kyaml compares scalars as text, comments included: an upstream comment change is taken
-        // when local left the scalar (comments too) as it was in origin.
-        const local = e.sources.local;
-        const localUnchanged = local === undefined || !kyamlScalarDiffers(local, origin);
-        if (localUnchanged && kyamlScalarDiffers(upstream, origin)) return { take: 'upstream', rule: 'upstream-changed' };
-      }
       // Changed upstream: take upstream, even when local changed it too (upstream wins).
       if (!sameOrBothEmpty(upstream, origin)) return { take: 'upstream', rule: 'upstream-changed' };
       // Unchanged upstream: keep local, whatever local did.
@@ -46,6 +34,11 @@ export function upstreamWins(rules: Rules = 'kpt'): MergeVisitor {
     map(e: MapElement): CollectionDecision {
       const { local, upstream } = e.sources;
       if (cleared(e.sources)) return { action: 'clear', rule: 'explicit-null' };
+      // A whole item (a pipeline's function) upstream deleted and local changed is kept whole, as a
+      // resource would be: without its unchanged fields it would not be the same thing any more.
+      if (e.wholeItem && upstream === undefined && e.sources.origin !== undefined && local !== undefined && localChanged(e.sources)) {
+        return { action: 'keep', rule: 'deleted-upstream-modified-locally' };
+      }
       // Missing from both local and upstream: gone.
       if (local === undefined && upstream === undefined) return { action: 'clear', rule: 'upstream-removed' };
       // Missing only locally: start empty and add the delta between origin and upstream.
@@ -56,9 +49,15 @@ export function upstreamWins(rules: Rules = 'kpt'): MergeVisitor {
 
     list(e: ListElement): CollectionDecision {
       const { local, origin, upstream } = e.sources;
-      if (rules === 'kpt' && cleared(e.sources)) return { action: 'clear', rule: 'explicit-null' };
-      // Deleted upstream: the associative list goes as a whole.
-      if (isMissingOrNull(upstream) && !isMissingOrNull(origin)) return { action: 'clear', rule: 'upstream-removed' };
+      if (cleared(e.sources)) return { action: 'clear', rule: 'explicit-null' };
+      if (isMissingOrNull(upstream) && !isMissingOrNull(origin)) {
+        // "A resource only in local will be kept": whole items only local has outlive the list.
+        if (e.wholeItems && e.items.some((i) => i.value.sources.local !== undefined && i.value.sources.origin === undefined)) {
+          return { action: 'merge', base: 'local', rule: 'upstream-removed' };
+        }
+        // Deleted upstream: the associative list goes as a whole.
+        return { action: 'clear', rule: 'upstream-removed' };
+      }
       if (isMissingOrNull(local)) return { action: 'merge', base: 'new', rule: 'upstream-added' };
       return { action: 'merge', base: 'local', rule: 'upstream-changed' };
     },
@@ -74,7 +73,7 @@ export function upstreamWins(rules: Rules = 'kpt'): MergeVisitor {
 
     valueComments(e: LeafElement): 'local' | 'upstream' {
       const { origin, upstream, local } = e.sources;
-      if (rules === 'kyaml' || local === undefined) return 'upstream';
+      if (local === undefined) return 'upstream';
       return sameComments(origin, local) && !sameComments(origin, upstream) ? 'upstream' : 'local';
     },
   };

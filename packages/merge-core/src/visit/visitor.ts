@@ -12,9 +12,13 @@ export interface LeafDecision {
   readonly rule: RuleName;
 }
 
-/** A map or associative list is cleared, or its items are merged into local (or a new one). */
+/**
+ * A map or associative list is cleared, kept whole as local has it, or its items are merged into
+ * local (or a new one).
+ */
 export type CollectionDecision =
   | { readonly action: 'clear'; readonly rule: RuleName }
+  | { readonly action: 'keep'; readonly rule: RuleName }
   | { readonly action: 'merge'; readonly base: 'local' | 'new'; readonly rule: RuleName };
 
 export interface MergeVisitor {

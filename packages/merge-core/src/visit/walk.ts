@@ -4,33 +4,35 @@
  * byte), changed maps and lists are shallow copies, and values from upstream are cloned.
  */
 import { isMap, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
-import type { Element, FieldElement, LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
-import type { FieldConflict } from '../errors.js';
+import type { Element, FieldElement, ItemElement, LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
+import type { FieldConflict, FieldDecision, RuleName } from '../errors.js';
 import { cloneNode, commentsOf, isMissingOrNull, isNull, keyName, pairsOf, sameValue, type YamlNode } from '../yaml/nodes.js';
 import { localChanged, sameOrBothEmpty } from './compare.js';
 import type { MergeVisitor } from './visitor.js';
 
 export interface WalkOptions {
   readonly visitor: MergeVisitor;
-  /** `kyaml`: explicit nulls are dropped from the output and new keys are appended in visit order. */
-  readonly rules: 'kpt' | 'kyaml';
 }
 
 export interface WalkResult {
   readonly node: YamlNode | undefined;
   readonly conflicts: readonly FieldConflict[];
+  /** Fields kept as local has them because local pinned them, where upstream changed them. */
+  readonly decisions: readonly FieldDecision[];
 }
 
 export function walkElement(element: Element, options: WalkOptions): WalkResult {
   const conflicts: FieldConflict[] = [];
-  const node = new Walker(options, conflicts).walk(element);
-  return { node, conflicts };
+  const decisions: FieldDecision[] = [];
+  const node = new Walker(options, conflicts, decisions).walk(element);
+  return { node, conflicts, decisions };
 }
 
 class Walker {
   constructor(
     private readonly options: WalkOptions,
     private readonly conflicts: FieldConflict[],
+    private readonly decisions: FieldDecision[],
   ) {}
 
   walk(element: Element): YamlNode | undefined {
@@ -47,6 +49,10 @@ class Walker {
   private leaf(e: LeafElement): YamlNode | undefined {
     const decision = this.options.visitor.leaf(e);
     const { local, upstream } = e.sources;
+    if (decision.rule === 'pinned-local') {
+      this.pinned(e);
+      return local;
+    }
     let result: YamlNode | undefined;
     if (decision.take === 'local') result = local;
     else if (decision.take === 'upstream') result = isMissingOrNull(upstream) ? undefined : this.fromUpstream(e, upstream!);
@@ -65,7 +71,6 @@ class Walker {
     } else if (decision.rule === 'both-changed-local-wins' && !sameOrBothEmpty(local, upstream)) {
       this.conflict(e.sources, e.path, decision.rule, 'local');
     }
-    if (result !== undefined && this.options.rules === 'kyaml' && isNull(result)) return undefined;
     return result;
   }
 
@@ -87,6 +92,10 @@ class Walker {
   private map(e: MapElement): YamlNode | undefined {
     const decision = this.options.visitor.map(e);
     const local = e.sources.local;
+    if (decision.action === 'keep') {
+      this.kept(e, decision.rule);
+      return local;
+    }
     if (decision.action === 'clear') {
       if (isMap(local) && localChanged(e.sources)) this.conflict(e.sources, e.path, decision.rule, 'upstream');
       return undefined;
@@ -107,7 +116,8 @@ class Walker {
         }
         continue;
       }
-      const key = this.key(field, existing);
+      // A pinned field keeps local's key too: the pin comment is on its line.
+      const key = field.value.pinned && existing ? existing.key : this.key(field, existing);
       if (existing) {
         const sameValueNode = existing.value === value || (existing.value == null && isNull(value) && !isScalar(existing.value));
         if (sameValueNode && key === existing.key) continue;
@@ -125,14 +135,14 @@ class Walker {
       else if (next !== null) kept.push(next);
     }
     const pairs = added.length === 0 ? kept : this.placeAdded(kept, added, e);
-    // Upstream deleted the map and nothing local is left in it: it goes (kpt); kyaml keeps `{}`.
-    if (this.options.rules === 'kpt' && pairs.length === 0 && e.sources.upstream === undefined && e.sources.origin !== undefined) {
+    // Upstream deleted the map and nothing local is left in it: it goes.
+    if (pairs.length === 0 && e.sources.upstream === undefined && e.sources.origin !== undefined) {
       return undefined;
     }
     if (!changed) return base;
-    // A map rebuilt from nothing that stayed empty: kyaml keeps `{}`; kpt mode keeps it only when
-    // upstream added it, so a map local deleted does not come back empty.
-    if (!base && pairs.length === 0 && this.options.rules === 'kpt' && e.sources.origin !== undefined) return undefined;
+    // A map rebuilt from nothing that stayed empty is kept only when upstream added it, so that a
+    // map local deleted does not come back empty.
+    if (!base && pairs.length === 0 && e.sources.origin !== undefined) return undefined;
     const out = new YAMLMap();
     const template = base ?? e.sources.upstream ?? e.sources.origin;
     if (template) copyCollectionProps(template, out, base !== undefined);
@@ -156,7 +166,7 @@ class Walker {
   }
 
   /**
-   * Where fields new to local go: kyaml appends in visit order; kpt mode puts each after the
+   * Where fields new to local go: each after the
    * field that precedes it upstream (else before the one that follows it), so added fields land
    * where upstream has them. Fields of local's come first in the visit order, so every new field
    * is placed among local's remaining pairs and the new fields placed before it.
@@ -167,7 +177,7 @@ class Walker {
     e: MapElement,
   ): Pair<unknown, unknown>[] {
     const upstream = e.sources.upstream;
-    if (this.options.rules === 'kyaml' || !isMap(upstream)) return [...kept, ...added.map((a) => a.pair)];
+    if (!isMap(upstream)) return [...kept, ...added.map((a) => a.pair)];
     const order = pairsOf(upstream).map((p) => keyName(p.key));
     const position = new Map<string, number>();
     order.forEach((name, i) => {
@@ -216,6 +226,10 @@ class Walker {
   private list(e: ListElement): YamlNode | undefined {
     const decision = this.options.visitor.list(e);
     const local = e.sources.local;
+    if (decision.action === 'keep') {
+      this.kept(e, decision.rule);
+      return local;
+    }
     if (decision.action === 'clear') {
       if (isSeq(local) && localChanged(e.sources)) this.conflict(e.sources, e.path, decision.rule, 'upstream');
       return undefined;
@@ -224,6 +238,8 @@ class Walker {
     // As for maps: local's items that change map to their replacement (null: they go).
     const replaced = new Map<unknown, unknown>();
     const added: unknown[] = [];
+    // Output node → its item, for lists whose order follows upstream's (whole items).
+    const itemOf = e.wholeItems ? new Map<unknown, ItemElement>() : undefined;
     let changed = base === undefined;
     for (const item of e.items) {
       let value = this.walk(item.value);
@@ -235,7 +251,8 @@ class Walker {
         }
         continue;
       }
-      if (e.listType === 'map' && isMap(value)) value = withKeys(value, item.identity);
+      if (e.listType === 'map' && isMap(value) && !e.derivedKey) value = withKeys(value, item.identity);
+      itemOf?.set(value, item);
       if (existing) {
         if (existing !== value) {
           replaced.set(existing, value);
@@ -251,12 +268,13 @@ class Walker {
       const next = replaced.has(item) ? replaced.get(item) : item;
       if (next !== null) items.push(next);
     }
-    if (!changed) return base;
     items.push(...added);
-    // An emptied list goes (kyaml), unless upstream itself has it empty: then it is upstream's value.
+    if (itemOf && this.takeUpstreamOrder(e, items, itemOf)) changed = true;
+    if (!changed) return base;
+    // An emptied list goes, unless upstream itself has it empty: then it is upstream's value.
     if (items.length === 0) {
       const upstreamHasItEmpty = isSeq(e.sources.upstream) && e.sources.upstream.items.length === 0;
-      const keep = this.options.rules === 'kpt' && upstreamHasItEmpty && (base !== undefined || e.sources.origin === undefined);
+      const keep = upstreamHasItEmpty && (base !== undefined || e.sources.origin === undefined);
       if (!keep) return undefined;
     }
     const out = new YAMLSeq();
@@ -264,6 +282,59 @@ class Walker {
     if (template) copyCollectionProps(template, out, base !== undefined);
     out.items = items;
     return out;
+  }
+
+  /**
+   * Whole items run in order (a pipeline's functions): where local kept origin's order, upstream's
+   * order is taken (items upstream does not have keep their place after the ones before them).
+   * Sorts `items` in place; true when the order changed.
+   */
+  private takeUpstreamOrder(e: ListElement, items: unknown[], itemOf: Map<unknown, ItemElement>): boolean {
+    const { origin, local, upstream } = e.sources;
+    if (!isSeq(upstream) || !isSeq(local) || !isSeq(origin)) return false;
+    const rank = (side: 'origin' | 'local' | 'upstream') => {
+      const seq = e.sources[side] as YAMLSeq;
+      const at = new Map<ItemElement, number>();
+      for (const item of e.items) {
+        const node = item.value.sources[side];
+        if (node !== undefined) at.set(item, seq.items.indexOf(node));
+      }
+      return at;
+    };
+    const originRank = rank('origin');
+    const localRank = rank('local');
+    const common = e.items.filter((i) => originRank.has(i) && localRank.has(i));
+    const inOrigin = [...common].sort((a, b) => originRank.get(a)! - originRank.get(b)!);
+    const inLocal = [...common].sort((a, b) => localRank.get(a)! - localRank.get(b)!);
+    if (inOrigin.some((item, i) => inLocal[i] !== item)) return false;
+    const upstreamRank = rank('upstream');
+    // Each item sorts by upstream's position, or just after the item before it.
+    const keys: number[] = [];
+    let last = -1;
+    for (const node of items) {
+      const item = itemOf.get(node);
+      const at = item !== undefined ? upstreamRank.get(item) : undefined;
+      last = at ?? last + 1e-6;
+      keys.push(last);
+    }
+    const order = items.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
+    if (order.every((i, n) => i === n)) return false;
+    const sorted = order.map((i) => items[i]);
+    items.splice(0, items.length, ...sorted);
+    return true;
+  }
+
+  /** A value kept whole as local has it: a pin (a decision) or a conflict local won. */
+  private kept(e: MapElement | ListElement, rule: RuleName): void {
+    if (rule === 'pinned-local') this.pinned(e);
+    else this.conflict(e.sources, e.path, rule, 'local');
+  }
+
+  /** A pinned value is reported where upstream changed it: that is where the pin decided. */
+  private pinned(e: Element): void {
+    const { origin, upstream, local } = e.sources;
+    if (!sameOrBothEmpty(origin, upstream))
+      this.decisions.push({ path: e.path, rule: 'pinned-local', values: { origin, upstream, local } });
   }
 
   private conflict(sources: Sources<YamlNode>, path: FieldConflict['path'], rule: FieldConflict['rule'], winner: 'upstream' | 'local') {

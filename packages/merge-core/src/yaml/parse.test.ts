@@ -20,7 +20,7 @@ describe('duplicate map keys', () => {
     const text = `kind: A\n---\n${configMap('  a: "1"\n  b: "2"\n  a: "3"\n')}`;
     const error = errorOf(() => parseStream(text, 'pkg/cm.yaml', 'local'));
     expect(error.code).toBe('invalid-yaml');
-    expect(error.message).toBe('pkg/cm.yaml: document 1: invalid YAML (line 10): map key "a" appears twice (first on line 8)');
+    expect(error.message).toBe('pkg/cm.yaml (local): document 1: invalid YAML (line 10): map key "a" appears twice (first on line 8)');
     expect(error.side).toBe('local');
   });
 
@@ -52,7 +52,7 @@ describe('duplicate map keys', () => {
     expect([error.file, error.side, error.message]).toEqual([
       'cm.yaml',
       'upstream',
-      'cm.yaml: document 0: invalid YAML (line 7): map key "a" appears twice (first on line 6)',
+      'cm.yaml (upstream): document 0: invalid YAML (line 7): map key "a" appears twice (first on line 6)',
     ]);
   });
 });
