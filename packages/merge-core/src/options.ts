@@ -4,15 +4,12 @@ import { MergeInputError, type Side } from './errors.js';
 import { FieldPath } from './path.js';
 import { builtinSchemas, FALLBACK_MERGE_KEYS, kustomizationSchemas, layerSchemas, schemaFromComment } from './schema/index.js';
 import type { ObjectSchema, SchemaRegistry } from './schema/types.js';
-import { localWins } from './visit/local-wins.js';
-import { withPins } from './visit/pinned.js';
-import { upstreamWins } from './visit/upstream-wins.js';
-import type { MergeVisitor } from './visit/visitor.js';
+import { delegatingVisitor } from './visit/delegating.js';
+import type { ConflictStrategy, MergeVisitor } from './visit/visitor.js';
 import { walkElement, type WalkResult } from './visit/walk.js';
 import type { YamlNode } from './yaml/nodes.js';
 
-/** What to do where local and upstream both changed the same value. */
-export type ConflictStrategy = 'upstream-wins' | 'local-wins' | 'fail';
+export type { ConflictStrategy };
 
 export interface MergeOptions {
   /** Default `upstream-wins`, kpt's behaviour. `fail` merges like upstream-wins and reports. */
@@ -42,8 +39,7 @@ export interface Engine {
 /** Resolves the options once; merging many resources reuses the result. */
 export function createEngine(options: MergeOptions = {}): Engine {
   const strategy = options.strategy ?? 'upstream-wins';
-  const base = upstreamWins();
-  const visitor = withPins(strategy === 'local-wins' ? localWins(base) : base);
+  const visitor = delegatingVisitor(strategy);
   const registry = options.builtinSchemas === false ? options.schemas : layerSchemas(options.schemas, builtin);
   const inferKeys = options.inferKeys ?? true;
   const fallbackKeys = FALLBACK_MERGE_KEYS;

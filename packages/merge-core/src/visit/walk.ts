@@ -1,14 +1,15 @@
 /**
- * Applies a visitor's decisions to the collated tree and builds the merged value. Nothing is
+ * Applies a visitor's decisions to the collated tree and builds the merged value. The walker
+ * decides no field: it walks, orders and builds, and records the conflicts and decisions the
+ * visitor reports; every rule is in a visitor (seed 001's in `rules.ts`). Nothing is
  * mutated: unchanged local nodes are reused as they are (so an untouched document prints byte for
  * byte), changed maps and lists are shallow copies, and values from upstream are cloned.
  */
 import { isMap, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
-import type { Element, FieldElement, ItemElement, LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
+import type { Element, FieldElement, ItemElement, LeafElement, ListElement, MapElement } from '../collate/element.js';
 import type { FieldConflict, FieldDecision, RuleName } from '../errors.js';
 import { cloneNode, commentsOf, isMissingOrNull, isNull, keyName, pairsOf, sameValue, type YamlNode } from '../yaml/nodes.js';
-import { localChanged, sameOrBothEmpty } from './compare.js';
-import type { MergeVisitor } from './visitor.js';
+import type { MergeVisitor, Report } from './visitor.js';
 
 export interface WalkOptions {
   readonly visitor: MergeVisitor;
@@ -49,28 +50,12 @@ class Walker {
   private leaf(e: LeafElement): YamlNode | undefined {
     const decision = this.options.visitor.leaf(e);
     const { local, upstream } = e.sources;
-    if (decision.rule === 'pinned-local') {
-      this.pinned(e);
-      return local;
-    }
-    let result: YamlNode | undefined;
-    if (decision.take === 'local') result = local;
-    else if (decision.take === 'upstream') result = isMissingOrNull(upstream) ? undefined : this.fromUpstream(e, upstream!);
+    this.report(e, decision.rule, decision.report);
+    if (decision.take === 'local') return local;
+    if (decision.take === 'clear' || isMissingOrNull(upstream)) return undefined;
+    const result = this.fromUpstream(e, upstream!);
     // Upstream's value equals local's already: keep local's node, so its text stays as it is.
-    if (
-      result !== undefined &&
-      result !== local &&
-      local !== undefined &&
-      sameValue(local, result) &&
-      commentsOf(local) === commentsOf(result)
-    ) {
-      result = local;
-    }
-    if (decision.take !== 'local' && localChanged(e.sources) && !sameOrBothEmpty(local, result)) {
-      this.conflict(e.sources, e.path, decision.take === 'clear' ? 'explicit-null' : decision.rule, 'upstream');
-    } else if (decision.rule === 'both-changed-local-wins' && !sameOrBothEmpty(local, upstream)) {
-      this.conflict(e.sources, e.path, decision.rule, 'local');
-    }
+    if (local !== undefined && sameValue(local, result) && commentsOf(local) === commentsOf(result)) return local;
     return result;
   }
 
@@ -92,14 +77,9 @@ class Walker {
   private map(e: MapElement): YamlNode | undefined {
     const decision = this.options.visitor.map(e);
     const local = e.sources.local;
-    if (decision.action === 'keep') {
-      this.kept(e, decision.rule);
-      return local;
-    }
-    if (decision.action === 'clear') {
-      if (isMap(local) && localChanged(e.sources)) this.conflict(e.sources, e.path, decision.rule, 'upstream');
-      return undefined;
-    }
+    this.report(e, decision.rule, decision.report);
+    if (decision.action === 'keep') return local;
+    if (decision.action === 'clear') return undefined;
     const base = decision.base === 'local' && isMap(local) ? local : undefined;
     // Each of local's pairs that changes maps to its replacement (null: it goes); new pairs are
     // placed afterwards. Maps of tens of thousands of keys (a ConfigMap) stay linear this way.
@@ -116,8 +96,7 @@ class Walker {
         }
         continue;
       }
-      // A pinned field keeps local's key too: the pin comment is on its line.
-      const key = field.value.pinned && existing ? existing.key : this.key(field, existing);
+      const key = this.key(field, existing);
       if (existing) {
         const sameValueNode = existing.value === value || (existing.value == null && isNull(value) && !isScalar(existing.value));
         if (sameValueNode && key === existing.key) continue;
@@ -135,14 +114,8 @@ class Walker {
       else if (next !== null) kept.push(next);
     }
     const pairs = added.length === 0 ? kept : this.placeAdded(kept, added, e);
-    // Upstream deleted the map and nothing local is left in it: it goes.
-    if (pairs.length === 0 && e.sources.upstream === undefined && e.sources.origin !== undefined) {
-      return undefined;
-    }
+    if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === undefined, item: false })) return undefined;
     if (!changed) return base;
-    // A map rebuilt from nothing that stayed empty is kept only when upstream added it, so that a
-    // map local deleted does not come back empty.
-    if (!base && pairs.length === 0 && e.sources.origin !== undefined) return undefined;
     const out = new YAMLMap();
     const template = base ?? e.sources.upstream ?? e.sources.origin;
     if (template) copyCollectionProps(template, out, base !== undefined);
@@ -154,7 +127,7 @@ class Walker {
   private key(field: FieldElement, existing: Pair<unknown, unknown> | undefined): unknown {
     const { local, upstream, origin } = field.keys;
     if (existing) {
-      if (!local || !upstream || this.options.visitor.keyComments(field.keys) === 'local') return existing.key;
+      if (!local || !upstream || this.options.visitor.keyComments(field) === 'local') return existing.key;
       if (local.comment === upstream.comment && local.commentBefore === upstream.commentBefore) return existing.key;
       const key = cloneNode(local);
       key.comment = upstream.comment;
@@ -226,14 +199,9 @@ class Walker {
   private list(e: ListElement): YamlNode | undefined {
     const decision = this.options.visitor.list(e);
     const local = e.sources.local;
-    if (decision.action === 'keep') {
-      this.kept(e, decision.rule);
-      return local;
-    }
-    if (decision.action === 'clear') {
-      if (isSeq(local) && localChanged(e.sources)) this.conflict(e.sources, e.path, decision.rule, 'upstream');
-      return undefined;
-    }
+    this.report(e, decision.rule, decision.report);
+    if (decision.action === 'keep') return local;
+    if (decision.action === 'clear') return undefined;
     const base = decision.base === 'local' && isSeq(local) ? local : undefined;
     // As for maps: local's items that change map to their replacement (null: they go).
     const replaced = new Map<unknown, unknown>();
@@ -244,7 +212,9 @@ class Walker {
     for (const item of e.items) {
       let value = this.walk(item.value);
       const existing = base ? item.value.sources.local : undefined;
-      if (value === undefined || (isMap(value) && value.items.length === 0)) {
+      const emptied =
+        isMap(value) && value.items.length === 0 && !this.options.visitor.keepEmpty(item.value, { rebuilt: false, item: true });
+      if (value === undefined || emptied) {
         if (existing) {
           replaced.set(existing, null);
           changed = true;
@@ -271,12 +241,7 @@ class Walker {
     items.push(...added);
     if (itemOf && this.takeUpstreamOrder(e, items, itemOf)) changed = true;
     if (!changed) return base;
-    // An emptied list goes, unless upstream itself has it empty: then it is upstream's value.
-    if (items.length === 0) {
-      const upstreamHasItEmpty = isSeq(e.sources.upstream) && e.sources.upstream.items.length === 0;
-      const keep = upstreamHasItEmpty && (base !== undefined || e.sources.origin === undefined);
-      if (!keep) return undefined;
-    }
+    if (items.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === undefined, item: false })) return undefined;
     const out = new YAMLSeq();
     const template = base ?? e.sources.upstream ?? e.sources.origin;
     if (template) copyCollectionProps(template, out, base !== undefined);
@@ -324,21 +289,13 @@ class Walker {
     return true;
   }
 
-  /** A value kept whole as local has it: a pin (a decision) or a conflict local won. */
-  private kept(e: MapElement | ListElement, rule: RuleName): void {
-    if (rule === 'pinned-local') this.pinned(e);
-    else this.conflict(e.sources, e.path, rule, 'local');
-  }
-
-  /** A pinned value is reported where upstream changed it: that is where the pin decided. */
-  private pinned(e: Element): void {
+  /** Records what the visitor said to report: a conflict and its winner, or a pin's decision. */
+  private report(e: Element, rule: RuleName, report: Report | undefined): void {
+    if (report === undefined) return;
     const { origin, upstream, local } = e.sources;
-    if (!sameOrBothEmpty(origin, upstream))
-      this.decisions.push({ path: e.path, rule: 'pinned-local', values: { origin, upstream, local } });
-  }
-
-  private conflict(sources: Sources<YamlNode>, path: FieldConflict['path'], rule: FieldConflict['rule'], winner: 'upstream' | 'local') {
-    this.conflicts.push({ path, rule, winner, values: { origin: sources.origin, upstream: sources.upstream, local: sources.local } });
+    const values = { origin, upstream, local };
+    if (report === 'pinned') this.decisions.push({ path: e.path, rule: 'pinned-local', values });
+    else this.conflicts.push({ path: e.path, rule, winner: report === 'local-won' ? 'local' : 'upstream', values });
   }
 }
 
