@@ -217,8 +217,10 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
     const { origin, upstream, local } = t;
     const shown = describe(t);
     if (!origin && !upstream && local) {
+      // Seed 001: "A resource only in local will be kept without changes."
       report.push({ resource: shown, identity: local.identity, action: 'kept', file: local.file.file, changed: false });
     } else if (!origin && upstream && !local) {
+      // Seed 001: "A resource missing from origin and added in upstream will be added to local."
       const list = additions.get(upstream.file.file) ?? [];
       list.push(upstream);
       additions.set(upstream.file.file, list);
@@ -245,6 +247,7 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
           message: "upstream deleted it; it holds a pinned field (# kdelta:local), so local's copy is kept",
         });
       } else if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
+        // Seed 001: "A resource present in origin and deleted from upstream will be deleted from local."
         replaced.set(local.entry, null);
         report.push({ resource: shown, identity: local.identity, action: 'deleted', file: local.file.file, changed: true });
       } else {
@@ -267,6 +270,7 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
       // tests hold it to), so it is not run. This is most resources of most updates.
       report.push({ resource: shown, identity: local.identity, action: 'merged', file: local.file.file, changed: false });
     } else {
+      // Seed 001: "A resource in both upstream and local will be merged into local."
       const result = engine.merge(
         { origin: origin?.map, upstream: upstream!.map, local: local!.map },
         {
