@@ -42286,6 +42286,14 @@ function actionOutputs(report) {
     ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, String(v)]))
   };
 }
+function permissionHint(error2) {
+  const wanted = /(?:X-Accepted-GitHub-Permissions|accepted permissions?)[:=]?\s*"?([a-z_]+=[a-z]+(?:[,; ]+[a-z_]+=[a-z]+)*)/i.exec(
+    error2
+  )?.[1];
+  if (!wanted && !/Resource not accessible by integration|\bpermission|\b403\b|must have (?:push|admin) access/i.test(error2))
+    return void 0;
+  return `the token lacks a permission${wanted ? ` (GitHub wants ${wanted})` : ""}: it needs contents: write and pull-requests: write on every downstream repository. The workflow's own GITHUB_TOKEN reaches only the workflow's repository and only with the job's \`permissions:\`; for other repositories pass a GitHub App installation token or a fine-grained token in the \`token\` input.`;
+}
 function cell2(text) {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
@@ -42428,7 +42436,9 @@ function failureMessage(report) {
   const failed = report.results.filter((r) => r.action === "failed");
   const first = failed[0];
   const more = failed.length > 1 ? ` (and ${failed.length - 1} more: see the job summary)` : "";
-  return `${failed.length} of ${report.results.length} variant(s) failed; the others ran. ${first ? `${first.variant} \u2192 ${first.downstream}: ${first.error ?? "failed"}` : ""}${more}`;
+  const hint = failed.map((r) => permissionHint(r.error ?? "")).find((h) => h !== void 0);
+  return `${failed.length} of ${report.results.length} variant(s) failed; the others ran. ${first ? `${first.variant} \u2192 ${first.downstream}: ${first.error ?? "failed"}` : ""}${more}${hint ? `
+${hint}` : ""}`;
 }
 async function main2() {
   let settings;
@@ -42447,7 +42457,12 @@ async function main2() {
     report = await group("Run", () => run({ ...options, onProgress: (event) => info(progressLine2(event)) }));
   } catch (error2) {
     if (error2 instanceof ControlError) reportControlError(error2, options.cwd);
-    else setFailed(`kdelta run stopped: ${error2 instanceof Error ? error2.message : String(error2)}`);
+    else {
+      const text = error2 instanceof Error ? error2.message : String(error2);
+      const hint = permissionHint(text);
+      setFailed(`kdelta run stopped: ${text}${hint ? `
+${hint}` : ""}`);
+    }
     return;
   }
   for (const [name2, value2] of Object.entries(actionOutputs(report))) setOutput(name2, value2);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as core from '@actions/core';
 import { ControlError, run, type RunProgress, type RunReport } from 'kdelta';
 import { InputError, settingsFromInputs, type ActionSettings } from './inputs.js';
-import { actionOutputs, controlAnnotations, countResults, renderSummary } from './report.js';
+import { actionOutputs, controlAnnotations, countResults, permissionHint, renderSummary } from './report.js';
 
 /**
  * The Action: inputs → run → outputs, job summary, annotations. Everything the runner sees goes
@@ -53,7 +53,8 @@ function failureMessage(report: RunReport): string {
   const failed = report.results.filter((r) => r.action === 'failed');
   const first = failed[0];
   const more = failed.length > 1 ? ` (and ${failed.length - 1} more: see the job summary)` : '';
-  return `${failed.length} of ${report.results.length} variant(s) failed; the others ran. ${first ? `${first.variant} → ${first.downstream}: ${first.error ?? 'failed'}` : ''}${more}`;
+  const hint = failed.map((r) => permissionHint(r.error ?? '')).find((h) => h !== undefined);
+  return `${failed.length} of ${report.results.length} variant(s) failed; the others ran. ${first ? `${first.variant} → ${first.downstream}: ${first.error ?? 'failed'}` : ''}${more}${hint ? `\n${hint}` : ''}`;
 }
 
 export async function main(): Promise<void> {
@@ -73,7 +74,11 @@ export async function main(): Promise<void> {
     report = await core.group('Run', () => run({ ...options, onProgress: (event) => core.info(progressLine(event)) }));
   } catch (error) {
     if (error instanceof ControlError) reportControlError(error, options.cwd);
-    else core.setFailed(`kdelta run stopped: ${error instanceof Error ? error.message : String(error)}`);
+    else {
+      const text = error instanceof Error ? error.message : String(error);
+      const hint = permissionHint(text);
+      core.setFailed(`kdelta run stopped: ${text}${hint ? `\n${hint}` : ''}`);
+    }
     return;
   }
 

@@ -1,6 +1,15 @@
 import type { RunReport, VariantResult } from 'kdelta';
 import { describe, expect, it } from 'vitest';
-import { actionOutputs, controlAnnotations, countResults, fieldPath, issueLine, pullRequests, renderSummary } from './report.js';
+import {
+  actionOutputs,
+  controlAnnotations,
+  countResults,
+  fieldPath,
+  issueLine,
+  permissionHint,
+  pullRequests,
+  renderSummary,
+} from './report.js';
 
 function result(variant: string, action: VariantResult['action'], extra: Partial<VariantResult> = {}): VariantResult {
   return { variant, downstream: `cluster-01/${variant}`, action, writes: false, dryRun: false, conflicts: [], conflictCount: 0, ...extra };
@@ -157,5 +166,20 @@ describe('control annotations', () => {
       },
       { title: 'kdelta: invalid control configuration', message: 'no such directory', file: '.kdelta' },
     ]);
+  });
+});
+
+describe('permissionHint', () => {
+  it('explains a token without the permission, naming what GitHub asked for', () => {
+    const hint = permissionHint(
+      'POST /repos/org/c1/pulls: 403 Resource not accessible by integration (X-Accepted-GitHub-Permissions: pull_requests=write)',
+    );
+    expect(hint).toContain('the token lacks a permission (GitHub wants pull_requests=write)');
+    expect(hint).toContain('GitHub App installation token or a fine-grained token in the `token` input');
+    expect(permissionHint('git push: Permission to org/c1.git denied to github-actions[bot]. 403')).toContain('contents: write');
+  });
+  it('says nothing about other failures', () => {
+    expect(permissionHint('render (function set-labels): exit 1')).toBeUndefined();
+    expect(permissionHint('spec.upstream.revision: "v9" is not a tag')).toBeUndefined();
   });
 });

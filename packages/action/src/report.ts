@@ -76,6 +76,20 @@ export function actionOutputs(report: RunReport): Record<string, string> {
   };
 }
 
+/**
+ * What to do about an error that says the token may not do something (GitHub answers 403 with
+ * "Resource not accessible by integration", or names the permission it wanted): the usual cause
+ * is the workflow's own token, which reaches only the workflow's repository.
+ */
+export function permissionHint(error: string): string | undefined {
+  const wanted = /(?:X-Accepted-GitHub-Permissions|accepted permissions?)[:=]?\s*"?([a-z_]+=[a-z]+(?:[,; ]+[a-z_]+=[a-z]+)*)/i.exec(
+    error,
+  )?.[1];
+  if (!wanted && !/Resource not accessible by integration|\bpermission|\b403\b|must have (?:push|admin) access/i.test(error))
+    return undefined;
+  return `the token lacks a permission${wanted ? ` (GitHub wants ${wanted})` : ''}: it needs contents: write and pull-requests: write on every downstream repository. The workflow's own GITHUB_TOKEN reaches only the workflow's repository and only with the job's \`permissions:\`; for other repositories pass a GitHub App installation token or a fine-grained token in the \`token\` input.`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The job summary
 // ---------------------------------------------------------------------------------------------
