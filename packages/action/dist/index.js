@@ -42216,8 +42216,14 @@ function settingsFromInputs(input, ctx) {
       "the github forge needs a token: leave the input unset to use the workflow's GITHUB_TOKEN, or pass a secret"
     );
   }
+  const endpoints = {
+    ...ctx.env.GITHUB_API_URL ? { apiUrl: ctx.env.GITHUB_API_URL } : {},
+    ...ctx.env.GITHUB_SERVER_URL ? { serverUrl: ctx.env.GITHUB_SERVER_URL } : {},
+    ...ctx.env.GITHUB_GRAPHQL_URL ? { graphqlUrl: ctx.env.GITHUB_GRAPHQL_URL } : {}
+  };
   const github = {
     token,
+    ...endpoints,
     labels: parseList(input("labels")),
     assignees: parseList(input("assignees")),
     reviewers: parseList(input("reviewers")),

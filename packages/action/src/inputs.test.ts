@@ -77,6 +77,19 @@ describe('settingsFromInputs', () => {
     });
   });
 
+  it("GitHub's endpoints come from the runner's environment (an Enterprise Server's too)", () => {
+    const env = {
+      GITHUB_API_URL: 'https://ghe.example.com/api/v3',
+      GITHUB_SERVER_URL: 'https://ghe.example.com',
+      GITHUB_GRAPHQL_URL: 'https://ghe.example.com/api/graphql',
+    };
+    expect(settingsFromInputs(reader({ token: 't' }), { ...ctx, env }).options.github).toMatchObject({
+      apiUrl: 'https://ghe.example.com/api/v3',
+      serverUrl: 'https://ghe.example.com',
+      graphqlUrl: 'https://ghe.example.com/api/graphql',
+    });
+  });
+
   it('forge local needs no token and has no github options; auto-merge false is off', () => {
     const s = settingsFromInputs(reader({ forge: 'local', 'auto-merge': 'false' }), ctx);
     expect(s.options.forge).toBe('local');

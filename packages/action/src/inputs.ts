@@ -17,6 +17,9 @@ export type AutoMerge = false | 'merge' | 'squash' | 'rebase';
 /** The GitHub forge's options (the `github` field of run options when forge is `github`). */
 export interface GitHubOptions {
   readonly token?: string | undefined;
+  readonly apiUrl?: string | undefined;
+  readonly serverUrl?: string | undefined;
+  readonly graphqlUrl?: string | undefined;
   readonly labels?: readonly string[];
   readonly assignees?: readonly string[];
   readonly reviewers?: readonly string[];
@@ -144,8 +147,15 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
     );
   }
 
+  // The runner says where GitHub is (github.com or an Enterprise Server): pass it on as it is.
+  const endpoints = {
+    ...(ctx.env.GITHUB_API_URL ? { apiUrl: ctx.env.GITHUB_API_URL } : {}),
+    ...(ctx.env.GITHUB_SERVER_URL ? { serverUrl: ctx.env.GITHUB_SERVER_URL } : {}),
+    ...(ctx.env.GITHUB_GRAPHQL_URL ? { graphqlUrl: ctx.env.GITHUB_GRAPHQL_URL } : {}),
+  };
   const github: GitHubOptions = {
     token,
+    ...endpoints,
     labels: parseList(input('labels')),
     assignees: parseList(input('assignees')),
     reviewers: parseList(input('reviewers')),
