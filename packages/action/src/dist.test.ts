@@ -29,10 +29,10 @@ function fleet(): Fleet {
 
 const LOCAL = { forge: 'local', mode: 'variants', config: '.kdelta' };
 
-describe('the bundled Action (forge local)', () => {
-  it('first run proposes every variant (outputs, counts, summary); the second writes nothing', () => {
+describe('the bundled Action (forge local)', async () => {
+  it('first run proposes every variant (outputs, counts, summary); the second writes nothing', async () => {
     const f = fleet();
-    const first = runAction(f.control, LOCAL);
+    const first = await runAction(f.control, LOCAL);
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
     expect(first.outputs).toMatchObject({ created: '2', updated: '0', closed: '0', unchanged: '0', deferred: '0', failed: '0' });
@@ -69,43 +69,43 @@ describe('the bundled Action (forge local)', () => {
     expect(first.summary).toMatch(/\| web \| cluster-01\/web \| proposed \| .*cluster-01.* \|/);
 
     const refs = [f.refs('cluster-01'), f.refs('cluster-02')];
-    const second = runAction(f.control, LOCAL);
+    const second = await runAction(f.control, LOCAL);
     expect(second.status).toBe(0);
     expect(second.outputs).toMatchObject({ created: '0', updated: '0', unchanged: '2', failed: '0' });
     expect(JSON.parse(second.outputs['pull-requests']!).map((p: { action: string }) => p.action)).toEqual(['unchanged', 'unchanged']);
     expect([f.refs('cluster-01'), f.refs('cluster-02')]).toEqual(refs);
   });
 
-  it('a moved tag updates the proposal; dry-run computes it and writes nothing', () => {
+  it('a moved tag updates the proposal; dry-run computes it and writes nothing', async () => {
     const f = fleet();
-    expect(runAction(f.control, LOCAL).status).toBe(0);
+    expect((await runAction(f.control, LOCAL)).status).toBe(0);
     f.publish(
       { 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # the namespace, v1.1\n' },
       'base-ns/v1',
     );
     const before = f.refs('cluster-01');
-    const dry = runAction(f.control, { ...LOCAL, 'dry-run': 'true' });
+    const dry = await runAction(f.control, { ...LOCAL, 'dry-run': 'true' });
     expect(dry.status).toBe(0);
     expect(dry.outputs).toMatchObject({ updated: '2', created: '0' });
     expect(dry.summary).toContain('dry run: nothing written');
     expect(f.refs('cluster-01')).toBe(before);
-    const real = runAction(f.control, LOCAL);
+    const real = await runAction(f.control, LOCAL);
     expect(real.outputs).toMatchObject({ updated: '2', created: '0', failed: '0' });
     expect(f.refs('cluster-01')).not.toBe(before);
   });
 
-  it('shard k/n runs only that slice; together the shards run every variant once', () => {
+  it('shard k/n runs only that slice; together the shards run every variant once', async () => {
     const f = fleet();
-    const one = runAction(f.control, { ...LOCAL, shard: '1/2', 'dry-run': 'true' });
-    const two = runAction(f.control, { ...LOCAL, shard: '2/2', 'dry-run': 'true' });
-    const names = (r: typeof one) => JSON.parse(r.outputs['pull-requests']!).map((p: { variant: string }) => p.variant);
+    const one = await runAction(f.control, { ...LOCAL, shard: '1/2', 'dry-run': 'true' });
+    const two = await runAction(f.control, { ...LOCAL, shard: '2/2', 'dry-run': 'true' });
+    const names = (r: Awaited<typeof one>) => JSON.parse(r.outputs['pull-requests']!).map((p: { variant: string }) => p.variant);
     expect([...names(one), ...names(two)].sort()).toEqual(['api', 'web']);
   });
 
-  it('a variant that fails fails the step with its reason; the other variant still runs', () => {
+  it('a variant that fails fails the step with its reason; the other variant still runs', async () => {
     const f = fleet();
     f.writeControl({ 'api.yaml': packageVariant('api', 'cluster-02', 'v9') });
-    const r = runAction(f.control, LOCAL);
+    const r = await runAction(f.control, LOCAL);
     expect(r.status).toBe(1);
     expect(r.outputs).toMatchObject({ created: '1', failed: '1' });
     expect(r.stdout).toMatch(/::error title=kdelta%3A api → cluster-02\/api::.*v9/);
@@ -115,12 +115,12 @@ describe('the bundled Action (forge local)', () => {
   });
 
   // `:` in an annotation's properties is written %3A (the runner decodes it)
-  it('a control-resource error is annotated on its file and line, and nothing is run', () => {
+  it('a control-resource error is annotated on its file and line, and nothing is run', async () => {
     const f = fleet();
     f.writeControl({
       'web.yaml': `${packageVariant('web', 'cluster-01')}---\n${packageVariant('db', 'no-such-repository')}`,
     });
-    const r = runAction(f.control, LOCAL);
+    const r = await runAction(f.control, LOCAL);
     expect(r.status).toBe(1);
     const line =
       readFileSync(join(f.control, '.kdelta', 'web.yaml'), 'utf8')
@@ -135,15 +135,15 @@ describe('the bundled Action (forge local)', () => {
     expect(f.refs('cluster-01')).not.toContain('kdelta/');
   });
 
-  it('a bad input names the input and what it expects; the token is masked before anything else', () => {
+  it('a bad input names the input and what it expects; the token is masked before anything else', async () => {
     const f = fleet();
-    const r = runAction(f.control, { ...LOCAL, shard: '3/2', token: 'ghs_secret_value' });
+    const r = await runAction(f.control, { ...LOCAL, shard: '3/2', token: 'ghs_secret_value' });
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('::error::input "shard": expected k/n with 1 ≤ k ≤ n, e.g. 2/5 (got "3/2")');
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('::add-mask::ghs_secret_value');
     expect(lines.slice(1).join('\n')).not.toContain('ghs_secret_value');
-    const missing = runAction(f.control, { forge: 'github', token: '' });
+    const missing = await runAction(f.control, { forge: 'github', token: '' });
     expect(missing.status).toBe(1);
     expect(missing.stdout).toContain('::error::input "token": the github forge needs a token');
   });

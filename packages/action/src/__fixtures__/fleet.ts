@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -136,7 +136,15 @@ export function inputEnv(inputs: Readonly<Record<string, string>>): Record<strin
   return Object.fromEntries(Object.entries(inputs).map(([k, v]) => [`INPUT_${k.replace(/ /g, '_').toUpperCase()}`, v]));
 }
 
-export function runAction(workspace: string, inputs: Readonly<Record<string, string>>, extraEnv: Record<string, string> = {}): ActionRun {
+/**
+ * Start the bundle and wait for it. Asynchronous on purpose: a fake GitHub served from this same
+ * process must keep answering while the Action runs.
+ */
+export async function runAction(
+  workspace: string,
+  inputs: Readonly<Record<string, string>>,
+  extraEnv: Record<string, string> = {},
+): Promise<ActionRun> {
   const files = mkdtempSync(join(tmpdir(), 'kdelta-action-files-'));
   try {
     const outputFile = join(files, 'output');
@@ -146,9 +154,9 @@ export function runAction(workspace: string, inputs: Readonly<Record<string, str
     const env: Record<string, string | undefined> = { ...gitEnv };
     // Nothing of the test runner's own environment that looks like an input or a runner file.
     for (const k of Object.keys(env)) if (k.startsWith('INPUT_') || k.startsWith('GITHUB_')) delete env[k];
-    const r = spawnSync(process.execPath, [BUNDLE], {
+    const child = spawn(process.execPath, [BUNDLE], {
       cwd: workspace,
-      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...env,
         GITHUB_WORKSPACE: workspace,
@@ -159,10 +167,18 @@ export function runAction(workspace: string, inputs: Readonly<Record<string, str
         ...extraEnv,
       },
     });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => void (stdout += t));
+    child.stderr.setEncoding('utf8').on('data', (t: string) => void (stderr += t));
+    const status = await new Promise<number | null>((done, fail) => {
+      child.on('error', fail);
+      child.on('close', (code) => done(code));
+    });
     return {
-      status: r.status,
-      stdout: r.stdout,
-      stderr: r.stderr,
+      status,
+      stdout,
+      stderr,
       outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
       summary: readFileSync(summaryFile, 'utf8'),
     };
