@@ -42293,6 +42293,7 @@ function actionOutputs(report) {
   };
 }
 function permissionHint(error2) {
+  if (/the token lacks/.test(error2)) return void 0;
   const wanted = /(?:X-Accepted-GitHub-Permissions|accepted permissions?)[:=]?\s*"?([a-z_]+=[a-z]+(?:[,; ]+[a-z_]+=[a-z]+)*)/i.exec(
     error2
   )?.[1];

@@ -181,5 +181,9 @@ describe('permissionHint', () => {
   it('says nothing about other failures', () => {
     expect(permissionHint('render (function set-labels): exit 1')).toBeUndefined();
     expect(permissionHint('spec.upstream.revision: "v9" is not a tag')).toBeUndefined();
+    // advice already given by the forge is not repeated
+    expect(
+      permissionHint('403: the token lacks pull_requests=write: give the workflow `permissions: pull-requests: write`'),
+    ).toBeUndefined();
   });
 });

@@ -82,6 +82,8 @@ export function actionOutputs(report: RunReport): Record<string, string> {
  * is the workflow's own token, which reaches only the workflow's repository.
  */
 export function permissionHint(error: string): string | undefined {
+  // The GitHub forge's own refusals already say what to give the token: nothing to add.
+  if (/the token lacks/.test(error)) return undefined;
   const wanted = /(?:X-Accepted-GitHub-Permissions|accepted permissions?)[:=]?\s*"?([a-z_]+=[a-z]+(?:[,; ]+[a-z_]+=[a-z]+)*)/i.exec(
     error,
   )?.[1];
