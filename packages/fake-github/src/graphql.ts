@@ -1,0 +1,166 @@
+// GitHub's GraphQL API, as far as the forge uses it: the auto-merge mutations. A small reader of the query
+// text finds the mutation field and its `input` argument (inline or a variable); anything else is a GraphQL
+// error, as GitHub answers an unknown field.
+import type { Context } from './handlers.js';
+import * as o from './objects.js';
+import type { Permission } from './server.js';
+
+export interface GraphqlResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  operationId: string | undefined;
+  write: boolean;
+}
+
+type Value = string | number | boolean | null | Value[] | { [k: string]: Value };
+
+const MUTATIONS = ['enablePullRequestAutoMerge', 'disablePullRequestAutoMerge'] as const;
+
+function error(message: string, type?: string): { errors: Record<string, unknown>[] } {
+  return { errors: [type ? { type, message, path: [] } : { message }] };
+}
+
+/** Reads a GraphQL value at `pos` (literal, enum, variable, list or object). */
+function readValue(src: string, pos: { i: number }, vars: Record<string, unknown>): Value {
+  const ws = () => {
+    while (pos.i < src.length && /[\s,]/.test(src[pos.i]!)) pos.i++;
+  };
+  ws();
+  const c = src[pos.i];
+  if (c === '$') {
+    const m = /^\$([_A-Za-z][_0-9A-Za-z]*)/.exec(src.slice(pos.i))!;
+    pos.i += m[0].length;
+    return (vars[m[1]!] ?? null) as Value;
+  }
+  if (c === '"') {
+    let j = pos.i + 1;
+    let out = '';
+    while (j < src.length && src[j] !== '"') {
+      if (src[j] === '\\') {
+        out += JSON.parse(`"${src.slice(j, j + 2)}"`);
+        j += 2;
+      } else out += src[j++];
+    }
+    pos.i = j + 1;
+    return out;
+  }
+  if (c === '{') {
+    pos.i++;
+    const obj: Record<string, Value> = {};
+    for (;;) {
+      ws();
+      if (src[pos.i] === '}') {
+        pos.i++;
+        return obj;
+      }
+      const m = /^([_A-Za-z][_0-9A-Za-z]*)\s*:/.exec(src.slice(pos.i));
+      if (!m) throw new Error(`Parse error near "${src.slice(pos.i, pos.i + 20)}"`);
+      pos.i += m[0].length;
+      obj[m[1]!] = readValue(src, pos, vars);
+    }
+  }
+  if (c === '[') {
+    pos.i++;
+    const list: Value[] = [];
+    for (;;) {
+      ws();
+      if (src[pos.i] === ']') {
+        pos.i++;
+        return list;
+      }
+      list.push(readValue(src, pos, vars));
+    }
+  }
+  const m = /^(-?\d+(?:\.\d+)?|[_A-Za-z][_0-9A-Za-z]*)/.exec(src.slice(pos.i));
+  if (!m) throw new Error(`Parse error near "${src.slice(pos.i, pos.i + 20)}"`);
+  pos.i += m[0].length;
+  const word = m[1]!;
+  if (/^-?\d/.test(word)) return Number(word);
+  if (word === 'true' || word === 'false') return word === 'true';
+  if (word === 'null') return null;
+  return word;
+}
+
+export async function handleGraphql(
+  ctx: Context,
+  body: unknown,
+  allows: (permission: string, level: Permission) => boolean,
+): Promise<GraphqlResult> {
+  const req = (body ?? {}) as { query?: unknown; variables?: unknown };
+  if (typeof req.query !== 'string') {
+    return {
+      status: 400,
+      body: { message: 'Problems parsing JSON', documentation_url: 'https://docs.github.com/graphql' },
+      operationId: undefined,
+      write: false,
+    };
+  }
+  const query = req.query;
+  const vars = (req.variables ?? {}) as Record<string, unknown>;
+  const isMutation = /^\s*mutation\b/.test(query);
+  const field = MUTATIONS.find((name) => new RegExp(`\\b${name}\\s*\\(`).test(query));
+  if (!isMutation || !field) {
+    const name = /\{\s*([_A-Za-z][_0-9A-Za-z]*)/.exec(query)?.[1] ?? 'unknown';
+    return {
+      status: 200,
+      body: error(`fake-github serves only ${MUTATIONS.join(' and ')}; got "${name}"`, 'UNSUPPORTED'),
+      operationId: `graphql/${name}`,
+      write: isMutation,
+    };
+  }
+  const operationId = `graphql/${field}`;
+  const done = (out: unknown) => ({ status: 200, body: out, operationId, write: true });
+  let input: Value;
+  try {
+    const start = new RegExp(`\\b${field}\\s*\\(`).exec(query)!;
+    const pos = { i: start.index + start[0].length };
+    const m = /^\s*input\s*:/.exec(query.slice(pos.i));
+    if (!m) return done(error(`Field '${field}' is missing required arguments: input`));
+    pos.i += m[0].length;
+    input = readValue(query, pos, vars);
+  } catch (e) {
+    return done(error((e as Error).message));
+  }
+  if (!input || typeof input !== 'object' || Array.isArray(input))
+    return done(error(`Argument 'input' on Field '${field}' has an invalid value`));
+  const pullRequestId = input['pullRequestId'];
+  if (typeof pullRequestId !== 'string') return done(error(`Argument 'input' on Field '${field}' is missing pullRequestId`));
+  if (!allows('pull_requests', 'write') || !allows('contents', 'write')) {
+    return done(error('Resource not accessible by integration', 'FORBIDDEN'));
+  }
+  let found: { repo: NonNullable<ReturnType<Context['state']['repo']>>; pr: o.PullState } | undefined;
+  for (const repo of ctx.state.repos.values()) {
+    const pr = repo.pulls.find((p) => p.nodeId === pullRequestId);
+    if (pr) found = { repo, pr };
+  }
+  if (!found) return done(error(`Could not resolve to a node with the global id of '${pullRequestId}'`, 'NOT_FOUND'));
+  const { pr } = found;
+  if (field === 'enablePullRequestAutoMerge') {
+    if (pr.state !== 'open') return done(error('Pull request is not in the correct state to enable auto-merge', 'UNPROCESSABLE'));
+    const method = String(input['mergeMethod'] ?? 'MERGE');
+    if (!['MERGE', 'SQUASH', 'REBASE'].includes(method)) {
+      return done(error(`Argument 'mergeMethod' on InputObject 'EnablePullRequestAutoMergeInput' has an invalid value (${method})`));
+    }
+    pr.autoMerge = {
+      mergeMethod: method.toLowerCase() as 'merge' | 'squash' | 'rebase',
+      enabledBy: ctx.login,
+      commitTitle: typeof input['commitHeadline'] === 'string' ? input['commitHeadline'] : pr.title,
+      commitMessage: typeof input['commitBody'] === 'string' ? input['commitBody'] : '',
+    };
+  } else {
+    pr.autoMerge = null;
+  }
+  pr.updatedAt = o.now();
+  const autoMergeRequest = pr.autoMerge
+    ? { mergeMethod: pr.autoMerge.mergeMethod.toUpperCase(), enabledAt: pr.updatedAt, enabledBy: { login: ctx.login } }
+    : null;
+  return done({
+    data: {
+      [field]: {
+        clientMutationId: typeof input['clientMutationId'] === 'string' ? input['clientMutationId'] : null,
+        pullRequest: { id: pr.nodeId, number: pr.number, autoMergeRequest },
+      },
+    },
+  });
+}
