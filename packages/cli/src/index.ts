@@ -6,5 +6,25 @@ export { withInterruptCleanup } from './interrupt.js';
 export { run, type RunOptions, type RunProgress, type RunMode } from './run/run.js';
 export type { RunReport, VariantResult, JobAction, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './run/job.js';
 export { ControlError, type ControlIssue } from './run/control.js';
-export type { Forge, Proposal, ProposalInput, ProposalState, ProposalStatus, ProposalTarget, UpsertResult } from './forge/forge.js';
+export { STOP_LABEL } from './forge/forge.js';
+export type {
+  Forge,
+  Proposal,
+  ProposalInput,
+  ProposalState,
+  ProposalStatus,
+  ProposalTarget,
+  PublishCommitInput,
+  UpsertResult,
+  WriteOperation,
+} from './forge/forge.js';
 export { createLocalForge, type LocalForgeOptions } from './forge/local.js';
+export {
+  createGitHubForge,
+  type GitHubForge,
+  type GitHubForgeOptions,
+  type GitHubRunOptions,
+  type DraftPolicy,
+  type AutoMergeMethod,
+} from './forge/github.js';
+export { Budget, DEFAULT_BUDGET, type BudgetReport } from './forge/budget.js';

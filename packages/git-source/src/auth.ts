@@ -46,8 +46,15 @@ export function credentialsFor(
     const token =
       options.token ?? env.KDELTA_GIT_TOKEN ?? (origin.hostname === 'github.com' ? (env.GITHUB_TOKEN ?? env.GH_TOKEN) : undefined);
     if (token) config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
+  } else if (options.token && isLoopback(origin.hostname)) {
+    // Plain http only to this machine (a local server such as a test GitHub), and only an explicit token.
+    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${options.token}`)]);
   }
   return { env: configEnv(config, env), secrets: known };
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
 const basicHeader = (pair: string) => `Authorization: Basic ${Buffer.from(pair).toString('base64')}`;

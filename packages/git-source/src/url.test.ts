@@ -86,6 +86,16 @@ describe('credentials from a URL', () => {
   it('an environment token is not sent over plain http', () => {
     expect(credentialsFor(repoLocation('http://host/r'), { env: { KDELTA_GIT_TOKEN: 'envtoken' } }).env).toEqual({});
   });
+
+  it('an explicit token goes over plain http to this machine only', () => {
+    expect(credentialsFor(repoLocation('http://host/r'), { token: 'tok', env: {} }).env).toEqual({});
+    expect(credentialsFor(repoLocation('http://127.0.0.1:8080/o/r.git'), { token: 'tok', env: {} }).env).toEqual({
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'http.http://127.0.0.1:8080/.extraHeader',
+      GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from('x-access-token:tok').toString('base64')}`,
+    });
+    expect(credentialsFor(repoLocation('http://127.0.0.1:8080/o/r.git'), { env: { KDELTA_GIT_TOKEN: 'envtoken' } }).env).toEqual({});
+  });
 });
 
 describe('hideCredentials', () => {

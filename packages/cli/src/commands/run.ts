@@ -1,23 +1,28 @@
 import { resolve } from 'node:path';
 import { type Command, UsageError } from '../command.js';
-import { booleanFlag, oneOf, parseFlags, stringFlag } from '../args.js';
+import { booleanFlag, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
+import { DEFAULT_BUDGET } from '../forge/budget.js';
+import type { GitHubRunOptions } from '../forge/github.js';
 import { DEFAULT_CONCURRENCY, run } from '../run/run.js';
 import { LiveProgress, progressLine } from '../run/progress.js';
 import { renderTable, reportJson } from '../run/report.js';
 import { parseShard } from '../run/shard.js';
 import { writeFileAtomic } from '../util/fs.js';
 
-const help = `Usage: kdelta run [--config <dir>] [--forge local] [--mode variants|updates|both] [--dry-run]
+const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode variants|updates|both] [--dry-run]
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
+           [--branch-prefix <prefix>] [--budget n] [--label <name>]... [--assignee <user>]...
+           [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
+           [--auto-merge merge|squash|rebase] [--signed-commits]
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
 in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1alpha1
 RunSettings, and any other object for selectors and config injection), expands the sets, and for
 each variant: resolves the upstream (tag <package>/<revision>, else tag <revision>, else a branch
 or commit) and the downstream, gets the package, applies the variant's mutations in Porch's order
-and, when the result differs from the downstream's branch, pushes branch kdelta/<variant> and
-opens or updates its proposal. Nothing new: nothing is pushed or written. A branch with commits
-kdelta did not make is left alone and reported. A package whose variant is gone gets a proposal
+and, when the result differs from the downstream's branch, pushes branch kdelta/<variant> (see
+--branch-prefix) and opens or updates its proposal. Nothing new: nothing is pushed or written. A branch with commits
+kdelta did not make, or a pull request labelled kdelta:stop, is left alone and reported. A package whose variant is gone gets a proposal
 removing it (deletionPolicy delete) or removing only its ownership annotation (orphan).
 
 Update mode: every package of the control repository itself (the git repository --config is in,
@@ -26,9 +31,19 @@ from its upstreamLock to the commit its upstream.git.ref names now, keeping ever
 one proposal per package on branch kdelta/update-<package path>, pushed to the repository's
 origin (or to the repository itself when it has none).
 
+GitHub (--forge github): pull requests on the server of GITHUB_SERVER_URL (default
+https://github.com; API at GITHUB_API_URL), with the token from GITHUB_TOKEN, else GH_TOKEN
+(contents: write and pull-requests: write on each downstream; a GitHub App installation token or
+a PAT for repositories other than the workflow's own). Each downstream's spec.git.repo must be a
+repository on that server. The run reads each repository's open pull requests once; a pull
+request whose plan is unchanged costs no write. Content-creating requests are counted against
+--budget: when it is spent the variants left are reported as deferred (exit code unchanged) and
+the next run continues them.
+
 Flags:
   --config <dir>         the control resources (default .kdelta)
-  --forge local          where proposals live; local: Markdown files under --proposals-dir
+  --forge <forge>        where proposals live: local (default; Markdown files under
+                         --proposals-dir) or github (pull requests)
   --proposals-dir <dir>  the local forge's records (default <config>/proposals)
   --mode <mode>          variants, updates or both (default both)
   --dry-run              compute everything, push and write nothing
@@ -38,11 +53,24 @@ Flags:
   --no-render            do not run the package's Kptfile pipeline after the mutations (by
                          default it runs, as Porch renders; a failing function fails that
                          variant alone)
+  --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/)
+  --budget <n>           content-creating API requests this run may make (github; default
+                         ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
+  --label <name>         labels for new and updated pull requests (repeatable, or a comma list)
+  --assignee <user>      assignees of new pull requests (repeatable, or a comma list)
+  --reviewer <user>      reviewers requested on new pull requests (repeatable, or a comma list)
+  --team-reviewer <team> team reviewers requested on new pull requests (repeatable, or a comma list)
+  --draft <when>         open pull requests as drafts: always, never or conflicts (default
+                         conflicts: only those with conflicts)
+  --auto-merge <method>  enable auto-merge (merge, squash or rebase) on conflict-free pull requests
+  --signed-commits       make commits through the GitHub API (verified) instead of git push
+The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.github.labels,
+assignees, reviewers, teamReviewers, draft, autoMerge, signedCommits); a flag overrides it.
 
 Progress goes to stderr: one line per variant, or on a terminal a status block redrawn in place
 (failures stay above it); the table (variant, downstream, action, proposal, conflicts) to
-stdout. Exit 0 when every variant succeeded, 1 when any failed or the control
-resources are invalid (then nothing is pushed or written; stderr names file, document and field).
+stdout. Exit 0 when every variant succeeded (deferred ones included: stderr says how many), 1
+when any failed, the control resources are invalid or the github forge has no token (then nothing is pushed or written; stderr names file, document and field).
 `;
 
 const command: Command = {
@@ -60,6 +88,15 @@ const command: Command = {
       concurrency: { type: 'string' },
       report: { type: 'string' },
       'proposals-dir': { type: 'string' },
+      'branch-prefix': { type: 'string' },
+      budget: { type: 'string' },
+      label: { type: 'string', multiple: true },
+      assignee: { type: 'string', multiple: true },
+      reviewer: { type: 'string', multiple: true },
+      'team-reviewer': { type: 'string', multiple: true },
+      draft: { type: 'string' },
+      'auto-merge': { type: 'string' },
+      'signed-commits': { type: 'boolean' },
     });
     if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
     const forge =
@@ -86,6 +123,29 @@ const command: Command = {
       }
     }
     const reportFile = stringFlag(flags, 'report');
+    const budgetText = stringFlag(flags, 'budget');
+    if (budgetText !== undefined && !/^\d+$/.test(budgetText)) {
+      throw new UsageError(`--budget must be a whole number of requests (got "${budgetText}")`);
+    }
+    const list = (name: string): string[] | undefined => {
+      const values = stringsFlag(flags, name)
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim());
+      if (values.some((v) => v === '')) throw new UsageError(`--${name} needs a non-empty name`);
+      return values.length > 0 ? values : undefined;
+    };
+    const draftText = stringFlag(flags, 'draft');
+    const autoMergeText = stringFlag(flags, 'auto-merge');
+    const github: GitHubRunOptions = {
+      labels: list('label'),
+      assignees: list('assignee'),
+      reviewers: list('reviewer'),
+      teamReviewers: list('team-reviewer'),
+      draft: draftText === undefined ? undefined : oneOf('draft', draftText, ['always', 'never', 'conflicts'] as const, 'conflicts'),
+      autoMerge:
+        autoMergeText === undefined ? undefined : oneOf('auto-merge', autoMergeText, ['merge', 'squash', 'rebase'] as const, 'merge'),
+      signedCommits: booleanFlag(flags, 'signed-commits') ? true : undefined,
+    };
 
     const terminal = io.stderrTerminal;
     const live = terminal ? new LiveProgress({ columns: terminal.columns, startedAt: Date.now() }) : undefined;
@@ -101,6 +161,9 @@ const command: Command = {
       shard,
       concurrency,
       proposalsDir: stringFlag(flags, 'proposals-dir'),
+      branchPrefix: stringFlag(flags, 'branch-prefix'),
+      budget: budgetText === undefined ? undefined : Number(budgetText),
+      github,
       env: io.env,
       onProgress: (e) => {
         const text = live ? live.update(e, Date.now()) : progressLine(e);
@@ -111,6 +174,12 @@ const command: Command = {
       if (live) io.stderr(live.finish());
     });
     for (const w of report.warnings) io.stderr(`warning: ${w}\n`);
+    const deferred = report.results.filter((r) => r.action === 'deferred').length;
+    if (deferred > 0) {
+      io.stderr(
+        `${deferred} variant(s) deferred: the run's budget of ${report.budget?.limit ?? '?'} content-creating API requests is spent; the next run continues them\n`,
+      );
+    }
     io.stdout(renderTable(report));
     if (reportFile) await writeFileAtomic(resolve(io.cwd, reportFile), reportJson(report));
     return report.failed > 0 ? 1 : 0;

@@ -5,10 +5,18 @@ import type { Forge, ProposalInput } from './forge.js';
  * What every forge must do, as tests: the local forge runs them on files, the GitHub forge on a
  * test double of the API. `make` returns a fresh, empty forge for each test.
  */
-export function forgeSuite(name: string, make: () => Promise<Forge>): void {
+export function forgeSuite(
+  name: string,
+  make: () => Promise<Forge>,
+  options: {
+    /** The repository URL of a downstream in the forge `make` returned last (default `/repos/<downstream>.git`). */
+    repoOf?: (downstream: string) => string;
+  } = {},
+): void {
+  const repoOf = options.repoOf ?? ((d: string) => `/repos/${d}.git`);
   const input = (over: Partial<ProposalInput> = {}): ProposalInput => ({
     downstream: 'cluster-01',
-    repo: '/repos/cluster-01.git',
+    repo: repoOf('cluster-01'),
     head: 'kdelta/web',
     base: 'main',
     title: 'kdelta: add web',
@@ -72,7 +80,7 @@ export function forgeSuite(name: string, make: () => Promise<Forge>): void {
       const forge = await make();
       await forge.upsert(input());
       await forge.upsert(input({ head: 'kdelta/api', title: 'api' }));
-      await forge.upsert(input({ downstream: 'cluster-02', repo: '/repos/cluster-02.git', title: 'other' }));
+      await forge.upsert(input({ downstream: 'cluster-02', repo: repoOf('cluster-02'), title: 'other' }));
       expect((await forge.list()).map((p) => `${p.downstream} ${p.head} ${p.title}`).sort()).toEqual([
         'cluster-01 kdelta/api api',
         'cluster-01 kdelta/web kdelta: add web',

@@ -1,7 +1,10 @@
+import type { Author } from '@kdelta/git-source';
+
 /**
- * A forge is where proposals (pull requests) live. The run pushes branches with git itself; the
- * forge only finds, records and closes the proposal for a branch. Two implementations (local and
- * GitHub) pass the same suite (`forge-suite.ts`).
+ * A forge is where proposals (pull requests) live. The run pushes branches with git itself
+ * (unless the forge makes the commit, see `publishCommit`); the forge finds, records and closes
+ * the proposal for a branch. Two implementations (local and GitHub) pass the same suite
+ * (`forge-suite.ts`).
  */
 
 export type ProposalState = 'open' | 'closed' | 'merged';
@@ -12,7 +15,7 @@ export interface ProposalTarget {
   readonly downstream: string;
   /** The downstream repository's URL or path. */
   readonly repo: string;
-  /** `kdelta/<variant>`. */
+  /** `<branch prefix><variant>` (default prefix `kdelta/`). */
   readonly head: string;
   readonly base: string;
 }
@@ -23,6 +26,8 @@ export interface ProposalInput extends ProposalTarget {
   readonly body: string;
   /** What the proposed content was computed from: equal fingerprints, equal content. */
   readonly fingerprint: string;
+  /** Conflicts in the proposed content (a forge may open it as a draft, or hold back auto-merge). */
+  readonly conflicts?: number | undefined;
 }
 
 export interface ProposalStatus {
@@ -37,14 +42,41 @@ export interface Proposal extends ProposalInput {
   /** Where a reviewer reads it (a URL, or the record's path). */
   readonly url: string;
   readonly status?: ProposalStatus | undefined;
+  /** Labels on it (a human adds `kdelta:stop` to make kdelta leave it alone). */
+  readonly labels?: readonly string[] | undefined;
 }
+
+/** The label that tells kdelta to leave a proposal alone. */
+export const STOP_LABEL = 'kdelta:stop';
 
 export interface UpsertResult {
   readonly proposal: Proposal;
   readonly created: boolean;
   /** False when the open proposal already said exactly this (nothing was written). */
   readonly changed: boolean;
+  /** What did not work out but did not stop the proposal (a reviewer that cannot be requested...). */
+  readonly warnings?: readonly string[] | undefined;
 }
+
+/** A commit the forge makes itself (GitHub: through its API, so GitHub marks it verified). */
+export interface PublishCommitInput {
+  readonly target: ProposalTarget;
+  /** A work tree holding `commit`, whose only parent is `baseCommit`. */
+  readonly dir: string;
+  readonly commit: string;
+  readonly baseCommit: string;
+  /** Where the branch is now (undefined: it must not exist); a branch someone moved is not overwritten. */
+  readonly expectedHead: string | undefined;
+  readonly message: string;
+  readonly author: Author;
+}
+
+/** What a job's writes may cost in forge requests, to reserve them from the run's budget up front. */
+export type WriteOperation =
+  | { readonly kind: 'upsert'; readonly created: boolean }
+  | { readonly kind: 'close' }
+  | { readonly kind: 'push'; readonly files: number }
+  | { readonly kind: 'delete-branch' };
 
 export interface Forge {
   readonly name: string;
@@ -58,4 +90,12 @@ export interface Forge {
   setStatus(proposal: Proposal, status: ProposalStatus): Promise<void>;
   /** Every proposal the forge knows, open or not. */
   list(): Promise<Proposal[]>;
+  /** The request cost of a write (no method: writes are free, as for local files). */
+  writeCost?(op: WriteOperation): number;
+  /** Make the branch's commit through the forge instead of a git push; returns the commit it made. */
+  publishCommit?(input: PublishCommitInput): Promise<string>;
+  /** The token git should use for a repository URL (only for the forge's own server). */
+  gitToken?(url: string): string | undefined;
+  /** A link to the changes of `upstreamRepo` from `from` to `to`, when the forge hosts it. */
+  compareUrl?(upstreamRepo: string, from: string, to: string): string | undefined;
 }

@@ -14,6 +14,8 @@ export interface LocalForgeOptions {
   readonly dir: string;
   /** Shown as the proposal's url: paths relative to this directory (default: absolute). */
   readonly displayRoot?: string;
+  /** The run's branch prefix, left out of file names (default `kdelta/`). */
+  readonly branchPrefix?: string;
 }
 
 const SAFE = /^[A-Za-z0-9._-]+$/;
@@ -26,8 +28,8 @@ function segment(what: string, value: string): string {
 }
 
 /** `kdelta/web-1` → `web-1` (variant names are DNS labels, so they are safe file names). */
-function variantOf(head: string): string {
-  return segment('head branch', head.replace(/^kdelta\//, '').replace(/\//g, '_'));
+function variantNameOf(head: string, prefix: string): string {
+  return segment('head branch', (head.startsWith(prefix) ? head.slice(prefix.length) : head).replace(/\//g, '_'));
 }
 
 interface Header {
@@ -38,6 +40,8 @@ interface Header {
   fingerprint: string;
   downstream: string;
   repo: string;
+  /** Recorded only when there are some (a draft on GitHub). */
+  conflicts?: number | undefined;
   status?: ProposalStatus | undefined;
 }
 
@@ -51,6 +55,7 @@ export function renderRecord(h: Header, body: string): string {
     downstream: h.downstream,
     repo: h.repo,
   };
+  if (h.conflicts) header.conflicts = h.conflicts;
   if (h.status) header.status = { state: h.status.state, description: h.status.description };
   return `---\n${stringify(header, { lineWidth: 0 })}---\n\n${body.endsWith('\n') ? body : `${body}\n`}`;
 }
@@ -70,6 +75,9 @@ export function parseRecord(text: string, file: string): { header: Header; body:
   if (state !== 'open' && state !== 'closed' && state !== 'merged')
     throw new Error(`${file}: header field "state" must be open, closed or merged (got "${state}")`);
   const status = h.status as ProposalStatus | undefined;
+  const conflicts = h.conflicts;
+  if (conflicts !== undefined && (typeof conflicts !== 'number' || !Number.isInteger(conflicts) || conflicts < 0))
+    throw new Error(`${file}: header field "conflicts" must be a whole number (got ${JSON.stringify(conflicts)})`);
   return {
     header: {
       title: str('title'),
@@ -79,6 +87,7 @@ export function parseRecord(text: string, file: string): { header: Header; body:
       fingerprint: str('fingerprint'),
       downstream: str('downstream'),
       repo: str('repo'),
+      ...(conflicts ? { conflicts } : {}),
       status,
     },
     body: m[2]!,
@@ -86,6 +95,8 @@ export function parseRecord(text: string, file: string): { header: Header; body:
 }
 
 export function createLocalForge(options: LocalForgeOptions): Forge {
+  const prefix = options.branchPrefix ?? 'kdelta/';
+  const variantOf = (head: string) => variantNameOf(head, prefix);
   const fileOf = (t: { downstream: string; head: string }) =>
     join(options.dir, segment('downstream', t.downstream), `${variantOf(t.head)}.md`);
   const urlOf = (file: string) => (options.displayRoot ? relative(options.displayRoot, file) : file);
@@ -121,8 +132,10 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       const file = fileOf(input);
       const existing = await read(file);
       const created = existing?.state !== 'open';
+      const { conflicts, ...rest } = input;
       const proposal: Proposal = {
-        ...input,
+        ...rest,
+        ...(conflicts ? { conflicts } : {}),
         id: `${input.downstream}/${variantOf(input.head)}`,
         state: 'open',
         url: urlOf(file),

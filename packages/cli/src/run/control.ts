@@ -86,6 +86,22 @@ export interface RunSettings {
   readonly concurrency?: number;
   readonly proposalsDir?: string;
   readonly author?: { readonly name: string; readonly email: string };
+  /** Proposal branches are `<branchPrefix><variant>` (default `kdelta/`). */
+  readonly branchPrefix?: string;
+  /** Content-creating API requests a run may make (github forge). */
+  readonly budget?: number;
+  /** The github forge's pull request options (the run's flags override each one). */
+  readonly github?: GitHubSettings;
+}
+
+export interface GitHubSettings {
+  readonly labels?: readonly string[];
+  readonly assignees?: readonly string[];
+  readonly reviewers?: readonly string[];
+  readonly teamReviewers?: readonly string[];
+  readonly draft?: 'always' | 'never' | 'conflicts';
+  readonly autoMerge?: false | 'merge' | 'squash' | 'rebase';
+  readonly signedCommits?: boolean;
 }
 
 export interface Sourced<T> {
@@ -309,7 +325,8 @@ function checkRepository(raw: Record<string, unknown>, source: Source, issues: C
   };
 }
 
-const SETTINGS_FIELDS = ['forge', 'mode', 'concurrency', 'proposalsDir', 'author'];
+const SETTINGS_FIELDS = ['forge', 'mode', 'concurrency', 'proposalsDir', 'author', 'branchPrefix', 'budget', 'github'];
+const GITHUB_FIELDS = ['labels', 'assignees', 'reviewers', 'teamReviewers', 'draft', 'autoMerge', 'signedCommits'];
 
 function checkSettings(raw: Record<string, unknown>, source: Source, issues: ControlIssue[]): RunSettings {
   const spec = (raw.spec ?? {}) as Record<string, unknown>;
@@ -366,6 +383,70 @@ function checkSettings(raw: Record<string, unknown>, source: Source, issues: Con
     } else {
       issues.push({ source, field: 'spec.author', message: 'expected {name, email}, both non-empty strings' });
     }
+  }
+  if (spec.branchPrefix !== undefined) {
+    if (typeof spec.branchPrefix === 'string' && /^[A-Za-z0-9._/-]*$/.test(spec.branchPrefix) && !/^[/-]/.test(spec.branchPrefix))
+      out.branchPrefix = spec.branchPrefix;
+    else
+      issues.push({
+        source,
+        field: 'spec.branchPrefix',
+        message: `expected a branch name prefix (letters, digits, ".", "_", "-", "/"; got ${JSON.stringify(spec.branchPrefix)})`,
+      });
+  }
+  if (spec.budget !== undefined) {
+    const b = spec.budget;
+    if (typeof b === 'number' && Number.isInteger(b) && b >= 0) out.budget = b;
+    else issues.push({ source, field: 'spec.budget', message: `must be a whole number, 0 or more (got ${JSON.stringify(b)})` });
+  }
+  if (spec.github !== undefined) out.github = checkGitHubSettings(spec.github, source, issues);
+  return out;
+}
+
+function checkGitHubSettings(raw: unknown, source: Source, issues: ControlIssue[]): GitHubSettings {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    issues.push({ source, field: 'spec.github', message: 'expected a map' });
+    return {};
+  }
+  const g = raw as Record<string, unknown>;
+  const out: { -readonly [K in keyof GitHubSettings]: GitHubSettings[K] } = {};
+  for (const k of Object.keys(g)) {
+    if (!GITHUB_FIELDS.includes(k))
+      issues.push({ source, field: `spec.github.${k}`, message: `unknown field (expected one of ${GITHUB_FIELDS.join(', ')})` });
+  }
+  for (const k of ['labels', 'assignees', 'reviewers', 'teamReviewers'] as const) {
+    const v = g[k];
+    if (v === undefined) continue;
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string' && x !== '')) out[k] = v as string[];
+    else issues.push({ source, field: `spec.github.${k}`, message: `expected a list of non-empty strings (got ${JSON.stringify(v)})` });
+  }
+  if (g.draft !== undefined) {
+    if (g.draft === 'always' || g.draft === 'never' || g.draft === 'conflicts') out.draft = g.draft;
+    else
+      issues.push({
+        source,
+        field: 'spec.github.draft',
+        message: `must be one of always, never, conflicts (got ${JSON.stringify(g.draft)})`,
+      });
+  }
+  if (g.autoMerge !== undefined) {
+    if (g.autoMerge === false || g.autoMerge === 'merge' || g.autoMerge === 'squash' || g.autoMerge === 'rebase')
+      out.autoMerge = g.autoMerge;
+    else
+      issues.push({
+        source,
+        field: 'spec.github.autoMerge',
+        message: `must be one of merge, squash, rebase, or false (got ${JSON.stringify(g.autoMerge)})`,
+      });
+  }
+  if (g.signedCommits !== undefined) {
+    if (typeof g.signedCommits === 'boolean') out.signedCommits = g.signedCommits;
+    else
+      issues.push({
+        source,
+        field: 'spec.github.signedCommits',
+        message: `expected true or false (got ${JSON.stringify(g.signedCommits)})`,
+      });
   }
   return out;
 }

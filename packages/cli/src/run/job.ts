@@ -6,11 +6,12 @@ import { commitAll, createBranch, deleteRemoteBranch, push, runGit, type Author,
 import { PackageTree } from '@kdelta/kptfile-model';
 import { renderPackage } from '@kdelta/fn-render';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
-import type { Forge, Proposal, ProposalTarget } from '../forge/forge.js';
+import type { Budget, BudgetReport } from '../forge/budget.js';
+import { STOP_LABEL, type Forge, type Proposal, type ProposalTarget, type WriteOperation } from '../forge/forge.js';
 import { readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import type { Shard } from './shard.js';
 import { fingerprintOf, hashOf, resolveUpstream, type VariantPlan } from './plan.js';
-import { parseMetadataBlock, renderProposalBody, type FileChange, type ProposalMetadata } from './report.js';
+import { parseMetadataBlock, renderProposalBodies, type FileChange, type ProposalBodies, type ProposalMetadata } from './report.js';
 
 // ---------------------------------------------------------------------------------------------
 // The injected step: get or update the package (kpt's `pkg get` / `pkg update`).
@@ -85,6 +86,8 @@ export type JobAction =
   /** The variant is gone: a proposal removing its package (deletionPolicy delete) or its ownership (orphan). */
   | 'removal-proposed'
   | 'orphan-proposed'
+  /** The run's API budget was spent before this one could write: the next run does it. */
+  | 'deferred'
   | 'failed';
 
 export interface VariantResult {
@@ -105,8 +108,10 @@ export interface VariantResult {
     | { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined }
     | undefined;
   readonly fingerprint?: string | undefined;
-  /** Why: for blocked, not-adopted, closed... */
+  /** Why: for blocked, not-adopted, closed, deferred... */
   readonly message?: string | undefined;
+  /** The proposal's whole body when this run wrote (or would write) it; the forge's copy may be shortened. */
+  readonly body?: string | undefined;
   readonly error?: string | undefined;
 }
 
@@ -118,6 +123,8 @@ export interface RunReport {
   readonly results: readonly VariantResult[];
   readonly warnings: readonly string[];
   readonly failed: number;
+  /** The forge's write budget (GitHub): what it allowed, what the run used, whether it ran out. */
+  readonly budget?: BudgetReport | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,6 +148,10 @@ export interface JobContext {
   readonly author: Author;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cacheDir?: string | undefined;
+  /** Proposal branches are `<branchPrefix><variant>` (default `kdelta/`). */
+  readonly branchPrefix: string;
+  /** Content-creating requests this run may still make (a forge that counts them). */
+  readonly budget?: Budget | undefined;
   /** A fresh scratch directory for one job. */
   scratch(name: string): Promise<string>;
   upstreamRefs(url: string): Promise<readonly RemoteRef[]>;
@@ -255,16 +266,39 @@ async function isAncestor(dir: string, commit: string, of: string): Promise<bool
 
 export interface ProposeInput {
   readonly target: ProposalTarget;
+  /** Conflicts in the proposed content. */
+  readonly conflicts: number;
   readonly ws: Workspace;
   readonly open: Proposal | undefined;
   readonly directory: string;
   readonly title: string;
   readonly commitMessage: string;
   readonly fingerprint: string;
-  readonly body: (headCommit: string, changes: FileChange[]) => string;
+  readonly body: (headCommit: string, changes: FileChange[]) => ProposalBodies;
 }
 
-export type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message'>;
+export type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body'>;
+
+/** A proposal a human labelled `kdelta:stop`: left alone and reported. */
+export function stopped(open: Proposal | undefined, head: string): Proposed | undefined {
+  if (!open?.labels?.includes(STOP_LABEL)) return undefined;
+  return {
+    action: 'blocked',
+    writes: false,
+    proposal: proposalRef(open),
+    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`,
+  };
+}
+
+export const DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
+
+const costOf = (ctx: JobContext, op: WriteOperation) => ctx.forge.writeCost?.(op) ?? 0;
+
+/** Reserve a job's writes from the run's budget; undefined: the budget cannot cover them (defer the job). */
+function reserve(ctx: JobContext, cost: number): (() => void) | undefined {
+  if (!ctx.budget) return () => {};
+  return ctx.budget.reserve(cost);
+}
 
 export function proposalRef(p: Proposal): VariantResult['proposal'] {
   return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
@@ -281,28 +315,45 @@ export async function propose(
   updatedAction: JobAction = 'updated',
 ): Promise<Proposed> {
   const { ws, target } = input;
+  const stop = stopped(input.open, target.head);
+  if (stop) return stop;
+  const token = ctx.forge.gitToken?.(target.repo);
   let open = input.open;
   const changes = await changedFiles(ws, input.directory);
+  let mergedOpen: Proposal | undefined;
   if (open && changes.length > 0 && ws.remoteHead !== undefined && (await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit))) {
     // The open proposal was merged and there is something new since: it is recorded as merged
     // and the new content is a new proposal (a merged pull request cannot be reopened).
-    if (!ctx.dryRun) await ctx.forge.close(open, 'merged');
+    mergedOpen = open;
     open = undefined;
   }
   if (changes.length === 0) {
     if (!open) return { action: 'up-to-date', writes: false };
     const merged = ws.remoteHead !== undefined && (await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit));
     if (ctx.dryRun) return { action: merged ? 'up-to-date' : 'closed', writes: true, proposal: proposalRef(open) };
-    const closed = await ctx.forge.close(open, merged ? 'merged' : 'closed');
-    if (!merged && ws.remoteHead) {
-      await deleteRemoteBranch({ dir: ws.dir, remote: target.repo, branch: target.head, expectedHead: ws.remoteHead, env: ctx.env });
+    const release = reserve(ctx, costOf(ctx, { kind: 'close' }) + (merged ? 0 : costOf(ctx, { kind: 'delete-branch' })));
+    if (!release) return { action: 'deferred', writes: false, proposal: proposalRef(open), message: DEFERRED_MESSAGE };
+    try {
+      const closed = await ctx.forge.close(open, merged ? 'merged' : 'closed');
+      if (!merged && ws.remoteHead) {
+        await deleteRemoteBranch({
+          dir: ws.dir,
+          remote: target.repo,
+          branch: target.head,
+          expectedHead: ws.remoteHead,
+          env: ctx.env,
+          ...(token ? { token } : {}),
+        });
+      }
+      return {
+        action: merged ? 'up-to-date' : 'closed',
+        writes: true,
+        proposal: proposalRef(closed),
+        message: merged ? 'the proposal was merged' : 'the downstream already has this content',
+      };
+    } finally {
+      release();
     }
-    return {
-      action: merged ? 'up-to-date' : 'closed',
-      writes: true,
-      proposal: proposalRef(closed),
-      message: merged ? 'the proposal was merged' : 'the downstream already has this content',
-    };
   }
   const foreign = await foreignCommits(ctx, ws);
   if (foreign.length > 0) {
@@ -330,24 +381,67 @@ export async function propose(
       pushNeeded = false;
     }
   }
-  const body = input.body(headCommit, changes);
-  const unchanged =
-    !pushNeeded && open !== undefined && open.body === body && open.title === input.title && open.fingerprint === input.fingerprint;
-  if (unchanged && open) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
-  const action: JobAction = open ? updatedAction : newAction;
-  if (ctx.dryRun) return { action, writes: true, proposal: open ? proposalRef(open) : undefined };
-  if (pushNeeded) {
-    await push({
-      dir: ws.dir,
-      remote: target.repo,
-      branch: target.head,
-      expectedHead: ws.remoteHead ?? null,
-      localRef: 'HEAD',
-      env: ctx.env,
-    });
+  if (!pushNeeded) {
+    const bodies = input.body(headCommit, changes);
+    const unchanged =
+      open !== undefined && open.body === bodies.body && open.title === input.title && open.fingerprint === input.fingerprint;
+    if (unchanged && open) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
   }
-  const { proposal } = await ctx.forge.upsert({ ...target, title: input.title, body, fingerprint: input.fingerprint });
-  return { action, writes: true, proposal: proposalRef(proposal) };
+  const action: JobAction = open ? updatedAction : newAction;
+  if (ctx.dryRun) {
+    return { action, writes: true, proposal: open ? proposalRef(open) : undefined, body: input.body(headCommit, changes).full };
+  }
+  // Every write this job may make is reserved before the first: it writes all of them or none.
+  const cost =
+    (mergedOpen ? costOf(ctx, { kind: 'close' }) : 0) +
+    (pushNeeded ? costOf(ctx, { kind: 'push', files: changes.length }) : 0) +
+    costOf(ctx, { kind: 'upsert', created: open === undefined });
+  const release = reserve(ctx, cost);
+  if (!release) {
+    return { action: 'deferred', writes: false, proposal: open ? proposalRef(open) : undefined, message: DEFERRED_MESSAGE };
+  }
+  try {
+    if (mergedOpen) await ctx.forge.close(mergedOpen, 'merged');
+    if (pushNeeded && ctx.forge.publishCommit) {
+      // The forge makes the commit (verified on GitHub): the proposal names that commit.
+      headCommit = await ctx.forge.publishCommit({
+        target,
+        dir: ws.dir,
+        commit,
+        baseCommit: ws.baseCommit,
+        expectedHead: ws.remoteHead,
+        message: input.commitMessage,
+        author: ctx.author,
+      });
+    } else if (pushNeeded) {
+      await push({
+        dir: ws.dir,
+        remote: target.repo,
+        branch: target.head,
+        expectedHead: ws.remoteHead ?? null,
+        localRef: 'HEAD',
+        env: ctx.env,
+        ...(token ? { token } : {}),
+      });
+    }
+    const bodies = input.body(headCommit, changes);
+    const { proposal, warnings } = await ctx.forge.upsert({
+      ...target,
+      title: input.title,
+      body: bodies.body,
+      fingerprint: input.fingerprint,
+      conflicts: input.conflicts,
+    });
+    return {
+      action,
+      writes: true,
+      proposal: proposalRef(proposal),
+      body: bodies.full,
+      ...(warnings && warnings.length > 0 ? { message: warnings.join('; ') } : {}),
+    };
+  } finally {
+    release();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -375,12 +469,15 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   const target: ProposalTarget = {
     downstream: plan.downstream.repository.name,
     repo: plan.downstream.url,
-    head: `kdelta/${plan.name}`,
+    head: `${ctx.branchPrefix}${plan.name}`,
     base: plan.downstream.branch,
   };
   const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
-  const mirror = await ctx.mirror(plan.downstream.url);
+  // The forge first: a repository it cannot serve fails here, before anything is cloned.
   const open = await ctx.forge.find(target);
+  const mirror = await ctx.mirror(plan.downstream.url);
+  const stop = stopped(open, target.head);
+  if (stop) return { ...stop, fingerprint };
   const meta = open ? parseMetadataBlock(open.body) : undefined;
   // Fast no-op: the open proposal was computed from exactly these inputs, on this base, and its
   // branch is where it left it. Nothing is fetched, nothing is written.
@@ -489,10 +586,12 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
       directory: plan.downstream.directory,
       title,
       fingerprint,
+      conflicts: conflicts.length,
       commitMessage: `${title}\n\nUpstream: ${plan.upstream.url} ${plan.upstream.directory || '/'} at ${up.ref} (${up.commit})\n\n${COMMIT_TRAILER}: ${plan.name}\nKdelta-Fingerprint: ${fingerprint}\n`,
       body: (headCommit, changes) =>
-        renderProposalBody({
+        renderProposalBodies({
           title,
+          compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : undefined,
           summary: local
             ? `Updates package \`${plan.downstream.directory}\` from \`${oldCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.`
             : `Adds package \`${plan.downstream.directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
@@ -579,7 +678,7 @@ export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<
     const target: ProposalTarget = {
       downstream: removal.repository,
       repo: removal.url,
-      head: `kdelta/${removal.variant}`,
+      head: `${ctx.branchPrefix}${removal.variant}`,
       base: removal.branch,
     };
     const fingerprint = hashOf({
@@ -618,9 +717,10 @@ export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<
         directory: removal.directory,
         title,
         fingerprint,
+        conflicts: 0,
         commitMessage: `${title}\n\n${COMMIT_TRAILER}: ${removal.variant}\nKdelta-Fingerprint: ${fingerprint}\n`,
         body: (headCommit, changes) =>
-          renderProposalBody({
+          renderProposalBodies({
             title,
             summary,
             downstream: { repo: removal.url, branch: removal.branch, directory: removal.directory },

@@ -53,10 +53,15 @@ export interface ProposalBodyInput {
   readonly resources: readonly ResourceReport[];
   readonly conflicts: readonly Conflict[];
   readonly metadata: ProposalMetadata;
+  /** The upstream's compare page between the old and the new commit (a forge on the same server gives it). */
+  readonly compareUrl?: string | undefined;
 }
 
-/** GitHub refuses bodies over 65536 characters; the body degrades to stay under it. */
+/** GitHub refuses bodies over 65536 characters; the body degrades to stay under it (with room for the forge's own marker). */
 export const MAX_BODY = 60_000;
+
+export const SHORTENED_NOTE =
+  "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
 
 function code(text: string): string {
   const t = text.replace(/\n/g, ' ');
@@ -73,15 +78,26 @@ function value(v: unknown): string {
   return code(s.length > 80 ? `${s.slice(0, 77)}...` : s);
 }
 
-export function renderProposalBody(input: ProposalBodyInput): string {
+/** How much detail a body keeps: every step of the ladder drops some (see {@link renderProposalBodies}). */
+interface Detail {
+  readonly conflictRows: number;
+  readonly resourceTable: boolean;
+  readonly fileLines: number;
+  readonly conflictSection: boolean;
+  readonly changeSection: boolean;
+}
+
+function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): string {
   const { metadata: meta } = input;
   const head: string[] = [`## ${input.title}`, '', input.summary, ''];
+  if (shortened) head.push(SHORTENED_NOTE, '');
   const provenance: string[] = ['### Provenance', ''];
   if (meta.upstream) {
     provenance.push(
       `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}`,
       `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} → ` : ''}${code(meta.upstream.commit.slice(0, 12))}`,
     );
+    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
   }
   provenance.push(
     `- downstream: ${code(input.downstream.repo)} ${code(input.downstream.directory || '/')} into ${code(input.downstream.branch)}`,
@@ -95,42 +111,94 @@ export function renderProposalBody(input: ProposalBodyInput): string {
     '',
   ];
 
-  const changes: string[] = ['### What changed', ''];
-  if (input.changes.length === 0) changes.push('Nothing in the package files.');
-  for (const c of input.changes) changes.push(`- ${c.status} ${code(c.path)}`);
-  const touched = input.resources.filter((r) => r.changed || r.action !== 'merged');
-  if (touched.length > 0) {
-    changes.push('', '| resource | file | what happened |', '| --- | --- | --- |');
-    for (const r of touched) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`);
+  const changes: string[] = [];
+  if (d.changeSection) {
+    changes.push('### What changed', '');
+    if (input.changes.length === 0) changes.push('Nothing in the package files.');
+    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(c.path)}`);
+    if (input.changes.length > d.fileLines) changes.push(`- …and ${input.changes.length - d.fileLines} more file(s)`);
+    const touched = input.resources.filter((r) => r.changed || r.action !== 'merged');
+    if (d.resourceTable && touched.length > 0) {
+      changes.push('', '| resource | file | what happened |', '| --- | --- | --- |');
+      for (const r of touched) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`);
+    }
+    changes.push('');
+  } else {
+    changes.push('### What changed', '', `${input.changes.length} file(s); the list is in the run's report.`, '');
   }
-  changes.push('');
 
-  const conflictLines = (limit: number): string[] => {
-    if (input.conflicts.length === 0) return [];
-    const out = [
+  const conflicts: string[] = [];
+  if (input.conflicts.length > 0 && (!d.conflictSection || d.conflictRows === 0)) {
+    conflicts.push(`### Conflicts (${input.conflicts.length})`, '', "The list is in the run's report.", '');
+  } else if (input.conflicts.length > 0) {
+    conflicts.push(
       `### Conflicts (${input.conflicts.length})`,
       '',
       'Upstream and the downstream both changed these fields; the rule says which value is in this proposal.',
       '',
       '| resource | field | origin | upstream | local | rule | kept |',
       '| --- | --- | --- | --- | --- | --- | --- |',
-    ];
-    for (const c of input.conflicts.slice(0, limit)) {
-      out.push(
+    );
+    for (const c of input.conflicts.slice(0, d.conflictRows)) {
+      conflicts.push(
         `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`,
       );
     }
-    if (input.conflicts.length > limit) out.push('', `…and ${input.conflicts.length - limit} more (see the run's JSON report).`);
-    out.push('');
-    return out;
-  };
-
-  let limit = input.conflicts.length;
-  for (;;) {
-    const text = [...head, ...changes, ...conflictLines(limit), ...provenance, ...footer].join('\n');
-    if (text.length <= MAX_BODY || limit === 0) return text.length <= MAX_BODY ? text : [...head, ...provenance, ...footer].join('\n');
-    limit = Math.floor(limit / 2);
+    if (input.conflicts.length > d.conflictRows)
+      conflicts.push('', `…and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
+    conflicts.push('');
   }
+  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join('\n');
+}
+
+export interface ProposalBodies {
+  /** What the proposal carries: at most `limit` characters. */
+  readonly body: string;
+  /** Everything (the run's report and the Action's job summary show it). */
+  readonly full: string;
+  readonly shortened: boolean;
+}
+
+/**
+ * The proposal body, degraded step by step until it fits `limit`: fewer conflict rows, then no
+ * resource table, fewer file lines, no conflict table, no file list. A shortened body says so;
+ * the metadata block at the end is always kept whole.
+ */
+export function renderProposalBodies(input: ProposalBodyInput, limit: number = MAX_BODY): ProposalBodies {
+  const all: Detail = {
+    conflictRows: input.conflicts.length,
+    resourceTable: true,
+    fileLines: input.changes.length,
+    conflictSection: true,
+    changeSection: true,
+  };
+  const full = renderWith(input, all, false);
+  if (full.length <= limit) return { body: full, full, shortened: false };
+  const ladder: Detail[] = [];
+  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
+    ladder.push({ ...all, conflictRows: rows });
+    if (rows === 0) break;
+  }
+  const lean = { ...all, conflictRows: 0, resourceTable: false };
+  ladder.push(lean);
+  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
+    ladder.push({ ...lean, fileLines: lines });
+    if (lines === 0) break;
+  }
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
+  for (const d of ladder) {
+    const text = renderWith(input, d, true);
+    if (text.length <= limit) return { body: text, full, shortened: true };
+  }
+  // Only a huge title or summary gets here: cut the text, never the metadata block.
+  const last = renderWith(input, ladder[ladder.length - 1]!, true);
+  const tail = last.slice(last.lastIndexOf('\n---\n'));
+  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}…\n${tail}`.slice(-limit), full, shortened: true };
+}
+
+export function renderProposalBody(input: ProposalBodyInput): string {
+  return renderProposalBodies(input).body;
 }
 
 const COLUMNS = ['variant', 'downstream', 'action', 'proposal', 'conflicts'] as const;
@@ -152,7 +220,13 @@ export function renderTable(report: RunReport): string {
       .trimEnd(),
   );
   const failed = report.results.filter((r) => r.error).length;
-  const summary = `${report.results.length} variant(s), ${failed} failed${report.dryRun ? ' (dry run: nothing written)' : ''}`;
+  const deferred = report.results.filter((r) => r.action === 'deferred').length;
+  const budget = report.budget
+    ? `, ${deferred} deferred (${report.budget.used} of ${report.budget.limit} API write requests used${report.budget.exhausted ? ': the budget is spent, the next run continues' : ''})`
+    : deferred > 0
+      ? `, ${deferred} deferred`
+      : '';
+  const summary = `${report.results.length} variant(s), ${failed} failed${budget}${report.dryRun ? ' (dry run: nothing written)' : ''}`;
   return `${lines.join('\n')}\n\n${summary}\n`;
 }
 

@@ -3,10 +3,13 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cloneBare, listRemoteRefs, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { Budget, DEFAULT_BUDGET } from '../forge/budget.js';
 import { createLocalForge } from '../forge/local.js';
 import type { Forge } from '../forge/forge.js';
+import { createGitHubForge, type GitHubForgeOptions, type GitHubRunOptions } from '../forge/github.js';
 import { loadControl } from './control.js';
 import {
+  DEFERRED_MESSAGE,
   findRemovals,
   runRemovalJob,
   runVariantJob,
@@ -27,6 +30,7 @@ export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../../package.js
 export const DEFAULT_CONFIG_DIR = '.kdelta';
 export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_AUTHOR: Author = { name: 'kdelta', email: 'kdelta@noreply.invalid' };
+export const DEFAULT_BRANCH_PREFIX = 'kdelta/';
 
 export type RunMode = 'variants' | 'updates' | 'both';
 
@@ -41,6 +45,15 @@ export interface RunOptions {
   readonly config?: string | undefined;
   /** A forge, or `local` (default): proposals as files under `proposalsDir`. */
   readonly forge?: Forge | 'local' | 'github' | undefined;
+  /** The github forge's pull request options and connection (used when forge is 'github'). */
+  readonly github?: (GitHubRunOptions & Pick<GitHubForgeOptions, 'pacing'>) | undefined;
+  /** Proposal branches are `<branchPrefix><variant>` (default `kdelta/`). */
+  readonly branchPrefix?: string | undefined;
+  /**
+   * Content-creating API requests this run may make (github forge; default 400, GitHub's ~500 an
+   * hour less a margin). When spent, the variants left are reported as 'deferred'.
+   */
+  readonly budget?: number | undefined;
   /** The local forge's directory (default `<config>/proposals`). */
   readonly proposalsDir?: string | undefined;
   readonly mode?: RunMode | undefined;
@@ -102,16 +115,26 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const concurrency = options.concurrency ?? settings.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer (got ${concurrency})`);
   const forgeChoice = options.forge ?? settings.forge ?? 'local';
-  if (forgeChoice === 'github') throw new Error('the github forge is not part of this build: use --forge local');
+  const env = options.env ?? process.env;
+  const branchPrefix = options.branchPrefix ?? settings.branchPrefix ?? DEFAULT_BRANCH_PREFIX;
+  checkBranchPrefix(branchPrefix);
+  const budget = forgeChoice === 'github' ? new Budget(options.budget ?? settings.budget ?? DEFAULT_BUDGET) : undefined;
   const forge =
     forgeChoice === 'local'
       ? createLocalForge({
           dir: resolve(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join(configArg, 'proposals')),
           displayRoot: options.cwd,
+          branchPrefix,
         })
-      : forgeChoice;
-  const env = options.env ?? process.env;
+      : forgeChoice === 'github'
+        ? createGitHubForge({ ...settings.github, ...definedOnly(options.github ?? {}), env, budget, branchPrefix })
+        : forgeChoice;
   const warnings = [...plan.warnings];
+
+  const tokenFor = (url: string): { token?: string } => {
+    const token = forge.gitToken?.(url);
+    return token ? { token } : {};
+  };
 
   const runDir = await mkdtemp(join(tmpdir(), 'kdelta-run-'));
   let jobs = 0;
@@ -124,16 +147,18 @@ export async function run(options: RunOptions): Promise<RunReport> {
     author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
     env,
     cacheDir: options.cacheDir,
+    branchPrefix,
+    budget,
     scratch: async (name) => {
       const dir = join(runDir, 'jobs', `${++jobs}-${name.replace(/[^A-Za-z0-9._-]/g, '_')}`);
       await mkdir(join(runDir, 'jobs'), { recursive: true });
       return dir;
     },
-    upstreamRefs: memo<readonly RemoteRef[]>((url) => listRemoteRefs({ repo: url, cwd: options.cwd, env })),
+    upstreamRefs: memo<readonly RemoteRef[]>((url) => listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) })),
     mirror: memo<Mirror>(async (url) => {
       const dir = join(runDir, 'mirrors', `${hashOf(url).slice(0, 16)}.git`);
       await mkdir(join(runDir, 'mirrors'), { recursive: true });
-      await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env });
+      await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env, ...tokenFor(url) });
       const { stdout } = await runGit(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads'], { cwd: dir });
       const heads = new Map<string, string>();
       for (const line of stdout.split('\n')) {
@@ -152,6 +177,20 @@ export async function run(options: RunOptions): Promise<RunReport> {
       options.onProgress?.({ type: 'done', result, done: ++done, total: total.n });
       return result;
     };
+    // Once the budget is spent no job starts: each is reported deferred for the next run.
+    const unlessSpent = (variant: string, downstream: string, job: () => Promise<VariantResult>) => async (): Promise<VariantResult> =>
+      budget?.exhausted
+        ? {
+            variant,
+            downstream,
+            action: 'deferred',
+            writes: false,
+            dryRun: ctx.dryRun,
+            conflicts: [],
+            conflictCount: 0,
+            message: DEFERRED_MESSAGE,
+          }
+        : job();
     // Update mode: the control repository's own packages with an upstream.
     let updates: UpdatePlan[] = [];
     let control: ControlRepository | undefined;
@@ -171,10 +210,16 @@ export async function run(options: RunOptions): Promise<RunReport> {
     }
     total.n += updates.length;
     options.onProgress?.({ type: 'planned', total: total.n });
-    const results: VariantResult[] = await pool(variants, concurrency, async (v) => report(await runVariantJob(v, ctx)));
+    const results: VariantResult[] = await pool(variants, concurrency, async (v) =>
+      report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))()),
+    );
     if (control) {
       const c = control;
-      results.push(...(await pool(updates, concurrency, async (u) => report(await runUpdateJob(u, c, ctx)))));
+      results.push(
+        ...(await pool(updates, concurrency, async (u) =>
+          report(await unlessSpent(u.name, `${c.name}/${u.directory || '.'}`, () => runUpdateJob(u, c, ctx))()),
+        )),
+      );
     }
 
     if (mode !== 'updates') {
@@ -196,7 +241,11 @@ export async function run(options: RunOptions): Promise<RunReport> {
         }
       }
       total.n += removals.length;
-      results.push(...(await pool(removals, concurrency, async (r) => report(await runRemovalJob(r, ctx)))));
+      results.push(
+        ...(await pool(removals, concurrency, async (r) =>
+          report(await unlessSpent(r.variant, `${r.repository}/${r.directory.split('/').pop() ?? ''}`, () => runRemovalJob(r, ctx))()),
+        )),
+      );
     }
     results.sort((a, b) => (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1));
     return {
@@ -207,8 +256,28 @@ export async function run(options: RunOptions): Promise<RunReport> {
       results,
       warnings,
       failed: results.filter((r) => r.error !== undefined).length,
+      ...(budget ? { budget: budget.report() } : {}),
     };
   } finally {
     await rm(runDir, { recursive: true, force: true });
   }
+}
+
+/** A branch prefix git accepts, ending in `/` or `-` so that `<prefix><variant>` reads as one name. */
+function checkBranchPrefix(prefix: string): void {
+  if (
+    !/^[A-Za-z0-9._/-]*$/.test(prefix) ||
+    prefix.startsWith('/') ||
+    prefix.startsWith('-') ||
+    prefix.includes('..') ||
+    prefix.includes('//')
+  ) {
+    throw new Error(
+      `branch prefix "${prefix}" is not usable in a git branch name (letters, digits, ".", "_", "-" and "/"; not starting with "/" or "-")`,
+    );
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

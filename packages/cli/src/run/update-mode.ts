@@ -10,6 +10,7 @@ import {
   git,
   message,
   propose,
+  stopped,
   proposalRef,
   type FileContent,
   type JobContext,
@@ -18,7 +19,7 @@ import {
 } from './job.js';
 import { readPackageDir, writePackageDir } from './package-files.js';
 import { hashOf } from './plan.js';
-import { parseMetadataBlock, renderProposalBody, type ProposalMetadata } from './report.js';
+import { parseMetadataBlock, renderProposalBodies, type ProposalMetadata } from './report.js';
 
 /**
  * Update mode: the control repository is itself a downstream. Every package in it whose Kptfile
@@ -183,11 +184,18 @@ async function updateJob(
   }
   const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
   const upstream = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
-  const target: ProposalTarget = { downstream: control.name, repo: control.url, head: `kdelta/${plan.name}`, base: control.branch };
+  const target: ProposalTarget = {
+    downstream: control.name,
+    repo: control.url,
+    head: `${ctx.branchPrefix}${plan.name}`,
+    base: control.branch,
+  };
   const mirror = await ctx.mirror(control.url);
   const open = await ctx.forge.find(target);
   const meta = open ? parseMetadataBlock(open.body) : undefined;
   const none = { conflicts: [] as Conflict[], conflictCount: 0 };
+  const stop = stopped(open, target.head);
+  if (stop) return { ...none, ...stop, fingerprint, upstream };
   if (
     open &&
     meta &&
@@ -239,10 +247,12 @@ async function updateJob(
       directory: plan.directory,
       title,
       fingerprint,
+      conflicts: conflicts.length,
       commitMessage: `${title}\n\nUpstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})\n\n${COMMIT_TRAILER}: ${plan.name}\nKdelta-Fingerprint: ${fingerprint}\n`,
       body: (headCommit, changes) =>
-        renderProposalBody({
+        renderProposalBodies({
           title,
+          compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : undefined,
           summary: `Updates package \`${plan.directory || '/'}\` of this repository from \`${plan.lockCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${plan.upstream.ref}\` (\`${commit.slice(0, 12)}\`), keeping its local edits.`,
           downstream: { repo: control.url, branch: control.branch, directory: plan.directory },
           changes,

@@ -1,0 +1,84 @@
+import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Budget } from './budget.js';
+import { forgeSuite } from './forge-suite.js';
+import { createGitHubForge, decodeBody, encodeBody, githubToken } from './github.js';
+
+let gh: FakeGitHub;
+beforeAll(async () => {
+  gh = await startFakeGitHub();
+});
+afterAll(async () => {
+  expect(gh.violations).toEqual([]);
+  await gh.close();
+});
+
+const fast = { writeSpacing: false, retryAfterUnitMs: 20 } as const;
+let org = 0;
+let current = '';
+
+/** A fresh owner per forge, with cluster-01 (branches kdelta/web, kdelta/api) and cluster-02 (kdelta/web). */
+async function freshRepos(): Promise<void> {
+  current = `suite-${++org}`;
+  for (const [name, heads] of [
+    ['cluster-01', ['kdelta/web', 'kdelta/api']],
+    ['cluster-02', ['kdelta/web']],
+  ] as const) {
+    await gh.createRepo(`${current}/${name}`, { defaultBranch: 'main', files: { 'README.md': `# ${name}\n` } });
+    for (const head of heads) await gh.humanCommit(`${current}/${name}`, head, { 'change.txt': `${head}\n` });
+  }
+}
+
+forgeSuite(
+  'github',
+  async () => {
+    await freshRepos();
+    return createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast });
+  },
+  { repoOf: (d) => `${gh.serverUrl}/${current}/${d}.git` },
+);
+
+describe('github forge', () => {
+  it('keeps the fingerprint in the body, hidden, when the body has no metadata block of its own', () => {
+    const stored = encodeBody('body two\n', 'f2');
+    expect(stored).toBe('body two\n<!-- kdelta-fingerprint: f2 -->\n');
+    expect(decodeBody(stored)).toEqual({ body: 'body two\n', fingerprint: 'f2' });
+    const withBlock = 'text\n<!-- kdelta: {"fingerprint":"f1"} -->\n';
+    expect(encodeBody(withBlock, 'f1')).toBe(withBlock);
+    expect(decodeBody(withBlock)).toEqual({ body: withBlock, fingerprint: 'f1' });
+  });
+
+  it('needs a token: GITHUB_TOKEN, else GH_TOKEN, else a clear error', () => {
+    expect(githubToken({ env: { GITHUB_TOKEN: 'a', GH_TOKEN: 'b' } })).toBe('a');
+    expect(githubToken({ env: { GH_TOKEN: 'b' } })).toBe('b');
+    expect(() => createGitHubForge({ env: {} })).toThrow(/the github forge needs a token: set GITHUB_TOKEN .* or GH_TOKEN/);
+  });
+
+  it('reads the open pull requests of a repository once and counts writes against the budget', async () => {
+    await freshRepos();
+    const budget = new Budget(100);
+    const forge = createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast, budget });
+    const repo = `${gh.serverUrl}/${current}/cluster-01`;
+    gh.clearRequests();
+    for (const head of ['kdelta/web', 'kdelta/api', 'kdelta/web', 'kdelta/none']) {
+      await forge.find({ downstream: 'cluster-01', repo, head, base: 'main' });
+    }
+    expect(gh.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      expect.stringMatching(new RegExp(`^GET (/api/v3)?/repos/${current}/cluster-01/pulls$`)),
+    ]);
+    await forge.upsert({ downstream: 'cluster-01', repo, head: 'kdelta/web', base: 'main', title: 't', body: 'b\n', fingerprint: 'f' });
+    expect(budget.used).toBe(gh.writes());
+    expect(budget.used).toBeGreaterThan(0);
+    // the new pull request is in the run's list: finding it again reads nothing
+    gh.clearRequests();
+    expect(await forge.find({ downstream: 'cluster-01', repo, head: 'kdelta/web', base: 'main' })).toMatchObject({ title: 't' });
+    expect(gh.requests).toEqual([]);
+  });
+
+  it('a repository elsewhere is a clear error naming it and the server', async () => {
+    const forge = createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast });
+    await expect(forge.find({ downstream: 'x', repo: 'https://gitlab.com/org/x.git', head: 'kdelta/web', base: 'main' })).rejects.toThrow(
+      `repository "https://gitlab.com/org/x.git" is on https://gitlab.com: the github forge opens pull requests on ${gh.serverUrl} only`,
+    );
+  });
+});

@@ -1,0 +1,560 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Octokit } from '@octokit/core';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+import { runGit } from '@kdelta/git-source';
+import { parseMetadataBlock } from '../run/report.js';
+import type { Budget } from './budget.js';
+import type {
+  Forge,
+  Proposal,
+  ProposalInput,
+  ProposalStatus,
+  ProposalTarget,
+  PublishCommitInput,
+  UpsertResult,
+  WriteOperation,
+} from './forge.js';
+import { describeGitHubError } from './github-errors.js';
+import { compareUrlOf, githubRepoOf, type GitHubRepo } from './github-repo.js';
+
+/**
+ * The GitHub forge: pull requests through the REST API (GraphQL for auto-merge and draft
+ * changes), with Octokit's throttling (secondary rate limits are waited out after `retry-after`)
+ * and retry plugins, and the API version pinned.
+ *
+ * A run reads each repository's open pull requests once (paginated) and keeps that list current
+ * as it writes, so a run with nothing new makes one read per repository and no write at all.
+ */
+
+export const GITHUB_API_VERSION = '2022-11-28';
+
+export type DraftPolicy = 'always' | 'never' | 'conflicts';
+export type AutoMergeMethod = 'merge' | 'squash' | 'rebase';
+
+/** The pull request options of a run (the Action's inputs, the CLI's flags, RunSettings' `spec.github`). */
+export interface GitHubRunOptions {
+  /** Default: env GITHUB_TOKEN, else GH_TOKEN. */
+  readonly token?: string | undefined;
+  /** Default: env GITHUB_API_URL, else https://api.github.com. */
+  readonly apiUrl?: string | undefined;
+  /** Default: env GITHUB_SERVER_URL, else https://github.com. */
+  readonly serverUrl?: string | undefined;
+  /** Default: derived from apiUrl (`…/api/v3` → `…/api/graphql`, else `<apiUrl>/graphql`). */
+  readonly graphqlUrl?: string | undefined;
+  readonly labels?: readonly string[] | undefined;
+  readonly assignees?: readonly string[] | undefined;
+  readonly reviewers?: readonly string[] | undefined;
+  readonly teamReviewers?: readonly string[] | undefined;
+  /** Default 'conflicts': a proposal with conflicts is opened as a draft. */
+  readonly draft?: DraftPolicy | undefined;
+  /** Only ever enabled on conflict-free pull requests. */
+  readonly autoMerge?: false | AutoMergeMethod | undefined;
+  /** Commits made through the API (GitHub marks them verified) instead of git push. */
+  readonly signedCommits?: boolean | undefined;
+}
+
+export interface GitHubForgeOptions extends GitHubRunOptions {
+  /** Where defaults come from (GITHUB_TOKEN, GH_TOKEN, GITHUB_API_URL, GITHUB_SERVER_URL). */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Counts content-creating requests. */
+  readonly budget?: Budget | undefined;
+  /** Heads this forge lists (default `kdelta/`). */
+  readonly branchPrefix?: string | undefined;
+  /**
+   * Octokit spaces write requests a second apart as GitHub asks, and waits `retry-after`
+   * seconds after a secondary rate limit; tests against a local server shorten both.
+   */
+  readonly pacing?: { readonly writeSpacing?: boolean; readonly retryAfterUnitMs?: number } | undefined;
+}
+
+export interface GitHubForge extends Forge {
+  readonly serverUrl: string;
+  readonly apiUrl: string;
+  /** Requests made: reads (GET) and writes (everything else, GraphQL mutations). */
+  readonly requests: { readonly reads: number; readonly writes: number };
+}
+
+/** The token the forge would use, or a clear error. */
+export function githubToken(options: {
+  token?: string | undefined;
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+}): string {
+  const env = options.env ?? process.env;
+  const token = options.token || env.GITHUB_TOKEN || env.GH_TOKEN;
+  if (!token) {
+    throw new Error(
+      'the github forge needs a token: set GITHUB_TOKEN (in a workflow, from secrets.GITHUB_TOKEN) or GH_TOKEN; it needs contents: write and pull-requests: write on the downstream repositories',
+    );
+  }
+  return token;
+}
+
+function graphqlUrlOf(apiUrl: string): string {
+  const base = apiUrl.replace(/\/+$/, '');
+  return /\/api\/v3$/.test(base) ? `${base.replace(/\/v3$/, '')}/graphql` : `${base}/graphql`;
+}
+
+/** What GitHub returns for a pull request (the fields kdelta reads). */
+interface PullJson {
+  number: number;
+  node_id: string;
+  html_url: string;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  draft?: boolean;
+  merged_at?: string | null;
+  head: { ref: string; sha: string; repo?: { full_name?: string } | null };
+  base: { ref: string };
+  labels?: Array<{ name?: string } | string>;
+  auto_merge?: { merge_method?: string } | null;
+}
+
+interface Record_ {
+  pull: PullJson;
+  downstream: string;
+  repoUrl: string;
+  status?: ProposalStatus | undefined;
+}
+
+/** The forge's own marker, appended when the body's metadata block does not carry the fingerprint. */
+const MARKER = /\n?<!-- kdelta-fingerprint: ([A-Za-z0-9._-]+) -->\n?$/;
+
+export function encodeBody(body: string, fingerprint: string): string {
+  if (parseMetadataBlock(body)?.fingerprint === fingerprint) return body;
+  return `${body}${body.endsWith('\n') ? '' : '\n'}<!-- kdelta-fingerprint: ${fingerprint} -->\n`;
+}
+
+export function decodeBody(stored: string): { body: string; fingerprint: string } {
+  const m = MARKER.exec(stored);
+  if (m) {
+    const body = stored.slice(0, m.index);
+    return { body: body.endsWith('\n') || body === '' ? body : `${body}\n`, fingerprint: m[1]! };
+  }
+  return { body: stored, fingerprint: parseMetadataBlock(stored)?.fingerprint ?? '' };
+}
+
+function labelsOf(pull: PullJson): string[] {
+  return (pull.labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean);
+}
+
+const MAX_BODY_CHARS = 65_536;
+
+/** A blob's bytes as they are (runGit reads text). */
+async function blobBytes(dir: string, sha: string): Promise<Buffer> {
+  const { stdout } = await promisify(execFile)('git', ['cat-file', 'blob', sha], {
+    cwd: dir,
+    encoding: 'buffer',
+    maxBuffer: 512 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge {
+  const env = options.env ?? process.env;
+  const token = githubToken({ token: options.token, env });
+  const serverUrl = (options.serverUrl ?? env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '');
+  const apiUrl = (options.apiUrl ?? env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
+  const graphqlUrl = options.graphqlUrl ?? graphqlUrlOf(apiUrl);
+  const prefix = options.branchPrefix ?? 'kdelta/';
+  const draftPolicy = options.draft ?? 'conflicts';
+  const counts = { reads: 0, writes: 0 };
+
+  const Kit = Octokit.plugin(throttling, retry);
+  const pacing = options.pacing ?? {};
+  const immediate = { key: () => ({ schedule: (_opts: unknown, fn: (...a: unknown[]) => unknown, ...args: unknown[]) => fn(...args) }) };
+  const octokit = new Kit({
+    auth: token,
+    baseUrl: apiUrl,
+    userAgent: 'kdelta',
+    throttle: {
+      // Primary limits: wait once for the reset when it is near; secondary limits: follow retry-after, three times.
+      onRateLimit: (retryAfter: number, _o: unknown, _k: unknown, retryCount: number) => retryCount < 1 && retryAfter <= 120,
+      onSecondaryRateLimit: (_retryAfter: number, _o: unknown, _k: unknown, retryCount: number) => retryCount < 3,
+      ...(pacing.retryAfterUnitMs !== undefined ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {}),
+      ...(pacing.writeSpacing === false ? { write: immediate as never, notifications: immediate as never } : {}),
+    },
+    retry: { retries: 2 },
+  });
+  octokit.hook.before('request', (o) => {
+    o.headers['x-github-api-version'] = GITHUB_API_VERSION;
+    const method = String(o.method).toUpperCase();
+    const isGraphql = String(o.url).endsWith('/graphql');
+    const query = typeof (o as { query?: unknown }).query === 'string' ? ((o as { query: string }).query as string) : '';
+    const write = isGraphql ? /^\s*mutation\b/.test(query) : method !== 'GET' && method !== 'HEAD';
+    if (write) {
+      counts.writes++;
+      options.budget?.spend();
+    } else counts.reads++;
+  });
+
+  const repoOf = (url: string): GitHubRepo => {
+    const m = githubRepoOf(url, serverUrl);
+    if (!m.ok) throw new Error(m.error);
+    return m.value;
+  };
+  const keyOf = (r: GitHubRepo) => `${r.owner}/${r.repo}`;
+
+  async function call<T>(what: string, route: string, params: Record<string, unknown>): Promise<T> {
+    try {
+      return (await octokit.request(route, params)).data as T;
+    } catch (error) {
+      throw new Error(describeGitHubError(error, what));
+    }
+  }
+
+  async function graphql(what: string, query: string, variables: Record<string, unknown>): Promise<void> {
+    let data: { errors?: Array<{ message?: string }> };
+    try {
+      data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables })).data as typeof data;
+    } catch (error) {
+      throw new Error(describeGitHubError(error, what));
+    }
+    if (data.errors && data.errors.length > 0) throw new Error(`GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join('; ')}`);
+  }
+
+  /** Open pull requests of a repository, read once per run (all pages), kept current after writes. */
+  const open = new Map<string, Promise<Map<number, Record_>>>();
+  /** Repositories this forge has seen, for list(). */
+  const seen = new Map<string, { downstream: string; repoUrl: string; repo: GitHubRepo }>();
+  /** Closed as merged by this run (GitHub itself can only say closed). */
+  const mergedByRun = new Set<string>();
+  const statuses = new Map<string, ProposalStatus>();
+
+  async function pages(repo: GitHubRepo, state: 'open' | 'all'): Promise<PullJson[]> {
+    const out: PullJson[] = [];
+    for (let page = 1; ; page++) {
+      const batch = await call<PullJson[]>(`list the pull requests of ${keyOf(repo)}`, 'GET /repos/{owner}/{repo}/pulls', {
+        ...repo,
+        state,
+        per_page: 100,
+        page,
+      });
+      out.push(...batch);
+      if (batch.length < 100) return out;
+    }
+  }
+
+  function remember(target: ProposalTarget, repo: GitHubRepo) {
+    if (!seen.has(keyOf(repo))) seen.set(keyOf(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
+  }
+
+  function openPulls(target: ProposalTarget): Promise<Map<number, Record_>> {
+    const repo = repoOf(target.repo);
+    remember(target, repo);
+    const key = keyOf(repo);
+    let hit = open.get(key);
+    if (!hit) {
+      hit = pages(repo, 'open').then(
+        (pulls) => new Map(pulls.map((p) => [p.number, { pull: p, downstream: target.downstream, repoUrl: target.repo }])),
+      );
+      hit.catch(() => open.delete(key));
+      open.set(key, hit);
+    }
+    return hit;
+  }
+
+  const sameRepo = (p: PullJson, repo: GitHubRepo) =>
+    !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf(repo).toLowerCase();
+
+  function toProposal(r: Record_, state?: Proposal['state']): Proposal {
+    const { body, fingerprint } = decodeBody(r.pull.body ?? '');
+    const id = `${r.pull.number}`;
+    const repoKey = keyOf(repoOf(r.repoUrl));
+    const merged = mergedByRun.has(`${repoKey}#${id}`);
+    return {
+      downstream: r.downstream,
+      repo: r.repoUrl,
+      head: r.pull.head.ref,
+      base: r.pull.base.ref,
+      title: r.pull.title,
+      body,
+      fingerprint,
+      id,
+      state: state ?? (r.pull.state === 'open' ? 'open' : r.pull.merged_at || merged ? 'merged' : 'closed'),
+      url: r.pull.html_url,
+      status: statuses.get(`${repoKey}@${r.pull.head.sha}`) ?? r.status,
+      labels: labelsOf(r.pull),
+    };
+  }
+
+  async function findRecord(target: ProposalTarget): Promise<Record_ | undefined> {
+    const pulls = await openPulls(target);
+    const repo = repoOf(target.repo);
+    for (const r of pulls.values()) {
+      if (r.pull.state === 'open' && r.pull.head.ref === target.head && r.pull.base.ref === target.base && sameRepo(r.pull, repo)) return r;
+    }
+    return undefined;
+  }
+
+  const wantsDraft = (conflicts: number) => draftPolicy === 'always' || (draftPolicy === 'conflicts' && conflicts > 0);
+
+  async function decorate(r: Record_, input: ProposalInput, created: boolean, warnings: string[]): Promise<void> {
+    const repo = repoOf(input.repo);
+    const n = r.pull.number;
+    const where = `pull request #${n} of ${keyOf(repo)}`;
+    const have = new Set(labelsOf(r.pull));
+    const missing = (options.labels ?? []).filter((l) => !have.has(l));
+    if (missing.length > 0) {
+      const labels = await call<Array<{ name: string }>>(`label ${where}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+        ...repo,
+        issue_number: n,
+        labels: missing,
+      });
+      r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
+    }
+    if (created && (options.assignees ?? []).length > 0) {
+      await call(`assign ${where}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/assignees', {
+        ...repo,
+        issue_number: n,
+        assignees: [...options.assignees!],
+      });
+    }
+    if (created && ((options.reviewers ?? []).length > 0 || (options.teamReviewers ?? []).length > 0)) {
+      try {
+        await call(`request reviews on ${where}`, 'POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers', {
+          ...repo,
+          pull_number: n,
+          reviewers: [...(options.reviewers ?? [])],
+          team_reviewers: [...(options.teamReviewers ?? [])],
+        });
+      } catch (error) {
+        // The pull request stands without them (a reviewer may be its author, or not a collaborator).
+        warnings.push((error as Error).message);
+      }
+    }
+    const conflicts = input.conflicts ?? 0;
+    const draft = wantsDraft(conflicts);
+    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== 'always') {
+      await graphql(
+        `${draft ? 'turn' : 'mark'} ${where} ${draft ? 'into a draft' : 'ready for review'}`,
+        draft
+          ? 'mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }'
+          : 'mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }',
+        { id: r.pull.node_id },
+      );
+      r.pull = { ...r.pull, draft };
+    }
+    const autoMerge = options.autoMerge;
+    if (autoMerge && conflicts === 0 && !draft && !r.pull.auto_merge) {
+      await graphql(
+        `enable auto-merge on ${where}`,
+        'mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }',
+        { id: r.pull.node_id, method: autoMerge.toUpperCase() },
+      );
+      r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
+    } else if (r.pull.auto_merge && (conflicts > 0 || draft)) {
+      await graphql(
+        `disable auto-merge on ${where}`,
+        'mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }',
+        { id: r.pull.node_id },
+      );
+      r.pull = { ...r.pull, auto_merge: null };
+    }
+  }
+
+  const forge: GitHubForge = {
+    name: 'github',
+    serverUrl,
+    apiUrl,
+    requests: counts,
+
+    async find(target) {
+      const r = await findRecord(target);
+      return r ? toProposal(r) : undefined;
+    },
+
+    async upsert(input: ProposalInput): Promise<UpsertResult> {
+      const repo = repoOf(input.repo);
+      const pulls = await openPulls(input);
+      const stored = encodeBody(input.body, input.fingerprint);
+      if (stored.length > MAX_BODY_CHARS) {
+        throw new Error(`the body of ${input.head} has ${stored.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`);
+      }
+      const warnings: string[] = [];
+      let r = await findRecord(input);
+      let created = false;
+      if (!r) {
+        try {
+          const pull = await octokit.request('POST /repos/{owner}/{repo}/pulls', {
+            ...repo,
+            title: input.title,
+            head: input.head,
+            base: input.base,
+            body: stored,
+            draft: wantsDraft(input.conflicts ?? 0),
+          });
+          r = { pull: pull.data as unknown as PullJson, downstream: input.downstream, repoUrl: input.repo };
+          pulls.set(r.pull.number, r);
+          created = true;
+        } catch (error) {
+          const text = JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? '');
+          if ((error as { status?: number }).status !== 422 || !/already exists/i.test(text)) {
+            throw new Error(describeGitHubError(error, `open the pull request for ${input.head} in ${keyOf(repo)}`));
+          }
+          // Opened since the list was read (another run): read it again and update that one.
+          open.delete(keyOf(repo));
+          r = await findRecord(input);
+          if (!r)
+            throw new Error(`GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`);
+        }
+      }
+      let changed = created;
+      if (!created) {
+        const patch: Record<string, string> = {};
+        if (r.pull.title !== input.title) patch.title = input.title;
+        if ((r.pull.body ?? '') !== stored) patch.body = stored;
+        if (Object.keys(patch).length > 0) {
+          const data = await call<PullJson>(
+            `update pull request #${r.pull.number} of ${keyOf(repo)}`,
+            'PATCH /repos/{owner}/{repo}/pulls/{pull_number}',
+            {
+              ...repo,
+              pull_number: r.pull.number,
+              ...patch,
+            },
+          );
+          r.pull = { ...r.pull, ...data, labels: data.labels ?? r.pull.labels };
+          changed = true;
+        }
+      }
+      if (changed) await decorate(r, input, created, warnings);
+      return { proposal: toProposal(r), created, changed, ...(warnings.length > 0 ? { warnings } : {}) };
+    },
+
+    async close(proposal, state = 'closed') {
+      const repo = repoOf(proposal.repo);
+      const n = Number(proposal.id);
+      const data = await call<PullJson>(`close pull request #${n} of ${keyOf(repo)}`, 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
+        ...repo,
+        pull_number: n,
+        state: 'closed',
+      });
+      const pulls = await openPulls(proposal);
+      pulls.delete(n);
+      if (state === 'merged') mergedByRun.add(`${keyOf(repo)}#${n}`);
+      return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? 'merged' : state);
+    },
+
+    async setStatus(proposal, status) {
+      const repo = repoOf(proposal.repo);
+      const r = (await openPulls(proposal)).get(Number(proposal.id));
+      if (!r) throw new Error(`GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open: no status recorded`);
+      await call(`record a status on ${r.pull.head.sha.slice(0, 12)} in ${keyOf(repo)}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
+        ...repo,
+        sha: r.pull.head.sha,
+        state: status.state,
+        description: status.description.slice(0, 140),
+        context: 'kdelta',
+      });
+      statuses.set(`${keyOf(repo)}@${r.pull.head.sha}`, status);
+      r.status = status;
+    },
+
+    async list() {
+      const out: Proposal[] = [];
+      for (const { downstream, repoUrl, repo } of seen.values()) {
+        const latest = new Map<string, PullJson>();
+        for (const p of await pages(repo, 'all')) {
+          if (!p.head.ref.startsWith(prefix) || !sameRepo(p, repo)) continue;
+          const key = `${p.head.ref}\0${p.base.ref}`;
+          const before = latest.get(key);
+          if (!before || before.number < p.number) latest.set(key, p);
+        }
+        for (const p of latest.values()) out.push(toProposal({ pull: p, downstream, repoUrl }));
+      }
+      return out;
+    },
+
+    writeCost(op: WriteOperation): number {
+      switch (op.kind) {
+        case 'close':
+          return 1;
+        case 'delete-branch':
+          return 0; // a git push, not an API request
+        case 'push':
+          return options.signedCommits ? op.files + 4 : 0;
+        case 'upsert': {
+          const some = (list: readonly string[] | undefined) => ((list ?? []).length > 0 ? 1 : 0);
+          const labels = some(options.labels);
+          const autoMerge = options.autoMerge ? 1 : 0;
+          // created: open (as a draft or not), label, assign, request reviews, enable auto-merge;
+          // updated: edit, label, turn into a draft or back, enable or disable auto-merge
+          return op.created
+            ? 1 + labels + some(options.assignees) + Math.max(some(options.reviewers), some(options.teamReviewers)) + autoMerge
+            : 1 + labels + (draftPolicy === 'always' ? 0 : 1) + autoMerge;
+        }
+      }
+    },
+
+    ...(options.signedCommits ? { publishCommit: (input: PublishCommitInput) => publishCommit(input) } : {}),
+
+    gitToken(url: string) {
+      return githubRepoOf(url, serverUrl).ok ? token : undefined;
+    },
+
+    compareUrl(upstreamRepo, from, to) {
+      return compareUrlOf(upstreamRepo, from, to, serverUrl);
+    },
+  };
+
+  /**
+   * The commit through the git data API: blobs for the changed files, a tree on the base's tree,
+   * the commit (author given, committer left to GitHub, which signs it), then the branch.
+   */
+  async function publishCommit(input: PublishCommitInput): Promise<string> {
+    const repo = repoOf(input.target.repo);
+    const where = `${input.target.head} in ${keyOf(repo)}`;
+    const diff = (await runGit(['diff-tree', '-r', '-z', '--no-renames', input.baseCommit, input.commit], { cwd: input.dir })).stdout;
+    const fields = diff.split('\0').filter((s) => s !== '');
+    const tree: Array<{ path: string; mode: string; type: 'blob'; sha: string | null }> = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      // `:<old mode> <new mode> <old sha> <new sha> <status>` then the path
+      const [, newMode, newSha, status] = /^:\d+ (\d+) [0-9a-f]+ ([0-9a-f]+) ([A-Z])/.exec(fields[i]!) ?? [];
+      const path = fields[i + 1]!;
+      if (status === 'D') {
+        tree.push({ path, mode: '100644', type: 'blob', sha: null });
+        continue;
+      }
+      const content = await blobBytes(input.dir, newSha!);
+      const blob = await call<{ sha: string }>(`upload ${path} for ${where}`, 'POST /repos/{owner}/{repo}/git/blobs', {
+        ...repo,
+        content: content.toString('base64'),
+        encoding: 'base64',
+      });
+      tree.push({ path, mode: newMode!, type: 'blob', sha: blob.sha });
+    }
+    const baseTree = (await runGit(['rev-parse', `${input.baseCommit}^{tree}`], { cwd: input.dir })).stdout.trim();
+    const madeTree = await call<{ sha: string }>(`write the tree for ${where}`, 'POST /repos/{owner}/{repo}/git/trees', {
+      ...repo,
+      base_tree: baseTree,
+      tree,
+    });
+    const commit = await call<{ sha: string }>(`make the commit for ${where}`, 'POST /repos/{owner}/{repo}/git/commits', {
+      ...repo,
+      message: input.message,
+      tree: madeTree.sha,
+      parents: [input.baseCommit],
+      author: { name: input.author.name, email: input.author.email },
+    });
+    const ref = `heads/${input.target.head}`;
+    // The ref goes into the path segment by segment (a `{ref}` parameter would encode its slashes).
+    const refPath = ref.split('/').map(encodeURIComponent).join('/');
+    if (input.expectedHead) {
+      const now = await call<{ object: { sha: string } }>(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, { ...repo });
+      if (now.object.sha !== input.expectedHead) {
+        throw new Error(
+          `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`,
+        );
+      }
+      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force: true });
+    } else {
+      await call(`create ${where}`, 'POST /repos/{owner}/{repo}/git/refs', { ...repo, ref: `refs/${ref}`, sha: commit.sha });
+    }
+    return commit.sha;
+  }
+
+  return forge;
+}
