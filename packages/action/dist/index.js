@@ -76,44 +76,44 @@ var require_tunnel = __commonJS({
       return agent;
     }
     function TunnelingAgent(options) {
-      var self = this;
-      self.options = options || {};
-      self.proxyOptions = self.options.proxy || {};
-      self.maxSockets = self.options.maxSockets || http.Agent.defaultMaxSockets;
-      self.requests = [];
-      self.sockets = [];
-      self.on("free", function onFree(socket, host, port, localAddress) {
+      var self2 = this;
+      self2.options = options || {};
+      self2.proxyOptions = self2.options.proxy || {};
+      self2.maxSockets = self2.options.maxSockets || http.Agent.defaultMaxSockets;
+      self2.requests = [];
+      self2.sockets = [];
+      self2.on("free", function onFree(socket, host, port, localAddress) {
         var options2 = toOptions(host, port, localAddress);
-        for (var i = 0, len = self.requests.length; i < len; ++i) {
-          var pending = self.requests[i];
+        for (var i = 0, len = self2.requests.length; i < len; ++i) {
+          var pending = self2.requests[i];
           if (pending.host === options2.host && pending.port === options2.port) {
-            self.requests.splice(i, 1);
+            self2.requests.splice(i, 1);
             pending.request.onSocket(socket);
             return;
           }
         }
         socket.destroy();
-        self.removeSocket(socket);
+        self2.removeSocket(socket);
       });
     }
     util.inherits(TunnelingAgent, events.EventEmitter);
     TunnelingAgent.prototype.addRequest = function addRequest(req, host, port, localAddress) {
-      var self = this;
-      var options = mergeOptions({ request: req }, self.options, toOptions(host, port, localAddress));
-      if (self.sockets.length >= this.maxSockets) {
-        self.requests.push(options);
+      var self2 = this;
+      var options = mergeOptions({ request: req }, self2.options, toOptions(host, port, localAddress));
+      if (self2.sockets.length >= this.maxSockets) {
+        self2.requests.push(options);
         return;
       }
-      self.createSocket(options, function(socket) {
+      self2.createSocket(options, function(socket) {
         socket.on("free", onFree);
         socket.on("close", onCloseOrRemove);
         socket.on("agentRemove", onCloseOrRemove);
         req.onSocket(socket);
         function onFree() {
-          self.emit("free", socket, options);
+          self2.emit("free", socket, options);
         }
         function onCloseOrRemove(err) {
-          self.removeSocket(socket);
+          self2.removeSocket(socket);
           socket.removeListener("free", onFree);
           socket.removeListener("close", onCloseOrRemove);
           socket.removeListener("agentRemove", onCloseOrRemove);
@@ -121,10 +121,10 @@ var require_tunnel = __commonJS({
       });
     };
     TunnelingAgent.prototype.createSocket = function createSocket(options, cb) {
-      var self = this;
+      var self2 = this;
       var placeholder = {};
-      self.sockets.push(placeholder);
-      var connectOptions = mergeOptions({}, self.proxyOptions, {
+      self2.sockets.push(placeholder);
+      var connectOptions = mergeOptions({}, self2.proxyOptions, {
         method: "CONNECT",
         path: options.host + ":" + options.port,
         agent: false,
@@ -140,7 +140,7 @@ var require_tunnel = __commonJS({
         connectOptions.headers["Proxy-Authorization"] = "Basic " + new Buffer(connectOptions.proxyAuth).toString("base64");
       }
       debug2("making CONNECT request");
-      var connectReq = self.request(connectOptions);
+      var connectReq = self2.request(connectOptions);
       connectReq.useChunkedEncodingByDefault = false;
       connectReq.once("response", onResponse);
       connectReq.once("upgrade", onUpgrade);
@@ -167,7 +167,7 @@ var require_tunnel = __commonJS({
           var error2 = new Error("tunneling socket could not be established, statusCode=" + res.statusCode);
           error2.code = "ECONNRESET";
           options.request.emit("error", error2);
-          self.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
         if (head.length > 0) {
@@ -176,11 +176,11 @@ var require_tunnel = __commonJS({
           var error2 = new Error("got illegal response body from proxy");
           error2.code = "ECONNRESET";
           options.request.emit("error", error2);
-          self.removeSocket(placeholder);
+          self2.removeSocket(placeholder);
           return;
         }
         debug2("tunneling connection has established");
-        self.sockets[self.sockets.indexOf(placeholder)] = socket;
+        self2.sockets[self2.sockets.indexOf(placeholder)] = socket;
         return cb(socket);
       }
       function onError(cause) {
@@ -193,7 +193,7 @@ var require_tunnel = __commonJS({
         var error2 = new Error("tunneling socket could not be established, cause=" + cause.message);
         error2.code = "ECONNRESET";
         options.request.emit("error", error2);
-        self.removeSocket(placeholder);
+        self2.removeSocket(placeholder);
       }
     };
     TunnelingAgent.prototype.removeSocket = function removeSocket(socket) {
@@ -210,15 +210,15 @@ var require_tunnel = __commonJS({
       }
     };
     function createSecureSocket(options, cb) {
-      var self = this;
-      TunnelingAgent.prototype.createSocket.call(self, options, function(socket) {
+      var self2 = this;
+      TunnelingAgent.prototype.createSocket.call(self2, options, function(socket) {
         var hostHeader = options.request.getHeader("host");
-        var tlsOptions = mergeOptions({}, self.options, {
+        var tlsOptions = mergeOptions({}, self2.options, {
           socket,
           servername: hostHeader ? hostHeader.replace(/:.*$/, "") : options.host
         });
         var secureSocket = tls.connect(0, tlsOptions);
-        self.sockets[self.sockets.indexOf(socket)] = secureSocket;
+        self2.sockets[self2.sockets.indexOf(socket)] = secureSocket;
         cb(secureSocket);
       });
     }
@@ -1384,10 +1384,10 @@ var require_util = __commonJS({
       }
       obj2[kListeners] = null;
     }
-    function errorRequest(client, request, err) {
+    function errorRequest2(client, request2, err) {
       try {
-        request.onError(err);
-        assert(request.aborted);
+        request2.onError(err);
+        assert(request2.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -1435,7 +1435,7 @@ var require_util = __commonJS({
       bufferToLowerCasedHeaderName,
       addListener,
       removeAllListeners,
-      errorRequest,
+      errorRequest: errorRequest2,
       parseRawHeaders,
       parseHeaders,
       parseKeepAliveTimeout,
@@ -1783,11 +1783,11 @@ var require_request = __commonJS({
           }
         } else if (headers && typeof headers === "object") {
           if (headers[Symbol.iterator]) {
-            for (const header of headers) {
-              if (!Array.isArray(header) || header.length !== 2) {
+            for (const header2 of headers) {
+              if (!Array.isArray(header2) || header2.length !== 2) {
                 throw new InvalidArgumentError("headers must be in key-value pair format");
               }
-              processHeader(this, header[0], header[1]);
+              processHeader(this, header2[0], header2[1]);
             }
           } else {
             const keys = Object.keys(headers);
@@ -1961,7 +1961,7 @@ var require_request = __commonJS({
         return this;
       }
     };
-    function processHeader(request, key, val) {
+    function processHeader(request2, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -2008,24 +2008,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request.host !== null) {
+        if (request2.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request.host = val;
+        request2.host = val;
       } else if (headerName === "content-length") {
-        if (request.contentLength !== null) {
+        if (request2.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
-        request.contentLength = parseInt(val, 10);
-        if (!Number.isFinite(request.contentLength)) {
+        request2.contentLength = parseInt(val, 10);
+        if (!Number.isFinite(request2.contentLength)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-      } else if (request.contentType === null && headerName === "content-type") {
-        request.contentType = val;
-        request.headers.push(key, val);
+      } else if (request2.contentType === null && headerName === "content-type") {
+        request2.contentType = val;
+        request2.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -2034,12 +2034,12 @@ var require_request = __commonJS({
           throw new InvalidArgumentError("invalid connection header");
         }
         if (value2 === "close") {
-          request.reset = true;
+          request2.reset = true;
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request.headers.push(key, val);
+        request2.headers.push(key, val);
       }
     }
     module.exports = Request;
@@ -2518,7 +2518,7 @@ var require_connect = __commonJS({
     var util = require_util();
     var { InvalidArgumentError, ConnectTimeoutError } = require_errors();
     var timers = require_timers();
-    function noop() {
+    function noop4() {
     }
     var tls;
     var SessionCache;
@@ -2643,7 +2643,7 @@ var require_connect = __commonJS({
     }
     var setupConnectTimeout = process.platform === "win32" ? (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop;
+        return noop4;
       }
       let s1 = null;
       let s2 = null;
@@ -2659,7 +2659,7 @@ var require_connect = __commonJS({
       };
     } : (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop;
+        return noop4;
       }
       let s1 = null;
       const fastTimer = timers.setFastTimeout(() => {
@@ -4129,11 +4129,11 @@ var require_util2 = __commonJS({
     function normalizeBinaryStringToUtf8(value2) {
       return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request) {
-      return request.urlList[request.urlList.length - 1];
+    function requestCurrentURL(request2) {
+      return request2.urlList[request2.urlList.length - 1];
     }
-    function requestBadPort(request) {
-      const url = requestCurrentURL(request);
+    function requestBadPort(request2) {
+      const url = requestCurrentURL(request2);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -4157,7 +4157,7 @@ var require_util2 = __commonJS({
     function isValidHeaderValue(potentialValue) {
       return (potentialValue[0] === "	" || potentialValue[0] === " " || potentialValue[potentialValue.length - 1] === "	" || potentialValue[potentialValue.length - 1] === " " || potentialValue.includes("\n") || potentialValue.includes("\r") || potentialValue.includes("\0")) === false;
     }
-    function setRequestReferrerPolicyOnRedirect(request, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
       const { headersList } = actualResponse;
       const policyHeader = (headersList.get("referrer-policy", true) ?? "").split(",");
       let policy = "";
@@ -4171,7 +4171,7 @@ var require_util2 = __commonJS({
         }
       }
       if (policy !== "") {
-        request.referrerPolicy = policy;
+        request2.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -4184,37 +4184,37 @@ var require_util2 = __commonJS({
       return "success";
     }
     function appendFetchMetadata(httpRequest) {
-      let header = null;
-      header = httpRequest.mode;
-      httpRequest.headersList.set("sec-fetch-mode", header, true);
+      let header2 = null;
+      header2 = httpRequest.mode;
+      httpRequest.headersList.set("sec-fetch-mode", header2, true);
     }
-    function appendRequestOriginHeader(request) {
-      let serializedOrigin = request.origin;
+    function appendRequestOriginHeader(request2) {
+      let serializedOrigin = request2.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request.responseTainting === "cors" || request.mode === "websocket") {
-        request.headersList.append("origin", serializedOrigin, true);
-      } else if (request.method !== "GET" && request.method !== "HEAD") {
-        switch (request.referrerPolicy) {
+      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
+        request2.headersList.append("origin", serializedOrigin, true);
+      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
+        switch (request2.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request.origin && urlHasHttpsScheme(request.origin) && !urlHasHttpsScheme(requestCurrentURL(request))) {
+            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request, requestCurrentURL(request))) {
+            if (!sameOrigin(request2, requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request.headersList.append("origin", serializedOrigin, true);
+        request2.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -4268,26 +4268,26 @@ var require_util2 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request) {
-      const policy = request.referrerPolicy;
+    function determineRequestsReferrer(request2) {
+      const policy = request2.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request.referrer === "client") {
+      if (request2.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (request.referrer instanceof URL) {
-        referrerSource = request.referrer;
+      } else if (request2.referrer instanceof URL) {
+        referrerSource = request2.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
       if (referrerURL.toString().length > 4096) {
         referrerURL = referrerOrigin;
       }
-      const areSameOrigin = sameOrigin(request, referrerURL);
-      const isNonPotentiallyTrustWorthy = isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(request.url);
+      const areSameOrigin = sameOrigin(request2, referrerURL);
+      const isNonPotentiallyTrustWorthy = isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(request2.url);
       switch (policy) {
         case "origin":
           return referrerOrigin != null ? referrerOrigin : stripURLForReferrer(referrerSource, true);
@@ -4298,7 +4298,7 @@ var require_util2 = __commonJS({
         case "origin-when-cross-origin":
           return areSameOrigin ? referrerURL : referrerOrigin;
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -4459,7 +4459,7 @@ var require_util2 = __commonJS({
       }
       return true;
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
     }
     function sameOrigin(A, B) {
       if (A.origin === B.origin && A.origin === "null") {
@@ -5450,7 +5450,7 @@ var require_body = __commonJS({
       random = (max) => Math.floor(Math.random(max));
     }
     var textEncoder = new TextEncoder();
-    function noop() {
+    function noop4() {
     }
     var hasFinalizationRegistry = globalThis.FinalizationRegistry && process.version.indexOf("v18") !== 0;
     var streamRegistry;
@@ -5458,7 +5458,7 @@ var require_body = __commonJS({
       streamRegistry = new FinalizationRegistry((weakRef) => {
         const stream = weakRef.deref();
         if (stream && !stream.locked && !isDisturbed(stream) && !isErrored(stream)) {
-          stream.cancel("Response object has been garbage collected").catch(noop);
+          stream.cancel("Response object has been garbage collected").catch(noop4);
         }
       });
     }
@@ -6028,11 +6028,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        if (!request) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
-        request.onResponseStarted();
+        request2.onResponseStarted();
       }
       onHeaderField(buf) {
         const len = this.headers.length;
@@ -6077,9 +6077,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
-        assert(request.upgrade || request.method === "CONNECT");
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
+        assert(request2.upgrade || request2.method === "CONNECT");
         this.statusCode = null;
         this.statusText = "";
         this.shouldKeepAlive = null;
@@ -6096,9 +6096,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request.onUpgrade(statusCode, headers, socket, statusText);
+          request2.onUpgrade(statusCode, headers, socket, statusText);
         } catch (error2) {
-          util.errorRequest(client, request, error2);
+          util.errorRequest(client, request2, error2);
           util.destroy(socket, error2);
         }
         client[kResume]();
@@ -6112,8 +6112,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        if (!request) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
         assert(!this.upgrade);
@@ -6122,23 +6122,23 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request.upgrade) {
+        if (upgrade && !request2.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request2.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request.bodyTimeout != null ? request.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request.method === "CONNECT") {
+        if (request2.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -6169,11 +6169,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request.aborted) {
+        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request2.aborted) {
           return -1;
         }
-        if (request.method === "HEAD") {
+        if (request2.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -6190,8 +6190,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -6204,7 +6204,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request.onData(buf) === false) {
+        if (request2.onData(buf) === false) {
           return constants3.ERROR.PAUSED;
         }
       }
@@ -6218,8 +6218,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         this.statusCode = null;
         this.statusText = "";
         this.bytesRead = 0;
@@ -6231,11 +6231,11 @@ var require_client_h1 = __commonJS({
         if (statusCode < 200) {
           return;
         }
-        if (request.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request2.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request.onComplete(headers);
+        request2.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = true;
         if (socket[kWriting]) {
@@ -6333,13 +6333,13 @@ var require_client_h1 = __commonJS({
           assert(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request = requests[i];
-            util.errorRequest(client2, request, err);
+            const request2 = requests[i];
+            util.errorRequest(client2, request2, err);
           }
         } else if (client2[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-          const request = client2[kQueue][client2[kRunningIdx]];
+          const request2 = client2[kQueue][client2[kRunningIdx]];
           client2[kQueue][client2[kRunningIdx]++] = null;
-          util.errorRequest(client2, request, err);
+          util.errorRequest(client2, request2, err);
         }
         client2[kPendingIdx] = client2[kRunningIdx];
         assert(client2[kRunning] === 0);
@@ -6369,18 +6369,18 @@ var require_client_h1 = __commonJS({
         get destroyed() {
           return socket.destroyed;
         },
-        busy(request) {
+        busy(request2) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request) {
-            if (client[kRunning] > 0 && !request.idempotent) {
+          if (request2) {
+            if (client[kRunning] > 0 && !request2.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request.upgrade || request.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request.body) !== 0 && (util.isStream(request.body) || util.isAsyncIterable(request.body) || util.isFormDataLike(request.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
               return true;
             }
           }
@@ -6446,8 +6446,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request.headersTimeout != null ? request.headersTimeout : client[kHeadersTimeout];
+            const request2 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -6456,26 +6456,26 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH1(client, request) {
-      const { method, path, host, upgrade, blocking, reset } = request;
-      let { body, headers, contentLength } = request;
+    function writeH1(client, request2) {
+      const { method, path, host, upgrade, blocking, reset } = request2;
+      let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request.contentType == null) {
+        if (request2.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request.contentType == null) {
+      } else if (util.isBlobLike(body) && request2.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request2, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -6487,14 +6487,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request.contentLength;
+        contentLength = request2.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request.contentLength !== null && request.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -6502,25 +6502,25 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (error2) => {
-        if (request.aborted) {
+        if (request2.aborted) {
           return;
         }
-        if (request.completed) {
-          if (request.upgrade || request.method === "CONNECT") {
+        if (request2.completed) {
+          if (request2.upgrade || request2.method === "CONNECT") {
             util.destroy(socket, new InformationalError("aborted"));
           }
           return;
         }
-        util.errorRequest(client, request, error2 || new RequestAbortedError());
+        util.errorRequest(client, request2, error2 || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -6538,22 +6538,22 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path} HTTP/1.1\r
+      let header2 = `${method} ${path} HTTP/1.1\r
 `;
       if (typeof host === "string") {
-        header += `host: ${host}\r
+        header2 += `host: ${host}\r
 `;
       } else {
-        header += client[kHostHeader];
+        header2 += client[kHostHeader];
       }
       if (upgrade) {
-        header += `connection: upgrade\r
+        header2 += `connection: upgrade\r
 upgrade: ${upgrade}\r
 `;
       } else if (client[kPipelining] && !socket[kReset]) {
-        header += "connection: keep-alive\r\n";
+        header2 += "connection: keep-alive\r\n";
       } else {
-        header += "connection: close\r\n";
+        header2 += "connection: close\r\n";
       }
       if (Array.isArray(headers)) {
         for (let n = 0; n < headers.length; n += 2) {
@@ -6561,41 +6561,41 @@ upgrade: ${upgrade}\r
           const val = headers[n + 1];
           if (Array.isArray(val)) {
             for (let i = 0; i < val.length; i++) {
-              header += `${key}: ${val[i]}\r
+              header2 += `${key}: ${val[i]}\r
 `;
             }
           } else {
-            header += `${key}: ${val}\r
+            header2 += `${key}: ${val}\r
 `;
           }
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request, headers: header, socket });
+        channels.sendHeaders.publish({ request: request2, headers: header2, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, null, client, request2, socket, contentLength, header2, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request, socket, contentLength, header, expectsPayload);
+          writeIterable(abort, body.stream(), client, request2, socket, contentLength, header2, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request, socket, contentLength, header, expectsPayload);
+          writeBlob(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request, socket, contentLength, header, expectsPayload);
+        writeStream(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request, socket, contentLength, header, expectsPayload);
+        writeIterable(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    function writeStream(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header2 });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -6661,38 +6661,38 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    function writeBuffer(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
-            socket.write(`${header}content-length: 0\r
+            socket.write(`${header2}content-length: 0\r
 \r
 `, "latin1");
           } else {
             assert(contentLength === null, "no body must not have content length");
-            socket.write(`${header}\r
+            socket.write(`${header2}\r
 `, "latin1");
           }
         } else if (util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
           socket.cork();
-          socket.write(`${header}content-length: ${contentLength}\r
+          socket.write(`${header2}content-length: ${contentLength}\r
 \r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request.onBodySent(body);
-          if (!expectsPayload && request.reset !== false) {
+          request2.onBodySent(body);
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    async function writeBlob(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -6700,14 +6700,14 @@ upgrade: ${upgrade}\r
         }
         const buffer = Buffer.from(await body.arrayBuffer());
         socket.cork();
-        socket.write(`${header}content-length: ${contentLength}\r
+        socket.write(`${header2}content-length: ${contentLength}\r
 \r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request.onBodySent(buffer);
-        request.onRequestSent();
-        if (!expectsPayload && request.reset !== false) {
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
+        if (!expectsPayload && request2.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -6715,7 +6715,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request, socket, contentLength, header, expectsPayload) {
+    async function writeIterable(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -6734,7 +6734,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header2 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -6752,19 +6752,19 @@ upgrade: ${upgrade}\r
       }
     }
     var AsyncWriter = class {
-      constructor({ abort, socket, request, contentLength, client, expectsPayload, header }) {
+      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header2 }) {
         this.socket = socket;
-        this.request = request;
+        this.request = request2;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
         this.expectsPayload = expectsPayload;
-        this.header = header;
+        this.header = header2;
         this.abort = abort;
         socket[kWriting] = true;
       }
       write(chunk) {
-        const { socket, request, contentLength, client, bytesWritten, expectsPayload, header } = this;
+        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -6783,14 +6783,14 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request.reset !== false) {
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
-            socket.write(`${header}transfer-encoding: chunked\r
+            socket.write(`${header2}transfer-encoding: chunked\r
 `, "latin1");
           } else {
-            socket.write(`${header}content-length: ${contentLength}\r
+            socket.write(`${header2}content-length: ${contentLength}\r
 \r
 `, "latin1");
           }
@@ -6803,7 +6803,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret = socket.write(chunk);
         socket.uncork();
-        request.onBodySent(chunk);
+        request2.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -6814,8 +6814,8 @@ ${len.toString(16)}\r
         return ret;
       }
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request } = this;
-        request.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request2 } = this;
+        request2.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -6825,11 +6825,11 @@ ${len.toString(16)}\r
         }
         if (bytesWritten === 0) {
           if (expectsPayload) {
-            socket.write(`${header}content-length: 0\r
+            socket.write(`${header2}content-length: 0\r
 \r
 `, "latin1");
           } else {
-            socket.write(`${header}\r
+            socket.write(`${header2}\r
 `, "latin1");
           }
         } else if (contentLength === null) {
@@ -6960,8 +6960,8 @@ var require_client_h2 = __commonJS({
           assert(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request = requests[i];
-            util.errorRequest(client2, request, err);
+            const request2 = requests[i];
+            util.errorRequest(client2, request2, err);
           }
         }
       });
@@ -7053,9 +7053,9 @@ var require_client_h2 = __commonJS({
       }
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request = client[kQueue][client[kRunningIdx]];
+        const request2 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
         client[kPendingIdx] = client[kRunningIdx];
       }
       assert(client[kRunning] === 0);
@@ -7065,12 +7065,12 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request) {
+    function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
-      let { body } = request;
+      const { method, path, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      let { body } = request2;
       if (upgrade) {
-        util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
+        util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
         return false;
       }
       const headers = {};
@@ -7094,17 +7094,17 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname4}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (error2) => {
-        if (request.aborted) {
+        if (request2.aborted) {
           return;
         }
-        if (request.completed) {
+        if (request2.completed) {
           if (method === "CONNECT" && stream != null) {
             util.destroy(stream, error2 || new RequestAbortedError());
           }
           return;
         }
         error2 = error2 || new RequestAbortedError();
-        util.errorRequest(client, request, error2);
+        util.errorRequest(client, request2, error2);
         if (stream != null) {
           util.destroy(stream, error2);
         }
@@ -7113,11 +7113,11 @@ var require_client_h2 = __commonJS({
         client[kResume]();
       };
       try {
-        request.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (method === "CONNECT") {
@@ -7127,22 +7127,22 @@ var require_client_h2 = __commonJS({
         const onResponse = (headers2) => {
           upgradeResponseFinished = true;
           stream.off(errorMonitor, onUpgradeError);
-          request.onUpgradeResponse(Number(headers2[HTTP2_HEADER_STATUS]), headers2, parseH2ResponseHeaders);
+          request2.onUpgradeResponse(Number(headers2[HTTP2_HEADER_STATUS]), headers2, parseH2ResponseHeaders);
         };
         const onUpgradeError = (error2) => {
           upgradeResponseFinished = true;
           stream.off("response", onResponse);
-          request.onUpgradeError(error2);
+          request2.onUpgradeError(error2);
         };
         const onReady = () => {
           try {
-            request.onUpgrade(null, null, stream);
+            request2.onUpgrade(null, null, stream);
           } catch (error2) {
             stream.off("response", onResponse);
             abort(error2);
             return;
           }
-          if (request.aborted) {
+          if (request2.aborted) {
             return;
           }
           stream.off("error", abort);
@@ -7154,10 +7154,10 @@ var require_client_h2 = __commonJS({
         ++session[kOpenStreams];
         onReady();
         stream.once("close", () => {
-          if (!upgradeResponseFinished && request.completed) {
+          if (!upgradeResponseFinished && request2.completed) {
             stream.off("response", onResponse);
             stream.off(errorMonitor, onUpgradeError);
-            request.onUpgradeError(new InformationalError(`HTTP/2: "stream error" received - code ${stream.rstCode}`));
+            request2.onUpgradeError(new InformationalError(`HTTP/2: "stream error" received - code ${stream.rstCode}`));
           }
           session[kOpenStreams] -= 1;
           if (session[kOpenStreams] === 0) session.unref();
@@ -7179,14 +7179,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request.contentLength;
+        contentLength = request2.contentLength;
       }
       if (contentLength === 0 || !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request.contentLength != null && request.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -7211,25 +7211,25 @@ var require_client_h2 = __commonJS({
       ++session[kOpenStreams];
       stream.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request.onResponseStarted();
-        if (request.aborted) {
+        request2.onResponseStarted();
+        if (request2.aborted) {
           const err = new RequestAbortedError();
-          util.errorRequest(client, request, err);
+          util.errorRequest(client, request2, err);
           util.destroy(stream, err);
           return;
         }
-        if (request.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
+        if (request2.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
           stream.pause();
         }
         stream.on("data", (chunk) => {
-          if (request.onData(chunk) === false) {
+          if (request2.onData(chunk) === false) {
             stream.pause();
           }
         });
       });
       stream.once("end", () => {
         if (stream.state?.state == null || stream.state.state < 6) {
-          request.onComplete([]);
+          request2.onComplete([]);
         }
         if (session[kOpenStreams] === 0) {
           session.unref();
@@ -7259,7 +7259,7 @@ var require_client_h2 = __commonJS({
             stream,
             null,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7270,7 +7270,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7282,7 +7282,7 @@ var require_client_h2 = __commonJS({
               stream,
               body.stream(),
               client,
-              request,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -7293,7 +7293,7 @@ var require_client_h2 = __commonJS({
               stream,
               body,
               client,
-              request,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -7307,7 +7307,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request,
+            request2,
             contentLength
           );
         } else if (util.isIterable(body)) {
@@ -7316,7 +7316,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7326,7 +7326,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -7334,18 +7334,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request.onBodySent(body);
+          request2.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (error2) {
         abort(error2);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request2, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -7356,7 +7356,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request.onRequestSent();
+            request2.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -7366,10 +7366,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request.onBodySent(chunk);
+        request2.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -7380,8 +7380,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request.onBodySent(buffer);
-        request.onRequestSent();
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -7390,7 +7390,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -7415,13 +7415,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request.onBodySent(chunk);
+          request2.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request.onRequestSent();
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -7559,15 +7559,15 @@ var require_redirect_handler = __commonJS({
         }
       }
     }
-    function shouldRemoveHeader(header, removeContent, unknownOrigin) {
-      if (header.length === 4) {
-        return util.headerNameToString(header) === "host";
+    function shouldRemoveHeader(header2, removeContent, unknownOrigin) {
+      if (header2.length === 4) {
+        return util.headerNameToString(header2) === "host";
       }
-      if (removeContent && util.headerNameToString(header).startsWith("content-")) {
+      if (removeContent && util.headerNameToString(header2).startsWith("content-")) {
         return true;
       }
-      if (unknownOrigin && (header.length === 13 || header.length === 6 || header.length === 19)) {
-        const name2 = util.headerNameToString(header);
+      if (unknownOrigin && (header2.length === 13 || header2.length === 6 || header2.length === 19)) {
+        const name2 = util.headerNameToString(header2);
         return name2 === "authorization" || name2 === "cookie" || name2 === "proxy-authorization";
       }
       return false;
@@ -7680,7 +7680,7 @@ var require_client = __commonJS({
     var connectH2 = require_client_h2();
     var deprecatedInterceptorWarned = false;
     var kClosedResolve = /* @__PURE__ */ Symbol("kClosedResolve");
-    var noop = () => {
+    var noop4 = () => {
     };
     function getPipelining(client) {
       return client[kPipelining] ?? client[kHTTPContext]?.defaultPipelining ?? 1;
@@ -7869,10 +7869,10 @@ var require_client = __commonJS({
       }
       [kDispatch](opts, handler) {
         const origin = opts.origin || this[kUrl].origin;
-        const request = new Request(origin, opts, handler);
-        this[kQueue].push(request);
+        const request2 = new Request(origin, opts, handler);
+        this[kQueue].push(request2);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request.body) == null && util.isIterable(request.body)) {
+        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -7896,8 +7896,8 @@ var require_client = __commonJS({
         return new Promise((resolve9) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request = requests[i];
-            util.errorRequest(this, request, err);
+            const request2 = requests[i];
+            util.errorRequest(this, request2, err);
           }
           const callback = () => {
             if (this[kClosedResolve]) {
@@ -7922,8 +7922,8 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request = requests[i];
-          util.errorRequest(client, request, err);
+          const request2 = requests[i];
+          util.errorRequest(client, request2, err);
         }
         assert(client[kSize] === 0);
       }
@@ -7972,14 +7972,14 @@ var require_client = __commonJS({
           });
         });
         if (client.destroyed) {
-          util.destroy(socket.on("error", noop), new ClientDestroyedError());
+          util.destroy(socket.on("error", noop4), new ClientDestroyedError());
           return;
         }
         assert(socket);
         try {
           client[kHTTPContext] = socket.alpnProtocol === "h2" ? await connectH2(client, socket) : await connectH1(client, socket);
         } catch (err) {
-          socket.destroy().on("error", noop);
+          socket.destroy().on("error", noop4);
           throw err;
         }
         client[kConnecting] = false;
@@ -8026,8 +8026,8 @@ var require_client = __commonJS({
         if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
           assert(client[kRunning] === 0);
           while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-            const request = client[kQueue][client[kPendingIdx]++];
-            util.errorRequest(client, request, err);
+            const request2 = client[kQueue][client[kPendingIdx]++];
+            util.errorRequest(client, request2, err);
           }
         } else {
           onError(client, err);
@@ -8084,12 +8084,12 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request = client[kQueue][client[kPendingIdx]];
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request.servername) {
+        const request2 = client[kQueue][client[kPendingIdx]];
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request.servername;
+          client[kServerName] = request2.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -8105,10 +8105,10 @@ var require_client = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request)) {
+        if (client[kHTTPContext].busy(request2)) {
           return;
         }
-        if (!request.aborted && client[kHTTPContext].write(request)) {
+        if (!request2.aborted && client[kHTTPContext].write(request2)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -8723,7 +8723,7 @@ var require_proxy_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return new Pool(origin, opts);
     }
-    var noop = () => {
+    var noop4 = () => {
     };
     function defaultAgentFactory(origin, opts) {
       if (opts.connections === 1) {
@@ -8840,7 +8840,7 @@ var require_proxy_agent = __commonJS({
                 servername: this[kProxyTls]?.servername || proxyHostname
               });
               if (statusCode !== 200) {
-                socket.on("error", noop).destroy();
+                socket.on("error", noop4).destroy();
                 callback(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
               }
               if (opts2.protocol !== "https:") {
@@ -9421,14 +9421,14 @@ var require_retry_agent = __commonJS({
         this.#options = options;
       }
       dispatch(opts, handler) {
-        const retry = new RetryHandler({
+        const retry2 = new RetryHandler({
           ...opts,
           retryOptions: this.#options
         }, {
           dispatch: this.#agent.dispatch.bind(this.#agent),
           handler
         });
-        return this.#agent.dispatch(opts, retry);
+        return this.#agent.dispatch(opts, retry2);
       }
       close() {
         return this.#agent.close();
@@ -9456,7 +9456,7 @@ var require_readable = __commonJS({
     var kAbort = /* @__PURE__ */ Symbol("kAbort");
     var kContentType = /* @__PURE__ */ Symbol("kContentType");
     var kContentLength = /* @__PURE__ */ Symbol("kContentLength");
-    var noop = () => {
+    var noop4 = () => {
     };
     var BodyReadable = class extends Readable {
       constructor({
@@ -9588,7 +9588,7 @@ var require_readable = __commonJS({
             } else {
               resolve9(null);
             }
-          }).on("error", noop).on("data", function(chunk) {
+          }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
             if (limit <= 0) {
               this.destroy();
@@ -9597,11 +9597,11 @@ var require_readable = __commonJS({
         });
       }
     };
-    function isLocked(self) {
-      return self[kBody] && self[kBody].locked === true || self[kConsume];
+    function isLocked(self2) {
+      return self2[kBody] && self2[kBody].locked === true || self2[kConsume];
     }
-    function isUnusable(self) {
-      return util.isDisturbed(self) || isLocked(self);
+    function isUnusable(self2) {
+      return util.isDisturbed(self2) || isLocked(self2);
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
@@ -9958,10 +9958,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request(opts, callback) {
+    function request2(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve9, reject) => {
-          request.call(this, opts, (err, data) => {
+          request2.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve9(data);
           });
         });
@@ -9976,7 +9976,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = request;
+    module.exports = request2;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -9988,42 +9988,42 @@ var require_abort_signal = __commonJS({
     var { RequestAbortedError } = require_errors();
     var kListener = /* @__PURE__ */ Symbol("kListener");
     var kSignal = /* @__PURE__ */ Symbol("kSignal");
-    function abort(self) {
-      if (self.abort) {
-        self.abort(self[kSignal]?.reason);
+    function abort(self2) {
+      if (self2.abort) {
+        self2.abort(self2[kSignal]?.reason);
       } else {
-        self.reason = self[kSignal]?.reason ?? new RequestAbortedError();
+        self2.reason = self2[kSignal]?.reason ?? new RequestAbortedError();
       }
-      removeSignal(self);
+      removeSignal(self2);
     }
-    function addSignal(self, signal) {
-      self.reason = null;
-      self[kSignal] = null;
-      self[kListener] = null;
+    function addSignal(self2, signal) {
+      self2.reason = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
       if (!signal) {
         return;
       }
       if (signal.aborted) {
-        abort(self);
+        abort(self2);
         return;
       }
-      self[kSignal] = signal;
-      self[kListener] = () => {
-        abort(self);
+      self2[kSignal] = signal;
+      self2[kListener] = () => {
+        abort(self2);
       };
-      addAbortListener(self[kSignal], self[kListener]);
+      addAbortListener(self2[kSignal], self2[kListener]);
     }
-    function removeSignal(self) {
-      if (!self[kSignal]) {
+    function removeSignal(self2) {
+      if (!self2[kSignal]) {
         return;
       }
-      if ("removeEventListener" in self[kSignal]) {
-        self[kSignal].removeEventListener("abort", self[kListener]);
+      if ("removeEventListener" in self2[kSignal]) {
+        self2[kSignal].removeEventListener("abort", self2[kListener]);
       } else {
-        self[kSignal].removeListener("abort", self[kListener]);
+        self2[kSignal].removeListener("abort", self2[kListener]);
       }
-      self[kSignal] = null;
-      self[kListener] = null;
+      self2[kSignal] = null;
+      self2[kListener] = null;
     }
     module.exports = {
       addSignal,
@@ -10752,7 +10752,7 @@ var require_mock_utils = __commonJS({
       const headersMatch = matchHeaders(mockDispatch2, headers);
       return pathMatch && methodMatch && bodyMatch && headersMatch;
     }
-    function getResponseData(data) {
+    function getResponseData2(data) {
       if (Buffer.isBuffer(data)) {
         return data;
       } else if (data instanceof Uint8Array) {
@@ -10872,7 +10872,7 @@ var require_mock_utils = __commonJS({
           body.then((newData) => handleReply(mockDispatches, newData));
           return;
         }
-        const responseData = getResponseData(body);
+        const responseData = getResponseData2(body);
         const responseHeaders = generateKeyValues(headers);
         const responseTrailers = generateKeyValues(trailers);
         handler.onConnect?.((err) => handler.onError(err), null);
@@ -10929,7 +10929,7 @@ var require_mock_utils = __commonJS({
       }
     }
     module.exports = {
-      getResponseData,
+      getResponseData: getResponseData2,
       getMockDispatch,
       addMockDispatch,
       deleteMockDispatch,
@@ -10952,7 +10952,7 @@ var require_mock_utils = __commonJS({
 var require_mock_interceptor = __commonJS({
   "../../node_modules/.pnpm/undici@6.29.1/node_modules/undici/lib/mock/mock-interceptor.js"(exports, module) {
     "use strict";
-    var { getResponseData, buildKey, addMockDispatch } = require_mock_utils();
+    var { getResponseData: getResponseData2, buildKey, addMockDispatch } = require_mock_utils();
     var {
       kDispatches,
       kDispatchKey,
@@ -11024,7 +11024,7 @@ var require_mock_interceptor = __commonJS({
         this[kContentLength] = false;
       }
       createMockScopeDispatchData({ statusCode, data, responseOptions }) {
-        const responseData = getResponseData(data);
+        const responseData = getResponseData2(data);
         const contentLength = this[kContentLength] ? { "content-length": responseData.length } : {};
         const headers = { ...this[kDefaultHeaders], ...contentLength, ...responseOptions.headers };
         const trailers = { ...this[kDefaultTrailers], ...responseOptions.trailers };
@@ -11114,7 +11114,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "../../node_modules/.pnpm/undici@6.29.1/node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify2 } = __require("node:util");
     var Client = require_client();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11154,7 +11154,7 @@ var require_mock_client = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify2(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -11167,7 +11167,7 @@ var require_mock_client = __commonJS({
 var require_mock_pool = __commonJS({
   "../../node_modules/.pnpm/undici@6.29.1/node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify2 } = __require("node:util");
     var Pool = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11207,7 +11207,7 @@ var require_mock_pool = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify2(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -11955,14 +11955,14 @@ var require_headers = __commonJS({
     function fill(headers, object) {
       if (Array.isArray(object)) {
         for (let i = 0; i < object.length; ++i) {
-          const header = object[i];
-          if (header.length !== 2) {
+          const header2 = object[i];
+          if (header2.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
-              message: `expected name/value pair to be length 2, found ${header.length}.`
+              message: `expected name/value pair to be length 2, found ${header2.length}.`
             });
           }
-          appendHeader(headers, header[0], header[1]);
+          appendHeader(headers, header2[0], header2[1]);
         }
       } else if (typeof object === "object" && object !== null) {
         const keys = Object.keys(object);
@@ -12883,7 +12883,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input, prefix, "input");
         init = webidl.converters.RequestInit(init, prefix, "init");
-        let request = null;
+        let request2 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -12900,85 +12900,85 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request = makeRequest({ urlList: [parsedURL] });
+          request2 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           this[kDispatcher] = init.dispatcher || input[kDispatcher];
           assert(input instanceof _Request);
-          request = input[kState];
+          request2 = input[kState];
           signal = input[kSignal];
         }
         const origin = environmentSettingsObject.settingsObject.origin;
-        let window = "client";
-        if (request.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request.window, origin)) {
-          window = request.window;
+        let window2 = "client";
+        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
+          window2 = request2.window;
         }
         if (init.window != null) {
-          throw new TypeError(`'window' option '${window}' must be null`);
+          throw new TypeError(`'window' option '${window2}' must be null`);
         }
         if ("window" in init) {
-          window = "no-window";
+          window2 = "no-window";
         }
-        request = makeRequest({
+        request2 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request.method,
+          method: request2.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request.headersList,
+          headersList: request2.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request.unsafeRequest,
+          unsafeRequest: request2.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
-          window,
+          window: window2,
           // priority request’s priority.
-          priority: request.priority,
+          priority: request2.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request.origin,
+          origin: request2.origin,
           // referrer request’s referrer.
-          referrer: request.referrer,
+          referrer: request2.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request.referrerPolicy,
+          referrerPolicy: request2.referrerPolicy,
           // mode request’s mode.
-          mode: request.mode,
+          mode: request2.mode,
           // credentials mode request’s credentials mode.
-          credentials: request.credentials,
+          credentials: request2.credentials,
           // cache mode request’s cache mode.
-          cache: request.cache,
+          cache: request2.cache,
           // redirect mode request’s redirect mode.
-          redirect: request.redirect,
+          redirect: request2.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request.integrity,
+          integrity: request2.integrity,
           // keepalive request’s keepalive.
-          keepalive: request.keepalive,
+          keepalive: request2.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request.reloadNavigation,
+          reloadNavigation: request2.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request.historyNavigation,
+          historyNavigation: request2.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request.urlList]
+          urlList: [...request2.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request.mode === "navigate") {
-            request.mode = "same-origin";
+          if (request2.mode === "navigate") {
+            request2.mode = "same-origin";
           }
-          request.reloadNavigation = false;
-          request.historyNavigation = false;
-          request.origin = "client";
-          request.referrer = "client";
-          request.referrerPolicy = "";
-          request.url = request.urlList[request.urlList.length - 1];
-          request.urlList = [request.url];
+          request2.reloadNavigation = false;
+          request2.historyNavigation = false;
+          request2.origin = "client";
+          request2.referrer = "client";
+          request2.referrerPolicy = "";
+          request2.url = request2.urlList[request2.urlList.length - 1];
+          request2.urlList = [request2.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request.referrer = "no-referrer";
+            request2.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -12987,14 +12987,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request.referrer = "client";
+              request2.referrer = "client";
             } else {
-              request.referrer = parsedReferrer;
+              request2.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request.referrerPolicy = init.referrerPolicy;
+          request2.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -13009,33 +13009,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request.mode = mode;
+          request2.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request.credentials = init.credentials;
+          request2.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request.cache = init.cache;
+          request2.cache = init.cache;
         }
-        if (request.cache === "only-if-cached" && request.mode !== "same-origin") {
+        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request.redirect = init.redirect;
+          request2.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request.integrity = String(init.integrity);
+          request2.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request.keepalive = Boolean(init.keepalive);
+          request2.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request.method = mayBeNormalized;
+            request2.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -13045,9 +13045,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request.method = method;
+            request2.method = method;
           }
-          if (!patchMethodWarning && request.method === "patch") {
+          if (!patchMethodWarning && request2.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -13057,7 +13057,7 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this[kState] = request;
+        this[kState] = request2;
         const ac = new AbortController();
         this[kSignal] = ac.signal;
         if (signal != null) {
@@ -13085,12 +13085,12 @@ var require_request2 = __commonJS({
           }
         }
         this[kHeaders] = new Headers2(kConstruct);
-        setHeadersList(this[kHeaders], request.headersList);
+        setHeadersList(this[kHeaders], request2.headersList);
         setHeadersGuard(this[kHeaders], "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request.method)) {
+          if (!corsSafeListedMethodsSet.has(request2.method)) {
             throw new TypeError(
-              `'${request.method} is unsupported in no-cors mode.`
+              `'${request2.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this[kHeaders], "request-no-cors");
@@ -13109,14 +13109,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = input instanceof _Request ? input[kState].body : null;
-        if ((init.body != null || inputBody != null) && (request.method === "GET" || request.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request.keepalive
+            request2.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this[kHeaders]).contains("content-type", true)) {
@@ -13128,12 +13128,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request.mode !== "same-origin" && request.mode !== "cors") {
+          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request.useCORSPreflightFlag = true;
+          request2.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -13362,21 +13362,21 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request) {
-      const newRequest = makeRequest({ ...request, body: null });
-      if (request.body != null) {
-        newRequest.body = cloneBody(newRequest, request.body);
+    function cloneRequest(request2) {
+      const newRequest = makeRequest({ ...request2, body: null });
+      if (request2.body != null) {
+        newRequest.body = cloneBody(newRequest, request2.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, signal, guard) {
-      const request = new Request(kConstruct);
-      request[kState] = innerRequest;
-      request[kSignal] = signal;
-      request[kHeaders] = new Headers2(kConstruct);
-      setHeadersList(request[kHeaders], innerRequest.headersList);
-      setHeadersGuard(request[kHeaders], guard);
-      return request;
+      const request2 = new Request(kConstruct);
+      request2[kState] = innerRequest;
+      request2[kSignal] = signal;
+      request2[kHeaders] = new Headers2(kConstruct);
+      setHeadersList(request2[kHeaders], innerRequest.headersList);
+      setHeadersGuard(request2[kHeaders], guard);
+      return request2;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -13618,14 +13618,14 @@ var require_fetch = __commonJS({
         p.reject(e);
         return p.promise;
       }
-      const request = requestObject[kState];
+      const request2 = requestObject[kState];
       if (requestObject.signal.aborted) {
-        abortFetch(p, request, null, requestObject.signal.reason);
+        abortFetch(p, request2, null, requestObject.signal.reason);
         return p.promise;
       }
-      const globalObject = request.client.globalObject;
+      const globalObject = request2.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request.serviceWorkers = "none";
+        request2.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -13637,7 +13637,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request, realResponse, requestObject.signal.reason);
+          abortFetch(p, request2, realResponse, requestObject.signal.reason);
         }
       );
       const processResponse = (response) => {
@@ -13645,7 +13645,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request, responseObject, controller.serializedAbortReason);
+          abortFetch(p, request2, responseObject, controller.serializedAbortReason);
           return;
         }
         if (response.type === "error") {
@@ -13657,7 +13657,7 @@ var require_fetch = __commonJS({
         p = null;
       };
       controller = fetching({
-        request,
+        request: request2,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: requestObject[kDispatcher]
@@ -13698,12 +13698,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request, responseObject, error2) {
+    function abortFetch(p, request2, responseObject, error2) {
       if (p) {
         p.reject(error2);
       }
-      if (request.body != null && isReadable(request.body?.stream)) {
-        request.body.stream.cancel(error2).catch((err) => {
+      if (request2.body != null && isReadable(request2.body?.stream)) {
+        request2.body.stream.cancel(error2).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -13724,7 +13724,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request,
+      request: request2,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -13737,9 +13737,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request.client != null) {
-        taskDestination = request.client.globalObject;
-        crossOriginIsolatedCapability = request.client.crossOriginIsolatedCapability;
+      if (request2.client != null) {
+        taskDestination = request2.client.globalObject;
+        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -13747,7 +13747,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request,
+        request: request2,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -13757,32 +13757,32 @@ var require_fetch = __commonJS({
         taskDestination,
         crossOriginIsolatedCapability
       };
-      assert(!request.body || request.body.stream);
-      if (request.window === "client") {
-        request.window = request.client?.globalObject?.constructor?.name === "Window" ? request.client : "no-window";
+      assert(!request2.body || request2.body.stream);
+      if (request2.window === "client") {
+        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
       }
-      if (request.origin === "client") {
-        request.origin = request.client.origin;
+      if (request2.origin === "client") {
+        request2.origin = request2.client.origin;
       }
-      if (request.policyContainer === "client") {
-        if (request.client != null) {
-          request.policyContainer = clonePolicyContainer(
-            request.client.policyContainer
+      if (request2.policyContainer === "client") {
+        if (request2.client != null) {
+          request2.policyContainer = clonePolicyContainer(
+            request2.client.policyContainer
           );
         } else {
-          request.policyContainer = makePolicyContainer();
+          request2.policyContainer = makePolicyContainer();
         }
       }
-      if (!request.headersList.contains("accept", true)) {
+      if (!request2.headersList.contains("accept", true)) {
         const value2 = "*/*";
-        request.headersList.append("accept", value2, true);
+        request2.headersList.append("accept", value2, true);
       }
-      if (!request.headersList.contains("accept-language", true)) {
-        request.headersList.append("accept-language", "*", true);
+      if (!request2.headersList.contains("accept-language", true)) {
+        request2.headersList.append("accept-language", "*", true);
       }
-      if (request.priority === null) {
+      if (request2.priority === null) {
       }
-      if (subresourceSet.has(request.destination)) {
+      if (subresourceSet.has(request2.destination)) {
       }
       mainFetch(fetchParams).catch((err) => {
         fetchParams.controller.terminate(err);
@@ -13790,50 +13790,50 @@ var require_fetch = __commonJS({
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive = false) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
-      if (request.localURLsOnly && !urlIsLocal(requestCurrentURL(request))) {
+      if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
         response = makeNetworkError("local URLs only");
       }
-      tryUpgradeRequestToAPotentiallyTrustworthyURL(request);
-      if (requestBadPort(request) === "blocked") {
+      tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
+      if (requestBadPort(request2) === "blocked") {
         response = makeNetworkError("bad port");
       }
-      if (request.referrerPolicy === "") {
-        request.referrerPolicy = request.policyContainer.referrerPolicy;
+      if (request2.referrerPolicy === "") {
+        request2.referrerPolicy = request2.policyContainer.referrerPolicy;
       }
-      if (request.referrer !== "no-referrer") {
-        request.referrer = determineRequestsReferrer(request);
+      if (request2.referrer !== "no-referrer") {
+        request2.referrer = determineRequestsReferrer(request2);
       }
       if (response === null) {
         response = await (async () => {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request.url) && request.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request.mode === "navigate" || request.mode === "websocket")
+            (request2.mode === "navigate" || request2.mode === "websocket")
           ) {
-            request.responseTainting = "basic";
+            request2.responseTainting = "basic";
             return await schemeFetch(fetchParams);
           }
-          if (request.mode === "same-origin") {
+          if (request2.mode === "same-origin") {
             return makeNetworkError('request mode cannot be "same-origin"');
           }
-          if (request.mode === "no-cors") {
-            if (request.redirect !== "follow") {
+          if (request2.mode === "no-cors") {
+            if (request2.redirect !== "follow") {
               return makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             }
-            request.responseTainting = "opaque";
+            request2.responseTainting = "opaque";
             return await schemeFetch(fetchParams);
           }
-          if (!urlIsHttpHttpsScheme(requestCurrentURL(request))) {
+          if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
             return makeNetworkError("URL scheme must be a HTTP(S) scheme");
           }
-          request.responseTainting = "cors";
+          request2.responseTainting = "cors";
           return await httpFetch(fetchParams);
         })();
       }
@@ -13841,13 +13841,13 @@ var require_fetch = __commonJS({
         return response;
       }
       if (response.status !== 0 && !response.internalResponse) {
-        if (request.responseTainting === "cors") {
+        if (request2.responseTainting === "cors") {
         }
-        if (request.responseTainting === "basic") {
+        if (request2.responseTainting === "basic") {
           response = filterResponse(response, "basic");
-        } else if (request.responseTainting === "cors") {
+        } else if (request2.responseTainting === "cors") {
           response = filterResponse(response, "cors");
-        } else if (request.responseTainting === "opaque") {
+        } else if (request2.responseTainting === "opaque") {
           response = filterResponse(response, "opaque");
         } else {
           assert(false);
@@ -13855,26 +13855,26 @@ var require_fetch = __commonJS({
       }
       let internalResponse = response.status === 0 ? response : response.internalResponse;
       if (internalResponse.urlList.length === 0) {
-        internalResponse.urlList.push(...request.urlList);
+        internalResponse.urlList.push(...request2.urlList);
       }
-      if (!request.timingAllowFailed) {
+      if (!request2.timingAllowFailed) {
         response.timingAllowPassed = true;
       }
-      if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request.headers.contains("range", true)) {
+      if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
         response = internalResponse = makeNetworkError();
       }
-      if (response.status !== 0 && (request.method === "HEAD" || request.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+      if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
         internalResponse.body = null;
         fetchParams.controller.dump = true;
       }
-      if (request.integrity) {
+      if (request2.integrity) {
         const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-        if (request.responseTainting === "opaque" || response.body == null) {
+        if (request2.responseTainting === "opaque" || response.body == null) {
           processBodyError(response.error);
           return;
         }
         const processBody = (bytes) => {
-          if (!bytesMatch(bytes, request.integrity)) {
+          if (!bytesMatch(bytes, request2.integrity)) {
             processBodyError("integrity mismatch");
             return;
           }
@@ -13890,8 +13890,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request);
+      const { request: request2 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request2);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -13900,19 +13900,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request);
+          const blobURLEntry = requestCurrentURL(request2);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request.method !== "GET" || !isBlobLike(blob)) {
+          if (request2.method !== "GET" || !isBlobLike(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request.headersList.contains("range", true)) {
+          if (!request2.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -13920,7 +13920,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request.headersList.get("range", true);
+            const rangeHeader = request2.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -13951,7 +13951,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -14040,41 +14040,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request.serviceWorkers === "all") {
+      if (request2.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request.redirect === "follow") {
-          request.serviceWorkers = "none";
+        if (request2.redirect === "follow") {
+          request2.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request.responseTainting === "cors" && corsCheck(request, response) === "failure") {
+        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request, response) === "failure") {
-          request.timingAllowFailed = true;
+        if (TAOCheck(request2, response) === "failure") {
+          request2.timingAllowFailed = true;
         }
       }
-      if ((request.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request.origin,
-        request.client,
-        request.destination,
+      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request2.origin,
+        request2.client,
+        request2.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request.redirect !== "manual") {
+        if (request2.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request.redirect === "error") {
+        if (request2.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request.redirect === "manual") {
+        } else if (request2.redirect === "manual") {
           response = actualResponse;
-        } else if (request.redirect === "follow") {
+        } else if (request2.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -14084,13 +14084,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request).hash
+          requestCurrentURL(request2).hash
         );
         if (locationURL == null) {
           return response;
@@ -14101,63 +14101,63 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request.redirectCount === 20) {
+      if (request2.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request.redirectCount += 1;
-      if (request.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request, locationURL)) {
+      request2.redirectCount += 1;
+      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request.body != null && request.body.source == null) {
+      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request.method)) {
-        request.method = "GET";
-        request.body = null;
+      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
+        request2.method = "GET";
+        request2.body = null;
         for (const headerName of requestBodyHeader) {
-          request.headersList.delete(headerName);
+          request2.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request), locationURL)) {
-        request.headersList.delete("authorization", true);
-        request.headersList.delete("proxy-authorization", true);
-        request.headersList.delete("cookie", true);
-        request.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
+        request2.headersList.delete("authorization", true);
+        request2.headersList.delete("proxy-authorization", true);
+        request2.headersList.delete("cookie", true);
+        request2.headersList.delete("host", true);
       }
-      if (request.body != null) {
-        assert(request.body.source != null);
-        request.body = safelyExtractBody(request.body.source)[0];
+      if (request2.body != null) {
+        assert(request2.body.source != null);
+        request2.body = safelyExtractBody(request2.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request, actualResponse);
+      request2.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request.window === "no-window" && request.redirect === "error") {
+      if (request2.window === "no-window" && request2.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request;
+        httpRequest = request2;
       } else {
-        httpRequest = cloneRequest(request);
+        httpRequest = cloneRequest(request2);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request.credentials === "include" || request.credentials === "same-origin" && request.responseTainting === "basic";
+      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -14234,7 +14234,7 @@ var require_fetch = __commonJS({
       }
       response.requestIncludesCredentials = includeCredentials;
       if (response.status === 407) {
-        if (request.window === "no-window") {
+        if (request2.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -14246,7 +14246,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request.body == null || request.body.source != null)
+        (request2.body == null || request2.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -14276,21 +14276,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request.cache = "no-store";
+        request2.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request.mode === "websocket") {
+      if (request2.mode === "websocket") {
       } else {
       }
       let requestBody = null;
-      if (request.body == null && fetchParams.processRequestEndOfBody) {
+      if (request2.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request.body != null) {
+      } else if (request2.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -14318,7 +14318,7 @@ var require_fetch = __commonJS({
         };
         requestBody = (async function* () {
           try {
-            for await (const bytes of request.body.stream) {
+            for await (const bytes of request2.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -14429,17 +14429,17 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request);
+        const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
         return new Promise((resolve9, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
-            method: request.method,
-            body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
-            headers: request.headersList.entries,
+            method: request2.method,
+            body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
+            headers: request2.headersList.entries,
             maxRedirections: 0,
-            upgrade: request.mode === "websocket" ? "websocket" : void 0
+            upgrade: request2.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -14469,8 +14469,8 @@ var require_fetch = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request.redirect === "follow" && redirectStatusSet.has(status);
-              if (request.method !== "HEAD" && request.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -15406,10 +15406,10 @@ var require_util5 = __commonJS({
       const serializedB = URLSerializer(B, excludeFragment);
       return serializedA === serializedB;
     }
-    function getFieldValues(header) {
-      assert(header !== null);
+    function getFieldValues(header2) {
+      assert(header2 !== null);
       const values = [];
-      for (let value2 of header.split(",")) {
+      for (let value2 of header2.split(",")) {
         value2 = value2.trim();
         if (isValidHeaderName(value2)) {
           values.push(value2);
@@ -15451,31 +15451,31 @@ var require_cache = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request, prefix, "request");
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request, options, 1);
+        const p = this.#internalMatchAll(request2, options, 1);
         if (p.length === 0) {
           return;
         }
         return p[0];
       }
-      async matchAll(request = void 0, options = {}) {
+      async matchAll(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.matchAll";
-        if (request !== void 0) request = webidl.converters.RequestInfo(request, prefix, "request");
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request, options);
+        return this.#internalMatchAll(request2, options);
       }
-      async add(request) {
+      async add(request2) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request, prefix, "request");
-        const requests = [request];
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
+        const requests = [request2];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -15485,19 +15485,19 @@ var require_cache = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request of requests) {
-          if (request === void 0) {
+        for (let request2 of requests) {
+          if (request2 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request = webidl.converters.RequestInfo(request);
-          if (typeof request === "string") {
+          request2 = webidl.converters.RequestInfo(request2);
+          if (typeof request2 === "string") {
             continue;
           }
-          const r = request[kState];
+          const r = request2[kState];
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -15506,8 +15506,8 @@ var require_cache = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request of requests) {
-          const r = new Request(request)[kState];
+        for (const request2 of requests) {
+          const r = new Request(request2)[kState];
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -15584,17 +15584,17 @@ var require_cache = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request, response) {
+      async put(request2, response) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request = webidl.converters.RequestInfo(request, prefix, "request");
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (request instanceof Request) {
-          innerRequest = request[kState];
+        if (request2 instanceof Request) {
+          innerRequest = request2[kState];
         } else {
-          innerRequest = new Request(request)[kState];
+          innerRequest = new Request(request2)[kState];
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -15665,21 +15665,21 @@ var require_cache = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request, options = {}) {
+      async delete(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request, prefix, "request");
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request instanceof Request) {
-          r = request[kState];
+        if (request2 instanceof Request) {
+          r = request2[kState];
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request === "string");
-          r = new Request(request)[kState];
+          assert(typeof request2 === "string");
+          r = new Request(request2)[kState];
         }
         const operations = [];
         const operation = {
@@ -15711,25 +15711,25 @@ var require_cache = __commonJS({
        * @param {import('../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request = void 0, options = {}) {
+      async keys(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.keys";
-        if (request !== void 0) request = webidl.converters.RequestInfo(request, prefix, "request");
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request !== void 0) {
-          if (request instanceof Request) {
-            r = request[kState];
+        if (request2 !== void 0) {
+          if (request2 instanceof Request) {
+            r = request2[kState];
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request === "string") {
-            r = new Request(request)[kState];
+          } else if (typeof request2 === "string") {
+            r = new Request(request2)[kState];
           }
         }
         const promise = createDeferredPromise();
         const requests = [];
-        if (request === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -15741,9 +15741,9 @@ var require_cache = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request2 of requests) {
+          for (const request3 of requests) {
             const requestObject = fromInnerRequest(
-              request2,
+              request3,
               new AbortController().signal,
               "immutable"
             );
@@ -15861,9 +15861,9 @@ var require_cache = __commonJS({
        * @param {import('../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request.url);
+        const cachedURL = new URL(request2.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -15879,7 +15879,7 @@ var require_cache = __commonJS({
           if (fieldValue2 === "*") {
             return false;
           }
-          const requestValue = request.headersList.get(fieldValue2);
+          const requestValue = request2.headersList.get(fieldValue2);
           const queryValue = requestQuery.headersList.get(fieldValue2);
           if (requestValue !== queryValue) {
             return false;
@@ -15887,20 +15887,20 @@ var require_cache = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request, options, maxResponses = Infinity) {
+      #internalMatchAll(request2, options, maxResponses = Infinity) {
         let r = null;
-        if (request !== void 0) {
-          if (request instanceof Request) {
-            r = request[kState];
+        if (request2 !== void 0) {
+          if (request2 instanceof Request) {
+            r = request2[kState];
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request === "string") {
-            r = new Request(request)[kState];
+          } else if (typeof request2 === "string") {
+            r = new Request(request2)[kState];
           }
         }
         const responses = [];
-        if (request === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -15989,21 +15989,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache2 = new Cache(kConstruct, cacheList);
-            return await cache2.match(request, options);
+            return await cache2.match(request2, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache2 = new Cache(kConstruct, cacheList);
-            const response = await cache2.match(request, options);
+            const response = await cache2.match(request2, options);
             if (response !== void 0) {
               return response;
             }
@@ -16308,20 +16308,20 @@ var require_parse = __commonJS({
     var { isCTLExcludingHtab } = require_util6();
     var { collectASequenceOfCodePointsFast } = require_data_url();
     var assert = __require("node:assert");
-    function parseSetCookie(header) {
-      if (isCTLExcludingHtab(header)) {
+    function parseSetCookie(header2) {
+      if (isCTLExcludingHtab(header2)) {
         return null;
       }
       let nameValuePair = "";
       let unparsedAttributes = "";
       let name2 = "";
       let value2 = "";
-      if (header.includes(";")) {
+      if (header2.includes(";")) {
         const position3 = { position: 0 };
-        nameValuePair = collectASequenceOfCodePointsFast(";", header, position3);
-        unparsedAttributes = header.slice(position3.position);
+        nameValuePair = collectASequenceOfCodePointsFast(";", header2, position3);
+        unparsedAttributes = header2.slice(position3.position);
       } else {
-        nameValuePair = header;
+        nameValuePair = header2;
       }
       if (!nameValuePair.includes("=")) {
         value2 = nameValuePair;
@@ -17183,7 +17183,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, ws, onEstablish, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request = makeRequest({
+      const request2 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -17195,18 +17195,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers2(options.headers));
-        request.headersList = headersList;
+        request2.headersList = headersList;
       }
       const keyValue = crypto2.randomBytes(16).toString("base64");
-      request.headersList.append("sec-websocket-key", keyValue);
-      request.headersList.append("sec-websocket-version", "13");
+      request2.headersList.append("sec-websocket-key", keyValue);
+      request2.headersList.append("sec-websocket-version", "13");
       for (const protocol of protocols) {
-        request.headersList.append("sec-websocket-protocol", protocol);
+        request2.headersList.append("sec-websocket-protocol", protocol);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request.headersList.append("sec-websocket-extensions", permessageDeflate);
+      request2.headersList.append("sec-websocket-extensions", permessageDeflate);
       const controller = fetching({
-        request,
+        request: request2,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -17243,7 +17243,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failWebsocketConnection(ws, "Protocol was not set in the opening handshake.");
               return;
@@ -19980,7 +19980,7 @@ var require_Collection = __commonJS({
       });
     }
     var isEmptyPath = (path) => path == null || typeof path === "object" && !!path[Symbol.iterator]().next().done;
-    var Collection = class extends Node.NodeBase {
+    var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
         Object.defineProperty(this, "schema", {
@@ -20087,7 +20087,7 @@ var require_Collection = __commonJS({
         }
       }
     };
-    exports.Collection = Collection;
+    exports.Collection = Collection2;
     exports.collectionFromPath = collectionFromPath;
     exports.isEmptyPath = isEmptyPath;
   }
@@ -20438,9 +20438,9 @@ ${indent}`) + "'";
         start = start.replace(/\n+/g, `$&${indent}`);
       }
       const indentSize = indent ? "2" : "1";
-      let header = (startWithSpace ? indentSize : "") + chomp;
+      let header2 = (startWithSpace ? indentSize : "") + chomp;
       if (comment) {
-        header += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
+        header2 += " " + commentString(comment.replace(/ ?[\r\n]+/g, " "));
         if (onComment)
           onComment();
       }
@@ -20455,11 +20455,11 @@ ${indent}`) + "'";
         }
         const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
         if (!literalFallback)
-          return `>${header}
+          return `>${header2}
 ${indent}${body}`;
       }
       value2 = value2.replace(/\n+/g, `$&${indent}`);
-      return `|${header}
+      return `|${header2}
 ${indent}${start}${value2}${end}`;
     }
     function plainString(item, ctx, onComment, onChompKeep) {
@@ -20815,7 +20815,7 @@ var require_merge = __commonJS({
     var identity4 = require_identity();
     var Scalar4 = require_Scalar();
     var MERGE_KEY = "<<";
-    var merge = {
+    var merge2 = {
       identify: (value2) => value2 === MERGE_KEY || typeof value2 === "symbol" && value2.description === MERGE_KEY,
       default: "key",
       tag: "tag:yaml.org,2002:merge",
@@ -20825,7 +20825,7 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key) => (merge.identify(key) || identity4.isScalar(key) && (!key.type || key.type === Scalar4.Scalar.PLAIN) && merge.identify(key.value)) && ctx?.doc.schema.tags.some((tag2) => tag2.tag === merge.tag && tag2.default);
+    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity4.isScalar(key) && (!key.type || key.type === Scalar4.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag2) => tag2.tag === merge2.tag && tag2.default);
     function addMergeToJSMap(ctx, map, value2) {
       const source = resolveAliasValue(ctx, value2);
       if (identity4.isSeq(source))
@@ -20864,7 +20864,7 @@ var require_merge = __commonJS({
     }
     exports.addMergeToJSMap = addMergeToJSMap;
     exports.isMergeKey = isMergeKey;
-    exports.merge = merge;
+    exports.merge = merge2;
   }
 });
 
@@ -20873,15 +20873,15 @@ var require_addPairToJSMap = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
     var log = require_log();
-    var merge = require_merge();
+    var merge2 = require_merge();
     var stringify7 = require_stringify();
     var identity4 = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map, { key, value: value2 }) {
       if (identity4.isNode(key) && key.addToJSMap)
         key.addToJSMap(ctx, map, value2);
-      else if (merge.isMergeKey(ctx, key))
-        merge.addMergeToJSMap(ctx, map, value2);
+      else if (merge2.isMergeKey(ctx, key))
+        merge2.addMergeToJSMap(ctx, map, value2);
       else {
         const jsKey = toJS.toJS(key, "", ctx);
         if (map instanceof Map) {
@@ -21129,7 +21129,7 @@ var require_YAMLMap = __commonJS({
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
-    var Collection = require_Collection();
+    var Collection2 = require_Collection();
     var identity4 = require_identity();
     var Pair3 = require_Pair();
     var Scalar4 = require_Scalar();
@@ -21145,7 +21145,7 @@ var require_YAMLMap = __commonJS({
       }
       return void 0;
     }
-    var YAMLMap9 = class extends Collection.Collection {
+    var YAMLMap9 = class extends Collection2.Collection {
       static get tagName() {
         return "tag:yaml.org,2002:map";
       }
@@ -21295,11 +21295,11 @@ var require_YAMLSeq = __commonJS({
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
-    var Collection = require_Collection();
+    var Collection2 = require_Collection();
     var identity4 = require_identity();
     var Scalar4 = require_Scalar();
     var toJS = require_toJS();
-    var YAMLSeq6 = class extends Collection.Collection {
+    var YAMLSeq6 = class extends Collection2.Collection {
       static get tagName() {
         return "tag:yaml.org,2002:seq";
       }
@@ -22272,7 +22272,7 @@ var require_schema3 = __commonJS({
     var bool2 = require_bool2();
     var float = require_float2();
     var int = require_int2();
-    var merge = require_merge();
+    var merge2 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var set = require_set();
@@ -22292,7 +22292,7 @@ var require_schema3 = __commonJS({
       float.floatExp,
       float.float,
       binary.binary,
-      merge.merge,
+      merge2.merge,
       omap.omap,
       pairs.pairs,
       set.set,
@@ -22318,7 +22318,7 @@ var require_tags = __commonJS({
     var schema = require_schema();
     var schema$1 = require_schema2();
     var binary = require_binary();
-    var merge = require_merge();
+    var merge2 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var schema$2 = require_schema3();
@@ -22343,7 +22343,7 @@ var require_tags = __commonJS({
       intOct: int.intOct,
       intTime: timestamp.intTime,
       map: map.map,
-      merge: merge.merge,
+      merge: merge2.merge,
       null: _null.nullTag,
       omap: omap.omap,
       pairs: pairs.pairs,
@@ -22353,7 +22353,7 @@ var require_tags = __commonJS({
     };
     var coreKnownTags = {
       "tag:yaml.org,2002:binary": binary.binary,
-      "tag:yaml.org,2002:merge": merge.merge,
+      "tag:yaml.org,2002:merge": merge2.merge,
       "tag:yaml.org,2002:omap": omap.omap,
       "tag:yaml.org,2002:pairs": pairs.pairs,
       "tag:yaml.org,2002:set": set.set,
@@ -22362,7 +22362,7 @@ var require_tags = __commonJS({
     function getTags(customTags, schemaName, addMergeTag) {
       const schemaTags = schemas.get(schemaName);
       if (schemaTags && !customTags) {
-        return addMergeTag && !schemaTags.includes(merge.merge) ? schemaTags.concat(merge.merge) : schemaTags.slice();
+        return addMergeTag && !schemaTags.includes(merge2.merge) ? schemaTags.concat(merge2.merge) : schemaTags.slice();
       }
       let tags = schemaTags;
       if (!tags) {
@@ -22380,7 +22380,7 @@ var require_tags = __commonJS({
         tags = customTags(tags.slice());
       }
       if (addMergeTag)
-        tags = tags.concat(merge.merge);
+        tags = tags.concat(merge2.merge);
       return tags.reduce((tags2, tag2) => {
         const tagObj = typeof tag2 === "string" ? tagsByName[tag2] : tag2;
         if (!tagObj) {
@@ -22409,11 +22409,11 @@ var require_Schema = __commonJS({
     var tags = require_tags();
     var sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
     var Schema = class _Schema {
-      constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
         this.name = typeof schema === "string" && schema || "core";
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
-        this.tags = tags.getTags(customTags, this.name, merge);
+        this.tags = tags.getTags(customTags, this.name, merge2);
         this.toStringOptions = toStringDefaults ?? null;
         Object.defineProperty(this, identity4.MAP, { value: map.map });
         Object.defineProperty(this, identity4.SCALAR, { value: string.string });
@@ -22515,7 +22515,7 @@ var require_Document = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/doc/Document.js"(exports) {
     "use strict";
     var Alias = require_Alias();
-    var Collection = require_Collection();
+    var Collection2 = require_Collection();
     var identity4 = require_identity();
     var Pair3 = require_Pair();
     var toJS = require_toJS();
@@ -22666,7 +22666,7 @@ var require_Document = __commonJS({
        * @returns `true` if the item was found and removed.
        */
       deleteIn(path) {
-        if (Collection.isEmptyPath(path)) {
+        if (Collection2.isEmptyPath(path)) {
           if (this.contents == null)
             return false;
           this.contents = null;
@@ -22688,7 +22688,7 @@ var require_Document = __commonJS({
        * `true` (collections are always returned intact).
        */
       getIn(path, keepScalar) {
-        if (Collection.isEmptyPath(path))
+        if (Collection2.isEmptyPath(path))
           return !keepScalar && identity4.isScalar(this.contents) ? this.contents.value : this.contents;
         return identity4.isCollection(this.contents) ? this.contents.getIn(path, keepScalar) : void 0;
       }
@@ -22702,7 +22702,7 @@ var require_Document = __commonJS({
        * Checks if the document includes a value at `path`.
        */
       hasIn(path) {
-        if (Collection.isEmptyPath(path))
+        if (Collection2.isEmptyPath(path))
           return this.contents !== void 0;
         return identity4.isCollection(this.contents) ? this.contents.hasIn(path) : false;
       }
@@ -22712,7 +22712,7 @@ var require_Document = __commonJS({
        */
       set(key, value2) {
         if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, [key], value2);
+          this.contents = Collection2.collectionFromPath(this.schema, [key], value2);
         } else if (assertCollection(this.contents)) {
           this.contents.set(key, value2);
         }
@@ -22722,10 +22722,10 @@ var require_Document = __commonJS({
        * boolean to add/remove the item from the set.
        */
       setIn(path, value2) {
-        if (Collection.isEmptyPath(path)) {
+        if (Collection2.isEmptyPath(path)) {
           this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path), value2);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path), value2);
         } else if (assertCollection(this.contents)) {
           this.contents.setIn(path, value2);
         }
@@ -23113,10 +23113,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep3, value: value2 } = collItem;
+        const { start, key, sep: sep4, value: value2 } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep3?.[0],
+          next: key ?? sep4?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -23130,7 +23130,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep3) {
+          if (!keyProps.anchor && !keyProps.tag && !sep4) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -23154,7 +23154,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep3 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep4 ?? [], {
           indicator: "map-value-ind",
           next: value2,
           offset: keyNode.range[2],
@@ -23170,7 +23170,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep4, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value2, onError);
           offset = valueNode.range[2];
@@ -23261,7 +23261,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep3 = "";
+        let sep4 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -23275,13 +23275,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep3 + cb;
-              sep3 = "";
+                comment += sep4 + cb;
+              sep4 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep3 += source;
+                sep4 += source;
               hasSpace = true;
               break;
             default:
@@ -23324,18 +23324,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep3, value: value2 } = collItem;
+        const { start, key, sep: sep4, value: value2 } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep3?.[0],
+          next: key ?? sep4?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep3 && !value2) {
+          if (!props.anchor && !props.tag && !sep4 && !value2) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -23389,8 +23389,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap23 && !sep3 && !props.found) {
-          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
+        if (!isMap23 && !sep4 && !props.found) {
+          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep4, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value2))
@@ -23402,7 +23402,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep3 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep4 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value2,
@@ -23413,8 +23413,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap23 && !props.found && ctx.options.strict) {
-              if (sep3)
-                for (const st of sep3) {
+              if (sep4)
+                for (const st of sep4) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -23431,7 +23431,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep4, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value2))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -23562,10 +23562,10 @@ var require_resolve_block_scalar = __commonJS({
     var Scalar4 = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
       const start = scalar.offset;
-      const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
-      if (!header)
+      const header2 = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+      if (!header2)
         return { value: "", type: null, comment: "", range: [start, start, start] };
-      const type = header.mode === ">" ? Scalar4.Scalar.BLOCK_FOLDED : Scalar4.Scalar.BLOCK_LITERAL;
+      const type = header2.mode === ">" ? Scalar4.Scalar.BLOCK_FOLDED : Scalar4.Scalar.BLOCK_LITERAL;
       const lines = scalar.source ? splitLines2(scalar.source) : [];
       let chompStart = lines.length;
       for (let i = lines.length - 1; i >= 0; --i) {
@@ -23576,26 +23576,26 @@ var require_resolve_block_scalar = __commonJS({
           break;
       }
       if (chompStart === 0) {
-        const value3 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
-        let end2 = start + header.length;
+        const value3 = header2.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        let end2 = start + header2.length;
         if (scalar.source)
           end2 += scalar.source.length;
-        return { value: value3, type, comment: header.comment, range: [start, end2, end2] };
+        return { value: value3, type, comment: header2.comment, range: [start, end2, end2] };
       }
-      let trimIndent = scalar.indent + header.indent;
-      let offset = scalar.offset + header.length;
+      let trimIndent = scalar.indent + header2.indent;
+      let offset = scalar.offset + header2.length;
       let contentStart = 0;
       for (let i = 0; i < chompStart; ++i) {
         const [indent, content] = lines[i];
         if (content === "" || content === "\r") {
-          if (header.indent === 0 && indent.length > trimIndent)
+          if (header2.indent === 0 && indent.length > trimIndent)
             trimIndent = indent.length;
         } else {
           if (indent.length < trimIndent) {
             const message2 = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
             onError(offset + indent.length, "MISSING_CHAR", message2);
           }
-          if (header.indent === 0)
+          if (header2.indent === 0)
             trimIndent = indent.length;
           contentStart = i;
           if (trimIndent === 0 && !ctx.atRoot) {
@@ -23611,7 +23611,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value2 = "";
-      let sep3 = "";
+      let sep4 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value2 += lines[i][0].slice(trimIndent) + "\n";
@@ -23622,34 +23622,34 @@ var require_resolve_block_scalar = __commonJS({
         if (crlf)
           content = content.slice(0, -1);
         if (content && indent.length < trimIndent) {
-          const src = header.indent ? "explicit indentation indicator" : "first line";
+          const src = header2.indent ? "explicit indentation indicator" : "first line";
           const message2 = `Block scalar lines must not be less indented than their ${src}`;
           onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message2);
           indent = "";
         }
         if (type === Scalar4.Scalar.BLOCK_LITERAL) {
-          value2 += sep3 + indent.slice(trimIndent) + content;
-          sep3 = "\n";
+          value2 += sep4 + indent.slice(trimIndent) + content;
+          sep4 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep3 === " ")
-            sep3 = "\n";
-          else if (!prevMoreIndented && sep3 === "\n")
-            sep3 = "\n\n";
-          value2 += sep3 + indent.slice(trimIndent) + content;
-          sep3 = "\n";
+          if (sep4 === " ")
+            sep4 = "\n";
+          else if (!prevMoreIndented && sep4 === "\n")
+            sep4 = "\n\n";
+          value2 += sep4 + indent.slice(trimIndent) + content;
+          sep4 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep3 === "\n")
+          if (sep4 === "\n")
             value2 += "\n";
           else
-            sep3 = "\n";
+            sep4 = "\n";
         } else {
-          value2 += sep3 + content;
-          sep3 = " ";
+          value2 += sep4 + content;
+          sep4 = " ";
           prevMoreIndented = false;
         }
       }
-      switch (header.chomp) {
+      switch (header2.chomp) {
         case "-":
           break;
         case "+":
@@ -23661,8 +23661,8 @@ var require_resolve_block_scalar = __commonJS({
         default:
           value2 += "\n";
       }
-      const end = start + header.length + scalar.source.length;
-      return { value: value2, type, comment: header.comment, range: [start, end, end] };
+      const end = start + header2.length + scalar.source.length;
+      return { value: value2, type, comment: header2.comment, range: [start, end, end] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
       if (props[0].type !== "block-scalar-header") {
@@ -23828,25 +23828,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep3 = " ";
+      let sep4 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep3 === "\n")
-            res += sep3;
+          if (sep4 === "\n")
+            res += sep4;
           else
-            sep3 = "\n";
+            sep4 = "\n";
         } else {
-          res += sep3 + lm;
-          sep3 = " ";
+          res += sep4 + lm;
+          sep4 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep3 + (match?.[1] ?? "");
+      return res + sep4 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -24501,10 +24501,10 @@ var require_cst_scalar = __commonJS({
             type = "QUOTE_DOUBLE";
             break;
           case "block-scalar": {
-            const header = token.props[0];
-            if (header.type !== "block-scalar-header")
+            const header2 = token.props[0];
+            if (header2.type !== "block-scalar-header")
               throw new Error("Invalid block scalar header");
-            type = header.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
+            type = header2.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
             break;
           }
           default:
@@ -24536,10 +24536,10 @@ var require_cst_scalar = __commonJS({
       const head = source.substring(0, he);
       const body = source.substring(he + 1) + "\n";
       if (token.type === "block-scalar") {
-        const header = token.props[0];
-        if (header.type !== "block-scalar-header")
+        const header2 = token.props[0];
+        if (header2.type !== "block-scalar-header")
           throw new Error("Invalid block scalar header");
-        header.source = head;
+        header2.source = head;
         token.source = body;
       } else {
         const { offset } = token;
@@ -24656,14 +24656,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep3, value: value2 }) {
+    function stringifyItem({ start, key, sep: sep4, value: value2 }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep3)
-        for (const st of sep3)
+      if (sep4)
+        for (const st of sep4)
           res += st.source;
       if (value2)
         res += stringifyToken(value2);
@@ -25830,18 +25830,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep3;
+          let sep4;
           if (scalar.end) {
-            sep3 = scalar.end;
-            sep3.push(this.sourceToken);
+            sep4 = scalar.end;
+            sep4.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep3 = [this.sourceToken];
+            sep4 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep3 }]
+            items: [{ start, key: scalar, sep: sep4 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -25994,15 +25994,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep3 = it.sep;
-                  sep3.push(this.sourceToken);
+                  const sep4 = it.sep;
+                  sep4.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep3 }]
+                    items: [{ start: start2, key, sep: sep4 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -26196,13 +26196,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep3 = fc.end.splice(1, fc.end.length);
-            sep3.push(this.sourceToken);
+            const sep4 = fc.end.splice(1, fc.end.length);
+            sep4.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep3 }]
+              items: [{ start, key: fc, sep: sep4 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -26380,7 +26380,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse4(src, reviver, options) {
+    function parse6(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -26421,7 +26421,7 @@ var require_public_api = __commonJS({
         return value2.toString(options);
       return new Document5.Document(value2, _replacer, options).toString(options);
     }
-    exports.parse = parse4;
+    exports.parse = parse6;
     exports.parseAllDocuments = parseAllDocuments12;
     exports.parseDocument = parseDocument11;
     exports.stringify = stringify7;
@@ -26477,6 +26477,1464 @@ var require_dist = __commonJS({
     exports.stringify = publicApi.stringify;
     exports.visit = visit3.visit;
     exports.visitAsync = visit3.visitAsync;
+  }
+});
+
+// ../../node_modules/.pnpm/content-type@2.1.0/node_modules/content-type/dist/index.js
+var require_dist2 = __commonJS({
+  "../../node_modules/.pnpm/content-type@2.1.0/node_modules/content-type/dist/index.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.format = format;
+    exports.parse = parse6;
+    var TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
+    var TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+    var QUOTE_REGEXP = /[\\"]/g;
+    var TYPE_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+    var NullObject = /* @__PURE__ */ (() => {
+      const C = function() {
+      };
+      C.prototype = /* @__PURE__ */ Object.create(null);
+      return C;
+    })();
+    function format(obj2) {
+      const { type, parameters } = obj2;
+      if (!type || !TYPE_REGEXP.test(type)) {
+        throw new TypeError(`Invalid type: ${type}`);
+      }
+      let result = type;
+      if (parameters) {
+        for (const param of Object.keys(parameters)) {
+          if (!TOKEN_REGEXP.test(param)) {
+            throw new TypeError(`Invalid parameter name: ${param}`);
+          }
+          result += `; ${param}=${qstring(parameters[param])}`;
+        }
+      }
+      return result;
+    }
+    function parse6(header2, options) {
+      const stopChar = options?.comma === true ? COMMA : 65536;
+      const len = header2.length;
+      let index = skipOWS(header2, options?.start ?? 0, len);
+      const valueStart = index;
+      index = skipValue(header2, index, len, stopChar);
+      const valueEnd = trailingOWS(header2, valueStart, index);
+      const type = header2.slice(valueStart, valueEnd).toLowerCase();
+      if (options?.parameters === false) {
+        return { type, index, parameters: new NullObject() };
+      }
+      return parseParameters(header2, type, index, len, stopChar);
+    }
+    var SP = 32;
+    var HTAB = 9;
+    var SEMI = 59;
+    var EQ = 61;
+    var DQUOTE = 34;
+    var BSLASH = 92;
+    var COMMA = 44;
+    function parseParameters(header2, type, index, len, stopChar) {
+      const parameters = new NullObject();
+      parameter: while (index < len) {
+        if (header2.charCodeAt(index) === stopChar)
+          break;
+        index = skipOWS(header2, index + 1, len);
+        const keyStart = index;
+        while (index < len) {
+          const code2 = header2.charCodeAt(index);
+          if (code2 === stopChar)
+            break parameter;
+          if (code2 === SEMI)
+            continue parameter;
+          if (code2 === EQ) {
+            const keyEnd = trailingOWS(header2, keyStart, index);
+            const key = header2.slice(keyStart, keyEnd).toLowerCase();
+            index = skipOWS(header2, index + 1, len);
+            if (index < len && header2.charCodeAt(index) === DQUOTE) {
+              index++;
+              let value2 = "";
+              while (index < len) {
+                const code3 = header2.charCodeAt(index++);
+                if (code3 === DQUOTE) {
+                  index = skipValue(header2, index, len, stopChar);
+                  if (parameters[key] === void 0)
+                    parameters[key] = value2;
+                  break;
+                }
+                if (code3 === BSLASH && index < len) {
+                  value2 += header2[index++];
+                  continue;
+                }
+                value2 += String.fromCharCode(code3);
+              }
+              continue parameter;
+            }
+            const valueStart = index;
+            index = skipValue(header2, index, len, stopChar);
+            if (parameters[key] === void 0) {
+              const valueEnd = trailingOWS(header2, valueStart, index);
+              parameters[key] = header2.slice(valueStart, valueEnd);
+            }
+            continue parameter;
+          }
+          index++;
+        }
+      }
+      return { type, index, parameters };
+    }
+    function skipValue(str4, index, len, stopChar) {
+      while (index < len) {
+        const code2 = str4.charCodeAt(index);
+        if (code2 === SEMI || code2 === stopChar)
+          break;
+        index++;
+      }
+      return index;
+    }
+    function skipOWS(header2, index, len) {
+      while (index < len) {
+        const char = header2.charCodeAt(index);
+        if (char !== SP && char !== HTAB)
+          break;
+        index++;
+      }
+      return index;
+    }
+    function trailingOWS(header2, start, end) {
+      while (end > start) {
+        const char = header2.charCodeAt(end - 1);
+        if (char !== SP && char !== HTAB)
+          break;
+        end--;
+      }
+      return end;
+    }
+    function qstring(str4) {
+      if (TOKEN_REGEXP.test(str4))
+        return str4;
+      if (TEXT_REGEXP.test(str4))
+        return `"${str4.replace(QUOTE_REGEXP, "\\$&")}"`;
+      throw new TypeError(`Invalid parameter value: ${str4}`);
+    }
+  }
+});
+
+// ../../node_modules/.pnpm/bottleneck@2.19.5/node_modules/bottleneck/light.js
+var require_light = __commonJS({
+  "../../node_modules/.pnpm/bottleneck@2.19.5/node_modules/bottleneck/light.js"(exports, module) {
+    (function(global2, factory) {
+      typeof exports === "object" && typeof module !== "undefined" ? module.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global2.Bottleneck = factory();
+    })(exports, (function() {
+      "use strict";
+      var commonjsGlobal = typeof globalThis !== "undefined" ? globalThis : typeof window !== "undefined" ? window : typeof global !== "undefined" ? global : typeof self !== "undefined" ? self : {};
+      function getCjsExportFromNamespace(n) {
+        return n && n["default"] || n;
+      }
+      var load = function(received, defaults, onto = {}) {
+        var k, ref, v;
+        for (k in defaults) {
+          v = defaults[k];
+          onto[k] = (ref = received[k]) != null ? ref : v;
+        }
+        return onto;
+      };
+      var overwrite = function(received, defaults, onto = {}) {
+        var k, v;
+        for (k in received) {
+          v = received[k];
+          if (defaults[k] !== void 0) {
+            onto[k] = v;
+          }
+        }
+        return onto;
+      };
+      var parser = {
+        load,
+        overwrite
+      };
+      var DLList;
+      DLList = class DLList {
+        constructor(incr, decr) {
+          this.incr = incr;
+          this.decr = decr;
+          this._first = null;
+          this._last = null;
+          this.length = 0;
+        }
+        push(value2) {
+          var node;
+          this.length++;
+          if (typeof this.incr === "function") {
+            this.incr();
+          }
+          node = {
+            value: value2,
+            prev: this._last,
+            next: null
+          };
+          if (this._last != null) {
+            this._last.next = node;
+            this._last = node;
+          } else {
+            this._first = this._last = node;
+          }
+          return void 0;
+        }
+        shift() {
+          var value2;
+          if (this._first == null) {
+            return;
+          } else {
+            this.length--;
+            if (typeof this.decr === "function") {
+              this.decr();
+            }
+          }
+          value2 = this._first.value;
+          if ((this._first = this._first.next) != null) {
+            this._first.prev = null;
+          } else {
+            this._last = null;
+          }
+          return value2;
+        }
+        first() {
+          if (this._first != null) {
+            return this._first.value;
+          }
+        }
+        getArray() {
+          var node, ref, results;
+          node = this._first;
+          results = [];
+          while (node != null) {
+            results.push((ref = node, node = node.next, ref.value));
+          }
+          return results;
+        }
+        forEachShift(cb) {
+          var node;
+          node = this.shift();
+          while (node != null) {
+            cb(node), node = this.shift();
+          }
+          return void 0;
+        }
+        debug() {
+          var node, ref, ref1, ref2, results;
+          node = this._first;
+          results = [];
+          while (node != null) {
+            results.push((ref = node, node = node.next, {
+              value: ref.value,
+              prev: (ref1 = ref.prev) != null ? ref1.value : void 0,
+              next: (ref2 = ref.next) != null ? ref2.value : void 0
+            }));
+          }
+          return results;
+        }
+      };
+      var DLList_1 = DLList;
+      var Events;
+      Events = class Events {
+        constructor(instance) {
+          this.instance = instance;
+          this._events = {};
+          if (this.instance.on != null || this.instance.once != null || this.instance.removeAllListeners != null) {
+            throw new Error("An Emitter already exists for this object");
+          }
+          this.instance.on = (name2, cb) => {
+            return this._addListener(name2, "many", cb);
+          };
+          this.instance.once = (name2, cb) => {
+            return this._addListener(name2, "once", cb);
+          };
+          this.instance.removeAllListeners = (name2 = null) => {
+            if (name2 != null) {
+              return delete this._events[name2];
+            } else {
+              return this._events = {};
+            }
+          };
+        }
+        _addListener(name2, status, cb) {
+          var base;
+          if ((base = this._events)[name2] == null) {
+            base[name2] = [];
+          }
+          this._events[name2].push({ cb, status });
+          return this.instance;
+        }
+        listenerCount(name2) {
+          if (this._events[name2] != null) {
+            return this._events[name2].length;
+          } else {
+            return 0;
+          }
+        }
+        async trigger(name2, ...args) {
+          var e, promises3;
+          try {
+            if (name2 !== "debug") {
+              this.trigger("debug", `Event triggered: ${name2}`, args);
+            }
+            if (this._events[name2] == null) {
+              return;
+            }
+            this._events[name2] = this._events[name2].filter(function(listener) {
+              return listener.status !== "none";
+            });
+            promises3 = this._events[name2].map(async (listener) => {
+              var e2, returned;
+              if (listener.status === "none") {
+                return;
+              }
+              if (listener.status === "once") {
+                listener.status = "none";
+              }
+              try {
+                returned = typeof listener.cb === "function" ? listener.cb(...args) : void 0;
+                if (typeof (returned != null ? returned.then : void 0) === "function") {
+                  return await returned;
+                } else {
+                  return returned;
+                }
+              } catch (error2) {
+                e2 = error2;
+                {
+                  this.trigger("error", e2);
+                }
+                return null;
+              }
+            });
+            return (await Promise.all(promises3)).find(function(x) {
+              return x != null;
+            });
+          } catch (error2) {
+            e = error2;
+            {
+              this.trigger("error", e);
+            }
+            return null;
+          }
+        }
+      };
+      var Events_1 = Events;
+      var DLList$1, Events$1, Queues;
+      DLList$1 = DLList_1;
+      Events$1 = Events_1;
+      Queues = class Queues {
+        constructor(num_priorities) {
+          var i;
+          this.Events = new Events$1(this);
+          this._length = 0;
+          this._lists = (function() {
+            var j, ref, results;
+            results = [];
+            for (i = j = 1, ref = num_priorities; 1 <= ref ? j <= ref : j >= ref; i = 1 <= ref ? ++j : --j) {
+              results.push(new DLList$1((() => {
+                return this.incr();
+              }), (() => {
+                return this.decr();
+              })));
+            }
+            return results;
+          }).call(this);
+        }
+        incr() {
+          if (this._length++ === 0) {
+            return this.Events.trigger("leftzero");
+          }
+        }
+        decr() {
+          if (--this._length === 0) {
+            return this.Events.trigger("zero");
+          }
+        }
+        push(job) {
+          return this._lists[job.options.priority].push(job);
+        }
+        queued(priority) {
+          if (priority != null) {
+            return this._lists[priority].length;
+          } else {
+            return this._length;
+          }
+        }
+        shiftAll(fn3) {
+          return this._lists.forEach(function(list2) {
+            return list2.forEachShift(fn3);
+          });
+        }
+        getFirst(arr = this._lists) {
+          var j, len, list2;
+          for (j = 0, len = arr.length; j < len; j++) {
+            list2 = arr[j];
+            if (list2.length > 0) {
+              return list2;
+            }
+          }
+          return [];
+        }
+        shiftLastFrom(priority) {
+          return this.getFirst(this._lists.slice(priority).reverse()).shift();
+        }
+      };
+      var Queues_1 = Queues;
+      var BottleneckError;
+      BottleneckError = class BottleneckError extends Error {
+      };
+      var BottleneckError_1 = BottleneckError;
+      var BottleneckError$1, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser$1;
+      NUM_PRIORITIES = 10;
+      DEFAULT_PRIORITY = 5;
+      parser$1 = parser;
+      BottleneckError$1 = BottleneckError_1;
+      Job = class Job {
+        constructor(task, args, options, jobDefaults, rejectOnDrop, Events2, _states, Promise2) {
+          this.task = task;
+          this.args = args;
+          this.rejectOnDrop = rejectOnDrop;
+          this.Events = Events2;
+          this._states = _states;
+          this.Promise = Promise2;
+          this.options = parser$1.load(options, jobDefaults);
+          this.options.priority = this._sanitizePriority(this.options.priority);
+          if (this.options.id === jobDefaults.id) {
+            this.options.id = `${this.options.id}-${this._randomIndex()}`;
+          }
+          this.promise = new this.Promise((_resolve, _reject) => {
+            this._resolve = _resolve;
+            this._reject = _reject;
+          });
+          this.retryCount = 0;
+        }
+        _sanitizePriority(priority) {
+          var sProperty;
+          sProperty = ~~priority !== priority ? DEFAULT_PRIORITY : priority;
+          if (sProperty < 0) {
+            return 0;
+          } else if (sProperty > NUM_PRIORITIES - 1) {
+            return NUM_PRIORITIES - 1;
+          } else {
+            return sProperty;
+          }
+        }
+        _randomIndex() {
+          return Math.random().toString(36).slice(2);
+        }
+        doDrop({ error: error2, message: message2 = "This job has been dropped by Bottleneck" } = {}) {
+          if (this._states.remove(this.options.id)) {
+            if (this.rejectOnDrop) {
+              this._reject(error2 != null ? error2 : new BottleneckError$1(message2));
+            }
+            this.Events.trigger("dropped", { args: this.args, options: this.options, task: this.task, promise: this.promise });
+            return true;
+          } else {
+            return false;
+          }
+        }
+        _assertStatus(expected) {
+          var status;
+          status = this._states.jobStatus(this.options.id);
+          if (!(status === expected || expected === "DONE" && status === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          }
+        }
+        doReceive() {
+          this._states.start(this.options.id);
+          return this.Events.trigger("received", { args: this.args, options: this.options });
+        }
+        doQueue(reachedHWM, blocked) {
+          this._assertStatus("RECEIVED");
+          this._states.next(this.options.id);
+          return this.Events.trigger("queued", { args: this.args, options: this.options, reachedHWM, blocked });
+        }
+        doRun() {
+          if (this.retryCount === 0) {
+            this._assertStatus("QUEUED");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          return this.Events.trigger("scheduled", { args: this.args, options: this.options });
+        }
+        async doExecute(chained, clearGlobalState, run2, free) {
+          var error2, eventInfo, passed;
+          if (this.retryCount === 0) {
+            this._assertStatus("RUNNING");
+            this._states.next(this.options.id);
+          } else {
+            this._assertStatus("EXECUTING");
+          }
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          this.Events.trigger("executing", eventInfo);
+          try {
+            passed = await (chained != null ? chained.schedule(this.options, this.task, ...this.args) : this.task(...this.args));
+            if (clearGlobalState()) {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._resolve(passed);
+            }
+          } catch (error1) {
+            error2 = error1;
+            return this._onFailure(error2, eventInfo, clearGlobalState, run2, free);
+          }
+        }
+        doExpire(clearGlobalState, run2, free) {
+          var error2, eventInfo;
+          if (this._states.jobStatus(this.options.id === "RUNNING")) {
+            this._states.next(this.options.id);
+          }
+          this._assertStatus("EXECUTING");
+          eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
+          error2 = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
+          return this._onFailure(error2, eventInfo, clearGlobalState, run2, free);
+        }
+        async _onFailure(error2, eventInfo, clearGlobalState, run2, free) {
+          var retry2, retryAfter;
+          if (clearGlobalState()) {
+            retry2 = await this.Events.trigger("failed", error2, eventInfo);
+            if (retry2 != null) {
+              retryAfter = ~~retry2;
+              this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
+              this.retryCount++;
+              return run2(retryAfter);
+            } else {
+              this.doDone(eventInfo);
+              await free(this.options, eventInfo);
+              this._assertStatus("DONE");
+              return this._reject(error2);
+            }
+          }
+        }
+        doDone(eventInfo) {
+          this._assertStatus("EXECUTING");
+          this._states.next(this.options.id);
+          return this.Events.trigger("done", eventInfo);
+        }
+      };
+      var Job_1 = Job;
+      var BottleneckError$2, LocalDatastore, parser$2;
+      parser$2 = parser;
+      BottleneckError$2 = BottleneckError_1;
+      LocalDatastore = class LocalDatastore {
+        constructor(instance, storeOptions, storeInstanceOptions) {
+          this.instance = instance;
+          this.storeOptions = storeOptions;
+          this.clientId = this.instance._randomIndex();
+          parser$2.load(storeInstanceOptions, storeInstanceOptions, this);
+          this._nextRequest = this._lastReservoirRefresh = this._lastReservoirIncrease = Date.now();
+          this._running = 0;
+          this._done = 0;
+          this._unblockTime = 0;
+          this.ready = this.Promise.resolve();
+          this.clients = {};
+          this._startHeartbeat();
+        }
+        _startHeartbeat() {
+          var base;
+          if (this.heartbeat == null && (this.storeOptions.reservoirRefreshInterval != null && this.storeOptions.reservoirRefreshAmount != null || this.storeOptions.reservoirIncreaseInterval != null && this.storeOptions.reservoirIncreaseAmount != null)) {
+            return typeof (base = this.heartbeat = setInterval(() => {
+              var amount, incr, maximum, now, reservoir;
+              now = Date.now();
+              if (this.storeOptions.reservoirRefreshInterval != null && now >= this._lastReservoirRefresh + this.storeOptions.reservoirRefreshInterval) {
+                this._lastReservoirRefresh = now;
+                this.storeOptions.reservoir = this.storeOptions.reservoirRefreshAmount;
+                this.instance._drainAll(this.computeCapacity());
+              }
+              if (this.storeOptions.reservoirIncreaseInterval != null && now >= this._lastReservoirIncrease + this.storeOptions.reservoirIncreaseInterval) {
+                ({
+                  reservoirIncreaseAmount: amount,
+                  reservoirIncreaseMaximum: maximum,
+                  reservoir
+                } = this.storeOptions);
+                this._lastReservoirIncrease = now;
+                incr = maximum != null ? Math.min(amount, maximum - reservoir) : amount;
+                if (incr > 0) {
+                  this.storeOptions.reservoir += incr;
+                  return this.instance._drainAll(this.computeCapacity());
+                }
+              }
+            }, this.heartbeatInterval)).unref === "function" ? base.unref() : void 0;
+          } else {
+            return clearInterval(this.heartbeat);
+          }
+        }
+        async __publish__(message2) {
+          await this.yieldLoop();
+          return this.instance.Events.trigger("message", message2.toString());
+        }
+        async __disconnect__(flush) {
+          await this.yieldLoop();
+          clearInterval(this.heartbeat);
+          return this.Promise.resolve();
+        }
+        yieldLoop(t = 0) {
+          return new this.Promise(function(resolve9, reject) {
+            return setTimeout(resolve9, t);
+          });
+        }
+        computePenalty() {
+          var ref;
+          return (ref = this.storeOptions.penalty) != null ? ref : 15 * this.storeOptions.minTime || 5e3;
+        }
+        async __updateSettings__(options) {
+          await this.yieldLoop();
+          parser$2.overwrite(options, options, this.storeOptions);
+          this._startHeartbeat();
+          this.instance._drainAll(this.computeCapacity());
+          return true;
+        }
+        async __running__() {
+          await this.yieldLoop();
+          return this._running;
+        }
+        async __queued__() {
+          await this.yieldLoop();
+          return this.instance.queued();
+        }
+        async __done__() {
+          await this.yieldLoop();
+          return this._done;
+        }
+        async __groupCheck__(time) {
+          await this.yieldLoop();
+          return this._nextRequest + this.timeout < time;
+        }
+        computeCapacity() {
+          var maxConcurrent, reservoir;
+          ({ maxConcurrent, reservoir } = this.storeOptions);
+          if (maxConcurrent != null && reservoir != null) {
+            return Math.min(maxConcurrent - this._running, reservoir);
+          } else if (maxConcurrent != null) {
+            return maxConcurrent - this._running;
+          } else if (reservoir != null) {
+            return reservoir;
+          } else {
+            return null;
+          }
+        }
+        conditionsCheck(weight) {
+          var capacity;
+          capacity = this.computeCapacity();
+          return capacity == null || weight <= capacity;
+        }
+        async __incrementReservoir__(incr) {
+          var reservoir;
+          await this.yieldLoop();
+          reservoir = this.storeOptions.reservoir += incr;
+          this.instance._drainAll(this.computeCapacity());
+          return reservoir;
+        }
+        async __currentReservoir__() {
+          await this.yieldLoop();
+          return this.storeOptions.reservoir;
+        }
+        isBlocked(now) {
+          return this._unblockTime >= now;
+        }
+        check(weight, now) {
+          return this.conditionsCheck(weight) && this._nextRequest - now <= 0;
+        }
+        async __check__(weight) {
+          var now;
+          await this.yieldLoop();
+          now = Date.now();
+          return this.check(weight, now);
+        }
+        async __register__(index, weight, expiration) {
+          var now, wait;
+          await this.yieldLoop();
+          now = Date.now();
+          if (this.conditionsCheck(weight)) {
+            this._running += weight;
+            if (this.storeOptions.reservoir != null) {
+              this.storeOptions.reservoir -= weight;
+            }
+            wait = Math.max(this._nextRequest - now, 0);
+            this._nextRequest = now + wait + this.storeOptions.minTime;
+            return {
+              success: true,
+              wait,
+              reservoir: this.storeOptions.reservoir
+            };
+          } else {
+            return {
+              success: false
+            };
+          }
+        }
+        strategyIsBlock() {
+          return this.storeOptions.strategy === 3;
+        }
+        async __submit__(queueLength, weight) {
+          var blocked, now, reachedHWM;
+          await this.yieldLoop();
+          if (this.storeOptions.maxConcurrent != null && weight > this.storeOptions.maxConcurrent) {
+            throw new BottleneckError$2(`Impossible to add a job having a weight of ${weight} to a limiter having a maxConcurrent setting of ${this.storeOptions.maxConcurrent}`);
+          }
+          now = Date.now();
+          reachedHWM = this.storeOptions.highWater != null && queueLength === this.storeOptions.highWater && !this.check(weight, now);
+          blocked = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
+          if (blocked) {
+            this._unblockTime = now + this.computePenalty();
+            this._nextRequest = this._unblockTime + this.storeOptions.minTime;
+            this.instance._dropAllQueued();
+          }
+          return {
+            reachedHWM,
+            blocked,
+            strategy: this.storeOptions.strategy
+          };
+        }
+        async __free__(index, weight) {
+          await this.yieldLoop();
+          this._running -= weight;
+          this._done += weight;
+          this.instance._drainAll(this.computeCapacity());
+          return {
+            running: this._running
+          };
+        }
+      };
+      var LocalDatastore_1 = LocalDatastore;
+      var BottleneckError$3, States;
+      BottleneckError$3 = BottleneckError_1;
+      States = class States {
+        constructor(status1) {
+          this.status = status1;
+          this._jobs = {};
+          this.counts = this.status.map(function() {
+            return 0;
+          });
+        }
+        next(id) {
+          var current, next;
+          current = this._jobs[id];
+          next = current + 1;
+          if (current != null && next < this.status.length) {
+            this.counts[current]--;
+            this.counts[next]++;
+            return this._jobs[id]++;
+          } else if (current != null) {
+            this.counts[current]--;
+            return delete this._jobs[id];
+          }
+        }
+        start(id) {
+          var initial;
+          initial = 0;
+          this._jobs[id] = initial;
+          return this.counts[initial]++;
+        }
+        remove(id) {
+          var current;
+          current = this._jobs[id];
+          if (current != null) {
+            this.counts[current]--;
+            delete this._jobs[id];
+          }
+          return current != null;
+        }
+        jobStatus(id) {
+          var ref;
+          return (ref = this.status[this._jobs[id]]) != null ? ref : null;
+        }
+        statusJobs(status) {
+          var k, pos, ref, results, v;
+          if (status != null) {
+            pos = this.status.indexOf(status);
+            if (pos < 0) {
+              throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
+            }
+            ref = this._jobs;
+            results = [];
+            for (k in ref) {
+              v = ref[k];
+              if (v === pos) {
+                results.push(k);
+              }
+            }
+            return results;
+          } else {
+            return Object.keys(this._jobs);
+          }
+        }
+        statusCounts() {
+          return this.counts.reduce(((acc, v, i) => {
+            acc[this.status[i]] = v;
+            return acc;
+          }), {});
+        }
+      };
+      var States_1 = States;
+      var DLList$2, Sync;
+      DLList$2 = DLList_1;
+      Sync = class Sync {
+        constructor(name2, Promise2) {
+          this.schedule = this.schedule.bind(this);
+          this.name = name2;
+          this.Promise = Promise2;
+          this._running = 0;
+          this._queue = new DLList$2();
+        }
+        isEmpty() {
+          return this._queue.length === 0;
+        }
+        async _tryToRun() {
+          var args, cb, error2, reject, resolve9, returned, task;
+          if (this._running < 1 && this._queue.length > 0) {
+            this._running++;
+            ({ task, args, resolve: resolve9, reject } = this._queue.shift());
+            cb = await (async function() {
+              try {
+                returned = await task(...args);
+                return function() {
+                  return resolve9(returned);
+                };
+              } catch (error1) {
+                error2 = error1;
+                return function() {
+                  return reject(error2);
+                };
+              }
+            })();
+            this._running--;
+            this._tryToRun();
+            return cb();
+          }
+        }
+        schedule(task, ...args) {
+          var promise, reject, resolve9;
+          resolve9 = reject = null;
+          promise = new this.Promise(function(_resolve, _reject) {
+            resolve9 = _resolve;
+            return reject = _reject;
+          });
+          this._queue.push({ task, args, resolve: resolve9, reject });
+          this._tryToRun();
+          return promise;
+        }
+      };
+      var Sync_1 = Sync;
+      var version2 = "2.19.5";
+      var version$1 = {
+        version: version2
+      };
+      var version$2 = /* @__PURE__ */ Object.freeze({
+        version: version2,
+        default: version$1
+      });
+      var require$$2 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$3 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$4 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var Events$2, Group, IORedisConnection$1, RedisConnection$1, Scripts$1, parser$3;
+      parser$3 = parser;
+      Events$2 = Events_1;
+      RedisConnection$1 = require$$2;
+      IORedisConnection$1 = require$$3;
+      Scripts$1 = require$$4;
+      Group = (function() {
+        class Group2 {
+          constructor(limiterOptions = {}) {
+            this.deleteKey = this.deleteKey.bind(this);
+            this.limiterOptions = limiterOptions;
+            parser$3.load(this.limiterOptions, this.defaults, this);
+            this.Events = new Events$2(this);
+            this.instances = {};
+            this.Bottleneck = Bottleneck_1;
+            this._startAutoCleanup();
+            this.sharedConnection = this.connection != null;
+            if (this.connection == null) {
+              if (this.limiterOptions.datastore === "redis") {
+                this.connection = new RedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              } else if (this.limiterOptions.datastore === "ioredis") {
+                this.connection = new IORedisConnection$1(Object.assign({}, this.limiterOptions, { Events: this.Events }));
+              }
+            }
+          }
+          key(key = "") {
+            var ref;
+            return (ref = this.instances[key]) != null ? ref : (() => {
+              var limiter;
+              limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+                id: `${this.id}-${key}`,
+                timeout: this.timeout,
+                connection: this.connection
+              }));
+              this.Events.trigger("created", limiter, key);
+              return limiter;
+            })();
+          }
+          async deleteKey(key = "") {
+            var deleted, instance;
+            instance = this.instances[key];
+            if (this.connection) {
+              deleted = await this.connection.__runCommand__(["del", ...Scripts$1.allKeys(`${this.id}-${key}`)]);
+            }
+            if (instance != null) {
+              delete this.instances[key];
+              await instance.disconnect();
+            }
+            return instance != null || deleted > 0;
+          }
+          limiters() {
+            var k, ref, results, v;
+            ref = this.instances;
+            results = [];
+            for (k in ref) {
+              v = ref[k];
+              results.push({
+                key: k,
+                limiter: v
+              });
+            }
+            return results;
+          }
+          keys() {
+            return Object.keys(this.instances);
+          }
+          async clusterKeys() {
+            var cursor, end, found, i, k, keys, len, next, start;
+            if (this.connection == null) {
+              return this.Promise.resolve(this.keys());
+            }
+            keys = [];
+            cursor = null;
+            start = `b_${this.id}-`.length;
+            end = "_settings".length;
+            while (cursor !== 0) {
+              [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
+              cursor = ~~next;
+              for (i = 0, len = found.length; i < len; i++) {
+                k = found[i];
+                keys.push(k.slice(start, -end));
+              }
+            }
+            return keys;
+          }
+          _startAutoCleanup() {
+            var base;
+            clearInterval(this.interval);
+            return typeof (base = this.interval = setInterval(async () => {
+              var e, k, ref, results, time, v;
+              time = Date.now();
+              ref = this.instances;
+              results = [];
+              for (k in ref) {
+                v = ref[k];
+                try {
+                  if (await v._store.__groupCheck__(time)) {
+                    results.push(this.deleteKey(k));
+                  } else {
+                    results.push(void 0);
+                  }
+                } catch (error2) {
+                  e = error2;
+                  results.push(v.Events.trigger("error", e));
+                }
+              }
+              return results;
+            }, this.timeout / 2)).unref === "function" ? base.unref() : void 0;
+          }
+          updateSettings(options = {}) {
+            parser$3.overwrite(options, this.defaults, this);
+            parser$3.overwrite(options, options, this.limiterOptions);
+            if (options.timeout != null) {
+              return this._startAutoCleanup();
+            }
+          }
+          disconnect(flush = true) {
+            var ref;
+            if (!this.sharedConnection) {
+              return (ref = this.connection) != null ? ref.disconnect(flush) : void 0;
+            }
+          }
+        }
+        Group2.prototype.defaults = {
+          timeout: 1e3 * 60 * 5,
+          connection: null,
+          Promise,
+          id: "group-key"
+        };
+        return Group2;
+      }).call(commonjsGlobal);
+      var Group_1 = Group;
+      var Batcher, Events$3, parser$4;
+      parser$4 = parser;
+      Events$3 = Events_1;
+      Batcher = (function() {
+        class Batcher2 {
+          constructor(options = {}) {
+            this.options = options;
+            parser$4.load(this.options, this.defaults, this);
+            this.Events = new Events$3(this);
+            this._arr = [];
+            this._resetPromise();
+            this._lastFlush = Date.now();
+          }
+          _resetPromise() {
+            return this._promise = new this.Promise((res, rej) => {
+              return this._resolve = res;
+            });
+          }
+          _flush() {
+            clearTimeout(this._timeout);
+            this._lastFlush = Date.now();
+            this._resolve();
+            this.Events.trigger("batch", this._arr);
+            this._arr = [];
+            return this._resetPromise();
+          }
+          add(data) {
+            var ret;
+            this._arr.push(data);
+            ret = this._promise;
+            if (this._arr.length === this.maxSize) {
+              this._flush();
+            } else if (this.maxTime != null && this._arr.length === 1) {
+              this._timeout = setTimeout(() => {
+                return this._flush();
+              }, this.maxTime);
+            }
+            return ret;
+          }
+        }
+        Batcher2.prototype.defaults = {
+          maxTime: null,
+          maxSize: null,
+          Promise
+        };
+        return Batcher2;
+      }).call(commonjsGlobal);
+      var Batcher_1 = Batcher;
+      var require$$4$1 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
+      var require$$8 = getCjsExportFromNamespace(version$2);
+      var Bottleneck2, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
+      NUM_PRIORITIES$1 = 10;
+      DEFAULT_PRIORITY$1 = 5;
+      parser$5 = parser;
+      Queues$1 = Queues_1;
+      Job$1 = Job_1;
+      LocalDatastore$1 = LocalDatastore_1;
+      RedisDatastore$1 = require$$4$1;
+      Events$4 = Events_1;
+      States$1 = States_1;
+      Sync$1 = Sync_1;
+      Bottleneck2 = (function() {
+        class Bottleneck3 {
+          constructor(options = {}, ...invalid) {
+            var storeInstanceOptions, storeOptions;
+            this._addToQueue = this._addToQueue.bind(this);
+            this._validateOptions(options, invalid);
+            parser$5.load(options, this.instanceDefaults, this);
+            this._queues = new Queues$1(NUM_PRIORITIES$1);
+            this._scheduled = {};
+            this._states = new States$1(["RECEIVED", "QUEUED", "RUNNING", "EXECUTING"].concat(this.trackDoneStatus ? ["DONE"] : []));
+            this._limiter = null;
+            this.Events = new Events$4(this);
+            this._submitLock = new Sync$1("submit", this.Promise);
+            this._registerLock = new Sync$1("register", this.Promise);
+            storeOptions = parser$5.load(options, this.storeDefaults, {});
+            this._store = (function() {
+              if (this.datastore === "redis" || this.datastore === "ioredis" || this.connection != null) {
+                storeInstanceOptions = parser$5.load(options, this.redisStoreDefaults, {});
+                return new RedisDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else if (this.datastore === "local") {
+                storeInstanceOptions = parser$5.load(options, this.localStoreDefaults, {});
+                return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
+              } else {
+                throw new Bottleneck3.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+              }
+            }).call(this);
+            this._queues.on("leftzero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.ref === "function" ? ref.ref() : void 0 : void 0;
+            });
+            this._queues.on("zero", () => {
+              var ref;
+              return (ref = this._store.heartbeat) != null ? typeof ref.unref === "function" ? ref.unref() : void 0 : void 0;
+            });
+          }
+          _validateOptions(options, invalid) {
+            if (!(options != null && typeof options === "object" && invalid.length === 0)) {
+              throw new Bottleneck3.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+            }
+          }
+          ready() {
+            return this._store.ready;
+          }
+          clients() {
+            return this._store.clients;
+          }
+          channel() {
+            return `b_${this.id}`;
+          }
+          channel_client() {
+            return `b_${this.id}_${this._store.clientId}`;
+          }
+          publish(message2) {
+            return this._store.__publish__(message2);
+          }
+          disconnect(flush = true) {
+            return this._store.__disconnect__(flush);
+          }
+          chain(_limiter) {
+            this._limiter = _limiter;
+            return this;
+          }
+          queued(priority) {
+            return this._queues.queued(priority);
+          }
+          clusterQueued() {
+            return this._store.__queued__();
+          }
+          empty() {
+            return this.queued() === 0 && this._submitLock.isEmpty();
+          }
+          running() {
+            return this._store.__running__();
+          }
+          done() {
+            return this._store.__done__();
+          }
+          jobStatus(id) {
+            return this._states.jobStatus(id);
+          }
+          jobs(status) {
+            return this._states.statusJobs(status);
+          }
+          counts() {
+            return this._states.statusCounts();
+          }
+          _randomIndex() {
+            return Math.random().toString(36).slice(2);
+          }
+          check(weight = 1) {
+            return this._store.__check__(weight);
+          }
+          _clearGlobalState(index) {
+            if (this._scheduled[index] != null) {
+              clearTimeout(this._scheduled[index].expiration);
+              delete this._scheduled[index];
+              return true;
+            } else {
+              return false;
+            }
+          }
+          async _free(index, job, options, eventInfo) {
+            var e, running2;
+            try {
+              ({ running: running2 } = await this._store.__free__(index, options.weight));
+              this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
+              if (running2 === 0 && this.empty()) {
+                return this.Events.trigger("idle");
+              }
+            } catch (error1) {
+              e = error1;
+              return this.Events.trigger("error", e);
+            }
+          }
+          _run(index, job, wait) {
+            var clearGlobalState, free, run2;
+            job.doRun();
+            clearGlobalState = this._clearGlobalState.bind(this, index);
+            run2 = this._run.bind(this, index, job);
+            free = this._free.bind(this, index, job);
+            return this._scheduled[index] = {
+              timeout: setTimeout(() => {
+                return job.doExecute(this._limiter, clearGlobalState, run2, free);
+              }, wait),
+              expiration: job.options.expiration != null ? setTimeout(function() {
+                return job.doExpire(clearGlobalState, run2, free);
+              }, wait + job.options.expiration) : void 0,
+              job
+            };
+          }
+          _drainOne(capacity) {
+            return this._registerLock.schedule(() => {
+              var args, index, next, options, queue;
+              if (this.queued() === 0) {
+                return this.Promise.resolve(null);
+              }
+              queue = this._queues.getFirst();
+              ({ options, args } = next = queue.first());
+              if (capacity != null && options.weight > capacity) {
+                return this.Promise.resolve(null);
+              }
+              this.Events.trigger("debug", `Draining ${options.id}`, { args, options });
+              index = this._randomIndex();
+              return this._store.__register__(index, options.weight, options.expiration).then(({ success, wait, reservoir }) => {
+                var empty2;
+                this.Events.trigger("debug", `Drained ${options.id}`, { success, args, options });
+                if (success) {
+                  queue.shift();
+                  empty2 = this.empty();
+                  if (empty2) {
+                    this.Events.trigger("empty");
+                  }
+                  if (reservoir === 0) {
+                    this.Events.trigger("depleted", empty2);
+                  }
+                  this._run(index, next, wait);
+                  return this.Promise.resolve(options.weight);
+                } else {
+                  return this.Promise.resolve(null);
+                }
+              });
+            });
+          }
+          _drainAll(capacity, total = 0) {
+            return this._drainOne(capacity).then((drained) => {
+              var newCapacity;
+              if (drained != null) {
+                newCapacity = capacity != null ? capacity - drained : capacity;
+                return this._drainAll(newCapacity, total + drained);
+              } else {
+                return this.Promise.resolve(total);
+              }
+            }).catch((e) => {
+              return this.Events.trigger("error", e);
+            });
+          }
+          _dropAllQueued(message2) {
+            return this._queues.shiftAll(function(job) {
+              return job.doDrop({ message: message2 });
+            });
+          }
+          stop(options = {}) {
+            var done, waitForExecuting;
+            options = parser$5.load(options, this.stopDefaults);
+            waitForExecuting = (at) => {
+              var finished;
+              finished = () => {
+                var counts;
+                counts = this._states.counts;
+                return counts[0] + counts[1] + counts[2] + counts[3] === at;
+              };
+              return new this.Promise((resolve9, reject) => {
+                if (finished()) {
+                  return resolve9();
+                } else {
+                  return this.on("done", () => {
+                    if (finished()) {
+                      this.removeAllListeners("done");
+                      return resolve9();
+                    }
+                  });
+                }
+              });
+            };
+            done = options.dropWaitingJobs ? (this._run = function(index, next) {
+              return next.doDrop({
+                message: options.dropErrorMessage
+              });
+            }, this._drainOne = () => {
+              return this.Promise.resolve(null);
+            }, this._registerLock.schedule(() => {
+              return this._submitLock.schedule(() => {
+                var k, ref, v;
+                ref = this._scheduled;
+                for (k in ref) {
+                  v = ref[k];
+                  if (this.jobStatus(v.job.options.id) === "RUNNING") {
+                    clearTimeout(v.timeout);
+                    clearTimeout(v.expiration);
+                    v.job.doDrop({
+                      message: options.dropErrorMessage
+                    });
+                  }
+                }
+                this._dropAllQueued(options.dropErrorMessage);
+                return waitForExecuting(0);
+              });
+            })) : this.schedule({
+              priority: NUM_PRIORITIES$1 - 1,
+              weight: 0
+            }, () => {
+              return waitForExecuting(1);
+            });
+            this._receive = function(job) {
+              return job._reject(new Bottleneck3.prototype.BottleneckError(options.enqueueErrorMessage));
+            };
+            this.stop = () => {
+              return this.Promise.reject(new Bottleneck3.prototype.BottleneckError("stop() has already been called"));
+            };
+            return done;
+          }
+          async _addToQueue(job) {
+            var args, blocked, error2, options, reachedHWM, shifted, strategy;
+            ({ args, options } = job);
+            try {
+              ({ reachedHWM, blocked, strategy } = await this._store.__submit__(this.queued(), options.weight));
+            } catch (error1) {
+              error2 = error1;
+              this.Events.trigger("debug", `Could not queue ${options.id}`, { args, options, error: error2 });
+              job.doDrop({ error: error2 });
+              return false;
+            }
+            if (blocked) {
+              job.doDrop();
+              return true;
+            } else if (reachedHWM) {
+              shifted = strategy === Bottleneck3.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options.priority) : strategy === Bottleneck3.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options.priority + 1) : strategy === Bottleneck3.prototype.strategy.OVERFLOW ? job : void 0;
+              if (shifted != null) {
+                shifted.doDrop();
+              }
+              if (shifted == null || strategy === Bottleneck3.prototype.strategy.OVERFLOW) {
+                if (shifted == null) {
+                  job.doDrop();
+                }
+                return reachedHWM;
+              }
+            }
+            job.doQueue(reachedHWM, blocked);
+            this._queues.push(job);
+            await this._drainAll();
+            return reachedHWM;
+          }
+          _receive(job) {
+            if (this._states.jobStatus(job.options.id) != null) {
+              job._reject(new Bottleneck3.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+              return false;
+            } else {
+              job.doReceive();
+              return this._submitLock.schedule(this._addToQueue, job);
+            }
+          }
+          submit(...args) {
+            var cb, fn3, job, options, ref, ref1, task;
+            if (typeof args[0] === "function") {
+              ref = args, [fn3, ...args] = ref, [cb] = splice.call(args, -1);
+              options = parser$5.load({}, this.jobDefaults);
+            } else {
+              ref1 = args, [options, fn3, ...args] = ref1, [cb] = splice.call(args, -1);
+              options = parser$5.load(options, this.jobDefaults);
+            }
+            task = (...args2) => {
+              return new this.Promise(function(resolve9, reject) {
+                return fn3(...args2, function(...args3) {
+                  return (args3[0] != null ? reject : resolve9)(args3);
+                });
+              });
+            };
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            job.promise.then(function(args2) {
+              return typeof cb === "function" ? cb(...args2) : void 0;
+            }).catch(function(args2) {
+              if (Array.isArray(args2)) {
+                return typeof cb === "function" ? cb(...args2) : void 0;
+              } else {
+                return typeof cb === "function" ? cb(args2) : void 0;
+              }
+            });
+            return this._receive(job);
+          }
+          schedule(...args) {
+            var job, options, task;
+            if (typeof args[0] === "function") {
+              [task, ...args] = args;
+              options = {};
+            } else {
+              [options, task, ...args] = args;
+            }
+            job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+            this._receive(job);
+            return job.promise;
+          }
+          wrap(fn3) {
+            var schedule, wrapped;
+            schedule = this.schedule.bind(this);
+            wrapped = function(...args) {
+              return schedule(fn3.bind(this), ...args);
+            };
+            wrapped.withOptions = function(options, ...args) {
+              return schedule(options, fn3, ...args);
+            };
+            return wrapped;
+          }
+          async updateSettings(options = {}) {
+            await this._store.__updateSettings__(parser$5.overwrite(options, this.storeDefaults));
+            parser$5.overwrite(options, this.instanceDefaults, this);
+            return this;
+          }
+          currentReservoir() {
+            return this._store.__currentReservoir__();
+          }
+          incrementReservoir(incr = 0) {
+            return this._store.__incrementReservoir__(incr);
+          }
+        }
+        Bottleneck3.default = Bottleneck3;
+        Bottleneck3.Events = Events$4;
+        Bottleneck3.version = Bottleneck3.prototype.version = require$$8.version;
+        Bottleneck3.strategy = Bottleneck3.prototype.strategy = {
+          LEAK: 1,
+          OVERFLOW: 2,
+          OVERFLOW_PRIORITY: 4,
+          BLOCK: 3
+        };
+        Bottleneck3.BottleneckError = Bottleneck3.prototype.BottleneckError = BottleneckError_1;
+        Bottleneck3.Group = Bottleneck3.prototype.Group = Group_1;
+        Bottleneck3.RedisConnection = Bottleneck3.prototype.RedisConnection = require$$2;
+        Bottleneck3.IORedisConnection = Bottleneck3.prototype.IORedisConnection = require$$3;
+        Bottleneck3.Batcher = Bottleneck3.prototype.Batcher = Batcher_1;
+        Bottleneck3.prototype.jobDefaults = {
+          priority: DEFAULT_PRIORITY$1,
+          weight: 1,
+          expiration: null,
+          id: "<no-id>"
+        };
+        Bottleneck3.prototype.storeDefaults = {
+          maxConcurrent: null,
+          minTime: 0,
+          highWater: null,
+          strategy: Bottleneck3.prototype.strategy.LEAK,
+          penalty: null,
+          reservoir: null,
+          reservoirRefreshInterval: null,
+          reservoirRefreshAmount: null,
+          reservoirIncreaseInterval: null,
+          reservoirIncreaseAmount: null,
+          reservoirIncreaseMaximum: null
+        };
+        Bottleneck3.prototype.localStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 250
+        };
+        Bottleneck3.prototype.redisStoreDefaults = {
+          Promise,
+          timeout: null,
+          heartbeatInterval: 5e3,
+          clientTimeout: 1e4,
+          Redis: null,
+          clientOptions: {},
+          clusterNodes: null,
+          clearDatastore: false,
+          connection: null
+        };
+        Bottleneck3.prototype.instanceDefaults = {
+          datastore: "local",
+          connection: null,
+          id: "<no-id>",
+          rejectOnDrop: true,
+          trackDoneStatus: false,
+          Promise
+        };
+        Bottleneck3.prototype.stopDefaults = {
+          enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
+          dropWaitingJobs: true,
+          dropErrorMessage: "This limiter has been stopped."
+        };
+        return Bottleneck3;
+      }).call(commonjsGlobal);
+      var Bottleneck_1 = Bottleneck2;
+      var lib = Bottleneck_1;
+      return lib;
+    }));
   }
 });
 
@@ -26831,8 +28289,8 @@ var Summary = class {
         if (typeof cell3 === "string") {
           return this.wrap("td", cell3);
         }
-        const { header, data, colspan, rowspan } = cell3;
-        const tag2 = header ? "th" : "td";
+        const { header: header2, data, colspan, rowspan } = cell3;
+        const tag2 = header2 ? "th" : "td";
         const attrs = Object.assign(Object.assign({}, colspan && { colspan }), rowspan && { rowspan });
         return this.wrap(tag2, data, attrs);
       }).join("");
@@ -27233,12 +28691,12 @@ function runGit(args, options = {}) {
           return;
         }
         const exitCode = typeof error2.code === "number" ? error2.code : void 0;
-        const detail = stderr.trim() || error2.message;
+        const detail2 = stderr.trim() || error2.message;
         const code2 = classify(stderr);
         reject(
           new GitError({
             code: code2,
-            message: `git ${args[0] ?? ""} failed: ${detail}${code2 === "auth" ? authHint : ""}`,
+            message: `git ${args[0] ?? ""} failed: ${detail2}${code2 === "auth" ? authHint : ""}`,
             args,
             stderr,
             ...exitCode !== void 0 ? { exitCode } : {},
@@ -27287,8 +28745,13 @@ function credentialsFor(location, options = {}) {
   } else if (location.kind === "https") {
     const token = options.token ?? env.KDELTA_GIT_TOKEN ?? (origin.hostname === "github.com" ? env.GITHUB_TOKEN ?? env.GH_TOKEN : void 0);
     if (token) config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
+  } else if (options.token && isLoopback(origin.hostname)) {
+    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${options.token}`)]);
   }
   return { env: configEnv(config, env), secrets: known };
+}
+function isLoopback(hostname4) {
+  return hostname4 === "localhost" || hostname4 === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname4);
 }
 var basicHeader = (pair) => `Authorization: Basic ${Buffer.from(pair).toString("base64")}`;
 function configEnv(entries, env) {
@@ -27424,9 +28887,9 @@ async function isStale(lockPath, owner) {
   if (!info2) return false;
   return Date.now() - info2.mtimeMs > (owner ? staleMs : ownerlessStaleMs);
 }
-async function takeOver(lockPath, seen, self) {
+async function takeOver(lockPath, seen, self2) {
   const guard = `${lockPath}.takeover`;
-  if (!await tryCreate(guard, self)) {
+  if (!await tryCreate(guard, self2)) {
     const guardOwner = await readOwner(guard);
     if (await isStale(guard, guardOwner)) await rm2(guard, { recursive: true, force: true });
     else await new Promise((r) => setTimeout(r, 10));
@@ -27450,13 +28913,13 @@ async function sweepStaging(lockPath) {
 }
 async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
   const started = Date.now();
-  const self = { pid: process.pid, host: hostname(), token: randomBytes(8).toString("hex") };
+  const self2 = { pid: process.pid, host: hostname(), token: randomBytes(8).toString("hex") };
   let delay = 20;
   for (; ; ) {
-    if (await tryCreate(lockPath, self)) break;
+    if (await tryCreate(lockPath, self2)) break;
     const owner = await readOwner(lockPath);
     if (await isStale(lockPath, owner)) {
-      await takeOver(lockPath, owner, self);
+      await takeOver(lockPath, owner, self2);
       continue;
     }
     if (Date.now() - started > timeoutMs) {
@@ -27466,14 +28929,14 @@ async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 500);
   }
-  held.set(lockPath, self.token);
+  held.set(lockPath, self2.token);
   await sweepStaging(lockPath);
   try {
     return await fn3();
   } finally {
     held.delete(lockPath);
-    if ((await readOwner(lockPath))?.token === self.token) {
-      const released = `${lockPath}.${self.token}`;
+    if ((await readOwner(lockPath))?.token === self2.token) {
+      const released = `${lockPath}.${self2.token}`;
       await rename2(lockPath, released);
       await rm2(released, { recursive: true, force: true });
     }
@@ -28231,13 +29694,13 @@ function nullScalar(pair) {
   }
   return node;
 }
-function schemaInComments(pair, map, parse4) {
+function schemaInComments(pair, map, parse6) {
   const value2 = pair.value;
   const key = pair.key;
   const head = map.items[0] === pair ? map.commentBefore : void 0;
   for (const text of [value2?.comment, value2?.commentBefore, key?.comment, key?.commentBefore, head]) {
     if (!text?.includes("{")) continue;
-    const found = parse4(text.trim());
+    const found = parse6(text.trim());
     if (found) return found;
   }
   return void 0;
@@ -28286,7 +29749,7 @@ function hasKey(map, key) {
   return pairsOf(map).some((p) => keyName(p.key) === key);
 }
 function matchKeyedItems(sources, keys, itemSchema, path, options) {
-  const groups = [];
+  const groups2 = [];
   for (const side of sides) {
     const seq = sources[side];
     if (!(0, import_yaml3.isSeq)(seq)) continue;
@@ -28311,16 +29774,16 @@ function matchKeyedItems(sources, keys, itemSchema, path, options) {
           `list item has no "${keys[0]}" (the list is keyed by ${keys.join(", ")})`
         );
       }
-      const group2 = groups.find((g) => g.nodes[side] === void 0 && compatible(g.values, values));
+      const group2 = groups2.find((g) => g.nodes[side] === void 0 && compatible(g.values, values));
       if (group2) {
         group2.nodes[side] = item;
         group2.values = group2.values.map((v, i) => v ?? values[i]);
       } else {
-        groups.push({ values, nodes: { [side]: item } });
+        groups2.push({ values, nodes: { [side]: item } });
       }
     });
   }
-  return groups.map((g) => {
+  return groups2.map((g) => {
     const identity4 = keys.flatMap((k, i) => g.values[i] === void 0 ? [] : [[k, g.values[i]]]);
     return { identity: identity4, value: collate(g.nodes, path.keyed(identity4), itemSchema, options) };
   });
@@ -28335,18 +29798,18 @@ function compatible(a, b) {
   return common;
 }
 function matchSetItems(sources, path, options) {
-  const groups = [];
+  const groups2 = [];
   for (const side of sides) {
     const seq = sources[side];
     if (!(0, import_yaml3.isSeq)(seq)) continue;
     for (const item of seq.items) {
       const text = (0, import_yaml3.isScalar)(item) ? scalarText(item) : "";
-      const group2 = groups.find((g) => g.text === text && g.nodes[side] === void 0);
+      const group2 = groups2.find((g) => g.text === text && g.nodes[side] === void 0);
       if (group2) group2.nodes[side] = item;
-      else groups.push({ text, nodes: { [side]: item } });
+      else groups2.push({ text, nodes: { [side]: item } });
     }
   }
-  return groups.map((g) => ({
+  return groups2.map((g) => ({
     identity: [["", g.text]],
     value: collate(g.nodes, path.value(g.text), void 0, options)
   }));
@@ -30266,7 +31729,7 @@ function parsedResource(side, file, document, map) {
 }
 function scannedResource(side, file, entry, scanned) {
   let document;
-  const parse4 = () => {
+  const parse6 = () => {
     if (document) return document;
     let docs;
     try {
@@ -30290,10 +31753,10 @@ function scannedResource(side, file, entry, scanned) {
     identity: scanned.identity,
     kind: scanned.kind,
     get document() {
-      return parse4();
+      return parse6();
     },
     get map() {
-      return parse4().doc.contents;
+      return parse6().doc.contents;
     },
     release() {
       document = void 0;
@@ -31301,7 +32764,7 @@ function mergeKptfile(input, options = {}) {
     local: options.files?.local ?? "Kptfile"
   };
   const issues = [];
-  const parse4 = (text, file) => {
+  const parse6 = (text, file) => {
     if (text === void 0) return void 0;
     try {
       return readKptfileText(text, file);
@@ -31311,9 +32774,9 @@ function mergeKptfile(input, options = {}) {
       return void 0;
     }
   };
-  const origin = parse4(input.origin, files.origin);
-  const upstream2 = parse4(input.upstream, files.upstream);
-  const local = parse4(input.local, files.local);
+  const origin = parse6(input.origin, files.origin);
+  const upstream2 = parse6(input.upstream, files.upstream);
+  const local = parse6(input.local, files.local);
   if (issues.length > 0 || !local) throw new KptfileError(issues);
   const mode = pipelineKeyMode([origin?.kptfile, upstream2?.kptfile, local.kptfile]);
   const o = mergeable(origin?.kptfile, mode);
@@ -34677,14 +36140,14 @@ function registerFunctions(registry) {
       throw evaluationError("invalid_regular_expression", `Invalid regular expression: ${b}`);
     }
   });
-  functionOverload("string.split(string): list<string>", (s, sep3) => s.split(sep3));
-  functionOverload("string.split(string, int): list<string>", (s, sep3, l) => {
+  functionOverload("string.split(string): list<string>", (s, sep4) => s.split(sep4));
+  functionOverload("string.split(string, int): list<string>", (s, sep4, l) => {
     l = Number(l);
     if (l === 0) return [];
-    const parts = s.split(sep3);
+    const parts = s.split(sep4);
     if (l < 0 || parts.length <= l) return parts;
     const limited = parts.slice(0, l - 1);
-    limited.push(parts.slice(l - 1).join(sep3));
+    limited.push(parts.slice(l - 1).join(sep4));
     return limited;
   });
   functionOverload("list<string>.join(): string", (v) => {
@@ -34698,7 +36161,7 @@ function registerFunctions(registry) {
     }
     return v.join("");
   });
-  functionOverload("list<string>.join(string): string", (v, sep3) => {
+  functionOverload("list<string>.join(string): string", (v, sep4) => {
     for (let i = 0; i < v.length; i++) {
       if (typeof v[i] !== "string") {
         throw evaluationError(
@@ -34707,7 +36170,7 @@ function registerFunctions(registry) {
         );
       }
     }
-    return v.join(sep3);
+    return v.join(sep4);
   });
   const textEncoder = new TextEncoder("utf8");
   const textDecoder = new TextDecoder("utf8");
@@ -34976,19 +36439,19 @@ var TypeDeclaration = class {
         return keyType ? r.getMapType(keyType, valueType) : null;
     }
   }
-  templated(r, bind) {
+  templated(r, bind2) {
     if (!this.hasPlaceholderType) return this;
     switch (this.kind) {
       case "dyn":
-        return this.valueType.templated(r, bind);
+        return this.valueType.templated(r, bind2);
       case "param":
-        return bind?.get(this.name) || this;
+        return bind2?.get(this.name) || this;
       case "map":
-        return r.getMapType(this.keyType.templated(r, bind), this.valueType.templated(r, bind));
+        return r.getMapType(this.keyType.templated(r, bind2), this.valueType.templated(r, bind2));
       case "list":
-        return r.getListType(this.valueType.templated(r, bind));
+        return r.getListType(this.valueType.templated(r, bind2));
       case "optional":
-        return r.getOptionalType(this.valueType.templated(r, bind));
+        return r.getOptionalType(this.valueType.templated(r, bind2));
       default:
         return this;
     }
@@ -35347,7 +36810,7 @@ var Candidates = class {
     if (treatAsDyn) return actual;
     return actual.matches(declared.templated(this.registry, bindings)) ? actual : null;
   }
-  #collectPlaceholderBindings(dec, act, bind, fromDyn = false) {
+  #collectPlaceholderBindings(dec, act, bind2, fromDyn = false) {
     if (!dec.hasPlaceholderType) return true;
     if (!act) return false;
     const asDyn = fromDyn || act.kind === "dyn";
@@ -35355,24 +36818,24 @@ var Candidates = class {
     switch (dec.kind) {
       case "param": {
         const type = asDyn ? dynType : act;
-        const existing = bind.get(dec.name);
-        if (!existing) return bind.set(dec.name, type) && true;
+        const existing = bind2.get(dec.name);
+        if (!existing) return bind2.set(dec.name, type) && true;
         return existing.kind === "dyn" || type.kind === "dyn" ? true : existing.matchesBoth(type);
       }
       case "list": {
         if (act.name === "dyn") act = dec;
         if (act.kind !== "list") return false;
-        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);
+        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind2, asDyn);
       }
       case "map": {
         if (act.name === "dyn") act = dec;
         if (act.kind !== "map") return false;
-        return this.#collectPlaceholderBindings(dec.keyType, act.keyType, bind, asDyn) && this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);
+        return this.#collectPlaceholderBindings(dec.keyType, act.keyType, bind2, asDyn) && this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind2, asDyn);
       }
       case "optional": {
         if (act.name === "dyn") act = dec;
         if (act.kind !== "optional") return false;
-        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind, asDyn);
+        return this.#collectPlaceholderBindings(dec.valueType, act.valueType, bind2, asDyn);
       }
     }
     return true;
@@ -36139,8 +37602,8 @@ var Base = class {
     }
   }
 };
-function unsupportedType(self, type) {
-  throw self.createError("unsupported_type", `Unsupported type: ${type}`);
+function unsupportedType(self2, type) {
+  throw self2.createError("unsupported_type", `Unsupported type: ${type}`);
 }
 var maybeAsyncArray = (a) => Array.isArray(a) ? a.some((n) => n.maybeAsync) : false;
 function maybeAsync(l, r, h) {
@@ -39223,6 +40686,51 @@ var import_yaml28 = __toESM(require_dist(), 1);
 // ../cli/src/commands/variantset-expand.ts
 var import_yaml30 = __toESM(require_dist(), 1);
 
+// ../cli/src/forge/budget.ts
+var DEFAULT_BUDGET = 400;
+var Budget = class {
+  limit;
+  /** Requests made. */
+  spent = 0;
+  /** Reserved by jobs still running (an upper bound: a job's own requests are counted in both while it runs). */
+  pending = 0;
+  refused = false;
+  constructor(limit = DEFAULT_BUDGET) {
+    if (!Number.isInteger(limit) || limit < 0) throw new Error(`the budget must be a whole number of requests, 0 or more (got ${limit})`);
+    this.limit = limit;
+  }
+  get used() {
+    return this.spent;
+  }
+  get exhausted() {
+    return this.refused;
+  }
+  /**
+   * Reserve `cost` requests for one job. Returns a release function, or undefined when the
+   * budget cannot cover it: the budget is then exhausted and no further job should start.
+   */
+  reserve(cost) {
+    if (this.refused || this.spent + this.pending + cost > this.limit) {
+      this.refused = true;
+      return void 0;
+    }
+    this.pending += cost;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.pending -= cost;
+    };
+  }
+  /** One content-creating request was made. */
+  spend(n = 1) {
+    this.spent += n;
+  }
+  report() {
+    return { limit: this.limit, used: this.spent, exhausted: this.refused };
+  }
+};
+
 // ../cli/src/run/run.ts
 import { mkdir as mkdir6, mkdtemp as mkdtemp3, rm as rm8 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
@@ -39239,11 +40747,11 @@ function segment(what, value2) {
   }
   return value2;
 }
-function variantOf(head) {
-  return segment("head branch", head.replace(/^kdelta\//, "").replace(/\//g, "_"));
+function variantNameOf(head, prefix) {
+  return segment("head branch", (head.startsWith(prefix) ? head.slice(prefix.length) : head).replace(/\//g, "_"));
 }
 function renderRecord(h, body) {
-  const header = {
+  const header2 = {
     title: h.title,
     head: h.head,
     base: h.base,
@@ -39252,9 +40760,10 @@ function renderRecord(h, body) {
     downstream: h.downstream,
     repo: h.repo
   };
-  if (h.status) header.status = { state: h.status.state, description: h.status.description };
+  if (h.conflicts) header2.conflicts = h.conflicts;
+  if (h.status) header2.status = { state: h.status.state, description: h.status.description };
   return `---
-${(0, import_yaml31.stringify)(header, { lineWidth: 0 })}---
+${(0, import_yaml31.stringify)(header2, { lineWidth: 0 })}---
 
 ${body.endsWith("\n") ? body : `${body}
 `}`;
@@ -39274,6 +40783,9 @@ function parseRecord(text, file) {
   if (state !== "open" && state !== "closed" && state !== "merged")
     throw new Error(`${file}: header field "state" must be open, closed or merged (got "${state}")`);
   const status = h.status;
+  const conflicts = h.conflicts;
+  if (conflicts !== void 0 && (typeof conflicts !== "number" || !Number.isInteger(conflicts) || conflicts < 0))
+    throw new Error(`${file}: header field "conflicts" must be a whole number (got ${JSON.stringify(conflicts)})`);
   return {
     header: {
       title: str4("title"),
@@ -39283,12 +40795,15 @@ function parseRecord(text, file) {
       fingerprint: str4("fingerprint"),
       downstream: str4("downstream"),
       repo: str4("repo"),
+      ...conflicts ? { conflicts } : {},
       status
     },
     body: m[2]
   };
 }
 function createLocalForge(options) {
+  const prefix = options.branchPrefix ?? "kdelta/";
+  const variantOf = (head) => variantNameOf(head, prefix);
   const fileOf = (t) => join12(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
   const urlOf = (file) => options.displayRoot ? relative5(options.displayRoot, file) : file;
   async function read(file) {
@@ -39299,8 +40814,8 @@ function createLocalForge(options) {
       if (error2.code === "ENOENT") return void 0;
       throw error2;
     }
-    const { header, body } = parseRecord(text, urlOf(file));
-    return { ...header, body, id: `${header.downstream}/${variantOf(header.head)}`, url: urlOf(file) };
+    const { header: header2, body } = parseRecord(text, urlOf(file));
+    return { ...header2, body, id: `${header2.downstream}/${variantOf(header2.head)}`, url: urlOf(file) };
   }
   async function write(p) {
     const file = fileOf(p);
@@ -39320,8 +40835,10 @@ function createLocalForge(options) {
       const file = fileOf(input);
       const existing = await read(file);
       const created = existing?.state !== "open";
+      const { conflicts, ...rest } = input;
       const proposal = {
-        ...input,
+        ...rest,
+        ...conflicts ? { conflicts } : {},
         id: `${input.downstream}/${variantOf(input.head)}`,
         state: "open",
         url: urlOf(file),
@@ -39358,6 +40875,2251 @@ function createLocalForge(options) {
       return out;
     }
   };
+}
+
+// ../cli/src/forge/github.ts
+import { execFile as execFile2 } from "node:child_process";
+import { promisify } from "node:util";
+
+// ../../node_modules/.pnpm/universal-user-agent@7.0.3/node_modules/universal-user-agent/index.js
+function getUserAgent() {
+  if (typeof navigator === "object" && "userAgent" in navigator) {
+    return navigator.userAgent;
+  }
+  if (typeof process === "object" && process.version !== void 0) {
+    return `Node.js/${process.version.substr(1)} (${process.platform}; ${process.arch})`;
+  }
+  return "<environment undetectable>";
+}
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/register.js
+function register2(state, name2, method, options) {
+  if (typeof method !== "function") {
+    throw new Error("method for before hook must be a function");
+  }
+  if (!options) {
+    options = {};
+  }
+  if (Array.isArray(name2)) {
+    return name2.reverse().reduce((callback, name3) => {
+      return register2.bind(null, state, name3, callback, options);
+    }, method)();
+  }
+  return Promise.resolve().then(() => {
+    if (!state.registry[name2]) {
+      return method(options);
+    }
+    return state.registry[name2].reduce((method2, registered) => {
+      return registered.hook.bind(null, method2, options);
+    }, method)();
+  });
+}
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/add.js
+function addHook(state, kind, name2, hook2) {
+  const orig = hook2;
+  if (!state.registry[name2]) {
+    state.registry[name2] = [];
+  }
+  if (kind === "before") {
+    hook2 = (method, options) => {
+      return Promise.resolve().then(orig.bind(null, options)).then(method.bind(null, options));
+    };
+  }
+  if (kind === "after") {
+    hook2 = (method, options) => {
+      let result;
+      return Promise.resolve().then(method.bind(null, options)).then((result_) => {
+        result = result_;
+        return orig(result, options);
+      }).then(() => {
+        return result;
+      });
+    };
+  }
+  if (kind === "error") {
+    hook2 = (method, options) => {
+      return Promise.resolve().then(method.bind(null, options)).catch((error2) => {
+        return orig(error2, options);
+      });
+    };
+  }
+  state.registry[name2].push({
+    hook: hook2,
+    orig
+  });
+}
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/remove.js
+function removeHook(state, name2, method) {
+  if (!state.registry[name2]) {
+    return;
+  }
+  const index = state.registry[name2].map((registered) => {
+    return registered.orig;
+  }).indexOf(method);
+  if (index === -1) {
+    return;
+  }
+  state.registry[name2].splice(index, 1);
+}
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/index.js
+var bind = Function.bind;
+var bindable = bind.bind(bind);
+function bindApi(hook2, state, name2) {
+  const removeHookRef = bindable(removeHook, null).apply(
+    null,
+    name2 ? [state, name2] : [state]
+  );
+  hook2.api = { remove: removeHookRef };
+  hook2.remove = removeHookRef;
+  ["before", "error", "after", "wrap"].forEach((kind) => {
+    const args = name2 ? [state, kind, name2] : [state, kind];
+    hook2[kind] = hook2.api[kind] = bindable(addHook, null).apply(null, args);
+  });
+}
+function Singular() {
+  const singularHookName = /* @__PURE__ */ Symbol("Singular");
+  const singularHookState = {
+    registry: {}
+  };
+  const singularHook = register2.bind(null, singularHookState, singularHookName);
+  bindApi(singularHook, singularHookState, singularHookName);
+  return singularHook;
+}
+function Collection() {
+  const state = {
+    registry: {}
+  };
+  const hook2 = register2.bind(null, state);
+  bindApi(hook2, state);
+  return hook2;
+}
+var before_after_hook_default = { Singular, Collection };
+
+// ../../node_modules/.pnpm/@octokit+endpoint@11.0.5/node_modules/@octokit/endpoint/dist-bundle/index.js
+var VERSION = "0.0.0-development";
+var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
+var DEFAULTS = {
+  method: "GET",
+  baseUrl: "https://api.github.com",
+  headers: {
+    accept: "application/vnd.github.v3+json",
+    "user-agent": userAgent
+  },
+  mediaType: {
+    format: ""
+  }
+};
+function lowercaseKeys(object) {
+  if (!object) {
+    return {};
+  }
+  return Object.keys(object).reduce((newObj, key) => {
+    newObj[key.toLowerCase()] = object[key];
+    return newObj;
+  }, {});
+}
+function isPlainObject(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value2);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
+}
+function mergeDeep(defaults, options) {
+  const result = Object.assign({}, defaults);
+  Object.keys(options).forEach((key) => {
+    if (isPlainObject(options[key])) {
+      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
+      else result[key] = mergeDeep(defaults[key], options[key]);
+    } else {
+      Object.assign(result, { [key]: options[key] });
+    }
+  });
+  return result;
+}
+function removeUndefinedProperties(obj2) {
+  for (const key in obj2) {
+    if (obj2[key] === void 0) {
+      delete obj2[key];
+    }
+  }
+  return obj2;
+}
+function merge(defaults, route, options) {
+  if (typeof route === "string") {
+    let [method, url] = route.split(" ");
+    options = Object.assign(url ? { method, url } : { url: method }, options);
+  } else {
+    options = Object.assign({}, route);
+  }
+  options.headers = lowercaseKeys(options.headers);
+  removeUndefinedProperties(options);
+  removeUndefinedProperties(options.headers);
+  const mergedOptions = mergeDeep(defaults || {}, options);
+  if (options.url === "/graphql") {
+    if (defaults && defaults.mediaType.previews?.length) {
+      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
+        (preview) => !mergedOptions.mediaType.previews.includes(preview)
+      ).concat(mergedOptions.mediaType.previews);
+    }
+    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
+  }
+  return mergedOptions;
+}
+function addQueryParameters(url, parameters) {
+  const separator2 = /\?/.test(url) ? "&" : "?";
+  const names = Object.keys(parameters);
+  if (names.length === 0) {
+    return url;
+  }
+  return url + separator2 + names.map((name2) => {
+    if (name2 === "q") {
+      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
+    }
+    return `${name2}=${encodeURIComponent(parameters[name2])}`;
+  }).join("&");
+}
+var urlVariableRegex = /\{[^{}}]+\}/g;
+function removeNonChars(variableName) {
+  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
+}
+function extractUrlVariableNames(url) {
+  const matches = url.match(urlVariableRegex);
+  if (!matches) {
+    return [];
+  }
+  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
+}
+function omit(object, keysToOmit) {
+  const result = { __proto__: null };
+  for (const key of Object.keys(object)) {
+    if (keysToOmit.indexOf(key) === -1) {
+      result[key] = object[key];
+    }
+  }
+  return result;
+}
+function encodeReserved(str4) {
+  return str4.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+    if (!/%[0-9A-Fa-f]/.test(part)) {
+      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
+    }
+    return part;
+  }).join("");
+}
+function encodeUnreserved(str4) {
+  return encodeURIComponent(str4).replace(/[!'()*]/g, function(c) {
+    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
+  });
+}
+function encodeValue(operator, value2, key) {
+  value2 = operator === "+" || operator === "#" ? encodeReserved(value2) : encodeUnreserved(value2);
+  if (key) {
+    return encodeUnreserved(key) + "=" + value2;
+  } else {
+    return value2;
+  }
+}
+function isDefined(value2) {
+  return value2 !== void 0 && value2 !== null;
+}
+function isKeyOperator(operator) {
+  return operator === ";" || operator === "&" || operator === "?";
+}
+function getValues(context, operator, key, modifier) {
+  var value2 = context[key], result = [];
+  if (isDefined(value2) && value2 !== "") {
+    if (typeof value2 === "string" || typeof value2 === "number" || typeof value2 === "bigint" || typeof value2 === "boolean") {
+      value2 = value2.toString();
+      if (modifier && modifier !== "*") {
+        value2 = value2.substring(0, parseInt(modifier, 10));
+      }
+      result.push(
+        encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
+      );
+    } else {
+      if (modifier === "*") {
+        if (Array.isArray(value2)) {
+          value2.filter(isDefined).forEach(function(value22) {
+            result.push(
+              encodeValue(operator, value22, isKeyOperator(operator) ? key : "")
+            );
+          });
+        } else {
+          Object.keys(value2).forEach(function(k) {
+            if (isDefined(value2[k])) {
+              result.push(encodeValue(operator, value2[k], k));
+            }
+          });
+        }
+      } else {
+        const tmp = [];
+        if (Array.isArray(value2)) {
+          value2.filter(isDefined).forEach(function(value22) {
+            tmp.push(encodeValue(operator, value22));
+          });
+        } else {
+          Object.keys(value2).forEach(function(k) {
+            if (isDefined(value2[k])) {
+              tmp.push(encodeUnreserved(k));
+              tmp.push(encodeValue(operator, value2[k].toString()));
+            }
+          });
+        }
+        if (isKeyOperator(operator)) {
+          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
+        } else if (tmp.length !== 0) {
+          result.push(tmp.join(","));
+        }
+      }
+    }
+  } else {
+    if (operator === ";") {
+      if (isDefined(value2)) {
+        result.push(encodeUnreserved(key));
+      }
+    } else if (value2 === "" && (operator === "&" || operator === "?")) {
+      result.push(encodeUnreserved(key) + "=");
+    } else if (value2 === "") {
+      result.push("");
+    }
+  }
+  return result;
+}
+function parseUrl(template3) {
+  return {
+    expand: expand.bind(null, template3)
+  };
+}
+function expand(template3, context) {
+  var operators = ["+", "#", ".", "/", ";", "?", "&"];
+  template3 = template3.replace(
+    /\{([^\{\}]+)\}|([^\{\}]+)/g,
+    function(_, expression, literal) {
+      if (expression) {
+        let operator = "";
+        const values = [];
+        if (operators.indexOf(expression.charAt(0)) !== -1) {
+          operator = expression.charAt(0);
+          expression = expression.substr(1);
+        }
+        expression.split(/,/g).forEach(function(variable) {
+          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
+          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
+        });
+        if (operator && operator !== "+") {
+          var separator2 = ",";
+          if (operator === "?") {
+            separator2 = "&";
+          } else if (operator !== "#") {
+            separator2 = operator;
+          }
+          return (values.length !== 0 ? operator : "") + values.join(separator2);
+        } else {
+          return values.join(",");
+        }
+      } else {
+        return encodeReserved(literal);
+      }
+    }
+  );
+  if (template3 === "/") {
+    return template3;
+  } else {
+    return template3.replace(/\/$/, "");
+  }
+}
+function parse4(options) {
+  let method = options.method.toUpperCase();
+  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
+  let headers = Object.assign({}, options.headers);
+  let body;
+  let parameters = omit(options, [
+    "method",
+    "baseUrl",
+    "url",
+    "headers",
+    "request",
+    "mediaType"
+  ]);
+  const urlVariableNames = extractUrlVariableNames(url);
+  url = parseUrl(url).expand(parameters);
+  if (!/^http/.test(url)) {
+    url = options.baseUrl + url;
+  }
+  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
+  const remainingParameters = omit(parameters, omittedParameters);
+  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
+  if (!isBinaryRequest) {
+    if (options.mediaType.format) {
+      headers.accept = headers.accept.split(/,/).map(
+        (format) => format.replace(
+          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
+          `application/vnd$1$2.${options.mediaType.format}`
+        )
+      ).join(",");
+    }
+    if (url.endsWith("/graphql")) {
+      if (options.mediaType.previews?.length) {
+        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
+        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
+          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
+          return `application/vnd.github.${preview}-preview${format}`;
+        }).join(",");
+      }
+    }
+  }
+  if (["GET", "HEAD"].includes(method)) {
+    url = addQueryParameters(url, remainingParameters);
+  } else {
+    if ("data" in remainingParameters) {
+      body = remainingParameters.data;
+    } else {
+      if (Object.keys(remainingParameters).length) {
+        body = remainingParameters;
+      }
+    }
+  }
+  if (!headers["content-type"] && typeof body !== "undefined") {
+    headers["content-type"] = "application/json; charset=utf-8";
+  }
+  if (["PATCH", "PUT"].includes(method) && typeof body === "undefined") {
+    body = "";
+  }
+  return Object.assign(
+    { method, url, headers },
+    typeof body !== "undefined" ? { body } : null,
+    options.request ? { request: options.request } : null
+  );
+}
+function endpointWithDefaults(defaults, route, options) {
+  return parse4(merge(defaults, route, options));
+}
+function withDefaults(oldDefaults, newDefaults) {
+  const DEFAULTS2 = merge(oldDefaults, newDefaults);
+  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
+  return Object.assign(endpoint2, {
+    DEFAULTS: DEFAULTS2,
+    defaults: withDefaults.bind(null, DEFAULTS2),
+    merge: merge.bind(null, DEFAULTS2),
+    parse: parse4
+  });
+}
+var endpoint = withDefaults(null, DEFAULTS);
+
+// ../../node_modules/.pnpm/@octokit+request@10.0.14/node_modules/@octokit/request/dist-bundle/index.js
+var import_content_type = __toESM(require_dist2(), 1);
+
+// ../../node_modules/.pnpm/json-with-bigint@3.5.12/node_modules/json-with-bigint/json-with-bigint.js
+var intRegex = /^-?\d+$/;
+var noiseValue = /^-?\d+n+$/;
+var originalStringify = JSON.stringify;
+var originalParse = JSON.parse;
+var customFormat = /^-?\d+n$/;
+var bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
+var noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
+var isUnstringifiable = (val) => val === void 0 || typeof val === "function" || typeof val === "symbol";
+var isRawJSON = (val) => val !== null && typeof val === "object" && val.constructor && val.constructor.name === "RawJSON";
+var stringifyIteratively = (rootValue, replacer, spaceParam) => {
+  let space = "";
+  if (typeof spaceParam === "number") {
+    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
+  } else if (typeof spaceParam === "string") {
+    space = spaceParam.slice(0, 10);
+  }
+  const isFunctionReplacer = typeof replacer === "function";
+  const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
+  const prepareVal = (parent, key, val) => {
+    const isObject = val !== null && typeof val === "object";
+    const hasToJSON = isObject && typeof val.toJSON === "function";
+    if (hasToJSON) {
+      val = val.toJSON(key);
+    }
+    const isNoise = typeof val === "string" && noiseValue.test(val);
+    if (isNoise) return val + "n";
+    const isBigInt = typeof val === "bigint";
+    if (isBigInt) {
+      const supportsRawJSON = "rawJSON" in JSON;
+      if (supportsRawJSON) return JSON.rawJSON(val.toString());
+      return val.toString() + "n";
+    }
+    if (isFunctionReplacer) {
+      val = replacer.call(parent, key, val);
+    }
+    const isPostReplacerObject = val !== null && typeof val === "object";
+    if (isPostReplacerObject) {
+      const isPrimitiveWrapper = val instanceof Number || val instanceof String || val instanceof Boolean;
+      if (isPrimitiveWrapper) {
+        val = val.valueOf();
+      }
+    }
+    return val;
+  };
+  const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
+  if (isUnstringifiable(rootProcessed)) {
+    return void 0;
+  }
+  const isRootPrimitive = rootProcessed === null || typeof rootProcessed !== "object";
+  const isRootNativeRawJSON = isRawJSON(rootProcessed);
+  if (isRootPrimitive || isRootNativeRawJSON) {
+    return originalStringify(rootProcessed);
+  }
+  const chunks = [];
+  let level = 0;
+  const stack = [
+    {
+      parent: { "": rootProcessed },
+      key: "",
+      val: rootProcessed,
+      isArray: Array.isArray(rootProcessed),
+      keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
+      index: 0,
+      first: true
+    }
+  ];
+  const visited = new WeakSet([rootProcessed]);
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+    if (node.index === 0) {
+      chunks.push(node.isArray ? "[" : "{");
+      level++;
+    }
+    let isDone = false;
+    if (node.isArray) {
+      if (node.index < node.val.length) {
+        if (!node.first) chunks.push(",");
+        if (space) chunks.push("\n" + space.repeat(level));
+        const childRaw = node.val[node.index];
+        const childVal = prepareVal(node.val, String(node.index), childRaw);
+        if (isUnstringifiable(childVal)) {
+          chunks.push("null");
+          node.first = false;
+          node.index++;
+        } else {
+          const isComplexObject = childVal !== null && typeof childVal === "object";
+          const isNativeRaw = isRawJSON(childVal);
+          if (isComplexObject && !isNativeRaw) {
+            if (visited.has(childVal)) {
+              throw new TypeError("Converting circular structure to JSON");
+            }
+            visited.add(childVal);
+            stack.push({
+              parent: node.val,
+              key: String(node.index),
+              val: childVal,
+              isArray: Array.isArray(childVal),
+              keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+              index: 0,
+              first: true
+            });
+            node.first = false;
+            node.index++;
+          } else {
+            chunks.push(originalStringify(childVal));
+            node.first = false;
+            node.index++;
+          }
+        }
+      } else {
+        isDone = true;
+      }
+    } else {
+      while (node.index < node.keys.length) {
+        const k = node.keys[node.index++];
+        const isFilteredOutByArray = propertyList && !propertyList.has(k);
+        if (isFilteredOutByArray) continue;
+        const childRaw = node.val[k];
+        const childVal = prepareVal(node.val, k, childRaw);
+        if (isUnstringifiable(childVal)) continue;
+        if (!node.first) chunks.push(",");
+        if (space) {
+          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+        } else {
+          chunks.push(originalStringify(k) + ":");
+        }
+        const isComplexObject = childVal !== null && typeof childVal === "object";
+        const isNativeRaw = isRawJSON(childVal);
+        if (isComplexObject && !isNativeRaw) {
+          if (visited.has(childVal)) {
+            throw new TypeError("Converting circular structure to JSON");
+          }
+          visited.add(childVal);
+          stack.push({
+            parent: node.val,
+            key: k,
+            val: childVal,
+            isArray: Array.isArray(childVal),
+            keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+            index: 0,
+            first: true
+          });
+          node.first = false;
+          break;
+        } else {
+          chunks.push(originalStringify(childVal));
+          node.first = false;
+        }
+      }
+      const isNodeFullyProcessed = node.index >= node.keys.length && stack[stack.length - 1] === node;
+      if (isNodeFullyProcessed) {
+        isDone = true;
+      }
+    }
+    if (isDone) {
+      level--;
+      if (!node.first && space) chunks.push("\n" + space.repeat(level));
+      chunks.push(node.isArray ? "]" : "}");
+      visited.delete(node.val);
+      stack.pop();
+    }
+  }
+  return chunks.join("");
+};
+var JSONStringify = (value2, replacer, space) => {
+  try {
+    const supportsRawJSON = "rawJSON" in JSON;
+    if (supportsRawJSON) {
+      return originalStringify(
+        value2,
+        (key, val) => {
+          if (typeof val === "bigint") return JSON.rawJSON(val.toString());
+          const hasFunctionReplacer = typeof replacer === "function";
+          if (hasFunctionReplacer) return replacer(key, val);
+          const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+          if (isKeyInArrayReplacer) return val;
+          return val;
+        },
+        space
+      );
+    }
+    if (!value2) return originalStringify(value2, replacer, space);
+    const convertedToCustomJSON = originalStringify(
+      value2,
+      (key, val) => {
+        const isNoise = typeof val === "string" && noiseValue.test(val);
+        if (isNoise) return val.toString() + "n";
+        if (typeof val === "bigint") return val.toString() + "n";
+        const hasFunctionReplacer = typeof replacer === "function";
+        if (hasFunctionReplacer) return replacer(key, val);
+        const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+        if (isKeyInArrayReplacer) return val;
+        return val;
+      },
+      space
+    );
+    const processedJSON = convertedToCustomJSON.replace(
+      bigIntsStringify,
+      "$1$2$3"
+    );
+    const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3");
+    return denoisedJSON;
+  } catch (error2) {
+    if (error2 instanceof RangeError) {
+      const convertedJSON = stringifyIteratively(value2, replacer, space);
+      if (convertedJSON === void 0) return void 0;
+      const supportsRawJSON = "rawJSON" in JSON;
+      if (supportsRawJSON) return convertedJSON;
+      const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
+      return processedJSON.replace(noiseStringify, "$1$2$3");
+    }
+    throw error2;
+  }
+};
+var featureCache = /* @__PURE__ */ new Map();
+var isContextSourceSupported = () => {
+  const parseFingerprint = JSON.parse.toString();
+  if (featureCache.has(parseFingerprint)) {
+    return featureCache.get(parseFingerprint);
+  }
+  try {
+    const result = JSON.parse(
+      "1",
+      (_, __, context) => !!context?.source && context.source === "1"
+    );
+    featureCache.set(parseFingerprint, result);
+    return result;
+  } catch {
+    featureCache.set(parseFingerprint, false);
+    return false;
+  }
+};
+var convertMarkedBigIntsReviver = (key, value2, context, userReviver) => {
+  const isCustomFormatBigInt = typeof value2 === "string" && customFormat.test(value2);
+  if (isCustomFormatBigInt) return BigInt(value2.slice(0, -1));
+  const isNoiseValue = typeof value2 === "string" && noiseValue.test(value2);
+  if (isNoiseValue) return value2.slice(0, -1);
+  const hasUserReviver = typeof userReviver === "function";
+  if (!hasUserReviver) return value2;
+  return userReviver(key, value2, context);
+};
+var JSONParseV2 = (text, reviver) => {
+  return JSON.parse(text, (key, value2, context) => {
+    const isNumber = typeof value2 === "number";
+    const isOutOfBounds = value2 > Number.MAX_SAFE_INTEGER || value2 < Number.MIN_SAFE_INTEGER;
+    const isBigNumber = isNumber && isOutOfBounds;
+    const isInt = context && intRegex.test(context.source);
+    const isBigInt = isBigNumber && isInt;
+    if (isBigInt) return BigInt(context.source);
+    const hasCustomReviver = typeof reviver === "function";
+    if (!hasCustomReviver) return value2;
+    return reviver(key, value2, context);
+  });
+};
+var MAX_INT2 = Number.MAX_SAFE_INTEGER.toString();
+var MAX_DIGITS = MAX_INT2.length;
+var stringsOrLargeNumbers = /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
+var noiseValueWithQuotes = /^"-?\d+n+"$/;
+var applyReviverIteratively = (parsed, userReviver) => {
+  const rootHolder = { "": parsed };
+  const stack = [{ parent: rootHolder, key: "", visited: false }];
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+    if (!node.visited) {
+      node.visited = true;
+      const value2 = node.parent[node.key];
+      const isComplexObject = value2 !== null && typeof value2 === "object";
+      if (isComplexObject) {
+        const keys = Object.keys(value2);
+        for (let i = keys.length - 1; i >= 0; i--) {
+          stack.push({ parent: value2, key: keys[i], visited: false });
+        }
+      }
+    } else {
+      const { parent, key } = node;
+      let value2 = parent[key];
+      if (typeof value2 === "string") {
+        const isCustomFormatBigInt = customFormat.test(value2);
+        if (isCustomFormatBigInt) {
+          value2 = BigInt(value2.slice(0, -1));
+        } else {
+          const isNoise = noiseValue.test(value2);
+          if (isNoise) value2 = value2.slice(0, -1);
+        }
+      }
+      const hasUserReviver = typeof userReviver === "function";
+      if (hasUserReviver) {
+        value2 = userReviver.call(parent, key, value2);
+      }
+      const isDeleted = value2 === void 0;
+      if (isDeleted) {
+        delete parent[key];
+      } else {
+        parent[key] = value2;
+      }
+      stack.pop();
+    }
+  }
+  return rootHolder[""];
+};
+var serializeBigInts = (text) => {
+  return text.replace(
+    stringsOrLargeNumbers,
+    (match, digits, fractional, exponential) => {
+      const isString = match[0] === '"';
+      const isNoise = isString && noiseValueWithQuotes.test(match);
+      if (isNoise) return match.substring(0, match.length - 1) + 'n"';
+      const hasFractionalOrExponential = fractional || exponential;
+      const isLessThanMaxSafeInt = digits && (digits.length < MAX_DIGITS || digits.length === MAX_DIGITS && digits <= MAX_INT2);
+      const isStandardValue = isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
+      if (isStandardValue) return match;
+      return '"' + match + 'n"';
+    }
+  );
+};
+var JSONParse = (text, reviver) => {
+  if (!text) return originalParse(text, reviver);
+  try {
+    if (isContextSourceSupported()) return JSONParseV2(text, reviver);
+    const serializedData = serializeBigInts(text);
+    return originalParse(
+      serializedData,
+      (key, value2, context) => convertMarkedBigIntsReviver(key, value2, context, reviver)
+    );
+  } catch (error2) {
+    if (error2 instanceof RangeError) {
+      const serializedData = serializeBigInts(text);
+      const parsed = originalParse(serializedData);
+      return applyReviverIteratively(parsed, reviver);
+    }
+    throw error2;
+  }
+};
+
+// ../../node_modules/.pnpm/@octokit+request-error@7.1.2/node_modules/@octokit/request-error/dist-src/index.js
+var RequestError = class extends Error {
+  name;
+  /**
+   * http status code
+   */
+  status;
+  /**
+   * Request options that lead to the error.
+   */
+  request;
+  /**
+   * Response object if a response was received
+   */
+  response;
+  constructor(message2, statusCode, options) {
+    super(message2, { cause: options.cause });
+    this.name = "HttpError";
+    this.status = Number.parseInt(statusCode);
+    if (Number.isNaN(this.status)) {
+      this.status = 0;
+    }
+    if ("response" in options) {
+      this.response = options.response;
+    }
+    const requestCopy = Object.assign({}, options.request);
+    if (options.request.headers.authorization) {
+      requestCopy.headers = Object.assign({}, options.request.headers, {
+        authorization: options.request.headers.authorization.replace(
+          /(?<! ) .*$/,
+          " [REDACTED]"
+        )
+      });
+    }
+    requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
+    this.request = requestCopy;
+  }
+};
+
+// ../../node_modules/.pnpm/@octokit+request@10.0.14/node_modules/@octokit/request/dist-bundle/index.js
+var VERSION2 = "10.0.14";
+var defaults_default = {
+  headers: {
+    "user-agent": `octokit-request.js/${VERSION2} ${getUserAgent()}`
+  }
+};
+function isPlainObject2(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value2);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
+}
+var noop = () => "";
+async function fetchWrapper(requestOptions) {
+  const fetch = requestOptions.request?.fetch || globalThis.fetch;
+  if (!fetch) {
+    throw new Error(
+      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
+    );
+  }
+  const log = requestOptions.request?.log || console;
+  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
+  const body = isPlainObject2(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
+  const requestHeaders = Object.fromEntries(
+    Object.entries(requestOptions.headers).map(([name2, value2]) => [
+      name2,
+      String(value2)
+    ])
+  );
+  let fetchResponse;
+  try {
+    fetchResponse = await fetch(requestOptions.url, {
+      method: requestOptions.method,
+      body,
+      redirect: requestOptions.request?.redirect,
+      headers: requestHeaders,
+      signal: requestOptions.request?.signal,
+      // duplex must be set if request.body is ReadableStream or Async Iterables.
+      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
+      ...requestOptions.body && { duplex: "half" }
+    });
+  } catch (error2) {
+    let message2 = "Unknown Error";
+    if (error2 instanceof Error) {
+      if (error2.name === "AbortError") {
+        error2.status = 500;
+        throw error2;
+      }
+      message2 = error2.message;
+      if (error2.name === "TypeError" && "cause" in error2) {
+        if (error2.cause instanceof Error) {
+          message2 = error2.cause.message;
+        } else if (typeof error2.cause === "string") {
+          message2 = error2.cause;
+        }
+      }
+    }
+    const requestError = new RequestError(message2, 500, {
+      request: requestOptions
+    });
+    requestError.cause = error2;
+    throw requestError;
+  }
+  const status = fetchResponse.status;
+  const url = fetchResponse.url;
+  const responseHeaders = {};
+  for (const [key, value2] of fetchResponse.headers) {
+    responseHeaders[key] = value2;
+  }
+  const octokitResponse = {
+    url,
+    status,
+    headers: responseHeaders,
+    data: ""
+  };
+  if ("deprecation" in responseHeaders) {
+    const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
+    const deprecationLink = matches && matches.pop();
+    log.warn(
+      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
+    );
+  }
+  if (status === 204 || status === 205) {
+    return octokitResponse;
+  }
+  if (requestOptions.method === "HEAD") {
+    if (status < 400) {
+      return octokitResponse;
+    }
+    throw new RequestError(fetchResponse.statusText, status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status === 304) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError("Not modified", status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status >= 400) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
+  return octokitResponse;
+}
+async function getResponseData(response) {
+  const contentType = response.headers.get("content-type");
+  if (!contentType) {
+    return response.text().catch(noop);
+  }
+  const mimetype = (0, import_content_type.parse)(contentType);
+  if (isJSONResponse(mimetype)) {
+    let text = "";
+    try {
+      text = await response.text();
+      return JSONParse(text);
+    } catch (err) {
+      return text;
+    }
+  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
+  // (RFC 2046) and must never be decoded as text, even when the response
+  // carries a (misleading) `charset=utf-8` parameter — see #751.
+  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
+    return response.text().catch(noop);
+  } else {
+    return response.arrayBuffer().catch(
+      /* v8 ignore next -- @preserve */
+      () => new ArrayBuffer(0)
+    );
+  }
+}
+function isJSONResponse(mimetype) {
+  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
+}
+function toErrorMessage(data) {
+  if (typeof data === "string") {
+    return data;
+  }
+  if (data instanceof ArrayBuffer) {
+    return "Unknown error";
+  }
+  if (typeof data === "object" && data !== null && "message" in data) {
+    const objectData = data;
+    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
+    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
+  }
+  return `Unknown error: ${JSON.stringify(data)}`;
+}
+function withDefaults2(oldEndpoint, newDefaults) {
+  const endpoint2 = oldEndpoint.defaults(newDefaults);
+  const newApi = function(route, parameters) {
+    const endpointOptions = endpoint2.merge(route, parameters);
+    if (!endpointOptions.request || !endpointOptions.request.hook) {
+      return fetchWrapper(endpoint2.parse(endpointOptions));
+    }
+    const request2 = (route2, parameters2) => {
+      return fetchWrapper(
+        endpoint2.parse(endpoint2.merge(route2, parameters2))
+      );
+    };
+    Object.assign(request2, {
+      endpoint: endpoint2,
+      defaults: withDefaults2.bind(null, endpoint2)
+    });
+    return endpointOptions.request.hook(request2, endpointOptions);
+  };
+  return Object.assign(newApi, {
+    endpoint: endpoint2,
+    defaults: withDefaults2.bind(null, endpoint2)
+  });
+}
+var request = withDefaults2(endpoint, defaults_default);
+
+// ../../node_modules/.pnpm/@octokit+graphql@9.0.4/node_modules/@octokit/graphql/dist-bundle/index.js
+var VERSION3 = "0.0.0-development";
+function _buildMessageForResponseErrors(data) {
+  return `Request failed due to following response errors:
+` + data.errors.map((e) => ` - ${e.message}`).join("\n");
+}
+var GraphqlResponseError = class extends Error {
+  constructor(request2, headers, response) {
+    super(_buildMessageForResponseErrors(response));
+    this.request = request2;
+    this.headers = headers;
+    this.response = response;
+    this.errors = response.errors;
+    this.data = response.data;
+    if (Error.captureStackTrace) {
+      Error.captureStackTrace(this, this.constructor);
+    }
+  }
+  request;
+  headers;
+  response;
+  name = "GraphqlResponseError";
+  errors;
+  data;
+};
+var NON_VARIABLE_OPTIONS = [
+  "method",
+  "baseUrl",
+  "url",
+  "headers",
+  "request",
+  "query",
+  "mediaType",
+  "operationName"
+];
+var FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
+var GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
+function graphql(request2, query, options) {
+  if (options) {
+    if (typeof query === "string" && "query" in options) {
+      return Promise.reject(
+        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
+      );
+    }
+    for (const key in options) {
+      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
+      return Promise.reject(
+        new Error(
+          `[@octokit/graphql] "${key}" cannot be used as variable name`
+        )
+      );
+    }
+  }
+  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
+  const requestOptions = Object.keys(
+    parsedOptions
+  ).reduce((result, key) => {
+    if (NON_VARIABLE_OPTIONS.includes(key)) {
+      result[key] = parsedOptions[key];
+      return result;
+    }
+    if (!result.variables) {
+      result.variables = {};
+    }
+    result.variables[key] = parsedOptions[key];
+    return result;
+  }, {});
+  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
+  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
+    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
+  }
+  return request2(requestOptions).then((response) => {
+    if (response.data.errors) {
+      const headers = {};
+      for (const key of Object.keys(response.headers)) {
+        headers[key] = response.headers[key];
+      }
+      throw new GraphqlResponseError(
+        requestOptions,
+        headers,
+        response.data
+      );
+    }
+    return response.data.data;
+  });
+}
+function withDefaults3(request2, newDefaults) {
+  const newRequest = request2.defaults(newDefaults);
+  const newApi = (query, options) => {
+    return graphql(newRequest, query, options);
+  };
+  return Object.assign(newApi, {
+    defaults: withDefaults3.bind(null, newRequest),
+    endpoint: newRequest.endpoint
+  });
+}
+var graphql2 = withDefaults3(request, {
+  headers: {
+    "user-agent": `octokit-graphql.js/${VERSION3} ${getUserAgent()}`
+  },
+  method: "POST",
+  url: "/graphql"
+});
+function withCustomRequest(customRequest) {
+  return withDefaults3(customRequest, {
+    method: "POST",
+    url: "/graphql"
+  });
+}
+
+// ../../node_modules/.pnpm/@octokit+auth-token@6.0.0/node_modules/@octokit/auth-token/dist-bundle/index.js
+var b64url = "(?:[a-zA-Z0-9_-]+)";
+var sep3 = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep3}${b64url}${sep3}${b64url}$`);
+var isJWT = jwtRE.test.bind(jwtRE);
+async function auth(token) {
+  const isApp = isJWT(token);
+  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
+  const isUserToServer = token.startsWith("ghu_");
+  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
+  return {
+    type: "token",
+    token,
+    tokenType
+  };
+}
+function withAuthorizationPrefix(token) {
+  if (token.split(/\./).length === 3) {
+    return `bearer ${token}`;
+  }
+  return `token ${token}`;
+}
+async function hook(token, request2, route, parameters) {
+  const endpoint2 = request2.endpoint.merge(
+    route,
+    parameters
+  );
+  endpoint2.headers.authorization = withAuthorizationPrefix(token);
+  return request2(endpoint2);
+}
+var createTokenAuth = function createTokenAuth2(token) {
+  if (!token) {
+    throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
+  }
+  if (typeof token !== "string") {
+    throw new Error(
+      "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
+    );
+  }
+  token = token.replace(/^(token|bearer) +/i, "");
+  return Object.assign(auth.bind(null, token), {
+    hook: hook.bind(null, token)
+  });
+};
+
+// ../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/version.js
+var VERSION4 = "7.0.7";
+
+// ../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/index.js
+var noop2 = () => {
+};
+var consoleWarn = console.warn.bind(console);
+var consoleError = console.error.bind(console);
+function createLogger(logger = {}) {
+  if (typeof logger.debug !== "function") {
+    logger.debug = noop2;
+  }
+  if (typeof logger.info !== "function") {
+    logger.info = noop2;
+  }
+  if (typeof logger.warn !== "function") {
+    logger.warn = consoleWarn;
+  }
+  if (typeof logger.error !== "function") {
+    logger.error = consoleError;
+  }
+  return logger;
+}
+var userAgentTrail = `octokit-core.js/${VERSION4} ${getUserAgent()}`;
+var Octokit = class {
+  static VERSION = VERSION4;
+  static defaults(defaults) {
+    const OctokitWithDefaults = class extends this {
+      constructor(...args) {
+        const options = args[0] || {};
+        if (typeof defaults === "function") {
+          super(defaults(options));
+          return;
+        }
+        super(
+          Object.assign(
+            {},
+            defaults,
+            options,
+            options.userAgent && defaults.userAgent ? {
+              userAgent: `${options.userAgent} ${defaults.userAgent}`
+            } : null
+          )
+        );
+      }
+    };
+    return OctokitWithDefaults;
+  }
+  static plugins = [];
+  /**
+   * Attach a plugin (or many) to your Octokit instance.
+   *
+   * @example
+   * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
+   */
+  static plugin(...newPlugins) {
+    const currentPlugins = this.plugins;
+    const NewOctokit = class extends this {
+      static plugins = currentPlugins.concat(
+        newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
+      );
+    };
+    return NewOctokit;
+  }
+  constructor(options = {}) {
+    const hook2 = new before_after_hook_default.Collection();
+    const requestDefaults = {
+      baseUrl: request.endpoint.DEFAULTS.baseUrl,
+      headers: {},
+      request: Object.assign({}, options.request, {
+        // @ts-ignore internal usage only, no need to type
+        hook: hook2.bind(null, "request")
+      }),
+      mediaType: {
+        previews: [],
+        format: ""
+      }
+    };
+    requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
+    if (options.baseUrl) {
+      requestDefaults.baseUrl = options.baseUrl;
+    }
+    if (options.previews) {
+      requestDefaults.mediaType.previews = options.previews;
+    }
+    if (options.timeZone) {
+      requestDefaults.headers["time-zone"] = options.timeZone;
+    }
+    this.request = request.defaults(requestDefaults);
+    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
+    this.log = createLogger(options.log);
+    this.hook = hook2;
+    if (!options.authStrategy) {
+      if (!options.auth) {
+        this.auth = async () => ({
+          type: "unauthenticated"
+        });
+      } else {
+        const auth2 = createTokenAuth(options.auth);
+        hook2.wrap("request", auth2.hook);
+        this.auth = auth2;
+      }
+    } else {
+      const { authStrategy, ...otherOptions } = options;
+      const auth2 = authStrategy(
+        Object.assign(
+          {
+            request: this.request,
+            log: this.log,
+            // we pass the current octokit instance as well as its constructor options
+            // to allow for authentication strategies that return a new octokit instance
+            // that shares the same internal state as the current one. The original
+            // requirement for this was the "event-octokit" authentication strategy
+            // of https://github.com/probot/octokit-auth-probot.
+            octokit: this,
+            octokitOptions: otherOptions
+          },
+          options.auth
+        )
+      );
+      hook2.wrap("request", auth2.hook);
+      this.auth = auth2;
+    }
+    const classConstructor = this.constructor;
+    for (let i = 0; i < classConstructor.plugins.length; ++i) {
+      Object.assign(this, classConstructor.plugins[i](this, options));
+    }
+  }
+  // assigned during constructor
+  request;
+  graphql;
+  log;
+  hook;
+  // TODO: type `octokit.auth` based on passed options.authStrategy
+  auth;
+};
+
+// ../../node_modules/.pnpm/@octokit+plugin-retry@8.1.1_@octokit+core@7.0.7/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+var import_light = __toESM(require_light(), 1);
+var VERSION5 = "0.0.0-development";
+function isRequestError(error2) {
+  return error2.request !== void 0;
+}
+async function errorRequest(state, octokit, error2, options) {
+  if (!isRequestError(error2) || !error2?.request.request) {
+    throw error2;
+  }
+  if (error2.status >= 400 && !state.doNotRetry.includes(error2.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state.retries;
+    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
+    throw octokit.retry.retryRequest(error2, retries, retryAfter);
+  }
+  throw error2;
+}
+async function wrapRequest(state, octokit, request2, options) {
+  const limiter = new import_light.default();
+  limiter.on("failed", function(error2, info2) {
+    const maxRetries = ~~error2.request.request?.retries;
+    const after = ~~error2.request.request?.retryAfter;
+    options.request.retryCount = info2.retryCount + 1;
+    if (maxRetries > info2.retryCount) {
+      return after * state.retryAfterBaseValue;
+    }
+  });
+  return limiter.schedule(
+    requestWithGraphqlErrorHandling.bind(null, state, octokit, request2),
+    options
+  );
+}
+async function requestWithGraphqlErrorHandling(state, octokit, request2, options) {
+  const response = await request2(options);
+  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
+    response.data.errors[0].message
+  )) {
+    const error2 = new RequestError(response.data.errors[0].message, 500, {
+      request: options,
+      response
+    });
+    return errorRequest(state, octokit, error2, options);
+  }
+  return response;
+}
+function retry(octokit, octokitOptions) {
+  const state = Object.assign(
+    {
+      enabled: true,
+      retryAfterBaseValue: 1e3,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
+      retries: 3
+    },
+    octokitOptions.retry
+  );
+  const retryPlugin = {
+    retry: {
+      retryRequest: (error2, retries, retryAfter) => {
+        error2.request.request = Object.assign({}, error2.request.request, {
+          retries,
+          retryAfter
+        });
+        return error2;
+      }
+    }
+  };
+  if (state.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
+  }
+  return retryPlugin;
+}
+retry.VERSION = VERSION5;
+
+// ../../node_modules/.pnpm/@octokit+plugin-throttling@11.0.5_@octokit+core@7.0.7/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+var import_light2 = __toESM(require_light(), 1);
+var VERSION6 = "0.0.0-development";
+var noop3 = () => Promise.resolve();
+function wrapRequest2(state, request2, options) {
+  return state.retryLimiter.schedule(doRequest, state, request2, options);
+}
+async function doRequest(state, request2, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request2.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, noop3);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, noop3);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, noop3);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request2, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error2) => error2.type === "RATE_LIMITED")) {
+      const error2 = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error2;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var groups = {};
+var createGroups = function(Bottleneck2, common) {
+  groups.global = new Bottleneck2.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  groups.auth = new Bottleneck2.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  groups.search = new Bottleneck2.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  groups.write = new Bottleneck2.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  groups.notifications = new Bottleneck2.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck: Bottleneck2 = import_light2.default,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck2, common);
+    }
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck2();
+    const events = {};
+    const emitter = new Bottleneck2.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error2, info2) {
+      const [state2, request2, options] = info2.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error2.status !== 401;
+      if (!(shouldRetryGraphQL || error2.status === 403 || error2.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request2.retryCount;
+      request2.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error2.message)) {
+          const retryAfter2 = Number(error2.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error2.response.headers != null && error2.response.headers["x-ratelimit-remaining"] === "0" || (error2.response.data?.errors ?? []).some(
+          (error22) => error22.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error2.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request2.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request2, options) => {
+    initializeBottleneck();
+    return wrapRequest2(state, request2, options);
+  });
+  return {};
+}
+throttling.VERSION = VERSION6;
+throttling.triggersNotification = triggersNotification;
+
+// ../cli/src/run/report.ts
+var METADATA = /<!-- kdelta: (\{.*\}) -->/;
+function renderMetadataBlock(meta) {
+  return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, "-\\u002d")} -->`;
+}
+function parseMetadataBlock(body) {
+  const m = METADATA.exec(body);
+  if (!m) return void 0;
+  try {
+    const v = JSON.parse(m[1]);
+    return typeof v === "object" && v !== null && typeof v.fingerprint === "string" ? v : void 0;
+  } catch {
+    return void 0;
+  }
+}
+var MAX_BODY = 6e4;
+var SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
+function code(text) {
+  const t = text.replace(/\n/g, " ");
+  return t.includes("`") ? `\`\` ${t} \`\`` : `\`${t}\``;
+}
+function cell(text) {
+  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function value(v) {
+  if (v === void 0) return "(absent)";
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return code(s.length > 80 ? `${s.slice(0, 77)}...` : s);
+}
+function renderWith(input, d, shortened) {
+  const { metadata: meta } = input;
+  const head = [`## ${input.title}`, "", input.summary, ""];
+  if (shortened) head.push(SHORTENED_NOTE, "");
+  const provenance = ["### Provenance", ""];
+  if (meta.upstream) {
+    provenance.push(
+      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}`,
+      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code(meta.upstream.commit.slice(0, 12))}`
+    );
+    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
+  }
+  provenance.push(
+    `- downstream: ${code(input.downstream.repo)} ${code(input.downstream.directory || "/")} into ${code(input.downstream.branch)}`,
+    `- variant: ${code(meta.variant)}, kdelta ${meta.version}`,
+    ""
+  );
+  const footer = [
+    "---",
+    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
+    renderMetadataBlock(meta),
+    ""
+  ];
+  const changes = [];
+  if (d.changeSection) {
+    changes.push("### What changed", "");
+    if (input.changes.length === 0) changes.push("Nothing in the package files.");
+    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(c.path)}`);
+    if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
+    const touched = input.resources.filter((r) => r.changed || r.action !== "merged");
+    if (d.resourceTable && touched.length > 0) {
+      changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
+      for (const r of touched) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.action}${r.changed ? "" : " (unchanged)"} |`);
+    }
+    changes.push("");
+  } else {
+    changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
+  }
+  const conflicts = [];
+  if (input.conflicts.length > 0 && (!d.conflictSection || d.conflictRows === 0)) {
+    conflicts.push(`### Conflicts (${input.conflicts.length})`, "", "The list is in the run's report.", "");
+  } else if (input.conflicts.length > 0) {
+    conflicts.push(
+      `### Conflicts (${input.conflicts.length})`,
+      "",
+      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
+      "",
+      "| resource | field | origin | upstream | local | rule | kept |",
+      "| --- | --- | --- | --- | --- | --- | --- |"
+    );
+    for (const c of input.conflicts.slice(0, d.conflictRows)) {
+      conflicts.push(
+        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`
+      );
+    }
+    if (input.conflicts.length > d.conflictRows)
+      conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
+    conflicts.push("");
+  }
+  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
+}
+function renderProposalBodies(input, limit = MAX_BODY) {
+  const all = {
+    conflictRows: input.conflicts.length,
+    resourceTable: true,
+    fileLines: input.changes.length,
+    conflictSection: true,
+    changeSection: true
+  };
+  const full = renderWith(input, all, false);
+  if (full.length <= limit) return { body: full, full, shortened: false };
+  const ladder = [];
+  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
+    ladder.push({ ...all, conflictRows: rows });
+    if (rows === 0) break;
+  }
+  const lean = { ...all, conflictRows: 0, resourceTable: false };
+  ladder.push(lean);
+  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
+    ladder.push({ ...lean, fileLines: lines });
+    if (lines === 0) break;
+  }
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
+  for (const d of ladder) {
+    const text = renderWith(input, d, true);
+    if (text.length <= limit) return { body: text, full, shortened: true };
+  }
+  const last = renderWith(input, ladder[ladder.length - 1], true);
+  const tail = last.slice(last.lastIndexOf("\n---\n"));
+  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
+${tail}`.slice(-limit), full, shortened: true };
+}
+
+// ../cli/src/forge/github-errors.ts
+var PERMISSIONS = {
+  pull_requests: { workflow: "pull-requests", app: "Pull requests" },
+  contents: { workflow: "contents", app: "Contents" },
+  issues: { workflow: "issues", app: "Issues" },
+  statuses: { workflow: "statuses", app: "Commit statuses" },
+  checks: { workflow: "checks", app: "Checks" },
+  metadata: { app: "Metadata" },
+  workflows: { app: "Workflows" },
+  members: { app: "Members" }
+};
+function parseAcceptedPermissions(header2) {
+  return header2.split(";").map(
+    (alt) => alt.split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
+      const [name2, level] = p.split("=");
+      return { name: (name2 ?? "").trim(), level: (level ?? "").trim() };
+    })
+  ).filter((alt) => alt.length > 0);
+}
+function missingPermissionAdvice(header2) {
+  const alternatives = parseAcceptedPermissions(header2);
+  if (alternatives.length === 0) return "the token lacks a permission this request needs";
+  const first = alternatives[0];
+  const named = first.map((p) => `${p.name}=${p.level}`).join(", ");
+  const workflow = first.map((p) => PERMISSIONS[p.name]?.workflow ? `${PERMISSIONS[p.name].workflow}: ${p.level}` : void 0).filter((s) => s !== void 0);
+  const app = first.map(
+    (p) => `${PERMISSIONS[p.name]?.app ?? p.name}: ${p.level === "write" ? "Read and write" : p.level === "read" ? "Read-only" : p.level}`
+  ).join(", ");
+  const workflowAdvice = workflow.length > 0 ? `give the workflow \`permissions: ${workflow.join(", ")}\`, or ` : "";
+  const others = alternatives.length > 1 ? ` (GitHub also accepts ${alternatives.slice(1).map((alt) => alt.map((p) => `${p.name}=${p.level}`).join(", ")).join(" or ")})` : "";
+  return `the token lacks ${named}: ${workflowAdvice}use a GitHub App token with ${app}${others}`;
+}
+function header(error2, name2) {
+  const headers = error2.response?.headers ?? {};
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name2 && v !== void 0) return String(v);
+  return void 0;
+}
+function detail(error2) {
+  const data = error2.response?.data;
+  const parts = [];
+  if (data && typeof data.message === "string") parts.push(data.message);
+  if (data && Array.isArray(data.errors)) {
+    for (const e of data.errors) {
+      if (typeof e === "string") parts.push(e);
+      else if (e && typeof e === "object" && typeof e.message === "string")
+        parts.push(e.message);
+    }
+  }
+  if (parts.length === 0 && error2.message) parts.push(error2.message.split("\n")[0]);
+  return [...new Set(parts)].join("; ");
+}
+function describeGitHubError(error2, what) {
+  const e = error2 ?? {};
+  const status = typeof e.status === "number" ? e.status : void 0;
+  if (status === void 0) return `GitHub: cannot ${what}: ${e.message ?? String(error2)}`;
+  if (status === 401) {
+    return `GitHub: cannot ${what}: bad credentials (401): the token is not valid (expired, revoked or mistyped); set GITHUB_TOKEN or GH_TOKEN to a valid token`;
+  }
+  const accepted = header(e, "x-accepted-github-permissions");
+  if ((status === 403 || status === 404) && accepted !== void 0) {
+    return `GitHub: cannot ${what}: ${missingPermissionAdvice(accepted)}`;
+  }
+  const text = detail(e);
+  if ((status === 403 || status === 429) && /rate limit/i.test(text)) {
+    const retry2 = header(e, "retry-after");
+    return `GitHub: cannot ${what}: rate limited (${status}${retry2 ? `, retry after ${retry2}s` : ""}) after retrying: ${text}; the next run continues`;
+  }
+  if (status === 404) {
+    return `GitHub: cannot ${what}: not found (404): the repository does not exist or the token cannot see it (a GITHUB_TOKEN reaches only its own repository; use a GitHub App token or a PAT for others)`;
+  }
+  return `GitHub: cannot ${what}: ${status}${text ? ` ${text}` : ""}`;
+}
+
+// ../cli/src/forge/github-repo.ts
+var NAME2 = /^[A-Za-z0-9_.-]+$/;
+function server(serverUrl) {
+  const u = new URL(serverUrl);
+  return { origin: u.origin, host: u.host, hostname: u.hostname, protocol: u.protocol, pathname: u.pathname.replace(/\/+$/, "") };
+}
+function githubRepoOf(url, serverUrl) {
+  const plain3 = withoutCredentials(url);
+  const base = server(serverUrl);
+  const expected = `${base.origin}${base.pathname}/<owner>/<repo>`;
+  const refuse2 = (why) => ({
+    ok: false,
+    error: `repository "${plain3}" ${why}: the github forge opens pull requests on ${base.origin}${base.pathname} only (expected ${expected}; use --forge local for other hosts)`
+  });
+  let path;
+  const scp = /^[A-Za-z0-9_.-]+@([^:/]+):(.*)$/.exec(plain3);
+  if (scp) {
+    if (scp[1].toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${scp[1]}`);
+    path = `/${scp[2]}`;
+  } else {
+    let u;
+    try {
+      u = new URL(plain3);
+    } catch {
+      return refuse2("is not a URL");
+    }
+    if (u.protocol === "ssh:") {
+      if (u.hostname.toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${u.hostname}`);
+      path = u.pathname;
+    } else if (u.protocol === "http:" || u.protocol === "https:") {
+      if (u.host.toLowerCase() !== base.host.toLowerCase() || u.protocol !== base.protocol) return refuse2(`is on ${u.protocol}//${u.host}`);
+      if (!u.pathname.startsWith(`${base.pathname}/`)) return refuse2(`is not under ${base.pathname}`);
+      path = u.pathname.slice(base.pathname.length);
+    } else {
+      return refuse2(`is a ${u.protocol.replace(/:$/, "")} URL`);
+    }
+  }
+  const parts = path.replace(/\/+$/, "").split("/").filter(Boolean);
+  if (parts.length !== 2) return refuse2("does not name <owner>/<repo>");
+  const owner = parts[0];
+  const repo = parts[1].replace(/\.git$/, "");
+  if (!NAME2.test(owner) || !NAME2.test(repo)) return refuse2("does not name <owner>/<repo>");
+  return { ok: true, value: { owner, repo } };
+}
+function compareUrlOf(upstreamUrl, from, to, serverUrl) {
+  if (!from || !to || from === to) return void 0;
+  const mapped = githubRepoOf(upstreamUrl, serverUrl);
+  if (!mapped.ok) return void 0;
+  const base = server(serverUrl);
+  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
+}
+
+// ../cli/src/forge/github.ts
+var GITHUB_API_VERSION = "2022-11-28";
+function githubToken(options) {
+  const env = options.env ?? process.env;
+  const token = options.token || env.GITHUB_TOKEN || env.GH_TOKEN;
+  if (!token) {
+    throw new Error(
+      "the github forge needs a token: set GITHUB_TOKEN (in a workflow, from secrets.GITHUB_TOKEN) or GH_TOKEN; it needs contents: write and pull-requests: write on the downstream repositories"
+    );
+  }
+  return token;
+}
+function graphqlUrlOf(apiUrl) {
+  const base = apiUrl.replace(/\/+$/, "");
+  return /\/api\/v3$/.test(base) ? `${base.replace(/\/v3$/, "")}/graphql` : `${base}/graphql`;
+}
+var MARKER2 = /\n?<!-- kdelta-fingerprint: ([A-Za-z0-9._-]+) -->\n?$/;
+function encodeBody(body, fingerprint) {
+  if (parseMetadataBlock(body)?.fingerprint === fingerprint) return body;
+  return `${body}${body.endsWith("\n") ? "" : "\n"}<!-- kdelta-fingerprint: ${fingerprint} -->
+`;
+}
+function decodeBody(stored) {
+  const m = MARKER2.exec(stored);
+  if (m) {
+    const body = stored.slice(0, m.index);
+    return { body: body.endsWith("\n") || body === "" ? body : `${body}
+`, fingerprint: m[1] };
+  }
+  return { body: stored, fingerprint: parseMetadataBlock(stored)?.fingerprint ?? "" };
+}
+function labelsOf(pull) {
+  return (pull.labels ?? []).map((l) => typeof l === "string" ? l : l.name ?? "").filter(Boolean);
+}
+var MAX_BODY_CHARS = 65536;
+async function blobBytes(dir, sha) {
+  const { stdout } = await promisify(execFile2)("git", ["cat-file", "blob", sha], {
+    cwd: dir,
+    encoding: "buffer",
+    maxBuffer: 512 * 1024 * 1024
+  });
+  return stdout;
+}
+function createGitHubForge(options = {}) {
+  const env = options.env ?? process.env;
+  const token = githubToken({ token: options.token, env });
+  const serverUrl = (options.serverUrl ?? env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
+  const apiUrl = (options.apiUrl ?? env.GITHUB_API_URL ?? "https://api.github.com").replace(/\/+$/, "");
+  const graphqlUrl = options.graphqlUrl ?? graphqlUrlOf(apiUrl);
+  const prefix = options.branchPrefix ?? "kdelta/";
+  const draftPolicy = options.draft ?? "conflicts";
+  const counts = { reads: 0, writes: 0 };
+  const Kit = Octokit.plugin(throttling, retry);
+  const pacing = options.pacing ?? {};
+  const immediate = { key: () => ({ schedule: (_opts, fn3, ...args) => fn3(...args) }) };
+  const octokit = new Kit({
+    auth: token,
+    baseUrl: apiUrl,
+    userAgent: "kdelta",
+    throttle: {
+      // Primary limits: wait once for the reset when it is near; secondary limits: follow retry-after, three times.
+      onRateLimit: (retryAfter, _o, _k, retryCount) => retryCount < 1 && retryAfter <= 120,
+      onSecondaryRateLimit: (_retryAfter, _o, _k, retryCount) => retryCount < 3,
+      ...pacing.retryAfterUnitMs !== void 0 ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {},
+      ...pacing.writeSpacing === false ? { write: immediate, notifications: immediate } : {}
+    },
+    retry: { retries: 2 }
+  });
+  octokit.hook.before("request", (o) => {
+    o.headers["x-github-api-version"] = GITHUB_API_VERSION;
+    const method = String(o.method).toUpperCase();
+    const isGraphql = String(o.url).endsWith("/graphql");
+    const query = typeof o.query === "string" ? o.query : "";
+    const write = isGraphql ? /^\s*mutation\b/.test(query) : method !== "GET" && method !== "HEAD";
+    if (write) {
+      counts.writes++;
+      options.budget?.spend();
+    } else counts.reads++;
+  });
+  const repoOf = (url) => {
+    const m = githubRepoOf(url, serverUrl);
+    if (!m.ok) throw new Error(m.error);
+    return m.value;
+  };
+  const keyOf = (r) => `${r.owner}/${r.repo}`;
+  async function call(what, route, params) {
+    try {
+      return (await octokit.request(route, params)).data;
+    } catch (error2) {
+      throw new Error(describeGitHubError(error2, what));
+    }
+  }
+  async function graphql3(what, query, variables) {
+    let data;
+    try {
+      data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables })).data;
+    } catch (error2) {
+      throw new Error(describeGitHubError(error2, what));
+    }
+    if (data.errors && data.errors.length > 0) throw new Error(`GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join("; ")}`);
+  }
+  const open2 = /* @__PURE__ */ new Map();
+  const seen = /* @__PURE__ */ new Map();
+  const mergedByRun = /* @__PURE__ */ new Set();
+  const statuses = /* @__PURE__ */ new Map();
+  async function pages(repo, state) {
+    const out = [];
+    for (let page = 1; ; page++) {
+      const batch = await call(`list the pull requests of ${keyOf(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+        ...repo,
+        state,
+        per_page: 100,
+        page
+      });
+      out.push(...batch);
+      if (batch.length < 100) return out;
+    }
+  }
+  function remember(target, repo) {
+    if (!seen.has(keyOf(repo))) seen.set(keyOf(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
+  }
+  function openPulls(target) {
+    const repo = repoOf(target.repo);
+    remember(target, repo);
+    const key = keyOf(repo);
+    let hit = open2.get(key);
+    if (!hit) {
+      hit = pages(repo, "open").then(
+        (pulls) => new Map(pulls.map((p) => [p.number, { pull: p, downstream: target.downstream, repoUrl: target.repo }]))
+      );
+      hit.catch(() => open2.delete(key));
+      open2.set(key, hit);
+    }
+    return hit;
+  }
+  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf(repo).toLowerCase();
+  function toProposal(r, state) {
+    const { body, fingerprint } = decodeBody(r.pull.body ?? "");
+    const id = `${r.pull.number}`;
+    const repoKey = keyOf(repoOf(r.repoUrl));
+    const merged = mergedByRun.has(`${repoKey}#${id}`);
+    return {
+      downstream: r.downstream,
+      repo: r.repoUrl,
+      head: r.pull.head.ref,
+      base: r.pull.base.ref,
+      title: r.pull.title,
+      body,
+      fingerprint,
+      id,
+      state: state ?? (r.pull.state === "open" ? "open" : r.pull.merged_at || merged ? "merged" : "closed"),
+      url: r.pull.html_url,
+      status: statuses.get(`${repoKey}@${r.pull.head.sha}`) ?? r.status,
+      labels: labelsOf(r.pull)
+    };
+  }
+  async function findRecord(target) {
+    const pulls = await openPulls(target);
+    const repo = repoOf(target.repo);
+    for (const r of pulls.values()) {
+      if (r.pull.state === "open" && r.pull.head.ref === target.head && r.pull.base.ref === target.base && sameRepo(r.pull, repo)) return r;
+    }
+    return void 0;
+  }
+  const wantsDraft = (conflicts) => draftPolicy === "always" || draftPolicy === "conflicts" && conflicts > 0;
+  async function decorate(r, input, created, warnings) {
+    const repo = repoOf(input.repo);
+    const n = r.pull.number;
+    const where = `pull request #${n} of ${keyOf(repo)}`;
+    const have = new Set(labelsOf(r.pull));
+    const missing = (options.labels ?? []).filter((l) => !have.has(l));
+    if (missing.length > 0) {
+      const labels = await call(`label ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
+        ...repo,
+        issue_number: n,
+        labels: missing
+      });
+      r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
+    }
+    if (created && (options.assignees ?? []).length > 0) {
+      await call(`assign ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", {
+        ...repo,
+        issue_number: n,
+        assignees: [...options.assignees]
+      });
+    }
+    if (created && ((options.reviewers ?? []).length > 0 || (options.teamReviewers ?? []).length > 0)) {
+      try {
+        await call(`request reviews on ${where}`, "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", {
+          ...repo,
+          pull_number: n,
+          reviewers: [...options.reviewers ?? []],
+          team_reviewers: [...options.teamReviewers ?? []]
+        });
+      } catch (error2) {
+        warnings.push(error2.message);
+      }
+    }
+    const conflicts = input.conflicts ?? 0;
+    const draft = wantsDraft(conflicts);
+    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== "always") {
+      await graphql3(
+        `${draft ? "turn" : "mark"} ${where} ${draft ? "into a draft" : "ready for review"}`,
+        draft ? "mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }" : "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }",
+        { id: r.pull.node_id }
+      );
+      r.pull = { ...r.pull, draft };
+    }
+    const autoMerge = options.autoMerge;
+    if (autoMerge && conflicts === 0 && !draft && !r.pull.auto_merge) {
+      await graphql3(
+        `enable auto-merge on ${where}`,
+        "mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }",
+        { id: r.pull.node_id, method: autoMerge.toUpperCase() }
+      );
+      r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
+    } else if (r.pull.auto_merge && (conflicts > 0 || draft)) {
+      await graphql3(
+        `disable auto-merge on ${where}`,
+        "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
+        { id: r.pull.node_id }
+      );
+      r.pull = { ...r.pull, auto_merge: null };
+    }
+  }
+  const forge = {
+    name: "github",
+    serverUrl,
+    apiUrl,
+    requests: counts,
+    async find(target) {
+      const r = await findRecord(target);
+      return r ? toProposal(r) : void 0;
+    },
+    async upsert(input) {
+      const repo = repoOf(input.repo);
+      const pulls = await openPulls(input);
+      const stored = encodeBody(input.body, input.fingerprint);
+      if (stored.length > MAX_BODY_CHARS) {
+        throw new Error(`the body of ${input.head} has ${stored.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`);
+      }
+      const warnings = [];
+      let r = await findRecord(input);
+      let created = false;
+      if (!r) {
+        try {
+          const pull = await octokit.request("POST /repos/{owner}/{repo}/pulls", {
+            ...repo,
+            title: input.title,
+            head: input.head,
+            base: input.base,
+            body: stored,
+            draft: wantsDraft(input.conflicts ?? 0)
+          });
+          r = { pull: pull.data, downstream: input.downstream, repoUrl: input.repo };
+          pulls.set(r.pull.number, r);
+          created = true;
+        } catch (error2) {
+          const text = JSON.stringify(error2.response?.data ?? "");
+          if (error2.status !== 422 || !/already exists/i.test(text)) {
+            throw new Error(describeGitHubError(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`));
+          }
+          open2.delete(keyOf(repo));
+          r = await findRecord(input);
+          if (!r)
+            throw new Error(`GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`);
+        }
+      }
+      let changed = created;
+      if (!created) {
+        const patch = {};
+        if (r.pull.title !== input.title) patch.title = input.title;
+        if ((r.pull.body ?? "") !== stored) patch.body = stored;
+        if (Object.keys(patch).length > 0) {
+          const data = await call(
+            `update pull request #${r.pull.number} of ${keyOf(repo)}`,
+            "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
+            {
+              ...repo,
+              pull_number: r.pull.number,
+              ...patch
+            }
+          );
+          r.pull = { ...r.pull, ...data, labels: data.labels ?? r.pull.labels };
+          changed = true;
+        }
+      }
+      if (changed) await decorate(r, input, created, warnings);
+      return { proposal: toProposal(r), created, changed, ...warnings.length > 0 ? { warnings } : {} };
+    },
+    async close(proposal, state = "closed") {
+      const repo = repoOf(proposal.repo);
+      const n = Number(proposal.id);
+      const data = await call(`close pull request #${n} of ${keyOf(repo)}`, "PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
+        ...repo,
+        pull_number: n,
+        state: "closed"
+      });
+      const pulls = await openPulls(proposal);
+      pulls.delete(n);
+      if (state === "merged") mergedByRun.add(`${keyOf(repo)}#${n}`);
+      return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
+    },
+    async setStatus(proposal, status) {
+      const repo = repoOf(proposal.repo);
+      const r = (await openPulls(proposal)).get(Number(proposal.id));
+      if (!r) throw new Error(`GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open: no status recorded`);
+      await call(`record a status on ${r.pull.head.sha.slice(0, 12)} in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
+        ...repo,
+        sha: r.pull.head.sha,
+        state: status.state,
+        description: status.description.slice(0, 140),
+        context: "kdelta"
+      });
+      statuses.set(`${keyOf(repo)}@${r.pull.head.sha}`, status);
+      r.status = status;
+    },
+    async list() {
+      const out = [];
+      for (const { downstream, repoUrl, repo } of seen.values()) {
+        const latest = /* @__PURE__ */ new Map();
+        for (const p of await pages(repo, "all")) {
+          if (!p.head.ref.startsWith(prefix) || !sameRepo(p, repo)) continue;
+          const key = `${p.head.ref}\0${p.base.ref}`;
+          const before = latest.get(key);
+          if (!before || before.number < p.number) latest.set(key, p);
+        }
+        for (const p of latest.values()) out.push(toProposal({ pull: p, downstream, repoUrl }));
+      }
+      return out;
+    },
+    writeCost(op) {
+      switch (op.kind) {
+        case "close":
+          return 1;
+        case "delete-branch":
+          return 0;
+        // a git push, not an API request
+        case "push":
+          return options.signedCommits ? op.files + 4 : 0;
+        case "upsert": {
+          const some = (list2) => (list2 ?? []).length > 0 ? 1 : 0;
+          const labels = some(options.labels);
+          const autoMerge = options.autoMerge ? 1 : 0;
+          return op.created ? 1 + labels + some(options.assignees) + Math.max(some(options.reviewers), some(options.teamReviewers)) + autoMerge : 1 + labels + (draftPolicy === "always" ? 0 : 1) + autoMerge;
+        }
+      }
+    },
+    ...options.signedCommits ? { publishCommit: (input) => publishCommit(input) } : {},
+    gitToken(url) {
+      return githubRepoOf(url, serverUrl).ok ? token : void 0;
+    },
+    compareUrl(upstreamRepo, from, to) {
+      return compareUrlOf(upstreamRepo, from, to, serverUrl);
+    }
+  };
+  async function publishCommit(input) {
+    const repo = repoOf(input.target.repo);
+    const where = `${input.target.head} in ${keyOf(repo)}`;
+    const diff = (await runGit(["diff-tree", "-r", "-z", "--no-renames", input.baseCommit, input.commit], { cwd: input.dir })).stdout;
+    const fields = diff.split("\0").filter((s) => s !== "");
+    const tree = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const [, newMode, newSha, status] = /^:\d+ (\d+) [0-9a-f]+ ([0-9a-f]+) ([A-Z])/.exec(fields[i]) ?? [];
+      const path = fields[i + 1];
+      if (status === "D") {
+        tree.push({ path, mode: "100644", type: "blob", sha: null });
+        continue;
+      }
+      const content = await blobBytes(input.dir, newSha);
+      const blob = await call(`upload ${path} for ${where}`, "POST /repos/{owner}/{repo}/git/blobs", {
+        ...repo,
+        content: content.toString("base64"),
+        encoding: "base64"
+      });
+      tree.push({ path, mode: newMode, type: "blob", sha: blob.sha });
+    }
+    const baseTree = (await runGit(["rev-parse", `${input.baseCommit}^{tree}`], { cwd: input.dir })).stdout.trim();
+    const madeTree = await call(`write the tree for ${where}`, "POST /repos/{owner}/{repo}/git/trees", {
+      ...repo,
+      base_tree: baseTree,
+      tree
+    });
+    const commit = await call(`make the commit for ${where}`, "POST /repos/{owner}/{repo}/git/commits", {
+      ...repo,
+      message: input.message,
+      tree: madeTree.sha,
+      parents: [input.baseCommit],
+      author: { name: input.author.name, email: input.author.email }
+    });
+    const ref = `heads/${input.target.head}`;
+    const refPath = ref.split("/").map(encodeURIComponent).join("/");
+    if (input.expectedHead) {
+      const now = await call(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, { ...repo });
+      if (now.object.sha !== input.expectedHead) {
+        throw new Error(
+          `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`
+        );
+      }
+      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force: true });
+    } else {
+      await call(`create ${where}`, "POST /repos/{owner}/{repo}/git/refs", { ...repo, ref: `refs/${ref}`, sha: commit.sha });
+    }
+    return commit.sha;
+  }
+  return forge;
 }
 
 // ../cli/src/run/control.ts
@@ -39572,7 +43334,8 @@ function checkRepository(raw, source, issues) {
     source
   };
 }
-var SETTINGS_FIELDS = ["forge", "mode", "concurrency", "proposalsDir", "author"];
+var SETTINGS_FIELDS = ["forge", "mode", "concurrency", "proposalsDir", "author", "branchPrefix", "budget", "github"];
+var GITHUB_FIELDS = ["labels", "assignees", "reviewers", "teamReviewers", "draft", "autoMerge", "signedCommits"];
 function checkSettings(raw, source, issues) {
   const spec = raw.spec ?? {};
   if (typeof spec !== "object" || Array.isArray(spec)) {
@@ -39620,6 +43383,69 @@ function checkSettings(raw, source, issues) {
     } else {
       issues.push({ source, field: "spec.author", message: "expected {name, email}, both non-empty strings" });
     }
+  }
+  if (spec.branchPrefix !== void 0) {
+    if (typeof spec.branchPrefix === "string" && /^[A-Za-z0-9._/-]*$/.test(spec.branchPrefix) && !/^[/-]/.test(spec.branchPrefix))
+      out.branchPrefix = spec.branchPrefix;
+    else
+      issues.push({
+        source,
+        field: "spec.branchPrefix",
+        message: `expected a branch name prefix (letters, digits, ".", "_", "-", "/"; got ${JSON.stringify(spec.branchPrefix)})`
+      });
+  }
+  if (spec.budget !== void 0) {
+    const b = spec.budget;
+    if (typeof b === "number" && Number.isInteger(b) && b >= 0) out.budget = b;
+    else issues.push({ source, field: "spec.budget", message: `must be a whole number, 0 or more (got ${JSON.stringify(b)})` });
+  }
+  if (spec.github !== void 0) out.github = checkGitHubSettings(spec.github, source, issues);
+  return out;
+}
+function checkGitHubSettings(raw, source, issues) {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    issues.push({ source, field: "spec.github", message: "expected a map" });
+    return {};
+  }
+  const g = raw;
+  const out = {};
+  for (const k of Object.keys(g)) {
+    if (!GITHUB_FIELDS.includes(k))
+      issues.push({ source, field: `spec.github.${k}`, message: `unknown field (expected one of ${GITHUB_FIELDS.join(", ")})` });
+  }
+  for (const k of ["labels", "assignees", "reviewers", "teamReviewers"]) {
+    const v = g[k];
+    if (v === void 0) continue;
+    if (Array.isArray(v) && v.every((x) => typeof x === "string" && x !== "")) out[k] = v;
+    else issues.push({ source, field: `spec.github.${k}`, message: `expected a list of non-empty strings (got ${JSON.stringify(v)})` });
+  }
+  if (g.draft !== void 0) {
+    if (g.draft === "always" || g.draft === "never" || g.draft === "conflicts") out.draft = g.draft;
+    else
+      issues.push({
+        source,
+        field: "spec.github.draft",
+        message: `must be one of always, never, conflicts (got ${JSON.stringify(g.draft)})`
+      });
+  }
+  if (g.autoMerge !== void 0) {
+    if (g.autoMerge === false || g.autoMerge === "merge" || g.autoMerge === "squash" || g.autoMerge === "rebase")
+      out.autoMerge = g.autoMerge;
+    else
+      issues.push({
+        source,
+        field: "spec.github.autoMerge",
+        message: `must be one of merge, squash, rebase, or false (got ${JSON.stringify(g.autoMerge)})`
+      });
+  }
+  if (g.signedCommits !== void 0) {
+    if (typeof g.signedCommits === "boolean") out.signedCommits = g.signedCommits;
+    else
+      issues.push({
+        source,
+        field: "spec.github.signedCommits",
+        message: `expected true or false (got ${JSON.stringify(g.signedCommits)})`
+      });
   }
   return out;
 }
@@ -39949,17 +43775,17 @@ var applyReplacements = ({ items, config }) => {
 
 // ../fn-render/src/builtins/apply-setters.ts
 var import_yaml36 = __toESM(require_dist(), 1);
-var MARKER2 = /^\s*kpt-set:\s*(.+?)\s*$/;
+var MARKER3 = /^\s*kpt-set:\s*(.+?)\s*$/;
 var SETTER = /\$\{([^}]+)\}/g;
 function setterPattern(comment) {
   if (!comment) return void 0;
   for (const line of comment.split("\n")) {
-    const m = MARKER2.exec(line);
+    const m = MARKER3.exec(line);
     if (m) return m[1];
   }
   return void 0;
 }
-function expand(pattern, values) {
+function expand2(pattern, values) {
   let missing = false;
   const out = pattern.replace(SETTER, (_, name2) => {
     const v = values[name2];
@@ -39978,7 +43804,7 @@ var applySetters = ({ items, config }) => {
       if ((0, import_yaml36.isScalar)(node)) {
         const pattern = setterPattern(node.comment) ?? setterPattern(keyComment);
         if (pattern === void 0) return;
-        const next = expand(pattern, values);
+        const next = expand2(pattern, values);
         if (next === void 0 || String(node.value ?? "") === next) return;
         setScalarText(node, next);
         results.push(resultFor(item, `set field value to ${JSON.stringify(next)}`, "info", path));
@@ -40088,21 +43914,21 @@ var searchReplace = ({ items, config }) => {
   const byFile = data["by-file-path"] ? globToRegExp(data["by-file-path"]) : void 0;
   const putValue = data["put-value"];
   const putComment = data["put-comment"];
-  const fill = (pattern, groups) => groups ? pattern.replace(/\$\{(\d+)\}/g, (_, n) => groups[Number(n)] ?? "") : pattern;
+  const fill = (pattern, groups2) => groups2 ? pattern.replace(/\$\{(\d+)\}/g, (_, n) => groups2[Number(n)] ?? "") : pattern;
   const results = [];
   for (const item of items) {
     if (byFile && !byFile.test(item.path)) continue;
-    const onMatch = (node, path, groups) => {
+    const onMatch = (node, path, groups2) => {
       if (putValue !== void 0) {
-        const next = fill(putValue, groups);
+        const next = fill(putValue, groups2);
         setScalarText(node, next);
         results.push(resultFor(item, `Mutated field value to ${JSON.stringify(next)}`, "info", path));
       } else if (putComment !== void 0) {
-        node.comment = ` ${fill(putComment, groups)}`;
+        node.comment = ` ${fill(putComment, groups2)}`;
         results.push(
           resultFor(
             item,
-            `Added line comment ${JSON.stringify(fill(putComment, groups))} for field with value ${JSON.stringify(String(node.value))}`,
+            `Added line comment ${JSON.stringify(fill(putComment, groups2))} for field with value ${JSON.stringify(String(node.value))}`,
             "info",
             path
           )
@@ -40118,9 +43944,9 @@ var searchReplace = ({ items, config }) => {
         if (byPath && !pathMatches(byPath, path)) return;
         const text = node.value === null ? "" : String(node.value);
         if (byValue !== void 0 && text !== byValue) return;
-        const groups = byRegex ? byRegex.exec(text) : null;
-        if (byRegex && !groups) return;
-        onMatch(node, path.join(".").replace(/\.\[/g, "["), groups);
+        const groups2 = byRegex ? byRegex.exec(text) : null;
+        if (byRegex && !groups2) return;
+        onMatch(node, path.join(".").replace(/\.\[/g, "["), groups2);
       }
     };
     walk(item.doc.contents, []);
@@ -40911,6 +44737,9 @@ function itemText(item, indent) {
   return now === printItem(parseResource(item.original), indent) ? item.original : now;
 }
 
+// ../cli/src/forge/forge.ts
+var STOP_LABEL = "kdelta:stop";
+
 // ../cli/src/run/package-files.ts
 import { mkdir as mkdir5, readFile as readFile7, rm as rm6, writeFile as writeFile5 } from "node:fs/promises";
 import { dirname as dirname7, join as join15 } from "node:path";
@@ -41278,91 +45107,6 @@ function fingerprintOf(plan, upstreamCommit, version2) {
   }).slice(0, 32);
 }
 
-// ../cli/src/run/report.ts
-var METADATA = /<!-- kdelta: (\{.*\}) -->/;
-function renderMetadataBlock(meta) {
-  return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, "-\\u002d")} -->`;
-}
-function parseMetadataBlock(body) {
-  const m = METADATA.exec(body);
-  if (!m) return void 0;
-  try {
-    const v = JSON.parse(m[1]);
-    return typeof v === "object" && v !== null && typeof v.fingerprint === "string" ? v : void 0;
-  } catch {
-    return void 0;
-  }
-}
-var MAX_BODY = 6e4;
-function code(text) {
-  const t = text.replace(/\n/g, " ");
-  return t.includes("`") ? `\`\` ${t} \`\`` : `\`${t}\``;
-}
-function cell(text) {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-function value(v) {
-  if (v === void 0) return "(absent)";
-  const s = typeof v === "string" ? v : JSON.stringify(v);
-  return code(s.length > 80 ? `${s.slice(0, 77)}...` : s);
-}
-function renderProposalBody(input) {
-  const { metadata: meta } = input;
-  const head = [`## ${input.title}`, "", input.summary, ""];
-  const provenance = ["### Provenance", ""];
-  if (meta.upstream) {
-    provenance.push(
-      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}`,
-      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code(meta.upstream.commit.slice(0, 12))}`
-    );
-  }
-  provenance.push(
-    `- downstream: ${code(input.downstream.repo)} ${code(input.downstream.directory || "/")} into ${code(input.downstream.branch)}`,
-    `- variant: ${code(meta.variant)}, kdelta ${meta.version}`,
-    ""
-  );
-  const footer = [
-    "---",
-    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
-    renderMetadataBlock(meta),
-    ""
-  ];
-  const changes = ["### What changed", ""];
-  if (input.changes.length === 0) changes.push("Nothing in the package files.");
-  for (const c of input.changes) changes.push(`- ${c.status} ${code(c.path)}`);
-  const touched = input.resources.filter((r) => r.changed || r.action !== "merged");
-  if (touched.length > 0) {
-    changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
-    for (const r of touched) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.action}${r.changed ? "" : " (unchanged)"} |`);
-  }
-  changes.push("");
-  const conflictLines = (limit2) => {
-    if (input.conflicts.length === 0) return [];
-    const out = [
-      `### Conflicts (${input.conflicts.length})`,
-      "",
-      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
-      "",
-      "| resource | field | origin | upstream | local | rule | kept |",
-      "| --- | --- | --- | --- | --- | --- | --- |"
-    ];
-    for (const c of input.conflicts.slice(0, limit2)) {
-      out.push(
-        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`
-      );
-    }
-    if (input.conflicts.length > limit2) out.push("", `\u2026and ${input.conflicts.length - limit2} more (see the run's JSON report).`);
-    out.push("");
-    return out;
-  };
-  let limit = input.conflicts.length;
-  for (; ; ) {
-    const text = [...head, ...changes, ...conflictLines(limit), ...provenance, ...footer].join("\n");
-    if (text.length <= MAX_BODY || limit === 0) return text.length <= MAX_BODY ? text : [...head, ...provenance, ...footer].join("\n");
-    limit = Math.floor(limit / 2);
-  }
-}
-
 // ../cli/src/run/job.ts
 var COMMIT_TRAILER = "Kdelta-Variant";
 var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
@@ -41435,31 +45179,64 @@ async function isAncestor(dir, commit, of) {
     return false;
   }
 }
+function stopped(open2, head) {
+  if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: proposalRef(open2),
+    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
+  };
+}
+var DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
+var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
+function reserve(ctx, cost) {
+  if (!ctx.budget) return () => {
+  };
+  return ctx.budget.reserve(cost);
+}
 function proposalRef(p) {
   return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
 }
 async function propose(ctx, input, newAction, updatedAction = "updated") {
   const { ws, target } = input;
+  const stop = stopped(input.open, target.head);
+  if (stop) return stop;
+  const token = ctx.forge.gitToken?.(target.repo);
   let open2 = input.open;
   const changes = await changedFiles2(ws, input.directory);
+  let mergedOpen;
   if (open2 && changes.length > 0 && ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit)) {
-    if (!ctx.dryRun) await ctx.forge.close(open2, "merged");
+    mergedOpen = open2;
     open2 = void 0;
   }
   if (changes.length === 0) {
     if (!open2) return { action: "up-to-date", writes: false };
     const merged = ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit);
     if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
-    const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
-    if (!merged && ws.remoteHead) {
-      await deleteRemoteBranch({ dir: ws.dir, remote: target.repo, branch: target.head, expectedHead: ws.remoteHead, env: ctx.env });
+    const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
+    if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
+    try {
+      const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
+      if (!merged && ws.remoteHead) {
+        await deleteRemoteBranch({
+          dir: ws.dir,
+          remote: target.repo,
+          branch: target.head,
+          expectedHead: ws.remoteHead,
+          env: ctx.env,
+          ...token ? { token } : {}
+        });
+      }
+      return {
+        action: merged ? "up-to-date" : "closed",
+        writes: true,
+        proposal: proposalRef(closed),
+        message: merged ? "the proposal was merged" : "the downstream already has this content"
+      };
+    } finally {
+      release2();
     }
-    return {
-      action: merged ? "up-to-date" : "closed",
-      writes: true,
-      proposal: proposalRef(closed),
-      message: merged ? "the proposal was merged" : "the downstream already has this content"
-    };
   }
   const foreign = await foreignCommits(ctx, ws);
   if (foreign.length > 0) {
@@ -41486,23 +45263,61 @@ async function propose(ctx, input, newAction, updatedAction = "updated") {
       pushNeeded = false;
     }
   }
-  const body = input.body(headCommit, changes);
-  const unchanged = !pushNeeded && open2 !== void 0 && open2.body === body && open2.title === input.title && open2.fingerprint === input.fingerprint;
-  if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
-  const action = open2 ? updatedAction : newAction;
-  if (ctx.dryRun) return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0 };
-  if (pushNeeded) {
-    await push({
-      dir: ws.dir,
-      remote: target.repo,
-      branch: target.head,
-      expectedHead: ws.remoteHead ?? null,
-      localRef: "HEAD",
-      env: ctx.env
-    });
+  if (!pushNeeded) {
+    const bodies = input.body(headCommit, changes);
+    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === input.title && open2.fingerprint === input.fingerprint;
+    if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
   }
-  const { proposal } = await ctx.forge.upsert({ ...target, title: input.title, body, fingerprint: input.fingerprint });
-  return { action, writes: true, proposal: proposalRef(proposal) };
+  const action = open2 ? updatedAction : newAction;
+  if (ctx.dryRun) {
+    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: input.body(headCommit, changes).full };
+  }
+  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
+  const release = reserve(ctx, cost);
+  if (!release) {
+    return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
+  }
+  try {
+    if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
+    if (pushNeeded && ctx.forge.publishCommit) {
+      headCommit = await ctx.forge.publishCommit({
+        target,
+        dir: ws.dir,
+        commit,
+        baseCommit: ws.baseCommit,
+        expectedHead: ws.remoteHead,
+        message: input.commitMessage,
+        author: ctx.author
+      });
+    } else if (pushNeeded) {
+      await push({
+        dir: ws.dir,
+        remote: target.repo,
+        branch: target.head,
+        expectedHead: ws.remoteHead ?? null,
+        localRef: "HEAD",
+        env: ctx.env,
+        ...token ? { token } : {}
+      });
+    }
+    const bodies = input.body(headCommit, changes);
+    const { proposal, warnings } = await ctx.forge.upsert({
+      ...target,
+      title: input.title,
+      body: bodies.body,
+      fingerprint: input.fingerprint,
+      conflicts: input.conflicts
+    });
+    return {
+      action,
+      writes: true,
+      proposal: proposalRef(proposal),
+      body: bodies.full,
+      ...warnings && warnings.length > 0 ? { message: warnings.join("; ") } : {}
+    };
+  } finally {
+    release();
+  }
 }
 async function runVariantJob(plan, ctx) {
   const base = { variant: plan.name, downstream: downstreamLabel(plan), dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
@@ -41520,12 +45335,14 @@ async function variantJob(plan, ctx) {
   const target = {
     downstream: plan.downstream.repository.name,
     repo: plan.downstream.url,
-    head: `kdelta/${plan.name}`,
+    head: `${ctx.branchPrefix}${plan.name}`,
     base: plan.downstream.branch
   };
   const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
-  const mirror = await ctx.mirror(plan.downstream.url);
   const open2 = await ctx.forge.find(target);
+  const mirror = await ctx.mirror(plan.downstream.url);
+  const stop = stopped(open2, target.head);
+  if (stop) return { ...stop, fingerprint };
   const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
   if (open2 && meta && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
     return {
@@ -41619,6 +45436,7 @@ async function variantJob(plan, ctx) {
       directory: plan.downstream.directory,
       title,
       fingerprint,
+      conflicts: conflicts.length,
       commitMessage: `${title}
 
 Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})
@@ -41626,8 +45444,9 @@ Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} ($
 ${COMMIT_TRAILER}: ${plan.name}
 Kdelta-Fingerprint: ${fingerprint}
 `,
-      body: (headCommit, changes) => renderProposalBody({
+      body: (headCommit, changes) => renderProposalBodies({
         title,
+        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
         summary: local ? `Updates package \`${plan.downstream.directory}\` from \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.` : `Adds package \`${plan.downstream.directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
         downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
         changes,
@@ -41687,7 +45506,7 @@ async function runRemovalJob(removal, ctx) {
     const target = {
       downstream: removal.repository,
       repo: removal.url,
-      head: `kdelta/${removal.variant}`,
+      head: `${ctx.branchPrefix}${removal.variant}`,
       base: removal.branch
     };
     const fingerprint = hashOf({
@@ -41720,12 +45539,13 @@ async function runRemovalJob(removal, ctx) {
         directory: removal.directory,
         title,
         fingerprint,
+        conflicts: 0,
         commitMessage: `${title}
 
 ${COMMIT_TRAILER}: ${removal.variant}
 Kdelta-Fingerprint: ${fingerprint}
 `,
-        body: (headCommit, changes) => renderProposalBody({
+        body: (headCommit, changes) => renderProposalBodies({
           title,
           summary: summary2,
           downstream: { repo: removal.url, branch: removal.branch, directory: removal.directory },
@@ -41871,11 +45691,18 @@ async function updateJob(plan, control, ctx) {
   }
   const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
   const upstream2 = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
-  const target = { downstream: control.name, repo: control.url, head: `kdelta/${plan.name}`, base: control.branch };
+  const target = {
+    downstream: control.name,
+    repo: control.url,
+    head: `${ctx.branchPrefix}${plan.name}`,
+    base: control.branch
+  };
   const mirror = await ctx.mirror(control.url);
   const open2 = await ctx.forge.find(target);
   const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
   const none = { conflicts: [], conflictCount: 0 };
+  const stop = stopped(open2, target.head);
+  if (stop) return { ...none, ...stop, fingerprint, upstream: upstream2 };
   if (open2 && meta && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
     return {
       ...none,
@@ -41919,6 +45746,7 @@ async function updateJob(plan, control, ctx) {
       directory: plan.directory,
       title,
       fingerprint,
+      conflicts: conflicts.length,
       commitMessage: `${title}
 
 Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})
@@ -41926,8 +45754,9 @@ Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.r
 ${COMMIT_TRAILER}: ${plan.name}
 Kdelta-Fingerprint: ${fingerprint}
 `,
-      body: (headCommit, changes) => renderProposalBody({
+      body: (headCommit, changes) => renderProposalBodies({
         title,
+        compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : void 0,
         summary: `Updates package \`${plan.directory || "/"}\` of this repository from \`${plan.lockCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${plan.upstream.ref}\` (\`${commit.slice(0, 12)}\`), keeping its local edits.`,
         downstream: { repo: control.url, branch: control.branch, directory: plan.directory },
         changes,
@@ -41955,6 +45784,7 @@ var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
 var DEFAULT_CONCURRENCY = 4;
 var DEFAULT_AUTHOR = { name: "kdelta", email: "kdelta@noreply.invalid" };
+var DEFAULT_BRANCH_PREFIX = "kdelta/";
 async function pool(items, limit, fn3) {
   const out = new Array(items.length);
   let next = 0;
@@ -41988,13 +45818,20 @@ async function run(options) {
   const concurrency = options.concurrency ?? settings.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer (got ${concurrency})`);
   const forgeChoice = options.forge ?? settings.forge ?? "local";
-  if (forgeChoice === "github") throw new Error("the github forge is not part of this build: use --forge local");
+  const env = options.env ?? process.env;
+  const branchPrefix = options.branchPrefix ?? settings.branchPrefix ?? DEFAULT_BRANCH_PREFIX;
+  checkBranchPrefix(branchPrefix);
+  const budget = forgeChoice === "github" ? new Budget(options.budget ?? settings.budget ?? DEFAULT_BUDGET) : void 0;
   const forge = forgeChoice === "local" ? createLocalForge({
     dir: resolve7(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join18(configArg, "proposals")),
-    displayRoot: options.cwd
-  }) : forgeChoice;
-  const env = options.env ?? process.env;
+    displayRoot: options.cwd,
+    branchPrefix
+  }) : forgeChoice === "github" ? createGitHubForge({ ...settings.github, ...definedOnly(options.github ?? {}), env, budget, branchPrefix }) : forgeChoice;
   const warnings = [...plan.warnings];
+  const tokenFor = (url) => {
+    const token = forge.gitToken?.(url);
+    return token ? { token } : {};
+  };
   const runDir = await mkdtemp3(join18(tmpdir4(), "kdelta-run-"));
   let jobs = 0;
   const ctx = {
@@ -42006,16 +45843,18 @@ async function run(options) {
     author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
     env,
     cacheDir: options.cacheDir,
+    branchPrefix,
+    budget,
     scratch: async (name2) => {
       const dir = join18(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
       await mkdir6(join18(runDir, "jobs"), { recursive: true });
       return dir;
     },
-    upstreamRefs: memo((url) => listRemoteRefs({ repo: url, cwd: options.cwd, env })),
+    upstreamRefs: memo((url) => listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) })),
     mirror: memo(async (url) => {
       const dir = join18(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
       await mkdir6(join18(runDir, "mirrors"), { recursive: true });
-      await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env });
+      await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env, ...tokenFor(url) });
       const { stdout } = await runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads"], { cwd: dir });
       const heads = /* @__PURE__ */ new Map();
       for (const line of stdout.split("\n")) {
@@ -42033,6 +45872,16 @@ async function run(options) {
       options.onProgress?.({ type: "done", result, done: ++done, total: total.n });
       return result;
     };
+    const unlessSpent = (variant, downstream, job) => async () => budget?.exhausted ? {
+      variant,
+      downstream,
+      action: "deferred",
+      writes: false,
+      dryRun: ctx.dryRun,
+      conflicts: [],
+      conflictCount: 0,
+      message: DEFERRED_MESSAGE
+    } : job();
     let updates = [];
     let control2;
     if (mode !== "variants") {
@@ -42051,10 +45900,20 @@ async function run(options) {
     }
     total.n += updates.length;
     options.onProgress?.({ type: "planned", total: total.n });
-    const results = await pool(variants, concurrency, async (v) => report(await runVariantJob(v, ctx)));
+    const results = await pool(
+      variants,
+      concurrency,
+      async (v) => report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))())
+    );
     if (control2) {
       const c = control2;
-      results.push(...await pool(updates, concurrency, async (u) => report(await runUpdateJob(u, c, ctx))));
+      results.push(
+        ...await pool(
+          updates,
+          concurrency,
+          async (u) => report(await unlessSpent(u.name, `${c.name}/${u.directory || "."}`, () => runUpdateJob(u, c, ctx))())
+        )
+      );
     }
     if (mode !== "updates") {
       const names = new Set(plan.variants.map((v) => v.name));
@@ -42075,7 +45934,13 @@ async function run(options) {
         }
       }
       total.n += removals.length;
-      results.push(...await pool(removals, concurrency, async (r) => report(await runRemovalJob(r, ctx))));
+      results.push(
+        ...await pool(
+          removals,
+          concurrency,
+          async (r) => report(await unlessSpent(r.variant, `${r.repository}/${r.directory.split("/").pop() ?? ""}`, () => runRemovalJob(r, ctx))())
+        )
+      );
     }
     results.sort((a, b) => a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1);
     return {
@@ -42085,25 +45950,39 @@ async function run(options) {
       shard,
       results,
       warnings,
-      failed: results.filter((r) => r.error !== void 0).length
+      failed: results.filter((r) => r.error !== void 0).length,
+      ...budget ? { budget: budget.report() } : {}
     };
   } finally {
     await rm8(runDir, { recursive: true, force: true });
   }
 }
+function checkBranchPrefix(prefix) {
+  if (!/^[A-Za-z0-9._/-]*$/.test(prefix) || prefix.startsWith("/") || prefix.startsWith("-") || prefix.includes("..") || prefix.includes("//")) {
+    throw new Error(
+      `branch prefix "${prefix}" is not usable in a git branch name (letters, digits, ".", "_", "-" and "/"; not starting with "/" or "-")`
+    );
+  }
+}
+function definedOnly(value2) {
+  return Object.fromEntries(Object.entries(value2).filter(([, v]) => v !== void 0));
+}
 
 // ../cli/src/commands/run.ts
-var help = `Usage: kdelta run [--config <dir>] [--forge local] [--mode variants|updates|both] [--dry-run]
+var help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode variants|updates|both] [--dry-run]
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
+           [--branch-prefix <prefix>] [--budget n] [--label <name>]... [--assignee <user>]...
+           [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
+           [--auto-merge merge|squash|rebase] [--signed-commits]
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
 in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1alpha1
 RunSettings, and any other object for selectors and config injection), expands the sets, and for
 each variant: resolves the upstream (tag <package>/<revision>, else tag <revision>, else a branch
 or commit) and the downstream, gets the package, applies the variant's mutations in Porch's order
-and, when the result differs from the downstream's branch, pushes branch kdelta/<variant> and
-opens or updates its proposal. Nothing new: nothing is pushed or written. A branch with commits
-kdelta did not make is left alone and reported. A package whose variant is gone gets a proposal
+and, when the result differs from the downstream's branch, pushes branch kdelta/<variant> (see
+--branch-prefix) and opens or updates its proposal. Nothing new: nothing is pushed or written. A branch with commits
+kdelta did not make, or a pull request labelled kdelta:stop, is left alone and reported. A package whose variant is gone gets a proposal
 removing it (deletionPolicy delete) or removing only its ownership annotation (orphan).
 
 Update mode: every package of the control repository itself (the git repository --config is in,
@@ -42112,9 +45991,19 @@ from its upstreamLock to the commit its upstream.git.ref names now, keeping ever
 one proposal per package on branch kdelta/update-<package path>, pushed to the repository's
 origin (or to the repository itself when it has none).
 
+GitHub (--forge github): pull requests on the server of GITHUB_SERVER_URL (default
+https://github.com; API at GITHUB_API_URL), with the token from GITHUB_TOKEN, else GH_TOKEN
+(contents: write and pull-requests: write on each downstream; a GitHub App installation token or
+a PAT for repositories other than the workflow's own). Each downstream's spec.git.repo must be a
+repository on that server. The run reads each repository's open pull requests once; a pull
+request whose plan is unchanged costs no write. Content-creating requests are counted against
+--budget: when it is spent the variants left are reported as deferred (exit code unchanged) and
+the next run continues them.
+
 Flags:
   --config <dir>         the control resources (default .kdelta)
-  --forge local          where proposals live; local: Markdown files under --proposals-dir
+  --forge <forge>        where proposals live: local (default; Markdown files under
+                         --proposals-dir) or github (pull requests)
   --proposals-dir <dir>  the local forge's records (default <config>/proposals)
   --mode <mode>          variants, updates or both (default both)
   --dry-run              compute everything, push and write nothing
@@ -42124,11 +46013,24 @@ Flags:
   --no-render            do not run the package's Kptfile pipeline after the mutations (by
                          default it runs, as Porch renders; a failing function fails that
                          variant alone)
+  --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/)
+  --budget <n>           content-creating API requests this run may make (github; default
+                         ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
+  --label <name>         labels for new and updated pull requests (repeatable, or a comma list)
+  --assignee <user>      assignees of new pull requests (repeatable, or a comma list)
+  --reviewer <user>      reviewers requested on new pull requests (repeatable, or a comma list)
+  --team-reviewer <team> team reviewers requested on new pull requests (repeatable, or a comma list)
+  --draft <when>         open pull requests as drafts: always, never or conflicts (default
+                         conflicts: only those with conflicts)
+  --auto-merge <method>  enable auto-merge (merge, squash or rebase) on conflict-free pull requests
+  --signed-commits       make commits through the GitHub API (verified) instead of git push
+The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.github.labels,
+assignees, reviewers, teamReviewers, draft, autoMerge, signedCommits); a flag overrides it.
 
 Progress goes to stderr: one line per variant, or on a terminal a status block redrawn in place
 (failures stay above it); the table (variant, downstream, action, proposal, conflicts) to
-stdout. Exit 0 when every variant succeeded, 1 when any failed or the control
-resources are invalid (then nothing is pushed or written; stderr names file, document and field).
+stdout. Exit 0 when every variant succeeded (deferred ones included: stderr says how many), 1
+when any failed, the control resources are invalid or the github forge has no token (then nothing is pushed or written; stderr names file, document and field).
 `;
 
 // ../cli/src/main.ts
@@ -42444,7 +46346,8 @@ function failureMessage(report) {
   const first = failed[0];
   const more = failed.length > 1 ? ` (and ${failed.length - 1} more: see the job summary)` : "";
   const hint = failed.map((r) => permissionHint(r.error ?? "")).find((h) => h !== void 0);
-  return `${failed.length} of ${report.results.length} variant(s) failed; the others ran. ${first ? `${first.variant} \u2192 ${first.downstream}: ${first.error ?? "failed"}` : ""}${more}${hint ? `
+  const what = failed.length === report.results.length ? `every variant failed (${failed.length})` : `${failed.length} of ${report.results.length} variant(s) failed; the others ran`;
+  return `${what}. ${first ? `${first.variant} \u2192 ${first.downstream}: ${first.error ?? "failed"}` : ""}${more}${hint ? `
 ${hint}` : ""}`;
 }
 async function main2() {
@@ -42497,4 +46400,21 @@ undici/lib/web/fetch/body.js:
 
 undici/lib/web/websocket/frame.js:
   (*! ws. MIT License. Einar Otto Stangvik <einaros@gmail.com> *)
+
+content-type/dist/index.js:
+  (*!
+   * content-type
+   * Copyright(c) 2015 Douglas Christopher Wilson
+   * MIT Licensed
+   *)
+
+@octokit/request-error/dist-src/index.js:
+  (* v8 ignore else -- @preserve -- Bug with vitest coverage where it sees an else branch that doesn't exist *)
+
+@octokit/request/dist-bundle/index.js:
+  (* v8 ignore next -- @preserve *)
+  (* v8 ignore else -- @preserve *)
+
+@octokit/graphql/dist-bundle/index.js:
+  (* v8 ignore if -- @preserve *)
 */

@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { RunMode, RunOptions } from 'kdelta';
+import type { GitHubRunOptions, RunMode, RunOptions } from 'kdelta';
 
 /**
  * The Action's inputs → `run()`'s options: a pure function of the raw input strings (as
@@ -15,26 +15,10 @@ export type DraftPolicy = 'always' | 'never' | 'conflicts';
 export type AutoMerge = false | 'merge' | 'squash' | 'rebase';
 
 /** The GitHub forge's options (the `github` field of run options when forge is `github`). */
-export interface GitHubOptions {
-  readonly token?: string | undefined;
-  readonly apiUrl?: string | undefined;
-  readonly serverUrl?: string | undefined;
-  readonly graphqlUrl?: string | undefined;
-  readonly labels?: readonly string[];
-  readonly assignees?: readonly string[];
-  readonly reviewers?: readonly string[];
-  readonly teamReviewers?: readonly string[];
-  readonly draft?: DraftPolicy;
-  readonly autoMerge?: AutoMerge;
-  readonly signedCommits?: boolean;
-}
+export type GitHubOptions = GitHubRunOptions;
 
-/** `run()`'s options with the GitHub forge's fields. */
-export type ActionRunOptions = RunOptions & {
-  readonly github?: GitHubOptions | undefined;
-  readonly branchPrefix?: string | undefined;
-  readonly budget?: number | undefined;
-};
+/** `run()`'s options, as the inputs set them. */
+export type ActionRunOptions = RunOptions;
 
 export interface ActionSettings {
   readonly options: ActionRunOptions;

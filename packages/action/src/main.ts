@@ -54,7 +54,11 @@ function failureMessage(report: RunReport): string {
   const first = failed[0];
   const more = failed.length > 1 ? ` (and ${failed.length - 1} more: see the job summary)` : '';
   const hint = failed.map((r) => permissionHint(r.error ?? '')).find((h) => h !== undefined);
-  return `${failed.length} of ${report.results.length} variant(s) failed; the others ran. ${first ? `${first.variant} → ${first.downstream}: ${first.error ?? 'failed'}` : ''}${more}${hint ? `\n${hint}` : ''}`;
+  const what =
+    failed.length === report.results.length
+      ? `every variant failed (${failed.length})`
+      : `${failed.length} of ${report.results.length} variant(s) failed; the others ran`;
+  return `${what}. ${first ? `${first.variant} → ${first.downstream}: ${first.error ?? 'failed'}` : ''}${more}${hint ? `\n${hint}` : ''}`;
 }
 
 export async function main(): Promise<void> {

@@ -47,10 +47,7 @@ describe('outputs', () => {
       'not-adopted',
       'failed',
     ];
-    const results = [
-      ...actions.map((a, i) => result(`v${i}`, a as VariantResult['action'])),
-      { ...result('d', 'unchanged'), action: 'deferred' } as unknown as VariantResult,
-    ];
+    const results = [...actions.map((a, i) => result(`v${i}`, a as VariantResult['action'])), result('d', 'deferred')];
     expect(countResults(results)).toEqual({ created: 3, updated: 1, closed: 1, unchanged: 4, deferred: 1, failed: 1 });
   });
 

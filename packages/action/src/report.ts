@@ -127,10 +127,7 @@ export interface SummaryOptions {
 }
 
 /** The job summary: totals, one row per result, then each conflict report in a `<details>`. */
-export function renderSummary(
-  report: RunReport & { budget?: { limit: number; used: number; exhausted: boolean } | undefined },
-  options: SummaryOptions = {},
-): string {
+export function renderSummary(report: RunReport, options: SummaryOptions = {}): string {
   const counts = countResults(report.results);
   const lines: string[] = [];
   lines.push(`## kdelta${options.title ? `: ${cell(options.title)}` : ''}${report.dryRun ? ' (dry run: nothing written)' : ''}`, '');
