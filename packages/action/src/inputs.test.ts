@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { InputError, parseBoolean, parseList, settingsFromInputs } from './inputs.js';
+
+const ctx = { workspace: '/work/control', env: { HOME: '/home/runner' } };
+const reader =
+  (inputs: Record<string, string>) =>
+  (name: string): string =>
+    inputs[name] ?? '';
+
+function error(inputs: Record<string, string>): InputError {
+  try {
+    settingsFromInputs(reader(inputs), ctx);
+  } catch (e) {
+    if (e instanceof InputError) return e;
+    throw e;
+  }
+  throw new Error('no InputError');
+}
+
+describe('settingsFromInputs', () => {
+  it('defaults: github forge with the token, config .kdelta, run settings left to the control resources', () => {
+    const s = settingsFromInputs(reader({ token: 'ghs_x' }), ctx);
+    expect(s.forge).toBe('github');
+    expect(s.config).toBe('.kdelta');
+    expect(s.options).toEqual({
+      cwd: '/work/control',
+      config: '.kdelta',
+      forge: 'github',
+      dryRun: false,
+      env: ctx.env,
+      github: { token: 'ghs_x', labels: [], assignees: [], reviewers: [], teamReviewers: [], signedCommits: false },
+    });
+  });
+
+  it('every input reaches its option', () => {
+    const s = settingsFromInputs(
+      reader({
+        token: 'ghs_x',
+        config: 'fleet/.kdelta',
+        mode: 'variants',
+        'dry-run': 'TRUE',
+        shard: '2/5',
+        concurrency: '8',
+        budget: '120',
+        labels: 'kdelta, dependencies',
+        assignees: 'alice\nbob\n',
+        reviewers: 'carol',
+        'team-reviewers': 'platform',
+        draft: 'always',
+        'auto-merge': 'squash',
+        'commit-author-name': 'Fleet Bot',
+        'commit-author-email': 'fleet@example.com',
+        'branch-prefix': 'fleet/',
+        'signed-commits': 'true',
+      }),
+      ctx,
+    );
+    expect(s.options).toMatchObject({
+      config: 'fleet/.kdelta',
+      mode: 'variants',
+      dryRun: true,
+      shard: '2/5',
+      concurrency: 8,
+      budget: 120,
+      author: { name: 'Fleet Bot', email: 'fleet@example.com' },
+      branchPrefix: 'fleet/',
+      github: {
+        token: 'ghs_x',
+        labels: ['kdelta', 'dependencies'],
+        assignees: ['alice', 'bob'],
+        reviewers: ['carol'],
+        teamReviewers: ['platform'],
+        draft: 'always',
+        autoMerge: 'squash',
+        signedCommits: true,
+      },
+    });
+  });
+
+  it("GitHub's endpoints come from the runner's environment (an Enterprise Server's too)", () => {
+    const env = {
+      GITHUB_API_URL: 'https://ghe.example.com/api/v3',
+      GITHUB_SERVER_URL: 'https://ghe.example.com',
+      GITHUB_GRAPHQL_URL: 'https://ghe.example.com/api/graphql',
+    };
+    expect(settingsFromInputs(reader({ token: 't' }), { ...ctx, env }).options.github).toMatchObject({
+      apiUrl: 'https://ghe.example.com/api/v3',
+      serverUrl: 'https://ghe.example.com',
+      graphqlUrl: 'https://ghe.example.com/api/graphql',
+    });
+  });
+
+  it('forge local needs no token and has no github options; auto-merge false is off', () => {
+    const s = settingsFromInputs(reader({ forge: 'local', 'auto-merge': 'false' }), ctx);
+    expect(s.options.forge).toBe('local');
+    expect(s.options.github).toBeUndefined();
+    expect(settingsFromInputs(reader({ token: 't', 'auto-merge': 'false' }), ctx).options.github?.autoMerge).toBe(false);
+  });
+
+  it('each bad input is refused by name, with what was expected', () => {
+    expect(error({ forge: 'gitlab' }).message).toBe('input "forge": expected one of github, local (got "gitlab")');
+    expect(error({ forge: 'local', mode: 'all' }).message).toContain('input "mode": expected one of variants, updates, both');
+    expect(error({ forge: 'local', shard: '0/3' }).message).toContain('input "shard": expected k/n');
+    expect(error({ forge: 'local', shard: 'two' }).input).toBe('shard');
+    expect(error({ forge: 'local', concurrency: '0' }).message).toBe('input "concurrency": expected a positive whole number (got "0")');
+    expect(error({ forge: 'local', budget: '1.5' }).input).toBe('budget');
+    expect(error({ forge: 'local', 'dry-run': 'yes' }).message).toBe('input "dry-run": expected true or false (got "yes")');
+    expect(error({ forge: 'local', draft: 'sometimes' }).input).toBe('draft');
+    expect(error({ forge: 'local', 'auto-merge': 'true' }).input).toBe('auto-merge');
+    expect(error({ forge: 'local', 'commit-author-name': 'Bot' }).input).toBe('commit-author-email');
+    expect(error({ forge: 'local', 'commit-author-name': 'Bot', 'commit-author-email': 'not an email' }).input).toBe('commit-author-email');
+    expect(error({ forge: 'local', 'branch-prefix': 'a..b/' }).input).toBe('branch-prefix');
+    expect(error({ forge: 'local', config: '../elsewhere' }).message).toContain('input "config": must be inside the workspace');
+    expect(error({ forge: 'github' }).message).toContain('input "token": the github forge needs a token');
+  });
+});
+
+describe('input parsing', () => {
+  it('booleans as YAML 1.2 core schema spells them; blank is the default', () => {
+    expect(['true', 'True', 'TRUE'].map((v) => parseBoolean('x', v, false))).toEqual([true, true, true]);
+    expect(['false', 'False', 'FALSE'].map((v) => parseBoolean('x', v, true))).toEqual([false, false, false]);
+    expect(parseBoolean('x', ' ', true)).toBe(true);
+  });
+  it('lists split on commas and lines, blanks dropped', () => {
+    expect(parseList(' a, b ,\n\nc\n')).toEqual(['a', 'b', 'c']);
+    expect(parseList('')).toEqual([]);
+  });
+});

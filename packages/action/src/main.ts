@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as core from '@actions/core';
+import { ControlError, run, type RunProgress, type RunReport } from 'kdelta';
+import { InputError, settingsFromInputs, type ActionSettings } from './inputs.js';
+import { actionOutputs, controlAnnotations, countResults, permissionHint, renderSummary } from './report.js';
+
+/**
+ * The Action: inputs → run → outputs, job summary, annotations. Everything the runner sees goes
+ * through @actions/core (the token is masked before anything is logged).
+ */
+
+/** Actions whose message says why nothing was written (`deferred` comes with the API budget). */
+const EXPLAINED: ReadonlySet<string> = new Set(['blocked', 'deferred']);
+
+function progressLine(event: RunProgress): string {
+  if (event.type === 'planned') return `${event.total} job(s) planned`;
+  const r = event.result;
+  const where = r.proposal ? ` ${r.proposal.url}` : '';
+  const why = r.error ?? (EXPLAINED.has(r.action) ? r.message : undefined);
+  return `[${event.done}/${event.total}] ${r.variant} → ${r.downstream}: ${r.action}${where}${why ? ` (${why.split('\n')[0]})` : ''}`;
+}
+
+function readSettings(): ActionSettings {
+  const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
+  // The token first: whatever happens next, it is masked in the log.
+  const token = core.getInput('token');
+  if (token.trim() !== '') core.setSecret(token.trim());
+  return settingsFromInputs((name) => core.getInput(name), { workspace, env: process.env });
+}
+
+function reportControlError(error: ControlError, workspace: string): void {
+  const annotations = controlAnnotations(error.issues, (file) => {
+    try {
+      return readFileSync(join(workspace, file), 'utf8');
+    } catch {
+      return undefined;
+    }
+  });
+  for (const a of annotations) {
+    core.error(a.message, {
+      title: a.title,
+      ...(a.file ? { file: a.file } : {}),
+      ...(a.startLine ? { startLine: a.startLine } : {}),
+    });
+  }
+  core.setFailed(
+    `${error.issues.length === 1 ? 'the control configuration has a problem' : `the control configuration has ${error.issues.length} problems`} (annotated on the files): fix it and run again; nothing was read from or written to any repository`,
+  );
+}
+
+function failureMessage(report: RunReport): string {
+  const failed = report.results.filter((r) => r.action === 'failed');
+  const first = failed[0];
+  const more = failed.length > 1 ? ` (and ${failed.length - 1} more: see the job summary)` : '';
+  const hint = failed.map((r) => permissionHint(r.error ?? '')).find((h) => h !== undefined);
+  const what =
+    failed.length === report.results.length
+      ? `every variant failed (${failed.length})`
+      : `${failed.length} of ${report.results.length} variant(s) failed; the others ran`;
+  return `${what}. ${first ? `${first.variant} → ${first.downstream}: ${first.error ?? 'failed'}` : ''}${more}${hint ? `\n${hint}` : ''}`;
+}
+
+export async function main(): Promise<void> {
+  let settings: ActionSettings;
+  try {
+    settings = readSettings();
+  } catch (error) {
+    core.setFailed(error instanceof InputError ? error.message : `cannot read the inputs: ${String(error)}`);
+    return;
+  }
+  const { options } = settings;
+  core.info(
+    `kdelta: config ${settings.config}, forge ${settings.forge}${options.dryRun ? ', dry run (nothing is written)' : ''}${options.shard ? `, shard ${String(options.shard)}` : ''}`,
+  );
+  let report: RunReport;
+  try {
+    report = await core.group('Run', () => run({ ...options, onProgress: (event) => core.info(progressLine(event)) }));
+  } catch (error) {
+    if (error instanceof ControlError) reportControlError(error, options.cwd);
+    else {
+      const text = error instanceof Error ? error.message : String(error);
+      const hint = permissionHint(text);
+      core.setFailed(`kdelta run stopped: ${text}${hint ? `\n${hint}` : ''}`);
+    }
+    return;
+  }
+
+  for (const [name, value] of Object.entries(actionOutputs(report))) core.setOutput(name, value);
+  for (const w of report.warnings) core.warning(w);
+  for (const r of report.results) {
+    if (r.action === 'failed') core.error(r.error ?? 'failed', { title: `kdelta: ${r.variant} → ${r.downstream}` });
+    else if (r.action === 'blocked') core.warning(r.message ?? 'blocked', { title: `kdelta: ${r.variant} → ${r.downstream}` });
+  }
+  const counts = countResults(report.results);
+  core.info(
+    `kdelta: ${counts.created} created, ${counts.updated} updated, ${counts.closed} closed, ${counts.unchanged} unchanged, ${counts.deferred} deferred, ${counts.failed} failed`,
+  );
+  if (process.env.GITHUB_STEP_SUMMARY) {
+    await core.summary.addRaw(renderSummary(report, { title: settings.config })).write();
+  }
+  if (counts.failed > 0) core.setFailed(failureMessage(report));
+}

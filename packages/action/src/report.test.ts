@@ -1,0 +1,186 @@
+import type { RunReport, VariantResult } from 'kdelta';
+import { describe, expect, it } from 'vitest';
+import {
+  actionOutputs,
+  controlAnnotations,
+  countResults,
+  fieldPath,
+  issueLine,
+  permissionHint,
+  pullRequests,
+  renderSummary,
+} from './report.js';
+
+function result(variant: string, action: VariantResult['action'], extra: Partial<VariantResult> = {}): VariantResult {
+  return { variant, downstream: `cluster-01/${variant}`, action, writes: false, dryRun: false, conflicts: [], conflictCount: 0, ...extra };
+}
+
+function pr(id: string): VariantResult['proposal'] {
+  return { id, url: `https://github.com/org/cluster-01/pull/${id}`, state: 'open', head: 'kdelta/x', base: 'main' };
+}
+
+function report(results: VariantResult[], extra: Partial<RunReport> = {}): RunReport {
+  return { version: '1.0.0', dryRun: false, mode: 'variants', results, warnings: [], failed: 0, ...extra };
+}
+
+const CONFLICT = {
+  resource: 'apps/Deployment web',
+  file: 'deployment.yaml',
+  path: '.spec.replicas',
+  values: { origin: 1, upstream: 2, local: 3 },
+  rule: 'both-changed',
+  winner: 'upstream',
+  message: 'both changed',
+} as unknown as VariantResult['conflicts'][number];
+
+describe('outputs', () => {
+  it('counts map the actions: created, updated, closed, unchanged (nothing written), deferred, failed', () => {
+    const actions = [
+      'proposed',
+      'removal-proposed',
+      'orphan-proposed',
+      'updated',
+      'closed',
+      'unchanged',
+      'up-to-date',
+      'blocked',
+      'not-adopted',
+      'failed',
+    ];
+    const results = [...actions.map((a, i) => result(`v${i}`, a as VariantResult['action'])), result('d', 'deferred')];
+    expect(countResults(results)).toEqual({ created: 3, updated: 1, closed: 1, unchanged: 4, deferred: 1, failed: 1 });
+  });
+
+  it('pull-requests lists the proposals with their number and URL; nothing for variants with nothing to propose', () => {
+    const out = actionOutputs(
+      report([
+        result('a', 'proposed', { writes: true, proposal: pr('12'), conflictCount: 2 }),
+        result('b', 'up-to-date'),
+        result('c', 'failed', { error: 'boom' }),
+        result('d', 'proposed', { writes: true, dryRun: true }),
+      ]),
+    );
+    expect(JSON.parse(out['pull-requests']!)).toEqual([
+      {
+        variant: 'a',
+        downstream: 'cluster-01/a',
+        action: 'proposed',
+        url: 'https://github.com/org/cluster-01/pull/12',
+        number: 12,
+        state: 'open',
+        conflicts: 2,
+      },
+      { variant: 'd', downstream: 'cluster-01/d', action: 'proposed', url: null, number: null, state: null, conflicts: 0 },
+    ]);
+    expect(out).toMatchObject({ created: '2', failed: '1', unchanged: '1', updated: '0', closed: '0', deferred: '0' });
+    expect(
+      pullRequests([
+        result('l', 'unchanged', { proposal: { ...pr('x')!, id: 'cluster-01/l', url: '.kdelta/proposals/cluster-01/l.md' } }),
+      ])[0]?.number,
+    ).toBeNull();
+  });
+});
+
+describe('renderSummary', () => {
+  it('one row per result with a link; conflicts in a collapsed details block; notes and warnings', () => {
+    const md = renderSummary(
+      report(
+        [
+          result('web', 'updated', { writes: true, proposal: pr('7'), conflicts: [CONFLICT], conflictCount: 1 }),
+          result('api', 'blocked', { message: 'branch kdelta/api has 1 commit(s) kdelta did not make' }),
+          result('db|x', 'failed', { error: 'render: <script> failed' }),
+        ],
+        { warnings: ['update mode skipped: no remote'] },
+      ),
+      { title: '.kdelta' },
+    );
+    expect(md).toContain('## kdelta: .kdelta\n');
+    expect(md).toContain('3 result(s): 1 updated, 1 unchanged, 1 failed.');
+    expect(md).toContain('| web | cluster-01/web | updated | [#7](https://github.com/org/cluster-01/pull/7) | 1 |');
+    expect(md).toContain('| api | cluster-01/api | **blocked** |  |  |');
+    // a pipe or markup in a value cannot break the table or inject HTML
+    expect(md).toContain('| db\\|x | cluster-01/db\\|x | **failed** |');
+    expect(md).toContain('render: &lt;script&gt; failed');
+    expect(md).toContain('<details>\n<summary>web → cluster-01/web: 1 conflict(s)</summary>');
+    expect(md).toContain('| apps/Deployment web | deployment.yaml | .spec.replicas | 1 | 2 | 3 | upstream |');
+    expect(md).toContain('### Warnings\n\n- update mode skipped: no remote');
+  });
+
+  it('an empty run, a dry run and an exhausted budget say so', () => {
+    expect(renderSummary(report([], { dryRun: true }))).toContain('## kdelta (dry run: nothing written)\n\nNo variant to run.');
+    const budget = renderSummary({ ...report([result('a', 'proposed')]), budget: { limit: 10, used: 10, exhausted: true } });
+    expect(budget).toContain('API budget: 10 of 10 used — exhausted: the deferred variants run next time.');
+  });
+});
+
+describe('control annotations', () => {
+  const text = [
+    'apiVersion: config.porch.kpt.dev/v1alpha1',
+    'kind: PackageVariant',
+    'metadata:',
+    '  name: web',
+    '---',
+    '# the second one',
+    'apiVersion: config.porch.kpt.dev/v1alpha2',
+    'kind: PackageVariantSet',
+    'metadata:',
+    '  name: set',
+    'spec:',
+    '  targets:',
+    '  - repositories:',
+    '    - name: a',
+    '',
+  ].join('\n');
+  const source = (document: number) => ({ file: '.kdelta/x.yaml', document, kind: 'PackageVariantSet', name: 'set' });
+
+  it('field paths with indexes', () => {
+    expect(fieldPath('spec.targets[0].repositories[12].name')).toEqual(['spec', 'targets', 0, 'repositories', 12, 'name']);
+  });
+
+  it('the field line when it exists, its nearest parent when not, else the document start', () => {
+    expect(issueLine(text, { source: source(2), field: 'spec.targets[0].repositories[0].name' })).toBe(14);
+    expect(issueLine(text, { source: source(2), field: 'spec.targets[0].template' })).toBe(13);
+    expect(issueLine(text, { source: source(2) })).toBe(7);
+    expect(issueLine(text, { source: source(1), field: 'spec.upstream' })).toBe(1);
+    expect(issueLine(text, { source: source(3) })).toBeUndefined();
+  });
+
+  it('one annotation per issue, on its file; a missing directory (document 0) has no line', () => {
+    const files: Record<string, string> = { '.kdelta/x.yaml': text };
+    const out = controlAnnotations(
+      [
+        { source: source(2), field: 'spec.targets[0].repositories[0].name', message: 'Repository "a" does not exist' },
+        { source: { file: '.kdelta', document: 0 }, message: 'no such directory' },
+      ],
+      (f) => files[f],
+    );
+    expect(out).toEqual([
+      {
+        title: 'kdelta: invalid control configuration (PackageVariantSet "set")',
+        message: 'document 2: spec.targets[0].repositories[0].name: Repository "a" does not exist',
+        file: '.kdelta/x.yaml',
+        startLine: 14,
+      },
+      { title: 'kdelta: invalid control configuration', message: 'no such directory', file: '.kdelta' },
+    ]);
+  });
+});
+
+describe('permissionHint', () => {
+  it('explains a token without the permission, naming what GitHub asked for', () => {
+    const hint = permissionHint(
+      'POST /repos/org/c1/pulls: 403 Resource not accessible by integration (X-Accepted-GitHub-Permissions: pull_requests=write)',
+    );
+    expect(hint).toContain('the token lacks a permission (GitHub wants pull_requests=write)');
+    expect(hint).toContain('GitHub App installation token or a fine-grained token in the `token` input');
+    expect(permissionHint('git push: Permission to org/c1.git denied to github-actions[bot]. 403')).toContain('contents: write');
+  });
+  it('says nothing about other failures', () => {
+    expect(permissionHint('render (function set-labels): exit 1')).toBeUndefined();
+    expect(permissionHint('spec.upstream.revision: "v9" is not a tag')).toBeUndefined();
+    // advice already given by the forge is not repeated
+    expect(
+      permissionHint('403: the token lacks pull_requests=write: give the workflow `permissions: pull-requests: write`'),
+    ).toBeUndefined();
+  });
+});
