@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
-import { commitAll, createBranch, deleteRemoteBranch, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { deleteRemoteBranch, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
 import { PackageTree } from '@kdelta/kptfile-model';
 import { renderPackage } from '@kdelta/fn-render';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
@@ -313,22 +313,25 @@ export async function propose(
       message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(', ')}): left alone; merge or delete it to let kdelta update it`,
     };
   }
-  await createBranch({ dir: ws.dir, branch: target.head, base: 'HEAD', force: true });
-  const commit = await commitAll({ dir: ws.dir, message: input.commitMessage, author: ctx.author });
+  // Committed as staged by changedFiles, on the scratch clone's base: the branch exists only on the
+  // remote (pushed from HEAD). Each git process costs a fork of this one: as few as will do.
+  const { name, email } = ctx.author;
+  await runGit(['commit', '--quiet', '--no-verify', '-m', input.commitMessage], {
+    cwd: ws.dir,
+    env: { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email },
+  });
+  // our commit and tree, then, when the branch exists, its tree and its parents (in this order)
+  const remote = ws.remoteHead ? [`${ws.remoteHead}^{tree}`, `${ws.remoteHead}^@`] : [];
+  const [commit, ourTree, theirTree, ...theirParents] = (await git(ws.dir, ['rev-parse', 'HEAD', 'HEAD^{tree}', ...remote]))
+    .trim()
+    .split('\n');
   if (!commit) throw new Error('internal: changes were staged but nothing was committed');
   let headCommit = commit;
   let pushNeeded = true;
-  if (ws.remoteHead) {
-    // The branch already holds exactly this content on this base: keep it (no push, refs identical).
-    const [ourTree, theirTree, theirParent] = await Promise.all([
-      git(ws.dir, ['rev-parse', `${commit}^{tree}`]),
-      git(ws.dir, ['rev-parse', `${ws.remoteHead}^{tree}`]),
-      git(ws.dir, ['rev-parse', `${ws.remoteHead}^`]).catch(() => ''),
-    ]);
-    if (ourTree.trim() === theirTree.trim() && theirParent.trim() === ws.baseCommit) {
-      headCommit = ws.remoteHead;
-      pushNeeded = false;
-    }
+  // The branch already holds exactly this content on this base: keep it (no push, refs identical).
+  if (ws.remoteHead && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === ws.baseCommit) {
+    headCommit = ws.remoteHead;
+    pushNeeded = false;
   }
   const body = input.body(headCommit, changes);
   const unchanged =
