@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { deleteRemoteBranch, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
-import { PackageTree } from '@kdelta/kptfile-model';
+import { PACKAGE_CONTEXT_FILE, PackageTree, packageContextConfigMap } from '@kdelta/kptfile-model';
 import { renderPackage } from '@kdelta/fn-render';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { Forge, Proposal, ProposalTarget } from '../forge/forge.js';
@@ -442,6 +442,10 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     ({ text: files, binary } = splitBinary(m.files));
     conflicts = m.conflicts;
     resources = m.resources;
+    // Porch, creating a package in a deployment repository, gives it its package context when it has none
+    const deployment = (plan.downstream.repository.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
+    if (!local && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+      files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
   } else {
     // Same upstream commit as the lock: the update would change nothing, only the mutations may.
     ({ text: files, binary } = splitBinary(local));

@@ -486,4 +486,28 @@ describe('kdelta run', () => {
     expect(r.results[0]).toMatchObject({ action: 'proposed', upstream: { ref: 'base-ns/v1.10.0' } });
     expect(f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']).toContain('name: v1-10-0');
   });
+
+  it('a package new in a deployment repository gets its package context when upstream has none (Porch), elsewhere not', async () => {
+    const f = fleet(['cluster-01', 'cluster-02']);
+    f.publish({ 'base-ns/package-context.yaml': null }, 'base-ns/v2');
+    f.writeControl({
+      'repositories.yaml': [
+        repository('catalog', f.upstream),
+        repository('cluster-01', f.downstream('cluster-01')).replace('spec:\n', 'spec:\n  deployment: true\n'),
+        repository('cluster-02', f.downstream('cluster-02')),
+      ].join('---\n'),
+      'a.yaml': packageVariant('a', 'cluster-01', CONTEXT, 'v2'),
+      'b.yaml': packageVariant('b', 'cluster-02', CONTEXT, 'v2'),
+    });
+    const r = await run(opts(f));
+    const byName = Object.fromEntries(r.results.map((x) => [x.variant, x]));
+    expect(byName.a?.action).toBe('proposed');
+    const context = f.files('cluster-01', 'kdelta/a', 'a')['package-context.yaml'];
+    expect(context).toMatch(/name: kptfile\.kpt\.dev/);
+    expect(context).toMatch(/data:\n {2}name: a\n {2}team: blue\n/);
+    expect(context).toContain('config.kubernetes.io/local-config: "true"');
+    // not a deployment repository: Porch creates no package context, and the variant's data needs one
+    expect(byName.b?.action).toBe('failed');
+    expect(byName.b?.error).toContain('package-context.yaml: not found');
+  });
 });
