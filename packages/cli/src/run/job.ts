@@ -10,6 +10,7 @@ import type { Forge, Proposal, ProposalTarget } from '../forge/forge.js';
 import { readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import type { Shard } from './shard.js';
 import { fingerprintOf, hashOf, resolveUpstream, type VariantPlan } from './plan.js';
+import { CONTROL_ANNOTATION } from './ownership.js';
 import { parseMetadataBlock, renderProposalBody, type FileChange, type ProposalMetadata } from './report.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -145,6 +146,8 @@ export interface JobContext {
   scratch(name: string): Promise<string>;
   upstreamRefs(url: string): Promise<readonly RemoteRef[]>;
   mirror(url: string): Promise<Mirror>;
+  /** This run's control repository (`controlIdentity`): recorded on the packages it writes. */
+  readonly control?: string | undefined;
 }
 
 /** The trailer on every commit kdelta makes: a branch with any other commit is a human's. */
@@ -465,9 +468,17 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   for (const [path, text] of applied.changed) files.set(path, text);
   const kpt = files.get('Kptfile');
   if (kpt === undefined) throw new Error(`the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
+  // The control repository is recorded with a new package or a new upstream commit: a package
+  // that only lacks the record gets no proposal of its own for it.
+  const recordControl =
+    ctx.control !== undefined && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
   files.set(
     'Kptfile',
-    setKptfileAnnotations(kpt, { [OWNER_ANNOTATION]: plan.name, [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete' }),
+    setKptfileAnnotations(kpt, {
+      [OWNER_ANNOTATION]: plan.name,
+      [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete',
+      ...(recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}),
+    }),
   );
   if (ctx.render) {
     // Porch renders after the clone or update and the mutations: package context and injected
@@ -539,11 +550,15 @@ export interface Removal {
   readonly policy: 'delete' | 'orphan';
 }
 
-/** Every owned package of a mirrored downstream whose owner is not among `variants`. */
+/**
+ * Every owned package of a mirrored downstream whose owner is not among `variants`, leaving out
+ * the packages another control repository than `control` recorded as its own.
+ */
 export async function findRemovals(
   mirror: Mirror,
   downstream: { repository: string; url: string; branch: string; directory: string },
   variants: ReadonlySet<string>,
+  control?: string,
 ): Promise<Removal[]> {
   if (!mirror.heads.has(downstream.branch)) return [];
   const scope = downstream.directory ? [downstream.directory] : [];
@@ -561,6 +576,8 @@ export async function findRemovals(
     }
     const owner = annotations[OWNER_ANNOTATION];
     if (!owner || variants.has(owner)) continue;
+    const writer = annotations[CONTROL_ANNOTATION];
+    if (writer !== undefined && writer !== control) continue; // another control repository's variant
     out.push({
       variant: owner,
       repository: downstream.repository,

@@ -510,4 +510,39 @@ describe('kdelta run', () => {
     expect(byName.b?.action).toBe('failed');
     expect(byName.b?.error).toContain('package-context.yaml: not found');
   });
+
+  it('a downstream shared by two control repositories: each proposes removing only its own packages (and unrecorded old ones)', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01') });
+    expect((await run(opts(f))).results.map((r) => [r.variant, r.action])).toEqual([['a', 'proposed']]);
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/a'], { cwd: f.downstream('cluster-01') });
+    expect(f.files('cluster-01', 'main', 'a').Kptfile).toContain('kdelta.dev/control-repository:');
+    // a package an older kdelta wrote: its owner only
+    const old = f.files('cluster-01', 'main', 'a');
+    const oldKptfile = old
+      .Kptfile!.replace(/\n\s*kdelta\.dev\/control-repository: .*/, '')
+      .replace(/package-variant: a/, 'package-variant: old');
+    f.commitAs('cluster-01', 'main', { 'old/Kptfile': oldKptfile, 'old/namespace.yaml': old['namespace.yaml']! });
+
+    // a second control repository writing to the same downstream
+    const second = join(f.root, 'control-2');
+    mkdirSync(join(second, '.kdelta'), { recursive: true });
+    writeFileSync(
+      join(second, '.kdelta', 'control.yaml'),
+      [repository('catalog', f.upstream), repository('cluster-01', f.downstream('cluster-01')), packageVariant('b', 'cluster-01')].join(
+        '---\n',
+      ),
+    );
+    const other = await run({ ...opts(f), cwd: second });
+    const byOther = Object.fromEntries(other.results.map((r) => [r.variant, r.action]));
+    expect(byOther).toEqual({ b: 'proposed', old: 'removal-proposed' });
+
+    execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/b'], { cwd: f.downstream('cluster-01') });
+    // the first control repository still removes its own variant's package when the variant goes
+    f.writeControl({ 'a.yaml': null, 'c.yaml': packageVariant('c', 'cluster-01') });
+    const own = await run(opts(f));
+    expect(Object.fromEntries(own.results.map((r) => [r.variant, r.action]))).toMatchObject({ a: 'removal-proposed', c: 'proposed' });
+    expect(own.results.some((r) => r.variant === 'b')).toBe(false);
+  });
 });

@@ -17,6 +17,7 @@ import {
   type VariantResult,
 } from './job.js';
 import { createPackageUpdateMaterialize } from './materialize.js';
+import { findControlIdentity } from './ownership.js';
 import { hashOf, planRun } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
 import { findControlRepository, findUpdatePlans, runUpdateJob, type ControlRepository, type UpdatePlan } from './update-mode.js';
@@ -113,6 +114,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const env = options.env ?? process.env;
   const warnings = [...plan.warnings];
 
+  const controlId = await findControlIdentity(options.cwd, resolve(options.cwd, configArg));
   const runDir = await mkdtemp(join(tmpdir(), 'kdelta-run-'));
   let jobs = 0;
   const ctx: JobContext = {
@@ -124,6 +126,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
     env,
     cacheDir: options.cacheDir,
+    control: controlId,
     scratch: async (name) => {
       const dir = join(runDir, 'jobs', `${++jobs}-${name.replace(/[^A-Za-z0-9._-]/g, '_')}`);
       await mkdir(join(runDir, 'jobs'), { recursive: true });
@@ -187,6 +190,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
             mirror,
             { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory },
             names,
+            controlId,
           );
           removals.push(...found.filter((r) => inShard(r.variant, shard)));
         } catch (error) {
