@@ -545,4 +545,46 @@ describe('kdelta run', () => {
     expect(Object.fromEntries(own.results.map((r) => [r.variant, r.action]))).toMatchObject({ a: 'removal-proposed', c: 'proposed' });
     expect(own.results.some((r) => r.variant === 'b')).toBe(false);
   });
+
+  it('a merged removal proposal is recorded as merged', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'api.yaml': packageVariant('api', 'cluster-01', '  deletionPolicy: orphan\n'),
+    });
+    await run(opts(f));
+    const { execFileSync } = await import('node:child_process');
+    const bare = f.downstream('cluster-01');
+    const merge = (branch: string) => {
+      const work = join(f.root, `merge-${branch.replace('/', '-')}`);
+      execFileSync('git', ['clone', '--quiet', bare, work]);
+      execFileSync('git', ['-c', 'user.name=r', '-c', 'user.email=r@example.com', 'merge', '--quiet', '--no-edit', `origin/${branch}`], {
+        cwd: work,
+      });
+      execFileSync('git', ['push', '--quiet', 'origin', 'main'], { cwd: work });
+      rmSync(work, { recursive: true, force: true });
+    };
+    merge('kdelta/web');
+    merge('kdelta/api');
+    f.writeControl({ 'web.yaml': null, 'api.yaml': null, 'other.yaml': packageVariant('other', 'cluster-01') });
+    const removed = await run(opts(f));
+    expect(removed.results.map((r) => [r.variant, r.action])).toEqual([
+      ['api', 'orphan-proposed'],
+      ['other', 'proposed'],
+      ['web', 'removal-proposed'],
+    ]);
+    merge('kdelta/web');
+    merge('kdelta/api');
+    // the removal branch of web is also deleted after the merge, as forges offer to
+    execFileSync('git', ['update-ref', '-d', 'refs/heads/kdelta/web'], { cwd: bare });
+    const after = await run(opts(f));
+    // (other's proposal is rebased on the moved base: not what this is about)
+    expect(after.results.filter((r) => r.variant !== 'other').map((r) => [r.variant, r.action, r.message])).toEqual([
+      ['api', 'up-to-date', 'the proposal was merged'],
+      ['web', 'up-to-date', 'the proposal was merged'],
+    ]);
+    for (const v of ['web', 'api']) expect(readFileSync(proposalFile(f, 'cluster-01', v), 'utf8')).toMatch(/\nstate: merged\n/);
+    // and nothing more the next time
+    expect((await run(opts(f))).results.map((r) => r.variant)).toEqual(['other']);
+  });
 });

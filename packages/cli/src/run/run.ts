@@ -18,6 +18,7 @@ import {
 } from './job.js';
 import { createPackageUpdateMaterialize } from './materialize.js';
 import { findControlIdentity } from './ownership.js';
+import { settleMergedRemovals } from './settle.js';
 import { hashOf, planRun } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
 import { findControlRepository, findUpdatePlans, runUpdateJob, type ControlRepository, type UpdatePlan } from './update-mode.js';
@@ -201,6 +202,10 @@ export async function run(options: RunOptions): Promise<RunReport> {
       }
       total.n += removals.length;
       results.push(...(await pool(removals, concurrency, async (r) => report(await runRemovalJob(r, ctx)))));
+      // merged removals: no job meets them again (the package is gone from the base branch)
+      const handled = new Set(removals.map((r) => `${r.repository} kdelta/${r.variant}`));
+      const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
+      results.push(...(await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard))));
     }
     results.sort((a, b) => (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1));
     return {
