@@ -970,7 +970,7 @@ var require_util = __commonJS({
     var net = __require("node:net");
     var { Blob: Blob2 } = __require("node:buffer");
     var nodeUtil = __require("node:util");
-    var { stringify: stringify7 } = __require("node:querystring");
+    var { stringify: stringify6 } = __require("node:querystring");
     var { EventEmitter: EE } = __require("node:events");
     var { InvalidArgumentError } = require_errors();
     var { headerNameLowerCasedRecord } = require_constants();
@@ -1014,23 +1014,23 @@ var require_util = __commonJS({
     function isStream(obj2) {
       return obj2 && typeof obj2 === "object" && typeof obj2.pipe === "function" && typeof obj2.on === "function";
     }
-    function isBlobLike(object) {
-      if (object === null) {
+    function isBlobLike(object2) {
+      if (object2 === null) {
         return false;
-      } else if (object instanceof Blob2) {
+      } else if (object2 instanceof Blob2) {
         return true;
-      } else if (typeof object !== "object") {
+      } else if (typeof object2 !== "object") {
         return false;
       } else {
-        const sTag = object[Symbol.toStringTag];
-        return (sTag === "Blob" || sTag === "File") && ("stream" in object && typeof object.stream === "function" || "arrayBuffer" in object && typeof object.arrayBuffer === "function");
+        const sTag = object2[Symbol.toStringTag];
+        return (sTag === "Blob" || sTag === "File") && ("stream" in object2 && typeof object2.stream === "function" || "arrayBuffer" in object2 && typeof object2.arrayBuffer === "function");
       }
     }
     function buildURL(url, queryParams) {
       if (url.includes("?") || url.includes("#")) {
         throw new Error('Query params cannot be passed when url already contains "?" or "#".');
       }
-      const stringified = stringify7(queryParams);
+      const stringified = stringify6(queryParams);
       if (stringified) {
         url += "?" + stringified;
       }
@@ -1305,8 +1305,8 @@ var require_util = __commonJS({
         }
       );
     }
-    function isFormDataLike(object) {
-      return object && typeof object === "object" && typeof object.append === "function" && typeof object.delete === "function" && typeof object.get === "function" && typeof object.getAll === "function" && typeof object.has === "function" && typeof object.set === "function" && object[Symbol.toStringTag] === "FormData";
+    function isFormDataLike(object2) {
+      return object2 && typeof object2 === "object" && typeof object2.append === "function" && typeof object2.delete === "function" && typeof object2.get === "function" && typeof object2.getAll === "function" && typeof object2.has === "function" && typeof object2.set === "function" && object2[Symbol.toStringTag] === "FormData";
     }
     function addAbortListener(signal, listener) {
       if ("addEventListener" in signal) {
@@ -2161,9 +2161,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve9, reject) => {
+          return new Promise((resolve10, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve9(data);
+              return err ? reject(err) : resolve10(data);
             });
           });
         }
@@ -2201,12 +2201,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve9, reject) => {
+          return new Promise((resolve10, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve9(data);
+              ) : resolve10(data);
             });
           });
         }
@@ -4139,8 +4139,8 @@ var require_util2 = __commonJS({
       }
       return "allowed";
     }
-    function isErrorLike(object) {
-      return object instanceof Error || (object?.constructor?.name === "Error" || object?.constructor?.name === "DOMException");
+    function isErrorLike(object2) {
+      return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
     function isValidReasonPhrase(statusText) {
       for (let i = 0; i < statusText.length; ++i) {
@@ -4473,8 +4473,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve9, reject) => {
-        res = resolve9;
+      const promise = new Promise((resolve10, reject) => {
+        res = resolve10;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -4565,7 +4565,7 @@ var require_util2 = __commonJS({
         return new FastIterableIterator(target, kind);
       };
     }
-    function iteratorMixin(name2, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+    function iteratorMixin(name2, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
       const makeIterator = createIterator(name2, kInternalIterator, keyIndex, valueIndex);
       const properties = {
         keys: {
@@ -4573,7 +4573,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function keys() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key");
           }
         },
@@ -4582,7 +4582,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function values() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "value");
           }
         },
@@ -4591,7 +4591,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function entries() {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             return makeIterator(this, "key+value");
           }
         },
@@ -4600,7 +4600,7 @@ var require_util2 = __commonJS({
           enumerable: true,
           configurable: true,
           value: function forEach(callbackfn, thisArg = globalThis) {
-            webidl.brandCheck(this, object);
+            webidl.brandCheck(this, object2);
             webidl.argumentLengthCheck(arguments, 1, `${name2}.forEach`);
             if (typeof callbackfn !== "function") {
               throw new TypeError(
@@ -4613,7 +4613,7 @@ var require_util2 = __commonJS({
           }
         }
       };
-      return Object.defineProperties(object.prototype, {
+      return Object.defineProperties(object2.prototype, {
         ...properties,
         [Symbol.iterator]: {
           writable: true,
@@ -5013,8 +5013,8 @@ var require_file = __commonJS({
       }
     };
     webidl.converters.Blob = webidl.interfaceConverter(Blob2);
-    function isFileLike(object) {
-      return object instanceof File || object && (typeof object.stream === "function" || typeof object.arrayBuffer === "function") && object[Symbol.toStringTag] === "File";
+    function isFileLike(object2) {
+      return object2 instanceof File || object2 && (typeof object2.stream === "function" || typeof object2.arrayBuffer === "function") && object2[Symbol.toStringTag] === "File";
     }
     module.exports = { FileLike, isFileLike };
   }
@@ -5462,12 +5462,12 @@ var require_body = __commonJS({
         }
       });
     }
-    function extractBody(object, keepalive = false) {
+    function extractBody(object2, keepalive = false) {
       let stream = null;
-      if (object instanceof ReadableStream) {
-        stream = object;
-      } else if (isBlobLike(object)) {
-        stream = object.stream();
+      if (object2 instanceof ReadableStream) {
+        stream = object2;
+      } else if (isBlobLike(object2)) {
+        stream = object2.stream();
       } else {
         stream = new ReadableStream({
           async pull(controller) {
@@ -5487,17 +5487,17 @@ var require_body = __commonJS({
       let source = null;
       let length = null;
       let type = null;
-      if (typeof object === "string") {
-        source = object;
+      if (typeof object2 === "string") {
+        source = object2;
         type = "text/plain;charset=UTF-8";
-      } else if (object instanceof URLSearchParams) {
-        source = object.toString();
+      } else if (object2 instanceof URLSearchParams) {
+        source = object2.toString();
         type = "application/x-www-form-urlencoded;charset=UTF-8";
-      } else if (isArrayBuffer(object)) {
-        source = new Uint8Array(object.slice());
-      } else if (ArrayBuffer.isView(object)) {
-        source = new Uint8Array(object.buffer.slice(object.byteOffset, object.byteOffset + object.byteLength));
-      } else if (util.isFormDataLike(object)) {
+      } else if (isArrayBuffer(object2)) {
+        source = new Uint8Array(object2.slice());
+      } else if (ArrayBuffer.isView(object2)) {
+        source = new Uint8Array(object2.buffer.slice(object2.byteOffset, object2.byteOffset + object2.byteLength));
+      } else if (util.isFormDataLike(object2)) {
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
@@ -5507,7 +5507,7 @@ Content-Disposition: form-data`;
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name2, value2] of object) {
+        for (const [name2, value2] of object2) {
           if (typeof value2 === "string") {
             const chunk2 = textEncoder.encode(prefix + `; name="${escape(normalizeLinefeeds(name2))}"\r
 \r
@@ -5535,7 +5535,7 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
         if (hasUnknownSizeValue) {
           length = null;
         }
-        source = object;
+        source = object2;
         action = async function* () {
           for (const part of blobParts) {
             if (part.stream) {
@@ -5546,22 +5546,22 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
           }
         };
         type = `multipart/form-data; boundary=${boundary}`;
-      } else if (isBlobLike(object)) {
-        source = object;
-        length = object.size;
-        if (object.type) {
-          type = object.type;
+      } else if (isBlobLike(object2)) {
+        source = object2;
+        length = object2.size;
+        if (object2.type) {
+          type = object2.type;
         }
-      } else if (typeof object[Symbol.asyncIterator] === "function") {
+      } else if (typeof object2[Symbol.asyncIterator] === "function") {
         if (keepalive) {
           throw new TypeError("keepalive");
         }
-        if (util.isDisturbed(object) || object.locked) {
+        if (util.isDisturbed(object2) || object2.locked) {
           throw new TypeError(
             "Response body object should not be disturbed or locked"
           );
         }
-        stream = object instanceof ReadableStream ? object : ReadableStreamFrom(object);
+        stream = object2 instanceof ReadableStream ? object2 : ReadableStreamFrom(object2);
       }
       if (typeof source === "string" || util.isBuffer(source)) {
         length = Buffer.byteLength(source);
@@ -5570,7 +5570,7 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
         let iterator;
         stream = new ReadableStream({
           async start() {
-            iterator = action(object)[Symbol.asyncIterator]();
+            iterator = action(object2)[Symbol.asyncIterator]();
           },
           async pull(controller) {
             const { value: value2, done } = await iterator.next();
@@ -5598,12 +5598,12 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
       const body = { stream, source, length };
       return [body, type];
     }
-    function safelyExtractBody(object, keepalive = false) {
-      if (object instanceof ReadableStream) {
-        assert(!util.isDisturbed(object), "The body has already been consumed.");
-        assert(!object.locked, "The stream is locked.");
+    function safelyExtractBody(object2, keepalive = false) {
+      if (object2 instanceof ReadableStream) {
+        assert(!util.isDisturbed(object2), "The body has already been consumed.");
+        assert(!object2.locked, "The stream is locked.");
       }
-      return extractBody(object, keepalive);
+      return extractBody(object2, keepalive);
     }
     function cloneBody(instance, body) {
       const [out1, out2] = body.stream.tee();
@@ -5683,12 +5683,12 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
     function mixinBody(prototype) {
       Object.assign(prototype.prototype, bodyMixinMethods(prototype));
     }
-    async function consumeBody(object, convertBytesToJSValue, instance) {
-      webidl.brandCheck(object, instance);
-      if (bodyUnusable(object)) {
+    async function consumeBody(object2, convertBytesToJSValue, instance) {
+      webidl.brandCheck(object2, instance);
+      if (bodyUnusable(object2)) {
         throw new TypeError("Body is unusable: Body has already been read");
       }
-      throwIfAborted(object[kState]);
+      throwIfAborted(object2[kState]);
       const promise = createDeferredPromise();
       const errorSteps = (error2) => promise.reject(error2);
       const successSteps = (data) => {
@@ -5698,15 +5698,15 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
           errorSteps(e);
         }
       };
-      if (object[kState].body == null) {
+      if (object2[kState].body == null) {
         successSteps(Buffer.allocUnsafe(0));
         return promise.promise;
       }
-      await fullyReadBody(object[kState].body, successSteps, errorSteps);
+      await fullyReadBody(object2[kState].body, successSteps, errorSteps);
       return promise.promise;
     }
-    function bodyUnusable(object) {
-      const body = object[kState].body;
+    function bodyUnusable(object2) {
+      const body = object2[kState].body;
       return body != null && (body.stream.locked || util.isDisturbed(body.stream));
     }
     function parseJSONFromBytes(bytes) {
@@ -6725,12 +6725,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve9, reject) => {
+      const waitForDrain = () => new Promise((resolve10, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve9;
+          callback = resolve10;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7400,12 +7400,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve9, reject) => {
+      const waitForDrain = () => new Promise((resolve10, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve9;
+          callback = resolve10;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7884,16 +7884,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve9) => {
+        return new Promise((resolve10) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve9;
+            this[kClosedResolve] = resolve10;
           } else {
-            resolve9(null);
+            resolve10(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve9) => {
+        return new Promise((resolve10) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7904,7 +7904,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve9(null);
+            resolve10(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7955,7 +7955,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve9, reject) => {
+        const socket = await new Promise((resolve10, reject) => {
           client[kConnector]({
             host,
             hostname: hostname4,
@@ -7967,7 +7967,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve9(socket2);
+              resolve10(socket2);
             }
           });
         });
@@ -8303,8 +8303,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve9) => {
-            this[kClosedResolve] = resolve9;
+          await new Promise((resolve10) => {
+            this[kClosedResolve] = resolve10;
           });
         }
       }
@@ -9573,7 +9573,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve9, reject) => {
+        return await new Promise((resolve10, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9586,7 +9586,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve9(null);
+              resolve10(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9605,7 +9605,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve9, reject) => {
+      return new Promise((resolve10, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9622,7 +9622,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve9,
+              resolve: resolve10,
               reject,
               length: 0,
               body: []
@@ -9692,18 +9692,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve9, stream, length } = consume2;
+      const { type, body, resolve: resolve10, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve9(chunksDecode(body, length));
+          resolve10(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve9(JSON.parse(chunksDecode(body, length)));
+          resolve10(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve9(chunksConcat(body, length).buffer);
+          resolve10(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve9(new Blob(body, { type: stream[kContentType] }));
+          resolve10(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve9(chunksConcat(body, length));
+          resolve10(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9960,9 +9960,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve10, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve9(data);
+            return err ? reject(err) : resolve10(data);
           });
         });
       }
@@ -10185,9 +10185,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve10, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve9(data);
+            return err ? reject(err) : resolve10(data);
           });
         });
       }
@@ -10472,9 +10472,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve10, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve9(data);
+            return err ? reject(err) : resolve10(data);
           });
         });
       }
@@ -10566,9 +10566,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve9, reject) => {
+        return new Promise((resolve10, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve9(data);
+            return err ? reject(err) : resolve10(data);
           });
         });
       }
@@ -10705,10 +10705,10 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildHeadersFromArray(headers) {
-      const clone2 = headers.slice();
+      const clone = headers.slice();
       const entries = [];
-      for (let index = 0; index < clone2.length; index += 2) {
-        entries.push([clone2[index], clone2[index + 1]]);
+      for (let index = 0; index < clone.length; index += 2) {
+        entries.push([clone[index], clone[index + 1]]);
       }
       return Object.fromEntries(entries);
     }
@@ -11952,10 +11952,10 @@ var require_headers = __commonJS({
       while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
       return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
     }
-    function fill(headers, object) {
-      if (Array.isArray(object)) {
-        for (let i = 0; i < object.length; ++i) {
-          const header2 = object[i];
+    function fill(headers, object2) {
+      if (Array.isArray(object2)) {
+        for (let i = 0; i < object2.length; ++i) {
+          const header2 = object2[i];
           if (header2.length !== 2) {
             throw webidl.errors.exception({
               header: "Headers constructor",
@@ -11964,10 +11964,10 @@ var require_headers = __commonJS({
           }
           appendHeader(headers, header2[0], header2[1]);
         }
-      } else if (typeof object === "object" && object !== null) {
-        const keys = Object.keys(object);
+      } else if (typeof object2 === "object" && object2 !== null) {
+        const keys = Object.keys(object2);
         for (let i = 0; i < keys.length; ++i) {
-          appendHeader(headers, keys[i], object[keys[i]]);
+          appendHeader(headers, keys[i], object2[keys[i]]);
         }
       } else {
         throw webidl.errors.conversionFailed({
@@ -14431,7 +14431,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve9, reject) => agent.dispatch(
+        return new Promise((resolve10, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14507,7 +14507,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve9({
+              resolve10({
                 status,
                 statusText,
                 headersList,
@@ -14550,7 +14550,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve9({
+              resolve10({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -16237,7 +16237,7 @@ var require_util6 = __commonJS({
         throw new Error("Invalid cookie max-age");
       }
     }
-    function stringify7(cookie) {
+    function stringify6(cookie) {
       if (cookie.name.length === 0) {
         return null;
       }
@@ -16295,7 +16295,7 @@ var require_util6 = __commonJS({
       validateCookiePath,
       validateCookieValue,
       toIMFDate,
-      stringify: stringify7
+      stringify: stringify6
     };
   }
 });
@@ -16441,7 +16441,7 @@ var require_cookies = __commonJS({
   "../../node_modules/.pnpm/undici@6.29.1/node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse();
-    var { stringify: stringify7 } = require_util6();
+    var { stringify: stringify6 } = require_util6();
     var { webidl } = require_webidl();
     var { Headers: Headers2 } = require_headers();
     function getCookies(headers) {
@@ -16484,7 +16484,7 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       webidl.brandCheck(headers, Headers2, { strict: false });
       cookie = webidl.converters.Cookie(cookie);
-      const str4 = stringify7(cookie);
+      const str4 = stringify6(cookie);
       if (str4) {
         headers.append("Set-Cookie", str4);
       }
@@ -18291,8 +18291,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve9) => {
-        setTimeout(resolve9, ms).unref();
+      return new Promise((resolve10) => {
+        setTimeout(resolve10, ms).unref();
       });
     }
     module.exports = {
@@ -19163,10 +19163,10 @@ var require_identity = __commonJS({
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
     var isAlias2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
     var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
-    var isMap23 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
+    var isMap26 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
     var isPair3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
     var isScalar20 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR2;
-    var isSeq18 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
+    var isSeq20 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
     function isCollection3(node) {
       if (node && typeof node === "object")
         switch (node[NODE_TYPE]) {
@@ -19199,11 +19199,11 @@ var require_identity = __commonJS({
     exports.isAlias = isAlias2;
     exports.isCollection = isCollection3;
     exports.isDocument = isDocument;
-    exports.isMap = isMap23;
+    exports.isMap = isMap26;
     exports.isNode = isNode2;
     exports.isPair = isPair3;
     exports.isScalar = isScalar20;
-    exports.isSeq = isSeq18;
+    exports.isSeq = isSeq20;
   }
 });
 
@@ -20117,14 +20117,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text;
+        return text2;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text.length <= endStep)
-        return text;
+      if (text2.length <= endStep)
+        return text2;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -20141,14 +20141,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text, i, indent.length);
+        i = consumeMoreIndentedLines(text2, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text[i += 1]; ) {
+      for (let ch; ch = text2[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text[i + 1]) {
+          switch (text2[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -20165,12 +20165,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text, i, indent.length);
+            i = consumeMoreIndentedLines(text2, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text[i + 1];
+            const next = text2[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -20182,12 +20182,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text[i += 1];
+                ch = text2[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text;
+                return text2;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -20202,39 +20202,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text;
+        return text2;
       if (onFold)
         onFold();
-      let res = text.slice(0, folds[0]);
+      let res = text2.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text.length;
+        const end2 = folds[i2 + 1] || text2.length;
         if (fold === 0)
           res = `
-${indent}${text.slice(0, end2)}`;
+${indent}${text2.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text[fold]}\\`;
+            res += `${text2[fold]}\\`;
           res += `
-${indent}${text.slice(fold + 1, end2)}`;
+${indent}${text2.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text, i, indent) {
+    function consumeMoreIndentedLines(text2, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text[start];
+      let ch = text2[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text[++i];
+          ch = text2[++i];
         } else {
           do {
-            ch = text[++i];
+            ch = text2[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text[start];
+          ch = text2[start];
         }
       }
       return end;
@@ -20620,7 +20620,7 @@ var require_stringify = __commonJS({
         props.push(doc.directives.tagString(tag2));
       return props.join(" ");
     }
-    function stringify7(item, ctx, onComment, onChompKeep) {
+    function stringify6(item, ctx, onComment, onChompKeep) {
       if (identity4.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
       if (identity4.isAlias(item)) {
@@ -20649,7 +20649,7 @@ var require_stringify = __commonJS({
 ${ctx.indent}${str4}`;
     }
     exports.createStringifyContext = createStringifyContext;
-    exports.stringify = stringify7;
+    exports.stringify = stringify6;
   }
 });
 
@@ -20659,7 +20659,7 @@ var require_stringifyPair = __commonJS({
     "use strict";
     var identity4 = require_identity();
     var Scalar4 = require_Scalar();
-    var stringify7 = require_stringify();
+    var stringify6 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value: value2 }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -20681,7 +20681,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str4 = stringify7.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str4 = stringify6.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str4.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -20733,7 +20733,7 @@ ${indent}:`;
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify7.stringify(value2, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify6.stringify(value2, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -20874,7 +20874,7 @@ var require_addPairToJSMap = __commonJS({
     "use strict";
     var log = require_log();
     var merge2 = require_merge();
-    var stringify7 = require_stringify();
+    var stringify6 = require_stringify();
     var identity4 = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map, { key, value: value2 }) {
@@ -20910,7 +20910,7 @@ var require_addPairToJSMap = __commonJS({
       if (typeof jsKey !== "object")
         return String(jsKey);
       if (identity4.isNode(key) && ctx?.doc) {
-        const strCtx = stringify7.createStringifyContext(ctx.doc, {});
+        const strCtx = stringify6.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node of ctx.anchors.keys())
           strCtx.anchors.add(node.anchor);
@@ -20977,12 +20977,12 @@ var require_stringifyCollection = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity4 = require_identity();
-    var stringify7 = require_stringify();
+    var stringify6 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
       const flow = ctx.inFlow ?? collection.flow;
-      const stringify8 = flow ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify8(collection, ctx, options);
+      const stringify7 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify7(collection, ctx, options);
     }
     function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent, options: { commentString } } = ctx;
@@ -21007,7 +21007,7 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str5 = stringify7.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str5 = stringify6.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
           str5 += stringifyComment.lineComment(str5, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
@@ -21074,7 +21074,7 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str4 = stringify7.stringify(item, itemCtx, () => comment = null);
+        let str4 = stringify6.stringify(item, itemCtx, () => comment = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str4.includes("\n"));
         if (i < items.length - 1) {
           str4 += ",";
@@ -22435,7 +22435,7 @@ var require_stringifyDocument = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity4 = require_identity();
-    var stringify7 = require_stringify();
+    var stringify6 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
       const lines = [];
@@ -22450,7 +22450,7 @@ var require_stringifyDocument = __commonJS({
       }
       if (hasDirectives)
         lines.push("---");
-      const ctx = stringify7.createStringifyContext(doc, options);
+      const ctx = stringify6.createStringifyContext(doc, options);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
         if (lines.length !== 1)
@@ -22472,7 +22472,7 @@ var require_stringifyDocument = __commonJS({
           contentComment = doc.contents.comment;
         }
         const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify7.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        let body = stringify6.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
         if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
@@ -22480,7 +22480,7 @@ var require_stringifyDocument = __commonJS({
         } else
           lines.push(body);
       } else {
-        lines.push(stringify7.stringify(doc.contents, ctx));
+        lines.push(stringify6.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
@@ -23311,9 +23311,9 @@ var require_resolve_flow_collection = __commonJS({
     var blockMsg = "Block collections are not allowed within flow collections";
     var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
     function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag2) {
-      const isMap23 = fc.start.source === "{";
-      const fcName = isMap23 ? "flow map" : "flow sequence";
-      const NodeClass = tag2?.nodeClass ?? (isMap23 ? YAMLMap9.YAMLMap : YAMLSeq6.YAMLSeq);
+      const isMap26 = fc.start.source === "{";
+      const fcName = isMap26 ? "flow map" : "flow sequence";
+      const NodeClass = tag2?.nodeClass ?? (isMap26 ? YAMLMap9.YAMLMap : YAMLSeq6.YAMLSeq);
       const coll = new NodeClass(ctx.schema);
       coll.flow = true;
       const atRoot = ctx.atRoot;
@@ -23349,7 +23349,7 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap23 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap26 && ctx.options.strict && utilContainsNewline.containsNewline(key))
             onError(
               key,
               // checked by containsNewline()
@@ -23389,7 +23389,7 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap23 && !sep4 && !props.found) {
+        if (!isMap26 && !sep4 && !props.found) {
           const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep4, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
@@ -23412,7 +23412,7 @@ var require_resolve_flow_collection = __commonJS({
             startOnNewline: false
           });
           if (valueProps.found) {
-            if (!isMap23 && !props.found && ctx.options.strict) {
+            if (!isMap26 && !props.found && ctx.options.strict) {
               if (sep4)
                 for (const st of sep4) {
                   if (st === valueProps.found)
@@ -23444,7 +23444,7 @@ var require_resolve_flow_collection = __commonJS({
           const pair = new Pair3.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
-          if (isMap23) {
+          if (isMap26) {
             const map = coll;
             if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
               onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -23460,7 +23460,7 @@ var require_resolve_flow_collection = __commonJS({
           offset = valueNode ? valueNode.range[2] : valueProps.end;
         }
       }
-      const expectedEnd = isMap23 ? "}" : "]";
+      const expectedEnd = isMap26 ? "}" : "]";
       const [ce, ...ee] = fc.end;
       let cePos = offset;
       if (ce?.source === expectedEnd)
@@ -24616,7 +24616,7 @@ var require_cst_scalar = __commonJS({
 var require_cst_stringify = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
-    var stringify7 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    var stringify6 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
       switch (token.type) {
         case "block-scalar": {
@@ -24669,7 +24669,7 @@ var require_cst_stringify = __commonJS({
         res += stringifyToken(value2);
       return res;
     }
-    exports.stringify = stringify7;
+    exports.stringify = stringify6;
   }
 });
 
@@ -24842,7 +24842,7 @@ var require_lexer = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/parse/lexer.js"(exports) {
     "use strict";
     var cst = require_cst();
-    function isEmpty3(ch) {
+    function isEmpty2(ch) {
       switch (ch) {
         case void 0:
         case " ":
@@ -24920,7 +24920,7 @@ var require_lexer = __commonJS({
         }
         if (ch === "-" || ch === ".") {
           const dt = this.buffer.substr(offset, 3);
-          if ((dt === "---" || dt === "...") && isEmpty3(this.buffer[offset + 3]))
+          if ((dt === "---" || dt === "...") && isEmpty2(this.buffer[offset + 3]))
             return -1;
         }
         return offset;
@@ -25019,7 +25019,7 @@ var require_lexer = __commonJS({
           if (!this.atEnd && !this.hasChars(4))
             return this.setNext("line-start");
           const s = this.peek(3);
-          if ((s === "---" || s === "...") && isEmpty3(this.charAt(3))) {
+          if ((s === "---" || s === "...") && isEmpty2(this.charAt(3))) {
             yield* this.pushCount(3);
             this.indentValue = 0;
             this.indentNext = 0;
@@ -25027,7 +25027,7 @@ var require_lexer = __commonJS({
           }
         }
         this.indentValue = yield* this.pushSpaces(false);
-        if (this.indentNext > this.indentValue && !isEmpty3(this.charAt(1)))
+        if (this.indentNext > this.indentValue && !isEmpty2(this.charAt(1)))
           this.indentNext = this.indentValue;
         return yield* this.parseBlockStart();
       }
@@ -25035,7 +25035,7 @@ var require_lexer = __commonJS({
         const [ch0, ch1] = this.peek(2);
         if (!ch1 && !this.atEnd)
           return this.setNext("block-start");
-        if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty3(ch1)) {
+        if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty2(ch1)) {
           const n = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
           this.indentNext = this.indentValue + 1;
           this.indentValue += n;
@@ -25099,7 +25099,7 @@ var require_lexer = __commonJS({
         const line = this.getLine();
         if (line === null)
           return this.setNext("flow");
-        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty3(line[3])) {
+        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty2(line[3])) {
           const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line[0] === "]" || line[0] === "}");
           if (!atFlowEndMarker) {
             this.flowLevel = 0;
@@ -25141,7 +25141,7 @@ var require_lexer = __commonJS({
             return yield* this.parseQuotedScalar();
           case ":": {
             const next = this.charAt(1);
-            if (this.flowKey || isEmpty3(next) || next === ",") {
+            if (this.flowKey || isEmpty2(next) || next === ",") {
               this.flowKey = false;
               yield* this.pushCount(1);
               yield* this.pushSpaces(true);
@@ -25204,7 +25204,7 @@ var require_lexer = __commonJS({
           else if (ch !== "-")
             break;
         }
-        return yield* this.pushUntil((ch) => isEmpty3(ch) || ch === "#");
+        return yield* this.pushUntil((ch) => isEmpty2(ch) || ch === "#");
       }
       *parseBlockScalar() {
         let nl = this.pos - 1;
@@ -25286,10 +25286,10 @@ var require_lexer = __commonJS({
         while (ch = this.buffer[++i]) {
           if (ch === ":") {
             const next = this.buffer[i + 1];
-            if (isEmpty3(next) || inFlow && flowIndicatorChars.has(next))
+            if (isEmpty2(next) || inFlow && flowIndicatorChars.has(next))
               break;
             end = i;
-          } else if (isEmpty3(ch)) {
+          } else if (isEmpty2(ch)) {
             let next = this.buffer[i + 1];
             if (ch === "\r") {
               if (next === "\n") {
@@ -25356,7 +25356,7 @@ var require_lexer = __commonJS({
             case ":": {
               const inFlow = this.flowLevel > 0;
               const ch1 = this.charAt(1);
-              if (isEmpty3(ch1) || inFlow && flowIndicatorChars.has(ch1)) {
+              if (isEmpty2(ch1) || inFlow && flowIndicatorChars.has(ch1)) {
                 if (!inFlow)
                   this.indentNext = this.indentValue + 1;
                 else if (this.flowKey)
@@ -25375,7 +25375,7 @@ var require_lexer = __commonJS({
         if (this.charAt(1) === "<") {
           let i = this.pos + 2;
           let ch = this.buffer[i];
-          while (!isEmpty3(ch) && ch !== ">")
+          while (!isEmpty2(ch) && ch !== ">")
             ch = this.buffer[++i];
           return yield* this.pushToIndex(ch === ">" ? i + 1 : i, false);
         } else {
@@ -26361,7 +26361,7 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument11(source, options = {}) {
+    function parseDocument10(source, options = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options);
@@ -26387,7 +26387,7 @@ var require_public_api = __commonJS({
       } else if (options === void 0 && reviver && typeof reviver === "object") {
         options = reviver;
       }
-      const doc = parseDocument11(src, options);
+      const doc = parseDocument10(src, options);
       if (!doc)
         return null;
       doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
@@ -26399,7 +26399,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options));
     }
-    function stringify7(value2, replacer, options) {
+    function stringify6(value2, replacer, options) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -26423,8 +26423,8 @@ var require_public_api = __commonJS({
     }
     exports.parse = parse6;
     exports.parseAllDocuments = parseAllDocuments12;
-    exports.parseDocument = parseDocument11;
-    exports.stringify = stringify7;
+    exports.parseDocument = parseDocument10;
+    exports.stringify = stringify6;
   }
 });
 
@@ -27072,8 +27072,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve9, reject) {
-            return setTimeout(resolve9, t);
+          return new this.Promise(function(resolve10, reject) {
+            return setTimeout(resolve10, t);
           });
         }
         computePenalty() {
@@ -27284,15 +27284,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error2, reject, resolve9, returned, task;
+          var args, cb, error2, reject, resolve10, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve9, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve10, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve9(returned);
+                  return resolve10(returned);
                 };
               } catch (error1) {
                 error2 = error1;
@@ -27307,13 +27307,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve9;
-          resolve9 = reject = null;
+          var promise, reject, resolve10;
+          resolve10 = reject = null;
           promise = new this.Promise(function(_resolve, _reject) {
-            resolve9 = _resolve;
+            resolve10 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve9, reject });
+          this._queue.push({ task, args, resolve: resolve10, reject });
           this._tryToRun();
           return promise;
         }
@@ -27714,14 +27714,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve9, reject) => {
+              return new this.Promise((resolve10, reject) => {
                 if (finished()) {
-                  return resolve9();
+                  return resolve10();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve9();
+                      return resolve10();
                     }
                   });
                 }
@@ -27814,9 +27814,9 @@ var require_light = __commonJS({
               options = parser$5.load(options, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve9, reject) {
+              return new this.Promise(function(resolve10, reject) {
                 return fn3(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve9)(args3);
+                  return (args3[0] != null ? reject : resolve10)(args3);
                 });
               });
             };
@@ -28107,11 +28107,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value2) {
-    return value2 instanceof P ? value2 : new P(function(resolve9) {
-      resolve9(value2);
+    return value2 instanceof P ? value2 : new P(function(resolve10) {
+      resolve10(value2);
     });
   }
-  return new (P || (P = Promise))(function(resolve9, reject) {
+  return new (P || (P = Promise))(function(resolve10, reject) {
     function fulfilled(value2) {
       try {
         step(generator.next(value2));
@@ -28127,7 +28127,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve9(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve10(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -28237,8 +28237,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addRaw(text, addEOL = false) {
-    this._buffer += text;
+  addRaw(text2, addEOL = false) {
+    this._buffer += text2;
     return addEOL ? this.addEOL() : this;
   }
   /**
@@ -28334,10 +28334,10 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addHeading(text, level) {
+  addHeading(text2, level) {
     const tag2 = `h${level}`;
     const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag2) ? tag2 : "h1";
-    const element = this.wrap(allowedTag, text);
+    const element = this.wrap(allowedTag, text2);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -28366,9 +28366,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addQuote(text, cite) {
+  addQuote(text2, cite) {
     const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text, attrs);
+    const element = this.wrap("blockquote", text2, attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -28379,8 +28379,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addLink(text, href) {
-    const element = this.wrap("a", text, { href });
+  addLink(text2, href) {
+    const element = this.wrap("a", text2, { href });
     return this.addRaw(element).addEOL();
   }
 };
@@ -28406,11 +28406,11 @@ var arch = os3.arch();
 // ../../node_modules/.pnpm/@actions+core@3.0.1/node_modules/@actions/core/lib/core.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value2) {
-    return value2 instanceof P ? value2 : new P(function(resolve9) {
-      resolve9(value2);
+    return value2 instanceof P ? value2 : new P(function(resolve10) {
+      resolve10(value2);
     });
   }
-  return new (P || (P = Promise))(function(resolve9, reject) {
+  return new (P || (P = Promise))(function(resolve10, reject) {
     function fulfilled(value2) {
       try {
         step(generator.next(value2));
@@ -28426,7 +28426,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve9(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve10(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -28567,11 +28567,11 @@ function splitCredentials(repo) {
 function withoutCredentials(repo) {
   return splitCredentials(repo).url;
 }
-function decode(text) {
+function decode(text2) {
   try {
-    return decodeURIComponent(text);
+    return decodeURIComponent(text2);
   } catch {
-    return text;
+    return text2;
   }
 }
 function repoLocation(rawRepo, cwd = process.cwd()) {
@@ -28601,11 +28601,11 @@ function isFullCommit(ref) {
 }
 
 // ../git-source/src/redact.ts
-function redact(text, secrets = []) {
-  return redactSecrets(text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s'"]+@/gi, "$1***@"), secrets);
+function redact(text2, secrets = []) {
+  return redactSecrets(text2.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s'"]+@/gi, "$1***@"), secrets);
 }
-function redactSecrets(text, secrets) {
-  let out = text.replace(/(authorization:\s*(?:basic|bearer|token)\s+)\S+/gi, "$1***");
+function redactSecrets(text2, secrets) {
+  let out = text2.replace(/(authorization:\s*(?:basic|bearer|token)\s+)\S+/gi, "$1***");
   for (const secret of secrets) {
     if (secret.length < 4) continue;
     for (const form of secretForms(secret).sort((a, b) => b.length - a.length)) out = out.split(form).join("***");
@@ -28680,14 +28680,14 @@ function runGit(args, options = {}) {
   for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX"]) {
     if (!(options.env && k in options.env)) delete env[k];
   }
-  return new Promise((resolve9, reject) => {
+  return new Promise((resolve10, reject) => {
     const child = execFile(
       "git",
       [...args],
       { cwd: options.cwd, env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8", signal: options.signal },
       (error2, stdout, stderr) => {
         if (!error2) {
-          resolve9({ stdout, stderr });
+          resolve10({ stdout, stderr });
           return;
         }
         const exitCode = typeof error2.code === "number" ? error2.code : void 0;
@@ -29089,36 +29089,6 @@ function checkBranch(branch) {
     throw new GitError({ code: "refused-argument", message: `"${branch}" is not a valid branch name` });
   }
 }
-async function createBranch(options) {
-  checkBranch(options.branch);
-  assertSafeArgument(options.base, "base");
-  await runGit(["switch", "--quiet", options.force ? "-C" : "-c", options.branch, options.base, "--"], { cwd: options.dir });
-  return readLocalHead({ dir: options.dir });
-}
-async function readLocalHead(options) {
-  const ref = options.ref ?? "HEAD";
-  assertSafeArgument(ref, "ref");
-  const { stdout } = await runGit(["rev-parse", "--verify", `${ref}^{commit}`], { cwd: options.dir });
-  return stdout.trim();
-}
-async function commitAll(options) {
-  const paths = options.paths ?? ["."];
-  for (const p of paths) assertSafeArgument(p, "path");
-  await runGit(["add", "--all", "--", ...paths], { cwd: options.dir });
-  const { stdout: staged } = await runGit(["diff", "--cached", "--name-only"], { cwd: options.dir });
-  if (!staged.trim() && !options.allowEmpty) return void 0;
-  const { name: name2, email } = options.author;
-  await runGit(["commit", "--quiet", "--no-verify", ...options.allowEmpty ? ["--allow-empty"] : [], "-m", options.message], {
-    cwd: options.dir,
-    env: {
-      GIT_AUTHOR_NAME: name2,
-      GIT_AUTHOR_EMAIL: email,
-      GIT_COMMITTER_NAME: name2,
-      GIT_COMMITTER_EMAIL: email
-    }
-  });
-  return readLocalHead({ dir: options.dir });
-}
 async function push(options) {
   checkBranch(options.branch);
   const local = options.localRef ?? options.branch;
@@ -29190,7 +29160,7 @@ var ORIGIN_TYPES = ["git"];
 var PIPELINE_LISTS = ["mutators", "validators"];
 
 // ../merge-core/src/resource/merge-files.ts
-var import_yaml9 = __toESM(require_dist(), 1);
+var import_yaml10 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/kdelta-error.ts
 var BRAND2 = /* @__PURE__ */ Symbol.for("kdelta.error");
@@ -29241,17 +29211,30 @@ var MergeInputError = class extends KdeltaError2 {
   reason;
   side;
   constructor(code2, file, document, reason, side, path) {
-    super({ code: code2, file, document, path, message: `${file}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
+    const named = side === void 0 || file.endsWith(`(${side})`) || reason.startsWith(side) || new RegExp(`\\b${side}\\b`).test(reason);
+    const where = named ? file : `${file} (${side})`;
+    super({ code: code2, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
     this.reason = reason;
     this.side = side;
   }
 };
+function formatDecision(d, resource, file) {
+  const path = d.path.toString();
+  return {
+    resource,
+    file,
+    path,
+    rule: d.rule,
+    values: { origin: toPlainValue(d.values.origin), upstream: toPlainValue(d.values.upstream), local: toPlainValue(d.values.local) },
+    message: `${path} is pinned (# kdelta:local): local's ${describeValue(d.values.local)} kept, upstream ${describeValue(d.values.origin)}\u2192${describeValue(d.values.upstream)}`
+  };
+}
 function describeValue(value2) {
   if (value2 === void 0) return "(absent)";
   const plain3 = toPlainValue(value2);
   if (plain3 === null) return "null";
-  const text = typeof plain3 === "string" ? plain3 : JSON.stringify(plain3);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  const text2 = typeof plain3 === "string" ? plain3 : JSON.stringify(plain3);
+  return text2.length > 60 ? `${text2.slice(0, 57)}...` : text2;
 }
 function toPlainValue(value2) {
   const maybe = value2;
@@ -29273,8 +29256,142 @@ function formatConflict(c, resource, file, winner, strategy) {
   };
 }
 
-// ../merge-core/src/emit/print.ts
+// ../merge-core/src/collate/pin.ts
+var import_yaml2 = __toESM(require_dist(), 1);
+
+// ../merge-core/src/yaml/nodes.ts
 var import_yaml = __toESM(require_dist(), 1);
+function isNode(value2) {
+  return (0, import_yaml.isScalar)(value2) || (0, import_yaml.isMap)(value2) || (0, import_yaml.isSeq)(value2) || (0, import_yaml.isAlias)(value2);
+}
+function isNull(node) {
+  return (0, import_yaml.isScalar)(node) && node.value === null;
+}
+function isMissingOrNull(node) {
+  return node === void 0 || node === null || isNull(node);
+}
+function keyName(key) {
+  if ((0, import_yaml.isScalar)(key)) {
+    if (typeof key.source === "string" && key.type === "PLAIN") return key.source;
+    return key.value === null ? "" : String(key.value);
+  }
+  if (isNode(key)) return String(key.toJSON());
+  return String(key);
+}
+function pairsOf(map) {
+  return map.items;
+}
+function findPair(map, name2) {
+  for (const pair of map.items) if ((0, import_yaml.isPair)(pair) && keyName(pair.key) === name2) return pair;
+  return void 0;
+}
+function fieldValue(map, name2) {
+  if (!map) return void 0;
+  const pair = findPair(map, name2);
+  if (!pair) return void 0;
+  if (pair.value === null || pair.value === void 0) return new import_yaml.Scalar(null);
+  return pair.value;
+}
+function stringField(map, name2) {
+  const node = fieldValue(map, name2);
+  if (!(0, import_yaml.isScalar)(node) || node.value === null || node.value === void 0) return void 0;
+  return typeof node.value === "string" ? node.value : scalarText(node);
+}
+function scalarText(node) {
+  const v = node.value;
+  if (v === null || v === void 0) return "";
+  if (typeof v === "string") return v;
+  if (typeof node.source === "string" && node.type === "PLAIN") return node.source;
+  return String(v);
+}
+function toPlain(node) {
+  if (node === void 0 || node === null) return null;
+  if ((0, import_yaml.isScalar)(node)) {
+    const v = node.value;
+    return typeof v === "bigint" ? Number(v) : v instanceof Date ? v.toISOString() : v;
+  }
+  if ((0, import_yaml.isMap)(node)) {
+    const out = {};
+    for (const pair of pairsOf(node)) out[keyName(pair.key)] = toPlain(pair.value);
+    return out;
+  }
+  if ((0, import_yaml.isSeq)(node)) return node.items.map(toPlain);
+  if ((0, import_yaml.isAlias)(node)) return { "*alias": node.source };
+  return node;
+}
+function sameValue(a, b) {
+  if (a === b) return true;
+  const aMissing = a === void 0;
+  const bMissing = b === void 0;
+  if (aMissing || bMissing) return aMissing && bMissing;
+  if ((0, import_yaml.isScalar)(a) && (0, import_yaml.isScalar)(b)) return scalarEquals(a, b);
+  if ((0, import_yaml.isMap)(a) && (0, import_yaml.isMap)(b)) {
+    const ap = pairsOf(a);
+    const bp = pairsOf(b);
+    if (ap.length !== bp.length) return false;
+    const index = bp.length > 16 ? pairIndex(bp) : void 0;
+    for (const pair of ap) {
+      const name2 = keyName(pair.key);
+      const other = index ? index.get(name2) : findPair(b, name2);
+      if (!other || !sameValue(valueOrNull(pair.value), valueOrNull(other.value))) return false;
+    }
+    return true;
+  }
+  if ((0, import_yaml.isSeq)(a) && (0, import_yaml.isSeq)(b)) {
+    if (a.items.length !== b.items.length) return false;
+    return a.items.every((item, i) => sameValue(valueOrNull(item), valueOrNull(b.items[i])));
+  }
+  if ((0, import_yaml.isAlias)(a) && (0, import_yaml.isAlias)(b)) return a.source === b.source;
+  return false;
+}
+function pairIndex(pairs) {
+  const index = /* @__PURE__ */ new Map();
+  for (const pair of pairs) {
+    const name2 = keyName(pair.key);
+    if (!index.has(name2)) index.set(name2, pair);
+  }
+  return index;
+}
+function valueOrNull(value2) {
+  return value2 === null || value2 === void 0 ? new import_yaml.Scalar(null) : value2;
+}
+function scalarEquals(a, b) {
+  const av = a.value;
+  const bv = b.value;
+  if (av === bv) return true;
+  if (av instanceof Date && bv instanceof Date) return av.getTime() === bv.getTime();
+  if (typeof av === "number" && typeof bv === "bigint") return BigInt(av) === bv;
+  if (typeof av === "bigint" && typeof bv === "number") return av === BigInt(bv);
+  return false;
+}
+function commentsOf(node) {
+  if (!isNode(node)) return "";
+  const n = node;
+  return `${n.commentBefore ?? ""}\0${n.comment ?? ""}`;
+}
+function cloneNode(node) {
+  return node.clone();
+}
+
+// ../merge-core/src/collate/pin.ts
+var PIN_COMMENT = "kdelta:local";
+var isPin = (line) => line !== void 0 && /^\s*kdelta:local(\s|$)/.test(line);
+function isPinnedPair(pair) {
+  const key = pair.key;
+  const value2 = pair.value;
+  return isPin(value2?.comment ?? void 0) || isPin(key?.comment ?? void 0) || isPin(value2?.commentBefore?.split("\n")[0]);
+}
+function holdsPinnedPair(node) {
+  if ((0, import_yaml2.isMap)(node)) return pairsOf(node).some((p) => isPinnedPair(p) || holdsPinnedPair(p.value));
+  if ((0, import_yaml2.isSeq)(node)) return node.items.some(holdsPinnedPair);
+  return false;
+}
+function mayHoldPin(text2) {
+  return text2.includes(PIN_COMMENT);
+}
+
+// ../merge-core/src/emit/print.ts
+var import_yaml3 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/emit/lines.ts
 function matchLines(a, b) {
@@ -29422,8 +29539,8 @@ function equalLines(a, b) {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
-function splitLines(text) {
-  return text.split("\n");
+function splitLines(text2) {
+  return text2.split("\n");
 }
 
 // ../merge-core/src/emit/print.ts
@@ -29433,8 +29550,8 @@ function openingKey(line) {
   const lead = /^(\s*)((?:- )*)/.exec(code2);
   return lead[1].length + lead[2].length;
 }
-function detectLayout(text) {
-  const lines = text.split("\n");
+function detectLayout(text2) {
+  const lines = text2.split("\n");
   let indent;
   let indentSeq;
   for (let i = 1; i < lines.length && (indent === void 0 || indentSeq === void 0); i++) {
@@ -29476,132 +29593,14 @@ function printMergedDocument(source, contents) {
   return patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join("\n");
 }
 function printNewDocument(contents, layout2, template3) {
-  const doc = new import_yaml.Document(null, { version: "1.1" });
+  const doc = new import_yaml3.Document(null, { version: "1.1" });
   if (template3) doc.commentBefore = template3.commentBefore;
   doc.contents = contents;
   return doc.toString(printOptions(layout2));
 }
 
 // ../merge-core/src/collate/collate.ts
-var import_yaml3 = __toESM(require_dist(), 1);
-
-// ../merge-core/src/yaml/nodes.ts
-var import_yaml2 = __toESM(require_dist(), 1);
-function isNode(value2) {
-  return (0, import_yaml2.isScalar)(value2) || (0, import_yaml2.isMap)(value2) || (0, import_yaml2.isSeq)(value2) || (0, import_yaml2.isAlias)(value2);
-}
-function isNull(node) {
-  return (0, import_yaml2.isScalar)(node) && node.value === null;
-}
-function isMissingOrNull(node) {
-  return node === void 0 || node === null || isNull(node);
-}
-function keyName(key) {
-  if ((0, import_yaml2.isScalar)(key)) {
-    if (typeof key.source === "string" && key.type === "PLAIN") return key.source;
-    return key.value === null ? "" : String(key.value);
-  }
-  if (isNode(key)) return String(key.toJSON());
-  return String(key);
-}
-function pairsOf(map) {
-  return map.items;
-}
-function findPair(map, name2) {
-  for (const pair of map.items) if ((0, import_yaml2.isPair)(pair) && keyName(pair.key) === name2) return pair;
-  return void 0;
-}
-function fieldValue(map, name2) {
-  if (!map) return void 0;
-  const pair = findPair(map, name2);
-  if (!pair) return void 0;
-  if (pair.value === null || pair.value === void 0) return new import_yaml2.Scalar(null);
-  return pair.value;
-}
-function stringField(map, name2) {
-  const node = fieldValue(map, name2);
-  if (!(0, import_yaml2.isScalar)(node) || node.value === null || node.value === void 0) return void 0;
-  return typeof node.value === "string" ? node.value : scalarText(node);
-}
-function scalarText(node) {
-  const v = node.value;
-  if (v === null || v === void 0) return "";
-  if (typeof v === "string") return v;
-  if (typeof node.source === "string" && node.type === "PLAIN") return node.source;
-  return String(v);
-}
-function toPlain(node) {
-  if (node === void 0 || node === null) return null;
-  if ((0, import_yaml2.isScalar)(node)) {
-    const v = node.value;
-    return typeof v === "bigint" ? Number(v) : v instanceof Date ? v.toISOString() : v;
-  }
-  if ((0, import_yaml2.isMap)(node)) {
-    const out = {};
-    for (const pair of pairsOf(node)) out[keyName(pair.key)] = toPlain(pair.value);
-    return out;
-  }
-  if ((0, import_yaml2.isSeq)(node)) return node.items.map(toPlain);
-  if ((0, import_yaml2.isAlias)(node)) return { "*alias": node.source };
-  return node;
-}
-function sameValue(a, b) {
-  if (a === b) return true;
-  const aMissing = a === void 0;
-  const bMissing = b === void 0;
-  if (aMissing || bMissing) return aMissing && bMissing;
-  if ((0, import_yaml2.isScalar)(a) && (0, import_yaml2.isScalar)(b)) return scalarEquals(a, b);
-  if ((0, import_yaml2.isMap)(a) && (0, import_yaml2.isMap)(b)) {
-    const ap = pairsOf(a);
-    const bp = pairsOf(b);
-    if (ap.length !== bp.length) return false;
-    const index = bp.length > 16 ? pairIndex(bp) : void 0;
-    for (const pair of ap) {
-      const name2 = keyName(pair.key);
-      const other = index ? index.get(name2) : findPair(b, name2);
-      if (!other || !sameValue(valueOrNull(pair.value), valueOrNull(other.value))) return false;
-    }
-    return true;
-  }
-  if ((0, import_yaml2.isSeq)(a) && (0, import_yaml2.isSeq)(b)) {
-    if (a.items.length !== b.items.length) return false;
-    return a.items.every((item, i) => sameValue(valueOrNull(item), valueOrNull(b.items[i])));
-  }
-  if ((0, import_yaml2.isAlias)(a) && (0, import_yaml2.isAlias)(b)) return a.source === b.source;
-  return false;
-}
-function pairIndex(pairs) {
-  const index = /* @__PURE__ */ new Map();
-  for (const pair of pairs) {
-    const name2 = keyName(pair.key);
-    if (!index.has(name2)) index.set(name2, pair);
-  }
-  return index;
-}
-function valueOrNull(value2) {
-  return value2 === null || value2 === void 0 ? new import_yaml2.Scalar(null) : value2;
-}
-function scalarEquals(a, b) {
-  const av = a.value;
-  const bv = b.value;
-  if (av === bv) return true;
-  if (av instanceof Date && bv instanceof Date) return av.getTime() === bv.getTime();
-  if (typeof av === "number" && typeof bv === "bigint") return BigInt(av) === bv;
-  if (typeof av === "bigint" && typeof bv === "number") return av === BigInt(bv);
-  return false;
-}
-function commentsOf(node) {
-  if (!isNode(node)) return "";
-  const n = node;
-  return `${n.commentBefore ?? ""}\0${n.comment ?? ""}`;
-}
-function sameScalarWithComments(a, b) {
-  if (!(0, import_yaml2.isScalar)(a) || !(0, import_yaml2.isScalar)(b)) return sameValue(a, b) && commentsOf(a) === commentsOf(b);
-  return scalarEquals(a, b) && commentsOf(a) === commentsOf(b);
-}
-function cloneNode(node) {
-  return node.clone();
-}
+var import_yaml4 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/collate/element.ts
 var sides = ["local", "origin", "upstream"];
@@ -29610,20 +29609,21 @@ var sides = ["local", "origin", "upstream"];
 function collate(sources, path, schema, options) {
   const first = sides.map((s) => sources[s]).find((n) => !isMissingOrNull(n));
   if (first === void 0) return { kind: "leaf", reason: "scalar", path, sources };
-  if ((0, import_yaml3.isMap)(first)) {
-    if (!allAre(sources, import_yaml3.isMap)) return leaf("mixed-kinds", path, sources);
+  if ((0, import_yaml4.isMap)(first)) {
+    if (!allAre(sources, import_yaml4.isMap)) return leaf("mixed-kinds", path, sources);
     const objectSchema = schema?.kind === "object" ? schema : lookupKind(sources, options.registry);
     if (objectSchema?.mapType === "atomic") return leaf("atomic-map", path, sources);
     return collateMap(sources, path, objectSchema, options);
   }
-  if ((0, import_yaml3.isSeq)(first)) {
-    if (!allAre(sources, import_yaml3.isSeq)) return leaf("mixed-kinds", path, sources);
+  if ((0, import_yaml4.isSeq)(first)) {
+    if (!allAre(sources, import_yaml4.isSeq)) return leaf("mixed-kinds", path, sources);
     return collateList(sources, path, schema?.kind === "list" ? schema : void 0, schema !== void 0, options);
   }
-  if (!allAre(sources, import_yaml3.isScalar)) return leaf("mixed-kinds", path, sources);
+  if (!allAre(sources, import_yaml4.isScalar)) return leaf("mixed-kinds", path, sources);
   return leaf("scalar", path, sources);
 }
 function leaf(reason, path, sources) {
+  if (reason !== "scalar" && holdsPinnedPair(sources.local)) return { kind: "leaf", reason, path, sources, holdsPin: true };
   return { kind: "leaf", reason, path, sources };
 }
 function allAre(sources, guard) {
@@ -29633,7 +29633,7 @@ function lookupKind(sources, registry) {
   if (!registry) return void 0;
   for (const side of sides) {
     const map = sources[side];
-    if (!(0, import_yaml3.isMap)(map)) continue;
+    if (!(0, import_yaml4.isMap)(map)) continue;
     const apiVersion = stringField(map, "apiVersion");
     const kind = stringField(map, "kind");
     if (!apiVersion || !kind) continue;
@@ -29651,9 +29651,9 @@ function collateMap(sources, path, schema, options) {
   const pairIndex2 = { local: /* @__PURE__ */ new Map(), origin: /* @__PURE__ */ new Map(), upstream: /* @__PURE__ */ new Map() };
   const names = [];
   const seen = /* @__PURE__ */ new Set();
-  for (const side of options.fieldOrder === "sorted" ? sides : ["local", "upstream", "origin"]) {
+  for (const side of ["local", "upstream", "origin"]) {
     const map = sources[side];
-    if (!(0, import_yaml3.isMap)(map)) continue;
+    if (!(0, import_yaml4.isMap)(map)) continue;
     for (const pair of pairsOf(map)) {
       const name2 = keyName(pair.key);
       if (!pairIndex2[side].has(name2)) pairIndex2[side].set(name2, pair);
@@ -29663,7 +29663,7 @@ function collateMap(sources, path, schema, options) {
       }
     }
   }
-  if (options.fieldOrder === "sorted") names.sort(compareStrings);
+  let holdsPin = false;
   const fields = names.map((name2) => {
     const pairs = {};
     const keys = {};
@@ -29673,23 +29673,23 @@ function collateMap(sources, path, schema, options) {
       const pair = pairIndex2[side].get(name2);
       if (!pair) continue;
       pairs[side] = pair;
-      if ((0, import_yaml3.isScalar)(pair.key)) keys[side] = pair.key;
+      if ((0, import_yaml4.isScalar)(pair.key)) keys[side] = pair.key;
       values[side] = pair.value ?? nullScalar(pair);
       if (options.commentSchema && !commentSchema) commentSchema = schemaInComments(pair, sources[side], options.commentSchema);
     }
     const fieldSchema = commentSchema ?? schema?.field(name2);
-    return { name: name2, keys, pairs, value: collate(values, path.field(name2), fieldSchema, options) };
+    let value2 = collate(values, path.field(name2), fieldSchema, options);
+    if (pairs.local && isPinnedPair(pairs.local)) value2 = { ...value2, pinned: true, holdsPin: true };
+    if (value2.holdsPin) holdsPin = true;
+    return { name: name2, keys, pairs, value: value2 };
   });
-  return { kind: "map", path, sources, schema, fields };
-}
-function compareStrings(a, b) {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return holdsPin ? { kind: "map", path, sources, schema, fields, holdsPin } : { kind: "map", path, sources, schema, fields };
 }
 var nullScalars = /* @__PURE__ */ new WeakMap();
 function nullScalar(pair) {
   let node = nullScalars.get(pair);
   if (!node) {
-    node = new import_yaml3.Scalar(null);
+    node = new import_yaml4.Scalar(null);
     nullScalars.set(pair, node);
   }
   return node;
@@ -29698,9 +29698,9 @@ function schemaInComments(pair, map, parse6) {
   const value2 = pair.value;
   const key = pair.key;
   const head = map.items[0] === pair ? map.commentBefore : void 0;
-  for (const text of [value2?.comment, value2?.commentBefore, key?.comment, key?.commentBefore, head]) {
-    if (!text?.includes("{")) continue;
-    const found = parse6(text.trim());
+  for (const text2 of [value2?.comment, value2?.commentBefore, key?.comment, key?.commentBefore, head]) {
+    if (!text2?.includes("{")) continue;
+    const found = parse6(text2.trim());
     if (found) return found;
   }
   return void 0;
@@ -29721,18 +29721,32 @@ function collateList(sources, path, schema, schemaSpoke, options) {
   }
   if (listType2 === "atomic") return leaf("atomic-list", path, sources);
   if (listType2 === "set") {
-    const scalarsOnly = sides.every((s) => !(0, import_yaml3.isSeq)(sources[s]) || sources[s].items.every((i) => (0, import_yaml3.isScalar)(i)));
+    const scalarsOnly = sides.every((s) => !(0, import_yaml4.isSeq)(sources[s]) || sources[s].items.every((i) => (0, import_yaml4.isScalar)(i)));
     if (!scalarsOnly) return leaf("atomic-list", path, sources);
-    return { kind: "list", listType: listType2, keys: [], path, sources, items: matchSetItems(sources, path, options) };
+    return withPins({ kind: "list", listType: listType2, keys: [], path, sources, items: matchSetItems(sources, path, options) });
   }
-  return { kind: "list", listType: listType2, keys, path, sources, items: matchKeyedItems(sources, keys, schema?.items(), path, options) };
+  const items = matchKeyedItems(sources, keys, schema?.deriveKey, schema?.items(), path, options);
+  if (!schema?.deriveKey && !schema?.wholeItems) return withPins({ kind: "list", listType: listType2, keys, path, sources, items });
+  return withPins({
+    kind: "list",
+    listType: listType2,
+    keys,
+    path,
+    sources,
+    ...schema.deriveKey ? { derivedKey: true } : {},
+    ...schema.wholeItems ? { wholeItems: true } : {},
+    items: schema.wholeItems ? items.map((i) => ({ ...i, value: { ...i.value, wholeItem: true } })) : items
+  });
+}
+function withPins(list2) {
+  return list2.items.some((i) => i.value.holdsPin) ? { ...list2, holdsPin: true } : list2;
 }
 function inferKeys(sources, fallbackKeys) {
   let candidate;
   for (const side of sides) {
     const seq = sources[side];
-    if (!(0, import_yaml3.isSeq)(seq) || seq.items.length === 0) continue;
-    const key = fallbackKeys.find((k) => seq.items.every((item) => (0, import_yaml3.isMap)(item) && hasKey(item, k)));
+    if (!(0, import_yaml4.isSeq)(seq) || seq.items.length === 0) continue;
+    const key = fallbackKeys.find((k) => seq.items.every((item) => (0, import_yaml4.isMap)(item) && hasKey(item, k)));
     if (key) {
       candidate = key;
       break;
@@ -29741,20 +29755,20 @@ function inferKeys(sources, fallbackKeys) {
   if (!candidate) return void 0;
   for (const side of sides) {
     const seq = sources[side];
-    if ((0, import_yaml3.isSeq)(seq) && !seq.items.every((item) => (0, import_yaml3.isMap)(item) && hasKey(item, candidate))) return void 0;
+    if ((0, import_yaml4.isSeq)(seq) && !seq.items.every((item) => (0, import_yaml4.isMap)(item) && hasKey(item, candidate))) return void 0;
   }
   return candidate;
 }
 function hasKey(map, key) {
   return pairsOf(map).some((p) => keyName(p.key) === key);
 }
-function matchKeyedItems(sources, keys, itemSchema, path, options) {
+function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
   const groups2 = [];
   for (const side of sides) {
     const seq = sources[side];
-    if (!(0, import_yaml3.isSeq)(seq)) continue;
+    if (!(0, import_yaml4.isSeq)(seq)) continue;
     seq.items.forEach((item, index) => {
-      if (!(0, import_yaml3.isMap)(item)) {
+      if (!(0, import_yaml4.isMap)(item)) {
         options.fail(
           "missing-list-key",
           path.index(index),
@@ -29762,9 +29776,9 @@ function matchKeyedItems(sources, keys, itemSchema, path, options) {
           `list item is not a mapping, but the list is keyed by ${keys.join(", ")}`
         );
       }
-      const values = keys.map((k) => {
+      const values = deriveKey ? [deriveKey(item)] : keys.map((k) => {
         const pair = pairsOf(item).find((p) => keyName(p.key) === k);
-        return pair && (0, import_yaml3.isScalar)(pair.value) && pair.value.value !== null ? scalarText(pair.value) : void 0;
+        return pair && (0, import_yaml4.isScalar)(pair.value) && pair.value.value !== null ? scalarText(pair.value) : void 0;
       });
       if (values[0] === void 0 && values.every((v) => v === void 0)) {
         options.fail(
@@ -29801,12 +29815,12 @@ function matchSetItems(sources, path, options) {
   const groups2 = [];
   for (const side of sides) {
     const seq = sources[side];
-    if (!(0, import_yaml3.isSeq)(seq)) continue;
+    if (!(0, import_yaml4.isSeq)(seq)) continue;
     for (const item of seq.items) {
-      const text = (0, import_yaml3.isScalar)(item) ? scalarText(item) : "";
-      const group2 = groups2.find((g) => g.text === text && g.nodes[side] === void 0);
+      const text2 = (0, import_yaml4.isScalar)(item) ? scalarText(item) : "";
+      const group2 = groups2.find((g) => g.text === text2 && g.nodes[side] === void 0);
       if (group2) group2.nodes[side] = item;
-      else groups2.push({ text, nodes: { [side]: item } });
+      else groups2.push({ text: text2, nodes: { [side]: item } });
     }
   }
   return groups2.map((g) => ({
@@ -30475,7 +30489,7 @@ var DEFINITIONS_REF = "#/definitions/";
 function listInfo(node) {
   const lt = own(node, "x-kubernetes-list-type");
   const rawStrategy = own(node, "x-kubernetes-patch-strategy");
-  const strategies = typeof rawStrategy === "string" ? rawStrategy.split(",").map((s) => s.trim()).filter((s) => s !== "") : [];
+  const strategies2 = typeof rawStrategy === "string" ? rawStrategy.split(",").map((s) => s.trim()).filter((s) => s !== "") : [];
   const pmk = own(node, "x-kubernetes-patch-merge-key");
   const lmk = own(node, "x-kubernetes-list-map-keys");
   const mergeKey = typeof pmk === "string" && pmk !== "" ? pmk : void 0;
@@ -30489,10 +30503,10 @@ function listInfo(node) {
   if (lt === "atomic" || lt === "set" || lt === "map") {
     return { listType: lt, keys: lt === "map" ? keys() : [], explicit: true };
   }
-  if (strategies.includes("merge")) {
+  if (strategies2.includes("merge")) {
     return mergeKey === void 0 ? { listType: "set", keys: [], explicit: true } : { listType: "map", keys: keys(), explicit: true };
   }
-  return { listType: "atomic", keys: [], explicit: strategies.length > 0 };
+  return { listType: "atomic", keys: [], explicit: strategies2.length > 0 };
 }
 function mapTypeOf(node) {
   return own(node, "x-kubernetes-map-type") === "atomic" ? "atomic" : "granular";
@@ -30726,7 +30740,7 @@ function kustomizationSchemas() {
 }
 
 // ../merge-core/src/schema/openapi.ts
-var import_yaml4 = __toESM(require_dist(), 1);
+var import_yaml5 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/schema/errors.ts
 var SchemaError = class extends KdeltaError2 {
@@ -30850,17 +30864,17 @@ var SCHEMA_KEYWORDS = [
   "x-kubernetes-map-type"
 ];
 function schemaFromComment(commentText, definitions) {
-  const text = commentText.split(/\r?\n/).map((line) => line.replace(/^\s*#*/, "").trim()).join("\n").trim();
-  if (!text.startsWith("{") || !text.endsWith("}")) return void 0;
+  const text2 = commentText.split(/\r?\n/).map((line) => line.replace(/^\s*#*/, "").trim()).join("\n").trim();
+  if (!text2.startsWith("{") || !text2.endsWith("}")) return void 0;
   let value2;
   try {
-    value2 = JSON.parse(text);
+    value2 = JSON.parse(text2);
   } catch {
     return void 0;
   }
   if (!isRecord(value2) || !SCHEMA_KEYWORDS.some((k) => Object.hasOwn(value2, k))) return void 0;
-  const resolve9 = definitionsResolver((name2) => definitions?.definition(name2));
-  return new JsonSchemaConverter(resolve9).convert(value2);
+  const resolve10 = definitionsResolver((name2) => definitions?.definition(name2));
+  return new JsonSchemaConverter(resolve10).convert(value2);
 }
 
 // ../merge-core/src/schema/fallback.ts
@@ -30875,8 +30889,12 @@ var FALLBACK_MERGE_KEYS = Object.freeze([
 ]);
 var KYAML_INFERRED_KEYS = Object.freeze(["name"]);
 
+// ../merge-core/src/visit/fail.ts
+function failOnConflict(rules) {
+  return { ...rules, name: "fail" };
+}
+
 // ../merge-core/src/visit/compare.ts
-var import_yaml5 = __toESM(require_dist(), 1);
 function sameOrBothEmpty(a, b) {
   const aEmpty = isMissingOrNull(a);
   const bEmpty = isMissingOrNull(b);
@@ -30889,80 +30907,116 @@ function localChanged(sources) {
 function clearedBy(origin, side) {
   return isNull(side) && !isNull(origin);
 }
-function taggedNull(node) {
-  return isNull(node);
-}
-function kyamlScalarDiffers(a, b) {
-  if ((0, import_yaml5.isScalar)(a) && (0, import_yaml5.isScalar)(b)) return !sameScalarWithComments(a, b);
-  return !sameValue(a, b);
-}
 function sameComments(a, b) {
   return commentsOf(a) === commentsOf(b);
 }
 
 // ../merge-core/src/visit/local-wins.ts
-function localWins(base) {
+function localWins(rules) {
+  const keepChanged = (e, decision) => decision.action === "clear" && e.sources.local !== void 0 && localChanged(e.sources) ? { action: "merge", base: "local", rule: "both-changed-local-wins" } : decision;
   return {
-    ...base,
+    ...rules,
     name: "local-wins",
     leaf(e) {
-      const decision = base.leaf(e);
-      if (decision.take !== "local" && localChanged(e.sources)) return { take: "local", rule: "both-changed-local-wins" };
-      return decision;
-    },
-    map(e) {
-      const decision = base.map(e);
-      if (decision.action === "clear" && e.sources.local !== void 0 && localChanged(e.sources)) {
-        return { action: "merge", base: "local", rule: "both-changed-local-wins" };
+      const decision = rules.leaf(e);
+      if (decision.take !== "local" && localChanged(e.sources)) {
+        const report = sameOrBothEmpty(e.sources.local, e.sources.upstream) ? void 0 : "local-won";
+        return { take: "local", rule: "both-changed-local-wins", report };
       }
       return decision;
     },
-    list(e) {
-      const decision = base.list(e);
-      if (decision.action === "clear" && e.sources.local !== void 0 && localChanged(e.sources)) {
-        return { action: "merge", base: "local", rule: "both-changed-local-wins" };
-      }
-      return decision;
-    }
+    map: (e) => keepChanged(e, rules.map(e)),
+    list: (e) => keepChanged(e, rules.list(e))
   };
 }
 
-// ../merge-core/src/visit/upstream-wins.ts
-function upstreamWins(rules = "kpt") {
-  const cleared = (s) => rules === "kyaml" ? taggedNull(s.upstream) || taggedNull(s.local) : clearedBy(s.origin, s.upstream) || clearedBy(s.origin, s.local);
+// ../merge-core/src/visit/pinned.ts
+var decided = (e) => sameOrBothEmpty(e.sources.origin, e.sources.upstream) ? void 0 : "pinned";
+function pinned(strategy) {
+  const collection = (e, decide) => {
+    if (e.pinned) return { action: "keep", rule: "pinned-local", report: decided(e) };
+    if (e.wholeItem && e.sources.upstream === void 0 && e.sources.origin !== void 0) {
+      return { action: "keep", rule: "pinned-local", report: decided(e) };
+    }
+    const decision = decide();
+    if (decision.action === "clear") return { action: "merge", base: "local", rule: "pinned-local" };
+    return decision;
+  };
+  return {
+    name: "pinned",
+    // A scalar or a value merged whole that holds a pin: local's, whole.
+    leaf: (e) => ({ take: "local", rule: "pinned-local", report: decided(e) }),
+    map: (e) => collection(e, () => strategy.map(e)),
+    list: (e) => collection(e, () => strategy.list(e)),
+    keepEmpty: (e, where) => strategy.keepEmpty(e, where),
+    // A pinned field keeps local's key too: the pin comment is on its line.
+    keyComments: (field) => field.value.pinned ? "local" : strategy.keyComments(field),
+    valueComments: (e) => strategy.valueComments(e)
+  };
+}
+
+// ../merge-core/src/visit/rules.ts
+var import_yaml6 = __toESM(require_dist(), 1);
+var cleared = (s) => clearedBy(s.origin, s.upstream) || clearedBy(s.origin, s.local);
+var upstreamWon = (s, result) => localChanged(s) && !sameOrBothEmpty(s.local, result) ? "upstream-won" : void 0;
+var clearCollection = (e, rule) => ({
+  action: "clear",
+  rule,
+  report: ((0, import_yaml6.isMap)(e.sources.local) || (0, import_yaml6.isSeq)(e.sources.local)) && localChanged(e.sources) ? "upstream-won" : void 0
+});
+function kptRules() {
   return {
     name: "upstream-wins",
+    /** "For scalars and non-associative lists" (and maps the schema makes atomic). */
     leaf(e) {
       const { origin, upstream: upstream2 } = e.sources;
-      if (cleared(e.sources)) return { take: "clear", rule: "explicit-null" };
+      if (cleared(e.sources)) return { take: "clear", rule: "explicit-null", report: upstreamWon(e.sources, void 0) };
       const upstreamEmpty = isMissingOrNull(upstream2);
       const originEmpty = isMissingOrNull(origin);
-      if (upstreamEmpty !== originEmpty) return { take: "upstream", rule: upstreamEmpty ? "upstream-removed" : "upstream-added" };
-      if (upstreamEmpty) return { take: "local", rule: "local-only" };
-      if (rules === "kyaml" && e.reason === "scalar") {
-        const local = e.sources.local;
-        const localUnchanged = local === void 0 || !kyamlScalarDiffers(local, origin);
-        if (localUnchanged && kyamlScalarDiffers(upstream2, origin)) return { take: "upstream", rule: "upstream-changed" };
+      if (upstreamEmpty !== originEmpty) {
+        return { take: "upstream", rule: upstreamEmpty ? "upstream-removed" : "upstream-added", report: upstreamWon(e.sources, upstream2) };
       }
-      if (!sameOrBothEmpty(upstream2, origin)) return { take: "upstream", rule: "upstream-changed" };
+      if (upstreamEmpty) return { take: "local", rule: "local-only" };
+      if (!sameOrBothEmpty(upstream2, origin))
+        return { take: "upstream", rule: "upstream-changed", report: upstreamWon(e.sources, upstream2) };
       return { take: "local", rule: "unchanged-upstream" };
     },
+    /** "For mappings". */
     map(e) {
-      const { local, upstream: upstream2 } = e.sources;
-      if (cleared(e.sources)) return { action: "clear", rule: "explicit-null" };
-      if (local === void 0 && upstream2 === void 0) return { action: "clear", rule: "upstream-removed" };
+      const { local, upstream: upstream2, origin } = e.sources;
+      if (cleared(e.sources)) return clearCollection(e, "explicit-null");
+      if (e.wholeItem && upstream2 === void 0 && origin !== void 0 && local !== void 0 && localChanged(e.sources)) {
+        return { action: "keep", rule: "deleted-upstream-modified-locally", report: "local-won" };
+      }
+      if (local === void 0 && upstream2 === void 0) return clearCollection(e, "upstream-removed");
       if (isMissingOrNull(local)) return { action: "merge", base: "new", rule: "upstream-added" };
       return { action: "merge", base: "local", rule: "upstream-changed" };
     },
+    /** "For associative lists". */
     list(e) {
       const { local, origin, upstream: upstream2 } = e.sources;
-      if (rules === "kpt" && cleared(e.sources)) return { action: "clear", rule: "explicit-null" };
-      if (isMissingOrNull(upstream2) && !isMissingOrNull(origin)) return { action: "clear", rule: "upstream-removed" };
+      if (cleared(e.sources)) return clearCollection(e, "explicit-null");
+      if (isMissingOrNull(upstream2) && !isMissingOrNull(origin)) {
+        if (e.wholeItems && e.items.some((i) => i.value.sources.local !== void 0 && i.value.sources.origin === void 0)) {
+          return { action: "merge", base: "local", rule: "upstream-removed" };
+        }
+        return clearCollection(e, "upstream-removed");
+      }
       if (isMissingOrNull(local)) return { action: "merge", base: "new", rule: "upstream-added" };
       return { action: "merge", base: "local", rule: "upstream-changed" };
     },
-    keyComments(keys) {
-      const { origin, upstream: upstream2, local } = keys;
+    keepEmpty(e, where) {
+      const { origin, upstream: upstream2 } = e.sources;
+      if (where.item) return false;
+      if (e.kind === "list") {
+        const upstreamHasItEmpty = (0, import_yaml6.isSeq)(upstream2) && upstream2.items.length === 0;
+        return upstreamHasItEmpty && (!where.rebuilt || origin === void 0);
+      }
+      if (origin !== void 0 && (upstream2 === void 0 || where.rebuilt)) return false;
+      return true;
+    },
+    keyComments(field) {
+      const { origin, upstream: upstream2, local } = field.keys;
       if (!upstream2) return "local";
       if (!origin) return "upstream";
       if (sameComments(origin, upstream2)) return "local";
@@ -30970,26 +31024,55 @@ function upstreamWins(rules = "kpt") {
     },
     valueComments(e) {
       const { origin, upstream: upstream2, local } = e.sources;
-      if (rules === "kyaml" || local === void 0) return "upstream";
+      if (local === void 0) return "upstream";
       return sameComments(origin, local) && !sameComments(origin, upstream2) ? "upstream" : "local";
     }
   };
 }
 
+// ../merge-core/src/visit/upstream-wins.ts
+function upstreamWins(rules) {
+  return { ...rules, name: "upstream-wins" };
+}
+
+// ../merge-core/src/visit/delegating.ts
+var strategies = {
+  "upstream-wins": upstreamWins,
+  "local-wins": localWins,
+  fail: failOnConflict
+};
+function delegatingVisitor(strategy) {
+  const chosen = strategies[strategy](kptRules());
+  const pin = pinned(chosen);
+  const pick = (e) => e.holdsPin && e.sources.local !== void 0 ? pin : chosen;
+  return {
+    name: chosen.name,
+    leaf: (e) => pick(e).leaf(e),
+    map: (e) => pick(e).map(e),
+    list: (e) => pick(e).list(e),
+    keepEmpty: (e, where) => pick(e).keepEmpty(e, where),
+    keyComments: (field) => pick(field.value).keyComments(field),
+    valueComments: (e) => pick(e).valueComments(e)
+  };
+}
+
 // ../merge-core/src/visit/walk.ts
-var import_yaml6 = __toESM(require_dist(), 1);
+var import_yaml7 = __toESM(require_dist(), 1);
 function walkElement(element, options) {
   const conflicts = [];
-  const node = new Walker(options, conflicts).walk(element);
-  return { node, conflicts };
+  const decisions = [];
+  const node = new Walker(options, conflicts, decisions).walk(element);
+  return { node, conflicts, decisions };
 }
 var Walker = class {
-  constructor(options, conflicts) {
+  constructor(options, conflicts, decisions) {
     this.options = options;
     this.conflicts = conflicts;
+    this.decisions = decisions;
   }
   options;
   conflicts;
+  decisions;
   walk(element) {
     switch (element.kind) {
       case "leaf":
@@ -31003,25 +31086,18 @@ var Walker = class {
   leaf(e) {
     const decision = this.options.visitor.leaf(e);
     const { local, upstream: upstream2 } = e.sources;
-    let result;
-    if (decision.take === "local") result = local;
-    else if (decision.take === "upstream") result = isMissingOrNull(upstream2) ? void 0 : this.fromUpstream(e, upstream2);
-    if (result !== void 0 && result !== local && local !== void 0 && sameValue(local, result) && commentsOf(local) === commentsOf(result)) {
-      result = local;
-    }
-    if (decision.take !== "local" && localChanged(e.sources) && !sameOrBothEmpty(local, result)) {
-      this.conflict(e.sources, e.path, decision.take === "clear" ? "explicit-null" : decision.rule, "upstream");
-    } else if (decision.rule === "both-changed-local-wins" && !sameOrBothEmpty(local, upstream2)) {
-      this.conflict(e.sources, e.path, decision.rule, "local");
-    }
-    if (result !== void 0 && this.options.rules === "kyaml" && isNull(result)) return void 0;
+    this.report(e, decision.rule, decision.report);
+    if (decision.take === "local") return local;
+    if (decision.take === "clear" || isMissingOrNull(upstream2)) return void 0;
+    const result = this.fromUpstream(e, upstream2);
+    if (local !== void 0 && sameValue(local, result) && commentsOf(local) === commentsOf(result)) return local;
     return result;
   }
   /** A value taken from upstream, keeping local's quoting style and, where local edited them, its comments. */
   fromUpstream(e, upstream2) {
     const local = e.sources.local;
     const copy = cloneNode(upstream2);
-    if ((0, import_yaml6.isScalar)(copy) && (0, import_yaml6.isScalar)(local)) {
+    if ((0, import_yaml7.isScalar)(copy) && (0, import_yaml7.isScalar)(local)) {
       if (typeof copy.value === "string" && typeof local.value === "string" && local.type) copy.type = local.type;
       if (this.options.visitor.valueComments(e) === "local") {
         copy.comment = local.comment;
@@ -31034,11 +31110,10 @@ var Walker = class {
   map(e) {
     const decision = this.options.visitor.map(e);
     const local = e.sources.local;
-    if (decision.action === "clear") {
-      if ((0, import_yaml6.isMap)(local) && localChanged(e.sources)) this.conflict(e.sources, e.path, decision.rule, "upstream");
-      return void 0;
-    }
-    const base = decision.base === "local" && (0, import_yaml6.isMap)(local) ? local : void 0;
+    this.report(e, decision.rule, decision.report);
+    if (decision.action === "keep") return local;
+    if (decision.action === "clear") return void 0;
+    const base = decision.base === "local" && (0, import_yaml7.isMap)(local) ? local : void 0;
     const replaced = /* @__PURE__ */ new Map();
     const added = [];
     let changed = base === void 0;
@@ -31054,13 +31129,13 @@ var Walker = class {
       }
       const key = this.key(field, existing);
       if (existing) {
-        const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml6.isScalar)(existing.value);
+        const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml7.isScalar)(existing.value);
         if (sameValueNode && key === existing.key) continue;
-        replaced.set(existing, new import_yaml6.Pair(key, value2));
+        replaced.set(existing, new import_yaml7.Pair(key, value2));
         changed = true;
         continue;
       }
-      added.push({ field, pair: new import_yaml6.Pair(key, value2) });
+      added.push({ field, pair: new import_yaml7.Pair(key, value2) });
       changed = true;
     }
     const kept = [];
@@ -31070,12 +31145,9 @@ var Walker = class {
       else if (next !== null) kept.push(next);
     }
     const pairs = added.length === 0 ? kept : this.placeAdded(kept, added, e);
-    if (this.options.rules === "kpt" && pairs.length === 0 && e.sources.upstream === void 0 && e.sources.origin !== void 0) {
-      return void 0;
-    }
+    if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
     if (!changed) return base;
-    if (!base && pairs.length === 0 && this.options.rules === "kpt" && e.sources.origin !== void 0) return void 0;
-    const out = new import_yaml6.YAMLMap();
+    const out = new import_yaml7.YAMLMap();
     const template3 = base ?? e.sources.upstream ?? e.sources.origin;
     if (template3) copyCollectionProps(template3, out, base !== void 0);
     out.items = pairs;
@@ -31085,7 +31157,7 @@ var Walker = class {
   key(field, existing) {
     const { local, upstream: upstream2, origin } = field.keys;
     if (existing) {
-      if (!local || !upstream2 || this.options.visitor.keyComments(field.keys) === "local") return existing.key;
+      if (!local || !upstream2 || this.options.visitor.keyComments(field) === "local") return existing.key;
       if (local.comment === upstream2.comment && local.commentBefore === upstream2.commentBefore) return existing.key;
       const key = cloneNode(local);
       key.comment = upstream2.comment;
@@ -31093,17 +31165,17 @@ var Walker = class {
       return key;
     }
     const source = upstream2 ?? origin ?? local;
-    return source ? cloneNode(source) : new import_yaml6.Scalar(field.name);
+    return source ? cloneNode(source) : new import_yaml7.Scalar(field.name);
   }
   /**
-   * Where fields new to local go: kyaml appends in visit order; kpt mode puts each after the
+   * Where fields new to local go: each after the
    * field that precedes it upstream (else before the one that follows it), so added fields land
    * where upstream has them. Fields of local's come first in the visit order, so every new field
    * is placed among local's remaining pairs and the new fields placed before it.
    */
   placeAdded(kept, added, e) {
     const upstream2 = e.sources.upstream;
-    if (this.options.rules === "kyaml" || !(0, import_yaml6.isMap)(upstream2)) return [...kept, ...added.map((a) => a.pair)];
+    if (!(0, import_yaml7.isMap)(upstream2)) return [...kept, ...added.map((a) => a.pair)];
     const order = pairsOf(upstream2).map((p) => keyName(p.key));
     const position3 = /* @__PURE__ */ new Map();
     order.forEach((name2, i) => {
@@ -31145,25 +31217,27 @@ var Walker = class {
   list(e) {
     const decision = this.options.visitor.list(e);
     const local = e.sources.local;
-    if (decision.action === "clear") {
-      if ((0, import_yaml6.isSeq)(local) && localChanged(e.sources)) this.conflict(e.sources, e.path, decision.rule, "upstream");
-      return void 0;
-    }
-    const base = decision.base === "local" && (0, import_yaml6.isSeq)(local) ? local : void 0;
+    this.report(e, decision.rule, decision.report);
+    if (decision.action === "keep") return local;
+    if (decision.action === "clear") return void 0;
+    const base = decision.base === "local" && (0, import_yaml7.isSeq)(local) ? local : void 0;
     const replaced = /* @__PURE__ */ new Map();
     const added = [];
+    const itemOf = e.wholeItems ? /* @__PURE__ */ new Map() : void 0;
     let changed = base === void 0;
     for (const item of e.items) {
       let value2 = this.walk(item.value);
       const existing = base ? item.value.sources.local : void 0;
-      if (value2 === void 0 || (0, import_yaml6.isMap)(value2) && value2.items.length === 0) {
+      const emptied = (0, import_yaml7.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item.value, { rebuilt: false, item: true });
+      if (value2 === void 0 || emptied) {
         if (existing) {
           replaced.set(existing, null);
           changed = true;
         }
         continue;
       }
-      if (e.listType === "map" && (0, import_yaml6.isMap)(value2)) value2 = withKeys(value2, item.identity);
+      if (e.listType === "map" && (0, import_yaml7.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, item.identity);
+      itemOf?.set(value2, item);
       if (existing) {
         if (existing !== value2) {
           replaced.set(existing, value2);
@@ -31179,29 +31253,69 @@ var Walker = class {
       const next = replaced.has(item) ? replaced.get(item) : item;
       if (next !== null) items.push(next);
     }
-    if (!changed) return base;
     items.push(...added);
-    if (items.length === 0) {
-      const upstreamHasItEmpty = (0, import_yaml6.isSeq)(e.sources.upstream) && e.sources.upstream.items.length === 0;
-      const keep = this.options.rules === "kpt" && upstreamHasItEmpty && (base !== void 0 || e.sources.origin === void 0);
-      if (!keep) return void 0;
-    }
-    const out = new import_yaml6.YAMLSeq();
+    if (itemOf && this.takeUpstreamOrder(e, items, itemOf)) changed = true;
+    if (!changed) return base;
+    if (items.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
+    const out = new import_yaml7.YAMLSeq();
     const template3 = base ?? e.sources.upstream ?? e.sources.origin;
     if (template3) copyCollectionProps(template3, out, base !== void 0);
     out.items = items;
     return out;
   }
-  conflict(sources, path, rule, winner) {
-    this.conflicts.push({ path, rule, winner, values: { origin: sources.origin, upstream: sources.upstream, local: sources.local } });
+  /**
+   * Whole items run in order (a pipeline's functions): where local kept origin's order, upstream's
+   * order is taken (items upstream does not have keep their place after the ones before them).
+   * Sorts `items` in place; true when the order changed.
+   */
+  takeUpstreamOrder(e, items, itemOf) {
+    const { origin, local, upstream: upstream2 } = e.sources;
+    if (!(0, import_yaml7.isSeq)(upstream2) || !(0, import_yaml7.isSeq)(local) || !(0, import_yaml7.isSeq)(origin)) return false;
+    const rank = (side) => {
+      const seq = e.sources[side];
+      const at = /* @__PURE__ */ new Map();
+      for (const item of e.items) {
+        const node = item.value.sources[side];
+        if (node !== void 0) at.set(item, seq.items.indexOf(node));
+      }
+      return at;
+    };
+    const originRank = rank("origin");
+    const localRank = rank("local");
+    const common = e.items.filter((i) => originRank.has(i) && localRank.has(i));
+    const inOrigin = [...common].sort((a, b) => originRank.get(a) - originRank.get(b));
+    const inLocal = [...common].sort((a, b) => localRank.get(a) - localRank.get(b));
+    if (inOrigin.some((item, i) => inLocal[i] !== item)) return false;
+    const upstreamRank = rank("upstream");
+    const keys = [];
+    let last = -1;
+    for (const node of items) {
+      const item = itemOf.get(node);
+      const at = item !== void 0 ? upstreamRank.get(item) : void 0;
+      last = at ?? last + 1e-6;
+      keys.push(last);
+    }
+    const order = items.map((_, i) => i).sort((a, b) => keys[a] - keys[b] || a - b);
+    if (order.every((i, n) => i === n)) return false;
+    const sorted = order.map((i) => items[i]);
+    items.splice(0, items.length, ...sorted);
+    return true;
+  }
+  /** Records what the visitor said to report: a conflict and its winner, or a pin's decision. */
+  report(e, rule, report) {
+    if (report === void 0) return;
+    const { origin, upstream: upstream2, local } = e.sources;
+    const values = { origin, upstream: upstream2, local };
+    if (report === "pinned") this.decisions.push({ path: e.path, rule: "pinned-local", values });
+    else this.conflicts.push({ path: e.path, rule, winner: report === "local-won" ? "local" : "upstream", values });
   }
 };
 function withKeys(map, identity4) {
   const missing = identity4.filter(([k]) => !pairsOf(map).some((p) => keyName(p.key) === k));
   if (missing.length === 0) return map;
-  const out = new import_yaml6.YAMLMap();
+  const out = new import_yaml7.YAMLMap();
   copyCollectionProps(map, out, true);
-  out.items = [...pairsOf(map), ...missing.map(([k, v]) => new import_yaml6.Pair(new import_yaml6.Scalar(k), new import_yaml6.Scalar(v)))];
+  out.items = [...pairsOf(map), ...missing.map(([k, v]) => new import_yaml7.Pair(new import_yaml7.Scalar(k), new import_yaml7.Scalar(v)))];
   return out;
 }
 function copyCollectionProps(from, to, withComments) {
@@ -31218,17 +31332,14 @@ function copyCollectionProps(from, to, withComments) {
 // ../merge-core/src/options.ts
 var builtin2 = layerSchemas(builtinSchemas(), kustomizationSchemas());
 function createEngine(options = {}) {
-  const rules = options.rules ?? "kpt";
   const strategy = options.strategy ?? "upstream-wins";
-  const base = upstreamWins(rules);
-  const visitor = strategy === "local-wins" ? localWins(base) : base;
+  const visitor = delegatingVisitor(strategy);
   const registry = options.builtinSchemas === false ? options.schemas : layerSchemas(options.schemas, builtin2);
   const inferKeys2 = options.inferKeys ?? true;
-  const fallbackKeys = rules === "kyaml" ? KYAML_INFERRED_KEYS : FALLBACK_MERGE_KEYS;
-  const commentSchema = (text) => schemaFromComment(text, builtin2);
+  const fallbackKeys = FALLBACK_MERGE_KEYS;
+  const commentSchema = (text2) => schemaFromComment(text2, builtin2);
   return {
     visitor,
-    rules,
     strategy,
     merge(sources, where) {
       const collateOptions = {
@@ -31236,25 +31347,24 @@ function createEngine(options = {}) {
         inferKeys: inferKeys2,
         fallbackKeys,
         commentSchema,
-        fieldOrder: rules === "kyaml" ? "sorted" : "local",
         fail(code2, path, side, reason) {
           const at = where.files?.[side] ?? { file: where.file, document: where.document };
           throw new MergeInputError(code2, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
         }
       };
-      const element = collate(sources, FieldPath.root, void 0, collateOptions);
-      return walkElement(element, { visitor, rules });
+      const element = collate(sources, FieldPath.root, options.schema, collateOptions);
+      return walkElement(element, { visitor });
     }
   };
 }
 
 // ../merge-core/src/yaml/parse.ts
-var import_yaml7 = __toESM(require_dist(), 1);
+var import_yaml8 = __toESM(require_dist(), 1);
 var yamlParseOptions = { version: "1.1", keepSourceTokens: false, prettyErrors: false, uniqueKeys: false };
-function parseStream(text, file, side) {
+function parseStream(text2, file, side) {
   let docs;
   try {
-    docs = (0, import_yaml7.parseAllDocuments)(text, yamlParseOptions);
+    docs = (0, import_yaml8.parseAllDocuments)(text2, yamlParseOptions);
   } catch (error2) {
     throw new MergeInputError("invalid-yaml", file, void 0, error2 instanceof Error ? error2.message : String(error2), side);
   }
@@ -31264,15 +31374,15 @@ function parseStream(text, file, side) {
     const doc = docs[i];
     const firstError = doc.errors[0];
     if (firstError) {
-      const where = ` (line ${lineOf(text, firstError.pos[0])})`;
+      const where = ` (line ${lineOf(text2, firstError.pos[0])})`;
       throw new MergeInputError("invalid-yaml", file, i, `invalid YAML${where}: ${firstLine(firstError.message)}`, side);
     }
     const start = i === 0 ? 0 : doc.range[0];
-    const end = i + 1 < docs.length ? docs[i + 1].range[0] : text.length;
-    const duplicate = normalizeKeyComments(doc, text);
+    const end = i + 1 < docs.length ? docs[i + 1].range[0] : text2.length;
+    const duplicate = normalizeKeyComments(doc, text2);
     if (duplicate) {
       const [name2, first, again] = duplicate;
-      const reason = `invalid YAML (line ${lineOf(text, again)}): map key "${name2}" appears twice (first on line ${lineOf(text, first)})`;
+      const reason = `invalid YAML (line ${lineOf(text2, again)}): map key "${name2}" appears twice (first on line ${lineOf(text2, first)})`;
       throw new MergeInputError("invalid-yaml", file, i, reason, side);
     }
     const contents = doc.contents;
@@ -31280,51 +31390,51 @@ function parseStream(text, file, side) {
       file,
       index: i,
       doc,
-      text: text.slice(start, end),
-      empty: contents === null || !(0, import_yaml7.isCollection)(contents) && contents.value == null
+      text: text2.slice(start, end),
+      empty: contents === null || !(0, import_yaml8.isCollection)(contents) && contents.value == null
     });
   }
-  return { file, text, documents };
+  return { file, text: text2, documents };
 }
-function lineOf(text, offset) {
+function lineOf(text2, offset) {
   let line = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) line++;
+  for (let i = text2.indexOf("\n"); i !== -1 && i < offset; i = text2.indexOf("\n", i + 1)) line++;
   return line;
 }
 function firstLine(message2) {
   const nl = message2.indexOf("\n");
   return nl === -1 ? message2 : message2.slice(0, nl);
 }
-function normalizeKeyComments(doc, text) {
+function normalizeKeyComments(doc, text2) {
   let duplicate;
   const walk = (node) => {
-    if ((0, import_yaml7.isMap)(node)) {
+    if ((0, import_yaml8.isMap)(node)) {
       const seen = /* @__PURE__ */ new Map();
       for (const pair of node.items) {
         const key = pair.key;
-        if ((0, import_yaml7.isScalar)(key) && !Number.isNaN(key.value)) {
+        if ((0, import_yaml8.isScalar)(key) && !Number.isNaN(key.value)) {
           const earlier = seen.get(key.value);
           if (earlier && !duplicate) duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
           else seen.set(key.value, key);
         }
         const value2 = pair.value;
-        if (!((0, import_yaml7.isMap)(value2) || (0, import_yaml7.isSeq)(value2))) continue;
-        if (value2.commentBefore && !value2.flow) moveToKeyLine(pair, value2, text);
+        if (!((0, import_yaml8.isMap)(value2) || (0, import_yaml8.isSeq)(value2))) continue;
+        if (value2.commentBefore && !value2.flow) moveToKeyLine(pair, value2, text2);
         walk(value2);
       }
-    } else if ((0, import_yaml7.isSeq)(node)) {
+    } else if ((0, import_yaml8.isSeq)(node)) {
       for (const item of node.items) walk(item);
     }
   };
   walk(doc.contents);
   return duplicate;
 }
-function moveToKeyLine(pair, value2, text) {
+function moveToKeyLine(pair, value2, text2) {
   const key = pair.key;
   const keyEnd = key?.range?.[1];
   if (keyEnd === void 0) return;
-  const nl = text.indexOf("\n", keyEnd);
-  const rest = text.slice(keyEnd, nl === -1 ? text.length : nl);
+  const nl = text2.indexOf("\n", keyEnd);
+  const rest = text2.slice(keyEnd, nl === -1 ? text2.length : nl);
   if (!/^\s*:\s*#/.test(rest)) return;
   const [first, ...others] = value2.commentBefore.split("\n");
   pair.key.comment = first;
@@ -31351,9 +31461,9 @@ var FLOW_MAP_KEYS = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
 var AFTER_VALUE = /^(?: *| +#.*)$/;
 var UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/;
 var Scanner = class _Scanner {
-  constructor(text) {
-    this.text = text;
-    this.lines = text.split("\n");
+  constructor(text2) {
+    this.text = text2;
+    this.lines = text2.split("\n");
     let at = 0;
     for (const line of this.lines) {
       this.starts.push(at);
@@ -31610,10 +31720,10 @@ function lastLineOf(v, fallback) {
       return fallback;
   }
 }
-function scanStream(text) {
-  if (UNUSUAL_CHARACTERS.test(text)) return void 0;
+function scanStream(text2) {
+  if (UNUSUAL_CHARACTERS.test(text2)) return void 0;
   try {
-    return new Scanner(text).documents();
+    return new Scanner(text2).documents();
   } catch (e) {
     if (e === UNSUPPORTED) return void 0;
     throw e;
@@ -31626,7 +31736,7 @@ function scannedPair(items, key) {
 }
 
 // ../merge-core/src/resource/identity.ts
-var import_yaml8 = __toESM(require_dist(), 1);
+var import_yaml9 = __toESM(require_dist(), 1);
 var upstreamIdentifierAnnotation = "internal.kpt.dev/upstream-identifier";
 var mergeComment = /kpt-merge:\s*([^\s/]*)\/(\S+)/;
 function groupOf(apiVersion) {
@@ -31639,7 +31749,7 @@ function identityOf(resource) {
   const metadata2 = fieldValue(resource, "metadata");
   if (!apiVersion || !kind) return void 0;
   const group2 = groupOf(apiVersion);
-  const meta = (0, import_yaml8.isMap)(metadata2) ? metadata2 : void 0;
+  const meta = (0, import_yaml9.isMap)(metadata2) ? metadata2 : void 0;
   const fromComment = mergeCommentOf(resource);
   if (fromComment) return { group: group2, kind, ...fromComment };
   const fromAnnotation = upstreamIdentifierOf(meta);
@@ -31653,17 +31763,17 @@ function mergeCommentOf(resource) {
   if (!pair) return void 0;
   const key = pair.key;
   const value2 = pair.value;
-  for (const text of [key?.comment, value2?.commentBefore, value2?.comment]) {
-    const match = text ? mergeComment.exec(text) : null;
+  for (const text2 of [key?.comment, value2?.commentBefore, value2?.comment]) {
+    const match = text2 ? mergeComment.exec(text2) : null;
     if (match) return { namespace: match[1], name: match[2] };
   }
   return void 0;
 }
 function upstreamIdentifierOf(metadata2) {
   const annotations = fieldValue(metadata2, "annotations");
-  if (!(0, import_yaml8.isMap)(annotations)) return void 0;
+  if (!(0, import_yaml9.isMap)(annotations)) return void 0;
   const value2 = fieldValue(annotations, upstreamIdentifierAnnotation);
-  if (!(0, import_yaml8.isScalar)(value2) || typeof value2.value !== "string") return void 0;
+  if (!(0, import_yaml9.isScalar)(value2) || typeof value2.value !== "string") return void 0;
   const parts = value2.value.split("|");
   if (parts.length !== 4) return void 0;
   const [group2, kind, namespace, name2] = parts;
@@ -31740,7 +31850,7 @@ function scannedResource(side, file, entry, scanned) {
     }
     const only = docs.length === 1 ? docs[0] : void 0;
     const contents = only?.doc.contents;
-    if (!only || only.empty || !(0, import_yaml9.isMap)(contents) || !sameIdentity(identityOf(contents), scanned.identity)) {
+    if (!only || only.empty || !(0, import_yaml10.isMap)(contents) || !sameIdentity(identityOf(contents), scanned.identity)) {
       throw new ScanMismatch(`${file.file} document ${entry.index}`);
     }
     document = { ...only, index: entry.index };
@@ -31811,6 +31921,7 @@ function mergeInputs(input, options, scan) {
   const tuples = collateResources(located);
   const report = [];
   const conflicts = [];
+  const decisions = [];
   const replaced = /* @__PURE__ */ new Map();
   const additions = /* @__PURE__ */ new Map();
   for (const t of tuples) {
@@ -31832,7 +31943,18 @@ function mergeInputs(input, options, scan) {
         changed: false
       });
     } else if (origin && !upstream2 && local) {
-      if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
+      const pinned2 = mayHoldPin(local.entry.text) && holdsPinnedPair(local.map);
+      if (pinned2) {
+        report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+        decisions.push({
+          resource: shown2,
+          file: local.file.file,
+          path: ".",
+          rule: "pinned-local",
+          values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
+          message: "upstream deleted it; it holds a pinned field (# kdelta:local), so local's copy is kept"
+        });
+      } else if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
         replaced.set(local.entry, null);
         report.push({ resource: shown2, identity: local.identity, action: "deleted", file: local.file.file, changed: true });
       } else {
@@ -31865,6 +31987,7 @@ function mergeInputs(input, options, scan) {
         }
       );
       for (const c of result.conflicts) conflicts.push(formatConflict(c, shown2, local.file.file, c.winner, engine.strategy));
+      for (const d of result.decisions) decisions.push(formatDecision(d, shown2, local.file.file));
       const changed = result.node !== local.map;
       if (changed)
         replaced.set(local.entry, result.node === void 0 ? null : printMergedDocument(local.document, result.node));
@@ -31873,7 +31996,7 @@ function mergeInputs(input, options, scan) {
     for (const side of ["origin", "upstream", "local"]) t[side]?.release();
   }
   const files = (list2) => list2.map((r) => r.file);
-  return { ...assemble(files(sides2.local), files(sides2.upstream), replaced, additions), report, conflicts };
+  return { ...assemble(files(sides2.local), files(sides2.upstream), replaced, additions), report, conflicts, decisions };
 }
 function scanFile(f) {
   const scanned = scanStream(f.text);
@@ -31899,7 +32022,7 @@ function parseFile(f, side) {
     resources: (s) => parsed.documents.flatMap((document) => {
       if (document.empty) return [];
       const contents = document.doc.contents;
-      if (!(0, import_yaml9.isMap)(contents)) {
+      if (!(0, import_yaml10.isMap)(contents)) {
         throw new MergeInputError(
           "not-a-mapping",
           f.path,
@@ -31995,10 +32118,10 @@ function assemble(local, upstream2, replaced, additions) {
     const chunks = [];
     let kept = 0;
     for (const d of file.documents) {
-      const text = replaced.has(d) ? replaced.get(d) : d.text;
-      if (text === null) continue;
+      const text2 = replaced.has(d) ? replaced.get(d) : d.text;
+      if (text2 === null) continue;
       if (!d.empty) kept++;
-      chunks.push(text);
+      chunks.push(text2);
     }
     for (const r of added) {
       chunks.push(r.entry.text);
@@ -32038,16 +32161,17 @@ ${chunk}`;
 // ../merge-core/src/value.ts
 function merge3Text(input, options = {}) {
   const file = options.file ?? "<value>";
+  const fileOf = (side) => options.files?.[side] ?? `${file} (${side})`;
   const docs = {};
   for (const side of ["origin", "upstream", "local"]) {
-    const text2 = input[side];
-    if (text2 === void 0) continue;
-    const stream = parseStream(text2, `${file} (${side})`, side);
+    const text3 = input[side];
+    if (text3 === void 0) continue;
+    const stream = parseStream(text3, fileOf(side), side);
     const nonEmpty = stream.documents.filter((d) => !d.empty);
     if (nonEmpty.length > 1) {
       throw new MergeInputError(
         "invalid-yaml",
-        `${file} (${side})`,
+        fileOf(side),
         nonEmpty[1].index,
         "expected a single YAML value, found several documents",
         side
@@ -32060,15 +32184,27 @@ function merge3Text(input, options = {}) {
     const contents = docs[side]?.doc.contents;
     return isNode(contents) ? contents : void 0;
   };
-  const result = engine.merge({ origin: node("origin"), upstream: node("upstream"), local: node("local") }, { file, document: 0 });
+  const result = engine.merge(
+    { origin: node("origin"), upstream: node("upstream"), local: node("local") },
+    {
+      file,
+      document: 0,
+      files: {
+        origin: { file: fileOf("origin"), document: 0 },
+        upstream: { file: fileOf("upstream"), document: 0 },
+        local: { file: fileOf("local"), document: 0 }
+      }
+    }
+  );
   const conflicts = result.conflicts.map(
     (c) => formatConflict(c, file, file, engine.strategy === "local-wins" ? "local" : c.winner, engine.strategy)
   );
+  const decisions = result.decisions.map((d) => formatDecision(d, file, file));
   const local = docs.local;
-  if (local && result.node === node("local")) return { text: input.local, conflicts, changed: false };
-  if (result.node === void 0) return { text: "", conflicts, changed: input.local !== "" };
-  const text = local ? printMergedDocument(local, result.node) : printNewDocument(result.node, detectLayout(input.upstream ?? input.origin ?? ""));
-  return { text, conflicts, changed: text !== input.local };
+  if (local && result.node === node("local")) return { text: input.local, conflicts, decisions, changed: false };
+  if (result.node === void 0) return { text: "", conflicts, decisions, changed: input.local !== "" };
+  const text2 = local ? printMergedDocument(local, result.node) : printNewDocument(result.node, detectLayout(input.upstream ?? input.origin ?? ""));
+  return { text: text2, conflicts, decisions, changed: text2 !== input.local };
 }
 
 // ../kptfile-model/src/errors.ts
@@ -32104,10 +32240,10 @@ function joinField(parent, key) {
 }
 
 // ../kptfile-model/src/parse.ts
-var import_yaml14 = __toESM(require_dist(), 1);
+var import_yaml15 = __toESM(require_dist(), 1);
 
 // ../kptfile-model/src/decode.ts
-var import_yaml10 = __toESM(require_dist(), 1);
+var import_yaml11 = __toESM(require_dist(), 1);
 var str = { t: "string" };
 var strMap = { t: "stringMap" };
 var obj = (fields) => ({ t: "object", fields });
@@ -32149,13 +32285,13 @@ var KPTFILE_SPEC = obj({
   })
 });
 function describe2(node) {
-  if ((0, import_yaml10.isMap)(node)) return "a map";
-  if ((0, import_yaml10.isSeq)(node)) return "a list";
-  if ((0, import_yaml10.isScalar)(node)) return `${JSON.stringify(node.value)}`;
+  if ((0, import_yaml11.isMap)(node)) return "a map";
+  if ((0, import_yaml11.isSeq)(node)) return "a list";
+  if ((0, import_yaml11.isScalar)(node)) return `${JSON.stringify(node.value)}`;
   return "nothing";
 }
 function scalarString(node) {
-  if (!(0, import_yaml10.isScalar)(node)) return void 0;
+  if (!(0, import_yaml11.isScalar)(node)) return void 0;
   const v = node.value;
   if (typeof v === "string") return v;
   if (v === null) return void 0;
@@ -32163,7 +32299,7 @@ function scalarString(node) {
   return typeof src === "string" ? src : String(v);
 }
 function isNull2(node) {
-  return node == null || (0, import_yaml10.isScalar)(node) && node.value === null;
+  return node == null || (0, import_yaml11.isScalar)(node) && node.value === null;
 }
 function decodeValue(node, spec, field, file, issues) {
   const wrong = (expected) => {
@@ -32192,7 +32328,7 @@ function decodeValue(node, spec, field, file, issues) {
       return s;
     }
     case "stringMap": {
-      if (!(0, import_yaml10.isMap)(node)) return wrong("a map of strings");
+      if (!(0, import_yaml11.isMap)(node)) return wrong("a map of strings");
       const out = {};
       for (const pair of node.items) {
         const key = scalarString(pair.key);
@@ -32219,7 +32355,7 @@ function decodeValue(node, spec, field, file, issues) {
       return out;
     }
     case "list": {
-      if (!(0, import_yaml10.isSeq)(node)) return wrong("a list");
+      if (!(0, import_yaml11.isSeq)(node)) return wrong("a list");
       const out = [];
       node.items.forEach((item, i) => {
         const f = joinField(field, i);
@@ -32233,7 +32369,7 @@ function decodeValue(node, spec, field, file, issues) {
       return out;
     }
     case "object": {
-      if (!(0, import_yaml10.isMap)(node)) return wrong("a map");
+      if (!(0, import_yaml11.isMap)(node)) return wrong("a map");
       const out = {};
       for (const pair of node.items) {
         const key = scalarString(pair.key);
@@ -32262,7 +32398,7 @@ function decodeValue(node, spec, field, file, issues) {
 }
 function decodeKptfileNode(node, file, issues) {
   if (isNull2(node)) return {};
-  if (!(0, import_yaml10.isMap)(node)) {
+  if (!(0, import_yaml11.isMap)(node)) {
     issues.push({ code: "not-a-map", file, field: "", message: `a Kptfile must be a YAML map, got ${describe2(node)}` });
     return {};
   }
@@ -32270,18 +32406,18 @@ function decodeKptfileNode(node, file, issues) {
 }
 
 // ../kptfile-model/src/document.ts
-var import_yaml11 = __toESM(require_dist(), 1);
+var import_yaml12 = __toESM(require_dist(), 1);
 function hoistKeyComments(doc, source) {
-  (0, import_yaml11.visit)(doc, {
+  (0, import_yaml12.visit)(doc, {
     Pair(_, pair) {
       const value2 = pair.value;
       const key = pair.key;
-      if (!value2 || !key || !((0, import_yaml11.isMap)(value2) || (0, import_yaml11.isSeq)(value2)) || !value2.commentBefore || !key.range || !value2.range) return;
+      if (!value2 || !key || !((0, import_yaml12.isMap)(value2) || (0, import_yaml12.isSeq)(value2)) || !value2.commentBefore || !key.range || !value2.range) return;
       const between = source.slice(key.range[1], value2.range[0]);
       const hash = between.indexOf("#");
       const nl = between.indexOf("\n");
       if (hash >= 0 && (nl < 0 || hash < nl) && !value2.commentBefore.includes("\n")) {
-        if (!(0, import_yaml11.isScalar)(key) && !(0, import_yaml11.isMap)(key) && !(0, import_yaml11.isSeq)(key)) return;
+        if (!(0, import_yaml12.isScalar)(key) && !(0, import_yaml12.isMap)(key) && !(0, import_yaml12.isSeq)(key)) return;
         key.comment = value2.commentBefore;
         value2.commentBefore = void 0;
       }
@@ -32300,7 +32436,7 @@ function detectSequenceIndent(source) {
   return void 0;
 }
 function scalarText2(node) {
-  if (!(0, import_yaml11.isScalar)(node)) return void 0;
+  if (!(0, import_yaml12.isScalar)(node)) return void 0;
   const v = node.value;
   if (typeof v === "string") return v;
   if (v === null || v === void 0) return void 0;
@@ -32319,19 +32455,19 @@ function identity(v) {
   return void 0;
 }
 function plain(node) {
-  if ((0, import_yaml11.isScalar)(node)) return scalarText2(node) ?? node.value;
-  if ((0, import_yaml11.isMap)(node)) {
+  if ((0, import_yaml12.isScalar)(node)) return scalarText2(node) ?? node.value;
+  if ((0, import_yaml12.isMap)(node)) {
     const o = {};
     for (const p of node.items) o[String(scalarText2(p.key) ?? p.key)] = plain(p.value);
     return o;
   }
-  if ((0, import_yaml11.isSeq)(node)) return node.items.map(plain);
+  if ((0, import_yaml12.isSeq)(node)) return node.items.map(plain);
   return node ?? null;
 }
 function syncNode(doc, node, value2) {
   if (value2 === void 0 || value2 === null) return doc.createNode(null);
   if (Array.isArray(value2)) {
-    if (!(0, import_yaml11.isSeq)(node)) return doc.createNode(value2);
+    if (!(0, import_yaml12.isSeq)(node)) return doc.createNode(value2);
     const old = [...node.items];
     const used = /* @__PURE__ */ new Set();
     const pick = (item, i) => {
@@ -32361,7 +32497,7 @@ ${first.commentBefore}` : node.commentBefore;
     return node;
   }
   if (typeof value2 === "object") {
-    if (!(0, import_yaml11.isMap)(node)) return doc.createNode(value2);
+    if (!(0, import_yaml12.isMap)(node)) return doc.createNode(value2);
     const o = value2;
     const seen = /* @__PURE__ */ new Set();
     node.items = node.items.filter((pair) => {
@@ -32387,7 +32523,7 @@ ${first.commentBefore}` : node.commentBefore;
     });
     return node;
   }
-  if ((0, import_yaml11.isScalar)(node)) {
+  if ((0, import_yaml12.isScalar)(node)) {
     if (scalarText2(node) === String(value2) && typeof node.value === typeof value2) return node;
     if (scalarText2(node) === String(value2) && typeof value2 === "string") return node;
     node.value = value2;
@@ -32400,7 +32536,7 @@ function syncDocument(doc, value2) {
 }
 
 // ../kptfile-model/src/format.ts
-var import_yaml12 = __toESM(require_dist(), 1);
+var import_yaml13 = __toESM(require_dist(), 1);
 var POINTER_PATHS = /* @__PURE__ */ new Set(["upstream", "upstreamLock", "info", "pipeline", "inventory", "status", "upstream.git", "upstreamLock.git"]);
 var ALWAYS = /* @__PURE__ */ new Set(["info.readinessGates[].conditionType", "status.conditions[].type", "status.conditions[].status"]);
 function shape(value2, spec, path) {
@@ -32437,12 +32573,12 @@ function shape(value2, spec, path) {
 }
 function formatKptfile(kptfile, options = {}) {
   const value2 = shape(kptfile, KPTFILE_SPEC, "") ?? {};
-  const doc = new import_yaml12.Document(value2);
+  const doc = new import_yaml13.Document(value2);
   return doc.toString({ indentSeq: (options.sequenceIndent ?? "wide") === "wide", lineWidth: 0 });
 }
 
 // ../kptfile-model/src/validate.ts
-var import_yaml13 = __toESM(require_dist(), 1);
+var import_yaml14 = __toESM(require_dist(), 1);
 import { posix } from "node:path";
 
 // ../kptfile-model/src/image.ts
@@ -32534,9 +32670,9 @@ function validateKptfile(kptfile, file = "Kptfile") {
 }
 var KUSTOMIZE_GROUP = "kustomize.config.k8s.io";
 var KUSTOMIZATION_FILES = /* @__PURE__ */ new Set(["kustomization.yaml", "kustomization.yml", "Kustomization"]);
-function isKustomization(object, path) {
-  if (!object || typeof object !== "object" || Array.isArray(object)) return false;
-  const o = object;
+function isKustomization(object2, path) {
+  if (!object2 || typeof object2 !== "object" || Array.isArray(object2)) return false;
+  const o = object2;
   const p = path ?? o.metadata?.annotations?.["config.kubernetes.io/path"];
   if (typeof p === "string" && KUSTOMIZATION_FILES.has(posix.basename(p))) return true;
   const apiVersion = typeof o.apiVersion === "string" ? o.apiVersion : "";
@@ -32544,8 +32680,8 @@ function isKustomization(object, path) {
   if (group2 === KUSTOMIZE_GROUP) return true;
   return group2 === "" && o.kind === "Kustomization";
 }
-function validateFunctionConfig(text, configPath) {
-  const docs = (0, import_yaml13.parseAllDocuments)(text);
+function validateFunctionConfig(text2, configPath) {
+  const docs = (0, import_yaml14.parseAllDocuments)(text2);
   if (!Array.isArray(docs)) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)} is empty` };
   const bad = docs.find((d) => d.errors.length > 0);
   if (bad) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)}: ${bad.errors[0]?.message ?? "invalid YAML"}` };
@@ -32568,35 +32704,35 @@ function validateFunctionConfig(text, configPath) {
 }
 
 // ../kptfile-model/src/parse.ts
-function position(text, offset) {
-  const before = text.slice(0, offset);
+function position(text2, offset) {
+  const before = text2.slice(0, offset);
   const line = before.split("\n").length;
   const col = offset - before.lastIndexOf("\n");
   return `line ${line}, column ${col}`;
 }
-function decodeKptfile(text, file = "Kptfile") {
-  const docs = (0, import_yaml14.parseAllDocuments)(text, { keepSourceTokens: false });
+function decodeKptfile(text2, file = "Kptfile") {
+  const docs = (0, import_yaml15.parseAllDocuments)(text2, { keepSourceTokens: false });
   const list2 = Array.isArray(docs) ? docs : [];
   const issues = [];
   const nonEmpty = list2.filter((d) => d.contents !== null || d.errors.length > 0);
-  const document = nonEmpty[0] ?? list2[0] ?? (0, import_yaml14.parseAllDocuments)("{}")[0];
+  const document = nonEmpty[0] ?? list2[0] ?? (0, import_yaml15.parseAllDocuments)("{}")[0];
   for (const d of list2) {
     for (const e of d.errors) {
       issues.push({
         code: "yaml-syntax",
         file,
         field: "",
-        message: `invalid YAML at ${position(text, e.pos[0])}: ${e.message.split("\n")[0]}`
+        message: `invalid YAML at ${position(text2, e.pos[0])}: ${e.message.split("\n")[0]}`
       });
     }
   }
   if (nonEmpty.length > 1) {
     issues.push({ code: "not-a-map", file, field: "", message: `a Kptfile holds one YAML document, found ${nonEmpty.length}` });
   }
-  if (issues.length > 0) return { file, kptfile: {}, document, text, issues };
-  hoistKeyComments(document, text);
+  if (issues.length > 0) return { file, kptfile: {}, document, text: text2, issues };
+  hoistKeyComments(document, text2);
   const kptfile = decodeKptfileNode(document.contents, file, issues);
-  return { file, kptfile, document, text, issues };
+  return { file, kptfile, document, text: text2, issues };
 }
 function checkKptfileKind(kptfile, file = "Kptfile") {
   const issues = [];
@@ -32619,14 +32755,14 @@ function checkKptfileKind(kptfile, file = "Kptfile") {
   }
   return issues;
 }
-function readKptfileText(text, file = "Kptfile") {
-  const r = decodeKptfile(text, file);
+function readKptfileText(text2, file = "Kptfile") {
+  const r = decodeKptfile(text2, file);
   const issues = r.issues.length > 0 ? [...r.issues] : checkKptfileKind(r.kptfile, file);
   if (issues.length > 0) throw new KptfileError(issues);
   return { file: r.file, kptfile: r.kptfile, document: r.document, text: r.text };
 }
-function parseKptfile(text, file = "Kptfile") {
-  const parsed = readKptfileText(text, file);
+function parseKptfile(text2, file = "Kptfile") {
+  const parsed = readKptfileText(text2, file);
   const issues = validateKptfile(parsed.kptfile, file);
   if (issues.length > 0) throw new KptfileError(issues);
   return parsed;
@@ -32649,7 +32785,6 @@ function toPlain2(value2) {
 }
 
 // ../kptfile-model/src/pipeline-key.ts
-var SYNTHETIC_NAME_PREFIX = "_kpt-merge_";
 function derivedFunctionKey(fn3) {
   if (fn3.exec) return fn3.exec;
   return imageWithoutTag(fn3.image ?? "");
@@ -32680,83 +32815,43 @@ function pipelineKeyMode(kptfiles) {
   if (none && !repeats) return "derived";
   return "none";
 }
-function functionMergeKey(fn3, mode) {
-  if (mode === "name") return fn3.name;
-  if (mode === "derived") return SYNTHETIC_NAME_PREFIX + derivedFunctionKey(fn3);
-  return void 0;
-}
 
 // ../kptfile-model/src/merge.ts
-var import_yaml15 = __toESM(require_dist(), 1);
+var import_yaml17 = __toESM(require_dist(), 1);
 
-// ../kptfile-model/src/value-merge.ts
-function mergeValueText(input, file) {
-  const r = merge3Text(input, { rules: "kyaml", inferKeys: true, file });
-  return { text: r.text, conflicts: r.conflicts };
-}
-
-// ../kptfile-model/src/merge.ts
+// ../kptfile-model/src/kptfile-schema.ts
 var import_yaml16 = __toESM(require_dist(), 1);
-var clone = (v) => v === void 0 ? v : JSON.parse(JSON.stringify(v));
-var same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-function mergeable(kf, mode) {
-  if (!kf) return void 0;
-  const out = {};
-  const meta = {};
-  if (kf.metadata?.annotations) meta["annotations"] = clone(kf.metadata.annotations);
-  if (kf.metadata?.labels) meta["labels"] = clone(kf.metadata.labels);
-  if (Object.keys(meta).length > 0) out["metadata"] = meta;
-  if (kf.info) out["info"] = clone(kf.info);
-  if (kf.pipeline) {
-    const p = {};
-    for (const list2 of PIPELINE_LISTS) {
-      const fns = kf.pipeline[list2];
-      if (!fns) continue;
-      p[list2] = fns.map((fn3) => mode === "derived" ? { ...clone(fn3), name: functionMergeKey(fn3, mode) } : clone(fn3));
-    }
-    out["pipeline"] = p;
-  }
-  if (kf.inventory) out["inventory"] = clone(kf.inventory);
-  if (kf.status) out["status"] = clone(kf.status);
-  return out;
+function object(fields) {
+  return { kind: "object", mapType: "granular", field: (name2) => fields[name2] };
 }
-function atomic(o, u, l) {
-  if (same(o, u)) return { value: l, conflict: false };
-  return { value: u, conflict: !same(o, l) && !same(u, l) };
+var atomicList = { kind: "list", listType: "atomic", keys: [], explicit: true, items: () => void 0 };
+var functionSchema = object({ selectors: atomicList, exclude: atomicList });
+function text(item, field) {
+  const node = item.get(field, true);
+  return (0, import_yaml16.isScalar)(node) && node.value !== null ? String(node.value) : void 0;
 }
-function getPath(root, path) {
-  let cur = root;
-  for (const k of path) {
-    if (!cur || typeof cur !== "object") return void 0;
-    cur = cur[k];
-  }
-  return cur;
+function functionList(mode) {
+  if (mode === "none") return atomicList;
+  const keyed = { kind: "list", listType: "map", explicit: true, items: () => functionSchema, wholeItems: true };
+  if (mode === "name") return { ...keyed, keys: ["name"] };
+  return {
+    ...keyed,
+    keys: ["key"],
+    deriveKey: (item) => derivedFunctionKey({ image: text(item, "image"), exec: text(item, "exec") })
+  };
 }
-function setPath(root, path, value2) {
-  let cur = root;
-  for (const k of path.slice(0, -1)) {
-    if (!cur[k] || typeof cur[k] !== "object") {
-      if (value2 === void 0) return;
-      cur[k] = {};
-    }
-    cur = cur[k];
-  }
-  const last = path[path.length - 1];
-  if (value2 === void 0) delete cur[last];
-  else cur[last] = clone(value2);
+function kptfileSchema(mode) {
+  const fns = functionList(mode);
+  return object({
+    info: object({ readinessGates: atomicList }),
+    pipeline: object(Object.fromEntries(PIPELINE_LISTS.map((list2) => [list2, fns]))),
+    status: object({ conditions: atomicList })
+  });
 }
-function findFn(side, list2, key) {
-  const fns = getPath(side, ["pipeline", list2]);
-  if (!Array.isArray(fns)) return void 0;
-  return fns.find((f) => f["name"] === key);
-}
-var ATOMIC_PATHS = [
-  ["info", "readinessGates"],
-  ["status", "conditions"]
-];
-function yamlOf(v) {
-  return v === void 0 ? void 0 : (0, import_yaml15.stringify)(v, { lineWidth: 0 });
-}
+
+// ../kptfile-model/src/merge.ts
+var LOCAL_FIELDS = [["apiVersion"], ["kind"], ["metadata", "name"], ["metadata", "namespace"]];
+var SOURCE_FIELDS = [["upstream"], ["upstreamLock"]];
 function mergeKptfile(input, options = {}) {
   const files = {
     origin: options.files?.origin ?? "origin/Kptfile",
@@ -32764,10 +32859,10 @@ function mergeKptfile(input, options = {}) {
     local: options.files?.local ?? "Kptfile"
   };
   const issues = [];
-  const parse6 = (text, file) => {
-    if (text === void 0) return void 0;
+  const parse6 = (text2, file) => {
+    if (text2 === void 0) return void 0;
     try {
-      return readKptfileText(text, file);
+      return readKptfileText(text2, file);
     } catch (e) {
       if (e instanceof KptfileError) issues.push(...e.issues);
       else throw e;
@@ -32779,139 +32874,43 @@ function mergeKptfile(input, options = {}) {
   const local = parse6(input.local, files.local);
   if (issues.length > 0 || !local) throw new KptfileError(issues);
   const mode = pipelineKeyMode([origin?.kptfile, upstream2?.kptfile, local.kptfile]);
-  const o = mergeable(origin?.kptfile, mode);
-  const u = mergeable(upstream2?.kptfile, mode);
-  const l = mergeable(local.kptfile, mode) ?? {};
-  const merged = mergeValueText({ origin: yamlOf(o), upstream: yamlOf(u), local: yamlOf(l) }, files.local);
-  const m = (0, import_yaml15.parse)(merged.text) ?? {};
-  const decidedHere = (path) => /\.(selectors|exclude)\b|^\.?info\.readinessGates|^\.?status\.conditions/.test(path) || mode === "none" && /^\.?pipeline\.(mutators|validators)/.test(path);
-  const at = { file: files.local, resource: kptfileIdentity(local.kptfile) };
-  const conflicts = merged.conflicts.filter((c) => !decidedHere(c.path)).map((c) => describeCoreConflict(c, at));
-  const atomicPaths = ATOMIC_PATHS.map((p) => [...p]);
-  if (mode === "none") for (const list2 of PIPELINE_LISTS) atomicPaths.push(["pipeline", list2]);
-  for (const path of atomicPaths) {
-    const r = atomic(getPath(o, path), getPath(u, path), getPath(l, path));
-    if (r.conflict) conflicts.push(conflictOf(at, path.join("."), getPath(o, path), getPath(u, path), getPath(l, path)));
-    if (getPath(m, path.slice(0, -1)) !== void 0 || r.value !== void 0) setPath(m, path, r.value);
-  }
-  if (mode !== "none") {
-    for (const list2 of PIPELINE_LISTS) reconcileFunctions(list2, { o, u, l, m }, conflicts, at);
-    for (const list2 of PIPELINE_LISTS) {
-      const fns = getPath(m, ["pipeline", list2]);
-      if (!Array.isArray(fns)) continue;
-      for (const fn3 of fns) {
-        const key = fn3["name"];
-        for (const field of ["selectors", "exclude"]) {
-          const [of, uf, lf] = [findFn(o, list2, key), findFn(u, list2, key), findFn(l, list2, key)].map((f) => f?.[field]);
-          const r = atomic(of, uf, lf);
-          if (r.conflict) {
-            conflicts.push(conflictOf(at, `pipeline.${list2}[${keyLabel(key)}].${field}`, of, uf, lf));
-          }
-          if (r.value === void 0) delete fn3[field];
-          else fn3[field] = clone(r.value);
-        }
-      }
+  const side = (parsed, isUpstream) => {
+    if (!parsed) return void 0;
+    const doc = parsed.document.clone();
+    for (const path of LOCAL_FIELDS) copyFrom(local.document, doc, path);
+    for (const path of SOURCE_FIELDS) {
+      if (!options.updateUpstream || !isUpstream || !doc.hasIn(path)) copyFrom(local.document, doc, path);
     }
-  }
-  for (const list2 of PIPELINE_LISTS) {
-    const path = ["pipeline", list2];
-    if (mode !== "none" && u !== void 0 && same(getPath(o, path), getPath(l, path)) && getPath(m, ["pipeline"]) !== void 0) {
-      setPath(m, path, getPath(u, path));
-    }
-  }
-  for (const path of [
-    ["metadata", "annotations"],
-    ["metadata", "labels"],
-    ["metadata"],
-    ["info"],
-    ["pipeline"],
-    ["inventory"],
-    ["status"]
-  ]) {
-    if (getPath(l, path) === void 0 && isEmpty(getPath(m, path))) setPath(m, path, void 0);
-  }
-  const issuesOut = [];
-  const mergedKf = decodeKptfileNode((0, import_yaml16.parseDocument)((0, import_yaml15.stringify)(m)).contents, files.local, issuesOut);
-  if (issuesOut.length > 0) throw new KptfileError(issuesOut);
-  if (mode === "derived" && mergedKf.pipeline) removeSyntheticNames(mergedKf.pipeline);
-  const lk = local.kptfile;
-  const result = {};
-  if (lk.apiVersion !== void 0) result.apiVersion = lk.apiVersion;
-  if (lk.kind !== void 0) result.kind = lk.kind;
-  const meta = {
-    ...lk.metadata?.name !== void 0 ? { name: lk.metadata.name } : {},
-    ...lk.metadata?.namespace !== void 0 ? { namespace: lk.metadata.namespace } : {},
-    ...mergedKf.metadata?.labels ? { labels: mergedKf.metadata.labels } : {},
-    ...mergedKf.metadata?.annotations ? { annotations: mergedKf.metadata.annotations } : {}
+    return doc.toString();
   };
-  if (lk.metadata !== void 0 || Object.keys(meta).length > 0) result.metadata = meta;
-  let up = lk.upstream;
-  let lock = lk.upstreamLock;
-  if (options.updateUpstream) {
-    if (upstream2?.kptfile.upstream) up = upstream2.kptfile.upstream;
-    if (upstream2?.kptfile.upstreamLock) lock = upstream2.kptfile.upstreamLock;
-  }
-  if (up) result.upstream = clone(up);
-  if (lock) result.upstreamLock = clone(lock);
-  if (mergedKf.info) result.info = mergedKf.info;
-  if (mergedKf.pipeline) result.pipeline = mergedKf.pipeline;
-  if (mergedKf.inventory) result.inventory = mergedKf.inventory;
-  if (mergedKf.status) result.status = mergedKf.status;
-  return { kptfile: result, text: printKptfile(local, result), pipelineKey: mode, conflicts };
-}
-var keyLabel = (key) => key.startsWith(SYNTHETIC_NAME_PREFIX) ? `key=${JSON.stringify(key.slice(SYNTHETIC_NAME_PREFIX.length))}` : `name=${JSON.stringify(key)}`;
-function reconcileFunctions(list2, s, conflicts, at) {
-  const path = ["pipeline", list2];
-  const merged = getPath(s.m, path) ?? [];
-  const out = [];
-  for (const fn3 of merged) {
-    const key = fn3["name"];
-    const [of, uf, lf] = [findFn(s.o, list2, key), findFn(s.u, list2, key), findFn(s.l, list2, key)];
-    if (!lf && of && same(of, uf)) continue;
-    if (lf && of && !uf && !same(lf, of)) {
-      const field = `pipeline.${list2}[${keyLabel(key)}]`;
-      conflicts.push({
-        ...at,
-        path: `.${field}`,
-        values: { origin: of, upstream: void 0, local: lf },
-        rule: "deleted-upstream-modified-locally",
-        winner: "local",
-        message: `upstream deleted the function ${field} and local changed it; local's function is kept`
-      });
-      out.push(clone(lf));
-      continue;
+  const merged = merge3Text(
+    { origin: side(origin, false), upstream: side(upstream2, true), local: input.local },
+    {
+      strategy: options.strategy ?? "upstream-wins",
+      schema: kptfileSchema(mode),
+      file: files.local,
+      files: { origin: files.origin, upstream: files.upstream, local: files.local }
     }
-    out.push(fn3);
-  }
-  const localFns = getPath(s.l, path) ?? [];
-  localFns.forEach((lf, i) => {
-    const key = lf["name"];
-    if (findFn(s.o, list2, key) || findFn(s.u, list2, key) || out.some((f) => f["name"] === key)) return;
-    let at2 = 0;
-    for (let j = i - 1; j >= 0; j--) {
-      const prev = out.findIndex((f) => f["name"] === localFns[j]?.["name"]);
-      if (prev >= 0) {
-        at2 = prev + 1;
-        break;
-      }
-    }
-    out.splice(at2, 0, clone(lf));
-  });
-  if (out.length > 0 || getPath(s.m, path) !== void 0)
-    setPath(s.m, path, out.length > 0 || merged.length > 0 ? out : getPath(s.m, path));
+  );
+  const result = readKptfileText(merged.text, files.local);
+  const resource = kptfileIdentity(local.kptfile);
+  return {
+    kptfile: result.kptfile,
+    text: merged.text,
+    pipelineKey: mode,
+    conflicts: merged.conflicts.map((c) => ({ ...c, resource, file: files.local })),
+    decisions: merged.decisions.map((d) => ({ ...d, resource, file: files.local }))
+  };
 }
-function isEmpty(v) {
-  if (v === void 0 || v === null) return false;
-  if (Array.isArray(v)) return v.every(isEmpty);
-  if (typeof v === "object") return Object.values(v).every(isEmpty);
-  return false;
-}
-function removeSyntheticNames(p) {
-  for (const list2 of PIPELINE_LISTS) {
-    p[list2]?.forEach((fn3) => {
-      if (fn3.name?.startsWith(SYNTHETIC_NAME_PREFIX)) delete fn3.name;
-    });
+function copyFrom(from, to, path) {
+  const node = from.getIn(path, true);
+  if (node === void 0) {
+    if (to.hasIn(path)) to.deleteIn(path);
+    const parent = to.getIn(path.slice(0, -1), true);
+    if (path.length > 1 && (0, import_yaml17.isMap)(parent) && parent.items.length === 0 && !from.hasIn(path.slice(0, -1))) to.deleteIn(path.slice(0, -1));
+    return;
   }
+  to.setIn(path, node.clone?.() ?? node);
 }
 function kptfileIdentity(kf) {
   return formatIdentity({
@@ -32921,23 +32920,9 @@ function kptfileIdentity(kf) {
     name: kf.metadata?.name ?? ""
   });
 }
-function conflictOf(at, field, origin, upstream2, local) {
-  return {
-    ...at,
-    path: `.${field}`,
-    values: { origin, upstream: upstream2, local },
-    rule: "both-changed-upstream-wins",
-    winner: "upstream",
-    message: `local and upstream both changed ${field}; upstream's value replaces local's (resource-merge)`
-  };
-}
-function describeCoreConflict(c, at) {
-  const shown2 = (text) => text.replace(/name="_kpt-merge_/g, 'key="');
-  return { ...c, ...at, path: shown2(c.path), message: shown2(c.message) };
-}
 
 // ../kptfile-model/src/merge-comment.ts
-var import_yaml17 = __toESM(require_dist(), 1);
+var import_yaml18 = __toESM(require_dist(), 1);
 var MERGE_COMMENT_PREFIX = "kpt-merge:";
 var UPSTREAM_IDENTIFIER_ANNOTATION = "internal.kpt.dev/upstream-identifier";
 function parseMergeComment(comment) {
@@ -32951,13 +32936,13 @@ function groupOf2(apiVersion) {
   if (!apiVersion?.includes("/")) return "";
   return apiVersion.slice(0, apiVersion.indexOf("/"));
 }
-function column(text, offset) {
-  return offset - (text.lastIndexOf("\n", offset - 1) + 1);
+function column(text2, offset) {
+  return offset - (text2.lastIndexOf("\n", offset - 1) + 1);
 }
-function commentEdit(text, keyEnd, namespace, name2) {
-  const keyLineEnd = text.indexOf("\n", keyEnd);
-  const lineEnd = keyLineEnd < 0 ? text.length : keyLineEnd;
-  const afterKey = text.slice(keyEnd, lineEnd);
+function commentEdit(text2, keyEnd, namespace, name2) {
+  const keyLineEnd = text2.indexOf("\n", keyEnd);
+  const lineEnd = keyLineEnd < 0 ? text2.length : keyLineEnd;
+  const afterKey = text2.slice(keyEnd, lineEnd);
   const hash = afterKey.indexOf("#");
   const found = parseMergeComment(hash >= 0 ? afterKey.slice(hash) : void 0);
   if (found) return { identity: found };
@@ -32967,8 +32952,8 @@ function commentEdit(text, keyEnd, namespace, name2) {
   const trimmed = afterKey.replace(/[ \t]+$/, "");
   return { identity: identity4, edit: { at: keyEnd + trimmed.length, end: lineEnd, text: ` ${comment}` } };
 }
-function insertion(text, at, indent, lines) {
-  return { at, end: at, text: `${at > 0 && text[at - 1] !== "\n" ? "\n" : ""}${lines.replace(/^/gm, indent)}
+function insertion(text2, at, indent, lines) {
+  return { at, end: at, text: `${at > 0 && text2[at - 1] !== "\n" ? "\n" : ""}${lines.replace(/^/gm, indent)}
 ` };
 }
 var identifierLine = (id) => `${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}`;
@@ -32990,12 +32975,12 @@ var FLOW_MAP_KEYS2 = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
 var BOOL_OR_NULL2 = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
 var AFTER_VALUE2 = /^(?: *| +#.*)$/;
 var Scanner2 = class _Scanner {
-  constructor(text) {
-    this.text = text;
+  constructor(text2) {
+    this.text = text2;
     let i = 0;
     for (; ; ) {
       this.starts.push(i);
-      const nl = text.indexOf("\n", i);
+      const nl = text2.indexOf("\n", i);
       if (nl < 0) break;
       i = nl + 1;
     }
@@ -33258,7 +33243,7 @@ var Scanner2 = class _Scanner {
     return next === void 0 ? this.text.length : next;
   }
   edits(root, out) {
-    const text = this.text;
+    const text2 = this.text;
     const get = (items, key) => items.find((p) => p.key === key);
     const str4 = (v) => {
       if (v?.kind === "block-scalar") bail2();
@@ -33275,7 +33260,7 @@ var Scanner2 = class _Scanner {
     const hasLabels = labels?.kind === "map" || labels?.kind === "flow-map" && labels.size > 0;
     if (!name2 && !namespace && !hasLabels) return;
     const edits = [];
-    const { identity: identity4, edit } = commentEdit(text, metaPair.keyEnd, namespace, name2);
+    const { identity: identity4, edit } = commentEdit(text2, metaPair.keyEnd, namespace, name2);
     if (edit) edits.push(edit);
     const apiVersion = str4(get(root, "apiVersion")?.value);
     const kind = str4(get(root, "kind")?.value) ?? "";
@@ -33287,61 +33272,61 @@ var Scanner2 = class _Scanner {
       if (existing) {
         const v = existing.value;
         if (v.kind !== "scalar") bail2();
-        if ((v.str ?? text.slice(v.start, v.end)) !== id) edits.push({ at: v.start, end: v.end, text: quote(id) });
+        if ((v.str ?? text2.slice(v.start, v.end)) !== id) edits.push({ at: v.start, end: v.end, text: quote(id) });
         out.push(...edits);
         return;
       }
       const lastItem2 = ann.items[ann.items.length - 1];
       out.push(
         ...edits,
-        insertion(text, this.insertAt(lastItem2.value), " ".repeat(column(text, ann.items[0].keyStart)), identifierLine(id))
+        insertion(text2, this.insertAt(lastItem2.value), " ".repeat(column(text2, ann.items[0].keyStart)), identifierLine(id))
       );
       return;
     }
     if (annPair) return;
     const lastItem = meta.items[meta.items.length - 1];
     const at = this.insertAt(lastItem.value);
-    out.push(...edits, insertion(text, at, " ".repeat(column(text, meta.items[0].keyStart)), `annotations:
+    out.push(...edits, insertion(text2, at, " ".repeat(column(text2, meta.items[0].keyStart)), `annotations:
   ${identifierLine(id)}`));
   }
 };
-function fastEdits(text) {
-  if (/[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/.test(text)) return void 0;
+function fastEdits(text2) {
+  if (/[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/.test(text2)) return void 0;
   try {
-    return new Scanner2(text).documents();
+    return new Scanner2(text2).documents();
   } catch (e) {
     if (e === UNSUPPORTED2) return void 0;
     throw e;
   }
 }
 function str2(node) {
-  if (!(0, import_yaml17.isScalar)(node)) return void 0;
+  if (!(0, import_yaml18.isScalar)(node)) return void 0;
   return node.value === null || node.value === void 0 ? void 0 : String(node.value);
 }
 function pairOf(map, key) {
   return map.items.find((p) => str2(p.key) === key);
 }
-function endOfLine(text, node) {
-  const end = node.range?.[2] ?? text.length;
-  if (end > 0 && text[end - 1] === "\n") return end;
-  const nl = text.indexOf("\n", end);
-  return nl < 0 ? text.length : nl + 1;
+function endOfLine(text2, node) {
+  const end = node.range?.[2] ?? text2.length;
+  if (end > 0 && text2[end - 1] === "\n") return end;
+  const nl = text2.indexOf("\n", end);
+  return nl < 0 ? text2.length : nl + 1;
 }
-function composedEdits(doc, text) {
+function composedEdits(doc, text2) {
   const root = doc.contents;
-  if (!(0, import_yaml17.isMap)(root)) return [];
+  if (!(0, import_yaml18.isMap)(root)) return [];
   const metaPair = pairOf(root, "metadata");
   const meta = metaPair?.value;
-  if (!metaPair || !(0, import_yaml17.isMap)(meta) || meta.items.length === 0 || meta.flow) return [];
+  if (!metaPair || !(0, import_yaml18.isMap)(meta) || meta.items.length === 0 || meta.flow) return [];
   const name2 = str2(pairOf(meta, "name")?.value);
   const namespace = str2(pairOf(meta, "namespace")?.value);
   const labels = pairOf(meta, "labels")?.value;
-  if (!name2 && !namespace && !((0, import_yaml17.isMap)(labels) && labels.items.length > 0)) return [];
+  if (!name2 && !namespace && !((0, import_yaml18.isMap)(labels) && labels.items.length > 0)) return [];
   const edits = [];
   const key = metaPair.key;
-  const keyLineEnd = text.indexOf("\n", key.range?.[1] ?? 0);
-  const lineEnd = keyLineEnd < 0 ? text.length : keyLineEnd;
-  const afterKey = text.slice(key.range?.[1] ?? 0, lineEnd);
+  const keyLineEnd = text2.indexOf("\n", key.range?.[1] ?? 0);
+  const lineEnd = keyLineEnd < 0 ? text2.length : keyLineEnd;
+  const afterKey = text2.slice(key.range?.[1] ?? 0, lineEnd);
   const hash = afterKey.indexOf("#");
   let identity4 = parseMergeComment(hash >= 0 ? afterKey.slice(hash) : void 0);
   if (!identity4) {
@@ -33361,7 +33346,7 @@ function composedEdits(doc, text) {
   const id = `${groupOf2(apiVersion)}|${kind}|${identity4.namespace || "default"}|${identity4.name}`;
   const annPair = pairOf(meta, "annotations");
   const ann = annPair?.value;
-  if (annPair && (0, import_yaml17.isMap)(ann) && !ann.flow && ann.items.length > 0) {
+  if (annPair && (0, import_yaml18.isMap)(ann) && !ann.flow && ann.items.length > 0) {
     const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
     if (existing) {
       const v = existing.value;
@@ -33374,12 +33359,12 @@ function composedEdits(doc, text) {
     }
     const last2 = ann.items[ann.items.length - 1];
     const anchor2 = last2.value ?? last2.key;
-    const at2 = endOfLine(text, anchor2);
-    const indent2 = " ".repeat(column(text, ann.items[0]?.key?.range?.[0] ?? 0));
+    const at2 = endOfLine(text2, anchor2);
+    const indent2 = " ".repeat(column(text2, ann.items[0]?.key?.range?.[0] ?? 0));
     edits.push({
       at: at2,
       end: at2,
-      text: `${at2 > 0 && text[at2 - 1] !== "\n" ? "\n" : ""}${indent2}${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}
+      text: `${at2 > 0 && text2[at2 - 1] !== "\n" ? "\n" : ""}${indent2}${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}
 `
     });
     return edits;
@@ -33387,40 +33372,40 @@ function composedEdits(doc, text) {
   if (annPair) return [];
   const last = meta.items[meta.items.length - 1];
   const anchor = last.value ?? last.key;
-  const at = endOfLine(text, anchor);
-  const indent = " ".repeat(column(text, meta.items[0]?.key?.range?.[0] ?? 0));
+  const at = endOfLine(text2, anchor);
+  const indent = " ".repeat(column(text2, meta.items[0]?.key?.range?.[0] ?? 0));
   edits.push({
     at,
     end: at,
-    text: `${at > 0 && text[at - 1] !== "\n" ? "\n" : ""}${indent}annotations:
+    text: `${at > 0 && text2[at - 1] !== "\n" ? "\n" : ""}${indent}annotations:
 ${indent}  ${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}
 `
   });
   return edits;
 }
-function applyEdits(text, edits) {
-  let out = text;
+function applyEdits(text2, edits) {
+  let out = text2;
   for (const e of edits.sort((a, b) => b.at - a.at)) out = out.slice(0, e.at) + e.text + out.slice(e.end);
   return out;
 }
-function addMergeCommentsComposed(text) {
-  const docs = (0, import_yaml17.parseAllDocuments)(text);
-  if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text;
+function addMergeCommentsComposed(text2) {
+  const docs = (0, import_yaml18.parseAllDocuments)(text2);
+  if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text2;
   return applyEdits(
-    text,
-    docs.flatMap((d) => composedEdits(d, text))
+    text2,
+    docs.flatMap((d) => composedEdits(d, text2))
   );
 }
-function addMergeCommentsTraced(text) {
-  const edits = fastEdits(text);
-  return edits ? { text: applyEdits(text, edits), path: "scan" } : { text: addMergeCommentsComposed(text), path: "compose" };
+function addMergeCommentsTraced(text2) {
+  const edits = fastEdits(text2);
+  return edits ? { text: applyEdits(text2, edits), path: "scan" } : { text: addMergeCommentsComposed(text2), path: "compose" };
 }
-function addMergeComments(text) {
-  return addMergeCommentsTraced(text).text;
+function addMergeComments(text2) {
+  return addMergeCommentsTraced(text2).text;
 }
 
 // ../kptfile-model/src/package-tree.ts
-var import_yaml19 = __toESM(require_dist(), 1);
+var import_yaml20 = __toESM(require_dist(), 1);
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join as join3 } from "node:path";
 
@@ -33443,9 +33428,9 @@ function globToRegex(glob) {
   }
   return out;
 }
-function parseKrmIgnore(text) {
+function parseKrmIgnore(text2) {
   const rules = [];
-  for (const raw of text.split(/\r?\n/)) {
+  for (const raw of text2.split(/\r?\n/)) {
     let line = raw.replace(/(?<!\\)\s+$/, "");
     if (line === "" || line.startsWith("#")) continue;
     let negate = false;
@@ -33481,19 +33466,19 @@ function parseKrmIgnore(text) {
 }
 
 // ../kptfile-model/src/resources.ts
-var import_yaml18 = __toESM(require_dist(), 1);
+var import_yaml19 = __toESM(require_dist(), 1);
 
 // ../kptfile-model/src/yaml-file.ts
 var MARKER = /^---(?:[ \t].*)?(?:\r?\n|$)/;
-function splitYamlDocuments(text) {
+function splitYamlDocuments(text2) {
   const chunks = [];
   let marker = "";
   let body = "";
   let pos = 0;
-  while (pos < text.length) {
-    const nl = text.indexOf("\n", pos);
-    const end = nl < 0 ? text.length : nl + 1;
-    const line = text.slice(pos, end);
+  while (pos < text2.length) {
+    const nl = text2.indexOf("\n", pos);
+    const end = nl < 0 ? text2.length : nl + 1;
+    const line = text2.slice(pos, end);
     const m = MARKER.exec(line);
     if (m && m[0] === line && !/^---[ \t]*[|>]/.test(line)) {
       if (marker !== "" || body !== "") chunks.push({ marker, body });
@@ -33534,8 +33519,8 @@ function rebuildYamlFile(original, bodies, added = []) {
   }
   return out;
 }
-function chunkHasContentSoFar(text) {
-  return splitYamlDocuments(text).some((c) => chunkHasContent(c.body));
+function chunkHasContentSoFar(text2) {
+  return splitYamlDocuments(text2).some((c) => chunkHasContent(c.body));
 }
 
 // ../kptfile-model/src/resources.ts
@@ -33544,13 +33529,13 @@ function isKrmObject(v) {
   const o = v;
   return typeof o["apiVersion"] === "string" && typeof o["kind"] === "string";
 }
-function parseResources(path, text, issues) {
+function parseResources(path, text2, issues) {
   const out = [];
   let index = 0;
   let allKrm = true;
-  for (const chunk of splitYamlDocuments(text)) {
+  for (const chunk of splitYamlDocuments(text2)) {
     if (!chunkHasContent(chunk.body)) continue;
-    const document = (0, import_yaml18.parseDocument)(chunk.body);
+    const document = (0, import_yaml19.parseDocument)(chunk.body);
     if (document.errors.length > 0) {
       const e = document.errors[0];
       issues.push({
@@ -33561,9 +33546,9 @@ function parseResources(path, text, issues) {
       });
       return void 0;
     }
-    const object = document.toJS();
-    if (!isKrmObject(object)) allKrm = false;
-    else out.push({ file: path, index, text: chunk.body, object, document });
+    const object2 = document.toJS();
+    if (!isKrmObject(object2)) allKrm = false;
+    else out.push({ file: path, index, text: chunk.body, object: object2, document });
     index++;
   }
   return allKrm && out.length > 0 ? out : void 0;
@@ -33801,10 +33786,10 @@ var PackageTree = class _PackageTree {
     return { written, links, deleted, created };
   }
 };
-function kptfileHasUpstream(text) {
-  if (text === void 0) return false;
+function kptfileHasUpstream(text2) {
+  if (text2 === void 0) return false;
   try {
-    const data = (0, import_yaml19.parse)(text);
+    const data = (0, import_yaml20.parse)(text2);
     return Boolean(data?.upstream?.git);
   } catch {
     return false;
@@ -33916,8 +33901,8 @@ var PackageView = class _PackageView {
   }
   /** The `.krmignore` of the package, if it has one. */
   krmIgnore() {
-    const text = this.text(KRMIGNORE_FILE);
-    return text === void 0 ? void 0 : parseKrmIgnore(text);
+    const text2 = this.text(KRMIGNORE_FILE);
+    return text2 === void 0 ? void 0 : parseKrmIgnore(text2);
   }
   /**
    * The package's KRM resources (files whose documents are all KRM objects; `.krmignore`d files
@@ -33939,13 +33924,32 @@ var PackageView = class _PackageView {
 };
 
 // ../kptfile-model/src/package-context.ts
-var import_yaml20 = __toESM(require_dist(), 1);
+var import_yaml21 = __toESM(require_dist(), 1);
 var PACKAGE_CONTEXT_NAME = "kptfile.kpt.dev";
 var PACKAGE_CONTEXT_FILE = "package-context.yaml";
 var RESERVED_PACKAGE_CONTEXT_KEYS = ["name", "package-path"];
+function packageContextConfigMap(packageName, data = {}) {
+  const doc = (0, import_yaml21.parseDocument)(
+    [
+      "apiVersion: v1",
+      "kind: ConfigMap",
+      "metadata:",
+      `  name: ${PACKAGE_CONTEXT_NAME}`,
+      "  annotations:",
+      '    config.kubernetes.io/local-config: "true"',
+      "data: {}",
+      ""
+    ].join("\n")
+  );
+  const map = new import_yaml21.YAMLMap();
+  map.set("name", packageName);
+  for (const [k, v] of Object.entries(data)) if (k !== "name") map.set(k, v);
+  doc.set("data", map);
+  return doc.toString({ lineWidth: 0 });
+}
 
 // ../package-update/src/kptfile.ts
-var import_yaml21 = __toESM(require_dist(), 1);
+var import_yaml22 = __toESM(require_dist(), 1);
 
 // ../package-update/src/errors.ts
 var UpdateError = class extends KdeltaError2 {
@@ -33969,18 +33973,18 @@ function strategyOf(value2, file) {
     file
   );
 }
-function kptfileOf(text, file) {
-  return readKptfileText(text, file);
+function kptfileOf(text2, file) {
+  return readKptfileText(text2, file);
 }
 function readKptfile(pkg, file) {
-  const text = pkg.kptfileText();
-  return text === void 0 ? void 0 : kptfileOf(text, file);
+  const text2 = pkg.kptfileText();
+  return text2 === void 0 ? void 0 : kptfileOf(text2, file);
 }
 function withUpstream(parsed, name2, upstream2, commit) {
   const base = parsed ?? parseKptfile(`apiVersion: kpt.dev/v1
 kind: Kptfile
 metadata:
-  name: ${(0, import_yaml21.stringify)(name2 ?? "pkg").trim()}
+  name: ${(0, import_yaml22.stringify)(name2 ?? "pkg").trim()}
 `);
   const next = structuredClone(base.kptfile);
   if (name2 !== void 0) next.metadata = { ...next.metadata, name: name2 };
@@ -34012,11 +34016,11 @@ function isKrmPath(path) {
 }
 
 // ../package-update/src/comments.ts
-function alreadyMarked(text) {
-  const kinds = text.match(/^kind:/gm)?.length ?? 0;
+function alreadyMarked(text2) {
+  const kinds = text2.match(/^kind:/gm)?.length ?? 0;
   if (kinds === 0) return false;
-  const comments = text.match(/^metadata:\s*#\s*kpt-merge:/gm)?.length ?? 0;
-  const ids = text.match(/internal\.kpt\.dev\/upstream-identifier:/g)?.length ?? 0;
+  const comments = text2.match(/^metadata:\s*#\s*kpt-merge:/gm)?.length ?? 0;
+  const ids = text2.match(/internal\.kpt\.dev\/upstream-identifier:/g)?.length ?? 0;
   return comments === kinds && ids === kinds;
 }
 function addMergeCommentsToTree(pkg) {
@@ -34118,7 +34122,14 @@ function inside(child, parent) {
   const rel = relative(parent, child);
   return rel === "" || !rel.startsWith("..") && !isAbsolute2(rel);
 }
+function mayBeInWorkTree(dir) {
+  for (let d = dir; ; d = dirname3(d)) {
+    if (existsSync3(join5(d, ".git"))) return true;
+    if (dirname3(d) === d) return false;
+  }
+}
 function gitCommonDir(dir) {
+  if (!mayBeInWorkTree(dir)) return void 0;
   const env = { ...process.env };
   for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"]) delete env[k];
   try {
@@ -34217,14 +34228,14 @@ function swap(target, work) {
   fsyncPath(dirname3(journal));
 }
 function readJournal(path) {
-  let text;
+  let text2;
   try {
-    text = readFileSync2(path, "utf8");
+    text2 = readFileSync2(path, "utf8");
   } catch {
     return void 0;
   }
   try {
-    const j = JSON.parse(text);
+    const j = JSON.parse(text2);
     if (j.kdelta === "swap" && typeof j.target === "string" && typeof j.work === "string") return j;
   } catch {
   }
@@ -34324,10 +34335,10 @@ function applyChanges(root, changes) {
     symlinkSync(l.target, to);
   }
 }
-var isEmpty2 = (c) => c.written.length + c.links.length + c.deleted.length + c.created.length === 0;
+var isEmpty = (c) => c.written.length + c.links.length + c.deleted.length + c.created.length === 0;
 function commitTree(dir, newTree, oldTree) {
   const changes = newTree.changesFrom(oldTree);
-  if (isEmpty2(changes)) return changes;
+  if (isEmpty(changes)) return changes;
   const target = canonical(dir);
   const work = makeWorkDir(target, "work");
   try {
@@ -34347,7 +34358,36 @@ function writeTree(dir, tree, empty2) {
 // ../package-update/src/fetch.ts
 import { tmpdir as tmpdir2 } from "node:os";
 import { join as join7 } from "node:path";
+var FetchMemo = class {
+  entries = /* @__PURE__ */ new Map();
+  /** The fetch for `key`, started by `load` when there is none (a failed one is forgotten). */
+  share(key, load) {
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = load();
+      this.entries.set(key, entry);
+      entry.catch(() => this.entries.delete(key));
+    }
+    return entry;
+  }
+};
+function createFetchMemo() {
+  return new FetchMemo();
+}
 async function fetchTree(git3, repo, directory, ref) {
+  const memo2 = git3.fetches;
+  if (!memo2) return fetchTreeOnce(git3, repo, directory, ref);
+  let key;
+  try {
+    const where = repoLocation(repo, git3.cwd ?? process.cwd()).url;
+    key = JSON.stringify([where, normalizeDirectory(directory), ref ?? null, git3.cacheDir ?? null]);
+  } catch {
+    return fetchTreeOnce(git3, repo, directory, ref);
+  }
+  const fetched = await memo2.share(key, () => fetchTreeOnce(git3, repo, directory, ref));
+  return { ...fetched, tree: fetched.tree.clone() };
+}
+async function fetchTreeOnce(git3, repo, directory, ref) {
   const holder = makeTempDir(tmpdir2(), "fetch");
   try {
     const dest = join7(holder, "pkg");
@@ -34457,25 +34497,25 @@ async function getPackage(options) {
 import { basename as basename5, join as join9, posix as posix3, relative as relative3, sep } from "node:path";
 
 // ../package-update/src/compare.ts
-var import_yaml22 = __toESM(require_dist(), 1);
+var import_yaml23 = __toESM(require_dist(), 1);
 var KPTFILE_BOOKKEEPING = ["apiVersion", "kind", "upstream", "upstreamLock", "status", "metadata"];
-function kptfileData(text) {
+function kptfileData(text2) {
   try {
-    const data = (0, import_yaml22.parse)(text) ?? {};
+    const data = (0, import_yaml23.parse)(text2) ?? {};
     const copy = { ...data };
     for (const k of KPTFILE_BOOKKEEPING) delete copy[k];
     return copy;
   } catch {
-    return text;
+    return text2;
   }
 }
-function yamlData(text) {
+function yamlData(text2) {
   try {
-    const docs = (0, import_yaml22.parseAllDocuments)(text, { uniqueKeys: false });
-    if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text.trim();
+    const docs = (0, import_yaml23.parseAllDocuments)(text2, { uniqueKeys: false });
+    if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text2.trim();
     return docs.map((d) => stripIdentifier(d.toJS())).filter((d) => d !== null && d !== void 0);
   } catch {
-    return text.trim();
+    return text2.trim();
   }
 }
 function stripIdentifier(value2) {
@@ -34733,8 +34773,8 @@ function upstreamRepointed(input) {
 }
 function upstreamChanges(origin, upstream2) {
   const before = new Map(origin.map((f) => [f.path, f.text]));
-  const same2 = new Set(upstream2.filter((f) => before.get(f.path) === f.text).map((f) => f.path));
-  return { origin: origin.filter((f) => !same2.has(f.path)), upstream: upstream2.filter((f) => !same2.has(f.path)) };
+  const same = new Set(upstream2.filter((f) => before.get(f.path) === f.text).map((f) => f.path));
+  return { origin: origin.filter((f) => !same.has(f.path)), upstream: upstream2.filter((f) => !same.has(f.path)) };
 }
 function atSidePath(input, fn3) {
   try {
@@ -35037,9 +35077,9 @@ function fileOutcomes(before, after) {
   const a = before.allFiles();
   const b = after.allFiles();
   const out = [];
-  for (const [path, text] of b) {
+  for (const [path, text2] of b) {
     const old = a.get(path);
-    out.push({ path, status: old === void 0 ? "added" : old === text ? "kept" : "changed" });
+    out.push({ path, status: old === void 0 ? "added" : old === text2 ? "kept" : "changed" });
   }
   for (const path of a.keys()) if (!b.has(path)) out.push({ path, status: "deleted" });
   return out.sort((x, y) => x.path < y.path ? -1 : x.path > y.path ? 1 : 0);
@@ -35092,7 +35132,7 @@ async function updatePackage(options) {
     }
   }
   run2.progress(options.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);
-  const written = !options.dryRun && !isEmpty2(commitTree(dir, work, before));
+  const written = !options.dryRun && !isEmpty(commitTree(dir, work, before));
   const lock = kptfileOf(work.text(KPTFILE), join9(dir, KPTFILE)).kptfile.upstreamLock;
   return {
     updated: count,
@@ -35108,17 +35148,17 @@ async function updatePackage(options) {
 }
 
 // ../package-update/src/diff.ts
-var import_yaml23 = __toESM(require_dist(), 1);
+var import_yaml24 = __toESM(require_dist(), 1);
 
 // ../cli/src/util/fs.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { mkdir as mkdir4, readdir as readdir4, readFile as readFile3, rename as rename4, rm as rm4, stat as stat3, writeFile as writeFile4 } from "node:fs/promises";
 import { dirname as dirname6, join as join10, relative as relative4, sep as sep2 } from "node:path";
-async function writeFileAtomic(path, text) {
+async function writeFileAtomic(path, text2) {
   await mkdir4(dirname6(path), { recursive: true });
   const temp = join10(dirname6(path), `.${randomBytes2(6).toString("hex")}.kdelta-tmp`);
   try {
-    await writeFile4(temp, text);
+    await writeFile4(temp, text2);
     await rename4(temp, path);
   } catch (error2) {
     await rm4(temp, { force: true });
@@ -35148,7 +35188,7 @@ async function listFiles(root, accept) {
 }
 
 // ../cli/src/commands/variant-apply.ts
-var import_yaml29 = __toESM(require_dist(), 1);
+var import_yaml30 = __toESM(require_dist(), 1);
 
 // ../variant-engine/src/api/types.ts
 var PACKAGE_VARIANT_API_VERSION = "config.porch.kpt.dev/v1alpha1";
@@ -39752,17 +39792,17 @@ function describeCelError(source, error2) {
   const summary2 = e.summary ?? (e.message ?? String(error2)).split("\n")[0] ?? "";
   const offset = e.range?.start ?? e.node?.start ?? e.node?.pos;
   const at = position2(source, offset);
-  let text = summary2;
+  let text2 = summary2;
   let match;
   if (e.code === "unknown_variable") {
     const name2 = /Unknown variable: (.*)$/.exec(summary2)?.[1] ?? summary2;
-    text = `undeclared reference to '${name2}'`;
+    text2 = `undeclared reference to '${name2}'`;
   } else if (match = /^No such key: (.*)$/.exec(summary2)) {
-    text = `no such key: ${match[1]}`;
+    text2 = `no such key: ${match[1]}`;
   } else if (e.name === "ParseError") {
-    text = `Syntax error: ${summary2}`;
+    text2 = `Syntax error: ${summary2}`;
   }
-  return `ERROR: <input>:${at}: ${text}`;
+  return `ERROR: <input>:${at}: ${text2}`;
 }
 var cache = /* @__PURE__ */ new Map();
 function compileExpr(source, scope = "full") {
@@ -39912,9 +39952,9 @@ function unrollTargets(pvs, objects) {
     });
     if (!selected.ok) return { ok: false, error: `spec.targets[${targetIndex}].${field}.${selected.error}` };
     const names = target.packageNames && target.packageNames.length > 0 ? target.packageNames : [upstreamPackage];
-    for (const object of selected.value) {
+    for (const object2 of selected.value) {
       for (const name2 of names) {
-        out.push({ repoDefault: object.metadata?.name ?? "", packageDefault: name2, template: template3, object, targetIndex });
+        out.push({ repoDefault: object2.metadata?.name ?? "", packageDefault: name2, template: template3, object: object2, targetIndex });
       }
     }
   }
@@ -40228,10 +40268,10 @@ function expandPackageVariantSet(pvs, options) {
 }
 
 // ../variant-engine/src/mutations/injection.ts
-var import_yaml25 = __toESM(require_dist(), 1);
+var import_yaml26 = __toESM(require_dist(), 1);
 
 // ../variant-engine/src/mutations/package-files.ts
-var import_yaml24 = __toESM(require_dist(), 1);
+var import_yaml25 = __toESM(require_dist(), 1);
 var VariantMutationError = class extends KdeltaError2 {
   name = "VariantMutationError";
   constructor(code2, message2, file, path) {
@@ -40280,9 +40320,9 @@ var PackageDocuments = class {
   documents(path) {
     const hit = this.parsed.get(path);
     if (hit) return hit.docs;
-    const text = this.has(path) ? this.pkg.text(path) : void 0;
-    if (text === void 0) throw new VariantMutationError("missing-file", `${path}: no such file in the package`, path);
-    const docs = (0, import_yaml24.parseAllDocuments)(text);
+    const text2 = this.has(path) ? this.pkg.text(path) : void 0;
+    if (text2 === void 0) throw new VariantMutationError("missing-file", `${path}: no such file in the package`, path);
+    const docs = (0, import_yaml25.parseAllDocuments)(text2);
     if (!Array.isArray(docs)) return [];
     for (const doc of docs) {
       const err = doc.errors[0];
@@ -40299,8 +40339,8 @@ var PackageDocuments = class {
       if (!isKrmFile(file)) continue;
       this.documents(file).forEach((doc, index) => {
         if (doc.contents === null) return;
-        if (!(0, import_yaml24.isMap)(doc.contents)) {
-          const what = (0, import_yaml24.isSeq)(doc.contents) ? "a list" : (0, import_yaml24.isScalar)(doc.contents) ? "a scalar" : "not a mapping";
+        if (!(0, import_yaml25.isMap)(doc.contents)) {
+          const what = (0, import_yaml25.isSeq)(doc.contents) ? "a list" : (0, import_yaml25.isScalar)(doc.contents) ? "a scalar" : "not a mapping";
           throw new VariantMutationError(
             "not-a-krm-object",
             `${file}: failed to extract objects: document ${index + 1} is ${what}, not a KRM object`,
@@ -40325,13 +40365,13 @@ var PackageDocuments = class {
   result() {
     const out = /* @__PURE__ */ new Map();
     for (const path of this.paths()) out.set(path, this.pkg.text(path) ?? "");
-    for (const [path, text] of this.changedFiles()) out.set(path, text);
+    for (const [path, text2] of this.changedFiles()) out.set(path, text2);
     return out;
   }
   /** Writes the changed files into the package; returns them. */
   writeChanges() {
     const changed = this.changedFiles();
-    for (const [path, text] of changed) this.pkg.write(path, text);
+    for (const [path, text2] of changed) this.pkg.write(path, text2);
     for (const [path, file] of this.parsed) this.parsed.set(path, { docs: file.docs, before: file.docs.map((d) => snapshot(d)) });
     return changed;
   }
@@ -40346,20 +40386,20 @@ function indentsSequences(original) {
 function printDocuments(docs, original = "") {
   const indentSeq = indentsSequences(original);
   return docs.map((d, i) => {
-    const text = d.toString({ indentSeq, lineWidth: 0 });
-    return i === 0 ? text : text.startsWith("---") ? text : `---
-${text}`;
+    const text2 = d.toString({ indentSeq, lineWidth: 0 });
+    return i === 0 ? text2 : text2.startsWith("---") ? text2 : `---
+${text2}`;
   }).join("");
 }
 function annotationsOf(doc, create) {
   const existing = doc.getIn(["metadata", "annotations"]);
-  if ((0, import_yaml24.isMap)(existing)) return existing;
+  if ((0, import_yaml25.isMap)(existing)) return existing;
   if (!create) return void 0;
   doc.setIn(["metadata", "annotations"], doc.createNode({}));
   return doc.getIn(["metadata", "annotations"]);
 }
 function stringAt(node) {
-  if ((0, import_yaml24.isScalar)(node)) return node.value === null || node.value === void 0 ? void 0 : String(node.value);
+  if ((0, import_yaml25.isScalar)(node)) return node.value === null || node.value === void 0 ? void 0 : String(node.value);
   return typeof node === "string" ? node : void 0;
 }
 
@@ -40480,26 +40520,26 @@ function setInjectionPointConditionsAndGates(kptfile, points) {
   if (points.length === 0) return;
   const existingGates = kptfile.getIn(["info", "readinessGates"]);
   const gates = /* @__PURE__ */ new Set();
-  if ((0, import_yaml25.isSeq)(existingGates)) {
-    for (const g of existingGates.items) if ((0, import_yaml25.isMap)(g)) gates.add(stringAt(g.get("conditionType", true)) ?? "");
+  if ((0, import_yaml26.isSeq)(existingGates)) {
+    for (const g of existingGates.items) if ((0, import_yaml26.isMap)(g)) gates.add(stringAt(g.get("conditionType", true)) ?? "");
   }
   for (const p of points) if (p.required) gates.add(p.conditionType);
   if (gates.size > 0) {
     const sorted = [...gates].sort(byteOrder2);
-    const unchanged = (0, import_yaml25.isSeq)(existingGates) && existingGates.items.length === sorted.length && existingGates.items.every((g, i) => (0, import_yaml25.isMap)(g) && stringAt(g.get("conditionType", true)) === sorted[i]);
+    const unchanged = (0, import_yaml26.isSeq)(existingGates) && existingGates.items.length === sorted.length && existingGates.items.every((g, i) => (0, import_yaml26.isMap)(g) && stringAt(g.get("conditionType", true)) === sorted[i]);
     if (!unchanged) kptfile.setIn(["info", "readinessGates"], kptfile.createNode(sorted.map((conditionType) => ({ conditionType }))));
   }
   const existing = kptfile.getIn(["status", "conditions"]);
   const byType = /* @__PURE__ */ new Map();
-  if ((0, import_yaml25.isSeq)(existing)) {
-    for (const c of existing.items) if ((0, import_yaml25.isMap)(c)) byType.set(stringAt(c.get("type", true)) ?? "", c);
+  if ((0, import_yaml26.isSeq)(existing)) {
+    for (const c of existing.items) if ((0, import_yaml26.isMap)(c)) byType.set(stringAt(c.get("type", true)) ?? "", c);
   }
   for (const p of points) {
     const c = injectionCondition(p);
     byType.set(c.type, kptfile.createNode({ type: c.type, status: c.status, message: c.message, reason: c.reason }));
   }
   const items = [...byType.keys()].sort(byteOrder2).map((k) => byType.get(k));
-  if ((0, import_yaml25.isSeq)(existing)) existing.items = items;
+  if ((0, import_yaml26.isSeq)(existing)) existing.items = items;
   else kptfile.setIn(["status", "conditions"], kptfile.createNode(items));
 }
 function ensureConfigInjection(pkg, pv, objects) {
@@ -40517,7 +40557,7 @@ function ensureConfigInjection(pkg, pv, objects) {
 }
 
 // ../variant-engine/src/mutations/package-context.ts
-var import_yaml26 = __toESM(require_dist(), 1);
+var import_yaml27 = __toESM(require_dist(), 1);
 function ensurePackageContext(pkg, pv, packageName = "") {
   const ctx = pv.spec?.packageContext;
   const data = ctx?.data ?? {};
@@ -40532,7 +40572,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
     );
   }
   const docs = pkg.documents(PACKAGE_CONTEXT_FILE);
-  const configMaps = docs.filter((d) => (0, import_yaml26.isMap)(d.contents) && d.get("kind") === "ConfigMap");
+  const configMaps = docs.filter((d) => (0, import_yaml27.isMap)(d.contents) && d.get("kind") === "ConfigMap");
   if (configMaps.length === 0) {
     throw new VariantMutationError(
       "invalid-package-context",
@@ -40549,7 +40589,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
     );
   }
   const dataNode = cm.get("data", true);
-  if (!(0, import_yaml26.isMap)(dataNode)) {
+  if (!(0, import_yaml27.isMap)(dataNode)) {
     throw new VariantMutationError(
       "invalid-package-context",
       `${PACKAGE_CONTEXT_FILE}: ConfigMap "${PACKAGE_CONTEXT_NAME}" has no data field`,
@@ -40557,12 +40597,12 @@ function ensurePackageContext(pkg, pv, packageName = "") {
       ".data"
     );
   }
-  const keyOf = (p) => (0, import_yaml26.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+  const keyOf = (p) => (0, import_yaml27.isScalar)(p.key) ? String(p.key.value) : String(p.key);
   const added = [];
   for (const key of Object.keys(data)) {
-    const pair = dataNode.items.find((p) => (0, import_yaml26.isPair)(p) && keyOf(p) === key);
+    const pair = dataNode.items.find((p) => (0, import_yaml27.isPair)(p) && keyOf(p) === key);
     if (pair) {
-      if ((0, import_yaml26.isScalar)(pair.value)) pair.value.value = data[key];
+      if ((0, import_yaml27.isScalar)(pair.value)) pair.value.value = data[key];
       else pair.value = cm.createNode(data[key]);
     } else {
       added.push(key);
@@ -40576,7 +40616,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
 }
 
 // ../variant-engine/src/mutations/pipeline.ts
-var import_yaml27 = __toESM(require_dist(), 1);
+var import_yaml28 = __toESM(require_dist(), 1);
 var PREFIX = "PackageVariant";
 function generatePVFuncName(funcName, pvName, pos) {
   return `${PREFIX}.${pvName}.${funcName}.${pos}`;
@@ -40597,36 +40637,36 @@ function orderedFunction(fn3, name2) {
 }
 function ensureKRMFunctionsInKptfile(kptfile, pv) {
   const pvName = pv.metadata?.name ?? "";
-  if (!(0, import_yaml27.isMap)(kptfile.contents)) throw new VariantMutationError("not-a-krm-object", "Kptfile: not a KRM object", "Kptfile");
+  if (!(0, import_yaml28.isMap)(kptfile.contents)) throw new VariantMutationError("not-a-krm-object", "Kptfile: not a KRM object", "Kptfile");
   let pipeline = kptfile.get("pipeline", true);
-  if (pipeline !== void 0 && pipeline !== null && !(0, import_yaml27.isMap)(pipeline)) {
+  if (pipeline !== void 0 && pipeline !== null && !(0, import_yaml28.isMap)(pipeline)) {
     throw new VariantMutationError("wrong-type", "Kptfile: pipeline: expected a map", "Kptfile", ".pipeline");
   }
   for (const list2 of ["validators", "mutators"]) {
-    const existing = (0, import_yaml27.isMap)(pipeline) ? pipeline.get(list2, true) : void 0;
-    if (existing !== void 0 && existing !== null && !(0, import_yaml27.isSeq)(existing)) {
+    const existing = (0, import_yaml28.isMap)(pipeline) ? pipeline.get(list2, true) : void 0;
+    if (existing !== void 0 && existing !== null && !(0, import_yaml28.isSeq)(existing)) {
       throw new VariantMutationError("wrong-type", `Kptfile: pipeline.${list2}: expected a list`, "Kptfile", `.pipeline.${list2}`);
     }
-    const kept = ((0, import_yaml27.isSeq)(existing) ? existing.items : []).filter(
-      (item) => !((0, import_yaml27.isMap)(item) && isPackageVariantFunc({ name: stringAt(item.get("name", true)) }, pvName))
+    const kept = ((0, import_yaml28.isSeq)(existing) ? existing.items : []).filter(
+      (item) => !((0, import_yaml28.isMap)(item) && isPackageVariantFunc({ name: stringAt(item.get("name", true)) }, pvName))
     );
     const generated = (pv.spec?.pipeline?.[list2] ?? []).map(
       (fn3, i) => kptfile.createNode(orderedFunction(fn3, generatePVFuncName(fn3.name ?? "", pvName, i)))
     );
     const items = [...generated, ...kept];
     if (items.length === 0) {
-      if ((0, import_yaml27.isMap)(pipeline)) pipeline.delete(list2);
+      if ((0, import_yaml28.isMap)(pipeline)) pipeline.delete(list2);
       continue;
     }
-    if (!(0, import_yaml27.isMap)(pipeline)) {
-      pipeline = new import_yaml27.YAMLMap();
+    if (!(0, import_yaml28.isMap)(pipeline)) {
+      pipeline = new import_yaml28.YAMLMap();
       kptfile.set("pipeline", pipeline);
     }
-    const seq = (0, import_yaml27.isSeq)(existing) ? existing : new import_yaml27.YAMLSeq();
+    const seq = (0, import_yaml28.isSeq)(existing) ? existing : new import_yaml28.YAMLSeq();
     seq.items = items;
-    if (!(0, import_yaml27.isSeq)(existing)) pipeline.set(list2, seq);
+    if (!(0, import_yaml28.isSeq)(existing)) pipeline.set(list2, seq);
   }
-  if ((0, import_yaml27.isMap)(pipeline) && pipeline.items.length === 0) kptfile.delete("pipeline");
+  if ((0, import_yaml28.isMap)(pipeline) && pipeline.items.length === 0) kptfile.delete("pipeline");
 }
 function ensureKRMFunctions(pkg, pv) {
   if (!pkg.has("Kptfile")) throw new VariantMutationError("missing-file", "Kptfile not found in the package", "Kptfile");
@@ -40681,10 +40721,10 @@ function applyPackageVariant(pkg, pv, options = {}) {
 var OWNER_ANNOTATION = "config.porch.kpt.dev/package-variant";
 
 // ../cli/src/commands/variant-objects.ts
-var import_yaml28 = __toESM(require_dist(), 1);
+var import_yaml29 = __toESM(require_dist(), 1);
 
 // ../cli/src/commands/variantset-expand.ts
-var import_yaml30 = __toESM(require_dist(), 1);
+var import_yaml31 = __toESM(require_dist(), 1);
 
 // ../cli/src/forge/budget.ts
 var DEFAULT_BUDGET = 400;
@@ -40734,10 +40774,10 @@ var Budget = class {
 // ../cli/src/run/run.ts
 import { mkdir as mkdir6, mkdtemp as mkdtemp3, rm as rm8 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join18, resolve as resolve7 } from "node:path";
+import { join as join18, resolve as resolve8 } from "node:path";
 
 // ../cli/src/forge/local.ts
-var import_yaml31 = __toESM(require_dist(), 1);
+var import_yaml32 = __toESM(require_dist(), 1);
 import { readdir as readdir5, readFile as readFile4 } from "node:fs/promises";
 import { join as join12, relative as relative5 } from "node:path";
 var SAFE = /^[A-Za-z0-9._-]+$/;
@@ -40763,15 +40803,15 @@ function renderRecord(h, body) {
   if (h.conflicts) header2.conflicts = h.conflicts;
   if (h.status) header2.status = { state: h.status.state, description: h.status.description };
   return `---
-${(0, import_yaml31.stringify)(header2, { lineWidth: 0 })}---
+${(0, import_yaml32.stringify)(header2, { lineWidth: 0 })}---
 
 ${body.endsWith("\n") ? body : `${body}
 `}`;
 }
-function parseRecord(text, file) {
-  const m = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text);
+function parseRecord(text2, file) {
+  const m = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text2);
   if (!m) throw new Error(`${file}: not a kdelta proposal record (expected a "---" YAML header)`);
-  const doc = (0, import_yaml31.parseDocument)(m[1]);
+  const doc = (0, import_yaml32.parseDocument)(m[1]);
   if (doc.errors.length > 0) throw new Error(`${file}: header: ${doc.errors[0].message.split("\n")[0]}`);
   const h = doc.toJS();
   const str4 = (k) => {
@@ -40807,22 +40847,22 @@ function createLocalForge(options) {
   const fileOf = (t) => join12(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
   const urlOf = (file) => options.displayRoot ? relative5(options.displayRoot, file) : file;
   async function read(file) {
-    let text;
+    let text2;
     try {
-      text = await readFile4(file, "utf8");
+      text2 = await readFile4(file, "utf8");
     } catch (error2) {
       if (error2.code === "ENOENT") return void 0;
       throw error2;
     }
-    const { header: header2, body } = parseRecord(text, urlOf(file));
+    const { header: header2, body } = parseRecord(text2, urlOf(file));
     return { ...header2, body, id: `${header2.downstream}/${variantOf(header2.head)}`, url: urlOf(file) };
   }
   async function write(p) {
     const file = fileOf(p);
-    const text = renderRecord(p, p.body);
+    const text2 = renderRecord(p, p.body);
     const before = await readFile4(file, "utf8").catch(() => void 0);
-    if (before === text) return false;
-    await writeFileAtomic(file, text);
+    if (before === text2) return false;
+    await writeFileAtomic(file, text2);
     return true;
   }
   return {
@@ -41012,12 +41052,12 @@ var DEFAULTS = {
     format: ""
   }
 };
-function lowercaseKeys(object) {
-  if (!object) {
+function lowercaseKeys(object2) {
+  if (!object2) {
     return {};
   }
-  return Object.keys(object).reduce((newObj, key) => {
-    newObj[key.toLowerCase()] = object[key];
+  return Object.keys(object2).reduce((newObj, key) => {
+    newObj[key.toLowerCase()] = object2[key];
     return newObj;
   }, {});
 }
@@ -41094,11 +41134,11 @@ function extractUrlVariableNames(url) {
   }
   return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
 }
-function omit(object, keysToOmit) {
+function omit(object2, keysToOmit) {
   const result = { __proto__: null };
-  for (const key of Object.keys(object)) {
+  for (const key of Object.keys(object2)) {
     if (keysToOmit.indexOf(key) === -1) {
-      result[key] = object[key];
+      result[key] = object2[key];
     }
   }
   return result;
@@ -41556,8 +41596,8 @@ var convertMarkedBigIntsReviver = (key, value2, context, userReviver) => {
   if (!hasUserReviver) return value2;
   return userReviver(key, value2, context);
 };
-var JSONParseV2 = (text, reviver) => {
-  return JSON.parse(text, (key, value2, context) => {
+var JSONParseV2 = (text2, reviver) => {
+  return JSON.parse(text2, (key, value2, context) => {
     const isNumber = typeof value2 === "number";
     const isOutOfBounds = value2 > Number.MAX_SAFE_INTEGER || value2 < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -41615,8 +41655,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text) => {
-  return text.replace(
+var serializeBigInts = (text2) => {
+  return text2.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -41630,18 +41670,18 @@ var serializeBigInts = (text) => {
     }
   );
 };
-var JSONParse = (text, reviver) => {
-  if (!text) return originalParse(text, reviver);
+var JSONParse = (text2, reviver) => {
+  if (!text2) return originalParse(text2, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text, reviver);
-    const serializedData = serializeBigInts(text);
+    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
+    const serializedData = serializeBigInts(text2);
     return originalParse(
       serializedData,
       (key, value2, context) => convertMarkedBigIntsReviver(key, value2, context, reviver)
     );
   } catch (error2) {
     if (error2 instanceof RangeError) {
-      const serializedData = serializeBigInts(text);
+      const serializedData = serializeBigInts(text2);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -41809,12 +41849,12 @@ async function getResponseData(response) {
   }
   const mimetype = (0, import_content_type.parse)(contentType);
   if (isJSONResponse(mimetype)) {
-    let text = "";
+    let text2 = "";
     try {
-      text = await response.text();
-      return JSONParse(text);
+      text2 = await response.text();
+      return JSONParse(text2);
     } catch (err) {
-      return text;
+      return text2;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -42483,12 +42523,12 @@ function parseMetadataBlock(body) {
 }
 var MAX_BODY = 6e4;
 var SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
-function code(text) {
-  const t = text.replace(/\n/g, " ");
+function code(text2) {
+  const t = text2.replace(/\n/g, " ");
   return t.includes("`") ? `\`\` ${t} \`\`` : `\`${t}\``;
 }
-function cell(text) {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+function cell(text2) {
+  return text2.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 function value(v) {
   if (v === void 0) return "(absent)";
@@ -42580,8 +42620,8 @@ function renderProposalBodies(input, limit = MAX_BODY) {
   ladder.push({ ...lean, fileLines: 0, conflictSection: false });
   ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
   for (const d of ladder) {
-    const text = renderWith(input, d, true);
-    if (text.length <= limit) return { body: text, full, shortened: true };
+    const text2 = renderWith(input, d, true);
+    if (text2.length <= limit) return { body: text2, full, shortened: true };
   }
   const last = renderWith(input, ladder[ladder.length - 1], true);
   const tail = last.slice(last.lastIndexOf("\n---\n"));
@@ -42651,15 +42691,15 @@ function describeGitHubError(error2, what) {
   if ((status === 403 || status === 404) && accepted !== void 0) {
     return `GitHub: cannot ${what}: ${missingPermissionAdvice(accepted)}`;
   }
-  const text = detail(e);
-  if ((status === 403 || status === 429) && /rate limit/i.test(text)) {
+  const text2 = detail(e);
+  if ((status === 403 || status === 429) && /rate limit/i.test(text2)) {
     const retry2 = header(e, "retry-after");
-    return `GitHub: cannot ${what}: rate limited (${status}${retry2 ? `, retry after ${retry2}s` : ""}) after retrying: ${text}; the next run continues`;
+    return `GitHub: cannot ${what}: rate limited (${status}${retry2 ? `, retry after ${retry2}s` : ""}) after retrying: ${text2}; the next run continues`;
   }
   if (status === 404) {
     return `GitHub: cannot ${what}: not found (404): the repository does not exist or the token cannot see it (a GITHUB_TOKEN reaches only its own repository; use a GitHub App token or a PAT for others)`;
   }
-  return `GitHub: cannot ${what}: ${status}${text ? ` ${text}` : ""}`;
+  return `GitHub: cannot ${what}: ${status}${text2 ? ` ${text2}` : ""}`;
 }
 
 // ../cli/src/forge/github-repo.ts
@@ -42972,8 +43012,8 @@ function createGitHubForge(options = {}) {
           pulls.set(r.pull.number, r);
           created = true;
         } catch (error2) {
-          const text = JSON.stringify(error2.response?.data ?? "");
-          if (error2.status !== 422 || !/already exists/i.test(text)) {
+          const text2 = JSON.stringify(error2.response?.data ?? "");
+          if (error2.status !== 422 || !/already exists/i.test(text2)) {
             throw new Error(describeGitHubError(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`));
           }
           open2.delete(keyOf(repo));
@@ -43123,7 +43163,7 @@ function createGitHubForge(options = {}) {
 }
 
 // ../cli/src/run/control.ts
-var import_yaml32 = __toESM(require_dist(), 1);
+var import_yaml33 = __toESM(require_dist(), 1);
 import { readFile as readFile5 } from "node:fs/promises";
 import { join as join13 } from "node:path";
 var RUN_SETTINGS_API_VERSION = "kdelta.dev/v1alpha1";
@@ -43153,8 +43193,8 @@ var PORCH_PLAIN_KINDS = /* @__PURE__ */ new Set(["porch.kpt.dev/v1alpha1 Package
 function groupOf3(apiVersion) {
   return apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
 }
-function lineOf2(text, offset) {
-  return text.slice(0, offset).split("\n").length;
+function lineOf2(text2, offset) {
+  return text2.slice(0, offset).split("\n").length;
 }
 async function controlFiles(dir) {
   const files = await listFiles(dir, (name2) => /\.ya?ml$/.test(name2));
@@ -43177,13 +43217,13 @@ async function loadControl(options) {
   const seen = /* @__PURE__ */ new Map();
   for (const rel of await controlFiles(options.dir)) {
     const file = join13(display, rel);
-    const text = await readFile5(join13(options.dir, rel), "utf8");
-    const docs = (0, import_yaml32.parseAllDocuments)(text);
+    const text2 = await readFile5(join13(options.dir, rel), "utf8");
+    const docs = (0, import_yaml33.parseAllDocuments)(text2);
     for (const [i, doc] of docs.entries()) {
       const base = { file, document: i + 1 };
       const err = doc.errors[0];
       if (err) {
-        issues.push({ source: base, message: `invalid YAML at line ${lineOf2(text, err.pos[0])}: ${err.message.split("\n")[0]}` });
+        issues.push({ source: base, message: `invalid YAML at line ${lineOf2(text2, err.pos[0])}: ${err.message.split("\n")[0]}` });
         continue;
       }
       const value2 = doc.toJS();
@@ -43277,15 +43317,15 @@ function checkRepository(raw, source, issues) {
   const before = issues.length;
   const d = decodeObject(raw);
   for (const p of d.errors) issues.push(fieldIssue(source, p));
-  const isMap23 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+  const isMap26 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
   const spec = raw.spec;
-  if (!isMap23(spec)) {
+  if (!isMap26(spec)) {
     issues.push({ source, field: "spec", message: spec === void 0 ? "missing" : "expected a map" });
     return void 0;
   }
   for (const [path, fields] of Object.entries(REPOSITORY_FIELDS)) {
     const at = path === "" ? raw : path === "spec" ? spec : spec.git;
-    if (!isMap23(at)) continue;
+    if (!isMap26(at)) continue;
     for (const k of Object.keys(at)) {
       if (!fields.includes(k))
         issues.push({ source, field: path ? `${path}.${k}` : k, message: `unknown field (expected one of ${fields.join(", ")})` });
@@ -43295,7 +43335,7 @@ function checkRepository(raw, source, issues) {
     issues.push({ source, field: "spec.type", message: `a run reads git repositories only (got ${JSON.stringify(spec.type)})` });
   }
   const git3 = spec.git;
-  if (!isMap23(git3)) {
+  if (!isMap26(git3)) {
     issues.push({ source, field: "spec.git", message: git3 === void 0 ? "missing (a run needs spec.git.repo)" : "expected a map" });
     return void 0;
   }
@@ -43451,26 +43491,26 @@ function checkGitHubSettings(raw, source, issues) {
 }
 
 // ../cli/src/run/job.ts
-var import_yaml43 = __toESM(require_dist(), 1);
+var import_yaml45 = __toESM(require_dist(), 1);
 import { readFile as readFile8, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 
 // ../fn-render/src/builtins/apply-replacements.ts
-var import_yaml35 = __toESM(require_dist(), 1);
+var import_yaml36 = __toESM(require_dist(), 1);
 
 // ../fn-render/src/items.ts
-var import_yaml33 = __toESM(require_dist(), 1);
+var import_yaml34 = __toESM(require_dist(), 1);
 var isPlain = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-function parseResource(text, parsed) {
-  const doc = parsed ?? (0, import_yaml33.parseDocument)(text);
+function parseResource(text2, parsed) {
+  const doc = parsed ?? (0, import_yaml34.parseDocument)(text2);
   const visit3 = (node) => {
-    if ((0, import_yaml33.isSeq)(node)) for (const el of node.items) visit3(el);
-    if (!(0, import_yaml33.isMap)(node)) return;
+    if ((0, import_yaml34.isSeq)(node)) for (const el of node.items) visit3(el);
+    if (!(0, import_yaml34.isMap)(node)) return;
     for (const pair of node.items) {
       const value2 = pair.value;
-      if ((0, import_yaml33.isScalar)(pair.key) && (0, import_yaml33.isCollection)(value2) && value2.commentBefore && pair.key.range) {
-        const end = text.indexOf("\n", pair.key.range[1]);
-        const line = text.slice(pair.key.range[1], end < 0 ? text.length : end);
+      if ((0, import_yaml34.isScalar)(pair.key) && (0, import_yaml34.isCollection)(value2) && value2.commentBefore && pair.key.range) {
+        const end = text2.indexOf("\n", pair.key.range[1]);
+        const line = text2.slice(pair.key.range[1], end < 0 ? text2.length : end);
         const [first, ...rest] = value2.commentBefore.split("\n");
         if (first !== void 0 && /^\s*:\s*#/.test(line) && line.slice(line.indexOf("#") + 1) === first) {
           pair.key.comment = first;
@@ -43533,10 +43573,10 @@ function identity3(doc) {
 function stringMap(doc, field) {
   const node = doc.getIn(["metadata", field], true);
   const out = {};
-  if (!(0, import_yaml33.isMap)(node)) return out;
+  if (!(0, import_yaml34.isMap)(node)) return out;
   for (const pair of node.items) {
-    const k = (0, import_yaml33.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
-    const v = (0, import_yaml33.isScalar)(pair.value) ? pair.value.value : pair.value;
+    const k = (0, import_yaml34.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+    const v = (0, import_yaml34.isScalar)(pair.value) ? pair.value.value : pair.value;
     out[k] = v === null || v === void 0 ? "" : String(v);
   }
   return out;
@@ -43548,8 +43588,8 @@ function groupOf4(apiVersion) {
 function isLocalConfig(doc) {
   return stringMap(doc, "annotations")["config.kubernetes.io/local-config"] === "true";
 }
-function sequenceIndent(text) {
-  const m = /^( *)[^\s#-][^\n]*:[ \t]*(?:#[^\n]*)?\n( *)- /m.exec(text);
+function sequenceIndent(text2) {
+  const m = /^( *)[^\s#-][^\n]*:[ \t]*(?:#[^\n]*)?\n( *)- /m.exec(text2);
   if (!m) return "compact";
   return (m[2]?.length ?? 0) > (m[1]?.length ?? 0) ? "wide" : "compact";
 }
@@ -43558,7 +43598,7 @@ function printItem(doc, indent) {
 }
 
 // ../fn-render/src/builtins/fields.ts
-var import_yaml34 = __toESM(require_dist(), 1);
+var import_yaml35 = __toESM(require_dist(), 1);
 var BuiltinConfigError = class extends Error {
 };
 function specApplies(doc, spec) {
@@ -43572,19 +43612,19 @@ function mapsAt(doc, path, create) {
   const segments = path.split("/").filter((s) => s !== "");
   const out = [];
   const walk = (node, i) => {
-    if ((0, import_yaml34.isSeq)(node)) {
+    if ((0, import_yaml35.isSeq)(node)) {
       for (const el of node.items) walk(el, i);
       return;
     }
-    if (!(0, import_yaml34.isMap)(node)) return;
+    if (!(0, import_yaml35.isMap)(node)) return;
     if (i === segments.length) {
       out.push(node);
       return;
     }
     const seg = segments[i].replace(/\[\]$/, "");
     let child = node.get(seg, true);
-    if ((child === void 0 || (0, import_yaml34.isScalar)(child) && child.value === null) && create && !segments[i]?.endsWith("[]")) {
-      child = new import_yaml34.YAMLMap();
+    if ((child === void 0 || (0, import_yaml35.isScalar)(child) && child.value === null) && create && !segments[i]?.endsWith("[]")) {
+      child = new import_yaml35.YAMLMap();
       node.set(seg, child);
     }
     walk(child, i + 1);
@@ -43613,15 +43653,15 @@ function resultFor(item, message2, severity, fieldPath3) {
     file: { path: item.path, index: item.index }
   };
 }
-function setScalarText(node, text) {
-  node.value = typeof node.value === "string" ? text : parseScalarText(text);
+function setScalarText(node, text2) {
+  node.value = typeof node.value === "string" ? text2 : parseScalarText(text2);
 }
-function parseScalarText(text) {
-  if (/^-?(?:0|[1-9]\d*)$/.test(text)) return Number(text);
-  if (/^-?(?:0|[1-9]\d*)\.\d+$/.test(text)) return Number(text);
-  if (text === "true" || text === "false") return text === "true";
-  if (text === "null" || text === "~") return null;
-  return text;
+function parseScalarText(text2) {
+  if (/^-?(?:0|[1-9]\d*)$/.test(text2)) return Number(text2);
+  if (/^-?(?:0|[1-9]\d*)\.\d+$/.test(text2)) return Number(text2);
+  if (text2 === "true" || text2 === "false") return text2 === "true";
+  if (text2 === "null" || text2 === "~") return null;
+  return text2;
 }
 
 // ../fn-render/src/builtins/apply-replacements.ts
@@ -43675,33 +43715,33 @@ function nodesAt(doc, fieldPath3, create) {
     const seg = segs[i];
     const bracket = /^\[(.*)\]$/.exec(seg);
     if (bracket) {
-      if (!(0, import_yaml35.isSeq)(node)) return;
+      if (!(0, import_yaml36.isSeq)(node)) return;
       const inner = bracket[1];
       const eq = inner.indexOf("=");
       if (eq >= 0) {
         const [k, v] = [inner.slice(0, eq), inner.slice(eq + 1)];
         node.items.forEach((el, idx) => {
-          if ((0, import_yaml35.isMap)(el) && String(el.get(k)) === v) walk(el, i + 1, node, idx);
+          if ((0, import_yaml36.isMap)(el) && String(el.get(k)) === v) walk(el, i + 1, node, idx);
         });
       } else if (/^\d+$/.test(inner)) walk(node.items[Number(inner)], i + 1, node, Number(inner));
       return;
     }
-    if (seg === "*" && (0, import_yaml35.isSeq)(node)) {
+    if (seg === "*" && (0, import_yaml36.isSeq)(node)) {
       node.items.forEach((el, idx) => walk(el, i + 1, node, idx));
       return;
     }
-    if ((0, import_yaml35.isSeq)(node) && /^\d+$/.test(seg)) {
+    if ((0, import_yaml36.isSeq)(node) && /^\d+$/.test(seg)) {
       walk(node.items[Number(seg)], i + 1, node, Number(seg));
       return;
     }
-    if (!(0, import_yaml35.isMap)(node)) return;
+    if (!(0, import_yaml36.isMap)(node)) return;
     let child = node.get(seg, true);
     if (child === void 0 && create) {
       if (i === segs.length - 1) {
         out.push({ parent: node, key: seg });
         return;
       }
-      child = /^\[/.test(segs[i + 1] ?? "") ? new import_yaml35.YAMLSeq() : new import_yaml35.YAMLMap();
+      child = /^\[/.test(segs[i + 1] ?? "") ? new import_yaml36.YAMLSeq() : new import_yaml36.YAMLMap();
       node.set(seg, child);
     }
     if (child === void 0) return;
@@ -43733,12 +43773,12 @@ var applyReplacements = ({ items, config }) => {
     let value2 = getValue(parent, key);
     const so = r.source.options;
     if (so?.delimiter) {
-      if (!(0, import_yaml35.isScalar)(value2)) throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
+      if (!(0, import_yaml36.isScalar)(value2)) throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
       const parts = String(value2.value).split(so.delimiter);
       const idx = so.index ?? 0;
       if (idx < 0 || idx >= parts.length)
         throw new BuiltinConfigError(`replacements[${n}]: options.index ${idx} is out of bounds for value ${String(value2.value)}`);
-      value2 = new import_yaml35.Document(parts[idx]).contents;
+      value2 = new import_yaml36.Document(parts[idx]).contents;
     }
     for (const target of r.targets ?? []) {
       if (!target.select) throw new BuiltinConfigError(`replacements[${n}]: target must specify resources to select`);
@@ -43752,9 +43792,9 @@ var applyReplacements = ({ items, config }) => {
             const current = getValue(place.parent, place.key);
             let next = value2.clone ? value2.clone() : value2;
             if (to.delimiter) {
-              if (!(0, import_yaml35.isScalar)(value2))
+              if (!(0, import_yaml36.isScalar)(value2))
                 throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
-              const parts = (0, import_yaml35.isScalar)(current) && current.value !== null ? String(current.value).split(to.delimiter) : [];
+              const parts = (0, import_yaml36.isScalar)(current) && current.value !== null ? String(current.value).split(to.delimiter) : [];
               const idx = to.index ?? 0;
               const v = String(value2.value);
               if (idx < 0) parts.unshift(v);
@@ -43762,8 +43802,8 @@ var applyReplacements = ({ items, config }) => {
               else parts[idx] = v;
               next = parts.join(to.delimiter);
             }
-            if ((0, import_yaml35.isScalar)(current) && (0, import_yaml35.isScalar)(next)) current.value = next.value;
-            else if ((0, import_yaml35.isScalar)(current) && typeof next === "string") current.value = next;
+            if ((0, import_yaml36.isScalar)(current) && (0, import_yaml36.isScalar)(next)) current.value = next.value;
+            else if ((0, import_yaml36.isScalar)(current) && typeof next === "string") current.value = next;
             else place.parent.set(place.key, next);
           }
         }
@@ -43774,7 +43814,7 @@ var applyReplacements = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/apply-setters.ts
-var import_yaml36 = __toESM(require_dist(), 1);
+var import_yaml37 = __toESM(require_dist(), 1);
 var MARKER3 = /^\s*kpt-set:\s*(.+?)\s*$/;
 var SETTER = /\$\{([^}]+)\}/g;
 function setterPattern(comment) {
@@ -43801,21 +43841,21 @@ var applySetters = ({ items, config }) => {
   const results = [];
   for (const item of items) {
     const visit3 = (node, path, keyComment) => {
-      if ((0, import_yaml36.isScalar)(node)) {
+      if ((0, import_yaml37.isScalar)(node)) {
         const pattern = setterPattern(node.comment) ?? setterPattern(keyComment);
         if (pattern === void 0) return;
         const next = expand2(pattern, values);
         if (next === void 0 || String(node.value ?? "") === next) return;
         setScalarText(node, next);
         results.push(resultFor(item, `set field value to ${JSON.stringify(next)}`, "info", path));
-      } else if ((0, import_yaml36.isSeq)(node)) {
+      } else if ((0, import_yaml37.isSeq)(node)) {
         const pattern = setterPattern(node.commentBefore) ?? setterPattern(keyComment);
         const whole = pattern === void 0 ? void 0 : /^\$\{([^}]+)\}$/.exec(pattern);
         if (whole) {
           const v = values[whole[1]];
           if (v !== void 0) {
-            const parsed = (0, import_yaml36.parseDocument)(v).contents;
-            if (!(0, import_yaml36.isSeq)(parsed))
+            const parsed = (0, import_yaml37.parseDocument)(v).contents;
+            if (!(0, import_yaml37.isSeq)(parsed))
               throw new BuiltinConfigError(
                 `setter ${JSON.stringify(whole[1])} marks the list ${path} of ${item.path}: its value must be a YAML list`
               );
@@ -43827,10 +43867,10 @@ var applySetters = ({ items, config }) => {
           }
         }
         node.items.forEach((el, i) => visit3(el, `${path}[${i}]`));
-      } else if ((0, import_yaml36.isMap)(node)) {
+      } else if ((0, import_yaml37.isMap)(node)) {
         for (const pair of node.items) {
-          const key = (0, import_yaml36.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
-          visit3(pair.value, path === "" ? key : `${path}.${key}`, (0, import_yaml36.isScalar)(pair.key) ? pair.key.comment : void 0);
+          const key = (0, import_yaml37.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+          visit3(pair.value, path === "" ? key : `${path}.${key}`, (0, import_yaml37.isScalar)(pair.key) ? pair.key.comment : void 0);
         }
       }
     };
@@ -43840,7 +43880,7 @@ var applySetters = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/search-replace.ts
-var import_yaml37 = __toESM(require_dist(), 1);
+var import_yaml38 = __toESM(require_dist(), 1);
 var MATCHERS = ["by-path", "by-value", "by-value-regex", "by-file-path"];
 var PUTS = ["put-value", "put-comment"];
 function tokens(path) {
@@ -43936,15 +43976,15 @@ var searchReplace = ({ items, config }) => {
       } else results.push(resultFor(item, "Matched field", "info", path));
     };
     const walk = (node, path) => {
-      if ((0, import_yaml37.isMap)(node)) {
-        for (const pair of node.items) walk(pair.value, [...path, (0, import_yaml37.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key)]);
-      } else if ((0, import_yaml37.isSeq)(node)) {
+      if ((0, import_yaml38.isMap)(node)) {
+        for (const pair of node.items) walk(pair.value, [...path, (0, import_yaml38.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key)]);
+      } else if ((0, import_yaml38.isSeq)(node)) {
         node.items.forEach((el, i) => walk(el, [...path, `[${i}]`]));
-      } else if ((0, import_yaml37.isScalar)(node)) {
+      } else if ((0, import_yaml38.isScalar)(node)) {
         if (byPath && !pathMatches(byPath, path)) return;
-        const text = node.value === null ? "" : String(node.value);
-        if (byValue !== void 0 && text !== byValue) return;
-        const groups2 = byRegex ? byRegex.exec(text) : null;
+        const text2 = node.value === null ? "" : String(node.value);
+        if (byValue !== void 0 && text2 !== byValue) return;
+        const groups2 = byRegex ? byRegex.exec(text2) : null;
         if (byRegex && !groups2) return;
         onMatch(node, path.join(".").replace(/\.\[/g, "["), groups2);
       }
@@ -43954,7 +43994,7 @@ var searchReplace = ({ items, config }) => {
     if (plainPath && byPath && putValue !== void 0 && byValue === void 0 && !byRegex && !item.doc.hasIn(byPath)) {
       item.doc.setIn(byPath, putValue);
       const n = item.doc.getIn(byPath, true);
-      if ((0, import_yaml37.isScalar)(n)) setScalarText(n, putValue);
+      if ((0, import_yaml38.isScalar)(n)) setScalarText(n, putValue);
       results.push(resultFor(item, `Mutated field value to ${JSON.stringify(putValue)}`, "info", byPath.join(".")));
     }
   }
@@ -43994,7 +44034,7 @@ var setAnnotations = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/set-image.ts
-var import_yaml38 = __toESM(require_dist(), 1);
+var import_yaml39 = __toESM(require_dist(), 1);
 var CONTAINER_LISTS = /* @__PURE__ */ new Set(["containers", "initContainers", "ephemeralContainers"]);
 function splitImage(image) {
   const at = image.indexOf("@");
@@ -44027,7 +44067,7 @@ var setImage = ({ items, config }) => {
   const results = [];
   for (const item of items) {
     const update = (node, path) => {
-      if (!(0, import_yaml38.isScalar)(node) || typeof node.value !== "string") return;
+      if (!(0, import_yaml39.isScalar)(node) || typeof node.value !== "string") return;
       const old = splitImage(node.value);
       if (old.name !== name2) return;
       const base = newName || old.name;
@@ -44037,17 +44077,17 @@ var setImage = ({ items, config }) => {
       node.value = next;
     };
     const walk = (node, path) => {
-      if ((0, import_yaml38.isMap)(node)) {
+      if ((0, import_yaml39.isMap)(node)) {
         for (const pair of node.items) {
-          const key = (0, import_yaml38.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+          const key = (0, import_yaml39.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
           const p = path === "" ? key : `${path}.${key}`;
-          if (CONTAINER_LISTS.has(key) && (0, import_yaml38.isSeq)(pair.value)) {
+          if (CONTAINER_LISTS.has(key) && (0, import_yaml39.isSeq)(pair.value)) {
             pair.value.items.forEach((c, i) => {
-              if ((0, import_yaml38.isMap)(c)) update(c.get("image", true), `${p}[${i}].image`);
+              if ((0, import_yaml39.isMap)(c)) update(c.get("image", true), `${p}[${i}].image`);
             });
           } else walk(pair.value, p);
         }
-      } else if ((0, import_yaml38.isSeq)(node)) node.items.forEach((el, i) => walk(el, `${path}[${i}]`));
+      } else if ((0, import_yaml39.isSeq)(node)) node.items.forEach((el, i) => walk(el, `${path}[${i}]`));
     };
     walk(item.doc.contents, "");
     for (const f of extra) {
@@ -44124,7 +44164,7 @@ var setLabels = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/set-namespace.ts
-var import_yaml39 = __toESM(require_dist(), 1);
+var import_yaml40 = __toESM(require_dist(), 1);
 var DEPENDS_ON = "config.kubernetes.io/depends-on";
 var DEPENDS_ON_NAMESPACED = /^([^/]*)\/namespaces\/([^/]+)\/([^/]+)\/([^/]+)$/;
 function namespaceRefs(doc) {
@@ -44132,7 +44172,7 @@ function namespaceRefs(doc) {
   const id = identity3(doc);
   const scalarAt = (path) => {
     const n = doc.getIn(path, true);
-    return (0, import_yaml39.isScalar)(n) && typeof n.value === "string" ? n : void 0;
+    return (0, import_yaml40.isScalar)(n) && typeof n.value === "string" ? n : void 0;
   };
   const out = [];
   const add = (s, isNamespaceObject = false) => s && out.push({ scalar: s, isNamespaceObject });
@@ -44144,11 +44184,11 @@ function namespaceRefs(doc) {
     if (id.kind !== "ClusterRoleBinding") add(scalarAt(["metadata", "namespace"]));
     if (id.kind === "RoleBinding" || id.kind === "ClusterRoleBinding") {
       const subjects = doc.get("subjects", true);
-      if ((0, import_yaml39.isSeq)(subjects)) {
+      if ((0, import_yaml40.isSeq)(subjects)) {
         for (const s of subjects.items) {
-          if (!(0, import_yaml39.isMap)(s) || s.get("name") !== "default") continue;
+          if (!(0, import_yaml40.isMap)(s) || s.get("name") !== "default") continue;
           const ns = s.get("namespace", true);
-          if ((0, import_yaml39.isScalar)(ns) && typeof ns.value === "string") add(ns);
+          if ((0, import_yaml40.isScalar)(ns) && typeof ns.value === "string") add(ns);
         }
       }
     }
@@ -44247,7 +44287,7 @@ function builtinName(image) {
 }
 
 // ../fn-render/src/resource-list.ts
-var import_yaml40 = __toESM(require_dist(), 1);
+var import_yaml41 = __toESM(require_dist(), 1);
 var PATH_ANNOTATION = "config.kubernetes.io/path";
 var INDEX_ANNOTATION = "config.kubernetes.io/index";
 var INTERNAL_PATH_ANNOTATION = "internal.config.kubernetes.io/path";
@@ -44272,15 +44312,15 @@ function treePackage(root, rel) {
   return root === "" ? r : `${root}/${r}`;
 }
 function encodeResourceList(items, functionConfig2, root) {
-  const list2 = new import_yaml40.Document({ apiVersion: "config.kubernetes.io/v1", kind: "ResourceList" });
-  const seq = new import_yaml40.YAMLSeq();
+  const list2 = new import_yaml41.Document({ apiVersion: "config.kubernetes.io/v1", kind: "ResourceList" });
+  const seq = new import_yaml41.YAMLSeq();
   items.forEach((item, id) => {
     const node = item.doc.clone().contents;
-    if (!(0, import_yaml40.isMap)(node)) return;
-    const doc = new import_yaml40.Document();
+    if (!(0, import_yaml41.isMap)(node)) return;
+    const doc = new import_yaml41.Document();
     doc.contents = node;
-    if (!(0, import_yaml40.isMap)(doc.getIn(["metadata"], true))) doc.setIn(["metadata"], new import_yaml40.YAMLMap());
-    if (!(0, import_yaml40.isMap)(doc.getIn(["metadata", "annotations"], true))) doc.setIn(["metadata", "annotations"], new import_yaml40.YAMLMap());
+    if (!(0, import_yaml41.isMap)(doc.getIn(["metadata"], true))) doc.setIn(["metadata"], new import_yaml41.YAMLMap());
+    if (!(0, import_yaml41.isMap)(doc.getIn(["metadata", "annotations"], true))) doc.setIn(["metadata", "annotations"], new import_yaml41.YAMLMap());
     const set = (k, v) => doc.setIn(["metadata", "annotations", k], v);
     set(PATH_ANNOTATION, item.path);
     set(INDEX_ANNOTATION, String(item.index));
@@ -44296,8 +44336,8 @@ function encodeResourceList(items, functionConfig2, root) {
 }
 var ResourceListError = class extends Error {
 };
-function decodeResourceList(text, inputs, root, pkg) {
-  const doc = (0, import_yaml40.parseDocument)(text);
+function decodeResourceList(text2, inputs, root, pkg) {
+  const doc = (0, import_yaml41.parseDocument)(text2);
   if (doc.errors.length > 0) throw new ResourceListError(`its output is not YAML: ${doc.errors[0]?.message.split("\n")[0] ?? ""}`);
   if (doc.get("kind") !== "ResourceList")
     throw new ResourceListError(`its output is not a ResourceList (kind: ${JSON.stringify(doc.get("kind") ?? null)})`);
@@ -44309,12 +44349,12 @@ function decodeResourceList(text, inputs, root, pkg) {
     return js.results.filter((x) => typeof x === "object" && x !== null && typeof x.message === "string");
   })();
   const seq = doc.get("items", true);
-  if (seq !== void 0 && seq !== null && !(0, import_yaml40.isSeq)(seq) && !((0, import_yaml40.isScalar)(seq) && seq.value === null))
+  if (seq !== void 0 && seq !== null && !(0, import_yaml41.isSeq)(seq) && !((0, import_yaml41.isScalar)(seq) && seq.value === null))
     throw new ResourceListError("its output has `items` that is not a list");
   const items = [];
-  for (const node of (0, import_yaml40.isSeq)(seq) ? seq.items : []) {
-    if (!(0, import_yaml40.isMap)(node)) throw new ResourceListError("its output has an item that is not a map");
-    const out = new import_yaml40.Document();
+  for (const node of (0, import_yaml41.isSeq)(seq) ? seq.items : []) {
+    if (!(0, import_yaml41.isMap)(node)) throw new ResourceListError("its output has an item that is not a map");
+    const out = new import_yaml41.Document();
     out.contents = node;
     const annotations = readAnnotations(out);
     const id = annotations[ID_ANNOTATION];
@@ -44329,9 +44369,9 @@ function decodeResourceList(text, inputs, root, pkg) {
     const index = pick(INTERNAL_INDEX_ANNOTATION, INDEX_ANNOTATION, input === void 0 ? void 0 : String(input.index));
     const pkgPath = annotations[PACKAGE_PATH_ANNOTATION];
     stripAnnotations(out, input);
-    const same2 = input !== void 0 && JSON.stringify(out.toJS()) === JSON.stringify(input.doc.toJS());
+    const same = input !== void 0 && JSON.stringify(out.toJS()) === JSON.stringify(input.doc.toJS());
     const item = {
-      doc: same2 ? input.doc : out,
+      doc: same ? input.doc : out,
       pkg: pkgPath !== void 0 ? treePackage(root, pkgPath) : input?.pkg ?? pkg,
       path: path ?? input?.path ?? defaultPath(out),
       index: index !== void 0 && /^\d+$/.test(index) ? Number(index) : Number.MAX_SAFE_INTEGER,
@@ -44346,22 +44386,22 @@ function decodeResourceList(text, inputs, root, pkg) {
 function readAnnotations(doc) {
   const node = doc.getIn(["metadata", "annotations"], true);
   const out = {};
-  if (!(0, import_yaml40.isMap)(node)) return out;
+  if (!(0, import_yaml41.isMap)(node)) return out;
   for (const p of node.items) {
-    const k = (0, import_yaml40.isScalar)(p.key) ? String(p.key.value) : String(p.key);
-    if ((0, import_yaml40.isScalar)(p.value)) out[k] = String(p.value.value);
+    const k = (0, import_yaml41.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+    if ((0, import_yaml41.isScalar)(p.value)) out[k] = String(p.value.value);
   }
   return out;
 }
 function stripAnnotations(doc, input) {
   const node = doc.getIn(["metadata", "annotations"], true);
-  if ((0, import_yaml40.isMap)(node)) {
+  if ((0, import_yaml41.isMap)(node)) {
     for (const k of WIRE_ANNOTATIONS) node.delete(k);
     node.items = node.items.filter((p) => {
-      const k = (0, import_yaml40.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+      const k = (0, import_yaml41.isScalar)(p.key) ? String(p.key.value) : String(p.key);
       return !k.startsWith("internal.config.kubernetes.io/") && !k.startsWith("internal.kpt.dev/");
     });
-    const hadAnnotations = input !== void 0 && (0, import_yaml40.isMap)(input.doc.getIn(["metadata", "annotations"], true));
+    const hadAnnotations = input !== void 0 && (0, import_yaml41.isMap)(input.doc.getIn(["metadata", "annotations"], true));
     if (node.items.length === 0 && !hadAnnotations) doc.deleteIn(["metadata", "annotations"]);
   }
 }
@@ -44374,7 +44414,7 @@ function defaultPath(doc) {
 }
 
 // ../fn-render/src/results.ts
-var import_yaml41 = __toESM(require_dist(), 1);
+var import_yaml42 = __toESM(require_dist(), 1);
 function functionName(r) {
   return r.image ?? r.exec ?? "(unnamed function)";
 }
@@ -44547,11 +44587,11 @@ function functionConfig(ctx, dir, fn3, field, items) {
   const configPath = treePath(fn3.configPath);
   const inMemory = items.find((i) => i.pkg === dir && i.path === configPath);
   if (inMemory) return plain2(inMemory);
-  const text = ctx.tree.package(dir).text(configPath);
+  const text2 = ctx.tree.package(dir).text(configPath);
   const where = `${ctx.tree.describe(`${dir}/Kptfile`)}: ${field}.configPath`;
-  if (text === void 0)
+  if (text2 === void 0)
     throw new RenderError(`${where}: ${JSON.stringify(fn3.configPath)} is not a file of the package`, dir, functionName(fn3));
-  const r = validateFunctionConfig(text, fn3.configPath);
+  const r = validateFunctionConfig(text2, fn3.configPath);
   if (!r.ok) throw new RenderError(`${where}: ${r.message}`, dir, functionName(fn3));
   return r.config;
 }
@@ -44620,8 +44660,8 @@ async function runFunction(ctx, dir, fn3, field, items, mutator) {
     const errors = results.filter((r) => r.severity === "error");
     if (errors.length > 0) return fail(1, results, errors.map((r) => r.message).join("; "));
   } else {
-    const text = encodeResourceList(selected, config, ctx.root);
-    const proc = runner.kind === "exec" ? await runProcess(runner.path, [], text, { cwd: ctx.cwd, env: functionEnv(ctx.env) }) : await runProcess(runner.command, containerArgs(fn3.image ?? ""), text, { cwd: ctx.cwd, env: definedEnv(ctx.env) });
+    const text2 = encodeResourceList(selected, config, ctx.root);
+    const proc = runner.kind === "exec" ? await runProcess(runner.path, [], text2, { cwd: ctx.cwd, env: functionEnv(ctx.env) }) : await runProcess(runner.command, containerArgs(fn3.image ?? ""), text2, { cwd: ctx.cwd, env: definedEnv(ctx.env) });
     if (proc.spawnError !== void 0) return fail(1, [], proc.spawnError);
     let decoded;
     let decodeError;
@@ -44647,8 +44687,8 @@ async function runFunction(ctx, dir, fn3, field, items, mutator) {
   }
   return [...unselected, ...output];
 }
-function lastLines(text, n = 5) {
-  return text.trim().split("\n").slice(-n).join("\n");
+function lastLines(text2, n = 5) {
+  return text2.trim().split("\n").slice(-n).join("\n");
 }
 function treeFile(pkg, path) {
   return pkg === "" ? path : `${pkg}/${path}`;
@@ -44696,12 +44736,12 @@ function layout(tree, root, items) {
       const bodies = /* @__PURE__ */ new Map();
       const present = /* @__PURE__ */ new Set();
       const added = [];
-      for (const { item, text } of texts) {
+      for (const { item, text: text2 } of texts) {
         const from = item.original !== void 0 && item.fromFile === f ? item.fromIndex : void 0;
-        if (from === void 0) added.push(text);
+        if (from === void 0) added.push(text2);
         else {
           present.add(from);
-          if (text !== item.original) bodies.set(from, text);
+          if (text2 !== item.original) bodies.set(from, text2);
         }
       }
       for (let k = 0; k < source.count; k++) if (!present.has(k)) bodies.set(k, null);
@@ -44745,7 +44785,7 @@ import { mkdir as mkdir5, readFile as readFile7, rm as rm6, writeFile as writeFi
 import { dirname as dirname7, join as join15 } from "node:path";
 
 // ../cli/src/run/materialize.ts
-var import_yaml42 = __toESM(require_dist(), 1);
+var import_yaml43 = __toESM(require_dist(), 1);
 import { mkdtemp as mkdtemp2, readFile as readFile6, rm as rm5 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
 import { join as join14 } from "node:path";
@@ -44760,8 +44800,8 @@ function fileContent(bytes) {
 function kptDirectory(directory) {
   return `/${directory.replace(/^\/+|\/+$/g, "")}`;
 }
-function pointUpstreamAt(text, input, file) {
-  const doc = (0, import_yaml42.parseDocument)(text);
+function pointUpstreamAt(text2, input, file) {
+  const doc = (0, import_yaml43.parseDocument)(text2);
   if (doc.errors.length > 0) throw new Error(`${file}: invalid YAML: ${doc.errors[0].message.split("\n")[0]}`);
   const directory = kptDirectory(input.upstream.directory);
   const repo = doc.getIn(["upstream", "git", "repo"]);
@@ -44773,13 +44813,13 @@ function pointUpstreamAt(text, input, file) {
   return doc.toString();
 }
 function hasLock(kptfile) {
-  const v = (0, import_yaml42.parseDocument)(kptfile).toJS();
+  const v = (0, import_yaml43.parseDocument)(kptfile).toJS();
   return typeof v?.upstreamLock?.git?.commit === "string";
 }
 function withProvenanceOf(local, fetched, file) {
-  const doc = (0, import_yaml42.parseDocument)(local);
+  const doc = (0, import_yaml43.parseDocument)(local);
   if (doc.errors.length > 0) throw new Error(`${file}: invalid YAML: ${doc.errors[0].message.split("\n")[0]}`);
-  const from = (0, import_yaml42.parseDocument)(fetched).toJS();
+  const from = (0, import_yaml43.parseDocument)(fetched).toJS();
   doc.setIn(["upstream"], doc.createNode(from.upstream));
   doc.setIn(["upstreamLock"], doc.createNode(from.upstreamLock));
   return doc.toString();
@@ -44791,8 +44831,9 @@ function checkName(name2) {
 }
 function createPackageUpdateMaterialize() {
   const gets = /* @__PURE__ */ new Map();
+  const fetches = createFetchMemo();
   return (input) => {
-    if (input.downstream.local) return packageUpdateMaterialize(input);
+    if (input.downstream.local) return materialize(input, fetches);
     const key = JSON.stringify([
       input.upstream.repo,
       input.upstream.directory,
@@ -44810,11 +44851,17 @@ function createPackageUpdateMaterialize() {
     return files.then((f) => ({ files: new Map(f), conflicts: [], resources: [], lock: { ...input.upstream } }));
   };
 }
-var packageUpdateMaterialize = async (input) => {
+var packageUpdateMaterialize = (input) => materialize(input, void 0);
+async function materialize(input, fetches) {
   const scratch = await mkdtemp2(join14(tmpdir3(), "kdelta-pkg-"));
   try {
     const dir = join14(scratch, checkName(input.downstream.package || "pkg"));
-    const git3 = { cwd: input.cwd ?? scratch, env: input.env, ...input.cacheDir ? { cacheDir: input.cacheDir } : {} };
+    const git3 = {
+      cwd: input.cwd ?? scratch,
+      env: input.env,
+      ...input.cacheDir ? { cacheDir: input.cacheDir } : {},
+      ...fetches ? { fetches } : {}
+    };
     const local = input.downstream.local;
     if (!local) {
       const got = await getPackage({
@@ -44854,10 +44901,10 @@ var packageUpdateMaterialize = async (input) => {
     const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
     if (pointed !== void 0) local2.set("Kptfile", pointed);
     await writePackageDir(dir, local2);
-    const result = await updatePackage({ ...git3, dir, ref: input.upstream.ref, displayRoot: scratch });
+    const result = await updatePackage({ ...git3, dir, ref: input.upstream.ref, displayRoot: scratch, dryRun: true });
     if (result.lock?.git?.commit !== void 0 && result.lock.git.commit !== input.upstream.commit)
       throw movedDuringRun(input, result.lock.git.commit);
-    const files = await readPackageDir(dir) ?? /* @__PURE__ */ new Map();
+    const files = filesOf(result.after);
     return {
       files,
       conflicts: result.conflicts,
@@ -44867,7 +44914,13 @@ var packageUpdateMaterialize = async (input) => {
   } finally {
     await rm5(scratch, { recursive: true, force: true });
   }
-};
+}
+function filesOf(tree) {
+  const files = /* @__PURE__ */ new Map();
+  const paths = [...tree.allFiles().keys()].filter((p) => !p.split("/").some((s) => s === ".git" || s === "node_modules")).sort();
+  for (const p of paths) files.set(p, fileContent(tree.bytes(p)));
+  return files;
+}
 function movedDuringRun(input, fetched) {
   return new Error(
     `${input.upstream.repo}: ${input.upstream.ref} moved during the run (resolved to ${input.upstream.commit.slice(0, 12)}, fetched ${fetched.slice(0, 12)}): the next run picks it up`
@@ -44898,13 +44951,13 @@ async function writePackageDir(dir, files) {
   }
 }
 function splitBinary(files) {
-  const text = /* @__PURE__ */ new Map();
+  const text2 = /* @__PURE__ */ new Map();
   const binary = /* @__PURE__ */ new Map();
   for (const [path, content] of files) {
-    if (typeof content === "string") text.set(path, content);
+    if (typeof content === "string") text2.set(path, content);
     else binary.set(path, content);
   }
-  return { text, binary };
+  return { text: text2, binary };
 }
 
 // ../cli/src/run/plan.ts
@@ -45107,493 +45160,12 @@ function fingerprintOf(plan, upstreamCommit, version2) {
   }).slice(0, 32);
 }
 
-// ../cli/src/run/job.ts
-var COMMIT_TRAILER = "Kdelta-Variant";
-var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
-function message(error2) {
-  return error2 instanceof Error ? error2.message : String(error2);
-}
-function downstreamLabel(plan) {
-  return `${plan.downstream.repository.name}/${plan.downstream.package}`;
-}
-async function git2(dir, args) {
-  return (await runGit(args, { cwd: dir })).stdout;
-}
-function kptfileAnnotations(text) {
-  if (text === void 0) return {};
-  const v = (0, import_yaml43.parseDocument)(text).toJS();
-  return v?.metadata?.annotations ?? {};
-}
-function lockCommit(text) {
-  if (text === void 0) return void 0;
-  const v = (0, import_yaml43.parseDocument)(text).toJS();
-  return v?.upstreamLock?.git?.commit;
-}
-function setKptfileAnnotations(text, annotations) {
-  const doc = (0, import_yaml43.parseDocument)(text);
-  if (doc.errors.length > 0) throw new Error(`Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
-  for (const [k, v] of Object.entries(annotations)) {
-    if (v === void 0) {
-      if (doc.hasIn(["metadata", "annotations", k])) doc.deleteIn(["metadata", "annotations", k]);
-    } else if (doc.getIn(["metadata", "annotations", k]) !== v) {
-      doc.setIn(["metadata", "annotations", k], v);
-    }
-  }
-  const anns = doc.getIn(["metadata", "annotations"]);
-  if (anns && Array.isArray(anns.items) && anns.items.length === 0) doc.deleteIn(["metadata", "annotations"]);
-  return doc.toString();
-}
-async function checkout(ctx, url, base, head, name2) {
-  const mirror = await ctx.mirror(url);
-  const baseCommit = mirror.heads.get(base);
-  if (!baseCommit) throw new Error(`branch "${base}" does not exist in ${url}`);
-  const dir = await ctx.scratch(name2);
-  await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", base, "--", mirror.dir, dir]);
-  return { dir, baseCommit, remoteHead: mirror.heads.get(head) };
-}
-async function changedFiles2(ws, directory) {
-  await git2(ws.dir, ["add", "--all"]);
-  const out = await git2(ws.dir, ["diff", "--cached", "--name-status", "--no-renames", "HEAD", "--", directory || "."]);
-  return out.split("\n").filter(Boolean).map((line) => {
-    const [s, path] = line.split("	");
-    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
-  });
-}
-async function foreignCommits(ctx, ws) {
-  if (!ws.remoteHead) return [];
-  const log = await git2(ws.dir, ["log", "--format=%H%x1f%an%x1f%ae%x1f%B%x1e", ws.remoteHead, `^${ws.baseCommit}`, "--"]);
-  const out = [];
-  for (const entry of log.split("")) {
-    const [sha, name2, email, body] = entry.trim().split("");
-    if (!sha) continue;
-    const ours = email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, "m").test(body ?? "");
-    if (!ours) out.push(`${sha.slice(0, 12)} by ${name2} <${email}>`);
-  }
-  return out;
-}
-async function isAncestor(dir, commit, of) {
-  try {
-    await runGit(["merge-base", "--is-ancestor", commit, of], { cwd: dir });
-    return true;
-  } catch {
-    return false;
-  }
-}
-function stopped(open2, head) {
-  if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
-  return {
-    action: "blocked",
-    writes: false,
-    proposal: proposalRef(open2),
-    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
-  };
-}
-var DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
-var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
-function reserve(ctx, cost) {
-  if (!ctx.budget) return () => {
-  };
-  return ctx.budget.reserve(cost);
-}
-function proposalRef(p) {
-  return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
-}
-async function propose(ctx, input, newAction, updatedAction = "updated") {
-  const { ws, target } = input;
-  const stop = stopped(input.open, target.head);
-  if (stop) return stop;
-  const token = ctx.forge.gitToken?.(target.repo);
-  let open2 = input.open;
-  const changes = await changedFiles2(ws, input.directory);
-  let mergedOpen;
-  if (open2 && changes.length > 0 && ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit)) {
-    mergedOpen = open2;
-    open2 = void 0;
-  }
-  if (changes.length === 0) {
-    if (!open2) return { action: "up-to-date", writes: false };
-    const merged = ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit);
-    if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
-    const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
-    if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
-    try {
-      const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
-      if (!merged && ws.remoteHead) {
-        await deleteRemoteBranch({
-          dir: ws.dir,
-          remote: target.repo,
-          branch: target.head,
-          expectedHead: ws.remoteHead,
-          env: ctx.env,
-          ...token ? { token } : {}
-        });
-      }
-      return {
-        action: merged ? "up-to-date" : "closed",
-        writes: true,
-        proposal: proposalRef(closed),
-        message: merged ? "the proposal was merged" : "the downstream already has this content"
-      };
-    } finally {
-      release2();
-    }
-  }
-  const foreign = await foreignCommits(ctx, ws);
-  if (foreign.length > 0) {
-    return {
-      action: "blocked",
-      writes: false,
-      proposal: open2 ? proposalRef(open2) : void 0,
-      message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(", ")}): left alone; merge or delete it to let kdelta update it`
-    };
-  }
-  await createBranch({ dir: ws.dir, branch: target.head, base: "HEAD", force: true });
-  const commit = await commitAll({ dir: ws.dir, message: input.commitMessage, author: ctx.author });
-  if (!commit) throw new Error("internal: changes were staged but nothing was committed");
-  let headCommit = commit;
-  let pushNeeded = true;
-  if (ws.remoteHead) {
-    const [ourTree, theirTree, theirParent] = await Promise.all([
-      git2(ws.dir, ["rev-parse", `${commit}^{tree}`]),
-      git2(ws.dir, ["rev-parse", `${ws.remoteHead}^{tree}`]),
-      git2(ws.dir, ["rev-parse", `${ws.remoteHead}^`]).catch(() => "")
-    ]);
-    if (ourTree.trim() === theirTree.trim() && theirParent.trim() === ws.baseCommit) {
-      headCommit = ws.remoteHead;
-      pushNeeded = false;
-    }
-  }
-  if (!pushNeeded) {
-    const bodies = input.body(headCommit, changes);
-    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === input.title && open2.fingerprint === input.fingerprint;
-    if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
-  }
-  const action = open2 ? updatedAction : newAction;
-  if (ctx.dryRun) {
-    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: input.body(headCommit, changes).full };
-  }
-  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
-  const release = reserve(ctx, cost);
-  if (!release) {
-    return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
-  }
-  try {
-    if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
-    if (pushNeeded && ctx.forge.publishCommit) {
-      headCommit = await ctx.forge.publishCommit({
-        target,
-        dir: ws.dir,
-        commit,
-        baseCommit: ws.baseCommit,
-        expectedHead: ws.remoteHead,
-        message: input.commitMessage,
-        author: ctx.author
-      });
-    } else if (pushNeeded) {
-      await push({
-        dir: ws.dir,
-        remote: target.repo,
-        branch: target.head,
-        expectedHead: ws.remoteHead ?? null,
-        localRef: "HEAD",
-        env: ctx.env,
-        ...token ? { token } : {}
-      });
-    }
-    const bodies = input.body(headCommit, changes);
-    const { proposal, warnings } = await ctx.forge.upsert({
-      ...target,
-      title: input.title,
-      body: bodies.body,
-      fingerprint: input.fingerprint,
-      conflicts: input.conflicts
-    });
-    return {
-      action,
-      writes: true,
-      proposal: proposalRef(proposal),
-      body: bodies.full,
-      ...warnings && warnings.length > 0 ? { message: warnings.join("; ") } : {}
-    };
-  } finally {
-    release();
-  }
-}
-async function runVariantJob(plan, ctx) {
-  const base = { variant: plan.name, downstream: downstreamLabel(plan), dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
-  try {
-    return { ...base, ...await variantJob(plan, ctx) };
-  } catch (error2) {
-    return { ...base, action: "failed", writes: false, error: message(error2) };
-  }
-}
-async function variantJob(plan, ctx) {
-  const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
-  if (!resolved.ok) return { action: "failed", writes: false, error: resolved.error };
-  const up = resolved.value;
-  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
-  const target = {
-    downstream: plan.downstream.repository.name,
-    repo: plan.downstream.url,
-    head: `${ctx.branchPrefix}${plan.name}`,
-    base: plan.downstream.branch
-  };
-  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
-  const open2 = await ctx.forge.find(target);
-  const mirror = await ctx.mirror(plan.downstream.url);
-  const stop = stopped(open2, target.head);
-  if (stop) return { ...stop, fingerprint };
-  const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  if (open2 && meta && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
-    return {
-      action: "unchanged",
-      writes: false,
-      proposal: proposalRef(open2),
-      fingerprint,
-      upstream: { ...upstreamInfo, oldCommit: meta.upstream?.oldCommit },
-      conflictCount: meta.conflicts
-    };
-  }
-  const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
-  const pkgDir = join16(ws.dir, plan.downstream.directory);
-  const local = await readPackageDir(pkgDir);
-  const kptfileContent = local?.get("Kptfile");
-  const kptfile = typeof kptfileContent === "string" ? kptfileContent : void 0;
-  if (local && kptfile === void 0) {
-    return {
-      action: "failed",
-      writes: false,
-      error: `${plan.downstream.directory} exists in ${plan.downstream.url} and is not a kpt package (no Kptfile): left alone`
-    };
-  }
-  const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
-  const spec = plan.variant.spec ?? {};
-  if (local && owner !== plan.name && spec.adoptionPolicy !== "adoptExisting") {
-    return {
-      action: "not-adopted",
-      writes: false,
-      fingerprint,
-      message: `package ${plan.downstream.directory} exists ${owner ? `and belongs to variant "${owner}"` : "and belongs to no variant"}; adoptionPolicy adoptNone leaves it alone`
-    };
-  }
-  const oldCommit = lockCommit(kptfile);
-  let files;
-  let binary;
-  let conflicts = [];
-  let resources = [];
-  if (!local || oldCommit !== up.commit) {
-    const m = await ctx.materialize({
-      variant: plan.name,
-      upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
-      downstream: { package: plan.downstream.package, local },
-      cacheDir: ctx.cacheDir,
-      env: ctx.env
-    });
-    ({ text: files, binary } = splitBinary(m.files));
-    conflicts = m.conflicts;
-    resources = m.resources;
-  } else {
-    ({ text: files, binary } = splitBinary(local));
-  }
-  const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
-    objects: plan.objects,
-    packageName: plan.downstream.package
-  });
-  if (!applied.ok) {
-    return {
-      action: "failed",
-      writes: false,
-      fingerprint,
-      error: `${applied.file ? `${applied.file}: ` : ""}${applied.errors.join("; ")}`
-    };
-  }
-  for (const [path, text] of applied.changed) files.set(path, text);
-  const kpt = files.get("Kptfile");
-  if (kpt === void 0) throw new Error(`the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
-  files.set(
-    "Kptfile",
-    setKptfileAnnotations(kpt, { [OWNER_ANNOTATION]: plan.name, [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete" })
-  );
-  if (ctx.render) {
-    const tree = PackageTree.fromFiles(files);
-    tree.source = plan.downstream.directory;
-    const rendered = await renderPackage(tree, { env: ctx.env, cwd: ws.dir });
-    if (!rendered.ok) {
-      const fn3 = rendered.error.function ? ` (function ${rendered.error.function})` : "";
-      return { action: "failed", writes: false, fingerprint, error: `render${fn3}: ${rendered.error.message}` };
-    }
-    files = rendered.tree.allFiles();
-  }
-  await writePackageDir(pkgDir, new Map([...files, ...binary]));
-  const upstream2 = { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 };
-  const title = local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
-  const proposed = await propose(
-    ctx,
-    {
-      target,
-      ws,
-      open: open2,
-      directory: plan.downstream.directory,
-      title,
-      fingerprint,
-      conflicts: conflicts.length,
-      commitMessage: `${title}
-
-Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})
-
-${COMMIT_TRAILER}: ${plan.name}
-Kdelta-Fingerprint: ${fingerprint}
-`,
-      body: (headCommit, changes) => renderProposalBodies({
-        title,
-        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
-        summary: local ? `Updates package \`${plan.downstream.directory}\` from \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.` : `Adds package \`${plan.downstream.directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
-        downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
-        changes,
-        resources,
-        conflicts,
-        metadata: {
-          version: ctx.version,
-          variant: plan.name,
-          fingerprint,
-          headCommit,
-          baseCommit: ws.baseCommit,
-          upstream: upstream2,
-          conflicts: conflicts.length,
-          kind: "variant"
-        }
-      })
-    },
-    "proposed"
-  );
-  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length };
-}
-async function findRemovals(mirror, downstream, variants) {
-  if (!mirror.heads.has(downstream.branch)) return [];
-  const scope = downstream.directory ? [downstream.directory] : [];
-  const paths = (await git2(mirror.dir, ["ls-tree", "-r", "--name-only", downstream.branch, "--", ...scope])).split("\n").filter((p) => p === "Kptfile" || p.endsWith("/Kptfile"));
-  const out = [];
-  for (const path of paths) {
-    const text = await git2(mirror.dir, ["show", `${downstream.branch}:${path}`]);
-    let annotations;
-    try {
-      annotations = kptfileAnnotations(text);
-    } catch {
-      continue;
-    }
-    const owner = annotations[OWNER_ANNOTATION];
-    if (!owner || variants.has(owner)) continue;
-    out.push({
-      variant: owner,
-      repository: downstream.repository,
-      url: downstream.url,
-      branch: downstream.branch,
-      directory: path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length),
-      policy: annotations[DELETION_POLICY_ANNOTATION] === "orphan" ? "orphan" : "delete"
-    });
-  }
-  return out;
-}
-async function runRemovalJob(removal, ctx) {
-  const base = {
-    variant: removal.variant,
-    downstream: `${removal.repository}/${removal.directory.split("/").pop() ?? ""}`,
-    dryRun: ctx.dryRun,
-    conflicts: [],
-    conflictCount: 0
-  };
-  try {
-    const target = {
-      downstream: removal.repository,
-      repo: removal.url,
-      head: `${ctx.branchPrefix}${removal.variant}`,
-      base: removal.branch
-    };
-    const fingerprint = hashOf({
-      removal: removal.policy,
-      directory: removal.directory,
-      variant: removal.variant,
-      version: ctx.version
-    }).slice(0, 32);
-    const open2 = await ctx.forge.find(target);
-    const ws = await checkout(ctx, removal.url, removal.branch, target.head, `remove-${removal.variant}`);
-    const pkgDir = join16(ws.dir, removal.directory);
-    if (removal.policy === "delete") {
-      await rm7(pkgDir, { recursive: true, force: true });
-    } else {
-      const kptfile = await readFile8(join16(pkgDir, "Kptfile"), "utf8");
-      await writeFile6(
-        join16(pkgDir, "Kptfile"),
-        setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: void 0, [DELETION_POLICY_ANNOTATION]: void 0 })
-      );
-    }
-    const what = removal.policy === "delete" ? `remove ${removal.directory || "the root package"}` : `stop managing ${removal.directory || "the root package"}`;
-    const title = `kdelta: ${what} (variant ${removal.variant} is gone)`;
-    const summary2 = removal.policy === "delete" ? `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package \`${removal.directory}\`.` : `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${removal.directory}\` and removes only the ownership annotation.`;
-    const proposed = await propose(
-      ctx,
-      {
-        target,
-        ws,
-        open: open2,
-        directory: removal.directory,
-        title,
-        fingerprint,
-        conflicts: 0,
-        commitMessage: `${title}
-
-${COMMIT_TRAILER}: ${removal.variant}
-Kdelta-Fingerprint: ${fingerprint}
-`,
-        body: (headCommit, changes) => renderProposalBodies({
-          title,
-          summary: summary2,
-          downstream: { repo: removal.url, branch: removal.branch, directory: removal.directory },
-          changes,
-          resources: [],
-          conflicts: [],
-          metadata: {
-            version: ctx.version,
-            variant: removal.variant,
-            fingerprint,
-            headCommit,
-            baseCommit: ws.baseCommit,
-            conflicts: 0,
-            kind: removal.policy === "delete" ? "removal" : "orphan"
-          }
-        })
-      },
-      removal.policy === "delete" ? "removal-proposed" : "orphan-proposed",
-      removal.policy === "delete" ? "removal-proposed" : "orphan-proposed"
-    );
-    return { ...base, ...proposed, fingerprint };
-  } catch (error2) {
-    return { ...base, action: "failed", writes: false, error: message(error2) };
-  }
-}
-
-// ../cli/src/run/shard.ts
-import { createHash as createHash6 } from "node:crypto";
-function parseShard(text) {
-  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
-  const index = m ? Number(m[1]) : Number.NaN;
-  const count = m ? Number(m[2]) : Number.NaN;
-  if (!m || count < 1 || index < 1 || index > count) {
-    throw new Error(`--shard must be k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got "${text}")`);
-  }
-  return { index, count };
-}
-function shardOf(name2, count) {
-  const digest2 = createHash6("sha256").update(name2).digest();
-  return digest2.readUInt32BE(0) % count + 1;
-}
-function inShard(name2, shard) {
-  return shard === void 0 || shardOf(name2, shard.count) === shard.index;
-}
+// ../cli/src/run/ownership.ts
+import { resolve as resolve7 } from "node:path";
 
 // ../cli/src/run/update-mode.ts
 var import_yaml44 = __toESM(require_dist(), 1);
-import { basename as basename6, isAbsolute as isAbsolute6, join as join17, posix as posix4, resolve as resolve6 } from "node:path";
+import { basename as basename6, isAbsolute as isAbsolute6, join as join16, posix as posix4, resolve as resolve6 } from "node:path";
 async function findControlRepository(cwd) {
   let root;
   try {
@@ -45716,7 +45288,7 @@ async function updateJob(plan, control, ctx) {
   }
   if (!open2 && plan.lockCommit === commit) return { ...none, action: "up-to-date", writes: false, fingerprint, upstream: upstream2 };
   const ws = await checkout(ctx, control.url, target.base, target.head, plan.name);
-  const pkgDir = join17(ws.dir, plan.directory);
+  const pkgDir = join16(ws.dir, plan.directory);
   const local = await readPackageDir(pkgDir);
   if (!local) throw new Error(`${where}: the package is gone from ${control.branch}`);
   let files = local;
@@ -45779,6 +45351,539 @@ Kdelta-Fingerprint: ${fingerprint}
   return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length };
 }
 
+// ../cli/src/run/ownership.ts
+var CONTROL_ANNOTATION = "kdelta.dev/control-repository";
+function controlIdentity(url) {
+  const clean = withoutCredentials(url.trim());
+  const strip = (path) => path.replace(/\/+$/, "").replace(/\.git$/, "");
+  const remote = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)(?::\d+)?(\/.*)?$/i.exec(clean);
+  if (remote && !/^file:/i.test(clean)) return `${remote[1].toLowerCase()}${strip(remote[2] ?? "")}`;
+  const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(clean);
+  if (scp) return `${scp[1].toLowerCase()}/${strip(scp[2].replace(/^\/+/, ""))}`;
+  return strip(clean.replace(/^file:\/\//i, ""));
+}
+async function findControlIdentity(cwd, configDir) {
+  const found = await findControlRepository(cwd);
+  return found.ok ? controlIdentity(found.value.url) : resolve7(configDir);
+}
+
+// ../cli/src/run/job.ts
+var COMMIT_TRAILER = "Kdelta-Variant";
+var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
+function message(error2) {
+  return error2 instanceof Error ? error2.message : String(error2);
+}
+function downstreamLabel(plan) {
+  return `${plan.downstream.repository.name}/${plan.downstream.package}`;
+}
+async function git2(dir, args) {
+  return (await runGit(args, { cwd: dir })).stdout;
+}
+function kptfileAnnotations(text2) {
+  if (text2 === void 0) return {};
+  const v = (0, import_yaml45.parseDocument)(text2).toJS();
+  return v?.metadata?.annotations ?? {};
+}
+function lockCommit(text2) {
+  if (text2 === void 0) return void 0;
+  const v = (0, import_yaml45.parseDocument)(text2).toJS();
+  return v?.upstreamLock?.git?.commit;
+}
+function setKptfileAnnotations(text2, annotations) {
+  const doc = (0, import_yaml45.parseDocument)(text2);
+  if (doc.errors.length > 0) throw new Error(`Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
+  for (const [k, v] of Object.entries(annotations)) {
+    if (v === void 0) {
+      if (doc.hasIn(["metadata", "annotations", k])) doc.deleteIn(["metadata", "annotations", k]);
+    } else if (doc.getIn(["metadata", "annotations", k]) !== v) {
+      doc.setIn(["metadata", "annotations", k], v);
+    }
+  }
+  const anns = doc.getIn(["metadata", "annotations"]);
+  if (anns && Array.isArray(anns.items) && anns.items.length === 0) doc.deleteIn(["metadata", "annotations"]);
+  return doc.toString();
+}
+async function checkout(ctx, url, base, head, name2) {
+  const mirror = await ctx.mirror(url);
+  const baseCommit = mirror.heads.get(base);
+  if (!baseCommit) throw new Error(`branch "${base}" does not exist in ${url}`);
+  const dir = await ctx.scratch(name2);
+  await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", base, "--", mirror.dir, dir]);
+  return { dir, baseCommit, remoteHead: mirror.heads.get(head) };
+}
+async function changedFiles2(ws, directory) {
+  await git2(ws.dir, ["add", "--all"]);
+  const out = await git2(ws.dir, ["diff", "--cached", "--name-status", "--no-renames", "HEAD", "--", directory || "."]);
+  return out.split("\n").filter(Boolean).map((line) => {
+    const [s, path] = line.split("	");
+    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
+  });
+}
+async function foreignCommits(ctx, ws) {
+  if (!ws.remoteHead) return [];
+  const log = await git2(ws.dir, ["log", "--format=%H%x1f%an%x1f%ae%x1f%B%x1e", ws.remoteHead, `^${ws.baseCommit}`, "--"]);
+  const out = [];
+  for (const entry of log.split("")) {
+    const [sha, name2, email, body] = entry.trim().split("");
+    if (!sha) continue;
+    const ours = email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, "m").test(body ?? "");
+    if (!ours) out.push(`${sha.slice(0, 12)} by ${name2} <${email}>`);
+  }
+  return out;
+}
+async function isAncestor(dir, commit, of) {
+  try {
+    await runGit(["merge-base", "--is-ancestor", commit, of], { cwd: dir });
+    return true;
+  } catch {
+    return false;
+  }
+}
+function stopped(open2, head) {
+  if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: proposalRef(open2),
+    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
+  };
+}
+var DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
+var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
+function reserve(ctx, cost) {
+  if (!ctx.budget) return () => {
+  };
+  return ctx.budget.reserve(cost);
+}
+function proposalRef(p) {
+  return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
+}
+async function propose(ctx, input, newAction, updatedAction = "updated") {
+  const { ws, target } = input;
+  const stop = stopped(input.open, target.head);
+  if (stop) return stop;
+  const token = ctx.forge.gitToken?.(target.repo);
+  let open2 = input.open;
+  const changes = await changedFiles2(ws, input.directory);
+  let mergedOpen;
+  if (open2 && changes.length > 0 && ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit)) {
+    mergedOpen = open2;
+    open2 = void 0;
+  }
+  if (changes.length === 0) {
+    if (!open2) return { action: "up-to-date", writes: false };
+    const merged = ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit);
+    if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
+    const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
+    if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
+    try {
+      const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
+      if (!merged && ws.remoteHead) {
+        await deleteRemoteBranch({
+          dir: ws.dir,
+          remote: target.repo,
+          branch: target.head,
+          expectedHead: ws.remoteHead,
+          env: ctx.env,
+          ...token ? { token } : {}
+        });
+      }
+      return {
+        action: merged ? "up-to-date" : "closed",
+        writes: true,
+        proposal: proposalRef(closed),
+        message: merged ? "the proposal was merged" : "the downstream already has this content"
+      };
+    } finally {
+      release2();
+    }
+  }
+  const foreign = await foreignCommits(ctx, ws);
+  if (foreign.length > 0) {
+    return {
+      action: "blocked",
+      writes: false,
+      proposal: open2 ? proposalRef(open2) : void 0,
+      message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(", ")}): left alone; merge or delete it to let kdelta update it`
+    };
+  }
+  const { name: name2, email } = ctx.author;
+  await runGit(["commit", "--quiet", "--no-verify", "-m", input.commitMessage], {
+    cwd: ws.dir,
+    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email }
+  });
+  const remote = ws.remoteHead ? [`${ws.remoteHead}^{tree}`, `${ws.remoteHead}^@`] : [];
+  const [commit, ourTree, theirTree, ...theirParents] = (await git2(ws.dir, ["rev-parse", "HEAD", "HEAD^{tree}", ...remote])).trim().split("\n");
+  if (!commit) throw new Error("internal: changes were staged but nothing was committed");
+  let headCommit = commit;
+  let pushNeeded = true;
+  if (ws.remoteHead && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === ws.baseCommit) {
+    headCommit = ws.remoteHead;
+    pushNeeded = false;
+  }
+  if (!pushNeeded) {
+    const bodies = input.body(headCommit, changes);
+    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === input.title && open2.fingerprint === input.fingerprint;
+    if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
+  }
+  const action = open2 ? updatedAction : newAction;
+  if (ctx.dryRun) {
+    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: input.body(headCommit, changes).full };
+  }
+  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
+  const release = reserve(ctx, cost);
+  if (!release) {
+    return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
+  }
+  try {
+    if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
+    if (pushNeeded && ctx.forge.publishCommit) {
+      headCommit = await ctx.forge.publishCommit({
+        target,
+        dir: ws.dir,
+        commit,
+        baseCommit: ws.baseCommit,
+        expectedHead: ws.remoteHead,
+        message: input.commitMessage,
+        author: ctx.author
+      });
+    } else if (pushNeeded) {
+      await push({
+        dir: ws.dir,
+        remote: target.repo,
+        branch: target.head,
+        expectedHead: ws.remoteHead ?? null,
+        localRef: "HEAD",
+        env: ctx.env,
+        ...token ? { token } : {}
+      });
+    }
+    const bodies = input.body(headCommit, changes);
+    const { proposal, warnings } = await ctx.forge.upsert({
+      ...target,
+      title: input.title,
+      body: bodies.body,
+      fingerprint: input.fingerprint,
+      conflicts: input.conflicts
+    });
+    return {
+      action,
+      writes: true,
+      proposal: proposalRef(proposal),
+      body: bodies.full,
+      ...warnings && warnings.length > 0 ? { message: warnings.join("; ") } : {}
+    };
+  } finally {
+    release();
+  }
+}
+async function runVariantJob(plan, ctx) {
+  const base = { variant: plan.name, downstream: downstreamLabel(plan), dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
+  try {
+    return { ...base, ...await variantJob(plan, ctx) };
+  } catch (error2) {
+    return { ...base, action: "failed", writes: false, error: message(error2) };
+  }
+}
+async function variantJob(plan, ctx) {
+  const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
+  if (!resolved.ok) return { action: "failed", writes: false, error: resolved.error };
+  const up = resolved.value;
+  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
+  const target = {
+    downstream: plan.downstream.repository.name,
+    repo: plan.downstream.url,
+    head: `${ctx.branchPrefix}${plan.name}`,
+    base: plan.downstream.branch
+  };
+  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
+  const open2 = await ctx.forge.find(target);
+  const mirror = await ctx.mirror(plan.downstream.url);
+  const stop = stopped(open2, target.head);
+  if (stop) return { ...stop, fingerprint };
+  const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
+  if (open2 && meta && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
+    return {
+      action: "unchanged",
+      writes: false,
+      proposal: proposalRef(open2),
+      fingerprint,
+      upstream: { ...upstreamInfo, oldCommit: meta.upstream?.oldCommit },
+      conflictCount: meta.conflicts
+    };
+  }
+  const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
+  const pkgDir = join17(ws.dir, plan.downstream.directory);
+  const local = await readPackageDir(pkgDir);
+  const kptfileContent = local?.get("Kptfile");
+  const kptfile = typeof kptfileContent === "string" ? kptfileContent : void 0;
+  if (local && kptfile === void 0) {
+    return {
+      action: "failed",
+      writes: false,
+      error: `${plan.downstream.directory} exists in ${plan.downstream.url} and is not a kpt package (no Kptfile): left alone`
+    };
+  }
+  const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
+  const spec = plan.variant.spec ?? {};
+  if (local && owner !== plan.name && spec.adoptionPolicy !== "adoptExisting") {
+    return {
+      action: "not-adopted",
+      writes: false,
+      fingerprint,
+      message: `package ${plan.downstream.directory} exists ${owner ? `and belongs to variant "${owner}"` : "and belongs to no variant"}; adoptionPolicy adoptNone leaves it alone`
+    };
+  }
+  const oldCommit = lockCommit(kptfile);
+  let files;
+  let binary;
+  let conflicts = [];
+  let resources = [];
+  if (!local || oldCommit !== up.commit) {
+    const m = await ctx.materialize({
+      variant: plan.name,
+      upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
+      downstream: { package: plan.downstream.package, local },
+      cacheDir: ctx.cacheDir,
+      env: ctx.env
+    });
+    ({ text: files, binary } = splitBinary(m.files));
+    conflicts = m.conflicts;
+    resources = m.resources;
+    const deployment = plan.downstream.repository.object.spec?.deployment === true;
+    if (!local && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+      files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
+  } else {
+    ({ text: files, binary } = splitBinary(local));
+  }
+  const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
+    objects: plan.objects,
+    packageName: plan.downstream.package
+  });
+  if (!applied.ok) {
+    return {
+      action: "failed",
+      writes: false,
+      fingerprint,
+      error: `${applied.file ? `${applied.file}: ` : ""}${applied.errors.join("; ")}`
+    };
+  }
+  for (const [path, text2] of applied.changed) files.set(path, text2);
+  const kpt = files.get("Kptfile");
+  if (kpt === void 0) throw new Error(`the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
+  const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
+  files.set(
+    "Kptfile",
+    setKptfileAnnotations(kpt, {
+      [OWNER_ANNOTATION]: plan.name,
+      [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
+      ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
+    })
+  );
+  if (ctx.render) {
+    const tree = PackageTree.fromFiles(files);
+    tree.source = plan.downstream.directory;
+    const rendered = await renderPackage(tree, { env: ctx.env, cwd: ws.dir });
+    if (!rendered.ok) {
+      const fn3 = rendered.error.function ? ` (function ${rendered.error.function})` : "";
+      return { action: "failed", writes: false, fingerprint, error: `render${fn3}: ${rendered.error.message}` };
+    }
+    files = rendered.tree.allFiles();
+  }
+  await writePackageDir(pkgDir, new Map([...files, ...binary]));
+  const upstream2 = { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 };
+  const title = local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
+  const proposed = await propose(
+    ctx,
+    {
+      target,
+      ws,
+      open: open2,
+      directory: plan.downstream.directory,
+      title,
+      fingerprint,
+      conflicts: conflicts.length,
+      commitMessage: `${title}
+
+Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})
+
+${COMMIT_TRAILER}: ${plan.name}
+Kdelta-Fingerprint: ${fingerprint}
+`,
+      body: (headCommit, changes) => renderProposalBodies({
+        title,
+        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
+        summary: local ? `Updates package \`${plan.downstream.directory}\` from \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.` : `Adds package \`${plan.downstream.directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
+        downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
+        changes,
+        resources,
+        conflicts,
+        metadata: {
+          version: ctx.version,
+          variant: plan.name,
+          fingerprint,
+          headCommit,
+          baseCommit: ws.baseCommit,
+          upstream: upstream2,
+          conflicts: conflicts.length,
+          kind: "variant"
+        }
+      })
+    },
+    "proposed"
+  );
+  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length };
+}
+async function findRemovals(mirror, downstream, variants, control) {
+  if (!mirror.heads.has(downstream.branch)) return [];
+  const scope = downstream.directory ? [downstream.directory] : [];
+  const paths = (await git2(mirror.dir, ["ls-tree", "-r", "--name-only", downstream.branch, "--", ...scope])).split("\n").filter((p) => p === "Kptfile" || p.endsWith("/Kptfile"));
+  const out = [];
+  for (const path of paths) {
+    const text2 = await git2(mirror.dir, ["show", `${downstream.branch}:${path}`]);
+    let annotations;
+    try {
+      annotations = kptfileAnnotations(text2);
+    } catch {
+      continue;
+    }
+    const owner = annotations[OWNER_ANNOTATION];
+    if (!owner || variants.has(owner)) continue;
+    const writer = annotations[CONTROL_ANNOTATION];
+    if (writer !== void 0 && writer !== control) continue;
+    out.push({
+      variant: owner,
+      repository: downstream.repository,
+      url: downstream.url,
+      branch: downstream.branch,
+      directory: path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length),
+      policy: annotations[DELETION_POLICY_ANNOTATION] === "orphan" ? "orphan" : "delete"
+    });
+  }
+  return out;
+}
+async function runRemovalJob(removal, ctx) {
+  const base = {
+    variant: removal.variant,
+    downstream: `${removal.repository}/${removal.directory.split("/").pop() ?? ""}`,
+    dryRun: ctx.dryRun,
+    conflicts: [],
+    conflictCount: 0
+  };
+  try {
+    const target = {
+      downstream: removal.repository,
+      repo: removal.url,
+      head: `${ctx.branchPrefix}${removal.variant}`,
+      base: removal.branch
+    };
+    const fingerprint = hashOf({
+      removal: removal.policy,
+      directory: removal.directory,
+      variant: removal.variant,
+      version: ctx.version
+    }).slice(0, 32);
+    const open2 = await ctx.forge.find(target);
+    const ws = await checkout(ctx, removal.url, removal.branch, target.head, `remove-${removal.variant}`);
+    const pkgDir = join17(ws.dir, removal.directory);
+    if (removal.policy === "delete") {
+      await rm7(pkgDir, { recursive: true, force: true });
+    } else {
+      const kptfile = await readFile8(join17(pkgDir, "Kptfile"), "utf8");
+      await writeFile6(
+        join17(pkgDir, "Kptfile"),
+        setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: void 0, [DELETION_POLICY_ANNOTATION]: void 0 })
+      );
+    }
+    const what = removal.policy === "delete" ? `remove ${removal.directory || "the root package"}` : `stop managing ${removal.directory || "the root package"}`;
+    const title = `kdelta: ${what} (variant ${removal.variant} is gone)`;
+    const summary2 = removal.policy === "delete" ? `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package \`${removal.directory}\`.` : `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${removal.directory}\` and removes only the ownership annotation.`;
+    const proposed = await propose(
+      ctx,
+      {
+        target,
+        ws,
+        open: open2,
+        directory: removal.directory,
+        title,
+        fingerprint,
+        conflicts: 0,
+        commitMessage: `${title}
+
+${COMMIT_TRAILER}: ${removal.variant}
+Kdelta-Fingerprint: ${fingerprint}
+`,
+        body: (headCommit, changes) => renderProposalBodies({
+          title,
+          summary: summary2,
+          downstream: { repo: removal.url, branch: removal.branch, directory: removal.directory },
+          changes,
+          resources: [],
+          conflicts: [],
+          metadata: {
+            version: ctx.version,
+            variant: removal.variant,
+            fingerprint,
+            headCommit,
+            baseCommit: ws.baseCommit,
+            conflicts: 0,
+            kind: removal.policy === "delete" ? "removal" : "orphan"
+          }
+        })
+      },
+      removal.policy === "delete" ? "removal-proposed" : "orphan-proposed",
+      removal.policy === "delete" ? "removal-proposed" : "orphan-proposed"
+    );
+    return { ...base, ...proposed, fingerprint };
+  } catch (error2) {
+    return { ...base, action: "failed", writes: false, error: message(error2) };
+  }
+}
+
+// ../cli/src/run/settle.ts
+async function settleMergedRemovals(ctx, downstreams, handled, ours) {
+  const out = [];
+  for (const p of await ctx.forge.list()) {
+    if (p.state !== "open" || !downstreams.has(p.repo) || handled.has(`${p.downstream} ${p.head}`)) continue;
+    const meta = parseMetadataBlock(p.body);
+    if (!meta || meta.kind !== "removal" && meta.kind !== "orphan" || !ours(meta.variant)) continue;
+    const base = { variant: meta.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
+    try {
+      const mirror = await ctx.mirror(p.repo);
+      const baseCommit = mirror.heads.get(p.base);
+      const merged = baseCommit !== void 0 && await runGit(["merge-base", "--is-ancestor", meta.headCommit, baseCommit], { cwd: mirror.dir }).then(
+        () => true,
+        () => false
+      );
+      if (!merged) continue;
+      const proposal = ctx.dryRun ? p : await ctx.forge.close(p, "merged");
+      out.push({ ...base, action: "up-to-date", writes: true, proposal: proposalRef(proposal), message: "the proposal was merged" });
+    } catch (error2) {
+      out.push({ ...base, action: "failed", writes: false, error: message(error2) });
+    }
+  }
+  return out;
+}
+
+// ../cli/src/run/shard.ts
+import { createHash as createHash6 } from "node:crypto";
+function parseShard(text2) {
+  const m = /^(\d+)\/(\d+)$/.exec(text2.trim());
+  const index = m ? Number(m[1]) : Number.NaN;
+  const count = m ? Number(m[2]) : Number.NaN;
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new Error(`--shard must be k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got "${text2}")`);
+  }
+  return { index, count };
+}
+function shardOf(name2, count) {
+  const digest2 = createHash6("sha256").update(name2).digest();
+  return digest2.readUInt32BE(0) % count + 1;
+}
+function inShard(name2, shard) {
+  return shard === void 0 || shardOf(name2, shard.count) === shard.index;
+}
+
 // ../cli/src/run/run.ts
 var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
@@ -45810,7 +45915,7 @@ function memo(make) {
 }
 async function run(options) {
   const configArg = options.config ?? DEFAULT_CONFIG_DIR;
-  const control = await loadControl({ dir: resolve7(options.cwd, configArg), display: configArg });
+  const control = await loadControl({ dir: resolve8(options.cwd, configArg), display: configArg });
   const settings = control.settings;
   const plan = planRun(control, { cwd: options.cwd });
   const mode = options.mode ?? settings.mode ?? "both";
@@ -45823,7 +45928,7 @@ async function run(options) {
   checkBranchPrefix(branchPrefix);
   const budget = forgeChoice === "github" ? new Budget(options.budget ?? settings.budget ?? DEFAULT_BUDGET) : void 0;
   const forge = forgeChoice === "local" ? createLocalForge({
-    dir: resolve7(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join18(configArg, "proposals")),
+    dir: resolve8(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join18(configArg, "proposals")),
     displayRoot: options.cwd,
     branchPrefix
   }) : forgeChoice === "github" ? createGitHubForge({ ...settings.github, ...definedOnly(options.github ?? {}), env, budget, branchPrefix }) : forgeChoice;
@@ -45832,6 +45937,7 @@ async function run(options) {
     const token = forge.gitToken?.(url);
     return token ? { token } : {};
   };
+  const controlId = await findControlIdentity(options.cwd, resolve8(options.cwd, configArg));
   const runDir = await mkdtemp3(join18(tmpdir4(), "kdelta-run-"));
   let jobs = 0;
   const ctx = {
@@ -45845,6 +45951,7 @@ async function run(options) {
     cacheDir: options.cacheDir,
     branchPrefix,
     budget,
+    control: controlId,
     scratch: async (name2) => {
       const dir = join18(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
       await mkdir6(join18(runDir, "jobs"), { recursive: true });
@@ -45924,7 +46031,8 @@ async function run(options) {
           const found = await findRemovals(
             mirror,
             { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory },
-            names
+            names,
+            controlId
           );
           removals.push(...found.filter((r) => inShard(r.variant, shard)));
         } catch (error2) {
@@ -45941,6 +46049,9 @@ async function run(options) {
           async (r) => report(await unlessSpent(r.variant, `${r.repository}/${r.directory.split("/").pop() ?? ""}`, () => runRemovalJob(r, ctx))())
         )
       );
+      const handled = new Set(removals.map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
+      const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
+      results.push(...await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard)));
     }
     results.sort((a, b) => a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1);
     return {
@@ -46037,7 +46148,7 @@ when any failed, the control resources are invalid or the github forge has no to
 var version = JSON.parse('{"version":"0.0.0"}').version;
 
 // src/inputs.ts
-import { isAbsolute as isAbsolute7, relative as relative6, resolve as resolve8 } from "node:path";
+import { isAbsolute as isAbsolute7, relative as relative6, resolve as resolve9 } from "node:path";
 var InputError = class extends Error {
   constructor(input, message2) {
     super(`input "${input}": ${message2}`);
@@ -46075,7 +46186,7 @@ function oneOf2(name2, raw, allowed) {
 var SHARD = /^(\d+)\/(\d+)$/;
 function settingsFromInputs(input, ctx) {
   const config = input("config").trim() || ".kdelta";
-  const resolvedConfig = resolve8(ctx.workspace, config);
+  const resolvedConfig = resolve9(ctx.workspace, config);
   const rel = relative6(ctx.workspace, resolvedConfig);
   if (rel.startsWith("..") || isAbsolute7(rel)) {
     throw new InputError("config", `must be inside the workspace ${ctx.workspace} (got "${config}")`);
@@ -46152,7 +46263,7 @@ function settingsFromInputs(input, ctx) {
 }
 
 // src/report.ts
-var import_yaml45 = __toESM(require_dist(), 1);
+var import_yaml46 = __toESM(require_dist(), 1);
 function countedAs(action) {
   switch (action) {
     case "proposed":
@@ -46203,11 +46314,11 @@ function permissionHint(error2) {
     return void 0;
   return `the token lacks a permission${wanted ? ` (GitHub wants ${wanted})` : ""}: it needs contents: write and pull-requests: write on every downstream repository. The workflow's own GITHUB_TOKEN reaches only the workflow's repository and only with the job's \`permissions:\`; for other repositories pass a GitHub App installation token or a fine-grained token in the \`token\` input.`;
 }
-function cell2(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+function cell2(text2) {
+  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
-function html(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+function html(text2) {
+  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 function link(r) {
   if (!r.proposal) return "";
@@ -46276,10 +46387,10 @@ function fieldPath2(field) {
   }
   return out;
 }
-function issueLine(text, issue2) {
+function issueLine(text2, issue2) {
   if (issue2.source.document < 1) return void 0;
-  const lineCounter = new import_yaml45.LineCounter();
-  const docs = (0, import_yaml45.parseAllDocuments)(text, { lineCounter });
+  const lineCounter = new import_yaml46.LineCounter();
+  const docs = (0, import_yaml46.parseAllDocuments)(text2, { lineCounter });
   const list2 = Array.isArray(docs) ? docs : [];
   const doc = list2[issue2.source.document - 1];
   if (!doc) return void 0;
@@ -46295,8 +46406,8 @@ function issueLine(text, issue2) {
 }
 function controlAnnotations(issues, readText2) {
   return issues.map((issue2) => {
-    const text = issue2.source.document >= 1 ? readText2(issue2.source.file) : void 0;
-    const startLine = text === void 0 ? void 0 : issueLine(text, issue2);
+    const text2 = issue2.source.document >= 1 ? readText2(issue2.source.file) : void 0;
+    const startLine = text2 === void 0 ? void 0 : issueLine(text2, issue2);
     const what = issue2.source.kind ? `${issue2.source.kind}${issue2.source.name ? ` "${issue2.source.name}"` : ""}` : void 0;
     return {
       title: `kdelta: invalid control configuration${what ? ` (${what})` : ""}`,
@@ -46368,9 +46479,9 @@ async function main2() {
   } catch (error2) {
     if (error2 instanceof ControlError) reportControlError(error2, options.cwd);
     else {
-      const text = error2 instanceof Error ? error2.message : String(error2);
-      const hint = permissionHint(text);
-      setFailed(`kdelta run stopped: ${text}${hint ? `
+      const text2 = error2 instanceof Error ? error2.message : String(error2);
+      const hint = permissionHint(text2);
+      setFailed(`kdelta run stopped: ${text2}${hint ? `
 ${hint}` : ""}`);
     }
     return;

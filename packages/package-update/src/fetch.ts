@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type UrlCredentials, fetchPackage, withoutCredentials } from '@kdelta/git-source';
+import { type UrlCredentials, fetchPackage, normalizeDirectory, repoLocation, withoutCredentials } from '@kdelta/git-source';
 import { PackageTree } from '@kdelta/kptfile-model';
 import { makeTempDir, removeTempDir } from './temp.js';
 
@@ -17,6 +17,37 @@ export interface GitOptions {
    * reach git for that repository only, in its environment, and are never recorded or returned.
    */
   readonly credentials?: ReadonlyMap<string, UrlCredentials>;
+  /**
+   * Fetches to share with other operations of the same process (see {@link createFetchMemo}): a
+   * package fanned out to many places is then fetched once per repository, directory and ref,
+   * not once per place.
+   */
+  readonly fetches?: FetchMemo;
+}
+
+/**
+ * Fetched packages kept in memory and shared between operations, keyed by repository, directory
+ * and ref: the ref is resolved once, when first fetched, so the memo belongs to one run that
+ * wants one view of the upstream throughout, never to a long-lived process. A failed fetch is not
+ * kept: the next operation tries again.
+ */
+export class FetchMemo {
+  private readonly entries = new Map<string, Promise<FetchedTree>>();
+
+  /** The fetch for `key`, started by `load` when there is none (a failed one is forgotten). */
+  share(key: string, load: () => Promise<FetchedTree>): Promise<FetchedTree> {
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = load();
+      this.entries.set(key, entry);
+      entry.catch(() => this.entries.delete(key));
+    }
+    return entry;
+  }
+}
+
+export function createFetchMemo(): FetchMemo {
+  return new FetchMemo();
 }
 
 /** A package read from git into memory. */
@@ -30,8 +61,28 @@ export interface FetchedTree {
   readonly directory: string;
 }
 
-/** `repo`'s `directory` at `ref`, read into memory (through a scratch directory removed at once). */
+/**
+ * `repo`'s `directory` at `ref`, read into memory; with a memo in `git`, one fetch is shared by
+ * every caller asking for the same, each getting its own copy of the tree.
+ */
 export async function fetchTree(git: GitOptions, repo: string, directory: string, ref: string | undefined): Promise<FetchedTree> {
+  const memo = git.fetches;
+  if (!memo) return fetchTreeOnce(git, repo, directory, ref);
+  // Keyed by where the repository is (a relative path resolved, credentials left out): the
+  // callers of one run differ in working directory and agree on the repositories.
+  let key: string;
+  try {
+    const where = repoLocation(repo, git.cwd ?? process.cwd()).url;
+    key = JSON.stringify([where, normalizeDirectory(directory), ref ?? null, git.cacheDir ?? null]);
+  } catch {
+    return fetchTreeOnce(git, repo, directory, ref); // refused: let it say why
+  }
+  const fetched = await memo.share(key, () => fetchTreeOnce(git, repo, directory, ref));
+  return { ...fetched, tree: fetched.tree.clone() };
+}
+
+/** `repo`'s `directory` at `ref`, read into memory (through a scratch directory removed at once). */
+async function fetchTreeOnce(git: GitOptions, repo: string, directory: string, ref: string | undefined): Promise<FetchedTree> {
   // named by pid: removed on a signal, and swept by the next command when this process is killed
   const holder = makeTempDir(tmpdir(), 'fetch');
   try {

@@ -19,7 +19,7 @@ export type { PackageAction, PackageVisit, UpdateInput, UpdateOutcome } from './
 export { isUpdateStrategy, strategyOf, updateStrategies, type UpdateStrategy } from './kptfile.js';
 export { UpdateError, type UpdateErrorCode } from './errors.js';
 export { commitTree } from './commit.js';
-export type { GitOptions } from './fetch.js';
+export { createFetchMemo, type FetchMemo, type GitOptions } from './fetch.js';
 export type { ProgressEvent, ProgressListener } from './progress.js';
 export { pendingSwapTarget, recoverInterruptedSwap } from './swap.js';
 export { removeAllTempDirs } from './temp.js';

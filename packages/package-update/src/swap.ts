@@ -82,7 +82,19 @@ function inside(child: string, parent: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
+/**
+ * Whether a directory at or above `dir` holds a `.git`: without one, git finds no work tree there
+ * and need not be asked (a git process is a fork of this one, dear when repeated per package).
+ */
+function mayBeInWorkTree(dir: string): boolean {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) return true;
+    if (dirname(d) === d) return false;
+  }
+}
+
 function gitCommonDir(dir: string): string | undefined {
+  if (!mayBeInWorkTree(dir)) return undefined;
   const env = { ...process.env };
   for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR']) delete env[k];
   try {

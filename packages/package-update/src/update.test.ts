@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UpdateError, diffPackage, getPackage, updatePackage } from './index.js';
+import { UpdateError, createFetchMemo, diffPackage, getPackage, updatePackage } from './index.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -61,6 +61,32 @@ describe('updatePackage', () => {
     );
     expect(readFileSync(join(dir, 'web.yaml'), 'utf8')).toBe(before);
     expect(readFileSync(join(dir, 'Kptfile'), 'utf8')).toBe(kptfile);
+  });
+
+  it('updates sharing a fetch memo fetch upstream and origin once, each merging its own copy', async () => {
+    const { root, repo, dir, env } = await fixture();
+    const other = join(root, 'web-2');
+    cpSync(dir, other, { recursive: true });
+    const third = join(root, 'web-3');
+    cpSync(dir, third, { recursive: true });
+    writeFileSync(join(dir, 'web.yaml'), readFileSync(join(dir, 'web.yaml'), 'utf8').replace('spec:\n', 'spec:\n  paused: true\n'));
+    const fetches = createFetchMemo();
+    const first = await updatePackage({ dir, ref: 'v2', cwd: root, env, fetches });
+    // the upstream is gone, and the cache with it: only the memo can serve the second update
+    renameSync(repo, join(root, 'moved'));
+    rmSync(join(root, 'cache'), { recursive: true, force: true });
+    // from another working directory, as each update of a run has its own
+    const second = await updatePackage({ dir: other, ref: 'v2', cwd: other, env, fetches });
+    expect(second.lock).toEqual(first.lock);
+    // the first package's local edit stays its own; the second merged untouched upstream trees
+    expect(readFileSync(join(dir, 'web.yaml'), 'utf8')).toContain('paused: true');
+    expect(readFileSync(join(dir, 'web.yaml'), 'utf8')).toContain('image: app:2');
+    expect(readFileSync(join(other, 'web.yaml'), 'utf8')).not.toContain('paused');
+    expect(readFileSync(join(other, 'web.yaml'), 'utf8')).toContain('image: app:2');
+    expect(readFileSync(join(other, 'web.yaml'), 'utf8')).toContain('replicas: 2');
+    // without the memo the same update has to reach the repository, and fails
+    await expect(updatePackage({ dir: third, ref: 'v2', cwd: root, env })).rejects.toThrow();
+    await expect(updatePackage({ dir: third, ref: 'v2', cwd: root, env, fetches: createFetchMemo() })).rejects.toThrow();
   });
 
   it('diffPackage shows the changes and writes nothing', async () => {

@@ -80,6 +80,11 @@ export type WriteOperation =
 
 export interface Forge {
   readonly name: string;
+  /**
+   * The forge itself records a proposal merged into its base as merged (GitHub closes a merged
+   * pull request), so the run need not look for merged removal proposals (see run/settle.ts).
+   */
+  readonly tracksMerges?: boolean;
   /** The open proposal for `head` into `base`, if there is one. */
   find(target: ProposalTarget): Promise<Proposal | undefined>;
   /** Open a proposal, or update the open one for the same head and base. */

@@ -357,6 +357,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
 
   const forge: GitHubForge = {
     name: 'github',
+    tracksMerges: true,
     serverUrl,
     apiUrl,
     requests: counts,

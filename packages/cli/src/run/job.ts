@@ -2,8 +2,8 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
-import { commitAll, createBranch, deleteRemoteBranch, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
-import { PackageTree } from '@kdelta/kptfile-model';
+import { deleteRemoteBranch, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { PACKAGE_CONTEXT_FILE, PackageTree, packageContextConfigMap } from '@kdelta/kptfile-model';
 import { renderPackage } from '@kdelta/fn-render';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { Budget, BudgetReport } from '../forge/budget.js';
@@ -11,6 +11,7 @@ import { STOP_LABEL, type Forge, type Proposal, type ProposalTarget, type WriteO
 import { readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import type { Shard } from './shard.js';
 import { fingerprintOf, hashOf, resolveUpstream, type VariantPlan } from './plan.js';
+import { CONTROL_ANNOTATION } from './ownership.js';
 import { parseMetadataBlock, renderProposalBodies, type FileChange, type ProposalBodies, type ProposalMetadata } from './report.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -156,6 +157,8 @@ export interface JobContext {
   scratch(name: string): Promise<string>;
   upstreamRefs(url: string): Promise<readonly RemoteRef[]>;
   mirror(url: string): Promise<Mirror>;
+  /** This run's control repository (`controlIdentity`): recorded on the packages it writes. */
+  readonly control?: string | undefined;
 }
 
 /** The trailer on every commit kdelta makes: a branch with any other commit is a human's. */
@@ -364,22 +367,25 @@ export async function propose(
       message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(', ')}): left alone; merge or delete it to let kdelta update it`,
     };
   }
-  await createBranch({ dir: ws.dir, branch: target.head, base: 'HEAD', force: true });
-  const commit = await commitAll({ dir: ws.dir, message: input.commitMessage, author: ctx.author });
+  // Committed as staged by changedFiles, on the scratch clone's base: the branch exists only on the
+  // remote (pushed from HEAD). Each git process costs a fork of this one: as few as will do.
+  const { name, email } = ctx.author;
+  await runGit(['commit', '--quiet', '--no-verify', '-m', input.commitMessage], {
+    cwd: ws.dir,
+    env: { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email },
+  });
+  // our commit and tree, then, when the branch exists, its tree and its parents (in this order)
+  const remote = ws.remoteHead ? [`${ws.remoteHead}^{tree}`, `${ws.remoteHead}^@`] : [];
+  const [commit, ourTree, theirTree, ...theirParents] = (await git(ws.dir, ['rev-parse', 'HEAD', 'HEAD^{tree}', ...remote]))
+    .trim()
+    .split('\n');
   if (!commit) throw new Error('internal: changes were staged but nothing was committed');
   let headCommit = commit;
   let pushNeeded = true;
-  if (ws.remoteHead) {
-    // The branch already holds exactly this content on this base: keep it (no push, refs identical).
-    const [ourTree, theirTree, theirParent] = await Promise.all([
-      git(ws.dir, ['rev-parse', `${commit}^{tree}`]),
-      git(ws.dir, ['rev-parse', `${ws.remoteHead}^{tree}`]),
-      git(ws.dir, ['rev-parse', `${ws.remoteHead}^`]).catch(() => ''),
-    ]);
-    if (ourTree.trim() === theirTree.trim() && theirParent.trim() === ws.baseCommit) {
-      headCommit = ws.remoteHead;
-      pushNeeded = false;
-    }
+  // The branch already holds exactly this content on this base: keep it (no push, refs identical).
+  if (ws.remoteHead && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === ws.baseCommit) {
+    headCommit = ws.remoteHead;
+    pushNeeded = false;
   }
   if (!pushNeeded) {
     const bodies = input.body(headCommit, changes);
@@ -536,6 +542,10 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     ({ text: files, binary } = splitBinary(m.files));
     conflicts = m.conflicts;
     resources = m.resources;
+    // Porch, creating a package in a deployment repository, gives it its package context when it has none
+    const deployment = (plan.downstream.repository.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
+    if (!local && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+      files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
   } else {
     // Same upstream commit as the lock: the update would change nothing, only the mutations may.
     ({ text: files, binary } = splitBinary(local));
@@ -555,9 +565,17 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   for (const [path, text] of applied.changed) files.set(path, text);
   const kpt = files.get('Kptfile');
   if (kpt === undefined) throw new Error(`the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
+  // The control repository is recorded with a new package or a new upstream commit: a package
+  // that only lacks the record gets no proposal of its own for it.
+  const recordControl =
+    ctx.control !== undefined && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
   files.set(
     'Kptfile',
-    setKptfileAnnotations(kpt, { [OWNER_ANNOTATION]: plan.name, [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete' }),
+    setKptfileAnnotations(kpt, {
+      [OWNER_ANNOTATION]: plan.name,
+      [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete',
+      ...(recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}),
+    }),
   );
   if (ctx.render) {
     // Porch renders after the clone or update and the mutations: package context and injected
@@ -631,11 +649,15 @@ export interface Removal {
   readonly policy: 'delete' | 'orphan';
 }
 
-/** Every owned package of a mirrored downstream whose owner is not among `variants`. */
+/**
+ * Every owned package of a mirrored downstream whose owner is not among `variants`, leaving out
+ * the packages another control repository than `control` recorded as its own.
+ */
 export async function findRemovals(
   mirror: Mirror,
   downstream: { repository: string; url: string; branch: string; directory: string },
   variants: ReadonlySet<string>,
+  control?: string,
 ): Promise<Removal[]> {
   if (!mirror.heads.has(downstream.branch)) return [];
   const scope = downstream.directory ? [downstream.directory] : [];
@@ -653,6 +675,8 @@ export async function findRemovals(
     }
     const owner = annotations[OWNER_ANNOTATION];
     if (!owner || variants.has(owner)) continue;
+    const writer = annotations[CONTROL_ANNOTATION];
+    if (writer !== undefined && writer !== control) continue; // another control repository's variant
     out.push({
       variant: owner,
       repository: downstream.repository,

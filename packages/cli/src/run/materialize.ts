@@ -2,10 +2,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
+import type { PackageTree } from '@kdelta/kptfile-model';
 import { fetchPackage } from '@kdelta/git-source';
-import { getPackage, updatePackage } from '@kdelta/package-update';
+import { createFetchMemo, type FetchMemo, getPackage, updatePackage } from '@kdelta/package-update';
 import { listFiles } from '../util/fs.js';
-import type { FileContent, Materialize, MaterializeInput, PackageFiles } from './job.js';
+import type { FileContent, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './job.js';
 import { readPackageDir, writePackageDir } from './package-files.js';
 
 /**
@@ -71,12 +72,14 @@ function checkName(name: string): string {
 
 /**
  * A materialize step for one run: the default one, with each first-time get made once per
- * upstream commit and package name (a set fans one package out to many repositories).
+ * upstream commit and package name (a set fans one package out to many repositories), and each
+ * upstream and origin an update merges fetched once per run, shared by every update that needs it.
  */
 export function createPackageUpdateMaterialize(): Materialize {
   const gets = new Map<string, Promise<PackageFiles>>();
+  const fetches = createFetchMemo();
   return (input) => {
-    if (input.downstream.local) return packageUpdateMaterialize(input);
+    if (input.downstream.local) return materialize(input, fetches);
     const key = JSON.stringify([
       input.upstream.repo,
       input.upstream.directory,
@@ -96,12 +99,19 @@ export function createPackageUpdateMaterialize(): Materialize {
 }
 
 /** Get (no local package) or 3-way update (a local package with a lock) through package-update. */
-export const packageUpdateMaterialize: Materialize = async (input) => {
+export const packageUpdateMaterialize: Materialize = (input) => materialize(input, undefined);
+
+async function materialize(input: MaterializeInput, fetches: FetchMemo | undefined): Promise<MaterializeResult> {
   const scratch = await mkdtemp(join(tmpdir(), 'kdelta-pkg-'));
   try {
     // The directory's name is the package's: getPackage names the Kptfile after it.
     const dir = join(scratch, checkName(input.downstream.package || 'pkg'));
-    const git = { cwd: input.cwd ?? scratch, env: input.env, ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}) };
+    const git = {
+      cwd: input.cwd ?? scratch,
+      env: input.env,
+      ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
+      ...(fetches ? { fetches } : {}),
+    };
     const local = input.downstream.local;
     if (!local) {
       const got = await getPackage({
@@ -143,10 +153,11 @@ export const packageUpdateMaterialize: Materialize = async (input) => {
     const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
     if (pointed !== undefined) local2.set('Kptfile', pointed);
     await writePackageDir(dir, local2);
-    const result = await updatePackage({ ...git, dir, ref: input.upstream.ref, displayRoot: scratch });
+    // Computed in memory and not written back: the scratch copy would only be read again.
+    const result = await updatePackage({ ...git, dir, ref: input.upstream.ref, displayRoot: scratch, dryRun: true });
     if (result.lock?.git?.commit !== undefined && result.lock.git.commit !== input.upstream.commit)
       throw movedDuringRun(input, result.lock.git.commit);
-    const files = (await readPackageDir(dir)) ?? new Map();
+    const files = filesOf(result.after);
     return {
       files,
       conflicts: result.conflicts,
@@ -156,7 +167,15 @@ export const packageUpdateMaterialize: Materialize = async (input) => {
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-};
+}
+
+/** A tree's regular files as {@link readPackageDir} reads them from a directory (sorted, `.git` and `node_modules` left out). */
+function filesOf(tree: PackageTree): Map<string, FileContent> {
+  const files = new Map<string, FileContent>();
+  const paths = [...tree.allFiles().keys()].filter((p) => !p.split('/').some((s) => s === '.git' || s === 'node_modules')).sort();
+  for (const p of paths) files.set(p, fileContent(tree.bytes(p)!));
+  return files;
+}
 
 function movedDuringRun(input: MaterializeInput, fetched: string): Error {
   return new Error(

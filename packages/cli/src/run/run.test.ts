@@ -486,4 +486,105 @@ describe('kdelta run', () => {
     expect(r.results[0]).toMatchObject({ action: 'proposed', upstream: { ref: 'base-ns/v1.10.0' } });
     expect(f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']).toContain('name: v1-10-0');
   });
+
+  it('a package new in a deployment repository gets its package context when upstream has none (Porch), elsewhere not', async () => {
+    const f = fleet(['cluster-01', 'cluster-02']);
+    f.publish({ 'base-ns/package-context.yaml': null }, 'base-ns/v2');
+    f.writeControl({
+      'repositories.yaml': [
+        repository('catalog', f.upstream),
+        repository('cluster-01', f.downstream('cluster-01')).replace('spec:\n', 'spec:\n  deployment: true\n'),
+        repository('cluster-02', f.downstream('cluster-02')),
+      ].join('---\n'),
+      'a.yaml': packageVariant('a', 'cluster-01', CONTEXT, 'v2'),
+      'b.yaml': packageVariant('b', 'cluster-02', CONTEXT, 'v2'),
+    });
+    const r = await run(opts(f));
+    const byName = Object.fromEntries(r.results.map((x) => [x.variant, x]));
+    expect(byName.a?.action).toBe('proposed');
+    const context = f.files('cluster-01', 'kdelta/a', 'a')['package-context.yaml'];
+    expect(context).toMatch(/name: kptfile\.kpt\.dev/);
+    expect(context).toMatch(/data:\n {2}name: a\n {2}team: blue\n/);
+    expect(context).toContain('config.kubernetes.io/local-config: "true"');
+    // not a deployment repository: Porch creates no package context, and the variant's data needs one
+    expect(byName.b?.action).toBe('failed');
+    expect(byName.b?.error).toContain('package-context.yaml: not found');
+  });
+
+  it('a downstream shared by two control repositories: each proposes removing only its own packages (and unrecorded old ones)', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01') });
+    expect((await run(opts(f))).results.map((r) => [r.variant, r.action])).toEqual([['a', 'proposed']]);
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/a'], { cwd: f.downstream('cluster-01') });
+    expect(f.files('cluster-01', 'main', 'a').Kptfile).toContain('kdelta.dev/control-repository:');
+    // a package an older kdelta wrote: its owner only
+    const old = f.files('cluster-01', 'main', 'a');
+    const oldKptfile = old
+      .Kptfile!.replace(/\n\s*kdelta\.dev\/control-repository: .*/, '')
+      .replace(/package-variant: a/, 'package-variant: old');
+    f.commitAs('cluster-01', 'main', { 'old/Kptfile': oldKptfile, 'old/namespace.yaml': old['namespace.yaml']! });
+
+    // a second control repository writing to the same downstream
+    const second = join(f.root, 'control-2');
+    mkdirSync(join(second, '.kdelta'), { recursive: true });
+    writeFileSync(
+      join(second, '.kdelta', 'control.yaml'),
+      [repository('catalog', f.upstream), repository('cluster-01', f.downstream('cluster-01')), packageVariant('b', 'cluster-01')].join(
+        '---\n',
+      ),
+    );
+    const other = await run({ ...opts(f), cwd: second });
+    const byOther = Object.fromEntries(other.results.map((r) => [r.variant, r.action]));
+    expect(byOther).toEqual({ b: 'proposed', old: 'removal-proposed' });
+
+    execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/b'], { cwd: f.downstream('cluster-01') });
+    // the first control repository still removes its own variant's package when the variant goes
+    f.writeControl({ 'a.yaml': null, 'c.yaml': packageVariant('c', 'cluster-01') });
+    const own = await run(opts(f));
+    expect(Object.fromEntries(own.results.map((r) => [r.variant, r.action]))).toMatchObject({ a: 'removal-proposed', c: 'proposed' });
+    expect(own.results.some((r) => r.variant === 'b')).toBe(false);
+  });
+
+  it('a merged removal proposal is recorded as merged', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'api.yaml': packageVariant('api', 'cluster-01', '  deletionPolicy: orphan\n'),
+    });
+    await run(opts(f));
+    const { execFileSync } = await import('node:child_process');
+    const bare = f.downstream('cluster-01');
+    const merge = (branch: string) => {
+      const work = join(f.root, `merge-${branch.replace('/', '-')}`);
+      execFileSync('git', ['clone', '--quiet', bare, work]);
+      execFileSync('git', ['-c', 'user.name=r', '-c', 'user.email=r@example.com', 'merge', '--quiet', '--no-edit', `origin/${branch}`], {
+        cwd: work,
+      });
+      execFileSync('git', ['push', '--quiet', 'origin', 'main'], { cwd: work });
+      rmSync(work, { recursive: true, force: true });
+    };
+    merge('kdelta/web');
+    merge('kdelta/api');
+    f.writeControl({ 'web.yaml': null, 'api.yaml': null, 'other.yaml': packageVariant('other', 'cluster-01') });
+    const removed = await run(opts(f));
+    expect(removed.results.map((r) => [r.variant, r.action])).toEqual([
+      ['api', 'orphan-proposed'],
+      ['other', 'proposed'],
+      ['web', 'removal-proposed'],
+    ]);
+    merge('kdelta/web');
+    merge('kdelta/api');
+    // the removal branch of web is also deleted after the merge, as forges offer to
+    execFileSync('git', ['update-ref', '-d', 'refs/heads/kdelta/web'], { cwd: bare });
+    const after = await run(opts(f));
+    // (other's proposal is rebased on the moved base: not what this is about)
+    expect(after.results.filter((r) => r.variant !== 'other').map((r) => [r.variant, r.action, r.message])).toEqual([
+      ['api', 'up-to-date', 'the proposal was merged'],
+      ['web', 'up-to-date', 'the proposal was merged'],
+    ]);
+    for (const v of ['web', 'api']) expect(readFileSync(proposalFile(f, 'cluster-01', v), 'utf8')).toMatch(/\nstate: merged\n/);
+    // and nothing more the next time
+    expect((await run(opts(f))).results.map((r) => r.variant)).toEqual(['other']);
+  });
 });

@@ -20,6 +20,8 @@ import {
   type VariantResult,
 } from './job.js';
 import { createPackageUpdateMaterialize } from './materialize.js';
+import { findControlIdentity } from './ownership.js';
+import { settleMergedRemovals } from './settle.js';
 import { hashOf, planRun } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
 import { findControlRepository, findUpdatePlans, runUpdateJob, type ControlRepository, type UpdatePlan } from './update-mode.js';
@@ -135,7 +137,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const token = forge.gitToken?.(url);
     return token ? { token } : {};
   };
-
+  const controlId = await findControlIdentity(options.cwd, resolve(options.cwd, configArg));
   const runDir = await mkdtemp(join(tmpdir(), 'kdelta-run-'));
   let jobs = 0;
   const ctx: JobContext = {
@@ -149,6 +151,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     cacheDir: options.cacheDir,
     branchPrefix,
     budget,
+    control: controlId,
     scratch: async (name) => {
       const dir = join(runDir, 'jobs', `${++jobs}-${name.replace(/[^A-Za-z0-9._-]/g, '_')}`);
       await mkdir(join(runDir, 'jobs'), { recursive: true });
@@ -232,6 +235,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
             mirror,
             { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory },
             names,
+            controlId,
           );
           removals.push(...found.filter((r) => inShard(r.variant, shard)));
         } catch (error) {
@@ -246,6 +250,12 @@ export async function run(options: RunOptions): Promise<RunReport> {
           report(await unlessSpent(r.variant, `${r.repository}/${r.directory.split('/').pop() ?? ''}`, () => runRemovalJob(r, ctx))()),
         )),
       );
+      // merged removals: no job meets them again (the package is gone from the base branch)
+      const handled = new Set(removals.map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
+      const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
+      if (!forge.tracksMerges) {
+        results.push(...(await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard))));
+      }
     }
     results.sort((a, b) => (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1));
     return {

@@ -1,0 +1,41 @@
+import { runGit } from '@kdelta/git-source';
+import { type JobContext, message, proposalRef, type VariantResult } from './job.js';
+import { parseMetadataBlock } from './report.js';
+
+/**
+ * Open removal proposals (delete or orphan) that were merged. Once merged, the package or its
+ * owner is gone from the base branch, so no removal job of a later run meets the proposal again:
+ * it is recorded as merged here. `downstreams` are the repository URLs this run looks at;
+ * `handled` holds `<repository> <head>` of the proposals this run's jobs already dealt with.
+ */
+export async function settleMergedRemovals(
+  ctx: JobContext,
+  downstreams: ReadonlySet<string>,
+  handled: ReadonlySet<string>,
+  ours: (variant: string) => boolean,
+): Promise<VariantResult[]> {
+  const out: VariantResult[] = [];
+  for (const p of await ctx.forge.list()) {
+    if (p.state !== 'open' || !downstreams.has(p.repo) || handled.has(`${p.downstream} ${p.head}`)) continue;
+    const meta = parseMetadataBlock(p.body);
+    if (!meta || (meta.kind !== 'removal' && meta.kind !== 'orphan') || !ours(meta.variant)) continue;
+    const base = { variant: meta.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
+    try {
+      const mirror = await ctx.mirror(p.repo);
+      const baseCommit = mirror.heads.get(p.base);
+      // merged: the commit the proposal proposed is in the base branch (its branch may be deleted since)
+      const merged =
+        baseCommit !== undefined &&
+        (await runGit(['merge-base', '--is-ancestor', meta.headCommit, baseCommit], { cwd: mirror.dir }).then(
+          () => true,
+          () => false,
+        ));
+      if (!merged) continue;
+      const proposal = ctx.dryRun ? p : await ctx.forge.close(p, 'merged');
+      out.push({ ...base, action: 'up-to-date', writes: true, proposal: proposalRef(proposal), message: 'the proposal was merged' });
+    } catch (error) {
+      out.push({ ...base, action: 'failed', writes: false, error: message(error) });
+    }
+  }
+  return out;
+}
