@@ -42981,6 +42981,7 @@ function createGitHubForge(options = {}) {
   }
   const forge = {
     name: "github",
+    tracksMerges: true,
     serverUrl,
     apiUrl,
     requests: counts,
@@ -46051,7 +46052,9 @@ async function run(options) {
       );
       const handled = new Set(removals.map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
       const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
-      results.push(...await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard)));
+      if (!forge.tracksMerges) {
+        results.push(...await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard)));
+      }
     }
     results.sort((a, b) => a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1);
     return {
