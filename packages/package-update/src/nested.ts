@@ -111,8 +111,8 @@ function updateNestedRemote(rel: string, input: UpdateInput, ctx: UpdateContext)
   if (!(o && l && u)) return nothing; // added locally, or gone from both
   // Never fetched upstream: only its Kptfile can have changed.
   if (unfetched(sub.updated)) {
-    mergeKptfileOf(sub);
-    return visit(rel, 'kptfile-merged');
+    const kptfile = mergeKptfileOf(sub);
+    return combine([within(rel, { ...nothing, ...kptfile }), visit(rel, 'kptfile-merged')]);
   }
   // Fetched upstream but not at origin: local and upstream may hold different versions of it,
   // with nothing to merge them against.

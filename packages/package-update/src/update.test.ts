@@ -51,6 +51,20 @@ describe('updatePackage', () => {
     expect(readFileSync(join(dir, 'web.yaml'), 'utf8')).toContain('image: app:2');
   });
 
+  it('keeps a field pinned with # kdelta:local, reports it as a decision, and keeps the pin', async () => {
+    const { root, dir, env } = await fixture();
+    const pinned = readFileSync(join(dir, 'web.yaml'), 'utf8').replace('replicas: 1', 'replicas: 5 # kdelta:local');
+    writeFileSync(join(dir, 'web.yaml'), pinned);
+    const result = await updatePackage({ dir, ref: 'v2', cwd: root, displayRoot: root, env });
+    expect(result.conflicts).toEqual([]);
+    expect(result.decisions.map((d) => [d.package, d.file, d.path, d.rule])).toEqual([
+      ['web', 'web.yaml', '.spec.replicas', 'pinned-local'],
+    ]);
+    const text = readFileSync(join(dir, 'web.yaml'), 'utf8');
+    expect(text).toContain('replicas: 5 # kdelta:local');
+    expect(text).toContain('image: app:2');
+  });
+
   it('leaves the package exactly as it was when the update fails', async () => {
     const { root, dir, env } = await fixture();
     writeFileSync(join(dir, 'web.yaml'), readFileSync(join(dir, 'web.yaml'), 'utf8').replace('replicas: 1', 'replicas: 5'));

@@ -1,7 +1,7 @@
 import { basename, join, posix, relative, sep } from 'node:path';
 import { withoutCredentials } from '@kdelta/git-source';
 import { type PackageView, PackageTree, type Upstream, type UpstreamLock } from '@kdelta/kptfile-model';
-import type { Conflict, ResourceReport } from '@kdelta/merge-core';
+import type { Conflict, Decision, ResourceReport } from '@kdelta/merge-core';
 import { addMergeCommentsToTree } from './comments.js';
 import { commitTree, isEmpty } from './commit.js';
 import { UpdateError } from './errors.js';
@@ -50,6 +50,8 @@ export interface UpdateResult {
   readonly files: readonly FileOutcome[];
   /** Local changes upstream replaced, and resources kept against upstream's deletion. */
   readonly conflicts: readonly (Conflict & { readonly package: string })[];
+  /** Fields kept as local has them because local pinned them (`# kdelta:local`): no conflicts. */
+  readonly decisions: readonly (Decision & { readonly package: string })[];
   /** The root package's new lock. */
   readonly lock: UpstreamLock | undefined;
   /** The package before and after, in memory. */
@@ -65,6 +67,7 @@ interface Run {
   readonly packages: PackageOutcome[];
   readonly resources: (ResourceReport & { package: string })[];
   readonly conflicts: (Conflict & { package: string })[];
+  readonly decisions: (Decision & { package: string })[];
 }
 
 function hasLocalContent(pkg: PackageView): boolean {
@@ -123,6 +126,7 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
   );
   run.resources.push(...out.resources.map((r) => ({ ...r, package: named(r.package) })));
   run.conflicts.push(...out.conflicts.map((c) => ({ ...c, package: named(c.package) })));
+  run.decisions.push(...out.decisions.map((d) => ({ ...d, package: named(d.package) })));
 
   // The new lock: what was fetched.
   const after = readKptfile(pkg, pkg.describe(KPTFILE));
@@ -242,7 +246,7 @@ export async function updatePackage(options: UpdatePackageOptions): Promise<Upda
   const rootUpstream = rootKptfile.kptfile.upstream;
   if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, 'no-upstream');
   if (options.strategy === undefined) strategyOf(rootUpstream.updateStrategy, rootKptfile.file);
-  const run: Run = { git: options, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [] };
+  const run: Run = { git: options, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [], decisions: [] };
   const work = before.clone();
   // A new ref or strategy is recorded first: it is what the update goes to.
   if (options.ref || options.strategy) {
@@ -287,6 +291,7 @@ export async function updatePackage(options: UpdatePackageOptions): Promise<Upda
     resources: run.resources,
     files: fileOutcomes(before, work),
     conflicts: run.conflicts,
+    decisions: run.decisions,
     lock,
     before,
     after: work,

@@ -28,6 +28,11 @@ An update that fails leaves the package exactly as it was and prints only the er
 goes to stderr, and so does the list of conflicts: fields local and upstream both changed (upstream wins, as in
 kpt) and resources deleted upstream but kept because they were edited locally
 (\`kdelta pkg diff\` shows them beforehand).
+
+A "# kdelta:local" comment on a field's line in the local package pins the field: it keeps local's
+value (and everything under it), whatever upstream does, in resources and the Kptfile alike, and
+survives the update. Each pin upstream would have changed is listed on stderr as a decision,
+never as a conflict.
 `;
 
 const command: Command = {
@@ -55,6 +60,8 @@ const command: Command = {
       // kpt decides these silently (upstream wins a field; a resource deleted upstream but edited
       // locally stays); saying where is what lets a user check or restore a local change
       io.stderr(conflictReport(summary.conflicts, (c) => conflictLine(c, { dir: c.package, verdict: true })));
+      // pins are the user's own decisions: listed apart, never as conflicts
+      for (const d of summary.decisions) io.stderr(`${d.package}/${d.file}: ${d.resource}: ${d.message}\n`);
       return ExitCode.ok;
     });
   },

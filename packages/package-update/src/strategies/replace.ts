@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { mergeKptfile, printKptfile, type Kptfile, type PackageView } from '@kdelta/kptfile-model';
 import { KPTFILE, kptfileOf } from '../kptfile.js';
 import type { UpdateInput } from './types.js';
+import type { Conflict, Decision } from '@kdelta/merge-core';
 
 /** Removes the empty directories under `pkg` (nested packages included) that are not in `keep`, deepest first. */
 export function removeEmptyDirs(pkg: PackageView, keep: ReadonlySet<string>): void {
@@ -73,7 +74,8 @@ export function keepBookkeeping(updated: string, local: string, file: string, is
 }
 
 /** The Kptfile's 3-way merge (pipeline merge); `upstream`/`upstreamLock` from upstream for nested packages. */
-export function mergeKptfileOf(input: UpdateInput): void {
+/** Merges the Kptfile into local; returns its conflicts and pins, named by the local Kptfile. */
+export function mergeKptfileOf(input: UpdateInput): { conflicts: readonly Conflict[]; decisions: readonly Decision[] } {
   const localKptfile = input.local.text(KPTFILE);
   const updatedKptfile = input.updated.text(KPTFILE);
   if (localKptfile !== undefined && updatedKptfile !== undefined) {
@@ -91,7 +93,8 @@ export function mergeKptfileOf(input: UpdateInput): void {
       },
     );
     if (merged.text !== localKptfile) input.local.write(KPTFILE, merged.text);
-  } else if (localKptfile === undefined && updatedKptfile !== undefined) {
-    input.local.write(KPTFILE, updatedKptfile);
+    return { conflicts: merged.conflicts, decisions: merged.decisions };
   }
+  if (localKptfile === undefined && updatedKptfile !== undefined) input.local.write(KPTFILE, updatedKptfile);
+  return { conflicts: [], decisions: [] };
 }

@@ -111,7 +111,12 @@ export function resourceMerge(input: UpdateInput): UpdateOutcome {
   const before = new Map(local.map((f) => [f.path, f.text]));
   for (const f of result.files) if (before.get(f.path) !== f.text) input.local.write(f.path, f.text);
 
-  mergeKptfileOf(input);
+  const kptfile = mergeKptfileOf(input);
   replaceNonKrmFiles(input);
-  return { conflicts: result.conflicts, resources: result.report, packages: [] };
+  return {
+    conflicts: [...result.conflicts, ...kptfile.conflicts],
+    resources: result.report,
+    packages: [],
+    decisions: [...result.decisions, ...kptfile.decisions],
+  };
 }

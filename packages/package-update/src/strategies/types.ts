@@ -1,5 +1,5 @@
 import type { PackageView } from '@kdelta/kptfile-model';
-import type { Conflict, ResourceReport } from '@kdelta/merge-core';
+import type { Conflict, Decision, ResourceReport } from '@kdelta/merge-core';
 import type { UpdateStrategy } from '../kptfile.js';
 
 /** One package's three versions, as kpt's updaters receive them. */
@@ -44,9 +44,11 @@ export interface UpdateOutcome {
   readonly conflicts: readonly (Conflict & { package?: string })[];
   readonly resources: readonly (ResourceReport & { package?: string })[];
   readonly packages: readonly PackageVisit[];
+  /** Fields kept as local has them because local pinned them (`# kdelta:local`). */
+  readonly decisions: readonly (Decision & { package?: string })[];
 }
 
-export const nothing: UpdateOutcome = { conflicts: [], resources: [], packages: [] };
+export const nothing: UpdateOutcome = { conflicts: [], resources: [], packages: [], decisions: [] };
 
 /** Progress lines (kpt's wording) and the packages visited go through this. */
 export interface UpdateContext {
@@ -60,6 +62,7 @@ export function within(rel: string, outcome: UpdateOutcome): UpdateOutcome {
     conflicts: outcome.conflicts.map((c) => ({ ...c, package: under(c.package) })),
     resources: outcome.resources.map((r) => ({ ...r, package: under(r.package) })),
     packages: outcome.packages.map((p) => ({ ...p, path: p.path === '.' ? rel : `${rel}/${p.path}` })),
+    decisions: outcome.decisions.map((d) => ({ ...d, package: under(d.package) })),
   };
 }
 
@@ -68,5 +71,6 @@ export function combine(outcomes: readonly UpdateOutcome[]): UpdateOutcome {
     conflicts: outcomes.flatMap((o) => o.conflicts),
     resources: outcomes.flatMap((o) => o.resources),
     packages: outcomes.flatMap((o) => o.packages),
+    decisions: outcomes.flatMap((o) => o.decisions),
   };
 }
