@@ -20,10 +20,11 @@ in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1al
 RunSettings, and any other object for selectors and config injection), expands the sets, and for
 each variant: resolves the upstream (tag <package>/<revision>, else tag <revision>, else a branch
 or commit) and the downstream, gets the package, applies the variant's mutations in Porch's order
-and, when the result differs from the downstream's branch, pushes branch kdelta/<variant> (see
---branch-prefix) and opens or updates its proposal. Nothing new: nothing is pushed or written. A branch with commits
-kdelta did not make, or a pull request labelled kdelta:stop, is left alone and reported. A package whose variant is gone gets a proposal
-removing it (deletionPolicy delete) or removing only its ownership annotation (orphan).
+and, when the result differs from the downstream's branch, pushes branch kdelta/<variant>
+(see --branch-prefix) and opens or updates its proposal. Nothing new: nothing is pushed or
+written. A branch with commits kdelta did not make, or a pull request labelled kdelta:stop, is
+left alone and reported. A package whose variant is gone gets a proposal removing it
+(deletionPolicy delete) or removing only its ownership annotation (orphan).
 
 Update mode: every package of the control repository itself (the git repository --config is in,
 its current branch) whose Kptfile has a git upstream is updated the same way — a 3-way merge
@@ -64,13 +65,15 @@ Flags:
                          conflicts: only those with conflicts)
   --auto-merge <method>  enable auto-merge (merge, squash or rebase) on conflict-free pull requests
   --signed-commits       make commits through the GitHub API (verified) instead of git push
+
 The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.github.labels,
 assignees, reviewers, teamReviewers, draft, autoMerge, signedCommits); a flag overrides it.
 
 Progress goes to stderr: one line per variant, or on a terminal a status block redrawn in place
 (failures stay above it); the table (variant, downstream, action, proposal, conflicts) to
 stdout. Exit 0 when every variant succeeded (deferred ones included: stderr says how many), 1
-when any failed, the control resources are invalid or the github forge has no token (then nothing is pushed or written; stderr names file, document and field).
+when any failed, the control resources are invalid or the github forge has no token (then
+nothing is pushed or written; stderr names file, document and field).
 `;
 
 const command: Command = {
