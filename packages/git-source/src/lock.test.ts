@@ -90,4 +90,16 @@ describe('withLock leftovers', () => {
     await withLock(lock, async () => undefined, 2000);
     expect(existsSync(staging)).toBe(false);
   });
+
+  it('removes one left before its owner record was written, by the dead pid in its name', async () => {
+    const lock = join(root, 'unrecorded.lock');
+    const staging = `${lock}.${deadPid()}-0123456789abcdef`;
+    mkdirSync(staging);
+    // a live process's directory without a record yet is left alone
+    const live = `${lock}.${process.pid}-fedcba9876543210`;
+    mkdirSync(live);
+    await withLock(lock, async () => undefined, 2000);
+    expect(existsSync(staging)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+  });
 });

@@ -59,7 +59,7 @@ async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
  * directory, the lock of kdelta versions before owners were recorded, is replaced by the rename.)
  */
 async function tryCreate(lockPath: string, owner: LockOwner): Promise<boolean> {
-  const staging = `${lockPath}.${owner.token}`;
+  const staging = stagingPath(lockPath, owner);
   await mkdir(staging);
   try {
     await writeFile(`${staging}/${OWNER}`, JSON.stringify(owner));
@@ -103,14 +103,29 @@ async function takeOver(lockPath: string, seen: LockOwner | undefined, self: Loc
   }
 }
 
-/** Remove the staging directories (`<lock>.<token>`) that processes killed while creating the lock left. */
+/**
+ * A private directory of one process (`<lock>.<pid>-<token>`): where it builds its lock record, and
+ * where it moves its lock to remove it. The pid in the name lets a sweep tell a dead process's
+ * directory even when the kill came before the owner record was written.
+ */
+function stagingPath(lockPath: string, owner: LockOwner): string {
+  return `${lockPath}.${owner.pid}-${owner.token}`;
+}
+
+/** Remove the staging directories (`<lock>.<pid>-<token>`) that processes killed while creating or releasing the lock left. */
 async function sweepStaging(lockPath: string): Promise<void> {
   const prefix = `${basename(lockPath)}.`;
   const names = await readdir(dirname(lockPath)).catch(() => [] as string[]);
   for (const name of names) {
     if (!name.startsWith(prefix) || name === `${prefix}takeover`) continue;
     const path = join(dirname(lockPath), name);
-    if (await isStale(path, await readOwner(path))) await rm(path, { recursive: true, force: true });
+    const owner = await readOwner(path);
+    // no record yet: killed between creating the directory and writing the record; the pid in
+    // the name says whether its process is gone (a staging directory of another host, or of an
+    // older kdelta without a pid in the name, goes by age)
+    const pid = /^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length))?.[1];
+    const dead = owner === undefined && pid !== undefined && !running(Number(pid));
+    if (dead || (await isStale(path, owner))) await rm(path, { recursive: true, force: true });
   }
 }
 
@@ -146,7 +161,7 @@ export async function withLock<T>(lockPath: string, fn: () => Promise<T>, timeou
     if ((await readOwner(lockPath))?.token === self.token) {
       // Renamed away first, then removed: a lock directory emptied in place would, for an instant,
       // be an empty directory another waiter's rename can replace (and this removal then fail).
-      const released = `${lockPath}.${self.token}`;
+      const released = stagingPath(lockPath, self);
       await rename(lockPath, released);
       await rm(released, { recursive: true, force: true });
     }
