@@ -64,7 +64,8 @@ interface Run {
 }
 
 function start(args: string[], extraEnv: Record<string, string> = {}): { child: ChildProcess; done: Promise<Run> } {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: ws, env: { ...env, ...extraEnv } });
+  // its own process group, so that a kill can take the command and its git processes together
+  const child = spawn(process.execPath, [bin, ...args], { cwd: ws, env: { ...env, ...extraEnv }, detached: true });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -230,7 +231,14 @@ describe('pkg update killed at any moment', () => {
       const ended = await Promise.race([timer.then(() => false), run.done.then(() => true)]);
       const context = `round ${i}, seed ${seed}, kill after ${delay} ms`;
       if (ended) expect((await run.done).code, `${context}: ${(await run.done).stderr}`).toBe(0);
-      run.child.kill('SIGKILL');
+      // The whole process group, as a cancelled CI job or `kill -9` of a job is: a git fetch left
+      // running after its parent would go on writing into a scratch directory the next command
+      // has already swept.
+      try {
+        process.kill(-run.child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
       await run.done;
       const absent = !existsSync(pkg);
       if (absent) seen.absent++;
