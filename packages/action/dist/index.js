@@ -28867,7 +28867,7 @@ async function readOwner(lockPath) {
   }
 }
 async function tryCreate(lockPath, owner) {
-  const staging = `${lockPath}.${owner.token}`;
+  const staging = stagingPath(lockPath, owner);
   await mkdir2(staging);
   try {
     await writeFile2(`${staging}/${OWNER}`, JSON.stringify(owner));
@@ -28902,13 +28902,19 @@ async function takeOver(lockPath, seen, self2) {
     await rm2(guard, { recursive: true, force: true });
   }
 }
+function stagingPath(lockPath, owner) {
+  return `${lockPath}.${owner.pid}-${owner.token}`;
+}
 async function sweepStaging(lockPath) {
   const prefix = `${basename(lockPath)}.`;
   const names = await readdir2(dirname(lockPath)).catch(() => []);
   for (const name2 of names) {
     if (!name2.startsWith(prefix) || name2 === `${prefix}takeover`) continue;
     const path = join(dirname(lockPath), name2);
-    if (await isStale(path, await readOwner(path))) await rm2(path, { recursive: true, force: true });
+    const owner = await readOwner(path);
+    const pid = /^(\d+)-[0-9a-f]+$/.exec(name2.slice(prefix.length))?.[1];
+    const dead = owner === void 0 && pid !== void 0 && !running(Number(pid));
+    if (dead || await isStale(path, owner)) await rm2(path, { recursive: true, force: true });
   }
 }
 async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
@@ -28936,7 +28942,7 @@ async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
   } finally {
     held.delete(lockPath);
     if ((await readOwner(lockPath))?.token === self2.token) {
-      const released = `${lockPath}.${self2.token}`;
+      const released = stagingPath(lockPath, self2);
       await rename2(lockPath, released);
       await rm2(released, { recursive: true, force: true });
     }
@@ -34629,26 +34635,29 @@ function mergeKptfileOf(input) {
       }
     );
     if (merged.text !== localKptfile) input.local.write(KPTFILE, merged.text);
-  } else if (localKptfile === void 0 && updatedKptfile !== void 0) {
-    input.local.write(KPTFILE, updatedKptfile);
+    return { conflicts: merged.conflicts, decisions: merged.decisions };
   }
+  if (localKptfile === void 0 && updatedKptfile !== void 0) input.local.write(KPTFILE, updatedKptfile);
+  return { conflicts: [], decisions: [] };
 }
 
 // ../package-update/src/strategies/types.ts
-var nothing = { conflicts: [], resources: [], packages: [] };
+var nothing = { conflicts: [], resources: [], packages: [], decisions: [] };
 function within(rel, outcome) {
   const under = (p) => p ? `${rel}/${p}` : rel;
   return {
     conflicts: outcome.conflicts.map((c) => ({ ...c, package: under(c.package) })),
     resources: outcome.resources.map((r) => ({ ...r, package: under(r.package) })),
-    packages: outcome.packages.map((p) => ({ ...p, path: p.path === "." ? rel : `${rel}/${p.path}` }))
+    packages: outcome.packages.map((p) => ({ ...p, path: p.path === "." ? rel : `${rel}/${p.path}` })),
+    decisions: outcome.decisions.map((d) => ({ ...d, package: under(d.package) }))
   };
 }
 function combine(outcomes) {
   return {
     conflicts: outcomes.flatMap((o) => o.conflicts),
     resources: outcomes.flatMap((o) => o.resources),
-    packages: outcomes.flatMap((o) => o.packages)
+    packages: outcomes.flatMap((o) => o.packages),
+    decisions: outcomes.flatMap((o) => o.decisions)
   };
 }
 
@@ -34798,9 +34807,14 @@ function resourceMerge(input) {
   for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);
   const before = new Map(local.map((f) => [f.path, f.text]));
   for (const f of result.files) if (before.get(f.path) !== f.text) input.local.write(f.path, f.text);
-  mergeKptfileOf(input);
+  const kptfile = mergeKptfileOf(input);
   replaceNonKrmFiles(input);
-  return { conflicts: result.conflicts, resources: result.report, packages: [] };
+  return {
+    conflicts: [...result.conflicts, ...kptfile.conflicts],
+    resources: result.report,
+    packages: [],
+    decisions: [...result.decisions, ...kptfile.decisions]
+  };
 }
 
 // ../package-update/src/nested.ts
@@ -34881,8 +34895,8 @@ function updateNestedRemote(rel, input, ctx) {
   }
   if (!(o && l && u)) return nothing;
   if (unfetched(sub.updated)) {
-    mergeKptfileOf(sub);
-    return visit2(rel, "kptfile-merged");
+    const kptfile = mergeKptfileOf(sub);
+    return combine([within(rel, { ...nothing, ...kptfile }), visit2(rel, "kptfile-merged")]);
   }
   if (unfetched(sub.origin)) throw new UpdateError(`no origin available for package "${rel}"`, "no-origin");
   const file = sub.local.describe(KPTFILE);
@@ -35013,6 +35027,7 @@ async function updateOne(run2, pkg, name2) {
   );
   run2.resources.push(...out.resources.map((r) => ({ ...r, package: named(r.package) })));
   run2.conflicts.push(...out.conflicts.map((c) => ({ ...c, package: named(c.package) })));
+  run2.decisions.push(...out.decisions.map((d) => ({ ...d, package: named(d.package) })));
   const after = readKptfile(pkg, pkg.describe(KPTFILE));
   pkg.write(
     KPTFILE,
@@ -35097,7 +35112,7 @@ async function updatePackage(options) {
   const rootUpstream = rootKptfile.kptfile.upstream;
   if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, "no-upstream");
   if (options.strategy === void 0) strategyOf(rootUpstream.updateStrategy, rootKptfile.file);
-  const run2 = { git: options, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [] };
+  const run2 = { git: options, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [], decisions: [] };
   const work = before.clone();
   if (options.ref || options.strategy) {
     const git3 = rootUpstream.git;
@@ -35140,6 +35155,7 @@ async function updatePackage(options) {
     resources: run2.resources,
     files: fileOutcomes(before, work),
     conflicts: run2.conflicts,
+    decisions: run2.decisions,
     lock,
     before,
     after: work,
@@ -46094,10 +46110,11 @@ in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1al
 RunSettings, and any other object for selectors and config injection), expands the sets, and for
 each variant: resolves the upstream (tag <package>/<revision>, else tag <revision>, else a branch
 or commit) and the downstream, gets the package, applies the variant's mutations in Porch's order
-and, when the result differs from the downstream's branch, pushes branch kdelta/<variant> (see
---branch-prefix) and opens or updates its proposal. Nothing new: nothing is pushed or written. A branch with commits
-kdelta did not make, or a pull request labelled kdelta:stop, is left alone and reported. A package whose variant is gone gets a proposal
-removing it (deletionPolicy delete) or removing only its ownership annotation (orphan).
+and, when the result differs from the downstream's branch, pushes branch kdelta/<variant>
+(see --branch-prefix) and opens or updates its proposal. Nothing new: nothing is pushed or
+written. A branch with commits kdelta did not make, or a pull request labelled kdelta:stop, is
+left alone and reported. A package whose variant is gone gets a proposal removing it
+(deletionPolicy delete) or removing only its ownership annotation (orphan).
 
 Update mode: every package of the control repository itself (the git repository --config is in,
 its current branch) whose Kptfile has a git upstream is updated the same way \u2014 a 3-way merge
@@ -46138,13 +46155,15 @@ Flags:
                          conflicts: only those with conflicts)
   --auto-merge <method>  enable auto-merge (merge, squash or rebase) on conflict-free pull requests
   --signed-commits       make commits through the GitHub API (verified) instead of git push
+
 The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.github.labels,
 assignees, reviewers, teamReviewers, draft, autoMerge, signedCommits); a flag overrides it.
 
 Progress goes to stderr: one line per variant, or on a terminal a status block redrawn in place
 (failures stay above it); the table (variant, downstream, action, proposal, conflicts) to
 stdout. Exit 0 when every variant succeeded (deferred ones included: stderr says how many), 1
-when any failed, the control resources are invalid or the github forge has no token (then nothing is pushed or written; stderr names file, document and field).
+when any failed, the control resources are invalid or the github forge has no token (then
+nothing is pushed or written; stderr names file, document and field).
 `;
 
 // ../cli/src/main.ts
