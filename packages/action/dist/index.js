@@ -43111,6 +43111,8 @@ function createGitHubForge(options = {}) {
         // a git push, not an API request
         case "push":
           return options.signedCommits ? op.files + 4 : 0;
+        case "status":
+          return 1;
         case "upsert": {
           const some = (list2) => (list2 ?? []).length > 0 ? 1 : 0;
           const labels = some(options.labels);
@@ -45472,6 +45474,9 @@ function reserve(ctx, cost) {
   };
   return ctx.budget.reserve(cost);
 }
+function readiness(conflicts) {
+  return conflicts > 0 ? { state: "failure", description: `${conflicts} conflict(s) to review: see the proposal's conflict report` } : { state: "success", description: "no conflicts" };
+}
 function proposalRef(p) {
   return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
 }
@@ -45547,7 +45552,7 @@ async function propose(ctx, input, newAction, updatedAction = "updated") {
   if (ctx.dryRun) {
     return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: input.body(headCommit, changes).full };
   }
-  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
+  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) + costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
   const release = reserve(ctx, cost);
   if (!release) {
     return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
@@ -45583,6 +45588,7 @@ async function propose(ctx, input, newAction, updatedAction = "updated") {
       fingerprint: input.fingerprint,
       conflicts: input.conflicts
     });
+    if (pushNeeded) await ctx.forge.setStatus(proposal, readiness(input.conflicts));
     return {
       action,
       writes: true,
@@ -46129,7 +46135,9 @@ a PAT for repositories other than the workflow's own). Each downstream's spec.gi
 repository on that server. The run reads each repository's open pull requests once; a pull
 request whose plan is unchanged costs no write. Content-creating requests are counted against
 --budget: when it is spent the variants left are reported as deferred (exit code unchanged) and
-the next run continues them.
+the next run continues them. Each new head commit gets the commit status "kdelta" (the local
+forge records it with the proposal): success, or failure when the proposal has conflicts, so a
+branch protection that requires it holds such a pull request for a reviewer.
 
 Flags:
   --config <dir>         the control resources (default .kdelta)

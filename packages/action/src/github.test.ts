@@ -97,11 +97,12 @@ describe('the bundled Action against a fake GitHub', () => {
 
   it('an exhausted budget defers the rest without failing; the next run finishes them', async () => {
     const s = await setup();
-    // a new pull request with labels costs 2 content-creating requests: room for one of the two
-    const first = await runAction(s.f.control, inputs(s, { budget: '2', concurrency: '1' }), s.env);
+    // a new pull request with labels costs 3 content-creating requests (open, label, status):
+    // room for one of the two
+    const first = await runAction(s.f.control, inputs(s, { budget: '3', concurrency: '1' }), s.env);
     expect(first.status).toBe(0);
     expect(first.outputs).toMatchObject({ created: '1', deferred: '1', failed: '0' });
-    expect(first.summary).toContain('API budget: 2 of 2 used — exhausted: the deferred variants run next time.');
+    expect(first.summary).toContain('API budget: 3 of 3 used — exhausted: the deferred variants run next time.');
     expect(first.summary).toMatch(/\| \*\*deferred\*\* \|/);
     expect(s.gh.pulls('org/cluster-01').length + s.gh.pulls('org/cluster-02').length).toBe(1);
     const second = await runAction(s.f.control, inputs(s), s.env);

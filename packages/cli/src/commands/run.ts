@@ -39,7 +39,9 @@ a PAT for repositories other than the workflow's own). Each downstream's spec.gi
 repository on that server. The run reads each repository's open pull requests once; a pull
 request whose plan is unchanged costs no write. Content-creating requests are counted against
 --budget: when it is spent the variants left are reported as deferred (exit code unchanged) and
-the next run continues them.
+the next run continues them. Each new head commit gets the commit status "kdelta" (the local
+forge records it with the proposal): success, or failure when the proposal has conflicts, so a
+branch protection that requires it holds such a pull request for a reviewer.
 
 Flags:
   --config <dir>         the control resources (default .kdelta)

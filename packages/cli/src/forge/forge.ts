@@ -76,7 +76,9 @@ export type WriteOperation =
   | { readonly kind: 'upsert'; readonly created: boolean }
   | { readonly kind: 'close' }
   | { readonly kind: 'push'; readonly files: number }
-  | { readonly kind: 'delete-branch' };
+  | { readonly kind: 'delete-branch' }
+  /** The proposal's status on its new head commit. */
+  | { readonly kind: 'status' };
 
 export interface Forge {
   readonly name: string;

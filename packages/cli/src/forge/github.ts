@@ -477,6 +477,8 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
           return 0; // a git push, not an API request
         case 'push':
           return options.signedCommits ? op.files + 4 : 0;
+        case 'status':
+          return 1;
         case 'upsert': {
           const some = (list: readonly string[] | undefined) => ((list ?? []).length > 0 ? 1 : 0);
           const labels = some(options.labels);

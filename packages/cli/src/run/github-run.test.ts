@@ -129,6 +129,9 @@ describe('kdelta run --forge github', () => {
     // conflicts: a draft, and never auto-merged
     expect(conflicted).toMatchObject({ state: 'open', draft: true, auto_merge: null });
     expect(conflicted!.body).toContain('### Conflicts (1)');
+    // readiness as a commit status on each head: a required check holds back the one with conflicts
+    expect(gh.statuses(f.slug('cluster-01'), clean!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
+    expect(gh.statuses(f.slug('cluster-02'), conflicted!.head.sha)).toMatchObject([{ state: 'failure', context: 'kdelta' }]);
     // the hidden block names the branch's commit, and the result carries the full body for the job summary
     expect(parseMetadataBlock(clean!.body ?? '')?.headCommit).toBe(clean!.head.sha);
     expect(first.results[0]?.body).toContain('### What changed');

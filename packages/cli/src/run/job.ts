@@ -7,7 +7,7 @@ import { PACKAGE_CONTEXT_FILE, PackageTree, packageContextConfigMap } from '@kde
 import { renderPackage } from '@kdelta/fn-render';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { Budget, BudgetReport } from '../forge/budget.js';
-import { STOP_LABEL, type Forge, type Proposal, type ProposalTarget, type WriteOperation } from '../forge/forge.js';
+import { STOP_LABEL, type Forge, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from '../forge/forge.js';
 import { readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import type { Shard } from './shard.js';
 import { fingerprintOf, hashOf, resolveUpstream, type VariantPlan } from './plan.js';
@@ -303,6 +303,13 @@ function reserve(ctx: JobContext, cost: number): (() => void) | undefined {
   return ctx.budget.reserve(cost);
 }
 
+/** The status a proposal's head commit gets: conflicts are for a reviewer to look at. */
+export function readiness(conflicts: number): ProposalStatus {
+  return conflicts > 0
+    ? { state: 'failure', description: `${conflicts} conflict(s) to review: see the proposal's conflict report` }
+    : { state: 'success', description: 'no conflicts' };
+}
+
 export function proposalRef(p: Proposal): VariantResult['proposal'] {
   return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
 }
@@ -400,7 +407,7 @@ export async function propose(
   // Every write this job may make is reserved before the first: it writes all of them or none.
   const cost =
     (mergedOpen ? costOf(ctx, { kind: 'close' }) : 0) +
-    (pushNeeded ? costOf(ctx, { kind: 'push', files: changes.length }) : 0) +
+    (pushNeeded ? costOf(ctx, { kind: 'push', files: changes.length }) + costOf(ctx, { kind: 'status' }) : 0) +
     costOf(ctx, { kind: 'upsert', created: open === undefined });
   const release = reserve(ctx, cost);
   if (!release) {
@@ -438,6 +445,9 @@ export async function propose(
       fingerprint: input.fingerprint,
       conflicts: input.conflicts,
     });
+    // Porch's readiness, as a status on the new head commit (on GitHub a commit status, context
+    // "kdelta"): a branch protection that requires it holds back a proposal with conflicts.
+    if (pushNeeded) await ctx.forge.setStatus(proposal, readiness(input.conflicts));
     return {
       action,
       writes: true,

@@ -303,6 +303,8 @@ describe('kdelta run', () => {
     const record = readFileSync(join(f.control, '.kdelta', 'proposals', 'control', 'update-apps-ns.md'), 'utf8');
     expect(record).toMatch(/^title: "?kdelta: update apps\/ns to base-ns\/v1"?$/m);
     expect(record).toMatch(/^head: kdelta\/update-apps-ns$/m);
+    // readiness recorded with the proposal (a commit status on GitHub)
+    expect(record).toMatch(/^status:\n {2}state: success\n {2}description: no conflicts$/m);
     // nothing new: nothing pushed, nothing rewritten
     const refs = sh('for-each-ref', '--format=%(refname) %(objectname)');
     const again = await run(opts(f, { mode: 'both' }));
