@@ -196,7 +196,10 @@ describe('fn render with a failing function', () => {
     writeFileSync(fail, '#!/bin/sh\necho "no such cluster" >&2\nexit 1\n');
     chmodSync(fail, 0o755);
     // set-labels changes every resource before the failing function runs
-    writeFileSync(join(c.pkg, 'Kptfile'), kptfile('  - image: gcr.io/kpt-fn/set-labels:v0.2\n    configMap: {tier: web}\n  - exec: ./fail.sh\n'));
+    writeFileSync(
+      join(c.pkg, 'Kptfile'),
+      kptfile('  - image: gcr.io/kpt-fn/set-labels:v0.2\n    configMap: {tier: web}\n  - exec: ./fail.sh\n'),
+    );
     const before = treeHash(c.pkg);
     const r: Run = await start(['fn', 'render', 'render', '--runtime', 'builtin']).done;
     expect(r.code, r.stderr).toBe(1);
