@@ -24842,7 +24842,7 @@ var require_lexer = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/parse/lexer.js"(exports) {
     "use strict";
     var cst = require_cst();
-    function isEmpty2(ch) {
+    function isEmpty(ch) {
       switch (ch) {
         case void 0:
         case " ":
@@ -24920,7 +24920,7 @@ var require_lexer = __commonJS({
         }
         if (ch === "-" || ch === ".") {
           const dt = this.buffer.substr(offset, 3);
-          if ((dt === "---" || dt === "...") && isEmpty2(this.buffer[offset + 3]))
+          if ((dt === "---" || dt === "...") && isEmpty(this.buffer[offset + 3]))
             return -1;
         }
         return offset;
@@ -25019,7 +25019,7 @@ var require_lexer = __commonJS({
           if (!this.atEnd && !this.hasChars(4))
             return this.setNext("line-start");
           const s = this.peek(3);
-          if ((s === "---" || s === "...") && isEmpty2(this.charAt(3))) {
+          if ((s === "---" || s === "...") && isEmpty(this.charAt(3))) {
             yield* this.pushCount(3);
             this.indentValue = 0;
             this.indentNext = 0;
@@ -25027,7 +25027,7 @@ var require_lexer = __commonJS({
           }
         }
         this.indentValue = yield* this.pushSpaces(false);
-        if (this.indentNext > this.indentValue && !isEmpty2(this.charAt(1)))
+        if (this.indentNext > this.indentValue && !isEmpty(this.charAt(1)))
           this.indentNext = this.indentValue;
         return yield* this.parseBlockStart();
       }
@@ -25035,7 +25035,7 @@ var require_lexer = __commonJS({
         const [ch0, ch1] = this.peek(2);
         if (!ch1 && !this.atEnd)
           return this.setNext("block-start");
-        if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty2(ch1)) {
+        if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty(ch1)) {
           const n = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
           this.indentNext = this.indentValue + 1;
           this.indentValue += n;
@@ -25099,7 +25099,7 @@ var require_lexer = __commonJS({
         const line = this.getLine();
         if (line === null)
           return this.setNext("flow");
-        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty2(line[3])) {
+        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty(line[3])) {
           const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line[0] === "]" || line[0] === "}");
           if (!atFlowEndMarker) {
             this.flowLevel = 0;
@@ -25141,7 +25141,7 @@ var require_lexer = __commonJS({
             return yield* this.parseQuotedScalar();
           case ":": {
             const next = this.charAt(1);
-            if (this.flowKey || isEmpty2(next) || next === ",") {
+            if (this.flowKey || isEmpty(next) || next === ",") {
               this.flowKey = false;
               yield* this.pushCount(1);
               yield* this.pushSpaces(true);
@@ -25204,7 +25204,7 @@ var require_lexer = __commonJS({
           else if (ch !== "-")
             break;
         }
-        return yield* this.pushUntil((ch) => isEmpty2(ch) || ch === "#");
+        return yield* this.pushUntil((ch) => isEmpty(ch) || ch === "#");
       }
       *parseBlockScalar() {
         let nl = this.pos - 1;
@@ -25286,10 +25286,10 @@ var require_lexer = __commonJS({
         while (ch = this.buffer[++i]) {
           if (ch === ":") {
             const next = this.buffer[i + 1];
-            if (isEmpty2(next) || inFlow && flowIndicatorChars.has(next))
+            if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
               break;
             end = i;
-          } else if (isEmpty2(ch)) {
+          } else if (isEmpty(ch)) {
             let next = this.buffer[i + 1];
             if (ch === "\r") {
               if (next === "\n") {
@@ -25356,7 +25356,7 @@ var require_lexer = __commonJS({
             case ":": {
               const inFlow = this.flowLevel > 0;
               const ch1 = this.charAt(1);
-              if (isEmpty2(ch1) || inFlow && flowIndicatorChars.has(ch1)) {
+              if (isEmpty(ch1) || inFlow && flowIndicatorChars.has(ch1)) {
                 if (!inFlow)
                   this.indentNext = this.indentValue + 1;
                 else if (this.flowKey)
@@ -25375,7 +25375,7 @@ var require_lexer = __commonJS({
         if (this.charAt(1) === "<") {
           let i = this.pos + 2;
           let ch = this.buffer[i];
-          while (!isEmpty2(ch) && ch !== ">")
+          while (!isEmpty(ch) && ch !== ">")
             ch = this.buffer[++i];
           return yield* this.pushToIndex(ch === ">" ? i + 1 : i, false);
         } else {
@@ -28490,7 +28490,7 @@ function group(name2, fn3) {
 }
 
 // ../package-update/src/get.ts
-import { existsSync as existsSync4, lstatSync as lstatSync2, mkdirSync as mkdirSync3, renameSync as renameSync2, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync5, lstatSync as lstatSync2, mkdirSync as mkdirSync4, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
 import { basename as basename4, dirname as dirname5, isAbsolute as isAbsolute3, join as join8, relative as relative2 } from "node:path";
 
 // ../git-source/src/kdelta-error.ts
@@ -33929,126 +33929,11 @@ var PackageView = class _PackageView {
   }
 };
 
-// ../kptfile-model/src/package-context.ts
-var import_yaml21 = __toESM(require_dist(), 1);
-var PACKAGE_CONTEXT_NAME = "kptfile.kpt.dev";
-var PACKAGE_CONTEXT_FILE = "package-context.yaml";
-var RESERVED_PACKAGE_CONTEXT_KEYS = ["name", "package-path"];
-function packageContextConfigMap(packageName, data = {}) {
-  const doc = (0, import_yaml21.parseDocument)(
-    [
-      "apiVersion: v1",
-      "kind: ConfigMap",
-      "metadata:",
-      `  name: ${PACKAGE_CONTEXT_NAME}`,
-      "  annotations:",
-      '    config.kubernetes.io/local-config: "true"',
-      "data: {}",
-      ""
-    ].join("\n")
-  );
-  const map = new import_yaml21.YAMLMap();
-  map.set("name", packageName);
-  for (const [k, v] of Object.entries(data)) if (k !== "name") map.set(k, v);
-  doc.set("data", map);
-  return doc.toString({ lineWidth: 0 });
-}
-
-// ../package-update/src/kptfile.ts
-var import_yaml22 = __toESM(require_dist(), 1);
-
-// ../package-update/src/errors.ts
-var UpdateError = class extends KdeltaError2 {
-  name = "UpdateError";
-  constructor(message2, code2 = "update-failed", file) {
-    super({ code: code2, message: message2, file });
-  }
-};
-
-// ../package-update/src/kptfile.ts
-var updateStrategies = UPDATE_STRATEGIES.filter((s) => s !== "copy-merge");
-function isUpdateStrategy(value2) {
-  return typeof value2 === "string" && updateStrategies.includes(value2);
-}
-function strategyOf(value2, file) {
-  if (value2 === void 0 || value2 === "") return "resource-merge";
-  if (isUpdateStrategy(value2)) return value2;
-  throw new UpdateError(
-    `${file}: unrecognized update strategy ${JSON.stringify(value2)} (expected one of ${updateStrategies.join(", ")})`,
-    "unknown-strategy",
-    file
-  );
-}
-function kptfileOf(text2, file) {
-  return readKptfileText(text2, file);
-}
-function readKptfile(pkg, file) {
-  const text2 = pkg.kptfileText();
-  return text2 === void 0 ? void 0 : kptfileOf(text2, file);
-}
-function withUpstream(parsed, name2, upstream2, commit) {
-  const base = parsed ?? parseKptfile(`apiVersion: kpt.dev/v1
-kind: Kptfile
-metadata:
-  name: ${(0, import_yaml22.stringify)(name2 ?? "pkg").trim()}
-`);
-  const next = structuredClone(base.kptfile);
-  if (name2 !== void 0) next.metadata = { ...next.metadata, name: name2 };
-  if (upstream2) {
-    next.upstream = {
-      type: "git",
-      git: { repo: upstream2.repo, directory: upstream2.directory, ref: upstream2.ref },
-      updateStrategy: upstream2.updateStrategy ?? next.upstream?.updateStrategy ?? "resource-merge"
-    };
-    if (commit !== void 0) {
-      next.upstreamLock = { type: "git", git: { repo: upstream2.repo, directory: upstream2.directory, ref: upstream2.ref, commit } };
-    }
-  }
-  if (next.upstream?.git?.repo) next.upstream.git.repo = withoutCredentials(next.upstream.git.repo);
-  if (next.upstreamLock?.git?.repo) next.upstreamLock.git.repo = withoutCredentials(next.upstreamLock.git.repo);
-  return printKptfile(base, orderKeys(next));
-}
-function orderKeys(k) {
-  const order = ["apiVersion", "kind", "metadata", "upstream", "upstreamLock", "info", "pipeline", "inventory", "status"];
-  const out = {};
-  for (const key of order) if (k[key] !== void 0) out[key] = k[key];
-  for (const [key, v] of Object.entries(k)) if (!(key in out)) out[key] = v;
-  return out;
-}
-var KPTFILE = KPTFILE_NAME;
-function isKrmPath(path) {
-  const base = path.split("/").pop() ?? "";
-  return base !== KPTFILE && /\.ya?ml$/i.test(base);
-}
-
-// ../package-update/src/comments.ts
-function alreadyMarked(text2) {
-  const kinds = text2.match(/^kind:/gm)?.length ?? 0;
-  if (kinds === 0) return false;
-  const comments = text2.match(/^metadata:\s*#\s*kpt-merge:/gm)?.length ?? 0;
-  const ids = text2.match(/internal\.kpt\.dev\/upstream-identifier:/g)?.length ?? 0;
-  return comments === kinds && ids === kinds;
-}
-function addMergeCommentsToTree(pkg) {
-  const files = [];
-  const walk = (rel) => {
-    for (const name2 of pkg.list(rel)) {
-      const r = rel ? `${rel}/${name2}` : name2;
-      const type = pkg.typeOf(r);
-      if (type === "dir") walk(r);
-      else if (type === "file" && isKrmPath(r)) files.push({ path: r, text: pkg.text(r) });
-    }
-  };
-  if (pkg.exists()) walk("");
-  const marked = files.map((f) => ({ ...f, next: alreadyMarked(f.text) ? f.text : addMergeComments(f.text) }));
-  for (const f of marked) if (f.next !== f.text) pkg.write(f.path, f.next);
-}
-
-// ../package-update/src/commit.ts
-import { mkdirSync as mkdirSync2, rmSync as rmSync3, symlinkSync, writeFileSync as writeFileSync2 } from "node:fs";
+// ../kptfile-model/src/package-write.ts
+import { existsSync as existsSync4, mkdirSync as mkdirSync2, renameSync as renameSync2, rmSync as rmSync3, symlinkSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { dirname as dirname4, join as join6 } from "node:path";
 
-// ../package-update/src/swap.ts
+// ../kptfile-model/src/swap.ts
 import { execFileSync } from "node:child_process";
 import { createHash as createHash3 } from "node:crypto";
 import {
@@ -34068,7 +33953,7 @@ import {
 import { hostname as hostname3, tmpdir } from "node:os";
 import { basename as basename3, dirname as dirname3, isAbsolute as isAbsolute2, join as join5, relative, resolve as resolve3 } from "node:path";
 
-// ../package-update/src/temp.ts
+// ../kptfile-model/src/temp.ts
 import { createHash as createHash2 } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync as readdirSync2, rmSync } from "node:fs";
 import { hostname as hostname2 } from "node:os";
@@ -34113,7 +33998,7 @@ function sweepAbandoned(root, keep = /* @__PURE__ */ new Set()) {
   }
 }
 
-// ../package-update/src/swap.ts
+// ../kptfile-model/src/swap.ts
 var journalLiveMs = 60 * 1e3;
 function existingAncestor(path) {
   let dir = path;
@@ -34323,7 +34208,7 @@ function copyTreeFast(from, to) {
   cpSync(from, to, { recursive: true, verbatimSymlinks: true });
 }
 
-// ../package-update/src/commit.ts
+// ../kptfile-model/src/package-write.ts
 var abs = (root, rel) => join6(root, ...rel.split("/"));
 function applyChanges(root, changes) {
   for (const p of changes.deleted) rmSync3(abs(root, p), { recursive: true, force: true });
@@ -34341,23 +34226,149 @@ function applyChanges(root, changes) {
     symlinkSync(l.target, to);
   }
 }
-var isEmpty = (c) => c.written.length + c.links.length + c.deleted.length + c.created.length === 0;
-function commitTree(dir, newTree, oldTree) {
-  const changes = newTree.changesFrom(oldTree);
-  if (isEmpty(changes)) return changes;
+var isEmptyChange = (c) => c.written.length + c.links.length + c.deleted.length + c.created.length === 0;
+function commitTree(dir, after, before) {
+  const changes = after.changesFrom(before);
+  if (isEmptyChange(changes)) return changes;
   const target = canonical(dir);
   const work = makeWorkDir(target, "work");
   try {
-    copyTreeFast(target, join6(work, "new"));
-    applyChanges(join6(work, "new"), changes);
+    const next = join6(work, "new");
+    if (existsSync4(target)) {
+      copyTreeFast(target, next);
+      applyChanges(next, changes);
     swap(target, work);
+    } else {
+      mkdirSync2(next);
+      applyChanges(next, changes);
+      mkdirSync2(dirname4(target), { recursive: true });
+      renameSync2(next, target);
+    }
     return changes;
   } finally {
     removeTempDir(work);
   }
 }
+
+// ../kptfile-model/src/package-context.ts
+var import_yaml21 = __toESM(require_dist(), 1);
+var PACKAGE_CONTEXT_NAME = "kptfile.kpt.dev";
+var PACKAGE_CONTEXT_FILE = "package-context.yaml";
+var RESERVED_PACKAGE_CONTEXT_KEYS = ["name", "package-path"];
+function packageContextConfigMap(packageName, data = {}) {
+  const doc = (0, import_yaml21.parseDocument)(
+    [
+      "apiVersion: v1",
+      "kind: ConfigMap",
+      "metadata:",
+      `  name: ${PACKAGE_CONTEXT_NAME}`,
+      "  annotations:",
+      '    config.kubernetes.io/local-config: "true"',
+      "data: {}",
+      ""
+    ].join("\n")
+  );
+  const map = new import_yaml21.YAMLMap();
+  map.set("name", packageName);
+  for (const [k, v] of Object.entries(data)) if (k !== "name") map.set(k, v);
+  doc.set("data", map);
+  return doc.toString({ lineWidth: 0 });
+}
+
+// ../package-update/src/kptfile.ts
+var import_yaml22 = __toESM(require_dist(), 1);
+
+// ../package-update/src/errors.ts
+var UpdateError = class extends KdeltaError2 {
+  name = "UpdateError";
+  constructor(message2, code2 = "update-failed", file) {
+    super({ code: code2, message: message2, file });
+  }
+};
+
+// ../package-update/src/kptfile.ts
+var updateStrategies = UPDATE_STRATEGIES.filter((s) => s !== "copy-merge");
+function isUpdateStrategy(value2) {
+  return typeof value2 === "string" && updateStrategies.includes(value2);
+}
+function strategyOf(value2, file) {
+  if (value2 === void 0 || value2 === "") return "resource-merge";
+  if (isUpdateStrategy(value2)) return value2;
+  throw new UpdateError(
+    `${file}: unrecognized update strategy ${JSON.stringify(value2)} (expected one of ${updateStrategies.join(", ")})`,
+    "unknown-strategy",
+    file
+  );
+}
+function kptfileOf(text2, file) {
+  return readKptfileText(text2, file);
+}
+function readKptfile(pkg, file) {
+  const text2 = pkg.kptfileText();
+  return text2 === void 0 ? void 0 : kptfileOf(text2, file);
+}
+function withUpstream(parsed, name2, upstream2, commit) {
+  const base = parsed ?? parseKptfile(`apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: ${(0, import_yaml22.stringify)(name2 ?? "pkg").trim()}
+`);
+  const next = structuredClone(base.kptfile);
+  if (name2 !== void 0) next.metadata = { ...next.metadata, name: name2 };
+  if (upstream2) {
+    next.upstream = {
+      type: "git",
+      git: { repo: upstream2.repo, directory: upstream2.directory, ref: upstream2.ref },
+      updateStrategy: upstream2.updateStrategy ?? next.upstream?.updateStrategy ?? "resource-merge"
+    };
+    if (commit !== void 0) {
+      next.upstreamLock = { type: "git", git: { repo: upstream2.repo, directory: upstream2.directory, ref: upstream2.ref, commit } };
+    }
+  }
+  if (next.upstream?.git?.repo) next.upstream.git.repo = withoutCredentials(next.upstream.git.repo);
+  if (next.upstreamLock?.git?.repo) next.upstreamLock.git.repo = withoutCredentials(next.upstreamLock.git.repo);
+  return printKptfile(base, orderKeys(next));
+}
+function orderKeys(k) {
+  const order = ["apiVersion", "kind", "metadata", "upstream", "upstreamLock", "info", "pipeline", "inventory", "status"];
+  const out = {};
+  for (const key of order) if (k[key] !== void 0) out[key] = k[key];
+  for (const [key, v] of Object.entries(k)) if (!(key in out)) out[key] = v;
+  return out;
+}
+var KPTFILE = KPTFILE_NAME;
+function isKrmPath(path) {
+  const base = path.split("/").pop() ?? "";
+  return base !== KPTFILE && /\.ya?ml$/i.test(base);
+}
+
+// ../package-update/src/comments.ts
+function alreadyMarked(text2) {
+  const kinds = text2.match(/^kind:/gm)?.length ?? 0;
+  if (kinds === 0) return false;
+  const comments = text2.match(/^metadata:\s*#\s*kpt-merge:/gm)?.length ?? 0;
+  const ids = text2.match(/internal\.kpt\.dev\/upstream-identifier:/g)?.length ?? 0;
+  return comments === kinds && ids === kinds;
+}
+function addMergeCommentsToTree(pkg) {
+  const files = [];
+  const walk = (rel) => {
+    for (const name2 of pkg.list(rel)) {
+      const r = rel ? `${rel}/${name2}` : name2;
+      const type = pkg.typeOf(r);
+      if (type === "dir") walk(r);
+      else if (type === "file" && isKrmPath(r)) files.push({ path: r, text: pkg.text(r) });
+    }
+  };
+  if (pkg.exists()) walk("");
+  const marked = files.map((f) => ({ ...f, next: alreadyMarked(f.text) ? f.text : addMergeComments(f.text) }));
+  for (const f of marked) if (f.next !== f.text) pkg.write(f.path, f.next);
+}
+
+// ../package-update/src/commit.ts
+import { mkdirSync as mkdirSync3 } from "node:fs";
 function writeTree(dir, tree, empty2) {
-  mkdirSync2(dir, { recursive: true });
+  mkdirSync3(dir, { recursive: true });
   applyChanges(dir, tree.changesFrom(empty2));
 }
 
@@ -34484,9 +34495,9 @@ async function getPackage(options) {
   try {
     const ready = join8(work, "pkg");
     writeTree(ready, fetched.tree, PackageTree.empty());
-    const madeParent = existsSync4(dirname5(dest)) ? void 0 : mkdirSync3(dirname5(dest), { recursive: true });
+    const madeParent = existsSync5(dirname5(dest)) ? void 0 : mkdirSync4(dirname5(dest), { recursive: true });
     try {
-      renameSync2(ready, dest);
+      renameSync3(ready, dest);
     } catch (error2) {
       if (madeParent) rmSync4(madeParent, { recursive: true, force: true });
       const code2 = error2.code;
@@ -35147,7 +35158,7 @@ async function updatePackage(options) {
     }
   }
   run2.progress(options.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);
-  const written = !options.dryRun && !isEmpty(commitTree(dir, work, before));
+  const written = !options.dryRun && !isEmptyChange(commitTree(dir, work, before));
   const lock = kptfileOf(work.text(KPTFILE), join9(dir, KPTFILE)).kptfile.upstreamLock;
   return {
     updated: count,

@@ -1,11 +1,10 @@
 /**
- * Rendering a package directory in place: read the tree once, render in memory, then write every
- * changed file in one `writePackage` (all staged before any is renamed) and delete the files the
- * render emptied. A failed render writes nothing.
+ * Rendering a package directory in place: read the tree once, render in memory, then write the
+ * changed files and delete the ones the render emptied in one `writeTreeChanges` (the new tree
+ * swapped in whole). A failed render writes nothing.
  */
-import { rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { PackageTree, writePackage } from '@kdelta/kptfile-model';
+import { resolve } from 'node:path';
+import { PackageTree, writeTreeChanges } from '@kdelta/kptfile-model';
 import { renderPackage, type RenderOptions, type RenderOutcome } from './render.js';
 
 export type DirectoryRenderOutcome = RenderOutcome;
@@ -16,8 +15,7 @@ export async function renderDirectory(dir: string, options: Omit<RenderOptions, 
   if (!tree) return { ok: false, results: [], error: { message: `${dir}: no such directory`, package: '' } };
   const outcome = await renderPackage(tree, options);
   if (!outcome.ok) return outcome;
-  const files = outcome.written.map((path) => ({ path, content: outcome.tree.bytes(path) ?? Buffer.alloc(0) }));
-  if (files.length > 0) await writePackage(root, files);
-  for (const path of outcome.deleted) await rm(join(root, ...path.split('/')), { force: true });
+  // one write of the whole result, written and deleted files together: all or nothing
+  await writeTreeChanges(root, tree, outcome.tree);
   return outcome;
 }

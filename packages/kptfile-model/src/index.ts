@@ -83,7 +83,16 @@ export {
   type TreeChanges,
   type TreeFile,
 } from './package-tree.js';
-export { writeTreeChanges } from './package-write.js';
+export { applyChanges, commitTree, isEmptyChange, writeTreeChanges } from './package-write.js';
+export {
+  canonical as canonicalPackagePath,
+  copyTreeFast,
+  makeWorkDir,
+  pendingSwapTarget,
+  recoverInterruptedSwap,
+  swap as swapInTree,
+} from './swap.js';
+export { makeTempDir, removeAllTempDirs, removeTempDir } from './temp.js';
 export {
   mergePackages,
   readMergeSide,

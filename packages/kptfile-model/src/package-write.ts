@@ -1,48 +1,73 @@
 /**
- * Writing a package tree back to disk: only what differs from the tree as read, every new file
- * staged before anything in the package is touched.
+ * Writing a package tree back to disk, all or nothing: the new tree is made in a work copy of the
+ * package on its filesystem, outside its tree (see swap.ts), and swapped in under a journal. A
+ * failure before the swap leaves the package exactly as it was; a process killed during it is
+ * recovered by the next command on the package (`recoverInterruptedSwap`).
  */
 /// <reference types="node" preserve="true" />
-import { promises as fs } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { PackageTree, TreeChanges } from './package-tree.js';
+import { canonical, copyTreeFast, makeWorkDir, swap } from './swap.js';
+import { removeTempDir } from './temp.js';
 
-const isEmpty = (c: TreeChanges) => c.written.length + c.links.length + c.deleted.length + c.created.length === 0;
+const abs = (root: string, rel: string) => join(root, ...rel.split('/'));
+
+/** Applies `changes` to the directory `root` (which holds the old tree). */
+export function applyChanges(root: string, changes: TreeChanges): void {
+  for (const p of changes.deleted) rmSync(abs(root, p), { recursive: true, force: true });
+  for (const p of changes.created) mkdirSync(abs(root, p), { recursive: true });
+  for (const f of changes.written) {
+    const to = abs(root, f.path);
+    mkdirSync(dirname(to), { recursive: true });
+    // a new file, never one written through: the old bytes may be shared with the package
+    rmSync(to, { force: true });
+    writeFileSync(to, f.bytes);
+  }
+  for (const l of changes.links) {
+    const to = abs(root, l.path);
+    mkdirSync(dirname(to), { recursive: true });
+    rmSync(to, { force: true });
+    symlinkSync(l.target, to);
+  }
+}
+
+export const isEmptyChange = (c: TreeChanges) => c.written.length + c.links.length + c.deleted.length + c.created.length === 0;
 
 /**
- * Makes the directory `dir`, read as `before`, hold `after`: files whose bytes change are
- * written, new symlinks and directories made, removed ones deleted; everything else (and `.git`)
- * is left as it is, untouched. Every new file and link is staged first (in a temporary directory
- * inside `dir`, then renamed into place), so a failure while staging leaves the package as it was.
+ * Makes the directory `dir` (read as `before`) hold `after`, all or nothing; `dir` need not exist
+ * yet. What the trees do not model (`.git`) stays as it is. Nothing is touched when nothing
+ * changes. Synchronous: a signal handler never runs half way through.
  */
-export async function writeTreeChanges(dir: string, before: PackageTree, after: PackageTree): Promise<TreeChanges> {
+export function commitTree(dir: string, after: PackageTree, before: PackageTree): TreeChanges {
   const changes = after.changesFrom(before);
-  if (isEmpty(changes)) return changes;
-  const root = resolve(dir);
-  const abs = (rel: string) => join(root, ...rel.split('/'));
-  await fs.mkdir(root, { recursive: true });
-  const stage = await fs.mkdtemp(join(root, '.kdelta-stage-'));
+  if (isEmptyChange(changes)) return changes;
+  const target = canonical(dir);
+  const work = makeWorkDir(target, 'work');
   try {
-    const staged: { from: string; to: string }[] = [];
-    for (const f of changes.written) {
-      const from = join(stage, String(staged.length));
-      await fs.writeFile(from, f.bytes, { flag: 'wx' });
-      staged.push({ from, to: abs(f.path) });
-    }
-    for (const l of changes.links) {
-      const from = join(stage, String(staged.length));
-      await fs.symlink(l.target, from);
-      staged.push({ from, to: abs(l.path) });
-    }
-    // Everything is staged: put it in place (what a new node replaces goes first).
-    for (const p of changes.deleted) await fs.rm(abs(p), { recursive: true, force: true });
-    for (const p of changes.created) await fs.mkdir(abs(p), { recursive: true });
-    for (const s of staged) {
-      await fs.mkdir(dirname(s.to), { recursive: true });
-      await fs.rename(s.from, s.to);
+    const next = join(work, 'new');
+    if (existsSync(target)) {
+      copyTreeFast(target, next);
+      applyChanges(next, changes);
+      swap(target, work);
+    } else {
+      // a new package: one rename puts it in place whole
+      mkdirSync(next);
+      applyChanges(next, changes);
+      mkdirSync(dirname(target), { recursive: true });
+      renameSync(next, target);
     }
     return changes;
   } finally {
-    await fs.rm(stage, { recursive: true, force: true });
+    removeTempDir(work);
   }
+}
+
+/**
+ * Makes the directory `dir`, read as `before`, hold `after` (see {@link commitTree}): files whose
+ * bytes change are written, new symlinks and directories made, removed ones deleted; everything
+ * else (and `.git`) keeps its bytes. A failure or a kill leaves the package wholly old or wholly new.
+ */
+export async function writeTreeChanges(dir: string, before: PackageTree, after: PackageTree): Promise<TreeChanges> {
+  return commitTree(dir, after, before);
 }

@@ -2,8 +2,8 @@
  * A kpt package on disk, read through the one in-memory model (`PackageTree`/`PackageView`):
  * `readPackage` gives the package's Kptfile, KRM resources with their file and index, other
  * files, subpackages and `.krmignore` (symlinks are listed, never followed) with a view to edit;
- * `savePackage` and `writePackage` write back only the files whose bytes change, staging every
- * new file before anything in the package is touched.
+ * `savePackage` and `writePackage` write back only the files whose bytes change, all or nothing:
+ * the new tree is built in a work copy and swapped in (`writeTreeChanges`, swap.ts).
  */
 /// <reference types="node" preserve="true" />
 import { posix, resolve } from 'node:path';
@@ -154,8 +154,8 @@ function checkPath(path: string): string | undefined {
 
 /**
  * Writes files into a package directory: the package is read as a tree, the files are written
- * into a copy of it, and what differs is written back (`writeTreeChanges`): an error before the
- * renames leaves the directory as it was. Files whose bytes do not change are not touched.
+ * into a copy of it, and what differs is written back (`writeTreeChanges`), all or nothing: an
+ * error or a kill leaves the directory wholly as it was or wholly as written. Files whose bytes do not change are not touched.
  * Throws `KptfileError` for bad paths.
  */
 export async function writePackage(

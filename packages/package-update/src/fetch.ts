@@ -1,8 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type UrlCredentials, fetchPackage, normalizeDirectory, repoLocation, withoutCredentials } from '@kdelta/git-source';
-import { PackageTree } from '@kdelta/kptfile-model';
-import { makeTempDir, removeTempDir } from './temp.js';
+import { makeTempDir, PackageTree, removeTempDir } from '@kdelta/kptfile-model';
 
 /** Where and how to reach git: the options every operation shares. */
 export interface GitOptions {

@@ -1,15 +1,13 @@
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { withoutCredentials } from '@kdelta/git-source';
-import { type PackageView, PackageTree } from '@kdelta/kptfile-model';
+import { makeWorkDir, type PackageView, PackageTree, recoverInterruptedSwap, removeTempDir } from '@kdelta/kptfile-model';
 import { addMergeCommentsToTree } from './comments.js';
 import { writeTree } from './commit.js';
 import { UpdateError } from './errors.js';
 import { type GitOptions, fetchTree } from './fetch.js';
 import { KPTFILE, type UpdateStrategy, readKptfile, withUpstream } from './kptfile.js';
 import { type ProgressListener, progressLines, reportRecovery } from './progress.js';
-import { makeWorkDir, recoverInterruptedSwap } from './swap.js';
-import { removeTempDir } from './temp.js';
 
 export interface GetPackageOptions extends GitOptions {
   /** Repository as recorded in the Kptfile (`.git` stripped, `file://` kept when given); credentials in it are used, never recorded. */

@@ -21,5 +21,4 @@ export { UpdateError, type UpdateErrorCode } from './errors.js';
 export { commitTree } from './commit.js';
 export { createFetchMemo, type FetchMemo, type GitOptions } from './fetch.js';
 export type { ProgressEvent, ProgressListener } from './progress.js';
-export { pendingSwapTarget, recoverInterruptedSwap } from './swap.js';
-export { removeAllTempDirs } from './temp.js';
+export { pendingSwapTarget, recoverInterruptedSwap, removeAllTempDirs } from '@kdelta/kptfile-model';

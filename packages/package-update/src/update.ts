@@ -1,6 +1,6 @@
 import { basename, join, posix, relative, sep } from 'node:path';
 import { withoutCredentials } from '@kdelta/git-source';
-import { type PackageView, PackageTree, type Upstream, type UpstreamLock } from '@kdelta/kptfile-model';
+import { type PackageView, PackageTree, recoverInterruptedSwap, type Upstream, type UpstreamLock } from '@kdelta/kptfile-model';
 import type { Conflict, Decision, ResourceReport } from '@kdelta/merge-core';
 import { addMergeCommentsToTree } from './comments.js';
 import { commitTree, isEmpty } from './commit.js';
@@ -9,7 +9,6 @@ import { type GitOptions, fetchTree } from './fetch.js';
 import { KPTFILE, type UpdateStrategy, kptfileOf, readKptfile, strategyOf, withUpstream } from './kptfile.js';
 import { updateTree } from './nested.js';
 import { type ProgressListener, progressLines, reportRecovery } from './progress.js';
-import { recoverInterruptedSwap } from './swap.js';
 import type { PackageAction } from './strategies/types.js';
 
 export interface UpdatePackageOptions extends GitOptions {

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
+import { recoverInterruptedSwap } from '@kdelta/kptfile-model';
 import { functionName, renderDirectory, resultLine, resultsYaml, RUNTIMES, type FunctionResult } from '@kdelta/fn-render';
 import { oneOf, parseFlags, stringFlag } from '../args.js';
 import { ExitCode, UsageError, type Command } from '../command.js';
@@ -41,6 +42,9 @@ const command: Command = {
     if (flags.positionals.length > 1) throw new UsageError(`unexpected argument "${flags.positionals[1]}"`);
     const runtime = oneOf('runtime', stringFlag(flags, 'runtime'), RUNTIMES, 'auto');
     const dir = resolve(io.cwd, flags.positionals[0] ?? '.');
+    // a write killed half way through its swap may have left the path absent: put it back first
+    const recovered = recoverInterruptedSwap(dir);
+    if (recovered) io.stderr(`${recovered}\n`);
     if (!(await isDirectory(dir))) throw new UsageError(`${flags.positionals[0] ?? '.'}: not a directory`);
     const resultsDir = stringFlag(flags, 'results-dir');
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { applyPackageVariant } from '@kdelta/variant-engine';
-import { readPackage, savePackage } from '@kdelta/kptfile-model';
+import { readPackage, recoverInterruptedSwap, savePackage } from '@kdelta/kptfile-model';
 import { type Command, UsageError } from '../command.js';
 import { CliInputError } from '../errors.js';
 import { parseFlags, stringFlag } from '../args.js';
@@ -53,6 +53,9 @@ const command: Command = {
 
     const { pv, doc, where } = await readPackageVariant(variantFile, io.cwd);
     const dir = path.resolve(io.cwd, pkgDir);
+    // a write killed half way through its swap may have left the path absent: put it back first
+    const recovered = recoverInterruptedSwap(dir);
+    if (recovered) io.stderr(`${recovered}\n`);
     if (!(await isDirectory(dir))) throw new UsageError(`--package ${pkgDir}: not a directory`);
     const pkg = await readPackage(dir);
     if (!pkg.kptfile) throw new CliInputError('not-a-package', `${pkgDir}: no Kptfile (not a kpt package)`, { file: pkgDir });

@@ -4,18 +4,16 @@
 // (a hash of every file), nothing may be left where users commit, and the next command must work at
 // once (a cache lock left by the killed process would otherwise hold it for 5 minutes: the test
 // would time out) and say when it finished or rolled back an interrupted swap.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMergeComments } from '@kdelta/kptfile-model';
+import { bin, killGroup, seededRandom, startKdelta, treeHash } from '../__fixtures__/crash.js';
 // @ts-expect-error: a plain ES module without types, shared with the benchmarks
 import { syntheticPackage } from '../../../merge-core/bench/synthetic.mjs';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'kdelta.js');
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-crash-')));
 const upstream = join(root, 'upstream');
 const ws = join(root, 'ws');
@@ -39,39 +37,8 @@ function outsideThePackage(): string[] {
     .filter((p) => !p.startsWith('app/'));
 }
 
-/** One hash of every file of a tree: paths and bytes. */
-function treeHash(dir: string): string {
-  const h = createHash('sha256');
-  const walk = (abs: string, rel: string) => {
-    for (const e of readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(join(abs, e.name), r);
-      else
-        h.update(`${r}\0`)
-          .update(readFileSync(join(abs, e.name)))
-          .update('\0');
-    }
-  };
-  walk(dir, '');
-  return h.digest('hex');
-}
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function start(args: string[], extraEnv: Record<string, string> = {}): { child: ChildProcess; done: Promise<Run> } {
-  // its own process group, so that a kill can take the command and its git processes together
-  const child = spawn(process.execPath, [bin, ...args], { cwd: ws, env: { ...env, ...extraEnv }, detached: true });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const done = new Promise<Run>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { child, done };
+function start(args: string[], extraEnv: Record<string, string> = {}) {
+  return startKdelta(args, ws, { ...env, ...extraEnv });
 }
 
 const kdelta = (...args: string[]) => start(args).done;
@@ -215,11 +182,7 @@ describe('pkg update killed at any moment', () => {
   it(`${rounds} SIGKILLs at random moments: wholly old or wholly new each time, and the next command works at once`, async () => {
     const seed = Number(process.env.KDELTA_CRASH_SEED ?? Date.now() % 1_000_000);
     console.log(`crash test seed ${seed} (KDELTA_CRASH_SEED=${seed} repeats it); a full update took ${updateMs} ms`);
-    let state = seed;
-    const random = () => {
-      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-      return state / 2 ** 31;
-    };
+    const random = seededRandom(seed);
     const seen = { old: 0, new: 0, absent: 0, pending: 0, locks: 0 };
     const journals = () =>
       existsSync(join(ws, '.git', 'kdelta')) ? readdirSync(join(ws, '.git', 'kdelta')).filter((n) => n.includes('journal')) : [];
@@ -234,11 +197,7 @@ describe('pkg update killed at any moment', () => {
       // The whole process group, as a cancelled CI job or `kill -9` of a job is: a git fetch left
       // running after its parent would go on writing into a scratch directory the next command
       // has already swept.
-      try {
-        process.kill(-run.child.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      killGroup(run.child);
       await run.done;
       const absent = !existsSync(pkg);
       if (absent) seen.absent++;

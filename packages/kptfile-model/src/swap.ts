@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -38,9 +39,9 @@ import { isRunning, makeTempDir, sweepAbandoned } from './temp.js';
  * Node offers no exchange of two non-empty directories (Linux's renameat2 RENAME_EXCHANGE), so the
  * swap is two renames: package → work/old, then work/new → package. Between them (microseconds,
  * no other work) the package path is absent. That window is covered by a journal, written and
- * fsynced before the first rename: the next kdelta command on the package (get, update, diff)
- * finds it and finishes the swap (the new tree is complete before the journal is written) or rolls
- * it back, and says which. A signal handler cannot run inside the window either: the whole swap is
+ * fsynced before the first rename: the next kdelta command on the package (pkg get, update, diff,
+ * variant apply, fn render) finds it and finishes the swap (the new tree is complete before the
+ * journal is written) or rolls it back, and says which. A signal handler cannot run inside the window either: the whole swap is
  * synchronous, and Node runs signal handlers between turns of the event loop. The renames and the
  * journal are fsynced; the files of the new tree are not (that would cost a sync per file), so after
  * a power loss, as opposed to a killed process, the new tree may hold files the disk never got.

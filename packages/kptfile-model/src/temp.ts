@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
