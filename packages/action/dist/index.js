@@ -34237,7 +34237,7 @@ function commitTree(dir, after, before) {
     if (existsSync4(target)) {
       copyTreeFast(target, next);
       applyChanges(next, changes);
-    swap(target, work);
+      swap(target, work);
     } else {
       mkdirSync2(next);
       applyChanges(next, changes);
