@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { recoverInterruptedSwap } from '@kdelta/kptfile-model';
+import { replacedDirectoryNote } from '../util/replaced-dir.js';
 import { functionName, renderDirectory, resultLine, resultsYaml, RUNTIMES, type FunctionResult } from '@kdelta/fn-render';
 import { oneOf, parseFlags, stringFlag } from '../args.js';
 import { ExitCode, UsageError, type Command } from '../command.js';
@@ -72,6 +73,8 @@ const command: Command = {
     }
     const packages = new Set(outcome.results.map((r) => r.package)).size;
     const changed = outcome.written.length + outcome.deleted.length;
+    const note = changed > 0 ? replacedDirectoryNote(dir, io.cwd) : undefined;
+    if (note && io.stderrTerminal) io.stderr(note);
     io.stdout(
       `${outcome.results.length > 0 ? '\n' : ''}Successfully executed ${outcome.results.length} function(s) in ${packages} package(s); ${changed} file(s) changed.\n`,
     );

@@ -4,6 +4,7 @@ import { parseUpdateArgs } from '../pkg/args.js';
 import { conflictLine, conflictReport } from '../conflicts.js';
 import { updatePackage } from '@kdelta/package-update';
 import { heldProgress } from '../progress.js';
+import { replacedDirectoryNote } from '../util/replaced-dir.js';
 import { KnownCredentials, keepSecrets } from '../pkg/secrets.js';
 
 const help = `Usage: kdelta pkg update [<local-dir>][@<ref>] [--strategy <s>]
@@ -61,6 +62,8 @@ const command: Command = {
       // locally stays); saying where is what lets a user check or restore a local change
       io.stderr(conflictReport(summary.conflicts, (c) => conflictLine(c, { dir: c.package, verdict: true })));
       // pins are the user's own decisions: listed apart, never as conflicts
+      const note = summary.written ? replacedDirectoryNote(args.pkgPath, io.cwd) : undefined;
+      if (note && io.stderrTerminal) io.stderr(note);
       for (const d of summary.decisions) io.stderr(`${d.package}/${d.file}: ${d.resource}: ${d.message}\n`);
       return ExitCode.ok;
     });

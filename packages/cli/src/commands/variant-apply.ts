@@ -6,6 +6,7 @@ import { type Command, UsageError } from '../command.js';
 import { CliInputError } from '../errors.js';
 import { parseFlags, stringFlag } from '../args.js';
 import { isDirectory } from '../util/fs.js';
+import { replacedDirectoryNote } from '../util/replaced-dir.js';
 import { decodeObjects, readObjects, readPackageVariant } from './variant-objects.js';
 
 const help = `Usage: kdelta variant apply --variant <pv.yaml> --package <dir> [--objects <path>]
@@ -78,6 +79,8 @@ const command: Command = {
       );
     }
     await savePackage(pkg);
+    const note = result.changed.size > 0 ? replacedDirectoryNote(dir, io.cwd) : undefined;
+    if (note && io.stderrTerminal) io.stderr(note);
     // a required injection point left without a source gates the package (seed 004): the
     // variant applied, but the package is not ready to publish
     const unmet = result.packageConditions.filter((c) => result.readinessGates.includes(c.type) && c.status !== 'True');
