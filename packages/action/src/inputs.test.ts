@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError, parseBoolean, parseList, settingsFromInputs } from './inputs.js';
 
-const ctx = { workspace: '/work/control', env: { HOME: '/home/runner' } };
+const ctx = { workspace: '/home/runner/work/fleet/fleet', env: { HOME: '/home/runner' } };
 const reader =
   (inputs: Record<string, string>) =>
   (name: string): string =>
@@ -23,7 +23,7 @@ describe('settingsFromInputs', () => {
     expect(s.forge).toBe('github');
     expect(s.config).toBe('.kdelta');
     expect(s.options).toEqual({
-      cwd: '/work/control',
+      cwd: '/home/runner/work/fleet/fleet',
       config: '.kdelta',
       forge: 'github',
       dryRun: false,
