@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError, parseBoolean, parseList, settingsFromInputs } from './inputs.js';
 
-const ctx = { workspace: '/home/runner/work/fleet/fleet', env: { HOME: '/home/runner' } };
+const ctx = { workspace: '/runner/ws/fleet', env: { HOME: '/runner/home' } };
 const reader =
   (inputs: Record<string, string>) =>
   (name: string): string =>
@@ -23,7 +23,7 @@ describe('settingsFromInputs', () => {
     expect(s.forge).toBe('github');
     expect(s.config).toBe('.kdelta');
     expect(s.options).toEqual({
-      cwd: '/home/runner/work/fleet/fleet',
+      cwd: '/runner/ws/fleet',
       config: '.kdelta',
       forge: 'github',
       dryRun: false,
