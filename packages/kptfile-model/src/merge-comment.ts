@@ -5,11 +5,12 @@
  * carries the same identity. Edits are made in the text, so everything else in the file stays
  * byte for byte.
  *
- * Two paths give the same edits. The fast one scans the lines of files written in the plain
- * block style of KRM files (no tabs, anchors, tags, multi-line flow or plain scalars...) and
- * checks on the way that `yaml` would compose them without error. Anything it does not model
- * exactly makes it give up, and the file goes through `yaml`'s composed Documents instead.
+ * Two paths give the same edits. The fast one reads files written in the plain block style of
+ * KRM files (no tabs, anchors, tags, multi-line flow or plain scalars...) with merge-core's line
+ * scanner, which checks on the way that `yaml` would compose them without error. Anything it does
+ * not model exactly makes it give up, and the file goes through `yaml`'s composed Documents.
  */
+import { type ScannedPair, type ScannedValue, scannedPair, scanStream } from '@kdelta/merge-core';
 import { isMap, isScalar, parseAllDocuments, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 
 export const MERGE_COMMENT_PREFIX = 'kpt-merge:';
@@ -72,308 +73,32 @@ function insertion(text: string, at: number, indent: string, lines: string): Edi
 const identifierLine = (id: string): string => `${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}`;
 
 // ---------------------------------------------------------------------------------------------
-// Fast path: a line scanner for the block-style subset of YAML that KRM files are written in.
+// Fast path: merge-core's line scanner for the block-style subset of YAML KRM files are written in.
 
-/** Thrown when the scanner meets something it does not model exactly. */
+/** Thrown when the scanned text needs an edit the fast path does not make. */
 class Unsupported {}
 const UNSUPPORTED = new Unsupported();
 function bail(): never {
   throw UNSUPPORTED;
 }
 
-/** A plain scalar the core schema would not read as a string (null, bool, number, ...). */
-const SPECIAL_PLAIN = /^(?:[-+.0-9~]|(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$)/;
-const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
-const DQ_KEY = /^"([^"\\]*)"/;
-const SQ_KEY = /^'((?:[^']|'')*)'/;
-const BLOCK_HEADER = /^[|>][-+]?(?: +#.*)?$/;
-const FLOW_ITEM = `(?:"[^"\\\\]*"|'(?:[^']|'')*'|[A-Za-z0-9_./][A-Za-z0-9_./=+-]*)`;
-const FLOW_SEQ = new RegExp(`^\\[ *(?:${FLOW_ITEM} *(?:, *${FLOW_ITEM} *)*)?\\]`);
-const FLOW_MAP = new RegExp(`^\\{ *(?:([A-Za-z_][A-Za-z0-9_./-]*): +${FLOW_ITEM} *(?:, *[A-Za-z_][A-Za-z0-9_./-]*: +${FLOW_ITEM} *)*)?\\}`);
-const FLOW_MAP_KEYS = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
-const BOOL_OR_NULL = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
-const AFTER_VALUE = /^(?: *| +#.*)$/;
+const isSkippable = (line: string): boolean => /^ *(?:#.*)?$/.test(line);
 
-interface FastPair {
-  key: string;
-  keyStart: number;
-  keyEnd: number;
-  value: FastValue;
-}
-
-/** `str` is the composed scalar's `String(value)`; `null` when the scan cannot tell. */
-type FastValue =
-  | { kind: 'empty' }
-  | { kind: 'scalar'; str: string | null; start: number; end: number; line: number }
-  | { kind: 'flow-map'; size: number; line: number }
-  | { kind: 'flow-seq'; line: number }
-  | { kind: 'map'; items: FastPair[]; last: number }
-  | { kind: 'seq'; last: number }
-  | { kind: 'block-scalar'; last: number };
-
-class Scanner {
+class ScannedFile {
+  readonly lines: string[];
   readonly starts: number[] = [];
-  pos = 0;
-  end = 0;
 
   constructor(readonly text: string) {
-    let i = 0;
-    for (;;) {
-      this.starts.push(i);
-      const nl = text.indexOf('\n', i);
-      if (nl < 0) break;
-      i = nl + 1;
+    this.lines = text.split('\n');
+    let at = 0;
+    for (const line of this.lines) {
+      this.starts.push(at);
+      at += line.length + 1;
     }
-  }
-
-  get lineCount(): number {
-    return this.starts.length;
-  }
-
-  lineText(i: number): string {
-    const s = this.starts[i]!;
-    const next = this.starts[i + 1];
-    return this.text.slice(s, next === undefined ? this.text.length : next - 1);
-  }
-
-  indentOf(line: string): number {
-    let n = 0;
-    while (line.charCodeAt(n) === 32) n++;
-    return n;
-  }
-
-  /** Blank or comment-only line. */
-  isSkippable(line: string): boolean {
-    const n = this.indentOf(line);
-    return n === line.length || line.charCodeAt(n) === 35; // '#'
-  }
-
-  nextContent(from: number): number {
-    let i = from;
-    while (i < this.end && this.isSkippable(this.lineText(i))) i++;
-    return i;
-  }
-
-  static isSeqAt(line: string, col: number): boolean {
-    return line.charCodeAt(col) === 45 && (line.length === col + 1 || line.charCodeAt(col + 1) === 32);
-  }
-
-  /** Every document's edits, or Unsupported thrown. */
-  documents(): Edit[] {
-    const edits: Edit[] = [];
-    let first = 0;
-    for (let i = 0; i <= this.lineCount; i++) {
-      const line = i < this.lineCount ? this.lineText(i) : undefined;
-      if (line !== undefined) {
-        if (line === '---') {
-          // fallthrough to close the document
-        } else if (line.startsWith('---') || line.startsWith('...')) {
-          bail();
-        } else continue;
-      }
-      this.end = i;
-      this.document(first, edits);
-      first = i + 1;
-    }
-    return edits;
-  }
-
-  document(first: number, edits: Edit[]): void {
-    const i = this.nextContent(first);
-    if (i >= this.end) return; // empty document
-    if (this.indentOf(this.lineText(i)) !== 0) bail();
-    this.pos = i;
-    const root = this.block(0);
-    if (this.nextContent(this.pos) < this.end) bail();
-    if (root.kind === 'map') this.edits(root.items, edits);
-  }
-
-  block(indent: number): FastValue {
-    const line = this.lineText(this.pos);
-    return Scanner.isSeqAt(line, indent) ? this.seq(indent) : this.map(indent, indent);
-  }
-
-  /** A block map whose first key is at `col` on line `this.pos`; later keys at `indent`. */
-  map(indent: number, col: number): FastValue {
-    const items: FastPair[] = [];
-    const keys = new Set<string>();
-    let last = this.pos;
-    let firstCol: number | undefined = col;
-    for (;;) {
-      let c: number;
-      if (firstCol !== undefined) {
-        c = firstCol;
-        firstCol = undefined;
-      } else {
-        const i = this.nextContent(this.pos);
-        if (i >= this.end) break;
-        const line = this.lineText(i);
-        const n = this.indentOf(line);
-        if (n < indent) break;
-        if (n > indent) bail();
-        if (Scanner.isSeqAt(line, n)) break;
-        this.pos = i;
-        c = n;
-      }
-      const pair = this.entry(c);
-      if (keys.has(pair.key)) bail();
-      keys.add(pair.key);
-      items.push(pair);
-      last = this.lastLineOf(pair.value, this.pos - 1);
-    }
-    return { kind: 'map', items, last };
-  }
-
-  lastLineOf(v: FastValue, fallback: number): number {
-    switch (v.kind) {
-      case 'scalar':
-      case 'flow-map':
-      case 'flow-seq':
-        return v.line;
-      case 'map':
-      case 'seq':
-      case 'block-scalar':
-        return v.last;
-      default:
-        return fallback;
-    }
-  }
-
-  /** A key at column `col` of line `this.pos`, and its value; leaves `pos` after the entry. */
-  entry(col: number): FastPair {
-    const lineNo = this.pos;
-    const line = this.lineText(lineNo);
-    const s = line.slice(col);
-    let key: string;
-    let len: number;
-    let m: RegExpExecArray | null;
-    if ((m = PLAIN_KEY.exec(s))) {
-      key = m[0];
-      len = key.length;
-      if (BOOL_OR_NULL.test(key)) bail();
-    } else if ((m = DQ_KEY.exec(s))) {
-      key = m[1]!;
-      len = m[0].length;
-    } else if ((m = SQ_KEY.exec(s))) {
-      key = m[1]!.replace(/''/g, "'");
-      len = m[0].length;
-    } else return bail();
-    if (s.charCodeAt(len) !== 58 || (s.length > len + 1 && s.charCodeAt(len + 1) !== 32) || len > 1000) bail();
-    const keyStart = this.starts[lineNo]! + col;
-    const value = this.value(lineNo, col, col + len + 1, true);
-    return { key, keyStart, keyEnd: keyStart + len, value };
-  }
-
-  /**
-   * The value starting at column `from` of line `lineNo` (after `key:` or `-`), whose parent
-   * collection sits at column `col`. Leaves `pos` on the line after the value.
-   */
-  value(lineNo: number, col: number, from: number, inMap: boolean): FastValue {
-    const line = this.lineText(lineNo);
-    const rest = line.slice(from);
-    const t = rest.replace(/^ +/, '');
-    const at = this.starts[lineNo]! + from + (rest.length - t.length);
-    this.pos = lineNo + 1;
-    if (t === '' || t.charCodeAt(0) === 35) {
-      const j = this.nextContent(this.pos);
-      if (j >= this.end) return { kind: 'empty' };
-      const next = this.lineText(j);
-      const n = this.indentOf(next);
-      if (n > col) {
-        this.pos = j;
-        return this.block(n);
-      }
-      if (inMap && n === col && Scanner.isSeqAt(next, n)) {
-        this.pos = j;
-        return this.seq(n);
-      }
-      return { kind: 'empty' };
-    }
-    if (!inMap) {
-      const c2 = from + (rest.length - t.length);
-      if (Scanner.isSeqAt(line, c2)) bail();
-      if (PLAIN_KEY.test(t) || DQ_KEY.test(t) || SQ_KEY.test(t)) {
-        const k = PLAIN_KEY.exec(t) ?? DQ_KEY.exec(t) ?? SQ_KEY.exec(t);
-        const after = t.charCodeAt(k![0].length);
-        if (after === 58 && (t.length === k![0].length + 1 || t.charCodeAt(k![0].length + 1) === 32)) {
-          this.pos = lineNo;
-          return this.map(c2, c2);
-        }
-      }
-    }
-    const c0 = t.charCodeAt(0);
-    if (c0 === 124 || c0 === 62) {
-      if (!inMap || !BLOCK_HEADER.test(t)) bail();
-      return this.blockScalar(col);
-    }
-    if (c0 === 34 || c0 === 39) {
-      const m = (c0 === 34 ? DQ_KEY : SQ_KEY).exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
-      const str = c0 === 34 ? m[1]! : m[1]!.replace(/''/g, "'");
-      return { kind: 'scalar', str, start: at, end: at + m[0].length, line: lineNo };
-    }
-    if (c0 === 91) {
-      const m = FLOW_SEQ.exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
-      return { kind: 'flow-seq', line: lineNo };
-    }
-    if (c0 === 123) {
-      const m = FLOW_MAP.exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
-      const keys = new Set<string>();
-      for (const k of m[0].matchAll(FLOW_MAP_KEYS)) {
-        if (keys.has(k[1]!) || BOOL_OR_NULL.test(k[1]!)) bail();
-        keys.add(k[1]!);
-      }
-      return { kind: 'flow-map', size: keys.size, line: lineNo };
-    }
-    // plain scalar
-    if ('-?:,[]{}#&*!|>\'"%@`'.includes(t[0]!) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail();
-    const hash = t.indexOf(' #');
-    const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, '');
-    if (raw.includes(': ') || raw.endsWith(':')) bail();
-    return { kind: 'scalar', str: SPECIAL_PLAIN.test(raw) ? null : raw, start: at, end: at + raw.length, line: lineNo };
-  }
-
-  /** Block scalar lines after the header line; content must be indented past `col`. */
-  blockScalar(col: number): FastValue {
-    let i = this.pos;
-    let contentIndent = -1;
-    let last = i - 1;
-    for (; i < this.end; i++) {
-      const line = this.lineText(i);
-      if (line === '') continue;
-      const n = this.indentOf(line);
-      if (n === line.length) bail(); // whitespace-only line
-      if (contentIndent < 0) {
-        if (n <= col) bail(); // empty block scalar
-        contentIndent = n;
-      } else if (n < contentIndent) break;
-      last = i;
-    }
-    if (contentIndent < 0) bail();
-    this.pos = last + 1;
-    return { kind: 'block-scalar', last };
-  }
-
-  seq(indent: number): FastValue {
-    let last = this.pos;
-    for (;;) {
-      const i = this.nextContent(this.pos);
-      if (i >= this.end) break;
-      const line = this.lineText(i);
-      const n = this.indentOf(line);
-      if (n < indent) break;
-      if (n > indent) bail();
-      if (!Scanner.isSeqAt(line, n)) break;
-      const v = this.value(i, indent, indent + 1, false);
-      last = this.lastLineOf(v, i);
-    }
-    return { kind: 'seq', last };
   }
 
   /** Offset where text goes after `v`, the value of the last entry of a block map. */
-  insertAt(v: FastValue): number {
+  insertAt(v: ScannedValue): number {
     let line: number;
     switch (v.kind) {
       case 'scalar':
@@ -388,8 +113,8 @@ class Scanner {
         const next = line + 1;
         // what follows must be a content line, a `---` or the end of the text
         // (or the empty rest after the text's last newline)
-        const atEnd = next === this.lineCount - 1 && this.lineText(next) === '';
-        if (next < this.lineCount && !atEnd && this.isSkippable(this.lineText(next))) bail();
+        const atEnd = next === this.lines.length - 1 && this.lines[next] === '';
+        if (next < this.lines.length && !atEnd && isSkippable(this.lines[next]!)) bail();
         break;
       }
       default:
@@ -399,34 +124,33 @@ class Scanner {
     return next === undefined ? this.text.length : next;
   }
 
-  edits(root: FastPair[], out: Edit[]): void {
+  edits(root: readonly ScannedPair[], out: Edit[]): void {
     const text = this.text;
-    const get = (items: FastPair[], key: string): FastPair | undefined => items.find((p) => p.key === key);
-    const str = (v: FastValue | undefined): string | undefined => {
+    const str = (v: ScannedValue | undefined): string | undefined => {
       if (v?.kind === 'block-scalar') bail();
       if (v?.kind !== 'scalar') return undefined;
       if (v.str === null) bail();
       return v.str;
     };
-    const metaPair = get(root, 'metadata');
+    const metaPair = scannedPair(root, 'metadata');
     const meta = metaPair?.value;
     if (!metaPair || !meta || meta.kind !== 'map') return;
-    const name = str(get(meta.items, 'name')?.value);
-    const namespace = str(get(meta.items, 'namespace')?.value);
-    const labels = get(meta.items, 'labels')?.value;
+    const name = str(scannedPair(meta.items, 'name')?.value);
+    const namespace = str(scannedPair(meta.items, 'namespace')?.value);
+    const labels = scannedPair(meta.items, 'labels')?.value;
     const hasLabels = labels?.kind === 'map' || (labels?.kind === 'flow-map' && labels.size > 0);
     if (!name && !namespace && !hasLabels) return;
 
     const edits: Edit[] = [];
     const { identity, edit } = commentEdit(text, metaPair.keyEnd, namespace, name);
     if (edit) edits.push(edit);
-    const apiVersion = str(get(root, 'apiVersion')?.value);
-    const kind = str(get(root, 'kind')?.value) ?? '';
+    const apiVersion = str(scannedPair(root, 'apiVersion')?.value);
+    const kind = str(scannedPair(root, 'kind')?.value) ?? '';
     const id = `${groupOf(apiVersion)}|${kind}|${identity.namespace || 'default'}|${identity.name}`;
-    const annPair = get(meta.items, 'annotations');
+    const annPair = scannedPair(meta.items, 'annotations');
     const ann = annPair?.value;
     if (ann?.kind === 'map') {
-      const existing = get(ann.items, UPSTREAM_IDENTIFIER_ANNOTATION);
+      const existing = scannedPair(ann.items, UPSTREAM_IDENTIFIER_ANNOTATION);
       if (existing) {
         const v = existing.value;
         if (v.kind !== 'scalar') bail();
@@ -451,11 +175,13 @@ class Scanner {
 
 /** The edits of the fast path, or undefined when the text is outside what it models. */
 function fastEdits(text: string): Edit[] | undefined {
-  // tabs, CR, BOM, control characters and unusual line breaks: left to the full parser
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  if (/[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/.test(text)) return undefined;
+  const documents = scanStream(text);
+  if (!documents) return undefined;
+  const file = new ScannedFile(text);
+  const edits: Edit[] = [];
   try {
-    return new Scanner(text).documents();
+    for (const d of documents) if (d.root) file.edits(d.root, edits);
+    return edits;
   } catch (e) {
     if (e === UNSUPPORTED) return undefined;
     throw e;

@@ -4,8 +4,8 @@
  * building `yaml`'s nodes. It checks on the way that `yaml` (YAML 1.1, as `parseStream` reads)
  * would compose the text without error and without a duplicate key. Anything it does not model
  * exactly (tabs, anchors, tags, multi-line plain or flow scalars, directives, `...`) makes it
- * decline, and the caller parses instead. The idea is the merge-comment scanner's in
- * kptfile-model.
+ * decline, and the caller parses instead. kptfile-model's merge comments read files through it
+ * too.
  */
 
 /** A document of a stream as the scanner read it. */
@@ -19,16 +19,21 @@ export interface ScannedDocument {
 
 export interface ScannedPair {
   readonly key: string;
+  /** Offset of the start of the key in the file's text. */
+  readonly keyStart: number;
   /** Offset of the end of the key in the file's text (where its `:` is). */
   readonly keyEnd: number;
   readonly value: ScannedValue;
 }
 
-/** `str` is the composed string of a scalar; `null` when YAML 1.1 would not read it as a string. */
+/**
+ * `str` is the composed string of a scalar; `null` when YAML 1.1 would not read it as a string.
+ * `start`/`end` are the scalar's offsets in the file's text, quotes included.
+ */
 export type ScannedValue =
   | { readonly kind: 'empty' }
-  | { readonly kind: 'scalar'; readonly str: string | null; readonly line: number }
-  | { readonly kind: 'flow-map'; readonly line: number }
+  | { readonly kind: 'scalar'; readonly str: string | null; readonly start: number; readonly end: number; readonly line: number }
+  | { readonly kind: 'flow-map'; readonly size: number; readonly line: number }
   | { readonly kind: 'flow-seq'; readonly line: number }
   | { readonly kind: 'map'; readonly items: readonly ScannedPair[]; readonly last: number }
   | { readonly kind: 'seq'; readonly last: number }
@@ -205,9 +210,9 @@ class Scanner {
       len = m[0].length;
     } else return bail();
     if (s.charCodeAt(len) !== 58 || (s.length > len + 1 && s.charCodeAt(len + 1) !== 32) || len > 1000) bail();
-    const keyEnd = this.starts[lineNo]! + col + len;
+    const keyStart = this.starts[lineNo]! + col;
     const value = this.value(lineNo, col, col + len + 1, true);
-    return { key, keyEnd, value };
+    return { key, keyStart, keyEnd: keyStart + len, value };
   }
 
   /**
@@ -218,6 +223,7 @@ class Scanner {
     const line = this.lineText(lineNo);
     const rest = line.slice(from);
     const t = rest.replace(/^ +/, '');
+    const at = this.starts[lineNo]! + from + (rest.length - t.length);
     this.pos = lineNo + 1;
     if (t === '' || t.charCodeAt(0) === 35) {
       const j = this.nextContent(this.pos);
@@ -255,7 +261,7 @@ class Scanner {
       const m = (c0 === 34 ? DQ : SQ).exec(t);
       if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
       const str = c0 === 34 ? m[1]! : m[1]!.replace(/''/g, "'");
-      return { kind: 'scalar', str, line: lineNo };
+      return { kind: 'scalar', str, start: at, end: at + m[0].length, line: lineNo };
     }
     if (c0 === 91) {
       const m = FLOW_SEQ.exec(t);
@@ -270,7 +276,7 @@ class Scanner {
         if (keys.has(k[1]!) || BOOL_OR_NULL.test(k[1]!)) bail();
         keys.add(k[1]!);
       }
-      return { kind: 'flow-map', line: lineNo };
+      return { kind: 'flow-map', size: keys.size, line: lineNo };
     }
     // a plain scalar
     if ('-?:,[]{}#&*!|>\'"%@`'.includes(t[0]!) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail();
@@ -278,7 +284,7 @@ class Scanner {
     const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, '');
     if (raw.includes(': ') || raw.endsWith(':')) bail();
     const special = SPECIAL_PLAIN_START.test(raw) || BOOL_OR_NULL.test(raw);
-    return { kind: 'scalar', str: special ? null : raw, line: lineNo };
+    return { kind: 'scalar', str: special ? null : raw, start: at, end: at + raw.length, line: lineNo };
   }
 
   /** Block scalar lines after the header line; content must be indented past `col`. */
