@@ -1,6 +1,5 @@
-// The pkg-update conformance runner of packages/cli/src/pkg/__fixtures__ (scenarios and datasets
-// are read from there, one copy of the data), without the CLI: scenarios drive the library's API
-// through ./driver.ts.
+// The pkg-update conformance runner: reads the scenario YAML (fixtures/pkg-update, its README says
+// the format), builds the scenarios' real local git repositories, and compares package trees.
 import { execFileSync } from 'node:child_process';
 import {
   cpSync,
@@ -10,21 +9,21 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addMergeComments } from '@kdelta/kptfile-model';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 
-export const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'cli', 'src', 'pkg', '__fixtures__');
+// the same from src/ (tests) and dist/ (built)
+export const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'pkg-update');
 const datasets = join(fixtures, 'datasets');
 
-export type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+// scenario data is untyped YAML
+export type Any = any;
 
 export interface ScenarioFile {
   readonly file: string;
@@ -141,7 +140,7 @@ export function renderSpec(dir: string, root: string, spec: Any): void {
 }
 
 /** A source tree (dataset or spec) materialised in a scratch directory. */
-function sourceTree(vars: Vars, src: Any, root: string, scratch: string): string {
+export function sourceTree(vars: Vars, src: Any, root: string, scratch: string): string {
   const dir = mkdtempSync(join(scratch, 'src-'));
   if (src.dataset) cpSync(join(datasets, src.dataset), dir, { recursive: true, verbatimSymlinks: true });
   else if (src.pkg) renderSpec(dir, root, vars.sub(src.pkg));
@@ -204,8 +203,6 @@ export function replaceData(repoDir: string, src: string): void {
 function readlinkSafe(p: string): string {
   return execFileSync('readlink', [p], { encoding: 'utf8' }).trim();
 }
-
-// ---------- running the CLI in process ----------
 
 // ---------- comparison ----------
 
@@ -278,18 +275,3 @@ export function compareTrees(expected: string, actual: string, kptfiles: 'ignore
   }
   return problems;
 }
-
-export {
-  realpathSync,
-  resolve,
-  tmpdir,
-  rmSync,
-  mkdtempSync,
-  existsSync,
-  readFileSync,
-  writeFileSync,
-  mkdirSync,
-  symlinkSync,
-  cpSync,
-  sourceTree,
-};

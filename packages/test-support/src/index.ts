@@ -1,0 +1,16 @@
+/**
+ * @kdelta/test-support (private): fixtures the workspace's tests share. kpt's pkg get / pkg update
+ * conformance scenarios run through the CLI (packages/cli) and through the library
+ * (packages/package-update) from this one runner and one copy of the data.
+ */
+export {
+  type ConformanceOptions,
+  commitStep,
+  describePkgUpdateConformance,
+  initUpstreams,
+  type PkgCommand,
+  type PkgCommandResult,
+  scratch,
+  type UpdateEntryPoints,
+} from './pkg-update/suite.js';
+export { type Any, Vars } from './pkg-update/runner.js';
