@@ -31603,9 +31603,9 @@ var Scanner = class _Scanner {
       len = m[0].length;
     } else return bail();
     if (s.charCodeAt(len) !== 58 || s.length > len + 1 && s.charCodeAt(len + 1) !== 32 || len > 1e3) bail();
-    const keyEnd = this.starts[lineNo] + col + len;
+    const keyStart = this.starts[lineNo] + col;
     const value2 = this.value(lineNo, col, col + len + 1, true);
-    return { key, keyEnd, value: value2 };
+    return { key, keyStart, keyEnd: keyStart + len, value: value2 };
   }
   /**
    * The value starting at column `from` of line `lineNo` (after `key:` or `-`), whose parent
@@ -31615,6 +31615,7 @@ var Scanner = class _Scanner {
     const line = this.lineText(lineNo);
     const rest = line.slice(from);
     const t = rest.replace(/^ +/, "");
+    const at = this.starts[lineNo] + from + (rest.length - t.length);
     this.pos = lineNo + 1;
     if (t === "" || t.charCodeAt(0) === 35) {
       const j = this.nextContent(this.pos);
@@ -31652,7 +31653,7 @@ var Scanner = class _Scanner {
       const m = (c0 === 34 ? DQ : SQ).exec(t);
       if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
       const str4 = c0 === 34 ? m[1] : m[1].replace(/''/g, "'");
-      return { kind: "scalar", str: str4, line: lineNo };
+      return { kind: "scalar", str: str4, start: at, end: at + m[0].length, line: lineNo };
     }
     if (c0 === 91) {
       const m = FLOW_SEQ.exec(t);
@@ -31667,14 +31668,14 @@ var Scanner = class _Scanner {
         if (keys.has(k[1]) || BOOL_OR_NULL.test(k[1])) bail();
         keys.add(k[1]);
       }
-      return { kind: "flow-map", line: lineNo };
+      return { kind: "flow-map", size: keys.size, line: lineNo };
     }
     if ("-?:,[]{}#&*!|>'\"%@`".includes(t[0]) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail();
     const hash = t.indexOf(" #");
     const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, "");
     if (raw.includes(": ") || raw.endsWith(":")) bail();
     const special = SPECIAL_PLAIN_START.test(raw) || BOOL_OR_NULL.test(raw);
-    return { kind: "scalar", str: special ? null : raw, line: lineNo };
+    return { kind: "scalar", str: special ? null : raw, start: at, end: at + raw.length, line: lineNo };
   }
   /** Block scalar lines after the header line; content must be indented past `col`. */
   blockScalar(col) {
@@ -32969,261 +32970,20 @@ var UNSUPPORTED2 = new Unsupported2();
 function bail2() {
   throw UNSUPPORTED2;
 }
-var SPECIAL_PLAIN = /^(?:[-+.0-9~]|(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$)/;
-var PLAIN_KEY2 = /^[A-Za-z_][A-Za-z0-9_./-]*/;
-var DQ_KEY = /^"([^"\\]*)"/;
-var SQ_KEY = /^'((?:[^']|'')*)'/;
-var BLOCK_HEADER2 = /^[|>][-+]?(?: +#.*)?$/;
-var FLOW_ITEM2 = `(?:"[^"\\\\]*"|'(?:[^']|'')*'|[A-Za-z0-9_./][A-Za-z0-9_./=+-]*)`;
-var FLOW_SEQ2 = new RegExp(`^\\[ *(?:${FLOW_ITEM2} *(?:, *${FLOW_ITEM2} *)*)?\\]`);
-var FLOW_MAP2 = new RegExp(`^\\{ *(?:([A-Za-z_][A-Za-z0-9_./-]*): +${FLOW_ITEM2} *(?:, *[A-Za-z_][A-Za-z0-9_./-]*: +${FLOW_ITEM2} *)*)?\\}`);
-var FLOW_MAP_KEYS2 = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
-var BOOL_OR_NULL2 = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
-var AFTER_VALUE2 = /^(?: *| +#.*)$/;
-var Scanner2 = class _Scanner {
+var isSkippable = (line) => /^ *(?:#.*)?$/.test(line);
+var ScannedFile = class {
   constructor(text2) {
     this.text = text2;
-    let i = 0;
-    for (; ; ) {
-      this.starts.push(i);
-      const nl = text2.indexOf("\n", i);
-      if (nl < 0) break;
-      i = nl + 1;
+    this.lines = text2.split("\n");
+    let at = 0;
+    for (const line of this.lines) {
+      this.starts.push(at);
+      at += line.length + 1;
     }
   }
   text;
+  lines;
   starts = [];
-  pos = 0;
-  end = 0;
-  get lineCount() {
-    return this.starts.length;
-  }
-  lineText(i) {
-    const s = this.starts[i];
-    const next = this.starts[i + 1];
-    return this.text.slice(s, next === void 0 ? this.text.length : next - 1);
-  }
-  indentOf(line) {
-    let n = 0;
-    while (line.charCodeAt(n) === 32) n++;
-    return n;
-  }
-  /** Blank or comment-only line. */
-  isSkippable(line) {
-    const n = this.indentOf(line);
-    return n === line.length || line.charCodeAt(n) === 35;
-  }
-  nextContent(from) {
-    let i = from;
-    while (i < this.end && this.isSkippable(this.lineText(i))) i++;
-    return i;
-  }
-  static isSeqAt(line, col) {
-    return line.charCodeAt(col) === 45 && (line.length === col + 1 || line.charCodeAt(col + 1) === 32);
-  }
-  /** Every document's edits, or Unsupported thrown. */
-  documents() {
-    const edits = [];
-    let first = 0;
-    for (let i = 0; i <= this.lineCount; i++) {
-      const line = i < this.lineCount ? this.lineText(i) : void 0;
-      if (line !== void 0) {
-        if (line === "---") {
-        } else if (line.startsWith("---") || line.startsWith("...")) {
-          bail2();
-        } else continue;
-      }
-      this.end = i;
-      this.document(first, edits);
-      first = i + 1;
-    }
-    return edits;
-  }
-  document(first, edits) {
-    const i = this.nextContent(first);
-    if (i >= this.end) return;
-    if (this.indentOf(this.lineText(i)) !== 0) bail2();
-    this.pos = i;
-    const root = this.block(0);
-    if (this.nextContent(this.pos) < this.end) bail2();
-    if (root.kind === "map") this.edits(root.items, edits);
-  }
-  block(indent) {
-    const line = this.lineText(this.pos);
-    return _Scanner.isSeqAt(line, indent) ? this.seq(indent) : this.map(indent, indent);
-  }
-  /** A block map whose first key is at `col` on line `this.pos`; later keys at `indent`. */
-  map(indent, col) {
-    const items = [];
-    const keys = /* @__PURE__ */ new Set();
-    let last = this.pos;
-    let firstCol = col;
-    for (; ; ) {
-      let c;
-      if (firstCol !== void 0) {
-        c = firstCol;
-        firstCol = void 0;
-      } else {
-        const i = this.nextContent(this.pos);
-        if (i >= this.end) break;
-        const line = this.lineText(i);
-        const n = this.indentOf(line);
-        if (n < indent) break;
-        if (n > indent) bail2();
-        if (_Scanner.isSeqAt(line, n)) break;
-        this.pos = i;
-        c = n;
-      }
-      const pair = this.entry(c);
-      if (keys.has(pair.key)) bail2();
-      keys.add(pair.key);
-      items.push(pair);
-      last = this.lastLineOf(pair.value, this.pos - 1);
-    }
-    return { kind: "map", items, last };
-  }
-  lastLineOf(v, fallback) {
-    switch (v.kind) {
-      case "scalar":
-      case "flow-map":
-      case "flow-seq":
-        return v.line;
-      case "map":
-      case "seq":
-      case "block-scalar":
-        return v.last;
-      default:
-        return fallback;
-    }
-  }
-  /** A key at column `col` of line `this.pos`, and its value; leaves `pos` after the entry. */
-  entry(col) {
-    const lineNo = this.pos;
-    const line = this.lineText(lineNo);
-    const s = line.slice(col);
-    let key;
-    let len;
-    let m;
-    if (m = PLAIN_KEY2.exec(s)) {
-      key = m[0];
-      len = key.length;
-      if (BOOL_OR_NULL2.test(key)) bail2();
-    } else if (m = DQ_KEY.exec(s)) {
-      key = m[1];
-      len = m[0].length;
-    } else if (m = SQ_KEY.exec(s)) {
-      key = m[1].replace(/''/g, "'");
-      len = m[0].length;
-    } else return bail2();
-    if (s.charCodeAt(len) !== 58 || s.length > len + 1 && s.charCodeAt(len + 1) !== 32 || len > 1e3) bail2();
-    const keyStart = this.starts[lineNo] + col;
-    const value2 = this.value(lineNo, col, col + len + 1, true);
-    return { key, keyStart, keyEnd: keyStart + len, value: value2 };
-  }
-  /**
-   * The value starting at column `from` of line `lineNo` (after `key:` or `-`), whose parent
-   * collection sits at column `col`. Leaves `pos` on the line after the value.
-   */
-  value(lineNo, col, from, inMap) {
-    const line = this.lineText(lineNo);
-    const rest = line.slice(from);
-    const t = rest.replace(/^ +/, "");
-    const at = this.starts[lineNo] + from + (rest.length - t.length);
-    this.pos = lineNo + 1;
-    if (t === "" || t.charCodeAt(0) === 35) {
-      const j = this.nextContent(this.pos);
-      if (j >= this.end) return { kind: "empty" };
-      const next = this.lineText(j);
-      const n = this.indentOf(next);
-      if (n > col) {
-        this.pos = j;
-        return this.block(n);
-      }
-      if (inMap && n === col && _Scanner.isSeqAt(next, n)) {
-        this.pos = j;
-        return this.seq(n);
-      }
-      return { kind: "empty" };
-    }
-    if (!inMap) {
-      const c2 = from + (rest.length - t.length);
-      if (_Scanner.isSeqAt(line, c2)) bail2();
-      if (PLAIN_KEY2.test(t) || DQ_KEY.test(t) || SQ_KEY.test(t)) {
-        const k = PLAIN_KEY2.exec(t) ?? DQ_KEY.exec(t) ?? SQ_KEY.exec(t);
-        const after = t.charCodeAt(k[0].length);
-        if (after === 58 && (t.length === k[0].length + 1 || t.charCodeAt(k[0].length + 1) === 32)) {
-          this.pos = lineNo;
-          return this.map(c2, c2);
-        }
-      }
-    }
-    const c0 = t.charCodeAt(0);
-    if (c0 === 124 || c0 === 62) {
-      if (!inMap || !BLOCK_HEADER2.test(t)) bail2();
-      return this.blockScalar(col);
-    }
-    if (c0 === 34 || c0 === 39) {
-      const m = (c0 === 34 ? DQ_KEY : SQ_KEY).exec(t);
-      if (!m || !AFTER_VALUE2.test(t.slice(m[0].length))) bail2();
-      const str4 = c0 === 34 ? m[1] : m[1].replace(/''/g, "'");
-      return { kind: "scalar", str: str4, start: at, end: at + m[0].length, line: lineNo };
-    }
-    if (c0 === 91) {
-      const m = FLOW_SEQ2.exec(t);
-      if (!m || !AFTER_VALUE2.test(t.slice(m[0].length))) bail2();
-      return { kind: "flow-seq", line: lineNo };
-    }
-    if (c0 === 123) {
-      const m = FLOW_MAP2.exec(t);
-      if (!m || !AFTER_VALUE2.test(t.slice(m[0].length))) bail2();
-      const keys = /* @__PURE__ */ new Set();
-      for (const k of m[0].matchAll(FLOW_MAP_KEYS2)) {
-        if (keys.has(k[1]) || BOOL_OR_NULL2.test(k[1])) bail2();
-        keys.add(k[1]);
-      }
-      return { kind: "flow-map", size: keys.size, line: lineNo };
-    }
-    if ("-?:,[]{}#&*!|>'\"%@`".includes(t[0]) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail2();
-    const hash = t.indexOf(" #");
-    const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, "");
-    if (raw.includes(": ") || raw.endsWith(":")) bail2();
-    return { kind: "scalar", str: SPECIAL_PLAIN.test(raw) ? null : raw, start: at, end: at + raw.length, line: lineNo };
-  }
-  /** Block scalar lines after the header line; content must be indented past `col`. */
-  blockScalar(col) {
-    let i = this.pos;
-    let contentIndent = -1;
-    let last = i - 1;
-    for (; i < this.end; i++) {
-      const line = this.lineText(i);
-      if (line === "") continue;
-      const n = this.indentOf(line);
-      if (n === line.length) bail2();
-      if (contentIndent < 0) {
-        if (n <= col) bail2();
-        contentIndent = n;
-      } else if (n < contentIndent) break;
-      last = i;
-    }
-    if (contentIndent < 0) bail2();
-    this.pos = last + 1;
-    return { kind: "block-scalar", last };
-  }
-  seq(indent) {
-    let last = this.pos;
-    for (; ; ) {
-      const i = this.nextContent(this.pos);
-      if (i >= this.end) break;
-      const line = this.lineText(i);
-      const n = this.indentOf(line);
-      if (n < indent) break;
-      if (n > indent) bail2();
-      if (!_Scanner.isSeqAt(line, n)) break;
-      const v = this.value(i, indent, indent + 1, false);
-      last = this.lastLineOf(v, i);
-    }
-    return { kind: "seq", last };
-  }
   /** Offset where text goes after `v`, the value of the last entry of a block map. */
   insertAt(v) {
     let line;
@@ -33238,8 +32998,8 @@ var Scanner2 = class _Scanner {
       case "block-scalar": {
         line = v.last;
         const next2 = line + 1;
-        const atEnd = next2 === this.lineCount - 1 && this.lineText(next2) === "";
-        if (next2 < this.lineCount && !atEnd && this.isSkippable(this.lineText(next2))) bail2();
+        const atEnd = next2 === this.lines.length - 1 && this.lines[next2] === "";
+        if (next2 < this.lines.length && !atEnd && isSkippable(this.lines[next2])) bail2();
         break;
       }
       default:
@@ -33250,31 +33010,30 @@ var Scanner2 = class _Scanner {
   }
   edits(root, out) {
     const text2 = this.text;
-    const get = (items, key) => items.find((p) => p.key === key);
     const str4 = (v) => {
       if (v?.kind === "block-scalar") bail2();
       if (v?.kind !== "scalar") return void 0;
       if (v.str === null) bail2();
       return v.str;
     };
-    const metaPair = get(root, "metadata");
+    const metaPair = scannedPair(root, "metadata");
     const meta = metaPair?.value;
     if (!metaPair || !meta || meta.kind !== "map") return;
-    const name2 = str4(get(meta.items, "name")?.value);
-    const namespace = str4(get(meta.items, "namespace")?.value);
-    const labels = get(meta.items, "labels")?.value;
+    const name2 = str4(scannedPair(meta.items, "name")?.value);
+    const namespace = str4(scannedPair(meta.items, "namespace")?.value);
+    const labels = scannedPair(meta.items, "labels")?.value;
     const hasLabels = labels?.kind === "map" || labels?.kind === "flow-map" && labels.size > 0;
     if (!name2 && !namespace && !hasLabels) return;
     const edits = [];
     const { identity: identity4, edit } = commentEdit(text2, metaPair.keyEnd, namespace, name2);
     if (edit) edits.push(edit);
-    const apiVersion = str4(get(root, "apiVersion")?.value);
-    const kind = str4(get(root, "kind")?.value) ?? "";
+    const apiVersion = str4(scannedPair(root, "apiVersion")?.value);
+    const kind = str4(scannedPair(root, "kind")?.value) ?? "";
     const id = `${groupOf2(apiVersion)}|${kind}|${identity4.namespace || "default"}|${identity4.name}`;
-    const annPair = get(meta.items, "annotations");
+    const annPair = scannedPair(meta.items, "annotations");
     const ann = annPair?.value;
     if (ann?.kind === "map") {
-      const existing = get(ann.items, UPSTREAM_IDENTIFIER_ANNOTATION);
+      const existing = scannedPair(ann.items, UPSTREAM_IDENTIFIER_ANNOTATION);
       if (existing) {
         const v = existing.value;
         if (v.kind !== "scalar") bail2();
@@ -33297,9 +33056,13 @@ var Scanner2 = class _Scanner {
   }
 };
 function fastEdits(text2) {
-  if (/[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/.test(text2)) return void 0;
+  const documents = scanStream(text2);
+  if (!documents) return void 0;
+  const file = new ScannedFile(text2);
+  const edits = [];
   try {
-    return new Scanner2(text2).documents();
+    for (const d of documents) if (d.root) file.edits(d.root, edits);
+    return edits;
   } catch (e) {
     if (e === UNSUPPORTED2) return void 0;
     throw e;
