@@ -104,7 +104,7 @@ describe('the bundled Action (forge local)', async () => {
 
   it('a variant that fails fails the step with its reason; the other variant still runs', async () => {
     const f = fleet();
-    f.writeControl({ 'api.yaml': packageVariant('api', 'cluster-02', 'v9') });
+    f.writeControl({ 'api.yaml': packageVariant('api', 'cluster-02', '', 'v9') });
     const r = await runAction(f.control, LOCAL);
     expect(r.status).toBe(1);
     expect(r.outputs).toMatchObject({ created: '1', failed: '1' });
