@@ -158,8 +158,22 @@ rl.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Fresh', 
     const out = await renderDirectory(root, { cwd: root });
     expect(out.ok).toBe(true);
     const files = snapshot(root);
-    expect(Object.keys(files).sort()).toEqual(['Kptfile', 'moved/here.yaml', 'ns1/configmap_fresh.yaml']);
+    expect(Object.keys(files).sort()).toEqual(['Kptfile', 'moved/here.yaml', 'ns1/configmap_Fresh.yaml']);
     expect(files['moved/here.yaml']).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mover\n');
+  });
+
+  it('names a new resource without a path after its kind in lower case and its name as written (kpt: configmap_NoPath.yaml)', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const fn = nodeFunction(
+      fns,
+      'fn.mjs',
+      `rl.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'NoPath' } }, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'Db', namespace: 'NS' } });`,
+    );
+    writeTree(root, { Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n`) });
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(true);
+    expect(Object.keys(snapshot(root)).sort()).toEqual(['Kptfile', 'NS/secret_Db.yaml', 'configmap_NoPath.yaml']);
   });
 
   it('a failing function stops the render with its results and leaves every file as it was', async () => {

@@ -146,10 +146,13 @@ function stripAnnotations(doc: Document, input: Item | undefined): void {
   }
 }
 
-/** kyaml's default file for a resource a function made without saying where: `[<namespace>/]<kind>_<name>.yaml`. */
+/**
+ * kyaml's default file for a resource a function made without saying where:
+ * `[<namespace>/]<kind>_<name>.yaml`, the kind in lower case, the name as written.
+ */
 export function defaultPath(doc: Document): string {
   const kind = String(doc.get('kind') ?? 'resource').toLowerCase();
-  const name = String(doc.getIn(['metadata', 'name']) ?? '').toLowerCase();
+  const name = String(doc.getIn(['metadata', 'name']) ?? '');
   const ns = doc.getIn(['metadata', 'namespace']);
   const file = `${kind}_${name}.yaml`;
   return typeof ns === 'string' && ns !== '' ? `${ns}/${file}` : file;
