@@ -176,6 +176,49 @@ rl.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Fresh', 
     expect(Object.keys(snapshot(root)).sort()).toEqual(['Kptfile', 'NS/secret_Db.yaml', 'configmap_NoPath.yaml']);
   });
 
+  it('a function that puts a resource outside its package fails, named, with its results; nothing is written', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const fn = nodeFunction(
+      fns,
+      'up.mjs',
+      `for (const i of rl.items) if (i.metadata.name === 'b') { i.metadata.annotations['config.kubernetes.io/path'] = '../up.yaml'; i.metadata.annotations['internal.config.kubernetes.io/path'] = '../up.yaml'; }
+rl.results = [{ message: 'moved b', severity: 'info' }];`,
+    );
+    const files = {
+      Kptfile: kptfile('root', ''),
+      'sub/Kptfile': kptfile('sub', `pipeline:\n  mutators:\n    - exec: ${fn}\n`),
+      'sub/b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n',
+    };
+    writeTree(root, files);
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.error.function).toBe(fn);
+    expect(out.error.package).toBe('sub');
+    expect(out.error.message).toContain('sub/Kptfile: pipeline.mutators[0]: function');
+    expect(out.error.message).toContain('ConfigMap "b" has path "../up.yaml", outside the package');
+    expect(out.results.map((r) => [r.package, r.exitCode, r.results.map((x) => x.message)])).toEqual([['sub', 1, ['moved b']]]);
+    expect(snapshot(root)).toEqual(files);
+  });
+
+  it('a function that removes the Kptfile fails once, and is listed once in the results', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const fn = nodeFunction(fns, 'drop.mjs', `rl.items = rl.items.filter((i) => i.kind !== 'Kptfile');`);
+    const files = {
+      Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n`),
+      'c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n',
+    };
+    writeTree(root, files);
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.error.message).toContain('it removed the Kptfile of the package');
+    expect(out.results.map((r) => [r.field, r.exitCode])).toEqual([['pipeline.mutators[0]', 1]]);
+    expect(snapshot(root)).toEqual(files);
+  });
+
   it('a failing function stops the render with its results and leaves every file as it was', async () => {
     const root = tempDir();
     const fns = tempDir();

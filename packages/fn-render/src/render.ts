@@ -4,6 +4,7 @@
  * in order, then validators. The tree given is never changed: the result is a new tree, or a
  * failure with the results so far, and nothing else.
  */
+import { posix } from 'node:path';
 import {
   KptfileError,
   parseKptfile,
@@ -14,7 +15,7 @@ import {
   type PackageTree,
 } from '@kdelta/kptfile-model';
 import { BUILTINS, BuiltinConfigError, builtinName } from './builtins/index.js';
-import { packageItems, parseResource, plain, printItem, sequenceIndent, type Item, type Plain } from './items.js';
+import { identity, packageItems, parseResource, plain, printItem, sequenceIndent, type Item, type Plain } from './items.js';
 import { decodeResourceList, encodeResourceList, ResourceListError } from './resource-list.js';
 import { functionName, type FunctionResult, type KrmResult } from './results.js';
 import { containerArgs, definedEnv, detectContainerRuntime, execPath, functionEnv, runProcess } from './runners.js';
@@ -248,12 +249,27 @@ async function runFunction(ctx: Context, dir: string, fn: KptFunction, field: st
     if (!decoded) return fail(1, results, decodeError ?? 'no output', proc.stderr);
     output = decoded.items;
   }
-  ctx.results.push({ ...base, exitCode: 0, results, durationMs: performance.now() - started });
-  if (!mutator) return items;
-  if (!output.some((i) => i.pkg === dir && i.path === 'Kptfile')) {
-    if (selected.some((i) => i.pkg === dir && i.path === 'Kptfile')) fail(1, results, 'it removed the Kptfile of the package');
+  // a validator's output is not used, so only a mutator's is checked
+  if (mutator) {
+    for (const item of output) {
+      // kpt's rule: a path may not climb out of the resource's package (an absolute one is read as relative)
+      const path = posix.normalize(item.path.replace(/^\/+/, ''));
+      if (path === '..' || path.startsWith('../')) {
+        const id = identity(item.doc);
+        fail(
+          1,
+          results,
+          `${id.kind || 'a resource'} ${JSON.stringify(id.name)} has path ${JSON.stringify(item.path)}, outside the package`,
+        );
+      }
+      item.path = path;
+    }
+    if (!output.some((i) => i.pkg === dir && i.path === 'Kptfile')) {
+      if (selected.some((i) => i.pkg === dir && i.path === 'Kptfile')) fail(1, results, 'it removed the Kptfile of the package');
+    }
   }
-  return [...unselected, ...output];
+  ctx.results.push({ ...base, exitCode: 0, results, durationMs: performance.now() - started });
+  return mutator ? [...unselected, ...output] : items;
 }
 
 function lastLines(text: string, n = 5): string {
