@@ -88,13 +88,13 @@ for (const i of rl.items) if (i.kind === 'ConfigMap') { i.data = { ...(i.data ??
       ['ConfigMap', 'conf', 'fn-config.yaml', 'sub'],
     ]);
     expect(calls[0].config.data).toEqual({ tag: 'S' });
-    // then the root, on its resources and the subpackage's rendered ones; configMap as a ConfigMap
+    // then the root, on the subpackage's rendered resources and then its own (kpt's order); configMap as a ConfigMap
     expect(calls[1].items.map((i: string[]) => `${i[3]}:${i[2]}`)).toEqual([
-      '.:Kptfile',
-      '.:cm.yaml',
       'sub:Kptfile',
       'sub:d.yaml',
       'sub:fn-config.yaml',
+      '.:Kptfile',
+      '.:cm.yaml',
     ]);
     expect(calls[1].config).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'function-input' }, data: { tag: 'R' } });
     const files = snapshot(root);

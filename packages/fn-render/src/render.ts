@@ -125,7 +125,8 @@ async function hydrate(ctx: Context, dir: string): Promise<Item[]> {
   let items: Item[] = [];
   for (const child of childPackages(ctx.tree, dir)) items.push(...(await hydrate(ctx, child)));
   try {
-    items = [...packageItems(view), ...items];
+    // kpt's order: the subpackages' rendered resources, then the package's own
+    items = [...items, ...packageItems(view)];
   } catch (error) {
     if (error instanceof KptfileError) throw new RenderError(error.message, dir);
     throw error;
