@@ -324,6 +324,22 @@ for (const i of rl.items) i.metadata.labels = { via: 'container' };`,
     }
   });
 
+  it('an image named without a registry is taken from the catalog, as kpt reads it: gcr.io/kpt-fn/<name>', async () => {
+    const builtin = await renderPackage(pkg('set-labels:v0.2'), { containerRuntime: null });
+    expect(builtin.ok).toBe(true);
+    if (builtin.ok) expect(parse(builtin.tree.text('c.yaml') as string).metadata.labels).toEqual({ env: 'prod' });
+    const fns = tempDir();
+    const argsLog = join(fns, 'args');
+    const runtime = nodeFunction(
+      fns,
+      'fake-docker.mjs',
+      `appendFileSync(${JSON.stringify(argsLog)}, JSON.stringify(process.argv.slice(2)));`,
+    );
+    const container = await renderPackage(pkg('set-labels:v0.2'), { env: { ...process.env, KDELTA_CONTAINER_RUNTIME: runtime } });
+    expect(container.ok).toBe(true);
+    expect(JSON.parse(readFileSync(argsLog, 'utf8')).at(-1)).toBe('gcr.io/kpt-fn/set-labels:v0.2');
+  });
+
   it('an image with no runtime and no built-in is an error naming the function', async () => {
     const out = await renderPackage(pkg('gcr.io/kpt-fn/starlark:v0.4'), { containerRuntime: null });
     expect(out.ok).toBe(false);

@@ -156,6 +156,11 @@ function functionConfig(ctx: Context, dir: string, fn: KptFunction, field: strin
   return r.config;
 }
 
+/** kpt's rule: an image named without a registry or path (`set-labels:v0.2`) is the catalog's, `gcr.io/kpt-fn/<name>`. */
+function catalogImage(image: string): string {
+  return image === '' || image.includes('/') ? image : `gcr.io/kpt-fn/${image}`;
+}
+
 type Runner = { kind: 'builtin'; name: string } | { kind: 'container'; command: string } | { kind: 'exec'; path: string };
 
 function chooseRunner(ctx: Context, dir: string, fn: KptFunction, field: string): Runner {
@@ -165,7 +170,7 @@ function chooseRunner(ctx: Context, dir: string, fn: KptFunction, field: string)
   if (fn.exec) {
     return { kind: 'exec', path: execPath(fn.exec, ctx.cwd) };
   }
-  const image = fn.image ?? '';
+  const image = catalogImage(fn.image ?? '');
   if (ctx.runtime === 'exec')
     throw new RenderError(`${where}: function ${JSON.stringify(name)} is an image and --runtime exec runs only exec: functions`, dir, name);
   const builtin = builtinName(image);
@@ -231,7 +236,7 @@ async function runFunction(ctx: Context, dir: string, fn: KptFunction, field: st
     const proc =
       runner.kind === 'exec'
         ? await runProcess(runner.path, [], text, { cwd: ctx.cwd, env: functionEnv(ctx.env) })
-        : await runProcess(runner.command, containerArgs(fn.image ?? ''), text, { cwd: ctx.cwd, env: definedEnv(ctx.env) });
+        : await runProcess(runner.command, containerArgs(catalogImage(fn.image ?? '')), text, { cwd: ctx.cwd, env: definedEnv(ctx.env) });
     if (proc.spawnError !== undefined) return fail(1, [], proc.spawnError);
     let decoded: { items: Item[]; results: KrmResult[] } | undefined;
     let decodeError: string | undefined;
