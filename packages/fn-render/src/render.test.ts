@@ -98,8 +98,8 @@ for (const i of rl.items) if (i.kind === 'ConfigMap') { i.data = { ...(i.data ??
     ]);
     expect(calls[1].config).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'function-input' }, data: { tag: 'R' } });
     const files = snapshot(root);
-    // annotations taken off, both functions applied in order (this function drops comments)
-    expect(files['cm.yaml']).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: top\ndata:\n  a: "1"\n  seen: R\n');
+    // annotations taken off, both functions applied in order; the comment the function dropped is back
+    expect(files['cm.yaml']).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: top # the top map\ndata:\n  a: "1"\n  seen: R\n');
     expect(parse(files['sub/fn-config.yaml'] as string).data).toEqual({ tag: 'S', seen: 'SR' });
     // a resource the functions did not change keeps its bytes, comments included
     expect(files['sub/d.yaml']).toBe('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web # kept\n');
@@ -108,6 +108,51 @@ for (const i of rl.items) if (i.kind === 'ConfigMap') { i.data = { ...(i.data ??
       ['sub', 'pipeline.mutators[0]', 0, 'exec'],
       ['', 'pipeline.mutators[0]', 0, 'exec'],
     ]);
+  });
+
+  it('gives back the comments a function dropped from a resource it changed, field by field, as kpt does', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    // the function parses and prints with a library that keeps no comments
+    const fn = nodeFunction(
+      fns,
+      'fn.mjs',
+      `for (const i of rl.items) if (i.kind === 'Deployment') { i.spec.replicas = 3; i.spec.template.spec.containers[0].image = 'nginx:2.0'; i.metadata.labels.extra = 'x'; i.spec.template.spec.containers[0].args.push('c'); }`,
+    );
+    const before = [
+      '# head comment',
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata:',
+      '  name: web # name comment',
+      '  labels: # the labels',
+      '    app: web',
+      'spec:',
+      '  # replicas comment above',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a kpt setter comment, literal text
+      '  replicas: 1 # kpt-set: ${replicas}',
+      '  template:',
+      '    spec:',
+      '      containers:',
+      '      - name: main',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a kpt setter comment, literal text
+      '        image: nginx:1.0 # kpt-set: ${image}',
+      '        args:',
+      '        - a # first arg',
+      '        - b',
+      '',
+    ].join('\n');
+    writeTree(root, { Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n`), 'd.yaml': before });
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(true);
+    // what kpt fn render (1.0.0-beta.56) writes for the same package and function
+    expect(readFileSync(join(root, 'd.yaml'), 'utf8')).toBe(
+      before
+        .replace('    app: web\n', '    app: web\n    extra: x\n')
+        .replace('replicas: 1', 'replicas: 3')
+        .replace('nginx:1.0', 'nginx:2.0')
+        .replace('        - b\n', '        - b\n        - c\n'),
+    );
   });
 
   it('honours selectors and exclude: the function sees only the chosen resources, the others are kept', async () => {
