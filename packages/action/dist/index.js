@@ -19176,7 +19176,7 @@ var require_identity = __commonJS({
         }
       return false;
     }
-    function isNode2(node) {
+    function isNode3(node) {
       if (node && typeof node === "object")
         switch (node[NODE_TYPE]) {
           case ALIAS:
@@ -19200,7 +19200,7 @@ var require_identity = __commonJS({
     exports.isCollection = isCollection3;
     exports.isDocument = isDocument;
     exports.isMap = isMap26;
-    exports.isNode = isNode2;
+    exports.isNode = isNode3;
     exports.isPair = isPair3;
     exports.isScalar = isScalar20;
     exports.isSeq = isSeq20;
@@ -43288,6 +43288,9 @@ var import_yaml45 = __toESM(require_dist(), 1);
 import { readFile as readFile8, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
 import { join as join17 } from "node:path";
 
+// ../fn-render/src/render.ts
+import { posix as posix4 } from "node:path";
+
 // ../fn-render/src/builtins/apply-replacements.ts
 var import_yaml36 = __toESM(require_dist(), 1);
 
@@ -44163,6 +44166,7 @@ function decodeResourceList(text2, inputs, root, pkg) {
     const pkgPath = annotations[PACKAGE_PATH_ANNOTATION];
     stripAnnotations(out, input);
     const same = input !== void 0 && JSON.stringify(out.toJS()) === JSON.stringify(input.doc.toJS());
+    if (input !== void 0 && !same) restoreComments(input.doc, out);
     const item = {
       doc: same ? input.doc : out,
       pkg: pkgPath !== void 0 ? treePackage(root, pkgPath) : input?.pkg ?? pkg,
@@ -44175,6 +44179,30 @@ function decodeResourceList(text2, inputs, root, pkg) {
     items.push(item);
   }
   return { items, results };
+}
+function restoreComments(from, to) {
+  copyComments(from, to);
+  restoreNodeComments(from.contents, to.contents);
+}
+function copyComments(from, to) {
+  if (!to.commentBefore && from.commentBefore) to.commentBefore = from.commentBefore;
+  if (!to.comment && from.comment) to.comment = from.comment;
+}
+function restoreNodeComments(from, to) {
+  if (!(0, import_yaml41.isNode)(from) || !(0, import_yaml41.isNode)(to)) return;
+  copyComments(from, to);
+  if ((0, import_yaml41.isMap)(from) && (0, import_yaml41.isMap)(to)) {
+    const sources = /* @__PURE__ */ new Map();
+    for (const pair of from.items) if ((0, import_yaml41.isScalar)(pair.key)) sources.set(String(pair.key.value), pair);
+    for (const pair of to.items) {
+      const source = (0, import_yaml41.isScalar)(pair.key) ? sources.get(String(pair.key.value)) : void 0;
+      if (!source) continue;
+      if ((0, import_yaml41.isScalar)(source.key) && (0, import_yaml41.isScalar)(pair.key)) copyComments(source.key, pair.key);
+      restoreNodeComments(source.value, pair.value);
+    }
+  } else if ((0, import_yaml41.isSeq)(from) && (0, import_yaml41.isSeq)(to)) {
+    to.items.forEach((item, i) => restoreNodeComments(from.items[i], item));
+  }
 }
 function readAnnotations(doc) {
   const node = doc.getIn(["metadata", "annotations"], true);
@@ -44200,7 +44228,7 @@ function stripAnnotations(doc, input) {
 }
 function defaultPath(doc) {
   const kind = String(doc.get("kind") ?? "resource").toLowerCase();
-  const name2 = String(doc.getIn(["metadata", "name"]) ?? "").toLowerCase();
+  const name2 = String(doc.getIn(["metadata", "name"]) ?? "");
   const ns = doc.getIn(["metadata", "namespace"]);
   const file = `${kind}_${name2}.yaml`;
   return typeof ns === "string" && ns !== "" ? `${ns}/${file}` : file;
@@ -44361,7 +44389,7 @@ async function hydrate(ctx, dir) {
   let items = [];
   for (const child of childPackages(ctx.tree, dir)) items.push(...await hydrate(ctx, child));
   try {
-    items = [...packageItems(view), ...items];
+    items = [...items, ...packageItems(view)];
   } catch (error2) {
     if (error2 instanceof KptfileError) throw new RenderError(error2.message, dir);
     throw error2;
@@ -44388,13 +44416,16 @@ function functionConfig(ctx, dir, fn3, field, items) {
   if (!r.ok) throw new RenderError(`${where}: ${r.message}`, dir, functionName(fn3));
   return r.config;
 }
+function catalogImage(image) {
+  return image === "" || image.includes("/") ? image : `gcr.io/kpt-fn/${image}`;
+}
 function chooseRunner(ctx, dir, fn3, field) {
   const name2 = functionName(fn3);
   const where = `${ctx.tree.describe(`${dir}/Kptfile`)}: ${field}`;
   if (fn3.exec) {
     return { kind: "exec", path: execPath(fn3.exec, ctx.cwd) };
   }
-  const image = fn3.image ?? "";
+  const image = catalogImage(fn3.image ?? "");
   if (ctx.runtime === "exec")
     throw new RenderError(`${where}: function ${JSON.stringify(name2)} is an image and --runtime exec runs only exec: functions`, dir, name2);
   const builtin3 = builtinName(image);
@@ -44454,7 +44485,7 @@ async function runFunction(ctx, dir, fn3, field, items, mutator) {
     if (errors.length > 0) return fail(1, results, errors.map((r) => r.message).join("; "));
   } else {
     const text2 = encodeResourceList(selected, config, ctx.root);
-    const proc = runner.kind === "exec" ? await runProcess(runner.path, [], text2, { cwd: ctx.cwd, env: functionEnv(ctx.env) }) : await runProcess(runner.command, containerArgs(fn3.image ?? ""), text2, { cwd: ctx.cwd, env: definedEnv(ctx.env) });
+    const proc = runner.kind === "exec" ? await runProcess(runner.path, [], text2, { cwd: ctx.cwd, env: functionEnv(ctx.env) }) : await runProcess(runner.command, containerArgs(catalogImage(fn3.image ?? "")), text2, { cwd: ctx.cwd, env: definedEnv(ctx.env) });
     if (proc.spawnError !== void 0) return fail(1, [], proc.spawnError);
     let decoded;
     let decodeError;
@@ -44473,12 +44504,25 @@ async function runFunction(ctx, dir, fn3, field, items, mutator) {
     if (!decoded) return fail(1, results, decodeError ?? "no output", proc.stderr);
     output = decoded.items;
   }
-  ctx.results.push({ ...base, exitCode: 0, results, durationMs: performance.now() - started });
-  if (!mutator) return items;
+  if (mutator) {
+    for (const item of output) {
+      const path = posix4.normalize(item.path.replace(/^\/+/, ""));
+      if (path === ".." || path.startsWith("../")) {
+        const id = identity3(item.doc);
+        fail(
+          1,
+          results,
+          `${id.kind || "a resource"} ${JSON.stringify(id.name)} has path ${JSON.stringify(item.path)}, outside the package`
+        );
+      }
+      item.path = path;
+    }
   if (!output.some((i) => i.pkg === dir && i.path === "Kptfile")) {
     if (selected.some((i) => i.pkg === dir && i.path === "Kptfile")) fail(1, results, "it removed the Kptfile of the package");
   }
-  return [...unselected, ...output];
+  }
+  ctx.results.push({ ...base, exitCode: 0, results, durationMs: performance.now() - started });
+  return mutator ? [...unselected, ...output] : items;
 }
 function lastLines(text2, n = 5) {
   return text2.trim().split("\n").slice(-n).join("\n");
@@ -44958,7 +45002,7 @@ import { resolve as resolve7 } from "node:path";
 
 // ../cli/src/run/update-mode.ts
 var import_yaml44 = __toESM(require_dist(), 1);
-import { basename as basename6, isAbsolute as isAbsolute6, join as join16, posix as posix4, resolve as resolve6 } from "node:path";
+import { basename as basename6, isAbsolute as isAbsolute6, join as join16, posix as posix5, resolve as resolve6 } from "node:path";
 async function findControlRepository(cwd) {
   let root;
   try {
@@ -45016,7 +45060,7 @@ async function findUpdatePlans(mirror, control, warnings) {
       upstream: {
         repo: g.repo,
         url,
-        directory: posix4.normalize(`/${typeof g.directory === "string" ? g.directory : ""}`).replace(/^\/+|\/+$/g, ""),
+        directory: posix5.normalize(`/${typeof g.directory === "string" ? g.directory : ""}`).replace(/^\/+|\/+$/g, ""),
         ref: g.ref
       },
       lockCommit: typeof lock === "string" ? lock : void 0

@@ -97,6 +97,7 @@ for (const i of rl.items) {
   i.metadata.labels = { ...(i.metadata.labels ?? {}), [tag]: 'yes' };
   if (i.metadata.name === 'mover') { i.metadata.annotations['config.kubernetes.io/path'] = 'moved.yaml'; i.metadata.annotations['internal.config.kubernetes.io/path'] = 'moved.yaml'; }
 }
+if (tag === 'root') rl.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Made', namespace: 'team' } });
 process.stdout.write(yaml.stringify(rl));
 `,
     );
@@ -125,6 +126,9 @@ process.stdout.write(yaml.stringify(rl));
     // and the render did something
     expect(resources(viaKdelta)['moved.yaml']).toEqual([
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mover', labels: { root: 'yes' } } },
+    ]);
+    expect(resources(viaKdelta)['team/configmap_Made.yaml']).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Made', namespace: 'team' } },
     ]);
     expect(resources(viaKdelta)['sub/d.yaml']).toEqual([
       { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', labels: { sub: 'yes' } } },

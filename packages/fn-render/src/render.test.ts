@@ -88,18 +88,18 @@ for (const i of rl.items) if (i.kind === 'ConfigMap') { i.data = { ...(i.data ??
       ['ConfigMap', 'conf', 'fn-config.yaml', 'sub'],
     ]);
     expect(calls[0].config.data).toEqual({ tag: 'S' });
-    // then the root, on its resources and the subpackage's rendered ones; configMap as a ConfigMap
+    // then the root, on the subpackage's rendered resources and then its own (kpt's order); configMap as a ConfigMap
     expect(calls[1].items.map((i: string[]) => `${i[3]}:${i[2]}`)).toEqual([
-      '.:Kptfile',
-      '.:cm.yaml',
       'sub:Kptfile',
       'sub:d.yaml',
       'sub:fn-config.yaml',
+      '.:Kptfile',
+      '.:cm.yaml',
     ]);
     expect(calls[1].config).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'function-input' }, data: { tag: 'R' } });
     const files = snapshot(root);
-    // annotations taken off, both functions applied in order (this function drops comments)
-    expect(files['cm.yaml']).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: top\ndata:\n  a: "1"\n  seen: R\n');
+    // annotations taken off, both functions applied in order; the comment the function dropped is back
+    expect(files['cm.yaml']).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: top # the top map\ndata:\n  a: "1"\n  seen: R\n');
     expect(parse(files['sub/fn-config.yaml'] as string).data).toEqual({ tag: 'S', seen: 'SR' });
     // a resource the functions did not change keeps its bytes, comments included
     expect(files['sub/d.yaml']).toBe('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web # kept\n');
@@ -108,6 +108,51 @@ for (const i of rl.items) if (i.kind === 'ConfigMap') { i.data = { ...(i.data ??
       ['sub', 'pipeline.mutators[0]', 0, 'exec'],
       ['', 'pipeline.mutators[0]', 0, 'exec'],
     ]);
+  });
+
+  it('gives back the comments a function dropped from a resource it changed, field by field, as kpt does', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    // the function parses and prints with a library that keeps no comments
+    const fn = nodeFunction(
+      fns,
+      'fn.mjs',
+      `for (const i of rl.items) if (i.kind === 'Deployment') { i.spec.replicas = 3; i.spec.template.spec.containers[0].image = 'nginx:2.0'; i.metadata.labels.extra = 'x'; i.spec.template.spec.containers[0].args.push('c'); }`,
+    );
+    const before = [
+      '# head comment',
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata:',
+      '  name: web # name comment',
+      '  labels: # the labels',
+      '    app: web',
+      'spec:',
+      '  # replicas comment above',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a kpt setter comment, literal text
+      '  replicas: 1 # kpt-set: ${replicas}',
+      '  template:',
+      '    spec:',
+      '      containers:',
+      '      - name: main',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a kpt setter comment, literal text
+      '        image: nginx:1.0 # kpt-set: ${image}',
+      '        args:',
+      '        - a # first arg',
+      '        - b',
+      '',
+    ].join('\n');
+    writeTree(root, { Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n`), 'd.yaml': before });
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(true);
+    // what kpt fn render (1.0.0-beta.56) writes for the same package and function
+    expect(readFileSync(join(root, 'd.yaml'), 'utf8')).toBe(
+      before
+        .replace('    app: web\n', '    app: web\n    extra: x\n')
+        .replace('replicas: 1', 'replicas: 3')
+        .replace('nginx:1.0', 'nginx:2.0')
+        .replace('        - b\n', '        - b\n        - c\n'),
+    );
   });
 
   it('honours selectors and exclude: the function sees only the chosen resources, the others are kept', async () => {
@@ -158,8 +203,65 @@ rl.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Fresh', 
     const out = await renderDirectory(root, { cwd: root });
     expect(out.ok).toBe(true);
     const files = snapshot(root);
-    expect(Object.keys(files).sort()).toEqual(['Kptfile', 'moved/here.yaml', 'ns1/configmap_fresh.yaml']);
+    expect(Object.keys(files).sort()).toEqual(['Kptfile', 'moved/here.yaml', 'ns1/configmap_Fresh.yaml']);
     expect(files['moved/here.yaml']).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mover\n');
+  });
+
+  it('names a new resource without a path after its kind in lower case and its name as written (kpt: configmap_NoPath.yaml)', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const fn = nodeFunction(
+      fns,
+      'fn.mjs',
+      `rl.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'NoPath' } }, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'Db', namespace: 'NS' } });`,
+    );
+    writeTree(root, { Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n`) });
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(true);
+    expect(Object.keys(snapshot(root)).sort()).toEqual(['Kptfile', 'NS/secret_Db.yaml', 'configmap_NoPath.yaml']);
+  });
+
+  it('a function that puts a resource outside its package fails, named, with its results; nothing is written', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const fn = nodeFunction(
+      fns,
+      'up.mjs',
+      `for (const i of rl.items) if (i.metadata.name === 'b') { i.metadata.annotations['config.kubernetes.io/path'] = '../up.yaml'; i.metadata.annotations['internal.config.kubernetes.io/path'] = '../up.yaml'; }
+rl.results = [{ message: 'moved b', severity: 'info' }];`,
+    );
+    const files = {
+      Kptfile: kptfile('root', ''),
+      'sub/Kptfile': kptfile('sub', `pipeline:\n  mutators:\n    - exec: ${fn}\n`),
+      'sub/b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n',
+    };
+    writeTree(root, files);
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.error.function).toBe(fn);
+    expect(out.error.package).toBe('sub');
+    expect(out.error.message).toContain('sub/Kptfile: pipeline.mutators[0]: function');
+    expect(out.error.message).toContain('ConfigMap "b" has path "../up.yaml", outside the package');
+    expect(out.results.map((r) => [r.package, r.exitCode, r.results.map((x) => x.message)])).toEqual([['sub', 1, ['moved b']]]);
+    expect(snapshot(root)).toEqual(files);
+  });
+
+  it('a function that removes the Kptfile fails once, and is listed once in the results', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const fn = nodeFunction(fns, 'drop.mjs', `rl.items = rl.items.filter((i) => i.kind !== 'Kptfile');`);
+    const files = {
+      Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n`),
+      'c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n',
+    };
+    writeTree(root, files);
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.error.message).toContain('it removed the Kptfile of the package');
+    expect(out.results.map((r) => [r.field, r.exitCode])).toEqual([['pipeline.mutators[0]', 1]]);
+    expect(snapshot(root)).toEqual(files);
   });
 
   it('a failing function stops the render with its results and leaves every file as it was', async () => {
@@ -265,6 +367,22 @@ for (const i of rl.items) i.metadata.labels = { via: 'container' };`,
       expect(out.results[0]?.runtime).toBe('builtin');
       expect(parse(out.tree.text('c.yaml') as string).metadata.labels).toEqual({ env: 'prod' });
     }
+  });
+
+  it('an image named without a registry is taken from the catalog, as kpt reads it: gcr.io/kpt-fn/<name>', async () => {
+    const builtin = await renderPackage(pkg('set-labels:v0.2'), { containerRuntime: null });
+    expect(builtin.ok).toBe(true);
+    if (builtin.ok) expect(parse(builtin.tree.text('c.yaml') as string).metadata.labels).toEqual({ env: 'prod' });
+    const fns = tempDir();
+    const argsLog = join(fns, 'args');
+    const runtime = nodeFunction(
+      fns,
+      'fake-docker.mjs',
+      `appendFileSync(${JSON.stringify(argsLog)}, JSON.stringify(process.argv.slice(2)));`,
+    );
+    const container = await renderPackage(pkg('set-labels:v0.2'), { env: { ...process.env, KDELTA_CONTAINER_RUNTIME: runtime } });
+    expect(container.ok).toBe(true);
+    expect(JSON.parse(readFileSync(argsLog, 'utf8')).at(-1)).toBe('gcr.io/kpt-fn/set-labels:v0.2');
   });
 
   it('an image with no runtime and no built-in is an error naming the function', async () => {

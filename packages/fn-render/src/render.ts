@@ -4,6 +4,7 @@
  * in order, then validators. The tree given is never changed: the result is a new tree, or a
  * failure with the results so far, and nothing else.
  */
+import { posix } from 'node:path';
 import {
   KptfileError,
   parseKptfile,
@@ -14,7 +15,7 @@ import {
   type PackageTree,
 } from '@kdelta/kptfile-model';
 import { BUILTINS, BuiltinConfigError, builtinName } from './builtins/index.js';
-import { packageItems, parseResource, plain, printItem, sequenceIndent, type Item, type Plain } from './items.js';
+import { identity, packageItems, parseResource, plain, printItem, sequenceIndent, type Item, type Plain } from './items.js';
 import { decodeResourceList, encodeResourceList, ResourceListError } from './resource-list.js';
 import { functionName, type FunctionResult, type KrmResult } from './results.js';
 import { containerArgs, definedEnv, detectContainerRuntime, execPath, functionEnv, runProcess } from './runners.js';
@@ -124,7 +125,8 @@ async function hydrate(ctx: Context, dir: string): Promise<Item[]> {
   let items: Item[] = [];
   for (const child of childPackages(ctx.tree, dir)) items.push(...(await hydrate(ctx, child)));
   try {
-    items = [...packageItems(view), ...items];
+    // kpt's order: the subpackages' rendered resources, then the package's own
+    items = [...items, ...packageItems(view)];
   } catch (error) {
     if (error instanceof KptfileError) throw new RenderError(error.message, dir);
     throw error;
@@ -154,6 +156,11 @@ function functionConfig(ctx: Context, dir: string, fn: KptFunction, field: strin
   return r.config;
 }
 
+/** kpt's rule: an image named without a registry or path (`set-labels:v0.2`) is the catalog's, `gcr.io/kpt-fn/<name>`. */
+function catalogImage(image: string): string {
+  return image === '' || image.includes('/') ? image : `gcr.io/kpt-fn/${image}`;
+}
+
 type Runner = { kind: 'builtin'; name: string } | { kind: 'container'; command: string } | { kind: 'exec'; path: string };
 
 function chooseRunner(ctx: Context, dir: string, fn: KptFunction, field: string): Runner {
@@ -163,7 +170,7 @@ function chooseRunner(ctx: Context, dir: string, fn: KptFunction, field: string)
   if (fn.exec) {
     return { kind: 'exec', path: execPath(fn.exec, ctx.cwd) };
   }
-  const image = fn.image ?? '';
+  const image = catalogImage(fn.image ?? '');
   if (ctx.runtime === 'exec')
     throw new RenderError(`${where}: function ${JSON.stringify(name)} is an image and --runtime exec runs only exec: functions`, dir, name);
   const builtin = builtinName(image);
@@ -229,7 +236,7 @@ async function runFunction(ctx: Context, dir: string, fn: KptFunction, field: st
     const proc =
       runner.kind === 'exec'
         ? await runProcess(runner.path, [], text, { cwd: ctx.cwd, env: functionEnv(ctx.env) })
-        : await runProcess(runner.command, containerArgs(fn.image ?? ''), text, { cwd: ctx.cwd, env: definedEnv(ctx.env) });
+        : await runProcess(runner.command, containerArgs(catalogImage(fn.image ?? '')), text, { cwd: ctx.cwd, env: definedEnv(ctx.env) });
     if (proc.spawnError !== undefined) return fail(1, [], proc.spawnError);
     let decoded: { items: Item[]; results: KrmResult[] } | undefined;
     let decodeError: string | undefined;
@@ -248,12 +255,27 @@ async function runFunction(ctx: Context, dir: string, fn: KptFunction, field: st
     if (!decoded) return fail(1, results, decodeError ?? 'no output', proc.stderr);
     output = decoded.items;
   }
-  ctx.results.push({ ...base, exitCode: 0, results, durationMs: performance.now() - started });
-  if (!mutator) return items;
-  if (!output.some((i) => i.pkg === dir && i.path === 'Kptfile')) {
-    if (selected.some((i) => i.pkg === dir && i.path === 'Kptfile')) fail(1, results, 'it removed the Kptfile of the package');
+  // a validator's output is not used, so only a mutator's is checked
+  if (mutator) {
+    for (const item of output) {
+      // kpt's rule: a path may not climb out of the resource's package (an absolute one is read as relative)
+      const path = posix.normalize(item.path.replace(/^\/+/, ''));
+      if (path === '..' || path.startsWith('../')) {
+        const id = identity(item.doc);
+        fail(
+          1,
+          results,
+          `${id.kind || 'a resource'} ${JSON.stringify(id.name)} has path ${JSON.stringify(item.path)}, outside the package`,
+        );
+      }
+      item.path = path;
+    }
+    if (!output.some((i) => i.pkg === dir && i.path === 'Kptfile')) {
+      if (selected.some((i) => i.pkg === dir && i.path === 'Kptfile')) fail(1, results, 'it removed the Kptfile of the package');
+    }
   }
-  return [...unselected, ...output];
+  ctx.results.push({ ...base, exitCode: 0, results, durationMs: performance.now() - started });
+  return mutator ? [...unselected, ...output] : items;
 }
 
 function lastLines(text: string, n = 5): string {

@@ -4,7 +4,7 @@
  * from in kpt's annotations (its file and index, relative to its own package, and the package),
  * which a function may change to move it; they are taken off again on the way back.
  */
-import { Document, isMap, isSeq, isScalar, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
+import { Document, isMap, isNode, isSeq, isScalar, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
 import type { Item, Plain } from './items.js';
 import type { KrmResult } from './results.js';
 
@@ -107,6 +107,7 @@ export function decodeResourceList(
     stripAnnotations(out, input);
     // kpt keeps the comments of what a function did not change (many functions drop comments)
     const same = input !== undefined && JSON.stringify(out.toJS()) === JSON.stringify(input.doc.toJS());
+    if (input !== undefined && !same) restoreComments(input.doc, out);
     const item: Item = {
       doc: same ? input.doc : out,
       pkg: pkgPath !== undefined ? treePackage(root, pkgPath) : (input?.pkg ?? pkg),
@@ -119,6 +120,43 @@ export function decodeResourceList(
     items.push(item);
   }
   return { items, results };
+}
+
+/**
+ * kpt's rule for a resource a function changed (kyaml's CopyComments): each comment of the
+ * resource as given comes back where the output has none at the same place — fields by key,
+ * list items by position.
+ */
+export function restoreComments(from: Document, to: Document): void {
+  copyComments(from, to);
+  restoreNodeComments(from.contents, to.contents);
+}
+
+interface Commented {
+  commentBefore?: string | null | undefined;
+  comment?: string | null | undefined;
+}
+
+function copyComments(from: Commented, to: Commented): void {
+  if (!to.commentBefore && from.commentBefore) to.commentBefore = from.commentBefore;
+  if (!to.comment && from.comment) to.comment = from.comment;
+}
+
+function restoreNodeComments(from: unknown, to: unknown): void {
+  if (!isNode(from) || !isNode(to)) return;
+  copyComments(from, to);
+  if (isMap(from) && isMap(to)) {
+    const sources = new Map<string, (typeof from.items)[number]>();
+    for (const pair of from.items) if (isScalar(pair.key)) sources.set(String(pair.key.value), pair);
+    for (const pair of to.items) {
+      const source = isScalar(pair.key) ? sources.get(String(pair.key.value)) : undefined;
+      if (!source) continue;
+      if (isScalar(source.key) && isScalar(pair.key)) copyComments(source.key, pair.key);
+      restoreNodeComments(source.value, pair.value);
+    }
+  } else if (isSeq(from) && isSeq(to)) {
+    to.items.forEach((item, i) => restoreNodeComments(from.items[i], item));
+  }
 }
 
 function readAnnotations(doc: Document): Record<string, string> {
@@ -146,10 +184,13 @@ function stripAnnotations(doc: Document, input: Item | undefined): void {
   }
 }
 
-/** kyaml's default file for a resource a function made without saying where: `[<namespace>/]<kind>_<name>.yaml`. */
+/**
+ * kyaml's default file for a resource a function made without saying where:
+ * `[<namespace>/]<kind>_<name>.yaml`, the kind in lower case, the name as written.
+ */
 export function defaultPath(doc: Document): string {
   const kind = String(doc.get('kind') ?? 'resource').toLowerCase();
-  const name = String(doc.getIn(['metadata', 'name']) ?? '').toLowerCase();
+  const name = String(doc.getIn(['metadata', 'name']) ?? '');
   const ns = doc.getIn(['metadata', 'namespace']);
   const file = `${kind}_${name}.yaml`;
   return typeof ns === 'string' && ns !== '' ? `${ns}/${file}` : file;
