@@ -162,6 +162,29 @@ rl.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Fresh', 
     expect(files['moved/here.yaml']).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mover\n');
   });
 
+  it('a function that moves a resource out of the package fails, as in kpt, and nothing is written', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const fn = nodeFunction(
+      fns,
+      'escape.mjs',
+      `for (const i of rl.items) if (i.kind === 'ConfigMap') { i.metadata.annotations['config.kubernetes.io/path'] = '../escape.yaml'; i.metadata.annotations['internal.config.kubernetes.io/path'] = '../escape.yaml'; }`,
+    );
+    const files = {
+      Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n`),
+      'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n',
+    };
+    writeTree(root, files);
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.error.function).toBe(fn);
+    expect(out.error.message).toContain('function must not modify resources outside of package: resource has path ../escape.yaml');
+    expect(out.results.map((r) => r.exitCode)).toEqual([1]);
+    expect(snapshot(root)).toEqual(files);
+    expect(readdirSync(dirname(root)).filter((f) => f === 'escape.yaml')).toEqual([]);
+  });
+
   it('a failing function stops the render with its results and leaves every file as it was', async () => {
     const root = tempDir();
     const fns = tempDir();

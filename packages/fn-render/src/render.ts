@@ -248,6 +248,9 @@ async function runFunction(ctx: Context, dir: string, fn: KptFunction, field: st
     if (!decoded) return fail(1, results, decodeError ?? 'no output', proc.stderr);
     output = decoded.items;
   }
+  // kpt's rule: a function's resources stay inside the package it renders
+  const outside = output.find((i) => i.path.split('/').includes('..'));
+  if (outside) fail(1, results, `function must not modify resources outside of package: resource has path ${outside.path}`);
   ctx.results.push({ ...base, exitCode: 0, results, durationMs: performance.now() - started });
   if (!mutator) return items;
   if (!output.some((i) => i.pkg === dir && i.path === 'Kptfile')) {
