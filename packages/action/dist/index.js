@@ -33762,6 +33762,12 @@ function sweepAbandoned(root, keep = /* @__PURE__ */ new Set()) {
 }
 
 // ../kptfile-model/src/swap.ts
+var SwapError = class extends KdeltaError2 {
+  name = "SwapError";
+  constructor(code2, message2, file) {
+    super({ code: code2, message: message2, file });
+  }
+};
 var journalLiveMs = 60 * 1e3;
 function existingAncestor(path) {
   let dir = path;
@@ -33893,7 +33899,7 @@ function readJournal(path) {
     if (j.kdelta === "swap" && typeof j.target === "string" && typeof j.work === "string") return j;
   } catch {
   }
-  throw new Error(`${path}: not a kdelta swap journal; remove it if no kdelta command is running`);
+  throw new SwapError("invalid-swap-journal", `${path}: not a kdelta swap journal; remove it if no kdelta command is running`, path);
 }
 function journaledWork(root) {
   const out = /* @__PURE__ */ new Set();
@@ -33921,11 +33927,15 @@ function recoverInterruptedSwap(path) {
     const journal = readJournal(file);
     if (!journal) continue;
     if (journal.target !== target || dirname3(journal.work) !== place.root) {
-      throw new Error(`${file}: journal of a swap of ${journal.target} in ${journal.work}, not where kdelta puts one; remove it`);
+      throw new SwapError(
+        "invalid-swap-journal",
+        `${file}: journal of a swap of ${journal.target} in ${journal.work}, not where kdelta puts one; remove it`,
+        file
+      );
     }
     const age = Date.now() - Date.parse(journal.started);
     if (journal.host === hostname3() && journal.pid !== process.pid && isRunning(journal.pid) && age < journalLiveMs) {
-      throw new Error(`process ${journal.pid} is replacing ${target} right now; try again in a moment`);
+      throw new SwapError("swap-in-progress", `process ${journal.pid} is replacing ${target} right now; try again in a moment`, target);
     }
     said = finishOrRollBack(journal);
     rmSync2(file, { force: true });
@@ -33951,10 +33961,13 @@ function finishOrRollBack(journal) {
     fsyncPath(dirname3(target));
     return `Rolled back an interrupted update of ${target}: the package is as it was before.`;
   }
-  if (!present) throw new Error(`an interrupted update of ${target} left neither version in ${work}`);
+  if (!present)
+    throw new SwapError("interrupted-swap-unresolved", `an interrupted update of ${target} left neither version in ${work}`, work);
   if (existsSync3(next) && existsSync3(old)) {
-    throw new Error(
-      `an interrupted update of ${target} left both versions in ${work} while the package exists: check them and remove ${work}`
+    throw new SwapError(
+      "interrupted-swap-unresolved",
+      `an interrupted update of ${target} left both versions in ${work} while the package exists: check them and remove ${work}`,
+      work
     );
   }
   return existsSync3(next) ? `Rolled back an interrupted update of ${target}: the package is as it was before.` : `Finished an interrupted update of ${target}: the updated package was already in place.`;
@@ -42969,17 +42982,21 @@ function describeSource(s) {
 function formatIssue2(issue2) {
   return `${describeSource(issue2.source)}: ${issue2.field ? `${issue2.field}: ` : ""}${issue2.message}`;
 }
-var ControlError = class extends Error {
+var ControlError = class extends KdeltaError2 {
+  name = "ControlError";
+  issues;
   constructor(issues) {
-    super(
-      issues.length === 1 ? `invalid control configuration: ${formatIssue2(issues[0])}` : `invalid control configuration (${issues.length} problems):
-${issues.map((i) => `  ${formatIssue2(i)}`).join("\n")}`
-    );
+    const first = issues[0];
+    super({
+      code: "invalid-control-config",
+      message: issues.length === 1 ? `invalid control configuration: ${formatIssue2(issues[0])}` : `invalid control configuration (${issues.length} problems):
+${issues.map((i) => `  ${formatIssue2(i)}`).join("\n")}`,
+      file: first?.source.file,
+      document: first?.source.document,
+      path: first?.field ? `.${first.field}` : void 0
+    });
     this.issues = issues;
   }
-  issues;
-  name = "ControlError";
-  code = "invalid-control-config";
 };
 var PORCH_GROUPS = ["config.porch.kpt.dev", "porch.kpt.dev"];
 var PORCH_PLAIN_KINDS = /* @__PURE__ */ new Set(["porch.kpt.dev/v1alpha1 PackageRevision"]);
@@ -44512,14 +44529,14 @@ async function runFunction(ctx, dir, fn3, field, items, mutator) {
         fail(
           1,
           results,
-          `${id.kind || "a resource"} ${JSON.stringify(id.name)} has path ${JSON.stringify(item.path)}, outside the package`
+          `function must not modify resources outside of package: ${id.kind || "a resource"} ${JSON.stringify(id.name)} has path ${JSON.stringify(item.path)}`
         );
       }
       item.path = path;
     }
-  if (!output.some((i) => i.pkg === dir && i.path === "Kptfile")) {
-    if (selected.some((i) => i.pkg === dir && i.path === "Kptfile")) fail(1, results, "it removed the Kptfile of the package");
-  }
+    if (!output.some((i) => i.pkg === dir && i.path === "Kptfile")) {
+      if (selected.some((i) => i.pkg === dir && i.path === "Kptfile")) fail(1, results, "it removed the Kptfile of the package");
+    }
   }
   ctx.results.push({ ...base, exitCode: 0, results, durationMs: performance.now() - started });
   return mutator ? [...unselected, ...output] : items;
@@ -45997,9 +46014,9 @@ var version = JSON.parse('{"version":"0.0.0"}').version;
 
 // src/inputs.ts
 import { isAbsolute as isAbsolute7, relative as relative6, resolve as resolve9 } from "node:path";
-var InputError = class extends Error {
+var InputError = class extends KdeltaError2 {
   constructor(input, message2) {
-    super(`input "${input}": ${message2}`);
+    super({ code: "invalid-input", message: `input "${input}": ${message2}` });
     this.input = input;
   }
   input;

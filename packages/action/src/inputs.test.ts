@@ -1,3 +1,4 @@
+import { KdeltaError } from 'kdelta';
 import { describe, expect, it } from 'vitest';
 import { InputError, parseBoolean, parseList, settingsFromInputs } from './inputs.js';
 
@@ -112,6 +113,12 @@ describe('settingsFromInputs', () => {
     expect(error({ forge: 'local', 'branch-prefix': 'a..b/' }).input).toBe('branch-prefix');
     expect(error({ forge: 'local', config: '../elsewhere' }).message).toContain('input "config": must be inside the workspace');
     expect(error({ forge: 'github' }).message).toContain('input "token": the github forge needs a token');
+  });
+
+  it('a bad input is a KdeltaError with a stable code, like every error of kdelta', () => {
+    const bad = error({ forge: 'local', shard: 'two' });
+    expect(bad).toBeInstanceOf(KdeltaError);
+    expect(bad.code).toBe('invalid-input');
   });
 });
 

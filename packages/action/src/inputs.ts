@@ -1,5 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { GitHubRunOptions, RunMode, RunOptions } from 'kdelta';
+import { KdeltaError } from 'kdelta';
 
 /**
  * The Action's inputs → `run()`'s options: a pure function of the raw input strings (as
@@ -30,13 +31,14 @@ export interface ActionSettings {
 }
 
 /** An input has a value the Action cannot use: names the input, the value and what is expected. */
-export class InputError extends Error {
+export class InputError extends KdeltaError {
   override readonly name = 'InputError';
+  declare readonly code: 'invalid-input';
   constructor(
     readonly input: string,
     message: string,
   ) {
-    super(`input "${input}": ${message}`);
+    super({ code: 'invalid-input', message: `input "${input}": ${message}` });
   }
 }
 

@@ -5,17 +5,7 @@
  *
  * built from the conflict's data (resource, file, path, values, winner), not from a message.
  */
-
-/** What the CLI needs of a conflict from @kdelta/merge-core or the Kptfile merge. */
-export interface ConflictData {
-  readonly resource?: unknown;
-  readonly file?: unknown;
-  readonly path?: unknown;
-  readonly values?: unknown;
-  readonly rule?: unknown;
-  readonly winner?: unknown;
-  readonly message?: unknown;
-}
+import type { Conflict } from '@kdelta/merge-core';
 
 export interface ConflictLineOptions {
   /** Prefix for the file, e.g. the package's directory; default none. */
@@ -24,26 +14,21 @@ export interface ConflictLineOptions {
   readonly verdict: boolean;
 }
 
-export function conflictLine(c: ConflictData, options: ConflictLineOptions): string {
-  const file = typeof c.file === 'string' && c.file !== '' ? c.file : undefined;
+export function conflictLine(c: Conflict, options: ConflictLineOptions): string {
+  const file = c.file !== '' ? c.file : undefined;
   const shownFile = file && options.dir ? `${options.dir}/${file}` : (file ?? options.dir);
-  const resource = typeof c.resource === 'string' && c.resource !== '' ? c.resource : undefined;
+  const resource = c.resource !== '' ? c.resource : undefined;
   const subject = [resource, shownFile ? `[${shownFile}]` : undefined].filter(Boolean).join(' ');
   return `${subject || '(unknown resource)'}: ${detail(c, options.verdict)}`;
 }
 
-function detail(c: ConflictData, verdict: boolean): string {
-  const values = (c.values ?? {}) as { origin?: unknown; upstream?: unknown; local?: unknown };
+function detail(c: Conflict, verdict: boolean): string {
   if (c.rule === 'deleted-upstream-modified-locally') {
     return `upstream deleted it and local changed it${verdict ? "; local's copy is kept" : ''}`;
   }
-  if (typeof c.path === 'string' && c.values && typeof c.values === 'object') {
-    const o = show(values.origin);
-    const change = `local changed ${c.path} ${o}→${show(values.local)}, upstream ${o}→${show(values.upstream)}`;
-    if (!verdict) return change;
-    return `${change}; ${c.winner === 'local' ? 'local' : 'upstream'} wins`;
-  }
-  return typeof c.message === 'string' ? c.message : JSON.stringify(c);
+  const o = show(c.values.origin);
+  const change = `local changed ${c.path} ${o}→${show(c.values.local)}, upstream ${o}→${show(c.values.upstream)}`;
+  return verdict ? `${change}; ${c.winner} wins` : change;
 }
 
 /** A value, short and on one line. */
@@ -56,7 +41,7 @@ function show(value: unknown): string {
 }
 
 /** The heading and indented lines `pkg update` and `merge3` print on stderr; '' without conflicts. */
-export function conflictReport<C extends ConflictData>(conflicts: readonly C[], lines: (c: C) => string): string {
+export function conflictReport<C extends Conflict>(conflicts: readonly C[], lines: (c: C) => string): string {
   if (conflicts.length === 0) return '';
   const n = conflicts.length;
   const heading = `${n} conflict${n === 1 ? '' : 's'} between local and upstream changes:`;

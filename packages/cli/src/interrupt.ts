@@ -7,7 +7,7 @@ import { removeAllTempDirs } from '@kdelta/package-update';
  * its cache locks, then exit with 128 + the signal number, as a shell reports a signal. `finally`
  * blocks do not run when a signal ends the process; without this an interrupted command would leave
  * full copies of packages behind. A swap of a package is never half done when a handler runs: it is
- * synchronous, and handlers run between turns of the event loop (see package-update's swap.ts).
+ * synchronous, and handlers run between turns of the event loop (see kptfile-model's swap.ts).
  */
 export async function withInterruptCleanup<T>(fn: () => Promise<T>): Promise<T> {
   const handler = (signal: NodeJS.Signals) => {

@@ -35,12 +35,48 @@ function run(command: string, args: readonly string[], cwd: string): string {
   }
 }
 
-const consumerSource = `
+/** An upstream repository: package `web` at v1, and at v2 with a changed ConfigMap and a render pipeline. */
+function makeUpstream(dir: string): void {
+  const git = (...args: string[]) => run('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], dir);
+  mkdirSync(join(dir, 'web'), { recursive: true });
+  git('init', '--quiet', '--initial-branch=main');
+  const kptfile = 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\n';
+  const cm = (a: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  a: "${a}"\n`;
+  writeFileSync(join(dir, 'web', 'Kptfile'), kptfile);
+  writeFileSync(join(dir, 'web', 'cm.yaml'), cm('1'));
+  git('add', '-A');
+  git('commit', '--quiet', '-m', 'v1');
+  git('tag', 'v1');
+  const pipeline = 'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.2.0\n      configMap:\n        tier: web\n';
+  writeFileSync(join(dir, 'web', 'Kptfile'), `${kptfile}${pipeline}`);
+  writeFileSync(join(dir, 'web', 'cm.yaml'), cm('2'));
+  git('commit', '--quiet', '-am', 'v2');
+  git('tag', 'v2');
+}
+
+const consumerSource = (upstream: string, work: string) => `
 import { merge3Text, mergeFiles, type MergeFilesResult } from '@kdelta/merge-core';
-import { KptfileError, parseKptfile, type Kptfile } from '@kdelta/kptfile-model';
+import { KptfileError, PackageTree, parseKptfile, type Kptfile } from '@kdelta/kptfile-model';
 import { redact, repoLocation, type RepoLocation } from '@kdelta/git-source';
 import { decodePackageVariant, validatePackageVariant, type PackageVariant } from '@kdelta/variant-engine';
+import { diffPackage, getPackage, updatePackage, UpdateError, type ProgressEvent, type UpdateResult } from '@kdelta/package-update';
+import { renderPackage, type RenderOutcome } from '@kdelta/fn-render';
 import { ExitCode, main, type Io } from 'kdelta';
+
+const upstreamRepo = ${JSON.stringify(upstream)};
+const web = ${JSON.stringify(join(work, 'deploy', 'web'))};
+const cacheDir = ${JSON.stringify(join(work, 'cache'))};
+const events: ProgressEvent[] = [];
+const got = await getPackage({ repo: upstreamRepo, directory: '/web', ref: 'v1', destination: web, cacheDir, progress: (e) => events.push(e) });
+let refused = '';
+try {
+  await getPackage({ repo: upstreamRepo, directory: '/web', ref: 'v1', destination: web, cacheDir });
+} catch (error) {
+  if (error instanceof UpdateError) refused = error.code;
+}
+const diff = await diffPackage({ dir: web, ref: 'v2', cacheDir });
+const updated: UpdateResult = await updatePackage({ dir: web, ref: 'v2', cacheDir });
+const rendered: RenderOutcome = await renderPackage(PackageTree.read(web)!, { runtime: 'builtin' });
 
 const origin = 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: app\\ndata:\\n  a: "1"\\n  b: "1"\\n';
 const upstream = origin.replace('a: "1"', 'a: "2"');
@@ -87,12 +123,25 @@ console.log(JSON.stringify({
   downstream: variant.spec?.downstream?.package,
   version: out,
   ok: code === ExitCode.ok,
+  got: { commit: got.commit.length, nested: got.nested, progress: events.length > 0 },
+  refused,
+  diff: diff.changes.map((c) => c.kind + ' ' + c.subject + ' ' + c.fields.join(',')),
+  written: diff.update.written,
+  update: {
+    packages: updated.packages.map((p) => p.action + ' ' + p.strategy),
+    files: updated.files.map((f) => f.path + ' ' + f.status),
+    conflicts: updated.conflicts.length,
+    lockRef: updated.lock?.git?.ref,
+    written: updated.written,
+  },
+  rendered: rendered.ok ? rendered.tree.text('cm.yaml') : rendered.error.message,
 }));
 `;
 
 describe('the packed packages, installed from their tarballs into an empty folder', () => {
   let work = '';
   let consumer = '';
+  let upstream = '';
 
   beforeAll(() => {
     for (const p of packages) {
@@ -107,6 +156,8 @@ describe('the packed packages, installed from their tarballs into an empty folde
     consumer = join(work, 'consumer');
     mkdirSync(consumer);
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    upstream = join(work, 'upstream');
+    makeUpstream(upstream);
     const files = readdirSync(tarballs).map((f) => join(tarballs, f));
     run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...files], consumer);
   }, 120_000);
@@ -147,7 +198,7 @@ describe('the packed packages, installed from their tarballs into an empty folde
   });
 
   it('compiles a strict TypeScript consumer against the published declarations, and runs it', () => {
-    writeFileSync(join(consumer, 'index.ts'), consumerSource);
+    writeFileSync(join(consumer, 'index.ts'), consumerSource(upstream, work));
     writeFileSync(
       join(consumer, 'tsconfig.json'),
       JSON.stringify({
@@ -177,6 +228,19 @@ describe('the packed packages, installed from their tarballs into an empty folde
     expect(result.downstream).toBe('web-prod');
     expect(result.version).toMatch(/^kdelta \d+\.\d+\.\d+/);
     expect(result.ok).toBe(true);
+    expect(result.got).toEqual({ commit: 40, nested: [], progress: true });
+    expect(result.refused).toBe('destination-exists');
+    expect(result.diff).toContain('changed ConfigMap app .data.a: "1" → "2"');
+    expect(result.written).toBe(false);
+    expect(result.update).toEqual({
+      packages: ['updated resource-merge'],
+      files: ['Kptfile changed', 'cm.yaml changed'],
+      conflicts: 0,
+      lockRef: 'v2',
+      written: true,
+    });
+    expect(result.rendered).toContain('labels:\n    tier: web');
+    expect(result.rendered).toContain('a: "2"');
   });
 
   it('installs the kdelta command, which merges the example package', () => {

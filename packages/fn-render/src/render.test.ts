@@ -242,7 +242,7 @@ rl.results = [{ message: 'moved b', severity: 'info' }];`,
     expect(out.error.function).toBe(fn);
     expect(out.error.package).toBe('sub');
     expect(out.error.message).toContain('sub/Kptfile: pipeline.mutators[0]: function');
-    expect(out.error.message).toContain('ConfigMap "b" has path "../up.yaml", outside the package');
+    expect(out.error.message).toContain('function must not modify resources outside of package: ConfigMap "b" has path "../up.yaml"');
     expect(out.results.map((r) => [r.package, r.exitCode, r.results.map((x) => x.message)])).toEqual([['sub', 1, ['moved b']]]);
     expect(snapshot(root)).toEqual(files);
   });
@@ -262,6 +262,29 @@ rl.results = [{ message: 'moved b', severity: 'info' }];`,
     expect(out.error.message).toContain('it removed the Kptfile of the package');
     expect(out.results.map((r) => [r.field, r.exitCode])).toEqual([['pipeline.mutators[0]', 1]]);
     expect(snapshot(root)).toEqual(files);
+  });
+
+  it('a function that moves a resource out of the root package fails, as in kpt, and nothing is written', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const fn = nodeFunction(
+      fns,
+      'escape.mjs',
+      `for (const i of rl.items) if (i.kind === 'ConfigMap') { i.metadata.annotations['config.kubernetes.io/path'] = '../escape.yaml'; i.metadata.annotations['internal.config.kubernetes.io/path'] = '../escape.yaml'; }`,
+    );
+    const files = {
+      Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n`),
+      'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n',
+    };
+    writeTree(root, files);
+    const out = await renderDirectory(root, { cwd: root });
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.error.function).toBe(fn);
+    expect(out.error.message).toContain('function must not modify resources outside of package: ConfigMap "app" has path "../escape.yaml"');
+    expect(out.results.map((r) => r.exitCode)).toEqual([1]);
+    expect(snapshot(root)).toEqual(files);
+    expect(readdirSync(dirname(root)).filter((f) => f === 'escape.yaml')).toEqual([]);
   });
 
   it('a failing function stops the render with its results and leaves every file as it was', async () => {

@@ -265,7 +265,7 @@ async function runFunction(ctx: Context, dir: string, fn: KptFunction, field: st
         fail(
           1,
           results,
-          `${id.kind || 'a resource'} ${JSON.stringify(id.name)} has path ${JSON.stringify(item.path)}, outside the package`,
+          `function must not modify resources outside of package: ${id.kind || 'a resource'} ${JSON.stringify(id.name)} has path ${JSON.stringify(item.path)}`,
         );
       }
       item.path = path;

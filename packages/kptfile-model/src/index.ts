@@ -91,6 +91,8 @@ export {
   pendingSwapTarget,
   recoverInterruptedSwap,
   swap as swapInTree,
+  SwapError,
+  type SwapErrorCode,
 } from './swap.js';
 export { makeTempDir, removeAllTempDirs, removeTempDir } from './temp.js';
 export {

@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { KdeltaError } from '@kdelta/merge-core';
 import { isRunning, makeTempDir, sweepAbandoned } from './temp.js';
 
 /*
@@ -46,6 +47,20 @@ import { isRunning, makeTempDir, sweepAbandoned } from './temp.js';
  * journal are fsynced; the files of the new tree are not (that would cost a sync per file), so after
  * a power loss, as opposed to a killed process, the new tree may hold files the disk never got.
  */
+
+export type SwapErrorCode =
+  | 'invalid-swap-journal' // a journal file kdelta cannot read, or one naming a place kdelta never uses
+  | 'swap-in-progress' // another live process is swapping the package right now
+  | 'interrupted-swap-unresolved'; // an interrupted swap left the package in a state kdelta will not guess about
+
+/** A package swap that cannot be made or recovered; `file` is the journal or work directory to look at. */
+export class SwapError extends KdeltaError {
+  override readonly name = 'SwapError';
+  declare readonly code: SwapErrorCode;
+  constructor(code: SwapErrorCode, message: string, file?: string) {
+    super({ code, message, file });
+  }
+}
 
 /** A journal older than this is abandoned even if a process with its pid runs (the pid was reused). */
 const journalLiveMs = 60 * 1000;
@@ -226,7 +241,7 @@ function readJournal(path: string): Journal | undefined {
   } catch {
     // handled below
   }
-  throw new Error(`${path}: not a kdelta swap journal; remove it if no kdelta command is running`);
+  throw new SwapError('invalid-swap-journal', `${path}: not a kdelta swap journal; remove it if no kdelta command is running`, path);
 }
 
 /** The package path `path` names, when a swap of it was interrupted (the path may then be absent). */
@@ -271,11 +286,15 @@ export function recoverInterruptedSwap(path: string): string | undefined {
     if (!journal) continue;
     // the work directory must be a sibling of the journal: a journal never sends us elsewhere
     if (journal.target !== target || dirname(journal.work) !== place.root) {
-      throw new Error(`${file}: journal of a swap of ${journal.target} in ${journal.work}, not where kdelta puts one; remove it`);
+      throw new SwapError(
+        'invalid-swap-journal',
+        `${file}: journal of a swap of ${journal.target} in ${journal.work}, not where kdelta puts one; remove it`,
+        file,
+      );
     }
     const age = Date.now() - Date.parse(journal.started);
     if (journal.host === hostname() && journal.pid !== process.pid && isRunning(journal.pid) && age < journalLiveMs) {
-      throw new Error(`process ${journal.pid} is replacing ${target} right now; try again in a moment`);
+      throw new SwapError('swap-in-progress', `process ${journal.pid} is replacing ${target} right now; try again in a moment`, target);
     }
     said = finishOrRollBack(journal);
     rmSync(file, { force: true });
@@ -302,10 +321,13 @@ function finishOrRollBack(journal: Journal): string {
     fsyncPath(dirname(target));
     return `Rolled back an interrupted update of ${target}: the package is as it was before.`;
   }
-  if (!present) throw new Error(`an interrupted update of ${target} left neither version in ${work}`);
+  if (!present)
+    throw new SwapError('interrupted-swap-unresolved', `an interrupted update of ${target} left neither version in ${work}`, work);
   if (existsSync(next) && existsSync(old)) {
-    throw new Error(
+    throw new SwapError(
+      'interrupted-swap-unresolved',
       `an interrupted update of ${target} left both versions in ${work} while the package exists: check them and remove ${work}`,
+      work,
     );
   }
   // The package is at its path: either the old one (the swap never started) or the new one (only

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { PackageTree, addMergeComments } from '@kdelta/kptfile-model';
+import { PackageTree, addMergeComments, applyChanges, commitTree, makeWorkDir } from '@kdelta/kptfile-model';
 import { mergeFiles } from '@kdelta/merge-core';
 import { fetchPackage } from '@kdelta/git-source';
 import { getPackage, updatePackage } from '@kdelta/package-update';
@@ -130,7 +130,6 @@ async function phases() {
   const before = PackageTree.read(join(ws, 'phase-write'));
   const after = before.clone();
   for (const f of marked[0]) after.write(f.path, f.text);
-  const { commitTree, applyChanges, siblingTemp } = await import('../dist/commit.js');
   await time('write (staging copy + swap)', () => commitTree(join(ws, 'phase-write'), after, before));
   // The write's own steps, on another copy: what a staging tree of only the changed files would save.
   copy('phase-steps');
@@ -140,7 +139,7 @@ async function phases() {
   for (const f of marked[0]) stepsAfter.write(f.path, f.text);
   const changes = await time('  changes (tree diff)', () => stepsAfter.changesFrom(stepsBefore));
   out['  files written'] = changes.written.length;
-  const holder = siblingTemp(dir, 'work');
+  const holder = makeWorkDir(dir, 'work');
   await time('  staging copy (cp -a)', () => execFileSync('cp', ['-a', '--', dir, join(holder, 'pkg')], { stdio: 'ignore' }));
   await time('  apply changes', () => applyChanges(join(holder, 'pkg'), changes));
   await time('  swap (2 renames)', () => {

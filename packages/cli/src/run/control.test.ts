@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { KdeltaError } from '@kdelta/merge-core';
+import { formatError } from '../errors.js';
 import { ControlError, loadControl } from './control.js';
 import { planRun } from './plan.js';
 
@@ -78,6 +80,14 @@ describe('the published JSON Schema', () => {
 });
 
 describe('loading control resources', () => {
+  it("reports a bad configuration as a KdeltaError: a stable code, the first problem's file, document and field", async () => {
+    const text = 'apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: r\nspec:\n  git:\n    branch: main\n';
+    const error = await loadControl({ dir: configDir({ 'repos.yaml': text }), display: '.kdelta' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KdeltaError);
+    expect(error).toMatchObject({ code: 'invalid-control-config', file: '.kdelta/repos.yaml', document: 1, path: '.spec.git.repo' });
+    expect(formatError(error, 'kdelta run')).toBe(`kdelta run: ${(error as Error).message}\n`);
+  });
+
   it('names file, document and field for each problem, all at once', async () => {
     const message = await issues({
       'a.yaml': `${REPO}---\napiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: s\nspec:\n  git:\n    repo: 3\n    brunch: main\n`,

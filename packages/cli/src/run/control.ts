@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { KdeltaError } from '@kdelta/merge-core';
 import {
   decodeObject,
   decodePackageVariant,
@@ -53,16 +54,27 @@ export function formatIssue(issue: ControlIssue): string {
   return `${describeSource(issue.source)}: ${issue.field ? `${issue.field}: ` : ''}${issue.message}`;
 }
 
-/** The control configuration is wrong: every problem found, each naming file, document and field. */
-export class ControlError extends Error {
+/**
+ * The control configuration is wrong: every problem found, each naming file, document and field.
+ * `file`, `document` and `path` are the first problem's.
+ */
+export class ControlError extends KdeltaError {
   override readonly name = 'ControlError';
-  readonly code = 'invalid-control-config';
-  constructor(readonly issues: readonly ControlIssue[]) {
-    super(
-      issues.length === 1
-        ? `invalid control configuration: ${formatIssue(issues[0]!)}`
-        : `invalid control configuration (${issues.length} problems):\n${issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`,
-    );
+  declare readonly code: 'invalid-control-config';
+  readonly issues: readonly ControlIssue[];
+  constructor(issues: readonly ControlIssue[]) {
+    const first = issues[0];
+    super({
+      code: 'invalid-control-config',
+      message:
+        issues.length === 1
+          ? `invalid control configuration: ${formatIssue(issues[0]!)}`
+          : `invalid control configuration (${issues.length} problems):\n${issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`,
+      file: first?.source.file,
+      document: first?.source.document,
+      path: first?.field ? `.${first.field}` : undefined,
+    });
+    this.issues = issues;
   }
 }
 
