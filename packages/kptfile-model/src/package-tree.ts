@@ -46,12 +46,17 @@ const baseOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 const joinRel = (dir: string, name: string): string => (dir === '' ? name : `${dir}/${name}`);
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** A path the tree cannot hold, as a KptfileError (`package-layout`) naming it. */
+function layoutError(path: string, message: string): KptfileError {
+  return new KptfileError([{ code: 'package-layout', file: path === '' ? '.' : path, field: '', message }]);
+}
+
 /** Normalises `a/./b/`, `/x` and `.` to the tree's own spelling (`a/b`, `x`, ``). */
 export function treePath(path: string): string {
   const parts: string[] = [];
   for (const p of path.split('/')) {
     if (p === '' || p === '.') continue;
-    if (p === '..') throw new Error(`path "${path}" leaves the package`);
+    if (p === '..') throw layoutError(path, 'the path leaves the package');
     parts.push(p);
   }
   return parts.join('/');
@@ -128,7 +133,7 @@ export class PackageTree {
 
   private attach(path: string, node: TreeNode): void {
     const parent = this.nodes.get(parentOf(path));
-    if (parent?.type !== 'dir') throw new Error(`${parentOf(path)}: not a directory`);
+    if (parent?.type !== 'dir') throw layoutError(parentOf(path), 'not a directory');
     this.editCount++;
     parent.children.add(baseOf(path));
     this.nodes.set(path, node);
@@ -181,7 +186,7 @@ export class PackageTree {
   /** Writes a file, creating its parent directories; replaces whatever was at `path`. */
   write(path: string, content: string | Uint8Array): void {
     const p = treePath(path);
-    if (p === '') throw new Error('cannot write a file at the root of a tree');
+    if (p === '') throw layoutError(path, 'a file cannot be the root of a package tree');
     this.mkdir(parentOf(p));
     if (this.nodes.has(p)) this.delete(p);
     const node: TreeNode =
@@ -204,7 +209,7 @@ export class PackageTree {
     const p = treePath(path);
     const n = this.nodes.get(p);
     if (n?.type === 'dir') return;
-    if (n) throw new Error(`${p}: not a directory`);
+    if (n) throw layoutError(p, 'not a directory');
     this.mkdir(parentOf(p));
     this.attach(p, { type: 'dir', children: new Set() });
   }
