@@ -8284,8 +8284,8 @@ var require_pool_base = __commonJS({
       }
       get [kRunning]() {
         let ret = 0;
-        for (const { [kRunning]: running2 } of this[kClients]) {
-          ret += running2;
+        for (const { [kRunning]: running3 } of this[kClients]) {
+          ret += running3;
         }
         return ret;
       }
@@ -27625,11 +27625,11 @@ var require_light = __commonJS({
             }
           }
           async _free(index, job, options, eventInfo) {
-            var e, running2;
+            var e, running3;
             try {
-              ({ running: running2 } = await this._store.__free__(index, options.weight));
+              ({ running: running3 } = await this._store.__free__(index, options.weight));
               this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
-              if (running2 === 0 && this.empty()) {
+              if (running3 === 0 && this.empty()) {
                 return this.Events.trigger("idle");
               }
             } catch (error1) {
@@ -28604,6 +28604,12 @@ function isFullCommit(ref) {
 function redact(text2, secrets = []) {
   return redactSecrets(text2.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s'"]+@/gi, "$1***@"), secrets);
 }
+function hideCredentials(text2, secrets = []) {
+  return redactSecrets(
+    text2.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#'"]*@/gi, (prefix) => withoutCredentials(prefix)),
+    secrets
+  );
+}
 function redactSecrets(text2, secrets) {
   let out = text2.replace(/(authorization:\s*(?:basic|bearer|token)\s+)\S+/gi, "$1***");
   for (const secret of secrets) {
@@ -28671,6 +28677,7 @@ var baseEnv = {
   LC_ALL: "C",
   LANG: "C"
 };
+var running = /* @__PURE__ */ new Set();
 function runGit(args, options = {}) {
   const secrets = options.secrets ?? [];
   const env = {};
@@ -28705,6 +28712,8 @@ function runGit(args, options = {}) {
         );
       }
     );
+    running.add(child);
+    child.once("exit", () => running.delete(child));
     if (options.onProgress && child.stderr) {
       const onProgress = options.onProgress;
       let pending = "";
@@ -28850,7 +28859,7 @@ var staleMs = 10 * 60 * 1e3;
 var ownerlessStaleMs = 30 * 1e3;
 var OWNER = "owner.json";
 var held = /* @__PURE__ */ new Map();
-function running(pid) {
+function running2(pid) {
   try {
     process.kill(pid, 0);
     return true;
@@ -28882,7 +28891,7 @@ async function tryCreate(lockPath, owner) {
   }
 }
 async function isStale(lockPath, owner) {
-  if (owner && owner.host === hostname()) return !running(owner.pid);
+  if (owner && owner.host === hostname()) return !running2(owner.pid);
   const info2 = await stat2(lockPath).catch(() => void 0);
   if (!info2) return false;
   return Date.now() - info2.mtimeMs > (owner ? staleMs : ownerlessStaleMs);
@@ -28913,7 +28922,7 @@ async function sweepStaging(lockPath) {
     const path = join(dirname(lockPath), name2);
     const owner = await readOwner(path);
     const pid = /^(\d+)-[0-9a-f]+$/.exec(name2.slice(prefix.length))?.[1];
-    const dead = owner === void 0 && pid !== void 0 && !running(Number(pid));
+    const dead = owner === void 0 && pid !== void 0 && !running2(Number(pid));
     if (dead || await isStale(path, owner)) await rm2(path, { recursive: true, force: true });
   }
 }
@@ -34213,6 +34222,42 @@ function reportRecovery(listener, message2) {
   if (message2 !== void 0) listener?.({ message: message2, kind: "recovery" });
 }
 
+// ../package-update/src/side.ts
+import { sep } from "node:path";
+function sideLabel(side, repo, directory, ref) {
+  const dir = (directory ?? "/").replace(/^\/+/, "");
+  return `${side} (${withoutCredentials(repo).replace(/\/+$/, "")}${dir ? `/${dir}` : ""}${ref ? `@${ref}` : ""})`;
+}
+function labelled(sides2, fn3) {
+  let out;
+  try {
+    out = fn3();
+  } catch (error2) {
+    throw relabel(sides2, error2);
+  }
+  if (out instanceof Promise) return out.catch((error2) => Promise.reject(relabel(sides2, error2)));
+  return out;
+}
+function relabel(sides2, error2) {
+  if (!(error2 instanceof Error)) return error2;
+  const rename5 = (text2) => {
+    let out = text2;
+    for (const side of sides2) {
+      if (side.path === "") continue;
+      out = out.split(`${side.path}${sep}`).join(`${side.label}: `).split(side.path).join(side.label);
+    }
+    return out;
+  };
+  const message2 = rename5(error2.message);
+  if (message2 !== error2.message) error2.message = message2;
+  const located = error2;
+  if (typeof located.file === "string") {
+    const file = rename5(located.file);
+    if (file !== located.file) located.file = file;
+  }
+  return error2;
+}
+
 // ../package-update/src/get.ts
 async function fetchUnfetched(git3, pkg, prefix = "") {
   const fetchedPaths = [];
@@ -34229,8 +34274,12 @@ async function fetchUnfetched(git3, pkg, prefix = "") {
       updateStrategy: parsed.kptfile.upstream?.updateStrategy
     };
     const root = fetched.tree.package();
+    const side = { path: fetched.tree.source, label: sideLabel("upstream", upstream2.repo, fetched.directory, fetched.ref) };
+    const inside2 = await labelled([side], async () => {
     root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename4(rel), record, fetched.commit));
-    fetchedPaths.push(`${prefix}${rel}`, ...await fetchUnfetched(git3, root, `${prefix}${rel}/`));
+      return fetchUnfetched(git3, root, `${prefix}${rel}/`);
+    });
+    fetchedPaths.push(`${prefix}${rel}`, ...inside2);
     sub.delete("");
     sub.copyFrom(root, "");
   }
@@ -34264,9 +34313,13 @@ async function getPackage(options) {
   const fetched = await fetchTree(options, options.repo, options.directory, options.ref);
   const pkg = fetched.tree.package();
   const record = { repo: options.repo, directory: fetched.directory, ref: options.ref, updateStrategy: options.updateStrategy };
+  const side = { path: fetched.tree.source, label: sideLabel("upstream", options.repo, fetched.directory, options.ref) };
+  const nested = await labelled([side], async () => {
   pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename4(dest), record, fetched.commit));
-  const nested = await fetchUnfetched(options, pkg);
+    const inside2 = await fetchUnfetched(options, pkg);
   addMergeCommentsToTree(pkg);
+    return inside2;
+  });
   const work = makeWorkDir(dest, "get");
   try {
     const ready = join8(work, "pkg");
@@ -34287,7 +34340,7 @@ async function getPackage(options) {
 }
 
 // ../package-update/src/update.ts
-import { basename as basename5, join as join9, posix as posix3, relative as relative3, sep } from "node:path";
+import { basename as basename5, join as join9, posix as posix3, relative as relative3 } from "node:path";
 
 // ../package-update/src/compare.ts
 var import_yaml23 = __toESM(require_dist(), 1);
@@ -34827,24 +34880,6 @@ async function updateOne(run2, pkg, name2) {
   );
   addMergeCommentsToTree(pkg);
   run2.progress("");
-}
-function sideLabel(side, repo, directory, ref) {
-  const dir = (directory ?? "/").replace(/^\/+/, "");
-  return `${side} (${withoutCredentials(repo).replace(/\/+$/, "")}${dir ? `/${dir}` : ""}${ref ? `@${ref}` : ""})`;
-}
-function labelled(sides2, fn3) {
-  try {
-    return fn3();
-  } catch (error2) {
-    if (!(error2 instanceof Error)) throw error2;
-    let message2 = error2.message;
-    for (const side of sides2) {
-      if (side.path === "") continue;
-      message2 = message2.split(`${side.path}${sep}`).join(`${side.label}: `).split(side.path).join(side.label);
-    }
-    if (message2 !== error2.message) error2.message = message2;
-    throw error2;
-  }
 }
 function followRootRequest(pkg, root, options) {
   if (!options.ref && !options.strategy) return;
@@ -40601,7 +40636,8 @@ function renderRecord(h, body) {
     state: h.state,
     fingerprint: h.fingerprint,
     downstream: h.downstream,
-    repo: h.repo
+    // a record is a file: the repository's credentials (a Repository may give some) stay out
+    repo: withoutCredentials(h.repo)
   };
   if (h.conflicts) header2.conflicts = h.conflicts;
   if (h.status) header2.status = { state: h.status.state, description: h.status.description };
@@ -45315,7 +45351,28 @@ function readiness(conflicts) {
 function proposalRef(p) {
   return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
 }
-async function propose(ctx, input, newAction, updatedAction = "updated") {
+function withoutCredentialsIn(input) {
+  return {
+    ...input,
+    commitMessage: hideCredentials(input.commitMessage),
+    body: (headCommit, changes) => {
+      const bodies = input.body(headCommit, changes);
+      return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
+    }
+  };
+}
+function resultWithoutCredentials(result) {
+  const clean = (text2) => text2 === void 0 ? void 0 : hideCredentials(text2);
+  return {
+    ...result,
+    ...result.error !== void 0 ? { error: clean(result.error) } : {},
+    ...result.message !== void 0 ? { message: clean(result.message) } : {},
+    ...result.body !== void 0 ? { body: clean(result.body) } : {},
+    ...result.upstream ? { upstream: { ...result.upstream, repo: hideCredentials(result.upstream.repo) } } : {}
+  };
+}
+async function propose(ctx, given, newAction, updatedAction = "updated") {
+  const input = withoutCredentialsIn(given);
   const { ws, target } = input;
   const stop = stopped(input.open, target.head);
   if (stop) return stop;
@@ -45701,13 +45758,15 @@ Kdelta-Fingerprint: ${fingerprint}
 // ../cli/src/run/settle.ts
 async function settleMergedRemovals(ctx, downstreams, handled, ours) {
   const out = [];
+  const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
   for (const p of await ctx.forge.list()) {
-    if (p.state !== "open" || !downstreams.has(p.repo) || handled.has(`${p.downstream} ${p.head}`)) continue;
+    const repo = byCleanUrl.get(withoutCredentials(p.repo));
+    if (p.state !== "open" || repo === void 0 || handled.has(`${p.downstream} ${p.head}`)) continue;
     const meta = parseMetadataBlock(p.body);
     if (!meta || meta.kind !== "removal" && meta.kind !== "orphan" || !ours(meta.variant)) continue;
     const base = { variant: meta.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
     try {
-      const mirror = await ctx.mirror(p.repo);
+      const mirror = await ctx.mirror(repo);
       const baseCommit = mirror.heads.get(p.base);
       const merged = baseCommit !== void 0 && await runGit(["merge-base", "--is-ancestor", meta.headCommit, baseCommit], { cwd: mirror.dir }).then(
         () => true,
@@ -45833,7 +45892,8 @@ async function run(options) {
     const variants = mode === "updates" ? [] : plan.variants.filter((v) => inShard(v.name, shard));
     const total = { n: variants.length };
     let done = 0;
-    const report = (result) => {
+    const report = (raw) => {
+      const result = resultWithoutCredentials(raw);
       options.onProgress?.({ type: "done", result, done: ++done, total: total.n });
       return result;
     };
@@ -45919,8 +45979,8 @@ async function run(options) {
       dryRun: ctx.dryRun,
       mode,
       shard,
-      results,
-      warnings,
+      results: results.map(resultWithoutCredentials),
+      warnings: warnings.map((w) => hideCredentials(w)),
       failed: results.filter((r) => r.error !== void 0).length,
       ...budget ? { budget: budget.report() } : {}
     };

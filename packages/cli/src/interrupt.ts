@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import { releaseHeldLocks } from '@kdelta/git-source';
+import { releaseHeldLocks, stopRunningGit } from '@kdelta/git-source';
 import { removeAllTempDirs } from '@kdelta/package-update';
 
 /**
@@ -11,6 +11,9 @@ import { removeAllTempDirs } from '@kdelta/package-update';
  */
 export async function withInterruptCleanup<T>(fn: () => Promise<T>): Promise<T> {
   const handler = (signal: NodeJS.Signals) => {
+    // first the git processes: a signal sent to kdelta alone leaves them writing into the
+    // directories removed next, under the locks released last
+    stopRunningGit();
     removeAllTempDirs();
     releaseHeldLocks();
     process.exit(128 + (constants.signals[signal] ?? 0));

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { GitError, classify } from './errors.js';
 
 export interface GitRunOptions {
@@ -29,6 +29,25 @@ const baseEnv: Readonly<Record<string, string>> = {
   LC_ALL: 'C',
   LANG: 'C',
 };
+
+/** The git processes this process started and that have not exited yet. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Kill (SIGKILL) every git process this process started that still runs. For a signal handler,
+ * before it removes the directories those processes write into and releases the locks they work
+ * under: a signal sent to kdelta alone (not to its process group) does not reach them.
+ */
+export function stopRunningGit(): void {
+  for (const child of running) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  running.clear();
+}
 
 /** Run `git <args>` with execFile (no shell); a failure becomes a classified, redacted GitError. */
 export function runGit(args: readonly string[], options: GitRunOptions = {}): Promise<GitResult> {
@@ -66,6 +85,8 @@ export function runGit(args: readonly string[], options: GitRunOptions = {}): Pr
         );
       },
     );
+    running.add(child);
+    child.once('exit', () => running.delete(child));
     if (options.onProgress && child.stderr) {
       const onProgress = options.onProgress;
       let pending = '';

@@ -1,6 +1,6 @@
 export { GitError, isGitError, type GitErrorCode } from './errors.js';
 export { redact, hideCredentials } from './redact.js';
-export { runGit, type GitRunOptions, type GitResult } from './exec.js';
+export { runGit, stopRunningGit, type GitRunOptions, type GitResult } from './exec.js';
 export {
   assertSafeArgument,
   repoLocation,

@@ -29,7 +29,13 @@ const held = new Map<string, string>();
  * is taken over by the next one anyway, at once when it is on the same host.
  */
 export function releaseHeldLocks(): void {
-  for (const path of held.keys()) rmSync(path, { recursive: true, force: true });
+  for (const path of held.keys()) {
+    try {
+      rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch {
+      // the next command takes over a lock whose process is gone
+    }
+  }
   held.clear();
 }
 

@@ -30,9 +30,19 @@ export function removeTempDir(dir: string): void {
   live.delete(dir);
 }
 
-/** Remove every temporary directory this process still has (for the signal handler; synchronous). */
+/**
+ * Remove every temporary directory this process still has (for the signal handler; synchronous).
+ * Never throws: a directory that cannot be removed (a process still writing into it) is left to
+ * the next command's {@link sweepAbandoned}, and the handler goes on to release its locks and exit.
+ */
 export function removeAllTempDirs(): void {
-  for (const dir of live) rmSync(dir, { recursive: true, force: true });
+  for (const dir of live) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch {
+      // swept by the next command: its pid is gone by then
+    }
+  }
   live.clear();
 }
 

@@ -8,6 +8,7 @@ import { UpdateError } from './errors.js';
 import { type GitOptions, fetchTree } from './fetch.js';
 import { KPTFILE, type UpdateStrategy, readKptfile, withUpstream } from './kptfile.js';
 import { type ProgressListener, progressLines, reportRecovery } from './progress.js';
+import { labelled, sideLabel } from './side.js';
 
 export interface GetPackageOptions extends GitOptions {
   /** Repository as recorded in the Kptfile (`.git` stripped, `file://` kept when given); credentials in it are used, never recorded. */
@@ -55,8 +56,12 @@ async function fetchUnfetched(git: GitOptions, pkg: PackageView, prefix = ''): P
       updateStrategy: parsed.kptfile.upstream?.updateStrategy,
     };
     const root = fetched.tree.package();
-    root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename(rel), record, fetched.commit));
-    fetchedPaths.push(`${prefix}${rel}`, ...(await fetchUnfetched(git, root, `${prefix}${rel}/`)));
+    const side = { path: fetched.tree.source, label: sideLabel('upstream', upstream.repo, fetched.directory, fetched.ref) };
+    const inside = await labelled([side], async () => {
+      root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename(rel), record, fetched.commit));
+      return fetchUnfetched(git, root, `${prefix}${rel}/`);
+    });
+    fetchedPaths.push(`${prefix}${rel}`, ...inside);
     sub.delete('');
     sub.copyFrom(root, '');
   }
@@ -101,9 +106,13 @@ export async function getPackage(options: GetPackageOptions): Promise<GetResult>
   const fetched = await fetchTree(options, options.repo, options.directory, options.ref);
   const pkg = fetched.tree.package();
   const record = { repo: options.repo, directory: fetched.directory, ref: options.ref, updateStrategy: options.updateStrategy };
-  pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename(dest), record, fetched.commit));
-  const nested = await fetchUnfetched(options, pkg);
-  addMergeCommentsToTree(pkg);
+  const side = { path: fetched.tree.source, label: sideLabel('upstream', options.repo, fetched.directory, options.ref) };
+  const nested = await labelled([side], async () => {
+    pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename(dest), record, fetched.commit));
+    const inside = await fetchUnfetched(options, pkg);
+    addMergeCommentsToTree(pkg);
+    return inside;
+  });
   const work = makeWorkDir(dest, 'get');
   try {
     const ready = join(work, 'pkg');

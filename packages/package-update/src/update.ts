@@ -1,4 +1,4 @@
-import { basename, join, posix, relative, sep } from 'node:path';
+import { basename, join, posix, relative } from 'node:path';
 import { withoutCredentials } from '@kdelta/git-source';
 import { type PackageView, PackageTree, recoverInterruptedSwap, type Upstream, type UpstreamLock } from '@kdelta/kptfile-model';
 import type { Conflict, Decision, ResourceReport } from '@kdelta/merge-core';
@@ -9,6 +9,7 @@ import { type GitOptions, fetchTree } from './fetch.js';
 import { KPTFILE, type UpdateStrategy, kptfileOf, readKptfile, strategyOf, withUpstream } from './kptfile.js';
 import { updateTree } from './nested.js';
 import { type ProgressListener, progressLines, reportRecovery } from './progress.js';
+import { labelled, type Side, sideLabel } from './side.js';
 import type { PackageAction } from './strategies/types.js';
 
 export interface UpdatePackageOptions extends GitOptions {
@@ -142,38 +143,6 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
   // upstream resources are identified by their own names, local ones by their comment)
   addMergeCommentsToTree(pkg);
   run.progress('');
-}
-
-/** A fetched version of the package (upstream or origin): where it was read from, and its name for errors. */
-interface Side {
-  readonly path: string;
-  readonly label: string;
-}
-
-/** `upstream (https://host/repo/pkg@v2)`: how a side's files are named in errors. */
-function sideLabel(side: 'upstream' | 'origin', repo: string, directory: string | undefined, ref: string): string {
-  const dir = (directory ?? '/').replace(/^\/+/, '');
-  return `${side} (${withoutCredentials(repo).replace(/\/+$/, '')}${dir ? `/${dir}` : ''}${ref ? `@${ref}` : ''})`;
-}
-
-/**
- * Runs `fn`; an error naming a file of a fetched side by the scratch directory it was read from
- * is re-labelled with the side and the file's path in the package (`upstream (…@v2): deploy.yaml:
- * …`): the scratch directory means nothing to the user and is gone already.
- */
-function labelled<T>(sides: readonly Side[], fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (!(error instanceof Error)) throw error;
-    let message = error.message;
-    for (const side of sides) {
-      if (side.path === '') continue;
-      message = message.split(`${side.path}${sep}`).join(`${side.label}: `).split(side.path).join(side.label);
-    }
-    if (message !== error.message) error.message = message;
-    throw error;
-  }
 }
 
 /**

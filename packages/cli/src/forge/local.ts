@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseDocument, stringify } from 'yaml';
+import { withoutCredentials } from '@kdelta/git-source';
 import { writeFileAtomic } from '../util/fs.js';
 import type { Forge, Proposal, ProposalInput, ProposalState, ProposalStatus, ProposalTarget, UpsertResult } from './forge.js';
 
@@ -53,7 +54,8 @@ export function renderRecord(h: Header, body: string): string {
     state: h.state,
     fingerprint: h.fingerprint,
     downstream: h.downstream,
-    repo: h.repo,
+    // a record is a file: the repository's credentials (a Repository may give some) stay out
+    repo: withoutCredentials(h.repo),
   };
   if (h.conflicts) header.conflicts = h.conflicts;
   if (h.status) header.status = { state: h.status.state, description: h.status.description };

@@ -170,6 +170,49 @@ describe('pkg update killed at any moment', () => {
     });
   }
 
+  // A signal sent to kdelta alone (`kill <pid>`, a supervisor stopping the main process), not to its
+  // process group as a terminal's Ctrl-C is: the git it runs would go on writing into the scratch
+  // directory the handler removes. A git on PATH that, after the real `read-tree` of the package,
+  // goes on writing files into that work tree (for up to 3 s) stands for a slow checkout.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} to kdelta alone while git writes the package into a scratch directory: git is stopped, exit ${signal === 'SIGINT' ? 130 : 143}, nothing left`, async () => {
+      restoreOld();
+      const bin = join(root, `slow-git-${signal}`);
+      const marker = join(root, `writing-${signal}`);
+      mkdirSync(bin);
+      const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+      writeFileSync(
+        join(bin, 'git'),
+        `#!/bin/bash
+tree=; prev=
+for a in "$@"; do [ "$prev" = --work-tree ] && tree=$a; prev=$a; done
+case " $* " in *" read-tree "*) ;; *) tree= ;; esac
+[ -z "$tree" ] && exec ${realGit} "$@"
+${realGit} "$@" || exit $?
+: > ${marker}
+i=0
+while (( SECONDS < 3 )); do echo x > "$tree/slow-$i" 2>/dev/null; i=$((i + 1)); done
+`,
+        { mode: 0o755 },
+      );
+      const run = start(['pkg', 'update', 'app'], { PATH: `${bin}:${process.env.PATH}` });
+      let polling: NodeJS.Timeout | undefined;
+      const writing = new Promise<void>((resolve) => {
+        polling = setInterval(() => existsSync(marker) && resolve(), 2);
+      });
+      await Promise.race([writing, run.done]);
+      clearInterval(polling);
+      expect(existsSync(marker)).toBe(true);
+      run.child.kill(signal);
+      const r = await run.done;
+      expect(r.stderr).not.toContain('node:');
+      expect(r.code).toBe(signal === 'SIGINT' ? 130 : 143);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // a git left running would write on
+      expect(treeHash(pkg)).toBe(oldHash);
+      expect(leftovers()).toEqual([]);
+    });
+  }
+
   // Kills at random moments. A round is one update killed at a random point of its run (up to 1.4
   // times the reference update: late kills land in the swap and its clean-up) and one next command:
   // `pkg update` when the kill left a swap to finish (that command must recover it), else a

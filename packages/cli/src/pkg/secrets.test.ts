@@ -19,7 +19,14 @@ const urlSecret = encodeURIComponent(secret); // S3cr3t-T0ken%40kdelta%2F42
 const forms = [secret, urlSecret, Buffer.from(`${username}:${secret}`).toString('base64'), Buffer.from(secret).toString('base64')];
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-secrets-')));
-const dirs = { srv: join(root, 'srv'), ws: join(root, 'ws'), cache: join(root, 'cache'), home: join(root, 'home'), tmp: join(root, 'tmp') };
+const dirs = {
+  srv: join(root, 'srv'),
+  ws: join(root, 'ws'),
+  cache: join(root, 'cache'),
+  home: join(root, 'home'),
+  tmp: join(root, 'tmp'),
+  control: join(root, 'control'),
+};
 const outputs: string[] = [];
 let server: AuthGitServer;
 
@@ -35,9 +42,13 @@ interface Run {
 
 /** The built CLI in its own process, with only PATH and the temporary HOME, TMPDIR and cache. */
 function kdelta(...args: string[]): Promise<Run> {
+  return kdeltaIn(dirs.ws, ...args);
+}
+
+function kdeltaIn(cwd: string, ...args: string[]): Promise<Run> {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dirs.home, TMPDIR: dirs.tmp, KDELTA_CACHE_DIR: dirs.cache };
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: dirs.ws, env, encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { cwd, env, encoding: 'utf8' }, (error, stdout, stderr) => {
       outputs.push(stdout, stderr);
       const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
       resolve({ code, stdout, stderr });
@@ -167,6 +178,71 @@ describe('credentials in a repository URL', () => {
     for (const dir of [dirs.ws, dirs.cache, dirs.home, dirs.tmp]) expect(leaks(dir)).toEqual([]);
     // nothing was left behind in TMPDIR either
     expect(readdirSync(dirs.tmp)).toEqual([]);
+  });
+
+  it('in the Repositories of kdelta run are used, and never printed, reported, proposed, committed or pushed', async () => {
+    const host = server.origin.slice('http://'.length);
+    const withSecret = (repo: string) => `http://${username}:${urlSecret}@${host}/${repo}`;
+    // upstream: package base-ns at tag v1; downstream: a repository with a main branch
+    const catalog = join(dirs.srv, 'catalog');
+    mkdirSync(join(catalog, 'base-ns'), { recursive: true });
+    git(catalog, 'init', '--quiet', '--initial-branch=main');
+    writeFileSync(join(catalog, 'base-ns', 'Kptfile'), 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: base-ns\n');
+    writeFileSync(join(catalog, 'base-ns', 'ns.yaml'), 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example\n');
+    git(catalog, 'add', '-A');
+    git(catalog, 'commit', '--quiet', '-m', 'v1');
+    git(catalog, 'tag', 'v1');
+    const seed = join(root, 'seed');
+    mkdirSync(seed);
+    git(seed, 'init', '--quiet', '--initial-branch=main');
+    writeFileSync(join(seed, 'README.md'), 'cluster\n');
+    git(seed, 'add', '-A');
+    git(seed, 'commit', '--quiet', '-m', 'init');
+    const cluster = join(dirs.srv, 'cluster.git');
+    git(root, 'clone', '--quiet', '--bare', seed, cluster);
+    git(cluster, 'config', 'http.receivepack', 'true');
+    // a repository that cannot be reached: its warning names it
+    const repository = (name: string, repo: string) =>
+      `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  git:\n    repo: ${repo}\n    branch: main\n`;
+    mkdirSync(join(dirs.control, '.kdelta'), { recursive: true });
+    git(dirs.control, 'init', '--quiet', '--initial-branch=main');
+    writeFileSync(
+      join(dirs.control, '.kdelta', 'repositories.yaml'),
+      [
+        repository('catalog', withSecret('catalog')),
+        repository('cluster', withSecret('cluster.git')),
+        repository('unreachable', `http://${username}:${urlSecret}@127.0.0.1:1/unreachable.git`),
+      ].join('---\n'),
+    );
+    const variant = (name: string, downstream: string) =>
+      `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  upstream:\n    repo: catalog\n    package: base-ns\n    revision: v1\n  downstream:\n    repo: ${downstream}\n    package: ${name}\n`;
+    writeFileSync(join(dirs.control, '.kdelta', 'web.yaml'), variant('web', 'cluster'));
+    writeFileSync(join(dirs.control, '.kdelta', 'api.yaml'), variant('api', 'unreachable'));
+    git(dirs.control, 'add', '-A');
+    git(dirs.control, 'commit', '--quiet', '-m', 'control');
+    const userFiles = new Set([join(dirs.control, '.kdelta', 'repositories.yaml')]);
+
+    const r = await kdeltaIn(dirs.control, 'run', '--mode', 'variants', '--report', 'report.json');
+    expect(r.code).toBe(1); // the unreachable repository's variant fails alone
+    expect(r.stdout).toMatch(/web\s+cluster\/web\s+proposed/);
+    expect(r.stderr).toContain('http://127.0.0.1:1/unreachable.git');
+    expect(git(cluster, 'ls-tree', '-r', '--name-only', 'kdelta/web')).toContain('web/ns.yaml');
+
+    const found = [...forms.filter((f) => r.stdout.includes(f) || r.stderr.includes(f)).map((f) => `output: ${f}`)];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, e.name);
+        if (e.name === '.git' || userFiles.has(path)) continue;
+        if (e.isDirectory()) walk(path);
+        else for (const f of forms) if (readFileSync(path).includes(f)) found.push(`${path}: ${f}`);
+      }
+    };
+    walk(dirs.control);
+    // what was pushed: every commit message and file of the downstream
+    const pushed = git(cluster, 'log', '--all', '-p', '--format=%B');
+    for (const f of forms) if (pushed.includes(f)) found.push(`pushed to cluster.git: ${f}`);
+    expect(found).toEqual([]);
+    for (const dir of [dirs.cache, dirs.home, dirs.tmp]) expect(leaks(dir)).toEqual([]);
   });
 
   it('are split off the pkg get argument before anything else reads it', async () => {

@@ -151,9 +151,49 @@ describe("errors in upstream's files name the side and the package path", () => 
   it('a bad upstream Kptfile is named upstream (...): Kptfile with the field', async () => {
     const { up, ws, pkg } = await fetched('bad-upstream-kptfile', { Kptfile: `${KPTFILE}pipeline:\n  mutator: []\n` });
     const before = snapshot(pkg);
-    const r = await run(ws, 'pkg', 'update', 'web@v2');
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`upstream (${up}/web@v2): Kptfile: pipeline.mutator: unknown field`);
+    for (const command of ['update', 'diff']) {
+      const r = await run(ws, 'pkg', command, 'web@v2');
+      expect(r.code).toBe(1);
+      expect(r.stderr.split('\n')[0]).toMatch(
+        new RegExp(`^kdelta pkg ${command}: upstream \\(${up}/web@v2\\): Kptfile: pipeline\\.mutator: unknown field`),
+      );
+      expect(r.stderr).not.toMatch(/kdelta-(upstream|origin|fetch|scratch)[^/ ]*-/);
+    }
     expect(snapshot(pkg)).toEqual(before);
+  });
+
+  it("a bad origin Kptfile (upstream's file at the locked commit) is named origin (...): Kptfile", async () => {
+    const { up, ws, pkg } = await fetched('bad-origin-kptfile', { 'cm.yaml': cm('2') });
+    // upstream's Kptfile at the locked commit had a field kdelta does not know; v3 dropped it
+    writeFileSync(join(up, 'web', 'Kptfile'), `${KPTFILE}foo: bar\n`);
+    git(up, 'commit', '--quiet', '-am', 'bad Kptfile');
+    const locked = git(up, 'rev-parse', 'HEAD');
+    writeFileSync(join(up, 'web', 'Kptfile'), KPTFILE);
+    git(up, 'commit', '--quiet', '-am', 'v3');
+    git(up, 'tag', 'v3');
+    const kptfile = join(pkg, 'Kptfile');
+    writeFileSync(kptfile, readFileSync(kptfile, 'utf8').replace(/commit: \w+/, `commit: ${locked}`));
+    const before = snapshot(pkg);
+    for (const command of ['update', 'diff']) {
+      const r = await run(ws, 'pkg', command, 'web@v3');
+      expect(r.code).toBe(1);
+      expect(r.stderr.split('\n')[0]).toMatch(
+        new RegExp(`^kdelta pkg ${command}: origin \\(${up}/web@${locked}\\): Kptfile: foo: unknown field`),
+      );
+      expect(r.stderr).not.toMatch(/kdelta-(upstream|origin|fetch|scratch)[^/ ]*-/);
+    }
+    expect(snapshot(pkg)).toEqual(before);
+  });
+
+  it('pkg get of a package with a bad Kptfile names it upstream (...): Kptfile and writes nothing', async () => {
+    const { up, ws } = await fetched('get-bad-kptfile', { Kptfile: KPTFILE.replace('kpt.dev/v1', 'kpt.dev/v1alpha1') });
+    const before = snapshot(ws);
+    const r = await run(ws, 'pkg', 'get', `${up}.git/web@v2`, 'again');
+    expect(r.code).toBe(1);
+    expect(r.stderr.split('\n')[0]).toMatch(
+      new RegExp(`^kdelta pkg get: upstream \\(${up}/web@v2\\): Kptfile: apiVersion: expected kpt\\.dev/v1, got "kpt\\.dev/v1alpha1"`),
+    );
+    expect(r.stderr).not.toMatch(/kdelta-(upstream|origin|fetch|scratch)[^/ ]*-/);
+    expect(snapshot(ws)).toEqual(before);
   });
 });

@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
-import { deleteRemoteBranch, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { deleteRemoteBranch, hideCredentials, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
 import { PACKAGE_CONTEXT_FILE, PackageTree, packageContextConfigMap } from '@kdelta/kptfile-model';
 import { renderPackage } from '@kdelta/fn-render';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
@@ -315,15 +315,43 @@ export function proposalRef(p: Proposal): VariantResult['proposal'] {
 }
 
 /**
+ * The commit message and the bodies with every URL's credentials left out: they are pushed and
+ * published, and a Repository's `spec.git.repo` may carry credentials.
+ */
+function withoutCredentialsIn(input: ProposeInput): ProposeInput {
+  return {
+    ...input,
+    commitMessage: hideCredentials(input.commitMessage),
+    body: (headCommit, changes) => {
+      const bodies = input.body(headCommit, changes);
+      return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
+    },
+  };
+}
+
+/** A result with every URL's credentials left out of its texts: it is printed, reported and summarised. */
+export function resultWithoutCredentials(result: VariantResult): VariantResult {
+  const clean = (text: string | undefined) => (text === undefined ? undefined : hideCredentials(text));
+  return {
+    ...result,
+    ...(result.error !== undefined ? { error: clean(result.error) } : {}),
+    ...(result.message !== undefined ? { message: clean(result.message) } : {}),
+    ...(result.body !== undefined ? { body: clean(result.body) } : {}),
+    ...(result.upstream ? { upstream: { ...result.upstream, repo: hideCredentials(result.upstream.repo) } } : {}),
+  };
+}
+
+/**
  * The package in `ws` differs from the base (or not): push the branch and open or update the
  * proposal, close one no longer needed, or stop at a branch a human has written on.
  */
 export async function propose(
   ctx: JobContext,
-  input: ProposeInput,
+  given: ProposeInput,
   newAction: JobAction,
   updatedAction: JobAction = 'updated',
 ): Promise<Proposed> {
+  const input = withoutCredentialsIn(given);
   const { ws, target } = input;
   const stop = stopped(input.open, target.head);
   if (stop) return stop;

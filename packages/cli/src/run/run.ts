@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cloneBare, listRemoteRefs, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { cloneBare, hideCredentials, listRemoteRefs, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
 import { Budget, DEFAULT_BUDGET } from '../forge/budget.js';
 import { createLocalForge } from '../forge/local.js';
 import type { Forge } from '../forge/forge.js';
@@ -11,6 +11,7 @@ import { loadControl } from './control.js';
 import {
   DEFERRED_MESSAGE,
   findRemovals,
+  resultWithoutCredentials,
   runRemovalJob,
   runVariantJob,
   type JobContext,
@@ -176,7 +177,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const variants = mode === 'updates' ? [] : plan.variants.filter((v) => inShard(v.name, shard));
     const total = { n: variants.length };
     let done = 0;
-    const report = (result: VariantResult) => {
+    const report = (raw: VariantResult) => {
+      const result = resultWithoutCredentials(raw);
       options.onProgress?.({ type: 'done', result, done: ++done, total: total.n });
       return result;
     };
@@ -263,8 +265,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
       dryRun: ctx.dryRun,
       mode,
       shard,
-      results,
-      warnings,
+      results: results.map(resultWithoutCredentials),
+      warnings: warnings.map((w) => hideCredentials(w)),
       failed: results.filter((r) => r.error !== undefined).length,
       ...(budget ? { budget: budget.report() } : {}),
     };

@@ -1,4 +1,4 @@
-import { runGit } from '@kdelta/git-source';
+import { runGit, withoutCredentials } from '@kdelta/git-source';
 import { type JobContext, message, proposalRef, type VariantResult } from './job.js';
 import { parseMetadataBlock } from './report.js';
 
@@ -15,13 +15,16 @@ export async function settleMergedRemovals(
   ours: (variant: string) => boolean,
 ): Promise<VariantResult[]> {
   const out: VariantResult[] = [];
+  // records name a repository without its credentials; git needs the URL the Repository gives
+  const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
   for (const p of await ctx.forge.list()) {
-    if (p.state !== 'open' || !downstreams.has(p.repo) || handled.has(`${p.downstream} ${p.head}`)) continue;
+    const repo = byCleanUrl.get(withoutCredentials(p.repo));
+    if (p.state !== 'open' || repo === undefined || handled.has(`${p.downstream} ${p.head}`)) continue;
     const meta = parseMetadataBlock(p.body);
     if (!meta || (meta.kind !== 'removal' && meta.kind !== 'orphan') || !ours(meta.variant)) continue;
     const base = { variant: meta.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
     try {
-      const mirror = await ctx.mirror(p.repo);
+      const mirror = await ctx.mirror(repo);
       const baseCommit = mirror.heads.get(p.base);
       // merged: the commit the proposal proposed is in the base branch (its branch may be deleted since)
       const merged =
