@@ -33341,11 +33341,14 @@ var parentOf = (path) => {
 var baseOf = (path) => path.slice(path.lastIndexOf("/") + 1);
 var joinRel = (dir, name2) => dir === "" ? name2 : `${dir}/${name2}`;
 var byName = (a, b) => a < b ? -1 : a > b ? 1 : 0;
+function layoutError(path, message2) {
+  return new KptfileError([{ code: "package-layout", file: path === "" ? "." : path, field: "", message: message2 }]);
+}
 function treePath(path) {
   const parts = [];
   for (const p of path.split("/")) {
     if (p === "" || p === ".") continue;
-    if (p === "..") throw new Error(`path "${path}" leaves the package`);
+    if (p === "..") throw layoutError(path, "the path leaves the package");
     parts.push(p);
   }
   return parts.join("/");
@@ -33413,7 +33416,7 @@ var PackageTree = class _PackageTree {
   }
   attach(path, node) {
     const parent = this.nodes.get(parentOf(path));
-    if (parent?.type !== "dir") throw new Error(`${parentOf(path)}: not a directory`);
+    if (parent?.type !== "dir") throw layoutError(parentOf(path), "not a directory");
     this.editCount++;
     parent.children.add(baseOf(path));
     this.nodes.set(path, node);
@@ -33457,7 +33460,7 @@ var PackageTree = class _PackageTree {
   /** Writes a file, creating its parent directories; replaces whatever was at `path`. */
   write(path, content) {
     const p = treePath(path);
-    if (p === "") throw new Error("cannot write a file at the root of a tree");
+    if (p === "") throw layoutError(path, "a file cannot be the root of a package tree");
     this.mkdir(parentOf(p));
     if (this.nodes.has(p)) this.delete(p);
     const node = typeof content === "string" ? { type: "file", bytes: Buffer.from(content, "utf8"), text: content } : { type: "file", bytes: Buffer.from(content) };
@@ -33475,7 +33478,7 @@ var PackageTree = class _PackageTree {
     const p = treePath(path);
     const n = this.nodes.get(p);
     if (n?.type === "dir") return;
-    if (n) throw new Error(`${p}: not a directory`);
+    if (n) throw layoutError(p, "not a directory");
     this.mkdir(parentOf(p));
     this.attach(p, { type: "dir", children: /* @__PURE__ */ new Set() });
   }
@@ -34276,7 +34279,7 @@ async function fetchUnfetched(git3, pkg, prefix = "") {
     const root = fetched.tree.package();
     const side = { path: fetched.tree.source, label: sideLabel("upstream", upstream2.repo, fetched.directory, fetched.ref) };
     const inside2 = await labelled([side], async () => {
-    root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename4(rel), record, fetched.commit));
+      root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename4(rel), record, fetched.commit));
       return fetchUnfetched(git3, root, `${prefix}${rel}/`);
     });
     fetchedPaths.push(`${prefix}${rel}`, ...inside2);
@@ -34315,9 +34318,9 @@ async function getPackage(options) {
   const record = { repo: options.repo, directory: fetched.directory, ref: options.ref, updateStrategy: options.updateStrategy };
   const side = { path: fetched.tree.source, label: sideLabel("upstream", options.repo, fetched.directory, options.ref) };
   const nested = await labelled([side], async () => {
-  pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename4(dest), record, fetched.commit));
+    pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename4(dest), record, fetched.commit));
     const inside2 = await fetchUnfetched(options, pkg);
-  addMergeCommentsToTree(pkg);
+    addMergeCommentsToTree(pkg);
     return inside2;
   });
   const work = makeWorkDir(dest, "get");
