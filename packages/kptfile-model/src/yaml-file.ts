@@ -53,15 +53,22 @@ export function rebuildYamlFile(original: string, bodies: ReadonlyMap<number, st
   const chunks = splitYamlDocuments(original);
   let out = '';
   let k = 0;
+  // set while the documents before are all removed: the next one kept becomes the file's first,
+  // which has no `---` (as kpt writes files)
+  let leadingRemoved = false;
   for (const c of chunks) {
     if (!chunkHasContent(c.body)) {
       out += c.marker + c.body;
       continue;
     }
     const replacement = bodies.get(k++);
-    if (replacement === null) continue;
+    if (replacement === null) {
+      if (!chunkHasContentSoFar(out)) leadingRemoved = true;
+      continue;
+    }
     const body = replacement === undefined ? c.body : replacement;
-    const marker = c.marker !== '' || out.trim() === '' ? c.marker : '---\n';
+    const first = leadingRemoved && !chunkHasContentSoFar(out);
+    const marker = first ? '' : c.marker !== '' || out.trim() === '' ? c.marker : '---\n';
     out += (out !== '' && !out.endsWith('\n') ? '\n' : '') + marker + body;
   }
   for (const a of added) {
