@@ -7,6 +7,7 @@ import { main } from '../main.js';
 import { ControlError } from './control.js';
 import { createFleet, packageVariant, repository, type Fleet } from './__fixtures__/fleet.js';
 import { packageUpdateMaterialize } from './materialize.js';
+import { renderTable } from './report.js';
 import { run, type RunOptions } from './run.js';
 
 const fleets: Fleet[] = [];
@@ -50,7 +51,7 @@ function io(cwd: string) {
 }
 
 describe('kdelta run', () => {
-  it('renders the Kptfile pipeline after the mutations (unless --no-render); a failing function fails its variant alone', async () => {
+  it('renders the Kptfile pipeline after the mutations (unless --no-render); a failing render is proposed unrendered and said on its proposal alone', async () => {
     const f = fleet(['cluster-01', 'cluster-02']);
     // upstream gains a pipeline: the catalog's set-labels, run by kdelta's built-in implementation
     f.publish(
@@ -60,18 +61,63 @@ describe('kdelta run', () => {
       },
       'base-ns/v2',
     );
+    // b's pipeline gains an exec function: refused without --allow-exec
+    const fnDir = mkdtempSync(join(tmpdir(), 'kdelta-run-fn-'));
+    const fn = join(fnDir, 'pass.sh');
+    writeFileSync(fn, '#!/bin/sh\ncat\n', { mode: 0o755 });
     f.writeControl({
       'a.yaml': packageVariant('a', 'cluster-01', '', 'v2'),
-      'b.yaml': packageVariant('b', 'cluster-02', '  pipeline:\n    mutators:\n    - exec: ./no-such-function\n', 'v2'),
+      'b.yaml': packageVariant('b', 'cluster-02', `  pipeline:\n    mutators:\n    - exec: ${fn}\n`, 'v2'),
     });
-    const first = await run(opts(f));
-    const byName = Object.fromEntries(first.results.map((r) => [r.variant, r]));
-    expect(byName.a?.action).toBe('proposed');
-    expect(f.files('cluster-01', 'kdelta/a', 'a')['namespace.yaml']).toMatch(/labels:\n\s+team: blue/);
-    // the broken pipeline of b stops b alone, says which function, and pushes nothing for it
-    expect(byName.b?.action).toBe('failed');
-    expect(byName.b?.error).toMatch(/render.*no-such-function/);
-    expect(f.refs('cluster-02')).not.toContain('kdelta/b');
+    try {
+      const first = await run(opts(f, { env: { ...process.env, KDELTA_CACHE_DIR: cacheDir, KDELTA_CONTAINER_RUNTIME: undefined } }));
+      const byName = Object.fromEntries(first.results.map((r) => [r.variant, r]));
+      expect(byName.a?.action).toBe('proposed');
+      expect(byName.a?.renderFailure).toBeUndefined();
+      expect(f.files('cluster-01', 'kdelta/a', 'a')['namespace.yaml']).toMatch(/labels:\n\s+team: blue/);
+      // b's render failed: the package is proposed as updated and mutated, unrendered, and says why
+      expect(first.failed).toBe(0);
+      expect(byName.b).toMatchObject({ action: 'proposed', writes: true, renderFailure: { function: fn, kptfile: 'b/Kptfile' } });
+      expect(byName.b?.error).toBeUndefined();
+      expect(byName.b?.renderFailure?.field).toMatch(/^pipeline\.mutators\[\d\]$/);
+      expect(byName.b?.renderFailure?.message).toContain('pass --allow-exec');
+      const unrendered = f.files('cluster-02', 'kdelta/b', 'b');
+      expect(unrendered.Kptfile).toContain(`exec: ${fn}`);
+      expect(unrendered['namespace.yaml']).not.toContain('team: blue');
+      const record = readFileSync(proposalFile(f, 'cluster-02', 'b'), 'utf8');
+      expect(record).toContain('\nrenderFailed: true\n');
+      expect(record).toMatch(
+        /status:\n {2}state: failure\n {2}description: "?render failed: function .*pass\.sh \(b\/Kptfile pipeline\.mutators\[\d\]\): see the proposal/,
+      );
+      expect(record).toContain('### Render failed');
+      expect(record).toContain(`- function: \`${fn}\``);
+      expect(record).toMatch(/- error: `.*is an exec function.*pass --allow-exec/);
+      expect(readFileSync(proposalFile(f, 'cluster-01', 'a'), 'utf8')).not.toContain('Render failed');
+      expect(renderTable(first)).toMatch(/\bb +cluster-02\/b +proposed, render failed: function .*pass\.sh/);
+      expect(renderTable(first)).toContain('2 variant(s), 0 failed, 1 proposed unrendered (render failed)');
+
+      // nothing new: the render fails the same way, and nothing is written
+      const refs = f.refs('cluster-02');
+      const second = await run(opts(f));
+      const b2 = second.results.find((r) => r.variant === 'b');
+      expect(b2).toMatchObject({ action: 'unchanged', writes: false, renderFailure: { function: fn } });
+      expect(f.refs('cluster-02')).toEqual(refs);
+      expect(readFileSync(proposalFile(f, 'cluster-02', 'b'), 'utf8')).toBe(record);
+
+      // with --allow-exec the render succeeds: the same proposal gets the rendered package, the normal body, a success status
+      const third = await run(opts(f, { allowExec: true }));
+      const b3 = third.results.find((r) => r.variant === 'b');
+      expect(b3?.action).toBe('updated');
+      expect(b3?.renderFailure).toBeUndefined();
+      expect(f.files('cluster-02', 'kdelta/b', 'b')['namespace.yaml']).toMatch(/labels:\n\s+team: blue/);
+      const fixed = readFileSync(proposalFile(f, 'cluster-02', 'b'), 'utf8');
+      expect(fixed).not.toContain('renderFailed');
+      expect(fixed).not.toContain('Render failed');
+      expect(fixed).toMatch(/status:\n {2}state: success\n/);
+      expect(third.results.find((r) => r.variant === 'a')?.action).toBe('unchanged');
+    } finally {
+      rmSync(fnDir, { recursive: true, force: true });
+    }
 
     const g = fleet(['cluster-01']);
     g.publish(
