@@ -359,6 +359,86 @@ describe('kdelta run', () => {
     expect(readFileSync(join(f.control, '.kdelta', 'proposals', 'control', 'update-apps-ns.md'), 'utf8')).toBe(record);
   });
 
+  it('update mode renders after the update; a failing render is proposed unrendered and said on its proposal', async () => {
+    const f = fleet([]);
+    const { execFileSync } = await import('node:child_process');
+    const { getPackage } = await import('@kdelta/package-update');
+    const sh = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: f.control,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 'Dev',
+          GIT_AUTHOR_EMAIL: 'dev@example.com',
+          GIT_COMMITTER_NAME: 'Dev',
+          GIT_COMMITTER_EMAIL: 'dev@example.com',
+        },
+      }).trim();
+    const fnDir = mkdtempSync(join(tmpdir(), 'kdelta-run-fn-'));
+    const fn = join(fnDir, 'pass.sh');
+    writeFileSync(fn, '#!/bin/sh\ncat\n', { mode: 0o755 });
+    try {
+      sh('init', '--quiet', '--initial-branch=main');
+      mkdirSync(join(f.control, 'apps'));
+      for (const name of ['labelled', 'exec']) {
+        const dir = join(f.control, 'apps', name);
+        await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: dir, cacheDir });
+        // the local pipeline, kept by the update: set-labels (built-in), or an exec function
+        const fnLine =
+          name === 'exec' ? `  - exec: ${fn}\n` : '  - image: gcr.io/kpt-fn/set-labels:v0.2.0\n    configMap:\n      rendered: green\n';
+        writeFileSync(join(dir, 'Kptfile'), `${readFileSync(join(dir, 'Kptfile'), 'utf8')}pipeline:\n  mutators:\n${fnLine}`);
+      }
+      sh('add', '--all');
+      sh('commit', '--quiet', '-m', 'packages');
+      f.publish(
+        {
+          'base-ns/namespace.yaml':
+            'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # the namespace\n  annotations:\n    owner: platform\n',
+        },
+        'base-ns/v1',
+      );
+      const env = { ...process.env, KDELTA_CACHE_DIR: cacheDir, KDELTA_CONTAINER_RUNTIME: undefined };
+      const first = await run(opts(f, { mode: 'updates', env }));
+      expect(first.failed).toBe(0);
+      expect(first.results.map((r) => [r.variant, r.action, r.renderFailure?.function])).toEqual([
+        ['update-apps-exec', 'proposed', fn],
+        ['update-apps-labelled', 'proposed', undefined],
+      ]);
+      const labelled = sh('show', 'kdelta/update-apps-labelled:apps/labelled/namespace.yaml');
+      expect(labelled).toContain('owner: platform');
+      expect(labelled).toMatch(/labels:\n\s+rendered: green/);
+      // the failing one: updated, unrendered, and its proposal says why
+      expect(first.results[0]?.renderFailure).toMatchObject({ kptfile: 'apps/exec/Kptfile', field: 'pipeline.mutators[0]' });
+      expect(sh('show', 'kdelta/update-apps-exec:apps/exec/namespace.yaml')).toContain('owner: platform');
+      const recordFile = join(f.control, '.kdelta', 'proposals', 'control', 'update-apps-exec.md');
+      const record = readFileSync(recordFile, 'utf8');
+      expect(record).toContain('\nrenderFailed: true\n');
+      expect(record).toContain('### Render failed');
+      expect(record).toMatch(
+        /status:\n {2}state: failure\n {2}description: "?render failed: function .*pass\.sh \(apps\/exec\/Kptfile pipeline\.mutators\[0\]\)/,
+      );
+
+      const refs = sh('for-each-ref', '--format=%(refname) %(objectname)');
+      const again = await run(opts(f, { mode: 'updates', env }));
+      expect(again.results.map((r) => [r.action, r.writes])).toEqual([
+        ['unchanged', false],
+        ['unchanged', false],
+      ]);
+      expect(sh('for-each-ref', '--format=%(refname) %(objectname)')).toBe(refs);
+      expect(readFileSync(recordFile, 'utf8')).toBe(record);
+
+      const allowed = await run(opts(f, { mode: 'updates', env, allowExec: true }));
+      expect(allowed.results[0]).toMatchObject({ variant: 'update-apps-exec', action: 'updated' });
+      expect(allowed.results[0]?.renderFailure).toBeUndefined();
+      const fixed = readFileSync(recordFile, 'utf8');
+      expect(fixed).not.toContain('Render failed');
+      expect(fixed).toMatch(/status:\n {2}state: success\n/);
+    } finally {
+      rmSync(fnDir, { recursive: true, force: true });
+    }
+  });
+
   it('a branch with a commit kdelta did not make is left alone and reported', async () => {
     const f = fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT) });
