@@ -40643,6 +40643,7 @@ function renderRecord(h, body) {
     repo: withoutCredentials(h.repo)
   };
   if (h.conflicts) header2.conflicts = h.conflicts;
+  if (h.renderFailed) header2.renderFailed = true;
   if (h.status) header2.status = { state: h.status.state, description: h.status.description };
   return `---
 ${(0, import_yaml32.stringify)(header2, { lineWidth: 0 })}---
@@ -40668,6 +40669,9 @@ function parseRecord(text2, file) {
   const conflicts = h.conflicts;
   if (conflicts !== void 0 && (typeof conflicts !== "number" || !Number.isInteger(conflicts) || conflicts < 0))
     throw new Error(`${file}: header field "conflicts" must be a whole number (got ${JSON.stringify(conflicts)})`);
+  const renderFailed = h.renderFailed;
+  if (renderFailed !== void 0 && typeof renderFailed !== "boolean")
+    throw new Error(`${file}: header field "renderFailed" must be true or false (got ${JSON.stringify(renderFailed)})`);
   return {
     header: {
       title: str4("title"),
@@ -40678,6 +40682,7 @@ function parseRecord(text2, file) {
       downstream: str4("downstream"),
       repo: str4("repo"),
       ...conflicts ? { conflicts } : {},
+      ...renderFailed ? { renderFailed } : {},
       status
     },
     body: m[2]
@@ -40717,10 +40722,11 @@ function createLocalForge(options) {
       const file = fileOf(input);
       const existing = await read(file);
       const created = existing?.state !== "open";
-      const { conflicts, ...rest } = input;
+      const { conflicts, renderFailed, ...rest } = input;
       const proposal = {
         ...rest,
         ...conflicts ? { conflicts } : {},
+        ...renderFailed ? { renderFailed } : {},
         id: `${input.downstream}/${variantOf(input.head)}`,
         state: "open",
         url: urlOf(file),
@@ -42349,6 +42355,26 @@ throttling.VERSION = VERSION6;
 throttling.triggersNotification = triggersNotification;
 
 // ../cli/src/run/report.ts
+function renderFailureLine(f) {
+  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
+  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
+}
+function renderFailureSection(f) {
+  const lines = [
+    "### Render failed",
+    "",
+    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
+    ""
+  ];
+  if (f.function) lines.push(`- function: ${code(f.function)}`);
+  lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ""}`, `- error: ${code(f.message)}`);
+  if (f.results.length > 0) {
+    lines.push("- results:");
+    for (const r of f.results) lines.push(`  - ${code(r)}`);
+  }
+  lines.push("");
+  return lines;
+}
 var METADATA = /<!-- kdelta: (\{.*\}) -->/;
 function renderMetadataBlock(meta) {
   return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, "-\\u002d")} -->`;
@@ -42381,6 +42407,7 @@ function renderWith(input, d, shortened) {
   const { metadata: meta } = input;
   const head = [`## ${input.title}`, "", input.summary, ""];
   if (shortened) head.push(SHORTENED_NOTE, "");
+  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
   const provenance = ["### Provenance", ""];
   if (meta.upstream) {
     provenance.push(
@@ -42760,7 +42787,8 @@ function createGitHubForge(options = {}) {
     }
     return void 0;
   }
-  const wantsDraft = (conflicts) => draftPolicy === "always" || draftPolicy === "conflicts" && conflicts > 0;
+  const notReady = (input) => (input.conflicts ?? 0) > 0 || input.renderFailed === true;
+  const wantsDraft = (input) => draftPolicy === "always" || draftPolicy === "conflicts" && notReady(input);
   async function decorate(r, input, created, warnings) {
     const repo = repoOf(input.repo);
     const n = r.pull.number;
@@ -42794,8 +42822,8 @@ function createGitHubForge(options = {}) {
         warnings.push(error2.message);
       }
     }
-    const conflicts = input.conflicts ?? 0;
-    const draft = wantsDraft(conflicts);
+    const blocked = notReady(input);
+    const draft = wantsDraft(input);
     if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== "always") {
       await graphql3(
         `${draft ? "turn" : "mark"} ${where} ${draft ? "into a draft" : "ready for review"}`,
@@ -42805,14 +42833,14 @@ function createGitHubForge(options = {}) {
       r.pull = { ...r.pull, draft };
     }
     const autoMerge = options.autoMerge;
-    if (autoMerge && conflicts === 0 && !draft && !r.pull.auto_merge) {
+    if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
       await graphql3(
         `enable auto-merge on ${where}`,
         "mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }",
         { id: r.pull.node_id, method: autoMerge.toUpperCase() }
       );
       r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
-    } else if (r.pull.auto_merge && (conflicts > 0 || draft)) {
+    } else if (r.pull.auto_merge && (blocked || draft)) {
       await graphql3(
         `disable auto-merge on ${where}`,
         "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
@@ -42849,7 +42877,7 @@ function createGitHubForge(options = {}) {
             head: input.head,
             base: input.base,
             body: stored,
-            draft: wantsDraft(input.conflicts ?? 0)
+            draft: wantsDraft(input)
           });
           r = { pull: pull.data, downstream: input.downstream, repoUrl: input.repo };
           pulls.set(r.pull.number, r);
@@ -44295,6 +44323,13 @@ var import_yaml42 = __toESM(require_dist(), 1);
 function functionName(r) {
   return r.image ?? r.exec ?? "(unnamed function)";
 }
+function resultLine(r) {
+  const ref = r.resourceRef;
+  const what = ref ? [ref.apiVersion, ref.kind, ref.namespace ? `${ref.namespace}/${ref.name ?? ""}` : ref.name].filter(Boolean).join("/") : "";
+  const where = [what, r.field?.path].filter(Boolean).join(" ");
+  const file = r.file?.path ? ` (${r.file.path}${r.file.index !== void 0 && r.file.index > 0 ? ` #${r.file.index}` : ""})` : "";
+  return `[${r.severity ?? "info"}] ${where ? `${where}: ` : ""}${r.message}${file}`;
+}
 
 // ../fn-render/src/runners.ts
 import { spawn, spawnSync } from "node:child_process";
@@ -44398,13 +44433,15 @@ function selectItems(items, selectors, exclude) {
 
 // ../fn-render/src/render.ts
 var RenderError = class extends Error {
-  constructor(message2, pkg, fn3) {
+  constructor(message2, pkg, fn3, field) {
     super(message2);
     this.pkg = pkg;
     this.fn = fn3;
+    this.field = field;
   }
   pkg;
   fn;
+  field;
 };
 async function renderPackage(tree, options = {}) {
   const root = treePath(options.dir ?? "");
@@ -44419,6 +44456,7 @@ async function renderPackage(tree, options = {}) {
   };
   try {
     if (!tree.package(root).hasKptfile()) throw new RenderError(`${tree.describe(root) || "."}: not a kpt package (no Kptfile)`, root);
+    if (options.allowExec !== true) refuseExec(tree, root);
     const items = await hydrate(ctx, root);
     const { next, written, deleted } = layout(tree, root, items);
     return { ok: true, tree: next, results: ctx.results, written, deleted };
@@ -44427,11 +44465,40 @@ async function renderPackage(tree, options = {}) {
       return {
         ok: false,
         results: ctx.results,
-        error: { message: error2.message, package: error2.pkg, ...error2.fn !== void 0 ? { function: error2.fn } : {} }
+        error: {
+          message: error2.message,
+          package: error2.pkg,
+          ...error2.fn !== void 0 ? { function: error2.fn } : {},
+          ...error2.field !== void 0 ? { field: error2.field } : {}
+        }
       };
     }
     if (error2 instanceof KptfileError) return { ok: false, results: ctx.results, error: { message: error2.message, package: root } };
     throw error2;
+  }
+}
+function refuseExec(tree, root) {
+  const packages = [
+    root,
+    ...tree.package(root).nestedPackages({ includeRemote: true, recurseIntoRemote: true }).map((p) => root === "" ? p : `${root}/${p}`)
+  ];
+  for (const dir of packages) {
+    const kptfileName = tree.describe(`${dir}/Kptfile`);
+    const pipeline = parseKptfile(tree.package(dir).kptfileText() ?? "", kptfileName).kptfile.pipeline;
+    const fields = [
+      ...(pipeline?.mutators ?? []).map((fn3, i) => [fn3, `pipeline.mutators[${i}]`]),
+      ...(pipeline?.validators ?? []).map((fn3, i) => [fn3, `pipeline.validators[${i}]`])
+    ];
+    for (const [fn3, field] of fields) {
+      if (!fn3.exec) continue;
+      const name2 = functionName(fn3);
+      throw new RenderError(
+        `${kptfileName}: ${field}: function ${JSON.stringify(name2)} is an exec function (a program on this machine) and exec functions run only with --allow-exec: pass --allow-exec to allow running function binaries`,
+        dir,
+        name2,
+        field
+      );
+    }
   }
 }
 function childPackages(tree, dir) {
@@ -44467,9 +44534,9 @@ function functionConfig(ctx, dir, fn3, field, items) {
   const text2 = ctx.tree.package(dir).text(configPath);
   const where = `${ctx.tree.describe(`${dir}/Kptfile`)}: ${field}.configPath`;
   if (text2 === void 0)
-    throw new RenderError(`${where}: ${JSON.stringify(fn3.configPath)} is not a file of the package`, dir, functionName(fn3));
+    throw new RenderError(`${where}: ${JSON.stringify(fn3.configPath)} is not a file of the package`, dir, functionName(fn3), field);
   const r = validateFunctionConfig(text2, fn3.configPath);
-  if (!r.ok) throw new RenderError(`${where}: ${r.message}`, dir, functionName(fn3));
+  if (!r.ok) throw new RenderError(`${where}: ${r.message}`, dir, functionName(fn3), field);
   return r.config;
 }
 function catalogImage(image) {
@@ -44483,14 +44550,20 @@ function chooseRunner(ctx, dir, fn3, field) {
   }
   const image = catalogImage(fn3.image ?? "");
   if (ctx.runtime === "exec")
-    throw new RenderError(`${where}: function ${JSON.stringify(name2)} is an image and --runtime exec runs only exec: functions`, dir, name2);
+    throw new RenderError(
+      `${where}: function ${JSON.stringify(name2)} is an image and --runtime exec runs only exec: functions`,
+      dir,
+      name2,
+      field
+    );
   const builtin3 = builtinName(image);
   if (ctx.runtime === "builtin") {
     if (builtin3) return { kind: "builtin", name: builtin3 };
     throw new RenderError(
       `${where}: function ${JSON.stringify(name2)} has no built-in implementation (built-ins: ${Object.keys(BUILTINS).join(", ")})`,
       dir,
-      name2
+      name2,
+      field
     );
   }
   if (ctx.containerRuntime === void 0) ctx.containerRuntime = detectContainerRuntime(ctx.env) ?? null;
@@ -44499,13 +44572,15 @@ function chooseRunner(ctx, dir, fn3, field) {
     throw new RenderError(
       `${where}: function ${JSON.stringify(name2)} needs a container runtime and neither docker nor podman answers`,
       dir,
-      name2
+      name2,
+      field
     );
   if (builtin3) return { kind: "builtin", name: builtin3 };
   throw new RenderError(
     `${where}: function ${JSON.stringify(name2)} cannot run: no container runtime (docker or podman) answers and kdelta has no built-in for it (built-ins: ${Object.keys(BUILTINS).join(", ")})`,
     dir,
-    name2
+    name2,
+    field
   );
 }
 async function runFunction(ctx, dir, fn3, field, items, mutator) {
@@ -44520,7 +44595,8 @@ async function runFunction(ctx, dir, fn3, field, items, mutator) {
     throw new RenderError(
       `${ctx.tree.describe(`${dir}/Kptfile`)}: ${field}: function ${JSON.stringify(name2)} failed: ${reason}`,
       dir,
-      name2
+      name2,
+      field
     );
   };
   let output;
@@ -44542,7 +44618,8 @@ async function runFunction(ctx, dir, fn3, field, items, mutator) {
   } else {
     const text2 = encodeResourceList(selected, config, ctx.root);
     const proc = runner.kind === "exec" ? await runProcess(runner.path, [], text2, { cwd: ctx.cwd, env: functionEnv(ctx.env) }) : await runProcess(runner.command, containerArgs(catalogImage(fn3.image ?? "")), text2, { cwd: ctx.cwd, env: definedEnv(ctx.env) });
-    if (proc.spawnError !== void 0) return fail(1, [], proc.spawnError);
+    if (proc.spawnError !== void 0)
+      return fail(1, [], runner.kind === "exec" ? proc.spawnError.split(runner.path).join(fn3.exec ?? runner.path) : proc.spawnError);
     let decoded;
     let decodeError;
     try {
@@ -45168,7 +45245,7 @@ async function updateJob(plan, control, ctx) {
   const none = { conflicts: [], conflictCount: 0 };
   const stop = stopped(open2, target.head);
   if (stop) return { ...none, ...stop, fingerprint, upstream: upstream2 };
-  if (open2 && meta && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
+  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
     return {
       ...none,
       action: "unchanged",
@@ -45200,6 +45277,13 @@ async function updateJob(plan, control, ctx) {
     conflicts = m.conflicts;
     resources = m.resources;
   }
+  let renderFailure;
+  if (ctx.render) {
+    const { text: text2, binary } = splitBinary(files);
+    const rendered = await renderFiles(ctx, text2, plan.directory, ws.dir);
+    if (rendered.ok) files = new Map([...rendered.files, ...binary]);
+    else renderFailure = rendered.failure;
+  }
   await writePackageDir(pkgDir, files);
   const title = `kdelta: update ${plan.directory || "the root package"} to ${plan.upstream.ref}`;
   const proposed = await propose(
@@ -45212,6 +45296,7 @@ async function updateJob(plan, control, ctx) {
       title,
       fingerprint,
       conflicts: conflicts.length,
+      renderFailure,
       commitMessage: `${title}
 
 Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})
@@ -45227,6 +45312,7 @@ Kdelta-Fingerprint: ${fingerprint}
         changes,
         resources,
         conflicts,
+        renderFailure,
         metadata: {
           version: ctx.version,
           variant: plan.name,
@@ -45235,13 +45321,14 @@ Kdelta-Fingerprint: ${fingerprint}
           baseCommit: ws.baseCommit,
           upstream: upstream2,
           conflicts: conflicts.length,
-          kind: "update"
+          kind: "update",
+          ...renderFailure ? { renderFailed: true } : {}
         }
       })
     },
     "proposed"
   );
-  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length };
+  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length, ...renderFailure ? { renderFailure } : {} };
 }
 
 // ../cli/src/run/ownership.ts
@@ -45348,8 +45435,35 @@ function reserve(ctx, cost) {
   };
   return ctx.budget.reserve(cost);
 }
-function readiness(conflicts) {
+function readiness(conflicts, renderFailure) {
+  if (renderFailure) {
+    const also = conflicts > 0 ? `; ${conflicts} conflict(s)` : "";
+    return { state: "failure", description: `${renderFailureLine(renderFailure)}${also}: see the proposal` };
+  }
   return conflicts > 0 ? { state: "failure", description: `${conflicts} conflict(s) to review: see the proposal's conflict report` } : { state: "success", description: "no conflicts" };
+}
+var MAX_RESULT_LINES = 10;
+var MAX_LINE = 300;
+function shortText(text2, max) {
+  return text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
+}
+function renderFailureOf(outcome, directory) {
+  const { error: error2 } = outcome;
+  const last = outcome.results[outcome.results.length - 1];
+  const failing = last && last.exitCode !== 0 ? last : void 0;
+  const lines = (failing?.results ?? []).map(resultLine);
+  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split("\n").slice(-3));
+  const kptfile = [directory, error2.package, "Kptfile"].filter(Boolean).join("/");
+  return {
+    ...error2.function !== void 0 ? { function: error2.function } : {},
+    ...error2.field !== void 0 ? { field: error2.field } : {},
+    kptfile,
+    message: shortText(error2.message, 1e3),
+    results: [
+      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
+      ...lines.length > MAX_RESULT_LINES ? [`\u2026and ${lines.length - MAX_RESULT_LINES} more`] : []
+    ]
+  };
 }
 function proposalRef(p) {
   return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
@@ -45444,10 +45558,11 @@ async function propose(ctx, given, newAction, updatedAction = "updated") {
     if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
   }
   const action = open2 ? updatedAction : newAction;
+  const renderChanged = open2 !== void 0 && Boolean(parseMetadataBlock(open2.body)?.renderFailed) !== Boolean(input.renderFailure);
   if (ctx.dryRun) {
     return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: input.body(headCommit, changes).full };
   }
-  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) + costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
+  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (pushNeeded || renderChanged ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
   const release = reserve(ctx, cost);
   if (!release) {
     return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
@@ -45481,9 +45596,10 @@ async function propose(ctx, given, newAction, updatedAction = "updated") {
       title: input.title,
       body: bodies.body,
       fingerprint: input.fingerprint,
-      conflicts: input.conflicts
+      conflicts: input.conflicts,
+      ...input.renderFailure ? { renderFailed: true } : {}
     });
-    if (pushNeeded) await ctx.forge.setStatus(proposal, readiness(input.conflicts));
+    if (pushNeeded || renderChanged) await ctx.forge.setStatus(proposal, readiness(input.conflicts, input.renderFailure));
     return {
       action,
       writes: true,
@@ -45494,6 +45610,12 @@ async function propose(ctx, given, newAction, updatedAction = "updated") {
   } finally {
     release();
   }
+}
+async function renderFiles(ctx, files, directory, cwd) {
+  const tree = PackageTree.fromFiles(files);
+  tree.source = directory;
+  const rendered = await renderPackage(tree, { env: ctx.env, cwd, allowExec: ctx.allowExec === true });
+  return rendered.ok ? { ok: true, files: rendered.tree.allFiles() } : { ok: false, failure: renderFailureOf(rendered, directory) };
 }
 async function runVariantJob(plan, ctx) {
   const base = { variant: plan.name, downstream: downstreamLabel(plan), dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
@@ -45520,7 +45642,7 @@ async function variantJob(plan, ctx) {
   const stop = stopped(open2, target.head);
   if (stop) return { ...stop, fingerprint };
   const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  if (open2 && meta && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
+  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
     return {
       action: "unchanged",
       writes: false,
@@ -45598,15 +45720,11 @@ async function variantJob(plan, ctx) {
       ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
     })
   );
+  let renderFailure;
   if (ctx.render) {
-    const tree = PackageTree.fromFiles(files);
-    tree.source = plan.downstream.directory;
-    const rendered = await renderPackage(tree, { env: ctx.env, cwd: ws.dir });
-    if (!rendered.ok) {
-      const fn3 = rendered.error.function ? ` (function ${rendered.error.function})` : "";
-      return { action: "failed", writes: false, fingerprint, error: `render${fn3}: ${rendered.error.message}` };
-    }
-    files = rendered.tree.allFiles();
+    const rendered = await renderFiles(ctx, files, plan.downstream.directory, ws.dir);
+    if (rendered.ok) files = rendered.files;
+    else renderFailure = rendered.failure;
   }
   await writePackageDir(pkgDir, new Map([...files, ...binary]));
   const upstream2 = { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 };
@@ -45621,6 +45739,7 @@ async function variantJob(plan, ctx) {
       title,
       fingerprint,
       conflicts: conflicts.length,
+      renderFailure,
       commitMessage: `${title}
 
 Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})
@@ -45636,6 +45755,7 @@ Kdelta-Fingerprint: ${fingerprint}
         changes,
         resources,
         conflicts,
+        renderFailure,
         metadata: {
           version: ctx.version,
           variant: plan.name,
@@ -45644,13 +45764,14 @@ Kdelta-Fingerprint: ${fingerprint}
           baseCommit: ws.baseCommit,
           upstream: upstream2,
           conflicts: conflicts.length,
-          kind: "variant"
+          kind: "variant",
+          ...renderFailure ? { renderFailed: true } : {}
         }
       })
     },
     "proposed"
   );
-  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length };
+  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length, ...renderFailure ? { renderFailure } : {} };
 }
 async function findRemovals(mirror, downstream, variants, control) {
   if (!mirror.heads.has(downstream.branch)) return [];
@@ -45866,6 +45987,7 @@ async function run(options) {
     forge,
     materialize: options.materialize ?? createPackageUpdateMaterialize(),
     render: options.render ?? true,
+    allowExec: options.allowExec ?? false,
     author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
     env,
     cacheDir: options.cacheDir,
@@ -46007,7 +46129,7 @@ var help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode va
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
            [--branch-prefix <prefix>] [--budget n] [--label <name>]... [--assignee <user>]...
            [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
-           [--auto-merge merge|squash|rebase] [--signed-commits]
+           [--auto-merge merge|squash|rebase] [--signed-commits] [--allow-exec]
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
 in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1alpha1
@@ -46034,8 +46156,15 @@ repository on that server. The run reads each repository's open pull requests on
 request whose plan is unchanged costs no write. Content-creating requests are counted against
 --budget: when it is spent the variants left are reported as deferred (exit code unchanged) and
 the next run continues them. Each new head commit gets the commit status "kdelta" (the local
-forge records it with the proposal): success, or failure when the proposal has conflicts, so a
-branch protection that requires it holds such a pull request for a reviewer.
+forge records it with the proposal): success, or failure when the proposal has conflicts or its
+render failed, so a branch protection that requires it holds such a pull request for a reviewer.
+
+Render: after the update and the mutations the package's Kptfile pipeline runs (as Porch
+renders; images in docker or podman when one answers, else kdelta's built-in functions). When it
+fails, the package is still proposed as it stood before the render: the proposal says which
+function failed and why, its status is failure, it is a draft under --draft conflicts and never
+auto-merged, and the table says "render failed". That is the proposal's state, not a failure of
+the run (as conflicts are): it does not change the exit code. The next run renders again.
 
 Flags:
   --config <dir>         the control resources (default .kdelta)
@@ -46048,8 +46177,11 @@ Flags:
   --concurrency <n>      variants at a time (default ${DEFAULT_CONCURRENCY})
   --report <file.json>   every result as JSON
   --no-render            do not run the package's Kptfile pipeline after the mutations (by
-                         default it runs, as Porch renders; a failing function fails that
-                         variant alone)
+                         default it runs, as Porch renders)
+  --allow-exec           let the pipelines' exec: functions run (as kpt fn render --allow-exec):
+                         each is any program on this machine, named by the package's author.
+                         Without it a package with one is proposed unrendered, its render
+                         failure saying so
   --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/)
   --budget <n>           content-creating API requests this run may make (github; default
                          ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
@@ -46058,8 +46190,9 @@ Flags:
   --reviewer <user>      reviewers requested on new pull requests (repeatable, or a comma list)
   --team-reviewer <team> team reviewers requested on new pull requests (repeatable, or a comma list)
   --draft <when>         open pull requests as drafts: always, never or conflicts (default
-                         conflicts: only those with conflicts)
-  --auto-merge <method>  enable auto-merge (merge, squash or rebase) on conflict-free pull requests
+                         conflicts: only those with conflicts or a failed render)
+  --auto-merge <method>  enable auto-merge (merge, squash or rebase) on pull requests without
+                         conflicts whose render did not fail
   --signed-commits       make commits through the GitHub API (verified) instead of git push
 
 The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.github.labels,
@@ -46135,6 +46268,7 @@ function settingsFromInputs(input, ctx) {
   const autoMergeRaw = oneOf2("auto-merge", input("auto-merge"), ["false", "merge", "squash", "rebase"]);
   const autoMerge = autoMergeRaw === void 0 ? void 0 : autoMergeRaw === "false" ? false : autoMergeRaw;
   const signedCommits = parseBoolean("signed-commits", input("signed-commits"), false);
+  const allowExec = parseBoolean("allow-exec", input("allow-exec"), false);
   const authorName = input("commit-author-name").trim();
   const authorEmail = input("commit-author-email").trim();
   if (authorName === "" !== (authorEmail === "")) {
@@ -46178,6 +46312,7 @@ function settingsFromInputs(input, ctx) {
     config,
     forge,
     dryRun,
+    allowExec,
     env: ctx.env,
     ...mode === void 0 ? {} : { mode },
     ...shard === "" ? {} : { shard },
@@ -46223,14 +46358,20 @@ function pullRequests(results) {
     url: r.proposal?.url ?? null,
     number: r.proposal && /^\d+$/.test(r.proposal.id) ? Number(r.proposal.id) : null,
     state: r.proposal?.state ?? null,
-    conflicts: r.conflictCount
+    conflicts: r.conflictCount,
+    renderFailed: r.renderFailure !== void 0
   }));
+}
+function renderFailureNote(f) {
+  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
+  return `render failed${f.function ? `: function ${f.function}` : ""} (${where}): ${f.message}; proposed unrendered`;
 }
 function actionOutputs(report) {
   const counts = countResults(report.results);
   return {
     "pull-requests": JSON.stringify(pullRequests(report.results)),
-    ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, String(v)]))
+    ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, String(v)])),
+    "render-failed": String(report.results.filter((r) => r.renderFailure !== void 0).length)
   };
 }
 function permissionHint(error2) {
@@ -46263,6 +46404,8 @@ function renderSummary(report, options = {}) {
   const lines = [];
   lines.push(`## kdelta${options.title ? `: ${cell2(options.title)}` : ""}${report.dryRun ? " (dry run: nothing written)" : ""}`, "");
   const totals = Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+  const unrendered = report.results.filter((r) => r.renderFailure !== void 0).length;
+  if (unrendered > 0) totals.push(`${unrendered} proposed unrendered (render failed)`);
   lines.push(report.results.length === 0 ? "No variant to run." : `${report.results.length} result(s): ${totals.join(", ")}.`, "");
   if (report.budget) {
     lines.push(
@@ -46273,15 +46416,21 @@ function renderSummary(report, options = {}) {
   if (report.results.length > 0) {
     lines.push("| Variant | Downstream | Action | Pull request | Conflicts |", "| --- | --- | --- | --- | --- |");
     for (const r of report.results) {
-      const action = NEEDS_ATTENTION.has(r.action) ? `**${r.action}**` : r.action;
+      const action = r.renderFailure ? `**${r.action}, render failed**` : NEEDS_ATTENTION.has(r.action) ? `**${r.action}**` : r.action;
       lines.push(`| ${cell2(r.variant)} | ${cell2(r.downstream)} | ${action} | ${link(r)} | ${r.conflictCount > 0 ? r.conflictCount : ""} |`);
     }
     lines.push("");
   }
-  const explained = report.results.filter((r) => r.error !== void 0 || r.message !== void 0 && r.action !== "up-to-date");
+  const explained = report.results.filter(
+    (r) => r.error !== void 0 || r.renderFailure !== void 0 || r.message !== void 0 && r.action !== "up-to-date"
+  );
   if (explained.length > 0) {
     lines.push("### Notes", "");
-    for (const r of explained) lines.push(`- **${cell2(r.variant)}** \u2192 ${cell2(r.downstream)}: ${cell2(r.error ?? r.message ?? "")}`);
+    for (const r of explained) {
+      const notes = [r.error, r.renderFailure ? renderFailureNote(r.renderFailure) : void 0, r.error ? void 0 : r.message];
+      const text2 = notes.filter((n) => n !== void 0).join("; ");
+      lines.push(`- **${cell2(r.variant)}** \u2192 ${cell2(r.downstream)}: ${cell2(text2)}`);
+    }
     lines.push("");
   }
   for (const r of report.results.filter((x) => x.conflicts.length > 0)) {
@@ -46419,6 +46568,8 @@ ${hint}` : ""}`);
   for (const r of report.results) {
     if (r.action === "failed") error(r.error ?? "failed", { title: `kdelta: ${r.variant} \u2192 ${r.downstream}` });
     else if (r.action === "blocked") warning(r.message ?? "blocked", { title: `kdelta: ${r.variant} \u2192 ${r.downstream}` });
+    if (r.renderFailure)
+      warning(`render failed, proposed unrendered: ${r.renderFailure.message}`, { title: `kdelta: ${r.variant} \u2192 ${r.downstream}` });
   }
   const counts = countResults(report.results);
   info(

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFleet, type Fleet, packageVariant, repository, runAction } from './__fixtures__/fleet.js';
@@ -35,7 +35,15 @@ describe('the bundled Action (forge local)', async () => {
     const first = await runAction(f.control, LOCAL);
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
-    expect(first.outputs).toMatchObject({ created: '2', updated: '0', closed: '0', unchanged: '0', deferred: '0', failed: '0' });
+    expect(first.outputs).toMatchObject({
+      created: '2',
+      updated: '0',
+      closed: '0',
+      unchanged: '0',
+      deferred: '0',
+      failed: '0',
+      'render-failed': '0',
+    });
     const prs = JSON.parse(first.outputs['pull-requests']!) as Record<string, unknown>[];
     expect(prs).toEqual([
       {
@@ -46,6 +54,7 @@ describe('the bundled Action (forge local)', async () => {
         number: null,
         state: 'open',
         conflicts: 0,
+        renderFailed: false,
       },
       {
         variant: 'web',
@@ -55,6 +64,7 @@ describe('the bundled Action (forge local)', async () => {
         number: null,
         state: 'open',
         conflicts: 0,
+        renderFailed: false,
       },
     ]);
     // the branch was pushed to the downstream, the proposal recorded
@@ -112,6 +122,33 @@ describe('the bundled Action (forge local)', async () => {
     expect(r.stdout).toMatch(/::error::1 of 2 variant\(s\) failed; the others ran\. api → cluster-02\/api: .*v9/);
     expect(r.summary).toMatch(/\| api \| cluster-02\/api \| \*\*failed\*\* \|/);
     expect(f.refs('cluster-01')).toContain('refs/heads/kdelta/web');
+  });
+
+  it('an exec function runs only with allow-exec: without it the package is proposed unrendered, and the step passes', async () => {
+    const f = fleet();
+    const fn = join(f.control, '..', 'mark.sh');
+    const mark = join(f.control, '..', 'ran');
+    writeFileSync(fn, `#!/bin/sh\ntouch ${mark}\ncat\n`, { mode: 0o755 });
+    f.writeControl({ 'api.yaml': packageVariant('api', 'cluster-02', `  pipeline:\n    mutators:\n    - exec: ${fn}\n`) });
+    const refused = await runAction(f.control, LOCAL);
+    expect(refused.status).toBe(0);
+    expect(existsSync(mark)).toBe(false);
+    expect(refused.outputs).toMatchObject({ created: '2', failed: '0', 'render-failed': '1' });
+    expect(
+      JSON.parse(refused.outputs['pull-requests']!).map((p: { variant: string; renderFailed: boolean }) => [p.variant, p.renderFailed]),
+    ).toEqual([
+      ['api', true],
+      ['web', false],
+    ]);
+    expect(refused.summary).toMatch(/\| api \| cluster-02\/api \| \*\*proposed, render failed\*\* \|/);
+    expect(refused.summary).toMatch(/- \*\*api\*\* → cluster-02\/api: render failed: function .*mark\.sh .*pass --allow-exec/);
+    expect(refused.stdout).toMatch(/::warning title=kdelta%3A api → cluster-02\/api::render failed, proposed unrendered: .*mark\.sh/);
+    expect(f.refs('cluster-02')).toContain('refs/heads/kdelta/api');
+
+    const allowed = await runAction(f.control, { ...LOCAL, 'allow-exec': 'true' });
+    expect(allowed.status).toBe(0);
+    expect(existsSync(mark)).toBe(true);
+    expect(allowed.outputs).toMatchObject({ updated: '1', unchanged: '1', failed: '0', 'render-failed': '0' });
   });
 
   // `:` in an annotation's properties is written %3A (the runner decodes it)

@@ -28,6 +28,7 @@ describe('settingsFromInputs', () => {
       config: '.kdelta',
       forge: 'github',
       dryRun: false,
+      allowExec: false,
       env: ctx.env,
       github: { token: 'ghs_x', labels: [], assignees: [], reviewers: [], teamReviewers: [], signedCommits: false },
     });
@@ -53,6 +54,7 @@ describe('settingsFromInputs', () => {
         'commit-author-email': 'fleet@example.com',
         'branch-prefix': 'fleet/',
         'signed-commits': 'true',
+        'allow-exec': 'true',
       }),
       ctx,
     );
@@ -60,6 +62,7 @@ describe('settingsFromInputs', () => {
       config: 'fleet/.kdelta',
       mode: 'variants',
       dryRun: true,
+      allowExec: true,
       shard: '2/5',
       concurrency: 8,
       budget: 120,

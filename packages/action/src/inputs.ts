@@ -110,6 +110,7 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
   const autoMergeRaw = oneOf('auto-merge', input('auto-merge'), ['false', 'merge', 'squash', 'rebase']);
   const autoMerge: AutoMerge | undefined = autoMergeRaw === undefined ? undefined : autoMergeRaw === 'false' ? false : autoMergeRaw;
   const signedCommits = parseBoolean('signed-commits', input('signed-commits'), false);
+  const allowExec = parseBoolean('allow-exec', input('allow-exec'), false);
   const authorName = input('commit-author-name').trim();
   const authorEmail = input('commit-author-email').trim();
   if ((authorName === '') !== (authorEmail === '')) {
@@ -155,6 +156,7 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
     config,
     forge,
     dryRun,
+    allowExec,
     env: ctx.env,
     ...(mode === undefined ? {} : { mode }),
     ...(shard === '' ? {} : { shard }),

@@ -91,6 +91,9 @@ export async function main(): Promise<void> {
   for (const r of report.results) {
     if (r.action === 'failed') core.error(r.error ?? 'failed', { title: `kdelta: ${r.variant} → ${r.downstream}` });
     else if (r.action === 'blocked') core.warning(r.message ?? 'blocked', { title: `kdelta: ${r.variant} → ${r.downstream}` });
+    // proposed all the same: the pull request says it is unrendered, the run page says so too
+    if (r.renderFailure)
+      core.warning(`render failed, proposed unrendered: ${r.renderFailure.message}`, { title: `kdelta: ${r.variant} → ${r.downstream}` });
   }
   const counts = countResults(report.results);
   core.info(

@@ -69,15 +69,64 @@ describe('outputs', () => {
         number: 12,
         state: 'open',
         conflicts: 2,
+        renderFailed: false,
       },
-      { variant: 'd', downstream: 'cluster-01/d', action: 'proposed', url: null, number: null, state: null, conflicts: 0 },
+      {
+        variant: 'd',
+        downstream: 'cluster-01/d',
+        action: 'proposed',
+        url: null,
+        number: null,
+        state: null,
+        conflicts: 0,
+        renderFailed: false,
+      },
     ]);
-    expect(out).toMatchObject({ created: '2', failed: '1', unchanged: '1', updated: '0', closed: '0', deferred: '0' });
+    expect(out).toMatchObject({
+      created: '2',
+      failed: '1',
+      unchanged: '1',
+      updated: '0',
+      closed: '0',
+      deferred: '0',
+      'render-failed': '0',
+    });
     expect(
       pullRequests([
         result('l', 'unchanged', { proposal: { ...pr('x')!, id: 'cluster-01/l', url: '.kdelta/proposals/cluster-01/l.md' } }),
       ])[0]?.number,
     ).toBeNull();
+  });
+});
+
+const RENDER_FAILURE = {
+  function: 'gcr.io/kpt-fn/kubeval:v0.3',
+  field: 'pipeline.validators[0]',
+  kptfile: 'web/Kptfile',
+  message: 'web/Kptfile: pipeline.validators[0]: function "gcr.io/kpt-fn/kubeval:v0.3" failed: exit code 1',
+  results: ['[error] v1/Service/web: invalid'],
+};
+
+describe('a render that failed', () => {
+  it('is a proposal like any other in the counts, with its own output, a bold row and a note', () => {
+    const results = [
+      result('web', 'proposed', { writes: true, proposal: pr('9'), renderFailure: RENDER_FAILURE }),
+      result('api', 'proposed', { writes: true, proposal: pr('10') }),
+    ];
+    const out = actionOutputs(report(results));
+    expect(out).toMatchObject({ created: '2', failed: '0', 'render-failed': '1' });
+    expect(JSON.parse(out['pull-requests']!).map((p: { variant: string; renderFailed: boolean }) => [p.variant, p.renderFailed])).toEqual([
+      ['web', true],
+      ['api', false],
+    ]);
+    const md = renderSummary(report(results));
+    expect(md).toContain('2 result(s): 2 created, 1 proposed unrendered (render failed).');
+    expect(md).toContain('| web | cluster-01/web | **proposed, render failed** | [#9](https://github.com/org/cluster-01/pull/9) |  |');
+    expect(md).toContain('| api | cluster-01/api | proposed | [#10]');
+    expect(md).toContain(
+      '- **web** → cluster-01/web: render failed: function gcr.io/kpt-fn/kubeval:v0.3 (web/Kptfile pipeline.validators[0]): web/Kptfile: pipeline.validators[0]: function "gcr.io/kpt-fn/kubeval:v0.3" failed: exit code 1; proposed unrendered',
+    );
+    expect(md).not.toContain('**api** →');
   });
 });
 

@@ -47,6 +47,8 @@ export interface PullRequestEntry {
   readonly number: number | null;
   readonly state: string | null;
   readonly conflicts: number;
+  /** The package's render failed: the pull request holds it unrendered and says why. */
+  readonly renderFailed: boolean;
 }
 
 /**
@@ -64,7 +66,14 @@ export function pullRequests(results: readonly VariantResult[]): PullRequestEntr
       number: r.proposal && /^\d+$/.test(r.proposal.id) ? Number(r.proposal.id) : null,
       state: r.proposal?.state ?? null,
       conflicts: r.conflictCount,
+      renderFailed: r.renderFailure !== undefined,
     }));
+}
+
+/** The one line a render failure gets in the summary's notes. */
+function renderFailureNote(f: NonNullable<VariantResult['renderFailure']>): string {
+  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
+  return `render failed${f.function ? `: function ${f.function}` : ''} (${where}): ${f.message}; proposed unrendered`;
 }
 
 /** Every output of the Action, as the strings written to GITHUB_OUTPUT. */
@@ -73,6 +82,7 @@ export function actionOutputs(report: RunReport): Record<string, string> {
   return {
     'pull-requests': JSON.stringify(pullRequests(report.results)),
     ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, String(v)])),
+    'render-failed': String(report.results.filter((r) => r.renderFailure !== undefined).length),
   };
 }
 
@@ -132,6 +142,8 @@ export function renderSummary(report: RunReport, options: SummaryOptions = {}): 
   const lines: string[] = [];
   lines.push(`## kdelta${options.title ? `: ${cell(options.title)}` : ''}${report.dryRun ? ' (dry run: nothing written)' : ''}`, '');
   const totals = (Object.entries(counts) as [Counted, number][]).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+  const unrendered = report.results.filter((r) => r.renderFailure !== undefined).length;
+  if (unrendered > 0) totals.push(`${unrendered} proposed unrendered (render failed)`);
   lines.push(report.results.length === 0 ? 'No variant to run.' : `${report.results.length} result(s): ${totals.join(', ')}.`, '');
   if (report.budget) {
     lines.push(
@@ -142,15 +154,21 @@ export function renderSummary(report: RunReport, options: SummaryOptions = {}): 
   if (report.results.length > 0) {
     lines.push('| Variant | Downstream | Action | Pull request | Conflicts |', '| --- | --- | --- | --- | --- |');
     for (const r of report.results) {
-      const action = NEEDS_ATTENTION.has(r.action) ? `**${r.action}**` : r.action;
+      const action = r.renderFailure ? `**${r.action}, render failed**` : NEEDS_ATTENTION.has(r.action) ? `**${r.action}**` : r.action;
       lines.push(`| ${cell(r.variant)} | ${cell(r.downstream)} | ${action} | ${link(r)} | ${r.conflictCount > 0 ? r.conflictCount : ''} |`);
     }
     lines.push('');
   }
-  const explained = report.results.filter((r) => r.error !== undefined || (r.message !== undefined && r.action !== 'up-to-date'));
+  const explained = report.results.filter(
+    (r) => r.error !== undefined || r.renderFailure !== undefined || (r.message !== undefined && r.action !== 'up-to-date'),
+  );
   if (explained.length > 0) {
     lines.push('### Notes', '');
-    for (const r of explained) lines.push(`- **${cell(r.variant)}** → ${cell(r.downstream)}: ${cell(r.error ?? r.message ?? '')}`);
+    for (const r of explained) {
+      const notes = [r.error, r.renderFailure ? renderFailureNote(r.renderFailure) : undefined, r.error ? undefined : r.message];
+      const text = notes.filter((n) => n !== undefined).join('; ');
+      lines.push(`- **${cell(r.variant)}** → ${cell(r.downstream)}: ${cell(text)}`);
+    }
     lines.push('');
   }
   for (const r of report.results.filter((x) => x.conflicts.length > 0)) {

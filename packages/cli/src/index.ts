@@ -7,6 +7,7 @@ export { isKdeltaError, KdeltaError, type KdeltaErrorInit } from '@kdelta/merge-
 export { withInterruptCleanup } from './interrupt.js';
 export { run, type RunOptions, type RunProgress, type RunMode } from './run/run.js';
 export type { RunReport, VariantResult, JobAction, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './run/job.js';
+export type { RenderFailureReport } from './run/report.js';
 export { ControlError, type ControlIssue } from './run/control.js';
 export { STOP_LABEL } from './forge/forge.js';
 export type {

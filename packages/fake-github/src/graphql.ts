@@ -1,4 +1,4 @@
-// GitHub's GraphQL API, as far as the forge uses it: the auto-merge mutations. A small reader of the query
+// GitHub's GraphQL API, as far as the forge uses it: the auto-merge and draft mutations. A small reader of the query
 // text finds the mutation field and its `input` argument (inline or a variable); anything else is a GraphQL
 // error, as GitHub answers an unknown field.
 import type { Context } from './handlers.js';
@@ -15,7 +15,12 @@ export interface GraphqlResult {
 
 type Value = string | number | boolean | null | Value[] | { [k: string]: Value };
 
-const MUTATIONS = ['enablePullRequestAutoMerge', 'disablePullRequestAutoMerge'] as const;
+const MUTATIONS = [
+  'enablePullRequestAutoMerge',
+  'disablePullRequestAutoMerge',
+  'convertPullRequestToDraft',
+  'markPullRequestReadyForReview',
+] as const;
 
 function error(message: string, type?: string): { errors: Record<string, unknown>[] } {
   return { errors: [type ? { type, message, path: [] } : { message }] };
@@ -104,7 +109,7 @@ export async function handleGraphql(
     const name = /\{\s*([_A-Za-z][_0-9A-Za-z]*)/.exec(query)?.[1] ?? 'unknown';
     return {
       status: 200,
-      body: error(`fake-github serves only ${MUTATIONS.join(' and ')}; got "${name}"`, 'UNSUPPORTED'),
+      body: error(`fake-github serves only ${MUTATIONS.join(', ')}; got "${name}"`, 'UNSUPPORTED'),
       operationId: `graphql/${name}`,
       write: isMutation,
     };
@@ -148,8 +153,11 @@ export async function handleGraphql(
       commitTitle: typeof input['commitHeadline'] === 'string' ? input['commitHeadline'] : pr.title,
       commitMessage: typeof input['commitBody'] === 'string' ? input['commitBody'] : '',
     };
-  } else {
+  } else if (field === 'disablePullRequestAutoMerge') {
     pr.autoMerge = null;
+  } else {
+    if (pr.state !== 'open') return done(error('Pull request is not open', 'UNPROCESSABLE'));
+    pr.draft = field === 'convertPullRequestToDraft';
   }
   pr.updatedAt = o.now();
   const autoMergeRequest = pr.autoMerge

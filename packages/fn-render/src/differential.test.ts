@@ -79,6 +79,38 @@ describe('kdelta fn render', () => {
     expect(bad.stderr).toContain('function "gcr.io/kpt-fn/starlark:v0.4" has no built-in implementation');
     expect(bad.stderr).toContain('Nothing written');
   });
+
+  it.runIf(existsSync(CLI))('refuses an exec function without --allow-exec before anything runs, as kpt does', async () => {
+    const root = tempDir();
+    const fn = join(root, 'fn.sh');
+    const files = {
+      'pkg/Kptfile': kptfile(
+        'pkg',
+        `pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.2\n      configMap:\n        app: web\n    - exec: ${fn}\n`,
+      ),
+      'pkg/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n',
+    };
+    writeTree(root, files);
+    writeFileSync(fn, `#!/bin/sh\ntouch ${join(root, 'ran')}\ncat\n`);
+    chmodSync(fn, 0o755);
+    const refused = kdelta(['fn', 'render', 'pkg', '--runtime', 'builtin'], root);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`pkg/Kptfile: pipeline.mutators[1]: function "${fn}" is an exec function`);
+    expect(refused.stderr).toContain('pass --allow-exec');
+    expect(refused.stdout).not.toContain('[PASS]');
+    expect(existsSync(join(root, 'ran'))).toBe(false);
+    expect(readFileSync(join(root, 'pkg/cm.yaml'), 'utf8')).toBe(files['pkg/cm.yaml']);
+    if (hasKpt) {
+      // kpt's own refusal, for comparison: it too runs nothing
+      const viaKpt = spawnSync('kpt', ['fn', 'render', join(root, 'pkg')], { encoding: 'utf8' });
+      expect(viaKpt.status).toBe(1);
+      expect(viaKpt.stderr).toContain('must run with `--allow-exec` option to allow running function binaries');
+      expect(existsSync(join(root, 'ran'))).toBe(false);
+    }
+    const allowed = kdelta(['fn', 'render', 'pkg', '--runtime', 'builtin', '--allow-exec'], root);
+    expect(allowed.status, allowed.stderr).toBe(0);
+    expect(existsSync(join(root, 'ran'))).toBe(true);
+  });
 });
 
 describe('differential: kpt fn render and kdelta fn render give the same resources', () => {
@@ -120,7 +152,7 @@ process.stdout.write(yaml.stringify(rl));
     writeTree(viaKpt, files);
     writeTree(viaKdelta, files);
     execFileSync('kpt', ['fn', 'render', viaKpt, '--allow-exec'], { stdio: 'pipe' });
-    const r = kdelta(['fn', 'render', viaKdelta], viaKdelta);
+    const r = kdelta(['fn', 'render', viaKdelta, '--allow-exec'], viaKdelta);
     expect(r.stderr).toBe('');
     expect(resources(viaKdelta)).toEqual(resources(viaKpt));
     // and the render did something

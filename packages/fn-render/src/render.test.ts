@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -75,7 +75,7 @@ for (const i of rl.items) if (i.kind === 'ConfigMap') { i.data = { ...(i.data ??
       'sub/d.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web # kept\n',
       'README.md': 'not a resource\n',
     });
-    const out = await renderDirectory(root, { cwd: root });
+    const out = await renderDirectory(root, { cwd: root, allowExec: true });
     expect(out.ok).toBe(true);
     const calls = readFileSync(log, 'utf8')
       .trim()
@@ -143,7 +143,7 @@ for (const i of rl.items) if (i.kind === 'ConfigMap') { i.data = { ...(i.data ??
       '',
     ].join('\n');
     writeTree(root, { Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n`), 'd.yaml': before });
-    const out = await renderDirectory(root, { cwd: root });
+    const out = await renderDirectory(root, { cwd: root, allowExec: true });
     expect(out.ok).toBe(true);
     // what kpt fn render (1.0.0-beta.56) writes for the same package and function
     expect(readFileSync(join(root, 'd.yaml'), 'utf8')).toBe(
@@ -173,7 +173,7 @@ for (const i of rl.items) { i.metadata.labels = { touched: 'yes' }; }`,
       'r.yaml':
         'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  labels:\n    keep: me\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: svc\n',
     });
-    const out = await renderDirectory(root, { cwd: root });
+    const out = await renderDirectory(root, { cwd: root, allowExec: true });
     expect(out.ok).toBe(true);
     expect(readFileSync(log, 'utf8')).toBe('a,web\n');
     const docs = parseAllDocuments(readFileSync(join(root, 'r.yaml'), 'utf8')).map((d) => d.toJS());
@@ -200,7 +200,7 @@ rl.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Fresh', 
       'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gone\n',
       'b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mover\n',
     });
-    const out = await renderDirectory(root, { cwd: root });
+    const out = await renderDirectory(root, { cwd: root, allowExec: true });
     expect(out.ok).toBe(true);
     const files = snapshot(root);
     expect(Object.keys(files).sort()).toEqual(['Kptfile', 'moved/here.yaml', 'ns1/configmap_Fresh.yaml']);
@@ -216,7 +216,7 @@ rl.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Fresh', 
       `rl.items.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'NoPath' } }, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'Db', namespace: 'NS' } });`,
     );
     writeTree(root, { Kptfile: kptfile('root', `pipeline:\n  mutators:\n    - exec: ${fn}\n`) });
-    const out = await renderDirectory(root, { cwd: root });
+    const out = await renderDirectory(root, { cwd: root, allowExec: true });
     expect(out.ok).toBe(true);
     expect(Object.keys(snapshot(root)).sort()).toEqual(['Kptfile', 'NS/secret_Db.yaml', 'configmap_NoPath.yaml']);
   });
@@ -236,7 +236,7 @@ rl.results = [{ message: 'moved b', severity: 'info' }];`,
       'sub/b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n',
     };
     writeTree(root, files);
-    const out = await renderDirectory(root, { cwd: root });
+    const out = await renderDirectory(root, { cwd: root, allowExec: true });
     expect(out.ok).toBe(false);
     if (out.ok) return;
     expect(out.error.function).toBe(fn);
@@ -256,7 +256,7 @@ rl.results = [{ message: 'moved b', severity: 'info' }];`,
       'c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n',
     };
     writeTree(root, files);
-    const out = await renderDirectory(root, { cwd: root });
+    const out = await renderDirectory(root, { cwd: root, allowExec: true });
     expect(out.ok).toBe(false);
     if (out.ok) return;
     expect(out.error.message).toContain('it removed the Kptfile of the package');
@@ -304,7 +304,7 @@ process.stdout.write(yaml.stringify(rl)); process.stderr.write('validation faile
       'sub/c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n',
     };
     writeTree(root, files);
-    const out = await renderDirectory(root, { cwd: root });
+    const out = await renderDirectory(root, { cwd: root, allowExec: true });
     expect(out.ok).toBe(false);
     if (out.ok) return;
     expect(out.error.function).toBe(bad);
@@ -327,10 +327,42 @@ process.stdout.write(yaml.stringify(rl)); process.stderr.write('validation faile
       'c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n',
     };
     writeTree(root, files);
-    const out = await renderDirectory(root, { cwd: root });
+    const out = await renderDirectory(root, { cwd: root, allowExec: true });
     expect(out.ok).toBe(false);
     if (!out.ok) expect(out.error.message).toMatch(/"\.\/no-such-fn" failed: .*no-such-fn: no such executable/);
     expect(snapshot(root)).toEqual(files);
+  });
+
+  it('without allowExec an exec function anywhere in the tree is refused before any function runs', async () => {
+    const root = tempDir();
+    const fns = tempDir();
+    const log = join(fns, 'ran');
+    const fn = nodeFunction(fns, 'mark.mjs', `appendFileSync(${JSON.stringify(log)}, 'ran\\n');`);
+    const files = {
+      // the subpackage's function would run first: it must not run either
+      Kptfile: kptfile(
+        'root',
+        `pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.2\n      configMap:\n        a: b\n  validators:\n    - exec: ${fn}\n`,
+      ),
+      'c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n',
+      'sub/Kptfile': kptfile('sub', `pipeline:\n  mutators:\n    - exec: ${fn}\n`),
+    };
+    writeTree(root, files);
+    const out = await renderDirectory(root, { cwd: root, runtime: 'builtin' });
+    expect(out.ok).toBe(false);
+    if (!out.ok) {
+      expect(out.error).toMatchObject({ function: fn, field: 'pipeline.validators[0]', package: '' });
+      expect(out.error.message).toMatch(
+        /\/Kptfile: pipeline\.validators\[0\]: function ".*mark\.mjs" is an exec function .*pass --allow-exec/,
+      );
+      expect(out.results).toEqual([]);
+    }
+    expect(existsSync(log)).toBe(false);
+    expect(snapshot(root)).toEqual(files);
+    // allowed, the same tree renders and both functions run
+    const allowed = await renderDirectory(root, { cwd: root, runtime: 'builtin', allowExec: true });
+    expect(allowed.ok).toBe(true);
+    expect(readFileSync(log, 'utf8')).toBe('ran\nran\n');
   });
 
   it('a configPath that is not in the package is an error naming the Kptfile field', async () => {

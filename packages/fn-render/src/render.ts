@@ -40,6 +40,11 @@ export interface RenderOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The container runtime command; `null` for none; default: detected (see `detectContainerRuntime`). */
   readonly containerRuntime?: string | null;
+  /**
+   * Let `exec:` functions run (kpt's `--allow-exec`). Default false: a pipeline with one is refused
+   * before any function runs, as an exec function is any program on this machine.
+   */
+  readonly allowExec?: boolean;
 }
 
 export interface RenderFailure {
@@ -48,6 +53,8 @@ export interface RenderFailure {
   readonly package: string;
   /** The function that failed, as written (image or exec), when one did. */
   readonly function?: string;
+  /** Where that function is in its package's Kptfile, e.g. `pipeline.mutators[0]`. */
+  readonly field?: string;
 }
 
 export type RenderOutcome =
@@ -67,6 +74,7 @@ class RenderError extends Error {
     message: string,
     readonly pkg: string,
     readonly fn?: string,
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -96,6 +104,7 @@ export async function renderPackage(tree: PackageTree, options: RenderOptions = 
   };
   try {
     if (!tree.package(root).hasKptfile()) throw new RenderError(`${tree.describe(root) || '.'}: not a kpt package (no Kptfile)`, root);
+    if (options.allowExec !== true) refuseExec(tree, root);
     const items = await hydrate(ctx, root);
     const { next, written, deleted } = layout(tree, root, items);
     return { ok: true, tree: next, results: ctx.results, written, deleted };
@@ -104,11 +113,45 @@ export async function renderPackage(tree: PackageTree, options: RenderOptions = 
       return {
         ok: false,
         results: ctx.results,
-        error: { message: error.message, package: error.pkg, ...(error.fn !== undefined ? { function: error.fn } : {}) },
+        error: {
+          message: error.message,
+          package: error.pkg,
+          ...(error.fn !== undefined ? { function: error.fn } : {}),
+          ...(error.field !== undefined ? { field: error.field } : {}),
+        },
       };
     }
     if (error instanceof KptfileError) return { ok: false, results: ctx.results, error: { message: error.message, package: root } };
     throw error;
+  }
+}
+
+/** kpt's rule: no `exec:` function runs without `--allow-exec`; checked in every package before any function runs. */
+function refuseExec(tree: PackageTree, root: string): void {
+  const packages = [
+    root,
+    ...tree
+      .package(root)
+      .nestedPackages({ includeRemote: true, recurseIntoRemote: true })
+      .map((p) => (root === '' ? p : `${root}/${p}`)),
+  ];
+  for (const dir of packages) {
+    const kptfileName = tree.describe(`${dir}/Kptfile`);
+    const pipeline = parseKptfile(tree.package(dir).kptfileText() ?? '', kptfileName).kptfile.pipeline;
+    const fields = [
+      ...(pipeline?.mutators ?? []).map((fn, i) => [fn, `pipeline.mutators[${i}]`] as const),
+      ...(pipeline?.validators ?? []).map((fn, i) => [fn, `pipeline.validators[${i}]`] as const),
+    ];
+    for (const [fn, field] of fields) {
+      if (!fn.exec) continue;
+      const name = functionName(fn);
+      throw new RenderError(
+        `${kptfileName}: ${field}: function ${JSON.stringify(name)} is an exec function (a program on this machine) and exec functions run only with --allow-exec: pass --allow-exec to allow running function binaries`,
+        dir,
+        name,
+        field,
+      );
+    }
   }
 }
 
@@ -150,9 +193,9 @@ function functionConfig(ctx: Context, dir: string, fn: KptFunction, field: strin
   const text = ctx.tree.package(dir).text(configPath);
   const where = `${ctx.tree.describe(`${dir}/Kptfile`)}: ${field}.configPath`;
   if (text === undefined)
-    throw new RenderError(`${where}: ${JSON.stringify(fn.configPath)} is not a file of the package`, dir, functionName(fn));
+    throw new RenderError(`${where}: ${JSON.stringify(fn.configPath)} is not a file of the package`, dir, functionName(fn), field);
   const r = validateFunctionConfig(text, fn.configPath);
-  if (!r.ok) throw new RenderError(`${where}: ${r.message}`, dir, functionName(fn));
+  if (!r.ok) throw new RenderError(`${where}: ${r.message}`, dir, functionName(fn), field);
   return r.config;
 }
 
@@ -172,7 +215,12 @@ function chooseRunner(ctx: Context, dir: string, fn: KptFunction, field: string)
   }
   const image = catalogImage(fn.image ?? '');
   if (ctx.runtime === 'exec')
-    throw new RenderError(`${where}: function ${JSON.stringify(name)} is an image and --runtime exec runs only exec: functions`, dir, name);
+    throw new RenderError(
+      `${where}: function ${JSON.stringify(name)} is an image and --runtime exec runs only exec: functions`,
+      dir,
+      name,
+      field,
+    );
   const builtin = builtinName(image);
   if (ctx.runtime === 'builtin') {
     if (builtin) return { kind: 'builtin', name: builtin };
@@ -180,6 +228,7 @@ function chooseRunner(ctx: Context, dir: string, fn: KptFunction, field: string)
       `${where}: function ${JSON.stringify(name)} has no built-in implementation (built-ins: ${Object.keys(BUILTINS).join(', ')})`,
       dir,
       name,
+      field,
     );
   }
   if (ctx.containerRuntime === undefined) ctx.containerRuntime = detectContainerRuntime(ctx.env) ?? null;
@@ -189,12 +238,14 @@ function chooseRunner(ctx: Context, dir: string, fn: KptFunction, field: string)
       `${where}: function ${JSON.stringify(name)} needs a container runtime and neither docker nor podman answers`,
       dir,
       name,
+      field,
     );
   if (builtin) return { kind: 'builtin', name: builtin };
   throw new RenderError(
     `${where}: function ${JSON.stringify(name)} cannot run: no container runtime (docker or podman) answers and kdelta has no built-in for it (built-ins: ${Object.keys(BUILTINS).join(', ')})`,
     dir,
     name,
+    field,
   );
 }
 
@@ -211,6 +262,7 @@ async function runFunction(ctx: Context, dir: string, fn: KptFunction, field: st
       `${ctx.tree.describe(`${dir}/Kptfile`)}: ${field}: function ${JSON.stringify(name)} failed: ${reason}`,
       dir,
       name,
+      field,
     );
   };
 
@@ -237,7 +289,9 @@ async function runFunction(ctx: Context, dir: string, fn: KptFunction, field: st
       runner.kind === 'exec'
         ? await runProcess(runner.path, [], text, { cwd: ctx.cwd, env: functionEnv(ctx.env) })
         : await runProcess(runner.command, containerArgs(catalogImage(fn.image ?? '')), text, { cwd: ctx.cwd, env: definedEnv(ctx.env) });
-    if (proc.spawnError !== undefined) return fail(1, [], proc.spawnError);
+    // the exec function named as written: its resolved path depends on where the render runs
+    if (proc.spawnError !== undefined)
+      return fail(1, [], runner.kind === 'exec' ? proc.spawnError.split(runner.path).join(fn.exec ?? runner.path) : proc.spawnError);
     let decoded: { items: Item[]; results: KrmResult[] } | undefined;
     let decodeError: string | undefined;
     try {

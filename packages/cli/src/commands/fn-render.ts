@@ -3,11 +3,11 @@ import { join, relative, resolve } from 'node:path';
 import { recoverInterruptedSwap } from '@kdelta/kptfile-model';
 import { replacedDirectoryNote } from '../util/replaced-dir.js';
 import { functionName, renderDirectory, resultLine, resultsYaml, RUNTIMES, type FunctionResult } from '@kdelta/fn-render';
-import { oneOf, parseFlags, stringFlag } from '../args.js';
+import { booleanFlag, oneOf, parseFlags, stringFlag } from '../args.js';
 import { ExitCode, UsageError, type Command } from '../command.js';
 import { isDirectory, writeFileAtomic } from '../util/fs.js';
 
-const help = `Usage: kdelta fn render [<dir>] [--runtime auto|builtin|exec|container] [--results-dir <dir>]
+const help = `Usage: kdelta fn render [<dir>] [--runtime auto|builtin|exec|container] [--results-dir <dir>] [--allow-exec]
 
 Render a kpt package: run the validators and mutators of its Kptfile pipeline, and of its
 subpackages' (subpackages first), as \`kpt fn render\` does, and write the resources back to the
@@ -23,7 +23,10 @@ files their path and index annotations name.
                            container       always in a container (no network, read-only)
                            exec            only exec: functions may run
                          exec: functions always run as local executables (relative paths are
-                         taken from the current directory, as kpt does).
+                         taken from the current directory, as kpt does), and only with --allow-exec.
+  --allow-exec           let exec: functions run: each is any program on this machine, run
+                         with your rights. Without it a pipeline with one is refused before any
+                         function runs, as kpt does.
   --results-dir <dir>    also write the functions' results to <dir>/results.yaml
 
 The container runtime can be named with KDELTA_CONTAINER_RUNTIME. A failing function stops the
@@ -39,7 +42,11 @@ const command: Command = {
   summary: "run a package's Kptfile function pipeline (kpt fn render)",
   help,
   async run(argv, io) {
-    const flags = parseFlags(argv, { runtime: { type: 'string' }, 'results-dir': { type: 'string' } });
+    const flags = parseFlags(argv, {
+      runtime: { type: 'string' },
+      'results-dir': { type: 'string' },
+      'allow-exec': { type: 'boolean' },
+    });
     if (flags.positionals.length > 1) throw new UsageError(`unexpected argument "${flags.positionals[1]}"`);
     const runtime = oneOf('runtime', stringFlag(flags, 'runtime'), RUNTIMES, 'auto');
     const dir = resolve(io.cwd, flags.positionals[0] ?? '.');
@@ -49,7 +56,7 @@ const command: Command = {
     if (!(await isDirectory(dir))) throw new UsageError(`${flags.positionals[0] ?? '.'}: not a directory`);
     const resultsDir = stringFlag(flags, 'results-dir');
 
-    const outcome = await renderDirectory(dir, { runtime, cwd: io.cwd, env: io.env });
+    const outcome = await renderDirectory(dir, { runtime, cwd: io.cwd, env: io.env, allowExec: booleanFlag(flags, 'allow-exec') });
     const shown = (pkg: string) => relative(io.cwd, join(dir, pkg)) || '.';
     let current: string | undefined;
     for (const r of outcome.results) {

@@ -13,7 +13,7 @@ const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode 
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
            [--branch-prefix <prefix>] [--budget n] [--label <name>]... [--assignee <user>]...
            [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
-           [--auto-merge merge|squash|rebase] [--signed-commits]
+           [--auto-merge merge|squash|rebase] [--signed-commits] [--allow-exec]
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
 in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1alpha1
@@ -40,8 +40,15 @@ repository on that server. The run reads each repository's open pull requests on
 request whose plan is unchanged costs no write. Content-creating requests are counted against
 --budget: when it is spent the variants left are reported as deferred (exit code unchanged) and
 the next run continues them. Each new head commit gets the commit status "kdelta" (the local
-forge records it with the proposal): success, or failure when the proposal has conflicts, so a
-branch protection that requires it holds such a pull request for a reviewer.
+forge records it with the proposal): success, or failure when the proposal has conflicts or its
+render failed, so a branch protection that requires it holds such a pull request for a reviewer.
+
+Render: after the update and the mutations the package's Kptfile pipeline runs (as Porch
+renders; images in docker or podman when one answers, else kdelta's built-in functions). When it
+fails, the package is still proposed as it stood before the render: the proposal says which
+function failed and why, its status is failure, it is a draft under --draft conflicts and never
+auto-merged, and the table says "render failed". That is the proposal's state, not a failure of
+the run (as conflicts are): it does not change the exit code. The next run renders again.
 
 Flags:
   --config <dir>         the control resources (default .kdelta)
@@ -54,8 +61,11 @@ Flags:
   --concurrency <n>      variants at a time (default ${DEFAULT_CONCURRENCY})
   --report <file.json>   every result as JSON
   --no-render            do not run the package's Kptfile pipeline after the mutations (by
-                         default it runs, as Porch renders; a failing function fails that
-                         variant alone)
+                         default it runs, as Porch renders)
+  --allow-exec           let the pipelines' exec: functions run (as kpt fn render --allow-exec):
+                         each is any program on this machine, named by the package's author.
+                         Without it a package with one is proposed unrendered, its render
+                         failure saying so
   --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/)
   --budget <n>           content-creating API requests this run may make (github; default
                          ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
@@ -64,8 +74,9 @@ Flags:
   --reviewer <user>      reviewers requested on new pull requests (repeatable, or a comma list)
   --team-reviewer <team> team reviewers requested on new pull requests (repeatable, or a comma list)
   --draft <when>         open pull requests as drafts: always, never or conflicts (default
-                         conflicts: only those with conflicts)
-  --auto-merge <method>  enable auto-merge (merge, squash or rebase) on conflict-free pull requests
+                         conflicts: only those with conflicts or a failed render)
+  --auto-merge <method>  enable auto-merge (merge, squash or rebase) on pull requests without
+                         conflicts whose render did not fail
   --signed-commits       make commits through the GitHub API (verified) instead of git push
 
 The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.github.labels,
@@ -89,6 +100,7 @@ const command: Command = {
       mode: { type: 'string' },
       'dry-run': { type: 'boolean' },
       'no-render': { type: 'boolean' },
+      'allow-exec': { type: 'boolean' },
       shard: { type: 'string' },
       concurrency: { type: 'string' },
       report: { type: 'string' },
@@ -163,6 +175,7 @@ const command: Command = {
       mode,
       dryRun: booleanFlag(flags, 'dry-run'),
       render: !booleanFlag(flags, 'no-render'),
+      allowExec: booleanFlag(flags, 'allow-exec'),
       shard,
       concurrency,
       proposalsDir: stringFlag(flags, 'proposals-dir'),

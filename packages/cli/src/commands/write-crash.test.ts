@@ -201,7 +201,7 @@ describe('fn render with a failing function', () => {
       kptfile('  - image: gcr.io/kpt-fn/set-labels:v0.2\n    configMap: {tier: web}\n  - exec: ./fail.sh\n'),
     );
     const before = treeHash(c.pkg);
-    const r: Run = await start(['fn', 'render', 'render', '--runtime', 'builtin']).done;
+    const r: Run = await start(['fn', 'render', 'render', '--runtime', 'builtin', '--allow-exec']).done;
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain('Nothing written: the package is as it was.');
     expect(r.stdout).toContain('no such cluster');

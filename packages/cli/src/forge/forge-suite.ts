@@ -76,6 +76,17 @@ export function forgeSuite(
       expect((await forge.find(input()))?.status).toEqual({ state: 'failure', description: '2 conflicts' });
     });
 
+    it('opens a proposal whose render failed, and updates it once the render succeeds', async () => {
+      const forge = await make();
+      const failed = await forge.upsert(input({ renderFailed: true }));
+      expect(failed).toMatchObject({ created: true, proposal: { state: 'open' } });
+      await forge.setStatus(failed.proposal, { state: 'failure', description: 'render failed' });
+      const fixed = await forge.upsert(input({ body: 'body two\n', fingerprint: 'f1' }));
+      expect(fixed).toMatchObject({ created: false, changed: true, proposal: { id: failed.proposal.id } });
+      expect(await forge.find(input())).toMatchObject({ body: 'body two\n', state: 'open' });
+      expect(await forge.list()).toHaveLength(1);
+    });
+
     it('keeps proposals of different downstreams and heads apart', async () => {
       const forge = await make();
       await forge.upsert(input());

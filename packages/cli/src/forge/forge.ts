@@ -28,6 +28,11 @@ export interface ProposalInput extends ProposalTarget {
   readonly fingerprint: string;
   /** Conflicts in the proposed content (a forge may open it as a draft, or hold back auto-merge). */
   readonly conflicts?: number | undefined;
+  /**
+   * The package's render failed: the content is unrendered. Treated as conflicts are (a draft
+   * under the `conflicts` policy), and never auto-merged.
+   */
+  readonly renderFailed?: boolean | undefined;
 }
 
 export interface ProposalStatus {

@@ -47,7 +47,7 @@ export interface GitHubRunOptions {
   readonly assignees?: readonly string[] | undefined;
   readonly reviewers?: readonly string[] | undefined;
   readonly teamReviewers?: readonly string[] | undefined;
-  /** Default 'conflicts': a proposal with conflicts is opened as a draft. */
+  /** Default 'conflicts': a proposal with conflicts or a failed render is opened as a draft. */
   readonly draft?: DraftPolicy | undefined;
   /** Only ever enabled on conflict-free pull requests. */
   readonly autoMerge?: false | AutoMergeMethod | undefined;
@@ -289,7 +289,9 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     return undefined;
   }
 
-  const wantsDraft = (conflicts: number) => draftPolicy === 'always' || (draftPolicy === 'conflicts' && conflicts > 0);
+  /** Not ready for review: conflicts to look at, or a render that failed. */
+  const notReady = (input: ProposalInput) => (input.conflicts ?? 0) > 0 || input.renderFailed === true;
+  const wantsDraft = (input: ProposalInput) => draftPolicy === 'always' || (draftPolicy === 'conflicts' && notReady(input));
 
   async function decorate(r: Record_, input: ProposalInput, created: boolean, warnings: string[]): Promise<void> {
     const repo = repoOf(input.repo);
@@ -325,8 +327,8 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
         warnings.push((error as Error).message);
       }
     }
-    const conflicts = input.conflicts ?? 0;
-    const draft = wantsDraft(conflicts);
+    const blocked = notReady(input);
+    const draft = wantsDraft(input);
     if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== 'always') {
       await graphql(
         `${draft ? 'turn' : 'mark'} ${where} ${draft ? 'into a draft' : 'ready for review'}`,
@@ -338,14 +340,14 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       r.pull = { ...r.pull, draft };
     }
     const autoMerge = options.autoMerge;
-    if (autoMerge && conflicts === 0 && !draft && !r.pull.auto_merge) {
+    if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
       await graphql(
         `enable auto-merge on ${where}`,
         'mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }',
         { id: r.pull.node_id, method: autoMerge.toUpperCase() },
       );
       r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
-    } else if (r.pull.auto_merge && (conflicts > 0 || draft)) {
+    } else if (r.pull.auto_merge && (blocked || draft)) {
       await graphql(
         `disable auto-merge on ${where}`,
         'mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }',
@@ -385,7 +387,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
             head: input.head,
             base: input.base,
             body: stored,
-            draft: wantsDraft(input.conflicts ?? 0),
+            draft: wantsDraft(input),
           });
           r = { pull: pull.data as unknown as PullJson, downstream: input.downstream, repoUrl: input.repo };
           pulls.set(r.pull.number, r);

@@ -43,6 +43,8 @@ interface Header {
   repo: string;
   /** Recorded only when there are some (a draft on GitHub). */
   conflicts?: number | undefined;
+  /** Recorded only when true (a draft on GitHub, never auto-merged). */
+  renderFailed?: boolean | undefined;
   status?: ProposalStatus | undefined;
 }
 
@@ -58,6 +60,7 @@ export function renderRecord(h: Header, body: string): string {
     repo: withoutCredentials(h.repo),
   };
   if (h.conflicts) header.conflicts = h.conflicts;
+  if (h.renderFailed) header.renderFailed = true;
   if (h.status) header.status = { state: h.status.state, description: h.status.description };
   return `---\n${stringify(header, { lineWidth: 0 })}---\n\n${body.endsWith('\n') ? body : `${body}\n`}`;
 }
@@ -80,6 +83,9 @@ export function parseRecord(text: string, file: string): { header: Header; body:
   const conflicts = h.conflicts;
   if (conflicts !== undefined && (typeof conflicts !== 'number' || !Number.isInteger(conflicts) || conflicts < 0))
     throw new Error(`${file}: header field "conflicts" must be a whole number (got ${JSON.stringify(conflicts)})`);
+  const renderFailed = h.renderFailed;
+  if (renderFailed !== undefined && typeof renderFailed !== 'boolean')
+    throw new Error(`${file}: header field "renderFailed" must be true or false (got ${JSON.stringify(renderFailed)})`);
   return {
     header: {
       title: str('title'),
@@ -90,6 +96,7 @@ export function parseRecord(text: string, file: string): { header: Header; body:
       downstream: str('downstream'),
       repo: str('repo'),
       ...(conflicts ? { conflicts } : {}),
+      ...(renderFailed ? { renderFailed } : {}),
       status,
     },
     body: m[2]!,
@@ -134,10 +141,11 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       const file = fileOf(input);
       const existing = await read(file);
       const created = existing?.state !== 'open';
-      const { conflicts, ...rest } = input;
+      const { conflicts, renderFailed, ...rest } = input;
       const proposal: Proposal = {
         ...rest,
         ...(conflicts ? { conflicts } : {}),
+        ...(renderFailed ? { renderFailed } : {}),
         id: `${input.downstream}/${variantOf(input.head)}`,
         state: 'open',
         url: urlOf(file),

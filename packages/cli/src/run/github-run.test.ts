@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
@@ -147,6 +147,44 @@ describe('kdelta run --forge github', () => {
     // at most one read per variant: one list of the open pull requests per repository
     expect(gh.requests.length).toBeLessThanOrEqual(second.results.length);
     expect(second.budget).toMatchObject({ used: 0, exhausted: false });
+  });
+
+  it('a failed render: a draft with a failure status, never auto-merged; once it renders, ready with auto-merge', async () => {
+    const f = await fleet(['cluster-01']);
+    const fnDir = mkdtempSync(join(tmpdir(), 'kdelta-ghrun-fn-'));
+    const fn = join(fnDir, 'pass.sh');
+    writeFileSync(fn, '#!/bin/sh\ncat\n', { mode: 0o755 });
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', `  pipeline:\n    mutators:\n    - exec: ${fn}\n`) });
+    const github = { autoMerge: 'squash' as const };
+    try {
+      const first = await run(opts(f, github));
+      expect(first.failed).toBe(0);
+      expect(first.results[0]).toMatchObject({ action: 'proposed', renderFailure: { function: fn } });
+      const [pull] = gh.pulls(f.slug('cluster-01'));
+      expect(pull).toMatchObject({ state: 'open', draft: true, auto_merge: null });
+      expect(pull!.body).toContain('### Render failed');
+      expect(gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toMatchObject([
+        { state: 'failure', context: 'kdelta', description: expect.stringMatching(/^render failed: function .*pass\.sh/) },
+      ]);
+
+      gh.clearRequests();
+      const again = await run(opts(f, github));
+      expect(again.results[0]).toMatchObject({ action: 'unchanged', writes: false });
+      expect(gh.writes()).toBe(0);
+
+      const fixed = await run(opts(f, github, { allowExec: true }));
+      expect(fixed.results[0]?.error).toBeUndefined();
+      expect(fixed.results[0]?.action).toBe('updated');
+      const [ready] = gh.pulls(f.slug('cluster-01'));
+      expect(ready).toMatchObject({ number: pull!.number, draft: false, auto_merge: { merge_method: 'squash' } });
+      expect(ready!.body).not.toContain('Render failed');
+      // the render changed nothing in the files (the function passes them through): the same commit
+      // gets a new status, the latest of its context, as GitHub reads it
+      expect(ready!.head.sha).toBe(pull!.head.sha);
+      expect(gh.statuses(f.slug('cluster-01'), ready!.head.sha).at(-1)).toMatchObject({ state: 'success', context: 'kdelta' });
+    } finally {
+      rmSync(fnDir, { recursive: true, force: true });
+    }
   });
 
   it('a moved upstream tag updates the same pull request; once merged, the next run has nothing to do', async () => {

@@ -4,7 +4,7 @@ import { parseDocument } from 'yaml';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { deleteRemoteBranch, hideCredentials, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
 import { PACKAGE_CONTEXT_FILE, PackageTree, packageContextConfigMap } from '@kdelta/kptfile-model';
-import { renderPackage } from '@kdelta/fn-render';
+import { renderPackage, resultLine, type RenderOutcome } from '@kdelta/fn-render';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { Budget, BudgetReport } from '../forge/budget.js';
 import { STOP_LABEL, type Forge, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from '../forge/forge.js';
@@ -12,7 +12,15 @@ import { readPackageDir, splitBinary, writePackageDir } from './package-files.js
 import type { Shard } from './shard.js';
 import { fingerprintOf, hashOf, resolveUpstream, type VariantPlan } from './plan.js';
 import { CONTROL_ANNOTATION } from './ownership.js';
-import { parseMetadataBlock, renderProposalBodies, type FileChange, type ProposalBodies, type ProposalMetadata } from './report.js';
+import {
+  parseMetadataBlock,
+  renderFailureLine,
+  renderProposalBodies,
+  type FileChange,
+  type ProposalBodies,
+  type ProposalMetadata,
+  type RenderFailureReport,
+} from './report.js';
 
 // ---------------------------------------------------------------------------------------------
 // The injected step: get or update the package (kpt's `pkg get` / `pkg update`).
@@ -114,6 +122,8 @@ export interface VariantResult {
   /** The proposal's whole body when this run wrote (or would write) it; the forge's copy may be shortened. */
   readonly body?: string | undefined;
   readonly error?: string | undefined;
+  /** The render failed: the package was proposed unrendered, the proposal says why (not an error of the run). */
+  readonly renderFailure?: RenderFailureReport | undefined;
 }
 
 export interface RunReport {
@@ -146,6 +156,8 @@ export interface JobContext {
   readonly materialize: Materialize;
   /** Run the package's Kptfile pipeline after the mutations, as Porch renders after every change. */
   readonly render: boolean;
+  /** Let `exec:` functions of the pipelines run (`--allow-exec`): each is any program on the runner. */
+  readonly allowExec?: boolean | undefined;
   readonly author: Author;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cacheDir?: string | undefined;
@@ -278,6 +290,8 @@ export interface ProposeInput {
   readonly commitMessage: string;
   readonly fingerprint: string;
   readonly body: (headCommit: string, changes: FileChange[]) => ProposalBodies;
+  /** The render failed: the readiness status says so, and the forge never auto-merges it. */
+  readonly renderFailure?: RenderFailureReport | undefined;
 }
 
 export type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body'>;
@@ -303,11 +317,45 @@ function reserve(ctx: JobContext, cost: number): (() => void) | undefined {
   return ctx.budget.reserve(cost);
 }
 
-/** The status a proposal's head commit gets: conflicts are for a reviewer to look at. */
-export function readiness(conflicts: number): ProposalStatus {
+/** The status a proposal's head commit gets: conflicts and a failed render are for a reviewer to look at. */
+export function readiness(conflicts: number, renderFailure?: RenderFailureReport): ProposalStatus {
+  if (renderFailure) {
+    const also = conflicts > 0 ? `; ${conflicts} conflict(s)` : '';
+    return { state: 'failure', description: `${renderFailureLine(renderFailure)}${also}: see the proposal` };
+  }
   return conflicts > 0
     ? { state: 'failure', description: `${conflicts} conflict(s) to review: see the proposal's conflict report` }
     : { state: 'success', description: 'no conflicts' };
+}
+
+const MAX_RESULT_LINES = 10;
+const MAX_LINE = 300;
+
+function shortText(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * What a proposal says of a failed render: the failing function (the last one that ran, when it
+ * failed), its Kptfile field, its message and a few of its results, each cut short.
+ */
+export function renderFailureOf(outcome: Extract<RenderOutcome, { ok: false }>, directory: string): RenderFailureReport {
+  const { error } = outcome;
+  const last = outcome.results[outcome.results.length - 1];
+  const failing = last && last.exitCode !== 0 ? last : undefined;
+  const lines = (failing?.results ?? []).map(resultLine);
+  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split('\n').slice(-3));
+  const kptfile = [directory, error.package, 'Kptfile'].filter(Boolean).join('/');
+  return {
+    ...(error.function !== undefined ? { function: error.function } : {}),
+    ...(error.field !== undefined ? { field: error.field } : {}),
+    kptfile,
+    message: shortText(error.message, 1000),
+    results: [
+      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
+      ...(lines.length > MAX_RESULT_LINES ? [`…and ${lines.length - MAX_RESULT_LINES} more`] : []),
+    ],
+  };
 }
 
 export function proposalRef(p: Proposal): VariantResult['proposal'] {
@@ -429,13 +477,15 @@ export async function propose(
     if (unchanged && open) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
   }
   const action: JobAction = open ? updatedAction : newAction;
+  const renderChanged = open !== undefined && Boolean(parseMetadataBlock(open.body)?.renderFailed) !== Boolean(input.renderFailure);
   if (ctx.dryRun) {
     return { action, writes: true, proposal: open ? proposalRef(open) : undefined, body: input.body(headCommit, changes).full };
   }
   // Every write this job may make is reserved before the first: it writes all of them or none.
   const cost =
     (mergedOpen ? costOf(ctx, { kind: 'close' }) : 0) +
-    (pushNeeded ? costOf(ctx, { kind: 'push', files: changes.length }) + costOf(ctx, { kind: 'status' }) : 0) +
+    (pushNeeded ? costOf(ctx, { kind: 'push', files: changes.length }) : 0) +
+    (pushNeeded || renderChanged ? costOf(ctx, { kind: 'status' }) : 0) +
     costOf(ctx, { kind: 'upsert', created: open === undefined });
   const release = reserve(ctx, cost);
   if (!release) {
@@ -472,10 +522,12 @@ export async function propose(
       body: bodies.body,
       fingerprint: input.fingerprint,
       conflicts: input.conflicts,
+      ...(input.renderFailure ? { renderFailed: true } : {}),
     });
     // Porch's readiness, as a status on the new head commit (on GitHub a commit status, context
-    // "kdelta"): a branch protection that requires it holds back a proposal with conflicts.
-    if (pushNeeded) await ctx.forge.setStatus(proposal, readiness(input.conflicts));
+    // "kdelta"): a branch protection that requires it holds back a proposal with conflicts or a
+    // failed render. The same commit gets a new status when only the render's outcome changed.
+    if (pushNeeded || renderChanged) await ctx.forge.setStatus(proposal, readiness(input.conflicts, input.renderFailure));
     return {
       action,
       writes: true,
@@ -486,6 +538,23 @@ export async function propose(
   } finally {
     release();
   }
+}
+
+/**
+ * Porch renders after the clone or update and the mutations: package context and injected values
+ * reach the resources only through the pipeline. A package without one comes back as it is; a
+ * failing one is reported, and the package is proposed as it stood before the render.
+ */
+export async function renderFiles(
+  ctx: JobContext,
+  files: ReadonlyMap<string, string>,
+  directory: string,
+  cwd: string,
+): Promise<{ ok: true; files: Map<string, string> } | { ok: false; failure: RenderFailureReport }> {
+  const tree = PackageTree.fromFiles(files);
+  tree.source = directory;
+  const rendered = await renderPackage(tree, { env: ctx.env, cwd, allowExec: ctx.allowExec === true });
+  return rendered.ok ? { ok: true, files: rendered.tree.allFiles() } : { ok: false, failure: renderFailureOf(rendered, directory) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -525,9 +594,12 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   const meta = open ? parseMetadataBlock(open.body) : undefined;
   // Fast no-op: the open proposal was computed from exactly these inputs, on this base, and its
   // branch is where it left it. Nothing is fetched, nothing is written.
+  // A proposal whose render failed is always rendered again: what failed may work now (a fixed
+  // function, a container runtime, --allow-exec); when it fails the same way nothing is written.
   if (
     open &&
     meta &&
+    !meta.renderFailed &&
     open.fingerprint === fingerprint &&
     mirror.heads.get(target.head) === meta.headCommit &&
     mirror.heads.get(target.base) === meta.baseCommit
@@ -615,17 +687,11 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
       ...(recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}),
     }),
   );
+  let renderFailure: RenderFailureReport | undefined;
   if (ctx.render) {
-    // Porch renders after the clone or update and the mutations: package context and injected
-    // values reach the resources only through the pipeline. A package without one comes back as it is.
-    const tree = PackageTree.fromFiles(files);
-    tree.source = plan.downstream.directory;
-    const rendered = await renderPackage(tree, { env: ctx.env, cwd: ws.dir });
-    if (!rendered.ok) {
-      const fn = rendered.error.function ? ` (function ${rendered.error.function})` : '';
-      return { action: 'failed', writes: false, fingerprint, error: `render${fn}: ${rendered.error.message}` };
-    }
-    files = rendered.tree.allFiles();
+    const rendered = await renderFiles(ctx, files, plan.downstream.directory, ws.dir);
+    if (rendered.ok) files = rendered.files;
+    else renderFailure = rendered.failure;
   }
   await writePackageDir(pkgDir, new Map<string, FileContent>([...files, ...binary]));
 
@@ -643,6 +709,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
       title,
       fingerprint,
       conflicts: conflicts.length,
+      renderFailure,
       commitMessage: `${title}\n\nUpstream: ${plan.upstream.url} ${plan.upstream.directory || '/'} at ${up.ref} (${up.commit})\n\n${COMMIT_TRAILER}: ${plan.name}\nKdelta-Fingerprint: ${fingerprint}\n`,
       body: (headCommit, changes) =>
         renderProposalBodies({
@@ -655,6 +722,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
           changes,
           resources,
           conflicts,
+          renderFailure,
           metadata: {
             version: ctx.version,
             variant: plan.name,
@@ -664,12 +732,13 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
             upstream,
             conflicts: conflicts.length,
             kind: 'variant',
+            ...(renderFailure ? { renderFailed: true } : {}),
           } satisfies ProposalMetadata,
         }),
     },
     'proposed',
   );
-  return { ...proposed, fingerprint, upstream, conflicts, conflictCount: conflicts.length };
+  return { ...proposed, fingerprint, upstream, conflicts, conflictCount: conflicts.length, ...(renderFailure ? { renderFailure } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------

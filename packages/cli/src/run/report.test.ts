@@ -76,4 +76,31 @@ describe('the proposal body', () => {
     expect(body.length).toBeLessThanOrEqual(2000);
     expect(parseMetadataBlock(body)?.variant).toBe('web');
   });
+
+  it('a failed render has its own section, kept whole when everything else is shortened', () => {
+    const renderFailure = {
+      function: 'gcr.io/kpt-fn/kubeval:v0.3',
+      field: 'pipeline.validators[0]',
+      kptfile: 'web/Kptfile',
+      message: 'web/Kptfile: pipeline.validators[0]: function "gcr.io/kpt-fn/kubeval:v0.3" failed: exit code 1',
+      results: ['[error] v1/Service/web: `spec.ports` is required'],
+    };
+    const whole = renderProposalBodies(input(3, 0, { renderFailure }));
+    expect(whole.body).toContain('### Render failed\n\n');
+    expect(whole.body).toContain('**unrendered**');
+    expect(whole.body).toContain('- function: `gcr.io/kpt-fn/kubeval:v0.3`\n- in: `web/Kptfile` `pipeline.validators[0]`\n');
+    expect(whole.body).toContain(
+      '- error: `web/Kptfile: pipeline.validators[0]: function "gcr.io/kpt-fn/kubeval:v0.3" failed: exit code 1`',
+    );
+    // a backtick in a result is quoted with double backticks
+    expect(whole.body).toContain('- results:\n  - `` [error] v1/Service/web: `spec.ports` is required ``');
+    // before the changes: the first thing a reviewer reads after the summary
+    expect(whole.body.indexOf('### Render failed')).toBeLessThan(whole.body.indexOf('### What changed'));
+    expect(renderProposalBodies(input(3, 0)).body).not.toContain('Render failed');
+
+    const tight = renderProposalBodies(input(5000, 200, { renderFailure }));
+    expect(tight.shortened).toBe(true);
+    expect(tight.body.length).toBeLessThanOrEqual(MAX_BODY);
+    expect(tight.body).toContain('- results:\n  - `` [error] v1/Service/web: `spec.ports` is required ``');
+  });
 });

@@ -19,6 +19,47 @@ export interface ProposalMetadata {
     | undefined;
   readonly conflicts: number;
   readonly kind: 'variant' | 'removal' | 'orphan' | 'update';
+  /** The render failed: the proposal holds the package unrendered (a re-run always renders it again). */
+  readonly renderFailed?: boolean | undefined;
+}
+
+/**
+ * A Kptfile pipeline that failed after the update and the mutations (Porch records it on the
+ * revision and keeps the package): the proposal carries the package unrendered and says why.
+ */
+export interface RenderFailureReport {
+  /** The failing function as written (image or exec), when one failed. */
+  readonly function?: string | undefined;
+  /** Its field in the Kptfile, e.g. `pipeline.mutators[0]`. */
+  readonly field?: string | undefined;
+  /** That Kptfile, relative to the downstream repository. */
+  readonly kptfile: string;
+  readonly message: string;
+  /** The failing function's results, one line each as kpt prints them (at most a few, each short). */
+  readonly results: readonly string[];
+}
+
+/** The one-line form: what a table row, a commit status and an error column show. */
+export function renderFailureLine(f: RenderFailureReport): string {
+  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
+  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
+}
+
+function renderFailureSection(f: RenderFailureReport): string[] {
+  const lines = [
+    '### Render failed',
+    '',
+    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
+    '',
+  ];
+  if (f.function) lines.push(`- function: ${code(f.function)}`);
+  lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ''}`, `- error: ${code(f.message)}`);
+  if (f.results.length > 0) {
+    lines.push('- results:');
+    for (const r of f.results) lines.push(`  - ${code(r)}`);
+  }
+  lines.push('');
+  return lines;
 }
 
 const METADATA = /<!-- kdelta: (\{.*\}) -->/;
@@ -55,6 +96,8 @@ export interface ProposalBodyInput {
   readonly metadata: ProposalMetadata;
   /** The upstream's compare page between the old and the new commit (a forge on the same server gives it). */
   readonly compareUrl?: string | undefined;
+  /** The render failed: a section says so, always kept whole (it is short). */
+  readonly renderFailure?: RenderFailureReport | undefined;
 }
 
 /** GitHub refuses bodies over 65536 characters; the body degrades to stay under it (with room for the forge's own marker). */
@@ -91,6 +134,7 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   const { metadata: meta } = input;
   const head: string[] = [`## ${input.title}`, '', input.summary, ''];
   if (shortened) head.push(SHORTENED_NOTE, '');
+  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
   const provenance: string[] = ['### Provenance', ''];
   if (meta.upstream) {
     provenance.push(
@@ -205,7 +249,8 @@ const COLUMNS = ['variant', 'downstream', 'action', 'proposal', 'conflicts'] as 
 
 function row(r: VariantResult): string[] {
   const proposal = r.proposal ? `${r.proposal.url}${r.proposal.state === 'open' ? '' : ` (${r.proposal.state})`}` : '-';
-  const action = r.error ? `failed: ${r.error.split('\n')[0]}` : r.dryRun && r.writes ? `${r.action} (dry run)` : r.action;
+  const done = r.dryRun && r.writes ? `${r.action} (dry run)` : r.action;
+  const action = r.error ? `failed: ${r.error.split('\n')[0]}` : r.renderFailure ? `${done}, ${renderFailureLine(r.renderFailure)}` : done;
   return [r.variant, r.downstream, action, proposal, String(r.conflictCount)];
 }
 
@@ -226,7 +271,9 @@ export function renderTable(report: RunReport): string {
     : deferred > 0
       ? `, ${deferred} deferred`
       : '';
-  const summary = `${report.results.length} variant(s), ${failed} failed${budget}${report.dryRun ? ' (dry run: nothing written)' : ''}`;
+  const renderFailed = report.results.filter((r) => r.renderFailure).length;
+  const unrendered = renderFailed > 0 ? `, ${renderFailed} proposed unrendered (render failed)` : '';
+  const summary = `${report.results.length} variant(s), ${failed} failed${unrendered}${budget}${report.dryRun ? ' (dry run: nothing written)' : ''}`;
   return `${lines.join('\n')}\n\n${summary}\n`;
 }
 

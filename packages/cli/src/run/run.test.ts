@@ -7,6 +7,7 @@ import { main } from '../main.js';
 import { ControlError } from './control.js';
 import { createFleet, packageVariant, repository, type Fleet } from './__fixtures__/fleet.js';
 import { packageUpdateMaterialize } from './materialize.js';
+import { renderTable } from './report.js';
 import { run, type RunOptions } from './run.js';
 
 const fleets: Fleet[] = [];
@@ -50,7 +51,7 @@ function io(cwd: string) {
 }
 
 describe('kdelta run', () => {
-  it('renders the Kptfile pipeline after the mutations (unless --no-render); a failing function fails its variant alone', async () => {
+  it('renders the Kptfile pipeline after the mutations (unless --no-render); a failing render is proposed unrendered and said on its proposal alone', async () => {
     const f = fleet(['cluster-01', 'cluster-02']);
     // upstream gains a pipeline: the catalog's set-labels, run by kdelta's built-in implementation
     f.publish(
@@ -60,18 +61,63 @@ describe('kdelta run', () => {
       },
       'base-ns/v2',
     );
+    // b's pipeline gains an exec function: refused without --allow-exec
+    const fnDir = mkdtempSync(join(tmpdir(), 'kdelta-run-fn-'));
+    const fn = join(fnDir, 'pass.sh');
+    writeFileSync(fn, '#!/bin/sh\ncat\n', { mode: 0o755 });
     f.writeControl({
       'a.yaml': packageVariant('a', 'cluster-01', '', 'v2'),
-      'b.yaml': packageVariant('b', 'cluster-02', '  pipeline:\n    mutators:\n    - exec: ./no-such-function\n', 'v2'),
+      'b.yaml': packageVariant('b', 'cluster-02', `  pipeline:\n    mutators:\n    - exec: ${fn}\n`, 'v2'),
     });
-    const first = await run(opts(f));
-    const byName = Object.fromEntries(first.results.map((r) => [r.variant, r]));
-    expect(byName.a?.action).toBe('proposed');
-    expect(f.files('cluster-01', 'kdelta/a', 'a')['namespace.yaml']).toMatch(/labels:\n\s+team: blue/);
-    // the broken pipeline of b stops b alone, says which function, and pushes nothing for it
-    expect(byName.b?.action).toBe('failed');
-    expect(byName.b?.error).toMatch(/render.*no-such-function/);
-    expect(f.refs('cluster-02')).not.toContain('kdelta/b');
+    try {
+      const first = await run(opts(f, { env: { ...process.env, KDELTA_CACHE_DIR: cacheDir, KDELTA_CONTAINER_RUNTIME: undefined } }));
+      const byName = Object.fromEntries(first.results.map((r) => [r.variant, r]));
+      expect(byName.a?.action).toBe('proposed');
+      expect(byName.a?.renderFailure).toBeUndefined();
+      expect(f.files('cluster-01', 'kdelta/a', 'a')['namespace.yaml']).toMatch(/labels:\n\s+team: blue/);
+      // b's render failed: the package is proposed as updated and mutated, unrendered, and says why
+      expect(first.failed).toBe(0);
+      expect(byName.b).toMatchObject({ action: 'proposed', writes: true, renderFailure: { function: fn, kptfile: 'b/Kptfile' } });
+      expect(byName.b?.error).toBeUndefined();
+      expect(byName.b?.renderFailure?.field).toMatch(/^pipeline\.mutators\[\d\]$/);
+      expect(byName.b?.renderFailure?.message).toContain('pass --allow-exec');
+      const unrendered = f.files('cluster-02', 'kdelta/b', 'b');
+      expect(unrendered.Kptfile).toContain(`exec: ${fn}`);
+      expect(unrendered['namespace.yaml']).not.toContain('team: blue');
+      const record = readFileSync(proposalFile(f, 'cluster-02', 'b'), 'utf8');
+      expect(record).toContain('\nrenderFailed: true\n');
+      expect(record).toMatch(
+        /status:\n {2}state: failure\n {2}description: "?render failed: function .*pass\.sh \(b\/Kptfile pipeline\.mutators\[\d\]\): see the proposal/,
+      );
+      expect(record).toContain('### Render failed');
+      expect(record).toContain(`- function: \`${fn}\``);
+      expect(record).toMatch(/- error: `.*is an exec function.*pass --allow-exec/);
+      expect(readFileSync(proposalFile(f, 'cluster-01', 'a'), 'utf8')).not.toContain('Render failed');
+      expect(renderTable(first)).toMatch(/\bb +cluster-02\/b +proposed, render failed: function .*pass\.sh/);
+      expect(renderTable(first)).toContain('2 variant(s), 0 failed, 1 proposed unrendered (render failed)');
+
+      // nothing new: the render fails the same way, and nothing is written
+      const refs = f.refs('cluster-02');
+      const second = await run(opts(f));
+      const b2 = second.results.find((r) => r.variant === 'b');
+      expect(b2).toMatchObject({ action: 'unchanged', writes: false, renderFailure: { function: fn } });
+      expect(f.refs('cluster-02')).toEqual(refs);
+      expect(readFileSync(proposalFile(f, 'cluster-02', 'b'), 'utf8')).toBe(record);
+
+      // with --allow-exec the render succeeds: the same proposal gets the rendered package, the normal body, a success status
+      const third = await run(opts(f, { allowExec: true }));
+      const b3 = third.results.find((r) => r.variant === 'b');
+      expect(b3?.action).toBe('updated');
+      expect(b3?.renderFailure).toBeUndefined();
+      expect(f.files('cluster-02', 'kdelta/b', 'b')['namespace.yaml']).toMatch(/labels:\n\s+team: blue/);
+      const fixed = readFileSync(proposalFile(f, 'cluster-02', 'b'), 'utf8');
+      expect(fixed).not.toContain('renderFailed');
+      expect(fixed).not.toContain('Render failed');
+      expect(fixed).toMatch(/status:\n {2}state: success\n/);
+      expect(third.results.find((r) => r.variant === 'a')?.action).toBe('unchanged');
+    } finally {
+      rmSync(fnDir, { recursive: true, force: true });
+    }
 
     const g = fleet(['cluster-01']);
     g.publish(
@@ -311,6 +357,86 @@ describe('kdelta run', () => {
     expect(again.results.map((r) => r.action)).toEqual(['unchanged', 'up-to-date']);
     expect(sh('for-each-ref', '--format=%(refname) %(objectname)')).toBe(refs);
     expect(readFileSync(join(f.control, '.kdelta', 'proposals', 'control', 'update-apps-ns.md'), 'utf8')).toBe(record);
+  });
+
+  it('update mode renders after the update; a failing render is proposed unrendered and said on its proposal', async () => {
+    const f = fleet([]);
+    const { execFileSync } = await import('node:child_process');
+    const { getPackage } = await import('@kdelta/package-update');
+    const sh = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: f.control,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 'Dev',
+          GIT_AUTHOR_EMAIL: 'dev@example.com',
+          GIT_COMMITTER_NAME: 'Dev',
+          GIT_COMMITTER_EMAIL: 'dev@example.com',
+        },
+      }).trim();
+    const fnDir = mkdtempSync(join(tmpdir(), 'kdelta-run-fn-'));
+    const fn = join(fnDir, 'pass.sh');
+    writeFileSync(fn, '#!/bin/sh\ncat\n', { mode: 0o755 });
+    try {
+      sh('init', '--quiet', '--initial-branch=main');
+      mkdirSync(join(f.control, 'apps'));
+      for (const name of ['labelled', 'exec']) {
+        const dir = join(f.control, 'apps', name);
+        await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: dir, cacheDir });
+        // the local pipeline, kept by the update: set-labels (built-in), or an exec function
+        const fnLine =
+          name === 'exec' ? `  - exec: ${fn}\n` : '  - image: gcr.io/kpt-fn/set-labels:v0.2.0\n    configMap:\n      rendered: green\n';
+        writeFileSync(join(dir, 'Kptfile'), `${readFileSync(join(dir, 'Kptfile'), 'utf8')}pipeline:\n  mutators:\n${fnLine}`);
+      }
+      sh('add', '--all');
+      sh('commit', '--quiet', '-m', 'packages');
+      f.publish(
+        {
+          'base-ns/namespace.yaml':
+            'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # the namespace\n  annotations:\n    owner: platform\n',
+        },
+        'base-ns/v1',
+      );
+      const env = { ...process.env, KDELTA_CACHE_DIR: cacheDir, KDELTA_CONTAINER_RUNTIME: undefined };
+      const first = await run(opts(f, { mode: 'updates', env }));
+      expect(first.failed).toBe(0);
+      expect(first.results.map((r) => [r.variant, r.action, r.renderFailure?.function])).toEqual([
+        ['update-apps-exec', 'proposed', fn],
+        ['update-apps-labelled', 'proposed', undefined],
+      ]);
+      const labelled = sh('show', 'kdelta/update-apps-labelled:apps/labelled/namespace.yaml');
+      expect(labelled).toContain('owner: platform');
+      expect(labelled).toMatch(/labels:\n\s+rendered: green/);
+      // the failing one: updated, unrendered, and its proposal says why
+      expect(first.results[0]?.renderFailure).toMatchObject({ kptfile: 'apps/exec/Kptfile', field: 'pipeline.mutators[0]' });
+      expect(sh('show', 'kdelta/update-apps-exec:apps/exec/namespace.yaml')).toContain('owner: platform');
+      const recordFile = join(f.control, '.kdelta', 'proposals', 'control', 'update-apps-exec.md');
+      const record = readFileSync(recordFile, 'utf8');
+      expect(record).toContain('\nrenderFailed: true\n');
+      expect(record).toContain('### Render failed');
+      expect(record).toMatch(
+        /status:\n {2}state: failure\n {2}description: "?render failed: function .*pass\.sh \(apps\/exec\/Kptfile pipeline\.mutators\[0\]\)/,
+      );
+
+      const refs = sh('for-each-ref', '--format=%(refname) %(objectname)');
+      const again = await run(opts(f, { mode: 'updates', env }));
+      expect(again.results.map((r) => [r.action, r.writes])).toEqual([
+        ['unchanged', false],
+        ['unchanged', false],
+      ]);
+      expect(sh('for-each-ref', '--format=%(refname) %(objectname)')).toBe(refs);
+      expect(readFileSync(recordFile, 'utf8')).toBe(record);
+
+      const allowed = await run(opts(f, { mode: 'updates', env, allowExec: true }));
+      expect(allowed.results[0]).toMatchObject({ variant: 'update-apps-exec', action: 'updated' });
+      expect(allowed.results[0]?.renderFailure).toBeUndefined();
+      const fixed = readFileSync(recordFile, 'utf8');
+      expect(fixed).not.toContain('Render failed');
+      expect(fixed).toMatch(/status:\n {2}state: success\n/);
+    } finally {
+      rmSync(fnDir, { recursive: true, force: true });
+    }
   });
 
   it('a branch with a commit kdelta did not make is left alone and reported', async () => {

@@ -68,6 +68,8 @@ export interface RunOptions {
   readonly materialize?: Materialize | undefined;
   /** Render the Kptfile pipeline after the mutations (default true). */
   readonly render?: boolean | undefined;
+  /** Let the pipelines' `exec:` functions run (default false: such a render fails, and is reported). */
+  readonly allowExec?: boolean | undefined;
   readonly author?: Author | undefined;
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   /** git-source's cache of upstream repositories. */
@@ -147,6 +149,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     forge,
     materialize: options.materialize ?? createPackageUpdateMaterialize(),
     render: options.render ?? true,
+    allowExec: options.allowExec ?? false,
     author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
     env,
     cacheDir: options.cacheDir,

@@ -12,14 +12,15 @@ import {
   propose,
   stopped,
   proposalRef,
+  renderFiles,
   type FileContent,
   type JobContext,
   type Mirror,
   type VariantResult,
 } from './job.js';
-import { readPackageDir, writePackageDir } from './package-files.js';
+import { readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import { hashOf } from './plan.js';
-import { parseMetadataBlock, renderProposalBodies, type ProposalMetadata } from './report.js';
+import { parseMetadataBlock, renderProposalBodies, type ProposalMetadata, type RenderFailureReport } from './report.js';
 
 /**
  * Update mode: the control repository is itself a downstream. Every package in it whose Kptfile
@@ -196,9 +197,11 @@ async function updateJob(
   const none = { conflicts: [] as Conflict[], conflictCount: 0 };
   const stop = stopped(open, target.head);
   if (stop) return { ...none, ...stop, fingerprint, upstream };
+  // as for variants: a proposal whose render failed is always rendered again
   if (
     open &&
     meta &&
+    !meta.renderFailed &&
     open.fingerprint === fingerprint &&
     mirror.heads.get(target.head) === meta.headCommit &&
     mirror.heads.get(target.base) === meta.baseCommit
@@ -236,6 +239,14 @@ async function updateJob(
     conflicts = m.conflicts;
     resources = m.resources;
   }
+  // Porch renders after every update; a failing render is reported on the proposal, as for variants
+  let renderFailure: RenderFailureReport | undefined;
+  if (ctx.render) {
+    const { text, binary } = splitBinary(files);
+    const rendered = await renderFiles(ctx, text, plan.directory, ws.dir);
+    if (rendered.ok) files = new Map<string, FileContent>([...rendered.files, ...binary]);
+    else renderFailure = rendered.failure;
+  }
   await writePackageDir(pkgDir, files);
   const title = `kdelta: update ${plan.directory || 'the root package'} to ${plan.upstream.ref}`;
   const proposed = await propose(
@@ -248,6 +259,7 @@ async function updateJob(
       title,
       fingerprint,
       conflicts: conflicts.length,
+      renderFailure,
       commitMessage: `${title}\n\nUpstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})\n\n${COMMIT_TRAILER}: ${plan.name}\nKdelta-Fingerprint: ${fingerprint}\n`,
       body: (headCommit, changes) =>
         renderProposalBodies({
@@ -258,6 +270,7 @@ async function updateJob(
           changes,
           resources,
           conflicts,
+          renderFailure,
           metadata: {
             version: ctx.version,
             variant: plan.name,
@@ -267,10 +280,11 @@ async function updateJob(
             upstream,
             conflicts: conflicts.length,
             kind: 'update',
+            ...(renderFailure ? { renderFailed: true } : {}),
           } satisfies ProposalMetadata,
         }),
     },
     'proposed',
   );
-  return { ...proposed, fingerprint, upstream, conflicts, conflictCount: conflicts.length };
+  return { ...proposed, fingerprint, upstream, conflicts, conflictCount: conflicts.length, ...(renderFailure ? { renderFailure } : {}) };
 }
