@@ -33280,15 +33280,20 @@ function rebuildYamlFile(original, bodies, added = []) {
   const chunks = splitYamlDocuments(original);
   let out = "";
   let k = 0;
+  let leadingRemoved = false;
   for (const c of chunks) {
     if (!chunkHasContent(c.body)) {
       out += c.marker + c.body;
       continue;
     }
     const replacement = bodies.get(k++);
-    if (replacement === null) continue;
+    if (replacement === null) {
+      if (!chunkHasContentSoFar(out)) leadingRemoved = true;
+      continue;
+    }
     const body = replacement === void 0 ? c.body : replacement;
-    const marker = c.marker !== "" || out.trim() === "" ? c.marker : "---\n";
+    const first = leadingRemoved && !chunkHasContentSoFar(out);
+    const marker = first ? "" : c.marker !== "" || out.trim() === "" ? c.marker : "---\n";
     out += (out !== "" && !out.endsWith("\n") ? "\n" : "") + marker + body;
   }
   for (const a of added) {
