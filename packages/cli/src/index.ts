@@ -9,6 +9,7 @@ export { run, type RunOptions, type RunProgress, type RunMode } from './run/run.
 export type { RunReport, VariantResult, JobAction, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './run/job.js';
 export type { RenderFailureReport } from './run/report.js';
 export { ControlError, type ControlIssue } from './run/control.js';
+export { RunError, type RunErrorCode } from './run/errors.js';
 export { STOP_LABEL } from './forge/forge.js';
 export type {
   Forge,

@@ -52,5 +52,11 @@ describe('local forge records', () => {
     mkdirSync(join(root, 'bad', 'c1'), { recursive: true });
     writeFileSync(join(root, 'bad', 'c1', 'v.md'), 'no header\n');
     await expect(forge.list()).rejects.toThrow(/c1\/v\.md: not a kdelta proposal record/);
+    // errors a caller can tell apart by code, as every package's errors
+    await expect(forge.find({ downstream: '../x', repo: '', head: 'kdelta/a', base: 'main' })).rejects.toMatchObject({
+      name: 'RunError',
+      code: 'invalid-name',
+    });
+    await expect(forge.list()).rejects.toMatchObject({ name: 'RunError', code: 'invalid-proposal-record' });
   });
 });

@@ -21,6 +21,7 @@ import {
   type ProposalMetadata,
   type RenderFailureReport,
 } from './report.js';
+import { RunError } from './errors.js';
 
 // ---------------------------------------------------------------------------------------------
 // The injected step: get or update the package (kpt's `pkg get` / `pkg update`).
@@ -209,7 +210,7 @@ export function lockCommit(text: string | undefined): string | undefined {
 /** Set (or with undefined, remove) annotations on a Kptfile, keeping its layout and comments. */
 export function setKptfileAnnotations(text: string, annotations: Record<string, string | undefined>): string {
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new Error(`Kptfile: ${doc.errors[0]!.message.split('\n')[0]}`);
+  if (doc.errors.length > 0) throw new RunError('invalid-kptfile', `Kptfile: ${doc.errors[0]!.message.split('\n')[0]}`);
   for (const [k, v] of Object.entries(annotations)) {
     if (v === undefined) {
       if (doc.hasIn(['metadata', 'annotations', k])) doc.deleteIn(['metadata', 'annotations', k]);
@@ -236,7 +237,7 @@ export interface Workspace {
 export async function checkout(ctx: JobContext, url: string, base: string, head: string, name: string): Promise<Workspace> {
   const mirror = await ctx.mirror(url);
   const baseCommit = mirror.heads.get(base);
-  if (!baseCommit) throw new Error(`branch "${base}" does not exist in ${url}`);
+  if (!baseCommit) throw new RunError('branch-missing', `branch "${base}" does not exist in ${url}`);
   const dir = await ctx.scratch(name);
   await runGit(['clone', '--quiet', '--shared', '--no-tags', '--branch', base, '--', mirror.dir, dir]);
   return { dir, baseCommit, remoteHead: mirror.heads.get(head) };
@@ -462,7 +463,7 @@ export async function propose(
   const [commit, ourTree, theirTree, ...theirParents] = (await git(ws.dir, ['rev-parse', 'HEAD', 'HEAD^{tree}', ...remote]))
     .trim()
     .split('\n');
-  if (!commit) throw new Error('internal: changes were staged but nothing was committed');
+  if (!commit) throw new RunError('internal', 'internal: changes were staged but nothing was committed');
   let headCommit = commit;
   let pushNeeded = true;
   // The branch already holds exactly this content on this base: keep it (no push, refs identical).
@@ -674,7 +675,8 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   }
   for (const [path, text] of applied.changed) files.set(path, text);
   const kpt = files.get('Kptfile');
-  if (kpt === undefined) throw new Error(`the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
+  if (kpt === undefined)
+    throw new RunError('not-a-package', `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
   // The control repository is recorded with a new package or a new upstream commit: a package
   // that only lacks the record gets no proposal of its own for it.
   const recordControl =

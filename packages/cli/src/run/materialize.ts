@@ -8,6 +8,7 @@ import { createFetchMemo, type FetchMemo, getPackage, updatePackage } from '@kde
 import { listFiles } from '../util/fs.js';
 import type { FileContent, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './job.js';
 import { readPackageDir, writePackageDir } from './package-files.js';
+import { RunError } from './errors.js';
 
 /**
  * The injected step of a run, on `@kdelta/package-update`: kpt's `pkg get` the first time, kpt's
@@ -38,7 +39,7 @@ function kptDirectory(directory: string): string {
  */
 function pointUpstreamAt(text: string, input: MaterializeInput, file: string): string | undefined {
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new Error(`${file}: invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+  if (doc.errors.length > 0) throw new RunError('invalid-kptfile', `${file}: invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
   const directory = kptDirectory(input.upstream.directory);
   const repo = doc.getIn(['upstream', 'git', 'repo']);
   const current = doc.getIn(['upstream', 'git', 'directory']);
@@ -57,7 +58,7 @@ function hasLock(kptfile: string): boolean {
 /** `local`'s Kptfile with `upstream` and `upstreamLock` taken from `fetched`. */
 function withProvenanceOf(local: string, fetched: string, file: string): string {
   const doc = parseDocument(local);
-  if (doc.errors.length > 0) throw new Error(`${file}: invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+  if (doc.errors.length > 0) throw new RunError('invalid-kptfile', `${file}: invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
   const from = parseDocument(fetched).toJS() as { upstream?: unknown; upstreamLock?: unknown };
   doc.setIn(['upstream'], doc.createNode(from.upstream));
   doc.setIn(['upstreamLock'], doc.createNode(from.upstreamLock));
@@ -66,7 +67,7 @@ function withProvenanceOf(local: string, fetched: string, file: string): string 
 
 function checkName(name: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name))
-    throw new Error(`package name "${name}" cannot name a directory (letters, digits, ".", "_" and "-")`);
+    throw new RunError('invalid-name', `package name "${name}" cannot name a directory (letters, digits, ".", "_" and "-")`);
   return name;
 }
 
@@ -124,13 +125,14 @@ async function materialize(input: MaterializeInput, fetches: FetchMemo | undefin
       if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
       const files = await readPackageDir(dir);
       if (!files?.has('Kptfile'))
-        throw new Error(
+        throw new RunError(
+          'not-a-package',
           `${input.upstream.repo} ${kptDirectory(input.upstream.directory)} at ${input.upstream.ref} is not a kpt package (no Kptfile)`,
         );
       return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
     }
     const kptfile = local.get('Kptfile');
-    if (typeof kptfile !== 'string') throw new Error(`package ${input.downstream.package} has no readable Kptfile`);
+    if (typeof kptfile !== 'string') throw new RunError('not-a-package', `package ${input.downstream.package} has no readable Kptfile`);
     if (!hasLock(kptfile)) {
       // Adopted, never fetched: there is no origin to merge from. Every local file is kept as it
       // is; upstream's other files are added and the Kptfile records where they came from.
@@ -211,7 +213,7 @@ export async function fetchUpstreamFiles(input: MaterializeInput): Promise<Map<s
 /** The Kptfile of a fetched package, named for the downstream and locked to the upstream commit. */
 export function stampKptfile(text: string, input: MaterializeInput): string {
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new Error(`upstream Kptfile: ${doc.errors[0]!.message.split('\n')[0]}`);
+  if (doc.errors.length > 0) throw new RunError('invalid-kptfile', `upstream Kptfile: ${doc.errors[0]!.message.split('\n')[0]}`);
   const git = { repo: input.upstream.repo, directory: `/${input.upstream.directory}`, ref: input.upstream.ref };
   doc.setIn(['metadata', 'name'], input.downstream.package);
   doc.setIn(['upstream'], doc.createNode({ type: 'git', git, updateStrategy: 'resource-merge' }));
@@ -224,7 +226,10 @@ export async function getPackageFiles(input: MaterializeInput): Promise<PackageF
   const files = await fetchUpstreamFiles(input);
   const kptfile = files.get('Kptfile');
   if (typeof kptfile !== 'string')
-    throw new Error(`${input.upstream.repo} ${input.upstream.directory || '/'} at ${input.upstream.ref} is not a kpt package (no Kptfile)`);
+    throw new RunError(
+      'not-a-package',
+      `${input.upstream.repo} ${input.upstream.directory || '/'} at ${input.upstream.ref} is not a kpt package (no Kptfile)`,
+    );
   files.set('Kptfile', stampKptfile(kptfile, input));
   return files;
 }

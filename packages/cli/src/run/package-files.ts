@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { listFiles } from '../util/fs.js';
 import type { FileContent, PackageFiles } from './job.js';
 import { fileContent } from './materialize.js';
+import { RunError } from './errors.js';
 
 /** A package directory's files (path → text, or bytes when not UTF-8); undefined when absent or empty. */
 export async function readPackageDir(dir: string): Promise<Map<string, FileContent> | undefined> {
@@ -23,7 +24,8 @@ export async function readPackageDir(dir: string): Promise<Map<string, FileConte
 export async function writePackageDir(dir: string, files: PackageFiles): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   for (const [path, content] of files) {
-    if (path.split('/').some((s) => s === '..' || s === '')) throw new Error(`refusing to write "${path}": not a path inside the package`);
+    if (path.split('/').some((s) => s === '..' || s === ''))
+      throw new RunError('unsafe-path', `refusing to write "${path}": not a path inside the package`);
     const full = join(dir, path);
     await mkdir(dirname(full), { recursive: true });
     await writeFile(full, content);

@@ -26,6 +26,7 @@ import { settleMergedRemovals } from './settle.js';
 import { hashOf, planRun } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
 import { findControlRepository, findUpdatePlans, runUpdateJob, type ControlRepository, type UpdatePlan } from './update-mode.js';
+import { RunError } from './errors.js';
 
 export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -118,7 +119,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const mode: RunMode = options.mode ?? settings.mode ?? 'both';
   const shard = typeof options.shard === 'string' ? parseShard(options.shard) : options.shard;
   const concurrency = options.concurrency ?? settings.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer (got ${concurrency})`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new RunError('invalid-option', `concurrency must be a positive integer (got ${concurrency})`);
   const forgeChoice = options.forge ?? settings.forge ?? 'local';
   const env = options.env ?? process.env;
   const branchPrefix = options.branchPrefix ?? settings.branchPrefix ?? DEFAULT_BRANCH_PREFIX;
@@ -287,7 +289,8 @@ function checkBranchPrefix(prefix: string): void {
     prefix.includes('..') ||
     prefix.includes('//')
   ) {
-    throw new Error(
+    throw new RunError(
+      'invalid-option',
       `branch prefix "${prefix}" is not usable in a git branch name (letters, digits, ".", "_", "-" and "/"; not starting with "/" or "-")`,
     );
   }

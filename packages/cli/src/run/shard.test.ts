@@ -22,6 +22,9 @@ describe('shards', () => {
 
   it('parses k/n and refuses anything else', () => {
     expect(parseShard('2/5')).toEqual({ index: 2, count: 5 });
-    for (const bad of ['0/3', '4/3', '1/0', 'a/b', '2', '1/2/3']) expect(() => parseShard(bad)).toThrow(/--shard must be k\/n/);
+    for (const bad of ['0/3', '4/3', '1/0', 'a/b', '2', '1/2/3']) {
+      expect(() => parseShard(bad)).toThrow(/--shard must be k\/n/);
+      expect(() => parseShard(bad)).toThrow(expect.objectContaining({ name: 'RunError', code: 'invalid-option' }));
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { RunError } from './errors.js';
 
 /** One slice of a fan-out: shard `index` (1-based) of `count`. */
 export interface Shard {
@@ -12,7 +13,7 @@ export function parseShard(text: string): Shard {
   const index = m ? Number(m[1]) : Number.NaN;
   const count = m ? Number(m[2]) : Number.NaN;
   if (!m || count < 1 || index < 1 || index > count) {
-    throw new Error(`--shard must be k/n with 1 ≤ k ≤ n, e.g. 2/5 (got "${text}")`);
+    throw new RunError('invalid-option', `--shard must be k/n with 1 ≤ k ≤ n, e.g. 2/5 (got "${text}")`);
   }
   return { index, count };
 }

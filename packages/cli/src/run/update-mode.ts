@@ -21,6 +21,7 @@ import {
 import { readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import { hashOf } from './plan.js';
 import { parseMetadataBlock, renderProposalBodies, type ProposalMetadata, type RenderFailureReport } from './report.js';
+import { RunError } from './errors.js';
 
 /**
  * Update mode: the control repository is itself a downstream. Every package in it whose Kptfile
@@ -222,7 +223,7 @@ async function updateJob(
   const ws = await checkout(ctx, control.url, target.base, target.head, plan.name);
   const pkgDir = join(ws.dir, plan.directory);
   const local = await readPackageDir(pkgDir);
-  if (!local) throw new Error(`${where}: the package is gone from ${control.branch}`);
+  if (!local) throw new RunError('not-a-package', `${where}: the package is gone from ${control.branch}`);
   let files: ReadonlyMap<string, FileContent> = local;
   let conflicts: readonly Conflict[] = [];
   let resources: readonly ResourceReport[] = [];

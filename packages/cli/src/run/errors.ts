@@ -1,0 +1,26 @@
+import { KdeltaError } from '@kdelta/merge-core';
+
+/** Why a run, a job or a forge call stopped: stable codes a caller (the Action) can act on. */
+export type RunErrorCode =
+  | 'invalid-option' // a run option out of range: budget, concurrency, shard, branch prefix
+  | 'missing-token' // the github forge without GITHUB_TOKEN / GH_TOKEN
+  | 'unsupported-repository' // a downstream URL the forge cannot serve
+  | 'github-request-failed' // GitHub refused or answered what the forge cannot use
+  | 'body-too-long' // a proposal body over GitHub's limit even when shortened
+  | 'branch-moved' // a branch moved since it was read: left alone
+  | 'branch-missing' // the downstream has no such base branch
+  | 'invalid-name' // a variant or package name that cannot name a file or directory
+  | 'invalid-proposal-record' // a local forge record that cannot be read
+  | 'invalid-kptfile' // a Kptfile the run must edit does not parse
+  | 'not-a-package' // a directory with no Kptfile where a kpt package is needed
+  | 'unsafe-path' // a file path that leaves the package
+  | 'internal'; // a broken invariant: a bug to report
+
+/** An error of `kdelta run`, its jobs and its forges, in the workspace's one error contract. */
+export class RunError extends KdeltaError {
+  override readonly name = 'RunError';
+  declare readonly code: RunErrorCode;
+  constructor(code: RunErrorCode, message: string, at: { file?: string | undefined; path?: string | undefined } = {}) {
+    super({ code, message, ...at });
+  }
+}
