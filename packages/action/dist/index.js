@@ -40572,6 +40572,14 @@ var import_yaml29 = __toESM(require_dist(), 1);
 // ../cli/src/commands/variantset-expand.ts
 var import_yaml31 = __toESM(require_dist(), 1);
 
+// ../cli/src/run/errors.ts
+var RunError = class extends KdeltaError2 {
+  name = "RunError";
+  constructor(code2, message2, at = {}) {
+    super({ code: code2, message: message2, ...at });
+  }
+};
+
 // ../cli/src/forge/budget.ts
 var DEFAULT_BUDGET = 400;
 var Budget = class {
@@ -40582,7 +40590,8 @@ var Budget = class {
   pending = 0;
   refused = false;
   constructor(limit = DEFAULT_BUDGET) {
-    if (!Number.isInteger(limit) || limit < 0) throw new Error(`the budget must be a whole number of requests, 0 or more (got ${limit})`);
+    if (!Number.isInteger(limit) || limit < 0)
+      throw new RunError("invalid-option", `the budget must be a whole number of requests, 0 or more (got ${limit})`);
     this.limit = limit;
   }
   get used() {
@@ -40629,7 +40638,7 @@ import { join as join12, relative as relative5 } from "node:path";
 var SAFE = /^[A-Za-z0-9._-]+$/;
 function segment(what, value2) {
   if (!SAFE.test(value2) || value2 === "." || value2 === "..") {
-    throw new Error(`local forge: ${what} "${value2}" cannot name a file (letters, digits, ".", "_" and "-" only)`);
+    throw new RunError("invalid-name", `local forge: ${what} "${value2}" cannot name a file (letters, digits, ".", "_" and "-" only)`);
   }
   return value2;
 }
@@ -40658,25 +40667,31 @@ ${body.endsWith("\n") ? body : `${body}
 }
 function parseRecord(text2, file) {
   const m = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text2);
-  if (!m) throw new Error(`${file}: not a kdelta proposal record (expected a "---" YAML header)`);
+  if (!m) throw new RunError("invalid-proposal-record", `${file}: not a kdelta proposal record (expected a "---" YAML header)`);
   const doc = (0, import_yaml32.parseDocument)(m[1]);
-  if (doc.errors.length > 0) throw new Error(`${file}: header: ${doc.errors[0].message.split("\n")[0]}`);
+  if (doc.errors.length > 0) throw new RunError("invalid-proposal-record", `${file}: header: ${doc.errors[0].message.split("\n")[0]}`);
   const h = doc.toJS();
   const str4 = (k) => {
     const v = h?.[k];
-    if (typeof v !== "string") throw new Error(`${file}: header field "${k}" is missing or not a string`);
+    if (typeof v !== "string") throw new RunError("invalid-proposal-record", `${file}: header field "${k}" is missing or not a string`);
     return v;
   };
   const state = str4("state");
   if (state !== "open" && state !== "closed" && state !== "merged")
-    throw new Error(`${file}: header field "state" must be open, closed or merged (got "${state}")`);
+    throw new RunError("invalid-proposal-record", `${file}: header field "state" must be open, closed or merged (got "${state}")`);
   const status = h.status;
   const conflicts = h.conflicts;
   if (conflicts !== void 0 && (typeof conflicts !== "number" || !Number.isInteger(conflicts) || conflicts < 0))
-    throw new Error(`${file}: header field "conflicts" must be a whole number (got ${JSON.stringify(conflicts)})`);
+    throw new RunError(
+      "invalid-proposal-record",
+      `${file}: header field "conflicts" must be a whole number (got ${JSON.stringify(conflicts)})`
+    );
   const renderFailed = h.renderFailed;
   if (renderFailed !== void 0 && typeof renderFailed !== "boolean")
-    throw new Error(`${file}: header field "renderFailed" must be true or false (got ${JSON.stringify(renderFailed)})`);
+    throw new RunError(
+      "invalid-proposal-record",
+      `${file}: header field "renderFailed" must be true or false (got ${JSON.stringify(renderFailed)})`
+    );
   return {
     header: {
       title: str4("title"),
@@ -42634,7 +42649,8 @@ function githubToken(options) {
   const env = options.env ?? process.env;
   const token = options.token || env.GITHUB_TOKEN || env.GH_TOKEN;
   if (!token) {
-    throw new Error(
+    throw new RunError(
+      "missing-token",
       "the github forge needs a token: set GITHUB_TOKEN (in a workflow, from secrets.GITHUB_TOKEN) or GH_TOKEN; it needs contents: write and pull-requests: write on the downstream repositories"
     );
   }
@@ -42709,7 +42725,7 @@ function createGitHubForge(options = {}) {
   });
   const repoOf = (url) => {
     const m = githubRepoOf(url, serverUrl);
-    if (!m.ok) throw new Error(m.error);
+    if (!m.ok) throw new RunError("unsupported-repository", m.error);
     return m.value;
   };
   const keyOf = (r) => `${r.owner}/${r.repo}`;
@@ -42717,7 +42733,7 @@ function createGitHubForge(options = {}) {
     try {
       return (await octokit.request(route, params)).data;
     } catch (error2) {
-      throw new Error(describeGitHubError(error2, what));
+      throw new RunError("github-request-failed", describeGitHubError(error2, what));
     }
   }
   async function graphql3(what, query, variables) {
@@ -42725,9 +42741,10 @@ function createGitHubForge(options = {}) {
     try {
       data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables })).data;
     } catch (error2) {
-      throw new Error(describeGitHubError(error2, what));
+      throw new RunError("github-request-failed", describeGitHubError(error2, what));
     }
-    if (data.errors && data.errors.length > 0) throw new Error(`GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join("; ")}`);
+    if (data.errors && data.errors.length > 0)
+      throw new RunError("github-request-failed", `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join("; ")}`);
   }
   const open2 = /* @__PURE__ */ new Map();
   const seen = /* @__PURE__ */ new Map();
@@ -42869,7 +42886,10 @@ function createGitHubForge(options = {}) {
       const pulls = await openPulls(input);
       const stored = encodeBody(input.body, input.fingerprint);
       if (stored.length > MAX_BODY_CHARS) {
-        throw new Error(`the body of ${input.head} has ${stored.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`);
+        throw new RunError(
+          "body-too-long",
+          `the body of ${input.head} has ${stored.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`
+        );
       }
       const warnings = [];
       let r = await findRecord(input);
@@ -42890,12 +42910,18 @@ function createGitHubForge(options = {}) {
         } catch (error2) {
           const text2 = JSON.stringify(error2.response?.data ?? "");
           if (error2.status !== 422 || !/already exists/i.test(text2)) {
-            throw new Error(describeGitHubError(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`));
+            throw new RunError(
+              "github-request-failed",
+              describeGitHubError(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`)
+            );
           }
           open2.delete(keyOf(repo));
           r = await findRecord(input);
           if (!r)
-            throw new Error(`GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`);
+            throw new RunError(
+              "github-request-failed",
+              `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`
+            );
         }
       }
       let changed = created;
@@ -42936,7 +42962,11 @@ function createGitHubForge(options = {}) {
     async setStatus(proposal, status) {
       const repo = repoOf(proposal.repo);
       const r = (await openPulls(proposal)).get(Number(proposal.id));
-      if (!r) throw new Error(`GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open: no status recorded`);
+      if (!r)
+        throw new RunError(
+          "github-request-failed",
+          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open: no status recorded`
+        );
       await call(`record a status on ${r.pull.head.sha.slice(0, 12)} in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
         ...repo,
         sha: r.pull.head.sha,
@@ -43027,7 +43057,8 @@ function createGitHubForge(options = {}) {
     if (input.expectedHead) {
       const now = await call(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, { ...repo });
       if (now.object.sha !== input.expectedHead) {
-        throw new Error(
+        throw new RunError(
+          "branch-moved",
           `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`
         );
       }
@@ -44777,7 +44808,7 @@ function kptDirectory(directory) {
 }
 function pointUpstreamAt(text2, input, file) {
   const doc = (0, import_yaml43.parseDocument)(text2);
-  if (doc.errors.length > 0) throw new Error(`${file}: invalid YAML: ${doc.errors[0].message.split("\n")[0]}`);
+  if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `${file}: invalid YAML: ${doc.errors[0].message.split("\n")[0]}`);
   const directory = kptDirectory(input.upstream.directory);
   const repo = doc.getIn(["upstream", "git", "repo"]);
   const current = doc.getIn(["upstream", "git", "directory"]);
@@ -44793,7 +44824,7 @@ function hasLock(kptfile) {
 }
 function withProvenanceOf(local, fetched, file) {
   const doc = (0, import_yaml43.parseDocument)(local);
-  if (doc.errors.length > 0) throw new Error(`${file}: invalid YAML: ${doc.errors[0].message.split("\n")[0]}`);
+  if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `${file}: invalid YAML: ${doc.errors[0].message.split("\n")[0]}`);
   const from = (0, import_yaml43.parseDocument)(fetched).toJS();
   doc.setIn(["upstream"], doc.createNode(from.upstream));
   doc.setIn(["upstreamLock"], doc.createNode(from.upstreamLock));
@@ -44801,7 +44832,7 @@ function withProvenanceOf(local, fetched, file) {
 }
 function checkName(name2) {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name2))
-    throw new Error(`package name "${name2}" cannot name a directory (letters, digits, ".", "_" and "-")`);
+    throw new RunError("invalid-name", `package name "${name2}" cannot name a directory (letters, digits, ".", "_" and "-")`);
   return name2;
 }
 function createPackageUpdateMaterialize() {
@@ -44849,13 +44880,14 @@ async function materialize(input, fetches) {
       if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
       const files2 = await readPackageDir(dir);
       if (!files2?.has("Kptfile"))
-        throw new Error(
+        throw new RunError(
+          "not-a-package",
           `${input.upstream.repo} ${kptDirectory(input.upstream.directory)} at ${input.upstream.ref} is not a kpt package (no Kptfile)`
         );
       return { files: files2, conflicts: [], resources: [], lock: { ...input.upstream } };
     }
     const kptfile = local.get("Kptfile");
-    if (typeof kptfile !== "string") throw new Error(`package ${input.downstream.package} has no readable Kptfile`);
+    if (typeof kptfile !== "string") throw new RunError("not-a-package", `package ${input.downstream.package} has no readable Kptfile`);
     if (!hasLock(kptfile)) {
       const got = await getPackage({
         ...git3,
@@ -44919,7 +44951,8 @@ async function readPackageDir(dir) {
 async function writePackageDir(dir, files) {
   await rm6(dir, { recursive: true, force: true });
   for (const [path, content] of files) {
-    if (path.split("/").some((s) => s === ".." || s === "")) throw new Error(`refusing to write "${path}": not a path inside the package`);
+    if (path.split("/").some((s) => s === ".." || s === ""))
+      throw new RunError("unsafe-path", `refusing to write "${path}": not a path inside the package`);
     const full = join15(dir, path);
     await mkdir5(dirname7(full), { recursive: true });
     await writeFile5(full, content);
@@ -45265,7 +45298,7 @@ async function updateJob(plan, control, ctx) {
   const ws = await checkout(ctx, control.url, target.base, target.head, plan.name);
   const pkgDir = join16(ws.dir, plan.directory);
   const local = await readPackageDir(pkgDir);
-  if (!local) throw new Error(`${where}: the package is gone from ${control.branch}`);
+  if (!local) throw new RunError("not-a-package", `${where}: the package is gone from ${control.branch}`);
   let files = local;
   let conflicts = [];
   let resources = [];
@@ -45376,7 +45409,7 @@ function lockCommit(text2) {
 }
 function setKptfileAnnotations(text2, annotations) {
   const doc = (0, import_yaml45.parseDocument)(text2);
-  if (doc.errors.length > 0) throw new Error(`Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
+  if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
   for (const [k, v] of Object.entries(annotations)) {
     if (v === void 0) {
       if (doc.hasIn(["metadata", "annotations", k])) doc.deleteIn(["metadata", "annotations", k]);
@@ -45391,7 +45424,7 @@ function setKptfileAnnotations(text2, annotations) {
 async function checkout(ctx, url, base, head, name2) {
   const mirror = await ctx.mirror(url);
   const baseCommit = mirror.heads.get(base);
-  if (!baseCommit) throw new Error(`branch "${base}" does not exist in ${url}`);
+  if (!baseCommit) throw new RunError("branch-missing", `branch "${base}" does not exist in ${url}`);
   const dir = await ctx.scratch(name2);
   await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", base, "--", mirror.dir, dir]);
   return { dir, baseCommit, remoteHead: mirror.heads.get(head) };
@@ -45550,7 +45583,7 @@ async function propose(ctx, given, newAction, updatedAction = "updated") {
   });
   const remote = ws.remoteHead ? [`${ws.remoteHead}^{tree}`, `${ws.remoteHead}^@`] : [];
   const [commit, ourTree, theirTree, ...theirParents] = (await git2(ws.dir, ["rev-parse", "HEAD", "HEAD^{tree}", ...remote])).trim().split("\n");
-  if (!commit) throw new Error("internal: changes were staged but nothing was committed");
+  if (!commit) throw new RunError("internal", "internal: changes were staged but nothing was committed");
   let headCommit = commit;
   let pushNeeded = true;
   if (ws.remoteHead && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === ws.baseCommit) {
@@ -45715,7 +45748,8 @@ async function variantJob(plan, ctx) {
   }
   for (const [path, text2] of applied.changed) files.set(path, text2);
   const kpt = files.get("Kptfile");
-  if (kpt === void 0) throw new Error(`the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
+  if (kpt === void 0)
+    throw new RunError("not-a-package", `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
   const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
   files.set(
     "Kptfile",
@@ -45918,7 +45952,7 @@ function parseShard(text2) {
   const index = m ? Number(m[1]) : Number.NaN;
   const count = m ? Number(m[2]) : Number.NaN;
   if (!m || count < 1 || index < 1 || index > count) {
-    throw new Error(`--shard must be k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got "${text2}")`);
+    throw new RunError("invalid-option", `--shard must be k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got "${text2}")`);
   }
   return { index, count };
 }
@@ -45967,7 +46001,8 @@ async function run(options) {
   const mode = options.mode ?? settings.mode ?? "both";
   const shard = typeof options.shard === "string" ? parseShard(options.shard) : options.shard;
   const concurrency = options.concurrency ?? settings.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer (got ${concurrency})`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new RunError("invalid-option", `concurrency must be a positive integer (got ${concurrency})`);
   const forgeChoice = options.forge ?? settings.forge ?? "local";
   const env = options.env ?? process.env;
   const branchPrefix = options.branchPrefix ?? settings.branchPrefix ?? DEFAULT_BRANCH_PREFIX;
@@ -46120,7 +46155,8 @@ async function run(options) {
 }
 function checkBranchPrefix(prefix) {
   if (!/^[A-Za-z0-9._/-]*$/.test(prefix) || prefix.startsWith("/") || prefix.startsWith("-") || prefix.includes("..") || prefix.includes("//")) {
-    throw new Error(
+    throw new RunError(
+      "invalid-option",
       `branch prefix "${prefix}" is not usable in a git branch name (letters, digits, ".", "_", "-" and "/"; not starting with "/" or "-")`
     );
   }
