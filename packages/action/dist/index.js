@@ -46243,7 +46243,9 @@ Progress goes to stderr: one line per variant, or on a terminal a status block r
 (failures stay above it); the table (variant, downstream, action, proposal, conflicts) to
 stdout. Exit 0 when every variant succeeded (deferred ones included: stderr says how many), 1
 when any failed, the control resources are invalid or the github forge has no token (then
-nothing is pushed or written; stderr names file, document and field).
+nothing is pushed or written; stderr names file, document and field). A PackageVariantSet that
+selects no target is invalid here (\`kdelta variantset expand\` only warns): read as "no variants",
+it would propose removing every package the set made, so a selector typo stops the run instead.
 `;
 
 // ../cli/src/main.ts
