@@ -277,7 +277,7 @@ rl.results = [{ message: 'moved b', severity: 'info' }];`,
       'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n',
     };
     writeTree(root, files);
-    const out = await renderDirectory(root, { cwd: root });
+    const out = await renderDirectory(root, { cwd: root, allowExec: true });
     expect(out.ok).toBe(false);
     if (out.ok) return;
     expect(out.error.function).toBe(fn);
