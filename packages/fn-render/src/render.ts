@@ -126,15 +126,15 @@ export async function renderPackage(tree: PackageTree, options: RenderOptions = 
   }
 }
 
+/** The package rendered at `root` and every package nested in it, as tree paths. */
+function renderedPackages(tree: PackageTree, root: string): string[] {
+  const nested = tree.package(root).nestedPackages({ includeRemote: true, recurseIntoRemote: true });
+  return [root, ...nested.map((p) => (root === '' ? p : `${root}/${p}`))];
+}
+
 /** kpt's rule: no `exec:` function runs without `--allow-exec`; checked in every package before any function runs. */
 function refuseExec(tree: PackageTree, root: string): void {
-  const packages = [
-    root,
-    ...tree
-      .package(root)
-      .nestedPackages({ includeRemote: true, recurseIntoRemote: true })
-      .map((p) => (root === '' ? p : `${root}/${p}`)),
-  ];
+  const packages = renderedPackages(tree, root);
   for (const dir of packages) {
     const kptfileName = tree.describe(`${dir}/Kptfile`);
     const pipeline = parseKptfile(tree.package(dir).kptfileText() ?? '', kptfileName).kptfile.pipeline;
@@ -360,13 +360,7 @@ function layout(tree: PackageTree, root: string, items: readonly Item[]): { next
   }
   // the files the render read resources from, in every package it rendered
   const sources = new Map<string, { pkg: string; count: number }>();
-  const packages = [
-    root,
-    ...tree
-      .package(root)
-      .nestedPackages({ includeRemote: true, recurseIntoRemote: true })
-      .map((p) => (root === '' ? p : `${root}/${p}`)),
-  ];
+  const packages = renderedPackages(tree, root);
   for (const pkg of packages) {
     const view = tree.package(pkg);
     if (view.hasKptfile()) sources.set(treeFile(pkg, 'Kptfile'), { pkg, count: 1 });
