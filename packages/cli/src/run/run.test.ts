@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,18 @@ import { createFleet, packageVariant, repository, type Fleet } from './__fixture
 import { packageUpdateMaterialize } from './materialize.js';
 import { renderTable } from './report.js';
 import { run, type RunOptions } from './run.js';
+
+/** git in `cwd` as a developer of the control repository would run it. */
+function devGit(cwd: string): (...args: string[]) => string {
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'Dev',
+    GIT_AUTHOR_EMAIL: 'dev@example.com',
+    GIT_COMMITTER_NAME: 'Dev',
+    GIT_COMMITTER_EMAIL: 'dev@example.com',
+  };
+  return (...args) => execFileSync('git', args, { cwd, encoding: 'utf8', env }).trim();
+}
 
 const fleets: Fleet[] = [];
 const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-run-cache-'));
@@ -200,7 +213,6 @@ describe('kdelta run', () => {
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
     await run(opts(f));
     const bare = f.downstream('cluster-01');
-    const { execFileSync } = await import('node:child_process');
     execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/web'], { cwd: bare });
     const refs = f.refs('cluster-01');
     const second = await run(opts(f));
@@ -245,7 +257,6 @@ describe('kdelta run', () => {
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT) });
     const first = await run(opts(f));
     expect(first.results[0]).toMatchObject({ action: 'proposed' });
-    const { execFileSync } = await import('node:child_process');
     const bare = f.downstream('cluster-01');
     execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/web'], { cwd: bare });
     // edits on the downstream's default branch: one field upstream will change too, one it will not
@@ -287,20 +298,8 @@ describe('kdelta run', () => {
 
   it('update mode: each package of the control repository with an upstream gets its own update proposal', async () => {
     const f = fleet([]);
-    const { execFileSync } = await import('node:child_process');
     const { getPackage } = await import('@kdelta/package-update');
-    const sh = (...args: string[]) =>
-      execFileSync('git', args, {
-        cwd: f.control,
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          GIT_AUTHOR_NAME: 'Dev',
-          GIT_AUTHOR_EMAIL: 'dev@example.com',
-          GIT_COMMITTER_NAME: 'Dev',
-          GIT_COMMITTER_EMAIL: 'dev@example.com',
-        },
-      }).trim();
+    const sh = devGit(f.control);
     sh('init', '--quiet', '--initial-branch=main');
     mkdirSync(join(f.control, 'apps'));
     await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'apps', 'ns'), cacheDir });
@@ -361,20 +360,8 @@ describe('kdelta run', () => {
 
   it('update mode renders after the update; a failing render is proposed unrendered and said on its proposal', async () => {
     const f = fleet([]);
-    const { execFileSync } = await import('node:child_process');
     const { getPackage } = await import('@kdelta/package-update');
-    const sh = (...args: string[]) =>
-      execFileSync('git', args, {
-        cwd: f.control,
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          GIT_AUTHOR_NAME: 'Dev',
-          GIT_AUTHOR_EMAIL: 'dev@example.com',
-          GIT_COMMITTER_NAME: 'Dev',
-          GIT_COMMITTER_EMAIL: 'dev@example.com',
-        },
-      }).trim();
+    const sh = devGit(f.control);
     const fnDir = mkdtempSync(join(tmpdir(), 'kdelta-run-fn-'));
     const fn = join(fnDir, 'pass.sh');
     writeFileSync(fn, '#!/bin/sh\ncat\n', { mode: 0o755 });
@@ -487,7 +474,6 @@ describe('kdelta run', () => {
       'api.yaml': packageVariant('api', 'cluster-01', '  deletionPolicy: orphan\n'),
     });
     await run(opts(f));
-    const { execFileSync } = await import('node:child_process');
     const bare = f.downstream('cluster-01');
     // both proposals merged
     execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/web'], { cwd: bare });
@@ -643,7 +629,6 @@ describe('kdelta run', () => {
     const f = fleet(['cluster-01']);
     f.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01') });
     expect((await run(opts(f))).results.map((r) => [r.variant, r.action])).toEqual([['a', 'proposed']]);
-    const { execFileSync } = await import('node:child_process');
     execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/a'], { cwd: f.downstream('cluster-01') });
     expect(f.files('cluster-01', 'main', 'a').Kptfile).toContain('kdelta.dev/control-repository:');
     // a package an older kdelta wrote: its owner only
@@ -681,7 +666,6 @@ describe('kdelta run', () => {
       'api.yaml': packageVariant('api', 'cluster-01', '  deletionPolicy: orphan\n'),
     });
     await run(opts(f));
-    const { execFileSync } = await import('node:child_process');
     const bare = f.downstream('cluster-01');
     const merge = (branch: string) => {
       const work = join(f.root, `merge-${branch.replace('/', '-')}`);
