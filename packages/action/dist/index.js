@@ -44513,11 +44513,12 @@ async function renderPackage(tree, options = {}) {
     throw error2;
   }
 }
+function renderedPackages(tree, root) {
+  const nested = tree.package(root).nestedPackages({ includeRemote: true, recurseIntoRemote: true });
+  return [root, ...nested.map((p) => root === "" ? p : `${root}/${p}`)];
+}
 function refuseExec(tree, root) {
-  const packages = [
-    root,
-    ...tree.package(root).nestedPackages({ includeRemote: true, recurseIntoRemote: true }).map((p) => root === "" ? p : `${root}/${p}`)
-  ];
+  const packages = renderedPackages(tree, root);
   for (const dir of packages) {
     const kptfileName = tree.describe(`${dir}/Kptfile`);
     const pipeline = parseKptfile(tree.package(dir).kptfileText() ?? "", kptfileName).kptfile.pipeline;
@@ -44709,10 +44710,7 @@ function layout(tree, root, items) {
     else byFile.set(f, [item]);
   }
   const sources = /* @__PURE__ */ new Map();
-  const packages = [
-    root,
-    ...tree.package(root).nestedPackages({ includeRemote: true, recurseIntoRemote: true }).map((p) => root === "" ? p : `${root}/${p}`)
-  ];
+  const packages = renderedPackages(tree, root);
   for (const pkg of packages) {
     const view = tree.package(pkg);
     if (view.hasKptfile()) sources.set(treeFile(pkg, "Kptfile"), { pkg, count: 1 });
