@@ -154,6 +154,30 @@ async function commitObject(ctx: Context, repo: Repo, sha: string) {
   };
 }
 
+/** A commit as the REST commits endpoints give it (one commit, a branch's, a page of a list). */
+function restCommit(ctx: Context, repo: Repo, sha: string, c: Awaited<ReturnType<typeof commitObject>>) {
+  const a = `${ctx.urls.api}/repos/${repo.fullName}`;
+  return {
+    url: `${a}/commits/${sha}`,
+    sha,
+    node_id: c.node_id,
+    html_url: c.html_url,
+    comments_url: `${a}/commits/${sha}/comments`,
+    commit: {
+      url: c.url,
+      author: c.author,
+      committer: c.committer,
+      message: c.message,
+      comment_count: 0,
+      tree: c.tree,
+      verification: c.verification,
+    },
+    author: null,
+    committer: null,
+    parents: c.parents,
+  };
+}
+
 function refObject(ctx: Context, repo: Repo, ref: string, sha: string, type: string) {
   const a = `${ctx.urls.api}/repos/${repo.fullName}`;
   return {
@@ -184,27 +208,8 @@ export const handlers: Record<string, Handler> = {
       const branch = params['branch']!;
       const sha = await resolveRef(repo.gitDir, `refs/heads/${branch}`);
       if (!sha) throw new HttpError(404, { message: 'Branch not found', documentation_url: DOCS, status: '404' });
-      const c = await commitObject(ctx, repo, sha);
+      const commit = restCommit(ctx, repo, sha, await commitObject(ctx, repo, sha));
       const a = `${ctx.urls.api}/repos/${repo.fullName}`;
-      const commit = {
-        url: `${a}/commits/${sha}`,
-        sha,
-        node_id: c.node_id,
-        html_url: c.html_url,
-        comments_url: `${a}/commits/${sha}/comments`,
-        commit: {
-          url: c.url,
-          author: c.author,
-          committer: c.committer,
-          message: c.message,
-          comment_count: 0,
-          tree: c.tree,
-          verification: c.verification,
-        },
-        author: null,
-        committer: null,
-        parents: c.parents,
-      };
       return {
         status: 200,
         body: {
@@ -360,30 +365,8 @@ export const handlers: Record<string, Handler> = {
       const { repo, pr } = await pullOf(ctx, params);
       const shas = await commitsBetween(repo.gitDir, pr.baseSha, pr.headSha);
       const { page, headers } = paginate(ctx, shas);
-      const a = `${ctx.urls.api}/repos/${repo.fullName}`;
       const body = [];
-      for (const sha of page) {
-        const c = await commitObject(ctx, repo, sha);
-        body.push({
-          url: `${a}/commits/${sha}`,
-          sha,
-          node_id: c.node_id,
-          html_url: c.html_url,
-          comments_url: `${a}/commits/${sha}/comments`,
-          commit: {
-            url: c.url,
-            author: c.author,
-            committer: c.committer,
-            message: c.message,
-            comment_count: 0,
-            tree: c.tree,
-            verification: c.verification,
-          },
-          author: null,
-          committer: null,
-          parents: c.parents,
-        });
-      }
+      for (const sha of page) body.push(restCommit(ctx, repo, sha, await commitObject(ctx, repo, sha)));
       return { status: 200, body, headers };
     },
   },
