@@ -1,3 +1,4 @@
+import { credentialsAllowed, type SourceTrust } from './trust.js';
 import type { RepoLocation, UrlCredentials } from './url.js';
 
 export interface Credentials {
@@ -13,20 +14,33 @@ export interface Credentials {
  * They travel to git in the environment as an `Authorization` header scoped to the repository's
  * origin (never on the command line, where `ps` would show them, and never in a file or in the
  * URL git stores). Without any, git's own credential helpers and ssh agent apply unchanged.
+ *
+ * With `trust` (the repository was named by package content, not by the user), a host the user
+ * did not name gets none of the user's credentials: no token, no `credentials` given for it, and
+ * git's credential helpers and configured extra headers are switched off for its origin. Only
+ * credentials written into the content's own URL (`urlCredentials` from `repo` itself) go there.
  */
 export function credentialsFor(
   location: RepoLocation,
   options: {
     token?: string | undefined;
+    /** Credentials written into the repository URL itself. */
     urlCredentials?: UrlCredentials | undefined;
+    /** The user's credentials for this repository (used when the URL carries none). */
+    userCredentials?: UrlCredentials | undefined;
     env?: Readonly<Record<string, string | undefined>>;
+    trust?: SourceTrust | undefined;
   } = {},
 ): Credentials {
   const env = options.env ?? process.env;
-  const fromUrl = options.urlCredentials;
+  const fromUrl = options.urlCredentials ?? options.userCredentials;
+  // every credential around is scrubbed from output, whether or not it is sent
   const known = [options.token, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...(fromUrl ? urlSecrets(fromUrl) : [])].filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
+  if (options.trust && !credentialsAllowed(options.trust, location)) {
+    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known };
+  }
   if (location.kind !== 'https' && location.kind !== 'http') return { env: {}, secrets: known };
   let origin: URL;
   try {
@@ -51,6 +65,34 @@ export function credentialsFor(
     config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${options.token}`)]);
   }
   return { env: configEnv(config, env), secrets: known };
+}
+
+/**
+ * For a host the user did not name: git's credential helpers and any configured extra header are
+ * reset for its origin (an empty value empties git's list), so nothing of the user's travels
+ * there; the URL's own credentials, if it carried any, are all it gets.
+ */
+function withoutUserCredentials(
+  location: RepoLocation,
+  fromUrl: UrlCredentials | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  if (location.kind !== 'https' && location.kind !== 'http') return {};
+  let origin: URL;
+  try {
+    origin = new URL(location.url);
+  } catch {
+    return {};
+  }
+  const scope = `${origin.protocol}//${origin.host}/`;
+  const config: [string, string][] = [
+    [`credential.${scope}.helper`, ''],
+    [`http.${scope}.extraHeader`, ''],
+  ];
+  if (fromUrl && fromUrl.password !== '') {
+    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+  }
+  return configEnv(config, env);
 }
 
 function isLoopback(hostname: string): boolean {

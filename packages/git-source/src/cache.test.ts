@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { git, initRepo, tempDir } from './__fixtures__/repo.js';
@@ -116,5 +116,30 @@ describe('fetchPackage', () => {
     });
     expect(got.commit).toBe(c2);
     expect(readdirSync(join(root, 'o7'))).toHaveLength(30);
+  });
+});
+
+describe('symlinks in the upstream repository', () => {
+  // the directory is looked up in git's trees, where a symlink is a blob: it is not a directory
+  it('never follows a package directory that is, or lies below, a symlink, and moves nothing it points at', async () => {
+    const outside = join(root, 'runner-files');
+    mkdirSync(join(outside, 'secrets'), { recursive: true });
+    writeFileSync(join(outside, 'secrets', 'token.txt'), 'do not push\n');
+    const linked = initRepo(join(root, 'linked'));
+    linked.write({ 'real/Kptfile': 'kind: Kptfile\n' });
+    symlinkSync(outside, join(linked.dir, 'pkg'));
+    symlinkSync(join(outside, 'secrets'), join(linked.dir, 'direct'));
+    linked.commit('links');
+    const cacheDir = join(root, 'cache-links');
+    await expect(
+      fetchPackage({ repo: linked.dir, ref: 'main', directory: '/pkg/secrets', dest: join(root, 'o-link1'), cacheDir }),
+    ).rejects.toMatchObject({ code: 'not-found', message: expect.stringMatching(/directory "\/pkg\/secrets" does not exist/) });
+    await expect(
+      fetchPackage({ repo: linked.dir, ref: 'main', directory: '/direct', dest: join(root, 'o-link2'), cacheDir }),
+    ).rejects.toMatchObject({
+      code: 'not-found',
+    });
+    expect(readFileSync(join(outside, 'secrets', 'token.txt'), 'utf8')).toBe('do not push\n');
+    expect(existsSync(join(root, 'o-link1')) || existsSync(join(root, 'o-link2'))).toBe(false);
   });
 });

@@ -11,6 +11,7 @@ export type GitErrorCode =
   | 'non-fast-forward' // push rejected because it would lose commits
   | 'not-found' // a directory that does not exist at the ref
   | 'lock-timeout' // another process held the cache lock too long
+  | 'refused-local' // package content named a repository on this machine that the user did not
   | 'failed'; // anything else
 
 export class GitError extends KdeltaError {

@@ -16,6 +16,17 @@ export {
 } from './url.js';
 export { credentialsFor, type Credentials } from './auth.js';
 export {
+  sourceTrust,
+  trustNamed,
+  hostOf,
+  credentialsAllowed,
+  assertContentSource,
+  CREDENTIAL_HOSTS_ENV,
+  ALLOW_LOCAL_UPSTREAMS_ENV,
+  type SourceTrust,
+  type SourceTrustOptions,
+} from './trust.js';
+export {
   listRemoteRefs,
   listTags,
   defaultBranch,

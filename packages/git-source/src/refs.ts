@@ -1,4 +1,5 @@
 import { credentialsFor } from './auth.js';
+import { assertContentSource, type SourceTrust } from './trust.js';
 import { GitError } from './errors.js';
 import { runGit } from './exec.js';
 import { type UrlCredentials, assertSafeArgument, isFullCommit, repoLocation, splitCredentials } from './url.js';
@@ -16,6 +17,14 @@ export interface RemoteOptions {
    */
   readonly credentials?: UrlCredentials;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Set when package content named `repo` (a nested Kptfile), not the user: the user's
+   * credentials go only to the hosts `trust` holds, and a repository on this machine is refused
+   * unless the user named it or allowed local upstreams (see {@link SourceTrust}).
+   */
+  readonly trust?: SourceTrust;
+  /** The file that named `repo` (a Kptfile), for the message of a refusal. */
+  readonly namedBy?: string;
 }
 
 export interface RemoteRef {
@@ -43,8 +52,14 @@ export interface ResolvedRef {
  */
 export function remoteContext(options: RemoteOptions) {
   const location = repoLocation(options.repo, options.cwd);
-  const urlCredentials = splitCredentials(options.repo).credentials ?? options.credentials;
-  const creds = credentialsFor(location, { token: options.token, urlCredentials, env: options.env ?? process.env });
+  if (options.trust) assertContentSource(location, options.trust, options.namedBy);
+  const creds = credentialsFor(location, {
+    token: options.token,
+    urlCredentials: splitCredentials(options.repo).credentials,
+    userCredentials: options.credentials,
+    env: options.env ?? process.env,
+    trust: options.trust,
+  });
   return { location, env: { ...options.env, ...creds.env }, secrets: creds.secrets };
 }
 

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KptfileError } from './errors.js';
 import { PackageTree } from './package-tree.js';
+import { writeTreeChanges } from './package-write.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -108,5 +109,62 @@ describe('PackageTree', () => {
     const to = PackageTree.empty();
     to.package().copyFrom(from.package('p'), '', (rel) => rel !== 'skip');
     expect([...to.allFiles().keys()]).toEqual(['Kptfile', 'a.yaml']);
+  });
+});
+
+describe('file modes', () => {
+  it('keeps the executable bit through read, edits, copies and a write back to disk', () => {
+    const dir = pkgDir({ Kptfile: kptfile(), 'fn/set.sh': '#!/bin/sh\ncat\n', 'a.yaml': cm('a') });
+    chmodSync(join(dir, 'fn/set.sh'), 0o755);
+    const before = PackageTree.read(dir)!;
+    expect(before.isExecutable('fn/set.sh')).toBe(true);
+    expect(before.isExecutable('a.yaml')).toBe(false);
+    const after = before.clone();
+    // new content, same mode; a copy carries the mode; a new file is not executable unless asked
+    after.write('fn/set.sh', '#!/bin/sh\ncat -\n');
+    after.copyFrom(before, 'fn/set.sh', 'fn/copy.sh');
+    after.write('fn/new.sh', '#!/bin/sh\n');
+    after.write('fn/run.sh', '#!/bin/sh\n', { executable: true });
+    after.setExecutable('a.yaml', true);
+    expect(['fn/set.sh', 'fn/copy.sh', 'fn/new.sh', 'fn/run.sh', 'a.yaml'].map((p) => after.isExecutable(p))).toEqual([
+      true,
+      true,
+      false,
+      true,
+      true,
+    ]);
+    const changes = after.changesFrom(before);
+    expect(changes.written.map((w) => [w.path, w.executable === true])).toEqual([
+      ['a.yaml', true],
+      ['fn/copy.sh', true],
+      ['fn/new.sh', false],
+      ['fn/run.sh', true],
+      ['fn/set.sh', true],
+    ]);
+    writeTreeChanges(dir, before, after);
+    const mode = (p: string) => statSync(join(dir, p)).mode & 0o777;
+    expect([mode('fn/set.sh'), mode('fn/copy.sh'), mode('fn/run.sh'), mode('a.yaml')]).toEqual([0o755, 0o755, 0o755, 0o755]);
+    expect(mode('fn/new.sh') & 0o111).toBe(0);
+    expect(PackageTree.read(dir)!.isExecutable('fn/set.sh')).toBe(true);
+  });
+
+  it('lists symlinks with their targets, never following them', () => {
+    const dir = pkgDir({ Kptfile: kptfile(), 'sub/a.yaml': cm('a') });
+    symlinkSync('/etc', join(dir, 'sub/outside'));
+    symlinkSync('a.yaml', join(dir, 'sub/b.yaml'));
+    const tree = PackageTree.read(dir)!;
+    expect(tree.allLinks()).toEqual(
+      new Map([
+        ['sub/b.yaml', 'a.yaml'],
+        ['sub/outside', '/etc'],
+      ]),
+    );
+    expect(tree.allLinks('sub')).toEqual(
+      new Map([
+        ['b.yaml', 'a.yaml'],
+        ['outside', '/etc'],
+      ]),
+    );
+    expect([...tree.allFiles().keys()]).toEqual(['Kptfile', 'sub/a.yaml']);
   });
 });

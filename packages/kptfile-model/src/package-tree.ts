@@ -1,11 +1,11 @@
 /**
  * A kpt package tree in memory: the root package with every nested package, its files as bytes
- * by `/`-separated relative path, its directories (empty ones included, as kpt keeps them) and
- * its symlinks (recorded, never followed). Read from disk once; `.git` is never read. Views at
+ * by `/`-separated relative path with their executable bit (git's 100755), its directories (empty
+ * ones included, as kpt keeps them) and its symlinks (recorded, never followed). Read from disk once; `.git` is never read. Views at
  * any directory give one package: its Kptfile, its own files (nested packages excluded) and its
  * KRM resources, parsed only when asked.
  */
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { KptfileError, type KptfileIssue } from './errors.js';
@@ -15,7 +15,7 @@ import { KPTFILE_NAME } from './types.js';
 
 type TreeNode =
   | { readonly type: 'dir'; readonly children: Set<string> }
-  | { readonly type: 'file'; readonly bytes: Buffer; text?: string }
+  | { readonly type: 'file'; readonly bytes: Buffer; text?: string; readonly executable?: boolean }
   | { readonly type: 'symlink'; readonly target: string };
 
 /** One file of a package, as the package sees it: path relative to the package root. */
@@ -26,8 +26,8 @@ export interface TreeFile {
 
 /** What differs between two trees: what to write, delete and create to turn one into the other. */
 export interface TreeChanges {
-  /** Files new or with other bytes (new tree's bytes). */
-  readonly written: readonly { readonly path: string; readonly bytes: Buffer }[];
+  /** Files new, with other bytes or with another executable bit (the new tree's). */
+  readonly written: readonly { readonly path: string; readonly bytes: Buffer; readonly executable?: boolean }[];
   /** Symlinks new or pointing elsewhere. */
   readonly links: readonly { readonly path: string; readonly target: string }[];
   /** Files, symlinks and directories gone (a directory listed once, not its content), deepest first. */
@@ -106,7 +106,11 @@ export class PackageTree {
         else if (e.isDirectory()) {
           tree.attach(childRel, { type: 'dir', children: new Set() });
           walk(childAbs, childRel);
-        } else if (e.isFile()) tree.attach(childRel, { type: 'file', bytes: readFileSync(childAbs) });
+        } else if (e.isFile()) {
+          // git keeps one mode bit of a file: whether it is executable (its owner's bit)
+          const executable = (statSync(childAbs).mode & 0o100) !== 0;
+          tree.attach(childRel, { type: 'file', bytes: readFileSync(childAbs), ...(executable ? { executable } : {}) });
+        }
       }
     };
     walk(dir, '');
@@ -166,6 +170,38 @@ export class PackageTree {
     return n.text;
   }
 
+  /** Whether the file at `path` is executable (git's mode 100755). */
+  isExecutable(path: string): boolean {
+    const n = this.nodes.get(treePath(path));
+    return n?.type === 'file' && n.executable === true;
+  }
+
+  /** Sets or clears the executable bit of the file at `path` (nothing there: no change). */
+  setExecutable(path: string, executable: boolean): void {
+    const p = treePath(path);
+    const n = this.nodes.get(p);
+    if (n?.type !== 'file' || (n.executable === true) === executable) return;
+    this.editCount++;
+    this.nodes.set(p, {
+      type: 'file',
+      bytes: n.bytes,
+      ...(n.text !== undefined ? { text: n.text } : {}),
+      ...(executable ? { executable } : {}),
+    });
+  }
+
+  /** Every symlink under `dir` (nested packages included): path relative to `dir` → target. */
+  allLinks(dir = ''): Map<string, string> {
+    const out = new Map<string, string>();
+    const root = treePath(dir);
+    for (const [p, n] of this.nodes) {
+      if (n.type !== 'symlink') continue;
+      if (root === '') out.set(p, n.target);
+      else if (p.startsWith(`${root}/`)) out.set(p.slice(root.length + 1), n.target);
+    }
+    return out;
+  }
+
   /** Where the symlink at `path` points; undefined when there is no symlink there. */
   linkTarget(path: string): string | undefined {
     const n = this.nodes.get(treePath(path));
@@ -183,16 +219,22 @@ export class PackageTree {
     return this.nodes.get(treePath(path))?.type;
   }
 
-  /** Writes a file, creating its parent directories; replaces whatever was at `path`. */
-  write(path: string, content: string | Uint8Array): void {
+  /**
+   * Writes a file, creating its parent directories; replaces whatever was at `path`. A file
+   * written over a file keeps its executable bit (new content, same mode) unless `executable`
+   * says otherwise; a new one is not executable unless it says so.
+   */
+  write(path: string, content: string | Uint8Array, options: { readonly executable?: boolean } = {}): void {
     const p = treePath(path);
     if (p === '') throw layoutError(path, 'a file cannot be the root of a package tree');
     this.mkdir(parentOf(p));
+    const executable = options.executable ?? this.isExecutable(p);
     if (this.nodes.has(p)) this.delete(p);
+    const mode = executable ? { executable } : {};
     const node: TreeNode =
       typeof content === 'string'
-        ? { type: 'file', bytes: Buffer.from(content, 'utf8'), text: content }
-        : { type: 'file', bytes: Buffer.from(content) };
+        ? { type: 'file', bytes: Buffer.from(content, 'utf8'), text: content, ...mode }
+        : { type: 'file', bytes: Buffer.from(content), ...mode };
     this.attach(p, node);
   }
 
@@ -243,10 +285,12 @@ export class PackageTree {
       } else if (node.type === 'file') {
         this.mkdir(parentOf(dest));
         if (this.nodes.has(dest)) this.delete(dest);
-        this.attach(
-          dest,
-          node.text === undefined ? { type: 'file', bytes: node.bytes } : { type: 'file', bytes: node.bytes, text: node.text },
-        );
+        this.attach(dest, {
+          type: 'file',
+          bytes: node.bytes,
+          ...(node.text !== undefined ? { text: node.text } : {}),
+          ...(node.executable ? { executable: true } : {}),
+        });
       } else this.symlink(dest, node.target);
     };
     walk('');
@@ -276,7 +320,7 @@ export class PackageTree {
 
   /** What to write, delete and create to turn `before` into this tree. */
   changesFrom(before: PackageTree): TreeChanges {
-    const written: { path: string; bytes: Buffer }[] = [];
+    const written: { path: string; bytes: Buffer; executable?: boolean }[] = [];
     const links: { path: string; target: string }[] = [];
     const deleted: string[] = [];
     const created: string[] = [];
@@ -284,7 +328,9 @@ export class PackageTree {
       if (p === '') continue;
       const o = before.nodes.get(p);
       if (n.type === 'file') {
-        if (o?.type !== 'file' || (o.bytes !== n.bytes && !o.bytes.equals(n.bytes))) written.push({ path: p, bytes: n.bytes });
+        const modeChanged = o?.type === 'file' && (o.executable === true) !== (n.executable === true);
+        if (o?.type !== 'file' || modeChanged || (o.bytes !== n.bytes && !o.bytes.equals(n.bytes)))
+          written.push({ path: p, bytes: n.bytes, ...(n.executable ? { executable: true } : {}) });
       } else if (n.type === 'symlink') {
         if (o?.type !== 'symlink' || o.target !== n.target) links.push({ path: p, target: n.target });
       } else if (o?.type !== 'dir') created.push(p);
@@ -376,8 +422,9 @@ export class PackageView {
     return this.tree.describe(this.abs(rel));
   }
 
-  write(rel: string, content: string | Uint8Array): void {
-    this.tree.write(this.abs(rel), content);
+  /** See {@link PackageTree.write}: a file written over a file keeps its executable bit. */
+  write(rel: string, content: string | Uint8Array, options?: { readonly executable?: boolean }): void {
+    this.tree.write(this.abs(rel), content, options);
   }
 
   delete(rel: string): void {

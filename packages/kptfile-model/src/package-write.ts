@@ -5,7 +5,7 @@
  * recovered by the next command on the package (`recoverInterruptedSwap`).
  */
 /// <reference types="node" preserve="true" />
-import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { PackageTree, TreeChanges } from './package-tree.js';
 import { canonical, copyTreeFast, makeWorkDir, swap } from './swap.js';
@@ -23,6 +23,8 @@ export function applyChanges(root: string, changes: TreeChanges): void {
     // a new file, never one written through: the old bytes may be shared with the package
     rmSync(to, { force: true });
     writeFileSync(to, f.bytes);
+    // the executable bit as git keeps it: 755 or 644 (what git checks out), whatever the umask
+    if (f.executable) chmodSync(to, 0o755);
   }
   for (const l of changes.links) {
     const to = abs(root, l.path);

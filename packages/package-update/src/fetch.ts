@@ -1,6 +1,15 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type UrlCredentials, fetchPackage, normalizeDirectory, repoLocation, withoutCredentials } from '@kdelta/git-source';
+import {
+  type SourceTrust,
+  type UrlCredentials,
+  fetchPackage,
+  normalizeDirectory,
+  repoLocation,
+  sourceTrust,
+  trustNamed,
+  withoutCredentials,
+} from '@kdelta/git-source';
 import { makeTempDir, PackageTree, removeTempDir } from '@kdelta/kptfile-model';
 
 /** Where and how to reach git: the options every operation shares. */
@@ -22,6 +31,35 @@ export interface GitOptions {
    * not once per place.
    */
   readonly fetches?: FetchMemo;
+  /**
+   * The repositories the user vouched for (git-source's `SourceTrust`): every repository a
+   * package's content names is fetched under it (credentials only for its hosts, a repository on
+   * this machine only when named or allowed). Default: the environment's
+   * (`KDELTA_CREDENTIAL_HOSTS`, `KDELTA_ALLOW_LOCAL_UPSTREAMS`) with the repositories the user
+   * gave: `pkg get`'s argument, or what the updated package's own Kptfile records (written by
+   * the user's `pkg get`). A caller that passes it (a run) names every repository it trusts.
+   */
+  readonly trust?: SourceTrust;
+  /** For the default `trust`: package content may name repositories on this machine. */
+  readonly allowLocalUpstreams?: boolean;
+}
+
+/** `git` with its trust settled: the caller's, else the default, with `named` (the user's own repositories) added. */
+export function withTrust(
+  git: GitOptions,
+  named: readonly (string | undefined)[],
+  callerNamesAll: boolean,
+): GitOptions & { trust: SourceTrust } {
+  const cwd = git.cwd ?? process.cwd();
+  if (git.trust) return { ...git, trust: callerNamesAll ? git.trust : trustNamed(git.trust, named, cwd) };
+  const env = git.env ?? process.env;
+  const trust = sourceTrust({
+    named,
+    cwd,
+    env,
+    ...(git.allowLocalUpstreams !== undefined ? { allowLocal: git.allowLocalUpstreams } : {}),
+  });
+  return { ...git, trust };
 }
 
 /**
@@ -64,9 +102,15 @@ export interface FetchedTree {
  * `repo`'s `directory` at `ref`, read into memory; with a memo in `git`, one fetch is shared by
  * every caller asking for the same, each getting its own copy of the tree.
  */
-export async function fetchTree(git: GitOptions, repo: string, directory: string, ref: string | undefined): Promise<FetchedTree> {
+export async function fetchTree(
+  git: GitOptions,
+  repo: string,
+  directory: string,
+  ref: string | undefined,
+  namedBy?: string,
+): Promise<FetchedTree> {
   const memo = git.fetches;
-  if (!memo) return fetchTreeOnce(git, repo, directory, ref);
+  if (!memo) return fetchTreeOnce(git, repo, directory, ref, namedBy);
   // Keyed by where the repository is (a relative path resolved, credentials left out): the
   // callers of one run differ in working directory and agree on the repositories.
   let key: string;
@@ -74,14 +118,20 @@ export async function fetchTree(git: GitOptions, repo: string, directory: string
     const where = repoLocation(repo, git.cwd ?? process.cwd()).url;
     key = JSON.stringify([where, normalizeDirectory(directory), ref ?? null, git.cacheDir ?? null]);
   } catch {
-    return fetchTreeOnce(git, repo, directory, ref); // refused: let it say why
+    return fetchTreeOnce(git, repo, directory, ref, namedBy); // refused: let it say why
   }
-  const fetched = await memo.share(key, () => fetchTreeOnce(git, repo, directory, ref));
+  const fetched = await memo.share(key, () => fetchTreeOnce(git, repo, directory, ref, namedBy));
   return { ...fetched, tree: fetched.tree.clone() };
 }
 
 /** `repo`'s `directory` at `ref`, read into memory (through a scratch directory removed at once). */
-async function fetchTreeOnce(git: GitOptions, repo: string, directory: string, ref: string | undefined): Promise<FetchedTree> {
+async function fetchTreeOnce(
+  git: GitOptions,
+  repo: string,
+  directory: string,
+  ref: string | undefined,
+  namedBy: string | undefined,
+): Promise<FetchedTree> {
   // named by pid: removed on a signal, and swept by the next command when this process is killed
   const holder = makeTempDir(tmpdir(), 'fetch');
   try {
@@ -100,6 +150,8 @@ async function fetchTreeOnce(git: GitOptions, repo: string, directory: string, r
       env,
       ...(ref !== undefined ? { ref } : {}),
       ...(cacheDir ? { cacheDir } : {}),
+      ...(git.trust ? { trust: git.trust } : {}),
+      ...(namedBy ? { namedBy } : {}),
     });
     const tree = PackageTree.read(dest) ?? PackageTree.empty();
     tree.source = dest;

@@ -5,7 +5,7 @@ import { makeWorkDir, type PackageView, PackageTree, recoverInterruptedSwap, rem
 import { addMergeCommentsToTree } from './comments.js';
 import { writeTree } from './commit.js';
 import { UpdateError } from './errors.js';
-import { type GitOptions, fetchTree } from './fetch.js';
+import { type GitOptions, fetchTree, withTrust } from './fetch.js';
 import { KPTFILE, type UpdateStrategy, readKptfile, withUpstream } from './kptfile.js';
 import { type ProgressListener, progressLines, reportRecovery } from './progress.js';
 import { labelled, sideLabel } from './side.js';
@@ -48,7 +48,8 @@ async function fetchUnfetched(git: GitOptions, pkg: PackageView, prefix = ''): P
     const parsed = readKptfile(sub, sub.describe(KPTFILE));
     const upstream = parsed?.kptfile.upstream?.git;
     if (!parsed || !upstream?.repo || parsed.kptfile.upstreamLock?.git?.commit) continue;
-    const fetched = await fetchTree(git, upstream.repo, upstream.directory ?? '/', upstream.ref || undefined);
+    // named by package content: fetched under the user's trust, the refusal naming this Kptfile
+    const fetched = await fetchTree(git, upstream.repo, upstream.directory ?? '/', upstream.ref || undefined, sub.describe(KPTFILE));
     const record = {
       repo: upstream.repo,
       directory: fetched.directory,
@@ -103,13 +104,15 @@ export async function getPackage(options: GetPackageOptions): Promise<GetResult>
   reportRecovery(options.progress, recoverInterruptedSwap(dest));
   if (exists(dest)) throw alreadyExists(dest, cwd);
   progress(`Fetching ${withoutCredentials(options.repo)}@${options.ref}`);
-  const fetched = await fetchTree(options, options.repo, options.directory, options.ref);
+  // the argument is the user's own: trusted, and its host gets credentials
+  const git = withTrust(options, [options.repo], false);
+  const fetched = await fetchTree(git, options.repo, options.directory, options.ref);
   const pkg = fetched.tree.package();
   const record = { repo: options.repo, directory: fetched.directory, ref: options.ref, updateStrategy: options.updateStrategy };
   const side = { path: fetched.tree.source, label: sideLabel('upstream', options.repo, fetched.directory, options.ref) };
   const nested = await labelled([side], async () => {
     pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename(dest), record, fetched.commit));
-    const inside = await fetchUnfetched(options, pkg);
+    const inside = await fetchUnfetched(git, pkg);
     addMergeCommentsToTree(pkg);
     return inside;
   });

@@ -5,7 +5,7 @@ import type { Conflict, Decision, ResourceReport } from '@kdelta/merge-core';
 import { addMergeCommentsToTree } from './comments.js';
 import { commitTree, isEmpty } from './commit.js';
 import { UpdateError } from './errors.js';
-import { type GitOptions, fetchTree } from './fetch.js';
+import { type GitOptions, fetchTree, withTrust } from './fetch.js';
 import { KPTFILE, type UpdateStrategy, kptfileOf, readKptfile, strategyOf, withUpstream } from './kptfile.js';
 import { updateTree } from './nested.js';
 import { type ProgressListener, progressLines, reportRecovery } from './progress.js';
@@ -87,7 +87,10 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
   const strategy = strategyOf(kf.upstream?.updateStrategy, parsed.file);
   run.progress(`Package "${name}":`);
   run.progress(`Fetching upstream from ${withoutCredentials(git.repo)}@${git.ref ?? ''}`);
-  const updated = await fetchTree(run.git, git.repo, git.directory ?? '/', ref);
+  // every repository is fetched under the user's trust: a nested package's Kptfile is package
+  // content, and the root's repositories are trusted only when the user's (see withTrust)
+  const namedBy = pkg.describe(KPTFILE);
+  const updated = await fetchTree(run.git, git.repo, git.directory ?? '/', ref, namedBy);
   const sides: Side[] = [{ path: updated.tree.source, label: sideLabel('upstream', git.repo, git.directory, git.ref ?? updated.ref) }];
   // Marked like origin and local: the marks are then no upstream change, and a resource upstream
   // left alone reads exactly as it does at origin, which spares the merge of it.
@@ -101,6 +104,7 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
       lock.repo ?? git.repo,
       lock.directory ?? git.directory ?? '/',
       lock.commit || lock.ref || undefined,
+      namedBy,
     );
     origin = fetched.tree.package();
     sides.push({
@@ -214,7 +218,11 @@ export async function updatePackage(options: UpdatePackageOptions): Promise<Upda
   const rootUpstream = rootKptfile.kptfile.upstream;
   if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, 'no-upstream');
   if (options.strategy === undefined) strategyOf(rootUpstream.updateStrategy, rootKptfile.file);
-  const run: Run = { git: options, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [], decisions: [] };
+  // The package's own Kptfile was written by the user's `pkg get`: its repositories are the
+  // user's. A caller that passes `trust` (a run, whose packages are a downstream's content) names
+  // every repository it trusts itself.
+  const git = withTrust(options, [rootUpstream.git.repo, rootKptfile.kptfile.upstreamLock?.git?.repo], true);
+  const run: Run = { git, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [], decisions: [] };
   const work = before.clone();
   // A new ref or strategy is recorded first: it is what the update goes to.
   if (options.ref || options.strategy) {

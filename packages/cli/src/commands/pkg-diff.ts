@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { diffPackage, formatChanges } from '@kdelta/package-update';
-import { parseFlags } from '../args.js';
+import { booleanFlag, parseFlags } from '../args.js';
 import { type Command, ExitCode } from '../command.js';
 import { conflictLine } from '../conflicts.js';
 import { parseUpdateArgs } from '../pkg/args.js';
@@ -16,6 +16,11 @@ change that upstream would override).
   <local-dir>    the package; default: the current directory.
   <ref>          branch, tag or commit; default: the Kptfile's upstream ref.
 
+Flags:
+  --allow-local-upstreams
+                 let nested packages' Kptfiles name repositories on this machine (see
+                 \`kdelta pkg update --help\`; also KDELTA_ALLOW_LOCAL_UPSTREAMS=1).
+
 The Kptfile's update strategy applies. Nothing is written. Output on stdout; progress on
 stderr, or only the error on failure. Exit 0 whether or not there are changes; 1 on failure.
 `;
@@ -27,7 +32,7 @@ const command: Command = {
   async run(argv, rawIo) {
     const known = new KnownCredentials(rawIo.env);
     return keepSecrets(known, rawIo, async (io) => {
-      const flags = parseFlags(argv, {});
+      const flags = parseFlags(argv, { 'allow-local-upstreams': { type: 'boolean' } });
       const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd });
       known.addFromPackage(args.pkgPath);
       const progress = heldProgress(io);
@@ -38,6 +43,7 @@ const command: Command = {
         cwd: io.cwd,
         env: io.env,
         credentials: known.byRepo,
+        ...(booleanFlag(flags, 'allow-local-upstreams') ? { allowLocalUpstreams: true } : {}),
         progress: progress.event,
       });
       progress.flush();

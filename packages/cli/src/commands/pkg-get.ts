@@ -1,5 +1,5 @@
 import { defaultBranch } from '@kdelta/git-source';
-import { stringFlag, parseFlags } from '../args.js';
+import { booleanFlag, stringFlag, parseFlags } from '../args.js';
 import type { Command } from '../command.js';
 import { parseGetArgs } from '../pkg/args.js';
 import { getPackage } from '@kdelta/package-update';
@@ -23,11 +23,18 @@ Fetch a kpt package from a git repository (kpt's \`pkg get\`).
 Flags:
   --strategy     update strategy recorded in the Kptfile: resource-merge (default),
                  fast-forward or force-delete-replace.
+  --allow-local-upstreams
+                 let nested packages' Kptfiles name repositories on this machine (a path or
+                 file:// URL); refused by default: package content may not read local files
+                 (also KDELTA_ALLOW_LOCAL_UPSTREAMS=1).
 
 The Kptfile records upstream (repo, directory, ref, strategy) and upstreamLock (the commit).
 Remote subpackages are fetched too; every resource gets its \`# kpt-merge:\` comment.
 Repositories are cached as partial clones under KDELTA_CACHE_DIR (default ~/.kdelta/repos).
 Progress goes to stderr; nothing is written if the fetch fails or is interrupted.
+Credentials (a token from KDELTA_GIT_TOKEN, git's credential helpers) go only to the hosts
+you named: the package's own upstream and KDELTA_CREDENTIAL_HOSTS (comma-separated hosts);
+never to a host that only a nested package's Kptfile names.
 `;
 
 const command: Command = {
@@ -38,7 +45,7 @@ const command: Command = {
     const known = new KnownCredentials(rawIo.env);
     known.hideArguments(argv);
     return keepSecrets(known, rawIo, async (io) => {
-      const flags = parseFlags(argv, { strategy: { type: 'string' } });
+      const flags = parseFlags(argv, { strategy: { type: 'string' }, 'allow-local-upstreams': { type: 'boolean' } });
       const args = await parseGetArgs(flags.positionals, {
         cwd: io.cwd,
         strategy: stringFlag(flags, 'strategy'),
@@ -55,6 +62,7 @@ const command: Command = {
         cwd: io.cwd,
         env: io.env,
         credentials: known.byRepo,
+        ...(booleanFlag(flags, 'allow-local-upstreams') ? { allowLocalUpstreams: true } : {}),
         progress: progress.event,
       });
       progress.flush();

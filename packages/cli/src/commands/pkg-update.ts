@@ -1,4 +1,4 @@
-import { parseFlags, stringFlag } from '../args.js';
+import { booleanFlag, parseFlags, stringFlag } from '../args.js';
 import { type Command, ExitCode } from '../command.js';
 import { parseUpdateArgs } from '../pkg/args.js';
 import { conflictLine, conflictReport } from '../conflicts.js';
@@ -22,6 +22,10 @@ Flags:
                  force-delete-replace: replace the package with upstream's version.
                  The strategy is written into the Kptfile for later updates; without the
                  flag the Kptfile's strategy applies (default resource-merge).
+  --allow-local-upstreams
+                 let nested packages' Kptfiles name repositories on this machine (a path or
+                 file:// URL); refused by default: package content may not read local files
+                 (also KDELTA_ALLOW_LOCAL_UPSTREAMS=1).
 
 Nested local subpackages are merged with their parent; remote subpackages (their own
 upstream) are updated from their own upstream. The working tree need not be clean.
@@ -34,6 +38,10 @@ A "# kdelta:local" comment on a field's line in the local package pins the field
 value (and everything under it), whatever upstream does, in resources and the Kptfile alike, and
 survives the update. Each pin upstream would have changed is listed on stderr as a decision,
 never as a conflict.
+
+Credentials (a token from KDELTA_GIT_TOKEN, git's credential helpers) go only to the hosts
+you named: the package's own upstream and KDELTA_CREDENTIAL_HOSTS (comma-separated hosts);
+never to a host that only a nested package's Kptfile names.
 `;
 
 const command: Command = {
@@ -43,7 +51,7 @@ const command: Command = {
   async run(argv, rawIo) {
     const known = new KnownCredentials(rawIo.env);
     return keepSecrets(known, rawIo, async (io) => {
-      const flags = parseFlags(argv, { strategy: { type: 'string' } });
+      const flags = parseFlags(argv, { strategy: { type: 'string' }, 'allow-local-upstreams': { type: 'boolean' } });
       const args = parseUpdateArgs(flags.positionals, { cwd: io.cwd, strategy: stringFlag(flags, 'strategy') });
       known.addFromPackage(args.pkgPath);
       const progress = heldProgress(io);
@@ -55,6 +63,7 @@ const command: Command = {
         cwd: io.cwd,
         env: io.env,
         credentials: known.byRepo,
+        ...(booleanFlag(flags, 'allow-local-upstreams') ? { allowLocalUpstreams: true } : {}),
         progress: progress.event,
       });
       progress.flush();

@@ -14,6 +14,7 @@ const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode 
            [--branch-prefix <prefix>] [--budget n] [--label <name>]... [--assignee <user>]...
            [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
            [--auto-merge merge|squash|rebase] [--signed-commits] [--allow-exec]
+           [--allow-local-upstreams] [--credential-host <host>]...
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
 in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1alpha1
@@ -66,6 +67,16 @@ Flags:
                          each is any program on this machine, named by the package's author.
                          Without it a package with one is proposed unrendered, its render
                          failure saying so
+  --allow-local-upstreams
+                         let a package's nested Kptfiles name upstream repositories on this
+                         machine (a path or file:// URL; also KDELTA_ALLOW_LOCAL_UPSTREAMS=1).
+                         Refused by default: their files would be pushed. Repositories of the
+                         control resources may always be local
+  --credential-host <h>  one more host (host or host:port) that gets the run's credentials
+                         (repeatable, or a comma list; also KDELTA_CREDENTIAL_HOSTS). Credentials
+                         (KDELTA_GIT_TOKEN, the forge's token, git's credential helpers) go only
+                         to the forge's server, the hosts of the control resources' Repositories
+                         and these: never to a host that only package content names
   --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/)
   --budget <n>           content-creating API requests this run may make (github; default
                          ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
@@ -103,6 +114,8 @@ const command: Command = {
       'dry-run': { type: 'boolean' },
       'no-render': { type: 'boolean' },
       'allow-exec': { type: 'boolean' },
+      'allow-local-upstreams': { type: 'boolean' },
+      'credential-host': { type: 'string', multiple: true },
       shard: { type: 'string' },
       concurrency: { type: 'string' },
       report: { type: 'string' },
@@ -178,6 +191,8 @@ const command: Command = {
       dryRun: booleanFlag(flags, 'dry-run'),
       render: !booleanFlag(flags, 'no-render'),
       allowExec: booleanFlag(flags, 'allow-exec'),
+      ...(booleanFlag(flags, 'allow-local-upstreams') ? { allowLocalUpstreams: true } : {}),
+      credentialHosts: list('credential-host') ?? [],
       shard,
       concurrency,
       proposalsDir: stringFlag(flags, 'proposals-dir'),

@@ -87,6 +87,8 @@ export type WriteOperation =
 
 export interface Forge {
   readonly name: string;
+  /** The forge's server (`https://github.com`): a host the run's credentials may go to. */
+  readonly serverUrl?: string | undefined;
   /**
    * The forge itself records a proposal merged into its base as merged (GitHub closes a merged
    * pull request), so the run need not look for merged removal proposals (see run/settle.ts).

@@ -14,6 +14,7 @@ export type RunErrorCode =
   | 'invalid-kptfile' // a Kptfile the run must edit does not parse
   | 'not-a-package' // a directory with no Kptfile where a kpt package is needed
   | 'unsafe-path' // a file path that leaves the package
+  | 'symlinked-package' // a package directory (or one above it) is a symlink: never followed
   | 'internal'; // a broken invariant: a bug to report
 
 /** An error of `kdelta run`, its jobs and its forges, in the workspace's one error contract. */

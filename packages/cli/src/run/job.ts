@@ -2,13 +2,13 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
-import { deleteRemoteBranch, hideCredentials, push, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { deleteRemoteBranch, hideCredentials, push, runGit, type Author, type RemoteRef, type SourceTrust } from '@kdelta/git-source';
 import { PACKAGE_CONTEXT_FILE, PackageTree, packageContextConfigMap } from '@kdelta/kptfile-model';
 import { renderPackage, resultLine, type RenderOutcome } from '@kdelta/fn-render';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { Budget, BudgetReport } from '../forge/budget.js';
 import { STOP_LABEL, type Forge, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from '../forge/forge.js';
-import { readPackageDir, splitBinary, writePackageDir } from './package-files.js';
+import { assertNoSymlinkIn, readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import type { Shard } from './shard.js';
 import { fingerprintOf, hashOf, resolveUpstream, type VariantPlan } from './plan.js';
 import { CONTROL_ANNOTATION } from './ownership.js';
@@ -27,8 +27,26 @@ import { RunError } from './errors.js';
 // The injected step: get or update the package (kpt's `pkg get` / `pkg update`).
 // ---------------------------------------------------------------------------------------------
 
-/** A file's content: text, or bytes when it is not UTF-8 (kept byte for byte). */
-export type FileContent = string | Uint8Array;
+/** A symlink of a package: carried as a symlink (git's mode 120000), its target never followed. */
+export interface SymlinkContent {
+  readonly kind: 'symlink';
+  readonly target: string;
+}
+
+/** An executable file (git's mode 100755, an `exec:` function's script): bytes and bit carried as they are. */
+export interface ExecutableContent {
+  readonly kind: 'executable';
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * A file's content: text, bytes when it is not UTF-8 (kept byte for byte), an executable file or
+ * a symlink. Only text is read by the variant's mutations and the render; the rest is carried.
+ */
+export type FileContent = string | Uint8Array | SymlinkContent | ExecutableContent;
+
+/** What the mutations and the render never read: carried through a run untouched. */
+export type CarriedContent = Exclude<FileContent, string>;
 
 /** A package's files: path relative to the package directory (`/`-separated) → content. */
 export type PackageFiles = ReadonlyMap<string, FileContent>;
@@ -56,6 +74,11 @@ export interface MaterializeInput {
   /** Directory a relative upstream repository is resolved against. */
   readonly cwd?: string | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The repositories the user named (the control resources', the forge's): every repository the
+   * package's content names is fetched under it. Absent: package-update's default.
+   */
+  readonly trust?: SourceTrust | undefined;
 }
 
 export interface MaterializeResult {
@@ -161,6 +184,8 @@ export interface JobContext {
   readonly allowExec?: boolean | undefined;
   readonly author: Author;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The repositories the user named: see {@link MaterializeInput.trust}. */
+  readonly trust?: SourceTrust | undefined;
   readonly cacheDir?: string | undefined;
   /** Proposal branches are `<branchPrefix><variant>` (default `kdelta/`). */
   readonly branchPrefix: string;
@@ -617,6 +642,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
 
   const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
   const pkgDir = join(ws.dir, plan.downstream.directory);
+  await assertNoSymlinkIn(ws.dir, plan.downstream.directory, plan.downstream.url);
   const local = await readPackageDir(pkgDir);
   const kptfileContent = local?.get('Kptfile');
   const kptfile = typeof kptfileContent === 'string' ? kptfileContent : undefined;
@@ -639,7 +665,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   }
   const oldCommit = lockCommit(kptfile);
   let files: Map<string, string>;
-  let binary: Map<string, Uint8Array>;
+  let binary: Map<string, CarriedContent>;
   let conflicts: readonly Conflict[] = [];
   let resources: readonly ResourceReport[] = [];
   if (!local || oldCommit !== up.commit) {
@@ -649,6 +675,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
       downstream: { package: plan.downstream.package, local },
       cacheDir: ctx.cacheDir,
       env: ctx.env,
+      trust: ctx.trust,
     });
     ({ text: files, binary } = splitBinary(m.files));
     conflicts = m.conflicts;
@@ -823,6 +850,7 @@ export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<
     const open = await ctx.forge.find(target);
     const ws = await checkout(ctx, removal.url, removal.branch, target.head, `remove-${removal.variant}`);
     const pkgDir = join(ws.dir, removal.directory);
+    await assertNoSymlinkIn(ws.dir, removal.directory, removal.url);
     if (removal.policy === 'delete') {
       await rm(pkgDir, { recursive: true, force: true });
     } else {

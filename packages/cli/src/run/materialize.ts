@@ -1,11 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { PackageTree } from '@kdelta/kptfile-model';
 import { fetchPackage } from '@kdelta/git-source';
 import { createFetchMemo, type FetchMemo, getPackage, updatePackage } from '@kdelta/package-update';
-import { listFiles } from '../util/fs.js';
 import type { FileContent, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './job.js';
 import { readPackageDir, writePackageDir } from './package-files.js';
 import { RunError } from './errors.js';
@@ -112,6 +111,7 @@ async function materialize(input: MaterializeInput, fetches: FetchMemo | undefin
       env: input.env,
       ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
       ...(fetches ? { fetches } : {}),
+      ...(input.trust ? { trust: input.trust } : {}),
     };
     const local = input.downstream.local;
     if (!local) {
@@ -171,12 +171,20 @@ async function materialize(input: MaterializeInput, fetches: FetchMemo | undefin
   }
 }
 
-/** A tree's regular files as {@link readPackageDir} reads them from a directory (sorted, `.git` and `node_modules` left out). */
+/**
+ * A tree's files and symlinks as {@link readPackageDir} reads them from a directory (sorted,
+ * `.git` and `node_modules` left out; executable files and symlinks as such).
+ */
 function filesOf(tree: PackageTree): Map<string, FileContent> {
   const files = new Map<string, FileContent>();
-  const paths = [...tree.allFiles().keys()].filter((p) => !p.split('/').some((s) => s === '.git' || s === 'node_modules')).sort();
-  for (const p of paths) files.set(p, fileContent(tree.bytes(p)!));
-  return files;
+  const kept = (p: string) => !p.split('/').some((s) => s === '.git' || s === 'node_modules');
+  for (const p of tree.allFiles().keys()) {
+    if (!kept(p)) continue;
+    const bytes = tree.bytes(p)!;
+    files.set(p, tree.isExecutable(p) ? { kind: 'executable', bytes } : fileContent(bytes));
+  }
+  for (const [p, target] of tree.allLinks()) if (kept(p)) files.set(p, { kind: 'symlink', target });
+  return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function movedDuringRun(input: MaterializeInput, fetched: string): Error {
@@ -202,9 +210,7 @@ export async function fetchUpstreamFiles(input: MaterializeInput): Promise<Map<s
       env: input.env,
       ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     });
-    const files = new Map<string, FileContent>();
-    for (const p of await listFiles(dest, () => true)) files.set(p, fileContent(await readFile(join(dest, p))));
-    return files;
+    return (await readPackageDir(dest)) ?? new Map<string, FileContent>();
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -1,41 +1,100 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { listFiles } from '../util/fs.js';
-import type { FileContent, PackageFiles } from './job.js';
+import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import type { CarriedContent, FileContent, PackageFiles } from './job.js';
 import { fileContent } from './materialize.js';
 import { RunError } from './errors.js';
 
-/** A package directory's files (path → text, or bytes when not UTF-8); undefined when absent or empty. */
+/**
+ * A package directory's files (path → text, bytes when not UTF-8, an executable file, or a
+ * symlink with its target); undefined when absent or empty. Symlinks are recorded, never
+ * followed: what they point at is not the package's.
+ */
 export async function readPackageDir(dir: string): Promise<Map<string, FileContent> | undefined> {
-  let paths: string[];
+  const out = new Map<string, FileContent>();
+  const walk = async (abs: string): Promise<void> => {
+    for (const entry of await readdir(abs, { withFileTypes: true })) {
+      if (entry.name === '.git' || entry.name === 'node_modules') continue;
+      const full = join(abs, entry.name);
+      const rel = relative(dir, full).split(sep).join('/');
+      if (entry.isSymbolicLink()) out.set(rel, { kind: 'symlink', target: await readlink(full) });
+      else if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile()) {
+        const bytes = await readFile(full);
+        // git keeps one mode bit of a file: whether its owner may run it
+        out.set(rel, ((await lstat(full)).mode & 0o100) !== 0 ? { kind: 'executable', bytes } : fileContent(bytes));
+      }
+    }
+  };
   try {
-    paths = await listFiles(dir, () => true);
+    if ((await lstat(dir)).isSymbolicLink())
+      throw new RunError('symlinked-package', `${dir} is a symlink: a package directory is never followed`);
+    await walk(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
     throw error;
   }
-  if (paths.length === 0) return undefined;
-  const out = new Map<string, FileContent>();
-  for (const p of paths) out.set(p, fileContent(await readFile(join(dir, p))));
-  return out;
+  if (out.size === 0) return undefined;
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Replace a directory with exactly these files. */
-export async function writePackageDir(dir: string, files: PackageFiles): Promise<void> {
-  await rm(dir, { recursive: true, force: true });
-  for (const [path, content] of files) {
-    if (path.split('/').some((s) => s === '..' || s === ''))
-      throw new RunError('unsafe-path', `refusing to write "${path}": not a path inside the package`);
-    const full = join(dir, path);
-    await mkdir(dirname(full), { recursive: true });
-    await writeFile(full, content);
+/**
+ * Refuses a package directory `directory` of the repository at `root` when it, or a directory
+ * above it inside the repository, is a symlink: reading it would push files from wherever it
+ * points (outside the repository, the runner's own), and writing it would write there.
+ */
+export async function assertNoSymlinkIn(root: string, directory: string, repository: string): Promise<void> {
+  const parts = directory.split('/').filter((p) => p !== '' && p !== '.');
+  for (let i = 1; i <= parts.length; i++) {
+    const path = parts.slice(0, i).join('/');
+    let link: string | undefined;
+    try {
+      const stats = await lstat(join(root, path));
+      if (!stats.isSymbolicLink()) continue;
+      link = await readlink(join(root, path));
+    } catch {
+      return; // missing: nothing to follow (the package is new)
+    }
+    const what = path === parts.join('/') ? 'the package directory' : `${path}, a directory above the package,`;
+    throw new RunError(
+      'symlinked-package',
+      `${parts.join('/')} in ${repository}: ${what} is a symlink (to ${link}): kdelta never follows a symlink out of a package; left alone`,
+      { path: parts.join('/') },
+    );
   }
 }
 
-/** Text files (what the variant's mutations read) apart from binary ones (carried through untouched). */
-export function splitBinary(files: PackageFiles): { text: Map<string, string>; binary: Map<string, Uint8Array> } {
+/**
+ * Replace a directory with exactly these files: text and bytes as regular files, executable ones
+ * with mode 755, symlinks as symlinks (made last, so that no file is ever written through one).
+ */
+export async function writePackageDir(dir: string, files: PackageFiles): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+  const links: [string, string][] = [];
+  for (const [path, content] of files) {
+    if (path.split('/').some((s) => s === '..' || s === '' || s === '.'))
+      throw new RunError('unsafe-path', `refusing to write "${path}": not a path inside the package`);
+    const full = join(dir, path);
+    if (typeof content === 'object' && 'kind' in content && content.kind === 'symlink') {
+      links.push([full, content.target]);
+      continue;
+    }
+    await mkdir(dirname(full), { recursive: true });
+    if (typeof content === 'string' || content instanceof Uint8Array) await writeFile(full, content);
+    else {
+      await writeFile(full, content.bytes);
+      await chmod(full, 0o755);
+    }
+  }
+  for (const [full, target] of links) {
+    await mkdir(dirname(full), { recursive: true });
+    await symlink(target, full);
+  }
+}
+
+/** Text files (what the variant's mutations read) apart from the rest (binary, executable, symlinks: carried through untouched). */
+export function splitBinary(files: PackageFiles): { text: Map<string, string>; binary: Map<string, CarriedContent> } {
   const text = new Map<string, string>();
-  const binary = new Map<string, Uint8Array>();
+  const binary = new Map<string, CarriedContent>();
   for (const [path, content] of files) {
     if (typeof content === 'string') text.set(path, content);
     else binary.set(path, content);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cloneBare, hideCredentials, listRemoteRefs, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { cloneBare, hideCredentials, listRemoteRefs, runGit, sourceTrust, type Author, type RemoteRef } from '@kdelta/git-source';
 import { Budget, DEFAULT_BUDGET } from '../forge/budget.js';
 import { createLocalForge } from '../forge/local.js';
 import type { Forge } from '../forge/forge.js';
@@ -23,7 +23,7 @@ import {
 import { createPackageUpdateMaterialize } from './materialize.js';
 import { findControlIdentity } from './ownership.js';
 import { settleMergedRemovals } from './settle.js';
-import { hashOf, planRun } from './plan.js';
+import { hashOf, planRun, repositoryUrl } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
 import { findControlRepository, findUpdatePlans, runUpdateJob, type ControlRepository, type UpdatePlan } from './update-mode.js';
 import { RunError } from './errors.js';
@@ -71,6 +71,13 @@ export interface RunOptions {
   readonly render?: boolean | undefined;
   /** Let the pipelines' `exec:` functions run (default false: such a render fails, and is reported). */
   readonly allowExec?: boolean | undefined;
+  /**
+   * Let package content (a nested Kptfile) name upstream repositories on this machine (default:
+   * `KDELTA_ALLOW_LOCAL_UPSTREAMS=1` in `env`, else refused: their files would be pushed).
+   */
+  readonly allowLocalUpstreams?: boolean | undefined;
+  /** More hosts that get the run's credentials (besides `KDELTA_CREDENTIAL_HOSTS`). */
+  readonly credentialHosts?: readonly string[] | undefined;
   readonly author?: Author | undefined;
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   /** git-source's cache of upstream repositories. */
@@ -138,6 +145,16 @@ export async function run(options: RunOptions): Promise<RunReport> {
         : forgeChoice;
   const warnings = [...plan.warnings];
 
+  // The repositories the user named, and so the only hosts the run's credentials go to: the
+  // forge's server, every Repository of the control resources, and the hosts listed. A
+  // repository only a package's content names gets none (git-source's SourceTrust).
+  const trust = sourceTrust({
+    named: [forge.serverUrl, ...control.repositories.map((r) => repositoryUrl(r, options.cwd))],
+    hosts: options.credentialHosts ?? [],
+    cwd: options.cwd,
+    env,
+    ...(options.allowLocalUpstreams !== undefined ? { allowLocal: options.allowLocalUpstreams } : {}),
+  });
   const tokenFor = (url: string): { token?: string } => {
     const token = forge.gitToken?.(url);
     return token ? { token } : {};
@@ -154,6 +171,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     allowExec: options.allowExec ?? false,
     author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
     env,
+    trust,
     cacheDir: options.cacheDir,
     branchPrefix,
     budget,

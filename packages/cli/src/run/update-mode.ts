@@ -1,7 +1,7 @@
 import { basename, isAbsolute, join, posix, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
-import { isFullCommit, runGit, type RemoteRef } from '@kdelta/git-source';
+import { isFullCommit, runGit, trustNamed, type RemoteRef } from '@kdelta/git-source';
 import { OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { ProposalTarget } from '../forge/forge.js';
 import {
@@ -18,7 +18,7 @@ import {
   type Mirror,
   type VariantResult,
 } from './job.js';
-import { readPackageDir, splitBinary, writePackageDir } from './package-files.js';
+import { assertNoSymlinkIn, readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import { hashOf } from './plan.js';
 import { parseMetadataBlock, renderProposalBodies, type ProposalMetadata, type RenderFailureReport } from './report.js';
 import { RunError } from './errors.js';
@@ -222,6 +222,7 @@ async function updateJob(
 
   const ws = await checkout(ctx, control.url, target.base, target.head, plan.name);
   const pkgDir = join(ws.dir, plan.directory);
+  await assertNoSymlinkIn(ws.dir, plan.directory, control.url);
   const local = await readPackageDir(pkgDir);
   if (!local) throw new RunError('not-a-package', `${where}: the package is gone from ${control.branch}`);
   let files: ReadonlyMap<string, FileContent> = local;
@@ -235,6 +236,8 @@ async function updateJob(
       cacheDir: ctx.cacheDir,
       cwd: control.root,
       env: ctx.env,
+      // the control repository's own Kptfile names this upstream: the user's
+      ...(ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url], control.root) } : {}),
     });
     files = m.files;
     conflicts = m.conflicts;

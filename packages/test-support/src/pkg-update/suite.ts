@@ -119,7 +119,9 @@ async function runGitScenario(sc: Any, cli: PkgCommand): Promise<void> {
     mkdirSync(vars.workspace);
     git(vars.workspace, 'init', '--quiet');
     initUpstreams(root, sc, vars);
-    const env = { ...process.env, KDELTA_CACHE_DIR: join(root, 'cache') };
+    // kpt's scenarios have remote subpackages whose Kptfiles name other local repositories: package
+    // content naming this machine, which kdelta refuses unless allowed (KDELTA_ALLOW_LOCAL_UPSTREAMS)
+    const env = { ...process.env, KDELTA_CACHE_DIR: join(root, 'cache'), KDELTA_ALLOW_LOCAL_UPSTREAMS: '1' };
     const tmp = join(root, 'tmp');
     mkdirSync(tmp);
     for (const step of sc.steps ?? []) await runStep(step, vars, env, tmp, cli);

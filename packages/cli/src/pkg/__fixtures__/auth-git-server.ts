@@ -43,7 +43,8 @@ export async function serveGitWithAuth(projectRoot: string, username: string, pa
   };
 }
 
-function cgi(projectRoot: string, req: IncomingMessage, res: ServerResponse): void {
+/** Answer one smart-HTTP request with `git http-backend` serving the repositories under `projectRoot`. */
+export function cgi(projectRoot: string, req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
