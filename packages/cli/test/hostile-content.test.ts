@@ -3,7 +3,19 @@
 // a temporary HOME, TMPDIR and cache in its environment) on real git repositories, and a real
 // git server over https on 127.0.0.1 for the credential cases.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,11 +65,12 @@ function writeFiles(dir: string, files: Readonly<Record<string, string>>): void 
   }
 }
 
-/** A bare repository at `bare` holding `files` on main, tagged `tag` when given. */
-function makeRepo(bare: string, files: Readonly<Record<string, string>>, tag?: string): void {
+/** A bare repository at `bare` holding `files` on main (`prepare` may add more), tagged `tag` when given. */
+function makeRepo(bare: string, files: Readonly<Record<string, string>>, tag?: string, prepare?: (work: string) => void): void {
   const work = fresh('seed');
   git(work, 'init', '--quiet', '--initial-branch=main');
   writeFiles(work, files);
+  prepare?.(work);
   git(work, 'add', '--all');
   git(work, 'commit', '--quiet', '-m', 'v1');
   if (tag) git(work, 'tag', tag);
@@ -68,11 +81,12 @@ function makeRepo(bare: string, files: Readonly<Record<string, string>>, tag?: s
   git(bare, 'config', 'http.receivepack', 'true');
 }
 
-/** Commit `files` onto main of the bare repository `bare` (and tag it). */
-function publish(bare: string, files: Readonly<Record<string, string>>, tag?: string): void {
+/** Commit `files` onto main of the bare repository `bare` (`prepare` may change more), and tag it. */
+function publish(bare: string, files: Readonly<Record<string, string>>, tag?: string, prepare?: (work: string) => void): void {
   const work = join(fresh('publish'), 'w');
   git(root, 'clone', '--quiet', bare, work);
   writeFiles(work, files);
+  prepare?.(work);
   git(work, 'add', '--all');
   git(work, 'commit', '--quiet', '-m', 'publish');
   if (tag) git(work, 'tag', tag);
@@ -88,13 +102,13 @@ const kptfile = (name: string, upstream?: { repo: string; directory: string; ref
 const configMap = (name: string, v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  v: "${v}"\n`;
 
 /** A control repository: the upstream `catalog`, the downstream `cluster`, one variant `web` of package `pkg`. */
-function makeControl(upstream: string, downstream: string, revision = 'v1'): string {
+function makeControl(upstream: string, downstream: string, revision = 'v1', spec = ''): string {
   const control = fresh('control');
   const repository = (name: string, repo: string) =>
     `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  type: git\n  git:\n    repo: ${repo}\n    branch: main\n`;
   writeFiles(join(control, '.kdelta'), {
     'repositories.yaml': `${repository('catalog', upstream)}---\n${repository('cluster', downstream)}`,
-    'variant.yaml': `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata:\n  name: web\n  namespace: default\nspec:\n  upstream:\n    repo: catalog\n    package: pkg\n    revision: ${revision}\n  downstream:\n    repo: cluster\n    package: web\n`,
+    'variant.yaml': `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata:\n  name: web\n  namespace: default\nspec:\n  upstream:\n    repo: catalog\n    package: pkg\n    revision: ${revision}\n  downstream:\n    repo: cluster\n    package: web\n${spec}`,
   });
   return control;
 }
@@ -198,5 +212,202 @@ describe('a nested package naming another host gets none of the user’s credent
     expect(again.code).toBe(0);
     expect(foreign.requests()).toBeGreaterThan(requests);
     expect(foreign.authorizations).toEqual([]);
+  });
+});
+
+describe('a nested package naming a repository on this machine', () => {
+  // the runner's own files: a repository the user never named
+  let secretRepo: string;
+  let upstream: string;
+  beforeAll(() => {
+    secretRepo = join(fresh('runner'), 'secret.git');
+    makeRepo(secretRepo, { 'leak/Kptfile': kptfile('leak'), 'leak/token.yaml': configMap('token', 'runner-secret') });
+    upstream = join(fresh('up'), 'up.git');
+    makeRepo(
+      upstream,
+      {
+        'pkg/Kptfile': kptfile('pkg'),
+        'pkg/cm.yaml': configMap('app', '1'),
+        'pkg/sub/Kptfile': kptfile('sub', { repo: secretRepo, directory: '/leak', ref: 'main' }),
+        'url/Kptfile': kptfile('url'),
+        'url/sub/Kptfile': kptfile('sub', { repo: `file://${secretRepo}`, directory: '/leak', ref: 'main' }),
+        'plain/Kptfile': kptfile('plain'),
+        'plain/cm.yaml': configMap('plain', '1'),
+      },
+      'pkg/v1',
+    );
+  });
+
+  it('pkg get refuses it, a path or a file:// URL, naming the Kptfile, and writes nothing', async () => {
+    const ws = fresh('ws');
+    for (const dir of ['pkg', 'url']) {
+      const got = await kdelta(ws, ['pkg', 'get', `${upstream}/${dir}@main`, dir]);
+      expect(got.stderr).toMatch(
+        new RegExp(`${dir}@main\\): sub/Kptfile: upstream repository "(file://)?${secretRepo}" is on this machine`),
+      );
+      expect(got.stderr).toContain('KDELTA_ALLOW_LOCAL_UPSTREAMS=1');
+      expect(got.code).toBe(1);
+      expect(existsSync(join(ws, dir))).toBe(false);
+    }
+  });
+
+  it('KDELTA_ALLOW_LOCAL_UPSTREAMS=1 or --allow-local-upstreams allows it', async () => {
+    const ws = fresh('ws');
+    const byEnv = await kdelta(ws, ['pkg', 'get', `${upstream}/pkg@main`, 'a'], { KDELTA_ALLOW_LOCAL_UPSTREAMS: '1' });
+    expect(byEnv.code).toBe(0);
+    expect(readFileSync(join(ws, 'a', 'sub', 'token.yaml'), 'utf8')).toContain('runner-secret');
+    const byFlag = await kdelta(ws, ['pkg', 'get', '--allow-local-upstreams', `${upstream}/url@main`, 'b']);
+    expect(byFlag.code).toBe(0);
+    expect(existsSync(join(ws, 'b', 'sub', 'token.yaml'))).toBe(true);
+  });
+
+  it('pkg update of a package the user got from a local path works; a nested one that upstream adds is refused', async () => {
+    const ws = fresh('ws');
+    expect((await kdelta(ws, ['pkg', 'get', `${upstream}/plain@main`, 'plain'])).code).toBe(0);
+    publish(upstream, { 'plain/cm.yaml': configMap('plain', '2') });
+    const updated = await kdelta(ws, ['pkg', 'update', 'plain']);
+    expect(updated.code).toBe(0);
+    expect(readFileSync(join(ws, 'plain', 'cm.yaml'), 'utf8')).toContain('v: "2"');
+
+    publish(upstream, {
+      'plain/cm.yaml': configMap('plain', '3'),
+      'plain/sub/Kptfile': kptfile('sub', { repo: secretRepo, directory: '/leak', ref: 'main' }),
+    });
+    const refused = await kdelta(ws, ['pkg', 'update', 'plain']);
+    expect(refused.stderr).toMatch(new RegExp(`plain/sub/Kptfile: upstream repository "${secretRepo}" is on this machine`));
+    expect(refused.code).toBe(1);
+    expect(readFileSync(join(ws, 'plain', 'cm.yaml'), 'utf8')).toContain('v: "2"');
+    expect(existsSync(join(ws, 'plain', 'sub'))).toBe(false);
+  });
+
+  it('a nested package the user got into the package themselves is the user’s: its local upstream stays allowed', async () => {
+    const ws = fresh('ws');
+    const lib = join(fresh('lib'), 'lib.git');
+    makeRepo(lib, { 'lib/Kptfile': kptfile('lib'), 'lib/cm.yaml': configMap('lib', '1') });
+    expect((await kdelta(ws, ['pkg', 'get', `${upstream}/plain@main`, 'web'])).code).toBe(0);
+    expect((await kdelta(ws, ['pkg', 'get', `${lib}/lib@main`, 'web/lib'])).code).toBe(0);
+    publish(lib, { 'lib/cm.yaml': configMap('lib', '2') });
+    const updated = await kdelta(ws, ['pkg', 'update', 'web']);
+    expect(updated.stderr).toContain('Updated 2 package(s)');
+    expect(updated.code).toBe(0);
+    expect(readFileSync(join(ws, 'web', 'lib', 'cm.yaml'), 'utf8')).toContain('v: "2"');
+  });
+
+  it('kdelta run fails the variant, naming the Kptfile, and pushes nothing; the control resources’ own local repositories stay usable', async () => {
+    const downstream = makeDownstream();
+    const control = makeControl(upstream, downstream);
+    const refused = await kdelta(control, ['run', '--mode', 'variants']);
+    expect(refused.stdout).toMatch(/web\s+cluster\/web\s+failed/);
+    expect(refused.stderr).toMatch(/sub\/Kptfile: upstream repository ".*secret\.git" is on this machine/);
+    expect(refused.code).toBe(1);
+    expect(branches(downstream)).toBe('refs/heads/main');
+
+    const allowed = await kdelta(control, ['run', '--mode', 'variants', '--allow-local-upstreams']);
+    expect(allowed.stdout).toMatch(/web\s+cluster\/web\s+proposed/);
+    expect(allowed.code).toBe(0);
+  });
+});
+
+/** `mode path` of every entry of `branch` under `dir` (`120000 web/link.yaml`), with a symlink's target. */
+function entries(bare: string, branch: string, dir: string): string[] {
+  return git(bare, 'ls-tree', '-r', branch, '--', dir)
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [meta, path] = line.split('\t') as [string, string];
+      const [mode, , sha] = meta.split(' ') as [string, string, string];
+      return mode === '120000' ? `${mode} ${path} -> ${git(bare, 'cat-file', 'blob', sha)}` : `${mode} ${path}`;
+    });
+}
+
+describe('symlinks and file modes', () => {
+  let upstream: string;
+  let outside: string;
+  beforeAll(() => {
+    // what lies outside every repository: the runner's files
+    outside = fresh('runner-files');
+    writeFiles(outside, { Kptfile: kptfile('web'), 'token.yaml': configMap('token', 'runner-secret') });
+    upstream = join(fresh('up'), 'up.git');
+    makeRepo(
+      upstream,
+      { 'pkg/Kptfile': kptfile('pkg'), 'pkg/cm.yaml': configMap('app', '1'), 'pkg/fn/run.sh': '#!/bin/sh\ncat\n' },
+      'pkg/v1',
+      (work) => {
+        chmodSync(join(work, 'pkg/fn/run.sh'), 0o755);
+        symlinkSync('cm.yaml', join(work, 'pkg/link.yaml'));
+        symlinkSync('/etc/hostname', join(work, 'pkg/host'));
+      },
+    );
+  });
+
+  it('pkg get and pkg update keep an executable file executable and a symlink a symlink, never resolved', async () => {
+    const ws = fresh('ws');
+    expect((await kdelta(ws, ['pkg', 'get', `${upstream}/pkg@main`, 'app'])).code).toBe(0);
+    const mode = (p: string) => statSync(join(ws, 'app', p)).mode & 0o777;
+    expect(mode('fn/run.sh') & 0o111).not.toBe(0);
+    expect(readlinkSync(join(ws, 'app', 'link.yaml'))).toBe('cm.yaml');
+    expect(readlinkSync(join(ws, 'app', 'host'))).toBe('/etc/hostname');
+    publish(upstream, { 'pkg/fn/run.sh': '#!/bin/sh\ncat -\n' });
+    const updated = await kdelta(ws, ['pkg', 'update', 'app']);
+    expect(updated.code).toBe(0);
+    expect(readFileSync(join(ws, 'app', 'fn/run.sh'), 'utf8')).toBe('#!/bin/sh\ncat -\n');
+    expect(mode('fn/run.sh') & 0o111).not.toBe(0);
+  });
+
+  it('kdelta run proposes executable files as 100755 and symlinks as 120000, and keeps a downstream file a human replaced by a symlink', async () => {
+    const downstream = makeDownstream();
+    const control = makeControl(upstream, downstream, 'main');
+    const first = await kdelta(control, ['run', '--mode', 'variants']);
+    expect(first.stdout).toMatch(/web\s+cluster\/web\s+proposed/);
+    expect(first.code).toBe(0);
+    expect(entries(downstream, 'kdelta/web', 'web')).toEqual([
+      '100644 web/Kptfile',
+      '100644 web/cm.yaml',
+      '100755 web/fn/run.sh',
+      '120000 web/host -> /etc/hostname',
+      '120000 web/link.yaml -> cm.yaml',
+    ]);
+
+    // merged; a human replaces cm.yaml by a symlink; upstream changes the script
+    git(downstream, 'branch', '-f', 'main', 'kdelta/web');
+    const human = join(fresh('human'), 'w');
+    git(root, 'clone', '--quiet', downstream, human);
+    rmSync(join(human, 'web', 'cm.yaml'));
+    symlinkSync('../README.md', join(human, 'web', 'cm.yaml'));
+    git(human, 'add', '--all');
+    git(human, 'commit', '--quiet', '-m', 'cm.yaml is the README now');
+    git(human, 'push', '--quiet', 'origin', 'main');
+    publish(upstream, { 'pkg/fn/run.sh': '#!/bin/sh\nexec cat -\n' });
+
+    const again = await kdelta(control, ['run', '--mode', 'variants']);
+    expect(again.stdout).toMatch(/web\s+cluster\/web\s+proposed/);
+    expect(again.code).toBe(0);
+    expect(entries(downstream, 'kdelta/web', 'web')).toEqual([
+      '100644 web/Kptfile',
+      '120000 web/cm.yaml -> ../README.md',
+      '100755 web/fn/run.sh',
+      '120000 web/host -> /etc/hostname',
+      '120000 web/link.yaml -> cm.yaml',
+    ]);
+    expect(git(downstream, 'show', 'kdelta/web:web/fn/run.sh')).toBe('#!/bin/sh\nexec cat -');
+  });
+
+  it('kdelta run never follows a downstream package directory that is a symlink out of the repository', async () => {
+    const downstream = makeDownstream();
+    const human = join(fresh('human'), 'w');
+    git(root, 'clone', '--quiet', downstream, human);
+    symlinkSync(outside, join(human, 'web'));
+    git(human, 'add', '--all');
+    git(human, 'commit', '--quiet', '-m', 'web lives elsewhere');
+    git(human, 'push', '--quiet', 'origin', 'main');
+    const control = makeControl(upstream, downstream, 'main', '  adoptionPolicy: adoptExisting\n');
+    const refused = await kdelta(control, ['run', '--mode', 'variants']);
+    expect(refused.stdout).toMatch(/web\s+cluster\/web\s+failed/);
+    expect(refused.stderr).toMatch(
+      /web in .*cluster\.git: the package directory is a symlink \(to .*runner-files\): kdelta never follows a symlink/,
+    );
+    expect(refused.code).toBe(1);
+    expect(branches(downstream)).toBe('refs/heads/main');
+    expect(readFileSync(join(outside, 'token.yaml'), 'utf8')).toContain('runner-secret');
   });
 });

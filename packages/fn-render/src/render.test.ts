@@ -463,3 +463,22 @@ for (const i of rl.items) i.metadata.labels = { via: 'container' };`,
     if (!out.ok) expect(out.error.message).toContain('not a kpt package (no Kptfile)');
   });
 });
+
+describe('file modes', () => {
+  it('a file the render rewrites keeps its executable bit; one it does not touch keeps its mode and bytes', async () => {
+    const root = tempDir();
+    writeTree(root, {
+      Kptfile:
+        'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-namespace:v0.4.1\n      configMap:\n        namespace: prod\n',
+      'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n',
+      'fn/run.sh': '#!/bin/sh\ncat\n',
+    });
+    chmodSync(join(root, 'cm.yaml'), 0o755);
+    chmodSync(join(root, 'fn/run.sh'), 0o755);
+    const out = await renderDirectory(root, { cwd: root, runtime: 'builtin' });
+    expect(out.ok).toBe(true);
+    expect(readFileSync(join(root, 'cm.yaml'), 'utf8')).toContain('namespace: prod');
+    expect(statSync(join(root, 'cm.yaml')).mode & 0o111).not.toBe(0);
+    expect(statSync(join(root, 'fn/run.sh')).mode & 0o111).not.toBe(0);
+  });
+});

@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sourceTrust, trustNamed } from '@kdelta/git-source';
 import { UpdateError, createFetchMemo, diffPackage, getPackage, updatePackage } from './index.js';
 
 const roots: string[] = [];
@@ -137,5 +138,45 @@ describe('strict inputs', () => {
     writeFileSync(join(dir, 'Kptfile'), kptfile);
     await expect(updatePackage({ dir, ref: 'v2', cwd: root, env })).rejects.toThrow(`${join(dir, 'Kptfile')}: info.sites: unknown field`);
     expect(readFileSync(join(dir, 'Kptfile'), 'utf8')).toBe(kptfile);
+  });
+});
+
+describe('repositories named by package content', () => {
+  it('a nested Kptfile naming a repository on this machine is refused, naming it; a caller’s trust covers no root Kptfile', async () => {
+    const { root, repo, dir, env } = await fixture();
+    const secret = join(root, 'secret');
+    mkdirSync(join(secret, 'leak'), { recursive: true });
+    git(secret, 'init', '--quiet', '--initial-branch=main');
+    writeFileSync(join(secret, 'leak', 'Kptfile'), 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: leak\n');
+    git(secret, 'add', '-A');
+    git(secret, 'commit', '--quiet', '-m', 'secret');
+    const sub = `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: sub\nupstream:\n  type: git\n  git:\n    repo: ${secret}\n    directory: /leak\n    ref: main\n`;
+    mkdirSync(join(repo, 'pkg', 'sub'));
+    writeFileSync(join(repo, 'pkg', 'sub', 'Kptfile'), sub);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '--quiet', '-m', 'v3');
+    git(repo, 'tag', 'v3');
+    const refusal = await getPackage({ repo, directory: '/pkg', ref: 'v3', destination: join(root, 'got'), cwd: root, env }).catch(
+      (e) => e,
+    );
+    expect(refusal).toMatchObject({ code: 'refused-local' });
+    expect(refusal.message).toMatch(/^upstream \(.*\/pkg@v3\): sub\/Kptfile: upstream repository ".*secret" is on this machine/);
+    const allowed = await getPackage({
+      repo,
+      directory: '/pkg',
+      ref: 'v3',
+      destination: join(root, 'got'),
+      cwd: root,
+      env,
+      allowLocalUpstreams: true,
+    });
+    expect(allowed.nested).toEqual(['sub']);
+
+    // the package's own upstream is the user's; a caller that passes its own trust (a run over a
+    // downstream's package) names every repository it trusts, and this one is not among them
+    const trust = sourceTrust({ env: {} });
+    await expect(updatePackage({ dir, ref: 'v2', cwd: root, env, trust })).rejects.toMatchObject({ code: 'refused-local' });
+    const ok = await updatePackage({ dir, ref: 'v2', cwd: root, env, trust: trustNamed(trust, [repo], root) });
+    expect(ok.lock?.git?.commit).toBe(git(repo, 'rev-parse', 'v2'));
   });
 });

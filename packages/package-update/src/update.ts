@@ -1,5 +1,5 @@
 import { basename, join, posix, relative } from 'node:path';
-import { withoutCredentials } from '@kdelta/git-source';
+import { trustNamed, withoutCredentials } from '@kdelta/git-source';
 import { type PackageView, PackageTree, recoverInterruptedSwap, type Upstream, type UpstreamLock } from '@kdelta/kptfile-model';
 import type { Conflict, Decision, ResourceReport } from '@kdelta/merge-core';
 import { addMergeCommentsToTree } from './comments.js';
@@ -75,8 +75,22 @@ function hasLocalContent(pkg: PackageView): boolean {
   return pkg.ownFiles().files.some((f) => f.path !== KPTFILE);
 }
 
-/** Update one package that has an upstream (kpt's updatePackage), in memory. */
-async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void> {
+/** The versions of a package an update merged from: what its upstream holds, then and now. */
+interface FetchedSides {
+  readonly origin: PackageView;
+  readonly updated: PackageView;
+}
+
+/**
+ * Update one package that has an upstream (kpt's updatePackage), in memory. `usersRepos`: the
+ * repositories of its Kptfile that the user named (see {@link usersOwnRepos}), fetched as the
+ * user's. Returns the upstream versions it merged from.
+ */
+async function updateOne(run: Run, pkg: PackageView, name: string, usersRepos: readonly string[]): Promise<FetchedSides> {
+  const fetchGit =
+    usersRepos.length > 0 && run.git.trust
+      ? { ...run.git, trust: trustNamed(run.git.trust, usersRepos, run.git.cwd ?? process.cwd()) }
+      : run.git;
   // kpt marks every local resource with its merge identity before merging
   addMergeCommentsToTree(pkg);
   const parsed = readKptfile(pkg, pkg.describe(KPTFILE))!;
@@ -90,7 +104,7 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
   // every repository is fetched under the user's trust: a nested package's Kptfile is package
   // content, and the root's repositories are trusted only when the user's (see withTrust)
   const namedBy = pkg.describe(KPTFILE);
-  const updated = await fetchTree(run.git, git.repo, git.directory ?? '/', ref, namedBy);
+  const updated = await fetchTree(fetchGit, git.repo, git.directory ?? '/', ref, namedBy);
   const sides: Side[] = [{ path: updated.tree.source, label: sideLabel('upstream', git.repo, git.directory, git.ref ?? updated.ref) }];
   // Marked like origin and local: the marks are then no upstream change, and a resource upstream
   // left alone reads exactly as it does at origin, which spares the merge of it.
@@ -100,7 +114,7 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
   if (lock?.commit || lock?.repo) {
     run.progress(`Fetching origin from ${withoutCredentials(lock.repo ?? git.repo)}@${lock.ref ?? ''}`);
     const fetched = await fetchTree(
-      run.git,
+      fetchGit,
       lock.repo ?? git.repo,
       lock.directory ?? git.directory ?? '/',
       lock.commit || lock.ref || undefined,
@@ -147,6 +161,25 @@ async function updateOne(run: Run, pkg: PackageView, name: string): Promise<void
   // upstream resources are identified by their own names, local ones by their comment)
   addMergeCommentsToTree(pkg);
   run.progress('');
+  return { origin, updated: updated.tree.package() };
+}
+
+/**
+ * The repositories a nested package's Kptfile names that the user named: those its parent's
+ * upstream did not have there (neither at origin nor now). A Kptfile that came with the parent's
+ * upstream is package content; one the user put there (`pkg get` into a subdirectory) or
+ * re-pointed is the user's own.
+ */
+function usersOwnRepos(nested: PackageView, parent: FetchedSides, rel: string): string[] {
+  const reposOf = (view: PackageView): string[] => {
+    const kf = readKptfile(view, view.describe(KPTFILE))?.kptfile;
+    return [kf?.upstream?.git?.repo, kf?.upstreamLock?.git?.repo].filter((r): r is string => typeof r === 'string' && r !== '');
+  };
+  const fromUpstream = new Set<string>();
+  for (const side of [parent.origin.at(rel), parent.updated.at(rel)]) {
+    if (side.hasKptfile()) for (const r of reposOf(side)) fromUpstream.add(r);
+  }
+  return reposOf(nested).filter((r) => !fromUpstream.has(r));
 }
 
 /**
@@ -243,19 +276,24 @@ export async function updatePackage(options: UpdatePackageOptions): Promise<Upda
     );
   }
   let count = 0;
+  // Without a caller's trust the package is the user's: so is a nested Kptfile the user put there.
+  const ownTrust = options.trust === undefined;
+  const usersRepos = new Map<string, readonly string[]>();
   // kpt's order: depth first, the remote packages of one level in reverse path order
   const stack: string[] = ['.'];
   while (stack.length > 0) {
     const rel = stack.pop()!;
     const pkg = work.package(rel === '.' ? '' : rel);
     if (!pkg.hasKptfile() || !pkg.isRemote()) continue;
-    await updateOne(run, pkg, rel === '.' ? rootName : `${rootName}/${rel}`);
+    const sides = await updateOne(run, pkg, rel === '.' ? rootName : `${rootName}/${rel}`, usersRepos.get(rel) ?? []);
     count++;
     for (const sub of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
       const nested = pkg.at(sub);
       if (!nested.isRemote()) continue;
       followRootRequest(nested, rootUpstream, options);
-      stack.push(rel === '.' ? sub : `${rel}/${sub}`);
+      const path = rel === '.' ? sub : `${rel}/${sub}`;
+      if (ownTrust) usersRepos.set(path, usersOwnRepos(nested, sides, sub));
+      stack.push(path);
     }
   }
   run.progress(options.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);

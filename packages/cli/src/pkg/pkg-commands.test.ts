@@ -247,7 +247,8 @@ describe('kdelta pkg get / update / diff', () => {
     writeFileSync(join(up, 'sub', 'Kptfile'), sub);
     git(up, 'add', '-A');
     git(up, 'commit', '--quiet', '-m', 'unfetched sub');
-    expect((await run(ws, 'pkg', 'get', `${up}.git/@main`, 'app')).code).toBe(0);
+    // the subpackage's Kptfile (package content) names a repository on this machine: allowed here
+    expect((await run(ws, 'pkg', 'get', '--allow-local-upstreams', `${up}.git/@main`, 'app')).code).toBe(0);
     // upstream fetches its subpackage (at v2)
     const lock = `upstreamLock:\n  type: git\n  git:\n    repo: ${repo}\n    directory: /lib\n    ref: v1\n    commit: ${git(repo, 'rev-parse', 'v2')}\n`;
     writeFileSync(join(up, 'sub', 'Kptfile'), sub + lock);
@@ -255,7 +256,7 @@ describe('kdelta pkg get / update / diff', () => {
     git(up, 'add', '-A');
     git(up, 'commit', '--quiet', '-m', 'fetched sub');
     const before = snapshot(join(ws, 'app'));
-    const r = await run(ws, 'pkg', 'update', 'app');
+    const r = await run(ws, 'pkg', 'update', '--allow-local-upstreams', 'app');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no origin available for package "sub"');
     expect(snapshot(join(ws, 'app'))).toEqual(before);
