@@ -55,6 +55,8 @@ describe('settingsFromInputs', () => {
         'branch-prefix': 'fleet/',
         'signed-commits': 'true',
         'allow-exec': 'true',
+        'allow-local-upstreams': 'true',
+        'credential-hosts': 'git.corp.example, mirror.example:8443',
       }),
       ctx,
     );
@@ -63,6 +65,8 @@ describe('settingsFromInputs', () => {
       mode: 'variants',
       dryRun: true,
       allowExec: true,
+      allowLocalUpstreams: true,
+      credentialHosts: ['git.corp.example', 'mirror.example:8443'],
       shard: '2/5',
       concurrency: 8,
       budget: 120,

@@ -111,6 +111,8 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
   const autoMerge: AutoMerge | undefined = autoMergeRaw === undefined ? undefined : autoMergeRaw === 'false' ? false : autoMergeRaw;
   const signedCommits = parseBoolean('signed-commits', input('signed-commits'), false);
   const allowExec = parseBoolean('allow-exec', input('allow-exec'), false);
+  const allowLocalUpstreams = parseBoolean('allow-local-upstreams', input('allow-local-upstreams'), false);
+  const credentialHosts = parseList(input('credential-hosts'));
   const authorName = input('commit-author-name').trim();
   const authorEmail = input('commit-author-email').trim();
   if ((authorName === '') !== (authorEmail === '')) {
@@ -164,6 +166,8 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
     ...(budget === undefined ? {} : { budget }),
     ...(authorName === '' ? {} : { author: { name: authorName, email: authorEmail } }),
     ...(branchPrefix === '' ? {} : { branchPrefix }),
+    ...(allowLocalUpstreams ? { allowLocalUpstreams } : {}),
+    ...(credentialHosts.length > 0 ? { credentialHosts } : {}),
     ...(forge === 'github' ? { github } : {}),
   };
   return { options, config, forge, token };

@@ -284,7 +284,9 @@ describe('a nested package naming a repository on this machine', () => {
     const ws = fresh('ws');
     const lib = join(fresh('lib'), 'lib.git');
     makeRepo(lib, { 'lib/Kptfile': kptfile('lib'), 'lib/cm.yaml': configMap('lib', '1') });
-    expect((await kdelta(ws, ['pkg', 'get', `${upstream}/plain@main`, 'web'])).code).toBe(0);
+    const web = join(fresh('web'), 'web.git');
+    makeRepo(web, { 'web/Kptfile': kptfile('web'), 'web/cm.yaml': configMap('web', '1') });
+    expect((await kdelta(ws, ['pkg', 'get', `${web}/web@main`, 'web'])).code).toBe(0);
     expect((await kdelta(ws, ['pkg', 'get', `${lib}/lib@main`, 'web/lib'])).code).toBe(0);
     publish(lib, { 'lib/cm.yaml': configMap('lib', '2') });
     const updated = await kdelta(ws, ['pkg', 'update', 'web']);

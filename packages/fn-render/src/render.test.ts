@@ -469,7 +469,7 @@ describe('file modes', () => {
     const root = tempDir();
     writeTree(root, {
       Kptfile:
-        'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-namespace:v0.4.1\n      configMap:\n        namespace: prod\n',
+        'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.2.0\n      configMap:\n        app: web\n',
       'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n',
       'fn/run.sh': '#!/bin/sh\ncat\n',
     });
@@ -477,7 +477,7 @@ describe('file modes', () => {
     chmodSync(join(root, 'fn/run.sh'), 0o755);
     const out = await renderDirectory(root, { cwd: root, runtime: 'builtin' });
     expect(out.ok).toBe(true);
-    expect(readFileSync(join(root, 'cm.yaml'), 'utf8')).toContain('namespace: prod');
+    expect(readFileSync(join(root, 'cm.yaml'), 'utf8')).toContain('app: web');
     expect(statSync(join(root, 'cm.yaml')).mode & 0o111).not.toBe(0);
     expect(statSync(join(root, 'fn/run.sh')).mode & 0o111).not.toBe(0);
   });
