@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
@@ -854,6 +854,9 @@ export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<
     if (removal.policy === 'delete') {
       await rm(pkgDir, { recursive: true, force: true });
     } else {
+      // a Kptfile that is a symlink is never read or written through
+      if ((await lstat(join(pkgDir, 'Kptfile'))).isSymbolicLink())
+        throw new RunError('symlinked-package', `${removal.directory}/Kptfile in ${removal.url} is a symlink: left alone`);
       const kptfile = await readFile(join(pkgDir, 'Kptfile'), 'utf8');
       await writeFile(
         join(pkgDir, 'Kptfile'),
