@@ -417,6 +417,27 @@ describe('strict variant inputs', () => {
     expect(r.stderr).toContain('spec.targets[0].repositorySelector.packageNames: unknown field');
   });
 
+  it('reports Porch\'s validation messages beside unknown fields, every problem at once (Porch\'s case "invalid targets")', async () => {
+    await write('repos.yaml', repositories);
+    await write(
+      'set.yaml',
+      'apiVersion: config.porch.kpt.dev/v1alpha2\nkind: PackageVariantSet\nmetadata:\n  name: my-pv\nspec:\n  targets:\n' +
+        '  - repositories: [{name: ""}]\n  - repositories: [{name: bar}]\n    repositorySelector: {foo: bar}\n' +
+        '  - repositories: [{name: bar, packageNames: ["", foo]}]\n',
+    );
+    const r = await run('variantset', 'expand', '--set', 'set.yaml', '--objects', 'repos.yaml');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    for (const problem of [
+      'spec.targets[1].repositorySelector.foo: unknown field',
+      'spec.upstream is a required field',
+      'spec.targets[0].repositories[0].name cannot be empty',
+      'spec.targets[1] must specify one of `repositories`, `repositorySelector`, or `objectSelector`',
+      'spec.targets[2].repositories[0].packageNames[0] cannot be empty',
+    ])
+      expect(r.stderr).toContain(problem);
+  });
+
   it('a target naming a Repository that does not exist is an error for that target', async () => {
     await write('repos.yaml', repositories);
     await write('set.yaml', pvs('', `  - repositories: [{name: cluster-01}, {name: cluster-09}]\n`));
