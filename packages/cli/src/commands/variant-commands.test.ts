@@ -375,6 +375,24 @@ describe('strict variant inputs', () => {
     expect(k.status.conditions[0]).toMatchObject({ type: 'config.injection.ConfigMap.endpoints', status: 'False' });
   });
 
+  it("a package YAML file that holds no KRM object is an error naming it, writing nothing (Porch's junk.yaml case)", async () => {
+    await writePackage();
+    await write('pkg/junk.yaml', 'baddata\n');
+    await write('pv.yaml', pv());
+    const before = await snapshot(path.join(dir, 'pkg'));
+    const r = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--objects', 'objects.yaml');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('pkg/junk.yaml: failed to extract objects: document 1 is a scalar, not a KRM object');
+    expect(await snapshot(path.join(dir, 'pkg'))).toEqual(before);
+    // the same for an injection source
+    await rm(path.join(dir, 'pkg/junk.yaml'));
+    await write('objects/a.yaml', clusterObjects);
+    await write('objects/junk.yaml', 'baddata\n');
+    const source = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--objects', 'objects');
+    expect(source.code).toBe(1);
+    expect(source.stderr).toContain('objects/junk.yaml: document 1: expected a KRM object (a map), got string');
+  });
+
   it('two injection sources that match equally are an error naming both, writing nothing', async () => {
     await writePackage();
     await write('objects/a.yaml', clusterObjects);
