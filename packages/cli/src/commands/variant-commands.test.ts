@@ -363,16 +363,33 @@ describe('strict variant inputs', () => {
     expect(await snapshot(path.join(dir, 'pkg'))).toEqual(before);
   });
 
-  it('a required injection point with no source: written as Porch does, but says not ready and exits 3', async () => {
+  it('a required injection point with no source: the package is written as Porch does, exit 0 with a not-ready warning', async () => {
     await writePackage();
     await write('objects.yaml', clusterObjects.replace('us-east1-endpoints', 'us-west1-endpoints'));
     await write('pv.yaml', pv());
     const r = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--objects', 'objects.yaml');
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(0);
     expect(parse(r.stdout).package.ready).toBe(false);
-    expect(r.stderr).toContain('not ready: pkg: required injection point config.injection.ConfigMap.endpoints has no source');
+    expect(r.stderr).toContain('warning: not ready: pkg: required injection point config.injection.ConfigMap.endpoints has no source');
     const k = parse(await readFile(path.join(dir, 'pkg/Kptfile'), 'utf8'));
+    expect(k.info.readinessGates).toEqual([{ conditionType: 'config.injection.ConfigMap.endpoints' }]);
     expect(k.status.conditions[0]).toMatchObject({ type: 'config.injection.ConfigMap.endpoints', status: 'False' });
+    // for those who want a gate to fail the step: the same files, exit 3
+    const before = await snapshot(path.join(dir, 'pkg'));
+    const strict = await run(
+      'variant',
+      'apply',
+      '--variant',
+      'pv.yaml',
+      '--package',
+      'pkg',
+      '--objects',
+      'objects.yaml',
+      '--fail-if-not-ready',
+    );
+    expect(strict.code).toBe(3);
+    expect(strict.stderr).toContain('not ready: pkg: required injection point config.injection.ConfigMap.endpoints');
+    expect(await snapshot(path.join(dir, 'pkg'))).toEqual(before);
   });
 
   it("a package YAML file that holds no KRM object is an error naming it, writing nothing (Porch's junk.yaml case)", async () => {
