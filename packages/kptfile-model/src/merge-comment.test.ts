@@ -1,5 +1,7 @@
+import { identityOf } from '@kdelta/merge-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isMap, parseAllDocuments } from 'yaml';
 import {
   MERGE_COMMENT_PREFIX,
   UPSTREAM_IDENTIFIER_ANNOTATION,
@@ -330,5 +332,56 @@ describe('addMergeComments, differential property', () => {
     // standard deviations below that at 400 runs, so the check never flakes yet still
     // fails if the scanner stops accepting clean streams.
     expect(paths.scan).toBeGreaterThan((paths.scan + paths.compose) / 20);
+  });
+});
+
+// Every shape of metadata kubebuilder and hand-written packages use: block or flow, annotations
+// absent, empty, null, inline or block. Once marked, a resource keeps the identity it had when
+// marked through any later change of its namespace, and marking twice changes nothing.
+describe('addMergeComments, identity property', () => {
+  const name = pick(['web', 'app-0', 'db']);
+  const namespace = pick(['', 'prod', 'kube-system']);
+  const annotations = pick(['absent', '{}', 'null', '{a: b}', '{a: b, c: "#d"}', 'block']);
+  const style = pick(['block', 'flow', 'flow-multiline']);
+
+  function resource(n: string, ns: string, ann: string, how: string): string {
+    const fields: [string, string][] = [['name', n]];
+    if (ns) fields.push(['namespace', ns]);
+    if (ann !== 'absent')
+      fields.push([
+        'annotations',
+        ann === 'block' ? (how === 'block' ? '\n    a: b' : '{a: b}') : ann === 'null' && how !== 'block' ? '~' : ann === 'null' ? '' : ann,
+      ]);
+    const head = 'apiVersion: apps/v1\nkind: Deployment\n';
+    const tail = 'spec:\n  replicas: 1\n';
+    if (how === 'block')
+      return `${head}metadata:\n${fields.map(([k, v]) => `  ${k}:${v.startsWith('\n') || v === '' ? v : ` ${v}`}`).join('\n')}\n${tail}`;
+    const sep = how === 'flow' ? ', ' : ',\n  ';
+    const open = how === 'flow' ? '{' : '{\n  ';
+    const close = how === 'flow' ? '}' : '\n}';
+    return `${head}metadata: ${open}${fields.map(([k, v]) => `${k}: ${v}`).join(sep)}${close}\n${tail}`;
+  }
+
+  const identity = (text: string) => {
+    const docs = parseAllDocuments(text);
+    expect(docs.flatMap((d) => d.errors)).toEqual([]);
+    const root = docs[0]!.contents;
+    return isMap(root) ? identityOf(root) : undefined;
+  };
+
+  it('a marked resource keeps its identity after a namespace change, and marking is idempotent', () => {
+    fc.assert(
+      fc.property(name, namespace, annotations, style, (n, ns, ann, how) => {
+        const marked = addMergeComments(resource(n, ns, ann, how));
+        expect(addMergeComments(marked)).toBe(marked);
+        expect(marked).toContain(`${ID}: 'apps|Deployment|${ns || 'default'}|${n}'`);
+        expect(identity(marked)).toEqual({ group: 'apps', kind: 'Deployment', namespace: ns, name: n });
+        // a local namespace change: the merge still knows the resource by its upstream identity
+        const added = how === 'block' ? `name: ${n}\n  namespace: local` : `name: ${n}, namespace: local`;
+        const moved = ns ? marked.replace(`namespace: ${ns}`, 'namespace: local') : marked.replace(`name: ${n}`, added);
+        expect(identity(addMergeComments(moved))).toEqual({ group: 'apps', kind: 'Deployment', namespace: ns, name: n });
+      }),
+      { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 200) },
+    );
   });
 });
