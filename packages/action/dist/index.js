@@ -26361,7 +26361,7 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument10(source, options = {}) {
+    function parseDocument11(source, options = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options);
@@ -26387,7 +26387,7 @@ var require_public_api = __commonJS({
       } else if (options === void 0 && reviver && typeof reviver === "object") {
         options = reviver;
       }
-      const doc = parseDocument10(src, options);
+      const doc = parseDocument11(src, options);
       if (!doc)
         return null;
       doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
@@ -26423,7 +26423,7 @@ var require_public_api = __commonJS({
     }
     exports.parse = parse6;
     exports.parseAllDocuments = parseAllDocuments12;
-    exports.parseDocument = parseDocument10;
+    exports.parseDocument = parseDocument11;
     exports.stringify = stringify6;
   }
 });
@@ -31987,6 +31987,17 @@ function mergeInputs(input, options, scan) {
       }
     } else if (origin && !local) {
       report.push({ resource: shown2, identity: origin.identity, action: "skipped", file: upstream2.file.file, changed: false });
+      if (origin.entry.text !== upstream2.entry.text && !sameResource(origin.map, upstream2.map)) {
+        conflicts.push({
+          resource: shown2,
+          file: upstream2.file.file,
+          path: ".",
+          values: { origin: toPlain(origin.map), upstream: toPlain(upstream2.map), local: void 0 },
+          rule: "modified-upstream-deleted-locally",
+          winner: "local",
+          message: `upstream changed it and local deleted it${engine.strategy === "fail" ? "" : "; it stays deleted"}`
+        });
+      }
     } else if (origin && upstream2 && local && origin.entry.text === upstream2.entry.text) {
       report.push({ resource: shown2, identity: local.identity, action: "merged", file: local.file.file, changed: false });
     } else {
@@ -32875,10 +32886,10 @@ function mergeKptfile(input, options = {}) {
     local: options.files?.local ?? "Kptfile"
   };
   const issues = [];
-  const parse6 = (text2, file) => {
-    if (text2 === void 0) return void 0;
+  const parse6 = (text3, file) => {
+    if (text3 === void 0) return void 0;
     try {
-      return readKptfileText(text2, file);
+      return readKptfileText(text3, file);
     } catch (e) {
       if (e instanceof KptfileError) issues.push(...e.issues);
       else throw e;
@@ -32908,15 +32919,47 @@ function mergeKptfile(input, options = {}) {
       files: { origin: files.origin, upstream: files.upstream, local: files.local }
     }
   );
-  const result = readKptfileText(merged.text, files.local);
+  const text2 = keepEmptiedSections(merged.text, origin?.document, upstream2?.document, local.document);
+  const result = readKptfileText(text2, files.local);
   const resource = kptfileIdentity(local.kptfile);
   return {
     kptfile: result.kptfile,
-    text: merged.text,
+    text: text2,
     pipelineKey: mode,
     conflicts: merged.conflicts.map((c) => ({ ...c, resource, file: files.local })),
     decisions: merged.decisions.map((d) => ({ ...d, resource, file: files.local }))
   };
+}
+var SECTIONS = ["info", "pipeline", "inventory", "status"];
+function keepEmptiedSections(text2, origin, upstream2, local) {
+  if (!origin || !upstream2) return text2;
+  const emptied = SECTIONS.filter((s) => origin.has(s) && !upstream2.has(s) && (0, import_yaml17.isMap)(local.get(s, true)));
+  if (emptied.length === 0) return text2;
+  const merged = (0, import_yaml17.parseDocument)(text2);
+  const root = merged.contents;
+  if (!(0, import_yaml17.isMap)(root)) return text2;
+  const localKeys = (0, import_yaml17.isMap)(local.contents) ? local.contents.items.map((p) => String(p.key?.value)) : [];
+  const edits = [];
+  for (const section of emptied) {
+    if (merged.has(section)) continue;
+    const before = localKeys.slice(0, localKeys.indexOf(section)).reverse();
+    const previous = before.map((k) => root.items.find((p) => p.key?.value === k)).find(Boolean);
+    const end = previous?.value?.range?.[2];
+    const at = previous && end !== void 0 ? lineEndAt(text2, end) : 0;
+    edits.push({ at, line: `${section}: {}
+` });
+  }
+  let out = text2;
+  for (const e of edits.map((e2, i) => ({ ...e2, i })).sort((a, b) => b.at - a.at || b.i - a.i)) {
+    const head = out.slice(0, e.at);
+    out = `${head}${head.length > 0 && !head.endsWith("\n") ? "\n" : ""}${e.line}${out.slice(e.at)}`;
+  }
+  return out;
+}
+function lineEndAt(text2, offset) {
+  if (offset === 0 || text2[offset - 1] === "\n") return offset;
+  const nl = text2.indexOf("\n", offset);
+  return nl < 0 ? text2.length : nl + 1;
 }
 function copyFrom(from, to, path) {
   const node = from.getIn(path, true);
@@ -33027,6 +33070,7 @@ var ScannedFile = class {
     };
     const metaPair = scannedPair(root, "metadata");
     const meta = metaPair?.value;
+    if (meta?.kind === "flow-map" && meta.size > 0) bail2();
     if (!metaPair || !meta || meta.kind !== "map") return;
     const name2 = str4(scannedPair(meta.items, "name")?.value);
     const namespace = str4(scannedPair(meta.items, "namespace")?.value);
@@ -33057,7 +33101,7 @@ var ScannedFile = class {
       );
       return;
     }
-    if (annPair) return;
+    if (annPair) bail2();
     const lastItem = meta.items[meta.items.length - 1];
     const at = this.insertAt(lastItem.value);
     out.push(...edits, insertion(text2, at, " ".repeat(column(text2, meta.items[0].keyStart)), `annotations:
@@ -33095,11 +33139,14 @@ function composedEdits(doc, text2) {
   if (!(0, import_yaml18.isMap)(root)) return [];
   const metaPair = pairOf(root, "metadata");
   const meta = metaPair?.value;
-  if (!metaPair || !(0, import_yaml18.isMap)(meta) || meta.items.length === 0 || meta.flow) return [];
+  if (!metaPair || !(0, import_yaml18.isMap)(meta) || meta.items.length === 0) return [];
   const name2 = str2(pairOf(meta, "name")?.value);
   const namespace = str2(pairOf(meta, "namespace")?.value);
   const labels = pairOf(meta, "labels")?.value;
   if (!name2 && !namespace && !((0, import_yaml18.isMap)(labels) && labels.items.length > 0)) return [];
+  const group2 = groupOf2(str2(pairOf(root, "apiVersion")?.value));
+  const kind = str2(pairOf(root, "kind")?.value) ?? "";
+  if (meta.flow) return flowMetadataEdits(text2, root, meta, group2, kind, { namespace: namespace ?? "", name: name2 ?? "" });
   const edits = [];
   const key = metaPair.key;
   const keyLineEnd = text2.indexOf("\n", key.range?.[1] ?? 0);
@@ -33119,9 +33166,7 @@ function composedEdits(doc, text2) {
       edits.push({ at: start, end: lineEnd, text: ` ${comment}` });
     }
   }
-  const apiVersion = str2(pairOf(root, "apiVersion")?.value);
-  const kind = str2(pairOf(root, "kind")?.value) ?? "";
-  const id = `${groupOf2(apiVersion)}|${kind}|${identity4.namespace || "default"}|${identity4.name}`;
+  const id = identifierOf(group2, kind, identity4);
   const annPair = pairOf(meta, "annotations");
   const ann = annPair?.value;
   if (annPair && (0, import_yaml18.isMap)(ann) && !ann.flow && ann.items.length > 0) {
@@ -33147,7 +33192,10 @@ function composedEdits(doc, text2) {
     });
     return edits;
   }
-  if (annPair) return [];
+  if (annPair) {
+    const annotation = flowAnnotationEdits(text2, annPair, id, "block");
+    return annotation ? [...edits, ...annotation] : [];
+  }
   const last = meta.items[meta.items.length - 1];
   const anchor = last.value ?? last.key;
   const at = endOfLine(text2, anchor);
@@ -33160,6 +33208,69 @@ ${indent}  ${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}
 `
   });
   return edits;
+}
+function identifierOf(group2, kind, identity4) {
+  return `${group2}|${kind}|${identity4.namespace || "default"}|${identity4.name}`;
+}
+function identityOfIdentifier(annotations, group2, kind) {
+  if (!(0, import_yaml18.isMap)(annotations)) return void 0;
+  const parts = str2(pairOf(annotations, UPSTREAM_IDENTIFIER_ANNOTATION)?.value)?.split("|");
+  if (parts?.length !== 4 || parts[0] !== group2 || parts[1] !== kind) return void 0;
+  return { namespace: parts[2] === "default" ? "" : parts[2], name: parts[3] };
+}
+function afterLastFlowItem(map) {
+  const last = map.items[map.items.length - 1];
+  const value2 = last?.value;
+  if (value2?.range && value2.range[1] > value2.range[0]) return value2.range[1];
+  if (value2 === null && last?.key?.range) return last.key.range[1];
+  return void 0;
+}
+function flowMetadataEdits(text2, root, meta, group2, kind, current) {
+  const end = meta.range?.[1];
+  if (end === void 0) return [];
+  const nl = text2.indexOf("\n", end);
+  const lineEnd = nl < 0 ? text2.length : nl;
+  const afterValue = text2.slice(end, lineEnd);
+  const hash = afterValue.indexOf("#");
+  const annPair = pairOf(meta, "annotations");
+  const commented = parseMergeComment(hash >= 0 ? afterValue.slice(hash) : void 0);
+  const identity4 = commented ?? identityOfIdentifier(annPair?.value, group2, kind) ?? current;
+  const edits = [];
+  if (!commented && !root.flow) {
+    const comment = `# ${MERGE_COMMENT_PREFIX} ${identity4.namespace}/${identity4.name}`;
+    if (hash >= 0) edits.push({ at: end + hash, end: lineEnd, text: comment });
+    else edits.push({ at: end + afterValue.replace(/[ \t]+$/, "").length, end: lineEnd, text: ` ${comment}` });
+  }
+  const id = identifierOf(group2, kind, identity4);
+  if (!annPair) {
+    const at = afterLastFlowItem(meta);
+    return at === void 0 ? [] : [...edits, { at, end: at, text: `, annotations: {${identifierLine(id)}}` }];
+  }
+  const annotation = flowAnnotationEdits(text2, annPair, id, "flow");
+  return annotation ? [...edits, ...annotation] : [];
+}
+function flowAnnotationEdits(text2, annPair, id, style) {
+  const ann = annPair.value;
+  if ((0, import_yaml18.isMap)(ann) && ann.items.length > 0) {
+    const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
+    if (existing) {
+      const v = existing.value;
+      if (str2(v) === id) return [];
+      return v?.range && v.range[1] > v.range[0] ? [{ at: v.range[0], end: v.range[1], text: quote(id) }] : void 0;
+    }
+    const at = afterLastFlowItem(ann);
+    return at === void 0 ? void 0 : [{ at, end: at, text: `, ${identifierLine(id)}` }];
+  }
+  const isNull3 = ann === null || (0, import_yaml18.isScalar)(ann) && (ann.value === null || ann.value === void 0);
+  if (!isNull3 && !(0, import_yaml18.isMap)(ann)) return void 0;
+  const key = annPair.key;
+  const colon = text2.indexOf(":", key.range?.[1] ?? 0);
+  if (colon < 0) return void 0;
+  const valueEnd = Math.max(colon + 1, ann?.range?.[1] ?? 0);
+  if (style === "flow") return [{ at: colon + 1, end: valueEnd, text: ` {${identifierLine(id)}}` }];
+  const indent = " ".repeat(column(text2, key.range?.[0] ?? 0) + 2);
+  return [{ at: colon + 1, end: valueEnd, text: `
+${indent}${identifierLine(id)}` }];
 }
 function applyEdits(text2, edits) {
   let out = text2;
@@ -35426,6 +35537,16 @@ function validatePipelineFunctions(prefix, pipeline, imageChecked = false) {
     });
   }
   return errors;
+}
+
+// ../variant-engine/src/api/check.ts
+function checkPackageVariant(raw) {
+  const d = decodePackageVariant(raw);
+  return { value: d.value, problems: [...d.errors, ...d.unknownFields, ...validatePackageVariant(d.value)] };
+}
+function checkPackageVariantSet(raw) {
+  const d = decodePackageVariantSet(raw);
+  return { value: d.value, problems: [...d.errors, ...d.unknownFields, ...validatePackageVariantSet(d.value)] };
 }
 
 // ../../node_modules/.pnpm/@marcbachmann+cel-js@8.0.0/node_modules/@marcbachmann/cel-js/lib/errors.js
@@ -40135,6 +40256,7 @@ var PackageDocuments = class {
   everyFile;
   scope;
   parsed = /* @__PURE__ */ new Map();
+  otherYamlChecked = false;
   constructor(pkg) {
     this.everyFile = isFileMap(pkg);
     this.pkg = isFileMap(pkg) ? PackageTree.fromFiles(pkg).package() : pkg;
@@ -40178,8 +40300,32 @@ var PackageDocuments = class {
     this.parsed.set(path, { docs: kept, before: kept.map((d) => snapshot(d)) });
     return kept;
   }
+  /**
+   * The package's YAML files kptfile-model reads as no KRM resources, which Porch parses all the
+   * same: a scalar document in one (`junk.yaml: baddata`) is Porch's "failed to extract objects",
+   * never skipped. A list or a map without apiVersion (a kustomize patch, a values file) stays
+   * not the variant's, as Porch's SDK reads no annotated object in it either.
+   */
+  checkOtherYamlFiles() {
+    if (this.everyFile || this.otherYamlChecked) return;
+    this.otherYamlChecked = true;
+    const ignore = this.pkg.krmIgnore();
+    for (const f of this.pkg.ownFiles().files) {
+      if (!isKrmFile(f.path) || f.path === "Kptfile" || this.has(f.path) || ignore?.ignores(f.path)) continue;
+      (0, import_yaml25.parseAllDocuments)(f.text).forEach((doc, index) => {
+        if (doc.errors.length === 0 && (0, import_yaml25.isScalar)(doc.contents) && doc.contents.value !== null) {
+          throw new VariantMutationError(
+            "not-a-krm-object",
+            `${f.path}: failed to extract objects: document ${index + 1} is a scalar, not a KRM object`,
+            f.path
+          );
+        }
+      });
+    }
+  }
   /** The package's KRM objects: `(file, index, document)` for every mapping document. */
   objects() {
+    this.checkOtherYamlFiles();
     const out = [];
     for (const file of this.paths()) {
       if (!isKrmFile(file)) continue;
@@ -40554,12 +40700,15 @@ function applyPackageVariant(pkg, pv, options = {}) {
       conditions: [valid, { type: "Ready", status: "False", reason: "Error", message: error2.message }]
     };
   }
+  const packageConditions = points.map(injectionCondition);
+  const readinessGates = points.filter((p) => p.required).map((p) => p.conditionType);
   return {
     ok: true,
     changed: docs.writeChanges(),
     conditions: [valid, { type: "Ready", status: "True", reason: "NoErrors", message: "successfully ensured downstream package variant" }],
-    packageConditions: points.map(injectionCondition),
-    readinessGates: points.filter((p) => p.required).map((p) => p.conditionType)
+    packageConditions,
+    readinessGates,
+    unmetGates: packageConditions.filter((c) => readinessGates.includes(c.type) && c.status !== "True")
   };
 }
 
@@ -42395,6 +42544,16 @@ function renderFailureSection(f) {
   lines.push("");
   return lines;
 }
+function notReadySection(gates) {
+  return [
+    "### Not ready",
+    "",
+    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
+    "",
+    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${g.message}` : ""}`),
+    ""
+  ];
+}
 var METADATA = /<!-- kdelta: (\{.*\}) -->/;
 function renderMetadataBlock(meta) {
   return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, "-\\u002d")} -->`;
@@ -42428,6 +42587,7 @@ function renderWith(input, d, shortened) {
   const head = [`## ${input.title}`, "", input.summary, ""];
   if (shortened) head.push(SHORTENED_NOTE, "");
   if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
+  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
   const provenance = ["### Provenance", ""];
   if (meta.upstream) {
     provenance.push(
@@ -43171,15 +43331,13 @@ async function loadControl(options) {
           objects.push(repo.object);
         }
       } else if (typeKey === `${PACKAGE_VARIANT_API_VERSION} PackageVariant`) {
-        const d = decodePackageVariant(raw);
-        const problems = [...d.errors, ...d.unknownFields, ...validatePackageVariant(d.value)];
-        for (const p of problems) issues.push(fieldIssue(source, p));
-        if (problems.length === 0) variants.push({ value: d.value, source });
+        const d = checkPackageVariant(raw);
+        for (const p of d.problems) issues.push(fieldIssue(source, p));
+        if (d.problems.length === 0) variants.push({ value: d.value, source });
       } else if (typeKey === `${PACKAGE_VARIANT_SET_API_VERSION} PackageVariantSet`) {
-        const d = decodePackageVariantSet(raw);
-        const problems = [...d.errors, ...d.unknownFields, ...validatePackageVariantSet(d.value)];
-        for (const p of problems) issues.push(fieldIssue(source, p));
-        if (problems.length === 0) sets.push({ value: d.value, source });
+        const d = checkPackageVariantSet(raw);
+        for (const p of d.problems) issues.push(fieldIssue(source, p));
+        if (d.problems.length === 0) sets.push({ value: d.value, source });
       } else if (typeKey === `${RUN_SETTINGS_API_VERSION} ${RUN_SETTINGS_KIND}`) {
         if (settingsSource) {
           issues.push({ source, message: `a second RunSettings (the first is ${describeSource(settingsSource)}): keep one` });
@@ -45793,6 +45951,7 @@ Kdelta-Fingerprint: ${fingerprint}
         resources,
         conflicts,
         renderFailure,
+        notReady: applied.unmetGates,
         metadata: {
           version: ctx.version,
           variant: plan.name,

@@ -26,6 +26,9 @@ function detail(c: Conflict, verdict: boolean): string {
   if (c.rule === 'deleted-upstream-modified-locally') {
     return `upstream deleted it and local changed it${verdict ? "; local's copy is kept" : ''}`;
   }
+  if (c.rule === 'modified-upstream-deleted-locally') {
+    return `upstream changed it and local deleted it (or renamed it without a merge comment)${verdict ? '; it stays deleted' : ''}`;
+  }
   const o = show(c.values.origin);
   const change = `local changed ${c.path} ${o}→${show(c.values.local)}, upstream ${o}→${show(c.values.upstream)}`;
   return verdict ? `${change}; ${c.winner} wins` : change;

@@ -98,13 +98,6 @@ const KPTFILE_DIFFERENCES: Record<string, { reason: string; expected: string }> 
       'unchanged locally) is still removed.',
     expected: 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: foo\npipeline:\n  mutators:\n    - image: my:image\n',
   },
-  'TestUpdateKptfile/readinessGate added removed in upstream': {
-    reason:
-      'kpt writes `info: {}` and `status: {}` because its Go structs stay allocated once their lists are ' +
-      'gone. kdelta merges the Kptfile by the same rules as any resource: a map upstream deleted whose ' +
-      'fields local left unchanged goes with them (seed 001, mappings), so no empty sections are added.',
-    expected: 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: foo\n',
-  },
 };
 
 function runKptfile(c: Case): void {

@@ -1,5 +1,7 @@
+import { identityOf } from '@kdelta/merge-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isMap, parseAllDocuments } from 'yaml';
 import {
   MERGE_COMMENT_PREFIX,
   UPSTREAM_IDENTIFIER_ANNOTATION,
@@ -24,10 +26,13 @@ const EDGE_CASES: Record<string, string> = {
   'labels only': 'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  labels:\n    app: web\n',
   'flow labels only': 'kind: Role\nmetadata:\n  labels: {app: web}\n',
   'empty flow labels': 'kind: Role\nmetadata:\n  labels: {}\n',
-  'flow metadata left alone': 'kind: A\nmetadata: {name: a, namespace: b}\n',
+  'flow metadata': 'kind: A\nmetadata: {name: a, namespace: b}\n',
+  'flow metadata, multi-line, with annotations':
+    'kind: A\nmetadata: {\n  name: a,\n  annotations: {a: b, # c\n    d: e\n  }\n} # note\nspec: 1\n',
+  'flow metadata in a flow document': '{kind: A, metadata: {name: a}, spec: 1}\n',
   'empty metadata': 'kind: A\nmetadata:\nspec: {}\n',
   'no metadata': 'apiVersion: v1\nkind: List\nitems: []\n',
-  'flow annotations left alone': 'kind: A\nmetadata:\n  name: a\n  annotations: {a: b}\n',
+  'flow annotations': 'kind: A\nmetadata:\n  name: a\n  annotations: {a: b}\n',
   'empty flow annotations': 'kind: A\nmetadata:\n  name: a\n  annotations: {}\n',
   'null annotations': 'kind: A\nmetadata:\n  name: a\n  annotations:\nspec: 1\n',
   'identifier right': `kind: A\nmetadata: # kpt-merge: /a\n  name: a\n  annotations:\n    ${ID}: '|A|default|a'\n`,
@@ -83,6 +88,36 @@ describe('addMergeComments edge cases, against the previous implementation', () 
       `apiVersion: apps/v1\nkind: Deployment\nmetadata: # ${MERGE_COMMENT_PREFIX} prod/web\n  name: web\n  namespace: prod\n  annotations:\n    ${ID}: 'apps|Deployment|prod|web'\nspec:\n  replicas: 1\n`,
     );
     expect(parseMergeComment(`# ${MERGE_COMMENT_PREFIX} prod/web`)).toEqual({ namespace: 'prod', name: 'web' });
+  });
+
+  it('marks flow-style metadata and annotations where kpt puts the identifier', () => {
+    // kubebuilder's shape: the identifier goes into the flow map, the comment after it
+    expect(addMergeComments('kind: A\nmetadata: {annotations: {}, name: a, namespace: b}\nspec: 1\n')).toBe(
+      `kind: A\nmetadata: {annotations: {${ID}: '|A|b|a'}, name: a, namespace: b} # ${MERGE_COMMENT_PREFIX} b/a\nspec: 1\n`,
+    );
+    expect(addMergeComments(EDGE_CASES['flow metadata']!)).toBe(
+      `kind: A\nmetadata: {name: a, namespace: b, annotations: {${ID}: '|A|b|a'}} # ${MERGE_COMMENT_PREFIX} b/a\n`,
+    );
+    // a flow document has no line end of its own for a comment: the identifier alone records the identity
+    expect(addMergeComments(EDGE_CASES['flow metadata in a flow document']!)).toBe(
+      `{kind: A, metadata: {name: a, annotations: {${ID}: '|A|default|a'}}, spec: 1}\n`,
+    );
+    expect(addMergeComments(EDGE_CASES['flow annotations']!)).toBe(
+      `kind: A\nmetadata: # ${MERGE_COMMENT_PREFIX} /a\n  name: a\n  annotations: {a: b, ${ID}: '|A|default|a'}\n`,
+    );
+    expect(addMergeComments(EDGE_CASES['empty flow annotations']!)).toBe(
+      `kind: A\nmetadata: # ${MERGE_COMMENT_PREFIX} /a\n  name: a\n  annotations:\n    ${ID}: '|A|default|a'\n`,
+    );
+    expect(addMergeComments(EDGE_CASES['null annotations']!)).toBe(
+      `kind: A\nmetadata: # ${MERGE_COMMENT_PREFIX} /a\n  name: a\n  annotations:\n    ${ID}: '|A|default|a'\nspec: 1\n`,
+    );
+    // kpt prints its comment on the line after flow metadata and never reads it back: its
+    // identifier is the identity, whatever the namespace became since
+    const kptWrote = `kind: A\nmetadata: {name: a, namespace: local, annotations: {${ID}: '|A|b|a'}}\nspec: # kpt-merge: b/a\n  x: 1\n`;
+    expect(addMergeComments(kptWrote)).toBe(kptWrote.replace("'}}\n", `'}} # ${MERGE_COMMENT_PREFIX} b/a\n`));
+    // marking what is marked changes nothing (pkg update marks local, origin and upstream each time)
+    for (const [name, text] of Object.entries(EDGE_CASES).filter(([n]) => /flow|annotations/.test(n)))
+      expect(addMergeComments(addMergeComments(text)), name).toBe(addMergeComments(text));
   });
 
   it('takes the line scanner on ordinary KRM files and yaml for the rest', () => {
@@ -297,5 +332,56 @@ describe('addMergeComments, differential property', () => {
     // standard deviations below that at 400 runs, so the check never flakes yet still
     // fails if the scanner stops accepting clean streams.
     expect(paths.scan).toBeGreaterThan((paths.scan + paths.compose) / 20);
+  });
+});
+
+// Every shape of metadata kubebuilder and hand-written packages use: block or flow, annotations
+// absent, empty, null, inline or block. Once marked, a resource keeps the identity it had when
+// marked through any later change of its namespace, and marking twice changes nothing.
+describe('addMergeComments, identity property', () => {
+  const name = pick(['web', 'app-0', 'db']);
+  const namespace = pick(['', 'prod', 'kube-system']);
+  const annotations = pick(['absent', '{}', 'null', '{a: b}', '{a: b, c: "#d"}', 'block']);
+  const style = pick(['block', 'flow', 'flow-multiline']);
+
+  function resource(n: string, ns: string, ann: string, how: string): string {
+    const fields: [string, string][] = [['name', n]];
+    if (ns) fields.push(['namespace', ns]);
+    if (ann !== 'absent')
+      fields.push([
+        'annotations',
+        ann === 'block' ? (how === 'block' ? '\n    a: b' : '{a: b}') : ann === 'null' && how !== 'block' ? '~' : ann === 'null' ? '' : ann,
+      ]);
+    const head = 'apiVersion: apps/v1\nkind: Deployment\n';
+    const tail = 'spec:\n  replicas: 1\n';
+    if (how === 'block')
+      return `${head}metadata:\n${fields.map(([k, v]) => `  ${k}:${v.startsWith('\n') || v === '' ? v : ` ${v}`}`).join('\n')}\n${tail}`;
+    const sep = how === 'flow' ? ', ' : ',\n  ';
+    const open = how === 'flow' ? '{' : '{\n  ';
+    const close = how === 'flow' ? '}' : '\n}';
+    return `${head}metadata: ${open}${fields.map(([k, v]) => `${k}: ${v}`).join(sep)}${close}\n${tail}`;
+  }
+
+  const identity = (text: string) => {
+    const docs = parseAllDocuments(text);
+    expect(docs.flatMap((d) => d.errors)).toEqual([]);
+    const root = docs[0]!.contents;
+    return isMap(root) ? identityOf(root) : undefined;
+  };
+
+  it('a marked resource keeps its identity after a namespace change, and marking is idempotent', () => {
+    fc.assert(
+      fc.property(name, namespace, annotations, style, (n, ns, ann, how) => {
+        const marked = addMergeComments(resource(n, ns, ann, how));
+        expect(addMergeComments(marked)).toBe(marked);
+        expect(marked).toContain(`${ID}: 'apps|Deployment|${ns || 'default'}|${n}'`);
+        expect(identity(marked)).toEqual({ group: 'apps', kind: 'Deployment', namespace: ns, name: n });
+        // a local namespace change: the merge still knows the resource by its upstream identity
+        const added = how === 'block' ? `name: ${n}\n  namespace: local` : `name: ${n}, namespace: local`;
+        const moved = ns ? marked.replace(`namespace: ${ns}`, 'namespace: local') : marked.replace(`name: ${n}`, added);
+        expect(identity(addMergeComments(moved))).toEqual({ group: 'apps', kind: 'Deployment', namespace: ns, name: n });
+      }),
+      { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 200) },
+    );
   });
 });

@@ -134,6 +134,7 @@ class ScannedFile {
     };
     const metaPair = scannedPair(root, 'metadata');
     const meta = metaPair?.value;
+    if (meta?.kind === 'flow-map' && meta.size > 0) bail(); // flow-style metadata: see flowMetadataEdits
     if (!metaPair || !meta || meta.kind !== 'map') return;
     const name = str(scannedPair(meta.items, 'name')?.value);
     const namespace = str(scannedPair(meta.items, 'namespace')?.value);
@@ -166,7 +167,7 @@ class ScannedFile {
       );
       return;
     }
-    if (annPair) return; // empty, null or flow-style annotations: left for a Document rewrite
+    if (annPair) bail(); // empty, null or flow-style annotations: see annotationEdits
     const lastItem = meta.items[meta.items.length - 1]!;
     const at = this.insertAt(lastItem.value);
     out.push(...edits, insertion(text, at, ' '.repeat(column(text, meta.items[0]!.keyStart)), `annotations:\n  ${identifierLine(id)}`));
@@ -213,11 +214,14 @@ function composedEdits(doc: Document, text: string): Edit[] {
   if (!isMap(root)) return [];
   const metaPair = pairOf(root, 'metadata');
   const meta = metaPair?.value;
-  if (!metaPair || !isMap(meta) || meta.items.length === 0 || meta.flow) return [];
+  if (!metaPair || !isMap(meta) || meta.items.length === 0) return [];
   const name = str(pairOf(meta, 'name')?.value);
   const namespace = str(pairOf(meta, 'namespace')?.value);
   const labels = pairOf(meta, 'labels')?.value;
   if (!name && !namespace && !(isMap(labels) && labels.items.length > 0)) return [];
+  const group = groupOf(str(pairOf(root, 'apiVersion')?.value));
+  const kind = str(pairOf(root, 'kind')?.value) ?? '';
+  if (meta.flow) return flowMetadataEdits(text, root, meta, group, kind, { namespace: namespace ?? '', name: name ?? '' });
 
   const edits: Edit[] = [];
   const key = metaPair.key as Node;
@@ -239,9 +243,7 @@ function composedEdits(doc: Document, text: string): Edit[] {
     }
   }
 
-  const apiVersion = str(pairOf(root, 'apiVersion')?.value);
-  const kind = str(pairOf(root, 'kind')?.value) ?? '';
-  const id = `${groupOf(apiVersion)}|${kind}|${identity.namespace || 'default'}|${identity.name}`;
+  const id = identifierOf(group, kind, identity);
   const annPair = pairOf(meta, 'annotations');
   const ann = annPair?.value;
   if (annPair && isMap(ann) && !ann.flow && ann.items.length > 0) {
@@ -266,7 +268,10 @@ function composedEdits(doc: Document, text: string): Edit[] {
     });
     return edits;
   }
-  if (annPair) return []; // empty, null or flow-style annotations: left for a Document rewrite
+  if (annPair) {
+    const annotation = flowAnnotationEdits(text, annPair, id, 'block');
+    return annotation ? [...edits, ...annotation] : [];
+  }
   const last = meta.items[meta.items.length - 1] as Pair;
   const anchor = (last.value as Node | null) ?? (last.key as Node);
   const at = endOfLine(text, anchor);
@@ -277,6 +282,90 @@ function composedEdits(doc: Document, text: string): Edit[] {
     text: `${at > 0 && text[at - 1] !== '\n' ? '\n' : ''}${indent}annotations:\n${indent}  ${UPSTREAM_IDENTIFIER_ANNOTATION}: ${quote(id)}\n`,
   });
   return edits;
+}
+
+function identifierOf(group: string, kind: string, identity: MergeIdentity): string {
+  return `${group}|${kind}|${identity.namespace || 'default'}|${identity.name}`;
+}
+
+/** The identity an upstream-identifier annotation names, when it is one of this group and kind. */
+function identityOfIdentifier(annotations: unknown, group: string, kind: string): MergeIdentity | undefined {
+  if (!isMap(annotations)) return undefined;
+  const parts = str(pairOf(annotations, UPSTREAM_IDENTIFIER_ANNOTATION)?.value)?.split('|');
+  if (parts?.length !== 4 || parts[0] !== group || parts[1] !== kind) return undefined;
+  return { namespace: parts[2] === 'default' ? '' : parts[2]!, name: parts[3]! };
+}
+
+/** Where text goes after the last entry of a flow map; undefined when that entry has no end to follow. */
+function afterLastFlowItem(map: YAMLMap): number | undefined {
+  const last = map.items[map.items.length - 1] as Pair | undefined;
+  const value = last?.value as Node | null | undefined;
+  if (value?.range && value.range[1] > value.range[0]) return value.range[1];
+  // `{a}` ends at its key; `{a: }` has nowhere to put a following entry without rewriting it
+  if (value === null && (last?.key as Node | undefined)?.range) return (last!.key as Node).range![1];
+  return undefined;
+}
+
+/**
+ * kpt's edits for metadata written in flow style (`metadata: {name: c, annotations: {}}`, as
+ * kubebuilder writes it): the identifier goes into the flow map, and the merge comment after its
+ * closing brace, on the `metadata:` line where the identity is read. kpt's yaml.v3 prints that
+ * comment on the line of the key after `metadata` instead and never reads it back; the identifier
+ * it wrote is then the only record of the identity, so it is trusted when no comment names one.
+ */
+function flowMetadataEdits(text: string, root: YAMLMap, meta: YAMLMap, group: string, kind: string, current: MergeIdentity): Edit[] {
+  const end = meta.range?.[1];
+  if (end === undefined) return [];
+  const nl = text.indexOf('\n', end);
+  const lineEnd = nl < 0 ? text.length : nl;
+  const afterValue = text.slice(end, lineEnd);
+  const hash = afterValue.indexOf('#');
+  const annPair = pairOf(meta, 'annotations');
+  const commented = parseMergeComment(hash >= 0 ? afterValue.slice(hash) : undefined);
+  const identity = commented ?? identityOfIdentifier(annPair?.value, group, kind) ?? current;
+  const edits: Edit[] = [];
+  // In a flow-style document the rest of the line is more of the document, not a place for a comment.
+  if (!commented && !root.flow) {
+    const comment = `# ${MERGE_COMMENT_PREFIX} ${identity.namespace}/${identity.name}`;
+    if (hash >= 0) edits.push({ at: end + hash, end: lineEnd, text: comment });
+    else edits.push({ at: end + afterValue.replace(/[ \t]+$/, '').length, end: lineEnd, text: ` ${comment}` });
+  }
+  const id = identifierOf(group, kind, identity);
+  if (!annPair) {
+    const at = afterLastFlowItem(meta);
+    return at === undefined ? [] : [...edits, { at, end: at, text: `, annotations: {${identifierLine(id)}}` }];
+  }
+  const annotation = flowAnnotationEdits(text, annPair, id, 'flow');
+  return annotation ? [...edits, ...annotation] : [];
+}
+
+/**
+ * The identifier added to annotations that are not a block map: into a flow map with entries
+ * after its last one (kpt: `{a: b, internal.kpt.dev/upstream-identifier: '...'}`); in place of
+ * empty or null annotations, as a block map in block-style metadata (as kpt writes it) and as a
+ * flow map in flow-style metadata. Undefined when the annotations are no map at all.
+ */
+function flowAnnotationEdits(text: string, annPair: Pair, id: string, style: 'block' | 'flow'): Edit[] | undefined {
+  const ann = annPair.value as Node | null;
+  if (isMap(ann) && ann.items.length > 0) {
+    const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
+    if (existing) {
+      const v = existing.value as Node | null;
+      if (str(v) === id) return [];
+      return v?.range && v.range[1] > v.range[0] ? [{ at: v.range[0], end: v.range[1], text: quote(id) }] : undefined;
+    }
+    const at = afterLastFlowItem(ann);
+    return at === undefined ? undefined : [{ at, end: at, text: `, ${identifierLine(id)}` }];
+  }
+  const isNull = ann === null || (isScalar(ann) && (ann.value === null || ann.value === undefined));
+  if (!isNull && !isMap(ann)) return undefined;
+  const key = annPair.key as Node;
+  const colon = text.indexOf(':', key.range?.[1] ?? 0);
+  if (colon < 0) return undefined;
+  const valueEnd = Math.max(colon + 1, ann?.range?.[1] ?? 0);
+  if (style === 'flow') return [{ at: colon + 1, end: valueEnd, text: ` {${identifierLine(id)}}` }];
+  const indent = ' '.repeat(column(text, key.range?.[0] ?? 0) + 2);
+  return [{ at: colon + 1, end: valueEnd, text: `\n${indent}${identifierLine(id)}` }];
 }
 
 function applyEdits(text: string, edits: Edit[]): string {

@@ -69,7 +69,8 @@ describe('Kptfile merge laws', () => {
   test('merge(o, u, o) = u: an untouched copy becomes upstream, pipeline order included', () => {
     fc.assert(
       fc.property(triple, ([o, u]) => {
-        expect(read(merge(o, u, o).text)).toEqual(u);
+        // as data, empty sections aside: a section upstream deleted stays as `{}` (kpt's TestUpdateKptfile)
+        expect(prune(read(merge(o, u, o).text))).toEqual(u);
       }),
       { numRuns },
     );

@@ -7,7 +7,7 @@
  *   has them; `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` stay local's.
  */
 import { merge3Text, formatIdentity, groupOf, type Conflict, type ConflictStrategy, type Decision } from '@kdelta/merge-core';
-import { isMap, type Document } from 'yaml';
+import { isMap, parseDocument, type Document } from 'yaml';
 import { KptfileError, type KptfileIssue } from './errors.js';
 import { kptfileSchema } from './kptfile-schema.js';
 import { readKptfileText, type ParsedKptfile } from './parse.js';
@@ -94,15 +94,59 @@ export function mergeKptfile(input: KptfileMergeInput, options: KptfileMergeOpti
       files: { origin: files.origin, upstream: files.upstream, local: files.local },
     },
   );
-  const result = readKptfileText(merged.text, files.local);
+  const text = keepEmptiedSections(merged.text, origin?.document, upstream?.document, local.document);
+  const result = readKptfileText(text, files.local);
   const resource = kptfileIdentity(local.kptfile);
   return {
     kptfile: result.kptfile,
-    text: merged.text,
+    text,
     pipelineKey: mode,
     conflicts: merged.conflicts.map((c) => ({ ...c, resource, file: files.local })),
     decisions: merged.decisions.map((d) => ({ ...d, resource, file: files.local })),
   };
+}
+
+/** The Kptfile's sections that kpt reads into Go struct pointers. */
+const SECTIONS = ['info', 'pipeline', 'inventory', 'status'] as const;
+
+/**
+ * kpt keeps a section local has and upstream deleted as `{}` once the merge removed everything in
+ * it (`info: {}`, `status: {}` after upstream dropped its last readiness gate): kyaml merges a map
+ * deleted upstream field by field and leaves it empty, and kpt's struct pointer stays. The merge of
+ * resources drops such a map (seed 001); the Kptfile keeps kpt's shape, written where local had it.
+ */
+function keepEmptiedSections(text: string, origin: Document | undefined, upstream: Document | undefined, local: Document): string {
+  if (!origin || !upstream) return text;
+  const emptied = SECTIONS.filter((s) => origin.has(s) && !upstream.has(s) && isMap(local.get(s, true)));
+  if (emptied.length === 0) return text;
+  const merged = parseDocument(text);
+  const root = merged.contents;
+  if (!isMap(root)) return text;
+  const localKeys = isMap(local.contents) ? local.contents.items.map((p) => String((p.key as { value?: unknown })?.value)) : [];
+  const edits: { at: number; line: string }[] = [];
+  for (const section of emptied) {
+    if (merged.has(section)) continue;
+    // after the nearest key local has before it that the merge kept; else first
+    const before = localKeys.slice(0, localKeys.indexOf(section)).reverse();
+    const previous = before.map((k) => root.items.find((p) => (p.key as { value?: unknown })?.value === k)).find(Boolean);
+    const end = (previous?.value as { range?: [number, number, number] } | null)?.range?.[2];
+    const at = previous && end !== undefined ? lineEndAt(text, end) : 0;
+    edits.push({ at, line: `${section}: {}\n` });
+  }
+  let out = text;
+  // sections sharing an insertion point keep local's order
+  for (const e of edits.map((e, i) => ({ ...e, i })).sort((a, b) => b.at - a.at || b.i - a.i)) {
+    const head = out.slice(0, e.at);
+    out = `${head}${head.length > 0 && !head.endsWith('\n') ? '\n' : ''}${e.line}${out.slice(e.at)}`;
+  }
+  return out;
+}
+
+/** `offset` when it starts a line, else the start of the next line (or the end of the text). */
+function lineEndAt(text: string, offset: number): number {
+  if (offset === 0 || text[offset - 1] === '\n') return offset;
+  const nl = text.indexOf('\n', offset);
+  return nl < 0 ? text.length : nl + 1;
 }
 
 /** Sets `path` in `to` to `from`'s node there (a copy), or removes it where `from` has none. */

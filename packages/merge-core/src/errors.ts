@@ -47,6 +47,7 @@ export type RuleName =
   | 'local-only'
   | 'unchanged-upstream'
   | 'deleted-upstream-modified-locally'
+  | 'modified-upstream-deleted-locally'
   | 'pinned-local';
 
 export interface ConflictValues {

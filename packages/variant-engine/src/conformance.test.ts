@@ -8,6 +8,7 @@ import { Document, parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import {
   applyPackageVariant,
+  checkPackageVariantSet,
   decodePackageVariant,
   decodePackageVariantSet,
   deleteOrOrphan,
@@ -109,6 +110,9 @@ describe('pvs-validate.yaml', () => {
       const errors = validatePackageVariantSet(d.value);
       expect(errors).toEqual(c.expected.errors);
       expect(joinErrors(errors)).toBe(c.expected.message);
+      // what a command checks: Porch's messages, in order, beside the unknown fields kdelta refuses
+      const checked = checkPackageVariantSet(c.input.packageVariantSet);
+      expect(checked.problems).toEqual([...d.unknownFields, ...c.expected.errors]);
     });
   }
 });

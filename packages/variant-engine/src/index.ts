@@ -3,6 +3,7 @@
 // API types, decoding with field paths, validation with Porch's messages.
 export * from './api/types.js';
 export { decodePackageVariant, decodePackageVariantSet, decodeObject, type Decoded } from './api/decode.js';
+export { checkPackageVariant, checkPackageVariantSet, type Checked } from './api/check.js';
 export {
   validatePackageVariant,
   validatePackageVariantUpstream,

@@ -4,12 +4,12 @@ import { applyPackageVariant } from '@kdelta/variant-engine';
 import { readPackage, recoverInterruptedSwap, savePackage } from '@kdelta/kptfile-model';
 import { type Command, UsageError } from '../command.js';
 import { CliInputError } from '../errors.js';
-import { parseFlags, stringFlag } from '../args.js';
+import { booleanFlag, parseFlags, stringFlag } from '../args.js';
 import { isDirectory } from '../util/fs.js';
 import { replacedDirectoryNote } from '../util/replaced-dir.js';
 import { decodeObjects, readObjects, readPackageVariant } from './variant-objects.js';
 
-const help = `Usage: kdelta variant apply --variant <pv.yaml> --package <dir> [--objects <path>]
+const help = `Usage: kdelta variant apply --variant <pv.yaml> --package <dir> [--objects <path>] [--fail-if-not-ready]
 
 Apply one PackageVariant's mutations (config.porch.kpt.dev/v1alpha1) to the package in <dir>, in
 place, in Porch's order:
@@ -25,18 +25,23 @@ Flags:
   --variant <file>  the PackageVariant (one PackageVariant document)
   --package <dir>   the package directory (with a Kptfile)
   --objects <path>  a YAML file or a directory of them: the objects available for injection
+  --fail-if-not-ready
+                    exit 3 when a readiness gate of the package is not met (see below)
 
 Unknown fields in the PackageVariant are errors naming their path; its pipeline functions are
 checked as the Kptfile's are (image reference, exec, configPath) before anything is written. Two
 --objects documents for the same object are an error naming both.
 
-Exit 0 when applied (files changed only if something changed); 1 on bad input or a failed
-mutation (stderr names the file and the reason; nothing is written); 3 when applied but a
-required injection point found no source: the files are written (the Kptfile records the False
-condition, as Porch does), the output says \`ready: false\`, and stderr names each unmet gate.
+A required injection point that finds no source does not stop the variant, as in Porch: the
+package is written with the readiness gate and a False condition in its Kptfile, the output says
+\`ready: false\`, and stderr warns of each unmet gate.
+
+Exit 0 when applied (files changed only if something changed), ready or not; 1 on bad input or a
+failed mutation (stderr names the file and the reason; nothing is written); 3 with
+--fail-if-not-ready when applied but not ready (the files are written all the same).
 `;
 
-/** Applied, but a readiness gate of the package is not met. */
+/** Applied, but a readiness gate of the package is not met (with --fail-if-not-ready). */
 const NOT_READY = 3;
 
 const command: Command = {
@@ -44,7 +49,12 @@ const command: Command = {
   summary: "apply a PackageVariant's mutations to a package directory",
   help,
   async run(args, io) {
-    const flags = parseFlags(args, { variant: { type: 'string' }, package: { type: 'string' }, objects: { type: 'string' } });
+    const flags = parseFlags(args, {
+      variant: { type: 'string' },
+      package: { type: 'string' },
+      objects: { type: 'string' },
+      'fail-if-not-ready': { type: 'boolean' },
+    });
     if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
     const variantFile = stringFlag(flags, 'variant');
     const pkgDir = stringFlag(flags, 'package');
@@ -82,8 +92,8 @@ const command: Command = {
     const note = result.changed.size > 0 ? replacedDirectoryNote(dir, io.cwd) : undefined;
     if (note && io.stderrTerminal) io.stderr(note);
     // a required injection point left without a source gates the package (seed 004): the
-    // variant applied, but the package is not ready to publish
-    const unmet = result.packageConditions.filter((c) => result.readinessGates.includes(c.type) && c.status !== 'True');
+    // variant applied and the package exists, but it is not ready to publish
+    const unmet = result.unmetGates;
     io.stdout(
       stringify(
         {
@@ -101,9 +111,9 @@ const command: Command = {
       ),
     );
     for (const c of unmet) {
-      io.stderr(`kdelta variant apply: not ready: ${pkgDir}: required injection point ${c.type} has no source: ${c.message}\n`);
+      io.stderr(`kdelta variant apply: warning: not ready: ${pkgDir}: required injection point ${c.type} has no source: ${c.message}\n`);
     }
-    return unmet.length === 0 ? 0 : NOT_READY;
+    return unmet.length > 0 && booleanFlag(flags, 'fail-if-not-ready') ? NOT_READY : 0;
   },
 };
 

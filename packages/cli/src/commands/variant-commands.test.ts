@@ -363,16 +363,51 @@ describe('strict variant inputs', () => {
     expect(await snapshot(path.join(dir, 'pkg'))).toEqual(before);
   });
 
-  it('a required injection point with no source: written as Porch does, but says not ready and exits 3', async () => {
+  it('a required injection point with no source: the package is written as Porch does, exit 0 with a not-ready warning', async () => {
     await writePackage();
     await write('objects.yaml', clusterObjects.replace('us-east1-endpoints', 'us-west1-endpoints'));
     await write('pv.yaml', pv());
     const r = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--objects', 'objects.yaml');
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(0);
     expect(parse(r.stdout).package.ready).toBe(false);
-    expect(r.stderr).toContain('not ready: pkg: required injection point config.injection.ConfigMap.endpoints has no source');
+    expect(r.stderr).toContain('warning: not ready: pkg: required injection point config.injection.ConfigMap.endpoints has no source');
     const k = parse(await readFile(path.join(dir, 'pkg/Kptfile'), 'utf8'));
+    expect(k.info.readinessGates).toEqual([{ conditionType: 'config.injection.ConfigMap.endpoints' }]);
     expect(k.status.conditions[0]).toMatchObject({ type: 'config.injection.ConfigMap.endpoints', status: 'False' });
+    // for those who want a gate to fail the step: the same files, exit 3
+    const before = await snapshot(path.join(dir, 'pkg'));
+    const strict = await run(
+      'variant',
+      'apply',
+      '--variant',
+      'pv.yaml',
+      '--package',
+      'pkg',
+      '--objects',
+      'objects.yaml',
+      '--fail-if-not-ready',
+    );
+    expect(strict.code).toBe(3);
+    expect(strict.stderr).toContain('not ready: pkg: required injection point config.injection.ConfigMap.endpoints');
+    expect(await snapshot(path.join(dir, 'pkg'))).toEqual(before);
+  });
+
+  it("a package YAML file that holds no KRM object is an error naming it, writing nothing (Porch's junk.yaml case)", async () => {
+    await writePackage();
+    await write('pkg/junk.yaml', 'baddata\n');
+    await write('pv.yaml', pv());
+    const before = await snapshot(path.join(dir, 'pkg'));
+    const r = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--objects', 'objects.yaml');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('pkg/junk.yaml: failed to extract objects: document 1 is a scalar, not a KRM object');
+    expect(await snapshot(path.join(dir, 'pkg'))).toEqual(before);
+    // the same for an injection source
+    await rm(path.join(dir, 'pkg/junk.yaml'));
+    await write('objects/a.yaml', clusterObjects);
+    await write('objects/junk.yaml', 'baddata\n');
+    const source = await run('variant', 'apply', '--variant', 'pv.yaml', '--package', 'pkg', '--objects', 'objects');
+    expect(source.code).toBe(1);
+    expect(source.stderr).toContain('objects/junk.yaml: document 1: expected a KRM object (a map), got string');
   });
 
   it('two injection sources that match equally are an error naming both, writing nothing', async () => {
@@ -415,6 +450,27 @@ describe('strict variant inputs', () => {
     const r = await run('variantset', 'expand', '--set', 'set.yaml', '--objects', 'repos.yaml');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('spec.targets[0].repositorySelector.packageNames: unknown field');
+  });
+
+  it('reports Porch\'s validation messages beside unknown fields, every problem at once (Porch\'s case "invalid targets")', async () => {
+    await write('repos.yaml', repositories);
+    await write(
+      'set.yaml',
+      'apiVersion: config.porch.kpt.dev/v1alpha2\nkind: PackageVariantSet\nmetadata:\n  name: my-pv\nspec:\n  targets:\n' +
+        '  - repositories: [{name: ""}]\n  - repositories: [{name: bar}]\n    repositorySelector: {foo: bar}\n' +
+        '  - repositories: [{name: bar, packageNames: ["", foo]}]\n',
+    );
+    const r = await run('variantset', 'expand', '--set', 'set.yaml', '--objects', 'repos.yaml');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    for (const problem of [
+      'spec.targets[1].repositorySelector.foo: unknown field',
+      'spec.upstream is a required field',
+      'spec.targets[0].repositories[0].name cannot be empty',
+      'spec.targets[1] must specify one of `repositories`, `repositorySelector`, or `objectSelector`',
+      'spec.targets[2].repositories[0].packageNames[0] cannot be empty',
+    ])
+      expect(r.stderr).toContain(problem);
   });
 
   it('a target naming a Repository that does not exist is an error for that target', async () => {

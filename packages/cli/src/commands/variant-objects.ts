@@ -2,8 +2,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import {
+  checkPackageVariant,
   decodeObject,
-  decodePackageVariant,
   PACKAGE_VARIANT_API_VERSION,
   type KubeObject,
   type PackageVariant,
@@ -126,11 +126,10 @@ export async function readPackageVariant(file: string, cwd: string): Promise<{ p
   }
   const doc = docs[0]!;
   const where = describeDocument(doc);
-  const decoded = decodePackageVariant(doc.value);
-  const invalid = [...decoded.errors, ...decoded.unknownFields];
-  if (invalid.length > 0)
-    throw new CliInputError('invalid-variant', `${where}: ${invalid.join('; ')}`, { file: doc.file, document: doc.document });
-  const pv = decoded.value;
+  const checked = checkPackageVariant(doc.value);
+  if (checked.problems.length > 0)
+    throw new CliInputError('invalid-variant', `${where}: ${checked.problems.join('; ')}`, { file: doc.file, document: doc.document });
+  const pv = checked.value;
   if (pv.apiVersion !== PACKAGE_VARIANT_API_VERSION) {
     throw new CliInputError(
       'invalid-variant',

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { PACKAGE_VARIANT_SET_API_VERSION, decodePackageVariantSet, expandPackageVariantSet, type KubeObject } from '@kdelta/variant-engine';
+import { PACKAGE_VARIANT_SET_API_VERSION, checkPackageVariantSet, expandPackageVariantSet, type KubeObject } from '@kdelta/variant-engine';
 import { type Command, UsageError } from '../command.js';
 import { CliInputError } from '../errors.js';
 import { parseFlags, stringFlag } from '../args.js';
@@ -47,11 +47,10 @@ const command: Command = {
     const warnings: string[] = [];
     for (const doc of sets) {
       const where = describeDocument(doc);
-      const decoded = decodePackageVariantSet(doc.value);
-      const invalid = [...decoded.errors, ...decoded.unknownFields];
-      if (invalid.length > 0)
-        throw new CliInputError('invalid-variant', `${where}: ${invalid.join('; ')}`, { file: doc.file, document: doc.document });
-      const pvs = decoded.value;
+      const checked = checkPackageVariantSet(doc.value);
+      if (checked.problems.length > 0)
+        throw new CliInputError('invalid-variant', `${where}: ${checked.problems.join('; ')}`, { file: doc.file, document: doc.document });
+      const pvs = checked.value;
       if (pvs.apiVersion !== PACKAGE_VARIANT_SET_API_VERSION) {
         throw new CliInputError(
           'invalid-variant',

@@ -3,14 +3,12 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { KdeltaError } from '@kdelta/merge-core';
 import {
+  checkPackageVariant,
+  checkPackageVariantSet,
   decodeObject,
-  decodePackageVariant,
-  decodePackageVariantSet,
   PACKAGE_VARIANT_API_VERSION,
   PACKAGE_VARIANT_SET_API_VERSION,
   REPOSITORY_API_VERSION,
-  validatePackageVariant,
-  validatePackageVariantSet,
   type KubeObject,
   type PackageVariant,
   type PackageVariantSet,
@@ -215,15 +213,13 @@ export async function loadControl(options: { dir: string; display?: string }): P
           objects.push(repo.object);
         }
       } else if (typeKey === `${PACKAGE_VARIANT_API_VERSION} PackageVariant`) {
-        const d = decodePackageVariant(raw);
-        const problems = [...d.errors, ...d.unknownFields, ...validatePackageVariant(d.value)];
-        for (const p of problems) issues.push(fieldIssue(source, p));
-        if (problems.length === 0) variants.push({ value: d.value, source });
+        const d = checkPackageVariant(raw);
+        for (const p of d.problems) issues.push(fieldIssue(source, p));
+        if (d.problems.length === 0) variants.push({ value: d.value, source });
       } else if (typeKey === `${PACKAGE_VARIANT_SET_API_VERSION} PackageVariantSet`) {
-        const d = decodePackageVariantSet(raw);
-        const problems = [...d.errors, ...d.unknownFields, ...validatePackageVariantSet(d.value)];
-        for (const p of problems) issues.push(fieldIssue(source, p));
-        if (problems.length === 0) sets.push({ value: d.value, source });
+        const d = checkPackageVariantSet(raw);
+        for (const p of d.problems) issues.push(fieldIssue(source, p));
+        if (d.problems.length === 0) sets.push({ value: d.value, source });
       } else if (typeKey === `${RUN_SETTINGS_API_VERSION} ${RUN_SETTINGS_KIND}`) {
         if (settingsSource) {
           issues.push({ source, message: `a second RunSettings (the first is ${describeSource(settingsSource)}): keep one` });

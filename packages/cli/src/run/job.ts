@@ -752,6 +752,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
           resources,
           conflicts,
           renderFailure,
+          notReady: applied.unmetGates,
           metadata: {
             version: ctx.version,
             variant: plan.name,

@@ -62,6 +62,17 @@ function renderFailureSection(f: RenderFailureReport): string[] {
   return lines;
 }
 
+function notReadySection(gates: readonly { readonly type: string; readonly message?: string | undefined }[]): string[] {
+  return [
+    '### Not ready',
+    '',
+    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
+    '',
+    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${g.message}` : ''}`),
+    '',
+  ];
+}
+
 const METADATA = /<!-- kdelta: (\{.*\}) -->/;
 
 export function renderMetadataBlock(meta: ProposalMetadata): string {
@@ -98,6 +109,8 @@ export interface ProposalBodyInput {
   readonly compareUrl?: string | undefined;
   /** The render failed: a section says so, always kept whole (it is short). */
   readonly renderFailure?: RenderFailureReport | undefined;
+  /** Readiness gates of the package not met (seed 004): a section says so, always kept whole. */
+  readonly notReady?: readonly { readonly type: string; readonly message?: string | undefined }[] | undefined;
 }
 
 /** GitHub refuses bodies over 65536 characters; the body degrades to stay under it (with room for the forge's own marker). */
@@ -135,6 +148,7 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   const head: string[] = [`## ${input.title}`, '', input.summary, ''];
   if (shortened) head.push(SHORTENED_NOTE, '');
   if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
+  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
   const provenance: string[] = ['### Provenance', ''];
   if (meta.upstream) {
     provenance.push(

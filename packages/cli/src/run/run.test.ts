@@ -189,6 +189,27 @@ describe('kdelta run', () => {
     expect(['web', 'ns-cluster-01-team-a'].map((v) => readFileSync(proposalFile(f, 'cluster-01', v), 'utf8'))).toEqual(records);
   });
 
+  it('a required injection point without a source: the package is proposed with its False condition, and the proposal says not ready', async () => {
+    const f = fleet(['cluster-01']);
+    f.publish(
+      {
+        'base-ns/endpoints.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  annotations:\n    kpt.dev/config-injection: required\ndata:\n  db: unset\n',
+      },
+      'base-ns/v2',
+    );
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '  injectors:\n  - name: us-east1-endpoints\n', 'v2') });
+    const result = await run(opts(f));
+    expect(result.failed).toBe(0);
+    expect(result.results.map((r) => r.action)).toEqual(['proposed']);
+    const kptfile = f.files('cluster-01', 'kdelta/web', 'web').Kptfile!;
+    expect(kptfile).toContain('conditionType: config.injection.ConfigMap.endpoints');
+    expect(kptfile).toMatch(/type: config\.injection\.ConfigMap\.endpoints\n\s+status: "?False"?/);
+    const record = readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8');
+    expect(record).toContain('### Not ready');
+    expect(record).toContain('- `config.injection.ConfigMap.endpoints`: no in-cluster resources of type v1.ConfigMap');
+  });
+
   it('a changed variant updates its branch and proposal; the downstream getting the content closes it', async () => {
     const f = fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT) });

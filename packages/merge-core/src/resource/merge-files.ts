@@ -265,6 +265,19 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
       }
     } else if (origin && !local) {
       report.push({ resource: shown, identity: origin.identity, action: 'skipped', file: upstream!.file.file, changed: false });
+      // Local deleted it, or renamed it where no merge comment kept its identity: upstream's
+      // change cannot land anywhere. It stays deleted, and said so, never dropped in silence.
+      if (origin.entry.text !== upstream!.entry.text && !sameResource(origin.map, upstream!.map)) {
+        conflicts.push({
+          resource: shown,
+          file: upstream!.file.file,
+          path: '.',
+          values: { origin: toPlain(origin.map), upstream: toPlain(upstream!.map), local: undefined },
+          rule: 'modified-upstream-deleted-locally',
+          winner: 'local',
+          message: `upstream changed it and local deleted it${engine.strategy === 'fail' ? '' : '; it stays deleted'}`,
+        });
+      }
     } else if (origin && upstream && local && origin.entry.text === upstream.entry.text) {
       // Nothing new upstream: the merge would give local back byte for byte (a law the property
       // tests hold it to), so it is not run. This is most resources of most updates.

@@ -24,6 +24,12 @@ export type ApplyResult =
       /** The conditions written on the package's Kptfile, one per injection point. */
       readonly packageConditions: Condition[];
       readonly readinessGates: string[];
+      /**
+       * The package conditions of readiness gates that are not met (a required injection point
+       * without a source). The package is written all the same, as Porch creates it; it is not
+       * ready to publish (seed 004). Empty when ready.
+       */
+      readonly unmetGates: Condition[];
     }
   | { readonly ok: false; readonly errors: string[]; readonly file?: string | undefined; readonly conditions: Condition[] };
 
@@ -65,11 +71,14 @@ export function applyPackageVariant(pkg: PackageView | PackageFiles, pv: Package
       conditions: [valid, { type: 'Ready', status: 'False', reason: 'Error', message: error.message }],
     };
   }
+  const packageConditions = points.map(injectionCondition);
+  const readinessGates = points.filter((p) => p.required).map((p) => p.conditionType);
   return {
     ok: true,
     changed: docs.writeChanges(),
     conditions: [valid, { type: 'Ready', status: 'True', reason: 'NoErrors', message: 'successfully ensured downstream package variant' }],
-    packageConditions: points.map(injectionCondition),
-    readinessGates: points.filter((p) => p.required).map((p) => p.conditionType),
+    packageConditions,
+    readinessGates,
+    unmetGates: packageConditions.filter((c) => readinessGates.includes(c.type) && c.status !== 'True'),
   };
 }

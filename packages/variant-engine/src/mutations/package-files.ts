@@ -57,6 +57,7 @@ export class PackageDocuments {
   private readonly everyFile: boolean;
   private scope: Set<string> | undefined;
   private readonly parsed = new Map<string, ParsedFile>();
+  private otherYamlChecked = false;
 
   constructor(pkg: PackageView | PackageFiles) {
     this.everyFile = isFileMap(pkg);
@@ -106,8 +107,33 @@ export class PackageDocuments {
     return kept;
   }
 
+  /**
+   * The package's YAML files kptfile-model reads as no KRM resources, which Porch parses all the
+   * same: a scalar document in one (`junk.yaml: baddata`) is Porch's "failed to extract objects",
+   * never skipped. A list or a map without apiVersion (a kustomize patch, a values file) stays
+   * not the variant's, as Porch's SDK reads no annotated object in it either.
+   */
+  private checkOtherYamlFiles(): void {
+    if (this.everyFile || this.otherYamlChecked) return;
+    this.otherYamlChecked = true;
+    const ignore = this.pkg.krmIgnore();
+    for (const f of this.pkg.ownFiles().files) {
+      if (!isKrmFile(f.path) || f.path === 'Kptfile' || this.has(f.path) || ignore?.ignores(f.path)) continue;
+      parseAllDocuments(f.text).forEach((doc, index) => {
+        if (doc.errors.length === 0 && isScalar(doc.contents) && doc.contents.value !== null) {
+          throw new VariantMutationError(
+            'not-a-krm-object',
+            `${f.path}: failed to extract objects: document ${index + 1} is a scalar, not a KRM object`,
+            f.path,
+          );
+        }
+      });
+    }
+  }
+
   /** The package's KRM objects: `(file, index, document)` for every mapping document. */
   objects(): { file: string; index: number; doc: Document.Parsed; map: YAMLMap }[] {
+    this.checkOtherYamlFiles();
     const out: { file: string; index: number; doc: Document.Parsed; map: YAMLMap }[] = [];
     for (const file of this.paths()) {
       if (!isKrmFile(file)) continue;

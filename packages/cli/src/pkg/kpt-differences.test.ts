@@ -1,0 +1,146 @@
+// The README's "Differences from kpt", each replayed on a small package in real git repositories:
+// kdelta's side always; kpt's side too when the installed kpt is on PATH (kpt is never a
+// dependency), so that a kpt release that changes its behaviour shows here.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { cli } from './__fixtures__/runner.js';
+
+const kptAvailable = spawnSync('kpt', ['version'], { encoding: 'utf8' }).status === 0;
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-kptdiff-')));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, stdio: 'ignore' });
+}
+
+const KPTFILE = 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: up\n';
+type Files = Record<string, string>;
+
+interface Outcome {
+  /** The package's files after the step, by tool. */
+  kdelta: Files;
+  kpt: Files | undefined;
+}
+
+function filesOf(dir: string): Files {
+  return Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((f) => [f, readFileSync(join(dir, f), 'utf8')]),
+  );
+}
+
+/**
+ * Upstream at v1 then v2, fetched at v1 by both tools (with `edit` applied to each copy) and then
+ * updated to v2; `stop: 'get'` stops after the get.
+ */
+async function replay(name: string, v1: Files, v2: Files, options: { edit?: (dir: string) => void; stop?: 'get' } = {}): Promise<Outcome> {
+  const up = join(root, name, 'upstream');
+  mkdirSync(up, { recursive: true });
+  git(up, 'init', '--quiet', '--initial-branch=main');
+  for (const [tag, files] of [['v1', v1] as const, ['v2', v2] as const]) {
+    for (const f of readdirSync(up).filter((f) => f !== '.git')) rmSync(join(up, f));
+    for (const [f, text] of Object.entries(files)) writeFileSync(join(up, f), text);
+    git(up, 'add', '-A');
+    git(up, 'commit', '--quiet', '--allow-empty', '-m', tag);
+    git(up, 'tag', tag);
+  }
+  const ws = join(root, name, 'ws');
+  mkdirSync(ws);
+  git(ws, 'init', '--quiet');
+  const env = { ...process.env, KDELTA_CACHE_DIR: join(root, name, 'kd-cache'), KPT_CACHE_DIR: join(root, name, 'kpt-cache') };
+  const kdelta = async (...args: string[]) => {
+    const r = await cli(args, ws, env);
+    expect(r.code, r.stderr).toBe(0);
+  };
+  await kdelta('pkg', 'get', `${up}.git@v1`, 'viaKdelta');
+  if (kptAvailable) execFileSync('kpt', ['pkg', 'get', `${up}.git/@v1`, 'viaKpt'], { cwd: ws, env, stdio: 'ignore' });
+  const outcome = (): Outcome => ({ kdelta: filesOf(join(ws, 'viaKdelta')), kpt: kptAvailable ? filesOf(join(ws, 'viaKpt')) : undefined });
+  if (options.stop === 'get') return outcome();
+  for (const d of kptAvailable ? ['viaKdelta', 'viaKpt'] : ['viaKdelta']) options.edit?.(join(ws, d));
+  git(ws, 'add', '-A');
+  git(ws, 'commit', '--quiet', '-m', 'get');
+  await kdelta('pkg', 'update', 'viaKdelta@v2', '--strategy=resource-merge');
+  if (kptAvailable) execFileSync('kpt', ['pkg', 'update', 'viaKpt@v2', '--strategy=resource-merge'], { cwd: ws, env, stdio: 'ignore' });
+  return outcome();
+}
+
+const objects = (files: Files, file: string) => parseAllDocuments(files[file] ?? '').map((d) => d.toJS());
+const configMaps = (files: Files) =>
+  Object.keys(files)
+    .filter((f) => f.endsWith('.yaml'))
+    .flatMap((f) => objects(files, f).map((o) => ({ file: f, data: o.data })));
+
+describe('README "Differences from kpt"', () => {
+  it('a type fix upstream made (local-config true → "true") is taken; kpt keeps the boolean', async () => {
+    const cm = (v: string) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: setters\n  annotations:\n    config.kubernetes.io/local-config: ${v}\ndata:\n  a: b\n`;
+    const r = await replay(
+      'type-fix',
+      { Kptfile: KPTFILE, 'setters.yaml': cm('true') },
+      { Kptfile: KPTFILE, 'setters.yaml': cm('"true"') },
+    );
+    const value = (files: Files) => objects(files, 'setters.yaml')[0].metadata.annotations['config.kubernetes.io/local-config'];
+    expect(value(r.kdelta)).toBe('true');
+    if (r.kpt) expect(value(r.kpt)).toBe(true);
+  });
+
+  it("a Kptfile's metadata.namespace is kept on get; kpt drops it", async () => {
+    const kptfile = `${KPTFILE}  namespace: team-a\n`;
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n';
+    const r = await replay('namespace', { Kptfile: kptfile, 'cm.yaml': cm }, { Kptfile: kptfile, 'cm.yaml': cm }, { stop: 'get' });
+    expect(parse(r.kdelta.Kptfile!).metadata.namespace).toBe('team-a');
+    if (r.kpt) expect(parse(r.kpt.Kptfile!).metadata.namespace).toBeUndefined();
+  });
+
+  it("upstream renaming a function's image leaves no empty function; kpt leaves `- {}`", async () => {
+    const fn = (image: string) => `${KPTFILE}pipeline:\n  mutators:\n    - image: ${image}\n      configMap:\n        app: web\n`;
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n';
+    const renamed = 'ghcr.io/kptdev/krm-functions-catalog/set-labels:v0.2';
+    const r = await replay(
+      'function-image',
+      { Kptfile: fn('gcr.io/kpt-fn/set-labels:v0.1'), 'cm.yaml': cm },
+      { Kptfile: fn(renamed), 'cm.yaml': cm },
+    );
+    expect(parse(r.kdelta.Kptfile!).pipeline.mutators).toEqual([{ image: renamed, configMap: { app: 'web' } }]);
+    if (r.kpt) expect(parse(r.kpt.Kptfile!).pipeline.mutators).toEqual([{}, { image: renamed, configMap: { app: 'web' } }]);
+  });
+
+  it('a resource upstream moved to another file, edited locally, is written once; kpt writes it twice', async () => {
+    const cm = (a: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: ${a}\n`;
+    const r = await replay(
+      'renamed-file',
+      { Kptfile: KPTFILE, 'cm.yaml': cm('b') },
+      { Kptfile: KPTFILE, 'configmap.yaml': cm('c') },
+      {
+        edit: (dir) =>
+          writeFileSync(join(dir, 'cm.yaml'), readFileSync(join(dir, 'cm.yaml'), 'utf8').replace('  a: b\n', '  a: b\n  local: x\n')),
+      },
+    );
+    expect(configMaps(r.kdelta)).toEqual([{ file: 'cm.yaml', data: { a: 'c', local: 'x' } }]);
+    if (r.kpt)
+      expect(configMaps(r.kpt)).toEqual([
+        { file: 'cm.yaml', data: { a: 'b', local: 'x' } },
+        { file: 'configmap.yaml', data: { a: 'c' } },
+      ]);
+  });
+
+  it("flow-style metadata keeps its identity through a local namespace change; kpt loses upstream's change", async () => {
+    const cm = (k: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {annotations: {}, name: c, namespace: ns}\ndata:\n  k: ${k}\n`;
+    const r = await replay(
+      'flow-metadata',
+      { Kptfile: KPTFILE, 'cm.yaml': cm('v1') },
+      { Kptfile: KPTFILE, 'cm.yaml': cm('v2') },
+      {
+        edit: (dir) =>
+          writeFileSync(join(dir, 'cm.yaml'), readFileSync(join(dir, 'cm.yaml'), 'utf8').replace('namespace: ns', 'namespace: ns-local')),
+      },
+    );
+    expect(configMaps(r.kdelta)).toEqual([{ file: 'cm.yaml', data: { k: 'v2' } }]);
+    if (r.kpt) expect(configMaps(r.kpt)).toEqual([{ file: 'cm.yaml', data: { k: 'v1' } }]);
+  });
+});
