@@ -3,6 +3,7 @@ import { type Command, UsageError } from '../command.js';
 import { booleanFlag, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
 import { DEFAULT_BUDGET } from '../forge/budget.js';
 import type { GitHubRunOptions } from '../forge/github.js';
+import { branchPrefixProblem } from '../run/branch-prefix.js';
 import { DEFAULT_CONCURRENCY, run } from '../run/run.js';
 import { LiveProgress, progressLine } from '../run/progress.js';
 import { renderTable, reportJson } from '../run/report.js';
@@ -141,6 +142,9 @@ const command: Command = {
         throw new UsageError(`--concurrency must be an integer from 1 to 64 (got "${concurrencyText}")`);
       }
     }
+    const branchPrefix = stringFlag(flags, 'branch-prefix');
+    const prefixProblem = branchPrefix === undefined ? undefined : branchPrefixProblem(branchPrefix);
+    if (prefixProblem) throw new UsageError(`--branch-prefix ${prefixProblem}`);
     const reportFile = stringFlag(flags, 'report');
     const budgetText = stringFlag(flags, 'budget');
     if (budgetText !== undefined && !/^\d+$/.test(budgetText)) {
@@ -181,7 +185,7 @@ const command: Command = {
       shard,
       concurrency,
       proposalsDir: stringFlag(flags, 'proposals-dir'),
-      branchPrefix: stringFlag(flags, 'branch-prefix'),
+      branchPrefix,
       budget: budgetText === undefined ? undefined : Number(budgetText),
       github,
       env: io.env,

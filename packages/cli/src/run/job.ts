@@ -257,16 +257,25 @@ async function changedFiles(ws: Workspace, directory: string): Promise<FileChang
     });
 }
 
-/** Commits on the remote branch, not on base, that kdelta did not make (no trailer, or another author). */
+/** Whether a commit is one kdelta made: its author and the trailer of its message. */
+function madeByKdelta(ctx: JobContext, email: string | undefined, body: string | undefined): boolean {
+  return email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, 'm').test(body ?? '');
+}
+
+/**
+ * The commits of the remote branch kdelta did not make: those not on base without the trailer or
+ * by another author, and, when the branch has no commit of its own, its tip unless kdelta made it
+ * (a human's branch that points into the base branch is still a human's).
+ */
 async function foreignCommits(ctx: JobContext, ws: Workspace): Promise<string[]> {
   if (!ws.remoteHead) return [];
-  const log = await git(ws.dir, ['log', '--format=%H%x1f%an%x1f%ae%x1f%B%x1e', ws.remoteHead, `^${ws.baseCommit}`, '--']);
+  const format = '--format=%H%x1f%an%x1f%ae%x1f%B%x1e';
+  let log = await git(ws.dir, ['log', format, ws.remoteHead, `^${ws.baseCommit}`, '--']);
+  if (log.trim() === '') log = await git(ws.dir, ['log', format, '-1', ws.remoteHead, '--']);
   const out: string[] = [];
   for (const entry of log.split('\x1e')) {
     const [sha, name, email, body] = entry.trim().split('\x1f');
-    if (!sha) continue;
-    const ours = email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, 'm').test(body ?? '');
-    if (!ours) out.push(`${sha.slice(0, 12)} by ${name} <${email}>`);
+    if (sha && !madeByKdelta(ctx, email, body)) out.push(`${sha.slice(0, 12)} by ${name} <${email}>`);
   }
   return out;
 }
@@ -402,6 +411,13 @@ export async function propose(
 ): Promise<Proposed> {
   const input = withoutCredentialsIn(given);
   const { ws, target } = input;
+  // Whatever the prefix and the names: a proposal's head is never the branch it proposes into.
+  if (target.head === target.base) {
+    throw new RunError(
+      'head-is-base',
+      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`,
+    );
+  }
   const stop = stopped(input.open, target.head);
   if (stop) return stop;
   const token = ctx.forge.gitToken?.(target.repo);
@@ -575,17 +591,22 @@ export async function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise
 type JobOutcome = Omit<VariantResult, 'variant' | 'downstream' | 'dryRun' | 'conflicts' | 'conflictCount'> &
   Partial<Pick<VariantResult, 'conflicts' | 'conflictCount'>>;
 
+/** Where a variant's proposal goes: branch `<prefix><variant>` of its downstream, into the Repository's branch. */
+export function variantTarget(plan: VariantPlan, branchPrefix: string): ProposalTarget {
+  return {
+    downstream: plan.downstream.repository.name,
+    repo: plan.downstream.url,
+    head: `${branchPrefix}${plan.name}`,
+    base: plan.downstream.branch,
+  };
+}
+
 async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcome> {
   const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
   if (!resolved.ok) return { action: 'failed', writes: false, error: resolved.error };
   const up = resolved.value;
   const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
-  const target: ProposalTarget = {
-    downstream: plan.downstream.repository.name,
-    repo: plan.downstream.url,
-    head: `${ctx.branchPrefix}${plan.name}`,
-    base: plan.downstream.branch,
-  };
+  const target = variantTarget(plan, ctx.branchPrefix);
   const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
   // The forge first: a repository it cannot serve fails here, before anything is cloned.
   const open = await ctx.forge.find(target);
@@ -798,6 +819,10 @@ export async function findRemovals(
   return out;
 }
 
+export function removalTarget(removal: Removal, branchPrefix: string): ProposalTarget {
+  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix}${removal.variant}`, base: removal.branch };
+}
+
 /** Propose removing a gone variant's package (delete) or its ownership (orphan). Never throws. */
 export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<VariantResult> {
   const base = {
@@ -808,12 +833,7 @@ export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<
     conflictCount: 0,
   };
   try {
-    const target: ProposalTarget = {
-      downstream: removal.repository,
-      repo: removal.url,
-      head: `${ctx.branchPrefix}${removal.variant}`,
-      base: removal.branch,
-    };
+    const target = removalTarget(removal, ctx.branchPrefix);
     const fingerprint = hashOf({
       removal: removal.policy,
       directory: removal.directory,

@@ -5,15 +5,18 @@ import { join, resolve } from 'node:path';
 import { cloneBare, hideCredentials, listRemoteRefs, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
 import { Budget, DEFAULT_BUDGET } from '../forge/budget.js';
 import { createLocalForge } from '../forge/local.js';
-import type { Forge } from '../forge/forge.js';
+import type { Forge, ProposalTarget } from '../forge/forge.js';
 import { createGitHubForge, type GitHubForgeOptions, type GitHubRunOptions } from '../forge/github.js';
 import { loadControl } from './control.js';
 import {
   DEFERRED_MESSAGE,
   findRemovals,
   resultWithoutCredentials,
+  removalTarget,
   runRemovalJob,
   runVariantJob,
+  variantTarget,
+  type Removal,
   type JobContext,
   type Materialize,
   type Mirror,
@@ -23,10 +26,19 @@ import {
 import { createPackageUpdateMaterialize } from './materialize.js';
 import { findControlIdentity } from './ownership.js';
 import { settleMergedRemovals } from './settle.js';
-import { hashOf, planRun } from './plan.js';
+import { hashOf, planRun, type VariantPlan } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
-import { findControlRepository, findUpdatePlans, runUpdateJob, type ControlRepository, type UpdatePlan } from './update-mode.js';
+import {
+  findControlRepository,
+  findUpdatePlans,
+  runUpdateJob,
+  updateTarget,
+  type ControlRepository,
+  type UpdatePlan,
+} from './update-mode.js';
+import { describeCollision, findCollisions, type PlannedProposal } from './names.js';
 import { RunError } from './errors.js';
+import { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
 
 export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -34,7 +46,7 @@ export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../../package.js
 export const DEFAULT_CONFIG_DIR = '.kdelta';
 export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_AUTHOR: Author = { name: 'kdelta', email: 'kdelta@noreply.invalid' };
-export const DEFAULT_BRANCH_PREFIX = 'kdelta/';
+export { DEFAULT_BRANCH_PREFIX };
 
 export type RunMode = 'variants' | 'updates' | 'both';
 
@@ -218,23 +230,11 @@ export async function run(options: RunOptions): Promise<RunReport> {
         }
       }
     }
-    total.n += updates.length;
-    options.onProgress?.({ type: 'planned', total: total.n });
-    const results: VariantResult[] = await pool(variants, concurrency, async (v) =>
-      report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))()),
-    );
-    if (control) {
-      const c = control;
-      results.push(
-        ...(await pool(updates, concurrency, async (u) =>
-          report(await unlessSpent(u.name, `${c.name}/${u.directory || '.'}`, () => runUpdateJob(u, c, ctx))()),
-        )),
-      );
-    }
-
+    // Packages of variants that are gone, found before any job runs: every proposal of the run is
+    // known before the first push, so two that would overwrite each other stop it first.
+    const names = new Set(plan.variants.map((v) => v.name));
+    let removals: Removal[] = [];
     if (mode !== 'updates') {
-      const names = new Set(plan.variants.map((v) => v.name));
-      const removals = [];
       for (const d of plan.downstreams) {
         try {
           const mirror = await ctx.mirror(d.url);
@@ -251,12 +251,43 @@ export async function run(options: RunOptions): Promise<RunReport> {
           );
         }
       }
-      total.n += removals.length;
+    }
+    const collided = checkCollisions({ variants, updates, control, removals, branchPrefix, forge });
+    removals = removals.filter((r) => !collided.has(r));
+    total.n += updates.length + removals.length + collided.size;
+    options.onProgress?.({ type: 'planned', total: total.n });
+    const results: VariantResult[] = await pool(variants, concurrency, async (v) =>
+      report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))()),
+    );
+    if (control) {
+      const c = control;
       results.push(
-        ...(await pool(removals, concurrency, async (r) =>
-          report(await unlessSpent(r.variant, `${r.repository}/${r.directory.split('/').pop() ?? ''}`, () => runRemovalJob(r, ctx))()),
+        ...(await pool(updates, concurrency, async (u) =>
+          report(await unlessSpent(u.name, `${c.name}/${u.directory || '.'}`, () => runUpdateJob(u, c, ctx))()),
         )),
       );
+    }
+
+    if (mode !== 'updates') {
+      results.push(
+        ...(await pool(removals, concurrency, async (r) =>
+          report(await unlessSpent(r.variant, removalLabel(r), () => runRemovalJob(r, ctx))()),
+        )),
+      );
+      for (const [r, why] of collided) {
+        results.push(
+          report({
+            variant: r.variant,
+            downstream: removalLabel(r),
+            action: 'failed',
+            writes: false,
+            dryRun: ctx.dryRun,
+            conflicts: [],
+            conflictCount: 0,
+            error: why,
+          }),
+        );
+      }
       // merged removals: no job meets them again (the package is gone from the base branch)
       const handled = new Set(removals.map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
       const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
@@ -280,20 +311,64 @@ export async function run(options: RunOptions): Promise<RunReport> {
   }
 }
 
-/** A branch prefix git accepts, ending in `/` or `-` so that `<prefix><variant>` reads as one name. */
-function checkBranchPrefix(prefix: string): void {
-  if (
-    !/^[A-Za-z0-9._/-]*$/.test(prefix) ||
-    prefix.startsWith('/') ||
-    prefix.startsWith('-') ||
-    prefix.includes('..') ||
-    prefix.includes('//')
-  ) {
-    throw new RunError(
-      'invalid-option',
-      `branch prefix "${prefix}" is not usable in a git branch name (letters, digits, ".", "_", "-" and "/"; not starting with "/" or "-")`,
-    );
+function removalLabel(r: Removal): string {
+  return `${r.repository}/${r.directory.split('/').pop() ?? ''}`;
+}
+
+/**
+ * Proposals that would share a branch, a forge record or a package directory. Between variants
+ * and package updates (the control resources) it is a plan error: nothing runs. A removal is read
+ * from a downstream's content, so one that collides fails alone (the map: why), not the run.
+ */
+function checkCollisions(input: {
+  variants: readonly VariantPlan[];
+  updates: readonly UpdatePlan[];
+  control: ControlRepository | undefined;
+  removals: readonly Removal[];
+  branchPrefix: string;
+  forge: Forge;
+}): Map<Removal, string> {
+  const { branchPrefix, forge } = input;
+  const planned: PlannedProposal[] = [
+    ...input.variants.map((v) => ({
+      label: `variant "${v.name}"`,
+      target: variantTarget(v, branchPrefix),
+      directory: v.downstream.directory,
+    })),
+    ...(input.control
+      ? input.updates.map((u) => ({
+          label: `package update "${u.name}" (${u.directory || '.'})`,
+          target: updateTarget(u, input.control!, branchPrefix),
+          directory: u.directory,
+        }))
+      : []),
+  ];
+  const recordOf = forge.recordOf
+    ? (t: ProposalTarget) => {
+        try {
+          return forge.recordOf!(t);
+        } catch {
+          return undefined; // a name no record can have: that job fails on its own
+        }
+      }
+    : undefined;
+  const planError = findCollisions(planned, recordOf);
+  if (planError.length > 0) throw new RunError('name-collision', planError.map(describeCollision).join('\n'));
+  const byRemoval = new Map<PlannedProposal, Removal>();
+  for (const r of input.removals) {
+    byRemoval.set({ label: `the removal of variant "${r.variant}"`, target: removalTarget(r, branchPrefix), directory: r.directory }, r);
   }
+  const out = new Map<Removal, string>();
+  for (const c of findCollisions([...planned, ...byRemoval.keys()], recordOf)) {
+    const r = byRemoval.get(c.second);
+    if (r && !out.has(r)) out.set(r, `${describeCollision(c)}: left alone`);
+  }
+  return out;
+}
+
+function checkBranchPrefix(prefix: string): void {
+  const problem = branchPrefixProblem(prefix);
+  if (problem) throw new RunError('invalid-option', `branch prefix ${problem}`);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -1,0 +1,144 @@
+// Hostile inputs to `kdelta run`: names and settings that would push past review or make two
+// proposals overwrite each other, output paths that fail only after the pushes, and signals to a
+// busy run. Real git repositories (the fleet of @kdelta/test-support); the signal tests run the
+// built CLI (`packages/cli/bin/kdelta.js`; run `pnpm build` first).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import type { Io } from '../src/command.js';
+import { main } from '../src/main.js';
+import { ControlError } from '../src/run/control.js';
+import { run, type RunOptions } from '../src/run/run.js';
+
+const fleets: Fleet[] = [];
+const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-hostile-cache-'));
+afterEach(() => {
+  for (const f of fleets.splice(0)) f.cleanup();
+});
+afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+function fleet(downstreams: string[] = ['cluster-01']): Fleet {
+  const f = createFleet(downstreams);
+  fleets.push(f);
+  f.writeControl({
+    'repositories.yaml': [repository('catalog', f.upstream), ...downstreams.map((d) => repository(d, f.downstream(d)))].join('---\n'),
+  });
+  return f;
+}
+
+function opts(f: Fleet, extra: Partial<RunOptions> = {}): RunOptions {
+  return { cwd: f.control, cacheDir, env: { ...process.env, KDELTA_CACHE_DIR: cacheDir }, ...extra };
+}
+
+function io(cwd: string) {
+  const out = { stdout: '', stderr: '' };
+  const value: Io = {
+    stdout: (t) => void (out.stdout += t),
+    stderr: (t) => void (out.stderr += t),
+    cwd,
+    env: { ...process.env, KDELTA_CACHE_DIR: cacheDir },
+  };
+  return { io: value, out };
+}
+
+const runSettings = (spec: string) => `apiVersion: kdelta.dev/v1alpha1\nkind: RunSettings\nmetadata:\n  name: settings\nspec:\n${spec}`;
+
+describe('review cannot be bypassed', () => {
+  it('an empty branch prefix is refused, as a flag and in RunSettings, before anything is pushed (a variant named main would commit onto the base branch)', async () => {
+    const f = fleet();
+    f.writeControl({ 'main.yaml': packageVariant('main', 'cluster-01') });
+    const refs = f.refs('cluster-01');
+
+    const { io: cli, out } = io(f.control);
+    expect(await main(['run', '--branch-prefix', ''], cli)).toBe(1);
+    expect(out.stderr).toMatch(/--branch-prefix must not be empty/);
+    expect(f.refs('cluster-01')).toEqual(refs);
+
+    f.writeControl({ 'settings.yaml': runSettings("  branchPrefix: ''\n") });
+    const error = await run(opts(f)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ControlError);
+    expect((error as Error).message).toMatch(
+      /settings\.yaml: document 1 \(RunSettings "settings"\): spec\.branchPrefix: must not be empty/,
+    );
+    expect(f.refs('cluster-01')).toEqual(refs);
+    expect(existsSync(join(f.control, '.kdelta', 'proposals'))).toBe(false);
+  });
+
+  it('a proposal branch that is the base branch is never pushed to, whatever the prefix and names', async () => {
+    const f = fleet();
+    // the downstream's base branch is kdelta/prod, and the variant is named prod
+    git(f.downstream('cluster-01'), 'branch', 'kdelta/prod', 'main');
+    f.writeControl({
+      'repositories.yaml': [
+        repository('catalog', f.upstream),
+        repository('cluster-01', f.downstream('cluster-01')).replace('branch: main', 'branch: kdelta/prod'),
+      ].join('---\n'),
+      'prod.yaml': packageVariant('prod', 'cluster-01'),
+    });
+    const refs = f.refs('cluster-01');
+    const report = await run(opts(f));
+    expect(report.results[0]).toMatchObject({ variant: 'prod', action: 'failed', writes: false });
+    expect(report.results[0]?.error).toMatch(
+      /the proposal branch "kdelta\/prod" is the base branch of cluster-01: nothing is pushed to it/,
+    );
+    expect(f.refs('cluster-01')).toEqual(refs);
+  });
+
+  it("a human's branch with the proposal's name is not overwritten, even when it holds no commit of its own", async () => {
+    const f = fleet();
+    // a branch someone made from main that happens to be named like the proposal
+    git(f.downstream('cluster-01'), 'branch', 'kdelta/web', 'main');
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    const refs = f.refs('cluster-01');
+    const report = await run(opts(f));
+    expect(report.results[0]).toMatchObject({ variant: 'web', action: 'blocked', writes: false });
+    expect(report.results[0]?.message).toMatch(
+      /branch kdelta\/web has 1 commit\(s\) kdelta did not make \([0-9a-f]{12} by Test <test@example\.com>\)/,
+    );
+    expect(f.refs('cluster-01')).toEqual(refs);
+  });
+});
+
+describe('names that would share a branch, a record or a package', () => {
+  it('a variant name that is not a Kubernetes object name is a plan error naming the rule (a/b and a_b would share a record)', async () => {
+    const f = fleet();
+    f.writeControl({ 'a.yaml': packageVariant('a_b', 'cluster-01') });
+    const refs = f.refs('cluster-01');
+    const error = await run(opts(f)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ControlError);
+    expect((error as Error).message).toContain(
+      'a.yaml: document 1 (PackageVariant "a_b"): metadata.name: "a_b" is not a valid Kubernetes object name (RFC 1123 subdomain',
+    );
+    expect(f.refs('cluster-01')).toEqual(refs);
+  });
+
+  it('two Repositories naming one repository (another spelling of its URL) cannot both write one package: a plan error naming both', async () => {
+    const f = fleet();
+    const url = f.downstream('cluster-01');
+    f.writeControl({
+      'repositories.yaml': [
+        repository('catalog', f.upstream),
+        repository('prod', url),
+        // the same repository: trailing slash, file:// URL
+        repository('prod-again', `file://${url}/`),
+      ].join('---\n'),
+      'a.yaml': packageVariant('a', 'prod').replace('package: a\n', 'package: web\n'),
+      'b.yaml': packageVariant('b', 'prod-again').replace('package: b\n', 'package: web\n'),
+    });
+    const refs = f.refs('cluster-01');
+    const error = await run(opts(f)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ControlError);
+    expect((error as Error).message).toMatch(
+      /b\.yaml: document 1 \(PackageVariant "b"\): variants "a" \(Repository "prod"\) and "b" \(Repository "prod-again"\) both write package directory "web" of file:\/\/.*cluster-01\.git\/: each would overwrite the other's proposal/,
+    );
+    expect(f.refs('cluster-01')).toEqual(refs);
+    expect(existsSync(join(f.control, '.kdelta', 'proposals'))).toBe(false);
+  });
+});
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
