@@ -139,6 +139,61 @@ describe('names that would share a branch, a record or a package', () => {
   });
 });
 
+describe('every output path is checked before the first write or push', () => {
+  it('kdelta run --report or --proposals-dir under a regular file: the error names the flag and nothing is pushed', async () => {
+    const f = fleet();
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    writeFileSync(join(f.control, 'notes.txt'), 'a file\n');
+    const refs = f.refs('cluster-01');
+    for (const [flag, path] of [
+      ['--report', 'notes.txt/report.json'],
+      ['--proposals-dir', 'notes.txt/proposals'],
+    ] as const) {
+      const { io: cli, out } = io(f.control);
+      expect(await main(['run', flag, path], cli)).toBe(1);
+      expect(out.stderr).toContain(`kdelta run: ${flag} ${path}: ${join(f.control, 'notes.txt')} is a file, not a directory`);
+      expect(f.refs('cluster-01')).toEqual(refs);
+    }
+    // the same directory from RunSettings: run() checks it before any job
+    f.writeControl({ 'settings.yaml': runSettings('  proposalsDir: notes.txt/proposals\n') });
+    const error = await run(opts(f)).catch((e: unknown) => e);
+    expect((error as Error).message).toContain('RunSettings spec.proposalsDir notes.txt/proposals');
+    expect(f.refs('cluster-01')).toEqual(refs);
+    expect(existsSync(join(f.control, '.kdelta', 'proposals'))).toBe(false);
+  });
+
+  it('kdelta merge3 --output /proc/x returns at once with an error naming the flag (a recursive mkdir there never returns); so do --report and fn render --results-dir', {
+    timeout: 15_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdelta-hostile-merge3-'));
+    try {
+      const cm = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: "${v}"\n`;
+      for (const [name, v] of [
+        ['o.yaml', '1'],
+        ['u.yaml', '2'],
+        ['l.yaml', '1'],
+      ] as const)
+        writeFileSync(join(dir, name), cm(v));
+      const sides = ['--original', 'o.yaml', '--updated', 'u.yaml', '--local', 'l.yaml'];
+      const proc = io(dir);
+      expect(await main(['merge3', ...sides, '--output', '/proc/kdelta-x'], proc.io)).toBe(1);
+      expect(proc.out.stderr).toMatch(/^kdelta merge3: --output \/proc\/kdelta-x: cannot write in \/proc \(E[A-Z]+\)/);
+      writeFileSync(join(dir, 'file'), '');
+      const report = io(dir);
+      expect(await main(['merge3', ...sides, '--output', 'out', '--report', 'file/r.json'], report.io)).toBe(1);
+      expect(report.out.stderr).toContain('--report file/r.json: ');
+      expect(existsSync(join(dir, 'out'))).toBe(false);
+      // fn render writes the package: --results-dir is checked before the render
+      writeFileSync(join(dir, 'Kptfile'), 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\n');
+      const render = io(dir);
+      expect(await main(['fn', 'render', '.', '--results-dir', 'file/results'], render.io)).toBe(1);
+      expect(render.out.stderr).toContain(`kdelta fn render: --results-dir file/results: ${join(dir, 'file')} is a file, not a directory`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 }

@@ -8,7 +8,7 @@ import { DEFAULT_CONCURRENCY, run } from '../run/run.js';
 import { LiveProgress, progressLine } from '../run/progress.js';
 import { renderTable, reportJson } from '../run/report.js';
 import { parseShard } from '../run/shard.js';
-import { writeFileAtomic } from '../util/fs.js';
+import { checkOutputPath, writeFileAtomic } from '../util/fs.js';
 
 const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode variants|updates|both] [--dry-run]
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
@@ -170,6 +170,14 @@ const command: Command = {
       signedCommits: booleanFlag(flags, 'signed-commits') ? true : undefined,
     };
 
+    // every output path is checked before the first push: a run must not push every branch and then fail on its report
+    const proposalsDir = stringFlag(flags, 'proposals-dir');
+    if (reportFile !== undefined)
+      await checkOutputPath({ path: resolve(io.cwd, reportFile), shown: reportFile, what: '--report', kind: 'file' });
+    if (proposalsDir !== undefined && !booleanFlag(flags, 'dry-run')) {
+      await checkOutputPath({ path: resolve(io.cwd, proposalsDir), shown: proposalsDir, what: '--proposals-dir', kind: 'directory' });
+    }
+
     const terminal = io.stderrTerminal;
     const live = terminal ? new LiveProgress({ columns: terminal.columns, startedAt: Date.now() }) : undefined;
     const timer = live ? setInterval(() => io.stderr(live.tick(Date.now())), 1000) : undefined;
@@ -184,7 +192,7 @@ const command: Command = {
       allowExec: booleanFlag(flags, 'allow-exec'),
       shard,
       concurrency,
-      proposalsDir: stringFlag(flags, 'proposals-dir'),
+      proposalsDir,
       branchPrefix,
       budget: budgetText === undefined ? undefined : Number(budgetText),
       github,

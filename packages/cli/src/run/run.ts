@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { cloneBare, hideCredentials, listRemoteRefs, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
 import { Budget, DEFAULT_BUDGET } from '../forge/budget.js';
 import { createLocalForge } from '../forge/local.js';
+import { checkOutputPath } from '../util/fs.js';
 import type { Forge, ProposalTarget } from '../forge/forge.js';
 import { createGitHubForge, type GitHubForgeOptions, type GitHubRunOptions } from '../forge/github.js';
 import { loadControl } from './control.js';
@@ -137,11 +138,26 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const env = options.env ?? process.env;
   const branchPrefix = options.branchPrefix ?? settings.branchPrefix ?? DEFAULT_BRANCH_PREFIX;
   checkBranchPrefix(branchPrefix);
+  const proposalsDir = resolve(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join(configArg, 'proposals'));
+  if (forgeChoice === 'local' && !options.dryRun) {
+    const given = options.proposalsDir ?? settings.proposalsDir;
+    await checkOutputPath({
+      path: proposalsDir,
+      shown: given ?? join(configArg, 'proposals'),
+      what:
+        options.proposalsDir !== undefined
+          ? 'proposalsDir'
+          : given !== undefined
+            ? 'RunSettings spec.proposalsDir'
+            : 'the proposals directory',
+      kind: 'directory',
+    });
+  }
   const budget = forgeChoice === 'github' ? new Budget(options.budget ?? settings.budget ?? DEFAULT_BUDGET) : undefined;
   const forge =
     forgeChoice === 'local'
       ? createLocalForge({
-          dir: resolve(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join(configArg, 'proposals')),
+          dir: proposalsDir,
           displayRoot: options.cwd,
           branchPrefix,
         })
