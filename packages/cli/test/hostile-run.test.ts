@@ -3,15 +3,18 @@
 // busy run. Real git repositories (the fleet of @kdelta/test-support); the signal tests run the
 // built CLI (`packages/cli/bin/kdelta.js`; run `pnpm build` first).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import { killGroup, startKdelta } from '../src/__fixtures__/crash.js';
 import type { Io } from '../src/command.js';
 import { main } from '../src/main.js';
 import { ControlError } from '../src/run/control.js';
 import { run, type RunOptions } from '../src/run/run.js';
+import { shardOf } from '../src/run/shard.js';
 
 const fleets: Fleet[] = [];
 const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-hostile-cache-'));
@@ -191,6 +194,97 @@ describe('every output path is checked before the first write or push', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('signals', () => {
+  const RESOURCES = 600;
+  const VARIANTS = 8;
+
+  /** A fleet that keeps a run busy for a while: a package of many files, fanned out to several variants. */
+  function busyFleet(): { f: Fleet; env: NodeJS.ProcessEnv; tmp: string } {
+    const f = fleet(['cluster-01', 'cluster-02']);
+    const files: Record<string, string> = {};
+    for (let i = 0; i < RESOURCES; i++) {
+      files[`base-ns/cm-${i}.yaml`] = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-${i}\ndata:\n  key: value-${i}\n`;
+    }
+    f.publish(files, 'base-ns/v1');
+    const variants: Record<string, string> = {};
+    for (let i = 0; i < VARIANTS; i++) variants[`v${i}.yaml`] = packageVariant(`v${i}`, i % 2 === 0 ? 'cluster-01' : 'cluster-02');
+    f.writeControl(variants);
+    // the run's own temporary directory: what it leaves there is all this test's
+    const tmp = join(f.root, 'tmp');
+    mkdirSync(tmp);
+    return { f, tmp, env: { ...process.env, TMPDIR: tmp, KDELTA_CACHE_DIR: join(f.root, 'cache') } };
+  }
+
+  const leftovers = (tmp: string) => readdirSync(tmp).filter((n) => n.startsWith('kdelta-'));
+
+  /** Resolves once the run has made its work directory and is working in a package's. */
+  async function busy(tmp: string, within = 60_000): Promise<void> {
+    const started = Date.now();
+    while (!(leftovers(tmp).some((n) => n.startsWith('kdelta-run-')) && leftovers(tmp).length > 1)) {
+      if (Date.now() - started > within) throw new Error(`the run did not get busy within ${within} ms`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  it('SIGTERM ends a busy run within seconds and removes its work directories', { timeout: 120_000 }, async () => {
+    const { f, env, tmp } = busyFleet();
+    const { child, done } = startKdelta(['run'], f.control, env);
+    try {
+      await busy(tmp);
+      const sent = Date.now();
+      child.kill('SIGTERM');
+      const result = await done;
+      const ms = Date.now() - sent;
+      expect(result.code, result.stderr).toBe(143);
+      expect(ms).toBeLessThan(15_000);
+      expect(leftovers(tmp)).toEqual([]);
+    } finally {
+      killGroup(child);
+    }
+  });
+
+  it('run() stops between steps when its signal is aborted: no job starts after it, and it rejects as interrupted', async () => {
+    const f = fleet(['cluster-01']);
+    const variants: Record<string, string> = {};
+    for (let i = 0; i < 6; i++) variants[`v${i}.yaml`] = packageVariant(`v${i}`, 'cluster-01');
+    f.writeControl(variants);
+    const controller = new AbortController();
+    const error = await run(
+      opts(f, {
+        concurrency: 1,
+        signal: controller.signal,
+        onProgress: (e) => {
+          if (e.type === 'done') controller.abort(new Error('interrupted by SIGTERM'));
+        },
+      }),
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'interrupted', message: 'the run was interrupted (interrupted by SIGTERM)' });
+    // the first variant was proposed whole; none after it
+    expect(f.refs('cluster-01').match(/refs\/heads\/kdelta\//g)).toHaveLength(1);
+  });
+
+  it('the next run sweeps the work directories of a SIGKILLed run (only those whose process is gone)', { timeout: 120_000 }, async () => {
+    const { f, env, tmp } = busyFleet();
+    const { child, done } = startKdelta(['run'], f.control, env);
+    await busy(tmp);
+    killGroup(child);
+    await done;
+    const left = leftovers(tmp);
+    expect(left.some((n) => n.startsWith('kdelta-run-'))).toBe(true);
+    // a live process's directory is never taken: one named as kdelta names them, with this test's pid
+    const hostTag = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+    const live = `kdelta-run-${process.pid}.${hostTag}-live`;
+    mkdirSync(join(tmp, live));
+    // the next run, made quick: a dry run of a shard holding none of the variants
+    const names = new Set(Array.from({ length: VARIANTS }, (_, i) => shardOf(`v${i}`, 1000)));
+    const empty = Array.from({ length: 1000 }, (_, i) => i + 1).find((k) => !names.has(k))!;
+    const next = startKdelta(['run', '--dry-run', '--shard', `${empty}/1000`], f.control, env);
+    const result = await next.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(leftovers(tmp)).toEqual([live]);
   });
 });
 

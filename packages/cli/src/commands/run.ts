@@ -197,6 +197,7 @@ const command: Command = {
       budget: budgetText === undefined ? undefined : Number(budgetText),
       github,
       env: io.env,
+      signal: io.signal,
       onProgress: (e) => {
         const text = live ? live.update(e, Date.now()) : progressLine(e);
         if (text) io.stderr(text);

@@ -16,6 +16,7 @@ export type RunErrorCode =
   | 'invalid-kptfile' // a Kptfile the run must edit does not parse
   | 'not-a-package' // a directory with no Kptfile where a kpt package is needed
   | 'unsafe-path' // a file path that leaves the package
+  | 'interrupted' // the run was stopped (a signal, RunOptions.signal) before it finished
   | 'internal'; // a broken invariant: a bug to report
 
 /** An error of `kdelta run`, its jobs and its forges, in the workspace's one error contract. */

@@ -172,6 +172,24 @@ export interface JobContext {
   mirror(url: string): Promise<Mirror>;
   /** This run's control repository (`controlIdentity`): recorded on the packages it writes. */
   readonly control?: string | undefined;
+  /** Aborted: the run is stopping (a signal); each job stops at its next {@link checkpoint}. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The run was stopped (RunOptions.signal): what run() rejects with. */
+export function interrupted(signal: AbortSignal): RunError {
+  const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === 'string' ? signal.reason : '';
+  return new RunError('interrupted', `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ''}`);
+}
+
+/**
+ * Between two steps of a job or a run: one turn of the event loop, so that a signal that arrived
+ * during the synchronous work before (a merge, a render) is handled now and not after the whole
+ * run, then stop when the run was aborted.
+ */
+export async function checkpoint(signal: AbortSignal | undefined): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  if (signal?.aborted) throw interrupted(signal);
 }
 
 /** The trailer on every commit kdelta makes: a branch with any other commit is a human's. */
@@ -420,6 +438,7 @@ export async function propose(
   }
   const stop = stopped(input.open, target.head);
   if (stop) return stop;
+  await checkpoint(ctx.signal);
   const token = ctx.forge.gitToken?.(target.repo);
   let open = input.open;
   const changes = await changedFiles(ws, input.directory);
@@ -509,6 +528,8 @@ export async function propose(
     return { action: 'deferred', writes: false, proposal: open ? proposalRef(open) : undefined, message: DEFERRED_MESSAGE };
   }
   try {
+    // the last moment to stop before this proposal's writes, which then go through whole
+    await checkpoint(ctx.signal);
     if (mergedOpen) await ctx.forge.close(mergedOpen, 'merged');
     if (pushNeeded && ctx.forge.publishCommit) {
       // The forge makes the commit (verified on GitHub): the proposal names that commit.
@@ -636,6 +657,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     };
   }
 
+  await checkpoint(ctx.signal);
   const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
   const pkgDir = join(ws.dir, plan.downstream.directory);
   const local = await readPackageDir(pkgDir);
@@ -671,6 +693,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
       cacheDir: ctx.cacheDir,
       env: ctx.env,
     });
+    await checkpoint(ctx.signal);
     ({ text: files, binary } = splitBinary(m.files));
     conflicts = m.conflicts;
     resources = m.resources;
@@ -711,11 +734,13 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     }),
   );
   let renderFailure: RenderFailureReport | undefined;
+  await checkpoint(ctx.signal);
   if (ctx.render) {
     const rendered = await renderFiles(ctx, files, plan.downstream.directory, ws.dir);
     if (rendered.ok) files = rendered.files;
     else renderFailure = rendered.failure;
   }
+  await checkpoint(ctx.signal);
   await writePackageDir(pkgDir, new Map<string, FileContent>([...files, ...binary]));
 
   const upstream = { ...upstreamInfo, oldCommit: local ? oldCommit : undefined };

@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
-import type { PackageTree } from '@kdelta/kptfile-model';
+import { makeTempDir, removeTempDir, type PackageTree } from '@kdelta/kptfile-model';
 import { fetchPackage } from '@kdelta/git-source';
 import { createFetchMemo, type FetchMemo, getPackage, updatePackage } from '@kdelta/package-update';
 import { listFiles } from '../util/fs.js';
@@ -103,7 +103,8 @@ export function createPackageUpdateMaterialize(): Materialize {
 export const packageUpdateMaterialize: Materialize = (input) => materialize(input, undefined);
 
 async function materialize(input: MaterializeInput, fetches: FetchMemo | undefined): Promise<MaterializeResult> {
-  const scratch = await mkdtemp(join(tmpdir(), 'kdelta-pkg-'));
+  // registered: a SIGINT or SIGTERM handler removes it, and a killed run's is swept by the next
+  const scratch = makeTempDir(tmpdir(), 'pkg');
   try {
     // The directory's name is the package's: getPackage names the Kptfile after it.
     const dir = join(scratch, checkName(input.downstream.package || 'pkg'));
@@ -167,7 +168,7 @@ async function materialize(input: MaterializeInput, fetches: FetchMemo | undefin
       lock: { ...input.upstream },
     };
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    removeTempDir(scratch);
   }
 }
 
@@ -191,7 +192,7 @@ function movedDuringRun(input: MaterializeInput, fetched: string): Error {
 
 /** The upstream package's files at exactly `input.upstream.commit`. */
 export async function fetchUpstreamFiles(input: MaterializeInput): Promise<Map<string, FileContent>> {
-  const scratch = await mkdtemp(join(tmpdir(), 'kdelta-get-'));
+  const scratch = makeTempDir(tmpdir(), 'get');
   try {
     const dest = join(scratch, 'pkg');
     await fetchPackage({
@@ -206,7 +207,7 @@ export async function fetchUpstreamFiles(input: MaterializeInput): Promise<Map<s
     for (const p of await listFiles(dest, () => true)) files.set(p, fileContent(await readFile(join(dest, p))));
     return files;
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    removeTempDir(scratch);
   }
 }
 

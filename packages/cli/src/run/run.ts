@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cloneBare, hideCredentials, listRemoteRefs, runGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { cloneBare, hideCredentials, listRemoteRefs, runGit, stopRunningGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { makeTempDir, removeTempDir, sweepAbandonedWork } from '@kdelta/kptfile-model';
 import { Budget, DEFAULT_BUDGET } from '../forge/budget.js';
 import { createLocalForge } from '../forge/local.js';
 import { checkOutputPath } from '../util/fs.js';
@@ -10,7 +11,9 @@ import type { Forge, ProposalTarget } from '../forge/forge.js';
 import { createGitHubForge, type GitHubForgeOptions, type GitHubRunOptions } from '../forge/github.js';
 import { loadControl } from './control.js';
 import {
+  checkpoint,
   DEFERRED_MESSAGE,
+  interrupted,
   findRemovals,
   resultWithoutCredentials,
   removalTarget,
@@ -89,21 +92,30 @@ export interface RunOptions {
   /** git-source's cache of upstream repositories. */
   readonly cacheDir?: string | undefined;
   readonly onProgress?: ((event: RunProgress) => void) | undefined;
+  /**
+   * Stops the run: no job starts after it, a running job stops at its next step, and the git
+   * processes of this process are ended; the run then rejects with a RunError `interrupted`, its
+   * work directories removed. Proposals already made stay as they are (each is whole).
+   */
+  readonly signal?: AbortSignal | undefined;
   /** Recorded in fingerprints and proposals (default: this package's version). */
   readonly version?: string | undefined;
 }
 
-/** Run items with at most `limit` at a time; results in the items' order. */
-async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+/** Run items with at most `limit` at a time; results in the items' order. None starts once `signal` is aborted. */
+async function pool<T, R>(items: readonly T[], limit: number, signal: AbortSignal | undefined, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
+      await checkpoint(signal);
       const i = next++;
       out[i] = await fn(items[i]!);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  // every worker settles before the pool does: no job still runs in the run's directories after it
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
   return out;
 }
 
@@ -171,7 +183,12 @@ export async function run(options: RunOptions): Promise<RunReport> {
     return token ? { token } : {};
   };
   const controlId = await findControlIdentity(options.cwd, resolve(options.cwd, configArg));
-  const runDir = await mkdtemp(join(tmpdir(), 'kdelta-run-'));
+  // What killed runs left behind goes first (their pid in the directory's name no longer runs);
+  // this run's directory is registered, so a SIGINT or SIGTERM handler removes it too.
+  sweepAbandonedWork();
+  const runDir = makeTempDir(tmpdir(), 'run');
+  const stopGit = () => stopRunningGit();
+  options.signal?.addEventListener('abort', stopGit, { once: true });
   let jobs = 0;
   const ctx: JobContext = {
     version: options.version ?? KDELTA_VERSION,
@@ -184,6 +201,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     env,
     cacheDir: options.cacheDir,
     branchPrefix,
+    signal: options.signal,
     budget,
     control: controlId,
     scratch: async (name) => {
@@ -272,13 +290,13 @@ export async function run(options: RunOptions): Promise<RunReport> {
     removals = removals.filter((r) => !collided.has(r));
     total.n += updates.length + removals.length + collided.size;
     options.onProgress?.({ type: 'planned', total: total.n });
-    const results: VariantResult[] = await pool(variants, concurrency, async (v) =>
+    const results: VariantResult[] = await pool(variants, concurrency, options.signal, async (v) =>
       report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))()),
     );
     if (control) {
       const c = control;
       results.push(
-        ...(await pool(updates, concurrency, async (u) =>
+        ...(await pool(updates, concurrency, options.signal, async (u) =>
           report(await unlessSpent(u.name, `${c.name}/${u.directory || '.'}`, () => runUpdateJob(u, c, ctx))()),
         )),
       );
@@ -286,7 +304,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
 
     if (mode !== 'updates') {
       results.push(
-        ...(await pool(removals, concurrency, async (r) =>
+        ...(await pool(removals, concurrency, options.signal, async (r) =>
           report(await unlessSpent(r.variant, removalLabel(r), () => runRemovalJob(r, ctx))()),
         )),
       );
@@ -311,6 +329,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
         results.push(...(await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard))));
       }
     }
+    // an aborted run reports nothing: the jobs it stopped would read as failures of their own
+    if (options.signal?.aborted) throw interrupted(options.signal);
     results.sort((a, b) => (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1));
     return {
       version: ctx.version,
@@ -322,8 +342,12 @@ export async function run(options: RunOptions): Promise<RunReport> {
       failed: results.filter((r) => r.error !== undefined).length,
       ...(budget ? { budget: budget.report() } : {}),
     };
+  } catch (error) {
+    if (options.signal?.aborted) throw interrupted(options.signal);
+    throw error;
   } finally {
-    await rm(runDir, { recursive: true, force: true });
+    options.signal?.removeEventListener('abort', stopGit);
+    removeTempDir(runDir);
   }
 }
 
