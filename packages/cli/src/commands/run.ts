@@ -23,9 +23,25 @@ each variant: resolves the upstream (tag <package>/<revision>, else tag <revisio
 or commit) and the downstream, gets the package, applies the variant's mutations in Porch's order
 and, when the result differs from the downstream's branch, pushes branch kdelta/<variant>
 (see --branch-prefix) and opens or updates its proposal. Nothing new: nothing is pushed or
-written. A branch with commits kdelta did not make, or a pull request labelled kdelta:stop, is
-left alone and reported. A package whose variant is gone gets a proposal removing it
-(deletionPolicy delete) or removing only its ownership annotation (orphan).
+written. A branch with commits kdelta did not make (a human's branch that happens to have the
+proposal's name included, even one with no commit of its own), or a pull request labelled
+kdelta:stop, is left alone and reported. A package whose variant is gone gets a proposal removing
+it (deletionPolicy delete) or removing only its ownership annotation (orphan).
+
+Names: a variant's name is a Kubernetes object name (RFC 1123 subdomain: lowercase letters,
+digits, "-" and "."). Two variants, or a variant and a package update, that would share a
+proposal branch, a proposal record or a package directory of one repository (URLs compared
+without credentials, a trailing "/" or ".git") are an error naming both, before anything is
+pushed. A proposal's branch is never its base branch: such a variant fails and nothing is pushed.
+
+Outputs: --report and --proposals-dir (and RunSettings spec.proposalsDir) are checked before the
+first push; an unwritable one is an error naming the flag, and nothing is written.
+
+Interrupted (SIGINT, SIGTERM): the run stops between two steps (within one synchronous step, such
+as writing or merging one package), ends its git processes, removes its work directories and
+exits 130 or 143; proposals already made are whole. A run that was killed (SIGKILL) leaves its
+kdelta-run-* directories in the temporary directory: the next run removes those whose process
+is gone.
 
 Update mode: every package of the control repository itself (the git repository --config is in,
 its current branch) whose Kptfile has a git upstream is updated the same way — a 3-way merge
@@ -67,7 +83,8 @@ Flags:
                          each is any program on this machine, named by the package's author.
                          Without it a package with one is proposed unrendered, its render
                          failure saying so
-  --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/)
+  --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/); not empty, letters,
+                         digits, ".", "_", "-" and "/", not starting with "/", "." or "-"
   --budget <n>           content-creating API requests this run may make (github; default
                          ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
   --label <name>         labels for new and updated pull requests (repeatable, or a comma list)
