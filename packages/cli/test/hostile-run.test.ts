@@ -103,6 +103,23 @@ describe('review cannot be bypassed', () => {
     );
     expect(f.refs('cluster-01')).toEqual(refs);
   });
+
+  it('a proposal no longer needed is not closed by deleting its branch when a human has committed on it', async () => {
+    const f = fleet();
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    expect((await run(opts(f))).results[0]).toMatchObject({ action: 'proposed' });
+    // a human adds notes on the proposal's branch, and someone commits the package to main by hand
+    f.commitAs('cluster-01', 'kdelta/web', { 'NOTES.md': 'my review notes\n' });
+    const pkg = f.files('cluster-01', 'kdelta/web', 'web');
+    f.commitAs('cluster-01', 'main', Object.fromEntries(Object.entries(pkg).map(([k, v]) => [`web/${k}`, v])));
+    const refs = f.refs('cluster-01');
+    const second = await run(opts(f));
+    expect(second.results[0]).toMatchObject({ action: 'blocked', writes: false });
+    expect(second.results[0]?.message).toMatch(
+      /branch kdelta\/web has 1 commit\(s\) kdelta did not make \([0-9a-f]{12} by Human <human@example\.com>\)/,
+    );
+    expect(f.refs('cluster-01')).toEqual(refs);
+  });
 });
 
 describe('names that would share a branch, a record or a package', () => {

@@ -307,6 +307,16 @@ async function isAncestor(dir: string, commit: string, of: string): Promise<bool
   }
 }
 
+/** A branch with commits kdelta did not make: left alone, and said so. */
+function blockedBy(foreign: readonly string[], target: ProposalTarget, open: Proposal | undefined): Proposed {
+  return {
+    action: 'blocked',
+    writes: false,
+    proposal: open ? proposalRef(open) : undefined,
+    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(', ')}): left alone; merge or delete it to let kdelta update it`,
+  };
+}
+
 export interface ProposeInput {
   readonly target: ProposalTarget;
   /** Conflicts in the proposed content. */
@@ -452,6 +462,9 @@ export async function propose(
   if (changes.length === 0) {
     if (!open) return { action: 'up-to-date', writes: false };
     const merged = ws.remoteHead !== undefined && (await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit));
+    // closing deletes the branch: not one a human has written on
+    const foreign = merged ? [] : await foreignCommits(ctx, ws);
+    if (foreign.length > 0) return blockedBy(foreign, target, open);
     if (ctx.dryRun) return { action: merged ? 'up-to-date' : 'closed', writes: true, proposal: proposalRef(open) };
     const release = reserve(ctx, costOf(ctx, { kind: 'close' }) + (merged ? 0 : costOf(ctx, { kind: 'delete-branch' })));
     if (!release) return { action: 'deferred', writes: false, proposal: proposalRef(open), message: DEFERRED_MESSAGE };
@@ -478,14 +491,7 @@ export async function propose(
     }
   }
   const foreign = await foreignCommits(ctx, ws);
-  if (foreign.length > 0) {
-    return {
-      action: 'blocked',
-      writes: false,
-      proposal: open ? proposalRef(open) : undefined,
-      message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(', ')}): left alone; merge or delete it to let kdelta update it`,
-    };
-  }
+  if (foreign.length > 0) return blockedBy(foreign, target, open);
   // Committed as staged by changedFiles, on the scratch clone's base: the branch exists only on the
   // remote (pushed from HEAD). Each git process costs a fork of this one: as few as will do.
   const { name, email } = ctx.author;
