@@ -157,6 +157,25 @@ describe('names that would share a branch, a record or a package', () => {
     expect(f.refs('cluster-01')).toEqual(refs);
     expect(existsSync(join(f.control, '.kdelta', 'proposals'))).toBe(false);
   });
+  it('two packages a downstream says belong to one gone variant: one removal proposal, the other refused, naming both', async () => {
+    const f = fleet();
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    const owned = (name: string) =>
+      `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n  annotations:\n    config.porch.kpt.dev/package-variant: old\n`;
+    f.commitAs('cluster-01', 'main', { 'a/Kptfile': owned('a'), 'b/Kptfile': owned('b') });
+    const report = await run(opts(f));
+    const old = report.results.filter((r) => r.variant === 'old');
+    expect(old.map((r) => [r.downstream, r.action])).toEqual([
+      ['cluster-01/a', 'removal-proposed'],
+      ['cluster-01/b', 'failed'],
+    ]);
+    expect(old[1]?.error).toMatch(
+      /^the removal of package "a" \(variant "old" is gone\) and the removal of package "b" \(variant "old" is gone\) would share the branch "kdelta\/old" of .*cluster-01: each would overwrite the other's proposal: left alone$/,
+    );
+    // the one proposal removes a alone
+    expect(Object.keys(f.files('cluster-01', 'kdelta/old'))).toEqual(expect.arrayContaining(['b/Kptfile']));
+    expect(Object.keys(f.files('cluster-01', 'kdelta/old'))).not.toContain('a/Kptfile');
+  });
 });
 
 describe('every output path is checked before the first write or push', () => {

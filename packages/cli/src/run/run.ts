@@ -396,7 +396,14 @@ function checkCollisions(input: {
   if (planError.length > 0) throw new RunError('name-collision', planError.map(describeCollision).join('\n'));
   const byRemoval = new Map<PlannedProposal, Removal>();
   for (const r of input.removals) {
-    byRemoval.set({ label: `the removal of variant "${r.variant}"`, target: removalTarget(r, branchPrefix), directory: r.directory }, r);
+    byRemoval.set(
+      {
+        label: `the removal of package "${r.directory || '.'}" (variant "${r.variant}" is gone)`,
+        target: removalTarget(r, branchPrefix),
+        directory: r.directory,
+      },
+      r,
+    );
   }
   const out = new Map<Removal, string>();
   for (const c of findCollisions([...planned, ...byRemoval.keys()], recordOf)) {
