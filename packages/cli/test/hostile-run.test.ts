@@ -157,6 +157,27 @@ describe('names that would share a branch, a record or a package', () => {
     expect(f.refs('cluster-01')).toEqual(refs);
     expect(existsSync(join(f.control, '.kdelta', 'proposals'))).toBe(false);
   });
+  it('a variant and a package update of the control repository that would share a branch: an error naming both, before anything is pushed', async () => {
+    const f = fleet();
+    const { getPackage } = await import('@kdelta/package-update');
+    git(f.control, 'init', '--quiet', '--initial-branch=main');
+    await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'web'), cacheDir });
+    f.writeControl({
+      'repositories.yaml': [repository('catalog', f.upstream), repository('self', f.control)].join('---\n'),
+      // its branch is kdelta/update-web, the update's of package web
+      'pv.yaml': packageVariant('update-web', 'self'),
+    });
+    git(f.control, 'add', '--all');
+    git(f.control, '-c', 'user.name=Dev', '-c', 'user.email=dev@example.com', 'commit', '--quiet', '-m', 'control');
+    const refs = git(f.control, 'for-each-ref');
+    const error = await run(opts(f)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'name-collision' });
+    expect((error as Error).message).toMatch(
+      /^variant "update-web" and package update "update-web" \(web\) would share the branch "kdelta\/update-web" of .*control: each would overwrite the other's proposal$/,
+    );
+    expect(git(f.control, 'for-each-ref')).toBe(refs);
+  });
+
   it('two packages a downstream says belong to one gone variant: one removal proposal, the other refused, naming both', async () => {
     const f = fleet();
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
