@@ -118,6 +118,8 @@ describe('settingsFromInputs', () => {
     expect(error({ forge: 'local', 'commit-author-name': 'Bot' }).input).toBe('commit-author-email');
     expect(error({ forge: 'local', 'commit-author-name': 'Bot', 'commit-author-email': 'not an email' }).input).toBe('commit-author-email');
     expect(error({ forge: 'local', 'branch-prefix': 'a..b/' }).input).toBe('branch-prefix');
+    // the run's one rule: what the CLI and RunSettings refuse, the input refuses too
+    for (const prefix of ['-x/', '.x/', 'a.lock/']) expect(error({ forge: 'local', 'branch-prefix': prefix }).input).toBe('branch-prefix');
     expect(error({ forge: 'local', config: '../elsewhere' }).message).toContain('input "config": must be inside the workspace');
     expect(error({ forge: 'github' }).message).toContain('input "token": the github forge needs a token');
   });

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { GitHubRunOptions, RunMode, RunOptions } from 'kdelta';
-import { KdeltaError } from 'kdelta';
+import { branchPrefixProblem, KdeltaError } from 'kdelta';
 
 /**
  * The Action's inputs → `run()`'s options: a pure function of the raw input strings (as
@@ -124,10 +124,10 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
   if (authorEmail !== '' && !/^[^\s<>@]+@[^\s<>@]+$/.test(authorEmail)) {
     throw new InputError('commit-author-email', `expected an email address (got "${authorEmail}")`);
   }
+  // '' is an unset input (the default prefix); any other value follows the run's one rule
   const branchPrefix = input('branch-prefix').trim();
-  if (branchPrefix !== '' && (/[\s~^:?*[\\]|\.\.|^\/|\/\/|@\{/.test(branchPrefix) || branchPrefix.endsWith('.lock'))) {
-    throw new InputError('branch-prefix', `not a valid start of a git branch name (got "${branchPrefix}")`);
-  }
+  const prefixProblem = branchPrefix === '' ? undefined : branchPrefixProblem(branchPrefix);
+  if (prefixProblem) throw new InputError('branch-prefix', prefixProblem);
   const token = input('token').trim();
   if (forge === 'github' && token === '') {
     throw new InputError(

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as core from '@actions/core';
-import { ControlError, run, type RunProgress, type RunReport } from 'kdelta';
+import { ControlError, run, withInterruptCleanup, type RunProgress, type RunReport } from 'kdelta';
 import { InputError, settingsFromInputs, type ActionSettings } from './inputs.js';
 import { actionOutputs, controlAnnotations, countResults, permissionHint, renderSummary } from './report.js';
 
@@ -75,7 +75,11 @@ export async function main(): Promise<void> {
   );
   let report: RunReport;
   try {
-    report = await core.group('Run', () => run({ ...options, onProgress: (event) => core.info(progressLine(event)) }));
+    // A cancelled workflow sends SIGINT, then SIGTERM: the run stops between steps, its git
+    // processes and work directories go, and the step ends at once.
+    report = await withInterruptCleanup((signal) =>
+      core.group('Run', () => run({ ...options, signal, onProgress: (event) => core.info(progressLine(event)) })),
+    );
   } catch (error) {
     if (error instanceof ControlError) reportControlError(error, options.cwd);
     else {

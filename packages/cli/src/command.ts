@@ -8,6 +8,8 @@ export interface Io {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Set when stderr is a terminal (a live view may redraw it): its width. */
   readonly stderrTerminal?: { readonly columns: number } | undefined;
+  /** Aborted when the command is interrupted (SIGINT, SIGTERM): long commands stop between steps. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface Command {

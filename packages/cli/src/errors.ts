@@ -12,6 +12,7 @@ export type CliInputErrorCode =
   | 'invalid-object' // an `--objects` document that is not a usable KRM object
   | 'duplicate-object' // the same object given twice under `--objects`
   | 'not-a-package' // a directory with no Kptfile where a kpt package is needed
+  | 'unwritable-output' // an output path (a flag's) that cannot be written: checked before anything is written
   | 'variant-not-applied'; // the variant engine could not apply a valid PackageVariant to the package
 
 /** A file the user gave that cannot be used; names the file, the document and why. */

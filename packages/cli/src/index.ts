@@ -10,6 +10,7 @@ export type { RunReport, VariantResult, JobAction, Materialize, MaterializeInput
 export type { RenderFailureReport } from './run/report.js';
 export { ControlError, type ControlIssue } from './run/control.js';
 export { RunError, type RunErrorCode } from './run/errors.js';
+export { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './run/branch-prefix.js';
 export { STOP_LABEL } from './forge/forge.js';
 export type {
   Forge,

@@ -9,8 +9,12 @@ import { removeAllTempDirs } from '@kdelta/package-update';
  * full copies of packages behind. A swap of a package is never half done when a handler runs: it is
  * synchronous, and handlers run between turns of the event loop (see kptfile-model's swap.ts).
  */
-export async function withInterruptCleanup<T>(fn: () => Promise<T>): Promise<T> {
+export async function withInterruptCleanup<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
   const handler = (signal: NodeJS.Signals) => {
+    // The handler runs between two turns of the event loop: a run checks for the abort between its
+    // steps (each one a turn), so it gets here within one synchronous step of the signal.
+    controller.abort(new Error(`interrupted by ${signal}`));
     // first the git processes: a signal sent to kdelta alone leaves them writing into the
     // directories removed next, under the locks released last
     stopRunningGit();
@@ -21,7 +25,7 @@ export async function withInterruptCleanup<T>(fn: () => Promise<T>): Promise<T> 
   process.once('SIGINT', handler);
   process.once('SIGTERM', handler);
   try {
-    return await fn();
+    return await fn(controller.signal);
   } finally {
     process.off('SIGINT', handler);
     process.off('SIGTERM', handler);

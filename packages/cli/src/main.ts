@@ -73,7 +73,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     return 0;
   }
   try {
-    return await withInterruptCleanup(() => command.run(rest, io));
+    return await withInterruptCleanup((signal) => command.run(rest, { ...io, signal: io.signal ?? signal }));
   } catch (error) {
     io.stderr(formatError(error, `kdelta ${command.path.join(' ')}`, io.env));
     return exitCodeFor(error);

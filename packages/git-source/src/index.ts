@@ -5,6 +5,7 @@ export {
   assertSafeArgument,
   repoLocation,
   repoCacheKey,
+  repositoryIdentity,
   splitCredentials,
   withoutCredentials,
   looksLikeCommit,

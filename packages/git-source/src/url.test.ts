@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { credentialsFor } from './auth.js';
 import { hideCredentials } from './redact.js';
-import { repoCacheKey, repoLocation, splitCredentials, withoutCredentials } from './url.js';
+import { repoCacheKey, repoLocation, repositoryIdentity, splitCredentials, withoutCredentials } from './url.js';
 
 describe('splitCredentials', () => {
   it('takes user and password out of an http(s) URL, percent-decoded', () => {
@@ -52,6 +52,25 @@ describe('splitCredentials', () => {
     expect(repoCacheKey('https://tok@host/r.git')).toBe(repoCacheKey('https://host/r'));
     expect(repoCacheKey('https://u:tok@host/r')).not.toContain('tok');
     expect(withoutCredentials('http://u:p@h/r')).toBe('http://h/r');
+  });
+});
+
+describe('repositoryIdentity', () => {
+  it('spells one repository one way: credentials, a trailing slash or .git and the case of the host do not count', () => {
+    const same = [
+      'https://github.com/o/r',
+      'https://x-token:tok@github.com/o/r.git',
+      'https://GitHub.com/o/r/',
+      'HTTPS://github.com/o/r.git/',
+    ];
+    for (const url of same) expect(repositoryIdentity(url)).toBe('https://github.com/o/r');
+    expect(repositoryIdentity('file:///srv/git/r.git')).toBe('/srv/git/r');
+    expect(repositoryIdentity('/srv/git/r.git/')).toBe('/srv/git/r');
+  });
+
+  it('keeps apart what may be different repositories: paths differ in case, schemes differ', () => {
+    expect(repositoryIdentity('https://github.com/o/R')).not.toBe(repositoryIdentity('https://github.com/o/r'));
+    expect(repositoryIdentity('ssh://git@github.com/o/r')).not.toBe(repositoryIdentity('https://github.com/o/r'));
   });
 });
 

@@ -98,13 +98,26 @@ export function repoLocation(rawRepo: string, cwd: string = process.cwd()): Repo
 }
 
 /**
+ * One spelling per repository, to tell whether two URLs name the same one: without credentials,
+ * trailing `/` and `.git` (git itself tries `<path>.git` for `<path>`), scheme and host in lower
+ * case, a `file://` URL as its path. Different schemes stay different (they may be different servers).
+ */
+export function repositoryIdentity(url: string): string {
+  const clean = withoutCredentials(url)
+    .replace(/\/+$/, '')
+    .replace(/\.git$/i, '')
+    .replace(/\/+$/, '');
+  const file = /^file:\/\/(\/.*)$/i.exec(clean);
+  if (file) return decode(file[1]!);
+  return clean.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (schemeAndHost) => schemeAndHost.toLowerCase());
+}
+
+/**
  * A stable, filesystem-safe cache key for a repository URL. Credentials are removed first, so a
  * new token reuses the cache and no directory name carries a secret.
  */
 export function repoCacheKey(url: string): string {
-  const clean = withoutCredentials(url)
-    .replace(/\.git$/, '')
-    .replace(/\/+$/, '');
+  const clean = repositoryIdentity(url);
   const base = (clean.split(/[/:]/).filter(Boolean).pop() ?? 'repo').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
   return `${base}-${createHash('sha256').update(clean).digest('hex').slice(0, 16)}`;
 }

@@ -90,6 +90,7 @@ export {
   makeWorkDir,
   pendingSwapTarget,
   recoverInterruptedSwap,
+  sweepAbandonedWork,
   swap as swapInTree,
   SwapError,
   type SwapErrorCode,

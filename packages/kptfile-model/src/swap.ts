@@ -302,8 +302,17 @@ export function recoverInterruptedSwap(path: string): string | undefined {
     rmSync(journal.work, { recursive: true, force: true });
   }
   roots.add(realpathSync(tmpdir())); // scratch fetches
-  for (const root of roots) sweepAbandoned(root, journaledWork(root));
+  for (const root of roots) sweepAbandonedWork(root);
   return said;
+}
+
+/**
+ * Remove the temporary directories killed kdelta processes of this host left under `root` (default:
+ * the system's temporary directory, where fetches and runs work), keeping the work directory of an
+ * interrupted swap, which {@link recoverInterruptedSwap} still needs.
+ */
+export function sweepAbandonedWork(root: string = realpathSync(tmpdir())): void {
+  sweepAbandoned(root, journaledWork(root));
 }
 
 function finishOrRollBack(journal: Journal): string {

@@ -5,7 +5,7 @@ import { replacedDirectoryNote } from '../util/replaced-dir.js';
 import { functionName, renderDirectory, resultLine, resultsYaml, RUNTIMES, type FunctionResult } from '@kdelta/fn-render';
 import { booleanFlag, oneOf, parseFlags, stringFlag } from '../args.js';
 import { ExitCode, UsageError, type Command } from '../command.js';
-import { isDirectory, writeFileAtomic } from '../util/fs.js';
+import { checkOutputPath, isDirectory, writeFileAtomic } from '../util/fs.js';
 
 const help = `Usage: kdelta fn render [<dir>] [--runtime auto|builtin|exec|container] [--results-dir <dir>] [--allow-exec]
 
@@ -55,6 +55,9 @@ const command: Command = {
     if (recovered) io.stderr(`${recovered}\n`);
     if (!(await isDirectory(dir))) throw new UsageError(`${flags.positionals[0] ?? '.'}: not a directory`);
     const resultsDir = stringFlag(flags, 'results-dir');
+    if (resultsDir !== undefined) {
+      await checkOutputPath({ path: resolve(io.cwd, resultsDir), shown: resultsDir, what: '--results-dir', kind: 'directory' });
+    }
 
     const outcome = await renderDirectory(dir, { runtime, cwd: io.cwd, env: io.env, allowExec: booleanFlag(flags, 'allow-exec') });
     const shown = (pkg: string) => relative(io.cwd, join(dir, pkg)) || '.';

@@ -3,7 +3,7 @@ import { layerSchemas, schemaRegistryFromText, type ConflictStrategy, type Schem
 import { boolWord, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
 import { ExitCode, UsageError, type Command, type Io } from '../command.js';
 import { conflictLine, conflictReport } from '../conflicts.js';
-import { readText, writeFileAtomic } from '../util/fs.js';
+import { checkOutputPath, readText, writeFileAtomic } from '../util/fs.js';
 import { rm } from 'node:fs/promises';
 import { mergePackages, readMergeSide, type MergeSide } from '@kdelta/kptfile-model';
 
@@ -78,6 +78,9 @@ async function run(args: readonly string[], io: Io): Promise<number> {
   const localPath = required(stringFlag(flags, 'local'), 'local');
   const output = stringFlag(flags, 'output');
   const reportPath = stringFlag(flags, 'report');
+  if (output !== undefined) await checkOutputPath({ path: resolve(io.cwd, output), shown: output, what: '--output', kind: 'directory' });
+  if (reportPath !== undefined)
+    await checkOutputPath({ path: resolve(io.cwd, reportPath), shown: reportPath, what: '--report', kind: 'file' });
 
   let schemas: SchemaRegistry | undefined;
   for (const file of stringsFlag(flags, 'schema')) {

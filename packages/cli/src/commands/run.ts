@@ -3,11 +3,12 @@ import { type Command, UsageError } from '../command.js';
 import { booleanFlag, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
 import { DEFAULT_BUDGET } from '../forge/budget.js';
 import type { GitHubRunOptions } from '../forge/github.js';
+import { branchPrefixProblem } from '../run/branch-prefix.js';
 import { DEFAULT_CONCURRENCY, run } from '../run/run.js';
 import { LiveProgress, progressLine } from '../run/progress.js';
 import { renderTable, reportJson } from '../run/report.js';
 import { parseShard } from '../run/shard.js';
-import { writeFileAtomic } from '../util/fs.js';
+import { checkOutputPath, writeFileAtomic } from '../util/fs.js';
 
 const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode variants|updates|both] [--dry-run]
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
@@ -23,9 +24,25 @@ each variant: resolves the upstream (tag <package>/<revision>, else tag <revisio
 or commit) and the downstream, gets the package, applies the variant's mutations in Porch's order
 and, when the result differs from the downstream's branch, pushes branch kdelta/<variant>
 (see --branch-prefix) and opens or updates its proposal. Nothing new: nothing is pushed or
-written. A branch with commits kdelta did not make, or a pull request labelled kdelta:stop, is
-left alone and reported. A package whose variant is gone gets a proposal removing it
-(deletionPolicy delete) or removing only its ownership annotation (orphan).
+written. A branch with commits kdelta did not make (a human's branch that happens to have the
+proposal's name included, even one with no commit of its own), or a pull request labelled
+kdelta:stop, is left alone and reported. A package whose variant is gone gets a proposal removing
+it (deletionPolicy delete) or removing only its ownership annotation (orphan).
+
+Names: a variant's name is a Kubernetes object name (RFC 1123 subdomain: lowercase letters,
+digits, "-" and "."). Two variants, or a variant and a package update, that would share a
+proposal branch, a proposal record or a package directory of one repository (URLs compared
+without credentials, a trailing "/" or ".git") are an error naming both, before anything is
+pushed. A proposal's branch is never its base branch: such a variant fails and nothing is pushed.
+
+Outputs: --report and --proposals-dir (and RunSettings spec.proposalsDir) are checked before the
+first push; an unwritable one is an error naming the flag, and nothing is written.
+
+Interrupted (SIGINT, SIGTERM): the run stops between two steps (within one synchronous step, such
+as writing or merging one package), ends its git processes, removes its work directories and
+exits 130 or 143; proposals already made are whole. A run that was killed (SIGKILL) leaves its
+kdelta-run-* directories in the temporary directory: the next run removes those whose process
+is gone.
 
 Update mode: every package of the control repository itself (the git repository --config is in,
 its current branch) whose Kptfile has a git upstream is updated the same way — a 3-way merge
@@ -77,7 +94,8 @@ Flags:
                          (KDELTA_GIT_TOKEN, the forge's token, git's credential helpers) go only
                          to the forge's server, the hosts of the control resources' Repositories
                          and these: never to a host that only package content names
-  --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/)
+  --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/); not empty, letters,
+                         digits, ".", "_", "-" and "/", not starting with "/", "." or "-"
   --budget <n>           content-creating API requests this run may make (github; default
                          ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
   --label <name>         labels for new and updated pull requests (repeatable, or a comma list)
@@ -154,6 +172,9 @@ const command: Command = {
         throw new UsageError(`--concurrency must be an integer from 1 to 64 (got "${concurrencyText}")`);
       }
     }
+    const branchPrefix = stringFlag(flags, 'branch-prefix');
+    const prefixProblem = branchPrefix === undefined ? undefined : branchPrefixProblem(branchPrefix);
+    if (prefixProblem) throw new UsageError(`--branch-prefix ${prefixProblem}`);
     const reportFile = stringFlag(flags, 'report');
     const budgetText = stringFlag(flags, 'budget');
     if (budgetText !== undefined && !/^\d+$/.test(budgetText)) {
@@ -179,6 +200,14 @@ const command: Command = {
       signedCommits: booleanFlag(flags, 'signed-commits') ? true : undefined,
     };
 
+    // every output path is checked before the first push: a run must not push every branch and then fail on its report
+    const proposalsDir = stringFlag(flags, 'proposals-dir');
+    if (reportFile !== undefined)
+      await checkOutputPath({ path: resolve(io.cwd, reportFile), shown: reportFile, what: '--report', kind: 'file' });
+    if (proposalsDir !== undefined && !booleanFlag(flags, 'dry-run')) {
+      await checkOutputPath({ path: resolve(io.cwd, proposalsDir), shown: proposalsDir, what: '--proposals-dir', kind: 'directory' });
+    }
+
     const terminal = io.stderrTerminal;
     const live = terminal ? new LiveProgress({ columns: terminal.columns, startedAt: Date.now() }) : undefined;
     const timer = live ? setInterval(() => io.stderr(live.tick(Date.now())), 1000) : undefined;
@@ -195,11 +224,12 @@ const command: Command = {
       credentialHosts: list('credential-host') ?? [],
       shard,
       concurrency,
-      proposalsDir: stringFlag(flags, 'proposals-dir'),
-      branchPrefix: stringFlag(flags, 'branch-prefix'),
+      proposalsDir,
+      branchPrefix,
       budget: budgetText === undefined ? undefined : Number(budgetText),
       github,
       env: io.env,
+      signal: io.signal,
       onProgress: (e) => {
         const text = live ? live.update(e, Date.now()) : progressLine(e);
         if (text) io.stderr(text);

@@ -104,6 +104,11 @@ export interface Forge {
   setStatus(proposal: Proposal, status: ProposalStatus): Promise<void>;
   /** Every proposal the forge knows, open or not. */
   list(): Promise<Proposal[]>;
+  /**
+   * Where the forge keeps the proposal of a target, when that is not simply its repository and
+   * head branch (the local forge's record file): two targets with one record overwrite each other.
+   */
+  recordOf?(target: ProposalTarget): string;
   /** The request cost of a write (no method: writes are free, as for local files). */
   writeCost?(op: WriteOperation): number;
   /** Make the branch's commit through the forge instead of a git push; returns the commit it made. */

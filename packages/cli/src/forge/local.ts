@@ -140,6 +140,7 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
 
   return {
     name: 'local',
+    recordOf: (target) => urlOf(fileOf(target)),
     async find(target: ProposalTarget) {
       const p = await read(fileOf(target));
       return p && p.state === 'open' && p.base === target.base && p.head === target.head ? p : undefined;

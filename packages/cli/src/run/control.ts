@@ -14,6 +14,7 @@ import {
   type PackageVariantSet,
 } from '@kdelta/variant-engine';
 import { isDirectory, listFiles } from '../util/fs.js';
+import { branchPrefixProblem } from './branch-prefix.js';
 
 /**
  * The control resources of a run, read from the config directory of the control repository
@@ -393,14 +394,12 @@ function checkSettings(raw: Record<string, unknown>, source: Source, issues: Con
     }
   }
   if (spec.branchPrefix !== undefined) {
-    if (typeof spec.branchPrefix === 'string' && /^[A-Za-z0-9._/-]*$/.test(spec.branchPrefix) && !/^[/-]/.test(spec.branchPrefix))
-      out.branchPrefix = spec.branchPrefix;
-    else
-      issues.push({
-        source,
-        field: 'spec.branchPrefix',
-        message: `expected a branch name prefix (letters, digits, ".", "_", "-", "/"; got ${JSON.stringify(spec.branchPrefix)})`,
-      });
+    const problem =
+      typeof spec.branchPrefix === 'string'
+        ? branchPrefixProblem(spec.branchPrefix)
+        : `expected a string (got ${JSON.stringify(spec.branchPrefix)})`;
+    if (problem === undefined) out.branchPrefix = spec.branchPrefix as string;
+    else issues.push({ source, field: 'spec.branchPrefix', message: problem });
   }
   if (spec.budget !== undefined) {
     const b = spec.budget;

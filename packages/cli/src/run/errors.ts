@@ -9,12 +9,15 @@ export type RunErrorCode =
   | 'body-too-long' // a proposal body over GitHub's limit even when shortened
   | 'branch-moved' // a branch moved since it was read: left alone
   | 'branch-missing' // the downstream has no such base branch
+  | 'head-is-base' // a proposal branch that is its own base branch: never pushed
+  | 'name-collision' // two variants or packages that would share a branch, a record or a package directory
   | 'invalid-name' // a variant or package name that cannot name a file or directory
   | 'invalid-proposal-record' // a local forge record that cannot be read
   | 'invalid-kptfile' // a Kptfile the run must edit does not parse
   | 'not-a-package' // a directory with no Kptfile where a kpt package is needed
   | 'unsafe-path' // a file path that leaves the package
   | 'symlinked-package' // a package directory (or one above it) is a symlink: never followed
+  | 'interrupted' // the run was stopped (a signal, RunOptions.signal) before it finished
   | 'internal'; // a broken invariant: a bug to report
 
 /** An error of `kdelta run`, its jobs and its forges, in the workspace's one error contract. */

@@ -197,6 +197,24 @@ export interface JobContext {
   mirror(url: string): Promise<Mirror>;
   /** This run's control repository (`controlIdentity`): recorded on the packages it writes. */
   readonly control?: string | undefined;
+  /** Aborted: the run is stopping (a signal); each job stops at its next {@link checkpoint}. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The run was stopped (RunOptions.signal): what run() rejects with. */
+export function interrupted(signal: AbortSignal): RunError {
+  const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === 'string' ? signal.reason : '';
+  return new RunError('interrupted', `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ''}`);
+}
+
+/**
+ * Between two steps of a job or a run: one turn of the event loop, so that a signal that arrived
+ * during the synchronous work before (a merge, a render) is handled now and not after the whole
+ * run, then stop when the run was aborted.
+ */
+export async function checkpoint(signal: AbortSignal | undefined): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  if (signal?.aborted) throw interrupted(signal);
 }
 
 /** The trailer on every commit kdelta makes: a branch with any other commit is a human's. */
@@ -282,16 +300,25 @@ async function changedFiles(ws: Workspace, directory: string): Promise<FileChang
     });
 }
 
-/** Commits on the remote branch, not on base, that kdelta did not make (no trailer, or another author). */
+/** Whether a commit is one kdelta made: its author and the trailer of its message. */
+function madeByKdelta(ctx: JobContext, email: string | undefined, body: string | undefined): boolean {
+  return email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, 'm').test(body ?? '');
+}
+
+/**
+ * The commits of the remote branch kdelta did not make: those not on base without the trailer or
+ * by another author, and, when the branch has no commit of its own, its tip unless kdelta made it
+ * (a human's branch that points into the base branch is still a human's).
+ */
 async function foreignCommits(ctx: JobContext, ws: Workspace): Promise<string[]> {
   if (!ws.remoteHead) return [];
-  const log = await git(ws.dir, ['log', '--format=%H%x1f%an%x1f%ae%x1f%B%x1e', ws.remoteHead, `^${ws.baseCommit}`, '--']);
+  const format = '--format=%H%x1f%an%x1f%ae%x1f%B%x1e';
+  let log = await git(ws.dir, ['log', format, ws.remoteHead, `^${ws.baseCommit}`, '--']);
+  if (log.trim() === '') log = await git(ws.dir, ['log', format, '-1', ws.remoteHead, '--']);
   const out: string[] = [];
   for (const entry of log.split('\x1e')) {
     const [sha, name, email, body] = entry.trim().split('\x1f');
-    if (!sha) continue;
-    const ours = email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, 'm').test(body ?? '');
-    if (!ours) out.push(`${sha.slice(0, 12)} by ${name} <${email}>`);
+    if (sha && !madeByKdelta(ctx, email, body)) out.push(`${sha.slice(0, 12)} by ${name} <${email}>`);
   }
   return out;
 }
@@ -303,6 +330,16 @@ async function isAncestor(dir: string, commit: string, of: string): Promise<bool
   } catch {
     return false;
   }
+}
+
+/** A branch with commits kdelta did not make: left alone, and said so. */
+function blockedBy(foreign: readonly string[], target: ProposalTarget, open: Proposal | undefined): Proposed {
+  return {
+    action: 'blocked',
+    writes: false,
+    proposal: open ? proposalRef(open) : undefined,
+    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(', ')}): left alone; merge or delete it to let kdelta update it`,
+  };
 }
 
 export interface ProposeInput {
@@ -427,8 +464,16 @@ export async function propose(
 ): Promise<Proposed> {
   const input = withoutCredentialsIn(given);
   const { ws, target } = input;
+  // Whatever the prefix and the names: a proposal's head is never the branch it proposes into.
+  if (target.head === target.base) {
+    throw new RunError(
+      'head-is-base',
+      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`,
+    );
+  }
   const stop = stopped(input.open, target.head);
   if (stop) return stop;
+  await checkpoint(ctx.signal);
   const token = ctx.forge.gitToken?.(target.repo);
   let open = input.open;
   const changes = await changedFiles(ws, input.directory);
@@ -442,6 +487,9 @@ export async function propose(
   if (changes.length === 0) {
     if (!open) return { action: 'up-to-date', writes: false };
     const merged = ws.remoteHead !== undefined && (await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit));
+    // closing deletes the branch: not one a human has written on
+    const foreign = merged ? [] : await foreignCommits(ctx, ws);
+    if (foreign.length > 0) return blockedBy(foreign, target, open);
     if (ctx.dryRun) return { action: merged ? 'up-to-date' : 'closed', writes: true, proposal: proposalRef(open) };
     const release = reserve(ctx, costOf(ctx, { kind: 'close' }) + (merged ? 0 : costOf(ctx, { kind: 'delete-branch' })));
     if (!release) return { action: 'deferred', writes: false, proposal: proposalRef(open), message: DEFERRED_MESSAGE };
@@ -468,14 +516,7 @@ export async function propose(
     }
   }
   const foreign = await foreignCommits(ctx, ws);
-  if (foreign.length > 0) {
-    return {
-      action: 'blocked',
-      writes: false,
-      proposal: open ? proposalRef(open) : undefined,
-      message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(', ')}): left alone; merge or delete it to let kdelta update it`,
-    };
-  }
+  if (foreign.length > 0) return blockedBy(foreign, target, open);
   // Committed as staged by changedFiles, on the scratch clone's base: the branch exists only on the
   // remote (pushed from HEAD). Each git process costs a fork of this one: as few as will do.
   const { name, email } = ctx.author;
@@ -518,6 +559,8 @@ export async function propose(
     return { action: 'deferred', writes: false, proposal: open ? proposalRef(open) : undefined, message: DEFERRED_MESSAGE };
   }
   try {
+    // the last moment to stop before this proposal's writes, which then go through whole
+    await checkpoint(ctx.signal);
     if (mergedOpen) await ctx.forge.close(mergedOpen, 'merged');
     if (pushNeeded && ctx.forge.publishCommit) {
       // The forge makes the commit (verified on GitHub): the proposal names that commit.
@@ -600,17 +643,22 @@ export async function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise
 type JobOutcome = Omit<VariantResult, 'variant' | 'downstream' | 'dryRun' | 'conflicts' | 'conflictCount'> &
   Partial<Pick<VariantResult, 'conflicts' | 'conflictCount'>>;
 
+/** Where a variant's proposal goes: branch `<prefix><variant>` of its downstream, into the Repository's branch. */
+export function variantTarget(plan: VariantPlan, branchPrefix: string): ProposalTarget {
+  return {
+    downstream: plan.downstream.repository.name,
+    repo: plan.downstream.url,
+    head: `${branchPrefix}${plan.name}`,
+    base: plan.downstream.branch,
+  };
+}
+
 async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcome> {
   const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
   if (!resolved.ok) return { action: 'failed', writes: false, error: resolved.error };
   const up = resolved.value;
   const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
-  const target: ProposalTarget = {
-    downstream: plan.downstream.repository.name,
-    repo: plan.downstream.url,
-    head: `${ctx.branchPrefix}${plan.name}`,
-    base: plan.downstream.branch,
-  };
+  const target = variantTarget(plan, ctx.branchPrefix);
   const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
   // The forge first: a repository it cannot serve fails here, before anything is cloned.
   const open = await ctx.forge.find(target);
@@ -640,6 +688,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     };
   }
 
+  await checkpoint(ctx.signal);
   const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
   const pkgDir = join(ws.dir, plan.downstream.directory);
   await assertNoSymlinkIn(ws.dir, plan.downstream.directory, plan.downstream.url);
@@ -677,6 +726,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
       env: ctx.env,
       trust: ctx.trust,
     });
+    await checkpoint(ctx.signal);
     ({ text: files, binary } = splitBinary(m.files));
     conflicts = m.conflicts;
     resources = m.resources;
@@ -717,11 +767,13 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     }),
   );
   let renderFailure: RenderFailureReport | undefined;
+  await checkpoint(ctx.signal);
   if (ctx.render) {
     const rendered = await renderFiles(ctx, files, plan.downstream.directory, ws.dir);
     if (rendered.ok) files = rendered.files;
     else renderFailure = rendered.failure;
   }
+  await checkpoint(ctx.signal);
   await writePackageDir(pkgDir, new Map<string, FileContent>([...files, ...binary]));
 
   const upstream = { ...upstreamInfo, oldCommit: local ? oldCommit : undefined };
@@ -826,6 +878,10 @@ export async function findRemovals(
   return out;
 }
 
+export function removalTarget(removal: Removal, branchPrefix: string): ProposalTarget {
+  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix}${removal.variant}`, base: removal.branch };
+}
+
 /** Propose removing a gone variant's package (delete) or its ownership (orphan). Never throws. */
 export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<VariantResult> {
   const base = {
@@ -836,12 +892,7 @@ export async function runRemovalJob(removal: Removal, ctx: JobContext): Promise<
     conflictCount: 0,
   };
   try {
-    const target: ProposalTarget = {
-      downstream: removal.repository,
-      repo: removal.url,
-      head: `${ctx.branchPrefix}${removal.variant}`,
-      base: removal.branch,
-    };
+    const target = removalTarget(removal, ctx.branchPrefix);
     const fingerprint = hashOf({
       removal: removal.policy,
       directory: removal.directory,

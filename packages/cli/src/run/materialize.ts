@@ -1,8 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
-import type { PackageTree } from '@kdelta/kptfile-model';
+import { makeTempDir, removeTempDir, type PackageTree } from '@kdelta/kptfile-model';
 import { fetchPackage } from '@kdelta/git-source';
 import { createFetchMemo, type FetchMemo, getPackage, updatePackage } from '@kdelta/package-update';
 import type { FileContent, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './job.js';
@@ -102,7 +101,8 @@ export function createPackageUpdateMaterialize(): Materialize {
 export const packageUpdateMaterialize: Materialize = (input) => materialize(input, undefined);
 
 async function materialize(input: MaterializeInput, fetches: FetchMemo | undefined): Promise<MaterializeResult> {
-  const scratch = await mkdtemp(join(tmpdir(), 'kdelta-pkg-'));
+  // registered: a SIGINT or SIGTERM handler removes it, and a killed run's is swept by the next
+  const scratch = makeTempDir(tmpdir(), 'pkg');
   try {
     // The directory's name is the package's: getPackage names the Kptfile after it.
     const dir = join(scratch, checkName(input.downstream.package || 'pkg'));
@@ -167,7 +167,7 @@ async function materialize(input: MaterializeInput, fetches: FetchMemo | undefin
       lock: { ...input.upstream },
     };
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    removeTempDir(scratch);
   }
 }
 
@@ -199,7 +199,7 @@ function movedDuringRun(input: MaterializeInput, fetched: string): Error {
 
 /** The upstream package's files at exactly `input.upstream.commit`. */
 export async function fetchUpstreamFiles(input: MaterializeInput): Promise<Map<string, FileContent>> {
-  const scratch = await mkdtemp(join(tmpdir(), 'kdelta-get-'));
+  const scratch = makeTempDir(tmpdir(), 'get');
   try {
     const dest = join(scratch, 'pkg');
     await fetchPackage({
@@ -212,7 +212,7 @@ export async function fetchUpstreamFiles(input: MaterializeInput): Promise<Map<s
     });
     return (await readPackageDir(dest)) ?? new Map<string, FileContent>();
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    removeTempDir(scratch);
   }
 }
 

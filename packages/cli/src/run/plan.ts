@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
-import { isFullCommit, type RemoteRef } from '@kdelta/git-source';
+import { hideCredentials, isFullCommit, repositoryIdentity, type RemoteRef } from '@kdelta/git-source';
 import {
   expandPackageVariantSet,
   upstreamRefCandidates,
@@ -17,6 +17,7 @@ import {
   type RepositorySpec,
   type Source,
 } from './control.js';
+import { objectNameProblem } from './names.js';
 
 /**
  * From control resources to one plan per variant: sets expanded, repositories looked up. What can
@@ -117,7 +118,7 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
   }
 
   const byName = new Map<string, Source>();
-  const byDownstream = new Map<string, string>();
+  const byDownstream = new Map<string, { name: string; repository: string }>();
   const variants: VariantPlan[] = [];
   for (const { pv: raw, source, policy } of candidates) {
     const pv = withPackageVariantDefaults(raw);
@@ -134,6 +135,16 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
     byName.set(name, source);
     const spec = pv.spec ?? {};
     const generated = source.kind === 'PackageVariantSet';
+    // the name becomes a branch, a record file and an owner annotation: one spelling per variant
+    const nameProblem = objectNameProblem(name);
+    if (nameProblem) {
+      issues.push(
+        generated
+          ? { source, field: 'spec.targets', message: `generates variant ${nameProblem}` }
+          : { source, field: 'metadata.name', message: nameProblem },
+      );
+      continue;
+    }
     const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ''}`);
     const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ''}`);
     if (!upRepo) {
@@ -151,16 +162,20 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
       });
     }
     if (!upRepo || !downRepo) continue;
-    const downstreamKey = `${downRepo.name}/${spec.downstream?.package ?? ''}`;
+    // Two Repositories may name one repository (another spelling of its URL): the package is
+    // known by the repository and its directory, not by the Repository's name.
+    const downUrl = repositoryUrl(downRepo, options.cwd);
+    const downDirectory = joinDir(downRepo.directory, spec.downstream?.package ?? '');
+    const downstreamKey = `${repositoryIdentity(downUrl)}\0${downDirectory}`;
     const owner = byDownstream.get(downstreamKey);
     if (owner) {
       issues.push({
         source,
-        message: `variants "${owner}" and "${name}" both write package "${spec.downstream?.package}" of Repository "${downRepo.name}"`,
+        message: `variants "${owner.name}" (Repository "${owner.repository}") and "${name}" (Repository "${downRepo.name}") both write package directory "${downDirectory || '.'}" of ${hideCredentials(downUrl)}: each would overwrite the other's proposal`,
       });
       continue;
     }
-    byDownstream.set(downstreamKey, name);
+    byDownstream.set(downstreamKey, { name, repository: downRepo.name });
     const revision = spec.upstream?.revision;
     variants.push({
       name,
@@ -177,10 +192,10 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
       },
       downstream: {
         repository: downRepo,
-        url: repositoryUrl(downRepo, options.cwd),
+        url: downUrl,
         branch: downRepo.branch,
         package: spec.downstream?.package ?? '',
-        directory: joinDir(downRepo.directory, spec.downstream?.package ?? ''),
+        directory: downDirectory,
       },
       objects: config.objects.filter((o) => (o.metadata?.namespace || 'default') === namespace),
     });

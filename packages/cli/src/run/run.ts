@@ -1,19 +1,26 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cloneBare, hideCredentials, listRemoteRefs, runGit, sourceTrust, type Author, type RemoteRef } from '@kdelta/git-source';
+import { cloneBare, hideCredentials, listRemoteRefs, runGit, sourceTrust, stopRunningGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import { makeTempDir, removeTempDir, sweepAbandonedWork } from '@kdelta/kptfile-model';
 import { Budget, DEFAULT_BUDGET } from '../forge/budget.js';
 import { createLocalForge } from '../forge/local.js';
-import type { Forge } from '../forge/forge.js';
+import { checkOutputPath } from '../util/fs.js';
+import type { Forge, ProposalTarget } from '../forge/forge.js';
 import { createGitHubForge, type GitHubForgeOptions, type GitHubRunOptions } from '../forge/github.js';
 import { loadControl } from './control.js';
 import {
+  checkpoint,
   DEFERRED_MESSAGE,
+  interrupted,
   findRemovals,
   resultWithoutCredentials,
+  removalTarget,
   runRemovalJob,
   runVariantJob,
+  variantTarget,
+  type Removal,
   type JobContext,
   type Materialize,
   type Mirror,
@@ -23,10 +30,19 @@ import {
 import { createPackageUpdateMaterialize } from './materialize.js';
 import { findControlIdentity } from './ownership.js';
 import { settleMergedRemovals } from './settle.js';
-import { hashOf, planRun, repositoryUrl } from './plan.js';
+import { hashOf, planRun, repositoryUrl, type VariantPlan } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
-import { findControlRepository, findUpdatePlans, runUpdateJob, type ControlRepository, type UpdatePlan } from './update-mode.js';
+import {
+  findControlRepository,
+  findUpdatePlans,
+  runUpdateJob,
+  updateTarget,
+  type ControlRepository,
+  type UpdatePlan,
+} from './update-mode.js';
+import { describeCollision, findCollisions, type PlannedProposal } from './names.js';
 import { RunError } from './errors.js';
+import { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
 
 export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -34,7 +50,7 @@ export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../../package.js
 export const DEFAULT_CONFIG_DIR = '.kdelta';
 export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_AUTHOR: Author = { name: 'kdelta', email: 'kdelta@noreply.invalid' };
-export const DEFAULT_BRANCH_PREFIX = 'kdelta/';
+export { DEFAULT_BRANCH_PREFIX };
 
 export type RunMode = 'variants' | 'updates' | 'both';
 
@@ -83,21 +99,30 @@ export interface RunOptions {
   /** git-source's cache of upstream repositories. */
   readonly cacheDir?: string | undefined;
   readonly onProgress?: ((event: RunProgress) => void) | undefined;
+  /**
+   * Stops the run: no job starts after it, a running job stops at its next step, and the git
+   * processes of this process are ended; the run then rejects with a RunError `interrupted`, its
+   * work directories removed. Proposals already made stay as they are (each is whole).
+   */
+  readonly signal?: AbortSignal | undefined;
   /** Recorded in fingerprints and proposals (default: this package's version). */
   readonly version?: string | undefined;
 }
 
-/** Run items with at most `limit` at a time; results in the items' order. */
-async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+/** Run items with at most `limit` at a time; results in the items' order. None starts once `signal` is aborted. */
+async function pool<T, R>(items: readonly T[], limit: number, signal: AbortSignal | undefined, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
+      await checkpoint(signal);
       const i = next++;
       out[i] = await fn(items[i]!);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  // every worker settles before the pool does: no job still runs in the run's directories after it
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
   return out;
 }
 
@@ -132,11 +157,26 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const env = options.env ?? process.env;
   const branchPrefix = options.branchPrefix ?? settings.branchPrefix ?? DEFAULT_BRANCH_PREFIX;
   checkBranchPrefix(branchPrefix);
+  const proposalsDir = resolve(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join(configArg, 'proposals'));
+  if (forgeChoice === 'local' && !options.dryRun) {
+    const given = options.proposalsDir ?? settings.proposalsDir;
+    await checkOutputPath({
+      path: proposalsDir,
+      shown: given ?? join(configArg, 'proposals'),
+      what:
+        options.proposalsDir !== undefined
+          ? 'proposalsDir'
+          : given !== undefined
+            ? 'RunSettings spec.proposalsDir'
+            : 'the proposals directory',
+      kind: 'directory',
+    });
+  }
   const budget = forgeChoice === 'github' ? new Budget(options.budget ?? settings.budget ?? DEFAULT_BUDGET) : undefined;
   const forge =
     forgeChoice === 'local'
       ? createLocalForge({
-          dir: resolve(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join(configArg, 'proposals')),
+          dir: proposalsDir,
           displayRoot: options.cwd,
           branchPrefix,
         })
@@ -160,7 +200,12 @@ export async function run(options: RunOptions): Promise<RunReport> {
     return token ? { token } : {};
   };
   const controlId = await findControlIdentity(options.cwd, resolve(options.cwd, configArg));
-  const runDir = await mkdtemp(join(tmpdir(), 'kdelta-run-'));
+  // What killed runs left behind goes first (their pid in the directory's name no longer runs);
+  // this run's directory is registered, so a SIGINT or SIGTERM handler removes it too.
+  sweepAbandonedWork();
+  const runDir = makeTempDir(tmpdir(), 'run');
+  const stopGit = () => stopRunningGit();
+  options.signal?.addEventListener('abort', stopGit, { once: true });
   let jobs = 0;
   const ctx: JobContext = {
     version: options.version ?? KDELTA_VERSION,
@@ -174,6 +219,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     trust,
     cacheDir: options.cacheDir,
     branchPrefix,
+    signal: options.signal,
     budget,
     control: controlId,
     scratch: async (name) => {
@@ -236,23 +282,11 @@ export async function run(options: RunOptions): Promise<RunReport> {
         }
       }
     }
-    total.n += updates.length;
-    options.onProgress?.({ type: 'planned', total: total.n });
-    const results: VariantResult[] = await pool(variants, concurrency, async (v) =>
-      report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))()),
-    );
-    if (control) {
-      const c = control;
-      results.push(
-        ...(await pool(updates, concurrency, async (u) =>
-          report(await unlessSpent(u.name, `${c.name}/${u.directory || '.'}`, () => runUpdateJob(u, c, ctx))()),
-        )),
-      );
-    }
-
+    // Packages of variants that are gone, found before any job runs: every proposal of the run is
+    // known before the first push, so two that would overwrite each other stop it first.
+    const names = new Set(plan.variants.map((v) => v.name));
+    let removals: Removal[] = [];
     if (mode !== 'updates') {
-      const names = new Set(plan.variants.map((v) => v.name));
-      const removals = [];
       for (const d of plan.downstreams) {
         try {
           const mirror = await ctx.mirror(d.url);
@@ -269,12 +303,43 @@ export async function run(options: RunOptions): Promise<RunReport> {
           );
         }
       }
-      total.n += removals.length;
+    }
+    const collided = checkCollisions({ variants, updates, control, removals, branchPrefix, forge });
+    removals = removals.filter((r) => !collided.has(r));
+    total.n += updates.length + removals.length + collided.size;
+    options.onProgress?.({ type: 'planned', total: total.n });
+    const results: VariantResult[] = await pool(variants, concurrency, options.signal, async (v) =>
+      report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))()),
+    );
+    if (control) {
+      const c = control;
       results.push(
-        ...(await pool(removals, concurrency, async (r) =>
-          report(await unlessSpent(r.variant, `${r.repository}/${r.directory.split('/').pop() ?? ''}`, () => runRemovalJob(r, ctx))()),
+        ...(await pool(updates, concurrency, options.signal, async (u) =>
+          report(await unlessSpent(u.name, `${c.name}/${u.directory || '.'}`, () => runUpdateJob(u, c, ctx))()),
         )),
       );
+    }
+
+    if (mode !== 'updates') {
+      results.push(
+        ...(await pool(removals, concurrency, options.signal, async (r) =>
+          report(await unlessSpent(r.variant, removalLabel(r), () => runRemovalJob(r, ctx))()),
+        )),
+      );
+      for (const [r, why] of collided) {
+        results.push(
+          report({
+            variant: r.variant,
+            downstream: removalLabel(r),
+            action: 'failed',
+            writes: false,
+            dryRun: ctx.dryRun,
+            conflicts: [],
+            conflictCount: 0,
+            error: why,
+          }),
+        );
+      }
       // merged removals: no job meets them again (the package is gone from the base branch)
       const handled = new Set(removals.map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
       const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
@@ -282,6 +347,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
         results.push(...(await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard))));
       }
     }
+    // an aborted run reports nothing: the jobs it stopped would read as failures of their own
+    if (options.signal?.aborted) throw interrupted(options.signal);
     results.sort((a, b) => (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1));
     return {
       version: ctx.version,
@@ -293,25 +360,80 @@ export async function run(options: RunOptions): Promise<RunReport> {
       failed: results.filter((r) => r.error !== undefined).length,
       ...(budget ? { budget: budget.report() } : {}),
     };
+  } catch (error) {
+    if (options.signal?.aborted) throw interrupted(options.signal);
+    throw error;
   } finally {
-    await rm(runDir, { recursive: true, force: true });
+    options.signal?.removeEventListener('abort', stopGit);
+    removeTempDir(runDir);
   }
 }
 
-/** A branch prefix git accepts, ending in `/` or `-` so that `<prefix><variant>` reads as one name. */
-function checkBranchPrefix(prefix: string): void {
-  if (
-    !/^[A-Za-z0-9._/-]*$/.test(prefix) ||
-    prefix.startsWith('/') ||
-    prefix.startsWith('-') ||
-    prefix.includes('..') ||
-    prefix.includes('//')
-  ) {
-    throw new RunError(
-      'invalid-option',
-      `branch prefix "${prefix}" is not usable in a git branch name (letters, digits, ".", "_", "-" and "/"; not starting with "/" or "-")`,
+function removalLabel(r: Removal): string {
+  return `${r.repository}/${r.directory.split('/').pop() ?? ''}`;
+}
+
+/**
+ * Proposals that would share a branch, a forge record or a package directory. Between variants
+ * and package updates (the control resources) it is a plan error: nothing runs. A removal is read
+ * from a downstream's content, so one that collides fails alone (the map: why), not the run.
+ */
+function checkCollisions(input: {
+  variants: readonly VariantPlan[];
+  updates: readonly UpdatePlan[];
+  control: ControlRepository | undefined;
+  removals: readonly Removal[];
+  branchPrefix: string;
+  forge: Forge;
+}): Map<Removal, string> {
+  const { branchPrefix, forge } = input;
+  const planned: PlannedProposal[] = [
+    ...input.variants.map((v) => ({
+      label: `variant "${v.name}"`,
+      target: variantTarget(v, branchPrefix),
+      directory: v.downstream.directory,
+    })),
+    ...(input.control
+      ? input.updates.map((u) => ({
+          label: `package update "${u.name}" (${u.directory || '.'})`,
+          target: updateTarget(u, input.control!, branchPrefix),
+          directory: u.directory,
+        }))
+      : []),
+  ];
+  const recordOf = forge.recordOf
+    ? (t: ProposalTarget) => {
+        try {
+          return forge.recordOf!(t);
+        } catch {
+          return undefined; // a name no record can have: that job fails on its own
+        }
+      }
+    : undefined;
+  const planError = findCollisions(planned, recordOf);
+  if (planError.length > 0) throw new RunError('name-collision', planError.map(describeCollision).join('\n'));
+  const byRemoval = new Map<PlannedProposal, Removal>();
+  for (const r of input.removals) {
+    byRemoval.set(
+      {
+        label: `the removal of package "${r.directory || '.'}" (variant "${r.variant}" is gone)`,
+        target: removalTarget(r, branchPrefix),
+        directory: r.directory,
+      },
+      r,
     );
   }
+  const out = new Map<Removal, string>();
+  for (const c of findCollisions([...planned, ...byRemoval.keys()], recordOf)) {
+    const r = byRemoval.get(c.second);
+    if (r && !out.has(r)) out.set(r, `${describeCollision(c)}: left alone`);
+  }
+  return out;
+}
+
+function checkBranchPrefix(prefix: string): void {
+  const problem = branchPrefixProblem(prefix);
+  if (problem) throw new RunError('invalid-option', `branch prefix ${problem}`);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -152,6 +152,11 @@ function resolveRef(refs: readonly RemoteRef[], ref: string): string | undefined
   return by.get(`refs/tags/${ref}`) ?? by.get(`refs/heads/${ref}`) ?? by.get(ref) ?? (isFullCommit(ref) ? ref.toLowerCase() : undefined);
 }
 
+/** Where a package update's proposal goes: branch `<prefix>update-<path>` of the control repository. */
+export function updateTarget(plan: UpdatePlan, control: ControlRepository, branchPrefix: string): ProposalTarget {
+  return { downstream: control.name, repo: control.url, head: `${branchPrefix}${plan.name}`, base: control.branch };
+}
+
 /** Update one package of the control repository. Never throws: a failure is its result. */
 export async function runUpdateJob(plan: UpdatePlan, control: ControlRepository, ctx: JobContext): Promise<VariantResult> {
   const base = {
@@ -186,12 +191,7 @@ async function updateJob(
   }
   const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
   const upstream = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
-  const target: ProposalTarget = {
-    downstream: control.name,
-    repo: control.url,
-    head: `${ctx.branchPrefix}${plan.name}`,
-    base: control.branch,
-  };
+  const target = updateTarget(plan, control, ctx.branchPrefix);
   const mirror = await ctx.mirror(control.url);
   const open = await ctx.forge.find(target);
   const meta = open ? parseMetadataBlock(open.body) : undefined;
