@@ -30,9 +30,6 @@ const KEY_ORDER_ONLY = new Set(['mapTestCases/12', ...['01', '02', '03', '04', '
  * Cases where kdelta's result holds the same data as kyaml's but not its comments, with why.
  */
 const COMMENTS_DIFFER: Record<string, string> = {
-  'scalarTestCases/03':
-    "kyaml counts a comment upstream added as a change of the value; kdelta keeps local's comments on a value it keeps, and takes upstream's comment only with upstream's value",
-  'scalarTestCases/04': "as 03: upstream changed only the comment of a value local kept; local's comment stays",
   'scalarTestCases/07':
     "both sides changed the value and upstream's value wins; local's line comment stays on it, as on every value local edited",
 };

@@ -22,12 +22,15 @@ export function detectLayout(text: string): LayoutStyle {
   const lines = text.split('\n');
   let indent: number | undefined;
   let indentSeq: boolean | undefined;
-  for (let i = 1; i < lines.length && (indent === undefined || indentSeq === undefined); i++) {
-    const keyIndent = openingKey(lines[i - 1]!);
+  for (let k = 0; k < lines.length - 1 && (indent === undefined || indentSeq === undefined); k++) {
+    const keyIndent = openingKey(lines[k]!);
     if (keyIndent === undefined) continue;
-    const line = lines[i]!;
+    // The block's first line, past the comment lines above it.
+    let i = k + 1;
+    while (i < lines.length && lines[i]!.trimStart().startsWith('#')) i++;
+    const line = lines[i] ?? '';
     const lineIndent = /^(\s*)\S/.exec(line)?.[1]?.length;
-    if (lineIndent === undefined || line.trimStart().startsWith('#')) continue;
+    if (lineIndent === undefined) continue;
     if (line.trimStart().startsWith('- ') || line.trim() === '-') {
       indentSeq ??= lineIndent > keyIndent;
     } else if (lineIndent > keyIndent) {

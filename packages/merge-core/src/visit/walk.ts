@@ -52,12 +52,23 @@ class Walker {
     const decision = this.options.visitor.leaf(e);
     const { local, upstream } = e.sources;
     this.report(e, decision.rule, decision.report);
-    if (decision.take === 'local') return local;
+    if (decision.take === 'local') return this.localWithComments(e);
     if (decision.take === 'clear' || isMissingOrNull(upstream)) return undefined;
     const result = this.fromUpstream(e, upstream!);
     // Upstream's value equals local's already: keep local's node, so its text stays as it is.
     if (local !== undefined && sameValue(local, result) && commentsOf(local) === commentsOf(result)) return local;
     return result;
+  }
+
+  /**
+   * Local's value, with upstream's comments where the visitor says so (upstream changed a comment
+   * local left alone). A value merged whole that is upstream's value too is taken from upstream.
+   */
+  private localWithComments(e: LeafElement): YamlNode | undefined {
+    const { local, upstream } = e.sources;
+    if (local === undefined || isMissingOrNull(upstream) || this.options.visitor.valueComments(e) === 'local') return local;
+    if (!isScalar(local) && sameValue(local, upstream)) return this.fromUpstream(e, upstream!);
+    return withOwnComments(local, upstream!);
   }
 
   /** A value taken from upstream, keeping local's quoting style and, where local edited them, its comments. */
@@ -121,10 +132,12 @@ class Walker {
     if (order) changed = true;
     const pairs = order ? order.map((i) => merged[i]!.pair) : merged.map((m) => m.pair);
     if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === undefined, item: false })) return undefined;
-    if (!changed) return base;
+    const comments = this.collectionComments(e, base);
+    if (!changed && comments === base) return base;
     const out = new YAMLMap();
     const template = base ?? e.sources.upstream ?? e.sources.origin;
     if (template) copyCollectionProps(template, out, base !== undefined);
+    if (comments) copyComments(comments, out);
     out.items = pairs;
     return out;
   }
@@ -197,13 +210,27 @@ class Walker {
     );
     if (order) changed = true;
     const items = order ? order.map((i) => merged[i]!.value) : merged.map((m) => m.value);
-    if (!changed) return base;
+    const comments = this.collectionComments(e, base);
+    if (!changed && comments === base) return base;
     if (items.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === undefined, item: false })) return undefined;
     const out = new YAMLSeq();
     const template = base ?? e.sources.upstream ?? e.sources.origin;
     if (template) copyCollectionProps(template, out, base !== undefined);
+    if (comments) copyComments(comments, out);
     out.items = items;
     return out;
+  }
+
+  /**
+   * The node whose own comments a merged map or list carries: local's (merged into local), or
+   * upstream's where the visitor says so, for a collection merged into local or rebuilt from
+   * upstream's; none for one rebuilt from origin's alone.
+   */
+  private collectionComments(e: MapElement | ListElement, base: YAMLMap | YAMLSeq | undefined): YamlNode | undefined {
+    const upstream = e.sources.upstream;
+    if (isMissingOrNull(upstream)) return base;
+    if (base !== undefined && this.options.visitor.valueComments(e) === 'local') return base;
+    return upstream;
   }
 
   /** Records what the visitor said to report: a conflict and its winner, or a pin's decision. */
@@ -248,6 +275,20 @@ function withKeys(map: YAMLMap, identity: readonly (readonly [string, string])[]
   const order = mergedOrder(pairs.map((p) => ({ origin: undefined, upstream: at.get(keyName(p.key)), local: undefined })));
   out.items = order ? order.map((i) => pairs[i]!) : pairs;
   return out;
+}
+
+/** A copy of local's node with upstream's own comments (the line comment and the lines above). */
+function withOwnComments(local: YamlNode, upstream: YamlNode): YamlNode {
+  const copy = cloneNode(local);
+  copyComments(upstream, copy);
+  return copy;
+}
+
+function copyComments(from: YamlNode, to: YamlNode): void {
+  const source = from as { comment?: string | null; commentBefore?: string | null };
+  const target = to as { comment?: string | null; commentBefore?: string | null };
+  target.comment = source.comment;
+  target.commentBefore = source.commentBefore;
 }
 
 function copyCollectionProps(from: YAMLMap | YAMLSeq | YamlNode, to: YAMLMap | YAMLSeq, withComments: boolean): void {
