@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: kpt setter comments are literal `${name}` text
 // Comments merge three ways, as values do (and as kpt does): upstream's change to a comment is
 // taken where local left that comment as origin had it; where local changed it, local's stays.
 import { describe, expect, test } from 'vitest';
