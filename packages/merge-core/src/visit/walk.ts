@@ -126,9 +126,7 @@ class Walker {
       else if (next !== null) merged.push({ pair: next, name: keyName(pair.key), local: at });
     });
     for (const { field, pair } of added) merged.push({ pair, name: field.name, local: undefined });
-    const origin = positionsOf(e.sources.origin);
-    const upstream = positionsOf(e.sources.upstream);
-    const order = mergedOrder(merged.map((m) => ({ origin: origin.get(m.name), upstream: upstream.get(m.name), local: m.local })));
+    const order = added.length === 0 && sameKeyOrder(e.sources.origin, e.sources.upstream) ? undefined : this.order(e, merged);
     if (order) changed = true;
     const pairs = order ? order.map((i) => merged[i]!.pair) : merged.map((m) => m.pair);
     if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === undefined, item: false })) return undefined;
@@ -140,6 +138,16 @@ class Walker {
     if (comments) copyComments(comments, out);
     out.items = pairs;
     return out;
+  }
+
+  /**
+   * The merged order of a map's pairs (local's, then the new ones). Not needed where upstream's
+   * keys are origin's in origin's order and none is new: the rule then gives local's order.
+   */
+  private order(e: MapElement, merged: readonly { name: string; local: number | undefined }[]): number[] | undefined {
+    const origin = positionsOf(e.sources.origin);
+    const upstream = positionsOf(e.sources.upstream);
+    return mergedOrder(merged.map((m) => ({ origin: origin.get(m.name), upstream: upstream.get(m.name), local: m.local })));
   }
 
   /** The key node for a field: local's, or a copy carrying upstream's comments. */
@@ -252,6 +260,13 @@ function positionsOf(node: YamlNode | undefined): Map<string, number> {
     if (!at.has(name)) at.set(name, i);
   });
   return at;
+}
+
+/** Two maps with the same keys in the same order. */
+function sameKeyOrder(a: YamlNode | undefined, b: YamlNode | undefined): boolean {
+  if (!isMap(a) || !isMap(b) || a.items.length !== b.items.length) return false;
+  const bPairs = pairsOf(b);
+  return pairsOf(a).every((pair, i) => keyName(pair.key) === keyName(bPairs[i]!.key));
 }
 
 /** Each item node's position in a list; empty for anything else. */
