@@ -105,18 +105,6 @@ const KPTFILE_DIFFERENCES: Record<string, { reason: string; expected: string }> 
       'fields local left unchanged goes with them (seed 001, mappings), so no empty sections are added.',
     expected: 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: foo\n',
   },
-  'TestMerge/same element in both local and upstream does not create duplicate': {
-    reason:
-      "kpt appends the functions upstream added after local's. kdelta merges order like any value (one " +
-      "positional rule for every keyed list, merge-core's visit/order.ts): upstream's functions keep " +
-      "upstream's relative order (`gen-folder-upstream` before `ref-folders`), and a function only local " +
-      'has stays right after the one it follows in local (`gen-folder-local` after `ref-folders`).',
-    expected:
-      'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pipeline\npipeline:\n  mutators:\n' +
-      '  - image: ghcr.io/kptdev/krm-functions-catalog/generate-folders\n    name: gen-folder-upstream\n' +
-      '  - image: ghcr.io/kptdev/krm-functions-catalog/ref-folders\n    configMap:\n      bar: foo\n      foo: bar\n    name: ref-folders\n' +
-      '  - image: ghcr.io/kptdev/krm-functions-catalog/generate-folders\n    name: gen-folder-local\n',
-  },
 };
 
 function runKptfile(c: Case): void {

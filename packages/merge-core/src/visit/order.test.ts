@@ -100,11 +100,11 @@ const cases: readonly OrderCase[] = [
     expected: ['c', 'l', 'a'],
   },
   {
-    name: "the list added on both sides: upstream's order, local's own elements after theirs in local",
+    name: "added on both sides, all inserted at one place: local's first, in local's order, then upstream's",
     origin: undefined,
     upstream: ['u', 'a'],
     local: ['a', 'l'],
-    expected: ['u', 'a', 'l'],
+    expected: ['a', 'l', 'u'],
   },
 ];
 

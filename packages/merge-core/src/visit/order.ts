@@ -8,7 +8,9 @@
  *   000, "Newly added upstream function"). So with no local edit the result has upstream's order,
  *   and with nothing new upstream it has local's.
  * - Where local reordered, local's order stays, and each element new to local goes right after
- *   the element before it upstream (else right before the one after it, else last).
+ *   the last of the elements before it upstream (else right before the first of those after it).
+ * - Where origin had no element (the collection added on both sides), every element was inserted
+ *   at the same place: local's come first, in local's order, then upstream's others.
  * kpt appends what upstream added after local's elements instead; README "Differences from kpt".
  */
 
@@ -22,10 +24,19 @@ export interface Placement {
 /**
  * The merged order of `elements`, given local's elements in local's order followed by the
  * elements new to local: indexes into `elements`, or undefined when that order is already right.
+ * `originEmpty`: origin has no element (no collection, or an empty one).
  */
-export function mergedOrder(elements: readonly Placement[]): number[] | undefined {
-  const order = keptOriginOrder(elements) ? upstreamOrder(elements) : localOrder(elements);
+export function mergedOrder(elements: readonly Placement[], originEmpty = false): number[] | undefined {
+  const order = originEmpty ? insertedTogether(elements) : keptOriginOrder(elements) ? upstreamOrder(elements) : localOrder(elements);
   return order.every((index, at) => index === at) ? undefined : order;
+}
+
+/** Local's elements as local has them, then the others in upstream's order. */
+function insertedTogether(elements: readonly Placement[]): number[] {
+  const upstreamAt = (i: number) => elements[i]!.upstream ?? Infinity;
+  const local = elements.flatMap((e, i) => (e.local === undefined ? [] : [i]));
+  const others = elements.flatMap((e, i) => (e.local === undefined ? [i] : []));
+  return [...local, ...others.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b)];
 }
 
 /** Local's elements that origin has are in origin's relative order. */

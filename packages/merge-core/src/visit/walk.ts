@@ -147,7 +147,10 @@ class Walker {
   private order(e: MapElement, merged: readonly { name: string; local: number | undefined }[]): number[] | undefined {
     const origin = positionsOf(e.sources.origin);
     const upstream = positionsOf(e.sources.upstream);
-    return mergedOrder(merged.map((m) => ({ origin: origin.get(m.name), upstream: upstream.get(m.name), local: m.local })));
+    return mergedOrder(
+      merged.map((m) => ({ origin: origin.get(m.name), upstream: upstream.get(m.name), local: m.local })),
+      origin.size === 0,
+    );
   }
 
   /** The key node for a field: local's, or a copy carrying upstream's comments. */
@@ -215,6 +218,7 @@ class Walker {
         upstream: upstream.get(item?.value.sources.upstream),
         local,
       })),
+      origin.size === 0,
     );
     if (order) changed = true;
     const items = order ? order.map((i) => merged[i]!.value) : merged.map((m) => m.value);
