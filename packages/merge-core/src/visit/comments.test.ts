@@ -126,6 +126,27 @@ const cases: readonly CommentCase[] = [
     local: 'spec:\n  a: 1\n  # end of spec\nother: 1\n',
     expected: 'spec:\n  a: 1\n  # end of spec, v2\nother: 1\n',
   },
+  {
+    name: "a comment after the document's last line upstream changed, next to a change (no blank line added)",
+    origin: 'a: 1\nb: 2\n# end\n',
+    upstream: 'a: 1\nb: 3\n# end, v2\n',
+    local: 'a: 1\nb: 2\n# end\n',
+    expected: 'a: 1\nb: 3\n# end, v2\n',
+  },
+  {
+    name: "a comment after the document's last line both changed: local's stays",
+    origin: 'a: 1\nb: 2\n# end\n',
+    upstream: 'a: 1\nb: 3\n# end, v2\n',
+    local: 'a: 1\nb: 2\n# end, mine\n',
+    expected: 'a: 1\nb: 3\n# end, mine\n',
+  },
+  {
+    name: "the document's head comment, set apart by a blank line (a licence), stays local's as kpt keeps it",
+    origin: '# head\n\na: 1\n',
+    upstream: '# head, v2\n\na: 2\n',
+    local: '# head\n\na: 1\n',
+    expected: '# head\n\na: 2\n',
+  },
 ];
 
 describe('comments merged three ways', () => {

@@ -67,6 +67,7 @@ export function parseStream(text: string, file: string, side?: Side): SourceFile
       throw new MergeInputError('invalid-yaml', file, i, reason, side);
     }
     if (i === docs.length - 1) readEndAsKubernetes(doc, text);
+    trailingCommentToContents(doc);
     const contents = doc.contents;
     documents.push({
       file,
@@ -111,6 +112,18 @@ export function isBlockScalar(node: unknown): node is Scalar {
 function readEndAsKubernetes(doc: Document, text: string): void {
   const scalar = blockScalarAtEnd(doc, text);
   if (scalar && typeof scalar.value === 'string' && scalar.value.endsWith('\n')) scalar.value = scalar.value.slice(0, -1);
+}
+
+/**
+ * A comment after a document's last line belongs to its top-level map or list, so that it merges
+ * three ways with that value's own comments (kpt takes upstream's change to it) and prints right
+ * after it, where the document's own trailing comment would print after a blank line.
+ */
+function trailingCommentToContents(doc: Document): void {
+  const contents = doc.contents;
+  if (!doc.comment || !(isMap(contents) || isSeq(contents)) || contents.comment) return;
+  contents.comment = doc.comment;
+  doc.comment = null;
 }
 
 /** 1-based line of an offset in the file. */
