@@ -2161,9 +2161,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve10, reject) => {
+          return new Promise((resolve11, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve10(data);
+              return err ? reject(err) : resolve11(data);
             });
           });
         }
@@ -2201,12 +2201,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve10, reject) => {
+          return new Promise((resolve11, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve10(data);
+              ) : resolve11(data);
             });
           });
         }
@@ -4473,8 +4473,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve10, reject) => {
-        res = resolve10;
+      const promise = new Promise((resolve11, reject) => {
+        res = resolve11;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -5786,7 +5786,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants3 = require_constants2();
+    var constants4 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -5861,7 +5861,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5956,11 +5956,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants3.ERROR.OK) {
+          if (ret !== constants4.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants3.ERROR.PAUSED) {
+            } else if (ret === constants4.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -5983,10 +5983,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants3.ERROR.OK) {
+        if (ret === constants4.ERROR.OK) {
           return null;
         }
-        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6003,7 +6003,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message2 = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message2, constants3.ERROR[ret], data);
+        return new HTTPParserError(message2, constants4.ERROR[ret], data);
       }
       destroy() {
         assert(this.ptr != null);
@@ -6183,7 +6183,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause ? constants4.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6205,7 +6205,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request2.onData(buf) === false) {
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6241,13 +6241,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -6725,12 +6725,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve10, reject) => {
+      const waitForDrain = () => new Promise((resolve11, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve10;
+          callback = resolve11;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7400,12 +7400,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve10, reject) => {
+      const waitForDrain = () => new Promise((resolve11, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve10;
+          callback = resolve11;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7884,16 +7884,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve10) => {
+        return new Promise((resolve11) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve10;
+            this[kClosedResolve] = resolve11;
           } else {
-            resolve10(null);
+            resolve11(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve10) => {
+        return new Promise((resolve11) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7904,7 +7904,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve10(null);
+            resolve11(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7955,7 +7955,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve10, reject) => {
+        const socket = await new Promise((resolve11, reject) => {
           client[kConnector]({
             host,
             hostname: hostname4,
@@ -7967,7 +7967,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve10(socket2);
+              resolve11(socket2);
             }
           });
         });
@@ -8303,8 +8303,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve10) => {
-            this[kClosedResolve] = resolve10;
+          await new Promise((resolve11) => {
+            this[kClosedResolve] = resolve11;
           });
         }
       }
@@ -9573,7 +9573,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve10, reject) => {
+        return await new Promise((resolve11, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9586,7 +9586,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve10(null);
+              resolve11(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9605,7 +9605,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve10, reject) => {
+      return new Promise((resolve11, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9622,7 +9622,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve10,
+              resolve: resolve11,
               reject,
               length: 0,
               body: []
@@ -9692,18 +9692,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve10, stream, length } = consume2;
+      const { type, body, resolve: resolve11, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve10(chunksDecode(body, length));
+          resolve11(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve10(JSON.parse(chunksDecode(body, length)));
+          resolve11(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve10(chunksConcat(body, length).buffer);
+          resolve11(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve10(new Blob(body, { type: stream[kContentType] }));
+          resolve11(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve10(chunksConcat(body, length));
+          resolve11(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9960,9 +9960,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve10, reject) => {
+        return new Promise((resolve11, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve10(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -10185,9 +10185,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve10, reject) => {
+        return new Promise((resolve11, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve10(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -10472,9 +10472,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve10, reject) => {
+        return new Promise((resolve11, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve10(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -10566,9 +10566,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve10, reject) => {
+        return new Promise((resolve11, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve10(data);
+            return err ? reject(err) : resolve11(data);
           });
         });
       }
@@ -14431,7 +14431,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve10, reject) => agent.dispatch(
+        return new Promise((resolve11, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14507,7 +14507,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve10({
+              resolve11({
                 status,
                 statusText,
                 headersList,
@@ -14550,7 +14550,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve10({
+              resolve11({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18291,8 +18291,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve10) => {
-        setTimeout(resolve10, ms).unref();
+      return new Promise((resolve11) => {
+        setTimeout(resolve11, ms).unref();
       });
     }
     module.exports = {
@@ -23113,10 +23113,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep4, value: value2 } = collItem;
+        const { start, key, sep: sep5, value: value2 } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep4?.[0],
+          next: key ?? sep5?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -23130,7 +23130,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep4) {
+          if (!keyProps.anchor && !keyProps.tag && !sep5) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -23154,7 +23154,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep4 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep5 ?? [], {
           indicator: "map-value-ind",
           next: value2,
           offset: keyNode.range[2],
@@ -23170,7 +23170,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep4, null, valueProps, onError);
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : composeEmptyNode(ctx, offset, sep5, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value2, onError);
           offset = valueNode.range[2];
@@ -23261,7 +23261,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep4 = "";
+        let sep5 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -23275,13 +23275,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep4 + cb;
-              sep4 = "";
+                comment += sep5 + cb;
+              sep5 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep4 += source;
+                sep5 += source;
               hasSpace = true;
               break;
             default:
@@ -23324,18 +23324,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep4, value: value2 } = collItem;
+        const { start, key, sep: sep5, value: value2 } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep4?.[0],
+          next: key ?? sep5?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep4 && !value2) {
+          if (!props.anchor && !props.tag && !sep5 && !value2) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -23389,8 +23389,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap26 && !sep4 && !props.found) {
-          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep4, null, props, onError);
+        if (!isMap26 && !sep5 && !props.found) {
+          const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep5, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value2))
@@ -23402,7 +23402,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep4 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep5 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value2,
@@ -23413,8 +23413,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap26 && !props.found && ctx.options.strict) {
-              if (sep4)
-                for (const st of sep4) {
+              if (sep5)
+                for (const st of sep5) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -23431,7 +23431,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep4, null, valueProps, onError) : null;
+          const valueNode = value2 ? composeNode(ctx, value2, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep5, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value2))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -23611,7 +23611,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value2 = "";
-      let sep4 = "";
+      let sep5 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value2 += lines[i][0].slice(trimIndent) + "\n";
@@ -23628,24 +23628,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar4.Scalar.BLOCK_LITERAL) {
-          value2 += sep4 + indent.slice(trimIndent) + content;
-          sep4 = "\n";
+          value2 += sep5 + indent.slice(trimIndent) + content;
+          sep5 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep4 === " ")
-            sep4 = "\n";
-          else if (!prevMoreIndented && sep4 === "\n")
-            sep4 = "\n\n";
-          value2 += sep4 + indent.slice(trimIndent) + content;
-          sep4 = "\n";
+          if (sep5 === " ")
+            sep5 = "\n";
+          else if (!prevMoreIndented && sep5 === "\n")
+            sep5 = "\n\n";
+          value2 += sep5 + indent.slice(trimIndent) + content;
+          sep5 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep4 === "\n")
+          if (sep5 === "\n")
             value2 += "\n";
           else
-            sep4 = "\n";
+            sep5 = "\n";
         } else {
-          value2 += sep4 + content;
-          sep4 = " ";
+          value2 += sep5 + content;
+          sep5 = " ";
           prevMoreIndented = false;
         }
       }
@@ -23828,25 +23828,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep4 = " ";
+      let sep5 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep4 === "\n")
-            res += sep4;
+          if (sep5 === "\n")
+            res += sep5;
           else
-            sep4 = "\n";
+            sep5 = "\n";
         } else {
-          res += sep4 + lm;
-          sep4 = " ";
+          res += sep5 + lm;
+          sep5 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep4 + (match?.[1] ?? "");
+      return res + sep5 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -24656,14 +24656,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep4, value: value2 }) {
+    function stringifyItem({ start, key, sep: sep5, value: value2 }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep4)
-        for (const st of sep4)
+      if (sep5)
+        for (const st of sep5)
           res += st.source;
       if (value2)
         res += stringifyToken(value2);
@@ -25830,18 +25830,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep4;
+          let sep5;
           if (scalar.end) {
-            sep4 = scalar.end;
-            sep4.push(this.sourceToken);
+            sep5 = scalar.end;
+            sep5.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep4 = [this.sourceToken];
+            sep5 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep4 }]
+            items: [{ start, key: scalar, sep: sep5 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -25994,15 +25994,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep4 = it.sep;
-                  sep4.push(this.sourceToken);
+                  const sep5 = it.sep;
+                  sep5.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep4 }]
+                    items: [{ start: start2, key, sep: sep5 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -26196,13 +26196,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep4 = fc.end.splice(1, fc.end.length);
-            sep4.push(this.sourceToken);
+            const sep5 = fc.end.splice(1, fc.end.length);
+            sep5.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep4 }]
+              items: [{ start, key: fc, sep: sep5 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -27072,8 +27072,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve10, reject) {
-            return setTimeout(resolve10, t);
+          return new this.Promise(function(resolve11, reject) {
+            return setTimeout(resolve11, t);
           });
         }
         computePenalty() {
@@ -27284,15 +27284,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error2, reject, resolve10, returned, task;
+          var args, cb, error2, reject, resolve11, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve10, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve11, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve10(returned);
+                  return resolve11(returned);
                 };
               } catch (error1) {
                 error2 = error1;
@@ -27307,13 +27307,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve10;
-          resolve10 = reject = null;
+          var promise, reject, resolve11;
+          resolve11 = reject = null;
           promise = new this.Promise(function(_resolve, _reject) {
-            resolve10 = _resolve;
+            resolve11 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve10, reject });
+          this._queue.push({ task, args, resolve: resolve11, reject });
           this._tryToRun();
           return promise;
         }
@@ -27714,14 +27714,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve10, reject) => {
+              return new this.Promise((resolve11, reject) => {
                 if (finished()) {
-                  return resolve10();
+                  return resolve11();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve10();
+                      return resolve11();
                     }
                   });
                 }
@@ -27814,9 +27814,9 @@ var require_light = __commonJS({
               options = parser$5.load(options, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve10, reject) {
+              return new this.Promise(function(resolve11, reject) {
                 return fn3(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve10)(args3);
+                  return (args3[0] != null ? reject : resolve11)(args3);
                 });
               });
             };
@@ -28107,11 +28107,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value2) {
-    return value2 instanceof P ? value2 : new P(function(resolve10) {
-      resolve10(value2);
+    return value2 instanceof P ? value2 : new P(function(resolve11) {
+      resolve11(value2);
     });
   }
-  return new (P || (P = Promise))(function(resolve10, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value2) {
       try {
         step(generator.next(value2));
@@ -28127,7 +28127,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve10(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -28406,11 +28406,11 @@ var arch = os3.arch();
 // ../../node_modules/.pnpm/@actions+core@3.0.1/node_modules/@actions/core/lib/core.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value2) {
-    return value2 instanceof P ? value2 : new P(function(resolve10) {
-      resolve10(value2);
+    return value2 instanceof P ? value2 : new P(function(resolve11) {
+      resolve11(value2);
     });
   }
-  return new (P || (P = Promise))(function(resolve10, reject) {
+  return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value2) {
       try {
         step(generator.next(value2));
@@ -28426,7 +28426,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve10(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -28490,7 +28490,7 @@ function group(name2, fn3) {
 }
 
 // ../package-update/src/get.ts
-import { existsSync as existsSync5, lstatSync as lstatSync2, mkdirSync as mkdirSync4, renameSync as renameSync3, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync5, lstatSync as lstatSync2, mkdirSync as mkdirSync4, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
 import { basename as basename4, dirname as dirname5, isAbsolute as isAbsolute3, join as join8, relative as relative2 } from "node:path";
 
 // ../git-source/src/kdelta-error.ts
@@ -28591,8 +28591,14 @@ function repoLocation(rawRepo, cwd = process.cwd()) {
   if (/^[^/:]+@[^/:]+:/.test(repo) || /^[a-z0-9.-]+\.[a-z]{2,}:[^/]/i.test(repo)) return { kind: "ssh", url: repo };
   return { kind: "local", url: isAbsolute(repo) ? resolve(repo) : resolve(cwd, repo) };
 }
+function repositoryIdentity(url) {
+  const clean = withoutCredentials(url).replace(/\/+$/, "").replace(/\.git$/i, "").replace(/\/+$/, "");
+  const file = /^file:\/\/(\/.*)$/i.exec(clean);
+  if (file) return decode(file[1]);
+  return clean.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (schemeAndHost) => schemeAndHost.toLowerCase());
+}
 function repoCacheKey(url) {
-  const clean = withoutCredentials(url).replace(/\.git$/, "").replace(/\/+$/, "");
+  const clean = repositoryIdentity(url);
   const base = (clean.split(/[/:]/).filter(Boolean).pop() ?? "repo").replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
   return `${base}-${createHash("sha256").update(clean).digest("hex").slice(0, 16)}`;
 }
@@ -28678,6 +28684,15 @@ var baseEnv = {
   LANG: "C"
 };
 var running = /* @__PURE__ */ new Set();
+function stopRunningGit() {
+  for (const child of running) {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+    }
+  }
+  running.clear();
+}
 function runGit(args, options = {}) {
   const secrets = options.secrets ?? [];
   const env = {};
@@ -28687,14 +28702,14 @@ function runGit(args, options = {}) {
   for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX"]) {
     if (!(options.env && k in options.env)) delete env[k];
   }
-  return new Promise((resolve10, reject) => {
+  return new Promise((resolve11, reject) => {
     const child = execFile(
       "git",
       [...args],
       { cwd: options.cwd, env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8", signal: options.signal },
       (error2, stdout, stderr) => {
         if (!error2) {
-          resolve10({ stdout, stderr });
+          resolve11({ stdout, stderr });
           return;
         }
         const exitCode = typeof error2.code === "number" ? error2.code : void 0;
@@ -28731,13 +28746,132 @@ function redactLine(line, secrets) {
   return new GitError({ code: "failed", message: line, secrets }).message;
 }
 
+// ../git-source/src/trust.ts
+import { realpathSync } from "node:fs";
+import { resolve as resolve2 } from "node:path";
+import { fileURLToPath } from "node:url";
+var CREDENTIAL_HOSTS_ENV = "KDELTA_CREDENTIAL_HOSTS";
+var ALLOW_LOCAL_UPSTREAMS_ENV = "KDELTA_ALLOW_LOCAL_UPSTREAMS";
+function sourceTrust(options = {}) {
+  const env = options.env ?? process.env;
+  const listed = (env[CREDENTIAL_HOSTS_ENV] ?? "").split(/[\s,]+/).filter(Boolean);
+  const hosts = /* @__PURE__ */ new Set();
+  for (const h of [...listed, ...options.hosts ?? []]) {
+    const host = hostOfEntry(h);
+    if (host) hosts.add(host);
+  }
+  const allowLocal = options.allowLocal ?? /^(1|true)$/i.test(env[ALLOW_LOCAL_UPSTREAMS_ENV] ?? "");
+  return trustNamed({ hosts, localRepos: /* @__PURE__ */ new Set(), allowLocal }, options.named ?? [], options.cwd);
+}
+function trustNamed(trust, named, cwd = process.cwd()) {
+  const hosts = new Set(trust.hosts);
+  const localRepos = new Set(trust.localRepos);
+  for (const repo of named) {
+    if (!repo) continue;
+    let location;
+    try {
+      location = repoLocation(repo, cwd);
+    } catch {
+      continue;
+    }
+    const path = localPath(location);
+    if (path !== void 0) localRepos.add(path);
+    const endpoint2 = endpointOf(location);
+    if (endpoint2) hosts.add(`${endpoint2.hostname}:${endpoint2.port}`);
+  }
+  return { hosts, localRepos, allowLocal: trust.allowLocal };
+}
+function hostOf(location) {
+  switch (location.kind) {
+    case "https":
+    case "http":
+      return urlHost(location.url);
+    case "ssh": {
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location.url)) return urlHost(location.url);
+      const m = /^(?:[^@/:]+@)?([^/:]+):/.exec(location.url);
+      return m?.[1]?.toLowerCase();
+    }
+    case "file":
+    case "local":
+      return void 0;
+    default:
+      return location.kind;
+  }
+}
+function urlHost(url) {
+  try {
+    return new URL(url).host.toLowerCase() || void 0;
+  } catch {
+    return void 0;
+  }
+}
+function hostOfEntry(entry) {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(entry)) {
+    try {
+      const endpoint2 = endpointOf(repoLocation(entry));
+      return endpoint2 ? `${endpoint2.hostname}:${endpoint2.port}` : void 0;
+    } catch {
+      return void 0;
+    }
+  }
+  return entry.replace(/\/+$/, "").toLowerCase() || void 0;
+}
+function credentialsAllowed(trust, location) {
+  const endpoint2 = endpointOf(location);
+  if (!endpoint2) return false;
+  return trust.hosts.has(`${endpoint2.hostname}:${endpoint2.port}`) || trust.hosts.has(endpoint2.hostname);
+}
+var defaultPorts = { "https:": "443", "http:": "80", "ssh:": "22", "git+ssh:": "22", "git:": "9418" };
+function endpointOf(location) {
+  const host = hostOf(location);
+  if (!host) return void 0;
+  const scheme = /^([a-z][a-z0-9+.-]*:)\/\//i.exec(location.url)?.[1]?.toLowerCase() ?? "ssh:";
+  let url;
+  try {
+    url = new URL(`${scheme === "https:" || scheme === "http:" ? scheme : "https:"}//${host}/`);
+  } catch {
+    return void 0;
+  }
+  const hostname4 = url.hostname;
+  const port = url.port || (/:(\d+)$/.exec(host)?.[1] ?? defaultPorts[scheme] ?? "");
+  return { hostname: hostname4, port };
+}
+function localPath(location) {
+  let path;
+  if (location.kind === "local") path = location.url;
+  else if (location.kind === "file") {
+    try {
+      path = fileURLToPath(location.url);
+    } catch {
+      return void 0;
+    }
+  } else return void 0;
+  const clean = resolve2(path).replace(/\/+$/, "") || "/";
+  try {
+    return realpathSync(clean);
+  } catch {
+    return clean;
+  }
+}
+function assertContentSource(location, trust, namedBy) {
+  const path = localPath(location);
+  if (path === void 0 || trust.allowLocal || trust.localRepos.has(path)) return;
+  throw new GitError({
+    code: "refused-local",
+    message: `${namedBy ? `${namedBy}: ` : ""}upstream repository "${location.url}" is on this machine, and package content may not read this machine's files: refused (set ${ALLOW_LOCAL_UPSTREAMS_ENV}=1 or pass --allow-local-upstreams to allow local upstreams named by packages)`
+  });
+}
+
 // ../git-source/src/auth.ts
 function credentialsFor(location, options = {}) {
   const env = options.env ?? process.env;
-  const fromUrl = options.urlCredentials;
+  const fromUrl = options.urlCredentials ?? options.userCredentials;
   const known = [options.token, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...fromUrl ? urlSecrets(fromUrl) : []].filter(
     (s) => typeof s === "string" && s.length > 0
   );
+  if (options.trust && !credentialsAllowed(options.trust, location)) {
+    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known };
+  }
   if (location.kind !== "https" && location.kind !== "http") return { env: {}, secrets: known };
   let origin;
   try {
@@ -28758,6 +28892,24 @@ function credentialsFor(location, options = {}) {
     config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${options.token}`)]);
   }
   return { env: configEnv(config, env), secrets: known };
+}
+function withoutUserCredentials(location, fromUrl, env) {
+  if (location.kind !== "https" && location.kind !== "http") return {};
+  let origin;
+  try {
+    origin = new URL(location.url);
+  } catch {
+    return {};
+  }
+  const scope = `${origin.protocol}//${origin.host}/`;
+  const config = [
+    [`credential.${scope}.helper`, ""],
+    [`http.${scope}.extraHeader`, ""]
+  ];
+  if (fromUrl && fromUrl.password !== "") {
+    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+  }
+  return configEnv(config, env);
 }
 function isLoopback(hostname4) {
   return hostname4 === "localhost" || hostname4 === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname4);
@@ -28781,8 +28933,14 @@ function urlSecrets(credentials) {
 // ../git-source/src/refs.ts
 function remoteContext(options) {
   const location = repoLocation(options.repo, options.cwd);
-  const urlCredentials = splitCredentials(options.repo).credentials ?? options.credentials;
-  const creds = credentialsFor(location, { token: options.token, urlCredentials, env: options.env ?? process.env });
+  if (options.trust) assertContentSource(location, options.trust, options.namedBy);
+  const creds = credentialsFor(location, {
+    token: options.token,
+    urlCredentials: splitCredentials(options.repo).credentials,
+    userCredentials: options.credentials,
+    env: options.env ?? process.env,
+    trust: options.trust
+  });
   return { location, env: { ...options.env, ...creds.env }, secrets: creds.secrets };
 }
 async function listRemoteRefs(options) {
@@ -28848,10 +29006,11 @@ async function resolveRef(options) {
 import { existsSync as existsSync2 } from "node:fs";
 import { mkdir as mkdir3, mkdtemp, readFile as readFile2, readdir as readdir3, rename as rename3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename as basename2, dirname as dirname2, join as join2, resolve as resolve2 } from "node:path";
+import { basename as basename2, dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
 
 // ../git-source/src/lock.ts
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { mkdir as mkdir2, readdir as readdir2, readFile, rename as rename2, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -28859,6 +29018,15 @@ var staleMs = 10 * 60 * 1e3;
 var ownerlessStaleMs = 30 * 1e3;
 var OWNER = "owner.json";
 var held = /* @__PURE__ */ new Map();
+function releaseHeldLocks() {
+  for (const path of held.keys()) {
+    try {
+      rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch {
+    }
+  }
+  held.clear();
+}
 function running2(pid) {
   try {
     process.kill(pid, 0);
@@ -28961,7 +29129,7 @@ async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
 // ../git-source/src/cache.ts
 function defaultCacheDir(env = process.env) {
   const dir = env.KDELTA_CACHE_DIR;
-  return dir && dir.length > 0 ? resolve2(dir) : join2(homedir(), ".kdelta", "repos");
+  return dir && dir.length > 0 ? resolve3(dir) : join2(homedir(), ".kdelta", "repos");
 }
 function normalizeDirectory(directory) {
   const parts = (directory ?? "").split("/").filter((p) => p !== "" && p !== ".");
@@ -29018,7 +29186,7 @@ async function fetchPackage(options) {
   assertSafeArgument(ref, "ref");
   const resolved = await resolveRef({ ...options, ref, packagePath: directory === "/" ? "" : directory });
   const repo = await openCacheRepo(options);
-  const dest = resolve2(options.cwd ?? process.cwd(), options.dest);
+  const dest = resolve3(options.cwd ?? process.cwd(), options.dest);
   if (existsSync2(dest)) throw new GitError({ code: "failed", message: `destination ${dest} already exists` });
   return withLock(join2(repo.root, "lock"), async () => {
     const git3 = (args, extra = {}) => runGit(["--git-dir", repo.gitDir, ...args], { env, secrets, ...extra });
@@ -30888,8 +31056,8 @@ function schemaFromComment(commentText, definitions) {
     return void 0;
   }
   if (!isRecord(value2) || !SCHEMA_KEYWORDS.some((k) => Object.hasOwn(value2, k))) return void 0;
-  const resolve10 = definitionsResolver((name2) => definitions?.definition(name2));
-  return new JsonSchemaConverter(resolve10).convert(value2);
+  const resolve11 = definitionsResolver((name2) => definitions?.definition(name2));
+  return new JsonSchemaConverter(resolve11).convert(value2);
 }
 
 // ../merge-core/src/schema/fallback.ts
@@ -33295,7 +33463,7 @@ function addMergeComments(text2) {
 
 // ../kptfile-model/src/package-tree.ts
 var import_yaml20 = __toESM(require_dist(), 1);
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { join as join3 } from "node:path";
 
 // ../kptfile-model/src/krmignore.ts
@@ -33508,7 +33676,10 @@ var PackageTree = class _PackageTree {
         else if (e.isDirectory()) {
           tree.attach(childRel, { type: "dir", children: /* @__PURE__ */ new Set() });
           walk(childAbs, childRel);
-        } else if (e.isFile()) tree.attach(childRel, { type: "file", bytes: readFileSync(childAbs) });
+        } else if (e.isFile()) {
+          const executable = (statSync(childAbs).mode & 64) !== 0;
+          tree.attach(childRel, { type: "file", bytes: readFileSync(childAbs), ...executable ? { executable } : {} });
+        }
       }
     };
     walk(dir, "");
@@ -33559,6 +33730,35 @@ var PackageTree = class _PackageTree {
     if (n.text === void 0) n.text = n.bytes.toString("utf8");
     return n.text;
   }
+  /** Whether the file at `path` is executable (git's mode 100755). */
+  isExecutable(path) {
+    const n = this.nodes.get(treePath(path));
+    return n?.type === "file" && n.executable === true;
+  }
+  /** Sets or clears the executable bit of the file at `path` (nothing there: no change). */
+  setExecutable(path, executable) {
+    const p = treePath(path);
+    const n = this.nodes.get(p);
+    if (n?.type !== "file" || n.executable === true === executable) return;
+    this.editCount++;
+    this.nodes.set(p, {
+      type: "file",
+      bytes: n.bytes,
+      ...n.text !== void 0 ? { text: n.text } : {},
+      ...executable ? { executable } : {}
+    });
+  }
+  /** Every symlink under `dir` (nested packages included): path relative to `dir` → target. */
+  allLinks(dir = "") {
+    const out = /* @__PURE__ */ new Map();
+    const root = treePath(dir);
+    for (const [p, n] of this.nodes) {
+      if (n.type !== "symlink") continue;
+      if (root === "") out.set(p, n.target);
+      else if (p.startsWith(`${root}/`)) out.set(p.slice(root.length + 1), n.target);
+    }
+    return out;
+  }
   /** Where the symlink at `path` points; undefined when there is no symlink there. */
   linkTarget(path) {
     const n = this.nodes.get(treePath(path));
@@ -33573,13 +33773,19 @@ var PackageTree = class _PackageTree {
   typeOf(path) {
     return this.nodes.get(treePath(path))?.type;
   }
-  /** Writes a file, creating its parent directories; replaces whatever was at `path`. */
-  write(path, content) {
+  /**
+   * Writes a file, creating its parent directories; replaces whatever was at `path`. A file
+   * written over a file keeps its executable bit (new content, same mode) unless `executable`
+   * says otherwise; a new one is not executable unless it says so.
+   */
+  write(path, content, options = {}) {
     const p = treePath(path);
     if (p === "") throw layoutError(path, "a file cannot be the root of a package tree");
     this.mkdir(parentOf(p));
+    const executable = options.executable ?? this.isExecutable(p);
     if (this.nodes.has(p)) this.delete(p);
-    const node = typeof content === "string" ? { type: "file", bytes: Buffer.from(content, "utf8"), text: content } : { type: "file", bytes: Buffer.from(content) };
+    const mode = executable ? { executable } : {};
+    const node = typeof content === "string" ? { type: "file", bytes: Buffer.from(content, "utf8"), text: content, ...mode } : { type: "file", bytes: Buffer.from(content), ...mode };
     this.attach(p, node);
   }
   /** Records a symlink (never followed). */
@@ -33626,10 +33832,12 @@ var PackageTree = class _PackageTree {
       } else if (node.type === "file") {
         this.mkdir(parentOf(dest));
         if (this.nodes.has(dest)) this.delete(dest);
-        this.attach(
-          dest,
-          node.text === void 0 ? { type: "file", bytes: node.bytes } : { type: "file", bytes: node.bytes, text: node.text }
-        );
+        this.attach(dest, {
+          type: "file",
+          bytes: node.bytes,
+          ...node.text !== void 0 ? { text: node.text } : {},
+          ...node.executable ? { executable: true } : {}
+        });
       } else this.symlink(dest, node.target);
     };
     walk("");
@@ -33664,7 +33872,9 @@ var PackageTree = class _PackageTree {
       if (p === "") continue;
       const o = before.nodes.get(p);
       if (n.type === "file") {
-        if (o?.type !== "file" || o.bytes !== n.bytes && !o.bytes.equals(n.bytes)) written.push({ path: p, bytes: n.bytes });
+        const modeChanged = o?.type === "file" && o.executable === true !== (n.executable === true);
+        if (o?.type !== "file" || modeChanged || o.bytes !== n.bytes && !o.bytes.equals(n.bytes))
+          written.push({ path: p, bytes: n.bytes, ...n.executable ? { executable: true } : {} });
       } else if (n.type === "symlink") {
         if (o?.type !== "symlink" || o.target !== n.target) links.push({ path: p, target: n.target });
       } else if (o?.type !== "dir") created.push(p);
@@ -33735,8 +33945,9 @@ var PackageView = class _PackageView {
   describe(rel = "") {
     return this.tree.describe(this.abs(rel));
   }
-  write(rel, content) {
-    this.tree.write(this.abs(rel), content);
+  /** See {@link PackageTree.write}: a file written over a file keeps its executable bit. */
+  write(rel, content, options) {
+    this.tree.write(this.abs(rel), content, options);
   }
   delete(rel) {
     this.tree.delete(this.abs(rel));
@@ -33821,7 +34032,7 @@ var PackageView = class _PackageView {
 };
 
 // ../kptfile-model/src/package-write.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync2, renameSync as renameSync2, rmSync as rmSync3, symlinkSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { chmodSync, existsSync as existsSync4, mkdirSync as mkdirSync2, renameSync as renameSync2, rmSync as rmSync4, symlinkSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { dirname as dirname4, join as join6 } from "node:path";
 
 // ../kptfile-model/src/swap.ts
@@ -33835,18 +34046,18 @@ import {
   openSync,
   readdirSync as readdirSync3,
   readFileSync as readFileSync2,
-  realpathSync,
+  realpathSync as realpathSync2,
   renameSync,
-  rmSync as rmSync2,
-  statSync,
+  rmSync as rmSync3,
+  statSync as statSync2,
   writeFileSync
 } from "node:fs";
 import { hostname as hostname3, tmpdir } from "node:os";
-import { basename as basename3, dirname as dirname3, isAbsolute as isAbsolute2, join as join5, relative, resolve as resolve3 } from "node:path";
+import { basename as basename3, dirname as dirname3, isAbsolute as isAbsolute2, join as join5, relative, resolve as resolve4 } from "node:path";
 
 // ../kptfile-model/src/temp.ts
 import { createHash as createHash2 } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync as readdirSync2, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync as readdirSync2, rmSync as rmSync2 } from "node:fs";
 import { hostname as hostname2 } from "node:os";
 import { join as join4 } from "node:path";
 var live = /* @__PURE__ */ new Set();
@@ -33859,8 +34070,17 @@ function makeTempDir(root, tag2, hidden = false) {
   return dir;
 }
 function removeTempDir(dir) {
-  rmSync(dir, { recursive: true, force: true });
+  rmSync2(dir, { recursive: true, force: true });
   live.delete(dir);
+}
+function removeAllTempDirs() {
+  for (const dir of live) {
+    try {
+      rmSync2(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch {
+    }
+  }
+  live.clear();
 }
 function isRunning(pid) {
   try {
@@ -33883,7 +34103,7 @@ function sweepAbandoned(root, keep = /* @__PURE__ */ new Set()) {
     const dir = join4(root, name2);
     if (keep.has(dir)) continue;
     try {
-      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+      rmSync2(dir, { recursive: true, force: true, maxRetries: 3 });
     } catch {
     }
   }
@@ -33904,7 +34124,7 @@ function existingAncestor(path) {
 }
 function canonical(path) {
   const anchor = existingAncestor(dirname3(path));
-  return join5(realpathSync(anchor), relative(anchor, path));
+  return join5(realpathSync2(anchor), relative(anchor, path));
 }
 function inside(child, parent) {
   const rel = relative(parent, child);
@@ -33928,18 +34148,18 @@ function gitCommonDir(dir) {
       stdio: ["ignore", "pipe", "ignore"]
     });
     const [inTree, common] = out.trim().split("\n");
-    return inTree === "true" && common ? resolve3(dir, common) : void 0;
+    return inTree === "true" && common ? resolve4(dir, common) : void 0;
   } catch {
     return void 0;
   }
 }
 function places(path) {
   const target = canonical(path);
-  const anchor = realpathSync(existingAncestor(dirname3(target)));
-  const device = statSync(anchor).dev;
+  const anchor = realpathSync2(existingAncestor(dirname3(target)));
+  const device = statSync2(anchor).dev;
   const usable = (root) => {
     try {
-      return !inside(root, target) && statSync(existingAncestor(root)).dev === device;
+      return !inside(root, target) && statSync2(existingAncestor(root)).dev === device;
     } catch {
       return false;
     }
@@ -33947,7 +34167,7 @@ function places(path) {
   const out = [];
   const git3 = gitCommonDir(anchor);
   if (git3 && usable(git3)) out.push({ root: join5(git3, "kdelta"), hidden: false });
-  const tmp = realpathSync(tmpdir());
+  const tmp = realpathSync2(tmpdir());
   if (usable(tmp)) out.push({ root: tmp, hidden: false });
   out.push({ root: anchor, hidden: true });
   return out;
@@ -33998,7 +34218,7 @@ function swap(target, work) {
   try {
     renameSync(target, join5(work, "old"));
   } catch (error2) {
-    rmSync2(journal, { force: true });
+    rmSync3(journal, { force: true });
     throw error2;
   }
   try {
@@ -34006,13 +34226,13 @@ function swap(target, work) {
     renameSync(join5(work, "new"), target);
   } catch (error2) {
     renameSync(join5(work, "old"), target);
-    rmSync2(journal, { force: true });
+    rmSync3(journal, { force: true });
     throw error2;
   }
   fsyncPath(dirname3(target));
   fsyncPath(work);
   testKillAt("swapped");
-  rmSync2(journal, { force: true });
+  rmSync3(journal, { force: true });
   fsyncPath(dirname3(journal));
 }
 function readJournal(path) {
@@ -34066,13 +34286,16 @@ function recoverInterruptedSwap(path) {
       throw new SwapError("swap-in-progress", `process ${journal.pid} is replacing ${target} right now; try again in a moment`, target);
     }
     said = finishOrRollBack(journal);
-    rmSync2(file, { force: true });
+    rmSync3(file, { force: true });
     fsyncPath(place.root);
-    rmSync2(journal.work, { recursive: true, force: true });
+    rmSync3(journal.work, { recursive: true, force: true });
   }
-  roots.add(realpathSync(tmpdir()));
-  for (const root of roots) sweepAbandoned(root, journaledWork(root));
+  roots.add(realpathSync2(tmpdir()));
+  for (const root of roots) sweepAbandonedWork(root);
   return said;
+}
+function sweepAbandonedWork(root = realpathSync2(tmpdir())) {
+  sweepAbandoned(root, journaledWork(root));
 }
 function finishOrRollBack(journal) {
   const { target, work } = journal;
@@ -34106,7 +34329,7 @@ function copyTreeFast(from, to) {
       execFileSync("cp", ["-a", "--", from, to], { stdio: "ignore" });
       return;
     } catch {
-      rmSync2(to, { recursive: true, force: true });
+      rmSync3(to, { recursive: true, force: true });
     }
   }
   cpSync(from, to, { recursive: true, verbatimSymlinks: true });
@@ -34115,18 +34338,19 @@ function copyTreeFast(from, to) {
 // ../kptfile-model/src/package-write.ts
 var abs = (root, rel) => join6(root, ...rel.split("/"));
 function applyChanges(root, changes) {
-  for (const p of changes.deleted) rmSync3(abs(root, p), { recursive: true, force: true });
+  for (const p of changes.deleted) rmSync4(abs(root, p), { recursive: true, force: true });
   for (const p of changes.created) mkdirSync2(abs(root, p), { recursive: true });
   for (const f of changes.written) {
     const to = abs(root, f.path);
     mkdirSync2(dirname4(to), { recursive: true });
-    rmSync3(to, { force: true });
+    rmSync4(to, { force: true });
     writeFileSync2(to, f.bytes);
+    if (f.executable) chmodSync(to, 493);
   }
   for (const l of changes.links) {
     const to = abs(root, l.path);
     mkdirSync2(dirname4(to), { recursive: true });
-    rmSync3(to, { force: true });
+    rmSync4(to, { force: true });
     symlinkSync(l.target, to);
   }
 }
@@ -34279,6 +34503,18 @@ function writeTree(dir, tree, empty2) {
 // ../package-update/src/fetch.ts
 import { tmpdir as tmpdir2 } from "node:os";
 import { join as join7 } from "node:path";
+function withTrust(git3, named, callerNamesAll) {
+  const cwd = git3.cwd ?? process.cwd();
+  if (git3.trust) return { ...git3, trust: callerNamesAll ? git3.trust : trustNamed(git3.trust, named, cwd) };
+  const env = git3.env ?? process.env;
+  const trust = sourceTrust({
+    named,
+    cwd,
+    env,
+    ...git3.allowLocalUpstreams !== void 0 ? { allowLocal: git3.allowLocalUpstreams } : {}
+  });
+  return { ...git3, trust };
+}
 var FetchMemo = class {
   entries = /* @__PURE__ */ new Map();
   /** The fetch for `key`, started by `load` when there is none (a failed one is forgotten). */
@@ -34295,20 +34531,20 @@ var FetchMemo = class {
 function createFetchMemo() {
   return new FetchMemo();
 }
-async function fetchTree(git3, repo, directory, ref) {
+async function fetchTree(git3, repo, directory, ref, namedBy) {
   const memo2 = git3.fetches;
-  if (!memo2) return fetchTreeOnce(git3, repo, directory, ref);
+  if (!memo2) return fetchTreeOnce(git3, repo, directory, ref, namedBy);
   let key;
   try {
     const where = repoLocation(repo, git3.cwd ?? process.cwd()).url;
     key = JSON.stringify([where, normalizeDirectory(directory), ref ?? null, git3.cacheDir ?? null]);
   } catch {
-    return fetchTreeOnce(git3, repo, directory, ref);
+    return fetchTreeOnce(git3, repo, directory, ref, namedBy);
   }
-  const fetched = await memo2.share(key, () => fetchTreeOnce(git3, repo, directory, ref));
+  const fetched = await memo2.share(key, () => fetchTreeOnce(git3, repo, directory, ref, namedBy));
   return { ...fetched, tree: fetched.tree.clone() };
 }
-async function fetchTreeOnce(git3, repo, directory, ref) {
+async function fetchTreeOnce(git3, repo, directory, ref, namedBy) {
   const holder = makeTempDir(tmpdir2(), "fetch");
   try {
     const dest = join7(holder, "pkg");
@@ -34323,7 +34559,9 @@ async function fetchTreeOnce(git3, repo, directory, ref) {
       cwd: git3.cwd ?? process.cwd(),
       env,
       ...ref !== void 0 ? { ref } : {},
-      ...cacheDir ? { cacheDir } : {}
+      ...cacheDir ? { cacheDir } : {},
+      ...git3.trust ? { trust: git3.trust } : {},
+      ...namedBy ? { namedBy } : {}
     });
     const tree = PackageTree.read(dest) ?? PackageTree.empty();
     tree.source = dest;
@@ -34385,7 +34623,7 @@ async function fetchUnfetched(git3, pkg, prefix = "") {
     const parsed = readKptfile(sub, sub.describe(KPTFILE));
     const upstream2 = parsed?.kptfile.upstream?.git;
     if (!parsed || !upstream2?.repo || parsed.kptfile.upstreamLock?.git?.commit) continue;
-    const fetched = await fetchTree(git3, upstream2.repo, upstream2.directory ?? "/", upstream2.ref || void 0);
+    const fetched = await fetchTree(git3, upstream2.repo, upstream2.directory ?? "/", upstream2.ref || void 0, sub.describe(KPTFILE));
     const record = {
       repo: upstream2.repo,
       directory: fetched.directory,
@@ -34429,13 +34667,14 @@ async function getPackage(options) {
   reportRecovery(options.progress, recoverInterruptedSwap(dest));
   if (exists2(dest)) throw alreadyExists(dest, cwd);
   progress(`Fetching ${withoutCredentials(options.repo)}@${options.ref}`);
-  const fetched = await fetchTree(options, options.repo, options.directory, options.ref);
+  const git3 = withTrust(options, [options.repo], false);
+  const fetched = await fetchTree(git3, options.repo, options.directory, options.ref);
   const pkg = fetched.tree.package();
   const record = { repo: options.repo, directory: fetched.directory, ref: options.ref, updateStrategy: options.updateStrategy };
   const side = { path: fetched.tree.source, label: sideLabel("upstream", options.repo, fetched.directory, options.ref) };
   const nested = await labelled([side], async () => {
     pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename4(dest), record, fetched.commit));
-    const inside2 = await fetchUnfetched(options, pkg);
+    const inside2 = await fetchUnfetched(git3, pkg);
     addMergeCommentsToTree(pkg);
     return inside2;
   });
@@ -34447,7 +34686,7 @@ async function getPackage(options) {
     try {
       renameSync3(ready, dest);
     } catch (error2) {
-      if (madeParent) rmSync4(madeParent, { recursive: true, force: true });
+      if (madeParent) rmSync5(madeParent, { recursive: true, force: true });
       const code2 = error2.code;
       if (code2 === "ENOTEMPTY" || code2 === "EEXIST" || code2 === "ENOTDIR") throw alreadyExists(dest, cwd);
       throw error2;
@@ -34940,7 +35179,8 @@ function hasLocalContent(pkg) {
   if (pkg.nestedPackages({ includeRemote: true }).length > 0) return true;
   return pkg.ownFiles().files.some((f) => f.path !== KPTFILE);
 }
-async function updateOne(run2, pkg, name2) {
+async function updateOne(run2, pkg, name2, usersRepos) {
+  const fetchGit = usersRepos.length > 0 && run2.git.trust ? { ...run2.git, trust: trustNamed(run2.git.trust, usersRepos, run2.git.cwd ?? process.cwd()) } : run2.git;
   addMergeCommentsToTree(pkg);
   const parsed = readKptfile(pkg, pkg.describe(KPTFILE));
   const kf = parsed.kptfile;
@@ -34950,7 +35190,8 @@ async function updateOne(run2, pkg, name2) {
   const strategy = strategyOf(kf.upstream?.updateStrategy, parsed.file);
   run2.progress(`Package "${name2}":`);
   run2.progress(`Fetching upstream from ${withoutCredentials(git3.repo)}@${git3.ref ?? ""}`);
-  const updated = await fetchTree(run2.git, git3.repo, git3.directory ?? "/", ref);
+  const namedBy = pkg.describe(KPTFILE);
+  const updated = await fetchTree(fetchGit, git3.repo, git3.directory ?? "/", ref, namedBy);
   const sides2 = [{ path: updated.tree.source, label: sideLabel("upstream", git3.repo, git3.directory, git3.ref ?? updated.ref) }];
   labelled(sides2, () => addMergeCommentsToTree(updated.tree.package()));
   const lock = kf.upstreamLock?.git;
@@ -34958,10 +35199,11 @@ async function updateOne(run2, pkg, name2) {
   if (lock?.commit || lock?.repo) {
     run2.progress(`Fetching origin from ${withoutCredentials(lock.repo ?? git3.repo)}@${lock.ref ?? ""}`);
     const fetched = await fetchTree(
-      run2.git,
+      fetchGit,
       lock.repo ?? git3.repo,
       lock.directory ?? git3.directory ?? "/",
-      lock.commit || lock.ref || void 0
+      lock.commit || lock.ref || void 0,
+      namedBy
     );
     origin = fetched.tree.package();
     sides2.push({
@@ -34999,6 +35241,18 @@ async function updateOne(run2, pkg, name2) {
   );
   addMergeCommentsToTree(pkg);
   run2.progress("");
+  return { origin, updated: updated.tree.package() };
+}
+function usersOwnRepos(nested, parent, rel) {
+  const reposOf = (view) => {
+    const kf = readKptfile(view, view.describe(KPTFILE))?.kptfile;
+    return [kf?.upstream?.git?.repo, kf?.upstreamLock?.git?.repo].filter((r) => typeof r === "string" && r !== "");
+  };
+  const fromUpstream = /* @__PURE__ */ new Set();
+  for (const side of [parent.origin.at(rel), parent.updated.at(rel)]) {
+    if (side.hasKptfile()) for (const r of reposOf(side)) fromUpstream.add(r);
+  }
+  return reposOf(nested).filter((r) => !fromUpstream.has(r));
 }
 function followRootRequest(pkg, root, options) {
   if (!options.ref && !options.strategy) return;
@@ -35053,19 +35307,20 @@ async function updatePackage(options) {
   const rootUpstream = rootKptfile.kptfile.upstream;
   if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, "no-upstream");
   if (options.strategy === void 0) strategyOf(rootUpstream.updateStrategy, rootKptfile.file);
-  const run2 = { git: options, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [], decisions: [] };
+  const git3 = withTrust(options, [rootUpstream.git.repo, rootKptfile.kptfile.upstreamLock?.git?.repo], true);
+  const run2 = { git: git3, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [], decisions: [] };
   const work = before.clone();
   if (options.ref || options.strategy) {
-    const git3 = rootUpstream.git;
+    const git4 = rootUpstream.git;
     work.write(
       KPTFILE,
       withUpstream(
         rootKptfile,
         void 0,
         {
-          repo: git3.repo,
-          directory: git3.directory ?? "/",
-          ref: options.ref || git3.ref || "",
+          repo: git4.repo,
+          directory: git4.directory ?? "/",
+          ref: options.ref || git4.ref || "",
           updateStrategy: options.strategy ?? rootUpstream.updateStrategy
         },
         void 0
@@ -35073,18 +35328,22 @@ async function updatePackage(options) {
     );
   }
   let count = 0;
+  const ownTrust = options.trust === void 0;
+  const usersRepos = /* @__PURE__ */ new Map();
   const stack = ["."];
   while (stack.length > 0) {
     const rel = stack.pop();
     const pkg = work.package(rel === "." ? "" : rel);
     if (!pkg.hasKptfile() || !pkg.isRemote()) continue;
-    await updateOne(run2, pkg, rel === "." ? rootName : `${rootName}/${rel}`);
+    const sides2 = await updateOne(run2, pkg, rel === "." ? rootName : `${rootName}/${rel}`, usersRepos.get(rel) ?? []);
     count++;
     for (const sub of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
       const nested = pkg.at(sub);
       if (!nested.isRemote()) continue;
       followRootRequest(nested, rootUpstream, options);
-      stack.push(rel === "." ? sub : `${rel}/${sub}`);
+      const path = rel === "." ? sub : `${rel}/${sub}`;
+      if (ownTrust) usersRepos.set(path, usersOwnRepos(nested, sides2, sub));
+      stack.push(path);
     }
   }
   run2.progress(options.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);
@@ -35109,8 +35368,18 @@ var import_yaml24 = __toESM(require_dist(), 1);
 
 // ../cli/src/util/fs.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { mkdir as mkdir4, readdir as readdir4, readFile as readFile3, rename as rename4, rm as rm4, stat as stat3, writeFile as writeFile4 } from "node:fs/promises";
+import { mkdir as mkdir4, mkdtemp as mkdtemp2, readdir as readdir4, readFile as readFile3, rename as rename4, rm as rm4, rmdir as rmdir2, stat as stat3, writeFile as writeFile4 } from "node:fs/promises";
 import { dirname as dirname6, join as join10, relative as relative4, sep as sep2 } from "node:path";
+
+// ../cli/src/errors.ts
+var CliInputError = class extends KdeltaError2 {
+  name = "CliInputError";
+  constructor(code2, message2, at = {}) {
+    super({ code: code2, message: message2, ...at });
+  }
+};
+
+// ../cli/src/util/fs.ts
 async function writeFileAtomic(path, text2) {
   await mkdir4(dirname6(path), { recursive: true });
   const temp = join10(dirname6(path), `.${randomBytes2(6).toString("hex")}.kdelta-tmp`);
@@ -35142,6 +35411,32 @@ async function listFiles(root, accept) {
   }
   await walk(root);
   return out.sort();
+}
+async function checkOutputPath(out) {
+  const fail = (why) => {
+    throw new CliInputError("unwritable-output", `${out.what} ${out.shown}: ${why}`);
+  };
+  const info2 = await stat3(out.path).catch(() => void 0);
+  if (info2?.isDirectory() && out.kind === "file") fail("is a directory, not a file");
+  if (info2 && !info2.isDirectory() && out.kind === "directory") fail("is a file, not a directory");
+  let dir = info2?.isDirectory() ? out.path : dirname6(out.path);
+  for (; ; ) {
+    const found = await stat3(dir).catch(() => void 0);
+    if (found) {
+      if (!found.isDirectory()) fail(`${dir} is a file, not a directory`);
+      break;
+    }
+    const parent = dirname6(dir);
+    if (parent === dir) fail("no part of the path exists");
+    dir = parent;
+  }
+  let probe;
+  try {
+    probe = await mkdtemp2(join10(dir, ".kdelta-probe-"));
+  } catch (error2) {
+    fail(`cannot write in ${dir} (${error2.code ?? String(error2)})`);
+  }
+  if (probe) await rmdir2(probe).catch(() => void 0);
 }
 
 // ../cli/src/commands/variant-apply.ts
@@ -36147,14 +36442,14 @@ function registerFunctions(registry) {
       throw evaluationError("invalid_regular_expression", `Invalid regular expression: ${b}`);
     }
   });
-  functionOverload("string.split(string): list<string>", (s, sep4) => s.split(sep4));
-  functionOverload("string.split(string, int): list<string>", (s, sep4, l) => {
+  functionOverload("string.split(string): list<string>", (s, sep5) => s.split(sep5));
+  functionOverload("string.split(string, int): list<string>", (s, sep5, l) => {
     l = Number(l);
     if (l === 0) return [];
-    const parts = s.split(sep4);
+    const parts = s.split(sep5);
     if (l < 0 || parts.length <= l) return parts;
     const limited = parts.slice(0, l - 1);
-    limited.push(parts.slice(l - 1).join(sep4));
+    limited.push(parts.slice(l - 1).join(sep5));
     return limited;
   });
   functionOverload("list<string>.join(): string", (v) => {
@@ -36168,7 +36463,7 @@ function registerFunctions(registry) {
     }
     return v.join("");
   });
-  functionOverload("list<string>.join(string): string", (v, sep4) => {
+  functionOverload("list<string>.join(string): string", (v, sep5) => {
     for (let i = 0; i < v.length; i++) {
       if (typeof v[i] !== "string") {
         throw evaluationError(
@@ -36177,7 +36472,7 @@ function registerFunctions(registry) {
         );
       }
     }
-    return v.join(sep4);
+    return v.join(sep5);
   });
   const textEncoder = new TextEncoder("utf8");
   const textDecoder = new TextDecoder("utf8");
@@ -40775,10 +41070,25 @@ var Budget = class {
   }
 };
 
+// ../cli/src/run/branch-prefix.ts
+var DEFAULT_BRANCH_PREFIX = "kdelta/";
+var ALLOWED = /^[A-Za-z0-9._/-]+$/;
+function branchPrefixProblem(prefix) {
+  if (prefix === "") {
+    return `must not be empty: proposal branches would then be named after the variants alone, and one named like the base branch would bypass review (the default is "${DEFAULT_BRANCH_PREFIX}")`;
+  }
+  if (!ALLOWED.test(prefix)) return `"${prefix}" may hold only letters, digits, ".", "_", "-" and "/"`;
+  if (/^[/.-]/.test(prefix)) return `"${prefix}" must not start with "/", "." or "-"`;
+  if (prefix.includes("..") || prefix.includes("//") || /(^|\/)\./.test(prefix) || prefix.includes(".lock/")) {
+    return `"${prefix}" is not the start of a git branch name (no "..", "//", component starting with "." or ending in ".lock")`;
+  }
+  return void 0;
+}
+
 // ../cli/src/run/run.ts
-import { mkdir as mkdir6, mkdtemp as mkdtemp3, rm as rm8 } from "node:fs/promises";
+import { mkdir as mkdir6 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join18, resolve as resolve8 } from "node:path";
+import { join as join18, resolve as resolve9 } from "node:path";
 
 // ../cli/src/forge/local.ts
 var import_yaml32 = __toESM(require_dist(), 1);
@@ -40883,6 +41193,7 @@ function createLocalForge(options) {
   }
   return {
     name: "local",
+    recordOf: (target) => urlOf(fileOf(target)),
     async find(target) {
       const p = await read(fileOf(target));
       return p && p.state === "open" && p.base === target.base && p.head === target.head ? p : void 0;
@@ -43496,14 +43807,9 @@ function checkSettings(raw, source, issues) {
     }
   }
   if (spec.branchPrefix !== void 0) {
-    if (typeof spec.branchPrefix === "string" && /^[A-Za-z0-9._/-]*$/.test(spec.branchPrefix) && !/^[/-]/.test(spec.branchPrefix))
-      out.branchPrefix = spec.branchPrefix;
-    else
-      issues.push({
-        source,
-        field: "spec.branchPrefix",
-        message: `expected a branch name prefix (letters, digits, ".", "_", "-", "/"; got ${JSON.stringify(spec.branchPrefix)})`
-      });
+    const problem = typeof spec.branchPrefix === "string" ? branchPrefixProblem(spec.branchPrefix) : `expected a string (got ${JSON.stringify(spec.branchPrefix)})`;
+    if (problem === void 0) out.branchPrefix = spec.branchPrefix;
+    else issues.push({ source, field: "spec.branchPrefix", message: problem });
   }
   if (spec.budget !== void 0) {
     const b = spec.budget;
@@ -43563,7 +43869,7 @@ function checkGitHubSettings(raw, source, issues) {
 
 // ../cli/src/run/job.ts
 var import_yaml45 = __toESM(require_dist(), 1);
-import { readFile as readFile8, rm as rm7, writeFile as writeFile6 } from "node:fs/promises";
+import { lstat as lstat3, readFile as readFile7, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
 import { join as join17 } from "node:path";
 
 // ../fn-render/src/render.ts
@@ -44527,7 +44833,7 @@ function resultLine(r) {
 
 // ../fn-render/src/runners.ts
 import { spawn, spawnSync } from "node:child_process";
-import { isAbsolute as isAbsolute4, resolve as resolve4 } from "node:path";
+import { isAbsolute as isAbsolute4, resolve as resolve5 } from "node:path";
 function functionEnv(env) {
   const out = {};
   for (const k of ["PATH", "HOME", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL", "SYSTEMROOT"]) {
@@ -44573,7 +44879,7 @@ function definedEnv(env) {
   return out;
 }
 function execPath(exec, cwd) {
-  return isAbsolute4(exec) ? exec : resolve4(cwd, exec);
+  return isAbsolute4(exec) ? exec : resolve5(cwd, exec);
 }
 function containerArgs(image) {
   return ["run", "--rm", "-i", "--network", "none", "--read-only", "--user", "nobody", "--security-opt", "no-new-privileges", image];
@@ -44943,12 +45249,11 @@ function itemText(item, indent) {
 var STOP_LABEL = "kdelta:stop";
 
 // ../cli/src/run/package-files.ts
-import { mkdir as mkdir5, readFile as readFile7, rm as rm6, writeFile as writeFile5 } from "node:fs/promises";
-import { dirname as dirname7, join as join15 } from "node:path";
+import { chmod as chmod2, lstat as lstat2, mkdir as mkdir5, readdir as readdir6, readFile as readFile6, readlink as readlink2, rm as rm5, symlink as symlink2, writeFile as writeFile5 } from "node:fs/promises";
+import { dirname as dirname7, join as join15, relative as relative6, sep as sep4 } from "node:path";
 
 // ../cli/src/run/materialize.ts
 var import_yaml43 = __toESM(require_dist(), 1);
-import { mkdtemp as mkdtemp2, readFile as readFile6, rm as rm5 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
 import { join as join14 } from "node:path";
 var decoder = new TextDecoder("utf-8", { fatal: true });
@@ -45015,14 +45320,15 @@ function createPackageUpdateMaterialize() {
 }
 var packageUpdateMaterialize = (input) => materialize(input, void 0);
 async function materialize(input, fetches) {
-  const scratch = await mkdtemp2(join14(tmpdir3(), "kdelta-pkg-"));
+  const scratch = makeTempDir(tmpdir3(), "pkg");
   try {
     const dir = join14(scratch, checkName(input.downstream.package || "pkg"));
     const git3 = {
       cwd: input.cwd ?? scratch,
       env: input.env,
       ...input.cacheDir ? { cacheDir: input.cacheDir } : {},
-      ...fetches ? { fetches } : {}
+      ...fetches ? { fetches } : {},
+      ...input.trust ? { trust: input.trust } : {}
     };
     const local = input.downstream.local;
     if (!local) {
@@ -45075,14 +45381,19 @@ async function materialize(input, fetches) {
       lock: { ...input.upstream }
     };
   } finally {
-    await rm5(scratch, { recursive: true, force: true });
+    removeTempDir(scratch);
   }
 }
 function filesOf(tree) {
   const files = /* @__PURE__ */ new Map();
-  const paths = [...tree.allFiles().keys()].filter((p) => !p.split("/").some((s) => s === ".git" || s === "node_modules")).sort();
-  for (const p of paths) files.set(p, fileContent(tree.bytes(p)));
-  return files;
+  const kept = (p) => !p.split("/").some((s) => s === ".git" || s === "node_modules");
+  for (const p of tree.allFiles().keys()) {
+    if (!kept(p)) continue;
+    const bytes = tree.bytes(p);
+    files.set(p, tree.isExecutable(p) ? { kind: "executable", bytes } : fileContent(bytes));
+  }
+  for (const [p, target] of tree.allLinks()) if (kept(p)) files.set(p, { kind: "symlink", target });
+  return new Map([...files].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
 }
 function movedDuringRun(input, fetched) {
   return new Error(
@@ -45092,26 +45403,72 @@ function movedDuringRun(input, fetched) {
 
 // ../cli/src/run/package-files.ts
 async function readPackageDir(dir) {
-  let paths;
+  const out = /* @__PURE__ */ new Map();
+  const walk = async (abs2) => {
+    for (const entry of await readdir6(abs2, { withFileTypes: true })) {
+      if (entry.name === ".git" || entry.name === "node_modules") continue;
+      const full = join15(abs2, entry.name);
+      const rel = relative6(dir, full).split(sep4).join("/");
+      if (entry.isSymbolicLink()) out.set(rel, { kind: "symlink", target: await readlink2(full) });
+      else if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile()) {
+        const bytes = await readFile6(full);
+        out.set(rel, ((await lstat2(full)).mode & 64) !== 0 ? { kind: "executable", bytes } : fileContent(bytes));
+      }
+    }
+  };
   try {
-    paths = await listFiles(dir, () => true);
+    if ((await lstat2(dir)).isSymbolicLink())
+      throw new RunError("symlinked-package", `${dir} is a symlink: a package directory is never followed`);
+    await walk(dir);
   } catch (error2) {
     if (error2.code === "ENOENT" || error2.code === "ENOTDIR") return void 0;
     throw error2;
   }
-  if (paths.length === 0) return void 0;
-  const out = /* @__PURE__ */ new Map();
-  for (const p of paths) out.set(p, fileContent(await readFile7(join15(dir, p))));
-  return out;
+  if (out.size === 0) return void 0;
+  return new Map([...out].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+}
+async function assertNoSymlinkIn(root, directory, repository) {
+  const parts = directory.split("/").filter((p) => p !== "" && p !== ".");
+  for (let i = 1; i <= parts.length; i++) {
+    const path = parts.slice(0, i).join("/");
+    let link2;
+    try {
+      const stats = await lstat2(join15(root, path));
+      if (!stats.isSymbolicLink()) continue;
+      link2 = await readlink2(join15(root, path));
+    } catch {
+      return;
+    }
+    const what = path === parts.join("/") ? "the package directory" : `${path}, a directory above the package,`;
+    throw new RunError(
+      "symlinked-package",
+      `${parts.join("/")} in ${repository}: ${what} is a symlink (to ${link2}): kdelta never follows a symlink out of a package; left alone`,
+      { path: parts.join("/") }
+    );
+  }
 }
 async function writePackageDir(dir, files) {
-  await rm6(dir, { recursive: true, force: true });
+  await rm5(dir, { recursive: true, force: true });
+  const links = [];
   for (const [path, content] of files) {
-    if (path.split("/").some((s) => s === ".." || s === ""))
+    if (path.split("/").some((s) => s === ".." || s === "" || s === "."))
       throw new RunError("unsafe-path", `refusing to write "${path}": not a path inside the package`);
     const full = join15(dir, path);
+    if (typeof content === "object" && "kind" in content && content.kind === "symlink") {
+      links.push([full, content.target]);
+      continue;
+    }
     await mkdir5(dirname7(full), { recursive: true });
-    await writeFile5(full, content);
+    if (typeof content === "string" || content instanceof Uint8Array) await writeFile5(full, content);
+    else {
+      await writeFile5(full, content.bytes);
+      await chmod2(full, 493);
+    }
+  }
+  for (const [full, target] of links) {
+    await mkdir5(dirname7(full), { recursive: true });
+    await symlink2(target, full);
   }
 }
 function splitBinary(files) {
@@ -45126,11 +45483,48 @@ function splitBinary(files) {
 
 // ../cli/src/run/plan.ts
 import { createHash as createHash5 } from "node:crypto";
-import { isAbsolute as isAbsolute5, resolve as resolve5 } from "node:path";
+import { isAbsolute as isAbsolute5, resolve as resolve6 } from "node:path";
+
+// ../cli/src/run/names.ts
+var DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+var DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
+function objectNameProblem(name2) {
+  if (name2.length > 253 || !DNS_SUBDOMAIN.test(name2)) {
+    return `"${name2}" is not a valid Kubernetes object name (RFC 1123 subdomain: at most 253 characters, lowercase letters, digits, "-" and ".", starting and ending with a letter or digit)`;
+  }
+  return void 0;
+}
+function findCollisions(planned, recordOf) {
+  const seen = /* @__PURE__ */ new Map();
+  const out = [];
+  for (const p of planned) {
+    const repo = repositoryIdentity(p.target.repo);
+    const keys = [
+      [`branch\0${repo}\0${p.target.head}`, `branch "${p.target.head}" of ${repo}`],
+      [`directory\0${repo}\0${p.directory}`, `package directory "${p.directory || "."}" of ${repo}`]
+    ];
+    const record = recordOf?.(p.target);
+    if (record !== void 0) keys.push([`record\0${record}`, `proposal record ${record}`]);
+    for (const [key, what] of keys) {
+      const before = seen.get(key);
+      if (before && before !== p) {
+        out.push({ first: before, second: p, what });
+        break;
+      }
+      seen.set(key, p);
+    }
+  }
+  return out;
+}
+function describeCollision(c) {
+  return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
+}
+
+// ../cli/src/run/plan.ts
 function repositoryUrl(repo, cwd) {
   const r = repo.repo;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute5(r)) return r;
-  return resolve5(cwd, r);
+  return resolve6(cwd, r);
 }
 function joinDir(...parts) {
   return parts.flatMap((p) => p.split("/")).filter((p) => p !== "" && p !== ".").join("/");
@@ -45191,6 +45585,13 @@ function planRun(config, options) {
     byName2.set(name2, source);
     const spec = pv.spec ?? {};
     const generated = source.kind === "PackageVariantSet";
+    const nameProblem = objectNameProblem(name2);
+    if (nameProblem) {
+      issues.push(
+        generated ? { source, field: "spec.targets", message: `generates variant ${nameProblem}` } : { source, field: "metadata.name", message: nameProblem }
+      );
+      continue;
+    }
     const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ""}`);
     const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ""}`);
     if (!upRepo) {
@@ -45208,16 +45609,18 @@ function planRun(config, options) {
       });
     }
     if (!upRepo || !downRepo) continue;
-    const downstreamKey = `${downRepo.name}/${spec.downstream?.package ?? ""}`;
+    const downUrl = repositoryUrl(downRepo, options.cwd);
+    const downDirectory = joinDir(downRepo.directory, spec.downstream?.package ?? "");
+    const downstreamKey = `${repositoryIdentity(downUrl)}\0${downDirectory}`;
     const owner = byDownstream.get(downstreamKey);
     if (owner) {
       issues.push({
         source,
-        message: `variants "${owner}" and "${name2}" both write package "${spec.downstream?.package}" of Repository "${downRepo.name}"`
+        message: `variants "${owner.name}" (Repository "${owner.repository}") and "${name2}" (Repository "${downRepo.name}") both write package directory "${downDirectory || "."}" of ${hideCredentials(downUrl)}: each would overwrite the other's proposal`
       });
       continue;
     }
-    byDownstream.set(downstreamKey, name2);
+    byDownstream.set(downstreamKey, { name: name2, repository: downRepo.name });
     const revision = spec.upstream?.revision;
     variants.push({
       name: name2,
@@ -45234,10 +45637,10 @@ function planRun(config, options) {
       },
       downstream: {
         repository: downRepo,
-        url: repositoryUrl(downRepo, options.cwd),
+        url: downUrl,
         branch: downRepo.branch,
         package: spec.downstream?.package ?? "",
-        directory: joinDir(downRepo.directory, spec.downstream?.package ?? "")
+        directory: downDirectory
       },
       objects: config.objects.filter((o) => (o.metadata?.namespace || "default") === namespace)
     });
@@ -45325,11 +45728,11 @@ function fingerprintOf(plan, upstreamCommit, version2) {
 }
 
 // ../cli/src/run/ownership.ts
-import { resolve as resolve7 } from "node:path";
+import { resolve as resolve8 } from "node:path";
 
 // ../cli/src/run/update-mode.ts
 var import_yaml44 = __toESM(require_dist(), 1);
-import { basename as basename6, isAbsolute as isAbsolute6, join as join16, posix as posix5, resolve as resolve6 } from "node:path";
+import { basename as basename6, isAbsolute as isAbsolute6, join as join16, posix as posix5, resolve as resolve7 } from "node:path";
 async function findControlRepository(cwd) {
   let root;
   try {
@@ -45377,7 +45780,7 @@ async function findUpdatePlans(mirror, control, warnings) {
       continue;
     }
     const lock = k?.upstreamLock?.git?.commit;
-    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute6(g.repo) ? g.repo : resolve6(control.root, g.repo);
+    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute6(g.repo) ? g.repo : resolve7(control.root, g.repo);
     const base = `update-${slug(directory)}`;
     const n = (slugs.get(base) ?? 0) + 1;
     slugs.set(base, n);
@@ -45398,6 +45801,9 @@ async function findUpdatePlans(mirror, control, warnings) {
 function resolveRef2(refs, ref) {
   const by = new Map(refs.map((r) => [r.name, r.commit]));
   return by.get(`refs/tags/${ref}`) ?? by.get(`refs/heads/${ref}`) ?? by.get(ref) ?? (isFullCommit(ref) ? ref.toLowerCase() : void 0);
+}
+function updateTarget(plan, control, branchPrefix) {
+  return { downstream: control.name, repo: control.url, head: `${branchPrefix}${plan.name}`, base: control.branch };
 }
 async function runUpdateJob(plan, control, ctx) {
   const base = {
@@ -45427,12 +45833,7 @@ async function updateJob(plan, control, ctx) {
   }
   const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
   const upstream2 = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
-  const target = {
-    downstream: control.name,
-    repo: control.url,
-    head: `${ctx.branchPrefix}${plan.name}`,
-    base: control.branch
-  };
+  const target = updateTarget(plan, control, ctx.branchPrefix);
   const mirror = await ctx.mirror(control.url);
   const open2 = await ctx.forge.find(target);
   const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
@@ -45453,6 +45854,7 @@ async function updateJob(plan, control, ctx) {
   if (!open2 && plan.lockCommit === commit) return { ...none, action: "up-to-date", writes: false, fingerprint, upstream: upstream2 };
   const ws = await checkout(ctx, control.url, target.base, target.head, plan.name);
   const pkgDir = join16(ws.dir, plan.directory);
+  await assertNoSymlinkIn(ws.dir, plan.directory, control.url);
   const local = await readPackageDir(pkgDir);
   if (!local) throw new RunError("not-a-package", `${where}: the package is gone from ${control.branch}`);
   let files = local;
@@ -45465,7 +45867,9 @@ async function updateJob(plan, control, ctx) {
       downstream: { package: basename6(plan.directory) || control.name, local },
       cacheDir: ctx.cacheDir,
       cwd: control.root,
-      env: ctx.env
+      env: ctx.env,
+      // the control repository's own Kptfile names this upstream: the user's
+      ...ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url], control.root) } : {}
     });
     files = m.files;
     conflicts = m.conflicts;
@@ -45538,10 +45942,18 @@ function controlIdentity(url) {
 }
 async function findControlIdentity(cwd, configDir) {
   const found = await findControlRepository(cwd);
-  return found.ok ? controlIdentity(found.value.url) : resolve7(configDir);
+  return found.ok ? controlIdentity(found.value.url) : resolve8(configDir);
 }
 
 // ../cli/src/run/job.ts
+function interrupted(signal) {
+  const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
+  return new RunError("interrupted", `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ""}`);
+}
+async function checkpoint(signal) {
+  await new Promise((resolve11) => setImmediate(resolve11));
+  if (signal?.aborted) throw interrupted(signal);
+}
 var COMMIT_TRAILER = "Kdelta-Variant";
 var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
 function message(error2) {
@@ -45593,15 +46005,18 @@ async function changedFiles2(ws, directory) {
     return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
   });
 }
+function madeByKdelta(ctx, email, body) {
+  return email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, "m").test(body ?? "");
+}
 async function foreignCommits(ctx, ws) {
   if (!ws.remoteHead) return [];
-  const log = await git2(ws.dir, ["log", "--format=%H%x1f%an%x1f%ae%x1f%B%x1e", ws.remoteHead, `^${ws.baseCommit}`, "--"]);
+  const format = "--format=%H%x1f%an%x1f%ae%x1f%B%x1e";
+  let log = await git2(ws.dir, ["log", format, ws.remoteHead, `^${ws.baseCommit}`, "--"]);
+  if (log.trim() === "") log = await git2(ws.dir, ["log", format, "-1", ws.remoteHead, "--"]);
   const out = [];
   for (const entry of log.split("")) {
     const [sha, name2, email, body] = entry.trim().split("");
-    if (!sha) continue;
-    const ours = email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, "m").test(body ?? "");
-    if (!ours) out.push(`${sha.slice(0, 12)} by ${name2} <${email}>`);
+    if (sha && !madeByKdelta(ctx, email, body)) out.push(`${sha.slice(0, 12)} by ${name2} <${email}>`);
   }
   return out;
 }
@@ -45612,6 +46027,14 @@ async function isAncestor(dir, commit, of) {
   } catch {
     return false;
   }
+}
+function blockedBy(foreign, target, open2) {
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: open2 ? proposalRef(open2) : void 0,
+    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(", ")}): left alone; merge or delete it to let kdelta update it`
+  };
 }
 function stopped(open2, head) {
   if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
@@ -45685,8 +46108,15 @@ function resultWithoutCredentials(result) {
 async function propose(ctx, given, newAction, updatedAction = "updated") {
   const input = withoutCredentialsIn(given);
   const { ws, target } = input;
+  if (target.head === target.base) {
+    throw new RunError(
+      "head-is-base",
+      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`
+    );
+  }
   const stop = stopped(input.open, target.head);
   if (stop) return stop;
+  await checkpoint(ctx.signal);
   const token = ctx.forge.gitToken?.(target.repo);
   let open2 = input.open;
   const changes = await changedFiles2(ws, input.directory);
@@ -45698,6 +46128,8 @@ async function propose(ctx, given, newAction, updatedAction = "updated") {
   if (changes.length === 0) {
     if (!open2) return { action: "up-to-date", writes: false };
     const merged = ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit);
+    const foreign2 = merged ? [] : await foreignCommits(ctx, ws);
+    if (foreign2.length > 0) return blockedBy(foreign2, target, open2);
     if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
     const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
     if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
@@ -45724,14 +46156,7 @@ async function propose(ctx, given, newAction, updatedAction = "updated") {
     }
   }
   const foreign = await foreignCommits(ctx, ws);
-  if (foreign.length > 0) {
-    return {
-      action: "blocked",
-      writes: false,
-      proposal: open2 ? proposalRef(open2) : void 0,
-      message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(", ")}): left alone; merge or delete it to let kdelta update it`
-    };
-  }
+  if (foreign.length > 0) return blockedBy(foreign, target, open2);
   const { name: name2, email } = ctx.author;
   await runGit(["commit", "--quiet", "--no-verify", "-m", input.commitMessage], {
     cwd: ws.dir,
@@ -45762,6 +46187,7 @@ async function propose(ctx, given, newAction, updatedAction = "updated") {
     return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
   }
   try {
+    await checkpoint(ctx.signal);
     if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
     if (pushNeeded && ctx.forge.publishCommit) {
       headCommit = await ctx.forge.publishCommit({
@@ -45819,17 +46245,20 @@ async function runVariantJob(plan, ctx) {
     return { ...base, action: "failed", writes: false, error: message(error2) };
   }
 }
+function variantTarget(plan, branchPrefix) {
+  return {
+    downstream: plan.downstream.repository.name,
+    repo: plan.downstream.url,
+    head: `${branchPrefix}${plan.name}`,
+    base: plan.downstream.branch
+  };
+}
 async function variantJob(plan, ctx) {
   const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
   if (!resolved.ok) return { action: "failed", writes: false, error: resolved.error };
   const up = resolved.value;
   const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
-  const target = {
-    downstream: plan.downstream.repository.name,
-    repo: plan.downstream.url,
-    head: `${ctx.branchPrefix}${plan.name}`,
-    base: plan.downstream.branch
-  };
+  const target = variantTarget(plan, ctx.branchPrefix);
   const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
   const open2 = await ctx.forge.find(target);
   const mirror = await ctx.mirror(plan.downstream.url);
@@ -45846,8 +46275,10 @@ async function variantJob(plan, ctx) {
       conflictCount: meta.conflicts
     };
   }
+  await checkpoint(ctx.signal);
   const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
   const pkgDir = join17(ws.dir, plan.downstream.directory);
+  await assertNoSymlinkIn(ws.dir, plan.downstream.directory, plan.downstream.url);
   const local = await readPackageDir(pkgDir);
   const kptfileContent = local?.get("Kptfile");
   const kptfile = typeof kptfileContent === "string" ? kptfileContent : void 0;
@@ -45879,8 +46310,10 @@ async function variantJob(plan, ctx) {
       upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
       downstream: { package: plan.downstream.package, local },
       cacheDir: ctx.cacheDir,
-      env: ctx.env
+      env: ctx.env,
+      trust: ctx.trust
     });
+    await checkpoint(ctx.signal);
     ({ text: files, binary } = splitBinary(m.files));
     conflicts = m.conflicts;
     resources = m.resources;
@@ -45916,11 +46349,13 @@ async function variantJob(plan, ctx) {
     })
   );
   let renderFailure;
+  await checkpoint(ctx.signal);
   if (ctx.render) {
     const rendered = await renderFiles(ctx, files, plan.downstream.directory, ws.dir);
     if (rendered.ok) files = rendered.files;
     else renderFailure = rendered.failure;
   }
+  await checkpoint(ctx.signal);
   await writePackageDir(pkgDir, new Map([...files, ...binary]));
   const upstream2 = { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 };
   const title = local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
@@ -45997,6 +46432,9 @@ async function findRemovals(mirror, downstream, variants, control) {
   }
   return out;
 }
+function removalTarget(removal, branchPrefix) {
+  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix}${removal.variant}`, base: removal.branch };
+}
 async function runRemovalJob(removal, ctx) {
   const base = {
     variant: removal.variant,
@@ -46006,12 +46444,7 @@ async function runRemovalJob(removal, ctx) {
     conflictCount: 0
   };
   try {
-    const target = {
-      downstream: removal.repository,
-      repo: removal.url,
-      head: `${ctx.branchPrefix}${removal.variant}`,
-      base: removal.branch
-    };
+    const target = removalTarget(removal, ctx.branchPrefix);
     const fingerprint = hashOf({
       removal: removal.policy,
       directory: removal.directory,
@@ -46021,10 +46454,13 @@ async function runRemovalJob(removal, ctx) {
     const open2 = await ctx.forge.find(target);
     const ws = await checkout(ctx, removal.url, removal.branch, target.head, `remove-${removal.variant}`);
     const pkgDir = join17(ws.dir, removal.directory);
+    await assertNoSymlinkIn(ws.dir, removal.directory, removal.url);
     if (removal.policy === "delete") {
-      await rm7(pkgDir, { recursive: true, force: true });
+      await rm6(pkgDir, { recursive: true, force: true });
     } else {
-      const kptfile = await readFile8(join17(pkgDir, "Kptfile"), "utf8");
+      if ((await lstat3(join17(pkgDir, "Kptfile"))).isSymbolicLink())
+        throw new RunError("symlinked-package", `${removal.directory}/Kptfile in ${removal.url} is a symlink: left alone`);
+      const kptfile = await readFile7(join17(pkgDir, "Kptfile"), "utf8");
       await writeFile6(
         join17(pkgDir, "Kptfile"),
         setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: void 0, [DELETION_POLICY_ANNOTATION]: void 0 })
@@ -46126,17 +46562,18 @@ var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
 var DEFAULT_CONCURRENCY = 4;
 var DEFAULT_AUTHOR = { name: "kdelta", email: "kdelta@noreply.invalid" };
-var DEFAULT_BRANCH_PREFIX = "kdelta/";
-async function pool(items, limit, fn3) {
+async function pool(items, limit, signal, fn3) {
   const out = new Array(items.length);
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
+      await checkpoint(signal);
       const i = next++;
       out[i] = await fn3(items[i]);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  for (const s of settled) if (s.status === "rejected") throw s.reason;
   return out;
 }
 function memo(make) {
@@ -46152,7 +46589,7 @@ function memo(make) {
 }
 async function run(options) {
   const configArg = options.config ?? DEFAULT_CONFIG_DIR;
-  const control = await loadControl({ dir: resolve8(options.cwd, configArg), display: configArg });
+  const control = await loadControl({ dir: resolve9(options.cwd, configArg), display: configArg });
   const settings = control.settings;
   const plan = planRun(control, { cwd: options.cwd });
   const mode = options.mode ?? settings.mode ?? "both";
@@ -46164,19 +46601,39 @@ async function run(options) {
   const env = options.env ?? process.env;
   const branchPrefix = options.branchPrefix ?? settings.branchPrefix ?? DEFAULT_BRANCH_PREFIX;
   checkBranchPrefix(branchPrefix);
+  const proposalsDir = resolve9(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join18(configArg, "proposals"));
+  if (forgeChoice === "local" && !options.dryRun) {
+    const given = options.proposalsDir ?? settings.proposalsDir;
+    await checkOutputPath({
+      path: proposalsDir,
+      shown: given ?? join18(configArg, "proposals"),
+      what: options.proposalsDir !== void 0 ? "proposalsDir" : given !== void 0 ? "RunSettings spec.proposalsDir" : "the proposals directory",
+      kind: "directory"
+    });
+  }
   const budget = forgeChoice === "github" ? new Budget(options.budget ?? settings.budget ?? DEFAULT_BUDGET) : void 0;
   const forge = forgeChoice === "local" ? createLocalForge({
-    dir: resolve8(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join18(configArg, "proposals")),
+    dir: proposalsDir,
     displayRoot: options.cwd,
     branchPrefix
   }) : forgeChoice === "github" ? createGitHubForge({ ...settings.github, ...definedOnly(options.github ?? {}), env, budget, branchPrefix }) : forgeChoice;
   const warnings = [...plan.warnings];
+  const trust = sourceTrust({
+    named: [forge.serverUrl, ...control.repositories.map((r) => repositoryUrl(r, options.cwd))],
+    hosts: options.credentialHosts ?? [],
+    cwd: options.cwd,
+    env,
+    ...options.allowLocalUpstreams !== void 0 ? { allowLocal: options.allowLocalUpstreams } : {}
+  });
   const tokenFor = (url) => {
     const token = forge.gitToken?.(url);
     return token ? { token } : {};
   };
-  const controlId = await findControlIdentity(options.cwd, resolve8(options.cwd, configArg));
-  const runDir = await mkdtemp3(join18(tmpdir4(), "kdelta-run-"));
+  const controlId = await findControlIdentity(options.cwd, resolve9(options.cwd, configArg));
+  sweepAbandonedWork();
+  const runDir = makeTempDir(tmpdir4(), "run");
+  const stopGit = () => stopRunningGit();
+  options.signal?.addEventListener("abort", stopGit, { once: true });
   let jobs = 0;
   const ctx = {
     version: options.version ?? KDELTA_VERSION,
@@ -46187,8 +46644,10 @@ async function run(options) {
     allowExec: options.allowExec ?? false,
     author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
     env,
+    trust,
     cacheDir: options.cacheDir,
     branchPrefix,
+    signal: options.signal,
     budget,
     control: controlId,
     scratch: async (name2) => {
@@ -46245,26 +46704,9 @@ async function run(options) {
         }
       }
     }
-    total.n += updates.length;
-    options.onProgress?.({ type: "planned", total: total.n });
-    const results = await pool(
-      variants,
-      concurrency,
-      async (v) => report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))())
-    );
-    if (control2) {
-      const c = control2;
-      results.push(
-        ...await pool(
-          updates,
-          concurrency,
-          async (u) => report(await unlessSpent(u.name, `${c.name}/${u.directory || "."}`, () => runUpdateJob(u, c, ctx))())
-        )
-      );
-    }
+    const names = new Set(plan.variants.map((v) => v.name));
+    let removals = [];
     if (mode !== "updates") {
-      const names = new Set(plan.variants.map((v) => v.name));
-      const removals = [];
       for (const d of plan.downstreams) {
         try {
           const mirror = await ctx.mirror(d.url);
@@ -46281,20 +46723,58 @@ async function run(options) {
           );
         }
       }
-      total.n += removals.length;
+    }
+    const collided = checkCollisions({ variants, updates, control: control2, removals, branchPrefix, forge });
+    removals = removals.filter((r) => !collided.has(r));
+    total.n += updates.length + removals.length + collided.size;
+    options.onProgress?.({ type: "planned", total: total.n });
+    const results = await pool(
+      variants,
+      concurrency,
+      options.signal,
+      async (v) => report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))())
+    );
+    if (control2) {
+      const c = control2;
+      results.push(
+        ...await pool(
+          updates,
+          concurrency,
+          options.signal,
+          async (u) => report(await unlessSpent(u.name, `${c.name}/${u.directory || "."}`, () => runUpdateJob(u, c, ctx))())
+        )
+      );
+    }
+    if (mode !== "updates") {
       results.push(
         ...await pool(
           removals,
           concurrency,
-          async (r) => report(await unlessSpent(r.variant, `${r.repository}/${r.directory.split("/").pop() ?? ""}`, () => runRemovalJob(r, ctx))())
+          options.signal,
+          async (r) => report(await unlessSpent(r.variant, removalLabel(r), () => runRemovalJob(r, ctx))())
         )
       );
+      for (const [r, why] of collided) {
+        results.push(
+          report({
+            variant: r.variant,
+            downstream: removalLabel(r),
+            action: "failed",
+            writes: false,
+            dryRun: ctx.dryRun,
+            conflicts: [],
+            conflictCount: 0,
+            error: why
+          })
+        );
+      }
       const handled = new Set(removals.map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
       const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
       if (!forge.tracksMerges) {
         results.push(...await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard)));
       }
     }
+    if (options.signal?.aborted) throw interrupted(options.signal);
     results.sort((a, b) => a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1);
     return {
       version: ctx.version,
@@ -46306,17 +46786,61 @@ async function run(options) {
       failed: results.filter((r) => r.error !== void 0).length,
       ...budget ? { budget: budget.report() } : {}
     };
+  } catch (error2) {
+    if (options.signal?.aborted) throw interrupted(options.signal);
+    throw error2;
   } finally {
-    await rm8(runDir, { recursive: true, force: true });
+    options.signal?.removeEventListener("abort", stopGit);
+    removeTempDir(runDir);
   }
 }
-function checkBranchPrefix(prefix) {
-  if (!/^[A-Za-z0-9._/-]*$/.test(prefix) || prefix.startsWith("/") || prefix.startsWith("-") || prefix.includes("..") || prefix.includes("//")) {
-    throw new RunError(
-      "invalid-option",
-      `branch prefix "${prefix}" is not usable in a git branch name (letters, digits, ".", "_", "-" and "/"; not starting with "/" or "-")`
+function removalLabel(r) {
+  return `${r.repository}/${r.directory.split("/").pop() ?? ""}`;
+}
+function checkCollisions(input) {
+  const { branchPrefix, forge } = input;
+  const planned = [
+    ...input.variants.map((v) => ({
+      label: `variant "${v.name}"`,
+      target: variantTarget(v, branchPrefix),
+      directory: v.downstream.directory
+    })),
+    ...input.control ? input.updates.map((u) => ({
+      label: `package update "${u.name}" (${u.directory || "."})`,
+      target: updateTarget(u, input.control, branchPrefix),
+      directory: u.directory
+    })) : []
+  ];
+  const recordOf = forge.recordOf ? (t) => {
+    try {
+      return forge.recordOf(t);
+    } catch {
+      return void 0;
+    }
+  } : void 0;
+  const planError = findCollisions(planned, recordOf);
+  if (planError.length > 0) throw new RunError("name-collision", planError.map(describeCollision).join("\n"));
+  const byRemoval = /* @__PURE__ */ new Map();
+  for (const r of input.removals) {
+    byRemoval.set(
+      {
+        label: `the removal of package "${r.directory || "."}" (variant "${r.variant}" is gone)`,
+        target: removalTarget(r, branchPrefix),
+        directory: r.directory
+      },
+      r
     );
   }
+  const out = /* @__PURE__ */ new Map();
+  for (const c of findCollisions([...planned, ...byRemoval.keys()], recordOf)) {
+    const r = byRemoval.get(c.second);
+    if (r && !out.has(r)) out.set(r, `${describeCollision(c)}: left alone`);
+  }
+  return out;
+}
+function checkBranchPrefix(prefix) {
+  const problem = branchPrefixProblem(prefix);
+  if (problem) throw new RunError("invalid-option", `branch prefix ${problem}`);
 }
 function definedOnly(value2) {
   return Object.fromEntries(Object.entries(value2).filter(([, v]) => v !== void 0));
@@ -46328,6 +46852,7 @@ var help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode va
            [--branch-prefix <prefix>] [--budget n] [--label <name>]... [--assignee <user>]...
            [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
            [--auto-merge merge|squash|rebase] [--signed-commits] [--allow-exec]
+           [--allow-local-upstreams] [--credential-host <host>]...
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
 in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1alpha1
@@ -46336,9 +46861,25 @@ each variant: resolves the upstream (tag <package>/<revision>, else tag <revisio
 or commit) and the downstream, gets the package, applies the variant's mutations in Porch's order
 and, when the result differs from the downstream's branch, pushes branch kdelta/<variant>
 (see --branch-prefix) and opens or updates its proposal. Nothing new: nothing is pushed or
-written. A branch with commits kdelta did not make, or a pull request labelled kdelta:stop, is
-left alone and reported. A package whose variant is gone gets a proposal removing it
-(deletionPolicy delete) or removing only its ownership annotation (orphan).
+written. A branch with commits kdelta did not make (a human's branch that happens to have the
+proposal's name included, even one with no commit of its own), or a pull request labelled
+kdelta:stop, is left alone and reported. A package whose variant is gone gets a proposal removing
+it (deletionPolicy delete) or removing only its ownership annotation (orphan).
+
+Names: a variant's name is a Kubernetes object name (RFC 1123 subdomain: lowercase letters,
+digits, "-" and "."). Two variants, or a variant and a package update, that would share a
+proposal branch, a proposal record or a package directory of one repository (URLs compared
+without credentials, a trailing "/" or ".git") are an error naming both, before anything is
+pushed. A proposal's branch is never its base branch: such a variant fails and nothing is pushed.
+
+Outputs: --report and --proposals-dir (and RunSettings spec.proposalsDir) are checked before the
+first push; an unwritable one is an error naming the flag, and nothing is written.
+
+Interrupted (SIGINT, SIGTERM): the run stops between two steps (within one synchronous step, such
+as writing or merging one package), ends its git processes, removes its work directories and
+exits 130 or 143; proposals already made are whole. A run that was killed (SIGKILL) leaves its
+kdelta-run-* directories in the temporary directory: the next run removes those whose process
+is gone.
 
 Update mode: every package of the control repository itself (the git repository --config is in,
 its current branch) whose Kptfile has a git upstream is updated the same way \u2014 a 3-way merge
@@ -46380,7 +46921,18 @@ Flags:
                          each is any program on this machine, named by the package's author.
                          Without it a package with one is proposed unrendered, its render
                          failure saying so
-  --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/)
+  --allow-local-upstreams
+                         let a package's nested Kptfiles name upstream repositories on this
+                         machine (a path or file:// URL; also KDELTA_ALLOW_LOCAL_UPSTREAMS=1).
+                         Refused by default: their files would be pushed. Repositories of the
+                         control resources may always be local
+  --credential-host <h>  one more host (host or host:port) that gets the run's credentials
+                         (repeatable, or a comma list; also KDELTA_CREDENTIAL_HOSTS). Credentials
+                         (KDELTA_GIT_TOKEN, the forge's token, git's credential helpers) go only
+                         to the forge's server, the hosts of the control resources' Repositories
+                         and these: never to a host that only package content names
+  --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/); not empty, letters,
+                         digits, ".", "_", "-" and "/", not starting with "/", "." or "-"
   --budget <n>           content-creating API requests this run may make (github; default
                          ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
   --label <name>         labels for new and updated pull requests (repeatable, or a comma list)
@@ -46405,11 +46957,32 @@ selects no target is invalid here (\`kdelta variantset expand\` only warns): rea
 it would propose removing every package the set made, so a selector typo stops the run instead.
 `;
 
+// ../cli/src/interrupt.ts
+import { constants as constants3 } from "node:os";
+async function withInterruptCleanup(fn3) {
+  const controller = new AbortController();
+  const handler = (signal) => {
+    controller.abort(new Error(`interrupted by ${signal}`));
+    stopRunningGit();
+    removeAllTempDirs();
+    releaseHeldLocks();
+    process.exit(128 + (constants3.signals[signal] ?? 0));
+  };
+  process.once("SIGINT", handler);
+  process.once("SIGTERM", handler);
+  try {
+    return await fn3(controller.signal);
+  } finally {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  }
+}
+
 // ../cli/src/main.ts
 var version = JSON.parse('{"version":"0.0.0"}').version;
 
 // src/inputs.ts
-import { isAbsolute as isAbsolute7, relative as relative6, resolve as resolve9 } from "node:path";
+import { isAbsolute as isAbsolute7, relative as relative7, resolve as resolve10 } from "node:path";
 var InputError = class extends KdeltaError2 {
   constructor(input, message2) {
     super({ code: "invalid-input", message: `input "${input}": ${message2}` });
@@ -46447,8 +47020,8 @@ function oneOf2(name2, raw, allowed) {
 var SHARD = /^(\d+)\/(\d+)$/;
 function settingsFromInputs(input, ctx) {
   const config = input("config").trim() || ".kdelta";
-  const resolvedConfig = resolve9(ctx.workspace, config);
-  const rel = relative6(ctx.workspace, resolvedConfig);
+  const resolvedConfig = resolve10(ctx.workspace, config);
+  const rel = relative7(ctx.workspace, resolvedConfig);
   if (rel.startsWith("..") || isAbsolute7(rel)) {
     throw new InputError("config", `must be inside the workspace ${ctx.workspace} (got "${config}")`);
   }
@@ -46469,6 +47042,8 @@ function settingsFromInputs(input, ctx) {
   const autoMerge = autoMergeRaw === void 0 ? void 0 : autoMergeRaw === "false" ? false : autoMergeRaw;
   const signedCommits = parseBoolean("signed-commits", input("signed-commits"), false);
   const allowExec = parseBoolean("allow-exec", input("allow-exec"), false);
+  const allowLocalUpstreams = parseBoolean("allow-local-upstreams", input("allow-local-upstreams"), false);
+  const credentialHosts = parseList(input("credential-hosts"));
   const authorName = input("commit-author-name").trim();
   const authorEmail = input("commit-author-email").trim();
   if (authorName === "" !== (authorEmail === "")) {
@@ -46481,9 +47056,8 @@ function settingsFromInputs(input, ctx) {
     throw new InputError("commit-author-email", `expected an email address (got "${authorEmail}")`);
   }
   const branchPrefix = input("branch-prefix").trim();
-  if (branchPrefix !== "" && (/[\s~^:?*[\\]|\.\.|^\/|\/\/|@\{/.test(branchPrefix) || branchPrefix.endsWith(".lock"))) {
-    throw new InputError("branch-prefix", `not a valid start of a git branch name (got "${branchPrefix}")`);
-  }
+  const prefixProblem = branchPrefix === "" ? void 0 : branchPrefixProblem(branchPrefix);
+  if (prefixProblem) throw new InputError("branch-prefix", prefixProblem);
   const token = input("token").trim();
   if (forge === "github" && token === "") {
     throw new InputError(
@@ -46520,6 +47094,8 @@ function settingsFromInputs(input, ctx) {
     ...budget === void 0 ? {} : { budget },
     ...authorName === "" ? {} : { author: { name: authorName, email: authorEmail } },
     ...branchPrefix === "" ? {} : { branchPrefix },
+    ...allowLocalUpstreams ? { allowLocalUpstreams } : {},
+    ...credentialHosts.length > 0 ? { credentialHosts } : {},
     ...forge === "github" ? { github } : {}
   };
   return { options, config, forge, token };
@@ -46752,7 +47328,9 @@ async function main2() {
   );
   let report;
   try {
-    report = await group("Run", () => run({ ...options, onProgress: (event) => info(progressLine2(event)) }));
+    report = await withInterruptCleanup(
+      (signal) => group("Run", () => run({ ...options, signal, onProgress: (event) => info(progressLine2(event)) }))
+    );
   } catch (error2) {
     if (error2 instanceof ControlError) reportControlError(error2, options.cwd);
     else {

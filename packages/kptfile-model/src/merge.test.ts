@@ -121,6 +121,16 @@ describe('seed 000 examples', () => {
     ]);
   });
 
+  it("the functions' order: merge-core's positional rule, not kpt's append", () => {
+    const fns = (...names: string[]) => `pipeline:\n  mutators:\n${names.map((n) => `    - image: gcr.io/kpt-fn/${n}:v0.1\n`).join('')}`;
+    const images = (text: string) =>
+      (pipelineOf(text) as { mutators: { image: string }[] }).mutators.map((f) => f.image.replace(/^gcr.io\/kpt-fn\/(.*):v0.1$/, '$1'));
+    // upstream inserted x and y, local inserted l after a: kpt gives a, l, b, x, y
+    expect(images(merge(fns('a', 'b'), fns('x', 'a', 'y', 'b'), fns('a', 'l', 'b')).text)).toEqual(['x', 'a', 'l', 'y', 'b']);
+    // with no local edit, upstream's order
+    expect(images(merge(fns('a', 'b', 'c'), fns('c', 'a', 'b'), fns('a', 'b', 'c')).text)).toEqual(['c', 'a', 'b']);
+  });
+
   it("selectors changed on both sides are replaced whole by upstream's (the prose of seed 000)", () => {
     const fn = (sel: string) => `pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/ensure-name-substring:v0.1\n      selectors:\n${sel}`;
     const origin = fn('        - kind: Deployment\n          name: wordpress\n        - kind: Service\n          name: wordpress\n');

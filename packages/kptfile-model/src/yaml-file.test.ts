@@ -44,3 +44,11 @@ describe('rebuildYamlFile', () => {
     expect(rebuildYamlFile('', new Map(), ['b: 2\n'])).toBe('b: 2\n');
   });
 });
+
+describe('a file that ends in a block scalar with no line break after it', () => {
+  it('gets a line break that leaves the value as Kubernetes reads it (`|` strips)', () => {
+    const text = 'a: 1\ns: |\n  echo hi';
+    expect(rebuildYamlFile(text, new Map(), ['b: 2\n'])).toBe('a: 1\ns: |-\n  echo hi\n---\nb: 2\n');
+    expect(rebuildYamlFile('a: 1\n', new Map(), ['s: >\n  x'])).toBe('a: 1\n---\ns: >-\n  x\n');
+  });
+});

@@ -1,7 +1,9 @@
 /**
  * Multi-document YAML files split into their documents with every byte accounted for, so a
  * file can be rebuilt exactly, or with some documents replaced, removed or added.
+ * A line break written after a document that has none keeps its values (`withFinalLineBreak`).
  */
+import { withFinalLineBreak } from '@kdelta/merge-core';
 
 export interface YamlChunk {
   /** The `---` line that opens this document (with its newline), or '' for the first. */
@@ -42,8 +44,6 @@ export function chunkHasContent(body: string): boolean {
   });
 }
 
-const withNewline = (s: string): string => (s === '' || s.endsWith('\n') ? s : `${s}\n`);
-
 /**
  * Rebuilds a YAML file. `bodies[k]` is the new text of the k-th document that has content
  * (`null` removes it, `undefined` keeps it); `added` documents are appended with `---`.
@@ -69,11 +69,11 @@ export function rebuildYamlFile(original: string, bodies: ReadonlyMap<number, st
     const body = replacement === undefined ? c.body : replacement;
     const first = leadingRemoved && !chunkHasContentSoFar(out);
     const marker = first ? '' : c.marker !== '' || out.trim() === '' ? c.marker : '---\n';
-    out += (out !== '' && !out.endsWith('\n') ? '\n' : '') + marker + body;
+    out = withFinalLineBreak(out) + marker + body;
   }
   for (const a of added) {
     const needsMarker = chunkHasContentSoFar(out);
-    out = withNewline(out) + (needsMarker ? '---\n' : '') + withNewline(a);
+    out = withFinalLineBreak(out) + (needsMarker ? '---\n' : '') + withFinalLineBreak(a);
   }
   return out;
 }

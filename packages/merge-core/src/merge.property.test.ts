@@ -38,6 +38,26 @@ function prune<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
+/**
+ * A custom resource whose order means something: Cloud Build-like steps (a list keyed by `name`
+ * by kpt's fallback keys), a map of substitutions, labels; every one in a generated order.
+ */
+const step = fc.record({
+  name: fc.constantFrom('fetch', 'build', 'test', 'push', 'deploy', 'notify'),
+  args: fc.constantFrom(['a'], ['b']),
+});
+const build = fc
+  .record({
+    labels: fc.option(fc.dictionary(fc.constantFrom('app', 'team', 'tier', 'zone'), fc.constantFrom('x', 'y')), { nil: undefined }),
+    steps: fc.uniqueArray(step, { selector: (s) => s.name, minLength: 1, maxLength: 6 }),
+    substitutions: fc.option(fc.dictionary(fc.constantFrom('_A', '_B', '_C', '_D', '_E'), fc.constantFrom('1', '2'), { minKeys: 1 }), {
+      nil: undefined,
+    }),
+  })
+  .map(({ labels, steps, substitutions }) =>
+    prune({ apiVersion: 'cloudbuild.example.com/v1', kind: 'Build', metadata: { name: 'b', labels }, spec: { steps, substitutions } }),
+  );
+
 const text = (value: unknown) => stringify(value, { version: '1.1' });
 const files = (value: unknown) => [{ path: 'app.yaml', text: text(value) }];
 
@@ -63,6 +83,18 @@ describe('merge laws', () => {
   test('merge(o, u, o) = u: an untouched copy becomes upstream', () => {
     fc.assert(
       fc.property(deployment, deployment, (o, u) => deepEqual(read(merge(o, u, o)), normalize(u))),
+      { numRuns },
+    );
+  });
+
+  test("merge(o, u, o) = u in order: with no local edit, every keyed list and map comes out in upstream's order", () => {
+    // JSON text keeps the order of keys and items: equal text is equal order.
+    const inOrder = (yaml: string) => JSON.stringify(parse(yaml, { version: '1.1' }));
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.tuple(deployment, deployment), fc.tuple(build, build)),
+        ([o, u]) => inOrder(merge(o, u, o)) === JSON.stringify(u),
+      ),
       { numRuns },
     );
   });

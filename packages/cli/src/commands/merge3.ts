@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { layerSchemas, schemaRegistryFromText, type ConflictStrategy, type SchemaRegistry } from '@kdelta/merge-core';
+import { layerSchemas, schemaRegistryFromText, withFinalLineBreak, type ConflictStrategy, type SchemaRegistry } from '@kdelta/merge-core';
 import { boolWord, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
 import { ExitCode, UsageError, type Command, type Io } from '../command.js';
 import { conflictLine, conflictReport } from '../conflicts.js';
@@ -128,7 +128,7 @@ function joinStream(texts: readonly string[]): string {
   return texts
     .filter((t) => t.trim() !== '')
     .map((t, i) => (i > 0 && !t.startsWith('---') ? `---\n${t}` : t))
-    .map((t) => (t.endsWith('\n') ? t : `${t}\n`))
+    .map(withFinalLineBreak)
     .join('');
 }
 

@@ -1,7 +1,7 @@
 /**
  * Phase 1 of the merge (seed 002): the three sources collated into one tree that holds, for
- * every field, the origin, upstream and local node side by side. Every identity and ordering
- * decision is made here; the visitors only decide values.
+ * every field, the origin, upstream and local node side by side. Every identity decision is
+ * made here; the visitors only decide values, and the walker orders the result (`visit/order.ts`).
  */
 import type { Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { FieldPath } from '../path.js';
@@ -66,11 +66,11 @@ export interface ListElement extends ElementBase {
   readonly keys: readonly string[];
   /** The key is computed from each item (`ListSchema.deriveKey`), not held by a field. */
   readonly derivedKey?: boolean;
-  /** Items are whole units whose order means something (`ListSchema.wholeItems`). */
+  /** Items are whole units, like resources of a package (`ListSchema.wholeItems`). */
   readonly wholeItems?: boolean;
   readonly path: FieldPath;
   readonly sources: Sources<YAMLSeq>;
-  /** Items in output order: local's first, then new ones as they first appear in origin, upstream. */
+  /** Items in visit order: local's, then new ones as they first appear in origin, upstream (the walker orders the result, `visit/order.ts`). */
   readonly items: readonly ItemElement[];
 }
 

@@ -1,5 +1,5 @@
-import { Document, type ToStringOptions } from 'yaml';
-import type { SourceDocument } from '../yaml/parse.js';
+import { Document, parseDocument, type ToStringOptions } from 'yaml';
+import { blockScalarAtEnd, isBlockScalar, lastValueOf, yamlParseOptions, type SourceDocument } from '../yaml/parse.js';
 import type { YamlNode } from '../yaml/nodes.js';
 import { patchLines, splitLines } from './lines.js';
 
@@ -22,12 +22,15 @@ export function detectLayout(text: string): LayoutStyle {
   const lines = text.split('\n');
   let indent: number | undefined;
   let indentSeq: boolean | undefined;
-  for (let i = 1; i < lines.length && (indent === undefined || indentSeq === undefined); i++) {
-    const keyIndent = openingKey(lines[i - 1]!);
+  for (let k = 0; k < lines.length - 1 && (indent === undefined || indentSeq === undefined); k++) {
+    const keyIndent = openingKey(lines[k]!);
     if (keyIndent === undefined) continue;
-    const line = lines[i]!;
+    // The block's first line, past the comment lines above it.
+    let i = k + 1;
+    while (i < lines.length && lines[i]!.trimStart().startsWith('#')) i++;
+    const line = lines[i] ?? '';
     const lineIndent = /^(\s*)\S/.exec(line)?.[1]?.length;
-    if (lineIndent === undefined || line.trimStart().startsWith('#')) continue;
+    if (lineIndent === undefined) continue;
     if (line.trimStart().startsWith('- ') || line.trim() === '-') {
       indentSeq ??= lineIndent > keyIndent;
     } else if (lineIndent > keyIndent) {
@@ -64,7 +67,12 @@ export function printMergedDocument(source: SourceDocument, contents: YamlNode |
   } finally {
     doc.contents = original;
   }
-  return patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join('\n');
+  const text = patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join('\n');
+  // The file's last line has no line break after it, which the diff keeps as layout; but where
+  // the merged document ends in a block scalar whose value holds one, it is part of the value.
+  const last = lastValueOf(contents);
+  if (!text.endsWith('\n') && isBlockScalar(last) && String(last.value).endsWith('\n')) return `${text}\n`;
+  return text;
 }
 
 /** A document that exists on no local side (added upstream), printed in the given layout. */
@@ -73,4 +81,27 @@ export function printNewDocument(contents: YamlNode, layout: LayoutStyle, templa
   if (template) doc.commentBefore = template.commentBefore;
   doc.contents = contents as typeof doc.contents;
   return doc.toString(printOptions(layout));
+}
+
+/**
+ * `text` ending with a line break, every value as it was. A block scalar on the last line (`|`,
+ * `>`) with no line break after it has none in its value (as Kubernetes reads it): its header
+ * strips its final line break (`|` → `|-`) before one is written. kpt writes such files the same.
+ */
+export function withFinalLineBreak(text: string): string {
+  if (text === '' || text.endsWith('\n')) return text;
+  // Only the last document can end in the scalar: the text from its `---` on is parsed.
+  let from = 0;
+  for (let at = text.lastIndexOf('\n---'); at !== -1; at = at === 0 ? -1 : text.lastIndexOf('\n---', at - 1)) {
+    if (/^[ \t\r\n]?$/.test(text.charAt(at + 4))) {
+      from = at + 1;
+      break;
+    }
+  }
+  const last = text.slice(from);
+  const scalar = blockScalarAtEnd(parseDocument(last, yamlParseOptions), last);
+  const header = scalar?.range ? /^([|>])([1-9]?)[+-]?([1-9]?)/.exec(last.slice(scalar.range[0])) : null;
+  if (!scalar?.range || !header) return `${text}\n`;
+  const at = from + scalar.range[0];
+  return `${text.slice(0, at)}${header[1]}${header[2] || header[3]}-${text.slice(at + header[0].length)}\n`;
 }

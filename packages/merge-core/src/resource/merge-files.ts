@@ -5,7 +5,7 @@
 import { isMap, type YAMLMap } from 'yaml';
 import { formatConflict, formatDecision, MergeInputError, type Conflict, type Decision, type Side } from '../errors.js';
 import { holdsPinnedPair, mayHoldPin } from '../collate/pin.js';
-import { printMergedDocument } from '../emit/print.js';
+import { printMergedDocument, withFinalLineBreak } from '../emit/print.js';
 import { createEngine, type MergeOptions } from '../options.js';
 import { isCustomResourceDefinition, layerSchemas, schemaRegistryFromCrds } from '../schema/index.js';
 import { toPlain, type YamlNode } from '../yaml/nodes.js';
@@ -483,11 +483,10 @@ function joinDocuments(chunks: readonly string[]): string {
     if (raw === '') continue;
     let chunk = raw;
     if (out !== '') {
-      if (!out.endsWith('\n')) out += '\n';
+      out = withFinalLineBreak(out);
       if (!/^---(\s|$)/.test(chunk)) chunk = `---\n${chunk}`;
     }
     out += chunk;
   }
-  if (out !== '' && !out.endsWith('\n')) out += '\n';
-  return out;
+  return withFinalLineBreak(out);
 }

@@ -33,9 +33,9 @@ export interface ListSchema {
   readonly deriveKey?: ((item: YAMLMap) => string | undefined) | undefined;
   /**
    * Items are whole units, like resources in a package (seed 001's resource-level rules apply to
-   * them): an item only local has survives upstream deleting the list, an item upstream deleted
-   * that local changed is kept whole, and the order of items means something: where local kept
-   * origin's order, upstream's order is taken.
+   * them): an item only local has survives upstream deleting the list, and an item upstream
+   * deleted that local changed is kept whole. (Their order merges by the positional rule of every
+   * keyed list, `visit/order.ts`.)
    */
   readonly wholeItems?: boolean | undefined;
 }

@@ -1,5 +1,5 @@
 import type { Sources } from '../collate/element.js';
-import { commentsOf, isMissingOrNull, isNull, sameValue, type YamlNode } from '../yaml/nodes.js';
+import { allCommentsOf, commentsOf, isMissingOrNull, isNull, sameValue, type YamlNode } from '../yaml/nodes.js';
 
 /** Missing and null count as the same "no value", as kyaml's IsMissingOrNull does. */
 export function sameOrBothEmpty(a: YamlNode | undefined, b: YamlNode | undefined): boolean {
@@ -19,6 +19,12 @@ export function clearedBy(origin: YamlNode | undefined, side: YamlNode | undefin
   return isNull(side) && !isNull(origin);
 }
 
+/** The same comments on the nodes themselves (a missing node has none). */
 export function sameComments(a: unknown, b: unknown): boolean {
   return commentsOf(a) === commentsOf(b);
+}
+
+/** The same comments everywhere inside the nodes: for values merged whole (atomic lists and maps). */
+export function sameCommentsInside(a: unknown, b: unknown): boolean {
+  return allCommentsOf(a) === allCommentsOf(b);
 }

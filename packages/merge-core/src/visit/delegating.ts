@@ -29,6 +29,6 @@ export function delegatingVisitor(strategy: ConflictStrategy): MergeVisitor {
     list: (e: ListElement) => pick(e).list(e),
     keepEmpty: (e: Element, where: Emptied) => pick(e).keepEmpty(e, where),
     keyComments: (field: FieldElement) => pick(field.value).keyComments(field),
-    valueComments: (e: LeafElement) => pick(e).valueComments(e),
+    valueComments: (e: Element) => pick(e).valueComments(e),
   };
 }

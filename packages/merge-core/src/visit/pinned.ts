@@ -31,6 +31,7 @@ export function pinned(strategy: MergeVisitor): MergeVisitor {
     keepEmpty: (e: Element, where: Emptied) => strategy.keepEmpty(e, where),
     // A pinned field keeps local's key too: the pin comment is on its line.
     keyComments: (field: FieldElement) => (field.value.pinned ? 'local' : strategy.keyComments(field)),
-    valueComments: (e: LeafElement) => strategy.valueComments(e),
+    // A pinned value is local's whole, comments included (the pin may be one of them).
+    valueComments: (e: Element) => (e.pinned || e.kind === 'leaf' ? 'local' : strategy.valueComments(e)),
   };
 }

@@ -10,7 +10,7 @@ import { isMap, isSeq } from 'yaml';
 import type { Element, FieldElement, LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
 import type { YamlNode } from '../yaml/nodes.js';
 import { isMissingOrNull } from '../yaml/nodes.js';
-import { clearedBy, localChanged, sameComments, sameOrBothEmpty } from './compare.js';
+import { clearedBy, localChanged, sameComments, sameCommentsInside, sameOrBothEmpty } from './compare.js';
 import type { CollectionDecision, Emptied, LeafDecision, MergeVisitor, Report } from './visitor.js';
 
 /** Seed 001: "If the field is present in either upstream or local and the value is null, remove the field from local." */
@@ -113,19 +113,22 @@ export function kptRules(): MergeVisitor {
       return true;
     },
 
+    // Comments merge three ways, like values (kpt does the same): upstream's change to a comment
+    // is taken where local left the comment as origin had it; where both changed it, local's
+    // stays. A side without the field has no comment there.
     keyComments(field: FieldElement): 'local' | 'upstream' {
       const { origin, upstream, local } = field.keys;
       if (!upstream) return 'local';
-      if (!origin) return 'upstream';
-      // An upstream comment change is taken only where local left the comment as it was.
-      if (sameComments(origin, upstream)) return 'local';
-      return !local || sameComments(origin, local) ? 'upstream' : 'local';
+      if (!local) return 'upstream';
+      return sameComments(origin, local) && !sameComments(origin, upstream) ? 'upstream' : 'local';
     },
 
-    valueComments(e: LeafElement): 'local' | 'upstream' {
+    valueComments(e: Element): 'local' | 'upstream' {
       const { origin, upstream, local } = e.sources;
       if (local === undefined) return 'upstream';
-      return sameComments(origin, local) && !sameComments(origin, upstream) ? 'upstream' : 'local';
+      // A value merged whole carries its items' comments: they are compared whole too.
+      const same = e.kind === 'leaf' && e.reason !== 'scalar' ? sameCommentsInside : sameComments;
+      return same(origin, local) && !same(origin, upstream) ? 'upstream' : 'local';
     },
   };
 }

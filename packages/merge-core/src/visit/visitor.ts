@@ -45,10 +45,13 @@ export interface MergeVisitor {
   list(element: ListElement): CollectionDecision;
   /** Whether a map or list the merge left with no fields or items stays (empty) or goes. */
   keepEmpty(element: Element, where: Emptied): boolean;
-  /** Whose comments a field's key keeps: local's, or upstream's. */
+  /** Whose comments a field's key keeps (its line and the lines above it): local's, or upstream's. */
   keyComments(field: FieldElement): 'local' | 'upstream';
-  /** Whose comments a scalar taken from upstream keeps. */
-  valueComments(element: LeafElement): 'local' | 'upstream';
+  /**
+   * Whose comments a value keeps, whichever side its value comes from: a scalar's line comment, a
+   * map's or list's own comments (the one above its first key), a value merged whole's comments.
+   */
+  valueComments(element: Element): 'local' | 'upstream';
 }
 
 export type { Element };

@@ -9,6 +9,7 @@ import { isMap, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Element, FieldElement, ItemElement, LeafElement, ListElement, MapElement } from '../collate/element.js';
 import type { FieldConflict, FieldDecision, RuleName } from '../errors.js';
 import { cloneNode, commentsOf, isMissingOrNull, isNull, keyName, pairsOf, sameValue, type YamlNode } from '../yaml/nodes.js';
+import { mergedOrder } from './order.js';
 import type { MergeVisitor, Report } from './visitor.js';
 
 export interface WalkOptions {
@@ -51,12 +52,23 @@ class Walker {
     const decision = this.options.visitor.leaf(e);
     const { local, upstream } = e.sources;
     this.report(e, decision.rule, decision.report);
-    if (decision.take === 'local') return local;
+    if (decision.take === 'local') return this.localWithComments(e);
     if (decision.take === 'clear' || isMissingOrNull(upstream)) return undefined;
     const result = this.fromUpstream(e, upstream!);
     // Upstream's value equals local's already: keep local's node, so its text stays as it is.
     if (local !== undefined && sameValue(local, result) && commentsOf(local) === commentsOf(result)) return local;
     return result;
+  }
+
+  /**
+   * Local's value, with upstream's comments where the visitor says so (upstream changed a comment
+   * local left alone). A value merged whole that is upstream's value too is taken from upstream.
+   */
+  private localWithComments(e: LeafElement): YamlNode | undefined {
+    const { local, upstream } = e.sources;
+    if (local === undefined || isMissingOrNull(upstream) || this.options.visitor.valueComments(e) === 'local') return local;
+    if (!isScalar(local) && sameValue(local, upstream)) return this.fromUpstream(e, upstream!);
+    return withOwnComments(local, upstream!);
   }
 
   /** A value taken from upstream, keeping local's quoting style and, where local edited them, its comments. */
@@ -107,20 +119,38 @@ class Walker {
       added.push({ field, pair: new Pair(key, value) });
       changed = true;
     }
-    const kept: Pair<unknown, unknown>[] = [];
-    for (const pair of base ? pairsOf(base) : []) {
+    const merged: { pair: Pair<unknown, unknown>; name: string; local: number | undefined }[] = [];
+    (base ? pairsOf(base) : []).forEach((pair, at) => {
       const next = replaced.get(pair);
-      if (next === undefined) kept.push(pair);
-      else if (next !== null) kept.push(next);
-    }
-    const pairs = added.length === 0 ? kept : this.placeAdded(kept, added, e);
+      if (next === undefined) merged.push({ pair, name: keyName(pair.key), local: at });
+      else if (next !== null) merged.push({ pair: next, name: keyName(pair.key), local: at });
+    });
+    for (const { field, pair } of added) merged.push({ pair, name: field.name, local: undefined });
+    const order = added.length === 0 && sameKeyOrder(e.sources.origin, e.sources.upstream) ? undefined : this.order(e, merged);
+    if (order) changed = true;
+    const pairs = order ? order.map((i) => merged[i]!.pair) : merged.map((m) => m.pair);
     if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === undefined, item: false })) return undefined;
-    if (!changed) return base;
+    const comments = this.collectionComments(e, base);
+    if (!changed && comments === base) return base;
     const out = new YAMLMap();
     const template = base ?? e.sources.upstream ?? e.sources.origin;
     if (template) copyCollectionProps(template, out, base !== undefined);
+    if (comments) copyComments(comments, out);
     out.items = pairs;
     return out;
+  }
+
+  /**
+   * The merged order of a map's pairs (local's, then the new ones). Not needed where upstream's
+   * keys are origin's in origin's order and none is new: the rule then gives local's order.
+   */
+  private order(e: MapElement, merged: readonly { name: string; local: number | undefined }[]): number[] | undefined {
+    const origin = positionsOf(e.sources.origin);
+    const upstream = positionsOf(e.sources.upstream);
+    return mergedOrder(
+      merged.map((m) => ({ origin: origin.get(m.name), upstream: upstream.get(m.name), local: m.local })),
+      origin.size === 0,
+    );
   }
 
   /** The key node for a field: local's, or a copy carrying upstream's comments. */
@@ -138,64 +168,6 @@ class Walker {
     return source ? cloneNode(source) : new Scalar(field.name);
   }
 
-  /**
-   * Where fields new to local go: each after the
-   * field that precedes it upstream (else before the one that follows it), so added fields land
-   * where upstream has them. Fields of local's come first in the visit order, so every new field
-   * is placed among local's remaining pairs and the new fields placed before it.
-   */
-  private placeAdded(
-    kept: Pair<unknown, unknown>[],
-    added: readonly { field: FieldElement; pair: Pair<unknown, unknown> }[],
-    e: MapElement,
-  ): Pair<unknown, unknown>[] {
-    const upstream = e.sources.upstream;
-    if (!isMap(upstream)) return [...kept, ...added.map((a) => a.pair)];
-    const order = pairsOf(upstream).map((p) => keyName(p.key));
-    const position = new Map<string, number>();
-    order.forEach((name, i) => {
-      if (!position.has(name)) position.set(name, i);
-    });
-    // A doubly linked list over the pairs, so that an insertion next to a named pair costs O(1).
-    interface Link {
-      readonly pair: Pair<unknown, unknown>;
-      prev: Link | undefined;
-      next: Link | undefined;
-    }
-    let head: Link | undefined;
-    let tail: Link | undefined;
-    const byName = new Map<string, Link>();
-    const link = (pair: Pair<unknown, unknown>, name: string, after: Link | undefined, before: Link | undefined): void => {
-      const node: Link = { pair, prev: after, next: before };
-      if (after) after.next = node;
-      else head = node;
-      if (before) before.prev = node;
-      else tail = node;
-      if (!byName.has(name)) byName.set(name, node);
-    };
-    for (const pair of kept) link(pair, keyName(pair.key), tail, undefined);
-    for (const { field, pair } of added) {
-      const at = position.get(field.name);
-      let anchor: Link | undefined;
-      if (at !== undefined) {
-        for (let i = at - 1; i >= 0 && !anchor; i--) anchor = byName.get(order[i]!);
-        if (anchor) {
-          link(pair, field.name, anchor, anchor.next);
-          continue;
-        }
-        for (let i = at + 1; i < order.length && !anchor; i++) anchor = byName.get(order[i]!);
-        if (anchor) {
-          link(pair, field.name, anchor.prev, anchor);
-          continue;
-        }
-      }
-      link(pair, field.name, tail, undefined);
-    }
-    const out: Pair<unknown, unknown>[] = [];
-    for (let node = head; node; node = node.next) out.push(node.pair);
-    return out;
-  }
-
   private list(e: ListElement): YamlNode | undefined {
     const decision = this.options.visitor.list(e);
     const local = e.sources.local;
@@ -205,13 +177,13 @@ class Walker {
     const base = decision.base === 'local' && isSeq(local) ? local : undefined;
     // As for maps: local's items that change map to their replacement (null: they go).
     const replaced = new Map<unknown, unknown>();
-    const added: unknown[] = [];
-    // Output node → its item, for lists whose order follows upstream's (whole items).
-    const itemOf = e.wholeItems ? new Map<unknown, ItemElement>() : undefined;
+    const added: { value: unknown; item: ItemElement }[] = [];
+    const itemOfLocal = new Map<unknown, ItemElement>();
     let changed = base === undefined;
     for (const item of e.items) {
       let value = this.walk(item.value);
       const existing = base ? item.value.sources.local : undefined;
+      if (existing) itemOfLocal.set(existing, item);
       const emptied =
         isMap(value) && value.items.length === 0 && !this.options.visitor.keepEmpty(item.value, { rebuilt: false, item: true });
       if (value === undefined || emptied) {
@@ -221,72 +193,56 @@ class Walker {
         }
         continue;
       }
-      if (e.listType === 'map' && isMap(value) && !e.derivedKey) value = withKeys(value, item.identity);
-      itemOf?.set(value, item);
+      if (e.listType === 'map' && isMap(value) && !e.derivedKey) value = withKeys(value, item.identity, item.value.sources.upstream);
       if (existing) {
         if (existing !== value) {
           replaced.set(existing, value);
           changed = true;
         }
       } else {
-        added.push(value);
+        added.push({ value, item });
         changed = true;
       }
     }
-    const items: unknown[] = [];
-    for (const item of base ? base.items : []) {
-      const next = replaced.has(item) ? replaced.get(item) : item;
-      if (next !== null) items.push(next);
-    }
-    items.push(...added);
-    if (itemOf && this.takeUpstreamOrder(e, items, itemOf)) changed = true;
-    if (!changed) return base;
+    const merged: { value: unknown; item: ItemElement | undefined; local: number | undefined }[] = [];
+    (base ? base.items : []).forEach((node, at) => {
+      const next = replaced.has(node) ? replaced.get(node) : node;
+      if (next !== null) merged.push({ value: next, item: itemOfLocal.get(node), local: at });
+    });
+    for (const { value, item } of added) merged.push({ value, item, local: undefined });
+    const origin = indexesOf(e.sources.origin);
+    const upstream = indexesOf(e.sources.upstream);
+    const order = mergedOrder(
+      merged.map(({ item, local }) => ({
+        origin: origin.get(item?.value.sources.origin),
+        upstream: upstream.get(item?.value.sources.upstream),
+        local,
+      })),
+      origin.size === 0,
+    );
+    if (order) changed = true;
+    const items = order ? order.map((i) => merged[i]!.value) : merged.map((m) => m.value);
+    const comments = this.collectionComments(e, base);
+    if (!changed && comments === base) return base;
     if (items.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === undefined, item: false })) return undefined;
     const out = new YAMLSeq();
     const template = base ?? e.sources.upstream ?? e.sources.origin;
     if (template) copyCollectionProps(template, out, base !== undefined);
+    if (comments) copyComments(comments, out);
     out.items = items;
     return out;
   }
 
   /**
-   * Whole items run in order (a pipeline's functions): where local kept origin's order, upstream's
-   * order is taken (items upstream does not have keep their place after the ones before them).
-   * Sorts `items` in place; true when the order changed.
+   * The node whose own comments a merged map or list carries: local's (merged into local), or
+   * upstream's where the visitor says so, for a collection merged into local or rebuilt from
+   * upstream's; none for one rebuilt from origin's alone.
    */
-  private takeUpstreamOrder(e: ListElement, items: unknown[], itemOf: Map<unknown, ItemElement>): boolean {
-    const { origin, local, upstream } = e.sources;
-    if (!isSeq(upstream) || !isSeq(local) || !isSeq(origin)) return false;
-    const rank = (side: 'origin' | 'local' | 'upstream') => {
-      const seq = e.sources[side] as YAMLSeq;
-      const at = new Map<ItemElement, number>();
-      for (const item of e.items) {
-        const node = item.value.sources[side];
-        if (node !== undefined) at.set(item, seq.items.indexOf(node));
-      }
-      return at;
-    };
-    const originRank = rank('origin');
-    const localRank = rank('local');
-    const common = e.items.filter((i) => originRank.has(i) && localRank.has(i));
-    const inOrigin = [...common].sort((a, b) => originRank.get(a)! - originRank.get(b)!);
-    const inLocal = [...common].sort((a, b) => localRank.get(a)! - localRank.get(b)!);
-    if (inOrigin.some((item, i) => inLocal[i] !== item)) return false;
-    const upstreamRank = rank('upstream');
-    // Each item sorts by upstream's position, or just after the item before it.
-    const keys: number[] = [];
-    let last = -1;
-    for (const node of items) {
-      const item = itemOf.get(node);
-      const at = item !== undefined ? upstreamRank.get(item) : undefined;
-      last = at ?? last + 1e-6;
-      keys.push(last);
-    }
-    const order = items.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
-    if (order.every((i, n) => i === n)) return false;
-    const sorted = order.map((i) => items[i]);
-    items.splice(0, items.length, ...sorted);
-    return true;
+  private collectionComments(e: MapElement | ListElement, base: YAMLMap | YAMLSeq | undefined): YamlNode | undefined {
+    const upstream = e.sources.upstream;
+    if (isMissingOrNull(upstream)) return base;
+    if (base !== undefined && this.options.visitor.valueComments(e) === 'local') return base;
+    return upstream;
   }
 
   /** Records what the visitor said to report: a conflict and its winner, or a pin's decision. */
@@ -299,14 +255,59 @@ class Walker {
   }
 }
 
-/** An item rebuilt from its fields may have lost its key (upstream deleted it): put the key back. */
-function withKeys(map: YAMLMap, identity: readonly (readonly [string, string])[]): YAMLMap {
+/** Each field name's position in a map (its first pair's); empty for anything else. */
+function positionsOf(node: YamlNode | undefined): Map<string, number> {
+  const at = new Map<string, number>();
+  if (!isMap(node)) return at;
+  pairsOf(node).forEach((pair, i) => {
+    const name = keyName(pair.key);
+    if (!at.has(name)) at.set(name, i);
+  });
+  return at;
+}
+
+/** Two maps with the same keys in the same order. */
+function sameKeyOrder(a: YamlNode | undefined, b: YamlNode | undefined): boolean {
+  if (!isMap(a) || !isMap(b) || a.items.length !== b.items.length) return false;
+  const bPairs = pairsOf(b);
+  return pairsOf(a).every((pair, i) => keyName(pair.key) === keyName(bPairs[i]!.key));
+}
+
+/** Each item node's position in a list; empty for anything else. */
+function indexesOf(node: YamlNode | undefined): Map<unknown, number> {
+  const at = new Map<unknown, number>();
+  if (isSeq(node)) node.items.forEach((item, i) => at.set(item, i));
+  return at;
+}
+
+/**
+ * An item rebuilt from its fields may have lost its key (upstream deleted it, or only the delta
+ * from origin to upstream was taken): put the key back, where upstream has it.
+ */
+function withKeys(map: YAMLMap, identity: readonly (readonly [string, string])[], upstream: YamlNode | undefined): YAMLMap {
   const missing = identity.filter(([k]) => !pairsOf(map).some((p) => keyName(p.key) === k));
   if (missing.length === 0) return map;
   const out = new YAMLMap();
   copyCollectionProps(map, out, true);
-  out.items = [...pairsOf(map), ...missing.map(([k, v]) => new Pair(new Scalar(k), new Scalar(v)))];
+  const pairs = [...pairsOf(map), ...missing.map(([k, v]) => new Pair(new Scalar(k), new Scalar(v)))];
+  const at = positionsOf(upstream);
+  const order = mergedOrder(pairs.map((p) => ({ origin: undefined, upstream: at.get(keyName(p.key)), local: undefined })));
+  out.items = order ? order.map((i) => pairs[i]!) : pairs;
   return out;
+}
+
+/** A copy of local's node with upstream's own comments (the line comment and the lines above). */
+function withOwnComments(local: YamlNode, upstream: YamlNode): YamlNode {
+  const copy = cloneNode(local);
+  copyComments(upstream, copy);
+  return copy;
+}
+
+function copyComments(from: YamlNode, to: YamlNode): void {
+  const source = from as { comment?: string | null; commentBefore?: string | null };
+  const target = to as { comment?: string | null; commentBefore?: string | null };
+  target.comment = source.comment;
+  target.commentBefore = source.commentBefore;
 }
 
 function copyCollectionProps(from: YAMLMap | YAMLSeq | YamlNode, to: YAMLMap | YAMLSeq, withComments: boolean): void {

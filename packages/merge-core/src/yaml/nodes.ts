@@ -135,11 +135,28 @@ function scalarEquals(a: Scalar, b: Scalar): boolean {
   return false;
 }
 
-/** Comments carried by a node itself (head and line), as one comparable string. */
+/** Comments carried by a node itself (head and line), as one comparable string; none for no node. */
 export function commentsOf(node: unknown): string {
-  if (!isNode(node)) return '';
+  if (!isNode(node)) return '\u0000';
   const n = node as { commentBefore?: string | null; comment?: string | null };
   return `${n.commentBefore ?? ''}\u0000${n.comment ?? ''}`;
+}
+
+/** Every comment inside a node (its own, its keys', its items'), in order, as one comparable string. */
+export function allCommentsOf(node: unknown): string {
+  const parts: string[] = [];
+  const collect = (n: unknown): void => {
+    if (isPair(n)) {
+      collect(n.key);
+      collect(n.value);
+      return;
+    }
+    if (!isNode(n)) return;
+    parts.push(commentsOf(n));
+    if (isMap(n) || isSeq(n)) for (const item of n.items) collect(item);
+  };
+  collect(node);
+  return parts.join('\u0001');
 }
 
 /**

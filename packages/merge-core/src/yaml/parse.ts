@@ -66,6 +66,8 @@ export function parseStream(text: string, file: string, side?: Side): SourceFile
       const reason = `invalid YAML (line ${lineOf(text, again)}): map key "${name}" appears twice (first on line ${lineOf(text, first)})`;
       throw new MergeInputError('invalid-yaml', file, i, reason, side);
     }
+    if (i === docs.length - 1) readEndAsKubernetes(doc, text);
+    trailingCommentToContents(doc);
     const contents = doc.contents;
     documents.push({
       file,
@@ -76,6 +78,52 @@ export function parseStream(text: string, file: string, side?: Side): SourceFile
     });
   }
   return { file, text, documents };
+}
+
+/**
+ * The block scalar (`|`, `>`) whose last line ends `text` with no line break after it, if any.
+ * There yaml reads a final line break into the value (clip and keep chomping) where Kubernetes'
+ * reader (go-yaml) reads none, and a line break written after it would become part of the value.
+ * `doc` is parsed from `text` (its ranges are offsets in it).
+ */
+export function blockScalarAtEnd(doc: Document, text: string): Scalar | undefined {
+  if (text.endsWith('\n') || text.endsWith('\r')) return undefined;
+  if (text.slice(text.lastIndexOf('\n') + 1).trim() === '') return undefined;
+  const node = lastValueOf(doc.contents);
+  if (!isBlockScalar(node)) return undefined;
+  return (node.range?.[1] ?? -1) >= text.length ? node : undefined;
+}
+
+/** The value written last in a node: its last field's or item's, down to a scalar. */
+export function lastValueOf(node: unknown): unknown {
+  let value = node;
+  while (isMap(value) || isSeq(value)) {
+    const last: unknown = value.items[value.items.length - 1];
+    value = isMap(value) ? (last as Pair | undefined)?.value : last;
+  }
+  return value;
+}
+
+export function isBlockScalar(node: unknown): node is Scalar {
+  return isScalar(node) && (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED');
+}
+
+/** A file's last value read as Kubernetes reads it, where yaml differs (`blockScalarAtEnd`). */
+function readEndAsKubernetes(doc: Document, text: string): void {
+  const scalar = blockScalarAtEnd(doc, text);
+  if (scalar && typeof scalar.value === 'string' && scalar.value.endsWith('\n')) scalar.value = scalar.value.slice(0, -1);
+}
+
+/**
+ * A comment after a document's last line belongs to its top-level map or list, so that it merges
+ * three ways with that value's own comments (kpt takes upstream's change to it) and prints right
+ * after it, where the document's own trailing comment would print after a blank line.
+ */
+function trailingCommentToContents(doc: Document): void {
+  const contents = doc.contents;
+  if (!doc.comment || !(isMap(contents) || isSeq(contents)) || contents.comment) return;
+  contents.comment = doc.comment;
+  doc.comment = null;
 }
 
 /** 1-based line of an offset in the file. */
