@@ -3,7 +3,7 @@
 // and with kdelta side by side, and the results compared as data. See README.md beside this file.
 //   node packages/cli/bench/histories/histories.mjs [options] <git dir>...
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,16 +27,54 @@ const { values: opts, positionals } = parseArgs({
     kdelta: { type: 'string', default: join(here, '..', '..', 'bin', 'kdelta.js') },
     timeout: { type: 'string', default: '300' },
     'keep-all': { type: 'boolean', default: false },
+    summarize: { type: 'string' },
+    recompare: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
 if (opts.help) {
   process.stdout.write(
     'usage: histories.mjs [--out DIR] [--concurrency N] [--limit N] [--filter REGEX] [--modes unedited,edited]\n' +
-      '                     [--kpt CMD] [--kdelta BIN.js] [--timeout SECONDS] [--keep-all] <git dir>... (or HISTORIES_MIRRORS)\n',
+      '                     [--kpt CMD] [--kdelta BIN.js] [--timeout SECONDS] [--keep-all] <git dir>... (or HISTORIES_MIRRORS)\n' +
+      '       histories.mjs --summarize DIR [--recompare]   (the report from DIR/results.jsonl; --recompare judges\n' +
+      '                     the kept cases again with this comparison)\n',
   );
   process.exit(0);
 }
+/** A kept case judged again with this checkout's comparison (after the comparison itself changed). */
+function recompare(r) {
+  const [kpt, kdelta] = ['kpt', 'kdelta'].map((t) => join(r.kept ?? '', t, 'ws', 'pkg'));
+  if (!r.kept || !r.kpt?.ok || !r.kdelta?.ok || !existsSync(kpt) || !existsSync(kdelta)) return;
+  const compared = comparePackages(kpt, kdelta);
+  Object.assign(r, {
+    class: compared.differences.length === 0 ? 'agree' : 'differ',
+    causes: [...new Set(compared.differences.map((d) => d.cause))].sort(),
+    differences: compared.differences.slice(0, 30),
+    differenceCount: compared.differences.length,
+    layout: compared.layout,
+    nullVsAbsent: compared.equivalent.map(describeDifference).slice(0, 10),
+  });
+}
+
+/** results.json and summary.md from what a run recorded in `dir`. */
+function summarize(dir) {
+  const meta = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+  const results = readFileSync(join(dir, 'results.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .sort((a, b) => Number.parseInt(a.id, 10) - Number.parseInt(b.id, 10) || a.id.localeCompare(b.id));
+  if (opts.recompare) for (const r of results) recompare(r);
+  const summary = { ...meta, finished: new Date().toISOString(), cases: results.length, results };
+  writeFileSync(join(dir, 'results.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(join(dir, 'summary.md'), markdownReport(summary));
+  process.stdout.write(`${join(dir, 'results.json')}\n${join(dir, 'summary.md')}\n`);
+}
+if (opts.summarize) {
+  summarize(resolve(opts.summarize));
+  process.exit(0);
+}
+
 const mirrors = (positionals.length > 0 ? positionals : (process.env.HISTORIES_MIRRORS ?? '').split(/[\s,]+/).filter(Boolean)).map((m) =>
   resolve(m),
 );
@@ -177,6 +215,7 @@ async function runPair(pair, index) {
       differences: compared.differences.slice(0, 30),
       differenceCount: compared.differences.length,
       layout: compared.layout,
+      nullVsAbsent: (compared.equivalent ?? []).map(describeDifference).slice(0, 10),
       getDiffers: afterGet.slice(0, 10),
     };
     if (cls !== 'agree' || opts['keep-all']) {
@@ -227,31 +266,19 @@ if (opts.filter) {
   const re = new RegExp(opts.filter);
   pairs = pairs.filter((p) => re.test(`${p.repo} ${p.key} ${p.old} ${p.new}`));
 }
+// repositories take turns, so that a run cut short still samples every one of them
+const byRepo = new Map();
+for (const p of pairs) byRepo.set(p.repo, [...(byRepo.get(p.repo) ?? []), p]);
+pairs = [];
+for (let i = 0; [...byRepo.values()].some((ps) => i < ps.length); i++)
+  for (const ps of byRepo.values()) if (i < ps.length) pairs.push(ps[i]);
 if (opts.limit) pairs = pairs.slice(0, Number(opts.limit));
 process.stderr.write(
   `histories: ${pairs.length} release pairs, ${pairs.length * modes.length} cases; work in ${work}, results in ${out}\n`,
 );
 
-const results = [];
-let next = 0;
-async function worker() {
-  while (next < pairs.length) {
-    const i = next++;
-    try {
-      results.push(...(await runPair(pairs[i], i)));
-    } catch (error) {
-      results.push({ id: `${i}`, ...pairs[i], class: 'harness-error', error: String(error?.stack ?? error) });
-      process.stderr.write(`[${i}] harness error: ${error}\n`);
-    }
-  }
-}
-await Promise.all(Array.from({ length: Math.max(1, Number(opts.concurrency)) }, worker));
-results.sort((a, b) => Number.parseInt(a.id, 10) - Number.parseInt(b.id, 10) || a.id.localeCompare(b.id));
-rmSync(work, { recursive: true, force: true });
-
-const summary = {
+const run_ = {
   started: started.toISOString(),
-  finished: new Date().toISOString(),
   kpt: toolVersion(),
   kdelta: kdeltaVersion(),
   mirrors,
@@ -259,8 +286,24 @@ const summary = {
   pairs: pairs.length,
   packages: new Set(pairs.map((p) => `${p.repo} ${p.key}`)).size,
   skipped,
-  results,
 };
-writeFileSync(join(out, 'results.json'), `${JSON.stringify(summary, null, 2)}\n`);
-writeFileSync(join(out, 'summary.md'), markdownReport(summary));
-process.stdout.write(`${join(out, 'results.json')}\n${join(out, 'summary.md')}\n`);
+writeFileSync(join(out, 'run.json'), `${JSON.stringify(run_, null, 2)}\n`);
+// each case is appended as it ends: `--summarize <out>` reports on a run that was cut short
+writeFileSync(join(out, 'results.jsonl'), '');
+const record = (r) => appendFileSync(join(out, 'results.jsonl'), `${JSON.stringify(r)}\n`);
+
+let next = 0;
+async function worker() {
+  while (next < pairs.length) {
+    const i = next++;
+    try {
+      for (const r of await runPair(pairs[i], i)) record(r);
+    } catch (error) {
+      record({ id: `${i}`, ...pairs[i], package: pairs[i].key, class: 'harness-error', error: String(error?.stack ?? error) });
+      process.stderr.write(`[${i}] harness error: ${error}\n`);
+    }
+  }
+}
+await Promise.all(Array.from({ length: Math.max(1, Number(opts.concurrency)) }, worker));
+rmSync(work, { recursive: true, force: true });
+summarize(out);

@@ -49,7 +49,12 @@ export function markdownReport(s) {
   const lines = [];
   lines.push('# Release histories: kdelta beside kpt', '');
   lines.push(`${s.started} → ${s.finished}; kpt ${s.kpt}; kdelta ${s.kdelta}.`, '');
-  lines.push(`${s.packages} packages, ${s.pairs} release pairs, ${rs.length} cases (modes: ${s.modes.join(', ')}).`, '');
+  const planned = s.pairs * s.modes.length;
+  lines.push(
+    `${s.packages} packages, ${s.pairs} release pairs, ${rs.length} cases (modes: ${s.modes.join(', ')})` +
+      `${rs.length < planned ? ` of ${planned} planned: the run was cut short` : ''}.`,
+    '',
+  );
   lines.push('| class | ' + s.modes.join(' | ') + ' | all |', '| --- |' + ' ---: |'.repeat(s.modes.length + 1));
   for (const c of classes) {
     const n = (m) => rs.filter((r) => r.class === c && (m === undefined || r.mode === m)).length;
@@ -94,6 +99,12 @@ export function markdownReport(s) {
     lines.push(`## Same data, other files (${layout.length} cases)`, '');
     for (const r of layout)
       lines.push(`- \`${r.id}\` ${r.package}: ${r.layout.map((l) => `${l.where} kpt ${l.kpt}, kdelta ${l.kdelta}`).join('; ')}`);
+    lines.push('');
+  }
+  const nulls = rs.filter((r) => r.nullVsAbsent?.length);
+  if (nulls.length > 0) {
+    lines.push(`## Same data once a null field counts as absent (${nulls.length} cases, counted as agreeing)`, '');
+    for (const r of nulls) lines.push(`- \`${r.id}\` ${r.package}: ${r.nullVsAbsent.slice(0, 2).join('; ')}`);
     lines.push('');
   }
   if (s.skipped.length > 0) {
