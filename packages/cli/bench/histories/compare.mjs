@@ -4,7 +4,7 @@
 // `ignoredAnnotations`, with the reason in the README).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { isMap, isScalar as isScalarNode, isSeq, parseAllDocuments } from 'yaml';
 
 export const ignoredAnnotations = [
   // written by both tools on get; kpt drops it from some resources it re-adds (see differential.test.ts)
@@ -76,11 +76,42 @@ export function readPackage(root) {
       if (id === undefined) documents.set(`${file}#${index}`, value);
       else {
         if (!resources.has(id)) resources.set(id, []);
-        resources.get(id).push({ file, value: withoutBookkeeping(value) });
+        resources.get(id).push({ file, value: withoutBookkeeping(value), comments: commentsOf(doc) });
       }
     });
   }
   return { resources, documents, texts };
+}
+
+/**
+ * The comments of a document by the path they belong to (a key's and its value's together, since
+ * tools place one comment on either), `# kpt-merge:` comments left out: `path: text` lines, sorted.
+ */
+export function commentsOf(doc) {
+  const out = [];
+  const add = (path, c) => {
+    for (const line of (c ?? '').split('\n')) {
+      const text = line.trim();
+      if (text && !text.startsWith('kpt-merge:')) out.push(`${path || '.'}: ${text}`);
+    }
+  };
+  const walk = (node, path) => {
+    if (!node || typeof node !== 'object') return;
+    add(path, node.commentBefore);
+    add(path, node.comment);
+    if (isMap(node))
+      for (const [i, pair] of node.items.entries()) {
+        const key = `${path}.${pair.key?.value ?? pair.key}`;
+        // a file's header comment is the document's, whichever node a tool hangs it on
+        walk(pair.key, path === '' && i === 0 && isScalarNode(pair.key) && pair.key.commentBefore ? '' : key);
+        walk(pair.value, key);
+      }
+    else if (isSeq(node)) node.items.forEach((item, i) => walk(item, `${path}[${i}]`));
+  };
+  add('', doc.commentBefore);
+  walk(doc.contents, '');
+  add('', doc.comment);
+  return out.sort();
 }
 
 export function canonical(value) {
@@ -148,6 +179,7 @@ export function comparePackages(kptDir, kdeltaDir) {
   const b = readPackage(kdeltaDir);
   const differences = [];
   const layout = [];
+  const comments = [];
   for (const id of new Set([...a.resources.keys(), ...b.resources.keys()])) {
     const x = a.resources.get(id) ?? [];
     const y = b.resources.get(id) ?? [];
@@ -165,6 +197,10 @@ export function comparePackages(kptDir, kdeltaDir) {
     xs.forEach((r, i) => {
       const s = ys[i];
       for (const d of valueDifferences(r.value, s.value)) differences.push({ where, ...d, cause: tag(d.cause) });
+      const [ca, cb] = [r.comments ?? [], s.comments ?? []];
+      const onlyKpt = ca.filter((c) => !cb.includes(c));
+      const onlyKdelta = cb.filter((c) => !ca.includes(c));
+      if (onlyKpt.length || onlyKdelta.length) comments.push({ where, kpt: onlyKpt, kdelta: onlyKdelta });
       if (r.file !== s.file) layout.push({ where, kpt: r.file, kdelta: s.file });
     });
   }
@@ -186,7 +222,7 @@ export function comparePackages(kptDir, kdeltaDir) {
   // Kubernetes reads a field set to null as absent (kpt removes such fields from every resource it
   // merges, kdelta keeps upstream's text): listed apart, as `layout` is, not counted as a difference
   const equivalent = differences.filter((d) => d.cause.endsWith('null vs absent'));
-  return { differences: differences.filter((d) => !equivalent.includes(d)), layout, equivalent };
+  return { differences: differences.filter((d) => !equivalent.includes(d)), layout, equivalent, comments };
 }
 
 /** One line per difference, for reports. */

@@ -53,6 +53,7 @@ function recompare(r) {
     differenceCount: compared.differences.length,
     layout: compared.layout,
     nullVsAbsent: compared.equivalent.map(describeDifference).slice(0, 10),
+    comments: compared.comments.slice(0, 10),
   });
 }
 
@@ -216,6 +217,7 @@ async function runPair(pair, index) {
       differenceCount: compared.differences.length,
       layout: compared.layout,
       nullVsAbsent: (compared.equivalent ?? []).map(describeDifference).slice(0, 10),
+      comments: (compared.comments ?? []).slice(0, 10),
       getDiffers: afterGet.slice(0, 10),
     };
     if (cls !== 'agree' || opts['keep-all']) {

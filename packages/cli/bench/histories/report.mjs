@@ -101,6 +101,16 @@ export function markdownReport(s) {
       lines.push(`- \`${r.id}\` ${r.package}: ${r.layout.map((l) => `${l.where} kpt ${l.kpt}, kdelta ${l.kdelta}`).join('; ')}`);
     lines.push('');
   }
+  const commented = rs.filter((r) => r.comments?.length);
+  if (commented.length > 0) {
+    lines.push(`## Comments that differ (${commented.length} cases; not data, not counted)`, '');
+    for (const r of commented) {
+      lines.push(`- \`${r.id}\` ${r.repo} ${r.package} ${r.old} → ${r.new} (${r.mode})`);
+      for (const c of r.comments.slice(0, 3))
+        lines.push(`  - ${c.where}: only kpt [${c.kpt.slice(0, 3).join(' | ')}]; only kdelta [${c.kdelta.slice(0, 3).join(' | ')}]`);
+    }
+    lines.push('');
+  }
   const nulls = rs.filter((r) => r.nullVsAbsent?.length);
   if (nulls.length > 0) {
     lines.push(`## Same data once a null field counts as absent (${nulls.length} cases, counted as agreeing)`, '');
