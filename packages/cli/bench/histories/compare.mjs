@@ -200,7 +200,8 @@ export function comparePackages(kptDir, kdeltaDir) {
       const [ca, cb] = [r.comments ?? [], s.comments ?? []];
       const onlyKpt = ca.filter((c) => !cb.includes(c));
       const onlyKdelta = cb.filter((c) => !ca.includes(c));
-      if (onlyKpt.length || onlyKdelta.length) comments.push({ where, kpt: onlyKpt, kdelta: onlyKdelta });
+      // kpt writes its Kptfile from a struct, without comments: only resources' comments are compared
+      if (!kptfile && (onlyKpt.length || onlyKdelta.length)) comments.push({ where, kpt: onlyKpt, kdelta: onlyKdelta });
       if (r.file !== s.file) layout.push({ where, kpt: r.file, kdelta: s.file });
     });
   }

@@ -101,6 +101,7 @@ export function markdownReport(s) {
       lines.push(`- \`${r.id}\` ${r.package}: ${r.layout.map((l) => `${l.where} kpt ${l.kpt}, kdelta ${l.kdelta}`).join('; ')}`);
     lines.push('');
   }
+  for (const r of rs) if (r.comments) r.comments = r.comments.filter((c) => !c.where.startsWith('Kptfile.kpt.dev '));
   const commented = rs.filter((r) => r.comments?.length);
   if (commented.length > 0) {
     lines.push(`## Comments that differ (${commented.length} cases; not data, not counted)`, '');
