@@ -21,7 +21,7 @@ export function failureSignature(text = '') {
       .filter((l) => /error|refus|fail|invalid|twice|cannot/i.test(l))
       .pop() ?? text.split('\n').pop();
   return (line ?? '')
-    .replace(/\/[^\s:'"]+/g, '<path>')
+    .replace(/(^|[\s'"(])\/[^\s:'")]+/g, '$1<path>')
     .replace(/\b[0-9a-f]{12,40}\b/g, '<sha>')
     .slice(0, 160);
 }
