@@ -122,6 +122,45 @@ describe('histories: release pairs from tags', () => {
   });
 });
 
+describe('histories: packages compared as data', () => {
+  it('names each difference with its cause, and lists apart what is not data', async () => {
+    const { comparePackages } = (await import(pathToFileURL(join(histories, 'compare.mjs')).href)) as {
+      comparePackages: (a: string, b: string) => { differences: { where: string; path?: string; cause: string }[]; [k: string]: unknown[] };
+    };
+    const steps = (names: string) =>
+      `apiVersion: example.com/v1\nkind: Build\nmetadata:\n  name: b\nspec:\n  steps:\n${names
+        .split(',')
+        .map((n) => `    - name: ${n}\n`)
+        .join('')}`;
+    const cm = (name: string, extra = '') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${extra}`;
+    const kpt = join(root, 'compare', 'kpt');
+    const kdelta = join(root, 'compare', 'kdelta');
+    writeTree(kpt, {
+      'build.yaml': steps('a,b2,c'),
+      'a.yaml': cm('a', 'data:\n  k: v # kpt-set: ${k}\n'),
+      'b.yaml': cm('b', 'data:\n  k: "true"\n'),
+      'moved.yaml': cm('moved'),
+      'README.md': 'one\n',
+    });
+    writeTree(kdelta, {
+      'build.yaml': steps('a,c,b2'),
+      'a.yaml': cm('a', '  creationTimestamp: null\ndata:\n  k: v\n'),
+      'b.yaml': cm('b', 'data:\n  k: true\n'),
+      'old-place.yaml': cm('moved'),
+      'README.md': 'two\n',
+    });
+    const result = comparePackages(kpt, kdelta);
+    expect(result.differences.map((d) => [d.where, d.path, d.cause].filter(Boolean).join(' '))).toEqual([
+      'ConfigMap b .data.k scalar type',
+      'Build.example.com b .spec.steps list order',
+      'README.md file text',
+    ]);
+    expect(result['equivalent']).toHaveLength(1); // creationTimestamp: null is absent for Kubernetes
+    expect(result['comments']).toEqual([{ where: 'ConfigMap a', kpt: ['.data.k: kpt-set: ${k}'], kdelta: [] }]);
+    expect(result['layout']).toEqual([{ where: 'ConfigMap moved', kpt: 'moved.yaml', kdelta: 'old-place.yaml' }]);
+  });
+});
+
 describe('histories: classification', () => {
   it('reports kpt-failed, grouped by kpt’s message, when kpt refuses what kdelta does', () => {
     const fakeKpt = join(root, 'failing-kpt');
