@@ -137,7 +137,7 @@ describe('histories: packages compared as data', () => {
     const kdelta = join(root, 'compare', 'kdelta');
     writeTree(kpt, {
       'build.yaml': steps('a,b2,c'),
-      'a.yaml': cm('a', 'data:\n  k: v # kpt-set: ${k}\n'),
+      'a.yaml': cm('a', 'data:\n  k: v # {"$kpt-set":"k"}\n'),
       'b.yaml': cm('b', 'data:\n  k: "true"\n'),
       'moved.yaml': cm('moved'),
       'README.md': 'one\n',
@@ -156,7 +156,7 @@ describe('histories: packages compared as data', () => {
       'README.md file text',
     ]);
     expect(result['equivalent']).toHaveLength(1); // creationTimestamp: null is absent for Kubernetes
-    expect(result['comments']).toEqual([{ where: 'ConfigMap a', kpt: ['.data.k: kpt-set: ${k}'], kdelta: [] }]);
+    expect(result['comments']).toEqual([{ where: 'ConfigMap a', kpt: ['.data.k: {"$kpt-set":"k"}'], kdelta: [] }]);
     expect(result['layout']).toEqual([{ where: 'ConfigMap moved', kpt: 'moved.yaml', kdelta: 'old-place.yaml' }]);
   });
 });
