@@ -72,7 +72,9 @@ export function readPackage(root) {
     docs.forEach((doc, index) => {
       const value = doc.toJS({ maxAliasCount: -1 });
       if (value === null || value === undefined) return;
-      const id = identityOf(value);
+      // a Kptfile is named after its directory: it is matched by its path, so that a field of its
+      // metadata (a namespace one tool drops) shows as that field
+      const id = value?.kind === 'Kptfile' && name === 'Kptfile' ? `kpt.dev|Kptfile||${file}` : identityOf(value);
       if (id === undefined) documents.set(`${file}#${index}`, value);
       else {
         if (!resources.has(id)) resources.set(id, []);
