@@ -142,6 +142,12 @@ pipeline:
       /Kptfile: apiVersion: expected kpt.dev\/v1, got "kpt.dev\/v1alpha2" \(an older Kptfile/,
     );
     expect(() => parseKptfile('apiVersion: v1\nkind: ConfigMap\n')).toThrow('Kptfile: kind: expected Kptfile, got "ConfigMap"');
+    // kpt's own examples were published as kpt.dev/v1alpha1 with fields v1 does not have: the
+    // version is what the user must hear about, as kpt says it ("an old version of the Kptfile schema")
+    const older = 'apiVersion: kpt.dev/v1alpha1\nkind: Kptfile\nmetadata:\n  name: hello\npackageMetadata:\n  shortDescription: example\n';
+    expect(() => parseKptfile(older, 'pkg/Kptfile')).toThrow(
+      /^pkg\/Kptfile: apiVersion: expected kpt.dev\/v1, got "kpt.dev\/v1alpha1" \(an older Kptfile: upgrade it with/,
+    );
     expect(() => parseKptfile('apiVersion: kpt.dev/v1\nkind: Kptfile\n---\nkind: Kptfile\n')).toThrow(
       'a Kptfile holds one YAML document, found 2',
     );

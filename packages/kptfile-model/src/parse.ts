@@ -91,7 +91,11 @@ export function checkKptfileKind(kptfile: Kptfile, file = 'Kptfile'): KptfileIss
  */
 export function readKptfileText(text: string, file = 'Kptfile'): ParsedKptfile {
   const r = decodeKptfile(text, file);
-  const issues = r.issues.length > 0 ? [...r.issues] : checkKptfileKind(r.kptfile, file);
+  const decoded = r.issues.every((i) => i.code !== 'yaml-syntax' && i.code !== 'not-a-map');
+  const kind = decoded ? checkKptfileKind(r.kptfile, file) : [];
+  // An older Kptfile (kpt.dev/v1alpha1's packageMetadata, openAPI, …) has fields v1 does not know:
+  // its version is the reason to give, not each field it brings.
+  const issues = kind.length > 0 ? kind : r.issues;
   if (issues.length > 0) throw new KptfileError(issues);
   return { file: r.file, kptfile: r.kptfile, document: r.document, text: r.text };
 }
