@@ -71,14 +71,14 @@ describe('mergeFiles bad input', () => {
     );
   });
 
-  test('two resources with the same identity in one input', () => {
+  test('two resources with the same identity in one file', () => {
     expectError(
       run([
         { path: 'a.yaml', text: cm('x') },
-        { path: 'b.yaml', text: `${cm('y')}---\n${cm('x')}` },
+        { path: 'b.yaml', text: `${cm('x')}---\n${cm('y')}---\n${cm('x')}` },
       ]),
-      { file: 'b.yaml', document: 1, code: 'duplicate-resource' },
-      /ConfigMap x twice: here and in a\.yaml document 0/,
+      { file: 'b.yaml', document: 2, code: 'duplicate-resource', side: 'local' },
+      /local has ConfigMap x twice in this file: here and in document 0/,
     );
   });
 
@@ -158,5 +158,80 @@ spec:
     ];
     const result = mergeFiles({ origin, upstream, local }, { inferKeys: false });
     expect(result.files.find((f) => f.path === 's.yaml')!.text).toBe(shelf('  - isbn: "1"\n    copies: 7\n  - isbn: "2"\n    copies: 1\n'));
+  });
+});
+
+// Upstreams ship one resource in two files (blueprints' anthos-cluster `acm`, Nephio's `o2ims`).
+// kpt matches such copies file by file; so does the merge (compared with kpt 1.0.0-beta.56's
+// `pkg update` on the same histories).
+describe('the same resource in two files', () => {
+  const ns = (extra = '') => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: o2ims\n${extra}`;
+  const cm = (value: string, name = 'c') =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: o2ims\ndata:\n  k: ${value}\n`;
+  const labelled = (label: string) => ns(`  labels:\n    ${label}: "1"\n`);
+  const origin = [
+    { path: 'a.yaml', text: ns() },
+    { path: 'b.yaml', text: `${ns()}---\n${cm('v1')}` },
+  ];
+  const texts = (files: readonly SourceFile[]) => Object.fromEntries(files.map((f) => [f.path, f.text]));
+
+  test('with nothing new for them upstream, both copies stay as they are', () => {
+    const upstream = [...origin, { path: 'c.yaml', text: cm('v2', 'c2') }];
+    const result = mergeFiles({ origin, upstream, local: origin });
+    expect(texts(result.files)).toEqual({ ...texts(origin), 'c.yaml': cm('v2', 'c2') });
+    expect(result.deleted).toEqual([]);
+  });
+
+  test("a copy upstream edited is merged with the local copy of the same file; the other file's stays", () => {
+    const upstream = [origin[0]!, { path: 'b.yaml', text: `${labelled('up')}---\n${cm('v1')}` }];
+    const local = [{ path: 'a.yaml', text: labelled('mine') }, origin[1]!];
+    const result = mergeFiles({ origin, upstream, local });
+    expect(texts(result.files)).toEqual({ 'a.yaml': labelled('mine'), 'b.yaml': `${labelled('up')}---\n${cm('v1')}` });
+    expect(result.report.filter((r) => r.resource === 'Namespace o2ims').map((r) => [r.file, r.action, r.changed])).toEqual([
+      ['a.yaml', 'merged', false],
+      ['b.yaml', 'merged', true],
+    ]);
+  });
+
+  test('a file upstream deleted goes; the copy in the other file stays', () => {
+    const upstream = [origin[1]!];
+    const result = mergeFiles({ origin, upstream, local: origin });
+    expect(texts(result.files)).toEqual({ 'b.yaml': origin[1]!.text });
+    expect(result.deleted).toEqual(['a.yaml']);
+  });
+
+  test('a file both sides deleted: the copy in the file neither deleted stays', () => {
+    const upstream = [origin[1]!];
+    const local = [origin[1]!];
+    const result = mergeFiles({ origin, upstream, local });
+    expect(texts(result.files)).toEqual({ 'b.yaml': origin[1]!.text });
+    expect(result.deleted).toEqual([]);
+  });
+
+  test('a copy both sides removed from one file: the copy in the other file stays', () => {
+    const upstream = [origin[0]!, { path: 'b.yaml', text: cm('v1') }];
+    const local = [origin[0]!, { path: 'b.yaml', text: cm('v1') }];
+    const result = mergeFiles({ origin, upstream, local });
+    expect(texts(result.files)).toEqual({ 'a.yaml': ns(), 'b.yaml': cm('v1') });
+    expect(result.deleted).toEqual([]);
+  });
+
+  test('a copy upstream removed from one file goes from that file only, which starts without ---', () => {
+    const upstream = [origin[0]!, { path: 'b.yaml', text: cm('v1') }];
+    const result = mergeFiles({ origin, upstream, local: origin });
+    expect(texts(result.files)).toEqual({ 'a.yaml': ns(), 'b.yaml': cm('v1') });
+  });
+
+  test('a second copy upstream added in a new file is added beside the first', () => {
+    const upstream = [...origin, { path: 'c.yaml', text: cm('v2') }];
+    const result = mergeFiles({ origin, upstream, local: origin });
+    expect(texts(result.files)).toEqual({ ...texts(origin), 'c.yaml': cm('v2') });
+  });
+
+  test('a resource in one file on every side is still matched across a move', () => {
+    const one = [{ path: 'a.yaml', text: cm('v1') }];
+    const moved = [{ path: 'b.yaml', text: cm('v2') }];
+    const result = mergeFiles({ origin: one, upstream: moved, local: one });
+    expect(texts(result.files)).toEqual({ 'a.yaml': cm('v2') });
   });
 });

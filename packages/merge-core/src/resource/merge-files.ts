@@ -342,8 +342,9 @@ function parseFile(f: SourceFile, side: Side): { file: InputFile; resources: (s:
 
 function locate(side: Side, files: readonly { resources: (s: Side) => Located[] }[]): Located[] {
   const out: Located[] = [];
-  const seen = new Map<string, Located>();
   for (const file of files) {
+    // One resource twice in one file cannot be matched by file either: the input is refused.
+    const seen = new Map<string, Located>();
     for (const resource of file.resources(side)) {
       const identity = resource.identity;
       if (identity) {
@@ -354,7 +355,7 @@ function locate(side: Side, files: readonly { resources: (s: Side) => Located[] 
             'duplicate-resource',
             resource.file.file,
             resource.entry.index,
-            `${side} has ${formatIdentity(identity)} twice: here and in ${previous.file.file} document ${previous.entry.index}`,
+            `${side} has ${formatIdentity(identity)} twice in this file: here and in document ${previous.entry.index}`,
             side,
           );
         }
@@ -366,14 +367,40 @@ function locate(side: Side, files: readonly { resources: (s: Side) => Located[] 
   return out;
 }
 
+/**
+ * Identities some side has in more than one file. Upstreams do ship one resource in two files;
+ * kpt then matches its copies file by file, and so does the merge: each copy is merged, added or
+ * deleted with the copies of the same file, never with the other file's.
+ */
+function identitiesInSeveralFiles(located: Record<Side, Located[]>): Set<string> {
+  const several = new Set<string>();
+  for (const side of ['local', 'upstream', 'origin'] as const) {
+    const fileOf = new Map<string, string>();
+    for (const r of located[side]) {
+      if (!r.identity) continue;
+      const key = identityKey(r.identity);
+      const first = fileOf.get(key);
+      if (first === undefined) fileOf.set(key, r.file.file);
+      else if (first !== r.file.file) several.add(key);
+    }
+  }
+  return several;
+}
+
 /** Tuples in output order: local's resources first, then new ones as upstream lists them. */
 function collateResources(located: Record<Side, Located[]>): Tuple[] {
   const byKey = new Map<string, Tuple>();
   const order: Tuple[] = [];
+  const perFile = identitiesInSeveralFiles(located);
+  const keyOf = (r: Located): string => {
+    // A document that is not a resource is matched by its place: file and index.
+    if (!r.identity) return `\u0001${r.file.file}\u0000${r.entry.index}`;
+    const key = identityKey(r.identity);
+    return perFile.has(key) ? `${key}\u0000${r.file.file}` : key;
+  };
   for (const side of ['local', 'upstream', 'origin'] as const) {
     for (const r of located[side]) {
-      // A document that is not a resource is matched by its place: file and index.
-      const key = r.identity ? identityKey(r.identity) : `\u0001${r.file.file}\u0000${r.entry.index}`;
+      const key = keyOf(r);
       let t = byKey.get(key);
       if (!t) {
         t = { key };
@@ -450,7 +477,7 @@ function assemble(
       deleted.push(file.file);
       continue;
     }
-    files.push({ path: file.file, text: joinDocuments(chunks) });
+    files.push({ path: file.file, text: joinDocuments(chunks, startsWithMarker(file.text)) });
   }
   // Resources added upstream in files local does not have: new files, upstream's own bytes.
   for (const file of upstream) {
@@ -458,23 +485,44 @@ function assemble(
     const added = additions.get(file.file);
     if (!added || added.length === 0) continue;
     const whole = added.length === file.documents.filter((d) => !d.empty).length;
-    files.push({ path: file.file, text: whole ? file.text : joinDocuments(added.map((r) => r.entry.text)) });
+    files.push({
+      path: file.file,
+      text: whole
+        ? file.text
+        : joinDocuments(
+            added.map((r) => r.entry.text),
+            startsWithMarker(file.text),
+          ),
+    });
   }
   return { files, deleted };
 }
 
-/** Joins document chunks into one stream, adding `---` and newlines only where needed. */
-function joinDocuments(chunks: readonly string[]): string {
-  let out = '';
+const startsWithMarker = (text: string): boolean => /^---(\s|$)/.test(text);
+
+/**
+ * Joins document chunks into one stream, adding `---` and newlines only where needed. The stream
+ * starts with a bare `---` line only if its file did (`leadingMarker`): when a file's first
+ * documents are removed, the next one's `---` goes, as kpt writes it. The parts go to an array
+ * joined once: testing the end of a string that grows by `+=` flattens it each time, quadratic
+ * in a stream of thousands of documents.
+ */
+function joinDocuments(chunks: readonly string[], leadingMarker: boolean): string {
+  const parts: string[] = [];
+  let endsWithNewline = true;
   for (const raw of chunks) {
     if (raw === '') continue;
     let chunk = raw;
-    if (out !== '') {
-      if (!out.endsWith('\n')) out += '\n';
-      if (!/^---(\s|$)/.test(chunk)) chunk = `---\n${chunk}`;
+    if (parts.length > 0) {
+      if (!endsWithNewline) parts.push('\n');
+      if (!startsWithMarker(chunk)) parts.push('---\n');
+    } else if (!leadingMarker && chunk.startsWith('---\n')) {
+      chunk = chunk.slice(4);
+      if (chunk === '') continue;
     }
-    out += chunk;
+    parts.push(chunk);
+    endsWithNewline = chunk.endsWith('\n');
   }
-  if (out !== '' && !out.endsWith('\n')) out += '\n';
-  return out;
+  if (parts.length > 0 && !endsWithNewline) parts.push('\n');
+  return parts.join('');
 }
