@@ -1,18 +1,21 @@
 // `pnpm bench` in merge-core: the package merge on synthetic packages of 100, 1,000 and 10,000
 // resources, beside the floor of parsing the three inputs and printing them with `yaml`: once
 // with a tenth of the apps changed upstream (a usual update) and once with every app changed
-// (the worst case). Each size runs in its own process so that its peak memory (max RSS) is its own.
+// (the worst case), in two shapes: many small files (one per app) and one stream holding every
+// resource. Each run is its own process so that its peak memory (max RSS) is its own.
 // Then one ConfigMap of tens of thousands of keys (about 1 MB) that upstream and local both edit
 // throughout: maps that large must merge in about the time it takes to parse them.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { mergeFiles } from '../dist/index.js';
-import { bigConfigMap, syntheticPackage } from './synthetic.mjs';
+import { bigConfigMap, oneStream, syntheticPackage } from './synthetic.mjs';
 
 const sizes = (process.env.KDELTA_BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
 /** Upstream changes every n-th app: 10 (a tenth) and 1 (all of them). */
 const changeEvery = (process.env.KDELTA_BENCH_CHANGE_EVERY ?? '10,1').split(',').map(Number);
+/** `files`: a file per app of three resources; `stream`: one file of every resource. */
+const shapes = (process.env.KDELTA_BENCH_SHAPES ?? 'files,stream').split(',');
 
 function floor(pkg) {
   for (const side of [pkg.origin, pkg.upstream, pkg.local]) {
@@ -48,7 +51,8 @@ if (process.argv[2] === '--big-map') {
 } else if (process.argv[2] === '--one') {
   const size = Number(process.argv[3]);
   const mode = process.argv[4];
-  const pkg = syntheticPackage(size, { upstreamChangeEvery: Number(process.argv[5] ?? 1) });
+  const files = syntheticPackage(size, { upstreamChangeEvery: Number(process.argv[5] ?? 1) });
+  const pkg = process.argv[6] === 'stream' ? oneStream(files) : files;
   const count = pkg.local.reduce((n, f) => n + (f.text.match(/^kind:/gm) ?? []).length, 0);
   const lines = pkg.local.reduce((n, f) => n + f.text.split('\n').length, 0);
   let ms;
@@ -63,29 +67,31 @@ if (process.argv[2] === '--big-map') {
   console.log(JSON.stringify({ size, count, lines, ms, conflicts, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
 } else {
   const rows = [];
-  for (const every of changeEvery)
-    for (const size of sizes) {
-      const run = (mode) =>
-        JSON.parse(
-          execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', String(size), mode, String(every)], {
-            encoding: 'utf8',
-          }),
-        );
-      const merge = run('merge');
-      const base = run('floor');
-      rows.push({
-        'changed upstream': every === 1 ? 'all' : `1/${every}`,
-        resources: merge.count,
-        'local lines': merge.lines,
-        'merge ms': merge.ms.toFixed(1),
-        'resources/s': Math.round((merge.count / merge.ms) * 1000),
-        'floor ms (parse 3 + print)': base.ms.toFixed(1),
-        'ratio to floor': (merge.ms / base.ms).toFixed(2),
-        'peak RSS MiB (merge)': merge.maxRssMiB.toFixed(0),
-        'peak RSS MiB (floor)': base.maxRssMiB.toFixed(0),
-        conflicts: merge.conflicts,
-      });
-    }
+  for (const shape of shapes)
+    for (const every of changeEvery)
+      for (const size of sizes) {
+        const run = (mode) =>
+          JSON.parse(
+            execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', String(size), mode, String(every), shape], {
+              encoding: 'utf8',
+            }),
+          );
+        const merge = run('merge');
+        const base = run('floor');
+        rows.push({
+          shape,
+          'changed upstream': every === 1 ? 'all' : `1/${every}`,
+          resources: merge.count,
+          'local lines': merge.lines,
+          'merge ms': merge.ms.toFixed(1),
+          'resources/s': Math.round((merge.count / merge.ms) * 1000),
+          'floor ms (parse 3 + print)': base.ms.toFixed(1),
+          'ratio to floor': (merge.ms / base.ms).toFixed(2),
+          'peak RSS MiB (merge)': merge.maxRssMiB.toFixed(0),
+          'peak RSS MiB (floor)': base.maxRssMiB.toFixed(0),
+          conflicts: merge.conflicts,
+        });
+      }
   console.table(rows);
   const keys = Number(process.env.KDELTA_BENCH_MAP_KEYS ?? 40000);
   const big = JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--big-map', String(keys)], { encoding: 'utf8' }));

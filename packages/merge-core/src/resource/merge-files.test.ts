@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { MergeInputError } from '../errors.js';
-import { mergeFiles, type SourceFile } from './merge-files.js';
+import { mergeFiles, mergeFilesTraced, type SourceFile } from './merge-files.js';
 
 const casesDir = fileURLToPath(new URL('../__fixtures__/cases/', import.meta.url));
 
@@ -233,5 +233,61 @@ describe('the same resource in two files', () => {
     const moved = [{ path: 'b.yaml', text: cm('v2') }];
     const result = mergeFiles({ origin: one, upstream: moved, local: one });
     expect(texts(result.files)).toEqual({ 'a.yaml': cm('v2') });
+  });
+});
+
+// What the merge parses: on a package of one stream as on one of many files, only the resources
+// upstream changed (and the documents the scanner declines, each alone). Timing is the benchmark's
+// business (bench/merge-bench.mjs); these tests see which documents were parsed.
+describe('the merge parses only what it needs', () => {
+  const cm = (i: number, value: string, extra = '') =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: apps/cm-${i}\n  name: cm-${i}\n  namespace: apps\n${extra}data:\n  k: ${value}\n`;
+  const stream = (n: number, value: (i: number) => string, extra: (i: number) => string = () => '') => [
+    { path: 'all.yaml', text: Array.from({ length: n }, (_, i) => cm(i, value(i), extra(i))).join('---\n') },
+  ];
+  const traced = (input: Parameters<typeof mergeFiles>[0]) => {
+    const trace: string[] = [];
+    const result = mergeFilesTraced(input, {}, trace);
+    return { result, parsed: [...new Set(trace)].sort() };
+  };
+
+  test('a one-file stream of block-style resources is split by the scanner: only the documents upstream changed are parsed', () => {
+    const origin = stream(50, () => 'v1');
+    const upstream = stream(50, (i) => (i === 7 || i === 30 ? 'v2' : 'v1'));
+    const local = stream(50, (i) => (i === 30 ? 'local' : 'v1'));
+    const { result, parsed } = traced({ origin, upstream, local });
+    expect(parsed).toEqual(['all.yaml#30', 'all.yaml#7']);
+    expect(result.files[0]!.text).toBe(stream(50, (i) => (i === 7 ? 'v2' : i === 30 ? 'v2' : 'v1'))[0]!.text);
+    expect(result.conflicts.map((c) => c.path)).toEqual(['.data.k']);
+  });
+
+  test("a resource upstream did not change keeps local's text, odd spacing and comments included, without being parsed", () => {
+    const origin = stream(3, () => 'v1');
+    const upstream = stream(3, (i) => (i === 0 ? 'v2' : 'v1'));
+    const mine =
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: apps/cm-2\n  name: cm-2\n  namespace: apps\ndata:\n  k:     v1   # mine\n  extra: "yes"\n';
+    const local = [{ path: 'all.yaml', text: [cm(0, 'v1'), cm(1, 'v1'), mine].join('---\n') }];
+    const { result, parsed } = traced({ origin, upstream, local });
+    expect(parsed).toEqual(['all.yaml#0']);
+    expect(result.files[0]!.text).toBe([cm(0, 'v2'), cm(1, 'v1'), mine].join('---\n'));
+  });
+
+  test('a document the scanner declines is parsed alone, not with the rest of its file', () => {
+    const anchored = (i: number) => (i === 3 ? '  annotations:\n    a: &x one\n    b: *x\n' : '');
+    const origin = stream(10, () => 'v1', anchored);
+    const upstream = stream(10, (i) => (i === 5 ? 'v2' : 'v1'), anchored);
+    const { result, parsed } = traced({ origin, upstream, local: origin });
+    expect(parsed).toEqual(['all.yaml#3', 'all.yaml#5']);
+    expect(result.files[0]!.text).toBe(stream(10, (i) => (i === 5 ? 'v2' : 'v1'), anchored)[0]!.text);
+  });
+
+  test('a stream whose documents the scanner cannot delimit is parsed whole, and its errors are named as before', () => {
+    const origin = [{ path: 'all.yaml', text: `%YAML 1.1\n---\n${stream(3, () => 'v1')[0]!.text}` }];
+    const { parsed } = traced({ origin, upstream: origin, local: origin });
+    expect(parsed).toEqual(['all.yaml#0', 'all.yaml#1', 'all.yaml#2']);
+    const broken = [{ path: 'all.yaml', text: `${cm(0, 'v1')}---\n${cm(1, '[unclosed')}` }];
+    expect(() => mergeFiles({ origin: broken, upstream: broken, local: broken })).toThrow(
+      /^all\.yaml \(origin\): document 1: invalid YAML \(line 16\)/,
+    );
   });
 });

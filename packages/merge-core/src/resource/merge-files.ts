@@ -10,7 +10,7 @@ import { createEngine, type MergeOptions } from '../options.js';
 import { isCustomResourceDefinition, layerSchemas, schemaRegistryFromCrds } from '../schema/index.js';
 import { toPlain, type YamlNode } from '../yaml/nodes.js';
 import { parseStream, type SourceDocument } from '../yaml/parse.js';
-import { scanStream } from '../yaml/scan.js';
+import { scanDocuments } from '../yaml/scan.js';
 import { formatIdentity, identityKey, identityOf, type ResourceIdentity, type ScannedResource, scannedIdentityOf } from './identity.js';
 
 /** A file of a package: its path relative to the package root, and its text. */
@@ -86,6 +86,9 @@ interface Located {
 /** The scan read a document differently from the parse: the merge starts again without scanning. */
 class ScanMismatch extends Error {}
 
+/** Where the merge records each document it parses (`file#index`), for tests to see what it spared. */
+type Trace = string[] | undefined;
+
 /** A resource whose file was parsed whole (the scan declined it). */
 function parsedResource(side: Side, file: InputFile, document: SourceDocument, map: YAMLMap): Located {
   const kind = map.get('kind');
@@ -105,10 +108,11 @@ function parsedResource(side: Side, file: InputFile, document: SourceDocument, m
  * A resource read by the scan. Its document is parsed on its own when needed: a document's text
  * parses the same alone as in its stream, and the scan checked it would parse.
  */
-function scannedResource(side: Side, file: InputFile, entry: DocumentEntry, scanned: ScannedResource): Located {
+function scannedResource(side: Side, file: InputFile, entry: DocumentEntry, scanned: ScannedResource, trace: Trace): Located {
   let document: SourceDocument | undefined;
   const parse = (): SourceDocument => {
     if (document) return document;
+    trace?.push(`${file.file}#${entry.index}`);
     let docs: readonly SourceDocument[];
     try {
       docs = parseStream(entry.text, file.file, side).documents;
@@ -161,26 +165,38 @@ const bookkeepingAnnotations = [
 ];
 
 export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): MergeFilesResult {
+  return mergeFilesTraced(input, options, undefined);
+}
+
+/**
+ * `mergeFiles`, recording in `trace` each document it parsed (`file#index`, once per side that
+ * needed it). Not exported from the package: tests use it to see which documents were spared.
+ */
+export function mergeFilesTraced(input: MergeFilesInput, options: MergeOptions, trace: string[] | undefined): MergeFilesResult {
   try {
-    return mergeInputs(input, options, true);
+    return mergeInputs(input, options, true, trace);
   } catch (error) {
     // Never expected (the scanner declines what it does not model): correct all the same.
-    if (error instanceof ScanMismatch) return mergeInputs(input, options, false);
+    if (error instanceof ScanMismatch) {
+      trace?.splice(0);
+      return mergeInputs(input, options, false, trace);
+    }
     throw error;
   }
 }
 
-function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolean): MergeFilesResult {
+function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolean, trace: Trace): MergeFilesResult {
   // Most files of a package are the same in two or three versions: each distinct file is read
-  // once. Files the scanner models are split into documents and their resources identified
-  // without a parse; a document is parsed only when the merge needs its nodes, which for an
-  // update is the few resources upstream changed. Other files are parsed whole, once.
+  // once. Files are split into documents by the scanner and their resources identified without a
+  // parse; a document is parsed only when the merge needs its nodes, which for an update is the
+  // few resources upstream changed. A document the scanner declines is parsed alone; a file
+  // whose documents it cannot even delimit is parsed whole, once.
   const readFiles = new Map<string, { file: InputFile; resources: (s: Side) => Located[] }>();
   const read = (f: SourceFile, side: Side) => {
     const key = `${f.path}\u0000${f.text}`;
     let r = readFiles.get(key);
     if (!r) {
-      r = (scan && scanFile(f)) || parseFile(f, side);
+      r = (scan && scanFile(f, side, trace)) || parseFile(f, side, trace);
       readFiles.set(key, r);
     }
     return r;
@@ -298,27 +314,62 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
   return { ...assemble(files(sides.local), files(sides.upstream), replaced, additions), report, conflicts, decisions };
 }
 
-/** A file split and identified by the scanner, or undefined when it declines. */
-function scanFile(f: SourceFile): { file: InputFile; resources: (s: Side) => Located[] } | undefined {
-  const scanned = scanStream(f.text);
+/**
+ * A file split into documents by the scanner, or undefined when it cannot delimit them (or a
+ * document it declined does not parse alone into one document): then the file is parsed whole,
+ * which also names any error in it. Each document is identified by the scan or, where the scan
+ * declines it or is unsure of its identity, by a parse of that document alone.
+ */
+function scanFile(f: SourceFile, side: Side, trace: Trace): { file: InputFile; resources: (s: Side) => Located[] } | undefined {
+  const scanned = scanDocuments(f.text);
   if (!scanned) return undefined;
-  const resources: ScannedResource[] = [];
-  for (const d of scanned) {
-    const r = scannedIdentityOf(d, f.text);
-    if (!r) return undefined;
-    resources.push(r);
+  const documents: DocumentEntry[] = [];
+  const read: ({ scanned: ScannedResource } | { parsed: SourceDocument })[] = [];
+  for (const [index, d] of scanned.entries()) {
+    const r = d.declined ? undefined : scannedIdentityOf(d, f.text);
+    if (r && !d.declined) {
+      documents.push({ index, text: d.text, empty: d.empty });
+      read.push({ scanned: r });
+      continue;
+    }
+    const alone = parseAlone(d.text, f.path, side);
+    if (!alone) return undefined;
+    trace?.push(`${f.path}#${index}`);
+    const parsed = { ...alone, index };
+    documents.push(parsed);
+    read.push({ parsed });
   }
-  const documents = scanned.map((d, index) => ({ index, text: d.text, empty: d.empty }));
   const file: InputFile = { file: f.path, text: f.text, documents };
   return {
     file,
-    resources: (side) => documents.flatMap((d, i) => (d.empty ? [] : [scannedResource(side, file, d, resources[i]!)])),
+    resources: (s) =>
+      documents.flatMap((d, i) => {
+        if (d.empty) return [];
+        const how = read[i]!;
+        if ('scanned' in how) return [scannedResource(s, file, d, how.scanned, trace)];
+        return [parsedResource(s, file, how.parsed, how.parsed.doc.contents as YAMLMap)];
+      }),
   };
 }
 
+/** A document's text parsed alone: one document, a map unless empty; else undefined. */
+function parseAlone(text: string, path: string, side: Side): SourceDocument | undefined {
+  let docs: readonly SourceDocument[];
+  try {
+    docs = parseStream(text, path, side).documents;
+  } catch (error) {
+    if (error instanceof MergeInputError) return undefined;
+    throw error;
+  }
+  const only = docs.length === 1 ? docs[0]! : undefined;
+  if (!only || (!only.empty && !isMap(only.doc.contents))) return undefined;
+  return only;
+}
+
 /** A file parsed whole: anything the scanner does not model, and every input error. */
-function parseFile(f: SourceFile, side: Side): { file: InputFile; resources: (s: Side) => Located[] } {
+function parseFile(f: SourceFile, side: Side, trace: Trace): { file: InputFile; resources: (s: Side) => Located[] } {
   const parsed = parseStream(f.text, f.path, side);
+  for (const d of parsed.documents) trace?.push(`${f.path}#${d.index}`);
   const file: InputFile = { file: f.path, text: f.text, documents: parsed.documents };
   return {
     file,
