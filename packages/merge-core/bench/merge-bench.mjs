@@ -23,11 +23,14 @@ function floor(pkg) {
   }
 }
 
+/** Timed runs at least (`KDELTA_BENCH_RUNS`, default 3); with 1, a single cold run and no warm-up. */
+const minRuns = Number(process.env.KDELTA_BENCH_RUNS ?? 3);
+
 function time(fn, minMs = 1500) {
-  fn(); // warm up
+  if (minRuns > 1) fn(); // warm up
   const runs = [];
   const start = performance.now();
-  while (performance.now() - start < minMs || runs.length < 3) {
+  while ((minRuns > 1 && performance.now() - start < minMs) || runs.length < minRuns) {
     const t = performance.now();
     fn();
     runs.push(performance.now() - t);
