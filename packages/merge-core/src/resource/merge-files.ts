@@ -89,7 +89,7 @@ class ScanMismatch extends Error {}
 /** Where the merge records each document it parses (`file#index`), for tests to see what it spared. */
 type Trace = string[] | undefined;
 
-/** A resource whose file was parsed whole (the scan declined it). */
+/** A resource parsed when its file was read: the file whole, or a document the scan declined, alone. */
 function parsedResource(side: Side, file: InputFile, document: SourceDocument, map: YAMLMap): Located {
   const kind = map.get('kind');
   return {
@@ -169,8 +169,9 @@ export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): 
 }
 
 /**
- * `mergeFiles`, recording in `trace` each document it parsed (`file#index`, once per side that
- * needed it). Not exported from the package: tests use it to see which documents were spared.
+ * `mergeFiles`, recording in `trace` each document it parsed (`file#index`; one read for several
+ * sides may be listed more than once). Not exported from the package: tests use it to see which
+ * documents were spared.
  */
 export function mergeFilesTraced(input: MergeFilesInput, options: MergeOptions, trace: string[] | undefined): MergeFilesResult {
   try {
@@ -287,8 +288,12 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
       report.push({ resource: shown, identity: local.identity, action: 'merged', file: local.file.file, changed: false });
     } else {
       // Seed 001: "A resource in both upstream and local will be merged into local."
+      // Local left as origin had it (the usual update): one parse serves both; the merge never
+      // changes its inputs.
+      const localMap = local!.map;
+      const originMap = origin && origin.entry.text === local!.entry.text ? localMap : origin?.map;
       const result = engine.merge(
-        { origin: origin?.map, upstream: upstream!.map, local: local!.map },
+        { origin: originMap, upstream: upstream!.map, local: localMap },
         {
           file: local!.file.file,
           document: local!.entry.index,
