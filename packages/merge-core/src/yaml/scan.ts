@@ -156,7 +156,7 @@ class Scanner {
     }));
   }
 
-  /** Some line from `first` to `end` holds more than blanks (tabs too) and a comment. */
+  /** Some line from `first` to `end` is more than blanks (spaces or tabs) and a comment. */
   holdsContent(first: number, end: number): boolean {
     for (let i = first; i < end; i++) {
       const t = this.lineText(i).replace(/^[ \t]+/, '');
