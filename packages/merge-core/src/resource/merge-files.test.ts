@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { MergeInputError } from '../errors.js';
@@ -226,6 +227,30 @@ describe('the same resource in two files', () => {
     const upstream = [...origin, { path: 'c.yaml', text: cm('v2') }];
     const result = mergeFiles({ origin, upstream, local: origin });
     expect(texts(result.files)).toEqual({ ...texts(origin), 'c.yaml': cm('v2') });
+  });
+
+  test('a file neither side touched keeps its bytes, whatever both sides do to the copies in another file', () => {
+    // Resources of a.yaml have copies in b.yaml; upstream and local each keep, edit, empty or
+    // delete a.yaml; b.yaml is the same on every side.
+    const doc = (name: string, v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: ${v}\n`;
+    const names = ['x', 'y', 'z'];
+    const b = { path: 'b.yaml', text: names.map((n) => doc(n, 'b')).join('---\n') };
+    const sideArb = fc.record({
+      deleted: fc.boolean(),
+      docs: fc.subarray(names, { minLength: 1 }),
+      value: fc.constantFrom('b', 'o', 'u', 'l'),
+    });
+    const aFile = (s: { deleted: boolean; docs: string[]; value: string }) =>
+      s.deleted ? [] : [{ path: 'a.yaml', text: s.docs.map((n) => doc(n, s.value)).join('---\n') }];
+    fc.assert(
+      fc.property(sideArb, sideArb, fc.subarray(names, { minLength: 1 }), (u, l, originDocs) => {
+        const origin = [{ path: 'a.yaml', text: originDocs.map((n) => doc(n, 'o')).join('---\n') }, b];
+        const result = mergeFiles({ origin, upstream: [...aFile(u), b], local: [...aFile(l), b] });
+        expect(result.files.find((f) => f.path === 'b.yaml')?.text).toBe(b.text);
+        expect(result.deleted).not.toContain('b.yaml');
+      }),
+      { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 200) },
+    );
   });
 
   test('a resource in one file on every side is still matched across a move', () => {
