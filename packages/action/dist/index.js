@@ -26361,7 +26361,7 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument11(source, options = {}) {
+    function parseDocument12(source, options = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options);
@@ -26387,7 +26387,7 @@ var require_public_api = __commonJS({
       } else if (options === void 0 && reviver && typeof reviver === "object") {
         options = reviver;
       }
-      const doc = parseDocument11(src, options);
+      const doc = parseDocument12(src, options);
       if (!doc)
         return null;
       doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
@@ -26423,7 +26423,7 @@ var require_public_api = __commonJS({
     }
     exports.parse = parse6;
     exports.parseAllDocuments = parseAllDocuments12;
-    exports.parseDocument = parseDocument11;
+    exports.parseDocument = parseDocument12;
     exports.stringify = stringify6;
   }
 });
@@ -29548,9 +29548,24 @@ function scalarEquals(a, b) {
   return false;
 }
 function commentsOf(node) {
-  if (!isNode(node)) return "";
+  if (!isNode(node)) return "\0";
   const n = node;
   return `${n.commentBefore ?? ""}\0${n.comment ?? ""}`;
+}
+function allCommentsOf(node) {
+  const parts = [];
+  const collect = (n) => {
+    if ((0, import_yaml.isPair)(n)) {
+      collect(n.key);
+      collect(n.value);
+      return;
+    }
+    if (!isNode(n)) return;
+    parts.push(commentsOf(n));
+    if ((0, import_yaml.isMap)(n) || (0, import_yaml.isSeq)(n)) for (const item of n.items) collect(item);
+  };
+  collect(node);
+  return parts.join("");
 }
 function cloneNode(node) {
   return node.clone();
@@ -29574,7 +29589,120 @@ function mayHoldPin(text2) {
 }
 
 // ../merge-core/src/emit/print.ts
+var import_yaml4 = __toESM(require_dist(), 1);
+
+// ../merge-core/src/yaml/parse.ts
 var import_yaml3 = __toESM(require_dist(), 1);
+var yamlParseOptions = { version: "1.1", keepSourceTokens: false, prettyErrors: false, uniqueKeys: false };
+function parseStream(text2, file, side) {
+  let docs;
+  try {
+    docs = (0, import_yaml3.parseAllDocuments)(text2, yamlParseOptions);
+  } catch (error2) {
+    throw new MergeInputError("invalid-yaml", file, void 0, error2 instanceof Error ? error2.message : String(error2), side);
+  }
+  if (!Array.isArray(docs)) docs = [];
+  const documents = [];
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i];
+    const firstError = doc.errors[0];
+    if (firstError) {
+      const where = ` (line ${lineOf(text2, firstError.pos[0])})`;
+      throw new MergeInputError("invalid-yaml", file, i, `invalid YAML${where}: ${firstLine(firstError.message)}`, side);
+    }
+    const start = i === 0 ? 0 : doc.range[0];
+    const end = i + 1 < docs.length ? docs[i + 1].range[0] : text2.length;
+    const duplicate = normalizeKeyComments(doc, text2);
+    if (duplicate) {
+      const [name2, first, again] = duplicate;
+      const reason = `invalid YAML (line ${lineOf(text2, again)}): map key "${name2}" appears twice (first on line ${lineOf(text2, first)})`;
+      throw new MergeInputError("invalid-yaml", file, i, reason, side);
+    }
+    if (i === docs.length - 1) readEndAsKubernetes(doc, text2);
+    trailingCommentToContents(doc);
+    const contents = doc.contents;
+    documents.push({
+      file,
+      index: i,
+      doc,
+      text: text2.slice(start, end),
+      empty: contents === null || !(0, import_yaml3.isCollection)(contents) && contents.value == null
+    });
+  }
+  return { file, text: text2, documents };
+}
+function blockScalarAtEnd(doc, text2) {
+  if (text2.endsWith("\n") || text2.endsWith("\r")) return void 0;
+  if (text2.slice(text2.lastIndexOf("\n") + 1).trim() === "") return void 0;
+  const node = lastValueOf(doc.contents);
+  if (!isBlockScalar(node)) return void 0;
+  return (node.range?.[1] ?? -1) >= text2.length ? node : void 0;
+}
+function lastValueOf(node) {
+  let value2 = node;
+  while ((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2)) {
+    const last = value2.items[value2.items.length - 1];
+    value2 = (0, import_yaml3.isMap)(value2) ? last?.value : last;
+  }
+  return value2;
+}
+function isBlockScalar(node) {
+  return (0, import_yaml3.isScalar)(node) && (node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED");
+}
+function readEndAsKubernetes(doc, text2) {
+  const scalar = blockScalarAtEnd(doc, text2);
+  if (scalar && typeof scalar.value === "string" && scalar.value.endsWith("\n")) scalar.value = scalar.value.slice(0, -1);
+}
+function trailingCommentToContents(doc) {
+  const contents = doc.contents;
+  if (!doc.comment || !((0, import_yaml3.isMap)(contents) || (0, import_yaml3.isSeq)(contents)) || contents.comment) return;
+  contents.comment = doc.comment;
+  doc.comment = null;
+}
+function lineOf(text2, offset) {
+  let line = 1;
+  for (let i = text2.indexOf("\n"); i !== -1 && i < offset; i = text2.indexOf("\n", i + 1)) line++;
+  return line;
+}
+function firstLine(message2) {
+  const nl = message2.indexOf("\n");
+  return nl === -1 ? message2 : message2.slice(0, nl);
+}
+function normalizeKeyComments(doc, text2) {
+  let duplicate;
+  const walk = (node) => {
+    if ((0, import_yaml3.isMap)(node)) {
+      const seen = /* @__PURE__ */ new Map();
+      for (const pair of node.items) {
+        const key = pair.key;
+        if ((0, import_yaml3.isScalar)(key) && !Number.isNaN(key.value)) {
+          const earlier = seen.get(key.value);
+          if (earlier && !duplicate) duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
+          else seen.set(key.value, key);
+        }
+        const value2 = pair.value;
+        if (!((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2))) continue;
+        if (value2.commentBefore && !value2.flow) moveToKeyLine(pair, value2, text2);
+        walk(value2);
+      }
+    } else if ((0, import_yaml3.isSeq)(node)) {
+      for (const item of node.items) walk(item);
+    }
+  };
+  walk(doc.contents);
+  return duplicate;
+}
+function moveToKeyLine(pair, value2, text2) {
+  const key = pair.key;
+  const keyEnd = key?.range?.[1];
+  if (keyEnd === void 0) return;
+  const nl = text2.indexOf("\n", keyEnd);
+  const rest = text2.slice(keyEnd, nl === -1 ? text2.length : nl);
+  if (!/^\s*:\s*#/.test(rest)) return;
+  const [first, ...others] = value2.commentBefore.split("\n");
+  pair.key.comment = first;
+  value2.commentBefore = others.length > 0 ? others.join("\n") : void 0;
+}
 
 // ../merge-core/src/emit/lines.ts
 function matchLines(a, b) {
@@ -29737,12 +29865,14 @@ function detectLayout(text2) {
   const lines = text2.split("\n");
   let indent;
   let indentSeq;
-  for (let i = 1; i < lines.length && (indent === void 0 || indentSeq === void 0); i++) {
-    const keyIndent = openingKey(lines[i - 1]);
+  for (let k = 0; k < lines.length - 1 && (indent === void 0 || indentSeq === void 0); k++) {
+    const keyIndent = openingKey(lines[k]);
     if (keyIndent === void 0) continue;
-    const line = lines[i];
+    let i = k + 1;
+    while (i < lines.length && lines[i].trimStart().startsWith("#")) i++;
+    const line = lines[i] ?? "";
     const lineIndent = /^(\s*)\S/.exec(line)?.[1]?.length;
-    if (lineIndent === void 0 || line.trimStart().startsWith("#")) continue;
+    if (lineIndent === void 0) continue;
     if (line.trimStart().startsWith("- ") || line.trim() === "-") {
       indentSeq ??= lineIndent > keyIndent;
     } else if (lineIndent > keyIndent) {
@@ -29773,17 +29903,39 @@ function printMergedDocument(source, contents) {
   } finally {
     doc.contents = original;
   }
-  return patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join("\n");
+  const text2 = patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join("\n");
+  const last = lastValueOf(contents);
+  if (!text2.endsWith("\n") && isBlockScalar(last) && String(last.value).endsWith("\n")) return `${text2}
+`;
+  return text2;
 }
 function printNewDocument(contents, layout2, template3) {
-  const doc = new import_yaml3.Document(null, { version: "1.1" });
+  const doc = new import_yaml4.Document(null, { version: "1.1" });
   if (template3) doc.commentBefore = template3.commentBefore;
   doc.contents = contents;
   return doc.toString(printOptions(layout2));
 }
+function withFinalLineBreak(text2) {
+  if (text2 === "" || text2.endsWith("\n")) return text2;
+  let from = 0;
+  for (let at2 = text2.lastIndexOf("\n---"); at2 !== -1; at2 = at2 === 0 ? -1 : text2.lastIndexOf("\n---", at2 - 1)) {
+    if (/^[ \t\r\n]?$/.test(text2.charAt(at2 + 4))) {
+      from = at2 + 1;
+      break;
+    }
+  }
+  const last = text2.slice(from);
+  const scalar = blockScalarAtEnd((0, import_yaml4.parseDocument)(last, yamlParseOptions), last);
+  const header2 = scalar?.range ? /^([|>])([1-9]?)[+-]?([1-9]?)/.exec(last.slice(scalar.range[0])) : null;
+  if (!scalar?.range || !header2) return `${text2}
+`;
+  const at = from + scalar.range[0];
+  return `${text2.slice(0, at)}${header2[1]}${header2[2] || header2[3]}-${text2.slice(at + header2[0].length)}
+`;
+}
 
 // ../merge-core/src/collate/collate.ts
-var import_yaml4 = __toESM(require_dist(), 1);
+var import_yaml5 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/collate/element.ts
 var sides = ["local", "origin", "upstream"];
@@ -29792,17 +29944,17 @@ var sides = ["local", "origin", "upstream"];
 function collate(sources, path, schema, options) {
   const first = sides.map((s) => sources[s]).find((n) => !isMissingOrNull(n));
   if (first === void 0) return { kind: "leaf", reason: "scalar", path, sources };
-  if ((0, import_yaml4.isMap)(first)) {
-    if (!allAre(sources, import_yaml4.isMap)) return leaf("mixed-kinds", path, sources);
+  if ((0, import_yaml5.isMap)(first)) {
+    if (!allAre(sources, import_yaml5.isMap)) return leaf("mixed-kinds", path, sources);
     const objectSchema = schema?.kind === "object" ? schema : lookupKind(sources, options.registry);
     if (objectSchema?.mapType === "atomic") return leaf("atomic-map", path, sources);
     return collateMap(sources, path, objectSchema, options);
   }
-  if ((0, import_yaml4.isSeq)(first)) {
-    if (!allAre(sources, import_yaml4.isSeq)) return leaf("mixed-kinds", path, sources);
+  if ((0, import_yaml5.isSeq)(first)) {
+    if (!allAre(sources, import_yaml5.isSeq)) return leaf("mixed-kinds", path, sources);
     return collateList(sources, path, schema?.kind === "list" ? schema : void 0, schema !== void 0, options);
   }
-  if (!allAre(sources, import_yaml4.isScalar)) return leaf("mixed-kinds", path, sources);
+  if (!allAre(sources, import_yaml5.isScalar)) return leaf("mixed-kinds", path, sources);
   return leaf("scalar", path, sources);
 }
 function leaf(reason, path, sources) {
@@ -29816,7 +29968,7 @@ function lookupKind(sources, registry) {
   if (!registry) return void 0;
   for (const side of sides) {
     const map = sources[side];
-    if (!(0, import_yaml4.isMap)(map)) continue;
+    if (!(0, import_yaml5.isMap)(map)) continue;
     const apiVersion = stringField(map, "apiVersion");
     const kind = stringField(map, "kind");
     if (!apiVersion || !kind) continue;
@@ -29836,7 +29988,7 @@ function collateMap(sources, path, schema, options) {
   const seen = /* @__PURE__ */ new Set();
   for (const side of ["local", "upstream", "origin"]) {
     const map = sources[side];
-    if (!(0, import_yaml4.isMap)(map)) continue;
+    if (!(0, import_yaml5.isMap)(map)) continue;
     for (const pair of pairsOf(map)) {
       const name2 = keyName(pair.key);
       if (!pairIndex2[side].has(name2)) pairIndex2[side].set(name2, pair);
@@ -29856,7 +30008,7 @@ function collateMap(sources, path, schema, options) {
       const pair = pairIndex2[side].get(name2);
       if (!pair) continue;
       pairs[side] = pair;
-      if ((0, import_yaml4.isScalar)(pair.key)) keys[side] = pair.key;
+      if ((0, import_yaml5.isScalar)(pair.key)) keys[side] = pair.key;
       values[side] = pair.value ?? nullScalar(pair);
       if (options.commentSchema && !commentSchema) commentSchema = schemaInComments(pair, sources[side], options.commentSchema);
     }
@@ -29872,7 +30024,7 @@ var nullScalars = /* @__PURE__ */ new WeakMap();
 function nullScalar(pair) {
   let node = nullScalars.get(pair);
   if (!node) {
-    node = new import_yaml4.Scalar(null);
+    node = new import_yaml5.Scalar(null);
     nullScalars.set(pair, node);
   }
   return node;
@@ -29904,7 +30056,7 @@ function collateList(sources, path, schema, schemaSpoke, options) {
   }
   if (listType2 === "atomic") return leaf("atomic-list", path, sources);
   if (listType2 === "set") {
-    const scalarsOnly = sides.every((s) => !(0, import_yaml4.isSeq)(sources[s]) || sources[s].items.every((i) => (0, import_yaml4.isScalar)(i)));
+    const scalarsOnly = sides.every((s) => !(0, import_yaml5.isSeq)(sources[s]) || sources[s].items.every((i) => (0, import_yaml5.isScalar)(i)));
     if (!scalarsOnly) return leaf("atomic-list", path, sources);
     return withPins({ kind: "list", listType: listType2, keys: [], path, sources, items: matchSetItems(sources, path, options) });
   }
@@ -29928,8 +30080,8 @@ function inferKeys(sources, fallbackKeys) {
   let candidate;
   for (const side of sides) {
     const seq = sources[side];
-    if (!(0, import_yaml4.isSeq)(seq) || seq.items.length === 0) continue;
-    const key = fallbackKeys.find((k) => seq.items.every((item) => (0, import_yaml4.isMap)(item) && hasKey(item, k)));
+    if (!(0, import_yaml5.isSeq)(seq) || seq.items.length === 0) continue;
+    const key = fallbackKeys.find((k) => seq.items.every((item) => (0, import_yaml5.isMap)(item) && hasKey(item, k)));
     if (key) {
       candidate = key;
       break;
@@ -29938,7 +30090,7 @@ function inferKeys(sources, fallbackKeys) {
   if (!candidate) return void 0;
   for (const side of sides) {
     const seq = sources[side];
-    if ((0, import_yaml4.isSeq)(seq) && !seq.items.every((item) => (0, import_yaml4.isMap)(item) && hasKey(item, candidate))) return void 0;
+    if ((0, import_yaml5.isSeq)(seq) && !seq.items.every((item) => (0, import_yaml5.isMap)(item) && hasKey(item, candidate))) return void 0;
   }
   return candidate;
 }
@@ -29949,9 +30101,9 @@ function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
   const groups2 = [];
   for (const side of sides) {
     const seq = sources[side];
-    if (!(0, import_yaml4.isSeq)(seq)) continue;
+    if (!(0, import_yaml5.isSeq)(seq)) continue;
     seq.items.forEach((item, index) => {
-      if (!(0, import_yaml4.isMap)(item)) {
+      if (!(0, import_yaml5.isMap)(item)) {
         options.fail(
           "missing-list-key",
           path.index(index),
@@ -29961,7 +30113,7 @@ function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
       }
       const values = deriveKey ? [deriveKey(item)] : keys.map((k) => {
         const pair = pairsOf(item).find((p) => keyName(p.key) === k);
-        return pair && (0, import_yaml4.isScalar)(pair.value) && pair.value.value !== null ? scalarText(pair.value) : void 0;
+        return pair && (0, import_yaml5.isScalar)(pair.value) && pair.value.value !== null ? scalarText(pair.value) : void 0;
       });
       if (values[0] === void 0 && values.every((v) => v === void 0)) {
         options.fail(
@@ -29998,9 +30150,9 @@ function matchSetItems(sources, path, options) {
   const groups2 = [];
   for (const side of sides) {
     const seq = sources[side];
-    if (!(0, import_yaml4.isSeq)(seq)) continue;
+    if (!(0, import_yaml5.isSeq)(seq)) continue;
     for (const item of seq.items) {
-      const text2 = (0, import_yaml4.isScalar)(item) ? scalarText(item) : "";
+      const text2 = (0, import_yaml5.isScalar)(item) ? scalarText(item) : "";
       const group2 = groups2.find((g) => g.text === text2 && g.nodes[side] === void 0);
       if (group2) group2.nodes[side] = item;
       else groups2.push({ text: text2, nodes: { [side]: item } });
@@ -30923,7 +31075,7 @@ function kustomizationSchemas() {
 }
 
 // ../merge-core/src/schema/openapi.ts
-var import_yaml5 = __toESM(require_dist(), 1);
+var import_yaml6 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/schema/errors.ts
 var SchemaError = class extends KdeltaError2 {
@@ -31093,6 +31245,9 @@ function clearedBy(origin, side) {
 function sameComments(a, b) {
   return commentsOf(a) === commentsOf(b);
 }
+function sameCommentsInside(a, b) {
+  return allCommentsOf(a) === allCommentsOf(b);
+}
 
 // ../merge-core/src/visit/local-wins.ts
 function localWins(rules) {
@@ -31134,18 +31289,19 @@ function pinned(strategy) {
     keepEmpty: (e, where) => strategy.keepEmpty(e, where),
     // A pinned field keeps local's key too: the pin comment is on its line.
     keyComments: (field) => field.value.pinned ? "local" : strategy.keyComments(field),
-    valueComments: (e) => strategy.valueComments(e)
+    // A pinned value is local's whole, comments included (the pin may be one of them).
+    valueComments: (e) => e.pinned || e.kind === "leaf" ? "local" : strategy.valueComments(e)
   };
 }
 
 // ../merge-core/src/visit/rules.ts
-var import_yaml6 = __toESM(require_dist(), 1);
+var import_yaml7 = __toESM(require_dist(), 1);
 var cleared = (s) => clearedBy(s.origin, s.upstream) || clearedBy(s.origin, s.local);
 var upstreamWon = (s, result) => localChanged(s) && !sameOrBothEmpty(s.local, result) ? "upstream-won" : void 0;
 var clearCollection = (e, rule) => ({
   action: "clear",
   rule,
-  report: ((0, import_yaml6.isMap)(e.sources.local) || (0, import_yaml6.isSeq)(e.sources.local)) && localChanged(e.sources) ? "upstream-won" : void 0
+  report: ((0, import_yaml7.isMap)(e.sources.local) || (0, import_yaml7.isSeq)(e.sources.local)) && localChanged(e.sources) ? "upstream-won" : void 0
 });
 function kptRules() {
   return {
@@ -31192,23 +31348,26 @@ function kptRules() {
       const { origin, upstream: upstream2 } = e.sources;
       if (where.item) return false;
       if (e.kind === "list") {
-        const upstreamHasItEmpty = (0, import_yaml6.isSeq)(upstream2) && upstream2.items.length === 0;
+        const upstreamHasItEmpty = (0, import_yaml7.isSeq)(upstream2) && upstream2.items.length === 0;
         return upstreamHasItEmpty && (!where.rebuilt || origin === void 0);
       }
       if (origin !== void 0 && (upstream2 === void 0 || where.rebuilt)) return false;
       return true;
     },
+    // Comments merge three ways, like values (kpt does the same): upstream's change to a comment
+    // is taken where local left the comment as origin had it; where both changed it, local's
+    // stays. A side without the field has no comment there.
     keyComments(field) {
       const { origin, upstream: upstream2, local } = field.keys;
       if (!upstream2) return "local";
-      if (!origin) return "upstream";
-      if (sameComments(origin, upstream2)) return "local";
-      return !local || sameComments(origin, local) ? "upstream" : "local";
+      if (!local) return "upstream";
+      return sameComments(origin, local) && !sameComments(origin, upstream2) ? "upstream" : "local";
     },
     valueComments(e) {
       const { origin, upstream: upstream2, local } = e.sources;
       if (local === void 0) return "upstream";
-      return sameComments(origin, local) && !sameComments(origin, upstream2) ? "upstream" : "local";
+      const same = e.kind === "leaf" && e.reason !== "scalar" ? sameCommentsInside : sameComments;
+      return same(origin, local) && !same(origin, upstream2) ? "upstream" : "local";
     }
   };
 }
@@ -31240,7 +31399,91 @@ function delegatingVisitor(strategy) {
 }
 
 // ../merge-core/src/visit/walk.ts
-var import_yaml7 = __toESM(require_dist(), 1);
+var import_yaml8 = __toESM(require_dist(), 1);
+
+// ../merge-core/src/visit/order.ts
+function mergedOrder(elements, originEmpty = false) {
+  const order = originEmpty ? insertedTogether(elements) : keptOriginOrder(elements) ? upstreamOrder(elements) : localOrder(elements);
+  return order.every((index, at) => index === at) ? void 0 : order;
+}
+function insertedTogether(elements) {
+  const upstreamAt = (i) => elements[i].upstream ?? Infinity;
+  const local = elements.flatMap((e, i) => e.local === void 0 ? [] : [i]);
+  const others = elements.flatMap((e, i) => e.local === void 0 ? [i] : []);
+  return [...local, ...others.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b)];
+}
+function keptOriginOrder(elements) {
+  let last = -1;
+  for (const { origin, local } of elements) {
+    if (origin === void 0 || local === void 0) continue;
+    if (origin < last) return false;
+    last = origin;
+  }
+  return true;
+}
+function upstreamOrder(elements) {
+  const major = new Float64Array(elements.length);
+  const minor = new Float64Array(elements.length);
+  let previous = -1;
+  let step = 0;
+  elements.forEach((element, i) => {
+    if (element.upstream !== void 0) {
+      previous = element.upstream;
+      step = 0;
+    } else {
+      step++;
+    }
+    major[i] = previous;
+    minor[i] = step;
+  });
+  return elements.map((_, i) => i).sort((a, b) => major[a] - major[b] || minor[a] - minor[b] || a - b);
+}
+function localOrder(elements) {
+  const major = new Float64Array(elements.length);
+  const minor = new Float64Array(elements.length);
+  const kept = [];
+  const added = [];
+  elements.forEach((element, i) => {
+    if (element.local === void 0) {
+      added.push(i);
+      return;
+    }
+    major[i] = element.local;
+    kept.push(i);
+  });
+  const upstreamAt = (i) => elements[i].upstream ?? Infinity;
+  const later = (a, b) => major[a] > major[b] || major[a] === major[b] && minor[a] > minor[b];
+  const byUpstream = kept.filter((i) => elements[i].upstream !== void 0).sort((a, b) => upstreamAt(a) - upstreamAt(b));
+  const last = [];
+  byUpstream.forEach((i, n2) => last.push(n2 > 0 && later(last[n2 - 1], i) ? last[n2 - 1] : i));
+  const first = new Array(byUpstream.length);
+  for (let n2 = byUpstream.length - 1; n2 >= 0; n2--) {
+    const i = byUpstream[n2];
+    first[n2] = n2 + 1 < byUpstream.length && later(i, first[n2 + 1]) ? first[n2 + 1] : i;
+  }
+  added.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b);
+  let previous;
+  let n = 0;
+  for (const i of added) {
+    while (n < byUpstream.length && upstreamAt(byUpstream[n]) < upstreamAt(i)) n++;
+    let anchor = n > 0 ? last[n - 1] : void 0;
+    if (previous !== void 0 && (anchor === void 0 || later(previous, anchor))) anchor = previous;
+    if (anchor !== void 0) {
+      major[i] = major[anchor];
+      minor[i] = minor[anchor] + 1;
+    } else if (n < byUpstream.length && upstreamAt(i) !== Infinity) {
+      major[i] = major[first[n]];
+      minor[i] = -1;
+    } else {
+      major[i] = Infinity;
+      minor[i] = i;
+    }
+    previous = i;
+  }
+  return elements.map((_, i) => i).sort((a, b) => major[a] - major[b] || minor[a] - minor[b] || a - b);
+}
+
+// ../merge-core/src/visit/walk.ts
 function walkElement(element, options) {
   const conflicts = [];
   const decisions = [];
@@ -31270,17 +31513,27 @@ var Walker = class {
     const decision = this.options.visitor.leaf(e);
     const { local, upstream: upstream2 } = e.sources;
     this.report(e, decision.rule, decision.report);
-    if (decision.take === "local") return local;
+    if (decision.take === "local") return this.localWithComments(e);
     if (decision.take === "clear" || isMissingOrNull(upstream2)) return void 0;
     const result = this.fromUpstream(e, upstream2);
     if (local !== void 0 && sameValue(local, result) && commentsOf(local) === commentsOf(result)) return local;
     return result;
   }
+  /**
+   * Local's value, with upstream's comments where the visitor says so (upstream changed a comment
+   * local left alone). A value merged whole that is upstream's value too is taken from upstream.
+   */
+  localWithComments(e) {
+    const { local, upstream: upstream2 } = e.sources;
+    if (local === void 0 || isMissingOrNull(upstream2) || this.options.visitor.valueComments(e) === "local") return local;
+    if (!(0, import_yaml8.isScalar)(local) && sameValue(local, upstream2)) return this.fromUpstream(e, upstream2);
+    return withOwnComments(local, upstream2);
+  }
   /** A value taken from upstream, keeping local's quoting style and, where local edited them, its comments. */
   fromUpstream(e, upstream2) {
     const local = e.sources.local;
     const copy = cloneNode(upstream2);
-    if ((0, import_yaml7.isScalar)(copy) && (0, import_yaml7.isScalar)(local)) {
+    if ((0, import_yaml8.isScalar)(copy) && (0, import_yaml8.isScalar)(local)) {
       if (typeof copy.value === "string" && typeof local.value === "string" && local.type) copy.type = local.type;
       if (this.options.visitor.valueComments(e) === "local") {
         copy.comment = local.comment;
@@ -31296,7 +31549,7 @@ var Walker = class {
     this.report(e, decision.rule, decision.report);
     if (decision.action === "keep") return local;
     if (decision.action === "clear") return void 0;
-    const base = decision.base === "local" && (0, import_yaml7.isMap)(local) ? local : void 0;
+    const base = decision.base === "local" && (0, import_yaml8.isMap)(local) ? local : void 0;
     const replaced = /* @__PURE__ */ new Map();
     const added = [];
     let changed = base === void 0;
@@ -31312,29 +31565,46 @@ var Walker = class {
       }
       const key = this.key(field, existing);
       if (existing) {
-        const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml7.isScalar)(existing.value);
+        const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml8.isScalar)(existing.value);
         if (sameValueNode && key === existing.key) continue;
-        replaced.set(existing, new import_yaml7.Pair(key, value2));
+        replaced.set(existing, new import_yaml8.Pair(key, value2));
         changed = true;
         continue;
       }
-      added.push({ field, pair: new import_yaml7.Pair(key, value2) });
+      added.push({ field, pair: new import_yaml8.Pair(key, value2) });
       changed = true;
     }
-    const kept = [];
-    for (const pair of base ? pairsOf(base) : []) {
+    const merged = [];
+    (base ? pairsOf(base) : []).forEach((pair, at) => {
       const next = replaced.get(pair);
-      if (next === void 0) kept.push(pair);
-      else if (next !== null) kept.push(next);
-    }
-    const pairs = added.length === 0 ? kept : this.placeAdded(kept, added, e);
+      if (next === void 0) merged.push({ pair, name: keyName(pair.key), local: at });
+      else if (next !== null) merged.push({ pair: next, name: keyName(pair.key), local: at });
+    });
+    for (const { field, pair } of added) merged.push({ pair, name: field.name, local: void 0 });
+    const order = added.length === 0 && sameKeyOrder(e.sources.origin, e.sources.upstream) ? void 0 : this.order(e, merged);
+    if (order) changed = true;
+    const pairs = order ? order.map((i) => merged[i].pair) : merged.map((m) => m.pair);
     if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
-    if (!changed) return base;
-    const out = new import_yaml7.YAMLMap();
+    const comments = this.collectionComments(e, base);
+    if (!changed && comments === base) return base;
+    const out = new import_yaml8.YAMLMap();
     const template3 = base ?? e.sources.upstream ?? e.sources.origin;
     if (template3) copyCollectionProps(template3, out, base !== void 0);
+    if (comments) copyComments(comments, out);
     out.items = pairs;
     return out;
+  }
+  /**
+   * The merged order of a map's pairs (local's, then the new ones). Not needed where upstream's
+   * keys are origin's in origin's order and none is new: the rule then gives local's order.
+   */
+  order(e, merged) {
+    const origin = positionsOf(e.sources.origin);
+    const upstream2 = positionsOf(e.sources.upstream);
+    return mergedOrder(
+      merged.map((m) => ({ origin: origin.get(m.name), upstream: upstream2.get(m.name), local: m.local })),
+      origin.size === 0
+    );
   }
   /** The key node for a field: local's, or a copy carrying upstream's comments. */
   key(field, existing) {
@@ -31348,54 +31618,7 @@ var Walker = class {
       return key;
     }
     const source = upstream2 ?? origin ?? local;
-    return source ? cloneNode(source) : new import_yaml7.Scalar(field.name);
-  }
-  /**
-   * Where fields new to local go: each after the
-   * field that precedes it upstream (else before the one that follows it), so added fields land
-   * where upstream has them. Fields of local's come first in the visit order, so every new field
-   * is placed among local's remaining pairs and the new fields placed before it.
-   */
-  placeAdded(kept, added, e) {
-    const upstream2 = e.sources.upstream;
-    if (!(0, import_yaml7.isMap)(upstream2)) return [...kept, ...added.map((a) => a.pair)];
-    const order = pairsOf(upstream2).map((p) => keyName(p.key));
-    const position3 = /* @__PURE__ */ new Map();
-    order.forEach((name2, i) => {
-      if (!position3.has(name2)) position3.set(name2, i);
-    });
-    let head;
-    let tail;
-    const byName2 = /* @__PURE__ */ new Map();
-    const link2 = (pair, name2, after, before) => {
-      const node = { pair, prev: after, next: before };
-      if (after) after.next = node;
-      else head = node;
-      if (before) before.prev = node;
-      else tail = node;
-      if (!byName2.has(name2)) byName2.set(name2, node);
-    };
-    for (const pair of kept) link2(pair, keyName(pair.key), tail, void 0);
-    for (const { field, pair } of added) {
-      const at = position3.get(field.name);
-      let anchor;
-      if (at !== void 0) {
-        for (let i = at - 1; i >= 0 && !anchor; i--) anchor = byName2.get(order[i]);
-        if (anchor) {
-          link2(pair, field.name, anchor, anchor.next);
-          continue;
-        }
-        for (let i = at + 1; i < order.length && !anchor; i++) anchor = byName2.get(order[i]);
-        if (anchor) {
-          link2(pair, field.name, anchor.prev, anchor);
-          continue;
-        }
-      }
-      link2(pair, field.name, tail, void 0);
-    }
-    const out = [];
-    for (let node = head; node; node = node.next) out.push(node.pair);
-    return out;
+    return source ? cloneNode(source) : new import_yaml8.Scalar(field.name);
   }
   list(e) {
     const decision = this.options.visitor.list(e);
@@ -31403,15 +31626,16 @@ var Walker = class {
     this.report(e, decision.rule, decision.report);
     if (decision.action === "keep") return local;
     if (decision.action === "clear") return void 0;
-    const base = decision.base === "local" && (0, import_yaml7.isSeq)(local) ? local : void 0;
+    const base = decision.base === "local" && (0, import_yaml8.isSeq)(local) ? local : void 0;
     const replaced = /* @__PURE__ */ new Map();
     const added = [];
-    const itemOf = e.wholeItems ? /* @__PURE__ */ new Map() : void 0;
+    const itemOfLocal = /* @__PURE__ */ new Map();
     let changed = base === void 0;
     for (const item of e.items) {
       let value2 = this.walk(item.value);
       const existing = base ? item.value.sources.local : void 0;
-      const emptied = (0, import_yaml7.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item.value, { rebuilt: false, item: true });
+      if (existing) itemOfLocal.set(existing, item);
+      const emptied = (0, import_yaml8.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item.value, { rebuilt: false, item: true });
       if (value2 === void 0 || emptied) {
         if (existing) {
           replaced.set(existing, null);
@@ -31419,70 +31643,55 @@ var Walker = class {
         }
         continue;
       }
-      if (e.listType === "map" && (0, import_yaml7.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, item.identity);
-      itemOf?.set(value2, item);
+      if (e.listType === "map" && (0, import_yaml8.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, item.identity, item.value.sources.upstream);
       if (existing) {
         if (existing !== value2) {
           replaced.set(existing, value2);
           changed = true;
         }
       } else {
-        added.push(value2);
+        added.push({ value: value2, item });
         changed = true;
       }
     }
-    const items = [];
-    for (const item of base ? base.items : []) {
-      const next = replaced.has(item) ? replaced.get(item) : item;
-      if (next !== null) items.push(next);
-    }
-    items.push(...added);
-    if (itemOf && this.takeUpstreamOrder(e, items, itemOf)) changed = true;
-    if (!changed) return base;
+    const merged = [];
+    (base ? base.items : []).forEach((node, at) => {
+      const next = replaced.has(node) ? replaced.get(node) : node;
+      if (next !== null) merged.push({ value: next, item: itemOfLocal.get(node), local: at });
+    });
+    for (const { value: value2, item } of added) merged.push({ value: value2, item, local: void 0 });
+    const origin = indexesOf(e.sources.origin);
+    const upstream2 = indexesOf(e.sources.upstream);
+    const order = mergedOrder(
+      merged.map(({ item, local: local2 }) => ({
+        origin: origin.get(item?.value.sources.origin),
+        upstream: upstream2.get(item?.value.sources.upstream),
+        local: local2
+      })),
+      origin.size === 0
+    );
+    if (order) changed = true;
+    const items = order ? order.map((i) => merged[i].value) : merged.map((m) => m.value);
+    const comments = this.collectionComments(e, base);
+    if (!changed && comments === base) return base;
     if (items.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
-    const out = new import_yaml7.YAMLSeq();
+    const out = new import_yaml8.YAMLSeq();
     const template3 = base ?? e.sources.upstream ?? e.sources.origin;
     if (template3) copyCollectionProps(template3, out, base !== void 0);
+    if (comments) copyComments(comments, out);
     out.items = items;
     return out;
   }
   /**
-   * Whole items run in order (a pipeline's functions): where local kept origin's order, upstream's
-   * order is taken (items upstream does not have keep their place after the ones before them).
-   * Sorts `items` in place; true when the order changed.
+   * The node whose own comments a merged map or list carries: local's (merged into local), or
+   * upstream's where the visitor says so, for a collection merged into local or rebuilt from
+   * upstream's; none for one rebuilt from origin's alone.
    */
-  takeUpstreamOrder(e, items, itemOf) {
-    const { origin, local, upstream: upstream2 } = e.sources;
-    if (!(0, import_yaml7.isSeq)(upstream2) || !(0, import_yaml7.isSeq)(local) || !(0, import_yaml7.isSeq)(origin)) return false;
-    const rank = (side) => {
-      const seq = e.sources[side];
-      const at = /* @__PURE__ */ new Map();
-      for (const item of e.items) {
-        const node = item.value.sources[side];
-        if (node !== void 0) at.set(item, seq.items.indexOf(node));
-      }
-      return at;
-    };
-    const originRank = rank("origin");
-    const localRank = rank("local");
-    const common = e.items.filter((i) => originRank.has(i) && localRank.has(i));
-    const inOrigin = [...common].sort((a, b) => originRank.get(a) - originRank.get(b));
-    const inLocal = [...common].sort((a, b) => localRank.get(a) - localRank.get(b));
-    if (inOrigin.some((item, i) => inLocal[i] !== item)) return false;
-    const upstreamRank = rank("upstream");
-    const keys = [];
-    let last = -1;
-    for (const node of items) {
-      const item = itemOf.get(node);
-      const at = item !== void 0 ? upstreamRank.get(item) : void 0;
-      last = at ?? last + 1e-6;
-      keys.push(last);
-    }
-    const order = items.map((_, i) => i).sort((a, b) => keys[a] - keys[b] || a - b);
-    if (order.every((i, n) => i === n)) return false;
-    const sorted = order.map((i) => items[i]);
-    items.splice(0, items.length, ...sorted);
-    return true;
+  collectionComments(e, base) {
+    const upstream2 = e.sources.upstream;
+    if (isMissingOrNull(upstream2)) return base;
+    if (base !== void 0 && this.options.visitor.valueComments(e) === "local") return base;
+    return upstream2;
   }
   /** Records what the visitor said to report: a conflict and its winner, or a pin's decision. */
   report(e, rule, report) {
@@ -31493,13 +31702,46 @@ var Walker = class {
     else this.conflicts.push({ path: e.path, rule, winner: report === "local-won" ? "local" : "upstream", values });
   }
 };
-function withKeys(map, identity4) {
+function positionsOf(node) {
+  const at = /* @__PURE__ */ new Map();
+  if (!(0, import_yaml8.isMap)(node)) return at;
+  pairsOf(node).forEach((pair, i) => {
+    const name2 = keyName(pair.key);
+    if (!at.has(name2)) at.set(name2, i);
+  });
+  return at;
+}
+function sameKeyOrder(a, b) {
+  if (!(0, import_yaml8.isMap)(a) || !(0, import_yaml8.isMap)(b) || a.items.length !== b.items.length) return false;
+  const bPairs = pairsOf(b);
+  return pairsOf(a).every((pair, i) => keyName(pair.key) === keyName(bPairs[i].key));
+}
+function indexesOf(node) {
+  const at = /* @__PURE__ */ new Map();
+  if ((0, import_yaml8.isSeq)(node)) node.items.forEach((item, i) => at.set(item, i));
+  return at;
+}
+function withKeys(map, identity4, upstream2) {
   const missing = identity4.filter(([k]) => !pairsOf(map).some((p) => keyName(p.key) === k));
   if (missing.length === 0) return map;
-  const out = new import_yaml7.YAMLMap();
+  const out = new import_yaml8.YAMLMap();
   copyCollectionProps(map, out, true);
-  out.items = [...pairsOf(map), ...missing.map(([k, v]) => new import_yaml7.Pair(new import_yaml7.Scalar(k), new import_yaml7.Scalar(v)))];
+  const pairs = [...pairsOf(map), ...missing.map(([k, v]) => new import_yaml8.Pair(new import_yaml8.Scalar(k), new import_yaml8.Scalar(v)))];
+  const at = positionsOf(upstream2);
+  const order = mergedOrder(pairs.map((p) => ({ origin: void 0, upstream: at.get(keyName(p.key)), local: void 0 })));
+  out.items = order ? order.map((i) => pairs[i]) : pairs;
   return out;
+}
+function withOwnComments(local, upstream2) {
+  const copy = cloneNode(local);
+  copyComments(upstream2, copy);
+  return copy;
+}
+function copyComments(from, to) {
+  const source = from;
+  const target = to;
+  target.comment = source.comment;
+  target.commentBefore = source.commentBefore;
 }
 function copyCollectionProps(from, to, withComments) {
   const source = from;
@@ -31539,89 +31781,6 @@ function createEngine(options = {}) {
       return walkElement(element, { visitor });
     }
   };
-}
-
-// ../merge-core/src/yaml/parse.ts
-var import_yaml8 = __toESM(require_dist(), 1);
-var yamlParseOptions = { version: "1.1", keepSourceTokens: false, prettyErrors: false, uniqueKeys: false };
-function parseStream(text2, file, side) {
-  let docs;
-  try {
-    docs = (0, import_yaml8.parseAllDocuments)(text2, yamlParseOptions);
-  } catch (error2) {
-    throw new MergeInputError("invalid-yaml", file, void 0, error2 instanceof Error ? error2.message : String(error2), side);
-  }
-  if (!Array.isArray(docs)) docs = [];
-  const documents = [];
-  for (let i = 0; i < docs.length; i++) {
-    const doc = docs[i];
-    const firstError = doc.errors[0];
-    if (firstError) {
-      const where = ` (line ${lineOf(text2, firstError.pos[0])})`;
-      throw new MergeInputError("invalid-yaml", file, i, `invalid YAML${where}: ${firstLine(firstError.message)}`, side);
-    }
-    const start = i === 0 ? 0 : doc.range[0];
-    const end = i + 1 < docs.length ? docs[i + 1].range[0] : text2.length;
-    const duplicate = normalizeKeyComments(doc, text2);
-    if (duplicate) {
-      const [name2, first, again] = duplicate;
-      const reason = `invalid YAML (line ${lineOf(text2, again)}): map key "${name2}" appears twice (first on line ${lineOf(text2, first)})`;
-      throw new MergeInputError("invalid-yaml", file, i, reason, side);
-    }
-    const contents = doc.contents;
-    documents.push({
-      file,
-      index: i,
-      doc,
-      text: text2.slice(start, end),
-      empty: contents === null || !(0, import_yaml8.isCollection)(contents) && contents.value == null
-    });
-  }
-  return { file, text: text2, documents };
-}
-function lineOf(text2, offset) {
-  let line = 1;
-  for (let i = text2.indexOf("\n"); i !== -1 && i < offset; i = text2.indexOf("\n", i + 1)) line++;
-  return line;
-}
-function firstLine(message2) {
-  const nl = message2.indexOf("\n");
-  return nl === -1 ? message2 : message2.slice(0, nl);
-}
-function normalizeKeyComments(doc, text2) {
-  let duplicate;
-  const walk = (node) => {
-    if ((0, import_yaml8.isMap)(node)) {
-      const seen = /* @__PURE__ */ new Map();
-      for (const pair of node.items) {
-        const key = pair.key;
-        if ((0, import_yaml8.isScalar)(key) && !Number.isNaN(key.value)) {
-          const earlier = seen.get(key.value);
-          if (earlier && !duplicate) duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
-          else seen.set(key.value, key);
-        }
-        const value2 = pair.value;
-        if (!((0, import_yaml8.isMap)(value2) || (0, import_yaml8.isSeq)(value2))) continue;
-        if (value2.commentBefore && !value2.flow) moveToKeyLine(pair, value2, text2);
-        walk(value2);
-      }
-    } else if ((0, import_yaml8.isSeq)(node)) {
-      for (const item of node.items) walk(item);
-    }
-  };
-  walk(doc.contents);
-  return duplicate;
-}
-function moveToKeyLine(pair, value2, text2) {
-  const key = pair.key;
-  const keyEnd = key?.range?.[1];
-  if (keyEnd === void 0) return;
-  const nl = text2.indexOf("\n", keyEnd);
-  const rest = text2.slice(keyEnd, nl === -1 ? text2.length : nl);
-  if (!/^\s*:\s*#/.test(rest)) return;
-  const [first, ...others] = value2.commentBefore.split("\n");
-  pair.key.comment = first;
-  value2.commentBefore = others.length > 0 ? others.join("\n") : void 0;
 }
 
 // ../merge-core/src/yaml/scan.ts
@@ -32343,14 +32502,13 @@ function joinDocuments(chunks) {
     if (raw === "") continue;
     let chunk = raw;
     if (out !== "") {
-      if (!out.endsWith("\n")) out += "\n";
+      out = withFinalLineBreak(out);
       if (!/^---(\s|$)/.test(chunk)) chunk = `---
 ${chunk}`;
     }
     out += chunk;
   }
-  if (out !== "" && !out.endsWith("\n")) out += "\n";
-  return out;
+  return withFinalLineBreak(out);
 }
 
 // ../merge-core/src/value.ts
@@ -33553,8 +33711,6 @@ function chunkHasContent(body) {
     return t !== "" && !t.startsWith("#") && t !== "...";
   });
 }
-var withNewline = (s) => s === "" || s.endsWith("\n") ? s : `${s}
-`;
 function rebuildYamlFile(original, bodies, added = []) {
   const chunks = splitYamlDocuments(original);
   let out = "";
@@ -33573,11 +33729,11 @@ function rebuildYamlFile(original, bodies, added = []) {
     const body = replacement === void 0 ? c.body : replacement;
     const first = leadingRemoved && !chunkHasContentSoFar(out);
     const marker = first ? "" : c.marker !== "" || out.trim() === "" ? c.marker : "---\n";
-    out += (out !== "" && !out.endsWith("\n") ? "\n" : "") + marker + body;
+    out = withFinalLineBreak(out) + marker + body;
   }
   for (const a of added) {
     const needsMarker = chunkHasContentSoFar(out);
-    out = withNewline(out) + (needsMarker ? "---\n" : "") + withNewline(a);
+    out = withFinalLineBreak(out) + (needsMarker ? "---\n" : "") + withFinalLineBreak(a);
   }
   return out;
 }
@@ -44765,23 +44921,23 @@ function decodeResourceList(text2, inputs, root, pkg) {
   return { items, results };
 }
 function restoreComments(from, to) {
-  copyComments(from, to);
+  copyComments2(from, to);
   restoreNodeComments(from.contents, to.contents);
 }
-function copyComments(from, to) {
+function copyComments2(from, to) {
   if (!to.commentBefore && from.commentBefore) to.commentBefore = from.commentBefore;
   if (!to.comment && from.comment) to.comment = from.comment;
 }
 function restoreNodeComments(from, to) {
   if (!(0, import_yaml41.isNode)(from) || !(0, import_yaml41.isNode)(to)) return;
-  copyComments(from, to);
+  copyComments2(from, to);
   if ((0, import_yaml41.isMap)(from) && (0, import_yaml41.isMap)(to)) {
     const sources = /* @__PURE__ */ new Map();
     for (const pair of from.items) if ((0, import_yaml41.isScalar)(pair.key)) sources.set(String(pair.key.value), pair);
     for (const pair of to.items) {
       const source = (0, import_yaml41.isScalar)(pair.key) ? sources.get(String(pair.key.value)) : void 0;
       if (!source) continue;
-      if ((0, import_yaml41.isScalar)(source.key) && (0, import_yaml41.isScalar)(pair.key)) copyComments(source.key, pair.key);
+      if ((0, import_yaml41.isScalar)(source.key) && (0, import_yaml41.isScalar)(pair.key)) copyComments2(source.key, pair.key);
       restoreNodeComments(source.value, pair.value);
     }
   } else if ((0, import_yaml41.isSeq)(from) && (0, import_yaml41.isSeq)(to)) {

@@ -1,18 +1,21 @@
 // `pnpm bench` in merge-core: the package merge on synthetic packages of 100, 1,000 and 10,000
 // resources, beside the floor of parsing the three inputs and printing them with `yaml`: once
 // with a tenth of the apps changed upstream (a usual update) and once with every app changed
-// (the worst case). Each size runs in its own process so that its peak memory (max RSS) is its own.
+// (the worst case), in two shapes: many small files (one per app) and one stream holding every
+// resource. Each run is its own process so that its peak memory (max RSS) is its own.
 // Then one ConfigMap of tens of thousands of keys (about 1 MB) that upstream and local both edit
 // throughout: maps that large must merge in about the time it takes to parse them.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { mergeFiles } from '../dist/index.js';
-import { bigConfigMap, syntheticPackage } from './synthetic.mjs';
+import { bigConfigMap, oneStream, syntheticPackage } from './synthetic.mjs';
 
 const sizes = (process.env.KDELTA_BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
 /** Upstream changes every n-th app: 10 (a tenth) and 1 (all of them). */
 const changeEvery = (process.env.KDELTA_BENCH_CHANGE_EVERY ?? '10,1').split(',').map(Number);
+/** `files`: a file per app of three resources; `stream`: one file of every resource. */
+const shapes = (process.env.KDELTA_BENCH_SHAPES ?? 'files,stream').split(',');
 
 function floor(pkg) {
   for (const side of [pkg.origin, pkg.upstream, pkg.local]) {
@@ -20,17 +23,31 @@ function floor(pkg) {
   }
 }
 
+/** Timed runs at least (`KDELTA_BENCH_RUNS`, default 3); with 1, a single cold run and no warm-up. */
+const minRuns = Number(process.env.KDELTA_BENCH_RUNS ?? 3);
+
+/** CPU time (user + system) of the last `time` call's median run, in ms. */
+let lastCpuMs = 0;
+
+/**
+ * The median wall time of the runs, in ms; its run's CPU time goes to `lastCpuMs`, the figure
+ * to compare on a machine other work shares (wall time there counts the waiting too).
+ */
 function time(fn, minMs = 1500) {
-  fn(); // warm up
+  if (minRuns > 1) fn(); // warm up
   const runs = [];
   const start = performance.now();
-  while (performance.now() - start < minMs || runs.length < 3) {
+  while ((minRuns > 1 && performance.now() - start < minMs) || runs.length < minRuns) {
     const t = performance.now();
+    const c = process.cpuUsage();
     fn();
-    runs.push(performance.now() - t);
+    const u = process.cpuUsage(c);
+    runs.push({ wall: performance.now() - t, cpu: (u.user + u.system) / 1000 });
   }
-  runs.sort((a, b) => a - b);
-  return runs[Math.floor(runs.length / 2)];
+  runs.sort((a, b) => a.wall - b.wall);
+  const median = runs[Math.floor(runs.length / 2)];
+  lastCpuMs = median.cpu;
+  return median.wall;
 }
 
 if (process.argv[2] === '--big-map') {
@@ -48,7 +65,8 @@ if (process.argv[2] === '--big-map') {
 } else if (process.argv[2] === '--one') {
   const size = Number(process.argv[3]);
   const mode = process.argv[4];
-  const pkg = syntheticPackage(size, { upstreamChangeEvery: Number(process.argv[5] ?? 1) });
+  const files = syntheticPackage(size, { upstreamChangeEvery: Number(process.argv[5] ?? 1) });
+  const pkg = process.argv[6] === 'stream' ? oneStream(files) : files;
   const count = pkg.local.reduce((n, f) => n + (f.text.match(/^kind:/gm) ?? []).length, 0);
   const lines = pkg.local.reduce((n, f) => n + f.text.split('\n').length, 0);
   let ms;
@@ -60,32 +78,35 @@ if (process.argv[2] === '--big-map') {
   } else {
     ms = time(() => floor(pkg));
   }
-  console.log(JSON.stringify({ size, count, lines, ms, conflicts, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
+  console.log(JSON.stringify({ size, count, lines, ms, cpuMs: lastCpuMs, conflicts, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
 } else {
   const rows = [];
-  for (const every of changeEvery)
-    for (const size of sizes) {
-      const run = (mode) =>
-        JSON.parse(
-          execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', String(size), mode, String(every)], {
-            encoding: 'utf8',
-          }),
-        );
-      const merge = run('merge');
-      const base = run('floor');
-      rows.push({
-        'changed upstream': every === 1 ? 'all' : `1/${every}`,
-        resources: merge.count,
-        'local lines': merge.lines,
-        'merge ms': merge.ms.toFixed(1),
-        'resources/s': Math.round((merge.count / merge.ms) * 1000),
-        'floor ms (parse 3 + print)': base.ms.toFixed(1),
-        'ratio to floor': (merge.ms / base.ms).toFixed(2),
-        'peak RSS MiB (merge)': merge.maxRssMiB.toFixed(0),
-        'peak RSS MiB (floor)': base.maxRssMiB.toFixed(0),
-        conflicts: merge.conflicts,
-      });
-    }
+  for (const shape of shapes)
+    for (const every of changeEvery)
+      for (const size of sizes) {
+        const run = (mode) =>
+          JSON.parse(
+            execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', String(size), mode, String(every), shape], {
+              encoding: 'utf8',
+            }),
+          );
+        const merge = run('merge');
+        const base = run('floor');
+        rows.push({
+          shape,
+          'changed upstream': every === 1 ? 'all' : `1/${every}`,
+          resources: merge.count,
+          'local lines': merge.lines,
+          'merge ms': merge.ms.toFixed(1),
+          'resources/s': Math.round((merge.count / merge.ms) * 1000),
+          'floor ms (parse 3 + print)': base.ms.toFixed(1),
+          'ratio to floor': (merge.ms / base.ms).toFixed(2),
+          'CPU ratio': (merge.cpuMs / base.cpuMs).toFixed(2),
+          'peak RSS MiB (merge)': merge.maxRssMiB.toFixed(0),
+          'peak RSS MiB (floor)': base.maxRssMiB.toFixed(0),
+          conflicts: merge.conflicts,
+        });
+      }
   console.table(rows);
   const keys = Number(process.env.KDELTA_BENCH_MAP_KEYS ?? 40000);
   const big = JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--big-map', String(keys)], { encoding: 'utf8' }));

@@ -186,3 +186,16 @@ export function bigConfigMap(keys) {
     ),
   };
 }
+
+/**
+ * The same package as one multi-document file per side, each resource's `metadata:` carrying the
+ * `# kpt-merge:` comment `kpt pkg get` writes: the shape of a rendered or generated package.
+ */
+export function oneStream(pkg) {
+  const mark = (doc) => {
+    const name = /\n {2}name: (\S+)/.exec(doc)[1];
+    return doc.replace(/^metadata:$/m, `metadata: # kpt-merge: /${name}`);
+  };
+  const join = (files) => [{ path: 'package.yaml', text: files.map((f) => f.text.split('---\n').map(mark).join('---\n')).join('---\n') }];
+  return { origin: join(pkg.origin), upstream: join(pkg.upstream), local: join(pkg.local) };
+}

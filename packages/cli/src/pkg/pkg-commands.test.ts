@@ -262,6 +262,56 @@ describe('kdelta pkg get / update / diff', () => {
     expect(snapshot(join(ws, 'app'))).toEqual(before);
   });
 
+  it('matches one resource shipped in two files file by file, as kpt does, and deletes only the file both sides deleted', async () => {
+    const up = join(root, 'two-files', 'upstream');
+    const pkg = join(up, 'pkg');
+    mkdirSync(pkg, { recursive: true });
+    git(up, 'init', '--quiet', '--initial-branch=main');
+    const ns = (labels = '') => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: o2ims\n${labels}`;
+    const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: o2ims\ndata:\n  k: v1\n';
+    const release = (tag: string, files: Record<string, string | undefined>) => {
+      for (const [name, text] of Object.entries(files)) {
+        if (text === undefined) rmSync(join(pkg, name));
+        else writeFileSync(join(pkg, name), text);
+      }
+      git(up, 'add', '-A');
+      git(up, 'commit', '--quiet', '-m', tag);
+      git(up, 'tag', tag);
+    };
+    release('v1', {
+      Kptfile: 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n',
+      'a.yaml': ns(),
+      'b.yaml': `${ns()}---\n${cm}`,
+    });
+    const labelled = ns('  labels:\n    from: upstream\n');
+    release('v2', { 'a.yaml': labelled, 'b.yaml': `${labelled}---\n${cm}` });
+    release('v3', { 'a.yaml': undefined });
+    const ws = join(root, 'two-files', 'ws');
+    mkdirSync(ws);
+    expect((await run(ws, 'pkg', 'get', `${up}.git/pkg@v1`, 'p')).code).toBe(0);
+    const a = join(ws, 'p', 'a.yaml');
+    const b = join(ws, 'p', 'b.yaml');
+    writeFileSync(b, readFileSync(b, 'utf8').replace('k: v1', 'k: local'));
+
+    // each copy is merged with the copies of its own file, as kpt merges them
+    const v2 = await run(ws, 'pkg', 'update', 'p@v2');
+    expect(v2.code, v2.stderr).toBe(0);
+    expect(parse(readFileSync(a, 'utf8')).metadata.labels).toEqual({ from: 'upstream' });
+    const [nsB, cmB] = readFileSync(b, 'utf8')
+      .split('\n---\n')
+      .map((d) => parse(d));
+    expect(nsB.metadata.labels).toEqual({ from: 'upstream' });
+    expect(cmB.data).toEqual({ k: 'local' });
+
+    // upstream deletes a.yaml and so does local: b.yaml, which neither touched, stays whole
+    const before = readFileSync(b, 'utf8');
+    rmSync(a);
+    const v3 = await run(ws, 'pkg', 'update', 'p@v3');
+    expect(v3.code, v3.stderr).toBe(0);
+    expect(readdirSync(join(ws, 'p')).sort()).toEqual(['Kptfile', 'b.yaml']);
+    expect(readFileSync(b, 'utf8')).toBe(before);
+  });
+
   it('has --help on every command and rejects bad arguments before doing anything', async () => {
     for (const c of ['get', 'update', 'diff']) {
       const h = await run(root, 'pkg', c, '--help');

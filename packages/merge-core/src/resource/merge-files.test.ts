@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { MergeInputError } from '../errors.js';
-import { mergeFiles, type SourceFile } from './merge-files.js';
+import { mergeFiles, mergeFilesTraced, type SourceFile } from './merge-files.js';
 
 const casesDir = fileURLToPath(new URL('../__fixtures__/cases/', import.meta.url));
 
@@ -71,14 +72,14 @@ describe('mergeFiles bad input', () => {
     );
   });
 
-  test('two resources with the same identity in one input', () => {
+  test('two resources with the same identity in one file', () => {
     expectError(
       run([
         { path: 'a.yaml', text: cm('x') },
-        { path: 'b.yaml', text: `${cm('y')}---\n${cm('x')}` },
+        { path: 'b.yaml', text: `${cm('x')}---\n${cm('y')}---\n${cm('x')}` },
       ]),
-      { file: 'b.yaml', document: 1, code: 'duplicate-resource' },
-      /ConfigMap x twice: here and in a\.yaml document 0/,
+      { file: 'b.yaml', document: 2, code: 'duplicate-resource', side: 'local' },
+      /local has ConfigMap x twice in this file: here and in document 0/,
     );
   });
 
@@ -158,5 +159,160 @@ spec:
     ];
     const result = mergeFiles({ origin, upstream, local }, { inferKeys: false });
     expect(result.files.find((f) => f.path === 's.yaml')!.text).toBe(shelf('  - isbn: "1"\n    copies: 7\n  - isbn: "2"\n    copies: 1\n'));
+  });
+});
+
+// Upstreams ship one resource in two files (blueprints' anthos-cluster `acm`, Nephio's `o2ims`).
+// kpt matches such copies file by file; so does the merge (compared with kpt 1.0.0-beta.56's
+// `pkg update` on the same histories).
+describe('the same resource in two files', () => {
+  const ns = (extra = '') => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: o2ims\n${extra}`;
+  const cm = (value: string, name = 'c') =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: o2ims\ndata:\n  k: ${value}\n`;
+  const labelled = (label: string) => ns(`  labels:\n    ${label}: "1"\n`);
+  const origin = [
+    { path: 'a.yaml', text: ns() },
+    { path: 'b.yaml', text: `${ns()}---\n${cm('v1')}` },
+  ];
+  const texts = (files: readonly SourceFile[]) => Object.fromEntries(files.map((f) => [f.path, f.text]));
+
+  test('with nothing new for them upstream, both copies stay as they are', () => {
+    const upstream = [...origin, { path: 'c.yaml', text: cm('v2', 'c2') }];
+    const result = mergeFiles({ origin, upstream, local: origin });
+    expect(texts(result.files)).toEqual({ ...texts(origin), 'c.yaml': cm('v2', 'c2') });
+    expect(result.deleted).toEqual([]);
+  });
+
+  test("a copy upstream edited is merged with the local copy of the same file; the other file's stays", () => {
+    const upstream = [origin[0]!, { path: 'b.yaml', text: `${labelled('up')}---\n${cm('v1')}` }];
+    const local = [{ path: 'a.yaml', text: labelled('mine') }, origin[1]!];
+    const result = mergeFiles({ origin, upstream, local });
+    expect(texts(result.files)).toEqual({ 'a.yaml': labelled('mine'), 'b.yaml': `${labelled('up')}---\n${cm('v1')}` });
+    expect(result.report.filter((r) => r.resource === 'Namespace o2ims').map((r) => [r.file, r.action, r.changed])).toEqual([
+      ['a.yaml', 'merged', false],
+      ['b.yaml', 'merged', true],
+    ]);
+  });
+
+  test('a file upstream deleted goes; the copy in the other file stays', () => {
+    const upstream = [origin[1]!];
+    const result = mergeFiles({ origin, upstream, local: origin });
+    expect(texts(result.files)).toEqual({ 'b.yaml': origin[1]!.text });
+    expect(result.deleted).toEqual(['a.yaml']);
+  });
+
+  test('a file both sides deleted: the copy in the file neither deleted stays', () => {
+    const upstream = [origin[1]!];
+    const local = [origin[1]!];
+    const result = mergeFiles({ origin, upstream, local });
+    expect(texts(result.files)).toEqual({ 'b.yaml': origin[1]!.text });
+    expect(result.deleted).toEqual([]);
+  });
+
+  test('a copy both sides removed from one file: the copy in the other file stays', () => {
+    const upstream = [origin[0]!, { path: 'b.yaml', text: cm('v1') }];
+    const local = [origin[0]!, { path: 'b.yaml', text: cm('v1') }];
+    const result = mergeFiles({ origin, upstream, local });
+    expect(texts(result.files)).toEqual({ 'a.yaml': ns(), 'b.yaml': cm('v1') });
+    expect(result.deleted).toEqual([]);
+  });
+
+  test('a copy upstream removed from one file goes from that file only, which starts without ---', () => {
+    const upstream = [origin[0]!, { path: 'b.yaml', text: cm('v1') }];
+    const result = mergeFiles({ origin, upstream, local: origin });
+    expect(texts(result.files)).toEqual({ 'a.yaml': ns(), 'b.yaml': cm('v1') });
+  });
+
+  test('a second copy upstream added in a new file is added beside the first', () => {
+    const upstream = [...origin, { path: 'c.yaml', text: cm('v2') }];
+    const result = mergeFiles({ origin, upstream, local: origin });
+    expect(texts(result.files)).toEqual({ ...texts(origin), 'c.yaml': cm('v2') });
+  });
+
+  test('a file neither side touched keeps its bytes, whatever both sides do to the copies in another file', () => {
+    // Resources of a.yaml have copies in b.yaml; upstream and local each keep, edit, empty or
+    // delete a.yaml; b.yaml is the same on every side.
+    const doc = (name: string, v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: ${v}\n`;
+    const names = ['x', 'y', 'z'];
+    const b = { path: 'b.yaml', text: names.map((n) => doc(n, 'b')).join('---\n') };
+    const sideArb = fc.record({
+      deleted: fc.boolean(),
+      docs: fc.subarray(names, { minLength: 1 }),
+      value: fc.constantFrom('b', 'o', 'u', 'l'),
+    });
+    const aFile = (s: { deleted: boolean; docs: string[]; value: string }) =>
+      s.deleted ? [] : [{ path: 'a.yaml', text: s.docs.map((n) => doc(n, s.value)).join('---\n') }];
+    fc.assert(
+      fc.property(sideArb, sideArb, fc.subarray(names, { minLength: 1 }), (u, l, originDocs) => {
+        const origin = [{ path: 'a.yaml', text: originDocs.map((n) => doc(n, 'o')).join('---\n') }, b];
+        const result = mergeFiles({ origin, upstream: [...aFile(u), b], local: [...aFile(l), b] });
+        expect(result.files.find((f) => f.path === 'b.yaml')?.text).toBe(b.text);
+        expect(result.deleted).not.toContain('b.yaml');
+      }),
+      { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 200) },
+    );
+  });
+
+  test('a resource in one file on every side is still matched across a move', () => {
+    const one = [{ path: 'a.yaml', text: cm('v1') }];
+    const moved = [{ path: 'b.yaml', text: cm('v2') }];
+    const result = mergeFiles({ origin: one, upstream: moved, local: one });
+    expect(texts(result.files)).toEqual({ 'a.yaml': cm('v2') });
+  });
+});
+
+// What the merge parses: on a package of one stream as on one of many files, only the resources
+// upstream changed (and the documents the scanner declines, each alone). Timing is the benchmark's
+// business (bench/merge-bench.mjs); these tests see which documents were parsed.
+describe('the merge parses only what it needs', () => {
+  const cm = (i: number, value: string, extra = '') =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: apps/cm-${i}\n  name: cm-${i}\n  namespace: apps\n${extra}data:\n  k: ${value}\n`;
+  const stream = (n: number, value: (i: number) => string, extra: (i: number) => string = () => '') => [
+    { path: 'all.yaml', text: Array.from({ length: n }, (_, i) => cm(i, value(i), extra(i))).join('---\n') },
+  ];
+  const traced = (input: Parameters<typeof mergeFiles>[0]) => {
+    const trace: string[] = [];
+    const result = mergeFilesTraced(input, {}, trace);
+    return { result, parsed: [...new Set(trace)].sort() };
+  };
+
+  test('a one-file stream of block-style resources is split by the scanner: only the documents upstream changed are parsed', () => {
+    const origin = stream(50, () => 'v1');
+    const upstream = stream(50, (i) => (i === 7 || i === 30 ? 'v2' : 'v1'));
+    const local = stream(50, (i) => (i === 30 ? 'local' : 'v1'));
+    const { result, parsed } = traced({ origin, upstream, local });
+    expect(parsed).toEqual(['all.yaml#30', 'all.yaml#7']);
+    expect(result.files[0]!.text).toBe(stream(50, (i) => (i === 7 ? 'v2' : i === 30 ? 'v2' : 'v1'))[0]!.text);
+    expect(result.conflicts.map((c) => c.path)).toEqual(['.data.k']);
+  });
+
+  test("a resource upstream did not change keeps local's text, odd spacing and comments included, without being parsed", () => {
+    const origin = stream(3, () => 'v1');
+    const upstream = stream(3, (i) => (i === 0 ? 'v2' : 'v1'));
+    const mine =
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: apps/cm-2\n  name: cm-2\n  namespace: apps\ndata:\n  k:     v1   # mine\n  extra: "yes"\n';
+    const local = [{ path: 'all.yaml', text: [cm(0, 'v1'), cm(1, 'v1'), mine].join('---\n') }];
+    const { result, parsed } = traced({ origin, upstream, local });
+    expect(parsed).toEqual(['all.yaml#0']);
+    expect(result.files[0]!.text).toBe([cm(0, 'v2'), cm(1, 'v1'), mine].join('---\n'));
+  });
+
+  test('a document the scanner declines is parsed alone, not with the rest of its file', () => {
+    const anchored = (i: number) => (i === 3 ? '  annotations:\n    a: &x one\n    b: *x\n' : '');
+    const origin = stream(10, () => 'v1', anchored);
+    const upstream = stream(10, (i) => (i === 5 ? 'v2' : 'v1'), anchored);
+    const { result, parsed } = traced({ origin, upstream, local: origin });
+    expect(parsed).toEqual(['all.yaml#3', 'all.yaml#5']);
+    expect(result.files[0]!.text).toBe(stream(10, (i) => (i === 5 ? 'v2' : 'v1'), anchored)[0]!.text);
+  });
+
+  test('a stream whose documents the scanner cannot delimit is parsed whole, and its errors are named as before', () => {
+    const origin = [{ path: 'all.yaml', text: `%YAML 1.1\n---\n${stream(3, () => 'v1')[0]!.text}` }];
+    const { parsed } = traced({ origin, upstream: origin, local: origin });
+    expect(parsed).toEqual(['all.yaml#0', 'all.yaml#1', 'all.yaml#2']);
+    const broken = [{ path: 'all.yaml', text: `${cm(0, 'v1')}---\n${cm(1, '[unclosed')}` }];
+    expect(() => mergeFiles({ origin: broken, upstream: broken, local: broken })).toThrow(
+      /^all\.yaml \(origin\): document 1: invalid YAML \(line 16\)/,
+    );
   });
 });

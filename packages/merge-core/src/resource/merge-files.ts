@@ -10,7 +10,7 @@ import { createEngine, type MergeOptions } from '../options.js';
 import { isCustomResourceDefinition, layerSchemas, schemaRegistryFromCrds } from '../schema/index.js';
 import { toPlain, type YamlNode } from '../yaml/nodes.js';
 import { parseStream, type SourceDocument } from '../yaml/parse.js';
-import { scanStream } from '../yaml/scan.js';
+import { scanDocuments } from '../yaml/scan.js';
 import { formatIdentity, identityKey, identityOf, type ResourceIdentity, type ScannedResource, scannedIdentityOf } from './identity.js';
 
 /** A file of a package: its path relative to the package root, and its text. */
@@ -86,7 +86,10 @@ interface Located {
 /** The scan read a document differently from the parse: the merge starts again without scanning. */
 class ScanMismatch extends Error {}
 
-/** A resource whose file was parsed whole (the scan declined it). */
+/** Where the merge records each document it parses (`file#index`), for tests to see what it spared. */
+type Trace = string[] | undefined;
+
+/** A resource parsed when its file was read: the file whole, or a document the scan declined, alone. */
 function parsedResource(side: Side, file: InputFile, document: SourceDocument, map: YAMLMap): Located {
   const kind = map.get('kind');
   return {
@@ -105,10 +108,11 @@ function parsedResource(side: Side, file: InputFile, document: SourceDocument, m
  * A resource read by the scan. Its document is parsed on its own when needed: a document's text
  * parses the same alone as in its stream, and the scan checked it would parse.
  */
-function scannedResource(side: Side, file: InputFile, entry: DocumentEntry, scanned: ScannedResource): Located {
+function scannedResource(side: Side, file: InputFile, entry: DocumentEntry, scanned: ScannedResource, trace: Trace): Located {
   let document: SourceDocument | undefined;
   const parse = (): SourceDocument => {
     if (document) return document;
+    trace?.push(`${file.file}#${entry.index}`);
     let docs: readonly SourceDocument[];
     try {
       docs = parseStream(entry.text, file.file, side).documents;
@@ -161,26 +165,39 @@ const bookkeepingAnnotations = [
 ];
 
 export function mergeFiles(input: MergeFilesInput, options: MergeOptions = {}): MergeFilesResult {
+  return mergeFilesTraced(input, options, undefined);
+}
+
+/**
+ * `mergeFiles`, recording in `trace` each document it parsed (`file#index`; one read for several
+ * sides may be listed more than once). Not exported from the package: tests use it to see which
+ * documents were spared.
+ */
+export function mergeFilesTraced(input: MergeFilesInput, options: MergeOptions, trace: string[] | undefined): MergeFilesResult {
   try {
-    return mergeInputs(input, options, true);
+    return mergeInputs(input, options, true, trace);
   } catch (error) {
     // Never expected (the scanner declines what it does not model): correct all the same.
-    if (error instanceof ScanMismatch) return mergeInputs(input, options, false);
+    if (error instanceof ScanMismatch) {
+      trace?.splice(0);
+      return mergeInputs(input, options, false, trace);
+    }
     throw error;
   }
 }
 
-function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolean): MergeFilesResult {
+function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolean, trace: Trace): MergeFilesResult {
   // Most files of a package are the same in two or three versions: each distinct file is read
-  // once. Files the scanner models are split into documents and their resources identified
-  // without a parse; a document is parsed only when the merge needs its nodes, which for an
-  // update is the few resources upstream changed. Other files are parsed whole, once.
+  // once. Files are split into documents by the scanner and their resources identified without a
+  // parse; a document is parsed only when the merge needs its nodes, which for an update is the
+  // few resources upstream changed. A document the scanner declines is parsed alone; a file
+  // whose documents it cannot even delimit is parsed whole, once.
   const readFiles = new Map<string, { file: InputFile; resources: (s: Side) => Located[] }>();
   const read = (f: SourceFile, side: Side) => {
     const key = `${f.path}\u0000${f.text}`;
     let r = readFiles.get(key);
     if (!r) {
-      r = (scan && scanFile(f)) || parseFile(f, side);
+      r = (scan && scanFile(f, side, trace)) || parseFile(f, side, trace);
       readFiles.set(key, r);
     }
     return r;
@@ -284,8 +301,12 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
       report.push({ resource: shown, identity: local.identity, action: 'merged', file: local.file.file, changed: false });
     } else {
       // Seed 001: "A resource in both upstream and local will be merged into local."
+      // Local left as origin had it (the usual update): one parse serves both; the merge never
+      // changes its inputs.
+      const localMap = local!.map;
+      const originMap = origin && origin.entry.text === local!.entry.text ? localMap : origin?.map;
       const result = engine.merge(
-        { origin: origin?.map, upstream: upstream!.map, local: local!.map },
+        { origin: originMap, upstream: upstream!.map, local: localMap },
         {
           file: local!.file.file,
           document: local!.entry.index,
@@ -311,27 +332,62 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
   return { ...assemble(files(sides.local), files(sides.upstream), replaced, additions), report, conflicts, decisions };
 }
 
-/** A file split and identified by the scanner, or undefined when it declines. */
-function scanFile(f: SourceFile): { file: InputFile; resources: (s: Side) => Located[] } | undefined {
-  const scanned = scanStream(f.text);
+/**
+ * A file split into documents by the scanner, or undefined when it cannot delimit them (or a
+ * document it declined does not parse alone into one document): then the file is parsed whole,
+ * which also names any error in it. Each document is identified by the scan or, where the scan
+ * declines it or is unsure of its identity, by a parse of that document alone.
+ */
+function scanFile(f: SourceFile, side: Side, trace: Trace): { file: InputFile; resources: (s: Side) => Located[] } | undefined {
+  const scanned = scanDocuments(f.text);
   if (!scanned) return undefined;
-  const resources: ScannedResource[] = [];
-  for (const d of scanned) {
-    const r = scannedIdentityOf(d, f.text);
-    if (!r) return undefined;
-    resources.push(r);
+  const documents: DocumentEntry[] = [];
+  const read: ({ scanned: ScannedResource } | { parsed: SourceDocument })[] = [];
+  for (const [index, d] of scanned.entries()) {
+    const r = d.declined ? undefined : scannedIdentityOf(d, f.text);
+    if (r && !d.declined) {
+      documents.push({ index, text: d.text, empty: d.empty });
+      read.push({ scanned: r });
+      continue;
+    }
+    const alone = parseAlone(d.text, f.path, side);
+    if (!alone) return undefined;
+    trace?.push(`${f.path}#${index}`);
+    const parsed = { ...alone, index };
+    documents.push(parsed);
+    read.push({ parsed });
   }
-  const documents = scanned.map((d, index) => ({ index, text: d.text, empty: d.empty }));
   const file: InputFile = { file: f.path, text: f.text, documents };
   return {
     file,
-    resources: (side) => documents.flatMap((d, i) => (d.empty ? [] : [scannedResource(side, file, d, resources[i]!)])),
+    resources: (s) =>
+      documents.flatMap((d, i) => {
+        if (d.empty) return [];
+        const how = read[i]!;
+        if ('scanned' in how) return [scannedResource(s, file, d, how.scanned, trace)];
+        return [parsedResource(s, file, how.parsed, how.parsed.doc.contents as YAMLMap)];
+      }),
   };
 }
 
+/** A document's text parsed alone: one document, a map unless empty; else undefined. */
+function parseAlone(text: string, path: string, side: Side): SourceDocument | undefined {
+  let docs: readonly SourceDocument[];
+  try {
+    docs = parseStream(text, path, side).documents;
+  } catch (error) {
+    if (error instanceof MergeInputError) return undefined;
+    throw error;
+  }
+  const only = docs.length === 1 ? docs[0]! : undefined;
+  if (!only || (!only.empty && !isMap(only.doc.contents))) return undefined;
+  return only;
+}
+
 /** A file parsed whole: anything the scanner does not model, and every input error. */
-function parseFile(f: SourceFile, side: Side): { file: InputFile; resources: (s: Side) => Located[] } {
+function parseFile(f: SourceFile, side: Side, trace: Trace): { file: InputFile; resources: (s: Side) => Located[] } {
   const parsed = parseStream(f.text, f.path, side);
+  for (const d of parsed.documents) trace?.push(`${f.path}#${d.index}`);
   const file: InputFile = { file: f.path, text: f.text, documents: parsed.documents };
   return {
     file,
@@ -355,8 +411,9 @@ function parseFile(f: SourceFile, side: Side): { file: InputFile; resources: (s:
 
 function locate(side: Side, files: readonly { resources: (s: Side) => Located[] }[]): Located[] {
   const out: Located[] = [];
-  const seen = new Map<string, Located>();
   for (const file of files) {
+    // One resource twice in one file cannot be matched by file either: the input is refused.
+    const seen = new Map<string, Located>();
     for (const resource of file.resources(side)) {
       const identity = resource.identity;
       if (identity) {
@@ -367,7 +424,7 @@ function locate(side: Side, files: readonly { resources: (s: Side) => Located[] 
             'duplicate-resource',
             resource.file.file,
             resource.entry.index,
-            `${side} has ${formatIdentity(identity)} twice: here and in ${previous.file.file} document ${previous.entry.index}`,
+            `${side} has ${formatIdentity(identity)} twice in this file: here and in document ${previous.entry.index}`,
             side,
           );
         }
@@ -379,14 +436,40 @@ function locate(side: Side, files: readonly { resources: (s: Side) => Located[] 
   return out;
 }
 
+/**
+ * Identities some side has in more than one file. Upstreams do ship one resource in two files;
+ * kpt then matches its copies file by file, and so does the merge: each copy is merged, added or
+ * deleted with the copies of the same file, never with the other file's.
+ */
+function identitiesInSeveralFiles(located: Record<Side, Located[]>): Set<string> {
+  const several = new Set<string>();
+  for (const side of ['local', 'upstream', 'origin'] as const) {
+    const fileOf = new Map<string, string>();
+    for (const r of located[side]) {
+      if (!r.identity) continue;
+      const key = identityKey(r.identity);
+      const first = fileOf.get(key);
+      if (first === undefined) fileOf.set(key, r.file.file);
+      else if (first !== r.file.file) several.add(key);
+    }
+  }
+  return several;
+}
+
 /** Tuples in output order: local's resources first, then new ones as upstream lists them. */
 function collateResources(located: Record<Side, Located[]>): Tuple[] {
   const byKey = new Map<string, Tuple>();
   const order: Tuple[] = [];
+  const perFile = identitiesInSeveralFiles(located);
+  const keyOf = (r: Located): string => {
+    // A document that is not a resource is matched by its place: file and index.
+    if (!r.identity) return `\u0001${r.file.file}\u0000${r.entry.index}`;
+    const key = identityKey(r.identity);
+    return perFile.has(key) ? `${key}\u0000${r.file.file}` : key;
+  };
   for (const side of ['local', 'upstream', 'origin'] as const) {
     for (const r of located[side]) {
-      // A document that is not a resource is matched by its place: file and index.
-      const key = r.identity ? identityKey(r.identity) : `\u0001${r.file.file}\u0000${r.entry.index}`;
+      const key = keyOf(r);
       let t = byKey.get(key);
       if (!t) {
         t = { key };
@@ -463,7 +546,7 @@ function assemble(
       deleted.push(file.file);
       continue;
     }
-    files.push({ path: file.file, text: joinDocuments(chunks) });
+    files.push({ path: file.file, text: joinDocuments(chunks, startsWithMarker(file.text)) });
   }
   // Resources added upstream in files local does not have: new files, upstream's own bytes.
   for (const file of upstream) {
@@ -471,22 +554,45 @@ function assemble(
     const added = additions.get(file.file);
     if (!added || added.length === 0) continue;
     const whole = added.length === file.documents.filter((d) => !d.empty).length;
-    files.push({ path: file.file, text: whole ? file.text : joinDocuments(added.map((r) => r.entry.text)) });
+    files.push({
+      path: file.file,
+      text: whole
+        ? file.text
+        : joinDocuments(
+            added.map((r) => r.entry.text),
+            startsWithMarker(file.text),
+          ),
+    });
   }
   return { files, deleted };
 }
 
-/** Joins document chunks into one stream, adding `---` and newlines only where needed. */
-function joinDocuments(chunks: readonly string[]): string {
-  let out = '';
+const startsWithMarker = (text: string): boolean => /^---(\s|$)/.test(text);
+
+/**
+ * Joins document chunks into one stream, adding `---` and newlines only where needed. The stream
+ * starts with a bare `---` line only if its file did (`leadingMarker`): when a file's first
+ * documents are removed, the next one's `---` goes, as kpt writes it. The parts go to an array
+ * joined once: testing the end of a string that grows by `+=` flattens it each time, quadratic
+ * in a stream of thousands of documents.
+ */
+function joinDocuments(chunks: readonly string[], leadingMarker: boolean): string {
+  const parts: string[] = [];
+  let endsWithNewline = true;
   for (const raw of chunks) {
     if (raw === '') continue;
     let chunk = raw;
-    if (out !== '') {
-      out = withFinalLineBreak(out);
-      if (!/^---(\s|$)/.test(chunk)) chunk = `---\n${chunk}`;
+    if (parts.length > 0) {
+      if (!endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]!);
+      if (!startsWithMarker(chunk)) parts.push('---\n');
+    } else if (!leadingMarker && chunk.startsWith('---\n')) {
+      chunk = chunk.slice(4);
+      if (chunk === '') continue;
     }
-    out += chunk;
+    parts.push(chunk);
+    endsWithNewline = chunk.endsWith('\n');
   }
-  return withFinalLineBreak(out);
+  // A final line break is added as kpt writes it: a `|` block ending the stream becomes `|-`.
+  if (parts.length > 0 && !endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]!);
+  return parts.join('');
 }

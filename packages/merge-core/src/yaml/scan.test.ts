@@ -8,7 +8,7 @@ import { describe, expect, it, test } from 'vitest';
 import { isMap } from 'yaml';
 import { identityOf, scannedIdentityOf, upstreamIdentifierAnnotation } from '../resource/identity.js';
 import { parseStream } from './parse.js';
-import { scanStream } from './scan.js';
+import { scanDocuments, scanStream } from './scan.js';
 
 const ID = upstreamIdentifierAnnotation;
 
@@ -250,6 +250,80 @@ describe('scanStream against parseStream', () => {
     // never to flake, and still fails if the scanner stops accepting clean streams.
     expect(seen.scanned).toBeGreaterThan((seen.scanned + seen.declined) / 20);
     expect(seen.identities).toBeGreaterThan(seen.unsure);
+  });
+});
+
+/** A document as `yaml` prints it, or the error printing it throws (an alias without its anchor). */
+function printed(doc: { toString(): string }): string {
+  try {
+    return doc.toString();
+  } catch (error) {
+    return `error: ${(error as Error).message}`;
+  }
+}
+
+describe('scanDocuments against parseStream', () => {
+  it('splits where the parser splits; a document it declines parses alone as in its stream', () => {
+    const seen = { split: 0, declinedDocuments: 0, undelimited: 0 };
+    fc.assert(
+      fc.property(streamArb, (text) => {
+        const documents = scanDocuments(text);
+        if (!documents) {
+          seen.undelimited++;
+          return;
+        }
+        let parsed: ReturnType<typeof parseStream>;
+        try {
+          parsed = parseStream(text, 'f.yaml');
+        } catch {
+          // A stream that does not parse: some document it holds must be declined (the merge
+          // then parses it alone, fails, and parses the whole file to name the error).
+          expect(documents.some((d) => d.declined)).toBe(true);
+          return;
+        }
+        seen.split++;
+        expect(documents.map((d) => d.text)).toEqual(parsed.documents.map((d) => d.text));
+        for (const [i, d] of documents.entries()) {
+          const inStream = parsed.documents[i]!;
+          if (!d.declined) {
+            expect(d.empty).toBe(inStream.empty);
+            continue;
+          }
+          seen.declinedDocuments++;
+          const alone = parseStream(d.text, 'f.yaml').documents;
+          expect(alone).toHaveLength(1);
+          expect(alone[0]!.empty).toBe(inStream.empty);
+          expect(printed(alone[0]!.doc)).toBe(printed(inStream.doc));
+        }
+      }),
+      { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 400) },
+    );
+    if (process.env.KDELTA_PROPERTY_STATS) console.log(seen);
+    expect(seen.declinedDocuments).toBeGreaterThan(0);
+    expect(seen.split).toBeGreaterThan(seen.undelimited / 20);
+  });
+});
+
+describe('scanDocuments', () => {
+  const cm = (name: string, data = '') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${data}`;
+
+  test('a document it does not model is declined alone; the others of the stream are scanned', () => {
+    const odd = cm('b', 'data:\n  a: &x 1\n  b: *x\n');
+    const text = `${cm('a')}---\n${odd}---\n${cm('c', 'data:\n\tx: 1\n')}---\n${cm('d')}`;
+    const docs = scanDocuments(text)!;
+    expect(docs.map((d) => d.declined)).toEqual([false, true, true, false]);
+    expect(docs.map((d) => d.text)).toEqual(
+      parseStream(`${cm('a')}---\n${odd}---\n${cm('c')}---\n${cm('d')}`, 'f').documents.map((d, i) =>
+        i === 2 ? `---\n${cm('c', 'data:\n\tx: 1\n')}` : d.text,
+      ),
+    );
+    expect(scanStream(text)).toBeUndefined();
+  });
+
+  test('what could move a document boundary declines the stream', () => {
+    for (const text of [`%YAML 1.1\n---\n${cm('a')}`, `${cm('a')}...\n`, `--- # c\n${cm('a')}`, `${cm('a')}---\r\n${cm('b')}`]) {
+      expect(scanDocuments(text), text).toBeUndefined();
+    }
   });
 });
 

@@ -3,9 +3,10 @@
  * same document texts as `parseStream` and reads each document's block maps and scalars without
  * building `yaml`'s nodes. It checks on the way that `yaml` (YAML 1.1, as `parseStream` reads)
  * would compose the text without error and without a duplicate key. Anything it does not model
- * exactly (tabs, anchors, tags, multi-line plain or flow scalars, directives, `...`) makes it
- * decline, and the caller parses instead. kptfile-model's merge comments read files through it
- * too.
+ * exactly (tabs, anchors, tags, multi-line plain or flow scalars) makes it decline the document,
+ * and the caller parses that document instead; what could move a document boundary (directives,
+ * `...`, `---` with more on its line, other line breaks than `\n`) makes it decline the stream.
+ * kptfile-model's merge comments read files through it too.
  */
 
 /** A document of a stream as the scanner read it. */
@@ -16,6 +17,12 @@ export interface ScannedDocument {
   /** Top-level pairs of the document's block map; undefined for an empty document. */
   readonly root: readonly ScannedPair[] | undefined;
 }
+
+/**
+ * A document of a stream as `scanDocuments` read it: scanned, or declined (its text only):
+ * whether a declined document parses, and into what, only the parser can say.
+ */
+export type ScannedOrDeclined = (ScannedDocument & { readonly declined: false }) | { readonly text: string; readonly declined: true };
 
 export interface ScannedPair {
   readonly key: string;
@@ -41,6 +48,7 @@ export type ScannedValue =
 
 class Unsupported {}
 const UNSUPPORTED = new Unsupported();
+const DECLINED = Symbol('declined');
 function bail(): never {
   throw UNSUPPORTED;
 }
@@ -61,6 +69,8 @@ const AFTER_VALUE = /^(?: *| +#.*)$/;
 // tabs, CR, BOM, control characters and unusual line breaks: left to the parser
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/;
+/** Characters that could make the parser see lines, or a stream start, where the scan does not. */
+const UNUSUAL_LINE_BREAKS = /[\r\x85\ufeff\u2028\u2029]/;
 
 class Scanner {
   readonly starts: number[] = [];
@@ -109,38 +119,64 @@ class Scanner {
 
   /**
    * The documents, split where `yaml` splits them: at each `---` line, except that blank and
-   * comment lines before a first `---` belong to the first document rather than making one.
+   * comment lines before a first `---` belong to the first document rather than making one. A
+   * document the scan does not model is declined alone (`root` is DECLINED).
    */
-  documents(): ScannedDocument[] {
-    const segments: { first: number; end: number; start: number }[] = [];
+  documents(): { text: string; root: ScannedPair[] | undefined | typeof DECLINED }[] {
+    const segments: { first: number; end: number }[] = [];
     let first = 0;
     for (let i = 0; i <= this.lineCount; i++) {
       const line = i < this.lineCount ? this.lineText(i) : undefined;
       if (line !== undefined) {
         if (line !== '---') {
-          if (line.startsWith('---') || line.startsWith('...')) bail();
+          // a directive, a document end, or `---` with more on its line: boundaries the scan does not model
+          if (line.startsWith('---') || line.startsWith('...') || line.charCodeAt(0) === 37) bail();
           continue;
         }
       }
-      segments.push({ first, end: i, start: this.starts[first] ?? this.text.length });
+      segments.push({ first, end: i });
       first = i + 1;
     }
-    const out: { start: number; root: ScannedPair[] | undefined }[] = [];
+    const out: { start: number; root: ScannedPair[] | undefined | typeof DECLINED }[] = [];
     for (let s = 0; s < segments.length; s++) {
       const seg = segments[s]!;
-      this.end = seg.end;
-      const root = this.document(seg.first);
       // A segment's document starts at its `---` line; the first one at the start of the text.
       const start = s === 0 ? 0 : this.starts[seg.first - 1]!;
+      const root = this.documentOrDeclined(seg.first, seg.end);
       if (s === 0 && root === undefined) continue; // nothing before the first `---` (or at all)
+      // Whether lines before a first `---` make a document of their own, only the parser can say
+      // when the scan declines them and they may hold nothing but blanks and comments.
+      if (s === 0 && root === DECLINED && !this.holdsContent(seg.first, seg.end)) bail();
       out.push({ start, root });
     }
     if (out.length > 0) out[0]!.start = 0;
     return out.map((d, i) => ({
       text: this.text.slice(d.start, i + 1 < out.length ? out[i + 1]!.start : this.text.length),
-      empty: d.root === undefined,
       root: d.root,
     }));
+  }
+
+  /** Some line from `first` to `end` is more than blanks (spaces or tabs) and a comment. */
+  holdsContent(first: number, end: number): boolean {
+    for (let i = first; i < end; i++) {
+      const t = this.lineText(i).replace(/^[ \t]+/, '');
+      if (t !== '' && t.charCodeAt(0) !== 35) return true;
+    }
+    return false;
+  }
+
+  /** The root map of the document on lines `first` to `end`, undefined when empty, or DECLINED. */
+  documentOrDeclined(first: number, end: number): ScannedPair[] | undefined | typeof DECLINED {
+    const from = this.starts[first] ?? this.text.length;
+    const to = end < this.lineCount ? this.starts[end]! : this.text.length;
+    if (UNUSUAL_CHARACTERS.test(this.text.slice(from, to))) return DECLINED;
+    this.end = end;
+    try {
+      return this.document(first);
+    } catch (e) {
+      if (e === UNSUPPORTED) return DECLINED;
+      throw e;
+    }
   }
 
   /** The root map of the document whose lines start at `first`; undefined when it has no content. */
@@ -345,13 +381,28 @@ function lastLineOf(v: ScannedValue, fallback: number): number {
  * models, or undefined: then only `parseStream` can say what the text holds.
  */
 export function scanStream(text: string): ScannedDocument[] | undefined {
-  if (UNUSUAL_CHARACTERS.test(text)) return undefined;
+  const documents = scanDocuments(text);
+  if (!documents || documents.some((d) => d.declined)) return undefined;
+  return documents as ScannedDocument[];
+}
+
+/**
+ * The documents of a YAML stream, each scanned or declined alone, or undefined when the scan
+ * cannot even say where the documents are. A declined document's text parses alone as it does
+ * in its stream whenever the stream parses: a `---` line ends whatever is open before it.
+ */
+export function scanDocuments(text: string): ScannedOrDeclined[] | undefined {
+  if (UNUSUAL_LINE_BREAKS.test(text)) return undefined;
+  let documents: ReturnType<Scanner['documents']>;
   try {
-    return new Scanner(text).documents();
+    documents = new Scanner(text).documents();
   } catch (e) {
     if (e === UNSUPPORTED) return undefined;
     throw e;
   }
+  return documents.map(({ text: t, root }) =>
+    root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === undefined, root, declined: false },
+  );
 }
 
 /** The pair of a scanned map with this key. */

@@ -70,18 +70,6 @@ export function upstreamRepointed(input: UpdateInput): boolean {
 }
 
 /**
- * The origin and upstream files minus those upstream left byte for byte as they were. Their
- * resources are unchanged upstream, so the merge gives each its local version: leaving them out
- * spares parsing them (most of an update's time) and changes no output. The local copies of
- * those resources then read as local-only to the merge, which keeps them as they are.
- */
-function upstreamChanges(origin: readonly TreeFile[], upstream: readonly TreeFile[]): { origin: TreeFile[]; upstream: TreeFile[] } {
-  const before = new Map(origin.map((f) => [f.path, f.text]));
-  const same = new Set(upstream.filter((f) => before.get(f.path) === f.text).map((f) => f.path));
-  return { origin: origin.filter((f) => !same.has(f.path)), upstream: upstream.filter((f) => !same.has(f.path)) };
-}
-
-/**
  * The merge names a bad file by its path in the package; one of a fetched side (upstream, origin)
  * gets where that side was read from in front (`describe`), which the update turns into the
  * side's name (`upstream (<repo>/<dir>@<ref>): cm.yaml: ...`).
@@ -104,7 +92,11 @@ export function resourceMerge(input: UpdateInput): UpdateOutcome {
   if (!input.isRoot && upstreamRepointed(input)) return nothing;
   const krm = (pkg: PackageView) => pkg.ownFiles().files.filter((f) => isKrmPath(f.path));
   const local = krm(input.local);
-  const { origin, upstream } = upstreamChanges(krm(input.origin), krm(input.updated));
+  // Every file of every side goes to the merge, those upstream left as they were too: leaving
+  // them out would hide a resource's other copy (one resource in two files is matched file by
+  // file). The merge reads each distinct file once.
+  const origin = krm(input.origin);
+  const upstream = krm(input.updated);
   const result = atSidePath(input, () => mergeFiles({ origin, upstream, local }, { strategy: 'upstream-wins', inferKeys: true }));
   const kept = new Set(result.files.map((f) => f.path));
   for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);
