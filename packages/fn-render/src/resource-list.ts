@@ -4,7 +4,8 @@
  * from in kpt's annotations (its file and index, relative to its own package, and the package),
  * which a function may change to move it; they are taken off again on the way back.
  */
-import { Document, isMap, isNode, isSeq, isScalar, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
+import { parseYamlDocument } from '@kdelta/kptfile-model';
+import { Document, isMap, isNode, isSeq, isScalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Item, Plain } from './items.js';
 import type { KrmResult } from './results.js';
 
@@ -72,7 +73,7 @@ export function decodeResourceList(
   root: string,
   pkg: string,
 ): { items: Item[]; results: KrmResult[] } {
-  const doc = parseDocument(text);
+  const doc = parseYamlDocument(text);
   if (doc.errors.length > 0) throw new ResourceListError(`its output is not YAML: ${doc.errors[0]?.message.split('\n')[0] ?? ''}`);
   if (doc.get('kind') !== 'ResourceList')
     throw new ResourceListError(`its output is not a ResourceList (kind: ${JSON.stringify(doc.get('kind') ?? null)})`);

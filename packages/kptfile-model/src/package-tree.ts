@@ -7,15 +7,16 @@
  */
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { parseYamlDocument } from '@kdelta/merge-core';
 import { KptfileError, type KptfileIssue } from './errors.js';
 import { KRMIGNORE_FILE, parseKrmIgnore, type KrmIgnore } from './krmignore.js';
 import { parseResources, type PackageResource } from './resources.js';
 import { KPTFILE_NAME } from './types.js';
+import { withLineEndsOf } from './yaml-file.js';
 
 type TreeNode =
   | { readonly type: 'dir'; readonly children: Set<string> }
-  | { readonly type: 'file'; readonly bytes: Buffer; text?: string }
+  | { readonly type: 'file'; readonly bytes: Buffer; text?: string; notUtf8?: boolean }
   | { readonly type: 'symlink'; readonly target: string };
 
 /** One file of a package, as the package sees it: path relative to the package root. */
@@ -158,12 +159,29 @@ export class PackageTree {
     return n?.type === 'file' ? n.bytes : undefined;
   }
 
-  /** The file as UTF-8 text (decoded once); undefined when there is no regular file at `path`. */
+  /**
+   * The file as UTF-8 text (decoded once); undefined when there is no regular file at `path`.
+   * Bytes that are not UTF-8 come out as U+FFFD: callers that parse the text check `isUtf8`
+   * first, and files are written back from their bytes, never from this text.
+   */
   text(path: string): string | undefined {
     const n = this.nodes.get(treePath(path));
     if (n?.type !== 'file') return undefined;
-    if (n.text === undefined) n.text = n.bytes.toString('utf8');
+    if (n.text === undefined) {
+      try {
+        n.text = strictUtf8.decode(n.bytes);
+      } catch {
+        n.text = n.bytes.toString('utf8');
+        n.notUtf8 = true;
+      }
+    }
     return n.text;
+  }
+
+  /** Whether the file at `path` is UTF-8 text (false for anything but a regular file). */
+  isUtf8(path: string): boolean {
+    if (this.text(path) === undefined) return false;
+    return (this.nodes.get(treePath(path)) as { notUtf8?: boolean }).notUtf8 !== true;
   }
 
   /** Where the symlink at `path` points; undefined when there is no symlink there. */
@@ -183,10 +201,15 @@ export class PackageTree {
     return this.nodes.get(treePath(path))?.type;
   }
 
-  /** Writes a file, creating its parent directories; replaces whatever was at `path`. */
+  /**
+   * Writes a file, creating its parent directories; replaces whatever was at `path`. Text
+   * written over a file whose every line ends in CRLF gets CRLF line ends too: edits (a merge, a
+   * mutation, a render) print with LF, and must not change a Windows-style file's line endings.
+   */
   write(path: string, content: string | Uint8Array): void {
     const p = treePath(path);
     if (p === '') throw layoutError(path, 'a file cannot be the root of a package tree');
+    if (typeof content === 'string' && this.isFile(p)) content = withLineEndsOf(this.text(p)!, content);
     this.mkdir(parentOf(p));
     if (this.nodes.has(p)) this.delete(p);
     const node: TreeNode =
@@ -305,11 +328,29 @@ export class PackageTree {
   }
 }
 
+// `ignoreBOM`: a byte order mark is kept in the text, as the bytes hold it
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A YAML file that is not UTF-8: an error, never decoded with U+FFFD in place of its bytes and
+ * written back changed (kpt, through Go's yaml, refuses it too).
+ */
+export function notUtf8(file: string): KptfileIssue {
+  return {
+    code: 'not-utf8',
+    file,
+    field: '',
+    message: 'not UTF-8 text: YAML files are read as UTF-8, and kdelta never rewrites bytes it cannot read',
+  };
+}
+
 /** Whether a Kptfile's text names a git upstream (judged leniently: bad YAML names none). */
 export function kptfileHasUpstream(text: string | undefined): boolean {
   if (text === undefined) return false;
   try {
-    const data = parse(text) as { upstream?: { git?: unknown } } | null;
+    const doc = parseYamlDocument(text);
+    if (doc.errors.length > 0) return false;
+    const data = doc.toJS() as { upstream?: { git?: unknown } } | null;
     return Boolean(data?.upstream?.git);
   } catch {
     return false;
@@ -369,6 +410,13 @@ export class PackageView {
 
   text(rel: string): string | undefined {
     return this.tree.text(this.abs(rel));
+  }
+
+  /** The text of a file to parse as YAML; throws `KptfileError` naming it when it is not UTF-8. */
+  yamlText(rel: string): string | undefined {
+    const text = this.text(rel);
+    if (text !== undefined && !this.tree.isUtf8(this.abs(rel))) throw new KptfileError([notUtf8(this.describe(rel))]);
+    return text;
   }
 
   /** `rel` named for messages (below the tree's source). */
@@ -462,6 +510,10 @@ export class PackageView {
     const out: PackageResource[] = [];
     for (const f of this.ownFiles().files) {
       if (f.path === KPTFILE_NAME || ignore?.ignores(f.path) || !/\.ya?ml$/i.test(f.path)) continue;
+      if (!this.tree.isUtf8(this.abs(f.path))) {
+        issues.push(notUtf8(f.path));
+        continue;
+      }
       out.push(...(parseResources(f.path, f.text, issues) ?? []));
     }
     if (issues.length > 0) throw new KptfileError(issues);

@@ -81,3 +81,16 @@ export function rebuildYamlFile(original: string, bodies: ReadonlyMap<number, st
 function chunkHasContentSoFar(text: string): boolean {
   return splitYamlDocuments(text).some((c) => chunkHasContent(c.body));
 }
+
+/** Whether every line of `text` ends with CRLF (and there is at least one line end). */
+export function isCrlf(text: string): boolean {
+  const lf = text.indexOf('\n');
+  if (lf <= 0 || text[lf - 1] !== '\r') return false;
+  for (let i = text.indexOf('\n', lf + 1); i !== -1; i = text.indexOf('\n', i + 1)) if (text[i - 1] !== '\r') return false;
+  return true;
+}
+
+/** `text` with the line ends of `reference`: CRLF throughout when `reference` is all CRLF, else as it is. */
+export function withLineEndsOf(reference: string, text: string): string {
+  return isCrlf(reference) && !isCrlf(text) ? text.replace(/\r?\n/g, '\r\n') : text;
+}

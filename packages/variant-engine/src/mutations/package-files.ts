@@ -1,6 +1,6 @@
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError, parseYamlStream } from '@kdelta/merge-core';
 import { KptfileError, PackageTree, type PackageView } from '@kdelta/kptfile-model';
-import { type Document, isMap, isScalar, isSeq, parseAllDocuments, type YAMLMap, type Node } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, type YAMLMap, type Node } from 'yaml';
 
 /**
  * A package's files as Porch's PackageRevisionResources hold them: path (relative,
@@ -95,8 +95,7 @@ export class PackageDocuments {
     if (hit) return hit.docs;
     const text = this.has(path) ? this.pkg.text(path) : undefined;
     if (text === undefined) throw new VariantMutationError('missing-file', `${path}: no such file in the package`, path);
-    const docs = parseAllDocuments(text);
-    if (!Array.isArray(docs)) return [];
+    const docs = parseYamlStream(text);
     for (const doc of docs) {
       const err = doc.errors[0];
       if (err) throw new VariantMutationError('invalid-yaml', `${path}: ${err.message.split('\n')[0]}`, path);
