@@ -4,7 +4,8 @@
 //   2. the proposal merged, upstream changes every tenth value: a 3-way update of the whole map.
 // Goal: each run within a few times (5×) the `yaml` parse of the file.
 // Build first: `npx turbo run build --filter=kdelta`, then `node packages/cli/bench/big-configmap.bench.mjs`.
-// KDELTA_BENCH_MAP_KEYS (default 40000) scales it.
+// KDELTA_BENCH_MAP_KEYS (default 40000) scales it; KDELTA_BENCH_NODE_ARGS passes options to the
+// CLI's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the runs).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,6 +17,7 @@ import { parseAllDocuments } from 'yaml';
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kdelta.js');
 const KEYS = Number(process.env.KDELTA_BENCH_MAP_KEYS ?? 40_000);
 const GOAL_RATIO = 5;
+const nodeArgs = (process.env.KDELTA_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /** A ConfigMap of `KEYS` keys of about 200 bytes each; `version` changes every tenth value. */
 function bigConfigMap(version) {
@@ -46,7 +48,7 @@ const f = createFleet(['cluster-01']);
 const env = { ...process.env, KDELTA_CACHE_DIR: join(f.root, 'cache') };
 function kdelta(label) {
   const start = performance.now();
-  const r = spawnSync(process.execPath, [bin, 'run', '--mode', 'variants', '--report', 'report.json'], {
+  const r = spawnSync(process.execPath, [...nodeArgs, bin, 'run', '--mode', 'variants', '--report', 'report.json'], {
     cwd: f.control,
     env,
     encoding: 'utf8',

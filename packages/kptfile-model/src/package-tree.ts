@@ -16,7 +16,14 @@ import { withLineEndsOf } from './yaml-file.js';
 
 type TreeNode =
   | { readonly type: 'dir'; readonly children: Set<string> }
-  | { readonly type: 'file'; readonly bytes: Buffer; text?: string; notUtf8?: boolean }
+  | {
+      readonly type: 'file';
+      readonly bytes: Buffer;
+      text?: string;
+      notUtf8?: boolean;
+      /** Its KRM resources, parsed once: a node is replaced, never changed, when its file is written. */
+      parsed?: { rel: string; resources: PackageResource[] | undefined; issues: KptfileIssue[] };
+    }
   | { readonly type: 'symlink'; readonly target: string };
 
 /** One file of a package, as the package sees it: path relative to the package root. */
@@ -178,6 +185,22 @@ export class PackageTree {
     return n.text;
   }
 
+  /**
+   * The KRM resources of the YAML file at `path`, named `rel` in them and in `issues`; undefined
+   * when not every document is a KRM object. Parsed once per content, shared by the tree's clones:
+   * a big file is not parsed again after every edit elsewhere in the tree.
+   */
+  fileResources(path: string, rel: string, issues: KptfileIssue[]): readonly PackageResource[] | undefined {
+    const n = this.nodes.get(treePath(path));
+    if (n?.type !== 'file') return undefined;
+    if (n.parsed?.rel !== rel) {
+      const found: KptfileIssue[] = [];
+      n.parsed = { rel, resources: parseResources(rel, this.text(path)!, found), issues: found };
+    }
+    issues.push(...n.parsed.issues);
+    return n.parsed.resources;
+  }
+
   /** Whether the file at `path` is UTF-8 text (false for anything but a regular file). */
   isUtf8(path: string): boolean {
     if (this.text(path) === undefined) return false;
@@ -266,10 +289,8 @@ export class PackageTree {
       } else if (node.type === 'file') {
         this.mkdir(parentOf(dest));
         if (this.nodes.has(dest)) this.delete(dest);
-        this.attach(
-          dest,
-          node.text === undefined ? { type: 'file', bytes: node.bytes } : { type: 'file', bytes: node.bytes, text: node.text },
-        );
+        // what was learned of the bytes (their text, whether UTF-8, their resources) goes along
+        this.attach(dest, { ...node });
       } else this.symlink(dest, node.target);
     };
     walk('');
@@ -514,7 +535,7 @@ export class PackageView {
         issues.push(notUtf8(f.path));
         continue;
       }
-      out.push(...(parseResources(f.path, f.text, issues) ?? []));
+      out.push(...(this.tree.fileResources(this.abs(f.path), f.path, issues) ?? []));
     }
     if (issues.length > 0) throw new KptfileError(issues);
     this.resourceCache = { version: this.tree.version, resources: out };

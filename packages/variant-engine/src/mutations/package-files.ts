@@ -105,11 +105,14 @@ export class PackageDocuments {
     return kept;
   }
 
-  /** The package's KRM objects: `(file, index, document)` for every mapping document. */
-  objects(): { file: string; index: number; doc: Document.Parsed; map: YAMLMap }[] {
+  /**
+   * The package's KRM objects: `(file, index, document)` for every mapping document (of the files
+   * `only`, when given).
+   */
+  objects(only?: ReadonlySet<string>): { file: string; index: number; doc: Document.Parsed; map: YAMLMap }[] {
     const out: { file: string; index: number; doc: Document.Parsed; map: YAMLMap }[] = [];
     for (const file of this.paths()) {
-      if (!isKrmFile(file)) continue;
+      if (!isKrmFile(file) || (only && !only.has(file))) continue;
       this.documents(file).forEach((doc, index) => {
         if (doc.contents === null) return;
         if (!isMap(doc.contents)) {
@@ -122,6 +125,23 @@ export class PackageDocuments {
         }
         out.push({ file, index, doc, map: doc.contents });
       });
+    }
+    return out;
+  }
+
+  /**
+   * The files that may hold an object with the annotation `key`, found without parsing the
+   * files again: in a package view, the files whose resources (parsed once by the package model)
+   * carry it, the Kptfile and the files already parsed here (a mutation may have edited them).
+   * Undefined (every file) for Porch's files.
+   */
+  filesAnnotated(key: string): ReadonlySet<string> | undefined {
+    if (this.everyFile) return undefined;
+    this.files(); // a YAML error of the package is a VariantMutationError, as for every file read
+    const out = new Set<string>(['Kptfile', ...this.parsed.keys()]);
+    for (const r of this.pkg.resources()) {
+      const annotations = (r.object['metadata'] as { annotations?: Record<string, unknown> } | undefined)?.annotations;
+      if (annotations?.[key] !== undefined && annotations[key] !== null) out.add(r.file);
     }
     return out;
   }
