@@ -29,6 +29,8 @@ export {
   parseStream,
   parseYamlDocument,
   parseYamlStream,
+  stringifyYaml,
+  yamlDocumentOptions,
   yamlDocumentValue,
   yamlErrorReason,
   yamlParseOptions,

@@ -1,7 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { parseYamlDocument } from '@kdelta/merge-core';
-import { stringify } from 'yaml';
+import { parseYamlDocument, stringifyYaml } from '@kdelta/merge-core';
 import { withoutCredentials } from '@kdelta/git-source';
 import { writeFileAtomic } from '../util/fs.js';
 import type { Forge, Proposal, ProposalInput, ProposalState, ProposalStatus, ProposalTarget, UpsertResult } from './forge.js';
@@ -64,7 +63,7 @@ export function renderRecord(h: Header, body: string): string {
   if (h.conflicts) header.conflicts = h.conflicts;
   if (h.renderFailed) header.renderFailed = true;
   if (h.status) header.status = { state: h.status.state, description: h.status.description };
-  return `---\n${stringify(header, { lineWidth: 0 })}---\n\n${body.endsWith('\n') ? body : `${body}\n`}`;
+  return `---\n${stringifyYaml(header, { lineWidth: 0 })}---\n\n${body.endsWith('\n') ? body : `${body}\n`}`;
 }
 
 export function parseRecord(text: string, file: string): { header: Header; body: string } {

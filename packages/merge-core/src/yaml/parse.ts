@@ -10,11 +10,13 @@ import {
   isMap,
   isScalar,
   isSeq,
+  Document as YamlDocument,
   parseAllDocuments,
   parseDocument,
   type Pair,
   type Scalar,
   type Tags,
+  type ToStringOptions,
   type YAMLMap,
   YAMLParseError,
   type YAMLSeq,
@@ -30,6 +32,16 @@ import { MergeInputError, type Side } from '../errors.js';
 const NOT_KUBERNETES_TAGS = new Set(['tag:yaml.org,2002:omap', 'tag:yaml.org,2002:set', 'tag:yaml.org,2002:timestamp']);
 
 /**
+ * yaml's YAML 1.1 floats take `.` and `e5` for numbers (NaN: its mantissa digits are all
+ * optional); Kubernetes reads them as strings. A float must have a digit before its exponent.
+ */
+function withDigitInFloats(tag: Tags[number]): Tags[number] {
+  if (typeof tag === 'string' || tag.tag !== 'tag:yaml.org,2002:float' || !(tag.test instanceof RegExp)) return tag;
+  if (/nan/i.test(tag.test.source)) return tag;
+  return { ...tag, test: new RegExp(`^(?=[-+]?\\.?[0-9])${tag.test.source.slice(1)}`) } as Tags[number];
+}
+
+/**
  * `uniqueKeys: false`: yaml's own duplicate-key check compares each key with every earlier key of
  * its map, quadratic in a ConfigMap of tens of thousands of keys; `checkDuplicateKeys` checks in
  * one pass instead.
@@ -39,8 +51,19 @@ export const yamlParseOptions = {
   keepSourceTokens: false,
   prettyErrors: false,
   uniqueKeys: false,
-  customTags: (tags: Tags) => tags.filter((t) => typeof t === 'string' || !NOT_KUBERNETES_TAGS.has(t.tag)),
+  customTags: (tags: Tags) => tags.filter((t) => typeof t === 'string' || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats),
 } as const;
+
+/**
+ * Options of a new Document, so that it prints what `parseYamlStream` reads back as the same
+ * value: YAML 1.1 quoting (`'yes'`, `'0644'`, `'y'` stay strings).
+ */
+export const yamlDocumentOptions = { version: yamlParseOptions.version, customTags: yamlParseOptions.customTags } as const;
+
+/** `value` as YAML that kdelta, and Kubernetes, read back as the same value (YAML 1.1 quoting). */
+export function stringifyYaml(value: unknown, options?: ToStringOptions): string {
+  return new YamlDocument(value, yamlDocumentOptions).toString(options);
+}
 
 /**
  * Parses a YAML stream as Kubernetes reads it (YAML 1.1 scalars), in time linear in its length.
