@@ -1,6 +1,6 @@
 import { hideCredentials } from '@kdelta/git-source';
 import type { PackageTree } from '@kdelta/kptfile-model';
-import { parseYamlStream } from '@kdelta/merge-core';
+import { parseYamlStream, yamlDocumentValue } from '@kdelta/merge-core';
 import { sameFile } from './compare.js';
 import { type UpdatePackageOptions, type UpdateResult, updatePackage } from './update.js';
 
@@ -39,8 +39,8 @@ function resourcesOf(file: string, text: string): Resource[] | undefined {
   const docs = parseYamlStream(text);
   if (docs.some((d) => d.errors.length > 0)) return undefined;
   const out: Resource[] = [];
-  for (const d of docs) {
-    const v = d.toJS() as Record<string, unknown> | null;
+  for (const [i, d] of docs.entries()) {
+    const v = yamlDocumentValue(d, file, i) as Record<string, unknown> | null;
     if (!v || typeof v !== 'object' || typeof v['kind'] !== 'string') continue;
     const meta = (v['metadata'] ?? {}) as Record<string, unknown>;
     const apiVersion = String(v['apiVersion'] ?? '');
