@@ -41,6 +41,17 @@ function withDigitInFloats(tag: Tags[number]): Tags[number] {
   return { ...tag, test: new RegExp(`^(?=[-+]?\\.?[0-9])${tag.test.source.slice(1)}`) } as Tags[number];
 }
 
+let kubernetesSchema: Tags | undefined;
+
+/**
+ * yaml's YAML 1.1 tags as Kubernetes reads them, worked out once: yaml asks at every parse, with
+ * a copy of the same YAML 1.1 tags each time (the options always name YAML 1.1).
+ */
+function kubernetesTags(tags: Tags): Tags {
+  kubernetesSchema ??= tags.filter((t) => typeof t === 'string' || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats);
+  return kubernetesSchema;
+}
+
 /**
  * `uniqueKeys: false`: yaml's own duplicate-key check compares each key with every earlier key of
  * its map, quadratic in a ConfigMap of tens of thousands of keys; `checkDuplicateKeys` checks in
@@ -51,7 +62,7 @@ export const yamlParseOptions = {
   keepSourceTokens: false,
   prettyErrors: false,
   uniqueKeys: false,
-  customTags: (tags: Tags) => tags.filter((t) => typeof t === 'string' || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats),
+  customTags: kubernetesTags,
 } as const;
 
 /**
