@@ -122,6 +122,10 @@ describe('CRLF files', () => {
     const rendered = readFileSync(join(ws, 'pkg/settings.yaml'), 'utf8');
     expect(rendered).toContain('team: blue\r\n');
     expect(isAllCrlf(rendered)).toBe(true);
+    // the Kptfile too, though get, update and render each rewrote it (upstream, lock)
+    const kptfile = readFileSync(join(ws, 'pkg/Kptfile'), 'utf8');
+    expect(kptfile).toContain('upstreamLock:\r\n');
+    expect(isAllCrlf(kptfile)).toBe(true);
   });
 });
 
