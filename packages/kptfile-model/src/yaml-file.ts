@@ -53,6 +53,9 @@ export function rebuildYamlFile(original: string, bodies: ReadonlyMap<number, st
   const chunks = splitYamlDocuments(original);
   let out = '';
   let k = 0;
+  // whether `out` holds a document with content yet, kept as it grows (splitting `out` again at
+  // every document made a file of many documents quadratic)
+  let contentSoFar = false;
   // set while the documents before are all removed: the next one kept becomes the file's first,
   // which has no `---` (as kpt writes files)
   let leadingRemoved = false;
@@ -63,23 +66,20 @@ export function rebuildYamlFile(original: string, bodies: ReadonlyMap<number, st
     }
     const replacement = bodies.get(k++);
     if (replacement === null) {
-      if (!chunkHasContentSoFar(out)) leadingRemoved = true;
+      if (!contentSoFar) leadingRemoved = true;
       continue;
     }
     const body = replacement === undefined ? c.body : replacement;
-    const first = leadingRemoved && !chunkHasContentSoFar(out);
-    const marker = first ? '' : c.marker !== '' || out.trim() === '' ? c.marker : '---\n';
+    const first = leadingRemoved && !contentSoFar;
+    const marker = first ? '' : c.marker !== '' || (!contentSoFar && out.trim() === '') ? c.marker : '---\n';
     out += (out !== '' && !out.endsWith('\n') ? '\n' : '') + marker + body;
+    contentSoFar ||= chunkHasContent(body);
   }
   for (const a of added) {
-    const needsMarker = chunkHasContentSoFar(out);
-    out = withNewline(out) + (needsMarker ? '---\n' : '') + withNewline(a);
+    out = withNewline(out) + (contentSoFar ? '---\n' : '') + withNewline(a);
+    contentSoFar ||= chunkHasContent(a);
   }
   return out;
-}
-
-function chunkHasContentSoFar(text: string): boolean {
-  return splitYamlDocuments(text).some((c) => chunkHasContent(c.body));
 }
 
 /** Whether every line of `text` ends with CRLF (and there is at least one line end). */
