@@ -1,5 +1,4 @@
-import type { ControlIssue, RunReport, VariantResult } from 'kdelta';
-import { LineCounter, parseAllDocuments } from 'yaml';
+import { type ControlIssue, parseYamlStream, type RunReport, type VariantResult } from 'kdelta';
 
 /**
  * What the Action shows of a run: its outputs, the job summary, the annotations. Pure renderers
@@ -222,21 +221,25 @@ export function fieldPath(field: string): (string | number)[] {
  */
 export function issueLine(text: string, issue: Pick<ControlIssue, 'source' | 'field'>): number | undefined {
   if (issue.source.document < 1) return undefined;
-  const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter });
-  const list = Array.isArray(docs) ? docs : [];
-  const doc = list[issue.source.document - 1];
+  const doc = parseYamlStream(text)[issue.source.document - 1];
   if (!doc) return undefined;
   if (issue.field) {
     const path = fieldPath(issue.field);
     // the deepest part of the path that exists: a missing field points at its parent
     for (let n = path.length; n > 0; n--) {
       const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
-      if (node && typeof node === 'object' && node.range) return lineCounter.linePos(node.range[0]).line;
+      if (node && typeof node === 'object' && node.range) return lineAt(text, node.range[0]);
     }
   }
   const start = doc.contents?.range?.[0] ?? doc.range[0];
-  return lineCounter.linePos(start).line;
+  return lineAt(text, start);
+}
+
+/** The 1-based line of an offset of `text`. */
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
 /** A ControlError's issues as annotations on the config files (`readText` gives a file's content, or undefined). */

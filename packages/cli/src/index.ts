@@ -4,6 +4,8 @@ export { UsageError, ExitCode } from './command.js';
 export { CliInputError, exitCodeFor, formatError } from './errors.js';
 // the base of every error kdelta's packages throw: callers branch on its `code`
 export { isKdeltaError, KdeltaError, type KdeltaErrorInit } from '@kdelta/merge-core';
+// The one way kdelta reads YAML, for the Action.
+export { parseYamlStream } from '@kdelta/merge-core';
 export { withInterruptCleanup } from './interrupt.js';
 export { run, type RunOptions, type RunProgress, type RunMode } from './run/run.js';
 export type { RunReport, VariantResult, JobAction, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './run/job.js';

@@ -2,8 +2,8 @@
  * The resources a render works on: every KRM document of a package (its Kptfile included, as kpt
  * passes it), as a mutable YAML document that keeps its comments, with the place it came from.
  */
-import { isCollection, isMap, isScalar, isSeq, parseDocument, type Document, YAMLMap } from 'yaml';
-import type { PackageView } from '@kdelta/kptfile-model';
+import { isCollection, isMap, isScalar, isSeq, type Document, YAMLMap } from 'yaml';
+import { type PackageView, parseYamlDocument } from '@kdelta/kptfile-model';
 
 export interface Item {
   /** The resource (comments kept); functions edit it in place or replace it. */
@@ -33,7 +33,7 @@ const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null 
  * next line; it goes back on the key.
  */
 export function parseResource(text: string, parsed?: Document): Document {
-  const doc = parsed ?? parseDocument(text);
+  const doc = parsed ?? parseYamlDocument(text);
   const visit = (node: unknown) => {
     if (isSeq(node)) for (const el of node.items) visit(el);
     if (!isMap(node)) return;

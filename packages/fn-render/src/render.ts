@@ -13,6 +13,7 @@ import {
   validateFunctionConfig,
   type KptFunction,
   type PackageTree,
+  type PackageView,
 } from '@kdelta/kptfile-model';
 import { BUILTINS, BuiltinConfigError, builtinName } from './builtins/index.js';
 import { identity, packageItems, parseResource, plain, printItem, sequenceIndent, type Item, type Plain } from './items.js';
@@ -105,6 +106,11 @@ export async function renderPackage(tree: PackageTree, options: RenderOptions = 
   try {
     if (!tree.package(root).hasKptfile()) throw new RenderError(`${tree.describe(root) || '.'}: not a kpt package (no Kptfile)`, root);
     if (options.allowExec !== true) refuseExec(tree, root);
+    if (!hasFunctions(tree, root)) {
+      // nothing runs, so nothing changes; the resources are still read, so broken YAML is an error
+      for (const dir of renderedPackages(tree, root)) readResources(tree.package(dir));
+      return { ok: true, tree: tree.clone(), results: [], written: [], deleted: [] };
+    }
     const items = await hydrate(ctx, root);
     const { next, written, deleted } = layout(tree, root, items);
     return { ok: true, tree: next, results: ctx.results, written, deleted };
@@ -152,6 +158,27 @@ function refuseExec(tree: PackageTree, root: string): void {
         field,
       );
     }
+  }
+}
+
+/**
+ * Whether any package of the render has a function in its pipeline. Without one, printing every
+ * resource again to find that nothing changed is most of a render's time (a big ConfigMap).
+ */
+function hasFunctions(tree: PackageTree, root: string): boolean {
+  return renderedPackages(tree, root).some((dir) => {
+    const pipeline = parseKptfile(tree.package(dir).kptfileText() ?? '', tree.describe(`${dir}/Kptfile`)).kptfile.pipeline;
+    return (pipeline?.mutators?.length ?? 0) + (pipeline?.validators?.length ?? 0) > 0;
+  });
+}
+
+/** The package's resources, a YAML error being the render's error. */
+function readResources(view: PackageView): void {
+  try {
+    view.resources();
+  } catch (error) {
+    if (error instanceof KptfileError) throw new RenderError(error.message, view.dir);
+    throw error;
   }
 }
 

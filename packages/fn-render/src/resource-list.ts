@@ -4,7 +4,8 @@
  * from in kpt's annotations (its file and index, relative to its own package, and the package),
  * which a function may change to move it; they are taken off again on the way back.
  */
-import { Document, isMap, isNode, isSeq, isScalar, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
+import { parseYamlDocument, yamlDocumentOptions } from '@kdelta/kptfile-model';
+import { Document, isMap, isNode, isSeq, isScalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Item, Plain } from './items.js';
 import type { KrmResult } from './results.js';
 
@@ -37,12 +38,12 @@ function treePackage(root: string, rel: string): string {
 
 /** The ResourceList text handed to a function. */
 export function encodeResourceList(items: readonly Item[], functionConfig: Plain | undefined, root: string): string {
-  const list = new Document({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList' });
+  const list = new Document({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList' }, yamlDocumentOptions);
   const seq = new YAMLSeq();
   items.forEach((item, id) => {
     const node = item.doc.clone().contents;
     if (!isMap(node)) return;
-    const doc = new Document();
+    const doc = new Document(null, yamlDocumentOptions);
     doc.contents = node;
     if (!isMap(doc.getIn(['metadata'], true))) doc.setIn(['metadata'], new YAMLMap());
     if (!isMap(doc.getIn(['metadata', 'annotations'], true))) doc.setIn(['metadata', 'annotations'], new YAMLMap());
@@ -72,7 +73,7 @@ export function decodeResourceList(
   root: string,
   pkg: string,
 ): { items: Item[]; results: KrmResult[] } {
-  const doc = parseDocument(text);
+  const doc = parseYamlDocument(text);
   if (doc.errors.length > 0) throw new ResourceListError(`its output is not YAML: ${doc.errors[0]?.message.split('\n')[0] ?? ''}`);
   if (doc.get('kind') !== 'ResourceList')
     throw new ResourceListError(`its output is not a ResourceList (kind: ${JSON.stringify(doc.get('kind') ?? null)})`);
@@ -89,7 +90,7 @@ export function decodeResourceList(
   const items: Item[] = [];
   for (const node of isSeq(seq) ? seq.items : []) {
     if (!isMap(node)) throw new ResourceListError('its output has an item that is not a map');
-    const out = new Document();
+    const out = new Document(null, yamlDocumentOptions);
     out.contents = node;
     const annotations = readAnnotations(out);
     const id = annotations[ID_ANNOTATION];

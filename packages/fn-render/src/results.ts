@@ -2,7 +2,7 @@
  * Function results (the KRM Functions Specification's `results`) and kpt's `FunctionResultList`,
  * the file `kpt fn render --results-dir` writes.
  */
-import { stringify } from 'yaml';
+import { stringifyYaml } from '@kdelta/kptfile-model';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -47,7 +47,7 @@ export function resultsYaml(results: readonly FunctionResult[]): string {
     exitCode: r.exitCode,
     ...(r.results.length > 0 ? { results: r.results } : {}),
   }));
-  return stringify(
+  return stringifyYaml(
     { apiVersion: 'kpt.dev/v1', kind: 'FunctionResultList', metadata: { name: 'fnresults' }, exitCode, items },
     { lineWidth: 0 },
   );

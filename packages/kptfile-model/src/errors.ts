@@ -14,6 +14,7 @@ export interface KptfileIssue {
 
 export type KptfileIssueCode =
   | 'yaml-syntax'
+  | 'not-utf8'
   | 'not-a-map'
   | 'wrong-type'
   | 'unknown-field'

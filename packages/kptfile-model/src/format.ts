@@ -3,6 +3,7 @@
  * left out (`omitempty`), string maps sorted by key, a present-but-empty section as `{}`. This is
  * what kpt writes after a merge; `printKptfile` (print.ts) instead keeps the user's document.
  */
+import { yamlDocumentOptions } from '@kdelta/merge-core';
 import { Document } from 'yaml';
 import { KPTFILE_SPEC } from './decode.js';
 import type { Kptfile } from './types.js';
@@ -58,6 +59,6 @@ export interface FormatOptions {
 /** The Kptfile as kpt would write it (see the module comment). Ends with one newline. */
 export function formatKptfile(kptfile: Kptfile, options: FormatOptions = {}): string {
   const value = shape(kptfile, KPTFILE_SPEC, '') ?? {};
-  const doc = new Document(value);
+  const doc = new Document(value, yamlDocumentOptions);
   return doc.toString({ indentSeq: (options.sequenceIndent ?? 'wide') === 'wide', lineWidth: 0 });
 }

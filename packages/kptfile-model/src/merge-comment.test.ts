@@ -54,7 +54,6 @@ const EDGE_CASES: Record<string, string> = {
   'duplicate key, quoted and plain': 'kind: A\nmetadata:\n  name: a\n  "name": b\n',
   'bad indentation': 'kind: A\nmetadata:\n  name: a\n   namespace: b\n',
   'tab indentation': 'kind: A\nmetadata:\n\tname: a\n',
-  CRLF: 'kind: A\r\nmetadata:\r\n  name: a\r\n',
   'YAML 1.1 directive': '%YAML 1.1\n---\nkind: A\nmetadata:\n  name: 0123\n',
   'document end marker': 'kind: A\nmetadata:\n  name: a\n...\n',
   anchors: 'kind: A\nmetadata:\n  name: &n a\n  labels:\n    x: *n\n',
@@ -120,22 +119,31 @@ describe('addMergeComments edge cases, against the previous implementation', () 
       expect(addMergeComments(addMergeComments(text)), name).toBe(addMergeComments(text));
   });
 
+  it('keeps a CRLF file CRLF: the comment goes before the line end, added lines end in CRLF', () => {
+    const crlf = 'apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: a\r\n  labels:\r\n    x: y\r\ndata:\r\n  k: v\r\n';
+    const out = addMergeComments(crlf);
+    expect(out).toBe(oracle(crlf.replace(/\r\n/g, '\n')).replace(/\n/g, '\r\n'));
+    expect(out).toContain(`metadata: # ${MERGE_COMMENT_PREFIX} /a\r\n`);
+    expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+    // a file mixing both line ends: the key line keeps its own
+    expect(addMergeComments('kind: A\nmetadata:\r\n  name: a\n')).toContain(`metadata: # ${MERGE_COMMENT_PREFIX} /a\r\n`);
+  });
+
   it('takes the line scanner on ordinary KRM files and yaml for the rest', () => {
     const scanned = ['plain resource', 'labels only', 'identifier wrong', 'seq of containers at key indent', 'quoted names'];
     for (const n of scanned) expect(addMergeCommentsTraced(EDGE_CASES[n]!).path, n).toBe('scan');
     const composed = [
       'does not parse',
       'tab indentation',
-      'CRLF',
       'YAML 1.1 directive',
       'anchors',
       'tags',
       'name 0123 (core schema reads a number)',
     ];
     for (const n of composed) expect(addMergeCommentsTraced(EDGE_CASES[n]!).path, n).toBe('compose');
-    // yaml 1.2 reads `0123` as the number 123 (kpt's yaml.v3 keeps the text "0123"); the
-    // previous output is kept
-    expect(addMergeComments(EDGE_CASES['name 0123 (core schema reads a number)']!)).toContain('# kpt-merge: /123');
+    // kdelta reads YAML as Kubernetes does (YAML 1.1): `0123` is the octal number 83 (kpt's
+    // yaml.v3 keeps the text "0123"; Kubernetes would refuse the number as a name)
+    expect(addMergeComments(EDGE_CASES['name 0123 (core schema reads a number)']!)).toContain('# kpt-merge: /83');
   });
 });
 
@@ -322,7 +330,9 @@ describe('addMergeComments, differential property', () => {
       fc.property(streamArb, (text) => {
         const r = addMergeCommentsTraced(text);
         paths[r.path]++;
-        expect(r.text).toBe(oracle(text));
+        // a CRLF file is marked as its LF twin is, then turned back to CRLF
+        const crlf = !/(^|[^\r])\n/.test(text) && text.includes('\r\n');
+        expect(r.text).toBe(crlf ? oracle(text.replace(/\r\n/g, '\n')).replace(/\n/g, '\r\n') : oracle(text));
       }),
       { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 400) },
     );

@@ -10,8 +10,9 @@
  * scanner, which checks on the way that `yaml` would compose them without error. Anything it does
  * not model exactly makes it give up, and the file goes through `yaml`'s composed Documents.
  */
-import { type ScannedPair, type ScannedValue, scannedPair, scanStream } from '@kdelta/merge-core';
-import { isMap, isScalar, parseAllDocuments, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import { parseYamlStream, type ScannedPair, type ScannedValue, scannedPair, scanStream } from '@kdelta/merge-core';
+import { isCrlf } from './yaml-file.js';
+import { isMap, isScalar, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 
 export const MERGE_COMMENT_PREFIX = 'kpt-merge:';
 export const UPSTREAM_IDENTIFIER_ANNOTATION = 'internal.kpt.dev/upstream-identifier';
@@ -46,6 +47,13 @@ function column(text: string, offset: number): number {
   return offset - (text.lastIndexOf('\n', offset - 1) + 1);
 }
 
+/** Where the line holding `offset` ends, before its `\n` or `\r\n`. */
+function endOfKeyLine(text: string, offset: number): number {
+  const nl = text.indexOf('\n', offset);
+  if (nl < 0) return text.length;
+  return nl > offset && text[nl - 1] === '\r' ? nl - 1 : nl;
+}
+
 /** The text of the `metadata:` key line after the key: where the merge comment goes. */
 function commentEdit(
   text: string,
@@ -53,8 +61,7 @@ function commentEdit(
   namespace: string | undefined,
   name: string | undefined,
 ): { identity: MergeIdentity; edit?: Edit } {
-  const keyLineEnd = text.indexOf('\n', keyEnd);
-  const lineEnd = keyLineEnd < 0 ? text.length : keyLineEnd;
+  const lineEnd = endOfKeyLine(text, keyEnd);
   const afterKey = text.slice(keyEnd, lineEnd);
   const hash = afterKey.indexOf('#');
   const found = parseMergeComment(hash >= 0 ? afterKey.slice(hash) : undefined);
@@ -225,8 +232,7 @@ function composedEdits(doc: Document, text: string): Edit[] {
 
   const edits: Edit[] = [];
   const key = metaPair.key as Node;
-  const keyLineEnd = text.indexOf('\n', key.range?.[1] ?? 0);
-  const lineEnd = keyLineEnd < 0 ? text.length : keyLineEnd;
+  const lineEnd = endOfKeyLine(text, key.range?.[1] ?? 0);
   const afterKey = text.slice(key.range?.[1] ?? 0, lineEnd);
   const hash = afterKey.indexOf('#');
   let identity = parseMergeComment(hash >= 0 ? afterKey.slice(hash) : undefined);
@@ -379,8 +385,8 @@ function applyEdits(text: string, edits: Edit[]): string {
  * not model, and the reference the scanner is tested against. Not exported from the package.
  */
 export function addMergeCommentsComposed(text: string): string {
-  const docs = parseAllDocuments(text);
-  if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text;
+  const docs = parseYamlStream(text);
+  if (docs.some((d) => d.errors.length > 0)) return text;
   return applyEdits(
     text,
     docs.flatMap((d) => composedEdits(d as Document, text)),
@@ -389,6 +395,12 @@ export function addMergeCommentsComposed(text: string): string {
 
 /** Which path produced the result; for tests and benchmarks, not exported from the package. */
 export function addMergeCommentsTraced(text: string): { text: string; path: 'scan' | 'compose' } {
+  // a CRLF file is edited with LF line ends and turned back, so the edits never land between a
+  // `\r` and its `\n` and the lines they add end as the file's do
+  if (isCrlf(text)) {
+    const lf = addMergeCommentsTraced(text.replace(/\r\n/g, '\n'));
+    return { text: lf.text.replace(/\n/g, '\r\n'), path: lf.path };
+  }
   const edits = fastEdits(text);
   return edits ? { text: applyEdits(text, edits), path: 'scan' } : { text: addMergeCommentsComposed(text), path: 'compose' };
 }

@@ -2,7 +2,8 @@
  * The package context (seed 004 "Package Context"): a deployment package holds a ConfigMap
  * named `kptfile.kpt.dev` whose `data.name` is the package name, input for its functions.
  */
-import { isMap, parseDocument, YAMLMap } from 'yaml';
+import { parseYamlDocument } from '@kdelta/merge-core';
+import { isMap, YAMLMap } from 'yaml';
 import { KptfileError } from './errors.js';
 import type { KptPackage } from './package.js';
 import type { PackageResource } from './resources.js';
@@ -15,7 +16,7 @@ export const RESERVED_PACKAGE_CONTEXT_KEYS: readonly string[] = ['name', 'packag
 
 /** The ConfigMap as kpt writes it for a package named `packageName`. */
 export function packageContextConfigMap(packageName: string, data: Readonly<Record<string, string>> = {}): string {
-  const doc = parseDocument(
+  const doc = parseYamlDocument(
     [
       'apiVersion: v1',
       'kind: ConfigMap',
@@ -57,7 +58,7 @@ export interface PackageContextEdit {
  * comments and order; returns the text unchanged when nothing changes.
  */
 export function editPackageContext(text: string, edit: PackageContextEdit): string {
-  const doc = parseDocument(text);
+  const doc = parseYamlDocument(text);
   if (doc.errors.length > 0)
     throw new KptfileError([
       { code: 'yaml-syntax', file: PACKAGE_CONTEXT_FILE, field: '', message: `invalid YAML: ${doc.errors[0]?.message ?? ''}` },

@@ -168,3 +168,47 @@ describe('file modes', () => {
     expect([...tree.allFiles().keys()]).toEqual(['Kptfile', 'sub/a.yaml']);
   });
 });
+
+describe('PackageTree bytes', () => {
+  it('keeps a CRLF file CRLF when text is written over it; LF files and new files as written', () => {
+    const tree = PackageTree.fromFiles([
+      ['crlf.yaml', 'a: 1\r\nb: 2\r\n'],
+      ['lf.yaml', 'a: 1\n'],
+    ]);
+    tree.write('crlf.yaml', 'a: 1\nb: 3\nc: 4\n');
+    tree.write('lf.yaml', 'a: 2\n');
+    tree.write('new.yaml', 'a: 1\n');
+    expect(tree.text('crlf.yaml')).toBe('a: 1\r\nb: 3\r\nc: 4\r\n');
+    expect(tree.text('lf.yaml')).toBe('a: 2\n');
+    expect(tree.text('new.yaml')).toBe('a: 1\n');
+  });
+
+  it('refuses to read a YAML file that is not UTF-8, naming it; other files are bytes, unread', () => {
+    const latin1 = Buffer.from([0x61, 0x3a, 0x20, 0xfc, 0x0a]); // "a: ü" in Latin-1
+    const tree = PackageTree.fromFiles([
+      ['Kptfile', 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\n'],
+      ['cm.yaml', latin1],
+      ['logo.bin', latin1],
+      ['bom.yaml', '\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n'],
+    ]);
+    expect(tree.isUtf8('cm.yaml')).toBe(false);
+    expect(tree.isUtf8('bom.yaml')).toBe(true);
+    expect(tree.text('bom.yaml')?.startsWith('\ufeff')).toBe(true);
+    expect(() => tree.package().yamlText('cm.yaml')).toThrow(/^cm\.yaml: not UTF-8 text/);
+    expect(() => tree.package().resources()).toThrow(/^cm\.yaml: not UTF-8 text/);
+    const copy = PackageTree.empty();
+    copy.copyFrom(tree, '', '');
+    expect(copy.bytes('logo.bin')?.equals(latin1)).toBe(true);
+    expect(copy.isUtf8('cm.yaml')).toBe(false);
+  });
+
+  it('parses a file once for every edit elsewhere, and again once it is written', () => {
+    const tree = PackageTree.fromFiles([['cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n']]);
+    const first = tree.package().resources()[0];
+    tree.write('other.txt', 'x');
+    expect(tree.package().resources()[0]).toBe(first);
+    expect(tree.clone().package().resources()[0]).toBe(first);
+    tree.write('cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n');
+    expect(tree.package().resources()[0]?.object).toMatchObject({ metadata: { name: 'b' } });
+  });
+});

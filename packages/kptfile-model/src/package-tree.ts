@@ -7,15 +7,24 @@
  */
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { parseYamlDocument } from '@kdelta/merge-core';
 import { KptfileError, type KptfileIssue } from './errors.js';
 import { KRMIGNORE_FILE, parseKrmIgnore, type KrmIgnore } from './krmignore.js';
 import { parseResources, type PackageResource } from './resources.js';
 import { KPTFILE_NAME } from './types.js';
+import { withLineEndsOf } from './yaml-file.js';
 
 type TreeNode =
   | { readonly type: 'dir'; readonly children: Set<string> }
-  | { readonly type: 'file'; readonly bytes: Buffer; text?: string; readonly executable?: boolean }
+  | {
+      readonly type: 'file';
+      readonly bytes: Buffer;
+      text?: string;
+      readonly executable?: boolean;
+      notUtf8?: boolean;
+      /** Its KRM resources, parsed once: a node is replaced, never changed, when its file is written. */
+      parsed?: { rel: string; resources: PackageResource[] | undefined; issues: KptfileIssue[] };
+    }
   | { readonly type: 'symlink'; readonly target: string };
 
 /** One file of a package, as the package sees it: path relative to the package root. */
@@ -162,11 +171,22 @@ export class PackageTree {
     return n?.type === 'file' ? n.bytes : undefined;
   }
 
-  /** The file as UTF-8 text (decoded once); undefined when there is no regular file at `path`. */
+  /**
+   * The file as UTF-8 text (decoded once); undefined when there is no regular file at `path`.
+   * Bytes that are not UTF-8 come out as U+FFFD: callers that parse the text check `isUtf8`
+   * first, and files are written back from their bytes, never from this text.
+   */
   text(path: string): string | undefined {
     const n = this.nodes.get(treePath(path));
     if (n?.type !== 'file') return undefined;
-    if (n.text === undefined) n.text = n.bytes.toString('utf8');
+    if (n.text === undefined) {
+      try {
+        n.text = strictUtf8.decode(n.bytes);
+      } catch {
+        n.text = n.bytes.toString('utf8');
+        n.notUtf8 = true;
+      }
+    }
     return n.text;
   }
 
@@ -182,12 +202,8 @@ export class PackageTree {
     const n = this.nodes.get(p);
     if (n?.type !== 'file' || (n.executable === true) === executable) return;
     this.editCount++;
-    this.nodes.set(p, {
-      type: 'file',
-      bytes: n.bytes,
-      ...(n.text !== undefined ? { text: n.text } : {}),
-      ...(executable ? { executable } : {}),
-    });
+    const { executable: _, ...same } = n;
+    this.nodes.set(p, executable ? { ...same, executable } : same);
   }
 
   /** Every symlink under `dir` (nested packages included): path relative to `dir` → target. */
@@ -200,6 +216,28 @@ export class PackageTree {
       else if (p.startsWith(`${root}/`)) out.set(p.slice(root.length + 1), n.target);
     }
     return out;
+  }
+
+  /**
+   * The KRM resources of the YAML file at `path`, named `rel` in them and in `issues`; undefined
+   * when not every document is a KRM object. Parsed once per content, shared by the tree's clones:
+   * a big file is not parsed again after every edit elsewhere in the tree.
+   */
+  fileResources(path: string, rel: string, issues: KptfileIssue[]): readonly PackageResource[] | undefined {
+    const n = this.nodes.get(treePath(path));
+    if (n?.type !== 'file') return undefined;
+    if (n.parsed?.rel !== rel) {
+      const found: KptfileIssue[] = [];
+      n.parsed = { rel, resources: parseResources(rel, this.text(path)!, found), issues: found };
+    }
+    issues.push(...n.parsed.issues);
+    return n.parsed.resources;
+  }
+
+  /** Whether the file at `path` is UTF-8 text (false for anything but a regular file). */
+  isUtf8(path: string): boolean {
+    if (this.text(path) === undefined) return false;
+    return (this.nodes.get(treePath(path)) as { notUtf8?: boolean }).notUtf8 !== true;
   }
 
   /** Where the symlink at `path` points; undefined when there is no symlink there. */
@@ -220,13 +258,16 @@ export class PackageTree {
   }
 
   /**
-   * Writes a file, creating its parent directories; replaces whatever was at `path`. A file
-   * written over a file keeps its executable bit (new content, same mode) unless `executable`
-   * says otherwise; a new one is not executable unless it says so.
+   * Writes a file, creating its parent directories; replaces whatever was at `path`. Text
+   * written over a file whose every line ends in CRLF gets CRLF line ends too: edits (a merge, a
+   * mutation, a render) print with LF, and must not change a Windows-style file's line endings.
+   * A file written over a file keeps its executable bit (new content, same mode) unless
+   * `executable` says otherwise; a new one is not executable unless it says so.
    */
   write(path: string, content: string | Uint8Array, options: { readonly executable?: boolean } = {}): void {
     const p = treePath(path);
     if (p === '') throw layoutError(path, 'a file cannot be the root of a package tree');
+    if (typeof content === 'string' && this.isFile(p)) content = withLineEndsOf(this.text(p)!, content);
     this.mkdir(parentOf(p));
     const executable = options.executable ?? this.isExecutable(p);
     if (this.nodes.has(p)) this.delete(p);
@@ -285,12 +326,8 @@ export class PackageTree {
       } else if (node.type === 'file') {
         this.mkdir(parentOf(dest));
         if (this.nodes.has(dest)) this.delete(dest);
-        this.attach(dest, {
-          type: 'file',
-          bytes: node.bytes,
-          ...(node.text !== undefined ? { text: node.text } : {}),
-          ...(node.executable ? { executable: true } : {}),
-        });
+        // what was learned of the bytes (their text, whether UTF-8, their resources) goes along
+        this.attach(dest, { ...node });
       } else this.symlink(dest, node.target);
     };
     walk('');
@@ -351,11 +388,29 @@ export class PackageTree {
   }
 }
 
+// `ignoreBOM`: a byte order mark is kept in the text, as the bytes hold it
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A YAML file that is not UTF-8: an error, never decoded with U+FFFD in place of its bytes and
+ * written back changed (kpt, through Go's yaml, refuses it too).
+ */
+export function notUtf8(file: string): KptfileIssue {
+  return {
+    code: 'not-utf8',
+    file,
+    field: '',
+    message: 'not UTF-8 text: YAML files are read as UTF-8, and kdelta never rewrites bytes it cannot read',
+  };
+}
+
 /** Whether a Kptfile's text names a git upstream (judged leniently: bad YAML names none). */
 export function kptfileHasUpstream(text: string | undefined): boolean {
   if (text === undefined) return false;
   try {
-    const data = parse(text) as { upstream?: { git?: unknown } } | null;
+    const doc = parseYamlDocument(text);
+    if (doc.errors.length > 0) return false;
+    const data = doc.toJS() as { upstream?: { git?: unknown } } | null;
     return Boolean(data?.upstream?.git);
   } catch {
     return false;
@@ -415,6 +470,13 @@ export class PackageView {
 
   text(rel: string): string | undefined {
     return this.tree.text(this.abs(rel));
+  }
+
+  /** The text of a file to parse as YAML; throws `KptfileError` naming it when it is not UTF-8. */
+  yamlText(rel: string): string | undefined {
+    const text = this.text(rel);
+    if (text !== undefined && !this.tree.isUtf8(this.abs(rel))) throw new KptfileError([notUtf8(this.describe(rel))]);
+    return text;
   }
 
   /** `rel` named for messages (below the tree's source). */
@@ -509,7 +571,11 @@ export class PackageView {
     const out: PackageResource[] = [];
     for (const f of this.ownFiles().files) {
       if (f.path === KPTFILE_NAME || ignore?.ignores(f.path) || !/\.ya?ml$/i.test(f.path)) continue;
-      out.push(...(parseResources(f.path, f.text, issues) ?? []));
+      if (!this.tree.isUtf8(this.abs(f.path))) {
+        issues.push(notUtf8(f.path));
+        continue;
+      }
+      out.push(...(this.tree.fileResources(this.abs(f.path), f.path, issues) ?? []));
     }
     if (issues.length > 0) throw new KptfileError(issues);
     this.resourceCache = { version: this.tree.version, resources: out };

@@ -9,7 +9,7 @@
 import { posix, resolve } from 'node:path';
 import { KptfileError, type KptfileIssue } from './errors.js';
 import { parseKptfile, type ParsedKptfile } from './parse.js';
-import { PackageTree, type PackageView, type TreeChanges } from './package-tree.js';
+import { notUtf8, PackageTree, type PackageView, type TreeChanges } from './package-tree.js';
 import { writeTreeChanges } from './package-write.js';
 import type { PackageResource } from './resources.js';
 import { KPTFILE_NAME } from './types.js';
@@ -66,7 +66,8 @@ export function describePackage(view: PackageView): Pick<KptPackage, 'kptfile' |
   const issues: KptfileIssue[] = [];
   let kptfile: ParsedKptfile | undefined;
   const kptfileText = view.kptfileText();
-  if (kptfileText !== undefined) {
+  if (kptfileText !== undefined && !view.tree.isUtf8(view.pathOf(KPTFILE_NAME))) issues.push(notUtf8(KPTFILE_NAME));
+  else if (kptfileText !== undefined) {
     try {
       kptfile = parseKptfile(kptfileText, KPTFILE_NAME);
     } catch (e) {

@@ -2,7 +2,8 @@
  * Reading and printing a Kptfile: decode (strict, errors as data), parse (decode + kind check +
  * kpt's validation, throws), print (keeps the user's comments, order and quoting).
  */
-import { parseAllDocuments, type Document } from 'yaml';
+import { parseYamlStream } from '@kdelta/merge-core';
+import type { Document } from 'yaml';
 import { decodeKptfileNode } from './decode.js';
 import { detectSequenceIndent, hoistKeyComments, syncDocument } from './document.js';
 import { KptfileError, type KptfileIssue } from './errors.js';
@@ -35,11 +36,10 @@ function position(text: string, offset: number): string {
  * as `issues` (each naming `file` and the field path), never thrown.
  */
 export function decodeKptfile(text: string, file = 'Kptfile'): DecodeResult {
-  const docs = parseAllDocuments(text, { keepSourceTokens: false });
-  const list = Array.isArray(docs) ? docs : [];
+  const list = parseYamlStream(text);
   const issues: KptfileIssue[] = [];
   const nonEmpty = list.filter((d) => d.contents !== null || d.errors.length > 0);
-  const document = (nonEmpty[0] ?? list[0] ?? parseAllDocuments('{}')[0]) as Document;
+  const document = (nonEmpty[0] ?? list[0] ?? parseYamlStream('{}')[0]) as Document;
   for (const d of list) {
     for (const e of d.errors) {
       issues.push({

@@ -1,5 +1,6 @@
 /** The KRM resources of one YAML file of a package, parsed with their text and position kept. */
-import { parseDocument, type Document } from 'yaml';
+import { MergeInputError, parseYamlDocument, yamlDocumentValue } from '@kdelta/merge-core';
+import type { Document } from 'yaml';
 import type { KptfileIssue } from './errors.js';
 import { chunkHasContent, splitYamlDocuments } from './yaml-file.js';
 
@@ -22,25 +23,44 @@ function isKrmObject(v: unknown): v is Record<string, unknown> {
   return typeof o['apiVersion'] === 'string' && typeof o['kind'] === 'string';
 }
 
+function countLines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 /** The KRM resources of a YAML file; undefined when not every document is a KRM object. */
 export function parseResources(path: string, text: string, issues: KptfileIssue[]): PackageResource[] | undefined {
   const out: PackageResource[] = [];
   let index = 0;
   let allKrm = true;
+  // lines of the file before the chunk's body, so an error names the file's line
+  let linesBefore = 0;
   for (const chunk of splitYamlDocuments(text)) {
+    linesBefore += countLines(chunk.marker);
+    const bodyLines = linesBefore;
+    linesBefore += countLines(chunk.body);
     if (!chunkHasContent(chunk.body)) continue;
-    const document = parseDocument(chunk.body);
-    if (document.errors.length > 0) {
-      const e = document.errors[0];
+    const document = parseYamlDocument(chunk.body);
+    const e = document.errors[0];
+    if (e) {
+      const line = bodyLines + countLines(chunk.body.slice(0, e.pos[0])) + 1;
       issues.push({
         code: 'yaml-syntax',
         file: path,
         field: `document ${index}`,
-        message: `invalid YAML: ${e?.message.split('\n')[0] ?? ''}`,
+        message: `invalid YAML (line ${line}): ${e.message.split('\n')[0]}`,
       });
       return undefined;
     }
-    const object = document.toJS() as unknown;
+    let object: unknown;
+    try {
+      object = yamlDocumentValue(document, path, index);
+    } catch (e) {
+      if (!(e instanceof MergeInputError)) throw e;
+      issues.push({ code: 'yaml-syntax', file: path, field: `document ${index}`, message: e.reason });
+      return undefined;
+    }
     if (!isKrmObject(object)) allKrm = false;
     else out.push({ file: path, index, text: chunk.body, object, document });
     index++;

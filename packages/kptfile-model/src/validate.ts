@@ -2,7 +2,7 @@
  * kpt's Kptfile rules, as a list of small checks returning issues (never throwing).
  */
 import { posix } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { MergeInputError, parseYamlStream, yamlDocumentValue } from '@kdelta/merge-core';
 import { joinField, type KptfileIssue } from './errors.js';
 import { validateImageReference } from './image.js';
 import { PIPELINE_LISTS, type Inventory, type KptFunction, type Kptfile } from './types.js';
@@ -102,11 +102,16 @@ export function validateFunctionConfig(
   text: string,
   configPath: string,
 ): { ok: true; config: Record<string, unknown> } | { ok: false; message: string } {
-  const docs = parseAllDocuments(text);
-  if (!Array.isArray(docs)) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)} is empty` };
+  const docs = parseYamlStream(text);
   const bad = docs.find((d) => d.errors.length > 0);
   if (bad) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)}: ${bad.errors[0]?.message ?? 'invalid YAML'}` };
-  const values = docs.filter((d) => d.contents !== null).map((d) => d.toJS() as unknown);
+  let values: unknown[];
+  try {
+    values = docs.flatMap((d, i) => (d.contents === null ? [] : [yamlDocumentValue(d, configPath, i)]));
+  } catch (error) {
+    if (error instanceof MergeInputError) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)}: ${error.reason}` };
+    throw error;
+  }
   if (values.length === 0) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)} is empty` };
   if (values.length > 1) {
     return {

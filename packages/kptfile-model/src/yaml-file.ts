@@ -53,6 +53,9 @@ export function rebuildYamlFile(original: string, bodies: ReadonlyMap<number, st
   const chunks = splitYamlDocuments(original);
   let out = '';
   let k = 0;
+  // whether `out` holds a document with content yet, kept as it grows (splitting `out` again at
+  // every document made a file of many documents quadratic)
+  let contentSoFar = false;
   // set while the documents before are all removed: the next one kept becomes the file's first,
   // which has no `---` (as kpt writes files)
   let leadingRemoved = false;
@@ -63,21 +66,35 @@ export function rebuildYamlFile(original: string, bodies: ReadonlyMap<number, st
     }
     const replacement = bodies.get(k++);
     if (replacement === null) {
-      if (!chunkHasContentSoFar(out)) leadingRemoved = true;
+      if (!contentSoFar) leadingRemoved = true;
       continue;
     }
     const body = replacement === undefined ? c.body : replacement;
-    const first = leadingRemoved && !chunkHasContentSoFar(out);
-    const marker = first ? '' : c.marker !== '' || out.trim() === '' ? c.marker : '---\n';
-    out = withFinalLineBreak(out) + marker + body;
+    const first = leadingRemoved && !contentSoFar;
+    const marker = first ? '' : c.marker !== '' || (!contentSoFar && out.trim() === '') ? c.marker : '---
+';
+    if (out !== '' && !out.endsWith('
+')) out = withFinalLineBreak(out);
+    out += marker + body;
+    contentSoFar ||= chunkHasContent(body);
   }
   for (const a of added) {
-    const needsMarker = chunkHasContentSoFar(out);
-    out = withFinalLineBreak(out) + (needsMarker ? '---\n' : '') + withFinalLineBreak(a);
+    out = withFinalLineBreak(out) + (contentSoFar ? '---
+' : '') + withFinalLineBreak(a);
+    contentSoFar ||= chunkHasContent(a);
   }
   return out;
 }
 
-function chunkHasContentSoFar(text: string): boolean {
-  return splitYamlDocuments(text).some((c) => chunkHasContent(c.body));
+/** Whether every line of `text` ends with CRLF (and there is at least one line end). */
+export function isCrlf(text: string): boolean {
+  const lf = text.indexOf('\n');
+  if (lf <= 0 || text[lf - 1] !== '\r') return false;
+  for (let i = text.indexOf('\n', lf + 1); i !== -1; i = text.indexOf('\n', i + 1)) if (text[i - 1] !== '\r') return false;
+  return true;
+}
+
+/** `text` with the line ends of `reference`: CRLF throughout when `reference` is all CRLF, else as it is. */
+export function withLineEndsOf(reference: string, text: string): string {
+  return isCrlf(reference) && !isCrlf(text) ? text.replace(/\r?\n/g, '\r\n') : text;
 }

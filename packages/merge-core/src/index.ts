@@ -26,7 +26,18 @@ export {
 export { FieldPath } from './path.js';
 export { isPinnedPair, PIN_COMMENT } from './collate/pin.js';
 export { formatIdentity, groupOf, identityOf, mergeCommentOf, type ResourceIdentity } from './resource/identity.js';
-export { parseStream, type SourceDocument, type SourceFileDocuments } from './yaml/parse.js';
+export {
+  parseStream,
+  parseYamlDocument,
+  parseYamlStream,
+  stringifyYaml,
+  yamlDocumentOptions,
+  yamlDocumentValue,
+  yamlErrorReason,
+  yamlParseOptions,
+  type SourceDocument,
+  type SourceFileDocuments,
+} from './yaml/parse.js';
 export { scannedPair, scanStream, type ScannedDocument, type ScannedPair, type ScannedValue } from './yaml/scan.js';
 export {
   builtinSchemas,

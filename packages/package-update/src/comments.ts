@@ -22,7 +22,7 @@ export function addMergeCommentsToTree(pkg: PackageView): void {
       const r = rel ? `${rel}/${name}` : name;
       const type = pkg.typeOf(r);
       if (type === 'dir') walk(r);
-      else if (type === 'file' && isKrmPath(r)) files.push({ path: r, text: pkg.text(r)! });
+      else if (type === 'file' && isKrmPath(r)) files.push({ path: r, text: pkg.yamlText(r)! });
     }
   };
   if (pkg.exists()) walk('');

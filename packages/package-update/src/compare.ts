@@ -1,4 +1,4 @@
-import { parse, parseAllDocuments } from 'yaml';
+import { parseYamlDocument, parseYamlStream } from '@kdelta/merge-core';
 import type { PackageView } from '@kdelta/kptfile-model';
 import { KPTFILE } from './kptfile.js';
 
@@ -7,7 +7,9 @@ const KPTFILE_BOOKKEEPING = ['apiVersion', 'kind', 'upstream', 'upstreamLock', '
 
 function kptfileData(text: string): unknown {
   try {
-    const data = (parse(text) ?? {}) as Record<string, unknown>;
+    const doc = parseYamlDocument(text);
+    if (doc.errors.length > 0) return text;
+    const data = (doc.toJS() ?? {}) as Record<string, unknown>;
     const copy: Record<string, unknown> = { ...data };
     for (const k of KPTFILE_BOOKKEEPING) delete copy[k];
     return copy;
@@ -18,9 +20,8 @@ function kptfileData(text: string): unknown {
 
 function yamlData(text: string): unknown {
   try {
-    // uniqueKeys: yaml's duplicate-key check is quadratic in a map's keys (a big ConfigMap)
-    const docs = parseAllDocuments(text, { uniqueKeys: false });
-    if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text.trim();
+    const docs = parseYamlStream(text);
+    if (docs.some((d) => d.errors.length > 0)) return text.trim();
     return docs.map((d) => stripIdentifier(d.toJS())).filter((d) => d !== null && d !== undefined);
   } catch {
     return text.trim();

@@ -1,6 +1,6 @@
 import { hideCredentials } from '@kdelta/git-source';
 import type { PackageTree } from '@kdelta/kptfile-model';
-import { parseAllDocuments } from 'yaml';
+import { parseYamlStream, yamlDocumentValue } from '@kdelta/merge-core';
 import { sameFile } from './compare.js';
 import { type UpdatePackageOptions, type UpdateResult, updatePackage } from './update.js';
 
@@ -35,16 +35,12 @@ export async function diffPackage(options: Omit<UpdatePackageOptions, 'dryRun'>)
 
 const IDENTIFIER = 'internal.kpt.dev/upstream-identifier';
 
-// yaml's own duplicate-key check is quadratic in the keys of a map (a ConfigMap of 40,000 keys
-// takes minutes); the merge has already rejected duplicate keys, so a diff need not check again.
-const parseOptions = { uniqueKeys: false } as const;
-
 function resourcesOf(file: string, text: string): Resource[] | undefined {
-  const docs = parseAllDocuments(text, parseOptions);
-  if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return undefined;
+  const docs = parseYamlStream(text);
+  if (docs.some((d) => d.errors.length > 0)) return undefined;
   const out: Resource[] = [];
-  for (const d of docs) {
-    const v = d.toJS() as Record<string, unknown> | null;
+  for (const [i, d] of docs.entries()) {
+    const v = yamlDocumentValue(d, file, i) as Record<string, unknown> | null;
     if (!v || typeof v !== 'object' || typeof v['kind'] !== 'string') continue;
     const meta = (v['metadata'] ?? {}) as Record<string, unknown>;
     const apiVersion = String(v['apiVersion'] ?? '');
@@ -142,7 +138,7 @@ export function diffTrees(before: PackageTree, after: PackageTree): PkgChange[] 
 function kptfileFields(x: string, y: string): string[] {
   // Credentials a Kptfile of an older tool held in a repository URL are dropped by any update:
   // not a change worth a line, and a line that would print them.
-  const load = (t: string) => (parseAllDocuments(hideCredentials(t), parseOptions) as unknown as { toJS(): unknown }[])[0]?.toJS();
+  const load = (t: string) => parseYamlStream(hideCredentials(t))[0]?.toJS();
   return fieldChanges(load(x), load(y)).filter((f) => !f.startsWith('.upstreamLock.git.commit'));
 }
 

@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { stringifyYaml } from '@kdelta/merge-core';
 import { withoutCredentials } from '@kdelta/git-source';
 import {
   type Kptfile,
@@ -65,7 +65,7 @@ export function withUpstream(
   commit: string | undefined,
 ): string {
   const base: ParsedKptfile =
-    parsed ?? parseKptfile(`apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${stringify(name ?? 'pkg').trim()}\n`);
+    parsed ?? parseKptfile(`apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${stringifyYaml(name ?? 'pkg').trim()}\n`);
   const next: Kptfile = structuredClone(base.kptfile);
   if (name !== undefined) next.metadata = { ...next.metadata, name };
   if (upstream) {

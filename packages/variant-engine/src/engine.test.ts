@@ -219,7 +219,8 @@ describe('applyPackageVariant', () => {
     const r = applyPackageVariant(pkg, pv, { objects });
     expect(r.ok && [...r.changed.keys()].sort()).toEqual(['Kptfile', 'team.yaml']);
     expect(r.ok && r.packageConditions.map((c) => c.type)).toEqual(['config.injection.Team.team']);
-    expect(pkg.text('team.yaml')).toContain('code: y');
+    // `y` is a boolean in YAML 1.1, as Kubernetes reads it: the string is quoted
+    expect(pkg.text('team.yaml')).toContain('code: "y"');
     expect(pkg.text('Kptfile')).toContain('PackageVariant.pv.a.0');
     for (const p of ['patch.yaml', 'ignored.yaml', 'sub/team.yaml', 'sub/Kptfile']) expect(tree.text(p)).toBe(before.text(p));
     const again = applyPackageVariant(pkg, pv, { objects });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { stringify } from 'yaml';
+import { stringifyYaml } from '@kdelta/merge-core';
 import { applyPackageVariant } from '@kdelta/variant-engine';
 import { readPackage, recoverInterruptedSwap, savePackage } from '@kdelta/kptfile-model';
 import { type Command, UsageError } from '../command.js';
@@ -75,7 +75,7 @@ const command: Command = {
     const result = applyPackageVariant(pkg.view, pv, { objects, packageName: path.basename(dir) });
     const name = pv.metadata?.name ?? '';
     if (!result.ok) {
-      io.stdout(stringify({ packageVariant: name, conditions: result.conditions }, { indentSeq: false, lineWidth: 0 }));
+      io.stdout(stringifyYaml({ packageVariant: name, conditions: result.conditions }, { indentSeq: false, lineWidth: 0 }));
       const message = result.errors.join('; ');
       if (result.conditions[0]?.reason === 'ValidationError') {
         throw new CliInputError('invalid-variant', `${where}: ${message}`, { file: doc.file, document: doc.document });
@@ -95,7 +95,7 @@ const command: Command = {
     // variant applied and the package exists, but it is not ready to publish
     const unmet = result.unmetGates;
     io.stdout(
-      stringify(
+      stringifyYaml(
         {
           packageVariant: name,
           conditions: result.conditions,

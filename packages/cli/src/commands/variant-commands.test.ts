@@ -135,13 +135,13 @@ describe('kdelta variantset expand', () => {
     ],
     [
       'a result typed int',
-      `      labelExprs:\n      - key: n\n        valueExpr: "size(repository.labels)"\n`,
+      `      labelExprs:\n      - key: count\n        valueExpr: "size(repository.labels)"\n`,
       '',
       'spec.targets[0].template.labelExprs[0].valueExpr: expression must evaluate to a string, but its type is int',
     ],
     [
       'a result that is a map at run time',
-      `      labelExprs:\n      - key: n\n        valueExpr: "repository.labels"\n`,
+      `      labelExprs:\n      - key: count\n        valueExpr: "repository.labels"\n`,
       '',
       'template.labelExprs[0].valueExpr: expression must evaluate to a string, got map',
     ],

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parseYamlStream, yamlDocumentValue } from '@kdelta/merge-core';
 import {
   checkPackageVariant,
   decodeObject,
@@ -35,7 +35,7 @@ export async function readYamlDocuments(file: string, display = file): Promise<S
     );
   }
   const out: SourcedObject[] = [];
-  parseAllDocuments(text).forEach((doc, i) => {
+  parseYamlStream(text).forEach((doc, i) => {
     const err = doc.errors[0];
     if (err) {
       throw new CliInputError(
@@ -44,7 +44,7 @@ export async function readYamlDocuments(file: string, display = file): Promise<S
         { file: display, document: i + 1 },
       );
     }
-    const value: unknown = doc.toJS();
+    const value: unknown = yamlDocumentValue(doc, display, i + 1);
     if (value !== null && value !== undefined) out.push({ file: display, document: i + 1, value });
   });
   return out;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { stringify } from 'yaml';
+import { stringifyYaml } from '@kdelta/merge-core';
 import { PACKAGE_VARIANT_SET_API_VERSION, checkPackageVariantSet, expandPackageVariantSet, type KubeObject } from '@kdelta/variant-engine';
 import { type Command, UsageError } from '../command.js';
 import { CliInputError } from '../errors.js';
@@ -67,7 +67,7 @@ const command: Command = {
         });
       for (const w of result.warnings) warnings.push(`${where}: ${w}`);
       if (result.variants.length === 0) warnings.push(`${where}: selects no target: no PackageVariant generated`);
-      for (const pv of result.variants) out.push(stringify(pv, { indentSeq: false, lineWidth: 0 }));
+      for (const pv of result.variants) out.push(stringifyYaml(pv, { indentSeq: false, lineWidth: 0 }));
     }
     for (const w of warnings) io.stderr(`kdelta variantset expand: warning: ${w}\n`);
     io.stdout(out.map((text) => `---\n${text}`).join(''));

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { parseDocument, stringify } from 'yaml';
+import { parseYamlDocument, stringifyYaml } from '@kdelta/merge-core';
 import { withoutCredentials } from '@kdelta/git-source';
 import { writeFileAtomic } from '../util/fs.js';
 import type { Forge, Proposal, ProposalInput, ProposalState, ProposalStatus, ProposalTarget, UpsertResult } from './forge.js';
@@ -63,13 +63,13 @@ export function renderRecord(h: Header, body: string): string {
   if (h.conflicts) header.conflicts = h.conflicts;
   if (h.renderFailed) header.renderFailed = true;
   if (h.status) header.status = { state: h.status.state, description: h.status.description };
-  return `---\n${stringify(header, { lineWidth: 0 })}---\n\n${body.endsWith('\n') ? body : `${body}\n`}`;
+  return `---\n${stringifyYaml(header, { lineWidth: 0 })}---\n\n${body.endsWith('\n') ? body : `${body}\n`}`;
 }
 
 export function parseRecord(text: string, file: string): { header: Header; body: string } {
   const m = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text);
   if (!m) throw new RunError('invalid-proposal-record', `${file}: not a kdelta proposal record (expected a "---" YAML header)`);
-  const doc = parseDocument(m[1]!);
+  const doc = parseYamlDocument(m[1]!);
   if (doc.errors.length > 0) throw new RunError('invalid-proposal-record', `${file}: header: ${doc.errors[0]!.message.split('\n')[0]}`);
   const h = doc.toJS() as Record<string, unknown>;
   const str = (k: string) => {

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError, MergeInputError, parseYamlStream, yamlDocumentValue } from '@kdelta/merge-core';
 import {
   checkPackageVariant,
   checkPackageVariantSet,
@@ -173,7 +172,7 @@ export async function loadControl(options: { dir: string; display?: string }): P
   for (const rel of await controlFiles(options.dir)) {
     const file = join(display, rel);
     const text = await readFile(join(options.dir, rel), 'utf8');
-    const docs = parseAllDocuments(text);
+    const docs = parseYamlStream(text);
     for (const [i, doc] of docs.entries()) {
       const base: Source = { file, document: i + 1 };
       const err = doc.errors[0];
@@ -181,7 +180,14 @@ export async function loadControl(options: { dir: string; display?: string }): P
         issues.push({ source: base, message: `invalid YAML at line ${lineOf(text, err.pos[0])}: ${err.message.split('\n')[0]}` });
         continue;
       }
-      const value: unknown = doc.toJS();
+      let value: unknown;
+      try {
+        value = yamlDocumentValue(doc, file, i + 1);
+      } catch (error) {
+        if (!(error instanceof MergeInputError)) throw error;
+        issues.push({ source: base, message: error.reason });
+        continue;
+      }
       if (value === null || value === undefined) continue;
       if (typeof value !== 'object' || Array.isArray(value)) {
         issues.push({ source: base, message: 'expected a KRM object (a map with apiVersion, kind and metadata)' });

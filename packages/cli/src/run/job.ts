@@ -1,7 +1,6 @@
 import { lstat, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseDocument } from 'yaml';
-import type { Conflict, ResourceReport } from '@kdelta/merge-core';
+import { type Conflict, parseYamlDocument, type ResourceReport } from '@kdelta/merge-core';
 import { deleteRemoteBranch, hideCredentials, push, runGit, type Author, type RemoteRef, type SourceTrust } from '@kdelta/git-source';
 import { PACKAGE_CONTEXT_FILE, PackageTree, packageContextConfigMap } from '@kdelta/kptfile-model';
 import { renderPackage, resultLine, type RenderOutcome } from '@kdelta/fn-render';
@@ -240,19 +239,19 @@ export async function git(dir: string, args: string[]): Promise<string> {
 
 export function kptfileAnnotations(text: string | undefined): Record<string, string> {
   if (text === undefined) return {};
-  const v = parseDocument(text).toJS() as { metadata?: { annotations?: Record<string, string> } } | null;
+  const v = parseYamlDocument(text).toJS() as { metadata?: { annotations?: Record<string, string> } } | null;
   return v?.metadata?.annotations ?? {};
 }
 
 export function lockCommit(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
-  const v = parseDocument(text).toJS() as { upstreamLock?: { git?: { commit?: string } } } | null;
+  const v = parseYamlDocument(text).toJS() as { upstreamLock?: { git?: { commit?: string } } } | null;
   return v?.upstreamLock?.git?.commit;
 }
 
 /** Set (or with undefined, remove) annotations on a Kptfile, keeping its layout and comments. */
 export function setKptfileAnnotations(text: string, annotations: Record<string, string | undefined>): string {
-  const doc = parseDocument(text);
+  const doc = parseYamlDocument(text);
   if (doc.errors.length > 0) throw new RunError('invalid-kptfile', `Kptfile: ${doc.errors[0]!.message.split('\n')[0]}`);
   for (const [k, v] of Object.entries(annotations)) {
     if (v === undefined) {

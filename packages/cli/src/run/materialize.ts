@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseDocument } from 'yaml';
+import { parseYamlDocument } from '@kdelta/merge-core';
 import { makeTempDir, removeTempDir, type PackageTree } from '@kdelta/kptfile-model';
 import { fetchPackage } from '@kdelta/git-source';
 import { createFetchMemo, type FetchMemo, getPackage, updatePackage } from '@kdelta/package-update';
@@ -36,7 +36,7 @@ function kptDirectory(directory: string): string {
  * update's own argument). The lock is left alone: it is the merge's origin.
  */
 function pointUpstreamAt(text: string, input: MaterializeInput, file: string): string | undefined {
-  const doc = parseDocument(text);
+  const doc = parseYamlDocument(text);
   if (doc.errors.length > 0) throw new RunError('invalid-kptfile', `${file}: invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
   const directory = kptDirectory(input.upstream.directory);
   const repo = doc.getIn(['upstream', 'git', 'repo']);
@@ -49,15 +49,15 @@ function pointUpstreamAt(text: string, input: MaterializeInput, file: string): s
 }
 
 function hasLock(kptfile: string): boolean {
-  const v = parseDocument(kptfile).toJS() as { upstreamLock?: { git?: { commit?: unknown } } } | null;
+  const v = parseYamlDocument(kptfile).toJS() as { upstreamLock?: { git?: { commit?: unknown } } } | null;
   return typeof v?.upstreamLock?.git?.commit === 'string';
 }
 
 /** `local`'s Kptfile with `upstream` and `upstreamLock` taken from `fetched`. */
 function withProvenanceOf(local: string, fetched: string, file: string): string {
-  const doc = parseDocument(local);
+  const doc = parseYamlDocument(local);
   if (doc.errors.length > 0) throw new RunError('invalid-kptfile', `${file}: invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
-  const from = parseDocument(fetched).toJS() as { upstream?: unknown; upstreamLock?: unknown };
+  const from = parseYamlDocument(fetched).toJS() as { upstream?: unknown; upstreamLock?: unknown };
   doc.setIn(['upstream'], doc.createNode(from.upstream));
   doc.setIn(['upstreamLock'], doc.createNode(from.upstreamLock));
   return doc.toString();
@@ -218,7 +218,7 @@ export async function fetchUpstreamFiles(input: MaterializeInput): Promise<Map<s
 
 /** The Kptfile of a fetched package, named for the downstream and locked to the upstream commit. */
 export function stampKptfile(text: string, input: MaterializeInput): string {
-  const doc = parseDocument(text);
+  const doc = parseYamlDocument(text);
   if (doc.errors.length > 0) throw new RunError('invalid-kptfile', `upstream Kptfile: ${doc.errors[0]!.message.split('\n')[0]}`);
   const git = { repo: input.upstream.repo, directory: `/${input.upstream.directory}`, ref: input.upstream.ref };
   doc.setIn(['metadata', 'name'], input.downstream.package);

@@ -1,6 +1,5 @@
 import { basename, isAbsolute, join, posix, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
-import type { Conflict, ResourceReport } from '@kdelta/merge-core';
+import { type Conflict, parseYamlDocument, type ResourceReport } from '@kdelta/merge-core';
 import { isFullCommit, runGit, trustNamed, type RemoteRef } from '@kdelta/git-source';
 import { OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { ProposalTarget } from '../forge/forge.js';
@@ -111,7 +110,7 @@ export async function findUpdatePlans(mirror: Mirror, control: ControlRepository
     if (remote.some((r) => r === '' || directory.startsWith(`${r}/`))) continue;
     let k: KptfileUpstream | null;
     try {
-      k = parseDocument(await git(mirror.dir, ['show', `${control.branch}:${path}`])).toJS() as KptfileUpstream | null;
+      k = parseYamlDocument(await git(mirror.dir, ['show', `${control.branch}:${path}`])).toJS() as KptfileUpstream | null;
     } catch (error) {
       warnings.push(`${path}: not read for update mode: ${message(error).split('\n')[0]}`);
       continue;

@@ -6,6 +6,7 @@
  * makes missing target fields. Paths are dotted, with `[name=value]` to pick a list element and
  * `*` for every element.
  */
+import { yamlDocumentOptions } from '@kdelta/kptfile-model';
 import { Document, isMap, isScalar, isSeq, YAMLMap, YAMLSeq, type Node } from 'yaml';
 import { groupOf, identity, stringMap, type Item, type Plain } from '../items.js';
 import { BuiltinConfigError, type Builtin } from './fields.js';
@@ -147,7 +148,7 @@ export const applyReplacements: Builtin = ({ items, config }) => {
       const idx = so.index ?? 0;
       if (idx < 0 || idx >= parts.length)
         throw new BuiltinConfigError(`replacements[${n}]: options.index ${idx} is out of bounds for value ${String(value.value)}`);
-      value = new Document(parts[idx]).contents as Node;
+      value = new Document(parts[idx], yamlDocumentOptions).contents as Node;
     }
     for (const target of r.targets ?? []) {
       if (!target.select) throw new BuiltinConfigError(`replacements[${n}]: target must specify resources to select`);

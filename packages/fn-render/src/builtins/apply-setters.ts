@@ -4,7 +4,8 @@
  * field whose pattern names a setter without a value is left alone. A list marked
  * `# kpt-set: ${name}` takes the setter's value read as a YAML list.
  */
-import { isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { parseYamlDocument } from '@kdelta/kptfile-model';
+import { isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
 import { BuiltinConfigError, resultFor, setScalarText, stringData, type Builtin } from './fields.js';
 import type { KrmResult } from '../results.js';
 
@@ -51,7 +52,7 @@ export const applySetters: Builtin = ({ items, config }) => {
         if (whole) {
           const v = values[whole[1] as string];
           if (v !== undefined) {
-            const parsed = parseDocument(v).contents;
+            const parsed = parseYamlDocument(v).contents;
             if (!isSeq(parsed))
               throw new BuiltinConfigError(
                 `setter ${JSON.stringify(whole[1])} marks the list ${path} of ${item.path}: its value must be a YAML list`,

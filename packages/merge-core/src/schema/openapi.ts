@@ -3,7 +3,7 @@
  * and `x-kubernetes-group-version-kind`, the same list/map rules as the built-in table.
  * The kyaml bundle format (a `resources[]` list of apiVersion/kind/definition) is read too.
  */
-import { parseAllDocuments } from 'yaml';
+import { parseYamlStream, yamlErrorReason } from '../yaml/parse.js';
 import { schemaRegistryFromCrds } from './crd.js';
 import { SchemaError } from './errors.js';
 import { JsonSchemaConverter, definitionsResolver, isRecord, own, type JsonObject } from './json-schema.js';
@@ -79,15 +79,12 @@ export function schemaRegistryFromOpenApi(doc: unknown, options: OpenApiOptions 
  * CustomResourceDefinitions. Errors name the file and what is wrong.
  */
 export function schemaRegistryFromText(text: string, file: string): SchemaSource {
-  const docs = parseAllDocuments(text, { prettyErrors: true });
-  if (!Array.isArray(docs)) {
-    throw new SchemaError({ file, path: '', reason: 'not a YAML or JSON document' });
-  }
+  const docs = parseYamlStream(text);
   const values: unknown[] = [];
   for (const [i, d] of docs.entries()) {
-    const err = d.errors[0];
-    if (err !== undefined) {
-      throw new SchemaError({ file, path: docs.length > 1 ? `document ${i + 1}` : '', reason: `cannot parse: ${err.message}` });
+    const reason = yamlErrorReason(d, text);
+    if (reason !== undefined) {
+      throw new SchemaError({ file, path: docs.length > 1 ? `document ${i + 1}` : '', reason: `cannot parse: ${reason}` });
     }
     const value: unknown = d.toJS({ maxAliasCount: 1000 });
     if (value !== null && value !== undefined) values.push(value);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mergeFiles } from '../resource/merge-files.js';
 import { MergeInputError } from '../errors.js';
-import { parseStream } from './parse.js';
+import { parseStream, parseYamlDocument, parseYamlStream, stringifyYaml, yamlDocumentValue } from './parse.js';
 
 const configMap = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n${data}`;
 
@@ -102,5 +102,36 @@ describe('a ConfigMap of many keys', () => {
       values: { origin: 'v30', upstream: 'up30', local: 'loc30' },
     });
     expect(result.conflicts.filter((c) => c.path.startsWith('.data.k')).length).toBeGreaterThan(100);
+  });
+});
+
+describe('the one parse of kdelta (parseYamlStream, parseYamlDocument)', () => {
+  it('reports a key written twice as an error of its document, with both lines, without throwing', () => {
+    const docs = parseYamlStream('a: 1\n---\nb: 1\nc: 2\nb: 3\n');
+    expect(docs.map((d) => d.errors.length)).toEqual([0, 1]);
+    expect(docs[1]!.errors[0]).toMatchObject({ code: 'DUPLICATE_KEY', message: 'map key "b" appears twice (first on line 3)' });
+    expect(parseYamlDocument('x: {k: 1, k: 2}\n').errors[0]?.message).toBe('map key "k" appears twice (first on line 1)');
+  });
+
+  it('reads scalars as Kubernetes does (YAML 1.1), and "." or "e5" as strings', () => {
+    const v = parseYamlDocument('a: yes\nb: "yes"\nc: 0644\nd: .\ne: e5\nf: 1.5\ng: 2001-01-01\nh: y\n').toJS();
+    expect(v).toEqual({ a: true, b: 'yes', c: 420, d: '.', e: 'e5', f: 1.5, g: '2001-01-01', h: true });
+  });
+
+  it('creates plain maps for a missing path (never !!omap) and prints strings so they read back the same', () => {
+    const doc = parseYamlDocument('kind: Kptfile\n');
+    doc.setIn(['status', 'conditions'], doc.createNode([{ type: 'x' }]));
+    expect(doc.toString()).toBe('kind: Kptfile\nstatus:\n  conditions:\n    - type: x\n');
+    const values = { a: 'yes', b: 'y', c: '0644', d: 'on', e: '.' };
+    expect(parseYamlDocument(stringifyYaml(values)).toJS()).toEqual(values);
+  });
+
+  it('refuses an alias bomb when the value is read, naming the file and the document', () => {
+    const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (const [i, n] of [...'bcdefghi'].entries()) lines.push(`${n}: &${n} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`);
+    const doc = parseYamlStream(`kind: A\n---\n${lines.join('\n')}\n`)[1]!;
+    expect(doc.errors).toEqual([]);
+    const error = errorOf(() => yamlDocumentValue(doc, 'pkg/bomb.yaml', 1));
+    expect(error.message).toMatch(/^pkg\/bomb\.yaml: document 1: refused: its aliases expand too far/);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Reading YAML as Kubernetes reads it: YAML 1.1 scalars (`0644` is octal, `yes` is a boolean),
  * every document of a stream, and enough of the source kept to print untouched documents
- * byte for byte.
+ * byte for byte. Every YAML read of kdelta, in every package, goes through `parseYamlStream` or
+ * `parseYamlDocument` here (a test greps for any other), so every read is linear in its input.
  */
 import {
   type Document,
@@ -9,20 +10,123 @@ import {
   isMap,
   isScalar,
   isSeq,
+  Document as YamlDocument,
   parseAllDocuments,
+  parseDocument,
   type Pair,
   type Scalar,
+  type Tags,
+  type ToStringOptions,
   type YAMLMap,
+  YAMLParseError,
   type YAMLSeq,
 } from 'yaml';
 import { keyName } from './nodes.js';
 import { MergeInputError, type Side } from '../errors.js';
 
 /**
- * `uniqueKeys: false`: yaml's own duplicate-key check compares each key with every earlier key of
- * its map, quadratic in a ConfigMap of tens of thousands of keys; `parseStream` checks in one pass.
+ * Tags of yaml's YAML 1.1 schema that Kubernetes does not read: `!!omap` and `!!set` would also
+ * tag the maps `yaml` creates for a missing path (`doc.setIn(['status', 'conditions'], …)` wrote
+ * `status: !!omap`), and timestamps stay strings, as Kubernetes reads them into an object.
  */
-export const yamlParseOptions = { version: '1.1', keepSourceTokens: false, prettyErrors: false, uniqueKeys: false } as const;
+const NOT_KUBERNETES_TAGS = new Set(['tag:yaml.org,2002:omap', 'tag:yaml.org,2002:set', 'tag:yaml.org,2002:timestamp']);
+
+/**
+ * yaml's YAML 1.1 floats take `.` and `e5` for numbers (NaN: its mantissa digits are all
+ * optional); Kubernetes reads them as strings. A float must have a digit before its exponent.
+ */
+function withDigitInFloats(tag: Tags[number]): Tags[number] {
+  if (typeof tag === 'string' || tag.tag !== 'tag:yaml.org,2002:float' || !(tag.test instanceof RegExp)) return tag;
+  if (/nan/i.test(tag.test.source)) return tag;
+  return { ...tag, test: new RegExp(`^(?=[-+]?\\.?[0-9])${tag.test.source.slice(1)}`) } as Tags[number];
+}
+
+let kubernetesSchema: Tags | undefined;
+
+/**
+ * yaml's YAML 1.1 tags as Kubernetes reads them, worked out once: yaml asks at every parse, with
+ * a copy of the same YAML 1.1 tags each time (the options always name YAML 1.1).
+ */
+function kubernetesTags(tags: Tags): Tags {
+  kubernetesSchema ??= tags.filter((t) => typeof t === 'string' || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats);
+  return kubernetesSchema;
+}
+
+/**
+ * `uniqueKeys: false`: yaml's own duplicate-key check compares each key with every earlier key of
+ * its map, quadratic in a ConfigMap of tens of thousands of keys; `checkDuplicateKeys` checks in
+ * one pass instead.
+ */
+export const yamlParseOptions = {
+  version: '1.1',
+  keepSourceTokens: false,
+  prettyErrors: false,
+  uniqueKeys: false,
+  customTags: kubernetesTags,
+} as const;
+
+/**
+ * Options of a new Document, so that it prints what `parseYamlStream` reads back as the same
+ * value: YAML 1.1 quoting (`'yes'`, `'0644'`, `'y'` stay strings).
+ */
+export const yamlDocumentOptions = { version: yamlParseOptions.version, customTags: yamlParseOptions.customTags } as const;
+
+/** `value` as YAML that kdelta, and Kubernetes, read back as the same value (YAML 1.1 quoting). */
+export function stringifyYaml(value: unknown, options?: ToStringOptions): string {
+  return new YamlDocument(value, yamlDocumentOptions).toString(options);
+}
+
+/**
+ * Parses a YAML stream as Kubernetes reads it (YAML 1.1 scalars), in time linear in its length.
+ * Errors are data, as with `yaml`: each document's `errors` holds yaml's own and the first map key
+ * written twice (code `DUPLICATE_KEY`, message `map key "a" appears twice (first on line 3)`).
+ */
+export function parseYamlStream(text: string): Document.Parsed[] {
+  const docs = parseAllDocuments(text, yamlParseOptions) as Document.Parsed[] | { empty: true };
+  if (!Array.isArray(docs)) return [];
+  for (const doc of docs) checkDuplicateKeys(doc, text);
+  return docs;
+}
+
+/**
+ * Parses text that should hold one YAML document (more than one is an error of the document, as
+ * with `yaml`'s `parseDocument`), as `parseYamlStream` does.
+ */
+export function parseYamlDocument(text: string): Document.Parsed {
+  const doc = parseDocument(text, yamlParseOptions);
+  checkDuplicateKeys(doc, text);
+  return doc;
+}
+
+/** `invalid YAML (line 3): <yaml's reason>` for a document's first error, or undefined. */
+export function yamlErrorReason(doc: Document, text: string): string | undefined {
+  const e = doc.errors[0];
+  return e === undefined ? undefined : `invalid YAML (line ${lineOf(text, e.pos[0])}): ${firstLine(e.message)}`;
+}
+
+/**
+ * The plain value of a parsed document. Aliases are expanded here, so an alias bomb (a few lines
+ * whose aliases expand to billions of nodes) is refused here, naming the file and the document.
+ */
+export function yamlDocumentValue(doc: Document, file: string, index?: number): unknown {
+  try {
+    return doc.toJS();
+  } catch (error) {
+    if (error instanceof ReferenceError && /alias/i.test(error.message)) {
+      throw new MergeInputError('invalid-yaml', file, index, `refused: its aliases expand too far (${error.message})`);
+    }
+    throw error;
+  }
+}
+
+function checkDuplicateKeys(doc: Document.Parsed, text: string): void {
+  if (doc.errors.length > 0) return;
+  const duplicate = firstDuplicateKey(doc);
+  if (!duplicate) return;
+  const [name, first, again] = duplicate;
+  const reason = `map key "${name}" appears twice (first on line ${lineOf(text, first)})`;
+  doc.errors.push(new YAMLParseError([again, again + 1], 'DUPLICATE_KEY', reason));
+}
 
 export interface SourceDocument {
   readonly file: string;
@@ -45,27 +149,18 @@ export interface SourceFileDocuments {
 export function parseStream(text: string, file: string, side?: Side): SourceFileDocuments {
   let docs: Document.Parsed[];
   try {
-    docs = parseAllDocuments(text, yamlParseOptions) as Document.Parsed[];
+    docs = parseYamlStream(text);
   } catch (error) {
     throw new MergeInputError('invalid-yaml', file, undefined, error instanceof Error ? error.message : String(error), side);
   }
-  if (!Array.isArray(docs)) docs = [];
   const documents: SourceDocument[] = [];
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i]!;
-    const firstError = doc.errors[0];
-    if (firstError) {
-      const where = ` (line ${lineOf(text, firstError.pos[0])})`;
-      throw new MergeInputError('invalid-yaml', file, i, `invalid YAML${where}: ${firstLine(firstError.message)}`, side);
-    }
+    const reason = yamlErrorReason(doc, text);
+    if (reason !== undefined) throw new MergeInputError('invalid-yaml', file, i, reason, side);
     const start = i === 0 ? 0 : doc.range[0];
     const end = i + 1 < docs.length ? docs[i + 1]!.range[0] : text.length;
-    const duplicate = normalizeKeyComments(doc, text);
-    if (duplicate) {
-      const [name, first, again] = duplicate;
-      const reason = `invalid YAML (line ${lineOf(text, again)}): map key "${name}" appears twice (first on line ${lineOf(text, first)})`;
-      throw new MergeInputError('invalid-yaml', file, i, reason, side);
-    }
+    normalizeKeyComments(doc, text);
     if (i === docs.length - 1) readEndAsKubernetes(doc, text);
     trailingCommentToContents(doc);
     const contents = doc.contents;
@@ -142,26 +237,46 @@ function firstLine(message: string): string {
 type DuplicateKey = [name: string, first: number, again: number];
 
 /**
- * Two jobs in one walk over the collections. `list: # comment` followed by a block collection:
- * the parser files the comment as the collection's `commentBefore`, which would print on a line
- * of its own; Kubernetes tools (and kyaml) treat it as the key's line comment, so it moves there.
- * And the first key written twice in a map is returned: yaml's check (equal scalar values, so
- * `yes` and `true` are one key in YAML 1.1) made linear by a Map per map.
+ * The first key written twice in a map: yaml's check (equal scalar values, so `yes` and `true`
+ * are one key in YAML 1.1) made linear by a Map per map. A plain recursive walk: yaml's `visit`
+ * would also call back for every scalar.
  */
-function normalizeKeyComments(doc: Document, text: string): DuplicateKey | undefined {
+function firstDuplicateKey(doc: Document): DuplicateKey | undefined {
   let duplicate: DuplicateKey | undefined;
-  // A plain recursive walk: yaml's `visit` would also call back for every scalar, and this runs
-  // on every document the merge reads.
   const walk = (node: unknown): void => {
+    if (duplicate) return;
     if (isMap(node)) {
       const seen = new Map<unknown, Scalar>();
       for (const pair of node.items) {
         const key = pair.key;
         if (isScalar(key) && !Number.isNaN(key.value)) {
           const earlier = seen.get(key.value);
-          if (earlier && !duplicate) duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
-          else seen.set(key.value, key);
+          if (earlier) {
+            duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
+            return;
+          }
+          seen.set(key.value, key);
         }
+        const value = pair.value;
+        if (isMap(value) || isSeq(value)) walk(value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) walk(item);
+    }
+  };
+  walk(doc.contents);
+  return duplicate;
+}
+
+/**
+ * `list: # comment` followed by a block collection: the parser files the comment as the
+ * collection's `commentBefore`, which would print on a line of its own; Kubernetes tools (and
+ * kyaml) treat it as the key's line comment, so it moves there.
+ */
+function normalizeKeyComments(doc: Document, text: string): void {
+  const walk = (node: unknown): void => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
         const value = pair.value;
         if (!(isMap(value) || isSeq(value))) continue;
         if (value.commentBefore && !value.flow) moveToKeyLine(pair, value, text);
@@ -172,7 +287,6 @@ function normalizeKeyComments(doc: Document, text: string): DuplicateKey | undef
     }
   };
   walk(doc.contents);
-  return duplicate;
 }
 
 function moveToKeyLine(pair: Pair<unknown, unknown>, value: YAMLMap | YAMLSeq, text: string): void {

@@ -90,7 +90,11 @@ function atSidePath<T>(input: UpdateInput, fn: () => T): T {
 /** resource-merge: a 3-way merge of the resources, the Kptfile, and the non-KRM files. */
 export function resourceMerge(input: UpdateInput): UpdateOutcome {
   if (!input.isRoot && upstreamRepointed(input)) return nothing;
-  const krm = (pkg: PackageView) => pkg.ownFiles().files.filter((f) => isKrmPath(f.path));
+  const krm = (pkg: PackageView) =>
+    pkg
+      .ownFiles()
+      .files.filter((f) => isKrmPath(f.path))
+      .map((f) => ({ path: f.path, text: pkg.yamlText(f.path)! }));
   const local = krm(input.local);
   // Every file of every side goes to the merge, those upstream left as they were too: leaving
   // them out would hide a resource's other copy (one resource in two files is matched file by

@@ -32,7 +32,8 @@ export function splitApiVersion(apiVersion: string): { group: string; version: s
 /** Porch's `parseFiles` + `findInjectionPoints`: every object annotated `kpt.dev/config-injection`. */
 export function findInjectionPoints(pkg: PackageDocuments): InjectionPoint[] {
   const points: InjectionPoint[] = [];
-  for (const { file, doc } of pkg.objects()) {
+  // only the files whose objects carry the annotation are parsed for editing (a big ConfigMap is not)
+  for (const { file, doc } of pkg.objects(pkg.filesAnnotated(CONFIG_INJECTION_ANNOTATION))) {
     const value = stringAt(annotationsOf(doc, false)?.get(CONFIG_INJECTION_ANNOTATION, true));
     if (value === undefined) continue;
     const kind = stringAt(doc.get('kind', true)) ?? '';

@@ -1,6 +1,6 @@
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError, parseYamlStream } from '@kdelta/merge-core';
 import { KptfileError, PackageTree, type PackageView } from '@kdelta/kptfile-model';
-import { type Document, isMap, isScalar, isSeq, parseAllDocuments, type YAMLMap, type Node } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, type YAMLMap, type Node } from 'yaml';
 
 /**
  * A package's files as Porch's PackageRevisionResources hold them: path (relative,
@@ -96,8 +96,7 @@ export class PackageDocuments {
     if (hit) return hit.docs;
     const text = this.has(path) ? this.pkg.text(path) : undefined;
     if (text === undefined) throw new VariantMutationError('missing-file', `${path}: no such file in the package`, path);
-    const docs = parseAllDocuments(text);
-    if (!Array.isArray(docs)) return [];
+    const docs = parseYamlStream(text);
     for (const doc of docs) {
       const err = doc.errors[0];
       if (err) throw new VariantMutationError('invalid-yaml', `${path}: ${err.message.split('\n')[0]}`, path);
@@ -119,7 +118,7 @@ export class PackageDocuments {
     const ignore = this.pkg.krmIgnore();
     for (const f of this.pkg.ownFiles().files) {
       if (!isKrmFile(f.path) || f.path === 'Kptfile' || this.has(f.path) || ignore?.ignores(f.path)) continue;
-      parseAllDocuments(f.text).forEach((doc, index) => {
+      parseYamlStream(f.text).forEach((doc, index) => {
         if (doc.errors.length === 0 && isScalar(doc.contents) && doc.contents.value !== null) {
           throw new VariantMutationError(
             'not-a-krm-object',
@@ -131,12 +130,15 @@ export class PackageDocuments {
     }
   }
 
-  /** The package's KRM objects: `(file, index, document)` for every mapping document. */
-  objects(): { file: string; index: number; doc: Document.Parsed; map: YAMLMap }[] {
+  /**
+   * The package's KRM objects: `(file, index, document)` for every mapping document (of the files
+   * `only`, when given).
+   */
+  objects(only?: ReadonlySet<string>): { file: string; index: number; doc: Document.Parsed; map: YAMLMap }[] {
     this.checkOtherYamlFiles();
     const out: { file: string; index: number; doc: Document.Parsed; map: YAMLMap }[] = [];
     for (const file of this.paths()) {
-      if (!isKrmFile(file)) continue;
+      if (!isKrmFile(file) || (only && !only.has(file))) continue;
       this.documents(file).forEach((doc, index) => {
         if (doc.contents === null) return;
         if (!isMap(doc.contents)) {
@@ -149,6 +151,23 @@ export class PackageDocuments {
         }
         out.push({ file, index, doc, map: doc.contents });
       });
+    }
+    return out;
+  }
+
+  /**
+   * The files that may hold an object with the annotation `key`, found without parsing the
+   * files again: in a package view, the files whose resources (parsed once by the package model)
+   * carry it, the Kptfile and the files already parsed here (a mutation may have edited them).
+   * Undefined (every file) for Porch's files.
+   */
+  filesAnnotated(key: string): ReadonlySet<string> | undefined {
+    if (this.everyFile) return undefined;
+    this.files(); // a YAML error of the package is a VariantMutationError, as for every file read
+    const out = new Set<string>(['Kptfile', ...this.parsed.keys()]);
+    for (const r of this.pkg.resources()) {
+      const annotations = (r.object['metadata'] as { annotations?: Record<string, unknown> } | undefined)?.annotations;
+      if (annotations?.[key] !== undefined && annotations[key] !== null) out.add(r.file);
     }
     return out;
   }

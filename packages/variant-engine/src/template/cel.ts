@@ -94,6 +94,97 @@ export interface CompiledExpr {
   readonly type: string;
 }
 
+/**
+ * What one evaluation may spend. cel-js bounds only the parsed expression (its AST nodes, depth
+ * and literal sizes), not the work: nested comprehensions over a 1,000-element literal took a
+ * gigabyte and ten seconds, one level more crashed Node. So every AST node evaluated costs 1, and
+ * every value produced is bounded in size, so time and memory stay small whatever the template
+ * does. A template computes a name or a label from a few fields: tens of steps; 100,000 leaves
+ * room for comprehensions over a target's labels and stops a runaway within a fraction of a second.
+ */
+export const CEL_BUDGET = {
+  /** AST nodes evaluated, comprehension steps included. */
+  maxCost: 100_000,
+  /** Characters of any string made along the way (a name or label value needs far fewer). */
+  maxStringLength: 1 << 20,
+  /** Elements of any list or entries of any map made along the way. */
+  maxCollectionSize: 100_000,
+} as const;
+
+class CelBudgetExceeded extends Error {}
+
+/**
+ * The budget of the evaluation in progress (evaluation is synchronous: one at a time). Once
+ * exceeded, the same error is thrown again at every step: `exists` and `all` catch the errors of
+ * their steps and go on, and a new error (with its stack) each time would be slow.
+ */
+let spent: { cost: number; exceeded?: CelBudgetExceeded } | undefined;
+
+function exceed(reason: string): never {
+  spent!.exceeded ??= new CelBudgetExceeded(reason);
+  throw spent!.exceeded;
+}
+
+function charge(value: unknown): void {
+  if (spent === undefined) return;
+  if (spent.exceeded) throw spent.exceeded;
+  if (++spent.cost > CEL_BUDGET.maxCost) exceed(`cost budget exceeded: more than ${CEL_BUDGET.maxCost} evaluation steps`);
+  if (typeof value === 'string') {
+    if (value.length > CEL_BUDGET.maxStringLength) {
+      exceed(`size budget exceeded: a string of more than ${CEL_BUDGET.maxStringLength} characters`);
+    }
+  } else if (value !== null && typeof value === 'object') {
+    const size = Array.isArray(value) ? value.length : value instanceof Map ? value.size : undefined;
+    if (size !== undefined && size > CEL_BUDGET.maxCollectionSize) {
+      exceed(`size budget exceeded: a list or map of more than ${CEL_BUDGET.maxCollectionSize} entries`);
+    }
+  }
+}
+
+interface AstNodeLike {
+  readonly meta: { evaluate?: (...args: unknown[]) => unknown; alternate?: unknown; macro?: unknown };
+  readonly args: unknown;
+}
+
+const isAstNode = (x: unknown): x is AstNodeLike =>
+  typeof x === 'object' && x !== null && 'meta' in x && typeof (x as AstNodeLike).meta === 'object' && 'args' in x;
+
+/**
+ * Makes every node of a parsed expression charge the budget when it is evaluated: each node's
+ * evaluation function (cel-js keeps it in the node's `meta` and calls it on first use) is wrapped,
+ * in the tree, in macro expansions (`map`, `filter`, `all`, `exists`) and in `cel.bind`.
+ */
+function meter(root: unknown): void {
+  const seen = new Set<unknown>();
+  const walk = (x: unknown): void => {
+    if (typeof x !== 'object' || x === null || seen.has(x)) return;
+    seen.add(x);
+    if (Array.isArray(x)) {
+      for (const item of x) walk(item);
+      return;
+    }
+    if (!isAstNode(x)) {
+      // comprehension arguments and macro records: plain objects holding nodes
+      if (Object.getPrototypeOf(x) === Object.prototype) for (const v of Object.values(x)) walk(v);
+      return;
+    }
+    const meta = x.meta;
+    const evaluate = meta.evaluate;
+    if (typeof evaluate === 'function') {
+      meta.evaluate = function (this: unknown, ...args: unknown[]) {
+        if (spent?.exceeded) throw spent.exceeded;
+        const value = evaluate.apply(this, args);
+        charge(value);
+        return value;
+      };
+    }
+    walk(x.args);
+    walk(meta.alternate);
+    walk(meta.macro);
+  };
+  walk(root);
+}
+
 const cache = new Map<string, CelResult<CompiledExpr>>();
 
 /**
@@ -126,6 +217,7 @@ function compileUncached(source: string, scope: CelScope): CelResult<CompiledExp
     return { ok: false, error: describeCelError(source, error) };
   }
   if (!checked.valid) return { ok: false, error: describeCelError(source, checked.error) };
+  meter((run as { ast?: unknown }).ast);
   const type = checked.type ?? 'dyn';
   if (type !== 'string' && type !== 'dyn') {
     return { ok: false, error: `expression must evaluate to a string, but its type is ${type} (convert it with string(...))` };
@@ -154,10 +246,15 @@ export function evaluateCompiled(expr: CompiledExpr, vars: CelVariables): CelRes
   };
   if (expr.scope === 'full') context.repository = vars.repository ?? null;
   let value: unknown;
+  spent = { cost: 0 };
   try {
     value = expr.run(context);
   } catch (error) {
+    const exceeded = spent?.exceeded ?? (error instanceof CelBudgetExceeded ? error : undefined);
+    if (exceeded) return { ok: false, error: `CEL ${exceeded.message}: the expression does too much work` };
     return { ok: false, error: describeCelError(expr.source, error) };
+  } finally {
+    spent = undefined;
   }
   if (typeof value !== 'string') {
     return {
