@@ -970,7 +970,7 @@ var require_util = __commonJS({
     var net = __require("node:net");
     var { Blob: Blob2 } = __require("node:buffer");
     var nodeUtil = __require("node:util");
-    var { stringify: stringify6 } = __require("node:querystring");
+    var { stringify } = __require("node:querystring");
     var { EventEmitter: EE } = __require("node:events");
     var { InvalidArgumentError } = require_errors();
     var { headerNameLowerCasedRecord } = require_constants();
@@ -1030,7 +1030,7 @@ var require_util = __commonJS({
       if (url.includes("?") || url.includes("#")) {
         throw new Error('Query params cannot be passed when url already contains "?" or "#".');
       }
-      const stringified = stringify6(queryParams);
+      const stringified = stringify(queryParams);
       if (stringified) {
         url += "?" + stringified;
       }
@@ -16237,7 +16237,7 @@ var require_util6 = __commonJS({
         throw new Error("Invalid cookie max-age");
       }
     }
-    function stringify6(cookie) {
+    function stringify(cookie) {
       if (cookie.name.length === 0) {
         return null;
       }
@@ -16295,7 +16295,7 @@ var require_util6 = __commonJS({
       validateCookiePath,
       validateCookieValue,
       toIMFDate,
-      stringify: stringify6
+      stringify
     };
   }
 });
@@ -16441,7 +16441,7 @@ var require_cookies = __commonJS({
   "../../node_modules/.pnpm/undici@6.29.1/node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse();
-    var { stringify: stringify6 } = require_util6();
+    var { stringify } = require_util6();
     var { webidl } = require_webidl();
     var { Headers: Headers2 } = require_headers();
     function getCookies(headers) {
@@ -16484,7 +16484,7 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       webidl.brandCheck(headers, Headers2, { strict: false });
       cookie = webidl.converters.Cookie(cookie);
-      const str4 = stringify6(cookie);
+      const str4 = stringify(cookie);
       if (str4) {
         headers.append("Set-Cookie", str4);
       }
@@ -20620,7 +20620,7 @@ var require_stringify = __commonJS({
         props.push(doc.directives.tagString(tag2));
       return props.join(" ");
     }
-    function stringify6(item, ctx, onComment, onChompKeep) {
+    function stringify(item, ctx, onComment, onChompKeep) {
       if (identity4.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
       if (identity4.isAlias(item)) {
@@ -20649,7 +20649,7 @@ var require_stringify = __commonJS({
 ${ctx.indent}${str4}`;
     }
     exports.createStringifyContext = createStringifyContext;
-    exports.stringify = stringify6;
+    exports.stringify = stringify;
   }
 });
 
@@ -20659,7 +20659,7 @@ var require_stringifyPair = __commonJS({
     "use strict";
     var identity4 = require_identity();
     var Scalar4 = require_Scalar();
-    var stringify6 = require_stringify();
+    var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value: value2 }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -20681,7 +20681,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str4 = stringify6.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str4 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str4.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -20733,7 +20733,7 @@ ${indent}:`;
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify6.stringify(value2, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify.stringify(value2, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -20874,7 +20874,7 @@ var require_addPairToJSMap = __commonJS({
     "use strict";
     var log = require_log();
     var merge2 = require_merge();
-    var stringify6 = require_stringify();
+    var stringify = require_stringify();
     var identity4 = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map, { key, value: value2 }) {
@@ -20910,7 +20910,7 @@ var require_addPairToJSMap = __commonJS({
       if (typeof jsKey !== "object")
         return String(jsKey);
       if (identity4.isNode(key) && ctx?.doc) {
-        const strCtx = stringify6.createStringifyContext(ctx.doc, {});
+        const strCtx = stringify.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node of ctx.anchors.keys())
           strCtx.anchors.add(node.anchor);
@@ -20977,12 +20977,12 @@ var require_stringifyCollection = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity4 = require_identity();
-    var stringify6 = require_stringify();
+    var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
       const flow = ctx.inFlow ?? collection.flow;
-      const stringify7 = flow ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify7(collection, ctx, options);
+      const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify2(collection, ctx, options);
     }
     function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent, options: { commentString } } = ctx;
@@ -21007,7 +21007,7 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str5 = stringify6.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str5 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
           str5 += stringifyComment.lineComment(str5, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
@@ -21074,7 +21074,7 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str4 = stringify6.stringify(item, itemCtx, () => comment = null);
+        let str4 = stringify.stringify(item, itemCtx, () => comment = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str4.includes("\n"));
         if (i < items.length - 1) {
           str4 += ",";
@@ -22435,7 +22435,7 @@ var require_stringifyDocument = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity4 = require_identity();
-    var stringify6 = require_stringify();
+    var stringify = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
       const lines = [];
@@ -22450,7 +22450,7 @@ var require_stringifyDocument = __commonJS({
       }
       if (hasDirectives)
         lines.push("---");
-      const ctx = stringify6.createStringifyContext(doc, options);
+      const ctx = stringify.createStringifyContext(doc, options);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
         if (lines.length !== 1)
@@ -22472,7 +22472,7 @@ var require_stringifyDocument = __commonJS({
           contentComment = doc.contents.comment;
         }
         const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify6.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
         if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
@@ -22480,7 +22480,7 @@ var require_stringifyDocument = __commonJS({
         } else
           lines.push(body);
       } else {
-        lines.push(stringify6.stringify(doc.contents, ctx));
+        lines.push(stringify.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
@@ -22832,7 +22832,7 @@ var require_errors2 = __commonJS({
         this.pos = pos;
       }
     };
-    var YAMLParseError = class extends YAMLError {
+    var YAMLParseError2 = class extends YAMLError {
       constructor(pos, code2, message2) {
         super("YAMLParseError", pos, code2, message2);
       }
@@ -22878,7 +22878,7 @@ ${pointer}
       }
     };
     exports.YAMLError = YAMLError;
-    exports.YAMLParseError = YAMLParseError;
+    exports.YAMLParseError = YAMLParseError2;
     exports.YAMLWarning = YAMLWarning;
     exports.prettifyError = prettifyError;
   }
@@ -24616,7 +24616,7 @@ var require_cst_scalar = __commonJS({
 var require_cst_stringify = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
-    var stringify6 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
       switch (token.type) {
         case "block-scalar": {
@@ -24669,7 +24669,7 @@ var require_cst_stringify = __commonJS({
         res += stringifyToken(value2);
       return res;
     }
-    exports.stringify = stringify6;
+    exports.stringify = stringify;
   }
 });
 
@@ -25430,7 +25430,7 @@ var require_lexer = __commonJS({
 var require_line_counter = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/parse/line-counter.js"(exports) {
     "use strict";
-    var LineCounter2 = class {
+    var LineCounter = class {
       constructor() {
         this.lineStarts = [];
         this.addNewLine = (offset) => this.lineStarts.push(offset);
@@ -25453,7 +25453,7 @@ var require_line_counter = __commonJS({
         };
       }
     };
-    exports.LineCounter = LineCounter2;
+    exports.LineCounter = LineCounter;
   }
 });
 
@@ -26347,7 +26347,7 @@ var require_public_api = __commonJS({
       const lineCounter$1 = options.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
       return { lineCounter: lineCounter$1, prettyErrors };
     }
-    function parseAllDocuments12(source, options = {}) {
+    function parseAllDocuments2(source, options = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options);
@@ -26361,7 +26361,7 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument12(source, options = {}) {
+    function parseDocument4(source, options = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options);
@@ -26380,14 +26380,14 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse6(src, reviver, options) {
+    function parse4(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
       } else if (options === void 0 && reviver && typeof reviver === "object") {
         options = reviver;
       }
-      const doc = parseDocument12(src, options);
+      const doc = parseDocument4(src, options);
       if (!doc)
         return null;
       doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
@@ -26399,7 +26399,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options));
     }
-    function stringify6(value2, replacer, options) {
+    function stringify(value2, replacer, options) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -26421,10 +26421,10 @@ var require_public_api = __commonJS({
         return value2.toString(options);
       return new Document5.Document(value2, _replacer, options).toString(options);
     }
-    exports.parse = parse6;
-    exports.parseAllDocuments = parseAllDocuments12;
-    exports.parseDocument = parseDocument12;
-    exports.stringify = stringify6;
+    exports.parse = parse4;
+    exports.parseAllDocuments = parseAllDocuments2;
+    exports.parseDocument = parseDocument4;
+    exports.stringify = stringify;
   }
 });
 
@@ -26486,7 +26486,7 @@ var require_dist2 = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.format = format;
-    exports.parse = parse6;
+    exports.parse = parse4;
     var TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
     var TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
     var QUOTE_REGEXP = /[\\"]/g;
@@ -26513,7 +26513,7 @@ var require_dist2 = __commonJS({
       }
       return result;
     }
-    function parse6(header2, options) {
+    function parse4(header2, options) {
       const stopChar = options?.comma === true ? COMMA : 65536;
       const len = header2.length;
       let index = skipOWS(header2, options?.start ?? 0, len);
@@ -29343,7 +29343,7 @@ var ORIGIN_TYPES = ["git"];
 var PIPELINE_LISTS = ["mutators", "validators"];
 
 // ../merge-core/src/resource/merge-files.ts
-var import_yaml10 = __toESM(require_dist(), 1);
+var import_yaml9 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/kdelta-error.ts
 var BRAND2 = /* @__PURE__ */ Symbol.for("kdelta.error");
@@ -29593,31 +29593,76 @@ var import_yaml4 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/yaml/parse.ts
 var import_yaml3 = __toESM(require_dist(), 1);
-var yamlParseOptions = { version: "1.1", keepSourceTokens: false, prettyErrors: false, uniqueKeys: false };
+var NOT_KUBERNETES_TAGS = /* @__PURE__ */ new Set(["tag:yaml.org,2002:omap", "tag:yaml.org,2002:set", "tag:yaml.org,2002:timestamp"]);
+function withDigitInFloats(tag2) {
+  if (typeof tag2 === "string" || tag2.tag !== "tag:yaml.org,2002:float" || !(tag2.test instanceof RegExp)) return tag2;
+  if (/nan/i.test(tag2.test.source)) return tag2;
+  return { ...tag2, test: new RegExp(`^(?=[-+]?\\.?[0-9])${tag2.test.source.slice(1)}`) };
+}
+var kubernetesSchema;
+function kubernetesTags(tags) {
+  kubernetesSchema ??= tags.filter((t) => typeof t === "string" || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats);
+  return kubernetesSchema;
+}
+var yamlParseOptions = {
+  version: "1.1",
+  keepSourceTokens: false,
+  prettyErrors: false,
+  uniqueKeys: false,
+  customTags: kubernetesTags
+};
+var yamlDocumentOptions = { version: yamlParseOptions.version, customTags: yamlParseOptions.customTags };
+function stringifyYaml(value2, options) {
+  return new import_yaml3.Document(value2, yamlDocumentOptions).toString(options);
+}
+function parseYamlStream(text2) {
+  const docs = (0, import_yaml3.parseAllDocuments)(text2, yamlParseOptions);
+  if (!Array.isArray(docs)) return [];
+  for (const doc of docs) checkDuplicateKeys(doc, text2);
+  return docs;
+}
+function parseYamlDocument(text2) {
+  const doc = (0, import_yaml3.parseDocument)(text2, yamlParseOptions);
+  checkDuplicateKeys(doc, text2);
+  return doc;
+}
+function yamlErrorReason(doc, text2) {
+  const e = doc.errors[0];
+  return e === void 0 ? void 0 : `invalid YAML (line ${lineOf(text2, e.pos[0])}): ${firstLine(e.message)}`;
+}
+function yamlDocumentValue(doc, file, index) {
+  try {
+    return doc.toJS();
+  } catch (error2) {
+    if (error2 instanceof ReferenceError && /alias/i.test(error2.message)) {
+      throw new MergeInputError("invalid-yaml", file, index, `refused: its aliases expand too far (${error2.message})`);
+    }
+    throw error2;
+  }
+}
+function checkDuplicateKeys(doc, text2) {
+  if (doc.errors.length > 0) return;
+  const duplicate = firstDuplicateKey(doc);
+  if (!duplicate) return;
+  const [name2, first, again] = duplicate;
+  const reason = `map key "${name2}" appears twice (first on line ${lineOf(text2, first)})`;
+  doc.errors.push(new import_yaml3.YAMLParseError([again, again + 1], "DUPLICATE_KEY", reason));
+}
 function parseStream(text2, file, side) {
   let docs;
   try {
-    docs = (0, import_yaml3.parseAllDocuments)(text2, yamlParseOptions);
+    docs = parseYamlStream(text2);
   } catch (error2) {
     throw new MergeInputError("invalid-yaml", file, void 0, error2 instanceof Error ? error2.message : String(error2), side);
   }
-  if (!Array.isArray(docs)) docs = [];
   const documents = [];
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i];
-    const firstError = doc.errors[0];
-    if (firstError) {
-      const where = ` (line ${lineOf(text2, firstError.pos[0])})`;
-      throw new MergeInputError("invalid-yaml", file, i, `invalid YAML${where}: ${firstLine(firstError.message)}`, side);
-    }
+    const reason = yamlErrorReason(doc, text2);
+    if (reason !== void 0) throw new MergeInputError("invalid-yaml", file, i, reason, side);
     const start = i === 0 ? 0 : doc.range[0];
     const end = i + 1 < docs.length ? docs[i + 1].range[0] : text2.length;
-    const duplicate = normalizeKeyComments(doc, text2);
-    if (duplicate) {
-      const [name2, first, again] = duplicate;
-      const reason = `invalid YAML (line ${lineOf(text2, again)}): map key "${name2}" appears twice (first on line ${lineOf(text2, first)})`;
-      throw new MergeInputError("invalid-yaml", file, i, reason, side);
-    }
+    normalizeKeyComments(doc, text2);
     if (i === docs.length - 1) readEndAsKubernetes(doc, text2);
     trailingCommentToContents(doc);
     const contents = doc.contents;
@@ -29668,18 +29713,36 @@ function firstLine(message2) {
   const nl = message2.indexOf("\n");
   return nl === -1 ? message2 : message2.slice(0, nl);
 }
-function normalizeKeyComments(doc, text2) {
+function firstDuplicateKey(doc) {
   let duplicate;
   const walk = (node) => {
+    if (duplicate) return;
     if ((0, import_yaml3.isMap)(node)) {
       const seen = /* @__PURE__ */ new Map();
       for (const pair of node.items) {
         const key = pair.key;
         if ((0, import_yaml3.isScalar)(key) && !Number.isNaN(key.value)) {
           const earlier = seen.get(key.value);
-          if (earlier && !duplicate) duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
-          else seen.set(key.value, key);
+          if (earlier) {
+            duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
+            return;
+          }
+          seen.set(key.value, key);
         }
+        const value2 = pair.value;
+        if ((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2)) walk(value2);
+      }
+    } else if ((0, import_yaml3.isSeq)(node)) {
+      for (const item of node.items) walk(item);
+    }
+  };
+  walk(doc.contents);
+  return duplicate;
+}
+function normalizeKeyComments(doc, text2) {
+  const walk = (node) => {
+    if ((0, import_yaml3.isMap)(node)) {
+      for (const pair of node.items) {
         const value2 = pair.value;
         if (!((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2))) continue;
         if (value2.commentBefore && !value2.flow) moveToKeyLine(pair, value2, text2);
@@ -29690,7 +29753,6 @@ function normalizeKeyComments(doc, text2) {
     }
   };
   walk(doc.contents);
-  return duplicate;
 }
 function moveToKeyLine(pair, value2, text2) {
   const key = pair.key;
@@ -30029,13 +30091,13 @@ function nullScalar(pair) {
   }
   return node;
 }
-function schemaInComments(pair, map, parse6) {
+function schemaInComments(pair, map, parse4) {
   const value2 = pair.value;
   const key = pair.key;
   const head = map.items[0] === pair ? map.commentBefore : void 0;
   for (const text2 of [value2?.comment, value2?.commentBefore, key?.comment, key?.commentBefore, head]) {
     if (!text2?.includes("{")) continue;
-    const found = parse6(text2.trim());
+    const found = parse4(text2.trim());
     if (found) return found;
   }
   return void 0;
@@ -31074,9 +31136,6 @@ function kustomizationSchemas() {
   };
 }
 
-// ../merge-core/src/schema/openapi.ts
-var import_yaml6 = __toESM(require_dist(), 1);
-
 // ../merge-core/src/schema/errors.ts
 var SchemaError = class extends KdeltaError2 {
   name = "SchemaError";
@@ -31295,13 +31354,13 @@ function pinned(strategy) {
 }
 
 // ../merge-core/src/visit/rules.ts
-var import_yaml7 = __toESM(require_dist(), 1);
+var import_yaml6 = __toESM(require_dist(), 1);
 var cleared = (s) => clearedBy(s.origin, s.upstream) || clearedBy(s.origin, s.local);
 var upstreamWon = (s, result) => localChanged(s) && !sameOrBothEmpty(s.local, result) ? "upstream-won" : void 0;
 var clearCollection = (e, rule) => ({
   action: "clear",
   rule,
-  report: ((0, import_yaml7.isMap)(e.sources.local) || (0, import_yaml7.isSeq)(e.sources.local)) && localChanged(e.sources) ? "upstream-won" : void 0
+  report: ((0, import_yaml6.isMap)(e.sources.local) || (0, import_yaml6.isSeq)(e.sources.local)) && localChanged(e.sources) ? "upstream-won" : void 0
 });
 function kptRules() {
   return {
@@ -31348,7 +31407,7 @@ function kptRules() {
       const { origin, upstream: upstream2 } = e.sources;
       if (where.item) return false;
       if (e.kind === "list") {
-        const upstreamHasItEmpty = (0, import_yaml7.isSeq)(upstream2) && upstream2.items.length === 0;
+        const upstreamHasItEmpty = (0, import_yaml6.isSeq)(upstream2) && upstream2.items.length === 0;
         return upstreamHasItEmpty && (!where.rebuilt || origin === void 0);
       }
       if (origin !== void 0 && (upstream2 === void 0 || where.rebuilt)) return false;
@@ -31399,7 +31458,7 @@ function delegatingVisitor(strategy) {
 }
 
 // ../merge-core/src/visit/walk.ts
-var import_yaml8 = __toESM(require_dist(), 1);
+var import_yaml7 = __toESM(require_dist(), 1);
 
 // ../merge-core/src/visit/order.ts
 function mergedOrder(elements, originEmpty = false) {
@@ -31526,14 +31585,14 @@ var Walker = class {
   localWithComments(e) {
     const { local, upstream: upstream2 } = e.sources;
     if (local === void 0 || isMissingOrNull(upstream2) || this.options.visitor.valueComments(e) === "local") return local;
-    if (!(0, import_yaml8.isScalar)(local) && sameValue(local, upstream2)) return this.fromUpstream(e, upstream2);
+    if (!(0, import_yaml7.isScalar)(local) && sameValue(local, upstream2)) return this.fromUpstream(e, upstream2);
     return withOwnComments(local, upstream2);
   }
   /** A value taken from upstream, keeping local's quoting style and, where local edited them, its comments. */
   fromUpstream(e, upstream2) {
     const local = e.sources.local;
     const copy = cloneNode(upstream2);
-    if ((0, import_yaml8.isScalar)(copy) && (0, import_yaml8.isScalar)(local)) {
+    if ((0, import_yaml7.isScalar)(copy) && (0, import_yaml7.isScalar)(local)) {
       if (typeof copy.value === "string" && typeof local.value === "string" && local.type) copy.type = local.type;
       if (this.options.visitor.valueComments(e) === "local") {
         copy.comment = local.comment;
@@ -31549,7 +31608,7 @@ var Walker = class {
     this.report(e, decision.rule, decision.report);
     if (decision.action === "keep") return local;
     if (decision.action === "clear") return void 0;
-    const base = decision.base === "local" && (0, import_yaml8.isMap)(local) ? local : void 0;
+    const base = decision.base === "local" && (0, import_yaml7.isMap)(local) ? local : void 0;
     const replaced = /* @__PURE__ */ new Map();
     const added = [];
     let changed = base === void 0;
@@ -31565,13 +31624,13 @@ var Walker = class {
       }
       const key = this.key(field, existing);
       if (existing) {
-        const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml8.isScalar)(existing.value);
+        const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml7.isScalar)(existing.value);
         if (sameValueNode && key === existing.key) continue;
-        replaced.set(existing, new import_yaml8.Pair(key, value2));
+        replaced.set(existing, new import_yaml7.Pair(key, value2));
         changed = true;
         continue;
       }
-      added.push({ field, pair: new import_yaml8.Pair(key, value2) });
+      added.push({ field, pair: new import_yaml7.Pair(key, value2) });
       changed = true;
     }
     const merged = [];
@@ -31587,7 +31646,7 @@ var Walker = class {
     if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
     const comments = this.collectionComments(e, base);
     if (!changed && comments === base) return base;
-    const out = new import_yaml8.YAMLMap();
+    const out = new import_yaml7.YAMLMap();
     const template3 = base ?? e.sources.upstream ?? e.sources.origin;
     if (template3) copyCollectionProps(template3, out, base !== void 0);
     if (comments) copyComments(comments, out);
@@ -31618,7 +31677,7 @@ var Walker = class {
       return key;
     }
     const source = upstream2 ?? origin ?? local;
-    return source ? cloneNode(source) : new import_yaml8.Scalar(field.name);
+    return source ? cloneNode(source) : new import_yaml7.Scalar(field.name);
   }
   list(e) {
     const decision = this.options.visitor.list(e);
@@ -31626,7 +31685,7 @@ var Walker = class {
     this.report(e, decision.rule, decision.report);
     if (decision.action === "keep") return local;
     if (decision.action === "clear") return void 0;
-    const base = decision.base === "local" && (0, import_yaml8.isSeq)(local) ? local : void 0;
+    const base = decision.base === "local" && (0, import_yaml7.isSeq)(local) ? local : void 0;
     const replaced = /* @__PURE__ */ new Map();
     const added = [];
     const itemOfLocal = /* @__PURE__ */ new Map();
@@ -31635,7 +31694,7 @@ var Walker = class {
       let value2 = this.walk(item.value);
       const existing = base ? item.value.sources.local : void 0;
       if (existing) itemOfLocal.set(existing, item);
-      const emptied = (0, import_yaml8.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item.value, { rebuilt: false, item: true });
+      const emptied = (0, import_yaml7.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item.value, { rebuilt: false, item: true });
       if (value2 === void 0 || emptied) {
         if (existing) {
           replaced.set(existing, null);
@@ -31643,7 +31702,7 @@ var Walker = class {
         }
         continue;
       }
-      if (e.listType === "map" && (0, import_yaml8.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, item.identity, item.value.sources.upstream);
+      if (e.listType === "map" && (0, import_yaml7.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, item.identity, item.value.sources.upstream);
       if (existing) {
         if (existing !== value2) {
           replaced.set(existing, value2);
@@ -31675,7 +31734,7 @@ var Walker = class {
     const comments = this.collectionComments(e, base);
     if (!changed && comments === base) return base;
     if (items.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
-    const out = new import_yaml8.YAMLSeq();
+    const out = new import_yaml7.YAMLSeq();
     const template3 = base ?? e.sources.upstream ?? e.sources.origin;
     if (template3) copyCollectionProps(template3, out, base !== void 0);
     if (comments) copyComments(comments, out);
@@ -31704,7 +31763,7 @@ var Walker = class {
 };
 function positionsOf(node) {
   const at = /* @__PURE__ */ new Map();
-  if (!(0, import_yaml8.isMap)(node)) return at;
+  if (!(0, import_yaml7.isMap)(node)) return at;
   pairsOf(node).forEach((pair, i) => {
     const name2 = keyName(pair.key);
     if (!at.has(name2)) at.set(name2, i);
@@ -31712,21 +31771,21 @@ function positionsOf(node) {
   return at;
 }
 function sameKeyOrder(a, b) {
-  if (!(0, import_yaml8.isMap)(a) || !(0, import_yaml8.isMap)(b) || a.items.length !== b.items.length) return false;
+  if (!(0, import_yaml7.isMap)(a) || !(0, import_yaml7.isMap)(b) || a.items.length !== b.items.length) return false;
   const bPairs = pairsOf(b);
   return pairsOf(a).every((pair, i) => keyName(pair.key) === keyName(bPairs[i].key));
 }
 function indexesOf(node) {
   const at = /* @__PURE__ */ new Map();
-  if ((0, import_yaml8.isSeq)(node)) node.items.forEach((item, i) => at.set(item, i));
+  if ((0, import_yaml7.isSeq)(node)) node.items.forEach((item, i) => at.set(item, i));
   return at;
 }
 function withKeys(map, identity4, upstream2) {
   const missing = identity4.filter(([k]) => !pairsOf(map).some((p) => keyName(p.key) === k));
   if (missing.length === 0) return map;
-  const out = new import_yaml8.YAMLMap();
+  const out = new import_yaml7.YAMLMap();
   copyCollectionProps(map, out, true);
-  const pairs = [...pairsOf(map), ...missing.map(([k, v]) => new import_yaml8.Pair(new import_yaml8.Scalar(k), new import_yaml8.Scalar(v)))];
+  const pairs = [...pairsOf(map), ...missing.map(([k, v]) => new import_yaml7.Pair(new import_yaml7.Scalar(k), new import_yaml7.Scalar(v)))];
   const at = positionsOf(upstream2);
   const order = mergedOrder(pairs.map((p) => ({ origin: void 0, upstream: at.get(keyName(p.key)), local: void 0 })));
   out.items = order ? order.map((i) => pairs[i]) : pairs;
@@ -31787,6 +31846,7 @@ function createEngine(options = {}) {
 var Unsupported = class {
 };
 var UNSUPPORTED = new Unsupported();
+var DECLINED = /* @__PURE__ */ Symbol("declined");
 function bail() {
   throw UNSUPPORTED;
 }
@@ -31802,6 +31862,7 @@ var FLOW_MAP = new RegExp(`^\\{ *(?:([A-Za-z_][A-Za-z0-9_./-]*): +${FLOW_ITEM} *
 var FLOW_MAP_KEYS = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
 var AFTER_VALUE = /^(?: *| +#.*)$/;
 var UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/;
+var UNUSUAL_LINE_BREAKS = /[\r\x85\ufeff\u2028\u2029]/;
 var Scanner = class _Scanner {
   constructor(text2) {
     this.text = text2;
@@ -31843,7 +31904,8 @@ var Scanner = class _Scanner {
   }
   /**
    * The documents, split where `yaml` splits them: at each `---` line, except that blank and
-   * comment lines before a first `---` belong to the first document rather than making one.
+   * comment lines before a first `---` belong to the first document rather than making one. A
+   * document the scan does not model is declined alone (`root` is DECLINED).
    */
   documents() {
     const segments = [];
@@ -31852,28 +31914,48 @@ var Scanner = class _Scanner {
       const line = i < this.lineCount ? this.lineText(i) : void 0;
       if (line !== void 0) {
         if (line !== "---") {
-          if (line.startsWith("---") || line.startsWith("...")) bail();
+          if (line.startsWith("---") || line.startsWith("...") || line.charCodeAt(0) === 37) bail();
           continue;
         }
       }
-      segments.push({ first, end: i, start: this.starts[first] ?? this.text.length });
+      segments.push({ first, end: i });
       first = i + 1;
     }
     const out = [];
     for (let s = 0; s < segments.length; s++) {
       const seg = segments[s];
-      this.end = seg.end;
-      const root = this.document(seg.first);
       const start = s === 0 ? 0 : this.starts[seg.first - 1];
+      const root = this.documentOrDeclined(seg.first, seg.end);
       if (s === 0 && root === void 0) continue;
+      if (s === 0 && root === DECLINED && !this.holdsContent(seg.first, seg.end)) bail();
       out.push({ start, root });
     }
     if (out.length > 0) out[0].start = 0;
     return out.map((d, i) => ({
       text: this.text.slice(d.start, i + 1 < out.length ? out[i + 1].start : this.text.length),
-      empty: d.root === void 0,
       root: d.root
     }));
+  }
+  /** Some line from `first` to `end` is more than blanks (spaces or tabs) and a comment. */
+  holdsContent(first, end) {
+    for (let i = first; i < end; i++) {
+      const t = this.lineText(i).replace(/^[ \t]+/, "");
+      if (t !== "" && t.charCodeAt(0) !== 35) return true;
+    }
+    return false;
+  }
+  /** The root map of the document on lines `first` to `end`, undefined when empty, or DECLINED. */
+  documentOrDeclined(first, end) {
+    const from = this.starts[first] ?? this.text.length;
+    const to = end < this.lineCount ? this.starts[end] : this.text.length;
+    if (UNUSUAL_CHARACTERS.test(this.text.slice(from, to))) return DECLINED;
+    this.end = end;
+    try {
+      return this.document(first);
+    } catch (e) {
+      if (e === UNSUPPORTED) return DECLINED;
+      throw e;
+    }
   }
   /** The root map of the document whose lines start at `first`; undefined when it has no content. */
   document(first) {
@@ -32064,13 +32146,22 @@ function lastLineOf(v, fallback) {
   }
 }
 function scanStream(text2) {
-  if (UNUSUAL_CHARACTERS.test(text2)) return void 0;
+  const documents = scanDocuments(text2);
+  if (!documents || documents.some((d) => d.declined)) return void 0;
+  return documents;
+}
+function scanDocuments(text2) {
+  if (UNUSUAL_LINE_BREAKS.test(text2)) return void 0;
+  let documents;
   try {
-    return new Scanner(text2).documents();
+    documents = new Scanner(text2).documents();
   } catch (e) {
     if (e === UNSUPPORTED) return void 0;
     throw e;
   }
+  return documents.map(
+    ({ text: t, root }) => root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === void 0, root, declined: false }
+  );
 }
 function scannedPair(items, key) {
   if (!items) return void 0;
@@ -32079,7 +32170,7 @@ function scannedPair(items, key) {
 }
 
 // ../merge-core/src/resource/identity.ts
-var import_yaml9 = __toESM(require_dist(), 1);
+var import_yaml8 = __toESM(require_dist(), 1);
 var upstreamIdentifierAnnotation = "internal.kpt.dev/upstream-identifier";
 var mergeComment = /kpt-merge:\s*([^\s/]*)\/(\S+)/;
 function groupOf(apiVersion) {
@@ -32092,7 +32183,7 @@ function identityOf(resource) {
   const metadata2 = fieldValue(resource, "metadata");
   if (!apiVersion || !kind) return void 0;
   const group2 = groupOf(apiVersion);
-  const meta = (0, import_yaml9.isMap)(metadata2) ? metadata2 : void 0;
+  const meta = (0, import_yaml8.isMap)(metadata2) ? metadata2 : void 0;
   const fromComment = mergeCommentOf(resource);
   if (fromComment) return { group: group2, kind, ...fromComment };
   const fromAnnotation = upstreamIdentifierOf(meta);
@@ -32114,9 +32205,9 @@ function mergeCommentOf(resource) {
 }
 function upstreamIdentifierOf(metadata2) {
   const annotations = fieldValue(metadata2, "annotations");
-  if (!(0, import_yaml9.isMap)(annotations)) return void 0;
+  if (!(0, import_yaml8.isMap)(annotations)) return void 0;
   const value2 = fieldValue(annotations, upstreamIdentifierAnnotation);
-  if (!(0, import_yaml9.isScalar)(value2) || typeof value2.value !== "string") return void 0;
+  if (!(0, import_yaml8.isScalar)(value2) || typeof value2.value !== "string") return void 0;
   const parts = value2.value.split("|");
   if (parts.length !== 4) return void 0;
   const [group2, kind, namespace, name2] = parts;
@@ -32180,10 +32271,11 @@ function parsedResource(side, file, document, map) {
     }
   };
 }
-function scannedResource(side, file, entry, scanned) {
+function scannedResource(side, file, entry, scanned, trace) {
   let document;
-  const parse6 = () => {
+  const parse4 = () => {
     if (document) return document;
+    trace?.push(`${file.file}#${entry.index}`);
     let docs;
     try {
       docs = parseStream(entry.text, file.file, side).documents;
@@ -32193,7 +32285,7 @@ function scannedResource(side, file, entry, scanned) {
     }
     const only = docs.length === 1 ? docs[0] : void 0;
     const contents = only?.doc.contents;
-    if (!only || only.empty || !(0, import_yaml10.isMap)(contents) || !sameIdentity(identityOf(contents), scanned.identity)) {
+    if (!only || only.empty || !(0, import_yaml9.isMap)(contents) || !sameIdentity(identityOf(contents), scanned.identity)) {
       throw new ScanMismatch(`${file.file} document ${entry.index}`);
     }
     document = { ...only, index: entry.index };
@@ -32206,10 +32298,10 @@ function scannedResource(side, file, entry, scanned) {
     identity: scanned.identity,
     kind: scanned.kind,
     get document() {
-      return parse6();
+      return parse4();
     },
     get map() {
-      return parse6().doc.contents;
+      return parse4().doc.contents;
     },
     release() {
       document = void 0;
@@ -32230,20 +32322,26 @@ var bookkeepingAnnotations = [
   "cnrm.cloud.google.com/blueprint"
 ];
 function mergeFiles(input, options = {}) {
+  return mergeFilesTraced(input, options, void 0);
+}
+function mergeFilesTraced(input, options, trace) {
   try {
-    return mergeInputs(input, options, true);
+    return mergeInputs(input, options, true, trace);
   } catch (error2) {
-    if (error2 instanceof ScanMismatch) return mergeInputs(input, options, false);
+    if (error2 instanceof ScanMismatch) {
+      trace?.splice(0);
+      return mergeInputs(input, options, false, trace);
+    }
     throw error2;
   }
 }
-function mergeInputs(input, options, scan) {
+function mergeInputs(input, options, scan, trace) {
   const readFiles = /* @__PURE__ */ new Map();
   const read = (f, side) => {
     const key = `${f.path}\0${f.text}`;
     let r = readFiles.get(key);
     if (!r) {
-      r = scan && scanFile(f) || parseFile(f, side);
+      r = scan && scanFile(f, side, trace) || parseFile(f, side, trace);
       readFiles.set(key, r);
     }
     return r;
@@ -32328,8 +32426,10 @@ function mergeInputs(input, options, scan) {
     } else if (origin && upstream2 && local && origin.entry.text === upstream2.entry.text) {
       report.push({ resource: shown2, identity: local.identity, action: "merged", file: local.file.file, changed: false });
     } else {
+      const localMap = local.map;
+      const originMap = origin && origin.entry.text === local.entry.text ? localMap : origin?.map;
       const result = engine.merge(
-        { origin: origin?.map, upstream: upstream2.map, local: local.map },
+        { origin: originMap, upstream: upstream2.map, local: localMap },
         {
           file: local.file.file,
           document: local.entry.index,
@@ -32352,31 +32452,58 @@ function mergeInputs(input, options, scan) {
   const files = (list2) => list2.map((r) => r.file);
   return { ...assemble(files(sides2.local), files(sides2.upstream), replaced, additions), report, conflicts, decisions };
 }
-function scanFile(f) {
-  const scanned = scanStream(f.text);
+function scanFile(f, side, trace) {
+  const scanned = scanDocuments(f.text);
   if (!scanned) return void 0;
-  const resources = [];
-  for (const d of scanned) {
-    const r = scannedIdentityOf(d, f.text);
-    if (!r) return void 0;
-    resources.push(r);
+  const documents = [];
+  const read = [];
+  for (const [index, d] of scanned.entries()) {
+    const r = d.declined ? void 0 : scannedIdentityOf(d, f.text);
+    if (r && !d.declined) {
+      documents.push({ index, text: d.text, empty: d.empty });
+      read.push({ scanned: r });
+      continue;
+    }
+    const alone = parseAlone(d.text, f.path, side);
+    if (!alone) return void 0;
+    trace?.push(`${f.path}#${index}`);
+    const parsed = { ...alone, index };
+    documents.push(parsed);
+    read.push({ parsed });
   }
-  const documents = scanned.map((d, index) => ({ index, text: d.text, empty: d.empty }));
   const file = { file: f.path, text: f.text, documents };
   return {
     file,
-    resources: (side) => documents.flatMap((d, i) => d.empty ? [] : [scannedResource(side, file, d, resources[i])])
+    resources: (s) => documents.flatMap((d, i) => {
+      if (d.empty) return [];
+      const how = read[i];
+      if ("scanned" in how) return [scannedResource(s, file, d, how.scanned, trace)];
+      return [parsedResource(s, file, how.parsed, how.parsed.doc.contents)];
+    })
   };
 }
-function parseFile(f, side) {
+function parseAlone(text2, path, side) {
+  let docs;
+  try {
+    docs = parseStream(text2, path, side).documents;
+  } catch (error2) {
+    if (error2 instanceof MergeInputError) return void 0;
+    throw error2;
+  }
+  const only = docs.length === 1 ? docs[0] : void 0;
+  if (!only || !only.empty && !(0, import_yaml9.isMap)(only.doc.contents)) return void 0;
+  return only;
+}
+function parseFile(f, side, trace) {
   const parsed = parseStream(f.text, f.path, side);
+  for (const d of parsed.documents) trace?.push(`${f.path}#${d.index}`);
   const file = { file: f.path, text: f.text, documents: parsed.documents };
   return {
     file,
     resources: (s) => parsed.documents.flatMap((document) => {
       if (document.empty) return [];
       const contents = document.doc.contents;
-      if (!(0, import_yaml10.isMap)(contents)) {
+      if (!(0, import_yaml9.isMap)(contents)) {
         throw new MergeInputError(
           "not-a-mapping",
           f.path,
@@ -32391,8 +32518,8 @@ function parseFile(f, side) {
 }
 function locate(side, files) {
   const out = [];
-  const seen = /* @__PURE__ */ new Map();
   for (const file of files) {
+    const seen = /* @__PURE__ */ new Map();
     for (const resource of file.resources(side)) {
       const identity4 = resource.identity;
       if (identity4) {
@@ -32403,7 +32530,7 @@ function locate(side, files) {
             "duplicate-resource",
             resource.file.file,
             resource.entry.index,
-            `${side} has ${formatIdentity(identity4)} twice: here and in ${previous.file.file} document ${previous.entry.index}`,
+            `${side} has ${formatIdentity(identity4)} twice in this file: here and in document ${previous.entry.index}`,
             side
           );
         }
@@ -32414,12 +32541,32 @@ function locate(side, files) {
   }
   return out;
 }
+function identitiesInSeveralFiles(located) {
+  const several = /* @__PURE__ */ new Set();
+  for (const side of ["local", "upstream", "origin"]) {
+    const fileOf = /* @__PURE__ */ new Map();
+    for (const r of located[side]) {
+      if (!r.identity) continue;
+      const key = identityKey(r.identity);
+      const first = fileOf.get(key);
+      if (first === void 0) fileOf.set(key, r.file.file);
+      else if (first !== r.file.file) several.add(key);
+    }
+  }
+  return several;
+}
 function collateResources(located) {
   const byKey = /* @__PURE__ */ new Map();
   const order = [];
+  const perFile = identitiesInSeveralFiles(located);
+  const keyOf = (r) => {
+    if (!r.identity) return `${r.file.file}\0${r.entry.index}`;
+    const key = identityKey(r.identity);
+    return perFile.has(key) ? `${key}\0${r.file.file}` : key;
+  };
   for (const side of ["local", "upstream", "origin"]) {
     for (const r of located[side]) {
-      const key = r.identity ? identityKey(r.identity) : `${r.file.file}\0${r.entry.index}`;
+      const key = keyOf(r);
       let t = byKey.get(key);
       if (!t) {
         t = { key };
@@ -32485,30 +32632,42 @@ function assemble(local, upstream2, replaced, additions) {
       deleted.push(file.file);
       continue;
     }
-    files.push({ path: file.file, text: joinDocuments(chunks) });
+    files.push({ path: file.file, text: joinDocuments(chunks, startsWithMarker(file.text)) });
   }
   for (const file of upstream2) {
     if (localPaths.has(file.file)) continue;
     const added = additions.get(file.file);
     if (!added || added.length === 0) continue;
     const whole = added.length === file.documents.filter((d) => !d.empty).length;
-    files.push({ path: file.file, text: whole ? file.text : joinDocuments(added.map((r) => r.entry.text)) });
+    files.push({
+      path: file.file,
+      text: whole ? file.text : joinDocuments(
+        added.map((r) => r.entry.text),
+        startsWithMarker(file.text)
+      )
+    });
   }
   return { files, deleted };
 }
-function joinDocuments(chunks) {
-  let out = "";
+var startsWithMarker = (text2) => /^---(\s|$)/.test(text2);
+function joinDocuments(chunks, leadingMarker) {
+  const parts = [];
+  let endsWithNewline = true;
   for (const raw of chunks) {
     if (raw === "") continue;
     let chunk = raw;
-    if (out !== "") {
-      out = withFinalLineBreak(out);
-      if (!/^---(\s|$)/.test(chunk)) chunk = `---
-${chunk}`;
+    if (parts.length > 0) {
+      if (!endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]);
+      if (!startsWithMarker(chunk)) parts.push("---\n");
+    } else if (!leadingMarker && chunk.startsWith("---\n")) {
+      chunk = chunk.slice(4);
+      if (chunk === "") continue;
     }
-    out += chunk;
+    parts.push(chunk);
+    endsWithNewline = chunk.endsWith("\n");
   }
-  return withFinalLineBreak(out);
+  if (parts.length > 0 && !endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]);
+  return parts.join("");
 }
 
 // ../merge-core/src/value.ts
@@ -32592,11 +32751,8 @@ function joinField(parent, key) {
   return `${parent}[${JSON.stringify(key)}]`;
 }
 
-// ../kptfile-model/src/parse.ts
-var import_yaml15 = __toESM(require_dist(), 1);
-
 // ../kptfile-model/src/decode.ts
-var import_yaml11 = __toESM(require_dist(), 1);
+var import_yaml10 = __toESM(require_dist(), 1);
 var str = { t: "string" };
 var strMap = { t: "stringMap" };
 var obj = (fields) => ({ t: "object", fields });
@@ -32638,13 +32794,13 @@ var KPTFILE_SPEC = obj({
   })
 });
 function describe2(node) {
-  if ((0, import_yaml11.isMap)(node)) return "a map";
-  if ((0, import_yaml11.isSeq)(node)) return "a list";
-  if ((0, import_yaml11.isScalar)(node)) return `${JSON.stringify(node.value)}`;
+  if ((0, import_yaml10.isMap)(node)) return "a map";
+  if ((0, import_yaml10.isSeq)(node)) return "a list";
+  if ((0, import_yaml10.isScalar)(node)) return `${JSON.stringify(node.value)}`;
   return "nothing";
 }
 function scalarString(node) {
-  if (!(0, import_yaml11.isScalar)(node)) return void 0;
+  if (!(0, import_yaml10.isScalar)(node)) return void 0;
   const v = node.value;
   if (typeof v === "string") return v;
   if (v === null) return void 0;
@@ -32652,7 +32808,7 @@ function scalarString(node) {
   return typeof src === "string" ? src : String(v);
 }
 function isNull2(node) {
-  return node == null || (0, import_yaml11.isScalar)(node) && node.value === null;
+  return node == null || (0, import_yaml10.isScalar)(node) && node.value === null;
 }
 function decodeValue(node, spec, field, file, issues) {
   const wrong = (expected) => {
@@ -32681,7 +32837,7 @@ function decodeValue(node, spec, field, file, issues) {
       return s;
     }
     case "stringMap": {
-      if (!(0, import_yaml11.isMap)(node)) return wrong("a map of strings");
+      if (!(0, import_yaml10.isMap)(node)) return wrong("a map of strings");
       const out = {};
       for (const pair of node.items) {
         const key = scalarString(pair.key);
@@ -32708,7 +32864,7 @@ function decodeValue(node, spec, field, file, issues) {
       return out;
     }
     case "list": {
-      if (!(0, import_yaml11.isSeq)(node)) return wrong("a list");
+      if (!(0, import_yaml10.isSeq)(node)) return wrong("a list");
       const out = [];
       node.items.forEach((item, i) => {
         const f = joinField(field, i);
@@ -32722,7 +32878,7 @@ function decodeValue(node, spec, field, file, issues) {
       return out;
     }
     case "object": {
-      if (!(0, import_yaml11.isMap)(node)) return wrong("a map");
+      if (!(0, import_yaml10.isMap)(node)) return wrong("a map");
       const out = {};
       for (const pair of node.items) {
         const key = scalarString(pair.key);
@@ -32751,7 +32907,7 @@ function decodeValue(node, spec, field, file, issues) {
 }
 function decodeKptfileNode(node, file, issues) {
   if (isNull2(node)) return {};
-  if (!(0, import_yaml11.isMap)(node)) {
+  if (!(0, import_yaml10.isMap)(node)) {
     issues.push({ code: "not-a-map", file, field: "", message: `a Kptfile must be a YAML map, got ${describe2(node)}` });
     return {};
   }
@@ -32759,18 +32915,18 @@ function decodeKptfileNode(node, file, issues) {
 }
 
 // ../kptfile-model/src/document.ts
-var import_yaml12 = __toESM(require_dist(), 1);
+var import_yaml11 = __toESM(require_dist(), 1);
 function hoistKeyComments(doc, source) {
-  (0, import_yaml12.visit)(doc, {
+  (0, import_yaml11.visit)(doc, {
     Pair(_, pair) {
       const value2 = pair.value;
       const key = pair.key;
-      if (!value2 || !key || !((0, import_yaml12.isMap)(value2) || (0, import_yaml12.isSeq)(value2)) || !value2.commentBefore || !key.range || !value2.range) return;
+      if (!value2 || !key || !((0, import_yaml11.isMap)(value2) || (0, import_yaml11.isSeq)(value2)) || !value2.commentBefore || !key.range || !value2.range) return;
       const between = source.slice(key.range[1], value2.range[0]);
       const hash = between.indexOf("#");
       const nl = between.indexOf("\n");
       if (hash >= 0 && (nl < 0 || hash < nl) && !value2.commentBefore.includes("\n")) {
-        if (!(0, import_yaml12.isScalar)(key) && !(0, import_yaml12.isMap)(key) && !(0, import_yaml12.isSeq)(key)) return;
+        if (!(0, import_yaml11.isScalar)(key) && !(0, import_yaml11.isMap)(key) && !(0, import_yaml11.isSeq)(key)) return;
         key.comment = value2.commentBefore;
         value2.commentBefore = void 0;
       }
@@ -32789,7 +32945,7 @@ function detectSequenceIndent(source) {
   return void 0;
 }
 function scalarText2(node) {
-  if (!(0, import_yaml12.isScalar)(node)) return void 0;
+  if (!(0, import_yaml11.isScalar)(node)) return void 0;
   const v = node.value;
   if (typeof v === "string") return v;
   if (v === null || v === void 0) return void 0;
@@ -32808,19 +32964,19 @@ function identity(v) {
   return void 0;
 }
 function plain(node) {
-  if ((0, import_yaml12.isScalar)(node)) return scalarText2(node) ?? node.value;
-  if ((0, import_yaml12.isMap)(node)) {
+  if ((0, import_yaml11.isScalar)(node)) return scalarText2(node) ?? node.value;
+  if ((0, import_yaml11.isMap)(node)) {
     const o = {};
     for (const p of node.items) o[String(scalarText2(p.key) ?? p.key)] = plain(p.value);
     return o;
   }
-  if ((0, import_yaml12.isSeq)(node)) return node.items.map(plain);
+  if ((0, import_yaml11.isSeq)(node)) return node.items.map(plain);
   return node ?? null;
 }
 function syncNode(doc, node, value2) {
   if (value2 === void 0 || value2 === null) return doc.createNode(null);
   if (Array.isArray(value2)) {
-    if (!(0, import_yaml12.isSeq)(node)) return doc.createNode(value2);
+    if (!(0, import_yaml11.isSeq)(node)) return doc.createNode(value2);
     const old = [...node.items];
     const used = /* @__PURE__ */ new Set();
     const pick = (item, i) => {
@@ -32850,7 +33006,7 @@ ${first.commentBefore}` : node.commentBefore;
     return node;
   }
   if (typeof value2 === "object") {
-    if (!(0, import_yaml12.isMap)(node)) return doc.createNode(value2);
+    if (!(0, import_yaml11.isMap)(node)) return doc.createNode(value2);
     const o = value2;
     const seen = /* @__PURE__ */ new Set();
     node.items = node.items.filter((pair) => {
@@ -32876,7 +33032,7 @@ ${first.commentBefore}` : node.commentBefore;
     });
     return node;
   }
-  if ((0, import_yaml12.isScalar)(node)) {
+  if ((0, import_yaml11.isScalar)(node)) {
     if (scalarText2(node) === String(value2) && typeof node.value === typeof value2) return node;
     if (scalarText2(node) === String(value2) && typeof value2 === "string") return node;
     node.value = value2;
@@ -32889,7 +33045,7 @@ function syncDocument(doc, value2) {
 }
 
 // ../kptfile-model/src/format.ts
-var import_yaml13 = __toESM(require_dist(), 1);
+var import_yaml12 = __toESM(require_dist(), 1);
 var POINTER_PATHS = /* @__PURE__ */ new Set(["upstream", "upstreamLock", "info", "pipeline", "inventory", "status", "upstream.git", "upstreamLock.git"]);
 var ALWAYS = /* @__PURE__ */ new Set(["info.readinessGates[].conditionType", "status.conditions[].type", "status.conditions[].status"]);
 function shape(value2, spec, path) {
@@ -32926,12 +33082,11 @@ function shape(value2, spec, path) {
 }
 function formatKptfile(kptfile, options = {}) {
   const value2 = shape(kptfile, KPTFILE_SPEC, "") ?? {};
-  const doc = new import_yaml13.Document(value2);
+  const doc = new import_yaml12.Document(value2, yamlDocumentOptions);
   return doc.toString({ indentSeq: (options.sequenceIndent ?? "wide") === "wide", lineWidth: 0 });
 }
 
 // ../kptfile-model/src/validate.ts
-var import_yaml14 = __toESM(require_dist(), 1);
 import { posix } from "node:path";
 
 // ../kptfile-model/src/image.ts
@@ -33034,11 +33189,16 @@ function isKustomization(object2, path) {
   return group2 === "" && o.kind === "Kustomization";
 }
 function validateFunctionConfig(text2, configPath) {
-  const docs = (0, import_yaml14.parseAllDocuments)(text2);
-  if (!Array.isArray(docs)) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)} is empty` };
+  const docs = parseYamlStream(text2);
   const bad = docs.find((d) => d.errors.length > 0);
   if (bad) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)}: ${bad.errors[0]?.message ?? "invalid YAML"}` };
-  const values = docs.filter((d) => d.contents !== null).map((d) => d.toJS());
+  let values;
+  try {
+    values = docs.flatMap((d, i) => d.contents === null ? [] : [yamlDocumentValue(d, configPath, i)]);
+  } catch (error2) {
+    if (error2 instanceof MergeInputError) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)}: ${error2.reason}` };
+    throw error2;
+  }
   if (values.length === 0) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)} is empty` };
   if (values.length > 1) {
     return {
@@ -33064,11 +33224,10 @@ function position(text2, offset) {
   return `line ${line}, column ${col}`;
 }
 function decodeKptfile(text2, file = "Kptfile") {
-  const docs = (0, import_yaml15.parseAllDocuments)(text2, { keepSourceTokens: false });
-  const list2 = Array.isArray(docs) ? docs : [];
+  const list2 = parseYamlStream(text2);
   const issues = [];
   const nonEmpty = list2.filter((d) => d.contents !== null || d.errors.length > 0);
-  const document = nonEmpty[0] ?? list2[0] ?? (0, import_yaml15.parseAllDocuments)("{}")[0];
+  const document = nonEmpty[0] ?? list2[0] ?? parseYamlStream("{}")[0];
   for (const d of list2) {
     for (const e of d.errors) {
       issues.push({
@@ -33110,7 +33269,9 @@ function checkKptfileKind(kptfile, file = "Kptfile") {
 }
 function readKptfileText(text2, file = "Kptfile") {
   const r = decodeKptfile(text2, file);
-  const issues = r.issues.length > 0 ? [...r.issues] : checkKptfileKind(r.kptfile, file);
+  const decoded = r.issues.every((i) => i.code !== "yaml-syntax" && i.code !== "not-a-map");
+  const kind = decoded ? checkKptfileKind(r.kptfile, file) : [];
+  const issues = kind.length > 0 ? kind : r.issues;
   if (issues.length > 0) throw new KptfileError(issues);
   return { file: r.file, kptfile: r.kptfile, document: r.document, text: r.text };
 }
@@ -33170,10 +33331,10 @@ function pipelineKeyMode(kptfiles) {
 }
 
 // ../kptfile-model/src/merge.ts
-var import_yaml17 = __toESM(require_dist(), 1);
+var import_yaml14 = __toESM(require_dist(), 1);
 
 // ../kptfile-model/src/kptfile-schema.ts
-var import_yaml16 = __toESM(require_dist(), 1);
+var import_yaml13 = __toESM(require_dist(), 1);
 function object(fields) {
   return { kind: "object", mapType: "granular", field: (name2) => fields[name2] };
 }
@@ -33181,7 +33342,7 @@ var atomicList = { kind: "list", listType: "atomic", keys: [], explicit: true, i
 var functionSchema = object({ selectors: atomicList, exclude: atomicList });
 function text(item, field) {
   const node = item.get(field, true);
-  return (0, import_yaml16.isScalar)(node) && node.value !== null ? String(node.value) : void 0;
+  return (0, import_yaml13.isScalar)(node) && node.value !== null ? String(node.value) : void 0;
 }
 function functionList(mode) {
   if (mode === "none") return atomicList;
@@ -33212,7 +33373,7 @@ function mergeKptfile(input, options = {}) {
     local: options.files?.local ?? "Kptfile"
   };
   const issues = [];
-  const parse6 = (text3, file) => {
+  const parse4 = (text3, file) => {
     if (text3 === void 0) return void 0;
     try {
       return readKptfileText(text3, file);
@@ -33222,9 +33383,9 @@ function mergeKptfile(input, options = {}) {
       return void 0;
     }
   };
-  const origin = parse6(input.origin, files.origin);
-  const upstream2 = parse6(input.upstream, files.upstream);
-  const local = parse6(input.local, files.local);
+  const origin = parse4(input.origin, files.origin);
+  const upstream2 = parse4(input.upstream, files.upstream);
+  const local = parse4(input.local, files.local);
   if (issues.length > 0 || !local) throw new KptfileError(issues);
   const mode = pipelineKeyMode([origin?.kptfile, upstream2?.kptfile, local.kptfile]);
   const side = (parsed, isUpstream) => {
@@ -33259,12 +33420,12 @@ function mergeKptfile(input, options = {}) {
 var SECTIONS = ["info", "pipeline", "inventory", "status"];
 function keepEmptiedSections(text2, origin, upstream2, local) {
   if (!origin || !upstream2) return text2;
-  const emptied = SECTIONS.filter((s) => origin.has(s) && !upstream2.has(s) && (0, import_yaml17.isMap)(local.get(s, true)));
+  const emptied = SECTIONS.filter((s) => origin.has(s) && !upstream2.has(s) && (0, import_yaml14.isMap)(local.get(s, true)));
   if (emptied.length === 0) return text2;
-  const merged = (0, import_yaml17.parseDocument)(text2);
+  const merged = (0, import_yaml14.parseDocument)(text2);
   const root = merged.contents;
-  if (!(0, import_yaml17.isMap)(root)) return text2;
-  const localKeys = (0, import_yaml17.isMap)(local.contents) ? local.contents.items.map((p) => String(p.key?.value)) : [];
+  if (!(0, import_yaml14.isMap)(root)) return text2;
+  const localKeys = (0, import_yaml14.isMap)(local.contents) ? local.contents.items.map((p) => String(p.key?.value)) : [];
   const edits = [];
   for (const section of emptied) {
     if (merged.has(section)) continue;
@@ -33292,7 +33453,7 @@ function copyFrom(from, to, path) {
   if (node === void 0) {
     if (to.hasIn(path)) to.deleteIn(path);
     const parent = to.getIn(path.slice(0, -1), true);
-    if (path.length > 1 && (0, import_yaml17.isMap)(parent) && parent.items.length === 0 && !from.hasIn(path.slice(0, -1))) to.deleteIn(path.slice(0, -1));
+    if (path.length > 1 && (0, import_yaml14.isMap)(parent) && parent.items.length === 0 && !from.hasIn(path.slice(0, -1))) to.deleteIn(path.slice(0, -1));
     return;
   }
   to.setIn(path, node.clone?.() ?? node);
@@ -33306,8 +33467,75 @@ function kptfileIdentity(kf) {
   });
 }
 
+// ../kptfile-model/src/yaml-file.ts
+var MARKER = /^---(?:[ \t].*)?(?:\r?\n|$)/;
+function splitYamlDocuments(text2) {
+  const chunks = [];
+  let marker = "";
+  let body = "";
+  let pos = 0;
+  while (pos < text2.length) {
+    const nl = text2.indexOf("\n", pos);
+    const end = nl < 0 ? text2.length : nl + 1;
+    const line = text2.slice(pos, end);
+    const m = MARKER.exec(line);
+    if (m && m[0] === line && !/^---[ \t]*[|>]/.test(line)) {
+      if (marker !== "" || body !== "") chunks.push({ marker, body });
+      marker = line;
+      body = "";
+    } else body += line;
+    pos = end;
+  }
+  if (marker !== "" || body !== "" || chunks.length === 0) chunks.push({ marker, body });
+  return chunks;
+}
+function chunkHasContent(body) {
+  return body.split("\n").some((l) => {
+    const t = l.trim();
+    return t !== "" && !t.startsWith("#") && t !== "...";
+  });
+}
+function rebuildYamlFile(original, bodies, added = []) {
+  const chunks = splitYamlDocuments(original);
+  let out = "";
+  let k = 0;
+  let contentSoFar = false;
+  let leadingRemoved = false;
+  for (const c of chunks) {
+    if (!chunkHasContent(c.body)) {
+      out += c.marker + c.body;
+      continue;
+    }
+    const replacement = bodies.get(k++);
+    if (replacement === null) {
+      if (!contentSoFar) leadingRemoved = true;
+      continue;
+    }
+    const body = replacement === void 0 ? c.body : replacement;
+    const first = leadingRemoved && !contentSoFar;
+    const marker = first ? "" : c.marker !== "" || !contentSoFar && out.trim() === "" ? c.marker : "---\n";
+    if (out !== "" && !out.endsWith("\n")) out = withFinalLineBreak(out);
+    out += marker + body;
+    contentSoFar ||= chunkHasContent(body);
+  }
+  for (const a of added) {
+    out = withFinalLineBreak(out) + (contentSoFar ? "---\n" : "") + withFinalLineBreak(a);
+    contentSoFar ||= chunkHasContent(a);
+  }
+  return out;
+}
+function isCrlf(text2) {
+  const lf = text2.indexOf("\n");
+  if (lf <= 0 || text2[lf - 1] !== "\r") return false;
+  for (let i = text2.indexOf("\n", lf + 1); i !== -1; i = text2.indexOf("\n", i + 1)) if (text2[i - 1] !== "\r") return false;
+  return true;
+}
+function withLineEndsOf(reference2, text2) {
+  return isCrlf(reference2) && !isCrlf(text2) ? text2.replace(/\r?\n/g, "\r\n") : text2;
+}
+
 // ../kptfile-model/src/merge-comment.ts
-var import_yaml18 = __toESM(require_dist(), 1);
+var import_yaml15 = __toESM(require_dist(), 1);
 var MERGE_COMMENT_PREFIX = "kpt-merge:";
 var UPSTREAM_IDENTIFIER_ANNOTATION = "internal.kpt.dev/upstream-identifier";
 function parseMergeComment(comment) {
@@ -33324,9 +33552,13 @@ function groupOf2(apiVersion) {
 function column(text2, offset) {
   return offset - (text2.lastIndexOf("\n", offset - 1) + 1);
 }
+function endOfKeyLine(text2, offset) {
+  const nl = text2.indexOf("\n", offset);
+  if (nl < 0) return text2.length;
+  return nl > offset && text2[nl - 1] === "\r" ? nl - 1 : nl;
+}
 function commentEdit(text2, keyEnd, namespace, name2) {
-  const keyLineEnd = text2.indexOf("\n", keyEnd);
-  const lineEnd = keyLineEnd < 0 ? text2.length : keyLineEnd;
+  const lineEnd = endOfKeyLine(text2, keyEnd);
   const afterKey = text2.slice(keyEnd, lineEnd);
   const hash = afterKey.indexOf("#");
   const found = parseMergeComment(hash >= 0 ? afterKey.slice(hash) : void 0);
@@ -33448,7 +33680,7 @@ function fastEdits(text2) {
   }
 }
 function str2(node) {
-  if (!(0, import_yaml18.isScalar)(node)) return void 0;
+  if (!(0, import_yaml15.isScalar)(node)) return void 0;
   return node.value === null || node.value === void 0 ? void 0 : String(node.value);
 }
 function pairOf(map, key) {
@@ -33462,21 +33694,20 @@ function endOfLine(text2, node) {
 }
 function composedEdits(doc, text2) {
   const root = doc.contents;
-  if (!(0, import_yaml18.isMap)(root)) return [];
+  if (!(0, import_yaml15.isMap)(root)) return [];
   const metaPair = pairOf(root, "metadata");
   const meta = metaPair?.value;
-  if (!metaPair || !(0, import_yaml18.isMap)(meta) || meta.items.length === 0) return [];
+  if (!metaPair || !(0, import_yaml15.isMap)(meta) || meta.items.length === 0) return [];
   const name2 = str2(pairOf(meta, "name")?.value);
   const namespace = str2(pairOf(meta, "namespace")?.value);
   const labels = pairOf(meta, "labels")?.value;
-  if (!name2 && !namespace && !((0, import_yaml18.isMap)(labels) && labels.items.length > 0)) return [];
+  if (!name2 && !namespace && !((0, import_yaml15.isMap)(labels) && labels.items.length > 0)) return [];
   const group2 = groupOf2(str2(pairOf(root, "apiVersion")?.value));
   const kind = str2(pairOf(root, "kind")?.value) ?? "";
   if (meta.flow) return flowMetadataEdits(text2, root, meta, group2, kind, { namespace: namespace ?? "", name: name2 ?? "" });
   const edits = [];
   const key = metaPair.key;
-  const keyLineEnd = text2.indexOf("\n", key.range?.[1] ?? 0);
-  const lineEnd = keyLineEnd < 0 ? text2.length : keyLineEnd;
+  const lineEnd = endOfKeyLine(text2, key.range?.[1] ?? 0);
   const afterKey = text2.slice(key.range?.[1] ?? 0, lineEnd);
   const hash = afterKey.indexOf("#");
   let identity4 = parseMergeComment(hash >= 0 ? afterKey.slice(hash) : void 0);
@@ -33495,7 +33726,7 @@ function composedEdits(doc, text2) {
   const id = identifierOf(group2, kind, identity4);
   const annPair = pairOf(meta, "annotations");
   const ann = annPair?.value;
-  if (annPair && (0, import_yaml18.isMap)(ann) && !ann.flow && ann.items.length > 0) {
+  if (annPair && (0, import_yaml15.isMap)(ann) && !ann.flow && ann.items.length > 0) {
     const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
     if (existing) {
       const v = existing.value;
@@ -33539,7 +33770,7 @@ function identifierOf(group2, kind, identity4) {
   return `${group2}|${kind}|${identity4.namespace || "default"}|${identity4.name}`;
 }
 function identityOfIdentifier(annotations, group2, kind) {
-  if (!(0, import_yaml18.isMap)(annotations)) return void 0;
+  if (!(0, import_yaml15.isMap)(annotations)) return void 0;
   const parts = str2(pairOf(annotations, UPSTREAM_IDENTIFIER_ANNOTATION)?.value)?.split("|");
   if (parts?.length !== 4 || parts[0] !== group2 || parts[1] !== kind) return void 0;
   return { namespace: parts[2] === "default" ? "" : parts[2], name: parts[3] };
@@ -33577,7 +33808,7 @@ function flowMetadataEdits(text2, root, meta, group2, kind, current) {
 }
 function flowAnnotationEdits(text2, annPair, id, style) {
   const ann = annPair.value;
-  if ((0, import_yaml18.isMap)(ann) && ann.items.length > 0) {
+  if ((0, import_yaml15.isMap)(ann) && ann.items.length > 0) {
     const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
     if (existing) {
       const v = existing.value;
@@ -33587,8 +33818,8 @@ function flowAnnotationEdits(text2, annPair, id, style) {
     const at = afterLastFlowItem(ann);
     return at === void 0 ? void 0 : [{ at, end: at, text: `, ${identifierLine(id)}` }];
   }
-  const isNull3 = ann === null || (0, import_yaml18.isScalar)(ann) && (ann.value === null || ann.value === void 0);
-  if (!isNull3 && !(0, import_yaml18.isMap)(ann)) return void 0;
+  const isNull3 = ann === null || (0, import_yaml15.isScalar)(ann) && (ann.value === null || ann.value === void 0);
+  if (!isNull3 && !(0, import_yaml15.isMap)(ann)) return void 0;
   const key = annPair.key;
   const colon = text2.indexOf(":", key.range?.[1] ?? 0);
   if (colon < 0) return void 0;
@@ -33604,14 +33835,18 @@ function applyEdits(text2, edits) {
   return out;
 }
 function addMergeCommentsComposed(text2) {
-  const docs = (0, import_yaml18.parseAllDocuments)(text2);
-  if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text2;
+  const docs = parseYamlStream(text2);
+  if (docs.some((d) => d.errors.length > 0)) return text2;
   return applyEdits(
     text2,
     docs.flatMap((d) => composedEdits(d, text2))
   );
 }
 function addMergeCommentsTraced(text2) {
+  if (isCrlf(text2)) {
+    const lf = addMergeCommentsTraced(text2.replace(/\r\n/g, "\n"));
+    return { text: lf.text.replace(/\n/g, "\r\n"), path: lf.path };
+  }
   const edits = fastEdits(text2);
   return edits ? { text: applyEdits(text2, edits), path: "scan" } : { text: addMergeCommentsComposed(text2), path: "compose" };
 }
@@ -33620,7 +33855,6 @@ function addMergeComments(text2) {
 }
 
 // ../kptfile-model/src/package-tree.ts
-var import_yaml20 = __toESM(require_dist(), 1);
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { join as join3 } from "node:path";
 
@@ -33681,90 +33915,46 @@ function parseKrmIgnore(text2) {
 }
 
 // ../kptfile-model/src/resources.ts
-var import_yaml19 = __toESM(require_dist(), 1);
-
-// ../kptfile-model/src/yaml-file.ts
-var MARKER = /^---(?:[ \t].*)?(?:\r?\n|$)/;
-function splitYamlDocuments(text2) {
-  const chunks = [];
-  let marker = "";
-  let body = "";
-  let pos = 0;
-  while (pos < text2.length) {
-    const nl = text2.indexOf("\n", pos);
-    const end = nl < 0 ? text2.length : nl + 1;
-    const line = text2.slice(pos, end);
-    const m = MARKER.exec(line);
-    if (m && m[0] === line && !/^---[ \t]*[|>]/.test(line)) {
-      if (marker !== "" || body !== "") chunks.push({ marker, body });
-      marker = line;
-      body = "";
-    } else body += line;
-    pos = end;
-  }
-  if (marker !== "" || body !== "" || chunks.length === 0) chunks.push({ marker, body });
-  return chunks;
-}
-function chunkHasContent(body) {
-  return body.split("\n").some((l) => {
-    const t = l.trim();
-    return t !== "" && !t.startsWith("#") && t !== "...";
-  });
-}
-function rebuildYamlFile(original, bodies, added = []) {
-  const chunks = splitYamlDocuments(original);
-  let out = "";
-  let k = 0;
-  let leadingRemoved = false;
-  for (const c of chunks) {
-    if (!chunkHasContent(c.body)) {
-      out += c.marker + c.body;
-      continue;
-    }
-    const replacement = bodies.get(k++);
-    if (replacement === null) {
-      if (!chunkHasContentSoFar(out)) leadingRemoved = true;
-      continue;
-    }
-    const body = replacement === void 0 ? c.body : replacement;
-    const first = leadingRemoved && !chunkHasContentSoFar(out);
-    const marker = first ? "" : c.marker !== "" || out.trim() === "" ? c.marker : "---\n";
-    out = withFinalLineBreak(out) + marker + body;
-  }
-  for (const a of added) {
-    const needsMarker = chunkHasContentSoFar(out);
-    out = withFinalLineBreak(out) + (needsMarker ? "---\n" : "") + withFinalLineBreak(a);
-  }
-  return out;
-}
-function chunkHasContentSoFar(text2) {
-  return splitYamlDocuments(text2).some((c) => chunkHasContent(c.body));
-}
-
-// ../kptfile-model/src/resources.ts
 function isKrmObject(v) {
   if (!v || typeof v !== "object" || Array.isArray(v)) return false;
   const o = v;
   return typeof o["apiVersion"] === "string" && typeof o["kind"] === "string";
 }
+function countLines(text2) {
+  let n = 0;
+  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) n++;
+  return n;
+}
 function parseResources(path, text2, issues) {
   const out = [];
   let index = 0;
   let allKrm = true;
+  let linesBefore = 0;
   for (const chunk of splitYamlDocuments(text2)) {
+    linesBefore += countLines(chunk.marker);
+    const bodyLines = linesBefore;
+    linesBefore += countLines(chunk.body);
     if (!chunkHasContent(chunk.body)) continue;
-    const document = (0, import_yaml19.parseDocument)(chunk.body);
-    if (document.errors.length > 0) {
-      const e = document.errors[0];
+    const document = parseYamlDocument(chunk.body);
+    const e = document.errors[0];
+    if (e) {
+      const line = bodyLines + countLines(chunk.body.slice(0, e.pos[0])) + 1;
       issues.push({
         code: "yaml-syntax",
         file: path,
         field: `document ${index}`,
-        message: `invalid YAML: ${e?.message.split("\n")[0] ?? ""}`
+        message: `invalid YAML (line ${line}): ${e.message.split("\n")[0]}`
       });
       return void 0;
     }
-    const object2 = document.toJS();
+    let object2;
+    try {
+      object2 = yamlDocumentValue(document, path, index);
+    } catch (e2) {
+      if (!(e2 instanceof MergeInputError)) throw e2;
+      issues.push({ code: "yaml-syntax", file: path, field: `document ${index}`, message: e2.reason });
+      return void 0;
+    }
     if (!isKrmObject(object2)) allKrm = false;
     else out.push({ file: path, index, text: chunk.body, object: object2, document });
     index++;
@@ -33879,11 +34069,22 @@ var PackageTree = class _PackageTree {
     const n = this.nodes.get(treePath(path));
     return n?.type === "file" ? n.bytes : void 0;
   }
-  /** The file as UTF-8 text (decoded once); undefined when there is no regular file at `path`. */
+  /**
+   * The file as UTF-8 text (decoded once); undefined when there is no regular file at `path`.
+   * Bytes that are not UTF-8 come out as U+FFFD: callers that parse the text check `isUtf8`
+   * first, and files are written back from their bytes, never from this text.
+   */
   text(path) {
     const n = this.nodes.get(treePath(path));
     if (n?.type !== "file") return void 0;
-    if (n.text === void 0) n.text = n.bytes.toString("utf8");
+    if (n.text === void 0) {
+      try {
+        n.text = strictUtf8.decode(n.bytes);
+      } catch {
+        n.text = n.bytes.toString("utf8");
+        n.notUtf8 = true;
+      }
+    }
     return n.text;
   }
   /** Whether the file at `path` is executable (git's mode 100755). */
@@ -33897,12 +34098,8 @@ var PackageTree = class _PackageTree {
     const n = this.nodes.get(p);
     if (n?.type !== "file" || n.executable === true === executable) return;
     this.editCount++;
-    this.nodes.set(p, {
-      type: "file",
-      bytes: n.bytes,
-      ...n.text !== void 0 ? { text: n.text } : {},
-      ...executable ? { executable } : {}
-    });
+    const { executable: _, ...same } = n;
+    this.nodes.set(p, executable ? { ...same, executable } : same);
   }
   /** Every symlink under `dir` (nested packages included): path relative to `dir` → target. */
   allLinks(dir = "") {
@@ -33914,6 +34111,26 @@ var PackageTree = class _PackageTree {
       else if (p.startsWith(`${root}/`)) out.set(p.slice(root.length + 1), n.target);
     }
     return out;
+  }
+  /**
+   * The KRM resources of the YAML file at `path`, named `rel` in them and in `issues`; undefined
+   * when not every document is a KRM object. Parsed once per content, shared by the tree's clones:
+   * a big file is not parsed again after every edit elsewhere in the tree.
+   */
+  fileResources(path, rel, issues) {
+    const n = this.nodes.get(treePath(path));
+    if (n?.type !== "file") return void 0;
+    if (n.parsed?.rel !== rel) {
+      const found = [];
+      n.parsed = { rel, resources: parseResources(rel, this.text(path), found), issues: found };
+    }
+    issues.push(...n.parsed.issues);
+    return n.parsed.resources;
+  }
+  /** Whether the file at `path` is UTF-8 text (false for anything but a regular file). */
+  isUtf8(path) {
+    if (this.text(path) === void 0) return false;
+    return this.nodes.get(treePath(path)).notUtf8 !== true;
   }
   /** Where the symlink at `path` points; undefined when there is no symlink there. */
   linkTarget(path) {
@@ -33930,13 +34147,16 @@ var PackageTree = class _PackageTree {
     return this.nodes.get(treePath(path))?.type;
   }
   /**
-   * Writes a file, creating its parent directories; replaces whatever was at `path`. A file
-   * written over a file keeps its executable bit (new content, same mode) unless `executable`
-   * says otherwise; a new one is not executable unless it says so.
+   * Writes a file, creating its parent directories; replaces whatever was at `path`. Text
+   * written over a file whose every line ends in CRLF gets CRLF line ends too: edits (a merge, a
+   * mutation, a render) print with LF, and must not change a Windows-style file's line endings.
+   * A file written over a file keeps its executable bit (new content, same mode) unless
+   * `executable` says otherwise; a new one is not executable unless it says so.
    */
   write(path, content, options = {}) {
     const p = treePath(path);
     if (p === "") throw layoutError(path, "a file cannot be the root of a package tree");
+    if (typeof content === "string" && this.isFile(p)) content = withLineEndsOf(this.text(p), content);
     this.mkdir(parentOf(p));
     const executable = options.executable ?? this.isExecutable(p);
     if (this.nodes.has(p)) this.delete(p);
@@ -33988,12 +34208,7 @@ var PackageTree = class _PackageTree {
       } else if (node.type === "file") {
         this.mkdir(parentOf(dest));
         if (this.nodes.has(dest)) this.delete(dest);
-        this.attach(dest, {
-          type: "file",
-          bytes: node.bytes,
-          ...node.text !== void 0 ? { text: node.text } : {},
-          ...node.executable ? { executable: true } : {}
-        });
+        this.attach(dest, { ...node });
       } else this.symlink(dest, node.target);
     };
     walk("");
@@ -34049,10 +34264,21 @@ var PackageTree = class _PackageTree {
     return { written, links, deleted, created };
   }
 };
+var strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+function notUtf8(file) {
+  return {
+    code: "not-utf8",
+    file,
+    field: "",
+    message: "not UTF-8 text: YAML files are read as UTF-8, and kdelta never rewrites bytes it cannot read"
+  };
+}
 function kptfileHasUpstream(text2) {
   if (text2 === void 0) return false;
   try {
-    const data = (0, import_yaml20.parse)(text2);
+    const doc = parseYamlDocument(text2);
+    if (doc.errors.length > 0) return false;
+    const data = doc.toJS();
     return Boolean(data?.upstream?.git);
   } catch {
     return false;
@@ -34096,6 +34322,12 @@ var PackageView = class _PackageView {
   }
   text(rel) {
     return this.tree.text(this.abs(rel));
+  }
+  /** The text of a file to parse as YAML; throws `KptfileError` naming it when it is not UTF-8. */
+  yamlText(rel) {
+    const text2 = this.text(rel);
+    if (text2 !== void 0 && !this.tree.isUtf8(this.abs(rel))) throw new KptfileError([notUtf8(this.describe(rel))]);
+    return text2;
   }
   /** `rel` named for messages (below the tree's source). */
   describe(rel = "") {
@@ -34179,7 +34411,11 @@ var PackageView = class _PackageView {
     const out = [];
     for (const f of this.ownFiles().files) {
       if (f.path === KPTFILE_NAME || ignore?.ignores(f.path) || !/\.ya?ml$/i.test(f.path)) continue;
-      out.push(...parseResources(f.path, f.text, issues) ?? []);
+      if (!this.tree.isUtf8(this.abs(f.path))) {
+        issues.push(notUtf8(f.path));
+        continue;
+      }
+      out.push(...this.tree.fileResources(this.abs(f.path), f.path, issues) ?? []);
     }
     if (issues.length > 0) throw new KptfileError(issues);
     this.resourceCache = { version: this.tree.version, resources: out };
@@ -34535,12 +34771,12 @@ function commitTree(dir, after, before) {
 }
 
 // ../kptfile-model/src/package-context.ts
-var import_yaml21 = __toESM(require_dist(), 1);
+var import_yaml16 = __toESM(require_dist(), 1);
 var PACKAGE_CONTEXT_NAME = "kptfile.kpt.dev";
 var PACKAGE_CONTEXT_FILE = "package-context.yaml";
 var RESERVED_PACKAGE_CONTEXT_KEYS = ["name", "package-path"];
 function packageContextConfigMap(packageName, data = {}) {
-  const doc = (0, import_yaml21.parseDocument)(
+  const doc = parseYamlDocument(
     [
       "apiVersion: v1",
       "kind: ConfigMap",
@@ -34552,15 +34788,12 @@ function packageContextConfigMap(packageName, data = {}) {
       ""
     ].join("\n")
   );
-  const map = new import_yaml21.YAMLMap();
+  const map = new import_yaml16.YAMLMap();
   map.set("name", packageName);
   for (const [k, v] of Object.entries(data)) if (k !== "name") map.set(k, v);
   doc.set("data", map);
   return doc.toString({ lineWidth: 0 });
 }
-
-// ../package-update/src/kptfile.ts
-var import_yaml22 = __toESM(require_dist(), 1);
 
 // ../package-update/src/errors.ts
 var UpdateError = class extends KdeltaError2 {
@@ -34595,7 +34828,7 @@ function withUpstream(parsed, name2, upstream2, commit) {
   const base = parsed ?? parseKptfile(`apiVersion: kpt.dev/v1
 kind: Kptfile
 metadata:
-  name: ${(0, import_yaml22.stringify)(name2 ?? "pkg").trim()}
+  name: ${stringifyYaml(name2 ?? "pkg").trim()}
 `);
   const next = structuredClone(base.kptfile);
   if (name2 !== void 0) next.metadata = { ...next.metadata, name: name2 };
@@ -34641,7 +34874,7 @@ function addMergeCommentsToTree(pkg) {
       const r = rel ? `${rel}/${name2}` : name2;
       const type = pkg.typeOf(r);
       if (type === "dir") walk(r);
-      else if (type === "file" && isKrmPath(r)) files.push({ path: r, text: pkg.text(r) });
+      else if (type === "file" && isKrmPath(r)) files.push({ path: r, text: pkg.yamlText(r) });
     }
   };
   if (pkg.exists()) walk("");
@@ -34857,11 +35090,12 @@ async function getPackage(options) {
 import { basename as basename5, join as join9, posix as posix3, relative as relative3 } from "node:path";
 
 // ../package-update/src/compare.ts
-var import_yaml23 = __toESM(require_dist(), 1);
 var KPTFILE_BOOKKEEPING = ["apiVersion", "kind", "upstream", "upstreamLock", "status", "metadata"];
 function kptfileData(text2) {
   try {
-    const data = (0, import_yaml23.parse)(text2) ?? {};
+    const doc = parseYamlDocument(text2);
+    if (doc.errors.length > 0) return text2;
+    const data = doc.toJS() ?? {};
     const copy = { ...data };
     for (const k of KPTFILE_BOOKKEEPING) delete copy[k];
     return copy;
@@ -34871,8 +35105,8 @@ function kptfileData(text2) {
 }
 function yamlData(text2) {
   try {
-    const docs = (0, import_yaml23.parseAllDocuments)(text2, { uniqueKeys: false });
-    if (!Array.isArray(docs) || docs.some((d) => d.errors.length > 0)) return text2.trim();
+    const docs = parseYamlStream(text2);
+    if (docs.some((d) => d.errors.length > 0)) return text2.trim();
     return docs.map((d) => stripIdentifier(d.toJS())).filter((d) => d !== null && d !== void 0);
   } catch {
     return text2.trim();
@@ -35134,11 +35368,6 @@ function upstreamRepointed(input) {
   if (!o?.git || !l?.git) return false;
   return JSON.stringify(l.git) !== JSON.stringify(o.git);
 }
-function upstreamChanges(origin, upstream2) {
-  const before = new Map(origin.map((f) => [f.path, f.text]));
-  const same = new Set(upstream2.filter((f) => before.get(f.path) === f.text).map((f) => f.path));
-  return { origin: origin.filter((f) => !same.has(f.path)), upstream: upstream2.filter((f) => !same.has(f.path)) };
-}
 function atSidePath(input, fn3) {
   try {
     return fn3();
@@ -35153,9 +35382,10 @@ function atSidePath(input, fn3) {
 }
 function resourceMerge(input) {
   if (!input.isRoot && upstreamRepointed(input)) return nothing;
-  const krm = (pkg) => pkg.ownFiles().files.filter((f) => isKrmPath(f.path));
+  const krm = (pkg) => pkg.ownFiles().files.filter((f) => isKrmPath(f.path)).map((f) => ({ path: f.path, text: pkg.yamlText(f.path) }));
   const local = krm(input.local);
-  const { origin, upstream: upstream2 } = upstreamChanges(krm(input.origin), krm(input.updated));
+  const origin = krm(input.origin);
+  const upstream2 = krm(input.updated);
   const result = atSidePath(input, () => mergeFiles({ origin, upstream: upstream2, local }, { strategy: "upstream-wins", inferKeys: true }));
   const kept = new Set(result.files.map((f) => f.path));
   for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);
@@ -35519,9 +35749,6 @@ async function updatePackage(options) {
   };
 }
 
-// ../package-update/src/diff.ts
-var import_yaml24 = __toESM(require_dist(), 1);
-
 // ../cli/src/util/fs.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { mkdir as mkdir4, mkdtemp as mkdtemp2, readdir as readdir4, readFile as readFile3, rename as rename4, rm as rm4, rmdir as rmdir2, stat as stat3, writeFile as writeFile4 } from "node:fs/promises";
@@ -35594,9 +35821,6 @@ async function checkOutputPath(out) {
   }
   if (probe) await rmdir2(probe).catch(() => void 0);
 }
-
-// ../cli/src/commands/variant-apply.ts
-var import_yaml30 = __toESM(require_dist(), 1);
 
 // ../variant-engine/src/api/types.ts
 var PACKAGE_VARIANT_API_VERSION = "config.porch.kpt.dev/v1alpha1";
@@ -40222,6 +40446,66 @@ function describeCelError(source, error2) {
   }
   return `ERROR: <input>:${at}: ${text2}`;
 }
+var CEL_BUDGET = {
+  /** AST nodes evaluated, comprehension steps included. */
+  maxCost: 1e5,
+  /** Characters of any string made along the way (a name or label value needs far fewer). */
+  maxStringLength: 1 << 20,
+  /** Elements of any list or entries of any map made along the way. */
+  maxCollectionSize: 1e5
+};
+var CelBudgetExceeded = class extends Error {
+};
+var spent;
+function exceed(reason) {
+  spent.exceeded ??= new CelBudgetExceeded(reason);
+  throw spent.exceeded;
+}
+function charge(value2) {
+  if (spent === void 0) return;
+  if (spent.exceeded) throw spent.exceeded;
+  if (++spent.cost > CEL_BUDGET.maxCost) exceed(`cost budget exceeded: more than ${CEL_BUDGET.maxCost} evaluation steps`);
+  if (typeof value2 === "string") {
+    if (value2.length > CEL_BUDGET.maxStringLength) {
+      exceed(`size budget exceeded: a string of more than ${CEL_BUDGET.maxStringLength} characters`);
+    }
+  } else if (value2 !== null && typeof value2 === "object") {
+    const size = Array.isArray(value2) ? value2.length : value2 instanceof Map ? value2.size : void 0;
+    if (size !== void 0 && size > CEL_BUDGET.maxCollectionSize) {
+      exceed(`size budget exceeded: a list or map of more than ${CEL_BUDGET.maxCollectionSize} entries`);
+    }
+  }
+}
+var isAstNode = (x) => typeof x === "object" && x !== null && "meta" in x && typeof x.meta === "object" && "args" in x;
+function meter(root) {
+  const seen = /* @__PURE__ */ new Set();
+  const walk = (x) => {
+    if (typeof x !== "object" || x === null || seen.has(x)) return;
+    seen.add(x);
+    if (Array.isArray(x)) {
+      for (const item of x) walk(item);
+      return;
+    }
+    if (!isAstNode(x)) {
+      if (Object.getPrototypeOf(x) === Object.prototype) for (const v of Object.values(x)) walk(v);
+      return;
+    }
+    const meta = x.meta;
+    const evaluate2 = meta.evaluate;
+    if (typeof evaluate2 === "function") {
+      meta.evaluate = function(...args) {
+        if (spent?.exceeded) throw spent.exceeded;
+        const value2 = evaluate2.apply(this, args);
+        charge(value2);
+        return value2;
+      };
+    }
+    walk(x.args);
+    walk(meta.alternate);
+    walk(meta.macro);
+  };
+  walk(root);
+}
 var cache = /* @__PURE__ */ new Map();
 function compileExpr(source, scope = "full") {
   const key = `${scope}\0${source}`;
@@ -40247,6 +40531,7 @@ function compileUncached(source, scope) {
     return { ok: false, error: describeCelError(source, error2) };
   }
   if (!checked.valid) return { ok: false, error: describeCelError(source, checked.error) };
+  meter(run2.ast);
   const type = checked.type ?? "dyn";
   if (type !== "string" && type !== "dyn") {
     return { ok: false, error: `expression must evaluate to a string, but its type is ${type} (convert it with string(...))` };
@@ -40272,10 +40557,15 @@ function evaluateCompiled(expr, vars) {
   };
   if (expr.scope === "full") context.repository = vars.repository ?? null;
   let value2;
+  spent = { cost: 0 };
   try {
     value2 = expr.run(context);
   } catch (error2) {
+    const exceeded = spent?.exceeded ?? (error2 instanceof CelBudgetExceeded ? error2 : void 0);
+    if (exceeded) return { ok: false, error: `CEL ${exceeded.message}: the expression does too much work` };
     return { ok: false, error: describeCelError(expr.source, error2) };
+  } finally {
+    spent = void 0;
   }
   if (typeof value2 !== "string") {
     return {
@@ -40686,10 +40976,10 @@ function expandPackageVariantSet(pvs, options) {
 }
 
 // ../variant-engine/src/mutations/injection.ts
-var import_yaml26 = __toESM(require_dist(), 1);
+var import_yaml18 = __toESM(require_dist(), 1);
 
 // ../variant-engine/src/mutations/package-files.ts
-var import_yaml25 = __toESM(require_dist(), 1);
+var import_yaml17 = __toESM(require_dist(), 1);
 var VariantMutationError = class extends KdeltaError2 {
   name = "VariantMutationError";
   constructor(code2, message2, file, path) {
@@ -40741,8 +41031,7 @@ var PackageDocuments = class {
     if (hit) return hit.docs;
     const text2 = this.has(path) ? this.pkg.text(path) : void 0;
     if (text2 === void 0) throw new VariantMutationError("missing-file", `${path}: no such file in the package`, path);
-    const docs = (0, import_yaml25.parseAllDocuments)(text2);
-    if (!Array.isArray(docs)) return [];
+    const docs = parseYamlStream(text2);
     for (const doc of docs) {
       const err = doc.errors[0];
       if (err) throw new VariantMutationError("invalid-yaml", `${path}: ${err.message.split("\n")[0]}`, path);
@@ -40763,8 +41052,8 @@ var PackageDocuments = class {
     const ignore = this.pkg.krmIgnore();
     for (const f of this.pkg.ownFiles().files) {
       if (!isKrmFile(f.path) || f.path === "Kptfile" || this.has(f.path) || ignore?.ignores(f.path)) continue;
-      (0, import_yaml25.parseAllDocuments)(f.text).forEach((doc, index) => {
-        if (doc.errors.length === 0 && (0, import_yaml25.isScalar)(doc.contents) && doc.contents.value !== null) {
+      parseYamlStream(f.text).forEach((doc, index) => {
+        if (doc.errors.length === 0 && (0, import_yaml17.isScalar)(doc.contents) && doc.contents.value !== null) {
           throw new VariantMutationError(
             "not-a-krm-object",
             `${f.path}: failed to extract objects: document ${index + 1} is a scalar, not a KRM object`,
@@ -40774,16 +41063,19 @@ var PackageDocuments = class {
       });
     }
   }
-  /** The package's KRM objects: `(file, index, document)` for every mapping document. */
-  objects() {
+  /**
+   * The package's KRM objects: `(file, index, document)` for every mapping document (of the files
+   * `only`, when given).
+   */
+  objects(only) {
     this.checkOtherYamlFiles();
     const out = [];
     for (const file of this.paths()) {
-      if (!isKrmFile(file)) continue;
+      if (!isKrmFile(file) || only && !only.has(file)) continue;
       this.documents(file).forEach((doc, index) => {
         if (doc.contents === null) return;
-        if (!(0, import_yaml25.isMap)(doc.contents)) {
-          const what = (0, import_yaml25.isSeq)(doc.contents) ? "a list" : (0, import_yaml25.isScalar)(doc.contents) ? "a scalar" : "not a mapping";
+        if (!(0, import_yaml17.isMap)(doc.contents)) {
+          const what = (0, import_yaml17.isSeq)(doc.contents) ? "a list" : (0, import_yaml17.isScalar)(doc.contents) ? "a scalar" : "not a mapping";
           throw new VariantMutationError(
             "not-a-krm-object",
             `${file}: failed to extract objects: document ${index + 1} is ${what}, not a KRM object`,
@@ -40792,6 +41084,22 @@ var PackageDocuments = class {
         }
         out.push({ file, index, doc, map: doc.contents });
       });
+    }
+    return out;
+  }
+  /**
+   * The files that may hold an object with the annotation `key`, found without parsing the
+   * files again: in a package view, the files whose resources (parsed once by the package model)
+   * carry it, the Kptfile and the files already parsed here (a mutation may have edited them).
+   * Undefined (every file) for Porch's files.
+   */
+  filesAnnotated(key) {
+    if (this.everyFile) return void 0;
+    this.files();
+    const out = /* @__PURE__ */ new Set(["Kptfile", ...this.parsed.keys()]);
+    for (const r of this.pkg.resources()) {
+      const annotations = r.object["metadata"]?.annotations;
+      if (annotations?.[key] !== void 0 && annotations[key] !== null) out.add(r.file);
     }
     return out;
   }
@@ -40836,13 +41144,13 @@ ${text2}`;
 }
 function annotationsOf(doc, create) {
   const existing = doc.getIn(["metadata", "annotations"]);
-  if ((0, import_yaml25.isMap)(existing)) return existing;
+  if ((0, import_yaml17.isMap)(existing)) return existing;
   if (!create) return void 0;
   doc.setIn(["metadata", "annotations"], doc.createNode({}));
   return doc.getIn(["metadata", "annotations"]);
 }
 function stringAt(node) {
-  if ((0, import_yaml25.isScalar)(node)) return node.value === null || node.value === void 0 ? void 0 : String(node.value);
+  if ((0, import_yaml17.isScalar)(node)) return node.value === null || node.value === void 0 ? void 0 : String(node.value);
   return typeof node === "string" ? node : void 0;
 }
 
@@ -40856,7 +41164,7 @@ function splitApiVersion(apiVersion) {
 }
 function findInjectionPoints(pkg) {
   const points = [];
-  for (const { file, doc } of pkg.objects()) {
+  for (const { file, doc } of pkg.objects(pkg.filesAnnotated(CONFIG_INJECTION_ANNOTATION))) {
     const value2 = stringAt(annotationsOf(doc, false)?.get(CONFIG_INJECTION_ANNOTATION, true));
     if (value2 === void 0) continue;
     const kind = stringAt(doc.get("kind", true)) ?? "";
@@ -40963,26 +41271,26 @@ function setInjectionPointConditionsAndGates(kptfile, points) {
   if (points.length === 0) return;
   const existingGates = kptfile.getIn(["info", "readinessGates"]);
   const gates = /* @__PURE__ */ new Set();
-  if ((0, import_yaml26.isSeq)(existingGates)) {
-    for (const g of existingGates.items) if ((0, import_yaml26.isMap)(g)) gates.add(stringAt(g.get("conditionType", true)) ?? "");
+  if ((0, import_yaml18.isSeq)(existingGates)) {
+    for (const g of existingGates.items) if ((0, import_yaml18.isMap)(g)) gates.add(stringAt(g.get("conditionType", true)) ?? "");
   }
   for (const p of points) if (p.required) gates.add(p.conditionType);
   if (gates.size > 0) {
     const sorted = [...gates].sort(byteOrder2);
-    const unchanged = (0, import_yaml26.isSeq)(existingGates) && existingGates.items.length === sorted.length && existingGates.items.every((g, i) => (0, import_yaml26.isMap)(g) && stringAt(g.get("conditionType", true)) === sorted[i]);
+    const unchanged = (0, import_yaml18.isSeq)(existingGates) && existingGates.items.length === sorted.length && existingGates.items.every((g, i) => (0, import_yaml18.isMap)(g) && stringAt(g.get("conditionType", true)) === sorted[i]);
     if (!unchanged) kptfile.setIn(["info", "readinessGates"], kptfile.createNode(sorted.map((conditionType) => ({ conditionType }))));
   }
   const existing = kptfile.getIn(["status", "conditions"]);
   const byType = /* @__PURE__ */ new Map();
-  if ((0, import_yaml26.isSeq)(existing)) {
-    for (const c of existing.items) if ((0, import_yaml26.isMap)(c)) byType.set(stringAt(c.get("type", true)) ?? "", c);
+  if ((0, import_yaml18.isSeq)(existing)) {
+    for (const c of existing.items) if ((0, import_yaml18.isMap)(c)) byType.set(stringAt(c.get("type", true)) ?? "", c);
   }
   for (const p of points) {
     const c = injectionCondition(p);
     byType.set(c.type, kptfile.createNode({ type: c.type, status: c.status, message: c.message, reason: c.reason }));
   }
   const items = [...byType.keys()].sort(byteOrder2).map((k) => byType.get(k));
-  if ((0, import_yaml26.isSeq)(existing)) existing.items = items;
+  if ((0, import_yaml18.isSeq)(existing)) existing.items = items;
   else kptfile.setIn(["status", "conditions"], kptfile.createNode(items));
 }
 function ensureConfigInjection(pkg, pv, objects) {
@@ -41000,7 +41308,7 @@ function ensureConfigInjection(pkg, pv, objects) {
 }
 
 // ../variant-engine/src/mutations/package-context.ts
-var import_yaml27 = __toESM(require_dist(), 1);
+var import_yaml19 = __toESM(require_dist(), 1);
 function ensurePackageContext(pkg, pv, packageName = "") {
   const ctx = pv.spec?.packageContext;
   const data = ctx?.data ?? {};
@@ -41015,7 +41323,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
     );
   }
   const docs = pkg.documents(PACKAGE_CONTEXT_FILE);
-  const configMaps = docs.filter((d) => (0, import_yaml27.isMap)(d.contents) && d.get("kind") === "ConfigMap");
+  const configMaps = docs.filter((d) => (0, import_yaml19.isMap)(d.contents) && d.get("kind") === "ConfigMap");
   if (configMaps.length === 0) {
     throw new VariantMutationError(
       "invalid-package-context",
@@ -41032,7 +41340,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
     );
   }
   const dataNode = cm.get("data", true);
-  if (!(0, import_yaml27.isMap)(dataNode)) {
+  if (!(0, import_yaml19.isMap)(dataNode)) {
     throw new VariantMutationError(
       "invalid-package-context",
       `${PACKAGE_CONTEXT_FILE}: ConfigMap "${PACKAGE_CONTEXT_NAME}" has no data field`,
@@ -41040,12 +41348,12 @@ function ensurePackageContext(pkg, pv, packageName = "") {
       ".data"
     );
   }
-  const keyOf = (p) => (0, import_yaml27.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+  const keyOf = (p) => (0, import_yaml19.isScalar)(p.key) ? String(p.key.value) : String(p.key);
   const added = [];
   for (const key of Object.keys(data)) {
-    const pair = dataNode.items.find((p) => (0, import_yaml27.isPair)(p) && keyOf(p) === key);
+    const pair = dataNode.items.find((p) => (0, import_yaml19.isPair)(p) && keyOf(p) === key);
     if (pair) {
-      if ((0, import_yaml27.isScalar)(pair.value)) pair.value.value = data[key];
+      if ((0, import_yaml19.isScalar)(pair.value)) pair.value.value = data[key];
       else pair.value = cm.createNode(data[key]);
     } else {
       added.push(key);
@@ -41059,7 +41367,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
 }
 
 // ../variant-engine/src/mutations/pipeline.ts
-var import_yaml28 = __toESM(require_dist(), 1);
+var import_yaml20 = __toESM(require_dist(), 1);
 var PREFIX = "PackageVariant";
 function generatePVFuncName(funcName, pvName, pos) {
   return `${PREFIX}.${pvName}.${funcName}.${pos}`;
@@ -41080,36 +41388,36 @@ function orderedFunction(fn3, name2) {
 }
 function ensureKRMFunctionsInKptfile(kptfile, pv) {
   const pvName = pv.metadata?.name ?? "";
-  if (!(0, import_yaml28.isMap)(kptfile.contents)) throw new VariantMutationError("not-a-krm-object", "Kptfile: not a KRM object", "Kptfile");
+  if (!(0, import_yaml20.isMap)(kptfile.contents)) throw new VariantMutationError("not-a-krm-object", "Kptfile: not a KRM object", "Kptfile");
   let pipeline = kptfile.get("pipeline", true);
-  if (pipeline !== void 0 && pipeline !== null && !(0, import_yaml28.isMap)(pipeline)) {
+  if (pipeline !== void 0 && pipeline !== null && !(0, import_yaml20.isMap)(pipeline)) {
     throw new VariantMutationError("wrong-type", "Kptfile: pipeline: expected a map", "Kptfile", ".pipeline");
   }
   for (const list2 of ["validators", "mutators"]) {
-    const existing = (0, import_yaml28.isMap)(pipeline) ? pipeline.get(list2, true) : void 0;
-    if (existing !== void 0 && existing !== null && !(0, import_yaml28.isSeq)(existing)) {
+    const existing = (0, import_yaml20.isMap)(pipeline) ? pipeline.get(list2, true) : void 0;
+    if (existing !== void 0 && existing !== null && !(0, import_yaml20.isSeq)(existing)) {
       throw new VariantMutationError("wrong-type", `Kptfile: pipeline.${list2}: expected a list`, "Kptfile", `.pipeline.${list2}`);
     }
-    const kept = ((0, import_yaml28.isSeq)(existing) ? existing.items : []).filter(
-      (item) => !((0, import_yaml28.isMap)(item) && isPackageVariantFunc({ name: stringAt(item.get("name", true)) }, pvName))
+    const kept = ((0, import_yaml20.isSeq)(existing) ? existing.items : []).filter(
+      (item) => !((0, import_yaml20.isMap)(item) && isPackageVariantFunc({ name: stringAt(item.get("name", true)) }, pvName))
     );
     const generated = (pv.spec?.pipeline?.[list2] ?? []).map(
       (fn3, i) => kptfile.createNode(orderedFunction(fn3, generatePVFuncName(fn3.name ?? "", pvName, i)))
     );
     const items = [...generated, ...kept];
     if (items.length === 0) {
-      if ((0, import_yaml28.isMap)(pipeline)) pipeline.delete(list2);
+      if ((0, import_yaml20.isMap)(pipeline)) pipeline.delete(list2);
       continue;
     }
-    if (!(0, import_yaml28.isMap)(pipeline)) {
-      pipeline = new import_yaml28.YAMLMap();
+    if (!(0, import_yaml20.isMap)(pipeline)) {
+      pipeline = new import_yaml20.YAMLMap();
       kptfile.set("pipeline", pipeline);
     }
-    const seq = (0, import_yaml28.isSeq)(existing) ? existing : new import_yaml28.YAMLSeq();
+    const seq = (0, import_yaml20.isSeq)(existing) ? existing : new import_yaml20.YAMLSeq();
     seq.items = items;
-    if (!(0, import_yaml28.isSeq)(existing)) pipeline.set(list2, seq);
+    if (!(0, import_yaml20.isSeq)(existing)) pipeline.set(list2, seq);
   }
-  if ((0, import_yaml28.isMap)(pipeline) && pipeline.items.length === 0) kptfile.delete("pipeline");
+  if ((0, import_yaml20.isMap)(pipeline) && pipeline.items.length === 0) kptfile.delete("pipeline");
 }
 function ensureKRMFunctions(pkg, pv) {
   if (!pkg.has("Kptfile")) throw new VariantMutationError("missing-file", "Kptfile not found in the package", "Kptfile");
@@ -41165,12 +41473,6 @@ function applyPackageVariant(pkg, pv, options = {}) {
 
 // ../variant-engine/src/lifecycle/ownership.ts
 var OWNER_ANNOTATION = "config.porch.kpt.dev/package-variant";
-
-// ../cli/src/commands/variant-objects.ts
-var import_yaml29 = __toESM(require_dist(), 1);
-
-// ../cli/src/commands/variantset-expand.ts
-var import_yaml31 = __toESM(require_dist(), 1);
 
 // ../cli/src/run/errors.ts
 var RunError = class extends KdeltaError2 {
@@ -41247,7 +41549,6 @@ import { tmpdir as tmpdir4 } from "node:os";
 import { join as join18, resolve as resolve9 } from "node:path";
 
 // ../cli/src/forge/local.ts
-var import_yaml32 = __toESM(require_dist(), 1);
 import { readdir as readdir5, readFile as readFile4 } from "node:fs/promises";
 import { join as join12, relative as relative5 } from "node:path";
 var SAFE = /^[A-Za-z0-9._-]+$/;
@@ -41275,7 +41576,7 @@ function renderRecord(h, body) {
   if (h.renderFailed) header2.renderFailed = true;
   if (h.status) header2.status = { state: h.status.state, description: h.status.description };
   return `---
-${(0, import_yaml32.stringify)(header2, { lineWidth: 0 })}---
+${stringifyYaml(header2, { lineWidth: 0 })}---
 
 ${body.endsWith("\n") ? body : `${body}
 `}`;
@@ -41283,7 +41584,7 @@ ${body.endsWith("\n") ? body : `${body}
 function parseRecord(text2, file) {
   const m = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text2);
   if (!m) throw new RunError("invalid-proposal-record", `${file}: not a kdelta proposal record (expected a "---" YAML header)`);
-  const doc = (0, import_yaml32.parseDocument)(m[1]);
+  const doc = parseYamlDocument(m[1]);
   if (doc.errors.length > 0) throw new RunError("invalid-proposal-record", `${file}: header: ${doc.errors[0].message.split("\n")[0]}`);
   const h = doc.toJS();
   const str4 = (k) => {
@@ -41757,7 +42058,7 @@ function expand(template3, context) {
     return template3.replace(/\/$/, "");
   }
 }
-function parse4(options) {
+function parse2(options) {
   let method = options.method.toUpperCase();
   let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
   let headers = Object.assign({}, options.headers);
@@ -41821,7 +42122,7 @@ function parse4(options) {
   );
 }
 function endpointWithDefaults(defaults, route, options) {
-  return parse4(merge(defaults, route, options));
+  return parse2(merge(defaults, route, options));
 }
 function withDefaults(oldDefaults, newDefaults) {
   const DEFAULTS2 = merge(oldDefaults, newDefaults);
@@ -41830,7 +42131,7 @@ function withDefaults(oldDefaults, newDefaults) {
     DEFAULTS: DEFAULTS2,
     defaults: withDefaults.bind(null, DEFAULTS2),
     merge: merge.bind(null, DEFAULTS2),
-    parse: parse4
+    parse: parse2
   });
 }
 var endpoint = withDefaults(null, DEFAULTS);
@@ -43699,7 +44000,6 @@ function createGitHubForge(options = {}) {
 }
 
 // ../cli/src/run/control.ts
-var import_yaml33 = __toESM(require_dist(), 1);
 import { readFile as readFile5 } from "node:fs/promises";
 import { join as join13 } from "node:path";
 var RUN_SETTINGS_API_VERSION = "kdelta.dev/v1alpha1";
@@ -43758,7 +44058,7 @@ async function loadControl(options) {
   for (const rel of await controlFiles(options.dir)) {
     const file = join13(display, rel);
     const text2 = await readFile5(join13(options.dir, rel), "utf8");
-    const docs = (0, import_yaml33.parseAllDocuments)(text2);
+    const docs = parseYamlStream(text2);
     for (const [i, doc] of docs.entries()) {
       const base = { file, document: i + 1 };
       const err = doc.errors[0];
@@ -43766,7 +44066,14 @@ async function loadControl(options) {
         issues.push({ source: base, message: `invalid YAML at line ${lineOf2(text2, err.pos[0])}: ${err.message.split("\n")[0]}` });
         continue;
       }
-      const value2 = doc.toJS();
+      let value2;
+      try {
+        value2 = yamlDocumentValue(doc, file, i + 1);
+      } catch (error2) {
+        if (!(error2 instanceof MergeInputError)) throw error2;
+        issues.push({ source: base, message: error2.reason });
+        continue;
+      }
       if (value2 === null || value2 === void 0) continue;
       if (typeof value2 !== "object" || Array.isArray(value2)) {
         issues.push({ source: base, message: "expected a KRM object (a map with apiVersion, kind and metadata)" });
@@ -44024,7 +44331,6 @@ function checkGitHubSettings(raw, source, issues) {
 }
 
 // ../cli/src/run/job.ts
-var import_yaml45 = __toESM(require_dist(), 1);
 import { lstat as lstat3, readFile as readFile7, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
 import { join as join17 } from "node:path";
 
@@ -44032,19 +44338,19 @@ import { join as join17 } from "node:path";
 import { posix as posix4 } from "node:path";
 
 // ../fn-render/src/builtins/apply-replacements.ts
-var import_yaml36 = __toESM(require_dist(), 1);
+var import_yaml23 = __toESM(require_dist(), 1);
 
 // ../fn-render/src/items.ts
-var import_yaml34 = __toESM(require_dist(), 1);
+var import_yaml21 = __toESM(require_dist(), 1);
 var isPlain = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function parseResource(text2, parsed) {
-  const doc = parsed ?? (0, import_yaml34.parseDocument)(text2);
+  const doc = parsed ?? parseYamlDocument(text2);
   const visit3 = (node) => {
-    if ((0, import_yaml34.isSeq)(node)) for (const el of node.items) visit3(el);
-    if (!(0, import_yaml34.isMap)(node)) return;
+    if ((0, import_yaml21.isSeq)(node)) for (const el of node.items) visit3(el);
+    if (!(0, import_yaml21.isMap)(node)) return;
     for (const pair of node.items) {
       const value2 = pair.value;
-      if ((0, import_yaml34.isScalar)(pair.key) && (0, import_yaml34.isCollection)(value2) && value2.commentBefore && pair.key.range) {
+      if ((0, import_yaml21.isScalar)(pair.key) && (0, import_yaml21.isCollection)(value2) && value2.commentBefore && pair.key.range) {
         const end = text2.indexOf("\n", pair.key.range[1]);
         const line = text2.slice(pair.key.range[1], end < 0 ? text2.length : end);
         const [first, ...rest] = value2.commentBefore.split("\n");
@@ -44109,10 +44415,10 @@ function identity3(doc) {
 function stringMap(doc, field) {
   const node = doc.getIn(["metadata", field], true);
   const out = {};
-  if (!(0, import_yaml34.isMap)(node)) return out;
+  if (!(0, import_yaml21.isMap)(node)) return out;
   for (const pair of node.items) {
-    const k = (0, import_yaml34.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
-    const v = (0, import_yaml34.isScalar)(pair.value) ? pair.value.value : pair.value;
+    const k = (0, import_yaml21.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+    const v = (0, import_yaml21.isScalar)(pair.value) ? pair.value.value : pair.value;
     out[k] = v === null || v === void 0 ? "" : String(v);
   }
   return out;
@@ -44134,7 +44440,7 @@ function printItem(doc, indent) {
 }
 
 // ../fn-render/src/builtins/fields.ts
-var import_yaml35 = __toESM(require_dist(), 1);
+var import_yaml22 = __toESM(require_dist(), 1);
 var BuiltinConfigError = class extends Error {
 };
 function specApplies(doc, spec) {
@@ -44148,19 +44454,19 @@ function mapsAt(doc, path, create) {
   const segments = path.split("/").filter((s) => s !== "");
   const out = [];
   const walk = (node, i) => {
-    if ((0, import_yaml35.isSeq)(node)) {
+    if ((0, import_yaml22.isSeq)(node)) {
       for (const el of node.items) walk(el, i);
       return;
     }
-    if (!(0, import_yaml35.isMap)(node)) return;
+    if (!(0, import_yaml22.isMap)(node)) return;
     if (i === segments.length) {
       out.push(node);
       return;
     }
     const seg = segments[i].replace(/\[\]$/, "");
     let child = node.get(seg, true);
-    if ((child === void 0 || (0, import_yaml35.isScalar)(child) && child.value === null) && create && !segments[i]?.endsWith("[]")) {
-      child = new import_yaml35.YAMLMap();
+    if ((child === void 0 || (0, import_yaml22.isScalar)(child) && child.value === null) && create && !segments[i]?.endsWith("[]")) {
+      child = new import_yaml22.YAMLMap();
       node.set(seg, child);
     }
     walk(child, i + 1);
@@ -44251,33 +44557,33 @@ function nodesAt(doc, fieldPath3, create) {
     const seg = segs[i];
     const bracket = /^\[(.*)\]$/.exec(seg);
     if (bracket) {
-      if (!(0, import_yaml36.isSeq)(node)) return;
+      if (!(0, import_yaml23.isSeq)(node)) return;
       const inner = bracket[1];
       const eq = inner.indexOf("=");
       if (eq >= 0) {
         const [k, v] = [inner.slice(0, eq), inner.slice(eq + 1)];
         node.items.forEach((el, idx) => {
-          if ((0, import_yaml36.isMap)(el) && String(el.get(k)) === v) walk(el, i + 1, node, idx);
+          if ((0, import_yaml23.isMap)(el) && String(el.get(k)) === v) walk(el, i + 1, node, idx);
         });
       } else if (/^\d+$/.test(inner)) walk(node.items[Number(inner)], i + 1, node, Number(inner));
       return;
     }
-    if (seg === "*" && (0, import_yaml36.isSeq)(node)) {
+    if (seg === "*" && (0, import_yaml23.isSeq)(node)) {
       node.items.forEach((el, idx) => walk(el, i + 1, node, idx));
       return;
     }
-    if ((0, import_yaml36.isSeq)(node) && /^\d+$/.test(seg)) {
+    if ((0, import_yaml23.isSeq)(node) && /^\d+$/.test(seg)) {
       walk(node.items[Number(seg)], i + 1, node, Number(seg));
       return;
     }
-    if (!(0, import_yaml36.isMap)(node)) return;
+    if (!(0, import_yaml23.isMap)(node)) return;
     let child = node.get(seg, true);
     if (child === void 0 && create) {
       if (i === segs.length - 1) {
         out.push({ parent: node, key: seg });
         return;
       }
-      child = /^\[/.test(segs[i + 1] ?? "") ? new import_yaml36.YAMLSeq() : new import_yaml36.YAMLMap();
+      child = /^\[/.test(segs[i + 1] ?? "") ? new import_yaml23.YAMLSeq() : new import_yaml23.YAMLMap();
       node.set(seg, child);
     }
     if (child === void 0) return;
@@ -44309,12 +44615,12 @@ var applyReplacements = ({ items, config }) => {
     let value2 = getValue(parent, key);
     const so = r.source.options;
     if (so?.delimiter) {
-      if (!(0, import_yaml36.isScalar)(value2)) throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
+      if (!(0, import_yaml23.isScalar)(value2)) throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
       const parts = String(value2.value).split(so.delimiter);
       const idx = so.index ?? 0;
       if (idx < 0 || idx >= parts.length)
         throw new BuiltinConfigError(`replacements[${n}]: options.index ${idx} is out of bounds for value ${String(value2.value)}`);
-      value2 = new import_yaml36.Document(parts[idx]).contents;
+      value2 = new import_yaml23.Document(parts[idx], yamlDocumentOptions).contents;
     }
     for (const target of r.targets ?? []) {
       if (!target.select) throw new BuiltinConfigError(`replacements[${n}]: target must specify resources to select`);
@@ -44328,9 +44634,9 @@ var applyReplacements = ({ items, config }) => {
             const current = getValue(place.parent, place.key);
             let next = value2.clone ? value2.clone() : value2;
             if (to.delimiter) {
-              if (!(0, import_yaml36.isScalar)(value2))
+              if (!(0, import_yaml23.isScalar)(value2))
                 throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
-              const parts = (0, import_yaml36.isScalar)(current) && current.value !== null ? String(current.value).split(to.delimiter) : [];
+              const parts = (0, import_yaml23.isScalar)(current) && current.value !== null ? String(current.value).split(to.delimiter) : [];
               const idx = to.index ?? 0;
               const v = String(value2.value);
               if (idx < 0) parts.unshift(v);
@@ -44338,8 +44644,8 @@ var applyReplacements = ({ items, config }) => {
               else parts[idx] = v;
               next = parts.join(to.delimiter);
             }
-            if ((0, import_yaml36.isScalar)(current) && (0, import_yaml36.isScalar)(next)) current.value = next.value;
-            else if ((0, import_yaml36.isScalar)(current) && typeof next === "string") current.value = next;
+            if ((0, import_yaml23.isScalar)(current) && (0, import_yaml23.isScalar)(next)) current.value = next.value;
+            else if ((0, import_yaml23.isScalar)(current) && typeof next === "string") current.value = next;
             else place.parent.set(place.key, next);
           }
         }
@@ -44350,7 +44656,7 @@ var applyReplacements = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/apply-setters.ts
-var import_yaml37 = __toESM(require_dist(), 1);
+var import_yaml24 = __toESM(require_dist(), 1);
 var MARKER3 = /^\s*kpt-set:\s*(.+?)\s*$/;
 var SETTER = /\$\{([^}]+)\}/g;
 function setterPattern(comment) {
@@ -44377,21 +44683,21 @@ var applySetters = ({ items, config }) => {
   const results = [];
   for (const item of items) {
     const visit3 = (node, path, keyComment) => {
-      if ((0, import_yaml37.isScalar)(node)) {
+      if ((0, import_yaml24.isScalar)(node)) {
         const pattern = setterPattern(node.comment) ?? setterPattern(keyComment);
         if (pattern === void 0) return;
         const next = expand2(pattern, values);
         if (next === void 0 || String(node.value ?? "") === next) return;
         setScalarText(node, next);
         results.push(resultFor(item, `set field value to ${JSON.stringify(next)}`, "info", path));
-      } else if ((0, import_yaml37.isSeq)(node)) {
+      } else if ((0, import_yaml24.isSeq)(node)) {
         const pattern = setterPattern(node.commentBefore) ?? setterPattern(keyComment);
         const whole = pattern === void 0 ? void 0 : /^\$\{([^}]+)\}$/.exec(pattern);
         if (whole) {
           const v = values[whole[1]];
           if (v !== void 0) {
-            const parsed = (0, import_yaml37.parseDocument)(v).contents;
-            if (!(0, import_yaml37.isSeq)(parsed))
+            const parsed = parseYamlDocument(v).contents;
+            if (!(0, import_yaml24.isSeq)(parsed))
               throw new BuiltinConfigError(
                 `setter ${JSON.stringify(whole[1])} marks the list ${path} of ${item.path}: its value must be a YAML list`
               );
@@ -44403,10 +44709,10 @@ var applySetters = ({ items, config }) => {
           }
         }
         node.items.forEach((el, i) => visit3(el, `${path}[${i}]`));
-      } else if ((0, import_yaml37.isMap)(node)) {
+      } else if ((0, import_yaml24.isMap)(node)) {
         for (const pair of node.items) {
-          const key = (0, import_yaml37.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
-          visit3(pair.value, path === "" ? key : `${path}.${key}`, (0, import_yaml37.isScalar)(pair.key) ? pair.key.comment : void 0);
+          const key = (0, import_yaml24.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+          visit3(pair.value, path === "" ? key : `${path}.${key}`, (0, import_yaml24.isScalar)(pair.key) ? pair.key.comment : void 0);
         }
       }
     };
@@ -44416,7 +44722,7 @@ var applySetters = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/search-replace.ts
-var import_yaml38 = __toESM(require_dist(), 1);
+var import_yaml25 = __toESM(require_dist(), 1);
 var MATCHERS = ["by-path", "by-value", "by-value-regex", "by-file-path"];
 var PUTS = ["put-value", "put-comment"];
 function tokens(path) {
@@ -44512,11 +44818,11 @@ var searchReplace = ({ items, config }) => {
       } else results.push(resultFor(item, "Matched field", "info", path));
     };
     const walk = (node, path) => {
-      if ((0, import_yaml38.isMap)(node)) {
-        for (const pair of node.items) walk(pair.value, [...path, (0, import_yaml38.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key)]);
-      } else if ((0, import_yaml38.isSeq)(node)) {
+      if ((0, import_yaml25.isMap)(node)) {
+        for (const pair of node.items) walk(pair.value, [...path, (0, import_yaml25.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key)]);
+      } else if ((0, import_yaml25.isSeq)(node)) {
         node.items.forEach((el, i) => walk(el, [...path, `[${i}]`]));
-      } else if ((0, import_yaml38.isScalar)(node)) {
+      } else if ((0, import_yaml25.isScalar)(node)) {
         if (byPath && !pathMatches(byPath, path)) return;
         const text2 = node.value === null ? "" : String(node.value);
         if (byValue !== void 0 && text2 !== byValue) return;
@@ -44530,7 +44836,7 @@ var searchReplace = ({ items, config }) => {
     if (plainPath && byPath && putValue !== void 0 && byValue === void 0 && !byRegex && !item.doc.hasIn(byPath)) {
       item.doc.setIn(byPath, putValue);
       const n = item.doc.getIn(byPath, true);
-      if ((0, import_yaml38.isScalar)(n)) setScalarText(n, putValue);
+      if ((0, import_yaml25.isScalar)(n)) setScalarText(n, putValue);
       results.push(resultFor(item, `Mutated field value to ${JSON.stringify(putValue)}`, "info", byPath.join(".")));
     }
   }
@@ -44570,7 +44876,7 @@ var setAnnotations = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/set-image.ts
-var import_yaml39 = __toESM(require_dist(), 1);
+var import_yaml26 = __toESM(require_dist(), 1);
 var CONTAINER_LISTS = /* @__PURE__ */ new Set(["containers", "initContainers", "ephemeralContainers"]);
 function splitImage(image) {
   const at = image.indexOf("@");
@@ -44603,7 +44909,7 @@ var setImage = ({ items, config }) => {
   const results = [];
   for (const item of items) {
     const update = (node, path) => {
-      if (!(0, import_yaml39.isScalar)(node) || typeof node.value !== "string") return;
+      if (!(0, import_yaml26.isScalar)(node) || typeof node.value !== "string") return;
       const old = splitImage(node.value);
       if (old.name !== name2) return;
       const base = newName || old.name;
@@ -44613,17 +44919,17 @@ var setImage = ({ items, config }) => {
       node.value = next;
     };
     const walk = (node, path) => {
-      if ((0, import_yaml39.isMap)(node)) {
+      if ((0, import_yaml26.isMap)(node)) {
         for (const pair of node.items) {
-          const key = (0, import_yaml39.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+          const key = (0, import_yaml26.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
           const p = path === "" ? key : `${path}.${key}`;
-          if (CONTAINER_LISTS.has(key) && (0, import_yaml39.isSeq)(pair.value)) {
+          if (CONTAINER_LISTS.has(key) && (0, import_yaml26.isSeq)(pair.value)) {
             pair.value.items.forEach((c, i) => {
-              if ((0, import_yaml39.isMap)(c)) update(c.get("image", true), `${p}[${i}].image`);
+              if ((0, import_yaml26.isMap)(c)) update(c.get("image", true), `${p}[${i}].image`);
             });
           } else walk(pair.value, p);
         }
-      } else if ((0, import_yaml39.isSeq)(node)) node.items.forEach((el, i) => walk(el, `${path}[${i}]`));
+      } else if ((0, import_yaml26.isSeq)(node)) node.items.forEach((el, i) => walk(el, `${path}[${i}]`));
     };
     walk(item.doc.contents, "");
     for (const f of extra) {
@@ -44700,7 +45006,7 @@ var setLabels = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/set-namespace.ts
-var import_yaml40 = __toESM(require_dist(), 1);
+var import_yaml27 = __toESM(require_dist(), 1);
 var DEPENDS_ON = "config.kubernetes.io/depends-on";
 var DEPENDS_ON_NAMESPACED = /^([^/]*)\/namespaces\/([^/]+)\/([^/]+)\/([^/]+)$/;
 function namespaceRefs(doc) {
@@ -44708,7 +45014,7 @@ function namespaceRefs(doc) {
   const id = identity3(doc);
   const scalarAt = (path) => {
     const n = doc.getIn(path, true);
-    return (0, import_yaml40.isScalar)(n) && typeof n.value === "string" ? n : void 0;
+    return (0, import_yaml27.isScalar)(n) && typeof n.value === "string" ? n : void 0;
   };
   const out = [];
   const add = (s, isNamespaceObject = false) => s && out.push({ scalar: s, isNamespaceObject });
@@ -44720,11 +45026,11 @@ function namespaceRefs(doc) {
     if (id.kind !== "ClusterRoleBinding") add(scalarAt(["metadata", "namespace"]));
     if (id.kind === "RoleBinding" || id.kind === "ClusterRoleBinding") {
       const subjects = doc.get("subjects", true);
-      if ((0, import_yaml40.isSeq)(subjects)) {
+      if ((0, import_yaml27.isSeq)(subjects)) {
         for (const s of subjects.items) {
-          if (!(0, import_yaml40.isMap)(s) || s.get("name") !== "default") continue;
+          if (!(0, import_yaml27.isMap)(s) || s.get("name") !== "default") continue;
           const ns = s.get("namespace", true);
-          if ((0, import_yaml40.isScalar)(ns) && typeof ns.value === "string") add(ns);
+          if ((0, import_yaml27.isScalar)(ns) && typeof ns.value === "string") add(ns);
         }
       }
     }
@@ -44823,7 +45129,7 @@ function builtinName(image) {
 }
 
 // ../fn-render/src/resource-list.ts
-var import_yaml41 = __toESM(require_dist(), 1);
+var import_yaml28 = __toESM(require_dist(), 1);
 var PATH_ANNOTATION = "config.kubernetes.io/path";
 var INDEX_ANNOTATION = "config.kubernetes.io/index";
 var INTERNAL_PATH_ANNOTATION = "internal.config.kubernetes.io/path";
@@ -44848,15 +45154,15 @@ function treePackage(root, rel) {
   return root === "" ? r : `${root}/${r}`;
 }
 function encodeResourceList(items, functionConfig2, root) {
-  const list2 = new import_yaml41.Document({ apiVersion: "config.kubernetes.io/v1", kind: "ResourceList" });
-  const seq = new import_yaml41.YAMLSeq();
+  const list2 = new import_yaml28.Document({ apiVersion: "config.kubernetes.io/v1", kind: "ResourceList" }, yamlDocumentOptions);
+  const seq = new import_yaml28.YAMLSeq();
   items.forEach((item, id) => {
     const node = item.doc.clone().contents;
-    if (!(0, import_yaml41.isMap)(node)) return;
-    const doc = new import_yaml41.Document();
+    if (!(0, import_yaml28.isMap)(node)) return;
+    const doc = new import_yaml28.Document(null, yamlDocumentOptions);
     doc.contents = node;
-    if (!(0, import_yaml41.isMap)(doc.getIn(["metadata"], true))) doc.setIn(["metadata"], new import_yaml41.YAMLMap());
-    if (!(0, import_yaml41.isMap)(doc.getIn(["metadata", "annotations"], true))) doc.setIn(["metadata", "annotations"], new import_yaml41.YAMLMap());
+    if (!(0, import_yaml28.isMap)(doc.getIn(["metadata"], true))) doc.setIn(["metadata"], new import_yaml28.YAMLMap());
+    if (!(0, import_yaml28.isMap)(doc.getIn(["metadata", "annotations"], true))) doc.setIn(["metadata", "annotations"], new import_yaml28.YAMLMap());
     const set = (k, v) => doc.setIn(["metadata", "annotations", k], v);
     set(PATH_ANNOTATION, item.path);
     set(INDEX_ANNOTATION, String(item.index));
@@ -44873,7 +45179,7 @@ function encodeResourceList(items, functionConfig2, root) {
 var ResourceListError = class extends Error {
 };
 function decodeResourceList(text2, inputs, root, pkg) {
-  const doc = (0, import_yaml41.parseDocument)(text2);
+  const doc = parseYamlDocument(text2);
   if (doc.errors.length > 0) throw new ResourceListError(`its output is not YAML: ${doc.errors[0]?.message.split("\n")[0] ?? ""}`);
   if (doc.get("kind") !== "ResourceList")
     throw new ResourceListError(`its output is not a ResourceList (kind: ${JSON.stringify(doc.get("kind") ?? null)})`);
@@ -44885,12 +45191,12 @@ function decodeResourceList(text2, inputs, root, pkg) {
     return js.results.filter((x) => typeof x === "object" && x !== null && typeof x.message === "string");
   })();
   const seq = doc.get("items", true);
-  if (seq !== void 0 && seq !== null && !(0, import_yaml41.isSeq)(seq) && !((0, import_yaml41.isScalar)(seq) && seq.value === null))
+  if (seq !== void 0 && seq !== null && !(0, import_yaml28.isSeq)(seq) && !((0, import_yaml28.isScalar)(seq) && seq.value === null))
     throw new ResourceListError("its output has `items` that is not a list");
   const items = [];
-  for (const node of (0, import_yaml41.isSeq)(seq) ? seq.items : []) {
-    if (!(0, import_yaml41.isMap)(node)) throw new ResourceListError("its output has an item that is not a map");
-    const out = new import_yaml41.Document();
+  for (const node of (0, import_yaml28.isSeq)(seq) ? seq.items : []) {
+    if (!(0, import_yaml28.isMap)(node)) throw new ResourceListError("its output has an item that is not a map");
+    const out = new import_yaml28.Document(null, yamlDocumentOptions);
     out.contents = node;
     const annotations = readAnnotations(out);
     const id = annotations[ID_ANNOTATION];
@@ -44929,40 +45235,40 @@ function copyComments2(from, to) {
   if (!to.comment && from.comment) to.comment = from.comment;
 }
 function restoreNodeComments(from, to) {
-  if (!(0, import_yaml41.isNode)(from) || !(0, import_yaml41.isNode)(to)) return;
+  if (!(0, import_yaml28.isNode)(from) || !(0, import_yaml28.isNode)(to)) return;
   copyComments2(from, to);
-  if ((0, import_yaml41.isMap)(from) && (0, import_yaml41.isMap)(to)) {
+  if ((0, import_yaml28.isMap)(from) && (0, import_yaml28.isMap)(to)) {
     const sources = /* @__PURE__ */ new Map();
-    for (const pair of from.items) if ((0, import_yaml41.isScalar)(pair.key)) sources.set(String(pair.key.value), pair);
+    for (const pair of from.items) if ((0, import_yaml28.isScalar)(pair.key)) sources.set(String(pair.key.value), pair);
     for (const pair of to.items) {
-      const source = (0, import_yaml41.isScalar)(pair.key) ? sources.get(String(pair.key.value)) : void 0;
+      const source = (0, import_yaml28.isScalar)(pair.key) ? sources.get(String(pair.key.value)) : void 0;
       if (!source) continue;
-      if ((0, import_yaml41.isScalar)(source.key) && (0, import_yaml41.isScalar)(pair.key)) copyComments2(source.key, pair.key);
+      if ((0, import_yaml28.isScalar)(source.key) && (0, import_yaml28.isScalar)(pair.key)) copyComments2(source.key, pair.key);
       restoreNodeComments(source.value, pair.value);
     }
-  } else if ((0, import_yaml41.isSeq)(from) && (0, import_yaml41.isSeq)(to)) {
+  } else if ((0, import_yaml28.isSeq)(from) && (0, import_yaml28.isSeq)(to)) {
     to.items.forEach((item, i) => restoreNodeComments(from.items[i], item));
   }
 }
 function readAnnotations(doc) {
   const node = doc.getIn(["metadata", "annotations"], true);
   const out = {};
-  if (!(0, import_yaml41.isMap)(node)) return out;
+  if (!(0, import_yaml28.isMap)(node)) return out;
   for (const p of node.items) {
-    const k = (0, import_yaml41.isScalar)(p.key) ? String(p.key.value) : String(p.key);
-    if ((0, import_yaml41.isScalar)(p.value)) out[k] = String(p.value.value);
+    const k = (0, import_yaml28.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+    if ((0, import_yaml28.isScalar)(p.value)) out[k] = String(p.value.value);
   }
   return out;
 }
 function stripAnnotations(doc, input) {
   const node = doc.getIn(["metadata", "annotations"], true);
-  if ((0, import_yaml41.isMap)(node)) {
+  if ((0, import_yaml28.isMap)(node)) {
     for (const k of WIRE_ANNOTATIONS) node.delete(k);
     node.items = node.items.filter((p) => {
-      const k = (0, import_yaml41.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+      const k = (0, import_yaml28.isScalar)(p.key) ? String(p.key.value) : String(p.key);
       return !k.startsWith("internal.config.kubernetes.io/") && !k.startsWith("internal.kpt.dev/");
     });
-    const hadAnnotations = input !== void 0 && (0, import_yaml41.isMap)(input.doc.getIn(["metadata", "annotations"], true));
+    const hadAnnotations = input !== void 0 && (0, import_yaml28.isMap)(input.doc.getIn(["metadata", "annotations"], true));
     if (node.items.length === 0 && !hadAnnotations) doc.deleteIn(["metadata", "annotations"]);
   }
 }
@@ -44975,7 +45281,6 @@ function defaultPath(doc) {
 }
 
 // ../fn-render/src/results.ts
-var import_yaml42 = __toESM(require_dist(), 1);
 function functionName(r) {
   return r.image ?? r.exec ?? "(unnamed function)";
 }
@@ -45113,6 +45418,10 @@ async function renderPackage(tree, options = {}) {
   try {
     if (!tree.package(root).hasKptfile()) throw new RenderError(`${tree.describe(root) || "."}: not a kpt package (no Kptfile)`, root);
     if (options.allowExec !== true) refuseExec(tree, root);
+    if (!hasFunctions(tree, root)) {
+      for (const dir of renderedPackages(tree, root)) readResources(tree.package(dir));
+      return { ok: true, tree: tree.clone(), results: [], written: [], deleted: [] };
+    }
     const items = await hydrate(ctx, root);
     const { next, written, deleted } = layout(tree, root, items);
     return { ok: true, tree: next, results: ctx.results, written, deleted };
@@ -45156,6 +45465,20 @@ function refuseExec(tree, root) {
         field
       );
     }
+  }
+}
+function hasFunctions(tree, root) {
+  return renderedPackages(tree, root).some((dir) => {
+    const pipeline = parseKptfile(tree.package(dir).kptfileText() ?? "", tree.describe(`${dir}/Kptfile`)).kptfile.pipeline;
+    return (pipeline?.mutators?.length ?? 0) + (pipeline?.validators?.length ?? 0) > 0;
+  });
+}
+function readResources(view) {
+  try {
+    view.resources();
+  } catch (error2) {
+    if (error2 instanceof KptfileError) throw new RenderError(error2.message, view.dir);
+    throw error2;
   }
 }
 function childPackages(tree, dir) {
@@ -45409,7 +45732,6 @@ import { chmod as chmod2, lstat as lstat2, mkdir as mkdir5, readdir as readdir6,
 import { dirname as dirname7, join as join15, relative as relative6, sep as sep4 } from "node:path";
 
 // ../cli/src/run/materialize.ts
-var import_yaml43 = __toESM(require_dist(), 1);
 import { tmpdir as tmpdir3 } from "node:os";
 import { join as join14 } from "node:path";
 var decoder = new TextDecoder("utf-8", { fatal: true });
@@ -45424,7 +45746,7 @@ function kptDirectory(directory) {
   return `/${directory.replace(/^\/+|\/+$/g, "")}`;
 }
 function pointUpstreamAt(text2, input, file) {
-  const doc = (0, import_yaml43.parseDocument)(text2);
+  const doc = parseYamlDocument(text2);
   if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `${file}: invalid YAML: ${doc.errors[0].message.split("\n")[0]}`);
   const directory = kptDirectory(input.upstream.directory);
   const repo = doc.getIn(["upstream", "git", "repo"]);
@@ -45436,13 +45758,13 @@ function pointUpstreamAt(text2, input, file) {
   return doc.toString();
 }
 function hasLock(kptfile) {
-  const v = (0, import_yaml43.parseDocument)(kptfile).toJS();
+  const v = parseYamlDocument(kptfile).toJS();
   return typeof v?.upstreamLock?.git?.commit === "string";
 }
 function withProvenanceOf(local, fetched, file) {
-  const doc = (0, import_yaml43.parseDocument)(local);
+  const doc = parseYamlDocument(local);
   if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `${file}: invalid YAML: ${doc.errors[0].message.split("\n")[0]}`);
-  const from = (0, import_yaml43.parseDocument)(fetched).toJS();
+  const from = parseYamlDocument(fetched).toJS();
   doc.setIn(["upstream"], doc.createNode(from.upstream));
   doc.setIn(["upstreamLock"], doc.createNode(from.upstreamLock));
   return doc.toString();
@@ -45887,7 +46209,6 @@ function fingerprintOf(plan, upstreamCommit, version2) {
 import { resolve as resolve8 } from "node:path";
 
 // ../cli/src/run/update-mode.ts
-var import_yaml44 = __toESM(require_dist(), 1);
 import { basename as basename6, isAbsolute as isAbsolute6, join as join16, posix as posix5, resolve as resolve7 } from "node:path";
 async function findControlRepository(cwd) {
   let root;
@@ -45922,7 +46243,7 @@ async function findUpdatePlans(mirror, control, warnings) {
     if (remote.some((r) => r === "" || directory.startsWith(`${r}/`))) continue;
     let k;
     try {
-      k = (0, import_yaml44.parseDocument)(await git2(mirror.dir, ["show", `${control.branch}:${path}`])).toJS();
+      k = parseYamlDocument(await git2(mirror.dir, ["show", `${control.branch}:${path}`])).toJS();
     } catch (error2) {
       warnings.push(`${path}: not read for update mode: ${message(error2).split("\n")[0]}`);
       continue;
@@ -46123,16 +46444,16 @@ async function git2(dir, args) {
 }
 function kptfileAnnotations(text2) {
   if (text2 === void 0) return {};
-  const v = (0, import_yaml45.parseDocument)(text2).toJS();
+  const v = parseYamlDocument(text2).toJS();
   return v?.metadata?.annotations ?? {};
 }
 function lockCommit(text2) {
   if (text2 === void 0) return void 0;
-  const v = (0, import_yaml45.parseDocument)(text2).toJS();
+  const v = parseYamlDocument(text2).toJS();
   return v?.upstreamLock?.git?.commit;
 }
 function setKptfileAnnotations(text2, annotations) {
-  const doc = (0, import_yaml45.parseDocument)(text2);
+  const doc = parseYamlDocument(text2);
   if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
   for (const [k, v] of Object.entries(annotations)) {
     if (v === void 0) {
@@ -47258,7 +47579,6 @@ function settingsFromInputs(input, ctx) {
 }
 
 // src/report.ts
-var import_yaml46 = __toESM(require_dist(), 1);
 function countedAs(action) {
   switch (action) {
     case "proposed":
@@ -47398,20 +47718,22 @@ function fieldPath2(field) {
 }
 function issueLine(text2, issue2) {
   if (issue2.source.document < 1) return void 0;
-  const lineCounter = new import_yaml46.LineCounter();
-  const docs = (0, import_yaml46.parseAllDocuments)(text2, { lineCounter });
-  const list2 = Array.isArray(docs) ? docs : [];
-  const doc = list2[issue2.source.document - 1];
+  const doc = parseYamlStream(text2)[issue2.source.document - 1];
   if (!doc) return void 0;
   if (issue2.field) {
     const path = fieldPath2(issue2.field);
     for (let n = path.length; n > 0; n--) {
       const node = doc.getIn(path.slice(0, n), true);
-      if (node && typeof node === "object" && node.range) return lineCounter.linePos(node.range[0]).line;
+      if (node && typeof node === "object" && node.range) return lineAt(text2, node.range[0]);
     }
   }
   const start = doc.contents?.range?.[0] ?? doc.range[0];
-  return lineCounter.linePos(start).line;
+  return lineAt(text2, start);
+}
+function lineAt(text2, offset) {
+  let line = 1;
+  for (let i = text2.indexOf("\n"); i !== -1 && i < offset; i = text2.indexOf("\n", i + 1)) line++;
+  return line;
 }
 function controlAnnotations(issues, readText2) {
   return issues.map((issue2) => {

@@ -71,16 +71,13 @@ export function rebuildYamlFile(original: string, bodies: ReadonlyMap<number, st
     }
     const body = replacement === undefined ? c.body : replacement;
     const first = leadingRemoved && !contentSoFar;
-    const marker = first ? '' : c.marker !== '' || (!contentSoFar && out.trim() === '') ? c.marker : '---
-';
-    if (out !== '' && !out.endsWith('
-')) out = withFinalLineBreak(out);
+    const marker = first ? '' : c.marker !== '' || (!contentSoFar && out.trim() === '') ? c.marker : '---\n';
+    if (out !== '' && !out.endsWith('\n')) out = withFinalLineBreak(out);
     out += marker + body;
     contentSoFar ||= chunkHasContent(body);
   }
   for (const a of added) {
-    out = withFinalLineBreak(out) + (contentSoFar ? '---
-' : '') + withFinalLineBreak(a);
+    out = withFinalLineBreak(out) + (contentSoFar ? '---\n' : '') + withFinalLineBreak(a);
     contentSoFar ||= chunkHasContent(a);
   }
   return out;
