@@ -72,7 +72,7 @@ describe('seed 001 rules: scalars', () => {
       expected: 3,
     },
     {
-      name: 'null in origin, upstream and local: upstream\'s null kept as written',
+      name: "null in origin, upstream and local: upstream's null kept as written",
       origin: 'null',
       upstream: 'null',
       local: 'null',
