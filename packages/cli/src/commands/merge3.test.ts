@@ -87,6 +87,15 @@ describe('kdelta merge3', () => {
     expect(r.stdout).toBe(`${deploy('web:2', 4, ' # prod')}---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n`);
   });
 
+  test('with no local edit, a map upstream deleted goes with the nulls origin had in it', async () => {
+    const widget = (spec: string) => `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 1\n${spec}`;
+    const origin = widget('  extra:\n    a: null\n    b:\n      c: 1\n');
+    const dir = tree(mkdtempSync(join(tmpdir(), 'kdelta-nulls-')), { 'o.yaml': origin, 'u.yaml': widget(''), 'l.yaml': origin });
+    const r = await kdelta(['merge3', '--original', 'o.yaml', '--updated', 'u.yaml', '--local', 'l.yaml'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(widget(''));
+  });
+
   test('--output writes the local layout and --report says what happened', async () => {
     const dir = workspace();
     const r = await kdelta(['merge3', '--original', 'o', '--updated', 'u', '--local', 'l', '--output', 'out', '--report', 'r.json'], dir);

@@ -38,7 +38,12 @@ function filesOf(dir: string): Files {
  * Upstream at v1 then v2, fetched at v1 by both tools (with `edit` applied to each copy) and then
  * updated to v2; `stop: 'get'` stops after the get.
  */
-async function replay(name: string, v1: Files, v2: Files, options: { edit?: (dir: string) => void; stop?: 'get' } = {}): Promise<Outcome> {
+async function replay(
+  name: string,
+  v1: Files,
+  v2: Files,
+  options: { edit?: (dir: string) => void; stop?: 'get'; kptFails?: RegExp } = {},
+): Promise<Outcome> {
   const up = join(root, name, 'upstream');
   mkdirSync(up, { recursive: true });
   git(up, 'init', '--quiet', '--initial-branch=main');
@@ -65,7 +70,12 @@ async function replay(name: string, v1: Files, v2: Files, options: { edit?: (dir
   git(ws, 'add', '-A');
   git(ws, 'commit', '--quiet', '-m', 'get');
   await kdelta('pkg', 'update', 'viaKdelta@v2', '--strategy=resource-merge');
-  if (kptAvailable) execFileSync('kpt', ['pkg', 'update', 'viaKpt@v2', '--strategy=resource-merge'], { cwd: ws, env, stdio: 'ignore' });
+  if (kptAvailable) {
+    const r = spawnSync('kpt', ['pkg', 'update', 'viaKpt@v2', '--strategy=resource-merge'], { cwd: ws, env, encoding: 'utf8' });
+    // A failing kpt leaves its copy as it was after the get.
+    if (options.kptFails) expect(`${r.stdout}${r.stderr}`).toMatch(options.kptFails);
+    expect(r.status !== 0, r.stderr).toBe(options.kptFails !== undefined);
+  }
   return outcome();
 }
 
@@ -142,5 +152,42 @@ describe('README "Differences from kpt"', () => {
     );
     expect(configMaps(r.kdelta)).toEqual([{ file: 'cm.yaml', data: { k: 'v2' } }]);
     if (r.kpt) expect(configMaps(r.kpt)).toEqual([{ file: 'cm.yaml', data: { k: 'v1' } }]);
+  });
+
+  it("upstream's null fields are kept as written (merge(o, u, o) = u); kpt removes every null", async () => {
+    const cm = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  creationTimestamp: null\ndata:\n  k: ${v}\n`;
+    const r = await replay('nulls', { Kptfile: KPTFILE, 'cm.yaml': cm('v1') }, { Kptfile: KPTFILE, 'cm.yaml': cm('v2') });
+    const [merged] = objects(r.kdelta, 'cm.yaml');
+    expect(merged.data).toEqual({ k: 'v2' });
+    expect(merged.metadata).toHaveProperty('creationTimestamp', null);
+    if (r.kpt) {
+      const [object] = objects(r.kpt, 'cm.yaml');
+      expect(object.data).toEqual({ k: 'v2' });
+      expect(object.metadata).not.toHaveProperty('creationTimestamp');
+    }
+  });
+
+  it('a map upstream deleted goes; kpt leaves its emptied maps behind', async () => {
+    const widget = (spec: string) => `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n${spec}`;
+    const r = await replay(
+      'emptied-maps',
+      { Kptfile: KPTFILE, 'w.yaml': widget('  size: 1\n  extra:\n    a: null\n    b:\n      c: 1\n') },
+      { Kptfile: KPTFILE, 'w.yaml': widget('  size: 1\n') },
+    );
+    expect(objects(r.kdelta, 'w.yaml')[0].spec).toEqual({ size: 1 });
+    if (r.kpt) expect(objects(r.kpt, 'w.yaml')[0].spec).toEqual({ size: 1, extra: { b: {} } });
+  });
+
+  it("a field upstream changed from a map to a scalar takes upstream's value; kpt fails", async () => {
+    const pvs = (pkg: string) =>
+      `apiVersion: config.porch.kpt.dev/v1alpha2\nkind: PackageVariantSet\nmetadata:\n  name: amf\nspec:\n  upstream:\n    package:${pkg}\n`;
+    const r = await replay(
+      'kind-change',
+      { Kptfile: KPTFILE, 'pvs.yaml': pvs('\n      repo: catalog\n      name: amf') },
+      { Kptfile: KPTFILE, 'pvs.yaml': pvs(' amf') },
+      { kptFails: /wrong node kind: expected MappingNode but got ScalarNode/ },
+    );
+    expect(objects(r.kdelta, 'pvs.yaml')[0].spec.upstream).toEqual({ package: 'amf' });
+    if (r.kpt) expect(objects(r.kpt, 'pvs.yaml')[0].spec.upstream.package).toEqual({ repo: 'catalog', name: 'amf' });
   });
 });

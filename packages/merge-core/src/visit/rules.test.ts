@@ -57,6 +57,28 @@ describe('seed 001 rules: scalars', () => {
       decision: { take: 'clear', rule: 'explicit-null' },
       expected: undefined,
     },
+    {
+      name: 'null in origin, left null locally, deleted upstream: deleted (merge(o, u, o) = u)',
+      origin: 'null',
+      local: 'null',
+      decision: { take: 'upstream', rule: 'upstream-removed' },
+      expected: undefined,
+    },
+    {
+      name: 'null in origin, set locally, deleted upstream: local kept',
+      origin: 'null',
+      local: '3',
+      decision: { take: 'local', rule: 'local-only' },
+      expected: 3,
+    },
+    {
+      name: "null in origin, upstream and local: upstream's null kept as written",
+      origin: 'null',
+      upstream: 'null',
+      local: 'null',
+      decision: { take: 'local', rule: 'local-only' },
+      expected: null,
+    },
     { name: 'only in local: kept', local: '3', decision: { take: 'local', rule: 'local-only' }, expected: 3 },
     { name: 'added upstream', upstream: '2', decision: { take: 'upstream', rule: 'upstream-added' }, expected: 2 },
     {

@@ -9,7 +9,7 @@
 import { isMap, isSeq } from 'yaml';
 import type { Element, FieldElement, LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
 import type { YamlNode } from '../yaml/nodes.js';
-import { isMissingOrNull } from '../yaml/nodes.js';
+import { isMissingOrNull, isNull } from '../yaml/nodes.js';
 import { clearedBy, localChanged, sameComments, sameCommentsInside, sameOrBothEmpty } from './compare.js';
 import type { CollectionDecision, Emptied, LeafDecision, MergeVisitor, Report } from './visitor.js';
 
@@ -42,6 +42,12 @@ export function kptRules(): MergeVisitor {
       // "If the field has been changed in both upstream and local, update local with the value from upstream.")
       if (upstreamEmpty !== originEmpty) {
         return { take: 'upstream', rule: upstreamEmpty ? 'upstream-removed' : 'upstream-added', report: upstreamWon(e.sources, upstream) };
+      }
+      // Deleted upstream where origin held a null and local left that null as it was: local did
+      // not change the field, so upstream's deletion stands ("A resource present in origin and
+      // deleted from upstream will be deleted from local.", for a field), and merge(o, u, o) = u.
+      if (upstream === undefined && isNull(origin) && isNull(e.sources.local)) {
+        return { take: 'upstream', rule: 'upstream-removed' };
       }
       // "If the field is present only in local, leave the local value unchanged."
       if (upstreamEmpty) return { take: 'local', rule: 'local-only' };
