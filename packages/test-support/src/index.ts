@@ -15,6 +15,7 @@ export {
   type UpdateEntryPoints,
 } from './pkg-update/suite.js';
 export { type Any, Vars } from './pkg-update/runner.js';
+export { tempDir } from './temp.js';
 export {
   createFleet,
   type Fleet,
