@@ -1,7 +1,9 @@
 // kpt's pkg get / pkg update conformance scenarios (fixtures/pkg-update, converted from kptdev/kpt,
-// Apache-2.0) as a vitest suite, run against real local git repositories made here. The CLI's test
-// runs the command lines through `kdelta pkg`, package-update's test through its API; scenarios
-// not followed are listed here, each with its reason, for both.
+// Apache-2.0) as vitest suites, run against real local git repositories made here. Each scenario
+// runs at one layer: the command-line scenarios (kinds `git` and `argParse`) through `kdelta pkg`
+// in the CLI's test, which calls package-update; the updater scenarios (kind `threeWay`), which have
+// no command line, through package-update's three-way entry points in that package's test.
+// Scenarios not followed are listed here, each with its reason.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,6 +19,7 @@ import {
   mergeCommentTransform,
   renderSpec,
   replaceData,
+  type ScenarioFile,
   sourceTree,
   Vars,
 } from './runner.js';
@@ -42,13 +45,11 @@ export interface UpdateEntryPoints {
   replaceNonKrmFiles(input: { local: PackageView; updated: PackageView; origin: PackageView }): void;
 }
 
-export interface ConformanceOptions {
+export interface CommandConformanceOptions {
   /** Runs the `git` scenarios' command lines. */
   readonly run: PkgCommand;
-  readonly library: UpdateEntryPoints;
-  /** Runs an `argParse` scenario; without it these are skipped with `argParseSkipReason`. */
-  readonly argParse?: (scenario: Any) => Promise<void>;
-  readonly argParseSkipReason?: string;
+  /** Runs an `argParse` scenario. */
+  readonly argParse: (scenario: Any) => Promise<void>;
 }
 
 /** Scenarios not followed, each with its reason. */
@@ -265,26 +266,33 @@ async function runThreeWay(sc: Any, library: UpdateEntryPoints): Promise<void> {
   }
 }
 
-/** One `describe` per scenario file, one `it` per scenario. */
-export function describePkgUpdateConformance(options: ConformanceOptions): void {
-  for (const sf of loadScenarioFiles()) {
+/** A scenario's reason not to be followed, else undefined. */
+function notFollowedReason(sc: Any): string | undefined {
+  return (sc.requires ?? []).includes('copy-merge') ? copyMergeReason : notFollowed[sc.test];
+}
+
+/** One `describe` per scenario file of the given kinds, one `it` per scenario. */
+function describeScenarios(kinds: readonly ScenarioFile['kind'][], run: (kind: ScenarioFile['kind'], sc: Any) => Promise<void>): void {
+  for (const sf of loadScenarioFiles().filter((f) => kinds.includes(f.kind))) {
     describe(sf.file, () => {
       for (const sc of sf.scenarios) {
-        const reason = (sc.requires ?? []).includes('copy-merge')
-          ? copyMergeReason
-          : sf.kind === 'argParse' && !options.argParse
-            ? (options.argParseSkipReason ?? 'no argument parser given')
-            : notFollowed[sc.test];
+        const reason = notFollowedReason(sc);
         if (reason) {
           it.skip(`${sc.name} — not followed: ${reason}`, () => undefined);
           continue;
         }
-        it(sc.name, async () => {
-          if (sf.kind === 'git') await runGitScenario(sc, options.run);
-          else if (sf.kind === 'threeWay') await runThreeWay(sc, options.library);
-          else await options.argParse!(sc);
-        });
+        it(sc.name, () => run(sf.kind, sc));
       }
     });
   }
+}
+
+/** The command-line scenarios (`pkg get …`, `pkg update …` and their argument parsing). */
+export function describePkgCommandConformance(options: CommandConformanceOptions): void {
+  describeScenarios(['git', 'argParse'], (kind, sc) => (kind === 'git' ? runGitScenario(sc, options.run) : options.argParse(sc)));
+}
+
+/** The updater scenarios: one strategy (or the non-KRM file replacement) on three trees in memory. */
+export function describeThreeWayConformance(library: UpdateEntryPoints): void {
+  describeScenarios(['threeWay'], (_kind, sc) => runThreeWay(sc, library));
 }
