@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync,
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { commitTree, PackageTree, type PackageView } from '@kdelta/kptfile-model';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
   type Any,
@@ -112,6 +112,42 @@ export function initUpstreams(root: string, sc: Any, vars: Vars): void {
   }
 }
 
+/**
+ * Upstream repositories as a scenario's leading `commit` steps leave them, by those steps (and the
+ * repositories declared), kept for the next scenario that starts the same way: a third of the
+ * scenarios build a history another one already built. A copy of the directory is the same
+ * repositories, commit ids included, without a git process. Steps holding a placeholder (paths of
+ * this scenario's own directories) are built each time.
+ */
+const builtUpstreams = new Map<string, { readonly dir: string; readonly commits: ReadonlyMap<string, readonly string[]> }>();
+let builtUpstreamsRoot: string | undefined;
+
+/** The upstream repositories after the scenario's leading commit steps; returns how many steps that took. */
+async function buildUpstreams(root: string, sc: Any, vars: Vars, tmp: string): Promise<number> {
+  const steps: Any[] = sc.steps ?? [];
+  let leading = 0;
+  while (leading < steps.length && steps[leading].commit) leading++;
+  const key = JSON.stringify([sc.upstream ?? [], steps.slice(0, leading)]);
+  const reusable = !key.includes('{{');
+  const repos = join(root, 'repos');
+  const built = reusable ? builtUpstreams.get(key) : undefined;
+  if (built) {
+    cpSync(built.dir, repos, { recursive: true, verbatimSymlinks: true });
+    for (const u of sc.upstream ?? []) vars.repos.set(u.repo, join(repos, u.repo));
+    for (const [repo, commits] of built.commits) vars.commits.set(repo, [...commits]);
+    return leading;
+  }
+  initUpstreams(root, sc, vars);
+  for (const step of steps.slice(0, leading)) await commitStep(step.commit, vars, tmp);
+  if (reusable && existsSync(repos)) {
+    builtUpstreamsRoot ??= scratch();
+    const dir = join(builtUpstreamsRoot, String(builtUpstreams.size));
+    cpSync(repos, dir, { recursive: true, verbatimSymlinks: true });
+    builtUpstreams.set(key, { dir, commits: new Map([...vars.commits].map(([repo, commits]) => [repo, [...commits]])) });
+  }
+  return leading;
+}
+
 async function runGitScenario(sc: Any, cli: PkgCommand): Promise<void> {
   const root = scratch();
   try {
@@ -119,11 +155,11 @@ async function runGitScenario(sc: Any, cli: PkgCommand): Promise<void> {
     vars.workspace = join(root, 'workspace');
     mkdirSync(vars.workspace);
     git(vars.workspace, 'init', '--quiet');
-    initUpstreams(root, sc, vars);
     const env = { ...process.env, KDELTA_CACHE_DIR: join(root, 'cache') };
     const tmp = join(root, 'tmp');
     mkdirSync(tmp);
-    for (const step of sc.steps ?? []) await runStep(step, vars, env, tmp, cli);
+    const built = await buildUpstreams(root, sc, vars, tmp);
+    for (const step of (sc.steps ?? []).slice(built)) await runStep(step, vars, env, tmp, cli);
     checkExpected(sc.expected, vars.workspace, vars, tmp);
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -289,6 +325,11 @@ function describeScenarios(kinds: readonly ScenarioFile['kind'][], run: (kind: S
 
 /** The command-line scenarios (`pkg get …`, `pkg update …` and their argument parsing). */
 export function describePkgCommandConformance(options: CommandConformanceOptions): void {
+  afterAll(() => {
+    if (builtUpstreamsRoot) rmSync(builtUpstreamsRoot, { recursive: true, force: true });
+    builtUpstreamsRoot = undefined;
+    builtUpstreams.clear();
+  });
   describeScenarios(['git', 'argParse'], (kind, sc) => (kind === 'git' ? runGitScenario(sc, options.run) : options.argParse(sc)));
 }
 
