@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 
@@ -77,8 +77,8 @@ export interface Fleet {
   cleanup(): void;
 }
 
-export function createFleet(downstreams: readonly string[]): Fleet {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-fleet-')));
+/** The upstream and the downstream repositories, as every fleet starts, in `root`. */
+function buildRepositories(root: string, downstreams: readonly string[]): void {
   const upstream = join(root, 'upstream');
   mkdirSync(upstream);
   git(upstream, 'init', '--quiet', '--initial-branch=main');
@@ -96,6 +96,37 @@ export function createFleet(downstreams: readonly string[]): Fleet {
     git(root, 'clone', '--quiet', '--bare', seed, join(root, `${d}.git`));
     rmSync(seed, { recursive: true, force: true });
   }
+}
+
+/**
+ * The repositories of a new fleet, built once per list of downstreams in this process and copied
+ * for every fleet after the first: a copy is the same repositories (commit ids included) without
+ * the dozen git processes that build them. The built ones are removed when the process exits.
+ */
+const builtRepositories = new Map<string, string>();
+let builtRoot: string | undefined;
+
+function copyRepositories(root: string, downstreams: readonly string[]): void {
+  const key = JSON.stringify(downstreams);
+  let built = builtRepositories.get(key);
+  if (!built) {
+    if (!builtRoot) {
+      const dir = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-fleet-built-')));
+      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+      builtRoot = dir;
+    }
+    built = join(builtRoot, String(builtRepositories.size));
+    mkdirSync(built);
+    buildRepositories(built, downstreams);
+    builtRepositories.set(key, built);
+  }
+  cpSync(built, root, { recursive: true, verbatimSymlinks: true });
+}
+
+export function createFleet(downstreams: readonly string[]): Fleet {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-fleet-')));
+  const upstream = join(root, 'upstream');
+  copyRepositories(root, downstreams);
   const control = join(root, 'control');
   mkdirSync(join(control, '.kdelta'), { recursive: true });
   let n = 0;
