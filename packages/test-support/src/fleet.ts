@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { afterAll } from 'vitest';
 
 /**
  * A fleet on disk for the tests of `kdelta run` and the Action: an upstream repository with the
@@ -99,22 +100,24 @@ function buildRepositories(root: string, downstreams: readonly string[]): void {
 }
 
 /**
- * The repositories of a new fleet, built once per list of downstreams in this process and copied
+ * The repositories of a new fleet, built once per list of downstreams in a test file and copied
  * for every fleet after the first: a copy is the same repositories (commit ids included) without
- * the dozen git processes that build them. The built ones are removed when the process exits.
+ * the dozen git processes that build them. The built ones are removed when the file's tests are
+ * done (this module is evaluated for each test file that imports it).
  */
 const builtRepositories = new Map<string, string>();
 let builtRoot: string | undefined;
+afterAll(() => {
+  if (builtRoot) rmSync(builtRoot, { recursive: true, force: true });
+  builtRoot = undefined;
+  builtRepositories.clear();
+});
 
 function copyRepositories(root: string, downstreams: readonly string[]): void {
   const key = JSON.stringify(downstreams);
   let built = builtRepositories.get(key);
   if (!built) {
-    if (!builtRoot) {
-      const dir = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-fleet-built-')));
-      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-      builtRoot = dir;
-    }
+    builtRoot ??= realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-fleet-built-')));
     built = join(builtRoot, String(builtRepositories.size));
     mkdirSync(built);
     buildRepositories(built, downstreams);
