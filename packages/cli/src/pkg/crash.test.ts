@@ -1,6 +1,8 @@
-// `pkg update` of a 1,000-resource package killed at random moments and at each stage of its swap,
+// `pkg update` of a 300-resource package killed at random moments and at each stage of its swap,
 // through the built CLI (`packages/cli/bin/kdelta.js`; run `pnpm build` first) on real git
-// repositories. After every kill the package must be wholly the old tree or wholly the new one
+// repositories. The swap is two renames of the package directory whatever its size: 300 resources
+// make an update long enough for random kills to land in each phase (the update benchmark measures
+// 1,000), at a third of the cost of every command here. After every kill the package must be wholly the old tree or wholly the new one
 // (a hash of every file), nothing may be left where users commit, and the next command must work at
 // once (a cache lock left by the killed process would otherwise hold it for 5 minutes: the test
 // would time out) and say when it finished or rolled back an interrupted swap.
@@ -73,7 +75,7 @@ beforeAll(async () => {
   if (!existsSync(join(dirname(bin), '..', 'dist', 'main.js')))
     throw new Error('build the CLI first (pnpm build): this test runs packages/cli/bin/kdelta.js');
   mkdirSync(scratchTmp);
-  const synthetic = syntheticPackage(1000, { upstreamChangeEvery: 10 }) as Record<
+  const synthetic = syntheticPackage(300, { upstreamChangeEvery: 10 }) as Record<
     'origin' | 'upstream' | 'local',
     { path: string; text: string }[]
   >;
