@@ -307,10 +307,18 @@ function notFollowedReason(sc: Any): string | undefined {
   return (sc.requires ?? []).includes('copy-merge') ? copyMergeReason : notFollowed[sc.test];
 }
 
-/** One `describe` per scenario file of the given kinds, one `it` per scenario. */
-function describeScenarios(kinds: readonly ScenarioFile['kind'][], run: (kind: ScenarioFile['kind'], sc: Any) => Promise<void>): void {
+/**
+ * One `describe` per scenario file of the given kinds, one `it` per scenario. `concurrent`: the
+ * scenarios of a file run at the same time (each has its own directories, git cache and
+ * environment), so that one works while another waits on its git processes.
+ */
+function describeScenarios(
+  kinds: readonly ScenarioFile['kind'][],
+  run: (kind: ScenarioFile['kind'], sc: Any) => Promise<void>,
+  concurrent = false,
+): void {
   for (const sf of loadScenarioFiles().filter((f) => kinds.includes(f.kind))) {
-    describe(sf.file, () => {
+    (concurrent ? describe.concurrent : describe)(sf.file, () => {
       for (const sc of sf.scenarios) {
         const reason = notFollowedReason(sc);
         if (reason) {
@@ -330,7 +338,7 @@ export function describePkgCommandConformance(options: CommandConformanceOptions
     builtUpstreamsRoot = undefined;
     builtUpstreams.clear();
   });
-  describeScenarios(['git', 'argParse'], (kind, sc) => (kind === 'git' ? runGitScenario(sc, options.run) : options.argParse(sc)));
+  describeScenarios(['git', 'argParse'], (kind, sc) => (kind === 'git' ? runGitScenario(sc, options.run) : options.argParse(sc)), true);
 }
 
 /** The updater scenarios: one strategy (or the non-KRM file replacement) on three trees in memory. */
