@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from '@kdelta/test-support';
 import { describe, expect, it } from 'vitest';
 import { KdeltaError, MergeInputError, parseStream, schemaRegistryFromText } from '@kdelta/merge-core';
 import { assertSafeArgument, GitError } from '@kdelta/git-source';
@@ -62,7 +62,7 @@ describe("git-source's mirror of KdeltaError", () => {
 });
 
 describe("every package's errors are KdeltaErrors with a code", () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kdelta-errors-'));
+  const dir = tempDir('kdelta-errors-');
   writeFileSync(join(dir, 'objects.yaml'), 'a: [1\n');
   const cases: [string, () => unknown, new (...args: never[]) => Error, string][] = [
     ['merge-core MergeInputError', () => thrownBy(() => parseStream('a: [1\n', 'x.yaml')), MergeInputError, 'invalid-yaml'],
@@ -134,7 +134,7 @@ describe('the CLI maps errors in one place', () => {
   });
 
   it('main prints a bad input file by name and exits 1', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'kdelta-errors-main-'));
+    const cwd = tempDir('kdelta-errors-main-');
     writeFileSync(join(cwd, 'pv.yaml'), 'apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata: [1\n');
     let stderr = '';
     const io: Io = { stdout: () => undefined, stderr: (t) => void (stderr += t), cwd, env: {} };

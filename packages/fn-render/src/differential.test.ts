@@ -12,8 +12,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 
 const CLI = fileURLToPath(new URL('../../cli/bin/kdelta.js', import.meta.url));
+const hasCli = existsSync(fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url)));
 const hasKpt = spawnSync('kpt', ['version'], { stdio: 'ignore' }).status === 0;
-const hasDockerEngine = spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 15_000 }).status === 0;
+// asked only when kpt is there: without it the engine is not needed, and `docker info` can hang
+const hasDockerEngine = hasKpt && spawnSync('docker', ['info'], { stdio: 'ignore', timeout: 15_000 }).status === 0;
+
+/** Why a test cannot run here (what is missing), else undefined: the test is reported skipped with it. */
+function missing(needs: { kpt?: boolean; docker?: boolean }): string | undefined {
+  const absent = [
+    ...(hasCli ? [] : ['the built CLI (run pnpm build)']),
+    ...(needs.kpt && !hasKpt ? ['kpt'] : []),
+    ...(needs.docker && !hasDockerEngine ? ['a docker engine that answers `docker info`'] : []),
+  ];
+  return absent.length > 0 ? `skipped: needs ${absent.join(' and ')}` : undefined;
+}
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -54,7 +66,8 @@ function kdelta(args: string[], cwd: string): { status: number; stdout: string; 
 const kptfile = (name: string, pipeline: string) => `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n${pipeline}`;
 
 describe('kdelta fn render', () => {
-  it.runIf(existsSync(CLI))('prints each function and its results, writes results.yaml, and fails naming the function', async () => {
+  it('prints each function and its results, writes results.yaml, and fails naming the function', async ({ skip }) => {
+    skip(missing({}) !== undefined, missing({}));
     const root = tempDir();
     writeTree(root, {
       'pkg/Kptfile': kptfile(
@@ -80,7 +93,8 @@ describe('kdelta fn render', () => {
     expect(bad.stderr).toContain('Nothing written');
   });
 
-  it.runIf(existsSync(CLI))('refuses an exec function without --allow-exec before anything runs, as kpt does', async () => {
+  it('refuses an exec function without --allow-exec before anything runs, as kpt does', async ({ skip }) => {
+    skip(missing({}) !== undefined, missing({}));
     const root = tempDir();
     const fn = join(root, 'fn.sh');
     const files = {
@@ -114,7 +128,8 @@ describe('kdelta fn render', () => {
 });
 
 describe('differential: kpt fn render and kdelta fn render give the same resources', () => {
-  it.runIf(hasKpt && existsSync(CLI))('with exec functions, subpackages, selectors and moved resources (kpt is installed)', async () => {
+  it('with exec functions, subpackages, selectors and moved resources', async ({ skip }) => {
+    skip(missing({ kpt: true }) !== undefined, missing({ kpt: true }));
     const fns = tempDir();
     const fn = join(fns, 'fn.mjs');
     writeFileSync(
@@ -167,30 +182,23 @@ process.stdout.write(yaml.stringify(rl));
     ]);
   });
 
-  it.runIf(hasKpt && hasDockerEngine && existsSync(CLI))(
-    'with the catalog images, kdelta using its built-ins (kpt and a docker engine are present)',
-    async () => {
-      const files = {
-        Kptfile: kptfile(
-          'root',
-          'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-namespace:v0.4.1\n      configMap:\n        namespace: prod\n    - image: gcr.io/kpt-fn/set-labels:v0.2.0\n      configMap:\n        app: web\n',
-        ),
-        'r.yaml':
-          'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: dev\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: nginx\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: dev\nspec:\n  selector:\n    tier: front\n',
-      };
-      const viaKpt = tempDir();
-      const viaKdelta = tempDir();
-      writeTree(viaKpt, files);
-      writeTree(viaKdelta, files);
-      execFileSync('kpt', ['fn', 'render', viaKpt], { stdio: 'pipe' });
-      const r = kdelta(['fn', 'render', viaKdelta, '--runtime', 'builtin'], viaKdelta);
-      expect(r.status).toBe(0);
-      expect(resources(viaKdelta)).toEqual(resources(viaKpt));
-    },
-  );
-
-  it.skipIf(hasKpt && hasDockerEngine)(
-    'with the catalog images: skipped, because kpt or a docker engine that answers `docker info` is absent here',
-    () => {},
-  );
+  it('with the catalog images, kdelta using its built-ins', async ({ skip }) => {
+    skip(missing({ kpt: true, docker: true }) !== undefined, missing({ kpt: true, docker: true }));
+    const files = {
+      Kptfile: kptfile(
+        'root',
+        'pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-namespace:v0.4.1\n      configMap:\n        namespace: prod\n    - image: gcr.io/kpt-fn/set-labels:v0.2.0\n      configMap:\n        app: web\n',
+      ),
+      'r.yaml':
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: dev\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: nginx\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: dev\nspec:\n  selector:\n    tier: front\n',
+    };
+    const viaKpt = tempDir();
+    const viaKdelta = tempDir();
+    writeTree(viaKpt, files);
+    writeTree(viaKdelta, files);
+    execFileSync('kpt', ['fn', 'render', viaKpt], { stdio: 'pipe' });
+    const r = kdelta(['fn', 'render', viaKdelta, '--runtime', 'builtin'], viaKdelta);
+    expect(r.status).toBe(0);
+    expect(resources(viaKdelta)).toEqual(resources(viaKpt));
+  });
 });

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { afterAll } from 'vitest';
 
 /**
  * A fleet on disk for the tests of `kdelta run` and the Action: an upstream repository with the
@@ -77,8 +78,8 @@ export interface Fleet {
   cleanup(): void;
 }
 
-export function createFleet(downstreams: readonly string[]): Fleet {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-fleet-')));
+/** The upstream and the downstream repositories, as every fleet starts, in `root`. */
+function buildRepositories(root: string, downstreams: readonly string[]): void {
   const upstream = join(root, 'upstream');
   mkdirSync(upstream);
   git(upstream, 'init', '--quiet', '--initial-branch=main');
@@ -96,6 +97,39 @@ export function createFleet(downstreams: readonly string[]): Fleet {
     git(root, 'clone', '--quiet', '--bare', seed, join(root, `${d}.git`));
     rmSync(seed, { recursive: true, force: true });
   }
+}
+
+/**
+ * The repositories of a new fleet, built once per list of downstreams in a test file and copied
+ * for every fleet after the first: a copy is the same repositories (commit ids included) without
+ * the dozen git processes that build them. The built ones are removed when the file's tests are
+ * done (this module is evaluated for each test file that imports it).
+ */
+const builtRepositories = new Map<string, string>();
+let builtRoot: string | undefined;
+afterAll(() => {
+  if (builtRoot) rmSync(builtRoot, { recursive: true, force: true });
+  builtRoot = undefined;
+  builtRepositories.clear();
+});
+
+function copyRepositories(root: string, downstreams: readonly string[]): void {
+  const key = JSON.stringify(downstreams);
+  let built = builtRepositories.get(key);
+  if (!built) {
+    builtRoot ??= realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-fleet-built-')));
+    built = join(builtRoot, String(builtRepositories.size));
+    mkdirSync(built);
+    buildRepositories(built, downstreams);
+    builtRepositories.set(key, built);
+  }
+  cpSync(built, root, { recursive: true, verbatimSymlinks: true });
+}
+
+export function createFleet(downstreams: readonly string[]): Fleet {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-fleet-')));
+  const upstream = join(root, 'upstream');
+  copyRepositories(root, downstreams);
   const control = join(root, 'control');
   mkdirSync(join(control, '.kdelta'), { recursive: true });
   let n = 0;

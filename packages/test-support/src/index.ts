@@ -1,13 +1,14 @@
 /**
  * @kdelta/test-support (private): fixtures the workspace's tests share. kpt's pkg get / pkg update
- * conformance scenarios run through the CLI (packages/cli) and through the library
- * (packages/package-update) from this one runner and one copy of the data; `kdelta run`'s tests and
- * the Action's share one fleet of repositories on disk.
+ * conformance scenarios from this one runner and one copy of the data, each at one layer: command
+ * lines through the CLI (packages/cli), updaters through the library (packages/package-update);
+ * `kdelta run`'s tests and the Action's share one fleet of repositories on disk.
  */
 export {
-  type ConformanceOptions,
+  type CommandConformanceOptions,
   commitStep,
-  describePkgUpdateConformance,
+  describePkgCommandConformance,
+  describeThreeWayConformance,
   initUpstreams,
   type PkgCommand,
   type PkgCommandResult,
@@ -15,6 +16,7 @@ export {
   type UpdateEntryPoints,
 } from './pkg-update/suite.js';
 export { type Any, Vars } from './pkg-update/runner.js';
+export { tempDir } from './temp.js';
 export {
   createFleet,
   type Fleet,

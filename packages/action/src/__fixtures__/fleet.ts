@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gitEnv } from '@kdelta/test-support';
+import { main } from '../main.js';
 
 // Real repositories on disk for the Action's tests are @kdelta/test-support's fleet (the workspace
-// is its control repository); what is the Action's own is a runner that starts the committed
-// bundle as GitHub's runner does.
+// is its control repository); what is the Action's own are two runners: one starts the committed
+// bundle as GitHub's runner does (a smoke test per forge), the other runs the Action's `main` in
+// this process with the same environment, for the tests of what the Action does.
 export { createFleet, type Fleet, packageVariant, repository } from '@kdelta/test-support';
 
 // ---------------------------------------------------------------------------------------------
@@ -95,5 +97,72 @@ export async function runAction(
     };
   } finally {
     rmSync(files, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The job summary file of {@link runMain}: one path for the process, because @actions/core keeps the
+ * first GITHUB_STEP_SUMMARY it reads. The file is made for each run and removed after it.
+ */
+const SUMMARY_FILE = join(tmpdir(), `kdelta-action-summary-${process.pid}`);
+
+/**
+ * The Action's `main` (its sources) in this process, given what the runner gives the bundle
+ * (inputs as INPUT_* variables, the output and summary files, the workspace) and its output captured:
+ * the same run as {@link runAction}'s without a process and a bundle to load. The environment,
+ * stdout, stderr and exit code of this process are restored after it.
+ */
+export async function runMain(
+  workspace: string,
+  inputs: Readonly<Record<string, string>>,
+  extraEnv: Record<string, string> = {},
+): Promise<ActionRun> {
+  const files = mkdtempSync(join(tmpdir(), 'kdelta-action-files-'));
+  const savedEnv = { ...process.env };
+  const write = { stdout: process.stdout.write, stderr: process.stderr.write };
+  const exitCode = process.exitCode;
+  let stdout = '';
+  let stderr = '';
+  try {
+    const outputFile = join(files, 'output');
+    writeFileSync(outputFile, '');
+    writeFileSync(SUMMARY_FILE, '');
+    Object.assign(process.env, gitEnv);
+    // Nothing of the test runner's own environment that looks like an input or a runner file.
+    for (const k of Object.keys(process.env)) if (k.startsWith('INPUT_') || k.startsWith('GITHUB_')) delete process.env[k];
+    Object.assign(process.env, {
+      GITHUB_WORKSPACE: workspace,
+      GITHUB_OUTPUT: outputFile,
+      GITHUB_STEP_SUMMARY: SUMMARY_FILE,
+      KDELTA_CACHE_DIR: join(files, 'cache'),
+      ...inputEnv(inputs),
+      ...extraEnv,
+    });
+    process.exitCode = undefined;
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      stdout += String(chunk);
+      return true;
+    }) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      stderr += String(chunk);
+      return true;
+    }) as typeof process.stderr.write;
+    await main();
+    const failed = process.exitCode !== undefined && process.exitCode !== 0;
+    return {
+      status: failed ? Number(process.exitCode) : 0,
+      stdout,
+      stderr,
+      outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
+      summary: readFileSync(SUMMARY_FILE, 'utf8'),
+    };
+  } finally {
+    process.stdout.write = write.stdout;
+    process.stderr.write = write.stderr;
+    process.exitCode = exitCode;
+    for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
+    Object.assign(process.env, savedEnv);
+    rmSync(files, { recursive: true, force: true });
+    if (existsSync(SUMMARY_FILE)) rmSync(SUMMARY_FILE);
   }
 }

@@ -1,5 +1,6 @@
 // Shared by the crash tests: the built CLI run in its own process group (so that a kill takes it
-// and its children together, as a cancelled CI job does), a hash of a whole tree, a seeded random.
+// and its children together, as a cancelled CI job does), a hash of a whole tree, a seeded random,
+// and how many random kills to make.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -59,4 +60,21 @@ export function seededRandom(seed: number): () => number {
     state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
     return state / 2 ** 31;
   };
+}
+
+/**
+ * Rounds of random kills: KDELTA_CRASH_ROUNDS when set (`pnpm bench` sets many), else the test's
+ * few. The deterministic kill at each stage of the swap runs whatever this says.
+ */
+export function crashRounds(fallback: number): number {
+  const raw = process.env.KDELTA_CRASH_ROUNDS;
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`KDELTA_CRASH_ROUNDS: expected a whole number of rounds, got "${raw}"`);
+  return n;
+}
+
+/** A random-kill test's timeout: about 3 s a round on a shared 2-core machine, with room. */
+export function crashTimeout(rounds: number): number {
+  return 120_000 + rounds * 10_000;
 }

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { tempDir } from '@kdelta/test-support';
 import { describe, expect, test } from 'vitest';
 import { main } from '../main.js';
 import type { Io } from '../command.js';
@@ -28,7 +29,7 @@ const deploy = (image: string, replicas = 1, extra = '') =>
   `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${replicas}${extra}\n  template:\n    spec:\n      containers:\n      - name: web\n        image: ${image}\n`;
 
 function workspace() {
-  const dir = mkdtempSync(join(tmpdir(), 'kdelta-merge3-'));
+  const dir = tempDir('kdelta-merge3-');
   tree(dir, {
     'o/app/deploy.yaml': deploy('web:1'),
     'u/app/deploy.yaml': deploy('web:2'),
@@ -40,7 +41,7 @@ function workspace() {
 
 describe('kdelta merge3', () => {
   test('an error in the original or updated file names that file and its side, not the local file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kdelta-merge3-'));
+    const dir = tempDir('kdelta-merge3-');
     const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n';
     tree(dir, { 'orig.yaml': 'a: [\n', 'upd.yaml': cm, 'loc.yaml': cm, 'list.yaml': '- 1\n' });
     const bad = await kdelta(['merge3', '--original', 'orig.yaml', '--updated', 'upd.yaml', '--local', 'loc.yaml'], dir);
@@ -57,7 +58,7 @@ describe('kdelta merge3', () => {
   });
 
   test("a field pinned with # kdelta:local keeps local's value and comment, reported as a decision", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kdelta-merge3-'));
+    const dir = tempDir('kdelta-merge3-');
     tree(dir, {
       'o/deploy.yaml': deploy('web:1', 1),
       'u/deploy.yaml': deploy('web:2', 2),
@@ -140,7 +141,7 @@ describe('kdelta merge3', () => {
   });
 
   test('--single merges one value per file', async () => {
-    const dir = tree(mkdtempSync(join(tmpdir(), 'kdelta-single-')), {
+    const dir = tree(tempDir('kdelta-single-'), {
       'o.yaml': 'a: 1\nlist: [1, 2]\n',
       'u.yaml': 'a: 2\nlist: [1, 2]\nb: new\n',
       'l.yaml': 'a: 1 # mine\nlist: [3]\n',
@@ -152,7 +153,7 @@ describe('kdelta merge3', () => {
 
   test('a Kptfile is merged by the pipeline rules', async () => {
     const kptfile = (fns: string) => `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n${fns}`;
-    const dir = tree(mkdtempSync(join(tmpdir(), 'kdelta-kptfile-')), {
+    const dir = tree(tempDir('kdelta-kptfile-'), {
       'o/Kptfile': kptfile('    - image: gcr.io/kpt-fn/set-labels:v0.1\n'),
       'u/Kptfile': kptfile('    - image: gcr.io/kpt-fn/set-labels:v0.2\n    - image: gcr.io/kpt-fn/apply-setters:v0.1\n'),
       'l/Kptfile': kptfile('    - image: gcr.io/kpt-fn/set-labels:v0.1\n    - image: gcr.io/kpt-fn/set-namespace:v0.1\n'),
@@ -168,7 +169,7 @@ describe('kdelta merge3', () => {
     const kptfile = (labels: string, comment = '') =>
       `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.1${comment}\n      configPath: ${labels}\n`;
     const both = () =>
-      tree(mkdtempSync(join(tmpdir(), 'kdelta-kptfile-')), {
+      tree(tempDir('kdelta-kptfile-'), {
         'o/Kptfile': kptfile('labels.yaml'),
         'u/Kptfile': kptfile('labels-updated.yaml'),
         'l/Kptfile': kptfile('labels-local.yaml', ' # our labels'),
@@ -210,7 +211,7 @@ describe('kdelta merge3', () => {
       const head = 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n';
       const setters = '    - image: gcr.io/kpt-fn/apply-setters:v0.1\n      configMap:\n        tier: web # kdelta:local\n';
       const labels = '    - image: gcr.io/kpt-fn/set-labels:v0.1\n';
-      const dir = tree(mkdtempSync(join(tmpdir(), 'kdelta-kptfile-')), {
+      const dir = tree(tempDir('kdelta-kptfile-'), {
         'o/Kptfile': `${head}${labels}${setters.replace(' # kdelta:local', '')}`,
         'u/Kptfile': `${head}${labels}`,
         'l/Kptfile': `${head}${labels}${setters}`,

@@ -8,7 +8,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, killGroup, type Run, seededRandom, startKdelta, treeHash } from '../__fixtures__/crash.js';
+import { bin, crashRounds, crashTimeout, killGroup, type Run, seededRandom, startKdelta, treeHash } from '../__fixtures__/crash.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-write-crash-')));
 const ws = join(root, 'ws');
@@ -152,9 +152,11 @@ describe.each(cases)('$name killed at any moment', (c) => {
   }
 
   // Kills at random moments up to 1.4 times the reference run (late ones land in the swap and its
-  // clean-up); the same command then runs again and must give exactly the new tree.
-  const rounds = Number(process.env.KDELTA_CRASH_ROUNDS ?? 10);
-  it(`${rounds} SIGKILLs of the process group at random moments: wholly old or wholly new each time`, async () => {
+  // clean-up); the same command then runs again and must give exactly the new tree. A few rounds by
+  // default beside the deterministic kill at each stage above; `pnpm bench` runs many.
+  const rounds = crashRounds(3);
+  const timeout = crashTimeout(rounds);
+  it(`${rounds} SIGKILLs of the process group at random moments: wholly old or wholly new each time`, { timeout }, async () => {
     const seed = Number(process.env.KDELTA_CRASH_SEED ?? Date.now() % 1_000_000);
     console.log(`${c.name} crash test seed ${seed} (KDELTA_CRASH_SEED=${seed} repeats it); a full run took ${c.ms} ms`);
     const random = seededRandom(seed);
@@ -185,7 +187,7 @@ describe.each(cases)('$name killed at any moment', (c) => {
     console.log(
       `${c.name} crash test: after the kill the package was old ${seen.old}, new ${seen.new}, absent ${seen.absent} times; a swap was left to finish ${seen.pending} times`,
     );
-  }, 240_000);
+  });
 });
 
 describe('fn render with a failing function', () => {

@@ -1,11 +1,11 @@
 // kpt's pkg get / pkg update conformance scenarios (@kdelta/test-support's fixtures/pkg-update,
 // converted from kptdev/kpt, Apache-2.0) through `kdelta pkg`, on real local git repositories; the
-// argument-parsing scenarios through the CLI's own argument rules.
+// argument-parsing scenarios through the CLI's own argument rules. The command-line scenarios run
+// here only: `kdelta pkg` calls package-update, whose own test runs the updater scenarios.
 import { mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaultBranch } from '@kdelta/git-source';
-import { isUpdateStrategy, replaceNonKrmFiles, updater } from '@kdelta/package-update';
-import { type Any, commitStep, describePkgUpdateConformance, initUpstreams, scratch, Vars } from '@kdelta/test-support';
+import { type Any, commitStep, describePkgCommandConformance, initUpstreams, scratch, Vars } from '@kdelta/test-support';
 import { expect } from 'vitest';
 import { parseFlags, stringFlag } from '../args.js';
 import { cli } from './__fixtures__/runner.js';
@@ -86,4 +86,4 @@ async function runArgParse(sc: Any): Promise<void> {
   }
 }
 
-describePkgUpdateConformance({ run: cli, library: { isUpdateStrategy, updater, replaceNonKrmFiles }, argParse: runArgParse });
+describePkgCommandConformance({ run: cli, argParse: runArgParse });

@@ -1,12 +1,14 @@
 // kpt's pkg get / pkg update conformance scenarios (fixtures/pkg-update, converted from kptdev/kpt,
-// Apache-2.0) as a vitest suite, run against real local git repositories made here. The CLI's test
-// runs the command lines through `kdelta pkg`, package-update's test through its API; scenarios
-// not followed are listed here, each with its reason, for both.
+// Apache-2.0) as vitest suites, run against real local git repositories made here. Each scenario
+// runs at one layer: the command-line scenarios (kinds `git` and `argParse`) through `kdelta pkg`
+// in the CLI's test, which calls package-update; the updater scenarios (kind `threeWay`), which have
+// no command line, through package-update's three-way entry points in that package's test.
+// Scenarios not followed are listed here, each with its reason.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { commitTree, PackageTree, type PackageView } from '@kdelta/kptfile-model';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
   type Any,
@@ -17,6 +19,7 @@ import {
   mergeCommentTransform,
   renderSpec,
   replaceData,
+  type ScenarioFile,
   sourceTree,
   Vars,
 } from './runner.js';
@@ -42,13 +45,11 @@ export interface UpdateEntryPoints {
   replaceNonKrmFiles(input: { local: PackageView; updated: PackageView; origin: PackageView }): void;
 }
 
-export interface ConformanceOptions {
+export interface CommandConformanceOptions {
   /** Runs the `git` scenarios' command lines. */
   readonly run: PkgCommand;
-  readonly library: UpdateEntryPoints;
-  /** Runs an `argParse` scenario; without it these are skipped with `argParseSkipReason`. */
-  readonly argParse?: (scenario: Any) => Promise<void>;
-  readonly argParseSkipReason?: string;
+  /** Runs an `argParse` scenario. */
+  readonly argParse: (scenario: Any) => Promise<void>;
 }
 
 /** Scenarios not followed, each with its reason. */
@@ -111,6 +112,42 @@ export function initUpstreams(root: string, sc: Any, vars: Vars): void {
   }
 }
 
+/**
+ * Upstream repositories as a scenario's leading `commit` steps leave them, by those steps (and the
+ * repositories declared), kept for the next scenario that starts the same way: a third of the
+ * scenarios build a history another one already built. A copy of the directory is the same
+ * repositories, commit ids included, without a git process. Steps holding a placeholder (paths of
+ * this scenario's own directories) are built each time.
+ */
+const builtUpstreams = new Map<string, { readonly dir: string; readonly commits: ReadonlyMap<string, readonly string[]> }>();
+let builtUpstreamsRoot: string | undefined;
+
+/** The upstream repositories after the scenario's leading commit steps; returns how many steps that took. */
+async function buildUpstreams(root: string, sc: Any, vars: Vars, tmp: string): Promise<number> {
+  const steps: Any[] = sc.steps ?? [];
+  let leading = 0;
+  while (leading < steps.length && steps[leading].commit) leading++;
+  const key = JSON.stringify([sc.upstream ?? [], steps.slice(0, leading)]);
+  const reusable = !key.includes('{{');
+  const repos = join(root, 'repos');
+  const built = reusable ? builtUpstreams.get(key) : undefined;
+  if (built) {
+    cpSync(built.dir, repos, { recursive: true, verbatimSymlinks: true });
+    for (const u of sc.upstream ?? []) vars.repos.set(u.repo, join(repos, u.repo));
+    for (const [repo, commits] of built.commits) vars.commits.set(repo, [...commits]);
+    return leading;
+  }
+  initUpstreams(root, sc, vars);
+  for (const step of steps.slice(0, leading)) await commitStep(step.commit, vars, tmp);
+  if (reusable && existsSync(repos)) {
+    builtUpstreamsRoot ??= scratch();
+    const dir = join(builtUpstreamsRoot, String(builtUpstreams.size));
+    cpSync(repos, dir, { recursive: true, verbatimSymlinks: true });
+    builtUpstreams.set(key, { dir, commits: new Map([...vars.commits].map(([repo, commits]) => [repo, [...commits]])) });
+  }
+  return leading;
+}
+
 async function runGitScenario(sc: Any, cli: PkgCommand): Promise<void> {
   const root = scratch();
   try {
@@ -118,13 +155,13 @@ async function runGitScenario(sc: Any, cli: PkgCommand): Promise<void> {
     vars.workspace = join(root, 'workspace');
     mkdirSync(vars.workspace);
     git(vars.workspace, 'init', '--quiet');
-    initUpstreams(root, sc, vars);
     // kpt's scenarios have remote subpackages whose Kptfiles name other local repositories: package
     // content naming this machine, which kdelta refuses unless allowed (KDELTA_ALLOW_LOCAL_UPSTREAMS)
     const env = { ...process.env, KDELTA_CACHE_DIR: join(root, 'cache'), KDELTA_ALLOW_LOCAL_UPSTREAMS: '1' };
     const tmp = join(root, 'tmp');
     mkdirSync(tmp);
-    for (const step of sc.steps ?? []) await runStep(step, vars, env, tmp, cli);
+    const built = await buildUpstreams(root, sc, vars, tmp);
+    for (const step of (sc.steps ?? []).slice(built)) await runStep(step, vars, env, tmp, cli);
     checkExpected(sc.expected, vars.workspace, vars, tmp);
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -267,26 +304,46 @@ async function runThreeWay(sc: Any, library: UpdateEntryPoints): Promise<void> {
   }
 }
 
-/** One `describe` per scenario file, one `it` per scenario. */
-export function describePkgUpdateConformance(options: ConformanceOptions): void {
-  for (const sf of loadScenarioFiles()) {
-    describe(sf.file, () => {
+/** A scenario's reason not to be followed, else undefined. */
+function notFollowedReason(sc: Any): string | undefined {
+  return (sc.requires ?? []).includes('copy-merge') ? copyMergeReason : notFollowed[sc.test];
+}
+
+/**
+ * One `describe` per scenario file of the given kinds, one `it` per scenario. `concurrent`: the
+ * scenarios of a file run at the same time (each has its own directories, git cache and
+ * environment), so that one works while another waits on its git processes.
+ */
+function describeScenarios(
+  kinds: readonly ScenarioFile['kind'][],
+  run: (kind: ScenarioFile['kind'], sc: Any) => Promise<void>,
+  concurrent = false,
+): void {
+  for (const sf of loadScenarioFiles().filter((f) => kinds.includes(f.kind))) {
+    (concurrent ? describe.concurrent : describe)(sf.file, () => {
       for (const sc of sf.scenarios) {
-        const reason = (sc.requires ?? []).includes('copy-merge')
-          ? copyMergeReason
-          : sf.kind === 'argParse' && !options.argParse
-            ? (options.argParseSkipReason ?? 'no argument parser given')
-            : notFollowed[sc.test];
+        const reason = notFollowedReason(sc);
         if (reason) {
           it.skip(`${sc.name} — not followed: ${reason}`, () => undefined);
           continue;
         }
-        it(sc.name, async () => {
-          if (sf.kind === 'git') await runGitScenario(sc, options.run);
-          else if (sf.kind === 'threeWay') await runThreeWay(sc, options.library);
-          else await options.argParse!(sc);
-        });
+        it(sc.name, () => run(sf.kind, sc));
       }
     });
   }
+}
+
+/** The command-line scenarios (`pkg get …`, `pkg update …` and their argument parsing). */
+export function describePkgCommandConformance(options: CommandConformanceOptions): void {
+  afterAll(() => {
+    if (builtUpstreamsRoot) rmSync(builtUpstreamsRoot, { recursive: true, force: true });
+    builtUpstreamsRoot = undefined;
+    builtUpstreams.clear();
+  });
+  describeScenarios(['git', 'argParse'], (kind, sc) => (kind === 'git' ? runGitScenario(sc, options.run) : options.argParse(sc)), true);
+}
+
+/** The updater scenarios: one strategy (or the non-KRM file replacement) on three trees in memory. */
+export function describeThreeWayConformance(library: UpdateEntryPoints): void {
+  describeScenarios(['threeWay'], (_kind, sc) => runThreeWay(sc, library));
 }
