@@ -31374,6 +31374,9 @@ function kptRules() {
       if (upstreamEmpty !== originEmpty) {
         return { take: "upstream", rule: upstreamEmpty ? "upstream-removed" : "upstream-added", report: upstreamWon(e.sources, upstream2) };
       }
+      if (upstream2 === void 0 && isNull(origin) && isNull(e.sources.local)) {
+        return { take: "upstream", rule: "upstream-removed" };
+      }
       if (upstreamEmpty) return { take: "local", rule: "local-only" };
       if (!sameOrBothEmpty(upstream2, origin))
         return { take: "upstream", rule: "upstream-changed", report: upstreamWon(e.sources, upstream2) };
