@@ -26361,7 +26361,7 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument4(source, options = {}) {
+    function parseDocument2(source, options = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options);
@@ -26387,7 +26387,7 @@ var require_public_api = __commonJS({
       } else if (options === void 0 && reviver && typeof reviver === "object") {
         options = reviver;
       }
-      const doc = parseDocument4(src, options);
+      const doc = parseDocument2(src, options);
       if (!doc)
         return null;
       doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
@@ -26423,7 +26423,7 @@ var require_public_api = __commonJS({
     }
     exports.parse = parse4;
     exports.parseAllDocuments = parseAllDocuments2;
-    exports.parseDocument = parseDocument4;
+    exports.parseDocument = parseDocument2;
     exports.stringify = stringify;
   }
 });
@@ -29972,7 +29972,7 @@ function printMergedDocument(source, contents) {
   return text2;
 }
 function printNewDocument(contents, layout2, template3) {
-  const doc = new import_yaml4.Document(null, { version: "1.1" });
+  const doc = new import_yaml4.Document(null, yamlDocumentOptions);
   if (template3) doc.commentBefore = template3.commentBefore;
   doc.contents = contents;
   return doc.toString(printOptions(layout2));
@@ -29987,7 +29987,7 @@ function withFinalLineBreak(text2) {
     }
   }
   const last = text2.slice(from);
-  const scalar = blockScalarAtEnd((0, import_yaml4.parseDocument)(last, yamlParseOptions), last);
+  const scalar = blockScalarAtEnd(parseYamlDocument(last), last);
   const header2 = scalar?.range ? /^([|>])([1-9]?)[+-]?([1-9]?)/.exec(last.slice(scalar.range[0])) : null;
   if (!scalar?.range || !header2) return `${text2}
 `;
@@ -33425,7 +33425,7 @@ function keepEmptiedSections(text2, origin, upstream2, local) {
   if (!origin || !upstream2) return text2;
   const emptied = SECTIONS.filter((s) => origin.has(s) && !upstream2.has(s) && (0, import_yaml14.isMap)(local.get(s, true)));
   if (emptied.length === 0) return text2;
-  const merged = (0, import_yaml14.parseDocument)(text2);
+  const merged = parseYamlDocument(text2);
   const root = merged.contents;
   if (!(0, import_yaml14.isMap)(root)) return text2;
   const localKeys = (0, import_yaml14.isMap)(local.contents) ? local.contents.items.map((p) => String(p.key?.value)) : [];

@@ -6,8 +6,8 @@
  * - `upstream` / `upstreamLock` are local's, or (with `updateUpstream`) upstream's where upstream
  *   has them; `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` stay local's.
  */
-import { merge3Text, formatIdentity, groupOf, type Conflict, type ConflictStrategy, type Decision } from '@kdelta/merge-core';
-import { isMap, parseDocument, type Document } from 'yaml';
+import { merge3Text, formatIdentity, groupOf, parseYamlDocument, type Conflict, type ConflictStrategy, type Decision } from '@kdelta/merge-core';
+import { isMap, type Document } from 'yaml';
 import { KptfileError, type KptfileIssue } from './errors.js';
 import { kptfileSchema } from './kptfile-schema.js';
 import { readKptfileText, type ParsedKptfile } from './parse.js';
@@ -119,7 +119,7 @@ function keepEmptiedSections(text: string, origin: Document | undefined, upstrea
   if (!origin || !upstream) return text;
   const emptied = SECTIONS.filter((s) => origin.has(s) && !upstream.has(s) && isMap(local.get(s, true)));
   if (emptied.length === 0) return text;
-  const merged = parseDocument(text);
+  const merged = parseYamlDocument(text);
   const root = merged.contents;
   if (!isMap(root)) return text;
   const localKeys = isMap(local.contents) ? local.contents.items.map((p) => String((p.key as { value?: unknown })?.value)) : [];

@@ -91,7 +91,7 @@ describe('kdelta merge3', () => {
   test('with no local edit, a map upstream deleted goes with the nulls origin had in it', async () => {
     const widget = (spec: string) => `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 1\n${spec}`;
     const origin = widget('  extra:\n    a: null\n    b:\n      c: 1\n');
-    const dir = tree(mkdtempSync(join(tmpdir(), 'kdelta-nulls-')), { 'o.yaml': origin, 'u.yaml': widget(''), 'l.yaml': origin });
+    const dir = tree(tempDir('kdelta-nulls-'), { 'o.yaml': origin, 'u.yaml': widget(''), 'l.yaml': origin });
     const r = await kdelta(['merge3', '--original', 'o.yaml', '--updated', 'u.yaml', '--local', 'l.yaml'], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(widget(''));

@@ -1,5 +1,5 @@
-import { Document, parseDocument, type ToStringOptions } from 'yaml';
-import { blockScalarAtEnd, isBlockScalar, lastValueOf, yamlParseOptions, type SourceDocument } from '../yaml/parse.js';
+import { Document, type ToStringOptions } from 'yaml';
+import { blockScalarAtEnd, isBlockScalar, lastValueOf, parseYamlDocument, yamlDocumentOptions, type SourceDocument } from '../yaml/parse.js';
 import type { YamlNode } from '../yaml/nodes.js';
 import { patchLines, splitLines } from './lines.js';
 
@@ -77,7 +77,7 @@ export function printMergedDocument(source: SourceDocument, contents: YamlNode |
 
 /** A document that exists on no local side (added upstream), printed in the given layout. */
 export function printNewDocument(contents: YamlNode, layout: LayoutStyle, template?: Document): string {
-  const doc = new Document(null, { version: '1.1' });
+  const doc = new Document(null, yamlDocumentOptions);
   if (template) doc.commentBefore = template.commentBefore;
   doc.contents = contents as typeof doc.contents;
   return doc.toString(printOptions(layout));
@@ -99,7 +99,7 @@ export function withFinalLineBreak(text: string): string {
     }
   }
   const last = text.slice(from);
-  const scalar = blockScalarAtEnd(parseDocument(last, yamlParseOptions), last);
+  const scalar = blockScalarAtEnd(parseYamlDocument(last), last);
   const header = scalar?.range ? /^([|>])([1-9]?)[+-]?([1-9]?)/.exec(last.slice(scalar.range[0])) : null;
   if (!scalar?.range || !header) return `${text}\n`;
   const at = from + scalar.range[0];
