@@ -6,7 +6,15 @@
  * - `upstream` / `upstreamLock` are local's, or (with `updateUpstream`) upstream's where upstream
  *   has them; `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` stay local's.
  */
-import { merge3Text, formatIdentity, groupOf, parseYamlDocument, type Conflict, type ConflictStrategy, type Decision } from '@kdelta/merge-core';
+import {
+  merge3Text,
+  formatIdentity,
+  groupOf,
+  parseYamlDocument,
+  type Conflict,
+  type ConflictStrategy,
+  type Decision,
+} from '@kdelta/merge-core';
 import { isMap, type Document } from 'yaml';
 import { KptfileError, type KptfileIssue } from './errors.js';
 import { kptfileSchema } from './kptfile-schema.js';

@@ -1,5 +1,12 @@
 import { Document, type ToStringOptions } from 'yaml';
-import { blockScalarAtEnd, isBlockScalar, lastValueOf, parseYamlDocument, yamlDocumentOptions, type SourceDocument } from '../yaml/parse.js';
+import {
+  blockScalarAtEnd,
+  isBlockScalar,
+  lastValueOf,
+  parseYamlDocument,
+  yamlDocumentOptions,
+  type SourceDocument,
+} from '../yaml/parse.js';
 import type { YamlNode } from '../yaml/nodes.js';
 import { patchLines, splitLines } from './lines.js';
 
