@@ -103,15 +103,19 @@ function buildRepositories(root: string, downstreams: readonly string[]): void {
  * The repositories of a new fleet, built once per list of downstreams in a test file and copied
  * for every fleet after the first: a copy is the same repositories (commit ids included) without
  * the dozen git processes that build them. The built ones are removed when the file's tests are
- * done (this module is evaluated for each test file that imports it).
+ * done (this module is evaluated for each test file that imports it), or when a benchmark's
+ * process exits.
  */
 const builtRepositories = new Map<string, string>();
 let builtRoot: string | undefined;
-afterAll(() => {
+function removeBuiltRepositories(): void {
   if (builtRoot) rmSync(builtRoot, { recursive: true, force: true });
   builtRoot = undefined;
   builtRepositories.clear();
-});
+}
+// Benchmarks build fleets too, outside vitest, where afterAll has no suite to attach to.
+if (process.env.VITEST) afterAll(removeBuiltRepositories);
+else process.once('exit', removeBuiltRepositories);
 
 function copyRepositories(root: string, downstreams: readonly string[]): void {
   const key = JSON.stringify(downstreams);
