@@ -139,7 +139,7 @@ describe('README "Differences from kpt"', () => {
       ]);
   });
 
-  it('a file upstream split in two, with no local edit, gives upstream\'s files exactly, as kpt does', async () => {
+  it("a file upstream split in two, with no local edit, gives upstream's files exactly, as kpt does", async () => {
     const cm = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: v\n`;
     const r = await replay(
       'split-file',
