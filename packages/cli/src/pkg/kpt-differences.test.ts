@@ -131,12 +131,27 @@ describe('README "Differences from kpt"', () => {
           writeFileSync(join(dir, 'cm.yaml'), readFileSync(join(dir, 'cm.yaml'), 'utf8').replace('  a: b\n', '  a: b\n  local: x\n')),
       },
     );
-    expect(configMaps(r.kdelta)).toEqual([{ file: 'cm.yaml', data: { a: 'c', local: 'x' } }]);
+    expect(configMaps(r.kdelta)).toEqual([{ file: 'configmap.yaml', data: { a: 'c', local: 'x' } }]);
     if (r.kpt)
       expect(configMaps(r.kpt)).toEqual([
         { file: 'cm.yaml', data: { a: 'b', local: 'x' } },
         { file: 'configmap.yaml', data: { a: 'c' } },
       ]);
+  });
+
+  it("a file upstream split in two, with no local edit, gives upstream's files exactly, as kpt does", async () => {
+    const cm = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: v\n`;
+    const r = await replay(
+      'split-file',
+      { Kptfile: KPTFILE, 'all.yaml': `${cm('a')}---\n${cm('b')}` },
+      { Kptfile: KPTFILE, 'a.yaml': cm('a'), 'b.yaml': cm('b') },
+    );
+    const layout = [
+      { file: 'a.yaml', data: { k: 'v' } },
+      { file: 'b.yaml', data: { k: 'v' } },
+    ];
+    expect(configMaps(r.kdelta)).toEqual(layout);
+    if (r.kpt) expect(configMaps(r.kpt)).toEqual(layout);
   });
 
   it("flow-style metadata keeps its identity through a local namespace change; kpt loses upstream's change", async () => {

@@ -253,11 +253,112 @@ describe('the same resource in two files', () => {
     );
   });
 
-  test('a resource in one file on every side is still matched across a move', () => {
+  test('a resource in one file on every side is still matched across a move, and goes where upstream moved it', () => {
     const one = [{ path: 'a.yaml', text: cm('v1') }];
     const moved = [{ path: 'b.yaml', text: cm('v2') }];
     const result = mergeFiles({ origin: one, upstream: moved, local: one });
-    expect(texts(result.files)).toEqual({ 'a.yaml': cm('v2') });
+    expect(texts(result.files)).toEqual({ 'b.yaml': cm('v2') });
+    expect(result.deleted).toEqual(['a.yaml']);
+  });
+});
+
+// The 3-way rule applied to a resource's file: where local left it in origin's file, it goes to
+// upstream's (merge(o, u, o) = u, file layout included); where local moved it, local's file stays.
+// kpt 1.0.0-beta.56 follows upstream's files the same way when local made no edit.
+describe('resources upstream moved to other files', () => {
+  const cm = (name: string, value = 'v1', extra = '') =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: ${value}\n${extra}`;
+  const texts = (files: readonly SourceFile[]) => Object.fromEntries(files.map((f) => [f.path, f.text]));
+  const all = { path: 'all.yaml', text: `${cm('a')}---\n${cm('b')}` };
+
+  test("a file upstream split in two: with no local edit, local gets upstream's files exactly and the old file goes", () => {
+    const upstream = [
+      { path: 'a.yaml', text: cm('a') },
+      { path: 'b.yaml', text: `# b, alone\n${cm('b', 'v2')}` },
+    ];
+    const result = mergeFiles({ origin: [all], upstream, local: [all] });
+    expect(texts(result.files)).toEqual(texts(upstream));
+    expect(result.deleted).toEqual(['all.yaml']);
+    expect(result.report.map((r) => [r.resource, r.file, r.changed])).toEqual([
+      ['ConfigMap a', 'a.yaml', true],
+      ['ConfigMap b', 'b.yaml', true],
+    ]);
+  });
+
+  test("two files upstream joined into one: upstream's order and bytes", () => {
+    const origin = [
+      { path: 'a.yaml', text: cm('a') },
+      { path: 'b.yaml', text: cm('b') },
+    ];
+    const upstream = [{ path: 'all.yaml', text: `---\n${cm('b')}---\n${cm('a', 'v2')}` }];
+    const result = mergeFiles({ origin, upstream, local: origin });
+    expect(texts(result.files)).toEqual(texts(upstream));
+    expect([...result.deleted].sort()).toEqual(['a.yaml', 'b.yaml']);
+  });
+
+  test("a resource local moved itself stays in local's file, upstream's change merged", () => {
+    const local = [
+      { path: 'all.yaml', text: cm('a') },
+      { path: 'mine.yaml', text: cm('b') },
+    ];
+    const upstream = [
+      { path: 'a.yaml', text: cm('a') },
+      { path: 'b.yaml', text: cm('b', 'v2') },
+    ];
+    const result = mergeFiles({ origin: [all], upstream, local });
+    expect(texts(result.files)).toEqual({ 'a.yaml': cm('a'), 'mine.yaml': cm('b', 'v2') });
+    expect(result.deleted).toEqual(['all.yaml']);
+  });
+
+  test("a resource local edited and upstream moved goes, merged, to upstream's file only", () => {
+    const origin = [{ path: 'cm.yaml', text: cm('c', 'b') }];
+    const local = [{ path: 'cm.yaml', text: cm('c', 'b', '  local: x\n') }];
+    const upstream = [{ path: 'configmap.yaml', text: cm('c', 'c') }];
+    const result = mergeFiles({ origin, upstream, local });
+    expect(texts(result.files)).toEqual({ 'configmap.yaml': cm('c', 'c', '  local: x\n') });
+    expect(result.deleted).toEqual(['cm.yaml']);
+  });
+
+  test('a local-only resource in the old file keeps the file', () => {
+    const local = [{ path: 'all.yaml', text: `${all.text}---\n${cm('mine')}` }];
+    const upstream = [
+      { path: 'a.yaml', text: cm('a') },
+      { path: 'b.yaml', text: cm('b') },
+    ];
+    const result = mergeFiles({ origin: [all], upstream, local });
+    expect(texts(result.files)).toEqual({ 'all.yaml': cm('mine'), ...texts(upstream) });
+    expect(result.deleted).toEqual([]);
+  });
+
+  test("a resource upstream moved into a file local has goes into local's copy where upstream's file orders it", () => {
+    const origin = [all, { path: 'c.yaml', text: cm('c') }];
+    const local = [all, { path: 'c.yaml', text: cm('c', 'local') }];
+    const upstream = [
+      { path: 'all.yaml', text: cm('a') },
+      { path: 'c.yaml', text: `${cm('c')}---\n${cm('b')}` },
+    ];
+    const result = mergeFiles({ origin, upstream, local });
+    expect(texts(result.files)).toEqual({ 'all.yaml': cm('a'), 'c.yaml': `${cm('c', 'local')}---\n${cm('b')}` });
+  });
+
+  test("with no local edit, any moves upstream makes give upstream's layout (merge(o, u, o) = u)", () => {
+    const names = ['a', 'b', 'c'];
+    const layout = fc.array(fc.constantFrom('x.yaml', 'y.yaml', 'z.yaml'), { minLength: 3, maxLength: 3 });
+    const filesOf = (paths: string[], value: string) => {
+      const byFile = new Map<string, string[]>();
+      names.forEach((n, i) => byFile.set(paths[i]!, [...(byFile.get(paths[i]!) ?? []), cm(n, value)]));
+      return [...byFile].sort(([a], [b]) => a.localeCompare(b)).map(([path, docs]) => ({ path, text: docs.join('---\n') }));
+    };
+    fc.assert(
+      fc.property(layout, layout, fc.constantFrom('v1', 'v2'), (o, u, value) => {
+        const origin = filesOf(o, 'v1');
+        const upstream = filesOf(u, value);
+        const result = mergeFiles({ origin, upstream, local: origin });
+        expect(texts(result.files)).toEqual(texts(upstream));
+        expect([...result.deleted].sort()).toEqual(origin.map((f) => f.path).filter((p) => !upstream.some((f) => f.path === p)));
+      }),
+      { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 200) },
+    );
   });
 });
 

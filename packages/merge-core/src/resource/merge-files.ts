@@ -227,8 +227,13 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
   const decisions: Decision[] = [];
   /** New text for local documents: a string, or null for a deleted document. */
   const replaced = new Map<DocumentEntry, string | null>();
-  /** Upstream documents to add, by the upstream file they come from. */
-  const additions = new Map<string, Located[]>();
+  /** Documents to add, by the upstream file they go to: resources upstream added or moved there. */
+  const additions = new Map<string, Addition[]>();
+  const add = (file: string, addition: Addition) => {
+    const list = additions.get(file) ?? [];
+    list.push(addition);
+    additions.set(file, list);
+  };
 
   for (const t of tuples) {
     const { origin, upstream, local } = t;
@@ -238,9 +243,7 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
       report.push({ resource: shown, identity: local.identity, action: 'kept', file: local.file.file, changed: false });
     } else if (!origin && upstream && !local) {
       // Seed 001: "A resource missing from origin and added in upstream will be added to local."
-      const list = additions.get(upstream.file.file) ?? [];
-      list.push(upstream);
-      additions.set(upstream.file.file, list);
+      add(upstream.file.file, { upstream, text: upstream.entry.text, moved: false });
       report.push({ resource: shown, identity: upstream.identity, action: 'added', file: upstream.file.file, changed: true });
     } else if (!upstream && !local) {
       report.push({
@@ -298,12 +301,19 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
     } else if (origin && upstream && local && origin.entry.text === upstream.entry.text) {
       // Nothing new upstream: the merge would give local back byte for byte (a law the property
       // tests hold it to), so it is not run. This is most resources of most updates.
-      report.push({ resource: shown, identity: local.identity, action: 'merged', file: local.file.file, changed: false });
+      const file = placedIn(origin, upstream, local);
+      if (file !== local.file.file) {
+        replaced.set(local.entry, null);
+        add(file, { upstream, text: local.entry.text, moved: true });
+      }
+      report.push({ resource: shown, identity: local.identity, action: 'merged', file, changed: file !== local.file.file });
     } else {
       // Seed 001: "A resource in both upstream and local will be merged into local."
       // Local left as origin had it (the usual update): one parse serves both; the merge never
       // changes its inputs.
       const localMap = local!.map;
+      // Where the merged resource goes; conflicts and decisions name that file.
+      const file = origin ? placedIn(origin, upstream!, local!) : local!.file.file;
       const originMap = origin && origin.entry.text === local!.entry.text ? localMap : origin?.map;
       const result = engine.merge(
         { origin: originMap, upstream: upstream!.map, local: localMap },
@@ -317,19 +327,33 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
           ),
         },
       );
-      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown, local!.file.file, c.winner, engine.strategy));
-      for (const d of result.decisions) decisions.push(formatDecision(d, shown, local!.file.file));
-      const changed = result.node !== local!.map;
-      if (changed)
-        replaced.set(local!.entry, result.node === undefined ? null : printMergedDocument(local!.document, result.node as YamlNode));
-      report.push({ resource: shown, identity: local!.identity, action: 'merged', file: local!.file.file, changed });
+      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown, file, c.winner, engine.strategy));
+      for (const d of result.decisions) decisions.push(formatDecision(d, shown, file));
+      const changed = result.node !== local!.map || file !== local!.file.file;
+      const merged =
+        result.node === undefined
+          ? null
+          : result.node === local!.map
+            ? local!.entry.text
+            : printMergedDocument(local!.document, result.node as YamlNode);
+      if (file === local!.file.file) {
+        if (changed) replaced.set(local!.entry, merged);
+      } else {
+        replaced.set(local!.entry, null);
+        // With no local edit and nothing pinned the merge gives upstream's resource: it moves with upstream's bytes.
+        const asUpstream = origin!.entry.text === local!.entry.text && result.conflicts.length === 0 && result.decisions.length === 0;
+        if (merged !== null) add(file, { upstream: upstream!, text: asUpstream ? upstream!.entry.text : merged, moved: true });
+      }
+      report.push({ resource: shown, identity: local!.identity, action: 'merged', file, changed });
     }
     // Each resource is in one tuple: what was parsed for it is not needed again.
     for (const side of ['origin', 'upstream', 'local'] as const) t[side]?.release();
   }
 
   const files = (list: { file: InputFile }[]) => list.map((r) => r.file);
-  return { ...assemble(files(sides.local), files(sides.upstream), replaced, additions), report, conflicts, decisions };
+  const localOf = new Map<DocumentEntry, DocumentEntry>();
+  for (const t of tuples) if (t.upstream && t.local) localOf.set(t.upstream.entry, t.local.entry);
+  return { ...assemble(files(sides.local), files(sides.upstream), replaced, additions, localOf), report, conflicts, decisions };
 }
 
 /**
@@ -482,6 +506,24 @@ function collateResources(located: Record<Side, Located[]>): Tuple[] {
   return order;
 }
 
+/** A resource written into a file it was not in locally: added upstream, or moved there by upstream. */
+interface Addition {
+  /** Upstream's copy: its place in upstream's file orders the additions. */
+  readonly upstream: Located;
+  readonly text: string;
+  /** Moved by upstream from another file (else added upstream). */
+  readonly moved: boolean;
+}
+
+/**
+ * The file a resource every side has ends in: the 3-way rule applied to its path. Where local
+ * left it in origin's file, upstream's file (a move upstream made, or none); where local moved
+ * it, local's file, whatever upstream did.
+ */
+function placedIn(origin: Located, upstream: Located, local: Located): string {
+  return local.file.file === origin.file.file ? upstream.file.file : local.file.file;
+}
+
 function describe(t: Tuple): string {
   const any = t.local ?? t.upstream ?? t.origin!;
   return any.identity ? formatIdentity(any.identity) : `${any.file.file}[${any.entry.index}]`;
@@ -513,16 +555,22 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && deepEqual((a as Record<string, unknown>)[k], bo[k]));
 }
 
-/** Rebuilds the local files: untouched chunks verbatim, merged ones reprinted, additions appended. */
+/**
+ * Rebuilds the local files: untouched chunks verbatim, merged ones reprinted, additions placed
+ * as upstream's file orders them (`localOf`: local's document for each upstream document).
+ */
 function assemble(
   local: readonly InputFile[],
   upstream: readonly InputFile[],
   replaced: Map<DocumentEntry, string | null>,
-  additions: Map<string, Located[]>,
+  additions: Map<string, Addition[]>,
+  localOf: ReadonlyMap<DocumentEntry, DocumentEntry>,
 ): { files: SourceFile[]; deleted: string[] } {
   const files: SourceFile[] = [];
   const deleted: string[] = [];
   const localPaths = new Set(local.map((f) => f.file));
+  // Added and moved resources are written in the order upstream's file has them.
+  for (const list of additions.values()) list.sort((a, b) => a.upstream.entry.index - b.upstream.entry.index);
   for (const file of local) {
     const added = additions.get(file.file) ?? [];
     const touched = added.length > 0 || file.documents.some((d) => replaced.has(d));
@@ -530,18 +578,22 @@ function assemble(
       files.push({ path: file.file, text: file.text });
       continue;
     }
-    const chunks: string[] = [];
-    let kept = 0;
+    const after = placeAdditions(file, added, localOf);
+    const chunks: string[] = [...(after.get('start') ?? [])];
+    let kept = chunks.length;
     for (const d of file.documents) {
       const text = replaced.has(d) ? replaced.get(d)! : d.text;
-      if (text === null) continue;
-      if (!d.empty) kept++;
-      chunks.push(text);
+      if (text !== null) {
+        if (!d.empty) kept++;
+        chunks.push(text);
+      }
+      const next = after.get(d) ?? [];
+      chunks.push(...next);
+      kept += next.length;
     }
-    for (const r of added) {
-      chunks.push(r.entry.text);
-      kept++;
-    }
+    const last = after.get('end') ?? [];
+    chunks.push(...last);
+    kept += last.length;
     if (kept === 0) {
       deleted.push(file.file);
       continue;
@@ -553,18 +605,48 @@ function assemble(
     if (localPaths.has(file.file)) continue;
     const added = additions.get(file.file);
     if (!added || added.length === 0) continue;
-    const whole = added.length === file.documents.filter((d) => !d.empty).length;
+    // Every resource of upstream's file, each as upstream wrote it: the file is upstream's, bytes
+    // between documents included.
+    const whole = added.length === file.documents.filter((d) => !d.empty).length && added.every((r) => r.text === r.upstream.entry.text);
     files.push({
       path: file.file,
       text: whole
         ? file.text
         : joinDocuments(
-            added.map((r) => r.entry.text),
+            added.map((r) => r.text),
             startsWithMarker(file.text),
           ),
     });
   }
   return { files, deleted };
+}
+
+/**
+ * Where each addition goes in a local file. A resource added upstream goes last, as it always
+ * has. A resource upstream moved here goes right after local's copy of the nearest document
+ * before it in upstream's file that this local file holds, or first when there is none, so that
+ * with no local edit local's file lists its resources as upstream's does. Additions at one place
+ * keep upstream's order.
+ */
+function placeAdditions(
+  file: InputFile,
+  added: readonly Addition[],
+  localOf: ReadonlyMap<DocumentEntry, DocumentEntry>,
+): Map<DocumentEntry | 'start' | 'end', string[]> {
+  const here = new Set(file.documents);
+  const after = new Map<DocumentEntry | 'start' | 'end', string[]>();
+  for (const r of added) {
+    const documents = r.upstream.file.documents;
+    let anchor: DocumentEntry | 'start' | 'end' = r.moved ? 'start' : 'end';
+    for (let i = documents.indexOf(r.upstream.entry) - 1; r.moved && i >= 0 && anchor === 'start'; i--) {
+      const mine = localOf.get(documents[i]!);
+      if (mine && here.has(mine)) anchor = mine;
+    }
+    const list = after.get(anchor) ?? [];
+    list.push(r.text);
+    after.set(anchor, list);
+  }
+  return after;
 }
 
 const startsWithMarker = (text: string): boolean => /^---(\s|$)/.test(text);
