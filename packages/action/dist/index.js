@@ -32368,15 +32368,18 @@ function mergeInputs(input, options, scan, trace) {
   const decisions = [];
   const replaced = /* @__PURE__ */ new Map();
   const additions = /* @__PURE__ */ new Map();
+  const add = (file, addition) => {
+    const list2 = additions.get(file) ?? [];
+    list2.push(addition);
+    additions.set(file, list2);
+  };
   for (const t of tuples) {
     const { origin, upstream: upstream2, local } = t;
     const shown2 = describe(t);
     if (!origin && !upstream2 && local) {
       report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
     } else if (!origin && upstream2 && !local) {
-      const list2 = additions.get(upstream2.file.file) ?? [];
-      list2.push(upstream2);
-      additions.set(upstream2.file.file, list2);
+      add(upstream2.file.file, { upstream: upstream2, text: upstream2.entry.text, moved: false });
       report.push({ resource: shown2, identity: upstream2.identity, action: "added", file: upstream2.file.file, changed: true });
     } else if (!upstream2 && !local) {
       report.push({
@@ -32427,9 +32430,15 @@ function mergeInputs(input, options, scan, trace) {
         });
       }
     } else if (origin && upstream2 && local && origin.entry.text === upstream2.entry.text) {
-      report.push({ resource: shown2, identity: local.identity, action: "merged", file: local.file.file, changed: false });
+      const file = placedIn(origin, upstream2, local);
+      if (file !== local.file.file) {
+        replaced.set(local.entry, null);
+        add(file, { upstream: upstream2, text: local.entry.text, moved: true });
+      }
+      report.push({ resource: shown2, identity: local.identity, action: "merged", file, changed: file !== local.file.file });
     } else {
       const localMap = local.map;
+      const file = origin ? placedIn(origin, upstream2, local) : local.file.file;
       const originMap = origin && origin.entry.text === local.entry.text ? localMap : origin?.map;
       const result = engine.merge(
         { origin: originMap, upstream: upstream2.map, local: localMap },
@@ -32443,17 +32452,25 @@ function mergeInputs(input, options, scan, trace) {
           )
         }
       );
-      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown2, local.file.file, c.winner, engine.strategy));
-      for (const d of result.decisions) decisions.push(formatDecision(d, shown2, local.file.file));
-      const changed = result.node !== local.map;
-      if (changed)
-        replaced.set(local.entry, result.node === void 0 ? null : printMergedDocument(local.document, result.node));
-      report.push({ resource: shown2, identity: local.identity, action: "merged", file: local.file.file, changed });
+      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown2, file, c.winner, engine.strategy));
+      for (const d of result.decisions) decisions.push(formatDecision(d, shown2, file));
+      const changed = result.node !== local.map || file !== local.file.file;
+      const merged = result.node === void 0 ? null : result.node === local.map ? local.entry.text : printMergedDocument(local.document, result.node);
+      if (file === local.file.file) {
+        if (changed) replaced.set(local.entry, merged);
+      } else {
+        replaced.set(local.entry, null);
+        const asUpstream = origin.entry.text === local.entry.text && result.conflicts.length === 0 && result.decisions.length === 0;
+        if (merged !== null) add(file, { upstream: upstream2, text: asUpstream ? upstream2.entry.text : merged, moved: true });
+      }
+      report.push({ resource: shown2, identity: local.identity, action: "merged", file, changed });
     }
     for (const side of ["origin", "upstream", "local"]) t[side]?.release();
   }
   const files = (list2) => list2.map((r) => r.file);
-  return { ...assemble(files(sides2.local), files(sides2.upstream), replaced, additions), report, conflicts, decisions };
+  const localOf = /* @__PURE__ */ new Map();
+  for (const t of tuples) if (t.upstream && t.local) localOf.set(t.upstream.entry, t.local.entry);
+  return { ...assemble(files(sides2.local), files(sides2.upstream), replaced, additions, localOf), report, conflicts, decisions };
 }
 function scanFile(f, side, trace) {
   const scanned = scanDocuments(f.text);
@@ -32581,6 +32598,9 @@ function collateResources(located) {
   }
   return order;
 }
+function placedIn(origin, upstream2, local) {
+  return local.file.file === origin.file.file ? upstream2.file.file : local.file.file;
+}
 function describe(t) {
   const any = t.local ?? t.upstream ?? t.origin;
   return any.identity ? formatIdentity(any.identity) : `${any.file.file}[${any.entry.index}]`;
@@ -32608,10 +32628,11 @@ function deepEqual(a, b) {
   const bo = b;
   return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && deepEqual(a[k], bo[k]));
 }
-function assemble(local, upstream2, replaced, additions) {
+function assemble(local, upstream2, replaced, additions, localOf) {
   const files = [];
   const deleted = [];
   const localPaths = new Set(local.map((f) => f.file));
+  for (const list2 of additions.values()) list2.sort((a, b) => a.upstream.entry.index - b.upstream.entry.index);
   for (const file of local) {
     const added = additions.get(file.file) ?? [];
     const touched = added.length > 0 || file.documents.some((d) => replaced.has(d));
@@ -32619,18 +32640,22 @@ function assemble(local, upstream2, replaced, additions) {
       files.push({ path: file.file, text: file.text });
       continue;
     }
-    const chunks = [];
-    let kept = 0;
+    const after = placeAdditions(file, added, localOf);
+    const chunks = [...after.get("start") ?? []];
+    let kept = chunks.length;
     for (const d of file.documents) {
       const text2 = replaced.has(d) ? replaced.get(d) : d.text;
-      if (text2 === null) continue;
-      if (!d.empty) kept++;
-      chunks.push(text2);
+      if (text2 !== null) {
+        if (!d.empty) kept++;
+        chunks.push(text2);
+      }
+      const next = after.get(d) ?? [];
+      chunks.push(...next);
+      kept += next.length;
     }
-    for (const r of added) {
-      chunks.push(r.entry.text);
-      kept++;
-    }
+    const last = after.get("end") ?? [];
+    chunks.push(...last);
+    kept += last.length;
     if (kept === 0) {
       deleted.push(file.file);
       continue;
@@ -32641,16 +32666,32 @@ function assemble(local, upstream2, replaced, additions) {
     if (localPaths.has(file.file)) continue;
     const added = additions.get(file.file);
     if (!added || added.length === 0) continue;
-    const whole = added.length === file.documents.filter((d) => !d.empty).length;
+    const whole = added.length === file.documents.filter((d) => !d.empty).length && added.every((r) => r.text === r.upstream.entry.text);
     files.push({
       path: file.file,
       text: whole ? file.text : joinDocuments(
-        added.map((r) => r.entry.text),
+        added.map((r) => r.text),
         startsWithMarker(file.text)
       )
     });
   }
   return { files, deleted };
+}
+function placeAdditions(file, added, localOf) {
+  const here = new Set(file.documents);
+  const after = /* @__PURE__ */ new Map();
+  for (const r of added) {
+    const documents = r.upstream.file.documents;
+    let anchor = r.moved ? "start" : "end";
+    for (let i = documents.indexOf(r.upstream.entry) - 1; r.moved && i >= 0 && anchor === "start"; i--) {
+      const mine = localOf.get(documents[i]);
+      if (mine && here.has(mine)) anchor = mine;
+    }
+    const list2 = after.get(anchor) ?? [];
+    list2.push(r.text);
+    after.set(anchor, list2);
+  }
+  return after;
 }
 var startsWithMarker = (text2) => /^---(\s|$)/.test(text2);
 function joinDocuments(chunks, leadingMarker) {
