@@ -78,7 +78,7 @@ describe('repositories on this machine named by package content', () => {
     const trust = sourceTrust({ env: {} });
     const refusal = (() => {
       try {
-        assertContentSource(repoLocation('/home/runner/work/secret'), trust, 'pkg/sub/Kptfile');
+        assertContentSource(repoLocation('/home/runner/checkout/secret'), trust, 'pkg/sub/Kptfile');
       } catch (error) {
         return error;
       }
@@ -86,9 +86,9 @@ describe('repositories on this machine named by package content', () => {
     })();
     expect(isGitError(refusal) && refusal.code).toBe('refused-local');
     expect(String((refusal as Error).message)).toMatch(
-      /^pkg\/sub\/Kptfile: upstream repository "\/home\/runner\/work\/secret" is on this machine/,
+      /^pkg\/sub\/Kptfile: upstream repository "\/home\/runner\/checkout\/secret" is on this machine/,
     );
-    expect(() => assertContentSource(repoLocation('file:///home/runner/work/secret'), trust)).toThrow(/KDELTA_ALLOW_LOCAL_UPSTREAMS=1/);
+    expect(() => assertContentSource(repoLocation('file:///home/runner/checkout/secret'), trust)).toThrow(/KDELTA_ALLOW_LOCAL_UPSTREAMS=1/);
     const named = trustNamed(trust, ['file:///srv/git/up.git/'], scratch);
     expect(() => assertContentSource(repoLocation('/srv/git/up.git'), named)).not.toThrow();
     expect(() => assertContentSource(repoLocation('/srv/git/other'), named)).toThrow(/refused/);
