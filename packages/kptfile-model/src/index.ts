@@ -65,14 +65,7 @@ export {
 export { KRMIGNORE_FILE, parseKrmIgnore, type KrmIgnore } from './krmignore.js';
 export { rebuildYamlFile, splitYamlDocuments, type YamlChunk } from './yaml-file.js';
 // The one way kdelta reads YAML (merge-core's), for the packages that build on this one.
-export {
-  parseYamlDocument,
-  parseYamlStream,
-  stringifyYaml,
-  yamlDocumentOptions,
-  yamlDocumentValue,
-  yamlErrorReason,
-} from '@kdelta/merge-core';
+export { parseYamlDocument, parseYamlStream, stringifyYaml, yamlDocumentOptions } from '@kdelta/merge-core';
 export {
   editPackageContext,
   findPackageContext,
