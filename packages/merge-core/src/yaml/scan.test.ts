@@ -230,7 +230,9 @@ describe('scanStream against parseStream', () => {
           // a document's text alone parses to the same resource as within its stream
           const alone = parseStream(d.text, 'f.yaml').documents;
           expect(alone).toHaveLength(1);
-          expect(alone[0]!.doc.toString()).toBe(d.doc.toString());
+          // `yaml` prints a blank line that ends the whole text after a trailing empty value
+          // (`kind:`) and drops it when another document follows; the resource is the same.
+          expect(alone[0]!.doc.toString().trimEnd()).toBe(d.doc.toString().trimEnd());
           const r = scannedIdentityOf(scanned[i]!, text);
           if (!r) {
             seen.unsure++;
@@ -242,7 +244,11 @@ describe('scanStream against parseStream', () => {
           expect(r.kind).toEqual(typeof kind === 'string' ? kind : undefined);
         }
       }),
-      { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 400) },
+      {
+        numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 400),
+        // a stream that once failed, checked on every run
+        examples: [['# head\n---\n\n---\nmetadata: {}\nkind:\n\n---\n\n\n']],
+      },
     );
     if (process.env.KDELTA_PROPERTY_STATS) console.log(seen);
     // The scan must actually be exercised, not only the fallback. About one stream in six is
