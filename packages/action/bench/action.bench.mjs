@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startFakeGitHub } from '@kdelta/fake-github';
-import { run } from 'kdelta';
+import { run } from '@kdelta/run';
 
 const bundle = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
 const VARIANTS = Number(process.env.KDELTA_BENCH_VARIANTS ?? 100);

@@ -1498,36 +1498,36 @@ var require_diagnostics = __commonJS({
       const debuglog = fetchDebuglog.enabled ? fetchDebuglog : undiciDebugLog;
       diagnosticsChannel.channel("undici:client:beforeConnect").subscribe((evt) => {
         const {
-          connectParams: { version: version2, protocol, port, host }
+          connectParams: { version, protocol, port, host }
         } = evt;
         debuglog(
           "connecting to %s using %s%s",
           `${host}${port ? `:${port}` : ""}`,
           protocol,
-          version2
+          version
         );
       });
       diagnosticsChannel.channel("undici:client:connected").subscribe((evt) => {
         const {
-          connectParams: { version: version2, protocol, port, host }
+          connectParams: { version, protocol, port, host }
         } = evt;
         debuglog(
           "connected to %s using %s%s",
           `${host}${port ? `:${port}` : ""}`,
           protocol,
-          version2
+          version
         );
       });
       diagnosticsChannel.channel("undici:client:connectError").subscribe((evt) => {
         const {
-          connectParams: { version: version2, protocol, port, host },
+          connectParams: { version, protocol, port, host },
           error: error2
         } = evt;
         debuglog(
           "connection to %s using %s%s errored - %s",
           `${host}${port ? `:${port}` : ""}`,
           protocol,
-          version2,
+          version,
           error2.message
         );
       });
@@ -1576,31 +1576,31 @@ var require_diagnostics = __commonJS({
         const debuglog = undiciDebugLog.enabled ? undiciDebugLog : websocketDebuglog;
         diagnosticsChannel.channel("undici:client:beforeConnect").subscribe((evt) => {
           const {
-            connectParams: { version: version2, protocol, port, host }
+            connectParams: { version, protocol, port, host }
           } = evt;
           debuglog(
             "connecting to %s%s using %s%s",
             host,
             port ? `:${port}` : "",
             protocol,
-            version2
+            version
           );
         });
         diagnosticsChannel.channel("undici:client:connected").subscribe((evt) => {
           const {
-            connectParams: { version: version2, protocol, port, host }
+            connectParams: { version, protocol, port, host }
           } = evt;
           debuglog(
             "connected to %s%s using %s%s",
             host,
             port ? `:${port}` : "",
             protocol,
-            version2
+            version
           );
         });
         diagnosticsChannel.channel("undici:client:connectError").subscribe((evt) => {
           const {
-            connectParams: { version: version2, protocol, port, host },
+            connectParams: { version, protocol, port, host },
             error: error2
           } = evt;
           debuglog(
@@ -1608,7 +1608,7 @@ var require_diagnostics = __commonJS({
             host,
             port ? `:${port}` : "",
             protocol,
-            version2,
+            version,
             error2.message
           );
         });
@@ -19442,13 +19442,13 @@ var require_directives = __commonJS({
               onError(0, "%YAML directive should contain exactly one part");
               return false;
             }
-            const [version2] = parts;
-            if (version2 === "1.1" || version2 === "1.2") {
-              this.yaml.version = version2;
+            const [version] = parts;
+            if (version === "1.1" || version === "1.2") {
+              this.yaml.version = version;
               return true;
             } else {
-              const isValid = /^\d+\.\d+$/.test(version2);
-              onError(6, `Unsupported YAML version ${version2}`, isValid);
+              const isValid = /^\d+\.\d+$/.test(version);
+              onError(6, `Unsupported YAML version ${version}`, isValid);
               return false;
             }
           }
@@ -22550,14 +22550,14 @@ var require_Document = __commonJS({
           version: "1.2"
         }, options);
         this.options = opt;
-        let { version: version2 } = opt;
+        let { version } = opt;
         if (options?._directives) {
           this.directives = options._directives.atDocument();
           if (this.directives.yaml.explicit)
-            version2 = this.directives.yaml.version;
+            version = this.directives.yaml.version;
         } else
-          this.directives = new directives.Directives({ version: version2 });
-        this.setSchema(version2, options);
+          this.directives = new directives.Directives({ version });
+        this.setSchema(version, options);
         this.contents = value2 === void 0 ? null : this.createNode(value2, _replacer, options);
       }
       /**
@@ -22737,11 +22737,11 @@ var require_Document = __commonJS({
        *
        * Overrides all previously set schema options.
        */
-      setSchema(version2, options = {}) {
-        if (typeof version2 === "number")
-          version2 = String(version2);
+      setSchema(version, options = {}) {
+        if (typeof version === "number")
+          version = String(version);
         let opt;
-        switch (version2) {
+        switch (version) {
           case "1.1":
             if (this.directives)
               this.directives.yaml.version = "1.1";
@@ -22752,9 +22752,9 @@ var require_Document = __commonJS({
           case "1.2":
           case "next":
             if (this.directives)
-              this.directives.yaml.version = version2;
+              this.directives.yaml.version = version;
             else
-              this.directives = new directives.Directives({ version: version2 });
+              this.directives = new directives.Directives({ version });
             opt = { resolveKnownTags: true, schema: "core" };
             break;
           case null:
@@ -22763,7 +22763,7 @@ var require_Document = __commonJS({
             opt = null;
             break;
           default: {
-            const sv = JSON.stringify(version2);
+            const sv = JSON.stringify(version);
             throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
           }
         }
@@ -27319,12 +27319,12 @@ var require_light = __commonJS({
         }
       };
       var Sync_1 = Sync;
-      var version2 = "2.19.5";
+      var version = "2.19.5";
       var version$1 = {
-        version: version2
+        version
       };
       var version$2 = /* @__PURE__ */ Object.freeze({
-        version: version2,
+        version,
         default: version$1
       });
       var require$$2 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
@@ -28432,9 +28432,9 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
   });
 };
 var ExitCode;
-(function(ExitCode3) {
-  ExitCode3[ExitCode3["Success"] = 0] = "Success";
-  ExitCode3[ExitCode3["Failure"] = 1] = "Failure";
+(function(ExitCode2) {
+  ExitCode2[ExitCode2["Success"] = 0] = "Success";
+  ExitCode2[ExitCode2["Failure"] = 1] = "Failure";
 })(ExitCode || (ExitCode = {}));
 function setSecret(secret) {
   issueCommand("add-mask", {}, secret);
@@ -28489,9 +28489,10 @@ function group(name2, fn3) {
   });
 }
 
-// ../package-update/src/get.ts
-import { existsSync as existsSync5, lstatSync as lstatSync2, mkdirSync as mkdirSync4, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
-import { basename as basename4, dirname as dirname5, isAbsolute as isAbsolute3, join as join8, relative as relative2 } from "node:path";
+// ../run/src/run.ts
+import { mkdir as mkdir6 } from "node:fs/promises";
+import { tmpdir as tmpdir4 } from "node:os";
+import { join as join18, resolve as resolve9 } from "node:path";
 
 // ../git-source/src/kdelta-error.ts
 var BRAND = /* @__PURE__ */ Symbol.for("kdelta.error");
@@ -31199,10 +31200,10 @@ function schemaRegistryFromCrds(objects, options = {}) {
     const key = `${group2}/${kind}`;
     let list2 = kinds.get(key);
     if (list2 === void 0) kinds.set(key, list2 = []);
-    for (const [version2, schema] of found) {
-      if (list2.some(([v]) => v === version2)) continue;
-      list2.push([version2, schema]);
-      byName2.set(`${group2}.${version2}.${kind}`, schema);
+    for (const [version, schema] of found) {
+      if (list2.some(([v]) => v === version)) continue;
+      list2.push([version, schema]);
+      byName2.set(`${group2}.${version}.${kind}`, schema);
     }
   });
   const asObject = (s) => s?.kind === "object" ? s : void 0;
@@ -34839,977 +34840,13 @@ function packageContextConfigMap(packageName, data = {}) {
   return doc.toString({ lineWidth: 0 });
 }
 
-// ../package-update/src/errors.ts
-var UpdateError = class extends KdeltaError2 {
-  name = "UpdateError";
-  constructor(message2, code2 = "update-failed", file) {
-    super({ code: code2, message: message2, file });
-  }
-};
-
-// ../package-update/src/kptfile.ts
-var updateStrategies = UPDATE_STRATEGIES.filter((s) => s !== "copy-merge");
-function isUpdateStrategy(value2) {
-  return typeof value2 === "string" && updateStrategies.includes(value2);
-}
-function strategyOf(value2, file) {
-  if (value2 === void 0 || value2 === "") return "resource-merge";
-  if (isUpdateStrategy(value2)) return value2;
-  throw new UpdateError(
-    `${file}: unrecognized update strategy ${JSON.stringify(value2)} (expected one of ${updateStrategies.join(", ")})`,
-    "unknown-strategy",
-    file
-  );
-}
-function kptfileOf(text2, file) {
-  return readKptfileText(text2, file);
-}
-function readKptfile(pkg, file) {
-  const text2 = pkg.kptfileText();
-  return text2 === void 0 ? void 0 : kptfileOf(text2, file);
-}
-function withUpstream(parsed, name2, upstream2, commit) {
-  const base = parsed ?? parseKptfile(`apiVersion: kpt.dev/v1
-kind: Kptfile
-metadata:
-  name: ${stringifyYaml(name2 ?? "pkg").trim()}
-`);
-  const next = structuredClone(base.kptfile);
-  if (name2 !== void 0) next.metadata = { ...next.metadata, name: name2 };
-  if (upstream2) {
-    next.upstream = {
-      type: "git",
-      git: { repo: upstream2.repo, directory: upstream2.directory, ref: upstream2.ref },
-      updateStrategy: upstream2.updateStrategy ?? next.upstream?.updateStrategy ?? "resource-merge"
-    };
-    if (commit !== void 0) {
-      next.upstreamLock = { type: "git", git: { repo: upstream2.repo, directory: upstream2.directory, ref: upstream2.ref, commit } };
-    }
-  }
-  if (next.upstream?.git?.repo) next.upstream.git.repo = withoutCredentials(next.upstream.git.repo);
-  if (next.upstreamLock?.git?.repo) next.upstreamLock.git.repo = withoutCredentials(next.upstreamLock.git.repo);
-  return printKptfile(base, orderKeys(next));
-}
-function orderKeys(k) {
-  const order = ["apiVersion", "kind", "metadata", "upstream", "upstreamLock", "info", "pipeline", "inventory", "status"];
-  const out = {};
-  for (const key of order) if (k[key] !== void 0) out[key] = k[key];
-  for (const [key, v] of Object.entries(k)) if (!(key in out)) out[key] = v;
-  return out;
-}
-var KPTFILE = KPTFILE_NAME;
-function isKrmPath(path) {
-  const base = path.split("/").pop() ?? "";
-  return base !== KPTFILE && /\.ya?ml$/i.test(base);
-}
-
-// ../package-update/src/comments.ts
-function alreadyMarked(text2) {
-  const kinds = text2.match(/^kind:/gm)?.length ?? 0;
-  if (kinds === 0) return false;
-  const comments = text2.match(/^metadata:\s*#\s*kpt-merge:/gm)?.length ?? 0;
-  const ids = text2.match(/internal\.kpt\.dev\/upstream-identifier:/g)?.length ?? 0;
-  return comments === kinds && ids === kinds;
-}
-function addMergeCommentsToTree(pkg) {
-  const files = [];
-  const walk = (rel) => {
-    for (const name2 of pkg.list(rel)) {
-      const r = rel ? `${rel}/${name2}` : name2;
-      const type = pkg.typeOf(r);
-      if (type === "dir") walk(r);
-      else if (type === "file" && isKrmPath(r)) files.push({ path: r, text: pkg.yamlText(r) });
-    }
-  };
-  if (pkg.exists()) walk("");
-  const marked = files.map((f) => ({ ...f, next: alreadyMarked(f.text) ? f.text : addMergeComments(f.text) }));
-  for (const f of marked) if (f.next !== f.text) pkg.write(f.path, f.next);
-}
-
-// ../package-update/src/commit.ts
-import { mkdirSync as mkdirSync3 } from "node:fs";
-function writeTree(dir, tree, empty2) {
-  mkdirSync3(dir, { recursive: true });
-  applyChanges(dir, tree.changesFrom(empty2));
-}
-
-// ../package-update/src/fetch.ts
-import { tmpdir as tmpdir2 } from "node:os";
-import { join as join7 } from "node:path";
-function withTrust(git3, named, callerNamesAll) {
-  const cwd = git3.cwd ?? process.cwd();
-  if (git3.trust) return { ...git3, trust: callerNamesAll ? git3.trust : trustNamed(git3.trust, named, cwd) };
-  const env = git3.env ?? process.env;
-  const trust = sourceTrust({
-    named,
-    cwd,
-    env,
-    ...git3.allowLocalUpstreams !== void 0 ? { allowLocal: git3.allowLocalUpstreams } : {}
-  });
-  return { ...git3, trust };
-}
-var FetchMemo = class {
-  entries = /* @__PURE__ */ new Map();
-  /** The fetch for `key`, started by `load` when there is none (a failed one is forgotten). */
-  share(key, load) {
-    let entry = this.entries.get(key);
-    if (!entry) {
-      entry = load();
-      this.entries.set(key, entry);
-      entry.catch(() => this.entries.delete(key));
-    }
-    return entry;
-  }
-};
-function createFetchMemo() {
-  return new FetchMemo();
-}
-async function fetchTree(git3, repo, directory, ref, namedBy) {
-  const memo2 = git3.fetches;
-  if (!memo2) return fetchTreeOnce(git3, repo, directory, ref, namedBy);
-  let key;
-  try {
-    const where = repoLocation(repo, git3.cwd ?? process.cwd()).url;
-    key = JSON.stringify([where, normalizeDirectory(directory), ref ?? null, git3.cacheDir ?? null]);
-  } catch {
-    return fetchTreeOnce(git3, repo, directory, ref, namedBy);
-  }
-  const fetched = await memo2.share(key, () => fetchTreeOnce(git3, repo, directory, ref, namedBy));
-  return { ...fetched, tree: fetched.tree.clone() };
-}
-async function fetchTreeOnce(git3, repo, directory, ref, namedBy) {
-  const holder = makeTempDir(tmpdir2(), "fetch");
-  try {
-    const dest = join7(holder, "pkg");
-    const env = git3.env ?? process.env;
-    const cacheDir = git3.cacheDir ?? env["KDELTA_CACHE_DIR"];
-    const credentials = git3.credentials?.get(withoutCredentials(repo));
-    const fetched = await fetchPackage({
-      repo,
-      ...credentials ? { credentials } : {},
-      directory,
-      dest,
-      cwd: git3.cwd ?? process.cwd(),
-      env,
-      ...ref !== void 0 ? { ref } : {},
-      ...cacheDir ? { cacheDir } : {},
-      ...git3.trust ? { trust: git3.trust } : {},
-      ...namedBy ? { namedBy } : {}
-    });
-    const tree = PackageTree.read(dest) ?? PackageTree.empty();
-    tree.source = dest;
-    return { tree, commit: fetched.commit, ref: fetched.ref, directory: fetched.directory };
-  } finally {
-    removeTempDir(holder);
-  }
-}
-
-// ../package-update/src/progress.ts
-function progressLines(listener) {
-  return listener ? (message2) => listener({ message: message2 }) : () => void 0;
-}
-function reportRecovery(listener, message2) {
-  if (message2 !== void 0) listener?.({ message: message2, kind: "recovery" });
-}
-
-// ../package-update/src/side.ts
-import { sep } from "node:path";
-function sideLabel(side, repo, directory, ref) {
-  const dir = (directory ?? "/").replace(/^\/+/, "");
-  return `${side} (${withoutCredentials(repo).replace(/\/+$/, "")}${dir ? `/${dir}` : ""}${ref ? `@${ref}` : ""})`;
-}
-function labelled(sides2, fn3) {
-  let out;
-  try {
-    out = fn3();
-  } catch (error2) {
-    throw relabel(sides2, error2);
-  }
-  if (out instanceof Promise) return out.catch((error2) => Promise.reject(relabel(sides2, error2)));
-  return out;
-}
-function relabel(sides2, error2) {
-  if (!(error2 instanceof Error)) return error2;
-  const rename5 = (text2) => {
-    let out = text2;
-    for (const side of sides2) {
-      if (side.path === "") continue;
-      out = out.split(`${side.path}${sep}`).join(`${side.label}: `).split(side.path).join(side.label);
-    }
-    return out;
-  };
-  const message2 = rename5(error2.message);
-  if (message2 !== error2.message) error2.message = message2;
-  const located = error2;
-  if (typeof located.file === "string") {
-    const file = rename5(located.file);
-    if (file !== located.file) located.file = file;
-  }
-  return error2;
-}
-
-// ../package-update/src/get.ts
-async function fetchUnfetched(git3, pkg, prefix = "") {
-  const fetchedPaths = [];
-  for (const rel of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
-    const sub = pkg.at(rel);
-    const parsed = readKptfile(sub, sub.describe(KPTFILE));
-    const upstream2 = parsed?.kptfile.upstream?.git;
-    if (!parsed || !upstream2?.repo || parsed.kptfile.upstreamLock?.git?.commit) continue;
-    const fetched = await fetchTree(git3, upstream2.repo, upstream2.directory ?? "/", upstream2.ref || void 0, sub.describe(KPTFILE));
-    const record = {
-      repo: upstream2.repo,
-      directory: fetched.directory,
-      ref: fetched.ref,
-      updateStrategy: parsed.kptfile.upstream?.updateStrategy
-    };
-    const root = fetched.tree.package();
-    const side = { path: fetched.tree.source, label: sideLabel("upstream", upstream2.repo, fetched.directory, fetched.ref) };
-    const inside2 = await labelled([side], async () => {
-      root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename4(rel), record, fetched.commit));
-      return fetchUnfetched(git3, root, `${prefix}${rel}/`);
-    });
-    fetchedPaths.push(`${prefix}${rel}`, ...inside2);
-    sub.delete("");
-    sub.copyFrom(root, "");
-  }
-  return fetchedPaths;
-}
-function exists2(path) {
-  try {
-    lstatSync2(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function shown(dest, cwd) {
-  const rel = relative2(cwd, dest);
-  return rel && !rel.startsWith("..") && !isAbsolute3(rel) ? rel : dest;
-}
-function alreadyExists(dest, cwd) {
-  return new UpdateError(
-    `destination directory "${shown(dest, cwd)}" already exists: pkg get writes a new directory, never into an existing one; nothing was written`,
-    "destination-exists"
-  );
-}
-async function getPackage(options) {
-  const dest = options.destination;
-  const cwd = options.cwd ?? process.cwd();
-  const progress = progressLines(options.progress);
-  reportRecovery(options.progress, recoverInterruptedSwap(dest));
-  if (exists2(dest)) throw alreadyExists(dest, cwd);
-  progress(`Fetching ${withoutCredentials(options.repo)}@${options.ref}`);
-  const git3 = withTrust(options, [options.repo], false);
-  const fetched = await fetchTree(git3, options.repo, options.directory, options.ref);
-  const pkg = fetched.tree.package();
-  const record = { repo: options.repo, directory: fetched.directory, ref: options.ref, updateStrategy: options.updateStrategy };
-  const side = { path: fetched.tree.source, label: sideLabel("upstream", options.repo, fetched.directory, options.ref) };
-  const nested = await labelled([side], async () => {
-    pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename4(dest), record, fetched.commit));
-    const inside2 = await fetchUnfetched(git3, pkg);
-    addMergeCommentsToTree(pkg);
-    return inside2;
-  });
-  const work = makeWorkDir(dest, "get");
-  try {
-    const ready = join8(work, "pkg");
-    writeTree(ready, fetched.tree, PackageTree.empty());
-    const madeParent = existsSync5(dirname5(dest)) ? void 0 : mkdirSync4(dirname5(dest), { recursive: true });
-    try {
-      renameSync3(ready, dest);
-    } catch (error2) {
-      if (madeParent) rmSync5(madeParent, { recursive: true, force: true });
-      const code2 = error2.code;
-      if (code2 === "ENOTEMPTY" || code2 === "EEXIST" || code2 === "ENOTDIR") throw alreadyExists(dest, cwd);
-      throw error2;
-    }
-  } finally {
-    removeTempDir(work);
-  }
-  return { destination: dest, commit: fetched.commit, nested, tree: fetched.tree };
-}
-
-// ../package-update/src/update.ts
-import { basename as basename5, join as join9, posix as posix3, relative as relative3 } from "node:path";
-
-// ../package-update/src/compare.ts
-var KPTFILE_BOOKKEEPING = ["apiVersion", "kind", "upstream", "upstreamLock", "status", "metadata"];
-function kptfileData(text2) {
-  try {
-    const doc = parseYamlDocument(text2);
-    if (doc.errors.length > 0) return text2;
-    const data = doc.toJS() ?? {};
-    const copy = { ...data };
-    for (const k of KPTFILE_BOOKKEEPING) delete copy[k];
-    return copy;
-  } catch {
-    return text2;
-  }
-}
-function yamlData(text2) {
-  try {
-    const docs = parseYamlStream(text2);
-    if (docs.some((d) => d.errors.length > 0)) return text2.trim();
-    return docs.map((d) => stripIdentifier(d.toJS())).filter((d) => d !== null && d !== void 0);
-  } catch {
-    return text2.trim();
-  }
-}
-function stripIdentifier(value2) {
-  if (!value2 || typeof value2 !== "object" || Array.isArray(value2)) return value2;
-  const v = value2;
-  const ann = v.metadata?.annotations;
-  if (!ann || !("internal.kpt.dev/upstream-identifier" in ann)) return value2;
-  const { ["internal.kpt.dev/upstream-identifier"]: _, ...rest } = ann;
-  const metadata2 = { ...v.metadata };
-  if (Object.keys(rest).length === 0) delete metadata2.annotations;
-  else metadata2.annotations = rest;
-  return { ...v, metadata: metadata2 };
-}
-function sameFile(path, a, b) {
-  if (a === b) return true;
-  const base = path.split("/").pop() ?? "";
-  if (base === KPTFILE) return JSON.stringify(kptfileData(a)) === JSON.stringify(kptfileData(b));
-  if (/\.ya?ml$/i.test(base)) return JSON.stringify(yamlData(a)) === JSON.stringify(yamlData(b));
-  return a.trim() === b.trim();
-}
-function changedFiles(a, b) {
-  const fa = new Map(a.ownFiles().files.map((f) => [f.path, f.text]));
-  const fb = new Map(b.ownFiles().files.map((f) => [f.path, f.text]));
-  const out = [];
-  const emptyKptfile = "apiVersion: kpt.dev/v1\nkind: Kptfile\n";
-  for (const [p, t] of fa) {
-    const other = fb.get(p) ?? (p === KPTFILE ? emptyKptfile : void 0);
-    if (other === void 0 || !sameFile(p, t, other)) out.push(p);
-  }
-  for (const [p, t] of fb) if (!fa.has(p) && !(p === KPTFILE && sameFile(p, t, emptyKptfile))) out.push(p);
-  return out.sort();
-}
-function treeUnchanged(a, b) {
-  if (changedFiles(a, b).length > 0) return false;
-  const sa = a.nestedPackages({ includeRemote: true, recurseIntoRemote: false });
-  const sb = b.nestedPackages({ includeRemote: true, recurseIntoRemote: false });
-  if (sa.join("\n") !== sb.join("\n")) return false;
-  return sa.every((p) => treeUnchanged(a.at(p), b.at(p)));
-}
-
-// ../package-update/src/strategies/replace.ts
-import { posix as posix2 } from "node:path";
-function removeEmptyDirs(pkg, keep) {
-  const walk = (rel) => {
-    if (!pkg.exists(rel)) return;
-    for (const name2 of pkg.list(rel)) {
-      const r = rel ? `${rel}/${name2}` : name2;
-      if (pkg.typeOf(r) !== "dir") continue;
-      walk(r);
-      if (!keep.has(r) && pkg.list(r).length === 0) pkg.delete(r);
-    }
-  };
-  walk("");
-}
-function replacePackageFiles(input) {
-  const local = input.local.ownFiles();
-  const updated = input.updated.ownFiles();
-  const localKptfile = input.local.text(KPTFILE);
-  for (const f of local.files) if (f.path !== KPTFILE) input.local.delete(f.path);
-  for (const f of updated.files) if (f.path !== KPTFILE) input.local.copyFrom(input.updated, f.path);
-  for (const d of updated.dirs) input.local.mkdir(d);
-  const updatedKptfile = input.updated.text(KPTFILE);
-  if (updatedKptfile !== void 0 && localKptfile !== void 0) {
-    input.local.write(
-      KPTFILE,
-      keepBookkeeping(updatedKptfile, localKptfile, joinPath(input.relPackagePath, KPTFILE), input.isRoot, input.updated.describe(KPTFILE))
-    );
-  } else if (updatedKptfile !== void 0) {
-    input.local.write(KPTFILE, updatedKptfile);
-  }
-  removeEmptyDirs(input.local, new Set(updated.dirs));
-}
-function joinPath(base, rel) {
-  return posix2.join(base, rel);
-}
-function keepBookkeeping(updated, local, file, isRoot, updatedFile) {
-  const u = kptfileOf(updated, updatedFile);
-  const l = kptfileOf(local, file).kptfile;
-  const next = structuredClone(u.kptfile);
-  if (l.metadata?.name !== void 0) next.metadata = { ...next.metadata, name: l.metadata.name };
-  if (!next.upstream && l.upstream) next.upstream = l.upstream;
-  const upstreamLock = !isRoot && next.upstreamLock ? next.upstreamLock : l.upstreamLock;
-  if (upstreamLock) next.upstreamLock = upstreamLock;
-  else delete next.upstreamLock;
-  const status = next.status;
-  if (status) {
-    delete status["renderStatus"];
-    if (Array.isArray(status.conditions)) {
-      status.conditions = status.conditions.filter((c) => c.type !== "Rendered");
-      if (status.conditions.length === 0) delete status.conditions;
-    }
-    if (Object.keys(status).length === 0) delete next.status;
-  }
-  return printKptfile(u, next);
-}
-function mergeKptfileOf(input) {
-  const localKptfile = input.local.text(KPTFILE);
-  const updatedKptfile = input.updated.text(KPTFILE);
-  if (localKptfile !== void 0 && updatedKptfile !== void 0) {
-    const originKptfile = input.origin.text(KPTFILE);
-    const merged = mergeKptfile(
-      { ...originKptfile !== void 0 ? { origin: originKptfile } : {}, upstream: updatedKptfile, local: localKptfile },
-      {
-        updateUpstream: !input.isRoot,
-        // the fetched sides by where they were read from: the update names them (upstream, origin)
-        files: {
-          local: joinPath(input.relPackagePath, KPTFILE),
-          origin: input.origin.describe(KPTFILE),
-          upstream: input.updated.describe(KPTFILE)
-        }
-      }
-    );
-    if (merged.text !== localKptfile) input.local.write(KPTFILE, merged.text);
-    return { conflicts: merged.conflicts, decisions: merged.decisions };
-  }
-  if (localKptfile === void 0 && updatedKptfile !== void 0) input.local.write(KPTFILE, updatedKptfile);
-  return { conflicts: [], decisions: [] };
-}
-
-// ../package-update/src/strategies/types.ts
-var nothing = { conflicts: [], resources: [], packages: [], decisions: [] };
-function within(rel, outcome) {
-  const under = (p) => p ? `${rel}/${p}` : rel;
-  return {
-    conflicts: outcome.conflicts.map((c) => ({ ...c, package: under(c.package) })),
-    resources: outcome.resources.map((r) => ({ ...r, package: under(r.package) })),
-    packages: outcome.packages.map((p) => ({ ...p, path: p.path === "." ? rel : `${rel}/${p.path}` })),
-    decisions: outcome.decisions.map((d) => ({ ...d, package: under(d.package) }))
-  };
-}
-function combine(outcomes) {
-  return {
-    conflicts: outcomes.flatMap((o) => o.conflicts),
-    resources: outcomes.flatMap((o) => o.resources),
-    packages: outcomes.flatMap((o) => o.packages),
-    decisions: outcomes.flatMap((o) => o.decisions)
-  };
-}
-
-// ../package-update/src/strategies/fast-forward.ts
-function refuse(changed) {
-  throw new UpdateError(
-    `local package files have been modified: [${changed.join(" ")}].
-  use a different update --strategy.`,
-    "local-changes"
-  );
-}
-function fastForward(input) {
-  if (input.origin.exists()) {
-    const changed = changedFiles(input.origin, input.local);
-    if (changed.length > 0) refuse(changed);
-  }
-  replacePackageFiles(input);
-  return nothing;
-}
-function localPackages(pkg) {
-  if (!pkg.exists()) return [];
-  return [".", ...pkg.nestedPackages({ includeRemote: false })];
-}
-function assertUnchangedTree(input) {
-  const l = localPackages(input.local);
-  const o = new Set(localPackages(input.origin));
-  const changed = [];
-  for (const rel of l) {
-    if (!o.has(rel)) {
-      if (rel !== ".") changed.push(rel);
-      continue;
-    }
-    const files = rel === "." ? changedFiles(input.origin, input.local) : changedFiles(input.origin.at(rel), input.local.at(rel));
-    changed.push(...files.map((f) => rel === "." ? f : `${rel}/${f}`));
-  }
-  if (changed.length > 0) refuse(changed);
-}
-
-// ../package-update/src/strategies/force-delete-replace.ts
-function forceDeleteReplace(input) {
-  replacePackageFiles(input);
-  return nothing;
-}
-function replaceTree(input) {
-  const { local, updated } = input;
-  const keep = new Set(
-    local.nestedPackages({ includeRemote: true, recurseIntoRemote: false }).filter(
-      (rel) => local.at(rel).isRemote() && (!updated.exists(rel) || !readKptfile(local.at(rel), local.describe(`${rel}/${KPTFILE}`))?.kptfile.upstreamLock)
-    )
-  );
-  const kept = (rel) => [...keep].some((k) => rel === k || rel.startsWith(`${k}/`));
-  const localKptfile = local.text(KPTFILE);
-  const clear = (rel) => {
-    for (const name2 of local.list(rel)) {
-      const r = rel ? `${rel}/${name2}` : name2;
-      if (r === KPTFILE || keep.has(r)) continue;
-      if (local.typeOf(r) === "dir" && [...keep].some((k) => k.startsWith(`${r}/`))) clear(r);
-      else local.delete(r);
-    }
-  };
-  if (local.exists()) clear("");
-  if (updated.exists()) {
-    for (const name2 of updated.list()) {
-      if (name2 === KPTFILE || kept(name2)) continue;
-      local.copyFrom(updated, name2, (rel) => !kept(`${name2}/${rel}`));
-    }
-  }
-  const updatedKptfile = updated.text(KPTFILE);
-  if (updatedKptfile !== void 0 && localKptfile !== void 0) {
-    local.write(
-      KPTFILE,
-      keepBookkeeping(updatedKptfile, localKptfile, joinPath(input.relPackagePath, KPTFILE), input.isRoot, updated.describe(KPTFILE))
-    );
-  } else if (updatedKptfile !== void 0) local.write(KPTFILE, updatedKptfile);
-  return nothing;
-}
-
-// ../package-update/src/strategies/resource-merge.ts
-function replaceNonKrmFiles(input) {
-  const { local: localPkg, updated: updatedPkg, origin: originPkg } = input;
-  const isNonKrm = (f) => !isKrmPath(f.path) && f.path !== KPTFILE;
-  const origin = new Map(
-    originPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text])
-  );
-  const updated = new Map(
-    updatedPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text])
-  );
-  const local = new Map(
-    localPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text])
-  );
-  for (const path of updated.keys()) {
-    const o = origin.get(path);
-    const l = local.get(path);
-    if (l === void 0) {
-      if (o === void 0) localPkg.copyFrom(updatedPkg, path);
-      continue;
-    }
-    if (o !== void 0 && l === o) localPkg.copyFrom(updatedPkg, path);
-  }
-  for (const [path, o] of origin) {
-    if (updated.has(path)) continue;
-    const l = local.get(path);
-    if (l !== void 0 && l === o) localPkg.delete(path);
-  }
-  const updatedDirs = new Set(updatedPkg.ownFiles().dirs);
-  const originDirs = originPkg.ownFiles().dirs;
-  for (const d of [...originDirs].sort().reverse()) {
-    if (!updatedDirs.has(d) && localPkg.exists(d) && localPkg.list(d).length === 0 && localPkg.typeOf(d) === "dir") localPkg.delete(d);
-  }
-  for (const d of updatedDirs) {
-    if (!localPkg.exists(d) && !originDirs.includes(d)) localPkg.mkdir(d);
-  }
-}
-function upstreamRepointed(input) {
-  const local = input.local.text(KPTFILE);
-  const origin = input.origin.text(KPTFILE);
-  if (local === void 0 || origin === void 0) return false;
-  const l = kptfileOf(local, input.local.describe(KPTFILE)).kptfile.upstream;
-  const o = kptfileOf(origin, input.origin.describe(KPTFILE)).kptfile.upstream;
-  if (!o?.git || !l?.git) return false;
-  return JSON.stringify(l.git) !== JSON.stringify(o.git);
-}
-function atSidePath(input, fn3) {
-  try {
-    return fn3();
-  } catch (error2) {
-    const e = error2;
-    const side = e.side === "upstream" ? input.updated : e.side === "origin" ? input.origin : void 0;
-    if (side !== void 0 && typeof e.file === "string" && e.message.startsWith(e.file)) {
-      e.message = `${side.describe(e.file)}${e.message.slice(e.file.length)}`;
-    }
-    throw error2;
-  }
-}
-function resourceMerge(input) {
-  if (!input.isRoot && upstreamRepointed(input)) return nothing;
-  const krm = (pkg) => pkg.ownFiles().files.filter((f) => isKrmPath(f.path)).map((f) => ({ path: f.path, text: pkg.yamlText(f.path) }));
-  const local = krm(input.local);
-  const origin = krm(input.origin);
-  const upstream2 = krm(input.updated);
-  const result = atSidePath(input, () => mergeFiles({ origin, upstream: upstream2, local }, { strategy: "upstream-wins", inferKeys: true }));
-  const kept = new Set(result.files.map((f) => f.path));
-  for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);
-  const before = new Map(local.map((f) => [f.path, f.text]));
-  for (const f of result.files) if (before.get(f.path) !== f.text) input.local.write(f.path, f.text);
-  const kptfile = mergeKptfileOf(input);
-  replaceNonKrmFiles(input);
-  return {
-    conflicts: [...result.conflicts, ...kptfile.conflicts],
-    resources: result.report,
-    packages: [],
-    decisions: [...result.decisions, ...kptfile.decisions]
-  };
-}
-
-// ../package-update/src/nested.ts
-var quiet = { progress: () => void 0 };
-function packageUpdater(strategy) {
-  switch (strategy) {
-    case "resource-merge":
-      return resourceMerge;
-    case "fast-forward":
-      return fastForward;
-    case "force-delete-replace":
-      return forceDeleteReplace;
-  }
-}
-var visit2 = (path, action, strategy) => ({
-  ...nothing,
-  packages: [{ path, action, ...strategy ? { strategy } : {} }]
-});
-function below(input, rel) {
-  return {
-    local: input.local.at(rel),
-    updated: input.updated.at(rel),
-    origin: input.origin.at(rel),
-    relPackagePath: `/${rel}`,
-    isRoot: false
-  };
-}
-function updateTree(strategy, input, ctx = quiet) {
-  if (strategy === "force-delete-replace") return replaceTree(input);
-  const outcomes = [updateLocalTree(strategy, input, ctx)];
-  const stack = remotePackagesBelow(input, ".");
-  while (stack.length > 0) {
-    const rel = stack.pop();
-    outcomes.push(updateNestedRemote(rel, input, ctx));
-    stack.push(...remotePackagesBelow(input, rel));
-  }
-  return combine(outcomes);
-}
-function remotePackagesBelow(input, rel) {
-  const found = /* @__PURE__ */ new Set();
-  for (const root of [input.local, input.updated, input.origin]) {
-    const pkg = rel === "." ? root : root.at(rel);
-    for (const p of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
-      if (pkg.at(p).isRemote()) found.add(rel === "." ? p : `${rel}/${p}`);
-    }
-  }
-  return [...found].sort();
-}
-function unfetched(pkg) {
-  const kf = readKptfile(pkg, pkg.describe(KPTFILE))?.kptfile;
-  return Boolean(kf?.upstream) && !kf?.upstreamLock;
-}
-function updateNestedRemote(rel, input, ctx) {
-  const sub = below(input, rel);
-  const [l, u, o] = [sub.local.exists(KPTFILE), sub.updated.exists(KPTFILE), sub.origin.exists(KPTFILE)];
-  const name2 = rel.split("/").pop();
-  if (!o && l && u) {
-    ctx.progress(`Package "${name2}" added in both local and upstream.`);
-    throw new UpdateError(`subpackage "${rel}" added in both upstream and local`, "subpackage-clash");
-  }
-  if (!o && !l && u) {
-    ctx.progress(`Adding package "${name2}" from upstream.`);
-    copyPackageWithoutRemote(sub.updated, sub.local);
-    return visit2(rel, "added");
-  }
-  if (o && !l && u) {
-    ctx.progress(`Ignoring package "${name2}" in upstream since it is deleted from local.`);
-    return visit2(rel, "ignored");
-  }
-  if (o && l && !u) {
-    if (treeUnchanged(sub.origin, sub.local)) {
-      ctx.progress(`Deleting package "${name2}" from local since it is removed in upstream.`);
-      input.local.delete(rel);
-      return visit2(rel, "deleted");
-    }
-    ctx.progress(`Package "${name2}" deleted from upstream, but keeping local since it has changes.`);
-    return visit2(rel, "kept");
-  }
-  if (!(o && l && u)) return nothing;
-  if (unfetched(sub.updated)) {
-    const kptfile = mergeKptfileOf(sub);
-    return combine([within(rel, { ...nothing, ...kptfile }), visit2(rel, "kptfile-merged")]);
-  }
-  if (unfetched(sub.origin)) throw new UpdateError(`no origin available for package "${rel}"`, "no-origin");
-  const file = sub.local.describe(KPTFILE);
-  const kf = readKptfile(sub.local, file);
-  const strategy = strategyOf(kf?.kptfile.upstream?.updateStrategy, file);
-  ctx.progress(`Updating package "${name2}" with strategy "${strategy}".`);
-  if (strategy === "force-delete-replace") return combine([replaceTree(sub), visit2(rel, "updated", strategy)]);
-  return combine([within(rel, updateLocalTree(strategy, sub, ctx)), visit2(rel, "updated", strategy)]);
-}
-function copyPackageWithoutRemote(from, to) {
-  to.copyFrom(from, "");
-  for (const rel of to.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
-    if (to.at(rel).isRemote()) to.delete(rel);
-  }
-}
-function updateLocalTree(strategy, input, ctx) {
-  if (strategy === "fast-forward" && input.origin.exists()) assertUnchangedTree(input);
-  if (strategy === "resource-merge" && !input.isRoot && upstreamRepointed(input)) return visit2(".", "kept");
-  const outcomes = [];
-  const roots = [input.local, input.updated, input.origin];
-  const isRemote = (rel) => roots.some((root) => root.at(rel).isRemote());
-  const rels = /* @__PURE__ */ new Set(["."]);
-  for (const root of roots) {
-    for (const p of root.nestedPackages({ includeRemote: false })) if (!isRemote(p)) rels.add(p);
-  }
-  const settled = [];
-  for (const rel of [...rels].sort((a, b) => a === "." ? -1 : b === "." ? 1 : a.localeCompare(b))) {
-    if (settled.some((p) => rel.startsWith(`${p}/`))) continue;
-    if (rel === ".") {
-      outcomes.push(packageUpdater(strategy)(input));
-      continue;
-    }
-    const sub = below(input, rel);
-    const [l, u, o] = [sub.local.exists(KPTFILE), sub.updated.exists(KPTFILE), sub.origin.exists(KPTFILE)];
-    if (!l && !u) continue;
-    if (!o && l && !u) {
-      settled.push(rel);
-      outcomes.push(visit2(rel, "kept"));
-      continue;
-    }
-    if (o && !u) {
-      if (!l) continue;
-      if (sub.updated.exists()) {
-        if (strategy === "resource-merge") {
-          outcomes.push(within(rel, resourceMerge(sub)), visit2(rel, "updated", strategy));
-        } else {
-          sub.local.delete(KPTFILE);
-          outcomes.push(visit2(rel, "unpackaged"));
-        }
-        continue;
-      }
-      if (treeUnchanged(sub.origin, sub.local)) {
-        ctx.progress(`Deleting package "${rel}" from local since it is removed in upstream.`);
-        input.local.delete(rel);
-        settled.push(rel);
-        outcomes.push(visit2(rel, "deleted"));
-      } else {
-        ctx.progress(`Package "${rel}" deleted from upstream, but keeping local since it has changes.`);
-        outcomes.push(visit2(rel, "kept"));
-      }
-      continue;
-    }
-    if (!o && !l && u) {
-      ctx.progress(`Adding package "${rel}" from upstream.`);
-      copyPackageWithoutRemote(sub.updated, sub.local);
-      settled.push(rel);
-      outcomes.push(visit2(rel, "added"));
-      continue;
-    }
-    if (o && !l) continue;
-    if (!o && l && u) throw new UpdateError(`subpackage "${rel}" added in both upstream and local`, "subpackage-clash");
-    const kf = readKptfile(sub.local, sub.local.describe(KPTFILE));
-    const subStrategy = kf?.kptfile.upstream?.updateStrategy ? strategyOf(kf.kptfile.upstream.updateStrategy, kf.file) : strategy;
-    ctx.progress(`Updating package "${rel.split("/").pop()}" with strategy "${subStrategy}".`);
-    outcomes.push(within(rel, packageUpdater(subStrategy)(sub)), visit2(rel, "updated", subStrategy));
-  }
-  return combine(outcomes);
-}
-
-// ../package-update/src/update.ts
-function hasLocalContent(pkg) {
-  if (pkg.nestedPackages({ includeRemote: true }).length > 0) return true;
-  return pkg.ownFiles().files.some((f) => f.path !== KPTFILE);
-}
-async function updateOne(run2, pkg, name2, usersRepos) {
-  const fetchGit = usersRepos.length > 0 && run2.git.trust ? { ...run2.git, trust: trustNamed(run2.git.trust, usersRepos, run2.git.cwd ?? process.cwd()) } : run2.git;
-  addMergeCommentsToTree(pkg);
-  const parsed = readKptfile(pkg, pkg.describe(KPTFILE));
-  const kf = parsed.kptfile;
-  const git3 = kf.upstream?.git;
-  if (!git3?.repo) throw new UpdateError(`package "${name2}" must have an upstream reference`, "no-upstream");
-  const ref = git3.ref || void 0;
-  const strategy = strategyOf(kf.upstream?.updateStrategy, parsed.file);
-  run2.progress(`Package "${name2}":`);
-  run2.progress(`Fetching upstream from ${withoutCredentials(git3.repo)}@${git3.ref ?? ""}`);
-  const namedBy = pkg.describe(KPTFILE);
-  const updated = await fetchTree(fetchGit, git3.repo, git3.directory ?? "/", ref, namedBy);
-  const sides2 = [{ path: updated.tree.source, label: sideLabel("upstream", git3.repo, git3.directory, git3.ref ?? updated.ref) }];
-  labelled(sides2, () => addMergeCommentsToTree(updated.tree.package()));
-  const lock = kf.upstreamLock?.git;
-  let origin;
-  if (lock?.commit || lock?.repo) {
-    run2.progress(`Fetching origin from ${withoutCredentials(lock.repo ?? git3.repo)}@${lock.ref ?? ""}`);
-    const fetched = await fetchTree(
-      fetchGit,
-      lock.repo ?? git3.repo,
-      lock.directory ?? git3.directory ?? "/",
-      lock.commit || lock.ref || void 0,
-      namedBy
-    );
-    origin = fetched.tree.package();
-    sides2.push({
-      path: fetched.tree.source,
-      label: sideLabel("origin", lock.repo ?? git3.repo, lock.directory ?? git3.directory, lock.commit || lock.ref || "")
-    });
-    labelled(sides2, () => addMergeCommentsToTree(origin));
-  } else {
-    if (hasLocalContent(pkg))
-      throw new UpdateError(`no origin available for package "${name2}": its Kptfile has no upstreamLock`, "no-origin");
-    origin = PackageTree.empty().package("none");
-  }
-  run2.progress(`Updating package "${name2.split("/").pop()}" with strategy "${strategy}".`);
-  const out = labelled(
-    sides2,
-    () => updateTree(strategy, { local: pkg, updated: updated.tree.package(), origin, relPackagePath: "/", isRoot: true }, run2)
-  );
-  const named = (p) => p ? `${name2}/${p}` : name2;
-  run2.packages.push(
-    { path: name2, action: "updated", strategy },
-    ...out.packages.map((p) => ({ ...p, path: named(p.path === "." ? void 0 : p.path) }))
-  );
-  run2.resources.push(...out.resources.map((r) => ({ ...r, package: named(r.package) })));
-  run2.conflicts.push(...out.conflicts.map((c) => ({ ...c, package: named(c.package) })));
-  run2.decisions.push(...out.decisions.map((d) => ({ ...d, package: named(d.package) })));
-  const after = readKptfile(pkg, pkg.describe(KPTFILE));
-  pkg.write(
-    KPTFILE,
-    withUpstream(
-      after,
-      void 0,
-      { repo: git3.repo, directory: git3.directory ?? "/", ref: git3.ref ?? updated.ref, updateStrategy: strategy },
-      updated.commit
-    )
-  );
-  addMergeCommentsToTree(pkg);
-  run2.progress("");
-  return { origin, updated: updated.tree.package() };
-}
-function usersOwnRepos(nested, parent, rel) {
-  const reposOf = (view) => {
-    const kf = readKptfile(view, view.describe(KPTFILE))?.kptfile;
-    return [kf?.upstream?.git?.repo, kf?.upstreamLock?.git?.repo].filter((r) => typeof r === "string" && r !== "");
-  };
-  const fromUpstream = /* @__PURE__ */ new Set();
-  for (const side of [parent.origin.at(rel), parent.updated.at(rel)]) {
-    if (side.hasKptfile()) for (const r of reposOf(side)) fromUpstream.add(r);
-  }
-  return reposOf(nested).filter((r) => !fromUpstream.has(r));
-}
-function followRootRequest(pkg, root, options) {
-  if (!options.ref && !options.strategy) return;
-  const sub = readKptfile(pkg, pkg.describe(KPTFILE));
-  const git3 = sub?.kptfile.upstream?.git;
-  const rootGit = root.git;
-  if (!sub || !git3?.repo || git3.repo !== rootGit.repo) return;
-  if ((git3.ref ?? "") !== (rootGit.ref ?? "")) return;
-  if (!directoryWithin(git3.directory, rootGit.directory)) return;
-  pkg.write(
-    KPTFILE,
-    withUpstream(
-      sub,
-      void 0,
-      {
-        repo: git3.repo,
-        directory: git3.directory ?? "/",
-        ref: options.ref || git3.ref || "",
-        updateStrategy: options.strategy ?? sub.kptfile.upstream?.updateStrategy
-      },
-      void 0
-    )
-  );
-}
-function directoryWithin(dir, parent) {
-  const clean = (d) => posix3.normalize(`/${d ?? ""}`).replace(/\/+$/, "");
-  const c = clean(dir);
-  const p = clean(parent);
-  return p === "" || c === p || c.startsWith(`${p}/`);
-}
-function fileOutcomes(before, after) {
-  const a = before.allFiles();
-  const b = after.allFiles();
-  const out = [];
-  for (const [path, text2] of b) {
-    const old = a.get(path);
-    out.push({ path, status: old === void 0 ? "added" : old === text2 ? "kept" : "changed" });
-  }
-  for (const path of a.keys()) if (!b.has(path)) out.push({ path, status: "deleted" });
-  return out.sort((x, y) => x.path < y.path ? -1 : x.path > y.path ? 1 : 0);
-}
-async function updatePackage(options) {
-  const dir = options.dir;
-  reportRecovery(options.progress, recoverInterruptedSwap(dir));
-  const before = PackageTree.read(dir);
-  const kptfileText = before?.text(KPTFILE);
-  if (!before || kptfileText === void 0) {
-    throw new UpdateError(`${join9(dir, KPTFILE)}: no such file or directory (not a kpt package)`, "not-a-package");
-  }
-  const rootKptfile = kptfileOf(kptfileText, join9(dir, KPTFILE));
-  const rootName = relative3(options.displayRoot ?? options.cwd ?? process.cwd(), dir) || basename5(dir);
-  const rootUpstream = rootKptfile.kptfile.upstream;
-  if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, "no-upstream");
-  if (options.strategy === void 0) strategyOf(rootUpstream.updateStrategy, rootKptfile.file);
-  const git3 = withTrust(options, [rootUpstream.git.repo, rootKptfile.kptfile.upstreamLock?.git?.repo], true);
-  const run2 = { git: git3, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [], decisions: [] };
-  const work = before.clone();
-  if (options.ref || options.strategy) {
-    const git4 = rootUpstream.git;
-    work.write(
-      KPTFILE,
-      withUpstream(
-        rootKptfile,
-        void 0,
-        {
-          repo: git4.repo,
-          directory: git4.directory ?? "/",
-          ref: options.ref || git4.ref || "",
-          updateStrategy: options.strategy ?? rootUpstream.updateStrategy
-        },
-        void 0
-      )
-    );
-  }
-  let count = 0;
-  const ownTrust = options.trust === void 0;
-  const usersRepos = /* @__PURE__ */ new Map();
-  const stack = ["."];
-  while (stack.length > 0) {
-    const rel = stack.pop();
-    const pkg = work.package(rel === "." ? "" : rel);
-    if (!pkg.hasKptfile() || !pkg.isRemote()) continue;
-    const sides2 = await updateOne(run2, pkg, rel === "." ? rootName : `${rootName}/${rel}`, usersRepos.get(rel) ?? []);
-    count++;
-    for (const sub of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
-      const nested = pkg.at(sub);
-      if (!nested.isRemote()) continue;
-      followRootRequest(nested, rootUpstream, options);
-      const path = rel === "." ? sub : `${rel}/${sub}`;
-      if (ownTrust) usersRepos.set(path, usersOwnRepos(nested, sides2, sub));
-      stack.push(path);
-    }
-  }
-  run2.progress(options.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);
-  const written = !options.dryRun && !isEmptyChange(commitTree(dir, work, before));
-  const lock = kptfileOf(work.text(KPTFILE), join9(dir, KPTFILE)).kptfile.upstreamLock;
-  return {
-    updated: count,
-    packages: run2.packages,
-    resources: run2.resources,
-    files: fileOutcomes(before, work),
-    conflicts: run2.conflicts,
-    decisions: run2.decisions,
-    lock,
-    before,
-    after: work,
-    written
-  };
-}
-
-// ../cli/src/util/fs.ts
+// ../kptfile-model/src/fs.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { mkdir as mkdir4, mkdtemp as mkdtemp2, readdir as readdir4, readFile as readFile3, rename as rename4, rm as rm4, rmdir as rmdir2, stat as stat3, writeFile as writeFile4 } from "node:fs/promises";
-import { dirname as dirname6, join as join10, relative as relative4, sep as sep2 } from "node:path";
-
-// ../cli/src/errors.ts
-var CliInputError = class extends KdeltaError2 {
-  name = "CliInputError";
-  constructor(code2, message2, at = {}) {
-    super({ code: code2, message: message2, ...at });
-  }
-};
-
-// ../cli/src/util/fs.ts
+import { dirname as dirname5, join as join7, relative as relative2, sep } from "node:path";
 async function writeFileAtomic(path, text2) {
-  await mkdir4(dirname6(path), { recursive: true });
-  const temp = join10(dirname6(path), `.${randomBytes2(6).toString("hex")}.kdelta-tmp`);
+  await mkdir4(dirname5(path), { recursive: true });
+  const temp = join7(dirname5(path), `.${randomBytes2(6).toString("hex")}.kdelta-tmp`);
   try {
     await writeFile4(temp, text2);
     await rename4(temp, path);
@@ -35831,9 +34868,9 @@ async function listFiles(root, accept) {
     const entries = await readdir4(dir, { withFileTypes: true });
     for (const entry of entries) {
       if (entry.name === ".git" || entry.name === "node_modules") continue;
-      const full = join10(dir, entry.name);
+      const full = join7(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile() && accept(entry.name)) out.push(relative4(root, full).split(sep2).join("/"));
+      else if (entry.isFile() && accept(entry.name)) out.push(relative2(root, full).split(sep).join("/"));
     }
   }
   await walk(root);
@@ -35841,30 +34878,2539 @@ async function listFiles(root, accept) {
 }
 async function checkOutputPath(out) {
   const fail = (why) => {
-    throw new CliInputError("unwritable-output", `${out.what} ${out.shown}: ${why}`);
+    throw new KdeltaError2({ code: "unwritable-output", message: `${out.what} ${out.shown}: ${why}` });
   };
   const info2 = await stat3(out.path).catch(() => void 0);
   if (info2?.isDirectory() && out.kind === "file") fail("is a directory, not a file");
   if (info2 && !info2.isDirectory() && out.kind === "directory") fail("is a file, not a directory");
-  let dir = info2?.isDirectory() ? out.path : dirname6(out.path);
+  let dir = info2?.isDirectory() ? out.path : dirname5(out.path);
   for (; ; ) {
     const found = await stat3(dir).catch(() => void 0);
     if (found) {
       if (!found.isDirectory()) fail(`${dir} is a file, not a directory`);
       break;
     }
-    const parent = dirname6(dir);
+    const parent = dirname5(dir);
     if (parent === dir) fail("no part of the path exists");
     dir = parent;
   }
   let probe;
   try {
-    probe = await mkdtemp2(join10(dir, ".kdelta-probe-"));
+    probe = await mkdtemp2(join7(dir, ".kdelta-probe-"));
   } catch (error2) {
     fail(`cannot write in ${dir} (${error2.code ?? String(error2)})`);
   }
   if (probe) await rmdir2(probe).catch(() => void 0);
 }
+
+// ../run/src/forge/errors.ts
+var ForgeError = class extends KdeltaError2 {
+  name = "ForgeError";
+  constructor(code2, message2, at = {}) {
+    super({ code: code2, message: message2, ...at });
+  }
+};
+
+// ../run/src/forge/budget.ts
+var DEFAULT_BUDGET = 400;
+var Budget = class {
+  limit;
+  /** Requests made. */
+  spent = 0;
+  /** Reserved by jobs still running (an upper bound: a job's own requests are counted in both while it runs). */
+  pending = 0;
+  refused = false;
+  constructor(limit = DEFAULT_BUDGET) {
+    if (!Number.isInteger(limit) || limit < 0)
+      throw new ForgeError("invalid-option", `the budget must be a whole number of requests, 0 or more (got ${limit})`);
+    this.limit = limit;
+  }
+  get used() {
+    return this.spent;
+  }
+  get exhausted() {
+    return this.refused;
+  }
+  /**
+   * Reserve `cost` requests for one job. Returns a release function, or undefined when the
+   * budget cannot cover it: the budget is then exhausted and no further job should start.
+   */
+  reserve(cost) {
+    if (this.refused || this.spent + this.pending + cost > this.limit) {
+      this.refused = true;
+      return void 0;
+    }
+    this.pending += cost;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.pending -= cost;
+    };
+  }
+  /** One content-creating request was made. */
+  spend(n = 1) {
+    this.spent += n;
+  }
+  report() {
+    return { limit: this.limit, used: this.spent, exhausted: this.refused };
+  }
+};
+
+// ../run/src/forge/local.ts
+import { readdir as readdir5, readFile as readFile4 } from "node:fs/promises";
+import { join as join8, relative as relative3 } from "node:path";
+var SAFE = /^[A-Za-z0-9._-]+$/;
+function segment(what, value2) {
+  if (!SAFE.test(value2) || value2 === "." || value2 === "..") {
+    throw new ForgeError("invalid-name", `local forge: ${what} "${value2}" cannot name a file (letters, digits, ".", "_" and "-" only)`);
+  }
+  return value2;
+}
+function variantNameOf(head, prefix) {
+  return segment("head branch", (head.startsWith(prefix) ? head.slice(prefix.length) : head).replace(/\//g, "_"));
+}
+function renderRecord(h, body) {
+  const header2 = {
+    title: h.title,
+    head: h.head,
+    base: h.base,
+    state: h.state,
+    fingerprint: h.fingerprint,
+    downstream: h.downstream,
+    // a record is a file: the repository's credentials (a Repository may give some) stay out
+    repo: withoutCredentials(h.repo)
+  };
+  if (h.conflicts) header2.conflicts = h.conflicts;
+  if (h.renderFailed) header2.renderFailed = true;
+  if (h.status) header2.status = { state: h.status.state, description: h.status.description };
+  return `---
+${stringifyYaml(header2, { lineWidth: 0 })}---
+
+${body.endsWith("\n") ? body : `${body}
+`}`;
+}
+function parseRecord(text2, file) {
+  const m = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text2);
+  if (!m) throw new ForgeError("invalid-proposal-record", `${file}: not a kdelta proposal record (expected a "---" YAML header)`);
+  const doc = parseYamlDocument(m[1]);
+  if (doc.errors.length > 0) throw new ForgeError("invalid-proposal-record", `${file}: header: ${doc.errors[0].message.split("\n")[0]}`);
+  const h = doc.toJS();
+  const str4 = (k) => {
+    const v = h?.[k];
+    if (typeof v !== "string") throw new ForgeError("invalid-proposal-record", `${file}: header field "${k}" is missing or not a string`);
+    return v;
+  };
+  const state = str4("state");
+  if (state !== "open" && state !== "closed" && state !== "merged")
+    throw new ForgeError("invalid-proposal-record", `${file}: header field "state" must be open, closed or merged (got "${state}")`);
+  const status = h.status;
+  const conflicts = h.conflicts;
+  if (conflicts !== void 0 && (typeof conflicts !== "number" || !Number.isInteger(conflicts) || conflicts < 0))
+    throw new ForgeError(
+      "invalid-proposal-record",
+      `${file}: header field "conflicts" must be a whole number (got ${JSON.stringify(conflicts)})`
+    );
+  const renderFailed = h.renderFailed;
+  if (renderFailed !== void 0 && typeof renderFailed !== "boolean")
+    throw new ForgeError(
+      "invalid-proposal-record",
+      `${file}: header field "renderFailed" must be true or false (got ${JSON.stringify(renderFailed)})`
+    );
+  return {
+    header: {
+      title: str4("title"),
+      head: str4("head"),
+      base: str4("base"),
+      state,
+      fingerprint: str4("fingerprint"),
+      downstream: str4("downstream"),
+      repo: str4("repo"),
+      ...conflicts ? { conflicts } : {},
+      ...renderFailed ? { renderFailed } : {},
+      status
+    },
+    body: m[2]
+  };
+}
+function createLocalForge(options) {
+  const prefix = options.branchPrefix ?? "kdelta/";
+  const variantOf = (head) => variantNameOf(head, prefix);
+  const fileOf = (t) => join8(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
+  const urlOf = (file) => options.displayRoot ? relative3(options.displayRoot, file) : file;
+  async function read(file) {
+    let text2;
+    try {
+      text2 = await readFile4(file, "utf8");
+    } catch (error2) {
+      if (error2.code === "ENOENT") return void 0;
+      throw error2;
+    }
+    const { header: header2, body } = parseRecord(text2, urlOf(file));
+    return { ...header2, body, id: `${header2.downstream}/${variantOf(header2.head)}`, url: urlOf(file) };
+  }
+  async function write(p) {
+    const file = fileOf(p);
+    const text2 = renderRecord(p, p.body);
+    const before = await readFile4(file, "utf8").catch(() => void 0);
+    if (before === text2) return false;
+    await writeFileAtomic(file, text2);
+    return true;
+  }
+  return {
+    name: "local",
+    recordOf: (target) => urlOf(fileOf(target)),
+    async find(target) {
+      const p = await read(fileOf(target));
+      return p && p.state === "open" && p.base === target.base && p.head === target.head ? p : void 0;
+    },
+    async upsert(input) {
+      const file = fileOf(input);
+      const existing = await read(file);
+      const created = existing?.state !== "open";
+      const { conflicts, renderFailed, ...rest } = input;
+      const proposal = {
+        ...rest,
+        ...conflicts ? { conflicts } : {},
+        ...renderFailed ? { renderFailed } : {},
+        id: `${input.downstream}/${variantOf(input.head)}`,
+        state: "open",
+        url: urlOf(file),
+        status: created ? void 0 : existing?.status
+      };
+      const changed = await write(proposal);
+      return { proposal, created, changed };
+    },
+    async close(proposal, state = "closed") {
+      const closed = { ...proposal, state };
+      await write(closed);
+      return closed;
+    },
+    async setStatus(proposal, status) {
+      const current = await read(fileOf(proposal)) ?? proposal;
+      await write({ ...current, status });
+    },
+    async list() {
+      const out = [];
+      let downstreams;
+      try {
+        downstreams = (await readdir5(options.dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      } catch (error2) {
+        if (error2.code === "ENOENT") return [];
+        throw error2;
+      }
+      for (const d of downstreams) {
+        const files = (await readdir5(join8(options.dir, d))).filter((f) => f.endsWith(".md")).sort();
+        for (const f of files) {
+          const p = await read(join8(options.dir, d, f));
+          if (p) out.push(p);
+        }
+      }
+      return out;
+    }
+  };
+}
+
+// ../run/src/forge/github.ts
+import { execFile as execFile2 } from "node:child_process";
+import { promisify } from "node:util";
+
+// ../../node_modules/.pnpm/universal-user-agent@7.0.3/node_modules/universal-user-agent/index.js
+function getUserAgent() {
+  if (typeof navigator === "object" && "userAgent" in navigator) {
+    return navigator.userAgent;
+  }
+  if (typeof process === "object" && process.version !== void 0) {
+    return `Node.js/${process.version.substr(1)} (${process.platform}; ${process.arch})`;
+  }
+  return "<environment undetectable>";
+}
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/register.js
+function register(state, name2, method, options) {
+  if (typeof method !== "function") {
+    throw new Error("method for before hook must be a function");
+  }
+  if (!options) {
+    options = {};
+  }
+  if (Array.isArray(name2)) {
+    return name2.reverse().reduce((callback, name3) => {
+      return register.bind(null, state, name3, callback, options);
+    }, method)();
+  }
+  return Promise.resolve().then(() => {
+    if (!state.registry[name2]) {
+      return method(options);
+    }
+    return state.registry[name2].reduce((method2, registered) => {
+      return registered.hook.bind(null, method2, options);
+    }, method)();
+  });
+}
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/add.js
+function addHook(state, kind, name2, hook2) {
+  const orig = hook2;
+  if (!state.registry[name2]) {
+    state.registry[name2] = [];
+  }
+  if (kind === "before") {
+    hook2 = (method, options) => {
+      return Promise.resolve().then(orig.bind(null, options)).then(method.bind(null, options));
+    };
+  }
+  if (kind === "after") {
+    hook2 = (method, options) => {
+      let result;
+      return Promise.resolve().then(method.bind(null, options)).then((result_) => {
+        result = result_;
+        return orig(result, options);
+      }).then(() => {
+        return result;
+      });
+    };
+  }
+  if (kind === "error") {
+    hook2 = (method, options) => {
+      return Promise.resolve().then(method.bind(null, options)).catch((error2) => {
+        return orig(error2, options);
+      });
+    };
+  }
+  state.registry[name2].push({
+    hook: hook2,
+    orig
+  });
+}
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/remove.js
+function removeHook(state, name2, method) {
+  if (!state.registry[name2]) {
+    return;
+  }
+  const index = state.registry[name2].map((registered) => {
+    return registered.orig;
+  }).indexOf(method);
+  if (index === -1) {
+    return;
+  }
+  state.registry[name2].splice(index, 1);
+}
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/index.js
+var bind = Function.bind;
+var bindable = bind.bind(bind);
+function bindApi(hook2, state, name2) {
+  const removeHookRef = bindable(removeHook, null).apply(
+    null,
+    name2 ? [state, name2] : [state]
+  );
+  hook2.api = { remove: removeHookRef };
+  hook2.remove = removeHookRef;
+  ["before", "error", "after", "wrap"].forEach((kind) => {
+    const args = name2 ? [state, kind, name2] : [state, kind];
+    hook2[kind] = hook2.api[kind] = bindable(addHook, null).apply(null, args);
+  });
+}
+function Singular() {
+  const singularHookName = /* @__PURE__ */ Symbol("Singular");
+  const singularHookState = {
+    registry: {}
+  };
+  const singularHook = register.bind(null, singularHookState, singularHookName);
+  bindApi(singularHook, singularHookState, singularHookName);
+  return singularHook;
+}
+function Collection() {
+  const state = {
+    registry: {}
+  };
+  const hook2 = register.bind(null, state);
+  bindApi(hook2, state);
+  return hook2;
+}
+var before_after_hook_default = { Singular, Collection };
+
+// ../../node_modules/.pnpm/@octokit+endpoint@11.0.5/node_modules/@octokit/endpoint/dist-bundle/index.js
+var VERSION = "0.0.0-development";
+var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
+var DEFAULTS = {
+  method: "GET",
+  baseUrl: "https://api.github.com",
+  headers: {
+    accept: "application/vnd.github.v3+json",
+    "user-agent": userAgent
+  },
+  mediaType: {
+    format: ""
+  }
+};
+function lowercaseKeys(object2) {
+  if (!object2) {
+    return {};
+  }
+  return Object.keys(object2).reduce((newObj, key) => {
+    newObj[key.toLowerCase()] = object2[key];
+    return newObj;
+  }, {});
+}
+function isPlainObject(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value2);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
+}
+function mergeDeep(defaults, options) {
+  const result = Object.assign({}, defaults);
+  Object.keys(options).forEach((key) => {
+    if (isPlainObject(options[key])) {
+      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
+      else result[key] = mergeDeep(defaults[key], options[key]);
+    } else {
+      Object.assign(result, { [key]: options[key] });
+    }
+  });
+  return result;
+}
+function removeUndefinedProperties(obj2) {
+  for (const key in obj2) {
+    if (obj2[key] === void 0) {
+      delete obj2[key];
+    }
+  }
+  return obj2;
+}
+function merge(defaults, route, options) {
+  if (typeof route === "string") {
+    let [method, url] = route.split(" ");
+    options = Object.assign(url ? { method, url } : { url: method }, options);
+  } else {
+    options = Object.assign({}, route);
+  }
+  options.headers = lowercaseKeys(options.headers);
+  removeUndefinedProperties(options);
+  removeUndefinedProperties(options.headers);
+  const mergedOptions = mergeDeep(defaults || {}, options);
+  if (options.url === "/graphql") {
+    if (defaults && defaults.mediaType.previews?.length) {
+      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
+        (preview) => !mergedOptions.mediaType.previews.includes(preview)
+      ).concat(mergedOptions.mediaType.previews);
+    }
+    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
+  }
+  return mergedOptions;
+}
+function addQueryParameters(url, parameters) {
+  const separator2 = /\?/.test(url) ? "&" : "?";
+  const names = Object.keys(parameters);
+  if (names.length === 0) {
+    return url;
+  }
+  return url + separator2 + names.map((name2) => {
+    if (name2 === "q") {
+      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
+    }
+    return `${name2}=${encodeURIComponent(parameters[name2])}`;
+  }).join("&");
+}
+var urlVariableRegex = /\{[^{}}]+\}/g;
+function removeNonChars(variableName) {
+  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
+}
+function extractUrlVariableNames(url) {
+  const matches = url.match(urlVariableRegex);
+  if (!matches) {
+    return [];
+  }
+  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
+}
+function omit(object2, keysToOmit) {
+  const result = { __proto__: null };
+  for (const key of Object.keys(object2)) {
+    if (keysToOmit.indexOf(key) === -1) {
+      result[key] = object2[key];
+    }
+  }
+  return result;
+}
+function encodeReserved(str4) {
+  return str4.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+    if (!/%[0-9A-Fa-f]/.test(part)) {
+      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
+    }
+    return part;
+  }).join("");
+}
+function encodeUnreserved(str4) {
+  return encodeURIComponent(str4).replace(/[!'()*]/g, function(c) {
+    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
+  });
+}
+function encodeValue(operator, value2, key) {
+  value2 = operator === "+" || operator === "#" ? encodeReserved(value2) : encodeUnreserved(value2);
+  if (key) {
+    return encodeUnreserved(key) + "=" + value2;
+  } else {
+    return value2;
+  }
+}
+function isDefined(value2) {
+  return value2 !== void 0 && value2 !== null;
+}
+function isKeyOperator(operator) {
+  return operator === ";" || operator === "&" || operator === "?";
+}
+function getValues(context, operator, key, modifier) {
+  var value2 = context[key], result = [];
+  if (isDefined(value2) && value2 !== "") {
+    if (typeof value2 === "string" || typeof value2 === "number" || typeof value2 === "bigint" || typeof value2 === "boolean") {
+      value2 = value2.toString();
+      if (modifier && modifier !== "*") {
+        value2 = value2.substring(0, parseInt(modifier, 10));
+      }
+      result.push(
+        encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
+      );
+    } else {
+      if (modifier === "*") {
+        if (Array.isArray(value2)) {
+          value2.filter(isDefined).forEach(function(value22) {
+            result.push(
+              encodeValue(operator, value22, isKeyOperator(operator) ? key : "")
+            );
+          });
+        } else {
+          Object.keys(value2).forEach(function(k) {
+            if (isDefined(value2[k])) {
+              result.push(encodeValue(operator, value2[k], k));
+            }
+          });
+        }
+      } else {
+        const tmp = [];
+        if (Array.isArray(value2)) {
+          value2.filter(isDefined).forEach(function(value22) {
+            tmp.push(encodeValue(operator, value22));
+          });
+        } else {
+          Object.keys(value2).forEach(function(k) {
+            if (isDefined(value2[k])) {
+              tmp.push(encodeUnreserved(k));
+              tmp.push(encodeValue(operator, value2[k].toString()));
+            }
+          });
+        }
+        if (isKeyOperator(operator)) {
+          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
+        } else if (tmp.length !== 0) {
+          result.push(tmp.join(","));
+        }
+      }
+    }
+  } else {
+    if (operator === ";") {
+      if (isDefined(value2)) {
+        result.push(encodeUnreserved(key));
+      }
+    } else if (value2 === "" && (operator === "&" || operator === "?")) {
+      result.push(encodeUnreserved(key) + "=");
+    } else if (value2 === "") {
+      result.push("");
+    }
+  }
+  return result;
+}
+function parseUrl(template3) {
+  return {
+    expand: expand.bind(null, template3)
+  };
+}
+function expand(template3, context) {
+  var operators = ["+", "#", ".", "/", ";", "?", "&"];
+  template3 = template3.replace(
+    /\{([^\{\}]+)\}|([^\{\}]+)/g,
+    function(_, expression, literal) {
+      if (expression) {
+        let operator = "";
+        const values = [];
+        if (operators.indexOf(expression.charAt(0)) !== -1) {
+          operator = expression.charAt(0);
+          expression = expression.substr(1);
+        }
+        expression.split(/,/g).forEach(function(variable) {
+          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
+          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
+        });
+        if (operator && operator !== "+") {
+          var separator2 = ",";
+          if (operator === "?") {
+            separator2 = "&";
+          } else if (operator !== "#") {
+            separator2 = operator;
+          }
+          return (values.length !== 0 ? operator : "") + values.join(separator2);
+        } else {
+          return values.join(",");
+        }
+      } else {
+        return encodeReserved(literal);
+      }
+    }
+  );
+  if (template3 === "/") {
+    return template3;
+  } else {
+    return template3.replace(/\/$/, "");
+  }
+}
+function parse(options) {
+  let method = options.method.toUpperCase();
+  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
+  let headers = Object.assign({}, options.headers);
+  let body;
+  let parameters = omit(options, [
+    "method",
+    "baseUrl",
+    "url",
+    "headers",
+    "request",
+    "mediaType"
+  ]);
+  const urlVariableNames = extractUrlVariableNames(url);
+  url = parseUrl(url).expand(parameters);
+  if (!/^http/.test(url)) {
+    url = options.baseUrl + url;
+  }
+  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
+  const remainingParameters = omit(parameters, omittedParameters);
+  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
+  if (!isBinaryRequest) {
+    if (options.mediaType.format) {
+      headers.accept = headers.accept.split(/,/).map(
+        (format) => format.replace(
+          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
+          `application/vnd$1$2.${options.mediaType.format}`
+        )
+      ).join(",");
+    }
+    if (url.endsWith("/graphql")) {
+      if (options.mediaType.previews?.length) {
+        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
+        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
+          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
+          return `application/vnd.github.${preview}-preview${format}`;
+        }).join(",");
+      }
+    }
+  }
+  if (["GET", "HEAD"].includes(method)) {
+    url = addQueryParameters(url, remainingParameters);
+  } else {
+    if ("data" in remainingParameters) {
+      body = remainingParameters.data;
+    } else {
+      if (Object.keys(remainingParameters).length) {
+        body = remainingParameters;
+      }
+    }
+  }
+  if (!headers["content-type"] && typeof body !== "undefined") {
+    headers["content-type"] = "application/json; charset=utf-8";
+  }
+  if (["PATCH", "PUT"].includes(method) && typeof body === "undefined") {
+    body = "";
+  }
+  return Object.assign(
+    { method, url, headers },
+    typeof body !== "undefined" ? { body } : null,
+    options.request ? { request: options.request } : null
+  );
+}
+function endpointWithDefaults(defaults, route, options) {
+  return parse(merge(defaults, route, options));
+}
+function withDefaults(oldDefaults, newDefaults) {
+  const DEFAULTS2 = merge(oldDefaults, newDefaults);
+  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
+  return Object.assign(endpoint2, {
+    DEFAULTS: DEFAULTS2,
+    defaults: withDefaults.bind(null, DEFAULTS2),
+    merge: merge.bind(null, DEFAULTS2),
+    parse
+  });
+}
+var endpoint = withDefaults(null, DEFAULTS);
+
+// ../../node_modules/.pnpm/@octokit+request@10.0.14/node_modules/@octokit/request/dist-bundle/index.js
+var import_content_type = __toESM(require_dist2(), 1);
+
+// ../../node_modules/.pnpm/json-with-bigint@3.5.12/node_modules/json-with-bigint/json-with-bigint.js
+var intRegex = /^-?\d+$/;
+var noiseValue = /^-?\d+n+$/;
+var originalStringify = JSON.stringify;
+var originalParse = JSON.parse;
+var customFormat = /^-?\d+n$/;
+var bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
+var noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
+var isUnstringifiable = (val) => val === void 0 || typeof val === "function" || typeof val === "symbol";
+var isRawJSON = (val) => val !== null && typeof val === "object" && val.constructor && val.constructor.name === "RawJSON";
+var stringifyIteratively = (rootValue, replacer, spaceParam) => {
+  let space = "";
+  if (typeof spaceParam === "number") {
+    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
+  } else if (typeof spaceParam === "string") {
+    space = spaceParam.slice(0, 10);
+  }
+  const isFunctionReplacer = typeof replacer === "function";
+  const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
+  const prepareVal = (parent, key, val) => {
+    const isObject = val !== null && typeof val === "object";
+    const hasToJSON = isObject && typeof val.toJSON === "function";
+    if (hasToJSON) {
+      val = val.toJSON(key);
+    }
+    const isNoise = typeof val === "string" && noiseValue.test(val);
+    if (isNoise) return val + "n";
+    const isBigInt = typeof val === "bigint";
+    if (isBigInt) {
+      const supportsRawJSON = "rawJSON" in JSON;
+      if (supportsRawJSON) return JSON.rawJSON(val.toString());
+      return val.toString() + "n";
+    }
+    if (isFunctionReplacer) {
+      val = replacer.call(parent, key, val);
+    }
+    const isPostReplacerObject = val !== null && typeof val === "object";
+    if (isPostReplacerObject) {
+      const isPrimitiveWrapper = val instanceof Number || val instanceof String || val instanceof Boolean;
+      if (isPrimitiveWrapper) {
+        val = val.valueOf();
+      }
+    }
+    return val;
+  };
+  const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
+  if (isUnstringifiable(rootProcessed)) {
+    return void 0;
+  }
+  const isRootPrimitive = rootProcessed === null || typeof rootProcessed !== "object";
+  const isRootNativeRawJSON = isRawJSON(rootProcessed);
+  if (isRootPrimitive || isRootNativeRawJSON) {
+    return originalStringify(rootProcessed);
+  }
+  const chunks = [];
+  let level = 0;
+  const stack = [
+    {
+      parent: { "": rootProcessed },
+      key: "",
+      val: rootProcessed,
+      isArray: Array.isArray(rootProcessed),
+      keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
+      index: 0,
+      first: true
+    }
+  ];
+  const visited = new WeakSet([rootProcessed]);
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+    if (node.index === 0) {
+      chunks.push(node.isArray ? "[" : "{");
+      level++;
+    }
+    let isDone = false;
+    if (node.isArray) {
+      if (node.index < node.val.length) {
+        if (!node.first) chunks.push(",");
+        if (space) chunks.push("\n" + space.repeat(level));
+        const childRaw = node.val[node.index];
+        const childVal = prepareVal(node.val, String(node.index), childRaw);
+        if (isUnstringifiable(childVal)) {
+          chunks.push("null");
+          node.first = false;
+          node.index++;
+        } else {
+          const isComplexObject = childVal !== null && typeof childVal === "object";
+          const isNativeRaw = isRawJSON(childVal);
+          if (isComplexObject && !isNativeRaw) {
+            if (visited.has(childVal)) {
+              throw new TypeError("Converting circular structure to JSON");
+            }
+            visited.add(childVal);
+            stack.push({
+              parent: node.val,
+              key: String(node.index),
+              val: childVal,
+              isArray: Array.isArray(childVal),
+              keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+              index: 0,
+              first: true
+            });
+            node.first = false;
+            node.index++;
+          } else {
+            chunks.push(originalStringify(childVal));
+            node.first = false;
+            node.index++;
+          }
+        }
+      } else {
+        isDone = true;
+      }
+    } else {
+      while (node.index < node.keys.length) {
+        const k = node.keys[node.index++];
+        const isFilteredOutByArray = propertyList && !propertyList.has(k);
+        if (isFilteredOutByArray) continue;
+        const childRaw = node.val[k];
+        const childVal = prepareVal(node.val, k, childRaw);
+        if (isUnstringifiable(childVal)) continue;
+        if (!node.first) chunks.push(",");
+        if (space) {
+          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+        } else {
+          chunks.push(originalStringify(k) + ":");
+        }
+        const isComplexObject = childVal !== null && typeof childVal === "object";
+        const isNativeRaw = isRawJSON(childVal);
+        if (isComplexObject && !isNativeRaw) {
+          if (visited.has(childVal)) {
+            throw new TypeError("Converting circular structure to JSON");
+          }
+          visited.add(childVal);
+          stack.push({
+            parent: node.val,
+            key: k,
+            val: childVal,
+            isArray: Array.isArray(childVal),
+            keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+            index: 0,
+            first: true
+          });
+          node.first = false;
+          break;
+        } else {
+          chunks.push(originalStringify(childVal));
+          node.first = false;
+        }
+      }
+      const isNodeFullyProcessed = node.index >= node.keys.length && stack[stack.length - 1] === node;
+      if (isNodeFullyProcessed) {
+        isDone = true;
+      }
+    }
+    if (isDone) {
+      level--;
+      if (!node.first && space) chunks.push("\n" + space.repeat(level));
+      chunks.push(node.isArray ? "]" : "}");
+      visited.delete(node.val);
+      stack.pop();
+    }
+  }
+  return chunks.join("");
+};
+var JSONStringify = (value2, replacer, space) => {
+  try {
+    const supportsRawJSON = "rawJSON" in JSON;
+    if (supportsRawJSON) {
+      return originalStringify(
+        value2,
+        (key, val) => {
+          if (typeof val === "bigint") return JSON.rawJSON(val.toString());
+          const hasFunctionReplacer = typeof replacer === "function";
+          if (hasFunctionReplacer) return replacer(key, val);
+          const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+          if (isKeyInArrayReplacer) return val;
+          return val;
+        },
+        space
+      );
+    }
+    if (!value2) return originalStringify(value2, replacer, space);
+    const convertedToCustomJSON = originalStringify(
+      value2,
+      (key, val) => {
+        const isNoise = typeof val === "string" && noiseValue.test(val);
+        if (isNoise) return val.toString() + "n";
+        if (typeof val === "bigint") return val.toString() + "n";
+        const hasFunctionReplacer = typeof replacer === "function";
+        if (hasFunctionReplacer) return replacer(key, val);
+        const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+        if (isKeyInArrayReplacer) return val;
+        return val;
+      },
+      space
+    );
+    const processedJSON = convertedToCustomJSON.replace(
+      bigIntsStringify,
+      "$1$2$3"
+    );
+    const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3");
+    return denoisedJSON;
+  } catch (error2) {
+    if (error2 instanceof RangeError) {
+      const convertedJSON = stringifyIteratively(value2, replacer, space);
+      if (convertedJSON === void 0) return void 0;
+      const supportsRawJSON = "rawJSON" in JSON;
+      if (supportsRawJSON) return convertedJSON;
+      const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
+      return processedJSON.replace(noiseStringify, "$1$2$3");
+    }
+    throw error2;
+  }
+};
+var featureCache = /* @__PURE__ */ new Map();
+var isContextSourceSupported = () => {
+  const parseFingerprint = JSON.parse.toString();
+  if (featureCache.has(parseFingerprint)) {
+    return featureCache.get(parseFingerprint);
+  }
+  try {
+    const result = JSON.parse(
+      "1",
+      (_, __, context) => !!context?.source && context.source === "1"
+    );
+    featureCache.set(parseFingerprint, result);
+    return result;
+  } catch {
+    featureCache.set(parseFingerprint, false);
+    return false;
+  }
+};
+var convertMarkedBigIntsReviver = (key, value2, context, userReviver) => {
+  const isCustomFormatBigInt = typeof value2 === "string" && customFormat.test(value2);
+  if (isCustomFormatBigInt) return BigInt(value2.slice(0, -1));
+  const isNoiseValue = typeof value2 === "string" && noiseValue.test(value2);
+  if (isNoiseValue) return value2.slice(0, -1);
+  const hasUserReviver = typeof userReviver === "function";
+  if (!hasUserReviver) return value2;
+  return userReviver(key, value2, context);
+};
+var JSONParseV2 = (text2, reviver) => {
+  return JSON.parse(text2, (key, value2, context) => {
+    const isNumber = typeof value2 === "number";
+    const isOutOfBounds = value2 > Number.MAX_SAFE_INTEGER || value2 < Number.MIN_SAFE_INTEGER;
+    const isBigNumber = isNumber && isOutOfBounds;
+    const isInt = context && intRegex.test(context.source);
+    const isBigInt = isBigNumber && isInt;
+    if (isBigInt) return BigInt(context.source);
+    const hasCustomReviver = typeof reviver === "function";
+    if (!hasCustomReviver) return value2;
+    return reviver(key, value2, context);
+  });
+};
+var MAX_INT = Number.MAX_SAFE_INTEGER.toString();
+var MAX_DIGITS = MAX_INT.length;
+var stringsOrLargeNumbers = /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
+var noiseValueWithQuotes = /^"-?\d+n+"$/;
+var applyReviverIteratively = (parsed, userReviver) => {
+  const rootHolder = { "": parsed };
+  const stack = [{ parent: rootHolder, key: "", visited: false }];
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+    if (!node.visited) {
+      node.visited = true;
+      const value2 = node.parent[node.key];
+      const isComplexObject = value2 !== null && typeof value2 === "object";
+      if (isComplexObject) {
+        const keys = Object.keys(value2);
+        for (let i = keys.length - 1; i >= 0; i--) {
+          stack.push({ parent: value2, key: keys[i], visited: false });
+        }
+      }
+    } else {
+      const { parent, key } = node;
+      let value2 = parent[key];
+      if (typeof value2 === "string") {
+        const isCustomFormatBigInt = customFormat.test(value2);
+        if (isCustomFormatBigInt) {
+          value2 = BigInt(value2.slice(0, -1));
+        } else {
+          const isNoise = noiseValue.test(value2);
+          if (isNoise) value2 = value2.slice(0, -1);
+        }
+      }
+      const hasUserReviver = typeof userReviver === "function";
+      if (hasUserReviver) {
+        value2 = userReviver.call(parent, key, value2);
+      }
+      const isDeleted = value2 === void 0;
+      if (isDeleted) {
+        delete parent[key];
+      } else {
+        parent[key] = value2;
+      }
+      stack.pop();
+    }
+  }
+  return rootHolder[""];
+};
+var serializeBigInts = (text2) => {
+  return text2.replace(
+    stringsOrLargeNumbers,
+    (match, digits, fractional, exponential) => {
+      const isString = match[0] === '"';
+      const isNoise = isString && noiseValueWithQuotes.test(match);
+      if (isNoise) return match.substring(0, match.length - 1) + 'n"';
+      const hasFractionalOrExponential = fractional || exponential;
+      const isLessThanMaxSafeInt = digits && (digits.length < MAX_DIGITS || digits.length === MAX_DIGITS && digits <= MAX_INT);
+      const isStandardValue = isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
+      if (isStandardValue) return match;
+      return '"' + match + 'n"';
+    }
+  );
+};
+var JSONParse = (text2, reviver) => {
+  if (!text2) return originalParse(text2, reviver);
+  try {
+    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
+    const serializedData = serializeBigInts(text2);
+    return originalParse(
+      serializedData,
+      (key, value2, context) => convertMarkedBigIntsReviver(key, value2, context, reviver)
+    );
+  } catch (error2) {
+    if (error2 instanceof RangeError) {
+      const serializedData = serializeBigInts(text2);
+      const parsed = originalParse(serializedData);
+      return applyReviverIteratively(parsed, reviver);
+    }
+    throw error2;
+  }
+};
+
+// ../../node_modules/.pnpm/@octokit+request-error@7.1.2/node_modules/@octokit/request-error/dist-src/index.js
+var RequestError = class extends Error {
+  name;
+  /**
+   * http status code
+   */
+  status;
+  /**
+   * Request options that lead to the error.
+   */
+  request;
+  /**
+   * Response object if a response was received
+   */
+  response;
+  constructor(message2, statusCode, options) {
+    super(message2, { cause: options.cause });
+    this.name = "HttpError";
+    this.status = Number.parseInt(statusCode);
+    if (Number.isNaN(this.status)) {
+      this.status = 0;
+    }
+    if ("response" in options) {
+      this.response = options.response;
+    }
+    const requestCopy = Object.assign({}, options.request);
+    if (options.request.headers.authorization) {
+      requestCopy.headers = Object.assign({}, options.request.headers, {
+        authorization: options.request.headers.authorization.replace(
+          /(?<! ) .*$/,
+          " [REDACTED]"
+        )
+      });
+    }
+    requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
+    this.request = requestCopy;
+  }
+};
+
+// ../../node_modules/.pnpm/@octokit+request@10.0.14/node_modules/@octokit/request/dist-bundle/index.js
+var VERSION2 = "10.0.14";
+var defaults_default = {
+  headers: {
+    "user-agent": `octokit-request.js/${VERSION2} ${getUserAgent()}`
+  }
+};
+function isPlainObject2(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value2);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
+}
+var noop = () => "";
+async function fetchWrapper(requestOptions) {
+  const fetch = requestOptions.request?.fetch || globalThis.fetch;
+  if (!fetch) {
+    throw new Error(
+      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
+    );
+  }
+  const log = requestOptions.request?.log || console;
+  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
+  const body = isPlainObject2(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
+  const requestHeaders = Object.fromEntries(
+    Object.entries(requestOptions.headers).map(([name2, value2]) => [
+      name2,
+      String(value2)
+    ])
+  );
+  let fetchResponse;
+  try {
+    fetchResponse = await fetch(requestOptions.url, {
+      method: requestOptions.method,
+      body,
+      redirect: requestOptions.request?.redirect,
+      headers: requestHeaders,
+      signal: requestOptions.request?.signal,
+      // duplex must be set if request.body is ReadableStream or Async Iterables.
+      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
+      ...requestOptions.body && { duplex: "half" }
+    });
+  } catch (error2) {
+    let message2 = "Unknown Error";
+    if (error2 instanceof Error) {
+      if (error2.name === "AbortError") {
+        error2.status = 500;
+        throw error2;
+      }
+      message2 = error2.message;
+      if (error2.name === "TypeError" && "cause" in error2) {
+        if (error2.cause instanceof Error) {
+          message2 = error2.cause.message;
+        } else if (typeof error2.cause === "string") {
+          message2 = error2.cause;
+        }
+      }
+    }
+    const requestError = new RequestError(message2, 500, {
+      request: requestOptions
+    });
+    requestError.cause = error2;
+    throw requestError;
+  }
+  const status = fetchResponse.status;
+  const url = fetchResponse.url;
+  const responseHeaders = {};
+  for (const [key, value2] of fetchResponse.headers) {
+    responseHeaders[key] = value2;
+  }
+  const octokitResponse = {
+    url,
+    status,
+    headers: responseHeaders,
+    data: ""
+  };
+  if ("deprecation" in responseHeaders) {
+    const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
+    const deprecationLink = matches && matches.pop();
+    log.warn(
+      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
+    );
+  }
+  if (status === 204 || status === 205) {
+    return octokitResponse;
+  }
+  if (requestOptions.method === "HEAD") {
+    if (status < 400) {
+      return octokitResponse;
+    }
+    throw new RequestError(fetchResponse.statusText, status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status === 304) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError("Not modified", status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status >= 400) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
+  return octokitResponse;
+}
+async function getResponseData(response) {
+  const contentType = response.headers.get("content-type");
+  if (!contentType) {
+    return response.text().catch(noop);
+  }
+  const mimetype = (0, import_content_type.parse)(contentType);
+  if (isJSONResponse(mimetype)) {
+    let text2 = "";
+    try {
+      text2 = await response.text();
+      return JSONParse(text2);
+    } catch (err) {
+      return text2;
+    }
+  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
+  // (RFC 2046) and must never be decoded as text, even when the response
+  // carries a (misleading) `charset=utf-8` parameter — see #751.
+  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
+    return response.text().catch(noop);
+  } else {
+    return response.arrayBuffer().catch(
+      /* v8 ignore next -- @preserve */
+      () => new ArrayBuffer(0)
+    );
+  }
+}
+function isJSONResponse(mimetype) {
+  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
+}
+function toErrorMessage(data) {
+  if (typeof data === "string") {
+    return data;
+  }
+  if (data instanceof ArrayBuffer) {
+    return "Unknown error";
+  }
+  if (typeof data === "object" && data !== null && "message" in data) {
+    const objectData = data;
+    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
+    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
+  }
+  return `Unknown error: ${JSON.stringify(data)}`;
+}
+function withDefaults2(oldEndpoint, newDefaults) {
+  const endpoint2 = oldEndpoint.defaults(newDefaults);
+  const newApi = function(route, parameters) {
+    const endpointOptions = endpoint2.merge(route, parameters);
+    if (!endpointOptions.request || !endpointOptions.request.hook) {
+      return fetchWrapper(endpoint2.parse(endpointOptions));
+    }
+    const request2 = (route2, parameters2) => {
+      return fetchWrapper(
+        endpoint2.parse(endpoint2.merge(route2, parameters2))
+      );
+    };
+    Object.assign(request2, {
+      endpoint: endpoint2,
+      defaults: withDefaults2.bind(null, endpoint2)
+    });
+    return endpointOptions.request.hook(request2, endpointOptions);
+  };
+  return Object.assign(newApi, {
+    endpoint: endpoint2,
+    defaults: withDefaults2.bind(null, endpoint2)
+  });
+}
+var request = withDefaults2(endpoint, defaults_default);
+
+// ../../node_modules/.pnpm/@octokit+graphql@9.0.4/node_modules/@octokit/graphql/dist-bundle/index.js
+var VERSION3 = "0.0.0-development";
+function _buildMessageForResponseErrors(data) {
+  return `Request failed due to following response errors:
+` + data.errors.map((e) => ` - ${e.message}`).join("\n");
+}
+var GraphqlResponseError = class extends Error {
+  constructor(request2, headers, response) {
+    super(_buildMessageForResponseErrors(response));
+    this.request = request2;
+    this.headers = headers;
+    this.response = response;
+    this.errors = response.errors;
+    this.data = response.data;
+    if (Error.captureStackTrace) {
+      Error.captureStackTrace(this, this.constructor);
+    }
+  }
+  request;
+  headers;
+  response;
+  name = "GraphqlResponseError";
+  errors;
+  data;
+};
+var NON_VARIABLE_OPTIONS = [
+  "method",
+  "baseUrl",
+  "url",
+  "headers",
+  "request",
+  "query",
+  "mediaType",
+  "operationName"
+];
+var FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
+var GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
+function graphql(request2, query, options) {
+  if (options) {
+    if (typeof query === "string" && "query" in options) {
+      return Promise.reject(
+        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
+      );
+    }
+    for (const key in options) {
+      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
+      return Promise.reject(
+        new Error(
+          `[@octokit/graphql] "${key}" cannot be used as variable name`
+        )
+      );
+    }
+  }
+  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
+  const requestOptions = Object.keys(
+    parsedOptions
+  ).reduce((result, key) => {
+    if (NON_VARIABLE_OPTIONS.includes(key)) {
+      result[key] = parsedOptions[key];
+      return result;
+    }
+    if (!result.variables) {
+      result.variables = {};
+    }
+    result.variables[key] = parsedOptions[key];
+    return result;
+  }, {});
+  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
+  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
+    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
+  }
+  return request2(requestOptions).then((response) => {
+    if (response.data.errors) {
+      const headers = {};
+      for (const key of Object.keys(response.headers)) {
+        headers[key] = response.headers[key];
+      }
+      throw new GraphqlResponseError(
+        requestOptions,
+        headers,
+        response.data
+      );
+    }
+    return response.data.data;
+  });
+}
+function withDefaults3(request2, newDefaults) {
+  const newRequest = request2.defaults(newDefaults);
+  const newApi = (query, options) => {
+    return graphql(newRequest, query, options);
+  };
+  return Object.assign(newApi, {
+    defaults: withDefaults3.bind(null, newRequest),
+    endpoint: newRequest.endpoint
+  });
+}
+var graphql2 = withDefaults3(request, {
+  headers: {
+    "user-agent": `octokit-graphql.js/${VERSION3} ${getUserAgent()}`
+  },
+  method: "POST",
+  url: "/graphql"
+});
+function withCustomRequest(customRequest) {
+  return withDefaults3(customRequest, {
+    method: "POST",
+    url: "/graphql"
+  });
+}
+
+// ../../node_modules/.pnpm/@octokit+auth-token@6.0.0/node_modules/@octokit/auth-token/dist-bundle/index.js
+var b64url = "(?:[a-zA-Z0-9_-]+)";
+var sep2 = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep2}${b64url}${sep2}${b64url}$`);
+var isJWT = jwtRE.test.bind(jwtRE);
+async function auth(token) {
+  const isApp = isJWT(token);
+  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
+  const isUserToServer = token.startsWith("ghu_");
+  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
+  return {
+    type: "token",
+    token,
+    tokenType
+  };
+}
+function withAuthorizationPrefix(token) {
+  if (token.split(/\./).length === 3) {
+    return `bearer ${token}`;
+  }
+  return `token ${token}`;
+}
+async function hook(token, request2, route, parameters) {
+  const endpoint2 = request2.endpoint.merge(
+    route,
+    parameters
+  );
+  endpoint2.headers.authorization = withAuthorizationPrefix(token);
+  return request2(endpoint2);
+}
+var createTokenAuth = function createTokenAuth2(token) {
+  if (!token) {
+    throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
+  }
+  if (typeof token !== "string") {
+    throw new Error(
+      "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
+    );
+  }
+  token = token.replace(/^(token|bearer) +/i, "");
+  return Object.assign(auth.bind(null, token), {
+    hook: hook.bind(null, token)
+  });
+};
+
+// ../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/version.js
+var VERSION4 = "7.0.7";
+
+// ../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/index.js
+var noop2 = () => {
+};
+var consoleWarn = console.warn.bind(console);
+var consoleError = console.error.bind(console);
+function createLogger(logger = {}) {
+  if (typeof logger.debug !== "function") {
+    logger.debug = noop2;
+  }
+  if (typeof logger.info !== "function") {
+    logger.info = noop2;
+  }
+  if (typeof logger.warn !== "function") {
+    logger.warn = consoleWarn;
+  }
+  if (typeof logger.error !== "function") {
+    logger.error = consoleError;
+  }
+  return logger;
+}
+var userAgentTrail = `octokit-core.js/${VERSION4} ${getUserAgent()}`;
+var Octokit = class {
+  static VERSION = VERSION4;
+  static defaults(defaults) {
+    const OctokitWithDefaults = class extends this {
+      constructor(...args) {
+        const options = args[0] || {};
+        if (typeof defaults === "function") {
+          super(defaults(options));
+          return;
+        }
+        super(
+          Object.assign(
+            {},
+            defaults,
+            options,
+            options.userAgent && defaults.userAgent ? {
+              userAgent: `${options.userAgent} ${defaults.userAgent}`
+            } : null
+          )
+        );
+      }
+    };
+    return OctokitWithDefaults;
+  }
+  static plugins = [];
+  /**
+   * Attach a plugin (or many) to your Octokit instance.
+   *
+   * @example
+   * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
+   */
+  static plugin(...newPlugins) {
+    const currentPlugins = this.plugins;
+    const NewOctokit = class extends this {
+      static plugins = currentPlugins.concat(
+        newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
+      );
+    };
+    return NewOctokit;
+  }
+  constructor(options = {}) {
+    const hook2 = new before_after_hook_default.Collection();
+    const requestDefaults = {
+      baseUrl: request.endpoint.DEFAULTS.baseUrl,
+      headers: {},
+      request: Object.assign({}, options.request, {
+        // @ts-ignore internal usage only, no need to type
+        hook: hook2.bind(null, "request")
+      }),
+      mediaType: {
+        previews: [],
+        format: ""
+      }
+    };
+    requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
+    if (options.baseUrl) {
+      requestDefaults.baseUrl = options.baseUrl;
+    }
+    if (options.previews) {
+      requestDefaults.mediaType.previews = options.previews;
+    }
+    if (options.timeZone) {
+      requestDefaults.headers["time-zone"] = options.timeZone;
+    }
+    this.request = request.defaults(requestDefaults);
+    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
+    this.log = createLogger(options.log);
+    this.hook = hook2;
+    if (!options.authStrategy) {
+      if (!options.auth) {
+        this.auth = async () => ({
+          type: "unauthenticated"
+        });
+      } else {
+        const auth2 = createTokenAuth(options.auth);
+        hook2.wrap("request", auth2.hook);
+        this.auth = auth2;
+      }
+    } else {
+      const { authStrategy, ...otherOptions } = options;
+      const auth2 = authStrategy(
+        Object.assign(
+          {
+            request: this.request,
+            log: this.log,
+            // we pass the current octokit instance as well as its constructor options
+            // to allow for authentication strategies that return a new octokit instance
+            // that shares the same internal state as the current one. The original
+            // requirement for this was the "event-octokit" authentication strategy
+            // of https://github.com/probot/octokit-auth-probot.
+            octokit: this,
+            octokitOptions: otherOptions
+          },
+          options.auth
+        )
+      );
+      hook2.wrap("request", auth2.hook);
+      this.auth = auth2;
+    }
+    const classConstructor = this.constructor;
+    for (let i = 0; i < classConstructor.plugins.length; ++i) {
+      Object.assign(this, classConstructor.plugins[i](this, options));
+    }
+  }
+  // assigned during constructor
+  request;
+  graphql;
+  log;
+  hook;
+  // TODO: type `octokit.auth` based on passed options.authStrategy
+  auth;
+};
+
+// ../../node_modules/.pnpm/@octokit+plugin-retry@8.1.1_@octokit+core@7.0.7/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+var import_light = __toESM(require_light(), 1);
+var VERSION5 = "0.0.0-development";
+function isRequestError(error2) {
+  return error2.request !== void 0;
+}
+async function errorRequest(state, octokit, error2, options) {
+  if (!isRequestError(error2) || !error2?.request.request) {
+    throw error2;
+  }
+  if (error2.status >= 400 && !state.doNotRetry.includes(error2.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state.retries;
+    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
+    throw octokit.retry.retryRequest(error2, retries, retryAfter);
+  }
+  throw error2;
+}
+async function wrapRequest(state, octokit, request2, options) {
+  const limiter = new import_light.default();
+  limiter.on("failed", function(error2, info2) {
+    const maxRetries = ~~error2.request.request?.retries;
+    const after = ~~error2.request.request?.retryAfter;
+    options.request.retryCount = info2.retryCount + 1;
+    if (maxRetries > info2.retryCount) {
+      return after * state.retryAfterBaseValue;
+    }
+  });
+  return limiter.schedule(
+    requestWithGraphqlErrorHandling.bind(null, state, octokit, request2),
+    options
+  );
+}
+async function requestWithGraphqlErrorHandling(state, octokit, request2, options) {
+  const response = await request2(options);
+  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
+    response.data.errors[0].message
+  )) {
+    const error2 = new RequestError(response.data.errors[0].message, 500, {
+      request: options,
+      response
+    });
+    return errorRequest(state, octokit, error2, options);
+  }
+  return response;
+}
+function retry(octokit, octokitOptions) {
+  const state = Object.assign(
+    {
+      enabled: true,
+      retryAfterBaseValue: 1e3,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
+      retries: 3
+    },
+    octokitOptions.retry
+  );
+  const retryPlugin = {
+    retry: {
+      retryRequest: (error2, retries, retryAfter) => {
+        error2.request.request = Object.assign({}, error2.request.request, {
+          retries,
+          retryAfter
+        });
+        return error2;
+      }
+    }
+  };
+  if (state.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
+  }
+  return retryPlugin;
+}
+retry.VERSION = VERSION5;
+
+// ../../node_modules/.pnpm/@octokit+plugin-throttling@11.0.5_@octokit+core@7.0.7/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+var import_light2 = __toESM(require_light(), 1);
+var VERSION6 = "0.0.0-development";
+var noop3 = () => Promise.resolve();
+function wrapRequest2(state, request2, options) {
+  return state.retryLimiter.schedule(doRequest, state, request2, options);
+}
+async function doRequest(state, request2, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request2.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, noop3);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, noop3);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, noop3);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request2, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error2) => error2.type === "RATE_LIMITED")) {
+      const error2 = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error2;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var groups = {};
+var createGroups = function(Bottleneck2, common) {
+  groups.global = new Bottleneck2.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  groups.auth = new Bottleneck2.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  groups.search = new Bottleneck2.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  groups.write = new Bottleneck2.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  groups.notifications = new Bottleneck2.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck: Bottleneck2 = import_light2.default,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck2, common);
+    }
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck2();
+    const events = {};
+    const emitter = new Bottleneck2.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error2, info2) {
+      const [state2, request2, options] = info2.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error2.status !== 401;
+      if (!(shouldRetryGraphQL || error2.status === 403 || error2.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request2.retryCount;
+      request2.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error2.message)) {
+          const retryAfter2 = Number(error2.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error2.response.headers != null && error2.response.headers["x-ratelimit-remaining"] === "0" || (error2.response.data?.errors ?? []).some(
+          (error22) => error22.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error2.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request2.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request2, options) => {
+    initializeBottleneck();
+    return wrapRequest2(state, request2, options);
+  });
+  return {};
+}
+throttling.VERSION = VERSION6;
+throttling.triggersNotification = triggersNotification;
+
+// ../run/src/report.ts
+function renderFailureLine(f) {
+  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
+  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
+}
+function renderFailureSection(f) {
+  const lines = [
+    "### Render failed",
+    "",
+    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
+    ""
+  ];
+  if (f.function) lines.push(`- function: ${code(f.function)}`);
+  lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ""}`, `- error: ${code(f.message)}`);
+  if (f.results.length > 0) {
+    lines.push("- results:");
+    for (const r of f.results) lines.push(`  - ${code(r)}`);
+  }
+  lines.push("");
+  return lines;
+}
+function notReadySection(gates) {
+  return [
+    "### Not ready",
+    "",
+    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
+    "",
+    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${g.message}` : ""}`),
+    ""
+  ];
+}
+var METADATA = /<!-- kdelta: (\{.*\}) -->/;
+function renderMetadataBlock(meta) {
+  return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, "-\\u002d")} -->`;
+}
+function parseMetadataBlock(body) {
+  const m = METADATA.exec(body);
+  if (!m) return void 0;
+  try {
+    const v = JSON.parse(m[1]);
+    return typeof v === "object" && v !== null && typeof v.fingerprint === "string" ? v : void 0;
+  } catch {
+    return void 0;
+  }
+}
+var MAX_BODY = 6e4;
+var SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
+function code(text2) {
+  const t = text2.replace(/\n/g, " ");
+  return t.includes("`") ? `\`\` ${t} \`\`` : `\`${t}\``;
+}
+function cell(text2) {
+  return text2.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function value(v) {
+  if (v === void 0) return "(absent)";
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return code(s.length > 80 ? `${s.slice(0, 77)}...` : s);
+}
+function renderWith(input, d, shortened) {
+  const { metadata: meta } = input;
+  const head = [`## ${input.title}`, "", input.summary, ""];
+  if (shortened) head.push(SHORTENED_NOTE, "");
+  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
+  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
+  const provenance = ["### Provenance", ""];
+  if (meta.upstream) {
+    provenance.push(
+      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}`,
+      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code(meta.upstream.commit.slice(0, 12))}`
+    );
+    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
+  }
+  provenance.push(
+    `- downstream: ${code(input.downstream.repo)} ${code(input.downstream.directory || "/")} into ${code(input.downstream.branch)}`,
+    `- variant: ${code(meta.variant)}, kdelta ${meta.version}`,
+    ""
+  );
+  const footer = [
+    "---",
+    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
+    renderMetadataBlock(meta),
+    ""
+  ];
+  const changes = [];
+  if (d.changeSection) {
+    changes.push("### What changed", "");
+    if (input.changes.length === 0) changes.push("Nothing in the package files.");
+    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(c.path)}`);
+    if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
+    const touched = input.resources.filter((r) => r.changed || r.action !== "merged");
+    if (d.resourceTable && touched.length > 0) {
+      changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
+      for (const r of touched) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.action}${r.changed ? "" : " (unchanged)"} |`);
+    }
+    changes.push("");
+  } else {
+    changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
+  }
+  const conflicts = [];
+  if (input.conflicts.length > 0 && (!d.conflictSection || d.conflictRows === 0)) {
+    conflicts.push(`### Conflicts (${input.conflicts.length})`, "", "The list is in the run's report.", "");
+  } else if (input.conflicts.length > 0) {
+    conflicts.push(
+      `### Conflicts (${input.conflicts.length})`,
+      "",
+      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
+      "",
+      "| resource | field | origin | upstream | local | rule | kept |",
+      "| --- | --- | --- | --- | --- | --- | --- |"
+    );
+    for (const c of input.conflicts.slice(0, d.conflictRows)) {
+      conflicts.push(
+        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`
+      );
+    }
+    if (input.conflicts.length > d.conflictRows)
+      conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
+    conflicts.push("");
+  }
+  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
+}
+function renderProposalBodies(input, limit = MAX_BODY) {
+  const all = {
+    conflictRows: input.conflicts.length,
+    resourceTable: true,
+    fileLines: input.changes.length,
+    conflictSection: true,
+    changeSection: true
+  };
+  const full = renderWith(input, all, false);
+  if (full.length <= limit) return { body: full, full, shortened: false };
+  const ladder = [];
+  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
+    ladder.push({ ...all, conflictRows: rows });
+    if (rows === 0) break;
+  }
+  const lean = { ...all, conflictRows: 0, resourceTable: false };
+  ladder.push(lean);
+  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
+    ladder.push({ ...lean, fileLines: lines });
+    if (lines === 0) break;
+  }
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
+  for (const d of ladder) {
+    const text2 = renderWith(input, d, true);
+    if (text2.length <= limit) return { body: text2, full, shortened: true };
+  }
+  const last = renderWith(input, ladder[ladder.length - 1], true);
+  const tail = last.slice(last.lastIndexOf("\n---\n"));
+  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
+${tail}`.slice(-limit), full, shortened: true };
+}
+
+// ../run/src/forge/github-errors.ts
+var PERMISSIONS = {
+  pull_requests: { workflow: "pull-requests", app: "Pull requests" },
+  contents: { workflow: "contents", app: "Contents" },
+  issues: { workflow: "issues", app: "Issues" },
+  statuses: { workflow: "statuses", app: "Commit statuses" },
+  checks: { workflow: "checks", app: "Checks" },
+  metadata: { app: "Metadata" },
+  workflows: { app: "Workflows" },
+  members: { app: "Members" }
+};
+function parseAcceptedPermissions(header2) {
+  return header2.split(";").map(
+    (alt) => alt.split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
+      const [name2, level] = p.split("=");
+      return { name: (name2 ?? "").trim(), level: (level ?? "").trim() };
+    })
+  ).filter((alt) => alt.length > 0);
+}
+function missingPermissionAdvice(header2) {
+  const alternatives = parseAcceptedPermissions(header2);
+  if (alternatives.length === 0) return "the token lacks a permission this request needs";
+  const first = alternatives[0];
+  const named = first.map((p) => `${p.name}=${p.level}`).join(", ");
+  const workflow = first.map((p) => PERMISSIONS[p.name]?.workflow ? `${PERMISSIONS[p.name].workflow}: ${p.level}` : void 0).filter((s) => s !== void 0);
+  const app = first.map(
+    (p) => `${PERMISSIONS[p.name]?.app ?? p.name}: ${p.level === "write" ? "Read and write" : p.level === "read" ? "Read-only" : p.level}`
+  ).join(", ");
+  const workflowAdvice = workflow.length > 0 ? `give the workflow \`permissions: ${workflow.join(", ")}\`, or ` : "";
+  const others = alternatives.length > 1 ? ` (GitHub also accepts ${alternatives.slice(1).map((alt) => alt.map((p) => `${p.name}=${p.level}`).join(", ")).join(" or ")})` : "";
+  return `the token lacks ${named}: ${workflowAdvice}use a GitHub App token with ${app}${others}`;
+}
+function header(error2, name2) {
+  const headers = error2.response?.headers ?? {};
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name2 && v !== void 0) return String(v);
+  return void 0;
+}
+function detail(error2) {
+  const data = error2.response?.data;
+  const parts = [];
+  if (data && typeof data.message === "string") parts.push(data.message);
+  if (data && Array.isArray(data.errors)) {
+    for (const e of data.errors) {
+      if (typeof e === "string") parts.push(e);
+      else if (e && typeof e === "object" && typeof e.message === "string")
+        parts.push(e.message);
+    }
+  }
+  if (parts.length === 0 && error2.message) parts.push(error2.message.split("\n")[0]);
+  return [...new Set(parts)].join("; ");
+}
+function describeGitHubError(error2, what) {
+  const e = error2 ?? {};
+  const status = typeof e.status === "number" ? e.status : void 0;
+  if (status === void 0) return `GitHub: cannot ${what}: ${e.message ?? String(error2)}`;
+  if (status === 401) {
+    return `GitHub: cannot ${what}: bad credentials (401): the token is not valid (expired, revoked or mistyped); set GITHUB_TOKEN or GH_TOKEN to a valid token`;
+  }
+  const accepted = header(e, "x-accepted-github-permissions");
+  if ((status === 403 || status === 404) && accepted !== void 0) {
+    return `GitHub: cannot ${what}: ${missingPermissionAdvice(accepted)}`;
+  }
+  const text2 = detail(e);
+  if ((status === 403 || status === 429) && /rate limit/i.test(text2)) {
+    const retry2 = header(e, "retry-after");
+    return `GitHub: cannot ${what}: rate limited (${status}${retry2 ? `, retry after ${retry2}s` : ""}) after retrying: ${text2}; the next run continues`;
+  }
+  if (status === 404) {
+    return `GitHub: cannot ${what}: not found (404): the repository does not exist or the token cannot see it (a GITHUB_TOKEN reaches only its own repository; use a GitHub App token or a PAT for others)`;
+  }
+  return `GitHub: cannot ${what}: ${status}${text2 ? ` ${text2}` : ""}`;
+}
+
+// ../run/src/forge/github-repo.ts
+var NAME2 = /^[A-Za-z0-9_.-]+$/;
+function server(serverUrl) {
+  const u = new URL(serverUrl);
+  return { origin: u.origin, host: u.host, hostname: u.hostname, protocol: u.protocol, pathname: u.pathname.replace(/\/+$/, "") };
+}
+function githubRepoOf(url, serverUrl) {
+  const plain3 = withoutCredentials(url);
+  const base = server(serverUrl);
+  const expected = `${base.origin}${base.pathname}/<owner>/<repo>`;
+  const refuse2 = (why) => ({
+    ok: false,
+    error: `repository "${plain3}" ${why}: the github forge opens pull requests on ${base.origin}${base.pathname} only (expected ${expected}; use --forge local for other hosts)`
+  });
+  let path;
+  const scp = /^[A-Za-z0-9_.-]+@([^:/]+):(.*)$/.exec(plain3);
+  if (scp) {
+    if (scp[1].toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${scp[1]}`);
+    path = `/${scp[2]}`;
+  } else {
+    let u;
+    try {
+      u = new URL(plain3);
+    } catch {
+      return refuse2("is not a URL");
+    }
+    if (u.protocol === "ssh:") {
+      if (u.hostname.toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${u.hostname}`);
+      path = u.pathname;
+    } else if (u.protocol === "http:" || u.protocol === "https:") {
+      if (u.host.toLowerCase() !== base.host.toLowerCase() || u.protocol !== base.protocol) return refuse2(`is on ${u.protocol}//${u.host}`);
+      if (!u.pathname.startsWith(`${base.pathname}/`)) return refuse2(`is not under ${base.pathname}`);
+      path = u.pathname.slice(base.pathname.length);
+    } else {
+      return refuse2(`is a ${u.protocol.replace(/:$/, "")} URL`);
+    }
+  }
+  const parts = path.replace(/\/+$/, "").split("/").filter(Boolean);
+  if (parts.length !== 2) return refuse2("does not name <owner>/<repo>");
+  const owner = parts[0];
+  const repo = parts[1].replace(/\.git$/, "");
+  if (!NAME2.test(owner) || !NAME2.test(repo)) return refuse2("does not name <owner>/<repo>");
+  return { ok: true, value: { owner, repo } };
+}
+function compareUrlOf(upstreamUrl, from, to, serverUrl) {
+  if (!from || !to || from === to) return void 0;
+  const mapped = githubRepoOf(upstreamUrl, serverUrl);
+  if (!mapped.ok) return void 0;
+  const base = server(serverUrl);
+  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
+}
+
+// ../run/src/forge/github.ts
+var GITHUB_API_VERSION = "2022-11-28";
+function githubToken(options) {
+  const env = options.env ?? process.env;
+  const token = options.token || env.GITHUB_TOKEN || env.GH_TOKEN;
+  if (!token) {
+    throw new ForgeError(
+      "missing-token",
+      "the github forge needs a token: set GITHUB_TOKEN (in a workflow, from secrets.GITHUB_TOKEN) or GH_TOKEN; it needs contents: write and pull-requests: write on the downstream repositories"
+    );
+  }
+  return token;
+}
+function graphqlUrlOf(apiUrl) {
+  const base = apiUrl.replace(/\/+$/, "");
+  return /\/api\/v3$/.test(base) ? `${base.replace(/\/v3$/, "")}/graphql` : `${base}/graphql`;
+}
+var MARKER2 = /\n?<!-- kdelta-fingerprint: ([A-Za-z0-9._-]+) -->\n?$/;
+function encodeBody(body, fingerprint) {
+  if (parseMetadataBlock(body)?.fingerprint === fingerprint) return body;
+  return `${body}${body.endsWith("\n") ? "" : "\n"}<!-- kdelta-fingerprint: ${fingerprint} -->
+`;
+}
+function decodeBody(stored) {
+  const m = MARKER2.exec(stored);
+  if (m) {
+    const body = stored.slice(0, m.index);
+    return { body: body.endsWith("\n") || body === "" ? body : `${body}
+`, fingerprint: m[1] };
+  }
+  return { body: stored, fingerprint: parseMetadataBlock(stored)?.fingerprint ?? "" };
+}
+function labelsOf(pull) {
+  return (pull.labels ?? []).map((l) => typeof l === "string" ? l : l.name ?? "").filter(Boolean);
+}
+var MAX_BODY_CHARS = 65536;
+async function blobBytes(dir, sha) {
+  const { stdout } = await promisify(execFile2)("git", ["cat-file", "blob", sha], {
+    cwd: dir,
+    encoding: "buffer",
+    maxBuffer: 512 * 1024 * 1024
+  });
+  return stdout;
+}
+function createGitHubForge(options = {}) {
+  const env = options.env ?? process.env;
+  const token = githubToken({ token: options.token, env });
+  const serverUrl = (options.serverUrl ?? env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
+  const apiUrl = (options.apiUrl ?? env.GITHUB_API_URL ?? "https://api.github.com").replace(/\/+$/, "");
+  const graphqlUrl = options.graphqlUrl ?? graphqlUrlOf(apiUrl);
+  const prefix = options.branchPrefix ?? "kdelta/";
+  const draftPolicy = options.draft ?? "conflicts";
+  const counts = { reads: 0, writes: 0 };
+  const Kit = Octokit.plugin(throttling, retry);
+  const pacing = options.pacing ?? {};
+  const immediate = { key: () => ({ schedule: (_opts, fn3, ...args) => fn3(...args) }) };
+  const octokit = new Kit({
+    auth: token,
+    baseUrl: apiUrl,
+    userAgent: "kdelta",
+    throttle: {
+      // Primary limits: wait once for the reset when it is near; secondary limits: follow retry-after, three times.
+      onRateLimit: (retryAfter, _o, _k, retryCount) => retryCount < 1 && retryAfter <= 120,
+      onSecondaryRateLimit: (_retryAfter, _o, _k, retryCount) => retryCount < 3,
+      ...pacing.retryAfterUnitMs !== void 0 ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {},
+      ...pacing.writeSpacing === false ? { write: immediate, notifications: immediate } : {}
+    },
+    retry: { retries: 2 }
+  });
+  octokit.hook.before("request", (o) => {
+    o.headers["x-github-api-version"] = GITHUB_API_VERSION;
+    const method = String(o.method).toUpperCase();
+    const isGraphql = String(o.url).endsWith("/graphql");
+    const query = typeof o.query === "string" ? o.query : "";
+    const write = isGraphql ? /^\s*mutation\b/.test(query) : method !== "GET" && method !== "HEAD";
+    if (write) {
+      counts.writes++;
+      options.budget?.spend();
+    } else counts.reads++;
+  });
+  const repoOf = (url) => {
+    const m = githubRepoOf(url, serverUrl);
+    if (!m.ok) throw new ForgeError("unsupported-repository", m.error);
+    return m.value;
+  };
+  const keyOf = (r) => `${r.owner}/${r.repo}`;
+  async function call(what, route, params) {
+    try {
+      return (await octokit.request(route, params)).data;
+    } catch (error2) {
+      throw new ForgeError("github-request-failed", describeGitHubError(error2, what));
+    }
+  }
+  async function graphql3(what, query, variables) {
+    let data;
+    try {
+      data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables })).data;
+    } catch (error2) {
+      throw new ForgeError("github-request-failed", describeGitHubError(error2, what));
+    }
+    if (data.errors && data.errors.length > 0)
+      throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join("; ")}`);
+  }
+  const open2 = /* @__PURE__ */ new Map();
+  const seen = /* @__PURE__ */ new Map();
+  const mergedByRun = /* @__PURE__ */ new Set();
+  const statuses = /* @__PURE__ */ new Map();
+  async function pages(repo, state) {
+    const out = [];
+    for (let page = 1; ; page++) {
+      const batch = await call(`list the pull requests of ${keyOf(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+        ...repo,
+        state,
+        per_page: 100,
+        page
+      });
+      out.push(...batch);
+      if (batch.length < 100) return out;
+    }
+  }
+  function remember(target, repo) {
+    if (!seen.has(keyOf(repo))) seen.set(keyOf(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
+  }
+  function openPulls(target) {
+    const repo = repoOf(target.repo);
+    remember(target, repo);
+    const key = keyOf(repo);
+    let hit = open2.get(key);
+    if (!hit) {
+      hit = pages(repo, "open").then(
+        (pulls) => new Map(pulls.map((p) => [p.number, { pull: p, downstream: target.downstream, repoUrl: target.repo }]))
+      );
+      hit.catch(() => open2.delete(key));
+      open2.set(key, hit);
+    }
+    return hit;
+  }
+  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf(repo).toLowerCase();
+  function toProposal(r, state) {
+    const { body, fingerprint } = decodeBody(r.pull.body ?? "");
+    const id = `${r.pull.number}`;
+    const repoKey = keyOf(repoOf(r.repoUrl));
+    const merged = mergedByRun.has(`${repoKey}#${id}`);
+    return {
+      downstream: r.downstream,
+      repo: r.repoUrl,
+      head: r.pull.head.ref,
+      base: r.pull.base.ref,
+      title: r.pull.title,
+      body,
+      fingerprint,
+      id,
+      state: state ?? (r.pull.state === "open" ? "open" : r.pull.merged_at || merged ? "merged" : "closed"),
+      url: r.pull.html_url,
+      status: statuses.get(`${repoKey}@${r.pull.head.sha}`) ?? r.status,
+      labels: labelsOf(r.pull)
+    };
+  }
+  async function findRecord(target) {
+    const pulls = await openPulls(target);
+    const repo = repoOf(target.repo);
+    for (const r of pulls.values()) {
+      if (r.pull.state === "open" && r.pull.head.ref === target.head && r.pull.base.ref === target.base && sameRepo(r.pull, repo)) return r;
+    }
+    return void 0;
+  }
+  const notReady = (input) => (input.conflicts ?? 0) > 0 || input.renderFailed === true;
+  const wantsDraft = (input) => draftPolicy === "always" || draftPolicy === "conflicts" && notReady(input);
+  async function decorate(r, input, created, warnings) {
+    const repo = repoOf(input.repo);
+    const n = r.pull.number;
+    const where = `pull request #${n} of ${keyOf(repo)}`;
+    const have = new Set(labelsOf(r.pull));
+    const missing = (options.labels ?? []).filter((l) => !have.has(l));
+    if (missing.length > 0) {
+      const labels = await call(`label ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
+        ...repo,
+        issue_number: n,
+        labels: missing
+      });
+      r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
+    }
+    if (created && (options.assignees ?? []).length > 0) {
+      await call(`assign ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", {
+        ...repo,
+        issue_number: n,
+        assignees: [...options.assignees]
+      });
+    }
+    if (created && ((options.reviewers ?? []).length > 0 || (options.teamReviewers ?? []).length > 0)) {
+      try {
+        await call(`request reviews on ${where}`, "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", {
+          ...repo,
+          pull_number: n,
+          reviewers: [...options.reviewers ?? []],
+          team_reviewers: [...options.teamReviewers ?? []]
+        });
+      } catch (error2) {
+        warnings.push(error2.message);
+      }
+    }
+    const blocked = notReady(input);
+    const draft = wantsDraft(input);
+    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== "always") {
+      await graphql3(
+        `${draft ? "turn" : "mark"} ${where} ${draft ? "into a draft" : "ready for review"}`,
+        draft ? "mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }" : "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }",
+        { id: r.pull.node_id }
+      );
+      r.pull = { ...r.pull, draft };
+    }
+    const autoMerge = options.autoMerge;
+    if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
+      await graphql3(
+        `enable auto-merge on ${where}`,
+        "mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }",
+        { id: r.pull.node_id, method: autoMerge.toUpperCase() }
+      );
+      r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
+    } else if (r.pull.auto_merge && (blocked || draft)) {
+      await graphql3(
+        `disable auto-merge on ${where}`,
+        "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
+        { id: r.pull.node_id }
+      );
+      r.pull = { ...r.pull, auto_merge: null };
+    }
+  }
+  const forge = {
+    name: "github",
+    tracksMerges: true,
+    serverUrl,
+    apiUrl,
+    requests: counts,
+    async find(target) {
+      const r = await findRecord(target);
+      return r ? toProposal(r) : void 0;
+    },
+    async upsert(input) {
+      const repo = repoOf(input.repo);
+      const pulls = await openPulls(input);
+      const stored = encodeBody(input.body, input.fingerprint);
+      if (stored.length > MAX_BODY_CHARS) {
+        throw new ForgeError(
+          "body-too-long",
+          `the body of ${input.head} has ${stored.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`
+        );
+      }
+      const warnings = [];
+      let r = await findRecord(input);
+      let created = false;
+      if (!r) {
+        try {
+          const pull = await octokit.request("POST /repos/{owner}/{repo}/pulls", {
+            ...repo,
+            title: input.title,
+            head: input.head,
+            base: input.base,
+            body: stored,
+            draft: wantsDraft(input)
+          });
+          r = { pull: pull.data, downstream: input.downstream, repoUrl: input.repo };
+          pulls.set(r.pull.number, r);
+          created = true;
+        } catch (error2) {
+          const text2 = JSON.stringify(error2.response?.data ?? "");
+          if (error2.status !== 422 || !/already exists/i.test(text2)) {
+            throw new ForgeError(
+              "github-request-failed",
+              describeGitHubError(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`)
+            );
+          }
+          open2.delete(keyOf(repo));
+          r = await findRecord(input);
+          if (!r)
+            throw new ForgeError(
+              "github-request-failed",
+              `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`
+            );
+        }
+      }
+      let changed = created;
+      if (!created) {
+        const patch = {};
+        if (r.pull.title !== input.title) patch.title = input.title;
+        if ((r.pull.body ?? "") !== stored) patch.body = stored;
+        if (Object.keys(patch).length > 0) {
+          const data = await call(
+            `update pull request #${r.pull.number} of ${keyOf(repo)}`,
+            "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
+            {
+              ...repo,
+              pull_number: r.pull.number,
+              ...patch
+            }
+          );
+          r.pull = { ...r.pull, ...data, labels: data.labels ?? r.pull.labels };
+          changed = true;
+        }
+      }
+      if (changed) await decorate(r, input, created, warnings);
+      return { proposal: toProposal(r), created, changed, ...warnings.length > 0 ? { warnings } : {} };
+    },
+    async close(proposal, state = "closed") {
+      const repo = repoOf(proposal.repo);
+      const n = Number(proposal.id);
+      const data = await call(`close pull request #${n} of ${keyOf(repo)}`, "PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
+        ...repo,
+        pull_number: n,
+        state: "closed"
+      });
+      const pulls = await openPulls(proposal);
+      pulls.delete(n);
+      if (state === "merged") mergedByRun.add(`${keyOf(repo)}#${n}`);
+      return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
+    },
+    async setStatus(proposal, status) {
+      const repo = repoOf(proposal.repo);
+      const r = (await openPulls(proposal)).get(Number(proposal.id));
+      if (!r)
+        throw new ForgeError(
+          "github-request-failed",
+          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open: no status recorded`
+        );
+      await call(`record a status on ${r.pull.head.sha.slice(0, 12)} in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
+        ...repo,
+        sha: r.pull.head.sha,
+        state: status.state,
+        description: status.description.slice(0, 140),
+        context: "kdelta"
+      });
+      statuses.set(`${keyOf(repo)}@${r.pull.head.sha}`, status);
+      r.status = status;
+    },
+    async list() {
+      const out = [];
+      for (const { downstream, repoUrl, repo } of seen.values()) {
+        const latest = /* @__PURE__ */ new Map();
+        for (const p of await pages(repo, "all")) {
+          if (!p.head.ref.startsWith(prefix) || !sameRepo(p, repo)) continue;
+          const key = `${p.head.ref}\0${p.base.ref}`;
+          const before = latest.get(key);
+          if (!before || before.number < p.number) latest.set(key, p);
+        }
+        for (const p of latest.values()) out.push(toProposal({ pull: p, downstream, repoUrl }));
+      }
+      return out;
+    },
+    writeCost(op) {
+      switch (op.kind) {
+        case "close":
+          return 1;
+        case "delete-branch":
+          return 0;
+        // a git push, not an API request
+        case "push":
+          return options.signedCommits ? op.files + 4 : 0;
+        case "status":
+          return 1;
+        case "upsert": {
+          const some = (list2) => (list2 ?? []).length > 0 ? 1 : 0;
+          const labels = some(options.labels);
+          const autoMerge = options.autoMerge ? 1 : 0;
+          return op.created ? 1 + labels + some(options.assignees) + Math.max(some(options.reviewers), some(options.teamReviewers)) + autoMerge : 1 + labels + (draftPolicy === "always" ? 0 : 1) + autoMerge;
+        }
+      }
+    },
+    ...options.signedCommits ? { publishCommit: (input) => publishCommit(input) } : {},
+    gitToken(url) {
+      return githubRepoOf(url, serverUrl).ok ? token : void 0;
+    },
+    compareUrl(upstreamRepo, from, to) {
+      return compareUrlOf(upstreamRepo, from, to, serverUrl);
+    }
+  };
+  async function publishCommit(input) {
+    const repo = repoOf(input.target.repo);
+    const where = `${input.target.head} in ${keyOf(repo)}`;
+    const diff = (await runGit(["diff-tree", "-r", "-z", "--no-renames", input.baseCommit, input.commit], { cwd: input.dir })).stdout;
+    const fields = diff.split("\0").filter((s) => s !== "");
+    const tree = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const [, newMode, newSha, status] = /^:\d+ (\d+) [0-9a-f]+ ([0-9a-f]+) ([A-Z])/.exec(fields[i]) ?? [];
+      const path = fields[i + 1];
+      if (status === "D") {
+        tree.push({ path, mode: "100644", type: "blob", sha: null });
+        continue;
+      }
+      const content = await blobBytes(input.dir, newSha);
+      const blob = await call(`upload ${path} for ${where}`, "POST /repos/{owner}/{repo}/git/blobs", {
+        ...repo,
+        content: content.toString("base64"),
+        encoding: "base64"
+      });
+      tree.push({ path, mode: newMode, type: "blob", sha: blob.sha });
+    }
+    const baseTree = (await runGit(["rev-parse", `${input.baseCommit}^{tree}`], { cwd: input.dir })).stdout.trim();
+    const madeTree = await call(`write the tree for ${where}`, "POST /repos/{owner}/{repo}/git/trees", {
+      ...repo,
+      base_tree: baseTree,
+      tree
+    });
+    const commit = await call(`make the commit for ${where}`, "POST /repos/{owner}/{repo}/git/commits", {
+      ...repo,
+      message: input.message,
+      tree: madeTree.sha,
+      parents: [input.baseCommit],
+      author: { name: input.author.name, email: input.author.email }
+    });
+    const ref = `heads/${input.target.head}`;
+    const refPath = ref.split("/").map(encodeURIComponent).join("/");
+    if (input.expectedHead) {
+      const now = await call(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, { ...repo });
+      if (now.object.sha !== input.expectedHead) {
+        throw new ForgeError(
+          "branch-moved",
+          `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`
+        );
+      }
+      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force: true });
+    } else {
+      await call(`create ${where}`, "POST /repos/{owner}/{repo}/git/refs", { ...repo, ref: `refs/${ref}`, sha: commit.sha });
+    }
+    return commit.sha;
+  }
+  return forge;
+}
+
+// ../run/src/control.ts
+import { readFile as readFile5 } from "node:fs/promises";
+import { join as join10 } from "node:path";
 
 // ../variant-engine/src/api/types.ts
 var PACKAGE_VARIANT_API_VERSION = "config.porch.kpt.dev/v1alpha1";
@@ -35990,7 +37536,7 @@ function typeName(v) {
   if (typeof v === "object") return "map";
   return typeof v;
 }
-function join11(path, key) {
+function join9(path, key) {
   return path === "" ? key : `${path}.${key}`;
 }
 function decode2(value2, shape2, path, errors, unknown = []) {
@@ -36014,7 +37560,7 @@ function decode2(value2, shape2, path, errors, unknown = []) {
     const out2 = {};
     for (const [k, v] of Object.entries(value2)) {
       if (typeof v === "string") out2[k] = v;
-      else errors.push(`${join11(path, k)}: expected string, got ${typeName(v)} (quote the value)`);
+      else errors.push(`${join9(path, k)}: expected string, got ${typeName(v)} (quote the value)`);
     }
     return out2;
   }
@@ -36034,10 +37580,10 @@ function decode2(value2, shape2, path, errors, unknown = []) {
     const fieldShape = shape2.object[k];
     if (fieldShape === void 0) {
       if (shape2.open) out[k] = v;
-      else unknown.push(`${join11(path, k)}: unknown field (expected one of ${Object.keys(shape2.object).join(", ")})`);
+      else unknown.push(`${join9(path, k)}: unknown field (expected one of ${Object.keys(shape2.object).join(", ")})`);
       continue;
     }
-    const decoded = decode2(v, fieldShape, join11(path, k), errors, unknown);
+    const decoded = decode2(v, fieldShape, join9(path, k), errors, unknown);
     if (decoded !== void 0) out[k] = decoded;
   }
   return out;
@@ -36431,7 +37977,7 @@ function toggleOptionalTypes(registry, enable) {
   registry.deleteVariable("optional");
   registry.registerConstant("optional", "OptionalNamespace", optionalConstant);
 }
-function register(registry) {
+function register2(registry) {
   const sync = { async: false };
   const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);
   const optionalConstant = registry.enableOptionalTypes ? optionalNamespace : void 0;
@@ -36536,7 +38082,7 @@ var isArray = Array.isArray;
 var arrayFrom = Array.from;
 var MIN_UINT = 0n;
 var MAX_UINT = 18446744073709551615n;
-var MAX_INT = 9223372036854775807n;
+var MAX_INT2 = 9223372036854775807n;
 var MIN_INT = -9223372036854775808n;
 function isAsync(fn3, fallback) {
   if (fn3?.[Symbol.toStringTag] === "AsyncFunction") return true;
@@ -36756,7 +38302,7 @@ function registerFunctions(registry) {
     }
     try {
       const num = BigInt(v);
-      if (num <= MAX_INT && num >= MIN_INT) return num;
+      if (num <= MAX_INT2 && num >= MIN_INT) return num;
     } catch (_e) {
     }
     throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");
@@ -37009,7 +38555,7 @@ function registerFunctions(registry) {
   functionOverload(`google.protobuf.Duration.getMinutes(): int`, (d) => d.getMinutes());
   functionOverload(`google.protobuf.Duration.getSeconds(): int`, (d) => d.getSeconds());
   functionOverload(`google.protobuf.Duration.getMilliseconds(): int`, (d) => d.getMilliseconds());
-  register(registry);
+  register2(registry);
 }
 function stringSize(str4) {
   let count = 0;
@@ -39182,7 +40728,7 @@ function registerOverloads(registry) {
   const unaryOverload = (op, t, h, ret) => registry.unaryOverload(op, t, h, ret, false);
   const binaryOverload = (l, op, r, h, ret) => registry.binaryOverload(l, op, r, h, ret, false);
   function verifyInteger(v, ast) {
-    if (v <= MAX_INT && v >= MIN_INT) return v;
+    if (v <= MAX_INT2 && v >= MIN_INT) return v;
     throw evaluationError("numeric_overflow", `integer overflow: ${v}`, ast);
   }
   function throwDivisionByZero(ast) {
@@ -41245,9 +42791,9 @@ function validateInjectionPoints(points) {
   return errors.length > 0 ? `errors in injection points: ${errors.join(", ")}` : void 0;
 }
 function injectorMatches(injector, point) {
-  const { group: group2, version: version2 } = splitApiVersion(point.apiVersion);
+  const { group: group2, version } = splitApiVersion(point.apiVersion);
   if (injector.group !== void 0 && injector.group !== group2) return false;
-  if (injector.version !== void 0 && injector.version !== version2) return false;
+  if (injector.version !== void 0 && injector.version !== version) return false;
   if (injector.kind !== void 0 && injector.kind !== point.kind) return false;
   return true;
 }
@@ -41518,61 +43064,7 @@ function applyPackageVariant(pkg, pv, options = {}) {
 // ../variant-engine/src/lifecycle/ownership.ts
 var OWNER_ANNOTATION = "config.porch.kpt.dev/package-variant";
 
-// ../cli/src/run/errors.ts
-var RunError = class extends KdeltaError2 {
-  name = "RunError";
-  constructor(code2, message2, at = {}) {
-    super({ code: code2, message: message2, ...at });
-  }
-};
-
-// ../cli/src/forge/budget.ts
-var DEFAULT_BUDGET = 400;
-var Budget = class {
-  limit;
-  /** Requests made. */
-  spent = 0;
-  /** Reserved by jobs still running (an upper bound: a job's own requests are counted in both while it runs). */
-  pending = 0;
-  refused = false;
-  constructor(limit = DEFAULT_BUDGET) {
-    if (!Number.isInteger(limit) || limit < 0)
-      throw new RunError("invalid-option", `the budget must be a whole number of requests, 0 or more (got ${limit})`);
-    this.limit = limit;
-  }
-  get used() {
-    return this.spent;
-  }
-  get exhausted() {
-    return this.refused;
-  }
-  /**
-   * Reserve `cost` requests for one job. Returns a release function, or undefined when the
-   * budget cannot cover it: the budget is then exhausted and no further job should start.
-   */
-  reserve(cost) {
-    if (this.refused || this.spent + this.pending + cost > this.limit) {
-      this.refused = true;
-      return void 0;
-    }
-    this.pending += cost;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.pending -= cost;
-    };
-  }
-  /** One content-creating request was made. */
-  spend(n = 1) {
-    this.spent += n;
-  }
-  report() {
-    return { limit: this.limit, used: this.spent, exhausted: this.refused };
-  }
-};
-
-// ../cli/src/run/branch-prefix.ts
+// ../run/src/branch-prefix.ts
 var DEFAULT_BRANCH_PREFIX = "kdelta/";
 var ALLOWED = /^[A-Za-z0-9._/-]+$/;
 function branchPrefixProblem(prefix) {
@@ -41587,2465 +43079,7 @@ function branchPrefixProblem(prefix) {
   return void 0;
 }
 
-// ../cli/src/run/run.ts
-import { mkdir as mkdir6 } from "node:fs/promises";
-import { tmpdir as tmpdir4 } from "node:os";
-import { join as join18, resolve as resolve9 } from "node:path";
-
-// ../cli/src/forge/local.ts
-import { readdir as readdir5, readFile as readFile4 } from "node:fs/promises";
-import { join as join12, relative as relative5 } from "node:path";
-var SAFE = /^[A-Za-z0-9._-]+$/;
-function segment(what, value2) {
-  if (!SAFE.test(value2) || value2 === "." || value2 === "..") {
-    throw new RunError("invalid-name", `local forge: ${what} "${value2}" cannot name a file (letters, digits, ".", "_" and "-" only)`);
-  }
-  return value2;
-}
-function variantNameOf(head, prefix) {
-  return segment("head branch", (head.startsWith(prefix) ? head.slice(prefix.length) : head).replace(/\//g, "_"));
-}
-function renderRecord(h, body) {
-  const header2 = {
-    title: h.title,
-    head: h.head,
-    base: h.base,
-    state: h.state,
-    fingerprint: h.fingerprint,
-    downstream: h.downstream,
-    // a record is a file: the repository's credentials (a Repository may give some) stay out
-    repo: withoutCredentials(h.repo)
-  };
-  if (h.conflicts) header2.conflicts = h.conflicts;
-  if (h.renderFailed) header2.renderFailed = true;
-  if (h.status) header2.status = { state: h.status.state, description: h.status.description };
-  return `---
-${stringifyYaml(header2, { lineWidth: 0 })}---
-
-${body.endsWith("\n") ? body : `${body}
-`}`;
-}
-function parseRecord(text2, file) {
-  const m = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text2);
-  if (!m) throw new RunError("invalid-proposal-record", `${file}: not a kdelta proposal record (expected a "---" YAML header)`);
-  const doc = parseYamlDocument(m[1]);
-  if (doc.errors.length > 0) throw new RunError("invalid-proposal-record", `${file}: header: ${doc.errors[0].message.split("\n")[0]}`);
-  const h = doc.toJS();
-  const str4 = (k) => {
-    const v = h?.[k];
-    if (typeof v !== "string") throw new RunError("invalid-proposal-record", `${file}: header field "${k}" is missing or not a string`);
-    return v;
-  };
-  const state = str4("state");
-  if (state !== "open" && state !== "closed" && state !== "merged")
-    throw new RunError("invalid-proposal-record", `${file}: header field "state" must be open, closed or merged (got "${state}")`);
-  const status = h.status;
-  const conflicts = h.conflicts;
-  if (conflicts !== void 0 && (typeof conflicts !== "number" || !Number.isInteger(conflicts) || conflicts < 0))
-    throw new RunError(
-      "invalid-proposal-record",
-      `${file}: header field "conflicts" must be a whole number (got ${JSON.stringify(conflicts)})`
-    );
-  const renderFailed = h.renderFailed;
-  if (renderFailed !== void 0 && typeof renderFailed !== "boolean")
-    throw new RunError(
-      "invalid-proposal-record",
-      `${file}: header field "renderFailed" must be true or false (got ${JSON.stringify(renderFailed)})`
-    );
-  return {
-    header: {
-      title: str4("title"),
-      head: str4("head"),
-      base: str4("base"),
-      state,
-      fingerprint: str4("fingerprint"),
-      downstream: str4("downstream"),
-      repo: str4("repo"),
-      ...conflicts ? { conflicts } : {},
-      ...renderFailed ? { renderFailed } : {},
-      status
-    },
-    body: m[2]
-  };
-}
-function createLocalForge(options) {
-  const prefix = options.branchPrefix ?? "kdelta/";
-  const variantOf = (head) => variantNameOf(head, prefix);
-  const fileOf = (t) => join12(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
-  const urlOf = (file) => options.displayRoot ? relative5(options.displayRoot, file) : file;
-  async function read(file) {
-    let text2;
-    try {
-      text2 = await readFile4(file, "utf8");
-    } catch (error2) {
-      if (error2.code === "ENOENT") return void 0;
-      throw error2;
-    }
-    const { header: header2, body } = parseRecord(text2, urlOf(file));
-    return { ...header2, body, id: `${header2.downstream}/${variantOf(header2.head)}`, url: urlOf(file) };
-  }
-  async function write(p) {
-    const file = fileOf(p);
-    const text2 = renderRecord(p, p.body);
-    const before = await readFile4(file, "utf8").catch(() => void 0);
-    if (before === text2) return false;
-    await writeFileAtomic(file, text2);
-    return true;
-  }
-  return {
-    name: "local",
-    recordOf: (target) => urlOf(fileOf(target)),
-    async find(target) {
-      const p = await read(fileOf(target));
-      return p && p.state === "open" && p.base === target.base && p.head === target.head ? p : void 0;
-    },
-    async upsert(input) {
-      const file = fileOf(input);
-      const existing = await read(file);
-      const created = existing?.state !== "open";
-      const { conflicts, renderFailed, ...rest } = input;
-      const proposal = {
-        ...rest,
-        ...conflicts ? { conflicts } : {},
-        ...renderFailed ? { renderFailed } : {},
-        id: `${input.downstream}/${variantOf(input.head)}`,
-        state: "open",
-        url: urlOf(file),
-        status: created ? void 0 : existing?.status
-      };
-      const changed = await write(proposal);
-      return { proposal, created, changed };
-    },
-    async close(proposal, state = "closed") {
-      const closed = { ...proposal, state };
-      await write(closed);
-      return closed;
-    },
-    async setStatus(proposal, status) {
-      const current = await read(fileOf(proposal)) ?? proposal;
-      await write({ ...current, status });
-    },
-    async list() {
-      const out = [];
-      let downstreams;
-      try {
-        downstreams = (await readdir5(options.dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
-      } catch (error2) {
-        if (error2.code === "ENOENT") return [];
-        throw error2;
-      }
-      for (const d of downstreams) {
-        const files = (await readdir5(join12(options.dir, d))).filter((f) => f.endsWith(".md")).sort();
-        for (const f of files) {
-          const p = await read(join12(options.dir, d, f));
-          if (p) out.push(p);
-        }
-      }
-      return out;
-    }
-  };
-}
-
-// ../cli/src/forge/github.ts
-import { execFile as execFile2 } from "node:child_process";
-import { promisify } from "node:util";
-
-// ../../node_modules/.pnpm/universal-user-agent@7.0.3/node_modules/universal-user-agent/index.js
-function getUserAgent() {
-  if (typeof navigator === "object" && "userAgent" in navigator) {
-    return navigator.userAgent;
-  }
-  if (typeof process === "object" && process.version !== void 0) {
-    return `Node.js/${process.version.substr(1)} (${process.platform}; ${process.arch})`;
-  }
-  return "<environment undetectable>";
-}
-
-// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/register.js
-function register2(state, name2, method, options) {
-  if (typeof method !== "function") {
-    throw new Error("method for before hook must be a function");
-  }
-  if (!options) {
-    options = {};
-  }
-  if (Array.isArray(name2)) {
-    return name2.reverse().reduce((callback, name3) => {
-      return register2.bind(null, state, name3, callback, options);
-    }, method)();
-  }
-  return Promise.resolve().then(() => {
-    if (!state.registry[name2]) {
-      return method(options);
-    }
-    return state.registry[name2].reduce((method2, registered) => {
-      return registered.hook.bind(null, method2, options);
-    }, method)();
-  });
-}
-
-// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/add.js
-function addHook(state, kind, name2, hook2) {
-  const orig = hook2;
-  if (!state.registry[name2]) {
-    state.registry[name2] = [];
-  }
-  if (kind === "before") {
-    hook2 = (method, options) => {
-      return Promise.resolve().then(orig.bind(null, options)).then(method.bind(null, options));
-    };
-  }
-  if (kind === "after") {
-    hook2 = (method, options) => {
-      let result;
-      return Promise.resolve().then(method.bind(null, options)).then((result_) => {
-        result = result_;
-        return orig(result, options);
-      }).then(() => {
-        return result;
-      });
-    };
-  }
-  if (kind === "error") {
-    hook2 = (method, options) => {
-      return Promise.resolve().then(method.bind(null, options)).catch((error2) => {
-        return orig(error2, options);
-      });
-    };
-  }
-  state.registry[name2].push({
-    hook: hook2,
-    orig
-  });
-}
-
-// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/remove.js
-function removeHook(state, name2, method) {
-  if (!state.registry[name2]) {
-    return;
-  }
-  const index = state.registry[name2].map((registered) => {
-    return registered.orig;
-  }).indexOf(method);
-  if (index === -1) {
-    return;
-  }
-  state.registry[name2].splice(index, 1);
-}
-
-// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/index.js
-var bind = Function.bind;
-var bindable = bind.bind(bind);
-function bindApi(hook2, state, name2) {
-  const removeHookRef = bindable(removeHook, null).apply(
-    null,
-    name2 ? [state, name2] : [state]
-  );
-  hook2.api = { remove: removeHookRef };
-  hook2.remove = removeHookRef;
-  ["before", "error", "after", "wrap"].forEach((kind) => {
-    const args = name2 ? [state, kind, name2] : [state, kind];
-    hook2[kind] = hook2.api[kind] = bindable(addHook, null).apply(null, args);
-  });
-}
-function Singular() {
-  const singularHookName = /* @__PURE__ */ Symbol("Singular");
-  const singularHookState = {
-    registry: {}
-  };
-  const singularHook = register2.bind(null, singularHookState, singularHookName);
-  bindApi(singularHook, singularHookState, singularHookName);
-  return singularHook;
-}
-function Collection() {
-  const state = {
-    registry: {}
-  };
-  const hook2 = register2.bind(null, state);
-  bindApi(hook2, state);
-  return hook2;
-}
-var before_after_hook_default = { Singular, Collection };
-
-// ../../node_modules/.pnpm/@octokit+endpoint@11.0.5/node_modules/@octokit/endpoint/dist-bundle/index.js
-var VERSION = "0.0.0-development";
-var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
-var DEFAULTS = {
-  method: "GET",
-  baseUrl: "https://api.github.com",
-  headers: {
-    accept: "application/vnd.github.v3+json",
-    "user-agent": userAgent
-  },
-  mediaType: {
-    format: ""
-  }
-};
-function lowercaseKeys(object2) {
-  if (!object2) {
-    return {};
-  }
-  return Object.keys(object2).reduce((newObj, key) => {
-    newObj[key.toLowerCase()] = object2[key];
-    return newObj;
-  }, {});
-}
-function isPlainObject(value2) {
-  if (typeof value2 !== "object" || value2 === null) return false;
-  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
-  const proto = Object.getPrototypeOf(value2);
-  if (proto === null) return true;
-  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
-  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
-}
-function mergeDeep(defaults, options) {
-  const result = Object.assign({}, defaults);
-  Object.keys(options).forEach((key) => {
-    if (isPlainObject(options[key])) {
-      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
-      else result[key] = mergeDeep(defaults[key], options[key]);
-    } else {
-      Object.assign(result, { [key]: options[key] });
-    }
-  });
-  return result;
-}
-function removeUndefinedProperties(obj2) {
-  for (const key in obj2) {
-    if (obj2[key] === void 0) {
-      delete obj2[key];
-    }
-  }
-  return obj2;
-}
-function merge(defaults, route, options) {
-  if (typeof route === "string") {
-    let [method, url] = route.split(" ");
-    options = Object.assign(url ? { method, url } : { url: method }, options);
-  } else {
-    options = Object.assign({}, route);
-  }
-  options.headers = lowercaseKeys(options.headers);
-  removeUndefinedProperties(options);
-  removeUndefinedProperties(options.headers);
-  const mergedOptions = mergeDeep(defaults || {}, options);
-  if (options.url === "/graphql") {
-    if (defaults && defaults.mediaType.previews?.length) {
-      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
-        (preview) => !mergedOptions.mediaType.previews.includes(preview)
-      ).concat(mergedOptions.mediaType.previews);
-    }
-    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
-  }
-  return mergedOptions;
-}
-function addQueryParameters(url, parameters) {
-  const separator2 = /\?/.test(url) ? "&" : "?";
-  const names = Object.keys(parameters);
-  if (names.length === 0) {
-    return url;
-  }
-  return url + separator2 + names.map((name2) => {
-    if (name2 === "q") {
-      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
-    }
-    return `${name2}=${encodeURIComponent(parameters[name2])}`;
-  }).join("&");
-}
-var urlVariableRegex = /\{[^{}}]+\}/g;
-function removeNonChars(variableName) {
-  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
-}
-function extractUrlVariableNames(url) {
-  const matches = url.match(urlVariableRegex);
-  if (!matches) {
-    return [];
-  }
-  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
-}
-function omit(object2, keysToOmit) {
-  const result = { __proto__: null };
-  for (const key of Object.keys(object2)) {
-    if (keysToOmit.indexOf(key) === -1) {
-      result[key] = object2[key];
-    }
-  }
-  return result;
-}
-function encodeReserved(str4) {
-  return str4.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
-    if (!/%[0-9A-Fa-f]/.test(part)) {
-      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
-    }
-    return part;
-  }).join("");
-}
-function encodeUnreserved(str4) {
-  return encodeURIComponent(str4).replace(/[!'()*]/g, function(c) {
-    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
-  });
-}
-function encodeValue(operator, value2, key) {
-  value2 = operator === "+" || operator === "#" ? encodeReserved(value2) : encodeUnreserved(value2);
-  if (key) {
-    return encodeUnreserved(key) + "=" + value2;
-  } else {
-    return value2;
-  }
-}
-function isDefined(value2) {
-  return value2 !== void 0 && value2 !== null;
-}
-function isKeyOperator(operator) {
-  return operator === ";" || operator === "&" || operator === "?";
-}
-function getValues(context, operator, key, modifier) {
-  var value2 = context[key], result = [];
-  if (isDefined(value2) && value2 !== "") {
-    if (typeof value2 === "string" || typeof value2 === "number" || typeof value2 === "bigint" || typeof value2 === "boolean") {
-      value2 = value2.toString();
-      if (modifier && modifier !== "*") {
-        value2 = value2.substring(0, parseInt(modifier, 10));
-      }
-      result.push(
-        encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
-      );
-    } else {
-      if (modifier === "*") {
-        if (Array.isArray(value2)) {
-          value2.filter(isDefined).forEach(function(value22) {
-            result.push(
-              encodeValue(operator, value22, isKeyOperator(operator) ? key : "")
-            );
-          });
-        } else {
-          Object.keys(value2).forEach(function(k) {
-            if (isDefined(value2[k])) {
-              result.push(encodeValue(operator, value2[k], k));
-            }
-          });
-        }
-      } else {
-        const tmp = [];
-        if (Array.isArray(value2)) {
-          value2.filter(isDefined).forEach(function(value22) {
-            tmp.push(encodeValue(operator, value22));
-          });
-        } else {
-          Object.keys(value2).forEach(function(k) {
-            if (isDefined(value2[k])) {
-              tmp.push(encodeUnreserved(k));
-              tmp.push(encodeValue(operator, value2[k].toString()));
-            }
-          });
-        }
-        if (isKeyOperator(operator)) {
-          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
-        } else if (tmp.length !== 0) {
-          result.push(tmp.join(","));
-        }
-      }
-    }
-  } else {
-    if (operator === ";") {
-      if (isDefined(value2)) {
-        result.push(encodeUnreserved(key));
-      }
-    } else if (value2 === "" && (operator === "&" || operator === "?")) {
-      result.push(encodeUnreserved(key) + "=");
-    } else if (value2 === "") {
-      result.push("");
-    }
-  }
-  return result;
-}
-function parseUrl(template3) {
-  return {
-    expand: expand.bind(null, template3)
-  };
-}
-function expand(template3, context) {
-  var operators = ["+", "#", ".", "/", ";", "?", "&"];
-  template3 = template3.replace(
-    /\{([^\{\}]+)\}|([^\{\}]+)/g,
-    function(_, expression, literal) {
-      if (expression) {
-        let operator = "";
-        const values = [];
-        if (operators.indexOf(expression.charAt(0)) !== -1) {
-          operator = expression.charAt(0);
-          expression = expression.substr(1);
-        }
-        expression.split(/,/g).forEach(function(variable) {
-          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
-          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
-        });
-        if (operator && operator !== "+") {
-          var separator2 = ",";
-          if (operator === "?") {
-            separator2 = "&";
-          } else if (operator !== "#") {
-            separator2 = operator;
-          }
-          return (values.length !== 0 ? operator : "") + values.join(separator2);
-        } else {
-          return values.join(",");
-        }
-      } else {
-        return encodeReserved(literal);
-      }
-    }
-  );
-  if (template3 === "/") {
-    return template3;
-  } else {
-    return template3.replace(/\/$/, "");
-  }
-}
-function parse2(options) {
-  let method = options.method.toUpperCase();
-  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
-  let headers = Object.assign({}, options.headers);
-  let body;
-  let parameters = omit(options, [
-    "method",
-    "baseUrl",
-    "url",
-    "headers",
-    "request",
-    "mediaType"
-  ]);
-  const urlVariableNames = extractUrlVariableNames(url);
-  url = parseUrl(url).expand(parameters);
-  if (!/^http/.test(url)) {
-    url = options.baseUrl + url;
-  }
-  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
-  const remainingParameters = omit(parameters, omittedParameters);
-  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
-  if (!isBinaryRequest) {
-    if (options.mediaType.format) {
-      headers.accept = headers.accept.split(/,/).map(
-        (format) => format.replace(
-          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
-          `application/vnd$1$2.${options.mediaType.format}`
-        )
-      ).join(",");
-    }
-    if (url.endsWith("/graphql")) {
-      if (options.mediaType.previews?.length) {
-        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
-        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
-          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
-          return `application/vnd.github.${preview}-preview${format}`;
-        }).join(",");
-      }
-    }
-  }
-  if (["GET", "HEAD"].includes(method)) {
-    url = addQueryParameters(url, remainingParameters);
-  } else {
-    if ("data" in remainingParameters) {
-      body = remainingParameters.data;
-    } else {
-      if (Object.keys(remainingParameters).length) {
-        body = remainingParameters;
-      }
-    }
-  }
-  if (!headers["content-type"] && typeof body !== "undefined") {
-    headers["content-type"] = "application/json; charset=utf-8";
-  }
-  if (["PATCH", "PUT"].includes(method) && typeof body === "undefined") {
-    body = "";
-  }
-  return Object.assign(
-    { method, url, headers },
-    typeof body !== "undefined" ? { body } : null,
-    options.request ? { request: options.request } : null
-  );
-}
-function endpointWithDefaults(defaults, route, options) {
-  return parse2(merge(defaults, route, options));
-}
-function withDefaults(oldDefaults, newDefaults) {
-  const DEFAULTS2 = merge(oldDefaults, newDefaults);
-  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
-  return Object.assign(endpoint2, {
-    DEFAULTS: DEFAULTS2,
-    defaults: withDefaults.bind(null, DEFAULTS2),
-    merge: merge.bind(null, DEFAULTS2),
-    parse: parse2
-  });
-}
-var endpoint = withDefaults(null, DEFAULTS);
-
-// ../../node_modules/.pnpm/@octokit+request@10.0.14/node_modules/@octokit/request/dist-bundle/index.js
-var import_content_type = __toESM(require_dist2(), 1);
-
-// ../../node_modules/.pnpm/json-with-bigint@3.5.12/node_modules/json-with-bigint/json-with-bigint.js
-var intRegex = /^-?\d+$/;
-var noiseValue = /^-?\d+n+$/;
-var originalStringify = JSON.stringify;
-var originalParse = JSON.parse;
-var customFormat = /^-?\d+n$/;
-var bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
-var noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
-var isUnstringifiable = (val) => val === void 0 || typeof val === "function" || typeof val === "symbol";
-var isRawJSON = (val) => val !== null && typeof val === "object" && val.constructor && val.constructor.name === "RawJSON";
-var stringifyIteratively = (rootValue, replacer, spaceParam) => {
-  let space = "";
-  if (typeof spaceParam === "number") {
-    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
-  } else if (typeof spaceParam === "string") {
-    space = spaceParam.slice(0, 10);
-  }
-  const isFunctionReplacer = typeof replacer === "function";
-  const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
-  const prepareVal = (parent, key, val) => {
-    const isObject = val !== null && typeof val === "object";
-    const hasToJSON = isObject && typeof val.toJSON === "function";
-    if (hasToJSON) {
-      val = val.toJSON(key);
-    }
-    const isNoise = typeof val === "string" && noiseValue.test(val);
-    if (isNoise) return val + "n";
-    const isBigInt = typeof val === "bigint";
-    if (isBigInt) {
-      const supportsRawJSON = "rawJSON" in JSON;
-      if (supportsRawJSON) return JSON.rawJSON(val.toString());
-      return val.toString() + "n";
-    }
-    if (isFunctionReplacer) {
-      val = replacer.call(parent, key, val);
-    }
-    const isPostReplacerObject = val !== null && typeof val === "object";
-    if (isPostReplacerObject) {
-      const isPrimitiveWrapper = val instanceof Number || val instanceof String || val instanceof Boolean;
-      if (isPrimitiveWrapper) {
-        val = val.valueOf();
-      }
-    }
-    return val;
-  };
-  const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
-  if (isUnstringifiable(rootProcessed)) {
-    return void 0;
-  }
-  const isRootPrimitive = rootProcessed === null || typeof rootProcessed !== "object";
-  const isRootNativeRawJSON = isRawJSON(rootProcessed);
-  if (isRootPrimitive || isRootNativeRawJSON) {
-    return originalStringify(rootProcessed);
-  }
-  const chunks = [];
-  let level = 0;
-  const stack = [
-    {
-      parent: { "": rootProcessed },
-      key: "",
-      val: rootProcessed,
-      isArray: Array.isArray(rootProcessed),
-      keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
-      index: 0,
-      first: true
-    }
-  ];
-  const visited = new WeakSet([rootProcessed]);
-  while (stack.length > 0) {
-    const node = stack[stack.length - 1];
-    if (node.index === 0) {
-      chunks.push(node.isArray ? "[" : "{");
-      level++;
-    }
-    let isDone = false;
-    if (node.isArray) {
-      if (node.index < node.val.length) {
-        if (!node.first) chunks.push(",");
-        if (space) chunks.push("\n" + space.repeat(level));
-        const childRaw = node.val[node.index];
-        const childVal = prepareVal(node.val, String(node.index), childRaw);
-        if (isUnstringifiable(childVal)) {
-          chunks.push("null");
-          node.first = false;
-          node.index++;
-        } else {
-          const isComplexObject = childVal !== null && typeof childVal === "object";
-          const isNativeRaw = isRawJSON(childVal);
-          if (isComplexObject && !isNativeRaw) {
-            if (visited.has(childVal)) {
-              throw new TypeError("Converting circular structure to JSON");
-            }
-            visited.add(childVal);
-            stack.push({
-              parent: node.val,
-              key: String(node.index),
-              val: childVal,
-              isArray: Array.isArray(childVal),
-              keys: Array.isArray(childVal) ? null : Object.keys(childVal),
-              index: 0,
-              first: true
-            });
-            node.first = false;
-            node.index++;
-          } else {
-            chunks.push(originalStringify(childVal));
-            node.first = false;
-            node.index++;
-          }
-        }
-      } else {
-        isDone = true;
-      }
-    } else {
-      while (node.index < node.keys.length) {
-        const k = node.keys[node.index++];
-        const isFilteredOutByArray = propertyList && !propertyList.has(k);
-        if (isFilteredOutByArray) continue;
-        const childRaw = node.val[k];
-        const childVal = prepareVal(node.val, k, childRaw);
-        if (isUnstringifiable(childVal)) continue;
-        if (!node.first) chunks.push(",");
-        if (space) {
-          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
-        } else {
-          chunks.push(originalStringify(k) + ":");
-        }
-        const isComplexObject = childVal !== null && typeof childVal === "object";
-        const isNativeRaw = isRawJSON(childVal);
-        if (isComplexObject && !isNativeRaw) {
-          if (visited.has(childVal)) {
-            throw new TypeError("Converting circular structure to JSON");
-          }
-          visited.add(childVal);
-          stack.push({
-            parent: node.val,
-            key: k,
-            val: childVal,
-            isArray: Array.isArray(childVal),
-            keys: Array.isArray(childVal) ? null : Object.keys(childVal),
-            index: 0,
-            first: true
-          });
-          node.first = false;
-          break;
-        } else {
-          chunks.push(originalStringify(childVal));
-          node.first = false;
-        }
-      }
-      const isNodeFullyProcessed = node.index >= node.keys.length && stack[stack.length - 1] === node;
-      if (isNodeFullyProcessed) {
-        isDone = true;
-      }
-    }
-    if (isDone) {
-      level--;
-      if (!node.first && space) chunks.push("\n" + space.repeat(level));
-      chunks.push(node.isArray ? "]" : "}");
-      visited.delete(node.val);
-      stack.pop();
-    }
-  }
-  return chunks.join("");
-};
-var JSONStringify = (value2, replacer, space) => {
-  try {
-    const supportsRawJSON = "rawJSON" in JSON;
-    if (supportsRawJSON) {
-      return originalStringify(
-        value2,
-        (key, val) => {
-          if (typeof val === "bigint") return JSON.rawJSON(val.toString());
-          const hasFunctionReplacer = typeof replacer === "function";
-          if (hasFunctionReplacer) return replacer(key, val);
-          const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
-          if (isKeyInArrayReplacer) return val;
-          return val;
-        },
-        space
-      );
-    }
-    if (!value2) return originalStringify(value2, replacer, space);
-    const convertedToCustomJSON = originalStringify(
-      value2,
-      (key, val) => {
-        const isNoise = typeof val === "string" && noiseValue.test(val);
-        if (isNoise) return val.toString() + "n";
-        if (typeof val === "bigint") return val.toString() + "n";
-        const hasFunctionReplacer = typeof replacer === "function";
-        if (hasFunctionReplacer) return replacer(key, val);
-        const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
-        if (isKeyInArrayReplacer) return val;
-        return val;
-      },
-      space
-    );
-    const processedJSON = convertedToCustomJSON.replace(
-      bigIntsStringify,
-      "$1$2$3"
-    );
-    const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3");
-    return denoisedJSON;
-  } catch (error2) {
-    if (error2 instanceof RangeError) {
-      const convertedJSON = stringifyIteratively(value2, replacer, space);
-      if (convertedJSON === void 0) return void 0;
-      const supportsRawJSON = "rawJSON" in JSON;
-      if (supportsRawJSON) return convertedJSON;
-      const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
-      return processedJSON.replace(noiseStringify, "$1$2$3");
-    }
-    throw error2;
-  }
-};
-var featureCache = /* @__PURE__ */ new Map();
-var isContextSourceSupported = () => {
-  const parseFingerprint = JSON.parse.toString();
-  if (featureCache.has(parseFingerprint)) {
-    return featureCache.get(parseFingerprint);
-  }
-  try {
-    const result = JSON.parse(
-      "1",
-      (_, __, context) => !!context?.source && context.source === "1"
-    );
-    featureCache.set(parseFingerprint, result);
-    return result;
-  } catch {
-    featureCache.set(parseFingerprint, false);
-    return false;
-  }
-};
-var convertMarkedBigIntsReviver = (key, value2, context, userReviver) => {
-  const isCustomFormatBigInt = typeof value2 === "string" && customFormat.test(value2);
-  if (isCustomFormatBigInt) return BigInt(value2.slice(0, -1));
-  const isNoiseValue = typeof value2 === "string" && noiseValue.test(value2);
-  if (isNoiseValue) return value2.slice(0, -1);
-  const hasUserReviver = typeof userReviver === "function";
-  if (!hasUserReviver) return value2;
-  return userReviver(key, value2, context);
-};
-var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value2, context) => {
-    const isNumber = typeof value2 === "number";
-    const isOutOfBounds = value2 > Number.MAX_SAFE_INTEGER || value2 < Number.MIN_SAFE_INTEGER;
-    const isBigNumber = isNumber && isOutOfBounds;
-    const isInt = context && intRegex.test(context.source);
-    const isBigInt = isBigNumber && isInt;
-    if (isBigInt) return BigInt(context.source);
-    const hasCustomReviver = typeof reviver === "function";
-    if (!hasCustomReviver) return value2;
-    return reviver(key, value2, context);
-  });
-};
-var MAX_INT2 = Number.MAX_SAFE_INTEGER.toString();
-var MAX_DIGITS = MAX_INT2.length;
-var stringsOrLargeNumbers = /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
-var noiseValueWithQuotes = /^"-?\d+n+"$/;
-var applyReviverIteratively = (parsed, userReviver) => {
-  const rootHolder = { "": parsed };
-  const stack = [{ parent: rootHolder, key: "", visited: false }];
-  while (stack.length > 0) {
-    const node = stack[stack.length - 1];
-    if (!node.visited) {
-      node.visited = true;
-      const value2 = node.parent[node.key];
-      const isComplexObject = value2 !== null && typeof value2 === "object";
-      if (isComplexObject) {
-        const keys = Object.keys(value2);
-        for (let i = keys.length - 1; i >= 0; i--) {
-          stack.push({ parent: value2, key: keys[i], visited: false });
-        }
-      }
-    } else {
-      const { parent, key } = node;
-      let value2 = parent[key];
-      if (typeof value2 === "string") {
-        const isCustomFormatBigInt = customFormat.test(value2);
-        if (isCustomFormatBigInt) {
-          value2 = BigInt(value2.slice(0, -1));
-        } else {
-          const isNoise = noiseValue.test(value2);
-          if (isNoise) value2 = value2.slice(0, -1);
-        }
-      }
-      const hasUserReviver = typeof userReviver === "function";
-      if (hasUserReviver) {
-        value2 = userReviver.call(parent, key, value2);
-      }
-      const isDeleted = value2 === void 0;
-      if (isDeleted) {
-        delete parent[key];
-      } else {
-        parent[key] = value2;
-      }
-      stack.pop();
-    }
-  }
-  return rootHolder[""];
-};
-var serializeBigInts = (text2) => {
-  return text2.replace(
-    stringsOrLargeNumbers,
-    (match, digits, fractional, exponential) => {
-      const isString = match[0] === '"';
-      const isNoise = isString && noiseValueWithQuotes.test(match);
-      if (isNoise) return match.substring(0, match.length - 1) + 'n"';
-      const hasFractionalOrExponential = fractional || exponential;
-      const isLessThanMaxSafeInt = digits && (digits.length < MAX_DIGITS || digits.length === MAX_DIGITS && digits <= MAX_INT2);
-      const isStandardValue = isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
-      if (isStandardValue) return match;
-      return '"' + match + 'n"';
-    }
-  );
-};
-var JSONParse = (text2, reviver) => {
-  if (!text2) return originalParse(text2, reviver);
-  try {
-    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
-    const serializedData = serializeBigInts(text2);
-    return originalParse(
-      serializedData,
-      (key, value2, context) => convertMarkedBigIntsReviver(key, value2, context, reviver)
-    );
-  } catch (error2) {
-    if (error2 instanceof RangeError) {
-      const serializedData = serializeBigInts(text2);
-      const parsed = originalParse(serializedData);
-      return applyReviverIteratively(parsed, reviver);
-    }
-    throw error2;
-  }
-};
-
-// ../../node_modules/.pnpm/@octokit+request-error@7.1.2/node_modules/@octokit/request-error/dist-src/index.js
-var RequestError = class extends Error {
-  name;
-  /**
-   * http status code
-   */
-  status;
-  /**
-   * Request options that lead to the error.
-   */
-  request;
-  /**
-   * Response object if a response was received
-   */
-  response;
-  constructor(message2, statusCode, options) {
-    super(message2, { cause: options.cause });
-    this.name = "HttpError";
-    this.status = Number.parseInt(statusCode);
-    if (Number.isNaN(this.status)) {
-      this.status = 0;
-    }
-    if ("response" in options) {
-      this.response = options.response;
-    }
-    const requestCopy = Object.assign({}, options.request);
-    if (options.request.headers.authorization) {
-      requestCopy.headers = Object.assign({}, options.request.headers, {
-        authorization: options.request.headers.authorization.replace(
-          /(?<! ) .*$/,
-          " [REDACTED]"
-        )
-      });
-    }
-    requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
-    this.request = requestCopy;
-  }
-};
-
-// ../../node_modules/.pnpm/@octokit+request@10.0.14/node_modules/@octokit/request/dist-bundle/index.js
-var VERSION2 = "10.0.14";
-var defaults_default = {
-  headers: {
-    "user-agent": `octokit-request.js/${VERSION2} ${getUserAgent()}`
-  }
-};
-function isPlainObject2(value2) {
-  if (typeof value2 !== "object" || value2 === null) return false;
-  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
-  const proto = Object.getPrototypeOf(value2);
-  if (proto === null) return true;
-  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
-  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
-}
-var noop = () => "";
-async function fetchWrapper(requestOptions) {
-  const fetch = requestOptions.request?.fetch || globalThis.fetch;
-  if (!fetch) {
-    throw new Error(
-      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
-    );
-  }
-  const log = requestOptions.request?.log || console;
-  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
-  const body = isPlainObject2(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
-  const requestHeaders = Object.fromEntries(
-    Object.entries(requestOptions.headers).map(([name2, value2]) => [
-      name2,
-      String(value2)
-    ])
-  );
-  let fetchResponse;
-  try {
-    fetchResponse = await fetch(requestOptions.url, {
-      method: requestOptions.method,
-      body,
-      redirect: requestOptions.request?.redirect,
-      headers: requestHeaders,
-      signal: requestOptions.request?.signal,
-      // duplex must be set if request.body is ReadableStream or Async Iterables.
-      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
-      ...requestOptions.body && { duplex: "half" }
-    });
-  } catch (error2) {
-    let message2 = "Unknown Error";
-    if (error2 instanceof Error) {
-      if (error2.name === "AbortError") {
-        error2.status = 500;
-        throw error2;
-      }
-      message2 = error2.message;
-      if (error2.name === "TypeError" && "cause" in error2) {
-        if (error2.cause instanceof Error) {
-          message2 = error2.cause.message;
-        } else if (typeof error2.cause === "string") {
-          message2 = error2.cause;
-        }
-      }
-    }
-    const requestError = new RequestError(message2, 500, {
-      request: requestOptions
-    });
-    requestError.cause = error2;
-    throw requestError;
-  }
-  const status = fetchResponse.status;
-  const url = fetchResponse.url;
-  const responseHeaders = {};
-  for (const [key, value2] of fetchResponse.headers) {
-    responseHeaders[key] = value2;
-  }
-  const octokitResponse = {
-    url,
-    status,
-    headers: responseHeaders,
-    data: ""
-  };
-  if ("deprecation" in responseHeaders) {
-    const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
-    const deprecationLink = matches && matches.pop();
-    log.warn(
-      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
-    );
-  }
-  if (status === 204 || status === 205) {
-    return octokitResponse;
-  }
-  if (requestOptions.method === "HEAD") {
-    if (status < 400) {
-      return octokitResponse;
-    }
-    throw new RequestError(fetchResponse.statusText, status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  if (status === 304) {
-    octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError("Not modified", status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  if (status >= 400) {
-    octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
-  return octokitResponse;
-}
-async function getResponseData(response) {
-  const contentType = response.headers.get("content-type");
-  if (!contentType) {
-    return response.text().catch(noop);
-  }
-  const mimetype = (0, import_content_type.parse)(contentType);
-  if (isJSONResponse(mimetype)) {
-    let text2 = "";
-    try {
-      text2 = await response.text();
-      return JSONParse(text2);
-    } catch (err) {
-      return text2;
-    }
-  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
-  // (RFC 2046) and must never be decoded as text, even when the response
-  // carries a (misleading) `charset=utf-8` parameter — see #751.
-  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
-    return response.text().catch(noop);
-  } else {
-    return response.arrayBuffer().catch(
-      /* v8 ignore next -- @preserve */
-      () => new ArrayBuffer(0)
-    );
-  }
-}
-function isJSONResponse(mimetype) {
-  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
-}
-function toErrorMessage(data) {
-  if (typeof data === "string") {
-    return data;
-  }
-  if (data instanceof ArrayBuffer) {
-    return "Unknown error";
-  }
-  if (typeof data === "object" && data !== null && "message" in data) {
-    const objectData = data;
-    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
-    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
-  }
-  return `Unknown error: ${JSON.stringify(data)}`;
-}
-function withDefaults2(oldEndpoint, newDefaults) {
-  const endpoint2 = oldEndpoint.defaults(newDefaults);
-  const newApi = function(route, parameters) {
-    const endpointOptions = endpoint2.merge(route, parameters);
-    if (!endpointOptions.request || !endpointOptions.request.hook) {
-      return fetchWrapper(endpoint2.parse(endpointOptions));
-    }
-    const request2 = (route2, parameters2) => {
-      return fetchWrapper(
-        endpoint2.parse(endpoint2.merge(route2, parameters2))
-      );
-    };
-    Object.assign(request2, {
-      endpoint: endpoint2,
-      defaults: withDefaults2.bind(null, endpoint2)
-    });
-    return endpointOptions.request.hook(request2, endpointOptions);
-  };
-  return Object.assign(newApi, {
-    endpoint: endpoint2,
-    defaults: withDefaults2.bind(null, endpoint2)
-  });
-}
-var request = withDefaults2(endpoint, defaults_default);
-
-// ../../node_modules/.pnpm/@octokit+graphql@9.0.4/node_modules/@octokit/graphql/dist-bundle/index.js
-var VERSION3 = "0.0.0-development";
-function _buildMessageForResponseErrors(data) {
-  return `Request failed due to following response errors:
-` + data.errors.map((e) => ` - ${e.message}`).join("\n");
-}
-var GraphqlResponseError = class extends Error {
-  constructor(request2, headers, response) {
-    super(_buildMessageForResponseErrors(response));
-    this.request = request2;
-    this.headers = headers;
-    this.response = response;
-    this.errors = response.errors;
-    this.data = response.data;
-    if (Error.captureStackTrace) {
-      Error.captureStackTrace(this, this.constructor);
-    }
-  }
-  request;
-  headers;
-  response;
-  name = "GraphqlResponseError";
-  errors;
-  data;
-};
-var NON_VARIABLE_OPTIONS = [
-  "method",
-  "baseUrl",
-  "url",
-  "headers",
-  "request",
-  "query",
-  "mediaType",
-  "operationName"
-];
-var FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
-var GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
-function graphql(request2, query, options) {
-  if (options) {
-    if (typeof query === "string" && "query" in options) {
-      return Promise.reject(
-        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
-      );
-    }
-    for (const key in options) {
-      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
-      return Promise.reject(
-        new Error(
-          `[@octokit/graphql] "${key}" cannot be used as variable name`
-        )
-      );
-    }
-  }
-  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
-  const requestOptions = Object.keys(
-    parsedOptions
-  ).reduce((result, key) => {
-    if (NON_VARIABLE_OPTIONS.includes(key)) {
-      result[key] = parsedOptions[key];
-      return result;
-    }
-    if (!result.variables) {
-      result.variables = {};
-    }
-    result.variables[key] = parsedOptions[key];
-    return result;
-  }, {});
-  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
-  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
-    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
-  }
-  return request2(requestOptions).then((response) => {
-    if (response.data.errors) {
-      const headers = {};
-      for (const key of Object.keys(response.headers)) {
-        headers[key] = response.headers[key];
-      }
-      throw new GraphqlResponseError(
-        requestOptions,
-        headers,
-        response.data
-      );
-    }
-    return response.data.data;
-  });
-}
-function withDefaults3(request2, newDefaults) {
-  const newRequest = request2.defaults(newDefaults);
-  const newApi = (query, options) => {
-    return graphql(newRequest, query, options);
-  };
-  return Object.assign(newApi, {
-    defaults: withDefaults3.bind(null, newRequest),
-    endpoint: newRequest.endpoint
-  });
-}
-var graphql2 = withDefaults3(request, {
-  headers: {
-    "user-agent": `octokit-graphql.js/${VERSION3} ${getUserAgent()}`
-  },
-  method: "POST",
-  url: "/graphql"
-});
-function withCustomRequest(customRequest) {
-  return withDefaults3(customRequest, {
-    method: "POST",
-    url: "/graphql"
-  });
-}
-
-// ../../node_modules/.pnpm/@octokit+auth-token@6.0.0/node_modules/@octokit/auth-token/dist-bundle/index.js
-var b64url = "(?:[a-zA-Z0-9_-]+)";
-var sep3 = "\\.";
-var jwtRE = new RegExp(`^${b64url}${sep3}${b64url}${sep3}${b64url}$`);
-var isJWT = jwtRE.test.bind(jwtRE);
-async function auth(token) {
-  const isApp = isJWT(token);
-  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
-  const isUserToServer = token.startsWith("ghu_");
-  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
-  return {
-    type: "token",
-    token,
-    tokenType
-  };
-}
-function withAuthorizationPrefix(token) {
-  if (token.split(/\./).length === 3) {
-    return `bearer ${token}`;
-  }
-  return `token ${token}`;
-}
-async function hook(token, request2, route, parameters) {
-  const endpoint2 = request2.endpoint.merge(
-    route,
-    parameters
-  );
-  endpoint2.headers.authorization = withAuthorizationPrefix(token);
-  return request2(endpoint2);
-}
-var createTokenAuth = function createTokenAuth2(token) {
-  if (!token) {
-    throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
-  }
-  if (typeof token !== "string") {
-    throw new Error(
-      "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
-    );
-  }
-  token = token.replace(/^(token|bearer) +/i, "");
-  return Object.assign(auth.bind(null, token), {
-    hook: hook.bind(null, token)
-  });
-};
-
-// ../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/version.js
-var VERSION4 = "7.0.7";
-
-// ../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/index.js
-var noop2 = () => {
-};
-var consoleWarn = console.warn.bind(console);
-var consoleError = console.error.bind(console);
-function createLogger(logger = {}) {
-  if (typeof logger.debug !== "function") {
-    logger.debug = noop2;
-  }
-  if (typeof logger.info !== "function") {
-    logger.info = noop2;
-  }
-  if (typeof logger.warn !== "function") {
-    logger.warn = consoleWarn;
-  }
-  if (typeof logger.error !== "function") {
-    logger.error = consoleError;
-  }
-  return logger;
-}
-var userAgentTrail = `octokit-core.js/${VERSION4} ${getUserAgent()}`;
-var Octokit = class {
-  static VERSION = VERSION4;
-  static defaults(defaults) {
-    const OctokitWithDefaults = class extends this {
-      constructor(...args) {
-        const options = args[0] || {};
-        if (typeof defaults === "function") {
-          super(defaults(options));
-          return;
-        }
-        super(
-          Object.assign(
-            {},
-            defaults,
-            options,
-            options.userAgent && defaults.userAgent ? {
-              userAgent: `${options.userAgent} ${defaults.userAgent}`
-            } : null
-          )
-        );
-      }
-    };
-    return OctokitWithDefaults;
-  }
-  static plugins = [];
-  /**
-   * Attach a plugin (or many) to your Octokit instance.
-   *
-   * @example
-   * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
-   */
-  static plugin(...newPlugins) {
-    const currentPlugins = this.plugins;
-    const NewOctokit = class extends this {
-      static plugins = currentPlugins.concat(
-        newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
-      );
-    };
-    return NewOctokit;
-  }
-  constructor(options = {}) {
-    const hook2 = new before_after_hook_default.Collection();
-    const requestDefaults = {
-      baseUrl: request.endpoint.DEFAULTS.baseUrl,
-      headers: {},
-      request: Object.assign({}, options.request, {
-        // @ts-ignore internal usage only, no need to type
-        hook: hook2.bind(null, "request")
-      }),
-      mediaType: {
-        previews: [],
-        format: ""
-      }
-    };
-    requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
-    if (options.baseUrl) {
-      requestDefaults.baseUrl = options.baseUrl;
-    }
-    if (options.previews) {
-      requestDefaults.mediaType.previews = options.previews;
-    }
-    if (options.timeZone) {
-      requestDefaults.headers["time-zone"] = options.timeZone;
-    }
-    this.request = request.defaults(requestDefaults);
-    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
-    this.log = createLogger(options.log);
-    this.hook = hook2;
-    if (!options.authStrategy) {
-      if (!options.auth) {
-        this.auth = async () => ({
-          type: "unauthenticated"
-        });
-      } else {
-        const auth2 = createTokenAuth(options.auth);
-        hook2.wrap("request", auth2.hook);
-        this.auth = auth2;
-      }
-    } else {
-      const { authStrategy, ...otherOptions } = options;
-      const auth2 = authStrategy(
-        Object.assign(
-          {
-            request: this.request,
-            log: this.log,
-            // we pass the current octokit instance as well as its constructor options
-            // to allow for authentication strategies that return a new octokit instance
-            // that shares the same internal state as the current one. The original
-            // requirement for this was the "event-octokit" authentication strategy
-            // of https://github.com/probot/octokit-auth-probot.
-            octokit: this,
-            octokitOptions: otherOptions
-          },
-          options.auth
-        )
-      );
-      hook2.wrap("request", auth2.hook);
-      this.auth = auth2;
-    }
-    const classConstructor = this.constructor;
-    for (let i = 0; i < classConstructor.plugins.length; ++i) {
-      Object.assign(this, classConstructor.plugins[i](this, options));
-    }
-  }
-  // assigned during constructor
-  request;
-  graphql;
-  log;
-  hook;
-  // TODO: type `octokit.auth` based on passed options.authStrategy
-  auth;
-};
-
-// ../../node_modules/.pnpm/@octokit+plugin-retry@8.1.1_@octokit+core@7.0.7/node_modules/@octokit/plugin-retry/dist-bundle/index.js
-var import_light = __toESM(require_light(), 1);
-var VERSION5 = "0.0.0-development";
-function isRequestError(error2) {
-  return error2.request !== void 0;
-}
-async function errorRequest(state, octokit, error2, options) {
-  if (!isRequestError(error2) || !error2?.request.request) {
-    throw error2;
-  }
-  if (error2.status >= 400 && !state.doNotRetry.includes(error2.status)) {
-    const retries = options.request.retries != null ? options.request.retries : state.retries;
-    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
-    throw octokit.retry.retryRequest(error2, retries, retryAfter);
-  }
-  throw error2;
-}
-async function wrapRequest(state, octokit, request2, options) {
-  const limiter = new import_light.default();
-  limiter.on("failed", function(error2, info2) {
-    const maxRetries = ~~error2.request.request?.retries;
-    const after = ~~error2.request.request?.retryAfter;
-    options.request.retryCount = info2.retryCount + 1;
-    if (maxRetries > info2.retryCount) {
-      return after * state.retryAfterBaseValue;
-    }
-  });
-  return limiter.schedule(
-    requestWithGraphqlErrorHandling.bind(null, state, octokit, request2),
-    options
-  );
-}
-async function requestWithGraphqlErrorHandling(state, octokit, request2, options) {
-  const response = await request2(options);
-  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
-    response.data.errors[0].message
-  )) {
-    const error2 = new RequestError(response.data.errors[0].message, 500, {
-      request: options,
-      response
-    });
-    return errorRequest(state, octokit, error2, options);
-  }
-  return response;
-}
-function retry(octokit, octokitOptions) {
-  const state = Object.assign(
-    {
-      enabled: true,
-      retryAfterBaseValue: 1e3,
-      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
-      retries: 3
-    },
-    octokitOptions.retry
-  );
-  const retryPlugin = {
-    retry: {
-      retryRequest: (error2, retries, retryAfter) => {
-        error2.request.request = Object.assign({}, error2.request.request, {
-          retries,
-          retryAfter
-        });
-        return error2;
-      }
-    }
-  };
-  if (state.enabled) {
-    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
-    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
-  }
-  return retryPlugin;
-}
-retry.VERSION = VERSION5;
-
-// ../../node_modules/.pnpm/@octokit+plugin-throttling@11.0.5_@octokit+core@7.0.7/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
-var import_light2 = __toESM(require_light(), 1);
-var VERSION6 = "0.0.0-development";
-var noop3 = () => Promise.resolve();
-function wrapRequest2(state, request2, options) {
-  return state.retryLimiter.schedule(doRequest, state, request2, options);
-}
-async function doRequest(state, request2, options) {
-  const { pathname } = new URL(options.url, "http://github.test");
-  const isAuth = isAuthRequest(options.method, pathname);
-  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
-  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
-  const isGraphQL = pathname.startsWith("/graphql");
-  const retryCount = ~~request2.retryCount;
-  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
-  if (state.clustering) {
-    jobOptions.expiration = 1e3 * 60;
-  }
-  if (isWrite || isGraphQL) {
-    await state.write.key(state.id).schedule(jobOptions, noop3);
-  }
-  if (isWrite && state.triggersNotification(pathname)) {
-    await state.notifications.key(state.id).schedule(jobOptions, noop3);
-  }
-  if (isSearch) {
-    await state.search.key(state.id).schedule(jobOptions, noop3);
-  }
-  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request2, options);
-  if (isGraphQL) {
-    const res = await req;
-    if (res.data.errors != null && res.data.errors.some((error2) => error2.type === "RATE_LIMITED")) {
-      const error2 = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
-        response: res,
-        data: res.data
-      });
-      throw error2;
-    }
-  }
-  return req;
-}
-function isAuthRequest(method, pathname) {
-  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
-  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
-  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
-  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
-  pathname === "/login/oauth/access_token");
-}
-var triggers_notification_paths_default = [
-  "/orgs/{org}/invitations",
-  "/orgs/{org}/invitations/{invitation_id}",
-  "/orgs/{org}/teams/{team_slug}/discussions",
-  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
-  "/repos/{owner}/{repo}/collaborators/{username}",
-  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
-  "/repos/{owner}/{repo}/issues",
-  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
-  "/repos/{owner}/{repo}/pulls",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-  "/repos/{owner}/{repo}/releases",
-  "/teams/{team_id}/discussions",
-  "/teams/{team_id}/discussions/{discussion_number}/comments"
-];
-function routeMatcher(paths) {
-  const regexes = paths.map(
-    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
-  );
-  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
-  return new RegExp(regex2, "i");
-}
-var regex = routeMatcher(triggers_notification_paths_default);
-var triggersNotification = regex.test.bind(regex);
-var groups = {};
-var createGroups = function(Bottleneck2, common) {
-  groups.global = new Bottleneck2.Group({
-    id: "octokit-global",
-    maxConcurrent: 10,
-    ...common
-  });
-  groups.auth = new Bottleneck2.Group({
-    id: "octokit-auth",
-    maxConcurrent: 1,
-    ...common
-  });
-  groups.search = new Bottleneck2.Group({
-    id: "octokit-search",
-    maxConcurrent: 1,
-    minTime: 2e3,
-    ...common
-  });
-  groups.write = new Bottleneck2.Group({
-    id: "octokit-write",
-    maxConcurrent: 1,
-    minTime: 1e3,
-    ...common
-  });
-  groups.notifications = new Bottleneck2.Group({
-    id: "octokit-notifications",
-    maxConcurrent: 1,
-    minTime: 3e3,
-    ...common
-  });
-};
-function throttling(octokit, octokitOptions) {
-  const {
-    enabled = true,
-    Bottleneck: Bottleneck2 = import_light2.default,
-    id = "no-id",
-    timeout = 1e3 * 60 * 2,
-    // Redis TTL: 2 minutes
-    connection
-  } = octokitOptions.throttle || {};
-  if (!enabled) {
-    return {};
-  }
-  const common = { timeout };
-  if (typeof connection !== "undefined") {
-    common.connection = connection;
-  }
-  const state = Object.assign(
-    {
-      clustering: connection != null,
-      triggersNotification,
-      fallbackSecondaryRateRetryAfter: 60,
-      retryAfterBaseValue: 1e3,
-      id
-    },
-    octokitOptions.throttle
-  );
-  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
-    throw new Error(`octokit/plugin-throttling error:
-        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
-        See https://octokit.github.io/rest.js/#throttling
-
-        const octokit = new Octokit({
-          throttle: {
-            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
-            onRateLimit: (retryAfter, options) => {/* ... */}
-          }
-        })
-    `);
-  }
-  let initialized = false;
-  const initializeBottleneck = () => {
-    if (initialized) {
-      return;
-    }
-    initialized = true;
-    if (groups.global == null) {
-      createGroups(Bottleneck2, common);
-    }
-    state.global = state.global ?? groups.global;
-    state.auth = state.auth ?? groups.auth;
-    state.search = state.search ?? groups.search;
-    state.write = state.write ?? groups.write;
-    state.notifications = state.notifications ?? groups.notifications;
-    state.retryLimiter = state.retryLimiter ?? new Bottleneck2();
-    const events = {};
-    const emitter = new Bottleneck2.Events(events);
-    events.on("secondary-limit", state.onSecondaryRateLimit);
-    events.on("rate-limit", state.onRateLimit);
-    events.on(
-      "error",
-      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
-    );
-    state.retryLimiter.on("failed", async function(error2, info2) {
-      const [state2, request2, options] = info2.args;
-      const { pathname } = new URL(options.url, "http://github.test");
-      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error2.status !== 401;
-      if (!(shouldRetryGraphQL || error2.status === 403 || error2.status === 429)) {
-        return;
-      }
-      const retryCount = ~~request2.retryCount;
-      request2.retryCount = retryCount;
-      options.request.retryCount = retryCount;
-      const { wantRetry, retryAfter = 0 } = await (async function() {
-        if (/\bsecondary rate\b/i.test(error2.message)) {
-          const retryAfter2 = Number(error2.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
-          const wantRetry2 = await emitter.trigger(
-            "secondary-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        if (error2.response.headers != null && error2.response.headers["x-ratelimit-remaining"] === "0" || (error2.response.data?.errors ?? []).some(
-          (error22) => error22.type === "RATE_LIMITED"
-        )) {
-          const rateLimitReset = new Date(
-            ~~error2.response.headers["x-ratelimit-reset"] * 1e3
-          ).getTime();
-          const retryAfter2 = Math.max(
-            // Add one second so we retry _after_ the reset time
-            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
-            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
-            0
-          );
-          const wantRetry2 = await emitter.trigger(
-            "rate-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        return {};
-      })();
-      if (wantRetry) {
-        request2.retryCount++;
-        return retryAfter * state2.retryAfterBaseValue;
-      }
-    });
-  };
-  octokit.hook.wrap("request", (request2, options) => {
-    initializeBottleneck();
-    return wrapRequest2(state, request2, options);
-  });
-  return {};
-}
-throttling.VERSION = VERSION6;
-throttling.triggersNotification = triggersNotification;
-
-// ../cli/src/run/report.ts
-function renderFailureLine(f) {
-  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
-  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
-}
-function renderFailureSection(f) {
-  const lines = [
-    "### Render failed",
-    "",
-    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
-    ""
-  ];
-  if (f.function) lines.push(`- function: ${code(f.function)}`);
-  lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ""}`, `- error: ${code(f.message)}`);
-  if (f.results.length > 0) {
-    lines.push("- results:");
-    for (const r of f.results) lines.push(`  - ${code(r)}`);
-  }
-  lines.push("");
-  return lines;
-}
-function notReadySection(gates) {
-  return [
-    "### Not ready",
-    "",
-    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
-    "",
-    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${g.message}` : ""}`),
-    ""
-  ];
-}
-var METADATA = /<!-- kdelta: (\{.*\}) -->/;
-function renderMetadataBlock(meta) {
-  return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, "-\\u002d")} -->`;
-}
-function parseMetadataBlock(body) {
-  const m = METADATA.exec(body);
-  if (!m) return void 0;
-  try {
-    const v = JSON.parse(m[1]);
-    return typeof v === "object" && v !== null && typeof v.fingerprint === "string" ? v : void 0;
-  } catch {
-    return void 0;
-  }
-}
-var MAX_BODY = 6e4;
-var SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
-function code(text2) {
-  const t = text2.replace(/\n/g, " ");
-  return t.includes("`") ? `\`\` ${t} \`\`` : `\`${t}\``;
-}
-function cell(text2) {
-  return text2.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-function value(v) {
-  if (v === void 0) return "(absent)";
-  const s = typeof v === "string" ? v : JSON.stringify(v);
-  return code(s.length > 80 ? `${s.slice(0, 77)}...` : s);
-}
-function renderWith(input, d, shortened) {
-  const { metadata: meta } = input;
-  const head = [`## ${input.title}`, "", input.summary, ""];
-  if (shortened) head.push(SHORTENED_NOTE, "");
-  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
-  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
-  const provenance = ["### Provenance", ""];
-  if (meta.upstream) {
-    provenance.push(
-      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}`,
-      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code(meta.upstream.commit.slice(0, 12))}`
-    );
-    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
-  }
-  provenance.push(
-    `- downstream: ${code(input.downstream.repo)} ${code(input.downstream.directory || "/")} into ${code(input.downstream.branch)}`,
-    `- variant: ${code(meta.variant)}, kdelta ${meta.version}`,
-    ""
-  );
-  const footer = [
-    "---",
-    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
-    renderMetadataBlock(meta),
-    ""
-  ];
-  const changes = [];
-  if (d.changeSection) {
-    changes.push("### What changed", "");
-    if (input.changes.length === 0) changes.push("Nothing in the package files.");
-    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(c.path)}`);
-    if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
-    const touched = input.resources.filter((r) => r.changed || r.action !== "merged");
-    if (d.resourceTable && touched.length > 0) {
-      changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
-      for (const r of touched) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.action}${r.changed ? "" : " (unchanged)"} |`);
-    }
-    changes.push("");
-  } else {
-    changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
-  }
-  const conflicts = [];
-  if (input.conflicts.length > 0 && (!d.conflictSection || d.conflictRows === 0)) {
-    conflicts.push(`### Conflicts (${input.conflicts.length})`, "", "The list is in the run's report.", "");
-  } else if (input.conflicts.length > 0) {
-    conflicts.push(
-      `### Conflicts (${input.conflicts.length})`,
-      "",
-      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
-      "",
-      "| resource | field | origin | upstream | local | rule | kept |",
-      "| --- | --- | --- | --- | --- | --- | --- |"
-    );
-    for (const c of input.conflicts.slice(0, d.conflictRows)) {
-      conflicts.push(
-        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`
-      );
-    }
-    if (input.conflicts.length > d.conflictRows)
-      conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
-    conflicts.push("");
-  }
-  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
-}
-function renderProposalBodies(input, limit = MAX_BODY) {
-  const all = {
-    conflictRows: input.conflicts.length,
-    resourceTable: true,
-    fileLines: input.changes.length,
-    conflictSection: true,
-    changeSection: true
-  };
-  const full = renderWith(input, all, false);
-  if (full.length <= limit) return { body: full, full, shortened: false };
-  const ladder = [];
-  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
-    ladder.push({ ...all, conflictRows: rows });
-    if (rows === 0) break;
-  }
-  const lean = { ...all, conflictRows: 0, resourceTable: false };
-  ladder.push(lean);
-  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
-    ladder.push({ ...lean, fileLines: lines });
-    if (lines === 0) break;
-  }
-  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
-  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
-  for (const d of ladder) {
-    const text2 = renderWith(input, d, true);
-    if (text2.length <= limit) return { body: text2, full, shortened: true };
-  }
-  const last = renderWith(input, ladder[ladder.length - 1], true);
-  const tail = last.slice(last.lastIndexOf("\n---\n"));
-  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
-${tail}`.slice(-limit), full, shortened: true };
-}
-
-// ../cli/src/forge/github-errors.ts
-var PERMISSIONS = {
-  pull_requests: { workflow: "pull-requests", app: "Pull requests" },
-  contents: { workflow: "contents", app: "Contents" },
-  issues: { workflow: "issues", app: "Issues" },
-  statuses: { workflow: "statuses", app: "Commit statuses" },
-  checks: { workflow: "checks", app: "Checks" },
-  metadata: { app: "Metadata" },
-  workflows: { app: "Workflows" },
-  members: { app: "Members" }
-};
-function parseAcceptedPermissions(header2) {
-  return header2.split(";").map(
-    (alt) => alt.split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
-      const [name2, level] = p.split("=");
-      return { name: (name2 ?? "").trim(), level: (level ?? "").trim() };
-    })
-  ).filter((alt) => alt.length > 0);
-}
-function missingPermissionAdvice(header2) {
-  const alternatives = parseAcceptedPermissions(header2);
-  if (alternatives.length === 0) return "the token lacks a permission this request needs";
-  const first = alternatives[0];
-  const named = first.map((p) => `${p.name}=${p.level}`).join(", ");
-  const workflow = first.map((p) => PERMISSIONS[p.name]?.workflow ? `${PERMISSIONS[p.name].workflow}: ${p.level}` : void 0).filter((s) => s !== void 0);
-  const app = first.map(
-    (p) => `${PERMISSIONS[p.name]?.app ?? p.name}: ${p.level === "write" ? "Read and write" : p.level === "read" ? "Read-only" : p.level}`
-  ).join(", ");
-  const workflowAdvice = workflow.length > 0 ? `give the workflow \`permissions: ${workflow.join(", ")}\`, or ` : "";
-  const others = alternatives.length > 1 ? ` (GitHub also accepts ${alternatives.slice(1).map((alt) => alt.map((p) => `${p.name}=${p.level}`).join(", ")).join(" or ")})` : "";
-  return `the token lacks ${named}: ${workflowAdvice}use a GitHub App token with ${app}${others}`;
-}
-function header(error2, name2) {
-  const headers = error2.response?.headers ?? {};
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name2 && v !== void 0) return String(v);
-  return void 0;
-}
-function detail(error2) {
-  const data = error2.response?.data;
-  const parts = [];
-  if (data && typeof data.message === "string") parts.push(data.message);
-  if (data && Array.isArray(data.errors)) {
-    for (const e of data.errors) {
-      if (typeof e === "string") parts.push(e);
-      else if (e && typeof e === "object" && typeof e.message === "string")
-        parts.push(e.message);
-    }
-  }
-  if (parts.length === 0 && error2.message) parts.push(error2.message.split("\n")[0]);
-  return [...new Set(parts)].join("; ");
-}
-function describeGitHubError(error2, what) {
-  const e = error2 ?? {};
-  const status = typeof e.status === "number" ? e.status : void 0;
-  if (status === void 0) return `GitHub: cannot ${what}: ${e.message ?? String(error2)}`;
-  if (status === 401) {
-    return `GitHub: cannot ${what}: bad credentials (401): the token is not valid (expired, revoked or mistyped); set GITHUB_TOKEN or GH_TOKEN to a valid token`;
-  }
-  const accepted = header(e, "x-accepted-github-permissions");
-  if ((status === 403 || status === 404) && accepted !== void 0) {
-    return `GitHub: cannot ${what}: ${missingPermissionAdvice(accepted)}`;
-  }
-  const text2 = detail(e);
-  if ((status === 403 || status === 429) && /rate limit/i.test(text2)) {
-    const retry2 = header(e, "retry-after");
-    return `GitHub: cannot ${what}: rate limited (${status}${retry2 ? `, retry after ${retry2}s` : ""}) after retrying: ${text2}; the next run continues`;
-  }
-  if (status === 404) {
-    return `GitHub: cannot ${what}: not found (404): the repository does not exist or the token cannot see it (a GITHUB_TOKEN reaches only its own repository; use a GitHub App token or a PAT for others)`;
-  }
-  return `GitHub: cannot ${what}: ${status}${text2 ? ` ${text2}` : ""}`;
-}
-
-// ../cli/src/forge/github-repo.ts
-var NAME2 = /^[A-Za-z0-9_.-]+$/;
-function server(serverUrl) {
-  const u = new URL(serverUrl);
-  return { origin: u.origin, host: u.host, hostname: u.hostname, protocol: u.protocol, pathname: u.pathname.replace(/\/+$/, "") };
-}
-function githubRepoOf(url, serverUrl) {
-  const plain3 = withoutCredentials(url);
-  const base = server(serverUrl);
-  const expected = `${base.origin}${base.pathname}/<owner>/<repo>`;
-  const refuse2 = (why) => ({
-    ok: false,
-    error: `repository "${plain3}" ${why}: the github forge opens pull requests on ${base.origin}${base.pathname} only (expected ${expected}; use --forge local for other hosts)`
-  });
-  let path;
-  const scp = /^[A-Za-z0-9_.-]+@([^:/]+):(.*)$/.exec(plain3);
-  if (scp) {
-    if (scp[1].toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${scp[1]}`);
-    path = `/${scp[2]}`;
-  } else {
-    let u;
-    try {
-      u = new URL(plain3);
-    } catch {
-      return refuse2("is not a URL");
-    }
-    if (u.protocol === "ssh:") {
-      if (u.hostname.toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${u.hostname}`);
-      path = u.pathname;
-    } else if (u.protocol === "http:" || u.protocol === "https:") {
-      if (u.host.toLowerCase() !== base.host.toLowerCase() || u.protocol !== base.protocol) return refuse2(`is on ${u.protocol}//${u.host}`);
-      if (!u.pathname.startsWith(`${base.pathname}/`)) return refuse2(`is not under ${base.pathname}`);
-      path = u.pathname.slice(base.pathname.length);
-    } else {
-      return refuse2(`is a ${u.protocol.replace(/:$/, "")} URL`);
-    }
-  }
-  const parts = path.replace(/\/+$/, "").split("/").filter(Boolean);
-  if (parts.length !== 2) return refuse2("does not name <owner>/<repo>");
-  const owner = parts[0];
-  const repo = parts[1].replace(/\.git$/, "");
-  if (!NAME2.test(owner) || !NAME2.test(repo)) return refuse2("does not name <owner>/<repo>");
-  return { ok: true, value: { owner, repo } };
-}
-function compareUrlOf(upstreamUrl, from, to, serverUrl) {
-  if (!from || !to || from === to) return void 0;
-  const mapped = githubRepoOf(upstreamUrl, serverUrl);
-  if (!mapped.ok) return void 0;
-  const base = server(serverUrl);
-  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
-}
-
-// ../cli/src/forge/github.ts
-var GITHUB_API_VERSION = "2022-11-28";
-function githubToken(options) {
-  const env = options.env ?? process.env;
-  const token = options.token || env.GITHUB_TOKEN || env.GH_TOKEN;
-  if (!token) {
-    throw new RunError(
-      "missing-token",
-      "the github forge needs a token: set GITHUB_TOKEN (in a workflow, from secrets.GITHUB_TOKEN) or GH_TOKEN; it needs contents: write and pull-requests: write on the downstream repositories"
-    );
-  }
-  return token;
-}
-function graphqlUrlOf(apiUrl) {
-  const base = apiUrl.replace(/\/+$/, "");
-  return /\/api\/v3$/.test(base) ? `${base.replace(/\/v3$/, "")}/graphql` : `${base}/graphql`;
-}
-var MARKER2 = /\n?<!-- kdelta-fingerprint: ([A-Za-z0-9._-]+) -->\n?$/;
-function encodeBody(body, fingerprint) {
-  if (parseMetadataBlock(body)?.fingerprint === fingerprint) return body;
-  return `${body}${body.endsWith("\n") ? "" : "\n"}<!-- kdelta-fingerprint: ${fingerprint} -->
-`;
-}
-function decodeBody(stored) {
-  const m = MARKER2.exec(stored);
-  if (m) {
-    const body = stored.slice(0, m.index);
-    return { body: body.endsWith("\n") || body === "" ? body : `${body}
-`, fingerprint: m[1] };
-  }
-  return { body: stored, fingerprint: parseMetadataBlock(stored)?.fingerprint ?? "" };
-}
-function labelsOf(pull) {
-  return (pull.labels ?? []).map((l) => typeof l === "string" ? l : l.name ?? "").filter(Boolean);
-}
-var MAX_BODY_CHARS = 65536;
-async function blobBytes(dir, sha) {
-  const { stdout } = await promisify(execFile2)("git", ["cat-file", "blob", sha], {
-    cwd: dir,
-    encoding: "buffer",
-    maxBuffer: 512 * 1024 * 1024
-  });
-  return stdout;
-}
-function createGitHubForge(options = {}) {
-  const env = options.env ?? process.env;
-  const token = githubToken({ token: options.token, env });
-  const serverUrl = (options.serverUrl ?? env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
-  const apiUrl = (options.apiUrl ?? env.GITHUB_API_URL ?? "https://api.github.com").replace(/\/+$/, "");
-  const graphqlUrl = options.graphqlUrl ?? graphqlUrlOf(apiUrl);
-  const prefix = options.branchPrefix ?? "kdelta/";
-  const draftPolicy = options.draft ?? "conflicts";
-  const counts = { reads: 0, writes: 0 };
-  const Kit = Octokit.plugin(throttling, retry);
-  const pacing = options.pacing ?? {};
-  const immediate = { key: () => ({ schedule: (_opts, fn3, ...args) => fn3(...args) }) };
-  const octokit = new Kit({
-    auth: token,
-    baseUrl: apiUrl,
-    userAgent: "kdelta",
-    throttle: {
-      // Primary limits: wait once for the reset when it is near; secondary limits: follow retry-after, three times.
-      onRateLimit: (retryAfter, _o, _k, retryCount) => retryCount < 1 && retryAfter <= 120,
-      onSecondaryRateLimit: (_retryAfter, _o, _k, retryCount) => retryCount < 3,
-      ...pacing.retryAfterUnitMs !== void 0 ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {},
-      ...pacing.writeSpacing === false ? { write: immediate, notifications: immediate } : {}
-    },
-    retry: { retries: 2 }
-  });
-  octokit.hook.before("request", (o) => {
-    o.headers["x-github-api-version"] = GITHUB_API_VERSION;
-    const method = String(o.method).toUpperCase();
-    const isGraphql = String(o.url).endsWith("/graphql");
-    const query = typeof o.query === "string" ? o.query : "";
-    const write = isGraphql ? /^\s*mutation\b/.test(query) : method !== "GET" && method !== "HEAD";
-    if (write) {
-      counts.writes++;
-      options.budget?.spend();
-    } else counts.reads++;
-  });
-  const repoOf = (url) => {
-    const m = githubRepoOf(url, serverUrl);
-    if (!m.ok) throw new RunError("unsupported-repository", m.error);
-    return m.value;
-  };
-  const keyOf = (r) => `${r.owner}/${r.repo}`;
-  async function call(what, route, params) {
-    try {
-      return (await octokit.request(route, params)).data;
-    } catch (error2) {
-      throw new RunError("github-request-failed", describeGitHubError(error2, what));
-    }
-  }
-  async function graphql3(what, query, variables) {
-    let data;
-    try {
-      data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables })).data;
-    } catch (error2) {
-      throw new RunError("github-request-failed", describeGitHubError(error2, what));
-    }
-    if (data.errors && data.errors.length > 0)
-      throw new RunError("github-request-failed", `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join("; ")}`);
-  }
-  const open2 = /* @__PURE__ */ new Map();
-  const seen = /* @__PURE__ */ new Map();
-  const mergedByRun = /* @__PURE__ */ new Set();
-  const statuses = /* @__PURE__ */ new Map();
-  async function pages(repo, state) {
-    const out = [];
-    for (let page = 1; ; page++) {
-      const batch = await call(`list the pull requests of ${keyOf(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
-        ...repo,
-        state,
-        per_page: 100,
-        page
-      });
-      out.push(...batch);
-      if (batch.length < 100) return out;
-    }
-  }
-  function remember(target, repo) {
-    if (!seen.has(keyOf(repo))) seen.set(keyOf(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
-  }
-  function openPulls(target) {
-    const repo = repoOf(target.repo);
-    remember(target, repo);
-    const key = keyOf(repo);
-    let hit = open2.get(key);
-    if (!hit) {
-      hit = pages(repo, "open").then(
-        (pulls) => new Map(pulls.map((p) => [p.number, { pull: p, downstream: target.downstream, repoUrl: target.repo }]))
-      );
-      hit.catch(() => open2.delete(key));
-      open2.set(key, hit);
-    }
-    return hit;
-  }
-  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf(repo).toLowerCase();
-  function toProposal(r, state) {
-    const { body, fingerprint } = decodeBody(r.pull.body ?? "");
-    const id = `${r.pull.number}`;
-    const repoKey = keyOf(repoOf(r.repoUrl));
-    const merged = mergedByRun.has(`${repoKey}#${id}`);
-    return {
-      downstream: r.downstream,
-      repo: r.repoUrl,
-      head: r.pull.head.ref,
-      base: r.pull.base.ref,
-      title: r.pull.title,
-      body,
-      fingerprint,
-      id,
-      state: state ?? (r.pull.state === "open" ? "open" : r.pull.merged_at || merged ? "merged" : "closed"),
-      url: r.pull.html_url,
-      status: statuses.get(`${repoKey}@${r.pull.head.sha}`) ?? r.status,
-      labels: labelsOf(r.pull)
-    };
-  }
-  async function findRecord(target) {
-    const pulls = await openPulls(target);
-    const repo = repoOf(target.repo);
-    for (const r of pulls.values()) {
-      if (r.pull.state === "open" && r.pull.head.ref === target.head && r.pull.base.ref === target.base && sameRepo(r.pull, repo)) return r;
-    }
-    return void 0;
-  }
-  const notReady = (input) => (input.conflicts ?? 0) > 0 || input.renderFailed === true;
-  const wantsDraft = (input) => draftPolicy === "always" || draftPolicy === "conflicts" && notReady(input);
-  async function decorate(r, input, created, warnings) {
-    const repo = repoOf(input.repo);
-    const n = r.pull.number;
-    const where = `pull request #${n} of ${keyOf(repo)}`;
-    const have = new Set(labelsOf(r.pull));
-    const missing = (options.labels ?? []).filter((l) => !have.has(l));
-    if (missing.length > 0) {
-      const labels = await call(`label ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
-        ...repo,
-        issue_number: n,
-        labels: missing
-      });
-      r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
-    }
-    if (created && (options.assignees ?? []).length > 0) {
-      await call(`assign ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", {
-        ...repo,
-        issue_number: n,
-        assignees: [...options.assignees]
-      });
-    }
-    if (created && ((options.reviewers ?? []).length > 0 || (options.teamReviewers ?? []).length > 0)) {
-      try {
-        await call(`request reviews on ${where}`, "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", {
-          ...repo,
-          pull_number: n,
-          reviewers: [...options.reviewers ?? []],
-          team_reviewers: [...options.teamReviewers ?? []]
-        });
-      } catch (error2) {
-        warnings.push(error2.message);
-      }
-    }
-    const blocked = notReady(input);
-    const draft = wantsDraft(input);
-    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== "always") {
-      await graphql3(
-        `${draft ? "turn" : "mark"} ${where} ${draft ? "into a draft" : "ready for review"}`,
-        draft ? "mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }" : "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }",
-        { id: r.pull.node_id }
-      );
-      r.pull = { ...r.pull, draft };
-    }
-    const autoMerge = options.autoMerge;
-    if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
-      await graphql3(
-        `enable auto-merge on ${where}`,
-        "mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }",
-        { id: r.pull.node_id, method: autoMerge.toUpperCase() }
-      );
-      r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
-    } else if (r.pull.auto_merge && (blocked || draft)) {
-      await graphql3(
-        `disable auto-merge on ${where}`,
-        "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
-        { id: r.pull.node_id }
-      );
-      r.pull = { ...r.pull, auto_merge: null };
-    }
-  }
-  const forge = {
-    name: "github",
-    tracksMerges: true,
-    serverUrl,
-    apiUrl,
-    requests: counts,
-    async find(target) {
-      const r = await findRecord(target);
-      return r ? toProposal(r) : void 0;
-    },
-    async upsert(input) {
-      const repo = repoOf(input.repo);
-      const pulls = await openPulls(input);
-      const stored = encodeBody(input.body, input.fingerprint);
-      if (stored.length > MAX_BODY_CHARS) {
-        throw new RunError(
-          "body-too-long",
-          `the body of ${input.head} has ${stored.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`
-        );
-      }
-      const warnings = [];
-      let r = await findRecord(input);
-      let created = false;
-      if (!r) {
-        try {
-          const pull = await octokit.request("POST /repos/{owner}/{repo}/pulls", {
-            ...repo,
-            title: input.title,
-            head: input.head,
-            base: input.base,
-            body: stored,
-            draft: wantsDraft(input)
-          });
-          r = { pull: pull.data, downstream: input.downstream, repoUrl: input.repo };
-          pulls.set(r.pull.number, r);
-          created = true;
-        } catch (error2) {
-          const text2 = JSON.stringify(error2.response?.data ?? "");
-          if (error2.status !== 422 || !/already exists/i.test(text2)) {
-            throw new RunError(
-              "github-request-failed",
-              describeGitHubError(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`)
-            );
-          }
-          open2.delete(keyOf(repo));
-          r = await findRecord(input);
-          if (!r)
-            throw new RunError(
-              "github-request-failed",
-              `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`
-            );
-        }
-      }
-      let changed = created;
-      if (!created) {
-        const patch = {};
-        if (r.pull.title !== input.title) patch.title = input.title;
-        if ((r.pull.body ?? "") !== stored) patch.body = stored;
-        if (Object.keys(patch).length > 0) {
-          const data = await call(
-            `update pull request #${r.pull.number} of ${keyOf(repo)}`,
-            "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
-            {
-              ...repo,
-              pull_number: r.pull.number,
-              ...patch
-            }
-          );
-          r.pull = { ...r.pull, ...data, labels: data.labels ?? r.pull.labels };
-          changed = true;
-        }
-      }
-      if (changed) await decorate(r, input, created, warnings);
-      return { proposal: toProposal(r), created, changed, ...warnings.length > 0 ? { warnings } : {} };
-    },
-    async close(proposal, state = "closed") {
-      const repo = repoOf(proposal.repo);
-      const n = Number(proposal.id);
-      const data = await call(`close pull request #${n} of ${keyOf(repo)}`, "PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
-        ...repo,
-        pull_number: n,
-        state: "closed"
-      });
-      const pulls = await openPulls(proposal);
-      pulls.delete(n);
-      if (state === "merged") mergedByRun.add(`${keyOf(repo)}#${n}`);
-      return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
-    },
-    async setStatus(proposal, status) {
-      const repo = repoOf(proposal.repo);
-      const r = (await openPulls(proposal)).get(Number(proposal.id));
-      if (!r)
-        throw new RunError(
-          "github-request-failed",
-          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open: no status recorded`
-        );
-      await call(`record a status on ${r.pull.head.sha.slice(0, 12)} in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
-        ...repo,
-        sha: r.pull.head.sha,
-        state: status.state,
-        description: status.description.slice(0, 140),
-        context: "kdelta"
-      });
-      statuses.set(`${keyOf(repo)}@${r.pull.head.sha}`, status);
-      r.status = status;
-    },
-    async list() {
-      const out = [];
-      for (const { downstream, repoUrl, repo } of seen.values()) {
-        const latest = /* @__PURE__ */ new Map();
-        for (const p of await pages(repo, "all")) {
-          if (!p.head.ref.startsWith(prefix) || !sameRepo(p, repo)) continue;
-          const key = `${p.head.ref}\0${p.base.ref}`;
-          const before = latest.get(key);
-          if (!before || before.number < p.number) latest.set(key, p);
-        }
-        for (const p of latest.values()) out.push(toProposal({ pull: p, downstream, repoUrl }));
-      }
-      return out;
-    },
-    writeCost(op) {
-      switch (op.kind) {
-        case "close":
-          return 1;
-        case "delete-branch":
-          return 0;
-        // a git push, not an API request
-        case "push":
-          return options.signedCommits ? op.files + 4 : 0;
-        case "status":
-          return 1;
-        case "upsert": {
-          const some = (list2) => (list2 ?? []).length > 0 ? 1 : 0;
-          const labels = some(options.labels);
-          const autoMerge = options.autoMerge ? 1 : 0;
-          return op.created ? 1 + labels + some(options.assignees) + Math.max(some(options.reviewers), some(options.teamReviewers)) + autoMerge : 1 + labels + (draftPolicy === "always" ? 0 : 1) + autoMerge;
-        }
-      }
-    },
-    ...options.signedCommits ? { publishCommit: (input) => publishCommit(input) } : {},
-    gitToken(url) {
-      return githubRepoOf(url, serverUrl).ok ? token : void 0;
-    },
-    compareUrl(upstreamRepo, from, to) {
-      return compareUrlOf(upstreamRepo, from, to, serverUrl);
-    }
-  };
-  async function publishCommit(input) {
-    const repo = repoOf(input.target.repo);
-    const where = `${input.target.head} in ${keyOf(repo)}`;
-    const diff = (await runGit(["diff-tree", "-r", "-z", "--no-renames", input.baseCommit, input.commit], { cwd: input.dir })).stdout;
-    const fields = diff.split("\0").filter((s) => s !== "");
-    const tree = [];
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      const [, newMode, newSha, status] = /^:\d+ (\d+) [0-9a-f]+ ([0-9a-f]+) ([A-Z])/.exec(fields[i]) ?? [];
-      const path = fields[i + 1];
-      if (status === "D") {
-        tree.push({ path, mode: "100644", type: "blob", sha: null });
-        continue;
-      }
-      const content = await blobBytes(input.dir, newSha);
-      const blob = await call(`upload ${path} for ${where}`, "POST /repos/{owner}/{repo}/git/blobs", {
-        ...repo,
-        content: content.toString("base64"),
-        encoding: "base64"
-      });
-      tree.push({ path, mode: newMode, type: "blob", sha: blob.sha });
-    }
-    const baseTree = (await runGit(["rev-parse", `${input.baseCommit}^{tree}`], { cwd: input.dir })).stdout.trim();
-    const madeTree = await call(`write the tree for ${where}`, "POST /repos/{owner}/{repo}/git/trees", {
-      ...repo,
-      base_tree: baseTree,
-      tree
-    });
-    const commit = await call(`make the commit for ${where}`, "POST /repos/{owner}/{repo}/git/commits", {
-      ...repo,
-      message: input.message,
-      tree: madeTree.sha,
-      parents: [input.baseCommit],
-      author: { name: input.author.name, email: input.author.email }
-    });
-    const ref = `heads/${input.target.head}`;
-    const refPath = ref.split("/").map(encodeURIComponent).join("/");
-    if (input.expectedHead) {
-      const now = await call(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, { ...repo });
-      if (now.object.sha !== input.expectedHead) {
-        throw new RunError(
-          "branch-moved",
-          `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`
-        );
-      }
-      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force: true });
-    } else {
-      await call(`create ${where}`, "POST /repos/{owner}/{repo}/git/refs", { ...repo, ref: `refs/${ref}`, sha: commit.sha });
-    }
-    return commit.sha;
-  }
-  return forge;
-}
-
-// ../cli/src/run/control.ts
-import { readFile as readFile5 } from "node:fs/promises";
-import { join as join13 } from "node:path";
+// ../run/src/control.ts
 var RUN_SETTINGS_API_VERSION = "kdelta.dev/v1alpha1";
 var RUN_SETTINGS_KIND = "RunSettings";
 var UPSTREAM_POLICY_ANNOTATION = "kdelta.dev/upstream-policy";
@@ -44100,8 +43134,8 @@ async function loadControl(options) {
   let settingsSource;
   const seen = /* @__PURE__ */ new Map();
   for (const rel of await controlFiles(options.dir)) {
-    const file = join13(display, rel);
-    const text2 = await readFile5(join13(options.dir, rel), "utf8");
+    const file = join10(display, rel);
+    const text2 = await readFile5(join10(options.dir, rel), "utf8");
     const docs = parseYamlStream(text2);
     for (const [i, doc] of docs.entries()) {
       const base = { file, document: i + 1 };
@@ -44280,16 +43314,16 @@ function checkSettings(raw, source, issues) {
       issues.push({ source, field: `spec.${k}`, message: `unknown field (expected one of ${SETTINGS_FIELDS.join(", ")})` });
   }
   const out = {};
-  const oneOf3 = (field, allowed) => {
+  const oneOf2 = (field, allowed) => {
     const v = spec[field];
     if (v === void 0) return void 0;
     if (typeof v === "string" && allowed.includes(v)) return v;
     issues.push({ source, field: `spec.${field}`, message: `must be one of ${allowed.join(", ")} (got ${JSON.stringify(v)})` });
     return void 0;
   };
-  const forge = oneOf3("forge", ["local", "github"]);
+  const forge = oneOf2("forge", ["local", "github"]);
   if (forge) out.forge = forge;
-  const mode = oneOf3("mode", ["variants", "updates", "both"]);
+  const mode = oneOf2("mode", ["variants", "updates", "both"]);
   if (mode) out.mode = mode;
   if (spec.concurrency !== void 0) {
     const c = spec.concurrency;
@@ -44374,12 +43408,12 @@ function checkGitHubSettings(raw, source, issues) {
   return out;
 }
 
-// ../cli/src/run/job.ts
+// ../run/src/job.ts
 import { lstat as lstat3, readFile as readFile7, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
 import { join as join17 } from "node:path";
 
 // ../fn-render/src/render.ts
-import { posix as posix4 } from "node:path";
+import { posix as posix2 } from "node:path";
 
 // ../fn-render/src/builtins/apply-replacements.ts
 var import_yaml23 = __toESM(require_dist(), 1);
@@ -44553,9 +43587,9 @@ function parseScalarText(text2) {
 // ../fn-render/src/builtins/apply-replacements.ts
 function selectorMatches(item, s) {
   const id = identity3(item.doc);
-  const version2 = id.apiVersion.includes("/") ? id.apiVersion.slice(id.apiVersion.indexOf("/") + 1) : id.apiVersion;
+  const version = id.apiVersion.includes("/") ? id.apiVersion.slice(id.apiVersion.indexOf("/") + 1) : id.apiVersion;
   if (s.group !== void 0 && s.group !== "" && s.group !== groupOf4(id.apiVersion)) return false;
-  if (s.version && s.version !== version2) return false;
+  if (s.version && s.version !== version) return false;
   if (s.kind && s.kind !== id.kind) return false;
   if (s.name && s.name !== id.name) return false;
   if (s.namespace && s.namespace !== id.namespace) return false;
@@ -45338,7 +44372,7 @@ function resultLine(r) {
 
 // ../fn-render/src/runners.ts
 import { spawn, spawnSync } from "node:child_process";
-import { isAbsolute as isAbsolute4, resolve as resolve5 } from "node:path";
+import { isAbsolute as isAbsolute3, resolve as resolve5 } from "node:path";
 function functionEnv(env) {
   const out = {};
   for (const k of ["PATH", "HOME", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL", "SYSTEMROOT"]) {
@@ -45384,7 +44418,7 @@ function definedEnv(env) {
   return out;
 }
 function execPath(exec, cwd) {
-  return isAbsolute4(exec) ? exec : resolve5(cwd, exec);
+  return isAbsolute3(exec) ? exec : resolve5(cwd, exec);
 }
 function containerArgs(image) {
   return ["run", "--rm", "-i", "--network", "none", "--read-only", "--user", "nobody", "--security-opt", "no-new-privileges", image];
@@ -45663,7 +44697,7 @@ async function runFunction(ctx, dir, fn3, field, items, mutator) {
   }
   if (mutator) {
     for (const item of output) {
-      const path = posix4.normalize(item.path.replace(/^\/+/, ""));
+      const path = posix2.normalize(item.path.replace(/^\/+/, ""));
       if (path === ".." || path.startsWith("../")) {
         const id = identity3(item.doc);
         fail(
@@ -45768,16 +44802,984 @@ function itemText(item, indent) {
   return now === printItem(parseResource(item.original), indent) ? item.original : now;
 }
 
-// ../cli/src/forge/forge.ts
+// ../run/src/forge/forge.ts
 var STOP_LABEL = "kdelta:stop";
 
-// ../cli/src/run/package-files.ts
+// ../run/src/package-files.ts
 import { chmod as chmod2, lstat as lstat2, mkdir as mkdir5, readdir as readdir6, readFile as readFile6, readlink as readlink2, rm as rm5, symlink as symlink2, writeFile as writeFile5 } from "node:fs/promises";
 import { dirname as dirname7, join as join15, relative as relative6, sep as sep4 } from "node:path";
 
-// ../cli/src/run/materialize.ts
+// ../run/src/materialize.ts
 import { tmpdir as tmpdir3 } from "node:os";
 import { join as join14 } from "node:path";
+
+// ../package-update/src/get.ts
+import { existsSync as existsSync5, lstatSync as lstatSync2, mkdirSync as mkdirSync4, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
+import { basename as basename4, dirname as dirname6, isAbsolute as isAbsolute4, join as join12, relative as relative4 } from "node:path";
+
+// ../package-update/src/errors.ts
+var UpdateError = class extends KdeltaError2 {
+  name = "UpdateError";
+  constructor(message2, code2 = "update-failed", file) {
+    super({ code: code2, message: message2, file });
+  }
+};
+
+// ../package-update/src/kptfile.ts
+var updateStrategies = UPDATE_STRATEGIES.filter((s) => s !== "copy-merge");
+function isUpdateStrategy(value2) {
+  return typeof value2 === "string" && updateStrategies.includes(value2);
+}
+function strategyOf(value2, file) {
+  if (value2 === void 0 || value2 === "") return "resource-merge";
+  if (isUpdateStrategy(value2)) return value2;
+  throw new UpdateError(
+    `${file}: unrecognized update strategy ${JSON.stringify(value2)} (expected one of ${updateStrategies.join(", ")})`,
+    "unknown-strategy",
+    file
+  );
+}
+function kptfileOf(text2, file) {
+  return readKptfileText(text2, file);
+}
+function readKptfile(pkg, file) {
+  const text2 = pkg.kptfileText();
+  return text2 === void 0 ? void 0 : kptfileOf(text2, file);
+}
+function withUpstream(parsed, name2, upstream2, commit) {
+  const base = parsed ?? parseKptfile(`apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: ${stringifyYaml(name2 ?? "pkg").trim()}
+`);
+  const next = structuredClone(base.kptfile);
+  if (name2 !== void 0) next.metadata = { ...next.metadata, name: name2 };
+  if (upstream2) {
+    next.upstream = {
+      type: "git",
+      git: { repo: upstream2.repo, directory: upstream2.directory, ref: upstream2.ref },
+      updateStrategy: upstream2.updateStrategy ?? next.upstream?.updateStrategy ?? "resource-merge"
+    };
+    if (commit !== void 0) {
+      next.upstreamLock = { type: "git", git: { repo: upstream2.repo, directory: upstream2.directory, ref: upstream2.ref, commit } };
+    }
+  }
+  if (next.upstream?.git?.repo) next.upstream.git.repo = withoutCredentials(next.upstream.git.repo);
+  if (next.upstreamLock?.git?.repo) next.upstreamLock.git.repo = withoutCredentials(next.upstreamLock.git.repo);
+  return printKptfile(base, orderKeys(next));
+}
+function orderKeys(k) {
+  const order = ["apiVersion", "kind", "metadata", "upstream", "upstreamLock", "info", "pipeline", "inventory", "status"];
+  const out = {};
+  for (const key of order) if (k[key] !== void 0) out[key] = k[key];
+  for (const [key, v] of Object.entries(k)) if (!(key in out)) out[key] = v;
+  return out;
+}
+var KPTFILE = KPTFILE_NAME;
+function isKrmPath(path) {
+  const base = path.split("/").pop() ?? "";
+  return base !== KPTFILE && /\.ya?ml$/i.test(base);
+}
+
+// ../package-update/src/comments.ts
+function alreadyMarked(text2) {
+  const kinds = text2.match(/^kind:/gm)?.length ?? 0;
+  if (kinds === 0) return false;
+  const comments = text2.match(/^metadata:\s*#\s*kpt-merge:/gm)?.length ?? 0;
+  const ids = text2.match(/internal\.kpt\.dev\/upstream-identifier:/g)?.length ?? 0;
+  return comments === kinds && ids === kinds;
+}
+function addMergeCommentsToTree(pkg) {
+  const files = [];
+  const walk = (rel) => {
+    for (const name2 of pkg.list(rel)) {
+      const r = rel ? `${rel}/${name2}` : name2;
+      const type = pkg.typeOf(r);
+      if (type === "dir") walk(r);
+      else if (type === "file" && isKrmPath(r)) files.push({ path: r, text: pkg.yamlText(r) });
+    }
+  };
+  if (pkg.exists()) walk("");
+  const marked = files.map((f) => ({ ...f, next: alreadyMarked(f.text) ? f.text : addMergeComments(f.text) }));
+  for (const f of marked) if (f.next !== f.text) pkg.write(f.path, f.next);
+}
+
+// ../package-update/src/commit.ts
+import { mkdirSync as mkdirSync3 } from "node:fs";
+function writeTree(dir, tree, empty2) {
+  mkdirSync3(dir, { recursive: true });
+  applyChanges(dir, tree.changesFrom(empty2));
+}
+
+// ../package-update/src/fetch.ts
+import { tmpdir as tmpdir2 } from "node:os";
+import { join as join11 } from "node:path";
+function withTrust(git3, named, callerNamesAll) {
+  const cwd = git3.cwd ?? process.cwd();
+  if (git3.trust) return { ...git3, trust: callerNamesAll ? git3.trust : trustNamed(git3.trust, named, cwd) };
+  const env = git3.env ?? process.env;
+  const trust = sourceTrust({
+    named,
+    cwd,
+    env,
+    ...git3.allowLocalUpstreams !== void 0 ? { allowLocal: git3.allowLocalUpstreams } : {}
+  });
+  return { ...git3, trust };
+}
+var FetchMemo = class {
+  entries = /* @__PURE__ */ new Map();
+  /** The fetch for `key`, started by `load` when there is none (a failed one is forgotten). */
+  share(key, load) {
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = load();
+      this.entries.set(key, entry);
+      entry.catch(() => this.entries.delete(key));
+    }
+    return entry;
+  }
+};
+function createFetchMemo() {
+  return new FetchMemo();
+}
+async function fetchTree(git3, repo, directory, ref, namedBy) {
+  const memo2 = git3.fetches;
+  if (!memo2) return fetchTreeOnce(git3, repo, directory, ref, namedBy);
+  let key;
+  try {
+    const where = repoLocation(repo, git3.cwd ?? process.cwd()).url;
+    key = JSON.stringify([where, normalizeDirectory(directory), ref ?? null, git3.cacheDir ?? null]);
+  } catch {
+    return fetchTreeOnce(git3, repo, directory, ref, namedBy);
+  }
+  const fetched = await memo2.share(key, () => fetchTreeOnce(git3, repo, directory, ref, namedBy));
+  return { ...fetched, tree: fetched.tree.clone() };
+}
+async function fetchTreeOnce(git3, repo, directory, ref, namedBy) {
+  const holder = makeTempDir(tmpdir2(), "fetch");
+  try {
+    const dest = join11(holder, "pkg");
+    const env = git3.env ?? process.env;
+    const cacheDir = git3.cacheDir ?? env["KDELTA_CACHE_DIR"];
+    const credentials = git3.credentials?.get(withoutCredentials(repo));
+    const fetched = await fetchPackage({
+      repo,
+      ...credentials ? { credentials } : {},
+      directory,
+      dest,
+      cwd: git3.cwd ?? process.cwd(),
+      env,
+      ...ref !== void 0 ? { ref } : {},
+      ...cacheDir ? { cacheDir } : {},
+      ...git3.trust ? { trust: git3.trust } : {},
+      ...namedBy ? { namedBy } : {}
+    });
+    const tree = PackageTree.read(dest) ?? PackageTree.empty();
+    tree.source = dest;
+    return { tree, commit: fetched.commit, ref: fetched.ref, directory: fetched.directory };
+  } finally {
+    removeTempDir(holder);
+  }
+}
+
+// ../package-update/src/progress.ts
+function progressLines(listener) {
+  return listener ? (message2) => listener({ message: message2 }) : () => void 0;
+}
+function reportRecovery(listener, message2) {
+  if (message2 !== void 0) listener?.({ message: message2, kind: "recovery" });
+}
+
+// ../package-update/src/side.ts
+import { sep as sep3 } from "node:path";
+function sideLabel(side, repo, directory, ref) {
+  const dir = (directory ?? "/").replace(/^\/+/, "");
+  return `${side} (${withoutCredentials(repo).replace(/\/+$/, "")}${dir ? `/${dir}` : ""}${ref ? `@${ref}` : ""})`;
+}
+function labelled(sides2, fn3) {
+  let out;
+  try {
+    out = fn3();
+  } catch (error2) {
+    throw relabel(sides2, error2);
+  }
+  if (out instanceof Promise) return out.catch((error2) => Promise.reject(relabel(sides2, error2)));
+  return out;
+}
+function relabel(sides2, error2) {
+  if (!(error2 instanceof Error)) return error2;
+  const rename5 = (text2) => {
+    let out = text2;
+    for (const side of sides2) {
+      if (side.path === "") continue;
+      out = out.split(`${side.path}${sep3}`).join(`${side.label}: `).split(side.path).join(side.label);
+    }
+    return out;
+  };
+  const message2 = rename5(error2.message);
+  if (message2 !== error2.message) error2.message = message2;
+  const located = error2;
+  if (typeof located.file === "string") {
+    const file = rename5(located.file);
+    if (file !== located.file) located.file = file;
+  }
+  return error2;
+}
+
+// ../package-update/src/get.ts
+async function fetchUnfetched(git3, pkg, prefix = "") {
+  const fetchedPaths = [];
+  for (const rel of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
+    const sub = pkg.at(rel);
+    const parsed = readKptfile(sub, sub.describe(KPTFILE));
+    const upstream2 = parsed?.kptfile.upstream?.git;
+    if (!parsed || !upstream2?.repo || parsed.kptfile.upstreamLock?.git?.commit) continue;
+    const fetched = await fetchTree(git3, upstream2.repo, upstream2.directory ?? "/", upstream2.ref || void 0, sub.describe(KPTFILE));
+    const record = {
+      repo: upstream2.repo,
+      directory: fetched.directory,
+      ref: fetched.ref,
+      updateStrategy: parsed.kptfile.upstream?.updateStrategy
+    };
+    const root = fetched.tree.package();
+    const side = { path: fetched.tree.source, label: sideLabel("upstream", upstream2.repo, fetched.directory, fetched.ref) };
+    const inside2 = await labelled([side], async () => {
+      root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename4(rel), record, fetched.commit));
+      return fetchUnfetched(git3, root, `${prefix}${rel}/`);
+    });
+    fetchedPaths.push(`${prefix}${rel}`, ...inside2);
+    sub.delete("");
+    sub.copyFrom(root, "");
+  }
+  return fetchedPaths;
+}
+function exists2(path) {
+  try {
+    lstatSync2(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function shown(dest, cwd) {
+  const rel = relative4(cwd, dest);
+  return rel && !rel.startsWith("..") && !isAbsolute4(rel) ? rel : dest;
+}
+function alreadyExists(dest, cwd) {
+  return new UpdateError(
+    `destination directory "${shown(dest, cwd)}" already exists: pkg get writes a new directory, never into an existing one; nothing was written`,
+    "destination-exists"
+  );
+}
+async function getPackage(options) {
+  const dest = options.destination;
+  const cwd = options.cwd ?? process.cwd();
+  const progress = progressLines(options.progress);
+  reportRecovery(options.progress, recoverInterruptedSwap(dest));
+  if (exists2(dest)) throw alreadyExists(dest, cwd);
+  progress(`Fetching ${withoutCredentials(options.repo)}@${options.ref}`);
+  const git3 = withTrust(options, [options.repo], false);
+  const fetched = await fetchTree(git3, options.repo, options.directory, options.ref);
+  const pkg = fetched.tree.package();
+  const record = { repo: options.repo, directory: fetched.directory, ref: options.ref, updateStrategy: options.updateStrategy };
+  const side = { path: fetched.tree.source, label: sideLabel("upstream", options.repo, fetched.directory, options.ref) };
+  const nested = await labelled([side], async () => {
+    pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename4(dest), record, fetched.commit));
+    const inside2 = await fetchUnfetched(git3, pkg);
+    addMergeCommentsToTree(pkg);
+    return inside2;
+  });
+  const work = makeWorkDir(dest, "get");
+  try {
+    const ready = join12(work, "pkg");
+    writeTree(ready, fetched.tree, PackageTree.empty());
+    const madeParent = existsSync5(dirname6(dest)) ? void 0 : mkdirSync4(dirname6(dest), { recursive: true });
+    try {
+      renameSync3(ready, dest);
+    } catch (error2) {
+      if (madeParent) rmSync5(madeParent, { recursive: true, force: true });
+      const code2 = error2.code;
+      if (code2 === "ENOTEMPTY" || code2 === "EEXIST" || code2 === "ENOTDIR") throw alreadyExists(dest, cwd);
+      throw error2;
+    }
+  } finally {
+    removeTempDir(work);
+  }
+  return { destination: dest, commit: fetched.commit, nested, tree: fetched.tree };
+}
+
+// ../package-update/src/update.ts
+import { basename as basename5, join as join13, posix as posix4, relative as relative5 } from "node:path";
+
+// ../package-update/src/compare.ts
+var KPTFILE_BOOKKEEPING = ["apiVersion", "kind", "upstream", "upstreamLock", "status", "metadata"];
+function kptfileData(text2) {
+  try {
+    const doc = parseYamlDocument(text2);
+    if (doc.errors.length > 0) return text2;
+    const data = doc.toJS() ?? {};
+    const copy = { ...data };
+    for (const k of KPTFILE_BOOKKEEPING) delete copy[k];
+    return copy;
+  } catch {
+    return text2;
+  }
+}
+function yamlData(text2) {
+  try {
+    const docs = parseYamlStream(text2);
+    if (docs.some((d) => d.errors.length > 0)) return text2.trim();
+    return docs.map((d) => stripIdentifier(d.toJS())).filter((d) => d !== null && d !== void 0);
+  } catch {
+    return text2.trim();
+  }
+}
+function stripIdentifier(value2) {
+  if (!value2 || typeof value2 !== "object" || Array.isArray(value2)) return value2;
+  const v = value2;
+  const ann = v.metadata?.annotations;
+  if (!ann || !("internal.kpt.dev/upstream-identifier" in ann)) return value2;
+  const { ["internal.kpt.dev/upstream-identifier"]: _, ...rest } = ann;
+  const metadata2 = { ...v.metadata };
+  if (Object.keys(rest).length === 0) delete metadata2.annotations;
+  else metadata2.annotations = rest;
+  return { ...v, metadata: metadata2 };
+}
+function sameFile(path, a, b) {
+  if (a === b) return true;
+  const base = path.split("/").pop() ?? "";
+  if (base === KPTFILE) return JSON.stringify(kptfileData(a)) === JSON.stringify(kptfileData(b));
+  if (/\.ya?ml$/i.test(base)) return JSON.stringify(yamlData(a)) === JSON.stringify(yamlData(b));
+  return a.trim() === b.trim();
+}
+function changedFiles(a, b) {
+  const fa = new Map(a.ownFiles().files.map((f) => [f.path, f.text]));
+  const fb = new Map(b.ownFiles().files.map((f) => [f.path, f.text]));
+  const out = [];
+  const emptyKptfile = "apiVersion: kpt.dev/v1\nkind: Kptfile\n";
+  for (const [p, t] of fa) {
+    const other = fb.get(p) ?? (p === KPTFILE ? emptyKptfile : void 0);
+    if (other === void 0 || !sameFile(p, t, other)) out.push(p);
+  }
+  for (const [p, t] of fb) if (!fa.has(p) && !(p === KPTFILE && sameFile(p, t, emptyKptfile))) out.push(p);
+  return out.sort();
+}
+function treeUnchanged(a, b) {
+  if (changedFiles(a, b).length > 0) return false;
+  const sa = a.nestedPackages({ includeRemote: true, recurseIntoRemote: false });
+  const sb = b.nestedPackages({ includeRemote: true, recurseIntoRemote: false });
+  if (sa.join("\n") !== sb.join("\n")) return false;
+  return sa.every((p) => treeUnchanged(a.at(p), b.at(p)));
+}
+
+// ../package-update/src/strategies/replace.ts
+import { posix as posix3 } from "node:path";
+function removeEmptyDirs(pkg, keep) {
+  const walk = (rel) => {
+    if (!pkg.exists(rel)) return;
+    for (const name2 of pkg.list(rel)) {
+      const r = rel ? `${rel}/${name2}` : name2;
+      if (pkg.typeOf(r) !== "dir") continue;
+      walk(r);
+      if (!keep.has(r) && pkg.list(r).length === 0) pkg.delete(r);
+    }
+  };
+  walk("");
+}
+function replacePackageFiles(input) {
+  const local = input.local.ownFiles();
+  const updated = input.updated.ownFiles();
+  const localKptfile = input.local.text(KPTFILE);
+  for (const f of local.files) if (f.path !== KPTFILE) input.local.delete(f.path);
+  for (const f of updated.files) if (f.path !== KPTFILE) input.local.copyFrom(input.updated, f.path);
+  for (const d of updated.dirs) input.local.mkdir(d);
+  const updatedKptfile = input.updated.text(KPTFILE);
+  if (updatedKptfile !== void 0 && localKptfile !== void 0) {
+    input.local.write(
+      KPTFILE,
+      keepBookkeeping(updatedKptfile, localKptfile, joinPath(input.relPackagePath, KPTFILE), input.isRoot, input.updated.describe(KPTFILE))
+    );
+  } else if (updatedKptfile !== void 0) {
+    input.local.write(KPTFILE, updatedKptfile);
+  }
+  removeEmptyDirs(input.local, new Set(updated.dirs));
+}
+function joinPath(base, rel) {
+  return posix3.join(base, rel);
+}
+function keepBookkeeping(updated, local, file, isRoot, updatedFile) {
+  const u = kptfileOf(updated, updatedFile);
+  const l = kptfileOf(local, file).kptfile;
+  const next = structuredClone(u.kptfile);
+  if (l.metadata?.name !== void 0) next.metadata = { ...next.metadata, name: l.metadata.name };
+  if (!next.upstream && l.upstream) next.upstream = l.upstream;
+  const upstreamLock = !isRoot && next.upstreamLock ? next.upstreamLock : l.upstreamLock;
+  if (upstreamLock) next.upstreamLock = upstreamLock;
+  else delete next.upstreamLock;
+  const status = next.status;
+  if (status) {
+    delete status["renderStatus"];
+    if (Array.isArray(status.conditions)) {
+      status.conditions = status.conditions.filter((c) => c.type !== "Rendered");
+      if (status.conditions.length === 0) delete status.conditions;
+    }
+    if (Object.keys(status).length === 0) delete next.status;
+  }
+  return printKptfile(u, next);
+}
+function mergeKptfileOf(input) {
+  const localKptfile = input.local.text(KPTFILE);
+  const updatedKptfile = input.updated.text(KPTFILE);
+  if (localKptfile !== void 0 && updatedKptfile !== void 0) {
+    const originKptfile = input.origin.text(KPTFILE);
+    const merged = mergeKptfile(
+      { ...originKptfile !== void 0 ? { origin: originKptfile } : {}, upstream: updatedKptfile, local: localKptfile },
+      {
+        updateUpstream: !input.isRoot,
+        // the fetched sides by where they were read from: the update names them (upstream, origin)
+        files: {
+          local: joinPath(input.relPackagePath, KPTFILE),
+          origin: input.origin.describe(KPTFILE),
+          upstream: input.updated.describe(KPTFILE)
+        }
+      }
+    );
+    if (merged.text !== localKptfile) input.local.write(KPTFILE, merged.text);
+    return { conflicts: merged.conflicts, decisions: merged.decisions };
+  }
+  if (localKptfile === void 0 && updatedKptfile !== void 0) input.local.write(KPTFILE, updatedKptfile);
+  return { conflicts: [], decisions: [] };
+}
+
+// ../package-update/src/strategies/types.ts
+var nothing = { conflicts: [], resources: [], packages: [], decisions: [] };
+function within(rel, outcome) {
+  const under = (p) => p ? `${rel}/${p}` : rel;
+  return {
+    conflicts: outcome.conflicts.map((c) => ({ ...c, package: under(c.package) })),
+    resources: outcome.resources.map((r) => ({ ...r, package: under(r.package) })),
+    packages: outcome.packages.map((p) => ({ ...p, path: p.path === "." ? rel : `${rel}/${p.path}` })),
+    decisions: outcome.decisions.map((d) => ({ ...d, package: under(d.package) }))
+  };
+}
+function combine(outcomes) {
+  return {
+    conflicts: outcomes.flatMap((o) => o.conflicts),
+    resources: outcomes.flatMap((o) => o.resources),
+    packages: outcomes.flatMap((o) => o.packages),
+    decisions: outcomes.flatMap((o) => o.decisions)
+  };
+}
+
+// ../package-update/src/strategies/fast-forward.ts
+function refuse(changed) {
+  throw new UpdateError(
+    `local package files have been modified: [${changed.join(" ")}].
+  use a different update --strategy.`,
+    "local-changes"
+  );
+}
+function fastForward(input) {
+  if (input.origin.exists()) {
+    const changed = changedFiles(input.origin, input.local);
+    if (changed.length > 0) refuse(changed);
+  }
+  replacePackageFiles(input);
+  return nothing;
+}
+function localPackages(pkg) {
+  if (!pkg.exists()) return [];
+  return [".", ...pkg.nestedPackages({ includeRemote: false })];
+}
+function assertUnchangedTree(input) {
+  const l = localPackages(input.local);
+  const o = new Set(localPackages(input.origin));
+  const changed = [];
+  for (const rel of l) {
+    if (!o.has(rel)) {
+      if (rel !== ".") changed.push(rel);
+      continue;
+    }
+    const files = rel === "." ? changedFiles(input.origin, input.local) : changedFiles(input.origin.at(rel), input.local.at(rel));
+    changed.push(...files.map((f) => rel === "." ? f : `${rel}/${f}`));
+  }
+  if (changed.length > 0) refuse(changed);
+}
+
+// ../package-update/src/strategies/force-delete-replace.ts
+function forceDeleteReplace(input) {
+  replacePackageFiles(input);
+  return nothing;
+}
+function replaceTree(input) {
+  const { local, updated } = input;
+  const keep = new Set(
+    local.nestedPackages({ includeRemote: true, recurseIntoRemote: false }).filter(
+      (rel) => local.at(rel).isRemote() && (!updated.exists(rel) || !readKptfile(local.at(rel), local.describe(`${rel}/${KPTFILE}`))?.kptfile.upstreamLock)
+    )
+  );
+  const kept = (rel) => [...keep].some((k) => rel === k || rel.startsWith(`${k}/`));
+  const localKptfile = local.text(KPTFILE);
+  const clear = (rel) => {
+    for (const name2 of local.list(rel)) {
+      const r = rel ? `${rel}/${name2}` : name2;
+      if (r === KPTFILE || keep.has(r)) continue;
+      if (local.typeOf(r) === "dir" && [...keep].some((k) => k.startsWith(`${r}/`))) clear(r);
+      else local.delete(r);
+    }
+  };
+  if (local.exists()) clear("");
+  if (updated.exists()) {
+    for (const name2 of updated.list()) {
+      if (name2 === KPTFILE || kept(name2)) continue;
+      local.copyFrom(updated, name2, (rel) => !kept(`${name2}/${rel}`));
+    }
+  }
+  const updatedKptfile = updated.text(KPTFILE);
+  if (updatedKptfile !== void 0 && localKptfile !== void 0) {
+    local.write(
+      KPTFILE,
+      keepBookkeeping(updatedKptfile, localKptfile, joinPath(input.relPackagePath, KPTFILE), input.isRoot, updated.describe(KPTFILE))
+    );
+  } else if (updatedKptfile !== void 0) local.write(KPTFILE, updatedKptfile);
+  return nothing;
+}
+
+// ../package-update/src/strategies/resource-merge.ts
+function replaceNonKrmFiles(input) {
+  const { local: localPkg, updated: updatedPkg, origin: originPkg } = input;
+  const isNonKrm = (f) => !isKrmPath(f.path) && f.path !== KPTFILE;
+  const origin = new Map(
+    originPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text])
+  );
+  const updated = new Map(
+    updatedPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text])
+  );
+  const local = new Map(
+    localPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text])
+  );
+  for (const path of updated.keys()) {
+    const o = origin.get(path);
+    const l = local.get(path);
+    if (l === void 0) {
+      if (o === void 0) localPkg.copyFrom(updatedPkg, path);
+      continue;
+    }
+    if (o !== void 0 && l === o) localPkg.copyFrom(updatedPkg, path);
+  }
+  for (const [path, o] of origin) {
+    if (updated.has(path)) continue;
+    const l = local.get(path);
+    if (l !== void 0 && l === o) localPkg.delete(path);
+  }
+  const updatedDirs = new Set(updatedPkg.ownFiles().dirs);
+  const originDirs = originPkg.ownFiles().dirs;
+  for (const d of [...originDirs].sort().reverse()) {
+    if (!updatedDirs.has(d) && localPkg.exists(d) && localPkg.list(d).length === 0 && localPkg.typeOf(d) === "dir") localPkg.delete(d);
+  }
+  for (const d of updatedDirs) {
+    if (!localPkg.exists(d) && !originDirs.includes(d)) localPkg.mkdir(d);
+  }
+}
+function upstreamRepointed(input) {
+  const local = input.local.text(KPTFILE);
+  const origin = input.origin.text(KPTFILE);
+  if (local === void 0 || origin === void 0) return false;
+  const l = kptfileOf(local, input.local.describe(KPTFILE)).kptfile.upstream;
+  const o = kptfileOf(origin, input.origin.describe(KPTFILE)).kptfile.upstream;
+  if (!o?.git || !l?.git) return false;
+  return JSON.stringify(l.git) !== JSON.stringify(o.git);
+}
+function atSidePath(input, fn3) {
+  try {
+    return fn3();
+  } catch (error2) {
+    const e = error2;
+    const side = e.side === "upstream" ? input.updated : e.side === "origin" ? input.origin : void 0;
+    if (side !== void 0 && typeof e.file === "string" && e.message.startsWith(e.file)) {
+      e.message = `${side.describe(e.file)}${e.message.slice(e.file.length)}`;
+    }
+    throw error2;
+  }
+}
+function resourceMerge(input) {
+  if (!input.isRoot && upstreamRepointed(input)) return nothing;
+  const krm = (pkg) => pkg.ownFiles().files.filter((f) => isKrmPath(f.path)).map((f) => ({ path: f.path, text: pkg.yamlText(f.path) }));
+  const local = krm(input.local);
+  const origin = krm(input.origin);
+  const upstream2 = krm(input.updated);
+  const result = atSidePath(input, () => mergeFiles({ origin, upstream: upstream2, local }, { strategy: "upstream-wins", inferKeys: true }));
+  const kept = new Set(result.files.map((f) => f.path));
+  for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);
+  const before = new Map(local.map((f) => [f.path, f.text]));
+  for (const f of result.files) if (before.get(f.path) !== f.text) input.local.write(f.path, f.text);
+  const kptfile = mergeKptfileOf(input);
+  replaceNonKrmFiles(input);
+  return {
+    conflicts: [...result.conflicts, ...kptfile.conflicts],
+    resources: result.report,
+    packages: [],
+    decisions: [...result.decisions, ...kptfile.decisions]
+  };
+}
+
+// ../package-update/src/nested.ts
+var quiet = { progress: () => void 0 };
+function packageUpdater(strategy) {
+  switch (strategy) {
+    case "resource-merge":
+      return resourceMerge;
+    case "fast-forward":
+      return fastForward;
+    case "force-delete-replace":
+      return forceDeleteReplace;
+  }
+}
+var visit2 = (path, action, strategy) => ({
+  ...nothing,
+  packages: [{ path, action, ...strategy ? { strategy } : {} }]
+});
+function below(input, rel) {
+  return {
+    local: input.local.at(rel),
+    updated: input.updated.at(rel),
+    origin: input.origin.at(rel),
+    relPackagePath: `/${rel}`,
+    isRoot: false
+  };
+}
+function updateTree(strategy, input, ctx = quiet) {
+  if (strategy === "force-delete-replace") return replaceTree(input);
+  const outcomes = [updateLocalTree(strategy, input, ctx)];
+  const stack = remotePackagesBelow(input, ".");
+  while (stack.length > 0) {
+    const rel = stack.pop();
+    outcomes.push(updateNestedRemote(rel, input, ctx));
+    stack.push(...remotePackagesBelow(input, rel));
+  }
+  return combine(outcomes);
+}
+function remotePackagesBelow(input, rel) {
+  const found = /* @__PURE__ */ new Set();
+  for (const root of [input.local, input.updated, input.origin]) {
+    const pkg = rel === "." ? root : root.at(rel);
+    for (const p of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
+      if (pkg.at(p).isRemote()) found.add(rel === "." ? p : `${rel}/${p}`);
+    }
+  }
+  return [...found].sort();
+}
+function unfetched(pkg) {
+  const kf = readKptfile(pkg, pkg.describe(KPTFILE))?.kptfile;
+  return Boolean(kf?.upstream) && !kf?.upstreamLock;
+}
+function updateNestedRemote(rel, input, ctx) {
+  const sub = below(input, rel);
+  const [l, u, o] = [sub.local.exists(KPTFILE), sub.updated.exists(KPTFILE), sub.origin.exists(KPTFILE)];
+  const name2 = rel.split("/").pop();
+  if (!o && l && u) {
+    ctx.progress(`Package "${name2}" added in both local and upstream.`);
+    throw new UpdateError(`subpackage "${rel}" added in both upstream and local`, "subpackage-clash");
+  }
+  if (!o && !l && u) {
+    ctx.progress(`Adding package "${name2}" from upstream.`);
+    copyPackageWithoutRemote(sub.updated, sub.local);
+    return visit2(rel, "added");
+  }
+  if (o && !l && u) {
+    ctx.progress(`Ignoring package "${name2}" in upstream since it is deleted from local.`);
+    return visit2(rel, "ignored");
+  }
+  if (o && l && !u) {
+    if (treeUnchanged(sub.origin, sub.local)) {
+      ctx.progress(`Deleting package "${name2}" from local since it is removed in upstream.`);
+      input.local.delete(rel);
+      return visit2(rel, "deleted");
+    }
+    ctx.progress(`Package "${name2}" deleted from upstream, but keeping local since it has changes.`);
+    return visit2(rel, "kept");
+  }
+  if (!(o && l && u)) return nothing;
+  if (unfetched(sub.updated)) {
+    const kptfile = mergeKptfileOf(sub);
+    return combine([within(rel, { ...nothing, ...kptfile }), visit2(rel, "kptfile-merged")]);
+  }
+  if (unfetched(sub.origin)) throw new UpdateError(`no origin available for package "${rel}"`, "no-origin");
+  const file = sub.local.describe(KPTFILE);
+  const kf = readKptfile(sub.local, file);
+  const strategy = strategyOf(kf?.kptfile.upstream?.updateStrategy, file);
+  ctx.progress(`Updating package "${name2}" with strategy "${strategy}".`);
+  if (strategy === "force-delete-replace") return combine([replaceTree(sub), visit2(rel, "updated", strategy)]);
+  return combine([within(rel, updateLocalTree(strategy, sub, ctx)), visit2(rel, "updated", strategy)]);
+}
+function copyPackageWithoutRemote(from, to) {
+  to.copyFrom(from, "");
+  for (const rel of to.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
+    if (to.at(rel).isRemote()) to.delete(rel);
+  }
+}
+function updateLocalTree(strategy, input, ctx) {
+  if (strategy === "fast-forward" && input.origin.exists()) assertUnchangedTree(input);
+  if (strategy === "resource-merge" && !input.isRoot && upstreamRepointed(input)) return visit2(".", "kept");
+  const outcomes = [];
+  const roots = [input.local, input.updated, input.origin];
+  const isRemote = (rel) => roots.some((root) => root.at(rel).isRemote());
+  const rels = /* @__PURE__ */ new Set(["."]);
+  for (const root of roots) {
+    for (const p of root.nestedPackages({ includeRemote: false })) if (!isRemote(p)) rels.add(p);
+  }
+  const settled = [];
+  for (const rel of [...rels].sort((a, b) => a === "." ? -1 : b === "." ? 1 : a.localeCompare(b))) {
+    if (settled.some((p) => rel.startsWith(`${p}/`))) continue;
+    if (rel === ".") {
+      outcomes.push(packageUpdater(strategy)(input));
+      continue;
+    }
+    const sub = below(input, rel);
+    const [l, u, o] = [sub.local.exists(KPTFILE), sub.updated.exists(KPTFILE), sub.origin.exists(KPTFILE)];
+    if (!l && !u) continue;
+    if (!o && l && !u) {
+      settled.push(rel);
+      outcomes.push(visit2(rel, "kept"));
+      continue;
+    }
+    if (o && !u) {
+      if (!l) continue;
+      if (sub.updated.exists()) {
+        if (strategy === "resource-merge") {
+          outcomes.push(within(rel, resourceMerge(sub)), visit2(rel, "updated", strategy));
+        } else {
+          sub.local.delete(KPTFILE);
+          outcomes.push(visit2(rel, "unpackaged"));
+        }
+        continue;
+      }
+      if (treeUnchanged(sub.origin, sub.local)) {
+        ctx.progress(`Deleting package "${rel}" from local since it is removed in upstream.`);
+        input.local.delete(rel);
+        settled.push(rel);
+        outcomes.push(visit2(rel, "deleted"));
+      } else {
+        ctx.progress(`Package "${rel}" deleted from upstream, but keeping local since it has changes.`);
+        outcomes.push(visit2(rel, "kept"));
+      }
+      continue;
+    }
+    if (!o && !l && u) {
+      ctx.progress(`Adding package "${rel}" from upstream.`);
+      copyPackageWithoutRemote(sub.updated, sub.local);
+      settled.push(rel);
+      outcomes.push(visit2(rel, "added"));
+      continue;
+    }
+    if (o && !l) continue;
+    if (!o && l && u) throw new UpdateError(`subpackage "${rel}" added in both upstream and local`, "subpackage-clash");
+    const kf = readKptfile(sub.local, sub.local.describe(KPTFILE));
+    const subStrategy = kf?.kptfile.upstream?.updateStrategy ? strategyOf(kf.kptfile.upstream.updateStrategy, kf.file) : strategy;
+    ctx.progress(`Updating package "${rel.split("/").pop()}" with strategy "${subStrategy}".`);
+    outcomes.push(within(rel, packageUpdater(subStrategy)(sub)), visit2(rel, "updated", subStrategy));
+  }
+  return combine(outcomes);
+}
+
+// ../package-update/src/update.ts
+function hasLocalContent(pkg) {
+  if (pkg.nestedPackages({ includeRemote: true }).length > 0) return true;
+  return pkg.ownFiles().files.some((f) => f.path !== KPTFILE);
+}
+async function updateOne(run2, pkg, name2, usersRepos) {
+  const fetchGit = usersRepos.length > 0 && run2.git.trust ? { ...run2.git, trust: trustNamed(run2.git.trust, usersRepos, run2.git.cwd ?? process.cwd()) } : run2.git;
+  addMergeCommentsToTree(pkg);
+  const parsed = readKptfile(pkg, pkg.describe(KPTFILE));
+  const kf = parsed.kptfile;
+  const git3 = kf.upstream?.git;
+  if (!git3?.repo) throw new UpdateError(`package "${name2}" must have an upstream reference`, "no-upstream");
+  const ref = git3.ref || void 0;
+  const strategy = strategyOf(kf.upstream?.updateStrategy, parsed.file);
+  run2.progress(`Package "${name2}":`);
+  run2.progress(`Fetching upstream from ${withoutCredentials(git3.repo)}@${git3.ref ?? ""}`);
+  const namedBy = pkg.describe(KPTFILE);
+  const updated = await fetchTree(fetchGit, git3.repo, git3.directory ?? "/", ref, namedBy);
+  const sides2 = [{ path: updated.tree.source, label: sideLabel("upstream", git3.repo, git3.directory, git3.ref ?? updated.ref) }];
+  labelled(sides2, () => addMergeCommentsToTree(updated.tree.package()));
+  const lock = kf.upstreamLock?.git;
+  let origin;
+  if (lock?.commit || lock?.repo) {
+    run2.progress(`Fetching origin from ${withoutCredentials(lock.repo ?? git3.repo)}@${lock.ref ?? ""}`);
+    const fetched = await fetchTree(
+      fetchGit,
+      lock.repo ?? git3.repo,
+      lock.directory ?? git3.directory ?? "/",
+      lock.commit || lock.ref || void 0,
+      namedBy
+    );
+    origin = fetched.tree.package();
+    sides2.push({
+      path: fetched.tree.source,
+      label: sideLabel("origin", lock.repo ?? git3.repo, lock.directory ?? git3.directory, lock.commit || lock.ref || "")
+    });
+    labelled(sides2, () => addMergeCommentsToTree(origin));
+  } else {
+    if (hasLocalContent(pkg))
+      throw new UpdateError(`no origin available for package "${name2}": its Kptfile has no upstreamLock`, "no-origin");
+    origin = PackageTree.empty().package("none");
+  }
+  run2.progress(`Updating package "${name2.split("/").pop()}" with strategy "${strategy}".`);
+  const out = labelled(
+    sides2,
+    () => updateTree(strategy, { local: pkg, updated: updated.tree.package(), origin, relPackagePath: "/", isRoot: true }, run2)
+  );
+  const named = (p) => p ? `${name2}/${p}` : name2;
+  run2.packages.push(
+    { path: name2, action: "updated", strategy },
+    ...out.packages.map((p) => ({ ...p, path: named(p.path === "." ? void 0 : p.path) }))
+  );
+  run2.resources.push(...out.resources.map((r) => ({ ...r, package: named(r.package) })));
+  run2.conflicts.push(...out.conflicts.map((c) => ({ ...c, package: named(c.package) })));
+  run2.decisions.push(...out.decisions.map((d) => ({ ...d, package: named(d.package) })));
+  const after = readKptfile(pkg, pkg.describe(KPTFILE));
+  pkg.write(
+    KPTFILE,
+    withUpstream(
+      after,
+      void 0,
+      { repo: git3.repo, directory: git3.directory ?? "/", ref: git3.ref ?? updated.ref, updateStrategy: strategy },
+      updated.commit
+    )
+  );
+  addMergeCommentsToTree(pkg);
+  run2.progress("");
+  return { origin, updated: updated.tree.package() };
+}
+function usersOwnRepos(nested, parent, rel) {
+  const reposOf = (view) => {
+    const kf = readKptfile(view, view.describe(KPTFILE))?.kptfile;
+    return [kf?.upstream?.git?.repo, kf?.upstreamLock?.git?.repo].filter((r) => typeof r === "string" && r !== "");
+  };
+  const fromUpstream = /* @__PURE__ */ new Set();
+  for (const side of [parent.origin.at(rel), parent.updated.at(rel)]) {
+    if (side.hasKptfile()) for (const r of reposOf(side)) fromUpstream.add(r);
+  }
+  return reposOf(nested).filter((r) => !fromUpstream.has(r));
+}
+function followRootRequest(pkg, root, options) {
+  if (!options.ref && !options.strategy) return;
+  const sub = readKptfile(pkg, pkg.describe(KPTFILE));
+  const git3 = sub?.kptfile.upstream?.git;
+  const rootGit = root.git;
+  if (!sub || !git3?.repo || git3.repo !== rootGit.repo) return;
+  if ((git3.ref ?? "") !== (rootGit.ref ?? "")) return;
+  if (!directoryWithin(git3.directory, rootGit.directory)) return;
+  pkg.write(
+    KPTFILE,
+    withUpstream(
+      sub,
+      void 0,
+      {
+        repo: git3.repo,
+        directory: git3.directory ?? "/",
+        ref: options.ref || git3.ref || "",
+        updateStrategy: options.strategy ?? sub.kptfile.upstream?.updateStrategy
+      },
+      void 0
+    )
+  );
+}
+function directoryWithin(dir, parent) {
+  const clean = (d) => posix4.normalize(`/${d ?? ""}`).replace(/\/+$/, "");
+  const c = clean(dir);
+  const p = clean(parent);
+  return p === "" || c === p || c.startsWith(`${p}/`);
+}
+function fileOutcomes(before, after) {
+  const a = before.allFiles();
+  const b = after.allFiles();
+  const out = [];
+  for (const [path, text2] of b) {
+    const old = a.get(path);
+    out.push({ path, status: old === void 0 ? "added" : old === text2 ? "kept" : "changed" });
+  }
+  for (const path of a.keys()) if (!b.has(path)) out.push({ path, status: "deleted" });
+  return out.sort((x, y) => x.path < y.path ? -1 : x.path > y.path ? 1 : 0);
+}
+async function updatePackage(options) {
+  const dir = options.dir;
+  reportRecovery(options.progress, recoverInterruptedSwap(dir));
+  const before = PackageTree.read(dir);
+  const kptfileText = before?.text(KPTFILE);
+  if (!before || kptfileText === void 0) {
+    throw new UpdateError(`${join13(dir, KPTFILE)}: no such file or directory (not a kpt package)`, "not-a-package");
+  }
+  const rootKptfile = kptfileOf(kptfileText, join13(dir, KPTFILE));
+  const rootName = relative5(options.displayRoot ?? options.cwd ?? process.cwd(), dir) || basename5(dir);
+  const rootUpstream = rootKptfile.kptfile.upstream;
+  if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, "no-upstream");
+  if (options.strategy === void 0) strategyOf(rootUpstream.updateStrategy, rootKptfile.file);
+  const git3 = withTrust(options, [rootUpstream.git.repo, rootKptfile.kptfile.upstreamLock?.git?.repo], true);
+  const run2 = { git: git3, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [], decisions: [] };
+  const work = before.clone();
+  if (options.ref || options.strategy) {
+    const git4 = rootUpstream.git;
+    work.write(
+      KPTFILE,
+      withUpstream(
+        rootKptfile,
+        void 0,
+        {
+          repo: git4.repo,
+          directory: git4.directory ?? "/",
+          ref: options.ref || git4.ref || "",
+          updateStrategy: options.strategy ?? rootUpstream.updateStrategy
+        },
+        void 0
+      )
+    );
+  }
+  let count = 0;
+  const ownTrust = options.trust === void 0;
+  const usersRepos = /* @__PURE__ */ new Map();
+  const stack = ["."];
+  while (stack.length > 0) {
+    const rel = stack.pop();
+    const pkg = work.package(rel === "." ? "" : rel);
+    if (!pkg.hasKptfile() || !pkg.isRemote()) continue;
+    const sides2 = await updateOne(run2, pkg, rel === "." ? rootName : `${rootName}/${rel}`, usersRepos.get(rel) ?? []);
+    count++;
+    for (const sub of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
+      const nested = pkg.at(sub);
+      if (!nested.isRemote()) continue;
+      followRootRequest(nested, rootUpstream, options);
+      const path = rel === "." ? sub : `${rel}/${sub}`;
+      if (ownTrust) usersRepos.set(path, usersOwnRepos(nested, sides2, sub));
+      stack.push(path);
+    }
+  }
+  run2.progress(options.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);
+  const written = !options.dryRun && !isEmptyChange(commitTree(dir, work, before));
+  const lock = kptfileOf(work.text(KPTFILE), join13(dir, KPTFILE)).kptfile.upstreamLock;
+  return {
+    updated: count,
+    packages: run2.packages,
+    resources: run2.resources,
+    files: fileOutcomes(before, work),
+    conflicts: run2.conflicts,
+    decisions: run2.decisions,
+    lock,
+    before,
+    after: work,
+    written
+  };
+}
+
+// ../run/src/errors.ts
+var RunError = class extends KdeltaError2 {
+  name = "RunError";
+  constructor(code2, message2, at = {}) {
+    super({ code: code2, message: message2, ...at });
+  }
+};
+
+// ../run/src/materialize.ts
 var decoder = new TextDecoder("utf-8", { fatal: true });
 function fileContent(bytes) {
   try {
@@ -45923,7 +45925,7 @@ function movedDuringRun(input, fetched) {
   );
 }
 
-// ../cli/src/run/package-files.ts
+// ../run/src/package-files.ts
 async function readPackageDir(dir) {
   const out = /* @__PURE__ */ new Map();
   const walk = async (abs2) => {
@@ -46003,11 +46005,11 @@ function splitBinary(files) {
   return { text: text2, binary };
 }
 
-// ../cli/src/run/plan.ts
+// ../run/src/plan.ts
 import { createHash as createHash5 } from "node:crypto";
 import { isAbsolute as isAbsolute5, resolve as resolve6 } from "node:path";
 
-// ../cli/src/run/names.ts
+// ../run/src/names.ts
 var DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 var DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
 function objectNameProblem(name2) {
@@ -46042,7 +46044,7 @@ function describeCollision(c) {
   return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
 }
 
-// ../cli/src/run/plan.ts
+// ../run/src/plan.ts
 function repositoryUrl(repo, cwd) {
   const r = repo.repo;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute5(r)) return r;
@@ -46238,21 +46240,21 @@ function canonical2(value2) {
 function hashOf(value2) {
   return createHash5("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
 }
-function fingerprintOf(plan, upstreamCommit, version2) {
+function fingerprintOf(plan, upstreamCommit, version) {
   return hashOf({
     upstreamCommit,
     name: plan.name,
     spec: plan.variant.spec ?? {},
     downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
     objects: hashOf(plan.objects),
-    version: version2
+    version
   }).slice(0, 32);
 }
 
-// ../cli/src/run/ownership.ts
+// ../run/src/ownership.ts
 import { resolve as resolve8 } from "node:path";
 
-// ../cli/src/run/update-mode.ts
+// ../run/src/update-mode.ts
 import { basename as basename6, isAbsolute as isAbsolute6, join as join16, posix as posix5, resolve as resolve7 } from "node:path";
 async function findControlRepository(cwd) {
   let root;
@@ -46450,7 +46452,7 @@ Kdelta-Fingerprint: ${fingerprint}
   return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length, ...renderFailure ? { renderFailure } : {} };
 }
 
-// ../cli/src/run/ownership.ts
+// ../run/src/ownership.ts
 var CONTROL_ANNOTATION = "kdelta.dev/control-repository";
 function controlIdentity(url) {
   const clean = withoutCredentials(url.trim());
@@ -46466,7 +46468,7 @@ async function findControlIdentity(cwd, configDir) {
   return found.ok ? controlIdentity(found.value.url) : resolve8(configDir);
 }
 
-// ../cli/src/run/job.ts
+// ../run/src/job.ts
 function interrupted(signal) {
   const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
   return new RunError("interrupted", `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ""}`);
@@ -47032,7 +47034,7 @@ Kdelta-Fingerprint: ${fingerprint}
   }
 }
 
-// ../cli/src/run/settle.ts
+// ../run/src/settle.ts
 async function settleMergedRemovals(ctx, downstreams, handled, ours) {
   const out = [];
   const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
@@ -47059,7 +47061,7 @@ async function settleMergedRemovals(ctx, downstreams, handled, ours) {
   return out;
 }
 
-// ../cli/src/run/shard.ts
+// ../run/src/shard.ts
 import { createHash as createHash6 } from "node:crypto";
 function parseShard(text2) {
   const m = /^(\d+)\/(\d+)$/.exec(text2.trim());
@@ -47078,7 +47080,7 @@ function inShard(name2, shard) {
   return shard === void 0 || shardOf(name2, shard.count) === shard.index;
 }
 
-// ../cli/src/run/run.ts
+// ../run/src/run.ts
 var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
 var DEFAULT_CONCURRENCY = 4;
@@ -47367,118 +47369,7 @@ function definedOnly(value2) {
   return Object.fromEntries(Object.entries(value2).filter(([, v]) => v !== void 0));
 }
 
-// ../cli/src/commands/run.ts
-var help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode variants|updates|both] [--dry-run]
-           [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
-           [--branch-prefix <prefix>] [--budget n] [--label <name>]... [--assignee <user>]...
-           [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
-           [--auto-merge merge|squash|rebase] [--signed-commits] [--allow-exec]
-           [--allow-local-upstreams] [--credential-host <host>]...
-
-The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
-in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1alpha1
-RunSettings, and any other object for selectors and config injection), expands the sets, and for
-each variant: resolves the upstream (tag <package>/<revision>, else tag <revision>, else a branch
-or commit) and the downstream, gets the package, applies the variant's mutations in Porch's order
-and, when the result differs from the downstream's branch, pushes branch kdelta/<variant>
-(see --branch-prefix) and opens or updates its proposal. Nothing new: nothing is pushed or
-written. A branch with commits kdelta did not make (a human's branch that happens to have the
-proposal's name included, even one with no commit of its own), or a pull request labelled
-kdelta:stop, is left alone and reported. A package whose variant is gone gets a proposal removing
-it (deletionPolicy delete) or removing only its ownership annotation (orphan).
-
-Names: a variant's name is a Kubernetes object name (RFC 1123 subdomain: lowercase letters,
-digits, "-" and "."). Two variants, or a variant and a package update, that would share a
-proposal branch, a proposal record or a package directory of one repository (URLs compared
-without credentials, a trailing "/" or ".git") are an error naming both, before anything is
-pushed. A proposal's branch is never its base branch: such a variant fails and nothing is pushed.
-
-Outputs: --report and --proposals-dir (and RunSettings spec.proposalsDir) are checked before the
-first push; an unwritable one is an error naming the flag, and nothing is written.
-
-Interrupted (SIGINT, SIGTERM): the run stops between two steps (within one synchronous step, such
-as writing or merging one package), ends its git processes, removes its work directories and
-exits 130 or 143; proposals already made are whole. A run that was killed (SIGKILL) leaves its
-kdelta-run-* directories in the temporary directory: the next run removes those whose process
-is gone.
-
-Update mode: every package of the control repository itself (the git repository --config is in,
-its current branch) whose Kptfile has a git upstream is updated the same way \u2014 a 3-way merge
-from its upstreamLock to the commit its upstream.git.ref names now, keeping every local edit \u2014
-one proposal per package on branch kdelta/update-<package path>, pushed to the repository's
-origin (or to the repository itself when it has none).
-
-GitHub (--forge github): pull requests on the server of GITHUB_SERVER_URL (default
-https://github.com; API at GITHUB_API_URL), with the token from GITHUB_TOKEN, else GH_TOKEN
-(contents: write and pull-requests: write on each downstream; a GitHub App installation token or
-a PAT for repositories other than the workflow's own). Each downstream's spec.git.repo must be a
-repository on that server. The run reads each repository's open pull requests once; a pull
-request whose plan is unchanged costs no write. Content-creating requests are counted against
---budget: when it is spent the variants left are reported as deferred (exit code unchanged) and
-the next run continues them. Each new head commit gets the commit status "kdelta" (the local
-forge records it with the proposal): success, or failure when the proposal has conflicts or its
-render failed, so a branch protection that requires it holds such a pull request for a reviewer.
-
-Render: after the update and the mutations the package's Kptfile pipeline runs (as Porch
-renders; images in docker or podman when one answers, else kdelta's built-in functions). When it
-fails, the package is still proposed as it stood before the render: the proposal says which
-function failed and why, its status is failure, it is a draft under --draft conflicts and never
-auto-merged, and the table says "render failed". That is the proposal's state, not a failure of
-the run (as conflicts are): it does not change the exit code. The next run renders again.
-
-Flags:
-  --config <dir>         the control resources (default .kdelta)
-  --forge <forge>        where proposals live: local (default; Markdown files under
-                         --proposals-dir) or github (pull requests)
-  --proposals-dir <dir>  the local forge's records (default <config>/proposals)
-  --mode <mode>          variants, updates or both (default both)
-  --dry-run              compute everything, push and write nothing
-  --shard k/n            only the variants whose name hashes to shard k of n
-  --concurrency <n>      variants at a time (default ${DEFAULT_CONCURRENCY})
-  --report <file.json>   every result as JSON
-  --no-render            do not run the package's Kptfile pipeline after the mutations (by
-                         default it runs, as Porch renders)
-  --allow-exec           let the pipelines' exec: functions run (as kpt fn render --allow-exec):
-                         each is any program on this machine, named by the package's author.
-                         Without it a package with one is proposed unrendered, its render
-                         failure saying so
-  --allow-local-upstreams
-                         let a package's nested Kptfiles name upstream repositories on this
-                         machine (a path or file:// URL; also KDELTA_ALLOW_LOCAL_UPSTREAMS=1).
-                         Refused by default: their files would be pushed. Repositories of the
-                         control resources may always be local
-  --credential-host <h>  one more host (host or host:port) that gets the run's credentials
-                         (repeatable, or a comma list; also KDELTA_CREDENTIAL_HOSTS). Credentials
-                         (KDELTA_GIT_TOKEN, the forge's token, git's credential helpers) go only
-                         to the forge's server, the hosts of the control resources' Repositories
-                         and these: never to a host that only package content names
-  --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/); not empty, letters,
-                         digits, ".", "_", "-" and "/", not starting with "/", "." or "-"
-  --budget <n>           content-creating API requests this run may make (github; default
-                         ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
-  --label <name>         labels for new and updated pull requests (repeatable, or a comma list)
-  --assignee <user>      assignees of new pull requests (repeatable, or a comma list)
-  --reviewer <user>      reviewers requested on new pull requests (repeatable, or a comma list)
-  --team-reviewer <team> team reviewers requested on new pull requests (repeatable, or a comma list)
-  --draft <when>         open pull requests as drafts: always, never or conflicts (default
-                         conflicts: only those with conflicts or a failed render)
-  --auto-merge <method>  enable auto-merge (merge, squash or rebase) on pull requests without
-                         conflicts whose render did not fail
-  --signed-commits       make commits through the GitHub API (verified) instead of git push
-
-The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.github.labels,
-assignees, reviewers, teamReviewers, draft, autoMerge, signedCommits); a flag overrides it.
-
-Progress goes to stderr: one line per variant, or on a terminal a status block redrawn in place
-(failures stay above it); the table (variant, downstream, action, proposal, conflicts) to
-stdout. Exit 0 when every variant succeeded (deferred ones included: stderr says how many), 1
-when any failed, the control resources are invalid or the github forge has no token (then
-nothing is pushed or written; stderr names file, document and field). A PackageVariantSet that
-selects no target is invalid here (\`kdelta variantset expand\` only warns): read as "no variants",
-it would propose removing every package the set made, so a selector typo stops the run instead.
-`;
-
-// ../cli/src/interrupt.ts
+// ../run/src/interrupt.ts
 import { constants as constants3 } from "node:os";
 async function withInterruptCleanup(fn3) {
   const controller = new AbortController();
@@ -47498,9 +47389,6 @@ async function withInterruptCleanup(fn3) {
     process.off("SIGTERM", handler);
   }
 }
-
-// ../cli/src/main.ts
-var version = JSON.parse('{"version":"0.0.0"}').version;
 
 // src/inputs.ts
 import { isAbsolute as isAbsolute7, relative as relative7, resolve as resolve10 } from "node:path";
@@ -47530,7 +47418,7 @@ function parsePositiveInteger(name2, raw) {
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new InputError(name2, `expected a positive whole number (got "${v}")`);
   return Number(v);
 }
-function oneOf2(name2, raw, allowed) {
+function oneOf(name2, raw, allowed) {
   const v = raw.trim();
   if (v === "") return void 0;
   if (!allowed.includes(v)) {
@@ -47546,8 +47434,8 @@ function settingsFromInputs(input, ctx) {
   if (rel.startsWith("..") || isAbsolute7(rel)) {
     throw new InputError("config", `must be inside the workspace ${ctx.workspace} (got "${config}")`);
   }
-  const forge = oneOf2("forge", input("forge"), ["github", "local"]) ?? "github";
-  const mode = oneOf2("mode", input("mode"), ["variants", "updates", "both"]);
+  const forge = oneOf("forge", input("forge"), ["github", "local"]) ?? "github";
+  const mode = oneOf("mode", input("mode"), ["variants", "updates", "both"]);
   const shard = input("shard").trim();
   if (shard !== "") {
     const m = SHARD.exec(shard);
@@ -47558,8 +47446,8 @@ function settingsFromInputs(input, ctx) {
   const concurrency = parsePositiveInteger("concurrency", input("concurrency"));
   const budget = parsePositiveInteger("budget", input("budget"));
   const dryRun = parseBoolean("dry-run", input("dry-run"), false);
-  const draft = oneOf2("draft", input("draft"), ["always", "never", "conflicts"]);
-  const autoMergeRaw = oneOf2("auto-merge", input("auto-merge"), ["false", "merge", "squash", "rebase"]);
+  const draft = oneOf("draft", input("draft"), ["always", "never", "conflicts"]);
+  const autoMergeRaw = oneOf("auto-merge", input("auto-merge"), ["false", "merge", "squash", "rebase"]);
   const autoMerge = autoMergeRaw === void 0 ? void 0 : autoMergeRaw === "false" ? false : autoMergeRaw;
   const signedCommits = parseBoolean("signed-commits", input("signed-commits"), false);
   const allowExec = parseBoolean("allow-exec", input("allow-exec"), false);
@@ -47795,7 +47683,7 @@ function controlAnnotations(issues, readText2) {
 
 // src/main.ts
 var EXPLAINED = /* @__PURE__ */ new Set(["blocked", "deferred"]);
-function progressLine2(event) {
+function progressLine(event) {
   if (event.type === "planned") return `${event.total} job(s) planned`;
   const r = event.result;
   const where = r.proposal ? ` ${r.proposal.url}` : "";
@@ -47836,7 +47724,7 @@ function failureMessage(report) {
   return `${what}. ${first ? `${first.variant} \u2192 ${first.downstream}: ${first.error ?? "failed"}` : ""}${more}${hint ? `
 ${hint}` : ""}`;
 }
-async function main2() {
+async function main() {
   let settings;
   try {
     settings = readSettings();
@@ -47851,7 +47739,7 @@ async function main2() {
   let report;
   try {
     report = await withInterruptCleanup(
-      (signal) => group("Run", () => run({ ...options, signal, onProgress: (event) => info(progressLine2(event)) }))
+      (signal) => group("Run", () => run({ ...options, signal, onProgress: (event) => info(progressLine(event)) }))
     );
   } catch (error2) {
     if (error2 instanceof ControlError) reportControlError(error2, options.cwd);
@@ -47882,7 +47770,7 @@ ${hint}` : ""}`);
 }
 
 // src/index.ts
-await main2();
+await main();
 /*! Bundled license information:
 
 undici/lib/web/fetch/body.js:

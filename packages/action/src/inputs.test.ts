@@ -1,4 +1,4 @@
-import { KdeltaError } from 'kdelta';
+import { KdeltaError } from '@kdelta/merge-core';
 import { describe, expect, it } from 'vitest';
 import { InputError, parseBoolean, parseList, settingsFromInputs } from './inputs.js';
 

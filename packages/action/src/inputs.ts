@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { GitHubRunOptions, RunMode, RunOptions } from 'kdelta';
-import { branchPrefixProblem, KdeltaError } from 'kdelta';
+import { KdeltaError } from '@kdelta/merge-core';
+import { branchPrefixProblem, type GitHubRunOptions, type RunMode, type RunOptions } from '@kdelta/run';
 
 /**
  * The Action's inputs → `run()`'s options: a pure function of the raw input strings (as

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as core from '@actions/core';
-import { ControlError, run, withInterruptCleanup, type RunProgress, type RunReport } from 'kdelta';
+import { ControlError, run, withInterruptCleanup, type RunProgress, type RunReport } from '@kdelta/run';
 import { InputError, settingsFromInputs, type ActionSettings } from './inputs.js';
 import { actionOutputs, controlAnnotations, countResults, permissionHint, renderSummary } from './report.js';
 

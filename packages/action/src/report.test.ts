@@ -1,4 +1,4 @@
-import type { RunReport, VariantResult } from 'kdelta';
+import type { RunReport, VariantResult } from '@kdelta/run';
 import { describe, expect, it } from 'vitest';
 import {
   actionOutputs,

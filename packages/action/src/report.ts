@@ -1,4 +1,5 @@
-import { type ControlIssue, parseYamlStream, type RunReport, type VariantResult } from 'kdelta';
+import { parseYamlStream } from '@kdelta/merge-core';
+import type { ControlIssue, RunReport, VariantResult } from '@kdelta/run';
 
 /**
  * What the Action shows of a run: its outputs, the job summary, the annotations. Pure renderers

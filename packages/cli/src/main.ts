@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command, Io } from './command.js';
 import { commands } from './commands/index.js';
 import { exitCodeFor, formatError } from './errors.js';
-import { withInterruptCleanup } from './interrupt.js';
+import { withInterruptCleanup } from '@kdelta/run';
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 

@@ -12,9 +12,7 @@ import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/tes
 import { killGroup, startKdelta } from '../src/__fixtures__/crash.js';
 import type { Io } from '../src/command.js';
 import { main } from '../src/main.js';
-import { ControlError } from '../src/run/control.js';
-import { run, type RunOptions } from '../src/run/run.js';
-import { shardOf } from '../src/run/shard.js';
+import { ControlError, run, type RunOptions, shardOf } from '@kdelta/run';
 
 const fleets: Fleet[] = [];
 const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-hostile-cache-'));

@@ -18,8 +18,12 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   'package-update': ['merge-core', 'kptfile-model', 'git-source', 'test-support'],
   'variant-engine': ['merge-core', 'kptfile-model'],
   'fn-render': ['kptfile-model'],
-  cli: ['merge-core', 'kptfile-model', 'git-source', 'package-update', 'variant-engine', 'fn-render', 'fake-github', 'test-support'],
-  action: ['cli', 'fake-github', 'test-support'],
+  // the run: control resources, plan, jobs, proposals and the forges that hold them
+  run: ['merge-core', 'kptfile-model', 'git-source', 'package-update', 'variant-engine', 'fn-render', 'fake-github', 'test-support'],
+  // flags → settings → run → print, and the commands on one package
+  cli: ['merge-core', 'kptfile-model', 'git-source', 'package-update', 'variant-engine', 'fn-render', 'run', 'fake-github', 'test-support'],
+  // inputs → settings → run → outputs
+  action: ['merge-core', 'run', 'fake-github', 'test-support'],
   // the tests' fake GitHub: a dev dependency of the CLI and the Action, importing nothing of ours
   'fake-github': [],
   // the tests' shared fixtures (pkg-update conformance, the fleet of repositories): a dev

@@ -177,7 +177,8 @@ describe('the packed packages, installed from their tarballs into an empty folde
         'LICENSE',
         'CHANGELOG.md',
         'dist',
-        ...(p.manifest.name === 'kdelta' ? ['bin', 'schema'] : []),
+        ...(p.manifest.name === 'kdelta' ? ['bin'] : []),
+        ...(p.manifest.name === '@kdelta/run' ? ['schema'] : []),
       ]);
       expect(
         top.filter((f) => !allowed.has(f)),

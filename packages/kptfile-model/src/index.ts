@@ -98,6 +98,7 @@ export {
   type SwapErrorCode,
 } from './swap.js';
 export { makeTempDir, removeAllTempDirs, removeTempDir } from './temp.js';
+export { checkOutputPath, isDirectory, listFiles, readText, writeFileAtomic, type OutputPath } from './fs.js';
 export {
   mergePackages,
   readMergeSide,

@@ -5,7 +5,7 @@ import { replacedDirectoryNote } from '../util/replaced-dir.js';
 import { functionName, renderDirectory, resultLine, resultsYaml, RUNTIMES, type FunctionResult } from '@kdelta/fn-render';
 import { booleanFlag, oneOf, parseFlags, stringFlag } from '../args.js';
 import { ExitCode, UsageError, type Command } from '../command.js';
-import { checkOutputPath, isDirectory, writeFileAtomic } from '../util/fs.js';
+import { checkOutputPath, isDirectory, writeFileAtomic } from '@kdelta/kptfile-model';
 
 const help = `Usage: kdelta fn render [<dir>] [--runtime auto|builtin|exec|container] [--results-dir <dir>] [--allow-exec]
 

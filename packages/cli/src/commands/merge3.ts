@@ -3,7 +3,7 @@ import { layerSchemas, schemaRegistryFromText, withFinalLineBreak, type Conflict
 import { boolWord, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
 import { ExitCode, UsageError, type Command, type Io } from '../command.js';
 import { conflictLine, conflictReport } from '../conflicts.js';
-import { checkOutputPath, readText, writeFileAtomic } from '../util/fs.js';
+import { checkOutputPath, readText, writeFileAtomic } from '@kdelta/kptfile-model';
 import { rm } from 'node:fs/promises';
 import { mergePackages, readMergeSide, type MergeSide } from '@kdelta/kptfile-model';
 

@@ -1,9 +1,7 @@
 import { join, resolve } from 'node:path';
 import { type Command, UsageError } from '../command.js';
 import { booleanFlag, parseFlags, stringFlag } from '../args.js';
-import { createLocalForge } from '../forge/local.js';
-import { parseMetadataBlock } from '../run/report.js';
-import { DEFAULT_CONFIG_DIR } from '../run/run.js';
+import { createLocalForge, DEFAULT_CONFIG_DIR, parseMetadataBlock } from '@kdelta/run';
 
 const help = `Usage: kdelta proposals [--config <dir>] [--proposals-dir <dir>] [--json]
 

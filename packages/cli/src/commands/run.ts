@@ -1,14 +1,18 @@
 import { resolve } from 'node:path';
 import { type Command, UsageError } from '../command.js';
 import { booleanFlag, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
-import { DEFAULT_BUDGET } from '../forge/budget.js';
-import type { GitHubRunOptions } from '../forge/github.js';
-import { branchPrefixProblem } from '../run/branch-prefix.js';
-import { DEFAULT_CONCURRENCY, run } from '../run/run.js';
-import { LiveProgress, progressLine } from '../run/progress.js';
-import { renderTable, reportJson } from '../run/report.js';
-import { parseShard } from '../run/shard.js';
-import { checkOutputPath, writeFileAtomic } from '../util/fs.js';
+import {
+  branchPrefixProblem,
+  DEFAULT_BUDGET,
+  DEFAULT_CONCURRENCY,
+  type GitHubRunOptions,
+  parseShard,
+  renderTable,
+  reportJson,
+  run,
+} from '@kdelta/run';
+import { LiveProgress, progressLine } from '../run-progress.js';
+import { checkOutputPath, writeFileAtomic } from '@kdelta/kptfile-model';
 
 const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode variants|updates|both] [--dry-run]
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]

@@ -5,7 +5,7 @@ import { readPackage, recoverInterruptedSwap, savePackage } from '@kdelta/kptfil
 import { type Command, UsageError } from '../command.js';
 import { CliInputError } from '../errors.js';
 import { booleanFlag, parseFlags, stringFlag } from '../args.js';
-import { isDirectory } from '../util/fs.js';
+import { isDirectory } from '@kdelta/kptfile-model';
 import { replacedDirectoryNote } from '../util/replaced-dir.js';
 import { decodeObjects, readObjects, readPackageVariant } from './variant-objects.js';
 

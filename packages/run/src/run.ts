@@ -13,11 +13,11 @@ import {
   type RemoteRef,
 } from '@kdelta/git-source';
 import { makeTempDir, removeTempDir, sweepAbandonedWork } from '@kdelta/kptfile-model';
-import { Budget, DEFAULT_BUDGET } from '../forge/budget.js';
-import { createLocalForge } from '../forge/local.js';
-import { checkOutputPath } from '../util/fs.js';
-import type { Forge, ProposalTarget } from '../forge/forge.js';
-import { createGitHubForge, type GitHubForgeOptions, type GitHubRunOptions } from '../forge/github.js';
+import { Budget, DEFAULT_BUDGET } from './forge/budget.js';
+import { createLocalForge } from './forge/local.js';
+import { checkOutputPath } from '@kdelta/kptfile-model';
+import type { Forge, ProposalTarget } from './forge/forge.js';
+import { createGitHubForge, type GitHubForgeOptions, type GitHubRunOptions } from './forge/github.js';
 import { loadControl } from './control.js';
 import {
   checkpoint,
@@ -53,7 +53,7 @@ import { describeCollision, findCollisions, type PlannedProposal } from './names
 import { RunError } from './errors.js';
 import { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
 
-export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
 
 export const DEFAULT_CONFIG_DIR = '.kdelta';

@@ -5,8 +5,8 @@ import { deleteRemoteBranch, hideCredentials, push, runGit, type Author, type Re
 import { PACKAGE_CONTEXT_FILE, PackageTree, packageContextConfigMap } from '@kdelta/kptfile-model';
 import { renderPackage, resultLine, type RenderOutcome } from '@kdelta/fn-render';
 import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
-import type { Budget, BudgetReport } from '../forge/budget.js';
-import { STOP_LABEL, type Forge, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from '../forge/forge.js';
+import type { Budget, BudgetReport } from './forge/budget.js';
+import { STOP_LABEL, type Forge, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from './forge/forge.js';
 import { assertNoSymlinkIn, readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import type { Shard } from './shard.js';
 import { fingerprintOf, hashOf, resolveUpstream, type VariantPlan } from './plan.js';

@@ -7,7 +7,7 @@
  * A job reserves what its writes may cost before making the first one, so a job either writes
  * everything it needs or nothing at all: no half-made pull request is ever left behind.
  */
-import { RunError } from '../run/errors.js';
+import { ForgeError } from './errors.js';
 
 /** GitHub's ~500 content-creating requests an hour, less a margin for other tools on the same token. */
 export const DEFAULT_BUDGET = 400;
@@ -29,7 +29,7 @@ export class Budget {
 
   constructor(limit: number = DEFAULT_BUDGET) {
     if (!Number.isInteger(limit) || limit < 0)
-      throw new RunError('invalid-option', `the budget must be a whole number of requests, 0 or more (got ${limit})`);
+      throw new ForgeError('invalid-option', `the budget must be a whole number of requests, 0 or more (got ${limit})`);
     this.limit = limit;
   }
 

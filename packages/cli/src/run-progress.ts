@@ -1,5 +1,4 @@
-import type { VariantResult } from './job.js';
-import type { RunProgress } from './run.js';
+import type { RunProgress, VariantResult } from '@kdelta/run';
 
 /**
  * How a run shows its progress on stderr: a line per variant when stderr is not a terminal (logs,

@@ -1,7 +1,9 @@
 import { KdeltaError } from '@kdelta/merge-core';
+import type { ForgeErrorCode } from './forge/errors.js';
 
 /** Why a run, a job or a forge call stopped: stable codes a caller (the Action) can act on. */
 export type RunErrorCode =
+  | ForgeErrorCode // a forge's failure, passed on
   | 'invalid-option' // a run option out of range: budget, concurrency, shard, branch prefix
   | 'missing-token' // the github forge without GITHUB_TOKEN / GH_TOKEN
   | 'unsupported-repository' // a downstream URL the forge cannot serve

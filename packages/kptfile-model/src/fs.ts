@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { CliInputError } from '../errors.js';
+import { KdeltaError } from '@kdelta/merge-core';
 
 /** Writes a file atomically: a temporary sibling, then a rename, so readers never see half a file. */
 export async function writeFileAtomic(path: string, text: string): Promise<void> {
@@ -65,7 +65,7 @@ export interface OutputPath {
  */
 export async function checkOutputPath(out: OutputPath): Promise<void> {
   const fail = (why: string): never => {
-    throw new CliInputError('unwritable-output', `${out.what} ${out.shown}: ${why}`);
+    throw new KdeltaError({ code: 'unwritable-output', message: `${out.what} ${out.shown}: ${why}` });
   };
   const info = await stat(out.path).catch(() => undefined);
   if (info?.isDirectory() && out.kind === 'file') fail('is a directory, not a file');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalForge } from '../forge/local.js';
+import { createLocalForge } from './forge/local.js';
 import { describeCollision, findCollisions, objectNameProblem, type PlannedProposal } from './names.js';
 
 const planned = (label: string, repo: string, head: string, directory: string, downstream = 'cluster-01'): PlannedProposal => ({

@@ -2,7 +2,7 @@ import { basename, isAbsolute, join, posix, resolve } from 'node:path';
 import { type Conflict, parseYamlDocument, type ResourceReport } from '@kdelta/merge-core';
 import { isFullCommit, runGit, trustNamed, type RemoteRef } from '@kdelta/git-source';
 import { OWNER_ANNOTATION } from '@kdelta/variant-engine';
-import type { ProposalTarget } from '../forge/forge.js';
+import type { ProposalTarget } from './forge/forge.js';
 import {
   checkout,
   COMMIT_TRAILER,

@@ -1,5 +1,5 @@
 import { repositoryIdentity } from '@kdelta/git-source';
-import type { ProposalTarget } from '../forge/forge.js';
+import type { ProposalTarget } from './forge/forge.js';
 
 /**
  * Names that end up in branches, record files and package directories. A variant's name is a

@@ -4,7 +4,7 @@ import { Octokit } from '@octokit/core';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { runGit } from '@kdelta/git-source';
-import { parseMetadataBlock } from '../run/report.js';
+import { parseMetadataBlock } from '../report.js';
 import type { Budget } from './budget.js';
 import type {
   Forge,
@@ -18,7 +18,7 @@ import type {
 } from './forge.js';
 import { describeGitHubError } from './github-errors.js';
 import { compareUrlOf, githubRepoOf, type GitHubRepo } from './github-repo.js';
-import { RunError } from '../run/errors.js';
+import { ForgeError } from './errors.js';
 
 /**
  * The GitHub forge: pull requests through the REST API (GraphQL for auto-merge and draft
@@ -85,7 +85,7 @@ export function githubToken(options: {
   const env = options.env ?? process.env;
   const token = options.token || env.GITHUB_TOKEN || env.GH_TOKEN;
   if (!token) {
-    throw new RunError(
+    throw new ForgeError(
       'missing-token',
       'the github forge needs a token: set GITHUB_TOKEN (in a workflow, from secrets.GITHUB_TOKEN) or GH_TOKEN; it needs contents: write and pull-requests: write on the downstream repositories',
     );
@@ -194,7 +194,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
 
   const repoOf = (url: string): GitHubRepo => {
     const m = githubRepoOf(url, serverUrl);
-    if (!m.ok) throw new RunError('unsupported-repository', m.error);
+    if (!m.ok) throw new ForgeError('unsupported-repository', m.error);
     return m.value;
   };
   const keyOf = (r: GitHubRepo) => `${r.owner}/${r.repo}`;
@@ -203,7 +203,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     try {
       return (await octokit.request(route, params)).data as T;
     } catch (error) {
-      throw new RunError('github-request-failed', describeGitHubError(error, what));
+      throw new ForgeError('github-request-failed', describeGitHubError(error, what));
     }
   }
 
@@ -212,10 +212,10 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     try {
       data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables })).data as typeof data;
     } catch (error) {
-      throw new RunError('github-request-failed', describeGitHubError(error, what));
+      throw new ForgeError('github-request-failed', describeGitHubError(error, what));
     }
     if (data.errors && data.errors.length > 0)
-      throw new RunError('github-request-failed', `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join('; ')}`);
+      throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join('; ')}`);
   }
 
   /** Open pull requests of a repository, read once per run (all pages), kept current after writes. */
@@ -377,7 +377,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       const pulls = await openPulls(input);
       const stored = encodeBody(input.body, input.fingerprint);
       if (stored.length > MAX_BODY_CHARS) {
-        throw new RunError(
+        throw new ForgeError(
           'body-too-long',
           `the body of ${input.head} has ${stored.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`,
         );
@@ -401,7 +401,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
         } catch (error) {
           const text = JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? '');
           if ((error as { status?: number }).status !== 422 || !/already exists/i.test(text)) {
-            throw new RunError(
+            throw new ForgeError(
               'github-request-failed',
               describeGitHubError(error, `open the pull request for ${input.head} in ${keyOf(repo)}`),
             );
@@ -410,7 +410,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
           open.delete(keyOf(repo));
           r = await findRecord(input);
           if (!r)
-            throw new RunError(
+            throw new ForgeError(
               'github-request-failed',
               `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`,
             );
@@ -457,7 +457,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       const repo = repoOf(proposal.repo);
       const r = (await openPulls(proposal)).get(Number(proposal.id));
       if (!r)
-        throw new RunError(
+        throw new ForgeError(
           'github-request-failed',
           `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open: no status recorded`,
         );
@@ -566,7 +566,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     if (input.expectedHead) {
       const now = await call<{ object: { sha: string } }>(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, { ...repo });
       if (now.object.sha !== input.expectedHead) {
-        throw new RunError(
+        throw new ForgeError(
           'branch-moved',
           `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`,
         );

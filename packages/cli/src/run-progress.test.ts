@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { VariantResult } from './job.js';
-import { LiveProgress, progressLine } from './progress.js';
+import type { VariantResult } from '@kdelta/run';
+import { LiveProgress, progressLine } from './run-progress.js';
 
 function result(variant: string, extra: Partial<VariantResult> = {}): VariantResult {
   return {

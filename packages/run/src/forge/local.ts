@@ -2,9 +2,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseYamlDocument, stringifyYaml } from '@kdelta/merge-core';
 import { withoutCredentials } from '@kdelta/git-source';
-import { writeFileAtomic } from '../util/fs.js';
+import { writeFileAtomic } from '@kdelta/kptfile-model';
 import type { Forge, Proposal, ProposalInput, ProposalState, ProposalStatus, ProposalTarget, UpsertResult } from './forge.js';
-import { RunError } from '../run/errors.js';
+import { ForgeError } from './errors.js';
 
 /**
  * The local forge: each proposal is a Markdown file `<dir>/<downstream>/<variant>.md` — a small
@@ -24,7 +24,7 @@ const SAFE = /^[A-Za-z0-9._-]+$/;
 
 function segment(what: string, value: string): string {
   if (!SAFE.test(value) || value === '.' || value === '..') {
-    throw new RunError('invalid-name', `local forge: ${what} "${value}" cannot name a file (letters, digits, ".", "_" and "-" only)`);
+    throw new ForgeError('invalid-name', `local forge: ${what} "${value}" cannot name a file (letters, digits, ".", "_" and "-" only)`);
   }
   return value;
 }
@@ -68,28 +68,28 @@ export function renderRecord(h: Header, body: string): string {
 
 export function parseRecord(text: string, file: string): { header: Header; body: string } {
   const m = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text);
-  if (!m) throw new RunError('invalid-proposal-record', `${file}: not a kdelta proposal record (expected a "---" YAML header)`);
+  if (!m) throw new ForgeError('invalid-proposal-record', `${file}: not a kdelta proposal record (expected a "---" YAML header)`);
   const doc = parseYamlDocument(m[1]!);
-  if (doc.errors.length > 0) throw new RunError('invalid-proposal-record', `${file}: header: ${doc.errors[0]!.message.split('\n')[0]}`);
+  if (doc.errors.length > 0) throw new ForgeError('invalid-proposal-record', `${file}: header: ${doc.errors[0]!.message.split('\n')[0]}`);
   const h = doc.toJS() as Record<string, unknown>;
   const str = (k: string) => {
     const v = h?.[k];
-    if (typeof v !== 'string') throw new RunError('invalid-proposal-record', `${file}: header field "${k}" is missing or not a string`);
+    if (typeof v !== 'string') throw new ForgeError('invalid-proposal-record', `${file}: header field "${k}" is missing or not a string`);
     return v;
   };
   const state = str('state');
   if (state !== 'open' && state !== 'closed' && state !== 'merged')
-    throw new RunError('invalid-proposal-record', `${file}: header field "state" must be open, closed or merged (got "${state}")`);
+    throw new ForgeError('invalid-proposal-record', `${file}: header field "state" must be open, closed or merged (got "${state}")`);
   const status = h.status as ProposalStatus | undefined;
   const conflicts = h.conflicts;
   if (conflicts !== undefined && (typeof conflicts !== 'number' || !Number.isInteger(conflicts) || conflicts < 0))
-    throw new RunError(
+    throw new ForgeError(
       'invalid-proposal-record',
       `${file}: header field "conflicts" must be a whole number (got ${JSON.stringify(conflicts)})`,
     );
   const renderFailed = h.renderFailed;
   if (renderFailed !== undefined && typeof renderFailed !== 'boolean')
-    throw new RunError(
+    throw new ForgeError(
       'invalid-proposal-record',
       `${file}: header field "renderFailed" must be true or false (got ${JSON.stringify(renderFailed)})`,
     );

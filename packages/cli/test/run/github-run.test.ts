@@ -5,12 +5,19 @@ import { join } from 'node:path';
 import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
 import type { Conflict } from '@kdelta/merge-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Io } from '../command.js';
-import { main } from '../main.js';
-import { copyMaterialize, createFleet, packageVariant, repository, type Fleet } from './__fixtures__/fleet.js';
-import type { Materialize } from './job.js';
-import { parseMetadataBlock } from './report.js';
-import { run, type RunOptions } from './run.js';
+import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import { getPackageFiles, type Materialize, parseMetadataBlock, run, type RunOptions } from '@kdelta/run';
+import type { Io } from '../../src/command.js';
+import { main } from '../../src/main.js';
+
+/**
+ * The test's stand-in for the 3-way update: the upstream package at the resolved commit, replacing
+ * the downstream's files (upstream wins). Enough to test everything around it.
+ */
+const copyMaterialize: Materialize = async (input) => {
+  const files = await getPackageFiles(input);
+  return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
+};
 
 /** `kdelta run --forge github` against a fake GitHub: real git repositories behind a REST and GraphQL API. */
 

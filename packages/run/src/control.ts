@@ -12,7 +12,7 @@ import {
   type PackageVariant,
   type PackageVariantSet,
 } from '@kdelta/variant-engine';
-import { isDirectory, listFiles } from '../util/fs.js';
+import { isDirectory, listFiles } from '@kdelta/kptfile-model';
 import { branchPrefixProblem } from './branch-prefix.js';
 
 /**

@@ -54,9 +54,9 @@ describe('local forge records', () => {
     await expect(forge.list()).rejects.toThrow(/c1\/v\.md: not a kdelta proposal record/);
     // errors a caller can tell apart by code, as every package's errors
     await expect(forge.find({ downstream: '../x', repo: '', head: 'kdelta/a', base: 'main' })).rejects.toMatchObject({
-      name: 'RunError',
+      name: 'ForgeError',
       code: 'invalid-name',
     });
-    await expect(forge.list()).rejects.toMatchObject({ name: 'RunError', code: 'invalid-proposal-record' });
+    await expect(forge.list()).rejects.toMatchObject({ name: 'ForgeError', code: 'invalid-proposal-record' });
   });
 });

@@ -3,13 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Io } from '../command.js';
-import { main } from '../main.js';
-import { ControlError } from './control.js';
-import { createFleet, packageVariant, repository, type Fleet } from './__fixtures__/fleet.js';
-import { packageUpdateMaterialize } from './materialize.js';
-import { renderTable } from './report.js';
-import { run, type RunOptions } from './run.js';
+import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import { ControlError, packageUpdateMaterialize, renderTable, run, type RunOptions } from '@kdelta/run';
+import type { Io } from '../../src/command.js';
+import { main } from '../../src/main.js';
 
 /** git in `cwd` as a developer of the control repository would run it. */
 function devGit(cwd: string): (...args: string[]) => string {
