@@ -53,7 +53,7 @@ function failureMessage(report: RunReport): string {
   const failed = report.results.filter((r) => r.action === 'failed');
   const first = failed[0];
   const more = failed.length > 1 ? ` (and ${failed.length - 1} more: see the job summary)` : '';
-  const hint = failed.map((r) => permissionHint(r.error ?? '')).find((h) => h !== undefined);
+  const hint = failed.map((r) => permissionHint(r)).find((h) => h !== undefined);
   const what =
     failed.length === report.results.length
       ? `every variant failed (${failed.length})`
@@ -84,7 +84,7 @@ export async function main(): Promise<void> {
     if (error instanceof ControlError) reportControlError(error, options.cwd);
     else {
       const text = error instanceof Error ? error.message : String(error);
-      const hint = permissionHint(text);
+      const hint = permissionHint(error instanceof Error ? (error as { code?: string }) : {});
       core.setFailed(`kdelta run stopped: ${text}${hint ? `\n${hint}` : ''}`);
     }
     return;

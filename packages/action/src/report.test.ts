@@ -216,20 +216,16 @@ describe('control annotations', () => {
 });
 
 describe('permissionHint', () => {
-  it('explains a token without the permission, naming what GitHub asked for', () => {
-    const hint = permissionHint(
-      'POST /repos/org/c1/pulls: 403 Resource not accessible by integration (X-Accepted-GitHub-Permissions: pull_requests=write)',
-    );
-    expect(hint).toContain('the token lacks a permission (GitHub wants pull_requests=write)');
+  it('explains a refusal by its code: GitHub or git refused the token without naming a permission', () => {
+    const hint = permissionHint({ code: 'forbidden' });
+    expect(hint).toContain('contents: write and pull-requests: write');
     expect(hint).toContain('GitHub App installation token or a fine-grained token in the `token` input');
-    expect(permissionHint('git push: Permission to org/c1.git denied to github-actions[bot]. 403')).toContain('contents: write');
   });
-  it('says nothing about other failures', () => {
-    expect(permissionHint('render (function set-labels): exit 1')).toBeUndefined();
-    expect(permissionHint('spec.upstream.revision: "v9" is not a tag')).toBeUndefined();
-    // advice already given by the forge is not repeated
-    expect(
-      permissionHint('403: the token lacks pull_requests=write: give the workflow `permissions: pull-requests: write`'),
-    ).toBeUndefined();
+  it('says nothing about other failures, whatever their text', () => {
+    expect(permissionHint({ code: 'failed' })).toBeUndefined();
+    expect(permissionHint({ code: 'upstream-unresolved' })).toBeUndefined();
+    expect(permissionHint({})).toBeUndefined();
+    // a refusal that names the permission already says what to give the token
+    expect(permissionHint({ code: 'missing-permission' })).toBeUndefined();
   });
 });

@@ -1,41 +1,13 @@
 import { parseYamlStream } from '@kdelta/merge-core';
-import type { ControlIssue, RunReport, VariantResult } from '@kdelta/run';
+import { countResults, type ControlIssue, type Counted, type RunReport, type VariantResult } from '@kdelta/run';
 
 /**
  * What the Action shows of a run: its outputs, the job summary, the annotations. Pure renderers
  * of the run's report, unit-tested; main.ts hands their results to the runner.
  */
 
-export type Counted = 'created' | 'updated' | 'closed' | 'unchanged' | 'deferred' | 'failed';
-
-export type Counts = Record<Counted, number>;
-
-/** Which count a result's action adds to (the Action's outputs of the same names). */
-export function countedAs(action: string): Counted {
-  switch (action) {
-    case 'proposed':
-    case 'removal-proposed':
-    case 'orphan-proposed':
-      return 'created';
-    case 'updated':
-      return 'updated';
-    case 'closed':
-      return 'closed';
-    case 'deferred':
-      return 'deferred';
-    case 'failed':
-      return 'failed';
-    default:
-      // unchanged, up-to-date, blocked, not-adopted: nothing was written
-      return 'unchanged';
-  }
-}
-
-export function countResults(results: readonly Pick<VariantResult, 'action'>[]): Counts {
-  const counts: Counts = { created: 0, updated: 0, closed: 0, unchanged: 0, deferred: 0, failed: 0 };
-  for (const r of results) counts[countedAs(r.action)]++;
-  return counts;
-}
+/** Which count a result adds to: the run's own rule, the Action's outputs of the same names. */
+export { countedAs, countResults, type Counted, type Counts } from '@kdelta/run';
 
 /** One entry of the `pull-requests` output. */
 export interface PullRequestEntry {
@@ -87,19 +59,14 @@ export function actionOutputs(report: RunReport): Record<string, string> {
 }
 
 /**
- * What to do about an error that says the token may not do something (GitHub answers 403 with
- * "Resource not accessible by integration", or names the permission it wanted): the usual cause
- * is the workflow's own token, which reaches only the workflow's repository.
+ * What to do about a failure whose code says the token may not do something: GitHub refused it
+ * (403) without naming a permission, or git was refused a push. The usual cause is the workflow's
+ * own token, which reaches only the workflow's repository. A refusal that names the permission
+ * (`missing-permission`) already says what to give the token: nothing to add.
  */
-export function permissionHint(error: string): string | undefined {
-  // The GitHub forge's own refusals already say what to give the token: nothing to add.
-  if (/the token lacks/.test(error)) return undefined;
-  const wanted = /(?:X-Accepted-GitHub-Permissions|accepted permissions?)[:=]?\s*"?([a-z_]+=[a-z]+(?:[,; ]+[a-z_]+=[a-z]+)*)/i.exec(
-    error,
-  )?.[1];
-  if (!wanted && !/Resource not accessible by integration|\bpermission|\b403\b|must have (?:push|admin) access/i.test(error))
-    return undefined;
-  return `the token lacks a permission${wanted ? ` (GitHub wants ${wanted})` : ''}: it needs contents: write and pull-requests: write on every downstream repository. The workflow's own GITHUB_TOKEN reaches only the workflow's repository and only with the job's \`permissions:\`; for other repositories pass a GitHub App installation token or a fine-grained token in the \`token\` input.`;
+export function permissionHint(failed: { readonly code?: string | undefined }): string | undefined {
+  if (failed.code !== 'forbidden') return undefined;
+  return "the token lacks a permission: it needs contents: write and pull-requests: write on every downstream repository. The workflow's own GITHUB_TOKEN reaches only the workflow's repository and only with the job's `permissions:`; for other repositories pass a GitHub App installation token or a fine-grained token in the `token` input.";
 }
 
 // ---------------------------------------------------------------------------------------------

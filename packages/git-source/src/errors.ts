@@ -7,6 +7,7 @@ export type GitErrorCode =
   | 'not-a-repository' // the URL or path is not a git repository
   | 'unknown-revision' // the ref or commit does not exist on the remote
   | 'auth' // the remote refused our credentials or asked for some
+  | 'forbidden' // the remote took our credentials but does not let them do this (HTTP 403: a push without write access)
   | 'stale-lease' // push --force-with-lease: the remote branch moved since we read it
   | 'non-fast-forward' // push rejected because it would lose commits
   | 'not-found' // a directory that does not exist at the ref
@@ -54,6 +55,7 @@ const patterns: ReadonlyArray<readonly [RegExp, GitErrorCode]> = [
     /Authentication failed|could not read Username|could not read Password|Permission denied \(publickey|terminal prompts disabled|HTTP Basic: Access denied/i,
     'auth',
   ],
+  [/The requested URL returned error: 403|remote: Permission to \S+ denied/i, 'forbidden'],
   [
     /unknown revision|couldn't find remote ref|not our ref|bad revision|invalid object name|no such ref|did not match any|Not a valid object name|not a valid ref|upload-pack: not our ref/i,
     'unknown-revision',

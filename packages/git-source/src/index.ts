@@ -32,6 +32,8 @@ export {
   listTags,
   defaultBranch,
   resolveRef,
+  pickRef,
+  pickCommit,
   detectMovedRef,
   type RemoteOptions,
   type RemoteRef,

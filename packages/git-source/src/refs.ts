@@ -129,6 +129,22 @@ export function pickRef(ref: string, refs: readonly RemoteRef[], packagePath?: s
 }
 
 /**
+ * The commit `ref` names among a remote's refs, as `pkg get` and `pkg update` take it: a tag, a
+ * branch, a full ref name, a full commit id, or an abbreviated commit id of a tag or branch tip
+ * (one commit only). Undefined when none matches (an abbreviated id of an older commit needs a
+ * fetch: see {@link resolveRef}).
+ */
+export function pickCommit(ref: string, refs: readonly RemoteRef[], packagePath?: string): string | undefined {
+  const picked = pickRef(ref, refs, packagePath)?.commit ?? refs.find((r) => r.name === ref)?.commit;
+  if (picked) return picked;
+  if (isFullCommit(ref)) return ref.toLowerCase();
+  if (!/^[0-9a-f]{4,39}$/i.test(ref)) return undefined;
+  const id = ref.toLowerCase();
+  const commits = new Set(refs.map((r) => r.commit.toLowerCase()).filter((c) => c.startsWith(id)));
+  return commits.size === 1 ? [...commits][0] : undefined;
+}
+
+/**
  * Resolve a branch, tag (`<packagePath>/<ref>` or plain) or commit on the remote, asking the
  * remote every time (a moved tag is never served stale). A full commit id resolves to itself; an
  * abbreviated one that no ref matches comes back without `commit` (a fetch resolves it).

@@ -7,9 +7,27 @@ export {
   type RunProgress,
   type RunMode,
 } from './run.js';
-export type { RunReport, VariantResult, JobAction, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './job.js';
-export { createPackageUpdateMaterialize, packageUpdateMaterialize, getPackageFiles } from './materialize.js';
-export { parseMetadataBlock, renderTable, reportJson, type ProposalMetadata, type RenderFailureReport } from './report.js';
+export {
+  countedAs,
+  countResults,
+  type RunReport,
+  type VariantResult,
+  type JobAction,
+  type Counted,
+  type Counts,
+} from './result.js';
+export type { PackageFiles } from './file-content.js';
+export {
+  createPackageUpdateMaterialize,
+  packageUpdateMaterialize,
+  getPackageFiles,
+  type Materialize,
+  type MaterializeInput,
+  type MaterializeResult,
+} from './materialize.js';
+export { parseMetadataBlock, type ProposalMetadata } from './proposal-body.js';
+export type { RenderFailureReport } from './render.js';
+export { renderTable, reportJson } from './report.js';
 export { ControlError, type ControlIssue } from './control.js';
 export { RunError, type RunErrorCode } from './errors.js';
 export { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';

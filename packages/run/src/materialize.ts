@@ -4,7 +4,9 @@ import { parseYamlDocument } from '@kdelta/merge-core';
 import { makeTempDir, removeTempDir, type PackageTree } from '@kdelta/kptfile-model';
 import { fetchPackage } from '@kdelta/git-source';
 import { createFetchMemo, type FetchMemo, getPackage, updatePackage } from '@kdelta/package-update';
-import type { FileContent, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './job.js';
+import type { Conflict, ResourceReport } from '@kdelta/merge-core';
+import type { SourceTrust } from '@kdelta/git-source';
+import { fileContent, type FileContent, type PackageFiles } from './file-content.js';
 import { readPackageDir, writePackageDir } from './package-files.js';
 import { RunError } from './errors.js';
 
@@ -15,16 +17,52 @@ import { RunError } from './errors.js';
  * directory, updates it there and reads the result back, bytes and all.
  */
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
-
-/** Text when the bytes are UTF-8, else the bytes themselves (a binary file must come back intact). */
-export function fileContent(bytes: Uint8Array): FileContent {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    return bytes;
-  }
+export interface MaterializeInput {
+  readonly variant: string;
+  readonly upstream: {
+    /** Repository URL or absolute path, as in the Repository's `spec.git.repo`. */
+    readonly repo: string;
+    /** Package directory in the upstream repository (no leading `/`; '' for the root). */
+    readonly directory: string;
+    /** The ref the variant names (tag, branch or commit): what the Kptfile's `upstream.git.ref` records. */
+    readonly ref: string;
+    /** The full commit `ref` resolved to: fetch exactly this one. */
+    readonly commit: string;
+  };
+  readonly downstream: {
+    /** The package's name (the Kptfile's `metadata.name`). */
+    readonly package: string;
+    /** The package as it is on the downstream's base branch; undefined the first time. */
+    readonly local: PackageFiles | undefined;
+  };
+  /** Cache directory for upstream fetches (git-source's). */
+  readonly cacheDir?: string | undefined;
+  /** Directory a relative upstream repository is resolved against. */
+  readonly cwd?: string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The repositories the user named (the control resources', the forge's): every repository the
+   * package's content names is fetched under it. Absent: package-update's default.
+   */
+  readonly trust?: SourceTrust | undefined;
 }
+
+export interface MaterializeResult {
+  /**
+   * The whole package after get (first time) or update (3-way merge of the lock's commit, the
+   * new upstream and `local`): every file, the Kptfile's `upstream` and `upstreamLock` set to
+   * the input's ref and commit. The variant's mutations are applied after, by the run.
+   */
+  readonly files: PackageFiles;
+  readonly conflicts: readonly Conflict[];
+  /** What happened to each resource (empty for a first get). */
+  readonly resources: readonly ResourceReport[];
+  readonly lock: { readonly repo: string; readonly directory: string; readonly ref: string; readonly commit: string };
+}
+
+/** Get or update a package: throws on failure (the run reports it for that variant alone). */
+export type Materialize = (input: MaterializeInput) => Promise<MaterializeResult>;
+
 
 /** `/a/b` as Kptfiles record a package directory; '' (the repository root) is `/`. */
 function kptDirectory(directory: string): string {

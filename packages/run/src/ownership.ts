@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { withoutCredentials } from '@kdelta/git-source';
-import { findControlRepository } from './update-mode.js';
+import { findControlRepository } from './control-repository.js';
 
 /**
  * Which control repository wrote a variant's package: beside the owner annotation (the variant's

@@ -1,7 +1,6 @@
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import type { CarriedContent, FileContent, PackageFiles } from './job.js';
-import { fileContent } from './materialize.js';
+import { fileContent, type FileContent, type PackageFiles } from './file-content.js';
 import { RunError } from './errors.js';
 
 /**
@@ -89,15 +88,4 @@ export async function writePackageDir(dir: string, files: PackageFiles): Promise
     await mkdir(dirname(full), { recursive: true });
     await symlink(target, full);
   }
-}
-
-/** Text files (what the variant's mutations read) apart from the rest (binary, executable, symlinks: carried through untouched). */
-export function splitBinary(files: PackageFiles): { text: Map<string, string>; binary: Map<string, CarriedContent> } {
-  const text = new Map<string, string>();
-  const binary = new Map<string, CarriedContent>();
-  for (const [path, content] of files) {
-    if (typeof content === 'string') text.set(path, content);
-    else binary.set(path, content);
-  }
-  return { text, binary };
 }

@@ -1,6 +1,6 @@
 import type { Conflict } from '@kdelta/merge-core';
 import { describe, expect, it } from 'vitest';
-import { MAX_BODY, parseMetadataBlock, renderProposalBodies, SHORTENED_NOTE, type ProposalBodyInput } from './report.js';
+import { MAX_BODY, parseMetadataBlock, renderProposalBodies, SHORTENED_NOTE, type ProposalBodyInput } from './proposal-body.js';
 
 function input(files: number, conflicts: number, over: Partial<ProposalBodyInput> = {}): ProposalBodyInput {
   const conflict = (i: number): Conflict =>

@@ -6,7 +6,6 @@ import {
   cloneBare,
   hideCredentials,
   listRemoteRefs,
-  runGit,
   sourceTrust,
   stopRunningGit,
   type Author,
@@ -19,36 +18,19 @@ import { checkOutputPath } from '@kdelta/kptfile-model';
 import type { Forge, ProposalTarget } from './forge/forge.js';
 import { createGitHubForge, type GitHubForgeOptions, type GitHubRunOptions } from './forge/github.js';
 import { loadControl } from './control.js';
-import {
-  checkpoint,
-  DEFERRED_MESSAGE,
-  interrupted,
-  findRemovals,
-  resultWithoutCredentials,
-  removalTarget,
-  runRemovalJob,
-  runVariantJob,
-  variantTarget,
-  type Removal,
-  type JobContext,
-  type Materialize,
-  type Mirror,
-  type RunReport,
-  type VariantResult,
-} from './job.js';
-import { createPackageUpdateMaterialize } from './materialize.js';
+import { checkpoint, interrupted, type JobContext } from './context.js';
+import { findRemovals, removalLabel, removalTarget, runRemovalJob, type Removal } from './jobs/removal.js';
+import { runVariantJob, variantTarget } from './jobs/variant.js';
+import { parseMetadataBlock } from './proposal-body.js';
+import { deferredResult, resultWithoutCredentials, type RunReport, type VariantResult } from './result.js';
+import { checkoutMirror, mirrorHeads, type Mirror } from './workspace.js';
+import { createPackageUpdateMaterialize, type Materialize } from './materialize.js';
 import { findControlIdentity } from './ownership.js';
 import { settleMergedRemovals } from './settle.js';
 import { hashOf, planRun, repositoryUrl, type VariantPlan } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
-import {
-  findControlRepository,
-  findUpdatePlans,
-  runUpdateJob,
-  updateTarget,
-  type ControlRepository,
-  type UpdatePlan,
-} from './update-mode.js';
+import { findControlRepository, type ControlRepository } from './control-repository.js';
+import { findUpdatePlans, runUpdateJob, updateTarget, type UpdatePlan } from './jobs/update.js';
 import { describeCollision, findCollisions, type PlannedProposal } from './names.js';
 import { RunError } from './errors.js';
 import { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
@@ -190,7 +172,14 @@ export async function run(options: RunOptions): Promise<RunReport> {
           branchPrefix,
         })
       : forgeChoice === 'github'
-        ? createGitHubForge({ ...settings.github, ...definedOnly(options.github ?? {}), env, budget, branchPrefix })
+        ? createGitHubForge({
+            ...settings.github,
+            ...definedOnly(options.github ?? {}),
+            env,
+            budget,
+            branchPrefix,
+            fingerprintIn: (body) => parseMetadataBlock(body)?.fingerprint,
+          })
         : forgeChoice;
   const warnings = [...plan.warnings];
 
@@ -231,23 +220,18 @@ export async function run(options: RunOptions): Promise<RunReport> {
     signal: options.signal,
     budget,
     control: controlId,
-    scratch: async (name) => {
+    checkout: async (url, base, head, name) => {
+      const mirror = await ctx.mirror(url);
       const dir = join(runDir, 'jobs', `${++jobs}-${name.replace(/[^A-Za-z0-9._-]/g, '_')}`);
       await mkdir(join(runDir, 'jobs'), { recursive: true });
-      return dir;
+      return checkoutMirror(mirror, url, base, head, dir);
     },
     upstreamRefs: memo<readonly RemoteRef[]>((url) => listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) })),
     mirror: memo<Mirror>(async (url) => {
       const dir = join(runDir, 'mirrors', `${hashOf(url).slice(0, 16)}.git`);
       await mkdir(join(runDir, 'mirrors'), { recursive: true });
       await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env, ...tokenFor(url) });
-      const { stdout } = await runGit(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads'], { cwd: dir });
-      const heads = new Map<string, string>();
-      for (const line of stdout.split('\n')) {
-        const [ref, sha] = line.trim().split(' ');
-        if (ref && sha) heads.set(ref.slice('refs/heads/'.length), sha);
-      }
-      return { dir, heads };
+      return { dir, heads: await mirrorHeads(dir) };
     }),
   };
 
@@ -262,18 +246,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     };
     // Once the budget is spent no job starts: each is reported deferred for the next run.
     const unlessSpent = (variant: string, downstream: string, job: () => Promise<VariantResult>) => async (): Promise<VariantResult> =>
-      budget?.exhausted
-        ? {
-            variant,
-            downstream,
-            action: 'deferred',
-            writes: false,
-            dryRun: ctx.dryRun,
-            conflicts: [],
-            conflictCount: 0,
-            message: DEFERRED_MESSAGE,
-          }
-        : job();
+      budget?.exhausted ? deferredResult({ variant, downstream, dryRun: ctx.dryRun }) : job();
     // Update mode: the control repository's own packages with an upstream.
     let updates: UpdatePlan[] = [];
     let control: ControlRepository | undefined;
@@ -345,6 +318,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
             dryRun: ctx.dryRun,
             conflicts: [],
             conflictCount: 0,
+            code: 'name-collision',
             error: why,
           }),
         );
@@ -353,7 +327,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
       const handled = new Set(removals.map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
       const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
       if (!forge.tracksMerges) {
-        results.push(...(await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard))));
+        const settled = await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard));
+        results.push(...settled.map(resultWithoutCredentials));
       }
     }
     // an aborted run reports nothing: the jobs it stopped would read as failures of their own
@@ -364,7 +339,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
       dryRun: ctx.dryRun,
       mode,
       shard,
-      results: results.map(resultWithoutCredentials),
+      results,
       warnings: warnings.map((w) => hideCredentials(w)),
       failed: results.filter((r) => r.error !== undefined).length,
       ...(budget ? { budget: budget.report() } : {}),
@@ -376,10 +351,6 @@ export async function run(options: RunOptions): Promise<RunReport> {
     options.signal?.removeEventListener('abort', stopGit);
     removeTempDir(runDir);
   }
-}
-
-function removalLabel(r: Removal): string {
-  return `${r.repository}/${r.directory.split('/').pop() ?? ''}`;
 }
 
 /**

@@ -1,6 +1,8 @@
-import { runGit, withoutCredentials } from '@kdelta/git-source';
-import { type JobContext, message, proposalRef, type VariantResult } from './job.js';
-import { parseMetadataBlock } from './report.js';
+import { withoutCredentials } from '@kdelta/git-source';
+import type { JobContext } from './context.js';
+import { parseMetadataBlock } from './proposal-body.js';
+import { errorCode, message, proposalRef, type VariantResult } from './result.js';
+import { isAncestorIn } from './workspace.js';
 
 /**
  * Open removal proposals (delete or orphan) that were merged. Once merged, the package or its
@@ -27,17 +29,12 @@ export async function settleMergedRemovals(
       const mirror = await ctx.mirror(repo);
       const baseCommit = mirror.heads.get(p.base);
       // merged: the commit the proposal proposed is in the base branch (its branch may be deleted since)
-      const merged =
-        baseCommit !== undefined &&
-        (await runGit(['merge-base', '--is-ancestor', meta.headCommit, baseCommit], { cwd: mirror.dir }).then(
-          () => true,
-          () => false,
-        ));
+      const merged = baseCommit !== undefined && (await isAncestorIn(mirror.dir, meta.headCommit, baseCommit));
       if (!merged) continue;
       const proposal = ctx.dryRun ? p : await ctx.forge.close(p, 'merged');
       out.push({ ...base, action: 'up-to-date', writes: true, proposal: proposalRef(proposal), message: 'the proposal was merged' });
     } catch (error) {
-      out.push({ ...base, action: 'failed', writes: false, error: message(error) });
+      out.push({ ...base, action: 'failed', writes: false, code: errorCode(error), error: message(error) });
     }
   }
   return out;

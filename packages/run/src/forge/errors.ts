@@ -6,6 +6,8 @@ export type ForgeErrorCode =
   | 'missing-token' // the github forge without GITHUB_TOKEN / GH_TOKEN
   | 'unsupported-repository' // a downstream URL the forge cannot serve
   | 'github-request-failed' // GitHub refused or answered what the forge cannot use
+  | 'missing-permission' // GitHub named a permission the token lacks (the message says which, and how to give it)
+  | 'forbidden' // GitHub refused the token (403) without naming a permission: not allowed on that repository
   | 'body-too-long' // a proposal body over GitHub's limit even when shortened
   | 'branch-moved' // a branch moved since it was read: left alone
   | 'invalid-name' // a name that cannot name a record file

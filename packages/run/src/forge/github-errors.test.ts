@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeGitHubError, missingPermissionAdvice, parseAcceptedPermissions } from './github-errors.js';
+import { describeGitHubError, githubErrorCode, missingPermissionAdvice, parseAcceptedPermissions } from './github-errors.js';
 
 const failure = (status: number, headers: Record<string, string> = {}, data: unknown = {}) =>
   Object.assign(new Error(`HTTP ${status}`), { status, response: { headers, data } });
@@ -55,5 +55,16 @@ describe('GitHub refusals a user can act on', () => {
         'open it',
       ),
     ).toBe('GitHub: cannot open it: 422 Validation Failed; No commits between main and kdelta/web');
+  });
+});
+
+describe('the code of a GitHub refusal', () => {
+  it('tells a named missing permission from a plain refusal and from everything else', () => {
+    expect(githubErrorCode(failure(403, { 'x-accepted-github-permissions': 'pull_requests=write' }))).toBe('missing-permission');
+    expect(githubErrorCode(failure(404, { 'x-accepted-github-permissions': 'contents=read' }))).toBe('missing-permission');
+    expect(githubErrorCode(failure(403, {}, { message: 'Resource not accessible by integration' }))).toBe('forbidden');
+    expect(githubErrorCode(failure(403, {}, { message: 'You have exceeded a secondary rate limit' }))).toBe('github-request-failed');
+    expect(githubErrorCode(failure(404))).toBe('github-request-failed');
+    expect(githubErrorCode(new Error('socket hang up'))).toBe('github-request-failed');
   });
 });

@@ -1,3 +1,5 @@
+import type { ForgeErrorCode } from './errors.js';
+
 /**
  * GitHub's refusals, as a user can act on them: which permission the token lacks (GitHub names it
  * in the `X-Accepted-GitHub-Permissions` header) and what to change; bad credentials; rate limits.
@@ -87,6 +89,17 @@ function detail(error: ErrorLike): string {
   }
   if (parts.length === 0 && error.message) parts.push(error.message.split('\n')[0]!);
   return [...new Set(parts)].join('; ');
+}
+
+/**
+ * The code of a failed GitHub request: a permission GitHub named, a refusal (403) without one,
+ * or any other failure (rate limits included: the next run continues, no permission to give).
+ */
+export function githubErrorCode(error: unknown): ForgeErrorCode {
+  const e = (error ?? {}) as ErrorLike;
+  if ((e.status === 403 || e.status === 404) && header(e, 'x-accepted-github-permissions') !== undefined) return 'missing-permission';
+  if (e.status === 403 && !/rate limit/i.test(detail(e))) return 'forbidden';
+  return 'github-request-failed';
 }
 
 /**

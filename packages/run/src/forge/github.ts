@@ -4,7 +4,6 @@ import { Octokit } from '@octokit/core';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { runGit } from '@kdelta/git-source';
-import { parseMetadataBlock } from '../report.js';
 import type { Budget } from './budget.js';
 import type {
   Forge,
@@ -16,7 +15,7 @@ import type {
   UpsertResult,
   WriteOperation,
 } from './forge.js';
-import { describeGitHubError } from './github-errors.js';
+import { describeGitHubError, githubErrorCode } from './github-errors.js';
 import { compareUrlOf, githubRepoOf, type GitHubRepo } from './github-repo.js';
 import { ForgeError } from './errors.js';
 
@@ -68,6 +67,12 @@ export interface GitHubForgeOptions extends GitHubRunOptions {
    * seconds after a secondary rate limit; tests against a local server shorten both.
    */
   readonly pacing?: { readonly writeSpacing?: boolean; readonly retryAfterUnitMs?: number } | undefined;
+  /**
+   * Reads the fingerprint a body carries itself (the run's metadata block): such a body is stored
+   * as it is, the fingerprint once. Without it, or for a body that carries none, the forge keeps
+   * the fingerprint in a hidden marker of its own at the end of the body.
+   */
+  readonly fingerprintIn?: ((body: string) => string | undefined) | undefined;
 }
 
 export interface GitHubForge extends Forge {
@@ -121,21 +126,25 @@ interface Record_ {
   status?: ProposalStatus | undefined;
 }
 
-/** The forge's own marker, appended when the body's metadata block does not carry the fingerprint. */
+/** The forge's own marker, appended when the body does not carry the fingerprint itself. */
 const MARKER = /\n?<!-- kdelta-fingerprint: ([A-Za-z0-9._-]+) -->\n?$/;
 
-export function encodeBody(body: string, fingerprint: string): string {
-  if (parseMetadataBlock(body)?.fingerprint === fingerprint) return body;
+type FingerprintIn = (body: string) => string | undefined;
+
+const noFingerprint: FingerprintIn = () => undefined;
+
+export function encodeBody(body: string, fingerprint: string, fingerprintIn: FingerprintIn = noFingerprint): string {
+  if (fingerprintIn(body) === fingerprint) return body;
   return `${body}${body.endsWith('\n') ? '' : '\n'}<!-- kdelta-fingerprint: ${fingerprint} -->\n`;
 }
 
-export function decodeBody(stored: string): { body: string; fingerprint: string } {
+export function decodeBody(stored: string, fingerprintIn: FingerprintIn = noFingerprint): { body: string; fingerprint: string } {
   const m = MARKER.exec(stored);
   if (m) {
     const body = stored.slice(0, m.index);
     return { body: body.endsWith('\n') || body === '' ? body : `${body}\n`, fingerprint: m[1]! };
   }
-  return { body: stored, fingerprint: parseMetadataBlock(stored)?.fingerprint ?? '' };
+  return { body: stored, fingerprint: fingerprintIn(stored) ?? '' };
 }
 
 function labelsOf(pull: PullJson): string[] {
@@ -163,6 +172,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
   const prefix = options.branchPrefix ?? 'kdelta/';
   const draftPolicy = options.draft ?? 'conflicts';
   const counts = { reads: 0, writes: 0 };
+  const fingerprintIn = options.fingerprintIn ?? noFingerprint;
 
   const Kit = Octokit.plugin(throttling, retry);
   const pacing = options.pacing ?? {};
@@ -203,7 +213,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     try {
       return (await octokit.request(route, params)).data as T;
     } catch (error) {
-      throw new ForgeError('github-request-failed', describeGitHubError(error, what));
+      throw new ForgeError(githubErrorCode(error), describeGitHubError(error, what));
     }
   }
 
@@ -212,7 +222,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     try {
       data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables })).data as typeof data;
     } catch (error) {
-      throw new ForgeError('github-request-failed', describeGitHubError(error, what));
+      throw new ForgeError(githubErrorCode(error), describeGitHubError(error, what));
     }
     if (data.errors && data.errors.length > 0)
       throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join('; ')}`);
@@ -263,7 +273,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf(repo).toLowerCase();
 
   function toProposal(r: Record_, state?: Proposal['state']): Proposal {
-    const { body, fingerprint } = decodeBody(r.pull.body ?? '');
+    const { body, fingerprint } = decodeBody(r.pull.body ?? '', fingerprintIn);
     const id = `${r.pull.number}`;
     const repoKey = keyOf(repoOf(r.repoUrl));
     const merged = mergedByRun.has(`${repoKey}#${id}`);
@@ -375,7 +385,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     async upsert(input: ProposalInput): Promise<UpsertResult> {
       const repo = repoOf(input.repo);
       const pulls = await openPulls(input);
-      const stored = encodeBody(input.body, input.fingerprint);
+      const stored = encodeBody(input.body, input.fingerprint, fingerprintIn);
       if (stored.length > MAX_BODY_CHARS) {
         throw new ForgeError(
           'body-too-long',

@@ -1,0 +1,113 @@
+import { OWNER_ANNOTATION } from '@kdelta/variant-engine';
+import type { Change } from '../change.js';
+import type { JobContext } from '../context.js';
+import type { ProposalTarget } from '../forge/forge.js';
+import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, setKptfileAnnotations } from '../kptfile-annotations.js';
+import { CONTROL_ANNOTATION } from '../ownership.js';
+import { hashOf } from '../plan.js';
+import { propose } from '../propose.js';
+import { runJob, type VariantResult } from '../result.js';
+import { kptfilesOn, showFile, type Mirror } from '../workspace.js';
+import { RunError } from '../errors.js';
+
+/** Variants that are gone: a proposal removing their package (delete) or their ownership (orphan). */
+
+/** A package on a downstream's base branch owned by a variant no longer in the control resources. */
+export interface Removal {
+  readonly variant: string;
+  readonly repository: string;
+  readonly url: string;
+  readonly branch: string;
+  /** The package directory in the downstream repository. */
+  readonly directory: string;
+  readonly policy: 'delete' | 'orphan';
+}
+
+/**
+ * Every owned package of a mirrored downstream whose owner is not among `variants`, leaving out
+ * the packages another control repository than `control` recorded as its own.
+ */
+export async function findRemovals(
+  mirror: Mirror,
+  downstream: { repository: string; url: string; branch: string; directory: string },
+  variants: ReadonlySet<string>,
+  control?: string,
+): Promise<Removal[]> {
+  if (!mirror.heads.has(downstream.branch)) return [];
+  const out: Removal[] = [];
+  for (const path of await kptfilesOn(mirror, downstream.branch, downstream.directory)) {
+    const text = await showFile(mirror, downstream.branch, path);
+    let annotations: Record<string, string>;
+    try {
+      annotations = kptfileAnnotations(text);
+    } catch {
+      continue; // not ours to judge: an unreadable Kptfile is no variant's package
+    }
+    const owner = annotations[OWNER_ANNOTATION];
+    if (!owner || variants.has(owner)) continue;
+    const writer = annotations[CONTROL_ANNOTATION];
+    if (writer !== undefined && writer !== control) continue; // another control repository's variant
+    out.push({
+      variant: owner,
+      repository: downstream.repository,
+      url: downstream.url,
+      branch: downstream.branch,
+      directory: path === 'Kptfile' ? '' : path.slice(0, -'/Kptfile'.length),
+      policy: annotations[DELETION_POLICY_ANNOTATION] === 'orphan' ? 'orphan' : 'delete',
+    });
+  }
+  return out;
+}
+
+export function removalTarget(removal: Removal, branchPrefix: string): ProposalTarget {
+  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix}${removal.variant}`, base: removal.branch };
+}
+
+/** `<Repository>/<package>` of a removal. */
+export function removalLabel(removal: Removal): string {
+  return `${removal.repository}/${removal.directory.split('/').pop() ?? ''}`;
+}
+
+/** Propose removing a gone variant's package (delete) or its ownership (orphan). Never throws. */
+export function runRemovalJob(removal: Removal, ctx: JobContext): Promise<VariantResult> {
+  const id = { variant: removal.variant, downstream: removalLabel(removal), dryRun: ctx.dryRun };
+  return runJob(id, () => propose(ctx, removalChange(removal, ctx)));
+}
+
+function removalChange(removal: Removal, ctx: JobContext): Change {
+  const { directory, policy, variant } = removal;
+  const action = policy === 'delete' ? 'removal-proposed' : 'orphan-proposed';
+  const what = policy === 'delete' ? `remove ${directory || 'the root package'}` : `stop managing ${directory || 'the root package'}`;
+  return {
+    target: removalTarget(removal, ctx.branchPrefix),
+    fingerprint: hashOf({ removal: policy, directory, variant, version: ctx.version }).slice(0, 32),
+    kind: policy === 'delete' ? 'removal' : 'orphan',
+    variant,
+    directory,
+    opened: action,
+    updated: action,
+    scratchName: `remove-${variant}`,
+    async prepare(ws) {
+      if (policy === 'delete') {
+        await ws.removePackage(directory);
+      } else {
+        const kptfile = await ws.readFile(directory, 'Kptfile');
+        // a Kptfile that is a symlink is never read or written through
+        if (typeof kptfile === 'object' && 'kind' in kptfile && kptfile.kind === 'symlink')
+          throw new RunError('symlinked-package', `${directory}/Kptfile in ${removal.url} is a symlink: left alone`);
+        if (typeof kptfile !== 'string') throw new RunError('not-a-package', `${directory}/Kptfile in ${removal.url} cannot be read`);
+        const unowned = setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: undefined, [DELETION_POLICY_ANNOTATION]: undefined });
+        await ws.writeFile(directory, 'Kptfile', unowned);
+      }
+      return {
+        title: `kdelta: ${what} (variant ${variant} is gone)`,
+        summary:
+          policy === 'delete'
+            ? `PackageVariant \`${variant}\` is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package \`${directory}\`.`
+            : `PackageVariant \`${variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${directory}\` and removes only the ownership annotation.`,
+        conflicts: [],
+        resources: [],
+      };
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import type { Conflict, ResourceReport } from '@kdelta/merge-core';
+import { PACKAGE_CONTEXT_FILE, PackageTree, packageContextConfigMap } from '@kdelta/kptfile-model';
+import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
+import type { Change } from '../change.js';
+import { checkpoint, type JobContext } from '../context.js';
+import { splitBinary, type CarriedContent, type FileContent } from '../file-content.js';
+import type { ProposalTarget } from '../forge/forge.js';
+import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, lockCommit, setKptfileAnnotations } from '../kptfile-annotations.js';
+import { CONTROL_ANNOTATION } from '../ownership.js';
+import { fingerprintOf, resolveUpstream, type VariantPlan } from '../plan.js';
+import { propose } from '../propose.js';
+import { renderFiles, type RenderFailureReport } from '../render.js';
+import { failure, runJob, type VariantResult } from '../result.js';
+import { RunError } from '../errors.js';
+
+/** A PackageVariant's change: its upstream package, updated and mutated, into its downstream. */
+
+/** Where a variant's proposal goes: branch `<prefix><variant>` of its downstream, into the Repository's branch. */
+export function variantTarget(plan: VariantPlan, branchPrefix: string): ProposalTarget {
+  return {
+    downstream: plan.downstream.repository.name,
+    repo: plan.downstream.url,
+    head: `${branchPrefix}${plan.name}`,
+    base: plan.downstream.branch,
+  };
+}
+
+/** Run one variant to its result. Never throws: a failure is this variant's result. */
+export function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise<VariantResult> {
+  const id = { variant: plan.name, downstream: `${plan.downstream.repository.name}/${plan.downstream.package}`, dryRun: ctx.dryRun };
+  return runJob(id, async () => {
+    const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
+    if (!resolved.ok) return failure('upstream-unresolved', resolved.error);
+    return propose(ctx, variantChange(plan, resolved.value, ctx));
+  });
+}
+
+function variantChange(plan: VariantPlan, up: { ref: string; commit: string }, ctx: JobContext): Change {
+  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
+  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
+  const { directory, url } = plan.downstream;
+  return {
+    target: variantTarget(plan, ctx.branchPrefix),
+    fingerprint,
+    kind: 'variant',
+    variant: plan.name,
+    directory,
+    upstream: upstreamInfo,
+    opened: 'proposed',
+    updated: 'updated',
+    scratchName: plan.name,
+    async prepare(ws) {
+      const local = await ws.readPackage(directory);
+      const kptfileContent = local?.get('Kptfile');
+      const kptfile = typeof kptfileContent === 'string' ? kptfileContent : undefined;
+      if (local && kptfile === undefined) {
+        return { done: failure('not-a-package', `${directory} exists in ${url} and is not a kpt package (no Kptfile): left alone`) };
+      }
+      const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
+      const spec = plan.variant.spec ?? {};
+      if (local && owner !== plan.name && spec.adoptionPolicy !== 'adoptExisting') {
+        return {
+          done: {
+            action: 'not-adopted',
+            writes: false,
+            message: `package ${directory} exists ${owner ? `and belongs to variant "${owner}"` : 'and belongs to no variant'}; adoptionPolicy adoptNone leaves it alone`,
+          },
+        };
+      }
+      const oldCommit = lockCommit(kptfile);
+      let files: Map<string, string>;
+      let binary: Map<string, CarriedContent>;
+      let conflicts: readonly Conflict[] = [];
+      let resources: readonly ResourceReport[] = [];
+      if (!local || oldCommit !== up.commit) {
+        const m = await ctx.materialize({
+          variant: plan.name,
+          upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
+          downstream: { package: plan.downstream.package, local },
+          cacheDir: ctx.cacheDir,
+          env: ctx.env,
+          trust: ctx.trust,
+        });
+        await checkpoint(ctx.signal);
+        ({ text: files, binary } = splitBinary(m.files));
+        conflicts = m.conflicts;
+        resources = m.resources;
+        // Porch, creating a package in a deployment repository, gives it its package context when it has none
+        const deployment = (plan.downstream.repository.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
+        if (!local && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+          files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
+      } else {
+        // Same upstream commit as the lock: the update would change nothing, only the mutations may.
+        ({ text: files, binary } = splitBinary(local));
+      }
+      const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
+        objects: plan.objects,
+        packageName: plan.downstream.package,
+      });
+      if (!applied.ok) return { done: failure('variant-failed', `${applied.file ? `${applied.file}: ` : ''}${applied.errors.join('; ')}`) };
+      for (const [path, text] of applied.changed) files.set(path, text);
+      const kpt = files.get('Kptfile');
+      if (kpt === undefined)
+        throw new RunError('not-a-package', `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
+      // The control repository is recorded with a new package or a new upstream commit: a package
+      // that only lacks the record gets no proposal of its own for it.
+      const recordControl =
+        ctx.control !== undefined && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
+      files.set(
+        'Kptfile',
+        setKptfileAnnotations(kpt, {
+          [OWNER_ANNOTATION]: plan.name,
+          [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete',
+          ...(recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}),
+        }),
+      );
+      let renderFailure: RenderFailureReport | undefined;
+      await checkpoint(ctx.signal);
+      if (ctx.render) {
+        const rendered = await renderFiles(ctx, files, directory, ws.dir);
+        if (rendered.ok) files = rendered.files;
+        else renderFailure = rendered.failure;
+      }
+      await checkpoint(ctx.signal);
+      await ws.writePackage(directory, new Map<string, FileContent>([...files, ...binary]));
+      const title = local
+        ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}`
+        : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
+      return {
+        title,
+        summary: local
+          ? `Updates package \`${directory}\` from \`${oldCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.`
+          : `Adds package \`${directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
+        commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || '/'} at ${up.ref} (${up.commit})`,
+        upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : undefined },
+        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : undefined,
+        conflicts,
+        resources,
+        renderFailure,
+        notReady: applied.unmetGates,
+      };
+    },
+  };
+}

@@ -1,0 +1,239 @@
+import type { Conflict, ResourceReport } from '@kdelta/merge-core';
+import { renderFailureLine, type RenderFailureReport } from './render.js';
+
+/**
+ * The proposal body: one text for every forge, ending with the hidden metadata block that makes
+ * re-runs cheap. The only writer and the only reader of that block.
+ */
+
+/** What a proposal records about itself, hidden in its body so any forge can carry it. */
+export interface ProposalMetadata {
+  readonly version: string;
+  readonly variant: string;
+  readonly fingerprint: string;
+  /** The commit the proposal's branch points at, and the base commit it was built on. */
+  readonly headCommit: string;
+  readonly baseCommit: string;
+  readonly upstream?:
+    | { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined }
+    | undefined;
+  readonly conflicts: number;
+  readonly kind: 'variant' | 'removal' | 'orphan' | 'update';
+  /** The render failed: the proposal holds the package unrendered (a re-run always renders it again). */
+  readonly renderFailed?: boolean | undefined;
+}
+
+function renderFailureSection(f: RenderFailureReport): string[] {
+  const lines = [
+    '### Render failed',
+    '',
+    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
+    '',
+  ];
+  if (f.function) lines.push(`- function: ${code(f.function)}`);
+  lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ''}`, `- error: ${code(f.message)}`);
+  if (f.results.length > 0) {
+    lines.push('- results:');
+    for (const r of f.results) lines.push(`  - ${code(r)}`);
+  }
+  lines.push('');
+  return lines;
+}
+
+function notReadySection(gates: readonly { readonly type: string; readonly message?: string | undefined }[]): string[] {
+  return [
+    '### Not ready',
+    '',
+    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
+    '',
+    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${g.message}` : ''}`),
+    '',
+  ];
+}
+
+const METADATA = /<!-- kdelta: (\{.*\}) -->/;
+
+export function renderMetadataBlock(meta: ProposalMetadata): string {
+  // `--` may not appear inside an HTML comment: JSON never needs it unescaped.
+  return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, '-\\u002d')} -->`;
+}
+
+export function parseMetadataBlock(body: string): ProposalMetadata | undefined {
+  const m = METADATA.exec(body);
+  if (!m) return undefined;
+  try {
+    const v = JSON.parse(m[1]!) as ProposalMetadata;
+    return typeof v === 'object' && v !== null && typeof v.fingerprint === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface FileChange {
+  readonly status: 'added' | 'modified' | 'deleted';
+  /** Path relative to the downstream repository. */
+  readonly path: string;
+}
+
+export interface ProposalBodyInput {
+  readonly title: string;
+  readonly summary: string;
+  readonly downstream: { readonly repo: string; readonly branch: string; readonly directory: string };
+  readonly changes: readonly FileChange[];
+  readonly resources: readonly ResourceReport[];
+  readonly conflicts: readonly Conflict[];
+  readonly metadata: ProposalMetadata;
+  /** The upstream's compare page between the old and the new commit (a forge on the same server gives it). */
+  readonly compareUrl?: string | undefined;
+  /** The render failed: a section says so, always kept whole (it is short). */
+  readonly renderFailure?: RenderFailureReport | undefined;
+  /** Readiness gates of the package not met (seed 004): a section says so, always kept whole. */
+  readonly notReady?: readonly { readonly type: string; readonly message?: string | undefined }[] | undefined;
+}
+
+/** GitHub refuses bodies over 65536 characters; the body degrades to stay under it (with room for the forge's own marker). */
+export const MAX_BODY = 60_000;
+
+export const SHORTENED_NOTE =
+  "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
+
+function code(text: string): string {
+  const t = text.replace(/\n/g, ' ');
+  return t.includes('`') ? `\`\` ${t} \`\`` : `\`${t}\``;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function value(v: unknown): string {
+  if (v === undefined) return '(absent)';
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return code(s.length > 80 ? `${s.slice(0, 77)}...` : s);
+}
+
+/** How much detail a body keeps: every step of the ladder drops some (see {@link renderProposalBodies}). */
+interface Detail {
+  readonly conflictRows: number;
+  readonly resourceTable: boolean;
+  readonly fileLines: number;
+  readonly conflictSection: boolean;
+  readonly changeSection: boolean;
+}
+
+function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): string {
+  const { metadata: meta } = input;
+  const head: string[] = [`## ${input.title}`, '', input.summary, ''];
+  if (shortened) head.push(SHORTENED_NOTE, '');
+  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
+  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
+  const provenance: string[] = ['### Provenance', ''];
+  if (meta.upstream) {
+    provenance.push(
+      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}`,
+      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} → ` : ''}${code(meta.upstream.commit.slice(0, 12))}`,
+    );
+    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
+  }
+  provenance.push(
+    `- downstream: ${code(input.downstream.repo)} ${code(input.downstream.directory || '/')} into ${code(input.downstream.branch)}`,
+    `- variant: ${code(meta.variant)}, kdelta ${meta.version}`,
+    '',
+  );
+  const footer = [
+    '---',
+    '_Written by kdelta; edit the control resources, not this text: a re-run replaces it._',
+    renderMetadataBlock(meta),
+    '',
+  ];
+
+  const changes: string[] = [];
+  if (d.changeSection) {
+    changes.push('### What changed', '');
+    if (input.changes.length === 0) changes.push('Nothing in the package files.');
+    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(c.path)}`);
+    if (input.changes.length > d.fileLines) changes.push(`- …and ${input.changes.length - d.fileLines} more file(s)`);
+    const touched = input.resources.filter((r) => r.changed || r.action !== 'merged');
+    if (d.resourceTable && touched.length > 0) {
+      changes.push('', '| resource | file | what happened |', '| --- | --- | --- |');
+      for (const r of touched) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`);
+    }
+    changes.push('');
+  } else {
+    changes.push('### What changed', '', `${input.changes.length} file(s); the list is in the run's report.`, '');
+  }
+
+  const conflicts: string[] = [];
+  if (input.conflicts.length > 0 && (!d.conflictSection || d.conflictRows === 0)) {
+    conflicts.push(`### Conflicts (${input.conflicts.length})`, '', "The list is in the run's report.", '');
+  } else if (input.conflicts.length > 0) {
+    conflicts.push(
+      `### Conflicts (${input.conflicts.length})`,
+      '',
+      'Upstream and the downstream both changed these fields; the rule says which value is in this proposal.',
+      '',
+      '| resource | field | origin | upstream | local | rule | kept |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+    );
+    for (const c of input.conflicts.slice(0, d.conflictRows)) {
+      conflicts.push(
+        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`,
+      );
+    }
+    if (input.conflicts.length > d.conflictRows)
+      conflicts.push('', `…and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
+    conflicts.push('');
+  }
+  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join('\n');
+}
+
+export interface ProposalBodies {
+  /** What the proposal carries: at most `limit` characters. */
+  readonly body: string;
+  /** Everything (the run's report and the Action's job summary show it). */
+  readonly full: string;
+  readonly shortened: boolean;
+}
+
+/**
+ * The proposal body, degraded step by step until it fits `limit`: fewer conflict rows, then no
+ * resource table, fewer file lines, no conflict table, no file list. A shortened body says so;
+ * the metadata block at the end is always kept whole.
+ */
+export function renderProposalBodies(input: ProposalBodyInput, limit: number = MAX_BODY): ProposalBodies {
+  const all: Detail = {
+    conflictRows: input.conflicts.length,
+    resourceTable: true,
+    fileLines: input.changes.length,
+    conflictSection: true,
+    changeSection: true,
+  };
+  const full = renderWith(input, all, false);
+  if (full.length <= limit) return { body: full, full, shortened: false };
+  const ladder: Detail[] = [];
+  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
+    ladder.push({ ...all, conflictRows: rows });
+    if (rows === 0) break;
+  }
+  const lean = { ...all, conflictRows: 0, resourceTable: false };
+  ladder.push(lean);
+  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
+    ladder.push({ ...lean, fileLines: lines });
+    if (lines === 0) break;
+  }
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
+  for (const d of ladder) {
+    const text = renderWith(input, d, true);
+    if (text.length <= limit) return { body: text, full, shortened: true };
+  }
+  // Only a huge title or summary gets here: cut the text, never the metadata block.
+  const last = renderWith(input, ladder[ladder.length - 1]!, true);
+  const tail = last.slice(last.lastIndexOf('\n---\n'));
+  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}…\n${tail}`.slice(-limit), full, shortened: true };
+}
+
+export function renderProposalBody(input: ProposalBodyInput): string {
+  return renderProposalBodies(input).body;
+}
+

@@ -1,0 +1,285 @@
+import { hideCredentials } from '@kdelta/git-source';
+import type { Change, Prepared } from './change.js';
+import { checkpoint, type JobContext } from './context.js';
+import { STOP_LABEL, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from './forge/forge.js';
+import { parseMetadataBlock, renderProposalBodies, type FileChange, type ProposalBodies } from './proposal-body.js';
+import { renderFailureLine, type RenderFailureReport } from './render.js';
+import { DEFERRED_MESSAGE, proposalRef, type JobAction, type JobOutcome, type VariantResult } from './result.js';
+import type { Workspace } from './workspace.js';
+import { RunError } from './errors.js';
+
+/**
+ * The one protocol every job's change goes through: stop label, fast no-op, checkout, prepare,
+ * diff, foreign commits, commit, push or publish, upsert, status — each write reserved from the
+ * run's budget before the first.
+ */
+
+/** The trailer on every commit kdelta makes: a branch with any other commit is a human's. */
+export const COMMIT_TRAILER = 'Kdelta-Variant';
+
+type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body'>;
+
+/** Propose a change: from the forge's open proposal to the pushed branch and its proposal. */
+export async function propose(ctx: JobContext, change: Change): Promise<JobOutcome> {
+  const { target, fingerprint } = change;
+  const known = change.upstream ? { upstream: change.upstream } : {};
+  // The forge first: a repository it cannot serve fails here, before anything is cloned.
+  const open = await ctx.forge.find(target);
+  const mirror = await ctx.mirror(target.repo);
+  const stop = stopped(open, target.head);
+  if (stop) return { ...stop, fingerprint, ...known };
+  const meta = open ? parseMetadataBlock(open.body) : undefined;
+  // Fast no-op: the open proposal was computed from exactly these inputs, on this base, and its
+  // branch is where it left it. Nothing is fetched, nothing is written.
+  // A proposal whose render failed is always rendered again: what failed may work now (a fixed
+  // function, a container runtime, --allow-exec); when it fails the same way nothing is written.
+  if (
+    open &&
+    meta &&
+    !meta.renderFailed &&
+    open.fingerprint === fingerprint &&
+    mirror.heads.get(target.head) === meta.headCommit &&
+    mirror.heads.get(target.base) === meta.baseCommit
+  ) {
+    return {
+      action: 'unchanged',
+      writes: false,
+      proposal: proposalRef(open),
+      fingerprint,
+      ...(change.upstream ? { upstream: { ...change.upstream, oldCommit: meta.upstream?.oldCommit } } : {}),
+      conflictCount: meta.conflicts,
+    };
+  }
+  // Nothing new upstream and nothing open: no checkout needed.
+  if (!open && change.current) return { action: 'up-to-date', writes: false, fingerprint, ...known };
+
+  await checkpoint(ctx.signal);
+  const ws = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
+  const prepared = await change.prepare(ws);
+  if ('done' in prepared) return { fingerprint, ...prepared.done };
+  await checkpoint(ctx.signal);
+  const proposed = await proposeWorkspace(ctx, change, prepared, ws, open);
+  return {
+    ...proposed,
+    fingerprint,
+    ...(prepared.upstream ? { upstream: prepared.upstream } : {}),
+    conflicts: prepared.conflicts,
+    conflictCount: prepared.conflicts.length,
+    ...(prepared.renderFailure ? { renderFailure: prepared.renderFailure } : {}),
+  };
+}
+
+/** A proposal a human labelled `kdelta:stop`: left alone and reported. */
+export function stopped(open: Proposal | undefined, head: string): Proposed | undefined {
+  if (!open?.labels?.includes(STOP_LABEL)) return undefined;
+  return {
+    action: 'blocked',
+    writes: false,
+    proposal: proposalRef(open),
+    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`,
+  };
+}
+
+/** A branch with commits kdelta did not make: left alone, and said so. */
+function blockedBy(foreign: readonly string[], target: ProposalTarget, open: Proposal | undefined): Proposed {
+  return {
+    action: 'blocked',
+    writes: false,
+    proposal: open ? proposalRef(open) : undefined,
+    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(', ')}): left alone; merge or delete it to let kdelta update it`,
+  };
+}
+
+/**
+ * The commits of the remote branch kdelta did not make: those not on base without the trailer or
+ * by another author, and, when the branch has no commit of its own, its tip unless kdelta made it
+ * (a human's branch that points into the base branch is still a human's).
+ */
+async function foreignCommits(ctx: JobContext, ws: Workspace): Promise<string[]> {
+  const trailer = new RegExp(`^${COMMIT_TRAILER}: `, 'm');
+  return (await ws.branchCommits())
+    .filter((c) => !(c.email === ctx.author.email && trailer.test(c.body)))
+    .map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
+}
+
+const costOf = (ctx: JobContext, op: WriteOperation) => ctx.forge.writeCost?.(op) ?? 0;
+
+/** Reserve a job's writes from the run's budget; undefined: the budget cannot cover them (defer the job). */
+function reserve(ctx: JobContext, cost: number): (() => void) | undefined {
+  if (!ctx.budget) return () => {};
+  return ctx.budget.reserve(cost);
+}
+
+/** The status a proposal's head commit gets: conflicts and a failed render are for a reviewer to look at. */
+export function readiness(conflicts: number, renderFailure?: RenderFailureReport): ProposalStatus {
+  if (renderFailure) {
+    const also = conflicts > 0 ? `; ${conflicts} conflict(s)` : '';
+    return { state: 'failure', description: `${renderFailureLine(renderFailure)}${also}: see the proposal` };
+  }
+  return conflicts > 0
+    ? { state: 'failure', description: `${conflicts} conflict(s) to review: see the proposal's conflict report` }
+    : { state: 'success', description: 'no conflicts' };
+}
+
+/**
+ * The proposal's texts, with every URL's credentials left out: they are pushed and published, and
+ * a Repository's `spec.git.repo` may carry credentials.
+ */
+function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspace) {
+  const { fingerprint, variant } = change;
+  const detail = prepared.commitDetail ? `${prepared.commitDetail}\n\n` : '';
+  const commitMessage = hideCredentials(
+    `${prepared.title}\n\n${detail}${COMMIT_TRAILER}: ${variant}\nKdelta-Fingerprint: ${fingerprint}\n`,
+  );
+  const body = (headCommit: string, changes: FileChange[]): ProposalBodies => {
+    const bodies = renderProposalBodies({
+      title: prepared.title,
+      compareUrl: prepared.compareUrl,
+      summary: prepared.summary,
+      downstream: { repo: change.target.repo, branch: change.target.base, directory: change.directory },
+      changes,
+      resources: prepared.resources,
+      conflicts: prepared.conflicts,
+      renderFailure: prepared.renderFailure,
+      notReady: prepared.notReady,
+      metadata: {
+        version: ctx.version,
+        variant,
+        fingerprint,
+        headCommit,
+        baseCommit: ws.baseCommit,
+        upstream: prepared.upstream,
+        conflicts: prepared.conflicts.length,
+        kind: change.kind,
+        ...(prepared.renderFailure ? { renderFailed: true } : {}),
+      },
+    });
+    return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
+  };
+  return { commitMessage, body };
+}
+
+/**
+ * The package in `ws` differs from the base (or not): push the branch and open or update the
+ * proposal, close one no longer needed, or stop at a branch a human has written on.
+ */
+async function proposeWorkspace(
+  ctx: JobContext,
+  change: Change,
+  prepared: Prepared,
+  ws: Workspace,
+  given: Proposal | undefined,
+): Promise<Proposed> {
+  const { target } = change;
+  const { commitMessage, body } = texts(ctx, change, prepared, ws);
+  const conflicts = prepared.conflicts.length;
+  // Whatever the prefix and the names: a proposal's head is never the branch it proposes into.
+  if (target.head === target.base) {
+    throw new RunError(
+      'head-is-base',
+      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`,
+    );
+  }
+  const stop = stopped(given, target.head);
+  if (stop) return stop;
+  await checkpoint(ctx.signal);
+  const token = ctx.forge.gitToken?.(target.repo);
+  let open = given;
+  const changes = await ws.changedFiles(change.directory);
+  let mergedOpen: Proposal | undefined;
+  if (open && changes.length > 0 && ws.remoteHead !== undefined && (await ws.isAncestor(ws.remoteHead, ws.baseCommit))) {
+    // The open proposal was merged and there is something new since: it is recorded as merged
+    // and the new content is a new proposal (a merged pull request cannot be reopened).
+    mergedOpen = open;
+    open = undefined;
+  }
+  if (changes.length === 0) {
+    if (!open) return { action: 'up-to-date', writes: false };
+    const merged = ws.remoteHead !== undefined && (await ws.isAncestor(ws.remoteHead, ws.baseCommit));
+    // closing deletes the branch: not one a human has written on
+    const foreign = merged ? [] : await foreignCommits(ctx, ws);
+    if (foreign.length > 0) return blockedBy(foreign, target, open);
+    if (ctx.dryRun) return { action: merged ? 'up-to-date' : 'closed', writes: true, proposal: proposalRef(open) };
+    const release = reserve(ctx, costOf(ctx, { kind: 'close' }) + (merged ? 0 : costOf(ctx, { kind: 'delete-branch' })));
+    if (!release) return { action: 'deferred', writes: false, proposal: proposalRef(open), message: DEFERRED_MESSAGE };
+    try {
+      const closed = await ctx.forge.close(open, merged ? 'merged' : 'closed');
+      if (!merged) await ws.deleteBranch({ remote: target.repo, branch: target.head, env: ctx.env, token });
+      return {
+        action: merged ? 'up-to-date' : 'closed',
+        writes: true,
+        proposal: proposalRef(closed),
+        message: merged ? 'the proposal was merged' : 'the downstream already has this content',
+      };
+    } finally {
+      release();
+    }
+  }
+  const foreign = await foreignCommits(ctx, ws);
+  if (foreign.length > 0) return blockedBy(foreign, target, open);
+  const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
+  // The branch already holds exactly this content on this base: keep it (no push, refs identical).
+  const pushNeeded = !(sameAsRemote && ws.remoteHead);
+  let headCommit = pushNeeded ? commit : ws.remoteHead!;
+  if (!pushNeeded) {
+    const bodies = body(headCommit, changes);
+    const unchanged = open !== undefined && open.body === bodies.body && open.title === prepared.title && open.fingerprint === change.fingerprint;
+    if (unchanged && open) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
+  }
+  const action: JobAction = open ? change.updated : change.opened;
+  const renderChanged = open !== undefined && Boolean(parseMetadataBlock(open.body)?.renderFailed) !== Boolean(prepared.renderFailure);
+  if (ctx.dryRun) {
+    return { action, writes: true, proposal: open ? proposalRef(open) : undefined, body: body(headCommit, changes).full };
+  }
+  // Every write this job may make is reserved before the first: it writes all of them or none.
+  const cost =
+    (mergedOpen ? costOf(ctx, { kind: 'close' }) : 0) +
+    (pushNeeded ? costOf(ctx, { kind: 'push', files: changes.length }) : 0) +
+    (pushNeeded || renderChanged ? costOf(ctx, { kind: 'status' }) : 0) +
+    costOf(ctx, { kind: 'upsert', created: open === undefined });
+  const release = reserve(ctx, cost);
+  if (!release) {
+    return { action: 'deferred', writes: false, proposal: open ? proposalRef(open) : undefined, message: DEFERRED_MESSAGE };
+  }
+  try {
+    // the last moment to stop before this proposal's writes, which then go through whole
+    await checkpoint(ctx.signal);
+    if (mergedOpen) await ctx.forge.close(mergedOpen, 'merged');
+    if (pushNeeded && ctx.forge.publishCommit) {
+      // The forge makes the commit (verified on GitHub): the proposal names that commit.
+      headCommit = await ctx.forge.publishCommit({
+        target,
+        dir: ws.dir,
+        commit,
+        baseCommit: ws.baseCommit,
+        expectedHead: ws.remoteHead,
+        message: commitMessage,
+        author: ctx.author,
+      });
+    } else if (pushNeeded) {
+      await ws.push({ remote: target.repo, branch: target.head, env: ctx.env, token });
+    }
+    const bodies = body(headCommit, changes);
+    const { proposal, warnings } = await ctx.forge.upsert({
+      ...target,
+      title: prepared.title,
+      body: bodies.body,
+      fingerprint: change.fingerprint,
+      conflicts,
+      ...(prepared.renderFailure ? { renderFailed: true } : {}),
+    });
+    // Porch's readiness, as a status on the new head commit (on GitHub a commit status, context
+    // "kdelta"): a branch protection that requires it holds back a proposal with conflicts or a
+    // failed render. The same commit gets a new status when only the render's outcome changed.
+    if (pushNeeded || renderChanged) await ctx.forge.setStatus(proposal, readiness(conflicts, prepared.renderFailure));
+    return {
+      action,
+      writes: true,
+      proposal: proposalRef(proposal),
+      body: bodies.full,
+      ...(warnings && warnings.length > 0 ? { message: warnings.join('; ') } : {}),
+    };
+  } finally {
+    release();
+  }
+}

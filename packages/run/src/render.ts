@@ -1,0 +1,71 @@
+import { PackageTree } from '@kdelta/kptfile-model';
+import { renderPackage, resultLine, type RenderOutcome } from '@kdelta/fn-render';
+
+/**
+ * A Kptfile pipeline that failed after the update and the mutations (Porch records it on the
+ * revision and keeps the package): the proposal carries the package unrendered and says why.
+ */
+export interface RenderFailureReport {
+  /** The failing function as written (image or exec), when one failed. */
+  readonly function?: string | undefined;
+  /** Its field in the Kptfile, e.g. `pipeline.mutators[0]`. */
+  readonly field?: string | undefined;
+  /** That Kptfile, relative to the downstream repository. */
+  readonly kptfile: string;
+  readonly message: string;
+  /** The failing function's results, one line each as kpt prints them (at most a few, each short). */
+  readonly results: readonly string[];
+}
+
+/** The one-line form: what a table row, a commit status and an error column show. */
+export function renderFailureLine(f: RenderFailureReport): string {
+  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
+  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
+}
+
+const MAX_RESULT_LINES = 10;
+const MAX_LINE = 300;
+
+function shortText(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * What a proposal says of a failed render: the failing function (the last one that ran, when it
+ * failed), its Kptfile field, its message and a few of its results, each cut short.
+ */
+export function renderFailureOf(outcome: Extract<RenderOutcome, { ok: false }>, directory: string): RenderFailureReport {
+  const { error } = outcome;
+  const last = outcome.results[outcome.results.length - 1];
+  const failing = last && last.exitCode !== 0 ? last : undefined;
+  const lines = (failing?.results ?? []).map(resultLine);
+  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split('\n').slice(-3));
+  const kptfile = [directory, error.package, 'Kptfile'].filter(Boolean).join('/');
+  return {
+    ...(error.function !== undefined ? { function: error.function } : {}),
+    ...(error.field !== undefined ? { field: error.field } : {}),
+    kptfile,
+    message: shortText(error.message, 1000),
+    results: [
+      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
+      ...(lines.length > MAX_RESULT_LINES ? [`…and ${lines.length - MAX_RESULT_LINES} more`] : []),
+    ],
+  };
+}
+
+/**
+ * Porch renders after the clone or update and the mutations: package context and injected values
+ * reach the resources only through the pipeline. A package without one comes back as it is; a
+ * failing one is reported, and the package is proposed as it stood before the render.
+ */
+export async function renderFiles(
+  options: { readonly env: Readonly<Record<string, string | undefined>>; readonly allowExec?: boolean | undefined },
+  files: ReadonlyMap<string, string>,
+  directory: string,
+  cwd: string,
+): Promise<{ ok: true; files: Map<string, string> } | { ok: false; failure: RenderFailureReport }> {
+  const tree = PackageTree.fromFiles(files);
+  tree.source = directory;
+  const rendered = await renderPackage(tree, { env: options.env, cwd, allowExec: options.allowExec === true });
+  return rendered.ok ? { ok: true, files: rendered.tree.allFiles() } : { ok: false, failure: renderFailureOf(rendered, directory) };
+}

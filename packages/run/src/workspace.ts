@@ -1,0 +1,212 @@
+import { deleteRemoteBranch, push, runGit, type Author } from '@kdelta/git-source';
+import { fileContent, type FileContent, type PackageFiles } from './file-content.js';
+import { assertNoSymlinkIn, readPackageDir, writePackageDir } from './package-files.js';
+import type { FileChange } from './proposal-body.js';
+import { RunError } from './errors.js';
+import { join } from 'node:path';
+import { lstat, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+
+/**
+ * Where a job prepares its change: a checkout of the downstream's base branch. `propose` reads
+ * and writes it only through {@link Workspace}, so its protocol runs on an in-memory one in tests.
+ */
+
+/** A bare clone of a downstream repository, made once per run. */
+export interface Mirror {
+  readonly dir: string;
+  /** Branch name → commit, as cloned. */
+  readonly heads: ReadonlyMap<string, string>;
+}
+
+/** A commit on a proposal branch: who made it and its message (kdelta's carry its trailer). */
+export interface BranchCommit {
+  readonly sha: string;
+  readonly name: string;
+  readonly email: string;
+  readonly body: string;
+}
+
+/** The staged change committed on the base commit, and how it compares to the remote branch. */
+export interface Committed {
+  readonly commit: string;
+  /** The remote branch holds exactly this content, as one commit on this base: it need not be pushed. */
+  readonly sameAsRemote: boolean;
+}
+
+export interface Workspace {
+  /** The work tree (a render's working directory; a forge that publishes the commit reads it there). */
+  readonly dir: string;
+  /** The downstream repository (URL or path), as messages name it. */
+  readonly repository: string;
+  readonly baseCommit: string;
+  /** The proposal branch on the remote, if it exists. */
+  readonly remoteHead: string | undefined;
+  /** A package directory's files; undefined when it is absent. A symlinked package is refused. */
+  readPackage(directory: string): Promise<Map<string, FileContent> | undefined>;
+  /** Replace a package directory with exactly these files. */
+  writePackage(directory: string, files: PackageFiles): Promise<void>;
+  removePackage(directory: string): Promise<void>;
+  /** One file of a package (`file` in `directory`): a symlink as such, never followed. */
+  readFile(directory: string, file: string): Promise<FileContent | undefined>;
+  /** Write one text file of a package, leaving its other files as they are. */
+  writeFile(directory: string, file: string, text: string): Promise<void>;
+  /** What differs from the base commit under `directory` (everything staged for the commit). */
+  changedFiles(directory: string): Promise<FileChange[]>;
+  /** The remote branch's commits not on the base; when it has none, its tip alone. */
+  branchCommits(): Promise<BranchCommit[]>;
+  isAncestor(commit: string, of: string): Promise<boolean>;
+  /** Commit what {@link changedFiles} staged, on the base commit. */
+  commit(message: string, author: Author): Promise<Committed>;
+  /** Push the commit to the proposal branch, unless the branch moved since it was read. */
+  push(input: { remote: string; branch: string; env: Readonly<Record<string, string | undefined>>; token?: string | undefined }): Promise<void>;
+  /** Delete the proposal branch, unless it moved since it was read. */
+  deleteBranch(input: {
+    remote: string;
+    branch: string;
+    env: Readonly<Record<string, string | undefined>>;
+    token?: string | undefined;
+  }): Promise<void>;
+}
+
+async function git(dir: string, args: string[]): Promise<string> {
+  return (await runGit(args, { cwd: dir })).stdout;
+}
+
+/** The heads of a bare clone: branch name → commit. */
+export async function mirrorHeads(dir: string): Promise<Map<string, string>> {
+  const heads = new Map<string, string>();
+  for (const line of (await git(dir, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads'])).split('\n')) {
+    const [ref, sha] = line.trim().split(' ');
+    if (ref && sha) heads.set(ref.slice('refs/heads/'.length), sha);
+  }
+  return heads;
+}
+
+/** The paths of a mirrored branch's Kptfiles (under `directory`, or everywhere). */
+export async function kptfilesOn(mirror: Mirror, branch: string, directory?: string): Promise<string[]> {
+  const scope = directory ? [directory] : [];
+  return (await git(mirror.dir, ['ls-tree', '-r', '--name-only', branch, '--', ...scope]))
+    .split('\n')
+    .filter((p) => p === 'Kptfile' || p.endsWith('/Kptfile'));
+}
+
+/** A file of a mirrored branch. */
+export async function showFile(mirror: Mirror, branch: string, path: string): Promise<string> {
+  return git(mirror.dir, ['show', `${branch}:${path}`]);
+}
+
+export async function isAncestorIn(dir: string, commit: string, of: string): Promise<boolean> {
+  try {
+    await runGit(['merge-base', '--is-ancestor', commit, of], { cwd: dir });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A scratch clone of the mirror's `base` branch in `dir` (shared objects: nothing is copied). */
+export async function checkoutMirror(mirror: Mirror, url: string, base: string, head: string, dir: string): Promise<Workspace> {
+  const baseCommit = mirror.heads.get(base);
+  if (!baseCommit) throw new RunError('branch-missing', `branch "${base}" does not exist in ${url}`);
+  await runGit(['clone', '--quiet', '--shared', '--no-tags', '--branch', base, '--', mirror.dir, dir]);
+  return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head));
+}
+
+function gitWorkspace(dir: string, repository: string, baseCommit: string, remoteHead: string | undefined): Workspace {
+  let committed: string | undefined;
+  return {
+    dir,
+    repository,
+    baseCommit,
+    remoteHead,
+    async readPackage(directory) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      return readPackageDir(join(dir, directory));
+    },
+    async writePackage(directory, files) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      await writePackageDir(join(dir, directory), files);
+    },
+    async removePackage(directory) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      await rm(join(dir, directory), { recursive: true, force: true });
+    },
+    async readFile(directory, file) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      const path = join(dir, directory, file);
+      try {
+        if ((await lstat(path)).isSymbolicLink()) return { kind: 'symlink', target: await readlink(path) };
+        return fileContent(await readFile(path));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+    },
+    async writeFile(directory, file, text) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      await writeFile(join(dir, directory, file), text);
+    },
+    async changedFiles(directory) {
+      // The scratch clone holds only this job's edits: stage everything (a pathspec naming a
+      // directory that was deleted whole would not match anything).
+      await git(dir, ['add', '--all']);
+      const out = await git(dir, ['diff', '--cached', '--name-status', '--no-renames', 'HEAD', '--', directory || '.']);
+      return out
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const [s, path] = line.split('\t') as [string, string];
+          return { status: s === 'A' ? 'added' : s === 'D' ? 'deleted' : 'modified', path };
+        });
+    },
+    async branchCommits() {
+      if (!remoteHead) return [];
+      const format = '--format=%H%x1f%an%x1f%ae%x1f%B%x1e';
+      let log = await git(dir, ['log', format, remoteHead, `^${baseCommit}`, '--']);
+      if (log.trim() === '') log = await git(dir, ['log', format, '-1', remoteHead, '--']);
+      const out: BranchCommit[] = [];
+      for (const entry of log.split('\x1e')) {
+        const [sha, name, email, body] = entry.trim().split('\x1f');
+        if (sha) out.push({ sha, name: name ?? '', email: email ?? '', body: body ?? '' });
+      }
+      return out;
+    },
+    isAncestor: (commit, of) => isAncestorIn(dir, commit, of),
+    async commit(message, author) {
+      // Committed as staged by changedFiles, on the scratch clone's base: the branch exists only
+      // on the remote (pushed from HEAD). Each git process costs a fork of this one: as few as will do.
+      const { name, email } = author;
+      await runGit(['commit', '--quiet', '--no-verify', '-m', message], {
+        cwd: dir,
+        env: { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email },
+      });
+      // our commit and tree, then, when the branch exists, its tree and its parents (in this order)
+      const remote = remoteHead ? [`${remoteHead}^{tree}`, `${remoteHead}^@`] : [];
+      const [commit, ourTree, theirTree, ...theirParents] = (await git(dir, ['rev-parse', 'HEAD', 'HEAD^{tree}', ...remote]))
+        .trim()
+        .split('\n');
+      if (!commit) throw new RunError('internal', 'internal: changes were staged but nothing was committed');
+      committed = commit;
+      return {
+        commit,
+        sameAsRemote: remoteHead !== undefined && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === baseCommit,
+      };
+    },
+    async push({ remote, branch, env, token }) {
+      if (!committed) throw new RunError('internal', 'internal: nothing was committed to push');
+      await push({
+        dir,
+        remote,
+        branch,
+        expectedHead: remoteHead ?? null,
+        localRef: 'HEAD',
+        env,
+        ...(token ? { token } : {}),
+      });
+    },
+    async deleteBranch({ remote, branch, env, token }) {
+      if (!remoteHead) return;
+      await deleteRemoteBranch({ dir, remote, branch, expectedHead: remoteHead, env, ...(token ? { token } : {}) });
+    },
+  };
+}
