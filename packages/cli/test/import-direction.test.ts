@@ -3,7 +3,7 @@
 // the package.json dependencies, and the import statements of every source, test, benchmark and
 // script file (a relative path into another package's folder counts as importing that package).
 // A workspace package that shipped code imports must be a runtime dependency, not a dev one.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -134,6 +134,148 @@ export function importViolations(workspace: string, mayImport: Readonly<Record<s
   }
   return violations;
 }
+
+/** A code file's relative imports, resolved to the files they name (`./x.js` is `./x.ts`). */
+function relativeImports(file: string): string[] {
+  const out: string[] = [];
+  for (const match of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
+    const specifier = match[2]!;
+    if (!specifier.startsWith('.')) continue;
+    const target = resolve(dirname(file), specifier);
+    const candidates = [target, target.replace(/\.[cm]?js$/, '.ts'), `${target}.ts`, join(target, 'index.ts')];
+    const found = candidates.find((c) => CODE.test(c) && existsSync(c));
+    if (found) out.push(found);
+  }
+  return out;
+}
+
+/**
+ * The import cycles among the files under `dir` (relative imports, type-only ones included: a
+ * cycle of types is still a knot to read), each as the files of one strongly connected component.
+ */
+export function importCycles(dir: string): string[][] {
+  const files = codeFiles(dir);
+  const inside = new Set(files);
+  const edges = new Map(files.map((f) => [f, relativeImports(f).filter((t) => inside.has(t))]));
+  // Tarjan's strongly connected components
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || (edges.get(v) ?? []).includes(v)) cycles.push(component.map((f) => relative(dir, f).split(sep).join('/')).sort());
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+  return cycles;
+}
+
+/** Imports of the files under `dir`/`folder` that leave that folder (relative ones), as `file → import`. */
+export function importsLeaving(dir: string, folder: string): string[] {
+  const root = join(dir, folder);
+  return codeFiles(root).flatMap((file) =>
+    relativeImports(file)
+      .filter((target) => relative(root, target).startsWith('..'))
+      .map((target) => `${relative(dir, file).split(sep).join('/')} → ${relative(dir, target).split(sep).join('/')}`),
+  );
+}
+
+// static imports only: `from '…'` and `import '…'` (an `import('…')` loads when it runs)
+const STATIC_SPECIFIER = /(?:\bfrom\s*|\bimport\s+)(['"])([^'"\n]+)\1/g;
+
+/** The packages `entry` loads as it is imported: the bare specifiers its static imports reach, file by file. */
+export function staticallyLoaded(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const walk = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    // `import type` and `export type` statements are erased: they load nothing
+    const text = readFileSync(file, 'utf8').replace(/\b(?:import|export)\s+type\s[^;]*?\bfrom\s*(['"])[^'"\n]+\1/g, '');
+    for (const match of text.matchAll(STATIC_SPECIFIER)) {
+      const specifier = match[2]!;
+      if (!specifier.startsWith('.')) {
+        packages.add(specifier);
+        continue;
+      }
+      const target = resolve(dirname(file), specifier);
+      const found = [target.replace(/\.[cm]?js$/, '.ts'), `${target}.ts`, target].find((c) => CODE.test(c) && existsSync(c));
+      if (found) walk(found);
+    }
+  };
+  walk(entry);
+  return packages;
+}
+
+/** The files under `dir` that import a package whose name starts with `prefix`. */
+export function importersOf(dir: string, prefix: string): string[] {
+  return codeFiles(dir)
+    .filter((file) => [...readFileSync(file, 'utf8').matchAll(SPECIFIER)].some((m) => m[2]!.startsWith(prefix)))
+    .map((file) => relative(dir, file).split(sep).join('/'))
+    .sort();
+}
+
+describe('the run and the CLI are untied (issue 20)', () => {
+  const runSrc = join(root, 'packages/run/src');
+  it('no import cycle among the files of packages/run/src and packages/cli/src', () => {
+    expect(importCycles(runSrc)).toEqual([]);
+    expect(importCycles(join(root, 'packages/cli/src'))).toEqual([]);
+  });
+
+  it('the forges import nothing of the rest of the run', () => {
+    expect(importsLeaving(runSrc, 'forge')).toEqual([]);
+  });
+
+  it('only the GitHub forge imports Octokit', () => {
+    const importers = importersOf(runSrc, '@octokit/');
+    expect(importers).toContain('forge/github.ts');
+    expect(importers.filter((f) => !/^forge\/github[^/]*\.ts$/.test(f))).toEqual([]);
+    expect(importersOf(join(root, 'packages/cli/src'), '@octokit/')).toEqual([]);
+    expect(importersOf(join(root, 'packages/action/src'), '@octokit/')).toEqual([]);
+  });
+
+  it('the main door of @kdelta/run loads no Octokit; @kdelta/run/github does', () => {
+    const octokit = (entry: string) => [...staticallyLoaded(join(runSrc, entry))].filter((p) => p.startsWith('@octokit/'));
+    expect(octokit('index.ts')).toEqual([]);
+    expect(octokit('github.ts')).toContain('@octokit/core');
+  });
+
+  it('finds a cycle, a forge import leaving its folder and an Octokit importer in a small fixture', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdelta-cycles-'));
+    try {
+      mkdirSync(join(dir, 'forge'));
+      writeFileSync(join(dir, 'a.ts'), "import { b } from './b.js';\n");
+      writeFileSync(join(dir, 'b.ts'), "import type { C } from './c.js';\n");
+      writeFileSync(join(dir, 'c.ts'), "export { a } from './a.js';\n");
+      writeFileSync(join(dir, 'd.ts'), "import { a } from './a.js';\n");
+      writeFileSync(join(dir, 'forge/local.ts'), "import { d } from '../d.js';\nimport { Octokit } from '@octokit/core';\n");
+      expect(importCycles(dir)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+      expect(importsLeaving(dir, 'forge')).toEqual(['forge/local.ts → d.ts']);
+      expect(importersOf(dir, '@octokit/')).toEqual(['forge/local.ts']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('imports point one way (DESIGN.md)', () => {
   it('every package of the workspace is in the table', () => {

@@ -48,12 +48,6 @@ export type {
 } from './forge/forge.js';
 export { ForgeError, type ForgeErrorCode } from './forge/errors.js';
 export { createLocalForge, type LocalForgeOptions } from './forge/local.js';
-export {
-  createGitHubForge,
-  type GitHubForge,
-  type GitHubForgeOptions,
-  type GitHubRunOptions,
-  type DraftPolicy,
-  type AutoMergeMethod,
-} from './forge/github.js';
+// The GitHub forge itself is `@kdelta/run/github` (Octokit loads with it); its types are here.
+export type { GitHubForge, GitHubForgeOptions, GitHubRunOptions, DraftPolicy, AutoMergeMethod } from './forge/github.js';
 export { Budget, DEFAULT_BUDGET, type BudgetReport } from './forge/budget.js';

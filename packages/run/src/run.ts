@@ -16,12 +16,11 @@ import { Budget, DEFAULT_BUDGET } from './forge/budget.js';
 import { createLocalForge } from './forge/local.js';
 import { checkOutputPath } from '@kdelta/kptfile-model';
 import type { Forge, ProposalTarget } from './forge/forge.js';
-import { createGitHubForge, type GitHubForgeOptions, type GitHubRunOptions } from './forge/github.js';
+import type { GitHubForgeOptions, GitHubRunOptions } from './forge/github.js';
 import { loadControl } from './control.js';
 import { checkpoint, interrupted, type JobContext } from './context.js';
 import { findRemovals, removalLabel, removalTarget, runRemovalJob, type Removal } from './jobs/removal.js';
 import { runVariantJob, variantTarget } from './jobs/variant.js';
-import { parseMetadataBlock } from './proposal-body.js';
 import { deferredResult, resultWithoutCredentials, type RunReport, type VariantResult } from './result.js';
 import { checkoutMirror, mirrorHeads, type Mirror } from './workspace.js';
 import { createPackageUpdateMaterialize, type Materialize } from './materialize.js';
@@ -172,13 +171,13 @@ export async function run(options: RunOptions): Promise<RunReport> {
           branchPrefix,
         })
       : forgeChoice === 'github'
-        ? createGitHubForge({
+        ? // loaded only for GitHub: a local run never loads Octokit
+          (await import('./github.js')).createGitHubForge({
             ...settings.github,
             ...definedOnly(options.github ?? {}),
             env,
             budget,
             branchPrefix,
-            fingerprintIn: (body) => parseMetadataBlock(body)?.fingerprint,
           })
         : forgeChoice;
   const warnings = [...plan.warnings];
