@@ -144,25 +144,7 @@ export async function fetchPackage(options: FetchPackageOptions): Promise<Fetche
           await git(['update-ref', `refs/kdelta/commits/${commit}`, commit]);
         });
       } else {
-        // An abbreviated commit id: fetch the history of every branch and tag, then let git expand it.
-        const shallow = existsSync(join(repo.gitDir, 'shallow'));
-        await git([
-          ...fetchArgs,
-          ...(shallow ? ['--unshallow'] : []),
-          'origin',
-          '+refs/heads/*:refs/kdelta/heads/*',
-          '+refs/tags/*:refs/kdelta/tags/*',
-        ]);
-        try {
-          const { stdout } = await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
-          commit = stdout.trim();
-        } catch {
-          throw new GitError({
-            code: 'unknown-revision',
-            message: `unknown revision or path not in the working tree: "${ref}" is not a branch, tag or commit of ${location.url}`,
-            secrets,
-          });
-        }
+        commit = await fetchAbbreviated(repo.gitDir, ref, git, location.url, secrets);
         await git(['update-ref', `refs/kdelta/commits/${commit}`, commit]);
       }
       cacheHit = false;
@@ -205,6 +187,46 @@ export async function fetchPackage(options: FetchPackageOptions): Promise<Fetche
       await rm(stage, { recursive: true, force: true });
     }
     return { resolved: { ...resolved, commit }, ref, commit, directory, dest, cacheHit };
+  });
+}
+
+type CacheGit = (args: readonly string[]) => Promise<{ stdout: string }>;
+
+/** An abbreviated commit id: fetch the history of every branch and tag, then let git expand it. */
+async function fetchAbbreviated(gitDir: string, ref: string, git: CacheGit, url: string, secrets: readonly string[]): Promise<string> {
+  const fetchArgs = ['fetch', '--quiet', '--no-tags', '--filter=blob:none', '--no-write-fetch-head'];
+  const shallow = existsSync(join(gitDir, 'shallow'));
+  await git([...fetchArgs, ...(shallow ? ['--unshallow'] : []), 'origin', '+refs/heads/*:refs/kdelta/heads/*', '+refs/tags/*:refs/kdelta/tags/*']);
+  try {
+    const { stdout } = await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+    return stdout.trim();
+  } catch {
+    throw new GitError({
+      code: 'unknown-revision',
+      message: `unknown revision or path not in the working tree: "${ref}" is not a branch, tag or commit of ${url}`,
+      secrets,
+    });
+  }
+}
+
+/**
+ * The full commit id an abbreviated one names in the repository, as `pkg get` and `pkg update`
+ * take it: the history of every branch and tag is fetched into the cache (blobs left out), and
+ * git expands the id. Throws GitError `unknown-revision` when no such commit is there.
+ */
+export async function expandCommit(options: RemoteOptions & { readonly ref: string; readonly cacheDir?: string }): Promise<string> {
+  assertSafeArgument(options.ref, 'ref');
+  const { location, env, secrets } = remoteContext(options);
+  if (!/^[0-9a-f]{4,40}$/i.test(options.ref)) {
+    throw new GitError({ code: 'unknown-revision', message: `"${options.ref}" is not a commit id of ${location.url}`, secrets });
+  }
+  const repo = await openCacheRepo(options);
+  return withLock(join(repo.root, 'lock'), async () => {
+    const git: CacheGit = (args) => runGit(['--git-dir', repo.gitDir, ...args], { env, secrets });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
+    const commit = await fetchAbbreviated(repo.gitDir, options.ref, git, location.url, secrets);
+    await git(['update-ref', `refs/kdelta/commits/${commit}`, commit]);
+    return commit;
   });
 }
 

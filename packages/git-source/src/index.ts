@@ -42,6 +42,7 @@ export {
 } from './refs.js';
 export {
   fetchPackage,
+  expandCommit,
   clearCache,
   defaultCacheDir,
   normalizeDirectory,

@@ -376,6 +376,37 @@ describe('kdelta run', () => {
     expect(readFileSync(join(f.control, '.kdelta', 'proposals', 'control', 'update-apps-ns.md'), 'utf8')).toBe(record);
   });
 
+  it('update mode follows an abbreviated commit id as pkg update does, at a tip or deeper in history', async () => {
+    const f = fleet([]);
+    const { getPackage } = await import('@kdelta/package-update');
+    const sh = devGit(f.control);
+    sh('init', '--quiet', '--initial-branch=main');
+    await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'deep'), cacheDir });
+    await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'tip'), cacheDir });
+    const older = f.publish(
+      { 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example\n  labels:\n    tier: older\n' },
+      'base-ns/v1',
+    );
+    const tip = f.publish(
+      { 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example\n  labels:\n    tier: tip\n' },
+      'base-ns/v1',
+    );
+    const follow = (dir: string, ref: string) =>
+      writeFileSync(join(f.control, dir, 'Kptfile'), readFileSync(join(f.control, dir, 'Kptfile'), 'utf8').replace(/ref: base-ns\/v1/g, `ref: ${ref}`));
+    follow('deep', older.slice(0, 8));
+    follow('tip', tip.slice(0, 8));
+    sh('add', '--all');
+    sh('commit', '--quiet', '-m', 'packages');
+
+    const report = await run(opts(f, { mode: 'updates' }));
+    expect(report.results.map((r) => [r.variant, r.action, r.upstream?.commit, r.error])).toEqual([
+      ['update-deep', 'proposed', older, undefined],
+      ['update-tip', 'proposed', tip, undefined],
+    ]);
+    expect(sh('show', 'kdelta/update-deep:deep/namespace.yaml')).toContain('tier: older');
+    expect(sh('show', 'kdelta/update-tip:tip/namespace.yaml')).toContain('tier: tip');
+  });
+
   it('update mode renders after the update; a failing render is proposed unrendered and said on its proposal', async () => {
     const f = fleet([]);
     const { getPackage } = await import('@kdelta/package-update');

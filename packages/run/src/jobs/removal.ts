@@ -1,4 +1,4 @@
-import { OWNER_ANNOTATION } from '@kdelta/variant-engine';
+import { deleteOrOrphan, OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { Change } from '../change.js';
 import type { JobContext } from '../context.js';
 import type { ProposalTarget } from '../forge/forge.js';
@@ -53,10 +53,22 @@ export async function findRemovals(
       url: downstream.url,
       branch: downstream.branch,
       directory: path === 'Kptfile' ? '' : path.slice(0, -'/Kptfile'.length),
-      policy: annotations[DELETION_POLICY_ANNOTATION] === 'orphan' ? 'orphan' : 'delete',
+      policy: removalPolicy(owner, annotations[DELETION_POLICY_ANNOTATION]),
     });
   }
   return out;
+}
+
+/**
+ * What becomes of a gone variant's package, as variant-engine's `deleteOrOrphan` decides it for
+ * a published copy (the package on the base branch): its removal proposed, or its ownership
+ * dropped. The policy is the one the variant recorded; a package that recorded none (or one kdelta
+ * does not know) is proposed for removal, Porch's default.
+ */
+function removalPolicy(owner: string, recorded: string | undefined): Removal['policy'] {
+  const copy = { repo: '', package: '', lifecycle: 'Published', owners: [owner] };
+  const decided = deleteOrOrphan(copy, { metadata: { name: owner }, spec: { deletionPolicy: recorded ?? 'delete' } });
+  return decided?.op === 'orphan' ? 'orphan' : 'delete';
 }
 
 export function removalTarget(removal: Removal, branchPrefix: string): ProposalTarget {

@@ -1,6 +1,6 @@
 import { basename, isAbsolute, posix, resolve } from 'node:path';
 import { type Conflict, parseYamlDocument, type ResourceReport } from '@kdelta/merge-core';
-import { pickCommit, trustNamed } from '@kdelta/git-source';
+import { expandCommit, GitError, pickCommit, trustNamed } from '@kdelta/git-source';
 import { OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { Change } from '../change.js';
 import type { JobContext } from '../context.js';
@@ -107,7 +107,7 @@ export function updateTarget(plan: UpdatePlan, control: ControlRepository, branc
 export function runUpdateJob(plan: UpdatePlan, control: ControlRepository, ctx: JobContext): Promise<VariantResult> {
   const id = { variant: plan.name, downstream: `${control.name}/${plan.directory || '.'}`, dryRun: ctx.dryRun };
   return runJob(id, async () => {
-    const commit = pickCommit(plan.upstream.ref, await ctx.upstreamRefs(plan.upstream.url));
+    const commit = await upstreamCommit(plan, control, ctx);
     if (!commit) {
       return failure(
         'upstream-unresolved',
@@ -116,6 +116,30 @@ export function runUpdateJob(plan: UpdatePlan, control: ControlRepository, ctx: 
     }
     return propose(ctx, updateChange(plan, control, commit, ctx));
   });
+}
+
+/**
+ * The commit the Kptfile's `upstream.git.ref` names, resolved as `pkg update` resolves it: a tag,
+ * a branch or a commit id, full or abbreviated (an abbreviated one of an older commit is expanded
+ * in the upstream's cache).
+ */
+async function upstreamCommit(plan: UpdatePlan, control: ControlRepository, ctx: JobContext): Promise<string | undefined> {
+  const { ref, url } = plan.upstream;
+  const commit = pickCommit(ref, await ctx.upstreamRefs(url));
+  if (commit || !/^[0-9a-f]{4,39}$/i.test(ref)) return commit;
+  try {
+    return await expandCommit({
+      repo: url,
+      ref,
+      cwd: control.root,
+      env: ctx.env,
+      ...(ctx.cacheDir ? { cacheDir: ctx.cacheDir } : {}),
+      ...(ctx.trust ? { trust: trustNamed(ctx.trust, [url], control.root) } : {}),
+    });
+  } catch (error) {
+    if (error instanceof GitError && error.code === 'unknown-revision') return undefined;
+    throw error;
+  }
 }
 
 function kptfilePath(plan: UpdatePlan): string {

@@ -1,6 +1,6 @@
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { PACKAGE_CONTEXT_FILE, PackageTree, packageContextConfigMap } from '@kdelta/kptfile-model';
-import { applyPackageVariant, OWNER_ANNOTATION } from '@kdelta/variant-engine';
+import { applyPackageVariant, ownerKey, OWNER_ANNOTATION, selectDownstreams, type DownstreamCopy } from '@kdelta/variant-engine';
 import type { Change } from '../change.js';
 import { checkpoint, type JobContext } from '../context.js';
 import { splitBinary, type CarriedContent, type FileContent } from '../file-content.js';
@@ -35,6 +35,21 @@ export function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise<Varia
   });
 }
 
+/**
+ * Whether the variant takes the package already at its downstream (owned by `owner`, or by no
+ * one): Porch's rule, as variant-engine's `selectDownstreams` decides it. The package on the base
+ * branch is a published copy; the owner annotation records a variant's name, its owner key here.
+ */
+function adopts(plan: VariantPlan, owner: string | undefined): boolean {
+  const copy: DownstreamCopy = {
+    repo: plan.variant.spec?.downstream?.repo ?? '',
+    package: plan.variant.spec?.downstream?.package ?? '',
+    lifecycle: 'Published',
+    owners: owner === undefined ? [] : [owner === plan.name ? ownerKey(plan.variant) : owner],
+  };
+  return selectDownstreams(plan.variant, [copy]).downstreams.length > 0;
+}
+
 function variantChange(plan: VariantPlan, up: { ref: string; commit: string }, ctx: JobContext): Change {
   const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
   const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
@@ -58,7 +73,7 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string }, c
       }
       const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
       const spec = plan.variant.spec ?? {};
-      if (local && owner !== plan.name && spec.adoptionPolicy !== 'adoptExisting') {
+      if (local && !adopts(plan, owner)) {
         return {
           done: {
             action: 'not-adopted',

@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest';
+import type { Change } from './change.js';
+import type { JobContext } from './context.js';
+import type { FileContent, PackageFiles } from './file-content.js';
+import { Budget } from './forge/budget.js';
+import { STOP_LABEL, type Forge, type Proposal, type ProposalInput, type ProposalStatus } from './forge/forge.js';
+import { renderMetadataBlock, type FileChange } from './proposal-body.js';
+import { COMMIT_TRAILER, propose } from './propose.js';
+import type { BranchCommit, Workspace } from './workspace.js';
+
+// The protocol alone, on a forge and a workspace in memory: each branch of it in milliseconds.
+// The same protocol over real git and both forges is run end to end by packages/cli/test/run.
+
+const AUTHOR = { name: 'kdelta', email: 'kdelta@noreply.invalid' };
+const BASE = 'b'.repeat(40);
+const HEAD = 'h'.repeat(40);
+const target = { downstream: 'cluster-01', repo: '/repos/cluster-01', head: 'kdelta/web', base: 'main' };
+
+/** Proposals in a Map; writes cost one request each (for the budget). */
+function memoryForge(open?: Partial<Proposal>) {
+  const proposals = new Map<string, Proposal>();
+  const calls: string[] = [];
+  if (open) {
+    proposals.set(target.head, {
+      ...target,
+      id: 'web',
+      url: 'memory://web',
+      state: 'open',
+      title: 'kdelta: add web',
+      body: 'old',
+      fingerprint: 'old',
+      ...open,
+    });
+  }
+  const forge: Forge = {
+    name: 'memory',
+    async find(t) {
+      const p = proposals.get(t.head);
+      return p?.state === 'open' ? p : undefined;
+    },
+    async upsert(input: ProposalInput) {
+      calls.push('upsert');
+      const before = proposals.get(input.head);
+      const proposal: Proposal = { id: 'web', url: 'memory://web', state: 'open', ...(before?.state === 'open' ? before : {}), ...input };
+      proposals.set(input.head, proposal);
+      return { proposal, created: before?.state !== 'open', changed: true };
+    },
+    async close(p, state = 'closed') {
+      calls.push(`close ${state}`);
+      const closed = { ...p, state };
+      proposals.set(p.head, closed);
+      return closed;
+    },
+    async setStatus(_p: Proposal, status: ProposalStatus) {
+      calls.push(`status ${status.state}`);
+    },
+    async list() {
+      return [...proposals.values()];
+    },
+    writeCost: () => 1,
+  };
+  return { forge, calls, proposals };
+}
+
+interface MemoryRepo {
+  /** The base branch's files, repository-relative. */
+  readonly base: Record<string, string>;
+  /** The proposal branch on the remote: its commits since the base, and whether the base has it (merged). */
+  readonly branch?: { readonly commits: readonly BranchCommit[]; readonly merged?: boolean } | undefined;
+}
+
+/** A workspace whose files are a Map: what propose reads, writes, commits and pushes. */
+function memoryWorkspace(repo: MemoryRepo, calls: string[]): Workspace {
+  const files = new Map<string, FileContent>(Object.entries(repo.base));
+  const inDir = (dir: string, path: string) => dir === '' || path.startsWith(`${dir}/`);
+  const rel = (dir: string, path: string) => (dir === '' ? path : path.slice(dir.length + 1));
+  return {
+    dir: '/memory',
+    repository: target.repo,
+    baseCommit: BASE,
+    remoteHead: repo.branch ? HEAD : undefined,
+    async readPackage(dir) {
+      const out = new Map([...files].filter(([p]) => inDir(dir, p)).map(([p, c]) => [rel(dir, p), c] as const));
+      return out.size > 0 ? out : undefined;
+    },
+    async writePackage(dir, pkg: PackageFiles) {
+      for (const p of [...files.keys()]) if (inDir(dir, p)) files.delete(p);
+      for (const [p, c] of pkg) files.set(dir ? `${dir}/${p}` : p, c);
+    },
+    async removePackage(dir) {
+      for (const p of [...files.keys()]) if (inDir(dir, p)) files.delete(p);
+    },
+    async readFile(dir, file) {
+      return files.get(dir ? `${dir}/${file}` : file);
+    },
+    async writeFile(dir, file, text) {
+      files.set(dir ? `${dir}/${file}` : file, text);
+    },
+    async changedFiles(dir) {
+      const out: FileChange[] = [];
+      for (const [p, c] of files) if (inDir(dir, p) && repo.base[p] !== c) out.push({ status: p in repo.base ? 'modified' : 'added', path: p });
+      for (const p of Object.keys(repo.base)) if (inDir(dir, p) && !files.has(p)) out.push({ status: 'deleted', path: p });
+      return out;
+    },
+    async branchCommits() {
+      return [...(repo.branch?.commits ?? [])];
+    },
+    async isAncestor(commit) {
+      return commit === HEAD && repo.branch?.merged === true;
+    },
+    async commit() {
+      calls.push('commit');
+      return { commit: 'c'.repeat(40), sameAsRemote: false };
+    },
+    async push() {
+      calls.push('push');
+    },
+    async deleteBranch() {
+      calls.push('delete-branch');
+    },
+  };
+}
+
+function context(forge: Forge, repo: MemoryRepo, calls: string[], extra: Partial<JobContext> = {}): JobContext {
+  return {
+    version: '1.0.0',
+    dryRun: false,
+    forge,
+    materialize: async () => {
+      throw new Error('not used');
+    },
+    render: false,
+    author: AUTHOR,
+    env: {},
+    branchPrefix: 'kdelta/',
+    upstreamRefs: async () => [],
+    mirror: async () => ({ dir: '/memory', heads: new Map([['main', BASE], ...(repo.branch ? [['kdelta/web', HEAD] as const] : [])]) }),
+    checkout: async () => {
+      calls.push('checkout');
+      return memoryWorkspace(repo, calls);
+    },
+    ...extra,
+  };
+}
+
+/** A change that writes `web/app.yaml` with `content`. */
+function change(content: string): Change {
+  return {
+    target,
+    fingerprint: 'f-new',
+    kind: 'variant',
+    variant: 'web',
+    directory: 'web',
+    opened: 'proposed',
+    updated: 'updated',
+    scratchName: 'web',
+    async prepare(ws) {
+      const files = new Map(await ws.readPackage('web'));
+      files.set('app.yaml', content);
+      await ws.writePackage('web', files);
+      return { title: 'kdelta: update web', summary: 'Updates web.', conflicts: [], resources: [] };
+    },
+  };
+}
+
+const ours: BranchCommit = { sha: HEAD, name: 'kdelta', email: AUTHOR.email, body: `kdelta: add web\n\n${COMMIT_TRAILER}: web\n` };
+const human: BranchCommit = { sha: 'e'.repeat(40), name: 'Ann', email: 'ann@example.com', body: 'fix by hand' };
+const base = { 'web/Kptfile': 'kind: Kptfile\n', 'web/app.yaml': 'replicas: 1\n' };
+
+describe('propose, each branch of the protocol', () => {
+  it('opens a proposal for new content: commit, push, upsert, status', async () => {
+    const { forge, calls } = memoryForge();
+    const result = await propose(context(forge, { base }, calls), change('replicas: 2\n'));
+    expect(result).toMatchObject({ action: 'proposed', writes: true, fingerprint: 'f-new', proposal: { state: 'open' } });
+    expect(calls).toEqual(['checkout', 'commit', 'push', 'upsert', 'status success']);
+  });
+
+  it('leaves a branch alone when a human committed on it', async () => {
+    const { forge, calls } = memoryForge({});
+    const repo = { base, branch: { commits: [ours, human] } };
+    const result = await propose(context(forge, repo, calls), change('replicas: 2\n'));
+    expect(result.action).toBe('blocked');
+    expect(result.message).toMatch(/1 commit\(s\) kdelta did not make \(eeeeeeeeeeee by Ann <ann@example.com>\)/);
+    expect(calls).toEqual(['checkout']);
+  });
+
+  it('leaves a proposal with the stop label alone, before checking anything out', async () => {
+    const { forge, calls } = memoryForge({ labels: [STOP_LABEL] });
+    const result = await propose(context(forge, { base, branch: { commits: [ours] } }, calls), change('replicas: 2\n'));
+    expect(result).toMatchObject({ action: 'blocked', writes: false, proposal: { id: 'web' } });
+    expect(result.message).toContain(STOP_LABEL);
+    expect(calls).toEqual([]);
+  });
+
+  it('defers a job whose writes the budget cannot cover, writing none of them', async () => {
+    const { forge, calls } = memoryForge();
+    const result = await propose(context(forge, { base }, calls, { budget: new Budget(2) }), change('replicas: 2\n'));
+    expect(result).toMatchObject({ action: 'deferred', writes: false });
+    expect(calls).toEqual(['checkout', 'commit']);
+  });
+
+  it('does nothing for an open proposal of the same fingerprint on the same base and head (fast no-op)', async () => {
+    const body = `text\n${renderMetadataBlock({ version: '1.0.0', variant: 'web', fingerprint: 'f-new', headCommit: HEAD, baseCommit: BASE, conflicts: 2, kind: 'variant' })}\n`;
+    const { forge, calls } = memoryForge({ fingerprint: 'f-new', body });
+    const result = await propose(context(forge, { base, branch: { commits: [ours] } }, calls), change('replicas: 2\n'));
+    expect(result).toMatchObject({ action: 'unchanged', writes: false, conflictCount: 2, proposal: { id: 'web' } });
+    expect(calls).toEqual([]);
+  });
+
+  it('records a merged proposal as merged and opens a new one for what is new since', async () => {
+    const { forge, calls, proposals } = memoryForge({});
+    const repo = { base, branch: { commits: [ours], merged: true } };
+    const result = await propose(context(forge, repo, calls), change('replicas: 3\n'));
+    expect(result).toMatchObject({ action: 'proposed', writes: true });
+    expect(calls).toEqual(['checkout', 'commit', 'close merged', 'push', 'upsert', 'status success']);
+    expect(proposals.get('kdelta/web')).toMatchObject({ state: 'open', fingerprint: 'f-new' });
+  });
+
+  it('closes a proposal the downstream no longer needs and deletes its branch', async () => {
+    const { forge, calls } = memoryForge({});
+    const result = await propose(context(forge, { base, branch: { commits: [ours] } }, calls), change('replicas: 1\n'));
+    expect(result).toMatchObject({ action: 'closed', writes: true, proposal: { state: 'closed' } });
+    expect(result.message).toBe('the downstream already has this content');
+    expect(calls).toEqual(['checkout', 'close closed', 'delete-branch']);
+  });
+});
