@@ -183,7 +183,8 @@ export function importCycles(dir: string): string[][] {
       onStack.delete(w);
       component.push(w);
     } while (w !== v);
-    if (component.length > 1 || (edges.get(v) ?? []).includes(v)) cycles.push(component.map((f) => relative(dir, f).split(sep).join('/')).sort());
+    if (component.length > 1 || (edges.get(v) ?? []).includes(v))
+      cycles.push(component.map((f) => relative(dir, f).split(sep).join('/')).sort());
   };
   for (const f of files) if (!index.has(f)) visit(f);
   return cycles;

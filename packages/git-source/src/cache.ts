@@ -196,7 +196,13 @@ type CacheGit = (args: readonly string[]) => Promise<{ stdout: string }>;
 async function fetchAbbreviated(gitDir: string, ref: string, git: CacheGit, url: string, secrets: readonly string[]): Promise<string> {
   const fetchArgs = ['fetch', '--quiet', '--no-tags', '--filter=blob:none', '--no-write-fetch-head'];
   const shallow = existsSync(join(gitDir, 'shallow'));
-  await git([...fetchArgs, ...(shallow ? ['--unshallow'] : []), 'origin', '+refs/heads/*:refs/kdelta/heads/*', '+refs/tags/*:refs/kdelta/tags/*']);
+  await git([
+    ...fetchArgs,
+    ...(shallow ? ['--unshallow'] : []),
+    'origin',
+    '+refs/heads/*:refs/kdelta/heads/*',
+    '+refs/tags/*:refs/kdelta/tags/*',
+  ]);
   try {
     const { stdout } = await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
     return stdout.trim();

@@ -61,3 +61,16 @@ export {
   type Author,
   type WorkTreeOptions,
 } from './write.js';
+export {
+  listBranches,
+  listFiles,
+  showFile,
+  isAncestor,
+  cloneShared,
+  stageAll,
+  commitStaged,
+  revParse,
+  commitsSince,
+  type StagedChange,
+  type CommitInfo,
+} from './local.js';

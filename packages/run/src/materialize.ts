@@ -63,7 +63,6 @@ export interface MaterializeResult {
 /** Get or update a package: throws on failure (the run reports it for that variant alone). */
 export type Materialize = (input: MaterializeInput) => Promise<MaterializeResult>;
 
-
 /** `/a/b` as Kptfiles record a package directory; '' (the repository root) is `/`. */
 function kptDirectory(directory: string): string {
   return `/${directory.replace(/^\/+|\/+$/g, '')}`;

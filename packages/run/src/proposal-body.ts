@@ -1,5 +1,5 @@
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
-import { renderFailureLine, type RenderFailureReport } from './render.js';
+import type { RenderFailureReport } from './render.js';
 
 /**
  * The proposal body: one text for every forge, ending with the hidden metadata block that makes
@@ -236,4 +236,3 @@ export function renderProposalBodies(input: ProposalBodyInput, limit: number = M
 export function renderProposalBody(input: ProposalBodyInput): string {
   return renderProposalBodies(input).body;
 }
-

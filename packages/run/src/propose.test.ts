@@ -98,7 +98,8 @@ function memoryWorkspace(repo: MemoryRepo, calls: string[]): Workspace {
     },
     async changedFiles(dir) {
       const out: FileChange[] = [];
-      for (const [p, c] of files) if (inDir(dir, p) && repo.base[p] !== c) out.push({ status: p in repo.base ? 'modified' : 'added', path: p });
+      for (const [p, c] of files)
+        if (inDir(dir, p) && repo.base[p] !== c) out.push({ status: p in repo.base ? 'modified' : 'added', path: p });
       for (const p of Object.keys(repo.base)) if (inDir(dir, p) && !files.has(p)) out.push({ status: 'deleted', path: p });
       return out;
     },

@@ -223,7 +223,8 @@ async function proposeWorkspace(
   let headCommit = pushNeeded ? commit : ws.remoteHead!;
   if (!pushNeeded) {
     const bodies = body(headCommit, changes);
-    const unchanged = open !== undefined && open.body === bodies.body && open.title === prepared.title && open.fingerprint === change.fingerprint;
+    const unchanged =
+      open !== undefined && open.body === bodies.body && open.title === prepared.title && open.fingerprint === change.fingerprint;
     if (unchanged && open) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
   }
   const action: JobAction = open ? change.updated : change.opened;

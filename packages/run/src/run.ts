@@ -2,15 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import {
-  cloneBare,
-  hideCredentials,
-  listRemoteRefs,
-  sourceTrust,
-  stopRunningGit,
-  type Author,
-  type RemoteRef,
-} from '@kdelta/git-source';
+import { cloneBare, hideCredentials, listRemoteRefs, sourceTrust, stopRunningGit, type Author, type RemoteRef } from '@kdelta/git-source';
 import { makeTempDir, removeTempDir, sweepAbandonedWork } from '@kdelta/kptfile-model';
 import { Budget, DEFAULT_BUDGET } from './forge/budget.js';
 import { createLocalForge } from './forge/local.js';

@@ -1,4 +1,18 @@
-import { deleteRemoteBranch, push, runGit, type Author } from '@kdelta/git-source';
+import {
+  cloneShared,
+  commitsSince,
+  commitStaged,
+  deleteRemoteBranch,
+  isAncestor,
+  listBranches,
+  listFiles,
+  push,
+  revParse,
+  showFile as showFileAt,
+  stageAll,
+  type Author,
+  type CommitInfo,
+} from '@kdelta/git-source';
 import { fileContent, type FileContent, type PackageFiles } from './file-content.js';
 import { assertNoSymlinkIn, readPackageDir, writePackageDir } from './package-files.js';
 import type { FileChange } from './proposal-body.js';
@@ -19,12 +33,7 @@ export interface Mirror {
 }
 
 /** A commit on a proposal branch: who made it and its message (kdelta's carry its trailer). */
-export interface BranchCommit {
-  readonly sha: string;
-  readonly name: string;
-  readonly email: string;
-  readonly body: string;
-}
+export type BranchCommit = CommitInfo;
 
 /** The staged change committed on the base commit, and how it compares to the remote branch. */
 export interface Committed {
@@ -58,7 +67,12 @@ export interface Workspace {
   /** Commit what {@link changedFiles} staged, on the base commit. */
   commit(message: string, author: Author): Promise<Committed>;
   /** Push the commit to the proposal branch, unless the branch moved since it was read. */
-  push(input: { remote: string; branch: string; env: Readonly<Record<string, string | undefined>>; token?: string | undefined }): Promise<void>;
+  push(input: {
+    remote: string;
+    branch: string;
+    env: Readonly<Record<string, string | undefined>>;
+    token?: string | undefined;
+  }): Promise<void>;
   /** Delete the proposal branch, unless it moved since it was read. */
   deleteBranch(input: {
     remote: string;
@@ -68,47 +82,31 @@ export interface Workspace {
   }): Promise<void>;
 }
 
-async function git(dir: string, args: string[]): Promise<string> {
-  return (await runGit(args, { cwd: dir })).stdout;
-}
-
 /** The heads of a bare clone: branch name → commit. */
-export async function mirrorHeads(dir: string): Promise<Map<string, string>> {
-  const heads = new Map<string, string>();
-  for (const line of (await git(dir, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads'])).split('\n')) {
-    const [ref, sha] = line.trim().split(' ');
-    if (ref && sha) heads.set(ref.slice('refs/heads/'.length), sha);
-  }
-  return heads;
+export function mirrorHeads(dir: string): Promise<Map<string, string>> {
+  return listBranches({ dir });
 }
 
 /** The paths of a mirrored branch's Kptfiles (under `directory`, or everywhere). */
 export async function kptfilesOn(mirror: Mirror, branch: string, directory?: string): Promise<string[]> {
-  const scope = directory ? [directory] : [];
-  return (await git(mirror.dir, ['ls-tree', '-r', '--name-only', branch, '--', ...scope]))
-    .split('\n')
-    .filter((p) => p === 'Kptfile' || p.endsWith('/Kptfile'));
+  const files = await listFiles({ dir: mirror.dir, ref: branch, ...(directory ? { directory } : {}) });
+  return files.filter((p) => p === 'Kptfile' || p.endsWith('/Kptfile'));
 }
 
 /** A file of a mirrored branch. */
-export async function showFile(mirror: Mirror, branch: string, path: string): Promise<string> {
-  return git(mirror.dir, ['show', `${branch}:${path}`]);
+export function showFile(mirror: Mirror, branch: string, path: string): Promise<string> {
+  return showFileAt({ dir: mirror.dir, ref: branch, path });
 }
 
-export async function isAncestorIn(dir: string, commit: string, of: string): Promise<boolean> {
-  try {
-    await runGit(['merge-base', '--is-ancestor', commit, of], { cwd: dir });
-    return true;
-  } catch {
-    return false;
-  }
+export function isAncestorIn(dir: string, commit: string, of: string): Promise<boolean> {
+  return isAncestor({ dir, commit, of });
 }
 
 /** A scratch clone of the mirror's `base` branch in `dir` (shared objects: nothing is copied). */
 export async function checkoutMirror(mirror: Mirror, url: string, base: string, head: string, dir: string): Promise<Workspace> {
   const baseCommit = mirror.heads.get(base);
   if (!baseCommit) throw new RunError('branch-missing', `branch "${base}" does not exist in ${url}`);
-  await runGit(['clone', '--quiet', '--shared', '--no-tags', '--branch', base, '--', mirror.dir, dir]);
+  await cloneShared({ source: mirror.dir, dest: dir, branch: base });
   return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head));
 }
 
@@ -146,45 +144,16 @@ function gitWorkspace(dir: string, repository: string, baseCommit: string, remot
       await assertNoSymlinkIn(dir, directory, repository);
       await writeFile(join(dir, directory, file), text);
     },
-    async changedFiles(directory) {
-      // The scratch clone holds only this job's edits: stage everything (a pathspec naming a
-      // directory that was deleted whole would not match anything).
-      await git(dir, ['add', '--all']);
-      const out = await git(dir, ['diff', '--cached', '--name-status', '--no-renames', 'HEAD', '--', directory || '.']);
-      return out
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => {
-          const [s, path] = line.split('\t') as [string, string];
-          return { status: s === 'A' ? 'added' : s === 'D' ? 'deleted' : 'modified', path };
-        });
-    },
-    async branchCommits() {
-      if (!remoteHead) return [];
-      const format = '--format=%H%x1f%an%x1f%ae%x1f%B%x1e';
-      let log = await git(dir, ['log', format, remoteHead, `^${baseCommit}`, '--']);
-      if (log.trim() === '') log = await git(dir, ['log', format, '-1', remoteHead, '--']);
-      const out: BranchCommit[] = [];
-      for (const entry of log.split('\x1e')) {
-        const [sha, name, email, body] = entry.trim().split('\x1f');
-        if (sha) out.push({ sha, name: name ?? '', email: email ?? '', body: body ?? '' });
-      }
-      return out;
-    },
-    isAncestor: (commit, of) => isAncestorIn(dir, commit, of),
+    changedFiles: (directory) => stageAll({ dir, directory }),
+    branchCommits: async () => (remoteHead ? commitsSince({ dir, head: remoteHead, base: baseCommit }) : []),
+    isAncestor: (commit, of) => isAncestor({ dir, commit, of }),
     async commit(message, author) {
       // Committed as staged by changedFiles, on the scratch clone's base: the branch exists only
       // on the remote (pushed from HEAD). Each git process costs a fork of this one: as few as will do.
-      const { name, email } = author;
-      await runGit(['commit', '--quiet', '--no-verify', '-m', message], {
-        cwd: dir,
-        env: { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email },
-      });
+      await commitStaged({ dir, message, author });
       // our commit and tree, then, when the branch exists, its tree and its parents (in this order)
       const remote = remoteHead ? [`${remoteHead}^{tree}`, `${remoteHead}^@`] : [];
-      const [commit, ourTree, theirTree, ...theirParents] = (await git(dir, ['rev-parse', 'HEAD', 'HEAD^{tree}', ...remote]))
-        .trim()
-        .split('\n');
+      const [commit, ourTree, theirTree, ...theirParents] = await revParse({ dir, revs: ['HEAD', 'HEAD^{tree}', ...remote] });
       if (!commit) throw new RunError('internal', 'internal: changes were staged but nothing was committed');
       committed = commit;
       return {

@@ -392,7 +392,10 @@ describe('kdelta run', () => {
       'base-ns/v1',
     );
     const follow = (dir: string, ref: string) =>
-      writeFileSync(join(f.control, dir, 'Kptfile'), readFileSync(join(f.control, dir, 'Kptfile'), 'utf8').replace(/ref: base-ns\/v1/g, `ref: ${ref}`));
+      writeFileSync(
+        join(f.control, dir, 'Kptfile'),
+        readFileSync(join(f.control, dir, 'Kptfile'), 'utf8').replace(/ref: base-ns\/v1/g, `ref: ${ref}`),
+      );
     follow('deep', older.slice(0, 8));
     follow('tip', tip.slice(0, 8));
     sh('add', '--all');

@@ -1,0 +1,113 @@
+import type { Author } from './write.js';
+import { runGit } from './exec.js';
+import { assertSafeArgument } from './url.js';
+
+/**
+ * Reads and writes of a repository on this machine (a bare mirror, a scratch clone): one options
+ * object each, every ref and path checked before it reaches git's command line.
+ */
+
+/** The branches of a repository: name → commit. */
+export async function listBranches(options: { dir: string }): Promise<Map<string, string>> {
+  const { stdout } = await runGit(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads'], { cwd: options.dir });
+  const heads = new Map<string, string>();
+  for (const line of stdout.split('\n')) {
+    const [ref, sha] = line.trim().split(' ');
+    if (ref && sha) heads.set(ref.slice('refs/heads/'.length), sha);
+  }
+  return heads;
+}
+
+/** The paths of the files at `ref`, under `directory` when given. */
+export async function listFiles(options: { dir: string; ref: string; directory?: string }): Promise<string[]> {
+  assertSafeArgument(options.ref, 'ref');
+  const scope = options.directory ? [options.directory] : [];
+  const { stdout } = await runGit(['ls-tree', '-r', '--name-only', options.ref, '--', ...scope], { cwd: options.dir });
+  return stdout.split('\n').filter(Boolean);
+}
+
+/** A file's text at `ref`. */
+export async function showFile(options: { dir: string; ref: string; path: string }): Promise<string> {
+  assertSafeArgument(options.ref, 'ref');
+  return (await runGit(['show', `${options.ref}:${options.path}`], { cwd: options.dir })).stdout;
+}
+
+/** Whether `commit` is `of` or one of its ancestors (false too when either is unknown). */
+export async function isAncestor(options: { dir: string; commit: string; of: string }): Promise<boolean> {
+  assertSafeArgument(options.commit, 'commit');
+  assertSafeArgument(options.of, 'commit');
+  try {
+    await runGit(['merge-base', '--is-ancestor', options.commit, options.of], { cwd: options.dir });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A work tree of `branch` of the local repository `source` in `dest`, its objects shared (nothing copied). */
+export async function cloneShared(options: { source: string; dest: string; branch: string }): Promise<void> {
+  assertSafeArgument(options.branch, 'branch');
+  await runGit(['clone', '--quiet', '--shared', '--no-tags', '--branch', options.branch, '--', options.source, options.dest]);
+}
+
+export interface StagedChange {
+  readonly status: 'added' | 'modified' | 'deleted';
+  /** Relative to the repository. */
+  readonly path: string;
+}
+
+/** Stage every change of the work tree and list those under `directory` ('' for all). */
+export async function stageAll(options: { dir: string; directory: string }): Promise<StagedChange[]> {
+  // a pathspec naming a directory that was deleted whole would not match anything: stage all
+  await runGit(['add', '--all'], { cwd: options.dir });
+  const { stdout } = await runGit(['diff', '--cached', '--name-status', '--no-renames', 'HEAD', '--', options.directory || '.'], {
+    cwd: options.dir,
+  });
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [s, path] = line.split('\t') as [string, string];
+      return { status: s === 'A' ? 'added' : s === 'D' ? 'deleted' : 'modified', path };
+    });
+}
+
+/** Commit what is staged as `author` (author and committer), hooks left out. */
+export async function commitStaged(options: { dir: string; message: string; author: Author }): Promise<void> {
+  const { name, email } = options.author;
+  await runGit(['commit', '--quiet', '--no-verify', '-m', options.message], {
+    cwd: options.dir,
+    env: { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email },
+  });
+}
+
+/** Several revisions at once (one git process): their object ids, in order, one per line of output. */
+export async function revParse(options: { dir: string; revs: readonly string[] }): Promise<string[]> {
+  for (const rev of options.revs) assertSafeArgument(rev, 'revision');
+  const { stdout } = await runGit(['rev-parse', ...options.revs], { cwd: options.dir });
+  return stdout.trim().split('\n');
+}
+
+export interface CommitInfo {
+  readonly sha: string;
+  readonly name: string;
+  readonly email: string;
+  /** The whole message. */
+  readonly body: string;
+}
+
+/** The commits of `head` not on `base`, newest first; when there are none, `head` itself. */
+export async function commitsSince(options: { dir: string; head: string; base: string }): Promise<CommitInfo[]> {
+  assertSafeArgument(options.head, 'head');
+  assertSafeArgument(options.base, 'base');
+  const format = '--format=%H%x1f%an%x1f%ae%x1f%B%x1e';
+  const log = async (args: string[]) => (await runGit(['log', format, ...args, '--'], { cwd: options.dir })).stdout;
+  let out = await log([options.head, `^${options.base}`]);
+  if (out.trim() === '') out = await log(['-1', options.head]);
+  const commits: CommitInfo[] = [];
+  for (const entry of out.split('\x1e')) {
+    const [sha, name, email, body] = entry.trim().split('\x1f');
+    if (sha) commits.push({ sha, name: name ?? '', email: email ?? '', body: body ?? '' });
+  }
+  return commits;
+}
