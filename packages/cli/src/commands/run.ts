@@ -139,7 +139,18 @@ const SETTING_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
   }),
 );
 
-/** The flags' settings, checked by the run's rules: a bad one is a usage error naming its flag. */
+/** `kdelta run`'s flags, their settings checked by the run's rules: a bad one is a usage error naming its flag. */
+export function readRunFlags(args: readonly string[]): { flags: ParsedFlags; settings: CheckedSettings } {
+  const flags = parseFlags(args, {
+    config: { type: 'string' },
+    report: { type: 'string' },
+    'no-render': { type: 'boolean' },
+    ...SETTING_FLAGS,
+  });
+  if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
+  return { flags, settings: settingsFromFlags(flags) };
+}
+
 function settingsFromFlags(flags: ParsedFlags): CheckedSettings {
   const read = (name: string): string | boolean | undefined => {
     const spec = SETTING_FLAGS[name];
@@ -161,14 +172,7 @@ const command: Command = {
   summary: "propose every variant's package to its downstream repository",
   help,
   async run(args, io) {
-    const flags = parseFlags(args, {
-      config: { type: 'string' },
-      report: { type: 'string' },
-      'no-render': { type: 'boolean' },
-      ...SETTING_FLAGS,
-    });
-    if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
-    const settings = settingsFromFlags(flags);
+    const { flags, settings } = readRunFlags(args);
     const reportFile = stringFlag(flags, 'report');
 
     // every output path is checked before the first push: a run must not push every branch and then fail on its report
