@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BAD_SETTINGS, GOOD_SETTINGS, tempDir } from '@kdelta/test-support';
 import { KdeltaError } from '@kdelta/merge-core';
@@ -13,6 +13,7 @@ import {
   resolveSettings,
   SETTING_KEYS,
   SETTING_RULES,
+  MAX_CONCURRENCY,
   SettingsError,
   valueFromText,
   type CheckedSettings,
@@ -190,5 +191,19 @@ describe('text of a flag or an input', () => {
 
   it('numbers read as numbers, so that the rule says what it got as RunSettings would', () => {
     expect(['8', ' 8 ', '-1', '1.5', '1e3', 'x'].map((v) => valueFromText('integer', v))).toEqual([8, 8, -1, 1.5, '1e3', 'x']);
+  });
+});
+
+describe("the README's RunSettings table", () => {
+  it('lists exactly the fields the rules read, and the rules it states for the numbers', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const start = readme.indexOf('| `spec.` field |');
+    const rows = readme.slice(start).split('\n\n')[0]!.split('\n').slice(2);
+    const listed = rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([\w.]+)`/g)].map((m) => m[1]!));
+    const fields = new Set(SETTING_KEYS.flatMap((k) => SETTING_RULES[k].field?.replace(/^author\..*/, 'author') ?? []));
+    expect(new Set(listed)).toEqual(fields);
+    const row = (field: string) => rows.find((r) => r.startsWith(`| \`${field}\` `)) ?? '';
+    expect(row('concurrency')).toContain(`1 to ${MAX_CONCURRENCY}`);
+    expect(row('budget')).toContain('0 or more');
   });
 });
