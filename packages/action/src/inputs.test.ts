@@ -125,16 +125,22 @@ describe('settingsFromInputs', () => {
   });
 
   // The table the CLI's flags and RunSettings are tested against too: the three agree.
-  it.each(BAD_SETTINGS.filter((c) => c.input !== undefined))('input $input: "$text" is refused as the flag and RunSettings refuse it', (c) => {
-    const bad = error({ forge: 'local', [c.input!]: c.text });
-    expect(bad.input).toBe(c.input);
-    expect(bad.message).toBe(`input "${c.input}": ${c.problem}`);
-  });
+  it.each(BAD_SETTINGS.filter((c) => c.input !== undefined))(
+    'input $input: "$text" is refused as the flag and RunSettings refuse it',
+    (c) => {
+      const bad = error({ forge: 'local', [c.input!]: c.text });
+      expect(bad.input).toBe(c.input);
+      expect(bad.message).toBe(`input "${c.input}": ${c.problem}`);
+    },
+  );
 
-  it.each(GOOD_SETTINGS.filter((c) => c.input !== undefined))('input $input: "$text" is accepted as the flag and RunSettings accept it', (c) => {
-    const s = settingsFromInputs(reader({ token: 't', [c.input!]: c.text }), ctx);
-    expect(at(s.options, c.option)).toEqual(c.value);
-  });
+  it.each(GOOD_SETTINGS.filter((c) => c.input !== undefined))(
+    'input $input: "$text" is accepted as the flag and RunSettings accept it',
+    (c) => {
+      const s = settingsFromInputs(reader({ token: 't', [c.input!]: c.text }), ctx);
+      expect(at(s.options, c.option)).toEqual(c.value);
+    },
+  );
 
   it('a bad input is a KdeltaError with a stable code, like every error of kdelta', () => {
     const bad = error({ forge: 'local', shard: 'two' });

@@ -39,7 +39,14 @@ export {
   type SettingValues,
   type TextKind,
 } from './settings.js';
-export { optionSettings, runSettingsSource, settingOptions, textSettings, type SettingOptions, type TextReader } from './settings-sources.js';
+export {
+  optionSettings,
+  runSettingsSource,
+  settingOptions,
+  textSettings,
+  type SettingOptions,
+  type TextReader,
+} from './settings-sources.js';
 export { withInterruptCleanup } from './interrupt.js';
 // Forges: where proposals live.
 export { STOP_LABEL } from './forge/forge.js';

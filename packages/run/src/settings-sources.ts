@@ -89,7 +89,11 @@ export function runSettingsSource(spec: unknown, file: string): { raw: RawSettin
       else if (allowed.has(path)) {
         const inner = map[k];
         if (isMap(inner)) readMap(path, inner);
-        else problems.push({ field: `spec.${path}`, message: `expected a map of ${allowed.get(path)!.join(', ')} (got ${JSON.stringify(inner)})` });
+        else
+          problems.push({
+            field: `spec.${path}`,
+            message: `expected a map of ${allowed.get(path)!.join(', ')} (got ${JSON.stringify(inner)})`,
+          });
       }
     }
   };

@@ -29,7 +29,10 @@ function specYaml(field: string, yaml: string): string {
 function runSettingsFile(spec: string): string {
   const dir = join(tempDir(), '.kdelta');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'settings.yaml'), `apiVersion: kdelta.dev/v1alpha1\nkind: RunSettings\nmetadata:\n  name: settings\nspec:\n${spec}\n`);
+  writeFileSync(
+    join(dir, 'settings.yaml'),
+    `apiVersion: kdelta.dev/v1alpha1\nkind: RunSettings\nmetadata:\n  name: settings\nspec:\n${spec}\n`,
+  );
   return dir;
 }
 
@@ -70,12 +73,15 @@ describe('one rule per setting, whatever the source', () => {
     ]);
   });
 
-  it.each(GOOD_SETTINGS.filter((c) => c.field !== undefined))('RunSettings spec.$field: $yaml is accepted as the flag and the input are', async (c) => {
-    const config = await loadControl({ dir: runSettingsFile(specYaml(c.field!, c.yaml)) });
-    expect(at(settingOptions(config.settings), c.option)).toEqual(c.value);
-    if (c.flag) expect(at(settingOptions(normaliseSettings(flags({ [c.flag]: c.text }))), c.option)).toEqual(c.value);
-    if (c.input) expect(at(settingOptions(normaliseSettings(inputs({ [c.input]: c.text }))), c.option)).toEqual(c.value);
-  });
+  it.each(GOOD_SETTINGS.filter((c) => c.field !== undefined))(
+    'RunSettings spec.$field: $yaml is accepted as the flag and the input are',
+    async (c) => {
+      const config = await loadControl({ dir: runSettingsFile(specYaml(c.field!, c.yaml)) });
+      expect(at(settingOptions(config.settings), c.option)).toEqual(c.value);
+      if (c.flag) expect(at(settingOptions(normaliseSettings(flags({ [c.flag]: c.text }))), c.option)).toEqual(c.value);
+      if (c.input) expect(at(settingOptions(normaliseSettings(inputs({ [c.input]: c.text }))), c.option)).toEqual(c.value);
+    },
+  );
 
   it('a flag and the input of one setting read any text alike: both accept it as the same value, or both refuse it with the same rule', () => {
     const texts = ['', ' ', '0', '1', '8', '64', '65', '-1', '1.5', 'true', 'TRUE', 'yes', 'false', 'local', 'github', 'both', 'never'];
@@ -144,9 +150,13 @@ describe('precedence, decided once', () => {
   };
 
   it('a flag or input over RunSettings over the default, each value naming where it came from', () => {
-    const s = resolveSettings(normaliseSettings(flags({ concurrency: '8', label: 'x' })), file({ concurrency: 2, budget: 10, github: { labels: ['a', 'b'], draft: 'never' } }), {
-      config: '.kdelta',
-    });
+    const s = resolveSettings(
+      normaliseSettings(flags({ concurrency: '8', label: 'x' })),
+      file({ concurrency: 2, budget: 10, github: { labels: ['a', 'b'], draft: 'never' } }),
+      {
+        config: '.kdelta',
+      },
+    );
     expect(s).toMatchObject({ concurrency: 8, budget: 10, mode: 'both', branchPrefix: 'kdelta/', proposalsDir: '.kdelta/proposals' });
     // a flag's list replaces RunSettings' whole list
     expect(s.github).toEqual({ labels: ['x'], draft: 'never' });
@@ -155,7 +165,7 @@ describe('precedence, decided once', () => {
     expect(s.origins.mode).toEqual({ type: 'default' });
   });
 
-  it('the author comes whole from one source: an input pair replaces RunSettings\' pair', () => {
+  it("the author comes whole from one source: an input pair replaces RunSettings' pair", () => {
     const runSettings = file({ author: { name: 'Fleet', email: 'fleet@example.com' } });
     expect(resolveSettings(normaliseSettings(inputs({})), runSettings, { config: '.kdelta' }).author).toEqual({
       name: 'Fleet',

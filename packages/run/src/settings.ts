@@ -118,7 +118,11 @@ function integer(min: number, max?: number) {
   return (v: unknown): Checked<number> =>
     typeof v === 'number' && Number.isInteger(v) && v >= min && (max === undefined || v <= max)
       ? ok(v)
-      : bad(max === undefined ? `must be a whole number, ${min} or more (got ${shown(v)})` : `must be an integer from ${min} to ${max} (got ${shown(v)})`);
+      : bad(
+          max === undefined
+            ? `must be a whole number, ${min} or more (got ${shown(v)})`
+            : `must be an integer from ${min} to ${max} (got ${shown(v)})`,
+        );
 }
 
 const boolean = (v: unknown): Checked<boolean> => (typeof v === 'boolean' ? ok(v) : bad(`expected true or false (got ${shown(v)})`));
@@ -144,7 +148,11 @@ function branchPrefix(v: unknown): Checked<string> {
 
 function shard(v: unknown): Checked<Shard> {
   const text =
-    typeof v === 'string' ? v : typeof v === 'object' && v !== null && 'index' in v && 'count' in v ? `${String(v.index)}/${String(v.count)}` : undefined;
+    typeof v === 'string'
+      ? v
+      : typeof v === 'object' && v !== null && 'index' in v && 'count' in v
+        ? `${String(v.index)}/${String(v.count)}`
+        : undefined;
   if (text === undefined) return bad(`must be k/n with 1 ≤ k ≤ n, e.g. 2/5 (got ${shown(v)})`);
   const problem = shardProblem(text);
   if (problem !== undefined) return bad(problem);
