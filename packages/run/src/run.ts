@@ -52,7 +52,7 @@ import {
 import { describeCollision, findCollisions, type PlannedProposal } from './names.js';
 import { RunError } from './errors.js';
 import { DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
-import { DEFAULT_AUTHOR, DEFAULT_CONCURRENCY, describeOrigin, normaliseSettings, resolveSettings, type RunMode } from './settings.js';
+import { DEFAULT_AUTHOR, DEFAULT_CONCURRENCY, normaliseSettings, resolveSettings, type RunMode } from './settings.js';
 import { optionSettings } from './settings-sources.js';
 
 export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -169,7 +169,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
     await checkOutputPath({
       path: proposalsDir,
       shown: settings.proposalsDir,
-      what: origin === undefined || origin.type === 'default' ? 'the proposals directory' : describeOrigin(origin),
+      // read as "<what> <path>: <why>"
+      what: origin?.type === 'field' ? `RunSettings ${origin.field}` : origin?.type === 'option' ? origin.name : 'the proposals directory',
       kind: 'directory',
     });
   }
