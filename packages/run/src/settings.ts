@@ -351,6 +351,7 @@ export function resolveSettings(door: CheckedSettings, file: CheckedSettings, de
   }
   // the author's two halves come from one source: checkSettings refuses a half
   const authorLayer = door.values.authorName !== undefined ? door : file;
+  for (const key of ['authorName', 'authorEmail'] as const) origins[key] = authorLayer.origins[key] ?? { type: 'default' };
   const github = {
     labels: pick('labels'),
     assignees: pick('assignees'),
