@@ -12281,13 +12281,13 @@ var require_headers = __commonJS({
           return this.#headersList[kHeadersSortedMap];
         }
         const headers = [];
-        const names = this.#headersList.toSortedArray();
+        const names2 = this.#headersList.toSortedArray();
         const cookies = this.#headersList.cookies;
         if (cookies === null || cookies.length === 1) {
-          return this.#headersList[kHeadersSortedMap] = names;
+          return this.#headersList[kHeadersSortedMap] = names2;
         }
-        for (let i = 0; i < names.length; ++i) {
-          const { 0: name2, 1: value2 } = names[i];
+        for (let i = 0; i < names2.length; ++i) {
+          const { 0: name2, 1: value2 } = names2[i];
           if (name2 === "set-cookie") {
             for (let j = 0; j < cookies.length; ++j) {
               headers.push([name2, cookies[j]]);
@@ -19163,7 +19163,7 @@ var require_identity = __commonJS({
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
     var isAlias2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
     var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
-    var isMap26 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
+    var isMap27 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
     var isPair3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
     var isScalar20 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR2;
     var isSeq20 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
@@ -19199,7 +19199,7 @@ var require_identity = __commonJS({
     exports.isAlias = isAlias2;
     exports.isCollection = isCollection3;
     exports.isDocument = isDocument;
-    exports.isMap = isMap26;
+    exports.isMap = isMap27;
     exports.isNode = isNode3;
     exports.isPair = isPair3;
     exports.isScalar = isScalar20;
@@ -23311,9 +23311,9 @@ var require_resolve_flow_collection = __commonJS({
     var blockMsg = "Block collections are not allowed within flow collections";
     var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
     function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag2) {
-      const isMap26 = fc.start.source === "{";
-      const fcName = isMap26 ? "flow map" : "flow sequence";
-      const NodeClass = tag2?.nodeClass ?? (isMap26 ? YAMLMap9.YAMLMap : YAMLSeq6.YAMLSeq);
+      const isMap27 = fc.start.source === "{";
+      const fcName = isMap27 ? "flow map" : "flow sequence";
+      const NodeClass = tag2?.nodeClass ?? (isMap27 ? YAMLMap9.YAMLMap : YAMLSeq6.YAMLSeq);
       const coll = new NodeClass(ctx.schema);
       coll.flow = true;
       const atRoot = ctx.atRoot;
@@ -23349,7 +23349,7 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap26 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap27 && ctx.options.strict && utilContainsNewline.containsNewline(key))
             onError(
               key,
               // checked by containsNewline()
@@ -23389,7 +23389,7 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap26 && !sep5 && !props.found) {
+        if (!isMap27 && !sep5 && !props.found) {
           const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep5, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
@@ -23412,7 +23412,7 @@ var require_resolve_flow_collection = __commonJS({
             startOnNewline: false
           });
           if (valueProps.found) {
-            if (!isMap26 && !props.found && ctx.options.strict) {
+            if (!isMap27 && !props.found && ctx.options.strict) {
               if (sep5)
                 for (const st of sep5) {
                   if (st === valueProps.found)
@@ -23444,7 +23444,7 @@ var require_resolve_flow_collection = __commonJS({
           const pair = new Pair3.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
-          if (isMap26) {
+          if (isMap27) {
             const map = coll;
             if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
               onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -23460,7 +23460,7 @@ var require_resolve_flow_collection = __commonJS({
           offset = valueNode ? valueNode.range[2] : valueProps.end;
         }
       }
-      const expectedEnd = isMap26 ? "}" : "]";
+      const expectedEnd = isMap27 ? "}" : "]";
       const [ce, ...ee] = fc.end;
       let cePos = offset;
       if (ce?.source === expectedEnd)
@@ -23945,8 +23945,8 @@ var require_resolve_flow_scalar = __commonJS({
     };
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
-      const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code2 = ok ? parseInt(cc, 16) : NaN;
+      const ok2 = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+      const code2 = ok2 ? parseInt(cc, 16) : NaN;
       try {
         return String.fromCodePoint(code2);
       } catch {
@@ -27940,7 +27940,7 @@ var require_light = __commonJS({
 
 // src/main.ts
 import { readFileSync as readFileSync3 } from "node:fs";
-import { join as join19 } from "node:path";
+import { join as join20 } from "node:path";
 
 // ../../node_modules/.pnpm/@actions+core@3.0.1/node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -28492,7 +28492,7 @@ function group(name2, fn3) {
 // ../run/src/run.ts
 import { mkdir as mkdir6 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join18, resolve as resolve9 } from "node:path";
+import { join as join19, resolve as resolve9 } from "node:path";
 
 // ../git-source/src/kdelta-error.ts
 var BRAND = /* @__PURE__ */ Symbol.for("kdelta.error");
@@ -29085,8 +29085,8 @@ function stagingPath(lockPath, owner) {
 }
 async function sweepStaging(lockPath) {
   const prefix = `${basename(lockPath)}.`;
-  const names = await readdir2(dirname(lockPath)).catch(() => []);
-  for (const name2 of names) {
+  const names2 = await readdir2(dirname(lockPath)).catch(() => []);
+  for (const name2 of names2) {
     if (!name2.startsWith(prefix) || name2 === `${prefix}takeover`) continue;
     const path = join(dirname(lockPath), name2);
     const owner = await readOwner(path);
@@ -30047,7 +30047,7 @@ function lookupKind(sources, registry) {
 }
 function collateMap(sources, path, schema, options) {
   const pairIndex2 = { local: /* @__PURE__ */ new Map(), origin: /* @__PURE__ */ new Map(), upstream: /* @__PURE__ */ new Map() };
-  const names = [];
+  const names2 = [];
   const seen = /* @__PURE__ */ new Set();
   for (const side of ["local", "upstream", "origin"]) {
     const map = sources[side];
@@ -30057,12 +30057,12 @@ function collateMap(sources, path, schema, options) {
       if (!pairIndex2[side].has(name2)) pairIndex2[side].set(name2, pair);
       if (!seen.has(name2)) {
         seen.add(name2);
-        names.push(name2);
+        names2.push(name2);
       }
     }
   }
   let holdsPin = false;
-  const fields = names.map((name2) => {
+  const fields = names2.map((name2) => {
     const pairs = {};
     const keys = {};
     const values = {};
@@ -31079,8 +31079,8 @@ var TableRegistry = class {
   definition(name2) {
     if (this.names === void 0) {
       this.names = /* @__PURE__ */ new Map();
-      this.table.defs.forEach(([names], i) => {
-        for (const n of names) this.names.set(n, i);
+      this.table.defs.forEach(([names2], i) => {
+        for (const n of names2) this.names.set(n, i);
       });
     }
     const index = this.names.get(name2);
@@ -31175,8 +31175,8 @@ function schemaRegistryFromCrds(objects, options = {}) {
     if (!isRecord(spec)) return fail("spec", "expected an object");
     const group2 = own(spec, "group");
     if (typeof group2 !== "string" || group2 === "") return fail("spec.group", "expected a non-empty string");
-    const names = own(spec, "names");
-    const kind = isRecord(names) ? own(names, "kind") : void 0;
+    const names2 = own(spec, "names");
+    const kind = isRecord(names2) ? own(names2, "kind") : void 0;
     if (typeof kind !== "string" || kind === "") return fail("spec.names.kind", "expected a non-empty string");
     const schemaAt = (container, path) => {
       if (container === void 0 || container === null) return void 0;
@@ -32376,15 +32376,15 @@ function mergeInputs(input, options, scan, trace) {
   };
   for (const t of tuples) {
     const { origin, upstream: upstream2, local } = t;
-    const shown2 = describe(t);
+    const shown3 = describe(t);
     if (!origin && !upstream2 && local) {
-      report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+      report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
     } else if (!origin && upstream2 && !local) {
       add(upstream2.file.file, { upstream: upstream2, text: upstream2.entry.text, moved: false });
-      report.push({ resource: shown2, identity: upstream2.identity, action: "added", file: upstream2.file.file, changed: true });
+      report.push({ resource: shown3, identity: upstream2.identity, action: "added", file: upstream2.file.file, changed: true });
     } else if (!upstream2 && !local) {
       report.push({
-        resource: shown2,
+        resource: shown3,
         identity: (origin ?? upstream2)?.identity,
         action: "skipped",
         file: origin.file.file,
@@ -32393,9 +32393,9 @@ function mergeInputs(input, options, scan, trace) {
     } else if (origin && !upstream2 && local) {
       const pinned2 = mayHoldPin(local.entry.text) && holdsPinnedPair(local.map);
       if (pinned2) {
-        report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+        report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
         decisions.push({
-          resource: shown2,
+          resource: shown3,
           file: local.file.file,
           path: ".",
           rule: "pinned-local",
@@ -32404,11 +32404,11 @@ function mergeInputs(input, options, scan, trace) {
         });
       } else if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
         replaced.set(local.entry, null);
-        report.push({ resource: shown2, identity: local.identity, action: "deleted", file: local.file.file, changed: true });
+        report.push({ resource: shown3, identity: local.identity, action: "deleted", file: local.file.file, changed: true });
       } else {
-        report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+        report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
         conflicts.push({
-          resource: shown2,
+          resource: shown3,
           file: local.file.file,
           path: ".",
           values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
@@ -32418,10 +32418,10 @@ function mergeInputs(input, options, scan, trace) {
         });
       }
     } else if (origin && !local) {
-      report.push({ resource: shown2, identity: origin.identity, action: "skipped", file: upstream2.file.file, changed: false });
+      report.push({ resource: shown3, identity: origin.identity, action: "skipped", file: upstream2.file.file, changed: false });
       if (origin.entry.text !== upstream2.entry.text && !sameResource(origin.map, upstream2.map)) {
         conflicts.push({
-          resource: shown2,
+          resource: shown3,
           file: upstream2.file.file,
           path: ".",
           values: { origin: toPlain(origin.map), upstream: toPlain(upstream2.map), local: void 0 },
@@ -32436,7 +32436,7 @@ function mergeInputs(input, options, scan, trace) {
         replaced.set(local.entry, null);
         add(file, { upstream: upstream2, text: local.entry.text, moved: true });
       }
-      report.push({ resource: shown2, identity: local.identity, action: "merged", file, changed: file !== local.file.file });
+      report.push({ resource: shown3, identity: local.identity, action: "merged", file, changed: file !== local.file.file });
     } else {
       const localMap = local.map;
       const file = origin ? placedIn(origin, upstream2, local) : local.file.file;
@@ -32453,8 +32453,8 @@ function mergeInputs(input, options, scan, trace) {
           )
         }
       );
-      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown2, file, c.winner, engine.strategy));
-      for (const d of result.decisions) decisions.push(formatDecision(d, shown2, file));
+      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown3, file, c.winner, engine.strategy));
+      for (const d of result.decisions) decisions.push(formatDecision(d, shown3, file));
       const changed = result.node !== local.map || file !== local.file.file;
       const merged = result.node === void 0 ? null : result.node === local.map ? local.entry.text : printMergedDocument(local.document, result.node);
       if (file === local.file.file) {
@@ -32464,7 +32464,7 @@ function mergeInputs(input, options, scan, trace) {
         const asUpstream = origin.entry.text === local.entry.text && result.conflicts.length === 0 && result.decisions.length === 0;
         if (merged !== null) add(file, { upstream: upstream2, text: asUpstream ? upstream2.entry.text : merged, moved: true });
       }
-      report.push({ resource: shown2, identity: local.identity, action: "merged", file, changed });
+      report.push({ resource: shown3, identity: local.identity, action: "merged", file, changed });
     }
     for (const side of ["origin", "upstream", "local"]) t[side]?.release();
   }
@@ -32724,17 +32724,17 @@ function merge3Text(input, options = {}) {
     const text3 = input[side];
     if (text3 === void 0) continue;
     const stream = parseStream(text3, fileOf(side), side);
-    const nonEmpty = stream.documents.filter((d) => !d.empty);
-    if (nonEmpty.length > 1) {
+    const nonEmpty2 = stream.documents.filter((d) => !d.empty);
+    if (nonEmpty2.length > 1) {
       throw new MergeInputError(
         "invalid-yaml",
         fileOf(side),
-        nonEmpty[1].index,
+        nonEmpty2[1].index,
         "expected a single YAML value, found several documents",
         side
       );
     }
-    if (nonEmpty[0]) docs[side] = nonEmpty[0];
+    if (nonEmpty2[0]) docs[side] = nonEmpty2[0];
   }
   const engine = createEngine(options);
   const node = (side) => {
@@ -33061,12 +33061,12 @@ ${first.commentBefore}` : node.commentBefore;
       pair.value = syncNode(doc, pair.value, o[k]);
       return true;
     });
-    const names = Object.keys(o).filter((k) => o[k] !== void 0);
-    names.forEach((k, i) => {
+    const names2 = Object.keys(o).filter((k) => o[k] !== void 0);
+    names2.forEach((k, i) => {
       if (seen.has(k)) return;
       let at = node.items.length;
       for (let j = i - 1; j >= 0; j--) {
-        const found = node.items.findIndex((pair) => scalarText2(pair.key) === names[j]);
+        const found = node.items.findIndex((pair) => scalarText2(pair.key) === names2[j]);
         if (found >= 0) {
           at = found + 1;
           break;
@@ -33235,8 +33235,8 @@ function isKustomization(object2, path) {
 }
 function validateFunctionConfig(text2, configPath) {
   const docs = parseYamlStream(text2);
-  const bad = docs.find((d) => d.errors.length > 0);
-  if (bad) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)}: ${bad.errors[0]?.message ?? "invalid YAML"}` };
+  const bad2 = docs.find((d) => d.errors.length > 0);
+  if (bad2) return { ok: false, message: `functionConfig ${JSON.stringify(configPath)}: ${bad2.errors[0]?.message ?? "invalid YAML"}` };
   let values;
   try {
     values = docs.flatMap((d, i) => d.contents === null ? [] : [yamlDocumentValue(d, configPath, i)]);
@@ -33271,8 +33271,8 @@ function position(text2, offset) {
 function decodeKptfile(text2, file = "Kptfile") {
   const list2 = parseYamlStream(text2);
   const issues = [];
-  const nonEmpty = list2.filter((d) => d.contents !== null || d.errors.length > 0);
-  const document = nonEmpty[0] ?? list2[0] ?? parseYamlStream("{}")[0];
+  const nonEmpty2 = list2.filter((d) => d.contents !== null || d.errors.length > 0);
+  const document = nonEmpty2[0] ?? list2[0] ?? parseYamlStream("{}")[0];
   for (const d of list2) {
     for (const e of d.errors) {
       issues.push({
@@ -33283,8 +33283,8 @@ function decodeKptfile(text2, file = "Kptfile") {
       });
     }
   }
-  if (nonEmpty.length > 1) {
-    issues.push({ code: "not-a-map", file, field: "", message: `a Kptfile holds one YAML document, found ${nonEmpty.length}` });
+  if (nonEmpty2.length > 1) {
+    issues.push({ code: "not-a-map", file, field: "", message: `a Kptfile holds one YAML document, found ${nonEmpty2.length}` });
   }
   if (issues.length > 0) return { file, kptfile: {}, document, text: text2, issues };
   hoistKeyComments(document, text2);
@@ -33357,12 +33357,12 @@ function pipelineKeyMode(kptfiles) {
     for (const list2 of PIPELINE_LISTS) {
       const fns = kf?.pipeline?.[list2] ?? [];
       const keys = /* @__PURE__ */ new Set();
-      const names = /* @__PURE__ */ new Set();
+      const names2 = /* @__PURE__ */ new Set();
       for (const fn3 of fns) {
         if (fn3.name) {
           none = false;
-          if (names.has(fn3.name)) namesRepeat = true;
-          names.add(fn3.name);
+          if (names2.has(fn3.name)) namesRepeat = true;
+          names2.add(fn3.name);
         } else all = false;
         const k = derivedFunctionKey(fn3);
         if (keys.has(k)) repeats = true;
@@ -34528,13 +34528,13 @@ function isRunning(pid) {
   }
 }
 function sweepAbandoned(root, keep = /* @__PURE__ */ new Set()) {
-  let names;
+  let names2;
   try {
-    names = readdirSync2(root);
+    names2 = readdirSync2(root);
   } catch {
     return;
   }
-  for (const name2 of names) {
+  for (const name2 of names2) {
     const m = NAME.exec(name2);
     if (!m || m[2] !== hostTag || Number(m[1]) === process.pid || isRunning(Number(m[1]))) continue;
     const dir = join4(root, name2);
@@ -34688,12 +34688,12 @@ function readJournal(path) {
 }
 function journaledWork(root) {
   const out = /* @__PURE__ */ new Set();
-  let names = [];
+  let names2 = [];
   try {
-    names = readdirSync3(root).filter((n) => JOURNAL.test(n));
+    names2 = readdirSync3(root).filter((n) => JOURNAL.test(n));
   } catch {
   }
-  for (const name2 of names) {
+  for (const name2 of names2) {
     try {
       const j = readJournal(join5(root, name2));
       if (j) out.add(j.work);
@@ -35306,11 +35306,11 @@ function merge(defaults, route, options) {
 }
 function addQueryParameters(url, parameters) {
   const separator2 = /\?/.test(url) ? "&" : "?";
-  const names = Object.keys(parameters);
-  if (names.length === 0) {
+  const names2 = Object.keys(parameters);
+  if (names2.length === 0) {
     return url;
   }
-  return url + separator2 + names.map((name2) => {
+  return url + separator2 + names2.map((name2) => {
     if (name2 === "q") {
       return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
     }
@@ -37410,7 +37410,7 @@ function createGitHubForge(options = {}) {
 
 // ../run/src/control.ts
 import { readFile as readFile5 } from "node:fs/promises";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 
 // ../variant-engine/src/api/types.ts
 var PACKAGE_VARIANT_API_VERSION = "config.porch.kpt.dev/v1alpha1";
@@ -42004,8 +42004,8 @@ var globalEnvironment = new Environment({
 function projectObject(obj2) {
   if (!obj2) return null;
   const m = obj2.metadata ?? {};
-  const nonEmpty = (x) => x && Object.keys(x).length > 0 ? x : null;
-  return { name: m.name ?? "", namespace: m.namespace ?? "", labels: nonEmpty(m.labels), annotations: nonEmpty(m.annotations) };
+  const nonEmpty2 = (x) => x && Object.keys(x).length > 0 ? x : null;
+  return { name: m.name ?? "", namespace: m.namespace ?? "", labels: nonEmpty2(m.labels), annotations: nonEmpty2(m.annotations) };
 }
 function baseEnvironment(withRepository) {
   const env = new Environment({ homogeneousAggregateLiterals: true }).registerVariable("repoDefault", "string").registerVariable("packageDefault", "string").registerVariable("upstream", "dyn").registerVariable("target", "dyn");
@@ -42230,8 +42230,8 @@ function unrollTargets(pvs, objects) {
     const template3 = target.template;
     if (target.repositories) {
       for (const [repositoryIndex, repo] of target.repositories.entries()) {
-        const names2 = repo.packageNames && repo.packageNames.length > 0 ? repo.packageNames : [upstreamPackage];
-        for (const name2 of names2) {
+        const names3 = repo.packageNames && repo.packageNames.length > 0 ? repo.packageNames : [upstreamPackage];
+        for (const name2 of names3) {
           out.push({ repoDefault: repo.name ?? "", packageDefault: name2, template: template3, targetIndex, repositoryIndex });
         }
       }
@@ -42249,9 +42249,9 @@ function unrollTargets(pvs, objects) {
       name: isRepo ? void 0 : target.objectSelector?.name
     });
     if (!selected.ok) return { ok: false, error: `spec.targets[${targetIndex}].${field}.${selected.error}` };
-    const names = target.packageNames && target.packageNames.length > 0 ? target.packageNames : [upstreamPackage];
+    const names2 = target.packageNames && target.packageNames.length > 0 ? target.packageNames : [upstreamPackage];
     for (const object2 of selected.value) {
-      for (const name2 of names) {
+      for (const name2 of names2) {
         out.push({ repoDefault: object2.metadata?.name ?? "", packageDefault: name2, template: template3, object: object2, targetIndex });
       }
     }
@@ -43064,6 +43064,9 @@ function applyPackageVariant(pkg, pv, options = {}) {
 // ../variant-engine/src/lifecycle/ownership.ts
 var OWNER_ANNOTATION = "config.porch.kpt.dev/package-variant";
 
+// ../run/src/settings.ts
+import { join as join10 } from "node:path";
+
 // ../run/src/branch-prefix.ts
 var DEFAULT_BRANCH_PREFIX = "kdelta/";
 var ALLOWED = /^[A-Za-z0-9._/-]+$/;
@@ -43077,6 +43080,326 @@ function branchPrefixProblem(prefix) {
     return `"${prefix}" is not the start of a git branch name (no "..", "//", component starting with "." or ending in ".lock")`;
   }
   return void 0;
+}
+
+// ../run/src/shard.ts
+import { createHash as createHash5 } from "node:crypto";
+
+// ../run/src/errors.ts
+var RunError = class extends KdeltaError2 {
+  name = "RunError";
+  constructor(code2, message2, at = {}) {
+    super({ code: code2, message: message2, ...at });
+  }
+};
+
+// ../run/src/shard.ts
+function shardProblem(text2) {
+  const m = /^(\d+)\/(\d+)$/.exec(text2.trim());
+  const index = m ? Number(m[1]) : Number.NaN;
+  const count = m ? Number(m[2]) : Number.NaN;
+  if (!m || count < 1 || index < 1 || index > count) return `must be k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got "${text2}")`;
+  return void 0;
+}
+function shardOf(name2, count) {
+  const digest2 = createHash5("sha256").update(name2).digest();
+  return digest2.readUInt32BE(0) % count + 1;
+}
+function inShard(name2, shard2) {
+  return shard2 === void 0 || shardOf(name2, shard2.count) === shard2.index;
+}
+
+// ../run/src/settings.ts
+var DEFAULT_CONCURRENCY = 4;
+var MAX_CONCURRENCY = 64;
+var DEFAULT_AUTHOR = { name: "kdelta", email: "kdelta@noreply.invalid" };
+function describeOrigin(origin) {
+  switch (origin.type) {
+    case "flag":
+      return `--${origin.name}`;
+    case "input":
+      return `input "${origin.name}"`;
+    case "field":
+      return `RunSettings ${origin.field} in ${origin.file}`;
+    case "option":
+      return `run option ${origin.name}`;
+    case "default":
+      return "the default";
+    default:
+      return origin;
+  }
+}
+function originName(origin) {
+  switch (origin.type) {
+    case "flag":
+      return `--${origin.name}`;
+    case "input":
+    case "option":
+      return origin.name;
+    case "field":
+      return origin.field;
+    case "default":
+      return "the default";
+    default:
+      return origin;
+  }
+}
+var ok = (value2) => ({ ok: true, value: value2 });
+var bad = (problem) => ({ ok: false, problem });
+var shown = (value2) => JSON.stringify(value2) ?? String(value2);
+function oneOf(allowed) {
+  return (v) => allowed.includes(v) ? ok(v) : bad(`must be one of ${allowed.map(String).join(", ")} (got ${shown(v)})`);
+}
+function integer(min, max) {
+  return (v) => typeof v === "number" && Number.isInteger(v) && v >= min && (max === void 0 || v <= max) ? ok(v) : bad(
+    max === void 0 ? `must be a whole number, ${min} or more (got ${shown(v)})` : `must be an integer from ${min} to ${max} (got ${shown(v)})`
+  );
+}
+var boolean = (v) => typeof v === "boolean" ? ok(v) : bad(`expected true or false (got ${shown(v)})`);
+var nonEmpty = (v) => typeof v === "string" && v.trim() !== "" ? ok(v) : bad(`expected a non-empty string (got ${shown(v)})`);
+var EMAIL = /^[^\s<>@]+@[^\s<>@]+$/;
+var email = (v) => typeof v === "string" && EMAIL.test(v) ? ok(v) : bad(`expected an email address (got ${shown(v)})`);
+var names = (v) => Array.isArray(v) && v.every((x) => typeof x === "string" && x.trim() !== "") ? ok(v) : bad(`expected a list of non-empty strings (got ${shown(v)})`);
+function branchPrefix(v) {
+  if (typeof v !== "string") return bad(`expected a string (got ${shown(v)})`);
+  const problem = branchPrefixProblem(v);
+  return problem === void 0 ? ok(v) : bad(problem);
+}
+function shard(v) {
+  const text2 = typeof v === "string" ? v : typeof v === "object" && v !== null && "index" in v && "count" in v ? `${String(v.index)}/${String(v.count)}` : void 0;
+  if (text2 === void 0) return bad(`must be k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got ${shown(v)})`);
+  const problem = shardProblem(text2);
+  if (problem !== void 0) return bad(problem);
+  const [index, count] = text2.trim().split("/").map(Number);
+  return ok({ index, count });
+}
+var SETTING_RULES = {
+  forge: { flag: "forge", input: "forge", field: "forge", text: "word", check: oneOf(["local", "github"]) },
+  mode: { flag: "mode", input: "mode", field: "mode", text: "word", check: oneOf(["variants", "updates", "both"]) },
+  concurrency: { flag: "concurrency", input: "concurrency", field: "concurrency", text: "integer", check: integer(1, MAX_CONCURRENCY) },
+  budget: { flag: "budget", input: "budget", field: "budget", text: "integer", check: integer(0) },
+  branchPrefix: { flag: "branch-prefix", input: "branch-prefix", field: "branchPrefix", text: "word", check: branchPrefix },
+  shard: { flag: "shard", input: "shard", text: "word", check: shard },
+  proposalsDir: { flag: "proposals-dir", field: "proposalsDir", text: "word", check: nonEmpty },
+  authorName: { input: "commit-author-name", field: "author.name", text: "word", check: nonEmpty },
+  authorEmail: { input: "commit-author-email", field: "author.email", text: "word", check: email },
+  labels: { flag: "label", input: "labels", field: "github.labels", text: "list", check: names },
+  assignees: { flag: "assignee", input: "assignees", field: "github.assignees", text: "list", check: names },
+  reviewers: { flag: "reviewer", input: "reviewers", field: "github.reviewers", text: "list", check: names },
+  teamReviewers: { flag: "team-reviewer", input: "team-reviewers", field: "github.teamReviewers", text: "list", check: names },
+  draft: { flag: "draft", input: "draft", field: "github.draft", text: "word", check: oneOf(["always", "never", "conflicts"]) },
+  autoMerge: {
+    flag: "auto-merge",
+    input: "auto-merge",
+    field: "github.autoMerge",
+    text: "auto-merge",
+    check: oneOf([false, "merge", "squash", "rebase"])
+  },
+  signedCommits: { flag: "signed-commits", input: "signed-commits", field: "github.signedCommits", text: "boolean", check: boolean },
+  dryRun: { flag: "dry-run", input: "dry-run", text: "boolean", check: boolean },
+  allowExec: { flag: "allow-exec", input: "allow-exec", text: "boolean", check: boolean },
+  allowLocalUpstreams: { flag: "allow-local-upstreams", input: "allow-local-upstreams", text: "boolean", check: boolean },
+  credentialHosts: { flag: "credential-host", input: "credential-hosts", text: "list", check: names }
+};
+var SETTING_KEYS = Object.keys(SETTING_RULES);
+var TRUE = /* @__PURE__ */ new Set(["true", "True", "TRUE"]);
+var FALSE = /* @__PURE__ */ new Set(["false", "False", "FALSE"]);
+function valueFromText(kind, text2) {
+  const t = text2.trim();
+  switch (kind) {
+    case "word":
+      return t;
+    case "integer":
+      return /^[+-]?\d+(\.\d+)?$/.test(t) ? Number(t) : t;
+    case "boolean":
+      return TRUE.has(t) ? true : FALSE.has(t) ? false : t;
+    case "list":
+      return t.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== "");
+    case "auto-merge":
+      return FALSE.has(t) ? false : t;
+    default:
+      return kind;
+  }
+}
+var NO_SETTINGS = { values: {}, origins: {} };
+function describeProblem(problem) {
+  return `${describeOrigin(problem.origin)}: ${problem.message}`;
+}
+var SettingsError = class extends KdeltaError2 {
+  name = "SettingsError";
+  problems;
+  constructor(problems) {
+    super({
+      code: "invalid-option",
+      message: problems.length === 1 ? describeProblem(problems[0]) : problems.map(describeProblem).join("\n")
+    });
+    this.problems = problems;
+  }
+};
+function checkSettings(raw) {
+  const values = {};
+  const origins = {};
+  const problems = [];
+  for (const key of SETTING_KEYS) {
+    const given = raw.values[key];
+    if (given === void 0) continue;
+    const checked = SETTING_RULES[key].check(given.value);
+    if (checked.ok) {
+      values[key] = checked.value;
+      origins[key] = given.origin;
+    } else problems.push({ key, origin: given.origin, message: checked.problem });
+  }
+  const [name2, address] = [raw.values.authorName, raw.values.authorEmail];
+  if (name2 === void 0 !== (address === void 0)) {
+    const missing = name2 === void 0 ? "authorName" : "authorEmail";
+    const nameOrigin = name2?.origin ?? raw.originOf("authorName");
+    const addressOrigin = address?.origin ?? raw.originOf("authorEmail");
+    const origin = raw.originOf(missing) ?? (name2 ?? address).origin;
+    problems.push({
+      key: missing,
+      origin,
+      message: `set both ${nameOrigin ? originName(nameOrigin) : "the name"} and ${addressOrigin ? originName(addressOrigin) : "the email"}, or neither`
+    });
+  }
+  return { settings: { values, origins }, problems };
+}
+function normaliseSettings(raw) {
+  const { settings, problems } = checkSettings(raw);
+  if (problems.length > 0) throw new SettingsError(problems);
+  return settings;
+}
+function resolveSettings(door, file, defaults) {
+  const origins = {};
+  function pick(key, fallback) {
+    for (const layer of [door, file]) {
+      const value2 = layer.values[key];
+      if (value2 !== void 0) {
+        origins[key] = layer.origins[key];
+        return value2;
+      }
+    }
+    if (fallback !== void 0) origins[key] = { type: "default" };
+    return fallback;
+  }
+  const authorLayer = door.values.authorName !== void 0 ? door : file;
+  for (const key of ["authorName", "authorEmail"]) origins[key] = authorLayer.origins[key] ?? { type: "default" };
+  const github = {
+    labels: pick("labels"),
+    assignees: pick("assignees"),
+    reviewers: pick("reviewers"),
+    teamReviewers: pick("teamReviewers"),
+    draft: pick("draft"),
+    autoMerge: pick("autoMerge"),
+    signedCommits: pick("signedCommits")
+  };
+  return {
+    forge: pick("forge", "local"),
+    mode: pick("mode", "both"),
+    concurrency: pick("concurrency", DEFAULT_CONCURRENCY),
+    budget: pick("budget", DEFAULT_BUDGET),
+    branchPrefix: pick("branchPrefix", DEFAULT_BRANCH_PREFIX),
+    shard: pick("shard"),
+    proposalsDir: pick("proposalsDir", join10(defaults.config, "proposals")),
+    author: {
+      name: authorLayer.values.authorName ?? DEFAULT_AUTHOR.name,
+      email: authorLayer.values.authorEmail ?? DEFAULT_AUTHOR.email
+    },
+    github: Object.fromEntries(Object.entries(github).filter(([, v]) => v !== void 0)),
+    dryRun: pick("dryRun", false),
+    allowExec: pick("allowExec", false),
+    allowLocalUpstreams: pick("allowLocalUpstreams"),
+    credentialHosts: pick("credentialHosts", []),
+    origins
+  };
+}
+
+// ../run/src/settings-sources.ts
+function textSettings(type, read) {
+  const values = {};
+  for (const key of SETTING_KEYS) {
+    const rule = SETTING_RULES[key];
+    const name2 = rule[type];
+    if (name2 === void 0) continue;
+    const given = read(name2);
+    if (given === void 0) continue;
+    values[key] = { value: typeof given === "string" ? valueFromText(rule.text, given) : given, origin: { type, name: name2 } };
+  }
+  return {
+    values,
+    originOf: (key) => {
+      const name2 = SETTING_RULES[key][type];
+      return name2 === void 0 ? void 0 : { type, name: name2 };
+    }
+  };
+}
+var isMap18 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function runSettingsSource(spec, file) {
+  const problems = [];
+  const values = {};
+  const originOf = (key) => {
+    const field = SETTING_RULES[key].field;
+    return field === void 0 ? void 0 : { type: "field", field: `spec.${field}`, file };
+  };
+  const raw = { values, originOf };
+  if (spec === void 0 || spec === null) return { raw, problems };
+  if (!isMap18(spec)) return { raw, problems: [{ field: "spec", message: "expected a map" }] };
+  const allowed = /* @__PURE__ */ new Map();
+  for (const key of SETTING_KEYS) {
+    const parts = SETTING_RULES[key].field?.split(".") ?? [];
+    for (let i = 0; i < parts.length; i++) {
+      const group2 = parts.slice(0, i).join(".");
+      const list2 = allowed.get(group2) ?? [];
+      if (!list2.includes(parts[i])) list2.push(parts[i]);
+      allowed.set(group2, list2);
+    }
+  }
+  const readMap = (group2, map) => {
+    const fields = allowed.get(group2) ?? [];
+    for (const k of Object.keys(map)) {
+      const path = group2 ? `${group2}.${k}` : k;
+      if (!fields.includes(k)) problems.push({ field: `spec.${path}`, message: `unknown field (expected one of ${fields.join(", ")})` });
+      else if (allowed.has(path)) {
+        const inner = map[k];
+        if (isMap18(inner)) readMap(path, inner);
+        else
+          problems.push({
+            field: `spec.${path}`,
+            message: `expected a map of ${allowed.get(path).join(", ")} (got ${JSON.stringify(inner)})`
+          });
+      }
+    }
+  };
+  readMap("", spec);
+  for (const key of SETTING_KEYS) {
+    const field = SETTING_RULES[key].field;
+    if (field === void 0) continue;
+    let at = spec;
+    for (const part of field.split(".")) at = isMap18(at) ? at[part] : void 0;
+    if (at !== void 0) values[key] = { value: at, origin: originOf(key) };
+  }
+  return { raw, problems };
+}
+var optionPath = (key) => SETTING_RULES[key].field ?? key;
+function optionSettings(options) {
+  const values = {};
+  for (const key of SETTING_KEYS) {
+    let at = options;
+    for (const part of optionPath(key).split(".")) at = isMap18(at) ? at[part] : void 0;
+    if (at !== void 0) values[key] = { value: at, origin: { type: "option", name: optionPath(key) } };
+  }
+  return { values, originOf: (key) => ({ type: "option", name: optionPath(key) }) };
+}
+function settingOptions(settings) {
+  const out = {};
+  for (const key of SETTING_KEYS) {
+    const value2 = settings.values[key];
+    if (value2 === void 0) continue;
+    const parts = optionPath(key).split(".");
+    let at = out;
+    for (const part of parts.slice(0, -1)) at = at[part] ??= {};
+    at[parts.at(-1)] = value2;
+  }
+  return out;
 }
 
 // ../run/src/control.ts
@@ -43130,12 +43453,12 @@ async function loadControl(options) {
   const variants = [];
   const sets = [];
   const objects = [];
-  let settings = {};
+  let settings = NO_SETTINGS;
   let settingsSource;
   const seen = /* @__PURE__ */ new Map();
   for (const rel of await controlFiles(options.dir)) {
-    const file = join10(display, rel);
-    const text2 = await readFile5(join10(options.dir, rel), "utf8");
+    const file = join11(display, rel);
+    const text2 = await readFile5(join11(options.dir, rel), "utf8");
     const docs = parseYamlStream(text2);
     for (const [i, doc] of docs.entries()) {
       const base = { file, document: i + 1 };
@@ -43194,7 +43517,7 @@ async function loadControl(options) {
         if (settingsSource) {
           issues.push({ source, message: `a second RunSettings (the first is ${describeSource(settingsSource)}): keep one` });
         } else {
-          settings = checkSettings(raw, source, issues);
+          settings = checkRunSettings(raw, source, issues);
           settingsSource = source;
         }
       } else if (PORCH_GROUPS.includes(groupOf3(apiVersion)) && !PORCH_PLAIN_KINDS.has(typeKey)) {
@@ -43240,15 +43563,15 @@ function checkRepository(raw, source, issues) {
   const before = issues.length;
   const d = decodeObject(raw);
   for (const p of d.errors) issues.push(fieldIssue(source, p));
-  const isMap26 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+  const isMap27 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
   const spec = raw.spec;
-  if (!isMap26(spec)) {
+  if (!isMap27(spec)) {
     issues.push({ source, field: "spec", message: spec === void 0 ? "missing" : "expected a map" });
     return void 0;
   }
   for (const [path, fields] of Object.entries(REPOSITORY_FIELDS)) {
     const at = path === "" ? raw : path === "spec" ? spec : spec.git;
-    if (!isMap26(at)) continue;
+    if (!isMap27(at)) continue;
     for (const k of Object.keys(at)) {
       if (!fields.includes(k))
         issues.push({ source, field: path ? `${path}.${k}` : k, message: `unknown field (expected one of ${fields.join(", ")})` });
@@ -43258,7 +43581,7 @@ function checkRepository(raw, source, issues) {
     issues.push({ source, field: "spec.type", message: `a run reads git repositories only (got ${JSON.stringify(spec.type)})` });
   }
   const git3 = spec.git;
-  if (!isMap26(git3)) {
+  if (!isMap27(git3)) {
     issues.push({ source, field: "spec.git", message: git3 === void 0 ? "missing (a run needs spec.git.repo)" : "expected a map" });
     return void 0;
   }
@@ -43297,120 +43620,21 @@ function checkRepository(raw, source, issues) {
     source
   };
 }
-var SETTINGS_FIELDS = ["forge", "mode", "concurrency", "proposalsDir", "author", "branchPrefix", "budget", "github"];
-var GITHUB_FIELDS = ["labels", "assignees", "reviewers", "teamReviewers", "draft", "autoMerge", "signedCommits"];
-function checkSettings(raw, source, issues) {
-  const spec = raw.spec ?? {};
-  if (typeof spec !== "object" || Array.isArray(spec)) {
-    issues.push({ source, field: "spec", message: "expected a map" });
-    return {};
-  }
+function checkRunSettings(raw, source, issues) {
   for (const k of Object.keys(raw)) {
     if (!["apiVersion", "kind", "metadata", "spec"].includes(k))
       issues.push({ source, field: k, message: "unknown field (expected one of apiVersion, kind, metadata, spec)" });
   }
-  for (const k of Object.keys(spec)) {
-    if (!SETTINGS_FIELDS.includes(k))
-      issues.push({ source, field: `spec.${k}`, message: `unknown field (expected one of ${SETTINGS_FIELDS.join(", ")})` });
-  }
-  const out = {};
-  const oneOf2 = (field, allowed) => {
-    const v = spec[field];
-    if (v === void 0) return void 0;
-    if (typeof v === "string" && allowed.includes(v)) return v;
-    issues.push({ source, field: `spec.${field}`, message: `must be one of ${allowed.join(", ")} (got ${JSON.stringify(v)})` });
-    return void 0;
-  };
-  const forge = oneOf2("forge", ["local", "github"]);
-  if (forge) out.forge = forge;
-  const mode = oneOf2("mode", ["variants", "updates", "both"]);
-  if (mode) out.mode = mode;
-  if (spec.concurrency !== void 0) {
-    const c = spec.concurrency;
-    if (typeof c === "number" && Number.isInteger(c) && c >= 1 && c <= 64) out.concurrency = c;
-    else issues.push({ source, field: "spec.concurrency", message: `must be an integer from 1 to 64 (got ${JSON.stringify(c)})` });
-  }
-  if (spec.proposalsDir !== void 0) {
-    if (typeof spec.proposalsDir === "string" && spec.proposalsDir !== "") out.proposalsDir = spec.proposalsDir;
-    else
-      issues.push({
-        source,
-        field: "spec.proposalsDir",
-        message: `expected a non-empty string (got ${JSON.stringify(spec.proposalsDir)})`
-      });
-  }
-  if (spec.author !== void 0) {
-    const a = spec.author;
-    if (typeof a === "object" && a !== null && typeof a.name === "string" && a.name && typeof a.email === "string" && a.email && Object.keys(a).length === 2) {
-      out.author = { name: a.name, email: a.email };
-    } else {
-      issues.push({ source, field: "spec.author", message: "expected {name, email}, both non-empty strings" });
-    }
-  }
-  if (spec.branchPrefix !== void 0) {
-    const problem = typeof spec.branchPrefix === "string" ? branchPrefixProblem(spec.branchPrefix) : `expected a string (got ${JSON.stringify(spec.branchPrefix)})`;
-    if (problem === void 0) out.branchPrefix = spec.branchPrefix;
-    else issues.push({ source, field: "spec.branchPrefix", message: problem });
-  }
-  if (spec.budget !== void 0) {
-    const b = spec.budget;
-    if (typeof b === "number" && Number.isInteger(b) && b >= 0) out.budget = b;
-    else issues.push({ source, field: "spec.budget", message: `must be a whole number, 0 or more (got ${JSON.stringify(b)})` });
-  }
-  if (spec.github !== void 0) out.github = checkGitHubSettings(spec.github, source, issues);
-  return out;
-}
-function checkGitHubSettings(raw, source, issues) {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    issues.push({ source, field: "spec.github", message: "expected a map" });
-    return {};
-  }
-  const g = raw;
-  const out = {};
-  for (const k of Object.keys(g)) {
-    if (!GITHUB_FIELDS.includes(k))
-      issues.push({ source, field: `spec.github.${k}`, message: `unknown field (expected one of ${GITHUB_FIELDS.join(", ")})` });
-  }
-  for (const k of ["labels", "assignees", "reviewers", "teamReviewers"]) {
-    const v = g[k];
-    if (v === void 0) continue;
-    if (Array.isArray(v) && v.every((x) => typeof x === "string" && x !== "")) out[k] = v;
-    else issues.push({ source, field: `spec.github.${k}`, message: `expected a list of non-empty strings (got ${JSON.stringify(v)})` });
-  }
-  if (g.draft !== void 0) {
-    if (g.draft === "always" || g.draft === "never" || g.draft === "conflicts") out.draft = g.draft;
-    else
-      issues.push({
-        source,
-        field: "spec.github.draft",
-        message: `must be one of always, never, conflicts (got ${JSON.stringify(g.draft)})`
-      });
-  }
-  if (g.autoMerge !== void 0) {
-    if (g.autoMerge === false || g.autoMerge === "merge" || g.autoMerge === "squash" || g.autoMerge === "rebase")
-      out.autoMerge = g.autoMerge;
-    else
-      issues.push({
-        source,
-        field: "spec.github.autoMerge",
-        message: `must be one of merge, squash, rebase, or false (got ${JSON.stringify(g.autoMerge)})`
-      });
-  }
-  if (g.signedCommits !== void 0) {
-    if (typeof g.signedCommits === "boolean") out.signedCommits = g.signedCommits;
-    else
-      issues.push({
-        source,
-        field: "spec.github.signedCommits",
-        message: `expected true or false (got ${JSON.stringify(g.signedCommits)})`
-      });
-  }
-  return out;
+  const parsed = runSettingsSource(raw.spec, source.file);
+  for (const p of parsed.problems) issues.push({ source, field: p.field, message: p.message });
+  const { settings, problems } = checkSettings(parsed.raw);
+  for (const p of problems) issues.push({ source, field: p.origin.type === "field" ? p.origin.field : void 0, message: p.message });
+  return settings;
 }
 
 // ../run/src/job.ts
 import { lstat as lstat3, readFile as readFile7, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
-import { join as join17 } from "node:path";
+import { join as join18 } from "node:path";
 
 // ../fn-render/src/render.ts
 import { posix as posix2 } from "node:path";
@@ -44807,15 +45031,15 @@ var STOP_LABEL = "kdelta:stop";
 
 // ../run/src/package-files.ts
 import { chmod as chmod2, lstat as lstat2, mkdir as mkdir5, readdir as readdir6, readFile as readFile6, readlink as readlink2, rm as rm5, symlink as symlink2, writeFile as writeFile5 } from "node:fs/promises";
-import { dirname as dirname7, join as join15, relative as relative6, sep as sep4 } from "node:path";
+import { dirname as dirname7, join as join16, relative as relative6, sep as sep4 } from "node:path";
 
 // ../run/src/materialize.ts
 import { tmpdir as tmpdir3 } from "node:os";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 
 // ../package-update/src/get.ts
 import { existsSync as existsSync5, lstatSync as lstatSync2, mkdirSync as mkdirSync4, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
-import { basename as basename4, dirname as dirname6, isAbsolute as isAbsolute4, join as join12, relative as relative4 } from "node:path";
+import { basename as basename4, dirname as dirname6, isAbsolute as isAbsolute4, join as join13, relative as relative4 } from "node:path";
 
 // ../package-update/src/errors.ts
 var UpdateError = class extends KdeltaError2 {
@@ -44913,7 +45137,7 @@ function writeTree(dir, tree, empty2) {
 
 // ../package-update/src/fetch.ts
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 function withTrust(git3, named, callerNamesAll) {
   const cwd = git3.cwd ?? process.cwd();
   if (git3.trust) return { ...git3, trust: callerNamesAll ? git3.trust : trustNamed(git3.trust, named, cwd) };
@@ -44958,7 +45182,7 @@ async function fetchTree(git3, repo, directory, ref, namedBy) {
 async function fetchTreeOnce(git3, repo, directory, ref, namedBy) {
   const holder = makeTempDir(tmpdir2(), "fetch");
   try {
-    const dest = join11(holder, "pkg");
+    const dest = join12(holder, "pkg");
     const env = git3.env ?? process.env;
     const cacheDir = git3.cacheDir ?? env["KDELTA_CACHE_DIR"];
     const credentials = git3.credentials?.get(withoutCredentials(repo));
@@ -45061,13 +45285,13 @@ function exists2(path) {
     return false;
   }
 }
-function shown(dest, cwd) {
+function shown2(dest, cwd) {
   const rel = relative4(cwd, dest);
   return rel && !rel.startsWith("..") && !isAbsolute4(rel) ? rel : dest;
 }
 function alreadyExists(dest, cwd) {
   return new UpdateError(
-    `destination directory "${shown(dest, cwd)}" already exists: pkg get writes a new directory, never into an existing one; nothing was written`,
+    `destination directory "${shown2(dest, cwd)}" already exists: pkg get writes a new directory, never into an existing one; nothing was written`,
     "destination-exists"
   );
 }
@@ -45091,7 +45315,7 @@ async function getPackage(options) {
   });
   const work = makeWorkDir(dest, "get");
   try {
-    const ready = join12(work, "pkg");
+    const ready = join13(work, "pkg");
     writeTree(ready, fetched.tree, PackageTree.empty());
     const madeParent = existsSync5(dirname6(dest)) ? void 0 : mkdirSync4(dirname6(dest), { recursive: true });
     try {
@@ -45109,7 +45333,7 @@ async function getPackage(options) {
 }
 
 // ../package-update/src/update.ts
-import { basename as basename5, join as join13, posix as posix4, relative as relative5 } from "node:path";
+import { basename as basename5, join as join14, posix as posix4, relative as relative5 } from "node:path";
 
 // ../package-update/src/compare.ts
 var KPTFILE_BOOKKEEPING = ["apiVersion", "kind", "upstream", "upstreamLock", "status", "metadata"];
@@ -45708,9 +45932,9 @@ async function updatePackage(options) {
   const before = PackageTree.read(dir);
   const kptfileText = before?.text(KPTFILE);
   if (!before || kptfileText === void 0) {
-    throw new UpdateError(`${join13(dir, KPTFILE)}: no such file or directory (not a kpt package)`, "not-a-package");
+    throw new UpdateError(`${join14(dir, KPTFILE)}: no such file or directory (not a kpt package)`, "not-a-package");
   }
-  const rootKptfile = kptfileOf(kptfileText, join13(dir, KPTFILE));
+  const rootKptfile = kptfileOf(kptfileText, join14(dir, KPTFILE));
   const rootName = relative5(options.displayRoot ?? options.cwd ?? process.cwd(), dir) || basename5(dir);
   const rootUpstream = rootKptfile.kptfile.upstream;
   if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, "no-upstream");
@@ -45756,7 +45980,7 @@ async function updatePackage(options) {
   }
   run2.progress(options.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);
   const written = !options.dryRun && !isEmptyChange(commitTree(dir, work, before));
-  const lock = kptfileOf(work.text(KPTFILE), join13(dir, KPTFILE)).kptfile.upstreamLock;
+  const lock = kptfileOf(work.text(KPTFILE), join14(dir, KPTFILE)).kptfile.upstreamLock;
   return {
     updated: count,
     packages: run2.packages,
@@ -45770,14 +45994,6 @@ async function updatePackage(options) {
     written
   };
 }
-
-// ../run/src/errors.ts
-var RunError = class extends KdeltaError2 {
-  name = "RunError";
-  constructor(code2, message2, at = {}) {
-    super({ code: code2, message: message2, ...at });
-  }
-};
 
 // ../run/src/materialize.ts
 var decoder = new TextDecoder("utf-8", { fatal: true });
@@ -45846,7 +46062,7 @@ var packageUpdateMaterialize = (input) => materialize(input, void 0);
 async function materialize(input, fetches) {
   const scratch = makeTempDir(tmpdir3(), "pkg");
   try {
-    const dir = join14(scratch, checkName(input.downstream.package || "pkg"));
+    const dir = join15(scratch, checkName(input.downstream.package || "pkg"));
     const git3 = {
       cwd: input.cwd ?? scratch,
       env: input.env,
@@ -45931,7 +46147,7 @@ async function readPackageDir(dir) {
   const walk = async (abs2) => {
     for (const entry of await readdir6(abs2, { withFileTypes: true })) {
       if (entry.name === ".git" || entry.name === "node_modules") continue;
-      const full = join15(abs2, entry.name);
+      const full = join16(abs2, entry.name);
       const rel = relative6(dir, full).split(sep4).join("/");
       if (entry.isSymbolicLink()) out.set(rel, { kind: "symlink", target: await readlink2(full) });
       else if (entry.isDirectory()) await walk(full);
@@ -45958,9 +46174,9 @@ async function assertNoSymlinkIn(root, directory, repository) {
     const path = parts.slice(0, i).join("/");
     let link2;
     try {
-      const stats = await lstat2(join15(root, path));
+      const stats = await lstat2(join16(root, path));
       if (!stats.isSymbolicLink()) continue;
-      link2 = await readlink2(join15(root, path));
+      link2 = await readlink2(join16(root, path));
     } catch {
       return;
     }
@@ -45978,7 +46194,7 @@ async function writePackageDir(dir, files) {
   for (const [path, content] of files) {
     if (path.split("/").some((s) => s === ".." || s === "" || s === "."))
       throw new RunError("unsafe-path", `refusing to write "${path}": not a path inside the package`);
-    const full = join15(dir, path);
+    const full = join16(dir, path);
     if (typeof content === "object" && "kind" in content && content.kind === "symlink") {
       links.push([full, content.target]);
       continue;
@@ -46006,7 +46222,7 @@ function splitBinary(files) {
 }
 
 // ../run/src/plan.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 import { isAbsolute as isAbsolute5, resolve as resolve6 } from "node:path";
 
 // ../run/src/names.ts
@@ -46238,7 +46454,7 @@ function canonical2(value2) {
   return value2;
 }
 function hashOf(value2) {
-  return createHash5("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
+  return createHash6("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
 }
 function fingerprintOf(plan, upstreamCommit, version) {
   return hashOf({
@@ -46255,7 +46471,7 @@ function fingerprintOf(plan, upstreamCommit, version) {
 import { resolve as resolve8 } from "node:path";
 
 // ../run/src/update-mode.ts
-import { basename as basename6, isAbsolute as isAbsolute6, join as join16, posix as posix5, resolve as resolve7 } from "node:path";
+import { basename as basename6, isAbsolute as isAbsolute6, join as join17, posix as posix5, resolve as resolve7 } from "node:path";
 async function findControlRepository(cwd) {
   let root;
   try {
@@ -46325,8 +46541,8 @@ function resolveRef2(refs, ref) {
   const by = new Map(refs.map((r) => [r.name, r.commit]));
   return by.get(`refs/tags/${ref}`) ?? by.get(`refs/heads/${ref}`) ?? by.get(ref) ?? (isFullCommit(ref) ? ref.toLowerCase() : void 0);
 }
-function updateTarget(plan, control, branchPrefix) {
-  return { downstream: control.name, repo: control.url, head: `${branchPrefix}${plan.name}`, base: control.branch };
+function updateTarget(plan, control, branchPrefix2) {
+  return { downstream: control.name, repo: control.url, head: `${branchPrefix2}${plan.name}`, base: control.branch };
 }
 async function runUpdateJob(plan, control, ctx) {
   const base = {
@@ -46376,7 +46592,7 @@ async function updateJob(plan, control, ctx) {
   }
   if (!open2 && plan.lockCommit === commit) return { ...none, action: "up-to-date", writes: false, fingerprint, upstream: upstream2 };
   const ws = await checkout(ctx, control.url, target.base, target.head, plan.name);
-  const pkgDir = join16(ws.dir, plan.directory);
+  const pkgDir = join17(ws.dir, plan.directory);
   await assertNoSymlinkIn(ws.dir, plan.directory, control.url);
   const local = await readPackageDir(pkgDir);
   if (!local) throw new RunError("not-a-package", `${where}: the package is gone from ${control.branch}`);
@@ -46528,8 +46744,8 @@ async function changedFiles2(ws, directory) {
     return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
   });
 }
-function madeByKdelta(ctx, email, body) {
-  return email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, "m").test(body ?? "");
+function madeByKdelta(ctx, email2, body) {
+  return email2 === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, "m").test(body ?? "");
 }
 async function foreignCommits(ctx, ws) {
   if (!ws.remoteHead) return [];
@@ -46538,8 +46754,8 @@ async function foreignCommits(ctx, ws) {
   if (log.trim() === "") log = await git2(ws.dir, ["log", format, "-1", ws.remoteHead, "--"]);
   const out = [];
   for (const entry of log.split("")) {
-    const [sha, name2, email, body] = entry.trim().split("");
-    if (sha && !madeByKdelta(ctx, email, body)) out.push(`${sha.slice(0, 12)} by ${name2} <${email}>`);
+    const [sha, name2, email2, body] = entry.trim().split("");
+    if (sha && !madeByKdelta(ctx, email2, body)) out.push(`${sha.slice(0, 12)} by ${name2} <${email2}>`);
   }
   return out;
 }
@@ -46680,10 +46896,10 @@ async function propose(ctx, given, newAction, updatedAction = "updated") {
   }
   const foreign = await foreignCommits(ctx, ws);
   if (foreign.length > 0) return blockedBy(foreign, target, open2);
-  const { name: name2, email } = ctx.author;
+  const { name: name2, email: email2 } = ctx.author;
   await runGit(["commit", "--quiet", "--no-verify", "-m", input.commitMessage], {
     cwd: ws.dir,
-    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email }
+    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email2, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email2 }
   });
   const remote = ws.remoteHead ? [`${ws.remoteHead}^{tree}`, `${ws.remoteHead}^@`] : [];
   const [commit, ourTree, theirTree, ...theirParents] = (await git2(ws.dir, ["rev-parse", "HEAD", "HEAD^{tree}", ...remote])).trim().split("\n");
@@ -46768,11 +46984,11 @@ async function runVariantJob(plan, ctx) {
     return { ...base, action: "failed", writes: false, error: message(error2) };
   }
 }
-function variantTarget(plan, branchPrefix) {
+function variantTarget(plan, branchPrefix2) {
   return {
     downstream: plan.downstream.repository.name,
     repo: plan.downstream.url,
-    head: `${branchPrefix}${plan.name}`,
+    head: `${branchPrefix2}${plan.name}`,
     base: plan.downstream.branch
   };
 }
@@ -46800,7 +47016,7 @@ async function variantJob(plan, ctx) {
   }
   await checkpoint(ctx.signal);
   const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
-  const pkgDir = join17(ws.dir, plan.downstream.directory);
+  const pkgDir = join18(ws.dir, plan.downstream.directory);
   await assertNoSymlinkIn(ws.dir, plan.downstream.directory, plan.downstream.url);
   const local = await readPackageDir(pkgDir);
   const kptfileContent = local?.get("Kptfile");
@@ -46955,8 +47171,8 @@ async function findRemovals(mirror, downstream, variants, control) {
   }
   return out;
 }
-function removalTarget(removal, branchPrefix) {
-  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix}${removal.variant}`, base: removal.branch };
+function removalTarget(removal, branchPrefix2) {
+  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix2}${removal.variant}`, base: removal.branch };
 }
 async function runRemovalJob(removal, ctx) {
   const base = {
@@ -46976,16 +47192,16 @@ async function runRemovalJob(removal, ctx) {
     }).slice(0, 32);
     const open2 = await ctx.forge.find(target);
     const ws = await checkout(ctx, removal.url, removal.branch, target.head, `remove-${removal.variant}`);
-    const pkgDir = join17(ws.dir, removal.directory);
+    const pkgDir = join18(ws.dir, removal.directory);
     await assertNoSymlinkIn(ws.dir, removal.directory, removal.url);
     if (removal.policy === "delete") {
       await rm6(pkgDir, { recursive: true, force: true });
     } else {
-      if ((await lstat3(join17(pkgDir, "Kptfile"))).isSymbolicLink())
+      if ((await lstat3(join18(pkgDir, "Kptfile"))).isSymbolicLink())
         throw new RunError("symlinked-package", `${removal.directory}/Kptfile in ${removal.url} is a symlink: left alone`);
-      const kptfile = await readFile7(join17(pkgDir, "Kptfile"), "utf8");
+      const kptfile = await readFile7(join18(pkgDir, "Kptfile"), "utf8");
       await writeFile6(
-        join17(pkgDir, "Kptfile"),
+        join18(pkgDir, "Kptfile"),
         setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: void 0, [DELETION_POLICY_ANNOTATION]: void 0 })
       );
     }
@@ -47061,30 +47277,9 @@ async function settleMergedRemovals(ctx, downstreams, handled, ours) {
   return out;
 }
 
-// ../run/src/shard.ts
-import { createHash as createHash6 } from "node:crypto";
-function parseShard(text2) {
-  const m = /^(\d+)\/(\d+)$/.exec(text2.trim());
-  const index = m ? Number(m[1]) : Number.NaN;
-  const count = m ? Number(m[2]) : Number.NaN;
-  if (!m || count < 1 || index < 1 || index > count) {
-    throw new RunError("invalid-option", `--shard must be k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got "${text2}")`);
-  }
-  return { index, count };
-}
-function shardOf(name2, count) {
-  const digest2 = createHash6("sha256").update(name2).digest();
-  return digest2.readUInt32BE(0) % count + 1;
-}
-function inShard(name2, shard) {
-  return shard === void 0 || shardOf(name2, shard.count) === shard.index;
-}
-
 // ../run/src/run.ts
 var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
-var DEFAULT_CONCURRENCY = 4;
-var DEFAULT_AUTHOR = { name: "kdelta", email: "kdelta@noreply.invalid" };
 async function pool(items, limit, signal, fn3) {
   const out = new Array(items.length);
   let next = 0;
@@ -47112,41 +47307,52 @@ function memo(make) {
 }
 async function run(options) {
   const configArg = options.config ?? DEFAULT_CONFIG_DIR;
+  const runOptionSettings = normaliseSettings(
+    optionSettings({ ...options, forge: typeof options.forge === "string" ? options.forge : void 0 })
+  );
   const control = await loadControl({ dir: resolve9(options.cwd, configArg), display: configArg });
-  const settings = control.settings;
   const plan = planRun(control, { cwd: options.cwd });
-  const mode = options.mode ?? settings.mode ?? "both";
-  const shard = typeof options.shard === "string" ? parseShard(options.shard) : options.shard;
-  const concurrency = options.concurrency ?? settings.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new RunError("invalid-option", `concurrency must be a positive integer (got ${concurrency})`);
-  const forgeChoice = options.forge ?? settings.forge ?? "local";
+  const settings = resolveSettings(runOptionSettings, control.settings, { config: configArg });
+  const { mode, shard: shard2, concurrency, branchPrefix: branchPrefix2 } = settings;
+  const forgeChoice = typeof options.forge === "object" ? options.forge : settings.forge;
   const env = options.env ?? process.env;
-  const branchPrefix = options.branchPrefix ?? settings.branchPrefix ?? DEFAULT_BRANCH_PREFIX;
-  checkBranchPrefix(branchPrefix);
-  const proposalsDir = resolve9(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join18(configArg, "proposals"));
-  if (forgeChoice === "local" && !options.dryRun) {
-    const given = options.proposalsDir ?? settings.proposalsDir;
+  const proposalsDir = resolve9(options.cwd, settings.proposalsDir);
+  if (forgeChoice === "local" && !settings.dryRun) {
+    const origin = settings.origins.proposalsDir;
     await checkOutputPath({
       path: proposalsDir,
-      shown: given ?? join18(configArg, "proposals"),
-      what: options.proposalsDir !== void 0 ? "proposalsDir" : given !== void 0 ? "RunSettings spec.proposalsDir" : "the proposals directory",
+      shown: settings.proposalsDir,
+      // read as "<what> <path>: <why>"
+      what: origin?.type === "field" ? `RunSettings ${origin.field}` : origin?.type === "option" ? origin.name : "the proposals directory",
       kind: "directory"
     });
   }
-  const budget = forgeChoice === "github" ? new Budget(options.budget ?? settings.budget ?? DEFAULT_BUDGET) : void 0;
+  const budget = forgeChoice === "github" ? new Budget(settings.budget) : void 0;
+  const connection = options.github ?? {};
   const forge = forgeChoice === "local" ? createLocalForge({
     dir: proposalsDir,
     displayRoot: options.cwd,
-    branchPrefix
-  }) : forgeChoice === "github" ? createGitHubForge({ ...settings.github, ...definedOnly(options.github ?? {}), env, budget, branchPrefix }) : forgeChoice;
+    branchPrefix: branchPrefix2
+  }) : forgeChoice === "github" ? createGitHubForge({
+    ...definedOnly({
+      token: connection.token,
+      apiUrl: connection.apiUrl,
+      serverUrl: connection.serverUrl,
+      graphqlUrl: connection.graphqlUrl,
+      pacing: connection.pacing
+    }),
+    ...settings.github,
+    env,
+    budget,
+    branchPrefix: branchPrefix2
+  }) : forgeChoice;
   const warnings = [...plan.warnings];
   const trust = sourceTrust({
     named: [forge.serverUrl, ...control.repositories.map((r) => repositoryUrl(r, options.cwd))],
-    hosts: options.credentialHosts ?? [],
+    hosts: settings.credentialHosts,
     cwd: options.cwd,
     env,
-    ...options.allowLocalUpstreams !== void 0 ? { allowLocal: options.allowLocalUpstreams } : {}
+    ...settings.allowLocalUpstreams !== void 0 ? { allowLocal: settings.allowLocalUpstreams } : {}
   });
   const tokenFor = (url) => {
     const token = forge.gitToken?.(url);
@@ -47160,28 +47366,28 @@ async function run(options) {
   let jobs = 0;
   const ctx = {
     version: options.version ?? KDELTA_VERSION,
-    dryRun: options.dryRun ?? false,
+    dryRun: settings.dryRun,
     forge,
     materialize: options.materialize ?? createPackageUpdateMaterialize(),
     render: options.render ?? true,
-    allowExec: options.allowExec ?? false,
-    author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
+    allowExec: settings.allowExec,
+    author: settings.author,
     env,
     trust,
     cacheDir: options.cacheDir,
-    branchPrefix,
+    branchPrefix: branchPrefix2,
     signal: options.signal,
     budget,
     control: controlId,
     scratch: async (name2) => {
-      const dir = join18(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
-      await mkdir6(join18(runDir, "jobs"), { recursive: true });
+      const dir = join19(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
+      await mkdir6(join19(runDir, "jobs"), { recursive: true });
       return dir;
     },
     upstreamRefs: memo((url) => listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) })),
     mirror: memo(async (url) => {
-      const dir = join18(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
-      await mkdir6(join18(runDir, "mirrors"), { recursive: true });
+      const dir = join19(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
+      await mkdir6(join19(runDir, "mirrors"), { recursive: true });
       await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env, ...tokenFor(url) });
       const { stdout } = await runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads"], { cwd: dir });
       const heads = /* @__PURE__ */ new Map();
@@ -47193,7 +47399,7 @@ async function run(options) {
     })
   };
   try {
-    const variants = mode === "updates" ? [] : plan.variants.filter((v) => inShard(v.name, shard));
+    const variants = mode === "updates" ? [] : plan.variants.filter((v) => inShard(v.name, shard2));
     const total = { n: variants.length };
     let done = 0;
     const report = (raw) => {
@@ -47219,7 +47425,7 @@ async function run(options) {
       else {
         control2 = found.value;
         try {
-          updates = (await findUpdatePlans(await ctx.mirror(control2.url), control2, warnings)).filter((u) => inShard(u.name, shard));
+          updates = (await findUpdatePlans(await ctx.mirror(control2.url), control2, warnings)).filter((u) => inShard(u.name, shard2));
         } catch (error2) {
           warnings.push(
             `update mode skipped: cannot read the control repository (${control2.url}): ${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)}`
@@ -47227,7 +47433,7 @@ async function run(options) {
         }
       }
     }
-    const names = new Set(plan.variants.map((v) => v.name));
+    const names2 = new Set(plan.variants.map((v) => v.name));
     let removals = [];
     if (mode !== "updates") {
       for (const d of plan.downstreams) {
@@ -47236,10 +47442,10 @@ async function run(options) {
           const found = await findRemovals(
             mirror,
             { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory },
-            names,
+            names2,
             controlId
           );
-          removals.push(...found.filter((r) => inShard(r.variant, shard)));
+          removals.push(...found.filter((r) => inShard(r.variant, shard2)));
         } catch (error2) {
           warnings.push(
             `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)}`
@@ -47247,7 +47453,7 @@ async function run(options) {
         }
       }
     }
-    const collided = checkCollisions({ variants, updates, control: control2, removals, branchPrefix, forge });
+    const collided = checkCollisions({ variants, updates, control: control2, removals, branchPrefix: branchPrefix2, forge });
     removals = removals.filter((r) => !collided.has(r));
     total.n += updates.length + removals.length + collided.size;
     options.onProgress?.({ type: "planned", total: total.n });
@@ -47291,10 +47497,10 @@ async function run(options) {
           })
         );
       }
-      const handled = new Set(removals.map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
+      const handled = new Set(removals.map((r) => `${r.repository} ${branchPrefix2}${r.variant}`));
       const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
       if (!forge.tracksMerges) {
-        results.push(...await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard)));
+        results.push(...await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names2.has(v) && inShard(v, shard2)));
       }
     }
     if (options.signal?.aborted) throw interrupted(options.signal);
@@ -47303,7 +47509,7 @@ async function run(options) {
       version: ctx.version,
       dryRun: ctx.dryRun,
       mode,
-      shard,
+      shard: shard2,
       results: results.map(resultWithoutCredentials),
       warnings: warnings.map((w) => hideCredentials(w)),
       failed: results.filter((r) => r.error !== void 0).length,
@@ -47321,16 +47527,16 @@ function removalLabel(r) {
   return `${r.repository}/${r.directory.split("/").pop() ?? ""}`;
 }
 function checkCollisions(input) {
-  const { branchPrefix, forge } = input;
+  const { branchPrefix: branchPrefix2, forge } = input;
   const planned = [
     ...input.variants.map((v) => ({
       label: `variant "${v.name}"`,
-      target: variantTarget(v, branchPrefix),
+      target: variantTarget(v, branchPrefix2),
       directory: v.downstream.directory
     })),
     ...input.control ? input.updates.map((u) => ({
       label: `package update "${u.name}" (${u.directory || "."})`,
-      target: updateTarget(u, input.control, branchPrefix),
+      target: updateTarget(u, input.control, branchPrefix2),
       directory: u.directory
     })) : []
   ];
@@ -47348,7 +47554,7 @@ function checkCollisions(input) {
     byRemoval.set(
       {
         label: `the removal of package "${r.directory || "."}" (variant "${r.variant}" is gone)`,
-        target: removalTarget(r, branchPrefix),
+        target: removalTarget(r, branchPrefix2),
         directory: r.directory
       },
       r
@@ -47360,10 +47566,6 @@ function checkCollisions(input) {
     if (r && !out.has(r)) out.set(r, `${describeCollision(c)}: left alone`);
   }
   return out;
-}
-function checkBranchPrefix(prefix) {
-  const problem = branchPrefixProblem(prefix);
-  if (problem) throw new RunError("invalid-option", `branch prefix ${problem}`);
 }
 function definedOnly(value2) {
   return Object.fromEntries(Object.entries(value2).filter(([, v]) => v !== void 0));
@@ -47400,73 +47602,31 @@ var InputError = class extends KdeltaError2 {
   input;
   name = "InputError";
 };
-var TRUE = /* @__PURE__ */ new Set(["true", "True", "TRUE"]);
-var FALSE = /* @__PURE__ */ new Set(["false", "False", "FALSE"]);
-function parseBoolean(name2, raw, fallback) {
-  const v = raw.trim();
-  if (v === "") return fallback;
-  if (TRUE.has(v)) return true;
-  if (FALSE.has(v)) return false;
-  throw new InputError(name2, `expected true or false (got "${v}")`);
-}
-function parseList(raw) {
-  return raw.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== "");
-}
-function parsePositiveInteger(name2, raw) {
-  const v = raw.trim();
-  if (v === "") return void 0;
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InputError(name2, `expected a positive whole number (got "${v}")`);
-  return Number(v);
-}
-function oneOf(name2, raw, allowed) {
-  const v = raw.trim();
-  if (v === "") return void 0;
-  if (!allowed.includes(v)) {
-    throw new InputError(name2, `expected one of ${allowed.join(", ")} (got "${v}")`);
+var DEFAULT_FORGE = "github";
+function runSettingsFromInputs(input) {
+  try {
+    return normaliseSettings(
+      textSettings("input", (name2) => {
+        const text2 = input(name2).trim();
+        return text2 === "" ? void 0 : text2;
+      })
+    );
+  } catch (error2) {
+    if (!(error2 instanceof SettingsError)) throw error2;
+    const [first, ...more] = error2.problems;
+    const name2 = first.origin.type === "input" ? first.origin.name : "unknown";
+    throw new InputError(name2, [first.message, ...more.map(describeProblem)].join("\n"));
   }
-  return v;
 }
-var SHARD = /^(\d+)\/(\d+)$/;
-function settingsFromInputs(input, ctx) {
+function configFromInput(input, ctx) {
   const config = input("config").trim() || ".kdelta";
-  const resolvedConfig = resolve10(ctx.workspace, config);
-  const rel = relative7(ctx.workspace, resolvedConfig);
+  const rel = relative7(ctx.workspace, resolve10(ctx.workspace, config));
   if (rel.startsWith("..") || isAbsolute7(rel)) {
     throw new InputError("config", `must be inside the workspace ${ctx.workspace} (got "${config}")`);
   }
-  const forge = oneOf("forge", input("forge"), ["github", "local"]) ?? "github";
-  const mode = oneOf("mode", input("mode"), ["variants", "updates", "both"]);
-  const shard = input("shard").trim();
-  if (shard !== "") {
-    const m = SHARD.exec(shard);
-    if (!m || Number(m[2]) < 1 || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) {
-      throw new InputError("shard", `expected k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got "${shard}")`);
-    }
-  }
-  const concurrency = parsePositiveInteger("concurrency", input("concurrency"));
-  const budget = parsePositiveInteger("budget", input("budget"));
-  const dryRun = parseBoolean("dry-run", input("dry-run"), false);
-  const draft = oneOf("draft", input("draft"), ["always", "never", "conflicts"]);
-  const autoMergeRaw = oneOf("auto-merge", input("auto-merge"), ["false", "merge", "squash", "rebase"]);
-  const autoMerge = autoMergeRaw === void 0 ? void 0 : autoMergeRaw === "false" ? false : autoMergeRaw;
-  const signedCommits = parseBoolean("signed-commits", input("signed-commits"), false);
-  const allowExec = parseBoolean("allow-exec", input("allow-exec"), false);
-  const allowLocalUpstreams = parseBoolean("allow-local-upstreams", input("allow-local-upstreams"), false);
-  const credentialHosts = parseList(input("credential-hosts"));
-  const authorName = input("commit-author-name").trim();
-  const authorEmail = input("commit-author-email").trim();
-  if (authorName === "" !== (authorEmail === "")) {
-    throw new InputError(
-      authorName === "" ? "commit-author-name" : "commit-author-email",
-      "set both commit-author-name and commit-author-email, or neither"
-    );
-  }
-  if (authorEmail !== "" && !/^[^\s<>@]+@[^\s<>@]+$/.test(authorEmail)) {
-    throw new InputError("commit-author-email", `expected an email address (got "${authorEmail}")`);
-  }
-  const branchPrefix = input("branch-prefix").trim();
-  const prefixProblem = branchPrefix === "" ? void 0 : branchPrefixProblem(branchPrefix);
-  if (prefixProblem) throw new InputError("branch-prefix", prefixProblem);
+  return config;
+}
+function githubConnection(input, ctx, forge) {
   const token = input("token").trim();
   if (forge === "github" && token === "") {
     throw new InputError(
@@ -47474,40 +47634,28 @@ function settingsFromInputs(input, ctx) {
       "the github forge needs a token: leave the input unset to use the workflow's GITHUB_TOKEN, or pass a secret"
     );
   }
-  const endpoints = {
+  return {
+    token,
     ...ctx.env.GITHUB_API_URL ? { apiUrl: ctx.env.GITHUB_API_URL } : {},
     ...ctx.env.GITHUB_SERVER_URL ? { serverUrl: ctx.env.GITHUB_SERVER_URL } : {},
     ...ctx.env.GITHUB_GRAPHQL_URL ? { graphqlUrl: ctx.env.GITHUB_GRAPHQL_URL } : {}
   };
-  const github = {
-    token,
-    ...endpoints,
-    labels: parseList(input("labels")),
-    assignees: parseList(input("assignees")),
-    reviewers: parseList(input("reviewers")),
-    teamReviewers: parseList(input("team-reviewers")),
-    ...draft === void 0 ? {} : { draft },
-    ...autoMerge === void 0 ? {} : { autoMerge },
-    signedCommits
-  };
+}
+function settingsFromInputs(input, ctx) {
+  const config = configFromInput(input, ctx);
+  const settings = runSettingsFromInputs(input);
+  const forge = settings.values.forge ?? DEFAULT_FORGE;
+  const connection = githubConnection(input, ctx, forge);
+  const { github: pullRequests2, ...rest } = settingOptions(settings);
   const options = {
     cwd: ctx.workspace,
     config,
-    forge,
-    dryRun,
-    allowExec,
     env: ctx.env,
-    ...mode === void 0 ? {} : { mode },
-    ...shard === "" ? {} : { shard },
-    ...concurrency === void 0 ? {} : { concurrency },
-    ...budget === void 0 ? {} : { budget },
-    ...authorName === "" ? {} : { author: { name: authorName, email: authorEmail } },
-    ...branchPrefix === "" ? {} : { branchPrefix },
-    ...allowLocalUpstreams ? { allowLocalUpstreams } : {},
-    ...credentialHosts.length > 0 ? { credentialHosts } : {},
-    ...forge === "github" ? { github } : {}
+    ...rest,
+    forge,
+    ...forge === "github" ? { github: { ...connection, ...pullRequests2 } } : {}
   };
-  return { options, config, forge, token };
+  return { options, config, forge, token: connection.token };
 }
 
 // src/report.ts
@@ -47699,7 +47847,7 @@ function readSettings() {
 function reportControlError(error2, workspace) {
   const annotations = controlAnnotations(error2.issues, (file) => {
     try {
-      return readFileSync3(join19(workspace, file), "utf8");
+      return readFileSync3(join20(workspace, file), "utf8");
     } catch {
       return void 0;
     }

@@ -100,7 +100,7 @@ describe('the Action (forge local)', () => {
     const f = localFleet();
     const r = await runMain(f.control, { ...LOCAL, shard: '3/2', token: 'ghs_secret_value' });
     expect(r.status).toBe(1);
-    expect(r.stdout).toContain('::error::input "shard": expected k/n with 1 ≤ k ≤ n, e.g. 2/5 (got "3/2")');
+    expect(r.stdout).toContain('::error::input "shard": must be k/n with 1 ≤ k ≤ n, e.g. 2/5 (got "3/2")');
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('::add-mask::ghs_secret_value');
     expect(lines.slice(1).join('\n')).not.toContain('ghs_secret_value');

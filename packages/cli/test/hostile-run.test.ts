@@ -55,7 +55,7 @@ describe('review cannot be bypassed', () => {
 
     const { io: cli, out } = io(f.control);
     expect(await main(['run', '--branch-prefix', ''], cli)).toBe(1);
-    expect(out.stderr).toMatch(/--branch-prefix must not be empty/);
+    expect(out.stderr).toMatch(/--branch-prefix: must not be empty/);
     expect(f.refs('cluster-01')).toEqual(refs);
 
     f.writeControl({ 'settings.yaml': runSettings("  branchPrefix: ''\n") });

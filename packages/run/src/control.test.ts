@@ -49,11 +49,12 @@ describe('the published JSON Schema', () => {
   it('and the loader accepts the examples as a config directory', async () => {
     const config = await loadControl({ dir: join(schemaDir, 'examples') });
     expect(config.repositories.map((r) => r.name)).toEqual(['catalog', 'cluster-01', 'cluster-02']);
-    expect(config.settings).toEqual({
+    expect(config.settings.values).toEqual({
       forge: 'local',
       mode: 'variants',
       concurrency: 8,
-      author: { name: 'kdelta', email: 'kdelta@example.com' },
+      authorName: 'kdelta',
+      authorEmail: 'kdelta@example.com',
     });
     const plan = planRun(config, { cwd: root });
     expect(plan.variants.map((v) => `${v.name} ${v.upstream.directory} ${v.upstream.policy} → ${v.downstream.directory}`)).toEqual([

@@ -13,7 +13,8 @@ import {
   type PackageVariantSet,
 } from '@kdelta/variant-engine';
 import { isDirectory, listFiles } from '@kdelta/kptfile-model';
-import { branchPrefixProblem } from './branch-prefix.js';
+import { checkSettings, NO_SETTINGS, type CheckedSettings } from './settings.js';
+import { runSettingsSource } from './settings-sources.js';
 
 /**
  * The control resources of a run, read from the config directory of the control repository
@@ -90,30 +91,6 @@ export interface RepositorySpec {
   readonly source: Source;
 }
 
-export interface RunSettings {
-  readonly forge?: 'local' | 'github';
-  readonly mode?: 'variants' | 'updates' | 'both';
-  readonly concurrency?: number;
-  readonly proposalsDir?: string;
-  readonly author?: { readonly name: string; readonly email: string };
-  /** Proposal branches are `<branchPrefix><variant>` (default `kdelta/`). */
-  readonly branchPrefix?: string;
-  /** Content-creating API requests a run may make (github forge). */
-  readonly budget?: number;
-  /** The github forge's pull request options (the run's flags override each one). */
-  readonly github?: GitHubSettings;
-}
-
-export interface GitHubSettings {
-  readonly labels?: readonly string[];
-  readonly assignees?: readonly string[];
-  readonly reviewers?: readonly string[];
-  readonly teamReviewers?: readonly string[];
-  readonly draft?: 'always' | 'never' | 'conflicts';
-  readonly autoMerge?: false | 'merge' | 'squash' | 'rebase';
-  readonly signedCommits?: boolean;
-}
-
 export interface Sourced<T> {
   readonly value: T;
   readonly source: Source;
@@ -127,7 +104,8 @@ export interface ControlConfig {
   readonly sets: readonly Sourced<PackageVariantSet>[];
   /** Every object, Repositories included, for selectors and injection (as variant-engine wants them). */
   readonly objects: readonly KubeObject[];
-  readonly settings: RunSettings;
+  /** RunSettings' values, checked by the rules of every source (settings.ts). */
+  readonly settings: CheckedSettings;
   readonly settingsSource?: Source | undefined;
 }
 
@@ -165,7 +143,7 @@ export async function loadControl(options: { dir: string; display?: string }): P
   const variants: Sourced<PackageVariant>[] = [];
   const sets: Sourced<PackageVariantSet>[] = [];
   const objects: KubeObject[] = [];
-  let settings: RunSettings = {};
+  let settings: CheckedSettings = NO_SETTINGS;
   let settingsSource: Source | undefined;
   const seen = new Map<string, Source>();
 
@@ -231,7 +209,7 @@ export async function loadControl(options: { dir: string; display?: string }): P
         if (settingsSource) {
           issues.push({ source, message: `a second RunSettings (the first is ${describeSource(settingsSource)}): keep one` });
         } else {
-          settings = checkSettings(raw, source, issues);
+          settings = checkRunSettings(raw, source, issues);
           settingsSource = source;
         }
       } else if (PORCH_GROUPS.includes(groupOf(apiVersion)) && !PORCH_PLAIN_KINDS.has(typeKey)) {
@@ -340,126 +318,18 @@ function checkRepository(raw: Record<string, unknown>, source: Source, issues: C
   };
 }
 
-const SETTINGS_FIELDS = ['forge', 'mode', 'concurrency', 'proposalsDir', 'author', 'branchPrefix', 'budget', 'github'];
-const GITHUB_FIELDS = ['labels', 'assignees', 'reviewers', 'teamReviewers', 'draft', 'autoMerge', 'signedCommits'];
-
-function checkSettings(raw: Record<string, unknown>, source: Source, issues: ControlIssue[]): RunSettings {
-  const spec = (raw.spec ?? {}) as Record<string, unknown>;
-  if (typeof spec !== 'object' || Array.isArray(spec)) {
-    issues.push({ source, field: 'spec', message: 'expected a map' });
-    return {};
-  }
+/**
+ * RunSettings: its shape here (the top-level fields), its `spec` through settings.ts's one
+ * parse and one set of rules, shared with the flags and the Action's inputs.
+ */
+function checkRunSettings(raw: Record<string, unknown>, source: Source, issues: ControlIssue[]): CheckedSettings {
   for (const k of Object.keys(raw)) {
     if (!['apiVersion', 'kind', 'metadata', 'spec'].includes(k))
       issues.push({ source, field: k, message: 'unknown field (expected one of apiVersion, kind, metadata, spec)' });
   }
-  for (const k of Object.keys(spec)) {
-    if (!SETTINGS_FIELDS.includes(k))
-      issues.push({ source, field: `spec.${k}`, message: `unknown field (expected one of ${SETTINGS_FIELDS.join(', ')})` });
-  }
-  const out: { -readonly [K in keyof RunSettings]: RunSettings[K] } = {};
-  const oneOf = <T extends string>(field: string, allowed: readonly T[]): T | undefined => {
-    const v = spec[field];
-    if (v === undefined) return undefined;
-    if (typeof v === 'string' && (allowed as readonly string[]).includes(v)) return v as T;
-    issues.push({ source, field: `spec.${field}`, message: `must be one of ${allowed.join(', ')} (got ${JSON.stringify(v)})` });
-    return undefined;
-  };
-  const forge = oneOf('forge', ['local', 'github'] as const);
-  if (forge) out.forge = forge;
-  const mode = oneOf('mode', ['variants', 'updates', 'both'] as const);
-  if (mode) out.mode = mode;
-  if (spec.concurrency !== undefined) {
-    const c = spec.concurrency;
-    if (typeof c === 'number' && Number.isInteger(c) && c >= 1 && c <= 64) out.concurrency = c;
-    else issues.push({ source, field: 'spec.concurrency', message: `must be an integer from 1 to 64 (got ${JSON.stringify(c)})` });
-  }
-  if (spec.proposalsDir !== undefined) {
-    if (typeof spec.proposalsDir === 'string' && spec.proposalsDir !== '') out.proposalsDir = spec.proposalsDir;
-    else
-      issues.push({
-        source,
-        field: 'spec.proposalsDir',
-        message: `expected a non-empty string (got ${JSON.stringify(spec.proposalsDir)})`,
-      });
-  }
-  if (spec.author !== undefined) {
-    const a = spec.author as Record<string, unknown>;
-    if (
-      typeof a === 'object' &&
-      a !== null &&
-      typeof a.name === 'string' &&
-      a.name &&
-      typeof a.email === 'string' &&
-      a.email &&
-      Object.keys(a).length === 2
-    ) {
-      out.author = { name: a.name, email: a.email };
-    } else {
-      issues.push({ source, field: 'spec.author', message: 'expected {name, email}, both non-empty strings' });
-    }
-  }
-  if (spec.branchPrefix !== undefined) {
-    const problem =
-      typeof spec.branchPrefix === 'string'
-        ? branchPrefixProblem(spec.branchPrefix)
-        : `expected a string (got ${JSON.stringify(spec.branchPrefix)})`;
-    if (problem === undefined) out.branchPrefix = spec.branchPrefix as string;
-    else issues.push({ source, field: 'spec.branchPrefix', message: problem });
-  }
-  if (spec.budget !== undefined) {
-    const b = spec.budget;
-    if (typeof b === 'number' && Number.isInteger(b) && b >= 0) out.budget = b;
-    else issues.push({ source, field: 'spec.budget', message: `must be a whole number, 0 or more (got ${JSON.stringify(b)})` });
-  }
-  if (spec.github !== undefined) out.github = checkGitHubSettings(spec.github, source, issues);
-  return out;
-}
-
-function checkGitHubSettings(raw: unknown, source: Source, issues: ControlIssue[]): GitHubSettings {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    issues.push({ source, field: 'spec.github', message: 'expected a map' });
-    return {};
-  }
-  const g = raw as Record<string, unknown>;
-  const out: { -readonly [K in keyof GitHubSettings]: GitHubSettings[K] } = {};
-  for (const k of Object.keys(g)) {
-    if (!GITHUB_FIELDS.includes(k))
-      issues.push({ source, field: `spec.github.${k}`, message: `unknown field (expected one of ${GITHUB_FIELDS.join(', ')})` });
-  }
-  for (const k of ['labels', 'assignees', 'reviewers', 'teamReviewers'] as const) {
-    const v = g[k];
-    if (v === undefined) continue;
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string' && x !== '')) out[k] = v as string[];
-    else issues.push({ source, field: `spec.github.${k}`, message: `expected a list of non-empty strings (got ${JSON.stringify(v)})` });
-  }
-  if (g.draft !== undefined) {
-    if (g.draft === 'always' || g.draft === 'never' || g.draft === 'conflicts') out.draft = g.draft;
-    else
-      issues.push({
-        source,
-        field: 'spec.github.draft',
-        message: `must be one of always, never, conflicts (got ${JSON.stringify(g.draft)})`,
-      });
-  }
-  if (g.autoMerge !== undefined) {
-    if (g.autoMerge === false || g.autoMerge === 'merge' || g.autoMerge === 'squash' || g.autoMerge === 'rebase')
-      out.autoMerge = g.autoMerge;
-    else
-      issues.push({
-        source,
-        field: 'spec.github.autoMerge',
-        message: `must be one of merge, squash, rebase, or false (got ${JSON.stringify(g.autoMerge)})`,
-      });
-  }
-  if (g.signedCommits !== undefined) {
-    if (typeof g.signedCommits === 'boolean') out.signedCommits = g.signedCommits;
-    else
-      issues.push({
-        source,
-        field: 'spec.github.signedCommits',
-        message: `expected true or false (got ${JSON.stringify(g.signedCommits)})`,
-      });
-  }
-  return out;
+  const parsed = runSettingsSource(raw.spec, source.file);
+  for (const p of parsed.problems) issues.push({ source, field: p.field, message: p.message });
+  const { settings, problems } = checkSettings(parsed.raw);
+  for (const p of problems) issues.push({ source, field: p.origin.type === 'field' ? p.origin.field : undefined, message: p.message });
+  return settings;
 }

@@ -31,7 +31,40 @@ export { renderTable, reportJson } from './report.js';
 export { ControlError, type ControlIssue } from './control.js';
 export { RunError, type RunErrorCode } from './errors.js';
 export { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
-export { parseShard, shardOf, type Shard } from './shard.js';
+export { parseShard, shardOf, shardProblem, type Shard } from './shard.js';
+// Settings: one parse, one set of rules and one precedence for flags, Action inputs and RunSettings.
+export {
+  checkSettings,
+  describeOrigin,
+  describeProblem,
+  normaliseSettings,
+  resolveSettings,
+  valueFromText,
+  SettingsError,
+  SETTING_RULES,
+  SETTING_KEYS,
+  DEFAULT_AUTHOR,
+  MAX_CONCURRENCY,
+  type CheckedSettings,
+  type ForgeName,
+  type Origin,
+  type RawSetting,
+  type RawSettings,
+  type ResolvedSettings,
+  type SettingKey,
+  type SettingProblem,
+  type SettingRule,
+  type SettingValues,
+  type TextKind,
+} from './settings.js';
+export {
+  optionSettings,
+  runSettingsSource,
+  settingOptions,
+  textSettings,
+  type SettingOptions,
+  type TextReader,
+} from './settings-sources.js';
 export { withInterruptCleanup } from './interrupt.js';
 // Forges: where proposals live.
 export { STOP_LABEL } from './forge/forge.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cloneBare, hideCredentials, listRemoteRefs, sourceTrust, stopRunningGit, type Author, type RemoteRef } from '@kdelta/git-source';
 import { makeTempDir, removeTempDir, sweepAbandonedWork } from '@kdelta/kptfile-model';
-import { Budget, DEFAULT_BUDGET } from './forge/budget.js';
+import { Budget } from './forge/budget.js';
 import { createLocalForge } from './forge/local.js';
 import { checkOutputPath } from '@kdelta/kptfile-model';
 import type { Forge, ProposalTarget } from './forge/forge.js';
@@ -19,22 +19,20 @@ import { createPackageUpdateMaterialize, type Materialize } from './materialize.
 import { findControlIdentity } from './ownership.js';
 import { settleMergedRemovals } from './settle.js';
 import { hashOf, planRun, repositoryUrl, type VariantPlan } from './plan.js';
-import { inShard, parseShard, type Shard } from './shard.js';
+import { inShard, type Shard } from './shard.js';
 import { findControlRepository, type ControlRepository } from './control-repository.js';
 import { findUpdatePlans, runUpdateJob, updateTarget, type UpdatePlan } from './jobs/update.js';
 import { describeCollision, findCollisions, type PlannedProposal } from './names.js';
 import { RunError } from './errors.js';
-import { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
+import { DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
+import { DEFAULT_AUTHOR, DEFAULT_CONCURRENCY, normaliseSettings, resolveSettings, type RunMode } from './settings.js';
+import { optionSettings } from './settings-sources.js';
 
 export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
 
 export const DEFAULT_CONFIG_DIR = '.kdelta';
-export const DEFAULT_CONCURRENCY = 4;
-export const DEFAULT_AUTHOR: Author = { name: 'kdelta', email: 'kdelta@noreply.invalid' };
-export { DEFAULT_BRANCH_PREFIX };
-
-export type RunMode = 'variants' | 'updates' | 'both';
+export { DEFAULT_AUTHOR, DEFAULT_BRANCH_PREFIX, DEFAULT_CONCURRENCY, type RunMode };
 
 export type RunProgress =
   | { readonly type: 'planned'; readonly total: number }
@@ -127,34 +125,30 @@ function memo<T>(make: (key: string) => Promise<T>): (key: string) => Promise<T>
  */
 export async function run(options: RunOptions): Promise<RunReport> {
   const configArg = options.config ?? DEFAULT_CONFIG_DIR;
+  // a bad option stops the run before anything is read
+  const runOptionSettings = normaliseSettings(
+    optionSettings({ ...options, forge: typeof options.forge === 'string' ? options.forge : undefined }),
+  );
   const control = await loadControl({ dir: resolve(options.cwd, configArg), display: configArg });
-  const settings = control.settings;
   const plan = planRun(control, { cwd: options.cwd });
-  const mode: RunMode = options.mode ?? settings.mode ?? 'both';
-  const shard = typeof options.shard === 'string' ? parseShard(options.shard) : options.shard;
-  const concurrency = options.concurrency ?? settings.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new RunError('invalid-option', `concurrency must be a positive integer (got ${concurrency})`);
-  const forgeChoice = options.forge ?? settings.forge ?? 'local';
+  // the rules of a flag, an input and RunSettings, and the one precedence (settings.ts)
+  const settings = resolveSettings(runOptionSettings, control.settings, { config: configArg });
+  const { mode, shard, concurrency, branchPrefix } = settings;
+  const forgeChoice = typeof options.forge === 'object' ? options.forge : settings.forge;
   const env = options.env ?? process.env;
-  const branchPrefix = options.branchPrefix ?? settings.branchPrefix ?? DEFAULT_BRANCH_PREFIX;
-  checkBranchPrefix(branchPrefix);
-  const proposalsDir = resolve(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join(configArg, 'proposals'));
-  if (forgeChoice === 'local' && !options.dryRun) {
-    const given = options.proposalsDir ?? settings.proposalsDir;
+  const proposalsDir = resolve(options.cwd, settings.proposalsDir);
+  if (forgeChoice === 'local' && !settings.dryRun) {
+    const origin = settings.origins.proposalsDir;
     await checkOutputPath({
       path: proposalsDir,
-      shown: given ?? join(configArg, 'proposals'),
-      what:
-        options.proposalsDir !== undefined
-          ? 'proposalsDir'
-          : given !== undefined
-            ? 'RunSettings spec.proposalsDir'
-            : 'the proposals directory',
+      shown: settings.proposalsDir,
+      // read as "<what> <path>: <why>"
+      what: origin?.type === 'field' ? `RunSettings ${origin.field}` : origin?.type === 'option' ? origin.name : 'the proposals directory',
       kind: 'directory',
     });
   }
-  const budget = forgeChoice === 'github' ? new Budget(options.budget ?? settings.budget ?? DEFAULT_BUDGET) : undefined;
+  const budget = forgeChoice === 'github' ? new Budget(settings.budget) : undefined;
+  const connection = options.github ?? {};
   const forge =
     forgeChoice === 'local'
       ? createLocalForge({
@@ -165,8 +159,14 @@ export async function run(options: RunOptions): Promise<RunReport> {
       : forgeChoice === 'github'
         ? // loaded only for GitHub: a local run never loads Octokit
           (await import('./github.js')).createGitHubForge({
+            ...definedOnly({
+              token: connection.token,
+              apiUrl: connection.apiUrl,
+              serverUrl: connection.serverUrl,
+              graphqlUrl: connection.graphqlUrl,
+              pacing: connection.pacing,
+            }),
             ...settings.github,
-            ...definedOnly(options.github ?? {}),
             env,
             budget,
             branchPrefix,
@@ -179,10 +179,10 @@ export async function run(options: RunOptions): Promise<RunReport> {
   // repository only a package's content names gets none (git-source's SourceTrust).
   const trust = sourceTrust({
     named: [forge.serverUrl, ...control.repositories.map((r) => repositoryUrl(r, options.cwd))],
-    hosts: options.credentialHosts ?? [],
+    hosts: settings.credentialHosts,
     cwd: options.cwd,
     env,
-    ...(options.allowLocalUpstreams !== undefined ? { allowLocal: options.allowLocalUpstreams } : {}),
+    ...(settings.allowLocalUpstreams !== undefined ? { allowLocal: settings.allowLocalUpstreams } : {}),
   });
   const tokenFor = (url: string): { token?: string } => {
     const token = forge.gitToken?.(url);
@@ -198,12 +198,12 @@ export async function run(options: RunOptions): Promise<RunReport> {
   let jobs = 0;
   const ctx: JobContext = {
     version: options.version ?? KDELTA_VERSION,
-    dryRun: options.dryRun ?? false,
+    dryRun: settings.dryRun,
     forge,
     materialize: options.materialize ?? createPackageUpdateMaterialize(),
     render: options.render ?? true,
-    allowExec: options.allowExec ?? false,
-    author: options.author ?? settings.author ?? DEFAULT_AUTHOR,
+    allowExec: settings.allowExec,
+    author: settings.author,
     env,
     trust,
     cacheDir: options.cacheDir,
@@ -400,11 +400,6 @@ function checkCollisions(input: {
     if (r && !out.has(r)) out.set(r, `${describeCollision(c)}: left alone`);
   }
   return out;
-}
-
-function checkBranchPrefix(prefix: string): void {
-  const problem = branchPrefixProblem(prefix);
-  if (problem) throw new RunError('invalid-option', `branch prefix ${problem}`);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -7,14 +7,20 @@ export interface Shard {
   readonly count: number;
 }
 
-/** `k/n` with 1 ≤ k ≤ n; anything else is an error that says what was expected. */
-export function parseShard(text: string): Shard {
+/** Why `text` is not `k/n` with 1 ≤ k ≤ n; undefined when it is. */
+export function shardProblem(text: string): string | undefined {
   const m = /^(\d+)\/(\d+)$/.exec(text.trim());
   const index = m ? Number(m[1]) : Number.NaN;
   const count = m ? Number(m[2]) : Number.NaN;
-  if (!m || count < 1 || index < 1 || index > count) {
-    throw new RunError('invalid-option', `--shard must be k/n with 1 ≤ k ≤ n, e.g. 2/5 (got "${text}")`);
-  }
+  if (!m || count < 1 || index < 1 || index > count) return `must be k/n with 1 ≤ k ≤ n, e.g. 2/5 (got "${text}")`;
+  return undefined;
+}
+
+/** `k/n` with 1 ≤ k ≤ n; anything else is an error that says what was expected. */
+export function parseShard(text: string): Shard {
+  const problem = shardProblem(text);
+  if (problem !== undefined) throw new RunError('invalid-option', `--shard ${problem}`);
+  const [index, count] = text.trim().split('/').map(Number) as [number, number];
   return { index, count };
 }
 

@@ -28,3 +28,4 @@ export {
   UPSTREAM_PACKAGE,
   writeTree,
 } from './fleet.js';
+export { BAD_SETTINGS, type BadSettingCase, GOOD_SETTINGS, type GoodSettingCase, type SettingCase } from './settings-cases.js';

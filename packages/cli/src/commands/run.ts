@@ -1,15 +1,20 @@
 import { resolve } from 'node:path';
 import { type Command, UsageError } from '../command.js';
-import { booleanFlag, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
+import { booleanFlag, type FlagSpec, type ParsedFlags, parseFlags, stringFlag, stringsFlag } from '../args.js';
 import {
-  branchPrefixProblem,
+  type CheckedSettings,
   DEFAULT_BUDGET,
   DEFAULT_CONCURRENCY,
-  type GitHubRunOptions,
-  parseShard,
+  MAX_CONCURRENCY,
+  normaliseSettings,
   renderTable,
   reportJson,
   run,
+  SETTING_KEYS,
+  SETTING_RULES,
+  SettingsError,
+  settingOptions,
+  textSettings,
 } from '@kdelta/run';
 import { LiveProgress, progressLine } from '../run-progress.js';
 import { checkOutputPath, writeFileAtomic } from '@kdelta/kptfile-model';
@@ -18,7 +23,7 @@ const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode 
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
            [--branch-prefix <prefix>] [--budget n] [--label <name>]... [--assignee <user>]...
            [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
-           [--auto-merge merge|squash|rebase] [--signed-commits] [--allow-exec]
+           [--auto-merge merge|squash|rebase|false] [--signed-commits] [--allow-exec]
            [--allow-local-upstreams] [--credential-host <host>]...
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
@@ -80,7 +85,7 @@ Flags:
   --mode <mode>          variants, updates or both (default both)
   --dry-run              compute everything, push and write nothing
   --shard k/n            only the variants whose name hashes to shard k of n
-  --concurrency <n>      variants at a time (default ${DEFAULT_CONCURRENCY})
+  --concurrency <n>      variants at a time, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})
   --report <file.json>   every result as JSON
   --no-render            do not run the package's Kptfile pipeline after the mutations (by
                          default it runs, as Porch renders)
@@ -100,8 +105,8 @@ Flags:
                          and these: never to a host that only package content names
   --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/); not empty, letters,
                          digits, ".", "_", "-" and "/", not starting with "/", "." or "-"
-  --budget <n>           content-creating API requests this run may make (github; default
-                         ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
+  --budget <n>           content-creating API requests this run may make, 0 or more (github;
+                         default ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
   --label <name>         labels for new and updated pull requests (repeatable, or a comma list)
   --assignee <user>      assignees of new pull requests (repeatable, or a comma list)
   --reviewer <user>      reviewers requested on new pull requests (repeatable, or a comma list)
@@ -109,11 +114,12 @@ Flags:
   --draft <when>         open pull requests as drafts: always, never or conflicts (default
                          conflicts: only those with conflicts or a failed render)
   --auto-merge <method>  enable auto-merge (merge, squash or rebase) on pull requests without
-                         conflicts whose render did not fail
+                         conflicts whose render did not fail; false leaves it off
   --signed-commits       make commits through the GitHub API (verified) instead of git push
 
 The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.github.labels,
-assignees, reviewers, teamReviewers, draft, autoMerge, signedCommits); a flag overrides it.
+assignees, reviewers, teamReviewers, draft, autoMerge, signedCommits); a flag overrides it. Flags,
+RunSettings and the Action's inputs go by the same rules: a value one refuses, each refuses.
 
 Progress goes to stderr: one line per variant, or on a terminal a status block redrawn in place
 (failures stay above it); the table (variant, downstream, action, proposal, conflicts) to
@@ -124,91 +130,56 @@ selects no target is invalid here (\`kdelta variantset expand\` only warns): rea
 it would propose removing every package the set made, so a selector typo stops the run instead.
 `;
 
+/** The flags that carry a run setting: named by the settings' table, so each is read as the Action reads its input. */
+const SETTING_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
+  SETTING_KEYS.flatMap((key) => {
+    const rule = SETTING_RULES[key];
+    if (rule.flag === undefined) return [];
+    return [[rule.flag, rule.text === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: rule.text === 'list' }]];
+  }),
+);
+
+/** `kdelta run`'s flags, their settings checked by the run's rules: a bad one is a usage error naming its flag. */
+export function readRunFlags(args: readonly string[]): { flags: ParsedFlags; settings: CheckedSettings } {
+  const flags = parseFlags(args, {
+    config: { type: 'string' },
+    report: { type: 'string' },
+    'no-render': { type: 'boolean' },
+    ...SETTING_FLAGS,
+  });
+  if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
+  return { flags, settings: settingsFromFlags(flags) };
+}
+
+function settingsFromFlags(flags: ParsedFlags): CheckedSettings {
+  const read = (name: string): string | boolean | undefined => {
+    const spec = SETTING_FLAGS[name];
+    if (spec?.type === 'boolean') return booleanFlag(flags, name) ? true : undefined;
+    // a repeated flag and a comma list are one list
+    if (spec?.multiple) return stringsFlag(flags, name).length > 0 ? stringsFlag(flags, name).join(',') : undefined;
+    return stringFlag(flags, name);
+  };
+  try {
+    return normaliseSettings(textSettings('flag', read));
+  } catch (error) {
+    if (error instanceof SettingsError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 const command: Command = {
   path: ['run'],
   summary: "propose every variant's package to its downstream repository",
   help,
   async run(args, io) {
-    const flags = parseFlags(args, {
-      config: { type: 'string' },
-      forge: { type: 'string' },
-      mode: { type: 'string' },
-      'dry-run': { type: 'boolean' },
-      'no-render': { type: 'boolean' },
-      'allow-exec': { type: 'boolean' },
-      'allow-local-upstreams': { type: 'boolean' },
-      'credential-host': { type: 'string', multiple: true },
-      shard: { type: 'string' },
-      concurrency: { type: 'string' },
-      report: { type: 'string' },
-      'proposals-dir': { type: 'string' },
-      'branch-prefix': { type: 'string' },
-      budget: { type: 'string' },
-      label: { type: 'string', multiple: true },
-      assignee: { type: 'string', multiple: true },
-      reviewer: { type: 'string', multiple: true },
-      'team-reviewer': { type: 'string', multiple: true },
-      draft: { type: 'string' },
-      'auto-merge': { type: 'string' },
-      'signed-commits': { type: 'boolean' },
-    });
-    if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
-    const forge =
-      stringFlag(flags, 'forge') === undefined
-        ? undefined
-        : oneOf('forge', stringFlag(flags, 'forge'), ['local', 'github'] as const, 'local');
-    const mode =
-      stringFlag(flags, 'mode') === undefined
-        ? undefined
-        : oneOf('mode', stringFlag(flags, 'mode'), ['variants', 'updates', 'both'] as const, 'both');
-    const shardText = stringFlag(flags, 'shard');
-    let shard;
-    try {
-      shard = shardText === undefined ? undefined : parseShard(shardText);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
-    const concurrencyText = stringFlag(flags, 'concurrency');
-    let concurrency: number | undefined;
-    if (concurrencyText !== undefined) {
-      concurrency = Number(concurrencyText);
-      if (!/^\d+$/.test(concurrencyText) || concurrency < 1 || concurrency > 64) {
-        throw new UsageError(`--concurrency must be an integer from 1 to 64 (got "${concurrencyText}")`);
-      }
-    }
-    const branchPrefix = stringFlag(flags, 'branch-prefix');
-    const prefixProblem = branchPrefix === undefined ? undefined : branchPrefixProblem(branchPrefix);
-    if (prefixProblem) throw new UsageError(`--branch-prefix ${prefixProblem}`);
+    const { flags, settings } = readRunFlags(args);
     const reportFile = stringFlag(flags, 'report');
-    const budgetText = stringFlag(flags, 'budget');
-    if (budgetText !== undefined && !/^\d+$/.test(budgetText)) {
-      throw new UsageError(`--budget must be a whole number of requests (got "${budgetText}")`);
-    }
-    const list = (name: string): string[] | undefined => {
-      const values = stringsFlag(flags, name)
-        .flatMap((v) => v.split(','))
-        .map((v) => v.trim());
-      if (values.some((v) => v === '')) throw new UsageError(`--${name} needs a non-empty name`);
-      return values.length > 0 ? values : undefined;
-    };
-    const draftText = stringFlag(flags, 'draft');
-    const autoMergeText = stringFlag(flags, 'auto-merge');
-    const github: GitHubRunOptions = {
-      labels: list('label'),
-      assignees: list('assignee'),
-      reviewers: list('reviewer'),
-      teamReviewers: list('team-reviewer'),
-      draft: draftText === undefined ? undefined : oneOf('draft', draftText, ['always', 'never', 'conflicts'] as const, 'conflicts'),
-      autoMerge:
-        autoMergeText === undefined ? undefined : oneOf('auto-merge', autoMergeText, ['merge', 'squash', 'rebase'] as const, 'merge'),
-      signedCommits: booleanFlag(flags, 'signed-commits') ? true : undefined,
-    };
 
     // every output path is checked before the first push: a run must not push every branch and then fail on its report
-    const proposalsDir = stringFlag(flags, 'proposals-dir');
     if (reportFile !== undefined)
       await checkOutputPath({ path: resolve(io.cwd, reportFile), shown: reportFile, what: '--report', kind: 'file' });
-    if (proposalsDir !== undefined && !booleanFlag(flags, 'dry-run')) {
+    const proposalsDir = settings.values.proposalsDir;
+    if (proposalsDir !== undefined && !settings.values.dryRun) {
       await checkOutputPath({ path: resolve(io.cwd, proposalsDir), shown: proposalsDir, what: '--proposals-dir', kind: 'directory' });
     }
 
@@ -219,19 +190,8 @@ const command: Command = {
     const report = await run({
       cwd: io.cwd,
       config: stringFlag(flags, 'config'),
-      forge,
-      mode,
-      dryRun: booleanFlag(flags, 'dry-run'),
       render: !booleanFlag(flags, 'no-render'),
-      allowExec: booleanFlag(flags, 'allow-exec'),
-      ...(booleanFlag(flags, 'allow-local-upstreams') ? { allowLocalUpstreams: true } : {}),
-      credentialHosts: list('credential-host') ?? [],
-      shard,
-      concurrency,
-      proposalsDir,
-      branchPrefix,
-      budget: budgetText === undefined ? undefined : Number(budgetText),
-      github,
+      ...settingOptions(settings),
       env: io.env,
       signal: io.signal,
       onProgress: (e) => {
