@@ -634,6 +634,10 @@ describe('kdelta run', () => {
       );
       expect(f.refs('cluster-01')).toEqual(refs);
       expect(existsSync(join(f.control, '.kdelta', 'proposals'))).toBe(false);
+      // the report says what failed as a code a program can act on, beside the message
+      const report = await run(opts(f, { dryRun: true }));
+      expect(report.results[0]).toMatchObject({ action: 'failed', code: 'upstream-unresolved' });
+      expect(report.results[0]!.error).toContain('spec.upstream.revision: "v9" is not a tag');
     });
   });
 
