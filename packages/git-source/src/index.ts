@@ -71,6 +71,9 @@ export {
   commitStaged,
   revParse,
   commitsSince,
+  workTreeRoot,
+  currentBranch,
+  remoteUrl,
   type StagedChange,
   type CommitInfo,
 } from './local.js';

@@ -111,3 +111,29 @@ export async function commitsSince(options: { dir: string; head: string; base: s
   }
   return commits;
 }
+
+/** The top-level directory of the work tree `cwd` is in; undefined outside a git work tree. */
+export async function workTreeRoot(options: { cwd: string }): Promise<string | undefined> {
+  return runGit(['rev-parse', '--show-toplevel'], { cwd: options.cwd }).then(
+    (r) => r.stdout.trim(),
+    () => undefined,
+  );
+}
+
+/** The branch a work tree has checked out; undefined when its HEAD is detached. */
+export async function currentBranch(options: { dir: string }): Promise<string | undefined> {
+  return runGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: options.dir }).then(
+    (r) => r.stdout.trim(),
+    () => undefined,
+  );
+}
+
+/** The URL of a configured remote (default `origin`); undefined when there is none. */
+export async function remoteUrl(options: { dir: string; remote?: string }): Promise<string | undefined> {
+  const remote = options.remote ?? 'origin';
+  assertSafeArgument(remote, 'remote');
+  return runGit(['config', '--get', `remote.${remote}.url`], { cwd: options.dir }).then(
+    (r) => r.stdout.trim() || undefined,
+    () => undefined,
+  );
+}

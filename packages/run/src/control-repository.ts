@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { runGit } from '@kdelta/git-source';
+import { currentBranch, remoteUrl, workTreeRoot } from '@kdelta/git-source';
 
 /** The control repository as a downstream: where its branches are pushed and proposed. */
 export interface ControlRepository {
@@ -15,22 +15,11 @@ export interface ControlRepository {
 
 /** The git repository `cwd` is in, or undefined (with the reason) when there is none to use. */
 export async function findControlRepository(cwd: string): Promise<{ ok: true; value: ControlRepository } | { ok: false; reason: string }> {
-  let root: string;
-  try {
-    root = (await runGit(['rev-parse', '--show-toplevel'], { cwd })).stdout.trim();
-  } catch {
-    return { ok: false, reason: `${cwd} is not in a git repository` };
-  }
-  let branch: string;
-  try {
-    branch = (await runGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: root })).stdout.trim();
-  } catch {
-    return { ok: false, reason: `the control repository (${root}) is not on a branch (detached HEAD)` };
-  }
-  const origin = await runGit(['config', '--get', 'remote.origin.url'], { cwd: root }).then(
-    (r) => r.stdout.trim(),
-    () => '',
-  );
+  const root = await workTreeRoot({ cwd });
+  if (root === undefined) return { ok: false, reason: `${cwd} is not in a git repository` };
+  const branch = await currentBranch({ dir: root });
+  if (branch === undefined) return { ok: false, reason: `the control repository (${root}) is not on a branch (detached HEAD)` };
+  const origin = await remoteUrl({ dir: root });
   const name =
     basename(root)
       .replace(/[^A-Za-z0-9._-]/g, '_')
