@@ -1,5 +1,4 @@
-import { parseYamlStream } from '@kdelta/merge-core';
-import { countResults, type ControlIssue, type Counted, type RunReport, type VariantResult } from '@kdelta/run';
+import { countResults, type RunReport, type VariantResult } from '@kdelta/run';
 
 /**
  * What the Action shows of a run: its outputs, the job summary, the annotations. Pure renderers
@@ -42,12 +41,6 @@ export function pullRequests(results: readonly VariantResult[]): PullRequestEntr
     }));
 }
 
-/** The one line a render failure gets in the summary's notes. */
-function renderFailureNote(f: NonNullable<VariantResult['renderFailure']>): string {
-  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
-  return `render failed${f.function ? `: function ${f.function}` : ''} (${where}): ${f.message}; proposed unrendered`;
-}
-
 /** Every output of the Action, as the strings written to GITHUB_OUTPUT. */
 export function actionOutputs(report: RunReport): Record<string, string> {
   const counts = countResults(report.results);
@@ -69,158 +62,6 @@ export function permissionHint(failed: { readonly code?: string | undefined }): 
   return "the token lacks a permission: it needs contents: write and pull-requests: write on every downstream repository. The workflow's own GITHUB_TOKEN reaches only the workflow's repository and only with the job's `permissions:`; for other repositories pass a GitHub App installation token or a fine-grained token in the `token` input.";
 }
 
-// ---------------------------------------------------------------------------------------------
-// The job summary
-// ---------------------------------------------------------------------------------------------
-
-/** Text in a Markdown table cell: no line breaks, pipes escaped, HTML inert. */
-function cell(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-}
-
-function html(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function link(r: VariantResult): string {
-  if (!r.proposal) return '';
-  const label = /^\d+$/.test(r.proposal.id) ? `#${r.proposal.id}` : r.proposal.id;
-  return /^https?:\/\//.test(r.proposal.url)
-    ? `[${cell(label)}](${r.proposal.url.replace(/[()\s]/g, encodeURIComponent)})`
-    : cell(r.proposal.url);
-}
-
-function conflictText(value: unknown): string {
-  if (value === undefined) return '(absent)';
-  return JSON.stringify(value);
-}
-
-/** Shown in bold in the summary: nothing was proposed and someone may want to look. */
-const NEEDS_ATTENTION: ReadonlySet<string> = new Set(['failed', 'blocked', 'deferred']);
-
-export interface SummaryOptions {
-  /** The heading's subject, e.g. the config directory. */
-  readonly title?: string | undefined;
-}
-
-/** The job summary: totals, one row per result, then each conflict report in a `<details>`. */
-export function renderSummary(report: RunReport, options: SummaryOptions = {}): string {
-  const counts = countResults(report.results);
-  const lines: string[] = [];
-  lines.push(`## kdelta${options.title ? `: ${cell(options.title)}` : ''}${report.dryRun ? ' (dry run: nothing written)' : ''}`, '');
-  const totals = (Object.entries(counts) as [Counted, number][]).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
-  const unrendered = report.results.filter((r) => r.renderFailure !== undefined).length;
-  if (unrendered > 0) totals.push(`${unrendered} proposed unrendered (render failed)`);
-  lines.push(report.results.length === 0 ? 'No variant to run.' : `${report.results.length} result(s): ${totals.join(', ')}.`, '');
-  if (report.budget) {
-    lines.push(
-      `API budget: ${report.budget.used} of ${report.budget.limit} used${report.budget.exhausted ? ' — exhausted: the deferred variants run next time' : ''}.`,
-      '',
-    );
-  }
-  if (report.results.length > 0) {
-    lines.push('| Variant | Downstream | Action | Pull request | Conflicts |', '| --- | --- | --- | --- | --- |');
-    for (const r of report.results) {
-      const action = r.renderFailure ? `**${r.action}, render failed**` : NEEDS_ATTENTION.has(r.action) ? `**${r.action}**` : r.action;
-      lines.push(`| ${cell(r.variant)} | ${cell(r.downstream)} | ${action} | ${link(r)} | ${r.conflictCount > 0 ? r.conflictCount : ''} |`);
-    }
-    lines.push('');
-  }
-  const explained = report.results.filter(
-    (r) => r.error !== undefined || r.renderFailure !== undefined || (r.message !== undefined && r.action !== 'up-to-date'),
-  );
-  if (explained.length > 0) {
-    lines.push('### Notes', '');
-    for (const r of explained) {
-      const notes = [r.error, r.renderFailure ? renderFailureNote(r.renderFailure) : undefined, r.error ? undefined : r.message];
-      const text = notes.filter((n) => n !== undefined).join('; ');
-      lines.push(`- **${cell(r.variant)}** → ${cell(r.downstream)}: ${cell(text)}`);
-    }
-    lines.push('');
-  }
-  for (const r of report.results.filter((x) => x.conflicts.length > 0)) {
-    lines.push(
-      '<details>',
-      `<summary>${html(r.variant)} → ${html(r.downstream)}: ${r.conflicts.length} conflict(s)</summary>`,
-      '',
-      '| Resource | File | Field | Original | Upstream | Local | Kept |',
-      '| --- | --- | --- | --- | --- | --- | --- |',
-      ...r.conflicts.map(
-        (c) =>
-          `| ${cell(c.resource)} | ${cell(c.file)} | ${cell(c.path)} | ${cell(conflictText(c.values.origin))} | ${cell(conflictText(c.values.upstream))} | ${cell(conflictText(c.values.local))} | ${c.winner} |`,
-      ),
-      '',
-      '</details>',
-      '',
-    );
-  }
-  if (report.warnings.length > 0) {
-    lines.push('### Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`), '');
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Annotations for control errors
-// ---------------------------------------------------------------------------------------------
-
-export interface Annotation {
-  readonly message: string;
-  readonly title?: string | undefined;
-  readonly file?: string | undefined;
-  readonly startLine?: number | undefined;
-}
-
-/** `spec.targets[0].repositorySelector` → ['spec', 'targets', 0, 'repositorySelector']. */
-export function fieldPath(field: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  for (const part of field.split('.')) {
-    const m = /^([^[\]]*)((?:\[\d+\])*)$/.exec(part);
-    if (!m) return out;
-    if (m[1]) out.push(m[1]);
-    for (const i of m[2]!.matchAll(/\[(\d+)\]/g)) out.push(Number(i[1]));
-  }
-  return out;
-}
-
-/**
- * The line an issue points at in `text` (the file's content): the field's line when the field is
- * found, else the document's first line; undefined when the file has no such document.
- */
-export function issueLine(text: string, issue: Pick<ControlIssue, 'source' | 'field'>): number | undefined {
-  if (issue.source.document < 1) return undefined;
-  const doc = parseYamlStream(text)[issue.source.document - 1];
-  if (!doc) return undefined;
-  if (issue.field) {
-    const path = fieldPath(issue.field);
-    // the deepest part of the path that exists: a missing field points at its parent
-    for (let n = path.length; n > 0; n--) {
-      const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
-      if (node && typeof node === 'object' && node.range) return lineAt(text, node.range[0]);
-    }
-  }
-  const start = doc.contents?.range?.[0] ?? doc.range[0];
-  return lineAt(text, start);
-}
-
-/** The 1-based line of an offset of `text`. */
-function lineAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-}
-
-/** A ControlError's issues as annotations on the config files (`readText` gives a file's content, or undefined). */
-export function controlAnnotations(issues: readonly ControlIssue[], readText: (file: string) => string | undefined): Annotation[] {
-  return issues.map((issue) => {
-    const text = issue.source.document >= 1 ? readText(issue.source.file) : undefined;
-    const startLine = text === undefined ? undefined : issueLine(text, issue);
-    const what = issue.source.kind ? `${issue.source.kind}${issue.source.name ? ` "${issue.source.name}"` : ''}` : undefined;
-    return {
-      title: `kdelta: invalid control configuration${what ? ` (${what})` : ''}`,
-      message: `${issue.source.document >= 1 ? `document ${issue.source.document}: ` : ''}${issue.field ? `${issue.field}: ` : ''}${issue.message}`,
-      file: issue.source.file,
-      ...(startLine === undefined ? {} : { startLine }),
-    };
-  });
-}
+// The job summary and the annotations of control errors, for main.ts and the tests in one place.
+export { renderSummary, type SummaryOptions } from './summary.js';
+export { controlAnnotations, fieldPath, issueLine, type Annotation } from './annotations.js';
