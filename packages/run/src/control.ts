@@ -25,6 +25,11 @@ export const RUN_SETTINGS_API_VERSION = 'kdelta.dev/v1alpha1';
 export const RUN_SETTINGS_KIND = 'RunSettings';
 /** On a PackageVariant or PackageVariantSet: `highest-semver` follows the upstream's highest semver tag. */
 export const UPSTREAM_POLICY_ANNOTATION = 'kdelta.dev/upstream-policy';
+/**
+ * On a PackageVariant or PackageVariantSet that follows releases (no `spec.upstream.revision`, or
+ * highest-semver): `"true"` lets a pre-release tag (`v1.0.0-rc.1`) be the latest release.
+ */
+export const UPSTREAM_PRERELEASES_ANNOTATION = 'kdelta.dev/upstream-prereleases';
 
 /** Where a control document came from: printed in front of every problem with it. */
 export interface Source {

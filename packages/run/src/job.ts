@@ -137,7 +137,14 @@ export interface VariantResult {
   /** Conflicts of the proposal (also when they were not recomputed: a fast no-op). */
   readonly conflictCount: number;
   readonly upstream?:
-    | { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined }
+    | {
+        readonly repo: string;
+        readonly ref: string;
+        readonly commit: string;
+        readonly oldCommit?: string | undefined;
+        /** Why this ref (`latest release v0.4.1 of catalog/bucket`). */
+        readonly reason?: string | undefined;
+      }
     | undefined;
   readonly fingerprint?: string | undefined;
   /** Why: for blocked, not-adopted, closed, deferred... */
@@ -658,7 +665,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   const up = resolved.value;
   const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
   const target = variantTarget(plan, ctx.branchPrefix);
-  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
+  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
   // The forge first: a repository it cannot serve fails here, before anything is cloned.
   const open = await ctx.forge.find(target);
   const mirror = await ctx.mirror(plan.downstream.url);
