@@ -9,7 +9,7 @@ import type { Budget, BudgetReport } from './forge/budget.js';
 import { STOP_LABEL, type Forge, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from './forge/forge.js';
 import { assertNoSymlinkIn, readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import type { Shard } from './shard.js';
-import { fingerprintOf, hashOf, resolveUpstream, type VariantPlan } from './plan.js';
+import { fingerprintOf, hashOf, resolveUpstream, withRepositoryOf, type VariantPlan } from './plan.js';
 import { CONTROL_ANNOTATION } from './ownership.js';
 import {
   parseMetadataBlock,
@@ -642,7 +642,7 @@ export async function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise
   try {
     return { ...base, ...(await variantJob(plan, ctx)) };
   } catch (error) {
-    return { ...base, action: 'failed', writes: false, error: message(error) };
+    return { ...base, action: 'failed', writes: false, error: withRepositoryOf(plan, error, message(error)) };
   }
 }
 

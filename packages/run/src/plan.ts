@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
-import { hideCredentials, isFullCommit, latestRelease, repositoryIdentity, type RemoteRef } from '@kdelta/git-source';
+import { hideCredentials, isFullCommit, isGitError, latestRelease, repositoryIdentity, type RemoteRef } from '@kdelta/git-source';
+import { RunError } from './errors.js';
 import {
   expandPackageVariantSet,
   upstreamRefCandidates,
@@ -217,7 +218,7 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
       objects: config.objects.filter((o) => (o.metadata?.namespace || 'default') === namespace),
     });
   }
-  if (issues.length > 0) throw new ControlError(issues);
+  if (issues.length > 0) throw new ControlError(issues, config.texts);
   variants.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const downstreams = new Map<string, { repository: RepositorySpec; url: string }>();
   for (const r of config.repositories) {
@@ -303,6 +304,25 @@ export function resolveUpstream(plan: VariantPlan, refs: readonly RemoteRef[]): 
     ok: false,
     error: `${where}: "${upstream.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(' or ')}), a branch or a full commit of ${upstream.url}`,
   };
+}
+
+/**
+ * A git-level failure of a variant's job (`git ls-remote failed: … does not appear to be a git
+ * repository`, `branch "mian" does not exist in …`) said with the Repository resource it comes
+ * from, its file and field, so a user knows which control file to fix. Which Repository: the one
+ * whose URL the message names (the downstream's when both do). Other failures: the message as is.
+ */
+export function withRepositoryOf(plan: VariantPlan, error: unknown, message: string): string {
+  const branchMissing = error instanceof RunError && error.code === 'branch-missing';
+  if (!branchMissing && !isGitError(error)) return message;
+  const names = (url: string) => [url, hideCredentials(url), repositoryIdentity(url)].some((u) => u !== '' && message.includes(u));
+  const repository = names(plan.downstream.url)
+    ? plan.downstream.repository
+    : names(plan.upstream.url)
+      ? plan.upstream.repository
+      : undefined;
+  if (!repository) return message;
+  return `${describeSource(repository.source)}: ${branchMissing ? 'spec.git.branch' : 'spec.git.repo'}: ${message}`;
 }
 
 function canonical(value: unknown): unknown {
