@@ -9,7 +9,7 @@ import type { Budget, BudgetReport } from './forge/budget.js';
 import { STOP_LABEL, type Forge, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from './forge/forge.js';
 import { assertNoSymlinkIn, readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import type { Shard } from './shard.js';
-import { fingerprintOf, hashOf, resolveUpstream, withRepositoryOf, type VariantPlan } from './plan.js';
+import { applyFailureMessage, fingerprintOf, hashOf, resolveUpstream, withRepositoryOf, type VariantPlan } from './plan.js';
 import { CONTROL_ANNOTATION } from './ownership.js';
 import {
   parseMetadataBlock,
@@ -753,7 +753,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
       action: 'failed',
       writes: false,
       fingerprint,
-      error: `${applied.file ? `${applied.file}: ` : ''}${applied.errors.join('; ')}`,
+      error: applyFailureMessage(plan, applied),
     };
   }
   for (const [path, text] of applied.changed) files.set(path, text);

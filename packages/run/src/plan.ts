@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { hideCredentials, isFullCommit, isGitError, latestRelease, repositoryIdentity, type RemoteRef } from '@kdelta/git-source';
 import { RunError } from './errors.js';
+import { PACKAGE_CONTEXT_FILE, PACKAGE_CONTEXT_NAME } from '@kdelta/kptfile-model';
 import {
   expandPackageVariantSet,
   upstreamRefCandidates,
@@ -323,6 +324,27 @@ export function withRepositoryOf(plan: VariantPlan, error: unknown, message: str
       : undefined;
   if (!repository) return message;
   return `${describeSource(repository.source)}: ${branchMissing ? 'spec.git.branch' : 'spec.git.repo'}: ${message}`;
+}
+
+/**
+ * Why the variant's mutations could not be applied, as the job reports it. A package without the
+ * package context that `spec.packageContext` needs gets the two remedies: Porch creates that
+ * ConfigMap only for a package new in a deployment repository, so either the
+ * Repository says `deployment: true`, or the upstream package carries the ConfigMap.
+ */
+export function applyFailureMessage(
+  plan: VariantPlan,
+  failure: { readonly errors: readonly string[]; readonly file?: string | undefined; readonly code?: string | undefined },
+): string {
+  const text = failure.errors.join('; ');
+  const said = failure.file && !text.startsWith(`${failure.file}:`) ? `${failure.file}: ${text}` : text;
+  if (failure.code !== 'missing-file' || failure.file !== PACKAGE_CONTEXT_FILE) return said;
+  const repository = plan.downstream.repository;
+  const where = `${PACKAGE_CONTEXT_FILE} of ${hideCredentials(plan.upstream.url)} ${plan.upstream.directory || '/'}`;
+  const deployment = (repository.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
+  return deployment
+    ? `${said}. The package was not new, so it did not get one: add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where}) or to the downstream package`
+    : `${said}. Porch creates it only for a package new in a deployment repository: mark Repository "${repository.name}" (${describeSource(repository.source)}) with spec.deployment: true, or add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where})`;
 }
 
 function canonical(value: unknown): unknown {
