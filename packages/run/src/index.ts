@@ -10,7 +10,7 @@ export {
 export type { RunReport, VariantResult, JobAction, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './job.js';
 export { createPackageUpdateMaterialize, packageUpdateMaterialize, getPackageFiles } from './materialize.js';
 export { parseMetadataBlock, renderTable, reportJson, type ProposalMetadata, type RenderFailureReport } from './report.js';
-export { ControlError, type ControlIssue } from './control.js';
+export { ControlError, fieldPath, issueLine, type ControlIssue } from './control.js';
 export { RunError, type RunErrorCode } from './errors.js';
 export { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
 export { parseShard, shardOf, shardProblem, type Shard } from './shard.js';

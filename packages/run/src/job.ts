@@ -9,7 +9,7 @@ import type { Budget, BudgetReport } from './forge/budget.js';
 import { STOP_LABEL, type Forge, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from './forge/forge.js';
 import { assertNoSymlinkIn, readPackageDir, splitBinary, writePackageDir } from './package-files.js';
 import type { Shard } from './shard.js';
-import { fingerprintOf, hashOf, resolveUpstream, type VariantPlan } from './plan.js';
+import { applyFailureMessage, fingerprintOf, hashOf, resolveUpstream, withRepositoryOf, type VariantPlan } from './plan.js';
 import { CONTROL_ANNOTATION } from './ownership.js';
 import {
   parseMetadataBlock,
@@ -137,7 +137,14 @@ export interface VariantResult {
   /** Conflicts of the proposal (also when they were not recomputed: a fast no-op). */
   readonly conflictCount: number;
   readonly upstream?:
-    | { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined }
+    | {
+        readonly repo: string;
+        readonly ref: string;
+        readonly commit: string;
+        readonly oldCommit?: string | undefined;
+        /** Why this ref (`latest release v0.4.1 of catalog/bucket`). */
+        readonly reason?: string | undefined;
+      }
     | undefined;
   readonly fingerprint?: string | undefined;
   /** Why: for blocked, not-adopted, closed, deferred... */
@@ -635,7 +642,7 @@ export async function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise
   try {
     return { ...base, ...(await variantJob(plan, ctx)) };
   } catch (error) {
-    return { ...base, action: 'failed', writes: false, error: message(error) };
+    return { ...base, action: 'failed', writes: false, error: withRepositoryOf(plan, error, message(error)) };
   }
 }
 
@@ -658,7 +665,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   const up = resolved.value;
   const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
   const target = variantTarget(plan, ctx.branchPrefix);
-  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
+  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
   // The forge first: a repository it cannot serve fails here, before anything is cloned.
   const open = await ctx.forge.find(target);
   const mirror = await ctx.mirror(plan.downstream.url);
@@ -746,7 +753,7 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
       action: 'failed',
       writes: false,
       fingerprint,
-      error: `${applied.file ? `${applied.file}: ` : ''}${applied.errors.join('; ')}`,
+      error: applyFailureMessage(plan, applied),
     };
   }
   for (const [path, text] of applied.changed) files.set(path, text);

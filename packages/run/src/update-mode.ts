@@ -21,6 +21,7 @@ import { assertNoSymlinkIn, readPackageDir, splitBinary, writePackageDir } from 
 import { hashOf } from './plan.js';
 import { parseMetadataBlock, renderProposalBodies, type ProposalMetadata, type RenderFailureReport } from './report.js';
 import { RunError } from './errors.js';
+import { uncommittedKptfilesWarning } from './control-work-tree.js';
 
 /**
  * Update mode: the control repository is itself a downstream. Every package in it whose Kptfile
@@ -143,6 +144,11 @@ export async function findUpdatePlans(mirror: Mirror, control: ControlRepository
       lockCommit: typeof lock === 'string' ? lock : undefined,
     });
   }
+  const unseen = await uncommittedKptfilesWarning(
+    control,
+    out.map((p) => p.directory),
+  );
+  if (unseen) warnings.push(unseen);
   return out;
 }
 
