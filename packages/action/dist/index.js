@@ -12035,12 +12035,12 @@ var require_headers = __commonJS({
       append(name2, value2, isLowerCase) {
         this[kHeadersSortedMap] = null;
         const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
-        const exists3 = this[kHeadersMap].get(lowercaseName);
-        if (exists3) {
+        const exists2 = this[kHeadersMap].get(lowercaseName);
+        if (exists2) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
-            name: exists3.name,
-            value: `${exists3.value}${delimiter}${value2}`
+            name: exists2.name,
+            value: `${exists2.value}${delimiter}${value2}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name: name2, value: value2 });
@@ -27940,7 +27940,7 @@ var require_light = __commonJS({
 
 // src/main.ts
 import { readFileSync as readFileSync3 } from "node:fs";
-import { join as join19 } from "node:path";
+import { join as join18 } from "node:path";
 
 // ../../node_modules/.pnpm/@actions+core@3.0.1/node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -28492,7 +28492,7 @@ function group(name2, fn3) {
 // ../run/src/run.ts
 import { mkdir as mkdir6 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join18, resolve as resolve9 } from "node:path";
+import { join as join17, resolve as resolve9 } from "node:path";
 
 // ../git-source/src/kdelta-error.ts
 var BRAND = /* @__PURE__ */ Symbol.for("kdelta.error");
@@ -32376,15 +32376,15 @@ function mergeInputs(input, options, scan, trace) {
   };
   for (const t of tuples) {
     const { origin, upstream: upstream2, local } = t;
-    const shown2 = describe(t);
+    const shown = describe(t);
     if (!origin && !upstream2 && local) {
-      report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+      report.push({ resource: shown, identity: local.identity, action: "kept", file: local.file.file, changed: false });
     } else if (!origin && upstream2 && !local) {
       add(upstream2.file.file, { upstream: upstream2, text: upstream2.entry.text, moved: false });
-      report.push({ resource: shown2, identity: upstream2.identity, action: "added", file: upstream2.file.file, changed: true });
+      report.push({ resource: shown, identity: upstream2.identity, action: "added", file: upstream2.file.file, changed: true });
     } else if (!upstream2 && !local) {
       report.push({
-        resource: shown2,
+        resource: shown,
         identity: (origin ?? upstream2)?.identity,
         action: "skipped",
         file: origin.file.file,
@@ -32393,9 +32393,9 @@ function mergeInputs(input, options, scan, trace) {
     } else if (origin && !upstream2 && local) {
       const pinned2 = mayHoldPin(local.entry.text) && holdsPinnedPair(local.map);
       if (pinned2) {
-        report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+        report.push({ resource: shown, identity: local.identity, action: "kept", file: local.file.file, changed: false });
         decisions.push({
-          resource: shown2,
+          resource: shown,
           file: local.file.file,
           path: ".",
           rule: "pinned-local",
@@ -32404,11 +32404,11 @@ function mergeInputs(input, options, scan, trace) {
         });
       } else if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
         replaced.set(local.entry, null);
-        report.push({ resource: shown2, identity: local.identity, action: "deleted", file: local.file.file, changed: true });
+        report.push({ resource: shown, identity: local.identity, action: "deleted", file: local.file.file, changed: true });
       } else {
-        report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+        report.push({ resource: shown, identity: local.identity, action: "kept", file: local.file.file, changed: false });
         conflicts.push({
-          resource: shown2,
+          resource: shown,
           file: local.file.file,
           path: ".",
           values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
@@ -32418,10 +32418,10 @@ function mergeInputs(input, options, scan, trace) {
         });
       }
     } else if (origin && !local) {
-      report.push({ resource: shown2, identity: origin.identity, action: "skipped", file: upstream2.file.file, changed: false });
+      report.push({ resource: shown, identity: origin.identity, action: "skipped", file: upstream2.file.file, changed: false });
       if (origin.entry.text !== upstream2.entry.text && !sameResource(origin.map, upstream2.map)) {
         conflicts.push({
-          resource: shown2,
+          resource: shown,
           file: upstream2.file.file,
           path: ".",
           values: { origin: toPlain(origin.map), upstream: toPlain(upstream2.map), local: void 0 },
@@ -32436,7 +32436,7 @@ function mergeInputs(input, options, scan, trace) {
         replaced.set(local.entry, null);
         add(file, { upstream: upstream2, text: local.entry.text, moved: true });
       }
-      report.push({ resource: shown2, identity: local.identity, action: "merged", file, changed: file !== local.file.file });
+      report.push({ resource: shown, identity: local.identity, action: "merged", file, changed: file !== local.file.file });
     } else {
       const localMap = local.map;
       const file = origin ? placedIn(origin, upstream2, local) : local.file.file;
@@ -32453,8 +32453,8 @@ function mergeInputs(input, options, scan, trace) {
           )
         }
       );
-      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown2, file, c.winner, engine.strategy));
-      for (const d of result.decisions) decisions.push(formatDecision(d, shown2, file));
+      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown, file, c.winner, engine.strategy));
+      for (const d of result.decisions) decisions.push(formatDecision(d, shown, file));
       const changed = result.node !== local.map || file !== local.file.file;
       const merged = result.node === void 0 ? null : result.node === local.map ? local.entry.text : printMergedDocument(local.document, result.node);
       if (file === local.file.file) {
@@ -32464,7 +32464,7 @@ function mergeInputs(input, options, scan, trace) {
         const asUpstream = origin.entry.text === local.entry.text && result.conflicts.length === 0 && result.decisions.length === 0;
         if (merged !== null) add(file, { upstream: upstream2, text: asUpstream ? upstream2.entry.text : merged, moved: true });
       }
-      report.push({ resource: shown2, identity: local.identity, action: "merged", file, changed });
+      report.push({ resource: shown, identity: local.identity, action: "merged", file, changed });
     }
     for (const side of ["origin", "upstream", "local"]) t[side]?.release();
   }
@@ -34058,10 +34058,10 @@ var PackageTree = class _PackageTree {
       return void 0;
     }
     const tree = _PackageTree.empty();
-    const walk = (abs2, rel) => {
-      for (const e of readdirSync(abs2, { withFileTypes: true })) {
+    const walk = (abs, rel) => {
+      for (const e of readdirSync(abs, { withFileTypes: true })) {
         if (e.name === SKIPPED) continue;
-        const childAbs = join3(abs2, e.name);
+        const childAbs = join3(abs, e.name);
         const childRel = joinRel(rel, e.name);
         if (e.isSymbolicLink()) tree.attach(childRel, { type: "symlink", target: readlinkSync(childAbs) });
         else if (e.isDirectory()) {
@@ -34265,10 +34265,10 @@ var PackageTree = class _PackageTree {
     const walk = (rel) => {
       for (const c of this.list(joinRel(root, rel) || root)) {
         const r = joinRel(rel, c);
-        const abs2 = joinRel(root, r);
-        const t = this.typeOf(abs2);
+        const abs = joinRel(root, r);
+        const t = this.typeOf(abs);
         if (t === "dir") walk(r);
-        else if (t === "file") out.set(r, this.text(abs2));
+        else if (t === "file") out.set(r, this.text(abs));
       }
     };
     walk("");
@@ -34468,13 +34468,7 @@ var PackageView = class _PackageView {
   }
 };
 
-// ../kptfile-model/src/package-write.ts
-import { chmodSync, existsSync as existsSync4, mkdirSync as mkdirSync2, renameSync as renameSync2, rmSync as rmSync4, symlinkSync, writeFileSync as writeFileSync2 } from "node:fs";
-import { dirname as dirname4, join as join6 } from "node:path";
-
 // ../kptfile-model/src/swap.ts
-import { execFileSync } from "node:child_process";
-import { createHash as createHash3 } from "node:crypto";
 import {
   closeSync,
   cpSync,
@@ -34554,124 +34548,7 @@ var SwapError = class extends KdeltaError2 {
   }
 };
 var journalLiveMs = 60 * 1e3;
-function existingAncestor(path) {
-  let dir = path;
-  while (!existsSync3(dir) && dirname3(dir) !== dir) dir = dirname3(dir);
-  return dir;
-}
-function canonical(path) {
-  const anchor = existingAncestor(dirname3(path));
-  return join5(realpathSync2(anchor), relative(anchor, path));
-}
-function inside(child, parent) {
-  const rel = relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !isAbsolute2(rel);
-}
-function mayBeInWorkTree(dir) {
-  for (let d = dir; ; d = dirname3(d)) {
-    if (existsSync3(join5(d, ".git"))) return true;
-    if (dirname3(d) === d) return false;
-  }
-}
-function gitCommonDir(dir) {
-  if (!mayBeInWorkTree(dir)) return void 0;
-  const env = { ...process.env };
-  for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"]) delete env[k];
-  try {
-    const out = execFileSync("git", ["rev-parse", "--is-inside-work-tree", "--git-common-dir"], {
-      cwd: dir,
-      env,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"]
-    });
-    const [inTree, common] = out.trim().split("\n");
-    return inTree === "true" && common ? resolve4(dir, common) : void 0;
-  } catch {
-    return void 0;
-  }
-}
-function places(path) {
-  const target = canonical(path);
-  const anchor = realpathSync2(existingAncestor(dirname3(target)));
-  const device = statSync2(anchor).dev;
-  const usable = (root) => {
-    try {
-      return !inside(root, target) && statSync2(existingAncestor(root)).dev === device;
-    } catch {
-      return false;
-    }
-  };
-  const out = [];
-  const git3 = gitCommonDir(anchor);
-  if (git3 && usable(git3)) out.push({ root: join5(git3, "kdelta"), hidden: false });
-  const tmp = realpathSync2(tmpdir());
-  if (usable(tmp)) out.push({ root: tmp, hidden: false });
-  out.push({ root: anchor, hidden: true });
-  return out;
-}
-function makeWorkDir(target, tag2) {
-  let last;
-  for (const place of places(target)) {
-    try {
-      return makeTempDir(place.root, tag2, place.hidden);
-    } catch (error2) {
-      last = error2;
-    }
-  }
-  throw last;
-}
-function placeOf(work) {
-  return { root: dirname3(work), hidden: basename3(work).startsWith(".") };
-}
 var JOURNAL = /^\.?kdelta-journal-[0-9a-f]{16}\.json$/;
-function journalPath(place, target) {
-  const key = createHash3("sha256").update(target).digest("hex").slice(0, 16);
-  return join5(place.root, `${place.hidden ? "." : ""}kdelta-journal-${key}.json`);
-}
-function fsyncPath(path) {
-  try {
-    const fd = openSync(path, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-  }
-}
-function testKillAt(stage) {
-  if (process.env.KDELTA_TEST_KILL_IN_SWAP === stage) process.kill(process.pid, "SIGKILL");
-}
-function swap(target, work) {
-  const journal = journalPath(placeOf(work), target);
-  const record = { kdelta: "swap", target, work, pid: process.pid, host: hostname3(), started: (/* @__PURE__ */ new Date()).toISOString() };
-  const staged = join5(work, "journal.json");
-  writeFileSync(staged, `${JSON.stringify(record)}
-`);
-  fsyncPath(staged);
-  renameSync(staged, journal);
-  fsyncPath(dirname3(journal));
-  testKillAt("journaled");
-  try {
-    renameSync(target, join5(work, "old"));
-  } catch (error2) {
-    rmSync3(journal, { force: true });
-    throw error2;
-  }
-  try {
-    testKillAt("between");
-    renameSync(join5(work, "new"), target);
-  } catch (error2) {
-    renameSync(join5(work, "old"), target);
-    rmSync3(journal, { force: true });
-    throw error2;
-  }
-  fsyncPath(dirname3(target));
-  fsyncPath(work);
-  testKillAt("swapped");
-  rmSync3(journal, { force: true });
-  fsyncPath(dirname3(journal));
-}
 function readJournal(path) {
   let text2;
   try {
@@ -34702,117 +34579,8 @@ function journaledWork(root) {
   }
   return out;
 }
-function recoverInterruptedSwap(path) {
-  const target = canonical(path);
-  let said;
-  const roots = /* @__PURE__ */ new Set();
-  for (const place of places(target)) {
-    roots.add(place.root);
-    const file = journalPath(place, target);
-    const journal = readJournal(file);
-    if (!journal) continue;
-    if (journal.target !== target || dirname3(journal.work) !== place.root) {
-      throw new SwapError(
-        "invalid-swap-journal",
-        `${file}: journal of a swap of ${journal.target} in ${journal.work}, not where kdelta puts one; remove it`,
-        file
-      );
-    }
-    const age = Date.now() - Date.parse(journal.started);
-    if (journal.host === hostname3() && journal.pid !== process.pid && isRunning(journal.pid) && age < journalLiveMs) {
-      throw new SwapError("swap-in-progress", `process ${journal.pid} is replacing ${target} right now; try again in a moment`, target);
-    }
-    said = finishOrRollBack(journal);
-    rmSync3(file, { force: true });
-    fsyncPath(place.root);
-    rmSync3(journal.work, { recursive: true, force: true });
-  }
-  roots.add(realpathSync2(tmpdir()));
-  for (const root of roots) sweepAbandonedWork(root);
-  return said;
-}
 function sweepAbandonedWork(root = realpathSync2(tmpdir())) {
   sweepAbandoned(root, journaledWork(root));
-}
-function finishOrRollBack(journal) {
-  const { target, work } = journal;
-  const next = join5(work, "new");
-  const old = join5(work, "old");
-  const present = existsSync3(target);
-  if (!present && existsSync3(next)) {
-    renameSync(next, target);
-    fsyncPath(dirname3(target));
-    return `Finished an interrupted update of ${target}: the updated package is in place.`;
-  }
-  if (!present && existsSync3(old)) {
-    renameSync(old, target);
-    fsyncPath(dirname3(target));
-    return `Rolled back an interrupted update of ${target}: the package is as it was before.`;
-  }
-  if (!present)
-    throw new SwapError("interrupted-swap-unresolved", `an interrupted update of ${target} left neither version in ${work}`, work);
-  if (existsSync3(next) && existsSync3(old)) {
-    throw new SwapError(
-      "interrupted-swap-unresolved",
-      `an interrupted update of ${target} left both versions in ${work} while the package exists: check them and remove ${work}`,
-      work
-    );
-  }
-  return existsSync3(next) ? `Rolled back an interrupted update of ${target}: the package is as it was before.` : `Finished an interrupted update of ${target}: the updated package was already in place.`;
-}
-function copyTreeFast(from, to) {
-  if (process.platform !== "win32") {
-    try {
-      execFileSync("cp", ["-a", "--", from, to], { stdio: "ignore" });
-      return;
-    } catch {
-      rmSync3(to, { recursive: true, force: true });
-    }
-  }
-  cpSync(from, to, { recursive: true, verbatimSymlinks: true });
-}
-
-// ../kptfile-model/src/package-write.ts
-var abs = (root, rel) => join6(root, ...rel.split("/"));
-function applyChanges(root, changes) {
-  for (const p of changes.deleted) rmSync4(abs(root, p), { recursive: true, force: true });
-  for (const p of changes.created) mkdirSync2(abs(root, p), { recursive: true });
-  for (const f of changes.written) {
-    const to = abs(root, f.path);
-    mkdirSync2(dirname4(to), { recursive: true });
-    rmSync4(to, { force: true });
-    writeFileSync2(to, f.bytes);
-    if (f.executable) chmodSync(to, 493);
-  }
-  for (const l of changes.links) {
-    const to = abs(root, l.path);
-    mkdirSync2(dirname4(to), { recursive: true });
-    rmSync4(to, { force: true });
-    symlinkSync(l.target, to);
-  }
-}
-var isEmptyChange = (c) => c.written.length + c.links.length + c.deleted.length + c.created.length === 0;
-function commitTree(dir, after, before) {
-  const changes = after.changesFrom(before);
-  if (isEmptyChange(changes)) return changes;
-  const target = canonical(dir);
-  const work = makeWorkDir(target, "work");
-  try {
-    const next = join6(work, "new");
-    if (existsSync4(target)) {
-      copyTreeFast(target, next);
-      applyChanges(next, changes);
-      swap(target, work);
-    } else {
-      mkdirSync2(next);
-      applyChanges(next, changes);
-      mkdirSync2(dirname4(target), { recursive: true });
-      renameSync2(next, target);
-    }
-    return changes;
-  } finally {
-    removeTempDir(work);
-  }
 }
 
 // ../kptfile-model/src/package-context.ts
@@ -34843,10 +34611,10 @@ function packageContextConfigMap(packageName, data = {}) {
 // ../kptfile-model/src/fs.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { mkdir as mkdir4, mkdtemp as mkdtemp2, readdir as readdir4, readFile as readFile3, rename as rename4, rm as rm4, rmdir as rmdir2, stat as stat3, writeFile as writeFile4 } from "node:fs/promises";
-import { dirname as dirname5, join as join7, relative as relative2, sep } from "node:path";
+import { dirname as dirname4, join as join6, relative as relative2, sep } from "node:path";
 async function writeFileAtomic(path, text2) {
-  await mkdir4(dirname5(path), { recursive: true });
-  const temp = join7(dirname5(path), `.${randomBytes2(6).toString("hex")}.kdelta-tmp`);
+  await mkdir4(dirname4(path), { recursive: true });
+  const temp = join6(dirname4(path), `.${randomBytes2(6).toString("hex")}.kdelta-tmp`);
   try {
     await writeFile4(temp, text2);
     await rename4(temp, path);
@@ -34868,7 +34636,7 @@ async function listFiles(root, accept) {
     const entries = await readdir4(dir, { withFileTypes: true });
     for (const entry of entries) {
       if (entry.name === ".git" || entry.name === "node_modules") continue;
-      const full = join7(dir, entry.name);
+      const full = join6(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
       else if (entry.isFile() && accept(entry.name)) out.push(relative2(root, full).split(sep).join("/"));
     }
@@ -34883,20 +34651,20 @@ async function checkOutputPath(out) {
   const info2 = await stat3(out.path).catch(() => void 0);
   if (info2?.isDirectory() && out.kind === "file") fail("is a directory, not a file");
   if (info2 && !info2.isDirectory() && out.kind === "directory") fail("is a file, not a directory");
-  let dir = info2?.isDirectory() ? out.path : dirname5(out.path);
+  let dir = info2?.isDirectory() ? out.path : dirname4(out.path);
   for (; ; ) {
     const found = await stat3(dir).catch(() => void 0);
     if (found) {
       if (!found.isDirectory()) fail(`${dir} is a file, not a directory`);
       break;
     }
-    const parent = dirname5(dir);
+    const parent = dirname4(dir);
     if (parent === dir) fail("no part of the path exists");
     dir = parent;
   }
   let probe;
   try {
-    probe = await mkdtemp2(join7(dir, ".kdelta-probe-"));
+    probe = await mkdtemp2(join6(dir, ".kdelta-probe-"));
   } catch (error2) {
     fail(`cannot write in ${dir} (${error2.code ?? String(error2)})`);
   }
@@ -34959,7 +34727,7 @@ var Budget = class {
 
 // ../run/src/forge/local.ts
 import { readdir as readdir5, readFile as readFile4 } from "node:fs/promises";
-import { join as join8, relative as relative3 } from "node:path";
+import { join as join7, relative as relative3 } from "node:path";
 var SAFE = /^[A-Za-z0-9._-]+$/;
 function segment(what, value2) {
   if (!SAFE.test(value2) || value2 === "." || value2 === "..") {
@@ -35036,7 +34804,7 @@ function parseRecord(text2, file) {
 function createLocalForge(options) {
   const prefix = options.branchPrefix ?? "kdelta/";
   const variantOf = (head) => variantNameOf(head, prefix);
-  const fileOf = (t) => join8(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
+  const fileOf = (t) => join7(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
   const urlOf = (file) => options.displayRoot ? relative3(options.displayRoot, file) : file;
   async function read(file) {
     let text2;
@@ -35100,9 +34868,9 @@ function createLocalForge(options) {
         throw error2;
       }
       for (const d of downstreams) {
-        const files = (await readdir5(join8(options.dir, d))).filter((f) => f.endsWith(".md")).sort();
+        const files = (await readdir5(join7(options.dir, d))).filter((f) => f.endsWith(".md")).sort();
         for (const f of files) {
-          const p = await read(join8(options.dir, d, f));
+          const p = await read(join7(options.dir, d, f));
           if (p) out.push(p);
         }
       }
@@ -37410,7 +37178,7 @@ function createGitHubForge(options = {}) {
 
 // ../run/src/control.ts
 import { readFile as readFile5 } from "node:fs/promises";
-import { join as join10 } from "node:path";
+import { join as join9 } from "node:path";
 
 // ../variant-engine/src/api/types.ts
 var PACKAGE_VARIANT_API_VERSION = "config.porch.kpt.dev/v1alpha1";
@@ -37536,7 +37304,7 @@ function typeName(v) {
   if (typeof v === "object") return "map";
   return typeof v;
 }
-function join9(path, key) {
+function join8(path, key) {
   return path === "" ? key : `${path}.${key}`;
 }
 function decode2(value2, shape2, path, errors, unknown = []) {
@@ -37560,7 +37328,7 @@ function decode2(value2, shape2, path, errors, unknown = []) {
     const out2 = {};
     for (const [k, v] of Object.entries(value2)) {
       if (typeof v === "string") out2[k] = v;
-      else errors.push(`${join9(path, k)}: expected string, got ${typeName(v)} (quote the value)`);
+      else errors.push(`${join8(path, k)}: expected string, got ${typeName(v)} (quote the value)`);
     }
     return out2;
   }
@@ -37580,10 +37348,10 @@ function decode2(value2, shape2, path, errors, unknown = []) {
     const fieldShape = shape2.object[k];
     if (fieldShape === void 0) {
       if (shape2.open) out[k] = v;
-      else unknown.push(`${join9(path, k)}: unknown field (expected one of ${Object.keys(shape2.object).join(", ")})`);
+      else unknown.push(`${join8(path, k)}: unknown field (expected one of ${Object.keys(shape2.object).join(", ")})`);
       continue;
     }
-    const decoded = decode2(v, fieldShape, join9(path, k), errors, unknown);
+    const decoded = decode2(v, fieldShape, join8(path, k), errors, unknown);
     if (decoded !== void 0) out[k] = decoded;
   }
   return out;
@@ -42387,14 +42155,14 @@ function byteOrder(a, b) {
 }
 
 // ../variant-engine/src/template/naming.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 var MAX_VARIANT_NAME_LENGTH = 63;
 function variantIdentifier(setName, repo, pkg) {
   return `${setName}-${repo}-${pkg}`;
 }
 function variantName(identifier) {
   if (identifier.length <= MAX_VARIANT_NAME_LENGTH) return identifier;
-  const hash = createHash4("sha1").update(identifier).digest("hex").slice(0, 8);
+  const hash = createHash3("sha1").update(identifier).digest("hex").slice(0, 8);
   return `${identifier.slice(0, 54)}-${hash}`;
 }
 
@@ -43134,8 +42902,8 @@ async function loadControl(options) {
   let settingsSource;
   const seen = /* @__PURE__ */ new Map();
   for (const rel of await controlFiles(options.dir)) {
-    const file = join10(display, rel);
-    const text2 = await readFile5(join10(options.dir, rel), "utf8");
+    const file = join9(display, rel);
+    const text2 = await readFile5(join9(options.dir, rel), "utf8");
     const docs = parseYamlStream(text2);
     for (const [i, doc] of docs.entries()) {
       const base = { file, document: i + 1 };
@@ -43410,7 +43178,7 @@ function checkGitHubSettings(raw, source, issues) {
 
 // ../run/src/job.ts
 import { lstat as lstat3, readFile as readFile7, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
-import { join as join17 } from "node:path";
+import { join as join12 } from "node:path";
 
 // ../fn-render/src/render.ts
 import { posix as posix2 } from "node:path";
@@ -43861,7 +43629,7 @@ var searchReplace = ({ items, config }) => {
   }
   if (PUTS.filter((p) => data[p] !== void 0).length > 1)
     throw new BuiltinConfigError("only one of [put-value, put-comment] can be provided");
-  const byPath = data["by-path"] ? tokens(data["by-path"]) : void 0;
+  const byPath2 = data["by-path"] ? tokens(data["by-path"]) : void 0;
   const byValue = data["by-value"];
   let byRegex;
   if (data["by-value-regex"] !== void 0) {
@@ -43901,7 +43669,7 @@ var searchReplace = ({ items, config }) => {
       } else if ((0, import_yaml25.isSeq)(node)) {
         node.items.forEach((el, i) => walk(el, [...path, `[${i}]`]));
       } else if ((0, import_yaml25.isScalar)(node)) {
-        if (byPath && !pathMatches(byPath, path)) return;
+        if (byPath2 && !pathMatches(byPath2, path)) return;
         const text2 = node.value === null ? "" : String(node.value);
         if (byValue !== void 0 && text2 !== byValue) return;
         const groups2 = byRegex ? byRegex.exec(text2) : null;
@@ -43910,12 +43678,12 @@ var searchReplace = ({ items, config }) => {
       }
     };
     walk(item.doc.contents, []);
-    const plainPath = byPath?.every((t) => t !== "*" && t !== "**" && !t.startsWith("["));
-    if (plainPath && byPath && putValue !== void 0 && byValue === void 0 && !byRegex && !item.doc.hasIn(byPath)) {
-      item.doc.setIn(byPath, putValue);
-      const n = item.doc.getIn(byPath, true);
+    const plainPath = byPath2?.every((t) => t !== "*" && t !== "**" && !t.startsWith("["));
+    if (plainPath && byPath2 && putValue !== void 0 && byValue === void 0 && !byRegex && !item.doc.hasIn(byPath2)) {
+      item.doc.setIn(byPath2, putValue);
+      const n = item.doc.getIn(byPath2, true);
       if ((0, import_yaml25.isScalar)(n)) setScalarText(n, putValue);
-      results.push(resultFor(item, `Mutated field value to ${JSON.stringify(putValue)}`, "info", byPath.join(".")));
+      results.push(resultFor(item, `Mutated field value to ${JSON.stringify(putValue)}`, "info", byPath2.join(".")));
     }
   }
   return { results };
@@ -44807,15 +44575,1171 @@ var STOP_LABEL = "kdelta:stop";
 
 // ../run/src/package-files.ts
 import { chmod as chmod2, lstat as lstat2, mkdir as mkdir5, readdir as readdir6, readFile as readFile6, readlink as readlink2, rm as rm5, symlink as symlink2, writeFile as writeFile5 } from "node:fs/promises";
-import { dirname as dirname7, join as join15, relative as relative6, sep as sep4 } from "node:path";
+import { dirname as dirname5, join as join10, relative as relative4, sep as sep3 } from "node:path";
+
+// ../run/src/errors.ts
+var RunError = class extends KdeltaError2 {
+  name = "RunError";
+  constructor(code2, message2, at = {}) {
+    super({ code: code2, message: message2, ...at });
+  }
+};
+
+// ../run/src/package-files.ts
+var decoder = new TextDecoder("utf-8", { fatal: true });
+function fileContent(bytes) {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return bytes;
+  }
+}
+var byPath = ([a], [b]) => a < b ? -1 : a > b ? 1 : 0;
+function assertInsidePackage(path) {
+  if (path.split("/").some((s) => s === ".." || s === "" || s === "."))
+    throw new RunError("unsafe-path", `refusing to write "${path}": not a path inside the package`);
+}
+var isLeftOut = (path) => path.split("/").some((s) => s === ".git" || s === "node_modules");
+async function readPackageDir(dir) {
+  const out = /* @__PURE__ */ new Map();
+  const walk = async (abs) => {
+    for (const entry of await readdir6(abs, { withFileTypes: true })) {
+      if (entry.name === ".git" || entry.name === "node_modules") continue;
+      const full = join10(abs, entry.name);
+      const rel = relative4(dir, full).split(sep3).join("/");
+      if (entry.isSymbolicLink()) out.set(rel, { kind: "symlink", target: await readlink2(full) });
+      else if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile()) {
+        const bytes = await readFile6(full);
+        out.set(rel, ((await lstat2(full)).mode & 64) !== 0 ? { kind: "executable", bytes } : fileContent(bytes));
+      }
+    }
+  };
+  try {
+    if ((await lstat2(dir)).isSymbolicLink())
+      throw new RunError("symlinked-package", `${dir} is a symlink: a package directory is never followed`);
+    await walk(dir);
+  } catch (error2) {
+    if (error2.code === "ENOENT" || error2.code === "ENOTDIR") return void 0;
+    throw error2;
+  }
+  if (out.size === 0) return void 0;
+  return new Map([...out].sort(byPath));
+}
+async function assertNoSymlinkIn(root, directory, repository) {
+  const parts = directory.split("/").filter((p) => p !== "" && p !== ".");
+  for (let i = 1; i <= parts.length; i++) {
+    const path = parts.slice(0, i).join("/");
+    let link2;
+    try {
+      const stats = await lstat2(join10(root, path));
+      if (!stats.isSymbolicLink()) continue;
+      link2 = await readlink2(join10(root, path));
+    } catch {
+      return;
+    }
+    const what = path === parts.join("/") ? "the package directory" : `${path}, a directory above the package,`;
+    throw new RunError(
+      "symlinked-package",
+      `${parts.join("/")} in ${repository}: ${what} is a symlink (to ${link2}): kdelta never follows a symlink out of a package; left alone`,
+      { path: parts.join("/") }
+    );
+  }
+}
+async function writePackageDir(dir, files) {
+  await rm5(dir, { recursive: true, force: true });
+  const links = [];
+  for (const [path, content] of files) {
+    assertInsidePackage(path);
+    const full = join10(dir, path);
+    if (typeof content === "object" && "kind" in content && content.kind === "symlink") {
+      links.push([full, content.target]);
+      continue;
+    }
+    await mkdir5(dirname5(full), { recursive: true });
+    if (typeof content === "string" || content instanceof Uint8Array) await writeFile5(full, content);
+    else {
+      await writeFile5(full, content.bytes);
+      await chmod2(full, 493);
+    }
+  }
+  for (const [full, target] of links) {
+    await mkdir5(dirname5(full), { recursive: true });
+    await symlink2(target, full);
+  }
+}
+function packageTreeOf(files, source) {
+  const tree = PackageTree.empty();
+  const links = [];
+  for (const [path, content] of files) {
+    assertInsidePackage(path);
+    if (typeof content === "string" || content instanceof Uint8Array) tree.write(path, content);
+    else if (content.kind === "executable") tree.write(path, content.bytes, { executable: true });
+    else links.push([path, content.target]);
+  }
+  for (const [path, target] of links) {
+    if (tree.exists(path))
+      throw new RunError("unsafe-path", `refusing to write "${path}": a symlink where the package has a directory of files`);
+    tree.symlink(path, target);
+  }
+  tree.source = source;
+  return tree;
+}
+function packageFilesOf(tree) {
+  const files = /* @__PURE__ */ new Map();
+  for (const p of tree.allFiles().keys()) {
+    if (isLeftOut(p)) continue;
+    const bytes = tree.bytes(p);
+    files.set(p, tree.isExecutable(p) ? { kind: "executable", bytes } : fileContent(bytes));
+  }
+  for (const [p, target] of tree.allLinks()) if (!isLeftOut(p)) files.set(p, { kind: "symlink", target });
+  return new Map([...files].sort(byPath));
+}
+function splitBinary(files) {
+  const text2 = /* @__PURE__ */ new Map();
+  const binary = /* @__PURE__ */ new Map();
+  for (const [path, content] of files) {
+    if (typeof content === "string") text2.set(path, content);
+    else binary.set(path, content);
+  }
+  return { text: text2, binary };
+}
+
+// ../run/src/plan.ts
+import { createHash as createHash4 } from "node:crypto";
+import { isAbsolute as isAbsolute4, resolve as resolve6 } from "node:path";
+
+// ../run/src/names.ts
+var DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+var DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
+function objectNameProblem(name2) {
+  if (name2.length > 253 || !DNS_SUBDOMAIN.test(name2)) {
+    return `"${name2}" is not a valid Kubernetes object name (RFC 1123 subdomain: at most 253 characters, lowercase letters, digits, "-" and ".", starting and ending with a letter or digit)`;
+  }
+  return void 0;
+}
+function findCollisions(planned, recordOf) {
+  const seen = /* @__PURE__ */ new Map();
+  const out = [];
+  for (const p of planned) {
+    const repo = repositoryIdentity(p.target.repo);
+    const keys = [
+      [`branch\0${repo}\0${p.target.head}`, `branch "${p.target.head}" of ${repo}`],
+      [`directory\0${repo}\0${p.directory}`, `package directory "${p.directory || "."}" of ${repo}`]
+    ];
+    const record = recordOf?.(p.target);
+    if (record !== void 0) keys.push([`record\0${record}`, `proposal record ${record}`]);
+    for (const [key, what] of keys) {
+      const before = seen.get(key);
+      if (before && before !== p) {
+        out.push({ first: before, second: p, what });
+        break;
+      }
+      seen.set(key, p);
+    }
+  }
+  return out;
+}
+function describeCollision(c) {
+  return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
+}
+
+// ../run/src/plan.ts
+function repositoryUrl(repo, cwd) {
+  const r = repo.repo;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute4(r)) return r;
+  return resolve6(cwd, r);
+}
+function joinDir(...parts) {
+  return parts.flatMap((p) => p.split("/")).filter((p) => p !== "" && p !== ".").join("/");
+}
+function planRun(config, options) {
+  const issues = [];
+  const warnings = [];
+  const repos = new Map(config.repositories.map((r) => [`${r.namespace}/${r.name}`, r]));
+  const candidates = [];
+  const policyOf = (obj2, source) => {
+    const v = obj2.metadata?.annotations?.[UPSTREAM_POLICY_ANNOTATION];
+    if (v === void 0) return "pinned";
+    if (v === "highest-semver" || v === "pinned") return v;
+    issues.push({
+      source,
+      field: `metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}`,
+      message: `must be "pinned" or "highest-semver" (got "${v}")`
+    });
+    return "pinned";
+  };
+  for (const { value: pv, source } of config.variants) candidates.push({ pv, source, policy: policyOf(pv, source) });
+  for (const { value: pvs, source } of config.sets) {
+    const policy = policyOf(pvs, source);
+    const expanded = expandPackageVariantSet(pvs, { objects: config.objects });
+    if (!expanded.ok) {
+      for (const e of expanded.errors) {
+        const m = /^(spec\.[^\s:]+)(?: \([^)]*\))?: (.*)$/s.exec(e);
+        issues.push(m ? { source, field: m[1], message: m[2] } : { source, message: e });
+      }
+      continue;
+    }
+    if (expanded.variants.length === 0) {
+      issues.push({
+        source,
+        field: "spec.targets",
+        message: `selects nothing: ${expanded.warnings.join("; ") || "no target generates a PackageVariant"}`
+      });
+      continue;
+    }
+    for (const w of expanded.warnings) warnings.push(`${describeSource(source)}: ${w}`);
+    for (const pv of expanded.variants) candidates.push({ pv, source, policy });
+  }
+  const byName2 = /* @__PURE__ */ new Map();
+  const byDownstream = /* @__PURE__ */ new Map();
+  const variants = [];
+  for (const { pv: raw, source, policy } of candidates) {
+    const pv = withPackageVariantDefaults(raw);
+    const name2 = pv.metadata?.name ?? "";
+    const namespace = pv.metadata?.namespace || "default";
+    const before = byName2.get(name2);
+    if (before) {
+      issues.push({
+        source,
+        message: `PackageVariant "${name2}" is also defined by ${describeSource(before)}: variant names must be unique`
+      });
+      continue;
+    }
+    byName2.set(name2, source);
+    const spec = pv.spec ?? {};
+    const generated = source.kind === "PackageVariantSet";
+    const nameProblem = objectNameProblem(name2);
+    if (nameProblem) {
+      issues.push(
+        generated ? { source, field: "spec.targets", message: `generates variant ${nameProblem}` } : { source, field: "metadata.name", message: nameProblem }
+      );
+      continue;
+    }
+    const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ""}`);
+    const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ""}`);
+    if (!upRepo) {
+      issues.push({
+        source,
+        field: "spec.upstream.repo",
+        message: `Repository "${spec.upstream?.repo ?? ""}" does not exist in namespace "${namespace}"`
+      });
+    }
+    if (!downRepo) {
+      issues.push({
+        source,
+        field: generated ? "spec.targets" : "spec.downstream.repo",
+        message: `Repository "${spec.downstream?.repo ?? ""}" does not exist in namespace "${namespace}"${generated ? ` (variant "${name2}")` : ""}`
+      });
+    }
+    if (!upRepo || !downRepo) continue;
+    const downUrl = repositoryUrl(downRepo, options.cwd);
+    const downDirectory = joinDir(downRepo.directory, spec.downstream?.package ?? "");
+    const downstreamKey = `${repositoryIdentity(downUrl)}\0${downDirectory}`;
+    const owner = byDownstream.get(downstreamKey);
+    if (owner) {
+      issues.push({
+        source,
+        message: `variants "${owner.name}" (Repository "${owner.repository}") and "${name2}" (Repository "${downRepo.name}") both write package directory "${downDirectory || "."}" of ${hideCredentials(downUrl)}: each would overwrite the other's proposal`
+      });
+      continue;
+    }
+    byDownstream.set(downstreamKey, { name: name2, repository: downRepo.name });
+    const revision = spec.upstream?.revision;
+    variants.push({
+      name: name2,
+      variant: pv,
+      source,
+      upstreamField: "spec.upstream",
+      upstream: {
+        repository: upRepo,
+        url: repositoryUrl(upRepo, options.cwd),
+        package: spec.upstream?.package ?? "",
+        directory: joinDir(upRepo.directory, spec.upstream?.package ?? ""),
+        revision: revision === void 0 || revision === "" ? void 0 : String(revision),
+        policy
+      },
+      downstream: {
+        repository: downRepo,
+        url: downUrl,
+        branch: downRepo.branch,
+        package: spec.downstream?.package ?? "",
+        directory: downDirectory
+      },
+      objects: config.objects.filter((o) => (o.metadata?.namespace || "default") === namespace)
+    });
+  }
+  if (issues.length > 0) throw new ControlError(issues);
+  variants.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const downstreams = /* @__PURE__ */ new Map();
+  for (const r of config.repositories) {
+    const used = variants.some((v) => v.downstream.repository === r) || r.object.spec?.deployment === true;
+    if (used) downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
+  }
+  return { variants, downstreams: [...downstreams.values()], warnings };
+}
+var SEMVER = /^v?(\d+)\.(\d+)\.(\d+)$/;
+function compareSemver(a, b) {
+  for (let i = 1; i <= 3; i++) {
+    const d = Number(a[i]) - Number(b[i]);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+function resolveUpstream(plan, refs) {
+  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
+  const { upstream: upstream2 } = plan;
+  const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
+  if (upstream2.policy === "highest-semver") {
+    const prefix = `refs/tags/${upstream2.package}/`;
+    const scoped = refs.filter((r) => r.name.startsWith(prefix) && SEMVER.test(r.name.slice(prefix.length)));
+    const pool2 = scoped.length > 0 ? scoped.map((r) => ({ ref: r.name.slice("refs/tags/".length), tag: r.name.slice(prefix.length), commit: r.commit })) : refs.filter((r) => r.name.startsWith("refs/tags/") && SEMVER.test(r.name.slice(10))).map((r) => ({ ref: r.name.slice(10), tag: r.name.slice(10), commit: r.commit }));
+    let best;
+    for (const c of pool2) if (!best || compareSemver(SEMVER.exec(c.tag), SEMVER.exec(best.tag)) > 0) best = c;
+    if (!best) {
+      return {
+        ok: false,
+        error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${upstream2.url} has no tag "${upstream2.package}/vX.Y.Z" or "vX.Y.Z"`
+      };
+    }
+    return { ok: true, value: { ref: best.ref, kind: "tag", commit: best.commit } };
+  }
+  if (upstream2.revision === void 0) {
+    const branch = upstream2.repository.branch;
+    const commit = byName2.get(`refs/heads/${branch}`);
+    if (!commit)
+      return {
+        ok: false,
+        error: `${describeSource(upstream2.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${upstream2.url}`
+      };
+    return { ok: true, value: { ref: branch, kind: "branch", commit } };
+  }
+  const tags = upstreamRefCandidates({ package: upstream2.package, revision: upstream2.revision });
+  for (const t of tags) {
+    const commit = byName2.get(`refs/tags/${t}`);
+    if (commit) return { ok: true, value: { ref: t, kind: "tag", commit } };
+  }
+  const branchCommit = byName2.get(`refs/heads/${upstream2.revision}`);
+  if (branchCommit) return { ok: true, value: { ref: upstream2.revision, kind: "branch", commit: branchCommit } };
+  if (isFullCommit(upstream2.revision))
+    return { ok: true, value: { ref: upstream2.revision, kind: "commit", commit: upstream2.revision.toLowerCase() } };
+  return {
+    ok: false,
+    error: `${where}: "${upstream2.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(" or ")}), a branch or a full commit of ${upstream2.url}`
+  };
+}
+function canonical2(value2) {
+  if (Array.isArray(value2)) return value2.map(canonical2);
+  if (value2 !== null && typeof value2 === "object") {
+    return Object.fromEntries(
+      Object.keys(value2).sort().map((k) => [k, canonical2(value2[k])])
+    );
+  }
+  return value2;
+}
+function hashOf(value2) {
+  return createHash4("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
+}
+function fingerprintOf(plan, upstreamCommit, version) {
+  return hashOf({
+    upstreamCommit,
+    name: plan.name,
+    spec: plan.variant.spec ?? {},
+    downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
+    objects: hashOf(plan.objects),
+    version
+  }).slice(0, 32);
+}
+
+// ../run/src/ownership.ts
+import { resolve as resolve8 } from "node:path";
+
+// ../run/src/update-mode.ts
+import { basename as basename4, isAbsolute as isAbsolute5, join as join11, posix as posix3, resolve as resolve7 } from "node:path";
+async function findControlRepository(cwd) {
+  let root;
+  try {
+    root = (await runGit(["rev-parse", "--show-toplevel"], { cwd })).stdout.trim();
+  } catch {
+    return { ok: false, reason: `${cwd} is not in a git repository` };
+  }
+  let branch;
+  try {
+    branch = (await runGit(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: root })).stdout.trim();
+  } catch {
+    return { ok: false, reason: `the control repository (${root}) is not on a branch (detached HEAD)` };
+  }
+  const origin = await runGit(["config", "--get", "remote.origin.url"], { cwd: root }).then(
+    (r) => r.stdout.trim(),
+    () => ""
+  );
+  const name2 = basename4(root).replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "") || "control";
+  return { ok: true, value: { name: name2, root, url: origin || root, branch } };
+}
+function slug(directory) {
+  return directory.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "root";
+}
+async function findUpdatePlans(mirror, control, warnings) {
+  const paths = (await git2(mirror.dir, ["ls-tree", "-r", "--name-only", control.branch])).split("\n").filter((p) => p === "Kptfile" || p.endsWith("/Kptfile")).sort();
+  const remote = [];
+  const out = [];
+  const slugs = /* @__PURE__ */ new Map();
+  for (const path of paths) {
+    const directory = path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length);
+    if (remote.some((r) => r === "" || directory.startsWith(`${r}/`))) continue;
+    let k;
+    try {
+      k = parseYamlDocument(await git2(mirror.dir, ["show", `${control.branch}:${path}`])).toJS();
+    } catch (error2) {
+      warnings.push(`${path}: not read for update mode: ${message(error2).split("\n")[0]}`);
+      continue;
+    }
+    const g = k?.upstream?.git;
+    if (!g || typeof g.repo !== "string" || g.repo === "") continue;
+    remote.push(directory);
+    if (k?.metadata?.annotations?.[OWNER_ANNOTATION]) continue;
+    if (typeof g.ref !== "string" || g.ref === "") {
+      warnings.push(`${path}: upstream.git.ref is missing: update mode needs the ref to follow`);
+      continue;
+    }
+    const lock = k?.upstreamLock?.git?.commit;
+    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute5(g.repo) ? g.repo : resolve7(control.root, g.repo);
+    const base = `update-${slug(directory)}`;
+    const n = (slugs.get(base) ?? 0) + 1;
+    slugs.set(base, n);
+    out.push({
+      name: n === 1 ? base : `${base}-${hashOf(directory).slice(0, 6)}`,
+      directory,
+      upstream: {
+        repo: g.repo,
+        url,
+        directory: posix3.normalize(`/${typeof g.directory === "string" ? g.directory : ""}`).replace(/^\/+|\/+$/g, ""),
+        ref: g.ref
+      },
+      lockCommit: typeof lock === "string" ? lock : void 0
+    });
+  }
+  return out;
+}
+function resolveRef2(refs, ref) {
+  const by = new Map(refs.map((r) => [r.name, r.commit]));
+  return by.get(`refs/tags/${ref}`) ?? by.get(`refs/heads/${ref}`) ?? by.get(ref) ?? (isFullCommit(ref) ? ref.toLowerCase() : void 0);
+}
+function updateTarget(plan, control, branchPrefix) {
+  return { downstream: control.name, repo: control.url, head: `${branchPrefix}${plan.name}`, base: control.branch };
+}
+async function runUpdateJob(plan, control, ctx) {
+  const base = {
+    variant: plan.name,
+    downstream: `${control.name}/${plan.directory || "."}`,
+    dryRun: ctx.dryRun,
+    conflicts: [],
+    conflictCount: 0
+  };
+  try {
+    return { ...base, ...await updateJob(plan, control, ctx) };
+  } catch (error2) {
+    return { ...base, action: "failed", writes: false, error: message(error2) };
+  }
+}
+async function updateJob(plan, control, ctx) {
+  const commit = resolveRef2(await ctx.upstreamRefs(plan.upstream.url), plan.upstream.ref);
+  const where = `${plan.directory ? `${plan.directory}/` : ""}Kptfile`;
+  if (!commit) {
+    return {
+      action: "failed",
+      writes: false,
+      conflicts: [],
+      conflictCount: 0,
+      error: `${where}: upstream.git.ref "${plan.upstream.ref}" is not a tag, a branch or a full commit of ${plan.upstream.repo}`
+    };
+  }
+  const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
+  const upstream2 = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
+  const target = updateTarget(plan, control, ctx.branchPrefix);
+  const mirror = await ctx.mirror(control.url);
+  const open2 = await ctx.forge.find(target);
+  const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
+  const none = { conflicts: [], conflictCount: 0 };
+  const stop = stopped(open2, target.head);
+  if (stop) return { ...none, ...stop, fingerprint, upstream: upstream2 };
+  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
+    return {
+      ...none,
+      action: "unchanged",
+      writes: false,
+      proposal: proposalRef(open2),
+      fingerprint,
+      upstream: upstream2,
+      conflictCount: meta.conflicts
+    };
+  }
+  if (!open2 && plan.lockCommit === commit) return { ...none, action: "up-to-date", writes: false, fingerprint, upstream: upstream2 };
+  const ws = await checkout(ctx, control.url, target.base, target.head, plan.name);
+  const pkgDir = join11(ws.dir, plan.directory);
+  await assertNoSymlinkIn(ws.dir, plan.directory, control.url);
+  const local = await readPackageDir(pkgDir);
+  if (!local) throw new RunError("not-a-package", `${where}: the package is gone from ${control.branch}`);
+  let files = local;
+  let conflicts = [];
+  let resources = [];
+  if (plan.lockCommit !== commit) {
+    const m = await ctx.materialize({
+      variant: plan.name,
+      upstream: { repo: plan.upstream.repo, directory: plan.upstream.directory, ref: plan.upstream.ref, commit },
+      downstream: { package: basename4(plan.directory) || control.name, local },
+      cacheDir: ctx.cacheDir,
+      cwd: control.root,
+      env: ctx.env,
+      // the control repository's own Kptfile names this upstream: the user's
+      ...ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url], control.root) } : {}
+    });
+    files = m.files;
+    conflicts = m.conflicts;
+    resources = m.resources;
+  }
+  let renderFailure;
+  if (ctx.render) {
+    const { text: text2, binary } = splitBinary(files);
+    const rendered = await renderFiles(ctx, text2, plan.directory, ws.dir);
+    if (rendered.ok) files = new Map([...rendered.files, ...binary]);
+    else renderFailure = rendered.failure;
+  }
+  await writePackageDir(pkgDir, files);
+  const title = `kdelta: update ${plan.directory || "the root package"} to ${plan.upstream.ref}`;
+  const proposed = await propose(
+    ctx,
+    {
+      target,
+      ws,
+      open: open2,
+      directory: plan.directory,
+      title,
+      fingerprint,
+      conflicts: conflicts.length,
+      renderFailure,
+      commitMessage: `${title}
+
+Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})
+
+${COMMIT_TRAILER}: ${plan.name}
+Kdelta-Fingerprint: ${fingerprint}
+`,
+      body: (headCommit, changes) => renderProposalBodies({
+        title,
+        compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : void 0,
+        summary: `Updates package \`${plan.directory || "/"}\` of this repository from \`${plan.lockCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${plan.upstream.ref}\` (\`${commit.slice(0, 12)}\`), keeping its local edits.`,
+        downstream: { repo: control.url, branch: control.branch, directory: plan.directory },
+        changes,
+        resources,
+        conflicts,
+        renderFailure,
+        metadata: {
+          version: ctx.version,
+          variant: plan.name,
+          fingerprint,
+          headCommit,
+          baseCommit: ws.baseCommit,
+          upstream: upstream2,
+          conflicts: conflicts.length,
+          kind: "update",
+          ...renderFailure ? { renderFailed: true } : {}
+        }
+      })
+    },
+    "proposed"
+  );
+  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length, ...renderFailure ? { renderFailure } : {} };
+}
+
+// ../run/src/ownership.ts
+var CONTROL_ANNOTATION = "kdelta.dev/control-repository";
+function controlIdentity(url) {
+  const clean = withoutCredentials(url.trim());
+  const strip = (path) => path.replace(/\/+$/, "").replace(/\.git$/, "");
+  const remote = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)(?::\d+)?(\/.*)?$/i.exec(clean);
+  if (remote && !/^file:/i.test(clean)) return `${remote[1].toLowerCase()}${strip(remote[2] ?? "")}`;
+  const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(clean);
+  if (scp) return `${scp[1].toLowerCase()}/${strip(scp[2].replace(/^\/+/, ""))}`;
+  return strip(clean.replace(/^file:\/\//i, ""));
+}
+async function findControlIdentity(cwd, configDir) {
+  const found = await findControlRepository(cwd);
+  return found.ok ? controlIdentity(found.value.url) : resolve8(configDir);
+}
+
+// ../run/src/job.ts
+function interrupted(signal) {
+  const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
+  return new RunError("interrupted", `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ""}`);
+}
+async function checkpoint(signal) {
+  await new Promise((resolve11) => setImmediate(resolve11));
+  if (signal?.aborted) throw interrupted(signal);
+}
+var COMMIT_TRAILER = "Kdelta-Variant";
+var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
+function message(error2) {
+  return error2 instanceof Error ? error2.message : String(error2);
+}
+function downstreamLabel(plan) {
+  return `${plan.downstream.repository.name}/${plan.downstream.package}`;
+}
+async function git2(dir, args) {
+  return (await runGit(args, { cwd: dir })).stdout;
+}
+function kptfileAnnotations(text2) {
+  if (text2 === void 0) return {};
+  const v = parseYamlDocument(text2).toJS();
+  return v?.metadata?.annotations ?? {};
+}
+function lockCommit(text2) {
+  if (text2 === void 0) return void 0;
+  const v = parseYamlDocument(text2).toJS();
+  return v?.upstreamLock?.git?.commit;
+}
+function setKptfileAnnotations(text2, annotations) {
+  const doc = parseYamlDocument(text2);
+  if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
+  for (const [k, v] of Object.entries(annotations)) {
+    if (v === void 0) {
+      if (doc.hasIn(["metadata", "annotations", k])) doc.deleteIn(["metadata", "annotations", k]);
+    } else if (doc.getIn(["metadata", "annotations", k]) !== v) {
+      doc.setIn(["metadata", "annotations", k], v);
+    }
+  }
+  const anns = doc.getIn(["metadata", "annotations"]);
+  if (anns && Array.isArray(anns.items) && anns.items.length === 0) doc.deleteIn(["metadata", "annotations"]);
+  return doc.toString();
+}
+async function checkout(ctx, url, base, head, name2) {
+  const mirror = await ctx.mirror(url);
+  const baseCommit = mirror.heads.get(base);
+  if (!baseCommit) throw new RunError("branch-missing", `branch "${base}" does not exist in ${url}`);
+  const dir = await ctx.scratch(name2);
+  await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", base, "--", mirror.dir, dir]);
+  return { dir, baseCommit, remoteHead: mirror.heads.get(head) };
+}
+async function changedFiles(ws, directory) {
+  await git2(ws.dir, ["add", "--all"]);
+  const out = await git2(ws.dir, ["diff", "--cached", "--name-status", "--no-renames", "HEAD", "--", directory || "."]);
+  return out.split("\n").filter(Boolean).map((line) => {
+    const [s, path] = line.split("	");
+    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
+  });
+}
+function madeByKdelta(ctx, email, body) {
+  return email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, "m").test(body ?? "");
+}
+async function foreignCommits(ctx, ws) {
+  if (!ws.remoteHead) return [];
+  const format = "--format=%H%x1f%an%x1f%ae%x1f%B%x1e";
+  let log = await git2(ws.dir, ["log", format, ws.remoteHead, `^${ws.baseCommit}`, "--"]);
+  if (log.trim() === "") log = await git2(ws.dir, ["log", format, "-1", ws.remoteHead, "--"]);
+  const out = [];
+  for (const entry of log.split("")) {
+    const [sha, name2, email, body] = entry.trim().split("");
+    if (sha && !madeByKdelta(ctx, email, body)) out.push(`${sha.slice(0, 12)} by ${name2} <${email}>`);
+  }
+  return out;
+}
+async function isAncestor(dir, commit, of) {
+  try {
+    await runGit(["merge-base", "--is-ancestor", commit, of], { cwd: dir });
+    return true;
+  } catch {
+    return false;
+  }
+}
+function blockedBy(foreign, target, open2) {
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: open2 ? proposalRef(open2) : void 0,
+    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(", ")}): left alone; merge or delete it to let kdelta update it`
+  };
+}
+function stopped(open2, head) {
+  if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: proposalRef(open2),
+    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
+  };
+}
+var DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
+var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
+function reserve(ctx, cost) {
+  if (!ctx.budget) return () => {
+  };
+  return ctx.budget.reserve(cost);
+}
+function readiness(conflicts, renderFailure) {
+  if (renderFailure) {
+    const also = conflicts > 0 ? `; ${conflicts} conflict(s)` : "";
+    return { state: "failure", description: `${renderFailureLine(renderFailure)}${also}: see the proposal` };
+  }
+  return conflicts > 0 ? { state: "failure", description: `${conflicts} conflict(s) to review: see the proposal's conflict report` } : { state: "success", description: "no conflicts" };
+}
+var MAX_RESULT_LINES = 10;
+var MAX_LINE = 300;
+function shortText(text2, max) {
+  return text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
+}
+function renderFailureOf(outcome, directory) {
+  const { error: error2 } = outcome;
+  const last = outcome.results[outcome.results.length - 1];
+  const failing = last && last.exitCode !== 0 ? last : void 0;
+  const lines = (failing?.results ?? []).map(resultLine);
+  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split("\n").slice(-3));
+  const kptfile = [directory, error2.package, "Kptfile"].filter(Boolean).join("/");
+  return {
+    ...error2.function !== void 0 ? { function: error2.function } : {},
+    ...error2.field !== void 0 ? { field: error2.field } : {},
+    kptfile,
+    message: shortText(error2.message, 1e3),
+    results: [
+      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
+      ...lines.length > MAX_RESULT_LINES ? [`\u2026and ${lines.length - MAX_RESULT_LINES} more`] : []
+    ]
+  };
+}
+function proposalRef(p) {
+  return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
+}
+function withoutCredentialsIn(input) {
+  return {
+    ...input,
+    commitMessage: hideCredentials(input.commitMessage),
+    body: (headCommit, changes) => {
+      const bodies = input.body(headCommit, changes);
+      return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
+    }
+  };
+}
+function resultWithoutCredentials(result) {
+  const clean = (text2) => text2 === void 0 ? void 0 : hideCredentials(text2);
+  return {
+    ...result,
+    ...result.error !== void 0 ? { error: clean(result.error) } : {},
+    ...result.message !== void 0 ? { message: clean(result.message) } : {},
+    ...result.body !== void 0 ? { body: clean(result.body) } : {},
+    ...result.upstream ? { upstream: { ...result.upstream, repo: hideCredentials(result.upstream.repo) } } : {}
+  };
+}
+async function propose(ctx, given, newAction, updatedAction = "updated") {
+  const input = withoutCredentialsIn(given);
+  const { ws, target } = input;
+  if (target.head === target.base) {
+    throw new RunError(
+      "head-is-base",
+      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`
+    );
+  }
+  const stop = stopped(input.open, target.head);
+  if (stop) return stop;
+  await checkpoint(ctx.signal);
+  const token = ctx.forge.gitToken?.(target.repo);
+  let open2 = input.open;
+  const changes = await changedFiles(ws, input.directory);
+  let mergedOpen;
+  if (open2 && changes.length > 0 && ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit)) {
+    mergedOpen = open2;
+    open2 = void 0;
+  }
+  if (changes.length === 0) {
+    if (!open2) return { action: "up-to-date", writes: false };
+    const merged = ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit);
+    const foreign2 = merged ? [] : await foreignCommits(ctx, ws);
+    if (foreign2.length > 0) return blockedBy(foreign2, target, open2);
+    if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
+    const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
+    if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
+    try {
+      const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
+      if (!merged && ws.remoteHead) {
+        await deleteRemoteBranch({
+          dir: ws.dir,
+          remote: target.repo,
+          branch: target.head,
+          expectedHead: ws.remoteHead,
+          env: ctx.env,
+          ...token ? { token } : {}
+        });
+      }
+      return {
+        action: merged ? "up-to-date" : "closed",
+        writes: true,
+        proposal: proposalRef(closed),
+        message: merged ? "the proposal was merged" : "the downstream already has this content"
+      };
+    } finally {
+      release2();
+    }
+  }
+  const foreign = await foreignCommits(ctx, ws);
+  if (foreign.length > 0) return blockedBy(foreign, target, open2);
+  const { name: name2, email } = ctx.author;
+  await runGit(["commit", "--quiet", "--no-verify", "-m", input.commitMessage], {
+    cwd: ws.dir,
+    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email }
+  });
+  const remote = ws.remoteHead ? [`${ws.remoteHead}^{tree}`, `${ws.remoteHead}^@`] : [];
+  const [commit, ourTree, theirTree, ...theirParents] = (await git2(ws.dir, ["rev-parse", "HEAD", "HEAD^{tree}", ...remote])).trim().split("\n");
+  if (!commit) throw new RunError("internal", "internal: changes were staged but nothing was committed");
+  let headCommit = commit;
+  let pushNeeded = true;
+  if (ws.remoteHead && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === ws.baseCommit) {
+    headCommit = ws.remoteHead;
+    pushNeeded = false;
+  }
+  if (!pushNeeded) {
+    const bodies = input.body(headCommit, changes);
+    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === input.title && open2.fingerprint === input.fingerprint;
+    if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
+  }
+  const action = open2 ? updatedAction : newAction;
+  const renderChanged = open2 !== void 0 && Boolean(parseMetadataBlock(open2.body)?.renderFailed) !== Boolean(input.renderFailure);
+  if (ctx.dryRun) {
+    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: input.body(headCommit, changes).full };
+  }
+  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (pushNeeded || renderChanged ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
+  const release = reserve(ctx, cost);
+  if (!release) {
+    return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
+  }
+  try {
+    await checkpoint(ctx.signal);
+    if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
+    if (pushNeeded && ctx.forge.publishCommit) {
+      headCommit = await ctx.forge.publishCommit({
+        target,
+        dir: ws.dir,
+        commit,
+        baseCommit: ws.baseCommit,
+        expectedHead: ws.remoteHead,
+        message: input.commitMessage,
+        author: ctx.author
+      });
+    } else if (pushNeeded) {
+      await push({
+        dir: ws.dir,
+        remote: target.repo,
+        branch: target.head,
+        expectedHead: ws.remoteHead ?? null,
+        localRef: "HEAD",
+        env: ctx.env,
+        ...token ? { token } : {}
+      });
+    }
+    const bodies = input.body(headCommit, changes);
+    const { proposal, warnings } = await ctx.forge.upsert({
+      ...target,
+      title: input.title,
+      body: bodies.body,
+      fingerprint: input.fingerprint,
+      conflicts: input.conflicts,
+      ...input.renderFailure ? { renderFailed: true } : {}
+    });
+    if (pushNeeded || renderChanged) await ctx.forge.setStatus(proposal, readiness(input.conflicts, input.renderFailure));
+    return {
+      action,
+      writes: true,
+      proposal: proposalRef(proposal),
+      body: bodies.full,
+      ...warnings && warnings.length > 0 ? { message: warnings.join("; ") } : {}
+    };
+  } finally {
+    release();
+  }
+}
+async function renderFiles(ctx, files, directory, cwd) {
+  const tree = PackageTree.fromFiles(files);
+  tree.source = directory;
+  const rendered = await renderPackage(tree, { env: ctx.env, cwd, allowExec: ctx.allowExec === true });
+  return rendered.ok ? { ok: true, files: rendered.tree.allFiles() } : { ok: false, failure: renderFailureOf(rendered, directory) };
+}
+async function runVariantJob(plan, ctx) {
+  const base = { variant: plan.name, downstream: downstreamLabel(plan), dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
+  try {
+    return { ...base, ...await variantJob(plan, ctx) };
+  } catch (error2) {
+    return { ...base, action: "failed", writes: false, error: message(error2) };
+  }
+}
+function variantTarget(plan, branchPrefix) {
+  return {
+    downstream: plan.downstream.repository.name,
+    repo: plan.downstream.url,
+    head: `${branchPrefix}${plan.name}`,
+    base: plan.downstream.branch
+  };
+}
+async function variantJob(plan, ctx) {
+  const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
+  if (!resolved.ok) return { action: "failed", writes: false, error: resolved.error };
+  const up = resolved.value;
+  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
+  const target = variantTarget(plan, ctx.branchPrefix);
+  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
+  const open2 = await ctx.forge.find(target);
+  const mirror = await ctx.mirror(plan.downstream.url);
+  const stop = stopped(open2, target.head);
+  if (stop) return { ...stop, fingerprint };
+  const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
+  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
+    return {
+      action: "unchanged",
+      writes: false,
+      proposal: proposalRef(open2),
+      fingerprint,
+      upstream: { ...upstreamInfo, oldCommit: meta.upstream?.oldCommit },
+      conflictCount: meta.conflicts
+    };
+  }
+  await checkpoint(ctx.signal);
+  const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
+  const pkgDir = join12(ws.dir, plan.downstream.directory);
+  await assertNoSymlinkIn(ws.dir, plan.downstream.directory, plan.downstream.url);
+  const local = await readPackageDir(pkgDir);
+  const kptfileContent = local?.get("Kptfile");
+  const kptfile = typeof kptfileContent === "string" ? kptfileContent : void 0;
+  if (local && kptfile === void 0) {
+    return {
+      action: "failed",
+      writes: false,
+      error: `${plan.downstream.directory} exists in ${plan.downstream.url} and is not a kpt package (no Kptfile): left alone`
+    };
+  }
+  const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
+  const spec = plan.variant.spec ?? {};
+  if (local && owner !== plan.name && spec.adoptionPolicy !== "adoptExisting") {
+    return {
+      action: "not-adopted",
+      writes: false,
+      fingerprint,
+      message: `package ${plan.downstream.directory} exists ${owner ? `and belongs to variant "${owner}"` : "and belongs to no variant"}; adoptionPolicy adoptNone leaves it alone`
+    };
+  }
+  const oldCommit = lockCommit(kptfile);
+  let files;
+  let binary;
+  let conflicts = [];
+  let resources = [];
+  if (!local || oldCommit !== up.commit) {
+    const m = await ctx.materialize({
+      variant: plan.name,
+      upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
+      downstream: { package: plan.downstream.package, local },
+      cacheDir: ctx.cacheDir,
+      env: ctx.env,
+      trust: ctx.trust
+    });
+    await checkpoint(ctx.signal);
+    ({ text: files, binary } = splitBinary(m.files));
+    conflicts = m.conflicts;
+    resources = m.resources;
+    const deployment = plan.downstream.repository.object.spec?.deployment === true;
+    if (!local && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+      files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
+  } else {
+    ({ text: files, binary } = splitBinary(local));
+  }
+  const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
+    objects: plan.objects,
+    packageName: plan.downstream.package
+  });
+  if (!applied.ok) {
+    return {
+      action: "failed",
+      writes: false,
+      fingerprint,
+      error: `${applied.file ? `${applied.file}: ` : ""}${applied.errors.join("; ")}`
+    };
+  }
+  for (const [path, text2] of applied.changed) files.set(path, text2);
+  const kpt = files.get("Kptfile");
+  if (kpt === void 0)
+    throw new RunError("not-a-package", `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
+  const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
+  files.set(
+    "Kptfile",
+    setKptfileAnnotations(kpt, {
+      [OWNER_ANNOTATION]: plan.name,
+      [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
+      ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
+    })
+  );
+  let renderFailure;
+  await checkpoint(ctx.signal);
+  if (ctx.render) {
+    const rendered = await renderFiles(ctx, files, plan.downstream.directory, ws.dir);
+    if (rendered.ok) files = rendered.files;
+    else renderFailure = rendered.failure;
+  }
+  await checkpoint(ctx.signal);
+  await writePackageDir(pkgDir, new Map([...files, ...binary]));
+  const upstream2 = { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 };
+  const title = local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
+  const proposed = await propose(
+    ctx,
+    {
+      target,
+      ws,
+      open: open2,
+      directory: plan.downstream.directory,
+      title,
+      fingerprint,
+      conflicts: conflicts.length,
+      renderFailure,
+      commitMessage: `${title}
+
+Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})
+
+${COMMIT_TRAILER}: ${plan.name}
+Kdelta-Fingerprint: ${fingerprint}
+`,
+      body: (headCommit, changes) => renderProposalBodies({
+        title,
+        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
+        summary: local ? `Updates package \`${plan.downstream.directory}\` from \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.` : `Adds package \`${plan.downstream.directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
+        downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
+        changes,
+        resources,
+        conflicts,
+        renderFailure,
+        notReady: applied.unmetGates,
+        metadata: {
+          version: ctx.version,
+          variant: plan.name,
+          fingerprint,
+          headCommit,
+          baseCommit: ws.baseCommit,
+          upstream: upstream2,
+          conflicts: conflicts.length,
+          kind: "variant",
+          ...renderFailure ? { renderFailed: true } : {}
+        }
+      })
+    },
+    "proposed"
+  );
+  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length, ...renderFailure ? { renderFailure } : {} };
+}
+async function findRemovals(mirror, downstream, variants, control) {
+  if (!mirror.heads.has(downstream.branch)) return [];
+  const scope = downstream.directory ? [downstream.directory] : [];
+  const paths = (await git2(mirror.dir, ["ls-tree", "-r", "--name-only", downstream.branch, "--", ...scope])).split("\n").filter((p) => p === "Kptfile" || p.endsWith("/Kptfile"));
+  const out = [];
+  for (const path of paths) {
+    const text2 = await git2(mirror.dir, ["show", `${downstream.branch}:${path}`]);
+    let annotations;
+    try {
+      annotations = kptfileAnnotations(text2);
+    } catch {
+      continue;
+    }
+    const owner = annotations[OWNER_ANNOTATION];
+    if (!owner || variants.has(owner)) continue;
+    const writer = annotations[CONTROL_ANNOTATION];
+    if (writer !== void 0 && writer !== control) continue;
+    out.push({
+      variant: owner,
+      repository: downstream.repository,
+      url: downstream.url,
+      branch: downstream.branch,
+      directory: path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length),
+      policy: annotations[DELETION_POLICY_ANNOTATION] === "orphan" ? "orphan" : "delete"
+    });
+  }
+  return out;
+}
+function removalTarget(removal, branchPrefix) {
+  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix}${removal.variant}`, base: removal.branch };
+}
+async function runRemovalJob(removal, ctx) {
+  const base = {
+    variant: removal.variant,
+    downstream: `${removal.repository}/${removal.directory.split("/").pop() ?? ""}`,
+    dryRun: ctx.dryRun,
+    conflicts: [],
+    conflictCount: 0
+  };
+  try {
+    const target = removalTarget(removal, ctx.branchPrefix);
+    const fingerprint = hashOf({
+      removal: removal.policy,
+      directory: removal.directory,
+      variant: removal.variant,
+      version: ctx.version
+    }).slice(0, 32);
+    const open2 = await ctx.forge.find(target);
+    const ws = await checkout(ctx, removal.url, removal.branch, target.head, `remove-${removal.variant}`);
+    const pkgDir = join12(ws.dir, removal.directory);
+    await assertNoSymlinkIn(ws.dir, removal.directory, removal.url);
+    if (removal.policy === "delete") {
+      await rm6(pkgDir, { recursive: true, force: true });
+    } else {
+      if ((await lstat3(join12(pkgDir, "Kptfile"))).isSymbolicLink())
+        throw new RunError("symlinked-package", `${removal.directory}/Kptfile in ${removal.url} is a symlink: left alone`);
+      const kptfile = await readFile7(join12(pkgDir, "Kptfile"), "utf8");
+      await writeFile6(
+        join12(pkgDir, "Kptfile"),
+        setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: void 0, [DELETION_POLICY_ANNOTATION]: void 0 })
+      );
+    }
+    const what = removal.policy === "delete" ? `remove ${removal.directory || "the root package"}` : `stop managing ${removal.directory || "the root package"}`;
+    const title = `kdelta: ${what} (variant ${removal.variant} is gone)`;
+    const summary2 = removal.policy === "delete" ? `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package \`${removal.directory}\`.` : `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${removal.directory}\` and removes only the ownership annotation.`;
+    const proposed = await propose(
+      ctx,
+      {
+        target,
+        ws,
+        open: open2,
+        directory: removal.directory,
+        title,
+        fingerprint,
+        conflicts: 0,
+        commitMessage: `${title}
+
+${COMMIT_TRAILER}: ${removal.variant}
+Kdelta-Fingerprint: ${fingerprint}
+`,
+        body: (headCommit, changes) => renderProposalBodies({
+          title,
+          summary: summary2,
+          downstream: { repo: removal.url, branch: removal.branch, directory: removal.directory },
+          changes,
+          resources: [],
+          conflicts: [],
+          metadata: {
+            version: ctx.version,
+            variant: removal.variant,
+            fingerprint,
+            headCommit,
+            baseCommit: ws.baseCommit,
+            conflicts: 0,
+            kind: removal.policy === "delete" ? "removal" : "orphan"
+          }
+        })
+      },
+      removal.policy === "delete" ? "removal-proposed" : "orphan-proposed",
+      removal.policy === "delete" ? "removal-proposed" : "orphan-proposed"
+    );
+    return { ...base, ...proposed, fingerprint };
+  } catch (error2) {
+    return { ...base, action: "failed", writes: false, error: message(error2) };
+  }
+}
 
 // ../run/src/materialize.ts
 import { tmpdir as tmpdir3 } from "node:os";
-import { join as join14 } from "node:path";
+import { join as join16 } from "node:path";
 
 // ../package-update/src/get.ts
-import { existsSync as existsSync5, lstatSync as lstatSync2, mkdirSync as mkdirSync4, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
-import { basename as basename4, dirname as dirname6, isAbsolute as isAbsolute4, join as join12, relative as relative4 } from "node:path";
+import { basename as basename5, dirname as dirname6, isAbsolute as isAbsolute6, join as join14, relative as relative5 } from "node:path";
 
 // ../package-update/src/errors.ts
 var UpdateError = class extends KdeltaError2 {
@@ -44904,16 +45828,9 @@ function addMergeCommentsToTree(pkg) {
   for (const f of marked) if (f.next !== f.text) pkg.write(f.path, f.next);
 }
 
-// ../package-update/src/commit.ts
-import { mkdirSync as mkdirSync3 } from "node:fs";
-function writeTree(dir, tree, empty2) {
-  mkdirSync3(dir, { recursive: true });
-  applyChanges(dir, tree.changesFrom(empty2));
-}
-
 // ../package-update/src/fetch.ts
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join11 } from "node:path";
+import { join as join13 } from "node:path";
 function withTrust(git3, named, callerNamesAll) {
   const cwd = git3.cwd ?? process.cwd();
   if (git3.trust) return { ...git3, trust: callerNamesAll ? git3.trust : trustNamed(git3.trust, named, cwd) };
@@ -44958,7 +45875,7 @@ async function fetchTree(git3, repo, directory, ref, namedBy) {
 async function fetchTreeOnce(git3, repo, directory, ref, namedBy) {
   const holder = makeTempDir(tmpdir2(), "fetch");
   try {
-    const dest = join11(holder, "pkg");
+    const dest = join13(holder, "pkg");
     const env = git3.env ?? process.env;
     const cacheDir = git3.cacheDir ?? env["KDELTA_CACHE_DIR"];
     const credentials = git3.credentials?.get(withoutCredentials(repo));
@@ -44986,12 +45903,9 @@ async function fetchTreeOnce(git3, repo, directory, ref, namedBy) {
 function progressLines(listener) {
   return listener ? (message2) => listener({ message: message2 }) : () => void 0;
 }
-function reportRecovery(listener, message2) {
-  if (message2 !== void 0) listener?.({ message: message2, kind: "recovery" });
-}
 
 // ../package-update/src/side.ts
-import { sep as sep3 } from "node:path";
+import { sep as sep4 } from "node:path";
 function sideLabel(side, repo, directory, ref) {
   const dir = (directory ?? "/").replace(/^\/+/, "");
   return `${side} (${withoutCredentials(repo).replace(/\/+$/, "")}${dir ? `/${dir}` : ""}${ref ? `@${ref}` : ""})`;
@@ -45012,7 +45926,7 @@ function relabel(sides2, error2) {
     let out = text2;
     for (const side of sides2) {
       if (side.path === "") continue;
-      out = out.split(`${side.path}${sep3}`).join(`${side.label}: `).split(side.path).join(side.label);
+      out = out.split(`${side.path}${sep4}`).join(`${side.label}: `).split(side.path).join(side.label);
     }
     return out;
   };
@@ -45043,40 +45957,18 @@ async function fetchUnfetched(git3, pkg, prefix = "") {
     };
     const root = fetched.tree.package();
     const side = { path: fetched.tree.source, label: sideLabel("upstream", upstream2.repo, fetched.directory, fetched.ref) };
-    const inside2 = await labelled([side], async () => {
-      root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename4(rel), record, fetched.commit));
+    const inside = await labelled([side], async () => {
+      root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename5(rel), record, fetched.commit));
       return fetchUnfetched(git3, root, `${prefix}${rel}/`);
     });
-    fetchedPaths.push(`${prefix}${rel}`, ...inside2);
+    fetchedPaths.push(`${prefix}${rel}`, ...inside);
     sub.delete("");
     sub.copyFrom(root, "");
   }
   return fetchedPaths;
 }
-function exists2(path) {
-  try {
-    lstatSync2(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function shown(dest, cwd) {
-  const rel = relative4(cwd, dest);
-  return rel && !rel.startsWith("..") && !isAbsolute4(rel) ? rel : dest;
-}
-function alreadyExists(dest, cwd) {
-  return new UpdateError(
-    `destination directory "${shown(dest, cwd)}" already exists: pkg get writes a new directory, never into an existing one; nothing was written`,
-    "destination-exists"
-  );
-}
-async function getPackage(options) {
-  const dest = options.destination;
-  const cwd = options.cwd ?? process.cwd();
+async function getPackageTree(options) {
   const progress = progressLines(options.progress);
-  reportRecovery(options.progress, recoverInterruptedSwap(dest));
-  if (exists2(dest)) throw alreadyExists(dest, cwd);
   progress(`Fetching ${withoutCredentials(options.repo)}@${options.ref}`);
   const git3 = withTrust(options, [options.repo], false);
   const fetched = await fetchTree(git3, options.repo, options.directory, options.ref);
@@ -45084,32 +45976,16 @@ async function getPackage(options) {
   const record = { repo: options.repo, directory: fetched.directory, ref: options.ref, updateStrategy: options.updateStrategy };
   const side = { path: fetched.tree.source, label: sideLabel("upstream", options.repo, fetched.directory, options.ref) };
   const nested = await labelled([side], async () => {
-    pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename4(dest), record, fetched.commit));
-    const inside2 = await fetchUnfetched(git3, pkg);
+    pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), options.name, record, fetched.commit));
+    const inside = await fetchUnfetched(git3, pkg);
     addMergeCommentsToTree(pkg);
-    return inside2;
+    return inside;
   });
-  const work = makeWorkDir(dest, "get");
-  try {
-    const ready = join12(work, "pkg");
-    writeTree(ready, fetched.tree, PackageTree.empty());
-    const madeParent = existsSync5(dirname6(dest)) ? void 0 : mkdirSync4(dirname6(dest), { recursive: true });
-    try {
-      renameSync3(ready, dest);
-    } catch (error2) {
-      if (madeParent) rmSync5(madeParent, { recursive: true, force: true });
-      const code2 = error2.code;
-      if (code2 === "ENOTEMPTY" || code2 === "EEXIST" || code2 === "ENOTDIR") throw alreadyExists(dest, cwd);
-      throw error2;
-    }
-  } finally {
-    removeTempDir(work);
-  }
-  return { destination: dest, commit: fetched.commit, nested, tree: fetched.tree };
+  return { tree: fetched.tree, commit: fetched.commit, nested };
 }
 
 // ../package-update/src/update.ts
-import { basename as basename5, join as join13, posix as posix4, relative as relative5 } from "node:path";
+import { basename as basename6, join as join15, posix as posix5, relative as relative6 } from "node:path";
 
 // ../package-update/src/compare.ts
 var KPTFILE_BOOKKEEPING = ["apiVersion", "kind", "upstream", "upstreamLock", "status", "metadata"];
@@ -45152,7 +46028,7 @@ function sameFile(path, a, b) {
   if (/\.ya?ml$/i.test(base)) return JSON.stringify(yamlData(a)) === JSON.stringify(yamlData(b));
   return a.trim() === b.trim();
 }
-function changedFiles(a, b) {
+function changedFiles2(a, b) {
   const fa = new Map(a.ownFiles().files.map((f) => [f.path, f.text]));
   const fb = new Map(b.ownFiles().files.map((f) => [f.path, f.text]));
   const out = [];
@@ -45165,7 +46041,7 @@ function changedFiles(a, b) {
   return out.sort();
 }
 function treeUnchanged(a, b) {
-  if (changedFiles(a, b).length > 0) return false;
+  if (changedFiles2(a, b).length > 0) return false;
   const sa = a.nestedPackages({ includeRemote: true, recurseIntoRemote: false });
   const sb = b.nestedPackages({ includeRemote: true, recurseIntoRemote: false });
   if (sa.join("\n") !== sb.join("\n")) return false;
@@ -45173,7 +46049,7 @@ function treeUnchanged(a, b) {
 }
 
 // ../package-update/src/strategies/replace.ts
-import { posix as posix3 } from "node:path";
+import { posix as posix4 } from "node:path";
 function removeEmptyDirs(pkg, keep) {
   const walk = (rel) => {
     if (!pkg.exists(rel)) return;
@@ -45205,7 +46081,7 @@ function replacePackageFiles(input) {
   removeEmptyDirs(input.local, new Set(updated.dirs));
 }
 function joinPath(base, rel) {
-  return posix3.join(base, rel);
+  return posix4.join(base, rel);
 }
 function keepBookkeeping(updated, local, file, isRoot, updatedFile) {
   const u = kptfileOf(updated, updatedFile);
@@ -45281,7 +46157,7 @@ function refuse(changed) {
 }
 function fastForward(input) {
   if (input.origin.exists()) {
-    const changed = changedFiles(input.origin, input.local);
+    const changed = changedFiles2(input.origin, input.local);
     if (changed.length > 0) refuse(changed);
   }
   replacePackageFiles(input);
@@ -45300,7 +46176,7 @@ function assertUnchangedTree(input) {
       if (rel !== ".") changed.push(rel);
       continue;
     }
-    const files = rel === "." ? changedFiles(input.origin, input.local) : changedFiles(input.origin.at(rel), input.local.at(rel));
+    const files = rel === "." ? changedFiles2(input.origin, input.local) : changedFiles2(input.origin.at(rel), input.local.at(rel));
     changed.push(...files.map((f) => rel === "." ? f : `${rel}/${f}`));
   }
   if (changed.length > 0) refuse(changed);
@@ -45686,7 +46562,7 @@ function followRootRequest(pkg, root, options) {
   );
 }
 function directoryWithin(dir, parent) {
-  const clean = (d) => posix4.normalize(`/${d ?? ""}`).replace(/\/+$/, "");
+  const clean = (d) => posix5.normalize(`/${d ?? ""}`).replace(/\/+$/, "");
   const c = clean(dir);
   const p = clean(parent);
   return p === "" || c === p || c.startsWith(`${p}/`);
@@ -45702,16 +46578,14 @@ function fileOutcomes(before, after) {
   for (const path of a.keys()) if (!b.has(path)) out.push({ path, status: "deleted" });
   return out.sort((x, y) => x.path < y.path ? -1 : x.path > y.path ? 1 : 0);
 }
-async function updatePackage(options) {
-  const dir = options.dir;
-  reportRecovery(options.progress, recoverInterruptedSwap(dir));
-  const before = PackageTree.read(dir);
-  const kptfileText = before?.text(KPTFILE);
-  if (!before || kptfileText === void 0) {
-    throw new UpdateError(`${join13(dir, KPTFILE)}: no such file or directory (not a kpt package)`, "not-a-package");
+async function updatePackageTree(options) {
+  const before = options.tree;
+  const rootName = options.name;
+  const kptfileText = before.text(KPTFILE);
+  if (kptfileText === void 0) {
+    throw new UpdateError(`${before.describe(KPTFILE)}: no such file or directory (not a kpt package)`, "not-a-package");
   }
-  const rootKptfile = kptfileOf(kptfileText, join13(dir, KPTFILE));
-  const rootName = relative5(options.displayRoot ?? options.cwd ?? process.cwd(), dir) || basename5(dir);
+  const rootKptfile = kptfileOf(kptfileText, before.describe(KPTFILE));
   const rootUpstream = rootKptfile.kptfile.upstream;
   if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, "no-upstream");
   if (options.strategy === void 0) strategyOf(rootUpstream.updateStrategy, rootKptfile.file);
@@ -45754,9 +46628,7 @@ async function updatePackage(options) {
       stack.push(path);
     }
   }
-  run2.progress(options.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);
-  const written = !options.dryRun && !isEmptyChange(commitTree(dir, work, before));
-  const lock = kptfileOf(work.text(KPTFILE), join13(dir, KPTFILE)).kptfile.upstreamLock;
+  const lock = kptfileOf(work.text(KPTFILE), before.describe(KPTFILE)).kptfile.upstreamLock;
   return {
     updated: count,
     packages: run2.packages,
@@ -45766,28 +46638,12 @@ async function updatePackage(options) {
     decisions: run2.decisions,
     lock,
     before,
-    after: work,
-    written
+    after: work
   };
 }
 
-// ../run/src/errors.ts
-var RunError = class extends KdeltaError2 {
-  name = "RunError";
-  constructor(code2, message2, at = {}) {
-    super({ code: code2, message: message2, ...at });
-  }
-};
-
 // ../run/src/materialize.ts
-var decoder = new TextDecoder("utf-8", { fatal: true });
-function fileContent(bytes) {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    return bytes;
-  }
-}
+var NO_WORKING_DIRECTORY = join16(tmpdir3(), "kdelta-package-has-no-directory");
 function kptDirectory(directory) {
   return `/${directory.replace(/^\/+|\/+$/g, "")}`;
 }
@@ -45835,1203 +46691,70 @@ function createPackageUpdateMaterialize() {
     ]);
     let files = gets.get(key);
     if (!files) {
-      files = packageUpdateMaterialize(input).then((r) => r.files);
+      files = materialize(input, fetches).then((r) => r.files);
       gets.set(key, files);
       files.catch(() => gets.delete(key));
     }
     return files.then((f) => ({ files: new Map(f), conflicts: [], resources: [], lock: { ...input.upstream } }));
   };
 }
-var packageUpdateMaterialize = (input) => materialize(input, void 0);
 async function materialize(input, fetches) {
-  const scratch = makeTempDir(tmpdir3(), "pkg");
-  try {
-    const dir = join14(scratch, checkName(input.downstream.package || "pkg"));
-    const git3 = {
-      cwd: input.cwd ?? scratch,
-      env: input.env,
-      ...input.cacheDir ? { cacheDir: input.cacheDir } : {},
-      ...fetches ? { fetches } : {},
-      ...input.trust ? { trust: input.trust } : {}
-    };
-    const local = input.downstream.local;
-    if (!local) {
-      const got = await getPackage({
-        ...git3,
-        repo: input.upstream.repo,
-        directory: kptDirectory(input.upstream.directory),
-        ref: input.upstream.ref,
-        destination: dir
-      });
-      if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
-      const files2 = await readPackageDir(dir);
-      if (!files2?.has("Kptfile"))
-        throw new RunError(
-          "not-a-package",
-          `${input.upstream.repo} ${kptDirectory(input.upstream.directory)} at ${input.upstream.ref} is not a kpt package (no Kptfile)`
-        );
-      return { files: files2, conflicts: [], resources: [], lock: { ...input.upstream } };
-    }
-    const kptfile = local.get("Kptfile");
-    if (typeof kptfile !== "string") throw new RunError("not-a-package", `package ${input.downstream.package} has no readable Kptfile`);
-    if (!hasLock(kptfile)) {
-      const got = await getPackage({
-        ...git3,
-        repo: input.upstream.repo,
-        directory: kptDirectory(input.upstream.directory),
-        ref: input.upstream.ref,
-        destination: dir
-      });
-      if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
-      const files2 = await readPackageDir(dir) ?? /* @__PURE__ */ new Map();
-      const fetchedKptfile = files2.get("Kptfile");
-      for (const [path, content] of local) files2.set(path, content);
-      if (typeof fetchedKptfile === "string")
-        files2.set("Kptfile", withProvenanceOf(kptfile, fetchedKptfile, `${input.downstream.package}/Kptfile`));
-      return { files: files2, conflicts: [], resources: [], lock: { ...input.upstream } };
-    }
-    const local2 = new Map(local);
-    const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
-    if (pointed !== void 0) local2.set("Kptfile", pointed);
-    await writePackageDir(dir, local2);
-    const result = await updatePackage({ ...git3, dir, ref: input.upstream.ref, displayRoot: scratch, dryRun: true });
-    if (result.lock?.git?.commit !== void 0 && result.lock.git.commit !== input.upstream.commit)
-      throw movedDuringRun(input, result.lock.git.commit);
-    const files = filesOf(result.after);
-    return {
-      files,
-      conflicts: result.conflicts,
-      resources: result.resources,
-      lock: { ...input.upstream }
-    };
-  } finally {
-    removeTempDir(scratch);
+  const name2 = checkName(input.downstream.package || "pkg");
+  const git3 = {
+    cwd: input.cwd ?? NO_WORKING_DIRECTORY,
+    env: input.env,
+    ...input.cacheDir ? { cacheDir: input.cacheDir } : {},
+    ...fetches ? { fetches } : {},
+    ...input.trust ? { trust: input.trust } : {}
+  };
+  const get = async () => {
+    const got = await getPackageTree({
+      ...git3,
+      repo: input.upstream.repo,
+      directory: kptDirectory(input.upstream.directory),
+      ref: input.upstream.ref,
+      name: name2
+    });
+    if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
+    return packageFilesOf(got.tree);
+  };
+  const local = input.downstream.local;
+  if (!local) {
+    const files = await get();
+    if (!files.has("Kptfile"))
+      throw new RunError(
+        "not-a-package",
+        `${input.upstream.repo} ${kptDirectory(input.upstream.directory)} at ${input.upstream.ref} is not a kpt package (no Kptfile)`
+      );
+    return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
   }
-}
-function filesOf(tree) {
-  const files = /* @__PURE__ */ new Map();
-  const kept = (p) => !p.split("/").some((s) => s === ".git" || s === "node_modules");
-  for (const p of tree.allFiles().keys()) {
-    if (!kept(p)) continue;
-    const bytes = tree.bytes(p);
-    files.set(p, tree.isExecutable(p) ? { kind: "executable", bytes } : fileContent(bytes));
+  const kptfile = local.get("Kptfile");
+  if (typeof kptfile !== "string") throw new RunError("not-a-package", `package ${input.downstream.package} has no readable Kptfile`);
+  if (!hasLock(kptfile)) {
+    const files = await get();
+    const fetchedKptfile = files.get("Kptfile");
+    for (const [path, content] of local) files.set(path, content);
+    if (typeof fetchedKptfile === "string")
+      files.set("Kptfile", withProvenanceOf(kptfile, fetchedKptfile, `${input.downstream.package}/Kptfile`));
+    return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
   }
-  for (const [p, target] of tree.allLinks()) if (kept(p)) files.set(p, { kind: "symlink", target });
-  return new Map([...files].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+  const local2 = new Map(local);
+  const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
+  if (pointed !== void 0) local2.set("Kptfile", pointed);
+  const result = await updatePackageTree({ ...git3, tree: packageTreeOf(local2, name2), name: name2, ref: input.upstream.ref });
+  if (result.lock?.git?.commit !== void 0 && result.lock.git.commit !== input.upstream.commit)
+    throw movedDuringRun(input, result.lock.git.commit);
+  return {
+    files: packageFilesOf(result.after),
+    conflicts: result.conflicts,
+    resources: result.resources,
+    lock: { ...input.upstream }
+  };
 }
 function movedDuringRun(input, fetched) {
   return new Error(
     `${input.upstream.repo}: ${input.upstream.ref} moved during the run (resolved to ${input.upstream.commit.slice(0, 12)}, fetched ${fetched.slice(0, 12)}): the next run picks it up`
   );
-}
-
-// ../run/src/package-files.ts
-async function readPackageDir(dir) {
-  const out = /* @__PURE__ */ new Map();
-  const walk = async (abs2) => {
-    for (const entry of await readdir6(abs2, { withFileTypes: true })) {
-      if (entry.name === ".git" || entry.name === "node_modules") continue;
-      const full = join15(abs2, entry.name);
-      const rel = relative6(dir, full).split(sep4).join("/");
-      if (entry.isSymbolicLink()) out.set(rel, { kind: "symlink", target: await readlink2(full) });
-      else if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile()) {
-        const bytes = await readFile6(full);
-        out.set(rel, ((await lstat2(full)).mode & 64) !== 0 ? { kind: "executable", bytes } : fileContent(bytes));
-      }
-    }
-  };
-  try {
-    if ((await lstat2(dir)).isSymbolicLink())
-      throw new RunError("symlinked-package", `${dir} is a symlink: a package directory is never followed`);
-    await walk(dir);
-  } catch (error2) {
-    if (error2.code === "ENOENT" || error2.code === "ENOTDIR") return void 0;
-    throw error2;
-  }
-  if (out.size === 0) return void 0;
-  return new Map([...out].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
-}
-async function assertNoSymlinkIn(root, directory, repository) {
-  const parts = directory.split("/").filter((p) => p !== "" && p !== ".");
-  for (let i = 1; i <= parts.length; i++) {
-    const path = parts.slice(0, i).join("/");
-    let link2;
-    try {
-      const stats = await lstat2(join15(root, path));
-      if (!stats.isSymbolicLink()) continue;
-      link2 = await readlink2(join15(root, path));
-    } catch {
-      return;
-    }
-    const what = path === parts.join("/") ? "the package directory" : `${path}, a directory above the package,`;
-    throw new RunError(
-      "symlinked-package",
-      `${parts.join("/")} in ${repository}: ${what} is a symlink (to ${link2}): kdelta never follows a symlink out of a package; left alone`,
-      { path: parts.join("/") }
-    );
-  }
-}
-async function writePackageDir(dir, files) {
-  await rm5(dir, { recursive: true, force: true });
-  const links = [];
-  for (const [path, content] of files) {
-    if (path.split("/").some((s) => s === ".." || s === "" || s === "."))
-      throw new RunError("unsafe-path", `refusing to write "${path}": not a path inside the package`);
-    const full = join15(dir, path);
-    if (typeof content === "object" && "kind" in content && content.kind === "symlink") {
-      links.push([full, content.target]);
-      continue;
-    }
-    await mkdir5(dirname7(full), { recursive: true });
-    if (typeof content === "string" || content instanceof Uint8Array) await writeFile5(full, content);
-    else {
-      await writeFile5(full, content.bytes);
-      await chmod2(full, 493);
-    }
-  }
-  for (const [full, target] of links) {
-    await mkdir5(dirname7(full), { recursive: true });
-    await symlink2(target, full);
-  }
-}
-function splitBinary(files) {
-  const text2 = /* @__PURE__ */ new Map();
-  const binary = /* @__PURE__ */ new Map();
-  for (const [path, content] of files) {
-    if (typeof content === "string") text2.set(path, content);
-    else binary.set(path, content);
-  }
-  return { text: text2, binary };
-}
-
-// ../run/src/plan.ts
-import { createHash as createHash5 } from "node:crypto";
-import { isAbsolute as isAbsolute5, resolve as resolve6 } from "node:path";
-
-// ../run/src/names.ts
-var DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-var DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
-function objectNameProblem(name2) {
-  if (name2.length > 253 || !DNS_SUBDOMAIN.test(name2)) {
-    return `"${name2}" is not a valid Kubernetes object name (RFC 1123 subdomain: at most 253 characters, lowercase letters, digits, "-" and ".", starting and ending with a letter or digit)`;
-  }
-  return void 0;
-}
-function findCollisions(planned, recordOf) {
-  const seen = /* @__PURE__ */ new Map();
-  const out = [];
-  for (const p of planned) {
-    const repo = repositoryIdentity(p.target.repo);
-    const keys = [
-      [`branch\0${repo}\0${p.target.head}`, `branch "${p.target.head}" of ${repo}`],
-      [`directory\0${repo}\0${p.directory}`, `package directory "${p.directory || "."}" of ${repo}`]
-    ];
-    const record = recordOf?.(p.target);
-    if (record !== void 0) keys.push([`record\0${record}`, `proposal record ${record}`]);
-    for (const [key, what] of keys) {
-      const before = seen.get(key);
-      if (before && before !== p) {
-        out.push({ first: before, second: p, what });
-        break;
-      }
-      seen.set(key, p);
-    }
-  }
-  return out;
-}
-function describeCollision(c) {
-  return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
-}
-
-// ../run/src/plan.ts
-function repositoryUrl(repo, cwd) {
-  const r = repo.repo;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute5(r)) return r;
-  return resolve6(cwd, r);
-}
-function joinDir(...parts) {
-  return parts.flatMap((p) => p.split("/")).filter((p) => p !== "" && p !== ".").join("/");
-}
-function planRun(config, options) {
-  const issues = [];
-  const warnings = [];
-  const repos = new Map(config.repositories.map((r) => [`${r.namespace}/${r.name}`, r]));
-  const candidates = [];
-  const policyOf = (obj2, source) => {
-    const v = obj2.metadata?.annotations?.[UPSTREAM_POLICY_ANNOTATION];
-    if (v === void 0) return "pinned";
-    if (v === "highest-semver" || v === "pinned") return v;
-    issues.push({
-      source,
-      field: `metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}`,
-      message: `must be "pinned" or "highest-semver" (got "${v}")`
-    });
-    return "pinned";
-  };
-  for (const { value: pv, source } of config.variants) candidates.push({ pv, source, policy: policyOf(pv, source) });
-  for (const { value: pvs, source } of config.sets) {
-    const policy = policyOf(pvs, source);
-    const expanded = expandPackageVariantSet(pvs, { objects: config.objects });
-    if (!expanded.ok) {
-      for (const e of expanded.errors) {
-        const m = /^(spec\.[^\s:]+)(?: \([^)]*\))?: (.*)$/s.exec(e);
-        issues.push(m ? { source, field: m[1], message: m[2] } : { source, message: e });
-      }
-      continue;
-    }
-    if (expanded.variants.length === 0) {
-      issues.push({
-        source,
-        field: "spec.targets",
-        message: `selects nothing: ${expanded.warnings.join("; ") || "no target generates a PackageVariant"}`
-      });
-      continue;
-    }
-    for (const w of expanded.warnings) warnings.push(`${describeSource(source)}: ${w}`);
-    for (const pv of expanded.variants) candidates.push({ pv, source, policy });
-  }
-  const byName2 = /* @__PURE__ */ new Map();
-  const byDownstream = /* @__PURE__ */ new Map();
-  const variants = [];
-  for (const { pv: raw, source, policy } of candidates) {
-    const pv = withPackageVariantDefaults(raw);
-    const name2 = pv.metadata?.name ?? "";
-    const namespace = pv.metadata?.namespace || "default";
-    const before = byName2.get(name2);
-    if (before) {
-      issues.push({
-        source,
-        message: `PackageVariant "${name2}" is also defined by ${describeSource(before)}: variant names must be unique`
-      });
-      continue;
-    }
-    byName2.set(name2, source);
-    const spec = pv.spec ?? {};
-    const generated = source.kind === "PackageVariantSet";
-    const nameProblem = objectNameProblem(name2);
-    if (nameProblem) {
-      issues.push(
-        generated ? { source, field: "spec.targets", message: `generates variant ${nameProblem}` } : { source, field: "metadata.name", message: nameProblem }
-      );
-      continue;
-    }
-    const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ""}`);
-    const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ""}`);
-    if (!upRepo) {
-      issues.push({
-        source,
-        field: "spec.upstream.repo",
-        message: `Repository "${spec.upstream?.repo ?? ""}" does not exist in namespace "${namespace}"`
-      });
-    }
-    if (!downRepo) {
-      issues.push({
-        source,
-        field: generated ? "spec.targets" : "spec.downstream.repo",
-        message: `Repository "${spec.downstream?.repo ?? ""}" does not exist in namespace "${namespace}"${generated ? ` (variant "${name2}")` : ""}`
-      });
-    }
-    if (!upRepo || !downRepo) continue;
-    const downUrl = repositoryUrl(downRepo, options.cwd);
-    const downDirectory = joinDir(downRepo.directory, spec.downstream?.package ?? "");
-    const downstreamKey = `${repositoryIdentity(downUrl)}\0${downDirectory}`;
-    const owner = byDownstream.get(downstreamKey);
-    if (owner) {
-      issues.push({
-        source,
-        message: `variants "${owner.name}" (Repository "${owner.repository}") and "${name2}" (Repository "${downRepo.name}") both write package directory "${downDirectory || "."}" of ${hideCredentials(downUrl)}: each would overwrite the other's proposal`
-      });
-      continue;
-    }
-    byDownstream.set(downstreamKey, { name: name2, repository: downRepo.name });
-    const revision = spec.upstream?.revision;
-    variants.push({
-      name: name2,
-      variant: pv,
-      source,
-      upstreamField: "spec.upstream",
-      upstream: {
-        repository: upRepo,
-        url: repositoryUrl(upRepo, options.cwd),
-        package: spec.upstream?.package ?? "",
-        directory: joinDir(upRepo.directory, spec.upstream?.package ?? ""),
-        revision: revision === void 0 || revision === "" ? void 0 : String(revision),
-        policy
-      },
-      downstream: {
-        repository: downRepo,
-        url: downUrl,
-        branch: downRepo.branch,
-        package: spec.downstream?.package ?? "",
-        directory: downDirectory
-      },
-      objects: config.objects.filter((o) => (o.metadata?.namespace || "default") === namespace)
-    });
-  }
-  if (issues.length > 0) throw new ControlError(issues);
-  variants.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  const downstreams = /* @__PURE__ */ new Map();
-  for (const r of config.repositories) {
-    const used = variants.some((v) => v.downstream.repository === r) || r.object.spec?.deployment === true;
-    if (used) downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
-  }
-  return { variants, downstreams: [...downstreams.values()], warnings };
-}
-var SEMVER = /^v?(\d+)\.(\d+)\.(\d+)$/;
-function compareSemver(a, b) {
-  for (let i = 1; i <= 3; i++) {
-    const d = Number(a[i]) - Number(b[i]);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-function resolveUpstream(plan, refs) {
-  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
-  const { upstream: upstream2 } = plan;
-  const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
-  if (upstream2.policy === "highest-semver") {
-    const prefix = `refs/tags/${upstream2.package}/`;
-    const scoped = refs.filter((r) => r.name.startsWith(prefix) && SEMVER.test(r.name.slice(prefix.length)));
-    const pool2 = scoped.length > 0 ? scoped.map((r) => ({ ref: r.name.slice("refs/tags/".length), tag: r.name.slice(prefix.length), commit: r.commit })) : refs.filter((r) => r.name.startsWith("refs/tags/") && SEMVER.test(r.name.slice(10))).map((r) => ({ ref: r.name.slice(10), tag: r.name.slice(10), commit: r.commit }));
-    let best;
-    for (const c of pool2) if (!best || compareSemver(SEMVER.exec(c.tag), SEMVER.exec(best.tag)) > 0) best = c;
-    if (!best) {
-      return {
-        ok: false,
-        error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${upstream2.url} has no tag "${upstream2.package}/vX.Y.Z" or "vX.Y.Z"`
-      };
-    }
-    return { ok: true, value: { ref: best.ref, kind: "tag", commit: best.commit } };
-  }
-  if (upstream2.revision === void 0) {
-    const branch = upstream2.repository.branch;
-    const commit = byName2.get(`refs/heads/${branch}`);
-    if (!commit)
-      return {
-        ok: false,
-        error: `${describeSource(upstream2.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${upstream2.url}`
-      };
-    return { ok: true, value: { ref: branch, kind: "branch", commit } };
-  }
-  const tags = upstreamRefCandidates({ package: upstream2.package, revision: upstream2.revision });
-  for (const t of tags) {
-    const commit = byName2.get(`refs/tags/${t}`);
-    if (commit) return { ok: true, value: { ref: t, kind: "tag", commit } };
-  }
-  const branchCommit = byName2.get(`refs/heads/${upstream2.revision}`);
-  if (branchCommit) return { ok: true, value: { ref: upstream2.revision, kind: "branch", commit: branchCommit } };
-  if (isFullCommit(upstream2.revision))
-    return { ok: true, value: { ref: upstream2.revision, kind: "commit", commit: upstream2.revision.toLowerCase() } };
-  return {
-    ok: false,
-    error: `${where}: "${upstream2.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(" or ")}), a branch or a full commit of ${upstream2.url}`
-  };
-}
-function canonical2(value2) {
-  if (Array.isArray(value2)) return value2.map(canonical2);
-  if (value2 !== null && typeof value2 === "object") {
-    return Object.fromEntries(
-      Object.keys(value2).sort().map((k) => [k, canonical2(value2[k])])
-    );
-  }
-  return value2;
-}
-function hashOf(value2) {
-  return createHash5("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
-}
-function fingerprintOf(plan, upstreamCommit, version) {
-  return hashOf({
-    upstreamCommit,
-    name: plan.name,
-    spec: plan.variant.spec ?? {},
-    downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
-    objects: hashOf(plan.objects),
-    version
-  }).slice(0, 32);
-}
-
-// ../run/src/ownership.ts
-import { resolve as resolve8 } from "node:path";
-
-// ../run/src/update-mode.ts
-import { basename as basename6, isAbsolute as isAbsolute6, join as join16, posix as posix5, resolve as resolve7 } from "node:path";
-async function findControlRepository(cwd) {
-  let root;
-  try {
-    root = (await runGit(["rev-parse", "--show-toplevel"], { cwd })).stdout.trim();
-  } catch {
-    return { ok: false, reason: `${cwd} is not in a git repository` };
-  }
-  let branch;
-  try {
-    branch = (await runGit(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: root })).stdout.trim();
-  } catch {
-    return { ok: false, reason: `the control repository (${root}) is not on a branch (detached HEAD)` };
-  }
-  const origin = await runGit(["config", "--get", "remote.origin.url"], { cwd: root }).then(
-    (r) => r.stdout.trim(),
-    () => ""
-  );
-  const name2 = basename6(root).replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "") || "control";
-  return { ok: true, value: { name: name2, root, url: origin || root, branch } };
-}
-function slug(directory) {
-  return directory.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "root";
-}
-async function findUpdatePlans(mirror, control, warnings) {
-  const paths = (await git2(mirror.dir, ["ls-tree", "-r", "--name-only", control.branch])).split("\n").filter((p) => p === "Kptfile" || p.endsWith("/Kptfile")).sort();
-  const remote = [];
-  const out = [];
-  const slugs = /* @__PURE__ */ new Map();
-  for (const path of paths) {
-    const directory = path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length);
-    if (remote.some((r) => r === "" || directory.startsWith(`${r}/`))) continue;
-    let k;
-    try {
-      k = parseYamlDocument(await git2(mirror.dir, ["show", `${control.branch}:${path}`])).toJS();
-    } catch (error2) {
-      warnings.push(`${path}: not read for update mode: ${message(error2).split("\n")[0]}`);
-      continue;
-    }
-    const g = k?.upstream?.git;
-    if (!g || typeof g.repo !== "string" || g.repo === "") continue;
-    remote.push(directory);
-    if (k?.metadata?.annotations?.[OWNER_ANNOTATION]) continue;
-    if (typeof g.ref !== "string" || g.ref === "") {
-      warnings.push(`${path}: upstream.git.ref is missing: update mode needs the ref to follow`);
-      continue;
-    }
-    const lock = k?.upstreamLock?.git?.commit;
-    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute6(g.repo) ? g.repo : resolve7(control.root, g.repo);
-    const base = `update-${slug(directory)}`;
-    const n = (slugs.get(base) ?? 0) + 1;
-    slugs.set(base, n);
-    out.push({
-      name: n === 1 ? base : `${base}-${hashOf(directory).slice(0, 6)}`,
-      directory,
-      upstream: {
-        repo: g.repo,
-        url,
-        directory: posix5.normalize(`/${typeof g.directory === "string" ? g.directory : ""}`).replace(/^\/+|\/+$/g, ""),
-        ref: g.ref
-      },
-      lockCommit: typeof lock === "string" ? lock : void 0
-    });
-  }
-  return out;
-}
-function resolveRef2(refs, ref) {
-  const by = new Map(refs.map((r) => [r.name, r.commit]));
-  return by.get(`refs/tags/${ref}`) ?? by.get(`refs/heads/${ref}`) ?? by.get(ref) ?? (isFullCommit(ref) ? ref.toLowerCase() : void 0);
-}
-function updateTarget(plan, control, branchPrefix) {
-  return { downstream: control.name, repo: control.url, head: `${branchPrefix}${plan.name}`, base: control.branch };
-}
-async function runUpdateJob(plan, control, ctx) {
-  const base = {
-    variant: plan.name,
-    downstream: `${control.name}/${plan.directory || "."}`,
-    dryRun: ctx.dryRun,
-    conflicts: [],
-    conflictCount: 0
-  };
-  try {
-    return { ...base, ...await updateJob(plan, control, ctx) };
-  } catch (error2) {
-    return { ...base, action: "failed", writes: false, error: message(error2) };
-  }
-}
-async function updateJob(plan, control, ctx) {
-  const commit = resolveRef2(await ctx.upstreamRefs(plan.upstream.url), plan.upstream.ref);
-  const where = `${plan.directory ? `${plan.directory}/` : ""}Kptfile`;
-  if (!commit) {
-    return {
-      action: "failed",
-      writes: false,
-      conflicts: [],
-      conflictCount: 0,
-      error: `${where}: upstream.git.ref "${plan.upstream.ref}" is not a tag, a branch or a full commit of ${plan.upstream.repo}`
-    };
-  }
-  const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
-  const upstream2 = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
-  const target = updateTarget(plan, control, ctx.branchPrefix);
-  const mirror = await ctx.mirror(control.url);
-  const open2 = await ctx.forge.find(target);
-  const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  const none = { conflicts: [], conflictCount: 0 };
-  const stop = stopped(open2, target.head);
-  if (stop) return { ...none, ...stop, fingerprint, upstream: upstream2 };
-  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
-    return {
-      ...none,
-      action: "unchanged",
-      writes: false,
-      proposal: proposalRef(open2),
-      fingerprint,
-      upstream: upstream2,
-      conflictCount: meta.conflicts
-    };
-  }
-  if (!open2 && plan.lockCommit === commit) return { ...none, action: "up-to-date", writes: false, fingerprint, upstream: upstream2 };
-  const ws = await checkout(ctx, control.url, target.base, target.head, plan.name);
-  const pkgDir = join16(ws.dir, plan.directory);
-  await assertNoSymlinkIn(ws.dir, plan.directory, control.url);
-  const local = await readPackageDir(pkgDir);
-  if (!local) throw new RunError("not-a-package", `${where}: the package is gone from ${control.branch}`);
-  let files = local;
-  let conflicts = [];
-  let resources = [];
-  if (plan.lockCommit !== commit) {
-    const m = await ctx.materialize({
-      variant: plan.name,
-      upstream: { repo: plan.upstream.repo, directory: plan.upstream.directory, ref: plan.upstream.ref, commit },
-      downstream: { package: basename6(plan.directory) || control.name, local },
-      cacheDir: ctx.cacheDir,
-      cwd: control.root,
-      env: ctx.env,
-      // the control repository's own Kptfile names this upstream: the user's
-      ...ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url], control.root) } : {}
-    });
-    files = m.files;
-    conflicts = m.conflicts;
-    resources = m.resources;
-  }
-  let renderFailure;
-  if (ctx.render) {
-    const { text: text2, binary } = splitBinary(files);
-    const rendered = await renderFiles(ctx, text2, plan.directory, ws.dir);
-    if (rendered.ok) files = new Map([...rendered.files, ...binary]);
-    else renderFailure = rendered.failure;
-  }
-  await writePackageDir(pkgDir, files);
-  const title = `kdelta: update ${plan.directory || "the root package"} to ${plan.upstream.ref}`;
-  const proposed = await propose(
-    ctx,
-    {
-      target,
-      ws,
-      open: open2,
-      directory: plan.directory,
-      title,
-      fingerprint,
-      conflicts: conflicts.length,
-      renderFailure,
-      commitMessage: `${title}
-
-Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})
-
-${COMMIT_TRAILER}: ${plan.name}
-Kdelta-Fingerprint: ${fingerprint}
-`,
-      body: (headCommit, changes) => renderProposalBodies({
-        title,
-        compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : void 0,
-        summary: `Updates package \`${plan.directory || "/"}\` of this repository from \`${plan.lockCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${plan.upstream.ref}\` (\`${commit.slice(0, 12)}\`), keeping its local edits.`,
-        downstream: { repo: control.url, branch: control.branch, directory: plan.directory },
-        changes,
-        resources,
-        conflicts,
-        renderFailure,
-        metadata: {
-          version: ctx.version,
-          variant: plan.name,
-          fingerprint,
-          headCommit,
-          baseCommit: ws.baseCommit,
-          upstream: upstream2,
-          conflicts: conflicts.length,
-          kind: "update",
-          ...renderFailure ? { renderFailed: true } : {}
-        }
-      })
-    },
-    "proposed"
-  );
-  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length, ...renderFailure ? { renderFailure } : {} };
-}
-
-// ../run/src/ownership.ts
-var CONTROL_ANNOTATION = "kdelta.dev/control-repository";
-function controlIdentity(url) {
-  const clean = withoutCredentials(url.trim());
-  const strip = (path) => path.replace(/\/+$/, "").replace(/\.git$/, "");
-  const remote = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)(?::\d+)?(\/.*)?$/i.exec(clean);
-  if (remote && !/^file:/i.test(clean)) return `${remote[1].toLowerCase()}${strip(remote[2] ?? "")}`;
-  const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(clean);
-  if (scp) return `${scp[1].toLowerCase()}/${strip(scp[2].replace(/^\/+/, ""))}`;
-  return strip(clean.replace(/^file:\/\//i, ""));
-}
-async function findControlIdentity(cwd, configDir) {
-  const found = await findControlRepository(cwd);
-  return found.ok ? controlIdentity(found.value.url) : resolve8(configDir);
-}
-
-// ../run/src/job.ts
-function interrupted(signal) {
-  const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
-  return new RunError("interrupted", `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ""}`);
-}
-async function checkpoint(signal) {
-  await new Promise((resolve11) => setImmediate(resolve11));
-  if (signal?.aborted) throw interrupted(signal);
-}
-var COMMIT_TRAILER = "Kdelta-Variant";
-var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
-function message(error2) {
-  return error2 instanceof Error ? error2.message : String(error2);
-}
-function downstreamLabel(plan) {
-  return `${plan.downstream.repository.name}/${plan.downstream.package}`;
-}
-async function git2(dir, args) {
-  return (await runGit(args, { cwd: dir })).stdout;
-}
-function kptfileAnnotations(text2) {
-  if (text2 === void 0) return {};
-  const v = parseYamlDocument(text2).toJS();
-  return v?.metadata?.annotations ?? {};
-}
-function lockCommit(text2) {
-  if (text2 === void 0) return void 0;
-  const v = parseYamlDocument(text2).toJS();
-  return v?.upstreamLock?.git?.commit;
-}
-function setKptfileAnnotations(text2, annotations) {
-  const doc = parseYamlDocument(text2);
-  if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
-  for (const [k, v] of Object.entries(annotations)) {
-    if (v === void 0) {
-      if (doc.hasIn(["metadata", "annotations", k])) doc.deleteIn(["metadata", "annotations", k]);
-    } else if (doc.getIn(["metadata", "annotations", k]) !== v) {
-      doc.setIn(["metadata", "annotations", k], v);
-    }
-  }
-  const anns = doc.getIn(["metadata", "annotations"]);
-  if (anns && Array.isArray(anns.items) && anns.items.length === 0) doc.deleteIn(["metadata", "annotations"]);
-  return doc.toString();
-}
-async function checkout(ctx, url, base, head, name2) {
-  const mirror = await ctx.mirror(url);
-  const baseCommit = mirror.heads.get(base);
-  if (!baseCommit) throw new RunError("branch-missing", `branch "${base}" does not exist in ${url}`);
-  const dir = await ctx.scratch(name2);
-  await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", base, "--", mirror.dir, dir]);
-  return { dir, baseCommit, remoteHead: mirror.heads.get(head) };
-}
-async function changedFiles2(ws, directory) {
-  await git2(ws.dir, ["add", "--all"]);
-  const out = await git2(ws.dir, ["diff", "--cached", "--name-status", "--no-renames", "HEAD", "--", directory || "."]);
-  return out.split("\n").filter(Boolean).map((line) => {
-    const [s, path] = line.split("	");
-    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
-  });
-}
-function madeByKdelta(ctx, email, body) {
-  return email === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, "m").test(body ?? "");
-}
-async function foreignCommits(ctx, ws) {
-  if (!ws.remoteHead) return [];
-  const format = "--format=%H%x1f%an%x1f%ae%x1f%B%x1e";
-  let log = await git2(ws.dir, ["log", format, ws.remoteHead, `^${ws.baseCommit}`, "--"]);
-  if (log.trim() === "") log = await git2(ws.dir, ["log", format, "-1", ws.remoteHead, "--"]);
-  const out = [];
-  for (const entry of log.split("")) {
-    const [sha, name2, email, body] = entry.trim().split("");
-    if (sha && !madeByKdelta(ctx, email, body)) out.push(`${sha.slice(0, 12)} by ${name2} <${email}>`);
-  }
-  return out;
-}
-async function isAncestor(dir, commit, of) {
-  try {
-    await runGit(["merge-base", "--is-ancestor", commit, of], { cwd: dir });
-    return true;
-  } catch {
-    return false;
-  }
-}
-function blockedBy(foreign, target, open2) {
-  return {
-    action: "blocked",
-    writes: false,
-    proposal: open2 ? proposalRef(open2) : void 0,
-    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(", ")}): left alone; merge or delete it to let kdelta update it`
-  };
-}
-function stopped(open2, head) {
-  if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
-  return {
-    action: "blocked",
-    writes: false,
-    proposal: proposalRef(open2),
-    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
-  };
-}
-var DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
-var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
-function reserve(ctx, cost) {
-  if (!ctx.budget) return () => {
-  };
-  return ctx.budget.reserve(cost);
-}
-function readiness(conflicts, renderFailure) {
-  if (renderFailure) {
-    const also = conflicts > 0 ? `; ${conflicts} conflict(s)` : "";
-    return { state: "failure", description: `${renderFailureLine(renderFailure)}${also}: see the proposal` };
-  }
-  return conflicts > 0 ? { state: "failure", description: `${conflicts} conflict(s) to review: see the proposal's conflict report` } : { state: "success", description: "no conflicts" };
-}
-var MAX_RESULT_LINES = 10;
-var MAX_LINE = 300;
-function shortText(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
-}
-function renderFailureOf(outcome, directory) {
-  const { error: error2 } = outcome;
-  const last = outcome.results[outcome.results.length - 1];
-  const failing = last && last.exitCode !== 0 ? last : void 0;
-  const lines = (failing?.results ?? []).map(resultLine);
-  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split("\n").slice(-3));
-  const kptfile = [directory, error2.package, "Kptfile"].filter(Boolean).join("/");
-  return {
-    ...error2.function !== void 0 ? { function: error2.function } : {},
-    ...error2.field !== void 0 ? { field: error2.field } : {},
-    kptfile,
-    message: shortText(error2.message, 1e3),
-    results: [
-      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
-      ...lines.length > MAX_RESULT_LINES ? [`\u2026and ${lines.length - MAX_RESULT_LINES} more`] : []
-    ]
-  };
-}
-function proposalRef(p) {
-  return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
-}
-function withoutCredentialsIn(input) {
-  return {
-    ...input,
-    commitMessage: hideCredentials(input.commitMessage),
-    body: (headCommit, changes) => {
-      const bodies = input.body(headCommit, changes);
-      return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
-    }
-  };
-}
-function resultWithoutCredentials(result) {
-  const clean = (text2) => text2 === void 0 ? void 0 : hideCredentials(text2);
-  return {
-    ...result,
-    ...result.error !== void 0 ? { error: clean(result.error) } : {},
-    ...result.message !== void 0 ? { message: clean(result.message) } : {},
-    ...result.body !== void 0 ? { body: clean(result.body) } : {},
-    ...result.upstream ? { upstream: { ...result.upstream, repo: hideCredentials(result.upstream.repo) } } : {}
-  };
-}
-async function propose(ctx, given, newAction, updatedAction = "updated") {
-  const input = withoutCredentialsIn(given);
-  const { ws, target } = input;
-  if (target.head === target.base) {
-    throw new RunError(
-      "head-is-base",
-      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`
-    );
-  }
-  const stop = stopped(input.open, target.head);
-  if (stop) return stop;
-  await checkpoint(ctx.signal);
-  const token = ctx.forge.gitToken?.(target.repo);
-  let open2 = input.open;
-  const changes = await changedFiles2(ws, input.directory);
-  let mergedOpen;
-  if (open2 && changes.length > 0 && ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit)) {
-    mergedOpen = open2;
-    open2 = void 0;
-  }
-  if (changes.length === 0) {
-    if (!open2) return { action: "up-to-date", writes: false };
-    const merged = ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit);
-    const foreign2 = merged ? [] : await foreignCommits(ctx, ws);
-    if (foreign2.length > 0) return blockedBy(foreign2, target, open2);
-    if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
-    const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
-    if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
-    try {
-      const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
-      if (!merged && ws.remoteHead) {
-        await deleteRemoteBranch({
-          dir: ws.dir,
-          remote: target.repo,
-          branch: target.head,
-          expectedHead: ws.remoteHead,
-          env: ctx.env,
-          ...token ? { token } : {}
-        });
-      }
-      return {
-        action: merged ? "up-to-date" : "closed",
-        writes: true,
-        proposal: proposalRef(closed),
-        message: merged ? "the proposal was merged" : "the downstream already has this content"
-      };
-    } finally {
-      release2();
-    }
-  }
-  const foreign = await foreignCommits(ctx, ws);
-  if (foreign.length > 0) return blockedBy(foreign, target, open2);
-  const { name: name2, email } = ctx.author;
-  await runGit(["commit", "--quiet", "--no-verify", "-m", input.commitMessage], {
-    cwd: ws.dir,
-    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email }
-  });
-  const remote = ws.remoteHead ? [`${ws.remoteHead}^{tree}`, `${ws.remoteHead}^@`] : [];
-  const [commit, ourTree, theirTree, ...theirParents] = (await git2(ws.dir, ["rev-parse", "HEAD", "HEAD^{tree}", ...remote])).trim().split("\n");
-  if (!commit) throw new RunError("internal", "internal: changes were staged but nothing was committed");
-  let headCommit = commit;
-  let pushNeeded = true;
-  if (ws.remoteHead && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === ws.baseCommit) {
-    headCommit = ws.remoteHead;
-    pushNeeded = false;
-  }
-  if (!pushNeeded) {
-    const bodies = input.body(headCommit, changes);
-    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === input.title && open2.fingerprint === input.fingerprint;
-    if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
-  }
-  const action = open2 ? updatedAction : newAction;
-  const renderChanged = open2 !== void 0 && Boolean(parseMetadataBlock(open2.body)?.renderFailed) !== Boolean(input.renderFailure);
-  if (ctx.dryRun) {
-    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: input.body(headCommit, changes).full };
-  }
-  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (pushNeeded || renderChanged ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
-  const release = reserve(ctx, cost);
-  if (!release) {
-    return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
-  }
-  try {
-    await checkpoint(ctx.signal);
-    if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
-    if (pushNeeded && ctx.forge.publishCommit) {
-      headCommit = await ctx.forge.publishCommit({
-        target,
-        dir: ws.dir,
-        commit,
-        baseCommit: ws.baseCommit,
-        expectedHead: ws.remoteHead,
-        message: input.commitMessage,
-        author: ctx.author
-      });
-    } else if (pushNeeded) {
-      await push({
-        dir: ws.dir,
-        remote: target.repo,
-        branch: target.head,
-        expectedHead: ws.remoteHead ?? null,
-        localRef: "HEAD",
-        env: ctx.env,
-        ...token ? { token } : {}
-      });
-    }
-    const bodies = input.body(headCommit, changes);
-    const { proposal, warnings } = await ctx.forge.upsert({
-      ...target,
-      title: input.title,
-      body: bodies.body,
-      fingerprint: input.fingerprint,
-      conflicts: input.conflicts,
-      ...input.renderFailure ? { renderFailed: true } : {}
-    });
-    if (pushNeeded || renderChanged) await ctx.forge.setStatus(proposal, readiness(input.conflicts, input.renderFailure));
-    return {
-      action,
-      writes: true,
-      proposal: proposalRef(proposal),
-      body: bodies.full,
-      ...warnings && warnings.length > 0 ? { message: warnings.join("; ") } : {}
-    };
-  } finally {
-    release();
-  }
-}
-async function renderFiles(ctx, files, directory, cwd) {
-  const tree = PackageTree.fromFiles(files);
-  tree.source = directory;
-  const rendered = await renderPackage(tree, { env: ctx.env, cwd, allowExec: ctx.allowExec === true });
-  return rendered.ok ? { ok: true, files: rendered.tree.allFiles() } : { ok: false, failure: renderFailureOf(rendered, directory) };
-}
-async function runVariantJob(plan, ctx) {
-  const base = { variant: plan.name, downstream: downstreamLabel(plan), dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
-  try {
-    return { ...base, ...await variantJob(plan, ctx) };
-  } catch (error2) {
-    return { ...base, action: "failed", writes: false, error: message(error2) };
-  }
-}
-function variantTarget(plan, branchPrefix) {
-  return {
-    downstream: plan.downstream.repository.name,
-    repo: plan.downstream.url,
-    head: `${branchPrefix}${plan.name}`,
-    base: plan.downstream.branch
-  };
-}
-async function variantJob(plan, ctx) {
-  const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
-  if (!resolved.ok) return { action: "failed", writes: false, error: resolved.error };
-  const up = resolved.value;
-  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
-  const target = variantTarget(plan, ctx.branchPrefix);
-  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
-  const open2 = await ctx.forge.find(target);
-  const mirror = await ctx.mirror(plan.downstream.url);
-  const stop = stopped(open2, target.head);
-  if (stop) return { ...stop, fingerprint };
-  const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
-    return {
-      action: "unchanged",
-      writes: false,
-      proposal: proposalRef(open2),
-      fingerprint,
-      upstream: { ...upstreamInfo, oldCommit: meta.upstream?.oldCommit },
-      conflictCount: meta.conflicts
-    };
-  }
-  await checkpoint(ctx.signal);
-  const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
-  const pkgDir = join17(ws.dir, plan.downstream.directory);
-  await assertNoSymlinkIn(ws.dir, plan.downstream.directory, plan.downstream.url);
-  const local = await readPackageDir(pkgDir);
-  const kptfileContent = local?.get("Kptfile");
-  const kptfile = typeof kptfileContent === "string" ? kptfileContent : void 0;
-  if (local && kptfile === void 0) {
-    return {
-      action: "failed",
-      writes: false,
-      error: `${plan.downstream.directory} exists in ${plan.downstream.url} and is not a kpt package (no Kptfile): left alone`
-    };
-  }
-  const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
-  const spec = plan.variant.spec ?? {};
-  if (local && owner !== plan.name && spec.adoptionPolicy !== "adoptExisting") {
-    return {
-      action: "not-adopted",
-      writes: false,
-      fingerprint,
-      message: `package ${plan.downstream.directory} exists ${owner ? `and belongs to variant "${owner}"` : "and belongs to no variant"}; adoptionPolicy adoptNone leaves it alone`
-    };
-  }
-  const oldCommit = lockCommit(kptfile);
-  let files;
-  let binary;
-  let conflicts = [];
-  let resources = [];
-  if (!local || oldCommit !== up.commit) {
-    const m = await ctx.materialize({
-      variant: plan.name,
-      upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
-      downstream: { package: plan.downstream.package, local },
-      cacheDir: ctx.cacheDir,
-      env: ctx.env,
-      trust: ctx.trust
-    });
-    await checkpoint(ctx.signal);
-    ({ text: files, binary } = splitBinary(m.files));
-    conflicts = m.conflicts;
-    resources = m.resources;
-    const deployment = plan.downstream.repository.object.spec?.deployment === true;
-    if (!local && deployment && !files.has(PACKAGE_CONTEXT_FILE))
-      files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
-  } else {
-    ({ text: files, binary } = splitBinary(local));
-  }
-  const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
-    objects: plan.objects,
-    packageName: plan.downstream.package
-  });
-  if (!applied.ok) {
-    return {
-      action: "failed",
-      writes: false,
-      fingerprint,
-      error: `${applied.file ? `${applied.file}: ` : ""}${applied.errors.join("; ")}`
-    };
-  }
-  for (const [path, text2] of applied.changed) files.set(path, text2);
-  const kpt = files.get("Kptfile");
-  if (kpt === void 0)
-    throw new RunError("not-a-package", `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
-  const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
-  files.set(
-    "Kptfile",
-    setKptfileAnnotations(kpt, {
-      [OWNER_ANNOTATION]: plan.name,
-      [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
-      ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
-    })
-  );
-  let renderFailure;
-  await checkpoint(ctx.signal);
-  if (ctx.render) {
-    const rendered = await renderFiles(ctx, files, plan.downstream.directory, ws.dir);
-    if (rendered.ok) files = rendered.files;
-    else renderFailure = rendered.failure;
-  }
-  await checkpoint(ctx.signal);
-  await writePackageDir(pkgDir, new Map([...files, ...binary]));
-  const upstream2 = { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 };
-  const title = local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
-  const proposed = await propose(
-    ctx,
-    {
-      target,
-      ws,
-      open: open2,
-      directory: plan.downstream.directory,
-      title,
-      fingerprint,
-      conflicts: conflicts.length,
-      renderFailure,
-      commitMessage: `${title}
-
-Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})
-
-${COMMIT_TRAILER}: ${plan.name}
-Kdelta-Fingerprint: ${fingerprint}
-`,
-      body: (headCommit, changes) => renderProposalBodies({
-        title,
-        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
-        summary: local ? `Updates package \`${plan.downstream.directory}\` from \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.` : `Adds package \`${plan.downstream.directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
-        downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
-        changes,
-        resources,
-        conflicts,
-        renderFailure,
-        notReady: applied.unmetGates,
-        metadata: {
-          version: ctx.version,
-          variant: plan.name,
-          fingerprint,
-          headCommit,
-          baseCommit: ws.baseCommit,
-          upstream: upstream2,
-          conflicts: conflicts.length,
-          kind: "variant",
-          ...renderFailure ? { renderFailed: true } : {}
-        }
-      })
-    },
-    "proposed"
-  );
-  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length, ...renderFailure ? { renderFailure } : {} };
-}
-async function findRemovals(mirror, downstream, variants, control) {
-  if (!mirror.heads.has(downstream.branch)) return [];
-  const scope = downstream.directory ? [downstream.directory] : [];
-  const paths = (await git2(mirror.dir, ["ls-tree", "-r", "--name-only", downstream.branch, "--", ...scope])).split("\n").filter((p) => p === "Kptfile" || p.endsWith("/Kptfile"));
-  const out = [];
-  for (const path of paths) {
-    const text2 = await git2(mirror.dir, ["show", `${downstream.branch}:${path}`]);
-    let annotations;
-    try {
-      annotations = kptfileAnnotations(text2);
-    } catch {
-      continue;
-    }
-    const owner = annotations[OWNER_ANNOTATION];
-    if (!owner || variants.has(owner)) continue;
-    const writer = annotations[CONTROL_ANNOTATION];
-    if (writer !== void 0 && writer !== control) continue;
-    out.push({
-      variant: owner,
-      repository: downstream.repository,
-      url: downstream.url,
-      branch: downstream.branch,
-      directory: path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length),
-      policy: annotations[DELETION_POLICY_ANNOTATION] === "orphan" ? "orphan" : "delete"
-    });
-  }
-  return out;
-}
-function removalTarget(removal, branchPrefix) {
-  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix}${removal.variant}`, base: removal.branch };
-}
-async function runRemovalJob(removal, ctx) {
-  const base = {
-    variant: removal.variant,
-    downstream: `${removal.repository}/${removal.directory.split("/").pop() ?? ""}`,
-    dryRun: ctx.dryRun,
-    conflicts: [],
-    conflictCount: 0
-  };
-  try {
-    const target = removalTarget(removal, ctx.branchPrefix);
-    const fingerprint = hashOf({
-      removal: removal.policy,
-      directory: removal.directory,
-      variant: removal.variant,
-      version: ctx.version
-    }).slice(0, 32);
-    const open2 = await ctx.forge.find(target);
-    const ws = await checkout(ctx, removal.url, removal.branch, target.head, `remove-${removal.variant}`);
-    const pkgDir = join17(ws.dir, removal.directory);
-    await assertNoSymlinkIn(ws.dir, removal.directory, removal.url);
-    if (removal.policy === "delete") {
-      await rm6(pkgDir, { recursive: true, force: true });
-    } else {
-      if ((await lstat3(join17(pkgDir, "Kptfile"))).isSymbolicLink())
-        throw new RunError("symlinked-package", `${removal.directory}/Kptfile in ${removal.url} is a symlink: left alone`);
-      const kptfile = await readFile7(join17(pkgDir, "Kptfile"), "utf8");
-      await writeFile6(
-        join17(pkgDir, "Kptfile"),
-        setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: void 0, [DELETION_POLICY_ANNOTATION]: void 0 })
-      );
-    }
-    const what = removal.policy === "delete" ? `remove ${removal.directory || "the root package"}` : `stop managing ${removal.directory || "the root package"}`;
-    const title = `kdelta: ${what} (variant ${removal.variant} is gone)`;
-    const summary2 = removal.policy === "delete" ? `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package \`${removal.directory}\`.` : `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${removal.directory}\` and removes only the ownership annotation.`;
-    const proposed = await propose(
-      ctx,
-      {
-        target,
-        ws,
-        open: open2,
-        directory: removal.directory,
-        title,
-        fingerprint,
-        conflicts: 0,
-        commitMessage: `${title}
-
-${COMMIT_TRAILER}: ${removal.variant}
-Kdelta-Fingerprint: ${fingerprint}
-`,
-        body: (headCommit, changes) => renderProposalBodies({
-          title,
-          summary: summary2,
-          downstream: { repo: removal.url, branch: removal.branch, directory: removal.directory },
-          changes,
-          resources: [],
-          conflicts: [],
-          metadata: {
-            version: ctx.version,
-            variant: removal.variant,
-            fingerprint,
-            headCommit,
-            baseCommit: ws.baseCommit,
-            conflicts: 0,
-            kind: removal.policy === "delete" ? "removal" : "orphan"
-          }
-        })
-      },
-      removal.policy === "delete" ? "removal-proposed" : "orphan-proposed",
-      removal.policy === "delete" ? "removal-proposed" : "orphan-proposed"
-    );
-    return { ...base, ...proposed, fingerprint };
-  } catch (error2) {
-    return { ...base, action: "failed", writes: false, error: message(error2) };
-  }
 }
 
 // ../run/src/settle.ts
@@ -47062,7 +46785,7 @@ async function settleMergedRemovals(ctx, downstreams, handled, ours) {
 }
 
 // ../run/src/shard.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 function parseShard(text2) {
   const m = /^(\d+)\/(\d+)$/.exec(text2.trim());
   const index = m ? Number(m[1]) : Number.NaN;
@@ -47073,7 +46796,7 @@ function parseShard(text2) {
   return { index, count };
 }
 function shardOf(name2, count) {
-  const digest2 = createHash6("sha256").update(name2).digest();
+  const digest2 = createHash5("sha256").update(name2).digest();
   return digest2.readUInt32BE(0) % count + 1;
 }
 function inShard(name2, shard) {
@@ -47124,12 +46847,12 @@ async function run(options) {
   const env = options.env ?? process.env;
   const branchPrefix = options.branchPrefix ?? settings.branchPrefix ?? DEFAULT_BRANCH_PREFIX;
   checkBranchPrefix(branchPrefix);
-  const proposalsDir = resolve9(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join18(configArg, "proposals"));
+  const proposalsDir = resolve9(options.cwd, options.proposalsDir ?? settings.proposalsDir ?? join17(configArg, "proposals"));
   if (forgeChoice === "local" && !options.dryRun) {
     const given = options.proposalsDir ?? settings.proposalsDir;
     await checkOutputPath({
       path: proposalsDir,
-      shown: given ?? join18(configArg, "proposals"),
+      shown: given ?? join17(configArg, "proposals"),
       what: options.proposalsDir !== void 0 ? "proposalsDir" : given !== void 0 ? "RunSettings spec.proposalsDir" : "the proposals directory",
       kind: "directory"
     });
@@ -47174,14 +46897,14 @@ async function run(options) {
     budget,
     control: controlId,
     scratch: async (name2) => {
-      const dir = join18(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
-      await mkdir6(join18(runDir, "jobs"), { recursive: true });
+      const dir = join17(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
+      await mkdir6(join17(runDir, "jobs"), { recursive: true });
       return dir;
     },
     upstreamRefs: memo((url) => listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) })),
     mirror: memo(async (url) => {
-      const dir = join18(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
-      await mkdir6(join18(runDir, "mirrors"), { recursive: true });
+      const dir = join17(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
+      await mkdir6(join17(runDir, "mirrors"), { recursive: true });
       await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env, ...tokenFor(url) });
       const { stdout } = await runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads"], { cwd: dir });
       const heads = /* @__PURE__ */ new Map();
@@ -47699,7 +47422,7 @@ function readSettings() {
 function reportControlError(error2, workspace) {
   const annotations = controlAnnotations(error2.issues, (file) => {
     try {
-      return readFileSync3(join19(workspace, file), "utf8");
+      return readFileSync3(join18(workspace, file), "utf8");
     } catch {
       return void 0;
     }
