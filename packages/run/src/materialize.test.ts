@@ -107,7 +107,10 @@ describe('the package-update materialize step', () => {
     fleet.publishV2();
     const local = new Map(first.files).set('bad.yaml', new Uint8Array([0x6b, 0x3a, 0x20, 0xfc, 0x0a]));
     const { value: error, temp } = await madeInTemp(() =>
-      packageUpdateMaterialize(fleet.input('web', 'base-ns/v2', local)).catch((e: unknown) => e as Error),
+      packageUpdateMaterialize(fleet.input('web', 'base-ns/v2', local)).then(
+        () => new Error('no error'),
+        (e: unknown) => e as Error,
+      ),
     );
     expect(error.message).toMatch(/web\/bad\.yaml: not UTF-8 text/);
     expect(error.message).not.toContain(temp);
