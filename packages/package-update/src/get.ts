@@ -10,31 +10,44 @@ import { KPTFILE, type UpdateStrategy, readKptfile, withUpstream } from './kptfi
 import { type ProgressListener, progressLines, reportRecovery } from './progress.js';
 import { labelled, sideLabel } from './side.js';
 
-export interface GetPackageOptions extends GitOptions {
+/** What a get fetches, on disk or in memory. */
+interface GetRequest extends GitOptions {
   /** Repository as recorded in the Kptfile (`.git` stripped, `file://` kept when given); credentials in it are used, never recorded. */
   readonly repo: string;
   /** Package directory in the repository: `/` or `/a/b`. */
   readonly directory: string;
   /** Branch, tag or commit. */
   readonly ref: string;
+  readonly updateStrategy?: UpdateStrategy;
+  readonly progress?: ProgressListener;
+}
+
+export interface GetPackageOptions extends GetRequest {
   /**
    * Absolute path of the package: it must not exist (an existing one is refused, whatever it
    * holds); missing parent directories are created. kpt's rule that an existing directory gets
    * the package below it is the caller's to apply (the CLI's argument parsing does).
    */
   readonly destination: string;
-  readonly updateStrategy?: UpdateStrategy;
-  readonly progress?: ProgressListener;
 }
 
-export interface GetResult {
-  readonly destination: string;
+export interface GetPackageTreeOptions extends GetRequest {
+  /** The package's name: its Kptfile's `metadata.name` (`getPackage` takes the destination's base name). */
+  readonly name: string;
+}
+
+export interface GetTreeResult {
+  /** The package, upstream and lock recorded, merge comments added; its nested remote packages fetched into it. */
+  readonly tree: PackageTree;
   /** The commit fetched. */
   readonly commit: string;
   /** Remote packages declared inside the package and fetched with it (paths relative to the package). */
   readonly nested: readonly string[];
-  /** The package as written. */
-  readonly tree: PackageTree;
+}
+
+/** The package as written at `destination`. */
+export interface GetResult extends GetTreeResult {
+  readonly destination: string;
 }
 
 /**
@@ -92,17 +105,11 @@ function alreadyExists(dest: string, cwd: string): UpdateError {
 }
 
 /**
- * kpt's `pkg get`: fetch a package, record upstream and lock, add merge comments, and put it at
- * `destination`, which must not exist. All or nothing: the package is assembled in memory and in
- * a work directory on the destination's filesystem, and appears at its path in one rename.
+ * kpt's `pkg get` in memory: fetch a package, record upstream and lock, fetch the remote packages
+ * declared inside it and add merge comments. Nothing is written ({@link getPackage} writes it).
  */
-export async function getPackage(options: GetPackageOptions): Promise<GetResult> {
-  const dest = options.destination;
-  const cwd = options.cwd ?? process.cwd();
+export async function getPackageTree(options: GetPackageTreeOptions): Promise<GetTreeResult> {
   const progress = progressLines(options.progress);
-  // an update killed half way through its swap leaves the path empty: put that package back first
-  reportRecovery(options.progress, recoverInterruptedSwap(dest));
-  if (exists(dest)) throw alreadyExists(dest, cwd);
   progress(`Fetching ${withoutCredentials(options.repo)}@${options.ref}`);
   // the argument is the user's own: trusted, and its host gets credentials
   const git = withTrust(options, [options.repo], false);
@@ -111,15 +118,31 @@ export async function getPackage(options: GetPackageOptions): Promise<GetResult>
   const record = { repo: options.repo, directory: fetched.directory, ref: options.ref, updateStrategy: options.updateStrategy };
   const side = { path: fetched.tree.source, label: sideLabel('upstream', options.repo, fetched.directory, options.ref) };
   const nested = await labelled([side], async () => {
-    pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename(dest), record, fetched.commit));
+    pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), options.name, record, fetched.commit));
     const inside = await fetchUnfetched(git, pkg);
     addMergeCommentsToTree(pkg);
     return inside;
   });
+  return { tree: fetched.tree, commit: fetched.commit, nested };
+}
+
+/**
+ * kpt's `pkg get`: fetch a package, record upstream and lock, add merge comments, and put it at
+ * `destination`, which must not exist. All or nothing: the package is assembled in memory
+ * ({@link getPackageTree}) and in a work directory on the destination's filesystem, and appears
+ * at its path in one rename.
+ */
+export async function getPackage(options: GetPackageOptions): Promise<GetResult> {
+  const { destination: dest, ...request } = options;
+  const cwd = options.cwd ?? process.cwd();
+  // an update killed half way through its swap leaves the path empty: put that package back first
+  reportRecovery(options.progress, recoverInterruptedSwap(dest));
+  if (exists(dest)) throw alreadyExists(dest, cwd);
+  const { tree, commit, nested } = await getPackageTree({ ...request, name: basename(dest) });
   const work = makeWorkDir(dest, 'get');
   try {
     const ready = join(work, 'pkg');
-    writeTree(ready, fetched.tree, PackageTree.empty());
+    writeTree(ready, tree, PackageTree.empty());
     // like git clone: missing parents are made, and removed again when the package cannot follow
     const madeParent = existsSync(dirname(dest)) ? undefined : mkdirSync(dirname(dest), { recursive: true });
     try {
@@ -134,5 +157,5 @@ export async function getPackage(options: GetPackageOptions): Promise<GetResult>
   } finally {
     removeTempDir(work);
   }
-  return { destination: dest, commit: fetched.commit, nested, tree: fetched.tree };
+  return { destination: dest, commit, nested, tree };
 }

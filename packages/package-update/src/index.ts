@@ -3,13 +3,23 @@
  * read once into memory, merged there, and written once, all or nothing; results come back as
  * data, progress through an optional callback.
  */
-export { getPackage, type GetPackageOptions, type GetResult } from './get.js';
+export {
+  getPackage,
+  getPackageTree,
+  type GetPackageOptions,
+  type GetPackageTreeOptions,
+  type GetResult,
+  type GetTreeResult,
+} from './get.js';
 export {
   updatePackage,
+  updatePackageTree,
   type FileOutcome,
   type FileStatus,
   type PackageOutcome,
+  type TreeUpdateResult,
   type UpdatePackageOptions,
+  type UpdatePackageTreeOptions,
   type UpdateResult,
 } from './update.js';
 export { diffPackage, diffTrees, fieldChanges, formatChanges, type DiffResult, type PkgChange } from './diff.js';

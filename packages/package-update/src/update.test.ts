@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sourceTrust, trustNamed } from '@kdelta/git-source';
-import { UpdateError, createFetchMemo, diffPackage, getPackage, updatePackage } from './index.js';
+import { PackageTree } from '@kdelta/kptfile-model';
+import { UpdateError, createFetchMemo, diffPackage, getPackage, getPackageTree, updatePackage, updatePackageTree } from './index.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -128,6 +129,47 @@ describe('getPackage', () => {
     const got = await getPackage({ repo, directory: '/pkg', ref: 'v1', destination: deep, cwd: root, env });
     expect(got.destination).toBe(deep);
     expect(readFileSync(join(deep, 'Kptfile'), 'utf8')).toContain('name: web');
+  });
+});
+
+describe('in memory', () => {
+  it('getPackageTree and updatePackageTree give what getPackage and updatePackage write, and write nothing', async () => {
+    const { root, repo, dir, env } = await fixture();
+    const got = await getPackageTree({ repo, directory: '/pkg', ref: 'v1', name: 'web', cwd: root, env });
+    expect(got.commit).toBe(git(repo, 'rev-parse', 'v1'));
+    expect(got.tree.allFiles()).toEqual(PackageTree.read(dir)!.allFiles());
+
+    const onDisk = readFileSync(join(dir, 'web.yaml'), 'utf8');
+    const local = PackageTree.read(dir)!;
+    local.write('web.yaml', local.text('web.yaml')!.replace('replicas: 1', 'replicas: 5'));
+    local.write('run.sh', '#!/bin/sh\n', { executable: true });
+    local.symlink('docs', '../elsewhere');
+    local.source = 'web';
+    const given = local.clone();
+    const result = await updatePackageTree({ tree: local, name: 'web', ref: 'v2', cwd: root, env });
+    expect(local.changesFrom(given)).toEqual({ written: [], links: [], deleted: [], created: [] });
+    expect(readFileSync(join(dir, 'web.yaml'), 'utf8')).toBe(onDisk);
+    expect(result.lock?.git?.commit).toBe(git(repo, 'rev-parse', 'v2'));
+    expect(result.conflicts.map((c) => [c.package, c.path, c.winner])).toEqual([['web', '.spec.replicas', 'upstream']]);
+    expect(result.after.isExecutable('run.sh')).toBe(true);
+    expect(result.after.linkTarget('docs')).toBe('../elsewhere');
+
+    // the same update on disk
+    writeFileSync(join(dir, 'web.yaml'), onDisk.replace('replicas: 1', 'replicas: 5'));
+    const written = await updatePackage({ dir, ref: 'v2', cwd: root, displayRoot: root, env, dryRun: true });
+    expect(result.after.allFiles()).toEqual(new Map([...written.after.allFiles(), ['run.sh', '#!/bin/sh\n']]));
+    expect(result.packages).toEqual(written.packages);
+    expect(result.resources).toEqual(written.resources);
+  });
+
+  it('updatePackageTree names a file of the tree by its source', async () => {
+    const { root, dir, env } = await fixture();
+    const local = PackageTree.read(dir)!;
+    local.write('Kptfile', `${local.text('Kptfile')!}info:\n  sites: https://example.com\n`);
+    local.source = 'clusters/web';
+    await expect(updatePackageTree({ tree: local, name: 'web', ref: 'v2', cwd: root, env })).rejects.toThrow(
+      'clusters/web/Kptfile: info.sites: unknown field',
+    );
   });
 });
 

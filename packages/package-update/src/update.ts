@@ -12,18 +12,32 @@ import { type ProgressListener, progressLines, reportRecovery } from './progress
 import { labelled, type Side, sideLabel } from './side.js';
 import type { PackageAction } from './strategies/types.js';
 
-export interface UpdatePackageOptions extends GitOptions {
-  /** The local package's directory. */
-  readonly dir: string;
+/** What an update goes to, on disk or in memory. */
+interface UpdateRequest extends GitOptions {
   /** New ref; absent or '' keeps the Kptfile's. */
   readonly ref?: string;
   /** New strategy (recorded in the Kptfile); absent keeps the Kptfile's. */
   readonly strategy?: UpdateStrategy;
+  readonly progress?: ProgressListener;
+}
+
+export interface UpdatePackageOptions extends UpdateRequest {
+  /** The local package's directory. */
+  readonly dir: string;
   /** Packages are named relative to it (default: `cwd`, else the process's directory). */
   readonly displayRoot?: string;
   /** Compute the result and write nothing (`pkg diff`); an interrupted swap is still recovered. */
   readonly dryRun?: boolean;
-  readonly progress?: ProgressListener;
+}
+
+export interface UpdatePackageTreeOptions extends UpdateRequest {
+  /**
+   * The local package and its nested packages, in memory; left as it is (the result's `after` is
+   * a copy). Its `source` names its files in errors (kptfile-model's `describe`).
+   */
+  readonly tree: PackageTree;
+  /** The package's name in outcomes, conflicts and progress lines (`<name>/<nested path>`). */
+  readonly name: string;
 }
 
 /** A package the update visited; `path` is the package's name (`<root>/<nested path>`). */
@@ -41,7 +55,7 @@ export interface FileOutcome {
   readonly status: FileStatus;
 }
 
-export interface UpdateResult {
+export interface TreeUpdateResult {
   /** How many packages with an upstream were updated from it (the root and remote nested ones). */
   readonly updated: number;
   readonly packages: readonly PackageOutcome[];
@@ -57,6 +71,9 @@ export interface UpdateResult {
   /** The package before and after, in memory. */
   readonly before: PackageTree;
   readonly after: PackageTree;
+}
+
+export interface UpdateResult extends TreeUpdateResult {
   /** Whether the package directory was written (not with dryRun, nor when nothing changed). */
   readonly written: boolean;
 }
@@ -189,7 +206,7 @@ function usersOwnRepos(nested: PackageView, parent: FetchedSides, rel: string): 
  * was at before. (kpt compares the directories as strings, so `/bp/web-extra` would count as
  * below `/bp/web`; here whole path segments are compared.)
  */
-function followRootRequest(pkg: PackageView, root: Upstream, options: UpdatePackageOptions): void {
+function followRootRequest(pkg: PackageView, root: Upstream, options: UpdateRequest): void {
   if (!options.ref && !options.strategy) return;
   const sub = readKptfile(pkg, pkg.describe(KPTFILE));
   const git = sub?.kptfile.upstream?.git;
@@ -234,20 +251,18 @@ function fileOutcomes(before: PackageTree, after: PackageTree): FileOutcome[] {
 }
 
 /**
- * kpt's `pkg update` of a package and of the remote packages inside it: the package is read
- * once, merged in memory, and written once, all or nothing (nothing at all with dryRun).
+ * kpt's `pkg update` of a package and of the remote packages inside it, in memory: the package
+ * given as a tree (nothing on disk is read or written but git's), the upstream and origin of each
+ * package fetched into memory, merged there. {@link updatePackage} is this between a read and a write.
  */
-export async function updatePackage(options: UpdatePackageOptions): Promise<UpdateResult> {
-  const dir = options.dir;
-  // a swap that a killed update left half done is finished or rolled back before anything else
-  reportRecovery(options.progress, recoverInterruptedSwap(dir));
-  const before = PackageTree.read(dir);
-  const kptfileText = before?.text(KPTFILE);
-  if (!before || kptfileText === undefined) {
-    throw new UpdateError(`${join(dir, KPTFILE)}: no such file or directory (not a kpt package)`, 'not-a-package');
+export async function updatePackageTree(options: UpdatePackageTreeOptions): Promise<TreeUpdateResult> {
+  const before = options.tree;
+  const rootName = options.name;
+  const kptfileText = before.text(KPTFILE);
+  if (kptfileText === undefined) {
+    throw new UpdateError(`${before.describe(KPTFILE)}: no such file or directory (not a kpt package)`, 'not-a-package');
   }
-  const rootKptfile = kptfileOf(kptfileText, join(dir, KPTFILE));
-  const rootName = relative(options.displayRoot ?? options.cwd ?? process.cwd(), dir) || basename(dir);
+  const rootKptfile = kptfileOf(kptfileText, before.describe(KPTFILE));
   const rootUpstream = rootKptfile.kptfile.upstream;
   if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, 'no-upstream');
   if (options.strategy === undefined) strategyOf(rootUpstream.updateStrategy, rootKptfile.file);
@@ -296,9 +311,7 @@ export async function updatePackage(options: UpdatePackageOptions): Promise<Upda
       stack.push(path);
     }
   }
-  run.progress(options.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);
-  const written = !options.dryRun && !isEmpty(commitTree(dir, work, before));
-  const lock = kptfileOf(work.text(KPTFILE)!, join(dir, KPTFILE)).kptfile.upstreamLock;
+  const lock = kptfileOf(work.text(KPTFILE)!, before.describe(KPTFILE)).kptfile.upstreamLock;
   return {
     updated: count,
     packages: run.packages,
@@ -309,6 +322,25 @@ export async function updatePackage(options: UpdatePackageOptions): Promise<Upda
     lock,
     before,
     after: work,
-    written,
   };
+}
+
+/**
+ * kpt's `pkg update` of a package and of the remote packages inside it: the package is read
+ * once, merged in memory ({@link updatePackageTree}), and written once, all or nothing (nothing
+ * at all with dryRun).
+ */
+export async function updatePackage(options: UpdatePackageOptions): Promise<UpdateResult> {
+  const { dir, displayRoot, dryRun, ...request } = options;
+  // a swap that a killed update left half done is finished or rolled back before anything else
+  reportRecovery(options.progress, recoverInterruptedSwap(dir));
+  const before = PackageTree.read(dir);
+  if (!before) throw new UpdateError(`${join(dir, KPTFILE)}: no such file or directory (not a kpt package)`, 'not-a-package');
+  const name = relative(displayRoot ?? options.cwd ?? process.cwd(), dir) || basename(dir);
+  const result = await updatePackageTree({ ...request, tree: before, name });
+  progressLines(options.progress)(
+    dryRun ? `Compared ${result.updated} package(s) with upstream.` : `Updated ${result.updated} package(s).`,
+  );
+  const written = !dryRun && !isEmpty(commitTree(dir, result.after, before));
+  return { ...result, written };
 }

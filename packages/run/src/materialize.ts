@@ -1,21 +1,28 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseYamlDocument } from '@kdelta/merge-core';
-import { makeTempDir, removeTempDir, type PackageTree } from '@kdelta/kptfile-model';
+import { makeTempDir, removeTempDir } from '@kdelta/kptfile-model';
 import { fetchPackage } from '@kdelta/git-source';
-import { createFetchMemo, type FetchMemo, getPackage, updatePackage } from '@kdelta/package-update';
+import { createFetchMemo, type FetchMemo, type GitOptions, getPackageTree, updatePackageTree } from '@kdelta/package-update';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import type { SourceTrust } from '@kdelta/git-source';
-import { fileContent, type FileContent, type PackageFiles } from './file-content.js';
-import { readPackageDir, writePackageDir } from './package-files.js';
+import type { FileContent, PackageFiles } from './file-content.js';
+import { packageFilesOf, packageTreeOf, readPackageDir } from './package-files.js';
 import { RunError } from './errors.js';
 
 /**
  * The injected step of a run, on `@kdelta/package-update`: kpt's `pkg get` the first time, kpt's
- * `pkg update` (3-way merge from the Kptfile's lock) after. The run holds packages in memory; the
- * library works on directories: each call writes the downstream package into a private scratch
- * directory, updates it there and reads the result back, bytes and all.
+ * `pkg update` (3-way merge from the Kptfile's lock) after. The run holds packages in memory, and
+ * so does the step: the downstream package goes to the library's in-memory update as a tree and
+ * comes back as one, bytes, modes and symlinks and all; only git's fetches touch the disk.
  */
+
+/**
+ * What a relative repository in package content is resolved against when the run names no
+ * directory: a path with nothing in it (never created), as no directory of this machine is the
+ * package's.
+ */
+const NO_WORKING_DIRECTORY = join(tmpdir(), 'kdelta-package-has-no-directory');
 
 export interface MaterializeInput {
   readonly variant: string;
@@ -109,7 +116,8 @@ function checkName(name: string): string {
 /**
  * A materialize step for one run: the default one, with each first-time get made once per
  * upstream commit and package name (a set fans one package out to many repositories), and each
- * upstream and origin an update merges fetched once per run, shared by every update that needs it.
+ * upstream and origin a get or an update reads fetched once per run, shared by every one that
+ * needs it.
  */
 export function createPackageUpdateMaterialize(): Materialize {
   const gets = new Map<string, Promise<PackageFiles>>();
@@ -126,7 +134,7 @@ export function createPackageUpdateMaterialize(): Materialize {
     ]);
     let files = gets.get(key);
     if (!files) {
-      files = packageUpdateMaterialize(input).then((r) => r.files);
+      files = materialize(input, fetches).then((r) => r.files);
       gets.set(key, files);
       files.catch(() => gets.delete(key)); // a failure is not remembered: the next variant tries again
     }
@@ -138,90 +146,60 @@ export function createPackageUpdateMaterialize(): Materialize {
 export const packageUpdateMaterialize: Materialize = (input) => materialize(input, undefined);
 
 async function materialize(input: MaterializeInput, fetches: FetchMemo | undefined): Promise<MaterializeResult> {
-  // registered: a SIGINT or SIGTERM handler removes it, and a killed run's is swept by the next
-  const scratch = makeTempDir(tmpdir(), 'pkg');
-  try {
-    // The directory's name is the package's: getPackage names the Kptfile after it.
-    const dir = join(scratch, checkName(input.downstream.package || 'pkg'));
-    const git = {
-      cwd: input.cwd ?? scratch,
-      env: input.env,
-      ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
-      ...(fetches ? { fetches } : {}),
-      ...(input.trust ? { trust: input.trust } : {}),
-    };
-    const local = input.downstream.local;
-    if (!local) {
-      const got = await getPackage({
-        ...git,
-        repo: input.upstream.repo,
-        directory: kptDirectory(input.upstream.directory),
-        ref: input.upstream.ref,
-        destination: dir,
-      });
-      if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
-      const files = await readPackageDir(dir);
-      if (!files?.has('Kptfile'))
-        throw new RunError(
-          'not-a-package',
-          `${input.upstream.repo} ${kptDirectory(input.upstream.directory)} at ${input.upstream.ref} is not a kpt package (no Kptfile)`,
-        );
-      return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
-    }
-    const kptfile = local.get('Kptfile');
-    if (typeof kptfile !== 'string') throw new RunError('not-a-package', `package ${input.downstream.package} has no readable Kptfile`);
-    if (!hasLock(kptfile)) {
-      // Adopted, never fetched: there is no origin to merge from. Every local file is kept as it
-      // is; upstream's other files are added and the Kptfile records where they came from.
-      const got = await getPackage({
-        ...git,
-        repo: input.upstream.repo,
-        directory: kptDirectory(input.upstream.directory),
-        ref: input.upstream.ref,
-        destination: dir,
-      });
-      if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
-      const files = (await readPackageDir(dir)) ?? new Map<string, FileContent>();
-      const fetchedKptfile = files.get('Kptfile');
-      for (const [path, content] of local) files.set(path, content);
-      if (typeof fetchedKptfile === 'string')
-        files.set('Kptfile', withProvenanceOf(kptfile, fetchedKptfile, `${input.downstream.package}/Kptfile`));
-      return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
-    }
-    const local2 = new Map(local);
-    const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
-    if (pointed !== undefined) local2.set('Kptfile', pointed);
-    await writePackageDir(dir, local2);
-    // Computed in memory and not written back: the scratch copy would only be read again.
-    const result = await updatePackage({ ...git, dir, ref: input.upstream.ref, displayRoot: scratch, dryRun: true });
-    if (result.lock?.git?.commit !== undefined && result.lock.git.commit !== input.upstream.commit)
-      throw movedDuringRun(input, result.lock.git.commit);
-    const files = filesOf(result.after);
-    return {
-      files,
-      conflicts: result.conflicts,
-      resources: result.resources,
-      lock: { ...input.upstream },
-    };
-  } finally {
-    removeTempDir(scratch);
+  // The package's name is its Kptfile's (getPackageTree records it) and names its files in errors.
+  const name = checkName(input.downstream.package || 'pkg');
+  const git: GitOptions = {
+    cwd: input.cwd ?? NO_WORKING_DIRECTORY,
+    env: input.env,
+    ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
+    ...(fetches ? { fetches } : {}),
+    ...(input.trust ? { trust: input.trust } : {}),
+  };
+  const get = async (): Promise<Map<string, FileContent>> => {
+    const got = await getPackageTree({
+      ...git,
+      repo: input.upstream.repo,
+      directory: kptDirectory(input.upstream.directory),
+      ref: input.upstream.ref,
+      name,
+    });
+    if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
+    return packageFilesOf(got.tree);
+  };
+  const local = input.downstream.local;
+  if (!local) {
+    const files = await get();
+    if (!files.has('Kptfile'))
+      throw new RunError(
+        'not-a-package',
+        `${input.upstream.repo} ${kptDirectory(input.upstream.directory)} at ${input.upstream.ref} is not a kpt package (no Kptfile)`,
+      );
+    return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
   }
-}
-
-/**
- * A tree's files and symlinks as {@link readPackageDir} reads them from a directory (sorted,
- * `.git` and `node_modules` left out; executable files and symlinks as such).
- */
-function filesOf(tree: PackageTree): Map<string, FileContent> {
-  const files = new Map<string, FileContent>();
-  const kept = (p: string) => !p.split('/').some((s) => s === '.git' || s === 'node_modules');
-  for (const p of tree.allFiles().keys()) {
-    if (!kept(p)) continue;
-    const bytes = tree.bytes(p)!;
-    files.set(p, tree.isExecutable(p) ? { kind: 'executable', bytes } : fileContent(bytes));
+  const kptfile = local.get('Kptfile');
+  if (typeof kptfile !== 'string') throw new RunError('not-a-package', `package ${input.downstream.package} has no readable Kptfile`);
+  if (!hasLock(kptfile)) {
+    // Adopted, never fetched: there is no origin to merge from. Every local file is kept as it
+    // is; upstream's other files are added and the Kptfile records where they came from.
+    const files = await get();
+    const fetchedKptfile = files.get('Kptfile');
+    for (const [path, content] of local) files.set(path, content);
+    if (typeof fetchedKptfile === 'string')
+      files.set('Kptfile', withProvenanceOf(kptfile, fetchedKptfile, `${input.downstream.package}/Kptfile`));
+    return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
   }
-  for (const [p, target] of tree.allLinks()) if (kept(p)) files.set(p, { kind: 'symlink', target });
-  return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const local2 = new Map(local);
+  const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
+  if (pointed !== undefined) local2.set('Kptfile', pointed);
+  const result = await updatePackageTree({ ...git, tree: packageTreeOf(local2, name), name, ref: input.upstream.ref });
+  if (result.lock?.git?.commit !== undefined && result.lock.git.commit !== input.upstream.commit)
+    throw movedDuringRun(input, result.lock.git.commit);
+  return {
+    files: packageFilesOf(result.after),
+    conflicts: result.conflicts,
+    resources: result.resources,
+    lock: { ...input.upstream },
+  };
 }
 
 function movedDuringRun(input: MaterializeInput, fetched: string): Error {

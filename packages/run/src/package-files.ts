@@ -1,7 +1,19 @@
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
+import { PackageTree } from '@kdelta/kptfile-model';
 import { fileContent, type FileContent, type PackageFiles } from './file-content.js';
 import { RunError } from './errors.js';
+
+const byPath = ([a]: readonly [string, unknown], [b]: readonly [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Whether a package path names a file inside the package: no `..`, `.` or empty segment. */
+function assertInsidePackage(path: string): void {
+  if (path.split('/').some((s) => s === '..' || s === '' || s === '.'))
+    throw new RunError('unsafe-path', `refusing to write "${path}": not a path inside the package`);
+}
+
+/** What neither a package directory nor its files hold: git's own, and installed dependencies. */
+const isLeftOut = (path: string): boolean => path.split('/').some((s) => s === '.git' || s === 'node_modules');
 
 /**
  * A package directory's files (path → text, bytes when not UTF-8, an executable file, or a
@@ -33,7 +45,7 @@ export async function readPackageDir(dir: string): Promise<Map<string, FileConte
     throw error;
   }
   if (out.size === 0) return undefined;
-  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return new Map([...out].sort(byPath));
 }
 
 /**
@@ -70,8 +82,7 @@ export async function writePackageDir(dir: string, files: PackageFiles): Promise
   await rm(dir, { recursive: true, force: true });
   const links: [string, string][] = [];
   for (const [path, content] of files) {
-    if (path.split('/').some((s) => s === '..' || s === '' || s === '.'))
-      throw new RunError('unsafe-path', `refusing to write "${path}": not a path inside the package`);
+    assertInsidePackage(path);
     const full = join(dir, path);
     if (typeof content === 'object' && 'kind' in content && content.kind === 'symlink') {
       links.push([full, content.target]);
@@ -88,4 +99,43 @@ export async function writePackageDir(dir: string, files: PackageFiles): Promise
     await mkdir(dirname(full), { recursive: true });
     await symlink(target, full);
   }
+}
+
+/**
+ * The files as a package tree, in memory, as {@link writePackageDir} would write them and
+ * kptfile-model would read them back: text and bytes as files, executable ones with their bit,
+ * symlinks as symlinks (recorded last: a symlink never stands where other files go). `source`
+ * names the tree's files in errors.
+ */
+export function packageTreeOf(files: PackageFiles, source: string): PackageTree {
+  const tree = PackageTree.empty();
+  const links: [string, string][] = [];
+  for (const [path, content] of files) {
+    assertInsidePackage(path);
+    if (typeof content === 'string' || content instanceof Uint8Array) tree.write(path, content);
+    else if (content.kind === 'executable') tree.write(path, content.bytes, { executable: true });
+    else links.push([path, content.target]);
+  }
+  for (const [path, target] of links) {
+    if (tree.exists(path))
+      throw new RunError('unsafe-path', `refusing to write "${path}": a symlink where the package has a directory of files`);
+    tree.symlink(path, target);
+  }
+  tree.source = source;
+  return tree;
+}
+
+/**
+ * A tree's files and symlinks as {@link readPackageDir} reads them from a directory (sorted,
+ * `.git` and `node_modules` left out; executable files and symlinks as such).
+ */
+export function packageFilesOf(tree: PackageTree): Map<string, FileContent> {
+  const files = new Map<string, FileContent>();
+  for (const p of tree.allFiles().keys()) {
+    if (isLeftOut(p)) continue;
+    const bytes = tree.bytes(p)!;
+    files.set(p, tree.isExecutable(p) ? { kind: 'executable', bytes } : fileContent(bytes));
+  }
+  for (const [p, target] of tree.allLinks()) if (!isLeftOut(p)) files.set(p, { kind: 'symlink', target });
+  return new Map([...files].sort(byPath));
 }
