@@ -1,7 +1,8 @@
 import { watch } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createFleet, git, tempDir, UPSTREAM_PACKAGE } from '@kdelta/test-support';
-import type { FileContent, MaterializeInput, PackageFiles } from './job.js';
+import type { FileContent, PackageFiles } from './file-content.js';
+import type { MaterializeInput } from './materialize.js';
 import { createPackageUpdateMaterialize, packageUpdateMaterialize } from './materialize.js';
 
 const executable = { kind: 'executable', bytes: Buffer.from('#!/bin/sh\nexec cat -\n') } as const;

@@ -112,6 +112,8 @@ export function packageTreeOf(files: PackageFiles, source: string): PackageTree 
   const links: [string, string][] = [];
   for (const [path, content] of files) {
     assertInsidePackage(path);
+    // never part of a package tree (kptfile-model does not read it from a directory either)
+    if (path.split('/').includes('.git')) continue;
     if (typeof content === 'string' || content instanceof Uint8Array) tree.write(path, content);
     else if (content.kind === 'executable') tree.write(path, content.bytes, { executable: true });
     else links.push([path, content.target]);
