@@ -15,6 +15,9 @@ export interface Credentials {
  * origin (never on the command line, where `ps` would show them, and never in a file or in the
  * URL git stores). Without any, git's own credential helpers and ssh agent apply unchanged.
  *
+ * `trust.tokenFor` gives the run's own token for a repository (the forge's, for its server): it
+ * is used as `token` is, on the hosts `trust` holds only.
+ *
  * With `trust` (the repository was named by package content, not by the user), a host the user
  * did not name gets none of the user's credentials: no token, no `credentials` given for it, and
  * git's credential helpers and configured extra headers are switched off for its origin. Only
@@ -35,7 +38,9 @@ export function credentialsFor(
   const env = options.env ?? process.env;
   const fromUrl = options.urlCredentials ?? options.userCredentials;
   // every credential around is scrubbed from output, whether or not it is sent
-  const known = [options.token, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...(fromUrl ? urlSecrets(fromUrl) : [])].filter(
+  // The run's own token for this repository (see SourceTrust.tokenFor), sent only if its host is trusted.
+  const runToken = options.token ?? options.trust?.tokenFor?.(location.url);
+  const known = [runToken, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...(fromUrl ? urlSecrets(fromUrl) : [])].filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
   if (options.trust && !credentialsAllowed(options.trust, location)) {
@@ -58,11 +63,11 @@ export function credentialsFor(
   } else if (location.kind === 'https') {
     // An environment token is never sent over plain http.
     const token =
-      options.token ?? env.KDELTA_GIT_TOKEN ?? (origin.hostname === 'github.com' ? (env.GITHUB_TOKEN ?? env.GH_TOKEN) : undefined);
+      runToken ?? env.KDELTA_GIT_TOKEN ?? (origin.hostname === 'github.com' ? (env.GITHUB_TOKEN ?? env.GH_TOKEN) : undefined);
     if (token) config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
-  } else if (options.token && isLoopback(origin.hostname)) {
-    // Plain http only to this machine (a local server such as a test GitHub), and only an explicit token.
-    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${options.token}`)]);
+  } else if (runToken && isLoopback(origin.hostname)) {
+    // Plain http only to this machine (a local server such as a test GitHub), and only the run's own token.
+    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${runToken}`)]);
   }
   return { env: configEnv(config, env), secrets: known };
 }

@@ -200,6 +200,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const trust = sourceTrust({
     named: [forge.serverUrl, ...control.repositories.map((r) => repositoryUrl(r, options.cwd))],
     hosts: options.credentialHosts ?? [],
+    // the forge's token for its own server, for fetches as for ls-remote (only on the hosts above)
+    tokenFor: (url) => forge.gitToken?.(url),
     cwd: options.cwd,
     env,
     ...(options.allowLocalUpstreams !== undefined ? { allowLocal: options.allowLocalUpstreams } : {}),
