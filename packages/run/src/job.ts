@@ -21,6 +21,7 @@ import {
   type RenderFailureReport,
 } from './report.js';
 import { RunError } from './errors.js';
+import { identicalWinner } from './lost-race.js';
 
 // ---------------------------------------------------------------------------------------------
 // The injected step: get or update the package (kpt's `pkg get` / `pkg update`).
@@ -542,8 +543,10 @@ export async function propose(
       open !== undefined && open.body === bodies.body && open.title === input.title && open.fingerprint === input.fingerprint;
     if (unchanged && open) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
   }
-  const action: JobAction = open ? updatedAction : newAction;
+  let action: JobAction = open ? updatedAction : newAction;
   const renderChanged = open !== undefined && Boolean(parseMetadataBlock(open.body)?.renderFailed) !== Boolean(input.renderFailure);
+  // A commit no proposal names yet may lack its status (pushed by a run that stopped before it).
+  const newHead = open === undefined || parseMetadataBlock(open.body)?.headCommit !== headCommit;
   if (ctx.dryRun) {
     return { action, writes: true, proposal: open ? proposalRef(open) : undefined, body: input.body(headCommit, changes).full };
   }
@@ -551,7 +554,7 @@ export async function propose(
   const cost =
     (mergedOpen ? costOf(ctx, { kind: 'close' }) : 0) +
     (pushNeeded ? costOf(ctx, { kind: 'push', files: changes.length }) : 0) +
-    (pushNeeded || renderChanged ? costOf(ctx, { kind: 'status' }) : 0) +
+    (pushNeeded || renderChanged || newHead ? costOf(ctx, { kind: 'status' }) : 0) +
     costOf(ctx, { kind: 'upsert', created: open === undefined });
   const release = reserve(ctx, cost);
   if (!release) {
@@ -573,18 +576,26 @@ export async function propose(
         author: ctx.author,
       });
     } else if (pushNeeded) {
-      await push({
-        dir: ws.dir,
-        remote: target.repo,
-        branch: target.head,
-        expectedHead: ws.remoteHead ?? null,
-        localRef: 'HEAD',
-        env: ctx.env,
-        ...(token ? { token } : {}),
-      });
+      try {
+        await push({
+          dir: ws.dir,
+          remote: target.repo,
+          branch: target.head,
+          expectedHead: ws.remoteHead ?? null,
+          localRef: 'HEAD',
+          env: ctx.env,
+          ...(token ? { token } : {}),
+        });
+      } catch (error) {
+        // Another run pushed this very proposal first: its commit is the proposal.
+        const winner = await identicalWinner(error, ws, commit, { repo: target.repo, branch: target.head, token, env: ctx.env });
+        if (!winner) throw error;
+        headCommit = winner;
+        pushNeeded = false;
+      }
     }
     const bodies = input.body(headCommit, changes);
-    const { proposal, warnings } = await ctx.forge.upsert({
+    const { proposal, warnings: given = [], created, changed } = await ctx.forge.upsert({
       ...target,
       title: input.title,
       body: bodies.body,
@@ -595,13 +606,23 @@ export async function propose(
     // Porch's readiness, as a status on the new head commit (on GitHub a commit status, context
     // "kdelta"): a branch protection that requires it holds back a proposal with conflicts or a
     // failed render. The same commit gets a new status when only the render's outcome changed.
-    if (pushNeeded || renderChanged) await ctx.forge.setStatus(proposal, readiness(input.conflicts, input.renderFailure));
+    const warnings = [...given];
+    // A proposal found exactly as this run would write it (another run's, just now) is unchanged.
+    if (!pushNeeded && !created && !changed && !renderChanged) action = 'unchanged';
+    else if (pushNeeded || renderChanged || created || (changed && newHead)) {
+      try {
+        await ctx.forge.setStatus(proposal, readiness(input.conflicts, input.renderFailure));
+      } catch (error) {
+        // the proposal stands: a status that did not land is repaired by the next run (ensureStatus)
+        warnings.push(message(error));
+      }
+    }
     return {
       action,
-      writes: true,
+      writes: action !== 'unchanged',
       proposal: proposalRef(proposal),
       body: bodies.full,
-      ...(warnings && warnings.length > 0 ? { message: warnings.join('; ') } : {}),
+      ...(warnings.length > 0 ? { message: warnings.join('; ') } : {}),
     };
   } finally {
     release();
@@ -677,9 +698,12 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     mirror.heads.get(target.head) === meta.headCommit &&
     mirror.heads.get(target.base) === meta.baseCommit
   ) {
+    // the run that pushed this commit may have stopped before its status
+    const repaired = (await ctx.forge.ensureStatus?.(open, readiness(meta.conflicts)).catch(() => false)) === true;
     return {
       action: 'unchanged',
-      writes: false,
+      writes: repaired,
+      ...(repaired ? { message: "the proposal's commit had no kdelta status: posted" } : {}),
       proposal: proposalRef(open),
       fingerprint,
       upstream: { ...upstreamInfo, oldCommit: meta.upstream?.oldCommit },

@@ -19,11 +19,19 @@ const copyMaterialize: Materialize = async (input) => {
   return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
 };
 
+const NO_STATUSES = 'ghs_no_statuses';
+const NO_PULLS = 'ghs_no_pulls';
 let gh: FakeGitHub;
 const fleets: Fleet[] = [];
 const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-ghb-cache-'));
 beforeAll(async () => {
-  gh = await startFakeGitHub();
+  gh = await startFakeGitHub({
+    tokens: {
+      ghs_fake: { login: 'kdelta-bot', permissions: 'all' },
+      [NO_STATUSES]: { login: 'kdelta-bot', permissions: { contents: 'write', pull_requests: 'write', issues: 'write' } },
+      [NO_PULLS]: { login: 'kdelta-bot', permissions: { contents: 'write', pull_requests: 'read', statuses: 'write' } },
+    },
+  });
 });
 afterEach(() => {
   for (const f of fleets.splice(0)) f.cleanup();
@@ -105,5 +113,90 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
     expect(report.results[0]?.action).toBe('proposed');
     const [pull] = gh.pulls(f.slug('cluster-01'));
     expect(pull?.state).toBe('open');
+  });
+
+  it('auto-merge on a clean pull request (no required check): merged with the chosen method, never reported failed', async () => {
+    const f = await fleet(['cluster-01']);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    const report = await run(opts(f, { autoMerge: 'squash' }));
+    expect(report.failed).toBe(0);
+    expect(report.results[0]).toMatchObject({ action: 'proposed', message: expect.stringMatching(/merged now \(squash\)/) });
+    const [pull] = gh.pulls(f.slug('cluster-01'));
+    expect(pull).toMatchObject({ state: 'closed', merged: true });
+    // squashed: one commit on main, whose parent is main's first commit
+    const log = await promisify(execFile)('git', ['log', '--format=%s', 'main'], { cwd: gh.gitDir(f.slug('cluster-01')) });
+    expect(log.stdout.split('\n').filter(Boolean)).toHaveLength(2);
+    const again = await run(opts(f, { autoMerge: 'squash' }));
+    expect(again.results[0]?.action).toBe('up-to-date');
+  });
+
+  it('auto-merge where the kdelta check is required: enabled, and the pull request waits for it', async () => {
+    const f = await fleet(['cluster-01']);
+    gh.requireStatusChecks(f.slug('cluster-01'), 'main', ['kdelta', 'ci']);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    const report = await run(opts(f, { autoMerge: 'merge' }));
+    expect(report.failed).toBe(0);
+    expect(gh.pulls(f.slug('cluster-01'))[0]).toMatchObject({ state: 'open', auto_merge: { merge_method: 'merge' } });
+  });
+
+  it('the status goes on the pushed commit, though GitHub moves the pull request head later', async () => {
+    const f = await fleet(['cluster-01']);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    await run(opts(f));
+    const [before] = gh.pulls(f.slug('cluster-01'));
+    f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: moved\n' }, 'base-ns/v1');
+    await gh.holdHeads(true);
+    try {
+      const second = await run(opts(f));
+      expect(second.results[0]?.action).toBe('updated');
+    } finally {
+      await gh.holdHeads(false);
+    }
+    const [after] = gh.pulls(f.slug('cluster-01'));
+    expect(after!.head.sha).not.toBe(before!.head.sha);
+    expect(gh.statuses(f.slug('cluster-01'), after!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
+    expect(gh.statuses(f.slug('cluster-01'), before!.head.sha)).toHaveLength(1);
+  });
+
+  it('a pull request opened from a branch an earlier, failed run pushed gets its status', async () => {
+    const f = await fleet(['cluster-01']);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    const failed = await run(opts(f, { token: NO_PULLS }));
+    expect(failed.results[0]?.action).toBe('failed');
+    expect(gh.pulls(f.slug('cluster-01'))).toEqual([]);
+    const next = await run(opts(f));
+    expect(next.results[0]?.action).toBe('proposed');
+    const [pull] = gh.pulls(f.slug('cluster-01'));
+    expect(gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
+  });
+
+  it('a status that did not land leaves the pull request standing; the next run finds the commit without it and posts it', async () => {
+    const f = await fleet(['cluster-01']);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    const first = await run(opts(f, { token: NO_STATUSES }));
+    expect(first.results[0]).toMatchObject({ action: 'proposed', message: expect.stringMatching(/statuses=write/) });
+    const [pull] = gh.pulls(f.slug('cluster-01'));
+    expect(pull?.state).toBe('open');
+    expect(gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toEqual([]);
+    const next = await run(opts(f));
+    expect(next.results[0]).toMatchObject({ action: 'unchanged', writes: true });
+    expect(gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
+    gh.clearRequests();
+    const third = await run(opts(f));
+    expect(third.results[0]).toMatchObject({ action: 'unchanged', writes: false });
+    expect(gh.writes()).toBe(0);
+  });
+
+  it('two runs at once: one pull request per variant; the run that loses the push to the same proposal reports it unchanged', async () => {
+    const f = await fleet(['cluster-01', 'cluster-02']);
+    f.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01'), 'b.yaml': packageVariant('b', 'cluster-02') });
+    const [one, two] = await Promise.all([run(opts(f)), run(opts(f))]);
+    expect(one!.failed + two!.failed).toBe(0);
+    for (const variant of ['a', 'b']) {
+      const actions = [one!, two!].map((r) => r.results.find((x) => x.variant === variant)?.action).sort();
+      expect(actions).toEqual(['proposed', 'unchanged']);
+    }
+    expect(gh.pulls(f.slug('cluster-01'))).toHaveLength(1);
+    expect(gh.pulls(f.slug('cluster-02'))).toHaveLength(1);
   });
 });

@@ -102,6 +102,11 @@ export interface Forge {
   close(proposal: Proposal, state?: 'closed' | 'merged'): Promise<Proposal>;
   /** Record a status on the proposal (a commit status on GitHub). */
   setStatus(proposal: Proposal, status: ProposalStatus): Promise<void>;
+  /**
+   * Post `status` on the proposal's commit (the one its body names) when that commit has no
+   * status of kdelta's yet (a run that stopped between its push and its status); true when it did.
+   */
+  ensureStatus?(proposal: Proposal, status: ProposalStatus): Promise<boolean>;
   /** Every proposal the forge knows, open or not. */
   list(): Promise<Proposal[]>;
   /**

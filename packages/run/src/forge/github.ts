@@ -278,7 +278,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       id,
       state: state ?? (r.pull.state === 'open' ? 'open' : r.pull.merged_at || merged ? 'merged' : 'closed'),
       url: r.pull.html_url,
-      status: statuses.get(`${repoKey}@${r.pull.head.sha}`) ?? r.status,
+      status: statuses.get(`${repoKey}@${parseMetadataBlock(body)?.headCommit ?? r.pull.head.sha}`) ?? r.status,
       labels: labelsOf(r.pull),
     };
   }
@@ -344,12 +344,19 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     }
     const autoMerge = options.autoMerge;
     if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
-      await graphql(
-        `enable auto-merge on ${where}`,
-        'mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }',
-        { id: r.pull.node_id, method: autoMerge.toUpperCase() },
-      );
-      r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
+      try {
+        await graphql(
+          `enable auto-merge on ${where}`,
+          'mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }',
+          { id: r.pull.node_id, method: autoMerge.toUpperCase() },
+        );
+        r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
+      } catch (error) {
+        if (!/\bclean status\b/i.test((error as Error).message)) throw error;
+        // GitHub enables auto-merge only on a pull request that still waits for something: one it
+        // could merge now ("clean": mergeable, every required check passed) is merged now instead.
+        await mergeClean(r, input, autoMerge, where, warnings);
+      }
     } else if (r.pull.auto_merge && (blocked || draft)) {
       await graphql(
         `disable auto-merge on ${where}`,
@@ -358,6 +365,45 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       );
       r.pull = { ...r.pull, auto_merge: null };
     }
+  }
+
+  /**
+   * Merge a clean pull request with the chosen method, at the commit kdelta pushed (GitHub
+   * refuses when the head moved since); when GitHub says no, it stays open and a warning says why.
+   */
+  async function mergeClean(r: Record_, input: ProposalInput, method: AutoMergeMethod, where: string, warnings: string[]): Promise<void> {
+    const repo = repoOf(input.repo);
+    const sha = parseMetadataBlock(input.body)?.headCommit;
+    try {
+      await call(`merge ${where}`, 'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', {
+        ...repo,
+        pull_number: r.pull.number,
+        merge_method: method,
+        ...(sha ? { sha } : {}),
+      });
+    } catch (error) {
+      warnings.push(`auto-merge: ${where} is ready to merge but was left open: ${(error as Error).message}`);
+      return;
+    }
+    mergedByRun.add(`${keyOf(repo)}#${r.pull.number}`);
+    r.pull = { ...r.pull, state: 'closed', merged_at: new Date().toISOString() };
+    warnings.push(`auto-merge: ${where} had nothing to wait for (no required check pending): merged now (${method})`);
+  }
+
+  /** The commit a proposal's status belongs on: the one kdelta pushed, as its body names it (GitHub moves `head.sha` later). */
+  const statusCommitOf = (proposal: Proposal, r: Record_ | undefined): string | undefined =>
+    parseMetadataBlock(proposal.body)?.headCommit ?? r?.pull.head.sha;
+
+  async function postStatus(proposal: Proposal, status: ProposalStatus, sha: string): Promise<void> {
+    const repo = repoOf(proposal.repo);
+    await call(`record a status on ${sha.slice(0, 12)} in ${keyOf(repo)}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
+      ...repo,
+      sha,
+      state: status.state,
+      description: status.description.slice(0, 140),
+      context: 'kdelta',
+    });
+    statuses.set(`${keyOf(repo)}@${sha}`, status);
   }
 
   const forge: GitHubForge = {
@@ -435,7 +481,14 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
           changed = true;
         }
       }
-      if (changed) await decorate(r, input, created, warnings);
+      if (changed) {
+        try {
+          await decorate(r, input, created, warnings);
+        } catch (error) {
+          // The pull request is open (or updated): what did not follow is a warning, not a failure.
+          warnings.push((error as Error).message);
+        }
+      }
       return { proposal: toProposal(r), created, changed, ...(warnings.length > 0 ? { warnings } : {}) };
     },
 
@@ -456,20 +509,33 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     async setStatus(proposal, status) {
       const repo = repoOf(proposal.repo);
       const r = (await openPulls(proposal)).get(Number(proposal.id));
-      if (!r)
-        throw new ForgeError(
-          'github-request-failed',
-          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open: no status recorded`,
-        );
-      await call(`record a status on ${r.pull.head.sha.slice(0, 12)} in ${keyOf(repo)}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
-        ...repo,
-        sha: r.pull.head.sha,
-        state: status.state,
-        description: status.description.slice(0, 140),
-        context: 'kdelta',
-      });
-      statuses.set(`${keyOf(repo)}@${r.pull.head.sha}`, status);
-      r.status = status;
+      const sha = statusCommitOf(proposal, r);
+      if (!sha) {
+        throw new ForgeError('github-request-failed', `GitHub: pull request #${proposal.id} of ${keyOf(repo)} names no commit: no status recorded`);
+      }
+      await postStatus(proposal, status, sha);
+      if (r) r.status = status;
+    },
+
+    async ensureStatus(proposal, status) {
+      const repo = repoOf(proposal.repo);
+      const sha = parseMetadataBlock(proposal.body)?.headCommit;
+      if (!sha) return false;
+      const combined = await call<{ statuses?: Array<{ context?: string }> }>(
+        `read the statuses of ${sha.slice(0, 12)} in ${keyOf(repo)}`,
+        'GET /repos/{owner}/{repo}/commits/{ref}/status',
+        { ...repo, ref: sha, per_page: 100 },
+      );
+      if ((combined.statuses ?? []).some((s) => s.context === 'kdelta')) return false;
+      // One write outside any job's reservation: taken from the budget, or left for a later run.
+      const release = options.budget ? options.budget.reserve(1) : () => {};
+      if (!release) return false;
+      try {
+        await postStatus(proposal, status, sha);
+      } finally {
+        release();
+      }
+      return true;
     },
 
     async list() {
