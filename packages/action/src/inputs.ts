@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { KdeltaError } from '@kdelta/merge-core';
-import { branchPrefixProblem, type GitHubRunOptions, type RunMode, type RunOptions } from '@kdelta/run';
+import { branchPrefixProblem, type GitHubAppCredentials, type GitHubRunOptions, type RunMode, type RunOptions } from '@kdelta/run';
 
 /**
  * The Action's inputs → `run()`'s options: a pure function of the raw input strings (as
@@ -129,7 +129,8 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
   const prefixProblem = branchPrefix === '' ? undefined : branchPrefixProblem(branchPrefix);
   if (prefixProblem) throw new InputError('branch-prefix', prefixProblem);
   const token = input('token').trim();
-  if (forge === 'github' && token === '') {
+  const app = githubAppInputs(input);
+  if (forge === 'github' && token === '' && !app) {
     throw new InputError(
       'token',
       "the github forge needs a token: leave the input unset to use the workflow's GITHUB_TOKEN, or pass a secret",
@@ -144,6 +145,8 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
   };
   const github: GitHubOptions = {
     token,
+    tokenName: 'the `token` input',
+    ...(app ? { app } : {}),
     ...endpoints,
     labels: parseList(input('labels')),
     assignees: parseList(input('assignees')),
@@ -171,4 +174,22 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
     ...(forge === 'github' ? { github } : {}),
   };
   return { options, config, forge, token };
+}
+
+/**
+ * GitHub App authentication: `app-id` (or `client-id`) and `private-key`. With them the run mints
+ * an installation token per owner of the downstream repositories, and `token` is not used.
+ */
+export function githubAppInputs(input: InputReader): GitHubAppCredentials | undefined {
+  const appId = input('app-id').trim();
+  const clientId = input('client-id').trim();
+  const privateKey = input('private-key').trim();
+  if (appId === '' && clientId === '' && privateKey === '') return undefined;
+  if (appId !== '' && clientId !== '') throw new InputError('client-id', 'give app-id or client-id, not both');
+  if (appId === '' && clientId === '') throw new InputError('private-key', 'a GitHub App private key needs app-id or client-id');
+  if (appId !== '' && !/^\d+$/.test(appId)) throw new InputError('app-id', `expected the App's numeric id (got "${appId}"); a client id goes in client-id`);
+  if (!privateKey.includes('PRIVATE KEY-----')) {
+    throw new InputError('private-key', "expected the App's private key in PEM (-----BEGIN RSA PRIVATE KEY----- …), from a secret");
+  }
+  return { ...(appId ? { appId } : { clientId }), privateKey: `${privateKey}\n` };
 }

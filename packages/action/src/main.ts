@@ -26,7 +26,13 @@ function readSettings(): ActionSettings {
   // The token first: whatever happens next, it is masked in the log.
   const token = core.getInput('token');
   if (token.trim() !== '') core.setSecret(token.trim());
-  return settingsFromInputs((name) => core.getInput(name), { workspace, env: process.env });
+  const privateKey = core.getInput('private-key').trim();
+  // masked line by line: the runner masks each line of a multi-line secret
+  for (const line of privateKey.split('\n')) if (line.trim() !== '' && !line.startsWith('-----')) core.setSecret(line.trim());
+  const settings = settingsFromInputs((name) => core.getInput(name), { workspace, env: process.env });
+  const github = settings.options.github;
+  // every installation token is masked the moment it exists
+  return github?.app ? { ...settings, options: { ...settings.options, github: { ...github, onToken: (t) => core.setSecret(t) } } } : settings;
 }
 
 function reportControlError(error: ControlError, workspace: string): void {

@@ -1,3 +1,4 @@
+import { SENT_CREDENTIALS_ENV } from './exec.js';
 import { credentialsAllowed, type SourceTrust } from './trust.js';
 import type { RepoLocation, UrlCredentials } from './url.js';
 
@@ -33,6 +34,8 @@ export function credentialsFor(
     userCredentials?: UrlCredentials | undefined;
     env?: Readonly<Record<string, string | undefined>>;
     trust?: SourceTrust | undefined;
+    /** What `token` is, for the message when the server refuses it ("the `token` input"). */
+    tokenName?: string | undefined;
   } = {},
 ): Credentials {
   const env = options.env ?? process.env;
@@ -55,21 +58,39 @@ export function credentialsFor(
   }
   const scope = `${origin.protocol}//${origin.host}/`;
   const config: [string, string][] = [];
+  const runTokenName = options.tokenName ?? `the token kdelta was given for ${origin.host}`;
+  let sent: string | undefined;
   if (fromUrl && fromUrl.password === '') {
     // A user name alone: git gets it as the URL would have given it, its helpers supply the rest.
     config.push([`credential.${scope}.username`, fromUrl.username]);
   } else if (fromUrl) {
     config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+    sent = 'the credentials given with the repository URL';
   } else if (location.kind === 'https') {
     // An environment token is never sent over plain http.
-    const token =
-      runToken ?? env.KDELTA_GIT_TOKEN ?? (origin.hostname === 'github.com' ? (env.GITHUB_TOKEN ?? env.GH_TOKEN) : undefined);
-    if (token) config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
+    const github = origin.hostname === 'github.com';
+    const [token, name] = runToken
+      ? [runToken, runTokenName]
+      : env.KDELTA_GIT_TOKEN
+        ? [env.KDELTA_GIT_TOKEN, 'KDELTA_GIT_TOKEN']
+        : github && env.GITHUB_TOKEN
+          ? [env.GITHUB_TOKEN, 'GITHUB_TOKEN']
+          : github && env.GH_TOKEN
+            ? [env.GH_TOKEN, 'GH_TOKEN']
+            : [undefined, undefined];
+    if (token) {
+      config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
+      sent = name;
+    }
   } else if (runToken && isLoopback(origin.hostname)) {
     // Plain http only to this machine (a local server such as a test GitHub), and only the run's own token.
     config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${runToken}`)]);
+    sent = runTokenName;
   }
-  return { env: configEnv(config, env), secrets: known };
+  const out = configEnv(config, env);
+  // Not git's: read back by runGit, so that a refusal names what was sent (never its value).
+  if (sent) out[SENT_CREDENTIALS_ENV] = sent;
+  return { env: out, secrets: known };
 }
 
 /**

@@ -38,4 +38,11 @@ export {
   type DraftPolicy,
   type AutoMergeMethod,
 } from './forge/github.js';
+export {
+  APP_CLIENT_ID_ENV,
+  APP_ID_ENV,
+  APP_PRIVATE_KEY_ENV,
+  type ForgeClock,
+  type GitHubAppCredentials,
+} from './forge/github-auth.js';
 export { Budget, DEFAULT_BUDGET, type BudgetReport } from './forge/budget.js';

@@ -13,7 +13,7 @@ import {
   type RemoteRef,
 } from '@kdelta/git-source';
 import { makeTempDir, removeTempDir, sweepAbandonedWork } from '@kdelta/kptfile-model';
-import { Budget, DEFAULT_BUDGET } from './forge/budget.js';
+import { Budget } from './forge/budget.js';
 import { createLocalForge } from './forge/local.js';
 import { checkOutputPath } from '@kdelta/kptfile-model';
 import type { Forge, ProposalTarget } from './forge/forge.js';
@@ -75,7 +75,7 @@ export interface RunOptions {
   /** A forge, or `local` (default): proposals as files under `proposalsDir`. */
   readonly forge?: Forge | 'local' | 'github' | undefined;
   /** The github forge's pull request options and connection (used when forge is 'github'). */
-  readonly github?: (GitHubRunOptions & Pick<GitHubForgeOptions, 'pacing'>) | undefined;
+  readonly github?: (GitHubRunOptions & Pick<GitHubForgeOptions, 'pacing' | 'clock' | 'onToken'>) | undefined;
   /** Proposal branches are `<branchPrefix><variant>` (default `kdelta/`). */
   readonly branchPrefix?: string | undefined;
   /**
@@ -181,7 +181,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
       kind: 'directory',
     });
   }
-  const budget = forgeChoice === 'github' ? new Budget(options.budget ?? settings.budget ?? DEFAULT_BUDGET) : undefined;
+  const budget = forgeChoice === 'github' ? new Budget(options.budget ?? settings.budget) : undefined;
   const forge =
     forgeChoice === 'local'
       ? createLocalForge({
@@ -238,10 +238,15 @@ export async function run(options: RunOptions): Promise<RunReport> {
       await mkdir(join(runDir, 'jobs'), { recursive: true });
       return dir;
     },
-    upstreamRefs: memo<readonly RemoteRef[]>((url) => listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) })),
+    upstreamRefs: memo<readonly RemoteRef[]>(async (url) => {
+      // a GitHub App's token for the upstream's owner: a private upstream on the same server
+      await forge.prepareGitToken?.(url).catch(() => {});
+      return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
+    }),
     mirror: memo<Mirror>(async (url) => {
       const dir = join(runDir, 'mirrors', `${hashOf(url).slice(0, 16)}.git`);
       await mkdir(join(runDir, 'mirrors'), { recursive: true });
+      await forge.prepareGitToken?.(url);
       await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env, ...tokenFor(url) });
       const { stdout } = await runGit(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads'], { cwd: dir });
       const heads = new Map<string, string>();

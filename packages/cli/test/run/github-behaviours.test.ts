@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import { listRemoteRefs } from '@kdelta/git-source';
 import { getPackageFiles, type Materialize, run, type RunOptions } from '@kdelta/run';
 
 /**
@@ -21,6 +22,7 @@ const copyMaterialize: Materialize = async (input) => {
 
 const NO_STATUSES = 'ghs_no_statuses';
 const NO_PULLS = 'ghs_no_pulls';
+const REVOKED = 'ghs_soon_revoked';
 let gh: FakeGitHub;
 const fleets: Fleet[] = [];
 const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-ghb-cache-'));
@@ -30,6 +32,7 @@ beforeAll(async () => {
       ghs_fake: { login: 'kdelta-bot', permissions: 'all' },
       [NO_STATUSES]: { login: 'kdelta-bot', permissions: { contents: 'write', pull_requests: 'write', issues: 'write' } },
       [NO_PULLS]: { login: 'kdelta-bot', permissions: { contents: 'write', pull_requests: 'read', statuses: 'write' } },
+      [REVOKED]: { login: 'kdelta-bot', permissions: 'all' },
     },
   });
 });
@@ -198,5 +201,23 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
     }
     expect(gh.pulls(f.slug('cluster-01'))).toHaveLength(1);
     expect(gh.pulls(f.slug('cluster-02'))).toHaveLength(1);
+  });
+
+  it('a revoked token: the API and git say the token was refused and name it, nothing about a missing user name', async () => {
+    const f = await fleet(['cluster-01']);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
+    const env = cleanEnv({ GITHUB_TOKEN: REVOKED });
+    const ok = await run(opts(f, { token: undefined }, { env }));
+    expect(ok.results[0]?.action).toBe('proposed');
+    gh.revokeToken(REVOKED);
+    const refused = await run(opts(f, { token: undefined }, { env }));
+    expect(refused.results[0]).toMatchObject({ action: 'failed' });
+    expect(refused.results[0]?.error).toMatch(/GitHub refused GITHUB_TOKEN \(401 bad credentials: expired, revoked or mistyped\)/);
+    const git = await listRemoteRefs({ repo: `${gh.serverUrl}/${f.slug('cluster-01')}.git`, token: REVOKED, env: cleanEnv() }).catch(
+      (e: Error) => e,
+    );
+    expect((git as Error).message).toMatch(/^git ls-remote failed: the server refused the token kdelta was given for 127\.0\.0\.1:\d+ \(HTTP 401/);
+    expect((git as Error).message).not.toMatch(/Username/);
+    expect((git as Error).message).not.toContain(REVOKED);
   });
 });

@@ -17,6 +17,7 @@ import type {
   WriteOperation,
 } from './forge.js';
 import { describeGitHubError } from './github-errors.js';
+import { appTokens, type ForgeClock, githubAppOf, type GitHubAppCredentials, realClock, singleToken, type TokenSource } from './github-auth.js';
 import { compareUrlOf, githubRepoOf, type GitHubRepo } from './github-repo.js';
 import { ForgeError } from './errors.js';
 
@@ -42,8 +43,16 @@ export interface GitHubRunOptions {
   readonly apiUrl?: string | undefined;
   /** Default: env GITHUB_SERVER_URL, else https://github.com. */
   readonly serverUrl?: string | undefined;
-  /** Default: derived from apiUrl (`…/api/v3` → `…/api/graphql`, else `<apiUrl>/graphql`). */
+  /** Default: env GITHUB_GRAPHQL_URL, else derived from apiUrl (`…/api/v3` → `…/api/graphql`, else `<apiUrl>/graphql`). */
   readonly graphqlUrl?: string | undefined;
+  /**
+   * Authenticate as this GitHub App (an installation token per owner of the repositories) instead
+   * of `token`. Default: env KDELTA_GITHUB_APP_ID (or KDELTA_GITHUB_APP_CLIENT_ID) and
+   * KDELTA_GITHUB_APP_PRIVATE_KEY, when set.
+   */
+  readonly app?: GitHubAppCredentials | undefined;
+  /** What the token is, for the message when GitHub refuses it (default: where it came from). */
+  readonly tokenName?: string | undefined;
   readonly labels?: readonly string[] | undefined;
   readonly assignees?: readonly string[] | undefined;
   readonly reviewers?: readonly string[] | undefined;
@@ -67,8 +76,22 @@ export interface GitHubForgeOptions extends GitHubRunOptions {
    * Octokit spaces write requests a second apart as GitHub asks, and waits `retry-after`
    * seconds after a secondary rate limit; tests against a local server shorten both.
    */
-  readonly pacing?: { readonly writeSpacing?: boolean; readonly retryAfterUnitMs?: number } | undefined;
+  readonly pacing?:
+    | {
+        readonly writeSpacing?: boolean;
+        readonly retryAfterUnitMs?: number;
+        /** Content-creating requests a minute at most (default 80, GitHub's secondary limit). */
+        readonly writesPerMinute?: number;
+      }
+    | undefined;
+  /** Time, for pacing and token renewal (tests move it instead of sleeping). */
+  readonly clock?: ForgeClock | undefined;
+  /** Each new installation token, as soon as it exists (the Action masks it). */
+  readonly onToken?: ((token: string) => void) | undefined;
 }
+
+/** GitHub's secondary limit: about 80 content-creating requests a minute. */
+export const WRITES_PER_MINUTE = 80;
 
 export interface GitHubForge extends Forge {
   readonly serverUrl: string;
@@ -154,12 +177,23 @@ async function blobBytes(dir: string, sha: string): Promise<Buffer> {
   return stdout;
 }
 
+/** Where the single token came from, as a refusal names it. */
+function tokenNameOf(options: GitHubForgeOptions, env: Readonly<Record<string, string | undefined>>): string {
+  if (options.tokenName) return options.tokenName;
+  if (options.token) return 'the token given to kdelta';
+  return env.GITHUB_TOKEN ? 'GITHUB_TOKEN' : 'GH_TOKEN';
+}
+
 export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge {
   const env = options.env ?? process.env;
-  const token = githubToken({ token: options.token, env });
+  const clock = options.clock ?? realClock;
   const serverUrl = (options.serverUrl ?? env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '');
   const apiUrl = (options.apiUrl ?? env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
-  const graphqlUrl = options.graphqlUrl ?? graphqlUrlOf(apiUrl);
+  const graphqlUrl = options.graphqlUrl ?? env.GITHUB_GRAPHQL_URL ?? graphqlUrlOf(apiUrl);
+  const app = githubAppOf(options.app, env);
+  const tokens: TokenSource = app
+    ? appTokens(app, { apiUrl, clock, onToken: options.onToken })
+    : singleToken(githubToken({ token: options.token, env }), tokenNameOf(options, env));
   const prefix = options.branchPrefix ?? 'kdelta/';
   const draftPolicy = options.draft ?? 'conflicts';
   const counts = { reads: 0, writes: 0 };
@@ -167,9 +201,42 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
   const Kit = Octokit.plugin(throttling, retry);
   const pacing = options.pacing ?? {};
   const immediate = { key: () => ({ schedule: (_opts: unknown, fn: (...a: unknown[]) => unknown, ...args: unknown[]) => fn(...args) }) };
+  const budget = options.budget;
+  const perMinute = pacing.writesPerMinute ?? WRITES_PER_MINUTE;
+  /** When the content-creating requests of the last minute were sent (clock time). */
+  const sent: number[] = [];
+  /**
+   * Every request that reaches the server goes through here, retries included: writes are paced
+   * (at most `perMinute` in any minute) and admitted by the budget, whose ceiling they never pass;
+   * each answer's rate-limit headers go to the budget.
+   */
+  const paced = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const body = typeof init?.body === 'string' ? init.body : '';
+    const isGraphql = String(url).split('?')[0] === graphqlUrl;
+    const write = isGraphql ? /"query":"\s*mutation\b/.test(body) : method !== 'GET' && method !== 'HEAD';
+    if (write) {
+      for (;;) {
+        const t = clock.now();
+        while (sent.length > 0 && sent[0]! <= t - 60_000) sent.shift();
+        if (sent.length < perMinute) break;
+        await clock.sleep(sent[0]! + 60_000 - t);
+      }
+      if (budget && !budget.admit()) {
+        throw new ForgeError('budget-spent', `the run's API write budget (${budget.limit}) is spent: the request was not sent; the next run continues`);
+      }
+      sent.push(clock.now());
+      counts.writes++;
+    } else counts.reads++;
+    const response = await fetch(url, init);
+    const remaining = response.headers.get('x-ratelimit-remaining');
+    budget?.observe(remaining === null ? undefined : Number(remaining));
+    return response;
+  };
   const octokit = new Kit({
-    auth: token,
+    ...(tokens.app ? {} : { auth: tokens.cachedFor('') }),
     baseUrl: apiUrl,
+    request: { fetch: paced },
     userAgent: 'kdelta',
     throttle: {
       // Primary limits: wait once for the reset when it is near; secondary limits: follow retry-after, three times.
@@ -180,16 +247,14 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     },
     retry: { retries: 2 },
   });
-  octokit.hook.before('request', (o) => {
+  octokit.hook.before('request', async (o) => {
     o.headers['x-github-api-version'] = GITHUB_API_VERSION;
-    const method = String(o.method).toUpperCase();
-    const isGraphql = String(o.url).endsWith('/graphql');
-    const query = typeof (o as { query?: unknown }).query === 'string' ? ((o as { query: string }).query as string) : '';
-    const write = isGraphql ? /^\s*mutation\b/.test(query) : method !== 'GET' && method !== 'HEAD';
-    if (write) {
-      counts.writes++;
-      options.budget?.spend();
-    } else counts.reads++;
+    // A GitHub App: the installation token of the repository's owner (GraphQL calls bring theirs).
+    const owner = (o as { owner?: unknown }).owner;
+    const repo = (o as { repo?: unknown }).repo;
+    if (tokens.app && !o.headers.authorization && typeof owner === 'string' && typeof repo === 'string') {
+      o.headers.authorization = `token ${await tokens.tokenFor(owner, repo)}`;
+    }
   });
 
   const repoOf = (url: string): GitHubRepo => {
@@ -199,20 +264,25 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
   };
   const keyOf = (r: GitHubRepo) => `${r.owner}/${r.repo}`;
 
+  /** A forge error as it is (a missing installation, the budget), any other as GitHub's refusal, naming the token. */
+  const failure = (error: unknown, what: string, owner: string | undefined) =>
+    error instanceof ForgeError ? error : new ForgeError('github-request-failed', describeGitHubError(error, what, tokens.nameFor(owner)));
+
   async function call<T>(what: string, route: string, params: Record<string, unknown>): Promise<T> {
     try {
       return (await octokit.request(route, params)).data as T;
     } catch (error) {
-      throw new ForgeError('github-request-failed', describeGitHubError(error, what));
+      throw failure(error, what, typeof params.owner === 'string' ? params.owner : undefined);
     }
   }
 
-  async function graphql(what: string, query: string, variables: Record<string, unknown>): Promise<void> {
+  async function graphql(what: string, repo: GitHubRepo, query: string, variables: Record<string, unknown>): Promise<void> {
     let data: { errors?: Array<{ message?: string }> };
     try {
-      data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables })).data as typeof data;
+      const headers = tokens.app ? { authorization: `token ${await tokens.tokenFor(repo.owner, repo.repo)}` } : {};
+      data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables, headers })).data as typeof data;
     } catch (error) {
-      throw new ForgeError('github-request-failed', describeGitHubError(error, what));
+      throw failure(error, what, repo.owner);
     }
     if (data.errors && data.errors.length > 0)
       throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join('; ')}`);
@@ -335,6 +405,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== 'always') {
       await graphql(
         `${draft ? 'turn' : 'mark'} ${where} ${draft ? 'into a draft' : 'ready for review'}`,
+        repo,
         draft
           ? 'mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }'
           : 'mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }',
@@ -347,6 +418,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       try {
         await graphql(
           `enable auto-merge on ${where}`,
+          repo,
           'mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }',
           { id: r.pull.node_id, method: autoMerge.toUpperCase() },
         );
@@ -360,6 +432,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     } else if (r.pull.auto_merge && (blocked || draft)) {
       await graphql(
         `disable auto-merge on ${where}`,
+        repo,
         'mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }',
         { id: r.pull.node_id },
       );
@@ -447,10 +520,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
         } catch (error) {
           const text = JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? '');
           if ((error as { status?: number }).status !== 422 || !/already exists/i.test(text)) {
-            throw new ForgeError(
-              'github-request-failed',
-              describeGitHubError(error, `open the pull request for ${input.head} in ${keyOf(repo)}`),
-            );
+            throw failure(error, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
           }
           // Opened since the list was read (another run): read it again and update that one.
           open.delete(keyOf(repo));
@@ -579,7 +649,13 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     ...(options.signedCommits ? { publishCommit: (input: PublishCommitInput) => publishCommit(input) } : {}),
 
     gitToken(url: string) {
-      return githubRepoOf(url, serverUrl).ok ? token : undefined;
+      const m = githubRepoOf(url, serverUrl);
+      return m.ok ? tokens.cachedFor(m.value.owner) : undefined;
+    },
+
+    async prepareGitToken(url: string) {
+      const m = githubRepoOf(url, serverUrl);
+      if (m.ok && tokens.app) await tokens.tokenFor(m.value.owner, m.value.repo);
     },
 
     compareUrl(upstreamRepo, from, to) {
