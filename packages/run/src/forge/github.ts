@@ -90,6 +90,9 @@ export interface GitHubForgeOptions extends GitHubRunOptions {
   readonly onToken?: ((token: string) => void) | undefined;
 }
 
+/** The answer the forge gives itself for a write the budget does not admit. */
+const BUDGET_SPENT = 'kdelta: budget spent';
+
 /** GitHub's secondary limit: about 80 content-creating requests a minute. */
 export const WRITES_PER_MINUTE = 80;
 
@@ -223,7 +226,8 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
         await clock.sleep(sent[0]! + 60_000 - t);
       }
       if (budget && !budget.admit()) {
-        throw new ForgeError('budget-spent', `the run's API write budget (${budget.limit}) is spent: the request was not sent; the next run continues`);
+        // Answered here, never sent: a 400 is what Octokit's retry and throttling leave alone.
+        return new Response(JSON.stringify({ message: BUDGET_SPENT }), { status: 400, headers: { 'content-type': 'application/json' } });
       }
       sent.push(clock.now());
       counts.writes++;
@@ -265,8 +269,16 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
   const keyOf = (r: GitHubRepo) => `${r.owner}/${r.repo}`;
 
   /** A forge error as it is (a missing installation, the budget), any other as GitHub's refusal, naming the token. */
-  const failure = (error: unknown, what: string, owner: string | undefined) =>
-    error instanceof ForgeError ? error : new ForgeError('github-request-failed', describeGitHubError(error, what, tokens.nameFor(owner)));
+  const failure = (error: unknown, what: string, owner: string | undefined) => {
+    if (error instanceof ForgeError) return error;
+    if ((error as { response?: { data?: { message?: unknown } } }).response?.data?.message === BUDGET_SPENT) {
+      return new ForgeError(
+        'budget-spent',
+        `cannot ${what}: the run's API write budget (${budget?.limit}) is spent, retries included: the request was not sent; the next run continues`,
+      );
+    }
+    return new ForgeError('github-request-failed', describeGitHubError(error, what, tokens.nameFor(owner)));
+  };
 
   async function call<T>(what: string, route: string, params: Record<string, unknown>): Promise<T> {
     try {
