@@ -150,10 +150,14 @@ describe('GitHub App inputs', () => {
   });
 
   it('an incomplete App is refused by input name', () => {
-    expect(error({ token: 't', 'private-key': key }).message).toBe('input "private-key": a GitHub App private key needs app-id or client-id');
+    expect(error({ token: 't', 'private-key': key }).message).toBe(
+      'input "private-key": a GitHub App private key needs app-id or client-id',
+    );
     expect(error({ token: 't', 'app-id': '4242' }).message).toMatch(/^input "private-key": expected the App's private key in PEM/);
     expect(error({ token: 't', 'app-id': 'Iv23li', 'private-key': key }).message).toMatch(/^input "app-id": expected the App's numeric id/);
-    expect(error({ token: 't', 'app-id': '1', 'client-id': 'Iv', 'private-key': key }).message).toBe('input "client-id": give app-id or client-id, not both');
+    expect(error({ token: 't', 'app-id': '1', 'client-id': 'Iv', 'private-key': key }).message).toBe(
+      'input "client-id": give app-id or client-id, not both',
+    );
   });
 });
 

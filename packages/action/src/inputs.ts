@@ -187,7 +187,8 @@ export function githubAppInputs(input: InputReader): GitHubAppCredentials | unde
   if (appId === '' && clientId === '' && privateKey === '') return undefined;
   if (appId !== '' && clientId !== '') throw new InputError('client-id', 'give app-id or client-id, not both');
   if (appId === '' && clientId === '') throw new InputError('private-key', 'a GitHub App private key needs app-id or client-id');
-  if (appId !== '' && !/^\d+$/.test(appId)) throw new InputError('app-id', `expected the App's numeric id (got "${appId}"); a client id goes in client-id`);
+  if (appId !== '' && !/^\d+$/.test(appId))
+    throw new InputError('app-id', `expected the App's numeric id (got "${appId}"); a client id goes in client-id`);
   if (!privateKey.includes('PRIVATE KEY-----')) {
     throw new InputError('private-key', "expected the App's private key in PEM (-----BEGIN RSA PRIVATE KEY----- …), from a secret");
   }

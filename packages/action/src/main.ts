@@ -34,7 +34,9 @@ function readSettings(): ActionSettings {
   const settings = settingsFromInputs((name) => core.getInput(name), { workspace, env: process.env });
   const github = settings.options.github;
   // every installation token is masked the moment it exists
-  return github?.app ? { ...settings, options: { ...settings.options, github: { ...github, onToken: (t) => core.setSecret(t) } } } : settings;
+  return github?.app
+    ? { ...settings, options: { ...settings.options, github: { ...github, onToken: (t) => core.setSecret(t) } } }
+    : settings;
 }
 
 function reportControlError(error: ControlError, workspace: string): void {
@@ -99,7 +101,10 @@ export async function main(): Promise<void> {
   }
 
   // The whole report in a file (a step's outputs hold 1 MB at most: thousands of variants do not fit)
-  const reportPath = join(process.env.RUNNER_TEMP || tmpdir(), `kdelta-report-${process.env.GITHUB_RUN_ID ?? 'local'}-${process.env.GITHUB_JOB ?? 'job'}-${process.pid}.json`);
+  const reportPath = join(
+    process.env.RUNNER_TEMP || tmpdir(),
+    `kdelta-report-${process.env.GITHUB_RUN_ID ?? 'local'}-${process.env.GITHUB_JOB ?? 'job'}-${process.pid}.json`,
+  );
   await writeFile(reportPath, reportJson(report));
   for (const [name, value] of Object.entries(actionOutputs(report, reportPath))) core.setOutput(name, value);
   for (const w of report.warnings) core.warning(w);

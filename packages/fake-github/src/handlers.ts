@@ -265,16 +265,23 @@ export const handlers: Record<string, Handler> = {
       if (pr.state !== 'open') notAllowed('Pull Request is not mergeable');
       if (pr.draft) notAllowed('Pull Request is still a draft');
       if (body?.sha && body.sha !== pr.headSha) {
-        throw new HttpError(409, { message: 'Head branch was modified. Review and try the merge again.', documentation_url: DOCS, status: '409' });
+        throw new HttpError(409, {
+          message: 'Head branch was modified. Review and try the merge again.',
+          documentation_url: DOCS,
+          status: '409',
+        });
       }
       if (!(await isMergeable(repo, pr))) notAllowed('Pull Request is not mergeable');
       const missing = missingChecks(ctx.state, repo, pr);
       if (missing.length > 0) notAllowed(`Required status check "${missing[0]}" is expected.`);
-      const sha = await mergePullRequest(ctx.state, repo, pr, { method: body?.merge_method ?? 'merge', by: ctx.login, title: body?.commit_title });
+      const sha = await mergePullRequest(ctx.state, repo, pr, {
+        method: body?.merge_method ?? 'merge',
+        by: ctx.login,
+        title: body?.commit_title,
+      });
       return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
     },
   },
-
 
   'repos/get': {
     permission: ['metadata', 'read'],

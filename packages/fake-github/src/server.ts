@@ -373,7 +373,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           res,
           403,
           {
-            message: 'You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later.',
+            message:
+              'You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later.',
             documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
             status: '403',
           },
@@ -554,7 +555,13 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       return entry ? { owner: entry[0], ...entry[1] } : undefined;
     })();
     if (!found) return { status: 404, body: { message: 'Not Found', documentation_url: DOCS, status: '404' } };
-    const permissions = found.permissions ?? { contents: 'write', pull_requests: 'write', statuses: 'write', issues: 'write', metadata: 'read' };
+    const permissions = found.permissions ?? {
+      contents: 'write',
+      pull_requests: 'write',
+      statuses: 'write',
+      issues: 'write',
+      metadata: 'read',
+    };
     if (operationId === 'apps/get-repo-installation') {
       const at = now();
       return {

@@ -595,7 +595,12 @@ export async function propose(
       }
     }
     const bodies = input.body(headCommit, changes);
-    const { proposal, warnings: given = [], created, changed } = await ctx.forge.upsert({
+    const {
+      proposal,
+      warnings: given = [],
+      created,
+      changed,
+    } = await ctx.forge.upsert({
       ...target,
       title: input.title,
       body: bodies.body,
@@ -607,8 +612,9 @@ export async function propose(
     // "kdelta"): a branch protection that requires it holds back a proposal with conflicts or a
     // failed render. The same commit gets a new status when only the render's outcome changed.
     const warnings = [...given];
-    // A proposal found exactly as this run would write it (another run's, just now) is unchanged.
-    if (!pushNeeded && !created && !changed && !renderChanged) action = 'unchanged';
+    // A proposal another run opened just now, exactly as this one would write it, is that run's:
+    // unchanged here, whichever of the two won the push (one run reports it proposed, not both).
+    if (!created && !changed && !renderChanged && (open === undefined || !pushNeeded)) action = 'unchanged';
     else if (pushNeeded || renderChanged || created || (changed && newHead)) {
       try {
         await ctx.forge.setStatus(proposal, readiness(input.conflicts, input.renderFailure));
@@ -619,7 +625,7 @@ export async function propose(
     }
     return {
       action,
-      writes: action !== 'unchanged',
+      writes: pushNeeded || action !== 'unchanged',
       proposal: proposalRef(proposal),
       body: bodies.full,
       ...(warnings.length > 0 ? { message: warnings.join('; ') } : {}),

@@ -37,7 +37,15 @@ const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-ghapp-cache-'));
 beforeAll(async () => {
   gh = await startFakeGitHub({
     clock,
-    apps: [{ id: APP_ID, clientId: 'Iv23liFake', slug: 'kdelta-fleet', privateKey, installations: { 'team-a': { id: 11 }, 'team-b': { id: 22 } } }],
+    apps: [
+      {
+        id: APP_ID,
+        clientId: 'Iv23liFake',
+        slug: 'kdelta-fleet',
+        privateKey,
+        installations: { 'team-a': { id: 11 }, 'team-b': { id: 22 } },
+      },
+    ],
   });
 });
 afterEach(() => {

@@ -216,7 +216,9 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
     const git = await listRemoteRefs({ repo: `${gh.serverUrl}/${f.slug('cluster-01')}.git`, token: REVOKED, env: cleanEnv() }).catch(
       (e: Error) => e,
     );
-    expect((git as Error).message).toMatch(/^git ls-remote failed: the server refused the token kdelta was given for 127\.0\.0\.1:\d+ \(HTTP 401/);
+    expect((git as Error).message).toMatch(
+      /^git ls-remote failed: the server refused the token kdelta was given for 127\.0\.0\.1:\d+ \(HTTP 401/,
+    );
     expect((git as Error).message).not.toMatch(/Username/);
     expect((git as Error).message).not.toContain(REVOKED);
   });

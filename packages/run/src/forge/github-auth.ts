@@ -44,9 +44,16 @@ export function githubAppOf(
   };
   const id = app.appId || app.clientId;
   if (!id && !app.privateKey) return undefined;
-  if (!id) throw new ForgeError('invalid-option', `a GitHub App private key needs the App's id or client id (${APP_ID_ENV} or ${APP_CLIENT_ID_ENV})`);
+  if (!id)
+    throw new ForgeError(
+      'invalid-option',
+      `a GitHub App private key needs the App's id or client id (${APP_ID_ENV} or ${APP_CLIENT_ID_ENV})`,
+    );
   if (!app.privateKey.includes('PRIVATE KEY-----')) {
-    throw new ForgeError('invalid-option', `the GitHub App ${id} needs its private key, in PEM (${APP_PRIVATE_KEY_ENV}): it was not given, or is not a PEM key`);
+    throw new ForgeError(
+      'invalid-option',
+      `the GitHub App ${id} needs its private key, in PEM (${APP_PRIVATE_KEY_ENV}): it was not given, or is not a PEM key`,
+    );
   }
   return app;
 }
@@ -86,7 +93,11 @@ export function appTokens(
     if (installationId === undefined) {
       const jwt = (await auth({ type: 'app' })).token;
       try {
-        const found = await bare.request('GET /repos/{owner}/{repo}/installation', { owner, repo, headers: { authorization: `bearer ${jwt}` } });
+        const found = await bare.request('GET /repos/{owner}/{repo}/installation', {
+          owner,
+          repo,
+          headers: { authorization: `bearer ${jwt}` },
+        });
         installationId = (found.data as { id: number }).id;
       } catch (error) {
         if ((error as { status?: number }).status === 404) {
@@ -95,14 +106,20 @@ export function appTokens(
             `the GitHub App ${id} is not installed on ${owner} (looked up through ${owner}/${repo}): install it on ${owner}, with access to the repositories kdelta writes to`,
           );
         }
-        throw new ForgeError('github-request-failed', describeGitHubError(error, `find the GitHub App ${id}'s installation for ${owner}/${repo}`));
+        throw new ForgeError(
+          'github-request-failed',
+          describeGitHubError(error, `find the GitHub App ${id}'s installation for ${owner}/${repo}`),
+        );
       }
     }
     let minted: { token: string; expiresAt: string };
     try {
       minted = (await auth({ type: 'installation', installationId, refresh: true })) as { token: string; expiresAt: string };
     } catch (error) {
-      throw new ForgeError('github-request-failed', describeGitHubError(error, `make an installation token of the GitHub App ${id} for ${owner}`));
+      throw new ForgeError(
+        'github-request-failed',
+        describeGitHubError(error, `make an installation token of the GitHub App ${id} for ${owner}`),
+      );
     }
     options.onToken?.(minted.token);
     held.set(owner.toLowerCase(), { installationId, token: minted.token, expiresAt: Date.parse(minted.expiresAt) });

@@ -24,7 +24,12 @@ async function fake(options: Parameters<typeof startFakeGitHub>[0] = {}): Promis
   return gh;
 }
 
-const target = (gh: FakeGitHub) => ({ downstream: 'cluster-01', repo: `${gh.serverUrl}/org/cluster-01.git`, head: 'kdelta/web', base: 'main' });
+const target = (gh: FakeGitHub) => ({
+  downstream: 'cluster-01',
+  repo: `${gh.serverUrl}/org/cluster-01.git`,
+  head: 'kdelta/web',
+  base: 'main',
+});
 const input = (gh: FakeGitHub, conflicts = 0) => ({ ...target(gh), title: 't', body: 'b\n', fingerprint: `f${conflicts}`, conflicts });
 
 describe('GitHub Enterprise Server', () => {

@@ -17,7 +17,15 @@ import type {
   WriteOperation,
 } from './forge.js';
 import { describeGitHubError } from './github-errors.js';
-import { appTokens, type ForgeClock, githubAppOf, type GitHubAppCredentials, realClock, singleToken, type TokenSource } from './github-auth.js';
+import {
+  appTokens,
+  type ForgeClock,
+  githubAppOf,
+  type GitHubAppCredentials,
+  realClock,
+  singleToken,
+  type TokenSource,
+} from './github-auth.js';
 import { compareUrlOf, githubRepoOf, type GitHubRepo } from './github-repo.js';
 import { ForgeError } from './errors.js';
 
@@ -234,7 +242,9 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     } else counts.reads++;
     const response = await fetch(url, init);
     const remaining = response.headers.get('x-ratelimit-remaining');
-    budget?.observe(remaining === null ? undefined : Number(remaining));
+    // only a real answer speaks for the server (a proxy's error page carries no headers either)
+    if (remaining !== null) budget?.observe(Number(remaining));
+    else if (response.ok) budget?.observe(undefined);
     return response;
   };
   const octokit = new Kit({
@@ -593,7 +603,10 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       const r = (await openPulls(proposal)).get(Number(proposal.id));
       const sha = statusCommitOf(proposal, r);
       if (!sha) {
-        throw new ForgeError('github-request-failed', `GitHub: pull request #${proposal.id} of ${keyOf(repo)} names no commit: no status recorded`);
+        throw new ForgeError(
+          'github-request-failed',
+          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} names no commit: no status recorded`,
+        );
       }
       await postStatus(proposal, status, sha);
       if (r) r.status = status;
