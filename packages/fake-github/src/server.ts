@@ -341,6 +341,21 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         return;
       }
       const params = match && 'op' in match ? match.params : {};
+      if (validate && match && 'op' in match) {
+        let appBody: unknown;
+        try {
+          appBody = bodyBuf.length ? JSON.parse(bodyBuf.toString('utf8')) : undefined;
+        } catch {
+          appBody = bodyBuf.toString('utf8');
+        }
+        const bad = match.op.validateParams(params, query) ?? match.op.validateBody(appBody);
+        if (bad) {
+          violations.push(`${method} ${path} (${operationId}): ${bad}`);
+          sendJson(res, 500, { message: `fake-github: ${bad}`, documentation_url: DOCS, status: '500' });
+          record(500, operationId, write);
+          return;
+        }
+      }
       const out = appEndpoint(app, operationId, params);
       if (validate && match && 'op' in match) {
         const bad = match.op.validateResponse(out.status, out.body);
