@@ -58,7 +58,8 @@ export function credentialsFor(
   }
   const scope = `${origin.protocol}//${origin.host}/`;
   const config: [string, string][] = [];
-  const runTokenName = options.tokenName ?? `the token kdelta was given for ${origin.host}`;
+  const givenName = options.token ? options.tokenName : options.trust?.tokenName?.(location.url);
+  const runTokenName = givenName ?? `the token kdelta was given for ${origin.host}`;
   let sent: string | undefined;
   if (fromUrl && fromUrl.password === '') {
     // A user name alone: git gets it as the URL would have given it, its helpers supply the rest.

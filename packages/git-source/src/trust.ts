@@ -29,6 +29,8 @@ export interface SourceTrust {
    * value: an installation token is minted per owner and renewed before it expires.
    */
   readonly tokenFor?: ((url: string) => string | undefined) | undefined;
+  /** What `tokenFor`'s token is, for the message when the server refuses it. */
+  readonly tokenName?: ((url: string) => string | undefined) | undefined;
 }
 
 /** The environment variable listing more hosts that get credentials (comma or space separated). */
@@ -46,6 +48,7 @@ export interface SourceTrustOptions {
   readonly allowLocal?: boolean;
   /** See {@link SourceTrust.tokenFor}. */
   readonly tokenFor?: ((url: string) => string | undefined) | undefined;
+  readonly tokenName?: ((url: string) => string | undefined) | undefined;
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -59,7 +62,13 @@ export function sourceTrust(options: SourceTrustOptions = {}): SourceTrust {
   }
   const allowLocal = options.allowLocal ?? /^(1|true)$/i.test(env[ALLOW_LOCAL_UPSTREAMS_ENV] ?? '');
   return trustNamed(
-    { hosts, localRepos: new Set(), allowLocal, ...(options.tokenFor ? { tokenFor: options.tokenFor } : {}) },
+    {
+      hosts,
+      localRepos: new Set(),
+      allowLocal,
+      ...(options.tokenFor ? { tokenFor: options.tokenFor } : {}),
+      ...(options.tokenName ? { tokenName: options.tokenName } : {}),
+    },
     options.named ?? [],
     options.cwd,
   );
@@ -82,7 +91,13 @@ export function trustNamed(trust: SourceTrust, named: readonly (string | undefin
     const endpoint = endpointOf(location);
     if (endpoint) hosts.add(`${endpoint.hostname}:${endpoint.port}`);
   }
-  return { hosts, localRepos, allowLocal: trust.allowLocal, ...(trust.tokenFor ? { tokenFor: trust.tokenFor } : {}) };
+  return {
+    hosts,
+    localRepos,
+    allowLocal: trust.allowLocal,
+    ...(trust.tokenFor ? { tokenFor: trust.tokenFor } : {}),
+    ...(trust.tokenName ? { tokenName: trust.tokenName } : {}),
+  };
 }
 
 /** The host (`host` or `host:port`, lower case) a repository is reached at; undefined on this machine. */

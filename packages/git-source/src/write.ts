@@ -13,6 +13,8 @@ export interface WorkTreeOptions {
   readonly dir: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly token?: string;
+  /** What `token` is, for the message when the server refuses it. */
+  readonly tokenName?: string | undefined;
 }
 
 function checkBranch(branch: string): void {
@@ -92,7 +94,7 @@ async function remoteTarget(options: WorkTreeOptions & { remote: string }) {
         repo: stdout.trim(),
         cwd: options.dir,
         ...(options.env ? { env: options.env } : {}),
-        ...(options.token ? { token: options.token } : {}),
+        ...(options.token ? { token: options.token, tokenName: options.tokenName } : {}),
       });
       return { url: options.remote, env: ctx.env, secrets: ctx.secrets };
     } catch {
@@ -103,7 +105,7 @@ async function remoteTarget(options: WorkTreeOptions & { remote: string }) {
     repo: options.remote,
     cwd: options.dir,
     ...(options.env ? { env: options.env } : {}),
-    ...(options.token ? { token: options.token } : {}),
+    ...(options.token ? { token: options.token, tokenName: options.tokenName } : {}),
   });
   return { url: ctx.location.url, env: ctx.env, secrets: ctx.secrets };
 }
@@ -153,6 +155,7 @@ export async function cloneBare(options: {
   dest: string;
   cwd?: string;
   token?: string;
+  tokenName?: string | undefined;
   env?: Readonly<Record<string, string | undefined>>;
 }): Promise<void> {
   assertSafeArgument(options.dest, 'dest');
@@ -160,7 +163,7 @@ export async function cloneBare(options: {
     repo: options.repo,
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.env ? { env: options.env } : {}),
-    ...(options.token ? { token: options.token } : {}),
+    ...(options.token ? { token: options.token, tokenName: options.tokenName } : {}),
   });
   await runGit(['clone', '--quiet', '--bare', '--no-tags', '--', ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
 }

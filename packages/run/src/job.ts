@@ -475,6 +475,7 @@ export async function propose(
   if (stop) return stop;
   await checkpoint(ctx.signal);
   const token = ctx.forge.gitToken?.(target.repo);
+  const tokenName = token ? ctx.forge.gitTokenName?.(target.repo) : undefined;
   let open = input.open;
   const changes = await changedFiles(ws, input.directory);
   let mergedOpen: Proposal | undefined;
@@ -502,7 +503,7 @@ export async function propose(
           branch: target.head,
           expectedHead: ws.remoteHead,
           env: ctx.env,
-          ...(token ? { token } : {}),
+          ...(token ? { token, tokenName } : {}),
         });
       }
       return {
@@ -584,7 +585,7 @@ export async function propose(
           expectedHead: ws.remoteHead ?? null,
           localRef: 'HEAD',
           env: ctx.env,
-          ...(token ? { token } : {}),
+          ...(token ? { token, tokenName } : {}),
         });
       } catch (error) {
         // Another run pushed this very proposal first: its commit is the proposal.

@@ -1,4 +1,4 @@
-import { credentialsFor, isGitError, repoLocation, runGit } from '@kdelta/git-source';
+import { credentialsFor, type GitError, isGitError, repoLocation, runGit } from '@kdelta/git-source';
 
 /**
  * Two runs at once (a schedule and a release) can compute the same proposal: the first push
@@ -20,7 +20,7 @@ export async function identicalWinner(
     readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   },
 ): Promise<string | undefined> {
-  if (!isGitError(error) || (error.code !== 'stale-lease' && error.code !== 'non-fast-forward')) return undefined;
+  if (!isGitError(error) || !lostRace(error)) return undefined;
   try {
     const location = repoLocation(remote.repo, ws.dir);
     const creds = credentialsFor(location, { token: remote.token, env: remote.env ?? process.env });
@@ -40,4 +40,10 @@ export async function identicalWinner(
   } catch {
     return undefined;
   }
+}
+
+/** A push refused because the branch moved under it: a stale lease, or the server's ref lock taken by the other push. */
+function lostRace(error: GitError): boolean {
+  if (error.code === 'stale-lease' || error.code === 'non-fast-forward') return true;
+  return /cannot lock ref|failed to update ref|reference already exists/i.test(`${error.stderr}\n${error.message}`);
 }

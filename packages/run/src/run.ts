@@ -202,13 +202,14 @@ export async function run(options: RunOptions): Promise<RunReport> {
     hosts: options.credentialHosts ?? [],
     // the forge's token for its own server, for fetches as for ls-remote (only on the hosts above)
     tokenFor: (url) => forge.gitToken?.(url),
+    tokenName: (url) => forge.gitTokenName?.(url),
     cwd: options.cwd,
     env,
     ...(options.allowLocalUpstreams !== undefined ? { allowLocal: options.allowLocalUpstreams } : {}),
   });
-  const tokenFor = (url: string): { token?: string } => {
+  const tokenFor = (url: string): { token?: string; tokenName?: string | undefined } => {
     const token = forge.gitToken?.(url);
-    return token ? { token } : {};
+    return token ? { token, tokenName: forge.gitTokenName?.(url) } : {};
   };
   const controlId = await findControlIdentity(options.cwd, resolve(options.cwd, configArg));
   // What killed runs left behind goes first (their pid in the directory's name no longer runs);

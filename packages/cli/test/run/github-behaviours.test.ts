@@ -194,7 +194,7 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
     const f = await fleet(['cluster-01', 'cluster-02']);
     f.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01'), 'b.yaml': packageVariant('b', 'cluster-02') });
     const [one, two] = await Promise.all([run(opts(f)), run(opts(f))]);
-    expect(one!.failed + two!.failed).toBe(0);
+    expect([...one!.results, ...two!.results].filter((r) => r.action === 'failed').map((r) => r.error)).toEqual([]);
     for (const variant of ['a', 'b']) {
       const actions = [one!, two!].map((r) => r.results.find((x) => x.variant === variant)?.action).sort();
       expect(actions).toEqual(['proposed', 'unchanged']);
@@ -220,6 +220,13 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
       /^git ls-remote failed: the server refused the token kdelta was given for 127\.0\.0\.1:\d+ \(HTTP 401/,
     );
     expect((git as Error).message).not.toMatch(/Username/);
+    const named = await listRemoteRefs({
+      repo: `${gh.serverUrl}/${f.slug('cluster-01')}.git`,
+      token: REVOKED,
+      tokenName: 'the `token` input',
+      env: cleanEnv(),
+    }).catch((e: Error) => e);
+    expect((named as Error).message).toMatch(/^git ls-remote failed: the server refused the `token` input \(HTTP 401/);
     expect((git as Error).message).not.toContain(REVOKED);
   });
 });

@@ -120,6 +120,8 @@ export interface Forge {
   publishCommit?(input: PublishCommitInput): Promise<string>;
   /** The token git should use for a repository URL (only for the forge's own server). */
   gitToken?(url: string): string | undefined;
+  /** What `gitToken(url)` is, for the message when it is refused ("the `token` input", "GITHUB_TOKEN"). */
+  gitTokenName?(url: string): string | undefined;
   /** Make sure `gitToken(url)` has a current token for the repository (a GitHub App's, minted per owner). */
   prepareGitToken?(url: string): Promise<void>;
   /** A link to the changes of `upstreamRepo` from `from` to `to`, when the forge hosts it. */

@@ -678,6 +678,11 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       return m.ok ? tokens.cachedFor(m.value.owner) : undefined;
     },
 
+    gitTokenName(url: string) {
+      const m = githubRepoOf(url, serverUrl);
+      return m.ok ? tokens.nameFor(m.value.owner) : undefined;
+    },
+
     async prepareGitToken(url: string) {
       const m = githubRepoOf(url, serverUrl);
       if (m.ok && tokens.app) await tokens.tokenFor(m.value.owner, m.value.repo);
