@@ -115,6 +115,7 @@ function memoryWorkspace(repo: MemoryRepo, calls: string[]): Workspace {
     },
     async push() {
       calls.push('push');
+      return 'c'.repeat(40);
     },
     async deleteBranch() {
       calls.push('delete-branch');
