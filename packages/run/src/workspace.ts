@@ -200,7 +200,14 @@ function lostRace(error: unknown): boolean {
 
 /** The branch's commit when it is this work tree's HEAD in all but its id (same tree, one parent: the base); else undefined. */
 async function identicalWinner(dir: string, to: RemoteBranch, baseCommit: string): Promise<string | undefined> {
-  const winner = await fetchBranch({ dir, remote: to.remote, branch: to.branch, into: 'refs/kdelta/winner', env: to.env, ...credentials(to) });
+  const winner = await fetchBranch({
+    dir,
+    remote: to.remote,
+    branch: to.branch,
+    into: 'refs/kdelta/winner',
+    env: to.env,
+    ...credentials(to),
+  });
   const [theirTree, ourTree, ...parents] = await revParse({ dir, revs: [`${winner}^{tree}`, 'HEAD^{tree}', `${winner}^@`] });
   return theirTree === ourTree && parents.length === 1 && parents[0] === baseCommit ? winner : undefined;
 }
