@@ -22,7 +22,7 @@ export interface ProposalTarget {
 
 export interface ProposalInput extends ProposalTarget {
   readonly title: string;
-  /** Markdown, ending with the hidden metadata block (see report.ts). */
+  /** Markdown, ending with the hidden metadata block (the run's proposal-body.ts writes it; a forge never reads it). */
   readonly body: string;
   /** What the proposed content was computed from: equal fingerprints, equal content. */
   readonly fingerprint: string;
