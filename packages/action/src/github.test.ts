@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { runMain } from './__fixtures__/fleet.js';
 import { type GitHubFleet, githubFleet, githubInputs } from './__fixtures__/fleets.js';
@@ -23,6 +24,26 @@ describe('the Action against a fake GitHub', () => {
     expect(branchSha(s, 'org/cluster-01', 'kdelta/web')).not.toBe(before);
     expect(s.gh.pulls('org/cluster-01')).toHaveLength(1);
     expect(s.gh.pulls('org/cluster-01')[0]!.head.sha).toBe(branchSha(s, 'org/cluster-01', 'kdelta/web'));
+  });
+
+  it('as a GitHub App (app-id, private-key): pull requests opened with installation tokens, each masked before use', async () => {
+    const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    const s = await githubFleet(undefined, { apps: [{ id: 77, privateKey, installations: { org: { id: 7 } } }] });
+    const r = await runMain(s.f.control, githubInputs(s, { token: '', 'app-id': '77', 'private-key': privateKey }), s.env);
+    expect(r.status).toBe(0);
+    expect(r.outputs).toMatchObject({ created: '2', failed: '0' });
+    const minted = s.gh.installationTokens.get(7) ?? [];
+    expect(minted.length).toBeGreaterThan(0);
+    for (const token of minted) {
+      expect(r.stdout).toContain(`::add-mask::${token}`);
+      // masked before anything else could show it
+      expect(r.stdout.indexOf(`::add-mask::${token}`)).toBe(r.stdout.indexOf(token) - '::add-mask::'.length);
+    }
+    const body = privateKey.split('\n').find((l) => l !== '' && !l.startsWith('-----'))!;
+    expect(r.stdout).toContain(`::add-mask::${body}`);
+    expect(
+      new Set(s.gh.requests.filter((q) => q.path.startsWith('/repos/org/') && !q.operationId?.startsWith('apps/')).map((q) => q.actor)),
+    ).toEqual(new Set(['installation:7']));
   });
 
   it('a secondary rate limit is waited out and the run completes', async () => {

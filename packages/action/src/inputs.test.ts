@@ -33,7 +33,7 @@ describe('settingsFromInputs', () => {
       config: '.kdelta',
       forge: 'github',
       env: ctx.env,
-      github: { token: 'ghs_x' },
+      github: { token: 'ghs_x', tokenName: 'the `token` input' },
     });
   });
 
@@ -146,5 +146,27 @@ describe('settingsFromInputs', () => {
     const bad = error({ forge: 'local', shard: 'two' });
     expect(bad).toBeInstanceOf(KdeltaError);
     expect(bad.code).toBe('invalid-input');
+  });
+});
+
+describe('GitHub App inputs', () => {
+  const key = '-----BEGIN RSA PRIVATE KEY-----\nMIIfake\n-----END RSA PRIVATE KEY-----';
+  it('app-id (or client-id) and private-key authenticate as the App; the token input is named in refusals', () => {
+    const s = settingsFromInputs(reader({ token: 'ghs_x', 'app-id': '4242', 'private-key': key }), ctx);
+    expect(s.options.github).toMatchObject({ app: { appId: '4242', privateKey: `${key}\n` }, tokenName: 'the `token` input' });
+    const c = settingsFromInputs(reader({ 'client-id': 'Iv23liAbc', 'private-key': key }), ctx);
+    expect(c.options.github?.app).toEqual({ clientId: 'Iv23liAbc', privateKey: `${key}\n` });
+    expect(settingsFromInputs(reader({ token: 'ghs_x' }), ctx).options.github?.app).toBeUndefined();
+  });
+
+  it('an incomplete App is refused by input name', () => {
+    expect(error({ token: 't', 'private-key': key }).message).toBe(
+      'input "private-key": a GitHub App private key needs app-id or client-id',
+    );
+    expect(error({ token: 't', 'app-id': '4242' }).message).toMatch(/^input "private-key": expected the App's private key in PEM/);
+    expect(error({ token: 't', 'app-id': 'Iv23li', 'private-key': key }).message).toMatch(/^input "app-id": expected the App's numeric id/);
+    expect(error({ token: 't', 'app-id': '1', 'client-id': 'Iv', 'private-key': key }).message).toBe(
+      'input "client-id": give app-id or client-id, not both',
+    );
   });
 });

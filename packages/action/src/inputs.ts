@@ -8,6 +8,7 @@ import {
   textSettings,
   type CheckedSettings,
   type ForgeName,
+  type GitHubAppCredentials,
   type RunOptions,
 } from '@kdelta/run';
 
@@ -84,10 +85,14 @@ function configFromInput(input: InputReader, ctx: InputContext): string {
   return config;
 }
 
-/** The github forge's connection: the token input, and where GitHub is, as the runner says (github.com or an Enterprise Server). */
+/**
+ * The github forge's connection: the token input or a GitHub App's credentials, and where GitHub
+ * is, as the runner says (github.com or an Enterprise Server). Credentials, not run settings.
+ */
 function githubConnection(input: InputReader, ctx: InputContext, forge: ForgeName) {
   const token = input('token').trim();
-  if (forge === 'github' && token === '') {
+  const app = githubAppInputs(input);
+  if (forge === 'github' && token === '' && !app) {
     throw new InputError(
       'token',
       "the github forge needs a token: leave the input unset to use the workflow's GITHUB_TOKEN, or pass a secret",
@@ -95,6 +100,8 @@ function githubConnection(input: InputReader, ctx: InputContext, forge: ForgeNam
   }
   return {
     token,
+    tokenName: 'the `token` input',
+    ...(app ? { app } : {}),
     ...(ctx.env.GITHUB_API_URL ? { apiUrl: ctx.env.GITHUB_API_URL } : {}),
     ...(ctx.env.GITHUB_SERVER_URL ? { serverUrl: ctx.env.GITHUB_SERVER_URL } : {}),
     ...(ctx.env.GITHUB_GRAPHQL_URL ? { graphqlUrl: ctx.env.GITHUB_GRAPHQL_URL } : {}),
@@ -117,4 +124,23 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
     ...(forge === 'github' ? { github: { ...connection, ...pullRequests } } : {}),
   };
   return { options, config, forge, token: connection.token };
+}
+
+/**
+ * GitHub App authentication: `app-id` (or `client-id`) and `private-key`. With them the run mints
+ * an installation token per owner of the downstream repositories, and `token` is not used.
+ */
+export function githubAppInputs(input: InputReader): GitHubAppCredentials | undefined {
+  const appId = input('app-id').trim();
+  const clientId = input('client-id').trim();
+  const privateKey = input('private-key').trim();
+  if (appId === '' && clientId === '' && privateKey === '') return undefined;
+  if (appId !== '' && clientId !== '') throw new InputError('client-id', 'give app-id or client-id, not both');
+  if (appId === '' && clientId === '') throw new InputError('private-key', 'a GitHub App private key needs app-id or client-id');
+  if (appId !== '' && !/^\d+$/.test(appId))
+    throw new InputError('app-id', `expected the App's numeric id (got "${appId}"); a client id goes in client-id`);
+  if (!privateKey.includes('PRIVATE KEY-----')) {
+    throw new InputError('private-key', "expected the App's private key in PEM (-----BEGIN RSA PRIVATE KEY----- …), from a secret");
+  }
+  return { ...(appId ? { appId } : { clientId }), privateKey: `${privateKey}\n` };
 }

@@ -28,6 +28,15 @@ describe('the Action (forge local)', () => {
     expect(f.refs('cluster-01')).not.toBe(before);
   });
 
+  it('the full report goes to a file in the runner temp directory (output report-path), beside the inline list', async () => {
+    const f = localFleet();
+    const run = await runMain(f.control, LOCAL);
+    expect(run.outputs['report-path']).toMatch(/kdelta-report-.*\.json$/);
+    const report = JSON.parse(run.reportFile ?? '{}') as { results: { variant: string }[] };
+    expect(report.results.map((r) => r.variant).sort()).toEqual(['api', 'web']);
+    expect(run.outputs['pull-requests-truncated']).toBe('false');
+  });
+
   it('shard k/n runs only that slice; together the shards run every variant once', async () => {
     const f = localFleet();
     const one = await runMain(f.control, { ...LOCAL, shard: '1/2', 'dry-run': 'true' });

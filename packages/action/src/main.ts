@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as core from '@actions/core';
-import { ControlError, run, withInterruptCleanup, type RunProgress, type RunReport } from '@kdelta/run';
+import { ControlError, reportJson, run, withInterruptCleanup, type RunProgress, type RunReport } from '@kdelta/run';
 import { InputError, settingsFromInputs, type ActionSettings } from './inputs.js';
 import { actionOutputs, controlAnnotations, countResults, permissionHint, renderSummary } from './report.js';
 
@@ -26,7 +28,15 @@ function readSettings(): ActionSettings {
   // The token first: whatever happens next, it is masked in the log.
   const token = core.getInput('token');
   if (token.trim() !== '') core.setSecret(token.trim());
-  return settingsFromInputs((name) => core.getInput(name), { workspace, env: process.env });
+  const privateKey = core.getInput('private-key').trim();
+  // masked line by line: the runner masks each line of a multi-line secret
+  for (const line of privateKey.split('\n')) if (line.trim() !== '' && !line.startsWith('-----')) core.setSecret(line.trim());
+  const settings = settingsFromInputs((name) => core.getInput(name), { workspace, env: process.env });
+  const github = settings.options.github;
+  // every installation token is masked the moment it exists
+  return github?.app
+    ? { ...settings, options: { ...settings.options, github: { ...github, onToken: (t) => core.setSecret(t) } } }
+    : settings;
 }
 
 function reportControlError(error: ControlError, workspace: string): void {
@@ -90,7 +100,13 @@ export async function main(): Promise<void> {
     return;
   }
 
-  for (const [name, value] of Object.entries(actionOutputs(report))) core.setOutput(name, value);
+  // The whole report in a file (a step's outputs hold 1 MB at most: thousands of variants do not fit)
+  const reportPath = join(
+    process.env.RUNNER_TEMP || tmpdir(),
+    `kdelta-report-${process.env.GITHUB_RUN_ID ?? 'local'}-${process.env.GITHUB_JOB ?? 'job'}-${process.pid}.json`,
+  );
+  await writeFile(reportPath, reportJson(report));
+  for (const [name, value] of Object.entries(actionOutputs(report, reportPath))) core.setOutput(name, value);
   for (const w of report.warnings) core.warning(w);
   for (const r of report.results) {
     if (r.action === 'failed') core.error(r.error ?? 'failed', { title: `kdelta: ${r.variant} → ${r.downstream}` });

@@ -1,6 +1,7 @@
 import type { RunReport, VariantResult } from '@kdelta/run';
 import { describe, expect, it } from 'vitest';
 import {
+  PULL_REQUESTS_OUTPUT_BYTES,
   actionOutputs,
   controlAnnotations,
   countResults,
@@ -227,5 +228,23 @@ describe('permissionHint', () => {
     expect(permissionHint({})).toBeUndefined();
     // a refusal that names the permission already says what to give the token
     expect(permissionHint({ code: 'missing-permission' })).toBeUndefined();
+  });
+});
+
+describe('a large run', () => {
+  it('keeps the inline pull-requests output under GitHub’s 1 MB step-output limit and says it was cut short', () => {
+    const results = Array.from({ length: 6000 }, (_, i) =>
+      result(`variant-with-a-long-name-${String(i).padStart(5, '0')}`, 'proposed', { writes: true, proposal: pr(String(i + 1)) }),
+    );
+    const out = actionOutputs(report(results), '/runner/temp/kdelta-report.json');
+    expect(Buffer.byteLength(out['pull-requests']!)).toBeLessThanOrEqual(PULL_REQUESTS_OUTPUT_BYTES);
+    const inline = JSON.parse(out['pull-requests']!) as { variant: string }[];
+    expect(inline.length).toBeGreaterThan(1000);
+    expect(inline.length).toBeLessThan(6000);
+    expect(inline[0]?.variant).toBe('variant-with-a-long-name-00000');
+    expect(out['pull-requests-truncated']).toBe('true');
+    expect(out['report-path']).toBe('/runner/temp/kdelta-report.json');
+    const all = Object.values(out).reduce((n, v) => n + Buffer.byteLength(v), 0);
+    expect(all).toBeLessThan(1024 * 1024);
   });
 });

@@ -41,11 +41,37 @@ export function pullRequests(results: readonly VariantResult[]): PullRequestEntr
     }));
 }
 
-/** Every output of the Action, as the strings written to GITHUB_OUTPUT. */
-export function actionOutputs(report: RunReport): Record<string, string> {
+/**
+ * GitHub keeps at most 1 MB of a step's outputs: the inline `pull-requests` list stays well under
+ * it (the full report is in the file of `report-path`).
+ */
+export const PULL_REQUESTS_OUTPUT_BYTES = 512 * 1024;
+
+/** The `pull-requests` JSON: every entry, or as many as fit in `maxBytes` (the file has them all). */
+export function pullRequestsOutput(entries: readonly PullRequestEntry[], maxBytes = PULL_REQUESTS_OUTPUT_BYTES): string {
+  const all = JSON.stringify(entries);
+  if (Buffer.byteLength(all) <= maxBytes) return all;
+  const kept: string[] = [];
+  let bytes = 2; // []
+  for (const entry of entries) {
+    const text = JSON.stringify(entry);
+    const more = Buffer.byteLength(text) + (kept.length > 0 ? 1 : 0);
+    if (bytes + more > maxBytes) break;
+    kept.push(text);
+    bytes += more;
+  }
+  return `[${kept.join(',')}]`;
+}
+
+/** Every output of the Action, as the strings written to GITHUB_OUTPUT (`reportPath`: where the full report was written). */
+export function actionOutputs(report: RunReport, reportPath?: string, maxBytes = PULL_REQUESTS_OUTPUT_BYTES): Record<string, string> {
   const counts = countResults(report.results);
+  const entries = pullRequests(report.results);
+  const inline = pullRequestsOutput(entries, maxBytes);
   return {
-    'pull-requests': JSON.stringify(pullRequests(report.results)),
+    'pull-requests': inline,
+    'pull-requests-truncated': String(inline.length < JSON.stringify(entries).length),
+    ...(reportPath ? { 'report-path': reportPath } : {}),
     ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, String(v)])),
     'render-failed': String(report.results.filter((r) => r.renderFailure !== undefined).length),
   };

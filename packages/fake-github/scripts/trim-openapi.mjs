@@ -36,6 +36,9 @@ export const OPERATIONS = [
   'git/create-ref',
   'git/update-ref',
   'git/delete-ref',
+  'pulls/merge',
+  'apps/get-repo-installation',
+  'apps/create-installation-access-token',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -155,6 +155,14 @@ describe('GraphQL auto-merge', () => {
       expect(res.status).toBe(200);
       return (await res.json()) as { data?: any; errors?: { message: string }[] };
     };
+    // GitHub refuses auto-merge on a pull request it could merge now ("clean": no check to wait for)
+    const clean = await gql(
+      'mutation($id: ID!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: MERGE}) { pullRequest { id } } }',
+      { id: pr.node_id },
+    );
+    expect(clean.errors?.[0]?.message).toMatch(/is in clean status/);
+    gh.requireStatusChecks(REPO, pr.base.ref, ['ci']);
+    gh.clearRequests();
     const enabled = await gql(
       'mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { autoMergeRequest { mergeMethod } } } }',
       { id: pr.node_id, method: 'SQUASH' },

@@ -1,7 +1,7 @@
 // GitHub's GraphQL API, as far as the forge uses it: the auto-merge and draft mutations. A small reader of the query
 // text finds the mutation field and its `input` argument (inline or a variable); anything else is a GraphQL
 // error, as GitHub answers an unknown field.
-import type { Context } from './handlers.js';
+import { type Context, isMergeable, missingChecks } from './handlers.js';
 import * as o from './objects.js';
 import type { Permission } from './server.js';
 
@@ -143,6 +143,12 @@ export async function handleGraphql(
   const { pr } = found;
   if (field === 'enablePullRequestAutoMerge') {
     if (pr.state !== 'open') return done(error('Pull request is not in the correct state to enable auto-merge', 'UNPROCESSABLE'));
+    // GitHub refuses auto-merge on a pull request it could merge right now: not a draft, no
+    // conflicts, every required check passed (none required: always) — "clean" status.
+    await ctx.state.refresh(found.repo.fullName);
+    if (!pr.draft && (await isMergeable(found.repo, pr)) && missingChecks(ctx.state, found.repo, pr).length === 0) {
+      return done(error('Pull request Pull request is in clean status', 'UNPROCESSABLE'));
+    }
     const method = String(input['mergeMethod'] ?? 'MERGE');
     if (!['MERGE', 'SQUASH', 'REBASE'].includes(method)) {
       return done(error(`Argument 'mergeMethod' on InputObject 'EnablePullRequestAutoMergeInput' has an invalid value (${method})`));

@@ -193,7 +193,96 @@ function fullRef(ref: string): string {
   return ref.startsWith('refs/') ? ref : `refs/${ref}`;
 }
 
+const MERGER = { name: 'Octo Human', email: 'human@example.com' };
+
+/**
+ * Merge an open pull request into its base as GitHub does for `method` (a merge commit; one
+ * squashed commit; its commits replayed, here as one commit on the base). Throws on conflicts.
+ */
+export async function mergePullRequest(
+  state: State,
+  repo: Repo,
+  pr: PullState,
+  options: { method: 'merge' | 'squash' | 'rebase'; by: string; title?: string | undefined },
+): Promise<string> {
+  const base = await resolveRef(repo.gitDir, `refs/heads/${pr.base.ref}`);
+  const head = await resolveRef(repo.gitDir, `refs/heads/${pr.head.ref}`);
+  if (!base || !head) throw new Error(`fake-github: ${repo.fullName}#${pr.number}: head or base branch is gone`);
+  let tree: string;
+  try {
+    tree = (await git(repo.gitDir, ['merge-tree', '--write-tree', base, head])).split('\n')[0]!.trim();
+  } catch (e) {
+    throw new Error(`fake-github: ${repo.fullName}#${pr.number} has conflicts: ${(e as Error).message}`);
+  }
+  const message =
+    options.method === 'merge'
+      ? `Merge pull request #${pr.number} from ${repo.owner}/${pr.head.ref}\n\n${options.title ?? pr.title}\n`
+      : `${options.title ?? pr.title} (#${pr.number})\n`;
+  const merge = await commitTree(repo.gitDir, tree, options.method === 'merge' ? [base, head] : [base], message, MERGER);
+  await git(repo.gitDir, ['update-ref', `refs/heads/${pr.base.ref}`, merge, base]);
+  const at = o.now();
+  Object.assign(pr, {
+    state: 'closed',
+    merged: true,
+    mergedAt: at,
+    closedAt: at,
+    updatedAt: at,
+    mergedBy: options.by,
+    mergeCommitSha: merge,
+    headSha: head,
+    baseSha: base,
+    autoMerge: null,
+  });
+  await state.refresh(repo.fullName);
+  return merge;
+}
+
+/** Whether the pull request is mergeable into its base without conflicts. */
+export async function isMergeable(repo: Repo, pr: PullState): Promise<boolean> {
+  try {
+    await git(repo.gitDir, ['merge-tree', '--write-tree', pr.baseSha, pr.headSha]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The required status contexts not `success` on the pull request's head (the latest status of each context counts). */
+export function missingChecks(state: State, repo: Repo, pr: PullState): string[] {
+  const latest = new Map<string, string>();
+  for (const s of repo.statuses.get(pr.headSha) ?? []) latest.set(s.context, s.state);
+  return state.requiredChecks(repo.fullName, pr.base.ref).filter((c) => latest.get(c) !== 'success');
+}
+
 export const handlers: Record<string, Handler> = {
+  'pulls/merge': {
+    permission: ['contents', 'write'],
+    async run(ctx, params, body: { commit_title?: string; sha?: string; merge_method?: 'merge' | 'squash' | 'rebase' } | null) {
+      const { repo, pr } = await pullOf(ctx, params);
+      const notAllowed = (message: string): never => {
+        throw new HttpError(405, { message, documentation_url: DOCS, status: '405' });
+      };
+      if (pr.state !== 'open') notAllowed('Pull Request is not mergeable');
+      if (pr.draft) notAllowed('Pull Request is still a draft');
+      if (body?.sha && body.sha !== pr.headSha) {
+        throw new HttpError(409, {
+          message: 'Head branch was modified. Review and try the merge again.',
+          documentation_url: DOCS,
+          status: '409',
+        });
+      }
+      if (!(await isMergeable(repo, pr))) notAllowed('Pull Request is not mergeable');
+      const missing = missingChecks(ctx.state, repo, pr);
+      if (missing.length > 0) notAllowed(`Required status check "${missing[0]}" is expected.`);
+      const sha = await mergePullRequest(ctx.state, repo, pr, {
+        method: body?.merge_method ?? 'merge',
+        by: ctx.login,
+        title: body?.commit_title,
+      });
+      return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+    },
+  },
+
   'repos/get': {
     permission: ['metadata', 'read'],
     async run(ctx, params) {

@@ -80,7 +80,8 @@ export function nodeId(prefix: string, id: number): string {
 }
 
 export function user(urls: Urls, login: string) {
-  const api = `${urls.api}/users/${login}`;
+  // as GitHub writes a bot's: `/users/name%5Bbot%5D`
+  const api = `${urls.api}/users/${encodeURIComponent(login)}`;
   const isBot = login.endsWith('[bot]');
   return {
     login,
@@ -89,7 +90,7 @@ export function user(urls: Urls, login: string) {
     avatar_url: `${urls.server}/avatars/${encodeURIComponent(login)}`,
     gravatar_id: '',
     url: api,
-    html_url: `${urls.server}/${login}`,
+    html_url: `${urls.server}/${encodeURIComponent(login)}`,
     followers_url: `${api}/followers`,
     following_url: `${api}/following{/other_user}`,
     gists_url: `${api}/gists{/gist_id}`,

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, createVerify, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { buildTree, commitTree, git, httpBackend, type Person, resolveRef, writeBlob } from './git.js';
 import { handleGraphql } from './graphql.js';
-import { type Context, HttpError, handlers } from './handlers.js';
+import { type Context, HttpError, handlers, mergePullRequest } from './handlers.js';
 import type { LabelState, PullState, RepoState, StatusState, Urls } from './objects.js';
+import * as o from './objects.js';
 import { idOf, now } from './objects.js';
 import { loadOperations, matchOperation } from './openapi.js';
 
@@ -18,6 +19,26 @@ export interface TokenGrant {
   readonly login?: string;
   /** 'all', or GitHub App permissions by name (`contents`, `pull_requests`, `issues`, `statuses`, ...). */
   readonly permissions?: 'all' | Record<string, Permission>;
+  /** An installation token reaches only its installation's owner's repositories (others: 404). */
+  readonly owner?: string;
+  /** Milliseconds on the fake's clock after which the token is refused (401), as an installation token's hour. */
+  readonly expiresAt?: number;
+  /** What the request log records as its actor (default the login). */
+  readonly actor?: string;
+}
+
+/** A GitHub App: its private key (the fake verifies the app's JWTs with its public half) and its installations by owner. */
+export interface FakeApp {
+  readonly id: number;
+  readonly clientId?: string;
+  readonly slug?: string;
+  readonly privateKey: string;
+  readonly installations: Record<string, { readonly id: number; readonly permissions?: Record<string, Permission> }>;
+}
+
+/** The fake's time (milliseconds): tests move it instead of sleeping. */
+export interface FakeClock {
+  now(): number;
 }
 
 export interface FakeGitHubOptions {
@@ -25,6 +46,19 @@ export interface FakeGitHubOptions {
   readonly tokens?: Record<string, TokenGrant>;
   /** Check every request and response against GitHub's OpenAPI description (default true). */
   readonly validate?: boolean;
+  /** Where GraphQL is served (default `/api/graphql`, as on GitHub Enterprise Server). */
+  readonly graphqlPath?: string;
+  /** Send `x-ratelimit-*` headers (default true; GitHub Enterprise Server with rate limits off sends none). */
+  readonly rateLimitHeaders?: boolean;
+  /** The primary limit the headers report (default 5000 an hour). */
+  readonly rateLimit?: number;
+  /** GitHub's secondary limit on content-creating requests a minute (default none), on `clock`. */
+  readonly contentCreationPerMinute?: number;
+  /** Default: real time. */
+  readonly clock?: FakeClock;
+  readonly apps?: readonly FakeApp[];
+  /** An installation token's lifetime in milliseconds on `clock` (default an hour, as GitHub's). */
+  readonly installationTokenLifetimeMs?: number;
 }
 
 export interface RecordedRequest {
@@ -37,6 +71,10 @@ export interface RecordedRequest {
   readonly write: boolean;
   /** GitHub's operationId (`pulls/create`), `graphql/<mutation>`, or undefined when no operation matched. */
   readonly operationId: string | undefined;
+  /** Who made it: the token's login (an installation token: `installation:<id>`; an App's JWT: `app:<id>`). */
+  readonly actor?: string | undefined;
+  /** The fake clock's time of the request. */
+  readonly at?: number;
 }
 
 export interface PullSnapshot {
@@ -85,6 +123,17 @@ export interface FakeGitHub {
   addLabel(fullName: string, number: number, name: string): void;
   humanCommit(fullName: string, branch: string, files: Record<string, string | null>, message?: string): Promise<string>;
   rateLimitNext(n?: number, retryAfterSeconds?: number): void;
+  /** The token is refused from now on (401 from the API and from git), as a revoked token is. */
+  revokeToken(token: string): void;
+  /**
+   * GitHub moves a pull request's head some time after a push: while held, pushes do not move
+   * the heads of open pull requests (API answers show the old head); releasing moves them.
+   */
+  holdHeads(held: boolean): Promise<void>;
+  /** Branch protection: these status contexts must be `success` on a pull request's head before it merges. */
+  requireStatusChecks(fullName: string, branch: string, contexts: readonly string[]): void;
+  /** Installation tokens minted so far, by installation id (to check that none is printed). */
+  readonly installationTokens: ReadonlyMap<number, readonly string[]>;
   close(): Promise<void>;
 }
 
@@ -98,12 +147,20 @@ export class State {
     RepoState & { pulls: PullState[]; statuses: Map<string, StatusState[]>; labels: Map<string, LabelState> }
   >();
   readonly verified = new Set<string>();
+  /** Required status contexts by `owner/repo` (lower case) and branch. */
+  readonly required = new Map<string, Map<string, readonly string[]>>();
+  /** Pushes do not move open pull requests' heads (GitHub's asynchronous head update). */
+  heldHeads = false;
   nextId = 1000;
 
   constructor(readonly root: string) {}
 
   repo(fullName: string) {
     return this.repos.get(fullName.toLowerCase());
+  }
+
+  requiredChecks(fullName: string, branch: string): readonly string[] {
+    return this.required.get(fullName.toLowerCase())?.get(branch) ?? [];
   }
 
   labelFor(repo: { labels: Map<string, LabelState> }, name: string): LabelState {
@@ -122,7 +179,7 @@ export class State {
     for (const pr of repo.pulls) {
       if (pr.merged) continue;
       const head = await resolveRef(repo.gitDir, `refs/heads/${pr.head.ref}`);
-      if (head && pr.state === 'open') pr.headSha = head;
+      if (head && pr.state === 'open' && !this.heldHeads) pr.headSha = head;
       const base = await resolveRef(repo.gitDir, `refs/heads/${pr.base.ref}`);
       if (base && pr.state === 'open') pr.baseSha = base;
     }
@@ -147,6 +204,16 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/** The query text of a GraphQL request body ('' when there is none). */
+function graphqlQueryOf(body: Buffer): string {
+  try {
+    const query = (JSON.parse(body.toString('utf8')) as { query?: unknown }).query;
+    return typeof query === 'string' ? query : '';
+  } catch {
+    return '';
+  }
+}
+
 interface Credentials {
   token: string | undefined;
 }
@@ -166,8 +233,15 @@ function credentialsOf(req: IncomingMessage): Credentials {
 }
 
 export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
-  const tokens = options.tokens ?? { [DEFAULT_TOKEN]: { login: 'kdelta-bot', permissions: 'all' } };
+  const tokens: Record<string, TokenGrant> = { ...(options.tokens ?? { [DEFAULT_TOKEN]: { login: 'kdelta-bot', permissions: 'all' } }) };
+  const firstToken = Object.keys(tokens)[0] ?? DEFAULT_TOKEN;
   const validate = options.validate ?? true;
+  const clock = options.clock ?? { now: () => Date.now() };
+  const graphqlPath = options.graphqlPath ?? '/api/graphql';
+  const apps = options.apps ?? [];
+  const installationTokens = new Map<number, string[]>();
+  /** Content-creating requests of the last minute (clock times). */
+  const recentWrites: number[] = [];
   const root = await mkdtemp(join(tmpdir(), 'fake-github-'));
   const state = new State(root);
   const requests: RecordedRequest[] = [];
@@ -179,7 +253,32 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const resetAt = Math.floor(Date.now() / 1000) + 3600;
   let urls: Urls = { server: '', api: '' };
 
-  const grantOf = (token: string | undefined) => (token !== undefined ? tokens[token] : undefined);
+  const grantOf = (token: string | undefined) => {
+    const grant = token !== undefined ? tokens[token] : undefined;
+    return grant && (grant.expiresAt === undefined || clock.now() < grant.expiresAt) ? grant : undefined;
+  };
+  /** An installation token reaches its owner's repositories only. */
+  const reaches = (grant: TokenGrant, owner: string | undefined) =>
+    grant.owner === undefined || owner === undefined || grant.owner.toLowerCase() === owner.toLowerCase();
+
+  /** The App whose JWT this is (RS256, signed with its private key, `iss` its id or client id), if any. */
+  function appOfJwt(token: string | undefined): FakeApp | undefined {
+    const parts = (token ?? '').split('.');
+    if (parts.length !== 3) return undefined;
+    let payload: { iss?: unknown };
+    try {
+      const header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as { alg?: string };
+      if (header.alg !== 'RS256') return undefined;
+      payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { iss?: unknown };
+    } catch {
+      return undefined;
+    }
+    const app = apps.find((a) => String(a.id) === String(payload.iss) || (a.clientId !== undefined && a.clientId === payload.iss));
+    if (!app) return undefined;
+    const verify = createVerify('RSA-SHA256');
+    verify.update(`${parts[0]}.${parts[1]}`);
+    return verify.verify(createPublicKey(app.privateKey), Buffer.from(parts[2]!, 'base64url')) ? app : undefined;
+  }
   const allows = (grant: TokenGrant, permission: string, level: Permission): boolean => {
     if (permission === 'metadata') return true;
     const p = grant.permissions ?? 'all';
@@ -188,14 +287,17 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     return have === 'write' || (have === 'read' && level === 'read');
   };
 
+  const coreLimit = options.rateLimit ?? 5000;
   function apiHeaders(res: ServerResponse) {
     used++;
     res.setHeader('x-github-request-id', requestId());
-    res.setHeader('x-ratelimit-limit', '5000');
-    res.setHeader('x-ratelimit-remaining', String(Math.max(0, 5000 - used)));
-    res.setHeader('x-ratelimit-reset', String(resetAt));
-    res.setHeader('x-ratelimit-used', String(used));
-    res.setHeader('x-ratelimit-resource', 'core');
+    if (options.rateLimitHeaders !== false) {
+      res.setHeader('x-ratelimit-limit', String(coreLimit));
+      res.setHeader('x-ratelimit-remaining', String(Math.max(0, coreLimit - used)));
+      res.setHeader('x-ratelimit-reset', String(resetAt));
+      res.setHeader('x-ratelimit-used', String(used));
+      res.setHeader('x-ratelimit-resource', 'core');
+    }
     res.setHeader('x-github-api-version-selected', '2022-11-28');
     res.setHeader('x-github-media-type', 'github.v3; format=json');
   }
@@ -218,8 +320,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, path: string, query: Record<string, string>, rawQuery: string) {
     const method = req.method ?? 'GET';
+    let actor: string | undefined;
     const record = (status: number, operationId: string | undefined, write: boolean) => {
-      requests.push({ method, path, query, status, write, operationId });
+      requests.push({ method, path, query, status, write, operationId, actor, at: clock.now() });
     };
     apiHeaders(res);
     const bodyBuf = await readBody(req);
@@ -228,11 +331,74 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     const operationId = match && 'op' in match ? match.op.operationId : undefined;
     const write = method !== 'GET' && method !== 'HEAD';
 
-    const grant = grantOf(credentialsOf(req).token);
+    const token = credentialsOf(req).token;
+    if (operationId === 'apps/get-repo-installation' || operationId === 'apps/create-installation-access-token') {
+      const app = appOfJwt(token);
+      actor = app ? `app:${app.id}` : undefined;
+      if (!app) {
+        sendJson(res, 401, { message: 'A JSON web token could not be decoded', documentation_url: DOCS, status: '401' });
+        record(401, operationId, write);
+        return;
+      }
+      const params = match && 'op' in match ? match.params : {};
+      if (validate && match && 'op' in match) {
+        let appBody: unknown;
+        try {
+          appBody = bodyBuf.length ? JSON.parse(bodyBuf.toString('utf8')) : undefined;
+        } catch {
+          appBody = bodyBuf.toString('utf8');
+        }
+        const bad = match.op.validateParams(params, query) ?? match.op.validateBody(appBody);
+        if (bad) {
+          violations.push(`${method} ${path} (${operationId}): ${bad}`);
+          sendJson(res, 500, { message: `fake-github: ${bad}`, documentation_url: DOCS, status: '500' });
+          record(500, operationId, write);
+          return;
+        }
+      }
+      const out = appEndpoint(app, operationId, params);
+      if (validate && match && 'op' in match) {
+        const bad = match.op.validateResponse(out.status, out.body);
+        if (bad) violations.push(`${method} ${path} (${operationId}): ${bad}`);
+      }
+      sendJson(res, out.status, out.body);
+      record(out.status, operationId, write);
+      return;
+    }
+    const grant = grantOf(token);
+    actor = grant?.actor ?? grant?.login;
     if (!grant) {
       sendJson(res, 401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
       record(401, operationId, write);
       return;
+    }
+    const owner = /^\/repos\/([^/]+)\//.exec(path)?.[1];
+    if (!reaches(grant, owner)) {
+      sendJson(res, 404, { message: 'Not Found', documentation_url: DOCS, status: '404' });
+      record(404, operationId, write);
+      return;
+    }
+    const isWrite = isGraphql ? /^\s*mutation\b/.test(graphqlQueryOf(bodyBuf)) : write;
+    if (isWrite && options.contentCreationPerMinute !== undefined) {
+      const t = clock.now();
+      while (recentWrites.length > 0 && recentWrites[0]! <= t - 60_000) recentWrites.shift();
+      if (recentWrites.length >= options.contentCreationPerMinute) {
+        const wait = Math.max(1, Math.ceil((recentWrites[0]! + 60_000 - t) / 1000));
+        sendJson(
+          res,
+          403,
+          {
+            message:
+              'You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later.',
+            documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+            status: '403',
+          },
+          { 'retry-after': String(wait) },
+        );
+        record(403, operationId, write);
+        return;
+      }
+      recentWrites.push(t);
     }
     if (rateLimited > 0) {
       rateLimited--;
@@ -340,6 +506,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       return;
     }
     const grant = grantOf(credentialsOf(req).token);
+    if (grant && !reaches(grant, repo.owner)) {
+      res.statusCode = 404;
+      res.end('Repository not found.\n');
+      return;
+    }
     if (!grant) {
       res.statusCode = 401;
       res.setHeader('www-authenticate', 'Basic realm="GitHub"');
@@ -359,7 +530,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       query: rawQuery,
       remoteUser: grant.login ?? 'kdelta-bot',
     });
-    if (pushing && req.method === 'POST' && status === 200) {
+    if (pushing && req.method === 'POST' && status === 200 && !state.heldHeads) {
       repo.pushedAt = now();
       await state.refresh(fullName);
     }
@@ -370,7 +541,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     const rawQuery = url.search.replace(/^\?/, '');
     const query = Object.fromEntries(url.searchParams);
     let work: Promise<void>;
-    if (url.pathname === '/api/graphql') work = handleApi(req, res, '/graphql', query, rawQuery);
+    if (url.pathname === graphqlPath) work = handleApi(req, res, '/graphql', query, rawQuery);
     else if (url.pathname.startsWith('/api/v3/')) work = handleApi(req, res, url.pathname.slice('/api/v3'.length), query, rawQuery);
     else work = handleGit(req, res, url.pathname, rawQuery);
     work.catch((e: unknown) => {
@@ -384,6 +555,63 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const port = (server.address() as AddressInfo).port;
   const serverUrl = `http://127.0.0.1:${port}`;
   urls = { server: serverUrl, api: `${serverUrl}/api/v3` };
+
+  /** The App endpoints: an installation by repository, an installation token (JWT-authenticated). */
+  function appEndpoint(app: FakeApp, operationId: string, params: Record<string, string>): { status: number; body: unknown } {
+    const slug = app.slug ?? `app-${app.id}`;
+    const found = (() => {
+      if (operationId === 'apps/get-repo-installation') {
+        const repo = state.repo(`${params['owner']}/${params['repo']}`);
+        const entry = repo ? Object.entries(app.installations).find(([o]) => o.toLowerCase() === repo.owner.toLowerCase()) : undefined;
+        return entry ? { owner: entry[0], ...entry[1] } : undefined;
+      }
+      const id = Number(params['installation_id']);
+      const entry = Object.entries(app.installations).find(([, i]) => i.id === id);
+      return entry ? { owner: entry[0], ...entry[1] } : undefined;
+    })();
+    if (!found) return { status: 404, body: { message: 'Not Found', documentation_url: DOCS, status: '404' } };
+    const permissions = found.permissions ?? {
+      contents: 'write',
+      pull_requests: 'write',
+      statuses: 'write',
+      issues: 'write',
+      metadata: 'read',
+    };
+    if (operationId === 'apps/get-repo-installation') {
+      const at = now();
+      return {
+        status: 200,
+        body: {
+          id: found.id,
+          account: o.user(urls, found.owner),
+          repository_selection: 'all',
+          access_tokens_url: `${urls.api}/app/installations/${found.id}/access_tokens`,
+          repositories_url: `${urls.api}/installation/repositories`,
+          html_url: `${urls.server}/organizations/${found.owner}/settings/installations/${found.id}`,
+          app_id: app.id,
+          ...(app.clientId ? { client_id: app.clientId } : {}),
+          target_id: idOf(found.owner),
+          target_type: 'Organization',
+          permissions,
+          events: [],
+          created_at: at,
+          updated_at: at,
+          single_file_name: null,
+          app_slug: slug,
+          suspended_by: null,
+          suspended_at: null,
+        },
+      };
+    }
+    const token = `ghs_inst${found.id}_${randomBytes(12).toString('hex')}`;
+    const expiresAt = clock.now() + (options.installationTokenLifetimeMs ?? 3_600_000);
+    tokens[token] = { login: `${slug}[bot]`, permissions, owner: found.owner, expiresAt, actor: `installation:${found.id}` };
+    installationTokens.set(found.id, [...(installationTokens.get(found.id) ?? []), token]);
+    return {
+      status: 201,
+      body: { token, expires_at: new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'), permissions, repository_selection: 'all' },
+    };
+  }
 
   const mustRepo = (fullName: string) => {
     const r = state.repo(fullName);
@@ -399,8 +627,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const gh: FakeGitHub = {
     serverUrl,
     apiUrl: urls.api,
-    graphqlUrl: `${serverUrl}/api/graphql`,
-    token: Object.keys(tokens)[0] ?? DEFAULT_TOKEN,
+    graphqlUrl: `${serverUrl}${graphqlPath}`,
+    token: firstToken,
     requests,
     violations,
 
@@ -485,33 +713,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       await state.refresh(fullName);
       const pr = mustPull(fullName, number);
       if (pr.state !== 'open') throw new Error(`fake-github: ${fullName}#${number} is not open`);
-      const base = await resolveRef(repo.gitDir, `refs/heads/${pr.base.ref}`);
-      const head = await resolveRef(repo.gitDir, `refs/heads/${pr.head.ref}`);
-      if (!base || !head) throw new Error(`fake-github: ${fullName}#${number}: head or base branch is gone`);
-      let tree: string;
-      try {
-        tree = (await git(repo.gitDir, ['merge-tree', '--write-tree', base, head])).split('\n')[0]!.trim();
-      } catch (e) {
-        throw new Error(`fake-github: ${fullName}#${number} has conflicts: ${(e as Error).message}`);
-      }
-      const message = `Merge pull request #${number} from ${repo.owner}/${pr.head.ref}\n\n${pr.title}\n`;
-      const merge = await commitTree(repo.gitDir, tree, [base, head], message, HUMAN);
-      await git(repo.gitDir, ['update-ref', `refs/heads/${pr.base.ref}`, merge, base]);
-      const at = now();
-      Object.assign(pr, {
-        state: 'closed',
-        merged: true,
-        mergedAt: at,
-        closedAt: at,
-        updatedAt: at,
-        mergedBy: 'octo-human',
-        mergeCommitSha: merge,
-        headSha: head,
-        baseSha: base,
-        autoMerge: null,
-      });
-      await state.refresh(fullName);
-      return merge;
+      return mergePullRequest(state, repo, pr, { method: 'merge', by: 'octo-human' });
     },
 
     addLabel(fullName, number, name) {
@@ -547,6 +749,24 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       rateLimited = n;
       retryAfter = retryAfterSeconds;
     },
+
+    revokeToken(token) {
+      delete tokens[token];
+    },
+
+    async holdHeads(held) {
+      state.heldHeads = held;
+      if (!held) for (const repo of state.repos.values()) await state.refresh(repo.fullName);
+    },
+
+    requireStatusChecks(fullName, branch, contexts) {
+      const key = mustRepo(fullName).fullName.toLowerCase();
+      const byBranch = state.required.get(key) ?? new Map<string, readonly string[]>();
+      byBranch.set(branch, [...contexts]);
+      state.required.set(key, byBranch);
+    },
+
+    installationTokens,
 
     async close() {
       await new Promise<void>((resolve) => {

@@ -1,3 +1,4 @@
+import { SENT_CREDENTIALS_ENV } from './exec.js';
 import { credentialsAllowed, type SourceTrust } from './trust.js';
 import type { RepoLocation, UrlCredentials } from './url.js';
 
@@ -15,6 +16,9 @@ export interface Credentials {
  * origin (never on the command line, where `ps` would show them, and never in a file or in the
  * URL git stores). Without any, git's own credential helpers and ssh agent apply unchanged.
  *
+ * `trust.tokenFor` gives the run's own token for a repository (the forge's, for its server): it
+ * is used as `token` is, on the hosts `trust` holds only.
+ *
  * With `trust` (the repository was named by package content, not by the user), a host the user
  * did not name gets none of the user's credentials: no token, no `credentials` given for it, and
  * git's credential helpers and configured extra headers are switched off for its origin. Only
@@ -30,12 +34,16 @@ export function credentialsFor(
     userCredentials?: UrlCredentials | undefined;
     env?: Readonly<Record<string, string | undefined>>;
     trust?: SourceTrust | undefined;
+    /** What `token` is, for the message when the server refuses it ("the `token` input"). */
+    tokenName?: string | undefined;
   } = {},
 ): Credentials {
   const env = options.env ?? process.env;
   const fromUrl = options.urlCredentials ?? options.userCredentials;
   // every credential around is scrubbed from output, whether or not it is sent
-  const known = [options.token, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...(fromUrl ? urlSecrets(fromUrl) : [])].filter(
+  // The run's own token for this repository (see SourceTrust.tokenFor), sent only if its host is trusted.
+  const runToken = options.token ?? options.trust?.tokenFor?.(location.url);
+  const known = [runToken, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...(fromUrl ? urlSecrets(fromUrl) : [])].filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
   if (options.trust && !credentialsAllowed(options.trust, location)) {
@@ -50,21 +58,40 @@ export function credentialsFor(
   }
   const scope = `${origin.protocol}//${origin.host}/`;
   const config: [string, string][] = [];
+  const givenName = options.token ? options.tokenName : options.trust?.tokenName?.(location.url);
+  const runTokenName = givenName ?? `the token kdelta was given for ${origin.host}`;
+  let sent: string | undefined;
   if (fromUrl && fromUrl.password === '') {
     // A user name alone: git gets it as the URL would have given it, its helpers supply the rest.
     config.push([`credential.${scope}.username`, fromUrl.username]);
   } else if (fromUrl) {
     config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+    sent = 'the credentials given with the repository URL';
   } else if (location.kind === 'https') {
     // An environment token is never sent over plain http.
-    const token =
-      options.token ?? env.KDELTA_GIT_TOKEN ?? (origin.hostname === 'github.com' ? (env.GITHUB_TOKEN ?? env.GH_TOKEN) : undefined);
-    if (token) config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
-  } else if (options.token && isLoopback(origin.hostname)) {
-    // Plain http only to this machine (a local server such as a test GitHub), and only an explicit token.
-    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${options.token}`)]);
+    const github = origin.hostname === 'github.com';
+    const [token, name] = runToken
+      ? [runToken, runTokenName]
+      : env.KDELTA_GIT_TOKEN
+        ? [env.KDELTA_GIT_TOKEN, 'KDELTA_GIT_TOKEN']
+        : github && env.GITHUB_TOKEN
+          ? [env.GITHUB_TOKEN, 'GITHUB_TOKEN']
+          : github && env.GH_TOKEN
+            ? [env.GH_TOKEN, 'GH_TOKEN']
+            : [undefined, undefined];
+    if (token) {
+      config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
+      sent = name;
+    }
+  } else if (runToken && isLoopback(origin.hostname)) {
+    // Plain http only to this machine (a local server such as a test GitHub), and only the run's own token.
+    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${runToken}`)]);
+    sent = runTokenName;
   }
-  return { env: configEnv(config, env), secrets: known };
+  const out = configEnv(config, env);
+  // Not git's: read back by runGit, so that a refusal names what was sent (never its value).
+  if (sent) out[SENT_CREDENTIALS_ENV] = sent;
+  return { env: out, secrets: known };
 }
 
 /**

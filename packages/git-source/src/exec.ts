@@ -13,6 +13,9 @@ export interface GitRunOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Set by credentialsFor: what credentials git was given (a name, never a value), for the message of a refusal. */
+export const SENT_CREDENTIALS_ENV = 'KDELTA_SENT_CREDENTIALS';
+
 export interface GitResult {
   readonly stdout: string;
   readonly stderr: string;
@@ -73,10 +76,17 @@ export function runGit(args: readonly string[], options: GitRunOptions = {}): Pr
         const exitCode = typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : undefined;
         const detail = stderr.trim() || error.message;
         const code = classify(stderr);
+        // Credentials were sent and the server still asked for some: they were refused (git's own
+        // words, "could not read Username", would send the user looking for a missing one).
+        const sent = options.env?.[SENT_CREDENTIALS_ENV];
+        const text =
+          code === 'auth' && sent
+            ? `git ${args[0] ?? ''} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)`
+            : `git ${args[0] ?? ''} failed: ${detail}${code === 'auth' ? authHint : ''}`;
         reject(
           new GitError({
             code,
-            message: `git ${args[0] ?? ''} failed: ${detail}${code === 'auth' ? authHint : ''}`,
+            message: text,
             args,
             stderr,
             ...(exitCode !== undefined ? { exitCode } : {}),

@@ -60,6 +60,7 @@ export {
   commitAll,
   push,
   deleteRemoteBranch,
+  fetchBranch,
   cloneBare,
   readLocalHead,
   readRemoteHead,

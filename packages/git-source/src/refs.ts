@@ -11,6 +11,8 @@ export interface RemoteOptions {
   readonly cwd?: string;
   /** An access token for https (else KDELTA_GIT_TOKEN / GITHUB_TOKEN, else git's helpers). */
   readonly token?: string;
+  /** What `token` is, for the message when the server refuses it ("the `token` input"). */
+  readonly tokenName?: string | undefined;
   /**
    * A user and password for an http(s) `repo` given without them (credentials written into
    * `repo` itself take precedence). Passed to git in the environment only.
@@ -55,6 +57,7 @@ export function remoteContext(options: RemoteOptions) {
   if (options.trust) assertContentSource(location, options.trust, options.namedBy);
   const creds = credentialsFor(location, {
     token: options.token,
+    tokenName: options.tokenName,
     urlCredentials: splitCredentials(options.repo).credentials,
     userCredentials: options.credentials,
     env: options.env ?? process.env,

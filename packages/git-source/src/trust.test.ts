@@ -56,6 +56,20 @@ describe('which hosts get credentials', () => {
     expect(own.env.GIT_CONFIG_VALUE_0).toBe(header('tok-123'));
   });
 
+  it('gives the run’s own token (tokenFor) to a repository on a trusted host, for every read, and never elsewhere', () => {
+    const tokenFor = (url: string) => (url.startsWith('https://github.com/') ? 'run-token' : undefined);
+    const tokenName = () => 'the GitHub App 1’s installation token for org';
+    const trust = trustNamed(sourceTrust({ named: ['https://github.com/org/control'], tokenFor, tokenName, env: {} }), []);
+    const upstream = credentialsFor(repoLocation('https://github.com/org/private-catalog'), { env: {}, trust });
+    expect(upstream.env.GIT_CONFIG_VALUE_0).toBe(header('run-token'));
+    expect(upstream.secrets).toContain('run-token');
+    // what a refusal will name (never the value)
+    expect(upstream.env.KDELTA_SENT_CREDENTIALS).toBe('the GitHub App 1’s installation token for org');
+    const elsewhere = sourceTrust({ named: ['https://git.corp.example/o/r'], tokenFor: () => 'run-token', env: {} });
+    const foreign = credentialsFor(repoLocation('https://github.com/evil/r'), { env: {}, trust: elsewhere });
+    expect(Object.values(foreign.env).join('\n')).not.toContain('Authorization');
+  });
+
   it('gives a foreign host only the credentials written into the content’s own URL, never the user’s', () => {
     const trust = sourceTrust({ env: {} });
     const creds = credentialsFor(repoLocation('https://evil.example/r'), {

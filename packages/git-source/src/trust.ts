@@ -22,6 +22,15 @@ export interface SourceTrust {
   readonly localRepos: ReadonlySet<string>;
   /** Package content may name any repository on this machine (`KDELTA_ALLOW_LOCAL_UPSTREAMS=1`). */
   readonly allowLocal: boolean;
+  /**
+   * The run's own token for a repository, when it has one for it (the forge's token for its own
+   * server, or the GitHub App installation token of the repository's owner): sent by git, for
+   * `ls-remote` and `fetch` alike, to repositories on the hosts above only. A function, not a
+   * value: an installation token is minted per owner and renewed before it expires.
+   */
+  readonly tokenFor?: ((url: string) => string | undefined) | undefined;
+  /** What `tokenFor`'s token is, for the message when the server refuses it. */
+  readonly tokenName?: ((url: string) => string | undefined) | undefined;
 }
 
 /** The environment variable listing more hosts that get credentials (comma or space separated). */
@@ -37,6 +46,9 @@ export interface SourceTrustOptions {
   readonly cwd?: string;
   /** Default: whether `KDELTA_ALLOW_LOCAL_UPSTREAMS` is `1` (or `true`). */
   readonly allowLocal?: boolean;
+  /** See {@link SourceTrust.tokenFor}. */
+  readonly tokenFor?: ((url: string) => string | undefined) | undefined;
+  readonly tokenName?: ((url: string) => string | undefined) | undefined;
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -49,7 +61,17 @@ export function sourceTrust(options: SourceTrustOptions = {}): SourceTrust {
     if (host) hosts.add(host);
   }
   const allowLocal = options.allowLocal ?? /^(1|true)$/i.test(env[ALLOW_LOCAL_UPSTREAMS_ENV] ?? '');
-  return trustNamed({ hosts, localRepos: new Set(), allowLocal }, options.named ?? [], options.cwd);
+  return trustNamed(
+    {
+      hosts,
+      localRepos: new Set(),
+      allowLocal,
+      ...(options.tokenFor ? { tokenFor: options.tokenFor } : {}),
+      ...(options.tokenName ? { tokenName: options.tokenName } : {}),
+    },
+    options.named ?? [],
+    options.cwd,
+  );
 }
 
 /** `trust` with more repositories the user named (their hosts, or their paths on this machine). */
@@ -69,7 +91,13 @@ export function trustNamed(trust: SourceTrust, named: readonly (string | undefin
     const endpoint = endpointOf(location);
     if (endpoint) hosts.add(`${endpoint.hostname}:${endpoint.port}`);
   }
-  return { hosts, localRepos, allowLocal: trust.allowLocal };
+  return {
+    hosts,
+    localRepos,
+    allowLocal: trust.allowLocal,
+    ...(trust.tokenFor ? { tokenFor: trust.tokenFor } : {}),
+    ...(trust.tokenName ? { tokenName: trust.tokenName } : {}),
+  };
 }
 
 /** The host (`host` or `host:port`, lower case) a repository is reached at; undefined on this machine. */

@@ -83,6 +83,8 @@ describe('credentials from a URL', () => {
       GIT_CONFIG_COUNT: '3',
       GIT_CONFIG_KEY_2: 'http.http://127.0.0.1:8080/.extraHeader',
       GIT_CONFIG_VALUE_2: `Authorization: Basic ${Buffer.from('bob:pa:ss').toString('base64')}`,
+      // read back by runGit for the message of a refusal: a name, never a value
+      KDELTA_SENT_CREDENTIALS: 'the credentials given with the repository URL',
     });
     expect(creds.secrets).toEqual(expect.arrayContaining(['pa:ss', 'bob:pa:ss']));
   });
@@ -112,6 +114,7 @@ describe('credentials from a URL', () => {
       GIT_CONFIG_COUNT: '1',
       GIT_CONFIG_KEY_0: 'http.http://127.0.0.1:8080/.extraHeader',
       GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from('x-access-token:tok').toString('base64')}`,
+      KDELTA_SENT_CREDENTIALS: 'the token kdelta was given for 127.0.0.1:8080',
     });
     expect(credentialsFor(repoLocation('http://127.0.0.1:8080/o/r.git'), { env: { KDELTA_GIT_TOKEN: 'envtoken' } }).env).toEqual({});
   });

@@ -13,6 +13,8 @@ export interface WorkTreeOptions {
   readonly dir: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly token?: string;
+  /** What `token` is, for the message when the server refuses it. */
+  readonly tokenName?: string | undefined;
 }
 
 function checkBranch(branch: string): void {
@@ -92,7 +94,7 @@ async function remoteTarget(options: WorkTreeOptions & { remote: string }) {
         repo: stdout.trim(),
         cwd: options.dir,
         ...(options.env ? { env: options.env } : {}),
-        ...(options.token ? { token: options.token } : {}),
+        ...(options.token ? { token: options.token, tokenName: options.tokenName } : {}),
       });
       return { url: options.remote, env: ctx.env, secrets: ctx.secrets };
     } catch {
@@ -103,9 +105,25 @@ async function remoteTarget(options: WorkTreeOptions & { remote: string }) {
     repo: options.remote,
     cwd: options.dir,
     ...(options.env ? { env: options.env } : {}),
-    ...(options.token ? { token: options.token } : {}),
+    ...(options.token ? { token: options.token, tokenName: options.tokenName } : {}),
   });
   return { url: ctx.location.url, env: ctx.env, secrets: ctx.secrets };
+}
+
+/**
+ * Fetch `branch` of `remote` into the local ref `into` (replaced): what another writer pushed
+ * there, to compare with. Returns the fetched commit.
+ */
+export async function fetchBranch(options: WorkTreeOptions & { remote: string; branch: string; into: string }): Promise<string> {
+  checkBranch(options.branch);
+  assertSafeArgument(options.into, 'ref');
+  const target = await remoteTarget(options);
+  await runGit(['fetch', '--quiet', '--no-tags', '--', target.url, `+refs/heads/${options.branch}:${options.into}`], {
+    cwd: options.dir,
+    env: target.env,
+    secrets: target.secrets,
+  });
+  return readLocalHead({ dir: options.dir, ref: options.into });
 }
 
 /** The commit a branch points at on a remote repository, or undefined when it does not exist. */
@@ -153,6 +171,7 @@ export async function cloneBare(options: {
   dest: string;
   cwd?: string;
   token?: string;
+  tokenName?: string | undefined;
   env?: Readonly<Record<string, string | undefined>>;
 }): Promise<void> {
   assertSafeArgument(options.dest, 'dest');
@@ -160,7 +179,7 @@ export async function cloneBare(options: {
     repo: options.repo,
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.env ? { env: options.env } : {}),
-    ...(options.token ? { token: options.token } : {}),
+    ...(options.token ? { token: options.token, tokenName: options.tokenName } : {}),
   });
   await runGit(['clone', '--quiet', '--bare', '--no-tags', '--', ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
 }

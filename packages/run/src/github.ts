@@ -4,6 +4,7 @@ import { createGitHubForge as createForge, type GitHubForge, type GitHubForgeOpt
 import { parseMetadataBlock } from './proposal-body.js';
 
 export type { GitHubForge, GitHubForgeOptions, GitHubRunOptions, DraftPolicy, AutoMergeMethod } from './forge/github.js';
+export { APP_CLIENT_ID_ENV, APP_ID_ENV, APP_PRIVATE_KEY_ENV, type ForgeClock, type GitHubAppCredentials } from './forge/github-auth.js';
 
 /**
  * A forge of GitHub pull requests. A body the run wrote carries its fingerprint in its metadata

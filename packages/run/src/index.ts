@@ -83,4 +83,5 @@ export { ForgeError, type ForgeErrorCode } from './forge/errors.js';
 export { createLocalForge, type LocalForgeOptions } from './forge/local.js';
 // The GitHub forge itself is `@kdelta/run/github` (Octokit loads with it); its types are here.
 export type { GitHubForge, GitHubForgeOptions, GitHubRunOptions, DraftPolicy, AutoMergeMethod } from './forge/github.js';
+export type { ForgeClock, GitHubAppCredentials } from './forge/github-auth.js';
 export { Budget, DEFAULT_BUDGET, type BudgetReport } from './forge/budget.js';

@@ -70,7 +70,7 @@ interface MemoryRepo {
 }
 
 /** A workspace whose files are a Map: what propose reads, writes, commits and pushes. */
-function memoryWorkspace(repo: MemoryRepo, calls: string[]): Workspace {
+function memoryWorkspace(repo: MemoryRepo, calls: string[], pushedBy?: string): Workspace {
   const files = new Map<string, FileContent>(Object.entries(repo.base));
   const inDir = (dir: string, path: string) => dir === '' || path.startsWith(`${dir}/`);
   const rel = (dir: string, path: string) => (dir === '' ? path : path.slice(dir.length + 1));
@@ -115,6 +115,7 @@ function memoryWorkspace(repo: MemoryRepo, calls: string[]): Workspace {
     },
     async push() {
       calls.push('push');
+      return pushedBy ?? 'c'.repeat(40);
     },
     async deleteBranch() {
       calls.push('delete-branch');
@@ -215,6 +216,54 @@ describe('propose, each branch of the protocol', () => {
     expect(result).toMatchObject({ action: 'proposed', writes: true });
     expect(calls).toEqual(['checkout', 'commit', 'close merged', 'push', 'upsert', 'status success']);
     expect(proposals.get('kdelta/web')).toMatchObject({ state: 'open', fingerprint: 'f-new' });
+  });
+
+  it('a push lost to another run that opened this very proposal: that run’s, unchanged here, nothing more written', async () => {
+    const { forge, calls } = memoryForge();
+    const winner = 'w'.repeat(40);
+    const upserted: ProposalInput[] = [];
+    const upsert = forge.upsert.bind(forge);
+    forge.upsert = async (input) => {
+      upserted.push(input);
+      const { proposal } = await upsert(input);
+      return { proposal, created: false, changed: false };
+    };
+    const ctx = context(forge, { base }, calls, {
+      checkout: async () => {
+        calls.push('checkout');
+        return memoryWorkspace({ base }, calls, winner);
+      },
+    });
+    const result = await propose(ctx, change('replicas: 2\n'));
+    expect(result).toMatchObject({ action: 'unchanged', writes: false });
+    expect(upserted[0]?.headCommit).toBe(winner);
+    expect(calls).toEqual(['checkout', 'commit', 'push', 'upsert']);
+  });
+
+  it('a status that does not land is a warning: the proposal stands', async () => {
+    const { forge, calls } = memoryForge();
+    const statusOn: (string | undefined)[] = [];
+    forge.setStatus = async (_p, _s, commit) => {
+      statusOn.push(commit);
+      throw new Error('GitHub: cannot record a status: 502');
+    };
+    const result = await propose(context(forge, { base }, calls), change('replicas: 2\n'));
+    expect(result).toMatchObject({ action: 'proposed', writes: true, message: 'GitHub: cannot record a status: 502' });
+    expect(statusOn).toEqual(['c'.repeat(40)]);
+  });
+
+  it('the fast no-op posts the missing status of the proposal’s commit, and says so', async () => {
+    const body = `text\n${renderMetadataBlock({ version: '1.0.0', variant: 'web', fingerprint: 'f-new', headCommit: HEAD, baseCommit: BASE, conflicts: 0, kind: 'variant' })}\n`;
+    const { forge, calls } = memoryForge({ fingerprint: 'f-new', body });
+    const ensured: string[] = [];
+    forge.ensureStatus = async (_p, status, commit) => {
+      ensured.push(`${status.state} ${commit}`);
+      return true;
+    };
+    const result = await propose(context(forge, { base, branch: { commits: [ours] } }, calls), change('replicas: 2\n'));
+    expect(result).toMatchObject({ action: 'unchanged', writes: true, message: "the proposal's commit had no kdelta status: posted" });
+    expect(ensured).toEqual([`success ${HEAD}`]);
+    expect(calls).toEqual([]);
   });
 
   it('closes a proposal the downstream no longer needs and deletes its branch', async () => {

@@ -4,7 +4,7 @@ import { checkpoint, type JobContext } from './context.js';
 import { STOP_LABEL, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from './forge/forge.js';
 import { parseMetadataBlock, renderProposalBodies, type FileChange, type ProposalBodies } from './proposal-body.js';
 import { renderFailureLine, type RenderFailureReport } from './render.js';
-import { DEFERRED_MESSAGE, proposalRef, type JobAction, type JobOutcome, type VariantResult } from './result.js';
+import { DEFERRED_MESSAGE, message, proposalRef, type JobAction, type JobOutcome, type VariantResult } from './result.js';
 import type { Workspace } from './workspace.js';
 import { RunError } from './errors.js';
 
@@ -41,9 +41,12 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     mirror.heads.get(target.head) === meta.headCommit &&
     mirror.heads.get(target.base) === meta.baseCommit
   ) {
+    // the run that pushed this commit may have stopped before its status
+    const repaired = (await ctx.forge.ensureStatus?.(open, readiness(meta.conflicts), meta.headCommit).catch(() => false)) === true;
     return {
       action: 'unchanged',
-      writes: false,
+      writes: repaired,
+      ...(repaired ? { message: "the proposal's commit had no kdelta status: posted" } : {}),
       proposal: proposalRef(open),
       fingerprint,
       ...(change.upstream ? { upstream: { ...change.upstream, oldCommit: meta.upstream?.oldCommit } } : {}),
@@ -184,6 +187,13 @@ async function proposeWorkspace(
   if (stop) return stop;
   await checkpoint(ctx.signal);
   const token = ctx.forge.gitToken?.(target.repo);
+  const remote = {
+    remote: target.repo,
+    branch: target.head,
+    env: ctx.env,
+    token,
+    tokenName: token ? ctx.forge.gitTokenName?.(target.repo) : undefined,
+  };
   let open = given;
   const changes = await ws.changedFiles(change.directory);
   let mergedOpen: Proposal | undefined;
@@ -204,7 +214,7 @@ async function proposeWorkspace(
     if (!release) return { action: 'deferred', writes: false, proposal: proposalRef(open), message: DEFERRED_MESSAGE };
     try {
       const closed = await ctx.forge.close(open, merged ? 'merged' : 'closed');
-      if (!merged) await ws.deleteBranch({ remote: target.repo, branch: target.head, env: ctx.env, token });
+      if (!merged) await ws.deleteBranch(remote);
       return {
         action: merged ? 'up-to-date' : 'closed',
         writes: true,
@@ -219,7 +229,7 @@ async function proposeWorkspace(
   if (foreign.length > 0) return blockedBy(foreign, target, open);
   const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
   // The branch already holds exactly this content on this base: keep it (no push, refs identical).
-  const pushNeeded = !(sameAsRemote && ws.remoteHead);
+  let pushNeeded = !(sameAsRemote && ws.remoteHead);
   let headCommit = pushNeeded ? commit : ws.remoteHead!;
   if (!pushNeeded) {
     const bodies = body(headCommit, changes);
@@ -227,8 +237,11 @@ async function proposeWorkspace(
       open !== undefined && open.body === bodies.body && open.title === prepared.title && open.fingerprint === change.fingerprint;
     if (unchanged && open) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
   }
-  const action: JobAction = open ? change.updated : change.opened;
-  const renderChanged = open !== undefined && Boolean(parseMetadataBlock(open.body)?.renderFailed) !== Boolean(prepared.renderFailure);
+  let action: JobAction = open ? change.updated : change.opened;
+  const openMeta = open ? parseMetadataBlock(open.body) : undefined;
+  const renderChanged = open !== undefined && Boolean(openMeta?.renderFailed) !== Boolean(prepared.renderFailure);
+  // A commit no proposal names yet may lack its status (pushed by a run that stopped before it).
+  const newHead = open === undefined || openMeta?.headCommit !== headCommit;
   if (ctx.dryRun) {
     return { action, writes: true, proposal: open ? proposalRef(open) : undefined, body: body(headCommit, changes).full };
   }
@@ -236,7 +249,7 @@ async function proposeWorkspace(
   const cost =
     (mergedOpen ? costOf(ctx, { kind: 'close' }) : 0) +
     (pushNeeded ? costOf(ctx, { kind: 'push', files: changes.length }) : 0) +
-    (pushNeeded || renderChanged ? costOf(ctx, { kind: 'status' }) : 0) +
+    (pushNeeded || renderChanged || newHead ? costOf(ctx, { kind: 'status' }) : 0) +
     costOf(ctx, { kind: 'upsert', created: open === undefined });
   const release = reserve(ctx, cost);
   if (!release) {
@@ -258,27 +271,50 @@ async function proposeWorkspace(
         author: ctx.author,
       });
     } else if (pushNeeded) {
-      await ws.push({ remote: target.repo, branch: target.head, env: ctx.env, token });
+      const pushed = await ws.push(remote);
+      if (pushed !== commit) {
+        // Another run pushed this very proposal first: its commit is the proposal.
+        headCommit = pushed;
+        pushNeeded = false;
+      }
     }
     const bodies = body(headCommit, changes);
-    const { proposal, warnings } = await ctx.forge.upsert({
+    const {
+      proposal,
+      warnings: given = [],
+      created,
+      changed,
+    } = await ctx.forge.upsert({
       ...target,
       title: prepared.title,
       body: bodies.body,
       fingerprint: change.fingerprint,
       conflicts,
       ...(prepared.renderFailure ? { renderFailed: true } : {}),
+      headCommit,
     });
-    // Porch's readiness, as a status on the new head commit (on GitHub a commit status, context
-    // "kdelta"): a branch protection that requires it holds back a proposal with conflicts or a
-    // failed render. The same commit gets a new status when only the render's outcome changed.
-    if (pushNeeded || renderChanged) await ctx.forge.setStatus(proposal, readiness(conflicts, prepared.renderFailure));
+    const warnings = [...given];
+    // A proposal another run opened just now, exactly as this one would write it, is that run's:
+    // unchanged here, whichever of the two won the push (one run reports it proposed, not both).
+    if (!created && !changed && !renderChanged && (open === undefined || !pushNeeded)) action = 'unchanged';
+    else if (pushNeeded || renderChanged || created || (changed && newHead)) {
+      // Porch's readiness, as a status on the pushed commit (on GitHub a commit status, context
+      // "kdelta", on that commit: GitHub moves the pull request's head to it only later): a branch
+      // protection that requires it holds back a proposal with conflicts or a failed render. The
+      // same commit gets a new status when only the render's outcome changed.
+      try {
+        await ctx.forge.setStatus(proposal, readiness(conflicts, prepared.renderFailure), headCommit);
+      } catch (error) {
+        // the proposal stands: a status that did not land is repaired by the next run (ensureStatus)
+        warnings.push(message(error));
+      }
+    }
     return {
       action,
-      writes: true,
+      writes: pushNeeded || action !== 'unchanged',
       proposal: proposalRef(proposal),
       body: bodies.full,
-      ...(warnings && warnings.length > 0 ? { message: warnings.join('; ') } : {}),
+      ...(warnings.length > 0 ? { message: warnings.join('; ') } : {}),
     };
   } finally {
     release();

@@ -46,7 +46,7 @@ export interface RunOptions {
   /** A forge, or `local` (default): proposals as files under `proposalsDir`. */
   readonly forge?: Forge | 'local' | 'github' | undefined;
   /** The github forge's pull request options and connection (used when forge is 'github'). */
-  readonly github?: (GitHubRunOptions & Pick<GitHubForgeOptions, 'pacing'>) | undefined;
+  readonly github?: (GitHubRunOptions & Pick<GitHubForgeOptions, 'pacing' | 'clock' | 'onToken'>) | undefined;
   /** Proposal branches are `<branchPrefix><variant>` (default `kdelta/`). */
   readonly branchPrefix?: string | undefined;
   /**
@@ -147,7 +147,9 @@ export async function run(options: RunOptions): Promise<RunReport> {
       kind: 'directory',
     });
   }
-  const budget = forgeChoice === 'github' ? new Budget(settings.budget) : undefined;
+  // a budget nobody chose is the default, which a server without rate limits lifts (Budget)
+  const budget =
+    forgeChoice === 'github' ? new Budget(settings.origins.budget?.type === 'default' ? undefined : settings.budget) : undefined;
   const connection = options.github ?? {};
   const forge =
     forgeChoice === 'local'
@@ -164,7 +166,11 @@ export async function run(options: RunOptions): Promise<RunReport> {
               apiUrl: connection.apiUrl,
               serverUrl: connection.serverUrl,
               graphqlUrl: connection.graphqlUrl,
+              app: connection.app,
+              tokenName: connection.tokenName,
               pacing: connection.pacing,
+              clock: connection.clock,
+              onToken: connection.onToken,
             }),
             ...settings.github,
             env,
@@ -180,13 +186,16 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const trust = sourceTrust({
     named: [forge.serverUrl, ...control.repositories.map((r) => repositoryUrl(r, options.cwd))],
     hosts: settings.credentialHosts,
+    // the forge's token for its own server, for fetches as for ls-remote (only on the hosts above)
+    tokenFor: (url) => forge.gitToken?.(url),
+    tokenName: (url) => forge.gitTokenName?.(url),
     cwd: options.cwd,
     env,
     ...(settings.allowLocalUpstreams !== undefined ? { allowLocal: settings.allowLocalUpstreams } : {}),
   });
-  const tokenFor = (url: string): { token?: string } => {
+  const tokenFor = (url: string): { token?: string; tokenName?: string | undefined } => {
     const token = forge.gitToken?.(url);
-    return token ? { token } : {};
+    return token ? { token, tokenName: forge.gitTokenName?.(url) } : {};
   };
   const controlId = await findControlIdentity(options.cwd, resolve(options.cwd, configArg));
   // What killed runs left behind goes first (their pid in the directory's name no longer runs);
@@ -217,10 +226,15 @@ export async function run(options: RunOptions): Promise<RunReport> {
       await mkdir(join(runDir, 'jobs'), { recursive: true });
       return checkoutMirror(mirror, url, base, head, dir);
     },
-    upstreamRefs: memo<readonly RemoteRef[]>((url) => listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) })),
+    upstreamRefs: memo<readonly RemoteRef[]>(async (url) => {
+      // a GitHub App's token for the upstream's owner: a private upstream on the same server
+      await forge.prepareGitToken?.(url).catch(() => {});
+      return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
+    }),
     mirror: memo<Mirror>(async (url) => {
       const dir = join(runDir, 'mirrors', `${hashOf(url).slice(0, 16)}.git`);
       await mkdir(join(runDir, 'mirrors'), { recursive: true });
+      await forge.prepareGitToken?.(url);
       await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env, ...tokenFor(url) });
       return { dir, heads: await mirrorHeads(dir) };
     }),

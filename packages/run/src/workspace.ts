@@ -3,7 +3,9 @@ import {
   commitsSince,
   commitStaged,
   deleteRemoteBranch,
+  fetchBranch,
   isAncestor,
+  isGitError,
   listBranches,
   listFiles,
   push,
@@ -66,20 +68,24 @@ export interface Workspace {
   isAncestor(commit: string, of: string): Promise<boolean>;
   /** Commit what {@link changedFiles} staged, on the base commit. */
   commit(message: string, author: Author): Promise<Committed>;
-  /** Push the commit to the proposal branch, unless the branch moved since it was read. */
-  push(input: {
-    remote: string;
-    branch: string;
-    env: Readonly<Record<string, string | undefined>>;
-    token?: string | undefined;
-  }): Promise<void>;
+  /**
+   * Push the commit to the proposal branch, unless the branch moved since it was read. Returns the
+   * commit the branch then holds: this one, or, when another run pushed exactly this proposal
+   * first (the same tree on the same base), that run's commit.
+   */
+  push(input: RemoteBranch): Promise<string>;
   /** Delete the proposal branch, unless it moved since it was read. */
-  deleteBranch(input: {
-    remote: string;
-    branch: string;
-    env: Readonly<Record<string, string | undefined>>;
-    token?: string | undefined;
-  }): Promise<void>;
+  deleteBranch(input: RemoteBranch): Promise<void>;
+}
+
+/** The proposal branch on its remote, and the credentials to reach it. */
+export interface RemoteBranch {
+  readonly remote: string;
+  readonly branch: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly token?: string | undefined;
+  /** What `token` is, for the message when the server refuses it. */
+  readonly tokenName?: string | undefined;
 }
 
 /** The heads of a bare clone: branch name → commit. */
@@ -161,21 +167,47 @@ function gitWorkspace(dir: string, repository: string, baseCommit: string, remot
         sameAsRemote: remoteHead !== undefined && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === baseCommit,
       };
     },
-    async push({ remote, branch, env, token }) {
+    async push(to) {
       if (!committed) throw new RunError('internal', 'internal: nothing was committed to push');
-      await push({
-        dir,
-        remote,
-        branch,
-        expectedHead: remoteHead ?? null,
-        localRef: 'HEAD',
-        env,
-        ...(token ? { token } : {}),
-      });
+      const { remote, branch, env } = to;
+      try {
+        await push({ dir, remote, branch, expectedHead: remoteHead ?? null, localRef: 'HEAD', env, ...credentials(to) });
+        return committed;
+      } catch (error) {
+        // Two runs at once (a schedule and a release) can compute the same proposal: the first
+        // push wins, the second's lease is stale. Nothing was lost when the branch now holds
+        // exactly what this push held: the winner's commit is the proposal.
+        const winner = lostRace(error) ? await identicalWinner(dir, to, baseCommit).catch(() => undefined) : undefined;
+        if (!winner) throw error;
+        return winner;
+      }
     },
-    async deleteBranch({ remote, branch, env, token }) {
+    async deleteBranch(to) {
       if (!remoteHead) return;
-      await deleteRemoteBranch({ dir, remote, branch, expectedHead: remoteHead, env, ...(token ? { token } : {}) });
+      await deleteRemoteBranch({ dir, remote: to.remote, branch: to.branch, expectedHead: remoteHead, env: to.env, ...credentials(to) });
     },
   };
+}
+
+const credentials = (to: RemoteBranch) => (to.token ? { token: to.token, tokenName: to.tokenName } : {});
+
+/** A push refused because the branch moved under it: a stale lease, or the server's ref lock taken by the other push. */
+function lostRace(error: unknown): boolean {
+  if (!isGitError(error)) return false;
+  if (error.code === 'stale-lease' || error.code === 'non-fast-forward') return true;
+  return /cannot lock ref|failed to update ref|reference already exists/i.test(`${error.stderr}\n${error.message}`);
+}
+
+/** The branch's commit when it is this work tree's HEAD in all but its id (same tree, one parent: the base); else undefined. */
+async function identicalWinner(dir: string, to: RemoteBranch, baseCommit: string): Promise<string | undefined> {
+  const winner = await fetchBranch({
+    dir,
+    remote: to.remote,
+    branch: to.branch,
+    into: 'refs/kdelta/winner',
+    env: to.env,
+    ...credentials(to),
+  });
+  const [theirTree, ourTree, ...parents] = await revParse({ dir, revs: [`${winner}^{tree}`, 'HEAD^{tree}', `${winner}^@`] });
+  return theirTree === ourTree && parents.length === 1 && parents[0] === baseCommit ? winner : undefined;
 }

@@ -24,6 +24,8 @@ export interface ActionRun {
   readonly stderr: string;
   readonly outputs: Record<string, string>;
   readonly summary: string;
+  /** The file of the `report-path` output, read before the runner's temp directory goes. */
+  readonly reportFile?: string;
 }
 
 /** GITHUB_OUTPUT's format: `name<<DELIMITER\nvalue\nDELIMITER` (or `name=value`). */
@@ -134,6 +136,7 @@ export async function runMain(
       GITHUB_WORKSPACE: workspace,
       GITHUB_OUTPUT: outputFile,
       GITHUB_STEP_SUMMARY: SUMMARY_FILE,
+      RUNNER_TEMP: files,
       KDELTA_CACHE_DIR: join(files, 'cache'),
       ...inputEnv(inputs),
       ...extraEnv,
@@ -149,11 +152,14 @@ export async function runMain(
     }) as typeof process.stderr.write;
     await main();
     const failed = process.exitCode !== undefined && process.exitCode !== 0;
+    const outputs = parseOutputFile(readFileSync(outputFile, 'utf8'));
+    const reportPath = outputs['report-path'];
     return {
       status: failed ? Number(process.exitCode) : 0,
       stdout,
       stderr,
-      outputs: parseOutputFile(readFileSync(outputFile, 'utf8')),
+      outputs,
+      ...(reportPath && existsSync(reportPath) ? { reportFile: readFileSync(reportPath, 'utf8') } : {}),
       summary: readFileSync(SUMMARY_FILE, 'utf8'),
     };
   } finally {

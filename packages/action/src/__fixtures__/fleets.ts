@@ -35,8 +35,8 @@ export interface GitHubFleet {
 type Tokens = Parameters<typeof startFakeGitHub>[0] extends infer O ? (O extends { tokens?: infer T } ? T : never) : never;
 
 /** Downstreams org/cluster-01 and org/cluster-02 on a fake GitHub (with `tokens` when given). */
-export async function githubFleet(tokens?: Tokens): Promise<GitHubFleet> {
-  const gh = await startFakeGitHub(tokens ? { tokens } : {});
+export async function githubFleet(tokens?: Tokens, options: Parameters<typeof startFakeGitHub>[0] = {}): Promise<GitHubFleet> {
+  const gh = await startFakeGitHub({ ...options, ...(tokens ? { tokens } : {}) });
   onTestFinished(() => gh.close());
   const f = createFleet([]);
   onTestFinished(() => f.cleanup());

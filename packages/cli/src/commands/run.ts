@@ -60,9 +60,11 @@ one proposal per package on branch kdelta/update-<package path>, pushed to the r
 origin (or to the repository itself when it has none).
 
 GitHub (--forge github): pull requests on the server of GITHUB_SERVER_URL (default
-https://github.com; API at GITHUB_API_URL), with the token from GITHUB_TOKEN, else GH_TOKEN
-(contents: write and pull-requests: write on each downstream; a GitHub App installation token or
-a PAT for repositories other than the workflow's own). Each downstream's spec.git.repo must be a
+https://github.com; API at GITHUB_API_URL, GraphQL at GITHUB_GRAPHQL_URL), with the token from
+GITHUB_TOKEN, else GH_TOKEN (contents, pull-requests and statuses: write on each downstream; a
+GitHub App installation token or a PAT for repositories other than the workflow's own), or as a
+GitHub App: KDELTA_GITHUB_APP_ID (or KDELTA_GITHUB_APP_CLIENT_ID) and
+KDELTA_GITHUB_APP_PRIVATE_KEY (PEM) mint an installation token per owner. Each downstream's spec.git.repo must be a
 repository on that server. The run reads each repository's open pull requests once; a pull
 request whose plan is unchanged costs no write. Content-creating requests are counted against
 --budget: when it is spent the variants left are reported as deferred (exit code unchanged) and

@@ -107,6 +107,8 @@ describe('kdelta run --forge github', () => {
       'clean.yaml': packageVariant('clean', 'cluster-01'),
       'conflicted.yaml': packageVariant('conflicted', 'cluster-02'),
     });
+    // auto-merge waits for the required kdelta check (without one GitHub would call them clean: merged at once)
+    for (const d of ['cluster-01', 'cluster-02']) gh.requireStatusChecks(f.slug(d), 'main', ['kdelta']);
     const github = {
       labels: ['kdelta', 'automated'],
       assignees: ['alice'],
@@ -151,8 +153,8 @@ describe('kdelta run --forge github', () => {
     expect(second.results.map((r) => r.action)).toEqual(['unchanged', 'unchanged']);
     expect(second.results.map((r) => r.conflictCount)).toEqual([0, 1]);
     expect(gh.writes()).toBe(0);
-    // at most one read per variant: one list of the open pull requests per repository
-    expect(gh.requests.length).toBeLessThanOrEqual(second.results.length);
+    // at most two reads per variant: one list of the open pull requests per repository, and its commit's statuses
+    expect(gh.requests.length).toBeLessThanOrEqual(2 * second.results.length);
     expect(second.budget).toMatchObject({ used: 0, exhausted: false });
   });
 
@@ -162,6 +164,7 @@ describe('kdelta run --forge github', () => {
     const fn = join(fnDir, 'pass.sh');
     writeFileSync(fn, '#!/bin/sh\ncat\n', { mode: 0o755 });
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', `  pipeline:\n    mutators:\n    - exec: ${fn}\n`) });
+    gh.requireStatusChecks(f.slug('cluster-01'), 'main', ['kdelta']);
     const github = { autoMerge: 'squash' as const };
     try {
       const first = await run(opts(f, github));

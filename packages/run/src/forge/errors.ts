@@ -4,6 +4,8 @@ import { KdeltaError } from '@kdelta/merge-core';
 export type ForgeErrorCode =
   | 'invalid-option' // a forge option out of range: the write budget
   | 'missing-token' // the github forge without GITHUB_TOKEN / GH_TOKEN
+  | 'missing-installation' // the GitHub App is not installed on a repository's owner
+  | 'budget-spent' // a retried write would go past the run's budget
   | 'unsupported-repository' // a downstream URL the forge cannot serve
   | 'github-request-failed' // GitHub refused or answered what the forge cannot use
   | 'missing-permission' // GitHub named a permission the token lacks (the message says which, and how to give it)

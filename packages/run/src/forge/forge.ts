@@ -22,7 +22,7 @@ export interface ProposalTarget {
 
 export interface ProposalInput extends ProposalTarget {
   readonly title: string;
-  /** Markdown, ending with the hidden metadata block (see report.ts). */
+  /** Markdown, ending with the hidden metadata block (the run's proposal-body.ts writes it; a forge never reads it). */
   readonly body: string;
   /** What the proposed content was computed from: equal fingerprints, equal content. */
   readonly fingerprint: string;
@@ -33,6 +33,12 @@ export interface ProposalInput extends ProposalTarget {
    * under the `conflicts` policy), and never auto-merged.
    */
   readonly renderFailed?: boolean | undefined;
+  /**
+   * The commit the run pushed (or published) on the head branch for this proposal. GitHub moves a
+   * pull request's head to a push asynchronously: what belongs on the proposed commit (its status,
+   * a merge at that commit) uses this one, never the head the forge reads back.
+   */
+  readonly headCommit?: string | undefined;
 }
 
 export interface ProposalStatus {
@@ -100,8 +106,16 @@ export interface Forge {
   upsert(input: ProposalInput): Promise<UpsertResult>;
   /** Close it (`merged`: the content reached the base branch). */
   close(proposal: Proposal, state?: 'closed' | 'merged'): Promise<Proposal>;
-  /** Record a status on the proposal (a commit status on GitHub). */
-  setStatus(proposal: Proposal, status: ProposalStatus): Promise<void>;
+  /**
+   * Record a status on the proposal (a commit status on GitHub, on `commit`: the one the run
+   * pushed; without it, the commit the forge last saw for the proposal).
+   */
+  setStatus(proposal: Proposal, status: ProposalStatus, commit?: string): Promise<void>;
+  /**
+   * Post `status` on `commit` (the proposal's commit, as the run knows it) when that commit has no
+   * status of kdelta's yet (a run that stopped between its push and its status); true when it did.
+   */
+  ensureStatus?(proposal: Proposal, status: ProposalStatus, commit: string): Promise<boolean>;
   /** Every proposal the forge knows, open or not. */
   list(): Promise<Proposal[]>;
   /**
@@ -115,6 +129,10 @@ export interface Forge {
   publishCommit?(input: PublishCommitInput): Promise<string>;
   /** The token git should use for a repository URL (only for the forge's own server). */
   gitToken?(url: string): string | undefined;
+  /** What `gitToken(url)` is, for the message when it is refused ("the `token` input", "GITHUB_TOKEN"). */
+  gitTokenName?(url: string): string | undefined;
+  /** Make sure `gitToken(url)` has a current token for the repository (a GitHub App's, minted per owner). */
+  prepareGitToken?(url: string): Promise<void>;
   /** A link to the changes of `upstreamRepo` from `from` to `to`, when the forge hosts it. */
   compareUrl?(upstreamRepo: string, from: string, to: string): string | undefined;
 }

@@ -107,12 +107,12 @@ export function githubErrorCode(error: unknown): ForgeErrorCode {
  * request for kdelta/web in org/cluster-01"). Never includes the token (the error's request
  * headers are not read).
  */
-export function describeGitHubError(error: unknown, what: string): string {
+export function describeGitHubError(error: unknown, what: string, tokenName = 'the token'): string {
   const e = (error ?? {}) as ErrorLike;
   const status = typeof e.status === 'number' ? e.status : undefined;
   if (status === undefined) return `GitHub: cannot ${what}: ${e.message ?? String(error)}`;
   if (status === 401) {
-    return `GitHub: cannot ${what}: bad credentials (401): the token is not valid (expired, revoked or mistyped); set GITHUB_TOKEN or GH_TOKEN to a valid token`;
+    return `GitHub: cannot ${what}: GitHub refused ${tokenName} (401 bad credentials: expired, revoked or mistyped)`;
   }
   const accepted = header(e, 'x-accepted-github-permissions');
   if ((status === 403 || status === 404) && accepted !== undefined) {

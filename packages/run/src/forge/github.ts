@@ -16,6 +16,15 @@ import type {
   WriteOperation,
 } from './forge.js';
 import { describeGitHubError, githubErrorCode } from './github-errors.js';
+import {
+  appTokens,
+  type ForgeClock,
+  githubAppOf,
+  type GitHubAppCredentials,
+  realClock,
+  singleToken,
+  type TokenSource,
+} from './github-auth.js';
 import { compareUrlOf, githubRepoOf, type GitHubRepo } from './github-repo.js';
 import { ForgeError } from './errors.js';
 
@@ -41,8 +50,16 @@ export interface GitHubRunOptions {
   readonly apiUrl?: string | undefined;
   /** Default: env GITHUB_SERVER_URL, else https://github.com. */
   readonly serverUrl?: string | undefined;
-  /** Default: derived from apiUrl (`…/api/v3` → `…/api/graphql`, else `<apiUrl>/graphql`). */
+  /** Default: env GITHUB_GRAPHQL_URL, else derived from apiUrl (`…/api/v3` → `…/api/graphql`, else `<apiUrl>/graphql`). */
   readonly graphqlUrl?: string | undefined;
+  /**
+   * Authenticate as this GitHub App (an installation token per owner of the repositories) instead
+   * of `token`. Default: env KDELTA_GITHUB_APP_ID (or KDELTA_GITHUB_APP_CLIENT_ID) and
+   * KDELTA_GITHUB_APP_PRIVATE_KEY, when set.
+   */
+  readonly app?: GitHubAppCredentials | undefined;
+  /** What the token is, for the message when GitHub refuses it (default: where it came from). */
+  readonly tokenName?: string | undefined;
   readonly labels?: readonly string[] | undefined;
   readonly assignees?: readonly string[] | undefined;
   readonly reviewers?: readonly string[] | undefined;
@@ -66,7 +83,18 @@ export interface GitHubForgeOptions extends GitHubRunOptions {
    * Octokit spaces write requests a second apart as GitHub asks, and waits `retry-after`
    * seconds after a secondary rate limit; tests against a local server shorten both.
    */
-  readonly pacing?: { readonly writeSpacing?: boolean; readonly retryAfterUnitMs?: number } | undefined;
+  readonly pacing?:
+    | {
+        readonly writeSpacing?: boolean;
+        readonly retryAfterUnitMs?: number;
+        /** Content-creating requests a minute at most (default 80, GitHub's secondary limit). */
+        readonly writesPerMinute?: number;
+      }
+    | undefined;
+  /** Time, for pacing and token renewal (tests move it instead of sleeping). */
+  readonly clock?: ForgeClock | undefined;
+  /** Each new installation token, as soon as it exists (the Action masks it). */
+  readonly onToken?: ((token: string) => void) | undefined;
   /**
    * Reads the fingerprint a body carries itself (the run's metadata block): such a body is stored
    * as it is, the fingerprint once. Without it, or for a body that carries none, the forge keeps
@@ -74,6 +102,12 @@ export interface GitHubForgeOptions extends GitHubRunOptions {
    */
   readonly fingerprintIn?: ((body: string) => string | undefined) | undefined;
 }
+
+/** The answer the forge gives itself for a write the budget does not admit. */
+const BUDGET_SPENT = 'kdelta: budget spent';
+
+/** GitHub's secondary limit: about 80 content-creating requests a minute. */
+export const WRITES_PER_MINUTE = 80;
 
 export interface GitHubForge extends Forge {
   readonly serverUrl: string;
@@ -163,12 +197,23 @@ async function blobBytes(dir: string, sha: string): Promise<Buffer> {
   return stdout;
 }
 
+/** Where the single token came from, as a refusal names it. */
+function tokenNameOf(options: GitHubForgeOptions, env: Readonly<Record<string, string | undefined>>): string {
+  if (options.tokenName) return options.tokenName;
+  if (options.token) return 'the token given to kdelta';
+  return env.GITHUB_TOKEN ? 'GITHUB_TOKEN' : 'GH_TOKEN';
+}
+
 export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge {
   const env = options.env ?? process.env;
-  const token = githubToken({ token: options.token, env });
+  const clock = options.clock ?? realClock;
   const serverUrl = (options.serverUrl ?? env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '');
   const apiUrl = (options.apiUrl ?? env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
-  const graphqlUrl = options.graphqlUrl ?? graphqlUrlOf(apiUrl);
+  const graphqlUrl = options.graphqlUrl ?? env.GITHUB_GRAPHQL_URL ?? graphqlUrlOf(apiUrl);
+  const app = githubAppOf(options.app, env);
+  const tokens: TokenSource = app
+    ? appTokens(app, { apiUrl, clock, onToken: options.onToken })
+    : singleToken(githubToken({ token: options.token, env }), tokenNameOf(options, env));
   const prefix = options.branchPrefix ?? 'kdelta/';
   const draftPolicy = options.draft ?? 'conflicts';
   const counts = { reads: 0, writes: 0 };
@@ -177,9 +222,45 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
   const Kit = Octokit.plugin(throttling, retry);
   const pacing = options.pacing ?? {};
   const immediate = { key: () => ({ schedule: (_opts: unknown, fn: (...a: unknown[]) => unknown, ...args: unknown[]) => fn(...args) }) };
+  const budget = options.budget;
+  const perMinute = pacing.writesPerMinute ?? WRITES_PER_MINUTE;
+  /** When the content-creating requests of the last minute were sent (clock time). */
+  const sent: number[] = [];
+  /**
+   * Every request that reaches the server goes through here, retries included: writes are paced
+   * (at most `perMinute` in any minute) and admitted by the budget, whose ceiling they never pass;
+   * each answer's rate-limit headers go to the budget.
+   */
+  const paced = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const body = typeof init?.body === 'string' ? init.body : '';
+    const isGraphql = String(url).split('?')[0] === graphqlUrl;
+    const write = isGraphql ? /"query":"\s*mutation\b/.test(body) : method !== 'GET' && method !== 'HEAD';
+    if (write) {
+      for (;;) {
+        const t = clock.now();
+        while (sent.length > 0 && sent[0]! <= t - 60_000) sent.shift();
+        if (sent.length < perMinute) break;
+        await clock.sleep(sent[0]! + 60_000 - t);
+      }
+      if (budget && !budget.admit()) {
+        // Answered here, never sent: a 400 is what Octokit's retry and throttling leave alone.
+        return new Response(JSON.stringify({ message: BUDGET_SPENT }), { status: 400, headers: { 'content-type': 'application/json' } });
+      }
+      sent.push(clock.now());
+      counts.writes++;
+    } else counts.reads++;
+    const response = await fetch(url, init);
+    const remaining = response.headers.get('x-ratelimit-remaining');
+    // only a real answer speaks for the server (a proxy's error page carries no headers either)
+    if (remaining !== null) budget?.observe(Number(remaining));
+    else if (response.ok) budget?.observe(undefined);
+    return response;
+  };
   const octokit = new Kit({
-    auth: token,
+    ...(tokens.app ? {} : { auth: tokens.cachedFor('') }),
     baseUrl: apiUrl,
+    request: { fetch: paced },
     userAgent: 'kdelta',
     throttle: {
       // Primary limits: wait once for the reset when it is near; secondary limits: follow retry-after, three times.
@@ -190,16 +271,14 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     },
     retry: { retries: 2 },
   });
-  octokit.hook.before('request', (o) => {
+  octokit.hook.before('request', async (o) => {
     o.headers['x-github-api-version'] = GITHUB_API_VERSION;
-    const method = String(o.method).toUpperCase();
-    const isGraphql = String(o.url).endsWith('/graphql');
-    const query = typeof (o as { query?: unknown }).query === 'string' ? ((o as { query: string }).query as string) : '';
-    const write = isGraphql ? /^\s*mutation\b/.test(query) : method !== 'GET' && method !== 'HEAD';
-    if (write) {
-      counts.writes++;
-      options.budget?.spend();
-    } else counts.reads++;
+    // A GitHub App: the installation token of the repository's owner (GraphQL calls bring theirs).
+    const owner = (o as { owner?: unknown }).owner;
+    const repo = (o as { repo?: unknown }).repo;
+    if (tokens.app && !o.headers.authorization && typeof owner === 'string' && typeof repo === 'string') {
+      o.headers.authorization = `token ${await tokens.tokenFor(owner, repo)}`;
+    }
   });
 
   const repoOf = (url: string): GitHubRepo => {
@@ -209,20 +288,33 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
   };
   const keyOf = (r: GitHubRepo) => `${r.owner}/${r.repo}`;
 
+  /** A forge error as it is (a missing installation, the budget), any other as GitHub's refusal, naming the token. */
+  const failure = (error: unknown, what: string, owner: string | undefined) => {
+    if (error instanceof ForgeError) return error;
+    if ((error as { response?: { data?: { message?: unknown } } }).response?.data?.message === BUDGET_SPENT) {
+      return new ForgeError(
+        'budget-spent',
+        `cannot ${what}: the run's API write budget (${budget?.limit}) is spent, retries included: the request was not sent; the next run continues`,
+      );
+    }
+    return new ForgeError(githubErrorCode(error), describeGitHubError(error, what, tokens.nameFor(owner)));
+  };
+
   async function call<T>(what: string, route: string, params: Record<string, unknown>): Promise<T> {
     try {
       return (await octokit.request(route, params)).data as T;
     } catch (error) {
-      throw new ForgeError(githubErrorCode(error), describeGitHubError(error, what));
+      throw failure(error, what, typeof params.owner === 'string' ? params.owner : undefined);
     }
   }
 
-  async function graphql(what: string, query: string, variables: Record<string, unknown>): Promise<void> {
+  async function graphql(what: string, repo: GitHubRepo, query: string, variables: Record<string, unknown>): Promise<void> {
     let data: { errors?: Array<{ message?: string }> };
     try {
-      data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables })).data as typeof data;
+      const headers = tokens.app ? { authorization: `token ${await tokens.tokenFor(repo.owner, repo.repo)}` } : {};
+      data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables, headers })).data as typeof data;
     } catch (error) {
-      throw new ForgeError(githubErrorCode(error), describeGitHubError(error, what));
+      throw failure(error, what, repo.owner);
     }
     if (data.errors && data.errors.length > 0)
       throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join('; ')}`);
@@ -234,7 +326,13 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
   const seen = new Map<string, { downstream: string; repoUrl: string; repo: GitHubRepo }>();
   /** Closed as merged by this run (GitHub itself can only say closed). */
   const mergedByRun = new Set<string>();
+  /** Statuses this run posted, by `<owner>/<repo>@<commit>`. */
   const statuses = new Map<string, ProposalStatus>();
+  /**
+   * The commit kdelta pushed for a pull request (`<owner>/<repo>#<number>`), as the run said: GitHub
+   * moves `head.sha` to a push only later, so a status read back or posted belongs on this one.
+   */
+  const pushed = new Map<string, string>();
 
   async function pages(repo: GitHubRepo, state: 'open' | 'all'): Promise<PullJson[]> {
     const out: PullJson[] = [];
@@ -277,6 +375,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     const id = `${r.pull.number}`;
     const repoKey = keyOf(repoOf(r.repoUrl));
     const merged = mergedByRun.has(`${repoKey}#${id}`);
+    const commit = pushed.get(`${repoKey}#${id}`) ?? r.pull.head.sha;
     return {
       downstream: r.downstream,
       repo: r.repoUrl,
@@ -288,7 +387,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       id,
       state: state ?? (r.pull.state === 'open' ? 'open' : r.pull.merged_at || merged ? 'merged' : 'closed'),
       url: r.pull.html_url,
-      status: statuses.get(`${repoKey}@${r.pull.head.sha}`) ?? r.status,
+      status: statuses.get(`${repoKey}@${commit}`) ?? r.status,
       labels: labelsOf(r.pull),
     };
   }
@@ -345,6 +444,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== 'always') {
       await graphql(
         `${draft ? 'turn' : 'mark'} ${where} ${draft ? 'into a draft' : 'ready for review'}`,
+        repo,
         draft
           ? 'mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }'
           : 'mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }',
@@ -354,20 +454,65 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     }
     const autoMerge = options.autoMerge;
     if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
-      await graphql(
-        `enable auto-merge on ${where}`,
-        'mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }',
-        { id: r.pull.node_id, method: autoMerge.toUpperCase() },
-      );
-      r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
+      try {
+        await graphql(
+          `enable auto-merge on ${where}`,
+          repo,
+          'mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }',
+          { id: r.pull.node_id, method: autoMerge.toUpperCase() },
+        );
+        r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
+      } catch (error) {
+        if (!/\bclean status\b/i.test((error as Error).message)) throw error;
+        // GitHub enables auto-merge only on a pull request that still waits for something: one it
+        // could merge now ("clean": mergeable, every required check passed) is merged now instead.
+        await mergeClean(r, input, autoMerge, where, warnings);
+      }
     } else if (r.pull.auto_merge && (blocked || draft)) {
       await graphql(
         `disable auto-merge on ${where}`,
+        repo,
         'mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }',
         { id: r.pull.node_id },
       );
       r.pull = { ...r.pull, auto_merge: null };
     }
+  }
+
+  /**
+   * Merge a clean pull request with the chosen method, at the commit kdelta pushed (GitHub
+   * refuses when the head moved since); when GitHub says no, it stays open and a warning says why.
+   */
+  async function mergeClean(r: Record_, input: ProposalInput, method: AutoMergeMethod, where: string, warnings: string[]): Promise<void> {
+    const repo = repoOf(input.repo);
+    const sha = input.headCommit;
+    try {
+      await call(`merge ${where}`, 'PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', {
+        ...repo,
+        pull_number: r.pull.number,
+        merge_method: method,
+        ...(sha ? { sha } : {}),
+      });
+    } catch (error) {
+      warnings.push(`auto-merge: ${where} is ready to merge but was left open: ${(error as Error).message}`);
+      return;
+    }
+    mergedByRun.add(`${keyOf(repo)}#${r.pull.number}`);
+    r.pull = { ...r.pull, state: 'closed', merged_at: new Date().toISOString() };
+    warnings.push(`auto-merge: ${where} had nothing to wait for (no required check pending): merged now (${method})`);
+  }
+
+  async function postStatus(proposal: Proposal, status: ProposalStatus, sha: string): Promise<void> {
+    const repo = repoOf(proposal.repo);
+    pushed.set(`${keyOf(repo)}#${proposal.id}`, sha);
+    await call(`record a status on ${sha.slice(0, 12)} in ${keyOf(repo)}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
+      ...repo,
+      sha,
+      state: status.state,
+      description: status.description.slice(0, 140),
+      context: 'kdelta',
+    });
+    statuses.set(`${keyOf(repo)}@${sha}`, status);
   }
 
   const forge: GitHubForge = {
@@ -394,6 +539,10 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       }
       const warnings: string[] = [];
       let r = await findRecord(input);
+      const remember = (n: number) => {
+        if (input.headCommit) pushed.set(`${keyOf(repo)}#${n}`, input.headCommit);
+      };
+      if (r) remember(r.pull.number);
       let created = false;
       if (!r) {
         try {
@@ -407,14 +556,12 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
           });
           r = { pull: pull.data as unknown as PullJson, downstream: input.downstream, repoUrl: input.repo };
           pulls.set(r.pull.number, r);
+          remember(r.pull.number);
           created = true;
         } catch (error) {
           const text = JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? '');
           if ((error as { status?: number }).status !== 422 || !/already exists/i.test(text)) {
-            throw new ForgeError(
-              'github-request-failed',
-              describeGitHubError(error, `open the pull request for ${input.head} in ${keyOf(repo)}`),
-            );
+            throw failure(error, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
           }
           // Opened since the list was read (another run): read it again and update that one.
           open.delete(keyOf(repo));
@@ -424,6 +571,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
               'github-request-failed',
               `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`,
             );
+          remember(r.pull.number);
         }
       }
       let changed = created;
@@ -445,7 +593,14 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
           changed = true;
         }
       }
-      if (changed) await decorate(r, input, created, warnings);
+      if (changed) {
+        try {
+          await decorate(r, input, created, warnings);
+        } catch (error) {
+          // The pull request is open (or updated): what did not follow is a warning, not a failure.
+          warnings.push((error as Error).message);
+        }
+      }
       return { proposal: toProposal(r), created, changed, ...(warnings.length > 0 ? { warnings } : {}) };
     },
 
@@ -463,23 +618,37 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? 'merged' : state);
     },
 
-    async setStatus(proposal, status) {
+    async setStatus(proposal, status, commit) {
       const repo = repoOf(proposal.repo);
       const r = (await openPulls(proposal)).get(Number(proposal.id));
-      if (!r)
+      const sha = commit ?? pushed.get(`${keyOf(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
+      if (!sha) {
         throw new ForgeError(
           'github-request-failed',
-          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open: no status recorded`,
+          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open and no commit was given: no status recorded`,
         );
-      await call(`record a status on ${r.pull.head.sha.slice(0, 12)} in ${keyOf(repo)}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
-        ...repo,
-        sha: r.pull.head.sha,
-        state: status.state,
-        description: status.description.slice(0, 140),
-        context: 'kdelta',
-      });
-      statuses.set(`${keyOf(repo)}@${r.pull.head.sha}`, status);
-      r.status = status;
+      }
+      await postStatus(proposal, status, sha);
+      if (r) r.status = status;
+    },
+
+    async ensureStatus(proposal, status, sha) {
+      const repo = repoOf(proposal.repo);
+      const combined = await call<{ statuses?: Array<{ context?: string }> }>(
+        `read the statuses of ${sha.slice(0, 12)} in ${keyOf(repo)}`,
+        'GET /repos/{owner}/{repo}/commits/{ref}/status',
+        { ...repo, ref: sha, per_page: 100 },
+      );
+      if ((combined.statuses ?? []).some((s) => s.context === 'kdelta')) return false;
+      // One write outside any job's reservation: taken from the budget, or left for a later run.
+      const release = options.budget ? options.budget.reserve(1) : () => {};
+      if (!release) return false;
+      try {
+        await postStatus(proposal, status, sha);
+      } finally {
+        release();
+      }
+      return true;
     },
 
     async list() {
@@ -523,7 +692,18 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     ...(options.signedCommits ? { publishCommit: (input: PublishCommitInput) => publishCommit(input) } : {}),
 
     gitToken(url: string) {
-      return githubRepoOf(url, serverUrl).ok ? token : undefined;
+      const m = githubRepoOf(url, serverUrl);
+      return m.ok ? tokens.cachedFor(m.value.owner) : undefined;
+    },
+
+    gitTokenName(url: string) {
+      const m = githubRepoOf(url, serverUrl);
+      return m.ok ? tokens.nameFor(m.value.owner) : undefined;
+    },
+
+    async prepareGitToken(url: string) {
+      const m = githubRepoOf(url, serverUrl);
+      if (m.ok && tokens.app) await tokens.tokenFor(m.value.owner, m.value.repo);
     },
 
     compareUrl(upstreamRepo, from, to) {
