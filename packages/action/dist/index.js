@@ -28650,6 +28650,9 @@ var GitError = class extends KdeltaError {
     this.exitCode = input.exitCode;
   }
 };
+function isGitError(value2) {
+  return value2 instanceof GitError;
+}
 var patterns = [
   [/\(stale info\)/, "stale-lease"],
   [/\(non-fast-forward\)|\(fetch first\)/, "non-fast-forward"],
@@ -29001,6 +29004,47 @@ async function resolveRef(options) {
     message: `unknown revision or path not in the working tree: "${options.ref}" is not a branch, tag or commit of ${location.url}`,
     secrets
   });
+}
+var SEMVER_TAG = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+function parseSemanticVersion(text2) {
+  const m = SEMVER_TAG.exec(text2);
+  if (!m) return void 0;
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), prerelease: m[4] ? m[4].split(".") : [] };
+}
+function compareSemanticVersions(a, b) {
+  const core = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
+  if (core !== 0) return Math.sign(core);
+  if (a.prerelease.length === 0 || b.prerelease.length === 0) return Math.sign(b.prerelease.length - a.prerelease.length);
+  for (let i = 0; i < Math.max(a.prerelease.length, b.prerelease.length); i++) {
+    const x = a.prerelease[i];
+    const y = b.prerelease[i];
+    if (x === void 0) return -1;
+    if (y === void 0) return 1;
+    if (x === y) continue;
+    const xn = /^\d+$/.test(x);
+    const yn = /^\d+$/.test(y);
+    if (xn && yn) return Math.sign(Number(x) - Number(y));
+    if (xn !== yn) return xn ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+function latestRelease(refs, options = {}) {
+  const dir = (options.packagePath ?? "").replace(/^\/+|\/+$/g, "");
+  const pick = (prefix, scope) => {
+    let best;
+    for (const r of refs) {
+      if (!r.name.startsWith(`refs/tags/${prefix}`)) continue;
+      const version = r.name.slice(`refs/tags/${prefix}`.length);
+      if (version.includes("/")) continue;
+      const parsed = parseSemanticVersion(version);
+      if (!parsed || parsed.prerelease.length > 0 && options.prereleases !== true) continue;
+      if (!best || compareSemanticVersions(parsed, best.version) > 0)
+        best = { release: { tag: r.name.slice("refs/tags/".length), version, commit: r.commit, scope }, version: parsed };
+    }
+    return best?.release;
+  };
+  return (dir ? pick(`${dir}/`, "package") : void 0) ?? pick("", "repository");
 }
 
 // ../git-source/src/cache.ts
@@ -36768,7 +36812,7 @@ function renderWith(input, d, shortened) {
   const provenance = ["### Provenance", ""];
   if (meta.upstream) {
     provenance.push(
-      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}`,
+      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}${meta.upstream.reason ? ` (${meta.upstream.reason})` : ""}`,
       `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code(meta.upstream.commit.slice(0, 12))}`
     );
     if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
@@ -42167,7 +42211,26 @@ function evaluateCompiled(expr, vars) {
 }
 function evalExpr(source, vars, scope = "full") {
   const compiled = compileExpr(source, scope);
-  return compiled.ok ? evaluateCompiled(compiled.value, vars) : compiled;
+  const result = compiled.ok ? evaluateCompiled(compiled.value, vars) : compiled;
+  if (result.ok) return result;
+  const missing = missingKeyOwners(source, result.error, vars);
+  return missing ? { ok: false, error: `${result.error} (${missing})` } : result;
+}
+var OWNER_WORDS = { repository: "Repository", target: "target", upstream: "upstream package" };
+function missingKeyOwners(source, error2, vars) {
+  const key = /no such key: (.+)$/.exec(error2)?.[1];
+  if (key === void 0) return void 0;
+  const out = [];
+  for (const variable of ["repository", "target", "upstream"]) {
+    const value2 = vars[variable];
+    if (!value2 || !("labels" in value2)) continue;
+    for (const field of ["labels", "annotations"]) {
+      if (!new RegExp(`\\b${variable}\\s*\\.\\s*${field}\\b`).test(source)) continue;
+      if (value2[field]?.[key] !== void 0) continue;
+      out.push(`${OWNER_WORDS[variable]} "${value2.name}" has no ${field === "labels" ? "label" : "annotation"} "${key}"`);
+    }
+  }
+  return out.length > 0 ? out.join("; ") : void 0;
 }
 
 // ../variant-engine/src/template/targets.ts
@@ -42962,6 +43025,11 @@ var PREFIX = "PackageVariant";
 function generatePVFuncName(funcName, pvName, pos) {
   return `${PREFIX}.${pvName}.${funcName}.${pos}`;
 }
+function pipelineFunctionLabel(fn3) {
+  if (fn3.name) return fn3.name;
+  const source = (fn3.image ? imageWithoutTag(fn3.image) : fn3.exec ?? "").trim().split(/\s+/)[0] ?? "";
+  return (source.replace(/\/+$/, "").split("/").pop() ?? "").replaceAll(".", "-");
+}
 function isPackageVariantFunc(fn3, pvName) {
   if (typeof fn3?.name !== "string") return false;
   const parts = fn3.name.split(".");
@@ -42992,7 +43060,7 @@ function ensureKRMFunctionsInKptfile(kptfile, pv) {
       (item) => !((0, import_yaml20.isMap)(item) && isPackageVariantFunc({ name: stringAt(item.get("name", true)) }, pvName))
     );
     const generated = (pv.spec?.pipeline?.[list2] ?? []).map(
-      (fn3, i) => kptfile.createNode(orderedFunction(fn3, generatePVFuncName(fn3.name ?? "", pvName, i)))
+      (fn3, i) => kptfile.createNode(orderedFunction(fn3, generatePVFuncName(pipelineFunctionLabel(fn3), pvName, i)))
     );
     const items = [...generated, ...kept];
     if (items.length === 0) {
@@ -43046,6 +43114,7 @@ function applyPackageVariant(pkg, pv, options = {}) {
       ok: false,
       errors: [error2.message],
       file: error2.file,
+      code: error2.code,
       conditions: [valid, { type: "Ready", status: "False", reason: "Error", message: error2.message }]
     };
   }
@@ -43406,17 +43475,60 @@ function settingOptions(settings) {
 var RUN_SETTINGS_API_VERSION = "kdelta.dev/v1alpha1";
 var RUN_SETTINGS_KIND = "RunSettings";
 var UPSTREAM_POLICY_ANNOTATION = "kdelta.dev/upstream-policy";
+var UPSTREAM_PRERELEASES_ANNOTATION = "kdelta.dev/upstream-prereleases";
 function describeSource(s) {
   const what = s.kind ? ` (${s.kind}${s.name ? ` "${s.name}"` : ""})` : "";
   return `${s.file}: document ${s.document}${what}`;
 }
 function formatIssue2(issue2) {
-  return `${describeSource(issue2.source)}: ${issue2.field ? `${issue2.field}: ` : ""}${issue2.message}`;
+  return `${describeSource(issue2.source)}: ${issue2.field ? `${issue2.field}: ` : ""}${issue2.message}${issue2.line === void 0 ? "" : ` (line ${issue2.line})`}`;
+}
+function fieldPath2(field) {
+  const out = [];
+  for (const part of field.split(".")) {
+    const m = /^([^[\]]*)((?:\[\d+\])*)$/.exec(part);
+    if (!m) return out;
+    if (m[1]) out.push(m[1]);
+    for (const i of m[2].matchAll(/\[(\d+)\]/g)) out.push(Number(i[1]));
+  }
+  return out;
+}
+function issueLine(text2, issue2) {
+  if (issue2.source.document < 1) return void 0;
+  const doc = parseYamlStream(text2)[issue2.source.document - 1];
+  if (!doc) return void 0;
+  if (issue2.field) {
+    const path = fieldPath2(issue2.field);
+    for (let n = path.length; n > 0; n--) {
+      const node = doc.getIn(path.slice(0, n), true);
+      if (node && typeof node === "object" && node.range) return lineOf2(text2, node.range[0]);
+    }
+  }
+  const start = doc.contents?.range?.[0] ?? doc.range[0];
+  return lineOf2(text2, start);
+}
+function withLines(issues, texts) {
+  return issues.map((issue2) => {
+    const text2 = issue2.line === void 0 ? texts?.get(issue2.source.file) : void 0;
+    const line = text2 === void 0 ? void 0 : issueLine(text2, issue2);
+    return line === void 0 ? issue2 : { ...issue2, line };
+  });
+}
+function distinct(issues) {
+  const seen = /* @__PURE__ */ new Set();
+  return issues.filter((i) => {
+    const key = formatIssue2(i);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 var ControlError = class extends KdeltaError2 {
   name = "ControlError";
   issues;
-  constructor(issues) {
+  /** `texts`: the control files' contents by display path, so that each issue names its line. */
+  constructor(found, texts) {
+    const issues = distinct(withLines(found, texts));
     const first = issues[0];
     super({
       code: "invalid-control-config",
@@ -43456,9 +43568,11 @@ async function loadControl(options) {
   let settings = NO_SETTINGS;
   let settingsSource;
   const seen = /* @__PURE__ */ new Map();
+  const texts = /* @__PURE__ */ new Map();
   for (const rel of await controlFiles(options.dir)) {
     const file = join11(display, rel);
     const text2 = await readFile5(join11(options.dir, rel), "utf8");
+    texts.set(file, text2);
     const docs = parseYamlStream(text2);
     for (const [i, doc] of docs.entries()) {
       const base = { file, document: i + 1 };
@@ -43529,14 +43643,55 @@ async function loadControl(options) {
           message: `unknown kind "${kind}" in ${apiVersion} (expected ${RUN_SETTINGS_KIND} in ${RUN_SETTINGS_API_VERSION})`
         });
       } else {
+        const nearMiss = nearMissOfControlKind(apiVersion, kind);
+        if (nearMiss) {
+          issues.push({ source, field: nearMiss.field, message: nearMiss.message });
+          continue;
+        }
         const d = decodeObject(raw);
         for (const p of d.errors) issues.push(fieldIssue(source, p));
         if (d.errors.length === 0) objects.push(d.value);
       }
     }
   }
-  if (issues.length > 0) throw new ControlError(issues);
-  return { dir: options.dir, repositories, variants, sets, objects, settings, settingsSource };
+  if (issues.length > 0) throw new ControlError(issues, texts);
+  return { dir: options.dir, repositories, variants, sets, objects, settings, settingsSource, texts };
+}
+var CONTROL_KINDS = {
+  Repository: REPOSITORY_API_VERSION,
+  PackageVariant: PACKAGE_VARIANT_API_VERSION,
+  PackageVariantSet: PACKAGE_VARIANT_SET_API_VERSION,
+  [RUN_SETTINGS_KIND]: RUN_SETTINGS_API_VERSION
+};
+function editDistance(a, b) {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+function nearMissOfControlKind(apiVersion, kind) {
+  const group2 = groupOf3(apiVersion);
+  const controlGroups = [...PORCH_GROUPS, groupOf3(RUN_SETTINGS_API_VERSION)];
+  const nearGroup = controlGroups.find((g) => editDistance(group2.toLowerCase(), g) <= 3);
+  const nearKind = Object.keys(CONTROL_KINDS).find(
+    (k) => k.toLowerCase() === kind.toLowerCase() || kind.length > 5 && editDistance(kind, k) <= 2
+  );
+  if (nearGroup && nearKind) {
+    return {
+      field: "apiVersion",
+      message: `unknown group "${group2}" for ${kind}: did you mean ${CONTROL_KINDS[nearKind]} (kind ${nearKind})? A run reads it only there`
+    };
+  }
+  if (nearGroup) {
+    return {
+      field: "apiVersion",
+      message: `unknown group "${group2}": did you mean ${nearGroup}? (a run reads ${Object.entries(CONTROL_KINDS).map(([k, v]) => `${k} in ${v}`).join(", ")})`
+    };
+  }
+  return void 0;
 }
 function unknownPorchKind(apiVersion, kind) {
   const known = {
@@ -43546,7 +43701,8 @@ function unknownPorchKind(apiVersion, kind) {
   };
   const want = known[kind];
   if (want) return `${kind} is read as ${want}, not ${apiVersion}`;
-  return `unknown kind "${kind}" in ${apiVersion} (a run reads Repository and PackageVariant in ${PACKAGE_VARIANT_API_VERSION}, PackageVariantSet in ${PACKAGE_VARIANT_SET_API_VERSION})`;
+  const near = Object.keys(known).find((k) => k.toLowerCase() === kind.toLowerCase() || editDistance(kind, k) <= 2);
+  return `unknown kind "${kind}" in ${apiVersion}${near ? `: did you mean ${near} (${known[near]})?` : ""} (a run reads Repository and PackageVariant in ${PACKAGE_VARIANT_API_VERSION}, PackageVariantSet in ${PACKAGE_VARIANT_SET_API_VERSION})`;
 }
 function fieldIssue(source, problem) {
   const m = /^((?:spec|metadata|status)[\w.[\]"=-]*): (.*)$/s.exec(problem);
@@ -46285,9 +46441,22 @@ function planRun(config, options) {
     });
     return "pinned";
   };
-  for (const { value: pv, source } of config.variants) candidates.push({ pv, source, policy: policyOf(pv, source) });
+  const prereleasesOf = (obj2, source) => {
+    const v = obj2.metadata?.annotations?.[UPSTREAM_PRERELEASES_ANNOTATION];
+    if (v === void 0 || v === "false") return false;
+    if (v === "true") return true;
+    issues.push({
+      source,
+      field: `metadata.annotations.${UPSTREAM_PRERELEASES_ANNOTATION}`,
+      message: `must be "true" or "false" (got "${v}")`
+    });
+    return false;
+  };
+  for (const { value: pv, source } of config.variants)
+    candidates.push({ pv, source, policy: policyOf(pv, source), prereleases: prereleasesOf(pv, source) });
   for (const { value: pvs, source } of config.sets) {
     const policy = policyOf(pvs, source);
+    const prereleases = prereleasesOf(pvs, source);
     const expanded = expandPackageVariantSet(pvs, { objects: config.objects });
     if (!expanded.ok) {
       for (const e of expanded.errors) {
@@ -46305,12 +46474,12 @@ function planRun(config, options) {
       continue;
     }
     for (const w of expanded.warnings) warnings.push(`${describeSource(source)}: ${w}`);
-    for (const pv of expanded.variants) candidates.push({ pv, source, policy });
+    for (const pv of expanded.variants) candidates.push({ pv, source, policy, prereleases });
   }
   const byName2 = /* @__PURE__ */ new Map();
   const byDownstream = /* @__PURE__ */ new Map();
   const variants = [];
-  for (const { pv: raw, source, policy } of candidates) {
+  for (const { pv: raw, source, policy, prereleases } of candidates) {
     const pv = withPackageVariantDefaults(raw);
     const name2 = pv.metadata?.name ?? "";
     const namespace = pv.metadata?.namespace || "default";
@@ -46373,7 +46542,8 @@ function planRun(config, options) {
         package: spec.upstream?.package ?? "",
         directory: joinDir(upRepo.directory, spec.upstream?.package ?? ""),
         revision: revision === void 0 || revision === "" ? void 0 : String(revision),
-        policy
+        policy,
+        prereleases
       },
       downstream: {
         repository: downRepo,
@@ -46385,7 +46555,7 @@ function planRun(config, options) {
       objects: config.objects.filter((o) => (o.metadata?.namespace || "default") === namespace)
     });
   }
-  if (issues.length > 0) throw new ControlError(issues);
+  if (issues.length > 0) throw new ControlError(issues, config.texts);
   variants.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const downstreams = /* @__PURE__ */ new Map();
   for (const r of config.repositories) {
@@ -46394,31 +46564,27 @@ function planRun(config, options) {
   }
   return { variants, downstreams: [...downstreams.values()], warnings };
 }
-var SEMVER = /^v?(\d+)\.(\d+)\.(\d+)$/;
-function compareSemver(a, b) {
-  for (let i = 1; i <= 3; i++) {
-    const d = Number(a[i]) - Number(b[i]);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
 function resolveUpstream(plan, refs) {
   const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
   const { upstream: upstream2 } = plan;
   const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
+  const pkg = upstream2.package || "/";
+  const follows = upstream2.policy === "highest-semver" || upstream2.revision === void 0;
+  const release = follows ? latestRelease(refs, { packagePath: upstream2.package, prereleases: upstream2.prereleases }) : void 0;
+  if (release) {
+    const scope = release.scope === "package" ? `of ${pkg}` : `of the repository (${pkg} has no tag "${pkg}/vX.Y.Z")`;
+    const policy = upstream2.policy === "highest-semver" ? `, ${UPSTREAM_POLICY_ANNOTATION}: highest-semver` : "";
+    const pre = upstream2.prereleases ? ", pre-releases included" : "";
+    return {
+      ok: true,
+      value: { ref: release.tag, kind: "tag", commit: release.commit, reason: `latest release ${release.version} ${scope}${policy}${pre}` }
+    };
+  }
   if (upstream2.policy === "highest-semver") {
-    const prefix = `refs/tags/${upstream2.package}/`;
-    const scoped = refs.filter((r) => r.name.startsWith(prefix) && SEMVER.test(r.name.slice(prefix.length)));
-    const pool2 = scoped.length > 0 ? scoped.map((r) => ({ ref: r.name.slice("refs/tags/".length), tag: r.name.slice(prefix.length), commit: r.commit })) : refs.filter((r) => r.name.startsWith("refs/tags/") && SEMVER.test(r.name.slice(10))).map((r) => ({ ref: r.name.slice(10), tag: r.name.slice(10), commit: r.commit }));
-    let best;
-    for (const c of pool2) if (!best || compareSemver(SEMVER.exec(c.tag), SEMVER.exec(best.tag)) > 0) best = c;
-    if (!best) {
-      return {
-        ok: false,
-        error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${upstream2.url} has no tag "${upstream2.package}/vX.Y.Z" or "vX.Y.Z"`
-      };
-    }
-    return { ok: true, value: { ref: best.ref, kind: "tag", commit: best.commit } };
+    return {
+      ok: false,
+      error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${hideCredentials(upstream2.url)} has no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : ` (pre-releases count only with ${UPSTREAM_PRERELEASES_ANNOTATION}: "true")`}`
+    };
   }
   if (upstream2.revision === void 0) {
     const branch = upstream2.repository.branch;
@@ -46426,23 +46592,49 @@ function resolveUpstream(plan, refs) {
     if (!commit)
       return {
         ok: false,
-        error: `${describeSource(upstream2.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${upstream2.url}`
+        error: `${describeSource(upstream2.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${hideCredentials(upstream2.url)}`
       };
-    return { ok: true, value: { ref: branch, kind: "branch", commit } };
+    return {
+      ok: true,
+      value: {
+        ref: branch,
+        kind: "branch",
+        commit,
+        reason: `no release of ${pkg} (no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : " that is not a pre-release"}): branch ${branch} of Repository "${upstream2.repository.name}"`
+      }
+    };
   }
   const tags = upstreamRefCandidates({ package: upstream2.package, revision: upstream2.revision });
+  const named = `revision "${upstream2.revision}"`;
   for (const t of tags) {
     const commit = byName2.get(`refs/tags/${t}`);
-    if (commit) return { ok: true, value: { ref: t, kind: "tag", commit } };
+    if (commit) return { ok: true, value: { ref: t, kind: "tag", commit, reason: named } };
   }
   const branchCommit = byName2.get(`refs/heads/${upstream2.revision}`);
-  if (branchCommit) return { ok: true, value: { ref: upstream2.revision, kind: "branch", commit: branchCommit } };
+  if (branchCommit) return { ok: true, value: { ref: upstream2.revision, kind: "branch", commit: branchCommit, reason: named } };
   if (isFullCommit(upstream2.revision))
-    return { ok: true, value: { ref: upstream2.revision, kind: "commit", commit: upstream2.revision.toLowerCase() } };
+    return { ok: true, value: { ref: upstream2.revision, kind: "commit", commit: upstream2.revision.toLowerCase(), reason: named } };
   return {
     ok: false,
     error: `${where}: "${upstream2.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(" or ")}), a branch or a full commit of ${upstream2.url}`
   };
+}
+function withRepositoryOf(plan, error2, message2) {
+  const branchMissing = error2 instanceof RunError && error2.code === "branch-missing";
+  if (!branchMissing && !isGitError(error2)) return message2;
+  const names2 = (url) => [url, hideCredentials(url), repositoryIdentity(url)].some((u) => u !== "" && message2.includes(u));
+  const repository = names2(plan.downstream.url) ? plan.downstream.repository : names2(plan.upstream.url) ? plan.upstream.repository : void 0;
+  if (!repository) return message2;
+  return `${describeSource(repository.source)}: ${branchMissing ? "spec.git.branch" : "spec.git.repo"}: ${message2}`;
+}
+function applyFailureMessage(plan, failure) {
+  const text2 = failure.errors.join("; ");
+  const said = failure.file && !text2.startsWith(`${failure.file}:`) ? `${failure.file}: ${text2}` : text2;
+  if (failure.code !== "missing-file" || failure.file !== PACKAGE_CONTEXT_FILE) return said;
+  const repository = plan.downstream.repository;
+  const where = `${PACKAGE_CONTEXT_FILE} of ${hideCredentials(plan.upstream.url)} ${plan.upstream.directory || "/"}`;
+  const deployment = repository.object.spec?.deployment === true;
+  return deployment ? `${said}. The package was not new, so it did not get one: add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where}) or to the downstream package` : `${said}. Porch creates it only for a package new in a deployment repository: mark Repository "${repository.name}" (${describeSource(repository.source)}) with spec.deployment: true, or add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where})`;
 }
 function canonical2(value2) {
   if (Array.isArray(value2)) return value2.map(canonical2);
@@ -46472,6 +46664,32 @@ import { resolve as resolve8 } from "node:path";
 
 // ../run/src/update-mode.ts
 import { basename as basename6, isAbsolute as isAbsolute6, join as join17, posix as posix5, resolve as resolve7 } from "node:path";
+
+// ../run/src/control-work-tree.ts
+async function uncommittedKptfilesWarning(control, directories) {
+  if (directories.length === 0) return void 0;
+  const kptfiles = directories.map((d) => d === "" ? "Kptfile" : `${d}/Kptfile`);
+  let status;
+  try {
+    status = (await runGit(["status", "--porcelain=v1", "-z", "--", ...kptfiles], { cwd: control.root })).stdout;
+  } catch {
+    return void 0;
+  }
+  const changed = /* @__PURE__ */ new Set();
+  const entries = status.split("\0");
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (entry.length < 4) continue;
+    changed.add(entry.slice(3));
+    if (entry[0] === "R" || entry[0] === "C") i++;
+  }
+  const unseen = kptfiles.filter((k) => changed.has(k));
+  if (unseen.length === 0) return void 0;
+  const pushed = control.url !== control.root;
+  return `update mode reads branch "${control.branch}" of ${pushed ? `the control repository's origin (${control.url})` : "the control repository"} as committed, not the work tree: uncommitted changes to ${unseen.join(", ")} are not part of this run (commit${pushed ? " and push" : ""} them, then run again)`;
+}
+
+// ../run/src/update-mode.ts
 async function findControlRepository(cwd) {
   let root;
   try {
@@ -46535,6 +46753,11 @@ async function findUpdatePlans(mirror, control, warnings) {
       lockCommit: typeof lock === "string" ? lock : void 0
     });
   }
+  const unseen = await uncommittedKptfilesWarning(
+    control,
+    out.map((p) => p.directory)
+  );
+  if (unseen) warnings.push(unseen);
   return out;
 }
 function resolveRef2(refs, ref) {
@@ -46981,7 +47204,7 @@ async function runVariantJob(plan, ctx) {
   try {
     return { ...base, ...await variantJob(plan, ctx) };
   } catch (error2) {
-    return { ...base, action: "failed", writes: false, error: message(error2) };
+    return { ...base, action: "failed", writes: false, error: withRepositoryOf(plan, error2, message(error2)) };
   }
 }
 function variantTarget(plan, branchPrefix2) {
@@ -46998,7 +47221,7 @@ async function variantJob(plan, ctx) {
   const up = resolved.value;
   const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
   const target = variantTarget(plan, ctx.branchPrefix);
-  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
+  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
   const open2 = await ctx.forge.find(target);
   const mirror = await ctx.mirror(plan.downstream.url);
   const stop = stopped(open2, target.head);
@@ -47071,7 +47294,7 @@ async function variantJob(plan, ctx) {
       action: "failed",
       writes: false,
       fingerprint,
-      error: `${applied.file ? `${applied.file}: ` : ""}${applied.errors.join("; ")}`
+      error: applyFailureMessage(plan, applied)
     };
   }
   for (const [path, text2] of applied.changed) files.set(path, text2);
@@ -47786,39 +48009,10 @@ function renderSummary(report, options = {}) {
   return `${lines.join("\n")}
 `;
 }
-function fieldPath2(field) {
-  const out = [];
-  for (const part of field.split(".")) {
-    const m = /^([^[\]]*)((?:\[\d+\])*)$/.exec(part);
-    if (!m) return out;
-    if (m[1]) out.push(m[1]);
-    for (const i of m[2].matchAll(/\[(\d+)\]/g)) out.push(Number(i[1]));
-  }
-  return out;
-}
-function issueLine(text2, issue2) {
-  if (issue2.source.document < 1) return void 0;
-  const doc = parseYamlStream(text2)[issue2.source.document - 1];
-  if (!doc) return void 0;
-  if (issue2.field) {
-    const path = fieldPath2(issue2.field);
-    for (let n = path.length; n > 0; n--) {
-      const node = doc.getIn(path.slice(0, n), true);
-      if (node && typeof node === "object" && node.range) return lineAt(text2, node.range[0]);
-    }
-  }
-  const start = doc.contents?.range?.[0] ?? doc.range[0];
-  return lineAt(text2, start);
-}
-function lineAt(text2, offset) {
-  let line = 1;
-  for (let i = text2.indexOf("\n"); i !== -1 && i < offset; i = text2.indexOf("\n", i + 1)) line++;
-  return line;
-}
 function controlAnnotations(issues, readText2) {
   return issues.map((issue2) => {
     const text2 = issue2.source.document >= 1 ? readText2(issue2.source.file) : void 0;
-    const startLine = text2 === void 0 ? void 0 : issueLine(text2, issue2);
+    const startLine = issue2.line ?? (text2 === void 0 ? void 0 : issueLine(text2, issue2));
     const what = issue2.source.kind ? `${issue2.source.kind}${issue2.source.name ? ` "${issue2.source.name}"` : ""}` : void 0;
     return {
       title: `kdelta: invalid control configuration${what ? ` (${what})` : ""}`,

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { initRepo, tempDir } from './__fixtures__/repo.js';
 import { GitError } from './errors.js';
-import { defaultBranch, detectMovedRef, listTags, resolveRef } from './refs.js';
+import {
+  compareSemanticVersions,
+  defaultBranch,
+  detectMovedRef,
+  latestRelease,
+  listTags,
+  parseSemanticVersion,
+  resolveRef,
+} from './refs.js';
 
 const root = tempDir();
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -72,5 +80,41 @@ describe('tags, default branch, moved tags', () => {
     const second = r.commit();
     r.tag('stable');
     expect(await detectMovedRef({ repo: r.dir, ref: 'stable', lockedCommit: first })).toMatchObject({ moved: true, commit: second });
+  });
+});
+
+describe('latestRelease', () => {
+  const refs = (...names: string[]) => names.map((name, i) => ({ name: `refs/tags/${name}`, commit: String(i).padStart(40, '0') }));
+  it('orders by semantic version, prefers the package-scoped tags, and skips pre-releases unless asked', () => {
+    const all = refs(
+      'pkg/v1.2.0',
+      'pkg/v1.10.0',
+      'pkg/v1.11.0-rc.1',
+      'pkg/v1.11.0-rc.10',
+      'pkg/v1.11.0-beta',
+      'v9.0.0',
+      'other/v20.0.0',
+      'pkg/sub/v30.0.0',
+      'pkg/release',
+    );
+    expect(latestRelease(all, { packagePath: 'pkg' })).toMatchObject({ tag: 'pkg/v1.10.0', version: 'v1.10.0', scope: 'package' });
+    expect(latestRelease(all, { packagePath: '/pkg/', prereleases: true })).toMatchObject({ tag: 'pkg/v1.11.0-rc.10' });
+    expect(latestRelease(all, { packagePath: 'nope' })).toMatchObject({ tag: 'v9.0.0', scope: 'repository' });
+    expect(latestRelease(refs('v1.0.0-rc.1', 'main'), {})).toBeUndefined();
+  });
+  it('a release sorts above its pre-releases, numeric identifiers below alphanumeric ones', () => {
+    const order = [
+      'v1.0.0-alpha',
+      'v1.0.0-alpha.1',
+      'v1.0.0-alpha.beta',
+      'v1.0.0-beta',
+      'v1.0.0-beta.2',
+      'v1.0.0-beta.11',
+      'v1.0.0-rc.1',
+      'v1.0.0',
+    ];
+    const parsed = order.map((v) => parseSemanticVersion(v)!);
+    for (let i = 1; i < parsed.length; i++) expect(compareSemanticVersions(parsed[i - 1]!, parsed[i]!)).toBe(-1);
+    expect(parseSemanticVersion('v01.0.0')).toBeUndefined();
   });
 });

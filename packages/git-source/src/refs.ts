@@ -174,3 +174,78 @@ export async function detectMovedRef(
   const commit = resolved.commit;
   return { moved: commit !== undefined && commit !== options.lockedCommit.toLowerCase(), commit, resolved };
 }
+
+/** A semantic version `vX.Y.Z` or `vX.Y.Z-pre.release` (the leading `v` optional, build metadata allowed). */
+export interface SemanticVersion {
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+  /** Pre-release identifiers (`rc.1` → ['rc', '1']); empty for a release. */
+  readonly prerelease: readonly string[];
+}
+
+const SEMVER_TAG =
+  /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+
+export function parseSemanticVersion(text: string): SemanticVersion | undefined {
+  const m = SEMVER_TAG.exec(text);
+  if (!m) return undefined;
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), prerelease: m[4] ? m[4].split('.') : [] };
+}
+
+/** semver.org precedence: a release sorts above its pre-releases; numeric identifiers below alphanumeric ones. */
+export function compareSemanticVersions(a: SemanticVersion, b: SemanticVersion): number {
+  const core = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
+  if (core !== 0) return Math.sign(core);
+  if (a.prerelease.length === 0 || b.prerelease.length === 0) return Math.sign(b.prerelease.length - a.prerelease.length);
+  for (let i = 0; i < Math.max(a.prerelease.length, b.prerelease.length); i++) {
+    const x = a.prerelease[i];
+    const y = b.prerelease[i];
+    if (x === undefined) return -1;
+    if (y === undefined) return 1;
+    if (x === y) continue;
+    const xn = /^\d+$/.test(x);
+    const yn = /^\d+$/.test(y);
+    if (xn && yn) return Math.sign(Number(x) - Number(y));
+    if (xn !== yn) return xn ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+export interface Release {
+  /** The tag's short name (`catalog/bucket/v0.4.1`, `v0.4.1`). */
+  readonly tag: string;
+  /** The version part of the tag (`v0.4.1`). */
+  readonly version: string;
+  readonly commit: string;
+  /** `package`: a tag `<packagePath>/vX.Y.Z`; `repository`: a plain `vX.Y.Z` (the package has none of its own). */
+  readonly scope: 'package' | 'repository';
+}
+
+/**
+ * The latest release of a package among a remote's refs, as Porch follows the latest published
+ * revision: the highest semantic-version tag `<packagePath>/vX.Y.Z`, else the highest plain
+ * `vX.Y.Z` (the `v` may be left out). Pre-releases (`v1.0.0-rc.1`) count only with `prereleases`. None: undefined.
+ */
+export function latestRelease(
+  refs: readonly RemoteRef[],
+  options: { readonly packagePath?: string; readonly prereleases?: boolean } = {},
+): Release | undefined {
+  const dir = (options.packagePath ?? '').replace(/^\/+|\/+$/g, '');
+  const pick = (prefix: string, scope: Release['scope']): Release | undefined => {
+    let best: { release: Release; version: SemanticVersion } | undefined;
+    for (const r of refs) {
+      if (!r.name.startsWith(`refs/tags/${prefix}`)) continue;
+      const version = r.name.slice(`refs/tags/${prefix}`.length);
+      // a plain tag has no `/`: `other/v1.0.0` is another package's release
+      if (version.includes('/')) continue;
+      const parsed = parseSemanticVersion(version);
+      if (!parsed || (parsed.prerelease.length > 0 && options.prereleases !== true)) continue;
+      if (!best || compareSemanticVersions(parsed, best.version) > 0)
+        best = { release: { tag: r.name.slice('refs/tags/'.length), version, commit: r.commit, scope }, version: parsed };
+    }
+    return best?.release;
+  };
+  return (dir ? pick(`${dir}/`, 'package') : undefined) ?? pick('', 'repository');
+}

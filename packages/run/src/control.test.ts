@@ -79,6 +79,57 @@ describe('the published JSON Schema', () => {
   });
 });
 
+describe('the JSON Schema covers what the loader reads', () => {
+  const definitions = (schema as { definitions: Record<string, SchemaNode> }).definitions;
+  interface SchemaNode {
+    properties?: Record<string, SchemaNode>;
+  }
+  const at = (kind: string, path: string[]): string[] => {
+    let node: SchemaNode | undefined = definitions[kind];
+    for (const p of path) node = node?.properties?.[p];
+    return Object.keys(node?.properties ?? {}).sort();
+  };
+  /** The fields the loader allows at `path`, from its own "unknown field (expected one of …)" message. */
+  const allowed = async (document: string): Promise<string[]> => {
+    const message = await loadControl({ dir: configDir({ 'x.yaml': document }), display: '.kdelta' }).then(
+      () => '',
+      (e: unknown) => (e as Error).message,
+    );
+    const list = /zzz: unknown field \(expected one of ([^)]*)\)/.exec(message)?.[1];
+    expect(list, message).toBeDefined();
+    return list!.split(', ').sort();
+  };
+  const PV =
+    'apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata:\n  name: x\nspec:\n  upstream: {repo: a, package: b}\n  downstream: {repo: c, package: d}\n';
+  const PVS =
+    'apiVersion: config.porch.kpt.dev/v1alpha2\nkind: PackageVariantSet\nmetadata:\n  name: x\nspec:\n  upstream: {repo: a, package: b}\n  targets:\n  - repositories: [{name: c}]\n';
+  const SETTINGS = 'apiVersion: kdelta.dev/v1alpha1\nkind: RunSettings\nmetadata:\n  name: s\nspec:\n';
+
+  it('every field of Repository, PackageVariant, PackageVariantSet and RunSettings', async () => {
+    expect(at('Repository', ['spec'])).toEqual(await allowed(`${REPO}  zzz: 1\n`));
+    expect(at('Repository', ['spec', 'git'])).toEqual(await allowed(`${REPO}    zzz: 1\n`));
+    expect(at('PackageVariant', ['spec'])).toEqual(await allowed(`${PV}  zzz: 1\n`));
+    expect(at('PackageVariantSet', ['spec'])).toEqual(await allowed(`${PVS}  zzz: 1\n`));
+    expect(at('RunSettings', ['spec'])).toEqual(await allowed(`${SETTINGS}  zzz: 1\n`));
+    expect(at('RunSettings', ['spec', 'github'])).toEqual(await allowed(`${SETTINGS}  github:\n    zzz: 1\n`));
+  });
+
+  it('and the annotations a variant or set is read with: kdelta.dev/upstream-policy and kdelta.dev/upstream-prereleases', async () => {
+    for (const [kind, text] of [
+      ['PackageVariant', PV],
+      ['PackageVariantSet', PVS],
+    ] as const) {
+      expect(at(kind, ['metadata', 'annotations'])).toEqual(['kdelta.dev/upstream-policy', 'kdelta.dev/upstream-prereleases']);
+      const annotated = (value: string) =>
+        parseAllDocuments(
+          `${text.replace('  name: x\n', `  name: x\n  annotations:\n    kdelta.dev/upstream-prereleases: ${value}\n`)}`,
+        )[0]!.toJS();
+      expect(validate(annotated('"true"')), kind).toBe(true);
+      expect(validate(annotated('"yes"')), kind).toBe(false);
+    }
+  });
+});
+
 describe('loading control resources', () => {
   it("reports a bad configuration as a KdeltaError: a stable code, the first problem's file, document and field", async () => {
     const text = 'apiVersion: config.porch.kpt.dev/v1alpha1\nkind: Repository\nmetadata:\n  name: r\nspec:\n  git:\n    branch: main\n';

@@ -26,6 +26,11 @@ export const RUN_SETTINGS_API_VERSION = 'kdelta.dev/v1alpha1';
 export const RUN_SETTINGS_KIND = 'RunSettings';
 /** On a PackageVariant or PackageVariantSet: `highest-semver` follows the upstream's highest semver tag. */
 export const UPSTREAM_POLICY_ANNOTATION = 'kdelta.dev/upstream-policy';
+/**
+ * On a PackageVariant or PackageVariantSet that follows releases (no `spec.upstream.revision`, or
+ * highest-semver): `"true"` lets a pre-release tag (`v1.0.0-rc.1`) be the latest release.
+ */
+export const UPSTREAM_PRERELEASES_ANNOTATION = 'kdelta.dev/upstream-prereleases';
 
 /** Where a control document came from: printed in front of every problem with it. */
 export interface Source {
@@ -47,10 +52,64 @@ export interface ControlIssue {
   /** Field path inside the document (`spec.git.repo`), when the problem is one field. */
   readonly field?: string | undefined;
   readonly message: string;
+  /** The 1-based line of the field (else of the document) in the file, when the file was read. */
+  readonly line?: number | undefined;
 }
 
 export function formatIssue(issue: ControlIssue): string {
-  return `${describeSource(issue.source)}: ${issue.field ? `${issue.field}: ` : ''}${issue.message}`;
+  return `${describeSource(issue.source)}: ${issue.field ? `${issue.field}: ` : ''}${issue.message}${issue.line === undefined ? '' : ` (line ${issue.line})`}`;
+}
+
+/** `spec.targets[0].repositorySelector` → ['spec', 'targets', 0, 'repositorySelector']. */
+export function fieldPath(field: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const part of field.split('.')) {
+    const m = /^([^[\]]*)((?:\[\d+\])*)$/.exec(part);
+    if (!m) return out;
+    if (m[1]) out.push(m[1]);
+    for (const i of m[2]!.matchAll(/\[(\d+)\]/g)) out.push(Number(i[1]));
+  }
+  return out;
+}
+
+/**
+ * The line an issue points at in `text` (the file's content): the field's line when the field is
+ * found, else the document's first line; undefined when the file has no such document.
+ */
+export function issueLine(text: string, issue: Pick<ControlIssue, 'source' | 'field'>): number | undefined {
+  if (issue.source.document < 1) return undefined;
+  const doc = parseYamlStream(text)[issue.source.document - 1];
+  if (!doc) return undefined;
+  if (issue.field) {
+    const path = fieldPath(issue.field);
+    // the deepest part of the path that exists: a missing field points at its parent
+    for (let n = path.length; n > 0; n--) {
+      const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+      if (node && typeof node === 'object' && node.range) return lineOf(text, node.range[0]);
+    }
+  }
+  const start = doc.contents?.range?.[0] ?? doc.range[0];
+  return lineOf(text, start);
+}
+
+/** The issues with their lines, from the control files' texts (display path → content). */
+function withLines(issues: readonly ControlIssue[], texts: ReadonlyMap<string, string> | undefined): ControlIssue[] {
+  return issues.map((issue) => {
+    const text = issue.line === undefined ? texts?.get(issue.source.file) : undefined;
+    const line = text === undefined ? undefined : issueLine(text, issue);
+    return line === undefined ? issue : { ...issue, line };
+  });
+}
+
+/** The same problem said once: a template that fails alike for many targets is one issue. */
+function distinct(issues: readonly ControlIssue[]): ControlIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const key = formatIssue(i);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /**
@@ -61,7 +120,9 @@ export class ControlError extends KdeltaError {
   override readonly name = 'ControlError';
   declare readonly code: 'invalid-control-config';
   readonly issues: readonly ControlIssue[];
-  constructor(issues: readonly ControlIssue[]) {
+  /** `texts`: the control files' contents by display path, so that each issue names its line. */
+  constructor(found: readonly ControlIssue[], texts?: ReadonlyMap<string, string>) {
+    const issues = distinct(withLines(found, texts));
     const first = issues[0];
     super({
       code: 'invalid-control-config',
@@ -107,6 +168,8 @@ export interface ControlConfig {
   /** RunSettings' values, checked by the rules of every source (settings.ts). */
   readonly settings: CheckedSettings;
   readonly settingsSource?: Source | undefined;
+  /** The control files' contents by display path (`.kdelta/web.yaml`): the lines of later problems. */
+  readonly texts?: ReadonlyMap<string, string> | undefined;
 }
 
 const PORCH_GROUPS = ['config.porch.kpt.dev', 'porch.kpt.dev'];
@@ -146,10 +209,12 @@ export async function loadControl(options: { dir: string; display?: string }): P
   let settings: CheckedSettings = NO_SETTINGS;
   let settingsSource: Source | undefined;
   const seen = new Map<string, Source>();
+  const texts = new Map<string, string>();
 
   for (const rel of await controlFiles(options.dir)) {
     const file = join(display, rel);
     const text = await readFile(join(options.dir, rel), 'utf8');
+    texts.set(file, text);
     const docs = parseYamlStream(text);
     for (const [i, doc] of docs.entries()) {
       const base: Source = { file, document: i + 1 };
@@ -221,14 +286,67 @@ export async function loadControl(options: { dir: string; display?: string }): P
           message: `unknown kind "${kind}" in ${apiVersion} (expected ${RUN_SETTINGS_KIND} in ${RUN_SETTINGS_API_VERSION})`,
         });
       } else {
+        const nearMiss = nearMissOfControlKind(apiVersion, kind);
+        if (nearMiss) {
+          issues.push({ source, field: nearMiss.field, message: nearMiss.message });
+          continue;
+        }
         const d = decodeObject(raw);
         for (const p of d.errors) issues.push(fieldIssue(source, p));
         if (d.errors.length === 0) objects.push(d.value);
       }
     }
   }
-  if (issues.length > 0) throw new ControlError(issues);
-  return { dir: options.dir, repositories, variants, sets, objects, settings, settingsSource };
+  if (issues.length > 0) throw new ControlError(issues, texts);
+  return { dir: options.dir, repositories, variants, sets, objects, settings, settingsSource, texts };
+}
+
+/** The kinds a run reads, each in the one apiVersion it reads it in. */
+const CONTROL_KINDS: Readonly<Record<string, string>> = {
+  Repository: REPOSITORY_API_VERSION,
+  PackageVariant: PACKAGE_VARIANT_API_VERSION,
+  PackageVariantSet: PACKAGE_VARIANT_SET_API_VERSION,
+  [RUN_SETTINGS_KIND]: RUN_SETTINGS_API_VERSION,
+};
+
+/** Levenshtein distance, small strings only (group and kind names). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * An object outside the groups a run reads that looks like a control resource with a typo
+ * (`config.porch.kpt.io/v1alpha1 Repository`, `PackageVarient`): read as a plain object it would
+ * vanish, and every variant naming it would fail with "does not exist", far from the typo.
+ */
+function nearMissOfControlKind(apiVersion: string, kind: string): { field: string; message: string } | undefined {
+  const group = groupOf(apiVersion);
+  const controlGroups = [...PORCH_GROUPS, groupOf(RUN_SETTINGS_API_VERSION)];
+  const nearGroup = controlGroups.find((g) => editDistance(group.toLowerCase(), g) <= 3);
+  const nearKind = Object.keys(CONTROL_KINDS).find(
+    (k) => k.toLowerCase() === kind.toLowerCase() || (kind.length > 5 && editDistance(kind, k) <= 2),
+  );
+  if (nearGroup && nearKind) {
+    return {
+      field: 'apiVersion',
+      message: `unknown group "${group}" for ${kind}: did you mean ${CONTROL_KINDS[nearKind]} (kind ${nearKind})? A run reads it only there`,
+    };
+  }
+  if (nearGroup) {
+    return {
+      field: 'apiVersion',
+      message: `unknown group "${group}": did you mean ${nearGroup}? (a run reads ${Object.entries(CONTROL_KINDS)
+        .map(([k, v]) => `${k} in ${v}`)
+        .join(', ')})`,
+    };
+  }
+  return undefined;
 }
 
 function unknownPorchKind(apiVersion: string, kind: string): string {
@@ -239,7 +357,8 @@ function unknownPorchKind(apiVersion: string, kind: string): string {
   };
   const want = known[kind];
   if (want) return `${kind} is read as ${want}, not ${apiVersion}`;
-  return `unknown kind "${kind}" in ${apiVersion} (a run reads Repository and PackageVariant in ${PACKAGE_VARIANT_API_VERSION}, PackageVariantSet in ${PACKAGE_VARIANT_SET_API_VERSION})`;
+  const near = Object.keys(known).find((k) => k.toLowerCase() === kind.toLowerCase() || editDistance(kind, k) <= 2);
+  return `unknown kind "${kind}" in ${apiVersion}${near ? `: did you mean ${near} (${known[near]})?` : ''} (a run reads Repository and PackageVariant in ${PACKAGE_VARIANT_API_VERSION}, PackageVariantSet in ${PACKAGE_VARIANT_SET_API_VERSION})`;
 }
 
 /** `spec.x: reason` from the decoders and validators → an issue with the field split out. */

@@ -28,7 +28,7 @@ export {
 export { parseMetadataBlock, type ProposalMetadata } from './proposal-body.js';
 export type { RenderFailureReport } from './render.js';
 export { renderTable, reportJson } from './report.js';
-export { ControlError, type ControlIssue } from './control.js';
+export { ControlError, fieldPath, issueLine, type ControlIssue } from './control.js';
 export { RunError, type RunErrorCode } from './errors.js';
 export { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
 export { parseShard, shardOf, shardProblem, type Shard } from './shard.js';

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
-import { hideCredentials, isFullCommit, repositoryIdentity, type RemoteRef } from '@kdelta/git-source';
+import { hideCredentials, isFullCommit, isGitError, latestRelease, repositoryIdentity, type RemoteRef } from '@kdelta/git-source';
+import { RunError } from './errors.js';
+import { PACKAGE_CONTEXT_FILE, PACKAGE_CONTEXT_NAME } from '@kdelta/kptfile-model';
 import {
   expandPackageVariantSet,
   upstreamRefCandidates,
@@ -12,6 +14,7 @@ import {
   ControlError,
   describeSource,
   UPSTREAM_POLICY_ANNOTATION,
+  UPSTREAM_PRERELEASES_ANNOTATION,
   type ControlConfig,
   type ControlIssue,
   type RepositorySpec,
@@ -45,6 +48,8 @@ export interface VariantPlan {
     readonly directory: string;
     readonly revision?: string | undefined;
     readonly policy: UpstreamPolicy;
+    /** Following releases (no revision, or highest-semver): pre-release tags count too. */
+    readonly prereleases: boolean;
   };
   readonly downstream: {
     readonly repository: RepositorySpec;
@@ -81,7 +86,7 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
   const issues: ControlIssue[] = [];
   const warnings: string[] = [];
   const repos = new Map(config.repositories.map((r) => [`${r.namespace}/${r.name}`, r]));
-  const candidates: { pv: PackageVariant; source: Source; policy: UpstreamPolicy }[] = [];
+  const candidates: { pv: PackageVariant; source: Source; policy: UpstreamPolicy; prereleases: boolean }[] = [];
   const policyOf = (obj: KubeObject, source: Source): UpstreamPolicy => {
     const v = obj.metadata?.annotations?.[UPSTREAM_POLICY_ANNOTATION];
     if (v === undefined) return 'pinned';
@@ -93,10 +98,23 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
     });
     return 'pinned';
   };
+  const prereleasesOf = (obj: KubeObject, source: Source): boolean => {
+    const v = obj.metadata?.annotations?.[UPSTREAM_PRERELEASES_ANNOTATION];
+    if (v === undefined || v === 'false') return false;
+    if (v === 'true') return true;
+    issues.push({
+      source,
+      field: `metadata.annotations.${UPSTREAM_PRERELEASES_ANNOTATION}`,
+      message: `must be "true" or "false" (got "${v}")`,
+    });
+    return false;
+  };
 
-  for (const { value: pv, source } of config.variants) candidates.push({ pv, source, policy: policyOf(pv, source) });
+  for (const { value: pv, source } of config.variants)
+    candidates.push({ pv, source, policy: policyOf(pv, source), prereleases: prereleasesOf(pv, source) });
   for (const { value: pvs, source } of config.sets) {
     const policy = policyOf(pvs, source);
+    const prereleases = prereleasesOf(pvs, source);
     const expanded = expandPackageVariantSet(pvs, { objects: config.objects });
     if (!expanded.ok) {
       for (const e of expanded.errors) {
@@ -114,13 +132,13 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
       continue;
     }
     for (const w of expanded.warnings) warnings.push(`${describeSource(source)}: ${w}`);
-    for (const pv of expanded.variants) candidates.push({ pv, source, policy });
+    for (const pv of expanded.variants) candidates.push({ pv, source, policy, prereleases });
   }
 
   const byName = new Map<string, Source>();
   const byDownstream = new Map<string, { name: string; repository: string }>();
   const variants: VariantPlan[] = [];
-  for (const { pv: raw, source, policy } of candidates) {
+  for (const { pv: raw, source, policy, prereleases } of candidates) {
     const pv = withPackageVariantDefaults(raw);
     const name = pv.metadata?.name ?? '';
     const namespace = pv.metadata?.namespace || 'default';
@@ -189,6 +207,7 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
         directory: joinDir(upRepo.directory, spec.upstream?.package ?? ''),
         revision: revision === undefined || revision === '' ? undefined : String(revision),
         policy,
+        prereleases,
       },
       downstream: {
         repository: downRepo,
@@ -200,7 +219,7 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
       objects: config.objects.filter((o) => (o.metadata?.namespace || 'default') === namespace),
     });
   }
-  if (issues.length > 0) throw new ControlError(issues);
+  if (issues.length > 0) throw new ControlError(issues, config.texts);
   variants.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const downstreams = new Map<string, { repository: RepositorySpec; url: string }>();
   for (const r of config.repositories) {
@@ -217,49 +236,42 @@ export interface ResolvedUpstream {
   readonly ref: string;
   readonly kind: 'tag' | 'branch' | 'commit';
   readonly commit: string;
+  /** Why this ref, for the proposal and `kdelta proposals` ("latest release v0.4.1 of catalog/bucket"). */
+  readonly reason: string;
 }
 
 export type Resolution = { readonly ok: true; readonly value: ResolvedUpstream } | { readonly ok: false; readonly error: string };
 
-/** Release versions only: a pre-release is never followed without being named. */
-const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)$/;
-
-function compareSemver(a: RegExpExecArray, b: RegExpExecArray): number {
-  for (let i = 1; i <= 3; i++) {
-    const d = Number(a[i]) - Number(b[i]);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
 /**
  * Which ref and commit a variant's upstream names, from the upstream repository's refs (one
  * `ls-remote`): tag `<package>/<revision>`, else tag `<revision>`, else branch `<revision>`,
- * else a full commit id; no revision: the Repository's branch. `highest-semver` takes the
- * highest release tag of the package (`<package>/vX.Y.Z`, else `vX.Y.Z`; no pre-release).
+ * else a full commit id. No revision: the package's latest release, as Porch follows the latest
+ * published revision (git-source's `latestRelease`: `<package>/vX.Y.Z`, else `vX.Y.Z`), and
+ * the Repository's branch when the upstream has no release. `highest-semver` takes the latest
+ * release whatever the revision, and fails without one.
  */
 export function resolveUpstream(plan: VariantPlan, refs: readonly RemoteRef[]): Resolution {
   const byName = new Map(refs.map((r) => [r.name, r.commit]));
   const { upstream } = plan;
   const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
+  // Porch's revision tags are named by the package (`<package>/v1`), as `upstreamRefCandidates` reads them
+  const pkg = upstream.package || '/';
+  const follows = upstream.policy === 'highest-semver' || upstream.revision === undefined;
+  const release = follows ? latestRelease(refs, { packagePath: upstream.package, prereleases: upstream.prereleases }) : undefined;
+  if (release) {
+    const scope = release.scope === 'package' ? `of ${pkg}` : `of the repository (${pkg} has no tag "${pkg}/vX.Y.Z")`;
+    const policy = upstream.policy === 'highest-semver' ? `, ${UPSTREAM_POLICY_ANNOTATION}: highest-semver` : '';
+    const pre = upstream.prereleases ? ', pre-releases included' : '';
+    return {
+      ok: true,
+      value: { ref: release.tag, kind: 'tag', commit: release.commit, reason: `latest release ${release.version} ${scope}${policy}${pre}` },
+    };
+  }
   if (upstream.policy === 'highest-semver') {
-    const prefix = `refs/tags/${upstream.package}/`;
-    const scoped = refs.filter((r) => r.name.startsWith(prefix) && SEMVER.test(r.name.slice(prefix.length)));
-    const pool =
-      scoped.length > 0
-        ? scoped.map((r) => ({ ref: r.name.slice('refs/tags/'.length), tag: r.name.slice(prefix.length), commit: r.commit }))
-        : refs
-            .filter((r) => r.name.startsWith('refs/tags/') && SEMVER.test(r.name.slice(10)))
-            .map((r) => ({ ref: r.name.slice(10), tag: r.name.slice(10), commit: r.commit }));
-    let best: (typeof pool)[number] | undefined;
-    for (const c of pool) if (!best || compareSemver(SEMVER.exec(c.tag)!, SEMVER.exec(best.tag)!) > 0) best = c;
-    if (!best) {
-      return {
-        ok: false,
-        error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${upstream.url} has no tag "${upstream.package}/vX.Y.Z" or "vX.Y.Z"`,
-      };
-    }
-    return { ok: true, value: { ref: best.ref, kind: 'tag', commit: best.commit } };
+    return {
+      ok: false,
+      error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${hideCredentials(upstream.url)} has no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream.prereleases ? '' : ` (pre-releases count only with ${UPSTREAM_PRERELEASES_ANNOTATION}: "true")`}`,
+    };
   }
   if (upstream.revision === undefined) {
     const branch = upstream.repository.branch;
@@ -267,23 +279,72 @@ export function resolveUpstream(plan: VariantPlan, refs: readonly RemoteRef[]): 
     if (!commit)
       return {
         ok: false,
-        error: `${describeSource(upstream.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${upstream.url}`,
+        error: `${describeSource(upstream.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${hideCredentials(upstream.url)}`,
       };
-    return { ok: true, value: { ref: branch, kind: 'branch', commit } };
+    return {
+      ok: true,
+      value: {
+        ref: branch,
+        kind: 'branch',
+        commit,
+        reason: `no release of ${pkg} (no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream.prereleases ? '' : ' that is not a pre-release'}): branch ${branch} of Repository "${upstream.repository.name}"`,
+      },
+    };
   }
   const tags = upstreamRefCandidates({ package: upstream.package, revision: upstream.revision });
+  const named = `revision "${upstream.revision}"`;
   for (const t of tags) {
     const commit = byName.get(`refs/tags/${t}`);
-    if (commit) return { ok: true, value: { ref: t, kind: 'tag', commit } };
+    if (commit) return { ok: true, value: { ref: t, kind: 'tag', commit, reason: named } };
   }
   const branchCommit = byName.get(`refs/heads/${upstream.revision}`);
-  if (branchCommit) return { ok: true, value: { ref: upstream.revision, kind: 'branch', commit: branchCommit } };
+  if (branchCommit) return { ok: true, value: { ref: upstream.revision, kind: 'branch', commit: branchCommit, reason: named } };
   if (isFullCommit(upstream.revision))
-    return { ok: true, value: { ref: upstream.revision, kind: 'commit', commit: upstream.revision.toLowerCase() } };
+    return { ok: true, value: { ref: upstream.revision, kind: 'commit', commit: upstream.revision.toLowerCase(), reason: named } };
   return {
     ok: false,
     error: `${where}: "${upstream.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(' or ')}), a branch or a full commit of ${upstream.url}`,
   };
+}
+
+/**
+ * A git-level failure of a variant's job (`git ls-remote failed: … does not appear to be a git
+ * repository`, `branch "mian" does not exist in …`) said with the Repository resource it comes
+ * from, its file and field, so a user knows which control file to fix. Which Repository: the one
+ * whose URL the message names (the downstream's when both do). Other failures: the message as is.
+ */
+export function withRepositoryOf(plan: VariantPlan, error: unknown, message: string): string {
+  const branchMissing = error instanceof RunError && error.code === 'branch-missing';
+  if (!branchMissing && !isGitError(error)) return message;
+  const names = (url: string) => [url, hideCredentials(url), repositoryIdentity(url)].some((u) => u !== '' && message.includes(u));
+  const repository = names(plan.downstream.url)
+    ? plan.downstream.repository
+    : names(plan.upstream.url)
+      ? plan.upstream.repository
+      : undefined;
+  if (!repository) return message;
+  return `${describeSource(repository.source)}: ${branchMissing ? 'spec.git.branch' : 'spec.git.repo'}: ${message}`;
+}
+
+/**
+ * Why the variant's mutations could not be applied, as the job reports it. A package without the
+ * package context that `spec.packageContext` needs gets the two remedies: Porch creates that
+ * ConfigMap only for a package new in a deployment repository, so either the
+ * Repository says `deployment: true`, or the upstream package carries the ConfigMap.
+ */
+export function applyFailureMessage(
+  plan: VariantPlan,
+  failure: { readonly errors: readonly string[]; readonly file?: string | undefined; readonly code?: string | undefined },
+): string {
+  const text = failure.errors.join('; ');
+  const said = failure.file && !text.startsWith(`${failure.file}:`) ? `${failure.file}: ${text}` : text;
+  if (failure.code !== 'missing-file' || failure.file !== PACKAGE_CONTEXT_FILE) return said;
+  const repository = plan.downstream.repository;
+  const where = `${PACKAGE_CONTEXT_FILE} of ${hideCredentials(plan.upstream.url)} ${plan.upstream.directory || '/'}`;
+  const deployment = (repository.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
+  return deployment
+    ? `${said}. The package was not new, so it did not get one: add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where}) or to the downstream package`
+    : `${said}. Porch creates it only for a package new in a deployment repository: mark Repository "${repository.name}" (${describeSource(repository.source)}) with spec.deployment: true, or add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where})`;
 }
 
 function canonical(value: unknown): unknown {

@@ -15,7 +15,14 @@ export interface ProposalMetadata {
   readonly headCommit: string;
   readonly baseCommit: string;
   readonly upstream?:
-    | { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined }
+    | {
+        readonly repo: string;
+        readonly ref: string;
+        readonly commit: string;
+        readonly oldCommit?: string | undefined;
+        /** Why this ref (`latest release v0.4.1 of catalog/bucket`): what `kdelta proposals` shows. */
+        readonly reason?: string | undefined;
+      }
     | undefined;
   readonly conflicts: number;
   readonly kind: 'variant' | 'removal' | 'orphan' | 'update';
@@ -130,7 +137,7 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   const provenance: string[] = ['### Provenance', ''];
   if (meta.upstream) {
     provenance.push(
-      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}`,
+      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}${meta.upstream.reason ? ` (${meta.upstream.reason})` : ''}`,
       `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} → ` : ''}${code(meta.upstream.commit.slice(0, 12))}`,
     );
     if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);

@@ -47,7 +47,14 @@ export interface VariantResult {
   /** Conflicts of the proposal (also when they were not recomputed: a fast no-op). */
   readonly conflictCount: number;
   readonly upstream?:
-    | { readonly repo: string; readonly ref: string; readonly commit: string; readonly oldCommit?: string | undefined }
+    | {
+        readonly repo: string;
+        readonly ref: string;
+        readonly commit: string;
+        readonly oldCommit?: string | undefined;
+        /** Why this ref (`latest release v0.4.1 of catalog/bucket`). */
+        readonly reason?: string | undefined;
+      }
     | undefined;
   readonly fingerprint?: string | undefined;
   /** Why: for blocked, not-adopted, closed, deferred... */
@@ -107,12 +114,16 @@ export function failure(code: string, error: string): JobOutcome {
 }
 
 /** A job's outcome as its result; whatever it throws is its failure (never the run's). */
-export async function runJob(id: JobIdentity, job: () => Promise<JobOutcome>): Promise<VariantResult> {
+export async function runJob(
+  id: JobIdentity,
+  job: () => Promise<JobOutcome>,
+  describe: (error: unknown, text: string) => string = (_error, text) => text,
+): Promise<VariantResult> {
   const base = { ...id, conflicts: [], conflictCount: 0 };
   try {
     return { ...base, ...(await job()) };
   } catch (error) {
-    return { ...base, ...failure(errorCode(error), message(error)) };
+    return { ...base, ...failure(errorCode(error), describe(error, message(error))) };
   }
 }
 

@@ -6,7 +6,8 @@ import { createLocalForge, DEFAULT_CONFIG_DIR, parseMetadataBlock } from '@kdelt
 const help = `Usage: kdelta proposals [--config <dir>] [--proposals-dir <dir>] [--json]
 
 List the local forge's proposals (the Markdown records \`kdelta run --forge local\` keeps under
-<config>/proposals/<downstream>/<variant>.md): state, downstream, variant branch, conflicts, title.
+<config>/proposals/<downstream>/<variant>.md): state, downstream, variant branch, conflicts, title,
+and the upstream ref proposed and why ("latest release v0.4.1 of catalog/bucket").
 
 Flags:
   --config <dir>         the control resources (default .kdelta)
@@ -24,15 +25,20 @@ const command: Command = {
     const config = stringFlag(flags, 'config') ?? DEFAULT_CONFIG_DIR;
     const dir = resolve(io.cwd, stringFlag(flags, 'proposals-dir') ?? join(config, 'proposals'));
     const proposals = await createLocalForge({ dir, displayRoot: io.cwd }).list();
-    const rows = proposals.map((p) => ({
-      state: p.state,
-      downstream: p.downstream,
-      head: p.head,
-      base: p.base,
-      conflicts: parseMetadataBlock(p.body)?.conflicts ?? 0,
-      title: p.title,
-      file: p.url,
-    }));
+    const rows = proposals.map((p) => {
+      const meta = parseMetadataBlock(p.body);
+      return {
+        state: p.state,
+        downstream: p.downstream,
+        head: p.head,
+        base: p.base,
+        conflicts: meta?.conflicts ?? 0,
+        // which upstream ref the proposal brings, and why (`latest release v0.4.1 of catalog/bucket`)
+        upstream: meta?.upstream ? { ref: meta.upstream.ref, reason: meta.upstream.reason } : undefined,
+        title: p.title,
+        file: p.url,
+      };
+    });
     if (booleanFlag(flags, 'json')) {
       io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
       return 0;
@@ -42,8 +48,8 @@ const command: Command = {
       return 0;
     }
     const table = [
-      ['STATE', 'DOWNSTREAM', 'BRANCH', 'CONFLICTS', 'TITLE'],
-      ...rows.map((r) => [r.state, r.downstream, r.head, String(r.conflicts), r.title]),
+      ['STATE', 'DOWNSTREAM', 'BRANCH', 'CONFLICTS', 'TITLE', 'UPSTREAM'],
+      ...rows.map((r) => [r.state, r.downstream, r.head, String(r.conflicts), r.title, r.upstream?.reason ?? r.upstream?.ref ?? '-']),
     ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
     io.stdout(`${table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n')}\n`);

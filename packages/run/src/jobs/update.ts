@@ -13,6 +13,7 @@ import { renderFiles, type RenderFailureReport } from '../render.js';
 import { failure, message, runJob, type VariantResult } from '../result.js';
 import { kptfilesOn, showFile, type Mirror } from '../workspace.js';
 import { RunError } from '../errors.js';
+import { uncommittedKptfilesWarning } from '../control-work-tree.js';
 
 /**
  * Update mode: the control repository is itself a downstream. Every package in it whose Kptfile
@@ -95,6 +96,11 @@ export async function findUpdatePlans(mirror: Mirror, control: ControlRepository
       lockCommit: typeof lock === 'string' ? lock : undefined,
     });
   }
+  const unseen = await uncommittedKptfilesWarning(
+    control,
+    out.map((p) => p.directory),
+  );
+  if (unseen) warnings.push(unseen);
   return out;
 }
 

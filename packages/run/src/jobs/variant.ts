@@ -7,7 +7,7 @@ import { splitBinary, type CarriedContent, type FileContent } from '../file-cont
 import type { ProposalTarget } from '../forge/forge.js';
 import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, lockCommit, setKptfileAnnotations } from '../kptfile-annotations.js';
 import { CONTROL_ANNOTATION } from '../ownership.js';
-import { fingerprintOf, resolveUpstream, type VariantPlan } from '../plan.js';
+import { applyFailureMessage, fingerprintOf, resolveUpstream, withRepositoryOf, type VariantPlan } from '../plan.js';
 import { propose } from '../propose.js';
 import { renderFiles, type RenderFailureReport } from '../render.js';
 import { failure, runJob, type VariantResult } from '../result.js';
@@ -28,11 +28,16 @@ export function variantTarget(plan: VariantPlan, branchPrefix: string): Proposal
 /** Run one variant to its result. Never throws: a failure is this variant's result. */
 export function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise<VariantResult> {
   const id = { variant: plan.name, downstream: `${plan.downstream.repository.name}/${plan.downstream.package}`, dryRun: ctx.dryRun };
-  return runJob(id, async () => {
-    const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
-    if (!resolved.ok) return failure('upstream-unresolved', resolved.error);
-    return propose(ctx, variantChange(plan, resolved.value, ctx));
-  });
+  return runJob(
+    id,
+    async () => {
+      const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
+      if (!resolved.ok) return failure('upstream-unresolved', resolved.error);
+      return propose(ctx, variantChange(plan, resolved.value, ctx));
+    },
+    // a git failure names the Repository resource (and its file) whose URL it is about
+    (error, text) => withRepositoryOf(plan, error, text),
+  );
 }
 
 /**
@@ -50,9 +55,9 @@ function adopts(plan: VariantPlan, owner: string | undefined): boolean {
   return selectDownstreams(plan.variant, [copy]).downstreams.length > 0;
 }
 
-function variantChange(plan: VariantPlan, up: { ref: string; commit: string }, ctx: JobContext): Change {
+function variantChange(plan: VariantPlan, up: { ref: string; commit: string; reason?: string | undefined }, ctx: JobContext): Change {
   const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
-  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
+  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
   const { directory, url } = plan.downstream;
   return {
     target: variantTarget(plan, ctx.branchPrefix),
@@ -112,7 +117,7 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string }, c
         objects: plan.objects,
         packageName: plan.downstream.package,
       });
-      if (!applied.ok) return { done: failure('variant-failed', `${applied.file ? `${applied.file}: ` : ''}${applied.errors.join('; ')}`) };
+      if (!applied.ok) return { done: failure('variant-failed', applyFailureMessage(plan, applied)) };
       for (const [path, text] of applied.changed) files.set(path, text);
       const kpt = files.get('Kptfile');
       if (kpt === undefined)

@@ -4,7 +4,7 @@ import type { Condition, KubeObject, PackageVariant } from '../api/types.js';
 import { joinErrors, validatePackageVariant } from '../api/validate.js';
 import { ensureConfigInjection, injectionCondition, type InjectionPoint } from './injection.js';
 import { ensurePackageContext } from './package-context.js';
-import { PackageDocuments, VariantMutationError, type PackageFiles } from './package-files.js';
+import { PackageDocuments, VariantMutationError, type PackageFiles, type VariantMutationErrorCode } from './package-files.js';
 import { ensureKRMFunctions } from './pipeline.js';
 
 export interface ApplyOptions {
@@ -31,7 +31,14 @@ export type ApplyResult =
        */
       readonly unmetGates: Condition[];
     }
-  | { readonly ok: false; readonly errors: string[]; readonly file?: string | undefined; readonly conditions: Condition[] };
+  | {
+      readonly ok: false;
+      readonly errors: string[];
+      readonly file?: string | undefined;
+      /** The mutation's error code (`missing-file`...); absent for a validation failure. */
+      readonly code?: VariantMutationErrorCode | undefined;
+      readonly conditions: Condition[];
+    };
 
 /**
  * Apply a PackageVariant's mutations to a package, in Porch's order: package context, pipeline,
@@ -68,6 +75,7 @@ export function applyPackageVariant(pkg: PackageView | PackageFiles, pv: Package
       ok: false,
       errors: [error.message],
       file: error.file,
+      code: error.code,
       conditions: [valid, { type: 'Ready', status: 'False', reason: 'Error', message: error.message }],
     };
   }

@@ -1,4 +1,5 @@
 import { isMap, isSeq, YAMLMap, YAMLSeq, type Document } from 'yaml';
+import { imageWithoutTag } from '@kdelta/kptfile-model';
 import type { KptFunction, PackageVariant } from '../api/types.js';
 import { type PackageDocuments, VariantMutationError, stringAt } from './package-files.js';
 
@@ -7,6 +8,19 @@ const PREFIX = 'PackageVariant';
 /** `PackageVariant.<pv>.<function>.<index>`: the name of a function a variant put in the pipeline. */
 export function generatePVFuncName(funcName: string, pvName: string, pos: number): string {
   return `${PREFIX}.${pvName}.${funcName}.${pos}`;
+}
+
+/**
+ * The `<function>` part of the name of a variant's function: its `name`, else the last part of
+ * its image without tag or digest (`set-labels`), else of its `exec`. Porch leaves it empty for an
+ * unnamed function (`PackageVariant.web..0`), which tells a reader of the Kptfile nothing. Dots
+ * become `-`: the name must keep its 4 dot-separated parts to be recognised as the variant's.
+ */
+export function pipelineFunctionLabel(fn: KptFunction): string {
+  if (fn.name) return fn.name;
+  // an exec may carry arguments: the program is its first word
+  const source = (fn.image ? imageWithoutTag(fn.image) : (fn.exec ?? '')).trim().split(/\s+/)[0] ?? '';
+  return (source.replace(/\/+$/, '').split('/').pop() ?? '').replaceAll('.', '-');
 }
 
 /** Whether a pipeline entry was written by this variant: exactly 4 dot-separated parts, `PackageVariant`, its name, an index. */
@@ -29,7 +43,8 @@ function orderedFunction(fn: KptFunction, name: string): Record<string, unknown>
 
 /**
  * Porch's `ensureKRMFunctions` on a parsed Kptfile: drop this variant's earlier functions, then put
- * `spec.pipeline`'s functions, renamed `PackageVariant.<pv>.<fn>.<index>`, in front of the others,
+ * `spec.pipeline`'s functions, renamed `PackageVariant.<pv>.<fn>.<index>` (`<fn>` from the image
+ * when the function has no name), in front of the others,
  * which are kept untouched (comments included). Empty lists, then an empty pipeline, are removed.
  * Applying it twice changes nothing.
  */
@@ -49,7 +64,7 @@ export function ensureKRMFunctionsInKptfile(kptfile: Document, pv: PackageVarian
       (item) => !(isMap(item) && isPackageVariantFunc({ name: stringAt(item.get('name', true)) }, pvName)),
     );
     const generated = (pv.spec?.pipeline?.[list] ?? []).map((fn, i) =>
-      kptfile.createNode(orderedFunction(fn, generatePVFuncName(fn.name ?? '', pvName, i))),
+      kptfile.createNode(orderedFunction(fn, generatePVFuncName(pipelineFunctionLabel(fn), pvName, i))),
     );
     const items = [...generated, ...kept];
     if (items.length === 0) {

@@ -268,5 +268,31 @@ export function evaluateCompiled(expr: CompiledExpr, vars: CelVariables): CelRes
 /** Compile (cached) and evaluate: Porch's `evalExpr`. */
 export function evalExpr(source: string, vars: CelVariables, scope: CelScope = 'full'): CelResult<string> {
   const compiled = compileExpr(source, scope);
-  return compiled.ok ? evaluateCompiled(compiled.value, vars) : compiled;
+  const result = compiled.ok ? evaluateCompiled(compiled.value, vars) : compiled;
+  if (result.ok) return result;
+  const missing = missingKeyOwners(source, result.error, vars);
+  return missing ? { ok: false, error: `${result.error} (${missing})` } : result;
+}
+
+const OWNER_WORDS = { repository: 'Repository', target: 'target', upstream: 'upstream package' } as const;
+
+/**
+ * `no such key: region` says which key, not whose: the objects the expression reads labels or
+ * annotations of that lack the key (`Repository "cluster-02" has no label "region"`), so a user
+ * fixes that object rather than the template.
+ */
+function missingKeyOwners(source: string, error: string, vars: CelVariables): string | undefined {
+  const key = /no such key: (.+)$/.exec(error)?.[1];
+  if (key === undefined) return undefined;
+  const out: string[] = [];
+  for (const variable of ['repository', 'target', 'upstream'] as const) {
+    const value = vars[variable];
+    if (!value || !('labels' in value)) continue;
+    for (const field of ['labels', 'annotations'] as const) {
+      if (!new RegExp(`\\b${variable}\\s*\\.\\s*${field}\\b`).test(source)) continue;
+      if (value[field]?.[key] !== undefined) continue;
+      out.push(`${OWNER_WORDS[variable]} "${value.name}" has no ${field === 'labels' ? 'label' : 'annotation'} "${key}"`);
+    }
+  }
+  return out.length > 0 ? out.join('; ') : undefined;
 }
