@@ -76,6 +76,8 @@ export {
   commitStaged,
   revParse,
   commitsSince,
+  lastCommitWithLine,
+  changedBetween,
   workTreeRoot,
   currentBranch,
   remoteUrl,
