@@ -209,7 +209,7 @@ async function proposeWorkspace(
         action: merged ? 'up-to-date' : 'closed',
         writes: true,
         proposal: proposalRef(closed),
-        message: merged ? 'the proposal was merged' : 'the downstream already has this content',
+        message: merged ? 'the proposal was merged' : (prepared.closeReason ?? 'the downstream already has this content'),
       };
     } finally {
       release();

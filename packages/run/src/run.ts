@@ -13,6 +13,7 @@ import { loadControl } from './control.js';
 import { checkpoint, interrupted, type JobContext } from './context.js';
 import { findRemovals, removalLabel, removalTarget, runRemovalJob, type Removal } from './jobs/removal.js';
 import { runVariantJob, variantTarget } from './jobs/variant.js';
+import { findRetiredDrafts, retiredLabel, runRetireJob, type RetiredDraft } from './jobs/retire.js';
 import { deferredResult, resultWithoutCredentials, type RunReport, type VariantResult } from './result.js';
 import { checkoutMirror, mirrorHeads, type Mirror } from './workspace.js';
 import { createPackageUpdateMaterialize, type Materialize } from './materialize.js';
@@ -264,17 +265,18 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // known before the first push, so two that would overwrite each other stop it first.
     const names = new Set(plan.variants.map((v) => v.name));
     let removals: Removal[] = [];
+    const drafts: RetiredDraft[] = [];
     if (mode !== 'updates') {
       for (const d of plan.downstreams) {
         try {
           const mirror = await ctx.mirror(d.url);
-          const found = await findRemovals(
-            mirror,
-            { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory },
-            names,
-            controlId,
-          );
-          removals.push(...found.filter((r) => inShard(r.variant, shard)));
+          const downstream = { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory };
+          const found = (await findRemovals(mirror, downstream, names, controlId)).filter((r) => inShard(r.variant, shard));
+          removals.push(...found);
+          // a gone variant's proposal that was never merged: closed (one whose package is on the base is a removal's)
+          const removed = new Set(found.map((r) => r.variant));
+          const retired = await findRetiredDrafts(ctx, mirror, downstream, names, controlId);
+          drafts.push(...retired.filter((r) => inShard(r.variant, shard) && !removed.has(r.variant)));
         } catch (error) {
           warnings.push(
             `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
@@ -288,7 +290,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // none of them is proposed, and the run says how to allow them.
     const held = removals.length > settings.maxRemovals ? removals : [];
     if (held.length > 0) removals = [];
-    total.n += updates.length + removals.length + collided.size + held.length;
+    total.n += updates.length + removals.length + collided.size + held.length + drafts.length;
     options.onProgress?.({ type: 'planned', total: total.n });
     const results: VariantResult[] = await pool(variants, concurrency, options.signal, async (v) =>
       report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))()),
@@ -306,6 +308,11 @@ export async function run(options: RunOptions): Promise<RunReport> {
       results.push(
         ...(await pool(removals, concurrency, options.signal, async (r) =>
           report(await unlessSpent(r.variant, removalLabel(r), () => runRemovalJob(r, ctx))()),
+        )),
+      );
+      results.push(
+        ...(await pool(drafts, concurrency, options.signal, async (r) =>
+          report(await unlessSpent(r.variant, retiredLabel(r), () => runRetireJob(r, ctx))()),
         )),
       );
       for (const [r, why] of collided) {
@@ -340,7 +347,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
         );
       }
       // merged removals: no job meets them again (the package is gone from the base branch)
-      const handled = new Set([...removals, ...held].map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
+      const handled = new Set([...removals, ...held, ...drafts].map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
       const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
       if (!forge.tracksMerges) {
         const settled = await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard));
