@@ -105,14 +105,17 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
         ({ text: files, binary } = splitBinary(m.files));
         conflicts = m.conflicts;
         resources = m.resources;
-        // Porch, creating a package in a deployment repository, gives it its package context when it has none
-        const deployment = (plan.downstream.repository.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
-        if (!local && deployment && !files.has(PACKAGE_CONTEXT_FILE))
-          files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
       } else {
         // Same upstream commit as the lock: the update would change nothing, only the mutations may.
         ({ text: files, binary } = splitBinary(local));
       }
+      // Porch, creating a package in a deployment repository, gives it its package context when it
+      // has none; a package adopted there (a `kpt pkg get` copy) gets the one its clone would have
+      // had, as `kpt pkg get --for-deployment` makes it.
+      const deployment = (plan.downstream.repository.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
+      const adopted = local !== undefined && owner !== plan.name;
+      if ((!local || adopted) && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+        files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
       const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
         objects: plan.objects,
         packageName: plan.downstream.package,
@@ -143,14 +146,18 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       }
       await checkpoint(ctx.signal);
       await ws.writePackage(directory, new Map<string, FileContent>([...files, ...binary]));
-      const title = local
-        ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}`
-        : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
+      const title = adopted
+        ? `kdelta: adopt ${plan.downstream.package} (${plan.name}) at ${up.ref}`
+        : local
+          ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}`
+          : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
       return {
         title,
-        summary: local
-          ? `Updates package \`${directory}\` from \`${oldCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.`
-          : `Adds package \`${directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
+        summary: adopted
+          ? `Adopts package \`${directory}\`${owner ? ` from variant \`${owner}\`` : ', which no variant owned'} (adoptionPolicy adoptExisting): updates it from its upstreamLock \`${oldCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with a 3-way merge that keeps its local edits, records variant \`${plan.name}\` as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? ' and adds the package context of a deployment repository' : ''}, and applies the variant.`
+          : local
+            ? `Updates package \`${directory}\` from \`${oldCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.`
+            : `Adds package \`${directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
         commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || '/'} at ${up.ref} (${up.commit})`,
         upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : undefined },
         compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : undefined,
