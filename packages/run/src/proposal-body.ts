@@ -122,8 +122,8 @@ function value(v: unknown): string {
 /**
  * The resource table's rows, agreeing with the list of changed files: the merge's report for the
  * resources of the files this proposal changes, and a row for each changed file the merge did not
- * touch (the variant's mutations or the render changed it). A file the proposal does not change
- * has no row, whatever the merge did before the mutations and the render.
+ * touch (the variant's mutations or the render changed it). A resource of a file the proposal does
+ * not change is said unchanged (kept local ones stay in view), never changed.
  */
 function resourceRows(input: ProposalBodyInput): { resource: string; file: string; what: string }[] {
   if (input.resources.length === 0) return [];
@@ -131,11 +131,16 @@ function resourceRows(input: ProposalBodyInput): { resource: string; file: strin
   const inPackage = (path: string) => (dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path);
   const changed = new Map(input.changes.map((c) => [inPackage(c.path), c.status]));
   const rows = input.resources
-    .filter((r) => changed.has(r.file) && (r.changed || r.action !== 'merged'))
+    // a file the merge changed that the proposal does not (the render undid it): nothing to show
+    .filter((r) => (r.changed || r.action !== 'merged') && (changed.has(r.file) || !r.changed))
     .map((r) => ({
       resource: r.resource,
       file: r.file,
-      what: r.changed ? r.action : `${r.action} by the merge, then changed by the variant or the render`,
+      what: !changed.has(r.file)
+        ? `${r.action} (unchanged)`
+        : r.changed
+          ? r.action
+          : `${r.action} by the merge, then changed by the variant or the render`,
     }));
   const reported = new Set(rows.map((r) => r.file));
   for (const [file, status] of changed) {
