@@ -13,7 +13,7 @@ import { actionOutputs, controlAnnotations, countResults, permissionHint, render
  */
 
 /** Actions whose message says why nothing was written (`deferred` comes with the API budget). */
-const EXPLAINED: ReadonlySet<string> = new Set(['blocked', 'deferred']);
+const EXPLAINED: ReadonlySet<string> = new Set(['blocked', 'declined', 'deferred']);
 
 function progressLine(event: RunProgress): string {
   if (event.type === 'planned') return `${event.total} job(s) planned`;

@@ -35,7 +35,7 @@ const CONFLICT = {
 } as unknown as VariantResult['conflicts'][number];
 
 describe('outputs', () => {
-  it('counts map the actions: created, updated, closed, unchanged (nothing written), deferred, failed', () => {
+  it('counts map the actions: created, updated, closed, declined, unchanged (nothing written), deferred, failed', () => {
     const actions = [
       'proposed',
       'removal-proposed',
@@ -46,10 +46,11 @@ describe('outputs', () => {
       'up-to-date',
       'blocked',
       'not-adopted',
+      'declined',
       'failed',
     ];
     const results = [...actions.map((a, i) => result(`v${i}`, a as VariantResult['action'])), result('d', 'deferred')];
-    expect(countResults(results)).toEqual({ created: 3, updated: 1, closed: 1, unchanged: 4, deferred: 1, failed: 1 });
+    expect(countResults(results)).toEqual({ created: 3, updated: 1, closed: 1, declined: 1, unchanged: 4, deferred: 1, failed: 1 });
   });
 
   it('pull-requests lists the proposals with their number and URL; nothing for variants with nothing to propose', () => {

@@ -77,6 +77,8 @@ export {
   commitStaged,
   revParse,
   commitsSince,
+  lastCommitWithLine,
+  changedBetween,
   workTreeRoot,
   currentBranch,
   remoteUrl,

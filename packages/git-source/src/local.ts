@@ -137,3 +137,37 @@ export async function remoteUrl(options: { dir: string; remote?: string }): Prom
     () => undefined,
   );
 }
+
+/**
+ * The newest commit of `ref` that touched `path` and whose message has the line `line` (a
+ * trailer such as `Kdelta-Variant: web`, matched whole); undefined when there is none.
+ */
+export async function lastCommitWithLine(options: { dir: string; ref: string; path: string; line: string }): Promise<string | undefined> {
+  assertSafeArgument(options.ref, 'ref');
+  const { stdout } = await runGit(
+    ['log', '--format=%H%x1f%B%x1e', '--fixed-strings', `--grep=${options.line}`, options.ref, '--', options.path || '.'],
+    { cwd: options.dir },
+  );
+  for (const entry of stdout.split('\x1e')) {
+    const [sha, body] = entry.trim().split('\x1f');
+    // --grep matches a part of a line: `Kdelta-Variant: web` is also in `Kdelta-Variant: web-2`
+    if (sha && (body ?? '').split('\n').some((l) => l.trim() === options.line)) return sha;
+  }
+  return undefined;
+}
+
+/** The files under `directory` that differ between two commits, renames as a deletion and an addition. */
+export async function changedBetween(options: { dir: string; from: string; to: string; directory: string }): Promise<StagedChange[]> {
+  assertSafeArgument(options.from, 'commit');
+  assertSafeArgument(options.to, 'commit');
+  const { stdout } = await runGit(['diff', '--name-status', '--no-renames', options.from, options.to, '--', options.directory || '.'], {
+    cwd: options.dir,
+  });
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [s, path] = line.split('\t') as [string, string];
+      return { status: s === 'A' ? 'added' : s === 'D' ? 'deleted' : 'modified', path };
+    });
+}

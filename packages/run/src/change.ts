@@ -51,4 +51,6 @@ export interface Prepared {
   readonly notReady?: readonly { readonly type: string; readonly message?: string | undefined }[] | undefined;
   /** The upstream's compare page between the old and the new commit. */
   readonly compareUrl?: string | undefined;
+  /** Why an open proposal with nothing left to propose is closed (default: the downstream already has its content). */
+  readonly closeReason?: string | undefined;
 }

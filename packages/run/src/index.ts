@@ -45,6 +45,7 @@ export {
   SETTING_KEYS,
   DEFAULT_AUTHOR,
   MAX_CONCURRENCY,
+  DEFAULT_MAX_REMOVALS,
   type CheckedSettings,
   type ForgeName,
   type Origin,

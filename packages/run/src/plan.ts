@@ -223,10 +223,10 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
   variants.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const downstreams = new Map<string, { repository: RepositorySpec; url: string }>();
   for (const r of config.repositories) {
-    // A Repository some variant writes to, or one marked as a deployment target, is looked at for variants that are gone.
-    const used =
-      variants.some((v) => v.downstream.repository === r) || (r.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
-    if (used) downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
+    // Every Repository is looked at for variants that are gone, as Porch's deletion policy acts on
+    // the PackageVariant whatever else targets its repository: retiring a repository's last
+    // variant removes its package too. The owner and control annotations say which packages are ours.
+    downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
   }
   return { variants, downstreams: [...downstreams.values()], warnings };
 }

@@ -119,6 +119,39 @@ function value(v: unknown): string {
   return code(s.length > 80 ? `${s.slice(0, 77)}...` : s);
 }
 
+/**
+ * The resource table's rows, agreeing with the list of changed files: the merge's report for the
+ * resources of the files this proposal changes, and a row for each changed file the merge did not
+ * touch (the variant's mutations or the render changed it). A resource of a file the proposal does
+ * not change is said unchanged (kept local ones stay in view), never changed.
+ */
+function resourceRows(input: ProposalBodyInput): { resource: string; file: string; what: string }[] {
+  if (input.resources.length === 0) return [];
+  const dir = input.downstream.directory;
+  const inPackage = (path: string) => (dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path);
+  const changed = new Map(input.changes.map((c) => [inPackage(c.path), c.status]));
+  const rows = input.resources
+    // a file the merge changed that the proposal does not (the render undid it): nothing to show
+    .filter((r) => (r.changed || r.action !== 'merged') && (changed.has(r.file) || !r.changed))
+    .map((r) => ({
+      resource: r.resource,
+      file: r.file,
+      what: !changed.has(r.file)
+        ? `${r.action} (unchanged)`
+        : r.changed
+          ? r.action
+          : `${r.action} by the merge, then changed by the variant or the render`,
+    }));
+  const reported = new Set(rows.map((r) => r.file));
+  for (const [file, status] of changed) {
+    if (reported.has(file)) continue;
+    // the Kptfile is kdelta's record of the update: its upstream lock and annotations
+    if (file === 'Kptfile') rows.push({ resource: 'Kptfile', file, what: `${status}: upstream lock and annotations` });
+    else rows.push({ resource: '(the file)', file, what: `${status} by the variant or the render` });
+  }
+  return rows;
+}
+
 /** How much detail a body keeps: every step of the ladder drops some (see {@link renderProposalBodies}). */
 interface Detail {
   readonly conflictRows: number;
@@ -160,10 +193,10 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
     if (input.changes.length === 0) changes.push('Nothing in the package files.');
     for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(c.path)}`);
     if (input.changes.length > d.fileLines) changes.push(`- …and ${input.changes.length - d.fileLines} more file(s)`);
-    const touched = input.resources.filter((r) => r.changed || r.action !== 'merged');
-    if (d.resourceTable && touched.length > 0) {
+    const rows = resourceRows(input);
+    if (d.resourceTable && rows.length > 0) {
       changes.push('', '| resource | file | what happened |', '| --- | --- | --- |');
-      for (const r of touched) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`);
+      for (const r of rows) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.what} |`);
     }
     changes.push('');
   } else {

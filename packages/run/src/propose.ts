@@ -1,11 +1,11 @@
-import { hideCredentials } from '@kdelta/git-source';
+import { hideCredentials, lastCommitWithLine } from '@kdelta/git-source';
 import type { Change, Prepared } from './change.js';
 import { checkpoint, type JobContext } from './context.js';
 import { STOP_LABEL, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from './forge/forge.js';
 import { parseMetadataBlock, renderProposalBodies, type FileChange, type ProposalBodies } from './proposal-body.js';
 import { renderFailureLine, type RenderFailureReport } from './render.js';
 import { DEFERRED_MESSAGE, message, proposalRef, type JobAction, type JobOutcome, type VariantResult } from './result.js';
-import type { Workspace } from './workspace.js';
+import { isAncestorIn, type Mirror, type Workspace } from './workspace.js';
 import { RunError } from './errors.js';
 
 /**
@@ -16,6 +16,8 @@ import { RunError } from './errors.js';
 
 /** The trailer on every commit kdelta makes: a branch with any other commit is a human's. */
 export const COMMIT_TRAILER = 'Kdelta-Variant';
+/** The trailer with the inputs' fingerprint: a squash merge keeps it in the base's history. */
+const FINGERPRINT_TRAILER = 'Kdelta-Fingerprint';
 
 type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body'>;
 
@@ -24,10 +26,28 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
   const { target, fingerprint } = change;
   const known = change.upstream ? { upstream: change.upstream } : {};
   // The forge first: a repository it cannot serve fails here, before anything is cloned.
-  const open = await ctx.forge.find(target);
+  let open = await ctx.forge.find(target);
   const mirror = await ctx.mirror(target.repo);
   const stop = stopped(open, target.head);
   if (stop) return { ...stop, fingerprint, ...known };
+  // People can say no: a declined proposal is not proposed again from the same inputs.
+  let declined: Proposal | undefined;
+  let justDeclined = false;
+  if (open && (await declinedNow(change, open, mirror))) {
+    declined = ctx.dryRun ? { ...open, state: 'declined' } : await ctx.forge.close(open, 'declined');
+    justDeclined = true;
+    open = undefined;
+  } else if (!open) declined = await ctx.forge.declined?.(target);
+  if (declined && declined.fingerprint === fingerprint) {
+    return {
+      action: 'declined',
+      writes: justDeclined,
+      proposal: proposalRef(declined),
+      fingerprint,
+      ...known,
+      message: declineMessage(declined),
+    };
+  }
   const meta = open ? parseMetadataBlock(open.body) : undefined;
   // Fast no-op: the open proposal was computed from exactly these inputs, on this base, and its
   // branch is where it left it. Nothing is fetched, nothing is written.
@@ -61,7 +81,7 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
   const prepared = await change.prepare(ws);
   if ('done' in prepared) return { fingerprint, ...prepared.done };
   await checkpoint(ctx.signal);
-  const proposed = await proposeWorkspace(ctx, change, prepared, ws, open);
+  const proposed = await proposeWorkspace(ctx, change, declined ? withDeclineNote(prepared, declined) : prepared, ws, open);
   return {
     ...proposed,
     fingerprint,
@@ -69,6 +89,41 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     conflicts: prepared.conflicts,
     conflictCount: prepared.conflicts.length,
     ...(prepared.renderFailure ? { renderFailure: prepared.renderFailure } : {}),
+  };
+}
+
+/**
+ * Whether the open proposal was just declined: its branch is gone and what it proposed did not
+ * reach the base, merged (its head commit is in the base) or squashed (a commit of the base
+ * carries its fingerprint trailer, as squash merges keep the messages). The local forge has no
+ * other way to close a proposal unmerged; on GitHub closing the pull request ends it.
+ */
+async function declinedNow(change: Change, open: Proposal, mirror: Mirror): Promise<boolean> {
+  const { head, base } = change.target;
+  const baseCommit = mirror.heads.get(base);
+  if (mirror.heads.has(head) || baseCommit === undefined) return false;
+  const meta = parseMetadataBlock(open.body);
+  if (meta && (await isAncestorIn(mirror.dir, meta.headCommit, baseCommit))) return false;
+  const squashed = await lastCommitWithLine({
+    dir: mirror.dir,
+    ref: base,
+    path: change.directory,
+    line: `${FINGERPRINT_TRAILER}: ${open.fingerprint}`,
+  });
+  return squashed === undefined;
+}
+
+function declineMessage(declined: Proposal): string {
+  return `declined: ${declined.url} was closed without merging; the same upstream commit and variant are not proposed again (a new upstream commit or a change of the variant proposes again; \`kdelta proposals\` says how to undo a decline)`;
+}
+
+/** A new proposal after a declined one says so, and what the declined one proposed. */
+function withDeclineNote(prepared: Prepared, declined: Proposal): Prepared {
+  const upstream = parseMetadataBlock(declined.body)?.upstream;
+  const what = upstream ? ` (upstream \`${upstream.ref}\`, commit \`${upstream.commit.slice(0, 12)}\`)` : '';
+  return {
+    ...prepared,
+    summary: `${prepared.summary}\n\nA previous proposal, "${declined.title}"${what}, was declined: this one is proposed because the upstream or the variant changed since.`,
   };
 }
 
@@ -132,7 +187,7 @@ function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspac
   const { fingerprint, variant } = change;
   const detail = prepared.commitDetail ? `${prepared.commitDetail}\n\n` : '';
   const commitMessage = hideCredentials(
-    `${prepared.title}\n\n${detail}${COMMIT_TRAILER}: ${variant}\nKdelta-Fingerprint: ${fingerprint}\n`,
+    `${prepared.title}\n\n${detail}${COMMIT_TRAILER}: ${variant}\n${FINGERPRINT_TRAILER}: ${fingerprint}\n`,
   );
   const body = (headCommit: string, changes: FileChange[]): ProposalBodies => {
     const bodies = renderProposalBodies({
@@ -197,7 +252,11 @@ async function proposeWorkspace(
   let open = given;
   const changes = await ws.changedFiles(change.directory);
   let mergedOpen: Proposal | undefined;
-  if (open && changes.length > 0 && ws.remoteHead !== undefined && (await ws.isAncestor(ws.remoteHead, ws.baseCommit))) {
+  // merged: its head commit is in the base, or (squashed, the branch deleted) a commit of the base carries its fingerprint
+  const reachedBase = async (p: Proposal) =>
+    (ws.remoteHead !== undefined && (await ws.isAncestor(ws.remoteHead, ws.baseCommit))) ||
+    (ws.remoteHead === undefined && ((await ws.baseHasLine?.(`${FINGERPRINT_TRAILER}: ${p.fingerprint}`, change.directory)) ?? false));
+  if (open && changes.length > 0 && (await reachedBase(open))) {
     // The open proposal was merged and there is something new since: it is recorded as merged
     // and the new content is a new proposal (a merged pull request cannot be reopened).
     mergedOpen = open;
@@ -205,7 +264,7 @@ async function proposeWorkspace(
   }
   if (changes.length === 0) {
     if (!open) return { action: 'up-to-date', writes: false };
-    const merged = ws.remoteHead !== undefined && (await ws.isAncestor(ws.remoteHead, ws.baseCommit));
+    const merged = await reachedBase(open);
     // closing deletes the branch: not one a human has written on
     const foreign = merged ? [] : await foreignCommits(ctx, ws);
     if (foreign.length > 0) return blockedBy(foreign, target, open);
@@ -219,7 +278,7 @@ async function proposeWorkspace(
         action: merged ? 'up-to-date' : 'closed',
         writes: true,
         proposal: proposalRef(closed),
-        message: merged ? 'the proposal was merged' : 'the downstream already has this content',
+        message: merged ? 'the proposal was merged' : (prepared.closeReason ?? 'the downstream already has this content'),
       };
     } finally {
       release();

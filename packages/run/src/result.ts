@@ -28,6 +28,11 @@ export type JobAction =
   /** The variant is gone: a proposal removing its package (deletionPolicy delete) or its ownership (orphan). */
   | 'removal-proposed'
   | 'orphan-proposed'
+  /**
+   * A person declined this proposal (closed it unmerged; on the local forge, deleted its branch)
+   * and its inputs are the same: not proposed again until the upstream or the variant changes.
+   */
+  | 'declined'
   /** The run's API budget was spent before this one could write: the next run does it. */
   | 'deferred'
   | 'failed';
@@ -151,7 +156,7 @@ export function resultWithoutCredentials(result: VariantResult): VariantResult {
 }
 
 /** What a result counts as in a run's totals (the Action's outputs of the same names). */
-export type Counted = 'created' | 'updated' | 'closed' | 'unchanged' | 'deferred' | 'failed';
+export type Counted = 'created' | 'updated' | 'closed' | 'declined' | 'unchanged' | 'deferred' | 'failed';
 
 export type Counts = Record<Counted, number>;
 
@@ -165,6 +170,8 @@ export function countedAs(action: JobAction): Counted {
       return 'updated';
     case 'closed':
       return 'closed';
+    case 'declined':
+      return 'declined';
     case 'deferred':
       return 'deferred';
     case 'failed':
@@ -181,7 +188,7 @@ export function countedAs(action: JobAction): Counted {
 }
 
 export function countResults(results: readonly Pick<VariantResult, 'action'>[]): Counts {
-  const counts: Counts = { created: 0, updated: 0, closed: 0, unchanged: 0, deferred: 0, failed: 0 };
+  const counts: Counts = { created: 0, updated: 0, closed: 0, declined: 0, unchanged: 0, deferred: 0, failed: 0 };
   for (const r of results) counts[countedAs(r.action)]++;
   return counts;
 }

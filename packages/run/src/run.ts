@@ -13,6 +13,7 @@ import { loadControl } from './control.js';
 import { checkpoint, interrupted, type JobContext } from './context.js';
 import { findRemovals, removalLabel, removalTarget, runRemovalJob, type Removal } from './jobs/removal.js';
 import { runVariantJob, variantTarget } from './jobs/variant.js';
+import { findRetiredDrafts, retiredLabel, runRetireJob, type RetiredDraft } from './jobs/retire.js';
 import { deferredResult, resultWithoutCredentials, type RunReport, type VariantResult } from './result.js';
 import { checkoutMirror, mirrorHeads, type Mirror } from './workspace.js';
 import { createPackageUpdateMaterialize, type Materialize } from './materialize.js';
@@ -54,6 +55,11 @@ export interface RunOptions {
    * hour less a margin). When spent, the variants left are reported as 'deferred'.
    */
   readonly budget?: number | undefined;
+  /**
+   * Removals (delete or orphan) this run may propose (default 5): when more are due it proposes
+   * none of them, does every other job, and reports each as failed (`removals-held`).
+   */
+  readonly maxRemovals?: number | undefined;
   /** The local forge's directory (default `<config>/proposals`). */
   readonly proposalsDir?: string | undefined;
   readonly mode?: RunMode | undefined;
@@ -273,17 +279,18 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // known before the first push, so two that would overwrite each other stop it first.
     const names = new Set(plan.variants.map((v) => v.name));
     let removals: Removal[] = [];
+    const drafts: RetiredDraft[] = [];
     if (mode !== 'updates') {
       for (const d of plan.downstreams) {
         try {
           const mirror = await ctx.mirror(d.url);
-          const found = await findRemovals(
-            mirror,
-            { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory },
-            names,
-            controlId,
-          );
-          removals.push(...found.filter((r) => inShard(r.variant, shard)));
+          const downstream = { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory };
+          const found = (await findRemovals(mirror, downstream, names, controlId)).filter((r) => inShard(r.variant, shard));
+          removals.push(...found);
+          // a gone variant's proposal that was never merged: closed (one whose package is on the base is a removal's)
+          const removed = new Set(found.map((r) => r.variant));
+          const retired = await findRetiredDrafts(ctx, mirror, downstream, names, controlId);
+          drafts.push(...retired.filter((r) => inShard(r.variant, shard) && !removed.has(r.variant)));
         } catch (error) {
           warnings.push(
             `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
@@ -293,7 +300,11 @@ export async function run(options: RunOptions): Promise<RunReport> {
     }
     const collided = checkCollisions({ variants, updates, control, removals, branchPrefix, forge });
     removals = removals.filter((r) => !collided.has(r));
-    total.n += updates.length + removals.length + collided.size;
+    // More removals than allowed is likelier a selector or label typo than a fleet being retired:
+    // none of them is proposed, and the run says how to allow them.
+    const held = removals.length > settings.maxRemovals ? removals : [];
+    if (held.length > 0) removals = [];
+    total.n += updates.length + removals.length + collided.size + held.length + drafts.length;
     options.onProgress?.({ type: 'planned', total: total.n });
     const results: VariantResult[] = await pool(variants, concurrency, options.signal, async (v) =>
       report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))()),
@@ -313,6 +324,11 @@ export async function run(options: RunOptions): Promise<RunReport> {
           report(await unlessSpent(r.variant, removalLabel(r), () => runRemovalJob(r, ctx))()),
         )),
       );
+      results.push(
+        ...(await pool(drafts, concurrency, options.signal, async (r) =>
+          report(await unlessSpent(r.variant, retiredLabel(r), () => runRetireJob(r, ctx))()),
+        )),
+      );
       for (const [r, why] of collided) {
         results.push(
           report({
@@ -328,8 +344,24 @@ export async function run(options: RunOptions): Promise<RunReport> {
           }),
         );
       }
+      const why = heldRemovalsMessage(held, settings.maxRemovals);
+      for (const r of held) {
+        results.push(
+          report({
+            variant: r.variant,
+            downstream: removalLabel(r),
+            action: 'failed',
+            writes: false,
+            dryRun: ctx.dryRun,
+            conflicts: [],
+            conflictCount: 0,
+            code: 'removals-held',
+            error: why,
+          }),
+        );
+      }
       // merged removals: no job meets them again (the package is gone from the base branch)
-      const handled = new Set(removals.map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
+      const handled = new Set([...removals, ...held, ...drafts].map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
       const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
       if (!forge.tracksMerges) {
         const settled = await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard));
@@ -414,6 +446,16 @@ function checkCollisions(input: {
     if (r && !out.has(r)) out.set(r, `${describeCollision(c)}: left alone`);
   }
   return out;
+}
+
+/** Why the removals were held back, and the two ways on: fix the control resources, or allow them. */
+export function heldRemovalsMessage(held: readonly Removal[], max: number): string {
+  const variants = held.map((r) => `${r.variant} (${removalLabel(r)}, ${r.policy})`).join(', ');
+  return (
+    `${held.length} removals are due, more than max-removals (${max}): none was proposed. Variants gone: ${variants}. ` +
+    `If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; ` +
+    `if these variants were removed on purpose, allow their removal with --max-removals ${held.length} (the Action's input max-removals, RunSettings spec.maxRemovals)`
+  );
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -115,6 +115,7 @@ export interface SettingOptions {
   readonly mode?: RunMode | undefined;
   readonly concurrency?: number | undefined;
   readonly budget?: number | undefined;
+  readonly maxRemovals?: number | undefined;
   readonly branchPrefix?: string | undefined;
   readonly shard?: Shard | string | undefined;
   readonly proposalsDir?: string | undefined;

@@ -137,7 +137,7 @@ describe('an author is a name and an address, from one source', () => {
       'spec.github.label: unknown field (expected one of labels, assignees, reviewers, teamReviewers, draft, autoMerge, signedCommits)',
     );
     expect((await controlError('  concurency: 3\n')).message).toContain(
-      'spec.concurency: unknown field (expected one of forge, mode, concurrency, budget, branchPrefix, proposalsDir, author, github)',
+      'spec.concurency: unknown field (expected one of forge, mode, concurrency, budget, maxRemovals, branchPrefix, proposalsDir, author, github)',
     );
   });
 });

@@ -18,6 +18,8 @@ export type RunMode = 'variants' | 'updates' | 'both';
 
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 64;
+/** Removals one run may propose: more is likelier a selector or label typo than a fleet being retired. */
+export const DEFAULT_MAX_REMOVALS = 5;
 export const DEFAULT_AUTHOR = { name: 'kdelta', email: 'kdelta@noreply.invalid' } as const;
 
 /** Every setting, normalised. */
@@ -26,6 +28,7 @@ export interface SettingValues {
   readonly mode: RunMode;
   readonly concurrency: number;
   readonly budget: number;
+  readonly maxRemovals: number;
   readonly branchPrefix: string;
   readonly shard: Shard;
   readonly proposalsDir: string;
@@ -166,6 +169,7 @@ export const SETTING_RULES: { readonly [K in SettingKey]: SettingRule<K> } = {
   mode: { flag: 'mode', input: 'mode', field: 'mode', text: 'word', check: oneOf(['variants', 'updates', 'both'] as const) },
   concurrency: { flag: 'concurrency', input: 'concurrency', field: 'concurrency', text: 'integer', check: integer(1, MAX_CONCURRENCY) },
   budget: { flag: 'budget', input: 'budget', field: 'budget', text: 'integer', check: integer(0) },
+  maxRemovals: { flag: 'max-removals', input: 'max-removals', field: 'maxRemovals', text: 'integer', check: integer(0) },
   branchPrefix: { flag: 'branch-prefix', input: 'branch-prefix', field: 'branchPrefix', text: 'word', check: branchPrefix },
   shard: { flag: 'shard', input: 'shard', text: 'word', check: shard },
   proposalsDir: { flag: 'proposals-dir', field: 'proposalsDir', text: 'word', check: nonEmpty },
@@ -310,6 +314,8 @@ export interface ResolvedSettings {
   readonly mode: RunMode;
   readonly concurrency: number;
   readonly budget: number;
+  /** Removals (delete or orphan) one run may propose; when more are due it proposes none of them. */
+  readonly maxRemovals: number;
   readonly branchPrefix: string;
   readonly shard: Shard | undefined;
   /** As given (relative to the working directory); the default is `<config>/proposals`. */
@@ -366,6 +372,7 @@ export function resolveSettings(door: CheckedSettings, file: CheckedSettings, de
     mode: pick('mode', 'both'),
     concurrency: pick('concurrency', DEFAULT_CONCURRENCY),
     budget: pick('budget', DEFAULT_BUDGET),
+    maxRemovals: pick('maxRemovals', DEFAULT_MAX_REMOVALS),
     branchPrefix: pick('branchPrefix', DEFAULT_BRANCH_PREFIX),
     shard: pick('shard'),
     proposalsDir: pick('proposalsDir', join(defaults.config, 'proposals')),

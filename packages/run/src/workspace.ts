@@ -6,6 +6,7 @@ import {
   fetchBranch,
   isAncestor,
   isGitError,
+  lastCommitWithLine,
   listBranches,
   listFiles,
   push,
@@ -66,6 +67,11 @@ export interface Workspace {
   /** The remote branch's commits not on the base; when it has none, its tip alone. */
   branchCommits(): Promise<BranchCommit[]>;
   isAncestor(commit: string, of: string): Promise<boolean>;
+  /**
+   * Whether a commit of the base touching `directory` has the message line `line` (a trailer a
+   * squash merge keeps). Optional: without it, only a merge that keeps the commit is seen.
+   */
+  baseHasLine?(line: string, directory: string): Promise<boolean>;
   /** Commit what {@link changedFiles} staged, on the base commit. */
   commit(message: string, author: Author): Promise<Committed>;
   /**
@@ -153,6 +159,7 @@ function gitWorkspace(dir: string, repository: string, baseCommit: string, remot
     changedFiles: (directory) => stageAll({ dir, directory }),
     branchCommits: async () => (remoteHead ? commitsSince({ dir, head: remoteHead, base: baseCommit }) : []),
     isAncestor: (commit, of) => isAncestor({ dir, commit, of }),
+    baseHasLine: async (line, directory) => (await lastCommitWithLine({ dir, ref: baseCommit, path: directory, line })) !== undefined,
     async commit(message, author) {
       // Committed as staged by changedFiles, on the scratch clone's base: the branch exists only
       // on the remote (pushed from HEAD). Each git process costs a fork of this one: as few as will do.

@@ -31,6 +31,7 @@ export interface GoodSettingCase extends SettingCase {
 
 const concurrency = { flag: 'concurrency', input: 'concurrency', field: 'concurrency' };
 const budget = { flag: 'budget', input: 'budget', field: 'budget' };
+const maxRemovals = { flag: 'max-removals', input: 'max-removals', field: 'maxRemovals' };
 const branchPrefix = { flag: 'branch-prefix', input: 'branch-prefix', field: 'branchPrefix' };
 
 export const BAD_SETTINGS: readonly BadSettingCase[] = [
@@ -40,6 +41,8 @@ export const BAD_SETTINGS: readonly BadSettingCase[] = [
   { ...concurrency, text: '2.5', yaml: '2.5', problem: 'must be an integer from 1 to 64 (got 2.5)' },
   { ...budget, text: '-1', yaml: '-1', problem: 'must be a whole number, 0 or more (got -1)' },
   { ...budget, text: '1.5', yaml: '1.5', problem: 'must be a whole number, 0 or more (got 1.5)' },
+  { ...maxRemovals, text: '-1', yaml: '-1', problem: 'must be a whole number, 0 or more (got -1)' },
+  { ...maxRemovals, text: 'all', yaml: 'all', problem: 'must be a whole number, 0 or more (got "all")' },
   {
     ...branchPrefix,
     text: 'a..b/',
@@ -76,6 +79,8 @@ export const GOOD_SETTINGS: readonly GoodSettingCase[] = [
   { ...concurrency, text: '64', yaml: '64', option: 'concurrency', value: 64 },
   { ...budget, text: '0', yaml: '0', option: 'budget', value: 0 },
   { ...budget, text: '120', yaml: '120', option: 'budget', value: 120 },
+  { ...maxRemovals, text: '0', yaml: '0', option: 'maxRemovals', value: 0 },
+  { ...maxRemovals, text: '12', yaml: '12', option: 'maxRemovals', value: 12 },
   { ...branchPrefix, text: 'fleet/prod-', yaml: 'fleet/prod-', option: 'branchPrefix', value: 'fleet/prod-' },
   { flag: 'forge', input: 'forge', field: 'forge', text: 'local', yaml: 'local', option: 'forge', value: 'local' },
   { flag: 'mode', input: 'mode', field: 'mode', text: 'updates', yaml: 'updates', option: 'mode', value: 'updates' },

@@ -9,6 +9,10 @@ List the local forge's proposals (the Markdown records \`kdelta run --forge loca
 <config>/proposals/<downstream>/<variant>.md): state, downstream, variant branch, conflicts, title,
 and the upstream ref proposed and why ("latest release v0.4.1 of catalog/bucket").
 
+A proposal whose branch was deleted without being merged is declined: kdelta run does not
+propose the same upstream commit with the same variant again (a new upstream commit or a change of
+the variant does, and says so). To undo a decline, delete its record: the next run proposes it again.
+
 Flags:
   --config <dir>         the control resources (default .kdelta)
   --proposals-dir <dir>  the records (default <config>/proposals)
@@ -53,6 +57,12 @@ const command: Command = {
     ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
     io.stdout(`${table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n')}\n`);
+    const declined = rows.filter((r) => r.state === 'declined');
+    if (declined.length > 0) {
+      io.stdout(
+        `\n${declined.length} declined: not proposed again from the same upstream commit and variant. To undo a decline, delete its record and run again:\n${declined.map((r) => `  rm ${r.file}`).join('\n')}\n`,
+      );
+    }
     return 0;
   },
 };

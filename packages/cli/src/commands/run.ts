@@ -5,6 +5,7 @@ import {
   type CheckedSettings,
   DEFAULT_BUDGET,
   DEFAULT_CONCURRENCY,
+  DEFAULT_MAX_REMOVALS,
   MAX_CONCURRENCY,
   normaliseSettings,
   renderTable,
@@ -21,7 +22,7 @@ import { checkOutputPath, writeFileAtomic } from '@kdelta/kptfile-model';
 
 const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode variants|updates|both] [--dry-run]
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
-           [--branch-prefix <prefix>] [--budget n] [--label <name>]... [--assignee <user>]...
+           [--branch-prefix <prefix>] [--budget n] [--max-removals n] [--label <name>]... [--assignee <user>]...
            [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
            [--auto-merge merge|squash|rebase|false] [--signed-commits] [--allow-exec]
            [--allow-local-upstreams] [--credential-host <host>]...
@@ -36,7 +37,8 @@ and, when the result differs from the downstream's branch, pushes branch kdelta/
 written. A branch with commits kdelta did not make (a human's branch that happens to have the
 proposal's name included, even one with no commit of its own), or a pull request labelled
 kdelta:stop, is left alone and reported. A package whose variant is gone gets a proposal removing
-it (deletionPolicy delete) or removing only its ownership annotation (orphan).
+it (deletionPolicy delete) or removing only its ownership annotation (orphan); a removal proposal
+lists the package's local edits since kdelta last proposed it. At most --max-removals are proposed.
 
 Names: a variant's name is a Kubernetes object name (RFC 1123 subdomain: lowercase letters,
 digits, "-" and "."). Two variants, or a variant and a package update, that would share a
@@ -109,6 +111,10 @@ Flags:
                          digits, ".", "_", "-" and "/", not starting with "/", "." or "-"
   --budget <n>           content-creating API requests this run may make, 0 or more (github;
                          default ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
+  --max-removals <n>     removals (delete or orphan) this run may propose, 0 or more (default
+                         ${DEFAULT_MAX_REMOVALS}); when more are due none is proposed, every other job runs,
+                         and the run fails naming the variants: a selector or label typo must
+                         not delete packages across the fleet
   --label <name>         labels for new and updated pull requests (repeatable, or a comma list)
   --assignee <user>      assignees of new pull requests (repeatable, or a comma list)
   --reviewer <user>      reviewers requested on new pull requests (repeatable, or a comma list)
@@ -119,7 +125,7 @@ Flags:
                          conflicts whose render did not fail; false leaves it off
   --signed-commits       make commits through the GitHub API (verified) instead of git push
 
-The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.github.labels,
+The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.maxRemovals, spec.github.labels,
 assignees, reviewers, teamReviewers, draft, autoMerge, signedCommits); a flag overrides it. Flags,
 RunSettings and the Action's inputs go by the same rules: a value one refuses, each refuses.
 

@@ -7,7 +7,8 @@ import type { Author } from '@kdelta/git-source';
  * (`forge-suite.ts`).
  */
 
-export type ProposalState = 'open' | 'closed' | 'merged';
+/** `declined`: closed unmerged by a person (the local forge: its branch deleted); not proposed again as it was. */
+export type ProposalState = 'open' | 'closed' | 'merged' | 'declined';
 
 /** Which proposal: one per head branch and base branch of a downstream repository. */
 export interface ProposalTarget {
@@ -105,7 +106,12 @@ export interface Forge {
   /** Open a proposal, or update the open one for the same head and base. */
   upsert(input: ProposalInput): Promise<UpsertResult>;
   /** Close it (`merged`: the content reached the base branch). */
-  close(proposal: Proposal, state?: 'closed' | 'merged'): Promise<Proposal>;
+  close(proposal: Proposal, state?: 'closed' | 'merged' | 'declined'): Promise<Proposal>;
+  /**
+   * The declined proposal for `head` into `base`, if the last one was declined (no method: the
+   * forge keeps no declines, and every run proposes what is due).
+   */
+  declined?(target: ProposalTarget): Promise<Proposal | undefined>;
   /**
    * Record a status on the proposal (a commit status on GitHub, on `commit`: the one the run
    * pushed; without it, the commit the forge last saw for the proposal).

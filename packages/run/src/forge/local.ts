@@ -78,8 +78,11 @@ export function parseRecord(text: string, file: string): { header: Header; body:
     return v;
   };
   const state = str('state');
-  if (state !== 'open' && state !== 'closed' && state !== 'merged')
-    throw new ForgeError('invalid-proposal-record', `${file}: header field "state" must be open, closed or merged (got "${state}")`);
+  if (state !== 'open' && state !== 'closed' && state !== 'merged' && state !== 'declined')
+    throw new ForgeError(
+      'invalid-proposal-record',
+      `${file}: header field "state" must be open, closed, merged or declined (got "${state}")`,
+    );
   const status = h.status as ProposalStatus | undefined;
   const conflicts = h.conflicts;
   if (conflicts !== undefined && (typeof conflicts !== 'number' || !Number.isInteger(conflicts) || conflicts < 0))
@@ -162,7 +165,11 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       const changed = await write(proposal);
       return { proposal, created, changed };
     },
-    async close(proposal: Proposal, state: 'closed' | 'merged' = 'closed') {
+    async declined(target: ProposalTarget) {
+      const p = await read(fileOf(target));
+      return p && p.state === 'declined' && p.base === target.base && p.head === target.head ? p : undefined;
+    },
+    async close(proposal: Proposal, state: 'closed' | 'merged' | 'declined' = 'closed') {
       const closed: Proposal = { ...proposal, state };
       await write(closed);
       return closed;

@@ -9,6 +9,8 @@ import { propose } from '../propose.js';
 import { runJob, type VariantResult } from '../result.js';
 import { kptfilesOn, showFile, type Mirror } from '../workspace.js';
 import { RunError } from '../errors.js';
+import { describeLocalEdits, findLocalEdits } from '../local-edits.js';
+import { COMMIT_TRAILER } from '../propose.js';
 
 /** Variants that are gone: a proposal removing their package (delete) or their ownership (orphan). */
 
@@ -100,7 +102,12 @@ function removalChange(removal: Removal, ctx: JobContext): Change {
     updated: action,
     scratchName: `remove-${variant}`,
     async prepare(ws) {
+      let lost = '';
       if (policy === 'delete') {
+        // what the downstream changed since kdelta last proposed the package: what a reviewer would lose
+        const mirror = await ctx.mirror(removal.url);
+        const trailer = `${COMMIT_TRAILER}: ${variant}`;
+        lost = `\n\n${describeLocalEdits(await findLocalEdits({ dir: mirror.dir, branch: removal.branch, directory, trailer }), removal.branch)}`;
         await ws.removePackage(directory);
       } else {
         const kptfile = await ws.readFile(directory, 'Kptfile');
@@ -114,9 +121,10 @@ function removalChange(removal: Removal, ctx: JobContext): Change {
       return {
         title: `kdelta: ${what} (variant ${variant} is gone)`,
         summary:
-          policy === 'delete'
+          (policy === 'delete'
             ? `PackageVariant \`${variant}\` is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package \`${directory}\`.`
-            : `PackageVariant \`${variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${directory}\` and removes only the ownership annotation.`,
+            : `PackageVariant \`${variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${directory}\` and removes only the ownership annotation.`) +
+          lost,
         conflicts: [],
         resources: [],
       };

@@ -15,6 +15,12 @@ import { RunError } from '../errors.js';
 
 /** A PackageVariant's change: its upstream package, updated and mutated, into its downstream. */
 
+/** The files of `b` that are not those of `a` (changed, added or removed), sorted. */
+function differingFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): string[] {
+  const paths = new Set([...a.keys(), ...b.keys()]);
+  return [...paths].filter((p) => a.get(p) !== b.get(p)).sort();
+}
+
 /** Where a variant's proposal goes: branch `<prefix><variant>` of its downstream, into the Repository's branch. */
 export function variantTarget(plan: VariantPlan, branchPrefix: string): ProposalTarget {
   return {
@@ -104,14 +110,17 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
         ({ text: files, binary } = splitBinary(m.files));
         conflicts = m.conflicts;
         resources = m.resources;
-        // Porch, creating a package in a deployment repository, gives it its package context when it has none
-        const deployment = (plan.downstream.repository.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
-        if (!local && deployment && !files.has(PACKAGE_CONTEXT_FILE))
-          files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
       } else {
         // Same upstream commit as the lock: the update would change nothing, only the mutations may.
         ({ text: files, binary } = splitBinary(local));
       }
+      // Porch, creating a package in a deployment repository, gives it its package context when it
+      // has none; a package adopted there (a `kpt pkg get` copy) gets the one its clone would have
+      // had, as `kpt pkg get --for-deployment` makes it.
+      const deployment = (plan.downstream.repository.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
+      const adopted = local !== undefined && owner !== plan.name;
+      if ((!local || adopted) && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+        files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
       const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
         objects: plan.objects,
         packageName: plan.downstream.package,
@@ -133,6 +142,11 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
           ...(recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}),
         }),
       );
+      // Same upstream commit, same variant: whatever changes comes from the render alone (a field a
+      // function manages was edited on the downstream, and the pipeline sets it again).
+      const sameUpstream = local !== undefined && !adopted && oldCommit === up.commit;
+      const mutated = sameUpstream ? differingFiles(splitBinary(local).text, files) : [];
+      const beforeRender = new Map(files);
       let renderFailure: RenderFailureReport | undefined;
       await checkpoint(ctx.signal);
       if (ctx.render) {
@@ -142,14 +156,29 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       }
       await checkpoint(ctx.signal);
       await ws.writePackage(directory, new Map<string, FileContent>([...files, ...binary]));
-      const title = local
-        ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}`
-        : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
+      const rendered = sameUpstream && !renderFailure ? differingFiles(beforeRender, files) : [];
+      const renderOnly = sameUpstream && mutated.length === 0 && rendered.length > 0;
+      const reapplied = sameUpstream && mutated.length > 0;
+      const title = adopted
+        ? `kdelta: adopt ${plan.downstream.package} (${plan.name}) at ${up.ref}`
+        : renderOnly
+          ? `kdelta: re-render ${plan.downstream.package} (${plan.name})`
+          : reapplied
+            ? `kdelta: re-apply ${plan.name} to ${plan.downstream.package} at ${up.ref}`
+            : local
+              ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}`
+              : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
       return {
         title,
-        summary: local
-          ? `Updates package \`${directory}\` from \`${oldCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.`
-          : `Adds package \`${directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
+        summary: renderOnly
+          ? `Re-renders package \`${directory}\`: its upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`) and variant \`${plan.name}\` are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map((p) => `\`${p}\``).join(', ')} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).`
+          : reapplied
+            ? `Re-applies variant \`${plan.name}\` to package \`${directory}\` at the same upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`): the variant or what it injects changed.`
+            : adopted
+              ? `Adopts package \`${directory}\`${owner ? ` from variant \`${owner}\`` : ', which no variant owned'} (adoptionPolicy adoptExisting): updates it from its upstreamLock \`${oldCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with a 3-way merge that keeps its local edits, records variant \`${plan.name}\` as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? ' and adds the package context of a deployment repository' : ''}, and applies the variant.`
+              : local
+                ? `Updates package \`${directory}\` from \`${oldCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.`
+                : `Adds package \`${directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
         commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || '/'} at ${up.ref} (${up.commit})`,
         upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : undefined },
         compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : undefined,

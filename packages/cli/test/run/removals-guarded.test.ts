@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import type { Io } from '../../src/command.js';
+import { main } from '../../src/main.js';
+
+const fleets: Fleet[] = [];
+const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-run-cache-'));
+afterEach(() => {
+  for (const f of fleets.splice(0)) f.cleanup();
+});
+afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+function fleet(downstreams: string[]): Fleet {
+  const f = createFleet(downstreams);
+  fleets.push(f);
+  f.writeControl({
+    'repositories.yaml': [repository('catalog', f.upstream), ...downstreams.map((d) => repository(d, f.downstream(d)))].join('---\n'),
+  });
+  return f;
+}
+
+async function kdelta(f: Fleet, ...args: string[]) {
+  const out = { stdout: '', stderr: '' };
+  const io: Io = {
+    stdout: (t) => void (out.stdout += t),
+    stderr: (t) => void (out.stderr += t),
+    cwd: f.control,
+    env: { ...process.env, KDELTA_CACHE_DIR: cacheDir },
+  };
+  const code = await main(args, io);
+  return { code, ...out };
+}
+
+/** A reviewer merges a proposal branch into main (a merge commit, as a forge's merge button makes). */
+function merge(f: Fleet, downstream: string, branch: string): void {
+  const work = join(f.root, `merge-${branch.replace(/\//g, '-')}-${Date.now()}`);
+  execFileSync('git', ['clone', '--quiet', f.downstream(downstream), work]);
+  execFileSync('git', ['-c', 'user.name=r', '-c', 'user.email=r@example.com', 'merge', '--quiet', '--no-edit', `origin/${branch}`], {
+    cwd: work,
+  });
+  execFileSync('git', ['push', '--quiet', 'origin', 'main'], { cwd: work });
+  rmSync(work, { recursive: true, force: true });
+}
+
+const record = (f: Fleet, downstream: string, variant: string) =>
+  readFileSync(join(f.control, '.kdelta', 'proposals', downstream, `${variant}.md`), 'utf8');
+
+describe('removals are guarded', () => {
+  it('more removals than --max-removals: none is proposed, every other job runs, and the run fails naming them and how to allow them', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'api.yaml': packageVariant('api', 'cluster-01', '  deletionPolicy: orphan\n'),
+    });
+    expect((await kdelta(f, 'run')).code).toBe(0);
+    merge(f, 'cluster-01', 'kdelta/web');
+    merge(f, 'cluster-01', 'kdelta/api');
+    // a relabelling drops both variants; a new one appears
+    f.writeControl({ 'web.yaml': null, 'api.yaml': null, 'other.yaml': packageVariant('other', 'cluster-01') });
+    const before = f.refs('cluster-01');
+    const held = await kdelta(f, 'run', '--max-removals', '1');
+    expect(held.code, held.stdout + held.stderr).toBe(1);
+    expect(held.stdout).toMatch(/other\s+cluster-01\/other\s+proposed/);
+    expect(held.stdout).toContain('2 removals are due, more than max-removals (1): none was proposed');
+    expect(held.stdout).toContain('web (cluster-01/web, delete)');
+    expect(held.stdout).toContain('api (cluster-01/api, orphan)');
+    expect(held.stdout).toContain('--max-removals 2');
+    // nothing of either removal was pushed; only other's branch is new
+    expect(f.refs('cluster-01').replace(/\nrefs\/heads\/kdelta\/other \S+/, '')).toEqual(before);
+    expect(f.files('cluster-01', 'main', 'web')).toHaveProperty(['namespace.yaml']);
+
+    // the default (5) allows two; so does RunSettings' maxRemovals over it
+    f.writeControl({
+      'settings.yaml': 'apiVersion: kdelta.dev/v1alpha1\nkind: RunSettings\nmetadata:\n  name: s\nspec:\n  maxRemovals: 1\n',
+    });
+    expect((await kdelta(f, 'run')).code).toBe(1);
+    const allowed = await kdelta(f, 'run', '--max-removals', '2');
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toMatch(/web\s+cluster-01\/web\s+removal-proposed/);
+    expect(allowed.stdout).toMatch(/api\s+cluster-01\/api\s+orphan-proposed/);
+  });
+
+  it('a removal proposal lists the files and resources edited on the downstream since kdelta last proposed the package', async () => {
+    const f = fleet(['cluster-01']);
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01'), 'db.yaml': packageVariant('db', 'cluster-01') });
+    expect((await kdelta(f, 'run')).code).toBe(0);
+    merge(f, 'cluster-01', 'kdelta/web');
+    merge(f, 'cluster-01', 'kdelta/db');
+    const ns = f.files('cluster-01', 'main', 'web')['namespace.yaml']!;
+    f.commitAs('cluster-01', 'main', {
+      'web/namespace.yaml': ns
+        .replace('kind: Namespace\n', 'kind: Namespace\n# edited by hand\n')
+        .replace(/\n$/, '\n  labels:\n    team: red\n'),
+      'web/quota.yaml': 'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: small\n  namespace: web\nspec:\n  hard:\n    pods: "4"\n',
+    });
+    f.writeControl({ 'web.yaml': null, 'db.yaml': null, 'other.yaml': packageVariant('other', 'cluster-01') });
+    const result = await kdelta(f, 'run');
+    expect(result.code).toBe(0);
+    const web = record(f, 'cluster-01', 'web');
+    expect(web).toContain('Local edits since kdelta last proposed this package (`');
+    expect(web).toContain('- modified `web/namespace.yaml`\n  - modified Namespace ');
+    expect(web).toContain('- added `web/quota.yaml`\n  - added ResourceQuota web/small');
+    // a package nobody edited says so
+    expect(record(f, 'cluster-01', 'db')).toContain('Local edits since kdelta last proposed this package (`');
+    expect(record(f, 'cluster-01', 'db')).toMatch(/this package \(`[0-9a-f]{12}`\): none\./);
+  });
+});

@@ -1,0 +1,87 @@
+import type { Change } from '../change.js';
+import type { JobContext } from '../context.js';
+import type { Proposal, ProposalTarget } from '../forge/forge.js';
+import { hashOf } from '../plan.js';
+import { parseMetadataBlock } from '../proposal-body.js';
+import { propose } from '../propose.js';
+import { runJob, type VariantResult } from '../result.js';
+import type { Mirror } from '../workspace.js';
+import { findRemovals } from './removal.js';
+
+/**
+ * Open proposals of variants that are gone, never merged: nothing of the variant is on the base
+ * branch, so no removal is due, and the proposal is closed with its branch deleted (Porch deletes
+ * a draft of a deleted PackageVariant whatever its deletion policy).
+ */
+
+export interface RetiredDraft {
+  readonly variant: string;
+  /** The Repository's name. */
+  readonly repository: string;
+  readonly url: string;
+  readonly target: ProposalTarget;
+  /** The package directory the proposal writes. */
+  readonly directory: string;
+}
+
+/**
+ * The proposal branches (`<prefix><variant>`) of a mirrored downstream whose variant is not among
+ * `variants` and whose open proposal proposes that variant's package. Ours: the package on the
+ * branch is owned by the variant and was written by this control repository (or recorded none),
+ * and the forge has its proposal open (on GitHub, a pull request of this run's prefix).
+ */
+export async function findRetiredDrafts(
+  ctx: Pick<JobContext, 'forge' | 'branchPrefix'>,
+  mirror: Mirror,
+  downstream: { repository: string; url: string; branch: string; directory: string },
+  variants: ReadonlySet<string>,
+  control?: string,
+): Promise<RetiredDraft[]> {
+  const out: RetiredDraft[] = [];
+  for (const head of mirror.heads.keys()) {
+    if (!head.startsWith(ctx.branchPrefix) || head === downstream.branch) continue;
+    const variant = head.slice(ctx.branchPrefix.length);
+    if (variants.has(variant)) continue;
+    const owned = (await findRemovals(mirror, { ...downstream, branch: head }, variants, control)).find((p) => p.variant === variant);
+    if (!owned) continue;
+    const target: ProposalTarget = { downstream: downstream.repository, repo: downstream.url, head, base: downstream.branch };
+    const open: Proposal | undefined = await ctx.forge.find(target);
+    if (!open || parseMetadataBlock(open.body)?.kind !== 'variant') continue;
+    out.push({ variant, repository: downstream.repository, url: downstream.url, target, directory: owned.directory });
+  }
+  return out;
+}
+
+/** `<Repository>/<package>` of a retired draft. */
+export function retiredLabel(draft: RetiredDraft): string {
+  return `${draft.repository}/${draft.directory.split('/').pop() ?? ''}`;
+}
+
+/** Close a gone variant's unmerged proposal and delete its branch (through `propose`: a human's commits keep it). Never throws. */
+export function runRetireJob(draft: RetiredDraft, ctx: JobContext): Promise<VariantResult> {
+  const id = { variant: draft.variant, downstream: retiredLabel(draft), dryRun: ctx.dryRun };
+  return runJob(id, () => propose(ctx, retireChange(draft, ctx)));
+}
+
+function retireChange(draft: RetiredDraft, ctx: JobContext): Change {
+  const { variant, directory } = draft;
+  return {
+    target: draft.target,
+    // never the open proposal's: its fast no-op must not keep it
+    fingerprint: hashOf({ retire: variant, directory, version: ctx.version }).slice(0, 32),
+    kind: 'variant',
+    variant,
+    directory,
+    opened: 'closed',
+    updated: 'closed',
+    scratchName: `retire-${variant}`,
+    // the base branch as it is: nothing to propose, so the open proposal is closed
+    prepare: async () => ({
+      title: `kdelta: variant ${variant} is gone`,
+      summary: `PackageVariant \`${variant}\` is no longer in the control resources.`,
+      conflicts: [],
+      resources: [],
+      closeReason: `PackageVariant "${variant}" is gone and its proposal was never merged: closed, branch ${draft.target.head} deleted`,
+    }),
+  };
+}
