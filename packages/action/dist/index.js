@@ -36808,19 +36808,22 @@ function renderWith(input, d, shortened) {
       "",
       "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
       "",
-      "| resource | field | origin | upstream | local | rule | kept |",
-      "| --- | --- | --- | --- | --- | --- | --- |"
+      ...conflictTable(input.conflicts.slice(0, d.conflictRows))
     );
-    for (const c of input.conflicts.slice(0, d.conflictRows)) {
-      conflicts.push(
-        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`
-      );
-    }
     if (input.conflicts.length > d.conflictRows)
       conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
     conflicts.push("");
   }
   return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
+}
+function conflictTable(conflicts) {
+  return [
+    "| resource | field | origin | upstream | local | rule | kept |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...conflicts.map(
+      (c) => `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`
+    )
+  ];
 }
 function renderProposalBodies(input, limit = MAX_BODY) {
   const all = {
@@ -46918,7 +46921,7 @@ async function propose(ctx, given, newAction, updatedAction = "updated") {
   const action = open2 ? updatedAction : newAction;
   const renderChanged = open2 !== void 0 && Boolean(parseMetadataBlock(open2.body)?.renderFailed) !== Boolean(input.renderFailure);
   if (ctx.dryRun) {
-    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: input.body(headCommit, changes).full };
+    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: input.body(headCommit, changes).full, changes };
   }
   const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (pushNeeded || renderChanged ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
   const release = reserve(ctx, cost);
@@ -47141,7 +47144,15 @@ Kdelta-Fingerprint: ${fingerprint}
     },
     "proposed"
   );
-  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length, ...renderFailure ? { renderFailure } : {} };
+  return {
+    ...proposed,
+    fingerprint,
+    upstream: upstream2,
+    conflicts,
+    conflictCount: conflicts.length,
+    ...renderFailure ? { renderFailure } : {},
+    ...ctx.dryRun ? { resources } : {}
+  };
 }
 async function findRemovals(mirror, downstream, variants, control) {
   if (!mirror.heads.has(downstream.branch)) return [];
@@ -47277,6 +47288,54 @@ async function settleMergedRemovals(ctx, downstreams, handled, ours) {
   return out;
 }
 
+// ../run/src/preview-scope.ts
+function repositoryKey(v) {
+  return `${v.upstream.repository.namespace}/${v.upstream.repository.name}`;
+}
+async function scopeToUpstreamRef(variants, candidate, listRefs) {
+  const upstreams = /* @__PURE__ */ new Map();
+  for (const v of variants) upstreams.set(repositoryKey(v), v.upstream);
+  const names2 = [...upstreams.values()].map((u) => `"${u.repository.name}"`).join(", ") || "none";
+  let key;
+  if (candidate.repository === void 0) {
+    if (upstreams.size !== 1)
+      throw new RunError("invalid-option", `the variants have ${upstreams.size} upstream Repositories (${names2}): name the one the ref is of`);
+    key = [...upstreams.keys()][0];
+  } else {
+    const wanted = candidate.repository;
+    const found = [...upstreams.keys()].filter((k) => k === wanted || k.slice(k.indexOf("/") + 1) === wanted);
+    if (found.length === 0)
+      throw new RunError("invalid-option", `upstream Repository "${wanted}" is the upstream of no variant (upstreams: ${names2})`);
+    if (found.length > 1)
+      throw new RunError("invalid-option", `upstream Repository "${wanted}" is in ${found.length} namespaces: name it as <namespace>/${wanted}`);
+    key = found[0];
+  }
+  const upstream2 = upstreams.get(key);
+  const commit = commitOf(candidate.ref, await listRefs(upstream2.url));
+  if (commit === void 0) {
+    throw new RunError(
+      "invalid-option",
+      `upstream ref "${candidate.ref}" is not a ref, a branch, a tag or a full commit of ${hideCredentials(upstream2.url)} (Repository "${upstream2.repository.name}")`
+    );
+  }
+  return {
+    repository: upstream2.repository.name,
+    url: hideCredentials(upstream2.url),
+    ref: candidate.ref,
+    commit,
+    // pinned to the commit: the ref may be a pull request's, which no revision of a variant can name
+    variants: variants.filter((v) => repositoryKey(v) === key).map((v) => ({ ...v, upstream: { ...v.upstream, revision: commit, policy: "pinned" } }))
+  };
+}
+function commitOf(ref, refs) {
+  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
+  for (const name2 of [ref, `refs/heads/${ref}`, `refs/tags/${ref}`]) {
+    const commit = byName2.get(name2);
+    if (commit) return commit;
+  }
+  return isFullCommit(ref) ? ref.toLowerCase() : void 0;
+}
+
 // ../run/src/run.ts
 var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
@@ -47399,7 +47458,8 @@ async function run(options) {
     })
   };
   try {
-    const variants = mode === "updates" ? [] : plan.variants.filter((v) => inShard(v.name, shard2));
+    const scope = options.upstreamRef ? await scopeToUpstreamRef(plan.variants, options.upstreamRef, ctx.upstreamRefs) : void 0;
+    const variants = mode === "updates" ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(v.name, shard2));
     const total = { n: variants.length };
     let done = 0;
     const report = (raw) => {
@@ -47419,7 +47479,7 @@ async function run(options) {
     } : job();
     let updates = [];
     let control2;
-    if (mode !== "variants") {
+    if (mode !== "variants" && !scope) {
       const found = await findControlRepository(options.cwd);
       if (!found.ok) warnings.push(`update mode skipped: ${found.reason}`);
       else {
@@ -47435,7 +47495,7 @@ async function run(options) {
     }
     const names2 = new Set(plan.variants.map((v) => v.name));
     let removals = [];
-    if (mode !== "updates") {
+    if (mode !== "updates" && !scope) {
       for (const d of plan.downstreams) {
         try {
           const mirror = await ctx.mirror(d.url);
@@ -47474,7 +47534,7 @@ async function run(options) {
         )
       );
     }
-    if (mode !== "updates") {
+    if (mode !== "updates" && !scope) {
       results.push(
         ...await pool(
           removals,
@@ -47513,7 +47573,8 @@ async function run(options) {
       results: results.map(resultWithoutCredentials),
       warnings: warnings.map((w) => hideCredentials(w)),
       failed: results.filter((r) => r.error !== void 0).length,
-      ...budget ? { budget: budget.report() } : {}
+      ...budget ? { budget: budget.report() } : {},
+      ...scope ? { upstreamRef: { repository: scope.repository, url: scope.url, ref: scope.ref, commit: scope.commit } } : {}
     };
   } catch (error2) {
     if (options.signal?.aborted) throw interrupted(options.signal);

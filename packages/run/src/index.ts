@@ -10,6 +10,20 @@ export {
 export type { RunReport, VariantResult, JobAction, Materialize, MaterializeInput, MaterializeResult, PackageFiles } from './job.js';
 export { createPackageUpdateMaterialize, packageUpdateMaterialize, getPackageFiles } from './materialize.js';
 export { parseMetadataBlock, renderTable, reportJson, type ProposalMetadata, type RenderFailureReport } from './report.js';
+// The fleet preview: a candidate change's proposals, computed by the dry run and summarised.
+export {
+  preview,
+  previewOf,
+  impactOf,
+  type PreviewCandidate,
+  type PreviewImpact,
+  type PreviewOptions,
+  type PreviewReport,
+  type PreviewSummary,
+  type PreviewVariant,
+} from './preview.js';
+export { renderPreview, type PreviewFormat, type RenderPreviewOptions } from './preview-render.js';
+export type { UpstreamRef } from './preview-scope.js';
 export { ControlError, type ControlIssue } from './control.js';
 export { RunError, type RunErrorCode } from './errors.js';
 export { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';

@@ -147,6 +147,10 @@ export interface VariantResult {
   readonly error?: string | undefined;
   /** The render failed: the package was proposed unrendered, the proposal says why (not an error of the run). */
   readonly renderFailure?: RenderFailureReport | undefined;
+  /** A dry run: the files the proposal would change against the base branch (a preview lists them). */
+  readonly changes?: readonly FileChange[] | undefined;
+  /** A dry run: what the update did to each resource (a preview lists those that change). */
+  readonly resources?: readonly ResourceReport[] | undefined;
 }
 
 export interface RunReport {
@@ -159,6 +163,10 @@ export interface RunReport {
   readonly failed: number;
   /** The forge's write budget (GitHub): what it allowed, what the run used, whether it ran out. */
   readonly budget?: BudgetReport | undefined;
+  /** A preview of an upstream ref (RunOptions.upstreamRef): the Repository and the commit it ran at. */
+  readonly upstreamRef?:
+    | { readonly repository: string; readonly url: string; readonly ref: string; readonly commit: string }
+    | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,7 +364,7 @@ export interface ProposeInput {
   readonly renderFailure?: RenderFailureReport | undefined;
 }
 
-export type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body'>;
+export type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body' | 'changes'>;
 
 /** A proposal a human labelled `kdelta:stop`: left alone and reported. */
 export function stopped(open: Proposal | undefined, head: string): Proposed | undefined {
@@ -545,7 +553,7 @@ export async function propose(
   const action: JobAction = open ? updatedAction : newAction;
   const renderChanged = open !== undefined && Boolean(parseMetadataBlock(open.body)?.renderFailed) !== Boolean(input.renderFailure);
   if (ctx.dryRun) {
-    return { action, writes: true, proposal: open ? proposalRef(open) : undefined, body: input.body(headCommit, changes).full };
+    return { action, writes: true, proposal: open ? proposalRef(open) : undefined, body: input.body(headCommit, changes).full, changes };
   }
   // Every write this job may make is reserved before the first: it writes all of them or none.
   const cost =
@@ -819,7 +827,15 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     },
     'proposed',
   );
-  return { ...proposed, fingerprint, upstream, conflicts, conflictCount: conflicts.length, ...(renderFailure ? { renderFailure } : {}) };
+  return {
+    ...proposed,
+    fingerprint,
+    upstream,
+    conflicts,
+    conflictCount: conflicts.length,
+    ...(renderFailure ? { renderFailure } : {}),
+    ...(ctx.dryRun ? { resources } : {}),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -131,7 +131,7 @@ it would propose removing every package the set made, so a selector typo stops t
 `;
 
 /** The flags that carry a run setting: named by the settings' table, so each is read as the Action reads its input. */
-const SETTING_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
+export const SETTING_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
   SETTING_KEYS.flatMap((key) => {
     const rule = SETTING_RULES[key];
     if (rule.flag === undefined) return [];
@@ -151,7 +151,7 @@ export function readRunFlags(args: readonly string[]): { flags: ParsedFlags; set
   return { flags, settings: settingsFromFlags(flags) };
 }
 
-function settingsFromFlags(flags: ParsedFlags): CheckedSettings {
+export function settingsFromFlags(flags: ParsedFlags): CheckedSettings {
   const read = (name: string): string | boolean | undefined => {
     const spec = SETTING_FLAGS[name];
     if (spec?.type === 'boolean') return booleanFlag(flags, name) ? true : undefined;
