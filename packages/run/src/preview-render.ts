@@ -120,18 +120,19 @@ function renderMarkdown(report: PreviewReport, limit: number): string {
     ...(report.warnings.length > 0 ? [''] : []),
   ].join('\n');
   const unchanged = report.variants.filter((v) => v.impact === 'unchanged');
-  const tail = [
+  const footer = `_Computed by kdelta ${report.version} from each downstream's base branch; nothing was written._\n`;
+  // the names of the unchanged ones only when there is room left for them
+  const unchangedShort = unchanged.length > 0 ? `${plural(unchanged.length, 'variant')} unchanged.\n\n` : '';
+  const unchangedFull =
     unchanged.length > 0
-      ? `<details><summary>${plural(unchanged.length, 'variant')} unchanged</summary>\n\n${unchanged.map((v) => `${v.variant} → ${v.downstream}`).join(', ')}\n\n</details>\n`
-      : '',
-    `_Computed by kdelta ${report.version} from each downstream's base branch; nothing was written._\n`,
-  ].join('\n');
-  let body = '';
+      ? `<details><summary>${plural(unchanged.length, 'variant')} unchanged</summary>\n\n${unchanged.map((v) => `${v.variant} → ${v.downstream}`).join(', ')}\n\n</details>\n\n`
+      : '';
   const sections = affected(report).map(detailsSection);
+  const room = limit - head.length - unchangedShort.length - footer.length - 200; // 200: the note on what was left out
+  let body = '';
   let shown = 0;
   for (const s of sections) {
-    // room for the note on what was left out
-    if (head.length + body.length + s.length + tail.length + 200 > limit) break;
+    if (body.length + s.length > room) break;
     body += s;
     shown++;
   }
@@ -139,8 +140,10 @@ function renderMarkdown(report: PreviewReport, limit: number): string {
     shown < sections.length
       ? `…and ${plural(sections.length - shown, 'more variant')}: \`kdelta preview --json\` (or the job summary) has them all.\n\n`
       : '';
-  const text = `${head}\n${body}${left}${tail.length + head.length + body.length + left.length <= limit ? tail : ''}`;
-  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+  const fits = head.length + body.length + left.length + unchangedFull.length + footer.length + 1 <= limit;
+  const text = `${head}\n${body}${left}${fits ? unchangedFull : unchangedShort}${footer}`;
+  // only warnings past all measure get here
+  return text.length <= limit ? text : `${text.slice(0, limit - 2)}…\n`;
 }
 
 function renderText(report: PreviewReport): string {
