@@ -1,4 +1,4 @@
-import { hideCredentials, isFullCommit, type RemoteRef } from '@kdelta/git-source';
+import { hideCredentials, isFullCommit, repositoryIdentity, type RemoteRef } from '@kdelta/git-source';
 import { RunError } from './errors.js';
 import type { VariantPlan } from './plan.js';
 
@@ -7,7 +7,10 @@ import type { VariantPlan } from './plan.js';
  * head of a pull request, a branch, a commit) for the packages of one upstream Repository.
  */
 export interface UpstreamRef {
-  /** The upstream Repository's `metadata.name` (or `<namespace>/<name>`); optional when the variants have one upstream. */
+  /**
+   * The upstream Repository: its `metadata.name`, `<namespace>/<name>`, or its repository's URL (a
+   * pull request's repository); optional when the variants have one upstream.
+   */
   readonly repository?: string | undefined;
   /** `refs/pull/7/head`, a branch, a tag or a full commit of that repository. */
   readonly ref: string;
@@ -46,9 +49,15 @@ export async function scopeToUpstreamRef(
     key = [...upstreams.keys()][0];
   } else {
     const wanted = candidate.repository;
-    const found = [...upstreams.keys()].filter((k) => k === wanted || k.slice(k.indexOf('/') + 1) === wanted);
+    const byUrl = wanted.includes('://') ? repositoryIdentity(wanted) : undefined;
+    const found = [...upstreams].flatMap(([k, u]) =>
+      k === wanted || u.repository.name === wanted || (byUrl !== undefined && repositoryIdentity(u.url) === byUrl) ? [k] : [],
+    );
     if (found.length === 0)
-      throw new RunError('invalid-option', `upstream Repository "${wanted}" is the upstream of no variant (upstreams: ${names})`);
+      throw new RunError(
+        'invalid-option',
+        `upstream Repository "${hideCredentials(wanted)}" is the upstream of no variant (upstreams: ${names})`,
+      );
     if (found.length > 1)
       throw new RunError('invalid-option', `upstream Repository "${wanted}" is in ${found.length} namespaces: name it as <namespace>/${wanted}`);
     key = found[0];
