@@ -159,7 +159,11 @@ try {
   step('The next release, previewed before it is tagged: what it would propose to every cluster');
   git(upstream, 'checkout', '--quiet', '-b', 'next');
   replaceIn(join(upstream, 'web', 'deployment.yaml'), 'replicas: 3', 'replicas: 4');
-  replaceIn(join(upstream, 'web', 'deployment.yaml'), '          value: json\n', '          value: json\n        - name: LOG_LEVEL\n          value: warn\n');
+  replaceIn(
+    join(upstream, 'web', 'deployment.yaml'),
+    '          value: json\n',
+    '          value: json\n        - name: LOG_LEVEL\n          value: warn\n',
+  );
   git(upstream, 'commit', '--quiet', '-am', 'web: 4 replicas, LOG_LEVEL warn');
   git(upstream, 'checkout', '--quiet', 'main');
   say('upstream branch next (not a release yet): replicas 3 → 4, env LOG_LEVEL=warn');

@@ -83,6 +83,8 @@ export async function upsertComment(target: CommentTarget, marker: string, body:
     return { url: made.html_url, action: 'created' };
   }
   if (found.body === text) return { url: found.html_url, action: 'unchanged' };
-  const updated = (await request(target, 'PATCH', `/repos/${target.repository}/issues/comments/${found.id}`, { body: text })) as IssueComment;
+  const updated = (await request(target, 'PATCH', `/repos/${target.repository}/issues/comments/${found.id}`, {
+    body: text,
+  })) as IssueComment;
   return { url: updated.html_url, action: 'updated' };
 }

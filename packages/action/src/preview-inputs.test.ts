@@ -31,7 +31,9 @@ describe('the Action previews', () => {
   });
 
   it("a pull request of the workspace's own repository previews its control resources", () => {
-    expect(previewPlan(inputs({}), prEvent, { ...where, workspaceRepository: 'https://x-access-token:t@github.com/Org/Catalog.git' })).toEqual({
+    expect(
+      previewPlan(inputs({}), prEvent, { ...where, workspaceRepository: 'https://x-access-token:t@github.com/Org/Catalog.git' }),
+    ).toEqual({
       comment: { repository: 'org/catalog', number: 7 },
     });
   });
@@ -44,6 +46,8 @@ describe('the Action previews', () => {
     });
     const push = workflowEvent({ GITHUB_EVENT_NAME: 'workflow_dispatch', GITHUB_REPOSITORY: 'org/fleet' }, {});
     expect(() => previewPlan(inputs({ upstream: 'catalog' }), push, where)).toThrow(InputError);
-    expect(() => previewPlan(inputs({ upstream: 'catalog' }), push, where)).toThrow(/input "upstream": names the Repository of input "upstream-ref"/);
+    expect(() => previewPlan(inputs({ upstream: 'catalog' }), push, where)).toThrow(
+      /input "upstream": names the Repository of input "upstream-ref"/,
+    );
   });
 });

@@ -63,7 +63,10 @@ export function previewPlan(
   const ofWorkspace = where.workspaceRepository !== undefined && sameRepository(where.workspaceRepository, reviewed);
   if (event.pullRequest && !ofWorkspace) return { upstream: upstream ?? reviewed, upstreamRef: event.pullRequest.headSha, comment };
   if (upstream !== undefined)
-    throw new InputError('upstream', `names the Repository of input "upstream-ref": set the ref to preview (got upstream "${upstream}" alone)`);
+    throw new InputError(
+      'upstream',
+      `names the Repository of input "upstream-ref": set the ref to preview (got upstream "${upstream}" alone)`,
+    );
   return { comment };
 }
 

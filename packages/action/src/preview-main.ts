@@ -28,7 +28,10 @@ async function workspaceRepository(workspace: string): Promise<string | undefine
 
 /** `owner/name` of a repository URL (no credentials), or `workspace`: part of the comment's marker. */
 function slugOf(url: string | undefined): string {
-  const parts = (url ?? '').replace(/\.git$/i, '').split(/[/:]/).filter(Boolean);
+  const parts = (url ?? '')
+    .replace(/\.git$/i, '')
+    .split(/[/:]/)
+    .filter(Boolean);
   return parts.length >= 2 ? parts.slice(-2).join('/') : 'workspace';
 }
 
@@ -125,6 +128,8 @@ export async function previewMain(input: InputReader, event: WorkflowEvent): Pro
   }
   if (report.summary.failed > 0) {
     const first = report.variants.find((v) => v.impact === 'failed');
-    core.setFailed(`${report.summary.failed} variant(s) could not be previewed; ${first?.variant} → ${first?.downstream}: ${first?.message ?? 'failed'}`);
+    core.setFailed(
+      `${report.summary.failed} variant(s) could not be previewed; ${first?.variant} → ${first?.downstream}: ${first?.message ?? 'failed'}`,
+    );
   }
 }

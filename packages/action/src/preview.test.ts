@@ -51,7 +51,8 @@ async function fleet(): Promise<Setup> {
   // the repository under review: its pull request gets the comment
   await gh.createRepo('org/catalog', { defaultBranch: 'main', files: { 'README.md': '# catalog\n' } });
   const urls: string[] = [];
-  for (const d of DOWNSTREAMS) urls.push((await gh.createRepo(`org/${d}`, { defaultBranch: 'main', files: { 'README.md': `# ${d}\n` } })).cloneUrl);
+  for (const d of DOWNSTREAMS)
+    urls.push((await gh.createRepo(`org/${d}`, { defaultBranch: 'main', files: { 'README.md': `# ${d}\n` } })).cloneUrl);
   const fn = join(tempDir('kdelta-preview-fn-'), 'tier-check.sh');
   writeFileSync(
     fn,
@@ -131,7 +132,11 @@ describe('the Action previews a pull request of the upstream', () => {
     const comments = gh.comments('org/catalog', pr.number);
     expect(comments).toHaveLength(1);
     const body = comments[0]!.body;
-    expect(body.startsWith(`<!-- kdelta-preview: workspace .kdelta -->\n## kdelta preview: upstream \`catalog\` at \`next\` (\`${head1.upstream.slice(0, 12)}\`)`)).toBe(true);
+    expect(
+      body.startsWith(
+        `<!-- kdelta-preview: workspace .kdelta -->\n## kdelta preview: upstream \`catalog\` at \`next\` (\`${head1.upstream.slice(0, 12)}\`)`,
+      ),
+    ).toBe(true);
     expect(body).toContain(
       '**conflicts in 2 of 3 downstreams; the most common fields: `.metadata.labels.tier` (2); render fails in 1 (function `',
     );
@@ -156,7 +161,9 @@ describe('the Action previews a pull request of the upstream', () => {
     // released as v3 and followed by the control resources: the run proposes what the preview said
     gitIn(s.f.upstream, 'tag', 'base-ns/v3', head2.upstream);
     const control = readTree(join(s.f.control, '.kdelta'));
-    s.f.writeControl(Object.fromEntries(['a.yaml', 'b.yaml', 'c.yaml'].map((k) => [k, control[k]!.replace('revision: v2', 'revision: v3')])));
+    s.f.writeControl(
+      Object.fromEntries(['a.yaml', 'b.yaml', 'c.yaml'].map((k) => [k, control[k]!.replace('revision: v2', 'revision: v3')])),
+    );
     const real = await run({ cwd: s.f.control, forge: 'github', github: s.github, allowExec: true, env: { ...process.env, ...s.env } });
     expect(real.results.map((r) => [r.variant, r.action, r.conflicts.map((c) => c.path), r.renderFailure?.results])).toEqual([
       ['a', 'proposed', ['.metadata.labels.tier'], undefined],
@@ -166,7 +173,9 @@ describe('the Action previews a pull request of the upstream', () => {
     const previewed = after[0]!.body;
     for (const r of real.results) {
       for (const c of r.conflicts)
-        expect(previewed).toContain(`| ${c.resource} | \`${c.path}\` | \`${String(c.values.origin)}\` | \`${String(c.values.upstream)}\` | \`${String(c.values.local)}\` | ${c.rule} | ${c.winner} |`);
+        expect(previewed).toContain(
+          `| ${c.resource} | \`${c.path}\` | \`${String(c.values.origin)}\` | \`${String(c.values.upstream)}\` | \`${String(c.values.local)}\` | ${c.rule} | ${c.winner} |`,
+        );
     }
     expect(previewed).toMatch(/<b>c<\/b> → cluster-03\/c: changed, \d+ files?, render failed: function /);
   });

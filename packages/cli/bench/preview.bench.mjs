@@ -86,7 +86,6 @@ function controlFiles(packages, revision) {
   return { '.kdelta/repositories.yaml': repos.join('---\n'), '.kdelta/web.yaml': set };
 }
 
-
 function timed(label, args, expectCount, read) {
   const start = performance.now();
   const r = spawnSync(process.execPath, [bin, ...args], { cwd: control, env, encoding: 'utf8', maxBuffer: 1 << 28 });
@@ -105,7 +104,12 @@ const runReport = () => {
   const report = JSON.parse(execFileSync('cat', [join(control, 'report.json')], { encoding: 'utf8', maxBuffer: 1 << 28 }));
   const actions = {};
   for (const x of report.results) actions[x.action] = (actions[x.action] ?? 0) + 1;
-  return { count: report.results.length, what: Object.entries(actions).map(([a, n]) => `${n} ${a}`).join(', ') };
+  return {
+    count: report.results.length,
+    what: Object.entries(actions)
+      .map(([a, n]) => `${n} ${a}`)
+      .join(', '),
+  };
 };
 const runArgs = ['run', '--mode', 'variants', '--report', 'report.json'];
 
@@ -143,7 +147,9 @@ try {
   });
   console.log(`\n| ${total} variants | time |\n| --- | ---: |`);
   console.log(`| no-op run | ${(noop / 1000).toFixed(1)} s |`);
-  console.log(`| preview of an unreleased upstream change | ${(preview / 1000).toFixed(1)} s (${(preview / noop).toFixed(1)}× the no-op run) |`);
+  console.log(
+    `| preview of an unreleased upstream change | ${(preview / 1000).toFixed(1)} s (${(preview / noop).toFixed(1)}× the no-op run) |`,
+  );
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

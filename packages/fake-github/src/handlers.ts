@@ -468,7 +468,11 @@ export const handlers: Record<string, Handler> = {
       const at = o.now();
       const c = { id: ctx.state.nextId++, issueNumber: pr.number, body: body.body, user: ctx.login, createdAt: at, updatedAt: at };
       repo.comments.push(c);
-      return { status: 201, body: o.comment(ctx.urls, repo, c), headers: { location: `${ctx.urls.api}/repos/${repo.fullName}/issues/comments/${c.id}` } };
+      return {
+        status: 201,
+        body: o.comment(ctx.urls, repo, c),
+        headers: { location: `${ctx.urls.api}/repos/${repo.fullName}/issues/comments/${c.id}` },
+      };
     },
   },
 

@@ -164,9 +164,7 @@ export interface RunReport {
   /** The forge's write budget (GitHub): what it allowed, what the run used, whether it ran out. */
   readonly budget?: BudgetReport | undefined;
   /** A preview of an upstream ref (RunOptions.upstreamRef): the Repository and the commit it ran at. */
-  readonly upstreamRef?:
-    | { readonly repository: string; readonly url: string; readonly ref: string; readonly commit: string }
-    | undefined;
+  readonly upstreamRef?: { readonly repository: string; readonly url: string; readonly ref: string; readonly commit: string } | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

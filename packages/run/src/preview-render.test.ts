@@ -9,7 +9,7 @@ const conflict = (path: string, local: string): Conflict => ({
   file: 'deployment.yaml',
   path,
   values: { origin: '3', upstream: '4', local },
-  rule: 'scalar-both-changed',
+  rule: 'upstream-changed',
   winner: 'upstream',
   message: 'both changed',
 });
@@ -65,7 +65,7 @@ describe('renderPreview', () => {
     expect(md.match(/<details><summary><b>/g)).toHaveLength(23);
     // the conflicts first: the most to review
     expect(md.indexOf('<b>v000</b>')).toBeLessThan(md.indexOf('<b>v020</b>'));
-    expect(md).toContain('| apps/Deployment default/web | `.spec.replicas` | `3` | `4` | `5` | scalar-both-changed | upstream |');
+    expect(md).toContain('| apps/Deployment default/web | `.spec.replicas` | `3` | `4` | `5` | upstream-changed | upstream |');
     expect(md).toContain('<details><summary>217 variants unchanged</summary>');
   });
 
@@ -85,7 +85,9 @@ describe('renderPreview', () => {
     expect(text.split('\n')[1]).toMatch(/^conflicts in 17 of 240 downstreams; the most common fields: \.spec\.replicas \(15\)/);
     expect(text).toMatch(/^VARIANT +DOWNSTREAM +IMPACT +FILES +CONFLICTS +RENDER$/m);
     expect(text).toMatch(/^v019 +cluster-v019\/v019 +changed +1 +0 +failed: function set-namespace \(v019\/Kptfile\)$/m);
-    expect(text).toContain('  v000  apps/Deployment default/web .spec.replicas: origin 3, upstream 4, local 5 (scalar-both-changed, upstream kept)');
+    expect(text).toContain(
+      '  v000  apps/Deployment default/web .spec.replicas: origin 3, upstream 4, local 5 (upstream-changed, upstream kept)',
+    );
     expect(JSON.parse(renderPreview(report, { format: 'json' }))).toEqual(JSON.parse(JSON.stringify(report)));
   });
 });

@@ -45,7 +45,10 @@ function summarySentence(s: PreviewSummary, mark: (text: string) => string): str
   if (s.renderFailed > 0) {
     const why = s.renderFailures
       .slice(0, 3)
-      .map((f) => `${f.function ? `function ${mark(f.function)}: ` : ''}${firstLine(f.reason)}${s.renderFailures.length > 1 ? ` (${f.count})` : ''}`)
+      .map(
+        (f) =>
+          `${f.function ? `function ${mark(f.function)}: ` : ''}${firstLine(f.reason)}${s.renderFailures.length > 1 ? ` (${f.count})` : ''}`,
+      )
       .join('; ');
     parts.push(`render fails in ${s.renderFailed} (${why}${s.renderFailures.length > 3 ? '; …' : ''})`);
   }
@@ -102,7 +105,8 @@ function detailsSection(v: PreviewVariant): string {
   }
   if (v.resources.length > 0) {
     lines.push('| resource | file | what happened |', '| --- | --- | --- |');
-    for (const r of v.resources) lines.push(`| ${r.resource.replace(/\|/g, '\\|')} | ${r.file} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`);
+    for (const r of v.resources)
+      lines.push(`| ${r.resource.replace(/\|/g, '\\|')} | ${r.file} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`);
     lines.push('');
   }
   if (v.conflicts.length > 0) lines.push(`**Conflicts (${v.conflicts.length})**`, '', ...conflictTable(v.conflicts), '');
@@ -162,7 +166,13 @@ function renderText(report: PreviewReport): string {
   if (rows.length > 0) {
     const all = [columns, ...rows];
     const widths = columns.map((_, i) => Math.max(...all.map((r) => Math.min(r[i]!.length, 60))));
-    for (const r of all) lines.push(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+    for (const r of all)
+      lines.push(
+        r
+          .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+          .join('  ')
+          .trimEnd(),
+      );
     const conflicted = affected(report).filter((v) => v.conflicts.length > 0);
     if (conflicted.length > 0) {
       lines.push('', 'Conflicts:');

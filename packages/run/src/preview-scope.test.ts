@@ -7,7 +7,14 @@ const SHA = 'b'.repeat(40);
 function variant(name: string, repository: string, url: string): VariantPlan {
   return {
     name,
-    upstream: { repository: { name: repository, namespace: 'default' }, url, package: 'p', directory: 'p', revision: 'v1', policy: 'highest-semver' },
+    upstream: {
+      repository: { name: repository, namespace: 'default' },
+      url,
+      package: 'p',
+      directory: 'p',
+      revision: 'v1',
+      policy: 'highest-semver',
+    },
   } as unknown as VariantPlan;
 }
 
@@ -47,7 +54,9 @@ describe('scopeToUpstreamRef', () => {
     );
     await expect(scopeToUpstreamRef(variants, { repository: 'catalog', ref: 'refs/pull/8/head' }, refs)).rejects.toMatchObject({
       code: 'invalid-option',
-      message: expect.stringContaining('upstream ref "refs/pull/8/head" is not a ref, a branch, a tag or a full commit of https://github.com/org/catalog.git'),
+      message: expect.stringContaining(
+        'upstream ref "refs/pull/8/head" is not a ref, a branch, a tag or a full commit of https://github.com/org/catalog.git',
+      ),
     });
   });
 });

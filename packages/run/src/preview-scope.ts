@@ -45,7 +45,10 @@ export async function scopeToUpstreamRef(
   let key: string | undefined;
   if (candidate.repository === undefined) {
     if (upstreams.size !== 1)
-      throw new RunError('invalid-option', `the variants have ${upstreams.size} upstream Repositories (${names}): name the one the ref is of`);
+      throw new RunError(
+        'invalid-option',
+        `the variants have ${upstreams.size} upstream Repositories (${names}): name the one the ref is of`,
+      );
     key = [...upstreams.keys()][0];
   } else {
     const wanted = candidate.repository;
@@ -59,7 +62,10 @@ export async function scopeToUpstreamRef(
         `upstream Repository "${hideCredentials(wanted)}" is the upstream of no variant (upstreams: ${names})`,
       );
     if (found.length > 1)
-      throw new RunError('invalid-option', `upstream Repository "${wanted}" is in ${found.length} namespaces: name it as <namespace>/${wanted}`);
+      throw new RunError(
+        'invalid-option',
+        `upstream Repository "${wanted}" is in ${found.length} namespaces: name it as <namespace>/${wanted}`,
+      );
     key = found[0];
   }
   const upstream = upstreams.get(key!)!;

@@ -66,8 +66,7 @@ const command: Command = {
     });
     if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
     const format = booleanFlag(flags, 'json') ? 'json' : (stringFlag(flags, 'format') ?? 'text');
-    if (!FORMATS.includes(format as PreviewFormat))
-      throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got "${format}")`);
+    if (!FORMATS.includes(format as PreviewFormat)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got "${format}")`);
     const upstream = stringFlag(flags, 'upstream');
     const upstreamRef = stringFlag(flags, 'upstream-ref');
     if (upstream !== undefined && upstreamRef === undefined)

@@ -97,7 +97,9 @@ function outcome(results: readonly Pick<VariantResult, 'variant' | 'conflicts' |
   return results.map((r) => ({
     variant: r.variant,
     conflicts: r.conflicts.map((c) => ({ resource: c.resource, path: c.path, values: c.values, rule: c.rule, winner: c.winner })),
-    render: r.renderFailure ? { function: r.renderFailure.function, field: r.renderFailure.field, message: r.renderFailure.message } : undefined,
+    render: r.renderFailure
+      ? { function: r.renderFailure.function, field: r.renderFailure.field, message: r.renderFailure.message }
+      : undefined,
   }));
 }
 
@@ -140,7 +142,9 @@ describe('kdelta preview', () => {
     // the terminal table and the Markdown say the same, aggregates first
     const text = io(f.control);
     expect(await main(['preview', '--upstream-ref', 'next', '--allow-exec'], text.io)).toBe(0);
-    expect(text.out.stdout.split('\n')[1]).toMatch(/^conflicts in 2 of 3 downstreams; the most common fields: \S*tier \(2\); render fails in 1 \(function \S*tier-check\.sh: gold is not a tier of this cluster\); 3 changed; 0 unchanged$/);
+    expect(text.out.stdout.split('\n')[1]).toMatch(
+      /^conflicts in 2 of 3 downstreams; the most common fields: \S*tier \(2\); render fails in 1 \(function \S*tier-check\.sh: gold is not a tier of this cluster\); 3 changed; 0 unchanged$/,
+    );
     expect(text.out.stdout).toMatch(/\bc +cluster-03\/c +changed +\d+ +0 +failed: function \S*tier-check\.sh/);
     const md = io(f.control);
     expect(await main(['preview', '--upstream-ref', 'next', '--allow-exec', '--format', 'markdown'], md.io)).toBe(0);
