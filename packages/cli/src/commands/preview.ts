@@ -7,8 +7,8 @@ import { SETTING_FLAGS, settingsFromFlags } from './run.js';
 const FORMATS: readonly PreviewFormat[] = ['text', 'markdown', 'json'];
 
 const help = `Usage: kdelta preview [--upstream <Repository>] [--upstream-ref <ref>] [--config <dir>]
-           [--format text|markdown|json] [--json] [--no-render] [--allow-exec] [--forge local|github]
-           [--concurrency n] [--shard k/n] [--mode variants|updates|both] [--branch-prefix <prefix>]
+               [--format text|markdown|json] [--json] [--no-render] [--allow-exec]
+               [--forge local|github] [--concurrency n] [--shard k/n] [--mode variants|updates|both]
 
 What a change would do to every downstream, before it is released or merged: for each variant it
 affects, the proposal kdelta run would make against the downstream's current base branch (with its
