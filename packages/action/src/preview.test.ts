@@ -43,7 +43,13 @@ interface Setup {
  * a and b then edited downstream (label tier), c with a pipeline function that refuses "gold".
  */
 async function fleet(): Promise<Setup> {
-  const gh = await startFakeGitHub();
+  const gh = await startFakeGitHub({
+    tokens: {
+      ghs_fake: { login: 'kdelta-bot', permissions: 'all' },
+      // what a preview's token needs on the downstreams: to read them
+      ghs_reader: { login: 'reader', permissions: { contents: 'read', pull_requests: 'read', metadata: 'read' } },
+    },
+  });
   onTestFinished(() => gh.close());
   const f = createFleet([]);
   onTestFinished(() => f.cleanup());
@@ -123,7 +129,8 @@ describe('the Action previews a pull request of the upstream', () => {
     gh.clearRequests();
 
     // no mode: a pull_request event previews; the pull request is of the upstream's mirror on GitHub
-    const inputs = { token: gh.token, 'allow-exec': 'true', upstream: 'catalog', 'upstream-ref': 'next' };
+    // the downstreams read with a read-only token; the comment with one that may write pull requests
+    const inputs = { token: 'ghs_reader', 'comment-token': gh.token, 'allow-exec': 'true', upstream: 'catalog', 'upstream-ref': 'next' };
     const first = await runMain(s.f.control, inputs, { ...s.env, ...pullRequestEvent(pr.number, head1.reviewed) });
     expect(first.stdout).not.toContain('::error');
     expect(first.status).toBe(0);
