@@ -2,7 +2,8 @@
 // (examples/fleet/upstream), three downstream cluster repositories and a control repository
 // (examples/fleet/control). kdelta fans the package out at v1, the proposals are merged, the
 // clusters edit their copies, the control moves to v2, and kdelta proposes the update: every local
-// edit kept, every field both sides changed reported.
+// edit kept, every field both sides changed reported. Last, the next release is previewed before it
+// is tagged (`kdelta preview`): what it would propose to every cluster, nothing written.
 //   node examples/fleet/demo.mjs [--keep]    (after `pnpm build`; `pnpm demo` does both)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -154,6 +155,22 @@ try {
   );
   say(`cluster-west keeps its LOG_LEVEL=debug: ${kept('west-proposal', 'web/deployment.yaml', /LOG_LEVEL/) ? 'yes' : 'NO'}`);
   say('cluster-east replicas 6 against upstream 3: the conflict its proposal reports (upstream wins; the reviewer decides)');
+
+  step('The next release, previewed before it is tagged: what it would propose to every cluster');
+  git(upstream, 'checkout', '--quiet', '-b', 'next');
+  replaceIn(join(upstream, 'web', 'deployment.yaml'), 'replicas: 3', 'replicas: 4');
+  replaceIn(
+    join(upstream, 'web', 'deployment.yaml'),
+    '          value: json\n',
+    '          value: json\n        - name: LOG_LEVEL\n          value: warn\n',
+  );
+  git(upstream, 'commit', '--quiet', '-am', 'web: 4 replicas, LOG_LEVEL warn');
+  git(upstream, 'checkout', '--quiet', 'main');
+  say('upstream branch next (not a release yet): replicas 3 → 4, env LOG_LEVEL=warn');
+  const refs = clusters.map((c) => git(root, 'ls-remote', join(root, 'clusters', `${c}.git`))).join('\n');
+  kdelta('preview', '--upstream', 'catalog', '--upstream-ref', 'next');
+  const after = clusters.map((c) => git(root, 'ls-remote', join(root, 'clusters', `${c}.git`))).join('\n');
+  say(`every cluster's branches as they were: ${after === refs ? 'yes' : 'NO'} (a preview writes nothing)`);
 } finally {
   if (keep) say(`\n(kept: ${root})`);
   else rmSync(root, { recursive: true, force: true });

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as core from '@actions/core';
 import { ControlError, reportJson, run, withInterruptCleanup, type RunProgress, type RunReport } from '@kdelta/run';
-import { InputError, settingsFromInputs, type ActionSettings } from './inputs.js';
+import { InputError, settingsFromInputs, type ActionSettings, type InputReader } from './inputs.js';
+import { previewMain, readWorkflowEvent } from './preview-main.js';
+import { isPreview, workflowEvent } from './preview-inputs.js';
 import { actionOutputs, controlAnnotations, countResults, permissionHint, renderSummary } from './report.js';
 
 /**
@@ -72,6 +74,9 @@ function failureMessage(report: RunReport): string {
 }
 
 export async function main(): Promise<void> {
+  const event = workflowEvent(process.env, await readWorkflowEvent(process.env));
+  const input: InputReader = (name) => core.getInput(name);
+  if (isPreview(input, event)) return previewMain(input, event);
   let settings: ActionSettings;
   try {
     settings = readSettings();

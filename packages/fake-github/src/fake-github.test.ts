@@ -346,6 +346,39 @@ describe('statuses, permissions, rate limits, validation', () => {
     expect(gh.statuses(REPO, sha).map((s) => s.state)).toEqual(['pending', 'success']);
   });
 
+  it('lists, creates and updates the comments of a pull request; a read-only token cannot comment', async () => {
+    await pushBranch('kdelta/comments', 'c.txt', 'c\n');
+    const ok = octokit();
+    const { data: pr } = await ok.request('POST /repos/{owner}/{repo}/pulls', {
+      owner: 'org',
+      repo: 'cluster-01',
+      title: 'c',
+      head: 'kdelta/comments',
+      base: 'main',
+    });
+    const at = { owner: 'org', repo: 'cluster-01', issue_number: pr.number };
+    expect((await ok.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', at)).data).toEqual([]);
+    const { data: made } = await ok.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...at, body: 'first' });
+    expect(made).toMatchObject({ body: 'first', user: { login: 'kdelta-bot' } });
+    await ok.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+      owner: 'org',
+      repo: 'cluster-01',
+      comment_id: made.id,
+      body: 'second',
+    });
+    const { data: listed } = await ok.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...at, per_page: 100 });
+    expect(listed.map((c) => [c.id, c.body])).toEqual([[made.id, 'second']]);
+    expect(gh.comments(REPO, pr.number)).toEqual([{ id: made.id, body: 'second', user: 'kdelta-bot' }]);
+    const denied = await octokit('ghs_readonly')
+      .request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...at, body: 'no' })
+      .catch((e: { status: number }) => e);
+    expect(denied).toMatchObject({ status: 403 });
+    const missing = await ok
+      .request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { owner: 'org', repo: 'cluster-01', comment_id: 1, body: 'x' })
+      .catch((e: { status: number }) => e);
+    expect(missing).toMatchObject({ status: 404 });
+  });
+
   it('a token without the permission gets 403 naming it', async () => {
     const ro = octokit('ghs_readonly');
     const err = await ro

@@ -537,6 +537,48 @@ export const handlers: Record<string, Handler> = {
     },
   },
 
+  'issues/list-comments': {
+    permission: ['issues', 'read'],
+    alternative: ['pull_requests', 'read'],
+    async run(ctx, params) {
+      const { repo, pr } = await pullOf(ctx, params, 'issue_number');
+      const since = ctx.query['since'];
+      const items = repo.comments.filter((c) => c.issueNumber === pr.number && (since === undefined || c.updatedAt >= since));
+      const { page, headers } = paginate(ctx, items);
+      return { status: 200, body: page.map((c) => o.comment(ctx.urls, repo, c)), headers };
+    },
+  },
+
+  'issues/create-comment': {
+    permission: ['issues', 'write'],
+    alternative: ['pull_requests', 'write'],
+    async run(ctx, params, body: { body: string }) {
+      const { repo, pr } = await pullOf(ctx, params, 'issue_number');
+      const at = o.now();
+      const c = { id: ctx.state.nextId++, issueNumber: pr.number, body: body.body, user: ctx.login, createdAt: at, updatedAt: at };
+      repo.comments.push(c);
+      return {
+        status: 201,
+        body: o.comment(ctx.urls, repo, c),
+        headers: { location: `${ctx.urls.api}/repos/${repo.fullName}/issues/comments/${c.id}` },
+      };
+    },
+  },
+
+  'issues/update-comment': {
+    permission: ['issues', 'write'],
+    alternative: ['pull_requests', 'write'],
+    async run(ctx, params, body: { body: string }) {
+      const repo = repoOf(ctx, params);
+      const c = repo.comments.find((x) => x.id === Number(params['comment_id']));
+      if (!c) notFound();
+      // GitHub lets the author (and maintainers) edit a comment: the fake's tokens are the author's
+      c.body = body.body;
+      c.updatedAt = o.now();
+      return { status: 200, body: o.comment(ctx.urls, repo, c) };
+    },
+  },
+
   'repos/create-commit-status': {
     permission: ['statuses', 'write'],
     async run(

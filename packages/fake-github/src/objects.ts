@@ -54,6 +54,16 @@ export interface PullState {
   autoMerge: null | { mergeMethod: 'merge' | 'squash' | 'rebase'; enabledBy: string; commitTitle: string; commitMessage: string };
 }
 
+/** A comment on an issue or a pull request (GitHub keeps a pull request's conversation as its issue's). */
+export interface CommentState {
+  readonly id: number;
+  readonly issueNumber: number;
+  body: string;
+  readonly user: string;
+  readonly createdAt: string;
+  updatedAt: string;
+}
+
 export interface StatusState {
   readonly id: number;
   readonly state: 'error' | 'failure' | 'pending' | 'success';
@@ -373,6 +383,22 @@ export function issue(urls: Urls, repo: RepoState, pr: PullState, labels: (name:
     created_at: pr.createdAt,
     updated_at: pr.updatedAt,
     draft: pr.draft,
+    author_association: 'MEMBER',
+  };
+}
+
+export function comment(urls: Urls, repo: RepoState, c: CommentState) {
+  const a = `${urls.api}/repos/${repo.fullName}`;
+  return {
+    id: c.id,
+    node_id: nodeId('IC', c.id),
+    url: `${a}/issues/comments/${c.id}`,
+    html_url: `${urls.server}/${repo.fullName}/pull/${c.issueNumber}#issuecomment-${c.id}`,
+    issue_url: `${a}/issues/${c.issueNumber}`,
+    body: c.body,
+    user: user(urls, c.user),
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
     author_association: 'MEMBER',
   };
 }

@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { buildTree, commitTree, git, httpBackend, type Person, resolveRef, writeBlob } from './git.js';
 import { handleGraphql } from './graphql.js';
 import { type Context, HttpError, handlers, mergePullRequest } from './handlers.js';
-import type { LabelState, PullState, RepoState, StatusState, Urls } from './objects.js';
+import type { CommentState, LabelState, PullState, RepoState, StatusState, Urls } from './objects.js';
 import * as o from './objects.js';
 import { idOf, now } from './objects.js';
 import { loadOperations, matchOperation } from './openapi.js';
@@ -115,6 +115,8 @@ export interface FakeGitHub {
   ): Promise<{ cloneUrl: string; gitDir: string }>;
   gitDir(fullName: string): string;
   pulls(fullName: string): PullSnapshot[];
+  /** The comments on issue or pull request `number`, oldest first. */
+  comments(fullName: string, number: number): { id: number; body: string; user: string }[];
   statuses(fullName: string, sha: string): StatusSnapshot[];
   commitVerified(fullName: string, sha: string): boolean;
   clearRequests(): void;
@@ -144,7 +146,12 @@ const HUMAN: Person = { name: 'Octo Human', email: 'human@example.com' };
 export class State {
   readonly repos = new Map<
     string,
-    RepoState & { pulls: PullState[]; statuses: Map<string, StatusState[]>; labels: Map<string, LabelState> }
+    RepoState & {
+      pulls: PullState[];
+      statuses: Map<string, StatusState[]>;
+      labels: Map<string, LabelState>;
+      comments: CommentState[];
+    }
   >();
   readonly verified = new Set<string>();
   /** Required status contexts by `owner/repo` (lower case) and branch. */
@@ -665,11 +672,18 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         pulls: [],
         statuses: new Map(),
         labels: new Map(),
+        comments: [],
       });
       return { cloneUrl: `${serverUrl}/${fullName}.git`, gitDir };
     },
 
     gitDir: (fullName) => mustRepo(fullName).gitDir,
+
+    comments(fullName, number) {
+      return mustRepo(fullName)
+        .comments.filter((c) => c.issueNumber === number)
+        .map((c) => ({ id: c.id, body: c.body, user: c.user }));
+    },
 
     pulls(fullName) {
       return mustRepo(fullName).pulls.map((p) => ({

@@ -28,6 +28,20 @@ export {
 export { parseMetadataBlock, type ProposalMetadata } from './proposal-body.js';
 export type { RenderFailureReport } from './render.js';
 export { renderTable, reportJson } from './report.js';
+// The fleet preview: a candidate change's proposals, computed by the dry run and summarised.
+export {
+  preview,
+  previewOf,
+  impactOf,
+  type PreviewCandidate,
+  type PreviewImpact,
+  type PreviewOptions,
+  type PreviewReport,
+  type PreviewSummary,
+  type PreviewVariant,
+} from './preview.js';
+export { renderPreview, type PreviewFormat, type RenderPreviewOptions } from './preview-render.js';
+export type { UpstreamRef } from './preview-scope.js';
 export { ControlError, fieldPath, issueLine, type ControlIssue } from './control.js';
 export { RunError, type RunErrorCode } from './errors.js';
 export { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';

@@ -212,20 +212,29 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
       '',
       'Upstream and the downstream both changed these fields; the rule says which value is in this proposal.',
       '',
-      '| resource | field | origin | upstream | local | rule | kept |',
-      '| --- | --- | --- | --- | --- | --- | --- |',
+      ...conflictTable(input.conflicts.slice(0, d.conflictRows)),
     );
-    for (const c of input.conflicts.slice(0, d.conflictRows)) {
-      conflicts.push(
-        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`,
-      );
-    }
     if (input.conflicts.length > d.conflictRows)
       conflicts.push('', `…and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
     conflicts.push('');
   }
   return [...head, ...changes, ...conflicts, ...provenance, ...footer].join('\n');
 }
+
+/** The conflict table of a proposal body (a preview shows the same one): resource, field, the three values, rule, kept. */
+export function conflictTable(conflicts: readonly Conflict[]): string[] {
+  return [
+    '| resource | field | origin | upstream | local | rule | kept |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...conflicts.map(
+      (c) =>
+        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`,
+    ),
+  ];
+}
+
+/** A text as inline Markdown code, backticks and line breaks handled. */
+export { code as markdownCode };
 
 export interface ProposalBodies {
   /** What the proposal carries: at most `limit` characters. */

@@ -19,7 +19,7 @@ export const COMMIT_TRAILER = 'Kdelta-Variant';
 /** The trailer with the inputs' fingerprint: a squash merge keeps it in the base's history. */
 const FINGERPRINT_TRAILER = 'Kdelta-Fingerprint';
 
-type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body'>;
+type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body' | 'changes'>;
 
 /** Propose a change: from the forge's open proposal to the pushed branch and its proposal. */
 export async function propose(ctx: JobContext, change: Change): Promise<JobOutcome> {
@@ -89,6 +89,8 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     conflicts: prepared.conflicts,
     conflictCount: prepared.conflicts.length,
     ...(prepared.renderFailure ? { renderFailure: prepared.renderFailure } : {}),
+    // a dry run says what each resource would become (a preview lists those that change)
+    ...(ctx.dryRun ? { resources: prepared.resources } : {}),
   };
 }
 
@@ -302,7 +304,7 @@ async function proposeWorkspace(
   // A commit no proposal names yet may lack its status (pushed by a run that stopped before it).
   const newHead = open === undefined || openMeta?.headCommit !== headCommit;
   if (ctx.dryRun) {
-    return { action, writes: true, proposal: open ? proposalRef(open) : undefined, body: body(headCommit, changes).full };
+    return { action, writes: true, proposal: open ? proposalRef(open) : undefined, body: body(headCommit, changes).full, changes };
   }
   // Every write this job may make is reserved before the first: it writes all of them or none.
   const cost =

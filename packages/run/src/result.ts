@@ -1,7 +1,8 @@
-import type { Conflict } from '@kdelta/merge-core';
+import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { hideCredentials } from '@kdelta/git-source';
 import type { BudgetReport } from './forge/budget.js';
 import type { Proposal } from './forge/forge.js';
+import type { FileChange } from './proposal-body.js';
 import type { RenderFailureReport } from './render.js';
 import type { Shard } from './shard.js';
 
@@ -77,6 +78,10 @@ export interface VariantResult {
   readonly code?: string | undefined;
   /** The render failed: the package was proposed unrendered, the proposal says why (not an error of the run). */
   readonly renderFailure?: RenderFailureReport | undefined;
+  /** A dry run: the files the proposal would change against the base branch (a preview lists them). */
+  readonly changes?: readonly FileChange[] | undefined;
+  /** A dry run: what the update did to each resource (a preview lists those that change). */
+  readonly resources?: readonly ResourceReport[] | undefined;
 }
 
 export interface RunReport {
@@ -89,6 +94,8 @@ export interface RunReport {
   readonly failed: number;
   /** The forge's write budget (GitHub): what it allowed, what the run used, whether it ran out. */
   readonly budget?: BudgetReport | undefined;
+  /** A preview of an upstream ref (RunOptions.upstreamRef): the Repository and the commit it ran at. */
+  readonly upstreamRef?: { readonly repository: string; readonly url: string; readonly ref: string; readonly commit: string } | undefined;
 }
 
 /** The result of a job before the run names it: what every job fills in. */

@@ -28,6 +28,7 @@ import { RunError } from './errors.js';
 import { DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
 import { DEFAULT_AUTHOR, DEFAULT_CONCURRENCY, normaliseSettings, resolveSettings, type RunMode } from './settings.js';
 import { optionSettings } from './settings-sources.js';
+import { scopeToUpstreamRef, type UpstreamRef, type UpstreamScope } from './preview-scope.js';
 
 export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -65,6 +66,11 @@ export interface RunOptions {
   readonly mode?: RunMode | undefined;
   /** Compute everything, write nothing (no push, no proposal). */
   readonly dryRun?: boolean | undefined;
+  /**
+   * A preview of an upstream ref (preview.ts): only the variants of that upstream run, pinned to
+   * the ref's commit; no package update or removal is looked for. Use with `dryRun`.
+   */
+  readonly upstreamRef?: UpstreamRef | undefined;
   readonly shard?: Shard | string | undefined;
   readonly concurrency?: number | undefined;
   /** Gets or updates a package (default: package-update'''s get and 3-way update). */
@@ -247,7 +253,10 @@ export async function run(options: RunOptions): Promise<RunReport> {
   };
 
   try {
-    const variants = mode === 'updates' ? [] : plan.variants.filter((v) => inShard(v.name, shard));
+    const scope: UpstreamScope | undefined = options.upstreamRef
+      ? await scopeToUpstreamRef(plan.variants, options.upstreamRef, ctx.upstreamRefs)
+      : undefined;
+    const variants = mode === 'updates' ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(v.name, shard));
     const total = { n: variants.length };
     let done = 0;
     const report = (raw: VariantResult) => {
@@ -261,7 +270,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // Update mode: the control repository's own packages with an upstream.
     let updates: UpdatePlan[] = [];
     let control: ControlRepository | undefined;
-    if (mode !== 'variants') {
+    if (mode !== 'variants' && !scope) {
       const found = await findControlRepository(options.cwd);
       if (!found.ok) warnings.push(`update mode skipped: ${found.reason}`);
       else {
@@ -280,7 +289,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const names = new Set(plan.variants.map((v) => v.name));
     let removals: Removal[] = [];
     const drafts: RetiredDraft[] = [];
-    if (mode !== 'updates') {
+    if (mode !== 'updates' && !scope) {
       for (const d of plan.downstreams) {
         try {
           const mirror = await ctx.mirror(d.url);
@@ -318,7 +327,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
       );
     }
 
-    if (mode !== 'updates') {
+    if (mode !== 'updates' && !scope) {
       results.push(
         ...(await pool(removals, concurrency, options.signal, async (r) =>
           report(await unlessSpent(r.variant, removalLabel(r), () => runRemovalJob(r, ctx))()),
@@ -380,6 +389,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
       warnings: warnings.map((w) => hideCredentials(w)),
       failed: results.filter((r) => r.error !== undefined).length,
       ...(budget ? { budget: budget.report() } : {}),
+      ...(scope ? { upstreamRef: { repository: scope.repository, url: scope.url, ref: scope.ref, commit: scope.commit } } : {}),
     };
   } catch (error) {
     if (options.signal?.aborted) throw interrupted(options.signal);

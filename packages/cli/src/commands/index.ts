@@ -6,6 +6,7 @@ import merge3 from './merge3.js';
 import variantApply from './variant-apply.js';
 import variantsetExpand from './variantset-expand.js';
 import runCommand from './run.js';
+import previewCommand from './preview.js';
 import proposals from './proposals.js';
 import fnRender from './fn-render.js';
 
@@ -18,6 +19,7 @@ export const commands: readonly Command[] = [
   variantApply,
   variantsetExpand,
   runCommand,
+  previewCommand,
   proposals,
   fnRender,
 ];

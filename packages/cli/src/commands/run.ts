@@ -147,12 +147,18 @@ const SETTING_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
   }),
 );
 
-/** `kdelta run`'s flags, their settings checked by the run's rules: a bad one is a usage error naming its flag. */
-export function readRunFlags(args: readonly string[]): { flags: ParsedFlags; settings: CheckedSettings } {
+/**
+ * `kdelta run`'s flags (and a command's own, `extra`: `kdelta preview` runs the same run), their
+ * settings checked by the run's rules: a bad one is a usage error naming its flag.
+ */
+export function readRunFlags(
+  args: readonly string[],
+  extra: Record<string, FlagSpec> = { report: { type: 'string' } },
+): { flags: ParsedFlags; settings: CheckedSettings } {
   const flags = parseFlags(args, {
     config: { type: 'string' },
-    report: { type: 'string' },
     'no-render': { type: 'boolean' },
+    ...extra,
     ...SETTING_FLAGS,
   });
   if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
