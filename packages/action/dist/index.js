@@ -12,12 +12,24 @@ var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require
   if (typeof require !== "undefined") return require.apply(this, arguments);
   throw Error('Dynamic require of "' + x + '" is not supported');
 });
+var __esm = (fn3, res, err) => function __init() {
+  if (err) throw err[0];
+  try {
+    return fn3 && (res = (0, fn3[__getOwnPropNames(fn3)[0]])(fn3 = 0)), res;
+  } catch (e) {
+    throw err = [e], e;
+  }
+};
 var __commonJS = (cb, mod) => function __require2() {
   try {
     return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
   } catch (e) {
     throw mod = 0, e;
   }
+};
+var __export = (target, all) => {
+  for (var name2 in all)
+    __defProp(target, name2, { get: all[name2], enumerable: true });
 };
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
@@ -12035,12 +12047,12 @@ var require_headers = __commonJS({
       append(name2, value2, isLowerCase) {
         this[kHeadersSortedMap] = null;
         const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
-        const exists3 = this[kHeadersMap].get(lowercaseName);
-        if (exists3) {
+        const exists2 = this[kHeadersMap].get(lowercaseName);
+        if (exists2) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
-            name: exists3.name,
-            value: `${exists3.value}${delimiter}${value2}`
+            name: exists2.name,
+            value: `${exists2.value}${delimiter}${value2}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name: name2, value: value2 });
@@ -12401,7 +12413,7 @@ var require_response = __commonJS({
     var assert = __require("node:assert");
     var { types } = __require("node:util");
     var textEncoder = new TextEncoder("utf-8");
-    var Response = class _Response {
+    var Response2 = class _Response {
       // Creates network error Response.
       static error() {
         const responseObject = fromInnerResponse(makeNetworkError(), "immutable");
@@ -12544,8 +12556,8 @@ var require_response = __commonJS({
         return `Response ${nodeUtil.formatWithOptions(options, properties)}`;
       }
     };
-    mixinBody(Response);
-    Object.defineProperties(Response.prototype, {
+    mixinBody(Response2);
+    Object.defineProperties(Response2.prototype, {
       type: kEnumerableProperty,
       url: kEnumerableProperty,
       status: kEnumerableProperty,
@@ -12561,7 +12573,7 @@ var require_response = __commonJS({
         configurable: true
       }
     });
-    Object.defineProperties(Response, {
+    Object.defineProperties(Response2, {
       json: kEnumerableProperty,
       redirect: kEnumerableProperty,
       error: kEnumerableProperty
@@ -12694,7 +12706,7 @@ var require_response = __commonJS({
       }
     }
     function fromInnerResponse(innerResponse, guard) {
-      const response = new Response(kConstruct);
+      const response = new Response2(kConstruct);
       response[kState] = innerResponse;
       response[kHeaders] = new Headers2(kConstruct);
       setHeadersList(response[kHeaders], innerResponse.headersList);
@@ -12762,7 +12774,7 @@ var require_response = __commonJS({
       makeResponse,
       makeAppropriateNetworkError,
       filterResponse,
-      Response,
+      Response: Response2,
       cloneResponse,
       fromInnerResponse
     };
@@ -13608,7 +13620,7 @@ var require_fetch = __commonJS({
     function handleFetchDone(response) {
       finalizeAndReportTiming(response, "fetch");
     }
-    function fetch(input, init = void 0) {
+    function fetch2(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
       let p = createDeferredPromise();
       let requestObject;
@@ -14563,7 +14575,7 @@ var require_fetch = __commonJS({
       }
     }
     module.exports = {
-      fetch,
+      fetch: fetch2,
       Fetch,
       fetching,
       finalizeAndReportTiming
@@ -15432,7 +15444,7 @@ var require_cache = __commonJS({
     var { urlEquals, getFieldValues } = require_util5();
     var { kEnumerableProperty, isDisturbed } = require_util();
     var { webidl } = require_webidl();
-    var { Response, cloneResponse, fromInnerResponse } = require_response();
+    var { Response: Response2, cloneResponse, fromInnerResponse } = require_response();
     var { Request, fromInnerRequest } = require_request2();
     var { kState } = require_symbols2();
     var { fetching } = require_fetch();
@@ -15959,7 +15971,7 @@ var require_cache = __commonJS({
         converter: webidl.converters.DOMString
       }
     ]);
-    webidl.converters.Response = webidl.interfaceConverter(Response);
+    webidl.converters.Response = webidl.interfaceConverter(Response2);
     webidl.converters["sequence<RequestInfo>"] = webidl.sequenceConverter(
       webidl.converters.RequestInfo
     );
@@ -19101,7 +19113,7 @@ var require_undici = __commonJS({
     module.exports.setGlobalDispatcher = setGlobalDispatcher;
     module.exports.getGlobalDispatcher = getGlobalDispatcher;
     var fetchImpl = require_fetch().fetch;
-    module.exports.fetch = async function fetch(init, options = void 0) {
+    module.exports.fetch = async function fetch2(init, options = void 0) {
       try {
         return await fetchImpl(init, options);
       } catch (err) {
@@ -19147,6 +19159,1171 @@ var require_undici = __commonJS({
     module.exports.mockErrors = mockErrors;
     var { EventSource } = require_eventsource();
     module.exports.EventSource = EventSource;
+  }
+});
+
+// ../git-source/src/kdelta-error.ts
+function isKdeltaError(value2) {
+  return typeof value2 === "object" && value2 !== null && value2[BRAND] === true;
+}
+function composeMessage(init) {
+  const said = [init.expected === void 0 ? "" : `expected ${init.expected}`, init.received === void 0 ? "" : `got ${init.received}`].filter(Boolean).join(", ");
+  const what = init.reason ?? (said ? "" : init.code.replace(/-/g, " "));
+  return [...locationParts(init), what, said].filter(Boolean).join(": ");
+}
+function locationParts(at) {
+  const document = at.document === void 0 ? "" : typeof at.document === "number" ? `document ${at.document}` : at.document;
+  return [at.file ?? "", document, at.path ?? ""].filter(Boolean);
+}
+var BRAND, KdeltaError;
+var init_kdelta_error = __esm({
+  "../git-source/src/kdelta-error.ts"() {
+    "use strict";
+    BRAND = /* @__PURE__ */ Symbol.for("kdelta.error");
+    KdeltaError = class _KdeltaError extends Error {
+      name = "KdeltaError";
+      code;
+      expected;
+      received;
+      file;
+      document;
+      path;
+      constructor(init) {
+        super(init.message ?? composeMessage(init), init.cause === void 0 ? void 0 : { cause: init.cause });
+        this.code = init.code;
+        this.expected = init.expected;
+        this.received = init.received;
+        this.file = init.file;
+        this.document = init.document;
+        this.path = init.path;
+        Object.defineProperty(this, BRAND, { value: true });
+      }
+      /**
+       * `err instanceof KdeltaError` holds for errors of any copy of this class (a second install,
+       * git-source's mirror); a subclass keeps the ordinary prototype check.
+       */
+      static [Symbol.hasInstance](value2) {
+        if (this !== _KdeltaError) return Function.prototype[Symbol.hasInstance].call(this, value2);
+        return isKdeltaError(value2);
+      }
+    };
+  }
+});
+
+// ../git-source/src/url.ts
+import { createHash } from "node:crypto";
+import { isAbsolute, resolve } from "node:path";
+function assertSafeArgument(value2, what) {
+  if (value2.startsWith("-")) {
+    throw new GitError({ code: "refused-argument", message: `${what} "${value2}" starts with "-" and would be read as an option; refused` });
+  }
+  if (/[\0\r\n]/.test(value2)) {
+    throw new GitError({ code: "refused-argument", message: `${what} contains a control character; refused` });
+  }
+  if (value2 === "") throw new GitError({ code: "refused-argument", message: `${what} is empty` });
+}
+function splitCredentials(repo) {
+  const m = schemeAuthority.exec(repo);
+  if (!m) return { url: repo };
+  const [, scheme, authority, rest] = m;
+  const at = authority.lastIndexOf("@");
+  if (at < 0) return { url: repo };
+  const userinfo = authority.slice(0, at);
+  const host = authority.slice(at + 1);
+  const colon = userinfo.indexOf(":");
+  const username = decode(colon < 0 ? userinfo : userinfo.slice(0, colon));
+  const password = colon < 0 ? "" : decode(userinfo.slice(colon + 1));
+  const http = /^https?:\/\/$/i.test(scheme);
+  if (!http && colon < 0) return { url: repo };
+  const kept = http ? "" : `${userinfo.slice(0, colon)}@`;
+  return { url: `${scheme}${kept}${host}${rest}`, credentials: { username, password } };
+}
+function withoutCredentials(repo) {
+  return splitCredentials(repo).url;
+}
+function decode(text2) {
+  try {
+    return decodeURIComponent(text2);
+  } catch {
+    return text2;
+  }
+}
+function repoLocation(rawRepo, cwd = process.cwd()) {
+  assertSafeArgument(rawRepo, "repository");
+  const repo = withoutCredentials(rawRepo);
+  if (/^[a-z0-9+.-]+::/i.test(repo)) {
+    throw new GitError({ code: "refused-argument", message: `repository "${repo}": git remote-helper transports are not accepted` });
+  }
+  if (/^https:\/\//i.test(repo)) return { kind: "https", url: repo };
+  if (/^http:\/\//i.test(repo)) return { kind: "http", url: repo };
+  if (/^(ssh|git\+ssh):\/\//i.test(repo)) return { kind: "ssh", url: repo };
+  if (/^file:\/\//i.test(repo)) return { kind: "file", url: repo };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(repo)) {
+    if (/^git:\/\//i.test(repo)) return { kind: "ssh", url: repo };
+    throw new GitError({ code: "refused-argument", message: `repository "${repo}": unsupported URL scheme` });
+  }
+  if (/^[^/:]+@[^/:]+:/.test(repo) || /^[a-z0-9.-]+\.[a-z]{2,}:[^/]/i.test(repo)) return { kind: "ssh", url: repo };
+  return { kind: "local", url: isAbsolute(repo) ? resolve(repo) : resolve(cwd, repo) };
+}
+function repositoryIdentity(url) {
+  const clean = withoutCredentials(url).replace(/\/+$/, "").replace(/\.git$/i, "").replace(/\/+$/, "");
+  const file = /^file:\/\/(\/.*)$/i.exec(clean);
+  if (file) return decode(file[1]);
+  return clean.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (schemeAndHost) => schemeAndHost.toLowerCase());
+}
+function repoCacheKey(url) {
+  const clean = repositoryIdentity(url);
+  const base = (clean.split(/[/:]/).filter(Boolean).pop() ?? "repo").replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
+  return `${base}-${createHash("sha256").update(clean).digest("hex").slice(0, 16)}`;
+}
+function isFullCommit(ref) {
+  return /^[0-9a-f]{40}$/i.test(ref);
+}
+var schemeAuthority;
+var init_url = __esm({
+  "../git-source/src/url.ts"() {
+    "use strict";
+    init_errors();
+    schemeAuthority = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is;
+  }
+});
+
+// ../git-source/src/redact.ts
+function redact(text2, secrets = []) {
+  return redactSecrets(text2.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s'"]+@/gi, "$1***@"), secrets);
+}
+function hideCredentials(text2, secrets = []) {
+  return redactSecrets(
+    text2.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#'"]*@/gi, (prefix) => withoutCredentials(prefix)),
+    secrets
+  );
+}
+function redactSecrets(text2, secrets) {
+  let out = text2.replace(/(authorization:\s*(?:basic|bearer|token)\s+)\S+/gi, "$1***");
+  for (const secret of secrets) {
+    if (secret.length < 4) continue;
+    for (const form of secretForms(secret).sort((a, b) => b.length - a.length)) out = out.split(form).join("***");
+  }
+  return out;
+}
+function secretForms(secret) {
+  return [
+    secret,
+    Buffer.from(secret).toString("base64"),
+    Buffer.from(`x-access-token:${secret}`).toString("base64"),
+    encodeURIComponent(secret)
+  ];
+}
+var init_redact = __esm({
+  "../git-source/src/redact.ts"() {
+    "use strict";
+    init_url();
+  }
+});
+
+// ../git-source/src/errors.ts
+function isGitError(value2) {
+  return value2 instanceof GitError;
+}
+function classify(stderr) {
+  for (const [re, code2] of patterns) if (re.test(stderr)) return code2;
+  return "failed";
+}
+var GitError, patterns;
+var init_errors = __esm({
+  "../git-source/src/errors.ts"() {
+    "use strict";
+    init_kdelta_error();
+    init_redact();
+    GitError = class extends KdeltaError {
+      name = "GitError";
+      /** The git arguments, credentials redacted. */
+      args;
+      /** git's stderr, credentials redacted. */
+      stderr;
+      exitCode;
+      constructor(input) {
+        const secrets = input.secrets ?? [];
+        super({ code: input.code, message: redact(input.message, secrets) });
+        this.args = (input.args ?? []).map((a) => redact(a, secrets));
+        this.stderr = redact(input.stderr ?? "", secrets);
+        this.exitCode = input.exitCode;
+      }
+    };
+    patterns = [
+      [/\(stale info\)/, "stale-lease"],
+      [/\(non-fast-forward\)|\(fetch first\)/, "non-fast-forward"],
+      [
+        /does not appear to be a git repository|not a git repository|repository '.*' not found|Could not read from remote repository/i,
+        "not-a-repository"
+      ],
+      [
+        /Authentication failed|could not read Username|could not read Password|Permission denied \(publickey|terminal prompts disabled|HTTP Basic: Access denied/i,
+        "auth"
+      ],
+      [/The requested URL returned error: 403|remote: Permission to \S+ denied/i, "forbidden"],
+      [
+        /unknown revision|couldn't find remote ref|not our ref|bad revision|invalid object name|no such ref|did not match any|Not a valid object name|not a valid ref|upload-pack: not our ref/i,
+        "unknown-revision"
+      ]
+    ];
+  }
+});
+
+// ../git-source/src/exec.ts
+import { execFile } from "node:child_process";
+function stopRunningGit() {
+  for (const child of running) {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+    }
+  }
+  running.clear();
+}
+function runGit(args, options = {}) {
+  const secrets = options.secrets ?? [];
+  const env = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...baseEnv, ...options.env })) {
+    if (v !== void 0) env[k] = v;
+  }
+  for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX"]) {
+    if (!(options.env && k in options.env)) delete env[k];
+  }
+  return new Promise((resolve11, reject) => {
+    const child = execFile(
+      "git",
+      [...args],
+      { cwd: options.cwd, env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8", signal: options.signal },
+      (error2, stdout, stderr) => {
+        if (!error2) {
+          resolve11({ stdout, stderr });
+          return;
+        }
+        const exitCode = typeof error2.code === "number" ? error2.code : void 0;
+        const detail2 = stderr.trim() || error2.message;
+        const code2 = classify(stderr);
+        const sent = options.env?.[SENT_CREDENTIALS_ENV];
+        const text2 = code2 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code2 === "auth" ? authHint : ""}`;
+        reject(
+          new GitError({
+            code: code2,
+            message: text2,
+            args,
+            stderr,
+            ...exitCode !== void 0 ? { exitCode } : {},
+            secrets
+          })
+        );
+      }
+    );
+    running.add(child);
+    child.once("exit", () => running.delete(child));
+    if (options.onProgress && child.stderr) {
+      const onProgress = options.onProgress;
+      let pending = "";
+      child.stderr.on("data", (chunk) => {
+        pending += chunk.toString();
+        const parts = pending.split(/\r|\n/);
+        pending = parts.pop() ?? "";
+        for (const line of parts) if (line.trim()) onProgress(redactLine(line, secrets));
+      });
+    }
+  });
+}
+function redactLine(line, secrets) {
+  return new GitError({ code: "failed", message: line, secrets }).message;
+}
+var SENT_CREDENTIALS_ENV, baseEnv, running, authHint;
+var init_exec = __esm({
+  "../git-source/src/exec.ts"() {
+    "use strict";
+    init_errors();
+    SENT_CREDENTIALS_ENV = "KDELTA_SENT_CREDENTIALS";
+    baseEnv = {
+      // Never block on a password prompt: credentials come from the environment or git's helpers.
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_ASKPASS: "",
+      SSH_ASKPASS: "",
+      GCM_INTERACTIVE: "never",
+      // A user's GIT_TRACE* output (possibly to a file) must not show the Authorization header we pass.
+      GIT_TRACE_REDACT: "1",
+      LC_ALL: "C",
+      LANG: "C"
+    };
+    running = /* @__PURE__ */ new Set();
+    authHint = "\n(the repository asked for credentials: give them in the URL, in KDELTA_GIT_TOKEN for https, or through a git credential helper)";
+  }
+});
+
+// ../git-source/src/trust.ts
+import { realpathSync } from "node:fs";
+import { resolve as resolve2 } from "node:path";
+import { fileURLToPath } from "node:url";
+function sourceTrust(options = {}) {
+  const env = options.env ?? process.env;
+  const listed = (env[CREDENTIAL_HOSTS_ENV] ?? "").split(/[\s,]+/).filter(Boolean);
+  const hosts = /* @__PURE__ */ new Set();
+  for (const h of [...listed, ...options.hosts ?? []]) {
+    const host = hostOfEntry(h);
+    if (host) hosts.add(host);
+  }
+  const allowLocal = options.allowLocal ?? /^(1|true)$/i.test(env[ALLOW_LOCAL_UPSTREAMS_ENV] ?? "");
+  return trustNamed(
+    {
+      hosts,
+      localRepos: /* @__PURE__ */ new Set(),
+      allowLocal,
+      ...options.tokenFor ? { tokenFor: options.tokenFor } : {},
+      ...options.tokenName ? { tokenName: options.tokenName } : {}
+    },
+    options.named ?? [],
+    options.cwd
+  );
+}
+function trustNamed(trust, named, cwd = process.cwd()) {
+  const hosts = new Set(trust.hosts);
+  const localRepos = new Set(trust.localRepos);
+  for (const repo of named) {
+    if (!repo) continue;
+    let location;
+    try {
+      location = repoLocation(repo, cwd);
+    } catch {
+      continue;
+    }
+    const path = localPath(location);
+    if (path !== void 0) localRepos.add(path);
+    const endpoint2 = endpointOf(location);
+    if (endpoint2) hosts.add(`${endpoint2.hostname}:${endpoint2.port}`);
+  }
+  return {
+    hosts,
+    localRepos,
+    allowLocal: trust.allowLocal,
+    ...trust.tokenFor ? { tokenFor: trust.tokenFor } : {},
+    ...trust.tokenName ? { tokenName: trust.tokenName } : {}
+  };
+}
+function hostOf(location) {
+  switch (location.kind) {
+    case "https":
+    case "http":
+      return urlHost(location.url);
+    case "ssh": {
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location.url)) return urlHost(location.url);
+      const m = /^(?:[^@/:]+@)?([^/:]+):/.exec(location.url);
+      return m?.[1]?.toLowerCase();
+    }
+    case "file":
+    case "local":
+      return void 0;
+    default:
+      return location.kind;
+  }
+}
+function urlHost(url) {
+  try {
+    return new URL(url).host.toLowerCase() || void 0;
+  } catch {
+    return void 0;
+  }
+}
+function hostOfEntry(entry) {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(entry)) {
+    try {
+      const endpoint2 = endpointOf(repoLocation(entry));
+      return endpoint2 ? `${endpoint2.hostname}:${endpoint2.port}` : void 0;
+    } catch {
+      return void 0;
+    }
+  }
+  return entry.replace(/\/+$/, "").toLowerCase() || void 0;
+}
+function credentialsAllowed(trust, location) {
+  const endpoint2 = endpointOf(location);
+  if (!endpoint2) return false;
+  return trust.hosts.has(`${endpoint2.hostname}:${endpoint2.port}`) || trust.hosts.has(endpoint2.hostname);
+}
+function endpointOf(location) {
+  const host = hostOf(location);
+  if (!host) return void 0;
+  const scheme = /^([a-z][a-z0-9+.-]*:)\/\//i.exec(location.url)?.[1]?.toLowerCase() ?? "ssh:";
+  let url;
+  try {
+    url = new URL(`${scheme === "https:" || scheme === "http:" ? scheme : "https:"}//${host}/`);
+  } catch {
+    return void 0;
+  }
+  const hostname4 = url.hostname;
+  const port = url.port || (/:(\d+)$/.exec(host)?.[1] ?? defaultPorts[scheme] ?? "");
+  return { hostname: hostname4, port };
+}
+function localPath(location) {
+  let path;
+  if (location.kind === "local") path = location.url;
+  else if (location.kind === "file") {
+    try {
+      path = fileURLToPath(location.url);
+    } catch {
+      return void 0;
+    }
+  } else return void 0;
+  const clean = resolve2(path).replace(/\/+$/, "") || "/";
+  try {
+    return realpathSync(clean);
+  } catch {
+    return clean;
+  }
+}
+function assertContentSource(location, trust, namedBy) {
+  const path = localPath(location);
+  if (path === void 0 || trust.allowLocal || trust.localRepos.has(path)) return;
+  throw new GitError({
+    code: "refused-local",
+    message: `${namedBy ? `${namedBy}: ` : ""}upstream repository "${location.url}" is on this machine, and package content may not read this machine's files: refused (set ${ALLOW_LOCAL_UPSTREAMS_ENV}=1 or pass --allow-local-upstreams to allow local upstreams named by packages)`
+  });
+}
+var CREDENTIAL_HOSTS_ENV, ALLOW_LOCAL_UPSTREAMS_ENV, defaultPorts;
+var init_trust = __esm({
+  "../git-source/src/trust.ts"() {
+    "use strict";
+    init_errors();
+    init_url();
+    CREDENTIAL_HOSTS_ENV = "KDELTA_CREDENTIAL_HOSTS";
+    ALLOW_LOCAL_UPSTREAMS_ENV = "KDELTA_ALLOW_LOCAL_UPSTREAMS";
+    defaultPorts = { "https:": "443", "http:": "80", "ssh:": "22", "git+ssh:": "22", "git:": "9418" };
+  }
+});
+
+// ../git-source/src/auth.ts
+function credentialsFor(location, options = {}) {
+  const env = options.env ?? process.env;
+  const fromUrl = options.urlCredentials ?? options.userCredentials;
+  const runToken = options.token ?? options.trust?.tokenFor?.(location.url);
+  const known = [runToken, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...fromUrl ? urlSecrets(fromUrl) : []].filter(
+    (s) => typeof s === "string" && s.length > 0
+  );
+  if (options.trust && !credentialsAllowed(options.trust, location)) {
+    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known };
+  }
+  if (location.kind !== "https" && location.kind !== "http") return { env: {}, secrets: known };
+  let origin;
+  try {
+    origin = new URL(location.url);
+  } catch {
+    return { env: {}, secrets: known };
+  }
+  const scope = `${origin.protocol}//${origin.host}/`;
+  const config = [];
+  const givenName = options.token ? options.tokenName : options.trust?.tokenName?.(location.url);
+  const runTokenName = givenName ?? `the token kdelta was given for ${origin.host}`;
+  let sent;
+  if (fromUrl && fromUrl.password === "") {
+    config.push([`credential.${scope}.username`, fromUrl.username]);
+  } else if (fromUrl) {
+    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+    sent = "the credentials given with the repository URL";
+  } else if (location.kind === "https") {
+    const github = origin.hostname === "github.com";
+    const [token, name2] = runToken ? [runToken, runTokenName] : env.KDELTA_GIT_TOKEN ? [env.KDELTA_GIT_TOKEN, "KDELTA_GIT_TOKEN"] : github && env.GITHUB_TOKEN ? [env.GITHUB_TOKEN, "GITHUB_TOKEN"] : github && env.GH_TOKEN ? [env.GH_TOKEN, "GH_TOKEN"] : [void 0, void 0];
+    if (token) {
+      config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
+      sent = name2;
+    }
+  } else if (runToken && isLoopback(origin.hostname)) {
+    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${runToken}`)]);
+    sent = runTokenName;
+  }
+  const out = configEnv(config, env);
+  if (sent) out[SENT_CREDENTIALS_ENV] = sent;
+  return { env: out, secrets: known };
+}
+function withoutUserCredentials(location, fromUrl, env) {
+  if (location.kind !== "https" && location.kind !== "http") return {};
+  let origin;
+  try {
+    origin = new URL(location.url);
+  } catch {
+    return {};
+  }
+  const scope = `${origin.protocol}//${origin.host}/`;
+  const config = [
+    [`credential.${scope}.helper`, ""],
+    [`http.${scope}.extraHeader`, ""]
+  ];
+  if (fromUrl && fromUrl.password !== "") {
+    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+  }
+  return configEnv(config, env);
+}
+function isLoopback(hostname4) {
+  return hostname4 === "localhost" || hostname4 === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname4);
+}
+function configEnv(entries, env) {
+  if (entries.length === 0) return {};
+  const before = Number(env.GIT_CONFIG_COUNT ?? "0") || 0;
+  const out = { GIT_CONFIG_COUNT: String(before + entries.length) };
+  entries.forEach(([key, value2], i) => {
+    out[`GIT_CONFIG_KEY_${before + i}`] = key;
+    out[`GIT_CONFIG_VALUE_${before + i}`] = value2;
+  });
+  return out;
+}
+function urlSecrets(credentials2) {
+  if (credentials2.password === "") return [credentials2.username, `${credentials2.username}:`];
+  return [credentials2.password, `${credentials2.username}:${credentials2.password}`];
+}
+var basicHeader;
+var init_auth = __esm({
+  "../git-source/src/auth.ts"() {
+    "use strict";
+    init_exec();
+    init_trust();
+    basicHeader = (pair) => `Authorization: Basic ${Buffer.from(pair).toString("base64")}`;
+  }
+});
+
+// ../git-source/src/refs.ts
+function remoteContext(options) {
+  const location = repoLocation(options.repo, options.cwd);
+  if (options.trust) assertContentSource(location, options.trust, options.namedBy);
+  const creds = credentialsFor(location, {
+    token: options.token,
+    tokenName: options.tokenName,
+    urlCredentials: splitCredentials(options.repo).credentials,
+    userCredentials: options.credentials,
+    env: options.env ?? process.env,
+    trust: options.trust
+  });
+  return { location, env: { ...options.env, ...creds.env }, secrets: creds.secrets };
+}
+async function listRemoteRefs(options) {
+  const { location, env, secrets } = remoteContext(options);
+  for (const p of options.patterns ?? []) assertSafeArgument(p, "ref");
+  const { stdout } = await runGit(["ls-remote", "--", location.url, ...options.patterns ?? []], { env, secrets });
+  return parseLsRemote(stdout);
+}
+function parseLsRemote(stdout) {
+  const direct = /* @__PURE__ */ new Map();
+  const peeled = /* @__PURE__ */ new Map();
+  for (const line of stdout.split("\n")) {
+    const m = /^([0-9a-f]{40,64})\t(.+)$/.exec(line.trim());
+    if (!m) continue;
+    const [, sha, name2] = m;
+    if (name2.endsWith("^{}")) peeled.set(name2.slice(0, -3), sha);
+    else direct.set(name2, sha);
+  }
+  return [...direct].map(([name2, sha]) => ({ name: name2, commit: peeled.get(name2) ?? sha }));
+}
+async function defaultBranch(options) {
+  const { location, env, secrets } = remoteContext(options);
+  const { stdout } = await runGit(["ls-remote", "--symref", "--", location.url, "HEAD"], { env, secrets });
+  const m = /^ref:\s+refs\/heads\/(\S+)\s+HEAD$/m.exec(stdout);
+  if (m?.[1]) return m[1];
+  throw new GitError({ code: "failed", message: `cannot tell the default branch of ${location.url}: the remote has no HEAD`, secrets });
+}
+function refCandidates(ref, packagePath2) {
+  const out = [];
+  const dir = (packagePath2 ?? "").replace(/^\/+|\/+$/g, "");
+  if (ref.startsWith("refs/")) out.push(ref);
+  if (dir) out.push(`refs/tags/${dir}/${ref}`);
+  out.push(`refs/tags/${ref}`, `refs/heads/${ref}`);
+  return out;
+}
+function pickRef(ref, refs, packagePath2) {
+  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
+  for (const name2 of refCandidates(ref, packagePath2)) {
+    const commit = byName2.get(name2);
+    if (commit) {
+      const kind = name2.startsWith("refs/tags/") ? "tag" : name2.startsWith("refs/heads/") ? "branch" : "tag";
+      return { ref, kind, fullName: name2, commit };
+    }
+  }
+  return void 0;
+}
+function pickCommit(ref, refs, packagePath2) {
+  const picked = pickRef(ref, refs, packagePath2)?.commit ?? refs.find((r) => r.name === ref)?.commit;
+  if (picked) return picked;
+  if (isFullCommit(ref)) return ref.toLowerCase();
+  if (!/^[0-9a-f]{4,39}$/i.test(ref)) return void 0;
+  const id = ref.toLowerCase();
+  const commits = new Set(refs.map((r) => r.commit.toLowerCase()).filter((c) => c.startsWith(id)));
+  return commits.size === 1 ? [...commits][0] : void 0;
+}
+async function resolveRef(options) {
+  assertSafeArgument(options.ref, "ref");
+  if (isFullCommit(options.ref)) return { ref: options.ref, kind: "commit", commit: options.ref.toLowerCase() };
+  const refs = await listRemoteRefs(options);
+  const picked = pickRef(options.ref, refs, options.packagePath);
+  if (picked) return picked;
+  if (/^[0-9a-f]{4,39}$/i.test(options.ref)) return { ref: options.ref, kind: "commit" };
+  const { location, secrets } = remoteContext(options);
+  throw new GitError({
+    code: "unknown-revision",
+    message: `unknown revision or path not in the working tree: "${options.ref}" is not a branch, tag or commit of ${location.url}`,
+    secrets
+  });
+}
+function parseSemanticVersion(text2) {
+  const m = SEMVER_TAG.exec(text2);
+  if (!m) return void 0;
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), prerelease: m[4] ? m[4].split(".") : [] };
+}
+function compareSemanticVersions(a, b) {
+  const core = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
+  if (core !== 0) return Math.sign(core);
+  if (a.prerelease.length === 0 || b.prerelease.length === 0) return Math.sign(b.prerelease.length - a.prerelease.length);
+  for (let i = 0; i < Math.max(a.prerelease.length, b.prerelease.length); i++) {
+    const x = a.prerelease[i];
+    const y = b.prerelease[i];
+    if (x === void 0) return -1;
+    if (y === void 0) return 1;
+    if (x === y) continue;
+    const xn = /^\d+$/.test(x);
+    const yn = /^\d+$/.test(y);
+    if (xn && yn) return Math.sign(Number(x) - Number(y));
+    if (xn !== yn) return xn ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+function latestRelease(refs, options = {}) {
+  const dir = (options.packagePath ?? "").replace(/^\/+|\/+$/g, "");
+  const pick = (prefix, scope) => {
+    let best;
+    for (const r of refs) {
+      if (!r.name.startsWith(`refs/tags/${prefix}`)) continue;
+      const version = r.name.slice(`refs/tags/${prefix}`.length);
+      if (version.includes("/")) continue;
+      const parsed = parseSemanticVersion(version);
+      if (!parsed || parsed.prerelease.length > 0 && options.prereleases !== true) continue;
+      if (!best || compareSemanticVersions(parsed, best.version) > 0)
+        best = { release: { tag: r.name.slice("refs/tags/".length), version, commit: r.commit, scope }, version: parsed };
+    }
+    return best?.release;
+  };
+  return (dir ? pick(`${dir}/`, "package") : void 0) ?? pick("", "repository");
+}
+var SEMVER_TAG;
+var init_refs = __esm({
+  "../git-source/src/refs.ts"() {
+    "use strict";
+    init_auth();
+    init_trust();
+    init_errors();
+    init_exec();
+    init_url();
+    SEMVER_TAG = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+  }
+});
+
+// ../git-source/src/lock.ts
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { mkdir as mkdir2, readdir as readdir2, readFile, rename as rename2, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
+import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
+function releaseHeldLocks() {
+  for (const path of held.keys()) {
+    try {
+      rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch {
+    }
+  }
+  held.clear();
+}
+function running2(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error2) {
+    return error2.code === "EPERM";
+  }
+}
+async function readOwner(lockPath) {
+  try {
+    const v = JSON.parse(await readFile(`${lockPath}/${OWNER}`, "utf8"));
+    return typeof v.pid === "number" && typeof v.host === "string" && typeof v.token === "string" ? v : void 0;
+  } catch {
+    return void 0;
+  }
+}
+async function tryCreate(lockPath, owner) {
+  const staging = stagingPath(lockPath, owner);
+  await mkdir2(staging);
+  try {
+    await writeFile2(`${staging}/${OWNER}`, JSON.stringify(owner));
+    await rename2(staging, lockPath);
+    return true;
+  } catch (error2) {
+    const code2 = error2.code;
+    if (code2 === "ENOTEMPTY" || code2 === "EEXIST" || code2 === "EPERM" || code2 === "EACCES" || code2 === "EISDIR") return false;
+    throw error2;
+  } finally {
+    await rm2(staging, { recursive: true, force: true });
+  }
+}
+async function isStale(lockPath, owner) {
+  if (owner && owner.host === hostname()) return !running2(owner.pid);
+  const info2 = await stat2(lockPath).catch(() => void 0);
+  if (!info2) return false;
+  return Date.now() - info2.mtimeMs > (owner ? staleMs : ownerlessStaleMs);
+}
+async function takeOver(lockPath, seen, self2) {
+  const guard = `${lockPath}.takeover`;
+  if (!await tryCreate(guard, self2)) {
+    const guardOwner = await readOwner(guard);
+    if (await isStale(guard, guardOwner)) await rm2(guard, { recursive: true, force: true });
+    else await new Promise((r) => setTimeout(r, 10));
+    return;
+  }
+  try {
+    const now = await readOwner(lockPath);
+    if (now?.token === seen?.token && await isStale(lockPath, now)) await rm2(lockPath, { recursive: true, force: true });
+  } finally {
+    await rm2(guard, { recursive: true, force: true });
+  }
+}
+function stagingPath(lockPath, owner) {
+  return `${lockPath}.${owner.pid}-${owner.token}`;
+}
+async function sweepStaging(lockPath) {
+  const prefix = `${basename(lockPath)}.`;
+  const names2 = await readdir2(dirname(lockPath)).catch(() => []);
+  for (const name2 of names2) {
+    if (!name2.startsWith(prefix) || name2 === `${prefix}takeover`) continue;
+    const path = join(dirname(lockPath), name2);
+    const owner = await readOwner(path);
+    const pid = /^(\d+)-[0-9a-f]+$/.exec(name2.slice(prefix.length))?.[1];
+    const dead = owner === void 0 && pid !== void 0 && !running2(Number(pid));
+    if (dead || await isStale(path, owner)) await rm2(path, { recursive: true, force: true });
+  }
+}
+async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
+  const started = Date.now();
+  const self2 = { pid: process.pid, host: hostname(), token: randomBytes(8).toString("hex") };
+  let delay = 20;
+  for (; ; ) {
+    if (await tryCreate(lockPath, self2)) break;
+    const owner = await readOwner(lockPath);
+    if (await isStale(lockPath, owner)) {
+      await takeOver(lockPath, owner, self2);
+      continue;
+    }
+    if (Date.now() - started > timeoutMs) {
+      const who = owner ? ` (held by process ${owner.pid} on ${owner.host})` : "";
+      throw new GitError({ code: "lock-timeout", message: `timed out waiting for the cache lock ${lockPath}${who}` });
+    }
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 500);
+  }
+  held.set(lockPath, self2.token);
+  await sweepStaging(lockPath);
+  try {
+    return await fn3();
+  } finally {
+    held.delete(lockPath);
+    if ((await readOwner(lockPath))?.token === self2.token) {
+      const released = stagingPath(lockPath, self2);
+      await rename2(lockPath, released);
+      await rm2(released, { recursive: true, force: true });
+    }
+  }
+}
+var staleMs, ownerlessStaleMs, OWNER, held;
+var init_lock = __esm({
+  "../git-source/src/lock.ts"() {
+    "use strict";
+    init_errors();
+    staleMs = 10 * 60 * 1e3;
+    ownerlessStaleMs = 30 * 1e3;
+    OWNER = "owner.json";
+    held = /* @__PURE__ */ new Map();
+  }
+});
+
+// ../git-source/src/cache.ts
+import { existsSync as existsSync2 } from "node:fs";
+import { mkdir as mkdir3, mkdtemp, readFile as readFile2, readdir as readdir3, rename as rename3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import { homedir } from "node:os";
+import { basename as basename2, dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
+function defaultCacheDir(env = process.env) {
+  const dir = env.KDELTA_CACHE_DIR;
+  return dir && dir.length > 0 ? resolve3(dir) : join2(homedir(), ".kdelta", "repos");
+}
+function normalizeDirectory(directory) {
+  const parts = (directory ?? "").split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.some((p) => p === "..")) {
+    throw new GitError({ code: "refused-argument", message: `directory "${directory}" may not contain ".."` });
+  }
+  return `/${parts.join("/")}`;
+}
+async function openCacheRepo(options) {
+  const { location, secrets } = remoteContext(options);
+  const cacheRoot = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
+  const root = join2(cacheRoot, repoCacheKey(location.url));
+  const gitDir = join2(root, "git");
+  if (!existsSync2(join2(gitDir, "HEAD"))) {
+    await mkdir3(root, { recursive: true });
+    const tmp = await mkdtemp(join2(root, "init-"));
+    await runGit(["init", "--quiet", "--bare", tmp], { secrets });
+    const config = (k, v) => runGit(["--git-dir", tmp, "config", k, v], { secrets });
+    await config("remote.origin.url", location.url);
+    await config("remote.origin.promisor", "true");
+    await config("remote.origin.partialclonefilter", "blob:none");
+    await config("extensions.partialClone", "origin");
+    await config("core.repositoryformatversion", "1");
+    await config("gc.auto", "0");
+    await config("core.sparseCheckout", "true");
+    if (location.kind === "local" || location.kind === "file") await config("remote.origin.uploadpack", localUploadPack);
+    await rename3(tmp, gitDir).catch(async (error2) => {
+      await rm3(tmp, { recursive: true, force: true });
+      if (!existsSync2(join2(gitDir, "HEAD"))) throw error2;
+    });
+  }
+  return { gitDir, root };
+}
+async function forgetStoredCredentials(gitDir, cleanUrl, secrets) {
+  const config = await readFile2(join2(gitDir, "config"), "utf8").catch(() => "");
+  const stored = [...config.matchAll(/^\s*url\s*=\s*(.*?)\s*$/gm)].map((m) => (m[1] ?? "").replace(/^"(.*)"$/, "$1"));
+  if (stored.every((url) => withoutCredentials(url) === url)) return;
+  await runGit(["--git-dir", gitDir, "config", "remote.origin.url", cleanUrl], { secrets });
+}
+async function hasCommit(gitDir, commit) {
+  try {
+    await runGit(["--git-dir", gitDir, "show-ref", "--verify", "--quiet", `refs/kdelta/commits/${commit}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function fetchPackage(options) {
+  const directory = normalizeDirectory(options.directory);
+  const { location, env, secrets } = remoteContext(options);
+  const progress = options.onProgress;
+  const ref = options.ref ?? await defaultBranch(options);
+  assertSafeArgument(ref, "ref");
+  const resolved = await resolveRef({ ...options, ref, packagePath: directory === "/" ? "" : directory });
+  const repo = await openCacheRepo(options);
+  const dest = resolve3(options.cwd ?? process.cwd(), options.dest);
+  if (existsSync2(dest)) throw new GitError({ code: "failed", message: `destination ${dest} already exists` });
+  return withLock(join2(repo.root, "lock"), async () => {
+    const git2 = (args, extra = {}) => runGit(["--git-dir", repo.gitDir, ...args], { env, secrets, ...extra });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
+    let commit = resolved.commit;
+    let cacheHit = commit !== void 0 && await hasCommit(repo.gitDir, commit);
+    if (!cacheHit) {
+      progress?.(`Fetching ${location.url}@${ref}`);
+      const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
+      if (commit !== void 0) {
+        await git2([...fetchArgs, "--depth=1", "origin", `+${commit}:refs/kdelta/commits/${commit}`]).catch(async (error2) => {
+          if (!resolved.fullName) throw error2;
+          await git2([...fetchArgs, "--depth=1", "origin", `+${resolved.fullName}:refs/kdelta/fetched`]);
+          const { stdout } = await git2(["rev-parse", "refs/kdelta/fetched^{commit}"]);
+          commit = stdout.trim();
+          await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
+        });
+      } else {
+        commit = await fetchAbbreviated(repo.gitDir, ref, git2, location.url, secrets);
+        await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
+      }
+      cacheHit = false;
+    }
+    if (commit === void 0) throw new GitError({ code: "unknown-revision", message: `cannot resolve "${ref}"`, secrets });
+    if (directory !== "/") {
+      const { stdout } = await git2(["ls-tree", "-d", commit, "--", directory.slice(1)]);
+      if (!stdout.trim()) {
+        throw new GitError({
+          code: "not-found",
+          message: `directory "${directory}" does not exist in ${location.url} at ${ref} (${commit.slice(0, 12)})`,
+          secrets
+        });
+      }
+    }
+    await mkdir3(dirname2(dest), { recursive: true });
+    const stage = await mkdtemp(join2(dirname2(dest), `.${basename2(dest)}.kdelta-`));
+    try {
+      const pattern = directory === "/" ? "/*\n" : `${directory}/
+`;
+      await mkdir3(join2(repo.gitDir, "info"), { recursive: true });
+      await writeFile3(join2(repo.gitDir, "info", "sparse-checkout"), pattern);
+      const tree = join2(stage, "tree");
+      await mkdir3(tree);
+      await runGit(
+        ["--git-dir", repo.gitDir, "--work-tree", tree, "-c", "core.sparseCheckout=true", "read-tree", "--reset", "-u", commit],
+        {
+          env: { ...env, GIT_INDEX_FILE: join2(stage, "index") },
+          secrets,
+          ...progress ? { onProgress: progress } : {}
+        }
+      );
+      const source = directory === "/" ? tree : join2(tree, ...directory.slice(1).split("/"));
+      if (!existsSync2(source)) await mkdir3(source, { recursive: true });
+      await rename3(source, dest);
+    } finally {
+      await rm3(stage, { recursive: true, force: true });
+    }
+    return { resolved: { ...resolved, commit }, ref, commit, directory, dest, cacheHit };
+  });
+}
+async function fetchAbbreviated(gitDir, ref, git2, url, secrets) {
+  const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
+  const shallow = existsSync2(join2(gitDir, "shallow"));
+  await git2([
+    ...fetchArgs,
+    ...shallow ? ["--unshallow"] : [],
+    "origin",
+    "+refs/heads/*:refs/kdelta/heads/*",
+    "+refs/tags/*:refs/kdelta/tags/*"
+  ]);
+  try {
+    const { stdout } = await git2(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+    return stdout.trim();
+  } catch {
+    throw new GitError({
+      code: "unknown-revision",
+      message: `unknown revision or path not in the working tree: "${ref}" is not a branch, tag or commit of ${url}`,
+      secrets
+    });
+  }
+}
+async function expandCommit(options) {
+  assertSafeArgument(options.ref, "ref");
+  const { location, env, secrets } = remoteContext(options);
+  if (!/^[0-9a-f]{4,40}$/i.test(options.ref)) {
+    throw new GitError({ code: "unknown-revision", message: `"${options.ref}" is not a commit id of ${location.url}`, secrets });
+  }
+  const repo = await openCacheRepo(options);
+  return withLock(join2(repo.root, "lock"), async () => {
+    const git2 = (args) => runGit(["--git-dir", repo.gitDir, ...args], { env, secrets });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
+    const commit = await fetchAbbreviated(repo.gitDir, options.ref, git2, location.url, secrets);
+    await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
+    return commit;
+  });
+}
+var localUploadPack;
+var init_cache = __esm({
+  "../git-source/src/cache.ts"() {
+    "use strict";
+    init_errors();
+    init_exec();
+    init_lock();
+    init_refs();
+    init_url();
+    localUploadPack = "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack";
+  }
+});
+
+// ../git-source/src/write.ts
+function checkBranch(branch) {
+  assertSafeArgument(branch, "branch");
+  if (!/^[A-Za-z0-9._/+-]+$/.test(branch) || branch.includes("..") || branch.endsWith("/") || branch.endsWith(".lock")) {
+    throw new GitError({ code: "refused-argument", message: `"${branch}" is not a valid branch name` });
+  }
+}
+async function readLocalHead(options) {
+  const ref = options.ref ?? "HEAD";
+  assertSafeArgument(ref, "ref");
+  const { stdout } = await runGit(["rev-parse", "--verify", `${ref}^{commit}`], { cwd: options.dir });
+  return stdout.trim();
+}
+async function push(options) {
+  checkBranch(options.branch);
+  const local = options.localRef ?? options.branch;
+  assertSafeArgument(local, "ref");
+  const target = await remoteTarget(options);
+  const lease = options.expectedHead === void 0 ? [] : [`--force-with-lease=refs/heads/${options.branch}:${options.expectedHead ?? ""}`];
+  await runGit(["push", "--quiet", ...lease, "--", target.url, `${local}:refs/heads/${options.branch}`], {
+    cwd: options.dir,
+    env: target.env,
+    secrets: target.secrets
+  });
+}
+async function remoteTarget(options) {
+  assertSafeArgument(options.remote, "remote");
+  if (/^[A-Za-z0-9_.-]+$/.test(options.remote)) {
+    try {
+      const { stdout } = await runGit(["remote", "get-url", options.remote], { cwd: options.dir });
+      const ctx2 = remoteContext({
+        repo: stdout.trim(),
+        cwd: options.dir,
+        ...options.env ? { env: options.env } : {},
+        ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
+      });
+      return { url: options.remote, env: ctx2.env, secrets: ctx2.secrets };
+    } catch {
+    }
+  }
+  const ctx = remoteContext({
+    repo: options.remote,
+    cwd: options.dir,
+    ...options.env ? { env: options.env } : {},
+    ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
+  });
+  return { url: ctx.location.url, env: ctx.env, secrets: ctx.secrets };
+}
+async function fetchBranch(options) {
+  checkBranch(options.branch);
+  assertSafeArgument(options.into, "ref");
+  const target = await remoteTarget(options);
+  await runGit(["fetch", "--quiet", "--no-tags", "--", target.url, `+refs/heads/${options.branch}:${options.into}`], {
+    cwd: options.dir,
+    env: target.env,
+    secrets: target.secrets
+  });
+  return readLocalHead({ dir: options.dir, ref: options.into });
+}
+async function deleteRemoteBranch(options) {
+  checkBranch(options.branch);
+  assertSafeArgument(options.expectedHead, "expectedHead");
+  const target = await remoteTarget(options);
+  await runGit(
+    [
+      "push",
+      "--quiet",
+      `--force-with-lease=refs/heads/${options.branch}:${options.expectedHead}`,
+      "--",
+      target.url,
+      `:refs/heads/${options.branch}`
+    ],
+    { cwd: options.dir, env: target.env, secrets: target.secrets }
+  );
+}
+async function cloneBare(options) {
+  assertSafeArgument(options.dest, "dest");
+  const ctx = remoteContext({
+    repo: options.repo,
+    ...options.cwd ? { cwd: options.cwd } : {},
+    ...options.env ? { env: options.env } : {},
+    ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
+  });
+  await runGit(["clone", "--quiet", "--bare", "--no-tags", "--", ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
+}
+var init_write = __esm({
+  "../git-source/src/write.ts"() {
+    "use strict";
+    init_errors();
+    init_exec();
+    init_refs();
+    init_url();
+  }
+});
+
+// ../git-source/src/local.ts
+async function listBranches(options) {
+  const { stdout } = await runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads"], { cwd: options.dir });
+  const heads = /* @__PURE__ */ new Map();
+  for (const line of stdout.split("\n")) {
+    const [ref, sha] = line.trim().split(" ");
+    if (ref && sha) heads.set(ref.slice("refs/heads/".length), sha);
+  }
+  return heads;
+}
+async function listFiles(options) {
+  assertSafeArgument(options.ref, "ref");
+  const scope = options.directory ? [options.directory] : [];
+  const { stdout } = await runGit(["ls-tree", "-r", "--name-only", options.ref, "--", ...scope], { cwd: options.dir });
+  return stdout.split("\n").filter(Boolean);
+}
+async function showFile(options) {
+  assertSafeArgument(options.ref, "ref");
+  return (await runGit(["show", `${options.ref}:${options.path}`], { cwd: options.dir })).stdout;
+}
+async function isAncestor(options) {
+  assertSafeArgument(options.commit, "commit");
+  assertSafeArgument(options.of, "commit");
+  try {
+    await runGit(["merge-base", "--is-ancestor", options.commit, options.of], { cwd: options.dir });
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function cloneShared(options) {
+  assertSafeArgument(options.branch, "branch");
+  await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", options.branch, "--", options.source, options.dest]);
+}
+async function stageAll(options) {
+  await runGit(["add", "--all"], { cwd: options.dir });
+  const { stdout } = await runGit(["diff", "--cached", "--name-status", "--no-renames", "HEAD", "--", options.directory || "."], {
+    cwd: options.dir
+  });
+  return stdout.split("\n").filter(Boolean).map((line) => {
+    const [s, path] = line.split("	");
+    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
+  });
+}
+async function commitStaged(options) {
+  const { name: name2, email: email2 } = options.author;
+  await runGit(["commit", "--quiet", "--no-verify", "-m", options.message], {
+    cwd: options.dir,
+    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email2, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email2 }
+  });
+}
+async function revParse(options) {
+  for (const rev of options.revs) assertSafeArgument(rev, "revision");
+  const { stdout } = await runGit(["rev-parse", ...options.revs], { cwd: options.dir });
+  return stdout.trim().split("\n");
+}
+async function commitsSince(options) {
+  assertSafeArgument(options.head, "head");
+  assertSafeArgument(options.base, "base");
+  const format = "--format=%H%x1f%an%x1f%ae%x1f%B%x1e";
+  const log = async (args) => (await runGit(["log", format, ...args, "--"], { cwd: options.dir })).stdout;
+  let out = await log([options.head, `^${options.base}`]);
+  if (out.trim() === "") out = await log(["-1", options.head]);
+  const commits = [];
+  for (const entry of out.split("")) {
+    const [sha, name2, email2, body] = entry.trim().split("");
+    if (sha) commits.push({ sha, name: name2 ?? "", email: email2 ?? "", body: body ?? "" });
+  }
+  return commits;
+}
+async function workTreeRoot(options) {
+  return runGit(["rev-parse", "--show-toplevel"], { cwd: options.cwd }).then(
+    (r) => r.stdout.trim(),
+    () => void 0
+  );
+}
+async function currentBranch(options) {
+  return runGit(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: options.dir }).then(
+    (r) => r.stdout.trim(),
+    () => void 0
+  );
+}
+async function remoteUrl(options) {
+  const remote = options.remote ?? "origin";
+  assertSafeArgument(remote, "remote");
+  return runGit(["config", "--get", `remote.${remote}.url`], { cwd: options.dir }).then(
+    (r) => r.stdout.trim() || void 0,
+    () => void 0
+  );
+}
+var init_local = __esm({
+  "../git-source/src/local.ts"() {
+    "use strict";
+    init_exec();
+    init_url();
+  }
+});
+
+// ../git-source/src/index.ts
+var init_src = __esm({
+  "../git-source/src/index.ts"() {
+    "use strict";
+    init_errors();
+    init_redact();
+    init_exec();
+    init_url();
+    init_auth();
+    init_trust();
+    init_refs();
+    init_cache();
+    init_lock();
+    init_write();
+    init_local();
   }
 });
 
@@ -22138,18 +23315,18 @@ var require_set = __commonJS({
       }
       static from(schema, iterable, ctx) {
         const { replacer } = ctx;
-        const set2 = new this(schema);
+        const set3 = new this(schema);
         if (iterable && Symbol.iterator in Object(iterable))
           for (let value2 of iterable) {
             if (typeof replacer === "function")
               value2 = replacer.call(iterable, value2, value2);
-            set2.items.push(Pair3.createPair(value2, null, ctx));
+            set3.items.push(Pair3.createPair(value2, null, ctx));
           }
-        return set2;
+        return set3;
       }
     };
     YAMLSet.tag = "tag:yaml.org,2002:set";
-    var set = {
+    var set2 = {
       collection: "map",
       identify: (value2) => value2 instanceof Set,
       nodeClass: YAMLSet,
@@ -22168,7 +23345,7 @@ var require_set = __commonJS({
       }
     };
     exports.YAMLSet = YAMLSet;
-    exports.set = set;
+    exports.set = set2;
   }
 });
 
@@ -22275,7 +23452,7 @@ var require_schema3 = __commonJS({
     var merge2 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
-    var set = require_set();
+    var set2 = require_set();
     var timestamp = require_timestamp();
     var schema = [
       map.map,
@@ -22295,7 +23472,7 @@ var require_schema3 = __commonJS({
       merge2.merge,
       omap.omap,
       pairs.pairs,
-      set.set,
+      set2.set,
       timestamp.intTime,
       timestamp.floatTime,
       timestamp.timestamp
@@ -22322,7 +23499,7 @@ var require_tags = __commonJS({
     var omap = require_omap();
     var pairs = require_pairs();
     var schema$2 = require_schema3();
-    var set = require_set();
+    var set2 = require_set();
     var timestamp = require_timestamp();
     var schemas = /* @__PURE__ */ new Map([
       ["core", schema.schema],
@@ -22348,7 +23525,7 @@ var require_tags = __commonJS({
       omap: omap.omap,
       pairs: pairs.pairs,
       seq: seq.seq,
-      set: set.set,
+      set: set2.set,
       timestamp: timestamp.timestamp
     };
     var coreKnownTags = {
@@ -22356,7 +23533,7 @@ var require_tags = __commonJS({
       "tag:yaml.org,2002:merge": merge2.merge,
       "tag:yaml.org,2002:omap": omap.omap,
       "tag:yaml.org,2002:pairs": pairs.pairs,
-      "tag:yaml.org,2002:set": set.set,
+      "tag:yaml.org,2002:set": set2.set,
       "tag:yaml.org,2002:timestamp": timestamp.timestamp
     };
     function getTags(customTags, schemaName, addMergeTag) {
@@ -26480,6 +27657,4335 @@ var require_dist = __commonJS({
   }
 });
 
+// ../merge-core/src/kdelta-error.ts
+function isKdeltaError2(value2) {
+  return typeof value2 === "object" && value2 !== null && value2[BRAND2] === true;
+}
+function composeMessage2(init) {
+  const said = [init.expected === void 0 ? "" : `expected ${init.expected}`, init.received === void 0 ? "" : `got ${init.received}`].filter(Boolean).join(", ");
+  const what = init.reason ?? (said ? "" : init.code.replace(/-/g, " "));
+  return [...locationParts2(init), what, said].filter(Boolean).join(": ");
+}
+function locationParts2(at) {
+  const document = at.document === void 0 ? "" : typeof at.document === "number" ? `document ${at.document}` : at.document;
+  return [at.file ?? "", document, at.path ?? ""].filter(Boolean);
+}
+var BRAND2, KdeltaError2;
+var init_kdelta_error2 = __esm({
+  "../merge-core/src/kdelta-error.ts"() {
+    "use strict";
+    BRAND2 = /* @__PURE__ */ Symbol.for("kdelta.error");
+    KdeltaError2 = class _KdeltaError extends Error {
+      name = "KdeltaError";
+      code;
+      expected;
+      received;
+      file;
+      document;
+      path;
+      constructor(init) {
+        super(init.message ?? composeMessage2(init), init.cause === void 0 ? void 0 : { cause: init.cause });
+        this.code = init.code;
+        this.expected = init.expected;
+        this.received = init.received;
+        this.file = init.file;
+        this.document = init.document;
+        this.path = init.path;
+        Object.defineProperty(this, BRAND2, { value: true });
+      }
+      /**
+       * `err instanceof KdeltaError` holds for errors of any copy of this class (a second install,
+       * git-source's mirror); a subclass keeps the ordinary prototype check.
+       */
+      static [Symbol.hasInstance](value2) {
+        if (this !== _KdeltaError) return Function.prototype[Symbol.hasInstance].call(this, value2);
+        return isKdeltaError2(value2);
+      }
+    };
+  }
+});
+
+// ../merge-core/src/errors.ts
+function formatDecision(d, resource, file) {
+  const path = d.path.toString();
+  return {
+    resource,
+    file,
+    path,
+    rule: d.rule,
+    values: { origin: toPlainValue(d.values.origin), upstream: toPlainValue(d.values.upstream), local: toPlainValue(d.values.local) },
+    message: `${path} is pinned (# kdelta:local): local's ${describeValue(d.values.local)} kept, upstream ${describeValue(d.values.origin)}\u2192${describeValue(d.values.upstream)}`
+  };
+}
+function describeValue(value2) {
+  if (value2 === void 0) return "(absent)";
+  const plain3 = toPlainValue(value2);
+  if (plain3 === null) return "null";
+  const text2 = typeof plain3 === "string" ? plain3 : JSON.stringify(plain3);
+  return text2.length > 60 ? `${text2.slice(0, 57)}...` : text2;
+}
+function toPlainValue(value2) {
+  const maybe = value2;
+  return typeof maybe?.toJSON === "function" ? maybe.toJSON() : value2;
+}
+function formatConflict(c, resource, file, winner, strategy) {
+  const o = describeValue(c.values.origin);
+  const u = describeValue(c.values.upstream);
+  const l = describeValue(c.values.local);
+  const message2 = `local changed ${c.path.toString()} ${o}\u2192${l}, upstream ${o}\u2192${u}${strategy === "fail" ? "" : `; ${winner} wins`}`;
+  return {
+    resource,
+    file,
+    path: c.path.toString(),
+    values: { origin: toPlainValue(c.values.origin), upstream: toPlainValue(c.values.upstream), local: toPlainValue(c.values.local) },
+    rule: c.rule,
+    winner,
+    message: message2
+  };
+}
+var MergeInputError;
+var init_errors2 = __esm({
+  "../merge-core/src/errors.ts"() {
+    "use strict";
+    init_kdelta_error2();
+    MergeInputError = class extends KdeltaError2 {
+      name = "MergeInputError";
+      /** Why, without the location. */
+      reason;
+      side;
+      constructor(code2, file, document, reason, side, path) {
+        const named = side === void 0 || file.endsWith(`(${side})`) || reason.startsWith(side) || new RegExp(`\\b${side}\\b`).test(reason);
+        const where = named ? file : `${file} (${side})`;
+        super({ code: code2, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
+        this.reason = reason;
+        this.side = side;
+      }
+    };
+  }
+});
+
+// ../merge-core/src/yaml/nodes.ts
+function isNode(value2) {
+  return (0, import_yaml.isScalar)(value2) || (0, import_yaml.isMap)(value2) || (0, import_yaml.isSeq)(value2) || (0, import_yaml.isAlias)(value2);
+}
+function isNull(node) {
+  return (0, import_yaml.isScalar)(node) && node.value === null;
+}
+function isMissingOrNull(node) {
+  return node === void 0 || node === null || isNull(node);
+}
+function keyName(key) {
+  if ((0, import_yaml.isScalar)(key)) {
+    if (typeof key.source === "string" && key.type === "PLAIN") return key.source;
+    return key.value === null ? "" : String(key.value);
+  }
+  if (isNode(key)) return String(key.toJSON());
+  return String(key);
+}
+function pairsOf(map) {
+  return map.items;
+}
+function findPair(map, name2) {
+  for (const pair of map.items) if ((0, import_yaml.isPair)(pair) && keyName(pair.key) === name2) return pair;
+  return void 0;
+}
+function fieldValue(map, name2) {
+  if (!map) return void 0;
+  const pair = findPair(map, name2);
+  if (!pair) return void 0;
+  if (pair.value === null || pair.value === void 0) return new import_yaml.Scalar(null);
+  return pair.value;
+}
+function stringField(map, name2) {
+  const node = fieldValue(map, name2);
+  if (!(0, import_yaml.isScalar)(node) || node.value === null || node.value === void 0) return void 0;
+  return typeof node.value === "string" ? node.value : scalarText(node);
+}
+function scalarText(node) {
+  const v = node.value;
+  if (v === null || v === void 0) return "";
+  if (typeof v === "string") return v;
+  if (typeof node.source === "string" && node.type === "PLAIN") return node.source;
+  return String(v);
+}
+function toPlain(node) {
+  if (node === void 0 || node === null) return null;
+  if ((0, import_yaml.isScalar)(node)) {
+    const v = node.value;
+    return typeof v === "bigint" ? Number(v) : v instanceof Date ? v.toISOString() : v;
+  }
+  if ((0, import_yaml.isMap)(node)) {
+    const out = {};
+    for (const pair of pairsOf(node)) out[keyName(pair.key)] = toPlain(pair.value);
+    return out;
+  }
+  if ((0, import_yaml.isSeq)(node)) return node.items.map(toPlain);
+  if ((0, import_yaml.isAlias)(node)) return { "*alias": node.source };
+  return node;
+}
+function sameValue(a, b) {
+  if (a === b) return true;
+  const aMissing = a === void 0;
+  const bMissing = b === void 0;
+  if (aMissing || bMissing) return aMissing && bMissing;
+  if ((0, import_yaml.isScalar)(a) && (0, import_yaml.isScalar)(b)) return scalarEquals(a, b);
+  if ((0, import_yaml.isMap)(a) && (0, import_yaml.isMap)(b)) {
+    const ap = pairsOf(a);
+    const bp = pairsOf(b);
+    if (ap.length !== bp.length) return false;
+    const index = bp.length > 16 ? pairIndex(bp) : void 0;
+    for (const pair of ap) {
+      const name2 = keyName(pair.key);
+      const other = index ? index.get(name2) : findPair(b, name2);
+      if (!other || !sameValue(valueOrNull(pair.value), valueOrNull(other.value))) return false;
+    }
+    return true;
+  }
+  if ((0, import_yaml.isSeq)(a) && (0, import_yaml.isSeq)(b)) {
+    if (a.items.length !== b.items.length) return false;
+    return a.items.every((item, i) => sameValue(valueOrNull(item), valueOrNull(b.items[i])));
+  }
+  if ((0, import_yaml.isAlias)(a) && (0, import_yaml.isAlias)(b)) return a.source === b.source;
+  return false;
+}
+function pairIndex(pairs) {
+  const index = /* @__PURE__ */ new Map();
+  for (const pair of pairs) {
+    const name2 = keyName(pair.key);
+    if (!index.has(name2)) index.set(name2, pair);
+  }
+  return index;
+}
+function valueOrNull(value2) {
+  return value2 === null || value2 === void 0 ? new import_yaml.Scalar(null) : value2;
+}
+function scalarEquals(a, b) {
+  const av = a.value;
+  const bv = b.value;
+  if (av === bv) return true;
+  if (av instanceof Date && bv instanceof Date) return av.getTime() === bv.getTime();
+  if (typeof av === "number" && typeof bv === "bigint") return BigInt(av) === bv;
+  if (typeof av === "bigint" && typeof bv === "number") return av === BigInt(bv);
+  return false;
+}
+function commentsOf(node) {
+  if (!isNode(node)) return "\0";
+  const n = node;
+  return `${n.commentBefore ?? ""}\0${n.comment ?? ""}`;
+}
+function allCommentsOf(node) {
+  const parts = [];
+  const collect = (n) => {
+    if ((0, import_yaml.isPair)(n)) {
+      collect(n.key);
+      collect(n.value);
+      return;
+    }
+    if (!isNode(n)) return;
+    parts.push(commentsOf(n));
+    if ((0, import_yaml.isMap)(n) || (0, import_yaml.isSeq)(n)) for (const item of n.items) collect(item);
+  };
+  collect(node);
+  return parts.join("");
+}
+function cloneNode(node) {
+  return node.clone();
+}
+var import_yaml;
+var init_nodes = __esm({
+  "../merge-core/src/yaml/nodes.ts"() {
+    "use strict";
+    import_yaml = __toESM(require_dist(), 1);
+  }
+});
+
+// ../merge-core/src/collate/pin.ts
+function isPinnedPair(pair) {
+  const key = pair.key;
+  const value2 = pair.value;
+  return isPin(value2?.comment ?? void 0) || isPin(key?.comment ?? void 0) || isPin(value2?.commentBefore?.split("\n")[0]);
+}
+function holdsPinnedPair(node) {
+  if ((0, import_yaml2.isMap)(node)) return pairsOf(node).some((p) => isPinnedPair(p) || holdsPinnedPair(p.value));
+  if ((0, import_yaml2.isSeq)(node)) return node.items.some(holdsPinnedPair);
+  return false;
+}
+function mayHoldPin(text2) {
+  return text2.includes(PIN_COMMENT);
+}
+var import_yaml2, PIN_COMMENT, isPin;
+var init_pin = __esm({
+  "../merge-core/src/collate/pin.ts"() {
+    "use strict";
+    import_yaml2 = __toESM(require_dist(), 1);
+    init_nodes();
+    PIN_COMMENT = "kdelta:local";
+    isPin = (line) => line !== void 0 && /^\s*kdelta:local(\s|$)/.test(line);
+  }
+});
+
+// ../merge-core/src/yaml/parse.ts
+function withDigitInFloats(tag2) {
+  if (typeof tag2 === "string" || tag2.tag !== "tag:yaml.org,2002:float" || !(tag2.test instanceof RegExp)) return tag2;
+  if (/nan/i.test(tag2.test.source)) return tag2;
+  return { ...tag2, test: new RegExp(`^(?=[-+]?\\.?[0-9])${tag2.test.source.slice(1)}`) };
+}
+function kubernetesTags(tags) {
+  kubernetesSchema ??= tags.filter((t) => typeof t === "string" || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats);
+  return kubernetesSchema;
+}
+function stringifyYaml(value2, options) {
+  return new import_yaml3.Document(value2, yamlDocumentOptions).toString(options);
+}
+function parseYamlStream(text2) {
+  const docs = (0, import_yaml3.parseAllDocuments)(text2, yamlParseOptions);
+  if (!Array.isArray(docs)) return [];
+  for (const doc of docs) checkDuplicateKeys(doc, text2);
+  return docs;
+}
+function parseYamlDocument(text2) {
+  const doc = (0, import_yaml3.parseDocument)(text2, yamlParseOptions);
+  checkDuplicateKeys(doc, text2);
+  return doc;
+}
+function yamlErrorReason(doc, text2) {
+  const e = doc.errors[0];
+  return e === void 0 ? void 0 : `invalid YAML (line ${lineOf(text2, e.pos[0])}): ${firstLine(e.message)}`;
+}
+function yamlDocumentValue(doc, file, index) {
+  try {
+    return doc.toJS();
+  } catch (error2) {
+    if (error2 instanceof ReferenceError && /alias/i.test(error2.message)) {
+      throw new MergeInputError("invalid-yaml", file, index, `refused: its aliases expand too far (${error2.message})`);
+    }
+    throw error2;
+  }
+}
+function checkDuplicateKeys(doc, text2) {
+  if (doc.errors.length > 0) return;
+  const duplicate = firstDuplicateKey(doc);
+  if (!duplicate) return;
+  const [name2, first, again] = duplicate;
+  const reason = `map key "${name2}" appears twice (first on line ${lineOf(text2, first)})`;
+  doc.errors.push(new import_yaml3.YAMLParseError([again, again + 1], "DUPLICATE_KEY", reason));
+}
+function parseStream(text2, file, side) {
+  let docs;
+  try {
+    docs = parseYamlStream(text2);
+  } catch (error2) {
+    throw new MergeInputError("invalid-yaml", file, void 0, error2 instanceof Error ? error2.message : String(error2), side);
+  }
+  const documents = [];
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i];
+    const reason = yamlErrorReason(doc, text2);
+    if (reason !== void 0) throw new MergeInputError("invalid-yaml", file, i, reason, side);
+    const start = i === 0 ? 0 : doc.range[0];
+    const end = i + 1 < docs.length ? docs[i + 1].range[0] : text2.length;
+    normalizeKeyComments(doc, text2);
+    if (i === docs.length - 1) readEndAsKubernetes(doc, text2);
+    trailingCommentToContents(doc);
+    const contents = doc.contents;
+    documents.push({
+      file,
+      index: i,
+      doc,
+      text: text2.slice(start, end),
+      empty: contents === null || !(0, import_yaml3.isCollection)(contents) && contents.value == null
+    });
+  }
+  return { file, text: text2, documents };
+}
+function blockScalarAtEnd(doc, text2) {
+  if (text2.endsWith("\n") || text2.endsWith("\r")) return void 0;
+  if (text2.slice(text2.lastIndexOf("\n") + 1).trim() === "") return void 0;
+  const node = lastValueOf(doc.contents);
+  if (!isBlockScalar(node)) return void 0;
+  return (node.range?.[1] ?? -1) >= text2.length ? node : void 0;
+}
+function lastValueOf(node) {
+  let value2 = node;
+  while ((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2)) {
+    const last = value2.items[value2.items.length - 1];
+    value2 = (0, import_yaml3.isMap)(value2) ? last?.value : last;
+  }
+  return value2;
+}
+function isBlockScalar(node) {
+  return (0, import_yaml3.isScalar)(node) && (node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED");
+}
+function readEndAsKubernetes(doc, text2) {
+  const scalar = blockScalarAtEnd(doc, text2);
+  if (scalar && typeof scalar.value === "string" && scalar.value.endsWith("\n")) scalar.value = scalar.value.slice(0, -1);
+}
+function trailingCommentToContents(doc) {
+  const contents = doc.contents;
+  if (!doc.comment || !((0, import_yaml3.isMap)(contents) || (0, import_yaml3.isSeq)(contents)) || contents.comment) return;
+  contents.comment = doc.comment;
+  doc.comment = null;
+}
+function lineOf(text2, offset) {
+  let line = 1;
+  for (let i = text2.indexOf("\n"); i !== -1 && i < offset; i = text2.indexOf("\n", i + 1)) line++;
+  return line;
+}
+function firstLine(message2) {
+  const nl = message2.indexOf("\n");
+  return nl === -1 ? message2 : message2.slice(0, nl);
+}
+function firstDuplicateKey(doc) {
+  let duplicate;
+  const walk = (node) => {
+    if (duplicate) return;
+    if ((0, import_yaml3.isMap)(node)) {
+      const seen = /* @__PURE__ */ new Map();
+      for (const pair of node.items) {
+        const key = pair.key;
+        if ((0, import_yaml3.isScalar)(key) && !Number.isNaN(key.value)) {
+          const earlier = seen.get(key.value);
+          if (earlier) {
+            duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
+            return;
+          }
+          seen.set(key.value, key);
+        }
+        const value2 = pair.value;
+        if ((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2)) walk(value2);
+      }
+    } else if ((0, import_yaml3.isSeq)(node)) {
+      for (const item of node.items) walk(item);
+    }
+  };
+  walk(doc.contents);
+  return duplicate;
+}
+function normalizeKeyComments(doc, text2) {
+  const walk = (node) => {
+    if ((0, import_yaml3.isMap)(node)) {
+      for (const pair of node.items) {
+        const value2 = pair.value;
+        if (!((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2))) continue;
+        if (value2.commentBefore && !value2.flow) moveToKeyLine(pair, value2, text2);
+        walk(value2);
+      }
+    } else if ((0, import_yaml3.isSeq)(node)) {
+      for (const item of node.items) walk(item);
+    }
+  };
+  walk(doc.contents);
+}
+function moveToKeyLine(pair, value2, text2) {
+  const key = pair.key;
+  const keyEnd = key?.range?.[1];
+  if (keyEnd === void 0) return;
+  const nl = text2.indexOf("\n", keyEnd);
+  const rest = text2.slice(keyEnd, nl === -1 ? text2.length : nl);
+  if (!/^\s*:\s*#/.test(rest)) return;
+  const [first, ...others] = value2.commentBefore.split("\n");
+  pair.key.comment = first;
+  value2.commentBefore = others.length > 0 ? others.join("\n") : void 0;
+}
+var import_yaml3, NOT_KUBERNETES_TAGS, kubernetesSchema, yamlParseOptions, yamlDocumentOptions;
+var init_parse = __esm({
+  "../merge-core/src/yaml/parse.ts"() {
+    "use strict";
+    import_yaml3 = __toESM(require_dist(), 1);
+    init_nodes();
+    init_errors2();
+    NOT_KUBERNETES_TAGS = /* @__PURE__ */ new Set(["tag:yaml.org,2002:omap", "tag:yaml.org,2002:set", "tag:yaml.org,2002:timestamp"]);
+    yamlParseOptions = {
+      version: "1.1",
+      keepSourceTokens: false,
+      prettyErrors: false,
+      uniqueKeys: false,
+      customTags: kubernetesTags
+    };
+    yamlDocumentOptions = { version: yamlParseOptions.version, customTags: yamlParseOptions.customTags };
+  }
+});
+
+// ../merge-core/src/emit/lines.ts
+function matchLines(a, b) {
+  const pairs = [];
+  matchRange(a, b, 0, a.length, 0, b.length, pairs);
+  return pairs;
+}
+function matchRange(a, b, a0, a1, b0, b1, out) {
+  let start = 0;
+  while (a0 + start < a1 && b0 + start < b1 && a[a0 + start] === b[b0 + start]) start++;
+  let end = 0;
+  while (a1 - end > a0 + start && b1 - end > b0 + start && a[a1 - end - 1] === b[b1 - end - 1]) end++;
+  for (let i = 0; i < start; i++) out.push([a0 + i, b0 + i]);
+  const [x0, x1, y0, y1] = [a0 + start, a1 - end, b0 + start, b1 - end];
+  const anchors = x1 - x0 + (y1 - y0) < MYERS_LINES ? [] : uniqueAnchors(a, b, x0, x1, y0, y1);
+  if (anchors.length === 0) out.push(...myers(a, b, x0, x1, y0, y1));
+  else {
+    let [pa, pb] = [x0, y0];
+    for (const [ia, ib] of anchors) {
+      matchRange(a, b, pa, ia, pb, ib, out);
+      out.push([ia, ib]);
+      [pa, pb] = [ia + 1, ib + 1];
+    }
+    matchRange(a, b, pa, x1, pb, y1, out);
+  }
+  for (let i = end; i > 0; i--) out.push([a1 - i, b1 - i]);
+}
+function uniqueAnchors(a, b, a0, a1, b0, b1) {
+  const seen = /* @__PURE__ */ new Map();
+  for (let i = a0; i < a1; i++) {
+    const entry = seen.get(a[i]);
+    if (entry) entry.inA++;
+    else seen.set(a[i], { inA: 1, inB: 0, atA: i, atB: -1 });
+  }
+  for (let j = b0; j < b1; j++) {
+    const entry = seen.get(b[j]);
+    if (entry) {
+      entry.inB++;
+      entry.atB = j;
+    }
+  }
+  const candidates = [];
+  for (let i = a0; i < a1; i++) {
+    const entry = seen.get(a[i]);
+    if (entry.inA === 1 && entry.inB === 1) candidates.push([i, entry.atB]);
+  }
+  const tails = [];
+  const previous = new Int32Array(candidates.length).fill(-1);
+  for (let c = 0; c < candidates.length; c++) {
+    const y = candidates[c][1];
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (candidates[tails[mid]][1] < y) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) previous[c] = tails[lo - 1];
+    tails[lo] = c;
+  }
+  const anchors = [];
+  for (let c = tails.length > 0 ? tails[tails.length - 1] : -1; c !== -1; c = previous[c]) anchors.push(candidates[c]);
+  return anchors.reverse();
+}
+function myers(a, b, a0, a1, b0, b1) {
+  const n = a1 - a0;
+  const m = b1 - b0;
+  const out = [];
+  if (n === 0 || m === 0) return out;
+  const max = n + m;
+  const offset = max;
+  const v = new Int32Array(2 * max + 2);
+  const trace = [];
+  let found = false;
+  for (let d = 0; d <= max && !found; d++) {
+    trace.push(v.slice(offset - d, offset + d + 1));
+    for (let k = -d; k <= d; k += 2) {
+      let x2 = k === -d || k !== d && v[offset + k - 1] < v[offset + k + 1] ? v[offset + k + 1] : v[offset + k - 1] + 1;
+      let y2 = x2 - k;
+      while (x2 < n && y2 < m && a[a0 + x2] === b[b0 + y2]) {
+        x2++;
+        y2++;
+      }
+      v[offset + k] = x2;
+      if (x2 >= n && y2 >= m) {
+        found = true;
+        break;
+      }
+    }
+  }
+  let x = n;
+  let y = m;
+  for (let d = trace.length - 1; d >= 0 && (x > 0 || y > 0); d--) {
+    const vd = trace[d];
+    const k = x - y;
+    const prevK = k === -d || k !== d && vd[d + k - 1] < vd[d + k + 1] ? k + 1 : k - 1;
+    const prevX = d === 0 ? 0 : vd[d + prevK];
+    const prevY = prevX - prevK;
+    while (x > prevX && y > prevY) {
+      x--;
+      y--;
+      out.push([a0 + x, b0 + y]);
+    }
+    if (d > 0) {
+      x = prevX;
+      y = prevY;
+    }
+  }
+  out.reverse();
+  return out;
+}
+function patchLines(ours, base, theirs) {
+  const toOurs = new Int32Array(base.length).fill(-1);
+  const toTheirs = new Int32Array(base.length).fill(-1);
+  for (const [b2, o2] of matchLines(base, ours)) toOurs[b2] = o2;
+  for (const [b2, t2] of matchLines(base, theirs)) toTheirs[b2] = t2;
+  const out = [];
+  let o = 0;
+  let b = 0;
+  let t = 0;
+  const flush = (bEnd, oEnd, tEnd) => {
+    const oursRegion = ours.slice(o, oEnd);
+    const baseRegion = base.slice(b, bEnd);
+    const theirsRegion = theirs.slice(t, tEnd);
+    if (equalLines(oursRegion, baseRegion)) out.push(...theirsRegion);
+    else if (equalLines(theirsRegion, baseRegion)) out.push(...oursRegion);
+    else out.push(...theirsRegion);
+  };
+  for (let i = 0; i < base.length; i++) {
+    const oi = toOurs[i];
+    const ti = toTheirs[i];
+    if (oi === -1 || ti === -1 || oi < o || ti < t) continue;
+    flush(i, oi, ti);
+    out.push(ours[oi]);
+    o = oi + 1;
+    b = i + 1;
+    t = ti + 1;
+  }
+  flush(base.length, ours.length, theirs.length);
+  return out;
+}
+function equalLines(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+function splitLines(text2) {
+  return text2.split("\n");
+}
+var MYERS_LINES;
+var init_lines = __esm({
+  "../merge-core/src/emit/lines.ts"() {
+    "use strict";
+    MYERS_LINES = 2e3;
+  }
+});
+
+// ../merge-core/src/emit/print.ts
+function openingKey(line) {
+  const code2 = line.replace(/\s+#.*$/, "").trimEnd();
+  if (!code2.endsWith(":") || code2.trimStart().startsWith("#")) return void 0;
+  const lead = /^(\s*)((?:- )*)/.exec(code2);
+  return lead[1].length + lead[2].length;
+}
+function detectLayout(text2) {
+  const lines = text2.split("\n");
+  let indent;
+  let indentSeq;
+  for (let k = 0; k < lines.length - 1 && (indent === void 0 || indentSeq === void 0); k++) {
+    const keyIndent = openingKey(lines[k]);
+    if (keyIndent === void 0) continue;
+    let i = k + 1;
+    while (i < lines.length && lines[i].trimStart().startsWith("#")) i++;
+    const line = lines[i] ?? "";
+    const lineIndent = /^(\s*)\S/.exec(line)?.[1]?.length;
+    if (lineIndent === void 0) continue;
+    if (line.trimStart().startsWith("- ") || line.trim() === "-") {
+      indentSeq ??= lineIndent > keyIndent;
+    } else if (lineIndent > keyIndent) {
+      indent ??= lineIndent - keyIndent;
+    }
+  }
+  return { indent: indent ?? 2, indentSeq: indentSeq ?? false };
+}
+function printOptions(layout2) {
+  return {
+    indent: layout2.indent,
+    indentSeq: layout2.indentSeq,
+    lineWidth: 0,
+    minContentWidth: 0,
+    flowCollectionPadding: false
+  };
+}
+function printMergedDocument(source, contents) {
+  const layout2 = detectLayout(source.text);
+  const options = printOptions(layout2);
+  const doc = source.doc;
+  const original = doc.contents;
+  const before = doc.toString(options);
+  doc.contents = contents ?? null;
+  let after;
+  try {
+    after = doc.toString(options);
+  } finally {
+    doc.contents = original;
+  }
+  const text2 = patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join("\n");
+  const last = lastValueOf(contents);
+  if (!text2.endsWith("\n") && isBlockScalar(last) && String(last.value).endsWith("\n")) return `${text2}
+`;
+  return text2;
+}
+function printNewDocument(contents, layout2, template3) {
+  const doc = new import_yaml4.Document(null, yamlDocumentOptions);
+  if (template3) doc.commentBefore = template3.commentBefore;
+  doc.contents = contents;
+  return doc.toString(printOptions(layout2));
+}
+function withFinalLineBreak(text2) {
+  if (text2 === "" || text2.endsWith("\n")) return text2;
+  let from = 0;
+  for (let at2 = text2.lastIndexOf("\n---"); at2 !== -1; at2 = at2 === 0 ? -1 : text2.lastIndexOf("\n---", at2 - 1)) {
+    if (/^[ \t\r\n]?$/.test(text2.charAt(at2 + 4))) {
+      from = at2 + 1;
+      break;
+    }
+  }
+  const last = text2.slice(from);
+  const scalar = blockScalarAtEnd(parseYamlDocument(last), last);
+  const header2 = scalar?.range ? /^([|>])([1-9]?)[+-]?([1-9]?)/.exec(last.slice(scalar.range[0])) : null;
+  if (!scalar?.range || !header2) return `${text2}
+`;
+  const at = from + scalar.range[0];
+  return `${text2.slice(0, at)}${header2[1]}${header2[2] || header2[3]}-${text2.slice(at + header2[0].length)}
+`;
+}
+var import_yaml4;
+var init_print = __esm({
+  "../merge-core/src/emit/print.ts"() {
+    "use strict";
+    import_yaml4 = __toESM(require_dist(), 1);
+    init_parse();
+    init_lines();
+  }
+});
+
+// ../merge-core/src/collate/element.ts
+var sides;
+var init_element = __esm({
+  "../merge-core/src/collate/element.ts"() {
+    "use strict";
+    sides = ["local", "origin", "upstream"];
+  }
+});
+
+// ../merge-core/src/collate/collate.ts
+function collate(sources, path, schema, options) {
+  const first = sides.map((s) => sources[s]).find((n) => !isMissingOrNull(n));
+  if (first === void 0) return { kind: "leaf", reason: "scalar", path, sources };
+  if ((0, import_yaml5.isMap)(first)) {
+    if (!allAre(sources, import_yaml5.isMap)) return leaf("mixed-kinds", path, sources);
+    const objectSchema = schema?.kind === "object" ? schema : lookupKind(sources, options.registry);
+    if (objectSchema?.mapType === "atomic") return leaf("atomic-map", path, sources);
+    return collateMap(sources, path, objectSchema, options);
+  }
+  if ((0, import_yaml5.isSeq)(first)) {
+    if (!allAre(sources, import_yaml5.isSeq)) return leaf("mixed-kinds", path, sources);
+    return collateList(sources, path, schema?.kind === "list" ? schema : void 0, schema !== void 0, options);
+  }
+  if (!allAre(sources, import_yaml5.isScalar)) return leaf("mixed-kinds", path, sources);
+  return leaf("scalar", path, sources);
+}
+function leaf(reason, path, sources) {
+  if (reason !== "scalar" && holdsPinnedPair(sources.local)) return { kind: "leaf", reason, path, sources, holdsPin: true };
+  return { kind: "leaf", reason, path, sources };
+}
+function allAre(sources, guard) {
+  return sides.every((s) => isMissingOrNull(sources[s]) || guard(sources[s]));
+}
+function lookupKind(sources, registry) {
+  if (!registry) return void 0;
+  for (const side of sides) {
+    const map = sources[side];
+    if (!(0, import_yaml5.isMap)(map)) continue;
+    const apiVersion = stringField(map, "apiVersion");
+    const kind = stringField(map, "kind");
+    if (!apiVersion || !kind) continue;
+    const slash = apiVersion.lastIndexOf("/");
+    const found = registry.lookup({
+      group: slash === -1 ? "" : apiVersion.slice(0, slash),
+      version: slash === -1 ? apiVersion : apiVersion.slice(slash + 1),
+      kind
+    });
+    if (found) return found;
+  }
+  return void 0;
+}
+function collateMap(sources, path, schema, options) {
+  const pairIndex2 = { local: /* @__PURE__ */ new Map(), origin: /* @__PURE__ */ new Map(), upstream: /* @__PURE__ */ new Map() };
+  const names2 = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const side of ["local", "upstream", "origin"]) {
+    const map = sources[side];
+    if (!(0, import_yaml5.isMap)(map)) continue;
+    for (const pair of pairsOf(map)) {
+      const name2 = keyName(pair.key);
+      if (!pairIndex2[side].has(name2)) pairIndex2[side].set(name2, pair);
+      if (!seen.has(name2)) {
+        seen.add(name2);
+        names2.push(name2);
+      }
+    }
+  }
+  let holdsPin = false;
+  const fields = names2.map((name2) => {
+    const pairs = {};
+    const keys = {};
+    const values = {};
+    let commentSchema;
+    for (const side of sides) {
+      const pair = pairIndex2[side].get(name2);
+      if (!pair) continue;
+      pairs[side] = pair;
+      if ((0, import_yaml5.isScalar)(pair.key)) keys[side] = pair.key;
+      values[side] = pair.value ?? nullScalar(pair);
+      if (options.commentSchema && !commentSchema) commentSchema = schemaInComments(pair, sources[side], options.commentSchema);
+    }
+    const fieldSchema = commentSchema ?? schema?.field(name2);
+    let value2 = collate(values, path.field(name2), fieldSchema, options);
+    if (pairs.local && isPinnedPair(pairs.local)) value2 = { ...value2, pinned: true, holdsPin: true };
+    if (value2.holdsPin) holdsPin = true;
+    return { name: name2, keys, pairs, value: value2 };
+  });
+  return holdsPin ? { kind: "map", path, sources, schema, fields, holdsPin } : { kind: "map", path, sources, schema, fields };
+}
+function nullScalar(pair) {
+  let node = nullScalars.get(pair);
+  if (!node) {
+    node = new import_yaml5.Scalar(null);
+    nullScalars.set(pair, node);
+  }
+  return node;
+}
+function schemaInComments(pair, map, parse4) {
+  const value2 = pair.value;
+  const key = pair.key;
+  const head = map.items[0] === pair ? map.commentBefore : void 0;
+  for (const text2 of [value2?.comment, value2?.commentBefore, key?.comment, key?.commentBefore, head]) {
+    if (!text2?.includes("{")) continue;
+    const found = parse4(text2.trim());
+    if (found) return found;
+  }
+  return void 0;
+}
+function collateList(sources, path, schema, schemaSpoke, options) {
+  let listType2 = "atomic";
+  let keys = [];
+  if (schema) {
+    listType2 = schema.listType;
+    keys = schema.keys;
+    if (listType2 === "map" && keys.length === 0) listType2 = "atomic";
+  } else if (!schemaSpoke && options.inferKeys) {
+    const inferred = inferKeys(sources, options.fallbackKeys);
+    if (inferred) {
+      listType2 = "map";
+      keys = [inferred];
+    }
+  }
+  if (listType2 === "atomic") return leaf("atomic-list", path, sources);
+  if (listType2 === "set") {
+    const scalarsOnly = sides.every((s) => !(0, import_yaml5.isSeq)(sources[s]) || sources[s].items.every((i) => (0, import_yaml5.isScalar)(i)));
+    if (!scalarsOnly) return leaf("atomic-list", path, sources);
+    return withPins({ kind: "list", listType: listType2, keys: [], path, sources, items: matchSetItems(sources, path, options) });
+  }
+  const items = matchKeyedItems(sources, keys, schema?.deriveKey, schema?.items(), path, options);
+  if (!schema?.deriveKey && !schema?.wholeItems) return withPins({ kind: "list", listType: listType2, keys, path, sources, items });
+  return withPins({
+    kind: "list",
+    listType: listType2,
+    keys,
+    path,
+    sources,
+    ...schema.deriveKey ? { derivedKey: true } : {},
+    ...schema.wholeItems ? { wholeItems: true } : {},
+    items: schema.wholeItems ? items.map((i) => ({ ...i, value: { ...i.value, wholeItem: true } })) : items
+  });
+}
+function withPins(list2) {
+  return list2.items.some((i) => i.value.holdsPin) ? { ...list2, holdsPin: true } : list2;
+}
+function inferKeys(sources, fallbackKeys) {
+  let candidate;
+  for (const side of sides) {
+    const seq = sources[side];
+    if (!(0, import_yaml5.isSeq)(seq) || seq.items.length === 0) continue;
+    const key = fallbackKeys.find((k) => seq.items.every((item) => (0, import_yaml5.isMap)(item) && hasKey(item, k)));
+    if (key) {
+      candidate = key;
+      break;
+    }
+  }
+  if (!candidate) return void 0;
+  for (const side of sides) {
+    const seq = sources[side];
+    if ((0, import_yaml5.isSeq)(seq) && !seq.items.every((item) => (0, import_yaml5.isMap)(item) && hasKey(item, candidate))) return void 0;
+  }
+  return candidate;
+}
+function hasKey(map, key) {
+  return pairsOf(map).some((p) => keyName(p.key) === key);
+}
+function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
+  const groups2 = [];
+  for (const side of sides) {
+    const seq = sources[side];
+    if (!(0, import_yaml5.isSeq)(seq)) continue;
+    seq.items.forEach((item, index) => {
+      if (!(0, import_yaml5.isMap)(item)) {
+        options.fail(
+          "missing-list-key",
+          path.index(index),
+          side,
+          `list item is not a mapping, but the list is keyed by ${keys.join(", ")}`
+        );
+      }
+      const values = deriveKey ? [deriveKey(item)] : keys.map((k) => {
+        const pair = pairsOf(item).find((p) => keyName(p.key) === k);
+        return pair && (0, import_yaml5.isScalar)(pair.value) && pair.value.value !== null ? scalarText(pair.value) : void 0;
+      });
+      if (values[0] === void 0 && values.every((v) => v === void 0)) {
+        options.fail(
+          "missing-list-key",
+          path.index(index),
+          side,
+          `list item has no "${keys[0]}" (the list is keyed by ${keys.join(", ")})`
+        );
+      }
+      const group2 = groups2.find((g) => g.nodes[side] === void 0 && compatible(g.values, values));
+      if (group2) {
+        group2.nodes[side] = item;
+        group2.values = group2.values.map((v, i) => v ?? values[i]);
+      } else {
+        groups2.push({ values, nodes: { [side]: item } });
+      }
+    });
+  }
+  return groups2.map((g) => {
+    const identity4 = keys.flatMap((k, i) => g.values[i] === void 0 ? [] : [[k, g.values[i]]]);
+    return { identity: identity4, value: collate(g.nodes, path.keyed(identity4), itemSchema, options) };
+  });
+}
+function compatible(a, b) {
+  let common = false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === void 0 || b[i] === void 0) continue;
+    if (a[i] !== b[i]) return false;
+    common = true;
+  }
+  return common;
+}
+function matchSetItems(sources, path, options) {
+  const groups2 = [];
+  for (const side of sides) {
+    const seq = sources[side];
+    if (!(0, import_yaml5.isSeq)(seq)) continue;
+    for (const item of seq.items) {
+      const text2 = (0, import_yaml5.isScalar)(item) ? scalarText(item) : "";
+      const group2 = groups2.find((g) => g.text === text2 && g.nodes[side] === void 0);
+      if (group2) group2.nodes[side] = item;
+      else groups2.push({ text: text2, nodes: { [side]: item } });
+    }
+  }
+  return groups2.map((g) => ({
+    identity: [["", g.text]],
+    value: collate(g.nodes, path.value(g.text), void 0, options)
+  }));
+}
+var import_yaml5, nullScalars;
+var init_collate = __esm({
+  "../merge-core/src/collate/collate.ts"() {
+    "use strict";
+    import_yaml5 = __toESM(require_dist(), 1);
+    init_nodes();
+    init_element();
+    init_pin();
+    nullScalars = /* @__PURE__ */ new WeakMap();
+  }
+});
+
+// ../merge-core/src/path.ts
+function formatSegment(segment2) {
+  if ("field" in segment2) {
+    return plainField.test(segment2.field) ? `.${segment2.field}` : `[${JSON.stringify(segment2.field)}]`;
+  }
+  if ("keys" in segment2) {
+    return `[${segment2.keys.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(",")}]`;
+  }
+  if ("value" in segment2) return `[=${JSON.stringify(segment2.value)}]`;
+  return `[${segment2.index}]`;
+}
+var FieldPath, plainField;
+var init_path = __esm({
+  "../merge-core/src/path.ts"() {
+    "use strict";
+    FieldPath = class _FieldPath {
+      constructor(segments) {
+        this.segments = segments;
+      }
+      segments;
+      static root = new _FieldPath([]);
+      field(name2) {
+        return new _FieldPath([...this.segments, { field: name2 }]);
+      }
+      keyed(keys) {
+        return new _FieldPath([...this.segments, { keys }]);
+      }
+      value(value2) {
+        return new _FieldPath([...this.segments, { value: value2 }]);
+      }
+      index(index) {
+        return new _FieldPath([...this.segments, { index }]);
+      }
+      toString() {
+        if (this.segments.length === 0) return ".";
+        return this.segments.map(formatSegment).join("");
+      }
+    };
+    plainField = /^[A-Za-z_$][\w$-]*$/;
+  }
+});
+
+// ../merge-core/src/schema/builtin.generated.ts
+var BUILTIN_TABLE;
+var init_builtin_generated = __esm({
+  "../merge-core/src/schema/builtin.generated.ts"() {
+    "use strict";
+    BUILTIN_TABLE = {
+      defs: [
+        /* 0 */
+        [["io.k8s.api.admissionregistration.v1.MutatingWebhook", "io.k8s.api.admissionregistration.v1.ValidatingWebhook", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhook", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhook"], { f: { admissionReviewVersions: { l: "atomic" }, namespaceSelector: 215, objectSelector: 215, rules: { l: "atomic", i: 3 } } }],
+        /* 1 */
+        [["io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfiguration"], { f: { metadata: 216, webhooks: { l: "map", k: ["name"], x: 1, i: 0 } } }],
+        /* 2 */
+        [["io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfigurationList"], { f: { items: { l: "atomic", i: 1 } } }],
+        /* 3 */
+        [["io.k8s.api.admissionregistration.v1.RuleWithOperations", "io.k8s.api.admissionregistration.v1beta1.RuleWithOperations"], { f: { apiGroups: { l: "atomic" }, apiVersions: { l: "atomic" }, operations: { l: "atomic" }, resources: { l: "atomic" } } }],
+        /* 4 */
+        [["io.k8s.api.apps.v1.ControllerRevision", "io.k8s.api.authorization.v1.SelfSubjectAccessReview", "io.k8s.api.authorization.v1beta1.SelfSubjectAccessReview", "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler", "io.k8s.api.autoscaling.v1.Scale", "io.k8s.api.coordination.v1.Lease", "io.k8s.api.coordination.v1beta1.Lease", "io.k8s.api.core.v1.Binding", "io.k8s.api.core.v1.ConfigMap", "io.k8s.api.core.v1.Event", "io.k8s.api.core.v1.Secret", "io.k8s.api.events.v1.Event", "io.k8s.api.events.v1beta1.Event", "io.k8s.api.networking.v1.IngressClass", "io.k8s.api.networking.v1beta1.IngressClass", "io.k8s.api.scheduling.v1.PriorityClass", "io.k8s.api.scheduling.v1beta1.PriorityClass"], { f: { metadata: 216 } }],
+        /* 5 */
+        [["io.k8s.api.apps.v1.ControllerRevisionList", "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList", "io.k8s.api.coordination.v1.LeaseList", "io.k8s.api.coordination.v1beta1.LeaseList", "io.k8s.api.core.v1.ConfigMapList", "io.k8s.api.core.v1.EventList", "io.k8s.api.core.v1.SecretList", "io.k8s.api.events.v1.EventList", "io.k8s.api.events.v1beta1.EventList", "io.k8s.api.networking.v1.IngressClassList", "io.k8s.api.networking.v1beta1.IngressClassList", "io.k8s.api.scheduling.v1.PriorityClassList", "io.k8s.api.scheduling.v1beta1.PriorityClassList"], { f: { items: { l: "atomic", i: 4 } } }],
+        /* 6 */
+        [["io.k8s.api.apps.v1.DaemonSet", "io.k8s.api.apps.v1.Deployment", "io.k8s.api.apps.v1.ReplicaSet"], { f: { metadata: 216, spec: 8, status: 9 } }],
+        /* 7 */
+        [["io.k8s.api.apps.v1.DaemonSetList", "io.k8s.api.apps.v1.DeploymentList", "io.k8s.api.apps.v1.ReplicaSetList"], { f: { items: { l: "atomic", i: 6 } } }],
+        /* 8 */
+        [["io.k8s.api.apps.v1.DaemonSetSpec", "io.k8s.api.apps.v1.DeploymentSpec", "io.k8s.api.apps.v1.ReplicaSetSpec", "io.k8s.api.batch.v1.JobSpec"], { f: { selector: 215, template: 105 } }],
+        /* 9 */
+        [["io.k8s.api.apps.v1.DaemonSetStatus", "io.k8s.api.apps.v1.DeploymentStatus", "io.k8s.api.apps.v1.ReplicaSetStatus", "io.k8s.api.apps.v1.StatefulSetStatus", "io.k8s.api.certificates.v1.CertificateSigningRequestStatus", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestStatus", "io.k8s.api.core.v1.NamespaceStatus", "io.k8s.api.core.v1.ReplicationControllerStatus", "io.k8s.api.flowcontrol.v1beta1.FlowSchemaStatus", "io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationStatus", "io.k8s.api.policy.v1.PodDisruptionBudgetStatus", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetStatus", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIServiceStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 } } }],
+        /* 10 */
+        [["io.k8s.api.apps.v1.StatefulSet"], { f: { metadata: 216, spec: 12, status: 9 } }],
+        /* 11 */
+        [["io.k8s.api.apps.v1.StatefulSetList"], { f: { items: { l: "atomic", i: 10 } } }],
+        /* 12 */
+        [["io.k8s.api.apps.v1.StatefulSetSpec"], { f: { selector: 215, template: 105, volumeClaimTemplates: { l: "atomic", i: 88 } } }],
+        /* 13 */
+        [["io.k8s.api.authentication.v1.TokenRequest"], { f: { metadata: 216, spec: 14 } }],
+        /* 14 */
+        [["io.k8s.api.authentication.v1.TokenRequestSpec", "io.k8s.api.authentication.v1.TokenReviewSpec", "io.k8s.api.authentication.v1beta1.TokenReviewSpec"], { f: { audiences: { l: "atomic" } } }],
+        /* 15 */
+        [["io.k8s.api.authentication.v1.TokenReview", "io.k8s.api.authentication.v1beta1.TokenReview"], { f: { metadata: 216, spec: 14, status: 16 } }],
+        /* 16 */
+        [["io.k8s.api.authentication.v1.TokenReviewStatus", "io.k8s.api.authentication.v1beta1.TokenReviewStatus"], { f: { audiences: { l: "atomic" }, user: 17 } }],
+        /* 17 */
+        [["io.k8s.api.authentication.v1.UserInfo", "io.k8s.api.authentication.v1beta1.UserInfo", "io.k8s.api.authorization.v1.SubjectAccessReviewSpec"], { f: { extra: { a: { l: "atomic" } }, groups: { l: "atomic" } } }],
+        /* 18 */
+        [["io.k8s.api.authorization.v1.LocalSubjectAccessReview", "io.k8s.api.authorization.v1.SubjectAccessReview"], { f: { metadata: 216, spec: 17 } }],
+        /* 19 */
+        [["io.k8s.api.authorization.v1.NonResourceRule", "io.k8s.api.authorization.v1beta1.NonResourceRule"], { f: { nonResourceURLs: { l: "atomic" }, verbs: { l: "atomic" } } }],
+        /* 20 */
+        [["io.k8s.api.authorization.v1.ResourceRule", "io.k8s.api.authorization.v1beta1.ResourceRule"], { f: { apiGroups: { l: "atomic" }, resourceNames: { l: "atomic" }, resources: { l: "atomic" }, verbs: { l: "atomic" } } }],
+        /* 21 */
+        [["io.k8s.api.authorization.v1.SelfSubjectRulesReview", "io.k8s.api.authorization.v1beta1.SelfSubjectRulesReview"], { f: { metadata: 216, status: 22 } }],
+        /* 22 */
+        [["io.k8s.api.authorization.v1.SubjectRulesReviewStatus", "io.k8s.api.authorization.v1beta1.SubjectRulesReviewStatus"], { f: { nonResourceRules: { l: "atomic", i: 19 }, resourceRules: { l: "atomic", i: 20 } } }],
+        /* 23 */
+        [["io.k8s.api.authorization.v1beta1.LocalSubjectAccessReview", "io.k8s.api.authorization.v1beta1.SubjectAccessReview"], { f: { metadata: 216, spec: 24 } }],
+        /* 24 */
+        [["io.k8s.api.authorization.v1beta1.SubjectAccessReviewSpec"], { f: { extra: { a: { l: "atomic" } }, group: { l: "atomic" } } }],
+        /* 25 */
+        [["io.k8s.api.autoscaling.v2beta1.ExternalMetricSource", "io.k8s.api.autoscaling.v2beta1.ExternalMetricStatus"], { f: { metricSelector: 215 } }],
+        /* 26 */
+        [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscaler"], { f: { metadata: 216, spec: 28, status: 29 } }],
+        /* 27 */
+        [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerList"], { f: { items: { l: "atomic", i: 26 } } }],
+        /* 28 */
+        [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerSpec"], { f: { metrics: { l: "atomic", i: 30 } } }],
+        /* 29 */
+        [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerStatus"], { f: { conditions: { l: "atomic" }, currentMetrics: { l: "atomic", i: 30 } } }],
+        /* 30 */
+        [["io.k8s.api.autoscaling.v2beta1.MetricSpec", "io.k8s.api.autoscaling.v2beta1.MetricStatus"], { f: { external: 25, object: 31, pods: 31 } }],
+        /* 31 */
+        [["io.k8s.api.autoscaling.v2beta1.ObjectMetricSource", "io.k8s.api.autoscaling.v2beta1.ObjectMetricStatus", "io.k8s.api.autoscaling.v2beta1.PodsMetricSource", "io.k8s.api.autoscaling.v2beta1.PodsMetricStatus", "io.k8s.api.autoscaling.v2beta2.MetricIdentifier", "io.k8s.api.policy.v1.PodDisruptionBudgetSpec", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetSpec"], { f: { selector: 215 } }],
+        /* 32 */
+        [["io.k8s.api.autoscaling.v2beta2.ExternalMetricSource", "io.k8s.api.autoscaling.v2beta2.ExternalMetricStatus", "io.k8s.api.autoscaling.v2beta2.ObjectMetricSource", "io.k8s.api.autoscaling.v2beta2.ObjectMetricStatus", "io.k8s.api.autoscaling.v2beta2.PodsMetricSource", "io.k8s.api.autoscaling.v2beta2.PodsMetricStatus"], { f: { metric: 31 } }],
+        /* 33 */
+        [["io.k8s.api.autoscaling.v2beta2.HPAScalingRules"], { f: { policies: { l: "atomic" } } }],
+        /* 34 */
+        [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscaler"], { f: { metadata: 216, spec: 37, status: 38 } }],
+        /* 35 */
+        [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerBehavior"], { f: { scaleDown: 33, scaleUp: 33 } }],
+        /* 36 */
+        [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerList"], { f: { items: { l: "atomic", i: 34 } } }],
+        /* 37 */
+        [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerSpec"], { f: { behavior: 35, metrics: { l: "atomic", i: 39 } } }],
+        /* 38 */
+        [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerStatus"], { f: { conditions: { l: "atomic" }, currentMetrics: { l: "atomic", i: 39 } } }],
+        /* 39 */
+        [["io.k8s.api.autoscaling.v2beta2.MetricSpec", "io.k8s.api.autoscaling.v2beta2.MetricStatus"], { f: { external: 32, object: 32, pods: 32 } }],
+        /* 40 */
+        [["io.k8s.api.batch.v1.CronJob", "io.k8s.api.batch.v1beta1.CronJob"], { f: { metadata: 216, spec: 42, status: 43 } }],
+        /* 41 */
+        [["io.k8s.api.batch.v1.CronJobList", "io.k8s.api.batch.v1beta1.CronJobList"], { f: { items: { l: "atomic", i: 40 } } }],
+        /* 42 */
+        [["io.k8s.api.batch.v1.CronJobSpec", "io.k8s.api.batch.v1beta1.CronJobSpec"], { f: { jobTemplate: 47 } }],
+        /* 43 */
+        [["io.k8s.api.batch.v1.CronJobStatus", "io.k8s.api.batch.v1beta1.CronJobStatus"], { f: { active: { l: "atomic", x: 1 } } }],
+        /* 44 */
+        [["io.k8s.api.batch.v1.Job"], { f: { metadata: 216, spec: 8, status: 46 } }],
+        /* 45 */
+        [["io.k8s.api.batch.v1.JobList"], { f: { items: { l: "atomic", i: 44 } } }],
+        /* 46 */
+        [["io.k8s.api.batch.v1.JobStatus"], { f: { conditions: { l: "atomic", x: 1 } } }],
+        /* 47 */
+        [["io.k8s.api.batch.v1.JobTemplateSpec", "io.k8s.api.batch.v1beta1.JobTemplateSpec"], { f: { metadata: 216, spec: 8 } }],
+        /* 48 */
+        [["io.k8s.api.certificates.v1.CertificateSigningRequest", "io.k8s.api.certificates.v1beta1.CertificateSigningRequest"], { f: { metadata: 216, spec: 50, status: 9 } }],
+        /* 49 */
+        [["io.k8s.api.certificates.v1.CertificateSigningRequestList", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestList"], { f: { items: { l: "atomic", i: 48 } } }],
+        /* 50 */
+        [["io.k8s.api.certificates.v1.CertificateSigningRequestSpec", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestSpec"], { f: { extra: { a: { l: "atomic" } }, groups: { l: "atomic", x: 1 }, usages: { l: "atomic", x: 1 } } }],
+        /* 51 */
+        [["io.k8s.api.core.v1.Affinity"], { f: { nodeAffinity: 80, podAffinity: 96, podAntiAffinity: 96 } }],
+        /* 52 */
+        [["io.k8s.api.core.v1.Capabilities"], { f: { add: { l: "atomic" }, drop: { l: "atomic" } } }],
+        /* 53 */
+        [["io.k8s.api.core.v1.CephFSPersistentVolumeSource", "io.k8s.api.core.v1.CephFSVolumeSource", "io.k8s.api.core.v1.RBDPersistentVolumeSource", "io.k8s.api.core.v1.RBDVolumeSource"], { f: { monitors: { l: "atomic" } } }],
+        /* 54 */
+        [["io.k8s.api.core.v1.ComponentStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, metadata: 216 } }],
+        /* 55 */
+        [["io.k8s.api.core.v1.ComponentStatusList"], { f: { items: { l: "atomic", i: 54 } } }],
+        /* 56 */
+        [["io.k8s.api.core.v1.ConfigMapProjection", "io.k8s.api.core.v1.ConfigMapVolumeSource", "io.k8s.api.core.v1.DownwardAPIProjection", "io.k8s.api.core.v1.DownwardAPIVolumeSource", "io.k8s.api.core.v1.SecretProjection", "io.k8s.api.core.v1.SecretVolumeSource"], { f: { items: { l: "atomic" } } }],
+        /* 57 */
+        [["io.k8s.api.core.v1.Container"], { f: { args: { l: "atomic" }, command: { l: "atomic" }, env: { l: "map", k: ["name"], x: 1 }, envFrom: { l: "atomic" }, lifecycle: 70, livenessProbe: 67, ports: { l: "map", k: ["containerPort", "protocol"], x: 1 }, readinessProbe: 67, securityContext: 115, startupProbe: 67, volumeDevices: { l: "map", k: ["devicePath"], x: 1 }, volumeMounts: { l: "map", k: ["mountPath"], x: 1 } } }],
+        /* 58 */
+        [["io.k8s.api.core.v1.ContainerImage"], { f: { names: { l: "atomic" } } }],
+        /* 59 */
+        [["io.k8s.api.core.v1.EndpointSubset"], { f: { addresses: { l: "atomic" }, notReadyAddresses: { l: "atomic" }, ports: { l: "atomic" } } }],
+        /* 60 */
+        [["io.k8s.api.core.v1.Endpoints"], { f: { metadata: 216, subsets: { l: "atomic", i: 59 } } }],
+        /* 61 */
+        [["io.k8s.api.core.v1.EndpointsList"], { f: { items: { l: "atomic", i: 60 } } }],
+        /* 62 */
+        [["io.k8s.api.core.v1.EphemeralContainer"], { f: { args: { l: "atomic" }, command: { l: "atomic" }, env: { l: "map", k: ["name"], x: 1 }, envFrom: { l: "atomic" }, lifecycle: 70, livenessProbe: 67, ports: { l: "atomic" }, readinessProbe: 67, securityContext: 115, startupProbe: 67, volumeDevices: { l: "map", k: ["devicePath"], x: 1 }, volumeMounts: { l: "map", k: ["mountPath"], x: 1 } } }],
+        /* 63 */
+        [["io.k8s.api.core.v1.EphemeralVolumeSource"], { f: { volumeClaimTemplate: 92 } }],
+        /* 64 */
+        [["io.k8s.api.core.v1.ExecAction"], { f: { command: { l: "atomic" } } }],
+        /* 65 */
+        [["io.k8s.api.core.v1.FCVolumeSource"], { f: { targetWWNs: { l: "atomic" }, wwids: { l: "atomic" } } }],
+        /* 66 */
+        [["io.k8s.api.core.v1.HTTPGetAction"], { f: { httpHeaders: { l: "atomic" } } }],
+        /* 67 */
+        [["io.k8s.api.core.v1.Handler", "io.k8s.api.core.v1.Probe"], { f: { exec: 64, httpGet: 66 } }],
+        /* 68 */
+        [["io.k8s.api.core.v1.HostAlias"], { f: { hostnames: { l: "atomic" } } }],
+        /* 69 */
+        [["io.k8s.api.core.v1.ISCSIPersistentVolumeSource", "io.k8s.api.core.v1.ISCSIVolumeSource"], { f: { portals: { l: "atomic" } } }],
+        /* 70 */
+        [["io.k8s.api.core.v1.Lifecycle"], { f: { postStart: 67, preStop: 67 } }],
+        /* 71 */
+        [["io.k8s.api.core.v1.LimitRange"], { f: { metadata: 216, spec: 73 } }],
+        /* 72 */
+        [["io.k8s.api.core.v1.LimitRangeList"], { f: { items: { l: "atomic", i: 71 } } }],
+        /* 73 */
+        [["io.k8s.api.core.v1.LimitRangeSpec"], { f: { limits: { l: "atomic" } } }],
+        /* 74 */
+        [["io.k8s.api.core.v1.LoadBalancerIngress"], { f: { ports: { l: "atomic", x: 1 } } }],
+        /* 75 */
+        [["io.k8s.api.core.v1.LoadBalancerStatus"], { f: { ingress: { l: "atomic", i: 74 } } }],
+        /* 76 */
+        [["io.k8s.api.core.v1.Namespace"], { f: { metadata: 216, spec: 78, status: 9 } }],
+        /* 77 */
+        [["io.k8s.api.core.v1.NamespaceList"], { f: { items: { l: "atomic", i: 76 } } }],
+        /* 78 */
+        [["io.k8s.api.core.v1.NamespaceSpec"], { f: { finalizers: { l: "atomic" } } }],
+        /* 79 */
+        [["io.k8s.api.core.v1.Node"], { f: { metadata: 216, spec: 85, status: 86 } }],
+        /* 80 */
+        [["io.k8s.api.core.v1.NodeAffinity"], { f: { preferredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 106 }, requiredDuringSchedulingIgnoredDuringExecution: 82 } }],
+        /* 81 */
+        [["io.k8s.api.core.v1.NodeList"], { f: { items: { l: "atomic", i: 79 } } }],
+        /* 82 */
+        [["io.k8s.api.core.v1.NodeSelector"], { f: { nodeSelectorTerms: { l: "atomic", i: 84 } } }],
+        /* 83 */
+        [["io.k8s.api.core.v1.NodeSelectorRequirement", "io.k8s.api.core.v1.ScopedResourceSelectorRequirement", "io.k8s.api.core.v1.TopologySelectorLabelRequirement", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"], { f: { values: { l: "atomic" } } }],
+        /* 84 */
+        [["io.k8s.api.core.v1.NodeSelectorTerm"], { f: { matchExpressions: { l: "atomic", i: 83 }, matchFields: { l: "atomic", i: 83 } } }],
+        /* 85 */
+        [["io.k8s.api.core.v1.NodeSpec"], { f: { podCIDRs: { l: "set", x: 1 }, taints: { l: "atomic" } } }],
+        /* 86 */
+        [["io.k8s.api.core.v1.NodeStatus"], { f: { addresses: { l: "map", k: ["type"], x: 1 }, conditions: { l: "map", k: ["type"], x: 1 }, images: { l: "atomic", i: 58 }, volumesAttached: { l: "atomic" }, volumesInUse: { l: "atomic" } } }],
+        /* 87 */
+        [["io.k8s.api.core.v1.PersistentVolume"], { f: { metadata: 216, spec: 94 } }],
+        /* 88 */
+        [["io.k8s.api.core.v1.PersistentVolumeClaim"], { f: { metadata: 216, spec: 90, status: 91 } }],
+        /* 89 */
+        [["io.k8s.api.core.v1.PersistentVolumeClaimList"], { f: { items: { l: "atomic", i: 88 } } }],
+        /* 90 */
+        [["io.k8s.api.core.v1.PersistentVolumeClaimSpec"], { f: { accessModes: { l: "atomic" }, selector: 215 } }],
+        /* 91 */
+        [["io.k8s.api.core.v1.PersistentVolumeClaimStatus"], { f: { accessModes: { l: "atomic" }, conditions: { l: "map", k: ["type"], x: 1 } } }],
+        /* 92 */
+        [["io.k8s.api.core.v1.PersistentVolumeClaimTemplate"], { f: { metadata: 216, spec: 90 } }],
+        /* 93 */
+        [["io.k8s.api.core.v1.PersistentVolumeList"], { f: { items: { l: "atomic", i: 87 } } }],
+        /* 94 */
+        [["io.k8s.api.core.v1.PersistentVolumeSpec"], { f: { accessModes: { l: "atomic" }, cephfs: 53, fc: 65, iscsi: 69, mountOptions: { l: "atomic" }, nodeAffinity: 125, rbd: 53 } }],
+        /* 95 */
+        [["io.k8s.api.core.v1.Pod"], { f: { metadata: 216, spec: 101, status: 102 } }],
+        /* 96 */
+        [["io.k8s.api.core.v1.PodAffinity", "io.k8s.api.core.v1.PodAntiAffinity"], { f: { preferredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 127 }, requiredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 97 } } }],
+        /* 97 */
+        [["io.k8s.api.core.v1.PodAffinityTerm"], { f: { labelSelector: 215, namespaceSelector: 215, namespaces: { l: "atomic" } } }],
+        /* 98 */
+        [["io.k8s.api.core.v1.PodDNSConfig"], { f: { nameservers: { l: "atomic" }, options: { l: "atomic" }, searches: { l: "atomic" } } }],
+        /* 99 */
+        [["io.k8s.api.core.v1.PodList"], { f: { items: { l: "atomic", i: 95 } } }],
+        /* 100 */
+        [["io.k8s.api.core.v1.PodSecurityContext"], { f: { supplementalGroups: { l: "atomic" }, sysctls: { l: "atomic" } } }],
+        /* 101 */
+        [["io.k8s.api.core.v1.PodSpec"], { f: { affinity: 51, containers: { l: "map", k: ["name"], x: 1, i: 57 }, dnsConfig: 98, ephemeralContainers: { l: "map", k: ["name"], x: 1, i: 62 }, hostAliases: { l: "map", k: ["ip"], x: 1, i: 68 }, imagePullSecrets: { l: "map", k: ["name"], x: 1 }, initContainers: { l: "map", k: ["name"], x: 1, i: 57 }, readinessGates: { l: "atomic" }, securityContext: 100, tolerations: { l: "atomic" }, topologySpreadConstraints: { l: "map", k: ["topologyKey", "whenUnsatisfiable"], x: 1, i: 123 }, volumes: { l: "map", k: ["name"], x: 1, i: 124 } } }],
+        /* 102 */
+        [["io.k8s.api.core.v1.PodStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, containerStatuses: { l: "atomic" }, ephemeralContainerStatuses: { l: "atomic" }, initContainerStatuses: { l: "atomic" }, podIPs: { l: "map", k: ["ip"], x: 1 } } }],
+        /* 103 */
+        [["io.k8s.api.core.v1.PodTemplate"], { f: { metadata: 216, template: 105 } }],
+        /* 104 */
+        [["io.k8s.api.core.v1.PodTemplateList"], { f: { items: { l: "atomic", i: 103 } } }],
+        /* 105 */
+        [["io.k8s.api.core.v1.PodTemplateSpec"], { f: { metadata: 216, spec: 101 } }],
+        /* 106 */
+        [["io.k8s.api.core.v1.PreferredSchedulingTerm"], { f: { preference: 84 } }],
+        /* 107 */
+        [["io.k8s.api.core.v1.ProjectedVolumeSource"], { f: { sources: { l: "atomic", i: 126 } } }],
+        /* 108 */
+        [["io.k8s.api.core.v1.ReplicationController"], { f: { metadata: 216, spec: 110, status: 9 } }],
+        /* 109 */
+        [["io.k8s.api.core.v1.ReplicationControllerList"], { f: { items: { l: "atomic", i: 108 } } }],
+        /* 110 */
+        [["io.k8s.api.core.v1.ReplicationControllerSpec"], { f: { template: 105 } }],
+        /* 111 */
+        [["io.k8s.api.core.v1.ResourceQuota"], { f: { metadata: 216, spec: 113 } }],
+        /* 112 */
+        [["io.k8s.api.core.v1.ResourceQuotaList"], { f: { items: { l: "atomic", i: 111 } } }],
+        /* 113 */
+        [["io.k8s.api.core.v1.ResourceQuotaSpec"], { f: { scopeSelector: 114, scopes: { l: "atomic" } } }],
+        /* 114 */
+        [["io.k8s.api.core.v1.ScopeSelector"], { f: { matchExpressions: { l: "atomic", i: 83 } } }],
+        /* 115 */
+        [["io.k8s.api.core.v1.SecurityContext"], { f: { capabilities: 52 } }],
+        /* 116 */
+        [["io.k8s.api.core.v1.Service"], { f: { metadata: 216, spec: 120, status: 121 } }],
+        /* 117 */
+        [["io.k8s.api.core.v1.ServiceAccount"], { f: { imagePullSecrets: { l: "atomic" }, metadata: 216, secrets: { l: "map", k: ["name"], x: 1 } } }],
+        /* 118 */
+        [["io.k8s.api.core.v1.ServiceAccountList"], { f: { items: { l: "atomic", i: 117 } } }],
+        /* 119 */
+        [["io.k8s.api.core.v1.ServiceList"], { f: { items: { l: "atomic", i: 116 } } }],
+        /* 120 */
+        [["io.k8s.api.core.v1.ServiceSpec"], { f: { clusterIPs: { l: "atomic", x: 1 }, externalIPs: { l: "atomic" }, ipFamilies: { l: "atomic", x: 1 }, loadBalancerSourceRanges: { l: "atomic" }, ports: { l: "map", k: ["port", "protocol"], x: 1 }, topologyKeys: { l: "atomic" } } }],
+        /* 121 */
+        [["io.k8s.api.core.v1.ServiceStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, loadBalancer: 75 } }],
+        /* 122 */
+        [["io.k8s.api.core.v1.TopologySelectorTerm"], { f: { matchLabelExpressions: { l: "atomic", i: 83 } } }],
+        /* 123 */
+        [["io.k8s.api.core.v1.TopologySpreadConstraint"], { f: { labelSelector: 215 } }],
+        /* 124 */
+        [["io.k8s.api.core.v1.Volume"], { f: { cephfs: 53, configMap: 56, downwardAPI: 56, ephemeral: 63, fc: 65, iscsi: 69, projected: 107, rbd: 53, secret: 56 } }],
+        /* 125 */
+        [["io.k8s.api.core.v1.VolumeNodeAffinity"], { f: { required: 82 } }],
+        /* 126 */
+        [["io.k8s.api.core.v1.VolumeProjection"], { f: { configMap: 56, downwardAPI: 56, secret: 56 } }],
+        /* 127 */
+        [["io.k8s.api.core.v1.WeightedPodAffinityTerm"], { f: { podAffinityTerm: 97 } }],
+        /* 128 */
+        [["io.k8s.api.discovery.v1.Endpoint", "io.k8s.api.discovery.v1beta1.Endpoint"], { f: { addresses: { l: "set", x: 1 }, hints: 129 } }],
+        /* 129 */
+        [["io.k8s.api.discovery.v1.EndpointHints", "io.k8s.api.discovery.v1beta1.EndpointHints"], { f: { forZones: { l: "atomic", x: 1 } } }],
+        /* 130 */
+        [["io.k8s.api.discovery.v1.EndpointSlice", "io.k8s.api.discovery.v1beta1.EndpointSlice"], { f: { endpoints: { l: "atomic", x: 1, i: 128 }, metadata: 216, ports: { l: "atomic", x: 1 } } }],
+        /* 131 */
+        [["io.k8s.api.discovery.v1.EndpointSliceList", "io.k8s.api.discovery.v1beta1.EndpointSliceList"], { f: { items: { l: "atomic", i: 130 } } }],
+        /* 132 */
+        [["io.k8s.api.extensions.v1beta1.HTTPIngressRuleValue", "io.k8s.api.networking.v1beta1.HTTPIngressRuleValue"], { f: { paths: { l: "atomic" } } }],
+        /* 133 */
+        [["io.k8s.api.extensions.v1beta1.Ingress", "io.k8s.api.networking.v1beta1.Ingress"], { f: { metadata: 216, spec: 136, status: 137 } }],
+        /* 134 */
+        [["io.k8s.api.extensions.v1beta1.IngressList", "io.k8s.api.networking.v1beta1.IngressList"], { f: { items: { l: "atomic", i: 133 } } }],
+        /* 135 */
+        [["io.k8s.api.extensions.v1beta1.IngressRule", "io.k8s.api.networking.v1beta1.IngressRule"], { f: { http: 132 } }],
+        /* 136 */
+        [["io.k8s.api.extensions.v1beta1.IngressSpec", "io.k8s.api.networking.v1beta1.IngressSpec"], { f: { rules: { l: "atomic", i: 135 }, tls: { l: "atomic", i: 138 } } }],
+        /* 137 */
+        [["io.k8s.api.extensions.v1beta1.IngressStatus", "io.k8s.api.networking.v1.IngressStatus", "io.k8s.api.networking.v1beta1.IngressStatus"], { f: { loadBalancer: 75 } }],
+        /* 138 */
+        [["io.k8s.api.extensions.v1beta1.IngressTLS", "io.k8s.api.networking.v1beta1.IngressTLS"], { f: { hosts: { l: "atomic" } } }],
+        /* 139 */
+        [["io.k8s.api.flowcontrol.v1beta1.FlowSchema"], { f: { metadata: 216, spec: 141, status: 9 } }],
+        /* 140 */
+        [["io.k8s.api.flowcontrol.v1beta1.FlowSchemaList"], { f: { items: { l: "atomic", i: 139 } } }],
+        /* 141 */
+        [["io.k8s.api.flowcontrol.v1beta1.FlowSchemaSpec"], { f: { rules: { l: "atomic", x: 1, i: 143 } } }],
+        /* 142 */
+        [["io.k8s.api.flowcontrol.v1beta1.NonResourcePolicyRule"], { f: { nonResourceURLs: { l: "set", x: 1 }, verbs: { l: "set", x: 1 } } }],
+        /* 143 */
+        [["io.k8s.api.flowcontrol.v1beta1.PolicyRulesWithSubjects"], { f: { nonResourceRules: { l: "atomic", x: 1, i: 142 }, resourceRules: { l: "atomic", x: 1, i: 146 }, subjects: { l: "atomic", x: 1 } } }],
+        /* 144 */
+        [["io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfiguration", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIService"], { f: { metadata: 216, status: 9 } }],
+        /* 145 */
+        [["io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationList", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIServiceList"], { f: { items: { l: "atomic", i: 144 } } }],
+        /* 146 */
+        [["io.k8s.api.flowcontrol.v1beta1.ResourcePolicyRule"], { f: { apiGroups: { l: "set", x: 1 }, namespaces: { l: "set", x: 1 }, resources: { l: "set", x: 1 }, verbs: { l: "set", x: 1 } } }],
+        /* 147 */
+        [["io.k8s.api.networking.v1.HTTPIngressRuleValue"], { f: { paths: { l: "atomic", x: 1 } } }],
+        /* 148 */
+        [["io.k8s.api.networking.v1.IPBlock"], { f: { except: { l: "atomic" } } }],
+        /* 149 */
+        [["io.k8s.api.networking.v1.Ingress"], { f: { metadata: 216, spec: 152, status: 137 } }],
+        /* 150 */
+        [["io.k8s.api.networking.v1.IngressList"], { f: { items: { l: "atomic", i: 149 } } }],
+        /* 151 */
+        [["io.k8s.api.networking.v1.IngressRule"], { f: { http: 147 } }],
+        /* 152 */
+        [["io.k8s.api.networking.v1.IngressSpec"], { f: { rules: { l: "atomic", x: 1, i: 151 }, tls: { l: "atomic", x: 1, i: 153 } } }],
+        /* 153 */
+        [["io.k8s.api.networking.v1.IngressTLS"], { f: { hosts: { l: "atomic", x: 1 } } }],
+        /* 154 */
+        [["io.k8s.api.networking.v1.NetworkPolicy"], { f: { metadata: 216, spec: 159 } }],
+        /* 155 */
+        [["io.k8s.api.networking.v1.NetworkPolicyEgressRule"], { f: { ports: { l: "atomic" }, to: { l: "atomic", i: 158 } } }],
+        /* 156 */
+        [["io.k8s.api.networking.v1.NetworkPolicyIngressRule"], { f: { from: { l: "atomic", i: 158 }, ports: { l: "atomic" } } }],
+        /* 157 */
+        [["io.k8s.api.networking.v1.NetworkPolicyList"], { f: { items: { l: "atomic", i: 154 } } }],
+        /* 158 */
+        [["io.k8s.api.networking.v1.NetworkPolicyPeer"], { f: { ipBlock: 148, namespaceSelector: 215, podSelector: 215 } }],
+        /* 159 */
+        [["io.k8s.api.networking.v1.NetworkPolicySpec"], { f: { egress: { l: "atomic", i: 155 }, ingress: { l: "atomic", i: 156 }, podSelector: 215, policyTypes: { l: "atomic" } } }],
+        /* 160 */
+        [["io.k8s.api.node.v1.RuntimeClass", "io.k8s.api.node.v1beta1.RuntimeClass"], { f: { metadata: 216, scheduling: 162 } }],
+        /* 161 */
+        [["io.k8s.api.node.v1.RuntimeClassList", "io.k8s.api.node.v1beta1.RuntimeClassList"], { f: { items: { l: "atomic", i: 160 } } }],
+        /* 162 */
+        [["io.k8s.api.node.v1.Scheduling", "io.k8s.api.node.v1beta1.Scheduling"], { f: { tolerations: { l: "atomic", x: 1 } } }],
+        /* 163 */
+        [["io.k8s.api.policy.v1.PodDisruptionBudget", "io.k8s.api.policy.v1beta1.PodDisruptionBudget"], { f: { metadata: 216, spec: 31, status: 9 } }],
+        /* 164 */
+        [["io.k8s.api.policy.v1.PodDisruptionBudgetList", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetList"], { f: { items: { l: "atomic", i: 163 } } }],
+        /* 165 */
+        [["io.k8s.api.policy.v1beta1.Eviction"], { f: { deleteOptions: 214, metadata: 216 } }],
+        /* 166 */
+        [["io.k8s.api.policy.v1beta1.FSGroupStrategyOptions", "io.k8s.api.policy.v1beta1.RunAsGroupStrategyOptions", "io.k8s.api.policy.v1beta1.RunAsUserStrategyOptions", "io.k8s.api.policy.v1beta1.SupplementalGroupsStrategyOptions"], { f: { ranges: { l: "atomic" } } }],
+        /* 167 */
+        [["io.k8s.api.policy.v1beta1.PodSecurityPolicy"], { f: { metadata: 216, spec: 169 } }],
+        /* 168 */
+        [["io.k8s.api.policy.v1beta1.PodSecurityPolicyList"], { f: { items: { l: "atomic", i: 167 } } }],
+        /* 169 */
+        [["io.k8s.api.policy.v1beta1.PodSecurityPolicySpec"], { f: { allowedCSIDrivers: { l: "atomic" }, allowedCapabilities: { l: "atomic" }, allowedFlexVolumes: { l: "atomic" }, allowedHostPaths: { l: "atomic" }, allowedProcMountTypes: { l: "atomic" }, allowedUnsafeSysctls: { l: "atomic" }, defaultAddCapabilities: { l: "atomic" }, forbiddenSysctls: { l: "atomic" }, fsGroup: 166, hostPorts: { l: "atomic" }, requiredDropCapabilities: { l: "atomic" }, runAsGroup: 166, runAsUser: 166, runtimeClass: 170, supplementalGroups: 166, volumes: { l: "atomic" } } }],
+        /* 170 */
+        [["io.k8s.api.policy.v1beta1.RuntimeClassStrategyOptions"], { f: { allowedRuntimeClassNames: { l: "atomic" } } }],
+        /* 171 */
+        [["io.k8s.api.rbac.v1.AggregationRule", "io.k8s.api.rbac.v1beta1.AggregationRule"], { f: { clusterRoleSelectors: { l: "atomic", i: 215 } } }],
+        /* 172 */
+        [["io.k8s.api.rbac.v1.ClusterRole", "io.k8s.api.rbac.v1beta1.ClusterRole"], { f: { aggregationRule: 171, metadata: 216, rules: { l: "atomic", i: 176 } } }],
+        /* 173 */
+        [["io.k8s.api.rbac.v1.ClusterRoleBinding", "io.k8s.api.rbac.v1.RoleBinding", "io.k8s.api.rbac.v1beta1.ClusterRoleBinding", "io.k8s.api.rbac.v1beta1.RoleBinding"], { f: { metadata: 216, subjects: { l: "atomic" } } }],
+        /* 174 */
+        [["io.k8s.api.rbac.v1.ClusterRoleBindingList", "io.k8s.api.rbac.v1.RoleBindingList", "io.k8s.api.rbac.v1beta1.ClusterRoleBindingList", "io.k8s.api.rbac.v1beta1.RoleBindingList"], { f: { items: { l: "atomic", i: 173 } } }],
+        /* 175 */
+        [["io.k8s.api.rbac.v1.ClusterRoleList", "io.k8s.api.rbac.v1beta1.ClusterRoleList"], { f: { items: { l: "atomic", i: 172 } } }],
+        /* 176 */
+        [["io.k8s.api.rbac.v1.PolicyRule", "io.k8s.api.rbac.v1beta1.PolicyRule"], { f: { apiGroups: { l: "atomic" }, nonResourceURLs: { l: "atomic" }, resourceNames: { l: "atomic" }, resources: { l: "atomic" }, verbs: { l: "atomic" } } }],
+        /* 177 */
+        [["io.k8s.api.rbac.v1.Role", "io.k8s.api.rbac.v1beta1.Role"], { f: { metadata: 216, rules: { l: "atomic", i: 176 } } }],
+        /* 178 */
+        [["io.k8s.api.rbac.v1.RoleList", "io.k8s.api.rbac.v1beta1.RoleList"], { f: { items: { l: "atomic", i: 177 } } }],
+        /* 179 */
+        [["io.k8s.api.storage.v1.CSIDriver"], { f: { metadata: 216, spec: 181 } }],
+        /* 180 */
+        [["io.k8s.api.storage.v1.CSIDriverList"], { f: { items: { l: "atomic", i: 179 } } }],
+        /* 181 */
+        [["io.k8s.api.storage.v1.CSIDriverSpec"], { f: { tokenRequests: { l: "atomic", x: 1 }, volumeLifecycleModes: { l: "set", x: 1 } } }],
+        /* 182 */
+        [["io.k8s.api.storage.v1.CSINode", "io.k8s.api.storage.v1beta1.CSINode"], { f: { metadata: 216, spec: 185 } }],
+        /* 183 */
+        [["io.k8s.api.storage.v1.CSINodeDriver", "io.k8s.api.storage.v1beta1.CSINodeDriver"], { f: { topologyKeys: { l: "atomic" } } }],
+        /* 184 */
+        [["io.k8s.api.storage.v1.CSINodeList", "io.k8s.api.storage.v1beta1.CSINodeList"], { f: { items: { l: "atomic", i: 182 } } }],
+        /* 185 */
+        [["io.k8s.api.storage.v1.CSINodeSpec", "io.k8s.api.storage.v1beta1.CSINodeSpec"], { f: { drivers: { l: "map", k: ["name"], x: 1, i: 183 } } }],
+        /* 186 */
+        [["io.k8s.api.storage.v1.StorageClass", "io.k8s.api.storage.v1beta1.StorageClass"], { f: { allowedTopologies: { l: "atomic", i: 122 }, metadata: 216, mountOptions: { l: "atomic" } } }],
+        /* 187 */
+        [["io.k8s.api.storage.v1.StorageClassList", "io.k8s.api.storage.v1beta1.StorageClassList"], { f: { items: { l: "atomic", i: 186 } } }],
+        /* 188 */
+        [["io.k8s.api.storage.v1.VolumeAttachment", "io.k8s.api.storage.v1beta1.VolumeAttachment"], { f: { metadata: 216, spec: 191 } }],
+        /* 189 */
+        [["io.k8s.api.storage.v1.VolumeAttachmentList", "io.k8s.api.storage.v1beta1.VolumeAttachmentList"], { f: { items: { l: "atomic", i: 188 } } }],
+        /* 190 */
+        [["io.k8s.api.storage.v1.VolumeAttachmentSource", "io.k8s.api.storage.v1beta1.VolumeAttachmentSource"], { f: { inlineVolumeSpec: 94 } }],
+        /* 191 */
+        [["io.k8s.api.storage.v1.VolumeAttachmentSpec", "io.k8s.api.storage.v1beta1.VolumeAttachmentSpec"], { f: { source: 190 } }],
+        /* 192 */
+        [["io.k8s.api.storage.v1beta1.CSIDriver"], { f: { metadata: 216, spec: 194 } }],
+        /* 193 */
+        [["io.k8s.api.storage.v1beta1.CSIDriverList"], { f: { items: { l: "atomic", i: 192 } } }],
+        /* 194 */
+        [["io.k8s.api.storage.v1beta1.CSIDriverSpec"], { f: { tokenRequests: { l: "atomic", x: 1 }, volumeLifecycleModes: { l: "atomic" } } }],
+        /* 195 */
+        [["io.k8s.api.storage.v1beta1.CSIStorageCapacity"], { f: { metadata: 216, nodeTopology: 215 } }],
+        /* 196 */
+        [["io.k8s.api.storage.v1beta1.CSIStorageCapacityList"], { f: { items: { l: "map", k: ["name"], x: 1, i: 195 } } }],
+        /* 197 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion"], { f: { webhook: 206 } }],
+        /* 198 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"], { f: { metadata: 216, spec: 201, status: 202 } }],
+        /* 199 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList"], { f: { items: { l: "atomic", i: 198 } } }],
+        /* 200 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionNames"], { f: { categories: { l: "atomic" }, shortNames: { l: "atomic" } } }],
+        /* 201 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec"], { f: { conversion: 197, names: 200, versions: { l: "atomic", i: 203 } } }],
+        /* 202 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionStatus"], { f: { acceptedNames: 200, conditions: { l: "map", k: ["type"], x: 1 }, storedVersions: { l: "atomic" } } }],
+        /* 203 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionVersion"], { f: { additionalPrinterColumns: { l: "atomic" }, schema: 204 } }],
+        /* 204 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceValidation"], { f: { openAPIV3Schema: 205 } }],
+        /* 205 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSONSchemaProps"], { f: { allOf: { l: "atomic", i: 205 }, anyOf: { l: "atomic", i: 205 }, definitions: { a: 205 }, enum: { l: "atomic" }, not: 205, oneOf: { l: "atomic", i: 205 }, patternProperties: { a: 205 }, properties: { a: 205 }, required: { l: "atomic" }, "x-kubernetes-list-map-keys": { l: "atomic" } } }],
+        /* 206 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceConversion"], { f: { conversionReviewVersions: { l: "atomic" } } }],
+        /* 207 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinition"], { f: { metadata: 216, spec: 209, status: 202 } }],
+        /* 208 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionList"], { f: { items: { l: "atomic", i: 207 } } }],
+        /* 209 */
+        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionSpec"], { f: { additionalPrinterColumns: { l: "atomic" }, conversion: 206, names: 200, validation: 204, versions: { l: "atomic", i: 203 } } }],
+        /* 210 */
+        [["io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup", "io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions"], { f: { serverAddressByClientCIDRs: { l: "atomic" }, versions: { l: "atomic" } } }],
+        /* 211 */
+        [["io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList"], { f: { groups: { l: "atomic", i: 210 } } }],
+        /* 212 */
+        [["io.k8s.apimachinery.pkg.apis.meta.v1.APIResource"], { f: { categories: { l: "atomic" }, shortNames: { l: "atomic" }, verbs: { l: "atomic" } } }],
+        /* 213 */
+        [["io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"], { f: { resources: { l: "atomic", i: 212 } } }],
+        /* 214 */
+        [["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"], { f: { dryRun: { l: "atomic" } } }],
+        /* 215 */
+        [["io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"], { m: "atomic", f: { matchExpressions: { l: "atomic", i: 83 } } }],
+        /* 216 */
+        [["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"], { f: { finalizers: { l: "set", x: 1 }, managedFields: { l: "atomic" }, ownerReferences: { l: "map", k: ["uid"], x: 1 } } }],
+        /* 217 */
+        [["io.k8s.apimachinery.pkg.apis.meta.v1.Status"], { f: { details: 218 } }],
+        /* 218 */
+        [["io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails"], { f: { causes: { l: "atomic" } } }],
+        /* 219 */
+        [["io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"], {}]
+      ],
+      kinds: [
+        ["", "APIGroup", [["v1", 210]]],
+        ["", "APIGroupList", [["v1", 211]]],
+        ["", "APIResourceList", [["v1", 213]]],
+        ["", "APIVersions", [["v1", 210]]],
+        ["", "Binding", [["v1", 4]]],
+        ["", "ComponentStatus", [["v1", 54]]],
+        ["", "ComponentStatusList", [["v1", 55]]],
+        ["", "ConfigMap", [["v1", 4]]],
+        ["", "ConfigMapList", [["v1", 5]]],
+        ["", "DeleteOptions", [["v1", 214]]],
+        ["", "Endpoints", [["v1", 60]]],
+        ["", "EndpointsList", [["v1", 61]]],
+        ["", "Event", [["v1", 4]]],
+        ["", "EventList", [["v1", 5]]],
+        ["", "LimitRange", [["v1", 71]]],
+        ["", "LimitRangeList", [["v1", 72]]],
+        ["", "Namespace", [["v1", 76]]],
+        ["", "NamespaceList", [["v1", 77]]],
+        ["", "Node", [["v1", 79]]],
+        ["", "NodeList", [["v1", 81]]],
+        ["", "PersistentVolume", [["v1", 87]]],
+        ["", "PersistentVolumeClaim", [["v1", 88]]],
+        ["", "PersistentVolumeClaimList", [["v1", 89]]],
+        ["", "PersistentVolumeList", [["v1", 93]]],
+        ["", "Pod", [["v1", 95]]],
+        ["", "PodList", [["v1", 99]]],
+        ["", "PodTemplate", [["v1", 103]]],
+        ["", "PodTemplateList", [["v1", 104]]],
+        ["", "ReplicationController", [["v1", 108]]],
+        ["", "ReplicationControllerList", [["v1", 109]]],
+        ["", "ResourceQuota", [["v1", 111]]],
+        ["", "ResourceQuotaList", [["v1", 112]]],
+        ["", "Secret", [["v1", 4]]],
+        ["", "SecretList", [["v1", 5]]],
+        ["", "Service", [["v1", 116]]],
+        ["", "ServiceAccount", [["v1", 117]]],
+        ["", "ServiceAccountList", [["v1", 118]]],
+        ["", "ServiceList", [["v1", 119]]],
+        ["", "Status", [["v1", 217]]],
+        ["", "WatchEvent", [["v1", 219]]],
+        ["admission.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["admission.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["admissionregistration.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["admissionregistration.k8s.io", "MutatingWebhookConfiguration", [["v1", 1], ["v1beta1", 1]]],
+        ["admissionregistration.k8s.io", "MutatingWebhookConfigurationList", [["v1", 2], ["v1beta1", 2]]],
+        ["admissionregistration.k8s.io", "ValidatingWebhookConfiguration", [["v1", 1], ["v1beta1", 1]]],
+        ["admissionregistration.k8s.io", "ValidatingWebhookConfigurationList", [["v1", 2], ["v1beta1", 2]]],
+        ["admissionregistration.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["apiextensions.k8s.io", "CustomResourceDefinition", [["v1", 198], ["v1beta1", 207]]],
+        ["apiextensions.k8s.io", "CustomResourceDefinitionList", [["v1", 199], ["v1beta1", 208]]],
+        ["apiextensions.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["apiextensions.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["apiregistration.k8s.io", "APIService", [["v1", 144], ["v1beta1", 144]]],
+        ["apiregistration.k8s.io", "APIServiceList", [["v1", 145], ["v1beta1", 145]]],
+        ["apiregistration.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["apiregistration.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["apps", "ControllerRevision", [["v1", 4]]],
+        ["apps", "ControllerRevisionList", [["v1", 5]]],
+        ["apps", "DaemonSet", [["v1", 6]]],
+        ["apps", "DaemonSetList", [["v1", 7]]],
+        ["apps", "DeleteOptions", [["v1", 214], ["v1beta1", 214], ["v1beta2", 214]]],
+        ["apps", "Deployment", [["v1", 6]]],
+        ["apps", "DeploymentList", [["v1", 7]]],
+        ["apps", "ReplicaSet", [["v1", 6]]],
+        ["apps", "ReplicaSetList", [["v1", 7]]],
+        ["apps", "StatefulSet", [["v1", 10]]],
+        ["apps", "StatefulSetList", [["v1", 11]]],
+        ["apps", "WatchEvent", [["v1", 219], ["v1beta1", 219], ["v1beta2", 219]]],
+        ["authentication.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["authentication.k8s.io", "TokenRequest", [["v1", 13]]],
+        ["authentication.k8s.io", "TokenReview", [["v1", 15], ["v1beta1", 15]]],
+        ["authentication.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["authorization.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["authorization.k8s.io", "LocalSubjectAccessReview", [["v1", 18], ["v1beta1", 23]]],
+        ["authorization.k8s.io", "SelfSubjectAccessReview", [["v1", 4], ["v1beta1", 4]]],
+        ["authorization.k8s.io", "SelfSubjectRulesReview", [["v1", 21], ["v1beta1", 21]]],
+        ["authorization.k8s.io", "SubjectAccessReview", [["v1", 18], ["v1beta1", 23]]],
+        ["authorization.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["autoscaling", "DeleteOptions", [["v1", 214], ["v2beta1", 214], ["v2beta2", 214]]],
+        ["autoscaling", "HorizontalPodAutoscaler", [["v1", 4], ["v2beta1", 26], ["v2beta2", 34]]],
+        ["autoscaling", "HorizontalPodAutoscalerList", [["v1", 5], ["v2beta1", 27], ["v2beta2", 36]]],
+        ["autoscaling", "Scale", [["v1", 4]]],
+        ["autoscaling", "WatchEvent", [["v1", 219], ["v2beta1", 219], ["v2beta2", 219]]],
+        ["batch", "CronJob", [["v1", 40], ["v1beta1", 40]]],
+        ["batch", "CronJobList", [["v1", 41], ["v1beta1", 41]]],
+        ["batch", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["batch", "Job", [["v1", 44]]],
+        ["batch", "JobList", [["v1", 45]]],
+        ["batch", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["certificates.k8s.io", "CertificateSigningRequest", [["v1", 48], ["v1beta1", 48]]],
+        ["certificates.k8s.io", "CertificateSigningRequestList", [["v1", 49], ["v1beta1", 49]]],
+        ["certificates.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["certificates.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["coordination.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["coordination.k8s.io", "Lease", [["v1", 4], ["v1beta1", 4]]],
+        ["coordination.k8s.io", "LeaseList", [["v1", 5], ["v1beta1", 5]]],
+        ["coordination.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["discovery.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["discovery.k8s.io", "EndpointSlice", [["v1", 130], ["v1beta1", 130]]],
+        ["discovery.k8s.io", "EndpointSliceList", [["v1", 131], ["v1beta1", 131]]],
+        ["discovery.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["events.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["events.k8s.io", "Event", [["v1", 4], ["v1beta1", 4]]],
+        ["events.k8s.io", "EventList", [["v1", 5], ["v1beta1", 5]]],
+        ["events.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["extensions", "DeleteOptions", [["v1beta1", 214]]],
+        ["extensions", "Ingress", [["v1beta1", 133]]],
+        ["extensions", "IngressList", [["v1beta1", 134]]],
+        ["extensions", "WatchEvent", [["v1beta1", 219]]],
+        ["flowcontrol.apiserver.k8s.io", "DeleteOptions", [["v1alpha1", 214], ["v1beta1", 214]]],
+        ["flowcontrol.apiserver.k8s.io", "FlowSchema", [["v1beta1", 139]]],
+        ["flowcontrol.apiserver.k8s.io", "FlowSchemaList", [["v1beta1", 140]]],
+        ["flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", [["v1beta1", 144]]],
+        ["flowcontrol.apiserver.k8s.io", "PriorityLevelConfigurationList", [["v1beta1", 145]]],
+        ["flowcontrol.apiserver.k8s.io", "WatchEvent", [["v1alpha1", 219], ["v1beta1", 219]]],
+        ["imagepolicy.k8s.io", "DeleteOptions", [["v1alpha1", 214]]],
+        ["imagepolicy.k8s.io", "WatchEvent", [["v1alpha1", 219]]],
+        ["internal.apiserver.k8s.io", "DeleteOptions", [["v1alpha1", 214]]],
+        ["internal.apiserver.k8s.io", "WatchEvent", [["v1alpha1", 219]]],
+        ["networking.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["networking.k8s.io", "Ingress", [["v1", 149], ["v1beta1", 133]]],
+        ["networking.k8s.io", "IngressClass", [["v1", 4], ["v1beta1", 4]]],
+        ["networking.k8s.io", "IngressClassList", [["v1", 5], ["v1beta1", 5]]],
+        ["networking.k8s.io", "IngressList", [["v1", 150], ["v1beta1", 134]]],
+        ["networking.k8s.io", "NetworkPolicy", [["v1", 154]]],
+        ["networking.k8s.io", "NetworkPolicyList", [["v1", 157]]],
+        ["networking.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["node.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
+        ["node.k8s.io", "RuntimeClass", [["v1", 160], ["v1beta1", 160]]],
+        ["node.k8s.io", "RuntimeClassList", [["v1", 161], ["v1beta1", 161]]],
+        ["node.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
+        ["policy", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+        ["policy", "Eviction", [["v1beta1", 165]]],
+        ["policy", "PodDisruptionBudget", [["v1", 163], ["v1beta1", 163]]],
+        ["policy", "PodDisruptionBudgetList", [["v1", 164], ["v1beta1", 164]]],
+        ["policy", "PodSecurityPolicy", [["v1beta1", 167]]],
+        ["policy", "PodSecurityPolicyList", [["v1beta1", 168]]],
+        ["policy", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+        ["rbac.authorization.k8s.io", "ClusterRole", [["v1", 172], ["v1beta1", 172]]],
+        ["rbac.authorization.k8s.io", "ClusterRoleBinding", [["v1", 173], ["v1beta1", 173]]],
+        ["rbac.authorization.k8s.io", "ClusterRoleBindingList", [["v1", 174], ["v1beta1", 174]]],
+        ["rbac.authorization.k8s.io", "ClusterRoleList", [["v1", 175], ["v1beta1", 175]]],
+        ["rbac.authorization.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
+        ["rbac.authorization.k8s.io", "Role", [["v1", 177], ["v1beta1", 177]]],
+        ["rbac.authorization.k8s.io", "RoleBinding", [["v1", 173], ["v1beta1", 173]]],
+        ["rbac.authorization.k8s.io", "RoleBindingList", [["v1", 174], ["v1beta1", 174]]],
+        ["rbac.authorization.k8s.io", "RoleList", [["v1", 178], ["v1beta1", 178]]],
+        ["rbac.authorization.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
+        ["scheduling.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
+        ["scheduling.k8s.io", "PriorityClass", [["v1", 4], ["v1beta1", 4]]],
+        ["scheduling.k8s.io", "PriorityClassList", [["v1", 5], ["v1beta1", 5]]],
+        ["scheduling.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
+        ["storage.k8s.io", "CSIDriver", [["v1", 179], ["v1beta1", 192]]],
+        ["storage.k8s.io", "CSIDriverList", [["v1", 180], ["v1beta1", 193]]],
+        ["storage.k8s.io", "CSINode", [["v1", 182], ["v1beta1", 182]]],
+        ["storage.k8s.io", "CSINodeList", [["v1", 184], ["v1beta1", 184]]],
+        ["storage.k8s.io", "CSIStorageCapacity", [["v1beta1", 195]]],
+        ["storage.k8s.io", "CSIStorageCapacityList", [["v1beta1", 196]]],
+        ["storage.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
+        ["storage.k8s.io", "StorageClass", [["v1", 186], ["v1beta1", 186]]],
+        ["storage.k8s.io", "StorageClassList", [["v1", 187], ["v1beta1", 187]]],
+        ["storage.k8s.io", "VolumeAttachment", [["v1", 188], ["v1beta1", 188]]],
+        ["storage.k8s.io", "VolumeAttachmentList", [["v1", 189], ["v1beta1", 189]]],
+        ["storage.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]]
+      ]
+    };
+  }
+});
+
+// ../merge-core/src/schema/json-schema.ts
+function isRecord(value2) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
+}
+function own(obj2, key) {
+  return Object.hasOwn(obj2, key) ? obj2[key] : void 0;
+}
+function listInfo(node) {
+  const lt = own(node, "x-kubernetes-list-type");
+  const rawStrategy = own(node, "x-kubernetes-patch-strategy");
+  const strategies2 = typeof rawStrategy === "string" ? rawStrategy.split(",").map((s) => s.trim()).filter((s) => s !== "") : [];
+  const pmk = own(node, "x-kubernetes-patch-merge-key");
+  const lmk = own(node, "x-kubernetes-list-map-keys");
+  const mergeKey = typeof pmk === "string" && pmk !== "" ? pmk : void 0;
+  const keys = () => {
+    if (Array.isArray(lmk)) {
+      const ks = lmk.filter((k) => typeof k === "string" && k !== "");
+      if (ks.length > 0) return ks;
+    }
+    return mergeKey === void 0 ? [] : [mergeKey];
+  };
+  if (lt === "atomic" || lt === "set" || lt === "map") {
+    return { listType: lt, keys: lt === "map" ? keys() : [], explicit: true };
+  }
+  if (strategies2.includes("merge")) {
+    return mergeKey === void 0 ? { listType: "set", keys: [], explicit: true } : { listType: "map", keys: keys(), explicit: true };
+  }
+  return { listType: "atomic", keys: [], explicit: strategies2.length > 0 };
+}
+function mapTypeOf(node) {
+  return own(node, "x-kubernetes-map-type") === "atomic" ? "atomic" : "granular";
+}
+function saysList(node) {
+  const strategy = own(node, "x-kubernetes-patch-strategy");
+  return own(node, "x-kubernetes-list-type") !== void 0 || own(node, "x-kubernetes-list-map-keys") !== void 0 || own(node, "x-kubernetes-patch-merge-key") !== void 0 || typeof strategy === "string" && strategy.split(",").some((s) => s.trim() === "merge");
+}
+function typeOf(node) {
+  const t = own(node, "type");
+  if (typeof t === "string") return t;
+  if (Array.isArray(t)) return t.find((x) => typeof x === "string" && x !== "null");
+  return void 0;
+}
+function definitionsResolver(definition) {
+  return (ref) => ref.startsWith(DEFINITIONS_REF) ? definition(ref.slice(DEFINITIONS_REF.length)) : void 0;
+}
+var SCALAR, DEFINITIONS_REF, SCALAR_TYPES, JsonSchemaConverter, JsonObjectSchema, JsonListSchema;
+var init_json_schema = __esm({
+  "../merge-core/src/schema/json-schema.ts"() {
+    "use strict";
+    SCALAR = Object.freeze({ kind: "scalar" });
+    DEFINITIONS_REF = "#/definitions/";
+    SCALAR_TYPES = /* @__PURE__ */ new Set(["string", "integer", "number", "boolean"]);
+    JsonSchemaConverter = class {
+      constructor(resolveRef2) {
+        this.resolveRef = resolveRef2;
+      }
+      resolveRef;
+      cache = /* @__PURE__ */ new WeakMap();
+      convert(node) {
+        if (!isRecord(node)) return void 0;
+        const hit = this.cache.get(node);
+        if (hit !== void 0) return hit ?? void 0;
+        const schema = this.build(node);
+        this.cache.set(node, schema ?? null);
+        return schema;
+      }
+      build(node) {
+        const ref = own(node, "$ref");
+        if (typeof ref === "string") return this.resolveRef(ref);
+        const type = typeOf(node);
+        const allOf = own(node, "allOf");
+        if (type === void 0 && Array.isArray(allOf) && !own(node, "properties") && !own(node, "items")) {
+          for (const part of allOf) {
+            const s = this.convert(part);
+            if (s) return s;
+          }
+          return void 0;
+        }
+        if (type === "array" || type === void 0 && (own(node, "items") !== void 0 || saysList(node))) {
+          return new JsonListSchema(node, this);
+        }
+        if (type === "object" || type === void 0 && (isRecord(own(node, "properties")) || isRecord(own(node, "additionalProperties")) || own(node, "x-kubernetes-map-type") !== void 0)) {
+          return new JsonObjectSchema(node, this);
+        }
+        if (type !== void 0 && SCALAR_TYPES.has(type) || own(node, "x-kubernetes-int-or-string") === true) {
+          return SCALAR;
+        }
+        return void 0;
+      }
+    };
+    JsonObjectSchema = class {
+      constructor(node, converter) {
+        this.node = node;
+        this.converter = converter;
+        this.mapType = mapTypeOf(node);
+      }
+      node;
+      converter;
+      kind = "object";
+      mapType;
+      field(name2) {
+        const props = own(this.node, "properties");
+        if (isRecord(props) && Object.hasOwn(props, name2)) return this.converter.convert(props[name2]);
+        const extra = own(this.node, "additionalProperties");
+        return isRecord(extra) ? this.converter.convert(extra) : void 0;
+      }
+    };
+    JsonListSchema = class {
+      constructor(node, converter) {
+        this.node = node;
+        this.converter = converter;
+        const info2 = listInfo(node);
+        this.listType = info2.listType;
+        this.keys = info2.keys;
+        this.explicit = info2.explicit;
+      }
+      node;
+      converter;
+      kind = "list";
+      listType;
+      keys;
+      explicit;
+      items() {
+        return this.converter.convert(own(this.node, "items"));
+      }
+    };
+  }
+});
+
+// ../merge-core/src/schema/versions.ts
+function compareKubeVersions(a, b) {
+  const ma = KUBE_VERSION.exec(a);
+  const mb = KUBE_VERSION.exec(b);
+  if (!ma || !mb) {
+    if (ma) return -1;
+    if (mb) return 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  const stage = (m) => m[2] === void 0 ? 2 : m[2] === "beta" ? 1 : 0;
+  return stage(mb) - stage(ma) || Number(mb[1]) - Number(ma[1]) || Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
+}
+function pickVersion(versions, wanted) {
+  let best;
+  for (const entry of versions) {
+    if (entry[0] === wanted) return entry[1];
+    if (!best || compareKubeVersions(entry[0], best[0]) < 0) best = entry;
+  }
+  return best?.[1];
+}
+var KUBE_VERSION;
+var init_versions = __esm({
+  "../merge-core/src/schema/versions.ts"() {
+    "use strict";
+    KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+  }
+});
+
+// ../merge-core/src/schema/builtin.ts
+function builtinSchemas() {
+  if (builtin === void 0) {
+    const kube = new TableRegistry(BUILTIN_TABLE);
+    const kust = kustomizationSchemas();
+    builtin = {
+      lookup: (gvk) => kube.lookup(gvk) ?? kust.lookup(gvk),
+      definition: (name2) => kube.definition(name2) ?? kust.definition(name2)
+    };
+  }
+  return builtin;
+}
+function kustomizationSchemas() {
+  const converter = new JsonSchemaConverter(() => void 0);
+  const root = converter.convert(KUSTOMIZATION);
+  return {
+    lookup: (gvk) => gvk.group === KUSTOMIZATION_GROUP && gvk.kind === "Kustomization" ? root : void 0,
+    definition: (name2) => name2 === KUSTOMIZATION_DEFINITION ? root : void 0
+  };
+}
+var TableObjectSchema, TableListSchema, TableRegistry, builtin, KUSTOMIZATION_GROUP, KUSTOMIZATION_DEFINITION, GENERATOR_LIST, KUSTOMIZATION;
+var init_builtin = __esm({
+  "../merge-core/src/schema/builtin.ts"() {
+    "use strict";
+    init_builtin_generated();
+    init_json_schema();
+    init_versions();
+    TableObjectSchema = class {
+      constructor(t, reg) {
+        this.t = t;
+        this.reg = reg;
+        this.mapType = t.m ?? "granular";
+      }
+      t;
+      reg;
+      kind = "object";
+      mapType;
+      fields = /* @__PURE__ */ new Map();
+      field(name2) {
+        if (this.fields.has(name2)) return this.fields.get(name2);
+        const f = this.t.f;
+        const t = f !== void 0 && Object.hasOwn(f, name2) ? f[name2] : this.t.a;
+        const schema = t === void 0 ? void 0 : this.reg.node(t);
+        this.fields.set(name2, schema);
+        return schema;
+      }
+    };
+    TableListSchema = class {
+      constructor(itemType, listType2, keys, explicit, reg) {
+        this.itemType = itemType;
+        this.reg = reg;
+        this.listType = listType2;
+        this.keys = keys ?? [];
+        this.explicit = explicit;
+      }
+      itemType;
+      reg;
+      kind = "list";
+      listType;
+      keys;
+      explicit;
+      item = null;
+      items() {
+        if (this.item === null) this.item = this.itemType === void 0 ? void 0 : this.reg.node(this.itemType);
+        return this.item;
+      }
+    };
+    TableRegistry = class {
+      constructor(table) {
+        this.table = table;
+      }
+      table;
+      defNodes = [];
+      kinds;
+      names;
+      lookup(gvk) {
+        this.kinds ??= new Map(this.table.kinds.map(([group2, kind, versions2]) => [`${group2}/${kind}`, versions2]));
+        const versions = this.kinds.get(`${gvk.group}/${gvk.kind}`);
+        if (versions === void 0) return void 0;
+        const index = pickVersion(versions, gvk.version);
+        return index === void 0 ? void 0 : this.def(index);
+      }
+      definition(name2) {
+        if (this.names === void 0) {
+          this.names = /* @__PURE__ */ new Map();
+          this.table.defs.forEach(([names2], i) => {
+            for (const n of names2) this.names.set(n, i);
+          });
+        }
+        const index = this.names.get(name2);
+        return index === void 0 ? void 0 : this.def(index);
+      }
+      /** @internal */
+      def(index) {
+        let node = this.defNodes[index];
+        if (node === void 0) {
+          const entry = this.table.defs[index];
+          if (entry === void 0) return void 0;
+          node = new TableObjectSchema(entry[1], this);
+          this.defNodes[index] = node;
+        }
+        return node;
+      }
+      /** @internal */
+      node(t) {
+        if (typeof t === "number") return this.def(t);
+        if ("l" in t) return new TableListSchema(t.i, t.l, t.k, t.x === 1, this);
+        return new TableObjectSchema(t, this);
+      }
+    };
+    KUSTOMIZATION_GROUP = "kustomize.config.k8s.io";
+    KUSTOMIZATION_DEFINITION = "io.k8s.api.kustomize.v1beta1.Kustomization";
+    GENERATOR_LIST = {
+      type: "array",
+      items: { type: "object" },
+      "x-kubernetes-patch-merge-key": "name",
+      "x-kubernetes-patch-strategy": "merge"
+    };
+    KUSTOMIZATION = {
+      type: "object",
+      properties: { configMapGenerator: GENERATOR_LIST, secretGenerator: GENERATOR_LIST }
+    };
+  }
+});
+
+// ../merge-core/src/schema/errors.ts
+var SchemaError;
+var init_errors3 = __esm({
+  "../merge-core/src/schema/errors.ts"() {
+    "use strict";
+    init_kdelta_error2();
+    SchemaError = class extends KdeltaError2 {
+      name = "SchemaError";
+      /** Why, without the location. */
+      reason;
+      constructor(options) {
+        const where = [options.file, options.path].filter(Boolean).join(": ");
+        super({
+          code: "schema-invalid",
+          file: options.file,
+          path: options.path,
+          message: where ? `${where}: ${options.reason}` : options.reason
+        });
+        this.reason = options.reason;
+      }
+    };
+  }
+});
+
+// ../merge-core/src/schema/crd.ts
+function isCustomResourceDefinition(value2) {
+  return isRecord(value2) && own(value2, "kind") === "CustomResourceDefinition" && CRD_API_VERSIONS.has(String(own(value2, "apiVersion")));
+}
+function schemaRegistryFromCrds(objects, options = {}) {
+  const file = options.file;
+  const converter = new JsonSchemaConverter(() => void 0);
+  const kinds = /* @__PURE__ */ new Map();
+  const byName2 = /* @__PURE__ */ new Map();
+  objects.forEach((obj2, i) => {
+    if (!isCustomResourceDefinition(obj2)) return;
+    const metadata2 = own(obj2, "metadata");
+    const crdName = isRecord(metadata2) && typeof own(metadata2, "name") === "string" ? ` (${String(own(metadata2, "name"))})` : "";
+    const fail = (path, reason) => {
+      throw new SchemaError({ file, path: `objects[${i}].${path}`, reason: `CustomResourceDefinition${crdName}: ${reason}` });
+    };
+    const spec = own(obj2, "spec");
+    if (!isRecord(spec)) return fail("spec", "expected an object");
+    const group2 = own(spec, "group");
+    if (typeof group2 !== "string" || group2 === "") return fail("spec.group", "expected a non-empty string");
+    const names2 = own(spec, "names");
+    const kind = isRecord(names2) ? own(names2, "kind") : void 0;
+    if (typeof kind !== "string" || kind === "") return fail("spec.names.kind", "expected a non-empty string");
+    const schemaAt = (container, path) => {
+      if (container === void 0 || container === null) return void 0;
+      if (!isRecord(container)) return fail(path, "expected an object");
+      const s = own(container, "openAPIV3Schema");
+      if (s === void 0 || s === null) return void 0;
+      if (!isRecord(s)) return fail(`${path}.openAPIV3Schema`, "expected a schema object");
+      return s;
+    };
+    const shared = schemaAt(own(spec, "validation"), "spec.validation");
+    const found = [];
+    const versions = own(spec, "versions");
+    if (versions !== void 0 && versions !== null && !Array.isArray(versions)) fail("spec.versions", "expected a list");
+    for (const [j, v] of (Array.isArray(versions) ? versions : []).entries()) {
+      if (!isRecord(v) || typeof own(v, "name") !== "string") return fail(`spec.versions[${j}].name`, "expected a string");
+      const s = schemaAt(own(v, "schema"), `spec.versions[${j}].schema`) ?? shared;
+      if (s !== void 0) found.push([own(v, "name"), s]);
+    }
+    const single = own(spec, "version");
+    if (typeof single === "string" && shared !== void 0 && !found.some(([n]) => n === single)) found.push([single, shared]);
+    const key = `${group2}/${kind}`;
+    let list2 = kinds.get(key);
+    if (list2 === void 0) kinds.set(key, list2 = []);
+    for (const [version, schema] of found) {
+      if (list2.some(([v]) => v === version)) continue;
+      list2.push([version, schema]);
+      byName2.set(`${group2}.${version}.${kind}`, schema);
+    }
+  });
+  const asObject = (s) => s?.kind === "object" ? s : void 0;
+  return {
+    lookup(gvk) {
+      const versions = kinds.get(`${gvk.group}/${gvk.kind}`);
+      const schema = versions && pickVersion(versions, gvk.version);
+      return asObject(converter.convert(schema));
+    },
+    /** Definitions are named like kyaml names CRD schemas: `<group>.<version>.<kind>`. */
+    definition(name2) {
+      return converter.convert(byName2.get(name2));
+    }
+  };
+}
+var CRD_API_VERSIONS;
+var init_crd = __esm({
+  "../merge-core/src/schema/crd.ts"() {
+    "use strict";
+    init_errors3();
+    init_json_schema();
+    init_versions();
+    CRD_API_VERSIONS = /* @__PURE__ */ new Set(["apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"]);
+  }
+});
+
+// ../merge-core/src/schema/openapi.ts
+var init_openapi = __esm({
+  "../merge-core/src/schema/openapi.ts"() {
+    "use strict";
+    init_parse();
+    init_crd();
+    init_errors3();
+    init_json_schema();
+    init_versions();
+  }
+});
+
+// ../merge-core/src/schema/layered.ts
+function layerSchemas(...registries) {
+  const layers = registries.filter((r) => r !== void 0);
+  return {
+    lookup(gvk) {
+      for (const r of layers) {
+        const s = r.lookup(gvk);
+        if (s !== void 0) return s;
+      }
+      return void 0;
+    },
+    definition(name2) {
+      for (const r of layers) {
+        const s = isDefinitionSource(r) ? r.definition(name2) : void 0;
+        if (s !== void 0) return s;
+      }
+      return void 0;
+    }
+  };
+}
+function isDefinitionSource(value2) {
+  return typeof value2 === "object" && value2 !== null && typeof value2.definition === "function";
+}
+var init_layered = __esm({
+  "../merge-core/src/schema/layered.ts"() {
+    "use strict";
+  }
+});
+
+// ../merge-core/src/schema/comment.ts
+function schemaFromComment(commentText, definitions) {
+  const text2 = commentText.split(/\r?\n/).map((line) => line.replace(/^\s*#*/, "").trim()).join("\n").trim();
+  if (!text2.startsWith("{") || !text2.endsWith("}")) return void 0;
+  let value2;
+  try {
+    value2 = JSON.parse(text2);
+  } catch {
+    return void 0;
+  }
+  if (!isRecord(value2) || !SCHEMA_KEYWORDS.some((k) => Object.hasOwn(value2, k))) return void 0;
+  const resolve11 = definitionsResolver((name2) => definitions?.definition(name2));
+  return new JsonSchemaConverter(resolve11).convert(value2);
+}
+var SCHEMA_KEYWORDS;
+var init_comment = __esm({
+  "../merge-core/src/schema/comment.ts"() {
+    "use strict";
+    init_json_schema();
+    SCHEMA_KEYWORDS = [
+      "$ref",
+      "type",
+      "items",
+      "properties",
+      "additionalProperties",
+      "allOf",
+      "x-kubernetes-patch-merge-key",
+      "x-kubernetes-patch-strategy",
+      "x-kubernetes-list-type",
+      "x-kubernetes-list-map-keys",
+      "x-kubernetes-map-type"
+    ];
+  }
+});
+
+// ../merge-core/src/schema/fallback.ts
+var FALLBACK_MERGE_KEYS, KYAML_INFERRED_KEYS;
+var init_fallback = __esm({
+  "../merge-core/src/schema/fallback.ts"() {
+    "use strict";
+    FALLBACK_MERGE_KEYS = Object.freeze([
+      "mountPath",
+      "devicePath",
+      "ip",
+      "type",
+      "topologyKey",
+      "name",
+      "containerPort"
+    ]);
+    KYAML_INFERRED_KEYS = Object.freeze(["name"]);
+  }
+});
+
+// ../merge-core/src/schema/index.ts
+var init_schema = __esm({
+  "../merge-core/src/schema/index.ts"() {
+    "use strict";
+    init_builtin();
+    init_openapi();
+    init_crd();
+    init_layered();
+    init_comment();
+    init_fallback();
+    init_errors3();
+    init_versions();
+    init_json_schema();
+  }
+});
+
+// ../merge-core/src/visit/fail.ts
+function failOnConflict(rules) {
+  return { ...rules, name: "fail" };
+}
+var init_fail = __esm({
+  "../merge-core/src/visit/fail.ts"() {
+    "use strict";
+  }
+});
+
+// ../merge-core/src/visit/compare.ts
+function sameOrBothEmpty(a, b) {
+  const aEmpty = isMissingOrNull(a);
+  const bEmpty = isMissingOrNull(b);
+  if (aEmpty || bEmpty) return aEmpty && bEmpty;
+  return sameValue(a, b);
+}
+function localChanged(sources) {
+  return !sameOrBothEmpty(sources.local, sources.origin);
+}
+function clearedBy(origin, side) {
+  return isNull(side) && !isNull(origin);
+}
+function sameComments(a, b) {
+  return commentsOf(a) === commentsOf(b);
+}
+function sameCommentsInside(a, b) {
+  return allCommentsOf(a) === allCommentsOf(b);
+}
+var init_compare = __esm({
+  "../merge-core/src/visit/compare.ts"() {
+    "use strict";
+    init_nodes();
+  }
+});
+
+// ../merge-core/src/visit/local-wins.ts
+function localWins(rules) {
+  const keepChanged = (e, decision) => decision.action === "clear" && e.sources.local !== void 0 && localChanged(e.sources) ? { action: "merge", base: "local", rule: "both-changed-local-wins" } : decision;
+  return {
+    ...rules,
+    name: "local-wins",
+    leaf(e) {
+      const decision = rules.leaf(e);
+      if (decision.take !== "local" && localChanged(e.sources)) {
+        const report = sameOrBothEmpty(e.sources.local, e.sources.upstream) ? void 0 : "local-won";
+        return { take: "local", rule: "both-changed-local-wins", report };
+      }
+      return decision;
+    },
+    map: (e) => keepChanged(e, rules.map(e)),
+    list: (e) => keepChanged(e, rules.list(e))
+  };
+}
+var init_local_wins = __esm({
+  "../merge-core/src/visit/local-wins.ts"() {
+    "use strict";
+    init_compare();
+  }
+});
+
+// ../merge-core/src/visit/pinned.ts
+function pinned(strategy) {
+  const collection = (e, decide) => {
+    if (e.pinned) return { action: "keep", rule: "pinned-local", report: decided(e) };
+    if (e.wholeItem && e.sources.upstream === void 0 && e.sources.origin !== void 0) {
+      return { action: "keep", rule: "pinned-local", report: decided(e) };
+    }
+    const decision = decide();
+    if (decision.action === "clear") return { action: "merge", base: "local", rule: "pinned-local" };
+    return decision;
+  };
+  return {
+    name: "pinned",
+    // A scalar or a value merged whole that holds a pin: local's, whole.
+    leaf: (e) => ({ take: "local", rule: "pinned-local", report: decided(e) }),
+    map: (e) => collection(e, () => strategy.map(e)),
+    list: (e) => collection(e, () => strategy.list(e)),
+    keepEmpty: (e, where) => strategy.keepEmpty(e, where),
+    // A pinned field keeps local's key too: the pin comment is on its line.
+    keyComments: (field) => field.value.pinned ? "local" : strategy.keyComments(field),
+    // A pinned value is local's whole, comments included (the pin may be one of them).
+    valueComments: (e) => e.pinned || e.kind === "leaf" ? "local" : strategy.valueComments(e)
+  };
+}
+var decided;
+var init_pinned = __esm({
+  "../merge-core/src/visit/pinned.ts"() {
+    "use strict";
+    init_compare();
+    decided = (e) => sameOrBothEmpty(e.sources.origin, e.sources.upstream) ? void 0 : "pinned";
+  }
+});
+
+// ../merge-core/src/visit/rules.ts
+function kptRules() {
+  return {
+    name: "upstream-wins",
+    /** "For scalars and non-associative lists" (and maps the schema makes atomic). */
+    leaf(e) {
+      const { origin, upstream: upstream2 } = e.sources;
+      if (cleared(e.sources)) return { take: "clear", rule: "explicit-null", report: upstreamWon(e.sources, void 0) };
+      const upstreamEmpty = isMissingOrNull(upstream2);
+      const originEmpty = isMissingOrNull(origin);
+      if (upstreamEmpty !== originEmpty) {
+        return { take: "upstream", rule: upstreamEmpty ? "upstream-removed" : "upstream-added", report: upstreamWon(e.sources, upstream2) };
+      }
+      if (upstream2 === void 0 && isNull(origin) && isNull(e.sources.local)) {
+        return { take: "upstream", rule: "upstream-removed" };
+      }
+      if (upstreamEmpty) return { take: "local", rule: "local-only" };
+      if (!sameOrBothEmpty(upstream2, origin))
+        return { take: "upstream", rule: "upstream-changed", report: upstreamWon(e.sources, upstream2) };
+      return { take: "local", rule: "unchanged-upstream" };
+    },
+    /** "For mappings". */
+    map(e) {
+      const { local, upstream: upstream2, origin } = e.sources;
+      if (cleared(e.sources)) return clearCollection(e, "explicit-null");
+      if (e.wholeItem && upstream2 === void 0 && origin !== void 0 && local !== void 0 && localChanged(e.sources)) {
+        return { action: "keep", rule: "deleted-upstream-modified-locally", report: "local-won" };
+      }
+      if (local === void 0 && upstream2 === void 0) return clearCollection(e, "upstream-removed");
+      if (isMissingOrNull(local)) return { action: "merge", base: "new", rule: "upstream-added" };
+      return { action: "merge", base: "local", rule: "upstream-changed" };
+    },
+    /** "For associative lists". */
+    list(e) {
+      const { local, origin, upstream: upstream2 } = e.sources;
+      if (cleared(e.sources)) return clearCollection(e, "explicit-null");
+      if (isMissingOrNull(upstream2) && !isMissingOrNull(origin)) {
+        if (e.wholeItems && e.items.some((i) => i.value.sources.local !== void 0 && i.value.sources.origin === void 0)) {
+          return { action: "merge", base: "local", rule: "upstream-removed" };
+        }
+        return clearCollection(e, "upstream-removed");
+      }
+      if (isMissingOrNull(local)) return { action: "merge", base: "new", rule: "upstream-added" };
+      return { action: "merge", base: "local", rule: "upstream-changed" };
+    },
+    keepEmpty(e, where) {
+      const { origin, upstream: upstream2 } = e.sources;
+      if (where.item) return false;
+      if (e.kind === "list") {
+        const upstreamHasItEmpty = (0, import_yaml6.isSeq)(upstream2) && upstream2.items.length === 0;
+        return upstreamHasItEmpty && (!where.rebuilt || origin === void 0);
+      }
+      if (origin !== void 0 && (upstream2 === void 0 || where.rebuilt)) return false;
+      return true;
+    },
+    // Comments merge three ways, like values (kpt does the same): upstream's change to a comment
+    // is taken where local left the comment as origin had it; where both changed it, local's
+    // stays. A side without the field has no comment there.
+    keyComments(field) {
+      const { origin, upstream: upstream2, local } = field.keys;
+      if (!upstream2) return "local";
+      if (!local) return "upstream";
+      return sameComments(origin, local) && !sameComments(origin, upstream2) ? "upstream" : "local";
+    },
+    valueComments(e) {
+      const { origin, upstream: upstream2, local } = e.sources;
+      if (local === void 0) return "upstream";
+      const same = e.kind === "leaf" && e.reason !== "scalar" ? sameCommentsInside : sameComments;
+      return same(origin, local) && !same(origin, upstream2) ? "upstream" : "local";
+    }
+  };
+}
+var import_yaml6, cleared, upstreamWon, clearCollection;
+var init_rules = __esm({
+  "../merge-core/src/visit/rules.ts"() {
+    "use strict";
+    import_yaml6 = __toESM(require_dist(), 1);
+    init_nodes();
+    init_compare();
+    cleared = (s) => clearedBy(s.origin, s.upstream) || clearedBy(s.origin, s.local);
+    upstreamWon = (s, result) => localChanged(s) && !sameOrBothEmpty(s.local, result) ? "upstream-won" : void 0;
+    clearCollection = (e, rule) => ({
+      action: "clear",
+      rule,
+      report: ((0, import_yaml6.isMap)(e.sources.local) || (0, import_yaml6.isSeq)(e.sources.local)) && localChanged(e.sources) ? "upstream-won" : void 0
+    });
+  }
+});
+
+// ../merge-core/src/visit/upstream-wins.ts
+function upstreamWins(rules) {
+  return { ...rules, name: "upstream-wins" };
+}
+var init_upstream_wins = __esm({
+  "../merge-core/src/visit/upstream-wins.ts"() {
+    "use strict";
+  }
+});
+
+// ../merge-core/src/visit/delegating.ts
+function delegatingVisitor(strategy) {
+  const chosen = strategies[strategy](kptRules());
+  const pin = pinned(chosen);
+  const pick = (e) => e.holdsPin && e.sources.local !== void 0 ? pin : chosen;
+  return {
+    name: chosen.name,
+    leaf: (e) => pick(e).leaf(e),
+    map: (e) => pick(e).map(e),
+    list: (e) => pick(e).list(e),
+    keepEmpty: (e, where) => pick(e).keepEmpty(e, where),
+    keyComments: (field) => pick(field.value).keyComments(field),
+    valueComments: (e) => pick(e).valueComments(e)
+  };
+}
+var strategies;
+var init_delegating = __esm({
+  "../merge-core/src/visit/delegating.ts"() {
+    "use strict";
+    init_fail();
+    init_local_wins();
+    init_pinned();
+    init_rules();
+    init_upstream_wins();
+    strategies = {
+      "upstream-wins": upstreamWins,
+      "local-wins": localWins,
+      fail: failOnConflict
+    };
+  }
+});
+
+// ../merge-core/src/visit/order.ts
+function mergedOrder(elements, originEmpty = false) {
+  const order = originEmpty ? insertedTogether(elements) : keptOriginOrder(elements) ? upstreamOrder(elements) : localOrder(elements);
+  return order.every((index, at) => index === at) ? void 0 : order;
+}
+function insertedTogether(elements) {
+  const upstreamAt = (i) => elements[i].upstream ?? Infinity;
+  const local = elements.flatMap((e, i) => e.local === void 0 ? [] : [i]);
+  const others = elements.flatMap((e, i) => e.local === void 0 ? [i] : []);
+  return [...local, ...others.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b)];
+}
+function keptOriginOrder(elements) {
+  let last = -1;
+  for (const { origin, local } of elements) {
+    if (origin === void 0 || local === void 0) continue;
+    if (origin < last) return false;
+    last = origin;
+  }
+  return true;
+}
+function upstreamOrder(elements) {
+  const major = new Float64Array(elements.length);
+  const minor = new Float64Array(elements.length);
+  let previous = -1;
+  let step = 0;
+  elements.forEach((element, i) => {
+    if (element.upstream !== void 0) {
+      previous = element.upstream;
+      step = 0;
+    } else {
+      step++;
+    }
+    major[i] = previous;
+    minor[i] = step;
+  });
+  return elements.map((_, i) => i).sort((a, b) => major[a] - major[b] || minor[a] - minor[b] || a - b);
+}
+function localOrder(elements) {
+  const major = new Float64Array(elements.length);
+  const minor = new Float64Array(elements.length);
+  const kept = [];
+  const added = [];
+  elements.forEach((element, i) => {
+    if (element.local === void 0) {
+      added.push(i);
+      return;
+    }
+    major[i] = element.local;
+    kept.push(i);
+  });
+  const upstreamAt = (i) => elements[i].upstream ?? Infinity;
+  const later = (a, b) => major[a] > major[b] || major[a] === major[b] && minor[a] > minor[b];
+  const byUpstream = kept.filter((i) => elements[i].upstream !== void 0).sort((a, b) => upstreamAt(a) - upstreamAt(b));
+  const last = [];
+  byUpstream.forEach((i, n2) => last.push(n2 > 0 && later(last[n2 - 1], i) ? last[n2 - 1] : i));
+  const first = new Array(byUpstream.length);
+  for (let n2 = byUpstream.length - 1; n2 >= 0; n2--) {
+    const i = byUpstream[n2];
+    first[n2] = n2 + 1 < byUpstream.length && later(i, first[n2 + 1]) ? first[n2 + 1] : i;
+  }
+  added.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b);
+  let previous;
+  let n = 0;
+  for (const i of added) {
+    while (n < byUpstream.length && upstreamAt(byUpstream[n]) < upstreamAt(i)) n++;
+    let anchor = n > 0 ? last[n - 1] : void 0;
+    if (previous !== void 0 && (anchor === void 0 || later(previous, anchor))) anchor = previous;
+    if (anchor !== void 0) {
+      major[i] = major[anchor];
+      minor[i] = minor[anchor] + 1;
+    } else if (n < byUpstream.length && upstreamAt(i) !== Infinity) {
+      major[i] = major[first[n]];
+      minor[i] = -1;
+    } else {
+      major[i] = Infinity;
+      minor[i] = i;
+    }
+    previous = i;
+  }
+  return elements.map((_, i) => i).sort((a, b) => major[a] - major[b] || minor[a] - minor[b] || a - b);
+}
+var init_order = __esm({
+  "../merge-core/src/visit/order.ts"() {
+    "use strict";
+  }
+});
+
+// ../merge-core/src/visit/walk.ts
+function walkElement(element, options) {
+  const conflicts = [];
+  const decisions = [];
+  const node = new Walker(options, conflicts, decisions).walk(element);
+  return { node, conflicts, decisions };
+}
+function positionsOf(node) {
+  const at = /* @__PURE__ */ new Map();
+  if (!(0, import_yaml7.isMap)(node)) return at;
+  pairsOf(node).forEach((pair, i) => {
+    const name2 = keyName(pair.key);
+    if (!at.has(name2)) at.set(name2, i);
+  });
+  return at;
+}
+function sameKeyOrder(a, b) {
+  if (!(0, import_yaml7.isMap)(a) || !(0, import_yaml7.isMap)(b) || a.items.length !== b.items.length) return false;
+  const bPairs = pairsOf(b);
+  return pairsOf(a).every((pair, i) => keyName(pair.key) === keyName(bPairs[i].key));
+}
+function indexesOf(node) {
+  const at = /* @__PURE__ */ new Map();
+  if ((0, import_yaml7.isSeq)(node)) node.items.forEach((item, i) => at.set(item, i));
+  return at;
+}
+function withKeys(map, identity4, upstream2) {
+  const missing = identity4.filter(([k]) => !pairsOf(map).some((p) => keyName(p.key) === k));
+  if (missing.length === 0) return map;
+  const out = new import_yaml7.YAMLMap();
+  copyCollectionProps(map, out, true);
+  const pairs = [...pairsOf(map), ...missing.map(([k, v]) => new import_yaml7.Pair(new import_yaml7.Scalar(k), new import_yaml7.Scalar(v)))];
+  const at = positionsOf(upstream2);
+  const order = mergedOrder(pairs.map((p) => ({ origin: void 0, upstream: at.get(keyName(p.key)), local: void 0 })));
+  out.items = order ? order.map((i) => pairs[i]) : pairs;
+  return out;
+}
+function withOwnComments(local, upstream2) {
+  const copy = cloneNode(local);
+  copyComments(upstream2, copy);
+  return copy;
+}
+function copyComments(from, to) {
+  const source = from;
+  const target = to;
+  target.comment = source.comment;
+  target.commentBefore = source.commentBefore;
+}
+function copyCollectionProps(from, to, withComments) {
+  const source = from;
+  to.flow = source.flow;
+  to.tag = source.tag;
+  if (withComments) {
+    to.comment = source.comment;
+    to.commentBefore = source.commentBefore;
+    to.spaceBefore = source.spaceBefore;
+  }
+}
+var import_yaml7, Walker;
+var init_walk = __esm({
+  "../merge-core/src/visit/walk.ts"() {
+    "use strict";
+    import_yaml7 = __toESM(require_dist(), 1);
+    init_nodes();
+    init_order();
+    Walker = class {
+      constructor(options, conflicts, decisions) {
+        this.options = options;
+        this.conflicts = conflicts;
+        this.decisions = decisions;
+      }
+      options;
+      conflicts;
+      decisions;
+      walk(element) {
+        switch (element.kind) {
+          case "leaf":
+            return this.leaf(element);
+          case "map":
+            return this.map(element);
+          case "list":
+            return this.list(element);
+        }
+      }
+      leaf(e) {
+        const decision = this.options.visitor.leaf(e);
+        const { local, upstream: upstream2 } = e.sources;
+        this.report(e, decision.rule, decision.report);
+        if (decision.take === "local") return this.localWithComments(e);
+        if (decision.take === "clear" || isMissingOrNull(upstream2)) return void 0;
+        const result = this.fromUpstream(e, upstream2);
+        if (local !== void 0 && sameValue(local, result) && commentsOf(local) === commentsOf(result)) return local;
+        return result;
+      }
+      /**
+       * Local's value, with upstream's comments where the visitor says so (upstream changed a comment
+       * local left alone). A value merged whole that is upstream's value too is taken from upstream.
+       */
+      localWithComments(e) {
+        const { local, upstream: upstream2 } = e.sources;
+        if (local === void 0 || isMissingOrNull(upstream2) || this.options.visitor.valueComments(e) === "local") return local;
+        if (!(0, import_yaml7.isScalar)(local) && sameValue(local, upstream2)) return this.fromUpstream(e, upstream2);
+        return withOwnComments(local, upstream2);
+      }
+      /** A value taken from upstream, keeping local's quoting style and, where local edited them, its comments. */
+      fromUpstream(e, upstream2) {
+        const local = e.sources.local;
+        const copy = cloneNode(upstream2);
+        if ((0, import_yaml7.isScalar)(copy) && (0, import_yaml7.isScalar)(local)) {
+          if (typeof copy.value === "string" && typeof local.value === "string" && local.type) copy.type = local.type;
+          if (this.options.visitor.valueComments(e) === "local") {
+            copy.comment = local.comment;
+            copy.commentBefore = local.commentBefore;
+          }
+          copy.spaceBefore = local.spaceBefore;
+        }
+        return copy;
+      }
+      map(e) {
+        const decision = this.options.visitor.map(e);
+        const local = e.sources.local;
+        this.report(e, decision.rule, decision.report);
+        if (decision.action === "keep") return local;
+        if (decision.action === "clear") return void 0;
+        const base = decision.base === "local" && (0, import_yaml7.isMap)(local) ? local : void 0;
+        const replaced = /* @__PURE__ */ new Map();
+        const added = [];
+        let changed = base === void 0;
+        for (const field of e.fields) {
+          const value2 = this.walk(field.value);
+          const existing = base ? field.pairs.local : void 0;
+          if (value2 === void 0) {
+            if (existing) {
+              replaced.set(existing, null);
+              changed = true;
+            }
+            continue;
+          }
+          const key = this.key(field, existing);
+          if (existing) {
+            const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml7.isScalar)(existing.value);
+            if (sameValueNode && key === existing.key) continue;
+            replaced.set(existing, new import_yaml7.Pair(key, value2));
+            changed = true;
+            continue;
+          }
+          added.push({ field, pair: new import_yaml7.Pair(key, value2) });
+          changed = true;
+        }
+        const merged = [];
+        (base ? pairsOf(base) : []).forEach((pair, at) => {
+          const next = replaced.get(pair);
+          if (next === void 0) merged.push({ pair, name: keyName(pair.key), local: at });
+          else if (next !== null) merged.push({ pair: next, name: keyName(pair.key), local: at });
+        });
+        for (const { field, pair } of added) merged.push({ pair, name: field.name, local: void 0 });
+        const order = added.length === 0 && sameKeyOrder(e.sources.origin, e.sources.upstream) ? void 0 : this.order(e, merged);
+        if (order) changed = true;
+        const pairs = order ? order.map((i) => merged[i].pair) : merged.map((m) => m.pair);
+        if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
+        const comments = this.collectionComments(e, base);
+        if (!changed && comments === base) return base;
+        const out = new import_yaml7.YAMLMap();
+        const template3 = base ?? e.sources.upstream ?? e.sources.origin;
+        if (template3) copyCollectionProps(template3, out, base !== void 0);
+        if (comments) copyComments(comments, out);
+        out.items = pairs;
+        return out;
+      }
+      /**
+       * The merged order of a map's pairs (local's, then the new ones). Not needed where upstream's
+       * keys are origin's in origin's order and none is new: the rule then gives local's order.
+       */
+      order(e, merged) {
+        const origin = positionsOf(e.sources.origin);
+        const upstream2 = positionsOf(e.sources.upstream);
+        return mergedOrder(
+          merged.map((m) => ({ origin: origin.get(m.name), upstream: upstream2.get(m.name), local: m.local })),
+          origin.size === 0
+        );
+      }
+      /** The key node for a field: local's, or a copy carrying upstream's comments. */
+      key(field, existing) {
+        const { local, upstream: upstream2, origin } = field.keys;
+        if (existing) {
+          if (!local || !upstream2 || this.options.visitor.keyComments(field) === "local") return existing.key;
+          if (local.comment === upstream2.comment && local.commentBefore === upstream2.commentBefore) return existing.key;
+          const key = cloneNode(local);
+          key.comment = upstream2.comment;
+          key.commentBefore = upstream2.commentBefore;
+          return key;
+        }
+        const source = upstream2 ?? origin ?? local;
+        return source ? cloneNode(source) : new import_yaml7.Scalar(field.name);
+      }
+      list(e) {
+        const decision = this.options.visitor.list(e);
+        const local = e.sources.local;
+        this.report(e, decision.rule, decision.report);
+        if (decision.action === "keep") return local;
+        if (decision.action === "clear") return void 0;
+        const base = decision.base === "local" && (0, import_yaml7.isSeq)(local) ? local : void 0;
+        const replaced = /* @__PURE__ */ new Map();
+        const added = [];
+        const itemOfLocal = /* @__PURE__ */ new Map();
+        let changed = base === void 0;
+        for (const item of e.items) {
+          let value2 = this.walk(item.value);
+          const existing = base ? item.value.sources.local : void 0;
+          if (existing) itemOfLocal.set(existing, item);
+          const emptied = (0, import_yaml7.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item.value, { rebuilt: false, item: true });
+          if (value2 === void 0 || emptied) {
+            if (existing) {
+              replaced.set(existing, null);
+              changed = true;
+            }
+            continue;
+          }
+          if (e.listType === "map" && (0, import_yaml7.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, item.identity, item.value.sources.upstream);
+          if (existing) {
+            if (existing !== value2) {
+              replaced.set(existing, value2);
+              changed = true;
+            }
+          } else {
+            added.push({ value: value2, item });
+            changed = true;
+          }
+        }
+        const merged = [];
+        (base ? base.items : []).forEach((node, at) => {
+          const next = replaced.has(node) ? replaced.get(node) : node;
+          if (next !== null) merged.push({ value: next, item: itemOfLocal.get(node), local: at });
+        });
+        for (const { value: value2, item } of added) merged.push({ value: value2, item, local: void 0 });
+        const origin = indexesOf(e.sources.origin);
+        const upstream2 = indexesOf(e.sources.upstream);
+        const order = mergedOrder(
+          merged.map(({ item, local: local2 }) => ({
+            origin: origin.get(item?.value.sources.origin),
+            upstream: upstream2.get(item?.value.sources.upstream),
+            local: local2
+          })),
+          origin.size === 0
+        );
+        if (order) changed = true;
+        const items = order ? order.map((i) => merged[i].value) : merged.map((m) => m.value);
+        const comments = this.collectionComments(e, base);
+        if (!changed && comments === base) return base;
+        if (items.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
+        const out = new import_yaml7.YAMLSeq();
+        const template3 = base ?? e.sources.upstream ?? e.sources.origin;
+        if (template3) copyCollectionProps(template3, out, base !== void 0);
+        if (comments) copyComments(comments, out);
+        out.items = items;
+        return out;
+      }
+      /**
+       * The node whose own comments a merged map or list carries: local's (merged into local), or
+       * upstream's where the visitor says so, for a collection merged into local or rebuilt from
+       * upstream's; none for one rebuilt from origin's alone.
+       */
+      collectionComments(e, base) {
+        const upstream2 = e.sources.upstream;
+        if (isMissingOrNull(upstream2)) return base;
+        if (base !== void 0 && this.options.visitor.valueComments(e) === "local") return base;
+        return upstream2;
+      }
+      /** Records what the visitor said to report: a conflict and its winner, or a pin's decision. */
+      report(e, rule, report) {
+        if (report === void 0) return;
+        const { origin, upstream: upstream2, local } = e.sources;
+        const values = { origin, upstream: upstream2, local };
+        if (report === "pinned") this.decisions.push({ path: e.path, rule: "pinned-local", values });
+        else this.conflicts.push({ path: e.path, rule, winner: report === "local-won" ? "local" : "upstream", values });
+      }
+    };
+  }
+});
+
+// ../merge-core/src/options.ts
+function createEngine(options = {}) {
+  const strategy = options.strategy ?? "upstream-wins";
+  const visitor = delegatingVisitor(strategy);
+  const registry = options.builtinSchemas === false ? options.schemas : layerSchemas(options.schemas, builtin2);
+  const inferKeys2 = options.inferKeys ?? true;
+  const fallbackKeys = FALLBACK_MERGE_KEYS;
+  const commentSchema = (text2) => schemaFromComment(text2, builtin2);
+  return {
+    visitor,
+    strategy,
+    merge(sources, where) {
+      const collateOptions = {
+        registry,
+        inferKeys: inferKeys2,
+        fallbackKeys,
+        commentSchema,
+        fail(code2, path, side, reason) {
+          const at = where.files?.[side] ?? { file: where.file, document: where.document };
+          throw new MergeInputError(code2, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
+        }
+      };
+      const element = collate(sources, FieldPath.root, options.schema, collateOptions);
+      return walkElement(element, { visitor });
+    }
+  };
+}
+var builtin2;
+var init_options = __esm({
+  "../merge-core/src/options.ts"() {
+    "use strict";
+    init_collate();
+    init_errors2();
+    init_path();
+    init_schema();
+    init_delegating();
+    init_walk();
+    builtin2 = layerSchemas(builtinSchemas(), kustomizationSchemas());
+  }
+});
+
+// ../merge-core/src/yaml/scan.ts
+function bail() {
+  throw UNSUPPORTED;
+}
+function lastLineOf(v, fallback) {
+  switch (v.kind) {
+    case "scalar":
+    case "flow-map":
+    case "flow-seq":
+      return v.line;
+    case "map":
+    case "seq":
+    case "block-scalar":
+      return v.last;
+    default:
+      return fallback;
+  }
+}
+function scanStream(text2) {
+  const documents = scanDocuments(text2);
+  if (!documents || documents.some((d) => d.declined)) return void 0;
+  return documents;
+}
+function scanDocuments(text2) {
+  if (UNUSUAL_LINE_BREAKS.test(text2)) return void 0;
+  let documents;
+  try {
+    documents = new Scanner(text2).documents();
+  } catch (e) {
+    if (e === UNSUPPORTED) return void 0;
+    throw e;
+  }
+  return documents.map(
+    ({ text: t, root }) => root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === void 0, root, declined: false }
+  );
+}
+function scannedPair(items, key) {
+  if (!items) return void 0;
+  for (const p of items) if (p.key === key) return p;
+  return void 0;
+}
+var Unsupported, UNSUPPORTED, DECLINED, BOOL_OR_NULL, SPECIAL_PLAIN_START, PLAIN_KEY, DQ, SQ, BLOCK_HEADER, FLOW_ITEM, FLOW_SEQ, FLOW_MAP, FLOW_MAP_KEYS, AFTER_VALUE, UNUSUAL_CHARACTERS, UNUSUAL_LINE_BREAKS, Scanner;
+var init_scan = __esm({
+  "../merge-core/src/yaml/scan.ts"() {
+    "use strict";
+    Unsupported = class {
+    };
+    UNSUPPORTED = new Unsupported();
+    DECLINED = /* @__PURE__ */ Symbol("declined");
+    BOOL_OR_NULL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+    SPECIAL_PLAIN_START = /^[-+.0-9~=<]/;
+    PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
+    DQ = /^"([^"\\]*)"/;
+    SQ = /^'((?:[^']|'')*)'/;
+    BLOCK_HEADER = /^[|>][-+]?(?: +#.*)?$/;
+    FLOW_ITEM = `(?:"[^"\\\\]*"|'(?:[^']|'')*'|[A-Za-z0-9_./][A-Za-z0-9_./=+-]*)`;
+    FLOW_SEQ = new RegExp(`^\\[ *(?:${FLOW_ITEM} *(?:, *${FLOW_ITEM} *)*)?\\]`);
+    FLOW_MAP = new RegExp(`^\\{ *(?:([A-Za-z_][A-Za-z0-9_./-]*): +${FLOW_ITEM} *(?:, *[A-Za-z_][A-Za-z0-9_./-]*: +${FLOW_ITEM} *)*)?\\}`);
+    FLOW_MAP_KEYS = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
+    AFTER_VALUE = /^(?: *| +#.*)$/;
+    UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/;
+    UNUSUAL_LINE_BREAKS = /[\r\x85\ufeff\u2028\u2029]/;
+    Scanner = class _Scanner {
+      constructor(text2) {
+        this.text = text2;
+        this.lines = text2.split("\n");
+        let at = 0;
+        for (const line of this.lines) {
+          this.starts.push(at);
+          at += line.length + 1;
+        }
+      }
+      text;
+      starts = [];
+      lines;
+      pos = 0;
+      end = 0;
+      get lineCount() {
+        return this.lines.length;
+      }
+      lineText(i) {
+        return this.lines[i];
+      }
+      static indentOf(line) {
+        let n = 0;
+        while (line.charCodeAt(n) === 32) n++;
+        return n;
+      }
+      /** Blank or comment-only line. */
+      static isSkippable(line) {
+        const n = _Scanner.indentOf(line);
+        return n === line.length || line.charCodeAt(n) === 35;
+      }
+      nextContent(from) {
+        let i = from;
+        while (i < this.end && _Scanner.isSkippable(this.lineText(i))) i++;
+        return i;
+      }
+      static isSeqAt(line, col) {
+        return line.charCodeAt(col) === 45 && (line.length === col + 1 || line.charCodeAt(col + 1) === 32);
+      }
+      /**
+       * The documents, split where `yaml` splits them: at each `---` line, except that blank and
+       * comment lines before a first `---` belong to the first document rather than making one. A
+       * document the scan does not model is declined alone (`root` is DECLINED).
+       */
+      documents() {
+        const segments = [];
+        let first = 0;
+        for (let i = 0; i <= this.lineCount; i++) {
+          const line = i < this.lineCount ? this.lineText(i) : void 0;
+          if (line !== void 0) {
+            if (line !== "---") {
+              if (line.startsWith("---") || line.startsWith("...") || line.charCodeAt(0) === 37) bail();
+              continue;
+            }
+          }
+          segments.push({ first, end: i });
+          first = i + 1;
+        }
+        const out = [];
+        for (let s = 0; s < segments.length; s++) {
+          const seg = segments[s];
+          const start = s === 0 ? 0 : this.starts[seg.first - 1];
+          const root = this.documentOrDeclined(seg.first, seg.end);
+          if (s === 0 && root === void 0) continue;
+          if (s === 0 && root === DECLINED && !this.holdsContent(seg.first, seg.end)) bail();
+          out.push({ start, root });
+        }
+        if (out.length > 0) out[0].start = 0;
+        return out.map((d, i) => ({
+          text: this.text.slice(d.start, i + 1 < out.length ? out[i + 1].start : this.text.length),
+          root: d.root
+        }));
+      }
+      /** Some line from `first` to `end` is more than blanks (spaces or tabs) and a comment. */
+      holdsContent(first, end) {
+        for (let i = first; i < end; i++) {
+          const t = this.lineText(i).replace(/^[ \t]+/, "");
+          if (t !== "" && t.charCodeAt(0) !== 35) return true;
+        }
+        return false;
+      }
+      /** The root map of the document on lines `first` to `end`, undefined when empty, or DECLINED. */
+      documentOrDeclined(first, end) {
+        const from = this.starts[first] ?? this.text.length;
+        const to = end < this.lineCount ? this.starts[end] : this.text.length;
+        if (UNUSUAL_CHARACTERS.test(this.text.slice(from, to))) return DECLINED;
+        this.end = end;
+        try {
+          return this.document(first);
+        } catch (e) {
+          if (e === UNSUPPORTED) return DECLINED;
+          throw e;
+        }
+      }
+      /** The root map of the document whose lines start at `first`; undefined when it has no content. */
+      document(first) {
+        const i = this.nextContent(first);
+        if (i >= this.end) return void 0;
+        const line = this.lineText(i);
+        if (_Scanner.indentOf(line) !== 0 || _Scanner.isSeqAt(line, 0)) bail();
+        this.pos = i;
+        const root = this.map(0, 0);
+        if (this.nextContent(this.pos) < this.end) bail();
+        return root.items;
+      }
+      block(indent) {
+        const line = this.lineText(this.pos);
+        return _Scanner.isSeqAt(line, indent) ? this.seq(indent) : this.map(indent, indent);
+      }
+      /** A block map whose first key is at `col` on line `this.pos`; later keys at `indent`. */
+      map(indent, col) {
+        const items = [];
+        const keys = /* @__PURE__ */ new Set();
+        let last = this.pos;
+        let firstCol = col;
+        for (; ; ) {
+          let c;
+          if (firstCol !== void 0) {
+            c = firstCol;
+            firstCol = void 0;
+          } else {
+            const i = this.nextContent(this.pos);
+            if (i >= this.end) break;
+            const line = this.lineText(i);
+            const n = _Scanner.indentOf(line);
+            if (n < indent) break;
+            if (n > indent) bail();
+            if (_Scanner.isSeqAt(line, n)) break;
+            this.pos = i;
+            c = n;
+          }
+          const pair = this.entry(c);
+          if (keys.has(pair.key)) bail();
+          keys.add(pair.key);
+          items.push(pair);
+          last = lastLineOf(pair.value, this.pos - 1);
+        }
+        return { kind: "map", items, last };
+      }
+      /** A key at column `col` of line `this.pos`, and its value; leaves `pos` after the entry. */
+      entry(col) {
+        const lineNo = this.pos;
+        const s = this.lineText(lineNo).slice(col);
+        let key;
+        let len;
+        let m;
+        if (m = PLAIN_KEY.exec(s)) {
+          key = m[0];
+          len = key.length;
+          if (BOOL_OR_NULL.test(key)) bail();
+        } else if (m = DQ.exec(s)) {
+          key = m[1];
+          len = m[0].length;
+        } else if (m = SQ.exec(s)) {
+          key = m[1].replace(/''/g, "'");
+          len = m[0].length;
+        } else return bail();
+        if (s.charCodeAt(len) !== 58 || s.length > len + 1 && s.charCodeAt(len + 1) !== 32 || len > 1e3) bail();
+        const keyStart = this.starts[lineNo] + col;
+        const value2 = this.value(lineNo, col, col + len + 1, true);
+        return { key, keyStart, keyEnd: keyStart + len, value: value2 };
+      }
+      /**
+       * The value starting at column `from` of line `lineNo` (after `key:` or `-`), whose parent
+       * collection sits at column `col`. Leaves `pos` on the line after the value.
+       */
+      value(lineNo, col, from, inMap) {
+        const line = this.lineText(lineNo);
+        const rest = line.slice(from);
+        const t = rest.replace(/^ +/, "");
+        const at = this.starts[lineNo] + from + (rest.length - t.length);
+        this.pos = lineNo + 1;
+        if (t === "" || t.charCodeAt(0) === 35) {
+          const j = this.nextContent(this.pos);
+          if (j >= this.end) return { kind: "empty" };
+          const next = this.lineText(j);
+          const n = _Scanner.indentOf(next);
+          if (n > col) {
+            this.pos = j;
+            return this.block(n);
+          }
+          if (inMap && n === col && _Scanner.isSeqAt(next, n)) {
+            this.pos = j;
+            return this.seq(n);
+          }
+          return { kind: "empty" };
+        }
+        if (!inMap) {
+          const c2 = from + (rest.length - t.length);
+          if (_Scanner.isSeqAt(line, c2)) bail();
+          const k = PLAIN_KEY.exec(t) ?? DQ.exec(t) ?? SQ.exec(t);
+          if (k) {
+            const after = t.charCodeAt(k[0].length);
+            if (after === 58 && (t.length === k[0].length + 1 || t.charCodeAt(k[0].length + 1) === 32)) {
+              this.pos = lineNo;
+              return this.map(c2, c2);
+            }
+          }
+        }
+        const c0 = t.charCodeAt(0);
+        if (c0 === 124 || c0 === 62) {
+          if (!inMap || !BLOCK_HEADER.test(t)) bail();
+          return this.blockScalar(col);
+        }
+        if (c0 === 34 || c0 === 39) {
+          const m = (c0 === 34 ? DQ : SQ).exec(t);
+          if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+          const str4 = c0 === 34 ? m[1] : m[1].replace(/''/g, "'");
+          return { kind: "scalar", str: str4, start: at, end: at + m[0].length, line: lineNo };
+        }
+        if (c0 === 91) {
+          const m = FLOW_SEQ.exec(t);
+          if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+          return { kind: "flow-seq", line: lineNo };
+        }
+        if (c0 === 123) {
+          const m = FLOW_MAP.exec(t);
+          if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+          const keys = /* @__PURE__ */ new Set();
+          for (const k of m[0].matchAll(FLOW_MAP_KEYS)) {
+            if (keys.has(k[1]) || BOOL_OR_NULL.test(k[1])) bail();
+            keys.add(k[1]);
+          }
+          return { kind: "flow-map", size: keys.size, line: lineNo };
+        }
+        if ("-?:,[]{}#&*!|>'\"%@`".includes(t[0]) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail();
+        const hash = t.indexOf(" #");
+        const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, "");
+        if (raw.includes(": ") || raw.endsWith(":")) bail();
+        const special = SPECIAL_PLAIN_START.test(raw) || BOOL_OR_NULL.test(raw);
+        return { kind: "scalar", str: special ? null : raw, start: at, end: at + raw.length, line: lineNo };
+      }
+      /** Block scalar lines after the header line; content must be indented past `col`. */
+      blockScalar(col) {
+        let i = this.pos;
+        let contentIndent = -1;
+        let last = i - 1;
+        for (; i < this.end; i++) {
+          const line = this.lineText(i);
+          if (line === "") continue;
+          const n = _Scanner.indentOf(line);
+          if (n === line.length) bail();
+          if (contentIndent < 0) {
+            if (n <= col) bail();
+            contentIndent = n;
+          } else if (n < contentIndent) break;
+          last = i;
+        }
+        if (contentIndent < 0) bail();
+        this.pos = last + 1;
+        return { kind: "block-scalar", last };
+      }
+      seq(indent) {
+        let last = this.pos;
+        for (; ; ) {
+          const i = this.nextContent(this.pos);
+          if (i >= this.end) break;
+          const line = this.lineText(i);
+          const n = _Scanner.indentOf(line);
+          if (n < indent) break;
+          if (n > indent) bail();
+          if (!_Scanner.isSeqAt(line, n)) break;
+          const v = this.value(i, indent, indent + 1, false);
+          last = lastLineOf(v, i);
+        }
+        return { kind: "seq", last };
+      }
+    };
+  }
+});
+
+// ../merge-core/src/resource/identity.ts
+function groupOf(apiVersion) {
+  const slash = apiVersion.lastIndexOf("/");
+  return slash === -1 ? "" : apiVersion.slice(0, slash);
+}
+function identityOf(resource) {
+  const apiVersion = stringField(resource, "apiVersion");
+  const kind = stringField(resource, "kind");
+  const metadata2 = fieldValue(resource, "metadata");
+  if (!apiVersion || !kind) return void 0;
+  const group2 = groupOf(apiVersion);
+  const meta = (0, import_yaml8.isMap)(metadata2) ? metadata2 : void 0;
+  const fromComment = mergeCommentOf(resource);
+  if (fromComment) return { group: group2, kind, ...fromComment };
+  const fromAnnotation = upstreamIdentifierOf(meta);
+  if (fromAnnotation && fromAnnotation.group === group2 && fromAnnotation.kind === kind) return fromAnnotation;
+  const name2 = stringField(meta, "name");
+  if (name2 === void 0) return void 0;
+  return { group: group2, kind, namespace: stringField(meta, "namespace") ?? "", name: name2 };
+}
+function mergeCommentOf(resource) {
+  const pair = findPair(resource, "metadata");
+  if (!pair) return void 0;
+  const key = pair.key;
+  const value2 = pair.value;
+  for (const text2 of [key?.comment, value2?.commentBefore, value2?.comment]) {
+    const match = text2 ? mergeComment.exec(text2) : null;
+    if (match) return { namespace: match[1], name: match[2] };
+  }
+  return void 0;
+}
+function upstreamIdentifierOf(metadata2) {
+  const annotations = fieldValue(metadata2, "annotations");
+  if (!(0, import_yaml8.isMap)(annotations)) return void 0;
+  const value2 = fieldValue(annotations, upstreamIdentifierAnnotation);
+  if (!(0, import_yaml8.isScalar)(value2) || typeof value2.value !== "string") return void 0;
+  const parts = value2.value.split("|");
+  if (parts.length !== 4) return void 0;
+  const [group2, kind, namespace, name2] = parts;
+  return { group: group2, kind, namespace: namespace === "default" ? "" : namespace, name: name2 };
+}
+function formatIdentity(id) {
+  return `${id.group ? `${id.group}/` : ""}${id.kind} ${id.namespace ? `${id.namespace}/` : ""}${id.name}`;
+}
+function identityKey(id) {
+  return `${id.group}\0${id.kind}\0${id.namespace}\0${id.name}`;
+}
+function scannedIdentityOf(document, fileText) {
+  const root = document.root;
+  if (!root) return { identity: void 0, kind: void 0 };
+  const str4 = (pair) => {
+    const v = pair?.value;
+    if (!v || v.kind === "empty" || v.kind === "map" || v.kind === "seq" || v.kind === "flow-map" || v.kind === "flow-seq")
+      return void 0;
+    if (v.kind === "block-scalar" || v.str === null) return UNSURE;
+    return v.str;
+  };
+  const apiVersion = str4(scannedPair(root, "apiVersion"));
+  const kind = str4(scannedPair(root, "kind"));
+  if (apiVersion === UNSURE || kind === UNSURE) return void 0;
+  if (!apiVersion || !kind) return { identity: void 0, kind };
+  const metaPair = scannedPair(root, "metadata");
+  if (!metaPair) return { identity: void 0, kind };
+  const meta = metaPair.value;
+  if (meta.kind !== "map") return void 0;
+  const group2 = groupOf(apiVersion);
+  const lineEnd = fileText.indexOf("\n", metaPair.keyEnd);
+  const keyLine = fileText.slice(metaPair.keyEnd, lineEnd === -1 ? fileText.length : lineEnd);
+  const hash = keyLine.indexOf("#");
+  const match = hash === -1 ? null : mergeComment.exec(keyLine.slice(hash));
+  const mentions = document.text.split("kpt-merge").length - 1;
+  if (mentions !== (hash !== -1 && keyLine.includes("kpt-merge", hash) ? 1 : 0)) return void 0;
+  if (match) return { identity: { group: group2, kind, namespace: match[1], name: match[2] }, kind };
+  if (document.text.includes(upstreamIdentifierAnnotation)) return void 0;
+  const name2 = str4(scannedPair(meta.items, "name"));
+  const namespace = str4(scannedPair(meta.items, "namespace"));
+  if (name2 === UNSURE || namespace === UNSURE) return void 0;
+  if (name2 === void 0) return { identity: void 0, kind };
+  return { identity: { group: group2, kind, namespace: namespace ?? "", name: name2 }, kind };
+}
+var import_yaml8, upstreamIdentifierAnnotation, mergeComment, UNSURE;
+var init_identity = __esm({
+  "../merge-core/src/resource/identity.ts"() {
+    "use strict";
+    import_yaml8 = __toESM(require_dist(), 1);
+    init_nodes();
+    init_scan();
+    upstreamIdentifierAnnotation = "internal.kpt.dev/upstream-identifier";
+    mergeComment = /kpt-merge:\s*([^\s/]*)\/(\S+)/;
+    UNSURE = /* @__PURE__ */ Symbol("unsure");
+  }
+});
+
+// ../merge-core/src/resource/merge-files.ts
+function parsedResource(side, file, document, map) {
+  const kind = map.get("kind");
+  return {
+    side,
+    file,
+    entry: document,
+    identity: identityOf(map),
+    kind: typeof kind === "string" ? kind : void 0,
+    document,
+    map,
+    release() {
+    }
+  };
+}
+function scannedResource(side, file, entry, scanned, trace) {
+  let document;
+  const parse4 = () => {
+    if (document) return document;
+    trace?.push(`${file.file}#${entry.index}`);
+    let docs;
+    try {
+      docs = parseStream(entry.text, file.file, side).documents;
+    } catch (error2) {
+      if (error2 instanceof MergeInputError) throw new ScanMismatch(error2.message);
+      throw error2;
+    }
+    const only = docs.length === 1 ? docs[0] : void 0;
+    const contents = only?.doc.contents;
+    if (!only || only.empty || !(0, import_yaml9.isMap)(contents) || !sameIdentity(identityOf(contents), scanned.identity)) {
+      throw new ScanMismatch(`${file.file} document ${entry.index}`);
+    }
+    document = { ...only, index: entry.index };
+    return document;
+  };
+  return {
+    side,
+    file,
+    entry,
+    identity: scanned.identity,
+    kind: scanned.kind,
+    get document() {
+      return parse4();
+    },
+    get map() {
+      return parse4().doc.contents;
+    },
+    release() {
+      document = void 0;
+    }
+  };
+}
+function sameIdentity(a, b) {
+  return a === b || a !== void 0 && b !== void 0 && identityKey(a) === identityKey(b);
+}
+function mergeFiles(input, options = {}) {
+  return mergeFilesTraced(input, options, void 0);
+}
+function mergeFilesTraced(input, options, trace) {
+  try {
+    return mergeInputs(input, options, true, trace);
+  } catch (error2) {
+    if (error2 instanceof ScanMismatch) {
+      trace?.splice(0);
+      return mergeInputs(input, options, false, trace);
+    }
+    throw error2;
+  }
+}
+function mergeInputs(input, options, scan, trace) {
+  const readFiles = /* @__PURE__ */ new Map();
+  const read = (f, side) => {
+    const key = `${f.path}\0${f.text}`;
+    let r = readFiles.get(key);
+    if (!r) {
+      r = scan && scanFile(f, side, trace) || parseFile(f, side, trace);
+      readFiles.set(key, r);
+    }
+    return r;
+  };
+  const sides2 = {
+    origin: input.origin.map((f) => read(f, "origin")),
+    upstream: input.upstream.map((f) => read(f, "upstream")),
+    local: input.local.map((f) => read(f, "local"))
+  };
+  const located = {
+    origin: locate("origin", sides2.origin),
+    upstream: locate("upstream", sides2.upstream),
+    local: locate("local", sides2.local)
+  };
+  const crds = [...located.local, ...located.upstream, ...located.origin].filter((r) => r.identity?.kind === "CustomResourceDefinition" || r.kind === "CustomResourceDefinition").map((r) => toPlain(r.map)).filter(isCustomResourceDefinition);
+  const schemas = crds.length > 0 ? layerSchemas(options.schemas, schemaRegistryFromCrds(crds)) : options.schemas;
+  const engine = createEngine({ ...options, schemas });
+  const tuples = collateResources(located);
+  const report = [];
+  const conflicts = [];
+  const decisions = [];
+  const replaced = /* @__PURE__ */ new Map();
+  const additions = /* @__PURE__ */ new Map();
+  const add = (file, addition) => {
+    const list2 = additions.get(file) ?? [];
+    list2.push(addition);
+    additions.set(file, list2);
+  };
+  for (const t of tuples) {
+    const { origin, upstream: upstream2, local } = t;
+    const shown2 = describe(t);
+    if (!origin && !upstream2 && local) {
+      report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+    } else if (!origin && upstream2 && !local) {
+      add(upstream2.file.file, { upstream: upstream2, text: upstream2.entry.text, moved: false });
+      report.push({ resource: shown2, identity: upstream2.identity, action: "added", file: upstream2.file.file, changed: true });
+    } else if (!upstream2 && !local) {
+      report.push({
+        resource: shown2,
+        identity: (origin ?? upstream2)?.identity,
+        action: "skipped",
+        file: origin.file.file,
+        changed: false
+      });
+    } else if (origin && !upstream2 && local) {
+      const pinned2 = mayHoldPin(local.entry.text) && holdsPinnedPair(local.map);
+      if (pinned2) {
+        report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+        decisions.push({
+          resource: shown2,
+          file: local.file.file,
+          path: ".",
+          rule: "pinned-local",
+          values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
+          message: "upstream deleted it; it holds a pinned field (# kdelta:local), so local's copy is kept"
+        });
+      } else if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
+        replaced.set(local.entry, null);
+        report.push({ resource: shown2, identity: local.identity, action: "deleted", file: local.file.file, changed: true });
+      } else {
+        report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+        conflicts.push({
+          resource: shown2,
+          file: local.file.file,
+          path: ".",
+          values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
+          rule: "deleted-upstream-modified-locally",
+          winner: "local",
+          message: `upstream deleted it and local changed it${engine.strategy === "fail" ? "" : "; local's copy is kept"}`
+        });
+      }
+    } else if (origin && !local) {
+      report.push({ resource: shown2, identity: origin.identity, action: "skipped", file: upstream2.file.file, changed: false });
+      if (origin.entry.text !== upstream2.entry.text && !sameResource(origin.map, upstream2.map)) {
+        conflicts.push({
+          resource: shown2,
+          file: upstream2.file.file,
+          path: ".",
+          values: { origin: toPlain(origin.map), upstream: toPlain(upstream2.map), local: void 0 },
+          rule: "modified-upstream-deleted-locally",
+          winner: "local",
+          message: `upstream changed it and local deleted it${engine.strategy === "fail" ? "" : "; it stays deleted"}`
+        });
+      }
+    } else if (origin && upstream2 && local && origin.entry.text === upstream2.entry.text) {
+      const file = placedIn(origin, upstream2, local);
+      if (file !== local.file.file) {
+        replaced.set(local.entry, null);
+        add(file, { upstream: upstream2, text: local.entry.text, moved: true });
+      }
+      report.push({ resource: shown2, identity: local.identity, action: "merged", file, changed: file !== local.file.file });
+    } else {
+      const localMap = local.map;
+      const file = origin ? placedIn(origin, upstream2, local) : local.file.file;
+      const originMap = origin && origin.entry.text === local.entry.text ? localMap : origin?.map;
+      const result = engine.merge(
+        { origin: originMap, upstream: upstream2.map, local: localMap },
+        {
+          file: local.file.file,
+          document: local.entry.index,
+          files: Object.fromEntries(
+            ["origin", "upstream", "local"].flatMap(
+              (s) => t[s] ? [[s, { file: t[s].file.file, document: t[s].entry.index }]] : []
+            )
+          )
+        }
+      );
+      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown2, file, c.winner, engine.strategy));
+      for (const d of result.decisions) decisions.push(formatDecision(d, shown2, file));
+      const changed = result.node !== local.map || file !== local.file.file;
+      const merged = result.node === void 0 ? null : result.node === local.map ? local.entry.text : printMergedDocument(local.document, result.node);
+      if (file === local.file.file) {
+        if (changed) replaced.set(local.entry, merged);
+      } else {
+        replaced.set(local.entry, null);
+        const asUpstream = origin.entry.text === local.entry.text && result.conflicts.length === 0 && result.decisions.length === 0;
+        if (merged !== null) add(file, { upstream: upstream2, text: asUpstream ? upstream2.entry.text : merged, moved: true });
+      }
+      report.push({ resource: shown2, identity: local.identity, action: "merged", file, changed });
+    }
+    for (const side of ["origin", "upstream", "local"]) t[side]?.release();
+  }
+  const files = (list2) => list2.map((r) => r.file);
+  const localOf = /* @__PURE__ */ new Map();
+  for (const t of tuples) if (t.upstream && t.local) localOf.set(t.upstream.entry, t.local.entry);
+  return { ...assemble(files(sides2.local), files(sides2.upstream), replaced, additions, localOf), report, conflicts, decisions };
+}
+function scanFile(f, side, trace) {
+  const scanned = scanDocuments(f.text);
+  if (!scanned) return void 0;
+  const documents = [];
+  const read = [];
+  for (const [index, d] of scanned.entries()) {
+    const r = d.declined ? void 0 : scannedIdentityOf(d, f.text);
+    if (r && !d.declined) {
+      documents.push({ index, text: d.text, empty: d.empty });
+      read.push({ scanned: r });
+      continue;
+    }
+    const alone = parseAlone(d.text, f.path, side);
+    if (!alone) return void 0;
+    trace?.push(`${f.path}#${index}`);
+    const parsed = { ...alone, index };
+    documents.push(parsed);
+    read.push({ parsed });
+  }
+  const file = { file: f.path, text: f.text, documents };
+  return {
+    file,
+    resources: (s) => documents.flatMap((d, i) => {
+      if (d.empty) return [];
+      const how = read[i];
+      if ("scanned" in how) return [scannedResource(s, file, d, how.scanned, trace)];
+      return [parsedResource(s, file, how.parsed, how.parsed.doc.contents)];
+    })
+  };
+}
+function parseAlone(text2, path, side) {
+  let docs;
+  try {
+    docs = parseStream(text2, path, side).documents;
+  } catch (error2) {
+    if (error2 instanceof MergeInputError) return void 0;
+    throw error2;
+  }
+  const only = docs.length === 1 ? docs[0] : void 0;
+  if (!only || !only.empty && !(0, import_yaml9.isMap)(only.doc.contents)) return void 0;
+  return only;
+}
+function parseFile(f, side, trace) {
+  const parsed = parseStream(f.text, f.path, side);
+  for (const d of parsed.documents) trace?.push(`${f.path}#${d.index}`);
+  const file = { file: f.path, text: f.text, documents: parsed.documents };
+  return {
+    file,
+    resources: (s) => parsed.documents.flatMap((document) => {
+      if (document.empty) return [];
+      const contents = document.doc.contents;
+      if (!(0, import_yaml9.isMap)(contents)) {
+        throw new MergeInputError(
+          "not-a-mapping",
+          f.path,
+          document.index,
+          `${s} document is not a mapping (a resource must be a YAML map)`,
+          s
+        );
+      }
+      return [parsedResource(s, file, document, contents)];
+    })
+  };
+}
+function locate(side, files) {
+  const out = [];
+  for (const file of files) {
+    const seen = /* @__PURE__ */ new Map();
+    for (const resource of file.resources(side)) {
+      const identity4 = resource.identity;
+      if (identity4) {
+        const key = identityKey(identity4);
+        const previous = seen.get(key);
+        if (previous) {
+          throw new MergeInputError(
+            "duplicate-resource",
+            resource.file.file,
+            resource.entry.index,
+            `${side} has ${formatIdentity(identity4)} twice in this file: here and in document ${previous.entry.index}`,
+            side
+          );
+        }
+        seen.set(key, resource);
+      }
+      out.push(resource);
+    }
+  }
+  return out;
+}
+function identitiesInSeveralFiles(located) {
+  const several = /* @__PURE__ */ new Set();
+  for (const side of ["local", "upstream", "origin"]) {
+    const fileOf = /* @__PURE__ */ new Map();
+    for (const r of located[side]) {
+      if (!r.identity) continue;
+      const key = identityKey(r.identity);
+      const first = fileOf.get(key);
+      if (first === void 0) fileOf.set(key, r.file.file);
+      else if (first !== r.file.file) several.add(key);
+    }
+  }
+  return several;
+}
+function collateResources(located) {
+  const byKey = /* @__PURE__ */ new Map();
+  const order = [];
+  const perFile = identitiesInSeveralFiles(located);
+  const keyOf = (r) => {
+    if (!r.identity) return `${r.file.file}\0${r.entry.index}`;
+    const key = identityKey(r.identity);
+    return perFile.has(key) ? `${key}\0${r.file.file}` : key;
+  };
+  for (const side of ["local", "upstream", "origin"]) {
+    for (const r of located[side]) {
+      const key = keyOf(r);
+      let t = byKey.get(key);
+      if (!t) {
+        t = { key };
+        byKey.set(key, t);
+        order.push(t);
+      }
+      t[side] = r;
+    }
+  }
+  return order;
+}
+function placedIn(origin, upstream2, local) {
+  return local.file.file === origin.file.file ? upstream2.file.file : local.file.file;
+}
+function describe(t) {
+  const any = t.local ?? t.upstream ?? t.origin;
+  return any.identity ? formatIdentity(any.identity) : `${any.file.file}[${any.entry.index}]`;
+}
+function sameResource(a, b) {
+  return deepEqual(stripBookkeeping(toPlain(a)), stripBookkeeping(toPlain(b)));
+}
+function stripBookkeeping(value2) {
+  const meta = value2.metadata;
+  if (meta?.annotations) {
+    for (const a of bookkeepingAnnotations) delete meta.annotations[a];
+    if (Object.keys(meta.annotations).length === 0) delete meta.annotations;
+  }
+  return value2;
+}
+function deepEqual(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b;
+    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+  }
+  const ak = Object.keys(a);
+  const bo = b;
+  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && deepEqual(a[k], bo[k]));
+}
+function assemble(local, upstream2, replaced, additions, localOf) {
+  const files = [];
+  const deleted = [];
+  const localPaths = new Set(local.map((f) => f.file));
+  for (const list2 of additions.values()) list2.sort((a, b) => a.upstream.entry.index - b.upstream.entry.index);
+  for (const file of local) {
+    const added = additions.get(file.file) ?? [];
+    const touched = added.length > 0 || file.documents.some((d) => replaced.has(d));
+    if (!touched) {
+      files.push({ path: file.file, text: file.text });
+      continue;
+    }
+    const after = placeAdditions(file, added, localOf);
+    const chunks = [...after.get("start") ?? []];
+    let kept = chunks.length;
+    for (const d of file.documents) {
+      const text2 = replaced.has(d) ? replaced.get(d) : d.text;
+      if (text2 !== null) {
+        if (!d.empty) kept++;
+        chunks.push(text2);
+      }
+      const next = after.get(d) ?? [];
+      chunks.push(...next);
+      kept += next.length;
+    }
+    const last = after.get("end") ?? [];
+    chunks.push(...last);
+    kept += last.length;
+    if (kept === 0) {
+      deleted.push(file.file);
+      continue;
+    }
+    files.push({ path: file.file, text: joinDocuments(chunks, startsWithMarker(file.text)) });
+  }
+  for (const file of upstream2) {
+    if (localPaths.has(file.file)) continue;
+    const added = additions.get(file.file);
+    if (!added || added.length === 0) continue;
+    const whole = added.length === file.documents.filter((d) => !d.empty).length && added.every((r) => r.text === r.upstream.entry.text);
+    files.push({
+      path: file.file,
+      text: whole ? file.text : joinDocuments(
+        added.map((r) => r.text),
+        startsWithMarker(file.text)
+      )
+    });
+  }
+  return { files, deleted };
+}
+function placeAdditions(file, added, localOf) {
+  const here = new Set(file.documents);
+  const after = /* @__PURE__ */ new Map();
+  for (const r of added) {
+    const documents = r.upstream.file.documents;
+    let anchor = r.moved ? "start" : "end";
+    for (let i = documents.indexOf(r.upstream.entry) - 1; r.moved && i >= 0 && anchor === "start"; i--) {
+      const mine = localOf.get(documents[i]);
+      if (mine && here.has(mine)) anchor = mine;
+    }
+    const list2 = after.get(anchor) ?? [];
+    list2.push(r.text);
+    after.set(anchor, list2);
+  }
+  return after;
+}
+function joinDocuments(chunks, leadingMarker) {
+  const parts = [];
+  let endsWithNewline = true;
+  for (const raw of chunks) {
+    if (raw === "") continue;
+    let chunk = raw;
+    if (parts.length > 0) {
+      if (!endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]);
+      if (!startsWithMarker(chunk)) parts.push("---\n");
+    } else if (!leadingMarker && chunk.startsWith("---\n")) {
+      chunk = chunk.slice(4);
+      if (chunk === "") continue;
+    }
+    parts.push(chunk);
+    endsWithNewline = chunk.endsWith("\n");
+  }
+  if (parts.length > 0 && !endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]);
+  return parts.join("");
+}
+var import_yaml9, ScanMismatch, bookkeepingAnnotations, startsWithMarker;
+var init_merge_files = __esm({
+  "../merge-core/src/resource/merge-files.ts"() {
+    "use strict";
+    import_yaml9 = __toESM(require_dist(), 1);
+    init_errors2();
+    init_pin();
+    init_print();
+    init_options();
+    init_schema();
+    init_nodes();
+    init_parse();
+    init_scan();
+    init_identity();
+    ScanMismatch = class extends Error {
+    };
+    bookkeepingAnnotations = [
+      "config.kubernetes.io/merge-source",
+      "config.kubernetes.io/path",
+      "config.kubernetes.io/index",
+      "internal.config.kubernetes.io/path",
+      "internal.config.kubernetes.io/index",
+      "internal.config.kubernetes.io/annotations-migration-resource-id",
+      "internal.config.kubernetes.io/id",
+      "cnrm.cloud.google.com/blueprint"
+    ];
+    startsWithMarker = (text2) => /^---(\s|$)/.test(text2);
+  }
+});
+
+// ../merge-core/src/value.ts
+function merge3Text(input, options = {}) {
+  const file = options.file ?? "<value>";
+  const fileOf = (side) => options.files?.[side] ?? `${file} (${side})`;
+  const docs = {};
+  for (const side of ["origin", "upstream", "local"]) {
+    const text3 = input[side];
+    if (text3 === void 0) continue;
+    const stream = parseStream(text3, fileOf(side), side);
+    const nonEmpty2 = stream.documents.filter((d) => !d.empty);
+    if (nonEmpty2.length > 1) {
+      throw new MergeInputError(
+        "invalid-yaml",
+        fileOf(side),
+        nonEmpty2[1].index,
+        "expected a single YAML value, found several documents",
+        side
+      );
+    }
+    if (nonEmpty2[0]) docs[side] = nonEmpty2[0];
+  }
+  const engine = createEngine(options);
+  const node = (side) => {
+    const contents = docs[side]?.doc.contents;
+    return isNode(contents) ? contents : void 0;
+  };
+  const result = engine.merge(
+    { origin: node("origin"), upstream: node("upstream"), local: node("local") },
+    {
+      file,
+      document: 0,
+      files: {
+        origin: { file: fileOf("origin"), document: 0 },
+        upstream: { file: fileOf("upstream"), document: 0 },
+        local: { file: fileOf("local"), document: 0 }
+      }
+    }
+  );
+  const conflicts = result.conflicts.map(
+    (c) => formatConflict(c, file, file, engine.strategy === "local-wins" ? "local" : c.winner, engine.strategy)
+  );
+  const decisions = result.decisions.map((d) => formatDecision(d, file, file));
+  const local = docs.local;
+  if (local && result.node === node("local")) return { text: input.local, conflicts, decisions, changed: false };
+  if (result.node === void 0) return { text: "", conflicts, decisions, changed: input.local !== "" };
+  const text2 = local ? printMergedDocument(local, result.node) : printNewDocument(result.node, detectLayout(input.upstream ?? input.origin ?? ""));
+  return { text: text2, conflicts, decisions, changed: text2 !== input.local };
+}
+var init_value = __esm({
+  "../merge-core/src/value.ts"() {
+    "use strict";
+    init_nodes();
+    init_parse();
+    init_options();
+    init_print();
+    init_errors2();
+  }
+});
+
+// ../merge-core/src/index.ts
+var init_src2 = __esm({
+  "../merge-core/src/index.ts"() {
+    "use strict";
+    init_merge_files();
+    init_value();
+    init_print();
+    init_kdelta_error2();
+    init_errors2();
+    init_path();
+    init_pin();
+    init_identity();
+    init_parse();
+    init_scan();
+    init_schema();
+  }
+});
+
+// ../run/src/forge/errors.ts
+var ForgeError;
+var init_errors4 = __esm({
+  "../run/src/forge/errors.ts"() {
+    "use strict";
+    init_src2();
+    ForgeError = class extends KdeltaError2 {
+      name = "ForgeError";
+      constructor(code2, message2, at = {}) {
+        super({ code: code2, message: message2, ...at });
+      }
+    };
+  }
+});
+
+// ../run/src/proposal-body.ts
+function renderFailureSection(f) {
+  const lines = [
+    "### Render failed",
+    "",
+    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
+    ""
+  ];
+  if (f.function) lines.push(`- function: ${code(f.function)}`);
+  lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ""}`, `- error: ${code(f.message)}`);
+  if (f.results.length > 0) {
+    lines.push("- results:");
+    for (const r of f.results) lines.push(`  - ${code(r)}`);
+  }
+  lines.push("");
+  return lines;
+}
+function notReadySection(gates) {
+  return [
+    "### Not ready",
+    "",
+    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
+    "",
+    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${g.message}` : ""}`),
+    ""
+  ];
+}
+function renderMetadataBlock(meta) {
+  return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, "-\\u002d")} -->`;
+}
+function parseMetadataBlock(body) {
+  const m = METADATA.exec(body);
+  if (!m) return void 0;
+  try {
+    const v = JSON.parse(m[1]);
+    return typeof v === "object" && v !== null && typeof v.fingerprint === "string" ? v : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function code(text2) {
+  const t = text2.replace(/\n/g, " ");
+  return t.includes("`") ? `\`\` ${t} \`\`` : `\`${t}\``;
+}
+function cell(text2) {
+  return text2.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function value(v) {
+  if (v === void 0) return "(absent)";
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return code(s.length > 80 ? `${s.slice(0, 77)}...` : s);
+}
+function renderWith(input, d, shortened) {
+  const { metadata: meta } = input;
+  const head = [`## ${input.title}`, "", input.summary, ""];
+  if (shortened) head.push(SHORTENED_NOTE, "");
+  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
+  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
+  const provenance = ["### Provenance", ""];
+  if (meta.upstream) {
+    provenance.push(
+      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}${meta.upstream.reason ? ` (${meta.upstream.reason})` : ""}`,
+      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code(meta.upstream.commit.slice(0, 12))}`
+    );
+    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
+  }
+  provenance.push(
+    `- downstream: ${code(input.downstream.repo)} ${code(input.downstream.directory || "/")} into ${code(input.downstream.branch)}`,
+    `- variant: ${code(meta.variant)}, kdelta ${meta.version}`,
+    ""
+  );
+  const footer = [
+    "---",
+    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
+    renderMetadataBlock(meta),
+    ""
+  ];
+  const changes = [];
+  if (d.changeSection) {
+    changes.push("### What changed", "");
+    if (input.changes.length === 0) changes.push("Nothing in the package files.");
+    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(c.path)}`);
+    if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
+    const touched = input.resources.filter((r) => r.changed || r.action !== "merged");
+    if (d.resourceTable && touched.length > 0) {
+      changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
+      for (const r of touched) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.action}${r.changed ? "" : " (unchanged)"} |`);
+    }
+    changes.push("");
+  } else {
+    changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
+  }
+  const conflicts = [];
+  if (input.conflicts.length > 0 && (!d.conflictSection || d.conflictRows === 0)) {
+    conflicts.push(`### Conflicts (${input.conflicts.length})`, "", "The list is in the run's report.", "");
+  } else if (input.conflicts.length > 0) {
+    conflicts.push(
+      `### Conflicts (${input.conflicts.length})`,
+      "",
+      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
+      "",
+      "| resource | field | origin | upstream | local | rule | kept |",
+      "| --- | --- | --- | --- | --- | --- | --- |"
+    );
+    for (const c of input.conflicts.slice(0, d.conflictRows)) {
+      conflicts.push(
+        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`
+      );
+    }
+    if (input.conflicts.length > d.conflictRows)
+      conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
+    conflicts.push("");
+  }
+  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
+}
+function renderProposalBodies(input, limit = MAX_BODY) {
+  const all = {
+    conflictRows: input.conflicts.length,
+    resourceTable: true,
+    fileLines: input.changes.length,
+    conflictSection: true,
+    changeSection: true
+  };
+  const full = renderWith(input, all, false);
+  if (full.length <= limit) return { body: full, full, shortened: false };
+  const ladder = [];
+  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
+    ladder.push({ ...all, conflictRows: rows });
+    if (rows === 0) break;
+  }
+  const lean = { ...all, conflictRows: 0, resourceTable: false };
+  ladder.push(lean);
+  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
+    ladder.push({ ...lean, fileLines: lines });
+    if (lines === 0) break;
+  }
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
+  for (const d of ladder) {
+    const text2 = renderWith(input, d, true);
+    if (text2.length <= limit) return { body: text2, full, shortened: true };
+  }
+  const last = renderWith(input, ladder[ladder.length - 1], true);
+  const tail = last.slice(last.lastIndexOf("\n---\n"));
+  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
+${tail}`.slice(-limit), full, shortened: true };
+}
+var METADATA, MAX_BODY, SHORTENED_NOTE;
+var init_proposal_body = __esm({
+  "../run/src/proposal-body.ts"() {
+    "use strict";
+    METADATA = /<!-- kdelta: (\{.*\}) -->/;
+    MAX_BODY = 6e4;
+    SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
+  }
+});
+
+// ../../node_modules/.pnpm/universal-user-agent@7.0.3/node_modules/universal-user-agent/index.js
+function getUserAgent() {
+  if (typeof navigator === "object" && "userAgent" in navigator) {
+    return navigator.userAgent;
+  }
+  if (typeof process === "object" && process.version !== void 0) {
+    return `Node.js/${process.version.substr(1)} (${process.platform}; ${process.arch})`;
+  }
+  return "<environment undetectable>";
+}
+var init_universal_user_agent = __esm({
+  "../../node_modules/.pnpm/universal-user-agent@7.0.3/node_modules/universal-user-agent/index.js"() {
+  }
+});
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/register.js
+function register2(state, name2, method, options) {
+  if (typeof method !== "function") {
+    throw new Error("method for before hook must be a function");
+  }
+  if (!options) {
+    options = {};
+  }
+  if (Array.isArray(name2)) {
+    return name2.reverse().reduce((callback, name3) => {
+      return register2.bind(null, state, name3, callback, options);
+    }, method)();
+  }
+  return Promise.resolve().then(() => {
+    if (!state.registry[name2]) {
+      return method(options);
+    }
+    return state.registry[name2].reduce((method2, registered) => {
+      return registered.hook.bind(null, method2, options);
+    }, method)();
+  });
+}
+var init_register = __esm({
+  "../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/register.js"() {
+  }
+});
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/add.js
+function addHook(state, kind, name2, hook6) {
+  const orig = hook6;
+  if (!state.registry[name2]) {
+    state.registry[name2] = [];
+  }
+  if (kind === "before") {
+    hook6 = (method, options) => {
+      return Promise.resolve().then(orig.bind(null, options)).then(method.bind(null, options));
+    };
+  }
+  if (kind === "after") {
+    hook6 = (method, options) => {
+      let result;
+      return Promise.resolve().then(method.bind(null, options)).then((result_) => {
+        result = result_;
+        return orig(result, options);
+      }).then(() => {
+        return result;
+      });
+    };
+  }
+  if (kind === "error") {
+    hook6 = (method, options) => {
+      return Promise.resolve().then(method.bind(null, options)).catch((error2) => {
+        return orig(error2, options);
+      });
+    };
+  }
+  state.registry[name2].push({
+    hook: hook6,
+    orig
+  });
+}
+var init_add = __esm({
+  "../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/add.js"() {
+  }
+});
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/remove.js
+function removeHook(state, name2, method) {
+  if (!state.registry[name2]) {
+    return;
+  }
+  const index = state.registry[name2].map((registered) => {
+    return registered.orig;
+  }).indexOf(method);
+  if (index === -1) {
+    return;
+  }
+  state.registry[name2].splice(index, 1);
+}
+var init_remove = __esm({
+  "../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/remove.js"() {
+  }
+});
+
+// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/index.js
+function bindApi(hook6, state, name2) {
+  const removeHookRef = bindable(removeHook, null).apply(
+    null,
+    name2 ? [state, name2] : [state]
+  );
+  hook6.api = { remove: removeHookRef };
+  hook6.remove = removeHookRef;
+  ["before", "error", "after", "wrap"].forEach((kind) => {
+    const args = name2 ? [state, kind, name2] : [state, kind];
+    hook6[kind] = hook6.api[kind] = bindable(addHook, null).apply(null, args);
+  });
+}
+function Singular() {
+  const singularHookName = /* @__PURE__ */ Symbol("Singular");
+  const singularHookState = {
+    registry: {}
+  };
+  const singularHook = register2.bind(null, singularHookState, singularHookName);
+  bindApi(singularHook, singularHookState, singularHookName);
+  return singularHook;
+}
+function Collection() {
+  const state = {
+    registry: {}
+  };
+  const hook6 = register2.bind(null, state);
+  bindApi(hook6, state);
+  return hook6;
+}
+var bind, bindable, before_after_hook_default;
+var init_before_after_hook = __esm({
+  "../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/index.js"() {
+    init_register();
+    init_add();
+    init_remove();
+    bind = Function.bind;
+    bindable = bind.bind(bind);
+    before_after_hook_default = { Singular, Collection };
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+endpoint@11.0.5/node_modules/@octokit/endpoint/dist-bundle/index.js
+function lowercaseKeys(object2) {
+  if (!object2) {
+    return {};
+  }
+  return Object.keys(object2).reduce((newObj, key) => {
+    newObj[key.toLowerCase()] = object2[key];
+    return newObj;
+  }, {});
+}
+function isPlainObject(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value2);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
+}
+function mergeDeep(defaults, options) {
+  const result = Object.assign({}, defaults);
+  Object.keys(options).forEach((key) => {
+    if (isPlainObject(options[key])) {
+      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
+      else result[key] = mergeDeep(defaults[key], options[key]);
+    } else {
+      Object.assign(result, { [key]: options[key] });
+    }
+  });
+  return result;
+}
+function removeUndefinedProperties(obj2) {
+  for (const key in obj2) {
+    if (obj2[key] === void 0) {
+      delete obj2[key];
+    }
+  }
+  return obj2;
+}
+function merge(defaults, route, options) {
+  if (typeof route === "string") {
+    let [method, url] = route.split(" ");
+    options = Object.assign(url ? { method, url } : { url: method }, options);
+  } else {
+    options = Object.assign({}, route);
+  }
+  options.headers = lowercaseKeys(options.headers);
+  removeUndefinedProperties(options);
+  removeUndefinedProperties(options.headers);
+  const mergedOptions = mergeDeep(defaults || {}, options);
+  if (options.url === "/graphql") {
+    if (defaults && defaults.mediaType.previews?.length) {
+      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
+        (preview) => !mergedOptions.mediaType.previews.includes(preview)
+      ).concat(mergedOptions.mediaType.previews);
+    }
+    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
+  }
+  return mergedOptions;
+}
+function addQueryParameters(url, parameters) {
+  const separator2 = /\?/.test(url) ? "&" : "?";
+  const names2 = Object.keys(parameters);
+  if (names2.length === 0) {
+    return url;
+  }
+  return url + separator2 + names2.map((name2) => {
+    if (name2 === "q") {
+      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
+    }
+    return `${name2}=${encodeURIComponent(parameters[name2])}`;
+  }).join("&");
+}
+function removeNonChars(variableName) {
+  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
+}
+function extractUrlVariableNames(url) {
+  const matches = url.match(urlVariableRegex);
+  if (!matches) {
+    return [];
+  }
+  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
+}
+function omit(object2, keysToOmit) {
+  const result = { __proto__: null };
+  for (const key of Object.keys(object2)) {
+    if (keysToOmit.indexOf(key) === -1) {
+      result[key] = object2[key];
+    }
+  }
+  return result;
+}
+function encodeReserved(str4) {
+  return str4.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+    if (!/%[0-9A-Fa-f]/.test(part)) {
+      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
+    }
+    return part;
+  }).join("");
+}
+function encodeUnreserved(str4) {
+  return encodeURIComponent(str4).replace(/[!'()*]/g, function(c) {
+    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
+  });
+}
+function encodeValue(operator, value2, key) {
+  value2 = operator === "+" || operator === "#" ? encodeReserved(value2) : encodeUnreserved(value2);
+  if (key) {
+    return encodeUnreserved(key) + "=" + value2;
+  } else {
+    return value2;
+  }
+}
+function isDefined(value2) {
+  return value2 !== void 0 && value2 !== null;
+}
+function isKeyOperator(operator) {
+  return operator === ";" || operator === "&" || operator === "?";
+}
+function getValues(context, operator, key, modifier) {
+  var value2 = context[key], result = [];
+  if (isDefined(value2) && value2 !== "") {
+    if (typeof value2 === "string" || typeof value2 === "number" || typeof value2 === "bigint" || typeof value2 === "boolean") {
+      value2 = value2.toString();
+      if (modifier && modifier !== "*") {
+        value2 = value2.substring(0, parseInt(modifier, 10));
+      }
+      result.push(
+        encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
+      );
+    } else {
+      if (modifier === "*") {
+        if (Array.isArray(value2)) {
+          value2.filter(isDefined).forEach(function(value22) {
+            result.push(
+              encodeValue(operator, value22, isKeyOperator(operator) ? key : "")
+            );
+          });
+        } else {
+          Object.keys(value2).forEach(function(k) {
+            if (isDefined(value2[k])) {
+              result.push(encodeValue(operator, value2[k], k));
+            }
+          });
+        }
+      } else {
+        const tmp = [];
+        if (Array.isArray(value2)) {
+          value2.filter(isDefined).forEach(function(value22) {
+            tmp.push(encodeValue(operator, value22));
+          });
+        } else {
+          Object.keys(value2).forEach(function(k) {
+            if (isDefined(value2[k])) {
+              tmp.push(encodeUnreserved(k));
+              tmp.push(encodeValue(operator, value2[k].toString()));
+            }
+          });
+        }
+        if (isKeyOperator(operator)) {
+          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
+        } else if (tmp.length !== 0) {
+          result.push(tmp.join(","));
+        }
+      }
+    }
+  } else {
+    if (operator === ";") {
+      if (isDefined(value2)) {
+        result.push(encodeUnreserved(key));
+      }
+    } else if (value2 === "" && (operator === "&" || operator === "?")) {
+      result.push(encodeUnreserved(key) + "=");
+    } else if (value2 === "") {
+      result.push("");
+    }
+  }
+  return result;
+}
+function parseUrl(template3) {
+  return {
+    expand: expand2.bind(null, template3)
+  };
+}
+function expand2(template3, context) {
+  var operators = ["+", "#", ".", "/", ";", "?", "&"];
+  template3 = template3.replace(
+    /\{([^\{\}]+)\}|([^\{\}]+)/g,
+    function(_, expression, literal) {
+      if (expression) {
+        let operator = "";
+        const values = [];
+        if (operators.indexOf(expression.charAt(0)) !== -1) {
+          operator = expression.charAt(0);
+          expression = expression.substr(1);
+        }
+        expression.split(/,/g).forEach(function(variable) {
+          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
+          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
+        });
+        if (operator && operator !== "+") {
+          var separator2 = ",";
+          if (operator === "?") {
+            separator2 = "&";
+          } else if (operator !== "#") {
+            separator2 = operator;
+          }
+          return (values.length !== 0 ? operator : "") + values.join(separator2);
+        } else {
+          return values.join(",");
+        }
+      } else {
+        return encodeReserved(literal);
+      }
+    }
+  );
+  if (template3 === "/") {
+    return template3;
+  } else {
+    return template3.replace(/\/$/, "");
+  }
+}
+function parse2(options) {
+  let method = options.method.toUpperCase();
+  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
+  let headers = Object.assign({}, options.headers);
+  let body;
+  let parameters = omit(options, [
+    "method",
+    "baseUrl",
+    "url",
+    "headers",
+    "request",
+    "mediaType"
+  ]);
+  const urlVariableNames = extractUrlVariableNames(url);
+  url = parseUrl(url).expand(parameters);
+  if (!/^http/.test(url)) {
+    url = options.baseUrl + url;
+  }
+  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
+  const remainingParameters = omit(parameters, omittedParameters);
+  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
+  if (!isBinaryRequest) {
+    if (options.mediaType.format) {
+      headers.accept = headers.accept.split(/,/).map(
+        (format) => format.replace(
+          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
+          `application/vnd$1$2.${options.mediaType.format}`
+        )
+      ).join(",");
+    }
+    if (url.endsWith("/graphql")) {
+      if (options.mediaType.previews?.length) {
+        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
+        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
+          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
+          return `application/vnd.github.${preview}-preview${format}`;
+        }).join(",");
+      }
+    }
+  }
+  if (["GET", "HEAD"].includes(method)) {
+    url = addQueryParameters(url, remainingParameters);
+  } else {
+    if ("data" in remainingParameters) {
+      body = remainingParameters.data;
+    } else {
+      if (Object.keys(remainingParameters).length) {
+        body = remainingParameters;
+      }
+    }
+  }
+  if (!headers["content-type"] && typeof body !== "undefined") {
+    headers["content-type"] = "application/json; charset=utf-8";
+  }
+  if (["PATCH", "PUT"].includes(method) && typeof body === "undefined") {
+    body = "";
+  }
+  return Object.assign(
+    { method, url, headers },
+    typeof body !== "undefined" ? { body } : null,
+    options.request ? { request: options.request } : null
+  );
+}
+function endpointWithDefaults(defaults, route, options) {
+  return parse2(merge(defaults, route, options));
+}
+function withDefaults(oldDefaults, newDefaults) {
+  const DEFAULTS2 = merge(oldDefaults, newDefaults);
+  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
+  return Object.assign(endpoint2, {
+    DEFAULTS: DEFAULTS2,
+    defaults: withDefaults.bind(null, DEFAULTS2),
+    merge: merge.bind(null, DEFAULTS2),
+    parse: parse2
+  });
+}
+var VERSION, userAgent, DEFAULTS, urlVariableRegex, endpoint;
+var init_dist_bundle = __esm({
+  "../../node_modules/.pnpm/@octokit+endpoint@11.0.5/node_modules/@octokit/endpoint/dist-bundle/index.js"() {
+    init_universal_user_agent();
+    VERSION = "0.0.0-development";
+    userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
+    DEFAULTS = {
+      method: "GET",
+      baseUrl: "https://api.github.com",
+      headers: {
+        accept: "application/vnd.github.v3+json",
+        "user-agent": userAgent
+      },
+      mediaType: {
+        format: ""
+      }
+    };
+    urlVariableRegex = /\{[^{}}]+\}/g;
+    endpoint = withDefaults(null, DEFAULTS);
+  }
+});
+
 // ../../node_modules/.pnpm/content-type@2.1.0/node_modules/content-type/dist/index.js
 var require_dist2 = __commonJS({
   "../../node_modules/.pnpm/content-type@2.1.0/node_modules/content-type/dist/index.js"(exports) {
@@ -26616,6 +32122,902 @@ var require_dist2 = __commonJS({
         return `"${str4.replace(QUOTE_REGEXP, "\\$&")}"`;
       throw new TypeError(`Invalid parameter value: ${str4}`);
     }
+  }
+});
+
+// ../../node_modules/.pnpm/json-with-bigint@3.5.12/node_modules/json-with-bigint/json-with-bigint.js
+var intRegex, noiseValue, originalStringify, originalParse, customFormat, bigIntsStringify, noiseStringify, isUnstringifiable, isRawJSON, stringifyIteratively, JSONStringify, featureCache, isContextSourceSupported, convertMarkedBigIntsReviver, JSONParseV2, MAX_INT2, MAX_DIGITS, stringsOrLargeNumbers, noiseValueWithQuotes, applyReviverIteratively, serializeBigInts, JSONParse;
+var init_json_with_bigint = __esm({
+  "../../node_modules/.pnpm/json-with-bigint@3.5.12/node_modules/json-with-bigint/json-with-bigint.js"() {
+    intRegex = /^-?\d+$/;
+    noiseValue = /^-?\d+n+$/;
+    originalStringify = JSON.stringify;
+    originalParse = JSON.parse;
+    customFormat = /^-?\d+n$/;
+    bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
+    noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
+    isUnstringifiable = (val) => val === void 0 || typeof val === "function" || typeof val === "symbol";
+    isRawJSON = (val) => val !== null && typeof val === "object" && val.constructor && val.constructor.name === "RawJSON";
+    stringifyIteratively = (rootValue, replacer, spaceParam) => {
+      let space = "";
+      if (typeof spaceParam === "number") {
+        space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
+      } else if (typeof spaceParam === "string") {
+        space = spaceParam.slice(0, 10);
+      }
+      const isFunctionReplacer = typeof replacer === "function";
+      const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
+      const prepareVal = (parent, key, val) => {
+        const isObject = val !== null && typeof val === "object";
+        const hasToJSON = isObject && typeof val.toJSON === "function";
+        if (hasToJSON) {
+          val = val.toJSON(key);
+        }
+        const isNoise = typeof val === "string" && noiseValue.test(val);
+        if (isNoise) return val + "n";
+        const isBigInt = typeof val === "bigint";
+        if (isBigInt) {
+          const supportsRawJSON = "rawJSON" in JSON;
+          if (supportsRawJSON) return JSON.rawJSON(val.toString());
+          return val.toString() + "n";
+        }
+        if (isFunctionReplacer) {
+          val = replacer.call(parent, key, val);
+        }
+        const isPostReplacerObject = val !== null && typeof val === "object";
+        if (isPostReplacerObject) {
+          const isPrimitiveWrapper = val instanceof Number || val instanceof String || val instanceof Boolean;
+          if (isPrimitiveWrapper) {
+            val = val.valueOf();
+          }
+        }
+        return val;
+      };
+      const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
+      if (isUnstringifiable(rootProcessed)) {
+        return void 0;
+      }
+      const isRootPrimitive = rootProcessed === null || typeof rootProcessed !== "object";
+      const isRootNativeRawJSON = isRawJSON(rootProcessed);
+      if (isRootPrimitive || isRootNativeRawJSON) {
+        return originalStringify(rootProcessed);
+      }
+      const chunks = [];
+      let level = 0;
+      const stack = [
+        {
+          parent: { "": rootProcessed },
+          key: "",
+          val: rootProcessed,
+          isArray: Array.isArray(rootProcessed),
+          keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
+          index: 0,
+          first: true
+        }
+      ];
+      const visited = new WeakSet([rootProcessed]);
+      while (stack.length > 0) {
+        const node = stack[stack.length - 1];
+        if (node.index === 0) {
+          chunks.push(node.isArray ? "[" : "{");
+          level++;
+        }
+        let isDone = false;
+        if (node.isArray) {
+          if (node.index < node.val.length) {
+            if (!node.first) chunks.push(",");
+            if (space) chunks.push("\n" + space.repeat(level));
+            const childRaw = node.val[node.index];
+            const childVal = prepareVal(node.val, String(node.index), childRaw);
+            if (isUnstringifiable(childVal)) {
+              chunks.push("null");
+              node.first = false;
+              node.index++;
+            } else {
+              const isComplexObject = childVal !== null && typeof childVal === "object";
+              const isNativeRaw = isRawJSON(childVal);
+              if (isComplexObject && !isNativeRaw) {
+                if (visited.has(childVal)) {
+                  throw new TypeError("Converting circular structure to JSON");
+                }
+                visited.add(childVal);
+                stack.push({
+                  parent: node.val,
+                  key: String(node.index),
+                  val: childVal,
+                  isArray: Array.isArray(childVal),
+                  keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+                  index: 0,
+                  first: true
+                });
+                node.first = false;
+                node.index++;
+              } else {
+                chunks.push(originalStringify(childVal));
+                node.first = false;
+                node.index++;
+              }
+            }
+          } else {
+            isDone = true;
+          }
+        } else {
+          while (node.index < node.keys.length) {
+            const k = node.keys[node.index++];
+            const isFilteredOutByArray = propertyList && !propertyList.has(k);
+            if (isFilteredOutByArray) continue;
+            const childRaw = node.val[k];
+            const childVal = prepareVal(node.val, k, childRaw);
+            if (isUnstringifiable(childVal)) continue;
+            if (!node.first) chunks.push(",");
+            if (space) {
+              chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+            } else {
+              chunks.push(originalStringify(k) + ":");
+            }
+            const isComplexObject = childVal !== null && typeof childVal === "object";
+            const isNativeRaw = isRawJSON(childVal);
+            if (isComplexObject && !isNativeRaw) {
+              if (visited.has(childVal)) {
+                throw new TypeError("Converting circular structure to JSON");
+              }
+              visited.add(childVal);
+              stack.push({
+                parent: node.val,
+                key: k,
+                val: childVal,
+                isArray: Array.isArray(childVal),
+                keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+                index: 0,
+                first: true
+              });
+              node.first = false;
+              break;
+            } else {
+              chunks.push(originalStringify(childVal));
+              node.first = false;
+            }
+          }
+          const isNodeFullyProcessed = node.index >= node.keys.length && stack[stack.length - 1] === node;
+          if (isNodeFullyProcessed) {
+            isDone = true;
+          }
+        }
+        if (isDone) {
+          level--;
+          if (!node.first && space) chunks.push("\n" + space.repeat(level));
+          chunks.push(node.isArray ? "]" : "}");
+          visited.delete(node.val);
+          stack.pop();
+        }
+      }
+      return chunks.join("");
+    };
+    JSONStringify = (value2, replacer, space) => {
+      try {
+        const supportsRawJSON = "rawJSON" in JSON;
+        if (supportsRawJSON) {
+          return originalStringify(
+            value2,
+            (key, val) => {
+              if (typeof val === "bigint") return JSON.rawJSON(val.toString());
+              const hasFunctionReplacer = typeof replacer === "function";
+              if (hasFunctionReplacer) return replacer(key, val);
+              const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+              if (isKeyInArrayReplacer) return val;
+              return val;
+            },
+            space
+          );
+        }
+        if (!value2) return originalStringify(value2, replacer, space);
+        const convertedToCustomJSON = originalStringify(
+          value2,
+          (key, val) => {
+            const isNoise = typeof val === "string" && noiseValue.test(val);
+            if (isNoise) return val.toString() + "n";
+            if (typeof val === "bigint") return val.toString() + "n";
+            const hasFunctionReplacer = typeof replacer === "function";
+            if (hasFunctionReplacer) return replacer(key, val);
+            const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+            if (isKeyInArrayReplacer) return val;
+            return val;
+          },
+          space
+        );
+        const processedJSON = convertedToCustomJSON.replace(
+          bigIntsStringify,
+          "$1$2$3"
+        );
+        const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3");
+        return denoisedJSON;
+      } catch (error2) {
+        if (error2 instanceof RangeError) {
+          const convertedJSON = stringifyIteratively(value2, replacer, space);
+          if (convertedJSON === void 0) return void 0;
+          const supportsRawJSON = "rawJSON" in JSON;
+          if (supportsRawJSON) return convertedJSON;
+          const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
+          return processedJSON.replace(noiseStringify, "$1$2$3");
+        }
+        throw error2;
+      }
+    };
+    featureCache = /* @__PURE__ */ new Map();
+    isContextSourceSupported = () => {
+      const parseFingerprint = JSON.parse.toString();
+      if (featureCache.has(parseFingerprint)) {
+        return featureCache.get(parseFingerprint);
+      }
+      try {
+        const result = JSON.parse(
+          "1",
+          (_, __, context) => !!context?.source && context.source === "1"
+        );
+        featureCache.set(parseFingerprint, result);
+        return result;
+      } catch {
+        featureCache.set(parseFingerprint, false);
+        return false;
+      }
+    };
+    convertMarkedBigIntsReviver = (key, value2, context, userReviver) => {
+      const isCustomFormatBigInt = typeof value2 === "string" && customFormat.test(value2);
+      if (isCustomFormatBigInt) return BigInt(value2.slice(0, -1));
+      const isNoiseValue = typeof value2 === "string" && noiseValue.test(value2);
+      if (isNoiseValue) return value2.slice(0, -1);
+      const hasUserReviver = typeof userReviver === "function";
+      if (!hasUserReviver) return value2;
+      return userReviver(key, value2, context);
+    };
+    JSONParseV2 = (text2, reviver) => {
+      return JSON.parse(text2, (key, value2, context) => {
+        const isNumber = typeof value2 === "number";
+        const isOutOfBounds = value2 > Number.MAX_SAFE_INTEGER || value2 < Number.MIN_SAFE_INTEGER;
+        const isBigNumber = isNumber && isOutOfBounds;
+        const isInt = context && intRegex.test(context.source);
+        const isBigInt = isBigNumber && isInt;
+        if (isBigInt) return BigInt(context.source);
+        const hasCustomReviver = typeof reviver === "function";
+        if (!hasCustomReviver) return value2;
+        return reviver(key, value2, context);
+      });
+    };
+    MAX_INT2 = Number.MAX_SAFE_INTEGER.toString();
+    MAX_DIGITS = MAX_INT2.length;
+    stringsOrLargeNumbers = /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
+    noiseValueWithQuotes = /^"-?\d+n+"$/;
+    applyReviverIteratively = (parsed, userReviver) => {
+      const rootHolder = { "": parsed };
+      const stack = [{ parent: rootHolder, key: "", visited: false }];
+      while (stack.length > 0) {
+        const node = stack[stack.length - 1];
+        if (!node.visited) {
+          node.visited = true;
+          const value2 = node.parent[node.key];
+          const isComplexObject = value2 !== null && typeof value2 === "object";
+          if (isComplexObject) {
+            const keys = Object.keys(value2);
+            for (let i = keys.length - 1; i >= 0; i--) {
+              stack.push({ parent: value2, key: keys[i], visited: false });
+            }
+          }
+        } else {
+          const { parent, key } = node;
+          let value2 = parent[key];
+          if (typeof value2 === "string") {
+            const isCustomFormatBigInt = customFormat.test(value2);
+            if (isCustomFormatBigInt) {
+              value2 = BigInt(value2.slice(0, -1));
+            } else {
+              const isNoise = noiseValue.test(value2);
+              if (isNoise) value2 = value2.slice(0, -1);
+            }
+          }
+          const hasUserReviver = typeof userReviver === "function";
+          if (hasUserReviver) {
+            value2 = userReviver.call(parent, key, value2);
+          }
+          const isDeleted = value2 === void 0;
+          if (isDeleted) {
+            delete parent[key];
+          } else {
+            parent[key] = value2;
+          }
+          stack.pop();
+        }
+      }
+      return rootHolder[""];
+    };
+    serializeBigInts = (text2) => {
+      return text2.replace(
+        stringsOrLargeNumbers,
+        (match, digits, fractional, exponential) => {
+          const isString = match[0] === '"';
+          const isNoise = isString && noiseValueWithQuotes.test(match);
+          if (isNoise) return match.substring(0, match.length - 1) + 'n"';
+          const hasFractionalOrExponential = fractional || exponential;
+          const isLessThanMaxSafeInt = digits && (digits.length < MAX_DIGITS || digits.length === MAX_DIGITS && digits <= MAX_INT2);
+          const isStandardValue = isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
+          if (isStandardValue) return match;
+          return '"' + match + 'n"';
+        }
+      );
+    };
+    JSONParse = (text2, reviver) => {
+      if (!text2) return originalParse(text2, reviver);
+      try {
+        if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
+        const serializedData = serializeBigInts(text2);
+        return originalParse(
+          serializedData,
+          (key, value2, context) => convertMarkedBigIntsReviver(key, value2, context, reviver)
+        );
+      } catch (error2) {
+        if (error2 instanceof RangeError) {
+          const serializedData = serializeBigInts(text2);
+          const parsed = originalParse(serializedData);
+          return applyReviverIteratively(parsed, reviver);
+        }
+        throw error2;
+      }
+    };
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+request-error@7.1.2/node_modules/@octokit/request-error/dist-src/index.js
+var RequestError;
+var init_dist_src = __esm({
+  "../../node_modules/.pnpm/@octokit+request-error@7.1.2/node_modules/@octokit/request-error/dist-src/index.js"() {
+    RequestError = class extends Error {
+      name;
+      /**
+       * http status code
+       */
+      status;
+      /**
+       * Request options that lead to the error.
+       */
+      request;
+      /**
+       * Response object if a response was received
+       */
+      response;
+      constructor(message2, statusCode, options) {
+        super(message2, { cause: options.cause });
+        this.name = "HttpError";
+        this.status = Number.parseInt(statusCode);
+        if (Number.isNaN(this.status)) {
+          this.status = 0;
+        }
+        if ("response" in options) {
+          this.response = options.response;
+        }
+        const requestCopy = Object.assign({}, options.request);
+        if (options.request.headers.authorization) {
+          requestCopy.headers = Object.assign({}, options.request.headers, {
+            authorization: options.request.headers.authorization.replace(
+              /(?<! ) .*$/,
+              " [REDACTED]"
+            )
+          });
+        }
+        requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
+        this.request = requestCopy;
+      }
+    };
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+request@10.0.14/node_modules/@octokit/request/dist-bundle/index.js
+function isPlainObject2(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value2);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
+}
+async function fetchWrapper(requestOptions) {
+  const fetch2 = requestOptions.request?.fetch || globalThis.fetch;
+  if (!fetch2) {
+    throw new Error(
+      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
+    );
+  }
+  const log = requestOptions.request?.log || console;
+  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
+  const body = isPlainObject2(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
+  const requestHeaders = Object.fromEntries(
+    Object.entries(requestOptions.headers).map(([name2, value2]) => [
+      name2,
+      String(value2)
+    ])
+  );
+  let fetchResponse;
+  try {
+    fetchResponse = await fetch2(requestOptions.url, {
+      method: requestOptions.method,
+      body,
+      redirect: requestOptions.request?.redirect,
+      headers: requestHeaders,
+      signal: requestOptions.request?.signal,
+      // duplex must be set if request.body is ReadableStream or Async Iterables.
+      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
+      ...requestOptions.body && { duplex: "half" }
+    });
+  } catch (error2) {
+    let message2 = "Unknown Error";
+    if (error2 instanceof Error) {
+      if (error2.name === "AbortError") {
+        error2.status = 500;
+        throw error2;
+      }
+      message2 = error2.message;
+      if (error2.name === "TypeError" && "cause" in error2) {
+        if (error2.cause instanceof Error) {
+          message2 = error2.cause.message;
+        } else if (typeof error2.cause === "string") {
+          message2 = error2.cause;
+        }
+      }
+    }
+    const requestError = new RequestError(message2, 500, {
+      request: requestOptions
+    });
+    requestError.cause = error2;
+    throw requestError;
+  }
+  const status = fetchResponse.status;
+  const url = fetchResponse.url;
+  const responseHeaders = {};
+  for (const [key, value2] of fetchResponse.headers) {
+    responseHeaders[key] = value2;
+  }
+  const octokitResponse = {
+    url,
+    status,
+    headers: responseHeaders,
+    data: ""
+  };
+  if ("deprecation" in responseHeaders) {
+    const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
+    const deprecationLink = matches && matches.pop();
+    log.warn(
+      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
+    );
+  }
+  if (status === 204 || status === 205) {
+    return octokitResponse;
+  }
+  if (requestOptions.method === "HEAD") {
+    if (status < 400) {
+      return octokitResponse;
+    }
+    throw new RequestError(fetchResponse.statusText, status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status === 304) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError("Not modified", status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status >= 400) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
+  return octokitResponse;
+}
+async function getResponseData(response) {
+  const contentType = response.headers.get("content-type");
+  if (!contentType) {
+    return response.text().catch(noop);
+  }
+  const mimetype = (0, import_content_type.parse)(contentType);
+  if (isJSONResponse(mimetype)) {
+    let text2 = "";
+    try {
+      text2 = await response.text();
+      return JSONParse(text2);
+    } catch (err) {
+      return text2;
+    }
+  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
+  // (RFC 2046) and must never be decoded as text, even when the response
+  // carries a (misleading) `charset=utf-8` parameter — see #751.
+  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
+    return response.text().catch(noop);
+  } else {
+    return response.arrayBuffer().catch(
+      /* v8 ignore next -- @preserve */
+      () => new ArrayBuffer(0)
+    );
+  }
+}
+function isJSONResponse(mimetype) {
+  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
+}
+function toErrorMessage(data) {
+  if (typeof data === "string") {
+    return data;
+  }
+  if (data instanceof ArrayBuffer) {
+    return "Unknown error";
+  }
+  if (typeof data === "object" && data !== null && "message" in data) {
+    const objectData = data;
+    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
+    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
+  }
+  return `Unknown error: ${JSON.stringify(data)}`;
+}
+function withDefaults2(oldEndpoint, newDefaults) {
+  const endpoint2 = oldEndpoint.defaults(newDefaults);
+  const newApi = function(route, parameters) {
+    const endpointOptions = endpoint2.merge(route, parameters);
+    if (!endpointOptions.request || !endpointOptions.request.hook) {
+      return fetchWrapper(endpoint2.parse(endpointOptions));
+    }
+    const request2 = (route2, parameters2) => {
+      return fetchWrapper(
+        endpoint2.parse(endpoint2.merge(route2, parameters2))
+      );
+    };
+    Object.assign(request2, {
+      endpoint: endpoint2,
+      defaults: withDefaults2.bind(null, endpoint2)
+    });
+    return endpointOptions.request.hook(request2, endpointOptions);
+  };
+  return Object.assign(newApi, {
+    endpoint: endpoint2,
+    defaults: withDefaults2.bind(null, endpoint2)
+  });
+}
+var import_content_type, VERSION2, defaults_default, noop, request;
+var init_dist_bundle2 = __esm({
+  "../../node_modules/.pnpm/@octokit+request@10.0.14/node_modules/@octokit/request/dist-bundle/index.js"() {
+    init_dist_bundle();
+    init_universal_user_agent();
+    import_content_type = __toESM(require_dist2(), 1);
+    init_json_with_bigint();
+    init_dist_src();
+    VERSION2 = "10.0.14";
+    defaults_default = {
+      headers: {
+        "user-agent": `octokit-request.js/${VERSION2} ${getUserAgent()}`
+      }
+    };
+    noop = () => "";
+    request = withDefaults2(endpoint, defaults_default);
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+graphql@9.0.4/node_modules/@octokit/graphql/dist-bundle/index.js
+function _buildMessageForResponseErrors(data) {
+  return `Request failed due to following response errors:
+` + data.errors.map((e) => ` - ${e.message}`).join("\n");
+}
+function graphql(request2, query, options) {
+  if (options) {
+    if (typeof query === "string" && "query" in options) {
+      return Promise.reject(
+        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
+      );
+    }
+    for (const key in options) {
+      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
+      return Promise.reject(
+        new Error(
+          `[@octokit/graphql] "${key}" cannot be used as variable name`
+        )
+      );
+    }
+  }
+  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
+  const requestOptions = Object.keys(
+    parsedOptions
+  ).reduce((result, key) => {
+    if (NON_VARIABLE_OPTIONS.includes(key)) {
+      result[key] = parsedOptions[key];
+      return result;
+    }
+    if (!result.variables) {
+      result.variables = {};
+    }
+    result.variables[key] = parsedOptions[key];
+    return result;
+  }, {});
+  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
+  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
+    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
+  }
+  return request2(requestOptions).then((response) => {
+    if (response.data.errors) {
+      const headers = {};
+      for (const key of Object.keys(response.headers)) {
+        headers[key] = response.headers[key];
+      }
+      throw new GraphqlResponseError(
+        requestOptions,
+        headers,
+        response.data
+      );
+    }
+    return response.data.data;
+  });
+}
+function withDefaults3(request2, newDefaults) {
+  const newRequest = request2.defaults(newDefaults);
+  const newApi = (query, options) => {
+    return graphql(newRequest, query, options);
+  };
+  return Object.assign(newApi, {
+    defaults: withDefaults3.bind(null, newRequest),
+    endpoint: newRequest.endpoint
+  });
+}
+function withCustomRequest(customRequest) {
+  return withDefaults3(customRequest, {
+    method: "POST",
+    url: "/graphql"
+  });
+}
+var VERSION3, GraphqlResponseError, NON_VARIABLE_OPTIONS, FORBIDDEN_VARIABLE_OPTIONS, GHES_V3_SUFFIX_REGEX, graphql2;
+var init_dist_bundle3 = __esm({
+  "../../node_modules/.pnpm/@octokit+graphql@9.0.4/node_modules/@octokit/graphql/dist-bundle/index.js"() {
+    init_dist_bundle2();
+    init_universal_user_agent();
+    VERSION3 = "0.0.0-development";
+    GraphqlResponseError = class extends Error {
+      constructor(request2, headers, response) {
+        super(_buildMessageForResponseErrors(response));
+        this.request = request2;
+        this.headers = headers;
+        this.response = response;
+        this.errors = response.errors;
+        this.data = response.data;
+        if (Error.captureStackTrace) {
+          Error.captureStackTrace(this, this.constructor);
+        }
+      }
+      request;
+      headers;
+      response;
+      name = "GraphqlResponseError";
+      errors;
+      data;
+    };
+    NON_VARIABLE_OPTIONS = [
+      "method",
+      "baseUrl",
+      "url",
+      "headers",
+      "request",
+      "query",
+      "mediaType",
+      "operationName"
+    ];
+    FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
+    GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
+    graphql2 = withDefaults3(request, {
+      headers: {
+        "user-agent": `octokit-graphql.js/${VERSION3} ${getUserAgent()}`
+      },
+      method: "POST",
+      url: "/graphql"
+    });
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+auth-token@6.0.0/node_modules/@octokit/auth-token/dist-bundle/index.js
+async function auth(token) {
+  const isApp = isJWT(token);
+  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
+  const isUserToServer = token.startsWith("ghu_");
+  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
+  return {
+    type: "token",
+    token,
+    tokenType
+  };
+}
+function withAuthorizationPrefix(token) {
+  if (token.split(/\./).length === 3) {
+    return `bearer ${token}`;
+  }
+  return `token ${token}`;
+}
+async function hook(token, request2, route, parameters) {
+  const endpoint2 = request2.endpoint.merge(
+    route,
+    parameters
+  );
+  endpoint2.headers.authorization = withAuthorizationPrefix(token);
+  return request2(endpoint2);
+}
+var b64url, sep4, jwtRE, isJWT, createTokenAuth;
+var init_dist_bundle4 = __esm({
+  "../../node_modules/.pnpm/@octokit+auth-token@6.0.0/node_modules/@octokit/auth-token/dist-bundle/index.js"() {
+    b64url = "(?:[a-zA-Z0-9_-]+)";
+    sep4 = "\\.";
+    jwtRE = new RegExp(`^${b64url}${sep4}${b64url}${sep4}${b64url}$`);
+    isJWT = jwtRE.test.bind(jwtRE);
+    createTokenAuth = function createTokenAuth2(token) {
+      if (!token) {
+        throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
+      }
+      if (typeof token !== "string") {
+        throw new Error(
+          "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
+        );
+      }
+      token = token.replace(/^(token|bearer) +/i, "");
+      return Object.assign(auth.bind(null, token), {
+        hook: hook.bind(null, token)
+      });
+    };
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/version.js
+var VERSION4;
+var init_version = __esm({
+  "../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/version.js"() {
+    VERSION4 = "7.0.7";
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/index.js
+function createLogger(logger = {}) {
+  if (typeof logger.debug !== "function") {
+    logger.debug = noop2;
+  }
+  if (typeof logger.info !== "function") {
+    logger.info = noop2;
+  }
+  if (typeof logger.warn !== "function") {
+    logger.warn = consoleWarn;
+  }
+  if (typeof logger.error !== "function") {
+    logger.error = consoleError;
+  }
+  return logger;
+}
+var noop2, consoleWarn, consoleError, userAgentTrail, Octokit;
+var init_dist_src2 = __esm({
+  "../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/index.js"() {
+    init_universal_user_agent();
+    init_before_after_hook();
+    init_dist_bundle2();
+    init_dist_bundle3();
+    init_dist_bundle4();
+    init_version();
+    noop2 = () => {
+    };
+    consoleWarn = console.warn.bind(console);
+    consoleError = console.error.bind(console);
+    userAgentTrail = `octokit-core.js/${VERSION4} ${getUserAgent()}`;
+    Octokit = class {
+      static VERSION = VERSION4;
+      static defaults(defaults) {
+        const OctokitWithDefaults = class extends this {
+          constructor(...args) {
+            const options = args[0] || {};
+            if (typeof defaults === "function") {
+              super(defaults(options));
+              return;
+            }
+            super(
+              Object.assign(
+                {},
+                defaults,
+                options,
+                options.userAgent && defaults.userAgent ? {
+                  userAgent: `${options.userAgent} ${defaults.userAgent}`
+                } : null
+              )
+            );
+          }
+        };
+        return OctokitWithDefaults;
+      }
+      static plugins = [];
+      /**
+       * Attach a plugin (or many) to your Octokit instance.
+       *
+       * @example
+       * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
+       */
+      static plugin(...newPlugins) {
+        const currentPlugins = this.plugins;
+        const NewOctokit = class extends this {
+          static plugins = currentPlugins.concat(
+            newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
+          );
+        };
+        return NewOctokit;
+      }
+      constructor(options = {}) {
+        const hook6 = new before_after_hook_default.Collection();
+        const requestDefaults = {
+          baseUrl: request.endpoint.DEFAULTS.baseUrl,
+          headers: {},
+          request: Object.assign({}, options.request, {
+            // @ts-ignore internal usage only, no need to type
+            hook: hook6.bind(null, "request")
+          }),
+          mediaType: {
+            previews: [],
+            format: ""
+          }
+        };
+        requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
+        if (options.baseUrl) {
+          requestDefaults.baseUrl = options.baseUrl;
+        }
+        if (options.previews) {
+          requestDefaults.mediaType.previews = options.previews;
+        }
+        if (options.timeZone) {
+          requestDefaults.headers["time-zone"] = options.timeZone;
+        }
+        this.request = request.defaults(requestDefaults);
+        this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
+        this.log = createLogger(options.log);
+        this.hook = hook6;
+        if (!options.authStrategy) {
+          if (!options.auth) {
+            this.auth = async () => ({
+              type: "unauthenticated"
+            });
+          } else {
+            const auth6 = createTokenAuth(options.auth);
+            hook6.wrap("request", auth6.hook);
+            this.auth = auth6;
+          }
+        } else {
+          const { authStrategy, ...otherOptions } = options;
+          const auth6 = authStrategy(
+            Object.assign(
+              {
+                request: this.request,
+                log: this.log,
+                // we pass the current octokit instance as well as its constructor options
+                // to allow for authentication strategies that return a new octokit instance
+                // that shares the same internal state as the current one. The original
+                // requirement for this was the "event-octokit" authentication strategy
+                // of https://github.com/probot/octokit-auth-probot.
+                octokit: this,
+                octokitOptions: otherOptions
+              },
+              options.auth
+            )
+          );
+          hook6.wrap("request", auth6.hook);
+          this.auth = auth6;
+        }
+        const classConstructor = this.constructor;
+        for (let i = 0; i < classConstructor.plugins.length; ++i) {
+          Object.assign(this, classConstructor.plugins[i](this, options));
+        }
+      }
+      // assigned during constructor
+      request;
+      graphql;
+      log;
+      hook;
+      // TODO: type `octokit.auth` based on passed options.authStrategy
+      auth;
+    };
   }
 });
 
@@ -27145,7 +33547,7 @@ var require_light = __commonJS({
           return this.check(weight, now);
         }
         async __register__(index, weight, expiration) {
-          var now, wait;
+          var now, wait2;
           await this.yieldLoop();
           now = Date.now();
           if (this.conditionsCheck(weight)) {
@@ -27153,11 +33555,11 @@ var require_light = __commonJS({
             if (this.storeOptions.reservoir != null) {
               this.storeOptions.reservoir -= weight;
             }
-            wait = Math.max(this._nextRequest - now, 0);
-            this._nextRequest = now + wait + this.storeOptions.minTime;
+            wait2 = Math.max(this._nextRequest - now, 0);
+            this._nextRequest = now + wait2 + this.storeOptions.minTime;
             return {
               success: true,
-              wait,
+              wait: wait2,
               reservoir: this.storeOptions.reservoir
             };
           } else {
@@ -27637,7 +34039,7 @@ var require_light = __commonJS({
               return this.Events.trigger("error", e);
             }
           }
-          _run(index, job, wait) {
+          _run(index, job, wait2) {
             var clearGlobalState, free, run2;
             job.doRun();
             clearGlobalState = this._clearGlobalState.bind(this, index);
@@ -27646,10 +34048,10 @@ var require_light = __commonJS({
             return this._scheduled[index] = {
               timeout: setTimeout(() => {
                 return job.doExecute(this._limiter, clearGlobalState, run2, free);
-              }, wait),
+              }, wait2),
               expiration: job.options.expiration != null ? setTimeout(function() {
                 return job.doExpire(clearGlobalState, run2, free);
-              }, wait + job.options.expiration) : void 0,
+              }, wait2 + job.options.expiration) : void 0,
               job
             };
           }
@@ -27666,7 +34068,7 @@ var require_light = __commonJS({
               }
               this.Events.trigger("debug", `Draining ${options.id}`, { args, options });
               index = this._randomIndex();
-              return this._store.__register__(index, options.weight, options.expiration).then(({ success, wait, reservoir }) => {
+              return this._store.__register__(index, options.weight, options.expiration).then(({ success, wait: wait2, reservoir }) => {
                 var empty2;
                 this.Events.trigger("debug", `Drained ${options.id}`, { success, args, options });
                 if (success) {
@@ -27678,7 +34080,7 @@ var require_light = __commonJS({
                   if (reservoir === 0) {
                     this.Events.trigger("depleted", empty2);
                   }
-                  this._run(index, next, wait);
+                  this._run(index, next, wait2);
                   return this.Promise.resolve(options.weight);
                 } else {
                   return this.Promise.resolve(null);
@@ -27938,9 +34340,2570 @@ var require_light = __commonJS({
   }
 });
 
+// ../../node_modules/.pnpm/@octokit+plugin-retry@8.1.1_@octokit+core@7.0.7/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+function isRequestError(error2) {
+  return error2.request !== void 0;
+}
+async function errorRequest(state, octokit, error2, options) {
+  if (!isRequestError(error2) || !error2?.request.request) {
+    throw error2;
+  }
+  if (error2.status >= 400 && !state.doNotRetry.includes(error2.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state.retries;
+    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
+    throw octokit.retry.retryRequest(error2, retries, retryAfter);
+  }
+  throw error2;
+}
+async function wrapRequest(state, octokit, request2, options) {
+  const limiter = new import_light.default();
+  limiter.on("failed", function(error2, info2) {
+    const maxRetries = ~~error2.request.request?.retries;
+    const after = ~~error2.request.request?.retryAfter;
+    options.request.retryCount = info2.retryCount + 1;
+    if (maxRetries > info2.retryCount) {
+      return after * state.retryAfterBaseValue;
+    }
+  });
+  return limiter.schedule(
+    requestWithGraphqlErrorHandling.bind(null, state, octokit, request2),
+    options
+  );
+}
+async function requestWithGraphqlErrorHandling(state, octokit, request2, options) {
+  const response = await request2(options);
+  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
+    response.data.errors[0].message
+  )) {
+    const error2 = new RequestError(response.data.errors[0].message, 500, {
+      request: options,
+      response
+    });
+    return errorRequest(state, octokit, error2, options);
+  }
+  return response;
+}
+function retry(octokit, octokitOptions) {
+  const state = Object.assign(
+    {
+      enabled: true,
+      retryAfterBaseValue: 1e3,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
+      retries: 3
+    },
+    octokitOptions.retry
+  );
+  const retryPlugin = {
+    retry: {
+      retryRequest: (error2, retries, retryAfter) => {
+        error2.request.request = Object.assign({}, error2.request.request, {
+          retries,
+          retryAfter
+        });
+        return error2;
+      }
+    }
+  };
+  if (state.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
+  }
+  return retryPlugin;
+}
+var import_light, VERSION5;
+var init_dist_bundle5 = __esm({
+  "../../node_modules/.pnpm/@octokit+plugin-retry@8.1.1_@octokit+core@7.0.7/node_modules/@octokit/plugin-retry/dist-bundle/index.js"() {
+    import_light = __toESM(require_light(), 1);
+    init_dist_src();
+    VERSION5 = "0.0.0-development";
+    retry.VERSION = VERSION5;
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+plugin-throttling@11.0.5_@octokit+core@7.0.7/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+function wrapRequest2(state, request2, options) {
+  return state.retryLimiter.schedule(doRequest, state, request2, options);
+}
+async function doRequest(state, request2, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request2.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, noop3);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, noop3);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, noop3);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request2, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error2) => error2.type === "RATE_LIMITED")) {
+      const error2 = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error2;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck: Bottleneck2 = import_light2.default,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck2, common);
+    }
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck2();
+    const events = {};
+    const emitter = new Bottleneck2.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error2, info2) {
+      const [state2, request2, options] = info2.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error2.status !== 401;
+      if (!(shouldRetryGraphQL || error2.status === 403 || error2.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request2.retryCount;
+      request2.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error2.message)) {
+          const retryAfter2 = Number(error2.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error2.response.headers != null && error2.response.headers["x-ratelimit-remaining"] === "0" || (error2.response.data?.errors ?? []).some(
+          (error22) => error22.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error2.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request2.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request2, options) => {
+    initializeBottleneck();
+    return wrapRequest2(state, request2, options);
+  });
+  return {};
+}
+var import_light2, VERSION6, noop3, triggers_notification_paths_default, regex, triggersNotification, groups, createGroups;
+var init_dist_bundle6 = __esm({
+  "../../node_modules/.pnpm/@octokit+plugin-throttling@11.0.5_@octokit+core@7.0.7/node_modules/@octokit/plugin-throttling/dist-bundle/index.js"() {
+    import_light2 = __toESM(require_light(), 1);
+    VERSION6 = "0.0.0-development";
+    noop3 = () => Promise.resolve();
+    triggers_notification_paths_default = [
+      "/orgs/{org}/invitations",
+      "/orgs/{org}/invitations/{invitation_id}",
+      "/orgs/{org}/teams/{team_slug}/discussions",
+      "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+      "/repos/{owner}/{repo}/collaborators/{username}",
+      "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+      "/repos/{owner}/{repo}/issues",
+      "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+      "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+      "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+      "/repos/{owner}/{repo}/pulls",
+      "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+      "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+      "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+      "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+      "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+      "/repos/{owner}/{repo}/releases",
+      "/teams/{team_id}/discussions",
+      "/teams/{team_id}/discussions/{discussion_number}/comments"
+    ];
+    regex = routeMatcher(triggers_notification_paths_default);
+    triggersNotification = regex.test.bind(regex);
+    groups = {};
+    createGroups = function(Bottleneck2, common) {
+      groups.global = new Bottleneck2.Group({
+        id: "octokit-global",
+        maxConcurrent: 10,
+        ...common
+      });
+      groups.auth = new Bottleneck2.Group({
+        id: "octokit-auth",
+        maxConcurrent: 1,
+        ...common
+      });
+      groups.search = new Bottleneck2.Group({
+        id: "octokit-search",
+        maxConcurrent: 1,
+        minTime: 2e3,
+        ...common
+      });
+      groups.write = new Bottleneck2.Group({
+        id: "octokit-write",
+        maxConcurrent: 1,
+        minTime: 1e3,
+        ...common
+      });
+      groups.notifications = new Bottleneck2.Group({
+        id: "octokit-notifications",
+        maxConcurrent: 1,
+        minTime: 3e3,
+        ...common
+      });
+    };
+    throttling.VERSION = VERSION6;
+    throttling.triggersNotification = triggersNotification;
+  }
+});
+
+// ../run/src/forge/github-errors.ts
+function parseAcceptedPermissions(header2) {
+  return header2.split(";").map(
+    (alt) => alt.split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
+      const [name2, level] = p.split("=");
+      return { name: (name2 ?? "").trim(), level: (level ?? "").trim() };
+    })
+  ).filter((alt) => alt.length > 0);
+}
+function missingPermissionAdvice(header2) {
+  const alternatives = parseAcceptedPermissions(header2);
+  if (alternatives.length === 0) return "the token lacks a permission this request needs";
+  const first = alternatives[0];
+  const named = first.map((p) => `${p.name}=${p.level}`).join(", ");
+  const workflow = first.map((p) => PERMISSIONS[p.name]?.workflow ? `${PERMISSIONS[p.name].workflow}: ${p.level}` : void 0).filter((s) => s !== void 0);
+  const app = first.map(
+    (p) => `${PERMISSIONS[p.name]?.app ?? p.name}: ${p.level === "write" ? "Read and write" : p.level === "read" ? "Read-only" : p.level}`
+  ).join(", ");
+  const workflowAdvice = workflow.length > 0 ? `give the workflow \`permissions: ${workflow.join(", ")}\`, or ` : "";
+  const others = alternatives.length > 1 ? ` (GitHub also accepts ${alternatives.slice(1).map((alt) => alt.map((p) => `${p.name}=${p.level}`).join(", ")).join(" or ")})` : "";
+  return `the token lacks ${named}: ${workflowAdvice}use a GitHub App token with ${app}${others}`;
+}
+function header(error2, name2) {
+  const headers = error2.response?.headers ?? {};
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name2 && v !== void 0) return String(v);
+  return void 0;
+}
+function detail(error2) {
+  const data = error2.response?.data;
+  const parts = [];
+  if (data && typeof data.message === "string") parts.push(data.message);
+  if (data && Array.isArray(data.errors)) {
+    for (const e of data.errors) {
+      if (typeof e === "string") parts.push(e);
+      else if (e && typeof e === "object" && typeof e.message === "string")
+        parts.push(e.message);
+    }
+  }
+  if (parts.length === 0 && error2.message) parts.push(error2.message.split("\n")[0]);
+  return [...new Set(parts)].join("; ");
+}
+function githubErrorCode(error2) {
+  const e = error2 ?? {};
+  if ((e.status === 403 || e.status === 404) && header(e, "x-accepted-github-permissions") !== void 0) return "missing-permission";
+  if (e.status === 403 && !/rate limit/i.test(detail(e))) return "forbidden";
+  return "github-request-failed";
+}
+function describeGitHubError(error2, what, tokenName = "the token") {
+  const e = error2 ?? {};
+  const status = typeof e.status === "number" ? e.status : void 0;
+  if (status === void 0) return `GitHub: cannot ${what}: ${e.message ?? String(error2)}`;
+  if (status === 401) {
+    return `GitHub: cannot ${what}: GitHub refused ${tokenName} (401 bad credentials: expired, revoked or mistyped)`;
+  }
+  const accepted = header(e, "x-accepted-github-permissions");
+  if ((status === 403 || status === 404) && accepted !== void 0) {
+    return `GitHub: cannot ${what}: ${missingPermissionAdvice(accepted)}`;
+  }
+  const text2 = detail(e);
+  if ((status === 403 || status === 429) && /rate limit/i.test(text2)) {
+    const retry2 = header(e, "retry-after");
+    return `GitHub: cannot ${what}: rate limited (${status}${retry2 ? `, retry after ${retry2}s` : ""}) after retrying: ${text2}; the next run continues`;
+  }
+  if (status === 404) {
+    return `GitHub: cannot ${what}: not found (404): the repository does not exist or the token cannot see it (a GITHUB_TOKEN reaches only its own repository; use a GitHub App token or a PAT for others)`;
+  }
+  return `GitHub: cannot ${what}: ${status}${text2 ? ` ${text2}` : ""}`;
+}
+var PERMISSIONS;
+var init_github_errors = __esm({
+  "../run/src/forge/github-errors.ts"() {
+    "use strict";
+    PERMISSIONS = {
+      pull_requests: { workflow: "pull-requests", app: "Pull requests" },
+      contents: { workflow: "contents", app: "Contents" },
+      issues: { workflow: "issues", app: "Issues" },
+      statuses: { workflow: "statuses", app: "Commit statuses" },
+      checks: { workflow: "checks", app: "Checks" },
+      metadata: { app: "Metadata" },
+      workflows: { app: "Workflows" },
+      members: { app: "Members" }
+    };
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+oauth-methods@6.0.5/node_modules/@octokit/oauth-methods/dist-bundle/index.js
+function requestToOAuthBaseUrl(request2) {
+  const endpointDefaults = request2.endpoint.DEFAULTS;
+  if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
+    return "https://github.com";
+  }
+  if (/^https:\/\/api\..*\.ghe\.com$/.test(endpointDefaults.baseUrl)) {
+    return endpointDefaults.baseUrl.replace("api.", "");
+  }
+  return endpointDefaults.baseUrl.replace("/api/v3", "");
+}
+async function oauthRequest(request2, route, parameters) {
+  const withOAuthParameters = {
+    baseUrl: requestToOAuthBaseUrl(request2),
+    headers: {
+      accept: "application/json"
+    },
+    ...parameters
+  };
+  const response = await request2(route, withOAuthParameters);
+  if ("error" in response.data) {
+    const error2 = new RequestError(
+      `${response.data.error_description} (${response.data.error}, ${response.data.error_uri})`,
+      400,
+      {
+        request: request2.endpoint.merge(
+          route,
+          withOAuthParameters
+        )
+      }
+    );
+    error2.response = response;
+    throw error2;
+  }
+  return response;
+}
+async function exchangeWebFlowCode(options) {
+  const request2 = options.request || request;
+  const response = await oauthRequest(
+    request2,
+    "POST /login/oauth/access_token",
+    {
+      client_id: options.clientId,
+      client_secret: options.clientSecret,
+      code: options.code,
+      redirect_uri: options.redirectUrl
+    }
+  );
+  const authentication = {
+    clientType: options.clientType,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    token: response.data.access_token,
+    scopes: response.data.scope.split(/\s+/).filter(Boolean)
+  };
+  if (options.clientType === "github-app") {
+    if ("refresh_token" in response.data) {
+      const apiTimeInMs = new Date(response.headers.date).getTime();
+      authentication.refreshToken = response.data.refresh_token, authentication.expiresAt = toTimestamp(
+        apiTimeInMs,
+        response.data.expires_in
+      ), authentication.refreshTokenExpiresAt = toTimestamp(
+        apiTimeInMs,
+        response.data.refresh_token_expires_in
+      );
+    }
+    delete authentication.scopes;
+  }
+  return { ...response, authentication };
+}
+function toTimestamp(apiTimeInMs, expirationInSeconds) {
+  return new Date(apiTimeInMs + expirationInSeconds * 1e3).toISOString();
+}
+async function createDeviceCode(options) {
+  const request2 = options.request || request;
+  const parameters = {
+    client_id: options.clientId
+  };
+  if ("scopes" in options && Array.isArray(options.scopes)) {
+    parameters.scope = options.scopes.join(" ");
+  }
+  return oauthRequest(request2, "POST /login/device/code", parameters);
+}
+async function exchangeDeviceCode(options) {
+  const request2 = options.request || request;
+  const response = await oauthRequest(
+    request2,
+    "POST /login/oauth/access_token",
+    {
+      client_id: options.clientId,
+      device_code: options.code,
+      grant_type: "urn:ietf:params:oauth:grant-type:device_code"
+    }
+  );
+  const authentication = {
+    clientType: options.clientType,
+    clientId: options.clientId,
+    token: response.data.access_token,
+    scopes: response.data.scope.split(/\s+/).filter(Boolean)
+  };
+  if ("clientSecret" in options) {
+    authentication.clientSecret = options.clientSecret;
+  }
+  if (options.clientType === "github-app") {
+    if ("refresh_token" in response.data) {
+      const apiTimeInMs = new Date(response.headers.date).getTime();
+      authentication.refreshToken = response.data.refresh_token, authentication.expiresAt = toTimestamp2(
+        apiTimeInMs,
+        response.data.expires_in
+      ), authentication.refreshTokenExpiresAt = toTimestamp2(
+        apiTimeInMs,
+        response.data.refresh_token_expires_in
+      );
+    }
+    delete authentication.scopes;
+  }
+  return { ...response, authentication };
+}
+function toTimestamp2(apiTimeInMs, expirationInSeconds) {
+  return new Date(apiTimeInMs + expirationInSeconds * 1e3).toISOString();
+}
+async function checkToken(options) {
+  const request2 = options.request || request;
+  const response = await request2("POST /applications/{client_id}/token", {
+    headers: {
+      authorization: `basic ${btoa(
+        `${options.clientId}:${options.clientSecret}`
+      )}`
+    },
+    client_id: options.clientId,
+    access_token: options.token
+  });
+  const authentication = {
+    clientType: options.clientType,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    token: options.token,
+    scopes: response.data.scopes
+  };
+  if (response.data.expires_at)
+    authentication.expiresAt = response.data.expires_at;
+  if (options.clientType === "github-app") {
+    delete authentication.scopes;
+  }
+  return { ...response, authentication };
+}
+async function refreshToken(options) {
+  const request2 = options.request || request;
+  const response = await oauthRequest(
+    request2,
+    "POST /login/oauth/access_token",
+    {
+      client_id: options.clientId,
+      client_secret: options.clientSecret,
+      grant_type: "refresh_token",
+      refresh_token: options.refreshToken
+    }
+  );
+  const apiTimeInMs = new Date(response.headers.date).getTime();
+  const authentication = {
+    clientType: "github-app",
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    token: response.data.access_token,
+    refreshToken: response.data.refresh_token,
+    expiresAt: toTimestamp3(apiTimeInMs, response.data.expires_in),
+    refreshTokenExpiresAt: toTimestamp3(
+      apiTimeInMs,
+      response.data.refresh_token_expires_in
+    )
+  };
+  return { ...response, authentication };
+}
+function toTimestamp3(apiTimeInMs, expirationInSeconds) {
+  return new Date(apiTimeInMs + expirationInSeconds * 1e3).toISOString();
+}
+async function resetToken(options) {
+  const request2 = options.request || request;
+  const auth6 = btoa(`${options.clientId}:${options.clientSecret}`);
+  const response = await request2(
+    "PATCH /applications/{client_id}/token",
+    {
+      headers: {
+        authorization: `basic ${auth6}`
+      },
+      client_id: options.clientId,
+      access_token: options.token
+    }
+  );
+  const authentication = {
+    clientType: options.clientType,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    token: response.data.token,
+    scopes: response.data.scopes
+  };
+  if (response.data.expires_at)
+    authentication.expiresAt = response.data.expires_at;
+  if (options.clientType === "github-app") {
+    delete authentication.scopes;
+  }
+  return { ...response, authentication };
+}
+async function deleteToken(options) {
+  const request2 = options.request || request;
+  const auth6 = btoa(`${options.clientId}:${options.clientSecret}`);
+  return request2(
+    "DELETE /applications/{client_id}/token",
+    {
+      headers: {
+        authorization: `basic ${auth6}`
+      },
+      client_id: options.clientId,
+      access_token: options.token
+    }
+  );
+}
+async function deleteAuthorization(options) {
+  const request2 = options.request || request;
+  const auth6 = btoa(`${options.clientId}:${options.clientSecret}`);
+  return request2(
+    "DELETE /applications/{client_id}/grant",
+    {
+      headers: {
+        authorization: `basic ${auth6}`
+      },
+      client_id: options.clientId,
+      access_token: options.token
+    }
+  );
+}
+var init_dist_bundle7 = __esm({
+  "../../node_modules/.pnpm/@octokit+oauth-methods@6.0.5/node_modules/@octokit/oauth-methods/dist-bundle/index.js"() {
+    init_dist_src();
+    init_dist_bundle2();
+    init_dist_bundle2();
+    init_dist_bundle2();
+    init_dist_bundle2();
+    init_dist_bundle2();
+    init_dist_bundle2();
+    init_dist_bundle2();
+    init_dist_bundle2();
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+auth-oauth-device@8.0.5/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+async function getOAuthAccessToken(state, options) {
+  const cachedAuthentication = getCachedAuthentication(state, options.auth);
+  if (cachedAuthentication) return cachedAuthentication;
+  const { data: verification } = await createDeviceCode({
+    clientType: state.clientType,
+    clientId: state.clientId,
+    request: options.request || state.request,
+    // @ts-expect-error the extra code to make TS happy is not worth it
+    scopes: options.auth.scopes || state.scopes
+  });
+  await state.onVerification(verification);
+  const authentication = await waitForAccessToken(
+    options.request || state.request,
+    state.clientId,
+    state.clientType,
+    verification
+  );
+  state.authentication = authentication;
+  return authentication;
+}
+function getCachedAuthentication(state, auth22) {
+  if (auth22.refresh === true) return false;
+  if (!state.authentication) return false;
+  if (state.clientType === "github-app") {
+    return state.authentication;
+  }
+  const authentication = state.authentication;
+  const newScope = ("scopes" in auth22 && auth22.scopes || state.scopes).join(
+    " "
+  );
+  const currentScope = authentication.scopes.join(" ");
+  return newScope === currentScope ? authentication : false;
+}
+async function wait(seconds) {
+  await new Promise((resolve11) => setTimeout(resolve11, seconds * 1e3));
+}
+async function waitForAccessToken(request2, clientId, clientType, verification) {
+  try {
+    const options = {
+      clientId,
+      request: request2,
+      code: verification.device_code
+    };
+    const { authentication } = clientType === "oauth-app" ? await exchangeDeviceCode({
+      ...options,
+      clientType: "oauth-app"
+    }) : await exchangeDeviceCode({
+      ...options,
+      clientType: "github-app"
+    });
+    return {
+      type: "token",
+      tokenType: "oauth",
+      ...authentication
+    };
+  } catch (error2) {
+    if (!error2.response) throw error2;
+    const errorType = error2.response.data.error;
+    if (errorType === "authorization_pending") {
+      await wait(verification.interval);
+      return waitForAccessToken(request2, clientId, clientType, verification);
+    }
+    if (errorType === "slow_down") {
+      await wait(verification.interval + 7);
+      return waitForAccessToken(request2, clientId, clientType, verification);
+    }
+    throw error2;
+  }
+}
+async function auth2(state, authOptions) {
+  return getOAuthAccessToken(state, {
+    auth: authOptions
+  });
+}
+async function hook2(state, request2, route, parameters) {
+  let endpoint2 = request2.endpoint.merge(
+    route,
+    parameters
+  );
+  if (/\/login\/(oauth\/access_token|device\/code)$/.test(endpoint2.url)) {
+    return request2(endpoint2);
+  }
+  const { token } = await getOAuthAccessToken(state, {
+    request: request2,
+    auth: { type: "oauth" }
+  });
+  endpoint2.headers.authorization = `token ${token}`;
+  return request2(endpoint2);
+}
+function createOAuthDeviceAuth(options) {
+  const requestWithDefaults = options.request || request.defaults({
+    headers: {
+      "user-agent": `octokit-auth-oauth-device.js/${VERSION7} ${getUserAgent()}`
+    }
+  });
+  const { request: request2 = requestWithDefaults, ...otherOptions } = options;
+  const state = options.clientType === "github-app" ? {
+    ...otherOptions,
+    clientType: "github-app",
+    request: request2
+  } : {
+    ...otherOptions,
+    clientType: "oauth-app",
+    request: request2,
+    scopes: options.scopes || []
+  };
+  if (!options.clientId) {
+    throw new Error(
+      '[@octokit/auth-oauth-device] "clientId" option must be set (https://github.com/octokit/auth-oauth-device.js#usage)'
+    );
+  }
+  if (!options.onVerification) {
+    throw new Error(
+      '[@octokit/auth-oauth-device] "onVerification" option must be a function (https://github.com/octokit/auth-oauth-device.js#usage)'
+    );
+  }
+  return Object.assign(auth2.bind(null, state), {
+    hook: hook2.bind(null, state)
+  });
+}
+var VERSION7;
+var init_dist_bundle8 = __esm({
+  "../../node_modules/.pnpm/@octokit+auth-oauth-device@8.0.5/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js"() {
+    init_universal_user_agent();
+    init_dist_bundle2();
+    init_dist_bundle7();
+    VERSION7 = "0.0.0-development";
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+auth-oauth-user@6.0.4/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+async function getAuthentication(state) {
+  if ("code" in state.strategyOptions) {
+    const { authentication } = await exchangeWebFlowCode({
+      clientId: state.clientId,
+      clientSecret: state.clientSecret,
+      clientType: state.clientType,
+      onTokenCreated: state.onTokenCreated,
+      ...state.strategyOptions,
+      request: state.request
+    });
+    return {
+      type: "token",
+      tokenType: "oauth",
+      ...authentication
+    };
+  }
+  if ("onVerification" in state.strategyOptions) {
+    const deviceAuth = createOAuthDeviceAuth({
+      clientType: state.clientType,
+      clientId: state.clientId,
+      onTokenCreated: state.onTokenCreated,
+      ...state.strategyOptions,
+      request: state.request
+    });
+    const authentication = await deviceAuth({
+      type: "oauth"
+    });
+    return {
+      clientSecret: state.clientSecret,
+      ...authentication
+    };
+  }
+  if ("token" in state.strategyOptions) {
+    return {
+      type: "token",
+      tokenType: "oauth",
+      clientId: state.clientId,
+      clientSecret: state.clientSecret,
+      clientType: state.clientType,
+      onTokenCreated: state.onTokenCreated,
+      ...state.strategyOptions
+    };
+  }
+  throw new Error("[@octokit/auth-oauth-user] Invalid strategy options");
+}
+async function auth3(state, options = {}) {
+  if (!state.authentication) {
+    state.authentication = state.clientType === "oauth-app" ? await getAuthentication(state) : await getAuthentication(state);
+  }
+  if (state.authentication.invalid) {
+    throw new Error("[@octokit/auth-oauth-user] Token is invalid");
+  }
+  const currentAuthentication = state.authentication;
+  if ("expiresAt" in currentAuthentication) {
+    if (options.type === "refresh" || new Date(currentAuthentication.expiresAt) < /* @__PURE__ */ new Date()) {
+      const { authentication } = await refreshToken({
+        clientType: "github-app",
+        clientId: state.clientId,
+        clientSecret: state.clientSecret,
+        refreshToken: currentAuthentication.refreshToken,
+        request: state.request
+      });
+      state.authentication = {
+        tokenType: "oauth",
+        type: "token",
+        ...authentication
+      };
+    }
+  }
+  if (options.type === "refresh") {
+    if (state.clientType === "oauth-app") {
+      throw new Error(
+        "[@octokit/auth-oauth-user] OAuth Apps do not support expiring tokens"
+      );
+    }
+    if (!currentAuthentication.hasOwnProperty("expiresAt")) {
+      throw new Error("[@octokit/auth-oauth-user] Refresh token missing");
+    }
+    await state.onTokenCreated?.(state.authentication, {
+      type: options.type
+    });
+  }
+  if (options.type === "check" || options.type === "reset") {
+    const method = options.type === "check" ? checkToken : resetToken;
+    try {
+      const { authentication } = await method({
+        // @ts-expect-error making TS happy would require unnecessary code so no
+        clientType: state.clientType,
+        clientId: state.clientId,
+        clientSecret: state.clientSecret,
+        token: state.authentication.token,
+        request: state.request
+      });
+      state.authentication = {
+        tokenType: "oauth",
+        type: "token",
+        // @ts-expect-error TBD
+        ...authentication
+      };
+      if (options.type === "reset") {
+        await state.onTokenCreated?.(state.authentication, {
+          type: options.type
+        });
+      }
+      return state.authentication;
+    } catch (error2) {
+      if (error2.status === 404) {
+        error2.message = "[@octokit/auth-oauth-user] Token is invalid";
+        state.authentication.invalid = true;
+      }
+      throw error2;
+    }
+  }
+  if (options.type === "delete" || options.type === "deleteAuthorization") {
+    const method = options.type === "delete" ? deleteToken : deleteAuthorization;
+    try {
+      await method({
+        // @ts-expect-error making TS happy would require unnecessary code so no
+        clientType: state.clientType,
+        clientId: state.clientId,
+        clientSecret: state.clientSecret,
+        token: state.authentication.token,
+        request: state.request
+      });
+    } catch (error2) {
+      if (error2.status !== 404) throw error2;
+    }
+    state.authentication.invalid = true;
+    return state.authentication;
+  }
+  return state.authentication;
+}
+function requiresBasicAuth(url) {
+  return url && ROUTES_REQUIRING_BASIC_AUTH.test(url);
+}
+async function hook3(state, request2, route, parameters = {}) {
+  const endpoint2 = request2.endpoint.merge(
+    route,
+    parameters
+  );
+  if (/\/login\/(oauth\/access_token|device\/code)$/.test(endpoint2.url)) {
+    return request2(endpoint2);
+  }
+  if (requiresBasicAuth(endpoint2.url)) {
+    const credentials2 = btoa(`${state.clientId}:${state.clientSecret}`);
+    endpoint2.headers.authorization = `basic ${credentials2}`;
+    return request2(endpoint2);
+  }
+  const { token } = state.clientType === "oauth-app" ? await auth3({ ...state, request: request2 }) : await auth3({ ...state, request: request2 });
+  endpoint2.headers.authorization = "token " + token;
+  return request2(endpoint2);
+}
+function createOAuthUserAuth({
+  clientId,
+  clientSecret,
+  clientType = "oauth-app",
+  request: request2 = request.defaults({
+    headers: {
+      "user-agent": `octokit-auth-oauth-app.js/${VERSION8} ${getUserAgent()}`
+    }
+  }),
+  onTokenCreated,
+  ...strategyOptions
+}) {
+  const state = Object.assign({
+    clientType,
+    clientId,
+    clientSecret,
+    onTokenCreated,
+    strategyOptions,
+    request: request2
+  });
+  return Object.assign(auth3.bind(null, state), {
+    // @ts-expect-error not worth the extra code needed to appease TS
+    hook: hook3.bind(null, state)
+  });
+}
+var VERSION8, ROUTES_REQUIRING_BASIC_AUTH;
+var init_dist_bundle9 = __esm({
+  "../../node_modules/.pnpm/@octokit+auth-oauth-user@6.0.4/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js"() {
+    init_universal_user_agent();
+    init_dist_bundle2();
+    init_dist_bundle8();
+    init_dist_bundle7();
+    init_dist_bundle7();
+    VERSION8 = "0.0.0-development";
+    ROUTES_REQUIRING_BASIC_AUTH = /\/applications\/[^/]+\/(token|grant)s?/;
+    createOAuthUserAuth.VERSION = VERSION8;
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+auth-oauth-app@9.0.5/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+async function auth4(state, authOptions) {
+  if (authOptions.type === "oauth-app") {
+    return {
+      type: "oauth-app",
+      clientId: state.clientId,
+      clientSecret: state.clientSecret,
+      clientType: state.clientType,
+      headers: {
+        authorization: `basic ${btoa(
+          `${state.clientId}:${state.clientSecret}`
+        )}`
+      }
+    };
+  }
+  if ("factory" in authOptions) {
+    const { type, ...options } = {
+      ...authOptions,
+      ...state
+    };
+    return authOptions.factory(options);
+  }
+  const common = {
+    clientId: state.clientId,
+    clientSecret: state.clientSecret,
+    request: state.request,
+    ...authOptions
+  };
+  const userAuth = state.clientType === "oauth-app" ? await createOAuthUserAuth({
+    ...common,
+    clientType: state.clientType
+  }) : await createOAuthUserAuth({
+    ...common,
+    clientType: state.clientType
+  });
+  return userAuth();
+}
+async function hook4(state, request2, route, parameters) {
+  let endpoint2 = request2.endpoint.merge(
+    route,
+    parameters
+  );
+  if (/\/login\/(oauth\/access_token|device\/code)$/.test(endpoint2.url)) {
+    return request2(endpoint2);
+  }
+  if (state.clientType === "github-app" && !requiresBasicAuth(endpoint2.url)) {
+    throw new Error(
+      `[@octokit/auth-oauth-app] GitHub Apps cannot use their client ID/secret for basic authentication for endpoints other than "/applications/{client_id}/**". "${endpoint2.method} ${endpoint2.url}" is not supported.`
+    );
+  }
+  const credentials2 = btoa(`${state.clientId}:${state.clientSecret}`);
+  endpoint2.headers.authorization = `basic ${credentials2}`;
+  try {
+    return await request2(endpoint2);
+  } catch (error2) {
+    if (error2.status !== 401) throw error2;
+    error2.message = `[@octokit/auth-oauth-app] "${endpoint2.method} ${endpoint2.url}" does not support clientId/clientSecret basic authentication.`;
+    throw error2;
+  }
+}
+function createOAuthAppAuth(options) {
+  const state = Object.assign(
+    {
+      request: request.defaults({
+        headers: {
+          "user-agent": `octokit-auth-oauth-app.js/${VERSION9} ${getUserAgent()}`
+        }
+      }),
+      clientType: "oauth-app"
+    },
+    options
+  );
+  return Object.assign(auth4.bind(null, state), {
+    hook: hook4.bind(null, state)
+  });
+}
+var VERSION9;
+var init_dist_bundle10 = __esm({
+  "../../node_modules/.pnpm/@octokit+auth-oauth-app@9.0.5/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js"() {
+    init_universal_user_agent();
+    init_dist_bundle2();
+    init_dist_bundle9();
+    init_dist_bundle9();
+    VERSION9 = "0.0.0-development";
+  }
+});
+
+// ../../node_modules/.pnpm/universal-github-app-jwt@2.2.2/node_modules/universal-github-app-jwt/lib/utils.js
+function isPkcs1(privateKey) {
+  return privateKey.includes("-----BEGIN RSA PRIVATE KEY-----");
+}
+function isOpenSsh(privateKey) {
+  return privateKey.includes("-----BEGIN OPENSSH PRIVATE KEY-----");
+}
+function string2ArrayBuffer(str4) {
+  const buf = new ArrayBuffer(str4.length);
+  const bufView = new Uint8Array(buf);
+  for (let i = 0, strLen = str4.length; i < strLen; i++) {
+    bufView[i] = str4.charCodeAt(i);
+  }
+  return buf;
+}
+function getDERfromPEM(pem) {
+  const pemB64 = pem.trim().split("\n").slice(1, -1).join("");
+  const decoded = atob(pemB64);
+  return string2ArrayBuffer(decoded);
+}
+function getEncodedMessage(header2, payload) {
+  return `${base64encodeJSON(header2)}.${base64encodeJSON(payload)}`;
+}
+function base64encode(buffer) {
+  var binary = "";
+  var bytes = new Uint8Array(buffer);
+  var len = bytes.byteLength;
+  for (var i = 0; i < len; i++) {
+    binary += String.fromCharCode(bytes[i]);
+  }
+  return fromBase64(btoa(binary));
+}
+function fromBase64(base64) {
+  return base64.replace(/=/g, "").replace(/\+/g, "-").replace(/\//g, "_");
+}
+function base64encodeJSON(obj2) {
+  return fromBase64(btoa(JSON.stringify(obj2)));
+}
+var init_utils = __esm({
+  "../../node_modules/.pnpm/universal-github-app-jwt@2.2.2/node_modules/universal-github-app-jwt/lib/utils.js"() {
+  }
+});
+
+// ../../node_modules/.pnpm/universal-github-app-jwt@2.2.2/node_modules/universal-github-app-jwt/lib/crypto-node.js
+import { subtle } from "node:crypto";
+import { createPrivateKey } from "node:crypto";
+function convertPrivateKey(privateKey) {
+  if (!isPkcs1(privateKey)) return privateKey;
+  return createPrivateKey(privateKey).export({
+    type: "pkcs8",
+    format: "pem"
+  });
+}
+var init_crypto_node = __esm({
+  "../../node_modules/.pnpm/universal-github-app-jwt@2.2.2/node_modules/universal-github-app-jwt/lib/crypto-node.js"() {
+    init_utils();
+  }
+});
+
+// ../../node_modules/.pnpm/universal-github-app-jwt@2.2.2/node_modules/universal-github-app-jwt/lib/get-token.js
+async function getToken({ privateKey, payload }) {
+  const convertedPrivateKey = convertPrivateKey(privateKey);
+  if (isPkcs1(convertedPrivateKey)) {
+    throw new Error(
+      "[universal-github-app-jwt] Private Key is in PKCS#1 format, but only PKCS#8 is supported. See https://github.com/gr2m/universal-github-app-jwt#private-key-formats"
+    );
+  }
+  if (isOpenSsh(convertedPrivateKey)) {
+    throw new Error(
+      "[universal-github-app-jwt] Private Key is in OpenSSH format, but only PKCS#8 is supported. See https://github.com/gr2m/universal-github-app-jwt#private-key-formats"
+    );
+  }
+  const algorithm = {
+    name: "RSASSA-PKCS1-v1_5",
+    hash: { name: "SHA-256" }
+  };
+  const header2 = { alg: "RS256", typ: "JWT" };
+  const privateKeyDER = getDERfromPEM(convertedPrivateKey);
+  const importedKey = await subtle.importKey(
+    "pkcs8",
+    privateKeyDER,
+    algorithm,
+    false,
+    ["sign"]
+  );
+  const encodedMessage = getEncodedMessage(header2, payload);
+  const encodedMessageArrBuf = string2ArrayBuffer(encodedMessage);
+  const signatureArrBuf = await subtle.sign(
+    algorithm.name,
+    importedKey,
+    encodedMessageArrBuf
+  );
+  const encodedSignature = base64encode(signatureArrBuf);
+  return `${encodedMessage}.${encodedSignature}`;
+}
+var init_get_token = __esm({
+  "../../node_modules/.pnpm/universal-github-app-jwt@2.2.2/node_modules/universal-github-app-jwt/lib/get-token.js"() {
+    init_utils();
+    init_crypto_node();
+  }
+});
+
+// ../../node_modules/.pnpm/universal-github-app-jwt@2.2.2/node_modules/universal-github-app-jwt/index.js
+async function githubAppJwt({
+  id,
+  privateKey,
+  now = Math.floor(Date.now() / 1e3)
+}) {
+  const privateKeyWithNewlines = privateKey.replace(/\\n/g, "\n");
+  const nowWithSafetyMargin = now - 30;
+  const expiration = nowWithSafetyMargin + 60 * 10;
+  const payload = {
+    iat: nowWithSafetyMargin,
+    // Issued at time
+    exp: expiration,
+    iss: id
+  };
+  const token = await getToken({
+    privateKey: privateKeyWithNewlines,
+    payload
+  });
+  return {
+    appId: id,
+    expiration,
+    token
+  };
+}
+var init_universal_github_app_jwt = __esm({
+  "../../node_modules/.pnpm/universal-github-app-jwt@2.2.2/node_modules/universal-github-app-jwt/index.js"() {
+    init_get_token();
+  }
+});
+
+// ../../node_modules/.pnpm/toad-cache@3.7.4/node_modules/toad-cache/dist/toad-cache.mjs
+function validateCacheParams(max, ttlInMsecs) {
+  if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
+    throw new Error("Invalid max value");
+  }
+  if (typeof ttlInMsecs !== "number" || !Number.isInteger(ttlInMsecs) || ttlInMsecs < 0) {
+    throw new Error("Invalid ttl value");
+  }
+}
+var LruObject;
+var init_toad_cache = __esm({
+  "../../node_modules/.pnpm/toad-cache@3.7.4/node_modules/toad-cache/dist/toad-cache.mjs"() {
+    LruObject = class {
+      constructor(max = 1e3, ttlInMsecs = 0) {
+        validateCacheParams(max, ttlInMsecs);
+        this.first = null;
+        this.items = /* @__PURE__ */ Object.create(null);
+        this.last = null;
+        this.size = 0;
+        this.max = max;
+        this.ttl = ttlInMsecs;
+      }
+      bumpLru(item) {
+        if (this.last === item) {
+          return;
+        }
+        const last = this.last;
+        const next = item.next;
+        const prev = item.prev;
+        if (this.first === item) {
+          this.first = next;
+        }
+        item.next = null;
+        item.prev = last;
+        last.next = item;
+        if (prev !== null) {
+          prev.next = next;
+        }
+        if (next !== null) {
+          next.prev = prev;
+        }
+        this.last = item;
+      }
+      clear() {
+        this.items = /* @__PURE__ */ Object.create(null);
+        this.first = null;
+        this.last = null;
+        this.size = 0;
+      }
+      delete(key) {
+        const item = this.items[key];
+        if (item !== void 0) {
+          delete this.items[key];
+          this.size--;
+          if (item.prev !== null) {
+            item.prev.next = item.next;
+          }
+          if (item.next !== null) {
+            item.next.prev = item.prev;
+          }
+          if (this.first === item) {
+            this.first = item.next;
+          }
+          if (this.last === item) {
+            this.last = item.prev;
+          }
+        }
+      }
+      deleteMany(keys) {
+        for (var i = 0; i < keys.length; i++) {
+          this.delete(keys[i]);
+        }
+      }
+      evict() {
+        if (this.size > 0) {
+          const item = this.first;
+          delete this.items[item.key];
+          if (--this.size === 0) {
+            this.first = null;
+            this.last = null;
+          } else {
+            this.first = item.next;
+            this.first.prev = null;
+          }
+        }
+      }
+      expiresAt(key) {
+        const item = this.items[key];
+        if (item !== void 0) {
+          return item.expiry;
+        }
+      }
+      get(key) {
+        const item = this.items[key];
+        if (item !== void 0) {
+          if (this.ttl > 0 && item.expiry <= Date.now()) {
+            this.delete(key);
+            return;
+          }
+          this.bumpLru(item);
+          return item.value;
+        }
+      }
+      getMany(keys) {
+        const result = new Array(keys.length);
+        for (var i = 0; i < keys.length; i++) {
+          result[i] = this.get(keys[i]);
+        }
+        return result;
+      }
+      keys() {
+        return Object.keys(this.items);
+      }
+      set(key, value2) {
+        const existing = this.items[key];
+        if (existing !== void 0) {
+          existing.value = value2;
+          existing.expiry = this.ttl > 0 ? Date.now() + this.ttl : this.ttl;
+          this.bumpLru(existing);
+          return;
+        }
+        if (this.max > 0 && this.size >= this.max) {
+          this.evict();
+        }
+        const item = {
+          expiry: this.ttl > 0 ? Date.now() + this.ttl : this.ttl,
+          key,
+          prev: this.last,
+          next: null,
+          value: value2
+        };
+        this.items[key] = item;
+        if (++this.size === 1) {
+          this.first = item;
+        } else {
+          this.last.next = item;
+        }
+        this.last = item;
+      }
+    };
+  }
+});
+
+// ../../node_modules/.pnpm/@octokit+auth-app@8.3.1/node_modules/@octokit/auth-app/dist-node/index.js
+async function getAppAuthentication({
+  appId,
+  privateKey,
+  timeDifference,
+  createJwt
+}) {
+  try {
+    if (createJwt) {
+      const { jwt, expiresAt } = await createJwt(appId, timeDifference);
+      return {
+        type: "app",
+        token: jwt,
+        appId,
+        expiresAt
+      };
+    }
+    const authOptions = {
+      id: appId,
+      privateKey
+    };
+    if (timeDifference) {
+      Object.assign(authOptions, {
+        now: Math.floor(Date.now() / 1e3) + timeDifference
+      });
+    }
+    const appAuthentication = await githubAppJwt(authOptions);
+    return {
+      type: "app",
+      token: appAuthentication.token,
+      appId: appAuthentication.appId,
+      expiresAt: new Date(appAuthentication.expiration * 1e3).toISOString()
+    };
+  } catch (error2) {
+    if (privateKey === "-----BEGIN RSA PRIVATE KEY-----") {
+      throw new Error(
+        "The 'privateKey` option contains only the first line '-----BEGIN RSA PRIVATE KEY-----'. If you are setting it using a `.env` file, make sure it is set on a single line with newlines replaced by '\n'"
+      );
+    } else {
+      throw error2;
+    }
+  }
+}
+function getCache() {
+  return new LruObject(
+    // cache max. 15000 tokens, that will use less than 10mb memory
+    15e3,
+    // Cache for 1 minute less than GitHub expiry
+    1e3 * 60 * 59
+  );
+}
+async function get(cache2, options) {
+  const cacheKey = optionsToCacheKey(options);
+  const result = await cache2.get(cacheKey);
+  if (!result) {
+    return;
+  }
+  const [
+    token,
+    createdAt,
+    expiresAt,
+    repositorySelection,
+    permissionsString,
+    singleFileName
+  ] = result.split("|");
+  const permissions = options.permissions || permissionsString.split(/,/).reduce((permissions2, string) => {
+    if (/!$/.test(string)) {
+      permissions2[string.slice(0, -1)] = "write";
+    } else {
+      permissions2[string] = "read";
+    }
+    return permissions2;
+  }, {});
+  return {
+    token,
+    createdAt,
+    expiresAt,
+    permissions,
+    repositoryIds: options.repositoryIds,
+    repositoryNames: options.repositoryNames,
+    singleFileName,
+    repositorySelection
+  };
+}
+async function set(cache2, options, data) {
+  const key = optionsToCacheKey(options);
+  const permissionsString = options.permissions ? "" : Object.keys(data.permissions).map(
+    (name2) => `${name2}${data.permissions[name2] === "write" ? "!" : ""}`
+  ).join(",");
+  const value2 = [
+    data.token,
+    data.createdAt,
+    data.expiresAt,
+    data.repositorySelection,
+    permissionsString,
+    data.singleFileName
+  ].join("|");
+  await cache2.set(key, value2);
+}
+function optionsToCacheKey({
+  installationId,
+  permissions = {},
+  repositoryIds = [],
+  repositoryNames = []
+}) {
+  const permissionsString = Object.keys(permissions).sort().map((name2) => permissions[name2] === "read" ? name2 : `${name2}!`).join(",");
+  const repositoryIdsString = repositoryIds.sort().join(",");
+  const repositoryNamesString = repositoryNames.join(",");
+  return [
+    installationId,
+    repositoryIdsString,
+    repositoryNamesString,
+    permissionsString
+  ].filter(Boolean).join("|");
+}
+function toTokenAuthentication({
+  installationId,
+  token,
+  createdAt,
+  expiresAt,
+  repositorySelection,
+  permissions,
+  repositoryIds,
+  repositoryNames,
+  singleFileName
+}) {
+  return Object.assign(
+    {
+      type: "token",
+      tokenType: "installation",
+      token,
+      installationId,
+      permissions,
+      createdAt,
+      expiresAt,
+      repositorySelection
+    },
+    repositoryIds ? { repositoryIds } : null,
+    repositoryNames ? { repositoryNames } : null,
+    singleFileName ? { singleFileName } : null
+  );
+}
+async function getInstallationAuthentication(state, options, customRequest) {
+  const installationId = Number(options.installationId || state.installationId);
+  if (!installationId) {
+    throw new Error(
+      "[@octokit/auth-app] installationId option is required for installation authentication."
+    );
+  }
+  if (options.factory) {
+    const { type, factory, oauthApp, ...factoryAuthOptions } = {
+      ...state,
+      ...options
+    };
+    return factory(factoryAuthOptions);
+  }
+  const request2 = customRequest || state.request;
+  return getInstallationAuthenticationConcurrently(
+    state,
+    { ...options, installationId },
+    request2
+  );
+}
+function getInstallationAuthenticationConcurrently(state, options, request2) {
+  const cacheKey = optionsToCacheKey(options);
+  if (pendingPromises.has(cacheKey)) {
+    return pendingPromises.get(cacheKey);
+  }
+  const promise = getInstallationAuthenticationImpl(
+    state,
+    options,
+    request2
+  ).finally(() => pendingPromises.delete(cacheKey));
+  pendingPromises.set(cacheKey, promise);
+  return promise;
+}
+async function getInstallationAuthenticationImpl(state, options, request2) {
+  if (!options.refresh) {
+    const result = await get(state.cache, options);
+    if (result) {
+      const {
+        token: token2,
+        createdAt: createdAt2,
+        expiresAt: expiresAt2,
+        permissions: permissions2,
+        repositoryIds: repositoryIds2,
+        repositoryNames: repositoryNames2,
+        singleFileName: singleFileName2,
+        repositorySelection: repositorySelection2
+      } = result;
+      return toTokenAuthentication({
+        installationId: options.installationId,
+        token: token2,
+        createdAt: createdAt2,
+        expiresAt: expiresAt2,
+        permissions: permissions2,
+        repositorySelection: repositorySelection2,
+        repositoryIds: repositoryIds2,
+        repositoryNames: repositoryNames2,
+        singleFileName: singleFileName2
+      });
+    }
+  }
+  const appAuthentication = await getAppAuthentication(state);
+  const payload = {
+    installation_id: options.installationId,
+    mediaType: {
+      previews: ["machine-man"]
+    },
+    headers: {
+      authorization: `bearer ${appAuthentication.token}`
+    }
+  };
+  if (options.repositoryIds) {
+    Object.assign(payload, { repository_ids: options.repositoryIds });
+  }
+  if (options.repositoryNames) {
+    Object.assign(payload, {
+      repositories: options.repositoryNames
+    });
+  }
+  if (options.permissions) {
+    Object.assign(payload, { permissions: options.permissions });
+  }
+  const {
+    data: {
+      token,
+      expires_at: expiresAt,
+      repositories,
+      permissions: permissionsOptional,
+      repository_selection: repositorySelectionOptional,
+      single_file: singleFileName
+    }
+  } = await request2(
+    "POST /app/installations/{installation_id}/access_tokens",
+    payload
+  );
+  const permissions = permissionsOptional || {};
+  const repositorySelection = repositorySelectionOptional || "all";
+  const repositoryIds = repositories ? repositories.map((r) => r.id) : void 0;
+  const repositoryNames = repositories ? repositories.map((repo) => repo.name) : void 0;
+  const createdAt = (/* @__PURE__ */ new Date()).toISOString();
+  const cacheOptions = {
+    token,
+    createdAt,
+    expiresAt,
+    repositorySelection,
+    permissions,
+    repositoryIds,
+    repositoryNames
+  };
+  if (singleFileName) {
+    Object.assign(payload, { singleFileName });
+  }
+  await set(state.cache, options, cacheOptions);
+  const cacheData = {
+    installationId: options.installationId,
+    token,
+    createdAt,
+    expiresAt,
+    repositorySelection,
+    permissions,
+    repositoryIds,
+    repositoryNames
+  };
+  if (singleFileName) {
+    Object.assign(cacheData, { singleFileName });
+  }
+  return toTokenAuthentication(cacheData);
+}
+async function auth5(state, authOptions) {
+  switch (authOptions.type) {
+    case "app":
+      return getAppAuthentication(state);
+    case "oauth-app":
+      return state.oauthApp({ type: "oauth-app" });
+    case "installation":
+      authOptions;
+      return getInstallationAuthentication(state, {
+        ...authOptions,
+        type: "installation"
+      });
+    case "oauth-user":
+      return state.oauthApp(authOptions);
+    default:
+      throw new Error(`Invalid auth type: ${authOptions.type}`);
+  }
+}
+function routeMatcher2(paths) {
+  const regexes = paths.map(
+    (p) => p.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})$`;
+  return new RegExp(regex2, "i");
+}
+function requiresAppAuth(url) {
+  return !!url && REGEX.test(url.split("?")[0]);
+}
+function isNotTimeSkewError(error2) {
+  return !(error2.message.match(
+    /'Expiration time' claim \('exp'\) is too far in the future/
+  ) || error2.message.match(
+    /'Expiration time' claim \('exp'\) must be a numeric value representing the future time at which the assertion expires/
+  ) || error2.message.match(
+    /'Issued at' claim \('iat'\) must be an Integer representing the time that the assertion was issued/
+  ));
+}
+async function hook5(state, request2, route, parameters) {
+  const endpoint2 = request2.endpoint.merge(route, parameters);
+  const url = endpoint2.url;
+  if (/\/login\/oauth\/access_token$/.test(url)) {
+    return request2(endpoint2);
+  }
+  if (requiresAppAuth(url.replace(request2.endpoint.DEFAULTS.baseUrl, ""))) {
+    const { token: token2 } = await getAppAuthentication(state);
+    endpoint2.headers.authorization = `bearer ${token2}`;
+    let response;
+    try {
+      response = await request2(endpoint2);
+    } catch (error2) {
+      if (isNotTimeSkewError(error2)) {
+        throw error2;
+      }
+      if (typeof error2.response.headers.date === "undefined") {
+        throw error2;
+      }
+      const diff = Math.floor(
+        (Date.parse(error2.response.headers.date) - Date.parse((/* @__PURE__ */ new Date()).toString())) / 1e3
+      );
+      state.log.warn(error2.message);
+      state.log.warn(
+        `[@octokit/auth-app] GitHub API time and system time are different by ${diff} seconds. Retrying request with the difference accounted for.`
+      );
+      const { token: token3 } = await getAppAuthentication({
+        ...state,
+        timeDifference: diff
+      });
+      endpoint2.headers.authorization = `bearer ${token3}`;
+      return request2(endpoint2);
+    }
+    return response;
+  }
+  if (requiresBasicAuth(url)) {
+    const authentication = await state.oauthApp({ type: "oauth-app" });
+    endpoint2.headers.authorization = authentication.headers.authorization;
+    return request2(endpoint2);
+  }
+  const { token, createdAt } = await getInstallationAuthentication(
+    state,
+    // @ts-expect-error TBD
+    {},
+    request2.defaults({ baseUrl: endpoint2.baseUrl })
+  );
+  endpoint2.headers.authorization = `token ${token}`;
+  return sendRequestWithRetries(
+    state,
+    request2,
+    endpoint2,
+    createdAt
+  );
+}
+async function sendRequestWithRetries(state, request2, options, createdAt, retries = 0) {
+  const timeSinceTokenCreationInMs = +/* @__PURE__ */ new Date() - +new Date(createdAt);
+  try {
+    return await request2(options);
+  } catch (error2) {
+    if (error2.status !== 401) {
+      throw error2;
+    }
+    if (timeSinceTokenCreationInMs >= FIVE_SECONDS_IN_MS) {
+      if (retries > 0) {
+        error2.message = `After ${retries} retries within ${timeSinceTokenCreationInMs / 1e3}s of creating the installation access token, the response remains 401. At this point, the cause may be an authentication problem or a system outage. Please check https://www.githubstatus.com for status information`;
+      }
+      throw error2;
+    }
+    ++retries;
+    const awaitTime = retries * 1e3;
+    state.log.warn(
+      `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
+    );
+    await new Promise((resolve11) => setTimeout(resolve11, awaitTime));
+    return sendRequestWithRetries(state, request2, options, createdAt, retries);
+  }
+}
+function createAppAuth(options) {
+  if (!options.appId) {
+    throw new Error("[@octokit/auth-app] appId option is required");
+  }
+  if (!options.privateKey && !options.createJwt) {
+    throw new Error("[@octokit/auth-app] privateKey option is required");
+  } else if (options.privateKey && options.createJwt) {
+    throw new Error(
+      "[@octokit/auth-app] privateKey and createJwt options are mutually exclusive"
+    );
+  }
+  if ("installationId" in options && !options.installationId) {
+    throw new Error(
+      "[@octokit/auth-app] installationId is set to a falsy value"
+    );
+  }
+  const log = options.log || {};
+  if (typeof log.warn !== "function") {
+    log.warn = console.warn.bind(console);
+  }
+  const request2 = options.request || request.defaults({
+    headers: {
+      "user-agent": `octokit-auth-app.js/${VERSION10} ${getUserAgent()}`
+    }
+  });
+  const state = Object.assign(
+    {
+      request: request2,
+      cache: getCache()
+    },
+    options,
+    options.installationId ? { installationId: Number(options.installationId) } : {},
+    {
+      log,
+      oauthApp: createOAuthAppAuth({
+        clientType: "github-app",
+        clientId: options.clientId || "",
+        clientSecret: options.clientSecret || "",
+        request: request2
+      })
+    }
+  );
+  return Object.assign(auth5.bind(null, state), {
+    hook: hook5.bind(null, state)
+  });
+}
+var pendingPromises, PATHS, REGEX, FIVE_SECONDS_IN_MS, VERSION10;
+var init_dist_node = __esm({
+  "../../node_modules/.pnpm/@octokit+auth-app@8.3.1/node_modules/@octokit/auth-app/dist-node/index.js"() {
+    init_universal_user_agent();
+    init_dist_bundle2();
+    init_dist_bundle10();
+    init_universal_github_app_jwt();
+    init_toad_cache();
+    init_dist_bundle9();
+    pendingPromises = /* @__PURE__ */ new Map();
+    PATHS = [
+      "/app",
+      "/app/hook/config",
+      "/app/hook/deliveries",
+      "/app/hook/deliveries/{delivery_id}",
+      "/app/hook/deliveries/{delivery_id}/attempts",
+      "/app/installations",
+      "/app/installations/{installation_id}",
+      "/app/installations/{installation_id}/access_tokens",
+      "/app/installations/{installation_id}/suspended",
+      "/app/installation-requests",
+      "/marketplace_listing/accounts/{account_id}",
+      "/marketplace_listing/plan",
+      "/marketplace_listing/plans",
+      "/marketplace_listing/plans/{plan_id}/accounts",
+      "/marketplace_listing/stubbed/accounts/{account_id}",
+      "/marketplace_listing/stubbed/plan",
+      "/marketplace_listing/stubbed/plans",
+      "/marketplace_listing/stubbed/plans/{plan_id}/accounts",
+      "/orgs/{org}/installation",
+      "/repos/{owner}/{repo}/installation",
+      "/users/{username}/installation",
+      "/enterprises/{enterprise}/installation"
+    ];
+    REGEX = routeMatcher2(PATHS);
+    FIVE_SECONDS_IN_MS = 5 * 1e3;
+    VERSION10 = "8.3.1";
+  }
+});
+
+// ../run/src/forge/github-auth.ts
+function githubAppOf(given, env) {
+  const app = given ?? {
+    appId: env[APP_ID_ENV] || void 0,
+    clientId: env[APP_CLIENT_ID_ENV] || void 0,
+    privateKey: env[APP_PRIVATE_KEY_ENV] ?? ""
+  };
+  const id = app.appId || app.clientId;
+  if (!id && !app.privateKey) return void 0;
+  if (!id)
+    throw new ForgeError(
+      "invalid-option",
+      `a GitHub App private key needs the App's id or client id (${APP_ID_ENV} or ${APP_CLIENT_ID_ENV})`
+    );
+  if (!app.privateKey.includes("PRIVATE KEY-----")) {
+    throw new ForgeError(
+      "invalid-option",
+      `the GitHub App ${id} needs its private key, in PEM (${APP_PRIVATE_KEY_ENV}): it was not given, or is not a PEM key`
+    );
+  }
+  return app;
+}
+function singleToken(token, name2) {
+  return { nameFor: () => name2, tokenFor: async () => token, cachedFor: () => token, app: false };
+}
+function appTokens(app, options) {
+  const id = app.appId || app.clientId;
+  const bare = new Octokit({ baseUrl: options.apiUrl, userAgent: "kdelta" });
+  const auth6 = createAppAuth({ appId: id, privateKey: app.privateKey, request: bare.request });
+  const held2 = /* @__PURE__ */ new Map();
+  const missing = /* @__PURE__ */ new Map();
+  const pending = /* @__PURE__ */ new Map();
+  const name2 = (owner) => `the GitHub App ${id}'s installation token${owner ? ` for ${owner}` : ""}`;
+  async function mint(owner, repo) {
+    let installationId = held2.get(owner.toLowerCase())?.installationId;
+    if (installationId === void 0) {
+      const jwt = (await auth6({ type: "app" })).token;
+      try {
+        const found = await bare.request("GET /repos/{owner}/{repo}/installation", {
+          owner,
+          repo,
+          headers: { authorization: `bearer ${jwt}` }
+        });
+        installationId = found.data.id;
+      } catch (error2) {
+        if (error2.status === 404) {
+          throw new ForgeError(
+            "missing-installation",
+            `the GitHub App ${id} is not installed on ${owner} (looked up through ${owner}/${repo}): install it on ${owner}, with access to the repositories kdelta writes to`
+          );
+        }
+        throw new ForgeError(
+          githubErrorCode(error2),
+          describeGitHubError(error2, `find the GitHub App ${id}'s installation for ${owner}/${repo}`)
+        );
+      }
+    }
+    let minted;
+    try {
+      minted = await auth6({ type: "installation", installationId, refresh: true });
+    } catch (error2) {
+      throw new ForgeError(
+        githubErrorCode(error2),
+        describeGitHubError(error2, `make an installation token of the GitHub App ${id} for ${owner}`)
+      );
+    }
+    options.onToken?.(minted.token);
+    held2.set(owner.toLowerCase(), { installationId, token: minted.token, expiresAt: Date.parse(minted.expiresAt) });
+    return minted.token;
+  }
+  const fresh = (owner) => {
+    const h = held2.get(owner.toLowerCase());
+    return h && h.expiresAt - options.clock.now() > RENEW_BEFORE_MS ? h.token : void 0;
+  };
+  return {
+    app: true,
+    nameFor: name2,
+    cachedFor: fresh,
+    async tokenFor(owner, repo) {
+      const key = owner.toLowerCase();
+      const now = fresh(owner);
+      if (now) return now;
+      const refused = missing.get(key);
+      if (refused) return refused;
+      let p = pending.get(key);
+      if (!p) {
+        p = mint(owner, repo).finally(() => pending.delete(key));
+        pending.set(key, p);
+        p.catch((error2) => {
+          if (error2 instanceof ForgeError && error2.code === "missing-installation") missing.set(key, Promise.reject(error2));
+          missing.get(key)?.catch(() => {
+          });
+        });
+      }
+      return p;
+    }
+  };
+}
+var realClock, APP_ID_ENV, APP_CLIENT_ID_ENV, APP_PRIVATE_KEY_ENV, RENEW_BEFORE_MS;
+var init_github_auth = __esm({
+  "../run/src/forge/github-auth.ts"() {
+    "use strict";
+    init_dist_node();
+    init_dist_src2();
+    init_github_errors();
+    init_errors4();
+    realClock = {
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((resolve11) => setTimeout(resolve11, ms))
+    };
+    APP_ID_ENV = "KDELTA_GITHUB_APP_ID";
+    APP_CLIENT_ID_ENV = "KDELTA_GITHUB_APP_CLIENT_ID";
+    APP_PRIVATE_KEY_ENV = "KDELTA_GITHUB_APP_PRIVATE_KEY";
+    RENEW_BEFORE_MS = 10 * 6e4;
+  }
+});
+
+// ../run/src/forge/github-repo.ts
+function server(serverUrl) {
+  const u = new URL(serverUrl);
+  return { origin: u.origin, host: u.host, hostname: u.hostname, protocol: u.protocol, pathname: u.pathname.replace(/\/+$/, "") };
+}
+function githubRepoOf(url, serverUrl) {
+  const plain3 = withoutCredentials(url);
+  const base = server(serverUrl);
+  const expected = `${base.origin}${base.pathname}/<owner>/<repo>`;
+  const refuse2 = (why) => ({
+    ok: false,
+    error: `repository "${plain3}" ${why}: the github forge opens pull requests on ${base.origin}${base.pathname} only (expected ${expected}; use --forge local for other hosts)`
+  });
+  let path;
+  const scp = /^[A-Za-z0-9_.-]+@([^:/]+):(.*)$/.exec(plain3);
+  if (scp) {
+    if (scp[1].toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${scp[1]}`);
+    path = `/${scp[2]}`;
+  } else {
+    let u;
+    try {
+      u = new URL(plain3);
+    } catch {
+      return refuse2("is not a URL");
+    }
+    if (u.protocol === "ssh:") {
+      if (u.hostname.toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${u.hostname}`);
+      path = u.pathname;
+    } else if (u.protocol === "http:" || u.protocol === "https:") {
+      if (u.host.toLowerCase() !== base.host.toLowerCase() || u.protocol !== base.protocol) return refuse2(`is on ${u.protocol}//${u.host}`);
+      if (!u.pathname.startsWith(`${base.pathname}/`)) return refuse2(`is not under ${base.pathname}`);
+      path = u.pathname.slice(base.pathname.length);
+    } else {
+      return refuse2(`is a ${u.protocol.replace(/:$/, "")} URL`);
+    }
+  }
+  const parts = path.replace(/\/+$/, "").split("/").filter(Boolean);
+  if (parts.length !== 2) return refuse2("does not name <owner>/<repo>");
+  const owner = parts[0];
+  const repo = parts[1].replace(/\.git$/, "");
+  if (!NAME2.test(owner) || !NAME2.test(repo)) return refuse2("does not name <owner>/<repo>");
+  return { ok: true, value: { owner, repo } };
+}
+function compareUrlOf(upstreamUrl, from, to, serverUrl) {
+  if (!from || !to || from === to) return void 0;
+  const mapped = githubRepoOf(upstreamUrl, serverUrl);
+  if (!mapped.ok) return void 0;
+  const base = server(serverUrl);
+  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
+}
+var NAME2;
+var init_github_repo = __esm({
+  "../run/src/forge/github-repo.ts"() {
+    "use strict";
+    init_src();
+    NAME2 = /^[A-Za-z0-9_.-]+$/;
+  }
+});
+
+// ../run/src/forge/github.ts
+import { execFile as execFile2 } from "node:child_process";
+import { promisify } from "node:util";
+function githubToken(options) {
+  const env = options.env ?? process.env;
+  const token = options.token || env.GITHUB_TOKEN || env.GH_TOKEN;
+  if (!token) {
+    throw new ForgeError(
+      "missing-token",
+      "the github forge needs a token: set GITHUB_TOKEN (in a workflow, from secrets.GITHUB_TOKEN) or GH_TOKEN; it needs contents: write and pull-requests: write on the downstream repositories"
+    );
+  }
+  return token;
+}
+function graphqlUrlOf(apiUrl) {
+  const base = apiUrl.replace(/\/+$/, "");
+  return /\/api\/v3$/.test(base) ? `${base.replace(/\/v3$/, "")}/graphql` : `${base}/graphql`;
+}
+function encodeBody(body, fingerprint, fingerprintIn = noFingerprint) {
+  if (fingerprintIn(body) === fingerprint) return body;
+  return `${body}${body.endsWith("\n") ? "" : "\n"}<!-- kdelta-fingerprint: ${fingerprint} -->
+`;
+}
+function decodeBody(stored, fingerprintIn = noFingerprint) {
+  const m = MARKER3.exec(stored);
+  if (m) {
+    const body = stored.slice(0, m.index);
+    return { body: body.endsWith("\n") || body === "" ? body : `${body}
+`, fingerprint: m[1] };
+  }
+  return { body: stored, fingerprint: fingerprintIn(stored) ?? "" };
+}
+function labelsOf(pull) {
+  return (pull.labels ?? []).map((l) => typeof l === "string" ? l : l.name ?? "").filter(Boolean);
+}
+async function blobBytes(dir, sha) {
+  const { stdout } = await promisify(execFile2)("git", ["cat-file", "blob", sha], {
+    cwd: dir,
+    encoding: "buffer",
+    maxBuffer: 512 * 1024 * 1024
+  });
+  return stdout;
+}
+function tokenNameOf(options, env) {
+  if (options.tokenName) return options.tokenName;
+  if (options.token) return "the token given to kdelta";
+  return env.GITHUB_TOKEN ? "GITHUB_TOKEN" : "GH_TOKEN";
+}
+function createGitHubForge(options = {}) {
+  const env = options.env ?? process.env;
+  const clock = options.clock ?? realClock;
+  const serverUrl = (options.serverUrl ?? env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
+  const apiUrl = (options.apiUrl ?? env.GITHUB_API_URL ?? "https://api.github.com").replace(/\/+$/, "");
+  const graphqlUrl = options.graphqlUrl ?? env.GITHUB_GRAPHQL_URL ?? graphqlUrlOf(apiUrl);
+  const app = githubAppOf(options.app, env);
+  const tokens2 = app ? appTokens(app, { apiUrl, clock, onToken: options.onToken }) : singleToken(githubToken({ token: options.token, env }), tokenNameOf(options, env));
+  const prefix = options.branchPrefix ?? "kdelta/";
+  const draftPolicy = options.draft ?? "conflicts";
+  const counts = { reads: 0, writes: 0 };
+  const fingerprintIn = options.fingerprintIn ?? noFingerprint;
+  const Kit = Octokit.plugin(throttling, retry);
+  const pacing = options.pacing ?? {};
+  const immediate = { key: () => ({ schedule: (_opts, fn3, ...args) => fn3(...args) }) };
+  const budget = options.budget;
+  const perMinute = pacing.writesPerMinute ?? WRITES_PER_MINUTE;
+  const sent = [];
+  const paced = async (url, init) => {
+    const method = (init?.method ?? "GET").toUpperCase();
+    const body = typeof init?.body === "string" ? init.body : "";
+    const isGraphql = String(url).split("?")[0] === graphqlUrl;
+    const write = isGraphql ? /"query":"\s*mutation\b/.test(body) : method !== "GET" && method !== "HEAD";
+    if (write) {
+      for (; ; ) {
+        const t = clock.now();
+        while (sent.length > 0 && sent[0] <= t - 6e4) sent.shift();
+        if (sent.length < perMinute) break;
+        await clock.sleep(sent[0] + 6e4 - t);
+      }
+      if (budget && !budget.admit()) {
+        return new Response(JSON.stringify({ message: BUDGET_SPENT }), { status: 400, headers: { "content-type": "application/json" } });
+      }
+      sent.push(clock.now());
+      counts.writes++;
+    } else counts.reads++;
+    const response = await fetch(url, init);
+    const remaining = response.headers.get("x-ratelimit-remaining");
+    if (remaining !== null) budget?.observe(Number(remaining));
+    else if (response.ok) budget?.observe(void 0);
+    return response;
+  };
+  const octokit = new Kit({
+    ...tokens2.app ? {} : { auth: tokens2.cachedFor("") },
+    baseUrl: apiUrl,
+    request: { fetch: paced },
+    userAgent: "kdelta",
+    throttle: {
+      // Primary limits: wait once for the reset when it is near; secondary limits: follow retry-after, three times.
+      onRateLimit: (retryAfter, _o, _k, retryCount) => retryCount < 1 && retryAfter <= 120,
+      onSecondaryRateLimit: (_retryAfter, _o, _k, retryCount) => retryCount < 3,
+      ...pacing.retryAfterUnitMs !== void 0 ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {},
+      ...pacing.writeSpacing === false ? { write: immediate, notifications: immediate } : {}
+    },
+    retry: { retries: 2 }
+  });
+  octokit.hook.before("request", async (o) => {
+    o.headers["x-github-api-version"] = GITHUB_API_VERSION;
+    const owner = o.owner;
+    const repo = o.repo;
+    if (tokens2.app && !o.headers.authorization && typeof owner === "string" && typeof repo === "string") {
+      o.headers.authorization = `token ${await tokens2.tokenFor(owner, repo)}`;
+    }
+  });
+  const repoOf = (url) => {
+    const m = githubRepoOf(url, serverUrl);
+    if (!m.ok) throw new ForgeError("unsupported-repository", m.error);
+    return m.value;
+  };
+  const keyOf = (r) => `${r.owner}/${r.repo}`;
+  const failure2 = (error2, what, owner) => {
+    if (error2 instanceof ForgeError) return error2;
+    if (error2.response?.data?.message === BUDGET_SPENT) {
+      return new ForgeError(
+        "budget-spent",
+        `cannot ${what}: the run's API write budget (${budget?.limit}) is spent, retries included: the request was not sent; the next run continues`
+      );
+    }
+    return new ForgeError(githubErrorCode(error2), describeGitHubError(error2, what, tokens2.nameFor(owner)));
+  };
+  async function call(what, route, params) {
+    try {
+      return (await octokit.request(route, params)).data;
+    } catch (error2) {
+      throw failure2(error2, what, typeof params.owner === "string" ? params.owner : void 0);
+    }
+  }
+  async function graphql3(what, repo, query, variables) {
+    let data;
+    try {
+      const headers = tokens2.app ? { authorization: `token ${await tokens2.tokenFor(repo.owner, repo.repo)}` } : {};
+      data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables, headers })).data;
+    } catch (error2) {
+      throw failure2(error2, what, repo.owner);
+    }
+    if (data.errors && data.errors.length > 0)
+      throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join("; ")}`);
+  }
+  const open2 = /* @__PURE__ */ new Map();
+  const seen = /* @__PURE__ */ new Map();
+  const mergedByRun = /* @__PURE__ */ new Set();
+  const statuses = /* @__PURE__ */ new Map();
+  const pushed = /* @__PURE__ */ new Map();
+  async function pages(repo, state) {
+    const out = [];
+    for (let page = 1; ; page++) {
+      const batch = await call(`list the pull requests of ${keyOf(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+        ...repo,
+        state,
+        per_page: 100,
+        page
+      });
+      out.push(...batch);
+      if (batch.length < 100) return out;
+    }
+  }
+  function remember(target, repo) {
+    if (!seen.has(keyOf(repo))) seen.set(keyOf(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
+  }
+  function openPulls(target) {
+    const repo = repoOf(target.repo);
+    remember(target, repo);
+    const key = keyOf(repo);
+    let hit = open2.get(key);
+    if (!hit) {
+      hit = pages(repo, "open").then(
+        (pulls) => new Map(pulls.map((p) => [p.number, { pull: p, downstream: target.downstream, repoUrl: target.repo }]))
+      );
+      hit.catch(() => open2.delete(key));
+      open2.set(key, hit);
+    }
+    return hit;
+  }
+  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf(repo).toLowerCase();
+  function toProposal(r, state) {
+    const { body, fingerprint } = decodeBody(r.pull.body ?? "", fingerprintIn);
+    const id = `${r.pull.number}`;
+    const repoKey = keyOf(repoOf(r.repoUrl));
+    const merged = mergedByRun.has(`${repoKey}#${id}`);
+    const commit = pushed.get(`${repoKey}#${id}`) ?? r.pull.head.sha;
+    return {
+      downstream: r.downstream,
+      repo: r.repoUrl,
+      head: r.pull.head.ref,
+      base: r.pull.base.ref,
+      title: r.pull.title,
+      body,
+      fingerprint,
+      id,
+      state: state ?? (r.pull.state === "open" ? "open" : r.pull.merged_at || merged ? "merged" : "closed"),
+      url: r.pull.html_url,
+      status: statuses.get(`${repoKey}@${commit}`) ?? r.status,
+      labels: labelsOf(r.pull)
+    };
+  }
+  async function findRecord(target) {
+    const pulls = await openPulls(target);
+    const repo = repoOf(target.repo);
+    for (const r of pulls.values()) {
+      if (r.pull.state === "open" && r.pull.head.ref === target.head && r.pull.base.ref === target.base && sameRepo(r.pull, repo)) return r;
+    }
+    return void 0;
+  }
+  const notReady = (input) => (input.conflicts ?? 0) > 0 || input.renderFailed === true;
+  const wantsDraft = (input) => draftPolicy === "always" || draftPolicy === "conflicts" && notReady(input);
+  async function decorate(r, input, created, warnings) {
+    const repo = repoOf(input.repo);
+    const n = r.pull.number;
+    const where = `pull request #${n} of ${keyOf(repo)}`;
+    const have = new Set(labelsOf(r.pull));
+    const missing = (options.labels ?? []).filter((l) => !have.has(l));
+    if (missing.length > 0) {
+      const labels = await call(`label ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
+        ...repo,
+        issue_number: n,
+        labels: missing
+      });
+      r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
+    }
+    if (created && (options.assignees ?? []).length > 0) {
+      await call(`assign ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", {
+        ...repo,
+        issue_number: n,
+        assignees: [...options.assignees]
+      });
+    }
+    if (created && ((options.reviewers ?? []).length > 0 || (options.teamReviewers ?? []).length > 0)) {
+      try {
+        await call(`request reviews on ${where}`, "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", {
+          ...repo,
+          pull_number: n,
+          reviewers: [...options.reviewers ?? []],
+          team_reviewers: [...options.teamReviewers ?? []]
+        });
+      } catch (error2) {
+        warnings.push(error2.message);
+      }
+    }
+    const blocked = notReady(input);
+    const draft = wantsDraft(input);
+    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== "always") {
+      await graphql3(
+        `${draft ? "turn" : "mark"} ${where} ${draft ? "into a draft" : "ready for review"}`,
+        repo,
+        draft ? "mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }" : "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }",
+        { id: r.pull.node_id }
+      );
+      r.pull = { ...r.pull, draft };
+    }
+    const autoMerge = options.autoMerge;
+    if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
+      try {
+        await graphql3(
+          `enable auto-merge on ${where}`,
+          repo,
+          "mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }",
+          { id: r.pull.node_id, method: autoMerge.toUpperCase() }
+        );
+        r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
+      } catch (error2) {
+        if (!/\bclean status\b/i.test(error2.message)) throw error2;
+        await mergeClean(r, input, autoMerge, where, warnings);
+      }
+    } else if (r.pull.auto_merge && (blocked || draft)) {
+      await graphql3(
+        `disable auto-merge on ${where}`,
+        repo,
+        "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
+        { id: r.pull.node_id }
+      );
+      r.pull = { ...r.pull, auto_merge: null };
+    }
+  }
+  async function mergeClean(r, input, method, where, warnings) {
+    const repo = repoOf(input.repo);
+    const sha = input.headCommit;
+    try {
+      await call(`merge ${where}`, "PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", {
+        ...repo,
+        pull_number: r.pull.number,
+        merge_method: method,
+        ...sha ? { sha } : {}
+      });
+    } catch (error2) {
+      warnings.push(`auto-merge: ${where} is ready to merge but was left open: ${error2.message}`);
+      return;
+    }
+    mergedByRun.add(`${keyOf(repo)}#${r.pull.number}`);
+    r.pull = { ...r.pull, state: "closed", merged_at: (/* @__PURE__ */ new Date()).toISOString() };
+    warnings.push(`auto-merge: ${where} had nothing to wait for (no required check pending): merged now (${method})`);
+  }
+  async function postStatus(proposal, status, sha) {
+    const repo = repoOf(proposal.repo);
+    pushed.set(`${keyOf(repo)}#${proposal.id}`, sha);
+    await call(`record a status on ${sha.slice(0, 12)} in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
+      ...repo,
+      sha,
+      state: status.state,
+      description: status.description.slice(0, 140),
+      context: "kdelta"
+    });
+    statuses.set(`${keyOf(repo)}@${sha}`, status);
+  }
+  const forge = {
+    name: "github",
+    tracksMerges: true,
+    serverUrl,
+    apiUrl,
+    requests: counts,
+    async find(target) {
+      const r = await findRecord(target);
+      return r ? toProposal(r) : void 0;
+    },
+    async upsert(input) {
+      const repo = repoOf(input.repo);
+      const pulls = await openPulls(input);
+      const stored = encodeBody(input.body, input.fingerprint, fingerprintIn);
+      if (stored.length > MAX_BODY_CHARS) {
+        throw new ForgeError(
+          "body-too-long",
+          `the body of ${input.head} has ${stored.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`
+        );
+      }
+      const warnings = [];
+      let r = await findRecord(input);
+      const remember2 = (n) => {
+        if (input.headCommit) pushed.set(`${keyOf(repo)}#${n}`, input.headCommit);
+      };
+      if (r) remember2(r.pull.number);
+      let created = false;
+      if (!r) {
+        try {
+          const pull = await octokit.request("POST /repos/{owner}/{repo}/pulls", {
+            ...repo,
+            title: input.title,
+            head: input.head,
+            base: input.base,
+            body: stored,
+            draft: wantsDraft(input)
+          });
+          r = { pull: pull.data, downstream: input.downstream, repoUrl: input.repo };
+          pulls.set(r.pull.number, r);
+          remember2(r.pull.number);
+          created = true;
+        } catch (error2) {
+          const text2 = JSON.stringify(error2.response?.data ?? "");
+          if (error2.status !== 422 || !/already exists/i.test(text2)) {
+            throw failure2(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
+          }
+          open2.delete(keyOf(repo));
+          r = await findRecord(input);
+          if (!r)
+            throw new ForgeError(
+              "github-request-failed",
+              `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`
+            );
+          remember2(r.pull.number);
+        }
+      }
+      let changed = created;
+      if (!created) {
+        const patch = {};
+        if (r.pull.title !== input.title) patch.title = input.title;
+        if ((r.pull.body ?? "") !== stored) patch.body = stored;
+        if (Object.keys(patch).length > 0) {
+          const data = await call(
+            `update pull request #${r.pull.number} of ${keyOf(repo)}`,
+            "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
+            {
+              ...repo,
+              pull_number: r.pull.number,
+              ...patch
+            }
+          );
+          r.pull = { ...r.pull, ...data, labels: data.labels ?? r.pull.labels };
+          changed = true;
+        }
+      }
+      if (changed) {
+        try {
+          await decorate(r, input, created, warnings);
+        } catch (error2) {
+          warnings.push(error2.message);
+        }
+      }
+      return { proposal: toProposal(r), created, changed, ...warnings.length > 0 ? { warnings } : {} };
+    },
+    async close(proposal, state = "closed") {
+      const repo = repoOf(proposal.repo);
+      const n = Number(proposal.id);
+      const data = await call(`close pull request #${n} of ${keyOf(repo)}`, "PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
+        ...repo,
+        pull_number: n,
+        state: "closed"
+      });
+      const pulls = await openPulls(proposal);
+      pulls.delete(n);
+      if (state === "merged") mergedByRun.add(`${keyOf(repo)}#${n}`);
+      return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
+    },
+    async setStatus(proposal, status, commit) {
+      const repo = repoOf(proposal.repo);
+      const r = (await openPulls(proposal)).get(Number(proposal.id));
+      const sha = commit ?? pushed.get(`${keyOf(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
+      if (!sha) {
+        throw new ForgeError(
+          "github-request-failed",
+          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open and no commit was given: no status recorded`
+        );
+      }
+      await postStatus(proposal, status, sha);
+      if (r) r.status = status;
+    },
+    async ensureStatus(proposal, status, sha) {
+      const repo = repoOf(proposal.repo);
+      const combined = await call(
+        `read the statuses of ${sha.slice(0, 12)} in ${keyOf(repo)}`,
+        "GET /repos/{owner}/{repo}/commits/{ref}/status",
+        { ...repo, ref: sha, per_page: 100 }
+      );
+      if ((combined.statuses ?? []).some((s) => s.context === "kdelta")) return false;
+      const release = options.budget ? options.budget.reserve(1) : () => {
+      };
+      if (!release) return false;
+      try {
+        await postStatus(proposal, status, sha);
+      } finally {
+        release();
+      }
+      return true;
+    },
+    async list() {
+      const out = [];
+      for (const { downstream, repoUrl, repo } of seen.values()) {
+        const latest = /* @__PURE__ */ new Map();
+        for (const p of await pages(repo, "all")) {
+          if (!p.head.ref.startsWith(prefix) || !sameRepo(p, repo)) continue;
+          const key = `${p.head.ref}\0${p.base.ref}`;
+          const before = latest.get(key);
+          if (!before || before.number < p.number) latest.set(key, p);
+        }
+        for (const p of latest.values()) out.push(toProposal({ pull: p, downstream, repoUrl }));
+      }
+      return out;
+    },
+    writeCost(op) {
+      switch (op.kind) {
+        case "close":
+          return 1;
+        case "delete-branch":
+          return 0;
+        // a git push, not an API request
+        case "push":
+          return options.signedCommits ? op.files + 4 : 0;
+        case "status":
+          return 1;
+        case "upsert": {
+          const some = (list2) => (list2 ?? []).length > 0 ? 1 : 0;
+          const labels = some(options.labels);
+          const autoMerge = options.autoMerge ? 1 : 0;
+          return op.created ? 1 + labels + some(options.assignees) + Math.max(some(options.reviewers), some(options.teamReviewers)) + autoMerge : 1 + labels + (draftPolicy === "always" ? 0 : 1) + autoMerge;
+        }
+      }
+    },
+    ...options.signedCommits ? { publishCommit: (input) => publishCommit(input) } : {},
+    gitToken(url) {
+      const m = githubRepoOf(url, serverUrl);
+      return m.ok ? tokens2.cachedFor(m.value.owner) : void 0;
+    },
+    gitTokenName(url) {
+      const m = githubRepoOf(url, serverUrl);
+      return m.ok ? tokens2.nameFor(m.value.owner) : void 0;
+    },
+    async prepareGitToken(url) {
+      const m = githubRepoOf(url, serverUrl);
+      if (m.ok && tokens2.app) await tokens2.tokenFor(m.value.owner, m.value.repo);
+    },
+    compareUrl(upstreamRepo, from, to) {
+      return compareUrlOf(upstreamRepo, from, to, serverUrl);
+    }
+  };
+  async function publishCommit(input) {
+    const repo = repoOf(input.target.repo);
+    const where = `${input.target.head} in ${keyOf(repo)}`;
+    const diff = (await runGit(["diff-tree", "-r", "-z", "--no-renames", input.baseCommit, input.commit], { cwd: input.dir })).stdout;
+    const fields = diff.split("\0").filter((s) => s !== "");
+    const tree = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const [, newMode, newSha, status] = /^:\d+ (\d+) [0-9a-f]+ ([0-9a-f]+) ([A-Z])/.exec(fields[i]) ?? [];
+      const path = fields[i + 1];
+      if (status === "D") {
+        tree.push({ path, mode: "100644", type: "blob", sha: null });
+        continue;
+      }
+      const content = await blobBytes(input.dir, newSha);
+      const blob = await call(`upload ${path} for ${where}`, "POST /repos/{owner}/{repo}/git/blobs", {
+        ...repo,
+        content: content.toString("base64"),
+        encoding: "base64"
+      });
+      tree.push({ path, mode: newMode, type: "blob", sha: blob.sha });
+    }
+    const baseTree = (await runGit(["rev-parse", `${input.baseCommit}^{tree}`], { cwd: input.dir })).stdout.trim();
+    const madeTree = await call(`write the tree for ${where}`, "POST /repos/{owner}/{repo}/git/trees", {
+      ...repo,
+      base_tree: baseTree,
+      tree
+    });
+    const commit = await call(`make the commit for ${where}`, "POST /repos/{owner}/{repo}/git/commits", {
+      ...repo,
+      message: input.message,
+      tree: madeTree.sha,
+      parents: [input.baseCommit],
+      author: { name: input.author.name, email: input.author.email }
+    });
+    const ref = `heads/${input.target.head}`;
+    const refPath = ref.split("/").map(encodeURIComponent).join("/");
+    if (input.expectedHead) {
+      const now = await call(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, { ...repo });
+      if (now.object.sha !== input.expectedHead) {
+        throw new ForgeError(
+          "branch-moved",
+          `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`
+        );
+      }
+      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force: true });
+    } else {
+      await call(`create ${where}`, "POST /repos/{owner}/{repo}/git/refs", { ...repo, ref: `refs/${ref}`, sha: commit.sha });
+    }
+    return commit.sha;
+  }
+  return forge;
+}
+var GITHUB_API_VERSION, BUDGET_SPENT, WRITES_PER_MINUTE, MARKER3, noFingerprint, MAX_BODY_CHARS;
+var init_github = __esm({
+  "../run/src/forge/github.ts"() {
+    "use strict";
+    init_dist_src2();
+    init_dist_bundle5();
+    init_dist_bundle6();
+    init_src();
+    init_github_errors();
+    init_github_auth();
+    init_github_repo();
+    init_errors4();
+    GITHUB_API_VERSION = "2022-11-28";
+    BUDGET_SPENT = "kdelta: budget spent";
+    WRITES_PER_MINUTE = 80;
+    MARKER3 = /\n?<!-- kdelta-fingerprint: ([A-Za-z0-9._-]+) -->\n?$/;
+    noFingerprint = () => void 0;
+    MAX_BODY_CHARS = 65536;
+  }
+});
+
+// ../run/src/github.ts
+var github_exports = {};
+__export(github_exports, {
+  APP_CLIENT_ID_ENV: () => APP_CLIENT_ID_ENV,
+  APP_ID_ENV: () => APP_ID_ENV,
+  APP_PRIVATE_KEY_ENV: () => APP_PRIVATE_KEY_ENV,
+  createGitHubForge: () => createGitHubForge2
+});
+function createGitHubForge2(options = {}) {
+  return createGitHubForge({ fingerprintIn: (body) => parseMetadataBlock(body)?.fingerprint, ...options });
+}
+var init_github2 = __esm({
+  "../run/src/github.ts"() {
+    "use strict";
+    init_github();
+    init_proposal_body();
+    init_github_auth();
+  }
+});
+
 // src/main.ts
 import { readFileSync as readFileSync3 } from "node:fs";
-import { join as join20 } from "node:path";
+import { writeFile as writeFile7 } from "node:fs/promises";
+import { tmpdir as tmpdir5 } from "node:os";
+import { join as join18 } from "node:path";
 
 // ../../node_modules/.pnpm/@actions+core@3.0.1/node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -28490,894 +37453,10 @@ function group(name2, fn3) {
 }
 
 // ../run/src/run.ts
+init_src();
 import { mkdir as mkdir6 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join19, resolve as resolve9 } from "node:path";
-
-// ../git-source/src/kdelta-error.ts
-var BRAND = /* @__PURE__ */ Symbol.for("kdelta.error");
-var KdeltaError = class _KdeltaError extends Error {
-  name = "KdeltaError";
-  code;
-  expected;
-  received;
-  file;
-  document;
-  path;
-  constructor(init) {
-    super(init.message ?? composeMessage(init), init.cause === void 0 ? void 0 : { cause: init.cause });
-    this.code = init.code;
-    this.expected = init.expected;
-    this.received = init.received;
-    this.file = init.file;
-    this.document = init.document;
-    this.path = init.path;
-    Object.defineProperty(this, BRAND, { value: true });
-  }
-  /**
-   * `err instanceof KdeltaError` holds for errors of any copy of this class (a second install,
-   * git-source's mirror); a subclass keeps the ordinary prototype check.
-   */
-  static [Symbol.hasInstance](value2) {
-    if (this !== _KdeltaError) return Function.prototype[Symbol.hasInstance].call(this, value2);
-    return isKdeltaError(value2);
-  }
-};
-function isKdeltaError(value2) {
-  return typeof value2 === "object" && value2 !== null && value2[BRAND] === true;
-}
-function composeMessage(init) {
-  const said = [init.expected === void 0 ? "" : `expected ${init.expected}`, init.received === void 0 ? "" : `got ${init.received}`].filter(Boolean).join(", ");
-  const what = init.reason ?? (said ? "" : init.code.replace(/-/g, " "));
-  return [...locationParts(init), what, said].filter(Boolean).join(": ");
-}
-function locationParts(at) {
-  const document = at.document === void 0 ? "" : typeof at.document === "number" ? `document ${at.document}` : at.document;
-  return [at.file ?? "", document, at.path ?? ""].filter(Boolean);
-}
-
-// ../git-source/src/url.ts
-import { createHash } from "node:crypto";
-import { isAbsolute, resolve } from "node:path";
-function assertSafeArgument(value2, what) {
-  if (value2.startsWith("-")) {
-    throw new GitError({ code: "refused-argument", message: `${what} "${value2}" starts with "-" and would be read as an option; refused` });
-  }
-  if (/[\0\r\n]/.test(value2)) {
-    throw new GitError({ code: "refused-argument", message: `${what} contains a control character; refused` });
-  }
-  if (value2 === "") throw new GitError({ code: "refused-argument", message: `${what} is empty` });
-}
-var schemeAuthority = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is;
-function splitCredentials(repo) {
-  const m = schemeAuthority.exec(repo);
-  if (!m) return { url: repo };
-  const [, scheme, authority, rest] = m;
-  const at = authority.lastIndexOf("@");
-  if (at < 0) return { url: repo };
-  const userinfo = authority.slice(0, at);
-  const host = authority.slice(at + 1);
-  const colon = userinfo.indexOf(":");
-  const username = decode(colon < 0 ? userinfo : userinfo.slice(0, colon));
-  const password = colon < 0 ? "" : decode(userinfo.slice(colon + 1));
-  const http = /^https?:\/\/$/i.test(scheme);
-  if (!http && colon < 0) return { url: repo };
-  const kept = http ? "" : `${userinfo.slice(0, colon)}@`;
-  return { url: `${scheme}${kept}${host}${rest}`, credentials: { username, password } };
-}
-function withoutCredentials(repo) {
-  return splitCredentials(repo).url;
-}
-function decode(text2) {
-  try {
-    return decodeURIComponent(text2);
-  } catch {
-    return text2;
-  }
-}
-function repoLocation(rawRepo, cwd = process.cwd()) {
-  assertSafeArgument(rawRepo, "repository");
-  const repo = withoutCredentials(rawRepo);
-  if (/^[a-z0-9+.-]+::/i.test(repo)) {
-    throw new GitError({ code: "refused-argument", message: `repository "${repo}": git remote-helper transports are not accepted` });
-  }
-  if (/^https:\/\//i.test(repo)) return { kind: "https", url: repo };
-  if (/^http:\/\//i.test(repo)) return { kind: "http", url: repo };
-  if (/^(ssh|git\+ssh):\/\//i.test(repo)) return { kind: "ssh", url: repo };
-  if (/^file:\/\//i.test(repo)) return { kind: "file", url: repo };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(repo)) {
-    if (/^git:\/\//i.test(repo)) return { kind: "ssh", url: repo };
-    throw new GitError({ code: "refused-argument", message: `repository "${repo}": unsupported URL scheme` });
-  }
-  if (/^[^/:]+@[^/:]+:/.test(repo) || /^[a-z0-9.-]+\.[a-z]{2,}:[^/]/i.test(repo)) return { kind: "ssh", url: repo };
-  return { kind: "local", url: isAbsolute(repo) ? resolve(repo) : resolve(cwd, repo) };
-}
-function repositoryIdentity(url) {
-  const clean = withoutCredentials(url).replace(/\/+$/, "").replace(/\.git$/i, "").replace(/\/+$/, "");
-  const file = /^file:\/\/(\/.*)$/i.exec(clean);
-  if (file) return decode(file[1]);
-  return clean.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (schemeAndHost) => schemeAndHost.toLowerCase());
-}
-function repoCacheKey(url) {
-  const clean = repositoryIdentity(url);
-  const base = (clean.split(/[/:]/).filter(Boolean).pop() ?? "repo").replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
-  return `${base}-${createHash("sha256").update(clean).digest("hex").slice(0, 16)}`;
-}
-function isFullCommit(ref) {
-  return /^[0-9a-f]{40}$/i.test(ref);
-}
-
-// ../git-source/src/redact.ts
-function redact(text2, secrets = []) {
-  return redactSecrets(text2.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s'"]+@/gi, "$1***@"), secrets);
-}
-function hideCredentials(text2, secrets = []) {
-  return redactSecrets(
-    text2.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#'"]*@/gi, (prefix) => withoutCredentials(prefix)),
-    secrets
-  );
-}
-function redactSecrets(text2, secrets) {
-  let out = text2.replace(/(authorization:\s*(?:basic|bearer|token)\s+)\S+/gi, "$1***");
-  for (const secret of secrets) {
-    if (secret.length < 4) continue;
-    for (const form of secretForms(secret).sort((a, b) => b.length - a.length)) out = out.split(form).join("***");
-  }
-  return out;
-}
-function secretForms(secret) {
-  return [
-    secret,
-    Buffer.from(secret).toString("base64"),
-    Buffer.from(`x-access-token:${secret}`).toString("base64"),
-    encodeURIComponent(secret)
-  ];
-}
-
-// ../git-source/src/errors.ts
-var GitError = class extends KdeltaError {
-  name = "GitError";
-  /** The git arguments, credentials redacted. */
-  args;
-  /** git's stderr, credentials redacted. */
-  stderr;
-  exitCode;
-  constructor(input) {
-    const secrets = input.secrets ?? [];
-    super({ code: input.code, message: redact(input.message, secrets) });
-    this.args = (input.args ?? []).map((a) => redact(a, secrets));
-    this.stderr = redact(input.stderr ?? "", secrets);
-    this.exitCode = input.exitCode;
-  }
-};
-function isGitError(value2) {
-  return value2 instanceof GitError;
-}
-var patterns = [
-  [/\(stale info\)/, "stale-lease"],
-  [/\(non-fast-forward\)|\(fetch first\)/, "non-fast-forward"],
-  [
-    /does not appear to be a git repository|not a git repository|repository '.*' not found|Could not read from remote repository/i,
-    "not-a-repository"
-  ],
-  [
-    /Authentication failed|could not read Username|could not read Password|Permission denied \(publickey|terminal prompts disabled|HTTP Basic: Access denied/i,
-    "auth"
-  ],
-  [
-    /unknown revision|couldn't find remote ref|not our ref|bad revision|invalid object name|no such ref|did not match any|Not a valid object name|not a valid ref|upload-pack: not our ref/i,
-    "unknown-revision"
-  ]
-];
-function classify(stderr) {
-  for (const [re, code2] of patterns) if (re.test(stderr)) return code2;
-  return "failed";
-}
-
-// ../git-source/src/exec.ts
-import { execFile } from "node:child_process";
-var baseEnv = {
-  // Never block on a password prompt: credentials come from the environment or git's helpers.
-  GIT_TERMINAL_PROMPT: "0",
-  GIT_ASKPASS: "",
-  SSH_ASKPASS: "",
-  GCM_INTERACTIVE: "never",
-  // A user's GIT_TRACE* output (possibly to a file) must not show the Authorization header we pass.
-  GIT_TRACE_REDACT: "1",
-  LC_ALL: "C",
-  LANG: "C"
-};
-var running = /* @__PURE__ */ new Set();
-function stopRunningGit() {
-  for (const child of running) {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-    }
-  }
-  running.clear();
-}
-function runGit(args, options = {}) {
-  const secrets = options.secrets ?? [];
-  const env = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...baseEnv, ...options.env })) {
-    if (v !== void 0) env[k] = v;
-  }
-  for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX"]) {
-    if (!(options.env && k in options.env)) delete env[k];
-  }
-  return new Promise((resolve11, reject) => {
-    const child = execFile(
-      "git",
-      [...args],
-      { cwd: options.cwd, env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8", signal: options.signal },
-      (error2, stdout, stderr) => {
-        if (!error2) {
-          resolve11({ stdout, stderr });
-          return;
-        }
-        const exitCode = typeof error2.code === "number" ? error2.code : void 0;
-        const detail2 = stderr.trim() || error2.message;
-        const code2 = classify(stderr);
-        reject(
-          new GitError({
-            code: code2,
-            message: `git ${args[0] ?? ""} failed: ${detail2}${code2 === "auth" ? authHint : ""}`,
-            args,
-            stderr,
-            ...exitCode !== void 0 ? { exitCode } : {},
-            secrets
-          })
-        );
-      }
-    );
-    running.add(child);
-    child.once("exit", () => running.delete(child));
-    if (options.onProgress && child.stderr) {
-      const onProgress = options.onProgress;
-      let pending = "";
-      child.stderr.on("data", (chunk) => {
-        pending += chunk.toString();
-        const parts = pending.split(/\r|\n/);
-        pending = parts.pop() ?? "";
-        for (const line of parts) if (line.trim()) onProgress(redactLine(line, secrets));
-      });
-    }
-  });
-}
-var authHint = "\n(the repository asked for credentials: give them in the URL, in KDELTA_GIT_TOKEN for https, or through a git credential helper)";
-function redactLine(line, secrets) {
-  return new GitError({ code: "failed", message: line, secrets }).message;
-}
-
-// ../git-source/src/trust.ts
-import { realpathSync } from "node:fs";
-import { resolve as resolve2 } from "node:path";
-import { fileURLToPath } from "node:url";
-var CREDENTIAL_HOSTS_ENV = "KDELTA_CREDENTIAL_HOSTS";
-var ALLOW_LOCAL_UPSTREAMS_ENV = "KDELTA_ALLOW_LOCAL_UPSTREAMS";
-function sourceTrust(options = {}) {
-  const env = options.env ?? process.env;
-  const listed = (env[CREDENTIAL_HOSTS_ENV] ?? "").split(/[\s,]+/).filter(Boolean);
-  const hosts = /* @__PURE__ */ new Set();
-  for (const h of [...listed, ...options.hosts ?? []]) {
-    const host = hostOfEntry(h);
-    if (host) hosts.add(host);
-  }
-  const allowLocal = options.allowLocal ?? /^(1|true)$/i.test(env[ALLOW_LOCAL_UPSTREAMS_ENV] ?? "");
-  return trustNamed({ hosts, localRepos: /* @__PURE__ */ new Set(), allowLocal }, options.named ?? [], options.cwd);
-}
-function trustNamed(trust, named, cwd = process.cwd()) {
-  const hosts = new Set(trust.hosts);
-  const localRepos = new Set(trust.localRepos);
-  for (const repo of named) {
-    if (!repo) continue;
-    let location;
-    try {
-      location = repoLocation(repo, cwd);
-    } catch {
-      continue;
-    }
-    const path = localPath(location);
-    if (path !== void 0) localRepos.add(path);
-    const endpoint2 = endpointOf(location);
-    if (endpoint2) hosts.add(`${endpoint2.hostname}:${endpoint2.port}`);
-  }
-  return { hosts, localRepos, allowLocal: trust.allowLocal };
-}
-function hostOf(location) {
-  switch (location.kind) {
-    case "https":
-    case "http":
-      return urlHost(location.url);
-    case "ssh": {
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location.url)) return urlHost(location.url);
-      const m = /^(?:[^@/:]+@)?([^/:]+):/.exec(location.url);
-      return m?.[1]?.toLowerCase();
-    }
-    case "file":
-    case "local":
-      return void 0;
-    default:
-      return location.kind;
-  }
-}
-function urlHost(url) {
-  try {
-    return new URL(url).host.toLowerCase() || void 0;
-  } catch {
-    return void 0;
-  }
-}
-function hostOfEntry(entry) {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(entry)) {
-    try {
-      const endpoint2 = endpointOf(repoLocation(entry));
-      return endpoint2 ? `${endpoint2.hostname}:${endpoint2.port}` : void 0;
-    } catch {
-      return void 0;
-    }
-  }
-  return entry.replace(/\/+$/, "").toLowerCase() || void 0;
-}
-function credentialsAllowed(trust, location) {
-  const endpoint2 = endpointOf(location);
-  if (!endpoint2) return false;
-  return trust.hosts.has(`${endpoint2.hostname}:${endpoint2.port}`) || trust.hosts.has(endpoint2.hostname);
-}
-var defaultPorts = { "https:": "443", "http:": "80", "ssh:": "22", "git+ssh:": "22", "git:": "9418" };
-function endpointOf(location) {
-  const host = hostOf(location);
-  if (!host) return void 0;
-  const scheme = /^([a-z][a-z0-9+.-]*:)\/\//i.exec(location.url)?.[1]?.toLowerCase() ?? "ssh:";
-  let url;
-  try {
-    url = new URL(`${scheme === "https:" || scheme === "http:" ? scheme : "https:"}//${host}/`);
-  } catch {
-    return void 0;
-  }
-  const hostname4 = url.hostname;
-  const port = url.port || (/:(\d+)$/.exec(host)?.[1] ?? defaultPorts[scheme] ?? "");
-  return { hostname: hostname4, port };
-}
-function localPath(location) {
-  let path;
-  if (location.kind === "local") path = location.url;
-  else if (location.kind === "file") {
-    try {
-      path = fileURLToPath(location.url);
-    } catch {
-      return void 0;
-    }
-  } else return void 0;
-  const clean = resolve2(path).replace(/\/+$/, "") || "/";
-  try {
-    return realpathSync(clean);
-  } catch {
-    return clean;
-  }
-}
-function assertContentSource(location, trust, namedBy) {
-  const path = localPath(location);
-  if (path === void 0 || trust.allowLocal || trust.localRepos.has(path)) return;
-  throw new GitError({
-    code: "refused-local",
-    message: `${namedBy ? `${namedBy}: ` : ""}upstream repository "${location.url}" is on this machine, and package content may not read this machine's files: refused (set ${ALLOW_LOCAL_UPSTREAMS_ENV}=1 or pass --allow-local-upstreams to allow local upstreams named by packages)`
-  });
-}
-
-// ../git-source/src/auth.ts
-function credentialsFor(location, options = {}) {
-  const env = options.env ?? process.env;
-  const fromUrl = options.urlCredentials ?? options.userCredentials;
-  const known = [options.token, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...fromUrl ? urlSecrets(fromUrl) : []].filter(
-    (s) => typeof s === "string" && s.length > 0
-  );
-  if (options.trust && !credentialsAllowed(options.trust, location)) {
-    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known };
-  }
-  if (location.kind !== "https" && location.kind !== "http") return { env: {}, secrets: known };
-  let origin;
-  try {
-    origin = new URL(location.url);
-  } catch {
-    return { env: {}, secrets: known };
-  }
-  const scope = `${origin.protocol}//${origin.host}/`;
-  const config = [];
-  if (fromUrl && fromUrl.password === "") {
-    config.push([`credential.${scope}.username`, fromUrl.username]);
-  } else if (fromUrl) {
-    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
-  } else if (location.kind === "https") {
-    const token = options.token ?? env.KDELTA_GIT_TOKEN ?? (origin.hostname === "github.com" ? env.GITHUB_TOKEN ?? env.GH_TOKEN : void 0);
-    if (token) config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
-  } else if (options.token && isLoopback(origin.hostname)) {
-    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${options.token}`)]);
-  }
-  return { env: configEnv(config, env), secrets: known };
-}
-function withoutUserCredentials(location, fromUrl, env) {
-  if (location.kind !== "https" && location.kind !== "http") return {};
-  let origin;
-  try {
-    origin = new URL(location.url);
-  } catch {
-    return {};
-  }
-  const scope = `${origin.protocol}//${origin.host}/`;
-  const config = [
-    [`credential.${scope}.helper`, ""],
-    [`http.${scope}.extraHeader`, ""]
-  ];
-  if (fromUrl && fromUrl.password !== "") {
-    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
-  }
-  return configEnv(config, env);
-}
-function isLoopback(hostname4) {
-  return hostname4 === "localhost" || hostname4 === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname4);
-}
-var basicHeader = (pair) => `Authorization: Basic ${Buffer.from(pair).toString("base64")}`;
-function configEnv(entries, env) {
-  if (entries.length === 0) return {};
-  const before = Number(env.GIT_CONFIG_COUNT ?? "0") || 0;
-  const out = { GIT_CONFIG_COUNT: String(before + entries.length) };
-  entries.forEach(([key, value2], i) => {
-    out[`GIT_CONFIG_KEY_${before + i}`] = key;
-    out[`GIT_CONFIG_VALUE_${before + i}`] = value2;
-  });
-  return out;
-}
-function urlSecrets(credentials) {
-  if (credentials.password === "") return [credentials.username, `${credentials.username}:`];
-  return [credentials.password, `${credentials.username}:${credentials.password}`];
-}
-
-// ../git-source/src/refs.ts
-function remoteContext(options) {
-  const location = repoLocation(options.repo, options.cwd);
-  if (options.trust) assertContentSource(location, options.trust, options.namedBy);
-  const creds = credentialsFor(location, {
-    token: options.token,
-    urlCredentials: splitCredentials(options.repo).credentials,
-    userCredentials: options.credentials,
-    env: options.env ?? process.env,
-    trust: options.trust
-  });
-  return { location, env: { ...options.env, ...creds.env }, secrets: creds.secrets };
-}
-async function listRemoteRefs(options) {
-  const { location, env, secrets } = remoteContext(options);
-  for (const p of options.patterns ?? []) assertSafeArgument(p, "ref");
-  const { stdout } = await runGit(["ls-remote", "--", location.url, ...options.patterns ?? []], { env, secrets });
-  return parseLsRemote(stdout);
-}
-function parseLsRemote(stdout) {
-  const direct = /* @__PURE__ */ new Map();
-  const peeled = /* @__PURE__ */ new Map();
-  for (const line of stdout.split("\n")) {
-    const m = /^([0-9a-f]{40,64})\t(.+)$/.exec(line.trim());
-    if (!m) continue;
-    const [, sha, name2] = m;
-    if (name2.endsWith("^{}")) peeled.set(name2.slice(0, -3), sha);
-    else direct.set(name2, sha);
-  }
-  return [...direct].map(([name2, sha]) => ({ name: name2, commit: peeled.get(name2) ?? sha }));
-}
-async function defaultBranch(options) {
-  const { location, env, secrets } = remoteContext(options);
-  const { stdout } = await runGit(["ls-remote", "--symref", "--", location.url, "HEAD"], { env, secrets });
-  const m = /^ref:\s+refs\/heads\/(\S+)\s+HEAD$/m.exec(stdout);
-  if (m?.[1]) return m[1];
-  throw new GitError({ code: "failed", message: `cannot tell the default branch of ${location.url}: the remote has no HEAD`, secrets });
-}
-function refCandidates(ref, packagePath2) {
-  const out = [];
-  const dir = (packagePath2 ?? "").replace(/^\/+|\/+$/g, "");
-  if (ref.startsWith("refs/")) out.push(ref);
-  if (dir) out.push(`refs/tags/${dir}/${ref}`);
-  out.push(`refs/tags/${ref}`, `refs/heads/${ref}`);
-  return out;
-}
-function pickRef(ref, refs, packagePath2) {
-  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
-  for (const name2 of refCandidates(ref, packagePath2)) {
-    const commit = byName2.get(name2);
-    if (commit) {
-      const kind = name2.startsWith("refs/tags/") ? "tag" : name2.startsWith("refs/heads/") ? "branch" : "tag";
-      return { ref, kind, fullName: name2, commit };
-    }
-  }
-  return void 0;
-}
-async function resolveRef(options) {
-  assertSafeArgument(options.ref, "ref");
-  if (isFullCommit(options.ref)) return { ref: options.ref, kind: "commit", commit: options.ref.toLowerCase() };
-  const refs = await listRemoteRefs(options);
-  const picked = pickRef(options.ref, refs, options.packagePath);
-  if (picked) return picked;
-  if (/^[0-9a-f]{4,39}$/i.test(options.ref)) return { ref: options.ref, kind: "commit" };
-  const { location, secrets } = remoteContext(options);
-  throw new GitError({
-    code: "unknown-revision",
-    message: `unknown revision or path not in the working tree: "${options.ref}" is not a branch, tag or commit of ${location.url}`,
-    secrets
-  });
-}
-var SEMVER_TAG = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
-function parseSemanticVersion(text2) {
-  const m = SEMVER_TAG.exec(text2);
-  if (!m) return void 0;
-  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), prerelease: m[4] ? m[4].split(".") : [] };
-}
-function compareSemanticVersions(a, b) {
-  const core = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
-  if (core !== 0) return Math.sign(core);
-  if (a.prerelease.length === 0 || b.prerelease.length === 0) return Math.sign(b.prerelease.length - a.prerelease.length);
-  for (let i = 0; i < Math.max(a.prerelease.length, b.prerelease.length); i++) {
-    const x = a.prerelease[i];
-    const y = b.prerelease[i];
-    if (x === void 0) return -1;
-    if (y === void 0) return 1;
-    if (x === y) continue;
-    const xn = /^\d+$/.test(x);
-    const yn = /^\d+$/.test(y);
-    if (xn && yn) return Math.sign(Number(x) - Number(y));
-    if (xn !== yn) return xn ? -1 : 1;
-    return x < y ? -1 : 1;
-  }
-  return 0;
-}
-function latestRelease(refs, options = {}) {
-  const dir = (options.packagePath ?? "").replace(/^\/+|\/+$/g, "");
-  const pick = (prefix, scope) => {
-    let best;
-    for (const r of refs) {
-      if (!r.name.startsWith(`refs/tags/${prefix}`)) continue;
-      const version = r.name.slice(`refs/tags/${prefix}`.length);
-      if (version.includes("/")) continue;
-      const parsed = parseSemanticVersion(version);
-      if (!parsed || parsed.prerelease.length > 0 && options.prereleases !== true) continue;
-      if (!best || compareSemanticVersions(parsed, best.version) > 0)
-        best = { release: { tag: r.name.slice("refs/tags/".length), version, commit: r.commit, scope }, version: parsed };
-    }
-    return best?.release;
-  };
-  return (dir ? pick(`${dir}/`, "package") : void 0) ?? pick("", "repository");
-}
-
-// ../git-source/src/cache.ts
-import { existsSync as existsSync2 } from "node:fs";
-import { mkdir as mkdir3, mkdtemp, readFile as readFile2, readdir as readdir3, rename as rename3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
-import { homedir } from "node:os";
-import { basename as basename2, dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
-
-// ../git-source/src/lock.ts
-import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
-import { mkdir as mkdir2, readdir as readdir2, readFile, rename as rename2, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
-import { hostname } from "node:os";
-import { basename, dirname, join } from "node:path";
-var staleMs = 10 * 60 * 1e3;
-var ownerlessStaleMs = 30 * 1e3;
-var OWNER = "owner.json";
-var held = /* @__PURE__ */ new Map();
-function releaseHeldLocks() {
-  for (const path of held.keys()) {
-    try {
-      rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
-    } catch {
-    }
-  }
-  held.clear();
-}
-function running2(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error2) {
-    return error2.code === "EPERM";
-  }
-}
-async function readOwner(lockPath) {
-  try {
-    const v = JSON.parse(await readFile(`${lockPath}/${OWNER}`, "utf8"));
-    return typeof v.pid === "number" && typeof v.host === "string" && typeof v.token === "string" ? v : void 0;
-  } catch {
-    return void 0;
-  }
-}
-async function tryCreate(lockPath, owner) {
-  const staging = stagingPath(lockPath, owner);
-  await mkdir2(staging);
-  try {
-    await writeFile2(`${staging}/${OWNER}`, JSON.stringify(owner));
-    await rename2(staging, lockPath);
-    return true;
-  } catch (error2) {
-    const code2 = error2.code;
-    if (code2 === "ENOTEMPTY" || code2 === "EEXIST" || code2 === "EPERM" || code2 === "EACCES" || code2 === "EISDIR") return false;
-    throw error2;
-  } finally {
-    await rm2(staging, { recursive: true, force: true });
-  }
-}
-async function isStale(lockPath, owner) {
-  if (owner && owner.host === hostname()) return !running2(owner.pid);
-  const info2 = await stat2(lockPath).catch(() => void 0);
-  if (!info2) return false;
-  return Date.now() - info2.mtimeMs > (owner ? staleMs : ownerlessStaleMs);
-}
-async function takeOver(lockPath, seen, self2) {
-  const guard = `${lockPath}.takeover`;
-  if (!await tryCreate(guard, self2)) {
-    const guardOwner = await readOwner(guard);
-    if (await isStale(guard, guardOwner)) await rm2(guard, { recursive: true, force: true });
-    else await new Promise((r) => setTimeout(r, 10));
-    return;
-  }
-  try {
-    const now = await readOwner(lockPath);
-    if (now?.token === seen?.token && await isStale(lockPath, now)) await rm2(lockPath, { recursive: true, force: true });
-  } finally {
-    await rm2(guard, { recursive: true, force: true });
-  }
-}
-function stagingPath(lockPath, owner) {
-  return `${lockPath}.${owner.pid}-${owner.token}`;
-}
-async function sweepStaging(lockPath) {
-  const prefix = `${basename(lockPath)}.`;
-  const names2 = await readdir2(dirname(lockPath)).catch(() => []);
-  for (const name2 of names2) {
-    if (!name2.startsWith(prefix) || name2 === `${prefix}takeover`) continue;
-    const path = join(dirname(lockPath), name2);
-    const owner = await readOwner(path);
-    const pid = /^(\d+)-[0-9a-f]+$/.exec(name2.slice(prefix.length))?.[1];
-    const dead = owner === void 0 && pid !== void 0 && !running2(Number(pid));
-    if (dead || await isStale(path, owner)) await rm2(path, { recursive: true, force: true });
-  }
-}
-async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
-  const started = Date.now();
-  const self2 = { pid: process.pid, host: hostname(), token: randomBytes(8).toString("hex") };
-  let delay = 20;
-  for (; ; ) {
-    if (await tryCreate(lockPath, self2)) break;
-    const owner = await readOwner(lockPath);
-    if (await isStale(lockPath, owner)) {
-      await takeOver(lockPath, owner, self2);
-      continue;
-    }
-    if (Date.now() - started > timeoutMs) {
-      const who = owner ? ` (held by process ${owner.pid} on ${owner.host})` : "";
-      throw new GitError({ code: "lock-timeout", message: `timed out waiting for the cache lock ${lockPath}${who}` });
-    }
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 500);
-  }
-  held.set(lockPath, self2.token);
-  await sweepStaging(lockPath);
-  try {
-    return await fn3();
-  } finally {
-    held.delete(lockPath);
-    if ((await readOwner(lockPath))?.token === self2.token) {
-      const released = stagingPath(lockPath, self2);
-      await rename2(lockPath, released);
-      await rm2(released, { recursive: true, force: true });
-    }
-  }
-}
-
-// ../git-source/src/cache.ts
-function defaultCacheDir(env = process.env) {
-  const dir = env.KDELTA_CACHE_DIR;
-  return dir && dir.length > 0 ? resolve3(dir) : join2(homedir(), ".kdelta", "repos");
-}
-function normalizeDirectory(directory) {
-  const parts = (directory ?? "").split("/").filter((p) => p !== "" && p !== ".");
-  if (parts.some((p) => p === "..")) {
-    throw new GitError({ code: "refused-argument", message: `directory "${directory}" may not contain ".."` });
-  }
-  return `/${parts.join("/")}`;
-}
-var localUploadPack = "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack";
-async function openCacheRepo(options) {
-  const { location, secrets } = remoteContext(options);
-  const cacheRoot = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
-  const root = join2(cacheRoot, repoCacheKey(location.url));
-  const gitDir = join2(root, "git");
-  if (!existsSync2(join2(gitDir, "HEAD"))) {
-    await mkdir3(root, { recursive: true });
-    const tmp = await mkdtemp(join2(root, "init-"));
-    await runGit(["init", "--quiet", "--bare", tmp], { secrets });
-    const config = (k, v) => runGit(["--git-dir", tmp, "config", k, v], { secrets });
-    await config("remote.origin.url", location.url);
-    await config("remote.origin.promisor", "true");
-    await config("remote.origin.partialclonefilter", "blob:none");
-    await config("extensions.partialClone", "origin");
-    await config("core.repositoryformatversion", "1");
-    await config("gc.auto", "0");
-    await config("core.sparseCheckout", "true");
-    if (location.kind === "local" || location.kind === "file") await config("remote.origin.uploadpack", localUploadPack);
-    await rename3(tmp, gitDir).catch(async (error2) => {
-      await rm3(tmp, { recursive: true, force: true });
-      if (!existsSync2(join2(gitDir, "HEAD"))) throw error2;
-    });
-  }
-  return { gitDir, root };
-}
-async function forgetStoredCredentials(gitDir, cleanUrl, secrets) {
-  const config = await readFile2(join2(gitDir, "config"), "utf8").catch(() => "");
-  const stored = [...config.matchAll(/^\s*url\s*=\s*(.*?)\s*$/gm)].map((m) => (m[1] ?? "").replace(/^"(.*)"$/, "$1"));
-  if (stored.every((url) => withoutCredentials(url) === url)) return;
-  await runGit(["--git-dir", gitDir, "config", "remote.origin.url", cleanUrl], { secrets });
-}
-async function hasCommit(gitDir, commit) {
-  try {
-    await runGit(["--git-dir", gitDir, "show-ref", "--verify", "--quiet", `refs/kdelta/commits/${commit}`]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function fetchPackage(options) {
-  const directory = normalizeDirectory(options.directory);
-  const { location, env, secrets } = remoteContext(options);
-  const progress = options.onProgress;
-  const ref = options.ref ?? await defaultBranch(options);
-  assertSafeArgument(ref, "ref");
-  const resolved = await resolveRef({ ...options, ref, packagePath: directory === "/" ? "" : directory });
-  const repo = await openCacheRepo(options);
-  const dest = resolve3(options.cwd ?? process.cwd(), options.dest);
-  if (existsSync2(dest)) throw new GitError({ code: "failed", message: `destination ${dest} already exists` });
-  return withLock(join2(repo.root, "lock"), async () => {
-    const git3 = (args, extra = {}) => runGit(["--git-dir", repo.gitDir, ...args], { env, secrets, ...extra });
-    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
-    let commit = resolved.commit;
-    let cacheHit = commit !== void 0 && await hasCommit(repo.gitDir, commit);
-    if (!cacheHit) {
-      progress?.(`Fetching ${location.url}@${ref}`);
-      const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
-      if (commit !== void 0) {
-        await git3([...fetchArgs, "--depth=1", "origin", `+${commit}:refs/kdelta/commits/${commit}`]).catch(async (error2) => {
-          if (!resolved.fullName) throw error2;
-          await git3([...fetchArgs, "--depth=1", "origin", `+${resolved.fullName}:refs/kdelta/fetched`]);
-          const { stdout } = await git3(["rev-parse", "refs/kdelta/fetched^{commit}"]);
-          commit = stdout.trim();
-          await git3(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
-        });
-      } else {
-        const shallow = existsSync2(join2(repo.gitDir, "shallow"));
-        await git3([
-          ...fetchArgs,
-          ...shallow ? ["--unshallow"] : [],
-          "origin",
-          "+refs/heads/*:refs/kdelta/heads/*",
-          "+refs/tags/*:refs/kdelta/tags/*"
-        ]);
-        try {
-          const { stdout } = await git3(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
-          commit = stdout.trim();
-        } catch {
-          throw new GitError({
-            code: "unknown-revision",
-            message: `unknown revision or path not in the working tree: "${ref}" is not a branch, tag or commit of ${location.url}`,
-            secrets
-          });
-        }
-        await git3(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
-      }
-      cacheHit = false;
-    }
-    if (commit === void 0) throw new GitError({ code: "unknown-revision", message: `cannot resolve "${ref}"`, secrets });
-    if (directory !== "/") {
-      const { stdout } = await git3(["ls-tree", "-d", commit, "--", directory.slice(1)]);
-      if (!stdout.trim()) {
-        throw new GitError({
-          code: "not-found",
-          message: `directory "${directory}" does not exist in ${location.url} at ${ref} (${commit.slice(0, 12)})`,
-          secrets
-        });
-      }
-    }
-    await mkdir3(dirname2(dest), { recursive: true });
-    const stage = await mkdtemp(join2(dirname2(dest), `.${basename2(dest)}.kdelta-`));
-    try {
-      const pattern = directory === "/" ? "/*\n" : `${directory}/
-`;
-      await mkdir3(join2(repo.gitDir, "info"), { recursive: true });
-      await writeFile3(join2(repo.gitDir, "info", "sparse-checkout"), pattern);
-      const tree = join2(stage, "tree");
-      await mkdir3(tree);
-      await runGit(
-        ["--git-dir", repo.gitDir, "--work-tree", tree, "-c", "core.sparseCheckout=true", "read-tree", "--reset", "-u", commit],
-        {
-          env: { ...env, GIT_INDEX_FILE: join2(stage, "index") },
-          secrets,
-          ...progress ? { onProgress: progress } : {}
-        }
-      );
-      const source = directory === "/" ? tree : join2(tree, ...directory.slice(1).split("/"));
-      if (!existsSync2(source)) await mkdir3(source, { recursive: true });
-      await rename3(source, dest);
-    } finally {
-      await rm3(stage, { recursive: true, force: true });
-    }
-    return { resolved: { ...resolved, commit }, ref, commit, directory, dest, cacheHit };
-  });
-}
-
-// ../git-source/src/write.ts
-function checkBranch(branch) {
-  assertSafeArgument(branch, "branch");
-  if (!/^[A-Za-z0-9._/+-]+$/.test(branch) || branch.includes("..") || branch.endsWith("/") || branch.endsWith(".lock")) {
-    throw new GitError({ code: "refused-argument", message: `"${branch}" is not a valid branch name` });
-  }
-}
-async function push(options) {
-  checkBranch(options.branch);
-  const local = options.localRef ?? options.branch;
-  assertSafeArgument(local, "ref");
-  const target = await remoteTarget(options);
-  const lease = options.expectedHead === void 0 ? [] : [`--force-with-lease=refs/heads/${options.branch}:${options.expectedHead ?? ""}`];
-  await runGit(["push", "--quiet", ...lease, "--", target.url, `${local}:refs/heads/${options.branch}`], {
-    cwd: options.dir,
-    env: target.env,
-    secrets: target.secrets
-  });
-}
-async function remoteTarget(options) {
-  assertSafeArgument(options.remote, "remote");
-  if (/^[A-Za-z0-9_.-]+$/.test(options.remote)) {
-    try {
-      const { stdout } = await runGit(["remote", "get-url", options.remote], { cwd: options.dir });
-      const ctx2 = remoteContext({
-        repo: stdout.trim(),
-        cwd: options.dir,
-        ...options.env ? { env: options.env } : {},
-        ...options.token ? { token: options.token } : {}
-      });
-      return { url: options.remote, env: ctx2.env, secrets: ctx2.secrets };
-    } catch {
-    }
-  }
-  const ctx = remoteContext({
-    repo: options.remote,
-    cwd: options.dir,
-    ...options.env ? { env: options.env } : {},
-    ...options.token ? { token: options.token } : {}
-  });
-  return { url: ctx.location.url, env: ctx.env, secrets: ctx.secrets };
-}
-async function deleteRemoteBranch(options) {
-  checkBranch(options.branch);
-  assertSafeArgument(options.expectedHead, "expectedHead");
-  const target = await remoteTarget(options);
-  await runGit(
-    [
-      "push",
-      "--quiet",
-      `--force-with-lease=refs/heads/${options.branch}:${options.expectedHead}`,
-      "--",
-      target.url,
-      `:refs/heads/${options.branch}`
-    ],
-    { cwd: options.dir, env: target.env, secrets: target.secrets }
-  );
-}
-async function cloneBare(options) {
-  assertSafeArgument(options.dest, "dest");
-  const ctx = remoteContext({
-    repo: options.repo,
-    ...options.cwd ? { cwd: options.cwd } : {},
-    ...options.env ? { env: options.env } : {},
-    ...options.token ? { token: options.token } : {}
-  });
-  await runGit(["clone", "--quiet", "--bare", "--no-tags", "--", ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
-}
+import { join as join17, resolve as resolve9 } from "node:path";
 
 // ../kptfile-model/src/types.ts
 var KPTFILE_API_VERSION = "kpt.dev/v1";
@@ -29387,3428 +37466,8 @@ var UPDATE_STRATEGIES = ["resource-merge", "fast-forward", "force-delete-replace
 var ORIGIN_TYPES = ["git"];
 var PIPELINE_LISTS = ["mutators", "validators"];
 
-// ../merge-core/src/resource/merge-files.ts
-var import_yaml9 = __toESM(require_dist(), 1);
-
-// ../merge-core/src/kdelta-error.ts
-var BRAND2 = /* @__PURE__ */ Symbol.for("kdelta.error");
-var KdeltaError2 = class _KdeltaError extends Error {
-  name = "KdeltaError";
-  code;
-  expected;
-  received;
-  file;
-  document;
-  path;
-  constructor(init) {
-    super(init.message ?? composeMessage2(init), init.cause === void 0 ? void 0 : { cause: init.cause });
-    this.code = init.code;
-    this.expected = init.expected;
-    this.received = init.received;
-    this.file = init.file;
-    this.document = init.document;
-    this.path = init.path;
-    Object.defineProperty(this, BRAND2, { value: true });
-  }
-  /**
-   * `err instanceof KdeltaError` holds for errors of any copy of this class (a second install,
-   * git-source's mirror); a subclass keeps the ordinary prototype check.
-   */
-  static [Symbol.hasInstance](value2) {
-    if (this !== _KdeltaError) return Function.prototype[Symbol.hasInstance].call(this, value2);
-    return isKdeltaError2(value2);
-  }
-};
-function isKdeltaError2(value2) {
-  return typeof value2 === "object" && value2 !== null && value2[BRAND2] === true;
-}
-function composeMessage2(init) {
-  const said = [init.expected === void 0 ? "" : `expected ${init.expected}`, init.received === void 0 ? "" : `got ${init.received}`].filter(Boolean).join(", ");
-  const what = init.reason ?? (said ? "" : init.code.replace(/-/g, " "));
-  return [...locationParts2(init), what, said].filter(Boolean).join(": ");
-}
-function locationParts2(at) {
-  const document = at.document === void 0 ? "" : typeof at.document === "number" ? `document ${at.document}` : at.document;
-  return [at.file ?? "", document, at.path ?? ""].filter(Boolean);
-}
-
-// ../merge-core/src/errors.ts
-var MergeInputError = class extends KdeltaError2 {
-  name = "MergeInputError";
-  /** Why, without the location. */
-  reason;
-  side;
-  constructor(code2, file, document, reason, side, path) {
-    const named = side === void 0 || file.endsWith(`(${side})`) || reason.startsWith(side) || new RegExp(`\\b${side}\\b`).test(reason);
-    const where = named ? file : `${file} (${side})`;
-    super({ code: code2, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
-    this.reason = reason;
-    this.side = side;
-  }
-};
-function formatDecision(d, resource, file) {
-  const path = d.path.toString();
-  return {
-    resource,
-    file,
-    path,
-    rule: d.rule,
-    values: { origin: toPlainValue(d.values.origin), upstream: toPlainValue(d.values.upstream), local: toPlainValue(d.values.local) },
-    message: `${path} is pinned (# kdelta:local): local's ${describeValue(d.values.local)} kept, upstream ${describeValue(d.values.origin)}\u2192${describeValue(d.values.upstream)}`
-  };
-}
-function describeValue(value2) {
-  if (value2 === void 0) return "(absent)";
-  const plain3 = toPlainValue(value2);
-  if (plain3 === null) return "null";
-  const text2 = typeof plain3 === "string" ? plain3 : JSON.stringify(plain3);
-  return text2.length > 60 ? `${text2.slice(0, 57)}...` : text2;
-}
-function toPlainValue(value2) {
-  const maybe = value2;
-  return typeof maybe?.toJSON === "function" ? maybe.toJSON() : value2;
-}
-function formatConflict(c, resource, file, winner, strategy) {
-  const o = describeValue(c.values.origin);
-  const u = describeValue(c.values.upstream);
-  const l = describeValue(c.values.local);
-  const message2 = `local changed ${c.path.toString()} ${o}\u2192${l}, upstream ${o}\u2192${u}${strategy === "fail" ? "" : `; ${winner} wins`}`;
-  return {
-    resource,
-    file,
-    path: c.path.toString(),
-    values: { origin: toPlainValue(c.values.origin), upstream: toPlainValue(c.values.upstream), local: toPlainValue(c.values.local) },
-    rule: c.rule,
-    winner,
-    message: message2
-  };
-}
-
-// ../merge-core/src/collate/pin.ts
-var import_yaml2 = __toESM(require_dist(), 1);
-
-// ../merge-core/src/yaml/nodes.ts
-var import_yaml = __toESM(require_dist(), 1);
-function isNode(value2) {
-  return (0, import_yaml.isScalar)(value2) || (0, import_yaml.isMap)(value2) || (0, import_yaml.isSeq)(value2) || (0, import_yaml.isAlias)(value2);
-}
-function isNull(node) {
-  return (0, import_yaml.isScalar)(node) && node.value === null;
-}
-function isMissingOrNull(node) {
-  return node === void 0 || node === null || isNull(node);
-}
-function keyName(key) {
-  if ((0, import_yaml.isScalar)(key)) {
-    if (typeof key.source === "string" && key.type === "PLAIN") return key.source;
-    return key.value === null ? "" : String(key.value);
-  }
-  if (isNode(key)) return String(key.toJSON());
-  return String(key);
-}
-function pairsOf(map) {
-  return map.items;
-}
-function findPair(map, name2) {
-  for (const pair of map.items) if ((0, import_yaml.isPair)(pair) && keyName(pair.key) === name2) return pair;
-  return void 0;
-}
-function fieldValue(map, name2) {
-  if (!map) return void 0;
-  const pair = findPair(map, name2);
-  if (!pair) return void 0;
-  if (pair.value === null || pair.value === void 0) return new import_yaml.Scalar(null);
-  return pair.value;
-}
-function stringField(map, name2) {
-  const node = fieldValue(map, name2);
-  if (!(0, import_yaml.isScalar)(node) || node.value === null || node.value === void 0) return void 0;
-  return typeof node.value === "string" ? node.value : scalarText(node);
-}
-function scalarText(node) {
-  const v = node.value;
-  if (v === null || v === void 0) return "";
-  if (typeof v === "string") return v;
-  if (typeof node.source === "string" && node.type === "PLAIN") return node.source;
-  return String(v);
-}
-function toPlain(node) {
-  if (node === void 0 || node === null) return null;
-  if ((0, import_yaml.isScalar)(node)) {
-    const v = node.value;
-    return typeof v === "bigint" ? Number(v) : v instanceof Date ? v.toISOString() : v;
-  }
-  if ((0, import_yaml.isMap)(node)) {
-    const out = {};
-    for (const pair of pairsOf(node)) out[keyName(pair.key)] = toPlain(pair.value);
-    return out;
-  }
-  if ((0, import_yaml.isSeq)(node)) return node.items.map(toPlain);
-  if ((0, import_yaml.isAlias)(node)) return { "*alias": node.source };
-  return node;
-}
-function sameValue(a, b) {
-  if (a === b) return true;
-  const aMissing = a === void 0;
-  const bMissing = b === void 0;
-  if (aMissing || bMissing) return aMissing && bMissing;
-  if ((0, import_yaml.isScalar)(a) && (0, import_yaml.isScalar)(b)) return scalarEquals(a, b);
-  if ((0, import_yaml.isMap)(a) && (0, import_yaml.isMap)(b)) {
-    const ap = pairsOf(a);
-    const bp = pairsOf(b);
-    if (ap.length !== bp.length) return false;
-    const index = bp.length > 16 ? pairIndex(bp) : void 0;
-    for (const pair of ap) {
-      const name2 = keyName(pair.key);
-      const other = index ? index.get(name2) : findPair(b, name2);
-      if (!other || !sameValue(valueOrNull(pair.value), valueOrNull(other.value))) return false;
-    }
-    return true;
-  }
-  if ((0, import_yaml.isSeq)(a) && (0, import_yaml.isSeq)(b)) {
-    if (a.items.length !== b.items.length) return false;
-    return a.items.every((item, i) => sameValue(valueOrNull(item), valueOrNull(b.items[i])));
-  }
-  if ((0, import_yaml.isAlias)(a) && (0, import_yaml.isAlias)(b)) return a.source === b.source;
-  return false;
-}
-function pairIndex(pairs) {
-  const index = /* @__PURE__ */ new Map();
-  for (const pair of pairs) {
-    const name2 = keyName(pair.key);
-    if (!index.has(name2)) index.set(name2, pair);
-  }
-  return index;
-}
-function valueOrNull(value2) {
-  return value2 === null || value2 === void 0 ? new import_yaml.Scalar(null) : value2;
-}
-function scalarEquals(a, b) {
-  const av = a.value;
-  const bv = b.value;
-  if (av === bv) return true;
-  if (av instanceof Date && bv instanceof Date) return av.getTime() === bv.getTime();
-  if (typeof av === "number" && typeof bv === "bigint") return BigInt(av) === bv;
-  if (typeof av === "bigint" && typeof bv === "number") return av === BigInt(bv);
-  return false;
-}
-function commentsOf(node) {
-  if (!isNode(node)) return "\0";
-  const n = node;
-  return `${n.commentBefore ?? ""}\0${n.comment ?? ""}`;
-}
-function allCommentsOf(node) {
-  const parts = [];
-  const collect = (n) => {
-    if ((0, import_yaml.isPair)(n)) {
-      collect(n.key);
-      collect(n.value);
-      return;
-    }
-    if (!isNode(n)) return;
-    parts.push(commentsOf(n));
-    if ((0, import_yaml.isMap)(n) || (0, import_yaml.isSeq)(n)) for (const item of n.items) collect(item);
-  };
-  collect(node);
-  return parts.join("");
-}
-function cloneNode(node) {
-  return node.clone();
-}
-
-// ../merge-core/src/collate/pin.ts
-var PIN_COMMENT = "kdelta:local";
-var isPin = (line) => line !== void 0 && /^\s*kdelta:local(\s|$)/.test(line);
-function isPinnedPair(pair) {
-  const key = pair.key;
-  const value2 = pair.value;
-  return isPin(value2?.comment ?? void 0) || isPin(key?.comment ?? void 0) || isPin(value2?.commentBefore?.split("\n")[0]);
-}
-function holdsPinnedPair(node) {
-  if ((0, import_yaml2.isMap)(node)) return pairsOf(node).some((p) => isPinnedPair(p) || holdsPinnedPair(p.value));
-  if ((0, import_yaml2.isSeq)(node)) return node.items.some(holdsPinnedPair);
-  return false;
-}
-function mayHoldPin(text2) {
-  return text2.includes(PIN_COMMENT);
-}
-
-// ../merge-core/src/emit/print.ts
-var import_yaml4 = __toESM(require_dist(), 1);
-
-// ../merge-core/src/yaml/parse.ts
-var import_yaml3 = __toESM(require_dist(), 1);
-var NOT_KUBERNETES_TAGS = /* @__PURE__ */ new Set(["tag:yaml.org,2002:omap", "tag:yaml.org,2002:set", "tag:yaml.org,2002:timestamp"]);
-function withDigitInFloats(tag2) {
-  if (typeof tag2 === "string" || tag2.tag !== "tag:yaml.org,2002:float" || !(tag2.test instanceof RegExp)) return tag2;
-  if (/nan/i.test(tag2.test.source)) return tag2;
-  return { ...tag2, test: new RegExp(`^(?=[-+]?\\.?[0-9])${tag2.test.source.slice(1)}`) };
-}
-var kubernetesSchema;
-function kubernetesTags(tags) {
-  kubernetesSchema ??= tags.filter((t) => typeof t === "string" || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats);
-  return kubernetesSchema;
-}
-var yamlParseOptions = {
-  version: "1.1",
-  keepSourceTokens: false,
-  prettyErrors: false,
-  uniqueKeys: false,
-  customTags: kubernetesTags
-};
-var yamlDocumentOptions = { version: yamlParseOptions.version, customTags: yamlParseOptions.customTags };
-function stringifyYaml(value2, options) {
-  return new import_yaml3.Document(value2, yamlDocumentOptions).toString(options);
-}
-function parseYamlStream(text2) {
-  const docs = (0, import_yaml3.parseAllDocuments)(text2, yamlParseOptions);
-  if (!Array.isArray(docs)) return [];
-  for (const doc of docs) checkDuplicateKeys(doc, text2);
-  return docs;
-}
-function parseYamlDocument(text2) {
-  const doc = (0, import_yaml3.parseDocument)(text2, yamlParseOptions);
-  checkDuplicateKeys(doc, text2);
-  return doc;
-}
-function yamlErrorReason(doc, text2) {
-  const e = doc.errors[0];
-  return e === void 0 ? void 0 : `invalid YAML (line ${lineOf(text2, e.pos[0])}): ${firstLine(e.message)}`;
-}
-function yamlDocumentValue(doc, file, index) {
-  try {
-    return doc.toJS();
-  } catch (error2) {
-    if (error2 instanceof ReferenceError && /alias/i.test(error2.message)) {
-      throw new MergeInputError("invalid-yaml", file, index, `refused: its aliases expand too far (${error2.message})`);
-    }
-    throw error2;
-  }
-}
-function checkDuplicateKeys(doc, text2) {
-  if (doc.errors.length > 0) return;
-  const duplicate = firstDuplicateKey(doc);
-  if (!duplicate) return;
-  const [name2, first, again] = duplicate;
-  const reason = `map key "${name2}" appears twice (first on line ${lineOf(text2, first)})`;
-  doc.errors.push(new import_yaml3.YAMLParseError([again, again + 1], "DUPLICATE_KEY", reason));
-}
-function parseStream(text2, file, side) {
-  let docs;
-  try {
-    docs = parseYamlStream(text2);
-  } catch (error2) {
-    throw new MergeInputError("invalid-yaml", file, void 0, error2 instanceof Error ? error2.message : String(error2), side);
-  }
-  const documents = [];
-  for (let i = 0; i < docs.length; i++) {
-    const doc = docs[i];
-    const reason = yamlErrorReason(doc, text2);
-    if (reason !== void 0) throw new MergeInputError("invalid-yaml", file, i, reason, side);
-    const start = i === 0 ? 0 : doc.range[0];
-    const end = i + 1 < docs.length ? docs[i + 1].range[0] : text2.length;
-    normalizeKeyComments(doc, text2);
-    if (i === docs.length - 1) readEndAsKubernetes(doc, text2);
-    trailingCommentToContents(doc);
-    const contents = doc.contents;
-    documents.push({
-      file,
-      index: i,
-      doc,
-      text: text2.slice(start, end),
-      empty: contents === null || !(0, import_yaml3.isCollection)(contents) && contents.value == null
-    });
-  }
-  return { file, text: text2, documents };
-}
-function blockScalarAtEnd(doc, text2) {
-  if (text2.endsWith("\n") || text2.endsWith("\r")) return void 0;
-  if (text2.slice(text2.lastIndexOf("\n") + 1).trim() === "") return void 0;
-  const node = lastValueOf(doc.contents);
-  if (!isBlockScalar(node)) return void 0;
-  return (node.range?.[1] ?? -1) >= text2.length ? node : void 0;
-}
-function lastValueOf(node) {
-  let value2 = node;
-  while ((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2)) {
-    const last = value2.items[value2.items.length - 1];
-    value2 = (0, import_yaml3.isMap)(value2) ? last?.value : last;
-  }
-  return value2;
-}
-function isBlockScalar(node) {
-  return (0, import_yaml3.isScalar)(node) && (node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED");
-}
-function readEndAsKubernetes(doc, text2) {
-  const scalar = blockScalarAtEnd(doc, text2);
-  if (scalar && typeof scalar.value === "string" && scalar.value.endsWith("\n")) scalar.value = scalar.value.slice(0, -1);
-}
-function trailingCommentToContents(doc) {
-  const contents = doc.contents;
-  if (!doc.comment || !((0, import_yaml3.isMap)(contents) || (0, import_yaml3.isSeq)(contents)) || contents.comment) return;
-  contents.comment = doc.comment;
-  doc.comment = null;
-}
-function lineOf(text2, offset) {
-  let line = 1;
-  for (let i = text2.indexOf("\n"); i !== -1 && i < offset; i = text2.indexOf("\n", i + 1)) line++;
-  return line;
-}
-function firstLine(message2) {
-  const nl = message2.indexOf("\n");
-  return nl === -1 ? message2 : message2.slice(0, nl);
-}
-function firstDuplicateKey(doc) {
-  let duplicate;
-  const walk = (node) => {
-    if (duplicate) return;
-    if ((0, import_yaml3.isMap)(node)) {
-      const seen = /* @__PURE__ */ new Map();
-      for (const pair of node.items) {
-        const key = pair.key;
-        if ((0, import_yaml3.isScalar)(key) && !Number.isNaN(key.value)) {
-          const earlier = seen.get(key.value);
-          if (earlier) {
-            duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
-            return;
-          }
-          seen.set(key.value, key);
-        }
-        const value2 = pair.value;
-        if ((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2)) walk(value2);
-      }
-    } else if ((0, import_yaml3.isSeq)(node)) {
-      for (const item of node.items) walk(item);
-    }
-  };
-  walk(doc.contents);
-  return duplicate;
-}
-function normalizeKeyComments(doc, text2) {
-  const walk = (node) => {
-    if ((0, import_yaml3.isMap)(node)) {
-      for (const pair of node.items) {
-        const value2 = pair.value;
-        if (!((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2))) continue;
-        if (value2.commentBefore && !value2.flow) moveToKeyLine(pair, value2, text2);
-        walk(value2);
-      }
-    } else if ((0, import_yaml3.isSeq)(node)) {
-      for (const item of node.items) walk(item);
-    }
-  };
-  walk(doc.contents);
-}
-function moveToKeyLine(pair, value2, text2) {
-  const key = pair.key;
-  const keyEnd = key?.range?.[1];
-  if (keyEnd === void 0) return;
-  const nl = text2.indexOf("\n", keyEnd);
-  const rest = text2.slice(keyEnd, nl === -1 ? text2.length : nl);
-  if (!/^\s*:\s*#/.test(rest)) return;
-  const [first, ...others] = value2.commentBefore.split("\n");
-  pair.key.comment = first;
-  value2.commentBefore = others.length > 0 ? others.join("\n") : void 0;
-}
-
-// ../merge-core/src/emit/lines.ts
-function matchLines(a, b) {
-  const pairs = [];
-  matchRange(a, b, 0, a.length, 0, b.length, pairs);
-  return pairs;
-}
-var MYERS_LINES = 2e3;
-function matchRange(a, b, a0, a1, b0, b1, out) {
-  let start = 0;
-  while (a0 + start < a1 && b0 + start < b1 && a[a0 + start] === b[b0 + start]) start++;
-  let end = 0;
-  while (a1 - end > a0 + start && b1 - end > b0 + start && a[a1 - end - 1] === b[b1 - end - 1]) end++;
-  for (let i = 0; i < start; i++) out.push([a0 + i, b0 + i]);
-  const [x0, x1, y0, y1] = [a0 + start, a1 - end, b0 + start, b1 - end];
-  const anchors = x1 - x0 + (y1 - y0) < MYERS_LINES ? [] : uniqueAnchors(a, b, x0, x1, y0, y1);
-  if (anchors.length === 0) out.push(...myers(a, b, x0, x1, y0, y1));
-  else {
-    let [pa, pb] = [x0, y0];
-    for (const [ia, ib] of anchors) {
-      matchRange(a, b, pa, ia, pb, ib, out);
-      out.push([ia, ib]);
-      [pa, pb] = [ia + 1, ib + 1];
-    }
-    matchRange(a, b, pa, x1, pb, y1, out);
-  }
-  for (let i = end; i > 0; i--) out.push([a1 - i, b1 - i]);
-}
-function uniqueAnchors(a, b, a0, a1, b0, b1) {
-  const seen = /* @__PURE__ */ new Map();
-  for (let i = a0; i < a1; i++) {
-    const entry = seen.get(a[i]);
-    if (entry) entry.inA++;
-    else seen.set(a[i], { inA: 1, inB: 0, atA: i, atB: -1 });
-  }
-  for (let j = b0; j < b1; j++) {
-    const entry = seen.get(b[j]);
-    if (entry) {
-      entry.inB++;
-      entry.atB = j;
-    }
-  }
-  const candidates = [];
-  for (let i = a0; i < a1; i++) {
-    const entry = seen.get(a[i]);
-    if (entry.inA === 1 && entry.inB === 1) candidates.push([i, entry.atB]);
-  }
-  const tails = [];
-  const previous = new Int32Array(candidates.length).fill(-1);
-  for (let c = 0; c < candidates.length; c++) {
-    const y = candidates[c][1];
-    let lo = 0;
-    let hi = tails.length;
-    while (lo < hi) {
-      const mid = lo + hi >> 1;
-      if (candidates[tails[mid]][1] < y) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo > 0) previous[c] = tails[lo - 1];
-    tails[lo] = c;
-  }
-  const anchors = [];
-  for (let c = tails.length > 0 ? tails[tails.length - 1] : -1; c !== -1; c = previous[c]) anchors.push(candidates[c]);
-  return anchors.reverse();
-}
-function myers(a, b, a0, a1, b0, b1) {
-  const n = a1 - a0;
-  const m = b1 - b0;
-  const out = [];
-  if (n === 0 || m === 0) return out;
-  const max = n + m;
-  const offset = max;
-  const v = new Int32Array(2 * max + 2);
-  const trace = [];
-  let found = false;
-  for (let d = 0; d <= max && !found; d++) {
-    trace.push(v.slice(offset - d, offset + d + 1));
-    for (let k = -d; k <= d; k += 2) {
-      let x2 = k === -d || k !== d && v[offset + k - 1] < v[offset + k + 1] ? v[offset + k + 1] : v[offset + k - 1] + 1;
-      let y2 = x2 - k;
-      while (x2 < n && y2 < m && a[a0 + x2] === b[b0 + y2]) {
-        x2++;
-        y2++;
-      }
-      v[offset + k] = x2;
-      if (x2 >= n && y2 >= m) {
-        found = true;
-        break;
-      }
-    }
-  }
-  let x = n;
-  let y = m;
-  for (let d = trace.length - 1; d >= 0 && (x > 0 || y > 0); d--) {
-    const vd = trace[d];
-    const k = x - y;
-    const prevK = k === -d || k !== d && vd[d + k - 1] < vd[d + k + 1] ? k + 1 : k - 1;
-    const prevX = d === 0 ? 0 : vd[d + prevK];
-    const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) {
-      x--;
-      y--;
-      out.push([a0 + x, b0 + y]);
-    }
-    if (d > 0) {
-      x = prevX;
-      y = prevY;
-    }
-  }
-  out.reverse();
-  return out;
-}
-function patchLines(ours, base, theirs) {
-  const toOurs = new Int32Array(base.length).fill(-1);
-  const toTheirs = new Int32Array(base.length).fill(-1);
-  for (const [b2, o2] of matchLines(base, ours)) toOurs[b2] = o2;
-  for (const [b2, t2] of matchLines(base, theirs)) toTheirs[b2] = t2;
-  const out = [];
-  let o = 0;
-  let b = 0;
-  let t = 0;
-  const flush = (bEnd, oEnd, tEnd) => {
-    const oursRegion = ours.slice(o, oEnd);
-    const baseRegion = base.slice(b, bEnd);
-    const theirsRegion = theirs.slice(t, tEnd);
-    if (equalLines(oursRegion, baseRegion)) out.push(...theirsRegion);
-    else if (equalLines(theirsRegion, baseRegion)) out.push(...oursRegion);
-    else out.push(...theirsRegion);
-  };
-  for (let i = 0; i < base.length; i++) {
-    const oi = toOurs[i];
-    const ti = toTheirs[i];
-    if (oi === -1 || ti === -1 || oi < o || ti < t) continue;
-    flush(i, oi, ti);
-    out.push(ours[oi]);
-    o = oi + 1;
-    b = i + 1;
-    t = ti + 1;
-  }
-  flush(base.length, ours.length, theirs.length);
-  return out;
-}
-function equalLines(a, b) {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-function splitLines(text2) {
-  return text2.split("\n");
-}
-
-// ../merge-core/src/emit/print.ts
-function openingKey(line) {
-  const code2 = line.replace(/\s+#.*$/, "").trimEnd();
-  if (!code2.endsWith(":") || code2.trimStart().startsWith("#")) return void 0;
-  const lead = /^(\s*)((?:- )*)/.exec(code2);
-  return lead[1].length + lead[2].length;
-}
-function detectLayout(text2) {
-  const lines = text2.split("\n");
-  let indent;
-  let indentSeq;
-  for (let k = 0; k < lines.length - 1 && (indent === void 0 || indentSeq === void 0); k++) {
-    const keyIndent = openingKey(lines[k]);
-    if (keyIndent === void 0) continue;
-    let i = k + 1;
-    while (i < lines.length && lines[i].trimStart().startsWith("#")) i++;
-    const line = lines[i] ?? "";
-    const lineIndent = /^(\s*)\S/.exec(line)?.[1]?.length;
-    if (lineIndent === void 0) continue;
-    if (line.trimStart().startsWith("- ") || line.trim() === "-") {
-      indentSeq ??= lineIndent > keyIndent;
-    } else if (lineIndent > keyIndent) {
-      indent ??= lineIndent - keyIndent;
-    }
-  }
-  return { indent: indent ?? 2, indentSeq: indentSeq ?? false };
-}
-function printOptions(layout2) {
-  return {
-    indent: layout2.indent,
-    indentSeq: layout2.indentSeq,
-    lineWidth: 0,
-    minContentWidth: 0,
-    flowCollectionPadding: false
-  };
-}
-function printMergedDocument(source, contents) {
-  const layout2 = detectLayout(source.text);
-  const options = printOptions(layout2);
-  const doc = source.doc;
-  const original = doc.contents;
-  const before = doc.toString(options);
-  doc.contents = contents ?? null;
-  let after;
-  try {
-    after = doc.toString(options);
-  } finally {
-    doc.contents = original;
-  }
-  const text2 = patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join("\n");
-  const last = lastValueOf(contents);
-  if (!text2.endsWith("\n") && isBlockScalar(last) && String(last.value).endsWith("\n")) return `${text2}
-`;
-  return text2;
-}
-function printNewDocument(contents, layout2, template3) {
-  const doc = new import_yaml4.Document(null, yamlDocumentOptions);
-  if (template3) doc.commentBefore = template3.commentBefore;
-  doc.contents = contents;
-  return doc.toString(printOptions(layout2));
-}
-function withFinalLineBreak(text2) {
-  if (text2 === "" || text2.endsWith("\n")) return text2;
-  let from = 0;
-  for (let at2 = text2.lastIndexOf("\n---"); at2 !== -1; at2 = at2 === 0 ? -1 : text2.lastIndexOf("\n---", at2 - 1)) {
-    if (/^[ \t\r\n]?$/.test(text2.charAt(at2 + 4))) {
-      from = at2 + 1;
-      break;
-    }
-  }
-  const last = text2.slice(from);
-  const scalar = blockScalarAtEnd(parseYamlDocument(last), last);
-  const header2 = scalar?.range ? /^([|>])([1-9]?)[+-]?([1-9]?)/.exec(last.slice(scalar.range[0])) : null;
-  if (!scalar?.range || !header2) return `${text2}
-`;
-  const at = from + scalar.range[0];
-  return `${text2.slice(0, at)}${header2[1]}${header2[2] || header2[3]}-${text2.slice(at + header2[0].length)}
-`;
-}
-
-// ../merge-core/src/collate/collate.ts
-var import_yaml5 = __toESM(require_dist(), 1);
-
-// ../merge-core/src/collate/element.ts
-var sides = ["local", "origin", "upstream"];
-
-// ../merge-core/src/collate/collate.ts
-function collate(sources, path, schema, options) {
-  const first = sides.map((s) => sources[s]).find((n) => !isMissingOrNull(n));
-  if (first === void 0) return { kind: "leaf", reason: "scalar", path, sources };
-  if ((0, import_yaml5.isMap)(first)) {
-    if (!allAre(sources, import_yaml5.isMap)) return leaf("mixed-kinds", path, sources);
-    const objectSchema = schema?.kind === "object" ? schema : lookupKind(sources, options.registry);
-    if (objectSchema?.mapType === "atomic") return leaf("atomic-map", path, sources);
-    return collateMap(sources, path, objectSchema, options);
-  }
-  if ((0, import_yaml5.isSeq)(first)) {
-    if (!allAre(sources, import_yaml5.isSeq)) return leaf("mixed-kinds", path, sources);
-    return collateList(sources, path, schema?.kind === "list" ? schema : void 0, schema !== void 0, options);
-  }
-  if (!allAre(sources, import_yaml5.isScalar)) return leaf("mixed-kinds", path, sources);
-  return leaf("scalar", path, sources);
-}
-function leaf(reason, path, sources) {
-  if (reason !== "scalar" && holdsPinnedPair(sources.local)) return { kind: "leaf", reason, path, sources, holdsPin: true };
-  return { kind: "leaf", reason, path, sources };
-}
-function allAre(sources, guard) {
-  return sides.every((s) => isMissingOrNull(sources[s]) || guard(sources[s]));
-}
-function lookupKind(sources, registry) {
-  if (!registry) return void 0;
-  for (const side of sides) {
-    const map = sources[side];
-    if (!(0, import_yaml5.isMap)(map)) continue;
-    const apiVersion = stringField(map, "apiVersion");
-    const kind = stringField(map, "kind");
-    if (!apiVersion || !kind) continue;
-    const slash = apiVersion.lastIndexOf("/");
-    const found = registry.lookup({
-      group: slash === -1 ? "" : apiVersion.slice(0, slash),
-      version: slash === -1 ? apiVersion : apiVersion.slice(slash + 1),
-      kind
-    });
-    if (found) return found;
-  }
-  return void 0;
-}
-function collateMap(sources, path, schema, options) {
-  const pairIndex2 = { local: /* @__PURE__ */ new Map(), origin: /* @__PURE__ */ new Map(), upstream: /* @__PURE__ */ new Map() };
-  const names2 = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const side of ["local", "upstream", "origin"]) {
-    const map = sources[side];
-    if (!(0, import_yaml5.isMap)(map)) continue;
-    for (const pair of pairsOf(map)) {
-      const name2 = keyName(pair.key);
-      if (!pairIndex2[side].has(name2)) pairIndex2[side].set(name2, pair);
-      if (!seen.has(name2)) {
-        seen.add(name2);
-        names2.push(name2);
-      }
-    }
-  }
-  let holdsPin = false;
-  const fields = names2.map((name2) => {
-    const pairs = {};
-    const keys = {};
-    const values = {};
-    let commentSchema;
-    for (const side of sides) {
-      const pair = pairIndex2[side].get(name2);
-      if (!pair) continue;
-      pairs[side] = pair;
-      if ((0, import_yaml5.isScalar)(pair.key)) keys[side] = pair.key;
-      values[side] = pair.value ?? nullScalar(pair);
-      if (options.commentSchema && !commentSchema) commentSchema = schemaInComments(pair, sources[side], options.commentSchema);
-    }
-    const fieldSchema = commentSchema ?? schema?.field(name2);
-    let value2 = collate(values, path.field(name2), fieldSchema, options);
-    if (pairs.local && isPinnedPair(pairs.local)) value2 = { ...value2, pinned: true, holdsPin: true };
-    if (value2.holdsPin) holdsPin = true;
-    return { name: name2, keys, pairs, value: value2 };
-  });
-  return holdsPin ? { kind: "map", path, sources, schema, fields, holdsPin } : { kind: "map", path, sources, schema, fields };
-}
-var nullScalars = /* @__PURE__ */ new WeakMap();
-function nullScalar(pair) {
-  let node = nullScalars.get(pair);
-  if (!node) {
-    node = new import_yaml5.Scalar(null);
-    nullScalars.set(pair, node);
-  }
-  return node;
-}
-function schemaInComments(pair, map, parse4) {
-  const value2 = pair.value;
-  const key = pair.key;
-  const head = map.items[0] === pair ? map.commentBefore : void 0;
-  for (const text2 of [value2?.comment, value2?.commentBefore, key?.comment, key?.commentBefore, head]) {
-    if (!text2?.includes("{")) continue;
-    const found = parse4(text2.trim());
-    if (found) return found;
-  }
-  return void 0;
-}
-function collateList(sources, path, schema, schemaSpoke, options) {
-  let listType2 = "atomic";
-  let keys = [];
-  if (schema) {
-    listType2 = schema.listType;
-    keys = schema.keys;
-    if (listType2 === "map" && keys.length === 0) listType2 = "atomic";
-  } else if (!schemaSpoke && options.inferKeys) {
-    const inferred = inferKeys(sources, options.fallbackKeys);
-    if (inferred) {
-      listType2 = "map";
-      keys = [inferred];
-    }
-  }
-  if (listType2 === "atomic") return leaf("atomic-list", path, sources);
-  if (listType2 === "set") {
-    const scalarsOnly = sides.every((s) => !(0, import_yaml5.isSeq)(sources[s]) || sources[s].items.every((i) => (0, import_yaml5.isScalar)(i)));
-    if (!scalarsOnly) return leaf("atomic-list", path, sources);
-    return withPins({ kind: "list", listType: listType2, keys: [], path, sources, items: matchSetItems(sources, path, options) });
-  }
-  const items = matchKeyedItems(sources, keys, schema?.deriveKey, schema?.items(), path, options);
-  if (!schema?.deriveKey && !schema?.wholeItems) return withPins({ kind: "list", listType: listType2, keys, path, sources, items });
-  return withPins({
-    kind: "list",
-    listType: listType2,
-    keys,
-    path,
-    sources,
-    ...schema.deriveKey ? { derivedKey: true } : {},
-    ...schema.wholeItems ? { wholeItems: true } : {},
-    items: schema.wholeItems ? items.map((i) => ({ ...i, value: { ...i.value, wholeItem: true } })) : items
-  });
-}
-function withPins(list2) {
-  return list2.items.some((i) => i.value.holdsPin) ? { ...list2, holdsPin: true } : list2;
-}
-function inferKeys(sources, fallbackKeys) {
-  let candidate;
-  for (const side of sides) {
-    const seq = sources[side];
-    if (!(0, import_yaml5.isSeq)(seq) || seq.items.length === 0) continue;
-    const key = fallbackKeys.find((k) => seq.items.every((item) => (0, import_yaml5.isMap)(item) && hasKey(item, k)));
-    if (key) {
-      candidate = key;
-      break;
-    }
-  }
-  if (!candidate) return void 0;
-  for (const side of sides) {
-    const seq = sources[side];
-    if ((0, import_yaml5.isSeq)(seq) && !seq.items.every((item) => (0, import_yaml5.isMap)(item) && hasKey(item, candidate))) return void 0;
-  }
-  return candidate;
-}
-function hasKey(map, key) {
-  return pairsOf(map).some((p) => keyName(p.key) === key);
-}
-function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
-  const groups2 = [];
-  for (const side of sides) {
-    const seq = sources[side];
-    if (!(0, import_yaml5.isSeq)(seq)) continue;
-    seq.items.forEach((item, index) => {
-      if (!(0, import_yaml5.isMap)(item)) {
-        options.fail(
-          "missing-list-key",
-          path.index(index),
-          side,
-          `list item is not a mapping, but the list is keyed by ${keys.join(", ")}`
-        );
-      }
-      const values = deriveKey ? [deriveKey(item)] : keys.map((k) => {
-        const pair = pairsOf(item).find((p) => keyName(p.key) === k);
-        return pair && (0, import_yaml5.isScalar)(pair.value) && pair.value.value !== null ? scalarText(pair.value) : void 0;
-      });
-      if (values[0] === void 0 && values.every((v) => v === void 0)) {
-        options.fail(
-          "missing-list-key",
-          path.index(index),
-          side,
-          `list item has no "${keys[0]}" (the list is keyed by ${keys.join(", ")})`
-        );
-      }
-      const group2 = groups2.find((g) => g.nodes[side] === void 0 && compatible(g.values, values));
-      if (group2) {
-        group2.nodes[side] = item;
-        group2.values = group2.values.map((v, i) => v ?? values[i]);
-      } else {
-        groups2.push({ values, nodes: { [side]: item } });
-      }
-    });
-  }
-  return groups2.map((g) => {
-    const identity4 = keys.flatMap((k, i) => g.values[i] === void 0 ? [] : [[k, g.values[i]]]);
-    return { identity: identity4, value: collate(g.nodes, path.keyed(identity4), itemSchema, options) };
-  });
-}
-function compatible(a, b) {
-  let common = false;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] === void 0 || b[i] === void 0) continue;
-    if (a[i] !== b[i]) return false;
-    common = true;
-  }
-  return common;
-}
-function matchSetItems(sources, path, options) {
-  const groups2 = [];
-  for (const side of sides) {
-    const seq = sources[side];
-    if (!(0, import_yaml5.isSeq)(seq)) continue;
-    for (const item of seq.items) {
-      const text2 = (0, import_yaml5.isScalar)(item) ? scalarText(item) : "";
-      const group2 = groups2.find((g) => g.text === text2 && g.nodes[side] === void 0);
-      if (group2) group2.nodes[side] = item;
-      else groups2.push({ text: text2, nodes: { [side]: item } });
-    }
-  }
-  return groups2.map((g) => ({
-    identity: [["", g.text]],
-    value: collate(g.nodes, path.value(g.text), void 0, options)
-  }));
-}
-
-// ../merge-core/src/path.ts
-var FieldPath = class _FieldPath {
-  constructor(segments) {
-    this.segments = segments;
-  }
-  segments;
-  static root = new _FieldPath([]);
-  field(name2) {
-    return new _FieldPath([...this.segments, { field: name2 }]);
-  }
-  keyed(keys) {
-    return new _FieldPath([...this.segments, { keys }]);
-  }
-  value(value2) {
-    return new _FieldPath([...this.segments, { value: value2 }]);
-  }
-  index(index) {
-    return new _FieldPath([...this.segments, { index }]);
-  }
-  toString() {
-    if (this.segments.length === 0) return ".";
-    return this.segments.map(formatSegment).join("");
-  }
-};
-var plainField = /^[A-Za-z_$][\w$-]*$/;
-function formatSegment(segment2) {
-  if ("field" in segment2) {
-    return plainField.test(segment2.field) ? `.${segment2.field}` : `[${JSON.stringify(segment2.field)}]`;
-  }
-  if ("keys" in segment2) {
-    return `[${segment2.keys.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(",")}]`;
-  }
-  if ("value" in segment2) return `[=${JSON.stringify(segment2.value)}]`;
-  return `[${segment2.index}]`;
-}
-
-// ../merge-core/src/schema/builtin.generated.ts
-var BUILTIN_TABLE = {
-  defs: [
-    /* 0 */
-    [["io.k8s.api.admissionregistration.v1.MutatingWebhook", "io.k8s.api.admissionregistration.v1.ValidatingWebhook", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhook", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhook"], { f: { admissionReviewVersions: { l: "atomic" }, namespaceSelector: 215, objectSelector: 215, rules: { l: "atomic", i: 3 } } }],
-    /* 1 */
-    [["io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfiguration"], { f: { metadata: 216, webhooks: { l: "map", k: ["name"], x: 1, i: 0 } } }],
-    /* 2 */
-    [["io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfigurationList"], { f: { items: { l: "atomic", i: 1 } } }],
-    /* 3 */
-    [["io.k8s.api.admissionregistration.v1.RuleWithOperations", "io.k8s.api.admissionregistration.v1beta1.RuleWithOperations"], { f: { apiGroups: { l: "atomic" }, apiVersions: { l: "atomic" }, operations: { l: "atomic" }, resources: { l: "atomic" } } }],
-    /* 4 */
-    [["io.k8s.api.apps.v1.ControllerRevision", "io.k8s.api.authorization.v1.SelfSubjectAccessReview", "io.k8s.api.authorization.v1beta1.SelfSubjectAccessReview", "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler", "io.k8s.api.autoscaling.v1.Scale", "io.k8s.api.coordination.v1.Lease", "io.k8s.api.coordination.v1beta1.Lease", "io.k8s.api.core.v1.Binding", "io.k8s.api.core.v1.ConfigMap", "io.k8s.api.core.v1.Event", "io.k8s.api.core.v1.Secret", "io.k8s.api.events.v1.Event", "io.k8s.api.events.v1beta1.Event", "io.k8s.api.networking.v1.IngressClass", "io.k8s.api.networking.v1beta1.IngressClass", "io.k8s.api.scheduling.v1.PriorityClass", "io.k8s.api.scheduling.v1beta1.PriorityClass"], { f: { metadata: 216 } }],
-    /* 5 */
-    [["io.k8s.api.apps.v1.ControllerRevisionList", "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList", "io.k8s.api.coordination.v1.LeaseList", "io.k8s.api.coordination.v1beta1.LeaseList", "io.k8s.api.core.v1.ConfigMapList", "io.k8s.api.core.v1.EventList", "io.k8s.api.core.v1.SecretList", "io.k8s.api.events.v1.EventList", "io.k8s.api.events.v1beta1.EventList", "io.k8s.api.networking.v1.IngressClassList", "io.k8s.api.networking.v1beta1.IngressClassList", "io.k8s.api.scheduling.v1.PriorityClassList", "io.k8s.api.scheduling.v1beta1.PriorityClassList"], { f: { items: { l: "atomic", i: 4 } } }],
-    /* 6 */
-    [["io.k8s.api.apps.v1.DaemonSet", "io.k8s.api.apps.v1.Deployment", "io.k8s.api.apps.v1.ReplicaSet"], { f: { metadata: 216, spec: 8, status: 9 } }],
-    /* 7 */
-    [["io.k8s.api.apps.v1.DaemonSetList", "io.k8s.api.apps.v1.DeploymentList", "io.k8s.api.apps.v1.ReplicaSetList"], { f: { items: { l: "atomic", i: 6 } } }],
-    /* 8 */
-    [["io.k8s.api.apps.v1.DaemonSetSpec", "io.k8s.api.apps.v1.DeploymentSpec", "io.k8s.api.apps.v1.ReplicaSetSpec", "io.k8s.api.batch.v1.JobSpec"], { f: { selector: 215, template: 105 } }],
-    /* 9 */
-    [["io.k8s.api.apps.v1.DaemonSetStatus", "io.k8s.api.apps.v1.DeploymentStatus", "io.k8s.api.apps.v1.ReplicaSetStatus", "io.k8s.api.apps.v1.StatefulSetStatus", "io.k8s.api.certificates.v1.CertificateSigningRequestStatus", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestStatus", "io.k8s.api.core.v1.NamespaceStatus", "io.k8s.api.core.v1.ReplicationControllerStatus", "io.k8s.api.flowcontrol.v1beta1.FlowSchemaStatus", "io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationStatus", "io.k8s.api.policy.v1.PodDisruptionBudgetStatus", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetStatus", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIServiceStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 } } }],
-    /* 10 */
-    [["io.k8s.api.apps.v1.StatefulSet"], { f: { metadata: 216, spec: 12, status: 9 } }],
-    /* 11 */
-    [["io.k8s.api.apps.v1.StatefulSetList"], { f: { items: { l: "atomic", i: 10 } } }],
-    /* 12 */
-    [["io.k8s.api.apps.v1.StatefulSetSpec"], { f: { selector: 215, template: 105, volumeClaimTemplates: { l: "atomic", i: 88 } } }],
-    /* 13 */
-    [["io.k8s.api.authentication.v1.TokenRequest"], { f: { metadata: 216, spec: 14 } }],
-    /* 14 */
-    [["io.k8s.api.authentication.v1.TokenRequestSpec", "io.k8s.api.authentication.v1.TokenReviewSpec", "io.k8s.api.authentication.v1beta1.TokenReviewSpec"], { f: { audiences: { l: "atomic" } } }],
-    /* 15 */
-    [["io.k8s.api.authentication.v1.TokenReview", "io.k8s.api.authentication.v1beta1.TokenReview"], { f: { metadata: 216, spec: 14, status: 16 } }],
-    /* 16 */
-    [["io.k8s.api.authentication.v1.TokenReviewStatus", "io.k8s.api.authentication.v1beta1.TokenReviewStatus"], { f: { audiences: { l: "atomic" }, user: 17 } }],
-    /* 17 */
-    [["io.k8s.api.authentication.v1.UserInfo", "io.k8s.api.authentication.v1beta1.UserInfo", "io.k8s.api.authorization.v1.SubjectAccessReviewSpec"], { f: { extra: { a: { l: "atomic" } }, groups: { l: "atomic" } } }],
-    /* 18 */
-    [["io.k8s.api.authorization.v1.LocalSubjectAccessReview", "io.k8s.api.authorization.v1.SubjectAccessReview"], { f: { metadata: 216, spec: 17 } }],
-    /* 19 */
-    [["io.k8s.api.authorization.v1.NonResourceRule", "io.k8s.api.authorization.v1beta1.NonResourceRule"], { f: { nonResourceURLs: { l: "atomic" }, verbs: { l: "atomic" } } }],
-    /* 20 */
-    [["io.k8s.api.authorization.v1.ResourceRule", "io.k8s.api.authorization.v1beta1.ResourceRule"], { f: { apiGroups: { l: "atomic" }, resourceNames: { l: "atomic" }, resources: { l: "atomic" }, verbs: { l: "atomic" } } }],
-    /* 21 */
-    [["io.k8s.api.authorization.v1.SelfSubjectRulesReview", "io.k8s.api.authorization.v1beta1.SelfSubjectRulesReview"], { f: { metadata: 216, status: 22 } }],
-    /* 22 */
-    [["io.k8s.api.authorization.v1.SubjectRulesReviewStatus", "io.k8s.api.authorization.v1beta1.SubjectRulesReviewStatus"], { f: { nonResourceRules: { l: "atomic", i: 19 }, resourceRules: { l: "atomic", i: 20 } } }],
-    /* 23 */
-    [["io.k8s.api.authorization.v1beta1.LocalSubjectAccessReview", "io.k8s.api.authorization.v1beta1.SubjectAccessReview"], { f: { metadata: 216, spec: 24 } }],
-    /* 24 */
-    [["io.k8s.api.authorization.v1beta1.SubjectAccessReviewSpec"], { f: { extra: { a: { l: "atomic" } }, group: { l: "atomic" } } }],
-    /* 25 */
-    [["io.k8s.api.autoscaling.v2beta1.ExternalMetricSource", "io.k8s.api.autoscaling.v2beta1.ExternalMetricStatus"], { f: { metricSelector: 215 } }],
-    /* 26 */
-    [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscaler"], { f: { metadata: 216, spec: 28, status: 29 } }],
-    /* 27 */
-    [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerList"], { f: { items: { l: "atomic", i: 26 } } }],
-    /* 28 */
-    [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerSpec"], { f: { metrics: { l: "atomic", i: 30 } } }],
-    /* 29 */
-    [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerStatus"], { f: { conditions: { l: "atomic" }, currentMetrics: { l: "atomic", i: 30 } } }],
-    /* 30 */
-    [["io.k8s.api.autoscaling.v2beta1.MetricSpec", "io.k8s.api.autoscaling.v2beta1.MetricStatus"], { f: { external: 25, object: 31, pods: 31 } }],
-    /* 31 */
-    [["io.k8s.api.autoscaling.v2beta1.ObjectMetricSource", "io.k8s.api.autoscaling.v2beta1.ObjectMetricStatus", "io.k8s.api.autoscaling.v2beta1.PodsMetricSource", "io.k8s.api.autoscaling.v2beta1.PodsMetricStatus", "io.k8s.api.autoscaling.v2beta2.MetricIdentifier", "io.k8s.api.policy.v1.PodDisruptionBudgetSpec", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetSpec"], { f: { selector: 215 } }],
-    /* 32 */
-    [["io.k8s.api.autoscaling.v2beta2.ExternalMetricSource", "io.k8s.api.autoscaling.v2beta2.ExternalMetricStatus", "io.k8s.api.autoscaling.v2beta2.ObjectMetricSource", "io.k8s.api.autoscaling.v2beta2.ObjectMetricStatus", "io.k8s.api.autoscaling.v2beta2.PodsMetricSource", "io.k8s.api.autoscaling.v2beta2.PodsMetricStatus"], { f: { metric: 31 } }],
-    /* 33 */
-    [["io.k8s.api.autoscaling.v2beta2.HPAScalingRules"], { f: { policies: { l: "atomic" } } }],
-    /* 34 */
-    [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscaler"], { f: { metadata: 216, spec: 37, status: 38 } }],
-    /* 35 */
-    [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerBehavior"], { f: { scaleDown: 33, scaleUp: 33 } }],
-    /* 36 */
-    [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerList"], { f: { items: { l: "atomic", i: 34 } } }],
-    /* 37 */
-    [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerSpec"], { f: { behavior: 35, metrics: { l: "atomic", i: 39 } } }],
-    /* 38 */
-    [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerStatus"], { f: { conditions: { l: "atomic" }, currentMetrics: { l: "atomic", i: 39 } } }],
-    /* 39 */
-    [["io.k8s.api.autoscaling.v2beta2.MetricSpec", "io.k8s.api.autoscaling.v2beta2.MetricStatus"], { f: { external: 32, object: 32, pods: 32 } }],
-    /* 40 */
-    [["io.k8s.api.batch.v1.CronJob", "io.k8s.api.batch.v1beta1.CronJob"], { f: { metadata: 216, spec: 42, status: 43 } }],
-    /* 41 */
-    [["io.k8s.api.batch.v1.CronJobList", "io.k8s.api.batch.v1beta1.CronJobList"], { f: { items: { l: "atomic", i: 40 } } }],
-    /* 42 */
-    [["io.k8s.api.batch.v1.CronJobSpec", "io.k8s.api.batch.v1beta1.CronJobSpec"], { f: { jobTemplate: 47 } }],
-    /* 43 */
-    [["io.k8s.api.batch.v1.CronJobStatus", "io.k8s.api.batch.v1beta1.CronJobStatus"], { f: { active: { l: "atomic", x: 1 } } }],
-    /* 44 */
-    [["io.k8s.api.batch.v1.Job"], { f: { metadata: 216, spec: 8, status: 46 } }],
-    /* 45 */
-    [["io.k8s.api.batch.v1.JobList"], { f: { items: { l: "atomic", i: 44 } } }],
-    /* 46 */
-    [["io.k8s.api.batch.v1.JobStatus"], { f: { conditions: { l: "atomic", x: 1 } } }],
-    /* 47 */
-    [["io.k8s.api.batch.v1.JobTemplateSpec", "io.k8s.api.batch.v1beta1.JobTemplateSpec"], { f: { metadata: 216, spec: 8 } }],
-    /* 48 */
-    [["io.k8s.api.certificates.v1.CertificateSigningRequest", "io.k8s.api.certificates.v1beta1.CertificateSigningRequest"], { f: { metadata: 216, spec: 50, status: 9 } }],
-    /* 49 */
-    [["io.k8s.api.certificates.v1.CertificateSigningRequestList", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestList"], { f: { items: { l: "atomic", i: 48 } } }],
-    /* 50 */
-    [["io.k8s.api.certificates.v1.CertificateSigningRequestSpec", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestSpec"], { f: { extra: { a: { l: "atomic" } }, groups: { l: "atomic", x: 1 }, usages: { l: "atomic", x: 1 } } }],
-    /* 51 */
-    [["io.k8s.api.core.v1.Affinity"], { f: { nodeAffinity: 80, podAffinity: 96, podAntiAffinity: 96 } }],
-    /* 52 */
-    [["io.k8s.api.core.v1.Capabilities"], { f: { add: { l: "atomic" }, drop: { l: "atomic" } } }],
-    /* 53 */
-    [["io.k8s.api.core.v1.CephFSPersistentVolumeSource", "io.k8s.api.core.v1.CephFSVolumeSource", "io.k8s.api.core.v1.RBDPersistentVolumeSource", "io.k8s.api.core.v1.RBDVolumeSource"], { f: { monitors: { l: "atomic" } } }],
-    /* 54 */
-    [["io.k8s.api.core.v1.ComponentStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, metadata: 216 } }],
-    /* 55 */
-    [["io.k8s.api.core.v1.ComponentStatusList"], { f: { items: { l: "atomic", i: 54 } } }],
-    /* 56 */
-    [["io.k8s.api.core.v1.ConfigMapProjection", "io.k8s.api.core.v1.ConfigMapVolumeSource", "io.k8s.api.core.v1.DownwardAPIProjection", "io.k8s.api.core.v1.DownwardAPIVolumeSource", "io.k8s.api.core.v1.SecretProjection", "io.k8s.api.core.v1.SecretVolumeSource"], { f: { items: { l: "atomic" } } }],
-    /* 57 */
-    [["io.k8s.api.core.v1.Container"], { f: { args: { l: "atomic" }, command: { l: "atomic" }, env: { l: "map", k: ["name"], x: 1 }, envFrom: { l: "atomic" }, lifecycle: 70, livenessProbe: 67, ports: { l: "map", k: ["containerPort", "protocol"], x: 1 }, readinessProbe: 67, securityContext: 115, startupProbe: 67, volumeDevices: { l: "map", k: ["devicePath"], x: 1 }, volumeMounts: { l: "map", k: ["mountPath"], x: 1 } } }],
-    /* 58 */
-    [["io.k8s.api.core.v1.ContainerImage"], { f: { names: { l: "atomic" } } }],
-    /* 59 */
-    [["io.k8s.api.core.v1.EndpointSubset"], { f: { addresses: { l: "atomic" }, notReadyAddresses: { l: "atomic" }, ports: { l: "atomic" } } }],
-    /* 60 */
-    [["io.k8s.api.core.v1.Endpoints"], { f: { metadata: 216, subsets: { l: "atomic", i: 59 } } }],
-    /* 61 */
-    [["io.k8s.api.core.v1.EndpointsList"], { f: { items: { l: "atomic", i: 60 } } }],
-    /* 62 */
-    [["io.k8s.api.core.v1.EphemeralContainer"], { f: { args: { l: "atomic" }, command: { l: "atomic" }, env: { l: "map", k: ["name"], x: 1 }, envFrom: { l: "atomic" }, lifecycle: 70, livenessProbe: 67, ports: { l: "atomic" }, readinessProbe: 67, securityContext: 115, startupProbe: 67, volumeDevices: { l: "map", k: ["devicePath"], x: 1 }, volumeMounts: { l: "map", k: ["mountPath"], x: 1 } } }],
-    /* 63 */
-    [["io.k8s.api.core.v1.EphemeralVolumeSource"], { f: { volumeClaimTemplate: 92 } }],
-    /* 64 */
-    [["io.k8s.api.core.v1.ExecAction"], { f: { command: { l: "atomic" } } }],
-    /* 65 */
-    [["io.k8s.api.core.v1.FCVolumeSource"], { f: { targetWWNs: { l: "atomic" }, wwids: { l: "atomic" } } }],
-    /* 66 */
-    [["io.k8s.api.core.v1.HTTPGetAction"], { f: { httpHeaders: { l: "atomic" } } }],
-    /* 67 */
-    [["io.k8s.api.core.v1.Handler", "io.k8s.api.core.v1.Probe"], { f: { exec: 64, httpGet: 66 } }],
-    /* 68 */
-    [["io.k8s.api.core.v1.HostAlias"], { f: { hostnames: { l: "atomic" } } }],
-    /* 69 */
-    [["io.k8s.api.core.v1.ISCSIPersistentVolumeSource", "io.k8s.api.core.v1.ISCSIVolumeSource"], { f: { portals: { l: "atomic" } } }],
-    /* 70 */
-    [["io.k8s.api.core.v1.Lifecycle"], { f: { postStart: 67, preStop: 67 } }],
-    /* 71 */
-    [["io.k8s.api.core.v1.LimitRange"], { f: { metadata: 216, spec: 73 } }],
-    /* 72 */
-    [["io.k8s.api.core.v1.LimitRangeList"], { f: { items: { l: "atomic", i: 71 } } }],
-    /* 73 */
-    [["io.k8s.api.core.v1.LimitRangeSpec"], { f: { limits: { l: "atomic" } } }],
-    /* 74 */
-    [["io.k8s.api.core.v1.LoadBalancerIngress"], { f: { ports: { l: "atomic", x: 1 } } }],
-    /* 75 */
-    [["io.k8s.api.core.v1.LoadBalancerStatus"], { f: { ingress: { l: "atomic", i: 74 } } }],
-    /* 76 */
-    [["io.k8s.api.core.v1.Namespace"], { f: { metadata: 216, spec: 78, status: 9 } }],
-    /* 77 */
-    [["io.k8s.api.core.v1.NamespaceList"], { f: { items: { l: "atomic", i: 76 } } }],
-    /* 78 */
-    [["io.k8s.api.core.v1.NamespaceSpec"], { f: { finalizers: { l: "atomic" } } }],
-    /* 79 */
-    [["io.k8s.api.core.v1.Node"], { f: { metadata: 216, spec: 85, status: 86 } }],
-    /* 80 */
-    [["io.k8s.api.core.v1.NodeAffinity"], { f: { preferredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 106 }, requiredDuringSchedulingIgnoredDuringExecution: 82 } }],
-    /* 81 */
-    [["io.k8s.api.core.v1.NodeList"], { f: { items: { l: "atomic", i: 79 } } }],
-    /* 82 */
-    [["io.k8s.api.core.v1.NodeSelector"], { f: { nodeSelectorTerms: { l: "atomic", i: 84 } } }],
-    /* 83 */
-    [["io.k8s.api.core.v1.NodeSelectorRequirement", "io.k8s.api.core.v1.ScopedResourceSelectorRequirement", "io.k8s.api.core.v1.TopologySelectorLabelRequirement", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"], { f: { values: { l: "atomic" } } }],
-    /* 84 */
-    [["io.k8s.api.core.v1.NodeSelectorTerm"], { f: { matchExpressions: { l: "atomic", i: 83 }, matchFields: { l: "atomic", i: 83 } } }],
-    /* 85 */
-    [["io.k8s.api.core.v1.NodeSpec"], { f: { podCIDRs: { l: "set", x: 1 }, taints: { l: "atomic" } } }],
-    /* 86 */
-    [["io.k8s.api.core.v1.NodeStatus"], { f: { addresses: { l: "map", k: ["type"], x: 1 }, conditions: { l: "map", k: ["type"], x: 1 }, images: { l: "atomic", i: 58 }, volumesAttached: { l: "atomic" }, volumesInUse: { l: "atomic" } } }],
-    /* 87 */
-    [["io.k8s.api.core.v1.PersistentVolume"], { f: { metadata: 216, spec: 94 } }],
-    /* 88 */
-    [["io.k8s.api.core.v1.PersistentVolumeClaim"], { f: { metadata: 216, spec: 90, status: 91 } }],
-    /* 89 */
-    [["io.k8s.api.core.v1.PersistentVolumeClaimList"], { f: { items: { l: "atomic", i: 88 } } }],
-    /* 90 */
-    [["io.k8s.api.core.v1.PersistentVolumeClaimSpec"], { f: { accessModes: { l: "atomic" }, selector: 215 } }],
-    /* 91 */
-    [["io.k8s.api.core.v1.PersistentVolumeClaimStatus"], { f: { accessModes: { l: "atomic" }, conditions: { l: "map", k: ["type"], x: 1 } } }],
-    /* 92 */
-    [["io.k8s.api.core.v1.PersistentVolumeClaimTemplate"], { f: { metadata: 216, spec: 90 } }],
-    /* 93 */
-    [["io.k8s.api.core.v1.PersistentVolumeList"], { f: { items: { l: "atomic", i: 87 } } }],
-    /* 94 */
-    [["io.k8s.api.core.v1.PersistentVolumeSpec"], { f: { accessModes: { l: "atomic" }, cephfs: 53, fc: 65, iscsi: 69, mountOptions: { l: "atomic" }, nodeAffinity: 125, rbd: 53 } }],
-    /* 95 */
-    [["io.k8s.api.core.v1.Pod"], { f: { metadata: 216, spec: 101, status: 102 } }],
-    /* 96 */
-    [["io.k8s.api.core.v1.PodAffinity", "io.k8s.api.core.v1.PodAntiAffinity"], { f: { preferredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 127 }, requiredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 97 } } }],
-    /* 97 */
-    [["io.k8s.api.core.v1.PodAffinityTerm"], { f: { labelSelector: 215, namespaceSelector: 215, namespaces: { l: "atomic" } } }],
-    /* 98 */
-    [["io.k8s.api.core.v1.PodDNSConfig"], { f: { nameservers: { l: "atomic" }, options: { l: "atomic" }, searches: { l: "atomic" } } }],
-    /* 99 */
-    [["io.k8s.api.core.v1.PodList"], { f: { items: { l: "atomic", i: 95 } } }],
-    /* 100 */
-    [["io.k8s.api.core.v1.PodSecurityContext"], { f: { supplementalGroups: { l: "atomic" }, sysctls: { l: "atomic" } } }],
-    /* 101 */
-    [["io.k8s.api.core.v1.PodSpec"], { f: { affinity: 51, containers: { l: "map", k: ["name"], x: 1, i: 57 }, dnsConfig: 98, ephemeralContainers: { l: "map", k: ["name"], x: 1, i: 62 }, hostAliases: { l: "map", k: ["ip"], x: 1, i: 68 }, imagePullSecrets: { l: "map", k: ["name"], x: 1 }, initContainers: { l: "map", k: ["name"], x: 1, i: 57 }, readinessGates: { l: "atomic" }, securityContext: 100, tolerations: { l: "atomic" }, topologySpreadConstraints: { l: "map", k: ["topologyKey", "whenUnsatisfiable"], x: 1, i: 123 }, volumes: { l: "map", k: ["name"], x: 1, i: 124 } } }],
-    /* 102 */
-    [["io.k8s.api.core.v1.PodStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, containerStatuses: { l: "atomic" }, ephemeralContainerStatuses: { l: "atomic" }, initContainerStatuses: { l: "atomic" }, podIPs: { l: "map", k: ["ip"], x: 1 } } }],
-    /* 103 */
-    [["io.k8s.api.core.v1.PodTemplate"], { f: { metadata: 216, template: 105 } }],
-    /* 104 */
-    [["io.k8s.api.core.v1.PodTemplateList"], { f: { items: { l: "atomic", i: 103 } } }],
-    /* 105 */
-    [["io.k8s.api.core.v1.PodTemplateSpec"], { f: { metadata: 216, spec: 101 } }],
-    /* 106 */
-    [["io.k8s.api.core.v1.PreferredSchedulingTerm"], { f: { preference: 84 } }],
-    /* 107 */
-    [["io.k8s.api.core.v1.ProjectedVolumeSource"], { f: { sources: { l: "atomic", i: 126 } } }],
-    /* 108 */
-    [["io.k8s.api.core.v1.ReplicationController"], { f: { metadata: 216, spec: 110, status: 9 } }],
-    /* 109 */
-    [["io.k8s.api.core.v1.ReplicationControllerList"], { f: { items: { l: "atomic", i: 108 } } }],
-    /* 110 */
-    [["io.k8s.api.core.v1.ReplicationControllerSpec"], { f: { template: 105 } }],
-    /* 111 */
-    [["io.k8s.api.core.v1.ResourceQuota"], { f: { metadata: 216, spec: 113 } }],
-    /* 112 */
-    [["io.k8s.api.core.v1.ResourceQuotaList"], { f: { items: { l: "atomic", i: 111 } } }],
-    /* 113 */
-    [["io.k8s.api.core.v1.ResourceQuotaSpec"], { f: { scopeSelector: 114, scopes: { l: "atomic" } } }],
-    /* 114 */
-    [["io.k8s.api.core.v1.ScopeSelector"], { f: { matchExpressions: { l: "atomic", i: 83 } } }],
-    /* 115 */
-    [["io.k8s.api.core.v1.SecurityContext"], { f: { capabilities: 52 } }],
-    /* 116 */
-    [["io.k8s.api.core.v1.Service"], { f: { metadata: 216, spec: 120, status: 121 } }],
-    /* 117 */
-    [["io.k8s.api.core.v1.ServiceAccount"], { f: { imagePullSecrets: { l: "atomic" }, metadata: 216, secrets: { l: "map", k: ["name"], x: 1 } } }],
-    /* 118 */
-    [["io.k8s.api.core.v1.ServiceAccountList"], { f: { items: { l: "atomic", i: 117 } } }],
-    /* 119 */
-    [["io.k8s.api.core.v1.ServiceList"], { f: { items: { l: "atomic", i: 116 } } }],
-    /* 120 */
-    [["io.k8s.api.core.v1.ServiceSpec"], { f: { clusterIPs: { l: "atomic", x: 1 }, externalIPs: { l: "atomic" }, ipFamilies: { l: "atomic", x: 1 }, loadBalancerSourceRanges: { l: "atomic" }, ports: { l: "map", k: ["port", "protocol"], x: 1 }, topologyKeys: { l: "atomic" } } }],
-    /* 121 */
-    [["io.k8s.api.core.v1.ServiceStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, loadBalancer: 75 } }],
-    /* 122 */
-    [["io.k8s.api.core.v1.TopologySelectorTerm"], { f: { matchLabelExpressions: { l: "atomic", i: 83 } } }],
-    /* 123 */
-    [["io.k8s.api.core.v1.TopologySpreadConstraint"], { f: { labelSelector: 215 } }],
-    /* 124 */
-    [["io.k8s.api.core.v1.Volume"], { f: { cephfs: 53, configMap: 56, downwardAPI: 56, ephemeral: 63, fc: 65, iscsi: 69, projected: 107, rbd: 53, secret: 56 } }],
-    /* 125 */
-    [["io.k8s.api.core.v1.VolumeNodeAffinity"], { f: { required: 82 } }],
-    /* 126 */
-    [["io.k8s.api.core.v1.VolumeProjection"], { f: { configMap: 56, downwardAPI: 56, secret: 56 } }],
-    /* 127 */
-    [["io.k8s.api.core.v1.WeightedPodAffinityTerm"], { f: { podAffinityTerm: 97 } }],
-    /* 128 */
-    [["io.k8s.api.discovery.v1.Endpoint", "io.k8s.api.discovery.v1beta1.Endpoint"], { f: { addresses: { l: "set", x: 1 }, hints: 129 } }],
-    /* 129 */
-    [["io.k8s.api.discovery.v1.EndpointHints", "io.k8s.api.discovery.v1beta1.EndpointHints"], { f: { forZones: { l: "atomic", x: 1 } } }],
-    /* 130 */
-    [["io.k8s.api.discovery.v1.EndpointSlice", "io.k8s.api.discovery.v1beta1.EndpointSlice"], { f: { endpoints: { l: "atomic", x: 1, i: 128 }, metadata: 216, ports: { l: "atomic", x: 1 } } }],
-    /* 131 */
-    [["io.k8s.api.discovery.v1.EndpointSliceList", "io.k8s.api.discovery.v1beta1.EndpointSliceList"], { f: { items: { l: "atomic", i: 130 } } }],
-    /* 132 */
-    [["io.k8s.api.extensions.v1beta1.HTTPIngressRuleValue", "io.k8s.api.networking.v1beta1.HTTPIngressRuleValue"], { f: { paths: { l: "atomic" } } }],
-    /* 133 */
-    [["io.k8s.api.extensions.v1beta1.Ingress", "io.k8s.api.networking.v1beta1.Ingress"], { f: { metadata: 216, spec: 136, status: 137 } }],
-    /* 134 */
-    [["io.k8s.api.extensions.v1beta1.IngressList", "io.k8s.api.networking.v1beta1.IngressList"], { f: { items: { l: "atomic", i: 133 } } }],
-    /* 135 */
-    [["io.k8s.api.extensions.v1beta1.IngressRule", "io.k8s.api.networking.v1beta1.IngressRule"], { f: { http: 132 } }],
-    /* 136 */
-    [["io.k8s.api.extensions.v1beta1.IngressSpec", "io.k8s.api.networking.v1beta1.IngressSpec"], { f: { rules: { l: "atomic", i: 135 }, tls: { l: "atomic", i: 138 } } }],
-    /* 137 */
-    [["io.k8s.api.extensions.v1beta1.IngressStatus", "io.k8s.api.networking.v1.IngressStatus", "io.k8s.api.networking.v1beta1.IngressStatus"], { f: { loadBalancer: 75 } }],
-    /* 138 */
-    [["io.k8s.api.extensions.v1beta1.IngressTLS", "io.k8s.api.networking.v1beta1.IngressTLS"], { f: { hosts: { l: "atomic" } } }],
-    /* 139 */
-    [["io.k8s.api.flowcontrol.v1beta1.FlowSchema"], { f: { metadata: 216, spec: 141, status: 9 } }],
-    /* 140 */
-    [["io.k8s.api.flowcontrol.v1beta1.FlowSchemaList"], { f: { items: { l: "atomic", i: 139 } } }],
-    /* 141 */
-    [["io.k8s.api.flowcontrol.v1beta1.FlowSchemaSpec"], { f: { rules: { l: "atomic", x: 1, i: 143 } } }],
-    /* 142 */
-    [["io.k8s.api.flowcontrol.v1beta1.NonResourcePolicyRule"], { f: { nonResourceURLs: { l: "set", x: 1 }, verbs: { l: "set", x: 1 } } }],
-    /* 143 */
-    [["io.k8s.api.flowcontrol.v1beta1.PolicyRulesWithSubjects"], { f: { nonResourceRules: { l: "atomic", x: 1, i: 142 }, resourceRules: { l: "atomic", x: 1, i: 146 }, subjects: { l: "atomic", x: 1 } } }],
-    /* 144 */
-    [["io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfiguration", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIService"], { f: { metadata: 216, status: 9 } }],
-    /* 145 */
-    [["io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationList", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIServiceList"], { f: { items: { l: "atomic", i: 144 } } }],
-    /* 146 */
-    [["io.k8s.api.flowcontrol.v1beta1.ResourcePolicyRule"], { f: { apiGroups: { l: "set", x: 1 }, namespaces: { l: "set", x: 1 }, resources: { l: "set", x: 1 }, verbs: { l: "set", x: 1 } } }],
-    /* 147 */
-    [["io.k8s.api.networking.v1.HTTPIngressRuleValue"], { f: { paths: { l: "atomic", x: 1 } } }],
-    /* 148 */
-    [["io.k8s.api.networking.v1.IPBlock"], { f: { except: { l: "atomic" } } }],
-    /* 149 */
-    [["io.k8s.api.networking.v1.Ingress"], { f: { metadata: 216, spec: 152, status: 137 } }],
-    /* 150 */
-    [["io.k8s.api.networking.v1.IngressList"], { f: { items: { l: "atomic", i: 149 } } }],
-    /* 151 */
-    [["io.k8s.api.networking.v1.IngressRule"], { f: { http: 147 } }],
-    /* 152 */
-    [["io.k8s.api.networking.v1.IngressSpec"], { f: { rules: { l: "atomic", x: 1, i: 151 }, tls: { l: "atomic", x: 1, i: 153 } } }],
-    /* 153 */
-    [["io.k8s.api.networking.v1.IngressTLS"], { f: { hosts: { l: "atomic", x: 1 } } }],
-    /* 154 */
-    [["io.k8s.api.networking.v1.NetworkPolicy"], { f: { metadata: 216, spec: 159 } }],
-    /* 155 */
-    [["io.k8s.api.networking.v1.NetworkPolicyEgressRule"], { f: { ports: { l: "atomic" }, to: { l: "atomic", i: 158 } } }],
-    /* 156 */
-    [["io.k8s.api.networking.v1.NetworkPolicyIngressRule"], { f: { from: { l: "atomic", i: 158 }, ports: { l: "atomic" } } }],
-    /* 157 */
-    [["io.k8s.api.networking.v1.NetworkPolicyList"], { f: { items: { l: "atomic", i: 154 } } }],
-    /* 158 */
-    [["io.k8s.api.networking.v1.NetworkPolicyPeer"], { f: { ipBlock: 148, namespaceSelector: 215, podSelector: 215 } }],
-    /* 159 */
-    [["io.k8s.api.networking.v1.NetworkPolicySpec"], { f: { egress: { l: "atomic", i: 155 }, ingress: { l: "atomic", i: 156 }, podSelector: 215, policyTypes: { l: "atomic" } } }],
-    /* 160 */
-    [["io.k8s.api.node.v1.RuntimeClass", "io.k8s.api.node.v1beta1.RuntimeClass"], { f: { metadata: 216, scheduling: 162 } }],
-    /* 161 */
-    [["io.k8s.api.node.v1.RuntimeClassList", "io.k8s.api.node.v1beta1.RuntimeClassList"], { f: { items: { l: "atomic", i: 160 } } }],
-    /* 162 */
-    [["io.k8s.api.node.v1.Scheduling", "io.k8s.api.node.v1beta1.Scheduling"], { f: { tolerations: { l: "atomic", x: 1 } } }],
-    /* 163 */
-    [["io.k8s.api.policy.v1.PodDisruptionBudget", "io.k8s.api.policy.v1beta1.PodDisruptionBudget"], { f: { metadata: 216, spec: 31, status: 9 } }],
-    /* 164 */
-    [["io.k8s.api.policy.v1.PodDisruptionBudgetList", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetList"], { f: { items: { l: "atomic", i: 163 } } }],
-    /* 165 */
-    [["io.k8s.api.policy.v1beta1.Eviction"], { f: { deleteOptions: 214, metadata: 216 } }],
-    /* 166 */
-    [["io.k8s.api.policy.v1beta1.FSGroupStrategyOptions", "io.k8s.api.policy.v1beta1.RunAsGroupStrategyOptions", "io.k8s.api.policy.v1beta1.RunAsUserStrategyOptions", "io.k8s.api.policy.v1beta1.SupplementalGroupsStrategyOptions"], { f: { ranges: { l: "atomic" } } }],
-    /* 167 */
-    [["io.k8s.api.policy.v1beta1.PodSecurityPolicy"], { f: { metadata: 216, spec: 169 } }],
-    /* 168 */
-    [["io.k8s.api.policy.v1beta1.PodSecurityPolicyList"], { f: { items: { l: "atomic", i: 167 } } }],
-    /* 169 */
-    [["io.k8s.api.policy.v1beta1.PodSecurityPolicySpec"], { f: { allowedCSIDrivers: { l: "atomic" }, allowedCapabilities: { l: "atomic" }, allowedFlexVolumes: { l: "atomic" }, allowedHostPaths: { l: "atomic" }, allowedProcMountTypes: { l: "atomic" }, allowedUnsafeSysctls: { l: "atomic" }, defaultAddCapabilities: { l: "atomic" }, forbiddenSysctls: { l: "atomic" }, fsGroup: 166, hostPorts: { l: "atomic" }, requiredDropCapabilities: { l: "atomic" }, runAsGroup: 166, runAsUser: 166, runtimeClass: 170, supplementalGroups: 166, volumes: { l: "atomic" } } }],
-    /* 170 */
-    [["io.k8s.api.policy.v1beta1.RuntimeClassStrategyOptions"], { f: { allowedRuntimeClassNames: { l: "atomic" } } }],
-    /* 171 */
-    [["io.k8s.api.rbac.v1.AggregationRule", "io.k8s.api.rbac.v1beta1.AggregationRule"], { f: { clusterRoleSelectors: { l: "atomic", i: 215 } } }],
-    /* 172 */
-    [["io.k8s.api.rbac.v1.ClusterRole", "io.k8s.api.rbac.v1beta1.ClusterRole"], { f: { aggregationRule: 171, metadata: 216, rules: { l: "atomic", i: 176 } } }],
-    /* 173 */
-    [["io.k8s.api.rbac.v1.ClusterRoleBinding", "io.k8s.api.rbac.v1.RoleBinding", "io.k8s.api.rbac.v1beta1.ClusterRoleBinding", "io.k8s.api.rbac.v1beta1.RoleBinding"], { f: { metadata: 216, subjects: { l: "atomic" } } }],
-    /* 174 */
-    [["io.k8s.api.rbac.v1.ClusterRoleBindingList", "io.k8s.api.rbac.v1.RoleBindingList", "io.k8s.api.rbac.v1beta1.ClusterRoleBindingList", "io.k8s.api.rbac.v1beta1.RoleBindingList"], { f: { items: { l: "atomic", i: 173 } } }],
-    /* 175 */
-    [["io.k8s.api.rbac.v1.ClusterRoleList", "io.k8s.api.rbac.v1beta1.ClusterRoleList"], { f: { items: { l: "atomic", i: 172 } } }],
-    /* 176 */
-    [["io.k8s.api.rbac.v1.PolicyRule", "io.k8s.api.rbac.v1beta1.PolicyRule"], { f: { apiGroups: { l: "atomic" }, nonResourceURLs: { l: "atomic" }, resourceNames: { l: "atomic" }, resources: { l: "atomic" }, verbs: { l: "atomic" } } }],
-    /* 177 */
-    [["io.k8s.api.rbac.v1.Role", "io.k8s.api.rbac.v1beta1.Role"], { f: { metadata: 216, rules: { l: "atomic", i: 176 } } }],
-    /* 178 */
-    [["io.k8s.api.rbac.v1.RoleList", "io.k8s.api.rbac.v1beta1.RoleList"], { f: { items: { l: "atomic", i: 177 } } }],
-    /* 179 */
-    [["io.k8s.api.storage.v1.CSIDriver"], { f: { metadata: 216, spec: 181 } }],
-    /* 180 */
-    [["io.k8s.api.storage.v1.CSIDriverList"], { f: { items: { l: "atomic", i: 179 } } }],
-    /* 181 */
-    [["io.k8s.api.storage.v1.CSIDriverSpec"], { f: { tokenRequests: { l: "atomic", x: 1 }, volumeLifecycleModes: { l: "set", x: 1 } } }],
-    /* 182 */
-    [["io.k8s.api.storage.v1.CSINode", "io.k8s.api.storage.v1beta1.CSINode"], { f: { metadata: 216, spec: 185 } }],
-    /* 183 */
-    [["io.k8s.api.storage.v1.CSINodeDriver", "io.k8s.api.storage.v1beta1.CSINodeDriver"], { f: { topologyKeys: { l: "atomic" } } }],
-    /* 184 */
-    [["io.k8s.api.storage.v1.CSINodeList", "io.k8s.api.storage.v1beta1.CSINodeList"], { f: { items: { l: "atomic", i: 182 } } }],
-    /* 185 */
-    [["io.k8s.api.storage.v1.CSINodeSpec", "io.k8s.api.storage.v1beta1.CSINodeSpec"], { f: { drivers: { l: "map", k: ["name"], x: 1, i: 183 } } }],
-    /* 186 */
-    [["io.k8s.api.storage.v1.StorageClass", "io.k8s.api.storage.v1beta1.StorageClass"], { f: { allowedTopologies: { l: "atomic", i: 122 }, metadata: 216, mountOptions: { l: "atomic" } } }],
-    /* 187 */
-    [["io.k8s.api.storage.v1.StorageClassList", "io.k8s.api.storage.v1beta1.StorageClassList"], { f: { items: { l: "atomic", i: 186 } } }],
-    /* 188 */
-    [["io.k8s.api.storage.v1.VolumeAttachment", "io.k8s.api.storage.v1beta1.VolumeAttachment"], { f: { metadata: 216, spec: 191 } }],
-    /* 189 */
-    [["io.k8s.api.storage.v1.VolumeAttachmentList", "io.k8s.api.storage.v1beta1.VolumeAttachmentList"], { f: { items: { l: "atomic", i: 188 } } }],
-    /* 190 */
-    [["io.k8s.api.storage.v1.VolumeAttachmentSource", "io.k8s.api.storage.v1beta1.VolumeAttachmentSource"], { f: { inlineVolumeSpec: 94 } }],
-    /* 191 */
-    [["io.k8s.api.storage.v1.VolumeAttachmentSpec", "io.k8s.api.storage.v1beta1.VolumeAttachmentSpec"], { f: { source: 190 } }],
-    /* 192 */
-    [["io.k8s.api.storage.v1beta1.CSIDriver"], { f: { metadata: 216, spec: 194 } }],
-    /* 193 */
-    [["io.k8s.api.storage.v1beta1.CSIDriverList"], { f: { items: { l: "atomic", i: 192 } } }],
-    /* 194 */
-    [["io.k8s.api.storage.v1beta1.CSIDriverSpec"], { f: { tokenRequests: { l: "atomic", x: 1 }, volumeLifecycleModes: { l: "atomic" } } }],
-    /* 195 */
-    [["io.k8s.api.storage.v1beta1.CSIStorageCapacity"], { f: { metadata: 216, nodeTopology: 215 } }],
-    /* 196 */
-    [["io.k8s.api.storage.v1beta1.CSIStorageCapacityList"], { f: { items: { l: "map", k: ["name"], x: 1, i: 195 } } }],
-    /* 197 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion"], { f: { webhook: 206 } }],
-    /* 198 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"], { f: { metadata: 216, spec: 201, status: 202 } }],
-    /* 199 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList"], { f: { items: { l: "atomic", i: 198 } } }],
-    /* 200 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionNames"], { f: { categories: { l: "atomic" }, shortNames: { l: "atomic" } } }],
-    /* 201 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec"], { f: { conversion: 197, names: 200, versions: { l: "atomic", i: 203 } } }],
-    /* 202 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionStatus"], { f: { acceptedNames: 200, conditions: { l: "map", k: ["type"], x: 1 }, storedVersions: { l: "atomic" } } }],
-    /* 203 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionVersion"], { f: { additionalPrinterColumns: { l: "atomic" }, schema: 204 } }],
-    /* 204 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceValidation"], { f: { openAPIV3Schema: 205 } }],
-    /* 205 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSONSchemaProps"], { f: { allOf: { l: "atomic", i: 205 }, anyOf: { l: "atomic", i: 205 }, definitions: { a: 205 }, enum: { l: "atomic" }, not: 205, oneOf: { l: "atomic", i: 205 }, patternProperties: { a: 205 }, properties: { a: 205 }, required: { l: "atomic" }, "x-kubernetes-list-map-keys": { l: "atomic" } } }],
-    /* 206 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceConversion"], { f: { conversionReviewVersions: { l: "atomic" } } }],
-    /* 207 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinition"], { f: { metadata: 216, spec: 209, status: 202 } }],
-    /* 208 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionList"], { f: { items: { l: "atomic", i: 207 } } }],
-    /* 209 */
-    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionSpec"], { f: { additionalPrinterColumns: { l: "atomic" }, conversion: 206, names: 200, validation: 204, versions: { l: "atomic", i: 203 } } }],
-    /* 210 */
-    [["io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup", "io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions"], { f: { serverAddressByClientCIDRs: { l: "atomic" }, versions: { l: "atomic" } } }],
-    /* 211 */
-    [["io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList"], { f: { groups: { l: "atomic", i: 210 } } }],
-    /* 212 */
-    [["io.k8s.apimachinery.pkg.apis.meta.v1.APIResource"], { f: { categories: { l: "atomic" }, shortNames: { l: "atomic" }, verbs: { l: "atomic" } } }],
-    /* 213 */
-    [["io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"], { f: { resources: { l: "atomic", i: 212 } } }],
-    /* 214 */
-    [["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"], { f: { dryRun: { l: "atomic" } } }],
-    /* 215 */
-    [["io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"], { m: "atomic", f: { matchExpressions: { l: "atomic", i: 83 } } }],
-    /* 216 */
-    [["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"], { f: { finalizers: { l: "set", x: 1 }, managedFields: { l: "atomic" }, ownerReferences: { l: "map", k: ["uid"], x: 1 } } }],
-    /* 217 */
-    [["io.k8s.apimachinery.pkg.apis.meta.v1.Status"], { f: { details: 218 } }],
-    /* 218 */
-    [["io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails"], { f: { causes: { l: "atomic" } } }],
-    /* 219 */
-    [["io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"], {}]
-  ],
-  kinds: [
-    ["", "APIGroup", [["v1", 210]]],
-    ["", "APIGroupList", [["v1", 211]]],
-    ["", "APIResourceList", [["v1", 213]]],
-    ["", "APIVersions", [["v1", 210]]],
-    ["", "Binding", [["v1", 4]]],
-    ["", "ComponentStatus", [["v1", 54]]],
-    ["", "ComponentStatusList", [["v1", 55]]],
-    ["", "ConfigMap", [["v1", 4]]],
-    ["", "ConfigMapList", [["v1", 5]]],
-    ["", "DeleteOptions", [["v1", 214]]],
-    ["", "Endpoints", [["v1", 60]]],
-    ["", "EndpointsList", [["v1", 61]]],
-    ["", "Event", [["v1", 4]]],
-    ["", "EventList", [["v1", 5]]],
-    ["", "LimitRange", [["v1", 71]]],
-    ["", "LimitRangeList", [["v1", 72]]],
-    ["", "Namespace", [["v1", 76]]],
-    ["", "NamespaceList", [["v1", 77]]],
-    ["", "Node", [["v1", 79]]],
-    ["", "NodeList", [["v1", 81]]],
-    ["", "PersistentVolume", [["v1", 87]]],
-    ["", "PersistentVolumeClaim", [["v1", 88]]],
-    ["", "PersistentVolumeClaimList", [["v1", 89]]],
-    ["", "PersistentVolumeList", [["v1", 93]]],
-    ["", "Pod", [["v1", 95]]],
-    ["", "PodList", [["v1", 99]]],
-    ["", "PodTemplate", [["v1", 103]]],
-    ["", "PodTemplateList", [["v1", 104]]],
-    ["", "ReplicationController", [["v1", 108]]],
-    ["", "ReplicationControllerList", [["v1", 109]]],
-    ["", "ResourceQuota", [["v1", 111]]],
-    ["", "ResourceQuotaList", [["v1", 112]]],
-    ["", "Secret", [["v1", 4]]],
-    ["", "SecretList", [["v1", 5]]],
-    ["", "Service", [["v1", 116]]],
-    ["", "ServiceAccount", [["v1", 117]]],
-    ["", "ServiceAccountList", [["v1", 118]]],
-    ["", "ServiceList", [["v1", 119]]],
-    ["", "Status", [["v1", 217]]],
-    ["", "WatchEvent", [["v1", 219]]],
-    ["admission.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["admission.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["admissionregistration.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["admissionregistration.k8s.io", "MutatingWebhookConfiguration", [["v1", 1], ["v1beta1", 1]]],
-    ["admissionregistration.k8s.io", "MutatingWebhookConfigurationList", [["v1", 2], ["v1beta1", 2]]],
-    ["admissionregistration.k8s.io", "ValidatingWebhookConfiguration", [["v1", 1], ["v1beta1", 1]]],
-    ["admissionregistration.k8s.io", "ValidatingWebhookConfigurationList", [["v1", 2], ["v1beta1", 2]]],
-    ["admissionregistration.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["apiextensions.k8s.io", "CustomResourceDefinition", [["v1", 198], ["v1beta1", 207]]],
-    ["apiextensions.k8s.io", "CustomResourceDefinitionList", [["v1", 199], ["v1beta1", 208]]],
-    ["apiextensions.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["apiextensions.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["apiregistration.k8s.io", "APIService", [["v1", 144], ["v1beta1", 144]]],
-    ["apiregistration.k8s.io", "APIServiceList", [["v1", 145], ["v1beta1", 145]]],
-    ["apiregistration.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["apiregistration.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["apps", "ControllerRevision", [["v1", 4]]],
-    ["apps", "ControllerRevisionList", [["v1", 5]]],
-    ["apps", "DaemonSet", [["v1", 6]]],
-    ["apps", "DaemonSetList", [["v1", 7]]],
-    ["apps", "DeleteOptions", [["v1", 214], ["v1beta1", 214], ["v1beta2", 214]]],
-    ["apps", "Deployment", [["v1", 6]]],
-    ["apps", "DeploymentList", [["v1", 7]]],
-    ["apps", "ReplicaSet", [["v1", 6]]],
-    ["apps", "ReplicaSetList", [["v1", 7]]],
-    ["apps", "StatefulSet", [["v1", 10]]],
-    ["apps", "StatefulSetList", [["v1", 11]]],
-    ["apps", "WatchEvent", [["v1", 219], ["v1beta1", 219], ["v1beta2", 219]]],
-    ["authentication.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["authentication.k8s.io", "TokenRequest", [["v1", 13]]],
-    ["authentication.k8s.io", "TokenReview", [["v1", 15], ["v1beta1", 15]]],
-    ["authentication.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["authorization.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["authorization.k8s.io", "LocalSubjectAccessReview", [["v1", 18], ["v1beta1", 23]]],
-    ["authorization.k8s.io", "SelfSubjectAccessReview", [["v1", 4], ["v1beta1", 4]]],
-    ["authorization.k8s.io", "SelfSubjectRulesReview", [["v1", 21], ["v1beta1", 21]]],
-    ["authorization.k8s.io", "SubjectAccessReview", [["v1", 18], ["v1beta1", 23]]],
-    ["authorization.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["autoscaling", "DeleteOptions", [["v1", 214], ["v2beta1", 214], ["v2beta2", 214]]],
-    ["autoscaling", "HorizontalPodAutoscaler", [["v1", 4], ["v2beta1", 26], ["v2beta2", 34]]],
-    ["autoscaling", "HorizontalPodAutoscalerList", [["v1", 5], ["v2beta1", 27], ["v2beta2", 36]]],
-    ["autoscaling", "Scale", [["v1", 4]]],
-    ["autoscaling", "WatchEvent", [["v1", 219], ["v2beta1", 219], ["v2beta2", 219]]],
-    ["batch", "CronJob", [["v1", 40], ["v1beta1", 40]]],
-    ["batch", "CronJobList", [["v1", 41], ["v1beta1", 41]]],
-    ["batch", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["batch", "Job", [["v1", 44]]],
-    ["batch", "JobList", [["v1", 45]]],
-    ["batch", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["certificates.k8s.io", "CertificateSigningRequest", [["v1", 48], ["v1beta1", 48]]],
-    ["certificates.k8s.io", "CertificateSigningRequestList", [["v1", 49], ["v1beta1", 49]]],
-    ["certificates.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["certificates.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["coordination.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["coordination.k8s.io", "Lease", [["v1", 4], ["v1beta1", 4]]],
-    ["coordination.k8s.io", "LeaseList", [["v1", 5], ["v1beta1", 5]]],
-    ["coordination.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["discovery.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["discovery.k8s.io", "EndpointSlice", [["v1", 130], ["v1beta1", 130]]],
-    ["discovery.k8s.io", "EndpointSliceList", [["v1", 131], ["v1beta1", 131]]],
-    ["discovery.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["events.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["events.k8s.io", "Event", [["v1", 4], ["v1beta1", 4]]],
-    ["events.k8s.io", "EventList", [["v1", 5], ["v1beta1", 5]]],
-    ["events.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["extensions", "DeleteOptions", [["v1beta1", 214]]],
-    ["extensions", "Ingress", [["v1beta1", 133]]],
-    ["extensions", "IngressList", [["v1beta1", 134]]],
-    ["extensions", "WatchEvent", [["v1beta1", 219]]],
-    ["flowcontrol.apiserver.k8s.io", "DeleteOptions", [["v1alpha1", 214], ["v1beta1", 214]]],
-    ["flowcontrol.apiserver.k8s.io", "FlowSchema", [["v1beta1", 139]]],
-    ["flowcontrol.apiserver.k8s.io", "FlowSchemaList", [["v1beta1", 140]]],
-    ["flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", [["v1beta1", 144]]],
-    ["flowcontrol.apiserver.k8s.io", "PriorityLevelConfigurationList", [["v1beta1", 145]]],
-    ["flowcontrol.apiserver.k8s.io", "WatchEvent", [["v1alpha1", 219], ["v1beta1", 219]]],
-    ["imagepolicy.k8s.io", "DeleteOptions", [["v1alpha1", 214]]],
-    ["imagepolicy.k8s.io", "WatchEvent", [["v1alpha1", 219]]],
-    ["internal.apiserver.k8s.io", "DeleteOptions", [["v1alpha1", 214]]],
-    ["internal.apiserver.k8s.io", "WatchEvent", [["v1alpha1", 219]]],
-    ["networking.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["networking.k8s.io", "Ingress", [["v1", 149], ["v1beta1", 133]]],
-    ["networking.k8s.io", "IngressClass", [["v1", 4], ["v1beta1", 4]]],
-    ["networking.k8s.io", "IngressClassList", [["v1", 5], ["v1beta1", 5]]],
-    ["networking.k8s.io", "IngressList", [["v1", 150], ["v1beta1", 134]]],
-    ["networking.k8s.io", "NetworkPolicy", [["v1", 154]]],
-    ["networking.k8s.io", "NetworkPolicyList", [["v1", 157]]],
-    ["networking.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["node.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
-    ["node.k8s.io", "RuntimeClass", [["v1", 160], ["v1beta1", 160]]],
-    ["node.k8s.io", "RuntimeClassList", [["v1", 161], ["v1beta1", 161]]],
-    ["node.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
-    ["policy", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-    ["policy", "Eviction", [["v1beta1", 165]]],
-    ["policy", "PodDisruptionBudget", [["v1", 163], ["v1beta1", 163]]],
-    ["policy", "PodDisruptionBudgetList", [["v1", 164], ["v1beta1", 164]]],
-    ["policy", "PodSecurityPolicy", [["v1beta1", 167]]],
-    ["policy", "PodSecurityPolicyList", [["v1beta1", 168]]],
-    ["policy", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-    ["rbac.authorization.k8s.io", "ClusterRole", [["v1", 172], ["v1beta1", 172]]],
-    ["rbac.authorization.k8s.io", "ClusterRoleBinding", [["v1", 173], ["v1beta1", 173]]],
-    ["rbac.authorization.k8s.io", "ClusterRoleBindingList", [["v1", 174], ["v1beta1", 174]]],
-    ["rbac.authorization.k8s.io", "ClusterRoleList", [["v1", 175], ["v1beta1", 175]]],
-    ["rbac.authorization.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
-    ["rbac.authorization.k8s.io", "Role", [["v1", 177], ["v1beta1", 177]]],
-    ["rbac.authorization.k8s.io", "RoleBinding", [["v1", 173], ["v1beta1", 173]]],
-    ["rbac.authorization.k8s.io", "RoleBindingList", [["v1", 174], ["v1beta1", 174]]],
-    ["rbac.authorization.k8s.io", "RoleList", [["v1", 178], ["v1beta1", 178]]],
-    ["rbac.authorization.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
-    ["scheduling.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
-    ["scheduling.k8s.io", "PriorityClass", [["v1", 4], ["v1beta1", 4]]],
-    ["scheduling.k8s.io", "PriorityClassList", [["v1", 5], ["v1beta1", 5]]],
-    ["scheduling.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
-    ["storage.k8s.io", "CSIDriver", [["v1", 179], ["v1beta1", 192]]],
-    ["storage.k8s.io", "CSIDriverList", [["v1", 180], ["v1beta1", 193]]],
-    ["storage.k8s.io", "CSINode", [["v1", 182], ["v1beta1", 182]]],
-    ["storage.k8s.io", "CSINodeList", [["v1", 184], ["v1beta1", 184]]],
-    ["storage.k8s.io", "CSIStorageCapacity", [["v1beta1", 195]]],
-    ["storage.k8s.io", "CSIStorageCapacityList", [["v1beta1", 196]]],
-    ["storage.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
-    ["storage.k8s.io", "StorageClass", [["v1", 186], ["v1beta1", 186]]],
-    ["storage.k8s.io", "StorageClassList", [["v1", 187], ["v1beta1", 187]]],
-    ["storage.k8s.io", "VolumeAttachment", [["v1", 188], ["v1beta1", 188]]],
-    ["storage.k8s.io", "VolumeAttachmentList", [["v1", 189], ["v1beta1", 189]]],
-    ["storage.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]]
-  ]
-};
-
-// ../merge-core/src/schema/json-schema.ts
-function isRecord(value2) {
-  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
-}
-function own(obj2, key) {
-  return Object.hasOwn(obj2, key) ? obj2[key] : void 0;
-}
-var SCALAR = Object.freeze({ kind: "scalar" });
-var DEFINITIONS_REF = "#/definitions/";
-function listInfo(node) {
-  const lt = own(node, "x-kubernetes-list-type");
-  const rawStrategy = own(node, "x-kubernetes-patch-strategy");
-  const strategies2 = typeof rawStrategy === "string" ? rawStrategy.split(",").map((s) => s.trim()).filter((s) => s !== "") : [];
-  const pmk = own(node, "x-kubernetes-patch-merge-key");
-  const lmk = own(node, "x-kubernetes-list-map-keys");
-  const mergeKey = typeof pmk === "string" && pmk !== "" ? pmk : void 0;
-  const keys = () => {
-    if (Array.isArray(lmk)) {
-      const ks = lmk.filter((k) => typeof k === "string" && k !== "");
-      if (ks.length > 0) return ks;
-    }
-    return mergeKey === void 0 ? [] : [mergeKey];
-  };
-  if (lt === "atomic" || lt === "set" || lt === "map") {
-    return { listType: lt, keys: lt === "map" ? keys() : [], explicit: true };
-  }
-  if (strategies2.includes("merge")) {
-    return mergeKey === void 0 ? { listType: "set", keys: [], explicit: true } : { listType: "map", keys: keys(), explicit: true };
-  }
-  return { listType: "atomic", keys: [], explicit: strategies2.length > 0 };
-}
-function mapTypeOf(node) {
-  return own(node, "x-kubernetes-map-type") === "atomic" ? "atomic" : "granular";
-}
-function saysList(node) {
-  const strategy = own(node, "x-kubernetes-patch-strategy");
-  return own(node, "x-kubernetes-list-type") !== void 0 || own(node, "x-kubernetes-list-map-keys") !== void 0 || own(node, "x-kubernetes-patch-merge-key") !== void 0 || typeof strategy === "string" && strategy.split(",").some((s) => s.trim() === "merge");
-}
-var SCALAR_TYPES = /* @__PURE__ */ new Set(["string", "integer", "number", "boolean"]);
-function typeOf(node) {
-  const t = own(node, "type");
-  if (typeof t === "string") return t;
-  if (Array.isArray(t)) return t.find((x) => typeof x === "string" && x !== "null");
-  return void 0;
-}
-var JsonSchemaConverter = class {
-  constructor(resolveRef3) {
-    this.resolveRef = resolveRef3;
-  }
-  resolveRef;
-  cache = /* @__PURE__ */ new WeakMap();
-  convert(node) {
-    if (!isRecord(node)) return void 0;
-    const hit = this.cache.get(node);
-    if (hit !== void 0) return hit ?? void 0;
-    const schema = this.build(node);
-    this.cache.set(node, schema ?? null);
-    return schema;
-  }
-  build(node) {
-    const ref = own(node, "$ref");
-    if (typeof ref === "string") return this.resolveRef(ref);
-    const type = typeOf(node);
-    const allOf = own(node, "allOf");
-    if (type === void 0 && Array.isArray(allOf) && !own(node, "properties") && !own(node, "items")) {
-      for (const part of allOf) {
-        const s = this.convert(part);
-        if (s) return s;
-      }
-      return void 0;
-    }
-    if (type === "array" || type === void 0 && (own(node, "items") !== void 0 || saysList(node))) {
-      return new JsonListSchema(node, this);
-    }
-    if (type === "object" || type === void 0 && (isRecord(own(node, "properties")) || isRecord(own(node, "additionalProperties")) || own(node, "x-kubernetes-map-type") !== void 0)) {
-      return new JsonObjectSchema(node, this);
-    }
-    if (type !== void 0 && SCALAR_TYPES.has(type) || own(node, "x-kubernetes-int-or-string") === true) {
-      return SCALAR;
-    }
-    return void 0;
-  }
-};
-var JsonObjectSchema = class {
-  constructor(node, converter) {
-    this.node = node;
-    this.converter = converter;
-    this.mapType = mapTypeOf(node);
-  }
-  node;
-  converter;
-  kind = "object";
-  mapType;
-  field(name2) {
-    const props = own(this.node, "properties");
-    if (isRecord(props) && Object.hasOwn(props, name2)) return this.converter.convert(props[name2]);
-    const extra = own(this.node, "additionalProperties");
-    return isRecord(extra) ? this.converter.convert(extra) : void 0;
-  }
-};
-var JsonListSchema = class {
-  constructor(node, converter) {
-    this.node = node;
-    this.converter = converter;
-    const info2 = listInfo(node);
-    this.listType = info2.listType;
-    this.keys = info2.keys;
-    this.explicit = info2.explicit;
-  }
-  node;
-  converter;
-  kind = "list";
-  listType;
-  keys;
-  explicit;
-  items() {
-    return this.converter.convert(own(this.node, "items"));
-  }
-};
-function definitionsResolver(definition) {
-  return (ref) => ref.startsWith(DEFINITIONS_REF) ? definition(ref.slice(DEFINITIONS_REF.length)) : void 0;
-}
-
-// ../merge-core/src/schema/versions.ts
-var KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
-function compareKubeVersions(a, b) {
-  const ma = KUBE_VERSION.exec(a);
-  const mb = KUBE_VERSION.exec(b);
-  if (!ma || !mb) {
-    if (ma) return -1;
-    if (mb) return 1;
-    return a < b ? -1 : a > b ? 1 : 0;
-  }
-  const stage = (m) => m[2] === void 0 ? 2 : m[2] === "beta" ? 1 : 0;
-  return stage(mb) - stage(ma) || Number(mb[1]) - Number(ma[1]) || Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
-}
-function pickVersion(versions, wanted) {
-  let best;
-  for (const entry of versions) {
-    if (entry[0] === wanted) return entry[1];
-    if (!best || compareKubeVersions(entry[0], best[0]) < 0) best = entry;
-  }
-  return best?.[1];
-}
-
-// ../merge-core/src/schema/builtin.ts
-var TableObjectSchema = class {
-  constructor(t, reg) {
-    this.t = t;
-    this.reg = reg;
-    this.mapType = t.m ?? "granular";
-  }
-  t;
-  reg;
-  kind = "object";
-  mapType;
-  fields = /* @__PURE__ */ new Map();
-  field(name2) {
-    if (this.fields.has(name2)) return this.fields.get(name2);
-    const f = this.t.f;
-    const t = f !== void 0 && Object.hasOwn(f, name2) ? f[name2] : this.t.a;
-    const schema = t === void 0 ? void 0 : this.reg.node(t);
-    this.fields.set(name2, schema);
-    return schema;
-  }
-};
-var TableListSchema = class {
-  constructor(itemType, listType2, keys, explicit, reg) {
-    this.itemType = itemType;
-    this.reg = reg;
-    this.listType = listType2;
-    this.keys = keys ?? [];
-    this.explicit = explicit;
-  }
-  itemType;
-  reg;
-  kind = "list";
-  listType;
-  keys;
-  explicit;
-  item = null;
-  items() {
-    if (this.item === null) this.item = this.itemType === void 0 ? void 0 : this.reg.node(this.itemType);
-    return this.item;
-  }
-};
-var TableRegistry = class {
-  constructor(table) {
-    this.table = table;
-  }
-  table;
-  defNodes = [];
-  kinds;
-  names;
-  lookup(gvk) {
-    this.kinds ??= new Map(this.table.kinds.map(([group2, kind, versions2]) => [`${group2}/${kind}`, versions2]));
-    const versions = this.kinds.get(`${gvk.group}/${gvk.kind}`);
-    if (versions === void 0) return void 0;
-    const index = pickVersion(versions, gvk.version);
-    return index === void 0 ? void 0 : this.def(index);
-  }
-  definition(name2) {
-    if (this.names === void 0) {
-      this.names = /* @__PURE__ */ new Map();
-      this.table.defs.forEach(([names2], i) => {
-        for (const n of names2) this.names.set(n, i);
-      });
-    }
-    const index = this.names.get(name2);
-    return index === void 0 ? void 0 : this.def(index);
-  }
-  /** @internal */
-  def(index) {
-    let node = this.defNodes[index];
-    if (node === void 0) {
-      const entry = this.table.defs[index];
-      if (entry === void 0) return void 0;
-      node = new TableObjectSchema(entry[1], this);
-      this.defNodes[index] = node;
-    }
-    return node;
-  }
-  /** @internal */
-  node(t) {
-    if (typeof t === "number") return this.def(t);
-    if ("l" in t) return new TableListSchema(t.i, t.l, t.k, t.x === 1, this);
-    return new TableObjectSchema(t, this);
-  }
-};
-var builtin;
-function builtinSchemas() {
-  if (builtin === void 0) {
-    const kube = new TableRegistry(BUILTIN_TABLE);
-    const kust = kustomizationSchemas();
-    builtin = {
-      lookup: (gvk) => kube.lookup(gvk) ?? kust.lookup(gvk),
-      definition: (name2) => kube.definition(name2) ?? kust.definition(name2)
-    };
-  }
-  return builtin;
-}
-var KUSTOMIZATION_GROUP = "kustomize.config.k8s.io";
-var KUSTOMIZATION_DEFINITION = "io.k8s.api.kustomize.v1beta1.Kustomization";
-var GENERATOR_LIST = {
-  type: "array",
-  items: { type: "object" },
-  "x-kubernetes-patch-merge-key": "name",
-  "x-kubernetes-patch-strategy": "merge"
-};
-var KUSTOMIZATION = {
-  type: "object",
-  properties: { configMapGenerator: GENERATOR_LIST, secretGenerator: GENERATOR_LIST }
-};
-function kustomizationSchemas() {
-  const converter = new JsonSchemaConverter(() => void 0);
-  const root = converter.convert(KUSTOMIZATION);
-  return {
-    lookup: (gvk) => gvk.group === KUSTOMIZATION_GROUP && gvk.kind === "Kustomization" ? root : void 0,
-    definition: (name2) => name2 === KUSTOMIZATION_DEFINITION ? root : void 0
-  };
-}
-
-// ../merge-core/src/schema/errors.ts
-var SchemaError = class extends KdeltaError2 {
-  name = "SchemaError";
-  /** Why, without the location. */
-  reason;
-  constructor(options) {
-    const where = [options.file, options.path].filter(Boolean).join(": ");
-    super({
-      code: "schema-invalid",
-      file: options.file,
-      path: options.path,
-      message: where ? `${where}: ${options.reason}` : options.reason
-    });
-    this.reason = options.reason;
-  }
-};
-
-// ../merge-core/src/schema/crd.ts
-var CRD_API_VERSIONS = /* @__PURE__ */ new Set(["apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"]);
-function isCustomResourceDefinition(value2) {
-  return isRecord(value2) && own(value2, "kind") === "CustomResourceDefinition" && CRD_API_VERSIONS.has(String(own(value2, "apiVersion")));
-}
-function schemaRegistryFromCrds(objects, options = {}) {
-  const file = options.file;
-  const converter = new JsonSchemaConverter(() => void 0);
-  const kinds = /* @__PURE__ */ new Map();
-  const byName2 = /* @__PURE__ */ new Map();
-  objects.forEach((obj2, i) => {
-    if (!isCustomResourceDefinition(obj2)) return;
-    const metadata2 = own(obj2, "metadata");
-    const crdName = isRecord(metadata2) && typeof own(metadata2, "name") === "string" ? ` (${String(own(metadata2, "name"))})` : "";
-    const fail = (path, reason) => {
-      throw new SchemaError({ file, path: `objects[${i}].${path}`, reason: `CustomResourceDefinition${crdName}: ${reason}` });
-    };
-    const spec = own(obj2, "spec");
-    if (!isRecord(spec)) return fail("spec", "expected an object");
-    const group2 = own(spec, "group");
-    if (typeof group2 !== "string" || group2 === "") return fail("spec.group", "expected a non-empty string");
-    const names2 = own(spec, "names");
-    const kind = isRecord(names2) ? own(names2, "kind") : void 0;
-    if (typeof kind !== "string" || kind === "") return fail("spec.names.kind", "expected a non-empty string");
-    const schemaAt = (container, path) => {
-      if (container === void 0 || container === null) return void 0;
-      if (!isRecord(container)) return fail(path, "expected an object");
-      const s = own(container, "openAPIV3Schema");
-      if (s === void 0 || s === null) return void 0;
-      if (!isRecord(s)) return fail(`${path}.openAPIV3Schema`, "expected a schema object");
-      return s;
-    };
-    const shared = schemaAt(own(spec, "validation"), "spec.validation");
-    const found = [];
-    const versions = own(spec, "versions");
-    if (versions !== void 0 && versions !== null && !Array.isArray(versions)) fail("spec.versions", "expected a list");
-    for (const [j, v] of (Array.isArray(versions) ? versions : []).entries()) {
-      if (!isRecord(v) || typeof own(v, "name") !== "string") return fail(`spec.versions[${j}].name`, "expected a string");
-      const s = schemaAt(own(v, "schema"), `spec.versions[${j}].schema`) ?? shared;
-      if (s !== void 0) found.push([own(v, "name"), s]);
-    }
-    const single = own(spec, "version");
-    if (typeof single === "string" && shared !== void 0 && !found.some(([n]) => n === single)) found.push([single, shared]);
-    const key = `${group2}/${kind}`;
-    let list2 = kinds.get(key);
-    if (list2 === void 0) kinds.set(key, list2 = []);
-    for (const [version, schema] of found) {
-      if (list2.some(([v]) => v === version)) continue;
-      list2.push([version, schema]);
-      byName2.set(`${group2}.${version}.${kind}`, schema);
-    }
-  });
-  const asObject = (s) => s?.kind === "object" ? s : void 0;
-  return {
-    lookup(gvk) {
-      const versions = kinds.get(`${gvk.group}/${gvk.kind}`);
-      const schema = versions && pickVersion(versions, gvk.version);
-      return asObject(converter.convert(schema));
-    },
-    /** Definitions are named like kyaml names CRD schemas: `<group>.<version>.<kind>`. */
-    definition(name2) {
-      return converter.convert(byName2.get(name2));
-    }
-  };
-}
-
-// ../merge-core/src/schema/layered.ts
-function layerSchemas(...registries) {
-  const layers = registries.filter((r) => r !== void 0);
-  return {
-    lookup(gvk) {
-      for (const r of layers) {
-        const s = r.lookup(gvk);
-        if (s !== void 0) return s;
-      }
-      return void 0;
-    },
-    definition(name2) {
-      for (const r of layers) {
-        const s = isDefinitionSource(r) ? r.definition(name2) : void 0;
-        if (s !== void 0) return s;
-      }
-      return void 0;
-    }
-  };
-}
-function isDefinitionSource(value2) {
-  return typeof value2 === "object" && value2 !== null && typeof value2.definition === "function";
-}
-
-// ../merge-core/src/schema/comment.ts
-var SCHEMA_KEYWORDS = [
-  "$ref",
-  "type",
-  "items",
-  "properties",
-  "additionalProperties",
-  "allOf",
-  "x-kubernetes-patch-merge-key",
-  "x-kubernetes-patch-strategy",
-  "x-kubernetes-list-type",
-  "x-kubernetes-list-map-keys",
-  "x-kubernetes-map-type"
-];
-function schemaFromComment(commentText, definitions) {
-  const text2 = commentText.split(/\r?\n/).map((line) => line.replace(/^\s*#*/, "").trim()).join("\n").trim();
-  if (!text2.startsWith("{") || !text2.endsWith("}")) return void 0;
-  let value2;
-  try {
-    value2 = JSON.parse(text2);
-  } catch {
-    return void 0;
-  }
-  if (!isRecord(value2) || !SCHEMA_KEYWORDS.some((k) => Object.hasOwn(value2, k))) return void 0;
-  const resolve11 = definitionsResolver((name2) => definitions?.definition(name2));
-  return new JsonSchemaConverter(resolve11).convert(value2);
-}
-
-// ../merge-core/src/schema/fallback.ts
-var FALLBACK_MERGE_KEYS = Object.freeze([
-  "mountPath",
-  "devicePath",
-  "ip",
-  "type",
-  "topologyKey",
-  "name",
-  "containerPort"
-]);
-var KYAML_INFERRED_KEYS = Object.freeze(["name"]);
-
-// ../merge-core/src/visit/fail.ts
-function failOnConflict(rules) {
-  return { ...rules, name: "fail" };
-}
-
-// ../merge-core/src/visit/compare.ts
-function sameOrBothEmpty(a, b) {
-  const aEmpty = isMissingOrNull(a);
-  const bEmpty = isMissingOrNull(b);
-  if (aEmpty || bEmpty) return aEmpty && bEmpty;
-  return sameValue(a, b);
-}
-function localChanged(sources) {
-  return !sameOrBothEmpty(sources.local, sources.origin);
-}
-function clearedBy(origin, side) {
-  return isNull(side) && !isNull(origin);
-}
-function sameComments(a, b) {
-  return commentsOf(a) === commentsOf(b);
-}
-function sameCommentsInside(a, b) {
-  return allCommentsOf(a) === allCommentsOf(b);
-}
-
-// ../merge-core/src/visit/local-wins.ts
-function localWins(rules) {
-  const keepChanged = (e, decision) => decision.action === "clear" && e.sources.local !== void 0 && localChanged(e.sources) ? { action: "merge", base: "local", rule: "both-changed-local-wins" } : decision;
-  return {
-    ...rules,
-    name: "local-wins",
-    leaf(e) {
-      const decision = rules.leaf(e);
-      if (decision.take !== "local" && localChanged(e.sources)) {
-        const report = sameOrBothEmpty(e.sources.local, e.sources.upstream) ? void 0 : "local-won";
-        return { take: "local", rule: "both-changed-local-wins", report };
-      }
-      return decision;
-    },
-    map: (e) => keepChanged(e, rules.map(e)),
-    list: (e) => keepChanged(e, rules.list(e))
-  };
-}
-
-// ../merge-core/src/visit/pinned.ts
-var decided = (e) => sameOrBothEmpty(e.sources.origin, e.sources.upstream) ? void 0 : "pinned";
-function pinned(strategy) {
-  const collection = (e, decide) => {
-    if (e.pinned) return { action: "keep", rule: "pinned-local", report: decided(e) };
-    if (e.wholeItem && e.sources.upstream === void 0 && e.sources.origin !== void 0) {
-      return { action: "keep", rule: "pinned-local", report: decided(e) };
-    }
-    const decision = decide();
-    if (decision.action === "clear") return { action: "merge", base: "local", rule: "pinned-local" };
-    return decision;
-  };
-  return {
-    name: "pinned",
-    // A scalar or a value merged whole that holds a pin: local's, whole.
-    leaf: (e) => ({ take: "local", rule: "pinned-local", report: decided(e) }),
-    map: (e) => collection(e, () => strategy.map(e)),
-    list: (e) => collection(e, () => strategy.list(e)),
-    keepEmpty: (e, where) => strategy.keepEmpty(e, where),
-    // A pinned field keeps local's key too: the pin comment is on its line.
-    keyComments: (field) => field.value.pinned ? "local" : strategy.keyComments(field),
-    // A pinned value is local's whole, comments included (the pin may be one of them).
-    valueComments: (e) => e.pinned || e.kind === "leaf" ? "local" : strategy.valueComments(e)
-  };
-}
-
-// ../merge-core/src/visit/rules.ts
-var import_yaml6 = __toESM(require_dist(), 1);
-var cleared = (s) => clearedBy(s.origin, s.upstream) || clearedBy(s.origin, s.local);
-var upstreamWon = (s, result) => localChanged(s) && !sameOrBothEmpty(s.local, result) ? "upstream-won" : void 0;
-var clearCollection = (e, rule) => ({
-  action: "clear",
-  rule,
-  report: ((0, import_yaml6.isMap)(e.sources.local) || (0, import_yaml6.isSeq)(e.sources.local)) && localChanged(e.sources) ? "upstream-won" : void 0
-});
-function kptRules() {
-  return {
-    name: "upstream-wins",
-    /** "For scalars and non-associative lists" (and maps the schema makes atomic). */
-    leaf(e) {
-      const { origin, upstream: upstream2 } = e.sources;
-      if (cleared(e.sources)) return { take: "clear", rule: "explicit-null", report: upstreamWon(e.sources, void 0) };
-      const upstreamEmpty = isMissingOrNull(upstream2);
-      const originEmpty = isMissingOrNull(origin);
-      if (upstreamEmpty !== originEmpty) {
-        return { take: "upstream", rule: upstreamEmpty ? "upstream-removed" : "upstream-added", report: upstreamWon(e.sources, upstream2) };
-      }
-      if (upstream2 === void 0 && isNull(origin) && isNull(e.sources.local)) {
-        return { take: "upstream", rule: "upstream-removed" };
-      }
-      if (upstreamEmpty) return { take: "local", rule: "local-only" };
-      if (!sameOrBothEmpty(upstream2, origin))
-        return { take: "upstream", rule: "upstream-changed", report: upstreamWon(e.sources, upstream2) };
-      return { take: "local", rule: "unchanged-upstream" };
-    },
-    /** "For mappings". */
-    map(e) {
-      const { local, upstream: upstream2, origin } = e.sources;
-      if (cleared(e.sources)) return clearCollection(e, "explicit-null");
-      if (e.wholeItem && upstream2 === void 0 && origin !== void 0 && local !== void 0 && localChanged(e.sources)) {
-        return { action: "keep", rule: "deleted-upstream-modified-locally", report: "local-won" };
-      }
-      if (local === void 0 && upstream2 === void 0) return clearCollection(e, "upstream-removed");
-      if (isMissingOrNull(local)) return { action: "merge", base: "new", rule: "upstream-added" };
-      return { action: "merge", base: "local", rule: "upstream-changed" };
-    },
-    /** "For associative lists". */
-    list(e) {
-      const { local, origin, upstream: upstream2 } = e.sources;
-      if (cleared(e.sources)) return clearCollection(e, "explicit-null");
-      if (isMissingOrNull(upstream2) && !isMissingOrNull(origin)) {
-        if (e.wholeItems && e.items.some((i) => i.value.sources.local !== void 0 && i.value.sources.origin === void 0)) {
-          return { action: "merge", base: "local", rule: "upstream-removed" };
-        }
-        return clearCollection(e, "upstream-removed");
-      }
-      if (isMissingOrNull(local)) return { action: "merge", base: "new", rule: "upstream-added" };
-      return { action: "merge", base: "local", rule: "upstream-changed" };
-    },
-    keepEmpty(e, where) {
-      const { origin, upstream: upstream2 } = e.sources;
-      if (where.item) return false;
-      if (e.kind === "list") {
-        const upstreamHasItEmpty = (0, import_yaml6.isSeq)(upstream2) && upstream2.items.length === 0;
-        return upstreamHasItEmpty && (!where.rebuilt || origin === void 0);
-      }
-      if (origin !== void 0 && (upstream2 === void 0 || where.rebuilt)) return false;
-      return true;
-    },
-    // Comments merge three ways, like values (kpt does the same): upstream's change to a comment
-    // is taken where local left the comment as origin had it; where both changed it, local's
-    // stays. A side without the field has no comment there.
-    keyComments(field) {
-      const { origin, upstream: upstream2, local } = field.keys;
-      if (!upstream2) return "local";
-      if (!local) return "upstream";
-      return sameComments(origin, local) && !sameComments(origin, upstream2) ? "upstream" : "local";
-    },
-    valueComments(e) {
-      const { origin, upstream: upstream2, local } = e.sources;
-      if (local === void 0) return "upstream";
-      const same = e.kind === "leaf" && e.reason !== "scalar" ? sameCommentsInside : sameComments;
-      return same(origin, local) && !same(origin, upstream2) ? "upstream" : "local";
-    }
-  };
-}
-
-// ../merge-core/src/visit/upstream-wins.ts
-function upstreamWins(rules) {
-  return { ...rules, name: "upstream-wins" };
-}
-
-// ../merge-core/src/visit/delegating.ts
-var strategies = {
-  "upstream-wins": upstreamWins,
-  "local-wins": localWins,
-  fail: failOnConflict
-};
-function delegatingVisitor(strategy) {
-  const chosen = strategies[strategy](kptRules());
-  const pin = pinned(chosen);
-  const pick = (e) => e.holdsPin && e.sources.local !== void 0 ? pin : chosen;
-  return {
-    name: chosen.name,
-    leaf: (e) => pick(e).leaf(e),
-    map: (e) => pick(e).map(e),
-    list: (e) => pick(e).list(e),
-    keepEmpty: (e, where) => pick(e).keepEmpty(e, where),
-    keyComments: (field) => pick(field.value).keyComments(field),
-    valueComments: (e) => pick(e).valueComments(e)
-  };
-}
-
-// ../merge-core/src/visit/walk.ts
-var import_yaml7 = __toESM(require_dist(), 1);
-
-// ../merge-core/src/visit/order.ts
-function mergedOrder(elements, originEmpty = false) {
-  const order = originEmpty ? insertedTogether(elements) : keptOriginOrder(elements) ? upstreamOrder(elements) : localOrder(elements);
-  return order.every((index, at) => index === at) ? void 0 : order;
-}
-function insertedTogether(elements) {
-  const upstreamAt = (i) => elements[i].upstream ?? Infinity;
-  const local = elements.flatMap((e, i) => e.local === void 0 ? [] : [i]);
-  const others = elements.flatMap((e, i) => e.local === void 0 ? [i] : []);
-  return [...local, ...others.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b)];
-}
-function keptOriginOrder(elements) {
-  let last = -1;
-  for (const { origin, local } of elements) {
-    if (origin === void 0 || local === void 0) continue;
-    if (origin < last) return false;
-    last = origin;
-  }
-  return true;
-}
-function upstreamOrder(elements) {
-  const major = new Float64Array(elements.length);
-  const minor = new Float64Array(elements.length);
-  let previous = -1;
-  let step = 0;
-  elements.forEach((element, i) => {
-    if (element.upstream !== void 0) {
-      previous = element.upstream;
-      step = 0;
-    } else {
-      step++;
-    }
-    major[i] = previous;
-    minor[i] = step;
-  });
-  return elements.map((_, i) => i).sort((a, b) => major[a] - major[b] || minor[a] - minor[b] || a - b);
-}
-function localOrder(elements) {
-  const major = new Float64Array(elements.length);
-  const minor = new Float64Array(elements.length);
-  const kept = [];
-  const added = [];
-  elements.forEach((element, i) => {
-    if (element.local === void 0) {
-      added.push(i);
-      return;
-    }
-    major[i] = element.local;
-    kept.push(i);
-  });
-  const upstreamAt = (i) => elements[i].upstream ?? Infinity;
-  const later = (a, b) => major[a] > major[b] || major[a] === major[b] && minor[a] > minor[b];
-  const byUpstream = kept.filter((i) => elements[i].upstream !== void 0).sort((a, b) => upstreamAt(a) - upstreamAt(b));
-  const last = [];
-  byUpstream.forEach((i, n2) => last.push(n2 > 0 && later(last[n2 - 1], i) ? last[n2 - 1] : i));
-  const first = new Array(byUpstream.length);
-  for (let n2 = byUpstream.length - 1; n2 >= 0; n2--) {
-    const i = byUpstream[n2];
-    first[n2] = n2 + 1 < byUpstream.length && later(i, first[n2 + 1]) ? first[n2 + 1] : i;
-  }
-  added.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b);
-  let previous;
-  let n = 0;
-  for (const i of added) {
-    while (n < byUpstream.length && upstreamAt(byUpstream[n]) < upstreamAt(i)) n++;
-    let anchor = n > 0 ? last[n - 1] : void 0;
-    if (previous !== void 0 && (anchor === void 0 || later(previous, anchor))) anchor = previous;
-    if (anchor !== void 0) {
-      major[i] = major[anchor];
-      minor[i] = minor[anchor] + 1;
-    } else if (n < byUpstream.length && upstreamAt(i) !== Infinity) {
-      major[i] = major[first[n]];
-      minor[i] = -1;
-    } else {
-      major[i] = Infinity;
-      minor[i] = i;
-    }
-    previous = i;
-  }
-  return elements.map((_, i) => i).sort((a, b) => major[a] - major[b] || minor[a] - minor[b] || a - b);
-}
-
-// ../merge-core/src/visit/walk.ts
-function walkElement(element, options) {
-  const conflicts = [];
-  const decisions = [];
-  const node = new Walker(options, conflicts, decisions).walk(element);
-  return { node, conflicts, decisions };
-}
-var Walker = class {
-  constructor(options, conflicts, decisions) {
-    this.options = options;
-    this.conflicts = conflicts;
-    this.decisions = decisions;
-  }
-  options;
-  conflicts;
-  decisions;
-  walk(element) {
-    switch (element.kind) {
-      case "leaf":
-        return this.leaf(element);
-      case "map":
-        return this.map(element);
-      case "list":
-        return this.list(element);
-    }
-  }
-  leaf(e) {
-    const decision = this.options.visitor.leaf(e);
-    const { local, upstream: upstream2 } = e.sources;
-    this.report(e, decision.rule, decision.report);
-    if (decision.take === "local") return this.localWithComments(e);
-    if (decision.take === "clear" || isMissingOrNull(upstream2)) return void 0;
-    const result = this.fromUpstream(e, upstream2);
-    if (local !== void 0 && sameValue(local, result) && commentsOf(local) === commentsOf(result)) return local;
-    return result;
-  }
-  /**
-   * Local's value, with upstream's comments where the visitor says so (upstream changed a comment
-   * local left alone). A value merged whole that is upstream's value too is taken from upstream.
-   */
-  localWithComments(e) {
-    const { local, upstream: upstream2 } = e.sources;
-    if (local === void 0 || isMissingOrNull(upstream2) || this.options.visitor.valueComments(e) === "local") return local;
-    if (!(0, import_yaml7.isScalar)(local) && sameValue(local, upstream2)) return this.fromUpstream(e, upstream2);
-    return withOwnComments(local, upstream2);
-  }
-  /** A value taken from upstream, keeping local's quoting style and, where local edited them, its comments. */
-  fromUpstream(e, upstream2) {
-    const local = e.sources.local;
-    const copy = cloneNode(upstream2);
-    if ((0, import_yaml7.isScalar)(copy) && (0, import_yaml7.isScalar)(local)) {
-      if (typeof copy.value === "string" && typeof local.value === "string" && local.type) copy.type = local.type;
-      if (this.options.visitor.valueComments(e) === "local") {
-        copy.comment = local.comment;
-        copy.commentBefore = local.commentBefore;
-      }
-      copy.spaceBefore = local.spaceBefore;
-    }
-    return copy;
-  }
-  map(e) {
-    const decision = this.options.visitor.map(e);
-    const local = e.sources.local;
-    this.report(e, decision.rule, decision.report);
-    if (decision.action === "keep") return local;
-    if (decision.action === "clear") return void 0;
-    const base = decision.base === "local" && (0, import_yaml7.isMap)(local) ? local : void 0;
-    const replaced = /* @__PURE__ */ new Map();
-    const added = [];
-    let changed = base === void 0;
-    for (const field of e.fields) {
-      const value2 = this.walk(field.value);
-      const existing = base ? field.pairs.local : void 0;
-      if (value2 === void 0) {
-        if (existing) {
-          replaced.set(existing, null);
-          changed = true;
-        }
-        continue;
-      }
-      const key = this.key(field, existing);
-      if (existing) {
-        const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml7.isScalar)(existing.value);
-        if (sameValueNode && key === existing.key) continue;
-        replaced.set(existing, new import_yaml7.Pair(key, value2));
-        changed = true;
-        continue;
-      }
-      added.push({ field, pair: new import_yaml7.Pair(key, value2) });
-      changed = true;
-    }
-    const merged = [];
-    (base ? pairsOf(base) : []).forEach((pair, at) => {
-      const next = replaced.get(pair);
-      if (next === void 0) merged.push({ pair, name: keyName(pair.key), local: at });
-      else if (next !== null) merged.push({ pair: next, name: keyName(pair.key), local: at });
-    });
-    for (const { field, pair } of added) merged.push({ pair, name: field.name, local: void 0 });
-    const order = added.length === 0 && sameKeyOrder(e.sources.origin, e.sources.upstream) ? void 0 : this.order(e, merged);
-    if (order) changed = true;
-    const pairs = order ? order.map((i) => merged[i].pair) : merged.map((m) => m.pair);
-    if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
-    const comments = this.collectionComments(e, base);
-    if (!changed && comments === base) return base;
-    const out = new import_yaml7.YAMLMap();
-    const template3 = base ?? e.sources.upstream ?? e.sources.origin;
-    if (template3) copyCollectionProps(template3, out, base !== void 0);
-    if (comments) copyComments(comments, out);
-    out.items = pairs;
-    return out;
-  }
-  /**
-   * The merged order of a map's pairs (local's, then the new ones). Not needed where upstream's
-   * keys are origin's in origin's order and none is new: the rule then gives local's order.
-   */
-  order(e, merged) {
-    const origin = positionsOf(e.sources.origin);
-    const upstream2 = positionsOf(e.sources.upstream);
-    return mergedOrder(
-      merged.map((m) => ({ origin: origin.get(m.name), upstream: upstream2.get(m.name), local: m.local })),
-      origin.size === 0
-    );
-  }
-  /** The key node for a field: local's, or a copy carrying upstream's comments. */
-  key(field, existing) {
-    const { local, upstream: upstream2, origin } = field.keys;
-    if (existing) {
-      if (!local || !upstream2 || this.options.visitor.keyComments(field) === "local") return existing.key;
-      if (local.comment === upstream2.comment && local.commentBefore === upstream2.commentBefore) return existing.key;
-      const key = cloneNode(local);
-      key.comment = upstream2.comment;
-      key.commentBefore = upstream2.commentBefore;
-      return key;
-    }
-    const source = upstream2 ?? origin ?? local;
-    return source ? cloneNode(source) : new import_yaml7.Scalar(field.name);
-  }
-  list(e) {
-    const decision = this.options.visitor.list(e);
-    const local = e.sources.local;
-    this.report(e, decision.rule, decision.report);
-    if (decision.action === "keep") return local;
-    if (decision.action === "clear") return void 0;
-    const base = decision.base === "local" && (0, import_yaml7.isSeq)(local) ? local : void 0;
-    const replaced = /* @__PURE__ */ new Map();
-    const added = [];
-    const itemOfLocal = /* @__PURE__ */ new Map();
-    let changed = base === void 0;
-    for (const item of e.items) {
-      let value2 = this.walk(item.value);
-      const existing = base ? item.value.sources.local : void 0;
-      if (existing) itemOfLocal.set(existing, item);
-      const emptied = (0, import_yaml7.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item.value, { rebuilt: false, item: true });
-      if (value2 === void 0 || emptied) {
-        if (existing) {
-          replaced.set(existing, null);
-          changed = true;
-        }
-        continue;
-      }
-      if (e.listType === "map" && (0, import_yaml7.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, item.identity, item.value.sources.upstream);
-      if (existing) {
-        if (existing !== value2) {
-          replaced.set(existing, value2);
-          changed = true;
-        }
-      } else {
-        added.push({ value: value2, item });
-        changed = true;
-      }
-    }
-    const merged = [];
-    (base ? base.items : []).forEach((node, at) => {
-      const next = replaced.has(node) ? replaced.get(node) : node;
-      if (next !== null) merged.push({ value: next, item: itemOfLocal.get(node), local: at });
-    });
-    for (const { value: value2, item } of added) merged.push({ value: value2, item, local: void 0 });
-    const origin = indexesOf(e.sources.origin);
-    const upstream2 = indexesOf(e.sources.upstream);
-    const order = mergedOrder(
-      merged.map(({ item, local: local2 }) => ({
-        origin: origin.get(item?.value.sources.origin),
-        upstream: upstream2.get(item?.value.sources.upstream),
-        local: local2
-      })),
-      origin.size === 0
-    );
-    if (order) changed = true;
-    const items = order ? order.map((i) => merged[i].value) : merged.map((m) => m.value);
-    const comments = this.collectionComments(e, base);
-    if (!changed && comments === base) return base;
-    if (items.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
-    const out = new import_yaml7.YAMLSeq();
-    const template3 = base ?? e.sources.upstream ?? e.sources.origin;
-    if (template3) copyCollectionProps(template3, out, base !== void 0);
-    if (comments) copyComments(comments, out);
-    out.items = items;
-    return out;
-  }
-  /**
-   * The node whose own comments a merged map or list carries: local's (merged into local), or
-   * upstream's where the visitor says so, for a collection merged into local or rebuilt from
-   * upstream's; none for one rebuilt from origin's alone.
-   */
-  collectionComments(e, base) {
-    const upstream2 = e.sources.upstream;
-    if (isMissingOrNull(upstream2)) return base;
-    if (base !== void 0 && this.options.visitor.valueComments(e) === "local") return base;
-    return upstream2;
-  }
-  /** Records what the visitor said to report: a conflict and its winner, or a pin's decision. */
-  report(e, rule, report) {
-    if (report === void 0) return;
-    const { origin, upstream: upstream2, local } = e.sources;
-    const values = { origin, upstream: upstream2, local };
-    if (report === "pinned") this.decisions.push({ path: e.path, rule: "pinned-local", values });
-    else this.conflicts.push({ path: e.path, rule, winner: report === "local-won" ? "local" : "upstream", values });
-  }
-};
-function positionsOf(node) {
-  const at = /* @__PURE__ */ new Map();
-  if (!(0, import_yaml7.isMap)(node)) return at;
-  pairsOf(node).forEach((pair, i) => {
-    const name2 = keyName(pair.key);
-    if (!at.has(name2)) at.set(name2, i);
-  });
-  return at;
-}
-function sameKeyOrder(a, b) {
-  if (!(0, import_yaml7.isMap)(a) || !(0, import_yaml7.isMap)(b) || a.items.length !== b.items.length) return false;
-  const bPairs = pairsOf(b);
-  return pairsOf(a).every((pair, i) => keyName(pair.key) === keyName(bPairs[i].key));
-}
-function indexesOf(node) {
-  const at = /* @__PURE__ */ new Map();
-  if ((0, import_yaml7.isSeq)(node)) node.items.forEach((item, i) => at.set(item, i));
-  return at;
-}
-function withKeys(map, identity4, upstream2) {
-  const missing = identity4.filter(([k]) => !pairsOf(map).some((p) => keyName(p.key) === k));
-  if (missing.length === 0) return map;
-  const out = new import_yaml7.YAMLMap();
-  copyCollectionProps(map, out, true);
-  const pairs = [...pairsOf(map), ...missing.map(([k, v]) => new import_yaml7.Pair(new import_yaml7.Scalar(k), new import_yaml7.Scalar(v)))];
-  const at = positionsOf(upstream2);
-  const order = mergedOrder(pairs.map((p) => ({ origin: void 0, upstream: at.get(keyName(p.key)), local: void 0 })));
-  out.items = order ? order.map((i) => pairs[i]) : pairs;
-  return out;
-}
-function withOwnComments(local, upstream2) {
-  const copy = cloneNode(local);
-  copyComments(upstream2, copy);
-  return copy;
-}
-function copyComments(from, to) {
-  const source = from;
-  const target = to;
-  target.comment = source.comment;
-  target.commentBefore = source.commentBefore;
-}
-function copyCollectionProps(from, to, withComments) {
-  const source = from;
-  to.flow = source.flow;
-  to.tag = source.tag;
-  if (withComments) {
-    to.comment = source.comment;
-    to.commentBefore = source.commentBefore;
-    to.spaceBefore = source.spaceBefore;
-  }
-}
-
-// ../merge-core/src/options.ts
-var builtin2 = layerSchemas(builtinSchemas(), kustomizationSchemas());
-function createEngine(options = {}) {
-  const strategy = options.strategy ?? "upstream-wins";
-  const visitor = delegatingVisitor(strategy);
-  const registry = options.builtinSchemas === false ? options.schemas : layerSchemas(options.schemas, builtin2);
-  const inferKeys2 = options.inferKeys ?? true;
-  const fallbackKeys = FALLBACK_MERGE_KEYS;
-  const commentSchema = (text2) => schemaFromComment(text2, builtin2);
-  return {
-    visitor,
-    strategy,
-    merge(sources, where) {
-      const collateOptions = {
-        registry,
-        inferKeys: inferKeys2,
-        fallbackKeys,
-        commentSchema,
-        fail(code2, path, side, reason) {
-          const at = where.files?.[side] ?? { file: where.file, document: where.document };
-          throw new MergeInputError(code2, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
-        }
-      };
-      const element = collate(sources, FieldPath.root, options.schema, collateOptions);
-      return walkElement(element, { visitor });
-    }
-  };
-}
-
-// ../merge-core/src/yaml/scan.ts
-var Unsupported = class {
-};
-var UNSUPPORTED = new Unsupported();
-var DECLINED = /* @__PURE__ */ Symbol("declined");
-function bail() {
-  throw UNSUPPORTED;
-}
-var BOOL_OR_NULL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
-var SPECIAL_PLAIN_START = /^[-+.0-9~=<]/;
-var PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
-var DQ = /^"([^"\\]*)"/;
-var SQ = /^'((?:[^']|'')*)'/;
-var BLOCK_HEADER = /^[|>][-+]?(?: +#.*)?$/;
-var FLOW_ITEM = `(?:"[^"\\\\]*"|'(?:[^']|'')*'|[A-Za-z0-9_./][A-Za-z0-9_./=+-]*)`;
-var FLOW_SEQ = new RegExp(`^\\[ *(?:${FLOW_ITEM} *(?:, *${FLOW_ITEM} *)*)?\\]`);
-var FLOW_MAP = new RegExp(`^\\{ *(?:([A-Za-z_][A-Za-z0-9_./-]*): +${FLOW_ITEM} *(?:, *[A-Za-z_][A-Za-z0-9_./-]*: +${FLOW_ITEM} *)*)?\\}`);
-var FLOW_MAP_KEYS = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
-var AFTER_VALUE = /^(?: *| +#.*)$/;
-var UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/;
-var UNUSUAL_LINE_BREAKS = /[\r\x85\ufeff\u2028\u2029]/;
-var Scanner = class _Scanner {
-  constructor(text2) {
-    this.text = text2;
-    this.lines = text2.split("\n");
-    let at = 0;
-    for (const line of this.lines) {
-      this.starts.push(at);
-      at += line.length + 1;
-    }
-  }
-  text;
-  starts = [];
-  lines;
-  pos = 0;
-  end = 0;
-  get lineCount() {
-    return this.lines.length;
-  }
-  lineText(i) {
-    return this.lines[i];
-  }
-  static indentOf(line) {
-    let n = 0;
-    while (line.charCodeAt(n) === 32) n++;
-    return n;
-  }
-  /** Blank or comment-only line. */
-  static isSkippable(line) {
-    const n = _Scanner.indentOf(line);
-    return n === line.length || line.charCodeAt(n) === 35;
-  }
-  nextContent(from) {
-    let i = from;
-    while (i < this.end && _Scanner.isSkippable(this.lineText(i))) i++;
-    return i;
-  }
-  static isSeqAt(line, col) {
-    return line.charCodeAt(col) === 45 && (line.length === col + 1 || line.charCodeAt(col + 1) === 32);
-  }
-  /**
-   * The documents, split where `yaml` splits them: at each `---` line, except that blank and
-   * comment lines before a first `---` belong to the first document rather than making one. A
-   * document the scan does not model is declined alone (`root` is DECLINED).
-   */
-  documents() {
-    const segments = [];
-    let first = 0;
-    for (let i = 0; i <= this.lineCount; i++) {
-      const line = i < this.lineCount ? this.lineText(i) : void 0;
-      if (line !== void 0) {
-        if (line !== "---") {
-          if (line.startsWith("---") || line.startsWith("...") || line.charCodeAt(0) === 37) bail();
-          continue;
-        }
-      }
-      segments.push({ first, end: i });
-      first = i + 1;
-    }
-    const out = [];
-    for (let s = 0; s < segments.length; s++) {
-      const seg = segments[s];
-      const start = s === 0 ? 0 : this.starts[seg.first - 1];
-      const root = this.documentOrDeclined(seg.first, seg.end);
-      if (s === 0 && root === void 0) continue;
-      if (s === 0 && root === DECLINED && !this.holdsContent(seg.first, seg.end)) bail();
-      out.push({ start, root });
-    }
-    if (out.length > 0) out[0].start = 0;
-    return out.map((d, i) => ({
-      text: this.text.slice(d.start, i + 1 < out.length ? out[i + 1].start : this.text.length),
-      root: d.root
-    }));
-  }
-  /** Some line from `first` to `end` is more than blanks (spaces or tabs) and a comment. */
-  holdsContent(first, end) {
-    for (let i = first; i < end; i++) {
-      const t = this.lineText(i).replace(/^[ \t]+/, "");
-      if (t !== "" && t.charCodeAt(0) !== 35) return true;
-    }
-    return false;
-  }
-  /** The root map of the document on lines `first` to `end`, undefined when empty, or DECLINED. */
-  documentOrDeclined(first, end) {
-    const from = this.starts[first] ?? this.text.length;
-    const to = end < this.lineCount ? this.starts[end] : this.text.length;
-    if (UNUSUAL_CHARACTERS.test(this.text.slice(from, to))) return DECLINED;
-    this.end = end;
-    try {
-      return this.document(first);
-    } catch (e) {
-      if (e === UNSUPPORTED) return DECLINED;
-      throw e;
-    }
-  }
-  /** The root map of the document whose lines start at `first`; undefined when it has no content. */
-  document(first) {
-    const i = this.nextContent(first);
-    if (i >= this.end) return void 0;
-    const line = this.lineText(i);
-    if (_Scanner.indentOf(line) !== 0 || _Scanner.isSeqAt(line, 0)) bail();
-    this.pos = i;
-    const root = this.map(0, 0);
-    if (this.nextContent(this.pos) < this.end) bail();
-    return root.items;
-  }
-  block(indent) {
-    const line = this.lineText(this.pos);
-    return _Scanner.isSeqAt(line, indent) ? this.seq(indent) : this.map(indent, indent);
-  }
-  /** A block map whose first key is at `col` on line `this.pos`; later keys at `indent`. */
-  map(indent, col) {
-    const items = [];
-    const keys = /* @__PURE__ */ new Set();
-    let last = this.pos;
-    let firstCol = col;
-    for (; ; ) {
-      let c;
-      if (firstCol !== void 0) {
-        c = firstCol;
-        firstCol = void 0;
-      } else {
-        const i = this.nextContent(this.pos);
-        if (i >= this.end) break;
-        const line = this.lineText(i);
-        const n = _Scanner.indentOf(line);
-        if (n < indent) break;
-        if (n > indent) bail();
-        if (_Scanner.isSeqAt(line, n)) break;
-        this.pos = i;
-        c = n;
-      }
-      const pair = this.entry(c);
-      if (keys.has(pair.key)) bail();
-      keys.add(pair.key);
-      items.push(pair);
-      last = lastLineOf(pair.value, this.pos - 1);
-    }
-    return { kind: "map", items, last };
-  }
-  /** A key at column `col` of line `this.pos`, and its value; leaves `pos` after the entry. */
-  entry(col) {
-    const lineNo = this.pos;
-    const s = this.lineText(lineNo).slice(col);
-    let key;
-    let len;
-    let m;
-    if (m = PLAIN_KEY.exec(s)) {
-      key = m[0];
-      len = key.length;
-      if (BOOL_OR_NULL.test(key)) bail();
-    } else if (m = DQ.exec(s)) {
-      key = m[1];
-      len = m[0].length;
-    } else if (m = SQ.exec(s)) {
-      key = m[1].replace(/''/g, "'");
-      len = m[0].length;
-    } else return bail();
-    if (s.charCodeAt(len) !== 58 || s.length > len + 1 && s.charCodeAt(len + 1) !== 32 || len > 1e3) bail();
-    const keyStart = this.starts[lineNo] + col;
-    const value2 = this.value(lineNo, col, col + len + 1, true);
-    return { key, keyStart, keyEnd: keyStart + len, value: value2 };
-  }
-  /**
-   * The value starting at column `from` of line `lineNo` (after `key:` or `-`), whose parent
-   * collection sits at column `col`. Leaves `pos` on the line after the value.
-   */
-  value(lineNo, col, from, inMap) {
-    const line = this.lineText(lineNo);
-    const rest = line.slice(from);
-    const t = rest.replace(/^ +/, "");
-    const at = this.starts[lineNo] + from + (rest.length - t.length);
-    this.pos = lineNo + 1;
-    if (t === "" || t.charCodeAt(0) === 35) {
-      const j = this.nextContent(this.pos);
-      if (j >= this.end) return { kind: "empty" };
-      const next = this.lineText(j);
-      const n = _Scanner.indentOf(next);
-      if (n > col) {
-        this.pos = j;
-        return this.block(n);
-      }
-      if (inMap && n === col && _Scanner.isSeqAt(next, n)) {
-        this.pos = j;
-        return this.seq(n);
-      }
-      return { kind: "empty" };
-    }
-    if (!inMap) {
-      const c2 = from + (rest.length - t.length);
-      if (_Scanner.isSeqAt(line, c2)) bail();
-      const k = PLAIN_KEY.exec(t) ?? DQ.exec(t) ?? SQ.exec(t);
-      if (k) {
-        const after = t.charCodeAt(k[0].length);
-        if (after === 58 && (t.length === k[0].length + 1 || t.charCodeAt(k[0].length + 1) === 32)) {
-          this.pos = lineNo;
-          return this.map(c2, c2);
-        }
-      }
-    }
-    const c0 = t.charCodeAt(0);
-    if (c0 === 124 || c0 === 62) {
-      if (!inMap || !BLOCK_HEADER.test(t)) bail();
-      return this.blockScalar(col);
-    }
-    if (c0 === 34 || c0 === 39) {
-      const m = (c0 === 34 ? DQ : SQ).exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
-      const str4 = c0 === 34 ? m[1] : m[1].replace(/''/g, "'");
-      return { kind: "scalar", str: str4, start: at, end: at + m[0].length, line: lineNo };
-    }
-    if (c0 === 91) {
-      const m = FLOW_SEQ.exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
-      return { kind: "flow-seq", line: lineNo };
-    }
-    if (c0 === 123) {
-      const m = FLOW_MAP.exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
-      const keys = /* @__PURE__ */ new Set();
-      for (const k of m[0].matchAll(FLOW_MAP_KEYS)) {
-        if (keys.has(k[1]) || BOOL_OR_NULL.test(k[1])) bail();
-        keys.add(k[1]);
-      }
-      return { kind: "flow-map", size: keys.size, line: lineNo };
-    }
-    if ("-?:,[]{}#&*!|>'\"%@`".includes(t[0]) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail();
-    const hash = t.indexOf(" #");
-    const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, "");
-    if (raw.includes(": ") || raw.endsWith(":")) bail();
-    const special = SPECIAL_PLAIN_START.test(raw) || BOOL_OR_NULL.test(raw);
-    return { kind: "scalar", str: special ? null : raw, start: at, end: at + raw.length, line: lineNo };
-  }
-  /** Block scalar lines after the header line; content must be indented past `col`. */
-  blockScalar(col) {
-    let i = this.pos;
-    let contentIndent = -1;
-    let last = i - 1;
-    for (; i < this.end; i++) {
-      const line = this.lineText(i);
-      if (line === "") continue;
-      const n = _Scanner.indentOf(line);
-      if (n === line.length) bail();
-      if (contentIndent < 0) {
-        if (n <= col) bail();
-        contentIndent = n;
-      } else if (n < contentIndent) break;
-      last = i;
-    }
-    if (contentIndent < 0) bail();
-    this.pos = last + 1;
-    return { kind: "block-scalar", last };
-  }
-  seq(indent) {
-    let last = this.pos;
-    for (; ; ) {
-      const i = this.nextContent(this.pos);
-      if (i >= this.end) break;
-      const line = this.lineText(i);
-      const n = _Scanner.indentOf(line);
-      if (n < indent) break;
-      if (n > indent) bail();
-      if (!_Scanner.isSeqAt(line, n)) break;
-      const v = this.value(i, indent, indent + 1, false);
-      last = lastLineOf(v, i);
-    }
-    return { kind: "seq", last };
-  }
-};
-function lastLineOf(v, fallback) {
-  switch (v.kind) {
-    case "scalar":
-    case "flow-map":
-    case "flow-seq":
-      return v.line;
-    case "map":
-    case "seq":
-    case "block-scalar":
-      return v.last;
-    default:
-      return fallback;
-  }
-}
-function scanStream(text2) {
-  const documents = scanDocuments(text2);
-  if (!documents || documents.some((d) => d.declined)) return void 0;
-  return documents;
-}
-function scanDocuments(text2) {
-  if (UNUSUAL_LINE_BREAKS.test(text2)) return void 0;
-  let documents;
-  try {
-    documents = new Scanner(text2).documents();
-  } catch (e) {
-    if (e === UNSUPPORTED) return void 0;
-    throw e;
-  }
-  return documents.map(
-    ({ text: t, root }) => root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === void 0, root, declined: false }
-  );
-}
-function scannedPair(items, key) {
-  if (!items) return void 0;
-  for (const p of items) if (p.key === key) return p;
-  return void 0;
-}
-
-// ../merge-core/src/resource/identity.ts
-var import_yaml8 = __toESM(require_dist(), 1);
-var upstreamIdentifierAnnotation = "internal.kpt.dev/upstream-identifier";
-var mergeComment = /kpt-merge:\s*([^\s/]*)\/(\S+)/;
-function groupOf(apiVersion) {
-  const slash = apiVersion.lastIndexOf("/");
-  return slash === -1 ? "" : apiVersion.slice(0, slash);
-}
-function identityOf(resource) {
-  const apiVersion = stringField(resource, "apiVersion");
-  const kind = stringField(resource, "kind");
-  const metadata2 = fieldValue(resource, "metadata");
-  if (!apiVersion || !kind) return void 0;
-  const group2 = groupOf(apiVersion);
-  const meta = (0, import_yaml8.isMap)(metadata2) ? metadata2 : void 0;
-  const fromComment = mergeCommentOf(resource);
-  if (fromComment) return { group: group2, kind, ...fromComment };
-  const fromAnnotation = upstreamIdentifierOf(meta);
-  if (fromAnnotation && fromAnnotation.group === group2 && fromAnnotation.kind === kind) return fromAnnotation;
-  const name2 = stringField(meta, "name");
-  if (name2 === void 0) return void 0;
-  return { group: group2, kind, namespace: stringField(meta, "namespace") ?? "", name: name2 };
-}
-function mergeCommentOf(resource) {
-  const pair = findPair(resource, "metadata");
-  if (!pair) return void 0;
-  const key = pair.key;
-  const value2 = pair.value;
-  for (const text2 of [key?.comment, value2?.commentBefore, value2?.comment]) {
-    const match = text2 ? mergeComment.exec(text2) : null;
-    if (match) return { namespace: match[1], name: match[2] };
-  }
-  return void 0;
-}
-function upstreamIdentifierOf(metadata2) {
-  const annotations = fieldValue(metadata2, "annotations");
-  if (!(0, import_yaml8.isMap)(annotations)) return void 0;
-  const value2 = fieldValue(annotations, upstreamIdentifierAnnotation);
-  if (!(0, import_yaml8.isScalar)(value2) || typeof value2.value !== "string") return void 0;
-  const parts = value2.value.split("|");
-  if (parts.length !== 4) return void 0;
-  const [group2, kind, namespace, name2] = parts;
-  return { group: group2, kind, namespace: namespace === "default" ? "" : namespace, name: name2 };
-}
-function formatIdentity(id) {
-  return `${id.group ? `${id.group}/` : ""}${id.kind} ${id.namespace ? `${id.namespace}/` : ""}${id.name}`;
-}
-function identityKey(id) {
-  return `${id.group}\0${id.kind}\0${id.namespace}\0${id.name}`;
-}
-var UNSURE = /* @__PURE__ */ Symbol("unsure");
-function scannedIdentityOf(document, fileText) {
-  const root = document.root;
-  if (!root) return { identity: void 0, kind: void 0 };
-  const str4 = (pair) => {
-    const v = pair?.value;
-    if (!v || v.kind === "empty" || v.kind === "map" || v.kind === "seq" || v.kind === "flow-map" || v.kind === "flow-seq")
-      return void 0;
-    if (v.kind === "block-scalar" || v.str === null) return UNSURE;
-    return v.str;
-  };
-  const apiVersion = str4(scannedPair(root, "apiVersion"));
-  const kind = str4(scannedPair(root, "kind"));
-  if (apiVersion === UNSURE || kind === UNSURE) return void 0;
-  if (!apiVersion || !kind) return { identity: void 0, kind };
-  const metaPair = scannedPair(root, "metadata");
-  if (!metaPair) return { identity: void 0, kind };
-  const meta = metaPair.value;
-  if (meta.kind !== "map") return void 0;
-  const group2 = groupOf(apiVersion);
-  const lineEnd = fileText.indexOf("\n", metaPair.keyEnd);
-  const keyLine = fileText.slice(metaPair.keyEnd, lineEnd === -1 ? fileText.length : lineEnd);
-  const hash = keyLine.indexOf("#");
-  const match = hash === -1 ? null : mergeComment.exec(keyLine.slice(hash));
-  const mentions = document.text.split("kpt-merge").length - 1;
-  if (mentions !== (hash !== -1 && keyLine.includes("kpt-merge", hash) ? 1 : 0)) return void 0;
-  if (match) return { identity: { group: group2, kind, namespace: match[1], name: match[2] }, kind };
-  if (document.text.includes(upstreamIdentifierAnnotation)) return void 0;
-  const name2 = str4(scannedPair(meta.items, "name"));
-  const namespace = str4(scannedPair(meta.items, "namespace"));
-  if (name2 === UNSURE || namespace === UNSURE) return void 0;
-  if (name2 === void 0) return { identity: void 0, kind };
-  return { identity: { group: group2, kind, namespace: namespace ?? "", name: name2 }, kind };
-}
-
-// ../merge-core/src/resource/merge-files.ts
-var ScanMismatch = class extends Error {
-};
-function parsedResource(side, file, document, map) {
-  const kind = map.get("kind");
-  return {
-    side,
-    file,
-    entry: document,
-    identity: identityOf(map),
-    kind: typeof kind === "string" ? kind : void 0,
-    document,
-    map,
-    release() {
-    }
-  };
-}
-function scannedResource(side, file, entry, scanned, trace) {
-  let document;
-  const parse4 = () => {
-    if (document) return document;
-    trace?.push(`${file.file}#${entry.index}`);
-    let docs;
-    try {
-      docs = parseStream(entry.text, file.file, side).documents;
-    } catch (error2) {
-      if (error2 instanceof MergeInputError) throw new ScanMismatch(error2.message);
-      throw error2;
-    }
-    const only = docs.length === 1 ? docs[0] : void 0;
-    const contents = only?.doc.contents;
-    if (!only || only.empty || !(0, import_yaml9.isMap)(contents) || !sameIdentity(identityOf(contents), scanned.identity)) {
-      throw new ScanMismatch(`${file.file} document ${entry.index}`);
-    }
-    document = { ...only, index: entry.index };
-    return document;
-  };
-  return {
-    side,
-    file,
-    entry,
-    identity: scanned.identity,
-    kind: scanned.kind,
-    get document() {
-      return parse4();
-    },
-    get map() {
-      return parse4().doc.contents;
-    },
-    release() {
-      document = void 0;
-    }
-  };
-}
-function sameIdentity(a, b) {
-  return a === b || a !== void 0 && b !== void 0 && identityKey(a) === identityKey(b);
-}
-var bookkeepingAnnotations = [
-  "config.kubernetes.io/merge-source",
-  "config.kubernetes.io/path",
-  "config.kubernetes.io/index",
-  "internal.config.kubernetes.io/path",
-  "internal.config.kubernetes.io/index",
-  "internal.config.kubernetes.io/annotations-migration-resource-id",
-  "internal.config.kubernetes.io/id",
-  "cnrm.cloud.google.com/blueprint"
-];
-function mergeFiles(input, options = {}) {
-  return mergeFilesTraced(input, options, void 0);
-}
-function mergeFilesTraced(input, options, trace) {
-  try {
-    return mergeInputs(input, options, true, trace);
-  } catch (error2) {
-    if (error2 instanceof ScanMismatch) {
-      trace?.splice(0);
-      return mergeInputs(input, options, false, trace);
-    }
-    throw error2;
-  }
-}
-function mergeInputs(input, options, scan, trace) {
-  const readFiles = /* @__PURE__ */ new Map();
-  const read = (f, side) => {
-    const key = `${f.path}\0${f.text}`;
-    let r = readFiles.get(key);
-    if (!r) {
-      r = scan && scanFile(f, side, trace) || parseFile(f, side, trace);
-      readFiles.set(key, r);
-    }
-    return r;
-  };
-  const sides2 = {
-    origin: input.origin.map((f) => read(f, "origin")),
-    upstream: input.upstream.map((f) => read(f, "upstream")),
-    local: input.local.map((f) => read(f, "local"))
-  };
-  const located = {
-    origin: locate("origin", sides2.origin),
-    upstream: locate("upstream", sides2.upstream),
-    local: locate("local", sides2.local)
-  };
-  const crds = [...located.local, ...located.upstream, ...located.origin].filter((r) => r.identity?.kind === "CustomResourceDefinition" || r.kind === "CustomResourceDefinition").map((r) => toPlain(r.map)).filter(isCustomResourceDefinition);
-  const schemas = crds.length > 0 ? layerSchemas(options.schemas, schemaRegistryFromCrds(crds)) : options.schemas;
-  const engine = createEngine({ ...options, schemas });
-  const tuples = collateResources(located);
-  const report = [];
-  const conflicts = [];
-  const decisions = [];
-  const replaced = /* @__PURE__ */ new Map();
-  const additions = /* @__PURE__ */ new Map();
-  const add = (file, addition) => {
-    const list2 = additions.get(file) ?? [];
-    list2.push(addition);
-    additions.set(file, list2);
-  };
-  for (const t of tuples) {
-    const { origin, upstream: upstream2, local } = t;
-    const shown3 = describe(t);
-    if (!origin && !upstream2 && local) {
-      report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
-    } else if (!origin && upstream2 && !local) {
-      add(upstream2.file.file, { upstream: upstream2, text: upstream2.entry.text, moved: false });
-      report.push({ resource: shown3, identity: upstream2.identity, action: "added", file: upstream2.file.file, changed: true });
-    } else if (!upstream2 && !local) {
-      report.push({
-        resource: shown3,
-        identity: (origin ?? upstream2)?.identity,
-        action: "skipped",
-        file: origin.file.file,
-        changed: false
-      });
-    } else if (origin && !upstream2 && local) {
-      const pinned2 = mayHoldPin(local.entry.text) && holdsPinnedPair(local.map);
-      if (pinned2) {
-        report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
-        decisions.push({
-          resource: shown3,
-          file: local.file.file,
-          path: ".",
-          rule: "pinned-local",
-          values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
-          message: "upstream deleted it; it holds a pinned field (# kdelta:local), so local's copy is kept"
-        });
-      } else if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
-        replaced.set(local.entry, null);
-        report.push({ resource: shown3, identity: local.identity, action: "deleted", file: local.file.file, changed: true });
-      } else {
-        report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
-        conflicts.push({
-          resource: shown3,
-          file: local.file.file,
-          path: ".",
-          values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
-          rule: "deleted-upstream-modified-locally",
-          winner: "local",
-          message: `upstream deleted it and local changed it${engine.strategy === "fail" ? "" : "; local's copy is kept"}`
-        });
-      }
-    } else if (origin && !local) {
-      report.push({ resource: shown3, identity: origin.identity, action: "skipped", file: upstream2.file.file, changed: false });
-      if (origin.entry.text !== upstream2.entry.text && !sameResource(origin.map, upstream2.map)) {
-        conflicts.push({
-          resource: shown3,
-          file: upstream2.file.file,
-          path: ".",
-          values: { origin: toPlain(origin.map), upstream: toPlain(upstream2.map), local: void 0 },
-          rule: "modified-upstream-deleted-locally",
-          winner: "local",
-          message: `upstream changed it and local deleted it${engine.strategy === "fail" ? "" : "; it stays deleted"}`
-        });
-      }
-    } else if (origin && upstream2 && local && origin.entry.text === upstream2.entry.text) {
-      const file = placedIn(origin, upstream2, local);
-      if (file !== local.file.file) {
-        replaced.set(local.entry, null);
-        add(file, { upstream: upstream2, text: local.entry.text, moved: true });
-      }
-      report.push({ resource: shown3, identity: local.identity, action: "merged", file, changed: file !== local.file.file });
-    } else {
-      const localMap = local.map;
-      const file = origin ? placedIn(origin, upstream2, local) : local.file.file;
-      const originMap = origin && origin.entry.text === local.entry.text ? localMap : origin?.map;
-      const result = engine.merge(
-        { origin: originMap, upstream: upstream2.map, local: localMap },
-        {
-          file: local.file.file,
-          document: local.entry.index,
-          files: Object.fromEntries(
-            ["origin", "upstream", "local"].flatMap(
-              (s) => t[s] ? [[s, { file: t[s].file.file, document: t[s].entry.index }]] : []
-            )
-          )
-        }
-      );
-      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown3, file, c.winner, engine.strategy));
-      for (const d of result.decisions) decisions.push(formatDecision(d, shown3, file));
-      const changed = result.node !== local.map || file !== local.file.file;
-      const merged = result.node === void 0 ? null : result.node === local.map ? local.entry.text : printMergedDocument(local.document, result.node);
-      if (file === local.file.file) {
-        if (changed) replaced.set(local.entry, merged);
-      } else {
-        replaced.set(local.entry, null);
-        const asUpstream = origin.entry.text === local.entry.text && result.conflicts.length === 0 && result.decisions.length === 0;
-        if (merged !== null) add(file, { upstream: upstream2, text: asUpstream ? upstream2.entry.text : merged, moved: true });
-      }
-      report.push({ resource: shown3, identity: local.identity, action: "merged", file, changed });
-    }
-    for (const side of ["origin", "upstream", "local"]) t[side]?.release();
-  }
-  const files = (list2) => list2.map((r) => r.file);
-  const localOf = /* @__PURE__ */ new Map();
-  for (const t of tuples) if (t.upstream && t.local) localOf.set(t.upstream.entry, t.local.entry);
-  return { ...assemble(files(sides2.local), files(sides2.upstream), replaced, additions, localOf), report, conflicts, decisions };
-}
-function scanFile(f, side, trace) {
-  const scanned = scanDocuments(f.text);
-  if (!scanned) return void 0;
-  const documents = [];
-  const read = [];
-  for (const [index, d] of scanned.entries()) {
-    const r = d.declined ? void 0 : scannedIdentityOf(d, f.text);
-    if (r && !d.declined) {
-      documents.push({ index, text: d.text, empty: d.empty });
-      read.push({ scanned: r });
-      continue;
-    }
-    const alone = parseAlone(d.text, f.path, side);
-    if (!alone) return void 0;
-    trace?.push(`${f.path}#${index}`);
-    const parsed = { ...alone, index };
-    documents.push(parsed);
-    read.push({ parsed });
-  }
-  const file = { file: f.path, text: f.text, documents };
-  return {
-    file,
-    resources: (s) => documents.flatMap((d, i) => {
-      if (d.empty) return [];
-      const how = read[i];
-      if ("scanned" in how) return [scannedResource(s, file, d, how.scanned, trace)];
-      return [parsedResource(s, file, how.parsed, how.parsed.doc.contents)];
-    })
-  };
-}
-function parseAlone(text2, path, side) {
-  let docs;
-  try {
-    docs = parseStream(text2, path, side).documents;
-  } catch (error2) {
-    if (error2 instanceof MergeInputError) return void 0;
-    throw error2;
-  }
-  const only = docs.length === 1 ? docs[0] : void 0;
-  if (!only || !only.empty && !(0, import_yaml9.isMap)(only.doc.contents)) return void 0;
-  return only;
-}
-function parseFile(f, side, trace) {
-  const parsed = parseStream(f.text, f.path, side);
-  for (const d of parsed.documents) trace?.push(`${f.path}#${d.index}`);
-  const file = { file: f.path, text: f.text, documents: parsed.documents };
-  return {
-    file,
-    resources: (s) => parsed.documents.flatMap((document) => {
-      if (document.empty) return [];
-      const contents = document.doc.contents;
-      if (!(0, import_yaml9.isMap)(contents)) {
-        throw new MergeInputError(
-          "not-a-mapping",
-          f.path,
-          document.index,
-          `${s} document is not a mapping (a resource must be a YAML map)`,
-          s
-        );
-      }
-      return [parsedResource(s, file, document, contents)];
-    })
-  };
-}
-function locate(side, files) {
-  const out = [];
-  for (const file of files) {
-    const seen = /* @__PURE__ */ new Map();
-    for (const resource of file.resources(side)) {
-      const identity4 = resource.identity;
-      if (identity4) {
-        const key = identityKey(identity4);
-        const previous = seen.get(key);
-        if (previous) {
-          throw new MergeInputError(
-            "duplicate-resource",
-            resource.file.file,
-            resource.entry.index,
-            `${side} has ${formatIdentity(identity4)} twice in this file: here and in document ${previous.entry.index}`,
-            side
-          );
-        }
-        seen.set(key, resource);
-      }
-      out.push(resource);
-    }
-  }
-  return out;
-}
-function identitiesInSeveralFiles(located) {
-  const several = /* @__PURE__ */ new Set();
-  for (const side of ["local", "upstream", "origin"]) {
-    const fileOf = /* @__PURE__ */ new Map();
-    for (const r of located[side]) {
-      if (!r.identity) continue;
-      const key = identityKey(r.identity);
-      const first = fileOf.get(key);
-      if (first === void 0) fileOf.set(key, r.file.file);
-      else if (first !== r.file.file) several.add(key);
-    }
-  }
-  return several;
-}
-function collateResources(located) {
-  const byKey = /* @__PURE__ */ new Map();
-  const order = [];
-  const perFile = identitiesInSeveralFiles(located);
-  const keyOf = (r) => {
-    if (!r.identity) return `${r.file.file}\0${r.entry.index}`;
-    const key = identityKey(r.identity);
-    return perFile.has(key) ? `${key}\0${r.file.file}` : key;
-  };
-  for (const side of ["local", "upstream", "origin"]) {
-    for (const r of located[side]) {
-      const key = keyOf(r);
-      let t = byKey.get(key);
-      if (!t) {
-        t = { key };
-        byKey.set(key, t);
-        order.push(t);
-      }
-      t[side] = r;
-    }
-  }
-  return order;
-}
-function placedIn(origin, upstream2, local) {
-  return local.file.file === origin.file.file ? upstream2.file.file : local.file.file;
-}
-function describe(t) {
-  const any = t.local ?? t.upstream ?? t.origin;
-  return any.identity ? formatIdentity(any.identity) : `${any.file.file}[${any.entry.index}]`;
-}
-function sameResource(a, b) {
-  return deepEqual(stripBookkeeping(toPlain(a)), stripBookkeeping(toPlain(b)));
-}
-function stripBookkeeping(value2) {
-  const meta = value2.metadata;
-  if (meta?.annotations) {
-    for (const a of bookkeepingAnnotations) delete meta.annotations[a];
-    if (Object.keys(meta.annotations).length === 0) delete meta.annotations;
-  }
-  return value2;
-}
-function deepEqual(a, b) {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b;
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ak = Object.keys(a);
-  const bo = b;
-  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && deepEqual(a[k], bo[k]));
-}
-function assemble(local, upstream2, replaced, additions, localOf) {
-  const files = [];
-  const deleted = [];
-  const localPaths = new Set(local.map((f) => f.file));
-  for (const list2 of additions.values()) list2.sort((a, b) => a.upstream.entry.index - b.upstream.entry.index);
-  for (const file of local) {
-    const added = additions.get(file.file) ?? [];
-    const touched = added.length > 0 || file.documents.some((d) => replaced.has(d));
-    if (!touched) {
-      files.push({ path: file.file, text: file.text });
-      continue;
-    }
-    const after = placeAdditions(file, added, localOf);
-    const chunks = [...after.get("start") ?? []];
-    let kept = chunks.length;
-    for (const d of file.documents) {
-      const text2 = replaced.has(d) ? replaced.get(d) : d.text;
-      if (text2 !== null) {
-        if (!d.empty) kept++;
-        chunks.push(text2);
-      }
-      const next = after.get(d) ?? [];
-      chunks.push(...next);
-      kept += next.length;
-    }
-    const last = after.get("end") ?? [];
-    chunks.push(...last);
-    kept += last.length;
-    if (kept === 0) {
-      deleted.push(file.file);
-      continue;
-    }
-    files.push({ path: file.file, text: joinDocuments(chunks, startsWithMarker(file.text)) });
-  }
-  for (const file of upstream2) {
-    if (localPaths.has(file.file)) continue;
-    const added = additions.get(file.file);
-    if (!added || added.length === 0) continue;
-    const whole = added.length === file.documents.filter((d) => !d.empty).length && added.every((r) => r.text === r.upstream.entry.text);
-    files.push({
-      path: file.file,
-      text: whole ? file.text : joinDocuments(
-        added.map((r) => r.text),
-        startsWithMarker(file.text)
-      )
-    });
-  }
-  return { files, deleted };
-}
-function placeAdditions(file, added, localOf) {
-  const here = new Set(file.documents);
-  const after = /* @__PURE__ */ new Map();
-  for (const r of added) {
-    const documents = r.upstream.file.documents;
-    let anchor = r.moved ? "start" : "end";
-    for (let i = documents.indexOf(r.upstream.entry) - 1; r.moved && i >= 0 && anchor === "start"; i--) {
-      const mine = localOf.get(documents[i]);
-      if (mine && here.has(mine)) anchor = mine;
-    }
-    const list2 = after.get(anchor) ?? [];
-    list2.push(r.text);
-    after.set(anchor, list2);
-  }
-  return after;
-}
-var startsWithMarker = (text2) => /^---(\s|$)/.test(text2);
-function joinDocuments(chunks, leadingMarker) {
-  const parts = [];
-  let endsWithNewline = true;
-  for (const raw of chunks) {
-    if (raw === "") continue;
-    let chunk = raw;
-    if (parts.length > 0) {
-      if (!endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]);
-      if (!startsWithMarker(chunk)) parts.push("---\n");
-    } else if (!leadingMarker && chunk.startsWith("---\n")) {
-      chunk = chunk.slice(4);
-      if (chunk === "") continue;
-    }
-    parts.push(chunk);
-    endsWithNewline = chunk.endsWith("\n");
-  }
-  if (parts.length > 0 && !endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]);
-  return parts.join("");
-}
-
-// ../merge-core/src/value.ts
-function merge3Text(input, options = {}) {
-  const file = options.file ?? "<value>";
-  const fileOf = (side) => options.files?.[side] ?? `${file} (${side})`;
-  const docs = {};
-  for (const side of ["origin", "upstream", "local"]) {
-    const text3 = input[side];
-    if (text3 === void 0) continue;
-    const stream = parseStream(text3, fileOf(side), side);
-    const nonEmpty2 = stream.documents.filter((d) => !d.empty);
-    if (nonEmpty2.length > 1) {
-      throw new MergeInputError(
-        "invalid-yaml",
-        fileOf(side),
-        nonEmpty2[1].index,
-        "expected a single YAML value, found several documents",
-        side
-      );
-    }
-    if (nonEmpty2[0]) docs[side] = nonEmpty2[0];
-  }
-  const engine = createEngine(options);
-  const node = (side) => {
-    const contents = docs[side]?.doc.contents;
-    return isNode(contents) ? contents : void 0;
-  };
-  const result = engine.merge(
-    { origin: node("origin"), upstream: node("upstream"), local: node("local") },
-    {
-      file,
-      document: 0,
-      files: {
-        origin: { file: fileOf("origin"), document: 0 },
-        upstream: { file: fileOf("upstream"), document: 0 },
-        local: { file: fileOf("local"), document: 0 }
-      }
-    }
-  );
-  const conflicts = result.conflicts.map(
-    (c) => formatConflict(c, file, file, engine.strategy === "local-wins" ? "local" : c.winner, engine.strategy)
-  );
-  const decisions = result.decisions.map((d) => formatDecision(d, file, file));
-  const local = docs.local;
-  if (local && result.node === node("local")) return { text: input.local, conflicts, decisions, changed: false };
-  if (result.node === void 0) return { text: "", conflicts, decisions, changed: input.local !== "" };
-  const text2 = local ? printMergedDocument(local, result.node) : printNewDocument(result.node, detectLayout(input.upstream ?? input.origin ?? ""));
-  return { text: text2, conflicts, decisions, changed: text2 !== input.local };
-}
-
 // ../kptfile-model/src/errors.ts
+init_src2();
 function formatIssue(issue2) {
   const where = issue2.field ? `${issue2.file}: ${issue2.field}` : issue2.file;
   return `${where}: ${issue2.message}`;
@@ -32839,6 +37498,9 @@ function joinField(parent, key) {
   if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key)) return parent ? `${parent}.${key}` : key;
   return `${parent}[${JSON.stringify(key)}]`;
 }
+
+// ../kptfile-model/src/parse.ts
+init_src2();
 
 // ../kptfile-model/src/decode.ts
 var import_yaml10 = __toESM(require_dist(), 1);
@@ -33134,6 +37796,7 @@ function syncDocument(doc, value2) {
 }
 
 // ../kptfile-model/src/format.ts
+init_src2();
 var import_yaml12 = __toESM(require_dist(), 1);
 var POINTER_PATHS = /* @__PURE__ */ new Set(["upstream", "upstreamLock", "info", "pipeline", "inventory", "status", "upstream.git", "upstreamLock.git"]);
 var ALWAYS = /* @__PURE__ */ new Set(["info.readinessGates[].conditionType", "status.conditions[].type", "status.conditions[].status"]);
@@ -33176,6 +37839,7 @@ function formatKptfile(kptfile, options = {}) {
 }
 
 // ../kptfile-model/src/validate.ts
+init_src2();
 import { posix } from "node:path";
 
 // ../kptfile-model/src/image.ts
@@ -33420,6 +38084,7 @@ function pipelineKeyMode(kptfiles) {
 }
 
 // ../kptfile-model/src/merge.ts
+init_src2();
 var import_yaml14 = __toESM(require_dist(), 1);
 
 // ../kptfile-model/src/kptfile-schema.ts
@@ -33556,7 +38221,11 @@ function kptfileIdentity(kf) {
   });
 }
 
+// ../kptfile-model/src/merge-comment.ts
+init_src2();
+
 // ../kptfile-model/src/yaml-file.ts
+init_src2();
 var MARKER = /^---(?:[ \t].*)?(?:\r?\n|$)/;
 function splitYamlDocuments(text2) {
   const chunks = [];
@@ -33944,6 +38613,7 @@ function addMergeComments(text2) {
 }
 
 // ../kptfile-model/src/package-tree.ts
+init_src2();
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { join as join3 } from "node:path";
 
@@ -34004,6 +38674,7 @@ function parseKrmIgnore(text2) {
 }
 
 // ../kptfile-model/src/resources.ts
+init_src2();
 function isKrmObject(v) {
   if (!v || typeof v !== "object" || Array.isArray(v)) return false;
   const o = v;
@@ -34102,10 +38773,10 @@ var PackageTree = class _PackageTree {
       return void 0;
     }
     const tree = _PackageTree.empty();
-    const walk = (abs2, rel) => {
-      for (const e of readdirSync(abs2, { withFileTypes: true })) {
+    const walk = (abs, rel) => {
+      for (const e of readdirSync(abs, { withFileTypes: true })) {
         if (e.name === SKIPPED) continue;
-        const childAbs = join3(abs2, e.name);
+        const childAbs = join3(abs, e.name);
         const childRel = joinRel(rel, e.name);
         if (e.isSymbolicLink()) tree.attach(childRel, { type: "symlink", target: readlinkSync(childAbs) });
         else if (e.isDirectory()) {
@@ -34309,10 +38980,10 @@ var PackageTree = class _PackageTree {
     const walk = (rel) => {
       for (const c of this.list(joinRel(root, rel) || root)) {
         const r = joinRel(rel, c);
-        const abs2 = joinRel(root, r);
-        const t = this.typeOf(abs2);
+        const abs = joinRel(root, r);
+        const t = this.typeOf(abs);
         if (t === "dir") walk(r);
-        else if (t === "file") out.set(r, this.text(abs2));
+        else if (t === "file") out.set(r, this.text(abs));
       }
     };
     walk("");
@@ -34512,13 +39183,8 @@ var PackageView = class _PackageView {
   }
 };
 
-// ../kptfile-model/src/package-write.ts
-import { chmodSync, existsSync as existsSync4, mkdirSync as mkdirSync2, renameSync as renameSync2, rmSync as rmSync4, symlinkSync, writeFileSync as writeFileSync2 } from "node:fs";
-import { dirname as dirname4, join as join6 } from "node:path";
-
 // ../kptfile-model/src/swap.ts
-import { execFileSync } from "node:child_process";
-import { createHash as createHash3 } from "node:crypto";
+init_src2();
 import {
   closeSync,
   cpSync,
@@ -34598,124 +39264,7 @@ var SwapError = class extends KdeltaError2 {
   }
 };
 var journalLiveMs = 60 * 1e3;
-function existingAncestor(path) {
-  let dir = path;
-  while (!existsSync3(dir) && dirname3(dir) !== dir) dir = dirname3(dir);
-  return dir;
-}
-function canonical(path) {
-  const anchor = existingAncestor(dirname3(path));
-  return join5(realpathSync2(anchor), relative(anchor, path));
-}
-function inside(child, parent) {
-  const rel = relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !isAbsolute2(rel);
-}
-function mayBeInWorkTree(dir) {
-  for (let d = dir; ; d = dirname3(d)) {
-    if (existsSync3(join5(d, ".git"))) return true;
-    if (dirname3(d) === d) return false;
-  }
-}
-function gitCommonDir(dir) {
-  if (!mayBeInWorkTree(dir)) return void 0;
-  const env = { ...process.env };
-  for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"]) delete env[k];
-  try {
-    const out = execFileSync("git", ["rev-parse", "--is-inside-work-tree", "--git-common-dir"], {
-      cwd: dir,
-      env,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"]
-    });
-    const [inTree, common] = out.trim().split("\n");
-    return inTree === "true" && common ? resolve4(dir, common) : void 0;
-  } catch {
-    return void 0;
-  }
-}
-function places(path) {
-  const target = canonical(path);
-  const anchor = realpathSync2(existingAncestor(dirname3(target)));
-  const device = statSync2(anchor).dev;
-  const usable = (root) => {
-    try {
-      return !inside(root, target) && statSync2(existingAncestor(root)).dev === device;
-    } catch {
-      return false;
-    }
-  };
-  const out = [];
-  const git3 = gitCommonDir(anchor);
-  if (git3 && usable(git3)) out.push({ root: join5(git3, "kdelta"), hidden: false });
-  const tmp = realpathSync2(tmpdir());
-  if (usable(tmp)) out.push({ root: tmp, hidden: false });
-  out.push({ root: anchor, hidden: true });
-  return out;
-}
-function makeWorkDir(target, tag2) {
-  let last;
-  for (const place of places(target)) {
-    try {
-      return makeTempDir(place.root, tag2, place.hidden);
-    } catch (error2) {
-      last = error2;
-    }
-  }
-  throw last;
-}
-function placeOf(work) {
-  return { root: dirname3(work), hidden: basename3(work).startsWith(".") };
-}
 var JOURNAL = /^\.?kdelta-journal-[0-9a-f]{16}\.json$/;
-function journalPath(place, target) {
-  const key = createHash3("sha256").update(target).digest("hex").slice(0, 16);
-  return join5(place.root, `${place.hidden ? "." : ""}kdelta-journal-${key}.json`);
-}
-function fsyncPath(path) {
-  try {
-    const fd = openSync(path, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-  }
-}
-function testKillAt(stage) {
-  if (process.env.KDELTA_TEST_KILL_IN_SWAP === stage) process.kill(process.pid, "SIGKILL");
-}
-function swap(target, work) {
-  const journal = journalPath(placeOf(work), target);
-  const record = { kdelta: "swap", target, work, pid: process.pid, host: hostname3(), started: (/* @__PURE__ */ new Date()).toISOString() };
-  const staged = join5(work, "journal.json");
-  writeFileSync(staged, `${JSON.stringify(record)}
-`);
-  fsyncPath(staged);
-  renameSync(staged, journal);
-  fsyncPath(dirname3(journal));
-  testKillAt("journaled");
-  try {
-    renameSync(target, join5(work, "old"));
-  } catch (error2) {
-    rmSync3(journal, { force: true });
-    throw error2;
-  }
-  try {
-    testKillAt("between");
-    renameSync(join5(work, "new"), target);
-  } catch (error2) {
-    renameSync(join5(work, "old"), target);
-    rmSync3(journal, { force: true });
-    throw error2;
-  }
-  fsyncPath(dirname3(target));
-  fsyncPath(work);
-  testKillAt("swapped");
-  rmSync3(journal, { force: true });
-  fsyncPath(dirname3(journal));
-}
 function readJournal(path) {
   let text2;
   try {
@@ -34746,120 +39295,15 @@ function journaledWork(root) {
   }
   return out;
 }
-function recoverInterruptedSwap(path) {
-  const target = canonical(path);
-  let said;
-  const roots = /* @__PURE__ */ new Set();
-  for (const place of places(target)) {
-    roots.add(place.root);
-    const file = journalPath(place, target);
-    const journal = readJournal(file);
-    if (!journal) continue;
-    if (journal.target !== target || dirname3(journal.work) !== place.root) {
-      throw new SwapError(
-        "invalid-swap-journal",
-        `${file}: journal of a swap of ${journal.target} in ${journal.work}, not where kdelta puts one; remove it`,
-        file
-      );
-    }
-    const age = Date.now() - Date.parse(journal.started);
-    if (journal.host === hostname3() && journal.pid !== process.pid && isRunning(journal.pid) && age < journalLiveMs) {
-      throw new SwapError("swap-in-progress", `process ${journal.pid} is replacing ${target} right now; try again in a moment`, target);
-    }
-    said = finishOrRollBack(journal);
-    rmSync3(file, { force: true });
-    fsyncPath(place.root);
-    rmSync3(journal.work, { recursive: true, force: true });
-  }
-  roots.add(realpathSync2(tmpdir()));
-  for (const root of roots) sweepAbandonedWork(root);
-  return said;
-}
 function sweepAbandonedWork(root = realpathSync2(tmpdir())) {
   sweepAbandoned(root, journaledWork(root));
 }
-function finishOrRollBack(journal) {
-  const { target, work } = journal;
-  const next = join5(work, "new");
-  const old = join5(work, "old");
-  const present = existsSync3(target);
-  if (!present && existsSync3(next)) {
-    renameSync(next, target);
-    fsyncPath(dirname3(target));
-    return `Finished an interrupted update of ${target}: the updated package is in place.`;
-  }
-  if (!present && existsSync3(old)) {
-    renameSync(old, target);
-    fsyncPath(dirname3(target));
-    return `Rolled back an interrupted update of ${target}: the package is as it was before.`;
-  }
-  if (!present)
-    throw new SwapError("interrupted-swap-unresolved", `an interrupted update of ${target} left neither version in ${work}`, work);
-  if (existsSync3(next) && existsSync3(old)) {
-    throw new SwapError(
-      "interrupted-swap-unresolved",
-      `an interrupted update of ${target} left both versions in ${work} while the package exists: check them and remove ${work}`,
-      work
-    );
-  }
-  return existsSync3(next) ? `Rolled back an interrupted update of ${target}: the package is as it was before.` : `Finished an interrupted update of ${target}: the updated package was already in place.`;
-}
-function copyTreeFast(from, to) {
-  if (process.platform !== "win32") {
-    try {
-      execFileSync("cp", ["-a", "--", from, to], { stdio: "ignore" });
-      return;
-    } catch {
-      rmSync3(to, { recursive: true, force: true });
-    }
-  }
-  cpSync(from, to, { recursive: true, verbatimSymlinks: true });
-}
 
-// ../kptfile-model/src/package-write.ts
-var abs = (root, rel) => join6(root, ...rel.split("/"));
-function applyChanges(root, changes) {
-  for (const p of changes.deleted) rmSync4(abs(root, p), { recursive: true, force: true });
-  for (const p of changes.created) mkdirSync2(abs(root, p), { recursive: true });
-  for (const f of changes.written) {
-    const to = abs(root, f.path);
-    mkdirSync2(dirname4(to), { recursive: true });
-    rmSync4(to, { force: true });
-    writeFileSync2(to, f.bytes);
-    if (f.executable) chmodSync(to, 493);
-  }
-  for (const l of changes.links) {
-    const to = abs(root, l.path);
-    mkdirSync2(dirname4(to), { recursive: true });
-    rmSync4(to, { force: true });
-    symlinkSync(l.target, to);
-  }
-}
-var isEmptyChange = (c) => c.written.length + c.links.length + c.deleted.length + c.created.length === 0;
-function commitTree(dir, after, before) {
-  const changes = after.changesFrom(before);
-  if (isEmptyChange(changes)) return changes;
-  const target = canonical(dir);
-  const work = makeWorkDir(target, "work");
-  try {
-    const next = join6(work, "new");
-    if (existsSync4(target)) {
-      copyTreeFast(target, next);
-      applyChanges(next, changes);
-      swap(target, work);
-    } else {
-      mkdirSync2(next);
-      applyChanges(next, changes);
-      mkdirSync2(dirname4(target), { recursive: true });
-      renameSync2(next, target);
-    }
-    return changes;
-  } finally {
-    removeTempDir(work);
-  }
-}
+// ../kptfile-model/src/index.ts
+init_src2();
 
 // ../kptfile-model/src/package-context.ts
+init_src2();
 var import_yaml16 = __toESM(require_dist(), 1);
 var PACKAGE_CONTEXT_NAME = "kptfile.kpt.dev";
 var PACKAGE_CONTEXT_FILE = "package-context.yaml";
@@ -34885,12 +39329,13 @@ function packageContextConfigMap(packageName, data = {}) {
 }
 
 // ../kptfile-model/src/fs.ts
+init_src2();
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { mkdir as mkdir4, mkdtemp as mkdtemp2, readdir as readdir4, readFile as readFile3, rename as rename4, rm as rm4, rmdir as rmdir2, stat as stat3, writeFile as writeFile4 } from "node:fs/promises";
-import { dirname as dirname5, join as join7, relative as relative2, sep } from "node:path";
+import { dirname as dirname4, join as join6, relative as relative2, sep } from "node:path";
 async function writeFileAtomic(path, text2) {
-  await mkdir4(dirname5(path), { recursive: true });
-  const temp = join7(dirname5(path), `.${randomBytes2(6).toString("hex")}.kdelta-tmp`);
+  await mkdir4(dirname4(path), { recursive: true });
+  const temp = join6(dirname4(path), `.${randomBytes2(6).toString("hex")}.kdelta-tmp`);
   try {
     await writeFile4(temp, text2);
     await rename4(temp, path);
@@ -34906,13 +39351,13 @@ async function isDirectory2(path) {
     return false;
   }
 }
-async function listFiles(root, accept) {
+async function listFiles2(root, accept) {
   const out = [];
   async function walk(dir) {
     const entries = await readdir4(dir, { withFileTypes: true });
     for (const entry of entries) {
       if (entry.name === ".git" || entry.name === "node_modules") continue;
-      const full = join7(dir, entry.name);
+      const full = join6(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
       else if (entry.isFile() && accept(entry.name)) out.push(relative2(root, full).split(sep).join("/"));
     }
@@ -34927,35 +39372,31 @@ async function checkOutputPath(out) {
   const info2 = await stat3(out.path).catch(() => void 0);
   if (info2?.isDirectory() && out.kind === "file") fail("is a directory, not a file");
   if (info2 && !info2.isDirectory() && out.kind === "directory") fail("is a file, not a directory");
-  let dir = info2?.isDirectory() ? out.path : dirname5(out.path);
+  let dir = info2?.isDirectory() ? out.path : dirname4(out.path);
   for (; ; ) {
     const found = await stat3(dir).catch(() => void 0);
     if (found) {
       if (!found.isDirectory()) fail(`${dir} is a file, not a directory`);
       break;
     }
-    const parent = dirname5(dir);
+    const parent = dirname4(dir);
     if (parent === dir) fail("no part of the path exists");
     dir = parent;
   }
   let probe;
   try {
-    probe = await mkdtemp2(join7(dir, ".kdelta-probe-"));
+    probe = await mkdtemp2(join6(dir, ".kdelta-probe-"));
   } catch (error2) {
     fail(`cannot write in ${dir} (${error2.code ?? String(error2)})`);
   }
   if (probe) await rmdir2(probe).catch(() => void 0);
 }
 
-// ../run/src/forge/errors.ts
-var ForgeError = class extends KdeltaError2 {
-  name = "ForgeError";
-  constructor(code2, message2, at = {}) {
-    super({ code: code2, message: message2, ...at });
-  }
-};
+// ../kptfile-model/src/merge-packages.ts
+init_src2();
 
 // ../run/src/forge/budget.ts
+init_errors4();
 var DEFAULT_BUDGET = 400;
 var Budget = class {
   limit;
@@ -34964,10 +39405,41 @@ var Budget = class {
   /** Reserved by jobs still running (an upper bound: a job's own requests are counted in both while it runs). */
   pending = 0;
   refused = false;
-  constructor(limit = DEFAULT_BUDGET) {
-    if (!Number.isInteger(limit) || limit < 0)
-      throw new ForgeError("invalid-option", `the budget must be a whole number of requests, 0 or more (got ${limit})`);
-    this.limit = limit;
+  /** The limit was not chosen by the user: a server without rate limits lifts it. */
+  byDefault;
+  /** The server reported no rate limit. */
+  unlimited = false;
+  /** Requests the server says remain, when it says so. */
+  serverRemaining;
+  constructor(limit) {
+    const value2 = limit ?? DEFAULT_BUDGET;
+    if (!Number.isInteger(value2) || value2 < 0)
+      throw new ForgeError("invalid-option", `the budget must be a whole number of requests, 0 or more (got ${value2})`);
+    this.limit = value2;
+    this.byDefault = limit === void 0;
+  }
+  /** What the run may still write: its own limit (lifted by a server without limits), within what the server allows. */
+  get ceiling() {
+    const own2 = this.unlimited && this.byDefault ? Number.POSITIVE_INFINITY : this.limit;
+    return this.serverRemaining === void 0 ? own2 : Math.min(own2, this.spent + this.serverRemaining);
+  }
+  /**
+   * What a response said of the server's rate limit: `remaining` requests, or undefined when it
+   * reports no limit at all.
+   */
+  observe(remaining) {
+    if (remaining === void 0) {
+      this.unlimited = true;
+      return;
+    }
+    this.unlimited = false;
+    this.serverRemaining = remaining;
+  }
+  /** One write is about to be sent (a retry too): counted, or refused when the ceiling is reached. */
+  admit() {
+    if (this.spent + 1 > this.ceiling) return false;
+    this.spent++;
+    return true;
   }
   get used() {
     return this.spent;
@@ -34980,7 +39452,7 @@ var Budget = class {
    * budget cannot cover it: the budget is then exhausted and no further job should start.
    */
   reserve(cost) {
-    if (this.refused || this.spent + this.pending + cost > this.limit) {
+    if (this.refused || this.spent + this.pending + cost > this.ceiling) {
       this.refused = true;
       return void 0;
     }
@@ -35002,8 +39474,11 @@ var Budget = class {
 };
 
 // ../run/src/forge/local.ts
+init_src2();
+init_src();
 import { readdir as readdir5, readFile as readFile4 } from "node:fs/promises";
-import { join as join8, relative as relative3 } from "node:path";
+import { join as join7, relative as relative3 } from "node:path";
+init_errors4();
 var SAFE = /^[A-Za-z0-9._-]+$/;
 function segment(what, value2) {
   if (!SAFE.test(value2) || value2 === "." || value2 === "..") {
@@ -35080,7 +39555,7 @@ function parseRecord(text2, file) {
 function createLocalForge(options) {
   const prefix = options.branchPrefix ?? "kdelta/";
   const variantOf = (head) => variantNameOf(head, prefix);
-  const fileOf = (t) => join8(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
+  const fileOf = (t) => join7(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
   const urlOf = (file) => options.displayRoot ? relative3(options.displayRoot, file) : file;
   async function read(file) {
     let text2;
@@ -35144,9 +39619,9 @@ function createLocalForge(options) {
         throw error2;
       }
       for (const d of downstreams) {
-        const files = (await readdir5(join8(options.dir, d))).filter((f) => f.endsWith(".md")).sort();
+        const files = (await readdir5(join7(options.dir, d))).filter((f) => f.endsWith(".md")).sort();
         for (const f of files) {
-          const p = await read(join8(options.dir, d, f));
+          const p = await read(join7(options.dir, d, f));
           if (p) out.push(p);
         }
       }
@@ -35155,2306 +39630,10 @@ function createLocalForge(options) {
   };
 }
 
-// ../run/src/forge/github.ts
-import { execFile as execFile2 } from "node:child_process";
-import { promisify } from "node:util";
-
-// ../../node_modules/.pnpm/universal-user-agent@7.0.3/node_modules/universal-user-agent/index.js
-function getUserAgent() {
-  if (typeof navigator === "object" && "userAgent" in navigator) {
-    return navigator.userAgent;
-  }
-  if (typeof process === "object" && process.version !== void 0) {
-    return `Node.js/${process.version.substr(1)} (${process.platform}; ${process.arch})`;
-  }
-  return "<environment undetectable>";
-}
-
-// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/register.js
-function register(state, name2, method, options) {
-  if (typeof method !== "function") {
-    throw new Error("method for before hook must be a function");
-  }
-  if (!options) {
-    options = {};
-  }
-  if (Array.isArray(name2)) {
-    return name2.reverse().reduce((callback, name3) => {
-      return register.bind(null, state, name3, callback, options);
-    }, method)();
-  }
-  return Promise.resolve().then(() => {
-    if (!state.registry[name2]) {
-      return method(options);
-    }
-    return state.registry[name2].reduce((method2, registered) => {
-      return registered.hook.bind(null, method2, options);
-    }, method)();
-  });
-}
-
-// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/add.js
-function addHook(state, kind, name2, hook2) {
-  const orig = hook2;
-  if (!state.registry[name2]) {
-    state.registry[name2] = [];
-  }
-  if (kind === "before") {
-    hook2 = (method, options) => {
-      return Promise.resolve().then(orig.bind(null, options)).then(method.bind(null, options));
-    };
-  }
-  if (kind === "after") {
-    hook2 = (method, options) => {
-      let result;
-      return Promise.resolve().then(method.bind(null, options)).then((result_) => {
-        result = result_;
-        return orig(result, options);
-      }).then(() => {
-        return result;
-      });
-    };
-  }
-  if (kind === "error") {
-    hook2 = (method, options) => {
-      return Promise.resolve().then(method.bind(null, options)).catch((error2) => {
-        return orig(error2, options);
-      });
-    };
-  }
-  state.registry[name2].push({
-    hook: hook2,
-    orig
-  });
-}
-
-// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/lib/remove.js
-function removeHook(state, name2, method) {
-  if (!state.registry[name2]) {
-    return;
-  }
-  const index = state.registry[name2].map((registered) => {
-    return registered.orig;
-  }).indexOf(method);
-  if (index === -1) {
-    return;
-  }
-  state.registry[name2].splice(index, 1);
-}
-
-// ../../node_modules/.pnpm/before-after-hook@4.0.0/node_modules/before-after-hook/index.js
-var bind = Function.bind;
-var bindable = bind.bind(bind);
-function bindApi(hook2, state, name2) {
-  const removeHookRef = bindable(removeHook, null).apply(
-    null,
-    name2 ? [state, name2] : [state]
-  );
-  hook2.api = { remove: removeHookRef };
-  hook2.remove = removeHookRef;
-  ["before", "error", "after", "wrap"].forEach((kind) => {
-    const args = name2 ? [state, kind, name2] : [state, kind];
-    hook2[kind] = hook2.api[kind] = bindable(addHook, null).apply(null, args);
-  });
-}
-function Singular() {
-  const singularHookName = /* @__PURE__ */ Symbol("Singular");
-  const singularHookState = {
-    registry: {}
-  };
-  const singularHook = register.bind(null, singularHookState, singularHookName);
-  bindApi(singularHook, singularHookState, singularHookName);
-  return singularHook;
-}
-function Collection() {
-  const state = {
-    registry: {}
-  };
-  const hook2 = register.bind(null, state);
-  bindApi(hook2, state);
-  return hook2;
-}
-var before_after_hook_default = { Singular, Collection };
-
-// ../../node_modules/.pnpm/@octokit+endpoint@11.0.5/node_modules/@octokit/endpoint/dist-bundle/index.js
-var VERSION = "0.0.0-development";
-var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
-var DEFAULTS = {
-  method: "GET",
-  baseUrl: "https://api.github.com",
-  headers: {
-    accept: "application/vnd.github.v3+json",
-    "user-agent": userAgent
-  },
-  mediaType: {
-    format: ""
-  }
-};
-function lowercaseKeys(object2) {
-  if (!object2) {
-    return {};
-  }
-  return Object.keys(object2).reduce((newObj, key) => {
-    newObj[key.toLowerCase()] = object2[key];
-    return newObj;
-  }, {});
-}
-function isPlainObject(value2) {
-  if (typeof value2 !== "object" || value2 === null) return false;
-  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
-  const proto = Object.getPrototypeOf(value2);
-  if (proto === null) return true;
-  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
-  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
-}
-function mergeDeep(defaults, options) {
-  const result = Object.assign({}, defaults);
-  Object.keys(options).forEach((key) => {
-    if (isPlainObject(options[key])) {
-      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
-      else result[key] = mergeDeep(defaults[key], options[key]);
-    } else {
-      Object.assign(result, { [key]: options[key] });
-    }
-  });
-  return result;
-}
-function removeUndefinedProperties(obj2) {
-  for (const key in obj2) {
-    if (obj2[key] === void 0) {
-      delete obj2[key];
-    }
-  }
-  return obj2;
-}
-function merge(defaults, route, options) {
-  if (typeof route === "string") {
-    let [method, url] = route.split(" ");
-    options = Object.assign(url ? { method, url } : { url: method }, options);
-  } else {
-    options = Object.assign({}, route);
-  }
-  options.headers = lowercaseKeys(options.headers);
-  removeUndefinedProperties(options);
-  removeUndefinedProperties(options.headers);
-  const mergedOptions = mergeDeep(defaults || {}, options);
-  if (options.url === "/graphql") {
-    if (defaults && defaults.mediaType.previews?.length) {
-      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
-        (preview) => !mergedOptions.mediaType.previews.includes(preview)
-      ).concat(mergedOptions.mediaType.previews);
-    }
-    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
-  }
-  return mergedOptions;
-}
-function addQueryParameters(url, parameters) {
-  const separator2 = /\?/.test(url) ? "&" : "?";
-  const names2 = Object.keys(parameters);
-  if (names2.length === 0) {
-    return url;
-  }
-  return url + separator2 + names2.map((name2) => {
-    if (name2 === "q") {
-      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
-    }
-    return `${name2}=${encodeURIComponent(parameters[name2])}`;
-  }).join("&");
-}
-var urlVariableRegex = /\{[^{}}]+\}/g;
-function removeNonChars(variableName) {
-  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
-}
-function extractUrlVariableNames(url) {
-  const matches = url.match(urlVariableRegex);
-  if (!matches) {
-    return [];
-  }
-  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
-}
-function omit(object2, keysToOmit) {
-  const result = { __proto__: null };
-  for (const key of Object.keys(object2)) {
-    if (keysToOmit.indexOf(key) === -1) {
-      result[key] = object2[key];
-    }
-  }
-  return result;
-}
-function encodeReserved(str4) {
-  return str4.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
-    if (!/%[0-9A-Fa-f]/.test(part)) {
-      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
-    }
-    return part;
-  }).join("");
-}
-function encodeUnreserved(str4) {
-  return encodeURIComponent(str4).replace(/[!'()*]/g, function(c) {
-    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
-  });
-}
-function encodeValue(operator, value2, key) {
-  value2 = operator === "+" || operator === "#" ? encodeReserved(value2) : encodeUnreserved(value2);
-  if (key) {
-    return encodeUnreserved(key) + "=" + value2;
-  } else {
-    return value2;
-  }
-}
-function isDefined(value2) {
-  return value2 !== void 0 && value2 !== null;
-}
-function isKeyOperator(operator) {
-  return operator === ";" || operator === "&" || operator === "?";
-}
-function getValues(context, operator, key, modifier) {
-  var value2 = context[key], result = [];
-  if (isDefined(value2) && value2 !== "") {
-    if (typeof value2 === "string" || typeof value2 === "number" || typeof value2 === "bigint" || typeof value2 === "boolean") {
-      value2 = value2.toString();
-      if (modifier && modifier !== "*") {
-        value2 = value2.substring(0, parseInt(modifier, 10));
-      }
-      result.push(
-        encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
-      );
-    } else {
-      if (modifier === "*") {
-        if (Array.isArray(value2)) {
-          value2.filter(isDefined).forEach(function(value22) {
-            result.push(
-              encodeValue(operator, value22, isKeyOperator(operator) ? key : "")
-            );
-          });
-        } else {
-          Object.keys(value2).forEach(function(k) {
-            if (isDefined(value2[k])) {
-              result.push(encodeValue(operator, value2[k], k));
-            }
-          });
-        }
-      } else {
-        const tmp = [];
-        if (Array.isArray(value2)) {
-          value2.filter(isDefined).forEach(function(value22) {
-            tmp.push(encodeValue(operator, value22));
-          });
-        } else {
-          Object.keys(value2).forEach(function(k) {
-            if (isDefined(value2[k])) {
-              tmp.push(encodeUnreserved(k));
-              tmp.push(encodeValue(operator, value2[k].toString()));
-            }
-          });
-        }
-        if (isKeyOperator(operator)) {
-          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
-        } else if (tmp.length !== 0) {
-          result.push(tmp.join(","));
-        }
-      }
-    }
-  } else {
-    if (operator === ";") {
-      if (isDefined(value2)) {
-        result.push(encodeUnreserved(key));
-      }
-    } else if (value2 === "" && (operator === "&" || operator === "?")) {
-      result.push(encodeUnreserved(key) + "=");
-    } else if (value2 === "") {
-      result.push("");
-    }
-  }
-  return result;
-}
-function parseUrl(template3) {
-  return {
-    expand: expand.bind(null, template3)
-  };
-}
-function expand(template3, context) {
-  var operators = ["+", "#", ".", "/", ";", "?", "&"];
-  template3 = template3.replace(
-    /\{([^\{\}]+)\}|([^\{\}]+)/g,
-    function(_, expression, literal) {
-      if (expression) {
-        let operator = "";
-        const values = [];
-        if (operators.indexOf(expression.charAt(0)) !== -1) {
-          operator = expression.charAt(0);
-          expression = expression.substr(1);
-        }
-        expression.split(/,/g).forEach(function(variable) {
-          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
-          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
-        });
-        if (operator && operator !== "+") {
-          var separator2 = ",";
-          if (operator === "?") {
-            separator2 = "&";
-          } else if (operator !== "#") {
-            separator2 = operator;
-          }
-          return (values.length !== 0 ? operator : "") + values.join(separator2);
-        } else {
-          return values.join(",");
-        }
-      } else {
-        return encodeReserved(literal);
-      }
-    }
-  );
-  if (template3 === "/") {
-    return template3;
-  } else {
-    return template3.replace(/\/$/, "");
-  }
-}
-function parse(options) {
-  let method = options.method.toUpperCase();
-  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
-  let headers = Object.assign({}, options.headers);
-  let body;
-  let parameters = omit(options, [
-    "method",
-    "baseUrl",
-    "url",
-    "headers",
-    "request",
-    "mediaType"
-  ]);
-  const urlVariableNames = extractUrlVariableNames(url);
-  url = parseUrl(url).expand(parameters);
-  if (!/^http/.test(url)) {
-    url = options.baseUrl + url;
-  }
-  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
-  const remainingParameters = omit(parameters, omittedParameters);
-  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
-  if (!isBinaryRequest) {
-    if (options.mediaType.format) {
-      headers.accept = headers.accept.split(/,/).map(
-        (format) => format.replace(
-          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
-          `application/vnd$1$2.${options.mediaType.format}`
-        )
-      ).join(",");
-    }
-    if (url.endsWith("/graphql")) {
-      if (options.mediaType.previews?.length) {
-        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
-        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
-          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
-          return `application/vnd.github.${preview}-preview${format}`;
-        }).join(",");
-      }
-    }
-  }
-  if (["GET", "HEAD"].includes(method)) {
-    url = addQueryParameters(url, remainingParameters);
-  } else {
-    if ("data" in remainingParameters) {
-      body = remainingParameters.data;
-    } else {
-      if (Object.keys(remainingParameters).length) {
-        body = remainingParameters;
-      }
-    }
-  }
-  if (!headers["content-type"] && typeof body !== "undefined") {
-    headers["content-type"] = "application/json; charset=utf-8";
-  }
-  if (["PATCH", "PUT"].includes(method) && typeof body === "undefined") {
-    body = "";
-  }
-  return Object.assign(
-    { method, url, headers },
-    typeof body !== "undefined" ? { body } : null,
-    options.request ? { request: options.request } : null
-  );
-}
-function endpointWithDefaults(defaults, route, options) {
-  return parse(merge(defaults, route, options));
-}
-function withDefaults(oldDefaults, newDefaults) {
-  const DEFAULTS2 = merge(oldDefaults, newDefaults);
-  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
-  return Object.assign(endpoint2, {
-    DEFAULTS: DEFAULTS2,
-    defaults: withDefaults.bind(null, DEFAULTS2),
-    merge: merge.bind(null, DEFAULTS2),
-    parse
-  });
-}
-var endpoint = withDefaults(null, DEFAULTS);
-
-// ../../node_modules/.pnpm/@octokit+request@10.0.14/node_modules/@octokit/request/dist-bundle/index.js
-var import_content_type = __toESM(require_dist2(), 1);
-
-// ../../node_modules/.pnpm/json-with-bigint@3.5.12/node_modules/json-with-bigint/json-with-bigint.js
-var intRegex = /^-?\d+$/;
-var noiseValue = /^-?\d+n+$/;
-var originalStringify = JSON.stringify;
-var originalParse = JSON.parse;
-var customFormat = /^-?\d+n$/;
-var bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
-var noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
-var isUnstringifiable = (val) => val === void 0 || typeof val === "function" || typeof val === "symbol";
-var isRawJSON = (val) => val !== null && typeof val === "object" && val.constructor && val.constructor.name === "RawJSON";
-var stringifyIteratively = (rootValue, replacer, spaceParam) => {
-  let space = "";
-  if (typeof spaceParam === "number") {
-    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
-  } else if (typeof spaceParam === "string") {
-    space = spaceParam.slice(0, 10);
-  }
-  const isFunctionReplacer = typeof replacer === "function";
-  const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
-  const prepareVal = (parent, key, val) => {
-    const isObject = val !== null && typeof val === "object";
-    const hasToJSON = isObject && typeof val.toJSON === "function";
-    if (hasToJSON) {
-      val = val.toJSON(key);
-    }
-    const isNoise = typeof val === "string" && noiseValue.test(val);
-    if (isNoise) return val + "n";
-    const isBigInt = typeof val === "bigint";
-    if (isBigInt) {
-      const supportsRawJSON = "rawJSON" in JSON;
-      if (supportsRawJSON) return JSON.rawJSON(val.toString());
-      return val.toString() + "n";
-    }
-    if (isFunctionReplacer) {
-      val = replacer.call(parent, key, val);
-    }
-    const isPostReplacerObject = val !== null && typeof val === "object";
-    if (isPostReplacerObject) {
-      const isPrimitiveWrapper = val instanceof Number || val instanceof String || val instanceof Boolean;
-      if (isPrimitiveWrapper) {
-        val = val.valueOf();
-      }
-    }
-    return val;
-  };
-  const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
-  if (isUnstringifiable(rootProcessed)) {
-    return void 0;
-  }
-  const isRootPrimitive = rootProcessed === null || typeof rootProcessed !== "object";
-  const isRootNativeRawJSON = isRawJSON(rootProcessed);
-  if (isRootPrimitive || isRootNativeRawJSON) {
-    return originalStringify(rootProcessed);
-  }
-  const chunks = [];
-  let level = 0;
-  const stack = [
-    {
-      parent: { "": rootProcessed },
-      key: "",
-      val: rootProcessed,
-      isArray: Array.isArray(rootProcessed),
-      keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
-      index: 0,
-      first: true
-    }
-  ];
-  const visited = new WeakSet([rootProcessed]);
-  while (stack.length > 0) {
-    const node = stack[stack.length - 1];
-    if (node.index === 0) {
-      chunks.push(node.isArray ? "[" : "{");
-      level++;
-    }
-    let isDone = false;
-    if (node.isArray) {
-      if (node.index < node.val.length) {
-        if (!node.first) chunks.push(",");
-        if (space) chunks.push("\n" + space.repeat(level));
-        const childRaw = node.val[node.index];
-        const childVal = prepareVal(node.val, String(node.index), childRaw);
-        if (isUnstringifiable(childVal)) {
-          chunks.push("null");
-          node.first = false;
-          node.index++;
-        } else {
-          const isComplexObject = childVal !== null && typeof childVal === "object";
-          const isNativeRaw = isRawJSON(childVal);
-          if (isComplexObject && !isNativeRaw) {
-            if (visited.has(childVal)) {
-              throw new TypeError("Converting circular structure to JSON");
-            }
-            visited.add(childVal);
-            stack.push({
-              parent: node.val,
-              key: String(node.index),
-              val: childVal,
-              isArray: Array.isArray(childVal),
-              keys: Array.isArray(childVal) ? null : Object.keys(childVal),
-              index: 0,
-              first: true
-            });
-            node.first = false;
-            node.index++;
-          } else {
-            chunks.push(originalStringify(childVal));
-            node.first = false;
-            node.index++;
-          }
-        }
-      } else {
-        isDone = true;
-      }
-    } else {
-      while (node.index < node.keys.length) {
-        const k = node.keys[node.index++];
-        const isFilteredOutByArray = propertyList && !propertyList.has(k);
-        if (isFilteredOutByArray) continue;
-        const childRaw = node.val[k];
-        const childVal = prepareVal(node.val, k, childRaw);
-        if (isUnstringifiable(childVal)) continue;
-        if (!node.first) chunks.push(",");
-        if (space) {
-          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
-        } else {
-          chunks.push(originalStringify(k) + ":");
-        }
-        const isComplexObject = childVal !== null && typeof childVal === "object";
-        const isNativeRaw = isRawJSON(childVal);
-        if (isComplexObject && !isNativeRaw) {
-          if (visited.has(childVal)) {
-            throw new TypeError("Converting circular structure to JSON");
-          }
-          visited.add(childVal);
-          stack.push({
-            parent: node.val,
-            key: k,
-            val: childVal,
-            isArray: Array.isArray(childVal),
-            keys: Array.isArray(childVal) ? null : Object.keys(childVal),
-            index: 0,
-            first: true
-          });
-          node.first = false;
-          break;
-        } else {
-          chunks.push(originalStringify(childVal));
-          node.first = false;
-        }
-      }
-      const isNodeFullyProcessed = node.index >= node.keys.length && stack[stack.length - 1] === node;
-      if (isNodeFullyProcessed) {
-        isDone = true;
-      }
-    }
-    if (isDone) {
-      level--;
-      if (!node.first && space) chunks.push("\n" + space.repeat(level));
-      chunks.push(node.isArray ? "]" : "}");
-      visited.delete(node.val);
-      stack.pop();
-    }
-  }
-  return chunks.join("");
-};
-var JSONStringify = (value2, replacer, space) => {
-  try {
-    const supportsRawJSON = "rawJSON" in JSON;
-    if (supportsRawJSON) {
-      return originalStringify(
-        value2,
-        (key, val) => {
-          if (typeof val === "bigint") return JSON.rawJSON(val.toString());
-          const hasFunctionReplacer = typeof replacer === "function";
-          if (hasFunctionReplacer) return replacer(key, val);
-          const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
-          if (isKeyInArrayReplacer) return val;
-          return val;
-        },
-        space
-      );
-    }
-    if (!value2) return originalStringify(value2, replacer, space);
-    const convertedToCustomJSON = originalStringify(
-      value2,
-      (key, val) => {
-        const isNoise = typeof val === "string" && noiseValue.test(val);
-        if (isNoise) return val.toString() + "n";
-        if (typeof val === "bigint") return val.toString() + "n";
-        const hasFunctionReplacer = typeof replacer === "function";
-        if (hasFunctionReplacer) return replacer(key, val);
-        const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
-        if (isKeyInArrayReplacer) return val;
-        return val;
-      },
-      space
-    );
-    const processedJSON = convertedToCustomJSON.replace(
-      bigIntsStringify,
-      "$1$2$3"
-    );
-    const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3");
-    return denoisedJSON;
-  } catch (error2) {
-    if (error2 instanceof RangeError) {
-      const convertedJSON = stringifyIteratively(value2, replacer, space);
-      if (convertedJSON === void 0) return void 0;
-      const supportsRawJSON = "rawJSON" in JSON;
-      if (supportsRawJSON) return convertedJSON;
-      const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
-      return processedJSON.replace(noiseStringify, "$1$2$3");
-    }
-    throw error2;
-  }
-};
-var featureCache = /* @__PURE__ */ new Map();
-var isContextSourceSupported = () => {
-  const parseFingerprint = JSON.parse.toString();
-  if (featureCache.has(parseFingerprint)) {
-    return featureCache.get(parseFingerprint);
-  }
-  try {
-    const result = JSON.parse(
-      "1",
-      (_, __, context) => !!context?.source && context.source === "1"
-    );
-    featureCache.set(parseFingerprint, result);
-    return result;
-  } catch {
-    featureCache.set(parseFingerprint, false);
-    return false;
-  }
-};
-var convertMarkedBigIntsReviver = (key, value2, context, userReviver) => {
-  const isCustomFormatBigInt = typeof value2 === "string" && customFormat.test(value2);
-  if (isCustomFormatBigInt) return BigInt(value2.slice(0, -1));
-  const isNoiseValue = typeof value2 === "string" && noiseValue.test(value2);
-  if (isNoiseValue) return value2.slice(0, -1);
-  const hasUserReviver = typeof userReviver === "function";
-  if (!hasUserReviver) return value2;
-  return userReviver(key, value2, context);
-};
-var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value2, context) => {
-    const isNumber = typeof value2 === "number";
-    const isOutOfBounds = value2 > Number.MAX_SAFE_INTEGER || value2 < Number.MIN_SAFE_INTEGER;
-    const isBigNumber = isNumber && isOutOfBounds;
-    const isInt = context && intRegex.test(context.source);
-    const isBigInt = isBigNumber && isInt;
-    if (isBigInt) return BigInt(context.source);
-    const hasCustomReviver = typeof reviver === "function";
-    if (!hasCustomReviver) return value2;
-    return reviver(key, value2, context);
-  });
-};
-var MAX_INT = Number.MAX_SAFE_INTEGER.toString();
-var MAX_DIGITS = MAX_INT.length;
-var stringsOrLargeNumbers = /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
-var noiseValueWithQuotes = /^"-?\d+n+"$/;
-var applyReviverIteratively = (parsed, userReviver) => {
-  const rootHolder = { "": parsed };
-  const stack = [{ parent: rootHolder, key: "", visited: false }];
-  while (stack.length > 0) {
-    const node = stack[stack.length - 1];
-    if (!node.visited) {
-      node.visited = true;
-      const value2 = node.parent[node.key];
-      const isComplexObject = value2 !== null && typeof value2 === "object";
-      if (isComplexObject) {
-        const keys = Object.keys(value2);
-        for (let i = keys.length - 1; i >= 0; i--) {
-          stack.push({ parent: value2, key: keys[i], visited: false });
-        }
-      }
-    } else {
-      const { parent, key } = node;
-      let value2 = parent[key];
-      if (typeof value2 === "string") {
-        const isCustomFormatBigInt = customFormat.test(value2);
-        if (isCustomFormatBigInt) {
-          value2 = BigInt(value2.slice(0, -1));
-        } else {
-          const isNoise = noiseValue.test(value2);
-          if (isNoise) value2 = value2.slice(0, -1);
-        }
-      }
-      const hasUserReviver = typeof userReviver === "function";
-      if (hasUserReviver) {
-        value2 = userReviver.call(parent, key, value2);
-      }
-      const isDeleted = value2 === void 0;
-      if (isDeleted) {
-        delete parent[key];
-      } else {
-        parent[key] = value2;
-      }
-      stack.pop();
-    }
-  }
-  return rootHolder[""];
-};
-var serializeBigInts = (text2) => {
-  return text2.replace(
-    stringsOrLargeNumbers,
-    (match, digits, fractional, exponential) => {
-      const isString = match[0] === '"';
-      const isNoise = isString && noiseValueWithQuotes.test(match);
-      if (isNoise) return match.substring(0, match.length - 1) + 'n"';
-      const hasFractionalOrExponential = fractional || exponential;
-      const isLessThanMaxSafeInt = digits && (digits.length < MAX_DIGITS || digits.length === MAX_DIGITS && digits <= MAX_INT);
-      const isStandardValue = isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
-      if (isStandardValue) return match;
-      return '"' + match + 'n"';
-    }
-  );
-};
-var JSONParse = (text2, reviver) => {
-  if (!text2) return originalParse(text2, reviver);
-  try {
-    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
-    const serializedData = serializeBigInts(text2);
-    return originalParse(
-      serializedData,
-      (key, value2, context) => convertMarkedBigIntsReviver(key, value2, context, reviver)
-    );
-  } catch (error2) {
-    if (error2 instanceof RangeError) {
-      const serializedData = serializeBigInts(text2);
-      const parsed = originalParse(serializedData);
-      return applyReviverIteratively(parsed, reviver);
-    }
-    throw error2;
-  }
-};
-
-// ../../node_modules/.pnpm/@octokit+request-error@7.1.2/node_modules/@octokit/request-error/dist-src/index.js
-var RequestError = class extends Error {
-  name;
-  /**
-   * http status code
-   */
-  status;
-  /**
-   * Request options that lead to the error.
-   */
-  request;
-  /**
-   * Response object if a response was received
-   */
-  response;
-  constructor(message2, statusCode, options) {
-    super(message2, { cause: options.cause });
-    this.name = "HttpError";
-    this.status = Number.parseInt(statusCode);
-    if (Number.isNaN(this.status)) {
-      this.status = 0;
-    }
-    if ("response" in options) {
-      this.response = options.response;
-    }
-    const requestCopy = Object.assign({}, options.request);
-    if (options.request.headers.authorization) {
-      requestCopy.headers = Object.assign({}, options.request.headers, {
-        authorization: options.request.headers.authorization.replace(
-          /(?<! ) .*$/,
-          " [REDACTED]"
-        )
-      });
-    }
-    requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
-    this.request = requestCopy;
-  }
-};
-
-// ../../node_modules/.pnpm/@octokit+request@10.0.14/node_modules/@octokit/request/dist-bundle/index.js
-var VERSION2 = "10.0.14";
-var defaults_default = {
-  headers: {
-    "user-agent": `octokit-request.js/${VERSION2} ${getUserAgent()}`
-  }
-};
-function isPlainObject2(value2) {
-  if (typeof value2 !== "object" || value2 === null) return false;
-  if (Object.prototype.toString.call(value2) !== "[object Object]") return false;
-  const proto = Object.getPrototypeOf(value2);
-  if (proto === null) return true;
-  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
-  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value2);
-}
-var noop = () => "";
-async function fetchWrapper(requestOptions) {
-  const fetch = requestOptions.request?.fetch || globalThis.fetch;
-  if (!fetch) {
-    throw new Error(
-      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
-    );
-  }
-  const log = requestOptions.request?.log || console;
-  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
-  const body = isPlainObject2(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
-  const requestHeaders = Object.fromEntries(
-    Object.entries(requestOptions.headers).map(([name2, value2]) => [
-      name2,
-      String(value2)
-    ])
-  );
-  let fetchResponse;
-  try {
-    fetchResponse = await fetch(requestOptions.url, {
-      method: requestOptions.method,
-      body,
-      redirect: requestOptions.request?.redirect,
-      headers: requestHeaders,
-      signal: requestOptions.request?.signal,
-      // duplex must be set if request.body is ReadableStream or Async Iterables.
-      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
-      ...requestOptions.body && { duplex: "half" }
-    });
-  } catch (error2) {
-    let message2 = "Unknown Error";
-    if (error2 instanceof Error) {
-      if (error2.name === "AbortError") {
-        error2.status = 500;
-        throw error2;
-      }
-      message2 = error2.message;
-      if (error2.name === "TypeError" && "cause" in error2) {
-        if (error2.cause instanceof Error) {
-          message2 = error2.cause.message;
-        } else if (typeof error2.cause === "string") {
-          message2 = error2.cause;
-        }
-      }
-    }
-    const requestError = new RequestError(message2, 500, {
-      request: requestOptions
-    });
-    requestError.cause = error2;
-    throw requestError;
-  }
-  const status = fetchResponse.status;
-  const url = fetchResponse.url;
-  const responseHeaders = {};
-  for (const [key, value2] of fetchResponse.headers) {
-    responseHeaders[key] = value2;
-  }
-  const octokitResponse = {
-    url,
-    status,
-    headers: responseHeaders,
-    data: ""
-  };
-  if ("deprecation" in responseHeaders) {
-    const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
-    const deprecationLink = matches && matches.pop();
-    log.warn(
-      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
-    );
-  }
-  if (status === 204 || status === 205) {
-    return octokitResponse;
-  }
-  if (requestOptions.method === "HEAD") {
-    if (status < 400) {
-      return octokitResponse;
-    }
-    throw new RequestError(fetchResponse.statusText, status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  if (status === 304) {
-    octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError("Not modified", status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  if (status >= 400) {
-    octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
-  return octokitResponse;
-}
-async function getResponseData(response) {
-  const contentType = response.headers.get("content-type");
-  if (!contentType) {
-    return response.text().catch(noop);
-  }
-  const mimetype = (0, import_content_type.parse)(contentType);
-  if (isJSONResponse(mimetype)) {
-    let text2 = "";
-    try {
-      text2 = await response.text();
-      return JSONParse(text2);
-    } catch (err) {
-      return text2;
-    }
-  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
-  // (RFC 2046) and must never be decoded as text, even when the response
-  // carries a (misleading) `charset=utf-8` parameter — see #751.
-  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
-    return response.text().catch(noop);
-  } else {
-    return response.arrayBuffer().catch(
-      /* v8 ignore next -- @preserve */
-      () => new ArrayBuffer(0)
-    );
-  }
-}
-function isJSONResponse(mimetype) {
-  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
-}
-function toErrorMessage(data) {
-  if (typeof data === "string") {
-    return data;
-  }
-  if (data instanceof ArrayBuffer) {
-    return "Unknown error";
-  }
-  if (typeof data === "object" && data !== null && "message" in data) {
-    const objectData = data;
-    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
-    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
-  }
-  return `Unknown error: ${JSON.stringify(data)}`;
-}
-function withDefaults2(oldEndpoint, newDefaults) {
-  const endpoint2 = oldEndpoint.defaults(newDefaults);
-  const newApi = function(route, parameters) {
-    const endpointOptions = endpoint2.merge(route, parameters);
-    if (!endpointOptions.request || !endpointOptions.request.hook) {
-      return fetchWrapper(endpoint2.parse(endpointOptions));
-    }
-    const request2 = (route2, parameters2) => {
-      return fetchWrapper(
-        endpoint2.parse(endpoint2.merge(route2, parameters2))
-      );
-    };
-    Object.assign(request2, {
-      endpoint: endpoint2,
-      defaults: withDefaults2.bind(null, endpoint2)
-    });
-    return endpointOptions.request.hook(request2, endpointOptions);
-  };
-  return Object.assign(newApi, {
-    endpoint: endpoint2,
-    defaults: withDefaults2.bind(null, endpoint2)
-  });
-}
-var request = withDefaults2(endpoint, defaults_default);
-
-// ../../node_modules/.pnpm/@octokit+graphql@9.0.4/node_modules/@octokit/graphql/dist-bundle/index.js
-var VERSION3 = "0.0.0-development";
-function _buildMessageForResponseErrors(data) {
-  return `Request failed due to following response errors:
-` + data.errors.map((e) => ` - ${e.message}`).join("\n");
-}
-var GraphqlResponseError = class extends Error {
-  constructor(request2, headers, response) {
-    super(_buildMessageForResponseErrors(response));
-    this.request = request2;
-    this.headers = headers;
-    this.response = response;
-    this.errors = response.errors;
-    this.data = response.data;
-    if (Error.captureStackTrace) {
-      Error.captureStackTrace(this, this.constructor);
-    }
-  }
-  request;
-  headers;
-  response;
-  name = "GraphqlResponseError";
-  errors;
-  data;
-};
-var NON_VARIABLE_OPTIONS = [
-  "method",
-  "baseUrl",
-  "url",
-  "headers",
-  "request",
-  "query",
-  "mediaType",
-  "operationName"
-];
-var FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
-var GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
-function graphql(request2, query, options) {
-  if (options) {
-    if (typeof query === "string" && "query" in options) {
-      return Promise.reject(
-        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
-      );
-    }
-    for (const key in options) {
-      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
-      return Promise.reject(
-        new Error(
-          `[@octokit/graphql] "${key}" cannot be used as variable name`
-        )
-      );
-    }
-  }
-  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
-  const requestOptions = Object.keys(
-    parsedOptions
-  ).reduce((result, key) => {
-    if (NON_VARIABLE_OPTIONS.includes(key)) {
-      result[key] = parsedOptions[key];
-      return result;
-    }
-    if (!result.variables) {
-      result.variables = {};
-    }
-    result.variables[key] = parsedOptions[key];
-    return result;
-  }, {});
-  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
-  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
-    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
-  }
-  return request2(requestOptions).then((response) => {
-    if (response.data.errors) {
-      const headers = {};
-      for (const key of Object.keys(response.headers)) {
-        headers[key] = response.headers[key];
-      }
-      throw new GraphqlResponseError(
-        requestOptions,
-        headers,
-        response.data
-      );
-    }
-    return response.data.data;
-  });
-}
-function withDefaults3(request2, newDefaults) {
-  const newRequest = request2.defaults(newDefaults);
-  const newApi = (query, options) => {
-    return graphql(newRequest, query, options);
-  };
-  return Object.assign(newApi, {
-    defaults: withDefaults3.bind(null, newRequest),
-    endpoint: newRequest.endpoint
-  });
-}
-var graphql2 = withDefaults3(request, {
-  headers: {
-    "user-agent": `octokit-graphql.js/${VERSION3} ${getUserAgent()}`
-  },
-  method: "POST",
-  url: "/graphql"
-});
-function withCustomRequest(customRequest) {
-  return withDefaults3(customRequest, {
-    method: "POST",
-    url: "/graphql"
-  });
-}
-
-// ../../node_modules/.pnpm/@octokit+auth-token@6.0.0/node_modules/@octokit/auth-token/dist-bundle/index.js
-var b64url = "(?:[a-zA-Z0-9_-]+)";
-var sep2 = "\\.";
-var jwtRE = new RegExp(`^${b64url}${sep2}${b64url}${sep2}${b64url}$`);
-var isJWT = jwtRE.test.bind(jwtRE);
-async function auth(token) {
-  const isApp = isJWT(token);
-  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
-  const isUserToServer = token.startsWith("ghu_");
-  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
-  return {
-    type: "token",
-    token,
-    tokenType
-  };
-}
-function withAuthorizationPrefix(token) {
-  if (token.split(/\./).length === 3) {
-    return `bearer ${token}`;
-  }
-  return `token ${token}`;
-}
-async function hook(token, request2, route, parameters) {
-  const endpoint2 = request2.endpoint.merge(
-    route,
-    parameters
-  );
-  endpoint2.headers.authorization = withAuthorizationPrefix(token);
-  return request2(endpoint2);
-}
-var createTokenAuth = function createTokenAuth2(token) {
-  if (!token) {
-    throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
-  }
-  if (typeof token !== "string") {
-    throw new Error(
-      "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
-    );
-  }
-  token = token.replace(/^(token|bearer) +/i, "");
-  return Object.assign(auth.bind(null, token), {
-    hook: hook.bind(null, token)
-  });
-};
-
-// ../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/version.js
-var VERSION4 = "7.0.7";
-
-// ../../node_modules/.pnpm/@octokit+core@7.0.7/node_modules/@octokit/core/dist-src/index.js
-var noop2 = () => {
-};
-var consoleWarn = console.warn.bind(console);
-var consoleError = console.error.bind(console);
-function createLogger(logger = {}) {
-  if (typeof logger.debug !== "function") {
-    logger.debug = noop2;
-  }
-  if (typeof logger.info !== "function") {
-    logger.info = noop2;
-  }
-  if (typeof logger.warn !== "function") {
-    logger.warn = consoleWarn;
-  }
-  if (typeof logger.error !== "function") {
-    logger.error = consoleError;
-  }
-  return logger;
-}
-var userAgentTrail = `octokit-core.js/${VERSION4} ${getUserAgent()}`;
-var Octokit = class {
-  static VERSION = VERSION4;
-  static defaults(defaults) {
-    const OctokitWithDefaults = class extends this {
-      constructor(...args) {
-        const options = args[0] || {};
-        if (typeof defaults === "function") {
-          super(defaults(options));
-          return;
-        }
-        super(
-          Object.assign(
-            {},
-            defaults,
-            options,
-            options.userAgent && defaults.userAgent ? {
-              userAgent: `${options.userAgent} ${defaults.userAgent}`
-            } : null
-          )
-        );
-      }
-    };
-    return OctokitWithDefaults;
-  }
-  static plugins = [];
-  /**
-   * Attach a plugin (or many) to your Octokit instance.
-   *
-   * @example
-   * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
-   */
-  static plugin(...newPlugins) {
-    const currentPlugins = this.plugins;
-    const NewOctokit = class extends this {
-      static plugins = currentPlugins.concat(
-        newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
-      );
-    };
-    return NewOctokit;
-  }
-  constructor(options = {}) {
-    const hook2 = new before_after_hook_default.Collection();
-    const requestDefaults = {
-      baseUrl: request.endpoint.DEFAULTS.baseUrl,
-      headers: {},
-      request: Object.assign({}, options.request, {
-        // @ts-ignore internal usage only, no need to type
-        hook: hook2.bind(null, "request")
-      }),
-      mediaType: {
-        previews: [],
-        format: ""
-      }
-    };
-    requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
-    if (options.baseUrl) {
-      requestDefaults.baseUrl = options.baseUrl;
-    }
-    if (options.previews) {
-      requestDefaults.mediaType.previews = options.previews;
-    }
-    if (options.timeZone) {
-      requestDefaults.headers["time-zone"] = options.timeZone;
-    }
-    this.request = request.defaults(requestDefaults);
-    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
-    this.log = createLogger(options.log);
-    this.hook = hook2;
-    if (!options.authStrategy) {
-      if (!options.auth) {
-        this.auth = async () => ({
-          type: "unauthenticated"
-        });
-      } else {
-        const auth2 = createTokenAuth(options.auth);
-        hook2.wrap("request", auth2.hook);
-        this.auth = auth2;
-      }
-    } else {
-      const { authStrategy, ...otherOptions } = options;
-      const auth2 = authStrategy(
-        Object.assign(
-          {
-            request: this.request,
-            log: this.log,
-            // we pass the current octokit instance as well as its constructor options
-            // to allow for authentication strategies that return a new octokit instance
-            // that shares the same internal state as the current one. The original
-            // requirement for this was the "event-octokit" authentication strategy
-            // of https://github.com/probot/octokit-auth-probot.
-            octokit: this,
-            octokitOptions: otherOptions
-          },
-          options.auth
-        )
-      );
-      hook2.wrap("request", auth2.hook);
-      this.auth = auth2;
-    }
-    const classConstructor = this.constructor;
-    for (let i = 0; i < classConstructor.plugins.length; ++i) {
-      Object.assign(this, classConstructor.plugins[i](this, options));
-    }
-  }
-  // assigned during constructor
-  request;
-  graphql;
-  log;
-  hook;
-  // TODO: type `octokit.auth` based on passed options.authStrategy
-  auth;
-};
-
-// ../../node_modules/.pnpm/@octokit+plugin-retry@8.1.1_@octokit+core@7.0.7/node_modules/@octokit/plugin-retry/dist-bundle/index.js
-var import_light = __toESM(require_light(), 1);
-var VERSION5 = "0.0.0-development";
-function isRequestError(error2) {
-  return error2.request !== void 0;
-}
-async function errorRequest(state, octokit, error2, options) {
-  if (!isRequestError(error2) || !error2?.request.request) {
-    throw error2;
-  }
-  if (error2.status >= 400 && !state.doNotRetry.includes(error2.status)) {
-    const retries = options.request.retries != null ? options.request.retries : state.retries;
-    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
-    throw octokit.retry.retryRequest(error2, retries, retryAfter);
-  }
-  throw error2;
-}
-async function wrapRequest(state, octokit, request2, options) {
-  const limiter = new import_light.default();
-  limiter.on("failed", function(error2, info2) {
-    const maxRetries = ~~error2.request.request?.retries;
-    const after = ~~error2.request.request?.retryAfter;
-    options.request.retryCount = info2.retryCount + 1;
-    if (maxRetries > info2.retryCount) {
-      return after * state.retryAfterBaseValue;
-    }
-  });
-  return limiter.schedule(
-    requestWithGraphqlErrorHandling.bind(null, state, octokit, request2),
-    options
-  );
-}
-async function requestWithGraphqlErrorHandling(state, octokit, request2, options) {
-  const response = await request2(options);
-  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
-    response.data.errors[0].message
-  )) {
-    const error2 = new RequestError(response.data.errors[0].message, 500, {
-      request: options,
-      response
-    });
-    return errorRequest(state, octokit, error2, options);
-  }
-  return response;
-}
-function retry(octokit, octokitOptions) {
-  const state = Object.assign(
-    {
-      enabled: true,
-      retryAfterBaseValue: 1e3,
-      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
-      retries: 3
-    },
-    octokitOptions.retry
-  );
-  const retryPlugin = {
-    retry: {
-      retryRequest: (error2, retries, retryAfter) => {
-        error2.request.request = Object.assign({}, error2.request.request, {
-          retries,
-          retryAfter
-        });
-        return error2;
-      }
-    }
-  };
-  if (state.enabled) {
-    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
-    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
-  }
-  return retryPlugin;
-}
-retry.VERSION = VERSION5;
-
-// ../../node_modules/.pnpm/@octokit+plugin-throttling@11.0.5_@octokit+core@7.0.7/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
-var import_light2 = __toESM(require_light(), 1);
-var VERSION6 = "0.0.0-development";
-var noop3 = () => Promise.resolve();
-function wrapRequest2(state, request2, options) {
-  return state.retryLimiter.schedule(doRequest, state, request2, options);
-}
-async function doRequest(state, request2, options) {
-  const { pathname } = new URL(options.url, "http://github.test");
-  const isAuth = isAuthRequest(options.method, pathname);
-  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
-  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
-  const isGraphQL = pathname.startsWith("/graphql");
-  const retryCount = ~~request2.retryCount;
-  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
-  if (state.clustering) {
-    jobOptions.expiration = 1e3 * 60;
-  }
-  if (isWrite || isGraphQL) {
-    await state.write.key(state.id).schedule(jobOptions, noop3);
-  }
-  if (isWrite && state.triggersNotification(pathname)) {
-    await state.notifications.key(state.id).schedule(jobOptions, noop3);
-  }
-  if (isSearch) {
-    await state.search.key(state.id).schedule(jobOptions, noop3);
-  }
-  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request2, options);
-  if (isGraphQL) {
-    const res = await req;
-    if (res.data.errors != null && res.data.errors.some((error2) => error2.type === "RATE_LIMITED")) {
-      const error2 = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
-        response: res,
-        data: res.data
-      });
-      throw error2;
-    }
-  }
-  return req;
-}
-function isAuthRequest(method, pathname) {
-  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
-  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
-  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
-  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
-  pathname === "/login/oauth/access_token");
-}
-var triggers_notification_paths_default = [
-  "/orgs/{org}/invitations",
-  "/orgs/{org}/invitations/{invitation_id}",
-  "/orgs/{org}/teams/{team_slug}/discussions",
-  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
-  "/repos/{owner}/{repo}/collaborators/{username}",
-  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
-  "/repos/{owner}/{repo}/issues",
-  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
-  "/repos/{owner}/{repo}/pulls",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-  "/repos/{owner}/{repo}/releases",
-  "/teams/{team_id}/discussions",
-  "/teams/{team_id}/discussions/{discussion_number}/comments"
-];
-function routeMatcher(paths) {
-  const regexes = paths.map(
-    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
-  );
-  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
-  return new RegExp(regex2, "i");
-}
-var regex = routeMatcher(triggers_notification_paths_default);
-var triggersNotification = regex.test.bind(regex);
-var groups = {};
-var createGroups = function(Bottleneck2, common) {
-  groups.global = new Bottleneck2.Group({
-    id: "octokit-global",
-    maxConcurrent: 10,
-    ...common
-  });
-  groups.auth = new Bottleneck2.Group({
-    id: "octokit-auth",
-    maxConcurrent: 1,
-    ...common
-  });
-  groups.search = new Bottleneck2.Group({
-    id: "octokit-search",
-    maxConcurrent: 1,
-    minTime: 2e3,
-    ...common
-  });
-  groups.write = new Bottleneck2.Group({
-    id: "octokit-write",
-    maxConcurrent: 1,
-    minTime: 1e3,
-    ...common
-  });
-  groups.notifications = new Bottleneck2.Group({
-    id: "octokit-notifications",
-    maxConcurrent: 1,
-    minTime: 3e3,
-    ...common
-  });
-};
-function throttling(octokit, octokitOptions) {
-  const {
-    enabled = true,
-    Bottleneck: Bottleneck2 = import_light2.default,
-    id = "no-id",
-    timeout = 1e3 * 60 * 2,
-    // Redis TTL: 2 minutes
-    connection
-  } = octokitOptions.throttle || {};
-  if (!enabled) {
-    return {};
-  }
-  const common = { timeout };
-  if (typeof connection !== "undefined") {
-    common.connection = connection;
-  }
-  const state = Object.assign(
-    {
-      clustering: connection != null,
-      triggersNotification,
-      fallbackSecondaryRateRetryAfter: 60,
-      retryAfterBaseValue: 1e3,
-      id
-    },
-    octokitOptions.throttle
-  );
-  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
-    throw new Error(`octokit/plugin-throttling error:
-        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
-        See https://octokit.github.io/rest.js/#throttling
-
-        const octokit = new Octokit({
-          throttle: {
-            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
-            onRateLimit: (retryAfter, options) => {/* ... */}
-          }
-        })
-    `);
-  }
-  let initialized = false;
-  const initializeBottleneck = () => {
-    if (initialized) {
-      return;
-    }
-    initialized = true;
-    if (groups.global == null) {
-      createGroups(Bottleneck2, common);
-    }
-    state.global = state.global ?? groups.global;
-    state.auth = state.auth ?? groups.auth;
-    state.search = state.search ?? groups.search;
-    state.write = state.write ?? groups.write;
-    state.notifications = state.notifications ?? groups.notifications;
-    state.retryLimiter = state.retryLimiter ?? new Bottleneck2();
-    const events = {};
-    const emitter = new Bottleneck2.Events(events);
-    events.on("secondary-limit", state.onSecondaryRateLimit);
-    events.on("rate-limit", state.onRateLimit);
-    events.on(
-      "error",
-      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
-    );
-    state.retryLimiter.on("failed", async function(error2, info2) {
-      const [state2, request2, options] = info2.args;
-      const { pathname } = new URL(options.url, "http://github.test");
-      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error2.status !== 401;
-      if (!(shouldRetryGraphQL || error2.status === 403 || error2.status === 429)) {
-        return;
-      }
-      const retryCount = ~~request2.retryCount;
-      request2.retryCount = retryCount;
-      options.request.retryCount = retryCount;
-      const { wantRetry, retryAfter = 0 } = await (async function() {
-        if (/\bsecondary rate\b/i.test(error2.message)) {
-          const retryAfter2 = Number(error2.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
-          const wantRetry2 = await emitter.trigger(
-            "secondary-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        if (error2.response.headers != null && error2.response.headers["x-ratelimit-remaining"] === "0" || (error2.response.data?.errors ?? []).some(
-          (error22) => error22.type === "RATE_LIMITED"
-        )) {
-          const rateLimitReset = new Date(
-            ~~error2.response.headers["x-ratelimit-reset"] * 1e3
-          ).getTime();
-          const retryAfter2 = Math.max(
-            // Add one second so we retry _after_ the reset time
-            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
-            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
-            0
-          );
-          const wantRetry2 = await emitter.trigger(
-            "rate-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        return {};
-      })();
-      if (wantRetry) {
-        request2.retryCount++;
-        return retryAfter * state2.retryAfterBaseValue;
-      }
-    });
-  };
-  octokit.hook.wrap("request", (request2, options) => {
-    initializeBottleneck();
-    return wrapRequest2(state, request2, options);
-  });
-  return {};
-}
-throttling.VERSION = VERSION6;
-throttling.triggersNotification = triggersNotification;
-
-// ../run/src/report.ts
-function renderFailureLine(f) {
-  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
-  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
-}
-function renderFailureSection(f) {
-  const lines = [
-    "### Render failed",
-    "",
-    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
-    ""
-  ];
-  if (f.function) lines.push(`- function: ${code(f.function)}`);
-  lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ""}`, `- error: ${code(f.message)}`);
-  if (f.results.length > 0) {
-    lines.push("- results:");
-    for (const r of f.results) lines.push(`  - ${code(r)}`);
-  }
-  lines.push("");
-  return lines;
-}
-function notReadySection(gates) {
-  return [
-    "### Not ready",
-    "",
-    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
-    "",
-    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${g.message}` : ""}`),
-    ""
-  ];
-}
-var METADATA = /<!-- kdelta: (\{.*\}) -->/;
-function renderMetadataBlock(meta) {
-  return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, "-\\u002d")} -->`;
-}
-function parseMetadataBlock(body) {
-  const m = METADATA.exec(body);
-  if (!m) return void 0;
-  try {
-    const v = JSON.parse(m[1]);
-    return typeof v === "object" && v !== null && typeof v.fingerprint === "string" ? v : void 0;
-  } catch {
-    return void 0;
-  }
-}
-var MAX_BODY = 6e4;
-var SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
-function code(text2) {
-  const t = text2.replace(/\n/g, " ");
-  return t.includes("`") ? `\`\` ${t} \`\`` : `\`${t}\``;
-}
-function cell(text2) {
-  return text2.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-function value(v) {
-  if (v === void 0) return "(absent)";
-  const s = typeof v === "string" ? v : JSON.stringify(v);
-  return code(s.length > 80 ? `${s.slice(0, 77)}...` : s);
-}
-function renderWith(input, d, shortened) {
-  const { metadata: meta } = input;
-  const head = [`## ${input.title}`, "", input.summary, ""];
-  if (shortened) head.push(SHORTENED_NOTE, "");
-  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
-  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
-  const provenance = ["### Provenance", ""];
-  if (meta.upstream) {
-    provenance.push(
-      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}${meta.upstream.reason ? ` (${meta.upstream.reason})` : ""}`,
-      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code(meta.upstream.commit.slice(0, 12))}`
-    );
-    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
-  }
-  provenance.push(
-    `- downstream: ${code(input.downstream.repo)} ${code(input.downstream.directory || "/")} into ${code(input.downstream.branch)}`,
-    `- variant: ${code(meta.variant)}, kdelta ${meta.version}`,
-    ""
-  );
-  const footer = [
-    "---",
-    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
-    renderMetadataBlock(meta),
-    ""
-  ];
-  const changes = [];
-  if (d.changeSection) {
-    changes.push("### What changed", "");
-    if (input.changes.length === 0) changes.push("Nothing in the package files.");
-    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(c.path)}`);
-    if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
-    const touched = input.resources.filter((r) => r.changed || r.action !== "merged");
-    if (d.resourceTable && touched.length > 0) {
-      changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
-      for (const r of touched) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.action}${r.changed ? "" : " (unchanged)"} |`);
-    }
-    changes.push("");
-  } else {
-    changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
-  }
-  const conflicts = [];
-  if (input.conflicts.length > 0 && (!d.conflictSection || d.conflictRows === 0)) {
-    conflicts.push(`### Conflicts (${input.conflicts.length})`, "", "The list is in the run's report.", "");
-  } else if (input.conflicts.length > 0) {
-    conflicts.push(
-      `### Conflicts (${input.conflicts.length})`,
-      "",
-      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
-      "",
-      "| resource | field | origin | upstream | local | rule | kept |",
-      "| --- | --- | --- | --- | --- | --- | --- |"
-    );
-    for (const c of input.conflicts.slice(0, d.conflictRows)) {
-      conflicts.push(
-        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`
-      );
-    }
-    if (input.conflicts.length > d.conflictRows)
-      conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
-    conflicts.push("");
-  }
-  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
-}
-function renderProposalBodies(input, limit = MAX_BODY) {
-  const all = {
-    conflictRows: input.conflicts.length,
-    resourceTable: true,
-    fileLines: input.changes.length,
-    conflictSection: true,
-    changeSection: true
-  };
-  const full = renderWith(input, all, false);
-  if (full.length <= limit) return { body: full, full, shortened: false };
-  const ladder = [];
-  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
-    ladder.push({ ...all, conflictRows: rows });
-    if (rows === 0) break;
-  }
-  const lean = { ...all, conflictRows: 0, resourceTable: false };
-  ladder.push(lean);
-  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
-    ladder.push({ ...lean, fileLines: lines });
-    if (lines === 0) break;
-  }
-  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
-  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
-  for (const d of ladder) {
-    const text2 = renderWith(input, d, true);
-    if (text2.length <= limit) return { body: text2, full, shortened: true };
-  }
-  const last = renderWith(input, ladder[ladder.length - 1], true);
-  const tail = last.slice(last.lastIndexOf("\n---\n"));
-  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
-${tail}`.slice(-limit), full, shortened: true };
-}
-
-// ../run/src/forge/github-errors.ts
-var PERMISSIONS = {
-  pull_requests: { workflow: "pull-requests", app: "Pull requests" },
-  contents: { workflow: "contents", app: "Contents" },
-  issues: { workflow: "issues", app: "Issues" },
-  statuses: { workflow: "statuses", app: "Commit statuses" },
-  checks: { workflow: "checks", app: "Checks" },
-  metadata: { app: "Metadata" },
-  workflows: { app: "Workflows" },
-  members: { app: "Members" }
-};
-function parseAcceptedPermissions(header2) {
-  return header2.split(";").map(
-    (alt) => alt.split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
-      const [name2, level] = p.split("=");
-      return { name: (name2 ?? "").trim(), level: (level ?? "").trim() };
-    })
-  ).filter((alt) => alt.length > 0);
-}
-function missingPermissionAdvice(header2) {
-  const alternatives = parseAcceptedPermissions(header2);
-  if (alternatives.length === 0) return "the token lacks a permission this request needs";
-  const first = alternatives[0];
-  const named = first.map((p) => `${p.name}=${p.level}`).join(", ");
-  const workflow = first.map((p) => PERMISSIONS[p.name]?.workflow ? `${PERMISSIONS[p.name].workflow}: ${p.level}` : void 0).filter((s) => s !== void 0);
-  const app = first.map(
-    (p) => `${PERMISSIONS[p.name]?.app ?? p.name}: ${p.level === "write" ? "Read and write" : p.level === "read" ? "Read-only" : p.level}`
-  ).join(", ");
-  const workflowAdvice = workflow.length > 0 ? `give the workflow \`permissions: ${workflow.join(", ")}\`, or ` : "";
-  const others = alternatives.length > 1 ? ` (GitHub also accepts ${alternatives.slice(1).map((alt) => alt.map((p) => `${p.name}=${p.level}`).join(", ")).join(" or ")})` : "";
-  return `the token lacks ${named}: ${workflowAdvice}use a GitHub App token with ${app}${others}`;
-}
-function header(error2, name2) {
-  const headers = error2.response?.headers ?? {};
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name2 && v !== void 0) return String(v);
-  return void 0;
-}
-function detail(error2) {
-  const data = error2.response?.data;
-  const parts = [];
-  if (data && typeof data.message === "string") parts.push(data.message);
-  if (data && Array.isArray(data.errors)) {
-    for (const e of data.errors) {
-      if (typeof e === "string") parts.push(e);
-      else if (e && typeof e === "object" && typeof e.message === "string")
-        parts.push(e.message);
-    }
-  }
-  if (parts.length === 0 && error2.message) parts.push(error2.message.split("\n")[0]);
-  return [...new Set(parts)].join("; ");
-}
-function describeGitHubError(error2, what) {
-  const e = error2 ?? {};
-  const status = typeof e.status === "number" ? e.status : void 0;
-  if (status === void 0) return `GitHub: cannot ${what}: ${e.message ?? String(error2)}`;
-  if (status === 401) {
-    return `GitHub: cannot ${what}: bad credentials (401): the token is not valid (expired, revoked or mistyped); set GITHUB_TOKEN or GH_TOKEN to a valid token`;
-  }
-  const accepted = header(e, "x-accepted-github-permissions");
-  if ((status === 403 || status === 404) && accepted !== void 0) {
-    return `GitHub: cannot ${what}: ${missingPermissionAdvice(accepted)}`;
-  }
-  const text2 = detail(e);
-  if ((status === 403 || status === 429) && /rate limit/i.test(text2)) {
-    const retry2 = header(e, "retry-after");
-    return `GitHub: cannot ${what}: rate limited (${status}${retry2 ? `, retry after ${retry2}s` : ""}) after retrying: ${text2}; the next run continues`;
-  }
-  if (status === 404) {
-    return `GitHub: cannot ${what}: not found (404): the repository does not exist or the token cannot see it (a GITHUB_TOKEN reaches only its own repository; use a GitHub App token or a PAT for others)`;
-  }
-  return `GitHub: cannot ${what}: ${status}${text2 ? ` ${text2}` : ""}`;
-}
-
-// ../run/src/forge/github-repo.ts
-var NAME2 = /^[A-Za-z0-9_.-]+$/;
-function server(serverUrl) {
-  const u = new URL(serverUrl);
-  return { origin: u.origin, host: u.host, hostname: u.hostname, protocol: u.protocol, pathname: u.pathname.replace(/\/+$/, "") };
-}
-function githubRepoOf(url, serverUrl) {
-  const plain3 = withoutCredentials(url);
-  const base = server(serverUrl);
-  const expected = `${base.origin}${base.pathname}/<owner>/<repo>`;
-  const refuse2 = (why) => ({
-    ok: false,
-    error: `repository "${plain3}" ${why}: the github forge opens pull requests on ${base.origin}${base.pathname} only (expected ${expected}; use --forge local for other hosts)`
-  });
-  let path;
-  const scp = /^[A-Za-z0-9_.-]+@([^:/]+):(.*)$/.exec(plain3);
-  if (scp) {
-    if (scp[1].toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${scp[1]}`);
-    path = `/${scp[2]}`;
-  } else {
-    let u;
-    try {
-      u = new URL(plain3);
-    } catch {
-      return refuse2("is not a URL");
-    }
-    if (u.protocol === "ssh:") {
-      if (u.hostname.toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${u.hostname}`);
-      path = u.pathname;
-    } else if (u.protocol === "http:" || u.protocol === "https:") {
-      if (u.host.toLowerCase() !== base.host.toLowerCase() || u.protocol !== base.protocol) return refuse2(`is on ${u.protocol}//${u.host}`);
-      if (!u.pathname.startsWith(`${base.pathname}/`)) return refuse2(`is not under ${base.pathname}`);
-      path = u.pathname.slice(base.pathname.length);
-    } else {
-      return refuse2(`is a ${u.protocol.replace(/:$/, "")} URL`);
-    }
-  }
-  const parts = path.replace(/\/+$/, "").split("/").filter(Boolean);
-  if (parts.length !== 2) return refuse2("does not name <owner>/<repo>");
-  const owner = parts[0];
-  const repo = parts[1].replace(/\.git$/, "");
-  if (!NAME2.test(owner) || !NAME2.test(repo)) return refuse2("does not name <owner>/<repo>");
-  return { ok: true, value: { owner, repo } };
-}
-function compareUrlOf(upstreamUrl, from, to, serverUrl) {
-  if (!from || !to || from === to) return void 0;
-  const mapped = githubRepoOf(upstreamUrl, serverUrl);
-  if (!mapped.ok) return void 0;
-  const base = server(serverUrl);
-  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
-}
-
-// ../run/src/forge/github.ts
-var GITHUB_API_VERSION = "2022-11-28";
-function githubToken(options) {
-  const env = options.env ?? process.env;
-  const token = options.token || env.GITHUB_TOKEN || env.GH_TOKEN;
-  if (!token) {
-    throw new ForgeError(
-      "missing-token",
-      "the github forge needs a token: set GITHUB_TOKEN (in a workflow, from secrets.GITHUB_TOKEN) or GH_TOKEN; it needs contents: write and pull-requests: write on the downstream repositories"
-    );
-  }
-  return token;
-}
-function graphqlUrlOf(apiUrl) {
-  const base = apiUrl.replace(/\/+$/, "");
-  return /\/api\/v3$/.test(base) ? `${base.replace(/\/v3$/, "")}/graphql` : `${base}/graphql`;
-}
-var MARKER2 = /\n?<!-- kdelta-fingerprint: ([A-Za-z0-9._-]+) -->\n?$/;
-function encodeBody(body, fingerprint) {
-  if (parseMetadataBlock(body)?.fingerprint === fingerprint) return body;
-  return `${body}${body.endsWith("\n") ? "" : "\n"}<!-- kdelta-fingerprint: ${fingerprint} -->
-`;
-}
-function decodeBody(stored) {
-  const m = MARKER2.exec(stored);
-  if (m) {
-    const body = stored.slice(0, m.index);
-    return { body: body.endsWith("\n") || body === "" ? body : `${body}
-`, fingerprint: m[1] };
-  }
-  return { body: stored, fingerprint: parseMetadataBlock(stored)?.fingerprint ?? "" };
-}
-function labelsOf(pull) {
-  return (pull.labels ?? []).map((l) => typeof l === "string" ? l : l.name ?? "").filter(Boolean);
-}
-var MAX_BODY_CHARS = 65536;
-async function blobBytes(dir, sha) {
-  const { stdout } = await promisify(execFile2)("git", ["cat-file", "blob", sha], {
-    cwd: dir,
-    encoding: "buffer",
-    maxBuffer: 512 * 1024 * 1024
-  });
-  return stdout;
-}
-function createGitHubForge(options = {}) {
-  const env = options.env ?? process.env;
-  const token = githubToken({ token: options.token, env });
-  const serverUrl = (options.serverUrl ?? env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
-  const apiUrl = (options.apiUrl ?? env.GITHUB_API_URL ?? "https://api.github.com").replace(/\/+$/, "");
-  const graphqlUrl = options.graphqlUrl ?? graphqlUrlOf(apiUrl);
-  const prefix = options.branchPrefix ?? "kdelta/";
-  const draftPolicy = options.draft ?? "conflicts";
-  const counts = { reads: 0, writes: 0 };
-  const Kit = Octokit.plugin(throttling, retry);
-  const pacing = options.pacing ?? {};
-  const immediate = { key: () => ({ schedule: (_opts, fn3, ...args) => fn3(...args) }) };
-  const octokit = new Kit({
-    auth: token,
-    baseUrl: apiUrl,
-    userAgent: "kdelta",
-    throttle: {
-      // Primary limits: wait once for the reset when it is near; secondary limits: follow retry-after, three times.
-      onRateLimit: (retryAfter, _o, _k, retryCount) => retryCount < 1 && retryAfter <= 120,
-      onSecondaryRateLimit: (_retryAfter, _o, _k, retryCount) => retryCount < 3,
-      ...pacing.retryAfterUnitMs !== void 0 ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {},
-      ...pacing.writeSpacing === false ? { write: immediate, notifications: immediate } : {}
-    },
-    retry: { retries: 2 }
-  });
-  octokit.hook.before("request", (o) => {
-    o.headers["x-github-api-version"] = GITHUB_API_VERSION;
-    const method = String(o.method).toUpperCase();
-    const isGraphql = String(o.url).endsWith("/graphql");
-    const query = typeof o.query === "string" ? o.query : "";
-    const write = isGraphql ? /^\s*mutation\b/.test(query) : method !== "GET" && method !== "HEAD";
-    if (write) {
-      counts.writes++;
-      options.budget?.spend();
-    } else counts.reads++;
-  });
-  const repoOf = (url) => {
-    const m = githubRepoOf(url, serverUrl);
-    if (!m.ok) throw new ForgeError("unsupported-repository", m.error);
-    return m.value;
-  };
-  const keyOf = (r) => `${r.owner}/${r.repo}`;
-  async function call(what, route, params) {
-    try {
-      return (await octokit.request(route, params)).data;
-    } catch (error2) {
-      throw new ForgeError("github-request-failed", describeGitHubError(error2, what));
-    }
-  }
-  async function graphql3(what, query, variables) {
-    let data;
-    try {
-      data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables })).data;
-    } catch (error2) {
-      throw new ForgeError("github-request-failed", describeGitHubError(error2, what));
-    }
-    if (data.errors && data.errors.length > 0)
-      throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join("; ")}`);
-  }
-  const open2 = /* @__PURE__ */ new Map();
-  const seen = /* @__PURE__ */ new Map();
-  const mergedByRun = /* @__PURE__ */ new Set();
-  const statuses = /* @__PURE__ */ new Map();
-  async function pages(repo, state) {
-    const out = [];
-    for (let page = 1; ; page++) {
-      const batch = await call(`list the pull requests of ${keyOf(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
-        ...repo,
-        state,
-        per_page: 100,
-        page
-      });
-      out.push(...batch);
-      if (batch.length < 100) return out;
-    }
-  }
-  function remember(target, repo) {
-    if (!seen.has(keyOf(repo))) seen.set(keyOf(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
-  }
-  function openPulls(target) {
-    const repo = repoOf(target.repo);
-    remember(target, repo);
-    const key = keyOf(repo);
-    let hit = open2.get(key);
-    if (!hit) {
-      hit = pages(repo, "open").then(
-        (pulls) => new Map(pulls.map((p) => [p.number, { pull: p, downstream: target.downstream, repoUrl: target.repo }]))
-      );
-      hit.catch(() => open2.delete(key));
-      open2.set(key, hit);
-    }
-    return hit;
-  }
-  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf(repo).toLowerCase();
-  function toProposal(r, state) {
-    const { body, fingerprint } = decodeBody(r.pull.body ?? "");
-    const id = `${r.pull.number}`;
-    const repoKey = keyOf(repoOf(r.repoUrl));
-    const merged = mergedByRun.has(`${repoKey}#${id}`);
-    return {
-      downstream: r.downstream,
-      repo: r.repoUrl,
-      head: r.pull.head.ref,
-      base: r.pull.base.ref,
-      title: r.pull.title,
-      body,
-      fingerprint,
-      id,
-      state: state ?? (r.pull.state === "open" ? "open" : r.pull.merged_at || merged ? "merged" : "closed"),
-      url: r.pull.html_url,
-      status: statuses.get(`${repoKey}@${r.pull.head.sha}`) ?? r.status,
-      labels: labelsOf(r.pull)
-    };
-  }
-  async function findRecord(target) {
-    const pulls = await openPulls(target);
-    const repo = repoOf(target.repo);
-    for (const r of pulls.values()) {
-      if (r.pull.state === "open" && r.pull.head.ref === target.head && r.pull.base.ref === target.base && sameRepo(r.pull, repo)) return r;
-    }
-    return void 0;
-  }
-  const notReady = (input) => (input.conflicts ?? 0) > 0 || input.renderFailed === true;
-  const wantsDraft = (input) => draftPolicy === "always" || draftPolicy === "conflicts" && notReady(input);
-  async function decorate(r, input, created, warnings) {
-    const repo = repoOf(input.repo);
-    const n = r.pull.number;
-    const where = `pull request #${n} of ${keyOf(repo)}`;
-    const have = new Set(labelsOf(r.pull));
-    const missing = (options.labels ?? []).filter((l) => !have.has(l));
-    if (missing.length > 0) {
-      const labels = await call(`label ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
-        ...repo,
-        issue_number: n,
-        labels: missing
-      });
-      r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
-    }
-    if (created && (options.assignees ?? []).length > 0) {
-      await call(`assign ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", {
-        ...repo,
-        issue_number: n,
-        assignees: [...options.assignees]
-      });
-    }
-    if (created && ((options.reviewers ?? []).length > 0 || (options.teamReviewers ?? []).length > 0)) {
-      try {
-        await call(`request reviews on ${where}`, "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", {
-          ...repo,
-          pull_number: n,
-          reviewers: [...options.reviewers ?? []],
-          team_reviewers: [...options.teamReviewers ?? []]
-        });
-      } catch (error2) {
-        warnings.push(error2.message);
-      }
-    }
-    const blocked = notReady(input);
-    const draft = wantsDraft(input);
-    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== "always") {
-      await graphql3(
-        `${draft ? "turn" : "mark"} ${where} ${draft ? "into a draft" : "ready for review"}`,
-        draft ? "mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }" : "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }",
-        { id: r.pull.node_id }
-      );
-      r.pull = { ...r.pull, draft };
-    }
-    const autoMerge = options.autoMerge;
-    if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
-      await graphql3(
-        `enable auto-merge on ${where}`,
-        "mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }",
-        { id: r.pull.node_id, method: autoMerge.toUpperCase() }
-      );
-      r.pull = { ...r.pull, auto_merge: { merge_method: autoMerge } };
-    } else if (r.pull.auto_merge && (blocked || draft)) {
-      await graphql3(
-        `disable auto-merge on ${where}`,
-        "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
-        { id: r.pull.node_id }
-      );
-      r.pull = { ...r.pull, auto_merge: null };
-    }
-  }
-  const forge = {
-    name: "github",
-    tracksMerges: true,
-    serverUrl,
-    apiUrl,
-    requests: counts,
-    async find(target) {
-      const r = await findRecord(target);
-      return r ? toProposal(r) : void 0;
-    },
-    async upsert(input) {
-      const repo = repoOf(input.repo);
-      const pulls = await openPulls(input);
-      const stored = encodeBody(input.body, input.fingerprint);
-      if (stored.length > MAX_BODY_CHARS) {
-        throw new ForgeError(
-          "body-too-long",
-          `the body of ${input.head} has ${stored.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`
-        );
-      }
-      const warnings = [];
-      let r = await findRecord(input);
-      let created = false;
-      if (!r) {
-        try {
-          const pull = await octokit.request("POST /repos/{owner}/{repo}/pulls", {
-            ...repo,
-            title: input.title,
-            head: input.head,
-            base: input.base,
-            body: stored,
-            draft: wantsDraft(input)
-          });
-          r = { pull: pull.data, downstream: input.downstream, repoUrl: input.repo };
-          pulls.set(r.pull.number, r);
-          created = true;
-        } catch (error2) {
-          const text2 = JSON.stringify(error2.response?.data ?? "");
-          if (error2.status !== 422 || !/already exists/i.test(text2)) {
-            throw new ForgeError(
-              "github-request-failed",
-              describeGitHubError(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`)
-            );
-          }
-          open2.delete(keyOf(repo));
-          r = await findRecord(input);
-          if (!r)
-            throw new ForgeError(
-              "github-request-failed",
-              `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`
-            );
-        }
-      }
-      let changed = created;
-      if (!created) {
-        const patch = {};
-        if (r.pull.title !== input.title) patch.title = input.title;
-        if ((r.pull.body ?? "") !== stored) patch.body = stored;
-        if (Object.keys(patch).length > 0) {
-          const data = await call(
-            `update pull request #${r.pull.number} of ${keyOf(repo)}`,
-            "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
-            {
-              ...repo,
-              pull_number: r.pull.number,
-              ...patch
-            }
-          );
-          r.pull = { ...r.pull, ...data, labels: data.labels ?? r.pull.labels };
-          changed = true;
-        }
-      }
-      if (changed) await decorate(r, input, created, warnings);
-      return { proposal: toProposal(r), created, changed, ...warnings.length > 0 ? { warnings } : {} };
-    },
-    async close(proposal, state = "closed") {
-      const repo = repoOf(proposal.repo);
-      const n = Number(proposal.id);
-      const data = await call(`close pull request #${n} of ${keyOf(repo)}`, "PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
-        ...repo,
-        pull_number: n,
-        state: "closed"
-      });
-      const pulls = await openPulls(proposal);
-      pulls.delete(n);
-      if (state === "merged") mergedByRun.add(`${keyOf(repo)}#${n}`);
-      return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
-    },
-    async setStatus(proposal, status) {
-      const repo = repoOf(proposal.repo);
-      const r = (await openPulls(proposal)).get(Number(proposal.id));
-      if (!r)
-        throw new ForgeError(
-          "github-request-failed",
-          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open: no status recorded`
-        );
-      await call(`record a status on ${r.pull.head.sha.slice(0, 12)} in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
-        ...repo,
-        sha: r.pull.head.sha,
-        state: status.state,
-        description: status.description.slice(0, 140),
-        context: "kdelta"
-      });
-      statuses.set(`${keyOf(repo)}@${r.pull.head.sha}`, status);
-      r.status = status;
-    },
-    async list() {
-      const out = [];
-      for (const { downstream, repoUrl, repo } of seen.values()) {
-        const latest = /* @__PURE__ */ new Map();
-        for (const p of await pages(repo, "all")) {
-          if (!p.head.ref.startsWith(prefix) || !sameRepo(p, repo)) continue;
-          const key = `${p.head.ref}\0${p.base.ref}`;
-          const before = latest.get(key);
-          if (!before || before.number < p.number) latest.set(key, p);
-        }
-        for (const p of latest.values()) out.push(toProposal({ pull: p, downstream, repoUrl }));
-      }
-      return out;
-    },
-    writeCost(op) {
-      switch (op.kind) {
-        case "close":
-          return 1;
-        case "delete-branch":
-          return 0;
-        // a git push, not an API request
-        case "push":
-          return options.signedCommits ? op.files + 4 : 0;
-        case "status":
-          return 1;
-        case "upsert": {
-          const some = (list2) => (list2 ?? []).length > 0 ? 1 : 0;
-          const labels = some(options.labels);
-          const autoMerge = options.autoMerge ? 1 : 0;
-          return op.created ? 1 + labels + some(options.assignees) + Math.max(some(options.reviewers), some(options.teamReviewers)) + autoMerge : 1 + labels + (draftPolicy === "always" ? 0 : 1) + autoMerge;
-        }
-      }
-    },
-    ...options.signedCommits ? { publishCommit: (input) => publishCommit(input) } : {},
-    gitToken(url) {
-      return githubRepoOf(url, serverUrl).ok ? token : void 0;
-    },
-    compareUrl(upstreamRepo, from, to) {
-      return compareUrlOf(upstreamRepo, from, to, serverUrl);
-    }
-  };
-  async function publishCommit(input) {
-    const repo = repoOf(input.target.repo);
-    const where = `${input.target.head} in ${keyOf(repo)}`;
-    const diff = (await runGit(["diff-tree", "-r", "-z", "--no-renames", input.baseCommit, input.commit], { cwd: input.dir })).stdout;
-    const fields = diff.split("\0").filter((s) => s !== "");
-    const tree = [];
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      const [, newMode, newSha, status] = /^:\d+ (\d+) [0-9a-f]+ ([0-9a-f]+) ([A-Z])/.exec(fields[i]) ?? [];
-      const path = fields[i + 1];
-      if (status === "D") {
-        tree.push({ path, mode: "100644", type: "blob", sha: null });
-        continue;
-      }
-      const content = await blobBytes(input.dir, newSha);
-      const blob = await call(`upload ${path} for ${where}`, "POST /repos/{owner}/{repo}/git/blobs", {
-        ...repo,
-        content: content.toString("base64"),
-        encoding: "base64"
-      });
-      tree.push({ path, mode: newMode, type: "blob", sha: blob.sha });
-    }
-    const baseTree = (await runGit(["rev-parse", `${input.baseCommit}^{tree}`], { cwd: input.dir })).stdout.trim();
-    const madeTree = await call(`write the tree for ${where}`, "POST /repos/{owner}/{repo}/git/trees", {
-      ...repo,
-      base_tree: baseTree,
-      tree
-    });
-    const commit = await call(`make the commit for ${where}`, "POST /repos/{owner}/{repo}/git/commits", {
-      ...repo,
-      message: input.message,
-      tree: madeTree.sha,
-      parents: [input.baseCommit],
-      author: { name: input.author.name, email: input.author.email }
-    });
-    const ref = `heads/${input.target.head}`;
-    const refPath = ref.split("/").map(encodeURIComponent).join("/");
-    if (input.expectedHead) {
-      const now = await call(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, { ...repo });
-      if (now.object.sha !== input.expectedHead) {
-        throw new ForgeError(
-          "branch-moved",
-          `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`
-        );
-      }
-      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force: true });
-    } else {
-      await call(`create ${where}`, "POST /repos/{owner}/{repo}/git/refs", { ...repo, ref: `refs/${ref}`, sha: commit.sha });
-    }
-    return commit.sha;
-  }
-  return forge;
-}
-
 // ../run/src/control.ts
+init_src2();
 import { readFile as readFile5 } from "node:fs/promises";
-import { join as join11 } from "node:path";
+import { join as join10 } from "node:path";
 
 // ../variant-engine/src/api/types.ts
 var PACKAGE_VARIANT_API_VERSION = "config.porch.kpt.dev/v1alpha1";
@@ -37580,7 +39759,7 @@ function typeName(v) {
   if (typeof v === "object") return "map";
   return typeof v;
 }
-function join9(path, key) {
+function join8(path, key) {
   return path === "" ? key : `${path}.${key}`;
 }
 function decode2(value2, shape2, path, errors, unknown = []) {
@@ -37604,7 +39783,7 @@ function decode2(value2, shape2, path, errors, unknown = []) {
     const out2 = {};
     for (const [k, v] of Object.entries(value2)) {
       if (typeof v === "string") out2[k] = v;
-      else errors.push(`${join9(path, k)}: expected string, got ${typeName(v)} (quote the value)`);
+      else errors.push(`${join8(path, k)}: expected string, got ${typeName(v)} (quote the value)`);
     }
     return out2;
   }
@@ -37624,10 +39803,10 @@ function decode2(value2, shape2, path, errors, unknown = []) {
     const fieldShape = shape2.object[k];
     if (fieldShape === void 0) {
       if (shape2.open) out[k] = v;
-      else unknown.push(`${join9(path, k)}: unknown field (expected one of ${Object.keys(shape2.object).join(", ")})`);
+      else unknown.push(`${join8(path, k)}: unknown field (expected one of ${Object.keys(shape2.object).join(", ")})`);
       continue;
     }
-    const decoded = decode2(v, fieldShape, join9(path, k), errors, unknown);
+    const decoded = decode2(v, fieldShape, join8(path, k), errors, unknown);
     if (decoded !== void 0) out[k] = decoded;
   }
   return out;
@@ -38021,7 +40200,7 @@ function toggleOptionalTypes(registry, enable) {
   registry.deleteVariable("optional");
   registry.registerConstant("optional", "OptionalNamespace", optionalConstant);
 }
-function register2(registry) {
+function register(registry) {
   const sync = { async: false };
   const functionOverload = (sig, handler) => registry.registerFunctionOverload(sig, handler, sync);
   const optionalConstant = registry.enableOptionalTypes ? optionalNamespace : void 0;
@@ -38126,7 +40305,7 @@ var isArray = Array.isArray;
 var arrayFrom = Array.from;
 var MIN_UINT = 0n;
 var MAX_UINT = 18446744073709551615n;
-var MAX_INT2 = 9223372036854775807n;
+var MAX_INT = 9223372036854775807n;
 var MIN_INT = -9223372036854775808n;
 function isAsync(fn3, fallback) {
   if (fn3?.[Symbol.toStringTag] === "AsyncFunction") return true;
@@ -38346,7 +40525,7 @@ function registerFunctions(registry) {
     }
     try {
       const num = BigInt(v);
-      if (num <= MAX_INT2 && num >= MIN_INT) return num;
+      if (num <= MAX_INT && num >= MIN_INT) return num;
     } catch (_e) {
     }
     throw evaluationError("int_conversion_error", "int() type error: cannot convert to int");
@@ -38599,7 +40778,7 @@ function registerFunctions(registry) {
   functionOverload(`google.protobuf.Duration.getMinutes(): int`, (d) => d.getMinutes());
   functionOverload(`google.protobuf.Duration.getSeconds(): int`, (d) => d.getSeconds());
   functionOverload(`google.protobuf.Duration.getMilliseconds(): int`, (d) => d.getMilliseconds());
-  register2(registry);
+  register(registry);
 }
 function stringSize(str4) {
   let count = 0;
@@ -40772,7 +42951,7 @@ function registerOverloads(registry) {
   const unaryOverload = (op, t, h, ret) => registry.unaryOverload(op, t, h, ret, false);
   const binaryOverload = (l, op, r, h, ret) => registry.binaryOverload(l, op, r, h, ret, false);
   function verifyInteger(v, ast) {
-    if (v <= MAX_INT2 && v >= MIN_INT) return v;
+    if (v <= MAX_INT && v >= MIN_INT) return v;
     throw evaluationError("numeric_overflow", `integer overflow: ${v}`, ast);
   }
   function throwDivisionByZero(ast) {
@@ -40861,10 +43040,10 @@ function registerOverloads(registry) {
       return true;
     }
     const arr = a instanceof Set ? b : a;
-    const set = a instanceof Set ? a : b;
+    const set2 = a instanceof Set ? a : b;
     if (!isArray(arr)) return false;
-    if (arr.length !== set?.size) return false;
-    for (let i = 0; i < arr.length; i++) if (!set.has(arr[i])) return false;
+    if (arr.length !== set2?.size) return false;
+    for (let i = 0; i < arr.length; i++) if (!set2.has(arr[i])) return false;
     return true;
   });
   binaryOverload("map<K, V>", `==`, "map<K, V>", (a, b, ast, ev) => {
@@ -42450,14 +44629,14 @@ function byteOrder(a, b) {
 }
 
 // ../variant-engine/src/template/naming.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 var MAX_VARIANT_NAME_LENGTH = 63;
 function variantIdentifier(setName, repo, pkg) {
   return `${setName}-${repo}-${pkg}`;
 }
 function variantName(identifier) {
   if (identifier.length <= MAX_VARIANT_NAME_LENGTH) return identifier;
-  const hash = createHash4("sha1").update(identifier).digest("hex").slice(0, 8);
+  const hash = createHash3("sha1").update(identifier).digest("hex").slice(0, 8);
   return `${identifier.slice(0, 54)}-${hash}`;
 }
 
@@ -42632,6 +44811,7 @@ function expandPackageVariantSet(pvs, options) {
 var import_yaml18 = __toESM(require_dist(), 1);
 
 // ../variant-engine/src/mutations/package-files.ts
+init_src2();
 var import_yaml17 = __toESM(require_dist(), 1);
 var VariantMutationError = class extends KdeltaError2 {
   name = "VariantMutationError";
@@ -43132,9 +45312,70 @@ function applyPackageVariant(pkg, pv, options = {}) {
 
 // ../variant-engine/src/lifecycle/ownership.ts
 var OWNER_ANNOTATION = "config.porch.kpt.dev/package-variant";
+function ownerKey(pv) {
+  return pv.metadata?.uid || pv.metadata?.name || "";
+}
+function isPublished(lifecycle) {
+  return lifecycle === "Published" || lifecycle === "DeletionProposed";
+}
+function deleteOrOrphan(copy, pv) {
+  const policy = pv.spec?.deletionPolicy ?? "";
+  if (policy === "orphan") {
+    const key = ownerKey(pv);
+    return { op: "orphan", copy, updated: { ...copy, owners: copy.owners.filter((o) => o !== key) } };
+  }
+  if (policy !== "" && policy !== "delete") return void 0;
+  switch (copy.lifecycle) {
+    case "":
+    case "Draft":
+    case "Proposed":
+      return { op: "delete", copy };
+    case "Published":
+      return { op: "propose-deletion", copy, updated: { ...copy, lifecycle: "DeletionProposed" } };
+    default:
+      return void 0;
+  }
+}
+function selectDownstreams(pv, copies) {
+  const key = ownerKey(pv);
+  const spec = pv.spec ?? {};
+  const adoptExisting = spec.adoptionPolicy === "adoptExisting";
+  const drafts = [];
+  const actions = [];
+  let latestPublished;
+  for (let copy of copies) {
+    const owned = copy.owners.includes(key);
+    if (!owned && !adoptExisting) continue;
+    if (copy.repo !== spec.downstream?.repo || copy.package !== spec.downstream?.package) {
+      if (owned) {
+        const action = deleteOrOrphan(copy, pv);
+        if (action) actions.push(action);
+      }
+      continue;
+    }
+    if (!owned) {
+      const updated = {
+        ...copy,
+        owners: [...copy.owners, key],
+        labels: { ...copy.labels ?? {}, ...spec.labels ?? {} },
+        annotations: { ...copy.annotations ?? {}, ...spec.annotations ?? {} }
+      };
+      actions.push({ op: "adopt", copy, updated });
+      copy = updated;
+    }
+    if (isPublished(copy.lifecycle)) {
+      if (!latestPublished || (copy.revision ?? 0) > (latestPublished.revision ?? 0)) latestPublished = copy;
+    } else {
+      drafts.push(copy);
+    }
+  }
+  if (drafts.length > 0) return { downstreams: drafts, actions };
+  return { downstreams: latestPublished ? [latestPublished] : [], actions };
+}
 
 // ../run/src/settings.ts
-import { join as join10 } from "node:path";
+init_src2();
+import { join as join9 } from "node:path";
 
 // ../run/src/branch-prefix.ts
 var DEFAULT_BRANCH_PREFIX = "kdelta/";
@@ -43152,9 +45393,10 @@ function branchPrefixProblem(prefix) {
 }
 
 // ../run/src/shard.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 
 // ../run/src/errors.ts
+init_src2();
 var RunError = class extends KdeltaError2 {
   name = "RunError";
   constructor(code2, message2, at = {}) {
@@ -43171,7 +45413,7 @@ function shardProblem(text2) {
   return void 0;
 }
 function shardOf(name2, count) {
-  const digest2 = createHash5("sha256").update(name2).digest();
+  const digest2 = createHash4("sha256").update(name2).digest();
   return digest2.readUInt32BE(0) % count + 1;
 }
 function inShard(name2, shard2) {
@@ -43368,7 +45610,7 @@ function resolveSettings(door, file, defaults) {
     budget: pick("budget", DEFAULT_BUDGET),
     branchPrefix: pick("branchPrefix", DEFAULT_BRANCH_PREFIX),
     shard: pick("shard"),
-    proposalsDir: pick("proposalsDir", join10(defaults.config, "proposals")),
+    proposalsDir: pick("proposalsDir", join9(defaults.config, "proposals")),
     author: {
       name: authorLayer.values.authorName ?? DEFAULT_AUTHOR.name,
       email: authorLayer.values.authorEmail ?? DEFAULT_AUTHOR.email
@@ -43507,9 +45749,9 @@ function issueLine(text2, issue2) {
   const start = doc.contents?.range?.[0] ?? doc.range[0];
   return lineOf2(text2, start);
 }
-function withLines(issues, texts) {
+function withLines(issues, texts2) {
   return issues.map((issue2) => {
-    const text2 = issue2.line === void 0 ? texts?.get(issue2.source.file) : void 0;
+    const text2 = issue2.line === void 0 ? texts2?.get(issue2.source.file) : void 0;
     const line = text2 === void 0 ? void 0 : issueLine(text2, issue2);
     return line === void 0 ? issue2 : { ...issue2, line };
   });
@@ -43527,8 +45769,8 @@ var ControlError = class extends KdeltaError2 {
   name = "ControlError";
   issues;
   /** `texts`: the control files' contents by display path, so that each issue names its line. */
-  constructor(found, texts) {
-    const issues = distinct(withLines(found, texts));
+  constructor(found, texts2) {
+    const issues = distinct(withLines(found, texts2));
     const first = issues[0];
     super({
       code: "invalid-control-config",
@@ -43550,7 +45792,7 @@ function lineOf2(text2, offset) {
   return text2.slice(0, offset).split("\n").length;
 }
 async function controlFiles(dir) {
-  const files = await listFiles(dir, (name2) => /\.ya?ml$/.test(name2));
+  const files = await listFiles2(dir, (name2) => /\.ya?ml$/.test(name2));
   return files.filter((f) => !f.startsWith("proposals/"));
 }
 async function loadControl(options) {
@@ -43568,11 +45810,11 @@ async function loadControl(options) {
   let settings = NO_SETTINGS;
   let settingsSource;
   const seen = /* @__PURE__ */ new Map();
-  const texts = /* @__PURE__ */ new Map();
+  const texts2 = /* @__PURE__ */ new Map();
   for (const rel of await controlFiles(options.dir)) {
-    const file = join11(display, rel);
-    const text2 = await readFile5(join11(options.dir, rel), "utf8");
-    texts.set(file, text2);
+    const file = join10(display, rel);
+    const text2 = await readFile5(join10(options.dir, rel), "utf8");
+    texts2.set(file, text2);
     const docs = parseYamlStream(text2);
     for (const [i, doc] of docs.entries()) {
       const base = { file, document: i + 1 };
@@ -43654,8 +45896,8 @@ async function loadControl(options) {
       }
     }
   }
-  if (issues.length > 0) throw new ControlError(issues, texts);
-  return { dir: options.dir, repositories, variants, sets, objects, settings, settingsSource, texts };
+  if (issues.length > 0) throw new ControlError(issues, texts2);
+  return { dir: options.dir, repositories, variants, sets, objects, settings, settingsSource, texts: texts2 };
 }
 var CONTROL_KINDS = {
   Repository: REPOSITORY_API_VERSION,
@@ -43736,13 +45978,13 @@ function checkRepository(raw, source, issues) {
   if (spec.type !== void 0 && spec.type !== "git") {
     issues.push({ source, field: "spec.type", message: `a run reads git repositories only (got ${JSON.stringify(spec.type)})` });
   }
-  const git3 = spec.git;
-  if (!isMap27(git3)) {
-    issues.push({ source, field: "spec.git", message: git3 === void 0 ? "missing (a run needs spec.git.repo)" : "expected a map" });
+  const git2 = spec.git;
+  if (!isMap27(git2)) {
+    issues.push({ source, field: "spec.git", message: git2 === void 0 ? "missing (a run needs spec.git.repo)" : "expected a map" });
     return void 0;
   }
   const str4 = (field, required) => {
-    const v = git3[field];
+    const v = git2[field];
     if (v === void 0 || v === null) {
       if (required) issues.push({ source, field: `spec.git.${field}`, message: "missing" });
       return void 0;
@@ -43788,9 +46030,369 @@ function checkRunSettings(raw, source, issues) {
   return settings;
 }
 
-// ../run/src/job.ts
-import { lstat as lstat3, readFile as readFile7, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
-import { join as join18 } from "node:path";
+// ../run/src/context.ts
+function interrupted(signal) {
+  const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
+  return new RunError("interrupted", `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ""}`);
+}
+async function checkpoint(signal) {
+  await new Promise((resolve11) => setImmediate(resolve11));
+  if (signal?.aborted) throw interrupted(signal);
+}
+
+// ../run/src/kptfile-annotations.ts
+init_src2();
+var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
+function kptfileAnnotations(text2) {
+  if (text2 === void 0) return {};
+  const v = parseYamlDocument(text2).toJS();
+  return v?.metadata?.annotations ?? {};
+}
+function lockCommit(text2) {
+  if (text2 === void 0) return void 0;
+  const v = parseYamlDocument(text2).toJS();
+  return v?.upstreamLock?.git?.commit;
+}
+function setKptfileAnnotations(text2, annotations) {
+  const doc = parseYamlDocument(text2);
+  if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
+  for (const [k, v] of Object.entries(annotations)) {
+    if (v === void 0) {
+      if (doc.hasIn(["metadata", "annotations", k])) doc.deleteIn(["metadata", "annotations", k]);
+    } else if (doc.getIn(["metadata", "annotations", k]) !== v) {
+      doc.setIn(["metadata", "annotations", k], v);
+    }
+  }
+  const anns = doc.getIn(["metadata", "annotations"]);
+  if (anns && Array.isArray(anns.items) && anns.items.length === 0) doc.deleteIn(["metadata", "annotations"]);
+  return doc.toString();
+}
+
+// ../run/src/ownership.ts
+init_src();
+import { resolve as resolve5 } from "node:path";
+
+// ../run/src/control-repository.ts
+init_src();
+import { basename as basename4 } from "node:path";
+async function findControlRepository(cwd) {
+  const root = await workTreeRoot({ cwd });
+  if (root === void 0) return { ok: false, reason: `${cwd} is not in a git repository` };
+  const branch = await currentBranch({ dir: root });
+  if (branch === void 0) return { ok: false, reason: `the control repository (${root}) is not on a branch (detached HEAD)` };
+  const origin = await remoteUrl({ dir: root });
+  const name2 = basename4(root).replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "") || "control";
+  return { ok: true, value: { name: name2, root, url: origin || root, branch } };
+}
+
+// ../run/src/ownership.ts
+var CONTROL_ANNOTATION = "kdelta.dev/control-repository";
+function controlIdentity(url) {
+  const clean = withoutCredentials(url.trim());
+  const strip = (path) => path.replace(/\/+$/, "").replace(/\.git$/, "");
+  const remote = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)(?::\d+)?(\/.*)?$/i.exec(clean);
+  if (remote && !/^file:/i.test(clean)) return `${remote[1].toLowerCase()}${strip(remote[2] ?? "")}`;
+  const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(clean);
+  if (scp) return `${scp[1].toLowerCase()}/${strip(scp[2].replace(/^\/+/, ""))}`;
+  return strip(clean.replace(/^file:\/\//i, ""));
+}
+async function findControlIdentity(cwd, configDir) {
+  const found = await findControlRepository(cwd);
+  return found.ok ? controlIdentity(found.value.url) : resolve5(configDir);
+}
+
+// ../run/src/plan.ts
+init_src();
+import { createHash as createHash5 } from "node:crypto";
+import { isAbsolute as isAbsolute3, resolve as resolve6 } from "node:path";
+
+// ../run/src/names.ts
+init_src();
+var DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+var DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
+function objectNameProblem(name2) {
+  if (name2.length > 253 || !DNS_SUBDOMAIN.test(name2)) {
+    return `"${name2}" is not a valid Kubernetes object name (RFC 1123 subdomain: at most 253 characters, lowercase letters, digits, "-" and ".", starting and ending with a letter or digit)`;
+  }
+  return void 0;
+}
+function findCollisions(planned, recordOf) {
+  const seen = /* @__PURE__ */ new Map();
+  const out = [];
+  for (const p of planned) {
+    const repo = repositoryIdentity(p.target.repo);
+    const keys = [
+      [`branch\0${repo}\0${p.target.head}`, `branch "${p.target.head}" of ${repo}`],
+      [`directory\0${repo}\0${p.directory}`, `package directory "${p.directory || "."}" of ${repo}`]
+    ];
+    const record = recordOf?.(p.target);
+    if (record !== void 0) keys.push([`record\0${record}`, `proposal record ${record}`]);
+    for (const [key, what] of keys) {
+      const before = seen.get(key);
+      if (before && before !== p) {
+        out.push({ first: before, second: p, what });
+        break;
+      }
+      seen.set(key, p);
+    }
+  }
+  return out;
+}
+function describeCollision(c) {
+  return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
+}
+
+// ../run/src/plan.ts
+function repositoryUrl(repo, cwd) {
+  const r = repo.repo;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute3(r)) return r;
+  return resolve6(cwd, r);
+}
+function joinDir(...parts) {
+  return parts.flatMap((p) => p.split("/")).filter((p) => p !== "" && p !== ".").join("/");
+}
+function planRun(config, options) {
+  const issues = [];
+  const warnings = [];
+  const repos = new Map(config.repositories.map((r) => [`${r.namespace}/${r.name}`, r]));
+  const candidates = [];
+  const policyOf = (obj2, source) => {
+    const v = obj2.metadata?.annotations?.[UPSTREAM_POLICY_ANNOTATION];
+    if (v === void 0) return "pinned";
+    if (v === "highest-semver" || v === "pinned") return v;
+    issues.push({
+      source,
+      field: `metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}`,
+      message: `must be "pinned" or "highest-semver" (got "${v}")`
+    });
+    return "pinned";
+  };
+  const prereleasesOf = (obj2, source) => {
+    const v = obj2.metadata?.annotations?.[UPSTREAM_PRERELEASES_ANNOTATION];
+    if (v === void 0 || v === "false") return false;
+    if (v === "true") return true;
+    issues.push({
+      source,
+      field: `metadata.annotations.${UPSTREAM_PRERELEASES_ANNOTATION}`,
+      message: `must be "true" or "false" (got "${v}")`
+    });
+    return false;
+  };
+  for (const { value: pv, source } of config.variants)
+    candidates.push({ pv, source, policy: policyOf(pv, source), prereleases: prereleasesOf(pv, source) });
+  for (const { value: pvs, source } of config.sets) {
+    const policy = policyOf(pvs, source);
+    const prereleases = prereleasesOf(pvs, source);
+    const expanded = expandPackageVariantSet(pvs, { objects: config.objects });
+    if (!expanded.ok) {
+      for (const e of expanded.errors) {
+        const m = /^(spec\.[^\s:]+)(?: \([^)]*\))?: (.*)$/s.exec(e);
+        issues.push(m ? { source, field: m[1], message: m[2] } : { source, message: e });
+      }
+      continue;
+    }
+    if (expanded.variants.length === 0) {
+      issues.push({
+        source,
+        field: "spec.targets",
+        message: `selects nothing: ${expanded.warnings.join("; ") || "no target generates a PackageVariant"}`
+      });
+      continue;
+    }
+    for (const w of expanded.warnings) warnings.push(`${describeSource(source)}: ${w}`);
+    for (const pv of expanded.variants) candidates.push({ pv, source, policy, prereleases });
+  }
+  const byName2 = /* @__PURE__ */ new Map();
+  const byDownstream = /* @__PURE__ */ new Map();
+  const variants = [];
+  for (const { pv: raw, source, policy, prereleases } of candidates) {
+    const pv = withPackageVariantDefaults(raw);
+    const name2 = pv.metadata?.name ?? "";
+    const namespace = pv.metadata?.namespace || "default";
+    const before = byName2.get(name2);
+    if (before) {
+      issues.push({
+        source,
+        message: `PackageVariant "${name2}" is also defined by ${describeSource(before)}: variant names must be unique`
+      });
+      continue;
+    }
+    byName2.set(name2, source);
+    const spec = pv.spec ?? {};
+    const generated = source.kind === "PackageVariantSet";
+    const nameProblem = objectNameProblem(name2);
+    if (nameProblem) {
+      issues.push(
+        generated ? { source, field: "spec.targets", message: `generates variant ${nameProblem}` } : { source, field: "metadata.name", message: nameProblem }
+      );
+      continue;
+    }
+    const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ""}`);
+    const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ""}`);
+    if (!upRepo) {
+      issues.push({
+        source,
+        field: "spec.upstream.repo",
+        message: `Repository "${spec.upstream?.repo ?? ""}" does not exist in namespace "${namespace}"`
+      });
+    }
+    if (!downRepo) {
+      issues.push({
+        source,
+        field: generated ? "spec.targets" : "spec.downstream.repo",
+        message: `Repository "${spec.downstream?.repo ?? ""}" does not exist in namespace "${namespace}"${generated ? ` (variant "${name2}")` : ""}`
+      });
+    }
+    if (!upRepo || !downRepo) continue;
+    const downUrl = repositoryUrl(downRepo, options.cwd);
+    const downDirectory = joinDir(downRepo.directory, spec.downstream?.package ?? "");
+    const downstreamKey = `${repositoryIdentity(downUrl)}\0${downDirectory}`;
+    const owner = byDownstream.get(downstreamKey);
+    if (owner) {
+      issues.push({
+        source,
+        message: `variants "${owner.name}" (Repository "${owner.repository}") and "${name2}" (Repository "${downRepo.name}") both write package directory "${downDirectory || "."}" of ${hideCredentials(downUrl)}: each would overwrite the other's proposal`
+      });
+      continue;
+    }
+    byDownstream.set(downstreamKey, { name: name2, repository: downRepo.name });
+    const revision = spec.upstream?.revision;
+    variants.push({
+      name: name2,
+      variant: pv,
+      source,
+      upstreamField: "spec.upstream",
+      upstream: {
+        repository: upRepo,
+        url: repositoryUrl(upRepo, options.cwd),
+        package: spec.upstream?.package ?? "",
+        directory: joinDir(upRepo.directory, spec.upstream?.package ?? ""),
+        revision: revision === void 0 || revision === "" ? void 0 : String(revision),
+        policy,
+        prereleases
+      },
+      downstream: {
+        repository: downRepo,
+        url: downUrl,
+        branch: downRepo.branch,
+        package: spec.downstream?.package ?? "",
+        directory: downDirectory
+      },
+      objects: config.objects.filter((o) => (o.metadata?.namespace || "default") === namespace)
+    });
+  }
+  if (issues.length > 0) throw new ControlError(issues, config.texts);
+  variants.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const downstreams = /* @__PURE__ */ new Map();
+  for (const r of config.repositories) {
+    const used = variants.some((v) => v.downstream.repository === r) || r.object.spec?.deployment === true;
+    if (used) downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
+  }
+  return { variants, downstreams: [...downstreams.values()], warnings };
+}
+function resolveUpstream(plan, refs) {
+  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
+  const { upstream: upstream2 } = plan;
+  const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
+  const pkg = upstream2.package || "/";
+  const follows = upstream2.policy === "highest-semver" || upstream2.revision === void 0;
+  const release = follows ? latestRelease(refs, { packagePath: upstream2.package, prereleases: upstream2.prereleases }) : void 0;
+  if (release) {
+    const scope = release.scope === "package" ? `of ${pkg}` : `of the repository (${pkg} has no tag "${pkg}/vX.Y.Z")`;
+    const policy = upstream2.policy === "highest-semver" ? `, ${UPSTREAM_POLICY_ANNOTATION}: highest-semver` : "";
+    const pre = upstream2.prereleases ? ", pre-releases included" : "";
+    return {
+      ok: true,
+      value: { ref: release.tag, kind: "tag", commit: release.commit, reason: `latest release ${release.version} ${scope}${policy}${pre}` }
+    };
+  }
+  if (upstream2.policy === "highest-semver") {
+    return {
+      ok: false,
+      error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${hideCredentials(upstream2.url)} has no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : ` (pre-releases count only with ${UPSTREAM_PRERELEASES_ANNOTATION}: "true")`}`
+    };
+  }
+  if (upstream2.revision === void 0) {
+    const branch = upstream2.repository.branch;
+    const commit = byName2.get(`refs/heads/${branch}`);
+    if (!commit)
+      return {
+        ok: false,
+        error: `${describeSource(upstream2.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${hideCredentials(upstream2.url)}`
+      };
+    return {
+      ok: true,
+      value: {
+        ref: branch,
+        kind: "branch",
+        commit,
+        reason: `no release of ${pkg} (no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : " that is not a pre-release"}): branch ${branch} of Repository "${upstream2.repository.name}"`
+      }
+    };
+  }
+  const tags = upstreamRefCandidates({ package: upstream2.package, revision: upstream2.revision });
+  const named = `revision "${upstream2.revision}"`;
+  for (const t of tags) {
+    const commit = byName2.get(`refs/tags/${t}`);
+    if (commit) return { ok: true, value: { ref: t, kind: "tag", commit, reason: named } };
+  }
+  const branchCommit = byName2.get(`refs/heads/${upstream2.revision}`);
+  if (branchCommit) return { ok: true, value: { ref: upstream2.revision, kind: "branch", commit: branchCommit, reason: named } };
+  if (isFullCommit(upstream2.revision))
+    return { ok: true, value: { ref: upstream2.revision, kind: "commit", commit: upstream2.revision.toLowerCase(), reason: named } };
+  return {
+    ok: false,
+    error: `${where}: "${upstream2.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(" or ")}), a branch or a full commit of ${upstream2.url}`
+  };
+}
+function withRepositoryOf(plan, error2, message2) {
+  const branchMissing = error2 instanceof RunError && error2.code === "branch-missing";
+  if (!branchMissing && !isGitError(error2)) return message2;
+  const names2 = (url) => [url, hideCredentials(url), repositoryIdentity(url)].some((u) => u !== "" && message2.includes(u));
+  const repository = names2(plan.downstream.url) ? plan.downstream.repository : names2(plan.upstream.url) ? plan.upstream.repository : void 0;
+  if (!repository) return message2;
+  return `${describeSource(repository.source)}: ${branchMissing ? "spec.git.branch" : "spec.git.repo"}: ${message2}`;
+}
+function applyFailureMessage(plan, failure2) {
+  const text2 = failure2.errors.join("; ");
+  const said = failure2.file && !text2.startsWith(`${failure2.file}:`) ? `${failure2.file}: ${text2}` : text2;
+  if (failure2.code !== "missing-file" || failure2.file !== PACKAGE_CONTEXT_FILE) return said;
+  const repository = plan.downstream.repository;
+  const where = `${PACKAGE_CONTEXT_FILE} of ${hideCredentials(plan.upstream.url)} ${plan.upstream.directory || "/"}`;
+  const deployment = repository.object.spec?.deployment === true;
+  return deployment ? `${said}. The package was not new, so it did not get one: add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where}) or to the downstream package` : `${said}. Porch creates it only for a package new in a deployment repository: mark Repository "${repository.name}" (${describeSource(repository.source)}) with spec.deployment: true, or add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where})`;
+}
+function canonical2(value2) {
+  if (Array.isArray(value2)) return value2.map(canonical2);
+  if (value2 !== null && typeof value2 === "object") {
+    return Object.fromEntries(
+      Object.keys(value2).sort().map((k) => [k, canonical2(value2[k])])
+    );
+  }
+  return value2;
+}
+function hashOf(value2) {
+  return createHash5("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
+}
+function fingerprintOf(plan, upstreamCommit2, version) {
+  return hashOf({
+    upstreamCommit: upstreamCommit2,
+    name: plan.name,
+    spec: plan.variant.spec ?? {},
+    downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
+    objects: hashOf(plan.objects),
+    version
+  }).slice(0, 32);
+}
+
+// ../run/src/propose.ts
+init_src();
+
+// ../run/src/forge/forge.ts
+var STOP_LABEL = "kdelta:stop";
+
+// ../run/src/propose.ts
+init_proposal_body();
 
 // ../fn-render/src/render.ts
 import { posix as posix2 } from "node:path";
@@ -44115,17 +46717,17 @@ var applyReplacements = ({ items, config }) => {
 
 // ../fn-render/src/builtins/apply-setters.ts
 var import_yaml24 = __toESM(require_dist(), 1);
-var MARKER3 = /^\s*kpt-set:\s*(.+?)\s*$/;
+var MARKER2 = /^\s*kpt-set:\s*(.+?)\s*$/;
 var SETTER = /\$\{([^}]+)\}/g;
 function setterPattern(comment) {
   if (!comment) return void 0;
   for (const line of comment.split("\n")) {
-    const m = MARKER3.exec(line);
+    const m = MARKER2.exec(line);
     if (m) return m[1];
   }
   return void 0;
 }
-function expand2(pattern, values) {
+function expand(pattern, values) {
   let missing = false;
   const out = pattern.replace(SETTER, (_, name2) => {
     const v = values[name2];
@@ -44144,7 +46746,7 @@ var applySetters = ({ items, config }) => {
       if ((0, import_yaml24.isScalar)(node)) {
         const pattern = setterPattern(node.comment) ?? setterPattern(keyComment);
         if (pattern === void 0) return;
-        const next = expand2(pattern, values);
+        const next = expand(pattern, values);
         if (next === void 0 || String(node.value ?? "") === next) return;
         setScalarText(node, next);
         results.push(resultFor(item, `set field value to ${JSON.stringify(next)}`, "info", path));
@@ -44241,7 +46843,7 @@ var searchReplace = ({ items, config }) => {
   }
   if (PUTS.filter((p) => data[p] !== void 0).length > 1)
     throw new BuiltinConfigError("only one of [put-value, put-comment] can be provided");
-  const byPath = data["by-path"] ? tokens(data["by-path"]) : void 0;
+  const byPath2 = data["by-path"] ? tokens(data["by-path"]) : void 0;
   const byValue = data["by-value"];
   let byRegex;
   if (data["by-value-regex"] !== void 0) {
@@ -44281,7 +46883,7 @@ var searchReplace = ({ items, config }) => {
       } else if ((0, import_yaml25.isSeq)(node)) {
         node.items.forEach((el, i) => walk(el, [...path, `[${i}]`]));
       } else if ((0, import_yaml25.isScalar)(node)) {
-        if (byPath && !pathMatches(byPath, path)) return;
+        if (byPath2 && !pathMatches(byPath2, path)) return;
         const text2 = node.value === null ? "" : String(node.value);
         if (byValue !== void 0 && text2 !== byValue) return;
         const groups2 = byRegex ? byRegex.exec(text2) : null;
@@ -44290,12 +46892,12 @@ var searchReplace = ({ items, config }) => {
       }
     };
     walk(item.doc.contents, []);
-    const plainPath = byPath?.every((t) => t !== "*" && t !== "**" && !t.startsWith("["));
-    if (plainPath && byPath && putValue !== void 0 && byValue === void 0 && !byRegex && !item.doc.hasIn(byPath)) {
-      item.doc.setIn(byPath, putValue);
-      const n = item.doc.getIn(byPath, true);
+    const plainPath = byPath2?.every((t) => t !== "*" && t !== "**" && !t.startsWith("["));
+    if (plainPath && byPath2 && putValue !== void 0 && byValue === void 0 && !byRegex && !item.doc.hasIn(byPath2)) {
+      item.doc.setIn(byPath2, putValue);
+      const n = item.doc.getIn(byPath2, true);
       if ((0, import_yaml25.isScalar)(n)) setScalarText(n, putValue);
-      results.push(resultFor(item, `Mutated field value to ${JSON.stringify(putValue)}`, "info", byPath.join(".")));
+      results.push(resultFor(item, `Mutated field value to ${JSON.stringify(putValue)}`, "info", byPath2.join(".")));
     }
   }
   return { results };
@@ -44621,13 +47223,13 @@ function encodeResourceList(items, functionConfig2, root) {
     doc.contents = node;
     if (!(0, import_yaml28.isMap)(doc.getIn(["metadata"], true))) doc.setIn(["metadata"], new import_yaml28.YAMLMap());
     if (!(0, import_yaml28.isMap)(doc.getIn(["metadata", "annotations"], true))) doc.setIn(["metadata", "annotations"], new import_yaml28.YAMLMap());
-    const set = (k, v) => doc.setIn(["metadata", "annotations", k], v);
-    set(PATH_ANNOTATION, item.path);
-    set(INDEX_ANNOTATION, String(item.index));
-    set(INTERNAL_PATH_ANNOTATION, item.path);
-    set(INTERNAL_INDEX_ANNOTATION, String(item.index));
-    set(PACKAGE_PATH_ANNOTATION, packagePath(root, item.pkg));
-    set(ID_ANNOTATION, String(id));
+    const set2 = (k, v) => doc.setIn(["metadata", "annotations", k], v);
+    set2(PATH_ANNOTATION, item.path);
+    set2(INDEX_ANNOTATION, String(item.index));
+    set2(INTERNAL_PATH_ANNOTATION, item.path);
+    set2(INTERNAL_INDEX_ANNOTATION, String(item.index));
+    set2(PACKAGE_PATH_ANNOTATION, packagePath(root, item.pkg));
+    set2(ID_ANNOTATION, String(id));
     seq.items.push(node);
   });
   list2.set("items", seq);
@@ -44752,7 +47354,7 @@ function resultLine(r) {
 
 // ../fn-render/src/runners.ts
 import { spawn, spawnSync } from "node:child_process";
-import { isAbsolute as isAbsolute3, resolve as resolve5 } from "node:path";
+import { isAbsolute as isAbsolute4, resolve as resolve7 } from "node:path";
 function functionEnv(env) {
   const out = {};
   for (const k of ["PATH", "HOME", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL", "SYSTEMROOT"]) {
@@ -44798,7 +47400,7 @@ function definedEnv(env) {
   return out;
 }
 function execPath(exec, cwd) {
-  return isAbsolute3(exec) ? exec : resolve5(cwd, exec);
+  return isAbsolute4(exec) ? exec : resolve7(cwd, exec);
 }
 function containerArgs(image) {
   return ["run", "--rm", "-i", "--network", "none", "--read-only", "--user", "nobody", "--security-opt", "no-new-privileges", image];
@@ -45134,14 +47736,14 @@ function layout(tree, root, items) {
     const ordered = [...list2].sort((a, b) => a.index - b.index);
     const original = tree.text(f);
     const indent = sequenceIndent(original ?? ordered.map((i) => i.original ?? "").join("\n"));
-    const texts = ordered.map((item) => ({ item, text: itemText(item, indent) }));
+    const texts2 = ordered.map((item) => ({ item, text: itemText(item, indent) }));
     let content;
     const source = sources.get(f);
     if (original !== void 0 && source !== void 0 && keepsOrder(ordered, f, source.count)) {
       const bodies = /* @__PURE__ */ new Map();
       const present = /* @__PURE__ */ new Set();
       const added = [];
-      for (const { item, text: text2 } of texts) {
+      for (const { item, text: text2 } of texts2) {
         const from = item.original !== void 0 && item.fromFile === f ? item.fromIndex : void 0;
         if (from === void 0) added.push(text2);
         else {
@@ -45151,7 +47753,7 @@ function layout(tree, root, items) {
       }
       for (let k = 0; k < source.count; k++) if (!present.has(k)) bodies.set(k, null);
       content = rebuildYamlFile(original, bodies, added);
-    } else content = texts.map((t) => t.text.endsWith("\n") ? t.text : `${t.text}
+    } else content = texts2.map((t) => t.text.endsWith("\n") ? t.text : `${t.text}
 `).join("---\n");
     if (content !== original) {
       next.write(f, content);
@@ -45182,22 +47784,803 @@ function itemText(item, indent) {
   return now === printItem(parseResource(item.original), indent) ? item.original : now;
 }
 
-// ../run/src/forge/forge.ts
-var STOP_LABEL = "kdelta:stop";
+// ../run/src/render.ts
+function renderFailureLine(f) {
+  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
+  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
+}
+var MAX_RESULT_LINES = 10;
+var MAX_LINE = 300;
+function shortText(text2, max) {
+  return text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
+}
+function renderFailureOf(outcome, directory) {
+  const { error: error2 } = outcome;
+  const last = outcome.results[outcome.results.length - 1];
+  const failing = last && last.exitCode !== 0 ? last : void 0;
+  const lines = (failing?.results ?? []).map(resultLine);
+  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split("\n").slice(-3));
+  const kptfile = [directory, error2.package, "Kptfile"].filter(Boolean).join("/");
+  return {
+    ...error2.function !== void 0 ? { function: error2.function } : {},
+    ...error2.field !== void 0 ? { field: error2.field } : {},
+    kptfile,
+    message: shortText(error2.message, 1e3),
+    results: [
+      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
+      ...lines.length > MAX_RESULT_LINES ? [`\u2026and ${lines.length - MAX_RESULT_LINES} more`] : []
+    ]
+  };
+}
+async function renderFiles(options, files, directory, cwd) {
+  const tree = PackageTree.fromFiles(files);
+  tree.source = directory;
+  const rendered = await renderPackage(tree, { env: options.env, cwd, allowExec: options.allowExec === true });
+  return rendered.ok ? { ok: true, files: rendered.tree.allFiles() } : { ok: false, failure: renderFailureOf(rendered, directory) };
+}
+
+// ../run/src/result.ts
+init_src();
+function message(error2) {
+  return error2 instanceof Error ? error2.message : String(error2);
+}
+function errorCode(error2) {
+  const code2 = error2?.code;
+  return error2 instanceof Error && typeof code2 === "string" && code2 !== "" ? code2 : "failed";
+}
+function failure(code2, error2) {
+  return { action: "failed", writes: false, code: code2, error: error2 };
+}
+async function runJob(id, job, describe3 = message) {
+  const base = { ...id, conflicts: [], conflictCount: 0 };
+  try {
+    return { ...base, ...await job() };
+  } catch (error2) {
+    return { ...base, ...failure(errorCode(error2), describe3(error2)) };
+  }
+}
+var DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
+function deferredResult(id) {
+  return { ...id, action: "deferred", writes: false, conflicts: [], conflictCount: 0, message: DEFERRED_MESSAGE };
+}
+function proposalRef(p) {
+  return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
+}
+function resultWithoutCredentials(result) {
+  const clean = (text2) => text2 === void 0 ? void 0 : hideCredentials(text2);
+  return {
+    ...result,
+    ...result.error !== void 0 ? { error: clean(result.error) } : {},
+    ...result.message !== void 0 ? { message: clean(result.message) } : {},
+    ...result.body !== void 0 ? { body: clean(result.body) } : {},
+    ...result.upstream ? { upstream: { ...result.upstream, repo: hideCredentials(result.upstream.repo) } } : {}
+  };
+}
+function countedAs(action) {
+  switch (action) {
+    case "proposed":
+    case "removal-proposed":
+    case "orphan-proposed":
+      return "created";
+    case "updated":
+      return "updated";
+    case "closed":
+      return "closed";
+    case "deferred":
+      return "deferred";
+    case "failed":
+      return "failed";
+    // nothing was written
+    case "unchanged":
+    case "up-to-date":
+    case "blocked":
+    case "not-adopted":
+      return "unchanged";
+    default:
+      return action;
+  }
+}
+function countResults(results) {
+  const counts = { created: 0, updated: 0, closed: 0, unchanged: 0, deferred: 0, failed: 0 };
+  for (const r of results) counts[countedAs(r.action)]++;
+  return counts;
+}
+
+// ../run/src/propose.ts
+var COMMIT_TRAILER = "Kdelta-Variant";
+async function propose(ctx, change) {
+  const { target, fingerprint } = change;
+  const known = change.upstream ? { upstream: change.upstream } : {};
+  const open2 = await ctx.forge.find(target);
+  const mirror = await ctx.mirror(target.repo);
+  const stop = stopped(open2, target.head);
+  if (stop) return { ...stop, fingerprint, ...known };
+  const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
+  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
+    const repaired = await ctx.forge.ensureStatus?.(open2, readiness(meta.conflicts), meta.headCommit).catch(() => false) === true;
+    return {
+      action: "unchanged",
+      writes: repaired,
+      ...repaired ? { message: "the proposal's commit had no kdelta status: posted" } : {},
+      proposal: proposalRef(open2),
+      fingerprint,
+      ...change.upstream ? { upstream: { ...change.upstream, oldCommit: meta.upstream?.oldCommit } } : {},
+      conflictCount: meta.conflicts
+    };
+  }
+  if (!open2 && change.current) return { action: "up-to-date", writes: false, fingerprint, ...known };
+  await checkpoint(ctx.signal);
+  const ws = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
+  const prepared = await change.prepare(ws);
+  if ("done" in prepared) return { fingerprint, ...prepared.done };
+  await checkpoint(ctx.signal);
+  const proposed = await proposeWorkspace(ctx, change, prepared, ws, open2);
+  return {
+    ...proposed,
+    fingerprint,
+    ...prepared.upstream ? { upstream: prepared.upstream } : {},
+    conflicts: prepared.conflicts,
+    conflictCount: prepared.conflicts.length,
+    ...prepared.renderFailure ? { renderFailure: prepared.renderFailure } : {}
+  };
+}
+function stopped(open2, head) {
+  if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: proposalRef(open2),
+    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
+  };
+}
+function blockedBy(foreign, target, open2) {
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: open2 ? proposalRef(open2) : void 0,
+    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(", ")}): left alone; merge or delete it to let kdelta update it`
+  };
+}
+async function foreignCommits(ctx, ws) {
+  const trailer = new RegExp(`^${COMMIT_TRAILER}: `, "m");
+  return (await ws.branchCommits()).filter((c) => !(c.email === ctx.author.email && trailer.test(c.body))).map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
+}
+var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
+function reserve(ctx, cost) {
+  if (!ctx.budget) return () => {
+  };
+  return ctx.budget.reserve(cost);
+}
+function readiness(conflicts, renderFailure) {
+  if (renderFailure) {
+    const also = conflicts > 0 ? `; ${conflicts} conflict(s)` : "";
+    return { state: "failure", description: `${renderFailureLine(renderFailure)}${also}: see the proposal` };
+  }
+  return conflicts > 0 ? { state: "failure", description: `${conflicts} conflict(s) to review: see the proposal's conflict report` } : { state: "success", description: "no conflicts" };
+}
+function texts(ctx, change, prepared, ws) {
+  const { fingerprint, variant } = change;
+  const detail2 = prepared.commitDetail ? `${prepared.commitDetail}
+
+` : "";
+  const commitMessage = hideCredentials(
+    `${prepared.title}
+
+${detail2}${COMMIT_TRAILER}: ${variant}
+Kdelta-Fingerprint: ${fingerprint}
+`
+  );
+  const body = (headCommit, changes) => {
+    const bodies = renderProposalBodies({
+      title: prepared.title,
+      compareUrl: prepared.compareUrl,
+      summary: prepared.summary,
+      downstream: { repo: change.target.repo, branch: change.target.base, directory: change.directory },
+      changes,
+      resources: prepared.resources,
+      conflicts: prepared.conflicts,
+      renderFailure: prepared.renderFailure,
+      notReady: prepared.notReady,
+      metadata: {
+        version: ctx.version,
+        variant,
+        fingerprint,
+        headCommit,
+        baseCommit: ws.baseCommit,
+        upstream: prepared.upstream,
+        conflicts: prepared.conflicts.length,
+        kind: change.kind,
+        ...prepared.renderFailure ? { renderFailed: true } : {}
+      }
+    });
+    return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
+  };
+  return { commitMessage, body };
+}
+async function proposeWorkspace(ctx, change, prepared, ws, given) {
+  const { target } = change;
+  const { commitMessage, body } = texts(ctx, change, prepared, ws);
+  const conflicts = prepared.conflicts.length;
+  if (target.head === target.base) {
+    throw new RunError(
+      "head-is-base",
+      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`
+    );
+  }
+  const stop = stopped(given, target.head);
+  if (stop) return stop;
+  await checkpoint(ctx.signal);
+  const token = ctx.forge.gitToken?.(target.repo);
+  const remote = {
+    remote: target.repo,
+    branch: target.head,
+    env: ctx.env,
+    token,
+    tokenName: token ? ctx.forge.gitTokenName?.(target.repo) : void 0
+  };
+  let open2 = given;
+  const changes = await ws.changedFiles(change.directory);
+  let mergedOpen;
+  if (open2 && changes.length > 0 && ws.remoteHead !== void 0 && await ws.isAncestor(ws.remoteHead, ws.baseCommit)) {
+    mergedOpen = open2;
+    open2 = void 0;
+  }
+  if (changes.length === 0) {
+    if (!open2) return { action: "up-to-date", writes: false };
+    const merged = ws.remoteHead !== void 0 && await ws.isAncestor(ws.remoteHead, ws.baseCommit);
+    const foreign2 = merged ? [] : await foreignCommits(ctx, ws);
+    if (foreign2.length > 0) return blockedBy(foreign2, target, open2);
+    if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
+    const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
+    if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
+    try {
+      const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
+      if (!merged) await ws.deleteBranch(remote);
+      return {
+        action: merged ? "up-to-date" : "closed",
+        writes: true,
+        proposal: proposalRef(closed),
+        message: merged ? "the proposal was merged" : "the downstream already has this content"
+      };
+    } finally {
+      release2();
+    }
+  }
+  const foreign = await foreignCommits(ctx, ws);
+  if (foreign.length > 0) return blockedBy(foreign, target, open2);
+  const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
+  let pushNeeded = !(sameAsRemote && ws.remoteHead);
+  let headCommit = pushNeeded ? commit : ws.remoteHead;
+  if (!pushNeeded) {
+    const bodies = body(headCommit, changes);
+    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === prepared.title && open2.fingerprint === change.fingerprint;
+    if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
+  }
+  let action = open2 ? change.updated : change.opened;
+  const openMeta = open2 ? parseMetadataBlock(open2.body) : void 0;
+  const renderChanged = open2 !== void 0 && Boolean(openMeta?.renderFailed) !== Boolean(prepared.renderFailure);
+  const newHead = open2 === void 0 || openMeta?.headCommit !== headCommit;
+  if (ctx.dryRun) {
+    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: body(headCommit, changes).full };
+  }
+  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (pushNeeded || renderChanged || newHead ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
+  const release = reserve(ctx, cost);
+  if (!release) {
+    return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
+  }
+  try {
+    await checkpoint(ctx.signal);
+    if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
+    if (pushNeeded && ctx.forge.publishCommit) {
+      headCommit = await ctx.forge.publishCommit({
+        target,
+        dir: ws.dir,
+        commit,
+        baseCommit: ws.baseCommit,
+        expectedHead: ws.remoteHead,
+        message: commitMessage,
+        author: ctx.author
+      });
+    } else if (pushNeeded) {
+      const pushed = await ws.push(remote);
+      if (pushed !== commit) {
+        headCommit = pushed;
+        pushNeeded = false;
+      }
+    }
+    const bodies = body(headCommit, changes);
+    const {
+      proposal,
+      warnings: given2 = [],
+      created,
+      changed
+    } = await ctx.forge.upsert({
+      ...target,
+      title: prepared.title,
+      body: bodies.body,
+      fingerprint: change.fingerprint,
+      conflicts,
+      ...prepared.renderFailure ? { renderFailed: true } : {},
+      headCommit
+    });
+    const warnings = [...given2];
+    if (!created && !changed && !renderChanged && (open2 === void 0 || !pushNeeded)) action = "unchanged";
+    else if (pushNeeded || renderChanged || created || changed && newHead) {
+      try {
+        await ctx.forge.setStatus(proposal, readiness(conflicts, prepared.renderFailure), headCommit);
+      } catch (error2) {
+        warnings.push(message(error2));
+      }
+    }
+    return {
+      action,
+      writes: pushNeeded || action !== "unchanged",
+      proposal: proposalRef(proposal),
+      body: bodies.full,
+      ...warnings.length > 0 ? { message: warnings.join("; ") } : {}
+    };
+  } finally {
+    release();
+  }
+}
+
+// ../run/src/workspace.ts
+init_src();
+
+// ../run/src/file-content.ts
+var decoder = new TextDecoder("utf-8", { fatal: true });
+function fileContent(bytes) {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return bytes;
+  }
+}
+function splitBinary(files) {
+  const text2 = /* @__PURE__ */ new Map();
+  const binary = /* @__PURE__ */ new Map();
+  for (const [path, content] of files) {
+    if (typeof content === "string") text2.set(path, content);
+    else binary.set(path, content);
+  }
+  return { text: text2, binary };
+}
 
 // ../run/src/package-files.ts
 import { chmod as chmod2, lstat as lstat2, mkdir as mkdir5, readdir as readdir6, readFile as readFile6, readlink as readlink2, rm as rm5, symlink as symlink2, writeFile as writeFile5 } from "node:fs/promises";
-import { dirname as dirname7, join as join16, relative as relative6, sep as sep4 } from "node:path";
+import { dirname as dirname5, join as join11, relative as relative4, sep as sep2 } from "node:path";
+var byPath = ([a], [b]) => a < b ? -1 : a > b ? 1 : 0;
+function assertInsidePackage(path) {
+  if (path.split("/").some((s) => s === ".." || s === "" || s === "."))
+    throw new RunError("unsafe-path", `refusing to write "${path}": not a path inside the package`);
+}
+var isLeftOut = (path) => path.split("/").some((s) => s === ".git" || s === "node_modules");
+async function readPackageDir(dir) {
+  const out = /* @__PURE__ */ new Map();
+  const walk = async (abs) => {
+    for (const entry of await readdir6(abs, { withFileTypes: true })) {
+      if (entry.name === ".git" || entry.name === "node_modules") continue;
+      const full = join11(abs, entry.name);
+      const rel = relative4(dir, full).split(sep2).join("/");
+      if (entry.isSymbolicLink()) out.set(rel, { kind: "symlink", target: await readlink2(full) });
+      else if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile()) {
+        const bytes = await readFile6(full);
+        out.set(rel, ((await lstat2(full)).mode & 64) !== 0 ? { kind: "executable", bytes } : fileContent(bytes));
+      }
+    }
+  };
+  try {
+    if ((await lstat2(dir)).isSymbolicLink())
+      throw new RunError("symlinked-package", `${dir} is a symlink: a package directory is never followed`);
+    await walk(dir);
+  } catch (error2) {
+    if (error2.code === "ENOENT" || error2.code === "ENOTDIR") return void 0;
+    throw error2;
+  }
+  if (out.size === 0) return void 0;
+  return new Map([...out].sort(byPath));
+}
+async function assertNoSymlinkIn(root, directory, repository) {
+  const parts = directory.split("/").filter((p) => p !== "" && p !== ".");
+  for (let i = 1; i <= parts.length; i++) {
+    const path = parts.slice(0, i).join("/");
+    let link2;
+    try {
+      const stats = await lstat2(join11(root, path));
+      if (!stats.isSymbolicLink()) continue;
+      link2 = await readlink2(join11(root, path));
+    } catch {
+      return;
+    }
+    const what = path === parts.join("/") ? "the package directory" : `${path}, a directory above the package,`;
+    throw new RunError(
+      "symlinked-package",
+      `${parts.join("/")} in ${repository}: ${what} is a symlink (to ${link2}): kdelta never follows a symlink out of a package; left alone`,
+      { path: parts.join("/") }
+    );
+  }
+}
+async function writePackageDir(dir, files) {
+  await rm5(dir, { recursive: true, force: true });
+  const links = [];
+  for (const [path, content] of files) {
+    assertInsidePackage(path);
+    const full = join11(dir, path);
+    if (typeof content === "object" && "kind" in content && content.kind === "symlink") {
+      links.push([full, content.target]);
+      continue;
+    }
+    await mkdir5(dirname5(full), { recursive: true });
+    if (typeof content === "string" || content instanceof Uint8Array) await writeFile5(full, content);
+    else {
+      await writeFile5(full, content.bytes);
+      await chmod2(full, 493);
+    }
+  }
+  for (const [full, target] of links) {
+    await mkdir5(dirname5(full), { recursive: true });
+    await symlink2(target, full);
+  }
+}
+function packageTreeOf(files, source) {
+  const tree = PackageTree.empty();
+  const links = [];
+  for (const [path, content] of files) {
+    assertInsidePackage(path);
+    if (path.split("/").includes(".git")) continue;
+    if (typeof content === "string" || content instanceof Uint8Array) tree.write(path, content);
+    else if (content.kind === "executable") tree.write(path, content.bytes, { executable: true });
+    else links.push([path, content.target]);
+  }
+  for (const [path, target] of links) {
+    if (tree.exists(path))
+      throw new RunError("unsafe-path", `refusing to write "${path}": a symlink where the package has a directory of files`);
+    tree.symlink(path, target);
+  }
+  tree.source = source;
+  return tree;
+}
+function packageFilesOf(tree) {
+  const files = /* @__PURE__ */ new Map();
+  for (const p of tree.allFiles().keys()) {
+    if (isLeftOut(p)) continue;
+    const bytes = tree.bytes(p);
+    files.set(p, tree.isExecutable(p) ? { kind: "executable", bytes } : fileContent(bytes));
+  }
+  for (const [p, target] of tree.allLinks()) if (!isLeftOut(p)) files.set(p, { kind: "symlink", target });
+  return new Map([...files].sort(byPath));
+}
+
+// ../run/src/workspace.ts
+import { join as join12 } from "node:path";
+import { lstat as lstat3, readFile as readFile7, readlink as readlink3, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
+function mirrorHeads(dir) {
+  return listBranches({ dir });
+}
+async function kptfilesOn(mirror, branch, directory) {
+  const files = await listFiles({ dir: mirror.dir, ref: branch, ...directory ? { directory } : {} });
+  return files.filter((p) => p === "Kptfile" || p.endsWith("/Kptfile"));
+}
+function showFile2(mirror, branch, path) {
+  return showFile({ dir: mirror.dir, ref: branch, path });
+}
+function isAncestorIn(dir, commit, of) {
+  return isAncestor({ dir, commit, of });
+}
+async function checkoutMirror(mirror, url, base, head, dir) {
+  const baseCommit = mirror.heads.get(base);
+  if (!baseCommit) throw new RunError("branch-missing", `branch "${base}" does not exist in ${url}`);
+  await cloneShared({ source: mirror.dir, dest: dir, branch: base });
+  return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head));
+}
+function gitWorkspace(dir, repository, baseCommit, remoteHead) {
+  let committed;
+  return {
+    dir,
+    repository,
+    baseCommit,
+    remoteHead,
+    async readPackage(directory) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      return readPackageDir(join12(dir, directory));
+    },
+    async writePackage(directory, files) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      await writePackageDir(join12(dir, directory), files);
+    },
+    async removePackage(directory) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      await rm6(join12(dir, directory), { recursive: true, force: true });
+    },
+    async readFile(directory, file) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      const path = join12(dir, directory, file);
+      try {
+        if ((await lstat3(path)).isSymbolicLink()) return { kind: "symlink", target: await readlink3(path) };
+        return fileContent(await readFile7(path));
+      } catch (error2) {
+        if (error2.code === "ENOENT") return void 0;
+        throw error2;
+      }
+    },
+    async writeFile(directory, file, text2) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      await writeFile6(join12(dir, directory, file), text2);
+    },
+    changedFiles: (directory) => stageAll({ dir, directory }),
+    branchCommits: async () => remoteHead ? commitsSince({ dir, head: remoteHead, base: baseCommit }) : [],
+    isAncestor: (commit, of) => isAncestor({ dir, commit, of }),
+    async commit(message2, author) {
+      await commitStaged({ dir, message: message2, author });
+      const remote = remoteHead ? [`${remoteHead}^{tree}`, `${remoteHead}^@`] : [];
+      const [commit, ourTree, theirTree, ...theirParents] = await revParse({ dir, revs: ["HEAD", "HEAD^{tree}", ...remote] });
+      if (!commit) throw new RunError("internal", "internal: changes were staged but nothing was committed");
+      committed = commit;
+      return {
+        commit,
+        sameAsRemote: remoteHead !== void 0 && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === baseCommit
+      };
+    },
+    async push(to) {
+      if (!committed) throw new RunError("internal", "internal: nothing was committed to push");
+      const { remote, branch, env } = to;
+      try {
+        await push({ dir, remote, branch, expectedHead: remoteHead ?? null, localRef: "HEAD", env, ...credentials(to) });
+        return committed;
+      } catch (error2) {
+        const winner = lostRace(error2) ? await identicalWinner(dir, to, baseCommit).catch(() => void 0) : void 0;
+        if (!winner) throw error2;
+        return winner;
+      }
+    },
+    async deleteBranch(to) {
+      if (!remoteHead) return;
+      await deleteRemoteBranch({ dir, remote: to.remote, branch: to.branch, expectedHead: remoteHead, env: to.env, ...credentials(to) });
+    }
+  };
+}
+var credentials = (to) => to.token ? { token: to.token, tokenName: to.tokenName } : {};
+function lostRace(error2) {
+  if (!isGitError(error2)) return false;
+  if (error2.code === "stale-lease" || error2.code === "non-fast-forward") return true;
+  return /cannot lock ref|failed to update ref|reference already exists/i.test(`${error2.stderr}
+${error2.message}`);
+}
+async function identicalWinner(dir, to, baseCommit) {
+  const winner = await fetchBranch({
+    dir,
+    remote: to.remote,
+    branch: to.branch,
+    into: "refs/kdelta/winner",
+    env: to.env,
+    ...credentials(to)
+  });
+  const [theirTree, ourTree, ...parents] = await revParse({ dir, revs: [`${winner}^{tree}`, "HEAD^{tree}", `${winner}^@`] });
+  return theirTree === ourTree && parents.length === 1 && parents[0] === baseCommit ? winner : void 0;
+}
+
+// ../run/src/jobs/removal.ts
+async function findRemovals(mirror, downstream, variants, control) {
+  if (!mirror.heads.has(downstream.branch)) return [];
+  const out = [];
+  for (const path of await kptfilesOn(mirror, downstream.branch, downstream.directory)) {
+    const text2 = await showFile2(mirror, downstream.branch, path);
+    let annotations;
+    try {
+      annotations = kptfileAnnotations(text2);
+    } catch {
+      continue;
+    }
+    const owner = annotations[OWNER_ANNOTATION];
+    if (!owner || variants.has(owner)) continue;
+    const writer = annotations[CONTROL_ANNOTATION];
+    if (writer !== void 0 && writer !== control) continue;
+    out.push({
+      variant: owner,
+      repository: downstream.repository,
+      url: downstream.url,
+      branch: downstream.branch,
+      directory: path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length),
+      policy: removalPolicy(owner, annotations[DELETION_POLICY_ANNOTATION])
+    });
+  }
+  return out;
+}
+function removalPolicy(owner, recorded) {
+  const copy = { repo: "", package: "", lifecycle: "Published", owners: [owner] };
+  const decided2 = deleteOrOrphan(copy, { metadata: { name: owner }, spec: { deletionPolicy: recorded ?? "delete" } });
+  return decided2?.op === "orphan" ? "orphan" : "delete";
+}
+function removalTarget(removal, branchPrefix2) {
+  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix2}${removal.variant}`, base: removal.branch };
+}
+function removalLabel(removal) {
+  return `${removal.repository}/${removal.directory.split("/").pop() ?? ""}`;
+}
+function runRemovalJob(removal, ctx) {
+  const id = { variant: removal.variant, downstream: removalLabel(removal), dryRun: ctx.dryRun };
+  return runJob(id, () => propose(ctx, removalChange(removal, ctx)));
+}
+function removalChange(removal, ctx) {
+  const { directory, policy, variant } = removal;
+  const action = policy === "delete" ? "removal-proposed" : "orphan-proposed";
+  const what = policy === "delete" ? `remove ${directory || "the root package"}` : `stop managing ${directory || "the root package"}`;
+  return {
+    target: removalTarget(removal, ctx.branchPrefix),
+    fingerprint: hashOf({ removal: policy, directory, variant, version: ctx.version }).slice(0, 32),
+    kind: policy === "delete" ? "removal" : "orphan",
+    variant,
+    directory,
+    opened: action,
+    updated: action,
+    scratchName: `remove-${variant}`,
+    async prepare(ws) {
+      if (policy === "delete") {
+        await ws.removePackage(directory);
+      } else {
+        const kptfile = await ws.readFile(directory, "Kptfile");
+        if (typeof kptfile === "object" && "kind" in kptfile && kptfile.kind === "symlink")
+          throw new RunError("symlinked-package", `${directory}/Kptfile in ${removal.url} is a symlink: left alone`);
+        if (typeof kptfile !== "string") throw new RunError("not-a-package", `${directory}/Kptfile in ${removal.url} cannot be read`);
+        const unowned = setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: void 0, [DELETION_POLICY_ANNOTATION]: void 0 });
+        await ws.writeFile(directory, "Kptfile", unowned);
+      }
+      return {
+        title: `kdelta: ${what} (variant ${variant} is gone)`,
+        summary: policy === "delete" ? `PackageVariant \`${variant}\` is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package \`${directory}\`.` : `PackageVariant \`${variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${directory}\` and removes only the ownership annotation.`,
+        conflicts: [],
+        resources: []
+      };
+    }
+  };
+}
+
+// ../run/src/jobs/variant.ts
+function variantTarget(plan, branchPrefix2) {
+  return {
+    downstream: plan.downstream.repository.name,
+    repo: plan.downstream.url,
+    head: `${branchPrefix2}${plan.name}`,
+    base: plan.downstream.branch
+  };
+}
+function runVariantJob(plan, ctx) {
+  const id = { variant: plan.name, downstream: `${plan.downstream.repository.name}/${plan.downstream.package}`, dryRun: ctx.dryRun };
+  return runJob(
+    id,
+    async () => {
+      const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
+      if (!resolved.ok) return failure("upstream-unresolved", resolved.error);
+      return propose(ctx, variantChange(plan, resolved.value, ctx));
+    },
+    (error2) => withRepositoryOf(plan, error2, message(error2))
+  );
+}
+function adopts(plan, owner) {
+  const copy = {
+    repo: plan.variant.spec?.downstream?.repo ?? "",
+    package: plan.variant.spec?.downstream?.package ?? "",
+    lifecycle: "Published",
+    owners: owner === void 0 ? [] : [owner === plan.name ? ownerKey(plan.variant) : owner]
+  };
+  return selectDownstreams(plan.variant, [copy]).downstreams.length > 0;
+}
+function variantChange(plan, up, ctx) {
+  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
+  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
+  const { directory, url } = plan.downstream;
+  return {
+    target: variantTarget(plan, ctx.branchPrefix),
+    fingerprint,
+    kind: "variant",
+    variant: plan.name,
+    directory,
+    upstream: upstreamInfo,
+    opened: "proposed",
+    updated: "updated",
+    scratchName: plan.name,
+    async prepare(ws) {
+      const local = await ws.readPackage(directory);
+      const kptfileContent = local?.get("Kptfile");
+      const kptfile = typeof kptfileContent === "string" ? kptfileContent : void 0;
+      if (local && kptfile === void 0) {
+        return { done: failure("not-a-package", `${directory} exists in ${url} and is not a kpt package (no Kptfile): left alone`) };
+      }
+      const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
+      const spec = plan.variant.spec ?? {};
+      if (local && !adopts(plan, owner)) {
+        return {
+          done: {
+            action: "not-adopted",
+            writes: false,
+            message: `package ${directory} exists ${owner ? `and belongs to variant "${owner}"` : "and belongs to no variant"}; adoptionPolicy adoptNone leaves it alone`
+          }
+        };
+      }
+      const oldCommit = lockCommit(kptfile);
+      let files;
+      let binary;
+      let conflicts = [];
+      let resources = [];
+      if (!local || oldCommit !== up.commit) {
+        const m = await ctx.materialize({
+          variant: plan.name,
+          upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
+          downstream: { package: plan.downstream.package, local },
+          cacheDir: ctx.cacheDir,
+          env: ctx.env,
+          trust: ctx.trust
+        });
+        await checkpoint(ctx.signal);
+        ({ text: files, binary } = splitBinary(m.files));
+        conflicts = m.conflicts;
+        resources = m.resources;
+        const deployment = plan.downstream.repository.object.spec?.deployment === true;
+        if (!local && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+          files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
+      } else {
+        ({ text: files, binary } = splitBinary(local));
+      }
+      const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
+        objects: plan.objects,
+        packageName: plan.downstream.package
+      });
+      if (!applied.ok) return { done: failure("variant-failed", applyFailureMessage(plan, applied)) };
+      for (const [path, text2] of applied.changed) files.set(path, text2);
+      const kpt = files.get("Kptfile");
+      if (kpt === void 0)
+        throw new RunError("not-a-package", `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
+      const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
+      files.set(
+        "Kptfile",
+        setKptfileAnnotations(kpt, {
+          [OWNER_ANNOTATION]: plan.name,
+          [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
+          ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
+        })
+      );
+      let renderFailure;
+      await checkpoint(ctx.signal);
+      if (ctx.render) {
+        const rendered = await renderFiles(ctx, files, directory, ws.dir);
+        if (rendered.ok) files = rendered.files;
+        else renderFailure = rendered.failure;
+      }
+      await checkpoint(ctx.signal);
+      await ws.writePackage(directory, new Map([...files, ...binary]));
+      const title = local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
+      return {
+        title,
+        summary: local ? `Updates package \`${directory}\` from \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.` : `Adds package \`${directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
+        commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})`,
+        upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 },
+        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
+        conflicts,
+        resources,
+        renderFailure,
+        notReady: applied.unmetGates
+      };
+    }
+  };
+}
 
 // ../run/src/materialize.ts
+init_src2();
 import { tmpdir as tmpdir3 } from "node:os";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
+init_src();
 
 // ../package-update/src/get.ts
-import { existsSync as existsSync5, lstatSync as lstatSync2, mkdirSync as mkdirSync4, renameSync as renameSync3, rmSync as rmSync5 } from "node:fs";
-import { basename as basename4, dirname as dirname6, isAbsolute as isAbsolute4, join as join13, relative as relative4 } from "node:path";
+init_src();
+import { basename as basename5, dirname as dirname6, isAbsolute as isAbsolute5, join as join14, relative as relative5 } from "node:path";
+
+// ../package-update/src/kptfile.ts
+init_src2();
+init_src();
 
 // ../package-update/src/errors.ts
+init_src2();
 var UpdateError = class extends KdeltaError2 {
   name = "UpdateError";
   constructor(message2, code2 = "update-failed", file) {
@@ -45284,27 +48667,21 @@ function addMergeCommentsToTree(pkg) {
   for (const f of marked) if (f.next !== f.text) pkg.write(f.path, f.next);
 }
 
-// ../package-update/src/commit.ts
-import { mkdirSync as mkdirSync3 } from "node:fs";
-function writeTree(dir, tree, empty2) {
-  mkdirSync3(dir, { recursive: true });
-  applyChanges(dir, tree.changesFrom(empty2));
-}
-
 // ../package-update/src/fetch.ts
+init_src();
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join12 } from "node:path";
-function withTrust(git3, named, callerNamesAll) {
-  const cwd = git3.cwd ?? process.cwd();
-  if (git3.trust) return { ...git3, trust: callerNamesAll ? git3.trust : trustNamed(git3.trust, named, cwd) };
-  const env = git3.env ?? process.env;
+import { join as join13 } from "node:path";
+function withTrust(git2, named, callerNamesAll) {
+  const cwd = git2.cwd ?? process.cwd();
+  if (git2.trust) return { ...git2, trust: callerNamesAll ? git2.trust : trustNamed(git2.trust, named, cwd) };
+  const env = git2.env ?? process.env;
   const trust = sourceTrust({
     named,
     cwd,
     env,
-    ...git3.allowLocalUpstreams !== void 0 ? { allowLocal: git3.allowLocalUpstreams } : {}
+    ...git2.allowLocalUpstreams !== void 0 ? { allowLocal: git2.allowLocalUpstreams } : {}
   });
-  return { ...git3, trust };
+  return { ...git2, trust };
 }
 var FetchMemo = class {
   entries = /* @__PURE__ */ new Map();
@@ -45322,36 +48699,36 @@ var FetchMemo = class {
 function createFetchMemo() {
   return new FetchMemo();
 }
-async function fetchTree(git3, repo, directory, ref, namedBy) {
-  const memo2 = git3.fetches;
-  if (!memo2) return fetchTreeOnce(git3, repo, directory, ref, namedBy);
+async function fetchTree(git2, repo, directory, ref, namedBy) {
+  const memo2 = git2.fetches;
+  if (!memo2) return fetchTreeOnce(git2, repo, directory, ref, namedBy);
   let key;
   try {
-    const where = repoLocation(repo, git3.cwd ?? process.cwd()).url;
-    key = JSON.stringify([where, normalizeDirectory(directory), ref ?? null, git3.cacheDir ?? null]);
+    const where = repoLocation(repo, git2.cwd ?? process.cwd()).url;
+    key = JSON.stringify([where, normalizeDirectory(directory), ref ?? null, git2.cacheDir ?? null]);
   } catch {
-    return fetchTreeOnce(git3, repo, directory, ref, namedBy);
+    return fetchTreeOnce(git2, repo, directory, ref, namedBy);
   }
-  const fetched = await memo2.share(key, () => fetchTreeOnce(git3, repo, directory, ref, namedBy));
+  const fetched = await memo2.share(key, () => fetchTreeOnce(git2, repo, directory, ref, namedBy));
   return { ...fetched, tree: fetched.tree.clone() };
 }
-async function fetchTreeOnce(git3, repo, directory, ref, namedBy) {
+async function fetchTreeOnce(git2, repo, directory, ref, namedBy) {
   const holder = makeTempDir(tmpdir2(), "fetch");
   try {
-    const dest = join12(holder, "pkg");
-    const env = git3.env ?? process.env;
-    const cacheDir = git3.cacheDir ?? env["KDELTA_CACHE_DIR"];
-    const credentials = git3.credentials?.get(withoutCredentials(repo));
+    const dest = join13(holder, "pkg");
+    const env = git2.env ?? process.env;
+    const cacheDir = git2.cacheDir ?? env["KDELTA_CACHE_DIR"];
+    const credentials2 = git2.credentials?.get(withoutCredentials(repo));
     const fetched = await fetchPackage({
       repo,
-      ...credentials ? { credentials } : {},
+      ...credentials2 ? { credentials: credentials2 } : {},
       directory,
       dest,
-      cwd: git3.cwd ?? process.cwd(),
+      cwd: git2.cwd ?? process.cwd(),
       env,
       ...ref !== void 0 ? { ref } : {},
       ...cacheDir ? { cacheDir } : {},
-      ...git3.trust ? { trust: git3.trust } : {},
+      ...git2.trust ? { trust: git2.trust } : {},
       ...namedBy ? { namedBy } : {}
     });
     const tree = PackageTree.read(dest) ?? PackageTree.empty();
@@ -45366,11 +48743,9 @@ async function fetchTreeOnce(git3, repo, directory, ref, namedBy) {
 function progressLines(listener) {
   return listener ? (message2) => listener({ message: message2 }) : () => void 0;
 }
-function reportRecovery(listener, message2) {
-  if (message2 !== void 0) listener?.({ message: message2, kind: "recovery" });
-}
 
 // ../package-update/src/side.ts
+init_src();
 import { sep as sep3 } from "node:path";
 function sideLabel(side, repo, directory, ref) {
   const dir = (directory ?? "/").replace(/^\/+/, "");
@@ -45407,14 +48782,14 @@ function relabel(sides2, error2) {
 }
 
 // ../package-update/src/get.ts
-async function fetchUnfetched(git3, pkg, prefix = "") {
+async function fetchUnfetched(git2, pkg, prefix = "") {
   const fetchedPaths = [];
   for (const rel of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
     const sub = pkg.at(rel);
     const parsed = readKptfile(sub, sub.describe(KPTFILE));
     const upstream2 = parsed?.kptfile.upstream?.git;
     if (!parsed || !upstream2?.repo || parsed.kptfile.upstreamLock?.git?.commit) continue;
-    const fetched = await fetchTree(git3, upstream2.repo, upstream2.directory ?? "/", upstream2.ref || void 0, sub.describe(KPTFILE));
+    const fetched = await fetchTree(git2, upstream2.repo, upstream2.directory ?? "/", upstream2.ref || void 0, sub.describe(KPTFILE));
     const record = {
       repo: upstream2.repo,
       directory: fetched.directory,
@@ -45423,75 +48798,39 @@ async function fetchUnfetched(git3, pkg, prefix = "") {
     };
     const root = fetched.tree.package();
     const side = { path: fetched.tree.source, label: sideLabel("upstream", upstream2.repo, fetched.directory, fetched.ref) };
-    const inside2 = await labelled([side], async () => {
-      root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename4(rel), record, fetched.commit));
-      return fetchUnfetched(git3, root, `${prefix}${rel}/`);
+    const inside = await labelled([side], async () => {
+      root.write(KPTFILE, withUpstream(readKptfile(root, root.describe(KPTFILE)), basename5(rel), record, fetched.commit));
+      return fetchUnfetched(git2, root, `${prefix}${rel}/`);
     });
-    fetchedPaths.push(`${prefix}${rel}`, ...inside2);
+    fetchedPaths.push(`${prefix}${rel}`, ...inside);
     sub.delete("");
     sub.copyFrom(root, "");
   }
   return fetchedPaths;
 }
-function exists2(path) {
-  try {
-    lstatSync2(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function shown2(dest, cwd) {
-  const rel = relative4(cwd, dest);
-  return rel && !rel.startsWith("..") && !isAbsolute4(rel) ? rel : dest;
-}
-function alreadyExists(dest, cwd) {
-  return new UpdateError(
-    `destination directory "${shown2(dest, cwd)}" already exists: pkg get writes a new directory, never into an existing one; nothing was written`,
-    "destination-exists"
-  );
-}
-async function getPackage(options) {
-  const dest = options.destination;
-  const cwd = options.cwd ?? process.cwd();
+async function getPackageTree(options) {
   const progress = progressLines(options.progress);
-  reportRecovery(options.progress, recoverInterruptedSwap(dest));
-  if (exists2(dest)) throw alreadyExists(dest, cwd);
   progress(`Fetching ${withoutCredentials(options.repo)}@${options.ref}`);
-  const git3 = withTrust(options, [options.repo], false);
-  const fetched = await fetchTree(git3, options.repo, options.directory, options.ref);
+  const git2 = withTrust(options, [options.repo], false);
+  const fetched = await fetchTree(git2, options.repo, options.directory, options.ref);
   const pkg = fetched.tree.package();
   const record = { repo: options.repo, directory: fetched.directory, ref: options.ref, updateStrategy: options.updateStrategy };
   const side = { path: fetched.tree.source, label: sideLabel("upstream", options.repo, fetched.directory, options.ref) };
   const nested = await labelled([side], async () => {
-    pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), basename4(dest), record, fetched.commit));
-    const inside2 = await fetchUnfetched(git3, pkg);
+    pkg.write(KPTFILE, withUpstream(readKptfile(pkg, pkg.describe(KPTFILE)), options.name, record, fetched.commit));
+    const inside = await fetchUnfetched(git2, pkg);
     addMergeCommentsToTree(pkg);
-    return inside2;
+    return inside;
   });
-  const work = makeWorkDir(dest, "get");
-  try {
-    const ready = join13(work, "pkg");
-    writeTree(ready, fetched.tree, PackageTree.empty());
-    const madeParent = existsSync5(dirname6(dest)) ? void 0 : mkdirSync4(dirname6(dest), { recursive: true });
-    try {
-      renameSync3(ready, dest);
-    } catch (error2) {
-      if (madeParent) rmSync5(madeParent, { recursive: true, force: true });
-      const code2 = error2.code;
-      if (code2 === "ENOTEMPTY" || code2 === "EEXIST" || code2 === "ENOTDIR") throw alreadyExists(dest, cwd);
-      throw error2;
-    }
-  } finally {
-    removeTempDir(work);
-  }
-  return { destination: dest, commit: fetched.commit, nested, tree: fetched.tree };
+  return { tree: fetched.tree, commit: fetched.commit, nested };
 }
 
 // ../package-update/src/update.ts
-import { basename as basename5, join as join14, posix as posix4, relative as relative5 } from "node:path";
+init_src();
+import { basename as basename6, join as join15, posix as posix4, relative as relative6 } from "node:path";
 
 // ../package-update/src/compare.ts
+init_src2();
 var KPTFILE_BOOKKEEPING = ["apiVersion", "kind", "upstream", "upstreamLock", "status", "metadata"];
 function kptfileData(text2) {
   try {
@@ -45726,6 +49065,7 @@ function replaceTree(input) {
 }
 
 // ../package-update/src/strategies/resource-merge.ts
+init_src2();
 function replaceNonKrmFiles(input) {
   const { local: localPkg, updated: updatedPkg, origin: originPkg } = input;
   const isNonKrm = (f) => !isKrmPath(f.path) && f.path !== KPTFILE;
@@ -45972,31 +49312,31 @@ async function updateOne(run2, pkg, name2, usersRepos) {
   addMergeCommentsToTree(pkg);
   const parsed = readKptfile(pkg, pkg.describe(KPTFILE));
   const kf = parsed.kptfile;
-  const git3 = kf.upstream?.git;
-  if (!git3?.repo) throw new UpdateError(`package "${name2}" must have an upstream reference`, "no-upstream");
-  const ref = git3.ref || void 0;
+  const git2 = kf.upstream?.git;
+  if (!git2?.repo) throw new UpdateError(`package "${name2}" must have an upstream reference`, "no-upstream");
+  const ref = git2.ref || void 0;
   const strategy = strategyOf(kf.upstream?.updateStrategy, parsed.file);
   run2.progress(`Package "${name2}":`);
-  run2.progress(`Fetching upstream from ${withoutCredentials(git3.repo)}@${git3.ref ?? ""}`);
+  run2.progress(`Fetching upstream from ${withoutCredentials(git2.repo)}@${git2.ref ?? ""}`);
   const namedBy = pkg.describe(KPTFILE);
-  const updated = await fetchTree(fetchGit, git3.repo, git3.directory ?? "/", ref, namedBy);
-  const sides2 = [{ path: updated.tree.source, label: sideLabel("upstream", git3.repo, git3.directory, git3.ref ?? updated.ref) }];
+  const updated = await fetchTree(fetchGit, git2.repo, git2.directory ?? "/", ref, namedBy);
+  const sides2 = [{ path: updated.tree.source, label: sideLabel("upstream", git2.repo, git2.directory, git2.ref ?? updated.ref) }];
   labelled(sides2, () => addMergeCommentsToTree(updated.tree.package()));
   const lock = kf.upstreamLock?.git;
   let origin;
   if (lock?.commit || lock?.repo) {
-    run2.progress(`Fetching origin from ${withoutCredentials(lock.repo ?? git3.repo)}@${lock.ref ?? ""}`);
+    run2.progress(`Fetching origin from ${withoutCredentials(lock.repo ?? git2.repo)}@${lock.ref ?? ""}`);
     const fetched = await fetchTree(
       fetchGit,
-      lock.repo ?? git3.repo,
-      lock.directory ?? git3.directory ?? "/",
+      lock.repo ?? git2.repo,
+      lock.directory ?? git2.directory ?? "/",
       lock.commit || lock.ref || void 0,
       namedBy
     );
     origin = fetched.tree.package();
     sides2.push({
       path: fetched.tree.source,
-      label: sideLabel("origin", lock.repo ?? git3.repo, lock.directory ?? git3.directory, lock.commit || lock.ref || "")
+      label: sideLabel("origin", lock.repo ?? git2.repo, lock.directory ?? git2.directory, lock.commit || lock.ref || "")
     });
     labelled(sides2, () => addMergeCommentsToTree(origin));
   } else {
@@ -46023,7 +49363,7 @@ async function updateOne(run2, pkg, name2, usersRepos) {
     withUpstream(
       after,
       void 0,
-      { repo: git3.repo, directory: git3.directory ?? "/", ref: git3.ref ?? updated.ref, updateStrategy: strategy },
+      { repo: git2.repo, directory: git2.directory ?? "/", ref: git2.ref ?? updated.ref, updateStrategy: strategy },
       updated.commit
     )
   );
@@ -46045,20 +49385,20 @@ function usersOwnRepos(nested, parent, rel) {
 function followRootRequest(pkg, root, options) {
   if (!options.ref && !options.strategy) return;
   const sub = readKptfile(pkg, pkg.describe(KPTFILE));
-  const git3 = sub?.kptfile.upstream?.git;
+  const git2 = sub?.kptfile.upstream?.git;
   const rootGit = root.git;
-  if (!sub || !git3?.repo || git3.repo !== rootGit.repo) return;
-  if ((git3.ref ?? "") !== (rootGit.ref ?? "")) return;
-  if (!directoryWithin(git3.directory, rootGit.directory)) return;
+  if (!sub || !git2?.repo || git2.repo !== rootGit.repo) return;
+  if ((git2.ref ?? "") !== (rootGit.ref ?? "")) return;
+  if (!directoryWithin(git2.directory, rootGit.directory)) return;
   pkg.write(
     KPTFILE,
     withUpstream(
       sub,
       void 0,
       {
-        repo: git3.repo,
-        directory: git3.directory ?? "/",
-        ref: options.ref || git3.ref || "",
+        repo: git2.repo,
+        directory: git2.directory ?? "/",
+        ref: options.ref || git2.ref || "",
         updateStrategy: options.strategy ?? sub.kptfile.upstream?.updateStrategy
       },
       void 0
@@ -46082,33 +49422,31 @@ function fileOutcomes(before, after) {
   for (const path of a.keys()) if (!b.has(path)) out.push({ path, status: "deleted" });
   return out.sort((x, y) => x.path < y.path ? -1 : x.path > y.path ? 1 : 0);
 }
-async function updatePackage(options) {
-  const dir = options.dir;
-  reportRecovery(options.progress, recoverInterruptedSwap(dir));
-  const before = PackageTree.read(dir);
-  const kptfileText = before?.text(KPTFILE);
-  if (!before || kptfileText === void 0) {
-    throw new UpdateError(`${join14(dir, KPTFILE)}: no such file or directory (not a kpt package)`, "not-a-package");
+async function updatePackageTree(options) {
+  const before = options.tree;
+  const rootName = options.name;
+  const kptfileText = before.text(KPTFILE);
+  if (kptfileText === void 0) {
+    throw new UpdateError(`${before.describe(KPTFILE)}: no such file or directory (not a kpt package)`, "not-a-package");
   }
-  const rootKptfile = kptfileOf(kptfileText, join14(dir, KPTFILE));
-  const rootName = relative5(options.displayRoot ?? options.cwd ?? process.cwd(), dir) || basename5(dir);
+  const rootKptfile = kptfileOf(kptfileText, before.describe(KPTFILE));
   const rootUpstream = rootKptfile.kptfile.upstream;
   if (!rootUpstream?.git?.repo) throw new UpdateError(`package "${rootName}" must have an upstream reference`, "no-upstream");
   if (options.strategy === void 0) strategyOf(rootUpstream.updateStrategy, rootKptfile.file);
-  const git3 = withTrust(options, [rootUpstream.git.repo, rootKptfile.kptfile.upstreamLock?.git?.repo], true);
-  const run2 = { git: git3, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [], decisions: [] };
+  const git2 = withTrust(options, [rootUpstream.git.repo, rootKptfile.kptfile.upstreamLock?.git?.repo], true);
+  const run2 = { git: git2, progress: progressLines(options.progress), packages: [], resources: [], conflicts: [], decisions: [] };
   const work = before.clone();
   if (options.ref || options.strategy) {
-    const git4 = rootUpstream.git;
+    const git3 = rootUpstream.git;
     work.write(
       KPTFILE,
       withUpstream(
         rootKptfile,
         void 0,
         {
-          repo: git4.repo,
-          directory: git4.directory ?? "/",
-          ref: options.ref || git4.ref || "",
+          repo: git3.repo,
+          directory: git3.directory ?? "/",
+          ref: options.ref || git3.ref || "",
           updateStrategy: options.strategy ?? rootUpstream.updateStrategy
         },
         void 0
@@ -46134,9 +49472,7 @@ async function updatePackage(options) {
       stack.push(path);
     }
   }
-  run2.progress(options.dryRun ? `Compared ${count} package(s) with upstream.` : `Updated ${count} package(s).`);
-  const written = !options.dryRun && !isEmptyChange(commitTree(dir, work, before));
-  const lock = kptfileOf(work.text(KPTFILE), join14(dir, KPTFILE)).kptfile.upstreamLock;
+  const lock = kptfileOf(work.text(KPTFILE), before.describe(KPTFILE)).kptfile.upstreamLock;
   return {
     updated: count,
     packages: run2.packages,
@@ -46146,20 +49482,16 @@ async function updatePackage(options) {
     decisions: run2.decisions,
     lock,
     before,
-    after: work,
-    written
+    after: work
   };
 }
 
+// ../package-update/src/diff.ts
+init_src();
+init_src2();
+
 // ../run/src/materialize.ts
-var decoder = new TextDecoder("utf-8", { fatal: true });
-function fileContent(bytes) {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    return bytes;
-  }
-}
+var NO_WORKING_DIRECTORY = join16(tmpdir3(), "kdelta-package-has-no-directory");
 function kptDirectory(directory) {
   return `/${directory.replace(/^\/+|\/+$/g, "")}`;
 }
@@ -46207,89 +49539,65 @@ function createPackageUpdateMaterialize() {
     ]);
     let files = gets.get(key);
     if (!files) {
-      files = packageUpdateMaterialize(input).then((r) => r.files);
+      files = materialize(input, fetches).then((r) => r.files);
       gets.set(key, files);
       files.catch(() => gets.delete(key));
     }
     return files.then((f) => ({ files: new Map(f), conflicts: [], resources: [], lock: { ...input.upstream } }));
   };
 }
-var packageUpdateMaterialize = (input) => materialize(input, void 0);
 async function materialize(input, fetches) {
-  const scratch = makeTempDir(tmpdir3(), "pkg");
-  try {
-    const dir = join15(scratch, checkName(input.downstream.package || "pkg"));
-    const git3 = {
-      cwd: input.cwd ?? scratch,
-      env: input.env,
-      ...input.cacheDir ? { cacheDir: input.cacheDir } : {},
-      ...fetches ? { fetches } : {},
-      ...input.trust ? { trust: input.trust } : {}
-    };
-    const local = input.downstream.local;
-    if (!local) {
-      const got = await getPackage({
-        ...git3,
-        repo: input.upstream.repo,
-        directory: kptDirectory(input.upstream.directory),
-        ref: input.upstream.ref,
-        destination: dir
-      });
-      if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
-      const files2 = await readPackageDir(dir);
-      if (!files2?.has("Kptfile"))
-        throw new RunError(
-          "not-a-package",
-          `${input.upstream.repo} ${kptDirectory(input.upstream.directory)} at ${input.upstream.ref} is not a kpt package (no Kptfile)`
-        );
-      return { files: files2, conflicts: [], resources: [], lock: { ...input.upstream } };
-    }
-    const kptfile = local.get("Kptfile");
-    if (typeof kptfile !== "string") throw new RunError("not-a-package", `package ${input.downstream.package} has no readable Kptfile`);
-    if (!hasLock(kptfile)) {
-      const got = await getPackage({
-        ...git3,
-        repo: input.upstream.repo,
-        directory: kptDirectory(input.upstream.directory),
-        ref: input.upstream.ref,
-        destination: dir
-      });
-      if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
-      const files2 = await readPackageDir(dir) ?? /* @__PURE__ */ new Map();
-      const fetchedKptfile = files2.get("Kptfile");
-      for (const [path, content] of local) files2.set(path, content);
-      if (typeof fetchedKptfile === "string")
-        files2.set("Kptfile", withProvenanceOf(kptfile, fetchedKptfile, `${input.downstream.package}/Kptfile`));
-      return { files: files2, conflicts: [], resources: [], lock: { ...input.upstream } };
-    }
-    const local2 = new Map(local);
-    const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
-    if (pointed !== void 0) local2.set("Kptfile", pointed);
-    await writePackageDir(dir, local2);
-    const result = await updatePackage({ ...git3, dir, ref: input.upstream.ref, displayRoot: scratch, dryRun: true });
-    if (result.lock?.git?.commit !== void 0 && result.lock.git.commit !== input.upstream.commit)
-      throw movedDuringRun(input, result.lock.git.commit);
-    const files = filesOf(result.after);
-    return {
-      files,
-      conflicts: result.conflicts,
-      resources: result.resources,
-      lock: { ...input.upstream }
-    };
-  } finally {
-    removeTempDir(scratch);
+  const name2 = checkName(input.downstream.package || "pkg");
+  const git2 = {
+    cwd: input.cwd ?? NO_WORKING_DIRECTORY,
+    env: input.env,
+    ...input.cacheDir ? { cacheDir: input.cacheDir } : {},
+    ...fetches ? { fetches } : {},
+    ...input.trust ? { trust: input.trust } : {}
+  };
+  const get2 = async () => {
+    const got = await getPackageTree({
+      ...git2,
+      repo: input.upstream.repo,
+      directory: kptDirectory(input.upstream.directory),
+      ref: input.upstream.ref,
+      name: name2
+    });
+    if (got.commit !== input.upstream.commit) throw movedDuringRun(input, got.commit);
+    return packageFilesOf(got.tree);
+  };
+  const local = input.downstream.local;
+  if (!local) {
+    const files = await get2();
+    if (!files.has("Kptfile"))
+      throw new RunError(
+        "not-a-package",
+        `${input.upstream.repo} ${kptDirectory(input.upstream.directory)} at ${input.upstream.ref} is not a kpt package (no Kptfile)`
+      );
+    return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
   }
-}
-function filesOf(tree) {
-  const files = /* @__PURE__ */ new Map();
-  const kept = (p) => !p.split("/").some((s) => s === ".git" || s === "node_modules");
-  for (const p of tree.allFiles().keys()) {
-    if (!kept(p)) continue;
-    const bytes = tree.bytes(p);
-    files.set(p, tree.isExecutable(p) ? { kind: "executable", bytes } : fileContent(bytes));
+  const kptfile = local.get("Kptfile");
+  if (typeof kptfile !== "string") throw new RunError("not-a-package", `package ${input.downstream.package} has no readable Kptfile`);
+  if (!hasLock(kptfile)) {
+    const files = await get2();
+    const fetchedKptfile = files.get("Kptfile");
+    for (const [path, content] of local) files.set(path, content);
+    if (typeof fetchedKptfile === "string")
+      files.set("Kptfile", withProvenanceOf(kptfile, fetchedKptfile, `${input.downstream.package}/Kptfile`));
+    return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
   }
-  for (const [p, target] of tree.allLinks()) if (kept(p)) files.set(p, { kind: "symlink", target });
-  return new Map([...files].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+  const local2 = new Map(local);
+  const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
+  if (pointed !== void 0) local2.set("Kptfile", pointed);
+  const result = await updatePackageTree({ ...git2, tree: packageTreeOf(local2, name2), name: name2, ref: input.upstream.ref });
+  if (result.lock?.git?.commit !== void 0 && result.lock.git.commit !== input.upstream.commit)
+    throw movedDuringRun(input, result.lock.git.commit);
+  return {
+    files: packageFilesOf(result.after),
+    conflicts: result.conflicts,
+    resources: result.resources,
+    lock: { ...input.upstream }
+  };
 }
 function movedDuringRun(input, fetched) {
   return new Error(
@@ -46297,375 +49605,39 @@ function movedDuringRun(input, fetched) {
   );
 }
 
-// ../run/src/package-files.ts
-async function readPackageDir(dir) {
-  const out = /* @__PURE__ */ new Map();
-  const walk = async (abs2) => {
-    for (const entry of await readdir6(abs2, { withFileTypes: true })) {
-      if (entry.name === ".git" || entry.name === "node_modules") continue;
-      const full = join16(abs2, entry.name);
-      const rel = relative6(dir, full).split(sep4).join("/");
-      if (entry.isSymbolicLink()) out.set(rel, { kind: "symlink", target: await readlink2(full) });
-      else if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile()) {
-        const bytes = await readFile6(full);
-        out.set(rel, ((await lstat2(full)).mode & 64) !== 0 ? { kind: "executable", bytes } : fileContent(bytes));
-      }
-    }
-  };
-  try {
-    if ((await lstat2(dir)).isSymbolicLink())
-      throw new RunError("symlinked-package", `${dir} is a symlink: a package directory is never followed`);
-    await walk(dir);
-  } catch (error2) {
-    if (error2.code === "ENOENT" || error2.code === "ENOTDIR") return void 0;
-    throw error2;
-  }
-  if (out.size === 0) return void 0;
-  return new Map([...out].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
-}
-async function assertNoSymlinkIn(root, directory, repository) {
-  const parts = directory.split("/").filter((p) => p !== "" && p !== ".");
-  for (let i = 1; i <= parts.length; i++) {
-    const path = parts.slice(0, i).join("/");
-    let link2;
-    try {
-      const stats = await lstat2(join16(root, path));
-      if (!stats.isSymbolicLink()) continue;
-      link2 = await readlink2(join16(root, path));
-    } catch {
-      return;
-    }
-    const what = path === parts.join("/") ? "the package directory" : `${path}, a directory above the package,`;
-    throw new RunError(
-      "symlinked-package",
-      `${parts.join("/")} in ${repository}: ${what} is a symlink (to ${link2}): kdelta never follows a symlink out of a package; left alone`,
-      { path: parts.join("/") }
-    );
-  }
-}
-async function writePackageDir(dir, files) {
-  await rm5(dir, { recursive: true, force: true });
-  const links = [];
-  for (const [path, content] of files) {
-    if (path.split("/").some((s) => s === ".." || s === "" || s === "."))
-      throw new RunError("unsafe-path", `refusing to write "${path}": not a path inside the package`);
-    const full = join16(dir, path);
-    if (typeof content === "object" && "kind" in content && content.kind === "symlink") {
-      links.push([full, content.target]);
-      continue;
-    }
-    await mkdir5(dirname7(full), { recursive: true });
-    if (typeof content === "string" || content instanceof Uint8Array) await writeFile5(full, content);
-    else {
-      await writeFile5(full, content.bytes);
-      await chmod2(full, 493);
-    }
-  }
-  for (const [full, target] of links) {
-    await mkdir5(dirname7(full), { recursive: true });
-    await symlink2(target, full);
-  }
-}
-function splitBinary(files) {
-  const text2 = /* @__PURE__ */ new Map();
-  const binary = /* @__PURE__ */ new Map();
-  for (const [path, content] of files) {
-    if (typeof content === "string") text2.set(path, content);
-    else binary.set(path, content);
-  }
-  return { text: text2, binary };
-}
-
-// ../run/src/plan.ts
-import { createHash as createHash6 } from "node:crypto";
-import { isAbsolute as isAbsolute5, resolve as resolve6 } from "node:path";
-
-// ../run/src/names.ts
-var DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-var DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
-function objectNameProblem(name2) {
-  if (name2.length > 253 || !DNS_SUBDOMAIN.test(name2)) {
-    return `"${name2}" is not a valid Kubernetes object name (RFC 1123 subdomain: at most 253 characters, lowercase letters, digits, "-" and ".", starting and ending with a letter or digit)`;
-  }
-  return void 0;
-}
-function findCollisions(planned, recordOf) {
-  const seen = /* @__PURE__ */ new Map();
+// ../run/src/settle.ts
+init_src();
+init_proposal_body();
+async function settleMergedRemovals(ctx, downstreams, handled, ours) {
   const out = [];
-  for (const p of planned) {
-    const repo = repositoryIdentity(p.target.repo);
-    const keys = [
-      [`branch\0${repo}\0${p.target.head}`, `branch "${p.target.head}" of ${repo}`],
-      [`directory\0${repo}\0${p.directory}`, `package directory "${p.directory || "."}" of ${repo}`]
-    ];
-    const record = recordOf?.(p.target);
-    if (record !== void 0) keys.push([`record\0${record}`, `proposal record ${record}`]);
-    for (const [key, what] of keys) {
-      const before = seen.get(key);
-      if (before && before !== p) {
-        out.push({ first: before, second: p, what });
-        break;
-      }
-      seen.set(key, p);
+  const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
+  for (const p of await ctx.forge.list()) {
+    const repo = byCleanUrl.get(withoutCredentials(p.repo));
+    if (p.state !== "open" || repo === void 0 || handled.has(`${p.downstream} ${p.head}`)) continue;
+    const meta = parseMetadataBlock(p.body);
+    if (!meta || meta.kind !== "removal" && meta.kind !== "orphan" || !ours(meta.variant)) continue;
+    const base = { variant: meta.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
+    try {
+      const mirror = await ctx.mirror(repo);
+      const baseCommit = mirror.heads.get(p.base);
+      const merged = baseCommit !== void 0 && await isAncestorIn(mirror.dir, meta.headCommit, baseCommit);
+      if (!merged) continue;
+      const proposal = ctx.dryRun ? p : await ctx.forge.close(p, "merged");
+      out.push({ ...base, action: "up-to-date", writes: true, proposal: proposalRef(proposal), message: "the proposal was merged" });
+    } catch (error2) {
+      out.push({ ...base, action: "failed", writes: false, code: errorCode(error2), error: message(error2) });
     }
   }
   return out;
 }
-function describeCollision(c) {
-  return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
-}
 
-// ../run/src/plan.ts
-function repositoryUrl(repo, cwd) {
-  const r = repo.repo;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute5(r)) return r;
-  return resolve6(cwd, r);
-}
-function joinDir(...parts) {
-  return parts.flatMap((p) => p.split("/")).filter((p) => p !== "" && p !== ".").join("/");
-}
-function planRun(config, options) {
-  const issues = [];
-  const warnings = [];
-  const repos = new Map(config.repositories.map((r) => [`${r.namespace}/${r.name}`, r]));
-  const candidates = [];
-  const policyOf = (obj2, source) => {
-    const v = obj2.metadata?.annotations?.[UPSTREAM_POLICY_ANNOTATION];
-    if (v === void 0) return "pinned";
-    if (v === "highest-semver" || v === "pinned") return v;
-    issues.push({
-      source,
-      field: `metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}`,
-      message: `must be "pinned" or "highest-semver" (got "${v}")`
-    });
-    return "pinned";
-  };
-  const prereleasesOf = (obj2, source) => {
-    const v = obj2.metadata?.annotations?.[UPSTREAM_PRERELEASES_ANNOTATION];
-    if (v === void 0 || v === "false") return false;
-    if (v === "true") return true;
-    issues.push({
-      source,
-      field: `metadata.annotations.${UPSTREAM_PRERELEASES_ANNOTATION}`,
-      message: `must be "true" or "false" (got "${v}")`
-    });
-    return false;
-  };
-  for (const { value: pv, source } of config.variants)
-    candidates.push({ pv, source, policy: policyOf(pv, source), prereleases: prereleasesOf(pv, source) });
-  for (const { value: pvs, source } of config.sets) {
-    const policy = policyOf(pvs, source);
-    const prereleases = prereleasesOf(pvs, source);
-    const expanded = expandPackageVariantSet(pvs, { objects: config.objects });
-    if (!expanded.ok) {
-      for (const e of expanded.errors) {
-        const m = /^(spec\.[^\s:]+)(?: \([^)]*\))?: (.*)$/s.exec(e);
-        issues.push(m ? { source, field: m[1], message: m[2] } : { source, message: e });
-      }
-      continue;
-    }
-    if (expanded.variants.length === 0) {
-      issues.push({
-        source,
-        field: "spec.targets",
-        message: `selects nothing: ${expanded.warnings.join("; ") || "no target generates a PackageVariant"}`
-      });
-      continue;
-    }
-    for (const w of expanded.warnings) warnings.push(`${describeSource(source)}: ${w}`);
-    for (const pv of expanded.variants) candidates.push({ pv, source, policy, prereleases });
-  }
-  const byName2 = /* @__PURE__ */ new Map();
-  const byDownstream = /* @__PURE__ */ new Map();
-  const variants = [];
-  for (const { pv: raw, source, policy, prereleases } of candidates) {
-    const pv = withPackageVariantDefaults(raw);
-    const name2 = pv.metadata?.name ?? "";
-    const namespace = pv.metadata?.namespace || "default";
-    const before = byName2.get(name2);
-    if (before) {
-      issues.push({
-        source,
-        message: `PackageVariant "${name2}" is also defined by ${describeSource(before)}: variant names must be unique`
-      });
-      continue;
-    }
-    byName2.set(name2, source);
-    const spec = pv.spec ?? {};
-    const generated = source.kind === "PackageVariantSet";
-    const nameProblem = objectNameProblem(name2);
-    if (nameProblem) {
-      issues.push(
-        generated ? { source, field: "spec.targets", message: `generates variant ${nameProblem}` } : { source, field: "metadata.name", message: nameProblem }
-      );
-      continue;
-    }
-    const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ""}`);
-    const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ""}`);
-    if (!upRepo) {
-      issues.push({
-        source,
-        field: "spec.upstream.repo",
-        message: `Repository "${spec.upstream?.repo ?? ""}" does not exist in namespace "${namespace}"`
-      });
-    }
-    if (!downRepo) {
-      issues.push({
-        source,
-        field: generated ? "spec.targets" : "spec.downstream.repo",
-        message: `Repository "${spec.downstream?.repo ?? ""}" does not exist in namespace "${namespace}"${generated ? ` (variant "${name2}")` : ""}`
-      });
-    }
-    if (!upRepo || !downRepo) continue;
-    const downUrl = repositoryUrl(downRepo, options.cwd);
-    const downDirectory = joinDir(downRepo.directory, spec.downstream?.package ?? "");
-    const downstreamKey = `${repositoryIdentity(downUrl)}\0${downDirectory}`;
-    const owner = byDownstream.get(downstreamKey);
-    if (owner) {
-      issues.push({
-        source,
-        message: `variants "${owner.name}" (Repository "${owner.repository}") and "${name2}" (Repository "${downRepo.name}") both write package directory "${downDirectory || "."}" of ${hideCredentials(downUrl)}: each would overwrite the other's proposal`
-      });
-      continue;
-    }
-    byDownstream.set(downstreamKey, { name: name2, repository: downRepo.name });
-    const revision = spec.upstream?.revision;
-    variants.push({
-      name: name2,
-      variant: pv,
-      source,
-      upstreamField: "spec.upstream",
-      upstream: {
-        repository: upRepo,
-        url: repositoryUrl(upRepo, options.cwd),
-        package: spec.upstream?.package ?? "",
-        directory: joinDir(upRepo.directory, spec.upstream?.package ?? ""),
-        revision: revision === void 0 || revision === "" ? void 0 : String(revision),
-        policy,
-        prereleases
-      },
-      downstream: {
-        repository: downRepo,
-        url: downUrl,
-        branch: downRepo.branch,
-        package: spec.downstream?.package ?? "",
-        directory: downDirectory
-      },
-      objects: config.objects.filter((o) => (o.metadata?.namespace || "default") === namespace)
-    });
-  }
-  if (issues.length > 0) throw new ControlError(issues, config.texts);
-  variants.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  const downstreams = /* @__PURE__ */ new Map();
-  for (const r of config.repositories) {
-    const used = variants.some((v) => v.downstream.repository === r) || r.object.spec?.deployment === true;
-    if (used) downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
-  }
-  return { variants, downstreams: [...downstreams.values()], warnings };
-}
-function resolveUpstream(plan, refs) {
-  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
-  const { upstream: upstream2 } = plan;
-  const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
-  const pkg = upstream2.package || "/";
-  const follows = upstream2.policy === "highest-semver" || upstream2.revision === void 0;
-  const release = follows ? latestRelease(refs, { packagePath: upstream2.package, prereleases: upstream2.prereleases }) : void 0;
-  if (release) {
-    const scope = release.scope === "package" ? `of ${pkg}` : `of the repository (${pkg} has no tag "${pkg}/vX.Y.Z")`;
-    const policy = upstream2.policy === "highest-semver" ? `, ${UPSTREAM_POLICY_ANNOTATION}: highest-semver` : "";
-    const pre = upstream2.prereleases ? ", pre-releases included" : "";
-    return {
-      ok: true,
-      value: { ref: release.tag, kind: "tag", commit: release.commit, reason: `latest release ${release.version} ${scope}${policy}${pre}` }
-    };
-  }
-  if (upstream2.policy === "highest-semver") {
-    return {
-      ok: false,
-      error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${hideCredentials(upstream2.url)} has no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : ` (pre-releases count only with ${UPSTREAM_PRERELEASES_ANNOTATION}: "true")`}`
-    };
-  }
-  if (upstream2.revision === void 0) {
-    const branch = upstream2.repository.branch;
-    const commit = byName2.get(`refs/heads/${branch}`);
-    if (!commit)
-      return {
-        ok: false,
-        error: `${describeSource(upstream2.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${hideCredentials(upstream2.url)}`
-      };
-    return {
-      ok: true,
-      value: {
-        ref: branch,
-        kind: "branch",
-        commit,
-        reason: `no release of ${pkg} (no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : " that is not a pre-release"}): branch ${branch} of Repository "${upstream2.repository.name}"`
-      }
-    };
-  }
-  const tags = upstreamRefCandidates({ package: upstream2.package, revision: upstream2.revision });
-  const named = `revision "${upstream2.revision}"`;
-  for (const t of tags) {
-    const commit = byName2.get(`refs/tags/${t}`);
-    if (commit) return { ok: true, value: { ref: t, kind: "tag", commit, reason: named } };
-  }
-  const branchCommit = byName2.get(`refs/heads/${upstream2.revision}`);
-  if (branchCommit) return { ok: true, value: { ref: upstream2.revision, kind: "branch", commit: branchCommit, reason: named } };
-  if (isFullCommit(upstream2.revision))
-    return { ok: true, value: { ref: upstream2.revision, kind: "commit", commit: upstream2.revision.toLowerCase(), reason: named } };
-  return {
-    ok: false,
-    error: `${where}: "${upstream2.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(" or ")}), a branch or a full commit of ${upstream2.url}`
-  };
-}
-function withRepositoryOf(plan, error2, message2) {
-  const branchMissing = error2 instanceof RunError && error2.code === "branch-missing";
-  if (!branchMissing && !isGitError(error2)) return message2;
-  const names2 = (url) => [url, hideCredentials(url), repositoryIdentity(url)].some((u) => u !== "" && message2.includes(u));
-  const repository = names2(plan.downstream.url) ? plan.downstream.repository : names2(plan.upstream.url) ? plan.upstream.repository : void 0;
-  if (!repository) return message2;
-  return `${describeSource(repository.source)}: ${branchMissing ? "spec.git.branch" : "spec.git.repo"}: ${message2}`;
-}
-function applyFailureMessage(plan, failure) {
-  const text2 = failure.errors.join("; ");
-  const said = failure.file && !text2.startsWith(`${failure.file}:`) ? `${failure.file}: ${text2}` : text2;
-  if (failure.code !== "missing-file" || failure.file !== PACKAGE_CONTEXT_FILE) return said;
-  const repository = plan.downstream.repository;
-  const where = `${PACKAGE_CONTEXT_FILE} of ${hideCredentials(plan.upstream.url)} ${plan.upstream.directory || "/"}`;
-  const deployment = repository.object.spec?.deployment === true;
-  return deployment ? `${said}. The package was not new, so it did not get one: add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where}) or to the downstream package` : `${said}. Porch creates it only for a package new in a deployment repository: mark Repository "${repository.name}" (${describeSource(repository.source)}) with spec.deployment: true, or add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where})`;
-}
-function canonical2(value2) {
-  if (Array.isArray(value2)) return value2.map(canonical2);
-  if (value2 !== null && typeof value2 === "object") {
-    return Object.fromEntries(
-      Object.keys(value2).sort().map((k) => [k, canonical2(value2[k])])
-    );
-  }
-  return value2;
-}
-function hashOf(value2) {
-  return createHash6("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
-}
-function fingerprintOf(plan, upstreamCommit, version) {
-  return hashOf({
-    upstreamCommit,
-    name: plan.name,
-    spec: plan.variant.spec ?? {},
-    downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
-    objects: hashOf(plan.objects),
-    version
-  }).slice(0, 32);
-}
-
-// ../run/src/ownership.ts
-import { resolve as resolve8 } from "node:path";
-
-// ../run/src/update-mode.ts
-import { basename as basename6, isAbsolute as isAbsolute6, join as join17, posix as posix5, resolve as resolve7 } from "node:path";
+// ../run/src/jobs/update.ts
+init_src2();
+init_src();
+import { basename as basename7, isAbsolute as isAbsolute6, posix as posix5, resolve as resolve8 } from "node:path";
 
 // ../run/src/control-work-tree.ts
+init_src();
 async function uncommittedKptfilesWarning(control, directories) {
   if (directories.length === 0) return void 0;
   const kptfiles = directories.map((d) => d === "" ? "Kptfile" : `${d}/Kptfile`);
@@ -46689,32 +49661,12 @@ async function uncommittedKptfilesWarning(control, directories) {
   return `update mode reads branch "${control.branch}" of ${pushed ? `the control repository's origin (${control.url})` : "the control repository"} as committed, not the work tree: uncommitted changes to ${unseen.join(", ")} are not part of this run (commit${pushed ? " and push" : ""} them, then run again)`;
 }
 
-// ../run/src/update-mode.ts
-async function findControlRepository(cwd) {
-  let root;
-  try {
-    root = (await runGit(["rev-parse", "--show-toplevel"], { cwd })).stdout.trim();
-  } catch {
-    return { ok: false, reason: `${cwd} is not in a git repository` };
-  }
-  let branch;
-  try {
-    branch = (await runGit(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: root })).stdout.trim();
-  } catch {
-    return { ok: false, reason: `the control repository (${root}) is not on a branch (detached HEAD)` };
-  }
-  const origin = await runGit(["config", "--get", "remote.origin.url"], { cwd: root }).then(
-    (r) => r.stdout.trim(),
-    () => ""
-  );
-  const name2 = basename6(root).replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "") || "control";
-  return { ok: true, value: { name: name2, root, url: origin || root, branch } };
-}
+// ../run/src/jobs/update.ts
 function slug(directory) {
   return directory.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "root";
 }
 async function findUpdatePlans(mirror, control, warnings) {
-  const paths = (await git2(mirror.dir, ["ls-tree", "-r", "--name-only", control.branch])).split("\n").filter((p) => p === "Kptfile" || p.endsWith("/Kptfile")).sort();
+  const paths = (await kptfilesOn(mirror, control.branch)).sort();
   const remote = [];
   const out = [];
   const slugs = /* @__PURE__ */ new Map();
@@ -46723,7 +49675,7 @@ async function findUpdatePlans(mirror, control, warnings) {
     if (remote.some((r) => r === "" || directory.startsWith(`${r}/`))) continue;
     let k;
     try {
-      k = parseYamlDocument(await git2(mirror.dir, ["show", `${control.branch}:${path}`])).toJS();
+      k = parseYamlDocument(await showFile2(mirror, control.branch, path)).toJS();
     } catch (error2) {
       warnings.push(`${path}: not read for update mode: ${message(error2).split("\n")[0]}`);
       continue;
@@ -46737,7 +49689,7 @@ async function findUpdatePlans(mirror, control, warnings) {
       continue;
     }
     const lock = k?.upstreamLock?.git?.commit;
-    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute6(g.repo) ? g.repo : resolve7(control.root, g.repo);
+    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute6(g.repo) ? g.repo : resolve8(control.root, g.repo);
     const base = `update-${slug(directory)}`;
     const n = (slugs.get(base) ?? 0) + 1;
     slugs.set(base, n);
@@ -46760,744 +49712,98 @@ async function findUpdatePlans(mirror, control, warnings) {
   if (unseen) warnings.push(unseen);
   return out;
 }
-function resolveRef2(refs, ref) {
-  const by = new Map(refs.map((r) => [r.name, r.commit]));
-  return by.get(`refs/tags/${ref}`) ?? by.get(`refs/heads/${ref}`) ?? by.get(ref) ?? (isFullCommit(ref) ? ref.toLowerCase() : void 0);
-}
 function updateTarget(plan, control, branchPrefix2) {
   return { downstream: control.name, repo: control.url, head: `${branchPrefix2}${plan.name}`, base: control.branch };
 }
-async function runUpdateJob(plan, control, ctx) {
-  const base = {
-    variant: plan.name,
-    downstream: `${control.name}/${plan.directory || "."}`,
-    dryRun: ctx.dryRun,
-    conflicts: [],
-    conflictCount: 0
-  };
-  try {
-    return { ...base, ...await updateJob(plan, control, ctx) };
-  } catch (error2) {
-    return { ...base, action: "failed", writes: false, error: message(error2) };
-  }
+function runUpdateJob(plan, control, ctx) {
+  const id = { variant: plan.name, downstream: `${control.name}/${plan.directory || "."}`, dryRun: ctx.dryRun };
+  return runJob(id, async () => {
+    const commit = await upstreamCommit(plan, control, ctx);
+    if (!commit) {
+      return failure(
+        "upstream-unresolved",
+        `${kptfilePath(plan)}: upstream.git.ref "${plan.upstream.ref}" is not a tag, a branch or a commit of ${plan.upstream.repo}`
+      );
+    }
+    return propose(ctx, updateChange(plan, control, commit, ctx));
+  });
 }
-async function updateJob(plan, control, ctx) {
-  const commit = resolveRef2(await ctx.upstreamRefs(plan.upstream.url), plan.upstream.ref);
-  const where = `${plan.directory ? `${plan.directory}/` : ""}Kptfile`;
-  if (!commit) {
-    return {
-      action: "failed",
-      writes: false,
-      conflicts: [],
-      conflictCount: 0,
-      error: `${where}: upstream.git.ref "${plan.upstream.ref}" is not a tag, a branch or a full commit of ${plan.upstream.repo}`
-    };
-  }
-  const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
-  const upstream2 = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
-  const target = updateTarget(plan, control, ctx.branchPrefix);
-  const mirror = await ctx.mirror(control.url);
-  const open2 = await ctx.forge.find(target);
-  const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  const none = { conflicts: [], conflictCount: 0 };
-  const stop = stopped(open2, target.head);
-  if (stop) return { ...none, ...stop, fingerprint, upstream: upstream2 };
-  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
-    return {
-      ...none,
-      action: "unchanged",
-      writes: false,
-      proposal: proposalRef(open2),
-      fingerprint,
-      upstream: upstream2,
-      conflictCount: meta.conflicts
-    };
-  }
-  if (!open2 && plan.lockCommit === commit) return { ...none, action: "up-to-date", writes: false, fingerprint, upstream: upstream2 };
-  const ws = await checkout(ctx, control.url, target.base, target.head, plan.name);
-  const pkgDir = join17(ws.dir, plan.directory);
-  await assertNoSymlinkIn(ws.dir, plan.directory, control.url);
-  const local = await readPackageDir(pkgDir);
-  if (!local) throw new RunError("not-a-package", `${where}: the package is gone from ${control.branch}`);
-  let files = local;
-  let conflicts = [];
-  let resources = [];
-  if (plan.lockCommit !== commit) {
-    const m = await ctx.materialize({
-      variant: plan.name,
-      upstream: { repo: plan.upstream.repo, directory: plan.upstream.directory, ref: plan.upstream.ref, commit },
-      downstream: { package: basename6(plan.directory) || control.name, local },
-      cacheDir: ctx.cacheDir,
+async function upstreamCommit(plan, control, ctx) {
+  const { ref, url } = plan.upstream;
+  const commit = pickCommit(ref, await ctx.upstreamRefs(url));
+  if (commit || !/^[0-9a-f]{4,39}$/i.test(ref)) return commit;
+  try {
+    return await expandCommit({
+      repo: url,
+      ref,
       cwd: control.root,
       env: ctx.env,
-      // the control repository's own Kptfile names this upstream: the user's
-      ...ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url], control.root) } : {}
+      ...ctx.cacheDir ? { cacheDir: ctx.cacheDir } : {},
+      ...ctx.trust ? { trust: trustNamed(ctx.trust, [url], control.root) } : {}
     });
-    files = m.files;
-    conflicts = m.conflicts;
-    resources = m.resources;
+  } catch (error2) {
+    if (error2 instanceof GitError && error2.code === "unknown-revision") return void 0;
+    throw error2;
   }
-  let renderFailure;
-  if (ctx.render) {
-    const { text: text2, binary } = splitBinary(files);
-    const rendered = await renderFiles(ctx, text2, plan.directory, ws.dir);
-    if (rendered.ok) files = new Map([...rendered.files, ...binary]);
-    else renderFailure = rendered.failure;
-  }
-  await writePackageDir(pkgDir, files);
-  const title = `kdelta: update ${plan.directory || "the root package"} to ${plan.upstream.ref}`;
-  const proposed = await propose(
-    ctx,
-    {
-      target,
-      ws,
-      open: open2,
-      directory: plan.directory,
-      title,
-      fingerprint,
-      conflicts: conflicts.length,
-      renderFailure,
-      commitMessage: `${title}
-
-Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})
-
-${COMMIT_TRAILER}: ${plan.name}
-Kdelta-Fingerprint: ${fingerprint}
-`,
-      body: (headCommit, changes) => renderProposalBodies({
-        title,
-        compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : void 0,
-        summary: `Updates package \`${plan.directory || "/"}\` of this repository from \`${plan.lockCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${plan.upstream.ref}\` (\`${commit.slice(0, 12)}\`), keeping its local edits.`,
-        downstream: { repo: control.url, branch: control.branch, directory: plan.directory },
-        changes,
-        resources,
-        conflicts,
-        renderFailure,
-        metadata: {
-          version: ctx.version,
+}
+function kptfilePath(plan) {
+  return `${plan.directory ? `${plan.directory}/` : ""}Kptfile`;
+}
+function updateChange(plan, control, commit, ctx) {
+  const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
+  const upstream2 = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
+  return {
+    target: updateTarget(plan, control, ctx.branchPrefix),
+    fingerprint,
+    kind: "update",
+    variant: plan.name,
+    directory: plan.directory,
+    upstream: upstream2,
+    opened: "proposed",
+    updated: "updated",
+    current: plan.lockCommit === commit,
+    scratchName: plan.name,
+    async prepare(ws) {
+      const local = await ws.readPackage(plan.directory);
+      if (!local) throw new RunError("not-a-package", `${kptfilePath(plan)}: the package is gone from ${control.branch}`);
+      let files = local;
+      let conflicts = [];
+      let resources = [];
+      if (plan.lockCommit !== commit) {
+        const m = await ctx.materialize({
           variant: plan.name,
-          fingerprint,
-          headCommit,
-          baseCommit: ws.baseCommit,
-          upstream: upstream2,
-          conflicts: conflicts.length,
-          kind: "update",
-          ...renderFailure ? { renderFailed: true } : {}
-        }
-      })
-    },
-    "proposed"
-  );
-  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length, ...renderFailure ? { renderFailure } : {} };
-}
-
-// ../run/src/ownership.ts
-var CONTROL_ANNOTATION = "kdelta.dev/control-repository";
-function controlIdentity(url) {
-  const clean = withoutCredentials(url.trim());
-  const strip = (path) => path.replace(/\/+$/, "").replace(/\.git$/, "");
-  const remote = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)(?::\d+)?(\/.*)?$/i.exec(clean);
-  if (remote && !/^file:/i.test(clean)) return `${remote[1].toLowerCase()}${strip(remote[2] ?? "")}`;
-  const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(clean);
-  if (scp) return `${scp[1].toLowerCase()}/${strip(scp[2].replace(/^\/+/, ""))}`;
-  return strip(clean.replace(/^file:\/\//i, ""));
-}
-async function findControlIdentity(cwd, configDir) {
-  const found = await findControlRepository(cwd);
-  return found.ok ? controlIdentity(found.value.url) : resolve8(configDir);
-}
-
-// ../run/src/job.ts
-function interrupted(signal) {
-  const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
-  return new RunError("interrupted", `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ""}`);
-}
-async function checkpoint(signal) {
-  await new Promise((resolve11) => setImmediate(resolve11));
-  if (signal?.aborted) throw interrupted(signal);
-}
-var COMMIT_TRAILER = "Kdelta-Variant";
-var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
-function message(error2) {
-  return error2 instanceof Error ? error2.message : String(error2);
-}
-function downstreamLabel(plan) {
-  return `${plan.downstream.repository.name}/${plan.downstream.package}`;
-}
-async function git2(dir, args) {
-  return (await runGit(args, { cwd: dir })).stdout;
-}
-function kptfileAnnotations(text2) {
-  if (text2 === void 0) return {};
-  const v = parseYamlDocument(text2).toJS();
-  return v?.metadata?.annotations ?? {};
-}
-function lockCommit(text2) {
-  if (text2 === void 0) return void 0;
-  const v = parseYamlDocument(text2).toJS();
-  return v?.upstreamLock?.git?.commit;
-}
-function setKptfileAnnotations(text2, annotations) {
-  const doc = parseYamlDocument(text2);
-  if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
-  for (const [k, v] of Object.entries(annotations)) {
-    if (v === void 0) {
-      if (doc.hasIn(["metadata", "annotations", k])) doc.deleteIn(["metadata", "annotations", k]);
-    } else if (doc.getIn(["metadata", "annotations", k]) !== v) {
-      doc.setIn(["metadata", "annotations", k], v);
-    }
-  }
-  const anns = doc.getIn(["metadata", "annotations"]);
-  if (anns && Array.isArray(anns.items) && anns.items.length === 0) doc.deleteIn(["metadata", "annotations"]);
-  return doc.toString();
-}
-async function checkout(ctx, url, base, head, name2) {
-  const mirror = await ctx.mirror(url);
-  const baseCommit = mirror.heads.get(base);
-  if (!baseCommit) throw new RunError("branch-missing", `branch "${base}" does not exist in ${url}`);
-  const dir = await ctx.scratch(name2);
-  await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", base, "--", mirror.dir, dir]);
-  return { dir, baseCommit, remoteHead: mirror.heads.get(head) };
-}
-async function changedFiles2(ws, directory) {
-  await git2(ws.dir, ["add", "--all"]);
-  const out = await git2(ws.dir, ["diff", "--cached", "--name-status", "--no-renames", "HEAD", "--", directory || "."]);
-  return out.split("\n").filter(Boolean).map((line) => {
-    const [s, path] = line.split("	");
-    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
-  });
-}
-function madeByKdelta(ctx, email2, body) {
-  return email2 === ctx.author.email && new RegExp(`^${COMMIT_TRAILER}: `, "m").test(body ?? "");
-}
-async function foreignCommits(ctx, ws) {
-  if (!ws.remoteHead) return [];
-  const format = "--format=%H%x1f%an%x1f%ae%x1f%B%x1e";
-  let log = await git2(ws.dir, ["log", format, ws.remoteHead, `^${ws.baseCommit}`, "--"]);
-  if (log.trim() === "") log = await git2(ws.dir, ["log", format, "-1", ws.remoteHead, "--"]);
-  const out = [];
-  for (const entry of log.split("")) {
-    const [sha, name2, email2, body] = entry.trim().split("");
-    if (sha && !madeByKdelta(ctx, email2, body)) out.push(`${sha.slice(0, 12)} by ${name2} <${email2}>`);
-  }
-  return out;
-}
-async function isAncestor(dir, commit, of) {
-  try {
-    await runGit(["merge-base", "--is-ancestor", commit, of], { cwd: dir });
-    return true;
-  } catch {
-    return false;
-  }
-}
-function blockedBy(foreign, target, open2) {
-  return {
-    action: "blocked",
-    writes: false,
-    proposal: open2 ? proposalRef(open2) : void 0,
-    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(", ")}): left alone; merge or delete it to let kdelta update it`
-  };
-}
-function stopped(open2, head) {
-  if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
-  return {
-    action: "blocked",
-    writes: false,
-    proposal: proposalRef(open2),
-    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
-  };
-}
-var DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
-var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
-function reserve(ctx, cost) {
-  if (!ctx.budget) return () => {
-  };
-  return ctx.budget.reserve(cost);
-}
-function readiness(conflicts, renderFailure) {
-  if (renderFailure) {
-    const also = conflicts > 0 ? `; ${conflicts} conflict(s)` : "";
-    return { state: "failure", description: `${renderFailureLine(renderFailure)}${also}: see the proposal` };
-  }
-  return conflicts > 0 ? { state: "failure", description: `${conflicts} conflict(s) to review: see the proposal's conflict report` } : { state: "success", description: "no conflicts" };
-}
-var MAX_RESULT_LINES = 10;
-var MAX_LINE = 300;
-function shortText(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
-}
-function renderFailureOf(outcome, directory) {
-  const { error: error2 } = outcome;
-  const last = outcome.results[outcome.results.length - 1];
-  const failing = last && last.exitCode !== 0 ? last : void 0;
-  const lines = (failing?.results ?? []).map(resultLine);
-  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split("\n").slice(-3));
-  const kptfile = [directory, error2.package, "Kptfile"].filter(Boolean).join("/");
-  return {
-    ...error2.function !== void 0 ? { function: error2.function } : {},
-    ...error2.field !== void 0 ? { field: error2.field } : {},
-    kptfile,
-    message: shortText(error2.message, 1e3),
-    results: [
-      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
-      ...lines.length > MAX_RESULT_LINES ? [`\u2026and ${lines.length - MAX_RESULT_LINES} more`] : []
-    ]
-  };
-}
-function proposalRef(p) {
-  return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
-}
-function withoutCredentialsIn(input) {
-  return {
-    ...input,
-    commitMessage: hideCredentials(input.commitMessage),
-    body: (headCommit, changes) => {
-      const bodies = input.body(headCommit, changes);
-      return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
-    }
-  };
-}
-function resultWithoutCredentials(result) {
-  const clean = (text2) => text2 === void 0 ? void 0 : hideCredentials(text2);
-  return {
-    ...result,
-    ...result.error !== void 0 ? { error: clean(result.error) } : {},
-    ...result.message !== void 0 ? { message: clean(result.message) } : {},
-    ...result.body !== void 0 ? { body: clean(result.body) } : {},
-    ...result.upstream ? { upstream: { ...result.upstream, repo: hideCredentials(result.upstream.repo) } } : {}
-  };
-}
-async function propose(ctx, given, newAction, updatedAction = "updated") {
-  const input = withoutCredentialsIn(given);
-  const { ws, target } = input;
-  if (target.head === target.base) {
-    throw new RunError(
-      "head-is-base",
-      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`
-    );
-  }
-  const stop = stopped(input.open, target.head);
-  if (stop) return stop;
-  await checkpoint(ctx.signal);
-  const token = ctx.forge.gitToken?.(target.repo);
-  let open2 = input.open;
-  const changes = await changedFiles2(ws, input.directory);
-  let mergedOpen;
-  if (open2 && changes.length > 0 && ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit)) {
-    mergedOpen = open2;
-    open2 = void 0;
-  }
-  if (changes.length === 0) {
-    if (!open2) return { action: "up-to-date", writes: false };
-    const merged = ws.remoteHead !== void 0 && await isAncestor(ws.dir, ws.remoteHead, ws.baseCommit);
-    const foreign2 = merged ? [] : await foreignCommits(ctx, ws);
-    if (foreign2.length > 0) return blockedBy(foreign2, target, open2);
-    if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
-    const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
-    if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
-    try {
-      const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
-      if (!merged && ws.remoteHead) {
-        await deleteRemoteBranch({
-          dir: ws.dir,
-          remote: target.repo,
-          branch: target.head,
-          expectedHead: ws.remoteHead,
+          upstream: { repo: plan.upstream.repo, directory: plan.upstream.directory, ref: plan.upstream.ref, commit },
+          downstream: { package: basename7(plan.directory) || control.name, local },
+          cacheDir: ctx.cacheDir,
+          cwd: control.root,
           env: ctx.env,
-          ...token ? { token } : {}
+          // the control repository's own Kptfile names this upstream: the user's
+          ...ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url], control.root) } : {}
         });
+        files = m.files;
+        conflicts = m.conflicts;
+        resources = m.resources;
       }
+      let renderFailure;
+      if (ctx.render) {
+        const { text: text2, binary } = splitBinary(files);
+        const rendered = await renderFiles(ctx, text2, plan.directory, ws.dir);
+        if (rendered.ok) files = new Map([...rendered.files, ...binary]);
+        else renderFailure = rendered.failure;
+      }
+      await ws.writePackage(plan.directory, files);
       return {
-        action: merged ? "up-to-date" : "closed",
-        writes: true,
-        proposal: proposalRef(closed),
-        message: merged ? "the proposal was merged" : "the downstream already has this content"
-      };
-    } finally {
-      release2();
-    }
-  }
-  const foreign = await foreignCommits(ctx, ws);
-  if (foreign.length > 0) return blockedBy(foreign, target, open2);
-  const { name: name2, email: email2 } = ctx.author;
-  await runGit(["commit", "--quiet", "--no-verify", "-m", input.commitMessage], {
-    cwd: ws.dir,
-    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email2, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email2 }
-  });
-  const remote = ws.remoteHead ? [`${ws.remoteHead}^{tree}`, `${ws.remoteHead}^@`] : [];
-  const [commit, ourTree, theirTree, ...theirParents] = (await git2(ws.dir, ["rev-parse", "HEAD", "HEAD^{tree}", ...remote])).trim().split("\n");
-  if (!commit) throw new RunError("internal", "internal: changes were staged but nothing was committed");
-  let headCommit = commit;
-  let pushNeeded = true;
-  if (ws.remoteHead && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === ws.baseCommit) {
-    headCommit = ws.remoteHead;
-    pushNeeded = false;
-  }
-  if (!pushNeeded) {
-    const bodies = input.body(headCommit, changes);
-    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === input.title && open2.fingerprint === input.fingerprint;
-    if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
-  }
-  const action = open2 ? updatedAction : newAction;
-  const renderChanged = open2 !== void 0 && Boolean(parseMetadataBlock(open2.body)?.renderFailed) !== Boolean(input.renderFailure);
-  if (ctx.dryRun) {
-    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: input.body(headCommit, changes).full };
-  }
-  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (pushNeeded || renderChanged ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
-  const release = reserve(ctx, cost);
-  if (!release) {
-    return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
-  }
-  try {
-    await checkpoint(ctx.signal);
-    if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
-    if (pushNeeded && ctx.forge.publishCommit) {
-      headCommit = await ctx.forge.publishCommit({
-        target,
-        dir: ws.dir,
-        commit,
-        baseCommit: ws.baseCommit,
-        expectedHead: ws.remoteHead,
-        message: input.commitMessage,
-        author: ctx.author
-      });
-    } else if (pushNeeded) {
-      await push({
-        dir: ws.dir,
-        remote: target.repo,
-        branch: target.head,
-        expectedHead: ws.remoteHead ?? null,
-        localRef: "HEAD",
-        env: ctx.env,
-        ...token ? { token } : {}
-      });
-    }
-    const bodies = input.body(headCommit, changes);
-    const { proposal, warnings } = await ctx.forge.upsert({
-      ...target,
-      title: input.title,
-      body: bodies.body,
-      fingerprint: input.fingerprint,
-      conflicts: input.conflicts,
-      ...input.renderFailure ? { renderFailed: true } : {}
-    });
-    if (pushNeeded || renderChanged) await ctx.forge.setStatus(proposal, readiness(input.conflicts, input.renderFailure));
-    return {
-      action,
-      writes: true,
-      proposal: proposalRef(proposal),
-      body: bodies.full,
-      ...warnings && warnings.length > 0 ? { message: warnings.join("; ") } : {}
-    };
-  } finally {
-    release();
-  }
-}
-async function renderFiles(ctx, files, directory, cwd) {
-  const tree = PackageTree.fromFiles(files);
-  tree.source = directory;
-  const rendered = await renderPackage(tree, { env: ctx.env, cwd, allowExec: ctx.allowExec === true });
-  return rendered.ok ? { ok: true, files: rendered.tree.allFiles() } : { ok: false, failure: renderFailureOf(rendered, directory) };
-}
-async function runVariantJob(plan, ctx) {
-  const base = { variant: plan.name, downstream: downstreamLabel(plan), dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
-  try {
-    return { ...base, ...await variantJob(plan, ctx) };
-  } catch (error2) {
-    return { ...base, action: "failed", writes: false, error: withRepositoryOf(plan, error2, message(error2)) };
-  }
-}
-function variantTarget(plan, branchPrefix2) {
-  return {
-    downstream: plan.downstream.repository.name,
-    repo: plan.downstream.url,
-    head: `${branchPrefix2}${plan.name}`,
-    base: plan.downstream.branch
-  };
-}
-async function variantJob(plan, ctx) {
-  const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
-  if (!resolved.ok) return { action: "failed", writes: false, error: resolved.error };
-  const up = resolved.value;
-  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
-  const target = variantTarget(plan, ctx.branchPrefix);
-  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
-  const open2 = await ctx.forge.find(target);
-  const mirror = await ctx.mirror(plan.downstream.url);
-  const stop = stopped(open2, target.head);
-  if (stop) return { ...stop, fingerprint };
-  const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
-    return {
-      action: "unchanged",
-      writes: false,
-      proposal: proposalRef(open2),
-      fingerprint,
-      upstream: { ...upstreamInfo, oldCommit: meta.upstream?.oldCommit },
-      conflictCount: meta.conflicts
-    };
-  }
-  await checkpoint(ctx.signal);
-  const ws = await checkout(ctx, plan.downstream.url, target.base, target.head, plan.name);
-  const pkgDir = join18(ws.dir, plan.downstream.directory);
-  await assertNoSymlinkIn(ws.dir, plan.downstream.directory, plan.downstream.url);
-  const local = await readPackageDir(pkgDir);
-  const kptfileContent = local?.get("Kptfile");
-  const kptfile = typeof kptfileContent === "string" ? kptfileContent : void 0;
-  if (local && kptfile === void 0) {
-    return {
-      action: "failed",
-      writes: false,
-      error: `${plan.downstream.directory} exists in ${plan.downstream.url} and is not a kpt package (no Kptfile): left alone`
-    };
-  }
-  const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
-  const spec = plan.variant.spec ?? {};
-  if (local && owner !== plan.name && spec.adoptionPolicy !== "adoptExisting") {
-    return {
-      action: "not-adopted",
-      writes: false,
-      fingerprint,
-      message: `package ${plan.downstream.directory} exists ${owner ? `and belongs to variant "${owner}"` : "and belongs to no variant"}; adoptionPolicy adoptNone leaves it alone`
-    };
-  }
-  const oldCommit = lockCommit(kptfile);
-  let files;
-  let binary;
-  let conflicts = [];
-  let resources = [];
-  if (!local || oldCommit !== up.commit) {
-    const m = await ctx.materialize({
-      variant: plan.name,
-      upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
-      downstream: { package: plan.downstream.package, local },
-      cacheDir: ctx.cacheDir,
-      env: ctx.env,
-      trust: ctx.trust
-    });
-    await checkpoint(ctx.signal);
-    ({ text: files, binary } = splitBinary(m.files));
-    conflicts = m.conflicts;
-    resources = m.resources;
-    const deployment = plan.downstream.repository.object.spec?.deployment === true;
-    if (!local && deployment && !files.has(PACKAGE_CONTEXT_FILE))
-      files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
-  } else {
-    ({ text: files, binary } = splitBinary(local));
-  }
-  const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
-    objects: plan.objects,
-    packageName: plan.downstream.package
-  });
-  if (!applied.ok) {
-    return {
-      action: "failed",
-      writes: false,
-      fingerprint,
-      error: applyFailureMessage(plan, applied)
-    };
-  }
-  for (const [path, text2] of applied.changed) files.set(path, text2);
-  const kpt = files.get("Kptfile");
-  if (kpt === void 0)
-    throw new RunError("not-a-package", `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
-  const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
-  files.set(
-    "Kptfile",
-    setKptfileAnnotations(kpt, {
-      [OWNER_ANNOTATION]: plan.name,
-      [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
-      ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
-    })
-  );
-  let renderFailure;
-  await checkpoint(ctx.signal);
-  if (ctx.render) {
-    const rendered = await renderFiles(ctx, files, plan.downstream.directory, ws.dir);
-    if (rendered.ok) files = rendered.files;
-    else renderFailure = rendered.failure;
-  }
-  await checkpoint(ctx.signal);
-  await writePackageDir(pkgDir, new Map([...files, ...binary]));
-  const upstream2 = { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 };
-  const title = local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
-  const proposed = await propose(
-    ctx,
-    {
-      target,
-      ws,
-      open: open2,
-      directory: plan.downstream.directory,
-      title,
-      fingerprint,
-      conflicts: conflicts.length,
-      renderFailure,
-      commitMessage: `${title}
-
-Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})
-
-${COMMIT_TRAILER}: ${plan.name}
-Kdelta-Fingerprint: ${fingerprint}
-`,
-      body: (headCommit, changes) => renderProposalBodies({
-        title,
-        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
-        summary: local ? `Updates package \`${plan.downstream.directory}\` from \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.` : `Adds package \`${plan.downstream.directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
-        downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
-        changes,
-        resources,
+        title: `kdelta: update ${plan.directory || "the root package"} to ${plan.upstream.ref}`,
+        summary: `Updates package \`${plan.directory || "/"}\` of this repository from \`${plan.lockCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${plan.upstream.ref}\` (\`${commit.slice(0, 12)}\`), keeping its local edits.`,
+        commitDetail: `Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})`,
+        upstream: upstream2,
+        compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : void 0,
         conflicts,
-        renderFailure,
-        notReady: applied.unmetGates,
-        metadata: {
-          version: ctx.version,
-          variant: plan.name,
-          fingerprint,
-          headCommit,
-          baseCommit: ws.baseCommit,
-          upstream: upstream2,
-          conflicts: conflicts.length,
-          kind: "variant",
-          ...renderFailure ? { renderFailed: true } : {}
-        }
-      })
-    },
-    "proposed"
-  );
-  return { ...proposed, fingerprint, upstream: upstream2, conflicts, conflictCount: conflicts.length, ...renderFailure ? { renderFailure } : {} };
-}
-async function findRemovals(mirror, downstream, variants, control) {
-  if (!mirror.heads.has(downstream.branch)) return [];
-  const scope = downstream.directory ? [downstream.directory] : [];
-  const paths = (await git2(mirror.dir, ["ls-tree", "-r", "--name-only", downstream.branch, "--", ...scope])).split("\n").filter((p) => p === "Kptfile" || p.endsWith("/Kptfile"));
-  const out = [];
-  for (const path of paths) {
-    const text2 = await git2(mirror.dir, ["show", `${downstream.branch}:${path}`]);
-    let annotations;
-    try {
-      annotations = kptfileAnnotations(text2);
-    } catch {
-      continue;
+        resources,
+        renderFailure
+      };
     }
-    const owner = annotations[OWNER_ANNOTATION];
-    if (!owner || variants.has(owner)) continue;
-    const writer = annotations[CONTROL_ANNOTATION];
-    if (writer !== void 0 && writer !== control) continue;
-    out.push({
-      variant: owner,
-      repository: downstream.repository,
-      url: downstream.url,
-      branch: downstream.branch,
-      directory: path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length),
-      policy: annotations[DELETION_POLICY_ANNOTATION] === "orphan" ? "orphan" : "delete"
-    });
-  }
-  return out;
-}
-function removalTarget(removal, branchPrefix2) {
-  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix2}${removal.variant}`, base: removal.branch };
-}
-async function runRemovalJob(removal, ctx) {
-  const base = {
-    variant: removal.variant,
-    downstream: `${removal.repository}/${removal.directory.split("/").pop() ?? ""}`,
-    dryRun: ctx.dryRun,
-    conflicts: [],
-    conflictCount: 0
   };
-  try {
-    const target = removalTarget(removal, ctx.branchPrefix);
-    const fingerprint = hashOf({
-      removal: removal.policy,
-      directory: removal.directory,
-      variant: removal.variant,
-      version: ctx.version
-    }).slice(0, 32);
-    const open2 = await ctx.forge.find(target);
-    const ws = await checkout(ctx, removal.url, removal.branch, target.head, `remove-${removal.variant}`);
-    const pkgDir = join18(ws.dir, removal.directory);
-    await assertNoSymlinkIn(ws.dir, removal.directory, removal.url);
-    if (removal.policy === "delete") {
-      await rm6(pkgDir, { recursive: true, force: true });
-    } else {
-      if ((await lstat3(join18(pkgDir, "Kptfile"))).isSymbolicLink())
-        throw new RunError("symlinked-package", `${removal.directory}/Kptfile in ${removal.url} is a symlink: left alone`);
-      const kptfile = await readFile7(join18(pkgDir, "Kptfile"), "utf8");
-      await writeFile6(
-        join18(pkgDir, "Kptfile"),
-        setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: void 0, [DELETION_POLICY_ANNOTATION]: void 0 })
-      );
-    }
-    const what = removal.policy === "delete" ? `remove ${removal.directory || "the root package"}` : `stop managing ${removal.directory || "the root package"}`;
-    const title = `kdelta: ${what} (variant ${removal.variant} is gone)`;
-    const summary2 = removal.policy === "delete" ? `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package \`${removal.directory}\`.` : `PackageVariant \`${removal.variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${removal.directory}\` and removes only the ownership annotation.`;
-    const proposed = await propose(
-      ctx,
-      {
-        target,
-        ws,
-        open: open2,
-        directory: removal.directory,
-        title,
-        fingerprint,
-        conflicts: 0,
-        commitMessage: `${title}
-
-${COMMIT_TRAILER}: ${removal.variant}
-Kdelta-Fingerprint: ${fingerprint}
-`,
-        body: (headCommit, changes) => renderProposalBodies({
-          title,
-          summary: summary2,
-          downstream: { repo: removal.url, branch: removal.branch, directory: removal.directory },
-          changes,
-          resources: [],
-          conflicts: [],
-          metadata: {
-            version: ctx.version,
-            variant: removal.variant,
-            fingerprint,
-            headCommit,
-            baseCommit: ws.baseCommit,
-            conflicts: 0,
-            kind: removal.policy === "delete" ? "removal" : "orphan"
-          }
-        })
-      },
-      removal.policy === "delete" ? "removal-proposed" : "orphan-proposed",
-      removal.policy === "delete" ? "removal-proposed" : "orphan-proposed"
-    );
-    return { ...base, ...proposed, fingerprint };
-  } catch (error2) {
-    return { ...base, action: "failed", writes: false, error: message(error2) };
-  }
-}
-
-// ../run/src/settle.ts
-async function settleMergedRemovals(ctx, downstreams, handled, ours) {
-  const out = [];
-  const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
-  for (const p of await ctx.forge.list()) {
-    const repo = byCleanUrl.get(withoutCredentials(p.repo));
-    if (p.state !== "open" || repo === void 0 || handled.has(`${p.downstream} ${p.head}`)) continue;
-    const meta = parseMetadataBlock(p.body);
-    if (!meta || meta.kind !== "removal" && meta.kind !== "orphan" || !ours(meta.variant)) continue;
-    const base = { variant: meta.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
-    try {
-      const mirror = await ctx.mirror(repo);
-      const baseCommit = mirror.heads.get(p.base);
-      const merged = baseCommit !== void 0 && await runGit(["merge-base", "--is-ancestor", meta.headCommit, baseCommit], { cwd: mirror.dir }).then(
-        () => true,
-        () => false
-      );
-      if (!merged) continue;
-      const proposal = ctx.dryRun ? p : await ctx.forge.close(p, "merged");
-      out.push({ ...base, action: "up-to-date", writes: true, proposal: proposalRef(proposal), message: "the proposal was merged" });
-    } catch (error2) {
-      out.push({ ...base, action: "failed", writes: false, error: message(error2) });
-    }
-  }
-  return out;
 }
 
 // ../run/src/run.ts
@@ -47550,36 +49856,46 @@ async function run(options) {
       kind: "directory"
     });
   }
-  const budget = forgeChoice === "github" ? new Budget(settings.budget) : void 0;
+  const budget = forgeChoice === "github" ? new Budget(settings.origins.budget?.type === "default" ? void 0 : settings.budget) : void 0;
   const connection = options.github ?? {};
   const forge = forgeChoice === "local" ? createLocalForge({
     dir: proposalsDir,
     displayRoot: options.cwd,
     branchPrefix: branchPrefix2
-  }) : forgeChoice === "github" ? createGitHubForge({
-    ...definedOnly({
-      token: connection.token,
-      apiUrl: connection.apiUrl,
-      serverUrl: connection.serverUrl,
-      graphqlUrl: connection.graphqlUrl,
-      pacing: connection.pacing
-    }),
-    ...settings.github,
-    env,
-    budget,
-    branchPrefix: branchPrefix2
-  }) : forgeChoice;
+  }) : forgeChoice === "github" ? (
+    // loaded only for GitHub: a local run never loads Octokit
+    (await Promise.resolve().then(() => (init_github2(), github_exports))).createGitHubForge({
+      ...definedOnly({
+        token: connection.token,
+        apiUrl: connection.apiUrl,
+        serverUrl: connection.serverUrl,
+        graphqlUrl: connection.graphqlUrl,
+        app: connection.app,
+        tokenName: connection.tokenName,
+        pacing: connection.pacing,
+        clock: connection.clock,
+        onToken: connection.onToken
+      }),
+      ...settings.github,
+      env,
+      budget,
+      branchPrefix: branchPrefix2
+    })
+  ) : forgeChoice;
   const warnings = [...plan.warnings];
   const trust = sourceTrust({
     named: [forge.serverUrl, ...control.repositories.map((r) => repositoryUrl(r, options.cwd))],
     hosts: settings.credentialHosts,
+    // the forge's token for its own server, for fetches as for ls-remote (only on the hosts above)
+    tokenFor: (url) => forge.gitToken?.(url),
+    tokenName: (url) => forge.gitTokenName?.(url),
     cwd: options.cwd,
     env,
     ...settings.allowLocalUpstreams !== void 0 ? { allowLocal: settings.allowLocalUpstreams } : {}
   });
   const tokenFor = (url) => {
     const token = forge.gitToken?.(url);
-    return token ? { token } : {};
+    return token ? { token, tokenName: forge.gitTokenName?.(url) } : {};
   };
   const controlId = await findControlIdentity(options.cwd, resolve9(options.cwd, configArg));
   sweepAbandonedWork();
@@ -47602,23 +49918,23 @@ async function run(options) {
     signal: options.signal,
     budget,
     control: controlId,
-    scratch: async (name2) => {
-      const dir = join19(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
-      await mkdir6(join19(runDir, "jobs"), { recursive: true });
-      return dir;
+    checkout: async (url, base, head, name2) => {
+      const mirror = await ctx.mirror(url);
+      const dir = join17(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
+      await mkdir6(join17(runDir, "jobs"), { recursive: true });
+      return checkoutMirror(mirror, url, base, head, dir);
     },
-    upstreamRefs: memo((url) => listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) })),
+    upstreamRefs: memo(async (url) => {
+      await forge.prepareGitToken?.(url).catch(() => {
+      });
+      return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
+    }),
     mirror: memo(async (url) => {
-      const dir = join19(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
-      await mkdir6(join19(runDir, "mirrors"), { recursive: true });
+      const dir = join17(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
+      await mkdir6(join17(runDir, "mirrors"), { recursive: true });
+      await forge.prepareGitToken?.(url);
       await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env, ...tokenFor(url) });
-      const { stdout } = await runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads"], { cwd: dir });
-      const heads = /* @__PURE__ */ new Map();
-      for (const line of stdout.split("\n")) {
-        const [ref, sha] = line.trim().split(" ");
-        if (ref && sha) heads.set(ref.slice("refs/heads/".length), sha);
-      }
-      return { dir, heads };
+      return { dir, heads: await mirrorHeads(dir) };
     })
   };
   try {
@@ -47630,16 +49946,7 @@ async function run(options) {
       options.onProgress?.({ type: "done", result, done: ++done, total: total.n });
       return result;
     };
-    const unlessSpent = (variant, downstream, job) => async () => budget?.exhausted ? {
-      variant,
-      downstream,
-      action: "deferred",
-      writes: false,
-      dryRun: ctx.dryRun,
-      conflicts: [],
-      conflictCount: 0,
-      message: DEFERRED_MESSAGE
-    } : job();
+    const unlessSpent = (variant, downstream, job) => async () => budget?.exhausted ? deferredResult({ variant, downstream, dryRun: ctx.dryRun }) : job();
     let updates = [];
     let control2;
     if (mode !== "variants") {
@@ -47716,6 +50023,7 @@ async function run(options) {
             dryRun: ctx.dryRun,
             conflicts: [],
             conflictCount: 0,
+            code: "name-collision",
             error: why
           })
         );
@@ -47723,7 +50031,8 @@ async function run(options) {
       const handled = new Set(removals.map((r) => `${r.repository} ${branchPrefix2}${r.variant}`));
       const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
       if (!forge.tracksMerges) {
-        results.push(...await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names2.has(v) && inShard(v, shard2)));
+        const settled = await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names2.has(v) && inShard(v, shard2));
+        results.push(...settled.map(resultWithoutCredentials));
       }
     }
     if (options.signal?.aborted) throw interrupted(options.signal);
@@ -47733,7 +50042,7 @@ async function run(options) {
       dryRun: ctx.dryRun,
       mode,
       shard: shard2,
-      results: results.map(resultWithoutCredentials),
+      results,
       warnings: warnings.map((w) => hideCredentials(w)),
       failed: results.filter((r) => r.error !== void 0).length,
       ...budget ? { budget: budget.report() } : {}
@@ -47745,9 +50054,6 @@ async function run(options) {
     options.signal?.removeEventListener("abort", stopGit);
     removeTempDir(runDir);
   }
-}
-function removalLabel(r) {
-  return `${r.repository}/${r.directory.split("/").pop() ?? ""}`;
 }
 function checkCollisions(input) {
   const { branchPrefix: branchPrefix2, forge } = input;
@@ -47794,7 +50100,17 @@ function definedOnly(value2) {
   return Object.fromEntries(Object.entries(value2).filter(([, v]) => v !== void 0));
 }
 
+// ../run/src/index.ts
+init_proposal_body();
+
+// ../run/src/report.ts
+function reportJson(report) {
+  return `${JSON.stringify(report, null, 2)}
+`;
+}
+
 // ../run/src/interrupt.ts
+init_src();
 import { constants as constants3 } from "node:os";
 async function withInterruptCleanup(fn3) {
   const controller = new AbortController();
@@ -47815,7 +50131,11 @@ async function withInterruptCleanup(fn3) {
   }
 }
 
+// ../run/src/index.ts
+init_errors4();
+
 // src/inputs.ts
+init_src2();
 import { isAbsolute as isAbsolute7, relative as relative7, resolve as resolve10 } from "node:path";
 var InputError = class extends KdeltaError2 {
   constructor(input, message2) {
@@ -47851,7 +50171,8 @@ function configFromInput(input, ctx) {
 }
 function githubConnection(input, ctx, forge) {
   const token = input("token").trim();
-  if (forge === "github" && token === "") {
+  const app = githubAppInputs(input);
+  if (forge === "github" && token === "" && !app) {
     throw new InputError(
       "token",
       "the github forge needs a token: leave the input unset to use the workflow's GITHUB_TOKEN, or pass a secret"
@@ -47859,6 +50180,8 @@ function githubConnection(input, ctx, forge) {
   }
   return {
     token,
+    tokenName: "the `token` input",
+    ...app ? { app } : {},
     ...ctx.env.GITHUB_API_URL ? { apiUrl: ctx.env.GITHUB_API_URL } : {},
     ...ctx.env.GITHUB_SERVER_URL ? { serverUrl: ctx.env.GITHUB_SERVER_URL } : {},
     ...ctx.env.GITHUB_GRAPHQL_URL ? { graphqlUrl: ctx.env.GITHUB_GRAPHQL_URL } : {}
@@ -47880,63 +50203,26 @@ function settingsFromInputs(input, ctx) {
   };
   return { options, config, forge, token: connection.token };
 }
-
-// src/report.ts
-function countedAs(action) {
-  switch (action) {
-    case "proposed":
-    case "removal-proposed":
-    case "orphan-proposed":
-      return "created";
-    case "updated":
-      return "updated";
-    case "closed":
-      return "closed";
-    case "deferred":
-      return "deferred";
-    case "failed":
-      return "failed";
-    default:
-      return "unchanged";
+function githubAppInputs(input) {
+  const appId = input("app-id").trim();
+  const clientId = input("client-id").trim();
+  const privateKey = input("private-key").trim();
+  if (appId === "" && clientId === "" && privateKey === "") return void 0;
+  if (appId !== "" && clientId !== "") throw new InputError("client-id", "give app-id or client-id, not both");
+  if (appId === "" && clientId === "") throw new InputError("private-key", "a GitHub App private key needs app-id or client-id");
+  if (appId !== "" && !/^\d+$/.test(appId))
+    throw new InputError("app-id", `expected the App's numeric id (got "${appId}"); a client id goes in client-id`);
+  if (!privateKey.includes("PRIVATE KEY-----")) {
+    throw new InputError("private-key", "expected the App's private key in PEM (-----BEGIN RSA PRIVATE KEY----- \u2026), from a secret");
   }
+  return { ...appId ? { appId } : { clientId }, privateKey: `${privateKey}
+` };
 }
-function countResults(results) {
-  const counts = { created: 0, updated: 0, closed: 0, unchanged: 0, deferred: 0, failed: 0 };
-  for (const r of results) counts[countedAs(r.action)]++;
-  return counts;
-}
-function pullRequests(results) {
-  return results.filter((r) => r.proposal !== void 0 || r.writes && r.action !== "failed").map((r) => ({
-    variant: r.variant,
-    downstream: r.downstream,
-    action: r.action,
-    url: r.proposal?.url ?? null,
-    number: r.proposal && /^\d+$/.test(r.proposal.id) ? Number(r.proposal.id) : null,
-    state: r.proposal?.state ?? null,
-    conflicts: r.conflictCount,
-    renderFailed: r.renderFailure !== void 0
-  }));
-}
+
+// src/summary.ts
 function renderFailureNote(f) {
   const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
   return `render failed${f.function ? `: function ${f.function}` : ""} (${where}): ${f.message}; proposed unrendered`;
-}
-function actionOutputs(report) {
-  const counts = countResults(report.results);
-  return {
-    "pull-requests": JSON.stringify(pullRequests(report.results)),
-    ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, String(v)])),
-    "render-failed": String(report.results.filter((r) => r.renderFailure !== void 0).length)
-  };
-}
-function permissionHint(error2) {
-  if (/the token lacks/.test(error2)) return void 0;
-  const wanted = /(?:X-Accepted-GitHub-Permissions|accepted permissions?)[:=]?\s*"?([a-z_]+=[a-z]+(?:[,; ]+[a-z_]+=[a-z]+)*)/i.exec(
-    error2
-  )?.[1];
-  if (!wanted && !/Resource not accessible by integration|\bpermission|\b403\b|must have (?:push|admin) access/i.test(error2))
-    return void 0;
-  return `the token lacks a permission${wanted ? ` (GitHub wants ${wanted})` : ""}: it needs contents: write and pull-requests: write on every downstream repository. The workflow's own GITHUB_TOKEN reaches only the workflow's repository and only with the job's \`permissions:\`; for other repositories pass a GitHub App installation token or a fine-grained token in the \`token\` input.`;
 }
 function cell2(text2) {
   return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
@@ -48009,6 +50295,8 @@ function renderSummary(report, options = {}) {
   return `${lines.join("\n")}
 `;
 }
+
+// src/annotations.ts
 function controlAnnotations(issues, readText2) {
   return issues.map((issue2) => {
     const text2 = issue2.source.document >= 1 ? readText2(issue2.source.file) : void 0;
@@ -48021,6 +50309,51 @@ function controlAnnotations(issues, readText2) {
       ...startLine === void 0 ? {} : { startLine }
     };
   });
+}
+
+// src/report.ts
+function pullRequests(results) {
+  return results.filter((r) => r.proposal !== void 0 || r.writes && r.action !== "failed").map((r) => ({
+    variant: r.variant,
+    downstream: r.downstream,
+    action: r.action,
+    url: r.proposal?.url ?? null,
+    number: r.proposal && /^\d+$/.test(r.proposal.id) ? Number(r.proposal.id) : null,
+    state: r.proposal?.state ?? null,
+    conflicts: r.conflictCount,
+    renderFailed: r.renderFailure !== void 0
+  }));
+}
+var PULL_REQUESTS_OUTPUT_BYTES = 512 * 1024;
+function pullRequestsOutput(entries, maxBytes = PULL_REQUESTS_OUTPUT_BYTES) {
+  const all = JSON.stringify(entries);
+  if (Buffer.byteLength(all) <= maxBytes) return all;
+  const kept = [];
+  let bytes = 2;
+  for (const entry of entries) {
+    const text2 = JSON.stringify(entry);
+    const more = Buffer.byteLength(text2) + (kept.length > 0 ? 1 : 0);
+    if (bytes + more > maxBytes) break;
+    kept.push(text2);
+    bytes += more;
+  }
+  return `[${kept.join(",")}]`;
+}
+function actionOutputs(report, reportPath, maxBytes = PULL_REQUESTS_OUTPUT_BYTES) {
+  const counts = countResults(report.results);
+  const entries = pullRequests(report.results);
+  const inline = pullRequestsOutput(entries, maxBytes);
+  return {
+    "pull-requests": inline,
+    "pull-requests-truncated": String(inline.length < JSON.stringify(entries).length),
+    ...reportPath ? { "report-path": reportPath } : {},
+    ...Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, String(v)])),
+    "render-failed": String(report.results.filter((r) => r.renderFailure !== void 0).length)
+  };
+}
+function permissionHint(failed) {
+  if (failed.code !== "forbidden") return void 0;
+  return "the token lacks a permission: it needs contents: write and pull-requests: write on every downstream repository. The workflow's own GITHUB_TOKEN reaches only the workflow's repository and only with the job's `permissions:`; for other repositories pass a GitHub App installation token or a fine-grained token in the `token` input.";
 }
 
 // src/main.ts
@@ -48036,12 +50369,16 @@ function readSettings() {
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
   const token = getInput("token");
   if (token.trim() !== "") setSecret(token.trim());
-  return settingsFromInputs((name2) => getInput(name2), { workspace, env: process.env });
+  const privateKey = getInput("private-key").trim();
+  for (const line of privateKey.split("\n")) if (line.trim() !== "" && !line.startsWith("-----")) setSecret(line.trim());
+  const settings = settingsFromInputs((name2) => getInput(name2), { workspace, env: process.env });
+  const github = settings.options.github;
+  return github?.app ? { ...settings, options: { ...settings.options, github: { ...github, onToken: (t) => setSecret(t) } } } : settings;
 }
 function reportControlError(error2, workspace) {
   const annotations = controlAnnotations(error2.issues, (file) => {
     try {
-      return readFileSync3(join20(workspace, file), "utf8");
+      return readFileSync3(join18(workspace, file), "utf8");
     } catch {
       return void 0;
     }
@@ -48061,7 +50398,7 @@ function failureMessage(report) {
   const failed = report.results.filter((r) => r.action === "failed");
   const first = failed[0];
   const more = failed.length > 1 ? ` (and ${failed.length - 1} more: see the job summary)` : "";
-  const hint = failed.map((r) => permissionHint(r.error ?? "")).find((h) => h !== void 0);
+  const hint = failed.map((r) => permissionHint(r)).find((h) => h !== void 0);
   const what = failed.length === report.results.length ? `every variant failed (${failed.length})` : `${failed.length} of ${report.results.length} variant(s) failed; the others ran`;
   return `${what}. ${first ? `${first.variant} \u2192 ${first.downstream}: ${first.error ?? "failed"}` : ""}${more}${hint ? `
 ${hint}` : ""}`;
@@ -48087,13 +50424,18 @@ async function main() {
     if (error2 instanceof ControlError) reportControlError(error2, options.cwd);
     else {
       const text2 = error2 instanceof Error ? error2.message : String(error2);
-      const hint = permissionHint(text2);
+      const hint = permissionHint(error2 instanceof Error ? error2 : {});
       setFailed(`kdelta run stopped: ${text2}${hint ? `
 ${hint}` : ""}`);
     }
     return;
   }
-  for (const [name2, value2] of Object.entries(actionOutputs(report))) setOutput(name2, value2);
+  const reportPath = join18(
+    process.env.RUNNER_TEMP || tmpdir5(),
+    `kdelta-report-${process.env.GITHUB_RUN_ID ?? "local"}-${process.env.GITHUB_JOB ?? "job"}-${process.pid}.json`
+  );
+  await writeFile7(reportPath, reportJson(report));
+  for (const [name2, value2] of Object.entries(actionOutputs(report, reportPath))) setOutput(name2, value2);
   for (const w of report.warnings) warning(w);
   for (const r of report.results) {
     if (r.action === "failed") error(r.error ?? "failed", { title: `kdelta: ${r.variant} \u2192 ${r.downstream}` });
@@ -48137,4 +50479,32 @@ content-type/dist/index.js:
 
 @octokit/graphql/dist-bundle/index.js:
   (* v8 ignore if -- @preserve *)
+
+@octokit/oauth-methods/dist-bundle/index.js:
+  (* v8 ignore next: we always pass a custom request in tests -- @preserve *)
+
+@octokit/auth-oauth-device/dist-bundle/index.js:
+  (* v8 ignore next 2 -- @preserve *)
+
+@octokit/auth-oauth-user/dist-bundle/index.js:
+  (* v8 ignore if -- @preserve *)
+  (* v8 ignore next -- @preserve *)
+
+@octokit/auth-oauth-app/dist-bundle/index.js:
+  (* v8 ignore next -- @preserve *)
+
+toad-cache/dist/toad-cache.mjs:
+  (**
+   * toad-cache
+   *
+   * @copyright 2026 Igor Savin <kibertoad@gmail.com>
+   * @license MIT
+   * @version 3.7.3
+   *)
+
+@octokit/auth-app/dist-node/index.js:
+  (* v8 ignore next - permissions are optional per OpenAPI spec, but we think that is incorrect -- @preserve *)
+  (* v8 ignore next - repositorySelection are optional per OpenAPI spec, but we think that is incorrect -- @preserve *)
+  (* v8 ignore start - due to skipped tests, see https://github.com/octokit/auth-app.js/pull/580 -- @preserve *)
+  (* v8 ignore end -- @preserve *)
 */
