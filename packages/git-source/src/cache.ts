@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { GitError } from './errors.js';
@@ -52,6 +52,13 @@ export function normalizeDirectory(directory: string | undefined): string {
 /** Options for upload-pack on local and file:// remotes so they honour partial clone like hosted servers. */
 const localUploadPack = 'git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack';
 
+/** A value of a git config file, quoted: any character of a URL or a path reads back as written. */
+function configValue(value: string): string {
+  if (/[\0\r\n]/.test(value))
+    throw new GitError({ code: 'refused-argument', message: 'a repository URL contains a control character; refused' });
+  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
 interface CacheRepo {
   readonly gitDir: string;
   readonly root: string;
@@ -66,15 +73,27 @@ async function openCacheRepo(options: FetchPackageOptions | (RemoteOptions & { c
     await mkdir(root, { recursive: true });
     const tmp = await mkdtemp(join(root, 'init-'));
     await runGit(['init', '--quiet', '--bare', tmp], { secrets });
-    const config = (k: string, v: string) => runGit(['--git-dir', tmp, 'config', k, v], { secrets });
-    await config('remote.origin.url', location.url);
-    await config('remote.origin.promisor', 'true');
-    await config('remote.origin.partialclonefilter', 'blob:none');
-    await config('extensions.partialClone', 'origin');
-    await config('core.repositoryformatversion', '1');
-    await config('gc.auto', '0');
-    await config('core.sparseCheckout', 'true');
-    if (location.kind === 'local' || location.kind === 'file') await config('remote.origin.uploadpack', localUploadPack);
+    // One write instead of a `git config` process per key: the last value of a key wins, so the
+    // [core] section below overrides the one `git init` wrote.
+    const local = location.kind === 'local' || location.kind === 'file';
+    await appendFile(
+      join(tmp, 'config'),
+      [
+        '[core]',
+        '\trepositoryformatversion = 1',
+        '\tsparseCheckout = true',
+        '[remote "origin"]',
+        `\turl = ${configValue(location.url)}`,
+        '\tpromisor = true',
+        '\tpartialclonefilter = blob:none',
+        ...(local ? [`\tuploadpack = ${configValue(localUploadPack)}`] : []),
+        '[extensions]',
+        '\tpartialClone = origin',
+        '[gc]',
+        '\tauto = 0',
+        '',
+      ].join('\n'),
+    );
     await rename(tmp, gitDir).catch(async (error: NodeJS.ErrnoException) => {
       // Someone else created it first: use theirs.
       await rm(tmp, { recursive: true, force: true });
