@@ -147,7 +147,8 @@ export async function runMain(
       stderr += String(chunk);
       return true;
     }) as typeof process.stderr.write;
-    await main();
+    // the forge's waits shortened, as the run's own GitHub tests do (the bundle's test keeps them)
+    await main({ pacing: { writeSpacing: false, retryAfterUnitMs: 20 } });
     const failed = process.exitCode !== undefined && process.exitCode !== 0;
     return {
       status: failed ? Number(process.exitCode) : 0,
