@@ -194,6 +194,8 @@ export interface JobContext {
   scratch(name: string): Promise<string>;
   upstreamRefs(url: string): Promise<readonly RemoteRef[]>;
   mirror(url: string): Promise<Mirror>;
+  /** A repository's branches (name → commit) as the remote has them now, without a clone. */
+  heads(url: string): Promise<ReadonlyMap<string, string>>;
   /** This run's control repository (`controlIdentity`): recorded on the packages it writes. */
   readonly control?: string | undefined;
   /** Aborted: the run is stopping (a signal); each job stops at its next {@link checkpoint}. */
