@@ -663,7 +663,8 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
   const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit };
   // The forge first: a repository it cannot serve fails here, before anything is cloned.
   const open = await ctx.forge.find(target);
-  const mirror = await ctx.mirror(plan.downstream.url);
+  // the branches as they are now (one ls-remote per downstream and run): the fast no-op clones nothing
+  const heads = await ctx.heads(plan.downstream.url);
   const stop = stopped(open, target.head);
   if (stop) return { ...stop, fingerprint };
   const meta = open ? parseMetadataBlock(open.body) : undefined;
@@ -676,8 +677,8 @@ async function variantJob(plan: VariantPlan, ctx: JobContext): Promise<JobOutcom
     meta &&
     !meta.renderFailed &&
     open.fingerprint === fingerprint &&
-    mirror.heads.get(target.head) === meta.headCommit &&
-    mirror.heads.get(target.base) === meta.baseCommit
+    heads.get(target.head) === meta.headCommit &&
+    heads.get(target.base) === meta.baseCommit
   ) {
     return {
       action: 'unchanged',
