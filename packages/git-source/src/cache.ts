@@ -59,6 +59,12 @@ function configValue(value: string): string {
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
+/**
+ * For the cache's fetches, the one asked for and those a partial clone makes for missing blobs:
+ * no `git maintenance` process after each (gc.auto is 0 in the cache: it would find nothing to do).
+ */
+const noMaintenance = ['-c', 'maintenance.auto=false'] as const;
+
 interface CacheRepo {
   readonly gitDir: string;
   readonly root: string;
@@ -146,7 +152,7 @@ export async function fetchPackage(options: FetchPackageOptions): Promise<Fetche
 
   return withLock(join(repo.root, 'lock'), async () => {
     const git = (args: readonly string[], extra: { onProgress?: (l: string) => void } = {}) =>
-      runGit(['--git-dir', repo.gitDir, ...args], { env, secrets, ...extra });
+      runGit([...noMaintenance, '--git-dir', repo.gitDir, ...args], { env, secrets, ...extra });
     await forgetStoredCredentials(repo.gitDir, location.url, secrets);
     let commit = resolved.commit;
     let cacheHit = commit !== undefined && (await hasCommit(repo.gitDir, commit));
@@ -210,7 +216,19 @@ export async function fetchPackage(options: FetchPackageOptions): Promise<Fetche
       const tree = join(stage, 'tree');
       await mkdir(tree);
       await runGit(
-        ['--git-dir', repo.gitDir, '--work-tree', tree, '-c', 'core.sparseCheckout=true', 'read-tree', '--reset', '-u', commit],
+        [
+          ...noMaintenance,
+          '--git-dir',
+          repo.gitDir,
+          '--work-tree',
+          tree,
+          '-c',
+          'core.sparseCheckout=true',
+          'read-tree',
+          '--reset',
+          '-u',
+          commit,
+        ],
         {
           env: { ...env, GIT_INDEX_FILE: join(stage, 'index') },
           secrets,
