@@ -125,6 +125,8 @@ async function forgetStoredCredentials(gitDir: string, cleanUrl: string, secrets
  * partial clone a lookup of a missing object would itself fetch it from the promisor remote.
  */
 async function hasCommit(gitDir: string, commit: string): Promise<boolean> {
+  // The cache never packs its refs (gc is off): the ref's own file answers without a git process.
+  if (/^[0-9a-f]{40,64}$/.test(commit) && existsSync(join(gitDir, 'refs', 'kdelta', 'commits', commit))) return true;
   try {
     await runGit(['--git-dir', gitDir, 'show-ref', '--verify', '--quiet', `refs/kdelta/commits/${commit}`]);
     return true;
