@@ -21,7 +21,6 @@ import type { Forge, ProposalTarget } from './forge/forge.js';
 import { createGitHubForge, type GitHubForgeOptions, type GitHubRunOptions } from './forge/github.js';
 import { loadControl } from './control.js';
 import {
-  checkpoint,
   DEFERRED_MESSAGE,
   interrupted,
   findRemovals,
@@ -43,6 +42,7 @@ import { settleMergedRemovals } from './settle.js';
 import { storedRemovals, storeRemovals } from './removal-scan.js';
 import { hashOf, planRun, repositoryUrl, type VariantPlan } from './plan.js';
 import { inShard, parseShard, type Shard } from './shard.js';
+import { pool } from './pool.js';
 import {
   findControlRepository,
   findUpdatePlans,
@@ -118,23 +118,6 @@ export interface RunOptions {
   readonly signal?: AbortSignal | undefined;
   /** Recorded in fingerprints and proposals (default: this package's version). */
   readonly version?: string | undefined;
-}
-
-/** Run items with at most `limit` at a time; results in the items' order. None starts once `signal` is aborted. */
-async function pool<T, R>(items: readonly T[], limit: number, signal: AbortSignal | undefined, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      await checkpoint(signal);
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  // every worker settles before the pool does: no job still runs in the run's directories after it
-  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  for (const s of settled) if (s.status === 'rejected') throw s.reason;
-  return out;
 }
 
 function memo<T>(make: (key: string) => Promise<T>): (key: string) => Promise<T> {
