@@ -19945,7 +19945,7 @@ var init_lock = __esm({
 
 // ../git-source/src/cache.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { mkdir as mkdir3, mkdtemp, readFile as readFile2, readdir as readdir3, rename as rename3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import { appendFile as appendFile2, mkdir as mkdir3, mkdtemp, readFile as readFile2, readdir as readdir3, rename as rename3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename as basename2, dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
 function defaultCacheDir(env = process.env) {
@@ -19959,6 +19959,11 @@ function normalizeDirectory(directory) {
   }
   return `/${parts.join("/")}`;
 }
+function configValue(value2) {
+  if (/[\0\r\n]/.test(value2))
+    throw new GitError({ code: "refused-argument", message: "a repository URL contains a control character; refused" });
+  return `"${value2.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
 async function openCacheRepo(options) {
   const { location, secrets } = remoteContext(options);
   const cacheRoot = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
@@ -19968,15 +19973,25 @@ async function openCacheRepo(options) {
     await mkdir3(root, { recursive: true });
     const tmp = await mkdtemp(join2(root, "init-"));
     await runGit(["init", "--quiet", "--bare", tmp], { secrets });
-    const config = (k, v) => runGit(["--git-dir", tmp, "config", k, v], { secrets });
-    await config("remote.origin.url", location.url);
-    await config("remote.origin.promisor", "true");
-    await config("remote.origin.partialclonefilter", "blob:none");
-    await config("extensions.partialClone", "origin");
-    await config("core.repositoryformatversion", "1");
-    await config("gc.auto", "0");
-    await config("core.sparseCheckout", "true");
-    if (location.kind === "local" || location.kind === "file") await config("remote.origin.uploadpack", localUploadPack);
+    const local = location.kind === "local" || location.kind === "file";
+    await appendFile2(
+      join2(tmp, "config"),
+      [
+        "[core]",
+        "	repositoryformatversion = 1",
+        "	sparseCheckout = true",
+        '[remote "origin"]',
+        `	url = ${configValue(location.url)}`,
+        "	promisor = true",
+        "	partialclonefilter = blob:none",
+        ...local ? [`	uploadpack = ${configValue(localUploadPack)}`] : [],
+        "[extensions]",
+        "	partialClone = origin",
+        "[gc]",
+        "	auto = 0",
+        ""
+      ].join("\n")
+    );
     await rename3(tmp, gitDir).catch(async (error2) => {
       await rm3(tmp, { recursive: true, force: true });
       if (!existsSync2(join2(gitDir, "HEAD"))) throw error2;
@@ -19991,6 +20006,7 @@ async function forgetStoredCredentials(gitDir, cleanUrl, secrets) {
   await runGit(["--git-dir", gitDir, "config", "remote.origin.url", cleanUrl], { secrets });
 }
 async function hasCommit(gitDir, commit) {
+  if (/^[0-9a-f]{40,64}$/.test(commit) && existsSync2(join2(gitDir, "refs", "kdelta", "commits", commit))) return true;
   try {
     await runGit(["--git-dir", gitDir, "show-ref", "--verify", "--quiet", `refs/kdelta/commits/${commit}`]);
     return true;
@@ -20009,7 +20025,7 @@ async function fetchPackage(options) {
   const dest = resolve3(options.cwd ?? process.cwd(), options.dest);
   if (existsSync2(dest)) throw new GitError({ code: "failed", message: `destination ${dest} already exists` });
   return withLock(join2(repo.root, "lock"), async () => {
-    const git2 = (args, extra = {}) => runGit(["--git-dir", repo.gitDir, ...args], { env, secrets, ...extra });
+    const git2 = (args, extra = {}) => runGit([...noMaintenance, "--git-dir", repo.gitDir, ...args], { env, secrets, ...extra });
     await forgetStoredCredentials(repo.gitDir, location.url, secrets);
     let commit = resolved.commit;
     let cacheHit = commit !== void 0 && await hasCommit(repo.gitDir, commit);
@@ -20051,7 +20067,19 @@ async function fetchPackage(options) {
       const tree = join2(stage, "tree");
       await mkdir3(tree);
       await runGit(
-        ["--git-dir", repo.gitDir, "--work-tree", tree, "-c", "core.sparseCheckout=true", "read-tree", "--reset", "-u", commit],
+        [
+          ...noMaintenance,
+          "--git-dir",
+          repo.gitDir,
+          "--work-tree",
+          tree,
+          "-c",
+          "core.sparseCheckout=true",
+          "read-tree",
+          "--reset",
+          "-u",
+          commit
+        ],
         {
           env: { ...env, GIT_INDEX_FILE: join2(stage, "index") },
           secrets,
@@ -20103,7 +20131,7 @@ async function expandCommit(options) {
     return commit;
   });
 }
-var localUploadPack;
+var localUploadPack, noMaintenance;
 var init_cache = __esm({
   "../git-source/src/cache.ts"() {
     "use strict";
@@ -20113,6 +20141,7 @@ var init_cache = __esm({
     init_refs();
     init_url();
     localUploadPack = "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack";
+    noMaintenance = ["-c", "maintenance.auto=false"];
   }
 });
 
@@ -31099,12 +31128,12 @@ function locate(side, files) {
 function identitiesInSeveralFiles(located) {
   const several = /* @__PURE__ */ new Set();
   for (const side of ["local", "upstream", "origin"]) {
-    const fileOf = /* @__PURE__ */ new Map();
+    const fileOf2 = /* @__PURE__ */ new Map();
     for (const r of located[side]) {
       if (!r.identity) continue;
       const key = identityKey(r.identity);
-      const first = fileOf.get(key);
-      if (first === void 0) fileOf.set(key, r.file.file);
+      const first = fileOf2.get(key);
+      if (first === void 0) fileOf2.set(key, r.file.file);
       else if (first !== r.file.file) several.add(key);
     }
   }
@@ -31114,14 +31143,14 @@ function collateResources(located) {
   const byKey = /* @__PURE__ */ new Map();
   const order = [];
   const perFile = identitiesInSeveralFiles(located);
-  const keyOf = (r) => {
+  const keyOf2 = (r) => {
     if (!r.identity) return `${r.file.file}\0${r.entry.index}`;
     const key = identityKey(r.identity);
     return perFile.has(key) ? `${key}\0${r.file.file}` : key;
   };
   for (const side of ["local", "upstream", "origin"]) {
     for (const r of located[side]) {
-      const key = keyOf(r);
+      const key = keyOf2(r);
       let t = byKey.get(key);
       if (!t) {
         t = { key };
@@ -31280,17 +31309,17 @@ var init_merge_files = __esm({
 // ../merge-core/src/value.ts
 function merge3Text(input, options = {}) {
   const file = options.file ?? "<value>";
-  const fileOf = (side) => options.files?.[side] ?? `${file} (${side})`;
+  const fileOf2 = (side) => options.files?.[side] ?? `${file} (${side})`;
   const docs = {};
   for (const side of ["origin", "upstream", "local"]) {
     const text3 = input[side];
     if (text3 === void 0) continue;
-    const stream = parseStream(text3, fileOf(side), side);
+    const stream = parseStream(text3, fileOf2(side), side);
     const nonEmpty2 = stream.documents.filter((d) => !d.empty);
     if (nonEmpty2.length > 1) {
       throw new MergeInputError(
         "invalid-yaml",
-        fileOf(side),
+        fileOf2(side),
         nonEmpty2[1].index,
         "expected a single YAML value, found several documents",
         side
@@ -31309,9 +31338,9 @@ function merge3Text(input, options = {}) {
       file,
       document: 0,
       files: {
-        origin: { file: fileOf("origin"), document: 0 },
-        upstream: { file: fileOf("upstream"), document: 0 },
-        local: { file: fileOf("local"), document: 0 }
+        origin: { file: fileOf2("origin"), document: 0 },
+        upstream: { file: fileOf2("upstream"), document: 0 },
+        local: { file: fileOf2("local"), document: 0 }
       }
     }
   );
@@ -34740,7 +34769,7 @@ var init_github_errors = __esm({
   }
 });
 
-// ../../node_modules/.pnpm/@octokit+oauth-methods@6.0.5/node_modules/@octokit/oauth-methods/dist-bundle/index.js
+// ../../node_modules/.pnpm/@octokit+oauth-methods@6.0.4/node_modules/@octokit/oauth-methods/dist-bundle/index.js
 function requestToOAuthBaseUrl(request2) {
   const endpointDefaults = request2.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
@@ -34972,7 +35001,7 @@ async function deleteAuthorization(options) {
   );
 }
 var init_dist_bundle7 = __esm({
-  "../../node_modules/.pnpm/@octokit+oauth-methods@6.0.5/node_modules/@octokit/oauth-methods/dist-bundle/index.js"() {
+  "../../node_modules/.pnpm/@octokit+oauth-methods@6.0.4/node_modules/@octokit/oauth-methods/dist-bundle/index.js"() {
     init_dist_src();
     init_dist_bundle2();
     init_dist_bundle2();
@@ -34985,7 +35014,7 @@ var init_dist_bundle7 = __esm({
   }
 });
 
-// ../../node_modules/.pnpm/@octokit+auth-oauth-device@8.0.5/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+// ../../node_modules/.pnpm/@octokit+auth-oauth-device@8.0.4/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
 async function getOAuthAccessToken(state, options) {
   const cachedAuthentication = getCachedAuthentication(state, options.auth);
   if (cachedAuthentication) return cachedAuthentication;
@@ -35108,7 +35137,7 @@ function createOAuthDeviceAuth(options) {
 }
 var VERSION7;
 var init_dist_bundle8 = __esm({
-  "../../node_modules/.pnpm/@octokit+auth-oauth-device@8.0.5/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js"() {
+  "../../node_modules/.pnpm/@octokit+auth-oauth-device@8.0.4/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js"() {
     init_universal_user_agent();
     init_dist_bundle2();
     init_dist_bundle7();
@@ -35116,7 +35145,7 @@ var init_dist_bundle8 = __esm({
   }
 });
 
-// ../../node_modules/.pnpm/@octokit+auth-oauth-user@6.0.4/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+// ../../node_modules/.pnpm/@octokit+auth-oauth-user@6.0.3/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
 async function getAuthentication(state) {
   if ("code" in state.strategyOptions) {
     const { authentication } = await exchangeWebFlowCode({
@@ -35296,7 +35325,7 @@ function createOAuthUserAuth({
 }
 var VERSION8, ROUTES_REQUIRING_BASIC_AUTH;
 var init_dist_bundle9 = __esm({
-  "../../node_modules/.pnpm/@octokit+auth-oauth-user@6.0.4/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js"() {
+  "../../node_modules/.pnpm/@octokit+auth-oauth-user@6.0.3/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js"() {
     init_universal_user_agent();
     init_dist_bundle2();
     init_dist_bundle8();
@@ -35308,7 +35337,7 @@ var init_dist_bundle9 = __esm({
   }
 });
 
-// ../../node_modules/.pnpm/@octokit+auth-oauth-app@9.0.5/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+// ../../node_modules/.pnpm/@octokit+auth-oauth-app@9.0.4/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
 async function auth4(state, authOptions) {
   if (authOptions.type === "oauth-app") {
     return {
@@ -35386,7 +35415,7 @@ function createOAuthAppAuth(options) {
 }
 var VERSION9;
 var init_dist_bundle10 = __esm({
-  "../../node_modules/.pnpm/@octokit+auth-oauth-app@9.0.5/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js"() {
+  "../../node_modules/.pnpm/@octokit+auth-oauth-app@9.0.4/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js"() {
     init_universal_user_agent();
     init_dist_bundle2();
     init_dist_bundle9();
@@ -35671,7 +35700,7 @@ var init_toad_cache = __esm({
   }
 });
 
-// ../../node_modules/.pnpm/@octokit+auth-app@8.3.1/node_modules/@octokit/auth-app/dist-node/index.js
+// ../../node_modules/.pnpm/@octokit+auth-app@8.3.0/node_modules/@octokit/auth-app/dist-node/index.js
 async function getAppAuthentication({
   appId,
   privateKey,
@@ -36103,7 +36132,7 @@ function createAppAuth(options) {
 }
 var pendingPromises, PATHS, REGEX, FIVE_SECONDS_IN_MS, VERSION10;
 var init_dist_node = __esm({
-  "../../node_modules/.pnpm/@octokit+auth-app@8.3.1/node_modules/@octokit/auth-app/dist-node/index.js"() {
+  "../../node_modules/.pnpm/@octokit+auth-app@8.3.0/node_modules/@octokit/auth-app/dist-node/index.js"() {
     init_universal_user_agent();
     init_dist_bundle2();
     init_dist_bundle10();
@@ -36137,7 +36166,7 @@ var init_dist_node = __esm({
     ];
     REGEX = routeMatcher2(PATHS);
     FIVE_SECONDS_IN_MS = 5 * 1e3;
-    VERSION10 = "8.3.1";
+    VERSION10 = "8.3.0";
   }
 });
 
@@ -36434,7 +36463,7 @@ function createGitHubForge(options = {}) {
     if (!m.ok) throw new ForgeError("unsupported-repository", m.error);
     return m.value;
   };
-  const keyOf = (r) => `${r.owner}/${r.repo}`;
+  const keyOf2 = (r) => `${r.owner}/${r.repo}`;
   const failure2 = (error2, what, owner) => {
     if (error2 instanceof ForgeError) return error2;
     if (error2.response?.data?.message === BUDGET_SPENT) {
@@ -36471,7 +36500,7 @@ function createGitHubForge(options = {}) {
   async function pages(repo, state) {
     const out = [];
     for (let page = 1; ; page++) {
-      const batch = await call(`list the pull requests of ${keyOf(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+      const batch = await call(`list the pull requests of ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
         ...repo,
         state,
         per_page: 100,
@@ -36482,12 +36511,12 @@ function createGitHubForge(options = {}) {
     }
   }
   function remember(target, repo) {
-    if (!seen.has(keyOf(repo))) seen.set(keyOf(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
+    if (!seen.has(keyOf2(repo))) seen.set(keyOf2(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
   }
   function openPulls(target) {
     const repo = repoOf(target.repo);
     remember(target, repo);
-    const key = keyOf(repo);
+    const key = keyOf2(repo);
     let hit = open2.get(key);
     if (!hit) {
       hit = pages(repo, "open").then(
@@ -36498,11 +36527,11 @@ function createGitHubForge(options = {}) {
     }
     return hit;
   }
-  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf(repo).toLowerCase();
+  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf2(repo).toLowerCase();
   function toProposal(r, state) {
     const { body, fingerprint } = decodeBody(r.pull.body ?? "", fingerprintIn);
     const id = `${r.pull.number}`;
-    const repoKey = keyOf(repoOf(r.repoUrl));
+    const repoKey = keyOf2(repoOf(r.repoUrl));
     const merged = mergedByRun.has(`${repoKey}#${id}`);
     const commit = pushed.get(`${repoKey}#${id}`) ?? r.pull.head.sha;
     return {
@@ -36533,7 +36562,7 @@ function createGitHubForge(options = {}) {
   async function decorate(r, input, created, warnings) {
     const repo = repoOf(input.repo);
     const n = r.pull.number;
-    const where = `pull request #${n} of ${keyOf(repo)}`;
+    const where = `pull request #${n} of ${keyOf2(repo)}`;
     const have = new Set(labelsOf(r.pull));
     const missing = (options.labels ?? []).filter((l) => !have.has(l));
     if (missing.length > 0) {
@@ -36612,21 +36641,21 @@ function createGitHubForge(options = {}) {
       warnings.push(`auto-merge: ${where} is ready to merge but was left open: ${error2.message}`);
       return;
     }
-    mergedByRun.add(`${keyOf(repo)}#${r.pull.number}`);
+    mergedByRun.add(`${keyOf2(repo)}#${r.pull.number}`);
     r.pull = { ...r.pull, state: "closed", merged_at: (/* @__PURE__ */ new Date()).toISOString() };
     warnings.push(`auto-merge: ${where} had nothing to wait for (no required check pending): merged now (${method})`);
   }
   async function postStatus(proposal, status, sha) {
     const repo = repoOf(proposal.repo);
-    pushed.set(`${keyOf(repo)}#${proposal.id}`, sha);
-    await call(`record a status on ${sha.slice(0, 12)} in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
+    pushed.set(`${keyOf2(repo)}#${proposal.id}`, sha);
+    await call(`record a status on ${sha.slice(0, 12)} in ${keyOf2(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
       ...repo,
       sha,
       state: status.state,
       description: status.description.slice(0, 140),
       context: "kdelta"
     });
-    statuses.set(`${keyOf(repo)}@${sha}`, status);
+    statuses.set(`${keyOf2(repo)}@${sha}`, status);
   }
   const forge = {
     name: "github",
@@ -36651,7 +36680,7 @@ function createGitHubForge(options = {}) {
       const warnings = [];
       let r = await findRecord(input);
       const remember2 = (n) => {
-        if (input.headCommit) pushed.set(`${keyOf(repo)}#${n}`, input.headCommit);
+        if (input.headCommit) pushed.set(`${keyOf2(repo)}#${n}`, input.headCommit);
       };
       if (r) remember2(r.pull.number);
       let created = false;
@@ -36672,14 +36701,14 @@ function createGitHubForge(options = {}) {
         } catch (error2) {
           const text2 = JSON.stringify(error2.response?.data ?? "");
           if (error2.status !== 422 || !/already exists/i.test(text2)) {
-            throw failure2(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
+            throw failure2(error2, `open the pull request for ${input.head} in ${keyOf2(repo)}`, repo.owner);
           }
-          open2.delete(keyOf(repo));
+          open2.delete(keyOf2(repo));
           r = await findRecord(input);
           if (!r)
             throw new ForgeError(
               "github-request-failed",
-              `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`
+              `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf2(repo)} but cannot be found`
             );
           remember2(r.pull.number);
         }
@@ -36691,7 +36720,7 @@ function createGitHubForge(options = {}) {
         if ((r.pull.body ?? "") !== stored) patch.body = stored;
         if (Object.keys(patch).length > 0) {
           const data = await call(
-            `update pull request #${r.pull.number} of ${keyOf(repo)}`,
+            `update pull request #${r.pull.number} of ${keyOf2(repo)}`,
             "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
             {
               ...repo,
@@ -36715,24 +36744,24 @@ function createGitHubForge(options = {}) {
     async close(proposal, state = "closed") {
       const repo = repoOf(proposal.repo);
       const n = Number(proposal.id);
-      const data = await call(`close pull request #${n} of ${keyOf(repo)}`, "PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
+      const data = await call(`close pull request #${n} of ${keyOf2(repo)}`, "PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
         ...repo,
         pull_number: n,
         state: "closed"
       });
       const pulls = await openPulls(proposal);
       pulls.delete(n);
-      if (state === "merged") mergedByRun.add(`${keyOf(repo)}#${n}`);
+      if (state === "merged") mergedByRun.add(`${keyOf2(repo)}#${n}`);
       return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
     },
     async setStatus(proposal, status, commit) {
       const repo = repoOf(proposal.repo);
       const r = (await openPulls(proposal)).get(Number(proposal.id));
-      const sha = commit ?? pushed.get(`${keyOf(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
+      const sha = commit ?? pushed.get(`${keyOf2(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
       if (!sha) {
         throw new ForgeError(
           "github-request-failed",
-          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open and no commit was given: no status recorded`
+          `GitHub: pull request #${proposal.id} of ${keyOf2(repo)} is not open and no commit was given: no status recorded`
         );
       }
       await postStatus(proposal, status, sha);
@@ -36741,7 +36770,7 @@ function createGitHubForge(options = {}) {
     async ensureStatus(proposal, status, sha) {
       const repo = repoOf(proposal.repo);
       const combined = await call(
-        `read the statuses of ${sha.slice(0, 12)} in ${keyOf(repo)}`,
+        `read the statuses of ${sha.slice(0, 12)} in ${keyOf2(repo)}`,
         "GET /repos/{owner}/{repo}/commits/{ref}/status",
         { ...repo, ref: sha, per_page: 100 }
       );
@@ -36808,7 +36837,7 @@ function createGitHubForge(options = {}) {
   };
   async function publishCommit(input) {
     const repo = repoOf(input.target.repo);
-    const where = `${input.target.head} in ${keyOf(repo)}`;
+    const where = `${input.target.head} in ${keyOf2(repo)}`;
     const diff = (await runGit(["diff-tree", "-r", "-z", "--no-renames", input.baseCommit, input.commit], { cwd: input.dir })).stdout;
     const fields = diff.split("\0").filter((s) => s !== "");
     const tree = [];
@@ -36901,9 +36930,9 @@ var init_github2 = __esm({
 
 // src/main.ts
 import { readFileSync as readFileSync3 } from "node:fs";
-import { writeFile as writeFile7 } from "node:fs/promises";
+import { writeFile as writeFile8 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join18 } from "node:path";
+import { join as join19 } from "node:path";
 
 // ../../node_modules/.pnpm/@actions+core@3.0.1/node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -37454,9 +37483,9 @@ function group(name2, fn3) {
 
 // ../run/src/run.ts
 init_src();
-import { mkdir as mkdir6 } from "node:fs/promises";
+import { mkdir as mkdir7 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join17, resolve as resolve9 } from "node:path";
+import { join as join18, resolve as resolve9 } from "node:path";
 
 // ../kptfile-model/src/types.ts
 var KPTFILE_API_VERSION = "kpt.dev/v1";
@@ -39555,7 +39584,7 @@ function parseRecord(text2, file) {
 function createLocalForge(options) {
   const prefix = options.branchPrefix ?? "kdelta/";
   const variantOf = (head) => variantNameOf(head, prefix);
-  const fileOf = (t) => join7(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
+  const fileOf2 = (t) => join7(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
   const urlOf = (file) => options.displayRoot ? relative3(options.displayRoot, file) : file;
   async function read(file) {
     let text2;
@@ -39569,7 +39598,7 @@ function createLocalForge(options) {
     return { ...header2, body, id: `${header2.downstream}/${variantOf(header2.head)}`, url: urlOf(file) };
   }
   async function write(p) {
-    const file = fileOf(p);
+    const file = fileOf2(p);
     const text2 = renderRecord(p, p.body);
     const before = await readFile4(file, "utf8").catch(() => void 0);
     if (before === text2) return false;
@@ -39578,13 +39607,13 @@ function createLocalForge(options) {
   }
   return {
     name: "local",
-    recordOf: (target) => urlOf(fileOf(target)),
+    recordOf: (target) => urlOf(fileOf2(target)),
     async find(target) {
-      const p = await read(fileOf(target));
+      const p = await read(fileOf2(target));
       return p && p.state === "open" && p.base === target.base && p.head === target.head ? p : void 0;
     },
     async upsert(input) {
-      const file = fileOf(input);
+      const file = fileOf2(input);
       const existing = await read(file);
       const created = existing?.state !== "open";
       const { conflicts, renderFailed, ...rest } = input;
@@ -39606,7 +39635,7 @@ function createLocalForge(options) {
       return closed;
     },
     async setStatus(proposal, status) {
-      const current = await read(fileOf(proposal)) ?? proposal;
+      const current = await read(fileOf2(proposal)) ?? proposal;
       await write({ ...current, status });
     },
     async list() {
@@ -45181,10 +45210,10 @@ function ensurePackageContext(pkg, pv, packageName = "") {
       ".data"
     );
   }
-  const keyOf = (p) => (0, import_yaml19.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+  const keyOf2 = (p) => (0, import_yaml19.isScalar)(p.key) ? String(p.key.value) : String(p.key);
   const added = [];
   for (const key of Object.keys(data)) {
-    const pair = dataNode.items.find((p) => (0, import_yaml19.isPair)(p) && keyOf(p) === key);
+    const pair = dataNode.items.find((p) => (0, import_yaml19.isPair)(p) && keyOf2(p) === key);
     if (pair) {
       if ((0, import_yaml19.isScalar)(pair.value)) pair.value.value = data[key];
       else pair.value = cm.createNode(data[key]);
@@ -45194,7 +45223,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
   }
   for (const key of added.sort()) dataNode.set(cm.createNode(key), cm.createNode(data[key]));
   for (const key of removeKeys) {
-    const i = dataNode.items.findIndex((p) => keyOf(p) === key);
+    const i = dataNode.items.findIndex((p) => keyOf2(p) === key);
     if (i >= 0) dataNode.items.splice(i, 1);
   }
 }
@@ -47892,11 +47921,11 @@ async function propose(ctx, change) {
   const { target, fingerprint } = change;
   const known = change.upstream ? { upstream: change.upstream } : {};
   const open2 = await ctx.forge.find(target);
-  const mirror = await ctx.mirror(target.repo);
+  const heads = await ctx.heads(target.repo);
   const stop = stopped(open2, target.head);
   if (stop) return { ...stop, fingerprint, ...known };
   const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
+  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && heads.get(target.head) === meta.headCommit && heads.get(target.base) === meta.baseCommit) {
     const repaired = await ctx.forge.ensureStatus?.(open2, readiness(meta.conflicts), meta.headCommit).catch(() => false) === true;
     return {
       action: "unchanged",
@@ -48763,7 +48792,7 @@ function labelled(sides2, fn3) {
 }
 function relabel(sides2, error2) {
   if (!(error2 instanceof Error)) return error2;
-  const rename5 = (text2) => {
+  const rename6 = (text2) => {
     let out = text2;
     for (const side of sides2) {
       if (side.path === "") continue;
@@ -48771,11 +48800,11 @@ function relabel(sides2, error2) {
     }
     return out;
   };
-  const message2 = rename5(error2.message);
+  const message2 = rename6(error2.message);
   if (message2 !== error2.message) error2.message = message2;
   const located = error2;
   if (typeof located.file === "string") {
-    const file = rename5(located.file);
+    const file = rename6(located.file);
     if (file !== located.file) located.file = file;
   }
   return error2;
@@ -49631,6 +49660,76 @@ async function settleMergedRemovals(ctx, downstreams, handled, ours) {
   return out;
 }
 
+// ../run/src/removal-scan.ts
+init_src();
+import { mkdir as mkdir6, readFile as readFile8, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
+import { join as join17 } from "node:path";
+function fileOf(cacheRoot, k) {
+  const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
+  return join17(cacheRoot, "run-removal-scans", `${where}.json`);
+}
+function keyOf(k) {
+  return hashOf({
+    url: repositoryIdentity(k.url),
+    repository: k.repository,
+    branch: k.branch,
+    directory: k.directory,
+    commit: k.commit,
+    variants: [...k.variants].sort(),
+    control: k.control ?? null,
+    version: k.version
+  });
+}
+async function storedRemovals(cacheRoot, k) {
+  let stored;
+  try {
+    stored = JSON.parse(await readFile8(fileOf(cacheRoot, k), "utf8"));
+  } catch {
+    return void 0;
+  }
+  if (stored?.key !== keyOf(k) || !Array.isArray(stored.removals)) return void 0;
+  return stored.removals.map((r) => ({
+    variant: r.variant,
+    repository: k.repository,
+    url: k.url,
+    branch: k.branch,
+    directory: r.directory,
+    policy: r.policy === "orphan" ? "orphan" : "delete"
+  }));
+}
+async function storeRemovals(cacheRoot, k, removals) {
+  const file = fileOf(cacheRoot, k);
+  const stored = {
+    key: keyOf(k),
+    removals: removals.map((r) => ({ variant: r.variant, directory: r.directory, policy: r.policy }))
+  };
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    await mkdir6(join17(cacheRoot, "run-removal-scans"), { recursive: true });
+    await writeFile7(tmp, JSON.stringify(stored));
+    await rename5(tmp, file);
+  } catch {
+    await rm7(tmp, { force: true }).catch(() => void 0);
+  }
+}
+
+// ../run/src/pool.ts
+async function pool(items, limit, signal, fn3) {
+  const out = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      await checkpoint(signal);
+      if (next >= items.length) break;
+      const i = next++;
+      out[i] = await fn3(items[i]);
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  for (const s of settled) if (s.status === "rejected") throw s.reason;
+  return out;
+}
+
 // ../run/src/jobs/update.ts
 init_src2();
 init_src();
@@ -49809,20 +49908,6 @@ function updateChange(plan, control, commit, ctx) {
 // ../run/src/run.ts
 var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
-async function pool(items, limit, signal, fn3) {
-  const out = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      await checkpoint(signal);
-      const i = next++;
-      out[i] = await fn3(items[i]);
-    }
-  };
-  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  for (const s of settled) if (s.status === "rejected") throw s.reason;
-  return out;
-}
 function memo(make) {
   const cache2 = /* @__PURE__ */ new Map();
   return (key) => {
@@ -49903,6 +49988,11 @@ async function run(options) {
   const stopGit = () => stopRunningGit();
   options.signal?.addEventListener("abort", stopGit, { once: true });
   let jobs = 0;
+  const remoteRefs = memo(async (url) => {
+    await forge.prepareGitToken?.(url).catch(() => {
+    });
+    return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
+  });
   const ctx = {
     version: options.version ?? KDELTA_VERSION,
     dryRun: settings.dryRun,
@@ -49920,18 +50010,15 @@ async function run(options) {
     control: controlId,
     checkout: async (url, base, head, name2) => {
       const mirror = await ctx.mirror(url);
-      const dir = join17(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
-      await mkdir6(join17(runDir, "jobs"), { recursive: true });
+      const dir = join18(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
+      await mkdir7(join18(runDir, "jobs"), { recursive: true });
       return checkoutMirror(mirror, url, base, head, dir);
     },
-    upstreamRefs: memo(async (url) => {
-      await forge.prepareGitToken?.(url).catch(() => {
-      });
-      return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
-    }),
+    upstreamRefs: remoteRefs,
+    heads: async (url) => headsOf(await remoteRefs(url)),
     mirror: memo(async (url) => {
-      const dir = join17(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
-      await mkdir6(join17(runDir, "mirrors"), { recursive: true });
+      const dir = join18(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
+      await mkdir7(join18(runDir, "mirrors"), { recursive: true });
       await forge.prepareGitToken?.(url);
       await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env, ...tokenFor(url) });
       return { dir, heads: await mirrorHeads(dir) };
@@ -49966,21 +50053,21 @@ async function run(options) {
     const names2 = new Set(plan.variants.map((v) => v.name));
     let removals = [];
     if (mode !== "updates") {
-      for (const d of plan.downstreams) {
+      const cacheRoot = options.cacheDir ?? defaultCacheDir(env);
+      const found = await pool(plan.downstreams, concurrency, options.signal, async (d) => {
+        const downstream = { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory };
         try {
-          const mirror = await ctx.mirror(d.url);
-          const found = await findRemovals(
-            mirror,
-            { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory },
-            names2,
-            controlId
-          );
-          removals.push(...found.filter((r) => inShard(r.variant, shard2)));
+          return { removals: await removalsOf(ctx, cacheRoot, downstream, names2, controlId) };
         } catch (error2) {
-          warnings.push(
-            `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)}`
-          );
+          return {
+            removals: [],
+            warning: `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)}`
+          };
         }
+      });
+      for (const f of found) {
+        removals.push(...f.removals.filter((r) => inShard(r.variant, shard2)));
+        if (f.warning) warnings.push(f.warning);
       }
     }
     const collided = checkCollisions({ variants, updates, control: control2, removals, branchPrefix: branchPrefix2, forge });
@@ -50054,6 +50141,23 @@ async function run(options) {
     options.signal?.removeEventListener("abort", stopGit);
     removeTempDir(runDir);
   }
+}
+async function removalsOf(ctx, cacheRoot, downstream, variants, control) {
+  const commit = (await ctx.heads(downstream.url)).get(downstream.branch);
+  if (commit === void 0) return [];
+  const key = { ...downstream, variants, control, version: ctx.version };
+  const stored = await storedRemovals(cacheRoot, { ...key, commit });
+  if (stored) return stored;
+  const mirror = await ctx.mirror(downstream.url);
+  const removals = await findRemovals(mirror, downstream, variants, control);
+  const scanned = mirror.heads.get(downstream.branch);
+  if (scanned !== void 0) await storeRemovals(cacheRoot, { ...key, commit: scanned }, removals);
+  return removals;
+}
+function headsOf(refs) {
+  const heads = /* @__PURE__ */ new Map();
+  for (const r of refs) if (r.name.startsWith("refs/heads/")) heads.set(r.name.slice("refs/heads/".length), r.commit);
+  return heads;
 }
 function checkCollisions(input) {
   const { branchPrefix: branchPrefix2, forge } = input;
@@ -50378,7 +50482,7 @@ function readSettings() {
 function reportControlError(error2, workspace) {
   const annotations = controlAnnotations(error2.issues, (file) => {
     try {
-      return readFileSync3(join18(workspace, file), "utf8");
+      return readFileSync3(join19(workspace, file), "utf8");
     } catch {
       return void 0;
     }
@@ -50403,7 +50507,7 @@ function failureMessage(report) {
   return `${what}. ${first ? `${first.variant} \u2192 ${first.downstream}: ${first.error ?? "failed"}` : ""}${more}${hint ? `
 ${hint}` : ""}`;
 }
-async function main() {
+async function main(overrides = {}) {
   let settings;
   try {
     settings = readSettings();
@@ -50418,7 +50522,15 @@ async function main() {
   let report;
   try {
     report = await withInterruptCleanup(
-      (signal) => group("Run", () => run({ ...options, signal, onProgress: (event) => info(progressLine(event)) }))
+      (signal) => group(
+        "Run",
+        () => run({
+          ...options,
+          ...overrides.pacing && options.github ? { github: { ...options.github, pacing: overrides.pacing } } : {},
+          signal,
+          onProgress: (event) => info(progressLine(event))
+        })
+      )
     );
   } catch (error2) {
     if (error2 instanceof ControlError) reportControlError(error2, options.cwd);
@@ -50430,11 +50542,11 @@ ${hint}` : ""}`);
     }
     return;
   }
-  const reportPath = join18(
+  const reportPath = join19(
     process.env.RUNNER_TEMP || tmpdir5(),
     `kdelta-report-${process.env.GITHUB_RUN_ID ?? "local"}-${process.env.GITHUB_JOB ?? "job"}-${process.pid}.json`
   );
-  await writeFile7(reportPath, reportJson(report));
+  await writeFile8(reportPath, reportJson(report));
   for (const [name2, value2] of Object.entries(actionOutputs(report, reportPath))) setOutput(name2, value2);
   for (const w of report.warnings) warning(w);
   for (const r of report.results) {

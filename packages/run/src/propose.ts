@@ -25,7 +25,8 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
   const known = change.upstream ? { upstream: change.upstream } : {};
   // The forge first: a repository it cannot serve fails here, before anything is cloned.
   const open = await ctx.forge.find(target);
-  const mirror = await ctx.mirror(target.repo);
+  // the branches as ls-remote reports them: a fast no-op clones nothing
+  const heads = await ctx.heads(target.repo);
   const stop = stopped(open, target.head);
   if (stop) return { ...stop, fingerprint, ...known };
   const meta = open ? parseMetadataBlock(open.body) : undefined;
@@ -38,8 +39,8 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     meta &&
     !meta.renderFailed &&
     open.fingerprint === fingerprint &&
-    mirror.heads.get(target.head) === meta.headCommit &&
-    mirror.heads.get(target.base) === meta.baseCommit
+    heads.get(target.head) === meta.headCommit &&
+    heads.get(target.base) === meta.baseCommit
   ) {
     // the run that pushed this commit may have stopped before its status
     const repaired = (await ctx.forge.ensureStatus?.(open, readiness(meta.conflicts), meta.headCommit).catch(() => false)) === true;
