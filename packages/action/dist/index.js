@@ -1396,10 +1396,10 @@ var require_util = __commonJS({
       }
       obj2[kListeners] = null;
     }
-    function errorRequest2(client, request2, err) {
+    function errorRequest2(client, request3, err) {
       try {
-        request2.onError(err);
-        assert(request2.aborted);
+        request3.onError(err);
+        assert(request3.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -1973,7 +1973,7 @@ var require_request = __commonJS({
         return this;
       }
     };
-    function processHeader(request2, key, val) {
+    function processHeader(request3, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -2020,24 +2020,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request2.host !== null) {
+        if (request3.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request2.host = val;
+        request3.host = val;
       } else if (headerName === "content-length") {
-        if (request2.contentLength !== null) {
+        if (request3.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
-        request2.contentLength = parseInt(val, 10);
-        if (!Number.isFinite(request2.contentLength)) {
+        request3.contentLength = parseInt(val, 10);
+        if (!Number.isFinite(request3.contentLength)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-      } else if (request2.contentType === null && headerName === "content-type") {
-        request2.contentType = val;
-        request2.headers.push(key, val);
+      } else if (request3.contentType === null && headerName === "content-type") {
+        request3.contentType = val;
+        request3.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -2046,12 +2046,12 @@ var require_request = __commonJS({
           throw new InvalidArgumentError("invalid connection header");
         }
         if (value2 === "close") {
-          request2.reset = true;
+          request3.reset = true;
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request2.headers.push(key, val);
+        request3.headers.push(key, val);
       }
     }
     module.exports = Request;
@@ -3681,8 +3681,8 @@ var require_webidl = __commonJS({
       return new TypeError(`${message2.header}: ${message2.message}`);
     };
     webidl.errors.conversionFailed = function(context) {
-      const plural = context.types.length === 1 ? "" : " one of";
-      const message2 = `${context.argument} could not be converted to${plural}: ${context.types.join(", ")}.`;
+      const plural2 = context.types.length === 1 ? "" : " one of";
+      const message2 = `${context.argument} could not be converted to${plural2}: ${context.types.join(", ")}.`;
       return webidl.errors.exception({
         header: context.prefix,
         message: message2
@@ -4141,11 +4141,11 @@ var require_util2 = __commonJS({
     function normalizeBinaryStringToUtf8(value2) {
       return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request2) {
-      return request2.urlList[request2.urlList.length - 1];
+    function requestCurrentURL(request3) {
+      return request3.urlList[request3.urlList.length - 1];
     }
-    function requestBadPort(request2) {
-      const url = requestCurrentURL(request2);
+    function requestBadPort(request3) {
+      const url = requestCurrentURL(request3);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -4169,7 +4169,7 @@ var require_util2 = __commonJS({
     function isValidHeaderValue(potentialValue) {
       return (potentialValue[0] === "	" || potentialValue[0] === " " || potentialValue[potentialValue.length - 1] === "	" || potentialValue[potentialValue.length - 1] === " " || potentialValue.includes("\n") || potentialValue.includes("\r") || potentialValue.includes("\0")) === false;
     }
-    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request3, actualResponse) {
       const { headersList } = actualResponse;
       const policyHeader = (headersList.get("referrer-policy", true) ?? "").split(",");
       let policy = "";
@@ -4183,7 +4183,7 @@ var require_util2 = __commonJS({
         }
       }
       if (policy !== "") {
-        request2.referrerPolicy = policy;
+        request3.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -4200,33 +4200,33 @@ var require_util2 = __commonJS({
       header2 = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header2, true);
     }
-    function appendRequestOriginHeader(request2) {
-      let serializedOrigin = request2.origin;
+    function appendRequestOriginHeader(request3) {
+      let serializedOrigin = request3.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
-        request2.headersList.append("origin", serializedOrigin, true);
-      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
-        switch (request2.referrerPolicy) {
+      if (request3.responseTainting === "cors" || request3.mode === "websocket") {
+        request3.headersList.append("origin", serializedOrigin, true);
+      } else if (request3.method !== "GET" && request3.method !== "HEAD") {
+        switch (request3.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
+            if (request3.origin && urlHasHttpsScheme(request3.origin) && !urlHasHttpsScheme(requestCurrentURL(request3))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request2, requestCurrentURL(request2))) {
+            if (!sameOrigin(request3, requestCurrentURL(request3))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request2.headersList.append("origin", serializedOrigin, true);
+        request3.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -4280,26 +4280,26 @@ var require_util2 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request2) {
-      const policy = request2.referrerPolicy;
+    function determineRequestsReferrer(request3) {
+      const policy = request3.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request2.referrer === "client") {
+      if (request3.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (request2.referrer instanceof URL) {
-        referrerSource = request2.referrer;
+      } else if (request3.referrer instanceof URL) {
+        referrerSource = request3.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
       if (referrerURL.toString().length > 4096) {
         referrerURL = referrerOrigin;
       }
-      const areSameOrigin = sameOrigin(request2, referrerURL);
-      const isNonPotentiallyTrustWorthy = isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(request2.url);
+      const areSameOrigin = sameOrigin(request3, referrerURL);
+      const isNonPotentiallyTrustWorthy = isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(request3.url);
       switch (policy) {
         case "origin":
           return referrerOrigin != null ? referrerOrigin : stripURLForReferrer(referrerSource, true);
@@ -4310,7 +4310,7 @@ var require_util2 = __commonJS({
         case "origin-when-cross-origin":
           return areSameOrigin ? referrerURL : referrerOrigin;
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -4471,7 +4471,7 @@ var require_util2 = __commonJS({
       }
       return true;
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request3) {
     }
     function sameOrigin(A, B) {
       if (A.origin === B.origin && A.origin === "null") {
@@ -6040,11 +6040,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request3 = client[kQueue][client[kRunningIdx]];
+        if (!request3) {
           return -1;
         }
-        request2.onResponseStarted();
+        request3.onResponseStarted();
       }
       onHeaderField(buf) {
         const len = this.headers.length;
@@ -6089,9 +6089,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
-        assert(request2.upgrade || request2.method === "CONNECT");
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
+        assert(request3.upgrade || request3.method === "CONNECT");
         this.statusCode = null;
         this.statusText = "";
         this.shouldKeepAlive = null;
@@ -6108,9 +6108,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request2.onUpgrade(statusCode, headers, socket, statusText);
+          request3.onUpgrade(statusCode, headers, socket, statusText);
         } catch (error2) {
-          util.errorRequest(client, request2, error2);
+          util.errorRequest(client, request3, error2);
           util.destroy(socket, error2);
         }
         client[kResume]();
@@ -6124,8 +6124,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request3 = client[kQueue][client[kRunningIdx]];
+        if (!request3) {
           return -1;
         }
         assert(!this.upgrade);
@@ -6134,23 +6134,23 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request2.upgrade) {
+        if (upgrade && !request3.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request2.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request3.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request3.bodyTimeout != null ? request3.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request2.method === "CONNECT") {
+        if (request3.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -6181,11 +6181,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request2.aborted) {
+        const pause = request3.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request3.aborted) {
           return -1;
         }
-        if (request2.method === "HEAD") {
+        if (request3.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -6202,8 +6202,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -6216,7 +6216,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request2.onData(buf) === false) {
+        if (request3.onData(buf) === false) {
           return constants4.ERROR.PAUSED;
         }
       }
@@ -6230,8 +6230,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
         this.statusCode = null;
         this.statusText = "";
         this.bytesRead = 0;
@@ -6243,11 +6243,11 @@ var require_client_h1 = __commonJS({
         if (statusCode < 200) {
           return;
         }
-        if (request2.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request3.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request2.onComplete(headers);
+        request3.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = true;
         if (socket[kWriting]) {
@@ -6345,13 +6345,13 @@ var require_client_h1 = __commonJS({
           assert(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request2 = requests[i];
-            util.errorRequest(client2, request2, err);
+            const request3 = requests[i];
+            util.errorRequest(client2, request3, err);
           }
         } else if (client2[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-          const request2 = client2[kQueue][client2[kRunningIdx]];
+          const request3 = client2[kQueue][client2[kRunningIdx]];
           client2[kQueue][client2[kRunningIdx]++] = null;
-          util.errorRequest(client2, request2, err);
+          util.errorRequest(client2, request3, err);
         }
         client2[kPendingIdx] = client2[kRunningIdx];
         assert(client2[kRunning] === 0);
@@ -6381,18 +6381,18 @@ var require_client_h1 = __commonJS({
         get destroyed() {
           return socket.destroyed;
         },
-        busy(request2) {
+        busy(request3) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request2) {
-            if (client[kRunning] > 0 && !request2.idempotent) {
+          if (request3) {
+            if (client[kRunning] > 0 && !request3.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request3.upgrade || request3.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) {
               return true;
             }
           }
@@ -6458,8 +6458,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request2 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
+            const request3 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request3.headersTimeout != null ? request3.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -6468,26 +6468,26 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH1(client, request2) {
-      const { method, path, host, upgrade, blocking, reset } = request2;
-      let { body, headers, contentLength } = request2;
+    function writeH1(client, request3) {
+      const { method, path, host, upgrade, blocking, reset } = request3;
+      let { body, headers, contentLength } = request3;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request2.contentType == null) {
+        if (request3.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request2.contentType == null) {
+      } else if (util.isBlobLike(body) && request3.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request2, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request3, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -6499,14 +6499,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request2.contentLength;
+        contentLength = request3.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength !== null && request3.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -6514,25 +6514,25 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (error2) => {
-        if (request2.aborted) {
+        if (request3.aborted) {
           return;
         }
-        if (request2.completed) {
-          if (request2.upgrade || request2.method === "CONNECT") {
+        if (request3.completed) {
+          if (request3.upgrade || request3.method === "CONNECT") {
             util.destroy(socket, new InformationalError("aborted"));
           }
           return;
         }
-        util.errorRequest(client, request2, error2 || new RequestAbortedError());
+        util.errorRequest(client, request3, error2 || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request2.onConnect(abort);
+        request3.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
       }
-      if (request2.aborted) {
+      if (request3.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -6583,31 +6583,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request2, headers: header2, socket });
+        channels.sendHeaders.publish({ request: request3, headers: header2, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request2, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort, null, client, request3, socket, contentLength, header2, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request2, socket, contentLength, header2, expectsPayload);
+          writeIterable(abort, body.stream(), client, request3, socket, contentLength, header2, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
+          writeBlob(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
+        writeStream(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
+        writeIterable(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
+    function writeStream(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -6673,7 +6673,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
+    function writeBuffer(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -6693,18 +6693,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request2.onBodySent(body);
-          if (!expectsPayload && request2.reset !== false) {
+          request3.onBodySent(body);
+          if (!expectsPayload && request3.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request2.onRequestSent();
+        request3.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
+    async function writeBlob(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -6717,9 +6717,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
-        if (!expectsPayload && request2.reset !== false) {
+        request3.onBodySent(buffer);
+        request3.onRequestSent();
+        if (!expectsPayload && request3.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -6727,7 +6727,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
+    async function writeIterable(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -6746,7 +6746,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -6764,9 +6764,9 @@ upgrade: ${upgrade}\r
       }
     }
     var AsyncWriter = class {
-      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header2 }) {
+      constructor({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 }) {
         this.socket = socket;
-        this.request = request2;
+        this.request = request3;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -6776,7 +6776,7 @@ upgrade: ${upgrade}\r
         socket[kWriting] = true;
       }
       write(chunk) {
-        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
+        const { socket, request: request3, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -6795,7 +6795,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request2.reset !== false) {
+          if (!expectsPayload && request3.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -6815,7 +6815,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret = socket.write(chunk);
         socket.uncork();
-        request2.onBodySent(chunk);
+        request3.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -6826,8 +6826,8 @@ ${len.toString(16)}\r
         return ret;
       }
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request2 } = this;
-        request2.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request3 } = this;
+        request3.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -6972,8 +6972,8 @@ var require_client_h2 = __commonJS({
           assert(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request2 = requests[i];
-            util.errorRequest(client2, request2, err);
+            const request3 = requests[i];
+            util.errorRequest(client2, request3, err);
           }
         }
       });
@@ -7065,9 +7065,9 @@ var require_client_h2 = __commonJS({
       }
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request2 = client[kQueue][client[kRunningIdx]];
+        const request3 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
         client[kPendingIdx] = client[kRunningIdx];
       }
       assert(client[kRunning] === 0);
@@ -7077,12 +7077,12 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request2) {
+    function writeH2(client, request3) {
       const session = client[kHTTP2Session];
-      const { method, path, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
-      let { body } = request2;
+      const { method, path, host, upgrade, expectContinue, signal, headers: reqHeaders } = request3;
+      let { body } = request3;
       if (upgrade) {
-        util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
+        util.errorRequest(client, request3, new Error("Upgrade not supported for H2"));
         return false;
       }
       const headers = {};
@@ -7106,17 +7106,17 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname4}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (error2) => {
-        if (request2.aborted) {
+        if (request3.aborted) {
           return;
         }
-        if (request2.completed) {
+        if (request3.completed) {
           if (method === "CONNECT" && stream != null) {
             util.destroy(stream, error2 || new RequestAbortedError());
           }
           return;
         }
         error2 = error2 || new RequestAbortedError();
-        util.errorRequest(client, request2, error2);
+        util.errorRequest(client, request3, error2);
         if (stream != null) {
           util.destroy(stream, error2);
         }
@@ -7125,11 +7125,11 @@ var require_client_h2 = __commonJS({
         client[kResume]();
       };
       try {
-        request2.onConnect(abort);
+        request3.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
       }
-      if (request2.aborted) {
+      if (request3.aborted) {
         return false;
       }
       if (method === "CONNECT") {
@@ -7139,22 +7139,22 @@ var require_client_h2 = __commonJS({
         const onResponse = (headers2) => {
           upgradeResponseFinished = true;
           stream.off(errorMonitor, onUpgradeError);
-          request2.onUpgradeResponse(Number(headers2[HTTP2_HEADER_STATUS]), headers2, parseH2ResponseHeaders);
+          request3.onUpgradeResponse(Number(headers2[HTTP2_HEADER_STATUS]), headers2, parseH2ResponseHeaders);
         };
         const onUpgradeError = (error2) => {
           upgradeResponseFinished = true;
           stream.off("response", onResponse);
-          request2.onUpgradeError(error2);
+          request3.onUpgradeError(error2);
         };
         const onReady = () => {
           try {
-            request2.onUpgrade(null, null, stream);
+            request3.onUpgrade(null, null, stream);
           } catch (error2) {
             stream.off("response", onResponse);
             abort(error2);
             return;
           }
-          if (request2.aborted) {
+          if (request3.aborted) {
             return;
           }
           stream.off("error", abort);
@@ -7166,10 +7166,10 @@ var require_client_h2 = __commonJS({
         ++session[kOpenStreams];
         onReady();
         stream.once("close", () => {
-          if (!upgradeResponseFinished && request2.completed) {
+          if (!upgradeResponseFinished && request3.completed) {
             stream.off("response", onResponse);
             stream.off(errorMonitor, onUpgradeError);
-            request2.onUpgradeError(new InformationalError(`HTTP/2: "stream error" received - code ${stream.rstCode}`));
+            request3.onUpgradeError(new InformationalError(`HTTP/2: "stream error" received - code ${stream.rstCode}`));
           }
           session[kOpenStreams] -= 1;
           if (session[kOpenStreams] === 0) session.unref();
@@ -7191,14 +7191,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request2.contentLength;
+        contentLength = request3.contentLength;
       }
       if (contentLength === 0 || !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength != null && request3.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -7223,25 +7223,25 @@ var require_client_h2 = __commonJS({
       ++session[kOpenStreams];
       stream.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request2.onResponseStarted();
-        if (request2.aborted) {
+        request3.onResponseStarted();
+        if (request3.aborted) {
           const err = new RequestAbortedError();
-          util.errorRequest(client, request2, err);
+          util.errorRequest(client, request3, err);
           util.destroy(stream, err);
           return;
         }
-        if (request2.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
+        if (request3.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
           stream.pause();
         }
         stream.on("data", (chunk) => {
-          if (request2.onData(chunk) === false) {
+          if (request3.onData(chunk) === false) {
             stream.pause();
           }
         });
       });
       stream.once("end", () => {
         if (stream.state?.state == null || stream.state.state < 6) {
-          request2.onComplete([]);
+          request3.onComplete([]);
         }
         if (session[kOpenStreams] === 0) {
           session.unref();
@@ -7271,7 +7271,7 @@ var require_client_h2 = __commonJS({
             stream,
             null,
             client,
-            request2,
+            request3,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7282,7 +7282,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request3,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7294,7 +7294,7 @@ var require_client_h2 = __commonJS({
               stream,
               body.stream(),
               client,
-              request2,
+              request3,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -7305,7 +7305,7 @@ var require_client_h2 = __commonJS({
               stream,
               body,
               client,
-              request2,
+              request3,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -7319,7 +7319,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request3,
             contentLength
           );
         } else if (util.isIterable(body)) {
@@ -7328,7 +7328,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request3,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7338,7 +7338,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -7346,18 +7346,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request2.onBodySent(body);
+          request3.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request2.onRequestSent();
+        request3.onRequestSent();
         client[kResume]();
       } catch (error2) {
         abort(error2);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request2, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request3, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -7368,7 +7368,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request2.onRequestSent();
+            request3.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -7378,10 +7378,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request2.onBodySent(chunk);
+        request3.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -7392,8 +7392,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
+        request3.onBodySent(buffer);
+        request3.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -7402,7 +7402,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -7427,13 +7427,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request2.onBodySent(chunk);
+          request3.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request2.onRequestSent();
+        request3.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -7881,10 +7881,10 @@ var require_client = __commonJS({
       }
       [kDispatch](opts, handler) {
         const origin = opts.origin || this[kUrl].origin;
-        const request2 = new Request(origin, opts, handler);
-        this[kQueue].push(request2);
+        const request3 = new Request(origin, opts, handler);
+        this[kQueue].push(request3);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
+        } else if (util.bodyLength(request3.body) == null && util.isIterable(request3.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -7908,8 +7908,8 @@ var require_client = __commonJS({
         return new Promise((resolve11) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request2 = requests[i];
-            util.errorRequest(this, request2, err);
+            const request3 = requests[i];
+            util.errorRequest(this, request3, err);
           }
           const callback = () => {
             if (this[kClosedResolve]) {
@@ -7934,8 +7934,8 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request2 = requests[i];
-          util.errorRequest(client, request2, err);
+          const request3 = requests[i];
+          util.errorRequest(client, request3, err);
         }
         assert(client[kSize] === 0);
       }
@@ -8038,8 +8038,8 @@ var require_client = __commonJS({
         if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
           assert(client[kRunning] === 0);
           while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-            const request2 = client[kQueue][client[kPendingIdx]++];
-            util.errorRequest(client, request2, err);
+            const request3 = client[kQueue][client[kPendingIdx]++];
+            util.errorRequest(client, request3, err);
           }
         } else {
           onError(client, err);
@@ -8096,12 +8096,12 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request2 = client[kQueue][client[kPendingIdx]];
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
+        const request3 = client[kQueue][client[kPendingIdx]];
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request3.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request2.servername;
+          client[kServerName] = request3.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -8117,10 +8117,10 @@ var require_client = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request2)) {
+        if (client[kHTTPContext].busy(request3)) {
           return;
         }
-        if (!request2.aborted && client[kHTTPContext].write(request2)) {
+        if (!request3.aborted && client[kHTTPContext].write(request3)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -9970,10 +9970,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request2(opts, callback) {
+    function request3(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve11, reject) => {
-          request2.call(this, opts, (err, data) => {
+          request3.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve11(data);
           });
         });
@@ -9988,7 +9988,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = request2;
+    module.exports = request3;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -11126,7 +11126,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "../../node_modules/.pnpm/undici@6.29.1/node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
-    var { promisify: promisify2 } = __require("node:util");
+    var { promisify: promisify3 } = __require("node:util");
     var Client = require_client();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11166,7 +11166,7 @@ var require_mock_client = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify2(this[kOriginalClose])();
+        await promisify3(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -11179,7 +11179,7 @@ var require_mock_client = __commonJS({
 var require_mock_pool = __commonJS({
   "../../node_modules/.pnpm/undici@6.29.1/node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
-    var { promisify: promisify2 } = __require("node:util");
+    var { promisify: promisify3 } = __require("node:util");
     var Pool = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -11219,7 +11219,7 @@ var require_mock_pool = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify2(this[kOriginalClose])();
+        await promisify3(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -11245,9 +11245,9 @@ var require_pluralizer = __commonJS({
       this: "these"
     };
     module.exports = class Pluralizer {
-      constructor(singular, plural) {
+      constructor(singular, plural2) {
         this.singular = singular;
-        this.plural = plural;
+        this.plural = plural2;
       }
       pluralize(count) {
         const one = count === 1;
@@ -12895,7 +12895,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input, prefix, "input");
         init = webidl.converters.RequestInit(init, prefix, "init");
-        let request2 = null;
+        let request3 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -12912,18 +12912,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request2 = makeRequest({ urlList: [parsedURL] });
+          request3 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           this[kDispatcher] = init.dispatcher || input[kDispatcher];
           assert(input instanceof _Request);
-          request2 = input[kState];
+          request3 = input[kState];
           signal = input[kSignal];
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
-          window2 = request2.window;
+        if (request3.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request3.window, origin)) {
+          window2 = request3.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -12931,66 +12931,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request2 = makeRequest({
+        request3 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request2.method,
+          method: request3.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request2.headersList,
+          headersList: request3.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request2.unsafeRequest,
+          unsafeRequest: request3.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request2.priority,
+          priority: request3.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request2.origin,
+          origin: request3.origin,
           // referrer request’s referrer.
-          referrer: request2.referrer,
+          referrer: request3.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request2.referrerPolicy,
+          referrerPolicy: request3.referrerPolicy,
           // mode request’s mode.
-          mode: request2.mode,
+          mode: request3.mode,
           // credentials mode request’s credentials mode.
-          credentials: request2.credentials,
+          credentials: request3.credentials,
           // cache mode request’s cache mode.
-          cache: request2.cache,
+          cache: request3.cache,
           // redirect mode request’s redirect mode.
-          redirect: request2.redirect,
+          redirect: request3.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request2.integrity,
+          integrity: request3.integrity,
           // keepalive request’s keepalive.
-          keepalive: request2.keepalive,
+          keepalive: request3.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request2.reloadNavigation,
+          reloadNavigation: request3.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request2.historyNavigation,
+          historyNavigation: request3.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request2.urlList]
+          urlList: [...request3.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request2.mode === "navigate") {
-            request2.mode = "same-origin";
+          if (request3.mode === "navigate") {
+            request3.mode = "same-origin";
           }
-          request2.reloadNavigation = false;
-          request2.historyNavigation = false;
-          request2.origin = "client";
-          request2.referrer = "client";
-          request2.referrerPolicy = "";
-          request2.url = request2.urlList[request2.urlList.length - 1];
-          request2.urlList = [request2.url];
+          request3.reloadNavigation = false;
+          request3.historyNavigation = false;
+          request3.origin = "client";
+          request3.referrer = "client";
+          request3.referrerPolicy = "";
+          request3.url = request3.urlList[request3.urlList.length - 1];
+          request3.urlList = [request3.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request2.referrer = "no-referrer";
+            request3.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -12999,14 +12999,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request2.referrer = "client";
+              request3.referrer = "client";
             } else {
-              request2.referrer = parsedReferrer;
+              request3.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request2.referrerPolicy = init.referrerPolicy;
+          request3.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -13021,33 +13021,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request2.mode = mode;
+          request3.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request2.credentials = init.credentials;
+          request3.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request2.cache = init.cache;
+          request3.cache = init.cache;
         }
-        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
+        if (request3.cache === "only-if-cached" && request3.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request2.redirect = init.redirect;
+          request3.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request2.integrity = String(init.integrity);
+          request3.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request2.keepalive = Boolean(init.keepalive);
+          request3.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request2.method = mayBeNormalized;
+            request3.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -13057,9 +13057,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request2.method = method;
+            request3.method = method;
           }
-          if (!patchMethodWarning && request2.method === "patch") {
+          if (!patchMethodWarning && request3.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -13069,7 +13069,7 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this[kState] = request2;
+        this[kState] = request3;
         const ac = new AbortController();
         this[kSignal] = ac.signal;
         if (signal != null) {
@@ -13097,12 +13097,12 @@ var require_request2 = __commonJS({
           }
         }
         this[kHeaders] = new Headers2(kConstruct);
-        setHeadersList(this[kHeaders], request2.headersList);
+        setHeadersList(this[kHeaders], request3.headersList);
         setHeadersGuard(this[kHeaders], "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request2.method)) {
+          if (!corsSafeListedMethodsSet.has(request3.method)) {
             throw new TypeError(
-              `'${request2.method} is unsupported in no-cors mode.`
+              `'${request3.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this[kHeaders], "request-no-cors");
@@ -13121,14 +13121,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = input instanceof _Request ? input[kState].body : null;
-        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request3.method === "GET" || request3.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request2.keepalive
+            request3.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this[kHeaders]).contains("content-type", true)) {
@@ -13140,12 +13140,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
+          if (request3.mode !== "same-origin" && request3.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request2.useCORSPreflightFlag = true;
+          request3.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -13374,21 +13374,21 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request2) {
-      const newRequest = makeRequest({ ...request2, body: null });
-      if (request2.body != null) {
-        newRequest.body = cloneBody(newRequest, request2.body);
+    function cloneRequest(request3) {
+      const newRequest = makeRequest({ ...request3, body: null });
+      if (request3.body != null) {
+        newRequest.body = cloneBody(newRequest, request3.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, signal, guard) {
-      const request2 = new Request(kConstruct);
-      request2[kState] = innerRequest;
-      request2[kSignal] = signal;
-      request2[kHeaders] = new Headers2(kConstruct);
-      setHeadersList(request2[kHeaders], innerRequest.headersList);
-      setHeadersGuard(request2[kHeaders], guard);
-      return request2;
+      const request3 = new Request(kConstruct);
+      request3[kState] = innerRequest;
+      request3[kSignal] = signal;
+      request3[kHeaders] = new Headers2(kConstruct);
+      setHeadersList(request3[kHeaders], innerRequest.headersList);
+      setHeadersGuard(request3[kHeaders], guard);
+      return request3;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -13630,14 +13630,14 @@ var require_fetch = __commonJS({
         p.reject(e);
         return p.promise;
       }
-      const request2 = requestObject[kState];
+      const request3 = requestObject[kState];
       if (requestObject.signal.aborted) {
-        abortFetch(p, request2, null, requestObject.signal.reason);
+        abortFetch(p, request3, null, requestObject.signal.reason);
         return p.promise;
       }
-      const globalObject = request2.client.globalObject;
+      const globalObject = request3.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request2.serviceWorkers = "none";
+        request3.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -13649,7 +13649,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request2, realResponse, requestObject.signal.reason);
+          abortFetch(p, request3, realResponse, requestObject.signal.reason);
         }
       );
       const processResponse = (response) => {
@@ -13657,7 +13657,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request2, responseObject, controller.serializedAbortReason);
+          abortFetch(p, request3, responseObject, controller.serializedAbortReason);
           return;
         }
         if (response.type === "error") {
@@ -13669,7 +13669,7 @@ var require_fetch = __commonJS({
         p = null;
       };
       controller = fetching({
-        request: request2,
+        request: request3,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: requestObject[kDispatcher]
@@ -13710,12 +13710,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request2, responseObject, error2) {
+    function abortFetch(p, request3, responseObject, error2) {
       if (p) {
         p.reject(error2);
       }
-      if (request2.body != null && isReadable(request2.body?.stream)) {
-        request2.body.stream.cancel(error2).catch((err) => {
+      if (request3.body != null && isReadable(request3.body?.stream)) {
+        request3.body.stream.cancel(error2).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -13736,7 +13736,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request2,
+      request: request3,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -13749,9 +13749,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request2.client != null) {
-        taskDestination = request2.client.globalObject;
-        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
+      if (request3.client != null) {
+        taskDestination = request3.client.globalObject;
+        crossOriginIsolatedCapability = request3.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -13759,7 +13759,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request: request2,
+        request: request3,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -13769,32 +13769,32 @@ var require_fetch = __commonJS({
         taskDestination,
         crossOriginIsolatedCapability
       };
-      assert(!request2.body || request2.body.stream);
-      if (request2.window === "client") {
-        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
+      assert(!request3.body || request3.body.stream);
+      if (request3.window === "client") {
+        request3.window = request3.client?.globalObject?.constructor?.name === "Window" ? request3.client : "no-window";
       }
-      if (request2.origin === "client") {
-        request2.origin = request2.client.origin;
+      if (request3.origin === "client") {
+        request3.origin = request3.client.origin;
       }
-      if (request2.policyContainer === "client") {
-        if (request2.client != null) {
-          request2.policyContainer = clonePolicyContainer(
-            request2.client.policyContainer
+      if (request3.policyContainer === "client") {
+        if (request3.client != null) {
+          request3.policyContainer = clonePolicyContainer(
+            request3.client.policyContainer
           );
         } else {
-          request2.policyContainer = makePolicyContainer();
+          request3.policyContainer = makePolicyContainer();
         }
       }
-      if (!request2.headersList.contains("accept", true)) {
+      if (!request3.headersList.contains("accept", true)) {
         const value2 = "*/*";
-        request2.headersList.append("accept", value2, true);
+        request3.headersList.append("accept", value2, true);
       }
-      if (!request2.headersList.contains("accept-language", true)) {
-        request2.headersList.append("accept-language", "*", true);
+      if (!request3.headersList.contains("accept-language", true)) {
+        request3.headersList.append("accept-language", "*", true);
       }
-      if (request2.priority === null) {
+      if (request3.priority === null) {
       }
-      if (subresourceSet.has(request2.destination)) {
+      if (subresourceSet.has(request3.destination)) {
       }
       mainFetch(fetchParams).catch((err) => {
         fetchParams.controller.terminate(err);
@@ -13802,50 +13802,50 @@ var require_fetch = __commonJS({
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive = false) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let response = null;
-      if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
+      if (request3.localURLsOnly && !urlIsLocal(requestCurrentURL(request3))) {
         response = makeNetworkError("local URLs only");
       }
-      tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
-      if (requestBadPort(request2) === "blocked") {
+      tryUpgradeRequestToAPotentiallyTrustworthyURL(request3);
+      if (requestBadPort(request3) === "blocked") {
         response = makeNetworkError("bad port");
       }
-      if (request2.referrerPolicy === "") {
-        request2.referrerPolicy = request2.policyContainer.referrerPolicy;
+      if (request3.referrerPolicy === "") {
+        request3.referrerPolicy = request3.policyContainer.referrerPolicy;
       }
-      if (request2.referrer !== "no-referrer") {
-        request2.referrer = determineRequestsReferrer(request2);
+      if (request3.referrer !== "no-referrer") {
+        request3.referrer = determineRequestsReferrer(request3);
       }
       if (response === null) {
         response = await (async () => {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request3.url) && request3.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request2.mode === "navigate" || request2.mode === "websocket")
+            (request3.mode === "navigate" || request3.mode === "websocket")
           ) {
-            request2.responseTainting = "basic";
+            request3.responseTainting = "basic";
             return await schemeFetch(fetchParams);
           }
-          if (request2.mode === "same-origin") {
+          if (request3.mode === "same-origin") {
             return makeNetworkError('request mode cannot be "same-origin"');
           }
-          if (request2.mode === "no-cors") {
-            if (request2.redirect !== "follow") {
+          if (request3.mode === "no-cors") {
+            if (request3.redirect !== "follow") {
               return makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             }
-            request2.responseTainting = "opaque";
+            request3.responseTainting = "opaque";
             return await schemeFetch(fetchParams);
           }
-          if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
+          if (!urlIsHttpHttpsScheme(requestCurrentURL(request3))) {
             return makeNetworkError("URL scheme must be a HTTP(S) scheme");
           }
-          request2.responseTainting = "cors";
+          request3.responseTainting = "cors";
           return await httpFetch(fetchParams);
         })();
       }
@@ -13853,13 +13853,13 @@ var require_fetch = __commonJS({
         return response;
       }
       if (response.status !== 0 && !response.internalResponse) {
-        if (request2.responseTainting === "cors") {
+        if (request3.responseTainting === "cors") {
         }
-        if (request2.responseTainting === "basic") {
+        if (request3.responseTainting === "basic") {
           response = filterResponse(response, "basic");
-        } else if (request2.responseTainting === "cors") {
+        } else if (request3.responseTainting === "cors") {
           response = filterResponse(response, "cors");
-        } else if (request2.responseTainting === "opaque") {
+        } else if (request3.responseTainting === "opaque") {
           response = filterResponse(response, "opaque");
         } else {
           assert(false);
@@ -13867,26 +13867,26 @@ var require_fetch = __commonJS({
       }
       let internalResponse = response.status === 0 ? response : response.internalResponse;
       if (internalResponse.urlList.length === 0) {
-        internalResponse.urlList.push(...request2.urlList);
+        internalResponse.urlList.push(...request3.urlList);
       }
-      if (!request2.timingAllowFailed) {
+      if (!request3.timingAllowFailed) {
         response.timingAllowPassed = true;
       }
-      if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
+      if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request3.headers.contains("range", true)) {
         response = internalResponse = makeNetworkError();
       }
-      if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+      if (response.status !== 0 && (request3.method === "HEAD" || request3.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
         internalResponse.body = null;
         fetchParams.controller.dump = true;
       }
-      if (request2.integrity) {
+      if (request3.integrity) {
         const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-        if (request2.responseTainting === "opaque" || response.body == null) {
+        if (request3.responseTainting === "opaque" || response.body == null) {
           processBodyError(response.error);
           return;
         }
         const processBody = (bytes) => {
-          if (!bytesMatch(bytes, request2.integrity)) {
+          if (!bytesMatch(bytes, request3.integrity)) {
             processBodyError("integrity mismatch");
             return;
           }
@@ -13902,8 +13902,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request2 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request2);
+      const { request: request3 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request3);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -13912,19 +13912,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request2);
+          const blobURLEntry = requestCurrentURL(request3);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request2.method !== "GET" || !isBlobLike(blob)) {
+          if (request3.method !== "GET" || !isBlobLike(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request2.headersList.contains("range", true)) {
+          if (!request3.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -13932,7 +13932,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request2.headersList.get("range", true);
+            const rangeHeader = request3.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -13963,7 +13963,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -14052,41 +14052,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request2.serviceWorkers === "all") {
+      if (request3.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request2.redirect === "follow") {
-          request2.serviceWorkers = "none";
+        if (request3.redirect === "follow") {
+          request3.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
+        if (request3.responseTainting === "cors" && corsCheck(request3, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request2, response) === "failure") {
-          request2.timingAllowFailed = true;
+        if (TAOCheck(request3, response) === "failure") {
+          request3.timingAllowFailed = true;
         }
       }
-      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request2.origin,
-        request2.client,
-        request2.destination,
+      if ((request3.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request3.origin,
+        request3.client,
+        request3.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request2.redirect !== "manual") {
+        if (request3.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request2.redirect === "error") {
+        if (request3.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request2.redirect === "manual") {
+        } else if (request3.redirect === "manual") {
           response = actualResponse;
-        } else if (request2.redirect === "follow") {
+        } else if (request3.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -14096,13 +14096,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request2).hash
+          requestCurrentURL(request3).hash
         );
         if (locationURL == null) {
           return response;
@@ -14113,63 +14113,63 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request2.redirectCount === 20) {
+      if (request3.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request2.redirectCount += 1;
-      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
+      request3.redirectCount += 1;
+      if (request3.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request3, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request3.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
+      if (actualResponse.status !== 303 && request3.body != null && request3.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
-        request2.method = "GET";
-        request2.body = null;
+      if ([301, 302].includes(actualResponse.status) && request3.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request3.method)) {
+        request3.method = "GET";
+        request3.body = null;
         for (const headerName of requestBodyHeader) {
-          request2.headersList.delete(headerName);
+          request3.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
-        request2.headersList.delete("authorization", true);
-        request2.headersList.delete("proxy-authorization", true);
-        request2.headersList.delete("cookie", true);
-        request2.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request3), locationURL)) {
+        request3.headersList.delete("authorization", true);
+        request3.headersList.delete("proxy-authorization", true);
+        request3.headersList.delete("cookie", true);
+        request3.headersList.delete("host", true);
       }
-      if (request2.body != null) {
-        assert(request2.body.source != null);
-        request2.body = safelyExtractBody(request2.body.source)[0];
+      if (request3.body != null) {
+        assert(request3.body.source != null);
+        request3.body = safelyExtractBody(request3.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request2.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
+      request3.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request3, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request2.window === "no-window" && request2.redirect === "error") {
+      if (request3.window === "no-window" && request3.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request2;
+        httpRequest = request3;
       } else {
-        httpRequest = cloneRequest(request2);
+        httpRequest = cloneRequest(request3);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
+      const includeCredentials = request3.credentials === "include" || request3.credentials === "same-origin" && request3.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -14246,7 +14246,7 @@ var require_fetch = __commonJS({
       }
       response.requestIncludesCredentials = includeCredentials;
       if (response.status === 407) {
-        if (request2.window === "no-window") {
+        if (request3.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -14258,7 +14258,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request2.body == null || request2.body.source != null)
+        (request3.body == null || request3.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -14288,21 +14288,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request2.cache = "no-store";
+        request3.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request2.mode === "websocket") {
+      if (request3.mode === "websocket") {
       } else {
       }
       let requestBody = null;
-      if (request2.body == null && fetchParams.processRequestEndOfBody) {
+      if (request3.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request2.body != null) {
+      } else if (request3.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -14330,7 +14330,7 @@ var require_fetch = __commonJS({
         };
         requestBody = (async function* () {
           try {
-            for await (const bytes of request2.body.stream) {
+            for await (const bytes of request3.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -14441,17 +14441,17 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request2);
+        const url = requestCurrentURL(request3);
         const agent = fetchParams.controller.dispatcher;
         return new Promise((resolve11, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
-            method: request2.method,
-            body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
-            headers: request2.headersList.entries,
+            method: request3.method,
+            body: agent.isMockActive ? request3.body && (request3.body.source || request3.body.stream) : body,
+            headers: request3.headersList.entries,
             maxRedirections: 0,
-            upgrade: request2.mode === "websocket" ? "websocket" : void 0
+            upgrade: request3.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -14481,8 +14481,8 @@ var require_fetch = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              const willFollow = location && request3.redirect === "follow" && redirectStatusSet.has(status);
+              if (request3.method !== "HEAD" && request3.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -15463,31 +15463,31 @@ var require_cache = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request2, options = {}) {
+      async match(request3, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
+        request3 = webidl.converters.RequestInfo(request3, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request2, options, 1);
+        const p = this.#internalMatchAll(request3, options, 1);
         if (p.length === 0) {
           return;
         }
         return p[0];
       }
-      async matchAll(request2 = void 0, options = {}) {
+      async matchAll(request3 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.matchAll";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2, prefix, "request");
+        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request2, options);
+        return this.#internalMatchAll(request3, options);
       }
-      async add(request2) {
+      async add(request3) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
-        const requests = [request2];
+        request3 = webidl.converters.RequestInfo(request3, prefix, "request");
+        const requests = [request3];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -15497,19 +15497,19 @@ var require_cache = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request2 of requests) {
-          if (request2 === void 0) {
+        for (let request3 of requests) {
+          if (request3 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request2 = webidl.converters.RequestInfo(request2);
-          if (typeof request2 === "string") {
+          request3 = webidl.converters.RequestInfo(request3);
+          if (typeof request3 === "string") {
             continue;
           }
-          const r = request2[kState];
+          const r = request3[kState];
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -15518,8 +15518,8 @@ var require_cache = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request2 of requests) {
-          const r = new Request(request2)[kState];
+        for (const request3 of requests) {
+          const r = new Request(request3)[kState];
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -15596,17 +15596,17 @@ var require_cache = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request2, response) {
+      async put(request3, response) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
+        request3 = webidl.converters.RequestInfo(request3, prefix, "request");
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (request2 instanceof Request) {
-          innerRequest = request2[kState];
+        if (request3 instanceof Request) {
+          innerRequest = request3[kState];
         } else {
-          innerRequest = new Request(request2)[kState];
+          innerRequest = new Request(request3)[kState];
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -15677,21 +15677,21 @@ var require_cache = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request2, options = {}) {
+      async delete(request3, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
+        request3 = webidl.converters.RequestInfo(request3, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request2 instanceof Request) {
-          r = request2[kState];
+        if (request3 instanceof Request) {
+          r = request3[kState];
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request2 === "string");
-          r = new Request(request2)[kState];
+          assert(typeof request3 === "string");
+          r = new Request(request3)[kState];
         }
         const operations = [];
         const operation = {
@@ -15723,25 +15723,25 @@ var require_cache = __commonJS({
        * @param {import('../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request2 = void 0, options = {}) {
+      async keys(request3 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.keys";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2, prefix, "request");
+        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request2 !== void 0) {
-          if (request2 instanceof Request) {
-            r = request2[kState];
+        if (request3 !== void 0) {
+          if (request3 instanceof Request) {
+            r = request3[kState];
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r = new Request(request2)[kState];
+          } else if (typeof request3 === "string") {
+            r = new Request(request3)[kState];
           }
         }
         const promise = createDeferredPromise();
         const requests = [];
-        if (request2 === void 0) {
+        if (request3 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -15753,9 +15753,9 @@ var require_cache = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request3 of requests) {
+          for (const request4 of requests) {
             const requestObject = fromInnerRequest(
-              request3,
+              request4,
               new AbortController().signal,
               "immutable"
             );
@@ -15873,9 +15873,9 @@ var require_cache = __commonJS({
        * @param {import('../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request3, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request2.url);
+        const cachedURL = new URL(request3.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -15891,7 +15891,7 @@ var require_cache = __commonJS({
           if (fieldValue2 === "*") {
             return false;
           }
-          const requestValue = request2.headersList.get(fieldValue2);
+          const requestValue = request3.headersList.get(fieldValue2);
           const queryValue = requestQuery.headersList.get(fieldValue2);
           if (requestValue !== queryValue) {
             return false;
@@ -15899,20 +15899,20 @@ var require_cache = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request2, options, maxResponses = Infinity) {
+      #internalMatchAll(request3, options, maxResponses = Infinity) {
         let r = null;
-        if (request2 !== void 0) {
-          if (request2 instanceof Request) {
-            r = request2[kState];
+        if (request3 !== void 0) {
+          if (request3 instanceof Request) {
+            r = request3[kState];
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r = new Request(request2)[kState];
+          } else if (typeof request3 === "string") {
+            r = new Request(request3)[kState];
           }
         }
         const responses = [];
-        if (request2 === void 0) {
+        if (request3 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -16001,21 +16001,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request2, options = {}) {
+      async match(request3, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache2 = new Cache(kConstruct, cacheList);
-            return await cache2.match(request2, options);
+            return await cache2.match(request3, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache2 = new Cache(kConstruct, cacheList);
-            const response = await cache2.match(request2, options);
+            const response = await cache2.match(request3, options);
             if (response !== void 0) {
               return response;
             }
@@ -17195,7 +17195,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, ws, onEstablish, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request2 = makeRequest({
+      const request3 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -17207,18 +17207,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers2(options.headers));
-        request2.headersList = headersList;
+        request3.headersList = headersList;
       }
       const keyValue = crypto2.randomBytes(16).toString("base64");
-      request2.headersList.append("sec-websocket-key", keyValue);
-      request2.headersList.append("sec-websocket-version", "13");
+      request3.headersList.append("sec-websocket-key", keyValue);
+      request3.headersList.append("sec-websocket-version", "13");
       for (const protocol of protocols) {
-        request2.headersList.append("sec-websocket-protocol", protocol);
+        request3.headersList.append("sec-websocket-protocol", protocol);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request2.headersList.append("sec-websocket-extensions", permessageDeflate);
+      request3.headersList.append("sec-websocket-extensions", permessageDeflate);
       const controller = fetching({
-        request: request2,
+        request: request3,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -17255,7 +17255,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request3.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failWebsocketConnection(ws, "Protocol was not set in the opening handshake.");
               return;
@@ -19945,7 +19945,7 @@ var init_lock = __esm({
 
 // ../git-source/src/cache.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { mkdir as mkdir3, mkdtemp, readFile as readFile2, readdir as readdir3, rename as rename3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import { appendFile as appendFile2, mkdir as mkdir3, mkdtemp, readFile as readFile2, readdir as readdir3, rename as rename3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename as basename2, dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
 function defaultCacheDir(env = process.env) {
@@ -19959,6 +19959,11 @@ function normalizeDirectory(directory) {
   }
   return `/${parts.join("/")}`;
 }
+function configValue(value2) {
+  if (/[\0\r\n]/.test(value2))
+    throw new GitError({ code: "refused-argument", message: "a repository URL contains a control character; refused" });
+  return `"${value2.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
 async function openCacheRepo(options) {
   const { location, secrets } = remoteContext(options);
   const cacheRoot = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
@@ -19968,15 +19973,25 @@ async function openCacheRepo(options) {
     await mkdir3(root, { recursive: true });
     const tmp = await mkdtemp(join2(root, "init-"));
     await runGit(["init", "--quiet", "--bare", tmp], { secrets });
-    const config = (k, v) => runGit(["--git-dir", tmp, "config", k, v], { secrets });
-    await config("remote.origin.url", location.url);
-    await config("remote.origin.promisor", "true");
-    await config("remote.origin.partialclonefilter", "blob:none");
-    await config("extensions.partialClone", "origin");
-    await config("core.repositoryformatversion", "1");
-    await config("gc.auto", "0");
-    await config("core.sparseCheckout", "true");
-    if (location.kind === "local" || location.kind === "file") await config("remote.origin.uploadpack", localUploadPack);
+    const local = location.kind === "local" || location.kind === "file";
+    await appendFile2(
+      join2(tmp, "config"),
+      [
+        "[core]",
+        "	repositoryformatversion = 1",
+        "	sparseCheckout = true",
+        '[remote "origin"]',
+        `	url = ${configValue(location.url)}`,
+        "	promisor = true",
+        "	partialclonefilter = blob:none",
+        ...local ? [`	uploadpack = ${configValue(localUploadPack)}`] : [],
+        "[extensions]",
+        "	partialClone = origin",
+        "[gc]",
+        "	auto = 0",
+        ""
+      ].join("\n")
+    );
     await rename3(tmp, gitDir).catch(async (error2) => {
       await rm3(tmp, { recursive: true, force: true });
       if (!existsSync2(join2(gitDir, "HEAD"))) throw error2;
@@ -19991,6 +20006,7 @@ async function forgetStoredCredentials(gitDir, cleanUrl, secrets) {
   await runGit(["--git-dir", gitDir, "config", "remote.origin.url", cleanUrl], { secrets });
 }
 async function hasCommit(gitDir, commit) {
+  if (/^[0-9a-f]{40,64}$/.test(commit) && existsSync2(join2(gitDir, "refs", "kdelta", "commits", commit))) return true;
   try {
     await runGit(["--git-dir", gitDir, "show-ref", "--verify", "--quiet", `refs/kdelta/commits/${commit}`]);
     return true;
@@ -20009,7 +20025,7 @@ async function fetchPackage(options) {
   const dest = resolve3(options.cwd ?? process.cwd(), options.dest);
   if (existsSync2(dest)) throw new GitError({ code: "failed", message: `destination ${dest} already exists` });
   return withLock(join2(repo.root, "lock"), async () => {
-    const git2 = (args, extra = {}) => runGit(["--git-dir", repo.gitDir, ...args], { env, secrets, ...extra });
+    const git2 = (args, extra = {}) => runGit([...noMaintenance, "--git-dir", repo.gitDir, ...args], { env, secrets, ...extra });
     await forgetStoredCredentials(repo.gitDir, location.url, secrets);
     let commit = resolved.commit;
     let cacheHit = commit !== void 0 && await hasCommit(repo.gitDir, commit);
@@ -20051,7 +20067,19 @@ async function fetchPackage(options) {
       const tree = join2(stage, "tree");
       await mkdir3(tree);
       await runGit(
-        ["--git-dir", repo.gitDir, "--work-tree", tree, "-c", "core.sparseCheckout=true", "read-tree", "--reset", "-u", commit],
+        [
+          ...noMaintenance,
+          "--git-dir",
+          repo.gitDir,
+          "--work-tree",
+          tree,
+          "-c",
+          "core.sparseCheckout=true",
+          "read-tree",
+          "--reset",
+          "-u",
+          commit
+        ],
         {
           env: { ...env, GIT_INDEX_FILE: join2(stage, "index") },
           secrets,
@@ -20103,7 +20131,7 @@ async function expandCommit(options) {
     return commit;
   });
 }
-var localUploadPack;
+var localUploadPack, noMaintenance;
 var init_cache = __esm({
   "../git-source/src/cache.ts"() {
     "use strict";
@@ -20113,6 +20141,7 @@ var init_cache = __esm({
     init_refs();
     init_url();
     localUploadPack = "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack";
+    noMaintenance = ["-c", "maintenance.auto=false"];
   }
 });
 
@@ -31122,12 +31151,12 @@ function locate(side, files) {
 function identitiesInSeveralFiles(located) {
   const several = /* @__PURE__ */ new Set();
   for (const side of ["local", "upstream", "origin"]) {
-    const fileOf = /* @__PURE__ */ new Map();
+    const fileOf2 = /* @__PURE__ */ new Map();
     for (const r of located[side]) {
       if (!r.identity) continue;
       const key = identityKey(r.identity);
-      const first = fileOf.get(key);
-      if (first === void 0) fileOf.set(key, r.file.file);
+      const first = fileOf2.get(key);
+      if (first === void 0) fileOf2.set(key, r.file.file);
       else if (first !== r.file.file) several.add(key);
     }
   }
@@ -31137,14 +31166,14 @@ function collateResources(located) {
   const byKey = /* @__PURE__ */ new Map();
   const order = [];
   const perFile = identitiesInSeveralFiles(located);
-  const keyOf = (r) => {
+  const keyOf2 = (r) => {
     if (!r.identity) return `${r.file.file}\0${r.entry.index}`;
     const key = identityKey(r.identity);
     return perFile.has(key) ? `${key}\0${r.file.file}` : key;
   };
   for (const side of ["local", "upstream", "origin"]) {
     for (const r of located[side]) {
-      const key = keyOf(r);
+      const key = keyOf2(r);
       let t = byKey.get(key);
       if (!t) {
         t = { key };
@@ -31303,17 +31332,17 @@ var init_merge_files = __esm({
 // ../merge-core/src/value.ts
 function merge3Text(input, options = {}) {
   const file = options.file ?? "<value>";
-  const fileOf = (side) => options.files?.[side] ?? `${file} (${side})`;
+  const fileOf2 = (side) => options.files?.[side] ?? `${file} (${side})`;
   const docs = {};
   for (const side of ["origin", "upstream", "local"]) {
     const text3 = input[side];
     if (text3 === void 0) continue;
-    const stream = parseStream(text3, fileOf(side), side);
+    const stream = parseStream(text3, fileOf2(side), side);
     const nonEmpty2 = stream.documents.filter((d) => !d.empty);
     if (nonEmpty2.length > 1) {
       throw new MergeInputError(
         "invalid-yaml",
-        fileOf(side),
+        fileOf2(side),
         nonEmpty2[1].index,
         "expected a single YAML value, found several documents",
         side
@@ -31332,9 +31361,9 @@ function merge3Text(input, options = {}) {
       file,
       document: 0,
       files: {
-        origin: { file: fileOf("origin"), document: 0 },
-        upstream: { file: fileOf("upstream"), document: 0 },
-        local: { file: fileOf("local"), document: 0 }
+        origin: { file: fileOf2("origin"), document: 0 },
+        upstream: { file: fileOf2("upstream"), document: 0 },
+        local: { file: fileOf2("local"), document: 0 }
       }
     }
   );
@@ -31511,19 +31540,22 @@ function renderWith(input, d, shortened) {
       "",
       "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
       "",
-      "| resource | field | origin | upstream | local | rule | kept |",
-      "| --- | --- | --- | --- | --- | --- | --- |"
+      ...conflictTable(input.conflicts.slice(0, d.conflictRows))
     );
-    for (const c of input.conflicts.slice(0, d.conflictRows)) {
-      conflicts.push(
-        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`
-      );
-    }
     if (input.conflicts.length > d.conflictRows)
       conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
     conflicts.push("");
   }
   return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
+}
+function conflictTable(conflicts) {
+  return [
+    "| resource | field | origin | upstream | local | rule | kept |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...conflicts.map(
+      (c) => `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`
+    )
+  ];
 }
 function renderProposalBodies(input, limit = MAX_BODY) {
   const all = {
@@ -31760,10 +31792,10 @@ function merge(defaults, route, options) {
   if (options.url === "/graphql") {
     if (defaults && defaults.mediaType.previews?.length) {
       mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
-        (preview) => !mergedOptions.mediaType.previews.includes(preview)
+        (preview2) => !mergedOptions.mediaType.previews.includes(preview2)
       ).concat(mergedOptions.mediaType.previews);
     }
-    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
+    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview2) => preview2.replace(/-preview/, ""));
   }
   return mergedOptions;
 }
@@ -31962,9 +31994,9 @@ function parse2(options) {
     if (url.endsWith("/graphql")) {
       if (options.mediaType.previews?.length) {
         const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
-        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
+        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview2) => {
           const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
-          return `application/vnd.github.${preview}-preview${format}`;
+          return `application/vnd.github.${preview2}-preview${format}`;
         }).join(",");
       }
     }
@@ -32707,16 +32739,16 @@ function withDefaults2(oldEndpoint, newDefaults) {
     if (!endpointOptions.request || !endpointOptions.request.hook) {
       return fetchWrapper(endpoint2.parse(endpointOptions));
     }
-    const request2 = (route2, parameters2) => {
+    const request22 = (route2, parameters2) => {
       return fetchWrapper(
         endpoint2.parse(endpoint2.merge(route2, parameters2))
       );
     };
-    Object.assign(request2, {
+    Object.assign(request22, {
       endpoint: endpoint2,
       defaults: withDefaults2.bind(null, endpoint2)
     });
-    return endpointOptions.request.hook(request2, endpointOptions);
+    return endpointOptions.request.hook(request22, endpointOptions);
   };
   return Object.assign(newApi, {
     endpoint: endpoint2,
@@ -32747,7 +32779,7 @@ function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
 ` + data.errors.map((e) => ` - ${e.message}`).join("\n");
 }
-function graphql(request2, query, options) {
+function graphql(request22, query, options) {
   if (options) {
     if (typeof query === "string" && "query" in options) {
       return Promise.reject(
@@ -32777,11 +32809,11 @@ function graphql(request2, query, options) {
     result.variables[key] = parsedOptions[key];
     return result;
   }, {});
-  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
+  const baseUrl = parsedOptions.baseUrl || request22.endpoint.DEFAULTS.baseUrl;
   if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
     requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
   }
-  return request2(requestOptions).then((response) => {
+  return request22(requestOptions).then((response) => {
     if (response.data.errors) {
       const headers = {};
       for (const key of Object.keys(response.headers)) {
@@ -32796,8 +32828,8 @@ function graphql(request2, query, options) {
     return response.data.data;
   });
 }
-function withDefaults3(request2, newDefaults) {
-  const newRequest = request2.defaults(newDefaults);
+function withDefaults3(request22, newDefaults) {
+  const newRequest = request22.defaults(newDefaults);
   const newApi = (query, options) => {
     return graphql(newRequest, query, options);
   };
@@ -32819,9 +32851,9 @@ var init_dist_bundle3 = __esm({
     init_universal_user_agent();
     VERSION3 = "0.0.0-development";
     GraphqlResponseError = class extends Error {
-      constructor(request2, headers, response) {
+      constructor(request22, headers, response) {
         super(_buildMessageForResponseErrors(response));
-        this.request = request2;
+        this.request = request22;
         this.headers = headers;
         this.response = response;
         this.errors = response.errors;
@@ -32877,13 +32909,13 @@ function withAuthorizationPrefix(token) {
   }
   return `token ${token}`;
 }
-async function hook(token, request2, route, parameters) {
-  const endpoint2 = request2.endpoint.merge(
+async function hook(token, request3, route, parameters) {
+  const endpoint2 = request3.endpoint.merge(
     route,
     parameters
   );
   endpoint2.headers.authorization = withAuthorizationPrefix(token);
-  return request2(endpoint2);
+  return request3(endpoint2);
 }
 var b64url, sep4, jwtRE, isJWT, createTokenAuth;
 var init_dist_bundle4 = __esm({
@@ -34396,7 +34428,7 @@ async function errorRequest(state, octokit, error2, options) {
   }
   throw error2;
 }
-async function wrapRequest(state, octokit, request2, options) {
+async function wrapRequest(state, octokit, request3, options) {
   const limiter = new import_light.default();
   limiter.on("failed", function(error2, info2) {
     const maxRetries = ~~error2.request.request?.retries;
@@ -34407,12 +34439,12 @@ async function wrapRequest(state, octokit, request2, options) {
     }
   });
   return limiter.schedule(
-    requestWithGraphqlErrorHandling.bind(null, state, octokit, request2),
+    requestWithGraphqlErrorHandling.bind(null, state, octokit, request3),
     options
   );
 }
-async function requestWithGraphqlErrorHandling(state, octokit, request2, options) {
-  const response = await request2(options);
+async function requestWithGraphqlErrorHandling(state, octokit, request3, options) {
+  const response = await request3(options);
   if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
     response.data.errors[0].message
   )) {
@@ -34462,16 +34494,16 @@ var init_dist_bundle5 = __esm({
 });
 
 // ../../node_modules/.pnpm/@octokit+plugin-throttling@11.0.5_@octokit+core@7.0.7/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
-function wrapRequest2(state, request2, options) {
-  return state.retryLimiter.schedule(doRequest, state, request2, options);
+function wrapRequest2(state, request3, options) {
+  return state.retryLimiter.schedule(doRequest, state, request3, options);
 }
-async function doRequest(state, request2, options) {
+async function doRequest(state, request3, options) {
   const { pathname } = new URL(options.url, "http://github.test");
   const isAuth = isAuthRequest(options.method, pathname);
   const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
   const isSearch = options.method === "GET" && pathname.startsWith("/search/");
   const isGraphQL = pathname.startsWith("/graphql");
-  const retryCount = ~~request2.retryCount;
+  const retryCount = ~~request3.retryCount;
   const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
   if (state.clustering) {
     jobOptions.expiration = 1e3 * 60;
@@ -34485,7 +34517,7 @@ async function doRequest(state, request2, options) {
   if (isSearch) {
     await state.search.key(state.id).schedule(jobOptions, noop3);
   }
-  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request2, options);
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request3, options);
   if (isGraphQL) {
     const res = await req;
     if (res.data.errors != null && res.data.errors.some((error2) => error2.type === "RATE_LIMITED")) {
@@ -34575,14 +34607,14 @@ function throttling(octokit, octokitOptions) {
       (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
     );
     state.retryLimiter.on("failed", async function(error2, info2) {
-      const [state2, request2, options] = info2.args;
+      const [state2, request3, options] = info2.args;
       const { pathname } = new URL(options.url, "http://github.test");
       const shouldRetryGraphQL = pathname.startsWith("/graphql") && error2.status !== 401;
       if (!(shouldRetryGraphQL || error2.status === 403 || error2.status === 429)) {
         return;
       }
-      const retryCount = ~~request2.retryCount;
-      request2.retryCount = retryCount;
+      const retryCount = ~~request3.retryCount;
+      request3.retryCount = retryCount;
       options.request.retryCount = retryCount;
       const { wantRetry, retryAfter = 0 } = await (async function() {
         if (/\bsecondary rate\b/i.test(error2.message)) {
@@ -34620,14 +34652,14 @@ function throttling(octokit, octokitOptions) {
         return {};
       })();
       if (wantRetry) {
-        request2.retryCount++;
+        request3.retryCount++;
         return retryAfter * state2.retryAfterBaseValue;
       }
     });
   };
-  octokit.hook.wrap("request", (request2, options) => {
+  octokit.hook.wrap("request", (request3, options) => {
     initializeBottleneck();
-    return wrapRequest2(state, request2, options);
+    return wrapRequest2(state, request3, options);
   });
   return {};
 }
@@ -34781,9 +34813,9 @@ var init_github_errors = __esm({
   }
 });
 
-// ../../node_modules/.pnpm/@octokit+oauth-methods@6.0.5/node_modules/@octokit/oauth-methods/dist-bundle/index.js
-function requestToOAuthBaseUrl(request2) {
-  const endpointDefaults = request2.endpoint.DEFAULTS;
+// ../../node_modules/.pnpm/@octokit+oauth-methods@6.0.4/node_modules/@octokit/oauth-methods/dist-bundle/index.js
+function requestToOAuthBaseUrl(request3) {
+  const endpointDefaults = request3.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
     return "https://github.com";
   }
@@ -34792,21 +34824,21 @@ function requestToOAuthBaseUrl(request2) {
   }
   return endpointDefaults.baseUrl.replace("/api/v3", "");
 }
-async function oauthRequest(request2, route, parameters) {
+async function oauthRequest(request3, route, parameters) {
   const withOAuthParameters = {
-    baseUrl: requestToOAuthBaseUrl(request2),
+    baseUrl: requestToOAuthBaseUrl(request3),
     headers: {
       accept: "application/json"
     },
     ...parameters
   };
-  const response = await request2(route, withOAuthParameters);
+  const response = await request3(route, withOAuthParameters);
   if ("error" in response.data) {
     const error2 = new RequestError(
       `${response.data.error_description} (${response.data.error}, ${response.data.error_uri})`,
       400,
       {
-        request: request2.endpoint.merge(
+        request: request3.endpoint.merge(
           route,
           withOAuthParameters
         )
@@ -34818,9 +34850,9 @@ async function oauthRequest(request2, route, parameters) {
   return response;
 }
 async function exchangeWebFlowCode(options) {
-  const request2 = options.request || request;
+  const request3 = options.request || request;
   const response = await oauthRequest(
-    request2,
+    request3,
     "POST /login/oauth/access_token",
     {
       client_id: options.clientId,
@@ -34855,19 +34887,19 @@ function toTimestamp(apiTimeInMs, expirationInSeconds) {
   return new Date(apiTimeInMs + expirationInSeconds * 1e3).toISOString();
 }
 async function createDeviceCode(options) {
-  const request2 = options.request || request;
+  const request3 = options.request || request;
   const parameters = {
     client_id: options.clientId
   };
   if ("scopes" in options && Array.isArray(options.scopes)) {
     parameters.scope = options.scopes.join(" ");
   }
-  return oauthRequest(request2, "POST /login/device/code", parameters);
+  return oauthRequest(request3, "POST /login/device/code", parameters);
 }
 async function exchangeDeviceCode(options) {
-  const request2 = options.request || request;
+  const request3 = options.request || request;
   const response = await oauthRequest(
-    request2,
+    request3,
     "POST /login/oauth/access_token",
     {
       client_id: options.clientId,
@@ -34903,8 +34935,8 @@ function toTimestamp2(apiTimeInMs, expirationInSeconds) {
   return new Date(apiTimeInMs + expirationInSeconds * 1e3).toISOString();
 }
 async function checkToken(options) {
-  const request2 = options.request || request;
-  const response = await request2("POST /applications/{client_id}/token", {
+  const request3 = options.request || request;
+  const response = await request3("POST /applications/{client_id}/token", {
     headers: {
       authorization: `basic ${btoa(
         `${options.clientId}:${options.clientSecret}`
@@ -34928,9 +34960,9 @@ async function checkToken(options) {
   return { ...response, authentication };
 }
 async function refreshToken(options) {
-  const request2 = options.request || request;
+  const request3 = options.request || request;
   const response = await oauthRequest(
-    request2,
+    request3,
     "POST /login/oauth/access_token",
     {
       client_id: options.clientId,
@@ -34958,9 +34990,9 @@ function toTimestamp3(apiTimeInMs, expirationInSeconds) {
   return new Date(apiTimeInMs + expirationInSeconds * 1e3).toISOString();
 }
 async function resetToken(options) {
-  const request2 = options.request || request;
+  const request3 = options.request || request;
   const auth6 = btoa(`${options.clientId}:${options.clientSecret}`);
-  const response = await request2(
+  const response = await request3(
     "PATCH /applications/{client_id}/token",
     {
       headers: {
@@ -34985,9 +35017,9 @@ async function resetToken(options) {
   return { ...response, authentication };
 }
 async function deleteToken(options) {
-  const request2 = options.request || request;
+  const request3 = options.request || request;
   const auth6 = btoa(`${options.clientId}:${options.clientSecret}`);
-  return request2(
+  return request3(
     "DELETE /applications/{client_id}/token",
     {
       headers: {
@@ -34999,9 +35031,9 @@ async function deleteToken(options) {
   );
 }
 async function deleteAuthorization(options) {
-  const request2 = options.request || request;
+  const request3 = options.request || request;
   const auth6 = btoa(`${options.clientId}:${options.clientSecret}`);
-  return request2(
+  return request3(
     "DELETE /applications/{client_id}/grant",
     {
       headers: {
@@ -35013,7 +35045,7 @@ async function deleteAuthorization(options) {
   );
 }
 var init_dist_bundle7 = __esm({
-  "../../node_modules/.pnpm/@octokit+oauth-methods@6.0.5/node_modules/@octokit/oauth-methods/dist-bundle/index.js"() {
+  "../../node_modules/.pnpm/@octokit+oauth-methods@6.0.4/node_modules/@octokit/oauth-methods/dist-bundle/index.js"() {
     init_dist_src();
     init_dist_bundle2();
     init_dist_bundle2();
@@ -35026,7 +35058,7 @@ var init_dist_bundle7 = __esm({
   }
 });
 
-// ../../node_modules/.pnpm/@octokit+auth-oauth-device@8.0.5/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+// ../../node_modules/.pnpm/@octokit+auth-oauth-device@8.0.4/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
 async function getOAuthAccessToken(state, options) {
   const cachedAuthentication = getCachedAuthentication(state, options.auth);
   if (cachedAuthentication) return cachedAuthentication;
@@ -35063,11 +35095,11 @@ function getCachedAuthentication(state, auth22) {
 async function wait(seconds) {
   await new Promise((resolve11) => setTimeout(resolve11, seconds * 1e3));
 }
-async function waitForAccessToken(request2, clientId, clientType, verification) {
+async function waitForAccessToken(request3, clientId, clientType, verification) {
   try {
     const options = {
       clientId,
-      request: request2,
+      request: request3,
       code: verification.device_code
     };
     const { authentication } = clientType === "oauth-app" ? await exchangeDeviceCode({
@@ -35087,11 +35119,11 @@ async function waitForAccessToken(request2, clientId, clientType, verification) 
     const errorType = error2.response.data.error;
     if (errorType === "authorization_pending") {
       await wait(verification.interval);
-      return waitForAccessToken(request2, clientId, clientType, verification);
+      return waitForAccessToken(request3, clientId, clientType, verification);
     }
     if (errorType === "slow_down") {
       await wait(verification.interval + 7);
-      return waitForAccessToken(request2, clientId, clientType, verification);
+      return waitForAccessToken(request3, clientId, clientType, verification);
     }
     throw error2;
   }
@@ -35101,20 +35133,20 @@ async function auth2(state, authOptions) {
     auth: authOptions
   });
 }
-async function hook2(state, request2, route, parameters) {
-  let endpoint2 = request2.endpoint.merge(
+async function hook2(state, request3, route, parameters) {
+  let endpoint2 = request3.endpoint.merge(
     route,
     parameters
   );
   if (/\/login\/(oauth\/access_token|device\/code)$/.test(endpoint2.url)) {
-    return request2(endpoint2);
+    return request3(endpoint2);
   }
   const { token } = await getOAuthAccessToken(state, {
-    request: request2,
+    request: request3,
     auth: { type: "oauth" }
   });
   endpoint2.headers.authorization = `token ${token}`;
-  return request2(endpoint2);
+  return request3(endpoint2);
 }
 function createOAuthDeviceAuth(options) {
   const requestWithDefaults = options.request || request.defaults({
@@ -35122,15 +35154,15 @@ function createOAuthDeviceAuth(options) {
       "user-agent": `octokit-auth-oauth-device.js/${VERSION7} ${getUserAgent()}`
     }
   });
-  const { request: request2 = requestWithDefaults, ...otherOptions } = options;
+  const { request: request3 = requestWithDefaults, ...otherOptions } = options;
   const state = options.clientType === "github-app" ? {
     ...otherOptions,
     clientType: "github-app",
-    request: request2
+    request: request3
   } : {
     ...otherOptions,
     clientType: "oauth-app",
-    request: request2,
+    request: request3,
     scopes: options.scopes || []
   };
   if (!options.clientId) {
@@ -35149,7 +35181,7 @@ function createOAuthDeviceAuth(options) {
 }
 var VERSION7;
 var init_dist_bundle8 = __esm({
-  "../../node_modules/.pnpm/@octokit+auth-oauth-device@8.0.5/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js"() {
+  "../../node_modules/.pnpm/@octokit+auth-oauth-device@8.0.4/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js"() {
     init_universal_user_agent();
     init_dist_bundle2();
     init_dist_bundle7();
@@ -35157,7 +35189,7 @@ var init_dist_bundle8 = __esm({
   }
 });
 
-// ../../node_modules/.pnpm/@octokit+auth-oauth-user@6.0.4/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+// ../../node_modules/.pnpm/@octokit+auth-oauth-user@6.0.3/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
 async function getAuthentication(state) {
   if ("code" in state.strategyOptions) {
     const { authentication } = await exchangeWebFlowCode({
@@ -35293,28 +35325,28 @@ async function auth3(state, options = {}) {
 function requiresBasicAuth(url) {
   return url && ROUTES_REQUIRING_BASIC_AUTH.test(url);
 }
-async function hook3(state, request2, route, parameters = {}) {
-  const endpoint2 = request2.endpoint.merge(
+async function hook3(state, request3, route, parameters = {}) {
+  const endpoint2 = request3.endpoint.merge(
     route,
     parameters
   );
   if (/\/login\/(oauth\/access_token|device\/code)$/.test(endpoint2.url)) {
-    return request2(endpoint2);
+    return request3(endpoint2);
   }
   if (requiresBasicAuth(endpoint2.url)) {
     const credentials2 = btoa(`${state.clientId}:${state.clientSecret}`);
     endpoint2.headers.authorization = `basic ${credentials2}`;
-    return request2(endpoint2);
+    return request3(endpoint2);
   }
-  const { token } = state.clientType === "oauth-app" ? await auth3({ ...state, request: request2 }) : await auth3({ ...state, request: request2 });
+  const { token } = state.clientType === "oauth-app" ? await auth3({ ...state, request: request3 }) : await auth3({ ...state, request: request3 });
   endpoint2.headers.authorization = "token " + token;
-  return request2(endpoint2);
+  return request3(endpoint2);
 }
 function createOAuthUserAuth({
   clientId,
   clientSecret,
   clientType = "oauth-app",
-  request: request2 = request.defaults({
+  request: request3 = request.defaults({
     headers: {
       "user-agent": `octokit-auth-oauth-app.js/${VERSION8} ${getUserAgent()}`
     }
@@ -35328,7 +35360,7 @@ function createOAuthUserAuth({
     clientSecret,
     onTokenCreated,
     strategyOptions,
-    request: request2
+    request: request3
   });
   return Object.assign(auth3.bind(null, state), {
     // @ts-expect-error not worth the extra code needed to appease TS
@@ -35337,7 +35369,7 @@ function createOAuthUserAuth({
 }
 var VERSION8, ROUTES_REQUIRING_BASIC_AUTH;
 var init_dist_bundle9 = __esm({
-  "../../node_modules/.pnpm/@octokit+auth-oauth-user@6.0.4/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js"() {
+  "../../node_modules/.pnpm/@octokit+auth-oauth-user@6.0.3/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js"() {
     init_universal_user_agent();
     init_dist_bundle2();
     init_dist_bundle8();
@@ -35349,7 +35381,7 @@ var init_dist_bundle9 = __esm({
   }
 });
 
-// ../../node_modules/.pnpm/@octokit+auth-oauth-app@9.0.5/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+// ../../node_modules/.pnpm/@octokit+auth-oauth-app@9.0.4/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
 async function auth4(state, authOptions) {
   if (authOptions.type === "oauth-app") {
     return {
@@ -35386,13 +35418,13 @@ async function auth4(state, authOptions) {
   });
   return userAuth();
 }
-async function hook4(state, request2, route, parameters) {
-  let endpoint2 = request2.endpoint.merge(
+async function hook4(state, request22, route, parameters) {
+  let endpoint2 = request22.endpoint.merge(
     route,
     parameters
   );
   if (/\/login\/(oauth\/access_token|device\/code)$/.test(endpoint2.url)) {
-    return request2(endpoint2);
+    return request22(endpoint2);
   }
   if (state.clientType === "github-app" && !requiresBasicAuth(endpoint2.url)) {
     throw new Error(
@@ -35402,7 +35434,7 @@ async function hook4(state, request2, route, parameters) {
   const credentials2 = btoa(`${state.clientId}:${state.clientSecret}`);
   endpoint2.headers.authorization = `basic ${credentials2}`;
   try {
-    return await request2(endpoint2);
+    return await request22(endpoint2);
   } catch (error2) {
     if (error2.status !== 401) throw error2;
     error2.message = `[@octokit/auth-oauth-app] "${endpoint2.method} ${endpoint2.url}" does not support clientId/clientSecret basic authentication.`;
@@ -35427,7 +35459,7 @@ function createOAuthAppAuth(options) {
 }
 var VERSION9;
 var init_dist_bundle10 = __esm({
-  "../../node_modules/.pnpm/@octokit+auth-oauth-app@9.0.5/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js"() {
+  "../../node_modules/.pnpm/@octokit+auth-oauth-app@9.0.4/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js"() {
     init_universal_user_agent();
     init_dist_bundle2();
     init_dist_bundle9();
@@ -35712,7 +35744,7 @@ var init_toad_cache = __esm({
   }
 });
 
-// ../../node_modules/.pnpm/@octokit+auth-app@8.3.1/node_modules/@octokit/auth-app/dist-node/index.js
+// ../../node_modules/.pnpm/@octokit+auth-app@8.3.0/node_modules/@octokit/auth-app/dist-node/index.js
 async function getAppAuthentication({
   appId,
   privateKey,
@@ -35868,14 +35900,14 @@ async function getInstallationAuthentication(state, options, customRequest) {
     };
     return factory(factoryAuthOptions);
   }
-  const request2 = customRequest || state.request;
+  const request3 = customRequest || state.request;
   return getInstallationAuthenticationConcurrently(
     state,
     { ...options, installationId },
-    request2
+    request3
   );
 }
-function getInstallationAuthenticationConcurrently(state, options, request2) {
+function getInstallationAuthenticationConcurrently(state, options, request3) {
   const cacheKey = optionsToCacheKey(options);
   if (pendingPromises.has(cacheKey)) {
     return pendingPromises.get(cacheKey);
@@ -35883,12 +35915,12 @@ function getInstallationAuthenticationConcurrently(state, options, request2) {
   const promise = getInstallationAuthenticationImpl(
     state,
     options,
-    request2
+    request3
   ).finally(() => pendingPromises.delete(cacheKey));
   pendingPromises.set(cacheKey, promise);
   return promise;
 }
-async function getInstallationAuthenticationImpl(state, options, request2) {
+async function getInstallationAuthenticationImpl(state, options, request3) {
   if (!options.refresh) {
     const result = await get(state.cache, options);
     if (result) {
@@ -35945,7 +35977,7 @@ async function getInstallationAuthenticationImpl(state, options, request2) {
       repository_selection: repositorySelectionOptional,
       single_file: singleFileName
     }
-  } = await request2(
+  } = await request3(
     "POST /app/installations/{installation_id}/access_tokens",
     payload
   );
@@ -36019,18 +36051,18 @@ function isNotTimeSkewError(error2) {
     /'Issued at' claim \('iat'\) must be an Integer representing the time that the assertion was issued/
   ));
 }
-async function hook5(state, request2, route, parameters) {
-  const endpoint2 = request2.endpoint.merge(route, parameters);
+async function hook5(state, request3, route, parameters) {
+  const endpoint2 = request3.endpoint.merge(route, parameters);
   const url = endpoint2.url;
   if (/\/login\/oauth\/access_token$/.test(url)) {
-    return request2(endpoint2);
+    return request3(endpoint2);
   }
-  if (requiresAppAuth(url.replace(request2.endpoint.DEFAULTS.baseUrl, ""))) {
+  if (requiresAppAuth(url.replace(request3.endpoint.DEFAULTS.baseUrl, ""))) {
     const { token: token2 } = await getAppAuthentication(state);
     endpoint2.headers.authorization = `bearer ${token2}`;
     let response;
     try {
-      response = await request2(endpoint2);
+      response = await request3(endpoint2);
     } catch (error2) {
       if (isNotTimeSkewError(error2)) {
         throw error2;
@@ -36050,33 +36082,33 @@ async function hook5(state, request2, route, parameters) {
         timeDifference: diff
       });
       endpoint2.headers.authorization = `bearer ${token3}`;
-      return request2(endpoint2);
+      return request3(endpoint2);
     }
     return response;
   }
   if (requiresBasicAuth(url)) {
     const authentication = await state.oauthApp({ type: "oauth-app" });
     endpoint2.headers.authorization = authentication.headers.authorization;
-    return request2(endpoint2);
+    return request3(endpoint2);
   }
   const { token, createdAt } = await getInstallationAuthentication(
     state,
     // @ts-expect-error TBD
     {},
-    request2.defaults({ baseUrl: endpoint2.baseUrl })
+    request3.defaults({ baseUrl: endpoint2.baseUrl })
   );
   endpoint2.headers.authorization = `token ${token}`;
   return sendRequestWithRetries(
     state,
-    request2,
+    request3,
     endpoint2,
     createdAt
   );
 }
-async function sendRequestWithRetries(state, request2, options, createdAt, retries = 0) {
+async function sendRequestWithRetries(state, request3, options, createdAt, retries = 0) {
   const timeSinceTokenCreationInMs = +/* @__PURE__ */ new Date() - +new Date(createdAt);
   try {
-    return await request2(options);
+    return await request3(options);
   } catch (error2) {
     if (error2.status !== 401) {
       throw error2;
@@ -36093,7 +36125,7 @@ async function sendRequestWithRetries(state, request2, options, createdAt, retri
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
     await new Promise((resolve11) => setTimeout(resolve11, awaitTime));
-    return sendRequestWithRetries(state, request2, options, createdAt, retries);
+    return sendRequestWithRetries(state, request3, options, createdAt, retries);
   }
 }
 function createAppAuth(options) {
@@ -36116,14 +36148,14 @@ function createAppAuth(options) {
   if (typeof log.warn !== "function") {
     log.warn = console.warn.bind(console);
   }
-  const request2 = options.request || request.defaults({
+  const request3 = options.request || request.defaults({
     headers: {
       "user-agent": `octokit-auth-app.js/${VERSION10} ${getUserAgent()}`
     }
   });
   const state = Object.assign(
     {
-      request: request2,
+      request: request3,
       cache: getCache()
     },
     options,
@@ -36134,7 +36166,7 @@ function createAppAuth(options) {
         clientType: "github-app",
         clientId: options.clientId || "",
         clientSecret: options.clientSecret || "",
-        request: request2
+        request: request3
       })
     }
   );
@@ -36144,7 +36176,7 @@ function createAppAuth(options) {
 }
 var pendingPromises, PATHS, REGEX, FIVE_SECONDS_IN_MS, VERSION10;
 var init_dist_node = __esm({
-  "../../node_modules/.pnpm/@octokit+auth-app@8.3.1/node_modules/@octokit/auth-app/dist-node/index.js"() {
+  "../../node_modules/.pnpm/@octokit+auth-app@8.3.0/node_modules/@octokit/auth-app/dist-node/index.js"() {
     init_universal_user_agent();
     init_dist_bundle2();
     init_dist_bundle10();
@@ -36178,7 +36210,7 @@ var init_dist_node = __esm({
     ];
     REGEX = routeMatcher2(PATHS);
     FIVE_SECONDS_IN_MS = 5 * 1e3;
-    VERSION10 = "8.3.1";
+    VERSION10 = "8.3.0";
   }
 });
 
@@ -36475,7 +36507,7 @@ function createGitHubForge(options = {}) {
     if (!m.ok) throw new ForgeError("unsupported-repository", m.error);
     return m.value;
   };
-  const keyOf = (r) => `${r.owner}/${r.repo}`;
+  const keyOf2 = (r) => `${r.owner}/${r.repo}`;
   const failure2 = (error2, what, owner) => {
     if (error2 instanceof ForgeError) return error2;
     if (error2.response?.data?.message === BUDGET_SPENT) {
@@ -36512,7 +36544,7 @@ function createGitHubForge(options = {}) {
   async function pages(repo, state) {
     const out = [];
     for (let page = 1; ; page++) {
-      const batch = await call(`list the pull requests of ${keyOf(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+      const batch = await call(`list the pull requests of ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
         ...repo,
         state,
         per_page: 100,
@@ -36523,12 +36555,12 @@ function createGitHubForge(options = {}) {
     }
   }
   function remember(target, repo) {
-    if (!seen.has(keyOf(repo))) seen.set(keyOf(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
+    if (!seen.has(keyOf2(repo))) seen.set(keyOf2(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
   }
   function openPulls(target) {
     const repo = repoOf(target.repo);
     remember(target, repo);
-    const key = keyOf(repo);
+    const key = keyOf2(repo);
     let hit = open2.get(key);
     if (!hit) {
       hit = pages(repo, "open").then(
@@ -36539,11 +36571,11 @@ function createGitHubForge(options = {}) {
     }
     return hit;
   }
-  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf(repo).toLowerCase();
+  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf2(repo).toLowerCase();
   function toProposal(r, state) {
     const { body, fingerprint } = decodeBody(r.pull.body ?? "", fingerprintIn);
     const id = `${r.pull.number}`;
-    const repoKey = keyOf(repoOf(r.repoUrl));
+    const repoKey = keyOf2(repoOf(r.repoUrl));
     const merged = mergedByRun.has(`${repoKey}#${id}`);
     const commit = pushed.get(`${repoKey}#${id}`) ?? r.pull.head.sha;
     return {
@@ -36574,7 +36606,7 @@ function createGitHubForge(options = {}) {
   async function decorate(r, input, created, warnings) {
     const repo = repoOf(input.repo);
     const n = r.pull.number;
-    const where = `pull request #${n} of ${keyOf(repo)}`;
+    const where = `pull request #${n} of ${keyOf2(repo)}`;
     const have = new Set(labelsOf(r.pull));
     const missing = (options.labels ?? []).filter((l) => !have.has(l));
     if (missing.length > 0) {
@@ -36653,21 +36685,21 @@ function createGitHubForge(options = {}) {
       warnings.push(`auto-merge: ${where} is ready to merge but was left open: ${error2.message}`);
       return;
     }
-    mergedByRun.add(`${keyOf(repo)}#${r.pull.number}`);
+    mergedByRun.add(`${keyOf2(repo)}#${r.pull.number}`);
     r.pull = { ...r.pull, state: "closed", merged_at: (/* @__PURE__ */ new Date()).toISOString() };
     warnings.push(`auto-merge: ${where} had nothing to wait for (no required check pending): merged now (${method})`);
   }
   async function postStatus(proposal, status, sha) {
     const repo = repoOf(proposal.repo);
-    pushed.set(`${keyOf(repo)}#${proposal.id}`, sha);
-    await call(`record a status on ${sha.slice(0, 12)} in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
+    pushed.set(`${keyOf2(repo)}#${proposal.id}`, sha);
+    await call(`record a status on ${sha.slice(0, 12)} in ${keyOf2(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
       ...repo,
       sha,
       state: status.state,
       description: status.description.slice(0, 140),
       context: "kdelta"
     });
-    statuses.set(`${keyOf(repo)}@${sha}`, status);
+    statuses.set(`${keyOf2(repo)}@${sha}`, status);
   }
   const forge = {
     name: "github",
@@ -36692,7 +36724,7 @@ function createGitHubForge(options = {}) {
       const warnings = [];
       let r = await findRecord(input);
       const remember2 = (n) => {
-        if (input.headCommit) pushed.set(`${keyOf(repo)}#${n}`, input.headCommit);
+        if (input.headCommit) pushed.set(`${keyOf2(repo)}#${n}`, input.headCommit);
       };
       if (r) remember2(r.pull.number);
       let created = false;
@@ -36713,14 +36745,14 @@ function createGitHubForge(options = {}) {
         } catch (error2) {
           const text2 = JSON.stringify(error2.response?.data ?? "");
           if (error2.status !== 422 || !/already exists/i.test(text2)) {
-            throw failure2(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
+            throw failure2(error2, `open the pull request for ${input.head} in ${keyOf2(repo)}`, repo.owner);
           }
-          open2.delete(keyOf(repo));
+          open2.delete(keyOf2(repo));
           r = await findRecord(input);
           if (!r)
             throw new ForgeError(
               "github-request-failed",
-              `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`
+              `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf2(repo)} but cannot be found`
             );
           remember2(r.pull.number);
         }
@@ -36732,7 +36764,7 @@ function createGitHubForge(options = {}) {
         if ((r.pull.body ?? "") !== stored) patch.body = stored;
         if (Object.keys(patch).length > 0) {
           const data = await call(
-            `update pull request #${r.pull.number} of ${keyOf(repo)}`,
+            `update pull request #${r.pull.number} of ${keyOf2(repo)}`,
             "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
             {
               ...repo,
@@ -36756,24 +36788,24 @@ function createGitHubForge(options = {}) {
     async close(proposal, state = "closed") {
       const repo = repoOf(proposal.repo);
       const n = Number(proposal.id);
-      const data = await call(`close pull request #${n} of ${keyOf(repo)}`, "PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
+      const data = await call(`close pull request #${n} of ${keyOf2(repo)}`, "PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
         ...repo,
         pull_number: n,
         state: "closed"
       });
       const pulls = await openPulls(proposal);
       pulls.delete(n);
-      if (state === "merged") mergedByRun.add(`${keyOf(repo)}#${n}`);
+      if (state === "merged") mergedByRun.add(`${keyOf2(repo)}#${n}`);
       return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
     },
     async setStatus(proposal, status, commit) {
       const repo = repoOf(proposal.repo);
       const r = (await openPulls(proposal)).get(Number(proposal.id));
-      const sha = commit ?? pushed.get(`${keyOf(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
+      const sha = commit ?? pushed.get(`${keyOf2(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
       if (!sha) {
         throw new ForgeError(
           "github-request-failed",
-          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open and no commit was given: no status recorded`
+          `GitHub: pull request #${proposal.id} of ${keyOf2(repo)} is not open and no commit was given: no status recorded`
         );
       }
       await postStatus(proposal, status, sha);
@@ -36782,7 +36814,7 @@ function createGitHubForge(options = {}) {
     async ensureStatus(proposal, status, sha) {
       const repo = repoOf(proposal.repo);
       const combined = await call(
-        `read the statuses of ${sha.slice(0, 12)} in ${keyOf(repo)}`,
+        `read the statuses of ${sha.slice(0, 12)} in ${keyOf2(repo)}`,
         "GET /repos/{owner}/{repo}/commits/{ref}/status",
         { ...repo, ref: sha, per_page: 100 }
       );
@@ -36849,7 +36881,7 @@ function createGitHubForge(options = {}) {
   };
   async function publishCommit(input) {
     const repo = repoOf(input.target.repo);
-    const where = `${input.target.head} in ${keyOf(repo)}`;
+    const where = `${input.target.head} in ${keyOf2(repo)}`;
     const diff = (await runGit(["diff-tree", "-r", "-z", "--no-renames", input.baseCommit, input.commit], { cwd: input.dir })).stdout;
     const fields = diff.split("\0").filter((s) => s !== "");
     const tree = [];
@@ -36942,9 +36974,9 @@ var init_github2 = __esm({
 
 // src/main.ts
 import { readFileSync as readFileSync3 } from "node:fs";
-import { writeFile as writeFile7 } from "node:fs/promises";
+import { writeFile as writeFile8 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join18 } from "node:path";
+import { join as join19 } from "node:path";
 
 // ../../node_modules/.pnpm/@actions+core@3.0.1/node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -37495,9 +37527,9 @@ function group(name2, fn3) {
 
 // ../run/src/run.ts
 init_src();
-import { mkdir as mkdir6 } from "node:fs/promises";
+import { mkdir as mkdir7 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join17, resolve as resolve9 } from "node:path";
+import { join as join18, resolve as resolve9 } from "node:path";
 
 // ../kptfile-model/src/types.ts
 var KPTFILE_API_VERSION = "kpt.dev/v1";
@@ -39599,7 +39631,7 @@ function parseRecord(text2, file) {
 function createLocalForge(options) {
   const prefix = options.branchPrefix ?? "kdelta/";
   const variantOf = (head) => variantNameOf(head, prefix);
-  const fileOf = (t) => join7(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
+  const fileOf2 = (t) => join7(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
   const urlOf = (file) => options.displayRoot ? relative3(options.displayRoot, file) : file;
   async function read(file) {
     let text2;
@@ -39613,7 +39645,7 @@ function createLocalForge(options) {
     return { ...header2, body, id: `${header2.downstream}/${variantOf(header2.head)}`, url: urlOf(file) };
   }
   async function write(p) {
-    const file = fileOf(p);
+    const file = fileOf2(p);
     const text2 = renderRecord(p, p.body);
     const before = await readFile4(file, "utf8").catch(() => void 0);
     if (before === text2) return false;
@@ -39622,13 +39654,13 @@ function createLocalForge(options) {
   }
   return {
     name: "local",
-    recordOf: (target) => urlOf(fileOf(target)),
+    recordOf: (target) => urlOf(fileOf2(target)),
     async find(target) {
-      const p = await read(fileOf(target));
+      const p = await read(fileOf2(target));
       return p && p.state === "open" && p.base === target.base && p.head === target.head ? p : void 0;
     },
     async upsert(input) {
-      const file = fileOf(input);
+      const file = fileOf2(input);
       const existing = await read(file);
       const created = existing?.state !== "open";
       const { conflicts, renderFailed, ...rest } = input;
@@ -39645,7 +39677,7 @@ function createLocalForge(options) {
       return { proposal, created, changed };
     },
     async declined(target) {
-      const p = await read(fileOf(target));
+      const p = await read(fileOf2(target));
       return p && p.state === "declined" && p.base === target.base && p.head === target.head ? p : void 0;
     },
     async close(proposal, state = "closed") {
@@ -39654,7 +39686,7 @@ function createLocalForge(options) {
       return closed;
     },
     async setStatus(proposal, status) {
-      const current = await read(fileOf(proposal)) ?? proposal;
+      const current = await read(fileOf2(proposal)) ?? proposal;
       await write({ ...current, status });
     },
     async list() {
@@ -45229,10 +45261,10 @@ function ensurePackageContext(pkg, pv, packageName = "") {
       ".data"
     );
   }
-  const keyOf = (p) => (0, import_yaml19.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+  const keyOf2 = (p) => (0, import_yaml19.isScalar)(p.key) ? String(p.key.value) : String(p.key);
   const added = [];
   for (const key of Object.keys(data)) {
-    const pair = dataNode.items.find((p) => (0, import_yaml19.isPair)(p) && keyOf(p) === key);
+    const pair = dataNode.items.find((p) => (0, import_yaml19.isPair)(p) && keyOf2(p) === key);
     if (pair) {
       if ((0, import_yaml19.isScalar)(pair.value)) pair.value.value = data[key];
       else pair.value = cm.createNode(data[key]);
@@ -45242,7 +45274,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
   }
   for (const key of added.sort()) dataNode.set(cm.createNode(key), cm.createNode(data[key]));
   for (const key of removeKeys) {
-    const i = dataNode.items.findIndex((p) => keyOf(p) === key);
+    const i = dataNode.items.findIndex((p) => keyOf2(p) === key);
     if (i >= 0) dataNode.items.splice(i, 1);
   }
 }
@@ -48182,12 +48214,12 @@ async function propose(ctx, change) {
   const { target, fingerprint } = change;
   const known = change.upstream ? { upstream: change.upstream } : {};
   let open2 = await ctx.forge.find(target);
-  const mirror = await ctx.mirror(target.repo);
+  const heads = await ctx.heads(target.repo);
   const stop = stopped(open2, target.head);
   if (stop) return { ...stop, fingerprint, ...known };
   let declined;
   let justDeclined = false;
-  if (open2 && await declinedNow(change, open2, mirror)) {
+  if (open2 && await declinedNow(change, open2, heads, () => ctx.mirror(target.repo))) {
     declined = ctx.dryRun ? { ...open2, state: "declined" } : await ctx.forge.close(open2, "declined");
     justDeclined = true;
     open2 = void 0;
@@ -48203,7 +48235,7 @@ async function propose(ctx, change) {
     };
   }
   const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && mirror.heads.get(target.head) === meta.headCommit && mirror.heads.get(target.base) === meta.baseCommit) {
+  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && heads.get(target.head) === meta.headCommit && heads.get(target.base) === meta.baseCommit) {
     const repaired = await ctx.forge.ensureStatus?.(open2, readiness(meta.conflicts), meta.headCommit).catch(() => false) === true;
     return {
       action: "unchanged",
@@ -48228,13 +48260,16 @@ async function propose(ctx, change) {
     ...prepared.upstream ? { upstream: prepared.upstream } : {},
     conflicts: prepared.conflicts,
     conflictCount: prepared.conflicts.length,
-    ...prepared.renderFailure ? { renderFailure: prepared.renderFailure } : {}
+    ...prepared.renderFailure ? { renderFailure: prepared.renderFailure } : {},
+    // a dry run says what each resource would become (a preview lists those that change)
+    ...ctx.dryRun ? { resources: prepared.resources } : {}
   };
 }
-async function declinedNow(change, open2, mirror) {
+async function declinedNow(change, open2, heads, mirrorOf) {
   const { head, base } = change.target;
-  const baseCommit = mirror.heads.get(base);
-  if (mirror.heads.has(head) || baseCommit === void 0) return false;
+  const baseCommit = heads.get(base);
+  if (heads.has(head) || baseCommit === void 0) return false;
+  const mirror = await mirrorOf();
   const meta = parseMetadataBlock(open2.body);
   if (meta && await isAncestorIn(mirror.dir, meta.headCommit, baseCommit)) return false;
   const squashed = await lastCommitWithLine({
@@ -48396,7 +48431,7 @@ async function proposeWorkspace(ctx, change, prepared, ws, given) {
   const renderChanged = open2 !== void 0 && Boolean(openMeta?.renderFailed) !== Boolean(prepared.renderFailure);
   const newHead = open2 === void 0 || openMeta?.headCommit !== headCommit;
   if (ctx.dryRun) {
-    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: body(headCommit, changes).full };
+    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: body(headCommit, changes).full, changes };
   }
   const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (pushNeeded || renderChanged || newHead ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
   const release = reserve(ctx, cost);
@@ -48977,7 +49012,7 @@ function labelled(sides2, fn3) {
 }
 function relabel(sides2, error2) {
   if (!(error2 instanceof Error)) return error2;
-  const rename5 = (text2) => {
+  const rename6 = (text2) => {
     let out = text2;
     for (const side of sides2) {
       if (side.path === "") continue;
@@ -48985,11 +49020,11 @@ function relabel(sides2, error2) {
     }
     return out;
   };
-  const message2 = rename5(error2.message);
+  const message2 = rename6(error2.message);
   if (message2 !== error2.message) error2.message = message2;
   const located = error2;
   if (typeof located.file === "string") {
-    const file = rename5(located.file);
+    const file = rename6(located.file);
     if (file !== located.file) located.file = file;
   }
   return error2;
@@ -49845,6 +49880,76 @@ async function settleMergedRemovals(ctx, downstreams, handled, ours) {
   return out;
 }
 
+// ../run/src/removal-scan.ts
+init_src();
+import { mkdir as mkdir6, readFile as readFile8, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
+import { join as join17 } from "node:path";
+function fileOf(cacheRoot, k) {
+  const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
+  return join17(cacheRoot, "run-removal-scans", `${where}.json`);
+}
+function keyOf(k) {
+  return hashOf({
+    url: repositoryIdentity(k.url),
+    repository: k.repository,
+    branch: k.branch,
+    directory: k.directory,
+    commit: k.commit,
+    variants: [...k.variants].sort(),
+    control: k.control ?? null,
+    version: k.version
+  });
+}
+async function storedRemovals(cacheRoot, k) {
+  let stored;
+  try {
+    stored = JSON.parse(await readFile8(fileOf(cacheRoot, k), "utf8"));
+  } catch {
+    return void 0;
+  }
+  if (stored?.key !== keyOf(k) || !Array.isArray(stored.removals)) return void 0;
+  return stored.removals.map((r) => ({
+    variant: r.variant,
+    repository: k.repository,
+    url: k.url,
+    branch: k.branch,
+    directory: r.directory,
+    policy: r.policy === "orphan" ? "orphan" : "delete"
+  }));
+}
+async function storeRemovals(cacheRoot, k, removals) {
+  const file = fileOf(cacheRoot, k);
+  const stored = {
+    key: keyOf(k),
+    removals: removals.map((r) => ({ variant: r.variant, directory: r.directory, policy: r.policy }))
+  };
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    await mkdir6(join17(cacheRoot, "run-removal-scans"), { recursive: true });
+    await writeFile7(tmp, JSON.stringify(stored));
+    await rename5(tmp, file);
+  } catch {
+    await rm7(tmp, { force: true }).catch(() => void 0);
+  }
+}
+
+// ../run/src/pool.ts
+async function pool(items, limit, signal, fn3) {
+  const out = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      await checkpoint(signal);
+      if (next >= items.length) break;
+      const i = next++;
+      out[i] = await fn3(items[i]);
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  for (const s of settled) if (s.status === "rejected") throw s.reason;
+  return out;
+}
+
 // ../run/src/jobs/update.ts
 init_src2();
 init_src();
@@ -50020,23 +50125,70 @@ function updateChange(plan, control, commit, ctx) {
   };
 }
 
+// ../run/src/preview-scope.ts
+init_src();
+function repositoryKey(v) {
+  return `${v.upstream.repository.namespace}/${v.upstream.repository.name}`;
+}
+async function scopeToUpstreamRef(variants, candidate, listRefs) {
+  const upstreams = /* @__PURE__ */ new Map();
+  for (const v of variants) upstreams.set(repositoryKey(v), v.upstream);
+  const names2 = [...upstreams.values()].map((u) => `"${u.repository.name}"`).join(", ") || "none";
+  let key;
+  if (candidate.repository === void 0) {
+    if (upstreams.size !== 1)
+      throw new RunError(
+        "invalid-option",
+        `the variants have ${upstreams.size} upstream Repositories (${names2}): name the one the ref is of`
+      );
+    key = [...upstreams.keys()][0];
+  } else {
+    const wanted = candidate.repository;
+    const byUrl = wanted.includes("://") ? repositoryIdentity(wanted) : void 0;
+    const found = [...upstreams].flatMap(
+      ([k, u]) => k === wanted || u.repository.name === wanted || byUrl !== void 0 && repositoryIdentity(u.url) === byUrl ? [k] : []
+    );
+    if (found.length === 0)
+      throw new RunError(
+        "invalid-option",
+        `upstream Repository "${hideCredentials(wanted)}" is the upstream of no variant (upstreams: ${names2})`
+      );
+    if (found.length > 1)
+      throw new RunError(
+        "invalid-option",
+        `upstream Repository "${wanted}" is in ${found.length} namespaces: name it as <namespace>/${wanted}`
+      );
+    key = found[0];
+  }
+  const upstream2 = upstreams.get(key);
+  const commit = commitOf(candidate.ref, await listRefs(upstream2.url));
+  if (commit === void 0) {
+    throw new RunError(
+      "invalid-option",
+      `upstream ref "${candidate.ref}" is not a ref, a branch, a tag or a full commit of ${hideCredentials(upstream2.url)} (Repository "${upstream2.repository.name}")`
+    );
+  }
+  return {
+    repository: upstream2.repository.name,
+    url: hideCredentials(upstream2.url),
+    ref: candidate.ref,
+    commit,
+    // pinned to the commit: the ref may be a pull request's, which no revision of a variant can name
+    variants: variants.filter((v) => repositoryKey(v) === key).map((v) => ({ ...v, upstream: { ...v.upstream, revision: commit, policy: "pinned" } }))
+  };
+}
+function commitOf(ref, refs) {
+  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
+  for (const name2 of [ref, `refs/heads/${ref}`, `refs/tags/${ref}`]) {
+    const commit = byName2.get(name2);
+    if (commit) return commit;
+  }
+  return isFullCommit(ref) ? ref.toLowerCase() : void 0;
+}
+
 // ../run/src/run.ts
 var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
-async function pool(items, limit, signal, fn3) {
-  const out = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      await checkpoint(signal);
-      const i = next++;
-      out[i] = await fn3(items[i]);
-    }
-  };
-  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  for (const s of settled) if (s.status === "rejected") throw s.reason;
-  return out;
-}
 function memo(make) {
   const cache2 = /* @__PURE__ */ new Map();
   return (key) => {
@@ -50117,6 +50269,11 @@ async function run(options) {
   const stopGit = () => stopRunningGit();
   options.signal?.addEventListener("abort", stopGit, { once: true });
   let jobs = 0;
+  const remoteRefs = memo(async (url) => {
+    await forge.prepareGitToken?.(url).catch(() => {
+    });
+    return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
+  });
   const ctx = {
     version: options.version ?? KDELTA_VERSION,
     dryRun: settings.dryRun,
@@ -50134,25 +50291,23 @@ async function run(options) {
     control: controlId,
     checkout: async (url, base, head, name2) => {
       const mirror = await ctx.mirror(url);
-      const dir = join17(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
-      await mkdir6(join17(runDir, "jobs"), { recursive: true });
+      const dir = join18(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
+      await mkdir7(join18(runDir, "jobs"), { recursive: true });
       return checkoutMirror(mirror, url, base, head, dir);
     },
-    upstreamRefs: memo(async (url) => {
-      await forge.prepareGitToken?.(url).catch(() => {
-      });
-      return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
-    }),
+    upstreamRefs: remoteRefs,
+    heads: async (url) => headsOf(await remoteRefs(url)),
     mirror: memo(async (url) => {
-      const dir = join17(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
-      await mkdir6(join17(runDir, "mirrors"), { recursive: true });
+      const dir = join18(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
+      await mkdir7(join18(runDir, "mirrors"), { recursive: true });
       await forge.prepareGitToken?.(url);
       await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env, ...tokenFor(url) });
       return { dir, heads: await mirrorHeads(dir) };
     })
   };
   try {
-    const variants = mode === "updates" ? [] : plan.variants.filter((v) => inShard(v.name, shard2));
+    const scope = options.upstreamRef ? await scopeToUpstreamRef(plan.variants, options.upstreamRef, ctx.upstreamRefs) : void 0;
+    const variants = mode === "updates" ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(v.name, shard2));
     const total = { n: variants.length };
     let done = 0;
     const report = (raw) => {
@@ -50163,7 +50318,7 @@ async function run(options) {
     const unlessSpent = (variant, downstream, job) => async () => budget?.exhausted ? deferredResult({ variant, downstream, dryRun: ctx.dryRun }) : job();
     let updates = [];
     let control2;
-    if (mode !== "variants") {
+    if (mode !== "variants" && !scope) {
       const found = await findControlRepository(options.cwd);
       if (!found.ok) warnings.push(`update mode skipped: ${found.reason}`);
       else {
@@ -50180,21 +50335,30 @@ async function run(options) {
     const names2 = new Set(plan.variants.map((v) => v.name));
     let removals = [];
     const drafts = [];
-    if (mode !== "updates") {
-      for (const d of plan.downstreams) {
+    if (mode !== "updates" && !scope) {
+      const cacheRoot = options.cacheDir ?? defaultCacheDir(env);
+      const found = await pool(plan.downstreams, concurrency, options.signal, async (d) => {
+        const downstream = { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory };
         try {
-          const mirror = await ctx.mirror(d.url);
-          const downstream = { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory };
-          const found = (await findRemovals(mirror, downstream, names2, controlId)).filter((r) => inShard(r.variant, shard2));
-          removals.push(...found);
-          const removed = new Set(found.map((r) => r.variant));
-          const retired = await findRetiredDrafts(ctx, mirror, downstream, names2, controlId);
-          drafts.push(...retired.filter((r) => inShard(r.variant, shard2) && !removed.has(r.variant)));
-        } catch (error2) {
-          warnings.push(
-            `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)}`
+          const removed = await removalsOf(ctx, cacheRoot, downstream, names2, controlId);
+          const gone = [...(await ctx.heads(d.url)).keys()].some(
+            (h) => h.startsWith(branchPrefix2) && h !== downstream.branch && !names2.has(h.slice(branchPrefix2.length))
           );
+          const retired = gone ? await findRetiredDrafts(ctx, await ctx.mirror(d.url), downstream, names2, controlId) : [];
+          const removing = new Set(removed.map((r) => r.variant));
+          return { removals: removed, drafts: retired.filter((r) => !removing.has(r.variant)) };
+        } catch (error2) {
+          return {
+            removals: [],
+            drafts: [],
+            warning: `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)}`
+          };
         }
+      });
+      for (const f of found) {
+        removals.push(...f.removals.filter((r) => inShard(r.variant, shard2)));
+        drafts.push(...f.drafts.filter((r) => inShard(r.variant, shard2)));
+        if (f.warning) warnings.push(f.warning);
       }
     }
     const collided = checkCollisions({ variants, updates, control: control2, removals, branchPrefix: branchPrefix2, forge });
@@ -50220,7 +50384,7 @@ async function run(options) {
         )
       );
     }
-    if (mode !== "updates") {
+    if (mode !== "updates" && !scope) {
       results.push(
         ...await pool(
           removals,
@@ -50285,7 +50449,8 @@ async function run(options) {
       results,
       warnings: warnings.map((w) => hideCredentials(w)),
       failed: results.filter((r) => r.error !== void 0).length,
-      ...budget ? { budget: budget.report() } : {}
+      ...budget ? { budget: budget.report() } : {},
+      ...scope ? { upstreamRef: { repository: scope.repository, url: scope.url, ref: scope.ref, commit: scope.commit } } : {}
     };
   } catch (error2) {
     if (options.signal?.aborted) throw interrupted(options.signal);
@@ -50294,6 +50459,23 @@ async function run(options) {
     options.signal?.removeEventListener("abort", stopGit);
     removeTempDir(runDir);
   }
+}
+async function removalsOf(ctx, cacheRoot, downstream, variants, control) {
+  const commit = (await ctx.heads(downstream.url)).get(downstream.branch);
+  if (commit === void 0) return [];
+  const key = { ...downstream, variants, control, version: ctx.version };
+  const stored = await storedRemovals(cacheRoot, { ...key, commit });
+  if (stored) return stored;
+  const mirror = await ctx.mirror(downstream.url);
+  const removals = await findRemovals(mirror, downstream, variants, control);
+  const scanned = mirror.heads.get(downstream.branch);
+  if (scanned !== void 0) await storeRemovals(cacheRoot, { ...key, commit: scanned }, removals);
+  return removals;
+}
+function headsOf(refs) {
+  const heads = /* @__PURE__ */ new Map();
+  for (const r of refs) if (r.name.startsWith("refs/heads/")) heads.set(r.name.slice("refs/heads/".length), r.commit);
+  return heads;
 }
 function checkCollisions(input) {
   const { branchPrefix: branchPrefix2, forge } = input;
@@ -50351,6 +50533,281 @@ init_proposal_body();
 function reportJson(report) {
   return `${JSON.stringify(report, null, 2)}
 `;
+}
+
+// ../run/src/preview.ts
+async function preview(options) {
+  const { upstream: upstream2, upstreamRef, ...rest } = options;
+  if (upstream2 !== void 0 && upstreamRef === void 0)
+    throw new RunError("invalid-option", `an upstream Repository ("${upstream2}") needs the ref to preview`);
+  if (upstreamRef !== void 0 && upstreamRef.trim() === "") throw new RunError("invalid-option", "the upstream ref is empty");
+  const report = await run({
+    ...rest,
+    dryRun: true,
+    ...upstreamRef !== void 0 ? { upstreamRef: { repository: upstream2, ref: upstreamRef } } : {}
+  });
+  return previewOf(report, { config: options.config ?? DEFAULT_CONFIG_DIR });
+}
+function impactOf(r) {
+  switch (r.action) {
+    case "proposed":
+    case "updated": {
+      const kptfile = r.changes?.find((c) => c.path === "Kptfile" || c.path.endsWith("/Kptfile"));
+      return kptfile?.status === "added" ? "created" : "changed";
+    }
+    case "removal-proposed":
+      return "removed";
+    case "orphan-proposed":
+      return "orphaned";
+    // closed: the downstream already has this content
+    case "unchanged":
+    case "up-to-date":
+    case "closed":
+      return "unchanged";
+    // declined: people said no to exactly this change; it is not proposed again
+    case "blocked":
+    case "not-adopted":
+    case "deferred":
+    case "declined":
+      return "left-alone";
+    case "failed":
+      return "failed";
+    default:
+      return r.action;
+  }
+}
+function countBy(items, key) {
+  const out = /* @__PURE__ */ new Map();
+  for (const item of items) {
+    const k = key(item);
+    const hit = out.get(k);
+    if (hit) hit.count++;
+    else out.set(k, { item, count: 1 });
+  }
+  return out;
+}
+var byCount = (a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+function previewOf(report, context) {
+  const variants = report.results.map((r) => {
+    const impact = impactOf(r);
+    const why = r.error ?? (impact === "left-alone" || impact === "unchanged" ? r.message : void 0);
+    return {
+      variant: r.variant,
+      downstream: r.downstream,
+      impact,
+      action: r.action,
+      changes: r.changes ?? [],
+      resources: (r.resources ?? []).filter((x) => x.changed || x.action !== "merged"),
+      conflicts: r.conflicts,
+      ...r.renderFailure ? { renderFailure: r.renderFailure } : {},
+      ...r.upstream ? { upstream: r.upstream } : {},
+      ...why !== void 0 ? { message: why } : {}
+    };
+  });
+  const conflicted = variants.filter((v) => v.conflicts.length > 0);
+  const fieldCounts = countBy(
+    conflicted.flatMap((v) => [...new Set(v.conflicts.map((c) => c.path))].map((path) => ({ path, variant: v.variant }))),
+    (x) => x.path
+  );
+  const renderFailed = variants.filter((v) => v.renderFailure);
+  const failureCounts = countBy(
+    renderFailed.map((v) => ({ function: v.renderFailure.function, reason: v.renderFailure.results[0] ?? v.renderFailure.message })),
+    (f) => `${f.function ?? ""}
+${f.reason}`
+  );
+  const count = (impact) => variants.filter((v) => v.impact === impact).length;
+  return {
+    version: report.version,
+    candidate: report.upstreamRef ? { kind: "upstream-ref", ...report.upstreamRef } : { kind: "control", config: context.config },
+    summary: {
+      total: variants.length,
+      conflicted: conflicted.length,
+      fields: [...fieldCounts].map(([key, { count: count2 }]) => ({ key, path: key, count: count2 })).sort(byCount).map(({ path, count: count2 }) => ({ path, count: count2 })),
+      renderFailed: renderFailed.length,
+      renderFailures: [...failureCounts].map(([key, { item, count: count2 }]) => ({ key, function: item.function, reason: item.reason, count: count2 })).sort(byCount).map(({ key: _key, ...rest }) => rest.function === void 0 ? { reason: rest.reason, count: rest.count } : rest),
+      created: count("created"),
+      changed: count("changed"),
+      removed: count("removed") + count("orphaned"),
+      unchanged: count("unchanged"),
+      leftAlone: count("left-alone"),
+      failed: count("failed")
+    },
+    variants,
+    warnings: report.warnings
+  };
+}
+
+// ../run/src/preview-render.ts
+init_proposal_body();
+var MOST_COMMON = 5;
+var ORDER = ["failed", "changed", "created", "removed", "orphaned", "left-alone", "unchanged"];
+function plural(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+function firstLine2(text2) {
+  const line = text2.split("\n")[0] ?? "";
+  return line.length > 120 ? `${line.slice(0, 119)}\u2026` : line;
+}
+function summarySentence(s, mark) {
+  const parts = [];
+  if (s.conflicted > 0) {
+    const fields = s.fields.slice(0, MOST_COMMON).map((f) => `${mark(f.path)} (${f.count})`).join(", ");
+    const more = s.fields.length > MOST_COMMON ? `, \u2026and ${plural(s.fields.length - MOST_COMMON, "more field")}` : "";
+    parts.push(`conflicts in ${s.conflicted} of ${plural(s.total, "downstream")}; the most common fields: ${fields}${more}`);
+  } else {
+    parts.push(`no conflicts in ${plural(s.total, "downstream")}`);
+  }
+  if (s.renderFailed > 0) {
+    const why = s.renderFailures.slice(0, 3).map(
+      (f) => `${f.function ? `function ${mark(f.function)}: ` : ""}${firstLine2(f.reason)}${s.renderFailures.length > 1 ? ` (${f.count})` : ""}`
+    ).join("; ");
+    parts.push(`render fails in ${s.renderFailed} (${why}${s.renderFailures.length > 3 ? "; \u2026" : ""})`);
+  }
+  if (s.created > 0) parts.push(plural(s.created, "new variant"));
+  if (s.removed > 0) parts.push(plural(s.removed, "removal"));
+  if (s.changed > 0) parts.push(`${s.changed} changed`);
+  if (s.failed > 0) parts.push(`${s.failed} failed`);
+  if (s.leftAlone > 0) parts.push(`${s.leftAlone} left alone`);
+  parts.push(`${s.unchanged} unchanged`);
+  return parts.join("; ");
+}
+function candidateLine(report, mark) {
+  const c = report.candidate;
+  switch (c.kind) {
+    case "upstream-ref":
+      return `upstream ${mark(c.repository)} at ${mark(c.ref)} (${mark(c.commit.slice(0, 12))})`;
+    case "control":
+      return `the control resources in ${mark(c.config)} as they are in the work tree`;
+    default:
+      return c;
+  }
+}
+function variantLine(v) {
+  const parts = [v.impact];
+  if (v.changes.length > 0) parts.push(plural(v.changes.length, "file"));
+  if (v.conflicts.length > 0) parts.push(plural(v.conflicts.length, "conflict"));
+  if (v.renderFailure) parts.push(renderFailureLine(v.renderFailure));
+  if (v.message && (v.impact === "failed" || v.impact === "left-alone")) parts.push(firstLine2(v.message));
+  return parts.join(", ");
+}
+function affected(report) {
+  return report.variants.filter((v) => v.impact !== "unchanged").sort((a, b) => ORDER.indexOf(a.impact) - ORDER.indexOf(b.impact) || b.conflicts.length - a.conflicts.length);
+}
+function detailsSection(v) {
+  const lines = [`<details><summary><b>${v.variant}</b> \u2192 ${v.downstream}: ${variantLine(v)}</summary>`, ""];
+  if (v.message && (v.impact === "failed" || v.impact === "left-alone")) lines.push(`${v.message.replace(/\n/g, " ")}`, "");
+  if (v.renderFailure) {
+    const f = v.renderFailure;
+    lines.push(`**Render fails** (the proposal would hold the package unrendered): ${code(f.message)}`);
+    lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ""}`);
+    for (const r of f.results) lines.push(`- ${code(r)}`);
+    lines.push("");
+  }
+  if (v.changes.length > 0) {
+    for (const c of v.changes) lines.push(`- ${c.status} ${code(c.path)}`);
+    lines.push("");
+  }
+  if (v.resources.length > 0) {
+    lines.push("| resource | file | what happened |", "| --- | --- | --- |");
+    for (const r of v.resources)
+      lines.push(`| ${r.resource.replace(/\|/g, "\\|")} | ${r.file} | ${r.action}${r.changed ? "" : " (unchanged)"} |`);
+    lines.push("");
+  }
+  if (v.conflicts.length > 0) lines.push(`**Conflicts (${v.conflicts.length})**`, "", ...conflictTable(v.conflicts), "");
+  lines.push("</details>", "");
+  return lines.join("\n");
+}
+function renderMarkdown(report, limit) {
+  const head = [
+    `## kdelta preview: ${candidateLine(report, code)}`,
+    "",
+    `**${summarySentence(report.summary, code)}.**`,
+    "",
+    ...report.warnings.map((w) => `> warning: ${w.replace(/\n/g, " ")}`),
+    ...report.warnings.length > 0 ? [""] : []
+  ].join("\n");
+  const unchanged = report.variants.filter((v) => v.impact === "unchanged");
+  const footer = `_Computed by kdelta ${report.version} from each downstream's base branch; nothing was written._
+`;
+  const unchangedShort = unchanged.length > 0 ? `${plural(unchanged.length, "variant")} unchanged.
+
+` : "";
+  const unchangedFull = unchanged.length > 0 ? `<details><summary>${plural(unchanged.length, "variant")} unchanged</summary>
+
+${unchanged.map((v) => `${v.variant} \u2192 ${v.downstream}`).join(", ")}
+
+</details>
+
+` : "";
+  const sections = affected(report).map(detailsSection);
+  const room = limit - head.length - unchangedShort.length - footer.length - 200;
+  let body = "";
+  let shown2 = 0;
+  for (const s of sections) {
+    if (body.length + s.length > room) break;
+    body += s;
+    shown2++;
+  }
+  const left = shown2 < sections.length ? `\u2026and ${plural(sections.length - shown2, "more variant")}: \`kdelta preview --json\` (or the job summary) has them all.
+
+` : "";
+  const fits = head.length + body.length + left.length + unchangedFull.length + footer.length + 1 <= limit;
+  const text2 = `${head}
+${body}${left}${fits ? unchangedFull : unchangedShort}${footer}`;
+  return text2.length <= limit ? text2 : `${text2.slice(0, limit - 2)}\u2026
+`;
+}
+function renderText(report) {
+  const mark = (t) => t;
+  const columns = ["VARIANT", "DOWNSTREAM", "IMPACT", "FILES", "CONFLICTS", "RENDER"];
+  const rows = affected(report).map((v) => [
+    v.variant,
+    v.downstream,
+    v.impact === "failed" || v.impact === "left-alone" ? `${v.impact}: ${firstLine2(v.message ?? "")}` : v.impact,
+    String(v.changes.length),
+    String(v.conflicts.length),
+    v.renderFailure ? renderFailureLine(v.renderFailure).replace(/^render /, "") : "-"
+  ]);
+  const lines = [`Preview of ${candidateLine(report, mark)}`, `${summarySentence(report.summary, mark)}`, ""];
+  for (const w of report.warnings) lines.push(`warning: ${w}`);
+  if (rows.length > 0) {
+    const all = [columns, ...rows];
+    const widths = columns.map((_, i) => Math.max(...all.map((r) => Math.min(r[i].length, 60))));
+    for (const r of all)
+      lines.push(
+        r.map((c, i) => i === r.length - 1 ? c : c.padEnd(widths[i])).join("  ").trimEnd()
+      );
+    const conflicted = affected(report).filter((v) => v.conflicts.length > 0);
+    if (conflicted.length > 0) {
+      lines.push("", "Conflicts:");
+      for (const v of conflicted) {
+        for (const c of v.conflicts) {
+          const show = (x) => x === void 0 ? "(absent)" : typeof x === "string" ? x : JSON.stringify(x);
+          lines.push(
+            `  ${v.variant}  ${c.resource} ${c.path}: origin ${show(c.values.origin)}, upstream ${show(c.values.upstream)}, local ${show(c.values.local)} (${c.rule}, ${c.winner} kept)`
+          );
+        }
+      }
+    }
+  } else {
+    lines.push("Nothing to propose: every downstream is unchanged.");
+  }
+  return `${lines.join("\n")}
+`;
+}
+function renderPreview(report, options = {}) {
+  const format = options.format ?? "markdown";
+  switch (format) {
+    case "markdown":
+      return renderMarkdown(report, options.limit ?? MAX_BODY);
+    case "text":
+      return renderText(report);
+    case "json":
+      return `${JSON.stringify(report, null, 2)}
+`;
+    default:
+      return format;
+  }
 }
 
 // ../run/src/interrupt.ts
@@ -50461,6 +50918,209 @@ function githubAppInputs(input) {
   }
   return { ...appId ? { appId } : { clientId }, privateKey: `${privateKey}
 ` };
+}
+
+// src/preview-main.ts
+import { execFile as execFile3 } from "node:child_process";
+import { readFile as readFile9 } from "node:fs/promises";
+import { promisify as promisify2 } from "node:util";
+
+// src/preview-comment.ts
+init_src2();
+var CommentError = class extends KdeltaError2 {
+  name = "CommentError";
+  constructor(message2) {
+    super({ code: "comment-failed", message: message2 });
+  }
+};
+function previewMarker(key) {
+  return `<!-- kdelta-preview: ${key.replace(/--/g, "-\\u002d")} -->`;
+}
+async function request2(target, method, path, body) {
+  const res = await fetch(`${target.apiUrl.replace(/\/+$/, "")}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${target.token}`,
+      accept: "application/vnd.github+json",
+      "x-github-api-version": "2022-11-28",
+      ...body !== void 0 ? { "content-type": "application/json" } : {}
+    },
+    ...body !== void 0 ? { body: JSON.stringify(body) } : {}
+  });
+  if (!res.ok) {
+    const text2 = await res.text().catch(() => "");
+    const why = (() => {
+      try {
+        return JSON.parse(text2).message ?? text2;
+      } catch {
+        return text2;
+      }
+    })();
+    const hint = res.status === 403 || res.status === 404 ? `: give the workflow \`permissions: pull-requests: write\` on ${target.repository} (the token of input "comment-token")` : "";
+    throw new CommentError(`${method} ${path}: GitHub answered ${res.status} ${why.slice(0, 200)}${hint}`);
+  }
+  return res.json();
+}
+async function upsertComment(target, marker, body) {
+  const text2 = `${marker}
+${body}`;
+  const base = `/repos/${target.repository}/issues/${target.number}/comments`;
+  let found;
+  for (let page = 1; !found; page++) {
+    const comments = await request2(target, "GET", `${base}?per_page=100&page=${page}`);
+    found = comments.find((c) => (c.body ?? "").includes(marker));
+    if (comments.length < 100) break;
+  }
+  if (!found) {
+    const made = await request2(target, "POST", base, { body: text2 });
+    return { url: made.html_url, action: "created" };
+  }
+  if (found.body === text2) return { url: found.html_url, action: "unchanged" };
+  const updated = await request2(target, "PATCH", `/repos/${target.repository}/issues/comments/${found.id}`, {
+    body: text2
+  });
+  return { url: updated.html_url, action: "updated" };
+}
+
+// src/preview-inputs.ts
+function workflowEvent(env, payload) {
+  const pr = payload?.pull_request;
+  return {
+    name: env.GITHUB_EVENT_NAME ?? "",
+    repository: env.GITHUB_REPOSITORY ?? "",
+    ...pr && typeof pr.number === "number" && typeof pr.head?.sha === "string" ? { pullRequest: { number: pr.number, headSha: pr.head.sha } } : {}
+  };
+}
+var PULL_REQUEST_EVENTS = /* @__PURE__ */ new Set(["pull_request", "pull_request_target"]);
+function isPreview(input, event) {
+  const mode = input("mode").trim();
+  return mode === "preview" || mode === "" && PULL_REQUEST_EVENTS.has(event.name);
+}
+function previewPlan(input, event, where) {
+  const upstream2 = input("upstream").trim() || void 0;
+  const upstreamRef = input("upstream-ref").trim() || void 0;
+  const comment = event.pullRequest ? { repository: event.repository, number: event.pullRequest.number } : void 0;
+  if (upstreamRef !== void 0) return { upstream: upstream2, upstreamRef, comment };
+  const reviewed = `${where.serverUrl.replace(/\/+$/, "")}/${event.repository}`;
+  const ofWorkspace = where.workspaceRepository !== void 0 && sameRepository(where.workspaceRepository, reviewed);
+  if (event.pullRequest && !ofWorkspace) return { upstream: upstream2 ?? reviewed, upstreamRef: event.pullRequest.headSha, comment };
+  if (upstream2 !== void 0)
+    throw new InputError(
+      "upstream",
+      `names the Repository of input "upstream-ref": set the ref to preview (got upstream "${upstream2}" alone)`
+    );
+  return { comment };
+}
+function sameRepository(a, b) {
+  const norm = (u) => u.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1").replace(/\/+$/, "").replace(/\.git$/i, "").toLowerCase();
+  return norm(a) === norm(b);
+}
+
+// src/preview-main.ts
+var SUMMARY_LIMIT = 9e5;
+var COMMENT_LIMIT = 6e4;
+async function workspaceRepository(workspace) {
+  try {
+    const { stdout } = await promisify2(execFile3)("git", ["remote", "get-url", "origin"], { cwd: workspace, encoding: "utf8" });
+    return stdout.trim() || void 0;
+  } catch {
+    return void 0;
+  }
+}
+function slugOf(url) {
+  const parts = (url ?? "").replace(/\.git$/i, "").split(/[/:]/).filter(Boolean);
+  return parts.length >= 2 ? parts.slice(-2).join("/") : "workspace";
+}
+async function readWorkflowEvent(env) {
+  if (!env.GITHUB_EVENT_PATH) return void 0;
+  try {
+    return JSON.parse(await readFile9(env.GITHUB_EVENT_PATH, "utf8"));
+  } catch {
+    return void 0;
+  }
+}
+function progressLine(event) {
+  if (event.type === "planned") return `${event.total} variant(s) to preview`;
+  const r = event.result;
+  return `[${event.done}/${event.total}] ${r.variant} \u2192 ${r.downstream}: ${r.error ? `failed (${r.error.split("\n")[0]})` : r.action}`;
+}
+function outputs(report) {
+  const s = report.summary;
+  return {
+    conflicts: String(s.conflicted),
+    "render-failed": String(s.renderFailed),
+    created: String(s.created),
+    removed: String(s.removed),
+    unchanged: String(s.unchanged),
+    failed: String(s.failed),
+    preview: JSON.stringify(s)
+  };
+}
+async function previewMain(input, event) {
+  const env = process.env;
+  const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  let plan;
+  let settings;
+  const commentToken = input("comment-token").trim();
+  for (const secret of [input("token").trim(), commentToken]) if (secret !== "") setSecret(secret);
+  const ofWorkspace = await workspaceRepository(workspace);
+  try {
+    settings = settingsFromInputs((name2) => name2 === "mode" ? "" : input(name2), { workspace, env });
+    plan = previewPlan(input, event, {
+      serverUrl: env.GITHUB_SERVER_URL || "https://github.com",
+      workspaceRepository: ofWorkspace
+    });
+  } catch (error2) {
+    setFailed(error2 instanceof InputError ? error2.message : `cannot read the inputs: ${String(error2)}`);
+    return;
+  }
+  info(
+    `kdelta preview: ${plan.upstreamRef ? `upstream ${plan.upstream ?? "(the one upstream)"} at ${plan.upstreamRef}` : `the control resources in ${settings.config}`}; nothing is written${plan.comment ? `, but one comment on ${plan.comment.repository}#${plan.comment.number}` : ""}`
+  );
+  let report;
+  try {
+    report = await withInterruptCleanup(
+      (signal) => group(
+        "Preview",
+        () => preview({
+          ...settings.options,
+          upstream: plan.upstream,
+          upstreamRef: plan.upstreamRef,
+          signal,
+          onProgress: (e) => info(progressLine(e))
+        })
+      )
+    );
+  } catch (error2) {
+    setFailed(
+      error2 instanceof ControlError ? `the control configuration has a problem: ${error2.message}` : `kdelta preview stopped: ${error2 instanceof Error ? error2.message : String(error2)}`
+    );
+    return;
+  }
+  for (const w of report.warnings) warning(w);
+  for (const [name2, value2] of Object.entries(outputs(report))) setOutput(name2, value2);
+  if (env.GITHUB_STEP_SUMMARY) await summary.addRaw(renderPreview(report, { format: "markdown", limit: SUMMARY_LIMIT })).write();
+  if (plan.comment) {
+    const token = commentToken || settings.token;
+    try {
+      const done = await upsertComment(
+        { apiUrl: env.GITHUB_API_URL || "https://api.github.com", token, repository: plan.comment.repository, number: plan.comment.number },
+        previewMarker(`${slugOf(ofWorkspace)} ${settings.config}`),
+        renderPreview(report, { format: "markdown", limit: COMMENT_LIMIT })
+      );
+      setOutput("comment-url", done.url);
+      info(`kdelta preview: comment ${done.action}: ${done.url}`);
+    } catch (error2) {
+      setFailed(error2 instanceof Error ? error2.message : String(error2));
+      return;
+    }
+  }
+  if (report.summary.failed > 0) {
+    const first = report.variants.find((v) => v.impact === "failed");
+    setFailed(
+      `${report.summary.failed} variant(s) could not be previewed; ${first?.variant} \u2192 ${first?.downstream}: ${first?.message ?? "failed"}`
+    );
+  }
 }
 
 // src/summary.ts
@@ -50602,7 +51262,7 @@ function permissionHint(failed) {
 
 // src/main.ts
 var EXPLAINED = /* @__PURE__ */ new Set(["blocked", "declined", "deferred"]);
-function progressLine(event) {
+function progressLine2(event) {
   if (event.type === "planned") return `${event.total} job(s) planned`;
   const r = event.result;
   const where = r.proposal ? ` ${r.proposal.url}` : "";
@@ -50622,7 +51282,7 @@ function readSettings() {
 function reportControlError(error2, workspace) {
   const annotations = controlAnnotations(error2.issues, (file) => {
     try {
-      return readFileSync3(join18(workspace, file), "utf8");
+      return readFileSync3(join19(workspace, file), "utf8");
     } catch {
       return void 0;
     }
@@ -50647,7 +51307,10 @@ function failureMessage(report) {
   return `${what}. ${first ? `${first.variant} \u2192 ${first.downstream}: ${first.error ?? "failed"}` : ""}${more}${hint ? `
 ${hint}` : ""}`;
 }
-async function main() {
+async function main(overrides = {}) {
+  const event = workflowEvent(process.env, await readWorkflowEvent(process.env));
+  const input = (name2) => getInput(name2);
+  if (isPreview(input, event)) return previewMain(input, event);
   let settings;
   try {
     settings = readSettings();
@@ -50662,7 +51325,15 @@ async function main() {
   let report;
   try {
     report = await withInterruptCleanup(
-      (signal) => group("Run", () => run({ ...options, signal, onProgress: (event) => info(progressLine(event)) }))
+      (signal) => group(
+        "Run",
+        () => run({
+          ...options,
+          ...overrides.pacing && options.github ? { github: { ...options.github, pacing: overrides.pacing } } : {},
+          signal,
+          onProgress: (event2) => info(progressLine2(event2))
+        })
+      )
     );
   } catch (error2) {
     if (error2 instanceof ControlError) reportControlError(error2, options.cwd);
@@ -50674,11 +51345,11 @@ ${hint}` : ""}`);
     }
     return;
   }
-  const reportPath = join18(
+  const reportPath = join19(
     process.env.RUNNER_TEMP || tmpdir5(),
     `kdelta-report-${process.env.GITHUB_RUN_ID ?? "local"}-${process.env.GITHUB_JOB ?? "job"}-${process.pid}.json`
   );
-  await writeFile7(reportPath, reportJson(report));
+  await writeFile8(reportPath, reportJson(report));
   for (const [name2, value2] of Object.entries(actionOutputs(report, reportPath))) setOutput(name2, value2);
   for (const w of report.warnings) warning(w);
   for (const r of report.results) {

@@ -3,7 +3,15 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as core from '@actions/core';
-import { ControlError, reportJson, run, withInterruptCleanup, type RunProgress, type RunReport } from '@kdelta/run';
+import {
+  ControlError,
+  reportJson,
+  run,
+  withInterruptCleanup,
+  type GitHubForgeOptions,
+  type RunProgress,
+  type RunReport,
+} from '@kdelta/run';
 import { InputError, settingsFromInputs, type ActionSettings, type InputReader } from './inputs.js';
 import { previewMain, readWorkflowEvent } from './preview-main.js';
 import { isPreview, workflowEvent } from './preview-inputs.js';
@@ -73,7 +81,15 @@ function failureMessage(report: RunReport): string {
   return `${what}. ${first ? `${first.variant} → ${first.downstream}: ${first.error ?? 'failed'}` : ''}${more}${hint ? `\n${hint}` : ''}`;
 }
 
-export async function main(): Promise<void> {
+/**
+ * What the runner cannot set: `pacing` shortens the GitHub forge's waits between writes and after a
+ * rate limit (tests against a local server); the bundle's start passes nothing.
+ */
+export interface MainOverrides {
+  readonly pacing?: GitHubForgeOptions['pacing'];
+}
+
+export async function main(overrides: MainOverrides = {}): Promise<void> {
   const event = workflowEvent(process.env, await readWorkflowEvent(process.env));
   const input: InputReader = (name) => core.getInput(name);
   if (isPreview(input, event)) return previewMain(input, event);
@@ -93,7 +109,14 @@ export async function main(): Promise<void> {
     // A cancelled workflow sends SIGINT, then SIGTERM: the run stops between steps, its git
     // processes and work directories go, and the step ends at once.
     report = await withInterruptCleanup((signal) =>
-      core.group('Run', () => run({ ...options, signal, onProgress: (event) => core.info(progressLine(event)) })),
+      core.group('Run', () =>
+        run({
+          ...options,
+          ...(overrides.pacing && options.github ? { github: { ...options.github, pacing: overrides.pacing } } : {}),
+          signal,
+          onProgress: (event) => core.info(progressLine(event)),
+        }),
+      ),
     );
   } catch (error) {
     if (error instanceof ControlError) reportControlError(error, options.cwd);

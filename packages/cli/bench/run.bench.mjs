@@ -4,9 +4,12 @@
 //      (100 3-way updates).
 //   2. 1,000 variants (10 packages in each of the 100 repositories), nothing new: the run after
 //      the one that proposed them all.
-// Goals: each timed run of 1. under 60 s, the no-op run of 2. under 60 s.
+// Goals: each timed run of 1. under 60 s, the no-op run of 2. under 60 s; the no-op run of 1. at
+// most 3× its floor: one `git ls-remote` per downstream repository, one after the other, timed
+// right after it (what any run must do to learn that nothing moved).
 // Build first: `npx turbo run build --filter=kdelta`, then `node packages/cli/bench/run.bench.mjs`.
-// KDELTA_BENCH_REPOS (default 100) and KDELTA_BENCH_PACKAGES (default 10) scale it.
+// KDELTA_BENCH_REPOS (default 100) and KDELTA_BENCH_PACKAGES (default 10) scale it; with
+// KDELTA_BENCH_PACKAGES=1, 2. is left out.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,6 +121,15 @@ function mergeAll(packages) {
   }
 }
 
+const NOOP_GOAL = 3;
+
+/** What every run must pay to learn that nothing moved: one ls-remote per downstream. */
+function lsRemoteFloor() {
+  const start = performance.now();
+  for (const n of names) git(root, 'ls-remote', join(root, `${n}.git`));
+  return performance.now() - start;
+}
+
 const rows = [];
 const show = (label, variants, { ms, actions }, goal = true) => {
   const what = Object.entries(actions)
@@ -136,19 +148,28 @@ try {
   mergeAll(['web']);
   write(control, controlFiles(['web'], 'v2'));
   show('100 variants, v1 → v2 (all updated, 3-way)', REPOS, kdelta('update', REPOS));
-  show('100 variants, nothing new', REPOS, kdelta('no-op', REPOS));
+  const noop = kdelta('no-op', REPOS);
+  show('100 variants, nothing new', REPOS, noop);
+  const floor = lsRemoteFloor();
+  show(`floor: ${REPOS} × git ls-remote`, REPOS, { ms: floor, actions: {} }, false);
+  const ratio = noop.ms / floor;
+  console.log(`no-op run / floor: ${ratio.toFixed(1)}×${ratio > NOOP_GOAL ? `  ← over the ${NOOP_GOAL}× goal` : ''}`);
 
-  const packages = ['web', ...Array.from({ length: PACKAGES - 1 }, (_, i) => `web-${i + 2}`)];
-  write(control, controlFiles(packages, 'v2'));
-  show(
-    `${REPOS * PACKAGES} variants, first run (setup: ${REPOS * (PACKAGES - 1)} new)`,
-    REPOS * PACKAGES,
-    kdelta('setup', REPOS * PACKAGES),
-    false,
-  );
-  show(`${REPOS * PACKAGES} variants, nothing new`, REPOS * PACKAGES, kdelta('no-op 1000', REPOS * PACKAGES));
+  if (PACKAGES > 1) {
+    const packages = ['web', ...Array.from({ length: PACKAGES - 1 }, (_, i) => `web-${i + 2}`)];
+    write(control, controlFiles(packages, 'v2'));
+    show(
+      `${REPOS * PACKAGES} variants, first run (setup: ${REPOS * (PACKAGES - 1)} new)`,
+      REPOS * PACKAGES,
+      kdelta('setup', REPOS * PACKAGES),
+      false,
+    );
+    show(`${REPOS * PACKAGES} variants, nothing new`, REPOS * PACKAGES, kdelta('no-op 1000', REPOS * PACKAGES));
+  }
   console.log('\n| run | variants | time | actions |\n| --- | ---: | ---: | --- |');
   for (const r of rows) console.log(`| ${r.label} | ${r.variants} | ${(r.ms / 1000).toFixed(1)} s | ${r.what} |`);
 } finally {
-  rmSync(root, { recursive: true, force: true });
+  // KDELTA_BENCH_KEEP=1 leaves the fleet for profiling: `cd <root>/control && kdelta run --mode variants`
+  if (process.env.KDELTA_BENCH_KEEP === '1') console.log(`kept: ${root}`);
+  else rmSync(root, { recursive: true, force: true });
 }

@@ -104,6 +104,22 @@ describe('fetchPackage', () => {
     expect(defaultCacheDir({})).toMatch(/\.kdelta[/\\]repos$/);
   });
 
+  it('keeps a repository path that git config would misread (quote, backslash, comment signs)', async () => {
+    const odd = initRepo(join(root, 'we"ird \\ #dir; x'));
+    odd.write({ 'p/a.yaml': 'a: 1\n' });
+    const commit = odd.commit('one');
+    const cacheDir = join(root, 'cache-odd');
+    const first = await fetchPackage({ repo: odd.dir, directory: 'p', dest: join(root, 'odd1'), cacheDir });
+    expect(first).toMatchObject({ commit, cacheHit: false });
+    const [entry] = readdirSync(cacheDir);
+    const gitDir = join(cacheDir, entry!, 'git');
+    expect(git(root, '--git-dir', gitDir, 'config', '--get', 'remote.origin.url')).toBe(odd.dir);
+    expect(git(root, '--git-dir', gitDir, 'config', '--get', 'extensions.partialClone')).toBe('origin');
+    const again = await fetchPackage({ repo: odd.dir, directory: 'p', dest: join(root, 'odd2'), cacheDir });
+    expect(again).toMatchObject({ commit, cacheHit: true });
+    expect(readFileSync(join(root, 'odd2', 'a.yaml'), 'utf8')).toBe('a: 1\n');
+  });
+
   it('fetches from a bare remote over file://', async () => {
     const bare = join(root, 'bare');
     git(root, 'clone', '--quiet', '--bare', repo.dir, bare);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { GitError } from './errors.js';
@@ -52,6 +52,19 @@ export function normalizeDirectory(directory: string | undefined): string {
 /** Options for upload-pack on local and file:// remotes so they honour partial clone like hosted servers. */
 const localUploadPack = 'git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack';
 
+/** A value of a git config file, quoted: any character of a URL or a path reads back as written. */
+function configValue(value: string): string {
+  if (/[\0\r\n]/.test(value))
+    throw new GitError({ code: 'refused-argument', message: 'a repository URL contains a control character; refused' });
+  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/**
+ * For the cache's fetches, the one asked for and those a partial clone makes for missing blobs:
+ * no `git maintenance` process after each (gc.auto is 0 in the cache: it would find nothing to do).
+ */
+const noMaintenance = ['-c', 'maintenance.auto=false'] as const;
+
 interface CacheRepo {
   readonly gitDir: string;
   readonly root: string;
@@ -66,15 +79,27 @@ async function openCacheRepo(options: FetchPackageOptions | (RemoteOptions & { c
     await mkdir(root, { recursive: true });
     const tmp = await mkdtemp(join(root, 'init-'));
     await runGit(['init', '--quiet', '--bare', tmp], { secrets });
-    const config = (k: string, v: string) => runGit(['--git-dir', tmp, 'config', k, v], { secrets });
-    await config('remote.origin.url', location.url);
-    await config('remote.origin.promisor', 'true');
-    await config('remote.origin.partialclonefilter', 'blob:none');
-    await config('extensions.partialClone', 'origin');
-    await config('core.repositoryformatversion', '1');
-    await config('gc.auto', '0');
-    await config('core.sparseCheckout', 'true');
-    if (location.kind === 'local' || location.kind === 'file') await config('remote.origin.uploadpack', localUploadPack);
+    // One write instead of a `git config` process per key: the last value of a key wins, so the
+    // [core] section below overrides the one `git init` wrote.
+    const local = location.kind === 'local' || location.kind === 'file';
+    await appendFile(
+      join(tmp, 'config'),
+      [
+        '[core]',
+        '\trepositoryformatversion = 1',
+        '\tsparseCheckout = true',
+        '[remote "origin"]',
+        `\turl = ${configValue(location.url)}`,
+        '\tpromisor = true',
+        '\tpartialclonefilter = blob:none',
+        ...(local ? [`\tuploadpack = ${configValue(localUploadPack)}`] : []),
+        '[extensions]',
+        '\tpartialClone = origin',
+        '[gc]',
+        '\tauto = 0',
+        '',
+      ].join('\n'),
+    );
     await rename(tmp, gitDir).catch(async (error: NodeJS.ErrnoException) => {
       // Someone else created it first: use theirs.
       await rm(tmp, { recursive: true, force: true });
@@ -100,6 +125,8 @@ async function forgetStoredCredentials(gitDir: string, cleanUrl: string, secrets
  * partial clone a lookup of a missing object would itself fetch it from the promisor remote.
  */
 async function hasCommit(gitDir: string, commit: string): Promise<boolean> {
+  // The cache never packs its refs (gc is off): the ref's own file answers without a git process.
+  if (/^[0-9a-f]{40,64}$/.test(commit) && existsSync(join(gitDir, 'refs', 'kdelta', 'commits', commit))) return true;
   try {
     await runGit(['--git-dir', gitDir, 'show-ref', '--verify', '--quiet', `refs/kdelta/commits/${commit}`]);
     return true;
@@ -127,7 +154,7 @@ export async function fetchPackage(options: FetchPackageOptions): Promise<Fetche
 
   return withLock(join(repo.root, 'lock'), async () => {
     const git = (args: readonly string[], extra: { onProgress?: (l: string) => void } = {}) =>
-      runGit(['--git-dir', repo.gitDir, ...args], { env, secrets, ...extra });
+      runGit([...noMaintenance, '--git-dir', repo.gitDir, ...args], { env, secrets, ...extra });
     await forgetStoredCredentials(repo.gitDir, location.url, secrets);
     let commit = resolved.commit;
     let cacheHit = commit !== undefined && (await hasCommit(repo.gitDir, commit));
@@ -173,7 +200,19 @@ export async function fetchPackage(options: FetchPackageOptions): Promise<Fetche
       const tree = join(stage, 'tree');
       await mkdir(tree);
       await runGit(
-        ['--git-dir', repo.gitDir, '--work-tree', tree, '-c', 'core.sparseCheckout=true', 'read-tree', '--reset', '-u', commit],
+        [
+          ...noMaintenance,
+          '--git-dir',
+          repo.gitDir,
+          '--work-tree',
+          tree,
+          '-c',
+          'core.sparseCheckout=true',
+          'read-tree',
+          '--reset',
+          '-u',
+          commit,
+        ],
         {
           env: { ...env, GIT_INDEX_FILE: join(stage, 'index') },
           secrets,

@@ -27,6 +27,8 @@ export interface JobContext {
   readonly budget?: Budget | undefined;
   upstreamRefs(url: string): Promise<readonly RemoteRef[]>;
   mirror(url: string): Promise<Mirror>;
+  /** A repository's branches → commits, as one `git ls-remote` of the run reports them (nothing cloned). */
+  heads(url: string): Promise<ReadonlyMap<string, string>>;
   /**
    * A workspace on branch `base` of the repository `url` (its mirror's), knowing where `head`
    * is on the remote; `name` names its scratch directory.

@@ -36,7 +36,7 @@ export type PreviewImpact =
   | 'orphaned'
   /** Nothing to propose, or the open proposal already proposes exactly this. */
   | 'unchanged'
-  /** kdelta would leave it alone: a human's branch, `kdelta:stop`, a package it does not own. */
+  /** kdelta would leave it alone: a human's branch, `kdelta:stop`, a declined change, a package it does not own. */
   | 'left-alone'
   | 'failed';
 
@@ -121,9 +121,11 @@ export function impactOf(r: VariantResult): PreviewImpact {
     case 'up-to-date':
     case 'closed':
       return 'unchanged';
+    // declined: people said no to exactly this change; it is not proposed again
     case 'blocked':
     case 'not-adopted':
     case 'deferred':
+    case 'declined':
       return 'left-alone';
     case 'failed':
       return 'failed';

@@ -137,6 +137,7 @@ function context(forge: Forge, repo: MemoryRepo, calls: string[], extra: Partial
     branchPrefix: 'kdelta/',
     upstreamRefs: async () => [],
     mirror: async () => ({ dir: '/memory', heads: new Map([['main', BASE], ...(repo.branch ? [['kdelta/web', HEAD] as const] : [])]) }),
+    heads: async () => new Map([['main', BASE], ...(repo.branch ? [['kdelta/web', HEAD] as const] : [])]),
     checkout: async () => {
       calls.push('checkout');
       return memoryWorkspace(repo, calls);

@@ -27,13 +27,14 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
   const known = change.upstream ? { upstream: change.upstream } : {};
   // The forge first: a repository it cannot serve fails here, before anything is cloned.
   let open = await ctx.forge.find(target);
-  const mirror = await ctx.mirror(target.repo);
+  // the branches as ls-remote reports them: a fast no-op clones nothing
+  const heads = await ctx.heads(target.repo);
   const stop = stopped(open, target.head);
   if (stop) return { ...stop, fingerprint, ...known };
   // People can say no: a declined proposal is not proposed again from the same inputs.
   let declined: Proposal | undefined;
   let justDeclined = false;
-  if (open && (await declinedNow(change, open, mirror))) {
+  if (open && (await declinedNow(change, open, heads, () => ctx.mirror(target.repo)))) {
     declined = ctx.dryRun ? { ...open, state: 'declined' } : await ctx.forge.close(open, 'declined');
     justDeclined = true;
     open = undefined;
@@ -58,8 +59,8 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     meta &&
     !meta.renderFailed &&
     open.fingerprint === fingerprint &&
-    mirror.heads.get(target.head) === meta.headCommit &&
-    mirror.heads.get(target.base) === meta.baseCommit
+    heads.get(target.head) === meta.headCommit &&
+    heads.get(target.base) === meta.baseCommit
   ) {
     // the run that pushed this commit may have stopped before its status
     const repaired = (await ctx.forge.ensureStatus?.(open, readiness(meta.conflicts), meta.headCommit).catch(() => false)) === true;
@@ -100,10 +101,17 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
  * carries its fingerprint trailer, as squash merges keep the messages). The local forge has no
  * other way to close a proposal unmerged; on GitHub closing the pull request ends it.
  */
-async function declinedNow(change: Change, open: Proposal, mirror: Mirror): Promise<boolean> {
+async function declinedNow(
+  change: Change,
+  open: Proposal,
+  heads: ReadonlyMap<string, string>,
+  mirrorOf: () => Promise<Mirror>,
+): Promise<boolean> {
   const { head, base } = change.target;
-  const baseCommit = mirror.heads.get(base);
-  if (mirror.heads.has(head) || baseCommit === undefined) return false;
+  const baseCommit = heads.get(base);
+  if (heads.has(head) || baseCommit === undefined) return false;
+  // the branch is gone: merged, squashed or declined, which only the base's history tells
+  const mirror = await mirrorOf();
   const meta = parseMetadataBlock(open.body);
   if (meta && (await isAncestorIn(mirror.dir, meta.headCommit, baseCommit))) return false;
   const squashed = await lastCommitWithLine({

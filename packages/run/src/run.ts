@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cloneBare, hideCredentials, listRemoteRefs, sourceTrust, stopRunningGit, type Author, type RemoteRef } from '@kdelta/git-source';
+import {
+  cloneBare,
+  defaultCacheDir,
+  hideCredentials,
+  listRemoteRefs,
+  sourceTrust,
+  stopRunningGit,
+  type Author,
+  type RemoteRef,
+} from '@kdelta/git-source';
 import { makeTempDir, removeTempDir, sweepAbandonedWork } from '@kdelta/kptfile-model';
 import { Budget } from './forge/budget.js';
 import { createLocalForge } from './forge/local.js';
@@ -19,8 +28,10 @@ import { checkoutMirror, mirrorHeads, type Mirror } from './workspace.js';
 import { createPackageUpdateMaterialize, type Materialize } from './materialize.js';
 import { findControlIdentity } from './ownership.js';
 import { settleMergedRemovals } from './settle.js';
+import { storedRemovals, storeRemovals } from './removal-scan.js';
 import { hashOf, planRun, repositoryUrl, type VariantPlan } from './plan.js';
 import { inShard, type Shard } from './shard.js';
+import { pool } from './pool.js';
 import { findControlRepository, type ControlRepository } from './control-repository.js';
 import { findUpdatePlans, runUpdateJob, updateTarget, type UpdatePlan } from './jobs/update.js';
 import { describeCollision, findCollisions, type PlannedProposal } from './names.js';
@@ -99,23 +110,6 @@ export interface RunOptions {
   readonly signal?: AbortSignal | undefined;
   /** Recorded in fingerprints and proposals (default: this package's version). */
   readonly version?: string | undefined;
-}
-
-/** Run items with at most `limit` at a time; results in the items' order. None starts once `signal` is aborted. */
-async function pool<T, R>(items: readonly T[], limit: number, signal: AbortSignal | undefined, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      await checkpoint(signal);
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  // every worker settles before the pool does: no job still runs in the run's directories after it
-  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  for (const s of settled) if (s.status === 'rejected') throw s.reason;
-  return out;
 }
 
 function memo<T>(make: (key: string) => Promise<T>): (key: string) => Promise<T> {
@@ -217,6 +211,12 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const stopGit = () => stopRunningGit();
   options.signal?.addEventListener('abort', stopGit, { once: true });
   let jobs = 0;
+  // One `ls-remote` per repository and run: an upstream's tags, a downstream's branches.
+  const remoteRefs = memo<readonly RemoteRef[]>(async (url) => {
+    // a GitHub App's token for the repository's owner: a private upstream on the same server
+    await forge.prepareGitToken?.(url).catch(() => {});
+    return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
+  });
   const ctx: JobContext = {
     version: options.version ?? KDELTA_VERSION,
     dryRun: settings.dryRun,
@@ -238,11 +238,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
       await mkdir(join(runDir, 'jobs'), { recursive: true });
       return checkoutMirror(mirror, url, base, head, dir);
     },
-    upstreamRefs: memo<readonly RemoteRef[]>(async (url) => {
-      // a GitHub App's token for the upstream's owner: a private upstream on the same server
-      await forge.prepareGitToken?.(url).catch(() => {});
-      return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
-    }),
+    upstreamRefs: remoteRefs,
+    heads: async (url) => headsOf(await remoteRefs(url)),
     mirror: memo<Mirror>(async (url) => {
       const dir = join(runDir, 'mirrors', `${hashOf(url).slice(0, 16)}.git`);
       await mkdir(join(runDir, 'mirrors'), { recursive: true });
@@ -290,21 +287,31 @@ export async function run(options: RunOptions): Promise<RunReport> {
     let removals: Removal[] = [];
     const drafts: RetiredDraft[] = [];
     if (mode !== 'updates' && !scope) {
-      for (const d of plan.downstreams) {
+      const cacheRoot = options.cacheDir ?? defaultCacheDir(env);
+      const found = await pool(plan.downstreams, concurrency, options.signal, async (d) => {
+        const downstream = { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory };
         try {
-          const mirror = await ctx.mirror(d.url);
-          const downstream = { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory };
-          const found = (await findRemovals(mirror, downstream, names, controlId)).filter((r) => inShard(r.variant, shard));
-          removals.push(...found);
-          // a gone variant's proposal that was never merged: closed (one whose package is on the base is a removal's)
-          const removed = new Set(found.map((r) => r.variant));
-          const retired = await findRetiredDrafts(ctx, mirror, downstream, names, controlId);
-          drafts.push(...retired.filter((r) => inShard(r.variant, shard) && !removed.has(r.variant)));
-        } catch (error) {
-          warnings.push(
-            `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+          const removed = await removalsOf(ctx, cacheRoot, downstream, names, controlId);
+          // a gone variant's proposal that was never merged: closed (one whose package is on the
+          // base is a removal's). Only a proposal branch of no current variant needs a clone.
+          const gone = [...(await ctx.heads(d.url)).keys()].some(
+            (h) => h.startsWith(branchPrefix) && h !== downstream.branch && !names.has(h.slice(branchPrefix.length)),
           );
+          const retired = gone ? await findRetiredDrafts(ctx, await ctx.mirror(d.url), downstream, names, controlId) : [];
+          const removing = new Set(removed.map((r) => r.variant));
+          return { removals: removed, drafts: retired.filter((r) => !removing.has(r.variant)) };
+        } catch (error) {
+          return {
+            removals: [],
+            drafts: [],
+            warning: `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+          };
         }
+      });
+      for (const f of found) {
+        removals.push(...f.removals.filter((r) => inShard(r.variant, shard)));
+        drafts.push(...f.drafts.filter((r) => inShard(r.variant, shard)));
+        if (f.warning) warnings.push(f.warning);
       }
     }
     const collided = checkCollisions({ variants, updates, control, removals, branchPrefix, forge });
@@ -398,6 +405,35 @@ export async function run(options: RunOptions): Promise<RunReport> {
     options.signal?.removeEventListener('abort', stopGit);
     removeTempDir(runDir);
   }
+}
+
+/**
+ * The removals of one downstream: from the last run's answer when the branch is at the commit it
+ * was found at (nothing cloned), else from a mirror, the answer kept for the next run.
+ */
+async function removalsOf(
+  ctx: JobContext,
+  cacheRoot: string,
+  downstream: { repository: string; url: string; branch: string; directory: string },
+  variants: ReadonlySet<string>,
+  control: string | undefined,
+): Promise<Removal[]> {
+  const commit = (await ctx.heads(downstream.url)).get(downstream.branch);
+  if (commit === undefined) return []; // no branch, no package
+  const key = { ...downstream, variants, control, version: ctx.version };
+  const stored = await storedRemovals(cacheRoot, { ...key, commit });
+  if (stored) return stored;
+  const mirror = await ctx.mirror(downstream.url);
+  const removals = await findRemovals(mirror, downstream, variants, control);
+  const scanned = mirror.heads.get(downstream.branch);
+  if (scanned !== undefined) await storeRemovals(cacheRoot, { ...key, commit: scanned }, removals);
+  return removals;
+}
+
+function headsOf(refs: readonly RemoteRef[]): ReadonlyMap<string, string> {
+  const heads = new Map<string, string>();
+  for (const r of refs) if (r.name.startsWith('refs/heads/')) heads.set(r.name.slice('refs/heads/'.length), r.commit);
+  return heads;
 }
 
 /**

@@ -150,7 +150,8 @@ export async function runMain(
       stderr += String(chunk);
       return true;
     }) as typeof process.stderr.write;
-    await main();
+    // the forge's waits shortened, as the run's own GitHub tests do (the bundle's test keeps them)
+    await main({ pacing: { writeSpacing: false, retryAfterUnitMs: 20 } });
     const failed = process.exitCode !== undefined && process.exitCode !== 0;
     const outputs = parseOutputFile(readFileSync(outputFile, 'utf8'));
     const reportPath = outputs['report-path'];
