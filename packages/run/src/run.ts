@@ -19,7 +19,7 @@ import { checkOutputPath } from '@kdelta/kptfile-model';
 import type { Forge, ProposalTarget } from './forge/forge.js';
 import type { GitHubForgeOptions, GitHubRunOptions } from './forge/github.js';
 import { loadControl } from './control.js';
-import { checkpoint, interrupted, type JobContext } from './context.js';
+import { interrupted, type JobContext } from './context.js';
 import { findRemovals, removalLabel, removalTarget, runRemovalJob, type Removal } from './jobs/removal.js';
 import { runVariantJob, variantTarget } from './jobs/variant.js';
 import { findRetiredDrafts, retiredLabel, runRetireJob, type RetiredDraft } from './jobs/retire.js';
