@@ -1,27 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import { describe, expect, it } from 'vitest';
+import { packageVariant, type Fleet } from '@kdelta/test-support';
 import { run, type RunOptions } from '@kdelta/run';
 import { main } from '../../src/main.js';
+import { cliFleets } from './__fixtures__/cli-fleet.js';
 
-const fleets: Fleet[] = [];
-const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-run-cache-'));
-afterEach(() => {
-  for (const f of fleets.splice(0)) f.cleanup();
-});
-afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
-
-function fleet(downstreams: string[]): Fleet {
-  const f = createFleet(downstreams);
-  fleets.push(f);
-  f.writeControl({
-    'repositories.yaml': [repository('catalog', f.upstream), ...downstreams.map((d) => repository(d, f.downstream(d)))].join('---\n'),
-  });
-  return f;
-}
+const { cacheDir, fleet } = cliFleets();
 
 const env = { ...process.env, KDELTA_CACHE_DIR: cacheDir };
 const opts = (f: Fleet, extra: Partial<RunOptions> = {}): RunOptions => ({ cwd: f.control, cacheDir, env, ...extra });

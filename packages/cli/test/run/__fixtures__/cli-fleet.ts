@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach } from 'vitest';
+import { createFleet, repository, type Fleet } from '@kdelta/test-support';
+import type { Io } from '../../../src/command.js';
+import { main } from '../../../src/main.js';
+
+/**
+ * The fleets of one test file, each removed after its test, and one fetch cache for the file:
+ * `fleet` makes one with a Repository per downstream (and `catalog`, the upstream), `kdelta`
+ * runs the CLI in its control repository. Call at the top of the file (it registers the hooks).
+ */
+export function cliFleets(): {
+  readonly cacheDir: string;
+  fleet(downstreams: string[]): Fleet;
+  kdelta(f: Fleet, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+} {
+  const fleets: Fleet[] = [];
+  const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-run-cache-'));
+  afterEach(() => {
+    for (const f of fleets.splice(0)) f.cleanup();
+  });
+  afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+  return {
+    cacheDir,
+    fleet(downstreams) {
+      const f = createFleet(downstreams);
+      fleets.push(f);
+      f.writeControl({
+        'repositories.yaml': [repository('catalog', f.upstream), ...downstreams.map((d) => repository(d, f.downstream(d)))].join('---\n'),
+      });
+      return f;
+    },
+    async kdelta(f, ...args) {
+      const out = { stdout: '', stderr: '' };
+      const io: Io = {
+        stdout: (t) => void (out.stdout += t),
+        stderr: (t) => void (out.stderr += t),
+        cwd: f.control,
+        env: { ...process.env, KDELTA_CACHE_DIR: cacheDir },
+      };
+      const code = await main(args, io);
+      return { code, ...out };
+    },
+  };
+}
