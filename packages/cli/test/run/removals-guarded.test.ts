@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { packageVariant, type Fleet } from '@kdelta/test-support';
 import { cliFleets } from './__fixtures__/cli-fleet.js';
 
-const { cacheDir, fleet, kdelta } = cliFleets();
+const { fleet, kdelta } = cliFleets();
 
 /** A reviewer merges a proposal branch into main (a merge commit, as a forge's merge button makes). */
 function merge(f: Fleet, downstream: string, branch: string): void {
