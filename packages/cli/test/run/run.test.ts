@@ -410,6 +410,28 @@ describe('kdelta run', () => {
     expect(sh('show', 'kdelta/update-tip:tip/namespace.yaml')).toContain('tier: tip');
   });
 
+  it('update mode reads a ref that YAML would read as a number (a tag 2024) as the text written, as kpt does', async () => {
+    const f = fleet([]);
+    const { getPackage } = await import('@kdelta/package-update');
+    const sh = devGit(f.control);
+    sh('init', '--quiet', '--initial-branch=main');
+    await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'dated'), cacheDir });
+    const tagged = f.publish(
+      { 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example\n  labels:\n    tier: dated\n' },
+      '2024',
+    );
+    const kptfile = join(f.control, 'dated', 'Kptfile');
+    writeFileSync(kptfile, readFileSync(kptfile, 'utf8').replace(/ref: base-ns\/v1\n/, 'ref: 2024\n'));
+    sh('add', '--all');
+    sh('commit', '--quiet', '-m', 'follow the 2024 tag');
+
+    const report = await run(opts(f, { mode: 'updates' }));
+    expect(report.results.map((r) => [r.variant, r.action, r.upstream?.commit, r.error])).toEqual([
+      ['update-dated', 'proposed', tagged, undefined],
+    ]);
+    expect(sh('show', 'kdelta/update-dated:dated/namespace.yaml')).toContain('tier: dated');
+  });
+
   it('update mode renders after the update; a failing render is proposed unrendered and said on its proposal', async () => {
     const f = fleet([]);
     const { getPackage } = await import('@kdelta/package-update');

@@ -1,5 +1,6 @@
 import { basename, isAbsolute, posix, resolve } from 'node:path';
-import { type Conflict, parseYamlDocument, type ResourceReport } from '@kdelta/merge-core';
+import type { Conflict, ResourceReport } from '@kdelta/merge-core';
+import { decodeKptfile } from '@kdelta/kptfile-model';
 import { expandCommit, GitError, pickCommit, trustNamed } from '@kdelta/git-source';
 import { OWNER_ANNOTATION } from '@kdelta/variant-engine';
 import type { Change } from '../change.js';
@@ -63,7 +64,12 @@ export async function findUpdatePlans(mirror: Mirror, control: ControlRepository
     if (remote.some((r) => r === '' || directory.startsWith(`${r}/`))) continue;
     let k: KptfileUpstream | null;
     try {
-      k = parseYamlDocument(await showFile(mirror, control.branch, path)).toJS() as KptfileUpstream | null;
+      // kptfile-model's reading: a ref YAML would read as a number (a tag `2024`, a short id
+      // `72234e66`) is the text written, as kpt reads it
+      const decoded = decodeKptfile(await showFile(mirror, control.branch, path), path);
+      const broken = decoded.issues.find((i) => i.code === 'yaml-syntax');
+      if (broken) throw new RunError('invalid-kptfile', broken.message);
+      k = decoded.kptfile as KptfileUpstream;
     } catch (error) {
       warnings.push(`${path}: not read for update mode: ${message(error).split('\n')[0]}`);
       continue;
