@@ -49951,9 +49951,8 @@ async function pool(items, limit, signal, fn3) {
 }
 
 // ../run/src/jobs/update.ts
-init_src2();
-init_src();
 import { basename as basename7, isAbsolute as isAbsolute6, posix as posix5, resolve as resolve8 } from "node:path";
+init_src();
 
 // ../run/src/control-work-tree.ts
 init_src();
@@ -49994,7 +49993,10 @@ async function findUpdatePlans(mirror, control, warnings) {
     if (remote.some((r) => r === "" || directory.startsWith(`${r}/`))) continue;
     let k;
     try {
-      k = parseYamlDocument(await showFile2(mirror, control.branch, path)).toJS();
+      const decoded = decodeKptfile(await showFile2(mirror, control.branch, path), path);
+      const broken = decoded.issues.find((i) => i.code === "yaml-syntax");
+      if (broken) throw new RunError("invalid-kptfile", broken.message);
+      k = decoded.kptfile;
     } catch (error2) {
       warnings.push(`${path}: not read for update mode: ${message(error2).split("\n")[0]}`);
       continue;
