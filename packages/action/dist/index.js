@@ -50191,6 +50191,9 @@ function commitOf(ref, refs) {
 // ../run/src/run.ts
 var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
+function notRun(r, dryRun, code2, why) {
+  return { variant: r.variant, downstream: removalLabel(r), dryRun, conflicts: [], conflictCount: 0, ...failure(code2, why) };
+}
 function memo(make) {
   const cache2 = /* @__PURE__ */ new Map();
   return (key) => {
@@ -50404,35 +50407,11 @@ async function run(options) {
         )
       );
       for (const [r, why2] of collided) {
-        results.push(
-          report({
-            variant: r.variant,
-            downstream: removalLabel(r),
-            action: "failed",
-            writes: false,
-            dryRun: ctx.dryRun,
-            conflicts: [],
-            conflictCount: 0,
-            code: "name-collision",
-            error: why2
-          })
-        );
+        results.push(report(notRun(r, ctx.dryRun, "name-collision", why2)));
       }
       const why = heldRemovalsMessage(held2, settings.maxRemovals);
       for (const r of held2) {
-        results.push(
-          report({
-            variant: r.variant,
-            downstream: removalLabel(r),
-            action: "failed",
-            writes: false,
-            dryRun: ctx.dryRun,
-            conflicts: [],
-            conflictCount: 0,
-            code: "removals-held",
-            error: why
-          })
-        );
+        results.push(report(notRun(r, ctx.dryRun, "removals-held", why)));
       }
       const handled = new Set([...removals, ...held2, ...drafts].map((r) => `${r.repository} ${branchPrefix2}${r.variant}`));
       const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));

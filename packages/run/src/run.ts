@@ -23,7 +23,7 @@ import { interrupted, type JobContext } from './context.js';
 import { findRemovals, removalLabel, removalTarget, runRemovalJob, type Removal } from './jobs/removal.js';
 import { runVariantJob, variantTarget } from './jobs/variant.js';
 import { findRetiredDrafts, retiredLabel, runRetireJob, type RetiredDraft } from './jobs/retire.js';
-import { deferredResult, resultWithoutCredentials, type RunReport, type VariantResult } from './result.js';
+import { deferredResult, failure, resultWithoutCredentials, type RunReport, type VariantResult } from './result.js';
 import { checkoutMirror, mirrorHeads, type Mirror } from './workspace.js';
 import { createPackageUpdateMaterialize, type Materialize } from './materialize.js';
 import { findControlIdentity } from './ownership.js';
@@ -110,6 +110,11 @@ export interface RunOptions {
   readonly signal?: AbortSignal | undefined;
   /** Recorded in fingerprints and proposals (default: this package's version). */
   readonly version?: string | undefined;
+}
+
+/** A removal the run did not start: its failure, with the reason. */
+function notRun(r: Removal, dryRun: boolean, code: string, why: string): VariantResult {
+  return { variant: r.variant, downstream: removalLabel(r), dryRun, conflicts: [], conflictCount: 0, ...failure(code, why) };
 }
 
 function memo<T>(make: (key: string) => Promise<T>): (key: string) => Promise<T> {
@@ -346,35 +351,11 @@ export async function run(options: RunOptions): Promise<RunReport> {
         )),
       );
       for (const [r, why] of collided) {
-        results.push(
-          report({
-            variant: r.variant,
-            downstream: removalLabel(r),
-            action: 'failed',
-            writes: false,
-            dryRun: ctx.dryRun,
-            conflicts: [],
-            conflictCount: 0,
-            code: 'name-collision',
-            error: why,
-          }),
-        );
+        results.push(report(notRun(r, ctx.dryRun, 'name-collision', why)));
       }
       const why = heldRemovalsMessage(held, settings.maxRemovals);
       for (const r of held) {
-        results.push(
-          report({
-            variant: r.variant,
-            downstream: removalLabel(r),
-            action: 'failed',
-            writes: false,
-            dryRun: ctx.dryRun,
-            conflicts: [],
-            conflictCount: 0,
-            code: 'removals-held',
-            error: why,
-          }),
-        );
+        results.push(report(notRun(r, ctx.dryRun, 'removals-held', why)));
       }
       // merged removals: no job meets them again (the package is gone from the base branch)
       const handled = new Set([...removals, ...held, ...drafts].map((r) => `${r.repository} ${branchPrefix}${r.variant}`));

@@ -1,25 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageVariant, type Fleet } from '@kdelta/test-support';
-import { cliFleets } from './__fixtures__/cli-fleet.js';
+import { packageVariant } from '@kdelta/test-support';
+import { cliFleets, mergeBranch as merge, proposalRecord as record } from './__fixtures__/cli-fleet.js';
 
 const { fleet, kdelta } = cliFleets();
-
-/** A reviewer merges a proposal branch into main (a merge commit, as a forge's merge button makes). */
-function merge(f: Fleet, downstream: string, branch: string): void {
-  const work = join(f.root, `merge-${branch.replace(/\//g, '-')}-${Date.now()}`);
-  execFileSync('git', ['clone', '--quiet', f.downstream(downstream), work]);
-  execFileSync('git', ['-c', 'user.name=r', '-c', 'user.email=r@example.com', 'merge', '--quiet', '--no-edit', `origin/${branch}`], {
-    cwd: work,
-  });
-  execFileSync('git', ['push', '--quiet', 'origin', 'main'], { cwd: work });
-  rmSync(work, { recursive: true, force: true });
-}
-
-const record = (f: Fleet, downstream: string, variant: string) =>
-  readFileSync(join(f.control, '.kdelta', 'proposals', downstream, `${variant}.md`), 'utf8');
 
 describe('removals are guarded', () => {
   it('more removals than --max-removals: none is proposed, every other job runs, and the run fails naming them and how to allow them', async () => {

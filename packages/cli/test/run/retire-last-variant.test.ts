@@ -1,26 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageVariant, type Fleet } from '@kdelta/test-support';
+import { packageVariant } from '@kdelta/test-support';
 import { main } from '../../src/main.js';
-import { cliFleets } from './__fixtures__/cli-fleet.js';
+import { cliFleets, mergeBranch as merge, proposalRecord as record } from './__fixtures__/cli-fleet.js';
 
 const { cacheDir, fleet, kdelta } = cliFleets();
-
-/** A reviewer merges a proposal branch into main with a merge commit. */
-function merge(f: Fleet, downstream: string, branch: string): void {
-  const work = join(f.root, `merge-${downstream}-${branch.replace(/\//g, '-')}`);
-  execFileSync('git', ['clone', '--quiet', f.downstream(downstream), work]);
-  execFileSync('git', ['-c', 'user.name=r', '-c', 'user.email=r@example.com', 'merge', '--quiet', '--no-edit', `origin/${branch}`], {
-    cwd: work,
-  });
-  execFileSync('git', ['push', '--quiet', 'origin', 'main'], { cwd: work });
-  rmSync(work, { recursive: true, force: true });
-}
-
-const record = (f: Fleet, downstream: string, variant: string) =>
-  readFileSync(join(f.control, '.kdelta', 'proposals', downstream, `${variant}.md`), 'utf8');
 
 describe('retiring the last variant of a repository', () => {
   it('is looked for in every Repository: a merged package gets its removal or orphan proposal, an unmerged proposal is closed and its branch deleted', async () => {

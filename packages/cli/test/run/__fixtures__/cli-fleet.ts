@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
@@ -45,3 +46,18 @@ export function cliFleets(): {
     },
   };
 }
+
+/** A reviewer merges a proposal branch into main with a merge commit, as a forge's merge button does. */
+export function mergeBranch(f: Fleet, downstream: string, branch: string): void {
+  const work = join(f.root, `merge-${downstream}-${branch.replace(/\//g, '-')}-${Date.now()}`);
+  execFileSync('git', ['clone', '--quiet', f.downstream(downstream), work]);
+  execFileSync('git', ['-c', 'user.name=r', '-c', 'user.email=r@example.com', 'merge', '--quiet', '--no-edit', `origin/${branch}`], {
+    cwd: work,
+  });
+  execFileSync('git', ['push', '--quiet', 'origin', 'main'], { cwd: work });
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** The local forge's record of a variant's proposal. */
+export const proposalRecord = (f: Fleet, downstream: string, variant: string): string =>
+  readFileSync(join(f.control, '.kdelta', 'proposals', downstream, `${variant}.md`), 'utf8');
