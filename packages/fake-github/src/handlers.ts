@@ -355,13 +355,16 @@ export const handlers: Record<string, Handler> = {
       if (!headSha) errors.push({ resource: 'PullRequest', field: 'head', code: 'invalid' });
       if (!baseSha) errors.push({ resource: 'PullRequest', field: 'base', code: 'invalid' });
       if (errors.length) validationFailed(errors);
+      const noCommits = (await commitsBetween(repo.gitDir, baseSha!, headSha!)).length === 0;
+      // Checked after the last await, so that two requests at once cannot both pass it: GitHub
+      // opens one pull request per head and base.
       const existing = repo.pulls.find((p) => p.state === 'open' && p.head.ref === headRef && p.base.ref === body.base);
       if (existing) {
         validationFailed([
           { resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner}:${headRef}.` },
         ]);
       }
-      if ((await commitsBetween(repo.gitDir, baseSha!, headSha!)).length === 0) {
+      if (noCommits) {
         validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${body.base} and ${headRef}` }]);
       }
       const id = ctx.state.nextId++;
