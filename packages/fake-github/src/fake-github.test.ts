@@ -183,11 +183,20 @@ describe('pull requests', () => {
     await pushBranch('kdelta/at-once', 'at-once.txt', 'x\n');
     const ok = octokit();
     const open = () =>
-      ok.request('POST /repos/{owner}/{repo}/pulls', { owner: 'org', repo: 'cluster-01', title: 't', head: 'kdelta/at-once', base: 'main' });
+      ok.request('POST /repos/{owner}/{repo}/pulls', {
+        owner: 'org',
+        repo: 'cluster-01',
+        title: 't',
+        head: 'kdelta/at-once',
+        base: 'main',
+      });
     const answers = await Promise.allSettled(Array.from({ length: 6 }, open));
     expect(answers.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
     for (const a of answers.filter((a): a is PromiseRejectedResult => a.status === 'rejected')) {
-      expect(a.reason).toMatchObject({ status: 422, response: { data: { errors: [{ message: 'A pull request already exists for org:kdelta/at-once.' }] } } });
+      expect(a.reason).toMatchObject({
+        status: 422,
+        response: { data: { errors: [{ message: 'A pull request already exists for org:kdelta/at-once.' }] } },
+      });
     }
     expect(gh.pulls(REPO).filter((p) => p.head.ref === 'kdelta/at-once')).toHaveLength(1);
   });
