@@ -7,6 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../../..');
@@ -18,9 +20,11 @@ interface Manifest {
   readonly dependencies?: Readonly<Record<string, string>>;
 }
 
-const packages = readdirSync(join(root, 'packages'))
-  .map((dir) => ({ dir: join(root, 'packages', dir), manifest: readJson<Manifest>(join(root, 'packages', dir, 'package.json')) }))
-  .filter((p) => !p.manifest.private);
+const workspacePackages = readdirSync(join(root, 'packages')).map((dir) => ({
+  dir: join(root, 'packages', dir),
+  manifest: readJson<Manifest>(join(root, 'packages', dir, 'package.json')),
+}));
+const packages = workspacePackages.filter((p) => !p.manifest.private);
 
 function readJson<T>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
@@ -142,6 +146,7 @@ describe('the packed packages, installed from their tarballs into an empty folde
   let work = '';
   let consumer = '';
   let upstream = '';
+  const tarballOf = new Map<string, string>();
 
   beforeAll(() => {
     for (const p of packages) {
@@ -152,18 +157,37 @@ describe('the packed packages, installed from their tarballs into an empty folde
     work = mkdtempSync(join(tmpdir(), 'kdelta-packed-'));
     const tarballs = join(work, 'tarballs');
     mkdirSync(tarballs);
-    for (const p of packages) run(bin('pnpm'), ['pack', '--pack-destination', tarballs], p.dir);
+    // Every package is packed, the private ones too: publint checks each as packed.
+    for (const p of workspacePackages) {
+      const printed = run(bin('pnpm'), ['pack', '--pack-destination', tarballs], p.dir).trim().split('\n');
+      tarballOf.set(p.manifest.name, printed[printed.length - 1]!);
+    }
     consumer = join(work, 'consumer');
     mkdirSync(consumer);
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     upstream = join(work, 'upstream');
     makeUpstream(upstream);
-    const files = readdirSync(tarballs).map((f) => join(tarballs, f));
+    const files = packages.map((p) => tarballOf.get(p.manifest.name)!);
     run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...files], consumer);
   }, 120_000);
 
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('every package, as packed, passes publint --strict (exports, types and files that resolve)', async () => {
+    for (const p of workspacePackages) {
+      const tarball = readFileSync(tarballOf.get(p.manifest.name)!);
+      // the package's directory is the tarball's own root folder
+      const { messages, pkg } = await publint({
+        pack: { tarball: tarball.buffer.slice(tarball.byteOffset, tarball.byteOffset + tarball.byteLength) },
+        strict: true,
+      });
+      expect(
+        messages.map((m) => `${m.type}: ${formatMessage(m, pkg) ?? m.code}`),
+        p.manifest.name,
+      ).toEqual([]);
+    }
   });
 
   it('ships a README, dist and (kdelta) bin only: no sources, tests, fixtures or scripts', () => {
