@@ -3,3 +3,4 @@ export { renderDirectory, type DirectoryRenderOutcome } from './disk.js';
 export { functionName, resultLine, resultsYaml, type FunctionResult, type KrmResult, type Severity } from './results.js';
 export { BUILTINS, builtinName } from './builtins/index.js';
 export { containerArgs, detectContainerRuntime } from './runners.js';
+export { fieldChanges, type FieldStep, type ResourceChange } from './changes.js';

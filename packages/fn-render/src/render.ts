@@ -4,6 +4,7 @@
  * in order, then validators. The tree given is never changed: the result is a new tree, or a
  * failure with the results so far, and nothing else.
  */
+import { changesBetween, snapshot } from './changes.js';
 import { posix } from 'node:path';
 import {
   KptfileError,
@@ -46,6 +47,12 @@ export interface RenderOptions {
    * before any function runs, as an exec function is any program on this machine.
    */
   readonly allowExec?: boolean;
+  /**
+   * Record what each mutator changed (`FunctionResult.changes`: resources and field paths),
+   * comparing its resources before and after it in memory. Default false: it reads each resource
+   * twice per function.
+   */
+  readonly changes?: boolean;
 }
 
 export interface RenderFailure {
@@ -89,6 +96,7 @@ interface Context {
   readonly env: Readonly<Record<string, string | undefined>>;
   containerRuntime: string | null | undefined;
   readonly results: FunctionResult[];
+  readonly changes: boolean;
 }
 
 /** Renders the package at `options.dir` of `tree` and its subpackages. Never throws for a failing function. */
@@ -102,6 +110,7 @@ export async function renderPackage(tree: PackageTree, options: RenderOptions = 
     env: options.env ?? process.env,
     containerRuntime: options.containerRuntime,
     results: [],
+    changes: options.changes === true,
   };
   try {
     if (!tree.package(root).hasKptfile()) throw new RenderError(`${tree.describe(root) || '.'}: not a kpt package (no Kptfile)`, root);
@@ -281,6 +290,8 @@ async function runFunction(ctx: Context, dir: string, fn: KptFunction, field: st
   const runner = chooseRunner(ctx, dir, fn, field);
   const config = functionConfig(ctx, dir, fn, field, items);
   const { selected, unselected } = selectItems(items, fn.selectors, fn.exclude);
+  // before the function runs: a built-in edits the resources in place
+  const before = ctx.changes && mutator ? snapshot(selected) : undefined;
   const started = performance.now();
   const base = { package: dir, field, ...(fn.image ? { image: fn.image } : { exec: fn.exec ?? '' }), runtime: runner.kind };
   const fail = (exitCode: number, results: readonly KrmResult[], reason: string, stderr?: string): never => {
@@ -355,7 +366,8 @@ async function runFunction(ctx: Context, dir: string, fn: KptFunction, field: st
       if (selected.some((i) => i.pkg === dir && i.path === 'Kptfile')) fail(1, results, 'it removed the Kptfile of the package');
     }
   }
-  ctx.results.push({ ...base, exitCode: 0, results, durationMs: performance.now() - started });
+  const changes = before ? { changes: changesBetween(before, snapshot(output)) } : {};
+  ctx.results.push({ ...base, exitCode: 0, results, ...changes, durationMs: performance.now() - started });
   return mutator ? [...unselected, ...output] : items;
 }
 

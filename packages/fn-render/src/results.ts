@@ -4,6 +4,7 @@
  */
 import { stringifyYaml } from '@kdelta/kptfile-model';
 
+import type { ResourceChange } from './changes.js';
 export type Severity = 'error' | 'warning' | 'info';
 
 /** One entry of a ResourceList's `results`. */
@@ -30,6 +31,8 @@ export interface FunctionResult {
   readonly results: readonly KrmResult[];
   /** What the function wrote on stderr (failed functions only, as kpt keeps it). */
   readonly stderr?: string;
+  /** What a mutator changed, when the render was asked to record it (`RenderOptions.changes`). */
+  readonly changes?: readonly ResourceChange[];
   readonly durationMs: number;
 }
 

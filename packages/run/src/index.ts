@@ -82,7 +82,8 @@ export {
 } from './settings-sources.js';
 export { withInterruptCleanup } from './interrupt.js';
 // Forges: where proposals live.
-export { STOP_LABEL } from './forge/forge.js';
+export { PROPOSE_AGAIN_LABEL, STOP_LABEL } from './forge/forge.js';
+export { githubProposals, type GitHubProposalsOptions } from './proposals.js';
 export type {
   Forge,
   Proposal,

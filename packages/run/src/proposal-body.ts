@@ -28,6 +28,12 @@ export interface ProposalMetadata {
   readonly kind: 'variant' | 'removal' | 'orphan' | 'update';
   /** The render failed: the proposal holds the package unrendered (a re-run always renders it again). */
   readonly renderFailed?: boolean | undefined;
+  /**
+   * kdelta closed this proposal itself, and as what (superseded or no longer needed: `closed`;
+   * its content reached the base: `merged`): written in the same request that closes it, so a
+   * closed, unmerged proposal without it was closed by a person (declined).
+   */
+  readonly closedBy?: 'closed' | 'merged' | undefined;
 }
 
 function renderFailureSection(f: RenderFailureReport): string[] {
@@ -74,6 +80,26 @@ export function parseMetadataBlock(body: string): ProposalMetadata | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The body with its metadata block saying kdelta closed it (as `state`); a body without a block is returned as it is. */
+export function markClosed(body: string, state: 'closed' | 'merged'): string {
+  const meta = parseMetadataBlock(body);
+  if (!meta) return body;
+  const block = renderMetadataBlock({ ...meta, closedBy: state });
+  return body.replace(METADATA, () => block);
+}
+
+/**
+ * Who closed a proposal, from its body: `kdelta` (and as what) when its metadata block says so,
+ * `person` when the body is kdelta's but kdelta did not close it, undefined when it is not kdelta's.
+ */
+export function closedByOf(
+  body: string,
+): { readonly by: 'kdelta'; readonly state: 'closed' | 'merged' } | { readonly by: 'person' } | undefined {
+  const meta = parseMetadataBlock(body);
+  if (!meta) return undefined;
+  return meta.closedBy === 'closed' || meta.closedBy === 'merged' ? { by: 'kdelta', state: meta.closedBy } : { by: 'person' };
 }
 
 export interface FileChange {

@@ -89,7 +89,10 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     ...(prepared.upstream ? { upstream: prepared.upstream } : {}),
     conflicts: prepared.conflicts,
     conflictCount: prepared.conflicts.length,
-    ...(prepared.renderFailure ? { renderFailure: prepared.renderFailure } : {}),
+    // a render failure is the state of a proposal: none when nothing is proposed (the proposal was merged, or closed)
+    ...(prepared.renderFailure && proposed.action !== 'up-to-date' && proposed.action !== 'closed'
+      ? { renderFailure: prepared.renderFailure }
+      : {}),
     // a dry run says what each resource would become (a preview lists those that change)
     ...(ctx.dryRun ? { resources: prepared.resources } : {}),
   };

@@ -1,5 +1,6 @@
+import { FieldPath } from '@kdelta/merge-core';
 import { PackageTree } from '@kdelta/kptfile-model';
-import { renderPackage, resultLine, type RenderOutcome } from '@kdelta/fn-render';
+import { functionName, renderPackage, resultLine, type FieldStep, type FunctionResult, type RenderOutcome } from '@kdelta/fn-render';
 
 /**
  * A Kptfile pipeline that failed after the update and the mutations (Porch records it on the
@@ -59,13 +60,61 @@ export function renderFailureOf(outcome: Extract<RenderOutcome, { ok: false }>, 
  * failing one is reported, and the package is proposed as it stood before the render.
  */
 export async function renderFiles(
-  options: { readonly env: Readonly<Record<string, string | undefined>>; readonly allowExec?: boolean | undefined },
+  options: {
+    readonly env: Readonly<Record<string, string | undefined>>;
+    readonly allowExec?: boolean | undefined;
+    /** Record what each function changed (`functions`). */
+    readonly changes?: boolean | undefined;
+  },
   files: ReadonlyMap<string, string>,
   directory: string,
   cwd: string,
-): Promise<{ ok: true; files: Map<string, string> } | { ok: false; failure: RenderFailureReport }> {
+): Promise<{ ok: true; files: Map<string, string>; functions: readonly FunctionResult[] } | { ok: false; failure: RenderFailureReport }> {
   const tree = PackageTree.fromFiles(files);
   tree.source = directory;
-  const rendered = await renderPackage(tree, { env: options.env, cwd, allowExec: options.allowExec === true });
-  return rendered.ok ? { ok: true, files: rendered.tree.allFiles() } : { ok: false, failure: renderFailureOf(rendered, directory) };
+  const rendered = await renderPackage(tree, {
+    env: options.env,
+    cwd,
+    allowExec: options.allowExec === true,
+    changes: options.changes === true,
+  });
+  return rendered.ok
+    ? { ok: true, files: rendered.tree.allFiles(), functions: rendered.results }
+    : { ok: false, failure: renderFailureOf(rendered, directory) };
+}
+
+/** A field path as kdelta prints one: `.metadata.labels.team`, `.spec.containers[name="web"].image`. */
+function printPath(steps: readonly FieldStep[]): string {
+  let path = FieldPath.root;
+  for (const s of steps)
+    path = typeof s === 'string' ? path.field(s) : typeof s === 'number' ? path.index(s) : path.keyed([['name', s.name]]);
+  return path.toString();
+}
+
+const MAX_FIELDS = 20;
+
+/**
+ * What each function of the pipeline changed, as Markdown list items: the function (its Kptfile
+ * field), then each resource it changed, with its file and fields. Functions that changed nothing
+ * are left out.
+ */
+export function renderChangeLines(functions: readonly FunctionResult[], directory: string): string[] {
+  const lines: string[] = [];
+  for (const f of functions) {
+    if (!f.changes || f.changes.length === 0) continue;
+    const kptfile = [directory, f.package, 'Kptfile'].filter(Boolean).join('/');
+    lines.push(`- \`${functionName(f)}\` (\`${kptfile}\` \`${f.field}\`):`);
+    for (const c of f.changes) {
+      const name = c.namespace ? `${c.namespace}/${c.name}` : c.name;
+      const file = [directory, c.file].filter(Boolean).join('/');
+      const fields = c.whole
+        ? c.whole
+        : [
+            ...c.fields.slice(0, MAX_FIELDS).map((p) => `\`${printPath(p)}\``),
+            ...(c.fields.length > MAX_FIELDS ? [`…and ${c.fields.length - MAX_FIELDS} more`] : []),
+          ].join(', ') || 'moved';
+      lines.push(`  - ${c.kind} \`${name}\` in \`${file}\`: ${fields}`);
+    }
+  }
+  return lines;
 }

@@ -27,7 +27,7 @@ import { deferredResult, failure, resultWithoutCredentials, type RunReport, type
 import { checkoutMirror, mirrorHeads, type Mirror } from './workspace.js';
 import { createPackageUpdateMaterialize, type Materialize } from './materialize.js';
 import { findControlIdentity } from './ownership.js';
-import { settleMergedRemovals } from './settle.js';
+import { findMergedRemovals, type MergedRemoval, recordMergedRemoval } from './settle.js';
 import { storedRemovals, storeRemovals } from './removal-scan.js';
 import { hashOf, planRun, repositoryUrl, type VariantPlan } from './plan.js';
 import { inShard, type Shard } from './shard.js';
@@ -325,7 +325,16 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // none of them is proposed, and the run says how to allow them.
     const held = removals.length > settings.maxRemovals ? removals : [];
     if (held.length > 0) removals = [];
-    total.n += updates.length + removals.length + collided.size + held.length + drafts.length;
+    // merged removals: no job meets them again (the package is gone from the base branch); found
+    // now, so that the total below counts them, and recorded after the jobs
+    let merged: MergedRemoval[] = [];
+    if (mode !== 'updates' && !scope && !forge.tracksMerges) {
+      const handled = new Set([...removals, ...held, ...drafts].map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
+      const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
+      merged = await findMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard));
+    }
+    // Every job of the run is known now: the progress total never changes after this.
+    total.n += updates.length + removals.length + collided.size + held.length + drafts.length + merged.length;
     options.onProgress?.({ type: 'planned', total: total.n });
     const results: VariantResult[] = await pool(variants, concurrency, options.signal, async (v) =>
       report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))()),
@@ -357,13 +366,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
       for (const r of held) {
         results.push(report(notRun(r, ctx.dryRun, 'removals-held', why)));
       }
-      // merged removals: no job meets them again (the package is gone from the base branch)
-      const handled = new Set([...removals, ...held, ...drafts].map((r) => `${r.repository} ${branchPrefix}${r.variant}`));
-      const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
-      if (!forge.tracksMerges) {
-        const settled = await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard));
-        results.push(...settled.map(resultWithoutCredentials));
-      }
+      for (const m of merged) results.push(report(await recordMergedRemoval(ctx, m)));
     }
     // an aborted run reports nothing: the jobs it stopped would read as failures of their own
     if (options.signal?.aborted) throw interrupted(options.signal);

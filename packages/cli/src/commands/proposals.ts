@@ -1,34 +1,65 @@
 import { join, resolve } from 'node:path';
 import { type Command, UsageError } from '../command.js';
 import { booleanFlag, parseFlags, stringFlag } from '../args.js';
-import { createLocalForge, DEFAULT_CONFIG_DIR, parseMetadataBlock } from '@kdelta/run';
+import {
+  createLocalForge,
+  DEFAULT_BRANCH_PREFIX,
+  DEFAULT_CONFIG_DIR,
+  githubProposals,
+  parseMetadataBlock,
+  PROPOSE_AGAIN_LABEL,
+  type Proposal,
+} from '@kdelta/run';
 
-const help = `Usage: kdelta proposals [--config <dir>] [--proposals-dir <dir>] [--json]
+const help = `Usage: kdelta proposals [--config <dir>] [--forge local|github] [--proposals-dir <dir>]
+           [--branch-prefix <prefix>] [--json]
 
-List the local forge's proposals (the Markdown records \`kdelta run --forge local\` keeps under
-<config>/proposals/<downstream>/<variant>.md): state, downstream, variant branch, conflicts, title,
-and the upstream ref proposed and why ("latest release v0.4.1 of catalog/bucket").
+List the proposals: state, downstream, variant branch, conflicts, title, and the upstream ref
+proposed and why ("latest release v0.4.1 of catalog/bucket"). The local forge's are the Markdown
+records \`kdelta run --forge local\` keeps under <config>/proposals/<downstream>/<variant>.md;
+GitHub's (--forge github) are the pull requests of kdelta's branches in each Repository of the
+control resources on the GitHub server (token and server as for \`kdelta run --forge github\`:
+GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL, GITHUB_SERVER_URL), the newest of each branch.
 
-A proposal whose branch was deleted without being merged is declined: kdelta run does not
-propose the same upstream commit with the same variant again (a new upstream commit or a change of
-the variant does, and says so). To undo a decline, delete its record: the next run proposes it again.
+A proposal closed without being merged by a person is declined (on the local forge: its branch
+deleted; on GitHub: its pull request closed, unmerged, by anyone but kdelta): kdelta run does
+not propose the same upstream commit with the same variant again (a new upstream commit or a
+change of the variant does, and the new proposal names the declined one). To undo a decline on
+the local forge, delete its record; on GitHub, reopen the pull request, or, when it cannot be
+reopened, add the label ${PROPOSE_AGAIN_LABEL} to it. The next run proposes it again.
 
 Flags:
-  --config <dir>         the control resources (default .kdelta)
-  --proposals-dir <dir>  the records (default <config>/proposals)
-  --json                 print them as JSON
+  --config <dir>            the control resources (default .kdelta)
+  --forge local|github      where the proposals are (default local)
+  --proposals-dir <dir>     the local forge's records (default <config>/proposals)
+  --branch-prefix <prefix>  kdelta's branches on GitHub (default ${DEFAULT_BRANCH_PREFIX})
+  --json                    print them as JSON
 `;
 
 const command: Command = {
   path: ['proposals'],
-  summary: 'list the proposals of the local forge',
+  summary: "list the proposals (the local forge's records, or GitHub pull requests)",
   help,
   async run(args, io) {
-    const flags = parseFlags(args, { config: { type: 'string' }, 'proposals-dir': { type: 'string' }, json: { type: 'boolean' } });
+    const flags = parseFlags(args, {
+      config: { type: 'string' },
+      forge: { type: 'string' },
+      'proposals-dir': { type: 'string' },
+      'branch-prefix': { type: 'string' },
+      json: { type: 'boolean' },
+    });
     if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
     const config = stringFlag(flags, 'config') ?? DEFAULT_CONFIG_DIR;
-    const dir = resolve(io.cwd, stringFlag(flags, 'proposals-dir') ?? join(config, 'proposals'));
-    const proposals = await createLocalForge({ dir, displayRoot: io.cwd }).list();
+    const forge = stringFlag(flags, 'forge') ?? 'local';
+    if (forge !== 'local' && forge !== 'github') throw new UsageError(`--forge must be local or github (got "${forge}")`);
+    let proposals: Proposal[];
+    if (forge === 'github') {
+      const branchPrefix = stringFlag(flags, 'branch-prefix');
+      proposals = await githubProposals({ cwd: io.cwd, config, github: { env: io.env, ...(branchPrefix ? { branchPrefix } : {}) } });
+    } else {
+      const dir = resolve(io.cwd, stringFlag(flags, 'proposals-dir') ?? join(config, 'proposals'));
+      proposals = await createLocalForge({ dir, displayRoot: io.cwd }).list();
+    }
     const rows = proposals.map((p) => {
       const meta = parseMetadataBlock(p.body);
       return {
@@ -58,7 +89,11 @@ const command: Command = {
     const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
     io.stdout(`${table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n')}\n`);
     const declined = rows.filter((r) => r.state === 'declined');
-    if (declined.length > 0) {
+    if (declined.length > 0 && forge === 'github') {
+      io.stdout(
+        `\n${declined.length} declined: not proposed again from the same upstream commit and variant. To undo a decline, reopen the pull request, or (when it cannot be reopened) add the label ${PROPOSE_AGAIN_LABEL} to it, and run again:\n${declined.map((r) => `  ${r.file}`).join('\n')}\n`,
+      );
+    } else if (declined.length > 0) {
       io.stdout(
         `\n${declined.length} declined: not proposed again from the same upstream commit and variant. To undo a decline, delete its record and run again:\n${declined.map((r) => `  rm ${r.file}`).join('\n')}\n`,
       );

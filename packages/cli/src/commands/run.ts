@@ -67,8 +67,11 @@ GITHUB_TOKEN, else GH_TOKEN (contents, pull-requests and statuses: write on each
 GitHub App installation token or a PAT for repositories other than the workflow's own), or as a
 GitHub App: KDELTA_GITHUB_APP_ID (or KDELTA_GITHUB_APP_CLIENT_ID) and
 KDELTA_GITHUB_APP_PRIVATE_KEY (PEM) mint an installation token per owner. Each downstream's spec.git.repo must be a
-repository on that server. The run reads each repository's open pull requests once; a pull
-request whose plan is unchanged costs no write. Content-creating requests are counted against
+repository on that server. The run reads each repository's open pull requests once, and, for a
+variant with none open, its branch's closed ones (one request): a pull request a person closed
+unmerged is declined (kdelta marks its own closes), and not proposed again from the same upstream
+commit and variant (see kdelta proposals --help). A pull request whose plan is unchanged costs no
+write. Content-creating requests are counted against
 --budget: when it is spent the variants left are reported as deferred (exit code unchanged) and
 the next run continues them. Each new head commit gets the commit status "kdelta" (the local
 forge records it with the proposal): success, or failure when the proposal has conflicts or its

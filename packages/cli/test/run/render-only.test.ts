@@ -46,6 +46,10 @@ describe('proposals say what happened', () => {
     expect(record).toContain('title: "kdelta: re-render web (web)"');
     expect(record).toContain('Re-renders package `web`: its upstream (`base-ns/v2`');
     expect(record).toContain('changes `namespace.yaml`');
+    // and which function changed which fields of which resource
+    expect(record).toContain(
+      'What each function of the pipeline changed:\n\n- `gcr.io/kpt-fn/set-labels:v0.2.0` (`web/Kptfile` `pipeline.mutators[0]`):\n  - Namespace `example` in `web/namespace.yaml`: `.metadata.labels.team`\n',
+    );
     expect(record).not.toContain('kdelta: update web');
     expect(f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']).toContain('team: blue');
   });

@@ -61,6 +61,9 @@ export interface Proposal extends ProposalInput {
 /** The label that tells kdelta to leave a proposal alone. */
 export const STOP_LABEL = 'kdelta:stop';
 
+/** On a pull request a person closed (declined), the label that undoes the decline: the next run proposes again. */
+export const PROPOSE_AGAIN_LABEL = 'kdelta:propose-again';
+
 export interface UpsertResult {
   readonly proposal: Proposal;
   readonly created: boolean;
@@ -122,8 +125,11 @@ export interface Forge {
    * status of kdelta's yet (a run that stopped between its push and its status); true when it did.
    */
   ensureStatus?(proposal: Proposal, status: ProposalStatus, commit: string): Promise<boolean>;
-  /** Every proposal the forge knows, open or not. */
-  list(): Promise<Proposal[]>;
+  /**
+   * Every proposal the forge knows, open or not: on GitHub those of the repositories it has seen in
+   * this run, and of `repositories` (the local forge keeps them all in one place and ignores it).
+   */
+  list(repositories?: readonly { readonly downstream: string; readonly repo: string }[]): Promise<Proposal[]>;
   /**
    * Where the forge keeps the proposal of a target, when that is not simply its repository and
    * head branch (the local forge's record file): two targets with one record overwrite each other.

@@ -2,7 +2,8 @@ import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Budget } from './budget.js';
 import { forgeSuite } from './forge-suite.js';
-import { createGitHubForge, decodeBody, encodeBody, githubToken } from './github.js';
+import { PROPOSE_AGAIN_LABEL } from './forge.js';
+import { type CloseMarks, createGitHubForge, decodeBody, encodeBody, githubToken } from './github.js';
 
 let gh: FakeGitHub;
 beforeAll(async () => {
@@ -82,5 +83,86 @@ describe('github forge', () => {
     await expect(forge.find({ downstream: 'x', repo: 'https://gitlab.com/org/x.git', head: 'kdelta/web', base: 'main' })).rejects.toThrow(
       `repository "https://gitlab.com/org/x.git" is on https://gitlab.com: the github forge opens pull requests on ${gh.serverUrl} only`,
     );
+  });
+
+  describe('declines', () => {
+    /** The run's metadata block, reduced to what the forge is given: a fingerprint and who closed it. */
+    const block = (fingerprint: string, closedBy?: string) =>
+      `<!-- kdelta: ${JSON.stringify({ fingerprint, ...(closedBy ? { closedBy } : {}) })} -->`;
+    const closes: CloseMarks = {
+      mark: (body, state) =>
+        body.replace(
+          /<!-- kdelta: (\{.*\}) -->/,
+          (_, json: string) => `<!-- kdelta: ${JSON.stringify({ ...JSON.parse(json), closedBy: state })} -->`,
+        ),
+      read: (body) => {
+        const m = /<!-- kdelta: (\{.*\}) -->/.exec(body);
+        if (!m) return undefined;
+        const by = (JSON.parse(m[1]!) as { closedBy?: 'closed' | 'merged' }).closedBy;
+        return by ? { by: 'kdelta', state: by } : { by: 'person' };
+      },
+    };
+    const fingerprintIn = (body: string) => /"fingerprint":"([^"]+)"/.exec(body)?.[1];
+    const forgeWith = () =>
+      createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast, fingerprintIn, closes });
+
+    /** A person closes pull request `n` on GitHub, unmerged. */
+    async function personCloses(n: number): Promise<void> {
+      const res = await fetch(`${gh.apiUrl}/repos/${current}/cluster-01/pulls/${n}`, {
+        method: 'PATCH',
+        headers: { authorization: `token ${gh.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ state: 'closed' }),
+      });
+      expect(res.status).toBe(200);
+    }
+
+    it('a pull request a person closed unmerged is declined; one kdelta closed is not, and its body says kdelta closed it', async () => {
+      await freshRepos();
+      const repo = `${gh.serverUrl}/${current}/cluster-01`;
+      const web = { downstream: 'cluster-01', repo, head: 'kdelta/web', base: 'main' };
+      const api = { ...web, head: 'kdelta/api' };
+      const first = forgeWith();
+      const opened = await first.upsert({ ...web, title: 'web', body: `web\n${block('f1')}\n`, fingerprint: 'f1' });
+      const other = await first.upsert({ ...api, title: 'api', body: `api\n${block('f2')}\n`, fingerprint: 'f2' });
+      await personCloses(Number(opened.proposal.id));
+      await first.close(other.proposal, 'closed');
+      const closedByKdelta = gh.pulls(`${current}/cluster-01`).find((p) => p.head.ref === 'kdelta/api');
+      expect(closedByKdelta?.body).toContain('"closedBy":"closed"');
+
+      // the next run: one read of the open list, then one closed list per target with no open pull request
+      const next = forgeWith();
+      gh.clearRequests();
+      expect(await next.declined!(web)).toMatchObject({ state: 'declined', fingerprint: 'f1', id: opened.proposal.id, title: 'web' });
+      expect(await next.declined!(api)).toBeUndefined();
+      expect(await next.declined!(web)).toMatchObject({ state: 'declined' });
+      const reads = gh.requests.map((r) => `${r.path} ${r.query.state ?? ''} ${r.query.head ?? ''}`);
+      expect(reads).toEqual([
+        expect.stringMatching(/\/pulls open $/),
+        expect.stringMatching(new RegExp(`/pulls closed ${current}:kdelta/web$`)),
+        expect.stringMatching(new RegExp(`/pulls closed ${current}:kdelta/api$`)),
+      ]);
+      expect(Object.fromEntries((await next.list()).map((p) => [p.head, p.state]))).toEqual({
+        'kdelta/web': 'declined',
+        'kdelta/api': 'closed',
+      });
+
+      // the label undoes a decline
+      gh.addLabel(`${current}/cluster-01`, Number(opened.proposal.id), PROPOSE_AGAIN_LABEL);
+      expect(await forgeWith().declined!(web)).toBeUndefined();
+    });
+
+    it('a target with an open pull request reads no closed list; without close marks the forge keeps no declines', async () => {
+      await freshRepos();
+      const repo = `${gh.serverUrl}/${current}/cluster-01`;
+      const web = { downstream: 'cluster-01', repo, head: 'kdelta/web', base: 'main' };
+      const forge = forgeWith();
+      await forge.upsert({ ...web, title: 'web', body: `web\n${block('f1')}\n`, fingerprint: 'f1' });
+      gh.clearRequests();
+      expect(await forge.declined!(web)).toBeUndefined();
+      expect(gh.requests).toEqual([]);
+      expect(
+        createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast }).declined,
+      ).toBeUndefined();
+    });
   });
 });

@@ -5,15 +5,16 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { runGit } from '@kdelta/git-source';
 import type { Budget } from './budget.js';
-import type {
-  Forge,
-  Proposal,
-  ProposalInput,
-  ProposalStatus,
-  ProposalTarget,
-  PublishCommitInput,
-  UpsertResult,
-  WriteOperation,
+import {
+  type Forge,
+  PROPOSE_AGAIN_LABEL,
+  type Proposal,
+  type ProposalInput,
+  type ProposalStatus,
+  type ProposalTarget,
+  type PublishCommitInput,
+  type UpsertResult,
+  type WriteOperation,
 } from './forge.js';
 import { describeGitHubError, githubErrorCode } from './github-errors.js';
 import {
@@ -101,6 +102,20 @@ export interface GitHubForgeOptions extends GitHubRunOptions {
    * the fingerprint in a hidden marker of its own at the end of the body.
    */
   readonly fingerprintIn?: ((body: string) => string | undefined) | undefined;
+  /**
+   * Tells kdelta's own closes from a person's: `mark` writes into a body, in the request that
+   * closes the pull request, that kdelta closed it; `read` reads that back. With it, a pull
+   * request a person closed unmerged is declined (`declined(target)`, `list()`); without it the
+   * forge keeps no declines.
+   */
+  readonly closes?: CloseMarks | undefined;
+}
+
+/** Who closed a pull request, as its body says (the run's metadata block). */
+export interface CloseMarks {
+  mark(body: string, state: 'closed' | 'merged'): string;
+  /** `person`: a body of kdelta's that kdelta did not close; undefined: not a body of kdelta's. */
+  read(body: string): { readonly by: 'kdelta'; readonly state: 'closed' | 'merged' } | { readonly by: 'person' } | undefined;
 }
 
 /** The answer the forge gives itself for a write the budget does not admit. */
@@ -348,7 +363,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     }
   }
 
-  function remember(target: ProposalTarget, repo: GitHubRepo) {
+  function remember(target: { downstream: string; repo: string }, repo: GitHubRepo) {
     if (!seen.has(keyOf(repo))) seen.set(keyOf(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
   }
 
@@ -385,11 +400,47 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       body,
       fingerprint,
       id,
-      state: state ?? (r.pull.state === 'open' ? 'open' : r.pull.merged_at || merged ? 'merged' : 'closed'),
+      state: state ?? (r.pull.state === 'open' ? 'open' : r.pull.merged_at || merged ? 'merged' : closedState(r.pull, body)),
       url: r.pull.html_url,
       status: statuses.get(`${repoKey}@${commit}`) ?? r.status,
       labels: labelsOf(r.pull),
     };
+  }
+
+  /**
+   * A pull request closed unmerged: `closed` when kdelta closed it (its body says so, written in
+   * the request that closed it), `merged` when kdelta closed it because its content reached the
+   * base, `declined` when a person closed it (unless labelled to propose again).
+   */
+  function closedState(pull: PullJson, body: string): Proposal['state'] {
+    const by = options.closes?.read(body);
+    if (by?.by === 'kdelta') return by.state;
+    return by?.by === 'person' && !labelsOf(pull).includes(PROPOSE_AGAIN_LABEL) ? 'declined' : 'closed';
+  }
+
+  /** The last closed pull request of each target, read once per run (only for a target with no open one). */
+  const closedLast = new Map<string, Promise<PullJson | undefined>>();
+
+  function lastClosed(target: ProposalTarget, repo: GitHubRepo): Promise<PullJson | undefined> {
+    const key = `${keyOf(repo)}\0${target.head}\0${target.base}`;
+    let hit = closedLast.get(key);
+    if (!hit) {
+      // `head` filters on `owner:branch`; the newest first (GitHub's default order for `created`)
+      hit = call<PullJson[]>(`list the closed pull requests of ${target.head} in ${keyOf(repo)}`, 'GET /repos/{owner}/{repo}/pulls', {
+        ...repo,
+        state: 'closed',
+        head: `${repo.owner}:${target.head}`,
+        base: target.base,
+        per_page: 10,
+      }).then((pulls) =>
+        pulls
+          .filter((p) => p.head.ref === target.head && p.base.ref === target.base && sameRepo(p, repo))
+          .reduce<PullJson | undefined>((last, p) => (!last || last.number < p.number ? p : last), undefined),
+      );
+      hit.catch(() => closedLast.delete(key));
+      closedLast.set(key, hit);
+    }
+    return hit;
   }
 
   async function findRecord(target: ProposalTarget): Promise<Record_ | undefined> {
@@ -607,16 +658,35 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     async close(proposal, state = 'closed') {
       const repo = repoOf(proposal.repo);
       const n = Number(proposal.id);
+      // kdelta's own close says so in the same request, so that a close without it is a person's
+      const marked =
+        options.closes && state !== 'declined'
+          ? { body: encodeBody(options.closes.mark(proposal.body, state), proposal.fingerprint, fingerprintIn) }
+          : {};
       const data = await call<PullJson>(`close pull request #${n} of ${keyOf(repo)}`, 'PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
         ...repo,
         pull_number: n,
         state: 'closed',
+        ...marked,
       });
       const pulls = await openPulls(proposal);
       pulls.delete(n);
       if (state === 'merged') mergedByRun.add(`${keyOf(repo)}#${n}`);
       return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? 'merged' : state);
     },
+
+    ...(options.closes
+      ? {
+          async declined(target: ProposalTarget) {
+            if (await findRecord(target)) return undefined;
+            const repo = repoOf(target.repo);
+            const last = await lastClosed(target, repo);
+            if (!last) return undefined;
+            const p = toProposal({ pull: last, downstream: target.downstream, repoUrl: target.repo });
+            return p.state === 'declined' ? p : undefined;
+          },
+        }
+      : {}),
 
     async setStatus(proposal, status, commit) {
       const repo = repoOf(proposal.repo);
@@ -651,7 +721,11 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       return true;
     },
 
-    async list() {
+    async list(repositories = []) {
+      for (const r of repositories) {
+        const m = githubRepoOf(r.repo, serverUrl);
+        if (m.ok) remember(r, m.value);
+      }
       const out: Proposal[] = [];
       for (const { downstream, repoUrl, repo } of seen.values()) {
         const latest = new Map<string, PullJson>();

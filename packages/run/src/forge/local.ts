@@ -170,7 +170,9 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       return p && p.state === 'declined' && p.base === target.base && p.head === target.head ? p : undefined;
     },
     async close(proposal: Proposal, state: 'closed' | 'merged' | 'declined' = 'closed') {
-      const closed: Proposal = { ...proposal, state };
+      // merged, a render failure is history: the record no longer says the proposal's render fails
+      const { renderFailed, ...rest } = proposal;
+      const closed: Proposal = state === 'merged' ? { ...rest, state } : { ...proposal, state };
       await write(closed);
       return closed;
     },

@@ -9,7 +9,7 @@ import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, lockCommit, setKptfileA
 import { CONTROL_ANNOTATION } from '../ownership.js';
 import { applyFailureMessage, fingerprintOf, resolveUpstream, withRepositoryOf, type VariantPlan } from '../plan.js';
 import { propose } from '../propose.js';
-import { renderFiles, type RenderFailureReport } from '../render.js';
+import { renderChangeLines, renderFiles, type RenderFailureReport } from '../render.js';
 import { failure, message, runJob, type VariantResult } from '../result.js';
 import { RunError } from '../errors.js';
 
@@ -148,11 +148,15 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       const mutated = sameUpstream ? differingFiles(splitBinary(local).text, files) : [];
       const beforeRender = new Map(files);
       let renderFailure: RenderFailureReport | undefined;
+      // at the same upstream commit the render may be all that changes: what each function changed is recorded
+      let byFunction: string[] = [];
       await checkpoint(ctx.signal);
       if (ctx.render) {
-        const rendered = await renderFiles(ctx, files, directory, ws.dir);
-        if (rendered.ok) files = rendered.files;
-        else renderFailure = rendered.failure;
+        const rendered = await renderFiles({ env: ctx.env, allowExec: ctx.allowExec, changes: sameUpstream }, files, directory, ws.dir);
+        if (rendered.ok) {
+          files = rendered.files;
+          byFunction = renderChangeLines(rendered.functions, directory);
+        } else renderFailure = rendered.failure;
       }
       await checkpoint(ctx.signal);
       await ws.writePackage(directory, new Map<string, FileContent>([...files, ...binary]));
@@ -171,7 +175,7 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       return {
         title,
         summary: renderOnly
-          ? `Re-renders package \`${directory}\`: its upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`) and variant \`${plan.name}\` are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map((p) => `\`${p}\``).join(', ')} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).`
+          ? `Re-renders package \`${directory}\`: its upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`) and variant \`${plan.name}\` are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map((p) => `\`${p}\``).join(', ')} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).${byFunction.length > 0 ? `\n\nWhat each function of the pipeline changed:\n\n${byFunction.join('\n')}` : ''}`
           : reapplied
             ? `Re-applies variant \`${plan.name}\` to package \`${directory}\` at the same upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`): the variant or what it injects changed.`
             : adopted
