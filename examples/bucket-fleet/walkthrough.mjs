@@ -63,7 +63,7 @@ export async function walkthrough({ root, kdelta, say }) {
     const r = await kdelta(args, control, env);
     if (r.stderr) say(r.stderr.trimEnd().replace(/^/gm, '  '));
     if (r.stdout) say(r.stdout.trimEnd());
-    if (r.code !== 0) throw new Error(`kdelta ${args.join(' ')} exited ${r.code}`);
+    if (r.code !== 0) throw new Error(`kdelta ${args.join(' ')} exited ${r.code}: ${(r.stderr || r.stdout).trim()}`);
   }
 
   /** A release of the blueprint: its files as of `version`, committed on its date, tagged. */
