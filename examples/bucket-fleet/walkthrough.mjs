@@ -71,7 +71,10 @@ export async function walkthrough({ root, kdelta, say }) {
     rmSync(join(upstream, 'catalog'), { recursive: true, force: true });
     cpSync(join(here, 'upstream', version), upstream, { recursive: true });
     git(upstream, ['add', '--all']);
-    git(upstream, ['commit', '--quiet', '-m', `bucket ${version}`], { GIT_AUTHOR_DATE: RELEASES[version], GIT_COMMITTER_DATE: RELEASES[version] });
+    git(upstream, ['commit', '--quiet', '-m', `bucket ${version}`], {
+      GIT_AUTHOR_DATE: RELEASES[version],
+      GIT_COMMITTER_DATE: RELEASES[version],
+    });
     git(upstream, ['tag', `catalog/bucket/${version}`]);
   }
   const tags = () => git(upstream, ['tag']).split('\n').join(', ');
@@ -147,18 +150,22 @@ export async function walkthrough({ root, kdelta, say }) {
     rmSync(work, { recursive: true, force: true });
     say(`${team}: merged ${BRANCHES[team]} into main`);
   }
-  await run('run');
 
   step('The platform team releases catalog/bucket/v0.3.0 (a lifecycle rule); nobody edits the control repository');
   release('v0.3.0');
   say(`blueprints: tags ${tags()}`);
   await run('run');
-  say(`control repository: ${git(control, ['status', '--porcelain']) === '' ? 'no change' : 'CHANGED'}, still ${git(control, ['rev-list', '--count', 'HEAD'])} commit`);
+  say(
+    `control repository: ${git(control, ['status', '--porcelain']) === '' ? 'no change' : 'CHANGED'}, still ${git(control, ['rev-list', '--count', 'HEAD'])} commit`,
+  );
   await run('proposals');
 
   step('team-search declines its proposal: deletes its branch without merging it');
   say(`$ git push origin --delete ${BRANCHES['team-search']}   (in team-search's clone)`);
-  git(teamRepo('team-search'), ['branch', '-D', BRANCHES['team-search']]);
+  const search = join(root, 'work', 'team-search');
+  git(root, ['clone', '--quiet', teamRepo('team-search'), search]);
+  git(search, ['push', '--quiet', 'origin', '--delete', BRANCHES['team-search']]);
+  rmSync(search, { recursive: true, force: true });
   await run('run');
   await run('proposals');
 }

@@ -134,7 +134,9 @@ describe('expandPackageVariantSet', () => {
     const objects = [obj('Repository', 'c1', 'team', {})];
     const porch = expandPackageVariantSet(unpinned, { objects });
     expect(!porch.ok && porch.errors).toEqual(['either spec.upstream.revision or spec.upstream.workspaceName must be specified']);
-    expect(checkPackageVariantSet(unpinned).problems).toEqual(['either spec.upstream.revision or spec.upstream.workspaceName must be specified']);
+    expect(checkPackageVariantSet(unpinned).problems).toEqual([
+      'either spec.upstream.revision or spec.upstream.workspaceName must be specified',
+    ]);
     const follows = expandPackageVariantSet(unpinned, { objects, followsReleases: true });
     expect(follows.ok && follows.variants.map((v) => v.spec?.upstream)).toEqual([{ repo: 'catalog', package: 'base' }]);
     expect(checkPackageVariantSet(unpinned, { followsReleases: true }).problems).toEqual([]);
