@@ -128,7 +128,7 @@ describe('examples/bucket-fleet', () => {
       ['analytics-bucket', 'team-analytics'],
       ['buckets-team-payments-bucket', 'team-payments'],
       ['buckets-team-search-bucket', 'team-search'],
-    ]) {
+    ] as const) {
       expect(released).toMatch(row(variant, team, 'proposed'));
       expect(released).toMatch(
         new RegExp(`kdelta: update bucket \\(${variant}\\) to catalog/bucket/v0\\.3\\.0\\s+latest release v0\\.3\\.0 of catalog/bucket`),
