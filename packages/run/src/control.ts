@@ -267,7 +267,9 @@ export async function loadControl(options: { dir: string; display?: string }): P
         for (const p of d.problems) issues.push(fieldIssue(source, p));
         if (d.problems.length === 0) variants.push({ value: d.value, source });
       } else if (typeKey === `${PACKAGE_VARIANT_SET_API_VERSION} PackageVariantSet`) {
-        const d = checkPackageVariantSet(raw);
+        // kdelta's one departure from Porch here: a set without a revision follows releases, as a
+        // PackageVariant without one does (plan.ts resolves the latest release).
+        const d = checkPackageVariantSet(raw, { followsReleases: true });
         for (const p of d.problems) issues.push(fieldIssue(source, p));
         if (d.problems.length === 0) sets.push({ value: d.value, source });
       } else if (typeKey === `${RUN_SETTINGS_API_VERSION} ${RUN_SETTINGS_KIND}`) {

@@ -115,7 +115,7 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
   for (const { value: pvs, source } of config.sets) {
     const policy = policyOf(pvs, source);
     const prereleases = prereleasesOf(pvs, source);
-    const expanded = expandPackageVariantSet(pvs, { objects: config.objects });
+    const expanded = expandPackageVariantSet(pvs, { objects: config.objects, followsReleases: true });
     if (!expanded.ok) {
       for (const e of expanded.errors) {
         const m = /^(spec\.[^\s:]+)(?: \([^)]*\))?: (.*)$/s.exec(e);

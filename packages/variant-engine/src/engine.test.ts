@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { PackageTree } from '@kdelta/kptfile-model';
 import {
   applyPackageVariant,
+  checkPackageVariantSet,
   decodePackageVariantSet,
   expandPackageVariantSet,
   matchesLabelSelector,
@@ -125,6 +126,20 @@ describe('expandPackageVariantSet', () => {
       objects: [obj('Repository', 'c1', 'team', {})],
     });
     expect(!dup.ok && dup.errors[0]).toContain('generates PackageVariant "s-c1-base", which spec.targets[0] already generates');
+  });
+
+  it('a set without a revision is Porch-invalid, and with followsReleases generates variants without one', () => {
+    const pvs = set('  targets:\n  - repositories: [{name: c1}]\n');
+    const unpinned: PackageVariantSet = { ...pvs, spec: { ...pvs.spec, upstream: { repo: 'catalog', package: 'base' } } };
+    const objects = [obj('Repository', 'c1', 'team', {})];
+    const porch = expandPackageVariantSet(unpinned, { objects });
+    expect(!porch.ok && porch.errors).toEqual(['either spec.upstream.revision or spec.upstream.workspaceName must be specified']);
+    expect(checkPackageVariantSet(unpinned).problems).toEqual([
+      'either spec.upstream.revision or spec.upstream.workspaceName must be specified',
+    ]);
+    const follows = expandPackageVariantSet(unpinned, { objects, followsReleases: true });
+    expect(follows.ok && follows.variants.map((v) => v.spec?.upstream)).toEqual([{ repo: 'catalog', package: 'base' }]);
+    expect(checkPackageVariantSet(unpinned, { followsReleases: true }).problems).toEqual([]);
   });
 });
 

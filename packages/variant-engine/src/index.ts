@@ -9,6 +9,7 @@ export {
   validatePackageVariantUpstream,
   validatePackageVariantSet,
   withPackageVariantDefaults,
+  type SetValidationOptions,
   joinErrors,
   RESERVED_PACKAGE_CONTEXT_KEYS,
 } from './api/validate.js';

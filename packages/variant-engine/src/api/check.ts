@@ -1,6 +1,6 @@
 import { decodePackageVariant, decodePackageVariantSet } from './decode.js';
 import type { PackageVariant, PackageVariantSet } from './types.js';
-import { validatePackageVariant, validatePackageVariantSet } from './validate.js';
+import { validatePackageVariant, validatePackageVariantSet, type SetValidationOptions } from './validate.js';
 
 /** A document decoded and checked, with every problem found in it. */
 export interface Checked<T> {
@@ -20,7 +20,7 @@ export function checkPackageVariant(raw: unknown): Checked<PackageVariant> {
 }
 
 /** A PackageVariantSet document, every problem at once (see `checkPackageVariant`). */
-export function checkPackageVariantSet(raw: unknown): Checked<PackageVariantSet> {
+export function checkPackageVariantSet(raw: unknown, options: SetValidationOptions = {}): Checked<PackageVariantSet> {
   const d = decodePackageVariantSet(raw);
-  return { value: d.value, problems: [...d.errors, ...d.unknownFields, ...validatePackageVariantSet(d.value)] };
+  return { value: d.value, problems: [...d.errors, ...d.unknownFields, ...validatePackageVariantSet(d.value, options)] };
 }

@@ -95,8 +95,18 @@ function isUnsetRevision(revision: Upstream['revision']): boolean {
   return revision === undefined || revision === 0 || revision === '' || revision === '0';
 }
 
+/** Where kdelta's reading of a PackageVariantSet departs from Porch's, by the caller's choice. */
+export interface SetValidationOptions {
+  /**
+   * A set with neither `upstream.revision` nor `upstream.workspaceName` is valid: its variants
+   * follow the upstream's latest release, as a PackageVariant without a revision does in
+   * `kdelta run`. Porch (and so the default) requires one of them.
+   */
+  readonly followsReleases?: boolean | undefined;
+}
+
 /** Porch's `validatePackageVariantSet` (v1alpha2). */
-export function validatePackageVariantSet(pvs: PackageVariantSet): string[] {
+export function validatePackageVariantSet(pvs: PackageVariantSet, options: SetValidationOptions = {}): string[] {
   const spec = pvs.spec ?? {};
   const errors: string[] = [];
   const up = spec.upstream;
@@ -105,7 +115,7 @@ export function validatePackageVariantSet(pvs: PackageVariantSet): string[] {
   } else {
     if (!up.package) errors.push('spec.upstream.package is a required field');
     if (!up.repo) errors.push('spec.upstream.repo is a required field');
-    if (isUnsetRevision(up.revision) && !up.workspaceName) {
+    if (isUnsetRevision(up.revision) && !up.workspaceName && options.followsReleases !== true) {
       errors.push('either spec.upstream.revision or spec.upstream.workspaceName must be specified');
     }
   }

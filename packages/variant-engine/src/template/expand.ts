@@ -10,7 +10,7 @@ import {
   type PackageVariantSet,
   type PackageVariantSpec,
 } from '../api/types.js';
-import { validatePackageVariantSet } from '../api/validate.js';
+import { validatePackageVariantSet, type SetValidationOptions } from '../api/validate.js';
 import { findSetUpstream } from '../lifecycle/upstream.js';
 import { compileExpr, projectObject, type CelScope, type ObjectProjection } from './cel.js';
 import { renderPackageVariantSpec } from './render.js';
@@ -32,7 +32,7 @@ export type ExpandResult =
     }
   | { readonly ok: false; readonly reason: ExpandFailureReason; readonly errors: string[]; readonly conditions: Condition[] };
 
-export interface ExpandOptions {
+export interface ExpandOptions extends SetValidationOptions {
   /** Repositories, selector targets, and (optionally) the upstream PackageRevision. */
   readonly objects: readonly KubeObject[];
   /**
@@ -132,7 +132,7 @@ export function generatedPackageVariant(pvs: PackageVariantSet, spec: PackageVar
  * inputs give the same variants, in the same order (targets in order, selected objects by name).
  */
 export function expandPackageVariantSet(pvs: PackageVariantSet, options: ExpandOptions): ExpandResult {
-  const validation = validatePackageVariantSet(pvs);
+  const validation = validatePackageVariantSet(pvs, options);
   if (validation.length > 0) return stalled('ValidationError', validation);
   const celErrors: string[] = [];
   for (const e of templateExpressions(pvs)) {
