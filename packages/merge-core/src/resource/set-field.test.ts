@@ -67,6 +67,7 @@ describe('setResourceField', () => {
   test.each([
     { path: '.spec.replicas', value: 6, pin: true, line: '  replicas: 6 # kdelta:local' },
     { path: '.spec.replicas', value: 6, pin: false, line: '  replicas: 6' },
+    { path: '.metadata.name', value: 'web', pin: true, line: '  name: web # kdelta:local ours' },
     { path: '.spec.replicas', value: '6', pin: true, line: '  replicas: "6" # kdelta:local' },
     { path: '.spec.template.spec.containers[name="web"].image', value: 'nginx:2', pin: true, line: '        image: nginx:2 # kdelta:local' },
     {

@@ -61,7 +61,15 @@ export function setResourceField(input: SetFieldInput): SetFieldResult {
   if (!isMap(parent)) return { ok: false, reason: `${input.resource} has no ${input.path} (nothing holds it)` };
   const node = source.doc.createNode(input.value) as YamlNode;
   let pair = findPair(parent, last.field);
-  if (pair) pair.value = node;
+  if (pair) {
+    // the line's comments stay with it: only the value is the person's choice
+    const old = pair.value as { comment?: string | null; commentBefore?: string | null } | null;
+    if (old && typeof old === 'object') {
+      if (old.comment) node.comment = old.comment;
+      if (old.commentBefore) node.commentBefore = old.commentBefore;
+    }
+    pair.value = node;
+  }
   else {
     parent.add(source.doc.createPair(last.field, node));
     pair = findPair(parent, last.field) as Pair<unknown, unknown>;
