@@ -124,8 +124,14 @@ describe('decisions in the body', () => {
 
   it('a tick not applied is said, with why, and is no box', () => {
     const text = body([c], { decided: [], ignored: [{ label: 'keep local `5` for `.spec.replicas` (apps/Deployment web)', reason: 'ignored: the field no longer conflicts' }] });
-    expect(text).toContain('Ticks not applied:\n\n- keep local `5` for `.spec.replicas` (apps/Deployment web): ignored: the field no longer conflicts\n');
+    expect(text).toContain('#### Ticks not applied\n\n- keep local `5` for `.spec.replicas` (apps/Deployment web): ignored: the field no longer conflicts\n');
     expect(tickedChoices(text)).toEqual([]);
     expect(text).toContain(`- [ ] ${choice.label}`);
+  });
+
+  it('with no conflict left, a tick not applied is still said', () => {
+    const text = body([], { decided: [], ignored: [{ label: choice.label, reason: 'ignored: the field no longer conflicts' }] });
+    expect(text).not.toContain('### Conflicts');
+    expect(text).toContain(`#### Ticks not applied\n\n- ${choice.label}: ignored: the field no longer conflicts\n`);
   });
 });

@@ -159,19 +159,19 @@ function decideSection(conflicts: readonly Conflict[], decisions: Decisions | un
   const choices = conflicts.flatMap((c) => conflictChoice(c) ?? []);
   const decided = decisions?.decided ?? [];
   const ignored = decisions?.ignored ?? [];
-  if (choices.length === 0 && decided.length === 0 && ignored.length === 0) return [];
-  const lines = [
-    '#### Decide',
-    '',
-    "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)",
-    '',
-    ...choices.map((c) => `- [ ] ${c.label}`),
-    ...decided.map((d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === 'local' ? ' (pinned with `# kdelta:local`)' : ''}`),
-  ];
-  if (ignored.length > 0) {
-    lines.push('', 'Ticks not applied:', '', ...ignored.map((t) => `- ${t.label}: ${t.reason}`));
+  const lines: string[] = [];
+  if (choices.length > 0 || decided.length > 0) {
+    lines.push(
+      '#### Decide',
+      '',
+      "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)",
+      '',
+      ...choices.map((c) => `- [ ] ${c.label}`),
+      ...decided.map((d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === 'local' ? ' (pinned with `# kdelta:local`)' : ''}`),
+      '',
+    );
   }
-  lines.push('');
+  if (ignored.length > 0) lines.push('#### Ticks not applied', '', ...ignored.map((t) => `- ${t.label}: ${t.reason}`), '');
   return lines;
 }
 
@@ -297,6 +297,9 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
     if (input.conflicts.length > d.conflictRows)
       conflicts.push('', `…and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
     conflicts.push('', ...decideSection(shown, input.decisions));
+  } else {
+    // no conflict left: a tick that could not be applied is still said
+    conflicts.push(...decideSection([], input.decisions));
   }
   return [...head, ...changes, ...conflicts, ...provenance, ...footer].join('\n');
 }

@@ -120,7 +120,7 @@ describe('deciding a conflict with a tick (local forge)', () => {
     // nothing of the tick was applied: upstream's value, no pin
     expect(f.files('cluster-01', 'kdelta/web', 'web')['deploy.yaml']).toContain('replicas: 4 # how many');
     const record = proposalRecord(f, 'cluster-01', 'web');
-    expect(record).toContain('Ticks not applied:');
+    expect(record).toContain('#### Ticks not applied');
     expect(record).toContain('- keep local `6` for `.spec.replicas` (apps/Deployment web): ignored: the field no longer conflicts as ticked');
     expect(record).toContain('- [ ] keep local `7` for `.spec.replicas` (apps/Deployment web)');
     // said once: the next run is a no-op
