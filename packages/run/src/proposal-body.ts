@@ -164,7 +164,9 @@ function decideSection(conflicts: readonly Conflict[], decisions: Decisions | un
     lines.push(
       '#### Decide',
       '',
-      "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)",
+      choices.length > 0
+        ? "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)"
+        : 'The package in this proposal holds the values decided here.',
       '',
       ...choices.map((c) => `- [ ] ${c.label}`),
       ...decided.map((d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === 'local' ? ' (pinned with `# kdelta:local`)' : ''}`),
