@@ -8,7 +8,8 @@ import type { Workspace } from './workspace.js';
 // The decisions alone, on a package in memory: the run applies them the same way over real git
 // (packages/cli/test/run/conflict-ticks.test.ts, github-ticks.test.ts).
 
-const deploy = (replicas: number) => `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${replicas}\n  paused: false\n`;
+const deploy = (replicas: number) =>
+  `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${replicas}\n  paused: false\n`;
 
 /** Only what the decisions use of a workspace: one package's text files. */
 function files(initial: Record<string, string>): { ws: Workspace; files: Map<string, string> } {
@@ -94,7 +95,9 @@ describe('applying the decisions of a proposal', () => {
     const out = await applyDecisions(ws, 'web', prepared([upstreamWon]), { ticked: [label(upstreamWon)], decided: [] });
     expect(after.get('web/deploy.yaml')).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n');
     expect(out.conflicts).toEqual([upstreamWon]);
-    expect(out.decisions?.ignored).toEqual([{ label: label(upstreamWon), reason: 'not applied: deploy.yaml holds no resource apps/Deployment web' }]);
+    expect(out.decisions?.ignored).toEqual([
+      { label: label(upstreamWon), reason: 'not applied: deploy.yaml holds no resource apps/Deployment web' },
+    ]);
   });
 
   it('no tick and no decision: the prepared package as it was, nothing read', async () => {

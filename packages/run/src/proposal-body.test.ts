@@ -62,10 +62,18 @@ describe('a conflict offers the other value as a task item', () => {
     },
     {
       name: 'a map value',
-      c: conflict({ path: '.data', resource: 'ConfigMap settings', values: { origin: { a: '1' }, upstream: { a: '2' }, local: { b: '1' } } }),
+      c: conflict({
+        path: '.data',
+        resource: 'ConfigMap settings',
+        values: { origin: { a: '1' }, upstream: { a: '2' }, local: { b: '1' } },
+      }),
       label: 'keep local `{"b":"1"}` for `.data` (ConfigMap settings)',
     },
-    { name: 'local deleted the field: nothing to keep', c: conflict({ values: { origin: 3, upstream: 4, local: undefined } }), label: undefined },
+    {
+      name: 'local deleted the field: nothing to keep',
+      c: conflict({ values: { origin: 3, upstream: 4, local: undefined } }),
+      label: undefined,
+    },
     { name: 'a whole list item: no field to pin', c: conflict({ path: '.spec.containers[name="web"]' }), label: undefined },
     { name: 'a whole resource', c: conflict({ path: '.' }), label: undefined },
   ])('$name', ({ c, label }) => {
@@ -83,7 +91,11 @@ describe('the ticks read back from a body', () => {
     { name: 'as rendered: nothing ticked', text: rendered, ticked: [] },
     { name: 'ticked with x', text: rendered.replace('- [ ] keep', '- [x] keep'), ticked: [label] },
     { name: 'ticked with X', text: rendered.replace('- [ ] keep', '- [X] keep'), ticked: [label] },
-    { name: "GitHub's web page: CRLF line ends", text: rendered.replace('- [ ] keep', '- [x] keep').replace(/\n/g, '\r\n'), ticked: [label] },
+    {
+      name: "GitHub's web page: CRLF line ends",
+      text: rendered.replace('- [ ] keep', '- [x] keep').replace(/\n/g, '\r\n'),
+      ticked: [label],
+    },
     { name: 'a * bullet, indented', text: `  * [x] ${label}\n`, ticked: [label] },
     { name: 'trailing spaces', text: `- [x] ${label}   \n`, ticked: [label] },
     { name: 'a checkbox of something else', text: '- [x] deploy on Friday\n', ticked: [] },
@@ -123,8 +135,13 @@ describe('decisions in the body', () => {
   });
 
   it('a tick not applied is said, with why, and is no box', () => {
-    const text = body([c], { decided: [], ignored: [{ label: 'keep local `5` for `.spec.replicas` (apps/Deployment web)', reason: 'ignored: the field no longer conflicts' }] });
-    expect(text).toContain('#### Ticks not applied\n\n- keep local `5` for `.spec.replicas` (apps/Deployment web): ignored: the field no longer conflicts\n');
+    const text = body([c], {
+      decided: [],
+      ignored: [{ label: 'keep local `5` for `.spec.replicas` (apps/Deployment web)', reason: 'ignored: the field no longer conflicts' }],
+    });
+    expect(text).toContain(
+      '#### Ticks not applied\n\n- keep local `5` for `.spec.replicas` (apps/Deployment web): ignored: the field no longer conflicts\n',
+    );
     expect(tickedChoices(text)).toEqual([]);
     expect(text).toContain(`- [ ] ${choice.label}`);
   });

@@ -169,7 +169,9 @@ function decideSection(conflicts: readonly Conflict[], decisions: Decisions | un
         : 'The package in this proposal holds the values decided here.',
       '',
       ...choices.map((c) => `- [ ] ${c.label}`),
-      ...decided.map((d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === 'local' ? ' (pinned with `# kdelta:local`)' : ''}`),
+      ...decided.map(
+        (d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === 'local' ? ' (pinned with `# kdelta:local`)' : ''}`,
+      ),
       '',
     );
   }
@@ -317,9 +319,7 @@ export function conflictTable(conflicts: readonly Conflict[], decided: readonly 
     '| resource | field | origin | upstream | local | rule | kept |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...conflicts.map((c) => row(c, c.winner)),
-    ...decided.map((d) =>
-      row(d.conflict, `${d.choice.take === 'local' ? 'kept local' : 'took upstream'} (decided on this proposal)`),
-    ),
+    ...decided.map((d) => row(d.conflict, `${d.choice.take === 'local' ? 'kept local' : 'took upstream'} (decided on this proposal)`)),
   ];
 }
 

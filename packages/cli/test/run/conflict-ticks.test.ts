@@ -41,7 +41,9 @@ async function conflicted(): Promise<Fleet> {
   f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
   expect((await run(opts(f))).results[0]).toMatchObject({ action: 'proposed' });
   mergeBranch(f, 'cluster-01', 'kdelta/web');
-  f.commitAs('cluster-01', 'main', { 'web/deploy.yaml': f.files('cluster-01', 'main', 'web')['deploy.yaml']!.replace('replicas: 3', 'replicas: 6') });
+  f.commitAs('cluster-01', 'main', {
+    'web/deploy.yaml': f.files('cluster-01', 'main', 'web')['deploy.yaml']!.replace('replicas: 3', 'replicas: 6'),
+  });
   f.publish({ 'base-ns/deploy.yaml': deployment(4, 'nginx:1') }, 'base-ns/v2');
   f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '', 'v2') });
   const second = await run(opts(f));
@@ -71,8 +73,12 @@ describe('deciding a conflict with a tick (local forge)', () => {
     // only the decided field changed: local's value, pinned; the line's own comment kept after the pin
     expect(branch).toBe(proposed.replace('replicas: 4 # how many', 'replicas: 6 # kdelta:local how many'));
     const rebuilt = proposalRecord(f, 'cluster-01', 'web');
-    expect(rebuilt).toContain('| apps/Deployment web | `.spec.replicas` | `3` | `4` | `6` | upstream-changed | kept local (decided on this proposal) |');
-    expect(rebuilt).toContain('- keep local `6` for `.spec.replicas` (apps/Deployment web): decided on this proposal (pinned with `# kdelta:local`)');
+    expect(rebuilt).toContain(
+      '| apps/Deployment web | `.spec.replicas` | `3` | `4` | `6` | upstream-changed | kept local (decided on this proposal) |',
+    );
+    expect(rebuilt).toContain(
+      '- keep local `6` for `.spec.replicas` (apps/Deployment web): decided on this proposal (pinned with `# kdelta:local`)',
+    );
     expect(rebuilt).not.toMatch(/^- \[[ x]\]/m);
     expect(rebuilt).toMatch(/^status:\n {2}state: success\n {2}description: no conflicts$/m);
 
@@ -111,7 +117,9 @@ describe('deciding a conflict with a tick (local forge)', () => {
     const f = await conflicted();
     tick(f, BOX);
     // before the next run, the downstream moves the field again: 7 now conflicts, not 6
-    f.commitAs('cluster-01', 'main', { 'web/deploy.yaml': f.files('cluster-01', 'main', 'web')['deploy.yaml']!.replace('replicas: 6', 'replicas: 7') });
+    f.commitAs('cluster-01', 'main', {
+      'web/deploy.yaml': f.files('cluster-01', 'main', 'web')['deploy.yaml']!.replace('replicas: 6', 'replicas: 7'),
+    });
     const next = await run(opts(f));
     expect(next.results[0]).toMatchObject({ action: 'updated', conflictCount: 1 });
     expect(next.results[0]!.message).toContain(
@@ -121,7 +129,9 @@ describe('deciding a conflict with a tick (local forge)', () => {
     expect(f.files('cluster-01', 'kdelta/web', 'web')['deploy.yaml']).toContain('replicas: 4 # how many');
     const record = proposalRecord(f, 'cluster-01', 'web');
     expect(record).toContain('#### Ticks not applied');
-    expect(record).toContain('- keep local `6` for `.spec.replicas` (apps/Deployment web): ignored: the field no longer conflicts as ticked');
+    expect(record).toContain(
+      '- keep local `6` for `.spec.replicas` (apps/Deployment web): ignored: the field no longer conflicts as ticked',
+    );
     expect(record).toContain('- [ ] keep local `7` for `.spec.replicas` (apps/Deployment web)');
     // said once: the next run is a no-op
     expect((await run(opts(f))).results[0]).toMatchObject({ action: 'unchanged', writes: false });

@@ -45,14 +45,22 @@ describe('FieldPath.parse reads back what toString prints', () => {
       fc.string().map((s) => ({ field: s })),
       fc.nat(50).map((n) => ({ index: n })),
       fc.string().map((s) => ({ value: s })),
-      fc.array(fc.tuple(fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9]*$/), fc.string()), { minLength: 1, maxLength: 3 }).map((keys) => ({ keys })),
+      fc
+        .array(fc.tuple(fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9]*$/), fc.string()), { minLength: 1, maxLength: 3 })
+        .map((keys) => ({ keys })),
     );
     fc.assert(
       fc.property(fc.array(segment, { minLength: 1, maxLength: 5 }), (segments) => {
         let path = FieldPath.root;
         for (const s of segments) {
           path =
-            'field' in s ? path.field(s.field) : 'index' in s ? path.index(s.index) : 'value' in s ? path.value(s.value) : path.keyed(s.keys);
+            'field' in s
+              ? path.field(s.field)
+              : 'index' in s
+                ? path.index(s.index)
+                : 'value' in s
+                  ? path.value(s.value)
+                  : path.keyed(s.keys);
         }
         expect(FieldPath.parse(path.toString())?.toString()).toBe(path.toString());
       }),
@@ -69,7 +77,12 @@ describe('setResourceField', () => {
     { path: '.spec.replicas', value: 6, pin: false, line: '  replicas: 6' },
     { path: '.metadata.name', value: 'web', pin: true, line: '  name: web # kdelta:local ours' },
     { path: '.spec.replicas', value: '6', pin: true, line: '  replicas: "6" # kdelta:local' },
-    { path: '.spec.template.spec.containers[name="web"].image', value: 'nginx:2', pin: true, line: '        image: nginx:2 # kdelta:local' },
+    {
+      path: '.spec.template.spec.containers[name="web"].image',
+      value: 'nginx:2',
+      pin: true,
+      line: '        image: nginx:2 # kdelta:local',
+    },
     {
       path: '.spec.template.spec.containers[name="web"].env[name="MODE"].value',
       value: 'slow',
@@ -91,7 +104,10 @@ describe('setResourceField', () => {
   test('a block map is pinned on its first line, and reads as pinned', () => {
     const text = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: "1"\n';
     const out = setResourceField({ text, file: 'c.yaml', resource: 'ConfigMap c', path: '.data', value: { a: '2', b: '3' }, pin: true });
-    expect(out).toEqual({ ok: true, text: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  # kdelta:local\n  a: "2"\n  b: "3"\n' });
+    expect(out).toEqual({
+      ok: true,
+      text: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  # kdelta:local\n  a: "2"\n  b: "3"\n',
+    });
   });
 
   test('a list becomes a block list pinned on its first line', () => {
@@ -107,7 +123,10 @@ describe('setResourceField', () => {
   });
 
   test.each([
-    { path: '.spec.template.spec.containers[name="api"].image', reason: 'apps/Deployment web has no .spec.template.spec.containers[name="api"].image' },
+    {
+      path: '.spec.template.spec.containers[name="api"].image',
+      reason: 'apps/Deployment web has no .spec.template.spec.containers[name="api"].image',
+    },
     { path: '.spec.template.spec.containers[name="web"]', reason: 'is not a field of a map' },
     { path: '.', reason: 'is not a field of a map' },
   ])('$path cannot be set: $reason', ({ path, reason }) => {
@@ -117,25 +136,35 @@ describe('setResourceField', () => {
   });
 
   test('a resource the file does not hold is said', () => {
-    const out = setResourceField({ text: deployment('4'), file: 'd.yaml', resource: 'apps/Deployment api', path: '.spec.replicas', value: 1, pin: true });
+    const out = setResourceField({
+      text: deployment('4'),
+      file: 'd.yaml',
+      resource: 'apps/Deployment api',
+      path: '.spec.replicas',
+      value: 1,
+      pin: true,
+    });
     expect(out).toEqual({ ok: false, reason: 'd.yaml holds no resource apps/Deployment api' });
   });
 
   test.each([
     { path: '.spec.replicas', value: 6, kept: 'replicas: 6 # kdelta:local' },
     { path: '.spec.template.spec.containers[name="web"].args', value: ['c'], kept: '# kdelta:local\n        - c\n' },
-  ])('the pin written on $path holds at the next merge: upstream changes the field, local keeps it, no conflict', ({ path, value, kept }) => {
-    const decided = set(path, value);
-    if (!decided.ok) throw new Error(decided.reason);
-    const upstream = deployment('8', 'nginx:2').replace('args: [a, b]', 'args: [a, b, z]');
-    const result = mergeFiles({
-      origin: [{ path: 'deploy.yaml', text: deployment('4') }],
-      upstream: [{ path: 'deploy.yaml', text: upstream }],
-      local: [{ path: 'deploy.yaml', text: decided.text }],
-    });
-    expect(result.conflicts).toEqual([]);
-    expect(result.decisions.map((d) => d.path)).toEqual([path]);
-    expect(result.files[0]!.text).toContain(kept);
-    expect(result.files[0]!.text).toContain('image: nginx:2');
-  });
+  ])(
+    'the pin written on $path holds at the next merge: upstream changes the field, local keeps it, no conflict',
+    ({ path, value, kept }) => {
+      const decided = set(path, value);
+      if (!decided.ok) throw new Error(decided.reason);
+      const upstream = deployment('8', 'nginx:2').replace('args: [a, b]', 'args: [a, b, z]');
+      const result = mergeFiles({
+        origin: [{ path: 'deploy.yaml', text: deployment('4') }],
+        upstream: [{ path: 'deploy.yaml', text: upstream }],
+        local: [{ path: 'deploy.yaml', text: decided.text }],
+      });
+      expect(result.conflicts).toEqual([]);
+      expect(result.decisions.map((d) => d.path)).toEqual([path]);
+      expect(result.files[0]!.text).toContain(kept);
+      expect(result.files[0]!.text).toContain('image: nginx:2');
+    },
+  );
 });

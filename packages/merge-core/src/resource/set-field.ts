@@ -69,8 +69,7 @@ export function setResourceField(input: SetFieldInput): SetFieldResult {
       if (old.commentBefore) node.commentBefore = old.commentBefore;
     }
     pair.value = node;
-  }
-  else {
+  } else {
     parent.add(source.doc.createPair(last.field, node));
     pair = findPair(parent, last.field) as Pair<unknown, unknown>;
   }
