@@ -24,7 +24,8 @@ export {
   type Side,
 } from './errors.js';
 export { FieldPath } from './path.js';
-export { isPinnedPair, PIN_COMMENT } from './collate/pin.js';
+export { isPinnedPair, pinPair, PIN_COMMENT } from './collate/pin.js';
+export { setResourceField, type SetFieldInput, type SetFieldResult } from './resource/set-field.js';
 export { formatIdentity, groupOf, identityOf, mergeCommentOf, type ResourceIdentity } from './resource/identity.js';
 export {
   parseStream,

@@ -1,6 +1,6 @@
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import type { ProposalTarget } from './forge/forge.js';
-import type { ProposalMetadata } from './proposal-body.js';
+import type { Decisions, ProposalMetadata } from './proposal-body.js';
 import type { RenderFailureReport } from './render.js';
 import type { JobAction, JobOutcome, VariantResult } from './result.js';
 import type { Workspace } from './workspace.js';
@@ -53,4 +53,6 @@ export interface Prepared {
   readonly compareUrl?: string | undefined;
   /** Why an open proposal with nothing left to propose is closed (default: the downstream already has its content). */
   readonly closeReason?: string | undefined;
+  /** Conflicts decided by a tick on the open proposal (not in `conflicts`), and ticks not applied. */
+  readonly decisions?: Decisions | undefined;
 }

@@ -1,4 +1,4 @@
-import type { Conflict, ResourceReport } from '@kdelta/merge-core';
+import { FieldPath, type Conflict, type ResourceReport } from '@kdelta/merge-core';
 import type { RenderFailureReport } from './render.js';
 
 /**
@@ -34,6 +34,8 @@ export interface ProposalMetadata {
    * closed, unmerged proposal without it was closed by a person (declined).
    */
   readonly closedBy?: 'closed' | 'merged' | undefined;
+  /** The conflicts decided by a tick on this proposal (their labels): every rebuild of it applies them again. */
+  readonly decided?: readonly string[] | undefined;
 }
 
 function renderFailureSection(f: RenderFailureReport): string[] {
@@ -122,6 +124,85 @@ export interface ProposalBodyInput {
   readonly renderFailure?: RenderFailureReport | undefined;
   /** Readiness gates of the package not met (seed 004): a section says so, always kept whole. */
   readonly notReady?: readonly { readonly type: string; readonly message?: string | undefined }[] | undefined;
+  /** Conflicts a person decided on this proposal (not in `conflicts`), and ticks that could not be applied. */
+  readonly decisions?: Decisions | undefined;
+}
+
+/**
+ * What a person can decide on a conflict by ticking its box: keep local's value where upstream's
+ * was taken (the field is then pinned with `# kdelta:local`), or take upstream's where local's was
+ * kept. The label is the task item's text, and what a tick is matched by on the next run.
+ */
+export interface ConflictChoice {
+  readonly take: 'local' | 'upstream';
+  readonly label: string;
+}
+
+/** A conflict decided on this proposal: the package holds the value the person chose. */
+export interface DecidedConflict {
+  readonly conflict: Conflict;
+  readonly choice: ConflictChoice;
+}
+
+/** A ticked box the run did not apply, and why. */
+export interface IgnoredTick {
+  readonly label: string;
+  readonly reason: string;
+}
+
+export interface Decisions {
+  readonly decided: readonly DecidedConflict[];
+  readonly ignored: readonly IgnoredTick[];
+}
+
+/**
+ * The choice a conflict offers, if any: the other side's value must be there (a field to set,
+ * never one to delete) and the path must end at a field of a map (where a pin can be written).
+ */
+export function conflictChoice(c: Conflict): ConflictChoice | undefined {
+  const take = c.winner === 'upstream' ? 'local' : 'upstream';
+  const chosen = c.values[take];
+  const last = FieldPath.parse(c.path)?.segments.at(-1);
+  if (chosen === undefined || !last || !('field' in last)) return undefined;
+  return { take, label: `${take === 'local' ? 'keep local' : 'take upstream'} ${value(chosen)} for ${code(c.path)} (${c.resource})` };
+}
+
+// `\r`: a body edited on GitHub's web page comes back with CRLF line ends
+const TASK = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+((?:keep local|take upstream) .*?)[ \t\r]*$/gm;
+
+/** The labels of the ticked conflict boxes in a proposal's body, as a person left them. */
+export function tickedChoices(body: string): string[] {
+  return [...body.matchAll(TASK)].filter((m) => m[1] !== ' ').map((m) => m[2]!);
+}
+
+/** Ticks in the open body that no run has applied yet: any makes the proposal due for a rebuild. */
+export function pendingTicks(body: string): string[] {
+  const decided = new Set(parseMetadataBlock(body)?.decided ?? []);
+  return tickedChoices(body).filter((label) => !decided.has(label));
+}
+
+function decideSection(conflicts: readonly Conflict[], decisions: Decisions | undefined): string[] {
+  const choices = conflicts.flatMap((c) => conflictChoice(c) ?? []);
+  const decided = decisions?.decided ?? [];
+  const ignored = decisions?.ignored ?? [];
+  const lines: string[] = [];
+  if (choices.length > 0 || decided.length > 0) {
+    lines.push(
+      '#### Decide',
+      '',
+      choices.length > 0
+        ? "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)"
+        : 'The package in this proposal holds the values decided here.',
+      '',
+      ...choices.map((c) => `- [ ] ${c.label}`),
+      ...decided.map(
+        (d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === 'local' ? ' (pinned with `# kdelta:local`)' : ''}`,
+      ),
+      '',
+    );
+  }
+  if (ignored.length > 0) lines.push('#### Ticks not applied', '', ...ignored.map((t) => `- ${t.label}: ${t.reason}`), '');
+  return lines;
 }
 
 /** GitHub refuses bodies over 65536 characters; the body degrades to stay under it (with room for the forge's own marker). */
@@ -230,32 +311,41 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   }
 
   const conflicts: string[] = [];
-  if (input.conflicts.length > 0 && (!d.conflictSection || d.conflictRows === 0)) {
-    conflicts.push(`### Conflicts (${input.conflicts.length})`, '', "The list is in the run's report.", '');
-  } else if (input.conflicts.length > 0) {
+  const decided = input.decisions?.decided ?? [];
+  const total = input.conflicts.length + decided.length;
+  if (total > 0 && (!d.conflictSection || (d.conflictRows === 0 && input.conflicts.length > 0))) {
+    conflicts.push(`### Conflicts (${total})`, '', "The list is in the run's report.", '');
+  } else if (total > 0) {
+    const shown = input.conflicts.slice(0, d.conflictRows);
     conflicts.push(
-      `### Conflicts (${input.conflicts.length})`,
+      `### Conflicts (${total})`,
       '',
       'Upstream and the downstream both changed these fields; the rule says which value is in this proposal.',
       '',
-      ...conflictTable(input.conflicts.slice(0, d.conflictRows)),
+      ...conflictTable(shown, decided),
     );
     if (input.conflicts.length > d.conflictRows)
       conflicts.push('', `…and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
-    conflicts.push('');
+    conflicts.push('', ...decideSection(shown, input.decisions));
+  } else {
+    // no conflict left: a tick that could not be applied is still said
+    conflicts.push(...decideSection([], input.decisions));
   }
   return [...head, ...changes, ...conflicts, ...provenance, ...footer].join('\n');
 }
 
-/** The conflict table of a proposal body (a preview shows the same one): resource, field, the three values, rule, kept. */
-export function conflictTable(conflicts: readonly Conflict[]): string[] {
+/**
+ * The conflict table of a proposal body (a preview shows the same one): resource, field, the three
+ * values, rule, kept; a conflict decided on the proposal says so in its last column.
+ */
+export function conflictTable(conflicts: readonly Conflict[], decided: readonly DecidedConflict[] = []): string[] {
+  const row = (c: Conflict, kept: string) =>
+    `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${kept} |`;
   return [
     '| resource | field | origin | upstream | local | rule | kept |',
     '| --- | --- | --- | --- | --- | --- | --- |',
-    ...conflicts.map(
-      (c) =>
-        `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`,
-    ),
+    ...conflicts.map((c) => row(c, c.winner)),
+    ...decided.map((d) => row(d.conflict, `${d.choice.take === 'local' ? 'kept local' : 'took upstream'} (decided on this proposal)`)),
   ];
 }
 

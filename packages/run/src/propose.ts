@@ -2,7 +2,8 @@ import { hideCredentials, lastCommitWithLine } from '@kdelta/git-source';
 import type { Change, Prepared } from './change.js';
 import { checkpoint, type JobContext } from './context.js';
 import { STOP_LABEL, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from './forge/forge.js';
-import { parseMetadataBlock, renderProposalBodies, type FileChange, type ProposalBodies } from './proposal-body.js';
+import { applyDecisions, decisionsMessage } from './decisions.js';
+import { parseMetadataBlock, pendingTicks, renderProposalBodies, type FileChange, type ProposalBodies } from './proposal-body.js';
 import { renderFailureLine, type RenderFailureReport } from './render.js';
 import { DEFERRED_MESSAGE, message, proposalRef, type JobAction, type JobOutcome, type VariantResult } from './result.js';
 import { isAncestorIn, type Mirror, type Workspace } from './workspace.js';
@@ -50,14 +51,17 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     };
   }
   const meta = open ? parseMetadataBlock(open.body) : undefined;
-  // Fast no-op: the open proposal was computed from exactly these inputs, on this base, and its
-  // branch is where it left it. Nothing is fetched, nothing is written.
+  // The boxes a person ticked on the open proposal, read once: the rebuild below applies them.
+  const ticked = open ? pendingTicks(open.body) : [];
+  // Fast no-op: the open proposal was computed from exactly these inputs, on this base, its
+  // branch is where it left it, and nobody ticked a box since. Nothing is fetched, nothing is written.
   // A proposal whose render failed is always rendered again: what failed may work now (a fixed
   // function, a container runtime, --allow-exec); when it fails the same way nothing is written.
   if (
     open &&
     meta &&
     !meta.renderFailed &&
+    ticked.length === 0 &&
     open.fingerprint === fingerprint &&
     heads.get(target.head) === meta.headCommit &&
     heads.get(target.base) === meta.baseCommit
@@ -79,12 +83,15 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
 
   await checkpoint(ctx.signal);
   const ws = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
-  const prepared = await change.prepare(ws);
-  if ('done' in prepared) return { fingerprint, ...prepared.done };
+  const made = await change.prepare(ws);
+  if ('done' in made) return { fingerprint, ...made.done };
+  const prepared = await applyDecisions(ws, change.directory, made, { ticked, decided: meta?.decided ?? [] });
   await checkpoint(ctx.signal);
   const proposed = await proposeWorkspace(ctx, change, declined ? withDeclineNote(prepared, declined) : prepared, ws, open);
+  const said = [proposed.message, decisionsMessage(prepared.decisions, ticked)].filter((m) => m !== undefined);
   return {
     ...proposed,
+    ...(said.length > 0 ? { message: said.join('; ') } : {}),
     fingerprint,
     ...(prepared.upstream ? { upstream: prepared.upstream } : {}),
     conflicts: prepared.conflicts,
@@ -213,6 +220,7 @@ function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspac
       conflicts: prepared.conflicts,
       renderFailure: prepared.renderFailure,
       notReady: prepared.notReady,
+      decisions: prepared.decisions,
       metadata: {
         version: ctx.version,
         variant,
@@ -223,6 +231,7 @@ function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspac
         conflicts: prepared.conflicts.length,
         kind: change.kind,
         ...(prepared.renderFailure ? { renderFailed: true } : {}),
+        ...(prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.label) } : {}),
       },
     });
     return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };

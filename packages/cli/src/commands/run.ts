@@ -40,6 +40,12 @@ kdelta:stop, is left alone and reported. A package whose variant is gone gets a 
 it (deletionPolicy delete) or removing only its ownership annotation (orphan); a removal proposal
 lists the package's local edits since kdelta last proposed it. At most --max-removals are proposed.
 
+Conflicts: each one a reviewer can decide has a checkbox below the proposal's conflict table
+("keep local <value> for <field> (<resource>)", or "take upstream ..."). Tick it on the pull
+request, or change "- [ ]" to "- [x]" in the local forge's record: the next run rebuilds the
+proposal with that value (local's is pinned with "# kdelta:local", so later updates keep it) and
+changes nothing else; a tick that no longer matches a conflict is reported ignored.
+
 Names: a variant's name is a Kubernetes object name (RFC 1123 subdomain: lowercase letters,
 digits, "-" and "."). Two variants, or a variant and a package update, that would share a
 proposal branch, a proposal record or a package directory of one repository (URLs compared

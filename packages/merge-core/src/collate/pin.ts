@@ -2,7 +2,7 @@
  * Fields pinned to their local value: `# kdelta:local` on a field's line in the local package
  * keeps that field, and everything under it, as local has it, whatever upstream does.
  */
-import { isMap, isSeq, type Pair } from 'yaml';
+import { isCollection, isMap, isScalar, isSeq, type Pair } from 'yaml';
 import { pairsOf } from '../yaml/nodes.js';
 
 export const PIN_COMMENT = 'kdelta:local';
@@ -23,6 +23,27 @@ export function isPinnedPair(pair: Pair<unknown, unknown>): boolean {
   const key = pair.key as Commented | null;
   const value = pair.value as Commented | null;
   return isPin(value?.comment ?? undefined) || isPin(key?.comment ?? undefined) || isPin(value?.commentBefore?.split('\n')[0]);
+}
+
+/**
+ * Pin a pair, as a person writes the pin (the one writer of it; {@link isPinnedPair} reads it):
+ * `key: value # kdelta:local` after a scalar or a flow collection, `# kdelta:local` on the first line
+ * of a block map or list.
+ * A comment already there stays, after the pin.
+ */
+export function pinPair(pair: Pair<unknown, unknown>): void {
+  if (isPinnedPair(pair)) return;
+  const value = pair.value;
+  const after = (text: string | null | undefined) => (text?.trim() ? `${PIN_COMMENT} ${text.trim()}` : PIN_COMMENT);
+  if (isCollection(value) && value.items.length > 0 && !value.flow) {
+    // printed on the block's first line, where the parser files it too
+    value.commentBefore = value.commentBefore ? ` ${PIN_COMMENT}\n${value.commentBefore}` : ` ${PIN_COMMENT}`;
+  } else if (isScalar(value) || isCollection(value)) {
+    value.comment = ` ${after(value.comment)}`;
+  } else {
+    const key = pair.key as Commented | null;
+    if (key && typeof key === 'object') key.comment = ` ${after(key.comment)}`;
+  }
 }
 
 /** Whether a pin is anywhere in a local subtree (for values merged whole). */

@@ -1,0 +1,154 @@
+import type { Conflict } from '@kdelta/merge-core';
+import { describe, expect, it } from 'vitest';
+import {
+  conflictChoice,
+  parseMetadataBlock,
+  pendingTicks,
+  renderMetadataBlock,
+  renderProposalBody,
+  tickedChoices,
+  type Decisions,
+  type ProposalBodyInput,
+  type ProposalMetadata,
+} from './proposal-body.js';
+
+const conflict = (over: Partial<Conflict> = {}): Conflict => ({
+  resource: 'apps/Deployment web',
+  file: 'deploy.yaml',
+  path: '.spec.replicas',
+  values: { origin: 3, upstream: 4, local: 6 },
+  rule: 'both-changed-upstream-wins',
+  winner: 'upstream',
+  message: '',
+  ...over,
+});
+
+const metadata: ProposalMetadata = {
+  version: '1.0.0',
+  variant: 'web',
+  fingerprint: 'f'.repeat(32),
+  headCommit: 'a'.repeat(40),
+  baseCommit: 'b'.repeat(40),
+  conflicts: 1,
+  kind: 'variant',
+};
+
+function body(conflicts: Conflict[], decisions?: Decisions, meta: Partial<ProposalMetadata> = {}): string {
+  const input: ProposalBodyInput = {
+    title: 'kdelta: update web (web) to v2',
+    summary: 'Updates package `web`.',
+    downstream: { repo: 'https://github.com/org/cluster-01', branch: 'main', directory: 'web' },
+    changes: [{ status: 'modified', path: 'web/deploy.yaml' }],
+    resources: [],
+    conflicts,
+    decisions,
+    metadata: { ...metadata, ...meta },
+  };
+  return renderProposalBody(input);
+}
+
+describe('a conflict offers the other value as a task item', () => {
+  it.each([
+    { name: 'upstream won: keep local', c: conflict(), label: 'keep local `6` for `.spec.replicas` (apps/Deployment web)' },
+    {
+      name: 'local won (local-wins): take upstream',
+      c: conflict({ winner: 'local', rule: 'both-changed-local-wins' }),
+      label: 'take upstream `4` for `.spec.replicas` (apps/Deployment web)',
+    },
+    {
+      name: 'a string value, in a keyed list',
+      c: conflict({ path: '.spec.template.spec.containers[name="web"].image', values: { origin: 'a:1', upstream: 'a:2', local: 'a:3' } }),
+      label: 'keep local `a:3` for `.spec.template.spec.containers[name="web"].image` (apps/Deployment web)',
+    },
+    {
+      name: 'a map value',
+      c: conflict({
+        path: '.data',
+        resource: 'ConfigMap settings',
+        values: { origin: { a: '1' }, upstream: { a: '2' }, local: { b: '1' } },
+      }),
+      label: 'keep local `{"b":"1"}` for `.data` (ConfigMap settings)',
+    },
+    {
+      name: 'local deleted the field: nothing to keep',
+      c: conflict({ values: { origin: 3, upstream: 4, local: undefined } }),
+      label: undefined,
+    },
+    { name: 'a whole list item: no field to pin', c: conflict({ path: '.spec.containers[name="web"]' }), label: undefined },
+    { name: 'a whole resource', c: conflict({ path: '.' }), label: undefined },
+  ])('$name', ({ c, label }) => {
+    expect(conflictChoice(c)?.label).toBe(label);
+    const text = body([c]);
+    if (label) expect(text).toContain(`\n- [ ] ${label}\n`);
+    else expect(text).not.toMatch(/^- \[ \]/m);
+  });
+});
+
+describe('the ticks read back from a body', () => {
+  const label = 'keep local `6` for `.spec.replicas` (apps/Deployment web)';
+  const rendered = body([conflict()]);
+  it.each([
+    { name: 'as rendered: nothing ticked', text: rendered, ticked: [] },
+    { name: 'ticked with x', text: rendered.replace('- [ ] keep', '- [x] keep'), ticked: [label] },
+    { name: 'ticked with X', text: rendered.replace('- [ ] keep', '- [X] keep'), ticked: [label] },
+    {
+      name: "GitHub's web page: CRLF line ends",
+      text: rendered.replace('- [ ] keep', '- [x] keep').replace(/\n/g, '\r\n'),
+      ticked: [label],
+    },
+    { name: 'a * bullet, indented', text: `  * [x] ${label}\n`, ticked: [label] },
+    { name: 'trailing spaces', text: `- [x] ${label}   \n`, ticked: [label] },
+    { name: 'a checkbox of something else', text: '- [x] deploy on Friday\n', ticked: [] },
+    { name: 'a decided item (no box)', text: `- ${label}: decided on this proposal\n`, ticked: [] },
+  ])('$name', ({ text, ticked }) => {
+    expect(tickedChoices(text)).toEqual(ticked);
+  });
+
+  it('a tick the metadata records as decided is not pending; another one is', () => {
+    const other = 'take upstream `4` for `.spec.paused` (apps/Deployment web)';
+    const text = `- [x] ${label}\n- [x] ${other}\n${renderMetadataBlock({ ...metadata, decided: [label] })}\n`;
+    expect(pendingTicks(text)).toEqual([other]);
+    expect(parseMetadataBlock(text)?.decided).toEqual([label]);
+  });
+});
+
+describe('decisions in the body', () => {
+  const c = conflict();
+  const choice = conflictChoice(c)!;
+  it('a decided conflict: its row says so, its item has no box, the metadata records it', () => {
+    const text = body([], { decided: [{ conflict: c, choice }], ignored: [] }, { decided: [choice.label], conflicts: 0 });
+    expect(text).toContain('### Conflicts (1)');
+    expect(text).toContain(
+      '| apps/Deployment web | `.spec.replicas` | `3` | `4` | `6` | both-changed-upstream-wins | kept local (decided on this proposal) |',
+    );
+    expect(text).toContain(`\n- ${choice.label}: decided on this proposal (pinned with \`# kdelta:local\`)\n`);
+    expect(text).not.toMatch(/^- \[/m);
+    expect(pendingTicks(text)).toEqual([]);
+  });
+
+  it('taking upstream: the row says it took upstream, with no pin', () => {
+    const local = conflict({ winner: 'local', rule: 'both-changed-local-wins' });
+    const up = conflictChoice(local)!;
+    const text = body([], { decided: [{ conflict: local, choice: up }], ignored: [] });
+    expect(text).toContain('| both-changed-local-wins | took upstream (decided on this proposal) |');
+    expect(text).toContain(`\n- ${up.label}: decided on this proposal\n`);
+  });
+
+  it('a tick not applied is said, with why, and is no box', () => {
+    const text = body([c], {
+      decided: [],
+      ignored: [{ label: 'keep local `5` for `.spec.replicas` (apps/Deployment web)', reason: 'ignored: the field no longer conflicts' }],
+    });
+    expect(text).toContain(
+      '#### Ticks not applied\n\n- keep local `5` for `.spec.replicas` (apps/Deployment web): ignored: the field no longer conflicts\n',
+    );
+    expect(tickedChoices(text)).toEqual([]);
+    expect(text).toContain(`- [ ] ${choice.label}`);
+  });
+
+  it('with no conflict left, a tick not applied is still said', () => {
+    const text = body([], { decided: [], ignored: [{ label: choice.label, reason: 'ignored: the field no longer conflicts' }] });
+    expect(text).not.toContain('### Conflicts');
+    expect(text).toContain(`#### Ticks not applied\n\n- ${choice.label}: ignored: the field no longer conflicts\n`);
+  });
+});
