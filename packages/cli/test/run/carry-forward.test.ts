@@ -1,6 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageVariant, type Fleet } from '@kdelta/test-support';
+import { getPackage } from '@kdelta/package-update';
+import { gitEnv, packageVariant, type Fleet } from '@kdelta/test-support';
 import { cliFleets, proposalRecord } from './__fixtures__/cli-fleet.js';
 
 /**
@@ -9,7 +12,7 @@ import { cliFleets, proposalRecord } from './__fixtures__/cli-fleet.js';
  * merge from the branch's package; when nothing moved, it is left alone.
  */
 
-const { fleet, kdelta } = cliFleets();
+const { fleet, kdelta, cacheDir } = cliFleets();
 
 const NAMESPACE = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # the namespace\n';
 
@@ -116,5 +119,37 @@ describe('human commits on a proposal branch are carried forward', () => {
     const files = f.files('cluster-01', 'kdelta/web', 'web');
     expect(files['notes.md']).toBe('mine\n');
     expect(files['package-context.yaml']).toContain('team: green');
+  });
+
+  it("update mode: a human commit on a package's update branch in the control repository is carried forward too", async () => {
+    const f = fleet([]);
+    const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: gitEnv }).trim();
+    sh(f.control, 'init', '--quiet', '--initial-branch=main');
+    mkdirSync(join(f.control, 'apps'));
+    await getPackage({ repo: f.upstream, directory: '/base-ns', ref: 'base-ns/v1', destination: join(f.control, 'apps', 'ns'), cacheDir });
+    sh(f.control, 'add', '--all');
+    sh(f.control, 'commit', '--quiet', '-m', 'packages');
+    f.publish({ 'base-ns/namespace.yaml': `${NAMESPACE}  annotations:\n    tier: bronze\n` }, 'base-ns/v1');
+    expect((await kdelta(f, 'run', '--mode', 'updates')).stdout).toMatch(/update-apps-ns\s+control\/apps\/ns\s+proposed/);
+
+    // a reviewer commits on the update's branch: a clone, an edit, a push
+    const work = join(f.root, 'review');
+    sh(f.root, 'clone', '--quiet', '--branch', 'kdelta/update-apps-ns', f.control, work);
+    const nsFile = join(work, 'apps', 'ns', 'namespace.yaml');
+    writeFileSync(nsFile, readFileSync(nsFile, 'utf8').replace('  name: example # the namespace\n', '  name: example # the namespace\n  labels:\n    owner: human\n'));
+    sh(work, 'commit', '--quiet', '--all', '-m', 'label the namespace');
+    sh(work, 'push', '--quiet', 'origin', 'kdelta/update-apps-ns');
+    const human = sh(work, 'rev-parse', 'HEAD');
+    rmSync(work, { recursive: true, force: true });
+
+    const release = f.publish({ 'base-ns/namespace.yaml': `${NAMESPACE}  annotations:\n    tier: gold\n` }, 'base-ns/v1');
+    const second = await kdelta(f, 'run', '--mode', 'updates');
+    expect(second.stdout).toMatch(/update-apps-ns\s+control\/apps\/ns\s+updated/);
+    expect(sh(f.control, 'rev-parse', 'kdelta/update-apps-ns^')).toBe(human);
+    const namespace = sh(f.control, 'show', 'kdelta/update-apps-ns:apps/ns/namespace.yaml');
+    expect(namespace).toContain('owner: human');
+    expect(namespace).toContain('tier: gold');
+    expect(sh(f.control, 'show', 'kdelta/update-apps-ns:apps/ns/Kptfile')).toContain(`commit: ${release}`);
+    expect(proposalRecord(f, 'control', 'update-apps-ns')).toContain(`- \`${human.slice(0, 12)}\` by Test: \`label the namespace\``);
   });
 });
