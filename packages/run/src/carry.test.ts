@@ -34,7 +34,8 @@ const open: Proposal = {
   body: `text\n${renderMetadataBlock(meta)}\n`,
   fingerprint: 'f-old',
 };
-const kptfile = (commit: string) => `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\nupstreamLock:\n  type: git\n  git:\n    commit: ${commit}\n`;
+const kptfile = (commit: string) =>
+  `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\nupstreamLock:\n  type: git\n  git:\n    commit: ${commit}\n`;
 const human = (sha: string, subject: string): BranchCommit => ({ sha, name: 'Ann', email: 'ann@example.com', body: `${subject}\n\nwhy\n` });
 
 /** The base checkout; `onBranchTip` moves to a tip whose files are `tipFiles`. */
@@ -109,7 +110,7 @@ describe('carryForward', () => {
 
   it('a branch whose Kptfile is gone is left alone, and says why', async () => {
     const decision = await carryForward(input(workspace(new Map()).ws));
-    expect(decision).toEqual({ kind: 'left-alone', reason: 'its web/Kptfile is gone or is not a file' });
+    expect(decision).toMatchObject({ kind: 'left-alone', reason: 'its web/Kptfile is gone or is not a file' });
   });
 
   it("the merge's origin is the commit the branch was built from, whatever an edit made of the lock", async () => {

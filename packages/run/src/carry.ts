@@ -18,8 +18,8 @@ export type CarryDecision =
   | { readonly kind: 'none' }
   /** Build on the tip (`ws`), carrying `carried` forward. */
   | { readonly kind: 'carry'; readonly ws: Workspace; readonly carried: readonly CarriedCommit[] }
-  /** A human's branch that cannot be carried: left alone, for this reason. */
-  | { readonly kind: 'left-alone'; readonly reason: string };
+  /** A human's branch (its commits `foreign`) that cannot be carried: left alone, for this reason. */
+  | { readonly kind: 'left-alone'; readonly reason: string; readonly foreign: readonly BranchCommit[] };
 
 export interface CarryInput {
   /** The open proposal of the branch. */
@@ -50,9 +50,9 @@ export async function carryForward(input: CarryInput): Promise<CarryDecision> {
   const tip = await ws.onBranchTip();
   const kptfile = await tip.readFile(input.directory, 'Kptfile');
   const path = `${input.directory ? `${input.directory}/` : ''}Kptfile`;
-  if (typeof kptfile !== 'string') return { kind: 'left-alone', reason: `its ${path} is gone or is not a file` };
+  if (typeof kptfile !== 'string') return { kind: 'left-alone', reason: `its ${path} is gone or is not a file`, foreign };
   const lock = safeLockCommit(kptfile);
-  if (lock === undefined) return { kind: 'left-alone', reason: `its ${path} has no readable upstreamLock to merge from` };
+  if (lock === undefined) return { kind: 'left-alone', reason: `its ${path} has no readable upstreamLock to merge from`, foreign };
   // The merge's origin is the Kptfile's lock: the commit the branch was built from, whatever an
   // edit on the branch made of it.
   if (lock !== built) await tip.writeFile(input.directory, 'Kptfile', withLockCommit(kptfile, built));

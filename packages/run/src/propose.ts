@@ -81,8 +81,14 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
   await checkpoint(ctx.signal);
   const checkedOut = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
   // A human's commits on the branch, when its inputs moved: the update is built on top of them.
-  const carry = await carryForward({ open, fingerprint, directory: change.directory, ws: checkedOut, foreign: () => foreignCommits(ctx, checkedOut) });
-  if (carry.kind === 'left-alone') return { ...blockedBy(await foreignCommits(ctx, checkedOut), target, open, carry.reason), fingerprint, ...known };
+  const carry = await carryForward({
+    open,
+    fingerprint,
+    directory: change.directory,
+    ws: checkedOut,
+    foreign: () => foreignCommits(ctx, checkedOut),
+  });
+  if (carry.kind === 'left-alone') return { ...blockedBy(carry.foreign, target, open, carry.reason), fingerprint, ...known };
   const ws = carry.kind === 'carry' ? carry.ws : checkedOut;
   const carried = carry.kind === 'carry' ? carry.carried : undefined;
   const prepared = await change.prepare(ws);

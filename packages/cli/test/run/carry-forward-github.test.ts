@@ -47,13 +47,20 @@ async function fleet(namespace = NAMESPACE): Promise<Fleet & { slug: string }> {
 
 function opts(f: Fleet, github: RunOptions['github'] = {}): RunOptions {
   const env: Record<string, string | undefined> = { ...process.env, KDELTA_CACHE_DIR: cacheDir };
-  for (const k of ['GITHUB_TOKEN', 'GH_TOKEN', 'KDELTA_GIT_TOKEN', 'GITHUB_API_URL', 'GITHUB_SERVER_URL', 'GITHUB_GRAPHQL_URL']) delete env[k];
+  for (const k of ['GITHUB_TOKEN', 'GH_TOKEN', 'KDELTA_GIT_TOKEN', 'GITHUB_API_URL', 'GITHUB_SERVER_URL', 'GITHUB_GRAPHQL_URL'])
+    delete env[k];
   return {
     cwd: f.control,
     cacheDir,
     env,
     forge: 'github',
-    github: { token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, pacing: { writeSpacing: false, retryAfterUnitMs: 20 }, ...github },
+    github: {
+      token: gh.token,
+      apiUrl: gh.apiUrl,
+      serverUrl: gh.serverUrl,
+      pacing: { writeSpacing: false, retryAfterUnitMs: 20 },
+      ...github,
+    },
   };
 }
 

@@ -48,7 +48,10 @@ describe('human commits on a proposal branch are carried forward', () => {
     const kdeltaCommit = branchHead(f);
     const ns = f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']!;
     const human = f.commitAs('cluster-01', 'kdelta/web', {
-      'web/namespace.yaml': ns.replace('  name: example # the namespace\n', '  name: example # the namespace\n  labels:\n    owner: human\n'),
+      'web/namespace.yaml': ns.replace(
+        '  name: example # the namespace\n',
+        '  name: example # the namespace\n  labels:\n    owner: human\n',
+      ),
     });
     // the upstream releases again: base-ns/v1 moves to a commit that adds an annotation
     const release = f.publish({ 'base-ns/namespace.yaml': `${NAMESPACE}  annotations:\n    tier: gold\n` }, 'base-ns/v1');
@@ -136,7 +139,13 @@ describe('human commits on a proposal branch are carried forward', () => {
     const work = join(f.root, 'review');
     sh(f.root, 'clone', '--quiet', '--branch', 'kdelta/update-apps-ns', f.control, work);
     const nsFile = join(work, 'apps', 'ns', 'namespace.yaml');
-    writeFileSync(nsFile, readFileSync(nsFile, 'utf8').replace('  name: example # the namespace\n', '  name: example # the namespace\n  labels:\n    owner: human\n'));
+    writeFileSync(
+      nsFile,
+      readFileSync(nsFile, 'utf8').replace(
+        '  name: example # the namespace\n',
+        '  name: example # the namespace\n  labels:\n    owner: human\n',
+      ),
+    );
     sh(work, 'commit', '--quiet', '--all', '-m', 'label the namespace');
     sh(work, 'push', '--quiet', 'origin', 'kdelta/update-apps-ns');
     const human = sh(work, 'rev-parse', 'HEAD');
