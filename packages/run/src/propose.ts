@@ -80,13 +80,16 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
 
   await checkpoint(ctx.signal);
   const checkedOut = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
+  // read once: the same commits whichever workspace asks
+  let foreignOnce: Promise<BranchCommit[]> | undefined;
+  const foreign = () => (foreignOnce ??= foreignCommits(ctx, checkedOut));
   // A human's commits on the branch, when its inputs moved: the update is built on top of them.
   const carry = await carryForward({
     open,
     fingerprint,
     directory: change.directory,
     ws: checkedOut,
-    foreign: () => foreignCommits(ctx, checkedOut),
+    foreign,
   });
   if (carry.kind === 'left-alone') return { ...blockedBy(carry.foreign, target, open, carry.reason), fingerprint, ...known };
   const ws = carry.kind === 'carry' ? carry.ws : checkedOut;
@@ -94,7 +97,15 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
   const prepared = await change.prepare(ws);
   if ('done' in prepared) return { fingerprint, ...prepared.done };
   await checkpoint(ctx.signal);
-  const proposed = await proposeWorkspace(ctx, change, declined ? withDeclineNote(prepared, declined) : prepared, ws, open, carried);
+  const proposed = await proposeWorkspace(
+    ctx,
+    change,
+    declined ? withDeclineNote(prepared, declined) : prepared,
+    ws,
+    open,
+    foreign,
+    carried,
+  );
   return {
     ...proposed,
     fingerprint,
@@ -258,6 +269,7 @@ async function proposeWorkspace(
   prepared: Prepared,
   ws: Workspace,
   given: Proposal | undefined,
+  foreignOf: () => Promise<readonly BranchCommit[]>,
   carried?: readonly CarriedCommit[],
 ): Promise<Proposed> {
   const { target } = change;
@@ -298,7 +310,7 @@ async function proposeWorkspace(
     if (!open) return { action: 'up-to-date', writes: false };
     const merged = await reachedBase(open);
     // closing deletes the branch: not one a human has written on
-    const foreign = merged ? [] : await foreignCommits(ctx, ws);
+    const foreign = merged ? [] : await foreignOf();
     if (foreign.length > 0) return blockedBy(foreign, target, open);
     if (ctx.dryRun) return { action: merged ? 'up-to-date' : 'closed', writes: true, proposal: proposalRef(open) };
     const release = reserve(ctx, costOf(ctx, { kind: 'close' }) + (merged ? 0 : costOf(ctx, { kind: 'delete-branch' })));
@@ -317,7 +329,7 @@ async function proposeWorkspace(
     }
   }
   // carried forward: the human's commits stay under this one
-  const foreign = carried ? [] : await foreignCommits(ctx, ws);
+  const foreign = carried ? [] : await foreignOf();
   if (foreign.length > 0) return blockedBy(foreign, target, open);
   const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
   // The branch already holds exactly this content on this base: keep it (no push, refs identical).
