@@ -11,7 +11,7 @@ import type { BranchCommit, Workspace } from './workspace.js';
 
 const BASE = 'b'.repeat(40);
 const TIP = 't'.repeat(40);
-const BUILT = '1'.repeat(40);
+const BUILT = 'abc1'.repeat(10);
 const meta: ProposalMetadata = {
   version: '1.0.0',
   variant: 'web',
@@ -82,6 +82,12 @@ describe('carryForward', () => {
       ],
     });
     expect(moves).toEqual(['tip']);
+  });
+
+  it('a lock that is the commit the branch was built from is left as it is', async () => {
+    const files = new Map<string, FileContent>([['web/Kptfile', kptfile(BUILT)]]);
+    expect((await carryForward(input(workspace(files).ws))).kind).toBe('carry');
+    expect(files.get('web/Kptfile')).toBe(kptfile(BUILT));
   });
 
   it('nothing moved (the same fingerprint): not carried, and the branch is not even read', async () => {
