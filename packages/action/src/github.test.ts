@@ -85,17 +85,25 @@ describe('the Action against a fake GitHub', () => {
     expect(r.stdout.split('\n').slice(1).join('\n')).not.toContain('ghs_readonly');
   });
 
-  it('a human commit on a pull request branch is left alone', async () => {
+  it('a human commit on a pull request branch is left alone while nothing moves, and carried forward when the tag moves', async () => {
     const s = await githubFleet();
     expect((await runMain(s.f.control, githubInputs(s), s.env)).status).toBe(0);
     await s.gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web/notes.md': 'mine\n' });
     const human = branchSha(s, 'org/cluster-01', 'kdelta/web');
+    const still = await runMain(s.f.control, githubInputs(s), s.env);
+    expect(still.status).toBe(0);
+    expect(branchSha(s, 'org/cluster-01', 'kdelta/web')).toBe(human);
+    expect(still.stdout).toMatch(/::warning title=kdelta%3A web → cluster-01\/web::branch kdelta\/web has 1 commit/);
+    expect(still.summary).toMatch(/\| web \| cluster-01\/web \| \*\*blocked\*\* \|/);
+
     s.f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # v1.1\n' }, 'base-ns/v1');
     const r = await runMain(s.f.control, githubInputs(s), s.env);
     expect(r.status).toBe(0);
-    expect(branchSha(s, 'org/cluster-01', 'kdelta/web')).toBe(human);
-    expect(r.stdout).toMatch(/::warning title=kdelta%3A web → cluster-01\/web::branch kdelta\/web has 1 commit/);
-    expect(r.summary).toMatch(/\| web \| cluster-01\/web \| \*\*blocked\*\* \|/);
-    expect(r.outputs).toMatchObject({ updated: '1', unchanged: '1' });
+    expect(r.outputs).toMatchObject({ updated: '2' });
+    const after = branchSha(s, 'org/cluster-01', 'kdelta/web');
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: s.gh.gitDir('org/cluster-01'), encoding: 'utf8' }).trim();
+    expect(git('rev-parse', `${after}^`)).toBe(human);
+    expect(git('show', `${after}:web/notes.md`)).toBe('mine');
+    expect(git('show', `${after}:web/namespace.yaml`)).toContain('# v1.1');
   });
 });

@@ -80,6 +80,7 @@ export {
   lastCommitWithLine,
   changedBetween,
   workTreeRoot,
+  checkoutDetached,
   currentBranch,
   remoteUrl,
   type StagedChange,

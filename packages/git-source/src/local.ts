@@ -50,17 +50,28 @@ export async function cloneShared(options: { source: string; dest: string; branc
   await runGit(['clone', '--quiet', '--shared', '--no-tags', '--branch', options.branch, '--', options.source, options.dest]);
 }
 
+/** Move a clean work tree to `commit` (HEAD detached there). */
+export async function checkoutDetached(options: { dir: string; commit: string }): Promise<void> {
+  assertSafeArgument(options.commit, 'commit');
+  await runGit(['checkout', '--quiet', '--detach', options.commit, '--'], { cwd: options.dir });
+}
+
 export interface StagedChange {
   readonly status: 'added' | 'modified' | 'deleted';
   /** Relative to the repository. */
   readonly path: string;
 }
 
-/** Stage every change of the work tree and list those under `directory` ('' for all). */
-export async function stageAll(options: { dir: string; directory: string }): Promise<StagedChange[]> {
+/**
+ * Stage every change of the work tree and list those under `directory` ('' for all), compared
+ * with `against` (default HEAD: another commit when HEAD is not what the change is measured from).
+ */
+export async function stageAll(options: { dir: string; directory: string; against?: string }): Promise<StagedChange[]> {
+  const against = options.against ?? 'HEAD';
+  assertSafeArgument(against, 'commit');
   // a pathspec naming a directory that was deleted whole would not match anything: stage all
   await runGit(['add', '--all'], { cwd: options.dir });
-  const { stdout } = await runGit(['diff', '--cached', '--name-status', '--no-renames', 'HEAD', '--', options.directory || '.'], {
+  const { stdout } = await runGit(['diff', '--cached', '--name-status', '--no-renames', against, '--', options.directory || '.'], {
     cwd: options.dir,
   });
   return stdout
@@ -72,10 +83,13 @@ export async function stageAll(options: { dir: string; directory: string }): Pro
     });
 }
 
-/** Commit what is staged as `author` (author and committer), hooks left out. */
-export async function commitStaged(options: { dir: string; message: string; author: Author }): Promise<void> {
+/**
+ * Commit what is staged as `author` (author and committer), hooks left out; `allowEmpty`: even
+ * when nothing differs from HEAD.
+ */
+export async function commitStaged(options: { dir: string; message: string; author: Author; allowEmpty?: boolean }): Promise<void> {
   const { name, email } = options.author;
-  await runGit(['commit', '--quiet', '--no-verify', '-m', options.message], {
+  await runGit(['commit', '--quiet', '--no-verify', ...(options.allowEmpty ? ['--allow-empty'] : []), '-m', options.message], {
     cwd: options.dir,
     env: { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email },
   });

@@ -104,6 +104,32 @@ export function closedByOf(
   return meta.closedBy === 'closed' || meta.closedBy === 'merged' ? { by: 'kdelta', state: meta.closedBy } : { by: 'person' };
 }
 
+/** A commit kdelta did not make, kept on the branch under kdelta's update (carried forward). */
+export interface CarriedCommit {
+  readonly sha: string;
+  /** Its author's name. */
+  readonly name: string;
+  /** The first line of its message. */
+  readonly subject: string;
+}
+
+/** How many carried commits a body lists (a branch with more says how many more). */
+const CARRIED_LINES = 20;
+
+function carriedSection(carried: readonly CarriedCommit[]): string[] {
+  // names and subjects are strangers' text: no HTML comment may open in them (the metadata block is one)
+  const plain = (text: string) => text.replace(/<!--|-->/g, (m) => m.split('').join(' '));
+  return [
+    '### Carried forward',
+    '',
+    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is a new commit on top of them, a 3-way merge whose local side is the branch (with them) and whose origin is the upstream commit the branch was last built from. Where they and upstream changed the same field, the conflict table says so.`,
+    '',
+    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code(c.sha.slice(0, 12))} by ${cell(plain(c.name))}: ${code(plain(c.subject))}`),
+    ...(carried.length > CARRIED_LINES ? [`- …and ${carried.length - CARRIED_LINES} more`] : []),
+    '',
+  ];
+}
+
 export interface FileChange {
   readonly status: 'added' | 'modified' | 'deleted';
   /** Path relative to the downstream repository. */
@@ -122,6 +148,8 @@ export interface ProposalBodyInput {
   readonly compareUrl?: string | undefined;
   /** The render failed: a section says so, always kept whole (it is short). */
   readonly renderFailure?: RenderFailureReport | undefined;
+  /** The commits of others the branch carries forward: a section names them, always kept whole. */
+  readonly carried?: readonly CarriedCommit[] | undefined;
   /** Readiness gates of the package not met (seed 004): a section says so, always kept whole. */
   readonly notReady?: readonly { readonly type: string; readonly message?: string | undefined }[] | undefined;
   /** Conflicts a person decided on this proposal (not in `conflicts`), and ticks that could not be applied. */
@@ -274,6 +302,7 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   if (shortened) head.push(SHORTENED_NOTE, '');
   if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
   if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
+  if (input.carried && input.carried.length > 0) head.push(...carriedSection(input.carried));
   const provenance: string[] = ['### Provenance', ''];
   if (meta.upstream) {
     provenance.push(

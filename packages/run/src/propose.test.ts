@@ -274,4 +274,72 @@ describe('propose, each branch of the protocol', () => {
     expect(result.message).toBe('the downstream already has this content');
     expect(calls).toEqual(['checkout', 'close closed', 'delete-branch']);
   });
+
+  it("carries a human's commits forward when the inputs moved: built on the branch's tip, pushed on top, named in the body", async () => {
+    const built = 'abc1'.repeat(10);
+    const meta = {
+      version: '1.0.0',
+      variant: 'web',
+      fingerprint: 'old',
+      headCommit: HEAD,
+      baseCommit: BASE,
+      conflicts: 0,
+      kind: 'variant' as const,
+    };
+    const body = `text\n${renderMetadataBlock({ ...meta, upstream: { repo: '/upstream', ref: 'v1', commit: built } })}\n`;
+    const { forge, calls, proposals } = memoryForge({ body });
+    const repo = { base, branch: { commits: [human, ours] } };
+    // the tip holds the human's edit of the package
+    const tip = {
+      base: {
+        'web/Kptfile': `kind: Kptfile\nupstreamLock:\n  git:\n    commit: ${built}\n`,
+        'web/app.yaml': 'replicas: 1\n',
+        'web/notes.md': 'mine\n',
+      },
+    };
+    const ctx = context(forge, repo, calls, {
+      checkout: async () => {
+        calls.push('checkout');
+        return {
+          ...memoryWorkspace(repo, calls),
+          onBranchTip: async () => {
+            calls.push('on-tip');
+            return { ...memoryWorkspace({ ...tip, branch: repo.branch }, calls), parent: HEAD };
+          },
+        };
+      },
+    });
+    const result = await propose(ctx, change('replicas: 2\n'));
+    expect(result).toMatchObject({ action: 'updated', writes: true });
+    expect(result.message).toBe('carried forward 1 commit(s) kdelta did not make (eeeeeeeeeeee by Ann): a new commit on top of them');
+    expect(calls).toEqual(['checkout', 'on-tip', 'commit', 'push', 'upsert', 'status success']);
+    expect(proposals.get('kdelta/web')?.body).toContain('- `eeeeeeeeeeee` by Ann: `fix by hand`');
+  });
+
+  it('leaves a branch with human commits alone when nothing moved, even where it could carry them', async () => {
+    const body = `text\n${renderMetadataBlock({ version: '1.0.0', variant: 'web', fingerprint: 'f-new', headCommit: HEAD, baseCommit: BASE, conflicts: 0, kind: 'variant', upstream: { repo: '/upstream', ref: 'v1', commit: '1'.repeat(40) } })}\n`;
+    const { forge, calls } = memoryForge({ body, fingerprint: 'f-new' });
+    const repo = { base, branch: { commits: [human, ours] } };
+    const ctx = context(forge, repo, calls, {
+      // the human moved the branch: no fast no-op
+      heads: async () =>
+        new Map([
+          ['main', BASE],
+          ['kdelta/web', 'e'.repeat(40)],
+        ]),
+      checkout: async () => {
+        calls.push('checkout');
+        return {
+          ...memoryWorkspace(repo, calls),
+          onBranchTip: async () => {
+            calls.push('on-tip');
+            return memoryWorkspace(repo, calls);
+          },
+        };
+      },
+    });
+    const result = await propose(ctx, change('replicas: 2\n'));
+    expect(result).toMatchObject({ action: 'blocked', writes: false });
+    expect(calls).toEqual(['checkout']);
+  });
 });

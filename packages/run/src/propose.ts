@@ -1,12 +1,20 @@
 import { hideCredentials, lastCommitWithLine } from '@kdelta/git-source';
+import { carryForward } from './carry.js';
 import type { Change, Prepared } from './change.js';
 import { checkpoint, type JobContext } from './context.js';
 import { STOP_LABEL, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from './forge/forge.js';
 import { applyDecisions, decisionsMessage } from './decisions.js';
-import { parseMetadataBlock, pendingTicks, renderProposalBodies, type FileChange, type ProposalBodies } from './proposal-body.js';
+import {
+  type CarriedCommit,
+  type FileChange,
+  type ProposalBodies,
+  parseMetadataBlock,
+  pendingTicks,
+  renderProposalBodies,
+} from './proposal-body.js';
 import { renderFailureLine, type RenderFailureReport } from './render.js';
 import { DEFERRED_MESSAGE, message, proposalRef, type JobAction, type JobOutcome, type VariantResult } from './result.js';
-import { isAncestorIn, type Mirror, type Workspace } from './workspace.js';
+import { isAncestorIn, type BranchCommit, type Mirror, type Workspace } from './workspace.js';
 import { RunError } from './errors.js';
 
 /**
@@ -82,12 +90,34 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
   if (!open && change.current) return { action: 'up-to-date', writes: false, fingerprint, ...known };
 
   await checkpoint(ctx.signal);
-  const ws = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
+  const checkedOut = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
+  // read once: the same commits whichever workspace asks
+  let foreignOnce: Promise<BranchCommit[]> | undefined;
+  const foreign = () => (foreignOnce ??= foreignCommits(ctx, checkedOut));
+  // A human's commits on the branch, when its inputs moved: the update is built on top of them.
+  const carry = await carryForward({
+    open,
+    fingerprint,
+    directory: change.directory,
+    ws: checkedOut,
+    foreign,
+  });
+  if (carry.kind === 'left-alone') return { ...blockedBy(carry.foreign, target, open, carry.reason), fingerprint, ...known };
+  const ws = carry.kind === 'carry' ? carry.ws : checkedOut;
+  const carried = carry.kind === 'carry' ? carry.carried : undefined;
   const made = await change.prepare(ws);
   if ('done' in made) return { fingerprint, ...made.done };
   const prepared = await applyDecisions(ws, change.directory, made, { ticked, decided: meta?.decided ?? [] });
   await checkpoint(ctx.signal);
-  const proposed = await proposeWorkspace(ctx, change, declined ? withDeclineNote(prepared, declined) : prepared, ws, open);
+  const proposed = await proposeWorkspace(
+    ctx,
+    change,
+    declined ? withDeclineNote(prepared, declined) : prepared,
+    ws,
+    open,
+    foreign,
+    carried,
+  );
   const said = [proposed.message, decisionsMessage(prepared.decisions, ticked)].filter((m) => m !== undefined);
   return {
     ...proposed,
@@ -158,14 +188,24 @@ export function stopped(open: Proposal | undefined, head: string): Proposed | un
   };
 }
 
-/** A branch with commits kdelta did not make: left alone, and said so. */
-function blockedBy(foreign: readonly string[], target: ProposalTarget, open: Proposal | undefined): Proposed {
+/**
+ * A branch with commits kdelta did not make, when nothing moved (or they cannot be carried
+ * forward, for `reason`): left alone, and said so.
+ */
+function blockedBy(foreign: readonly BranchCommit[], target: ProposalTarget, open: Proposal | undefined, reason?: string): Proposed {
+  const named = foreign.map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
+  const why = reason ? ` and cannot be carried forward: ${reason}` : '';
   return {
     action: 'blocked',
     writes: false,
     proposal: open ? proposalRef(open) : undefined,
-    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(', ')}): left alone; merge or delete it to let kdelta update it`,
+    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${named.join(', ')})${why}: left alone; a new upstream commit or a change of the variant updates it on top of them (or merge or delete it)`,
   };
+}
+
+/** What a result says of the commits its branch carried forward. */
+function carriedNote(carried: readonly CarriedCommit[]): string {
+  return `carried forward ${carried.length} commit(s) kdelta did not make (${carried.map((c) => `${c.sha.slice(0, 12)} by ${c.name}`).join(', ')}): a new commit on top of them`;
 }
 
 /**
@@ -173,11 +213,9 @@ function blockedBy(foreign: readonly string[], target: ProposalTarget, open: Pro
  * by another author, and, when the branch has no commit of its own, its tip unless kdelta made it
  * (a human's branch that points into the base branch is still a human's).
  */
-async function foreignCommits(ctx: JobContext, ws: Workspace): Promise<string[]> {
+async function foreignCommits(ctx: JobContext, ws: Workspace): Promise<BranchCommit[]> {
   const trailer = new RegExp(`^${COMMIT_TRAILER}: `, 'm');
-  return (await ws.branchCommits())
-    .filter((c) => !(c.email === ctx.author.email && trailer.test(c.body)))
-    .map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
+  return (await ws.branchCommits()).filter((c) => !(c.email === ctx.author.email && trailer.test(c.body)));
 }
 
 const costOf = (ctx: JobContext, op: WriteOperation) => ctx.forge.writeCost?.(op) ?? 0;
@@ -203,7 +241,7 @@ export function readiness(conflicts: number, renderFailure?: RenderFailureReport
  * The proposal's texts, with every URL's credentials left out: they are pushed and published, and
  * a Repository's `spec.git.repo` may carry credentials.
  */
-function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspace) {
+function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspace, carried: readonly CarriedCommit[] | undefined) {
   const { fingerprint, variant } = change;
   const detail = prepared.commitDetail ? `${prepared.commitDetail}\n\n` : '';
   const commitMessage = hideCredentials(
@@ -221,6 +259,7 @@ function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspac
       renderFailure: prepared.renderFailure,
       notReady: prepared.notReady,
       decisions: prepared.decisions,
+      carried,
       metadata: {
         version: ctx.version,
         variant,
@@ -249,9 +288,11 @@ async function proposeWorkspace(
   prepared: Prepared,
   ws: Workspace,
   given: Proposal | undefined,
+  foreignOf: () => Promise<readonly BranchCommit[]>,
+  carried?: readonly CarriedCommit[],
 ): Promise<Proposed> {
   const { target } = change;
-  const { commitMessage, body } = texts(ctx, change, prepared, ws);
+  const { commitMessage, body } = texts(ctx, change, prepared, ws, carried);
   const conflicts = prepared.conflicts.length;
   // Whatever the prefix and the names: a proposal's head is never the branch it proposes into.
   if (target.head === target.base) {
@@ -288,7 +329,7 @@ async function proposeWorkspace(
     if (!open) return { action: 'up-to-date', writes: false };
     const merged = await reachedBase(open);
     // closing deletes the branch: not one a human has written on
-    const foreign = merged ? [] : await foreignCommits(ctx, ws);
+    const foreign = merged ? [] : await foreignOf();
     if (foreign.length > 0) return blockedBy(foreign, target, open);
     if (ctx.dryRun) return { action: merged ? 'up-to-date' : 'closed', writes: true, proposal: proposalRef(open) };
     const release = reserve(ctx, costOf(ctx, { kind: 'close' }) + (merged ? 0 : costOf(ctx, { kind: 'delete-branch' })));
@@ -306,7 +347,8 @@ async function proposeWorkspace(
       release();
     }
   }
-  const foreign = await foreignCommits(ctx, ws);
+  // carried forward: the human's commits stay under this one
+  const foreign = carried ? [] : await foreignOf();
   if (foreign.length > 0) return blockedBy(foreign, target, open);
   const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
   // The branch already holds exactly this content on this base: keep it (no push, refs identical).
@@ -346,7 +388,8 @@ async function proposeWorkspace(
         target,
         dir: ws.dir,
         commit,
-        baseCommit: ws.baseCommit,
+        // the commit's parent: the base, or the branch's tip when its commits are carried forward
+        baseCommit: ws.parent ?? ws.baseCommit,
         expectedHead: ws.remoteHead,
         message: commitMessage,
         author: ctx.author,
@@ -374,7 +417,7 @@ async function proposeWorkspace(
       ...(prepared.renderFailure ? { renderFailed: true } : {}),
       headCommit,
     });
-    const warnings = [...given];
+    const warnings = [...(carried ? [carriedNote(carried)] : []), ...given];
     // A proposal another run opened just now, exactly as this one would write it, is that run's:
     // unchanged here, whichever of the two won the push (one run reports it proposed, not both).
     if (!created && !changed && !renderChanged && (open === undefined || !pushNeeded)) action = 'unchanged';

@@ -1,4 +1,5 @@
 import {
+  checkoutDetached,
   cloneShared,
   commitsSince,
   commitStaged,
@@ -53,6 +54,11 @@ export interface Workspace {
   readonly baseCommit: string;
   /** The proposal branch on the remote, if it exists. */
   readonly remoteHead: string | undefined;
+  /**
+   * The commit {@link commit} goes on: the base commit, or, in the workspace {@link onBranchTip}
+   * returns, the branch's tip (absent: the base commit).
+   */
+  readonly parent?: string | undefined;
   /** A package directory's files; undefined when it is absent. A symlinked package is refused. */
   readPackage(directory: string): Promise<Map<string, FileContent> | undefined>;
   /** Replace a package directory with exactly these files. */
@@ -62,7 +68,7 @@ export interface Workspace {
   readFile(directory: string, file: string): Promise<FileContent | undefined>;
   /** Write one text file of a package, leaving its other files as they are. */
   writeFile(directory: string, file: string, text: string): Promise<void>;
-  /** What differs from the base commit under `directory` (everything staged for the commit). */
+  /** What differs from the base commit under `directory` (everything staged for the commit, on whichever parent). */
   changedFiles(directory: string): Promise<FileChange[]>;
   /** The remote branch's commits not on the base; when it has none, its tip alone. */
   branchCommits(): Promise<BranchCommit[]>;
@@ -72,8 +78,15 @@ export interface Workspace {
    * squash merge keeps). Optional: without it, only a merge that keeps the commit is seen.
    */
   baseHasLine?(line: string, directory: string): Promise<boolean>;
-  /** Commit what {@link changedFiles} staged, on the base commit. */
+  /** Commit what {@link changedFiles} staged, on {@link parent}. */
   commit(message: string, author: Author): Promise<Committed>;
+  /**
+   * This workspace moved onto the remote branch's tip, to carry its commits forward: packages are
+   * read from the tip, the commit goes on top of it (the push a fast-forward), and
+   * {@link changedFiles} still compares with the base. Call it before anything is written.
+   * Optional: without it, a branch with commits kdelta did not make is left alone.
+   */
+  onBranchTip?(): Promise<Workspace>;
   /**
    * Push the commit to the proposal branch, unless the branch moved since it was read. Returns the
    * commit the branch then holds: this one, or, when another run pushed exactly this proposal
@@ -119,16 +132,19 @@ export async function checkoutMirror(mirror: Mirror, url: string, base: string, 
   const baseCommit = mirror.heads.get(base);
   if (!baseCommit) throw new RunError('branch-missing', `branch "${base}" does not exist in ${url}`);
   await cloneShared({ source: mirror.dir, dest: dir, branch: base });
-  return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head));
+  return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head), baseCommit);
 }
 
-function gitWorkspace(dir: string, repository: string, baseCommit: string, remoteHead: string | undefined): Workspace {
+function gitWorkspace(dir: string, repository: string, baseCommit: string, remoteHead: string | undefined, parent: string): Workspace {
   let committed: string | undefined;
+  // on the branch's tip: the human's commits are carried forward under a commit of kdelta's
+  const onTip = parent !== baseCommit;
   return {
     dir,
     repository,
     baseCommit,
     remoteHead,
+    parent,
     async readPackage(directory) {
       await assertNoSymlinkIn(dir, directory, repository);
       return readPackageDir(join(dir, directory));
@@ -156,14 +172,15 @@ function gitWorkspace(dir: string, repository: string, baseCommit: string, remot
       await assertNoSymlinkIn(dir, directory, repository);
       await writeFile(join(dir, directory, file), text);
     },
-    changedFiles: (directory) => stageAll({ dir, directory }),
+    changedFiles: (directory) => stageAll({ dir, directory, against: baseCommit }),
     branchCommits: async () => (remoteHead ? commitsSince({ dir, head: remoteHead, base: baseCommit }) : []),
     isAncestor: (commit, of) => isAncestor({ dir, commit, of }),
     baseHasLine: async (line, directory) => (await lastCommitWithLine({ dir, ref: baseCommit, path: directory, line })) !== undefined,
     async commit(message, author) {
       // Committed as staged by changedFiles, on the scratch clone's base: the branch exists only
       // on the remote (pushed from HEAD). Each git process costs a fork of this one: as few as will do.
-      await commitStaged({ dir, message, author });
+      // on the tip, a merge that changes nothing there is still this run's commit: compared below
+      await commitStaged({ dir, message, author, allowEmpty: onTip });
       // our commit and tree, then, when the branch exists, its tree and its parents (in this order)
       const remote = remoteHead ? [`${remoteHead}^{tree}`, `${remoteHead}^@`] : [];
       const [commit, ourTree, theirTree, ...theirParents] = await revParse({ dir, revs: ['HEAD', 'HEAD^{tree}', ...remote] });
@@ -171,7 +188,11 @@ function gitWorkspace(dir: string, repository: string, baseCommit: string, remot
       committed = commit;
       return {
         commit,
-        sameAsRemote: remoteHead !== undefined && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === baseCommit,
+        sameAsRemote:
+          remoteHead !== undefined &&
+          ourTree === theirTree &&
+          // on the tip: its tree is already the result; else: one commit of this tree on the base
+          (onTip || (theirParents.length === 1 && theirParents[0] === baseCommit)),
       };
     },
     async push(to) {
@@ -184,10 +205,15 @@ function gitWorkspace(dir: string, repository: string, baseCommit: string, remot
         // Two runs at once (a schedule and a release) can compute the same proposal: the first
         // push wins, the second's lease is stale. Nothing was lost when the branch now holds
         // exactly what this push held: the winner's commit is the proposal.
-        const winner = lostRace(error) ? await identicalWinner(dir, to, baseCommit).catch(() => undefined) : undefined;
+        const winner = lostRace(error) ? await identicalWinner(dir, to, parent).catch(() => undefined) : undefined;
         if (!winner) throw error;
         return winner;
       }
+    },
+    async onBranchTip() {
+      if (!remoteHead) throw new RunError('internal', 'internal: there is no branch tip to carry forward');
+      await checkoutDetached({ dir, commit: remoteHead });
+      return gitWorkspace(dir, repository, baseCommit, remoteHead, remoteHead);
     },
     async deleteBranch(to) {
       if (!remoteHead) return;
@@ -205,8 +231,8 @@ function lostRace(error: unknown): boolean {
   return /cannot lock ref|failed to update ref|reference already exists/i.test(`${error.stderr}\n${error.message}`);
 }
 
-/** The branch's commit when it is this work tree's HEAD in all but its id (same tree, one parent: the base); else undefined. */
-async function identicalWinner(dir: string, to: RemoteBranch, baseCommit: string): Promise<string | undefined> {
+/** The branch's commit when it is this work tree's HEAD in all but its id (same tree, one parent: `parent`); else undefined. */
+async function identicalWinner(dir: string, to: RemoteBranch, parent: string): Promise<string | undefined> {
   const winner = await fetchBranch({
     dir,
     remote: to.remote,
@@ -216,5 +242,5 @@ async function identicalWinner(dir: string, to: RemoteBranch, baseCommit: string
     ...credentials(to),
   });
   const [theirTree, ourTree, ...parents] = await revParse({ dir, revs: [`${winner}^{tree}`, 'HEAD^{tree}', `${winner}^@`] });
-  return theirTree === ourTree && parents.length === 1 && parents[0] === baseCommit ? winner : undefined;
+  return theirTree === ourTree && parents.length === 1 && parents[0] === parent ? winner : undefined;
 }

@@ -36,7 +36,9 @@ and, when the result differs from the downstream's branch, pushes branch kdelta/
 (see --branch-prefix) and opens or updates its proposal. Nothing new: nothing is pushed or
 written. A branch with commits kdelta did not make (a human's branch that happens to have the
 proposal's name included, even one with no commit of its own), or a pull request labelled
-kdelta:stop, is left alone and reported. A package whose variant is gone gets a proposal removing
+kdelta:stop, is left alone and reported; when the upstream or the variant of an open proposal
+with such commits moves, they are carried forward: a 3-way merge from the branch's package,
+pushed as a new commit on top of them (never a rewrite), the proposal naming them. A package whose variant is gone gets a proposal removing
 it (deletionPolicy delete) or removing only its ownership annotation (orphan); a removal proposal
 lists the package's local edits since kdelta last proposed it. At most --max-removals are proposed.
 

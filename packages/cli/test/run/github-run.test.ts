@@ -264,13 +264,12 @@ describe('kdelta run --forge github', () => {
     );
   });
 
-  it('a human commit on the branch, or the kdelta:stop label, leaves the pull request alone', async () => {
+  it('a human commit on the branch while nothing moved, or the kdelta:stop label, leaves the pull request alone (carry-forward-github.test.ts: when something moved)', async () => {
     const f = await fleet(['cluster-01', 'cluster-02']);
     f.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01'), 'b.yaml': packageVariant('b', 'cluster-02') });
     await run(opts(f));
     await gh.humanCommit(f.slug('cluster-01'), 'kdelta/a', { 'a/notes.txt': 'mine\n' });
     gh.addLabel(f.slug('cluster-02'), gh.pulls(f.slug('cluster-02'))[0]!.number, 'kdelta:stop');
-    f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: v1b\n' }, 'base-ns/v1');
     gh.clearRequests();
     const report = await run(opts(f));
     expect(report.results.map((r) => r.action)).toEqual(['blocked', 'blocked']);

@@ -500,12 +500,11 @@ describe('kdelta run', () => {
     }
   });
 
-  it('a branch with a commit kdelta did not make is left alone and reported', async () => {
+  it('a branch with a commit kdelta did not make is left alone and reported while nothing moved (carry-forward.test.ts: when something does)', async () => {
     const f = fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT) });
     await run(opts(f));
     const human = f.commitAs('cluster-01', 'kdelta/web', { 'web/notes.md': 'mine\n' });
-    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '  packageContext:\n    data:\n      team: green\n') });
     const second = await run(opts(f));
     expect(second.results[0]).toMatchObject({ action: 'blocked', writes: false });
     expect(second.results[0]!.message).toContain(`${human.slice(0, 12)} by Human <human@example.com>`);

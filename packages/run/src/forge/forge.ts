@@ -76,7 +76,10 @@ export interface UpsertResult {
 /** A commit the forge makes itself (GitHub: through its API, so GitHub marks it verified). */
 export interface PublishCommitInput {
   readonly target: ProposalTarget;
-  /** A work tree holding `commit`, whose only parent is `baseCommit`. */
+  /**
+   * A work tree holding `commit`, whose only parent is `baseCommit`: the base branch's commit, or
+   * the branch's tip when the commits on it are carried forward (then `expectedHead`).
+   */
   readonly dir: string;
   readonly commit: string;
   readonly baseCommit: string;

@@ -835,7 +835,9 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
           `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`,
         );
       }
-      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force: true });
+      // on the tip it read (a human's commits carried forward): a fast-forward, which GitHub checks
+      const force = input.baseCommit !== input.expectedHead;
+      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force });
     } else {
       await call(`create ${where}`, 'POST /repos/{owner}/{repo}/git/refs', { ...repo, ref: `refs/${ref}`, sha: commit.sha });
     }

@@ -8,6 +8,7 @@ import type { JobContext } from '../context.js';
 import type { ControlRepository } from '../control-repository.js';
 import { splitBinary, type FileContent } from '../file-content.js';
 import type { ProposalTarget } from '../forge/forge.js';
+import { lockCommit } from '../kptfile-annotations.js';
 import { hashOf } from '../plan.js';
 import { propose } from '../propose.js';
 import { renderFiles, type RenderFailureReport } from '../render.js';
@@ -178,7 +179,9 @@ function updateChange(plan: UpdatePlan, control: ControlRepository, commit: stri
       let files: ReadonlyMap<string, FileContent> = local;
       let conflicts: readonly Conflict[] = [];
       let resources: readonly ResourceReport[] = [];
-      if (plan.lockCommit !== commit) {
+      // the package's own lock: the base's, or the branch's when its human commits are carried forward
+      const kptfile = local.get('Kptfile');
+      if (lockCommit(typeof kptfile === 'string' ? kptfile : undefined) !== commit) {
         const m = await ctx.materialize({
           variant: plan.name,
           upstream: { repo: plan.upstream.repo, directory: plan.upstream.directory, ref: plan.upstream.ref, commit },
