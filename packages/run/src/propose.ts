@@ -164,7 +164,7 @@ async function declinedNow(
 }
 
 function declineMessage(declined: Proposal): string {
-  return `declined: ${declined.url} was closed without merging; the same upstream commit and variant are not proposed again (a new upstream commit or a change of the variant proposes again; \`kdelta proposals\` says how to undo a decline)`;
+  return `${declined.url} was closed without merging; the same upstream commit and variant are not proposed again (a new upstream commit or a change of the variant proposes again; \`kdelta proposals\` says how to undo a decline)`;
 }
 
 /** A new proposal after a declined one says so, and what the declined one proposed. */
