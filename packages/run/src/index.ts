@@ -40,7 +40,7 @@ export {
   type DashboardState,
   type DashboardTicks,
 } from './dashboard.js';
-export { dashboardTarget, type DashboardOptions, type DashboardReport } from './dashboard-run.js';
+export { dashboardRepositoryProblem, dashboardTarget, type DashboardOptions, type DashboardReport } from './dashboard-run.js';
 // The fleet preview: a candidate change's proposals, computed by the dry run and summarised.
 export {
   preview,
