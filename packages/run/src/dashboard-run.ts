@@ -76,6 +76,12 @@ export async function openDashboard(
       warning: `${reason}; the run goes on without it (it needs issues: write on the control repository, or turn it off)`,
     };
   }
+  // Its one write is set aside before the first job: a run whose budget runs out still says so on it.
+  const hold = budget ? budget.reserve(forge.writeCost?.({ kind: 'dashboard' }) ?? 0) : () => {};
+  if (!hold) {
+    const reason = "the run's write budget cannot cover the dashboard's write: not kept by this run";
+    return { skipped: { outcome: 'skipped', url: seen?.url, reason, ticks: none }, warning: reason };
+  }
   const parsed = seen ? parseDashboard(seen.body) : { ticks: NO_TICKS, memory: new Map() as FieldMemory };
   return {
     opened: {
@@ -87,28 +93,21 @@ export async function openDashboard(
           entries: dashboardEntries(results, parsed.memory),
           tickHow: forge.name === 'local' ? LOCAL_TICK : undefined,
         });
-        if (seen && seen.body === body) return { report: { outcome: 'unchanged', url: seen.url, ticks: acted } };
         try {
+          if (seen && seen.body === body) return { report: { outcome: 'unchanged', url: seen.url, ticks: acted } };
           // Someone ticked or edited it during the run: their change stays, for the next run to read.
           const now = await read(target);
           if ((now?.body ?? undefined) !== (seen?.body ?? undefined)) {
             const reason = 'the dashboard changed while the run went on: left as it is, for the next run to read and rewrite';
             return { report: { outcome: 'raced', url: now?.url ?? seen?.url, reason, ticks: acted }, warning: reason };
           }
-          const release = budget ? budget.reserve(forge.writeCost?.({ kind: 'dashboard' }) ?? 0) : () => {};
-          if (!release) {
-            const reason = "the run's write budget is spent: the dashboard is written by the next run";
-            return { report: { outcome: 'skipped', url: seen?.url, reason, ticks: acted }, warning: reason };
-          }
-          try {
-            const written = await writeTo(target, body, now);
-            return { report: { outcome: now ? 'updated' : 'created', url: written.url, ticks: acted } };
-          } finally {
-            release();
-          }
+          const written = await writeTo(target, body, now);
+          return { report: { outcome: now ? 'updated' : 'created', url: written.url, ticks: acted } };
         } catch (error) {
           const reason = `cannot write the dashboard: ${message(error)}`;
           return { report: { outcome: 'skipped', url: seen?.url, reason, ticks: acted }, warning: reason };
+        } finally {
+          hold();
         }
       },
     },
