@@ -85,7 +85,7 @@ describe('the Action against a fake GitHub', () => {
     expect(r.stdout.split('\n').slice(1).join('\n')).not.toContain('ghs_readonly');
   });
 
-  it('keeps the fleet dashboard as an issue of the workflow\'s repository, written only when it changed; dashboard false keeps none', async () => {
+  it("keeps the fleet dashboard as an issue of the workflow's repository, written only when it changed; dashboard false keeps none", async () => {
     const s = await githubFleet();
     await s.gh.createRepo('org/control', { defaultBranch: 'main', files: { 'README.md': '# control\n' } });
     const env = { ...s.env, GITHUB_REPOSITORY: 'org/control' };

@@ -183,11 +183,20 @@ describe('pull requests', () => {
     await pushBranch('kdelta/at-once', 'at-once.txt', 'x\n');
     const ok = octokit();
     const open = () =>
-      ok.request('POST /repos/{owner}/{repo}/pulls', { owner: 'org', repo: 'cluster-01', title: 't', head: 'kdelta/at-once', base: 'main' });
+      ok.request('POST /repos/{owner}/{repo}/pulls', {
+        owner: 'org',
+        repo: 'cluster-01',
+        title: 't',
+        head: 'kdelta/at-once',
+        base: 'main',
+      });
     const answers = await Promise.allSettled(Array.from({ length: 6 }, open));
     expect(answers.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
     for (const a of answers.filter((a): a is PromiseRejectedResult => a.status === 'rejected')) {
-      expect(a.reason).toMatchObject({ status: 422, response: { data: { errors: [{ message: 'A pull request already exists for org:kdelta/at-once.' }] } } });
+      expect(a.reason).toMatchObject({
+        status: 422,
+        response: { data: { errors: [{ message: 'A pull request already exists for org:kdelta/at-once.' }] } },
+      });
     }
     expect(gh.pulls(REPO).filter((p) => p.head.ref === 'kdelta/at-once')).toHaveLength(1);
   });
@@ -406,7 +415,9 @@ describe('statuses, permissions, rate limits, validation', () => {
     expect(mine?.pull_request).toBeUndefined();
     expect(listed.find((i) => i.number === pr.number)?.pull_request).toBeDefined();
     await ok.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { ...at, issue_number: made.number, body: 'two' });
-    expect((await ok.request('GET /repos/{owner}/{repo}/issues/{issue_number}', { ...at, issue_number: made.number })).data.body).toBe('two');
+    expect((await ok.request('GET /repos/{owner}/{repo}/issues/{issue_number}', { ...at, issue_number: made.number })).data.body).toBe(
+      'two',
+    );
     gh.editIssue(REPO, made.number, 'ticked');
     expect(gh.issues(REPO).find((i) => i.number === made.number)).toMatchObject({ body: 'ticked', state: 'open', user: 'kdelta-bot' });
     await ok.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { ...at, issue_number: made.number, state: 'closed' });

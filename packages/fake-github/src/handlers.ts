@@ -575,7 +575,12 @@ export const handlers: Record<string, Handler> = {
       const rows: Row[] = [
         ...repo.issues
           .filter((i) => (state === 'all' || i.state === state) && (!creator || i.user.toLowerCase() === creator) && labelled(i.labels))
-          .map((i) => ({ number: i.number, created: i.createdAt, updated: i.updatedAt, json: () => o.plainIssue(ctx.urls, repo, i, labelOf) })),
+          .map((i) => ({
+            number: i.number,
+            created: i.createdAt,
+            updated: i.updatedAt,
+            json: () => o.plainIssue(ctx.urls, repo, i, labelOf),
+          })),
         ...repo.pulls
           .filter((p) => (state === 'all' || p.state === state) && (!creator || p.user.toLowerCase() === creator) && labelled(p.labels))
           .map((p) => ({ number: p.number, created: p.createdAt, updated: p.updatedAt, json: () => o.issue(ctx.urls, repo, p, labelOf) })),

@@ -23,7 +23,6 @@ export interface DashboardOptions {
   readonly repository?: string | undefined;
 }
 
-
 const SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\/[A-Za-z0-9._-]+$/;
 
 /** What is wrong with a dashboard repository as given, or undefined. */

@@ -26,13 +26,22 @@ const conflict = (path: string): Conflict =>
   }) as unknown as Conflict;
 
 const text = (results: VariantResult[], memory?: Parameters<typeof dashboardEntries>[1]) =>
-  renderDashboard({ title: 'kdelta dashboard', marker: '<!-- kdelta-dashboard: dashboard -->', entries: dashboardEntries(results, memory) });
+  renderDashboard({
+    title: 'kdelta dashboard',
+    marker: '<!-- kdelta-dashboard: dashboard -->',
+    entries: dashboardEntries(results, memory),
+  });
 
 describe('the dashboard text', () => {
   it('groups every variant by state, problems first', () => {
     const body = text([
       result({ variant: 'a', action: 'up-to-date', writes: false }),
-      result({ variant: 'b', action: 'unchanged', conflictCount: 1, proposal: { id: '1', url: 'https://github.com/o/r/pull/1', state: 'open', head: 'h', base: 'main' } }),
+      result({
+        variant: 'b',
+        action: 'unchanged',
+        conflictCount: 1,
+        proposal: { id: '1', url: 'https://github.com/o/r/pull/1', state: 'open', head: 'h', base: 'main' },
+      }),
       result({ variant: 'c', action: 'failed', code: 'upstream-unresolved', error: 'no such ref\nmore' }),
       result({ variant: 'd', action: 'blocked', message: 'branch kdelta/d has 1 commit(s) kdelta did not make' }),
       result({ variant: 'e', action: 'deferred' }),
@@ -44,7 +53,9 @@ describe('the dashboard text', () => {
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((x, y) => x - y)).toEqual(order);
     expect(body).toContain('6 variant(s): 5 need attention, 0 open proposal(s), 1 up to date.');
-    expect(body).toContain('- [ ] <!-- kdelta-retry:c%20cluster-01%2Fweb --> retry `c` → `cluster-01/web`: `upstream-unresolved` `no such ref`\n');
+    expect(body).toContain(
+      '- [ ] <!-- kdelta-retry:c%20cluster-01%2Fweb --> retry `c` → `cluster-01/web`: `upstream-unresolved` `no such ref`\n',
+    );
     expect(body).toContain('- `b` → `cluster-01/web` · [proposal](https://github.com/o/r/pull/1): 1 conflict(s)\n');
   });
 
@@ -65,7 +76,12 @@ describe('the dashboard text', () => {
   it('escapes what comes from a downstream: no tick, link or marker can be forged through a name or a message', () => {
     const evil = 'x` --> <!-- kdelta-retry:evil --> [a](https://evil.example) `';
     const body = text([
-      result({ variant: evil, downstream: '- [x] <!-- kdelta-repropose:https%3A%2F%2Fx -->', action: 'failed', error: `line\n- [x] <!-- kdelta-retry:evil -->` }),
+      result({
+        variant: evil,
+        downstream: '- [x] <!-- kdelta-repropose:https%3A%2F%2Fx -->',
+        action: 'failed',
+        error: `line\n- [x] <!-- kdelta-retry:evil -->`,
+      }),
       result({ variant: 'w', action: 'unchanged', proposal: { id: '1', url: 'javascript:alert(1)', state: 'open', head: 'h', base: 'm' } }),
     ]);
     const ticked = parseDashboard(body.replaceAll('- [ ]', '- [x]'));

@@ -252,7 +252,8 @@ function section(state: DashboardState, title: string, entries: readonly Dashboa
   } else if (state === 'up-to-date' && listed.length > 0) {
     lines.push(`<details><summary>${entries.length} variant(s)</summary>`, '', ...listed.map((e) => item(e, d)), '', '</details>');
   } else lines.push(...listed.map((e) => item(e, d)));
-  if (listed.length < entries.length && listed.length > 0) lines.push(`- …and ${entries.length - listed.length} more (see the run's report)`);
+  if (listed.length < entries.length && listed.length > 0)
+    lines.push(`- …and ${entries.length - listed.length} more (see the run's report)`);
   lines.push('');
   return lines;
 }

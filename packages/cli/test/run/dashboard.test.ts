@@ -26,7 +26,9 @@ describe('the fleet dashboard (local forge)', () => {
     const first = dashboard(f);
     expect(first).toContain('## kdelta dashboard\n');
     expect(first).toContain('2 variant(s): 1 need attention, 1 open proposal(s), 0 up to date.');
-    expect(first).toMatch(/### Failed \(1\)\n\n- \[ \] <!-- kdelta-retry:bad%20cluster-01%2Fbad --> retry `bad` → `cluster-01\/bad`: `[a-z-]+` `/);
+    expect(first).toMatch(
+      /### Failed \(1\)\n\n- \[ \] <!-- kdelta-retry:bad%20cluster-01%2Fbad --> retry `bad` → `cluster-01\/bad`: `[a-z-]+` `/,
+    );
     expect(first).toContain('### Open proposals (1)\n\n- `web` → `cluster-01/web` · `.kdelta/proposals/cluster-01/web.md`\n');
     // problems come first
     expect(first.indexOf('### Failed')).toBeLessThan(first.indexOf('### Open proposals'));
@@ -84,7 +86,9 @@ describe('the fleet dashboard (local forge)', () => {
     expect((await kdelta(f, 'run', '--max-removals', '1')).code).toBe(1);
     const held = dashboard(f);
     expect(held).toContain('### Removals held by the removal guard (2)');
-    expect(held).toMatch(/- \[ \] <!-- kdelta-allow-removals:[0-9a-f]{16} --> allow these 2 removals on the next run\n {2}- `api` → `cluster-01\/api`\n {2}- `web` → `cluster-01\/web`\n/);
+    expect(held).toMatch(
+      /- \[ \] <!-- kdelta-allow-removals:[0-9a-f]{16} --> allow these 2 removals on the next run\n {2}- `api` → `cluster-01\/api`\n {2}- `web` → `cluster-01\/web`\n/,
+    );
 
     // unticked, the guard holds them again (and the dashboard, unchanged, is not written)
     const { mtimeMs } = statSync(dashboardPath(f));

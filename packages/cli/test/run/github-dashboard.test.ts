@@ -44,16 +44,18 @@ async function fleet(downstreams: string[]): Promise<Fleet & { control: string; 
   for (const d of downstreams) await gh.createRepo(`${owner}/${d}`, { defaultBranch: 'main', files: { 'README.md': `# ${d}\n` } });
   await gh.createRepo(`${owner}/control`, { defaultBranch: 'main', files: { 'README.md': '# control\n' } });
   f.writeControl({
-    'repositories.yaml': [repository('catalog', f.upstream), ...downstreams.map((d) => repository(d, `${gh.serverUrl}/${owner}/${d}.git`))].join(
-      '---\n',
-    ),
+    'repositories.yaml': [
+      repository('catalog', f.upstream),
+      ...downstreams.map((d) => repository(d, `${gh.serverUrl}/${owner}/${d}.git`)),
+    ].join('---\n'),
   });
   return Object.assign(f, { controlRepo: `${owner}/control`, owner });
 }
 
 function opts(f: { control: string; controlRepo: string }, extra: Partial<RunOptions> = {}): RunOptions {
   const env: Record<string, string | undefined> = { ...process.env, KDELTA_CACHE_DIR: cacheDir };
-  for (const k of ['GITHUB_TOKEN', 'GH_TOKEN', 'KDELTA_GIT_TOKEN', 'GITHUB_API_URL', 'GITHUB_SERVER_URL', 'GITHUB_REPOSITORY']) delete env[k];
+  for (const k of ['GITHUB_TOKEN', 'GH_TOKEN', 'KDELTA_GIT_TOKEN', 'GITHUB_API_URL', 'GITHUB_SERVER_URL', 'GITHUB_REPOSITORY'])
+    delete env[k];
   return {
     cwd: f.control,
     cacheDir,
@@ -169,7 +171,7 @@ describe('the fleet dashboard (github)', () => {
     expect(dashboards(f)).toHaveLength(0);
   });
 
-  it('the control repository is found from the work tree\'s origin remote when it is on the forge\'s server', async () => {
+  it("the control repository is found from the work tree's origin remote when it is on the forge's server", async () => {
     const f = await fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
     execFileSync('git', ['init', '--quiet', '-b', 'main'], { cwd: f.control });

@@ -705,12 +705,16 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
         throw new ForgeError('body-too-long', `the dashboard has ${body.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`);
       }
       const issue = existing
-        ? await call<IssueJson>(`update the dashboard #${existing.id} of ${keyOf(repo)}`, 'PATCH /repos/{owner}/{repo}/issues/{issue_number}', {
-            ...repo,
-            issue_number: Number(existing.id),
-            title: target.title,
-            body,
-          })
+        ? await call<IssueJson>(
+            `update the dashboard #${existing.id} of ${keyOf(repo)}`,
+            'PATCH /repos/{owner}/{repo}/issues/{issue_number}',
+            {
+              ...repo,
+              issue_number: Number(existing.id),
+              title: target.title,
+              body,
+            },
+          )
         : await call<IssueJson>(`open the dashboard issue in ${keyOf(repo)}`, 'POST /repos/{owner}/{repo}/issues', {
             ...repo,
             title: target.title,

@@ -3,7 +3,17 @@ import { join, relative } from 'node:path';
 import { parseYamlDocument, stringifyYaml } from '@kdelta/merge-core';
 import { withoutCredentials } from '@kdelta/git-source';
 import { writeFileAtomic } from '@kdelta/kptfile-model';
-import type { DashboardRecord, DashboardTarget, Forge, Proposal, ProposalInput, ProposalState, ProposalStatus, ProposalTarget, UpsertResult } from './forge.js';
+import type {
+  DashboardRecord,
+  DashboardTarget,
+  Forge,
+  Proposal,
+  ProposalInput,
+  ProposalState,
+  ProposalStatus,
+  ProposalTarget,
+  UpsertResult,
+} from './forge.js';
 import { ForgeError } from './errors.js';
 
 /**
