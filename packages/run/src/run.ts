@@ -386,8 +386,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const acted: DashboardReport['ticks'] = {
       retry: jobKeys.filter((k) => ticks.retry.has(k)),
       allowRemovals: allowed ? [removalKey] : [],
-      // a declined proposal's tick acts in its job (propose), when it is still declined
-      repropose: [...ticks.repropose],
+      // a declined proposal's tick acts in its job (propose): known once the jobs ran
+      repropose: [],
     };
     total.n += updates.length + removals.length + collided.size + held.length + drafts.length;
     options.onProgress?.({ type: 'planned', total: total.n });
@@ -433,7 +433,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
     if (options.signal?.aborted) throw interrupted(options.signal);
     results.sort((a, b) => (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1));
     if (dashboard) {
-      const written = await dashboard.write(results, acted);
+      const reproposed = [...ticks.repropose].filter((url) => results.some((r) => r.proposal?.url === url && r.action !== 'declined'));
+      const written = await dashboard.write(results, { ...acted, repropose: reproposed });
       dashboardReport = written.report;
       if (written.warning) warnings.push(written.warning);
     }

@@ -139,9 +139,12 @@ describe('the fleet dashboard (local forge)', () => {
     expect((await kdelta(f, 'run')).stdout).toMatch(/web\s+cluster-01\/web\s+declined/);
 
     tick(f, 'repropose');
-    const again = await kdelta(f, 'run');
+    const again = await kdelta(f, 'run', '--report', 'r.json');
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/web\s+cluster-01\/web\s+proposed/);
+    expect(JSON.parse(readFileSync(join(f.control, 'r.json'), 'utf8')).dashboard.ticks.repropose).toEqual([
+      '.kdelta/proposals/cluster-01/web.md',
+    ]);
     expect(f.refs('cluster-01')).toContain('refs/heads/kdelta/web');
     expect(readFileSync(join(f.control, '.kdelta', 'proposals', 'cluster-01', 'web.md'), 'utf8')).toMatch(/\nstate: open\n/);
     expect(dashboard(f)).not.toContain('kdelta-repropose');
