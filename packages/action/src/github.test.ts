@@ -89,8 +89,12 @@ describe('the Action against a fake GitHub', () => {
     const s = await githubFleet();
     await s.gh.createRepo('org/control', { defaultBranch: 'main', files: { 'README.md': '# control\n' } });
     const env = { ...s.env, GITHUB_REPOSITORY: 'org/control' };
-    expect((await runMain(s.f.control, githubInputs(s), env)).status).toBe(0);
+    const first = await runMain(s.f.control, githubInputs(s), env);
+    expect(first.status).toBe(0);
     const issues = s.gh.issues('org/control');
+    const url = `${s.gh.serverUrl}/org/control/issues/${issues[0]?.number}`;
+    expect(first.summary).toContain(`Fleet dashboard: [${url}](${url}).`);
+    expect(first.stdout).toContain(`kdelta: dashboard ${url} (created)`);
     // a run of one mode sees only its part of the fleet: its dashboard is its own
     expect(issues.map((i) => i.title)).toEqual(['kdelta dashboard (variants)']);
     expect(issues[0]!.body).toContain('2 variant(s): 0 need attention, 2 open proposal(s), 0 up to date.');
