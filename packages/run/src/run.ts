@@ -300,7 +300,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
       : undefined;
     const variants = retriedFirst(
       mode === 'updates' ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(v.name, shard)),
-      (v) => jobKey(v.name, `${v.downstream.repository.name}/${v.downstream.package}`),
+      (v) => jobKey(v.name, variantLabel(v)),
       ticks,
     );
     const total = { n: variants.length };
@@ -325,7 +325,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
           const c = control;
           updates = retriedFirst(
             (await findUpdatePlans(await ctx.mirror(control.url), control, warnings)).filter((u) => inShard(u.name, shard)),
-            (u) => jobKey(u.name, `${c.name}/${u.directory || '.'}`),
+            (u) => jobKey(u.name, updateLabel(c, u)),
             ticks,
           );
         } catch (error) {
@@ -379,8 +379,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
     if (held.length > 0) removals = [];
     removals = retriedFirst(removals, (r) => jobKey(r.variant, removalLabel(r)), ticks);
     const jobKeys = [
-      ...variants.map((v) => jobKey(v.name, `${v.downstream.repository.name}/${v.downstream.package}`)),
-      ...(control ? updates.map((u) => jobKey(u.name, `${control!.name}/${u.directory || '.'}`)) : []),
+      ...variants.map((v) => jobKey(v.name, variantLabel(v))),
+      ...(control ? updates.map((u) => jobKey(u.name, updateLabel(control!, u))) : []),
       ...removals.map((r) => jobKey(r.variant, removalLabel(r))),
     ];
     const acted: DashboardReport['ticks'] = {
@@ -392,13 +392,13 @@ export async function run(options: RunOptions): Promise<RunReport> {
     total.n += updates.length + removals.length + collided.size + held.length + drafts.length;
     options.onProgress?.({ type: 'planned', total: total.n });
     const results: VariantResult[] = await pool(variants, concurrency, options.signal, async (v) =>
-      report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))()),
+      report(await unlessSpent(v.name, variantLabel(v), () => runVariantJob(v, ctx))()),
     );
     if (control) {
       const c = control;
       results.push(
         ...(await pool(updates, concurrency, options.signal, async (u) =>
-          report(await unlessSpent(u.name, `${c.name}/${u.directory || '.'}`, () => runUpdateJob(u, c, ctx))()),
+          report(await unlessSpent(u.name, updateLabel(c, u), () => runUpdateJob(u, c, ctx))()),
         )),
       );
     }
@@ -554,6 +554,16 @@ export function heldRemovalsMessage(held: readonly Removal[], max: number): stri
     `If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; ` +
     `if these variants were removed on purpose, allow their removal with --max-removals ${held.length} (the Action's input max-removals, RunSettings spec.maxRemovals)`
   );
+}
+
+/** A variant's downstream as its result names it: `<Repository>/<package>`. */
+function variantLabel(v: VariantPlan): string {
+  return `${v.downstream.repository.name}/${v.downstream.package}`;
+}
+
+/** A package update's downstream as its result names it: `<control repository>/<directory>`. */
+function updateLabel(control: ControlRepository, u: UpdatePlan): string {
+  return `${control.name}/${u.directory || '.'}`;
 }
 
 /** The jobs a person asked to retry (the dashboard's ticks) first, the others after in their order. */
