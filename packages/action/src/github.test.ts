@@ -85,6 +85,27 @@ describe('the Action against a fake GitHub', () => {
     expect(r.stdout.split('\n').slice(1).join('\n')).not.toContain('ghs_readonly');
   });
 
+  it("keeps the fleet dashboard as an issue of the workflow's repository, written only when it changed; dashboard false keeps none", async () => {
+    const s = await githubFleet();
+    await s.gh.createRepo('org/control', { defaultBranch: 'main', files: { 'README.md': '# control\n' } });
+    const env = { ...s.env, GITHUB_REPOSITORY: 'org/control' };
+    const first = await runMain(s.f.control, githubInputs(s), env);
+    expect(first.status).toBe(0);
+    const issues = s.gh.issues('org/control');
+    const url = `${s.gh.serverUrl}/org/control/issues/${issues[0]?.number}`;
+    expect(first.summary).toContain(`Fleet dashboard: [${url}](${url}).`);
+    expect(first.stdout).toContain(`kdelta: dashboard ${url} (created)`);
+    // a run of one mode sees only its part of the fleet: its dashboard is its own
+    expect(issues.map((i) => i.title)).toEqual(['kdelta dashboard (variants)']);
+    expect(issues[0]!.body).toContain('2 variant(s): 0 need attention, 2 open proposal(s), 0 up to date.');
+    s.gh.clearRequests();
+    expect((await runMain(s.f.control, githubInputs(s), env)).status).toBe(0);
+    expect(s.gh.writes()).toBe(0);
+    const off = await s.gh.createRepo('org/other', { defaultBranch: 'main' }).then(() => ({ ...s.env, GITHUB_REPOSITORY: 'org/other' }));
+    expect((await runMain(s.f.control, githubInputs(s, { dashboard: 'false' }), off)).status).toBe(0);
+    expect(s.gh.issues('org/other')).toEqual([]);
+  });
+
   it('a human commit on a pull request branch is left alone while nothing moves, and carried forward when the tag moves', async () => {
     const s = await githubFleet();
     expect((await runMain(s.f.control, githubInputs(s), s.env)).status).toBe(0);

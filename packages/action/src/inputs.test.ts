@@ -34,7 +34,18 @@ describe('settingsFromInputs', () => {
       forge: 'github',
       env: ctx.env,
       github: { token: 'ghs_x', tokenName: 'the `token` input' },
+      dashboard: {},
     });
+  });
+
+  it("the dashboard is kept by default, as an issue of the workflow's repository; dashboard false turns it off", () => {
+    const env = { ...ctx.env, GITHUB_REPOSITORY: 'org/fleet' };
+    expect(settingsFromInputs(reader({ token: 't' }), { ...ctx, env }).options.dashboard).toEqual({ repository: 'org/fleet' });
+    expect(settingsFromInputs(reader({ token: 't', dashboard: 'true' }), { ...ctx, env }).options.dashboard).toEqual({
+      repository: 'org/fleet',
+    });
+    expect(settingsFromInputs(reader({ token: 't', dashboard: 'false' }), { ...ctx, env }).options.dashboard).toBe(false);
+    expect(error({ token: 't', dashboard: 'off' }).message).toBe('input "dashboard": expected true or false (got "off")');
   });
 
   it('every input reaches its option', () => {

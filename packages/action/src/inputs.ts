@@ -108,12 +108,25 @@ function githubConnection(input: InputReader, ctx: InputContext, forge: ForgeNam
   };
 }
 
+/**
+ * The fleet dashboard: on unless the input says `false`; on GitHub, an issue of the workflow's
+ * repository (GITHUB_REPOSITORY: the control repository, checked out as the workspace).
+ */
+function dashboardFromInput(input: InputReader, ctx: InputContext): ActionRunOptions['dashboard'] {
+  const text = input('dashboard').trim();
+  if (text !== '' && text !== 'true' && text !== 'false') throw new InputError('dashboard', `expected true or false (got "${text}")`);
+  if (text === 'false') return false;
+  const repository = ctx.env.GITHUB_REPOSITORY?.trim();
+  return repository ? { repository } : {};
+}
+
 /** Every input checked at once, before anything runs: a bad one throws an InputError naming it. */
 export function settingsFromInputs(input: InputReader, ctx: InputContext): ActionSettings {
   const config = configFromInput(input, ctx);
   const settings = runSettingsFromInputs(input);
   const forge = settings.values.forge ?? DEFAULT_FORGE;
   const connection = githubConnection(input, ctx, forge);
+  const dashboard = dashboardFromInput(input, ctx);
   const { github: pullRequests, ...rest } = settingOptions(settings);
   const options: ActionRunOptions = {
     cwd: ctx.workspace,
@@ -122,6 +135,7 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
     ...rest,
     forge,
     ...(forge === 'github' ? { github: { ...connection, ...pullRequests } } : {}),
+    dashboard,
   };
   return { options, config, forge, token: connection.token };
 }

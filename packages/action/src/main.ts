@@ -147,6 +147,7 @@ export async function main(overrides: MainOverrides = {}): Promise<void> {
   core.info(
     `kdelta: ${counts.created} created, ${counts.updated} updated, ${counts.closed} closed, ${counts.unchanged} unchanged, ${counts.deferred} deferred, ${counts.failed} failed`,
   );
+  if (report.dashboard?.url) core.info(`kdelta: dashboard ${report.dashboard.url} (${report.dashboard.outcome})`);
   if (process.env.GITHUB_STEP_SUMMARY) {
     await core.summary.addRaw(renderSummary(report, { title: settings.config })).write();
   }

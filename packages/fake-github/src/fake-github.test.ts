@@ -401,6 +401,39 @@ describe('statuses, permissions, rate limits, validation', () => {
     expect(missing).toMatchObject({ status: 404 });
   });
 
+  it('creates, lists, reads and updates issues numbered with the pull requests; the list holds pull requests too', async () => {
+    await pushBranch('kdelta/issues', 'i.txt', 'i\n');
+    const ok = octokit();
+    const at = { owner: 'org', repo: 'cluster-01' };
+    const { data: pr } = await ok.request('POST /repos/{owner}/{repo}/pulls', { ...at, title: 'p', head: 'kdelta/issues', base: 'main' });
+    const { data: made } = await ok.request('POST /repos/{owner}/{repo}/issues', { ...at, title: 'Dashboard', body: 'one', labels: ['x'] });
+    expect(made).toMatchObject({ number: pr.number + 1, title: 'Dashboard', body: 'one', state: 'open', user: { login: 'kdelta-bot' } });
+    expect(made.html_url).toBe(`${gh.serverUrl}/${REPO}/issues/${made.number}`);
+    expect(made.labels.map((l) => (typeof l === 'string' ? l : l.name))).toEqual(['x']);
+    const listed = (await ok.request('GET /repos/{owner}/{repo}/issues', { ...at, state: 'open', per_page: 100 })).data;
+    const mine = listed.find((i) => i.number === made.number);
+    expect(mine?.pull_request).toBeUndefined();
+    expect(listed.find((i) => i.number === pr.number)?.pull_request).toBeDefined();
+    await ok.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { ...at, issue_number: made.number, body: 'two' });
+    expect((await ok.request('GET /repos/{owner}/{repo}/issues/{issue_number}', { ...at, issue_number: made.number })).data.body).toBe(
+      'two',
+    );
+    gh.editIssue(REPO, made.number, 'ticked');
+    expect(gh.issues(REPO).find((i) => i.number === made.number)).toMatchObject({ body: 'ticked', state: 'open', user: 'kdelta-bot' });
+    await ok.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { ...at, issue_number: made.number, state: 'closed' });
+    const open = (await ok.request('GET /repos/{owner}/{repo}/issues', { ...at, state: 'open', per_page: 100 })).data;
+    expect(open.some((i) => i.number === made.number)).toBe(false);
+    const denied = await octokit('ghs_readonly')
+      .request('POST /repos/{owner}/{repo}/issues', { ...at, title: 'no' })
+      .catch((e: { status: number }) => e);
+    expect(denied).toMatchObject({ status: 403 });
+    const missing = await ok
+      .request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', { ...at, issue_number: 9999, body: 'x' })
+      .catch((e: { status: number }) => e);
+    expect(missing).toMatchObject({ status: 404 });
+    expect(gh.violations).toEqual([]);
+  });
+
   it('a token without the permission gets 403 naming it', async () => {
     const ro = octokit('ghs_readonly');
     const err = await ro

@@ -1,6 +1,6 @@
 import { buildTree, commitTree, commitsBetween, git, objectType, readCommit, resolveRef, type TreeChange, writeBlob } from './git.js';
 import * as o from './objects.js';
-import type { PullState, StatusState, Urls } from './objects.js';
+import type { IssueState, PullState, StatusState, Urls } from './objects.js';
 import type { Permission, State } from './server.js';
 
 export interface Context {
@@ -122,6 +122,23 @@ function paginate<T>(ctx: Context, items: T[]): { page: T[]; headers: Record<str
   if (pageNo < last) links.push(link(pageNo + 1, 'next'), link(last, 'last'));
   if (pageNo > 1) links.push(link(1, 'first'));
   return { page, headers: links.length ? { link: links.join(', ') } : {} };
+}
+
+/** Issues and pull requests share one sequence of numbers, as on GitHub. */
+function nextNumber(repo: Repo): number {
+  return repo.pulls.length + repo.issues.length + 1;
+}
+
+function issueOf(ctx: Context, params: Record<string, string>) {
+  const repo = repoOf(ctx, params);
+  const issue = repo.issues.find((i) => i.number === Number(params['issue_number']));
+  if (!issue) notFound();
+  return { repo, issue };
+}
+
+/** An issue's labels by name, created in the repository as GitHub creates them. */
+function issueLabels(ctx: Context, repo: Repo, given: (string | { name?: string })[] | undefined): string[] {
+  return (given ?? []).map((l) => ctx.state.labelFor(repo, typeof l === 'string' ? l : (l.name ?? '')).name);
 }
 
 function touch(pr: PullState) {
@@ -371,7 +388,7 @@ export const handlers: Record<string, Handler> = {
       const at = o.now();
       const pr: PullState = {
         id,
-        number: repo.pulls.length + 1,
+        number: nextNumber(repo),
         nodeId: o.nodeId('PR', id),
         title: body.title!,
         body: body.body ?? null,
@@ -537,6 +554,111 @@ export const handlers: Record<string, Handler> = {
       pr.assignees = pr.assignees.filter((a) => !(body?.assignees ?? []).includes(a));
       touch(pr);
       return { status: 200, body: o.issue(ctx.urls, repo, pr, labelsOf(ctx, repo)) };
+    },
+  },
+
+  'issues/list-for-repo': {
+    permission: ['issues', 'read'],
+    async run(ctx, params) {
+      const repo = repoOf(ctx, params);
+      await ctx.state.refresh(repo.fullName);
+      // As on GitHub, the list holds pull requests too (each with a `pull_request` field).
+      const state = ctx.query['state'] ?? 'open';
+      const creator = ctx.query['creator']?.toLowerCase();
+      const wanted = (ctx.query['labels'] ?? '')
+        .split(',')
+        .map((l) => l.trim().toLowerCase())
+        .filter(Boolean);
+      const labelled = (labels: string[]) => wanted.every((w) => labels.some((l) => l.toLowerCase() === w));
+      const labelOf = labelsOf(ctx, repo);
+      type Row = { number: number; created: string; updated: string; json: () => unknown };
+      const rows: Row[] = [
+        ...repo.issues
+          .filter((i) => (state === 'all' || i.state === state) && (!creator || i.user.toLowerCase() === creator) && labelled(i.labels))
+          .map((i) => ({
+            number: i.number,
+            created: i.createdAt,
+            updated: i.updatedAt,
+            json: () => o.plainIssue(ctx.urls, repo, i, labelOf),
+          })),
+        ...repo.pulls
+          .filter((p) => (state === 'all' || p.state === state) && (!creator || p.user.toLowerCase() === creator) && labelled(p.labels))
+          .map((p) => ({ number: p.number, created: p.createdAt, updated: p.updatedAt, json: () => o.issue(ctx.urls, repo, p, labelOf) })),
+      ];
+      const sort = ctx.query['sort'] ?? 'created';
+      const direction = ctx.query['direction'] ?? 'desc';
+      const key = (r: Row) => (sort === 'updated' ? r.updated : r.created) + String(r.number).padStart(9, '0');
+      rows.sort((a, b) => key(a).localeCompare(key(b)) * (direction === 'desc' ? -1 : 1));
+      const { page, headers } = paginate(ctx, rows);
+      return { status: 200, body: page.map((r) => r.json()), headers };
+    },
+  },
+
+  'issues/create': {
+    permission: ['issues', 'write'],
+    async run(ctx, params, body: { title: string | number; body?: string; labels?: (string | { name?: string })[] }) {
+      const repo = repoOf(ctx, params);
+      await ctx.state.refresh(repo.fullName);
+      const at = o.now();
+      const issue: IssueState = {
+        id: ctx.state.nextId++,
+        number: nextNumber(repo),
+        title: String(body.title),
+        body: body.body ?? null,
+        state: 'open',
+        stateReason: null,
+        closedAt: null,
+        createdAt: at,
+        updatedAt: at,
+        user: ctx.login,
+        labels: issueLabels(ctx, repo, body.labels),
+      };
+      repo.issues.push(issue);
+      const out = o.plainIssue(ctx.urls, repo, issue, labelsOf(ctx, repo));
+      return { status: 201, body: out, headers: { location: out.url } };
+    },
+  },
+
+  'issues/get': {
+    permission: ['issues', 'read'],
+    async run(ctx, params) {
+      const repo = repoOf(ctx, params);
+      const pr = repo.pulls.find((p) => p.number === Number(params['issue_number']));
+      if (pr) return { status: 200, body: o.issue(ctx.urls, repo, pr, labelsOf(ctx, repo)) };
+      const { issue } = issueOf(ctx, params);
+      return { status: 200, body: o.plainIssue(ctx.urls, repo, issue, labelsOf(ctx, repo)) };
+    },
+  },
+
+  'issues/update': {
+    permission: ['issues', 'write'],
+    async run(
+      ctx,
+      params,
+      body: {
+        title?: string | number | null;
+        body?: string | null;
+        state?: 'open' | 'closed';
+        state_reason?: 'completed' | 'not_planned' | 'reopened' | null;
+        labels?: (string | { name?: string })[];
+      },
+    ) {
+      // a pull request's issue is edited through the pulls endpoints here: kdelta does that
+      const { repo, issue } = issueOf(ctx, params);
+      if (body.title !== undefined && body.title !== null) issue.title = String(body.title);
+      if (body.body !== undefined) issue.body = body.body;
+      if (body.labels !== undefined) issue.labels = issueLabels(ctx, repo, body.labels);
+      if (body.state === 'closed' && issue.state === 'open') {
+        issue.state = 'closed';
+        issue.stateReason = body.state_reason ?? 'completed';
+        issue.closedAt = o.now();
+      } else if (body.state === 'open' && issue.state === 'closed') {
+        issue.state = 'open';
+        issue.stateReason = 'reopened';
+        issue.closedAt = null;
+      }
+      issue.updatedAt = o.now();
+      return { status: 200, body: o.plainIssue(ctx.urls, repo, issue, labelsOf(ctx, repo)) };
     },
   },
 

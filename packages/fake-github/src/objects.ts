@@ -54,6 +54,21 @@ export interface PullState {
   autoMerge: null | { mergeMethod: 'merge' | 'squash' | 'rebase'; enabledBy: string; commitTitle: string; commitMessage: string };
 }
 
+/** An issue (not a pull request: those are PullState, numbered in the same sequence). */
+export interface IssueState {
+  readonly id: number;
+  readonly number: number;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  stateReason: 'completed' | 'not_planned' | 'reopened' | null;
+  closedAt: string | null;
+  readonly createdAt: string;
+  updatedAt: string;
+  readonly user: string;
+  labels: string[];
+}
+
 /** A comment on an issue or a pull request (GitHub keeps a pull request's conversation as its issue's). */
 export interface CommentState {
   readonly id: number;
@@ -383,6 +398,38 @@ export function issue(urls: Urls, repo: RepoState, pr: PullState, labels: (name:
     created_at: pr.createdAt,
     updated_at: pr.updatedAt,
     draft: pr.draft,
+    author_association: 'MEMBER',
+  };
+}
+
+/** An issue as the issues endpoints give it (no `pull_request` field: that marks a pull request). */
+export function plainIssue(urls: Urls, repo: RepoState, i: IssueState, labels: (name: string) => LabelState) {
+  const a = `${urls.api}/repos/${repo.fullName}`;
+  return {
+    id: i.id,
+    node_id: nodeId('I', i.id),
+    url: `${a}/issues/${i.number}`,
+    repository_url: a,
+    labels_url: `${a}/issues/${i.number}/labels{/name}`,
+    comments_url: `${a}/issues/${i.number}/comments`,
+    events_url: `${a}/issues/${i.number}/events`,
+    html_url: `${urls.server}/${repo.fullName}/issues/${i.number}`,
+    number: i.number,
+    state: i.state,
+    state_reason: i.stateReason,
+    title: i.title,
+    body: i.body,
+    user: user(urls, i.user),
+    labels: i.labels.map((n) => label(urls, repo, labels(n))),
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    locked: false,
+    active_lock_reason: null,
+    comments: 0,
+    closed_at: i.closedAt,
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
     author_association: 'MEMBER',
   };
 }

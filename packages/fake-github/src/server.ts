@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { buildTree, commitTree, git, httpBackend, type Person, resolveRef, writeBlob } from './git.js';
 import { handleGraphql } from './graphql.js';
 import { type Context, HttpError, handlers, mergePullRequest } from './handlers.js';
-import type { CommentState, LabelState, PullState, RepoState, StatusState, Urls } from './objects.js';
+import type { CommentState, IssueState, LabelState, PullState, RepoState, StatusState, Urls } from './objects.js';
 import * as o from './objects.js';
 import { idOf, now } from './objects.js';
 import { loadOperations, matchOperation } from './openapi.js';
@@ -94,6 +94,15 @@ export interface PullSnapshot {
   auto_merge: null | { merge_method: 'merge' | 'squash' | 'rebase' };
 }
 
+export interface IssueSnapshot {
+  number: number;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  user: string;
+  updated_at: string;
+}
+
 export interface StatusSnapshot {
   state: string;
   context: string;
@@ -115,6 +124,10 @@ export interface FakeGitHub {
   ): Promise<{ cloneUrl: string; gitDir: string }>;
   gitDir(fullName: string): string;
   pulls(fullName: string): PullSnapshot[];
+  /** The issues of a repository (not its pull requests), in the order they were opened. */
+  issues(fullName: string): IssueSnapshot[];
+  /** A person edits issue `number`'s body (a ticked checkbox is such an edit). */
+  editIssue(fullName: string, number: number, body: string): void;
   /** The comments on issue or pull request `number`, oldest first. */
   comments(fullName: string, number: number): { id: number; body: string; user: string }[];
   statuses(fullName: string, sha: string): StatusSnapshot[];
@@ -151,6 +164,7 @@ export class State {
       statuses: Map<string, StatusState[]>;
       labels: Map<string, LabelState>;
       comments: CommentState[];
+      issues: IssueState[];
     }
   >();
   readonly verified = new Set<string>();
@@ -673,11 +687,30 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         statuses: new Map(),
         labels: new Map(),
         comments: [],
+        issues: [],
       });
       return { cloneUrl: `${serverUrl}/${fullName}.git`, gitDir };
     },
 
     gitDir: (fullName) => mustRepo(fullName).gitDir,
+
+    issues(fullName) {
+      return mustRepo(fullName).issues.map((i) => ({
+        number: i.number,
+        title: i.title,
+        body: i.body,
+        state: i.state,
+        user: i.user,
+        updated_at: i.updatedAt,
+      }));
+    },
+
+    editIssue(fullName, number, body) {
+      const issue = mustRepo(fullName).issues.find((i) => i.number === number);
+      if (!issue) throw new Error(`fake-github: ${fullName} has no issue #${number}`);
+      issue.body = body;
+      issue.updatedAt = now();
+    },
 
     comments(fullName, number) {
       return mustRepo(fullName)

@@ -36,6 +36,8 @@ export interface JobContext {
   checkout(url: string, base: string, head: string, name: string): Promise<Workspace>;
   /** This run's control repository (`controlIdentity`): recorded on the packages it writes. */
   readonly control?: string | undefined;
+  /** Declined proposals (their URLs) a person asked to propose again (the dashboard's "re-propose"). */
+  readonly repropose?: ReadonlySet<string> | undefined;
   /** Aborted: the run is stopping (a signal); each job stops at its next {@link checkpoint}. */
   readonly signal?: AbortSignal | undefined;
 }

@@ -28,6 +28,19 @@ export {
 export { parseMetadataBlock, type ProposalMetadata } from './proposal-body.js';
 export type { RenderFailureReport } from './render.js';
 export { renderTable, reportJson } from './report.js';
+// The fleet dashboard: its text (render, parse) and what a run did with it.
+export {
+  dashboardEntries,
+  dashboardState,
+  jobKey,
+  parseDashboard,
+  removalSetKey,
+  renderDashboard,
+  type DashboardEntry,
+  type DashboardState,
+  type DashboardTicks,
+} from './dashboard.js';
+export { dashboardRepositoryProblem, dashboardTarget, type DashboardOptions, type DashboardReport } from './dashboard-run.js';
 // The fleet preview: a candidate change's proposals, computed by the dry run and summarised.
 export {
   preview,
@@ -85,6 +98,8 @@ export { withInterruptCleanup } from './interrupt.js';
 export { PROPOSE_AGAIN_LABEL, STOP_LABEL } from './forge/forge.js';
 export { githubProposals, type GitHubProposalsOptions } from './proposals.js';
 export type {
+  DashboardRecord,
+  DashboardTarget,
   Forge,
   Proposal,
   ProposalInput,

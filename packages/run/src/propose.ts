@@ -48,6 +48,8 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     justDeclined = true;
     open = undefined;
   } else if (!open) declined = await ctx.forge.declined?.(target);
+  // a person asked for it again (the dashboard's "re-propose"): proposed as if never declined
+  if (declined && !justDeclined && ctx.repropose?.has(declined.url)) declined = undefined;
   if (declined && declined.fingerprint === fingerprint) {
     return {
       action: 'declined',

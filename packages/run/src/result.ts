@@ -84,6 +84,16 @@ export interface VariantResult {
   readonly resources?: readonly ResourceReport[] | undefined;
 }
 
+/** What a run did with its dashboard (see dashboard-run.ts). */
+export interface DashboardReport {
+  /** `created`/`updated`: written; `unchanged`: nothing to write; `raced`: changed since it was read, left for the next run; `skipped`: not kept (see `reason`). */
+  readonly outcome: 'created' | 'updated' | 'unchanged' | 'raced' | 'skipped';
+  readonly url?: string | undefined;
+  readonly reason?: string | undefined;
+  /** The ticks this run acted on: job keys (`<variant> <downstream>`) retried first, removal sets allowed, declined proposals (URLs) proposed again. */
+  readonly ticks: { readonly retry: readonly string[]; readonly allowRemovals: readonly string[]; readonly repropose: readonly string[] };
+}
+
 export interface RunReport {
   readonly version: string;
   readonly dryRun: boolean;
@@ -94,6 +104,8 @@ export interface RunReport {
   readonly failed: number;
   /** The forge's write budget (GitHub): what it allowed, what the run used, whether it ran out. */
   readonly budget?: BudgetReport | undefined;
+  /** What the run did with the fleet dashboard (none in a dry run or with the dashboard off). */
+  readonly dashboard?: DashboardReport | undefined;
   /** A preview of an upstream ref (RunOptions.upstreamRef): the Repository and the commit it ran at. */
   readonly upstreamRef?: { readonly repository: string; readonly url: string; readonly ref: string; readonly commit: string } | undefined;
 }

@@ -40,6 +40,16 @@ import { DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
 import { DEFAULT_AUTHOR, DEFAULT_CONCURRENCY, normaliseSettings, resolveSettings, type RunMode } from './settings.js';
 import { optionSettings } from './settings-sources.js';
 import { scopeToUpstreamRef, type UpstreamRef, type UpstreamScope } from './preview-scope.js';
+import { githubRepoOf } from './forge/github-repo.js';
+import { jobKey, NO_TICKS, removalSetKey, type DashboardTicks } from './dashboard.js';
+import {
+  dashboardRepositoryProblem,
+  dashboardTarget,
+  openDashboard,
+  type DashboardOptions,
+  type DashboardReport,
+  type OpenedDashboard,
+} from './dashboard-run.js';
 
 export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -110,6 +120,11 @@ export interface RunOptions {
   readonly signal?: AbortSignal | undefined;
   /** Recorded in fingerprints and proposals (default: this package's version). */
   readonly version?: string | undefined;
+  /**
+   * The fleet dashboard (default: kept, except in a dry run): an issue of the control repository
+   * on GitHub, `<proposalsDir>/dashboard.md` on the local forge; `false`: none.
+   */
+  readonly dashboard?: DashboardOptions | false | undefined;
 }
 
 /** A removal the run did not start: its failure, with the reason. */
@@ -140,6 +155,9 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const runOptionSettings = normaliseSettings(
     optionSettings({ ...options, forge: typeof options.forge === 'string' ? options.forge : undefined }),
   );
+  const dashboardRepository = options.dashboard ? options.dashboard.repository : undefined;
+  const repositoryProblem = dashboardRepository !== undefined ? dashboardRepositoryProblem(dashboardRepository) : undefined;
+  if (repositoryProblem) throw new RunError('invalid-option', `run option dashboard.repository: ${repositoryProblem}`);
   const control = await loadControl({ dir: resolve(options.cwd, configArg), display: configArg });
   const plan = planRun(control, { cwd: options.cwd });
   // the rules of a flag, an input and RunSettings, and the one precedence (settings.ts)
@@ -222,8 +240,30 @@ export async function run(options: RunOptions): Promise<RunReport> {
     await forge.prepareGitToken?.(url).catch(() => {});
     return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
   });
+  // The dashboard's ticks are read once, before any job: they decide what this run does first.
+  let dashboard: OpenedDashboard | undefined;
+  let dashboardReport: DashboardReport | undefined;
+  if (!settings.dryRun && !options.upstreamRef && options.dashboard !== false) {
+    const repository = forge.name === 'github' ? (dashboardRepository ?? (await githubControlRepository(options.cwd, forge))) : undefined;
+    if (forge.name === 'github' && repository === undefined) {
+      dashboardReport = {
+        outcome: 'skipped',
+        reason: 'the control repository on GitHub is not known: give it (--dashboard-repo owner/name; the Action gives GITHUB_REPOSITORY)',
+        ticks: { retry: [], allowRemovals: [], repropose: [] },
+      };
+    } else {
+      const opened = await openDashboard(forge, dashboardTarget(repository, mode, shard), budget);
+      if ('opened' in opened) dashboard = opened.opened;
+      else {
+        dashboardReport = opened.skipped;
+        if (opened.warning) warnings.push(opened.warning);
+      }
+    }
+  }
+  const ticks: DashboardTicks = dashboard?.ticks ?? NO_TICKS;
   const ctx: JobContext = {
     version: options.version ?? KDELTA_VERSION,
+    ...(ticks.repropose.size > 0 ? { repropose: ticks.repropose } : {}),
     dryRun: settings.dryRun,
     forge,
     materialize: options.materialize ?? createPackageUpdateMaterialize(),
@@ -258,7 +298,11 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const scope: UpstreamScope | undefined = options.upstreamRef
       ? await scopeToUpstreamRef(plan.variants, options.upstreamRef, ctx.upstreamRefs)
       : undefined;
-    const variants = mode === 'updates' ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(v.name, shard));
+    const variants = retriedFirst(
+      mode === 'updates' ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(v.name, shard)),
+      (v) => jobKey(v.name, variantLabel(v)),
+      ticks,
+    );
     const total = { n: variants.length };
     let done = 0;
     const report = (raw: VariantResult) => {
@@ -278,7 +322,12 @@ export async function run(options: RunOptions): Promise<RunReport> {
       else {
         control = found.value;
         try {
-          updates = (await findUpdatePlans(await ctx.mirror(control.url), control, warnings)).filter((u) => inShard(u.name, shard));
+          const c = control;
+          updates = retriedFirst(
+            (await findUpdatePlans(await ctx.mirror(control.url), control, warnings)).filter((u) => inShard(u.name, shard)),
+            (u) => jobKey(u.name, updateLabel(c, u)),
+            ticks,
+          );
         } catch (error) {
           warnings.push(
             `update mode skipped: cannot read the control repository (${control.url}): ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
@@ -323,7 +372,10 @@ export async function run(options: RunOptions): Promise<RunReport> {
     removals = removals.filter((r) => !collided.has(r));
     // More removals than allowed is likelier a selector or label typo than a fleet being retired:
     // none of them is proposed, and the run says how to allow them.
-    const held = removals.length > settings.maxRemovals ? removals : [];
+    // A person allowed exactly this set of removals on the dashboard: the guard lets it through.
+    const removalKey = removalSetKey(removals.map((r) => jobKey(r.variant, removalLabel(r))));
+    const allowed = removals.length > settings.maxRemovals && ticks.allowRemovals.has(removalKey);
+    const held = removals.length > settings.maxRemovals && !allowed ? removals : [];
     if (held.length > 0) removals = [];
     // merged removals: no job meets them again (the package is gone from the base branch); found
     // now, so that the total below counts them, and recorded after the jobs
@@ -333,17 +385,29 @@ export async function run(options: RunOptions): Promise<RunReport> {
       const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
       merged = await findMergedRemovals(ctx, downstreamUrls, handled, (v) => !names.has(v) && inShard(v, shard));
     }
+    removals = retriedFirst(removals, (r) => jobKey(r.variant, removalLabel(r)), ticks);
+    const jobKeys = [
+      ...variants.map((v) => jobKey(v.name, variantLabel(v))),
+      ...(control ? updates.map((u) => jobKey(u.name, updateLabel(control!, u))) : []),
+      ...removals.map((r) => jobKey(r.variant, removalLabel(r))),
+    ];
+    const acted: DashboardReport['ticks'] = {
+      retry: jobKeys.filter((k) => ticks.retry.has(k)),
+      allowRemovals: allowed ? [removalKey] : [],
+      // a declined proposal's tick acts in its job (propose): known once the jobs ran
+      repropose: [],
+    };
     // Every job of the run is known now: the progress total never changes after this.
     total.n += updates.length + removals.length + collided.size + held.length + drafts.length + merged.length;
     options.onProgress?.({ type: 'planned', total: total.n });
     const results: VariantResult[] = await pool(variants, concurrency, options.signal, async (v) =>
-      report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))()),
+      report(await unlessSpent(v.name, variantLabel(v), () => runVariantJob(v, ctx))()),
     );
     if (control) {
       const c = control;
       results.push(
         ...(await pool(updates, concurrency, options.signal, async (u) =>
-          report(await unlessSpent(u.name, `${c.name}/${u.directory || '.'}`, () => runUpdateJob(u, c, ctx))()),
+          report(await unlessSpent(u.name, updateLabel(c, u), () => runUpdateJob(u, c, ctx))()),
         )),
       );
     }
@@ -371,6 +435,12 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // an aborted run reports nothing: the jobs it stopped would read as failures of their own
     if (options.signal?.aborted) throw interrupted(options.signal);
     results.sort((a, b) => (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1));
+    if (dashboard) {
+      const reproposed = [...ticks.repropose].filter((url) => results.some((r) => r.proposal?.url === url && r.action !== 'declined'));
+      const written = await dashboard.write(results, { ...acted, repropose: reproposed });
+      dashboardReport = written.report;
+      if (written.warning) warnings.push(written.warning);
+    }
     return {
       version: ctx.version,
       dryRun: ctx.dryRun,
@@ -380,6 +450,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
       warnings: warnings.map((w) => hideCredentials(w)),
       failed: results.filter((r) => r.error !== undefined).length,
       ...(budget ? { budget: budget.report() } : {}),
+      ...(dashboardReport ? { dashboard: dashboardReport } : {}),
       ...(scope ? { upstreamRef: { repository: scope.repository, url: scope.url, ref: scope.ref, commit: scope.commit } } : {}),
     };
   } catch (error) {
@@ -486,6 +557,30 @@ export function heldRemovalsMessage(held: readonly Removal[], max: number): stri
     `If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; ` +
     `if these variants were removed on purpose, allow their removal with --max-removals ${held.length} (the Action's input max-removals, RunSettings spec.maxRemovals)`
   );
+}
+
+/** A variant's downstream as its result names it: `<Repository>/<package>`. */
+function variantLabel(v: VariantPlan): string {
+  return `${v.downstream.repository.name}/${v.downstream.package}`;
+}
+
+/** A package update's downstream as its result names it: `<control repository>/<directory>`. */
+function updateLabel(control: ControlRepository, u: UpdatePlan): string {
+  return `${control.name}/${u.directory || '.'}`;
+}
+
+/** The jobs a person asked to retry (the dashboard's ticks) first, the others after in their order. */
+function retriedFirst<T>(jobs: readonly T[], keyOf: (job: T) => string, ticks: DashboardTicks): T[] {
+  if (ticks.retry.size === 0) return [...jobs];
+  return [...jobs.filter((j) => ticks.retry.has(keyOf(j))), ...jobs.filter((j) => !ticks.retry.has(keyOf(j)))];
+}
+
+/** The control repository as `owner/name` when its `origin` remote is on the forge's server. */
+async function githubControlRepository(cwd: string, forge: Forge): Promise<string | undefined> {
+  const found = await findControlRepository(cwd);
+  if (!found.ok || forge.serverUrl === undefined) return undefined;
+  const repo = githubRepoOf(found.value.url, forge.serverUrl);
+  return repo.ok ? `${repo.value.owner}/${repo.value.repo}` : undefined;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

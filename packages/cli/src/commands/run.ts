@@ -6,6 +6,7 @@ import {
   DEFAULT_BUDGET,
   DEFAULT_CONCURRENCY,
   DEFAULT_MAX_REMOVALS,
+  dashboardRepositoryProblem,
   MAX_CONCURRENCY,
   normaliseSettings,
   renderTable,
@@ -25,7 +26,7 @@ const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode 
            [--branch-prefix <prefix>] [--budget n] [--max-removals n] [--label <name>]... [--assignee <user>]...
            [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
            [--auto-merge merge|squash|rebase|false] [--signed-commits] [--allow-exec]
-           [--allow-local-upstreams] [--credential-host <host>]...
+           [--allow-local-upstreams] [--credential-host <host>]... [--no-dashboard] [--dashboard-repo <owner/name>]
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
 in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1alpha1
@@ -135,6 +136,13 @@ Flags:
   --auto-merge <method>  enable auto-merge (merge, squash or rebase) on pull requests without
                          conflicts whose render did not fail; false leaves it off
   --signed-commits       make commits through the GitHub API (verified) instead of git push
+  --no-dashboard         keep no fleet dashboard. By default a run (not a dry run) keeps one: every
+                         variant by its state, problems first, with boxes to tick for the next run
+                         (retry, allow these removals, re-propose); written only when it changed.
+                         Local forge: <proposals-dir>/dashboard.md; github: an issue "kdelta
+                         dashboard" in the control repository (needs issues: write)
+  --dashboard-repo <r>   the control repository on GitHub, owner/name, for the dashboard (default:
+                         the control work tree's origin remote, when it is on the forge's server)
 
 The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.maxRemovals, spec.github.labels,
 assignees, reviewers, teamReviewers, draft, autoMerge, signedCommits); a flag overrides it. Flags,
@@ -197,8 +205,15 @@ const command: Command = {
   summary: "propose every variant's package to its downstream repository",
   help,
   async run(args, io) {
-    const { flags, settings } = readRunFlags(args);
+    const { flags, settings } = readRunFlags(args, {
+      report: { type: 'string' },
+      'no-dashboard': { type: 'boolean' },
+      'dashboard-repo': { type: 'string' },
+    });
     const reportFile = stringFlag(flags, 'report');
+    const dashboardRepo = stringFlag(flags, 'dashboard-repo');
+    const repoProblem = dashboardRepo !== undefined ? dashboardRepositoryProblem(dashboardRepo) : undefined;
+    if (repoProblem) throw new UsageError(`--dashboard-repo: ${repoProblem}`);
 
     // every output path is checked before the first push: a run must not push every branch and then fail on its report
     if (reportFile !== undefined)
@@ -216,6 +231,7 @@ const command: Command = {
       cwd: io.cwd,
       config: stringFlag(flags, 'config'),
       render: !booleanFlag(flags, 'no-render'),
+      dashboard: booleanFlag(flags, 'no-dashboard') ? false : { repository: dashboardRepo },
       ...settingOptions(settings),
       env: io.env,
       signal: io.signal,

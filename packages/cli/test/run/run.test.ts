@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -654,7 +654,8 @@ describe('kdelta run', () => {
         'web → cluster-01/web: failed: .kdelta/web.yaml: document 1 (PackageVariant "web"): spec.upstream.revision: "v9" is not a tag ("base-ns/v9" or "v9"), a branch or a full commit of',
       );
       expect(f.refs('cluster-01')).toEqual(refs);
-      expect(existsSync(join(f.control, '.kdelta', 'proposals'))).toBe(false);
+      // no proposal: only the dashboard, which lists the failure
+      expect(readdirSync(join(f.control, '.kdelta', 'proposals'))).toEqual(['dashboard.md']);
       // the report says what failed as a code a program can act on, beside the message
       const report = await run(opts(f, { dryRun: true }));
       expect(report.results[0]).toMatchObject({ action: 'failed', code: 'upstream-unresolved' });

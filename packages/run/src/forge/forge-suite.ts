@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Forge, ProposalInput } from './forge.js';
+import type { DashboardTarget, Forge, ProposalInput } from './forge.js';
 
 /**
  * What every forge must do, as tests: the local forge runs them on files, the GitHub forge on a
@@ -11,6 +11,8 @@ export function forgeSuite(
   options: {
     /** The repository URL of a downstream in the forge `make` returned last (default `/repos/<downstream>.git`). */
     repoOf?: (downstream: string) => string;
+    /** The control repository (`owner/name`) of the forge `make` returned last, for its dashboard. */
+    controlRepository?: () => string;
   } = {},
 ): void {
   const repoOf = options.repoOf ?? ((d: string) => `/repos/${d}.git`);
@@ -85,6 +87,27 @@ export function forgeSuite(
       expect(fixed).toMatchObject({ created: false, changed: true, proposal: { id: failed.proposal.id } });
       expect(await forge.find(input())).toMatchObject({ body: 'body two\n', state: 'open' });
       expect(await forge.list()).toHaveLength(1);
+    });
+
+    it('keeps a dashboard: none at first, written, read back, rewritten in place; another target is another dashboard', async () => {
+      const forge = await make();
+      const target = (name: string): DashboardTarget => ({
+        repository: options.controlRepository?.(),
+        name,
+        title: `kdelta ${name}`,
+        marker: `<!-- kdelta-dashboard: ${name} -->`,
+      });
+      const main = target('dashboard');
+      expect(await forge.readDashboard!(main)).toBeUndefined();
+      const made = await forge.writeDashboard!(main, `one\n${main.marker}\n`, undefined);
+      expect(await forge.readDashboard!(main)).toEqual(made);
+      expect(made.body).toBe(`one\n${main.marker}\n`);
+      const again = await forge.writeDashboard!(main, `two\n${main.marker}\n`, made);
+      expect(again).toMatchObject({ id: made.id, url: made.url, body: `two\n${main.marker}\n` });
+      expect((await forge.readDashboard!(main))?.body).toBe(`two\n${main.marker}\n`);
+      expect(await forge.readDashboard!(target('dashboard-shard-1-of-2'))).toBeUndefined();
+      // a dashboard is no proposal
+      expect(await forge.list()).toEqual([]);
     });
 
     it('keeps proposals of different downstreams and heads apart', async () => {

@@ -96,7 +96,30 @@ export type WriteOperation =
   | { readonly kind: 'push'; readonly files: number }
   | { readonly kind: 'delete-branch' }
   /** The proposal's status on its new head commit. */
-  | { readonly kind: 'status' };
+  | { readonly kind: 'status' }
+  /** The run's dashboard, created or rewritten. */
+  | { readonly kind: 'dashboard' };
+
+/** Which dashboard: one per control repository (and per shard or mode of a run). */
+export interface DashboardTarget {
+  /** The control repository as the forge names it (GitHub: `owner/name`); the local forge keeps its file beside its records. */
+  readonly repository?: string | undefined;
+  /** A file name's stem (local forge): `dashboard`, `dashboard-shard-1-of-4`. */
+  readonly name: string;
+  /** The issue's title (GitHub): with the marker, what finds it again. */
+  readonly title: string;
+  /** A hidden marker the body carries (an HTML comment): an issue without it is a person's, never rewritten. */
+  readonly marker: string;
+}
+
+/** The dashboard as the forge keeps it. */
+export interface DashboardRecord {
+  /** The issue's number, or the file's path. */
+  readonly id: string;
+  readonly body: string;
+  /** Where a person reads it (the issue's URL, the file's path). */
+  readonly url: string;
+}
 
 export interface Forge {
   readonly name: string;
@@ -148,6 +171,13 @@ export interface Forge {
   gitTokenName?(url: string): string | undefined;
   /** Make sure `gitToken(url)` has a current token for the repository (a GitHub App's, minted per owner). */
   prepareGitToken?(url: string): Promise<void>;
+  /**
+   * The run's dashboard (an issue of the control repository, a file beside the records), when
+   * there is one: the forge keeps no dashboards without this method and `writeDashboard`.
+   */
+  readDashboard?(target: DashboardTarget): Promise<DashboardRecord | undefined>;
+  /** Write the dashboard: `existing` (as read) rewritten, or a new one made; returns it as written. */
+  writeDashboard?(target: DashboardTarget, body: string, existing: DashboardRecord | undefined): Promise<DashboardRecord>;
   /** A link to the changes of `upstreamRepo` from `from` to `to`, when the forge hosts it. */
   compareUrl?(upstreamRepo: string, from: string, to: string): string | undefined;
 }

@@ -36,7 +36,7 @@ forgeSuite(
     await freshRepos();
     return createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast });
   },
-  { repoOf: (d) => `${gh.serverUrl}/${current}/${d}.git` },
+  { repoOf: (d) => `${gh.serverUrl}/${current}/${d}.git`, controlRepository: () => `${current}/cluster-01` },
 );
 
 describe('github forge', () => {
@@ -49,6 +49,24 @@ describe('github forge', () => {
     const fingerprintIn = (body: string) => /"fingerprint":"([^"]+)"/.exec(body)?.[1];
     expect(encodeBody(withBlock, 'f1', fingerprintIn)).toBe(withBlock);
     expect(decodeBody(withBlock, fingerprintIn)).toEqual({ body: withBlock, fingerprint: 'f1' });
+  });
+
+  it("the dashboard is kdelta's own issue: one of the same title without the marker is a person's, left alone", async () => {
+    await freshRepos();
+    const forge = createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast });
+    const repository = `${current}/cluster-01`;
+    const target = { repository, name: 'dashboard', title: 'kdelta dashboard', marker: '<!-- kdelta-dashboard: dashboard -->' };
+    const kit = { authorization: `token ${gh.token}`, 'content-type': 'application/json' };
+    await fetch(`${gh.apiUrl}/repos/${repository}/issues`, {
+      method: 'POST',
+      headers: kit,
+      body: JSON.stringify({ title: 'kdelta dashboard', body: 'our own notes' }),
+    });
+    expect(await forge.readDashboard!(target)).toBeUndefined();
+    const made = await forge.writeDashboard!(target, `fleet\n${target.marker}\n`, undefined);
+    expect(await forge.readDashboard!(target)).toEqual(made);
+    expect(gh.issues(repository).map((i) => i.body)).toEqual(['our own notes', `fleet\n${target.marker}\n`]);
+    await expect(forge.readDashboard!({ ...target, repository: 'not a slug' })).rejects.toThrow(/must be owner\/name/);
   });
 
   it('needs a token: GITHUB_TOKEN, else GH_TOKEN, else a clear error', () => {

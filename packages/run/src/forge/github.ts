@@ -6,12 +6,14 @@ import { throttling } from '@octokit/plugin-throttling';
 import { runGit } from '@kdelta/git-source';
 import type { Budget } from './budget.js';
 import {
+  type DashboardRecord,
+  type DashboardTarget,
   type Forge,
-  PROPOSE_AGAIN_LABEL,
   type Proposal,
   type ProposalInput,
   type ProposalStatus,
   type ProposalTarget,
+  PROPOSE_AGAIN_LABEL,
   type PublishCommitInput,
   type UpsertResult,
   type WriteOperation,
@@ -166,6 +168,19 @@ interface PullJson {
   base: { ref: string };
   labels?: Array<{ name?: string } | string>;
   auto_merge?: { merge_method?: string } | null;
+}
+
+/** What GitHub returns for an issue (the fields kdelta reads). */
+interface IssueJson {
+  number: number;
+  html_url: string;
+  title: string;
+  body?: string | null;
+  pull_request?: unknown;
+}
+
+function dashboardOf(issue: IssueJson): DashboardRecord {
+  return { id: String(issue.number), body: issue.body ?? '', url: issue.html_url };
 }
 
 interface Record_ {
@@ -740,6 +755,48 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       return out;
     },
 
+    async readDashboard(target) {
+      const repo = dashboardRepo(target);
+      // The open issue kdelta made for it: its title and its hidden marker (the list holds pull requests too).
+      for (let page = 1; ; page++) {
+        const batch = await call<IssueJson[]>(`list the issues of ${keyOf(repo)}`, 'GET /repos/{owner}/{repo}/issues', {
+          ...repo,
+          state: 'open',
+          sort: 'created',
+          direction: 'asc',
+          per_page: 100,
+          page,
+        });
+        const found = batch.find((i) => !i.pull_request && i.title === target.title && (i.body ?? '').includes(target.marker));
+        if (found) return dashboardOf(found);
+        if (batch.length < 100) return undefined;
+      }
+    },
+
+    async writeDashboard(target, body, existing) {
+      const repo = dashboardRepo(target);
+      if (body.length > MAX_BODY_CHARS) {
+        throw new ForgeError('body-too-long', `the dashboard has ${body.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`);
+      }
+      const issue = existing
+        ? await call<IssueJson>(
+            `update the dashboard #${existing.id} of ${keyOf(repo)}`,
+            'PATCH /repos/{owner}/{repo}/issues/{issue_number}',
+            {
+              ...repo,
+              issue_number: Number(existing.id),
+              title: target.title,
+              body,
+            },
+          )
+        : await call<IssueJson>(`open the dashboard issue in ${keyOf(repo)}`, 'POST /repos/{owner}/{repo}/issues', {
+            ...repo,
+            title: target.title,
+            body,
+          });
+      return dashboardOf(issue);
+    },
+
     writeCost(op: WriteOperation): number {
       switch (op.kind) {
         case 'close':
@@ -749,6 +806,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
         case 'push':
           return options.signedCommits ? op.files + 4 : 0;
         case 'status':
+        case 'dashboard':
           return 1;
         case 'upsert': {
           const some = (list: readonly string[] | undefined) => ((list ?? []).length > 0 ? 1 : 0);
@@ -784,6 +842,17 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       return compareUrlOf(upstreamRepo, from, to, serverUrl);
     },
   };
+
+  function dashboardRepo(target: DashboardTarget): GitHubRepo {
+    const m = /^([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)\/([A-Za-z0-9._-]+)$/.exec(target.repository ?? '');
+    if (!m) {
+      throw new ForgeError(
+        'unsupported-repository',
+        `the dashboard's repository must be owner/name on ${serverUrl} (got ${JSON.stringify(target.repository ?? '')})`,
+      );
+    }
+    return { owner: m[1]!, repo: m[2]! };
+  }
 
   /**
    * The commit through the git data API: blobs for the changed files, a tree on the base's tree,

@@ -3,7 +3,17 @@ import { join, relative } from 'node:path';
 import { parseYamlDocument, stringifyYaml } from '@kdelta/merge-core';
 import { withoutCredentials } from '@kdelta/git-source';
 import { writeFileAtomic } from '@kdelta/kptfile-model';
-import type { Forge, Proposal, ProposalInput, ProposalState, ProposalStatus, ProposalTarget, UpsertResult } from './forge.js';
+import type {
+  DashboardRecord,
+  DashboardTarget,
+  Forge,
+  Proposal,
+  ProposalInput,
+  ProposalState,
+  ProposalStatus,
+  ProposalTarget,
+  UpsertResult,
+} from './forge.js';
 import { ForgeError } from './errors.js';
 
 /**
@@ -179,6 +189,21 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
     async setStatus(proposal: Proposal, status: ProposalStatus) {
       const current = (await read(fileOf(proposal))) ?? proposal;
       await write({ ...current, status });
+    },
+    // The dashboard is a Markdown file beside the downstreams' folders (which list() reads): `<dir>/dashboard.md`.
+    async readDashboard(target: DashboardTarget): Promise<DashboardRecord | undefined> {
+      const file = join(options.dir, `${segment('dashboard', target.name)}.md`);
+      try {
+        return { id: urlOf(file), body: await readFile(file, 'utf8'), url: urlOf(file) };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+    },
+    async writeDashboard(target: DashboardTarget, body: string): Promise<DashboardRecord> {
+      const file = join(options.dir, `${segment('dashboard', target.name)}.md`);
+      await writeFileAtomic(file, body);
+      return { id: urlOf(file), body, url: urlOf(file) };
     },
     async list() {
       const out: Proposal[] = [];
