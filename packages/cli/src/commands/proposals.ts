@@ -12,7 +12,7 @@ import {
 } from '@kdelta/run';
 
 const help = `Usage: kdelta proposals [--config <dir>] [--forge local|github] [--proposals-dir <dir>]
-           [--branch-prefix <prefix>] [--json]
+                 [--branch-prefix <prefix>] [--json]
 
 List the proposals: state, downstream, variant branch, conflicts, title, and the upstream ref
 proposed and why ("latest release v0.4.1 of catalog/bucket"). The local forge's are the Markdown
