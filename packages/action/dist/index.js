@@ -4389,9 +4389,9 @@ var require_util2 = __commonJS({
       }
       const strongest = getStrongestMetadata(parsedMetadata);
       const metadata2 = filterMetadataListByAlgorithm(parsedMetadata, strongest);
-      for (const item of metadata2) {
-        const algorithm = item.algo;
-        const expectedValue = item.hash;
+      for (const item2 of metadata2) {
+        const algorithm = item2.algo;
+        const expectedValue = item2.hash;
         let actualValue = crypto2.createHash(algorithm).update(bytes).digest("base64");
         if (actualValue[actualValue.length - 1] === "=") {
           if (actualValue[actualValue.length - 2] === "=") {
@@ -8251,12 +8251,12 @@ var require_pool_base = __commonJS({
           const queue = pool2[kQueue];
           let needDrain = false;
           while (!needDrain) {
-            const item = queue.shift();
-            if (!item) {
+            const item2 = queue.shift();
+            if (!item2) {
               break;
             }
             pool2[kQueued]--;
-            needDrain = !this.dispatch(item.opts, item.handler);
+            needDrain = !this.dispatch(item2.opts, item2.handler);
           }
           this[kNeedDrain] = needDrain;
           if (!this[kNeedDrain] && pool2[kNeedDrain]) {
@@ -8322,11 +8322,11 @@ var require_pool_base = __commonJS({
       }
       async [kDestroy](err) {
         while (true) {
-          const item = this[kQueue].shift();
-          if (!item) {
+          const item2 = this[kQueue].shift();
+          if (!item2) {
             break;
           }
-          item.handler.onError(err);
+          item2.handler.onError(err);
         }
         await Promise.all(this[kClients].map((c) => c.destroy(err)));
       }
@@ -17838,9 +17838,9 @@ var require_sender = __commonJS({
       constructor(socket) {
         this.#socket = socket;
       }
-      add(item, cb, hint) {
+      add(item2, cb, hint) {
         if (hint !== sendHints.blob) {
-          const frame = createFrame(item, hint);
+          const frame = createFrame(item2, hint);
           if (!this.#running) {
             this.#socket.write(frame, cb);
           } else {
@@ -17854,7 +17854,7 @@ var require_sender = __commonJS({
           return;
         }
         const node = {
-          promise: item.arrayBuffer().then((ab) => {
+          promise: item2.arrayBuffer().then((ab) => {
             node.promise = null;
             node.frame = createFrame(ab, hint);
           }),
@@ -18328,7 +18328,7 @@ var require_eventsource_stream = __commonJS({
     var COLON = 58;
     var SPACE = 32;
     var defaultMaxEventSize = buffer.kStringMaxLength;
-    var DATA = Buffer.from("data");
+    var DATA2 = Buffer.from("data");
     var EVENT = Buffer.from("event");
     var ID = Buffer.from("id");
     var RETRY = Buffer.from("retry");
@@ -18522,7 +18522,7 @@ var require_eventsource_stream = __commonJS({
             ++valueStart;
           }
         }
-        if (isFieldName(line, fieldLength, DATA)) {
+        if (isFieldName(line, fieldLength, DATA2)) {
           if (this.maxEventSize > 0 && this.dataLineCount >= this.maxDataLines) {
             throw createMaxEventSizeExceededError();
           }
@@ -19912,8 +19912,8 @@ async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
       continue;
     }
     if (Date.now() - started > timeoutMs) {
-      const who = owner ? ` (held by process ${owner.pid} on ${owner.host})` : "";
-      throw new GitError({ code: "lock-timeout", message: `timed out waiting for the cache lock ${lockPath}${who}` });
+      const who2 = owner ? ` (held by process ${owner.pid} on ${owner.host})` : "";
+      throw new GitError({ code: "lock-timeout", message: `timed out waiting for the cache lock ${lockPath}${who2}` });
     }
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 500);
@@ -20274,9 +20274,15 @@ async function cloneShared(options) {
   assertSafeArgument(options.branch, "branch");
   await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", options.branch, "--", options.source, options.dest]);
 }
+async function checkoutDetached(options) {
+  assertSafeArgument(options.commit, "commit");
+  await runGit(["checkout", "--quiet", "--detach", options.commit, "--"], { cwd: options.dir });
+}
 async function stageAll(options) {
+  const against = options.against ?? "HEAD";
+  assertSafeArgument(against, "commit");
   await runGit(["add", "--all"], { cwd: options.dir });
-  const { stdout } = await runGit(["diff", "--cached", "--name-status", "--no-renames", "HEAD", "--", options.directory || "."], {
+  const { stdout } = await runGit(["diff", "--cached", "--name-status", "--no-renames", against, "--", options.directory || "."], {
     cwd: options.dir
   });
   return stdout.split("\n").filter(Boolean).map((line) => {
@@ -20286,7 +20292,7 @@ async function stageAll(options) {
 }
 async function commitStaged(options) {
   const { name: name2, email: email2 } = options.author;
-  await runGit(["commit", "--quiet", "--no-verify", "-m", options.message], {
+  await runGit(["commit", "--quiet", "--no-verify", ...options.allowEmpty ? ["--allow-empty"] : [], "-m", options.message], {
     cwd: options.dir,
     env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email2, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email2 }
   });
@@ -20392,11 +20398,11 @@ var require_identity = __commonJS({
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
     var isAlias2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
     var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
-    var isMap28 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
+    var isMap30 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
     var isPair3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
-    var isScalar20 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR2;
-    var isSeq20 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
-    function isCollection3(node) {
+    var isScalar22 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR2;
+    var isSeq21 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
+    function isCollection4(node) {
       if (node && typeof node === "object")
         switch (node[NODE_TYPE]) {
           case MAP:
@@ -20416,7 +20422,7 @@ var require_identity = __commonJS({
         }
       return false;
     }
-    var hasAnchor = (node) => (isScalar20(node) || isCollection3(node)) && !!node.anchor;
+    var hasAnchor = (node) => (isScalar22(node) || isCollection4(node)) && !!node.anchor;
     exports.ALIAS = ALIAS;
     exports.DOC = DOC;
     exports.MAP = MAP;
@@ -20426,13 +20432,13 @@ var require_identity = __commonJS({
     exports.SEQ = SEQ;
     exports.hasAnchor = hasAnchor;
     exports.isAlias = isAlias2;
-    exports.isCollection = isCollection3;
+    exports.isCollection = isCollection4;
     exports.isDocument = isDocument;
-    exports.isMap = isMap28;
+    exports.isMap = isMap30;
     exports.isNode = isNode3;
     exports.isPair = isPair3;
-    exports.isScalar = isScalar20;
-    exports.isSeq = isSeq20;
+    exports.isScalar = isScalar22;
+    exports.isSeq = isSeq21;
   }
 });
 
@@ -21057,8 +21063,8 @@ var require_Alias = __commonJS({
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity4.isCollection(node)) {
         let count = 0;
-        for (const item of node.items) {
-          const c = getAliasCount(doc, item, anchors2);
+        for (const item2 of node.items) {
+          const c = getAliasCount(doc, item2, anchors2);
           if (c > count)
             count = c;
         }
@@ -21691,22 +21697,22 @@ ${indent}${body}`;
       return `|${header2}
 ${indent}${start}${value2}${end}`;
     }
-    function plainString(item, ctx, onComment, onChompKeep) {
-      const { type, value: value2 } = item;
+    function plainString(item2, ctx, onComment, onChompKeep) {
+      const { type, value: value2 } = item2;
       const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
       if (implicitKey && value2.includes("\n") || inFlow && /[[\]{},]/.test(value2)) {
         return quotedString(value2, ctx);
       }
       if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value2)) {
-        return implicitKey || inFlow || !value2.includes("\n") ? quotedString(value2, ctx) : blockString(item, ctx, onComment, onChompKeep);
+        return implicitKey || inFlow || !value2.includes("\n") ? quotedString(value2, ctx) : blockString(item2, ctx, onComment, onChompKeep);
       }
       if (!implicitKey && !inFlow && type !== Scalar4.Scalar.PLAIN && value2.includes("\n")) {
-        return blockString(item, ctx, onComment, onChompKeep);
+        return blockString(item2, ctx, onComment, onChompKeep);
       }
       if (containsDocumentMarker(value2)) {
         if (indent === "") {
           ctx.forceBlockIndent = true;
-          return blockString(item, ctx, onComment, onChompKeep);
+          return blockString(item2, ctx, onComment, onChompKeep);
         } else if (implicitKey && indent === indentStep) {
           return quotedString(value2, ctx);
         }
@@ -21721,10 +21727,10 @@ ${indent}`);
       }
       return implicitKey ? str4 : foldFlowLines.foldFlowLines(str4, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
-    function stringifyString(item, ctx, onComment, onChompKeep) {
+    function stringifyString(item2, ctx, onComment, onChompKeep) {
       const { implicitKey, inFlow } = ctx;
-      const ss = typeof item.value === "string" ? item : Object.assign({}, item, { value: String(item.value) });
-      let { type } = item;
+      const ss = typeof item2.value === "string" ? item2 : Object.assign({}, item2, { value: String(item2.value) });
+      let { type } = item2;
       if (type !== Scalar4.Scalar.QUOTE_DOUBLE) {
         if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
           type = Scalar4.Scalar.QUOTE_DOUBLE;
@@ -21808,25 +21814,25 @@ var require_stringify = __commonJS({
         options: opt
       };
     }
-    function getTagObject(tags, item) {
-      if (item.tag) {
-        const match = tags.filter((t) => t.tag === item.tag);
+    function getTagObject(tags, item2) {
+      if (item2.tag) {
+        const match = tags.filter((t) => t.tag === item2.tag);
         if (match.length > 0)
-          return match.find((t) => t.format === item.format) ?? match[0];
+          return match.find((t) => t.format === item2.format) ?? match[0];
       }
       let tagObj = void 0;
       let obj2;
-      if (identity4.isScalar(item)) {
-        obj2 = item.value;
+      if (identity4.isScalar(item2)) {
+        obj2 = item2.value;
         let match = tags.filter((t) => t.identify?.(obj2));
         if (match.length > 1) {
           const testMatch = match.filter((t) => t.test);
           if (testMatch.length > 0)
             match = testMatch;
         }
-        tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
+        tagObj = match.find((t) => t.format === item2.format) ?? match.find((t) => !t.format);
       } else {
-        obj2 = item;
+        obj2 = item2;
         tagObj = tags.find((t) => t.nodeClass && obj2 instanceof t.nodeClass);
       }
       if (!tagObj) {
@@ -21849,24 +21855,24 @@ var require_stringify = __commonJS({
         props.push(doc.directives.tagString(tag2));
       return props.join(" ");
     }
-    function stringify(item, ctx, onComment, onChompKeep) {
-      if (identity4.isPair(item))
-        return item.toString(ctx, onComment, onChompKeep);
-      if (identity4.isAlias(item)) {
+    function stringify(item2, ctx, onComment, onChompKeep) {
+      if (identity4.isPair(item2))
+        return item2.toString(ctx, onComment, onChompKeep);
+      if (identity4.isAlias(item2)) {
         if (ctx.doc.directives)
-          return item.toString(ctx);
-        if (ctx.resolvedAliases?.has(item)) {
+          return item2.toString(ctx);
+        if (ctx.resolvedAliases?.has(item2)) {
           throw new TypeError(`Cannot stringify circular structure without alias nodes`);
         } else {
           if (ctx.resolvedAliases)
-            ctx.resolvedAliases.add(item);
+            ctx.resolvedAliases.add(item2);
           else
-            ctx.resolvedAliases = /* @__PURE__ */ new Set([item]);
-          item = item.resolve(ctx.doc);
+            ctx.resolvedAliases = /* @__PURE__ */ new Set([item2]);
+          item2 = item2.resolve(ctx.doc);
         }
       }
       let tagObj = void 0;
-      const node = identity4.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
+      const node = identity4.isNode(item2) ? item2 : ctx.doc.createNode(item2, { onTagObj: (o) => tagObj = o });
       tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
       const props = stringifyProps(node, tagObj, ctx);
       if (props.length > 0)
@@ -22219,16 +22225,16 @@ var require_stringifyCollection = __commonJS({
       let chompKeep = false;
       const lines = [];
       for (let i = 0; i < items.length; ++i) {
-        const item = items[i];
+        const item2 = items[i];
         let comment2 = null;
-        if (identity4.isNode(item)) {
-          if (!chompKeep && item.spaceBefore)
+        if (identity4.isNode(item2)) {
+          if (!chompKeep && item2.spaceBefore)
             lines.push("");
-          addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
-          if (item.comment)
-            comment2 = item.comment;
-        } else if (identity4.isPair(item)) {
-          const ik = identity4.isNode(item.key) ? item.key : null;
+          addCommentBefore(ctx, lines, item2.commentBefore, chompKeep);
+          if (item2.comment)
+            comment2 = item2.comment;
+        } else if (identity4.isPair(item2)) {
+          const ik = identity4.isNode(item2.key) ? item2.key : null;
           if (ik) {
             if (!chompKeep && ik.spaceBefore)
               lines.push("");
@@ -22236,7 +22242,7 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str5 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str5 = stringify.stringify(item2, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
           str5 += stringifyComment.lineComment(str5, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
@@ -22274,16 +22280,16 @@ ${indent}${line}` : "\n";
       let linesAtValue = 0;
       const lines = [];
       for (let i = 0; i < items.length; ++i) {
-        const item = items[i];
+        const item2 = items[i];
         let comment = null;
-        if (identity4.isNode(item)) {
-          if (item.spaceBefore)
+        if (identity4.isNode(item2)) {
+          if (item2.spaceBefore)
             lines.push("");
-          addCommentBefore(ctx, lines, item.commentBefore, false);
-          if (item.comment)
-            comment = item.comment;
-        } else if (identity4.isPair(item)) {
-          const ik = identity4.isNode(item.key) ? item.key : null;
+          addCommentBefore(ctx, lines, item2.commentBefore, false);
+          if (item2.comment)
+            comment = item2.comment;
+        } else if (identity4.isPair(item2)) {
+          const ik = identity4.isNode(item2.key) ? item2.key : null;
           if (ik) {
             if (ik.spaceBefore)
               lines.push("");
@@ -22291,19 +22297,19 @@ ${indent}${line}` : "\n";
             if (ik.comment)
               reqNewline = true;
           }
-          const iv = identity4.isNode(item.value) ? item.value : null;
+          const iv = identity4.isNode(item2.value) ? item2.value : null;
           if (iv) {
             if (iv.comment)
               comment = iv.comment;
             if (iv.commentBefore)
               reqNewline = true;
-          } else if (item.value == null && ik?.comment) {
+          } else if (item2.value == null && ik?.comment) {
             comment = ik.comment;
           }
         }
         if (comment)
           reqNewline = true;
-        let str4 = stringify.stringify(item, itemCtx, () => comment = null);
+        let str4 = stringify.stringify(item2, itemCtx, () => comment = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str4.includes("\n"));
         if (i < items.length - 1) {
           str4 += ",";
@@ -22433,7 +22439,7 @@ var require_YAMLMap = __commonJS({
           else
             prev.value = _pair.value;
         } else if (sortEntries) {
-          const i = this.items.findIndex((item) => sortEntries(_pair, item) < 0);
+          const i = this.items.findIndex((item2) => sortEntries(_pair, item2) < 0);
           if (i === -1)
             this.items.push(_pair);
           else
@@ -22469,16 +22475,16 @@ var require_YAMLMap = __commonJS({
         const map = Type2 ? new Type2() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
         if (ctx?.onCreate)
           ctx.onCreate(map);
-        for (const item of this.items)
-          addPairToJSMap.addPairToJSMap(ctx, map, item);
+        for (const item2 of this.items)
+          addPairToJSMap.addPairToJSMap(ctx, map, item2);
         return map;
       }
       toString(ctx, onComment, onChompKeep) {
         if (!ctx)
           return JSON.stringify(this);
-        for (const item of this.items) {
-          if (!identity4.isPair(item))
-            throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
+        for (const item2 of this.items) {
+          if (!identity4.isPair(item2))
+            throw new Error(`Map items must all be pairs; found ${JSON.stringify(item2)} instead`);
         }
         if (!ctx.allNullValues && this.hasAllNullValues(false))
           ctx = Object.assign({}, ctx, { allNullValues: true });
@@ -22593,8 +22599,8 @@ var require_YAMLSeq = __commonJS({
         if (ctx?.onCreate)
           ctx.onCreate(seq);
         let i = 0;
-        for (const item of this.items)
-          seq.push(toJS.toJS(item, String(i++), ctx));
+        for (const item2 of this.items)
+          seq.push(toJS.toJS(item2, String(i++), ctx));
         return seq;
       }
       toString(ctx, onComment, onChompKeep) {
@@ -22666,9 +22672,9 @@ var require_string = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:str",
       resolve: (str4) => str4,
-      stringify(item, ctx, onComment, onChompKeep) {
+      stringify(item2, ctx, onComment, onChompKeep) {
         ctx = Object.assign({ actualString: true }, ctx);
-        return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
+        return stringifyString.stringifyString(item2, ctx, onComment, onChompKeep);
       }
     };
     exports.string = string;
@@ -23007,24 +23013,24 @@ var require_pairs = __commonJS({
     function resolvePairs(seq, onError) {
       if (identity4.isSeq(seq)) {
         for (let i = 0; i < seq.items.length; ++i) {
-          let item = seq.items[i];
-          if (identity4.isPair(item))
+          let item2 = seq.items[i];
+          if (identity4.isPair(item2))
             continue;
-          else if (identity4.isMap(item)) {
-            if (item.items.length > 1)
+          else if (identity4.isMap(item2)) {
+            if (item2.items.length > 1)
               onError("Each pair must have its own sequence indicator");
-            const pair = item.items[0] || new Pair3.Pair(new Scalar4.Scalar(null));
-            if (item.commentBefore)
-              pair.key.commentBefore = pair.key.commentBefore ? `${item.commentBefore}
-${pair.key.commentBefore}` : item.commentBefore;
-            if (item.comment) {
+            const pair = item2.items[0] || new Pair3.Pair(new Scalar4.Scalar(null));
+            if (item2.commentBefore)
+              pair.key.commentBefore = pair.key.commentBefore ? `${item2.commentBefore}
+${pair.key.commentBefore}` : item2.commentBefore;
+            if (item2.comment) {
               const cn = pair.value ?? pair.key;
-              cn.comment = cn.comment ? `${item.comment}
-${cn.comment}` : item.comment;
+              cn.comment = cn.comment ? `${item2.comment}
+${cn.comment}` : item2.comment;
             }
-            item = pair;
+            item2 = pair;
           }
-          seq.items[i] = identity4.isPair(item) ? item : new Pair3.Pair(item);
+          seq.items[i] = identity4.isPair(item2) ? item2 : new Pair3.Pair(item2);
         }
       } else
         onError("Expected a sequence for this tag");
@@ -24540,9 +24546,9 @@ var require_resolve_flow_collection = __commonJS({
     var blockMsg = "Block collections are not allowed within flow collections";
     var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
     function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag2) {
-      const isMap28 = fc.start.source === "{";
-      const fcName = isMap28 ? "flow map" : "flow sequence";
-      const NodeClass = tag2?.nodeClass ?? (isMap28 ? YAMLMap9.YAMLMap : YAMLSeq6.YAMLSeq);
+      const isMap30 = fc.start.source === "{";
+      const fcName = isMap30 ? "flow map" : "flow sequence";
+      const NodeClass = tag2?.nodeClass ?? (isMap30 ? YAMLMap9.YAMLMap : YAMLSeq6.YAMLSeq);
       const coll = new NodeClass(ctx.schema);
       coll.flow = true;
       const atRoot = ctx.atRoot;
@@ -24578,7 +24584,7 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap28 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap30 && ctx.options.strict && utilContainsNewline.containsNewline(key))
             onError(
               key,
               // checked by containsNewline()
@@ -24618,7 +24624,7 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap28 && !sep5 && !props.found) {
+        if (!isMap30 && !sep5 && !props.found) {
           const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep5, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
@@ -24641,7 +24647,7 @@ var require_resolve_flow_collection = __commonJS({
             startOnNewline: false
           });
           if (valueProps.found) {
-            if (!isMap28 && !props.found && ctx.options.strict) {
+            if (!isMap30 && !props.found && ctx.options.strict) {
               if (sep5)
                 for (const st of sep5) {
                   if (st === valueProps.found)
@@ -24673,7 +24679,7 @@ var require_resolve_flow_collection = __commonJS({
           const pair = new Pair3.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
-          if (isMap28) {
+          if (isMap30) {
             const map = coll;
             if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
               onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -24689,7 +24695,7 @@ var require_resolve_flow_collection = __commonJS({
           offset = valueNode ? valueNode.range[2] : valueProps.end;
         }
       }
-      const expectedEnd = isMap28 ? "}" : "]";
+      const expectedEnd = isMap30 ? "}" : "]";
       const [ce, ...ee] = fc.end;
       let cePos = offset;
       if (ce?.source === expectedEnd)
@@ -25857,14 +25863,14 @@ var require_cst_stringify = __commonJS({
         case "block-map":
         case "block-seq": {
           let res = "";
-          for (const item of token.items)
-            res += stringifyItem(item);
+          for (const item2 of token.items)
+            res += stringifyItem(item2);
           return res;
         }
         case "flow-collection": {
           let res = token.start.source;
-          for (const item of token.items)
-            res += stringifyItem(item);
+          for (const item2 of token.items)
+            res += stringifyItem(item2);
           for (const st of token.end)
             res += st.source;
           return res;
@@ -25918,15 +25924,15 @@ var require_cst_visit = __commonJS({
     visit3.SKIP = SKIP;
     visit3.REMOVE = REMOVE;
     visit3.itemAtPath = (cst, path) => {
-      let item = cst;
+      let item2 = cst;
       for (const [field, index] of path) {
-        const tok = item?.[field];
+        const tok = item2?.[field];
         if (tok && "items" in tok) {
-          item = tok.items[index];
+          item2 = tok.items[index];
         } else
           return void 0;
       }
-      return item;
+      return item2;
     };
     visit3.parentCollection = (cst, path) => {
       const parent = visit3.itemAtPath(cst, path.slice(0, -1));
@@ -25936,12 +25942,12 @@ var require_cst_visit = __commonJS({
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path, item, visitor) {
-      let ctrl = visitor(item, path);
+    function _visit(path, item2, visitor) {
+      let ctrl = visitor(item2, path);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
-        const token = item[field];
+        const token = item2[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
             const ci = _visit(Object.freeze(path.concat([[field, i]])), token.items[i], visitor);
@@ -25955,10 +25961,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path);
+            ctrl = ctrl(item2, path);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item2, path) : ctrl;
     }
     exports.visit = visit3;
   }
@@ -25975,8 +25981,8 @@ var require_cst = __commonJS({
     var DOCUMENT = "";
     var FLOW_END = "";
     var SCALAR2 = "";
-    var isCollection3 = (token) => !!token && "items" in token;
-    var isScalar20 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    var isCollection4 = (token) => !!token && "items" in token;
+    var isScalar22 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
     function prettyToken(token) {
       switch (token) {
         case BOM:
@@ -26059,8 +26065,8 @@ var require_cst = __commonJS({
     exports.DOCUMENT = DOCUMENT;
     exports.FLOW_END = FLOW_END;
     exports.SCALAR = SCALAR2;
-    exports.isCollection = isCollection3;
-    exports.isScalar = isScalar20;
+    exports.isCollection = isCollection4;
+    exports.isScalar = isScalar22;
     exports.prettyToken = prettyToken;
     exports.tokenType = tokenType;
   }
@@ -27895,7 +27901,7 @@ function sameValue(a, b) {
   }
   if ((0, import_yaml.isSeq)(a) && (0, import_yaml.isSeq)(b)) {
     if (a.items.length !== b.items.length) return false;
-    return a.items.every((item, i) => sameValue(valueOrNull(item), valueOrNull(b.items[i])));
+    return a.items.every((item2, i) => sameValue(valueOrNull(item2), valueOrNull(b.items[i])));
   }
   if ((0, import_yaml.isAlias)(a) && (0, import_yaml.isAlias)(b)) return a.source === b.source;
   return false;
@@ -27935,7 +27941,7 @@ function allCommentsOf(node) {
     }
     if (!isNode(n)) return;
     parts.push(commentsOf(n));
-    if ((0, import_yaml.isMap)(n) || (0, import_yaml.isSeq)(n)) for (const item of n.items) collect(item);
+    if ((0, import_yaml.isMap)(n) || (0, import_yaml.isSeq)(n)) for (const item2 of n.items) collect(item2);
   };
   collect(node);
   return parts.join("");
@@ -27956,6 +27962,20 @@ function isPinnedPair(pair) {
   const key = pair.key;
   const value2 = pair.value;
   return isPin(value2?.comment ?? void 0) || isPin(key?.comment ?? void 0) || isPin(value2?.commentBefore?.split("\n")[0]);
+}
+function pinPair(pair) {
+  if (isPinnedPair(pair)) return;
+  const value2 = pair.value;
+  const after = (text2) => text2?.trim() ? `${PIN_COMMENT} ${text2.trim()}` : PIN_COMMENT;
+  if ((0, import_yaml2.isCollection)(value2) && value2.items.length > 0 && !value2.flow) {
+    value2.commentBefore = value2.commentBefore ? ` ${PIN_COMMENT}
+${value2.commentBefore}` : ` ${PIN_COMMENT}`;
+  } else if ((0, import_yaml2.isScalar)(value2) || (0, import_yaml2.isCollection)(value2)) {
+    value2.comment = ` ${after(value2.comment)}`;
+  } else {
+    const key = pair.key;
+    if (key && typeof key === "object") key.comment = ` ${after(key.comment)}`;
+  }
 }
 function holdsPinnedPair(node) {
   if ((0, import_yaml2.isMap)(node)) return pairsOf(node).some((p) => isPinnedPair(p) || holdsPinnedPair(p.value));
@@ -28107,7 +28127,7 @@ function firstDuplicateKey(doc) {
         if ((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2)) walk(value2);
       }
     } else if ((0, import_yaml3.isSeq)(node)) {
-      for (const item of node.items) walk(item);
+      for (const item2 of node.items) walk(item2);
     }
   };
   walk(doc.contents);
@@ -28123,7 +28143,7 @@ function normalizeKeyComments(doc, text2) {
         walk(value2);
       }
     } else if ((0, import_yaml3.isSeq)(node)) {
-      for (const item of node.items) walk(item);
+      for (const item2 of node.items) walk(item2);
     }
   };
   walk(doc.contents);
@@ -28552,7 +28572,7 @@ function inferKeys(sources, fallbackKeys) {
   for (const side of sides) {
     const seq = sources[side];
     if (!(0, import_yaml5.isSeq)(seq) || seq.items.length === 0) continue;
-    const key = fallbackKeys.find((k) => seq.items.every((item) => (0, import_yaml5.isMap)(item) && hasKey(item, k)));
+    const key = fallbackKeys.find((k) => seq.items.every((item2) => (0, import_yaml5.isMap)(item2) && hasKey(item2, k)));
     if (key) {
       candidate = key;
       break;
@@ -28561,7 +28581,7 @@ function inferKeys(sources, fallbackKeys) {
   if (!candidate) return void 0;
   for (const side of sides) {
     const seq = sources[side];
-    if ((0, import_yaml5.isSeq)(seq) && !seq.items.every((item) => (0, import_yaml5.isMap)(item) && hasKey(item, candidate))) return void 0;
+    if ((0, import_yaml5.isSeq)(seq) && !seq.items.every((item2) => (0, import_yaml5.isMap)(item2) && hasKey(item2, candidate))) return void 0;
   }
   return candidate;
 }
@@ -28573,8 +28593,8 @@ function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
   for (const side of sides) {
     const seq = sources[side];
     if (!(0, import_yaml5.isSeq)(seq)) continue;
-    seq.items.forEach((item, index) => {
-      if (!(0, import_yaml5.isMap)(item)) {
+    seq.items.forEach((item2, index) => {
+      if (!(0, import_yaml5.isMap)(item2)) {
         options.fail(
           "missing-list-key",
           path.index(index),
@@ -28582,8 +28602,8 @@ function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
           `list item is not a mapping, but the list is keyed by ${keys.join(", ")}`
         );
       }
-      const values = deriveKey ? [deriveKey(item)] : keys.map((k) => {
-        const pair = pairsOf(item).find((p) => keyName(p.key) === k);
+      const values = deriveKey ? [deriveKey(item2)] : keys.map((k) => {
+        const pair = pairsOf(item2).find((p) => keyName(p.key) === k);
         return pair && (0, import_yaml5.isScalar)(pair.value) && pair.value.value !== null ? scalarText(pair.value) : void 0;
       });
       if (values[0] === void 0 && values.every((v) => v === void 0)) {
@@ -28596,10 +28616,10 @@ function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
       }
       const group2 = groups2.find((g) => g.nodes[side] === void 0 && compatible(g.values, values));
       if (group2) {
-        group2.nodes[side] = item;
+        group2.nodes[side] = item2;
         group2.values = group2.values.map((v, i) => v ?? values[i]);
       } else {
-        groups2.push({ values, nodes: { [side]: item } });
+        groups2.push({ values, nodes: { [side]: item2 } });
       }
     });
   }
@@ -28622,11 +28642,11 @@ function matchSetItems(sources, path, options) {
   for (const side of sides) {
     const seq = sources[side];
     if (!(0, import_yaml5.isSeq)(seq)) continue;
-    for (const item of seq.items) {
-      const text2 = (0, import_yaml5.isScalar)(item) ? scalarText(item) : "";
+    for (const item2 of seq.items) {
+      const text2 = (0, import_yaml5.isScalar)(item2) ? scalarText(item2) : "";
       const group2 = groups2.find((g) => g.text === text2 && g.nodes[side] === void 0);
-      if (group2) group2.nodes[side] = item;
-      else groups2.push({ text: text2, nodes: { [side]: item } });
+      if (group2) group2.nodes[side] = item2;
+      else groups2.push({ text: text2, nodes: { [side]: item2 } });
     }
   }
   return groups2.map((g) => ({
@@ -28647,6 +28667,42 @@ var init_collate = __esm({
 });
 
 // ../merge-core/src/path.ts
+function readJsonString(text2) {
+  const m = /^"(?:[^"\\]|\\.)*"/.exec(text2);
+  if (!m) return void 0;
+  try {
+    return { value: JSON.parse(m[0]), length: m[0].length };
+  } catch {
+    return void 0;
+  }
+}
+function readBracket(text2) {
+  const index = /^\[(\d+)\]/.exec(text2);
+  if (index) return { segment: { index: Number(index[1]) }, length: index[0].length };
+  if (text2.startsWith('["')) {
+    const s = readJsonString(text2.slice(1));
+    return s && text2[1 + s.length] === "]" ? { segment: { field: s.value }, length: s.length + 2 } : void 0;
+  }
+  if (text2.startsWith('[="')) {
+    const s = readJsonString(text2.slice(2));
+    return s && text2[2 + s.length] === "]" ? { segment: { value: s.value }, length: s.length + 3 } : void 0;
+  }
+  const keys = [];
+  let at = 1;
+  if (text2[0] !== "[") return void 0;
+  for (; ; ) {
+    const key = /^([^="\],[]+)=/.exec(text2.slice(at));
+    if (!key) return void 0;
+    at += key[0].length;
+    const s = readJsonString(text2.slice(at));
+    if (!s) return void 0;
+    at += s.length;
+    keys.push([key[1], s.value]);
+    if (text2[at] === "]") return { segment: { keys }, length: at + 1 };
+    if (text2[at] !== ",") return void 0;
+    at += 1;
+  }
+}
 function formatSegment(segment2) {
   if ("field" in segment2) {
     return plainField.test(segment2.field) ? `.${segment2.field}` : `[${JSON.stringify(segment2.field)}]`;
@@ -28682,6 +28738,26 @@ var init_path = __esm({
       toString() {
         if (this.segments.length === 0) return ".";
         return this.segments.map(formatSegment).join("");
+      }
+      /** The path `toString` printed, read back; undefined for text it never prints. */
+      static parse(text2) {
+        if (text2 === ".") return _FieldPath.root;
+        const segments = [];
+        let at = 0;
+        while (at < text2.length) {
+          const rest = text2.slice(at);
+          const plain3 = /^\.([A-Za-z_$][\w$-]*)/.exec(rest);
+          if (plain3) {
+            segments.push({ field: plain3[1] });
+            at += plain3[0].length;
+            continue;
+          }
+          const bracket = readBracket(rest);
+          if (!bracket) return void 0;
+          segments.push(bracket.segment);
+          at += bracket.length;
+        }
+        return segments.length === 0 ? void 0 : new _FieldPath(segments);
       }
     };
     plainField = /^[A-Za-z_$][\w$-]*$/;
@@ -30046,16 +30122,16 @@ function upstreamOrder(elements) {
   const major = new Float64Array(elements.length);
   const minor = new Float64Array(elements.length);
   let previous = -1;
-  let step = 0;
+  let step2 = 0;
   elements.forEach((element, i) => {
     if (element.upstream !== void 0) {
       previous = element.upstream;
-      step = 0;
+      step2 = 0;
     } else {
-      step++;
+      step2++;
     }
     major[i] = previous;
-    minor[i] = step;
+    minor[i] = step2;
   });
   return elements.map((_, i) => i).sort((a, b) => major[a] - major[b] || minor[a] - minor[b] || a - b);
 }
@@ -30132,7 +30208,7 @@ function sameKeyOrder(a, b) {
 }
 function indexesOf(node) {
   const at = /* @__PURE__ */ new Map();
-  if ((0, import_yaml7.isSeq)(node)) node.items.forEach((item, i) => at.set(item, i));
+  if ((0, import_yaml7.isSeq)(node)) node.items.forEach((item2, i) => at.set(item2, i));
   return at;
 }
 function withKeys(map, identity4, upstream2) {
@@ -30315,11 +30391,11 @@ var init_walk = __esm({
         const added = [];
         const itemOfLocal = /* @__PURE__ */ new Map();
         let changed = base === void 0;
-        for (const item of e.items) {
-          let value2 = this.walk(item.value);
-          const existing = base ? item.value.sources.local : void 0;
-          if (existing) itemOfLocal.set(existing, item);
-          const emptied = (0, import_yaml7.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item.value, { rebuilt: false, item: true });
+        for (const item2 of e.items) {
+          let value2 = this.walk(item2.value);
+          const existing = base ? item2.value.sources.local : void 0;
+          if (existing) itemOfLocal.set(existing, item2);
+          const emptied = (0, import_yaml7.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item2.value, { rebuilt: false, item: true });
           if (value2 === void 0 || emptied) {
             if (existing) {
               replaced.set(existing, null);
@@ -30327,14 +30403,14 @@ var init_walk = __esm({
             }
             continue;
           }
-          if (e.listType === "map" && (0, import_yaml7.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, item.identity, item.value.sources.upstream);
+          if (e.listType === "map" && (0, import_yaml7.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, item2.identity, item2.value.sources.upstream);
           if (existing) {
             if (existing !== value2) {
               replaced.set(existing, value2);
               changed = true;
             }
           } else {
-            added.push({ value: value2, item });
+            added.push({ value: value2, item: item2 });
             changed = true;
           }
         }
@@ -30343,13 +30419,13 @@ var init_walk = __esm({
           const next = replaced.has(node) ? replaced.get(node) : node;
           if (next !== null) merged.push({ value: next, item: itemOfLocal.get(node), local: at });
         });
-        for (const { value: value2, item } of added) merged.push({ value: value2, item, local: void 0 });
+        for (const { value: value2, item: item2 } of added) merged.push({ value: value2, item: item2, local: void 0 });
         const origin = indexesOf(e.sources.origin);
         const upstream2 = indexesOf(e.sources.upstream);
         const order = mergedOrder(
-          merged.map(({ item, local: local2 }) => ({
-            origin: origin.get(item?.value.sources.origin),
-            upstream: upstream2.get(item?.value.sources.upstream),
+          merged.map(({ item: item2, local: local2 }) => ({
+            origin: origin.get(item2?.value.sources.origin),
+            upstream: upstream2.get(item2?.value.sources.upstream),
             local: local2
           })),
           origin.size === 0
@@ -31388,6 +31464,66 @@ var init_value = __esm({
   }
 });
 
+// ../merge-core/src/resource/set-field.ts
+function step(node, segment2) {
+  if ("field" in segment2) return (0, import_yaml10.isMap)(node) ? findPair(node, segment2.field)?.value : void 0;
+  if (!(0, import_yaml10.isSeq)(node)) return void 0;
+  if ("index" in segment2) return node.items[segment2.index];
+  if ("value" in segment2) return node.items.find((item2) => (0, import_yaml10.isScalar)(item2) && scalarText(item2) === segment2.value);
+  return node.items.find(
+    (item2) => (0, import_yaml10.isMap)(item2) && segment2.keys.every(([k, v]) => {
+      const pair = pairsOf(item2).find((p) => keyName(p.key) === k);
+      return pair !== void 0 && (0, import_yaml10.isScalar)(pair.value) && scalarText(pair.value) === v;
+    })
+  );
+}
+function setResourceField(input) {
+  const path = FieldPath.parse(input.path);
+  const last = path?.segments[path.segments.length - 1];
+  if (!path || !last || !("field" in last)) return { ok: false, reason: `${input.path} is not a field of a map` };
+  const stream = parseStream(input.text, input.file);
+  const at = stream.documents.findIndex((d) => {
+    const contents2 = d.doc.contents;
+    const id = (0, import_yaml10.isMap)(contents2) ? identityOf(contents2) : void 0;
+    return id !== void 0 && formatIdentity(id) === input.resource;
+  });
+  const source = stream.documents[at];
+  if (!source) return { ok: false, reason: `${input.file} holds no resource ${input.resource}` };
+  const contents = source.doc.contents.clone();
+  let parent = contents;
+  for (const segment2 of path.segments.slice(0, -1)) parent = step(parent, segment2);
+  if (!(0, import_yaml10.isMap)(parent)) return { ok: false, reason: `${input.resource} has no ${input.path} (nothing holds it)` };
+  const node = source.doc.createNode(input.value);
+  let pair = findPair(parent, last.field);
+  if (pair) {
+    const old = pair.value;
+    if (old && typeof old === "object") {
+      if (old.comment) node.comment = old.comment;
+      if (old.commentBefore) node.commentBefore = old.commentBefore;
+    }
+    pair.value = node;
+  } else {
+    parent.add(source.doc.createPair(last.field, node));
+    pair = findPair(parent, last.field);
+  }
+  if (input.pin) pinPair(pair);
+  const text2 = printMergedDocument(source, contents);
+  return { ok: true, text: stream.documents.map((d, i) => i === at ? text2 : d.text).join("") };
+}
+var import_yaml10;
+var init_set_field = __esm({
+  "../merge-core/src/resource/set-field.ts"() {
+    "use strict";
+    import_yaml10 = __toESM(require_dist(), 1);
+    init_pin();
+    init_print();
+    init_path();
+    init_nodes();
+    init_parse();
+    init_identity();
+  }
+});
+
 // ../merge-core/src/index.ts
 var init_src2 = __esm({
   "../merge-core/src/index.ts"() {
@@ -31399,6 +31535,7 @@ var init_src2 = __esm({
     init_errors2();
     init_path();
     init_pin();
+    init_set_field();
     init_identity();
     init_parse();
     init_scan();
@@ -31461,6 +31598,64 @@ function parseMetadataBlock(body) {
     return void 0;
   }
 }
+function markClosed(body, state) {
+  const meta = parseMetadataBlock(body);
+  if (!meta) return body;
+  const block = renderMetadataBlock({ ...meta, closedBy: state });
+  return body.replace(METADATA, () => block);
+}
+function closedByOf(body) {
+  const meta = parseMetadataBlock(body);
+  if (!meta) return void 0;
+  return meta.closedBy === "closed" || meta.closedBy === "merged" ? { by: "kdelta", state: meta.closedBy } : { by: "person" };
+}
+function carriedSection(carried) {
+  const plain3 = (text2) => text2.replace(/<!--|-->/g, (m) => m.split("").join(" "));
+  return [
+    "### Carried forward",
+    "",
+    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is a new commit on top of them, a 3-way merge whose local side is the branch (with them) and whose origin is the upstream commit the branch was last built from. Where they and upstream changed the same field, the conflict table says so.`,
+    "",
+    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code(c.sha.slice(0, 12))} by ${cell(plain3(c.name))}: ${code(plain3(c.subject))}`),
+    ...carried.length > CARRIED_LINES ? [`- \u2026and ${carried.length - CARRIED_LINES} more`] : [],
+    ""
+  ];
+}
+function conflictChoice(c) {
+  const take = c.winner === "upstream" ? "local" : "upstream";
+  const chosen = c.values[take];
+  const last = FieldPath.parse(c.path)?.segments.at(-1);
+  if (chosen === void 0 || !last || !("field" in last)) return void 0;
+  return { take, label: `${take === "local" ? "keep local" : "take upstream"} ${value(chosen)} for ${code(c.path)} (${c.resource})` };
+}
+function tickedChoices(body) {
+  return [...body.matchAll(TASK)].filter((m) => m[1] !== " ").map((m) => m[2]);
+}
+function pendingTicks(body) {
+  const decided2 = new Set(parseMetadataBlock(body)?.decided ?? []);
+  return tickedChoices(body).filter((label) => !decided2.has(label));
+}
+function decideSection(conflicts, decisions) {
+  const choices = conflicts.flatMap((c) => conflictChoice(c) ?? []);
+  const decided2 = decisions?.decided ?? [];
+  const ignored = decisions?.ignored ?? [];
+  const lines = [];
+  if (choices.length > 0 || decided2.length > 0) {
+    lines.push(
+      "#### Decide",
+      "",
+      choices.length > 0 ? "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)" : "The package in this proposal holds the values decided here.",
+      "",
+      ...choices.map((c) => `- [ ] ${c.label}`),
+      ...decided2.map(
+        (d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === "local" ? " (pinned with `# kdelta:local`)" : ""}`
+      ),
+      ""
+    );
+  }
+  if (ignored.length > 0) lines.push("#### Ticks not applied", "", ...ignored.map((t) => `- ${t.label}: ${t.reason}`), "");
+  return lines;
+}
 function code(text2) {
   const t = text2.replace(/\n/g, " ");
   return t.includes("`") ? `\`\` ${t} \`\`` : `\`${t}\``;
@@ -31497,6 +31692,7 @@ function renderWith(input, d, shortened) {
   if (shortened) head.push(SHORTENED_NOTE, "");
   if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
   if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
+  if (input.carried && input.carried.length > 0) head.push(...carriedSection(input.carried));
   const provenance = ["### Provenance", ""];
   if (meta.upstream) {
     provenance.push(
@@ -31532,29 +31728,34 @@ function renderWith(input, d, shortened) {
     changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
   }
   const conflicts = [];
-  if (input.conflicts.length > 0 && (!d.conflictSection || d.conflictRows === 0)) {
-    conflicts.push(`### Conflicts (${input.conflicts.length})`, "", "The list is in the run's report.", "");
-  } else if (input.conflicts.length > 0) {
+  const decided2 = input.decisions?.decided ?? [];
+  const total = input.conflicts.length + decided2.length;
+  if (total > 0 && (!d.conflictSection || d.conflictRows === 0 && input.conflicts.length > 0)) {
+    conflicts.push(`### Conflicts (${total})`, "", "The list is in the run's report.", "");
+  } else if (total > 0) {
+    const shown2 = input.conflicts.slice(0, d.conflictRows);
     conflicts.push(
-      `### Conflicts (${input.conflicts.length})`,
+      `### Conflicts (${total})`,
       "",
       "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
       "",
-      ...conflictTable(input.conflicts.slice(0, d.conflictRows))
+      ...conflictTable(shown2, decided2)
     );
     if (input.conflicts.length > d.conflictRows)
       conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
-    conflicts.push("");
+    conflicts.push("", ...decideSection(shown2, input.decisions));
+  } else {
+    conflicts.push(...decideSection([], input.decisions));
   }
   return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
 }
-function conflictTable(conflicts) {
+function conflictTable(conflicts, decided2 = []) {
+  const row = (c, kept) => `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${kept} |`;
   return [
     "| resource | field | origin | upstream | local | rule | kept |",
     "| --- | --- | --- | --- | --- | --- | --- |",
-    ...conflicts.map(
-      (c) => `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${c.winner} |`
-    )
+    ...conflicts.map((c) => row(c, c.winner)),
+    ...decided2.map((d) => row(d.conflict, `${d.choice.take === "local" ? "kept local" : "took upstream"} (decided on this proposal)`))
   ];
 }
 function renderProposalBodies(input, limit = MAX_BODY) {
@@ -31589,13 +31790,85 @@ function renderProposalBodies(input, limit = MAX_BODY) {
   return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
 ${tail}`.slice(-limit), full, shortened: true };
 }
-var METADATA, MAX_BODY, SHORTENED_NOTE;
+var METADATA, CARRIED_LINES, TASK, MAX_BODY, SHORTENED_NOTE;
 var init_proposal_body = __esm({
   "../run/src/proposal-body.ts"() {
     "use strict";
+    init_src2();
     METADATA = /<!-- kdelta: (\{.*\}) -->/;
+    CARRIED_LINES = 20;
+    TASK = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+((?:keep local|take upstream) .*?)[ \t\r]*$/gm;
     MAX_BODY = 6e4;
     SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
+  }
+});
+
+// ../run/src/forge/forge.ts
+var STOP_LABEL, PROPOSE_AGAIN_LABEL;
+var init_forge = __esm({
+  "../run/src/forge/forge.ts"() {
+    "use strict";
+    STOP_LABEL = "kdelta:stop";
+    PROPOSE_AGAIN_LABEL = "kdelta:propose-again";
+  }
+});
+
+// ../run/src/forge/github-repo.ts
+function server(serverUrl) {
+  const u = new URL(serverUrl);
+  return { origin: u.origin, host: u.host, hostname: u.hostname, protocol: u.protocol, pathname: u.pathname.replace(/\/+$/, "") };
+}
+function githubRepoOf(url, serverUrl) {
+  const plain3 = withoutCredentials(url);
+  const base = server(serverUrl);
+  const expected = `${base.origin}${base.pathname}/<owner>/<repo>`;
+  const refuse2 = (why) => ({
+    ok: false,
+    error: `repository "${plain3}" ${why}: the github forge opens pull requests on ${base.origin}${base.pathname} only (expected ${expected}; use --forge local for other hosts)`
+  });
+  let path;
+  const scp = /^[A-Za-z0-9_.-]+@([^:/]+):(.*)$/.exec(plain3);
+  if (scp) {
+    if (scp[1].toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${scp[1]}`);
+    path = `/${scp[2]}`;
+  } else {
+    let u;
+    try {
+      u = new URL(plain3);
+    } catch {
+      return refuse2("is not a URL");
+    }
+    if (u.protocol === "ssh:") {
+      if (u.hostname.toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${u.hostname}`);
+      path = u.pathname;
+    } else if (u.protocol === "http:" || u.protocol === "https:") {
+      if (u.host.toLowerCase() !== base.host.toLowerCase() || u.protocol !== base.protocol) return refuse2(`is on ${u.protocol}//${u.host}`);
+      if (!u.pathname.startsWith(`${base.pathname}/`)) return refuse2(`is not under ${base.pathname}`);
+      path = u.pathname.slice(base.pathname.length);
+    } else {
+      return refuse2(`is a ${u.protocol.replace(/:$/, "")} URL`);
+    }
+  }
+  const parts = path.replace(/\/+$/, "").split("/").filter(Boolean);
+  if (parts.length !== 2) return refuse2("does not name <owner>/<repo>");
+  const owner = parts[0];
+  const repo = parts[1].replace(/\.git$/, "");
+  if (!NAME2.test(owner) || !NAME2.test(repo)) return refuse2("does not name <owner>/<repo>");
+  return { ok: true, value: { owner, repo } };
+}
+function compareUrlOf(upstreamUrl, from, to, serverUrl) {
+  if (!from || !to || from === to) return void 0;
+  const mapped = githubRepoOf(upstreamUrl, serverUrl);
+  if (!mapped.ok) return void 0;
+  const base = server(serverUrl);
+  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
+}
+var NAME2;
+var init_github_repo = __esm({
+  "../run/src/forge/github-repo.ts"() {
+    "use strict";
+    init_src();
+    NAME2 = /^[A-Za-z0-9_.-]+$/;
   }
 });
 
@@ -35623,26 +35896,26 @@ var init_toad_cache = __esm({
         this.max = max;
         this.ttl = ttlInMsecs;
       }
-      bumpLru(item) {
-        if (this.last === item) {
+      bumpLru(item2) {
+        if (this.last === item2) {
           return;
         }
         const last = this.last;
-        const next = item.next;
-        const prev = item.prev;
-        if (this.first === item) {
+        const next = item2.next;
+        const prev = item2.prev;
+        if (this.first === item2) {
           this.first = next;
         }
-        item.next = null;
-        item.prev = last;
-        last.next = item;
+        item2.next = null;
+        item2.prev = last;
+        last.next = item2;
         if (prev !== null) {
           prev.next = next;
         }
         if (next !== null) {
           next.prev = prev;
         }
-        this.last = item;
+        this.last = item2;
       }
       clear() {
         this.items = /* @__PURE__ */ Object.create(null);
@@ -35651,21 +35924,21 @@ var init_toad_cache = __esm({
         this.size = 0;
       }
       delete(key) {
-        const item = this.items[key];
-        if (item !== void 0) {
+        const item2 = this.items[key];
+        if (item2 !== void 0) {
           delete this.items[key];
           this.size--;
-          if (item.prev !== null) {
-            item.prev.next = item.next;
+          if (item2.prev !== null) {
+            item2.prev.next = item2.next;
           }
-          if (item.next !== null) {
-            item.next.prev = item.prev;
+          if (item2.next !== null) {
+            item2.next.prev = item2.prev;
           }
-          if (this.first === item) {
-            this.first = item.next;
+          if (this.first === item2) {
+            this.first = item2.next;
           }
-          if (this.last === item) {
-            this.last = item.prev;
+          if (this.last === item2) {
+            this.last = item2.prev;
           }
         }
       }
@@ -35676,32 +35949,32 @@ var init_toad_cache = __esm({
       }
       evict() {
         if (this.size > 0) {
-          const item = this.first;
-          delete this.items[item.key];
+          const item2 = this.first;
+          delete this.items[item2.key];
           if (--this.size === 0) {
             this.first = null;
             this.last = null;
           } else {
-            this.first = item.next;
+            this.first = item2.next;
             this.first.prev = null;
           }
         }
       }
       expiresAt(key) {
-        const item = this.items[key];
-        if (item !== void 0) {
-          return item.expiry;
+        const item2 = this.items[key];
+        if (item2 !== void 0) {
+          return item2.expiry;
         }
       }
       get(key) {
-        const item = this.items[key];
-        if (item !== void 0) {
-          if (this.ttl > 0 && item.expiry <= Date.now()) {
+        const item2 = this.items[key];
+        if (item2 !== void 0) {
+          if (this.ttl > 0 && item2.expiry <= Date.now()) {
             this.delete(key);
             return;
           }
-          this.bumpLru(item);
-          return item.value;
+          this.bumpLru(item2);
+          return item2.value;
         }
       }
       getMany(keys) {
@@ -35725,20 +35998,20 @@ var init_toad_cache = __esm({
         if (this.max > 0 && this.size >= this.max) {
           this.evict();
         }
-        const item = {
+        const item2 = {
           expiry: this.ttl > 0 ? Date.now() + this.ttl : this.ttl,
           key,
           prev: this.last,
           next: null,
           value: value2
         };
-        this.items[key] = item;
+        this.items[key] = item2;
         if (++this.size === 1) {
-          this.first = item;
+          this.first = item2;
         } else {
-          this.last.next = item;
+          this.last.next = item2;
         }
-        this.last = item;
+        this.last = item2;
       }
     };
   }
@@ -36331,65 +36604,6 @@ var init_github_auth = __esm({
   }
 });
 
-// ../run/src/forge/github-repo.ts
-function server(serverUrl) {
-  const u = new URL(serverUrl);
-  return { origin: u.origin, host: u.host, hostname: u.hostname, protocol: u.protocol, pathname: u.pathname.replace(/\/+$/, "") };
-}
-function githubRepoOf(url, serverUrl) {
-  const plain3 = withoutCredentials(url);
-  const base = server(serverUrl);
-  const expected = `${base.origin}${base.pathname}/<owner>/<repo>`;
-  const refuse2 = (why) => ({
-    ok: false,
-    error: `repository "${plain3}" ${why}: the github forge opens pull requests on ${base.origin}${base.pathname} only (expected ${expected}; use --forge local for other hosts)`
-  });
-  let path;
-  const scp = /^[A-Za-z0-9_.-]+@([^:/]+):(.*)$/.exec(plain3);
-  if (scp) {
-    if (scp[1].toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${scp[1]}`);
-    path = `/${scp[2]}`;
-  } else {
-    let u;
-    try {
-      u = new URL(plain3);
-    } catch {
-      return refuse2("is not a URL");
-    }
-    if (u.protocol === "ssh:") {
-      if (u.hostname.toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${u.hostname}`);
-      path = u.pathname;
-    } else if (u.protocol === "http:" || u.protocol === "https:") {
-      if (u.host.toLowerCase() !== base.host.toLowerCase() || u.protocol !== base.protocol) return refuse2(`is on ${u.protocol}//${u.host}`);
-      if (!u.pathname.startsWith(`${base.pathname}/`)) return refuse2(`is not under ${base.pathname}`);
-      path = u.pathname.slice(base.pathname.length);
-    } else {
-      return refuse2(`is a ${u.protocol.replace(/:$/, "")} URL`);
-    }
-  }
-  const parts = path.replace(/\/+$/, "").split("/").filter(Boolean);
-  if (parts.length !== 2) return refuse2("does not name <owner>/<repo>");
-  const owner = parts[0];
-  const repo = parts[1].replace(/\.git$/, "");
-  if (!NAME2.test(owner) || !NAME2.test(repo)) return refuse2("does not name <owner>/<repo>");
-  return { ok: true, value: { owner, repo } };
-}
-function compareUrlOf(upstreamUrl, from, to, serverUrl) {
-  if (!from || !to || from === to) return void 0;
-  const mapped = githubRepoOf(upstreamUrl, serverUrl);
-  if (!mapped.ok) return void 0;
-  const base = server(serverUrl);
-  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
-}
-var NAME2;
-var init_github_repo = __esm({
-  "../run/src/forge/github-repo.ts"() {
-    "use strict";
-    init_src();
-    NAME2 = /^[A-Za-z0-9_.-]+$/;
-  }
-});
-
 // ../run/src/forge/github.ts
 import { execFile as execFile2 } from "node:child_process";
 import { promisify } from "node:util";
@@ -36407,6 +36621,9 @@ function githubToken(options) {
 function graphqlUrlOf(apiUrl) {
   const base = apiUrl.replace(/\/+$/, "");
   return /\/api\/v3$/.test(base) ? `${base.replace(/\/v3$/, "")}/graphql` : `${base}/graphql`;
+}
+function dashboardOf(issue2) {
+  return { id: String(issue2.number), body: issue2.body ?? "", url: issue2.html_url };
 }
 function encodeBody(body, fingerprint, fingerprintIn = noFingerprint) {
   if (fingerprintIn(body) === fingerprint) return body;
@@ -36587,11 +36804,35 @@ function createGitHubForge(options = {}) {
       body,
       fingerprint,
       id,
-      state: state ?? (r.pull.state === "open" ? "open" : r.pull.merged_at || merged ? "merged" : "closed"),
+      state: state ?? (r.pull.state === "open" ? "open" : r.pull.merged_at || merged ? "merged" : closedState(r.pull, body)),
       url: r.pull.html_url,
       status: statuses.get(`${repoKey}@${commit}`) ?? r.status,
       labels: labelsOf(r.pull)
     };
+  }
+  function closedState(pull, body) {
+    const by = options.closes?.read(body);
+    if (by?.by === "kdelta") return by.state;
+    return by?.by === "person" && !labelsOf(pull).includes(PROPOSE_AGAIN_LABEL) ? "declined" : "closed";
+  }
+  const closedLast = /* @__PURE__ */ new Map();
+  function lastClosed(target, repo) {
+    const key = `${keyOf2(repo)}\0${target.head}\0${target.base}`;
+    let hit = closedLast.get(key);
+    if (!hit) {
+      hit = call(`list the closed pull requests of ${target.head} in ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+        ...repo,
+        state: "closed",
+        head: `${repo.owner}:${target.head}`,
+        base: target.base,
+        per_page: 10
+      }).then(
+        (pulls) => pulls.filter((p) => p.head.ref === target.head && p.base.ref === target.base && sameRepo(p, repo)).reduce((last, p) => !last || last.number < p.number ? p : last, void 0)
+      );
+      hit.catch(() => closedLast.delete(key));
+      closedLast.set(key, hit);
+    }
+    return hit;
   }
   async function findRecord(target) {
     const pulls = await openPulls(target);
@@ -36788,16 +37029,28 @@ function createGitHubForge(options = {}) {
     async close(proposal, state = "closed") {
       const repo = repoOf(proposal.repo);
       const n = Number(proposal.id);
+      const marked = options.closes && state !== "declined" ? { body: encodeBody(options.closes.mark(proposal.body, state), proposal.fingerprint, fingerprintIn) } : {};
       const data = await call(`close pull request #${n} of ${keyOf2(repo)}`, "PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
         ...repo,
         pull_number: n,
-        state: "closed"
+        state: "closed",
+        ...marked
       });
       const pulls = await openPulls(proposal);
       pulls.delete(n);
       if (state === "merged") mergedByRun.add(`${keyOf2(repo)}#${n}`);
       return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
     },
+    ...options.closes ? {
+      async declined(target) {
+        if (await findRecord(target)) return void 0;
+        const repo = repoOf(target.repo);
+        const last = await lastClosed(target, repo);
+        if (!last) return void 0;
+        const p = toProposal({ pull: last, downstream: target.downstream, repoUrl: target.repo });
+        return p.state === "declined" ? p : void 0;
+      }
+    } : {},
     async setStatus(proposal, status, commit) {
       const repo = repoOf(proposal.repo);
       const r = (await openPulls(proposal)).get(Number(proposal.id));
@@ -36829,7 +37082,11 @@ function createGitHubForge(options = {}) {
       }
       return true;
     },
-    async list() {
+    async list(repositories = []) {
+      for (const r of repositories) {
+        const m = githubRepoOf(r.repo, serverUrl);
+        if (m.ok) remember(r, m.value);
+      }
       const out = [];
       for (const { downstream, repoUrl, repo } of seen.values()) {
         const latest = /* @__PURE__ */ new Map();
@@ -36843,6 +37100,43 @@ function createGitHubForge(options = {}) {
       }
       return out;
     },
+    async readDashboard(target) {
+      const repo = dashboardRepo(target);
+      for (let page = 1; ; page++) {
+        const batch = await call(`list the issues of ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/issues", {
+          ...repo,
+          state: "open",
+          sort: "created",
+          direction: "asc",
+          per_page: 100,
+          page
+        });
+        const found = batch.find((i) => !i.pull_request && i.title === target.title && (i.body ?? "").includes(target.marker));
+        if (found) return dashboardOf(found);
+        if (batch.length < 100) return void 0;
+      }
+    },
+    async writeDashboard(target, body, existing) {
+      const repo = dashboardRepo(target);
+      if (body.length > MAX_BODY_CHARS) {
+        throw new ForgeError("body-too-long", `the dashboard has ${body.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`);
+      }
+      const issue2 = existing ? await call(
+        `update the dashboard #${existing.id} of ${keyOf2(repo)}`,
+        "PATCH /repos/{owner}/{repo}/issues/{issue_number}",
+        {
+          ...repo,
+          issue_number: Number(existing.id),
+          title: target.title,
+          body
+        }
+      ) : await call(`open the dashboard issue in ${keyOf2(repo)}`, "POST /repos/{owner}/{repo}/issues", {
+        ...repo,
+        title: target.title,
+        body
+      });
+      return dashboardOf(issue2);
+    },
     writeCost(op) {
       switch (op.kind) {
         case "close":
@@ -36853,6 +37147,7 @@ function createGitHubForge(options = {}) {
         case "push":
           return options.signedCommits ? op.files + 4 : 0;
         case "status":
+        case "dashboard":
           return 1;
         case "upsert": {
           const some = (list2) => (list2 ?? []).length > 0 ? 1 : 0;
@@ -36879,6 +37174,16 @@ function createGitHubForge(options = {}) {
       return compareUrlOf(upstreamRepo, from, to, serverUrl);
     }
   };
+  function dashboardRepo(target) {
+    const m = /^([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)\/([A-Za-z0-9._-]+)$/.exec(target.repository ?? "");
+    if (!m) {
+      throw new ForgeError(
+        "unsupported-repository",
+        `the dashboard's repository must be owner/name on ${serverUrl} (got ${JSON.stringify(target.repository ?? "")})`
+      );
+    }
+    return { owner: m[1], repo: m[2] };
+  }
   async function publishCommit(input) {
     const repo = repoOf(input.target.repo);
     const where = `${input.target.head} in ${keyOf2(repo)}`;
@@ -36923,7 +37228,8 @@ function createGitHubForge(options = {}) {
           `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`
         );
       }
-      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force: true });
+      const force = input.baseCommit !== input.expectedHead;
+      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force });
     } else {
       await call(`create ${where}`, "POST /repos/{owner}/{repo}/git/refs", { ...repo, ref: `refs/${ref}`, sha: commit.sha });
     }
@@ -36939,6 +37245,7 @@ var init_github = __esm({
     init_dist_bundle5();
     init_dist_bundle6();
     init_src();
+    init_forge();
     init_github_errors();
     init_github_auth();
     init_github_repo();
@@ -36961,7 +37268,11 @@ __export(github_exports, {
   createGitHubForge: () => createGitHubForge2
 });
 function createGitHubForge2(options = {}) {
-  return createGitHubForge({ fingerprintIn: (body) => parseMetadataBlock(body)?.fingerprint, ...options });
+  return createGitHubForge({
+    fingerprintIn: (body) => parseMetadataBlock(body)?.fingerprint,
+    closes: { mark: markClosed, read: closedByOf },
+    ...options
+  });
 }
 var init_github2 = __esm({
   "../run/src/github.ts"() {
@@ -37150,22 +37461,22 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
   return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value2) {
       try {
-        step(generator.next(value2));
+        step2(generator.next(value2));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value2) {
       try {
-        step(generator["throw"](value2));
+        step2(generator["throw"](value2));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
+    function step2(result) {
       result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 var { access, appendFile, writeFile } = promises;
@@ -37308,7 +37619,7 @@ var Summary = class {
    */
   addList(items, ordered = false) {
     const tag2 = ordered ? "ol" : "ul";
-    const listItems = items.map((item) => this.wrap("li", item)).join("");
+    const listItems = items.map((item2) => this.wrap("li", item2)).join("");
     const element = this.wrap(tag2, listItems);
     return this.addRaw(element).addEOL();
   }
@@ -37449,22 +37760,22 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
   return new (P || (P = Promise))(function(resolve11, reject) {
     function fulfilled(value2) {
       try {
-        step(generator.next(value2));
+        step2(generator.next(value2));
       } catch (e) {
         reject(e);
       }
     }
     function rejected(value2) {
       try {
-        step(generator["throw"](value2));
+        step2(generator["throw"](value2));
       } catch (e) {
         reject(e);
       }
     }
-    function step(result) {
+    function step2(result) {
       result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
+    step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
 };
 var ExitCode;
@@ -37576,7 +37887,7 @@ function joinField(parent, key) {
 init_src2();
 
 // ../kptfile-model/src/decode.ts
-var import_yaml10 = __toESM(require_dist(), 1);
+var import_yaml11 = __toESM(require_dist(), 1);
 var str = { t: "string" };
 var strMap = { t: "stringMap" };
 var obj = (fields) => ({ t: "object", fields });
@@ -37618,13 +37929,13 @@ var KPTFILE_SPEC = obj({
   })
 });
 function describe2(node) {
-  if ((0, import_yaml10.isMap)(node)) return "a map";
-  if ((0, import_yaml10.isSeq)(node)) return "a list";
-  if ((0, import_yaml10.isScalar)(node)) return `${JSON.stringify(node.value)}`;
+  if ((0, import_yaml11.isMap)(node)) return "a map";
+  if ((0, import_yaml11.isSeq)(node)) return "a list";
+  if ((0, import_yaml11.isScalar)(node)) return `${JSON.stringify(node.value)}`;
   return "nothing";
 }
 function scalarString(node) {
-  if (!(0, import_yaml10.isScalar)(node)) return void 0;
+  if (!(0, import_yaml11.isScalar)(node)) return void 0;
   const v = node.value;
   if (typeof v === "string") return v;
   if (v === null) return void 0;
@@ -37632,7 +37943,7 @@ function scalarString(node) {
   return typeof src === "string" ? src : String(v);
 }
 function isNull2(node) {
-  return node == null || (0, import_yaml10.isScalar)(node) && node.value === null;
+  return node == null || (0, import_yaml11.isScalar)(node) && node.value === null;
 }
 function decodeValue(node, spec, field, file, issues) {
   const wrong = (expected) => {
@@ -37661,7 +37972,7 @@ function decodeValue(node, spec, field, file, issues) {
       return s;
     }
     case "stringMap": {
-      if (!(0, import_yaml10.isMap)(node)) return wrong("a map of strings");
+      if (!(0, import_yaml11.isMap)(node)) return wrong("a map of strings");
       const out = {};
       for (const pair of node.items) {
         const key = scalarString(pair.key);
@@ -37688,21 +37999,21 @@ function decodeValue(node, spec, field, file, issues) {
       return out;
     }
     case "list": {
-      if (!(0, import_yaml10.isSeq)(node)) return wrong("a list");
+      if (!(0, import_yaml11.isSeq)(node)) return wrong("a list");
       const out = [];
-      node.items.forEach((item, i) => {
+      node.items.forEach((item2, i) => {
         const f = joinField(field, i);
-        if (isNull2(item)) {
+        if (isNull2(item2)) {
           issues.push({ code: "wrong-type", file, field: f, message: "list item is empty" });
           return;
         }
-        const v = decodeValue(item, spec.of, f, file, issues);
+        const v = decodeValue(item2, spec.of, f, file, issues);
         if (v !== void 0) out.push(v);
       });
       return out;
     }
     case "object": {
-      if (!(0, import_yaml10.isMap)(node)) return wrong("a map");
+      if (!(0, import_yaml11.isMap)(node)) return wrong("a map");
       const out = {};
       for (const pair of node.items) {
         const key = scalarString(pair.key);
@@ -37731,7 +38042,7 @@ function decodeValue(node, spec, field, file, issues) {
 }
 function decodeKptfileNode(node, file, issues) {
   if (isNull2(node)) return {};
-  if (!(0, import_yaml10.isMap)(node)) {
+  if (!(0, import_yaml11.isMap)(node)) {
     issues.push({ code: "not-a-map", file, field: "", message: `a Kptfile must be a YAML map, got ${describe2(node)}` });
     return {};
   }
@@ -37739,18 +38050,18 @@ function decodeKptfileNode(node, file, issues) {
 }
 
 // ../kptfile-model/src/document.ts
-var import_yaml11 = __toESM(require_dist(), 1);
+var import_yaml12 = __toESM(require_dist(), 1);
 function hoistKeyComments(doc, source) {
-  (0, import_yaml11.visit)(doc, {
+  (0, import_yaml12.visit)(doc, {
     Pair(_, pair) {
       const value2 = pair.value;
       const key = pair.key;
-      if (!value2 || !key || !((0, import_yaml11.isMap)(value2) || (0, import_yaml11.isSeq)(value2)) || !value2.commentBefore || !key.range || !value2.range) return;
+      if (!value2 || !key || !((0, import_yaml12.isMap)(value2) || (0, import_yaml12.isSeq)(value2)) || !value2.commentBefore || !key.range || !value2.range) return;
       const between = source.slice(key.range[1], value2.range[0]);
       const hash = between.indexOf("#");
       const nl = between.indexOf("\n");
       if (hash >= 0 && (nl < 0 || hash < nl) && !value2.commentBefore.includes("\n")) {
-        if (!(0, import_yaml11.isScalar)(key) && !(0, import_yaml11.isMap)(key) && !(0, import_yaml11.isSeq)(key)) return;
+        if (!(0, import_yaml12.isScalar)(key) && !(0, import_yaml12.isMap)(key) && !(0, import_yaml12.isSeq)(key)) return;
         key.comment = value2.commentBefore;
         value2.commentBefore = void 0;
       }
@@ -37769,7 +38080,7 @@ function detectSequenceIndent(source) {
   return void 0;
 }
 function scalarText2(node) {
-  if (!(0, import_yaml11.isScalar)(node)) return void 0;
+  if (!(0, import_yaml12.isScalar)(node)) return void 0;
   const v = node.value;
   if (typeof v === "string") return v;
   if (v === null || v === void 0) return void 0;
@@ -37788,32 +38099,32 @@ function identity(v) {
   return void 0;
 }
 function plain(node) {
-  if ((0, import_yaml11.isScalar)(node)) return scalarText2(node) ?? node.value;
-  if ((0, import_yaml11.isMap)(node)) {
+  if ((0, import_yaml12.isScalar)(node)) return scalarText2(node) ?? node.value;
+  if ((0, import_yaml12.isMap)(node)) {
     const o = {};
     for (const p of node.items) o[String(scalarText2(p.key) ?? p.key)] = plain(p.value);
     return o;
   }
-  if ((0, import_yaml11.isSeq)(node)) return node.items.map(plain);
+  if ((0, import_yaml12.isSeq)(node)) return node.items.map(plain);
   return node ?? null;
 }
 function syncNode(doc, node, value2) {
   if (value2 === void 0 || value2 === null) return doc.createNode(null);
   if (Array.isArray(value2)) {
-    if (!(0, import_yaml11.isSeq)(node)) return doc.createNode(value2);
+    if (!(0, import_yaml12.isSeq)(node)) return doc.createNode(value2);
     const old = [...node.items];
     const used = /* @__PURE__ */ new Set();
-    const pick = (item, i) => {
-      let j = old.findIndex((n, k) => !used.has(k) && deepEqual2(plain(n), item));
+    const pick = (item2, i) => {
+      let j = old.findIndex((n, k) => !used.has(k) && deepEqual2(plain(n), item2));
       if (j < 0) {
-        const id = identity(item);
+        const id = identity(item2);
         if (id !== void 0) j = old.findIndex((n, k) => !used.has(k) && identity(plain(n)) === id);
       }
       if (j < 0 && i < old.length && !used.has(i) && identity(plain(old[i])) === void 0) j = i;
       return j;
     };
-    const picks = value2.map((item, i) => {
-      const j = pick(item, i);
+    const picks = value2.map((item2, i) => {
+      const j = pick(item2, i);
       if (j >= 0) used.add(j);
       return j;
     });
@@ -37823,14 +38134,14 @@ function syncNode(doc, node, value2) {
 ${first.commentBefore}` : node.commentBefore;
       node.commentBefore = void 0;
     }
-    node.items = value2.map((item, i) => {
+    node.items = value2.map((item2, i) => {
       const j = picks[i];
-      return j < 0 ? doc.createNode(item) : syncNode(doc, old[j], item);
+      return j < 0 ? doc.createNode(item2) : syncNode(doc, old[j], item2);
     });
     return node;
   }
   if (typeof value2 === "object") {
-    if (!(0, import_yaml11.isMap)(node)) return doc.createNode(value2);
+    if (!(0, import_yaml12.isMap)(node)) return doc.createNode(value2);
     const o = value2;
     const seen = /* @__PURE__ */ new Set();
     node.items = node.items.filter((pair) => {
@@ -37856,7 +38167,7 @@ ${first.commentBefore}` : node.commentBefore;
     });
     return node;
   }
-  if ((0, import_yaml11.isScalar)(node)) {
+  if ((0, import_yaml12.isScalar)(node)) {
     if (scalarText2(node) === String(value2) && typeof node.value === typeof value2) return node;
     if (scalarText2(node) === String(value2) && typeof value2 === "string") return node;
     node.value = value2;
@@ -37870,7 +38181,7 @@ function syncDocument(doc, value2) {
 
 // ../kptfile-model/src/format.ts
 init_src2();
-var import_yaml12 = __toESM(require_dist(), 1);
+var import_yaml13 = __toESM(require_dist(), 1);
 var POINTER_PATHS = /* @__PURE__ */ new Set(["upstream", "upstreamLock", "info", "pipeline", "inventory", "status", "upstream.git", "upstreamLock.git"]);
 var ALWAYS = /* @__PURE__ */ new Set(["info.readinessGates[].conditionType", "status.conditions[].type", "status.conditions[].status"]);
 function shape(value2, spec, path) {
@@ -37888,7 +38199,7 @@ function shape(value2, spec, path) {
     case "list": {
       const l = value2;
       if (!l || l.length === 0) return void 0;
-      return l.map((item) => shape(item, spec.of, `${path}[]`) ?? {});
+      return l.map((item2) => shape(item2, spec.of, `${path}[]`) ?? {});
     }
     case "object": {
       if (value2 === void 0 || value2 === null) return void 0;
@@ -37907,7 +38218,7 @@ function shape(value2, spec, path) {
 }
 function formatKptfile(kptfile, options = {}) {
   const value2 = shape(kptfile, KPTFILE_SPEC, "") ?? {};
-  const doc = new import_yaml12.Document(value2, yamlDocumentOptions);
+  const doc = new import_yaml13.Document(value2, yamlDocumentOptions);
   return doc.toString({ indentSeq: (options.sequenceIndent ?? "wide") === "wide", lineWidth: 0 });
 }
 
@@ -38158,18 +38469,18 @@ function pipelineKeyMode(kptfiles) {
 
 // ../kptfile-model/src/merge.ts
 init_src2();
-var import_yaml14 = __toESM(require_dist(), 1);
+var import_yaml15 = __toESM(require_dist(), 1);
 
 // ../kptfile-model/src/kptfile-schema.ts
-var import_yaml13 = __toESM(require_dist(), 1);
+var import_yaml14 = __toESM(require_dist(), 1);
 function object(fields) {
   return { kind: "object", mapType: "granular", field: (name2) => fields[name2] };
 }
 var atomicList = { kind: "list", listType: "atomic", keys: [], explicit: true, items: () => void 0 };
 var functionSchema = object({ selectors: atomicList, exclude: atomicList });
-function text(item, field) {
-  const node = item.get(field, true);
-  return (0, import_yaml13.isScalar)(node) && node.value !== null ? String(node.value) : void 0;
+function text(item2, field) {
+  const node = item2.get(field, true);
+  return (0, import_yaml14.isScalar)(node) && node.value !== null ? String(node.value) : void 0;
 }
 function functionList(mode) {
   if (mode === "none") return atomicList;
@@ -38178,7 +38489,7 @@ function functionList(mode) {
   return {
     ...keyed,
     keys: ["key"],
-    deriveKey: (item) => derivedFunctionKey({ image: text(item, "image"), exec: text(item, "exec") })
+    deriveKey: (item2) => derivedFunctionKey({ image: text(item2, "image"), exec: text(item2, "exec") })
   };
 }
 function kptfileSchema(mode) {
@@ -38247,20 +38558,20 @@ function mergeKptfile(input, options = {}) {
 var SECTIONS = ["info", "pipeline", "inventory", "status"];
 function keepEmptiedSections(text2, origin, upstream2, local) {
   if (!origin || !upstream2) return text2;
-  const emptied = SECTIONS.filter((s) => origin.has(s) && !upstream2.has(s) && (0, import_yaml14.isMap)(local.get(s, true)));
+  const emptied = SECTIONS.filter((s) => origin.has(s) && !upstream2.has(s) && (0, import_yaml15.isMap)(local.get(s, true)));
   if (emptied.length === 0) return text2;
   const merged = parseYamlDocument(text2);
   const root = merged.contents;
-  if (!(0, import_yaml14.isMap)(root)) return text2;
-  const localKeys = (0, import_yaml14.isMap)(local.contents) ? local.contents.items.map((p) => String(p.key?.value)) : [];
+  if (!(0, import_yaml15.isMap)(root)) return text2;
+  const localKeys = (0, import_yaml15.isMap)(local.contents) ? local.contents.items.map((p) => String(p.key?.value)) : [];
   const edits = [];
-  for (const section of emptied) {
-    if (merged.has(section)) continue;
-    const before = localKeys.slice(0, localKeys.indexOf(section)).reverse();
+  for (const section2 of emptied) {
+    if (merged.has(section2)) continue;
+    const before = localKeys.slice(0, localKeys.indexOf(section2)).reverse();
     const previous = before.map((k) => root.items.find((p) => p.key?.value === k)).find(Boolean);
     const end = previous?.value?.range?.[2];
     const at = previous && end !== void 0 ? lineEndAt(text2, end) : 0;
-    edits.push({ at, line: `${section}: {}
+    edits.push({ at, line: `${section2}: {}
 ` });
   }
   let out = text2;
@@ -38280,7 +38591,7 @@ function copyFrom(from, to, path) {
   if (node === void 0) {
     if (to.hasIn(path)) to.deleteIn(path);
     const parent = to.getIn(path.slice(0, -1), true);
-    if (path.length > 1 && (0, import_yaml14.isMap)(parent) && parent.items.length === 0 && !from.hasIn(path.slice(0, -1))) to.deleteIn(path.slice(0, -1));
+    if (path.length > 1 && (0, import_yaml15.isMap)(parent) && parent.items.length === 0 && !from.hasIn(path.slice(0, -1))) to.deleteIn(path.slice(0, -1));
     return;
   }
   to.setIn(path, node.clone?.() ?? node);
@@ -38366,7 +38677,7 @@ function withLineEndsOf(reference2, text2) {
 }
 
 // ../kptfile-model/src/merge-comment.ts
-var import_yaml15 = __toESM(require_dist(), 1);
+var import_yaml16 = __toESM(require_dist(), 1);
 var MERGE_COMMENT_PREFIX = "kpt-merge:";
 var UPSTREAM_IDENTIFIER_ANNOTATION = "internal.kpt.dev/upstream-identifier";
 function parseMergeComment(comment) {
@@ -38511,7 +38822,7 @@ function fastEdits(text2) {
   }
 }
 function str2(node) {
-  if (!(0, import_yaml15.isScalar)(node)) return void 0;
+  if (!(0, import_yaml16.isScalar)(node)) return void 0;
   return node.value === null || node.value === void 0 ? void 0 : String(node.value);
 }
 function pairOf(map, key) {
@@ -38525,14 +38836,14 @@ function endOfLine(text2, node) {
 }
 function composedEdits(doc, text2) {
   const root = doc.contents;
-  if (!(0, import_yaml15.isMap)(root)) return [];
+  if (!(0, import_yaml16.isMap)(root)) return [];
   const metaPair = pairOf(root, "metadata");
   const meta = metaPair?.value;
-  if (!metaPair || !(0, import_yaml15.isMap)(meta) || meta.items.length === 0) return [];
+  if (!metaPair || !(0, import_yaml16.isMap)(meta) || meta.items.length === 0) return [];
   const name2 = str2(pairOf(meta, "name")?.value);
   const namespace = str2(pairOf(meta, "namespace")?.value);
   const labels = pairOf(meta, "labels")?.value;
-  if (!name2 && !namespace && !((0, import_yaml15.isMap)(labels) && labels.items.length > 0)) return [];
+  if (!name2 && !namespace && !((0, import_yaml16.isMap)(labels) && labels.items.length > 0)) return [];
   const group2 = groupOf2(str2(pairOf(root, "apiVersion")?.value));
   const kind = str2(pairOf(root, "kind")?.value) ?? "";
   if (meta.flow) return flowMetadataEdits(text2, root, meta, group2, kind, { namespace: namespace ?? "", name: name2 ?? "" });
@@ -38557,7 +38868,7 @@ function composedEdits(doc, text2) {
   const id = identifierOf(group2, kind, identity4);
   const annPair = pairOf(meta, "annotations");
   const ann = annPair?.value;
-  if (annPair && (0, import_yaml15.isMap)(ann) && !ann.flow && ann.items.length > 0) {
+  if (annPair && (0, import_yaml16.isMap)(ann) && !ann.flow && ann.items.length > 0) {
     const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
     if (existing) {
       const v = existing.value;
@@ -38601,7 +38912,7 @@ function identifierOf(group2, kind, identity4) {
   return `${group2}|${kind}|${identity4.namespace || "default"}|${identity4.name}`;
 }
 function identityOfIdentifier(annotations, group2, kind) {
-  if (!(0, import_yaml15.isMap)(annotations)) return void 0;
+  if (!(0, import_yaml16.isMap)(annotations)) return void 0;
   const parts = str2(pairOf(annotations, UPSTREAM_IDENTIFIER_ANNOTATION)?.value)?.split("|");
   if (parts?.length !== 4 || parts[0] !== group2 || parts[1] !== kind) return void 0;
   return { namespace: parts[2] === "default" ? "" : parts[2], name: parts[3] };
@@ -38639,7 +38950,7 @@ function flowMetadataEdits(text2, root, meta, group2, kind, current) {
 }
 function flowAnnotationEdits(text2, annPair, id, style) {
   const ann = annPair.value;
-  if ((0, import_yaml15.isMap)(ann) && ann.items.length > 0) {
+  if ((0, import_yaml16.isMap)(ann) && ann.items.length > 0) {
     const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
     if (existing) {
       const v = existing.value;
@@ -38649,8 +38960,8 @@ function flowAnnotationEdits(text2, annPair, id, style) {
     const at = afterLastFlowItem(ann);
     return at === void 0 ? void 0 : [{ at, end: at, text: `, ${identifierLine(id)}` }];
   }
-  const isNull3 = ann === null || (0, import_yaml15.isScalar)(ann) && (ann.value === null || ann.value === void 0);
-  if (!isNull3 && !(0, import_yaml15.isMap)(ann)) return void 0;
+  const isNull3 = ann === null || (0, import_yaml16.isScalar)(ann) && (ann.value === null || ann.value === void 0);
+  if (!isNull3 && !(0, import_yaml16.isMap)(ann)) return void 0;
   const key = annPair.key;
   const colon = text2.indexOf(":", key.range?.[1] ?? 0);
   if (colon < 0) return void 0;
@@ -39377,7 +39688,7 @@ init_src2();
 
 // ../kptfile-model/src/package-context.ts
 init_src2();
-var import_yaml16 = __toESM(require_dist(), 1);
+var import_yaml17 = __toESM(require_dist(), 1);
 var PACKAGE_CONTEXT_NAME = "kptfile.kpt.dev";
 var PACKAGE_CONTEXT_FILE = "package-context.yaml";
 var RESERVED_PACKAGE_CONTEXT_KEYS = ["name", "package-path"];
@@ -39394,7 +39705,7 @@ function packageContextConfigMap(packageName, data = {}) {
       ""
     ].join("\n")
   );
-  const map = new import_yaml16.YAMLMap();
+  const map = new import_yaml17.YAMLMap();
   map.set("name", packageName);
   for (const [k, v] of Object.entries(data)) if (k !== "name") map.set(k, v);
   doc.set("data", map);
@@ -39681,13 +39992,29 @@ function createLocalForge(options) {
       return p && p.state === "declined" && p.base === target.base && p.head === target.head ? p : void 0;
     },
     async close(proposal, state = "closed") {
-      const closed = { ...proposal, state };
+      const { renderFailed, ...rest } = proposal;
+      const closed = state === "merged" ? { ...rest, state } : { ...proposal, state };
       await write(closed);
       return closed;
     },
     async setStatus(proposal, status) {
       const current = await read(fileOf2(proposal)) ?? proposal;
       await write({ ...current, status });
+    },
+    // The dashboard is a Markdown file beside the downstreams' folders (which list() reads): `<dir>/dashboard.md`.
+    async readDashboard(target) {
+      const file = join7(options.dir, `${segment("dashboard", target.name)}.md`);
+      try {
+        return { id: urlOf(file), body: await readFile4(file, "utf8"), url: urlOf(file) };
+      } catch (error2) {
+        if (error2.code === "ENOENT") return void 0;
+        throw error2;
+      }
+    },
+    async writeDashboard(target, body) {
+      const file = join7(options.dir, `${segment("dashboard", target.name)}.md`);
+      await writeFileAtomic(file, body);
+      return { id: urlOf(file), body, url: urlOf(file) };
     },
     async list() {
       const out = [];
@@ -39872,7 +40199,7 @@ function decode2(value2, shape2, path, errors, unknown = []) {
       errors.push(`${path}: expected a list, got ${typeName(value2)}`);
       return void 0;
     }
-    return value2.map((item, i) => decode2(item, shape2.list, `${path}[${i}]`, errors, unknown) ?? emptyOf(shape2.list));
+    return value2.map((item2, i) => decode2(item2, shape2.list, `${path}[${i}]`, errors, unknown) ?? emptyOf(shape2.list));
   }
   if (typeName(value2) !== "map") {
     errors.push(`${path}: expected a map, got ${typeName(value2)}`);
@@ -39992,7 +40319,7 @@ function withPackageVariantDefaults(pv) {
 function isUnsetRevision(revision) {
   return revision === void 0 || revision === 0 || revision === "" || revision === "0";
 }
-function validatePackageVariantSet(pvs) {
+function validatePackageVariantSet(pvs, options = {}) {
   const spec = pvs.spec ?? {};
   const errors = [];
   const up = spec.upstream;
@@ -40001,7 +40328,7 @@ function validatePackageVariantSet(pvs) {
   } else {
     if (!up.package) errors.push("spec.upstream.package is a required field");
     if (!up.repo) errors.push("spec.upstream.repo is a required field");
-    if (isUnsetRevision(up.revision) && !up.workspaceName) {
+    if (isUnsetRevision(up.revision) && !up.workspaceName && options.followsReleases !== true) {
       errors.push("either spec.upstream.revision or spec.upstream.workspaceName must be specified");
     }
   }
@@ -40112,9 +40439,9 @@ function checkPackageVariant(raw) {
   const d = decodePackageVariant(raw);
   return { value: d.value, problems: [...d.errors, ...d.unknownFields, ...validatePackageVariant(d.value)] };
 }
-function checkPackageVariantSet(raw) {
+function checkPackageVariantSet(raw, options = {}) {
   const d = decodePackageVariantSet(raw);
-  return { value: d.value, problems: [...d.errors, ...d.unknownFields, ...validatePackageVariantSet(d.value)] };
+  return { value: d.value, problems: [...d.errors, ...d.unknownFields, ...validatePackageVariantSet(d.value, options)] };
 }
 
 // ../../node_modules/.pnpm/@marcbachmann+cel-js@8.0.0/node_modules/@marcbachmann/cel-js/lib/errors.js
@@ -41075,9 +41402,9 @@ var TypeDeclaration = class {
         return list2[pos];
       case Set: {
         let i = 0;
-        for (const item of list2) {
+        for (const item2 of list2) {
           if (i++ !== pos) continue;
-          return item;
+          return item2;
         }
       }
     }
@@ -42457,11 +42784,11 @@ function runComprehension(items, args, ev, ctx) {
 }
 function iterateLoop(ev, ctx, args, items, accu, i) {
   const condition = args.condition;
-  const step = args.step;
+  const step2 = args.step;
   const len = items.length;
   while (i < len) {
     if (condition && !condition(accu)) break;
-    accu = ev.run(step, ctx.setIterValue(items[i++], ev));
+    accu = ev.run(step2, ctx.setIterValue(items[i++], ev));
     if (accu instanceof Promise) return continueLoop(ev, ctx, args, items, accu, i);
   }
   return args.result(accu);
@@ -42469,23 +42796,23 @@ function iterateLoop(ev, ctx, args, items, accu, i) {
 async function continueLoop(ev, ctx, args, items, accu, i) {
   if (ctx === args.iterCtx) ctx.async = true;
   const condition = args.condition;
-  const step = args.step;
+  const step2 = args.step;
   const len = items.length;
   accu = await accu;
   while (i < len) {
     if (condition && !condition(accu)) return args.result(accu);
-    accu = ev.run(step, ctx.setIterValue(items[i++], ev));
+    accu = ev.run(step2, ctx.setIterValue(items[i++], ev));
     if (accu instanceof Promise) accu = await accu;
   }
   return args.result(accu);
 }
 function iterateQuantifier(ev, ctx, args, items, accu, i, error2, stp) {
   const condition = args.condition;
-  const step = args.step;
+  const step2 = args.step;
   const len = items.length;
   while (i < len) {
     if (!condition(accu)) return args.result(accu);
-    stp = ev.tryEval(step, ctx.setIterValue(items[i++], ev));
+    stp = ev.tryEval(step2, ctx.setIterValue(items[i++], ev));
     if (stp instanceof Promise) return continueQuantifier(ev, ctx, args, items, accu, i, error2, stp);
     if (stp instanceof Error && (error2 ??= stp)) continue;
     accu = stp;
@@ -42496,14 +42823,14 @@ function iterateQuantifier(ev, ctx, args, items, accu, i, error2, stp) {
 async function continueQuantifier(ev, ctx, args, items, accu, i, error2, stp) {
   if (ctx === args.iterCtx) ctx.async = true;
   const condition = args.condition;
-  const step = args.step;
+  const step2 = args.step;
   const len = items.length;
   stp = await stp;
   if (stp instanceof Error) error2 ??= stp;
   else accu = stp;
   while (i < len) {
     if (!condition(accu)) return args.result(accu);
-    stp = ev.tryEval(step, ctx.setIterValue(items[i++], ev));
+    stp = ev.tryEval(step2, ctx.setIterValue(items[i++], ev));
     if (stp instanceof Promise) stp = await stp;
     if (stp instanceof Error && (error2 ??= stp)) continue;
     accu = stp;
@@ -42833,10 +43160,10 @@ function createMapExpander(hasFilter) {
   const label = `${functionDesc} filter predicate must return bool`;
   return ({ args, receiver, ast: callAst }) => {
     const [iterVar, predicate, transform] = hasFilter ? args : [args[0], null, args[1]];
-    let step = transform.clone(OPERATORS.accuPush, transform);
+    let step2 = transform.clone(OPERATORS.accuPush, transform);
     if (predicate) {
       const accuValue = predicate.clone(OPERATORS.accuValue);
-      step = predicate.clone(OPERATORS.ternary, [predicate.setMeta("label", label), step, accuValue]);
+      step2 = predicate.clone(OPERATORS.ternary, [predicate.setMeta("label", label), step2, accuValue]);
     }
     return {
       callAst: callAst.clone(OPERATORS.comprehension, {
@@ -42844,7 +43171,7 @@ function createMapExpander(hasFilter) {
         iterable: receiver,
         iterVarName: assertIdentifier(iterVar, invalidMsg),
         init: callAst.clone(OPERATORS.list, []),
-        step,
+        step: step2,
         result: identity2
       })
     };
@@ -42859,14 +43186,14 @@ function createFilterExpander() {
     const accuValue = callAst.clone(OPERATORS.accuValue);
     const predicate = args[1].setMeta("label", label);
     const appendItem = callAst.clone(OPERATORS.accuPush, callAst.clone(OPERATORS.id, iterVarName));
-    const step = predicate.clone(OPERATORS.ternary, [predicate, appendItem, accuValue]);
+    const step2 = predicate.clone(OPERATORS.ternary, [predicate, appendItem, accuValue]);
     return {
       callAst: callAst.clone(OPERATORS.comprehension, {
         errorsAreFatal: true,
         iterable: receiver,
         iterVarName,
         init: callAst.clone(OPERATORS.list, []),
-        step,
+        step: step2,
         result: identity2
       })
     };
@@ -44376,7 +44703,7 @@ function meter(root) {
     if (typeof x !== "object" || x === null || seen.has(x)) return;
     seen.add(x);
     if (Array.isArray(x)) {
-      for (const item of x) walk(item);
+      for (const item2 of x) walk(item2);
       return;
     }
     if (!isAstNode(x)) {
@@ -44818,7 +45145,7 @@ function generatedPackageVariant(pvs, spec) {
   return { apiVersion: PACKAGE_VARIANT_API_VERSION, kind: "PackageVariant", metadata: metadata2, spec };
 }
 function expandPackageVariantSet(pvs, options) {
-  const validation = validatePackageVariantSet(pvs);
+  const validation = validatePackageVariantSet(pvs, options);
   if (validation.length > 0) return stalled("ValidationError", validation);
   const celErrors = [];
   for (const e of templateExpressions(pvs)) {
@@ -44888,11 +45215,11 @@ function expandPackageVariantSet(pvs, options) {
 }
 
 // ../variant-engine/src/mutations/injection.ts
-var import_yaml18 = __toESM(require_dist(), 1);
+var import_yaml19 = __toESM(require_dist(), 1);
 
 // ../variant-engine/src/mutations/package-files.ts
 init_src2();
-var import_yaml17 = __toESM(require_dist(), 1);
+var import_yaml18 = __toESM(require_dist(), 1);
 var VariantMutationError = class extends KdeltaError2 {
   name = "VariantMutationError";
   constructor(code2, message2, file, path) {
@@ -44966,7 +45293,7 @@ var PackageDocuments = class {
     for (const f of this.pkg.ownFiles().files) {
       if (!isKrmFile(f.path) || f.path === "Kptfile" || this.has(f.path) || ignore?.ignores(f.path)) continue;
       parseYamlStream(f.text).forEach((doc, index) => {
-        if (doc.errors.length === 0 && (0, import_yaml17.isScalar)(doc.contents) && doc.contents.value !== null) {
+        if (doc.errors.length === 0 && (0, import_yaml18.isScalar)(doc.contents) && doc.contents.value !== null) {
           throw new VariantMutationError(
             "not-a-krm-object",
             `${f.path}: failed to extract objects: document ${index + 1} is a scalar, not a KRM object`,
@@ -44987,8 +45314,8 @@ var PackageDocuments = class {
       if (!isKrmFile(file) || only && !only.has(file)) continue;
       this.documents(file).forEach((doc, index) => {
         if (doc.contents === null) return;
-        if (!(0, import_yaml17.isMap)(doc.contents)) {
-          const what = (0, import_yaml17.isSeq)(doc.contents) ? "a list" : (0, import_yaml17.isScalar)(doc.contents) ? "a scalar" : "not a mapping";
+        if (!(0, import_yaml18.isMap)(doc.contents)) {
+          const what = (0, import_yaml18.isSeq)(doc.contents) ? "a list" : (0, import_yaml18.isScalar)(doc.contents) ? "a scalar" : "not a mapping";
           throw new VariantMutationError(
             "not-a-krm-object",
             `${file}: failed to extract objects: document ${index + 1} is ${what}, not a KRM object`,
@@ -45057,13 +45384,13 @@ ${text2}`;
 }
 function annotationsOf(doc, create) {
   const existing = doc.getIn(["metadata", "annotations"]);
-  if ((0, import_yaml17.isMap)(existing)) return existing;
+  if ((0, import_yaml18.isMap)(existing)) return existing;
   if (!create) return void 0;
   doc.setIn(["metadata", "annotations"], doc.createNode({}));
   return doc.getIn(["metadata", "annotations"]);
 }
 function stringAt(node) {
-  if ((0, import_yaml17.isScalar)(node)) return node.value === null || node.value === void 0 ? void 0 : String(node.value);
+  if ((0, import_yaml18.isScalar)(node)) return node.value === null || node.value === void 0 ? void 0 : String(node.value);
   return typeof node === "string" ? node : void 0;
 }
 
@@ -45184,26 +45511,26 @@ function setInjectionPointConditionsAndGates(kptfile, points) {
   if (points.length === 0) return;
   const existingGates = kptfile.getIn(["info", "readinessGates"]);
   const gates = /* @__PURE__ */ new Set();
-  if ((0, import_yaml18.isSeq)(existingGates)) {
-    for (const g of existingGates.items) if ((0, import_yaml18.isMap)(g)) gates.add(stringAt(g.get("conditionType", true)) ?? "");
+  if ((0, import_yaml19.isSeq)(existingGates)) {
+    for (const g of existingGates.items) if ((0, import_yaml19.isMap)(g)) gates.add(stringAt(g.get("conditionType", true)) ?? "");
   }
   for (const p of points) if (p.required) gates.add(p.conditionType);
   if (gates.size > 0) {
     const sorted = [...gates].sort(byteOrder2);
-    const unchanged = (0, import_yaml18.isSeq)(existingGates) && existingGates.items.length === sorted.length && existingGates.items.every((g, i) => (0, import_yaml18.isMap)(g) && stringAt(g.get("conditionType", true)) === sorted[i]);
+    const unchanged = (0, import_yaml19.isSeq)(existingGates) && existingGates.items.length === sorted.length && existingGates.items.every((g, i) => (0, import_yaml19.isMap)(g) && stringAt(g.get("conditionType", true)) === sorted[i]);
     if (!unchanged) kptfile.setIn(["info", "readinessGates"], kptfile.createNode(sorted.map((conditionType) => ({ conditionType }))));
   }
   const existing = kptfile.getIn(["status", "conditions"]);
   const byType = /* @__PURE__ */ new Map();
-  if ((0, import_yaml18.isSeq)(existing)) {
-    for (const c of existing.items) if ((0, import_yaml18.isMap)(c)) byType.set(stringAt(c.get("type", true)) ?? "", c);
+  if ((0, import_yaml19.isSeq)(existing)) {
+    for (const c of existing.items) if ((0, import_yaml19.isMap)(c)) byType.set(stringAt(c.get("type", true)) ?? "", c);
   }
   for (const p of points) {
     const c = injectionCondition(p);
     byType.set(c.type, kptfile.createNode({ type: c.type, status: c.status, message: c.message, reason: c.reason }));
   }
   const items = [...byType.keys()].sort(byteOrder2).map((k) => byType.get(k));
-  if ((0, import_yaml18.isSeq)(existing)) existing.items = items;
+  if ((0, import_yaml19.isSeq)(existing)) existing.items = items;
   else kptfile.setIn(["status", "conditions"], kptfile.createNode(items));
 }
 function ensureConfigInjection(pkg, pv, objects) {
@@ -45221,7 +45548,7 @@ function ensureConfigInjection(pkg, pv, objects) {
 }
 
 // ../variant-engine/src/mutations/package-context.ts
-var import_yaml19 = __toESM(require_dist(), 1);
+var import_yaml20 = __toESM(require_dist(), 1);
 function ensurePackageContext(pkg, pv, packageName = "") {
   const ctx = pv.spec?.packageContext;
   const data = ctx?.data ?? {};
@@ -45236,7 +45563,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
     );
   }
   const docs = pkg.documents(PACKAGE_CONTEXT_FILE);
-  const configMaps = docs.filter((d) => (0, import_yaml19.isMap)(d.contents) && d.get("kind") === "ConfigMap");
+  const configMaps = docs.filter((d) => (0, import_yaml20.isMap)(d.contents) && d.get("kind") === "ConfigMap");
   if (configMaps.length === 0) {
     throw new VariantMutationError(
       "invalid-package-context",
@@ -45253,7 +45580,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
     );
   }
   const dataNode = cm.get("data", true);
-  if (!(0, import_yaml19.isMap)(dataNode)) {
+  if (!(0, import_yaml20.isMap)(dataNode)) {
     throw new VariantMutationError(
       "invalid-package-context",
       `${PACKAGE_CONTEXT_FILE}: ConfigMap "${PACKAGE_CONTEXT_NAME}" has no data field`,
@@ -45261,12 +45588,12 @@ function ensurePackageContext(pkg, pv, packageName = "") {
       ".data"
     );
   }
-  const keyOf2 = (p) => (0, import_yaml19.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+  const keyOf2 = (p) => (0, import_yaml20.isScalar)(p.key) ? String(p.key.value) : String(p.key);
   const added = [];
   for (const key of Object.keys(data)) {
-    const pair = dataNode.items.find((p) => (0, import_yaml19.isPair)(p) && keyOf2(p) === key);
+    const pair = dataNode.items.find((p) => (0, import_yaml20.isPair)(p) && keyOf2(p) === key);
     if (pair) {
-      if ((0, import_yaml19.isScalar)(pair.value)) pair.value.value = data[key];
+      if ((0, import_yaml20.isScalar)(pair.value)) pair.value.value = data[key];
       else pair.value = cm.createNode(data[key]);
     } else {
       added.push(key);
@@ -45280,7 +45607,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
 }
 
 // ../variant-engine/src/mutations/pipeline.ts
-var import_yaml20 = __toESM(require_dist(), 1);
+var import_yaml21 = __toESM(require_dist(), 1);
 var PREFIX = "PackageVariant";
 function generatePVFuncName(funcName, pvName, pos) {
   return `${PREFIX}.${pvName}.${funcName}.${pos}`;
@@ -45306,36 +45633,36 @@ function orderedFunction(fn3, name2) {
 }
 function ensureKRMFunctionsInKptfile(kptfile, pv) {
   const pvName = pv.metadata?.name ?? "";
-  if (!(0, import_yaml20.isMap)(kptfile.contents)) throw new VariantMutationError("not-a-krm-object", "Kptfile: not a KRM object", "Kptfile");
+  if (!(0, import_yaml21.isMap)(kptfile.contents)) throw new VariantMutationError("not-a-krm-object", "Kptfile: not a KRM object", "Kptfile");
   let pipeline = kptfile.get("pipeline", true);
-  if (pipeline !== void 0 && pipeline !== null && !(0, import_yaml20.isMap)(pipeline)) {
+  if (pipeline !== void 0 && pipeline !== null && !(0, import_yaml21.isMap)(pipeline)) {
     throw new VariantMutationError("wrong-type", "Kptfile: pipeline: expected a map", "Kptfile", ".pipeline");
   }
   for (const list2 of ["validators", "mutators"]) {
-    const existing = (0, import_yaml20.isMap)(pipeline) ? pipeline.get(list2, true) : void 0;
-    if (existing !== void 0 && existing !== null && !(0, import_yaml20.isSeq)(existing)) {
+    const existing = (0, import_yaml21.isMap)(pipeline) ? pipeline.get(list2, true) : void 0;
+    if (existing !== void 0 && existing !== null && !(0, import_yaml21.isSeq)(existing)) {
       throw new VariantMutationError("wrong-type", `Kptfile: pipeline.${list2}: expected a list`, "Kptfile", `.pipeline.${list2}`);
     }
-    const kept = ((0, import_yaml20.isSeq)(existing) ? existing.items : []).filter(
-      (item) => !((0, import_yaml20.isMap)(item) && isPackageVariantFunc({ name: stringAt(item.get("name", true)) }, pvName))
+    const kept = ((0, import_yaml21.isSeq)(existing) ? existing.items : []).filter(
+      (item2) => !((0, import_yaml21.isMap)(item2) && isPackageVariantFunc({ name: stringAt(item2.get("name", true)) }, pvName))
     );
     const generated = (pv.spec?.pipeline?.[list2] ?? []).map(
       (fn3, i) => kptfile.createNode(orderedFunction(fn3, generatePVFuncName(pipelineFunctionLabel(fn3), pvName, i)))
     );
     const items = [...generated, ...kept];
     if (items.length === 0) {
-      if ((0, import_yaml20.isMap)(pipeline)) pipeline.delete(list2);
+      if ((0, import_yaml21.isMap)(pipeline)) pipeline.delete(list2);
       continue;
     }
-    if (!(0, import_yaml20.isMap)(pipeline)) {
-      pipeline = new import_yaml20.YAMLMap();
+    if (!(0, import_yaml21.isMap)(pipeline)) {
+      pipeline = new import_yaml21.YAMLMap();
       kptfile.set("pipeline", pipeline);
     }
-    const seq = (0, import_yaml20.isSeq)(existing) ? existing : new import_yaml20.YAMLSeq();
+    const seq = (0, import_yaml21.isSeq)(existing) ? existing : new import_yaml21.YAMLSeq();
     seq.items = items;
-    if (!(0, import_yaml20.isSeq)(existing)) pipeline.set(list2, seq);
+    if (!(0, import_yaml21.isSeq)(existing)) pipeline.set(list2, seq);
   }
-  if ((0, import_yaml20.isMap)(pipeline) && pipeline.items.length === 0) kptfile.delete("pipeline");
+  if ((0, import_yaml21.isMap)(pipeline) && pipeline.items.length === 0) kptfile.delete("pipeline");
 }
 function ensureKRMFunctions(pkg, pv) {
   if (!pkg.has("Kptfile")) throw new VariantMutationError("missing-file", "Kptfile not found in the package", "Kptfile");
@@ -45726,7 +46053,7 @@ function textSettings(type, read) {
     }
   };
 }
-var isMap18 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var isMap19 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function runSettingsSource(spec, file) {
   const problems = [];
   const values = {};
@@ -45736,7 +46063,7 @@ function runSettingsSource(spec, file) {
   };
   const raw = { values, originOf };
   if (spec === void 0 || spec === null) return { raw, problems };
-  if (!isMap18(spec)) return { raw, problems: [{ field: "spec", message: "expected a map" }] };
+  if (!isMap19(spec)) return { raw, problems: [{ field: "spec", message: "expected a map" }] };
   const allowed = /* @__PURE__ */ new Map();
   for (const key of SETTING_KEYS) {
     const parts = SETTING_RULES[key].field?.split(".") ?? [];
@@ -45754,7 +46081,7 @@ function runSettingsSource(spec, file) {
       if (!fields.includes(k)) problems.push({ field: `spec.${path}`, message: `unknown field (expected one of ${fields.join(", ")})` });
       else if (allowed.has(path)) {
         const inner = map[k];
-        if (isMap18(inner)) readMap(path, inner);
+        if (isMap19(inner)) readMap(path, inner);
         else
           problems.push({
             field: `spec.${path}`,
@@ -45768,7 +46095,7 @@ function runSettingsSource(spec, file) {
     const field = SETTING_RULES[key].field;
     if (field === void 0) continue;
     let at = spec;
-    for (const part of field.split(".")) at = isMap18(at) ? at[part] : void 0;
+    for (const part of field.split(".")) at = isMap19(at) ? at[part] : void 0;
     if (at !== void 0) values[key] = { value: at, origin: originOf(key) };
   }
   return { raw, problems };
@@ -45778,7 +46105,7 @@ function optionSettings(options) {
   const values = {};
   for (const key of SETTING_KEYS) {
     let at = options;
-    for (const part of optionPath(key).split(".")) at = isMap18(at) ? at[part] : void 0;
+    for (const part of optionPath(key).split(".")) at = isMap19(at) ? at[part] : void 0;
     if (at !== void 0) values[key] = { value: at, origin: { type: "option", name: optionPath(key) } };
   }
   return { values, originOf: (key) => ({ type: "option", name: optionPath(key) }) };
@@ -45949,7 +46276,7 @@ async function loadControl(options) {
         for (const p of d.problems) issues.push(fieldIssue(source, p));
         if (d.problems.length === 0) variants.push({ value: d.value, source });
       } else if (typeKey === `${PACKAGE_VARIANT_SET_API_VERSION} PackageVariantSet`) {
-        const d = checkPackageVariantSet(raw);
+        const d = checkPackageVariantSet(raw, { followsReleases: true });
         for (const p of d.problems) issues.push(fieldIssue(source, p));
         if (d.problems.length === 0) sets.push({ value: d.value, source });
       } else if (typeKey === `${RUN_SETTINGS_API_VERSION} ${RUN_SETTINGS_KIND}`) {
@@ -46044,15 +46371,15 @@ function checkRepository(raw, source, issues) {
   const before = issues.length;
   const d = decodeObject(raw);
   for (const p of d.errors) issues.push(fieldIssue(source, p));
-  const isMap28 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+  const isMap30 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
   const spec = raw.spec;
-  if (!isMap28(spec)) {
+  if (!isMap30(spec)) {
     issues.push({ source, field: "spec", message: spec === void 0 ? "missing" : "expected a map" });
     return void 0;
   }
   for (const [path, fields] of Object.entries(REPOSITORY_FIELDS)) {
     const at = path === "" ? raw : path === "spec" ? spec : spec.git;
-    if (!isMap28(at)) continue;
+    if (!isMap30(at)) continue;
     for (const k of Object.keys(at)) {
       if (!fields.includes(k))
         issues.push({ source, field: path ? `${path}.${k}` : k, message: `unknown field (expected one of ${fields.join(", ")})` });
@@ -46062,7 +46389,7 @@ function checkRepository(raw, source, issues) {
     issues.push({ source, field: "spec.type", message: `a run reads git repositories only (got ${JSON.stringify(spec.type)})` });
   }
   const git2 = spec.git;
-  if (!isMap28(git2)) {
+  if (!isMap30(git2)) {
     issues.push({ source, field: "spec.git", message: git2 === void 0 ? "missing (a run needs spec.git.repo)" : "expected a map" });
     return void 0;
   }
@@ -46266,7 +46593,7 @@ function planRun(config, options) {
   for (const { value: pvs, source } of config.sets) {
     const policy = policyOf(pvs, source);
     const prereleases = prereleasesOf(pvs, source);
-    const expanded = expandPackageVariantSet(pvs, { objects: config.objects });
+    const expanded = expandPackageVariantSet(pvs, { objects: config.objects, followsReleases: true });
     if (!expanded.ok) {
       for (const e of expanded.errors) {
         const m = /^(spec\.[^\s:]+)(?: \([^)]*\))?: (.*)$/s.exec(e);
@@ -46470,29 +46797,111 @@ function fingerprintOf(plan, upstreamCommit2, version) {
 // ../run/src/propose.ts
 init_src();
 
-// ../run/src/forge/forge.ts
-var STOP_LABEL = "kdelta:stop";
+// ../run/src/carry.ts
+init_src2();
+init_proposal_body();
+async function carryForward(input) {
+  const { open: open2, ws } = input;
+  const none = { kind: "none" };
+  if (!open2 || open2.fingerprint === input.fingerprint || !ws.remoteHead || !ws.onBranchTip) return none;
+  const built = parseMetadataBlock(open2.body)?.upstream?.commit;
+  if (!built) return none;
+  const foreign = await input.foreign();
+  if (foreign.length === 0) return none;
+  if (await ws.isAncestor(ws.remoteHead, ws.baseCommit)) return none;
+  const tip = await ws.onBranchTip();
+  const kptfile = await tip.readFile(input.directory, "Kptfile");
+  const path = `${input.directory ? `${input.directory}/` : ""}Kptfile`;
+  if (typeof kptfile !== "string") return { kind: "left-alone", reason: `its ${path} is gone or is not a file`, foreign };
+  const lock = safeLockCommit(kptfile);
+  if (lock === void 0) return { kind: "left-alone", reason: `its ${path} has no readable upstreamLock to merge from`, foreign };
+  if (lock !== built) await tip.writeFile(input.directory, "Kptfile", withLockCommit(kptfile, built));
+  return { kind: "carry", ws: tip, carried: [...foreign].reverse().map(carriedCommit) };
+}
+function safeLockCommit(kptfile) {
+  try {
+    return lockCommit(kptfile);
+  } catch {
+    return void 0;
+  }
+}
+function withLockCommit(kptfile, commit) {
+  const doc = parseYamlDocument(kptfile);
+  doc.setIn(["upstreamLock", "git", "commit"], commit);
+  return doc.toString();
+}
+function carriedCommit(c) {
+  return { sha: c.sha, name: c.name, subject: c.body.split("\n", 1)[0].trim() };
+}
+
+// ../run/src/propose.ts
+init_forge();
+
+// ../run/src/decisions.ts
+init_src2();
+init_proposal_body();
+var NO_LONGER = "ignored: the field no longer conflicts as ticked (the upstream or the downstream changed since)";
+async function applyDecisions(ws, directory, prepared, wanted) {
+  const labels = /* @__PURE__ */ new Set([...wanted.decided, ...wanted.ticked]);
+  if (labels.size === 0) return prepared;
+  const decided2 = [];
+  const ignored = [];
+  const remaining = [];
+  const matched = /* @__PURE__ */ new Set();
+  for (const conflict of prepared.conflicts) {
+    const choice = conflictChoice(conflict);
+    if (!choice || !labels.has(choice.label)) {
+      remaining.push(conflict);
+      continue;
+    }
+    matched.add(choice.label);
+    const text2 = await ws.readFile(directory, conflict.file);
+    const set2 = typeof text2 === "string" ? setResourceField({
+      text: text2,
+      file: conflict.file,
+      resource: conflict.resource,
+      path: conflict.path,
+      value: conflict.values[choice.take],
+      pin: choice.take === "local"
+    }) : { ok: false, reason: `${conflict.file} is not a text file of the package` };
+    if (!set2.ok) {
+      ignored.push({ label: choice.label, reason: `not applied: ${set2.reason}` });
+      remaining.push(conflict);
+      continue;
+    }
+    await ws.writeFile(directory, conflict.file, set2.text);
+    decided2.push({ conflict, choice });
+  }
+  for (const label of wanted.ticked) if (!matched.has(label)) ignored.push({ label, reason: NO_LONGER });
+  return { ...prepared, conflicts: remaining, decisions: { decided: decided2, ignored } };
+}
+function decisionsMessage(d, ticked) {
+  if (!d) return void 0;
+  const applied = d.decided.filter((x) => ticked.includes(x.choice.label));
+  const parts = [
+    ...applied.map((x) => `decided on the proposal: ${x.choice.label}`),
+    ...d.ignored.map((t) => `tick "${t.label}" ${t.reason}`)
+  ];
+  return parts.length > 0 ? parts.join("; ") : void 0;
+}
 
 // ../run/src/propose.ts
 init_proposal_body();
 
-// ../fn-render/src/render.ts
-import { posix as posix2 } from "node:path";
-
-// ../fn-render/src/builtins/apply-replacements.ts
-var import_yaml23 = __toESM(require_dist(), 1);
+// ../run/src/render.ts
+init_src2();
 
 // ../fn-render/src/items.ts
-var import_yaml21 = __toESM(require_dist(), 1);
+var import_yaml22 = __toESM(require_dist(), 1);
 var isPlain = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function parseResource(text2, parsed) {
   const doc = parsed ?? parseYamlDocument(text2);
   const visit3 = (node) => {
-    if ((0, import_yaml21.isSeq)(node)) for (const el of node.items) visit3(el);
-    if (!(0, import_yaml21.isMap)(node)) return;
+    if ((0, import_yaml22.isSeq)(node)) for (const el of node.items) visit3(el);
+    if (!(0, import_yaml22.isMap)(node)) return;
     for (const pair of node.items) {
       const value2 = pair.value;
-      if ((0, import_yaml21.isScalar)(pair.key) && (0, import_yaml21.isCollection)(value2) && value2.commentBefore && pair.key.range) {
+      if ((0, import_yaml22.isScalar)(pair.key) && (0, import_yaml22.isCollection)(value2) && value2.commentBefore && pair.key.range) {
         const end = text2.indexOf("\n", pair.key.range[1]);
         const line = text2.slice(pair.key.range[1], end < 0 ? text2.length : end);
         const [first, ...rest] = value2.commentBefore.split("\n");
@@ -46538,8 +46947,8 @@ function packageItems(view) {
   }
   return out;
 }
-function plain2(item) {
-  const v = item.doc.toJS();
+function plain2(item2) {
+  const v = item2.doc.toJS();
   return isPlain(v) ? v : {};
 }
 function identity3(doc) {
@@ -46557,10 +46966,10 @@ function identity3(doc) {
 function stringMap(doc, field) {
   const node = doc.getIn(["metadata", field], true);
   const out = {};
-  if (!(0, import_yaml21.isMap)(node)) return out;
+  if (!(0, import_yaml22.isMap)(node)) return out;
   for (const pair of node.items) {
-    const k = (0, import_yaml21.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
-    const v = (0, import_yaml21.isScalar)(pair.value) ? pair.value.value : pair.value;
+    const k = (0, import_yaml22.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+    const v = (0, import_yaml22.isScalar)(pair.value) ? pair.value.value : pair.value;
     out[k] = v === null || v === void 0 ? "" : String(v);
   }
   return out;
@@ -46581,8 +46990,66 @@ function printItem(doc, indent) {
   return doc.toString({ indentSeq: indent === "wide", lineWidth: 0, flowCollectionPadding: false });
 }
 
+// ../fn-render/src/changes.ts
+function snapshot2(items) {
+  const out = /* @__PURE__ */ new Map();
+  for (const item2 of items) {
+    const id = identity3(item2.doc);
+    const file = item2.pkg === "" ? item2.path : `${item2.pkg}/${item2.path}`;
+    const key = id.name ? `${id.apiVersion}|${id.kind}|${id.namespace}|${id.name}` : `${file}#${item2.index}`;
+    out.set(key, { file, kind: id.kind, name: id.name, namespace: id.namespace, data: item2.doc.toJS() });
+  }
+  return out;
+}
+var isMap21 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function namesOf(list2) {
+  const names2 = list2.map((i) => isMap21(i) && typeof i.name === "string" ? i.name : void 0);
+  if (names2.some((n) => n === void 0) || new Set(names2).size !== names2.length) return void 0;
+  return names2;
+}
+function fieldChanges(a, b, path = []) {
+  if (isMap21(a) && isMap21(b)) {
+    const out = [];
+    for (const key of /* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])) out.push(...fieldChanges(a[key], b[key], [...path, key]));
+    return out;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const an = namesOf(a);
+    const bn = namesOf(b);
+    if (an && bn && a.length > 0 && b.length > 0) {
+      const out = [];
+      for (const name2 of /* @__PURE__ */ new Set([...an, ...bn])) out.push(...fieldChanges(a[an.indexOf(name2)], b[bn.indexOf(name2)], [...path, { name: name2 }]));
+      return out;
+    }
+    if (a.length !== b.length) return [[...path]];
+    return a.flatMap((item2, i) => fieldChanges(item2, b[i], [...path, i]));
+  }
+  return Object.is(a, b) || a === void 0 && b === void 0 ? [] : [[...path]];
+}
+function changesBetween(before, after) {
+  const out = [];
+  const of = (s) => ({ file: s.file, kind: s.kind, name: s.name, ...s.namespace ? { namespace: s.namespace } : {} });
+  for (const [key, now] of after) {
+    const was = before.get(key);
+    if (!was) {
+      out.push({ ...of(now), fields: [], whole: "added" });
+      continue;
+    }
+    const fields = fieldChanges(was.data, now.data);
+    if (fields.length > 0 || was.file !== now.file) out.push({ ...of(now), fields });
+  }
+  for (const [key, was] of before) if (!after.has(key)) out.push({ ...of(was), fields: [], whole: "removed" });
+  return out;
+}
+
+// ../fn-render/src/render.ts
+import { posix as posix2 } from "node:path";
+
+// ../fn-render/src/builtins/apply-replacements.ts
+var import_yaml24 = __toESM(require_dist(), 1);
+
 // ../fn-render/src/builtins/fields.ts
-var import_yaml22 = __toESM(require_dist(), 1);
+var import_yaml23 = __toESM(require_dist(), 1);
 var BuiltinConfigError = class extends Error {
 };
 function specApplies(doc, spec) {
@@ -46596,19 +47063,19 @@ function mapsAt(doc, path, create) {
   const segments = path.split("/").filter((s) => s !== "");
   const out = [];
   const walk = (node, i) => {
-    if ((0, import_yaml22.isSeq)(node)) {
+    if ((0, import_yaml23.isSeq)(node)) {
       for (const el of node.items) walk(el, i);
       return;
     }
-    if (!(0, import_yaml22.isMap)(node)) return;
+    if (!(0, import_yaml23.isMap)(node)) return;
     if (i === segments.length) {
       out.push(node);
       return;
     }
     const seg = segments[i].replace(/\[\]$/, "");
     let child = node.get(seg, true);
-    if ((child === void 0 || (0, import_yaml22.isScalar)(child) && child.value === null) && create && !segments[i]?.endsWith("[]")) {
-      child = new import_yaml22.YAMLMap();
+    if ((child === void 0 || (0, import_yaml23.isScalar)(child) && child.value === null) && create && !segments[i]?.endsWith("[]")) {
+      child = new import_yaml23.YAMLMap();
       node.set(seg, child);
     }
     walk(child, i + 1);
@@ -46627,14 +47094,14 @@ function stringData(config, field = "data") {
 function isKind(config, apiVersion, kind) {
   return config?.["kind"] === kind && (apiVersion === void 0 || config["apiVersion"] === apiVersion);
 }
-function resultFor(item, message2, severity, fieldPath3) {
-  const id = identity3(item.doc);
+function resultFor(item2, message2, severity, fieldPath3) {
+  const id = identity3(item2.doc);
   return {
     message: message2,
     ...severity ? { severity } : {},
     resourceRef: { apiVersion: id.apiVersion, kind: id.kind, name: id.name, ...id.namespace ? { namespace: id.namespace } : {} },
     ...fieldPath3 ? { field: { path: fieldPath3 } } : {},
-    file: { path: item.path, index: item.index }
+    file: { path: item2.path, index: item2.index }
   };
 }
 function setScalarText(node, text2) {
@@ -46649,8 +47116,8 @@ function parseScalarText(text2) {
 }
 
 // ../fn-render/src/builtins/apply-replacements.ts
-function selectorMatches(item, s) {
-  const id = identity3(item.doc);
+function selectorMatches(item2, s) {
+  const id = identity3(item2.doc);
   const version = id.apiVersion.includes("/") ? id.apiVersion.slice(id.apiVersion.indexOf("/") + 1) : id.apiVersion;
   if (s.group !== void 0 && s.group !== "" && s.group !== groupOf4(id.apiVersion)) return false;
   if (s.version && s.version !== version) return false;
@@ -46662,7 +47129,7 @@ function selectorMatches(item, s) {
     ["annotations", s.annotationSelector]
   ]) {
     if (!sel) continue;
-    const have = stringMap(item.doc, field);
+    const have = stringMap(item2.doc, field);
     for (const term of sel.split(",")) {
       const [k, v] = term.split("=").map((x) => x.trim());
       if (k === void 0 || (v === void 0 ? !(k in have) : have[k] !== v)) return false;
@@ -46699,33 +47166,33 @@ function nodesAt(doc, fieldPath3, create) {
     const seg = segs[i];
     const bracket = /^\[(.*)\]$/.exec(seg);
     if (bracket) {
-      if (!(0, import_yaml23.isSeq)(node)) return;
+      if (!(0, import_yaml24.isSeq)(node)) return;
       const inner = bracket[1];
       const eq = inner.indexOf("=");
       if (eq >= 0) {
         const [k, v] = [inner.slice(0, eq), inner.slice(eq + 1)];
         node.items.forEach((el, idx) => {
-          if ((0, import_yaml23.isMap)(el) && String(el.get(k)) === v) walk(el, i + 1, node, idx);
+          if ((0, import_yaml24.isMap)(el) && String(el.get(k)) === v) walk(el, i + 1, node, idx);
         });
       } else if (/^\d+$/.test(inner)) walk(node.items[Number(inner)], i + 1, node, Number(inner));
       return;
     }
-    if (seg === "*" && (0, import_yaml23.isSeq)(node)) {
+    if (seg === "*" && (0, import_yaml24.isSeq)(node)) {
       node.items.forEach((el, idx) => walk(el, i + 1, node, idx));
       return;
     }
-    if ((0, import_yaml23.isSeq)(node) && /^\d+$/.test(seg)) {
+    if ((0, import_yaml24.isSeq)(node) && /^\d+$/.test(seg)) {
       walk(node.items[Number(seg)], i + 1, node, Number(seg));
       return;
     }
-    if (!(0, import_yaml23.isMap)(node)) return;
+    if (!(0, import_yaml24.isMap)(node)) return;
     let child = node.get(seg, true);
     if (child === void 0 && create) {
       if (i === segs.length - 1) {
         out.push({ parent: node, key: seg });
         return;
       }
-      child = /^\[/.test(segs[i + 1] ?? "") ? new import_yaml23.YAMLSeq() : new import_yaml23.YAMLMap();
+      child = /^\[/.test(segs[i + 1] ?? "") ? new import_yaml24.YAMLSeq() : new import_yaml24.YAMLMap();
       node.set(seg, child);
     }
     if (child === void 0) return;
@@ -46743,7 +47210,7 @@ var applyReplacements = ({ items, config }) => {
   for (const [n, raw] of replacements.entries()) {
     const r = raw ?? {};
     if (!r.source) throw new BuiltinConfigError(`replacements[${n}]: a source is required`);
-    const sources = items.filter((item) => selectorMatches(item, r.source));
+    const sources = items.filter((item2) => selectorMatches(item2, r.source));
     if (sources.length === 0) throw new BuiltinConfigError(`replacements[${n}]: nothing selected by source ${JSON.stringify(r.source)}`);
     if (sources.length > 1)
       throw new BuiltinConfigError(`replacements[${n}]: more than one resource selected by source ${JSON.stringify(r.source)}`);
@@ -46757,28 +47224,28 @@ var applyReplacements = ({ items, config }) => {
     let value2 = getValue(parent, key);
     const so = r.source.options;
     if (so?.delimiter) {
-      if (!(0, import_yaml23.isScalar)(value2)) throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
+      if (!(0, import_yaml24.isScalar)(value2)) throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
       const parts = String(value2.value).split(so.delimiter);
       const idx = so.index ?? 0;
       if (idx < 0 || idx >= parts.length)
         throw new BuiltinConfigError(`replacements[${n}]: options.index ${idx} is out of bounds for value ${String(value2.value)}`);
-      value2 = new import_yaml23.Document(parts[idx], yamlDocumentOptions).contents;
+      value2 = new import_yaml24.Document(parts[idx], yamlDocumentOptions).contents;
     }
     for (const target of r.targets ?? []) {
       if (!target.select) throw new BuiltinConfigError(`replacements[${n}]: target must specify resources to select`);
       const chosen = items.filter(
-        (item) => selectorMatches(item, target.select) && !(target.reject ?? []).some((rj) => selectorMatches(item, rj))
+        (item2) => selectorMatches(item2, target.select) && !(target.reject ?? []).some((rj) => selectorMatches(item2, rj))
       );
-      for (const item of chosen) {
+      for (const item2 of chosen) {
         for (const fp of target.fieldPaths ?? ["metadata.name"]) {
           const to = target.options ?? {};
-          for (const place of nodesAt(item.doc, fp, to.create ?? false)) {
+          for (const place of nodesAt(item2.doc, fp, to.create ?? false)) {
             const current = getValue(place.parent, place.key);
             let next = value2.clone ? value2.clone() : value2;
             if (to.delimiter) {
-              if (!(0, import_yaml23.isScalar)(value2))
+              if (!(0, import_yaml24.isScalar)(value2))
                 throw new BuiltinConfigError(`replacements[${n}]: delimiter option can only be used with scalar values`);
-              const parts = (0, import_yaml23.isScalar)(current) && current.value !== null ? String(current.value).split(to.delimiter) : [];
+              const parts = (0, import_yaml24.isScalar)(current) && current.value !== null ? String(current.value).split(to.delimiter) : [];
               const idx = to.index ?? 0;
               const v = String(value2.value);
               if (idx < 0) parts.unshift(v);
@@ -46786,8 +47253,8 @@ var applyReplacements = ({ items, config }) => {
               else parts[idx] = v;
               next = parts.join(to.delimiter);
             }
-            if ((0, import_yaml23.isScalar)(current) && (0, import_yaml23.isScalar)(next)) current.value = next.value;
-            else if ((0, import_yaml23.isScalar)(current) && typeof next === "string") current.value = next;
+            if ((0, import_yaml24.isScalar)(current) && (0, import_yaml24.isScalar)(next)) current.value = next.value;
+            else if ((0, import_yaml24.isScalar)(current) && typeof next === "string") current.value = next;
             else place.parent.set(place.key, next);
           }
         }
@@ -46798,7 +47265,7 @@ var applyReplacements = ({ items, config }) => {
 };
 
 // ../fn-render/src/builtins/apply-setters.ts
-var import_yaml24 = __toESM(require_dist(), 1);
+var import_yaml25 = __toESM(require_dist(), 1);
 var MARKER2 = /^\s*kpt-set:\s*(.+?)\s*$/;
 var SETTER = /\$\{([^}]+)\}/g;
 function setterPattern(comment) {
@@ -46823,48 +47290,48 @@ var applySetters = ({ items, config }) => {
     throw new BuiltinConfigError("failed to configure function: a ConfigMap functionConfig with the setter values is required");
   const values = stringData(config);
   const results = [];
-  for (const item of items) {
+  for (const item2 of items) {
     const visit3 = (node, path, keyComment) => {
-      if ((0, import_yaml24.isScalar)(node)) {
+      if ((0, import_yaml25.isScalar)(node)) {
         const pattern = setterPattern(node.comment) ?? setterPattern(keyComment);
         if (pattern === void 0) return;
         const next = expand(pattern, values);
         if (next === void 0 || String(node.value ?? "") === next) return;
         setScalarText(node, next);
-        results.push(resultFor(item, `set field value to ${JSON.stringify(next)}`, "info", path));
-      } else if ((0, import_yaml24.isSeq)(node)) {
+        results.push(resultFor(item2, `set field value to ${JSON.stringify(next)}`, "info", path));
+      } else if ((0, import_yaml25.isSeq)(node)) {
         const pattern = setterPattern(node.commentBefore) ?? setterPattern(keyComment);
         const whole = pattern === void 0 ? void 0 : /^\$\{([^}]+)\}$/.exec(pattern);
         if (whole) {
           const v = values[whole[1]];
           if (v !== void 0) {
             const parsed = parseYamlDocument(v).contents;
-            if (!(0, import_yaml24.isSeq)(parsed))
+            if (!(0, import_yaml25.isSeq)(parsed))
               throw new BuiltinConfigError(
-                `setter ${JSON.stringify(whole[1])} marks the list ${path} of ${item.path}: its value must be a YAML list`
+                `setter ${JSON.stringify(whole[1])} marks the list ${path} of ${item2.path}: its value must be a YAML list`
               );
             const before = JSON.stringify(node.toJSON());
             node.items = parsed.items;
             if (JSON.stringify(node.toJSON()) !== before)
-              results.push(resultFor(item, `set field value to ${JSON.stringify(v.trim())}`, "info", path));
+              results.push(resultFor(item2, `set field value to ${JSON.stringify(v.trim())}`, "info", path));
             return;
           }
         }
         node.items.forEach((el, i) => visit3(el, `${path}[${i}]`));
-      } else if ((0, import_yaml24.isMap)(node)) {
+      } else if ((0, import_yaml25.isMap)(node)) {
         for (const pair of node.items) {
-          const key = (0, import_yaml24.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
-          visit3(pair.value, path === "" ? key : `${path}.${key}`, (0, import_yaml24.isScalar)(pair.key) ? pair.key.comment : void 0);
+          const key = (0, import_yaml25.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+          visit3(pair.value, path === "" ? key : `${path}.${key}`, (0, import_yaml25.isScalar)(pair.key) ? pair.key.comment : void 0);
         }
       }
     };
-    visit3(item.doc.contents, "");
+    visit3(item2.doc.contents, "");
   }
   return { results };
 };
 
 // ../fn-render/src/builtins/search-replace.ts
-var import_yaml25 = __toESM(require_dist(), 1);
+var import_yaml26 = __toESM(require_dist(), 1);
 var MATCHERS = ["by-path", "by-value", "by-value-regex", "by-file-path"];
 var PUTS = ["put-value", "put-comment"];
 function tokens(path) {
@@ -46940,31 +47407,31 @@ var searchReplace = ({ items, config }) => {
   const putComment = data["put-comment"];
   const fill = (pattern, groups2) => groups2 ? pattern.replace(/\$\{(\d+)\}/g, (_, n) => groups2[Number(n)] ?? "") : pattern;
   const results = [];
-  for (const item of items) {
-    if (byFile && !byFile.test(item.path)) continue;
+  for (const item2 of items) {
+    if (byFile && !byFile.test(item2.path)) continue;
     const onMatch = (node, path, groups2) => {
       if (putValue !== void 0) {
         const next = fill(putValue, groups2);
         setScalarText(node, next);
-        results.push(resultFor(item, `Mutated field value to ${JSON.stringify(next)}`, "info", path));
+        results.push(resultFor(item2, `Mutated field value to ${JSON.stringify(next)}`, "info", path));
       } else if (putComment !== void 0) {
         node.comment = ` ${fill(putComment, groups2)}`;
         results.push(
           resultFor(
-            item,
+            item2,
             `Added line comment ${JSON.stringify(fill(putComment, groups2))} for field with value ${JSON.stringify(String(node.value))}`,
             "info",
             path
           )
         );
-      } else results.push(resultFor(item, "Matched field", "info", path));
+      } else results.push(resultFor(item2, "Matched field", "info", path));
     };
     const walk = (node, path) => {
-      if ((0, import_yaml25.isMap)(node)) {
-        for (const pair of node.items) walk(pair.value, [...path, (0, import_yaml25.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key)]);
-      } else if ((0, import_yaml25.isSeq)(node)) {
+      if ((0, import_yaml26.isMap)(node)) {
+        for (const pair of node.items) walk(pair.value, [...path, (0, import_yaml26.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key)]);
+      } else if ((0, import_yaml26.isSeq)(node)) {
         node.items.forEach((el, i) => walk(el, [...path, `[${i}]`]));
-      } else if ((0, import_yaml25.isScalar)(node)) {
+      } else if ((0, import_yaml26.isScalar)(node)) {
         if (byPath2 && !pathMatches(byPath2, path)) return;
         const text2 = node.value === null ? "" : String(node.value);
         if (byValue !== void 0 && text2 !== byValue) return;
@@ -46973,13 +47440,13 @@ var searchReplace = ({ items, config }) => {
         onMatch(node, path.join(".").replace(/\.\[/g, "["), groups2);
       }
     };
-    walk(item.doc.contents, []);
+    walk(item2.doc.contents, []);
     const plainPath = byPath2?.every((t) => t !== "*" && t !== "**" && !t.startsWith("["));
-    if (plainPath && byPath2 && putValue !== void 0 && byValue === void 0 && !byRegex && !item.doc.hasIn(byPath2)) {
-      item.doc.setIn(byPath2, putValue);
-      const n = item.doc.getIn(byPath2, true);
-      if ((0, import_yaml25.isScalar)(n)) setScalarText(n, putValue);
-      results.push(resultFor(item, `Mutated field value to ${JSON.stringify(putValue)}`, "info", byPath2.join(".")));
+    if (plainPath && byPath2 && putValue !== void 0 && byValue === void 0 && !byRegex && !item2.doc.hasIn(byPath2)) {
+      item2.doc.setIn(byPath2, putValue);
+      const n = item2.doc.getIn(byPath2, true);
+      if ((0, import_yaml26.isScalar)(n)) setScalarText(n, putValue);
+      results.push(resultFor(item2, `Mutated field value to ${JSON.stringify(putValue)}`, "info", byPath2.join(".")));
     }
   }
   return { results };
@@ -47008,17 +47475,17 @@ var setAnnotations = ({ items, config }) => {
     );
   if (Object.keys(annotations).length === 0) throw new BuiltinConfigError("input annotation list cannot be empty");
   const keys = Object.keys(annotations).sort();
-  for (const item of items) {
+  for (const item2 of items) {
     for (const spec of ANNOTATION_FIELD_SPECS) {
-      if (!specApplies(item.doc, spec)) continue;
-      for (const map of mapsAt(item.doc, spec.path, true)) for (const k of keys) map.set(k, annotations[k]);
+      if (!specApplies(item2.doc, spec)) continue;
+      for (const map of mapsAt(item2.doc, spec.path, true)) for (const k of keys) map.set(k, annotations[k]);
     }
   }
   return { results: [] };
 };
 
 // ../fn-render/src/builtins/set-image.ts
-var import_yaml26 = __toESM(require_dist(), 1);
+var import_yaml27 = __toESM(require_dist(), 1);
 var CONTAINER_LISTS = /* @__PURE__ */ new Set(["containers", "initContainers", "ephemeralContainers"]);
 function splitImage(image) {
   const at = image.indexOf("@");
@@ -47049,36 +47516,36 @@ var setImage = ({ items, config }) => {
   if (!newName && !newTag && !digest2) throw new BuiltinConfigError("must specify one of `newName`, `newTag`, or `digest`");
   if (newTag && digest2) throw new BuiltinConfigError("`newTag` and `digest` cannot both be set");
   const results = [];
-  for (const item of items) {
+  for (const item2 of items) {
     const update = (node, path) => {
-      if (!(0, import_yaml26.isScalar)(node) || typeof node.value !== "string") return;
+      if (!(0, import_yaml27.isScalar)(node) || typeof node.value !== "string") return;
       const old = splitImage(node.value);
       if (old.name !== name2) return;
       const base = newName || old.name;
       const next = digest2 ? `${base}@${digest2}` : newTag ? `${base}:${newTag}` : `${base}${old.tag !== void 0 ? `:${old.tag}` : ""}${old.digest !== void 0 ? `@${old.digest}` : ""}`;
       if (next === node.value) return;
-      results.push(resultFor(item, `set image from ${JSON.stringify(node.value)} to ${JSON.stringify(next)}`, "info", path));
+      results.push(resultFor(item2, `set image from ${JSON.stringify(node.value)} to ${JSON.stringify(next)}`, "info", path));
       node.value = next;
     };
     const walk = (node, path) => {
-      if ((0, import_yaml26.isMap)(node)) {
+      if ((0, import_yaml27.isMap)(node)) {
         for (const pair of node.items) {
-          const key = (0, import_yaml26.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
+          const key = (0, import_yaml27.isScalar)(pair.key) ? String(pair.key.value) : String(pair.key);
           const p = path === "" ? key : `${path}.${key}`;
-          if (CONTAINER_LISTS.has(key) && (0, import_yaml26.isSeq)(pair.value)) {
+          if (CONTAINER_LISTS.has(key) && (0, import_yaml27.isSeq)(pair.value)) {
             pair.value.items.forEach((c, i) => {
-              if ((0, import_yaml26.isMap)(c)) update(c.get("image", true), `${p}[${i}].image`);
+              if ((0, import_yaml27.isMap)(c)) update(c.get("image", true), `${p}[${i}].image`);
             });
           } else walk(pair.value, p);
         }
-      } else if ((0, import_yaml26.isSeq)(node)) node.items.forEach((el, i) => walk(el, `${path}[${i}]`));
+      } else if ((0, import_yaml27.isSeq)(node)) node.items.forEach((el, i) => walk(el, `${path}[${i}]`));
     };
-    walk(item.doc.contents, "");
+    walk(item2.doc.contents, "");
     for (const f of extra) {
-      if (!specApplies(item.doc, f)) continue;
+      if (!specApplies(item2.doc, f)) continue;
       const parts = f.path.split("/");
       const leaf2 = parts.pop();
-      for (const map of mapsAt(item.doc, parts.join("/"), f.create ?? false)) update(map.get(leaf2, true), f.path);
+      for (const map of mapsAt(item2.doc, parts.join("/"), f.create ?? false)) update(map.get(leaf2, true), f.path);
     }
   }
   return { results };
@@ -47135,20 +47602,20 @@ var setLabels = ({ items, config }) => {
   const keys = Object.keys(labels).sort();
   const message2 = `set labels: ${JSON.stringify(Object.fromEntries(keys.map((k) => [k, labels[k]])))}`;
   const results = [];
-  for (const item of items) {
+  for (const item2 of items) {
     for (const spec of LABEL_FIELD_SPECS) {
-      if (!specApplies(item.doc, spec)) continue;
-      for (const map of mapsAt(item.doc, spec.path, spec.create ?? false)) {
+      if (!specApplies(item2.doc, spec)) continue;
+      for (const map of mapsAt(item2.doc, spec.path, spec.create ?? false)) {
         for (const k of keys) if (spec.create || map.has(k)) map.set(k, labels[k]);
       }
     }
-    results.push(resultFor(item, message2, "info", "metadata/labels"));
+    results.push(resultFor(item2, message2, "info", "metadata/labels"));
   }
   return { results };
 };
 
 // ../fn-render/src/builtins/set-namespace.ts
-var import_yaml27 = __toESM(require_dist(), 1);
+var import_yaml28 = __toESM(require_dist(), 1);
 var DEPENDS_ON = "config.kubernetes.io/depends-on";
 var DEPENDS_ON_NAMESPACED = /^([^/]*)\/namespaces\/([^/]+)\/([^/]+)\/([^/]+)$/;
 function namespaceRefs(doc) {
@@ -47156,7 +47623,7 @@ function namespaceRefs(doc) {
   const id = identity3(doc);
   const scalarAt = (path) => {
     const n = doc.getIn(path, true);
-    return (0, import_yaml27.isScalar)(n) && typeof n.value === "string" ? n : void 0;
+    return (0, import_yaml28.isScalar)(n) && typeof n.value === "string" ? n : void 0;
   };
   const out = [];
   const add = (s, isNamespaceObject = false) => s && out.push({ scalar: s, isNamespaceObject });
@@ -47168,11 +47635,11 @@ function namespaceRefs(doc) {
     if (id.kind !== "ClusterRoleBinding") add(scalarAt(["metadata", "namespace"]));
     if (id.kind === "RoleBinding" || id.kind === "ClusterRoleBinding") {
       const subjects = doc.get("subjects", true);
-      if ((0, import_yaml27.isSeq)(subjects)) {
+      if ((0, import_yaml28.isSeq)(subjects)) {
         for (const s of subjects.items) {
-          if (!(0, import_yaml27.isMap)(s) || s.get("name") !== "default") continue;
+          if (!(0, import_yaml28.isMap)(s) || s.get("name") !== "default") continue;
           const ns = s.get("namespace", true);
-          if ((0, import_yaml27.isScalar)(ns) && typeof ns.value === "string") add(ns);
+          if ((0, import_yaml28.isScalar)(ns) && typeof ns.value === "string") add(ns);
         }
       }
     }
@@ -47201,7 +47668,7 @@ var setNamespace = ({ items, config }) => {
       `unknown functionConfig Kind=${String(config?.["kind"] ?? "")} ApiVersion=${String(config?.["apiVersion"] ?? "")}, expect \`SetNamespace\` or \`ConfigMap\``
     );
   }
-  const refs = items.map((item) => ({ item, refs: namespaceRefs(item.doc) }));
+  const refs = items.map((item2) => ({ item: item2, refs: namespaceRefs(item2.doc) }));
   const namespaceObjects = /* @__PURE__ */ new Map();
   const seen = /* @__PURE__ */ new Set();
   for (const { refs: rs } of refs) {
@@ -47233,21 +47700,21 @@ var setNamespace = ({ items, config }) => {
     );
   } else oldNs = [...seen][0];
   if (oldNs !== void 0) {
-    const declared = new Set(refs.filter((r) => r.refs.length > 0).map(({ item }) => dependsOnKey(item)));
-    for (const { item, refs: rs } of refs) {
+    const declared = new Set(refs.filter((r) => r.refs.length > 0).map(({ item: item2 }) => dependsOnKey(item2)));
+    for (const { item: item2, refs: rs } of refs) {
       for (const r of rs) if (r.scalar.value === oldNs) r.scalar.value = newNs;
       if (rs.length === 0) continue;
-      const dep = stringMap(item.doc, "annotations")[DEPENDS_ON];
+      const dep = stringMap(item2.doc, "annotations")[DEPENDS_ON];
       const m = dep === void 0 ? null : DEPENDS_ON_NAMESPACED.exec(dep);
       if (m && m[2] === oldNs && declared.has(`${m[1]}/${m[3]}/${m[4]}`)) {
-        item.doc.setIn(["metadata", "annotations", DEPENDS_ON], `${m[1]}/namespaces/${newNs}/${m[3]}/${m[4]}`);
+        item2.doc.setIn(["metadata", "annotations", DEPENDS_ON], `${m[1]}/namespaces/${newNs}/${m[3]}/${m[4]}`);
       }
     }
   }
   return { results: [{ message: "namespace updated", severity: "info" }] };
 };
-function dependsOnKey(item) {
-  const id = identity3(item.doc);
+function dependsOnKey(item2) {
+  const id = identity3(item2.doc);
   return `${groupOf4(id.apiVersion)}/${id.kind}/${id.name}`;
 }
 
@@ -47271,7 +47738,7 @@ function builtinName(image) {
 }
 
 // ../fn-render/src/resource-list.ts
-var import_yaml28 = __toESM(require_dist(), 1);
+var import_yaml29 = __toESM(require_dist(), 1);
 var PATH_ANNOTATION = "config.kubernetes.io/path";
 var INDEX_ANNOTATION = "config.kubernetes.io/index";
 var INTERNAL_PATH_ANNOTATION = "internal.config.kubernetes.io/path";
@@ -47296,21 +47763,21 @@ function treePackage(root, rel) {
   return root === "" ? r : `${root}/${r}`;
 }
 function encodeResourceList(items, functionConfig2, root) {
-  const list2 = new import_yaml28.Document({ apiVersion: "config.kubernetes.io/v1", kind: "ResourceList" }, yamlDocumentOptions);
-  const seq = new import_yaml28.YAMLSeq();
-  items.forEach((item, id) => {
-    const node = item.doc.clone().contents;
-    if (!(0, import_yaml28.isMap)(node)) return;
-    const doc = new import_yaml28.Document(null, yamlDocumentOptions);
+  const list2 = new import_yaml29.Document({ apiVersion: "config.kubernetes.io/v1", kind: "ResourceList" }, yamlDocumentOptions);
+  const seq = new import_yaml29.YAMLSeq();
+  items.forEach((item2, id) => {
+    const node = item2.doc.clone().contents;
+    if (!(0, import_yaml29.isMap)(node)) return;
+    const doc = new import_yaml29.Document(null, yamlDocumentOptions);
     doc.contents = node;
-    if (!(0, import_yaml28.isMap)(doc.getIn(["metadata"], true))) doc.setIn(["metadata"], new import_yaml28.YAMLMap());
-    if (!(0, import_yaml28.isMap)(doc.getIn(["metadata", "annotations"], true))) doc.setIn(["metadata", "annotations"], new import_yaml28.YAMLMap());
+    if (!(0, import_yaml29.isMap)(doc.getIn(["metadata"], true))) doc.setIn(["metadata"], new import_yaml29.YAMLMap());
+    if (!(0, import_yaml29.isMap)(doc.getIn(["metadata", "annotations"], true))) doc.setIn(["metadata", "annotations"], new import_yaml29.YAMLMap());
     const set2 = (k, v) => doc.setIn(["metadata", "annotations", k], v);
-    set2(PATH_ANNOTATION, item.path);
-    set2(INDEX_ANNOTATION, String(item.index));
-    set2(INTERNAL_PATH_ANNOTATION, item.path);
-    set2(INTERNAL_INDEX_ANNOTATION, String(item.index));
-    set2(PACKAGE_PATH_ANNOTATION, packagePath(root, item.pkg));
+    set2(PATH_ANNOTATION, item2.path);
+    set2(INDEX_ANNOTATION, String(item2.index));
+    set2(INTERNAL_PATH_ANNOTATION, item2.path);
+    set2(INTERNAL_INDEX_ANNOTATION, String(item2.index));
+    set2(PACKAGE_PATH_ANNOTATION, packagePath(root, item2.pkg));
     set2(ID_ANNOTATION, String(id));
     seq.items.push(node);
   });
@@ -47333,12 +47800,12 @@ function decodeResourceList(text2, inputs, root, pkg) {
     return js.results.filter((x) => typeof x === "object" && x !== null && typeof x.message === "string");
   })();
   const seq = doc.get("items", true);
-  if (seq !== void 0 && seq !== null && !(0, import_yaml28.isSeq)(seq) && !((0, import_yaml28.isScalar)(seq) && seq.value === null))
+  if (seq !== void 0 && seq !== null && !(0, import_yaml29.isSeq)(seq) && !((0, import_yaml29.isScalar)(seq) && seq.value === null))
     throw new ResourceListError("its output has `items` that is not a list");
   const items = [];
-  for (const node of (0, import_yaml28.isSeq)(seq) ? seq.items : []) {
-    if (!(0, import_yaml28.isMap)(node)) throw new ResourceListError("its output has an item that is not a map");
-    const out = new import_yaml28.Document(null, yamlDocumentOptions);
+  for (const node of (0, import_yaml29.isSeq)(seq) ? seq.items : []) {
+    if (!(0, import_yaml29.isMap)(node)) throw new ResourceListError("its output has an item that is not a map");
+    const out = new import_yaml29.Document(null, yamlDocumentOptions);
     out.contents = node;
     const annotations = readAnnotations(out);
     const id = annotations[ID_ANNOTATION];
@@ -47355,7 +47822,7 @@ function decodeResourceList(text2, inputs, root, pkg) {
     stripAnnotations(out, input);
     const same = input !== void 0 && JSON.stringify(out.toJS()) === JSON.stringify(input.doc.toJS());
     if (input !== void 0 && !same) restoreComments(input.doc, out);
-    const item = {
+    const item2 = {
       doc: same ? input.doc : out,
       pkg: pkgPath !== void 0 ? treePackage(root, pkgPath) : input?.pkg ?? pkg,
       path: path ?? input?.path ?? defaultPath(out),
@@ -47364,7 +47831,7 @@ function decodeResourceList(text2, inputs, root, pkg) {
       ...input?.baseline !== void 0 ? { baseline: input.baseline } : {},
       ...input?.fromFile !== void 0 ? { fromFile: input.fromFile, fromIndex: input.fromIndex ?? 0 } : {}
     };
-    items.push(item);
+    items.push(item2);
   }
   return { items, results };
 }
@@ -47377,40 +47844,40 @@ function copyComments2(from, to) {
   if (!to.comment && from.comment) to.comment = from.comment;
 }
 function restoreNodeComments(from, to) {
-  if (!(0, import_yaml28.isNode)(from) || !(0, import_yaml28.isNode)(to)) return;
+  if (!(0, import_yaml29.isNode)(from) || !(0, import_yaml29.isNode)(to)) return;
   copyComments2(from, to);
-  if ((0, import_yaml28.isMap)(from) && (0, import_yaml28.isMap)(to)) {
+  if ((0, import_yaml29.isMap)(from) && (0, import_yaml29.isMap)(to)) {
     const sources = /* @__PURE__ */ new Map();
-    for (const pair of from.items) if ((0, import_yaml28.isScalar)(pair.key)) sources.set(String(pair.key.value), pair);
+    for (const pair of from.items) if ((0, import_yaml29.isScalar)(pair.key)) sources.set(String(pair.key.value), pair);
     for (const pair of to.items) {
-      const source = (0, import_yaml28.isScalar)(pair.key) ? sources.get(String(pair.key.value)) : void 0;
+      const source = (0, import_yaml29.isScalar)(pair.key) ? sources.get(String(pair.key.value)) : void 0;
       if (!source) continue;
-      if ((0, import_yaml28.isScalar)(source.key) && (0, import_yaml28.isScalar)(pair.key)) copyComments2(source.key, pair.key);
+      if ((0, import_yaml29.isScalar)(source.key) && (0, import_yaml29.isScalar)(pair.key)) copyComments2(source.key, pair.key);
       restoreNodeComments(source.value, pair.value);
     }
-  } else if ((0, import_yaml28.isSeq)(from) && (0, import_yaml28.isSeq)(to)) {
-    to.items.forEach((item, i) => restoreNodeComments(from.items[i], item));
+  } else if ((0, import_yaml29.isSeq)(from) && (0, import_yaml29.isSeq)(to)) {
+    to.items.forEach((item2, i) => restoreNodeComments(from.items[i], item2));
   }
 }
 function readAnnotations(doc) {
   const node = doc.getIn(["metadata", "annotations"], true);
   const out = {};
-  if (!(0, import_yaml28.isMap)(node)) return out;
+  if (!(0, import_yaml29.isMap)(node)) return out;
   for (const p of node.items) {
-    const k = (0, import_yaml28.isScalar)(p.key) ? String(p.key.value) : String(p.key);
-    if ((0, import_yaml28.isScalar)(p.value)) out[k] = String(p.value.value);
+    const k = (0, import_yaml29.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+    if ((0, import_yaml29.isScalar)(p.value)) out[k] = String(p.value.value);
   }
   return out;
 }
 function stripAnnotations(doc, input) {
   const node = doc.getIn(["metadata", "annotations"], true);
-  if ((0, import_yaml28.isMap)(node)) {
+  if ((0, import_yaml29.isMap)(node)) {
     for (const k of WIRE_ANNOTATIONS) node.delete(k);
     node.items = node.items.filter((p) => {
-      const k = (0, import_yaml28.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+      const k = (0, import_yaml29.isScalar)(p.key) ? String(p.key.value) : String(p.key);
       return !k.startsWith("internal.config.kubernetes.io/") && !k.startsWith("internal.kpt.dev/");
     });
-    const hadAnnotations = input !== void 0 && (0, import_yaml28.isMap)(input.doc.getIn(["metadata", "annotations"], true));
+    const hadAnnotations = input !== void 0 && (0, import_yaml29.isMap)(input.doc.getIn(["metadata", "annotations"], true));
     if (node.items.length === 0 && !hadAnnotations) doc.deleteIn(["metadata", "annotations"]);
   }
 }
@@ -47506,8 +47973,8 @@ function detectContainerRuntime(env) {
 }
 
 // ../fn-render/src/select.ts
-function matchesSelector(item, selector2) {
-  const id = identity3(item.doc);
+function matchesSelector(item2, selector2) {
+  const id = identity3(item2.doc);
   if (selector2.apiVersion && selector2.apiVersion !== id.apiVersion) return false;
   if (selector2.kind && selector2.kind !== id.kind) return false;
   if (selector2.name && selector2.name !== id.name) return false;
@@ -47515,7 +47982,7 @@ function matchesSelector(item, selector2) {
   for (const field of ["labels", "annotations"]) {
     const wanted = selector2[field];
     if (!wanted || Object.keys(wanted).length === 0) continue;
-    const have = stringMap(item.doc, field);
+    const have = stringMap(item2.doc, field);
     for (const [k, v] of Object.entries(wanted)) if (have[k] !== v) return false;
   }
   return true;
@@ -47527,9 +47994,9 @@ function selectItems(items, selectors, exclude) {
   if (sel.length === 0 && exc.length === 0) return { selected: [...items], unselected: [] };
   const selected = [];
   const unselected = [];
-  for (const item of items) {
-    const chosen = (sel.length === 0 || sel.some((s) => matchesSelector(item, s))) && !exc.some((s) => matchesSelector(item, s));
-    (chosen ? selected : unselected).push(item);
+  for (const item2 of items) {
+    const chosen = (sel.length === 0 || sel.some((s) => matchesSelector(item2, s))) && !exc.some((s) => matchesSelector(item2, s));
+    (chosen ? selected : unselected).push(item2);
   }
   return { selected, unselected };
 }
@@ -47555,7 +48022,8 @@ async function renderPackage(tree, options = {}) {
     cwd: options.cwd ?? process.cwd(),
     env: options.env ?? process.env,
     containerRuntime: options.containerRuntime,
-    results: []
+    results: [],
+    changes: options.changes === true
   };
   try {
     if (!tree.package(root).hasKptfile()) throw new RenderError(`${tree.describe(root) || "."}: not a kpt package (no Kptfile)`, root);
@@ -47710,6 +48178,7 @@ async function runFunction(ctx, dir, fn3, field, items, mutator) {
   const runner = chooseRunner(ctx, dir, fn3, field);
   const config = functionConfig(ctx, dir, fn3, field, items);
   const { selected, unselected } = selectItems(items, fn3.selectors, fn3.exclude);
+  const before = ctx.changes && mutator ? snapshot2(selected) : void 0;
   const started = performance.now();
   const base = { package: dir, field, ...fn3.image ? { image: fn3.image } : { exec: fn3.exec ?? "" }, runtime: runner.kind };
   const fail = (exitCode, results2, reason, stderr) => {
@@ -47760,23 +48229,24 @@ async function runFunction(ctx, dir, fn3, field, items, mutator) {
     output = decoded.items;
   }
   if (mutator) {
-    for (const item of output) {
-      const path = posix2.normalize(item.path.replace(/^\/+/, ""));
+    for (const item2 of output) {
+      const path = posix2.normalize(item2.path.replace(/^\/+/, ""));
       if (path === ".." || path.startsWith("../")) {
-        const id = identity3(item.doc);
+        const id = identity3(item2.doc);
         fail(
           1,
           results,
-          `function must not modify resources outside of package: ${id.kind || "a resource"} ${JSON.stringify(id.name)} has path ${JSON.stringify(item.path)}`
+          `function must not modify resources outside of package: ${id.kind || "a resource"} ${JSON.stringify(id.name)} has path ${JSON.stringify(item2.path)}`
         );
       }
-      item.path = path;
+      item2.path = path;
     }
     if (!output.some((i) => i.pkg === dir && i.path === "Kptfile")) {
       if (selected.some((i) => i.pkg === dir && i.path === "Kptfile")) fail(1, results, "it removed the Kptfile of the package");
     }
   }
-  ctx.results.push({ ...base, exitCode: 0, results, durationMs: performance.now() - started });
+  const changes = before ? { changes: changesBetween(before, snapshot2(output)) } : {};
+  ctx.results.push({ ...base, exitCode: 0, results, ...changes, durationMs: performance.now() - started });
   return mutator ? [...unselected, ...output] : items;
 }
 function lastLines(text2, n = 5) {
@@ -47788,11 +48258,11 @@ function treeFile(pkg, path) {
 function layout(tree, root, items) {
   const next = tree.clone();
   const byFile = /* @__PURE__ */ new Map();
-  for (const item of items) {
-    const f = treeFile(item.pkg, treePath(item.path));
+  for (const item2 of items) {
+    const f = treeFile(item2.pkg, treePath(item2.path));
     const list2 = byFile.get(f);
-    if (list2) list2.push(item);
-    else byFile.set(f, [item]);
+    if (list2) list2.push(item2);
+    else byFile.set(f, [item2]);
   }
   const sources = /* @__PURE__ */ new Map();
   const packages = renderedPackages(tree, root);
@@ -47818,19 +48288,19 @@ function layout(tree, root, items) {
     const ordered = [...list2].sort((a, b) => a.index - b.index);
     const original = tree.text(f);
     const indent = sequenceIndent(original ?? ordered.map((i) => i.original ?? "").join("\n"));
-    const texts2 = ordered.map((item) => ({ item, text: itemText(item, indent) }));
+    const texts2 = ordered.map((item2) => ({ item: item2, text: itemText(item2, indent) }));
     let content;
     const source = sources.get(f);
     if (original !== void 0 && source !== void 0 && keepsOrder(ordered, f, source.count)) {
       const bodies = /* @__PURE__ */ new Map();
       const present = /* @__PURE__ */ new Set();
       const added = [];
-      for (const { item, text: text2 } of texts2) {
-        const from = item.original !== void 0 && item.fromFile === f ? item.fromIndex : void 0;
+      for (const { item: item2, text: text2 } of texts2) {
+        const from = item2.original !== void 0 && item2.fromFile === f ? item2.fromIndex : void 0;
         if (from === void 0) added.push(text2);
         else {
           present.add(from);
-          if (text2 !== item.original) bodies.set(from, text2);
+          if (text2 !== item2.original) bodies.set(from, text2);
         }
       }
       for (let k = 0; k < source.count; k++) if (!present.has(k)) bodies.set(k, null);
@@ -47847,8 +48317,8 @@ function layout(tree, root, items) {
 function keepsOrder(ordered, file, count) {
   let last = -1;
   let addedSeen = false;
-  for (const item of ordered) {
-    const from = item.fromFile === file ? item.fromIndex : void 0;
+  for (const item2 of ordered) {
+    const from = item2.fromFile === file ? item2.fromIndex : void 0;
     if (from === void 0) {
       addedSeen = true;
       continue;
@@ -47858,12 +48328,12 @@ function keepsOrder(ordered, file, count) {
   }
   return true;
 }
-function itemText(item, indent) {
-  const now = printItem(item.doc, indent);
-  if (item.original === void 0) return now;
-  if (now === item.original) return item.original;
-  if (item.baseline !== void 0 && JSON.stringify(item.doc.toJS()) !== JSON.stringify(item.baseline)) return now;
-  return now === printItem(parseResource(item.original), indent) ? item.original : now;
+function itemText(item2, indent) {
+  const now = printItem(item2.doc, indent);
+  if (item2.original === void 0) return now;
+  if (now === item2.original) return item2.original;
+  if (item2.baseline !== void 0 && JSON.stringify(item2.doc.toJS()) !== JSON.stringify(item2.baseline)) return now;
+  return now === printItem(parseResource(item2.original), indent) ? item2.original : now;
 }
 
 // ../run/src/render.ts
@@ -47897,8 +48367,38 @@ function renderFailureOf(outcome, directory) {
 async function renderFiles(options, files, directory, cwd) {
   const tree = PackageTree.fromFiles(files);
   tree.source = directory;
-  const rendered = await renderPackage(tree, { env: options.env, cwd, allowExec: options.allowExec === true });
-  return rendered.ok ? { ok: true, files: rendered.tree.allFiles() } : { ok: false, failure: renderFailureOf(rendered, directory) };
+  const rendered = await renderPackage(tree, {
+    env: options.env,
+    cwd,
+    allowExec: options.allowExec === true,
+    changes: options.changes === true
+  });
+  return rendered.ok ? { ok: true, files: rendered.tree.allFiles(), functions: rendered.results } : { ok: false, failure: renderFailureOf(rendered, directory) };
+}
+function printPath(steps) {
+  let path = FieldPath.root;
+  for (const s of steps)
+    path = typeof s === "string" ? path.field(s) : typeof s === "number" ? path.index(s) : path.keyed([["name", s.name]]);
+  return path.toString();
+}
+var MAX_FIELDS = 20;
+function renderChangeLines(functions, directory) {
+  const lines = [];
+  for (const f of functions) {
+    if (!f.changes || f.changes.length === 0) continue;
+    const kptfile = [directory, f.package, "Kptfile"].filter(Boolean).join("/");
+    lines.push(`- \`${functionName(f)}\` (\`${kptfile}\` \`${f.field}\`):`);
+    for (const c of f.changes) {
+      const name2 = c.namespace ? `${c.namespace}/${c.name}` : c.name;
+      const file = [directory, c.file].filter(Boolean).join("/");
+      const fields = c.whole ? c.whole : [
+        ...c.fields.slice(0, MAX_FIELDS).map((p) => `\`${printPath(p)}\``),
+        ...c.fields.length > MAX_FIELDS ? [`\u2026and ${c.fields.length - MAX_FIELDS} more`] : []
+      ].join(", ") || "moved";
+      lines.push(`  - ${c.kind} \`${name2}\` in \`${file}\`: ${fields}`);
+    }
+  }
+  return lines;
 }
 
 // ../run/src/result.ts
@@ -48031,18 +48531,18 @@ async function assertNoSymlinkIn(root, directory, repository) {
   const parts = directory.split("/").filter((p) => p !== "" && p !== ".");
   for (let i = 1; i <= parts.length; i++) {
     const path = parts.slice(0, i).join("/");
-    let link2;
+    let link3;
     try {
       const stats = await lstat2(join11(root, path));
       if (!stats.isSymbolicLink()) continue;
-      link2 = await readlink2(join11(root, path));
+      link3 = await readlink2(join11(root, path));
     } catch {
       return;
     }
     const what = path === parts.join("/") ? "the package directory" : `${path}, a directory above the package,`;
     throw new RunError(
       "symlinked-package",
-      `${parts.join("/")} in ${repository}: ${what} is a symlink (to ${link2}): kdelta never follows a symlink out of a package; left alone`,
+      `${parts.join("/")} in ${repository}: ${what} is a symlink (to ${link3}): kdelta never follows a symlink out of a package; left alone`,
       { path: parts.join("/") }
     );
   }
@@ -48118,15 +48618,17 @@ async function checkoutMirror(mirror, url, base, head, dir) {
   const baseCommit = mirror.heads.get(base);
   if (!baseCommit) throw new RunError("branch-missing", `branch "${base}" does not exist in ${url}`);
   await cloneShared({ source: mirror.dir, dest: dir, branch: base });
-  return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head));
+  return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head), baseCommit);
 }
-function gitWorkspace(dir, repository, baseCommit, remoteHead) {
+function gitWorkspace(dir, repository, baseCommit, remoteHead, parent) {
   let committed;
+  const onTip = parent !== baseCommit;
   return {
     dir,
     repository,
     baseCommit,
     remoteHead,
+    parent,
     async readPackage(directory) {
       await assertNoSymlinkIn(dir, directory, repository);
       return readPackageDir(join12(dir, directory));
@@ -48154,19 +48656,20 @@ function gitWorkspace(dir, repository, baseCommit, remoteHead) {
       await assertNoSymlinkIn(dir, directory, repository);
       await writeFile6(join12(dir, directory, file), text2);
     },
-    changedFiles: (directory) => stageAll({ dir, directory }),
+    changedFiles: (directory) => stageAll({ dir, directory, against: baseCommit }),
     branchCommits: async () => remoteHead ? commitsSince({ dir, head: remoteHead, base: baseCommit }) : [],
     isAncestor: (commit, of) => isAncestor({ dir, commit, of }),
     baseHasLine: async (line, directory) => await lastCommitWithLine({ dir, ref: baseCommit, path: directory, line }) !== void 0,
     async commit(message2, author) {
-      await commitStaged({ dir, message: message2, author });
+      await commitStaged({ dir, message: message2, author, allowEmpty: onTip });
       const remote = remoteHead ? [`${remoteHead}^{tree}`, `${remoteHead}^@`] : [];
       const [commit, ourTree, theirTree, ...theirParents] = await revParse({ dir, revs: ["HEAD", "HEAD^{tree}", ...remote] });
       if (!commit) throw new RunError("internal", "internal: changes were staged but nothing was committed");
       committed = commit;
       return {
         commit,
-        sameAsRemote: remoteHead !== void 0 && ourTree === theirTree && theirParents.length === 1 && theirParents[0] === baseCommit
+        sameAsRemote: remoteHead !== void 0 && ourTree === theirTree && // on the tip: its tree is already the result; else: one commit of this tree on the base
+        (onTip || theirParents.length === 1 && theirParents[0] === baseCommit)
       };
     },
     async push(to) {
@@ -48176,10 +48679,15 @@ function gitWorkspace(dir, repository, baseCommit, remoteHead) {
         await push({ dir, remote, branch, expectedHead: remoteHead ?? null, localRef: "HEAD", env, ...credentials(to) });
         return committed;
       } catch (error2) {
-        const winner = lostRace(error2) ? await identicalWinner(dir, to, baseCommit).catch(() => void 0) : void 0;
+        const winner = lostRace(error2) ? await identicalWinner(dir, to, parent).catch(() => void 0) : void 0;
         if (!winner) throw error2;
         return winner;
       }
+    },
+    async onBranchTip() {
+      if (!remoteHead) throw new RunError("internal", "internal: there is no branch tip to carry forward");
+      await checkoutDetached({ dir, commit: remoteHead });
+      return gitWorkspace(dir, repository, baseCommit, remoteHead, remoteHead);
     },
     async deleteBranch(to) {
       if (!remoteHead) return;
@@ -48194,7 +48702,7 @@ function lostRace(error2) {
   return /cannot lock ref|failed to update ref|reference already exists/i.test(`${error2.stderr}
 ${error2.message}`);
 }
-async function identicalWinner(dir, to, baseCommit) {
+async function identicalWinner(dir, to, parent) {
   const winner = await fetchBranch({
     dir,
     remote: to.remote,
@@ -48204,7 +48712,7 @@ async function identicalWinner(dir, to, baseCommit) {
     ...credentials(to)
   });
   const [theirTree, ourTree, ...parents] = await revParse({ dir, revs: [`${winner}^{tree}`, "HEAD^{tree}", `${winner}^@`] });
-  return theirTree === ourTree && parents.length === 1 && parents[0] === baseCommit ? winner : void 0;
+  return theirTree === ourTree && parents.length === 1 && parents[0] === parent ? winner : void 0;
 }
 
 // ../run/src/propose.ts
@@ -48224,6 +48732,7 @@ async function propose(ctx, change) {
     justDeclined = true;
     open2 = void 0;
   } else if (!open2) declined = await ctx.forge.declined?.(target);
+  if (declined && !justDeclined && ctx.repropose?.has(declined.url)) declined = void 0;
   if (declined && declined.fingerprint === fingerprint) {
     return {
       action: "declined",
@@ -48235,7 +48744,8 @@ async function propose(ctx, change) {
     };
   }
   const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  if (open2 && meta && !meta.renderFailed && open2.fingerprint === fingerprint && heads.get(target.head) === meta.headCommit && heads.get(target.base) === meta.baseCommit) {
+  const ticked = open2 ? pendingTicks(open2.body) : [];
+  if (open2 && meta && !meta.renderFailed && ticked.length === 0 && open2.fingerprint === fingerprint && heads.get(target.head) === meta.headCommit && heads.get(target.base) === meta.baseCommit) {
     const repaired = await ctx.forge.ensureStatus?.(open2, readiness(meta.conflicts), meta.headCommit).catch(() => false) === true;
     return {
       action: "unchanged",
@@ -48249,18 +48759,42 @@ async function propose(ctx, change) {
   }
   if (!open2 && change.current) return { action: "up-to-date", writes: false, fingerprint, ...known };
   await checkpoint(ctx.signal);
-  const ws = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
-  const prepared = await change.prepare(ws);
-  if ("done" in prepared) return { fingerprint, ...prepared.done };
+  const checkedOut = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
+  let foreignOnce;
+  const foreign = () => foreignOnce ??= foreignCommits(ctx, checkedOut);
+  const carry = await carryForward({
+    open: open2,
+    fingerprint,
+    directory: change.directory,
+    ws: checkedOut,
+    foreign
+  });
+  if (carry.kind === "left-alone") return { ...blockedBy(carry.foreign, target, open2, carry.reason), fingerprint, ...known };
+  const ws = carry.kind === "carry" ? carry.ws : checkedOut;
+  const carried = carry.kind === "carry" ? carry.carried : void 0;
+  const made = await change.prepare(ws);
+  if ("done" in made) return { fingerprint, ...made.done };
+  const prepared = await applyDecisions(ws, change.directory, made, { ticked, decided: meta?.decided ?? [] });
   await checkpoint(ctx.signal);
-  const proposed = await proposeWorkspace(ctx, change, declined ? withDeclineNote(prepared, declined) : prepared, ws, open2);
+  const proposed = await proposeWorkspace(
+    ctx,
+    change,
+    declined ? withDeclineNote(prepared, declined) : prepared,
+    ws,
+    open2,
+    foreign,
+    carried
+  );
+  const said = [proposed.message, decisionsMessage(prepared.decisions, ticked)].filter((m) => m !== void 0);
   return {
     ...proposed,
+    ...said.length > 0 ? { message: said.join("; ") } : {},
     fingerprint,
     ...prepared.upstream ? { upstream: prepared.upstream } : {},
     conflicts: prepared.conflicts,
     conflictCount: prepared.conflicts.length,
-    ...prepared.renderFailure ? { renderFailure: prepared.renderFailure } : {},
+    // a render failure is the state of a proposal: none when nothing is proposed (the proposal was merged, or closed)
+    ...prepared.renderFailure && proposed.action !== "up-to-date" && proposed.action !== "closed" ? { renderFailure: prepared.renderFailure } : {},
     // a dry run says what each resource would become (a preview lists those that change)
     ...ctx.dryRun ? { resources: prepared.resources } : {}
   };
@@ -48281,7 +48815,7 @@ async function declinedNow(change, open2, heads, mirrorOf) {
   return squashed === void 0;
 }
 function declineMessage(declined) {
-  return `declined: ${declined.url} was closed without merging; the same upstream commit and variant are not proposed again (a new upstream commit or a change of the variant proposes again; \`kdelta proposals\` says how to undo a decline)`;
+  return `${declined.url} was closed without merging; the same upstream commit and variant are not proposed again (a new upstream commit or a change of the variant proposes again; \`kdelta proposals\` says how to undo a decline)`;
 }
 function withDeclineNote(prepared, declined) {
   const upstream2 = parseMetadataBlock(declined.body)?.upstream;
@@ -48302,17 +48836,22 @@ function stopped(open2, head) {
     message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
   };
 }
-function blockedBy(foreign, target, open2) {
+function blockedBy(foreign, target, open2, reason) {
+  const named = foreign.map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
+  const why = reason ? ` and cannot be carried forward: ${reason}` : "";
   return {
     action: "blocked",
     writes: false,
     proposal: open2 ? proposalRef(open2) : void 0,
-    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${foreign.join(", ")}): left alone; merge or delete it to let kdelta update it`
+    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${named.join(", ")})${why}: left alone; a new upstream commit or a change of the variant updates it on top of them (or merge or delete it)`
   };
+}
+function carriedNote(carried) {
+  return `carried forward ${carried.length} commit(s) kdelta did not make (${carried.map((c) => `${c.sha.slice(0, 12)} by ${c.name}`).join(", ")}): a new commit on top of them`;
 }
 async function foreignCommits(ctx, ws) {
   const trailer = new RegExp(`^${COMMIT_TRAILER}: `, "m");
-  return (await ws.branchCommits()).filter((c) => !(c.email === ctx.author.email && trailer.test(c.body))).map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
+  return (await ws.branchCommits()).filter((c) => !(c.email === ctx.author.email && trailer.test(c.body)));
 }
 var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
 function reserve(ctx, cost) {
@@ -48327,7 +48866,7 @@ function readiness(conflicts, renderFailure) {
   }
   return conflicts > 0 ? { state: "failure", description: `${conflicts} conflict(s) to review: see the proposal's conflict report` } : { state: "success", description: "no conflicts" };
 }
-function texts(ctx, change, prepared, ws) {
+function texts(ctx, change, prepared, ws, carried) {
   const { fingerprint, variant } = change;
   const detail2 = prepared.commitDetail ? `${prepared.commitDetail}
 
@@ -48350,6 +48889,8 @@ ${FINGERPRINT_TRAILER}: ${fingerprint}
       conflicts: prepared.conflicts,
       renderFailure: prepared.renderFailure,
       notReady: prepared.notReady,
+      decisions: prepared.decisions,
+      carried,
       metadata: {
         version: ctx.version,
         variant,
@@ -48359,16 +48900,17 @@ ${FINGERPRINT_TRAILER}: ${fingerprint}
         upstream: prepared.upstream,
         conflicts: prepared.conflicts.length,
         kind: change.kind,
-        ...prepared.renderFailure ? { renderFailed: true } : {}
+        ...prepared.renderFailure ? { renderFailed: true } : {},
+        ...prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.label) } : {}
       }
     });
     return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
   };
   return { commitMessage, body };
 }
-async function proposeWorkspace(ctx, change, prepared, ws, given) {
+async function proposeWorkspace(ctx, change, prepared, ws, given, foreignOf, carried) {
   const { target } = change;
-  const { commitMessage, body } = texts(ctx, change, prepared, ws);
+  const { commitMessage, body } = texts(ctx, change, prepared, ws, carried);
   const conflicts = prepared.conflicts.length;
   if (target.head === target.base) {
     throw new RunError(
@@ -48398,7 +48940,7 @@ async function proposeWorkspace(ctx, change, prepared, ws, given) {
   if (changes.length === 0) {
     if (!open2) return { action: "up-to-date", writes: false };
     const merged = await reachedBase(open2);
-    const foreign2 = merged ? [] : await foreignCommits(ctx, ws);
+    const foreign2 = merged ? [] : await foreignOf();
     if (foreign2.length > 0) return blockedBy(foreign2, target, open2);
     if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
     const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
@@ -48416,7 +48958,7 @@ async function proposeWorkspace(ctx, change, prepared, ws, given) {
       release2();
     }
   }
-  const foreign = await foreignCommits(ctx, ws);
+  const foreign = carried ? [] : await foreignOf();
   if (foreign.length > 0) return blockedBy(foreign, target, open2);
   const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
   let pushNeeded = !(sameAsRemote && ws.remoteHead);
@@ -48446,7 +48988,8 @@ async function proposeWorkspace(ctx, change, prepared, ws, given) {
         target,
         dir: ws.dir,
         commit,
-        baseCommit: ws.baseCommit,
+        // the commit's parent: the base, or the branch's tip when its commits are carried forward
+        baseCommit: ws.parent ?? ws.baseCommit,
         expectedHead: ws.remoteHead,
         message: commitMessage,
         author: ctx.author
@@ -48473,7 +49016,7 @@ async function proposeWorkspace(ctx, change, prepared, ws, given) {
       ...prepared.renderFailure ? { renderFailed: true } : {},
       headCommit
     });
-    const warnings = [...given2];
+    const warnings = [...carried ? [carriedNote(carried)] : [], ...given2];
     if (!created && !changed && !renderChanged && (open2 === void 0 || !pushNeeded)) action = "unchanged";
     else if (pushNeeded || renderChanged || created || changed && newHead) {
       try {
@@ -48497,7 +49040,7 @@ async function proposeWorkspace(ctx, change, prepared, ws, given) {
 // ../run/src/local-edits.ts
 init_src();
 init_src2();
-var import_yaml29 = __toESM(require_dist(), 1);
+var import_yaml30 = __toESM(require_dist(), 1);
 var YAML_FILE = /\.ya?ml$/;
 function resourcesOf(text2, file) {
   const out = /* @__PURE__ */ new Map();
@@ -48505,7 +49048,7 @@ function resourcesOf(text2, file) {
   try {
     for (const d of parseStream(text2, file).documents) {
       const root = d.doc.contents;
-      const id = (0, import_yaml29.isMap)(root) ? identityOf(root) : void 0;
+      const id = (0, import_yaml30.isMap)(root) ? identityOf(root) : void 0;
       if (id) out.set(formatIdentity(id), { name: formatIdentity(id), text: d.text.replace(/^---\n/, "").trim() });
     }
   } catch {
@@ -48740,11 +49283,14 @@ function variantChange(plan, up, ctx) {
       const mutated = sameUpstream ? differingFiles(splitBinary(local).text, files) : [];
       const beforeRender = new Map(files);
       let renderFailure;
+      let byFunction = [];
       await checkpoint(ctx.signal);
       if (ctx.render) {
-        const rendered2 = await renderFiles(ctx, files, directory, ws.dir);
-        if (rendered2.ok) files = rendered2.files;
-        else renderFailure = rendered2.failure;
+        const rendered2 = await renderFiles({ env: ctx.env, allowExec: ctx.allowExec, changes: sameUpstream }, files, directory, ws.dir);
+        if (rendered2.ok) {
+          files = rendered2.files;
+          byFunction = renderChangeLines(rendered2.functions, directory);
+        } else renderFailure = rendered2.failure;
       }
       await checkpoint(ctx.signal);
       await ws.writePackage(directory, new Map([...files, ...binary]));
@@ -48754,7 +49300,11 @@ function variantChange(plan, up, ctx) {
       const title = adopted ? `kdelta: adopt ${plan.downstream.package} (${plan.name}) at ${up.ref}` : renderOnly ? `kdelta: re-render ${plan.downstream.package} (${plan.name})` : reapplied ? `kdelta: re-apply ${plan.name} to ${plan.downstream.package} at ${up.ref}` : local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
       return {
         title,
-        summary: renderOnly ? `Re-renders package \`${directory}\`: its upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`) and variant \`${plan.name}\` are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map((p) => `\`${p}\``).join(", ")} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).` : reapplied ? `Re-applies variant \`${plan.name}\` to package \`${directory}\` at the same upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`): the variant or what it injects changed.` : adopted ? `Adopts package \`${directory}\`${owner ? ` from variant \`${owner}\`` : ", which no variant owned"} (adoptionPolicy adoptExisting): updates it from its upstreamLock \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with a 3-way merge that keeps its local edits, records variant \`${plan.name}\` as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? " and adds the package context of a deployment repository" : ""}, and applies the variant.` : local ? `Updates package \`${directory}\` from \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.` : `Adds package \`${directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
+        summary: renderOnly ? `Re-renders package \`${directory}\`: its upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`) and variant \`${plan.name}\` are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map((p) => `\`${p}\``).join(", ")} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).${byFunction.length > 0 ? `
+
+What each function of the pipeline changed:
+
+${byFunction.join("\n")}` : ""}` : reapplied ? `Re-applies variant \`${plan.name}\` to package \`${directory}\` at the same upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`): the variant or what it injects changed.` : adopted ? `Adopts package \`${directory}\`${owner ? ` from variant \`${owner}\`` : ", which no variant owned"} (adoptionPolicy adoptExisting): updates it from its upstreamLock \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with a 3-way merge that keeps its local edits, records variant \`${plan.name}\` as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? " and adds the package context of a deployment repository" : ""}, and applies the variant.` : local ? `Updates package \`${directory}\` from \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.` : `Adds package \`${directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
         commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})`,
         upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 },
         compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
@@ -49857,7 +50407,7 @@ function movedDuringRun(input, fetched) {
 // ../run/src/settle.ts
 init_src();
 init_proposal_body();
-async function settleMergedRemovals(ctx, downstreams, handled, ours) {
+async function findMergedRemovals(ctx, downstreams, handled, ours) {
   const out = [];
   const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
   for (const p of await ctx.forge.list()) {
@@ -49865,19 +50415,27 @@ async function settleMergedRemovals(ctx, downstreams, handled, ours) {
     if (p.state !== "open" || repo === void 0 || handled.has(`${p.downstream} ${p.head}`)) continue;
     const meta = parseMetadataBlock(p.body);
     if (!meta || meta.kind !== "removal" && meta.kind !== "orphan" || !ours(meta.variant)) continue;
-    const base = { variant: meta.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
     try {
       const mirror = await ctx.mirror(repo);
       const baseCommit = mirror.heads.get(p.base);
       const merged = baseCommit !== void 0 && await isAncestorIn(mirror.dir, meta.headCommit, baseCommit);
-      if (!merged) continue;
-      const proposal = ctx.dryRun ? p : await ctx.forge.close(p, "merged");
-      out.push({ ...base, action: "up-to-date", writes: true, proposal: proposalRef(proposal), message: "the proposal was merged" });
+      if (merged) out.push({ proposal: p, variant: meta.variant });
     } catch (error2) {
-      out.push({ ...base, action: "failed", writes: false, code: errorCode(error2), error: message(error2) });
+      out.push({ proposal: p, variant: meta.variant, error: error2 });
     }
   }
   return out;
+}
+async function recordMergedRemoval(ctx, found) {
+  const p = found.proposal;
+  const base = { variant: found.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
+  try {
+    if (found.error !== void 0) throw found.error;
+    const proposal = ctx.dryRun ? p : await ctx.forge.close(p, "merged");
+    return { ...base, action: "up-to-date", writes: true, proposal: proposalRef(proposal), message: "the proposal was merged" };
+  } catch (error2) {
+    return { ...base, action: "failed", writes: false, code: errorCode(error2), error: message(error2) };
+  }
 }
 
 // ../run/src/removal-scan.ts
@@ -50090,7 +50648,8 @@ function updateChange(plan, control, commit, ctx) {
       let files = local;
       let conflicts = [];
       let resources = [];
-      if (plan.lockCommit !== commit) {
+      const kptfile = local.get("Kptfile");
+      if (lockCommit(typeof kptfile === "string" ? kptfile : void 0) !== commit) {
         const m = await ctx.materialize({
           variant: plan.name,
           upstream: { repo: plan.upstream.repo, directory: plan.upstream.directory, ref: plan.upstream.ref, commit },
@@ -50189,6 +50748,309 @@ function commitOf(ref, refs) {
 }
 
 // ../run/src/run.ts
+init_github_repo();
+
+// ../run/src/dashboard.ts
+init_proposal_body();
+import { createHash as createHash6 } from "node:crypto";
+var SECTIONS2 = [
+  { state: "failed", title: "Failed", problem: true },
+  { state: "removal-held", title: "Removals held by the removal guard", problem: true },
+  { state: "render-failed", title: "Render failed", problem: true },
+  { state: "conflicts", title: "Conflicts to review", problem: true },
+  { state: "blocked", title: "Blocked (commits kdelta did not make, or the `kdelta:stop` label)", problem: true },
+  { state: "declined", title: "Declined", problem: true },
+  { state: "deferred", title: "Deferred: the run's write budget was spent", problem: true },
+  { state: "open", title: "Open proposals", problem: false },
+  { state: "not-adopted", title: "Not adopted (the package belongs to no variant)", problem: false },
+  { state: "up-to-date", title: "Up to date", problem: false }
+];
+var NO_TICKS = { retry: /* @__PURE__ */ new Set(), allowRemovals: /* @__PURE__ */ new Set(), repropose: /* @__PURE__ */ new Set() };
+var MAX_FIELDS2 = 10;
+var MAX_DASHBOARD = 6e4;
+var DETAIL_CHARS = 240;
+function jobKey(variant, downstream) {
+  return `${variant} ${downstream}`;
+}
+function removalSetKey(keys) {
+  return createHash6("sha256").update([...keys].sort().join("\n")).digest("hex").slice(0, 16);
+}
+function dashboardState(r) {
+  const action = r.action;
+  switch (action) {
+    case "failed":
+      return r.code === "removals-held" ? "removal-held" : "failed";
+    case "deferred":
+      return "deferred";
+    case "declined":
+      return "declined";
+    case "blocked":
+      return "blocked";
+    case "not-adopted":
+      return "not-adopted";
+    // the proposal was closed (no longer needed) or merged: the downstream has it
+    case "up-to-date":
+    case "closed":
+      return "up-to-date";
+    case "proposed":
+    case "updated":
+    case "unchanged":
+    case "removal-proposed":
+    case "orphan-proposed":
+      return r.renderFailure ? "render-failed" : r.conflictCount > 0 ? "conflicts" : "open";
+    default:
+      return action;
+  }
+}
+function oneLine(text2) {
+  if (text2 === void 0) return void 0;
+  const line = text2.split("\n")[0].trim();
+  return line.length > DETAIL_CHARS ? `${line.slice(0, DETAIL_CHARS - 1)}\u2026` : line;
+}
+function detailOf(r, state) {
+  switch (state) {
+    case "failed":
+      return oneLine(r.error);
+    case "render-failed":
+      return oneLine(r.renderFailure?.message);
+    case "blocked":
+    case "not-adopted":
+      return oneLine(r.message);
+    // the section says it all; a declined proposal's message is its link
+    case "removal-held":
+    case "conflicts":
+    case "declined":
+    case "deferred":
+    case "open":
+    case "up-to-date":
+      return void 0;
+    default:
+      return state;
+  }
+}
+function dashboardEntries(results, memory = /* @__PURE__ */ new Map()) {
+  return results.map((r) => {
+    const key = jobKey(r.variant, r.downstream);
+    const state = dashboardState(r);
+    const remembered = memory.get(key);
+    const fields = r.conflicts.length > 0 ? r.conflicts.slice(0, MAX_FIELDS2).map((c) => ({ resource: c.resource, path: c.path })) : r.conflictCount > 0 && remembered && r.fingerprint !== void 0 && remembered.fingerprint === r.fingerprint ? remembered.fields.slice(0, MAX_FIELDS2) : [];
+    return {
+      key,
+      variant: r.variant,
+      downstream: r.downstream,
+      state,
+      proposalUrl: r.proposal?.url,
+      conflictCount: state === "conflicts" || state === "render-failed" ? r.conflictCount : 0,
+      fields: state === "conflicts" || state === "render-failed" ? fields : [],
+      fingerprint: r.fingerprint,
+      detail: detailOf(r, state),
+      code: state === "failed" ? r.code : void 0
+    };
+  });
+}
+function checkbox(kind, subject, text2) {
+  return `- [ ] <!-- kdelta-${kind}:${encodeURIComponent(subject)} --> ${text2}`;
+}
+var TICK = /^\s*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
+var DATA = /<!-- kdelta-dashboard-data: (\{.*\}) -->/;
+function link(url) {
+  if (url === void 0) return "";
+  return /^https?:\/\/[^\s()<>[\]`]+$/.test(url) ? ` \xB7 [proposal](${url})` : ` \xB7 ${code(url)}`;
+}
+function who(e) {
+  return `${code(e.variant)} \u2192 ${code(e.downstream)}`;
+}
+function item(e, d) {
+  const why = e.detail ? `: ${e.code ? `${code(e.code)} ` : ""}${code(e.detail)}` : "";
+  switch (e.state) {
+    case "failed":
+      return checkbox("retry", e.key, `retry ${who(e)}${link(e.proposalUrl)}${why}`);
+    case "declined":
+      return e.proposalUrl !== void 0 ? checkbox("repropose", e.proposalUrl, `re-propose ${who(e)}${link(e.proposalUrl)}`) : `- ${who(e)}`;
+    case "conflicts":
+    case "render-failed": {
+      const fields = e.fields.slice(0, d.fields).map((f) => `${code(f.path)} (${code(f.resource)})`);
+      const more = e.conflictCount - fields.length;
+      const conflicts = e.conflictCount === 0 ? "" : `: ${e.conflictCount} conflict(s)${fields.length > 0 ? `: ${fields.join(", ")}${more > 0 ? `, \u2026and ${more} more` : ""}` : ""}`;
+      return `- ${who(e)}${link(e.proposalUrl)}${e.state === "render-failed" ? why : ""}${conflicts}`;
+    }
+    case "removal-held":
+    case "blocked":
+    case "deferred":
+    case "open":
+    case "not-adopted":
+    case "up-to-date":
+      return `- ${who(e)}${link(e.proposalUrl)}${why}`;
+    default:
+      return e.state;
+  }
+}
+function section(state, title, entries, d) {
+  if (entries.length === 0) return [];
+  const lines = [`### ${title} (${entries.length})`, ""];
+  const listed = state === "open" && !d.listOpen || state === "up-to-date" && !d.listUpToDate ? [] : entries.slice(0, d.items);
+  if (state === "removal-held") {
+    lines.push(
+      `More removals are due than the run may propose (max-removals): none was proposed. If the control resources are wrong, fix them; if these variants were removed on purpose, tick the box.`,
+      "",
+      checkbox("allow-removals", removalSetKey(entries.map((e) => e.key)), `allow these ${entries.length} removals on the next run`)
+    );
+    for (const e of listed) lines.push(`  ${item(e, d)}`);
+  } else if (state === "up-to-date" && listed.length > 0) {
+    lines.push(`<details><summary>${entries.length} variant(s)</summary>`, "", ...listed.map((e) => item(e, d)), "", "</details>");
+  } else lines.push(...listed.map((e) => item(e, d)));
+  if (listed.length < entries.length && listed.length > 0)
+    lines.push(`- \u2026and ${entries.length - listed.length} more (see the run's report)`);
+  lines.push("");
+  return lines;
+}
+function renderWith2(input, d) {
+  const by = /* @__PURE__ */ new Map();
+  for (const e of input.entries) by.set(e.state, [...by.get(e.state) ?? [], e]);
+  const count = (problem) => SECTIONS2.filter((s) => s.problem === problem).reduce((n, s) => n + (by.get(s.state)?.length ?? 0), 0);
+  const problems = count(true);
+  const lines = [
+    `## ${input.title}`,
+    "",
+    `${input.entries.length} variant(s): ${problems} need attention, ${by.get("open")?.length ?? 0} open proposal(s), ${by.get("up-to-date")?.length ?? 0} up to date.`,
+    ""
+  ];
+  if (problems > 0) {
+    lines.push(
+      `Tick a box and the next run acts on it: **retry** runs a failed variant first, before the other jobs take the write budget; **allow these removals** proposes the removals the removal guard held back (that set only); **re-propose** proposes a declined proposal again. A tick is read once: the run that acts on it clears the box.${input.tickHow ? ` ${input.tickHow}` : ""}`,
+      ""
+    );
+  }
+  for (const s of SECTIONS2) lines.push(...section(s.state, s.title, by.get(s.state) ?? [], d));
+  const memory = {};
+  for (const e of input.entries) {
+    if (e.fields.length > 0 && e.fingerprint !== void 0 && d.fields > 0)
+      memory[e.key] = { f: e.fingerprint, c: e.fields.slice(0, d.fields).map((f) => [f.resource, f.path]) };
+  }
+  lines.push(
+    "---",
+    "_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._",
+    input.marker,
+    `<!-- kdelta-dashboard-data: ${JSON.stringify({ fields: memory }).replace(/--/g, "-\\u002d")} -->`,
+    ""
+  );
+  return lines.join("\n");
+}
+function renderDashboard(input, limit = MAX_DASHBOARD) {
+  const all = { items: input.entries.length, fields: MAX_FIELDS2, listOpen: true, listUpToDate: true };
+  const ladder = [all, { ...all, listUpToDate: false }, { ...all, listUpToDate: false, listOpen: false }];
+  for (let items = Math.floor(input.entries.length / 2); items >= 1; items = Math.floor(items / 2))
+    ladder.push({ items, fields: items > 50 ? 3 : 0, listOpen: false, listUpToDate: false });
+  let text2 = "";
+  for (const d of ladder) {
+    text2 = renderWith2(input, d);
+    if (text2.length <= limit) return text2;
+  }
+  return text2;
+}
+function parseDashboard(body) {
+  const ticks = { retry: /* @__PURE__ */ new Set(), "allow-removals": /* @__PURE__ */ new Set(), repropose: /* @__PURE__ */ new Set() };
+  for (const line of body.split("\n")) {
+    const m = TICK.exec(line);
+    if (!m || m[1] === " ") continue;
+    try {
+      ticks[m[2]].add(decodeURIComponent(m[3]));
+    } catch {
+    }
+  }
+  const memory = /* @__PURE__ */ new Map();
+  const data = DATA.exec(body);
+  if (data) {
+    try {
+      const parsed = JSON.parse(data[1]);
+      const fields = parsed.fields;
+      if (typeof fields === "object" && fields !== null) {
+        for (const [key, value2] of Object.entries(fields)) {
+          const v = value2;
+          if (typeof v?.f !== "string" || !Array.isArray(v.c)) continue;
+          const list2 = v.c.filter(
+            (x) => Array.isArray(x) && x.length === 2 && typeof x[0] === "string" && typeof x[1] === "string"
+          );
+          memory.set(key, { fingerprint: v.f, fields: list2.slice(0, MAX_FIELDS2).map(([resource, path]) => ({ resource, path })) });
+        }
+      }
+    } catch {
+    }
+  }
+  return { ticks: { retry: ticks.retry, allowRemovals: ticks["allow-removals"], repropose: ticks.repropose }, memory };
+}
+
+// ../run/src/dashboard-run.ts
+var SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\/[A-Za-z0-9._-]+$/;
+function dashboardRepositoryProblem(repository) {
+  return SLUG.test(repository) && !/\/\.\.?$/.test(repository) ? void 0 : `the dashboard's repository must be owner/name, as GitHub names it (got ${JSON.stringify(repository)})`;
+}
+function dashboardTarget(repository, mode, shard2) {
+  const parts = [...mode === "both" ? [] : [mode], ...shard2 ? [`shard ${shard2.index}/${shard2.count}`] : []];
+  const name2 = ["dashboard", ...mode === "both" ? [] : [mode], ...shard2 ? [`shard-${shard2.index}-of-${shard2.count}`] : []].join("-");
+  return {
+    repository,
+    name: name2,
+    title: `kdelta dashboard${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`,
+    marker: `<!-- kdelta-dashboard: ${name2} -->`
+  };
+}
+var LOCAL_TICK = "In this file, tick a box by writing `- [x]` for `- [ ]`.";
+async function openDashboard(forge, target, budget) {
+  const none = { retry: [], allowRemovals: [], repropose: [] };
+  if (!forge.readDashboard || !forge.writeDashboard) {
+    return { skipped: { outcome: "skipped", reason: `the ${forge.name} forge keeps no dashboard`, ticks: none } };
+  }
+  const read = forge.readDashboard.bind(forge);
+  const writeTo = forge.writeDashboard.bind(forge);
+  let seen;
+  try {
+    seen = await read(target);
+  } catch (error2) {
+    const reason = `cannot read the dashboard: ${message(error2)}`;
+    return {
+      skipped: { outcome: "skipped", reason, ticks: none },
+      warning: `${reason}; the run goes on without it (it needs issues: write on the control repository, or turn it off)`
+    };
+  }
+  const hold = budget ? budget.reserve(forge.writeCost?.({ kind: "dashboard" }) ?? 0) : () => {
+  };
+  if (!hold) {
+    const reason = "the run's write budget cannot cover the dashboard's write: not kept by this run";
+    return { skipped: { outcome: "skipped", url: seen?.url, reason, ticks: none }, warning: reason };
+  }
+  const parsed = seen ? parseDashboard(seen.body) : { ticks: NO_TICKS, memory: /* @__PURE__ */ new Map() };
+  return {
+    opened: {
+      ticks: parsed.ticks,
+      async write(results, acted) {
+        const body = renderDashboard({
+          title: target.title,
+          marker: target.marker,
+          entries: dashboardEntries(results, parsed.memory),
+          tickHow: forge.name === "local" ? LOCAL_TICK : void 0
+        });
+        try {
+          if (seen && seen.body === body) return { report: { outcome: "unchanged", url: seen.url, ticks: acted } };
+          const now = await read(target);
+          if ((now?.body ?? void 0) !== (seen?.body ?? void 0)) {
+            const reason = "the dashboard changed while the run went on: left as it is, for the next run to read and rewrite";
+            return { report: { outcome: "raced", url: now?.url ?? seen?.url, reason, ticks: acted }, warning: reason };
+          }
+          const written = await writeTo(target, body, now);
+          return { report: { outcome: now ? "updated" : "created", url: written.url, ticks: acted } };
+        } catch (error2) {
+          const reason = `cannot write the dashboard: ${message(error2)}`;
+          return { report: { outcome: "skipped", url: seen?.url, reason, ticks: acted }, warning: reason };
+        } finally {
+          hold();
+        }
+      }
+    }
+  };
+}
+
+// ../run/src/run.ts
 var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
 function notRun(r, dryRun, code2, why) {
@@ -50210,6 +51072,9 @@ async function run(options) {
   const runOptionSettings = normaliseSettings(
     optionSettings({ ...options, forge: typeof options.forge === "string" ? options.forge : void 0 })
   );
+  const dashboardRepository = options.dashboard ? options.dashboard.repository : void 0;
+  const repositoryProblem = dashboardRepository !== void 0 ? dashboardRepositoryProblem(dashboardRepository) : void 0;
+  if (repositoryProblem) throw new RunError("invalid-option", `run option dashboard.repository: ${repositoryProblem}`);
   const control = await loadControl({ dir: resolve9(options.cwd, configArg), display: configArg });
   const plan = planRun(control, { cwd: options.cwd });
   const settings = resolveSettings(runOptionSettings, control.settings, { config: configArg });
@@ -50279,8 +51144,29 @@ async function run(options) {
     });
     return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
   });
+  let dashboard;
+  let dashboardReport;
+  if (!settings.dryRun && !options.upstreamRef && options.dashboard !== false) {
+    const repository = forge.name === "github" ? dashboardRepository ?? await githubControlRepository(options.cwd, forge) : void 0;
+    if (forge.name === "github" && repository === void 0) {
+      dashboardReport = {
+        outcome: "skipped",
+        reason: "the control repository on GitHub is not known: give it (--dashboard-repo owner/name; the Action gives GITHUB_REPOSITORY)",
+        ticks: { retry: [], allowRemovals: [], repropose: [] }
+      };
+    } else {
+      const opened = await openDashboard(forge, dashboardTarget(repository, mode, shard2), budget);
+      if ("opened" in opened) dashboard = opened.opened;
+      else {
+        dashboardReport = opened.skipped;
+        if (opened.warning) warnings.push(opened.warning);
+      }
+    }
+  }
+  const ticks = dashboard?.ticks ?? NO_TICKS;
   const ctx = {
     version: options.version ?? KDELTA_VERSION,
+    ...ticks.repropose.size > 0 ? { repropose: ticks.repropose } : {},
     dryRun: settings.dryRun,
     forge,
     materialize: options.materialize ?? createPackageUpdateMaterialize(),
@@ -50312,7 +51198,11 @@ async function run(options) {
   };
   try {
     const scope = options.upstreamRef ? await scopeToUpstreamRef(plan.variants, options.upstreamRef, ctx.upstreamRefs) : void 0;
-    const variants = mode === "updates" ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(v.name, shard2));
+    const variants = retriedFirst(
+      mode === "updates" ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(v.name, shard2)),
+      (v) => jobKey(v.name, variantLabel(v)),
+      ticks
+    );
     const total = { n: variants.length };
     let done = 0;
     const report = (raw) => {
@@ -50329,7 +51219,12 @@ async function run(options) {
       else {
         control2 = found.value;
         try {
-          updates = (await findUpdatePlans(await ctx.mirror(control2.url), control2, warnings)).filter((u) => inShard(u.name, shard2));
+          const c = control2;
+          updates = retriedFirst(
+            (await findUpdatePlans(await ctx.mirror(control2.url), control2, warnings)).filter((u) => inShard(u.name, shard2)),
+            (u) => jobKey(u.name, updateLabel(c, u)),
+            ticks
+          );
         } catch (error2) {
           warnings.push(
             `update mode skipped: cannot read the control repository (${control2.url}): ${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)}`
@@ -50368,15 +51263,35 @@ async function run(options) {
     }
     const collided = checkCollisions({ variants, updates, control: control2, removals, branchPrefix: branchPrefix2, forge });
     removals = removals.filter((r) => !collided.has(r));
-    const held2 = removals.length > settings.maxRemovals ? removals : [];
+    const removalKey = removalSetKey(removals.map((r) => jobKey(r.variant, removalLabel(r))));
+    const allowed = removals.length > settings.maxRemovals && ticks.allowRemovals.has(removalKey);
+    const held2 = removals.length > settings.maxRemovals && !allowed ? removals : [];
     if (held2.length > 0) removals = [];
-    total.n += updates.length + removals.length + collided.size + held2.length + drafts.length;
+    let merged = [];
+    if (mode !== "updates" && !scope && !forge.tracksMerges) {
+      const handled = new Set([...removals, ...held2, ...drafts].map((r) => `${r.repository} ${branchPrefix2}${r.variant}`));
+      const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
+      merged = await findMergedRemovals(ctx, downstreamUrls, handled, (v) => !names2.has(v) && inShard(v, shard2));
+    }
+    removals = retriedFirst(removals, (r) => jobKey(r.variant, removalLabel(r)), ticks);
+    const jobKeys = [
+      ...variants.map((v) => jobKey(v.name, variantLabel(v))),
+      ...control2 ? updates.map((u) => jobKey(u.name, updateLabel(control2, u))) : [],
+      ...removals.map((r) => jobKey(r.variant, removalLabel(r)))
+    ];
+    const acted = {
+      retry: jobKeys.filter((k) => ticks.retry.has(k)),
+      allowRemovals: allowed ? [removalKey] : [],
+      // a declined proposal's tick acts in its job (propose): known once the jobs ran
+      repropose: []
+    };
+    total.n += updates.length + removals.length + collided.size + held2.length + drafts.length + merged.length;
     options.onProgress?.({ type: "planned", total: total.n });
     const results = await pool(
       variants,
       concurrency,
       options.signal,
-      async (v) => report(await unlessSpent(v.name, `${v.downstream.repository.name}/${v.downstream.package}`, () => runVariantJob(v, ctx))())
+      async (v) => report(await unlessSpent(v.name, variantLabel(v), () => runVariantJob(v, ctx))())
     );
     if (control2) {
       const c = control2;
@@ -50385,7 +51300,7 @@ async function run(options) {
           updates,
           concurrency,
           options.signal,
-          async (u) => report(await unlessSpent(u.name, `${c.name}/${u.directory || "."}`, () => runUpdateJob(u, c, ctx))())
+          async (u) => report(await unlessSpent(u.name, updateLabel(c, u), () => runUpdateJob(u, c, ctx))())
         )
       );
     }
@@ -50413,15 +51328,16 @@ async function run(options) {
       for (const r of held2) {
         results.push(report(notRun(r, ctx.dryRun, "removals-held", why)));
       }
-      const handled = new Set([...removals, ...held2, ...drafts].map((r) => `${r.repository} ${branchPrefix2}${r.variant}`));
-      const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
-      if (!forge.tracksMerges) {
-        const settled = await settleMergedRemovals(ctx, downstreamUrls, handled, (v) => !names2.has(v) && inShard(v, shard2));
-        results.push(...settled.map(resultWithoutCredentials));
-      }
+      for (const m of merged) results.push(report(await recordMergedRemoval(ctx, m)));
     }
     if (options.signal?.aborted) throw interrupted(options.signal);
     results.sort((a, b) => a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1);
+    if (dashboard) {
+      const reproposed = [...ticks.repropose].filter((url) => results.some((r) => r.proposal?.url === url && r.action !== "declined"));
+      const written = await dashboard.write(results, { ...acted, repropose: reproposed });
+      dashboardReport = written.report;
+      if (written.warning) warnings.push(written.warning);
+    }
     return {
       version: ctx.version,
       dryRun: ctx.dryRun,
@@ -50431,6 +51347,7 @@ async function run(options) {
       warnings: warnings.map((w) => hideCredentials(w)),
       failed: results.filter((r) => r.error !== void 0).length,
       ...budget ? { budget: budget.report() } : {},
+      ...dashboardReport ? { dashboard: dashboardReport } : {},
       ...scope ? { upstreamRef: { repository: scope.repository, url: scope.url, ref: scope.ref, commit: scope.commit } } : {}
     };
   } catch (error2) {
@@ -50503,6 +51420,22 @@ function heldRemovalsMessage(held2, max) {
   const variants = held2.map((r) => `${r.variant} (${removalLabel(r)}, ${r.policy})`).join(", ");
   return `${held2.length} removals are due, more than max-removals (${max}): none was proposed. Variants gone: ${variants}. If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; if these variants were removed on purpose, allow their removal with --max-removals ${held2.length} (the Action's input max-removals, RunSettings spec.maxRemovals)`;
 }
+function variantLabel(v) {
+  return `${v.downstream.repository.name}/${v.downstream.package}`;
+}
+function updateLabel(control, u) {
+  return `${control.name}/${u.directory || "."}`;
+}
+function retriedFirst(jobs, keyOf2, ticks) {
+  if (ticks.retry.size === 0) return [...jobs];
+  return [...jobs.filter((j) => ticks.retry.has(keyOf2(j))), ...jobs.filter((j) => !ticks.retry.has(keyOf2(j)))];
+}
+async function githubControlRepository(cwd, forge) {
+  const found = await findControlRepository(cwd);
+  if (!found.ok || forge.serverUrl === void 0) return void 0;
+  const repo = githubRepoOf(found.value.url, forge.serverUrl);
+  return repo.ok ? `${repo.value.owner}/${repo.value.repo}` : void 0;
+}
 function definedOnly(value2) {
   return Object.fromEntries(Object.entries(value2).filter(([, v]) => v !== void 0));
 }
@@ -50559,11 +51492,11 @@ function impactOf(r) {
 }
 function countBy(items, key) {
   const out = /* @__PURE__ */ new Map();
-  for (const item of items) {
-    const k = key(item);
+  for (const item2 of items) {
+    const k = key(item2);
     const hit = out.get(k);
     if (hit) hit.count++;
-    else out.set(k, { item, count: 1 });
+    else out.set(k, { item: item2, count: 1 });
   }
   return out;
 }
@@ -50605,7 +51538,7 @@ ${f.reason}`
       conflicted: conflicted.length,
       fields: [...fieldCounts].map(([key, { count: count2 }]) => ({ key, path: key, count: count2 })).sort(byCount).map(({ path, count: count2 }) => ({ path, count: count2 })),
       renderFailed: renderFailed.length,
-      renderFailures: [...failureCounts].map(([key, { item, count: count2 }]) => ({ key, function: item.function, reason: item.reason, count: count2 })).sort(byCount).map(({ key: _key, ...rest }) => rest.function === void 0 ? { reason: rest.reason, count: rest.count } : rest),
+      renderFailures: [...failureCounts].map(([key, { item: item2, count: count2 }]) => ({ key, function: item2.function, reason: item2.reason, count: count2 })).sort(byCount).map(({ key: _key, ...rest }) => rest.function === void 0 ? { reason: rest.reason, count: rest.count } : rest),
       created: count("created"),
       changed: count("changed"),
       removed: count("removed") + count("orphaned"),
@@ -50814,6 +51747,7 @@ async function withInterruptCleanup(fn3) {
 }
 
 // ../run/src/index.ts
+init_forge();
 init_errors4();
 
 // src/inputs.ts
@@ -50869,11 +51803,19 @@ function githubConnection(input, ctx, forge) {
     ...ctx.env.GITHUB_GRAPHQL_URL ? { graphqlUrl: ctx.env.GITHUB_GRAPHQL_URL } : {}
   };
 }
+function dashboardFromInput(input, ctx) {
+  const text2 = input("dashboard").trim();
+  if (text2 !== "" && text2 !== "true" && text2 !== "false") throw new InputError("dashboard", `expected true or false (got "${text2}")`);
+  if (text2 === "false") return false;
+  const repository = ctx.env.GITHUB_REPOSITORY?.trim();
+  return repository ? { repository } : {};
+}
 function settingsFromInputs(input, ctx) {
   const config = configFromInput(input, ctx);
   const settings = runSettingsFromInputs(input);
   const forge = settings.values.forge ?? DEFAULT_FORGE;
   const connection = githubConnection(input, ctx, forge);
+  const dashboard = dashboardFromInput(input, ctx);
   const { github: pullRequests2, ...rest } = settingOptions(settings);
   const options = {
     cwd: ctx.workspace,
@@ -50881,7 +51823,8 @@ function settingsFromInputs(input, ctx) {
     env: ctx.env,
     ...rest,
     forge,
-    ...forge === "github" ? { github: { ...connection, ...pullRequests2 } } : {}
+    ...forge === "github" ? { github: { ...connection, ...pullRequests2 } } : {},
+    dashboard
   };
   return { options, config, forge, token: connection.token };
 }
@@ -51115,7 +52058,7 @@ function cell2(text2) {
 function html(text2) {
   return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
-function link(r) {
+function link2(r) {
   if (!r.proposal) return "";
   const label = /^\d+$/.test(r.proposal.id) ? `#${r.proposal.id}` : r.proposal.id;
   return /^https?:\/\//.test(r.proposal.url) ? `[${cell2(label)}](${r.proposal.url.replace(/[()\s]/g, encodeURIComponent)})` : cell2(r.proposal.url);
@@ -51139,11 +52082,13 @@ function renderSummary(report, options = {}) {
       ""
     );
   }
+  const dashboard = report.dashboard?.url;
+  if (dashboard && /^https?:\/\/[^\s()<>[\]]+$/.test(dashboard)) lines.push(`Fleet dashboard: [${cell2(dashboard)}](${dashboard}).`, "");
   if (report.results.length > 0) {
     lines.push("| Variant | Downstream | Action | Pull request | Conflicts |", "| --- | --- | --- | --- | --- |");
     for (const r of report.results) {
       const action = r.renderFailure ? `**${r.action}, render failed**` : NEEDS_ATTENTION.has(r.action) ? `**${r.action}**` : r.action;
-      lines.push(`| ${cell2(r.variant)} | ${cell2(r.downstream)} | ${action} | ${link(r)} | ${r.conflictCount > 0 ? r.conflictCount : ""} |`);
+      lines.push(`| ${cell2(r.variant)} | ${cell2(r.downstream)} | ${action} | ${link2(r)} | ${r.conflictCount > 0 ? r.conflictCount : ""} |`);
     }
     lines.push("");
   }
@@ -51343,6 +52288,7 @@ ${hint}` : ""}`);
   info(
     `kdelta: ${counts.created} created, ${counts.updated} updated, ${counts.closed} closed, ${counts.unchanged} unchanged, ${counts.deferred} deferred, ${counts.failed} failed`
   );
+  if (report.dashboard?.url) info(`kdelta: dashboard ${report.dashboard.url} (${report.dashboard.outcome})`);
   if (process.env.GITHUB_STEP_SUMMARY) {
     await summary.addRaw(renderSummary(report, { title: settings.config })).write();
   }
