@@ -17,6 +17,7 @@ export type RunErrorCode =
   | 'invalid-proposal-record' // a local forge record that cannot be read
   | 'invalid-kptfile' // a Kptfile the run must edit does not parse
   | 'not-a-package' // a directory with no Kptfile where a kpt package is needed
+  | 'origin-unreachable' // the commit a package's upstreamLock names cannot be fetched from the lock's repository
   | 'unsafe-path' // a file path that leaves the package
   | 'symlinked-package' // a package directory (or one above it) is a symlink: never followed
   | 'interrupted' // the run was stopped (a signal, RunOptions.signal) before it finished

@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseYamlDocument } from '@kdelta/merge-core';
 import { makeTempDir, removeTempDir } from '@kdelta/kptfile-model';
-import { fetchPackage } from '@kdelta/git-source';
+import { fetchPackage, hideCredentials, isGitError } from '@kdelta/git-source';
 import { createFetchMemo, type FetchMemo, type GitOptions, getPackageTree, updatePackageTree } from '@kdelta/package-update';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import type { SourceTrust } from '@kdelta/git-source';
@@ -92,9 +92,12 @@ function pointUpstreamAt(text: string, input: MaterializeInput, file: string): s
   return doc.toString();
 }
 
-function hasLock(kptfile: string): boolean {
-  const v = parseYamlDocument(kptfile).toJS() as { upstreamLock?: { git?: { commit?: unknown } } } | null;
-  return typeof v?.upstreamLock?.git?.commit === 'string';
+/** The Kptfile's upstreamLock: the commit the package was last fetched at, and where from. */
+function lockOf(kptfile: string): { readonly repo?: string; readonly commit: string } | undefined {
+  const v = parseYamlDocument(kptfile).toJS() as { upstreamLock?: { git?: { repo?: unknown; commit?: unknown } } } | null;
+  const git = v?.upstreamLock?.git;
+  if (typeof git?.commit !== 'string') return undefined;
+  return typeof git.repo === 'string' ? { repo: git.repo, commit: git.commit } : { commit: git.commit };
 }
 
 /** `local`'s Kptfile with `upstream` and `upstreamLock` taken from `fetched`. */
@@ -178,7 +181,8 @@ async function materialize(input: MaterializeInput, fetches: FetchMemo | undefin
   }
   const kptfile = local.get('Kptfile');
   if (typeof kptfile !== 'string') throw new RunError('not-a-package', `package ${input.downstream.package} has no readable Kptfile`);
-  if (!hasLock(kptfile)) {
+  const lock = lockOf(kptfile);
+  if (!lock) {
     // Adopted, never fetched: there is no origin to merge from. Every local file is kept as it
     // is; upstream's other files are added and the Kptfile records where they came from.
     const files = await get();
@@ -191,7 +195,20 @@ async function materialize(input: MaterializeInput, fetches: FetchMemo | undefin
   const local2 = new Map(local);
   const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
   if (pointed !== undefined) local2.set('Kptfile', pointed);
-  const result = await updatePackageTree({ ...git, tree: packageTreeOf(local2, name), name, ref: input.upstream.ref });
+  const result = await updatePackageTree({ ...git, tree: packageTreeOf(local2, name), name, ref: input.upstream.ref }).catch(
+    (error: unknown) => {
+      // The merge's origin is fetched from where the lock says the package came from, which a
+      // copy made elsewhere (`kpt pkg get` from another URL) may name: say which file says so.
+      if (lock.repo !== undefined && lock.repo !== input.upstream.repo && isGitError(error) && error.message.includes(lock.repo)) {
+        throw new RunError(
+          'origin-unreachable',
+          `${input.downstream.package}/Kptfile: upstreamLock.git.repo ${hideCredentials(lock.repo)}: the package's last upstream commit ${lock.commit.slice(0, 12)}, the origin of its 3-way merge, could not be fetched from there: ${error.message}`,
+          { file: `${input.downstream.package}/Kptfile`, path: 'upstreamLock.git.repo' },
+        );
+      }
+      throw error;
+    },
+  );
   if (result.lock?.git?.commit !== undefined && result.lock.git.commit !== input.upstream.commit)
     throw movedDuringRun(input, result.lock.git.commit);
   return {

@@ -87,6 +87,25 @@ describe('adopting what is already there', () => {
     expect(context).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'kptfile.kpt.dev' }, data: { name: 'web', team: 'blue' } });
   });
 
+  it('a copy whose upstreamLock names a repository that cannot be reached fails naming that Kptfile field, and nothing is pushed', async () => {
+    const f = await fleetOfCopies();
+    const work = join(f.root, 'cluster-01-work');
+    const kptfile = readFileSync(join(work, 'web', 'Kptfile'), 'utf8');
+    const lockRepo = parse(kptfile).upstreamLock.git.repo as string;
+    // made with `kpt pkg get` from a URL this runner cannot reach (a mirror, another server)
+    writeTree(work, { 'web/Kptfile': kptfile.split(lockRepo).join('https://127.0.0.1:9/elsewhere/catalog.git') });
+    git(work, 'commit', '--quiet', '-am', 'a copy made from another URL');
+    git(work, 'push', '--quiet', 'origin', 'main');
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', `  adoptionPolicy: adoptExisting\n${CONTEXT}`, 'v3') });
+    const refs = f.refs('cluster-01');
+    const result = await kdelta(f.control, 'run');
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain(
+      "web/Kptfile: upstreamLock.git.repo https://127.0.0.1:9/elsewhere/catalog.git: the package's last upstream commit",
+    );
+    expect(f.refs('cluster-01')).toEqual(refs);
+  });
+
   it('adoptNone (the default) reports the copy as not adopted and leaves it untouched', async () => {
     const f = await fleetOfCopies();
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT, 'v3') });
