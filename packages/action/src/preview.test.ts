@@ -35,7 +35,13 @@ interface Setup {
   readonly gh: FakeGitHub;
   readonly f: Fleet;
   readonly env: Record<string, string>;
-  readonly github: { token: string; apiUrl: string; serverUrl: string; graphqlUrl: string };
+  readonly github: {
+    token: string;
+    apiUrl: string;
+    serverUrl: string;
+    graphqlUrl: string;
+    pacing: { readonly writeSpacing: false; readonly retryAfterUnitMs: number };
+  };
 }
 
 /**
@@ -71,7 +77,9 @@ async function fleet(): Promise<Setup> {
     'b.yaml': packageVariant('b', 'cluster-02', '', 'v2'),
     'c.yaml': packageVariant('c', 'cluster-03', `  pipeline:\n    mutators:\n    - exec: ${fn}\n`, 'v2'),
   });
-  const github = { token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, graphqlUrl: gh.graphqlUrl };
+  // GitHub's pacing of writes (a second apart) is the Action's own test's business, not this one's
+  const pacing = { writeSpacing: false, retryAfterUnitMs: 20 } as const;
+  const github = { token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, graphqlUrl: gh.graphqlUrl, pacing };
   const env = { GITHUB_API_URL: gh.apiUrl, GITHUB_SERVER_URL: gh.serverUrl, GITHUB_GRAPHQL_URL: gh.graphqlUrl };
   const first = await run({ cwd: f.control, forge: 'github', github, allowExec: true, env: { ...process.env, ...env } });
   expect(first.results.map((r) => [r.variant, r.action, r.renderFailure])).toEqual([

@@ -2,7 +2,6 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { afterAll } from 'vitest';
 
 /**
  * A fleet on disk for the tests of `kdelta run` and the Action: an upstream repository with the
@@ -102,20 +101,22 @@ function buildRepositories(root: string, downstreams: readonly string[]): void {
 /**
  * The repositories of a new fleet, built once per list of downstreams in a test file and copied
  * for every fleet after the first: a copy is the same repositories (commit ids included) without
- * the dozen git processes that build them. The built ones are removed when the file's tests are
- * done (this module is evaluated for each test file that imports it), or when a benchmark's
- * process exits.
+ * the dozen git processes that build them.
  */
 const builtRepositories = new Map<string, string>();
 let builtRoot: string | undefined;
-function removeBuiltRepositories(): void {
+
+/**
+ * Removes the repositories built for fleets so far. The workspace's vitest setup file calls it
+ * after each test file (a worker evaluates this module once for all its files); a benchmark's
+ * process calls it when it exits.
+ */
+export function removeBuiltFleets(): void {
   if (builtRoot) rmSync(builtRoot, { recursive: true, force: true });
   builtRoot = undefined;
   builtRepositories.clear();
 }
-// Benchmarks build fleets too, outside vitest, where afterAll has no suite to attach to.
-if (process.env.VITEST) afterAll(removeBuiltRepositories);
-else process.once('exit', removeBuiltRepositories);
+if (!process.env.VITEST) process.once('exit', removeBuiltFleets);
 
 function copyRepositories(root: string, downstreams: readonly string[]): void {
   const key = JSON.stringify(downstreams);

@@ -24,6 +24,7 @@ export {
   gitEnv,
   packageVariant,
   readTree,
+  removeBuiltFleets,
   repository,
   UPSTREAM_PACKAGE,
   writeTree,
