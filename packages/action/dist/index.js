@@ -50306,9 +50306,11 @@ function pointUpstreamAt(text2, input, file) {
   doc.setIn(["upstream", "git", "directory"], directory);
   return doc.toString();
 }
-function hasLock(kptfile) {
+function lockOf(kptfile) {
   const v = parseYamlDocument(kptfile).toJS();
-  return typeof v?.upstreamLock?.git?.commit === "string";
+  const git2 = v?.upstreamLock?.git;
+  if (typeof git2?.commit !== "string") return void 0;
+  return typeof git2.repo === "string" ? { repo: git2.repo, commit: git2.commit } : { commit: git2.commit };
 }
 function withProvenanceOf(local, fetched, file) {
   const doc = parseYamlDocument(local);
@@ -50377,7 +50379,8 @@ async function materialize(input, fetches) {
   }
   const kptfile = local.get("Kptfile");
   if (typeof kptfile !== "string") throw new RunError("not-a-package", `package ${input.downstream.package} has no readable Kptfile`);
-  if (!hasLock(kptfile)) {
+  const lock = lockOf(kptfile);
+  if (!lock) {
     const files = await get2();
     const fetchedKptfile = files.get("Kptfile");
     for (const [path, content] of local) files.set(path, content);
@@ -50388,7 +50391,18 @@ async function materialize(input, fetches) {
   const local2 = new Map(local);
   const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
   if (pointed !== void 0) local2.set("Kptfile", pointed);
-  const result = await updatePackageTree({ ...git2, tree: packageTreeOf(local2, name2), name: name2, ref: input.upstream.ref });
+  const result = await updatePackageTree({ ...git2, tree: packageTreeOf(local2, name2), name: name2, ref: input.upstream.ref }).catch(
+    (error2) => {
+      if (lock.repo !== void 0 && lock.repo !== input.upstream.repo && isGitError(error2) && error2.message.includes(lock.repo)) {
+        throw new RunError(
+          "origin-unreachable",
+          `${input.downstream.package}/Kptfile: upstreamLock.git.repo ${hideCredentials(lock.repo)}: the package's last upstream commit ${lock.commit.slice(0, 12)}, the origin of its 3-way merge, could not be fetched from there: ${error2.message}`,
+          { file: `${input.downstream.package}/Kptfile`, path: "upstreamLock.git.repo" }
+        );
+      }
+      throw error2;
+    }
+  );
   if (result.lock?.git?.commit !== void 0 && result.lock.git.commit !== input.upstream.commit)
     throw movedDuringRun(input, result.lock.git.commit);
   return {
