@@ -1,11 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import { describe, expect, it } from 'vitest';
+import { type Fleet, packageVariant } from '@kdelta/test-support';
 import { parseMetadataBlock, run, type RunOptions } from '@kdelta/run';
+import { githubFleets } from './__fixtures__/github-fleet.js';
 
 /**
  * A human's commits on a pull request's branch are carried forward on GitHub (the fake one): by
@@ -13,58 +10,20 @@ import { parseMetadataBlock, run, type RunOptions } from '@kdelta/run';
  * tip; never a rewrite. The kdelta:stop label still stops everything.
  */
 
-let gh: FakeGitHub;
-const fleets: Fleet[] = [];
-const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-carry-cache-'));
-beforeAll(async () => {
-  gh = await startFakeGitHub({ tokens: { ghs_fake: { login: 'kdelta-bot', permissions: 'all' } } });
-});
-afterEach(() => {
-  for (const f of fleets.splice(0)) f.cleanup();
-});
-afterAll(async () => {
-  expect(gh.violations).toEqual([]);
-  await gh.close();
-  rmSync(cacheDir, { recursive: true, force: true });
-});
+const hub = githubFleets({ fake: { tokens: { ghs_fake: { login: 'kdelta-bot', permissions: 'all' } } }, owner: 'carry' });
 
-let org = 0;
 const NAMESPACE = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # the namespace\n';
 
 /** cluster-01 on the fake GitHub, the upstream on disk at base-ns/v1 with `namespace`, and variant `web`. */
 async function fleet(namespace = NAMESPACE): Promise<Fleet & { slug: string }> {
-  const f = createFleet([]);
-  fleets.push(f);
-  const slug = `carry-${++org}/cluster-01`;
-  await gh.createRepo(slug, { defaultBranch: 'main', files: { 'README.md': '# cluster-01\n' } });
+  const f = await hub.fleet(['cluster-01'], { control: { 'web.yaml': packageVariant('web', 'cluster-01') } });
   if (namespace !== NAMESPACE) f.publish({ 'base-ns/namespace.yaml': namespace }, 'base-ns/v1');
-  f.writeControl({
-    'repositories.yaml': [repository('catalog', f.upstream), repository('cluster-01', `${gh.serverUrl}/${slug}.git`)].join('---\n'),
-    'web.yaml': packageVariant('web', 'cluster-01'),
-  });
-  return Object.assign(f, { slug });
+  return Object.assign(f, { slug: f.slug('cluster-01') });
 }
 
-function opts(f: Fleet, github: RunOptions['github'] = {}): RunOptions {
-  const env: Record<string, string | undefined> = { ...process.env, KDELTA_CACHE_DIR: cacheDir };
-  for (const k of ['GITHUB_TOKEN', 'GH_TOKEN', 'KDELTA_GIT_TOKEN', 'GITHUB_API_URL', 'GITHUB_SERVER_URL', 'GITHUB_GRAPHQL_URL'])
-    delete env[k];
-  return {
-    cwd: f.control,
-    cacheDir,
-    env,
-    forge: 'github',
-    github: {
-      token: gh.token,
-      apiUrl: gh.apiUrl,
-      serverUrl: gh.serverUrl,
-      pacing: { writeSpacing: false, retryAfterUnitMs: 20 },
-      ...github,
-    },
-  };
-}
+const opts = (f: Fleet, github: RunOptions['github'] = {}): RunOptions => hub.runOptions(f, github);
 
-const bare = (slug: string, ...args: string[]) => execFileSync('git', args, { cwd: gh.gitDir(slug), encoding: 'utf8' }).trim();
+const bare = (slug: string, ...args: string[]) => execFileSync('git', args, { cwd: hub.gh.gitDir(slug), encoding: 'utf8' }).trim();
 const show = (slug: string, path: string) => bare(slug, 'show', `refs/heads/kdelta/web:${path}`);
 const tip = (slug: string) => bare(slug, 'rev-parse', 'refs/heads/kdelta/web');
 
@@ -79,7 +38,7 @@ function isAncestor(slug: string, commit: string, of: string): boolean {
 
 /** A reviewer's commit on the pull request's branch, editing the namespace. */
 async function humanEdit(slug: string, edit: (namespace: string) => string): Promise<string> {
-  return gh.humanCommit(slug, 'kdelta/web', { 'web/namespace.yaml': edit(show(slug, 'web/namespace.yaml')) }, 'Label it ours\n');
+  return hub.gh.humanCommit(slug, 'kdelta/web', { 'web/namespace.yaml': edit(show(slug, 'web/namespace.yaml')) }, 'Label it ours\n');
 }
 
 describe('kdelta run --forge github carries human commits forward', () => {
@@ -101,21 +60,21 @@ describe('kdelta run --forge github carries human commits forward', () => {
       expect(isAncestor(f.slug, before, after)).toBe(true);
       expect(isAncestor(f.slug, human, after)).toBe(true);
       expect(bare(f.slug, 'rev-parse', `${after}^`)).toBe(human);
-      if (signedCommits) expect(gh.commitVerified(f.slug, after)).toBe(true);
+      if (signedCommits) expect(hub.gh.commitVerified(f.slug, after)).toBe(true);
       const namespace = show(f.slug, 'web/namespace.yaml');
       expect(namespace).toContain('owner: human');
       expect(namespace).toContain('tier: gold');
       expect(show(f.slug, 'web/Kptfile')).toMatch(new RegExp(`upstreamLock:[\\s\\S]*commit: ${release}`));
-      const [pull] = gh.pulls(f.slug);
+      const [pull] = hub.gh.pulls(f.slug);
       expect(pull?.head.sha).toBe(after);
       expect(pull?.body).toContain(`- \`${human.slice(0, 12)}\` by Octo Human: \`Label it ours\``);
       expect(parseMetadataBlock(pull?.body ?? '')).toMatchObject({ headCommit: after, upstream: { commit: release } });
 
       // nothing moved since: not one write
-      gh.clearRequests();
+      hub.gh.clearRequests();
       const third = await run(opts(f, { signedCommits }));
       expect(third.results[0]).toMatchObject({ action: 'unchanged', writes: false });
-      expect(gh.writes()).toBe(0);
+      expect(hub.gh.writes()).toBe(0);
       expect(tip(f.slug)).toBe(after);
     });
   }
@@ -129,22 +88,22 @@ describe('kdelta run --forge github carries human commits forward', () => {
     expect(second.results[0]).toMatchObject({ action: 'updated', conflictCount: 1 });
     const after = tip(f.slug);
     expect(isAncestor(f.slug, human, after)).toBe(true);
-    const [pull] = gh.pulls(f.slug);
+    const [pull] = hub.gh.pulls(f.slug);
     expect(pull?.body).toMatch(/\| `\.metadata\.annotations\.tier` \| `bronze` \| `gold` \| `silver` \|/);
-    expect(gh.statuses(f.slug, after)[0]).toMatchObject({ state: 'failure', context: 'kdelta' });
+    expect(hub.gh.statuses(f.slug, after)[0]).toMatchObject({ state: 'failure', context: 'kdelta' });
   });
 
   it('the kdelta:stop label still stops everything: a branch with human commits is left alone when upstream moves', async () => {
     const f = await fleet();
     await run(opts(f));
     const human = await humanEdit(f.slug, (ns) => `${ns}# reviewed\n`);
-    gh.addLabel(f.slug, gh.pulls(f.slug)[0]!.number, 'kdelta:stop');
+    hub.gh.addLabel(f.slug, hub.gh.pulls(f.slug)[0]!.number, 'kdelta:stop');
     f.publish({ 'base-ns/namespace.yaml': `${NAMESPACE}  annotations:\n    tier: gold\n` }, 'base-ns/v1');
-    gh.clearRequests();
+    hub.gh.clearRequests();
     const report = await run(opts(f));
     expect(report.results[0]).toMatchObject({ action: 'blocked', writes: false });
     expect(report.results[0]?.message).toMatch(/carries the label kdelta:stop: left alone/);
-    expect(gh.writes()).toBe(0);
+    expect(hub.gh.writes()).toBe(0);
     expect(tip(f.slug)).toBe(human);
   });
 });

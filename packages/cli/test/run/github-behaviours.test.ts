@@ -1,13 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import { describe, expect, it } from 'vitest';
+import { packageVariant, repository, type Fleet } from '@kdelta/test-support';
 import { listRemoteRefs } from '@kdelta/git-source';
-import { getPackageFiles, type Materialize, run, type RunOptions } from '@kdelta/run';
+import { run, type RunOptions } from '@kdelta/run';
+import { copyMaterialize, type GitHubFleet, githubFleets } from './__fixtures__/github-fleet.js';
 
 /**
  * `kdelta run --forge github` against GitHub as it really behaves (issue: GitHub at organisation
@@ -15,52 +12,33 @@ import { getPackageFiles, type Materialize, run, type RunOptions } from '@kdelta
  * the pushed commit, refused tokens, concurrent runs.
  */
 
-const copyMaterialize: Materialize = async (input) => {
-  const files = await getPackageFiles(input);
-  return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
-};
-
 const NO_STATUSES = 'ghs_no_statuses';
 const NO_PULLS = 'ghs_no_pulls';
 const REVOKED = 'ghs_soon_revoked';
-let gh: FakeGitHub;
-const fleets: Fleet[] = [];
-const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-ghb-cache-'));
-beforeAll(async () => {
-  gh = await startFakeGitHub({
+const hub = githubFleets({
+  fake: {
     tokens: {
       ghs_fake: { login: 'kdelta-bot', permissions: 'all' },
       [NO_STATUSES]: { login: 'kdelta-bot', permissions: { contents: 'write', pull_requests: 'write', issues: 'write' } },
       [NO_PULLS]: { login: 'kdelta-bot', permissions: { contents: 'write', pull_requests: 'read', statuses: 'write' } },
       [REVOKED]: { login: 'kdelta-bot', permissions: 'all' },
     },
-  });
+  },
 });
-afterEach(() => {
-  for (const f of fleets.splice(0)) f.cleanup();
-});
-afterAll(async () => {
-  expect(gh.violations).toEqual([]);
-  await gh.close();
-  rmSync(cacheDir, { recursive: true, force: true });
-});
+const { cleanEnv } = hub;
 
-let org = 0;
-
-type GhFleet = Fleet & { owner: string; slug(d: string): string; pushUpstream(): Promise<void> };
+type GhFleet = GitHubFleet & { pushUpstream(): Promise<void> };
 
 /**
  * Downstream repositories on the fake GitHub; the upstream on disk, or (`privateUpstream`) on the
  * fake GitHub too, where every read needs a token.
  */
 async function fleet(downstreams: string[], options: { privateUpstream?: boolean } = {}): Promise<GhFleet> {
-  const f = createFleet([]);
-  fleets.push(f);
-  const owner = `org-${++org}`;
-  for (const d of downstreams) await gh.createRepo(`${owner}/${d}`, { defaultBranch: 'main', files: { 'README.md': `# ${d}\n` } });
+  const labels = { env: 'prod' };
+  const f = await hub.fleet(downstreams, { labels });
   let upstream = f.upstream;
   const pushUpstream = async () => {
-    const header = `Authorization: Basic ${Buffer.from(`x-access-token:${gh.token}`).toString('base64')}`;
+    const header = `Authorization: Basic ${Buffer.from(`x-access-token:${hub.gh.token}`).toString('base64')}`;
     await promisify(execFile)(
       'git',
       ['-c', `http.extraHeader=${header}`, 'push', '--quiet', '--force', upstream, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*'],
@@ -68,42 +46,22 @@ async function fleet(downstreams: string[], options: { privateUpstream?: boolean
     );
   };
   if (options.privateUpstream) {
-    await gh.createRepo(`${owner}/catalog`, { defaultBranch: 'side' });
-    upstream = `${gh.serverUrl}/${owner}/catalog.git`;
+    await hub.gh.createRepo(`${f.owner}/catalog`, { defaultBranch: 'side' });
+    upstream = `${hub.gh.serverUrl}/${f.owner}/catalog.git`;
     await pushUpstream();
+    // the repository list names the upstream on the fake GitHub instead of the one on disk
+    f.writeControl({
+      'repositories.yaml': [
+        repository('catalog', upstream),
+        ...downstreams.map((d) => repository(d, `${hub.gh.serverUrl}/${f.slug(d)}.git`, labels)),
+      ].join('---\n'),
+    });
   }
-  f.writeControl({
-    'repositories.yaml': [
-      repository('catalog', upstream),
-      ...downstreams.map((d) => repository(d, `${gh.serverUrl}/${owner}/${d}.git`, { env: 'prod' })),
-    ].join('---\n'),
-  });
-  return Object.assign(f, { owner, slug: (d: string) => `${owner}/${d}`, pushUpstream });
-}
-
-function cleanEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, KDELTA_CACHE_DIR: cacheDir, ...extra };
-  for (const k of ['GITHUB_TOKEN', 'GH_TOKEN', 'KDELTA_GIT_TOKEN', 'GITHUB_API_URL', 'GITHUB_SERVER_URL', 'GITHUB_GRAPHQL_URL'])
-    if (!(k in extra)) delete env[k];
-  return env;
+  return Object.assign(f, { pushUpstream });
 }
 
 function opts(f: Fleet, github: RunOptions['github'] = {}, extra: Partial<RunOptions> = {}): RunOptions {
-  return {
-    cwd: f.control,
-    cacheDir,
-    env: cleanEnv(),
-    forge: 'github',
-    materialize: copyMaterialize,
-    github: {
-      token: gh.token,
-      apiUrl: gh.apiUrl,
-      serverUrl: gh.serverUrl,
-      pacing: { writeSpacing: false, retryAfterUnitMs: 20 },
-      ...github,
-    },
-    ...extra,
-  };
+  return hub.runOptions(f, github, { materialize: copyMaterialize, ...extra });
 }
 
 describe('kdelta run --forge github, as GitHub behaves', () => {
@@ -114,7 +72,7 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
     const report = await run(opts(f, {}, { materialize: undefined }));
     expect(report.results[0]?.error).toBeUndefined();
     expect(report.results[0]?.action).toBe('proposed');
-    const [pull] = gh.pulls(f.slug('cluster-01'));
+    const [pull] = hub.gh.pulls(f.slug('cluster-01'));
     expect(pull?.state).toBe('open');
   });
 
@@ -124,10 +82,10 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
     const report = await run(opts(f, { autoMerge: 'squash' }));
     expect(report.failed).toBe(0);
     expect(report.results[0]).toMatchObject({ action: 'proposed', message: expect.stringMatching(/merged now \(squash\)/) });
-    const [pull] = gh.pulls(f.slug('cluster-01'));
+    const [pull] = hub.gh.pulls(f.slug('cluster-01'));
     expect(pull).toMatchObject({ state: 'closed', merged: true });
     // squashed: one commit on main, whose parent is main's first commit
-    const log = await promisify(execFile)('git', ['log', '--format=%s', 'main'], { cwd: gh.gitDir(f.slug('cluster-01')) });
+    const log = await promisify(execFile)('git', ['log', '--format=%s', 'main'], { cwd: hub.gh.gitDir(f.slug('cluster-01')) });
     expect(log.stdout.split('\n').filter(Boolean)).toHaveLength(2);
     const again = await run(opts(f, { autoMerge: 'squash' }));
     expect(again.results[0]?.action).toBe('up-to-date');
@@ -135,30 +93,30 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
 
   it('auto-merge where the kdelta check is required: enabled, and the pull request waits for it', async () => {
     const f = await fleet(['cluster-01']);
-    gh.requireStatusChecks(f.slug('cluster-01'), 'main', ['kdelta', 'ci']);
+    hub.gh.requireStatusChecks(f.slug('cluster-01'), 'main', ['kdelta', 'ci']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
     const report = await run(opts(f, { autoMerge: 'merge' }));
     expect(report.failed).toBe(0);
-    expect(gh.pulls(f.slug('cluster-01'))[0]).toMatchObject({ state: 'open', auto_merge: { merge_method: 'merge' } });
+    expect(hub.gh.pulls(f.slug('cluster-01'))[0]).toMatchObject({ state: 'open', auto_merge: { merge_method: 'merge' } });
   });
 
   it('the status goes on the pushed commit, though GitHub moves the pull request head later', async () => {
     const f = await fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
     await run(opts(f));
-    const [before] = gh.pulls(f.slug('cluster-01'));
+    const [before] = hub.gh.pulls(f.slug('cluster-01'));
     f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: moved\n' }, 'base-ns/v1');
-    await gh.holdHeads(true);
+    await hub.gh.holdHeads(true);
     try {
       const second = await run(opts(f));
       expect(second.results[0]?.action).toBe('updated');
     } finally {
-      await gh.holdHeads(false);
+      await hub.gh.holdHeads(false);
     }
-    const [after] = gh.pulls(f.slug('cluster-01'));
+    const [after] = hub.gh.pulls(f.slug('cluster-01'));
     expect(after!.head.sha).not.toBe(before!.head.sha);
-    expect(gh.statuses(f.slug('cluster-01'), after!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
-    expect(gh.statuses(f.slug('cluster-01'), before!.head.sha)).toHaveLength(1);
+    expect(hub.gh.statuses(f.slug('cluster-01'), after!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
+    expect(hub.gh.statuses(f.slug('cluster-01'), before!.head.sha)).toHaveLength(1);
   });
 
   it('a pull request opened from a branch an earlier, failed run pushed gets its status', async () => {
@@ -166,11 +124,11 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
     const failed = await run(opts(f, { token: NO_PULLS }));
     expect(failed.results[0]?.action).toBe('failed');
-    expect(gh.pulls(f.slug('cluster-01'))).toEqual([]);
+    expect(hub.gh.pulls(f.slug('cluster-01'))).toEqual([]);
     const next = await run(opts(f));
     expect(next.results[0]?.action).toBe('proposed');
-    const [pull] = gh.pulls(f.slug('cluster-01'));
-    expect(gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
+    const [pull] = hub.gh.pulls(f.slug('cluster-01'));
+    expect(hub.gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
   });
 
   it('a status that did not land leaves the pull request standing; the next run finds the commit without it and posts it', async () => {
@@ -178,16 +136,16 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
     const first = await run(opts(f, { token: NO_STATUSES }));
     expect(first.results[0]).toMatchObject({ action: 'proposed', message: expect.stringMatching(/statuses=write/) });
-    const [pull] = gh.pulls(f.slug('cluster-01'));
+    const [pull] = hub.gh.pulls(f.slug('cluster-01'));
     expect(pull?.state).toBe('open');
-    expect(gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toEqual([]);
+    expect(hub.gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toEqual([]);
     const next = await run(opts(f));
     expect(next.results[0]).toMatchObject({ action: 'unchanged', writes: true });
-    expect(gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
-    gh.clearRequests();
+    expect(hub.gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
+    hub.gh.clearRequests();
     const third = await run(opts(f));
     expect(third.results[0]).toMatchObject({ action: 'unchanged', writes: false });
-    expect(gh.writes()).toBe(0);
+    expect(hub.gh.writes()).toBe(0);
   });
 
   it('two runs at once: one pull request per variant; the run that loses the push to the same proposal reports it unchanged', async () => {
@@ -199,8 +157,8 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
       const actions = [one!, two!].map((r) => r.results.find((x) => x.variant === variant)?.action).sort();
       expect(actions).toEqual(['proposed', 'unchanged']);
     }
-    expect(gh.pulls(f.slug('cluster-01'))).toHaveLength(1);
-    expect(gh.pulls(f.slug('cluster-02'))).toHaveLength(1);
+    expect(hub.gh.pulls(f.slug('cluster-01'))).toHaveLength(1);
+    expect(hub.gh.pulls(f.slug('cluster-02'))).toHaveLength(1);
   });
 
   it('a revoked token: the API and git say the token was refused and name it, nothing about a missing user name', async () => {
@@ -209,11 +167,11 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
     const env = cleanEnv({ GITHUB_TOKEN: REVOKED });
     const ok = await run(opts(f, { token: undefined }, { env }));
     expect(ok.results[0]?.action).toBe('proposed');
-    gh.revokeToken(REVOKED);
+    hub.gh.revokeToken(REVOKED);
     const refused = await run(opts(f, { token: undefined }, { env }));
     expect(refused.results[0]).toMatchObject({ action: 'failed' });
     expect(refused.results[0]?.error).toMatch(/GitHub refused GITHUB_TOKEN \(401 bad credentials: expired, revoked or mistyped\)/);
-    const git = await listRemoteRefs({ repo: `${gh.serverUrl}/${f.slug('cluster-01')}.git`, token: REVOKED, env: cleanEnv() }).catch(
+    const git = await listRemoteRefs({ repo: `${hub.gh.serverUrl}/${f.slug('cluster-01')}.git`, token: REVOKED, env: cleanEnv() }).catch(
       (e: Error) => e,
     );
     expect((git as Error).message).toMatch(
@@ -221,7 +179,7 @@ describe('kdelta run --forge github, as GitHub behaves', () => {
     );
     expect((git as Error).message).not.toMatch(/Username/);
     const named = await listRemoteRefs({
-      repo: `${gh.serverUrl}/${f.slug('cluster-01')}.git`,
+      repo: `${hub.gh.serverUrl}/${f.slug('cluster-01')}.git`,
       token: REVOKED,
       tokenName: 'the `token` input',
       env: cleanEnv(),

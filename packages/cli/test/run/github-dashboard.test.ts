@@ -1,74 +1,34 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
-import { getPackageFiles, type Materialize, run, type RunOptions } from '@kdelta/run';
+import { describe, expect, it } from 'vitest';
+import { type Fleet, packageVariant } from '@kdelta/test-support';
+import { run, type RunOptions } from '@kdelta/run';
+import { copyMaterialize, githubFleets } from './__fixtures__/github-fleet.js';
 
 /** The fleet dashboard on GitHub: an issue of the control repository, against a fake GitHub. */
 
-const copyMaterialize: Materialize = async (input) => {
-  const files = await getPackageFiles(input);
-  return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
-};
-
 const NO_ISSUES = 'ghs_no_issues';
-let gh: FakeGitHub;
-const fleets: Fleet[] = [];
-const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-ghdash-cache-'));
-beforeAll(async () => {
-  gh = await startFakeGitHub({
+const hub = githubFleets({
+  fake: {
     tokens: {
       ghs_fake: { login: 'kdelta-bot', permissions: 'all' },
       [NO_ISSUES]: { login: 'no-issues', permissions: { contents: 'write', pull_requests: 'write', statuses: 'write', metadata: 'read' } },
     },
-  });
-});
-afterEach(() => {
-  for (const f of fleets.splice(0)) f.cleanup();
-});
-afterAll(async () => {
-  expect(gh.violations).toEqual([]);
-  await gh.close();
-  rmSync(cacheDir, { recursive: true, force: true });
+  },
+  owner: 'dash',
 });
 
-let org = 0;
-
-async function fleet(downstreams: string[]): Promise<Fleet & { control: string; controlRepo: string; owner: string }> {
-  const f = createFleet([]);
-  fleets.push(f);
-  const owner = `dash-${++org}`;
-  for (const d of downstreams) await gh.createRepo(`${owner}/${d}`, { defaultBranch: 'main', files: { 'README.md': `# ${d}\n` } });
-  await gh.createRepo(`${owner}/control`, { defaultBranch: 'main', files: { 'README.md': '# control\n' } });
-  f.writeControl({
-    'repositories.yaml': [
-      repository('catalog', f.upstream),
-      ...downstreams.map((d) => repository(d, `${gh.serverUrl}/${owner}/${d}.git`)),
-    ].join('---\n'),
-  });
-  return Object.assign(f, { controlRepo: `${owner}/control`, owner });
+/** The downstreams and the control repository on the fake GitHub (the control repository on disk too). */
+async function fleet(downstreams: string[]): Promise<Fleet & { controlRepo: string; owner: string }> {
+  const f = await hub.fleet(downstreams);
+  await hub.gh.createRepo(`${f.owner}/control`, { defaultBranch: 'main', files: { 'README.md': '# control\n' } });
+  return Object.assign(f, { controlRepo: `${f.owner}/control` });
 }
 
-function opts(f: { control: string; controlRepo: string }, extra: Partial<RunOptions> = {}): RunOptions {
-  const env: Record<string, string | undefined> = { ...process.env, KDELTA_CACHE_DIR: cacheDir };
-  for (const k of ['GITHUB_TOKEN', 'GH_TOKEN', 'KDELTA_GIT_TOKEN', 'GITHUB_API_URL', 'GITHUB_SERVER_URL', 'GITHUB_REPOSITORY'])
-    delete env[k];
-  return {
-    cwd: f.control,
-    cacheDir,
-    env,
-    forge: 'github',
-    materialize: copyMaterialize,
-    github: { token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, pacing: { writeSpacing: false, retryAfterUnitMs: 20 } },
-    dashboard: { repository: f.controlRepo },
-    ...extra,
-  };
+function opts(f: Fleet & { controlRepo: string }, extra: Partial<RunOptions> = {}): RunOptions {
+  return hub.runOptions(f, {}, { materialize: copyMaterialize, dashboard: { repository: f.controlRepo }, ...extra });
 }
 
-const dashboards = (f: { controlRepo: string }) => gh.issues(f.controlRepo).filter((i) => i.title === 'kdelta dashboard');
+const dashboards = (f: { controlRepo: string }) => hub.gh.issues(f.controlRepo).filter((i) => i.title === 'kdelta dashboard');
 
 describe('the fleet dashboard (github)', () => {
   it('is one issue of the control repository, created once and rewritten only when it changed: a run with nothing new makes no write', async () => {
@@ -78,25 +38,25 @@ describe('the fleet dashboard (github)', () => {
     expect(first.dashboard).toMatchObject({ outcome: 'created' });
     expect(dashboards(f)).toHaveLength(1);
     const issue = dashboards(f)[0]!;
-    expect(first.dashboard?.url).toBe(`${gh.serverUrl}/${f.controlRepo}/issues/${issue.number}`);
+    expect(first.dashboard?.url).toBe(`${hub.gh.serverUrl}/${f.controlRepo}/issues/${issue.number}`);
     expect(issue.body).toContain('### Failed (1)\n\n- [ ] <!-- kdelta-retry:bad%20cluster-01%2Fbad --> retry `bad` → `cluster-01/bad`');
-    const pr = gh.pulls(`${f.owner}/cluster-01`)[0]!;
+    const pr = hub.gh.pulls(`${f.owner}/cluster-01`)[0]!;
     expect(issue.body).toContain(
-      `### Open proposals (1)\n\n- \`web\` → \`cluster-01/web\` · [proposal](${gh.serverUrl}/${f.owner}/cluster-01/pull/${pr.number})\n`,
+      `### Open proposals (1)\n\n- \`web\` → \`cluster-01/web\` · [proposal](${hub.gh.serverUrl}/${f.owner}/cluster-01/pull/${pr.number})\n`,
     );
 
-    gh.clearRequests();
+    hub.gh.clearRequests();
     const again = await run(opts(f));
     expect(again.dashboard).toMatchObject({ outcome: 'unchanged' });
-    expect(gh.writes()).toBe(0);
+    expect(hub.gh.writes()).toBe(0);
 
     // something changed: the same issue is rewritten, no other is opened
     f.writeControl({ 'bad.yaml': null });
-    gh.clearRequests();
+    hub.gh.clearRequests();
     const changed = await run(opts(f));
     expect(changed.dashboard).toMatchObject({ outcome: 'updated', url: first.dashboard?.url });
-    expect(gh.requests.filter((r) => r.operationId === 'issues/update')).toHaveLength(1);
-    expect(gh.requests.filter((r) => r.operationId === 'issues/create')).toHaveLength(0);
+    expect(hub.gh.requests.filter((r) => r.operationId === 'issues/update')).toHaveLength(1);
+    expect(hub.gh.requests.filter((r) => r.operationId === 'issues/create')).toHaveLength(0);
     expect(dashboards(f)).toHaveLength(1);
     expect(dashboards(f)[0]!.body).not.toContain('kdelta-retry');
   });
@@ -108,7 +68,7 @@ describe('the fleet dashboard (github)', () => {
     execFileSync('git', ['tag', 'v9', 'base-ns/v1'], { cwd: f.upstream });
     f.writeControl({ 'aa.yaml': packageVariant('aa', 'cluster-01') });
     const issue = dashboards(f)[0]!;
-    gh.editIssue(f.controlRepo, issue.number, issue.body!.replace('- [ ] <!-- kdelta-retry:', '- [x] <!-- kdelta-retry:'));
+    hub.gh.editIssue(f.controlRepo, issue.number, issue.body!.replace('- [ ] <!-- kdelta-retry:', '- [x] <!-- kdelta-retry:'));
     // a budget for the dashboard's write and one new pull request (open it, post its status)
     const report = await run(opts(f, { budget: 3, concurrency: 1 }));
     expect(report.results.map((r) => [r.variant, r.action])).toEqual([
@@ -145,8 +105,8 @@ describe('the fleet dashboard (github)', () => {
       opts(f, {
         onProgress: (e) => {
           if (e.type === 'done' && e.result.variant === 'aa') {
-            const body = gh.issues(f.controlRepo).find((i) => i.number === number)!.body!;
-            gh.editIssue(f.controlRepo, number, body.replace('- [ ] <!-- kdelta-retry:', '- [x] <!-- kdelta-retry:'));
+            const body = hub.gh.issues(f.controlRepo).find((i) => i.number === number)!.body!;
+            hub.gh.editIssue(f.controlRepo, number, body.replace('- [ ] <!-- kdelta-retry:', '- [x] <!-- kdelta-retry:'));
           }
         },
         concurrency: 1,
@@ -175,7 +135,7 @@ describe('the fleet dashboard (github)', () => {
     const f = await fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
     execFileSync('git', ['init', '--quiet', '-b', 'main'], { cwd: f.control });
-    execFileSync('git', ['remote', 'add', 'origin', `${gh.serverUrl}/${f.controlRepo}.git`], { cwd: f.control });
+    execFileSync('git', ['remote', 'add', 'origin', `${hub.gh.serverUrl}/${f.controlRepo}.git`], { cwd: f.control });
     const report = await run(opts(f, { dashboard: undefined }));
     expect(report.dashboard).toMatchObject({ outcome: 'created' });
     expect(dashboards(f)).toHaveLength(1);

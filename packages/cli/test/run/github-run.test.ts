@@ -2,86 +2,33 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
 import type { Conflict } from '@kdelta/merge-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
-import { getPackageFiles, type Materialize, parseMetadataBlock, run, type RunOptions } from '@kdelta/run';
+import { describe, expect, it } from 'vitest';
+import { packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import { type Materialize, parseMetadataBlock, run, type RunOptions } from '@kdelta/run';
 import type { Io } from '../../src/command.js';
 import { main } from '../../src/main.js';
-
-/**
- * The test's stand-in for the 3-way update: the upstream package at the resolved commit, replacing
- * the downstream's files (upstream wins). Enough to test everything around it.
- */
-const copyMaterialize: Materialize = async (input) => {
-  const files = await getPackageFiles(input);
-  return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
-};
+import { allFiles, copyMaterialize, type GitHubFleet, githubFleets } from './__fixtures__/github-fleet.js';
 
 /** `kdelta run --forge github` against a fake GitHub: real git repositories behind a REST and GraphQL API. */
 
 const READ_ONLY_PRS = 'ghs_pr_read';
-let gh: FakeGitHub;
-const fleets: Fleet[] = [];
-const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-ghrun-cache-'));
-beforeAll(async () => {
-  gh = await startFakeGitHub({
+const hub = githubFleets({
+  fake: {
     tokens: {
       ghs_fake: { login: 'kdelta-bot', permissions: 'all' },
       [READ_ONLY_PRS]: { login: 'limited', permissions: { contents: 'write', pull_requests: 'read', issues: 'write', metadata: 'read' } },
     },
-  });
+  },
 });
-afterEach(() => {
-  for (const f of fleets.splice(0)) f.cleanup();
-});
-afterAll(async () => {
-  expect(gh.violations).toEqual([]);
-  await gh.close();
-  rmSync(cacheDir, { recursive: true, force: true });
-});
-
-let org = 0;
+const { cacheDir, cleanEnv } = hub;
 
 /** An upstream and control repository on disk, downstream repositories on the fake GitHub. */
-async function fleet(downstreams: string[] = ['cluster-01', 'cluster-02']): Promise<Fleet & { owner: string; slug(d: string): string }> {
-  const f = createFleet([]);
-  fleets.push(f);
-  const owner = `org-${++org}`;
-  for (const d of downstreams) await gh.createRepo(`${owner}/${d}`, { defaultBranch: 'main', files: { 'README.md': `# ${d}\n` } });
-  f.writeControl({
-    'repositories.yaml': [
-      repository('catalog', f.upstream),
-      ...downstreams.map((d) => repository(d, `${gh.serverUrl}/${owner}/${d}.git`, { env: 'prod' })),
-    ].join('---\n'),
-  });
-  return Object.assign(f, { owner, slug: (d: string) => `${owner}/${d}` });
-}
-
-/** The environment without any token of the machine running the tests. */
-function cleanEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, KDELTA_CACHE_DIR: cacheDir, ...extra };
-  for (const k of ['GITHUB_TOKEN', 'GH_TOKEN', 'KDELTA_GIT_TOKEN', 'GITHUB_API_URL', 'GITHUB_SERVER_URL']) if (!(k in extra)) delete env[k];
-  return env;
-}
+const fleet = (downstreams: string[] = ['cluster-01', 'cluster-02']): Promise<GitHubFleet> =>
+  hub.fleet(downstreams, { labels: { env: 'prod' } });
 
 function opts(f: Fleet, github: RunOptions['github'] = {}, extra: Partial<RunOptions> = {}): RunOptions {
-  return {
-    cwd: f.control,
-    cacheDir,
-    env: cleanEnv(),
-    forge: 'github',
-    materialize: copyMaterialize,
-    github: {
-      token: gh.token,
-      apiUrl: gh.apiUrl,
-      serverUrl: gh.serverUrl,
-      pacing: { writeSpacing: false, retryAfterUnitMs: 20 },
-      ...github,
-    },
-    ...extra,
-  };
+  return hub.runOptions(f, github, { materialize: copyMaterialize, ...extra });
 }
 
 const conflict = {
@@ -108,7 +55,7 @@ describe('kdelta run --forge github', () => {
       'conflicted.yaml': packageVariant('conflicted', 'cluster-02'),
     });
     // auto-merge waits for the required kdelta check (without one GitHub would call them clean: merged at once)
-    for (const d of ['cluster-01', 'cluster-02']) gh.requireStatusChecks(f.slug(d), 'main', ['kdelta']);
+    for (const d of ['cluster-01', 'cluster-02']) hub.gh.requireStatusChecks(f.slug(d), 'main', ['kdelta']);
     const github = {
       labels: ['kdelta', 'automated'],
       assignees: ['alice'],
@@ -122,8 +69,8 @@ describe('kdelta run --forge github', () => {
       ['clean', 'proposed'],
       ['conflicted', 'proposed'],
     ]);
-    const [clean] = gh.pulls(f.slug('cluster-01'));
-    const [conflicted] = gh.pulls(f.slug('cluster-02'));
+    const [clean] = hub.gh.pulls(f.slug('cluster-01'));
+    const [conflicted] = hub.gh.pulls(f.slug('cluster-02'));
     expect(clean).toMatchObject({
       state: 'open',
       draft: false,
@@ -139,22 +86,22 @@ describe('kdelta run --forge github', () => {
     expect(conflicted).toMatchObject({ state: 'open', draft: true, auto_merge: null });
     expect(conflicted!.body).toContain('### Conflicts (1)');
     // readiness as a commit status on each head: a required check holds back the one with conflicts
-    expect(gh.statuses(f.slug('cluster-01'), clean!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
-    expect(gh.statuses(f.slug('cluster-02'), conflicted!.head.sha)).toMatchObject([{ state: 'failure', context: 'kdelta' }]);
+    expect(hub.gh.statuses(f.slug('cluster-01'), clean!.head.sha)).toMatchObject([{ state: 'success', context: 'kdelta' }]);
+    expect(hub.gh.statuses(f.slug('cluster-02'), conflicted!.head.sha)).toMatchObject([{ state: 'failure', context: 'kdelta' }]);
     // the hidden block names the branch's commit, and the result carries the full body for the job summary
     expect(parseMetadataBlock(clean!.body ?? '')?.headCommit).toBe(clean!.head.sha);
     expect(first.results[0]?.body).toContain('### What changed');
     expect(first.results[0]?.proposal?.url).toMatch(new RegExp(`/${f.owner}/cluster-01/pull/\\d+$`));
-    expect(first.budget).toEqual({ limit: 400, used: gh.writes(), exhausted: false });
-    expect(gh.requests.every((r) => r.status < 400)).toBe(true);
+    expect(first.budget).toEqual({ limit: 400, used: hub.gh.writes(), exhausted: false });
+    expect(hub.gh.requests.every((r) => r.status < 400)).toBe(true);
 
-    gh.clearRequests();
+    hub.gh.clearRequests();
     const second = await run(opts(f, github, { materialize: conflictingMaterialize }));
     expect(second.results.map((r) => r.action)).toEqual(['unchanged', 'unchanged']);
     expect(second.results.map((r) => r.conflictCount)).toEqual([0, 1]);
-    expect(gh.writes()).toBe(0);
+    expect(hub.gh.writes()).toBe(0);
     // at most two reads per variant: one list of the open pull requests per repository, and its commit's statuses
-    expect(gh.requests.length).toBeLessThanOrEqual(2 * second.results.length);
+    expect(hub.gh.requests.length).toBeLessThanOrEqual(2 * second.results.length);
     expect(second.budget).toMatchObject({ used: 0, exhausted: false });
   });
 
@@ -164,34 +111,34 @@ describe('kdelta run --forge github', () => {
     const fn = join(fnDir, 'pass.sh');
     writeFileSync(fn, '#!/bin/sh\ncat\n', { mode: 0o755 });
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', `  pipeline:\n    mutators:\n    - exec: ${fn}\n`) });
-    gh.requireStatusChecks(f.slug('cluster-01'), 'main', ['kdelta']);
+    hub.gh.requireStatusChecks(f.slug('cluster-01'), 'main', ['kdelta']);
     const github = { autoMerge: 'squash' as const };
     try {
       const first = await run(opts(f, github));
       expect(first.failed).toBe(0);
       expect(first.results[0]).toMatchObject({ action: 'proposed', renderFailure: { function: fn } });
-      const [pull] = gh.pulls(f.slug('cluster-01'));
+      const [pull] = hub.gh.pulls(f.slug('cluster-01'));
       expect(pull).toMatchObject({ state: 'open', draft: true, auto_merge: null });
       expect(pull!.body).toContain('### Render failed');
-      expect(gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toMatchObject([
+      expect(hub.gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toMatchObject([
         { state: 'failure', context: 'kdelta', description: expect.stringMatching(/^render failed: function .*pass\.sh/) },
       ]);
 
-      gh.clearRequests();
+      hub.gh.clearRequests();
       const again = await run(opts(f, github));
       expect(again.results[0]).toMatchObject({ action: 'unchanged', writes: false });
-      expect(gh.writes()).toBe(0);
+      expect(hub.gh.writes()).toBe(0);
 
       const fixed = await run(opts(f, github, { allowExec: true }));
       expect(fixed.results[0]?.error).toBeUndefined();
       expect(fixed.results[0]?.action).toBe('updated');
-      const [ready] = gh.pulls(f.slug('cluster-01'));
+      const [ready] = hub.gh.pulls(f.slug('cluster-01'));
       expect(ready).toMatchObject({ number: pull!.number, draft: false, auto_merge: { merge_method: 'squash' } });
       expect(ready!.body).not.toContain('Render failed');
       // the render changed nothing in the files (the function passes them through): the same commit
       // gets a new status, the latest of its context, as GitHub reads it
       expect(ready!.head.sha).toBe(pull!.head.sha);
-      expect(gh.statuses(f.slug('cluster-01'), ready!.head.sha).at(-1)).toMatchObject({ state: 'success', context: 'kdelta' });
+      expect(hub.gh.statuses(f.slug('cluster-01'), ready!.head.sha).at(-1)).toMatchObject({ state: 'success', context: 'kdelta' });
     } finally {
       rmSync(fnDir, { recursive: true, force: true });
     }
@@ -201,18 +148,18 @@ describe('kdelta run --forge github', () => {
     const f = await fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
     await run(opts(f));
-    const [before] = gh.pulls(f.slug('cluster-01'));
+    const [before] = hub.gh.pulls(f.slug('cluster-01'));
     const moved = f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: moved\n' }, 'base-ns/v1');
     const second = await run(opts(f));
     expect(second.results[0]).toMatchObject({ action: 'updated', proposal: { id: String(before!.number) } });
-    const pulls = gh.pulls(f.slug('cluster-01'));
+    const pulls = hub.gh.pulls(f.slug('cluster-01'));
     expect(pulls).toHaveLength(1);
     expect(pulls[0]!.head.sha).not.toBe(before!.head.sha);
     expect(parseMetadataBlock(pulls[0]!.body ?? '')?.upstream?.commit).toBe(moved);
     expect(parseMetadataBlock(pulls[0]!.body ?? '')?.headCommit).toBe(pulls[0]!.head.sha);
 
     // merged by a human: the next run finds the content on main and has nothing to propose
-    await gh.mergePull(f.slug('cluster-01'), pulls[0]!.number);
+    await hub.gh.mergePull(f.slug('cluster-01'), pulls[0]!.number);
     const third = await run(opts(f));
     expect(third.results[0]?.action).toBe('up-to-date');
   });
@@ -220,11 +167,11 @@ describe('kdelta run --forge github', () => {
   it('survives a secondary rate limit by waiting retry-after', async () => {
     const f = await fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
-    gh.rateLimitNext(2, 1);
+    hub.gh.rateLimitNext(2, 1);
     const report = await run(opts(f, { labels: ['kdelta'] }));
     expect(report.results[0]).toMatchObject({ action: 'proposed' });
-    expect(gh.pulls(f.slug('cluster-01'))[0]).toMatchObject({ state: 'open', labels: ['kdelta'] });
-    expect(gh.requests.filter((r) => r.status === 403).length).toBe(2);
+    expect(hub.gh.pulls(f.slug('cluster-01'))[0]).toMatchObject({ state: 'open', labels: ['kdelta'] });
+    expect(hub.gh.requests.filter((r) => r.status === 403).length).toBe(2);
   });
 
   it('an exhausted budget stops cleanly: the rest is deferred (exit 0, stderr says how many) and the next run finishes', async () => {
@@ -235,16 +182,16 @@ describe('kdelta run --forge github', () => {
       'c.yaml': packageVariant('c', 'cluster-03'),
     });
     const { io, out } = capture(f.control, {
-      GITHUB_TOKEN: gh.token,
-      GITHUB_API_URL: gh.apiUrl,
-      GITHUB_SERVER_URL: gh.serverUrl,
+      GITHUB_TOKEN: hub.gh.token,
+      GITHUB_API_URL: hub.gh.apiUrl,
+      GITHUB_SERVER_URL: hub.gh.serverUrl,
     });
     // each new pull request costs 2 (open, label): 3 allows one, not two
     const code = await main(['run', '--forge', 'github', '--label', 'kdelta', '--budget', '3', '--concurrency', '1'], io);
     expect(code).toBe(0);
     expect(out.stderr).toContain('2 variant(s) deferred');
     expect(out.stdout).toMatch(/deferred \(\d of 3 API write requests used: the budget is spent, the next run continues\)/);
-    const opened = ['cluster-01', 'cluster-02', 'cluster-03'].map((d) => gh.pulls(f.slug(d)).length);
+    const opened = ['cluster-01', 'cluster-02', 'cluster-03'].map((d) => hub.gh.pulls(f.slug(d)).length);
     expect(opened).toEqual([1, 0, 0]);
     // nothing half made: no branch without its pull request
     for (const d of ['cluster-02', 'cluster-03']) expect(branches(f.slug(d))).toEqual(['main']);
@@ -268,14 +215,14 @@ describe('kdelta run --forge github', () => {
     const f = await fleet(['cluster-01', 'cluster-02']);
     f.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01'), 'b.yaml': packageVariant('b', 'cluster-02') });
     await run(opts(f));
-    await gh.humanCommit(f.slug('cluster-01'), 'kdelta/a', { 'a/notes.txt': 'mine\n' });
-    gh.addLabel(f.slug('cluster-02'), gh.pulls(f.slug('cluster-02'))[0]!.number, 'kdelta:stop');
-    gh.clearRequests();
+    await hub.gh.humanCommit(f.slug('cluster-01'), 'kdelta/a', { 'a/notes.txt': 'mine\n' });
+    hub.gh.addLabel(f.slug('cluster-02'), hub.gh.pulls(f.slug('cluster-02'))[0]!.number, 'kdelta:stop');
+    hub.gh.clearRequests();
     const report = await run(opts(f));
     expect(report.results.map((r) => r.action)).toEqual(['blocked', 'blocked']);
     expect(report.results[0]?.message).toMatch(/commit\(s\) kdelta did not make/);
     expect(report.results[1]?.message).toMatch(/carries the label kdelta:stop: left alone/);
-    expect(gh.writes()).toBe(0);
+    expect(hub.gh.writes()).toBe(0);
   });
 
   it('signed commits are made through the API: verified, and named in the body', async () => {
@@ -283,17 +230,17 @@ describe('kdelta run --forge github', () => {
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
     const first = await run(opts(f, { signedCommits: true }));
     expect(first.results[0]?.action).toBe('proposed');
-    const [pull] = gh.pulls(f.slug('cluster-01'));
-    expect(gh.commitVerified(f.slug('cluster-01'), pull!.head.sha)).toBe(true);
+    const [pull] = hub.gh.pulls(f.slug('cluster-01'));
+    expect(hub.gh.commitVerified(f.slug('cluster-01'), pull!.head.sha)).toBe(true);
     expect(parseMetadataBlock(pull!.body ?? '')?.headCommit).toBe(pull!.head.sha);
     // the base branch is untouched
-    expect(execFileSync('git', ['ls-tree', '--name-only', 'main'], { cwd: gh.gitDir(f.slug('cluster-01')), encoding: 'utf8' })).toBe(
+    expect(execFileSync('git', ['ls-tree', '--name-only', 'main'], { cwd: hub.gh.gitDir(f.slug('cluster-01')), encoding: 'utf8' })).toBe(
       'README.md\n',
     );
-    gh.clearRequests();
+    hub.gh.clearRequests();
     const second = await run(opts(f, { signedCommits: true }));
     expect(second.results[0]?.action).toBe('unchanged');
-    expect(gh.writes()).toBe(0);
+    expect(hub.gh.writes()).toBe(0);
   });
 
   it('from a terminal: the token never appears in any output or file; no token or a foreign host is a clear error', async () => {
@@ -302,7 +249,7 @@ describe('kdelta run --forge github', () => {
       'web.yaml': packageVariant('web', 'cluster-01'),
       'elsewhere.yaml': `${repository('elsewhere', 'https://gitlab.example/org/repo.git')}---\n${packageVariant('other', 'elsewhere')}`,
     });
-    const env = { GITHUB_TOKEN: gh.token, GITHUB_API_URL: gh.apiUrl, GITHUB_SERVER_URL: gh.serverUrl };
+    const env = { GITHUB_TOKEN: hub.gh.token, GITHUB_API_URL: hub.gh.apiUrl, GITHUB_SERVER_URL: hub.gh.serverUrl };
     const { io, out } = capture(f.control, env);
     const code = await main(['run', '--forge', 'github', '--report', 'report.json'], io);
     expect(code).toBe(1); // the foreign host fails its variant alone
@@ -312,8 +259,8 @@ describe('kdelta run --forge github', () => {
       ['web', 'proposed'],
     ]);
     for (const text of [out.stdout, out.stderr, report, ...allFiles(f.root), ...allFiles(cacheDir)]) {
-      expect(text).not.toContain(gh.token);
-      expect(text).not.toContain(Buffer.from(`x-access-token:${gh.token}`).toString('base64'));
+      expect(text).not.toContain(hub.gh.token);
+      expect(text).not.toContain(Buffer.from(`x-access-token:${hub.gh.token}`).toString('base64'));
     }
     const missing = capture(f.control, {});
     expect(await main(['run', '--forge', 'github'], missing.io)).toBe(1);
@@ -328,12 +275,12 @@ function capture(cwd: string, env: Record<string, string>) {
 }
 
 function branches(slug: string): string[] {
-  const dir = join(gh.gitDir(slug), 'refs', 'heads');
+  const dir = join(hub.gh.gitDir(slug), 'refs', 'heads');
   const walk = (d: string, prefix: string): string[] =>
     readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n), `${prefix}${n}/`) : [`${prefix}${n}`]));
   const packed = (() => {
     try {
-      return readFileSync(join(gh.gitDir(slug), 'packed-refs'), 'utf8')
+      return readFileSync(join(hub.gh.gitDir(slug), 'packed-refs'), 'utf8')
         .split('\n')
         .map((l) => /refs\/heads\/(.+)$/.exec(l)?.[1])
         .filter((x): x is string => x !== undefined);
@@ -342,19 +289,4 @@ function branches(slug: string): string[] {
     }
   })();
   return [...new Set([...walk(dir, ''), ...packed])].sort();
-}
-
-/** The text of every file under a directory (binary files too, as latin1). */
-function allFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const n of readdirSync(d)) {
-      const p = join(d, n);
-      const s = statSync(p);
-      if (s.isDirectory()) walk(p);
-      else if (s.isFile()) out.push(readFileSync(p, 'latin1'));
-    }
-  };
-  walk(root);
-  return out;
 }
