@@ -49366,9 +49366,9 @@ function retireChange(draft, ctx) {
 
 // ../run/src/materialize.ts
 init_src2();
+init_src();
 import { tmpdir as tmpdir3 } from "node:os";
 import { join as join16 } from "node:path";
-init_src();
 
 // ../package-update/src/get.ts
 init_src();
@@ -50413,7 +50413,8 @@ async function materialize(input, fetches) {
   };
 }
 function movedDuringRun(input, fetched) {
-  return new Error(
+  return new RunError(
+    "upstream-moved",
     `${input.upstream.repo}: ${input.upstream.ref} moved during the run (resolved to ${input.upstream.commit.slice(0, 12)}, fetched ${fetched.slice(0, 12)}): the next run picks it up`
   );
 }
@@ -51453,6 +51454,10 @@ async function githubControlRepository(cwd, forge) {
 function definedOnly(value2) {
   return Object.fromEntries(Object.entries(value2).filter(([, v]) => v !== void 0));
 }
+
+// ../run/src/upstream-copy.ts
+init_src();
+init_src2();
 
 // ../run/src/index.ts
 init_proposal_body();

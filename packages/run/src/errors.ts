@@ -17,6 +17,7 @@ export type RunErrorCode =
   | 'invalid-proposal-record' // a local forge record that cannot be read
   | 'invalid-kptfile' // a Kptfile the run must edit does not parse
   | 'not-a-package' // a directory with no Kptfile where a kpt package is needed
+  | 'upstream-moved' // the upstream ref moved between resolving it and fetching it: the next run picks it up
   | 'origin-unreachable' // the commit a package's upstreamLock names cannot be fetched from the lock's repository
   | 'unsafe-path' // a file path that leaves the package
   | 'symlinked-package' // a package directory (or one above it) is a symlink: never followed

@@ -20,11 +20,11 @@ export type { PackageFiles } from './file-content.js';
 export {
   createPackageUpdateMaterialize,
   packageUpdateMaterialize,
-  getPackageFiles,
   type Materialize,
   type MaterializeInput,
   type MaterializeResult,
 } from './materialize.js';
+export { getPackageFiles } from './upstream-copy.js';
 export { parseMetadataBlock, type ProposalMetadata } from './proposal-body.js';
 export type { RenderFailureReport } from './render.js';
 export { renderTable, reportJson } from './report.js';
