@@ -1,39 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
-import type { Io } from '../../src/command.js';
-import { main } from '../../src/main.js';
+import { describe, expect, it } from 'vitest';
+import { packageVariant, type Fleet } from '@kdelta/test-support';
+import { cliFleets } from './__fixtures__/cli-fleet.js';
 
-const fleets: Fleet[] = [];
-const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-run-cache-'));
-afterEach(() => {
-  for (const f of fleets.splice(0)) f.cleanup();
-});
-afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
-
-function fleet(): Fleet {
-  const f = createFleet(['cluster-01']);
-  fleets.push(f);
-  f.writeControl({
-    'repositories.yaml': [repository('catalog', f.upstream), repository('cluster-01', f.downstream('cluster-01'))].join('---\n'),
-  });
-  return f;
-}
-
-async function kdelta(f: Fleet, ...args: string[]) {
-  const out = { stdout: '', stderr: '' };
-  const io: Io = {
-    stdout: (t) => void (out.stdout += t),
-    stderr: (t) => void (out.stderr += t),
-    cwd: f.control,
-    env: { ...process.env, KDELTA_CACHE_DIR: cacheDir },
-  };
-  const code = await main(args, io);
-  return { code, ...out };
-}
+const { fleet: fleetOf, kdelta } = cliFleets();
+const fleet = (): Fleet => fleetOf(['cluster-01']);
 
 /** A reviewer says no on the local forge: the proposal's branch is deleted, unmerged. */
 function decline(f: Fleet, branch: string): void {
