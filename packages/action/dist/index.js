@@ -19851,10 +19851,12 @@ async function readOwner(lockPath) {
 }
 async function tryCreate(lockPath, owner) {
   const staging = stagingPath(lockPath, owner);
-  await mkdir2(staging);
+  held.set(staging, owner.token);
   try {
+    await mkdir2(staging);
     await writeFile2(`${staging}/${OWNER}`, JSON.stringify(owner));
     await rename2(staging, lockPath);
+    held.set(lockPath, owner.token);
     return true;
   } catch (error2) {
     const code2 = error2.code;
@@ -19862,6 +19864,7 @@ async function tryCreate(lockPath, owner) {
     throw error2;
   } finally {
     await rm2(staging, { recursive: true, force: true });
+    held.delete(staging);
   }
 }
 async function isStale(lockPath, owner) {
@@ -19883,6 +19886,7 @@ async function takeOver(lockPath, seen, self2) {
     if (now?.token === seen?.token && await isStale(lockPath, now)) await rm2(lockPath, { recursive: true, force: true });
   } finally {
     await rm2(guard, { recursive: true, force: true });
+    held.delete(guard);
   }
 }
 function stagingPath(lockPath, owner) {
@@ -19918,17 +19922,18 @@ async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 500);
   }
-  held.set(lockPath, self2.token);
   await sweepStaging(lockPath);
   try {
     return await fn3();
   } finally {
-    held.delete(lockPath);
     if ((await readOwner(lockPath))?.token === self2.token) {
       const released = stagingPath(lockPath, self2);
+      held.set(released, self2.token);
       await rename2(lockPath, released);
+      held.delete(lockPath);
       await rm2(released, { recursive: true, force: true });
-    }
+      held.delete(released);
+    } else held.delete(lockPath);
   }
 }
 var staleMs, ownerlessStaleMs, OWNER, held;

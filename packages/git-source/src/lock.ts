@@ -20,7 +20,10 @@ export interface LockOwner {
 
 const OWNER = 'owner.json';
 
-/** Locks this process holds now, so a signal handler can release them before the process exits. */
+/**
+ * Locks this process holds now, and its staging directories, so a signal handler can remove them
+ * before the process exits.
+ */
 const held = new Map<string, string>();
 
 /**
@@ -66,10 +69,13 @@ async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
  */
 async function tryCreate(lockPath: string, owner: LockOwner): Promise<boolean> {
   const staging = stagingPath(lockPath, owner);
-  await mkdir(staging);
+  // held from before it exists until after it is gone: a signal between two of these steps leaves nothing
+  held.set(staging, owner.token);
   try {
+    await mkdir(staging);
     await writeFile(`${staging}/${OWNER}`, JSON.stringify(owner));
     await rename(staging, lockPath);
+    held.set(lockPath, owner.token);
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -77,6 +83,7 @@ async function tryCreate(lockPath: string, owner: LockOwner): Promise<boolean> {
     throw error;
   } finally {
     await rm(staging, { recursive: true, force: true });
+    held.delete(staging);
   }
 }
 
@@ -106,6 +113,7 @@ async function takeOver(lockPath: string, seen: LockOwner | undefined, self: Loc
     if (now?.token === seen?.token && (await isStale(lockPath, now))) await rm(lockPath, { recursive: true, force: true });
   } finally {
     await rm(guard, { recursive: true, force: true });
+    held.delete(guard);
   }
 }
 
@@ -157,19 +165,22 @@ export async function withLock<T>(lockPath: string, fn: () => Promise<T>, timeou
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 500);
   }
-  held.set(lockPath, self.token);
+  // tryCreate holds the lock from the moment it exists
   await sweepStaging(lockPath);
   try {
     return await fn();
   } finally {
-    held.delete(lockPath);
     // only our own lock: one taken over from us (we looked dead to another host) is not ours to remove
     if ((await readOwner(lockPath))?.token === self.token) {
       // Renamed away first, then removed: a lock directory emptied in place would, for an instant,
       // be an empty directory another waiter's rename can replace (and this removal then fail).
+      // Each name is held until it is gone, so that a signal in between leaves nothing behind.
       const released = stagingPath(lockPath, self);
+      held.set(released, self.token);
       await rename(lockPath, released);
+      held.delete(lockPath);
       await rm(released, { recursive: true, force: true });
-    }
+      held.delete(released);
+    } else held.delete(lockPath);
   }
 }
