@@ -45,6 +45,13 @@ describe('a merged file that ends in a block scalar with no line break after it'
     );
   });
 
+  test("upstream changed the script's last line only: the header the file had reads no line break into the value", () => {
+    const script = (last: string) => `echo hi\n    ${last}`;
+    expect(merge(configMap('1', script('echo v1')), configMap('1', script('echo v2')), configMap('1', script('echo v1')))).toBe(
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  v: "1"\n  script: |-\n    echo hi\n    echo v2\n',
+    );
+  });
+
   test('a document upstream added after one that ends so keeps its value too', () => {
     const other = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n';
     const result = mergeFiles({

@@ -74,9 +74,13 @@ export function printMergedDocument(source: SourceDocument, contents: YamlNode |
   } finally {
     doc.contents = original;
   }
-  const text = patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join('\n');
-  // The file's last line has no line break after it, which the diff keeps as layout; but where
-  // the merged document ends in a block scalar whose value holds one, it is part of the value.
+  let text = patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join('\n');
+  // The file's last line has no line break after it: that is layout, kept even where the diff took
+  // the printer's last lines (which end in one). A `|` header the diff left as the file had it
+  // would otherwise read that line break into the value; the stream's writer adds the final line
+  // break with the header made `|-` (`withFinalLineBreak`).
+  if (!source.text.endsWith('\n') && text.endsWith('\n')) text = text.slice(0, -1);
+  // But where the merged document ends in a block scalar whose value holds one, it is part of the value.
   const last = lastValueOf(contents);
   if (!text.endsWith('\n') && isBlockScalar(last) && String(last.value).endsWith('\n')) return `${text}\n`;
   return text;
