@@ -7,43 +7,14 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import { describe, expect, it } from 'vitest';
+import { packageVariant, repository, type Fleet } from '@kdelta/test-support';
 import { killGroup, startKdelta } from '../src/__fixtures__/crash.js';
-import type { Io } from '../src/command.js';
 import { main } from '../src/main.js';
-import { ControlError, run, type RunOptions, shardOf } from '@kdelta/run';
+import { cliFleets } from './run/__fixtures__/cli-fleet.js';
+import { ControlError, run, shardOf } from '@kdelta/run';
 
-const fleets: Fleet[] = [];
-const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-hostile-cache-'));
-afterEach(() => {
-  for (const f of fleets.splice(0)) f.cleanup();
-});
-afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
-
-function fleet(downstreams: string[] = ['cluster-01']): Fleet {
-  const f = createFleet(downstreams);
-  fleets.push(f);
-  f.writeControl({
-    'repositories.yaml': [repository('catalog', f.upstream), ...downstreams.map((d) => repository(d, f.downstream(d)))].join('---\n'),
-  });
-  return f;
-}
-
-function opts(f: Fleet, extra: Partial<RunOptions> = {}): RunOptions {
-  return { cwd: f.control, cacheDir, env: { ...process.env, KDELTA_CACHE_DIR: cacheDir }, ...extra };
-}
-
-function io(cwd: string) {
-  const out = { stdout: '', stderr: '' };
-  const value: Io = {
-    stdout: (t) => void (out.stdout += t),
-    stderr: (t) => void (out.stderr += t),
-    cwd,
-    env: { ...process.env, KDELTA_CACHE_DIR: cacheDir },
-  };
-  return { io: value, out };
-}
+const { cacheDir, fleet, io, opts } = cliFleets();
 
 const runSettings = (spec: string) => `apiVersion: kdelta.dev/v1alpha1\nkind: RunSettings\nmetadata:\n  name: settings\nspec:\n${spec}`;
 

@@ -2,28 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageVariant, type Fleet } from '@kdelta/test-support';
-import { run, type RunOptions } from '@kdelta/run';
-import type { Io } from '../../src/command.js';
+import { packageVariant } from '@kdelta/test-support';
+import { run } from '@kdelta/run';
 import { main } from '../../src/main.js';
 import { cliFleets } from './__fixtures__/cli-fleet.js';
 
-const { cacheDir, fleet } = cliFleets();
-
-function opts(f: Fleet): RunOptions {
-  return { cwd: f.control, cacheDir, env: { ...process.env, KDELTA_CACHE_DIR: cacheDir } };
-}
-
-function io(cwd: string) {
-  const out = { stdout: '', stderr: '' };
-  const value: Io = {
-    stdout: (t) => void (out.stdout += t),
-    stderr: (t) => void (out.stderr += t),
-    cwd,
-    env: { ...process.env, KDELTA_CACHE_DIR: cacheDir },
-  };
-  return { io: value, out };
-}
+const { fleet, io, opts } = cliFleets();
 
 const namespace = (name: string) => ({ 'base-ns/namespace.yaml': `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n` });
 

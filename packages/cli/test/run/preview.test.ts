@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createFleet, git, packageVariant, readTree, repository, tempDir, type Fleet } from '@kdelta/test-support';
 import { run, type PreviewReport, type RunOptions, type VariantResult } from '@kdelta/run';
-import type { Io } from '../../src/command.js';
 import { main } from '../../src/main.js';
+import { captureIo } from './__fixtures__/cli-fleet.js';
 
 // `kdelta preview` on local git: a change of the upstream (a branch, not a release yet) that
 // conflicts in two downstreams and renders wrongly in the third, previewed, then released and run
@@ -19,17 +19,7 @@ afterEach(() => {
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 
 const env = () => ({ ...process.env, KDELTA_CACHE_DIR: cacheDir });
-
-function io(cwd: string) {
-  const out = { stdout: '', stderr: '' };
-  const value: Io = {
-    stdout: (t) => void (out.stdout += t),
-    stderr: (t) => void (out.stderr += t),
-    cwd,
-    env: env(),
-  };
-  return { io: value, out };
-}
+const io = (cwd: string) => captureIo(cwd, env());
 
 const namespace = (tier: string) =>
   `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # the namespace\n  labels:\n    tier: ${tier}\n`;

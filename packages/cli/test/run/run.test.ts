@@ -2,11 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createFleet, packageVariant, repository, type Fleet } from '@kdelta/test-support';
-import { ControlError, packageUpdateMaterialize, renderTable, run, type RunOptions } from '@kdelta/run';
-import type { Io } from '../../src/command.js';
+import { describe, expect, it } from 'vitest';
+import { packageVariant, repository, type Fleet } from '@kdelta/test-support';
+import { ControlError, packageUpdateMaterialize, renderTable, run } from '@kdelta/run';
 import { main } from '../../src/main.js';
+import { cliFleets } from './__fixtures__/cli-fleet.js';
 
 /** git in `cwd` as a developer of the control repository would run it. */
 function devGit(cwd: string): (...args: string[]) => string {
@@ -20,45 +20,13 @@ function devGit(cwd: string): (...args: string[]) => string {
   return (...args) => execFileSync('git', args, { cwd, encoding: 'utf8', env }).trim();
 }
 
-const fleets: Fleet[] = [];
-const cacheDir = mkdtempSync(join(tmpdir(), 'kdelta-run-cache-'));
-afterEach(() => {
-  for (const f of fleets.splice(0)) f.cleanup();
-});
-afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
-
-function fleet(downstreams: string[] = ['cluster-01', 'cluster-02']): Fleet {
-  const f = createFleet(downstreams);
-  fleets.push(f);
-  f.writeControl({
-    'repositories.yaml': [
-      repository('catalog', f.upstream),
-      ...downstreams.map((d) => repository(d, f.downstream(d), { env: 'prod' })),
-    ].join('---\n'),
-  });
-  return f;
-}
-
-function opts(f: Fleet, extra: Partial<RunOptions> = {}): RunOptions {
-  return { cwd: f.control, cacheDir, env: { ...process.env, KDELTA_CACHE_DIR: cacheDir }, ...extra };
-}
+const { cacheDir, fleet, io, opts } = cliFleets({ labels: { env: 'prod' }, downstreams: ['cluster-01', 'cluster-02'] });
 
 function proposalFile(f: Fleet, downstream: string, variant: string): string {
   return join(f.control, '.kdelta', 'proposals', downstream, `${variant}.md`);
 }
 
 const CONTEXT = '  packageContext:\n    data:\n      team: blue\n';
-
-function io(cwd: string) {
-  const out = { stdout: '', stderr: '' };
-  const value: Io = {
-    stdout: (t) => void (out.stdout += t),
-    stderr: (t) => void (out.stderr += t),
-    cwd,
-    env: { ...process.env, KDELTA_CACHE_DIR: cacheDir },
-  };
-  return { io: value, out };
-}
 
 describe('kdelta run', () => {
   it('renders the Kptfile pipeline after the mutations (unless --no-render); a failing render is proposed unrendered and said on its proposal alone', async () => {
