@@ -6,6 +6,17 @@ import type { RenderFailureReport } from './render.js';
  * re-runs cheap. The only writer and the only reader of that block.
  */
 
+/** The upstream revision a proposal was built from. */
+export interface ProposalUpstream {
+  readonly repo: string;
+  readonly ref: string;
+  readonly commit: string;
+  /** The commit the downstream had before, for an update. */
+  readonly oldCommit?: string | undefined;
+  /** Why this ref (`latest release v0.4.1 of catalog/bucket`): what `kdelta proposals` shows. */
+  readonly reason?: string | undefined;
+}
+
 /** What a proposal records about itself, hidden in its body so any forge can carry it. */
 export interface ProposalMetadata {
   readonly version: string;
@@ -14,16 +25,7 @@ export interface ProposalMetadata {
   /** The commit the proposal's branch points at, and the base commit it was built on. */
   readonly headCommit: string;
   readonly baseCommit: string;
-  readonly upstream?:
-    | {
-        readonly repo: string;
-        readonly ref: string;
-        readonly commit: string;
-        readonly oldCommit?: string | undefined;
-        /** Why this ref (`latest release v0.4.1 of catalog/bucket`): what `kdelta proposals` shows. */
-        readonly reason?: string | undefined;
-      }
-    | undefined;
+  readonly upstream?: ProposalUpstream | undefined;
   readonly conflicts: number;
   readonly kind: 'variant' | 'removal' | 'orphan' | 'update';
   /** The render failed: the proposal holds the package unrendered (a re-run always renders it again). */

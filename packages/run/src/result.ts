@@ -2,7 +2,7 @@ import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { hideCredentials } from '@kdelta/git-source';
 import type { BudgetReport } from './forge/budget.js';
 import type { Proposal } from './forge/forge.js';
-import type { FileChange } from './proposal-body.js';
+import type { FileChange, ProposalUpstream } from './proposal-body.js';
 import type { RenderFailureReport } from './render.js';
 import type { Shard } from './shard.js';
 
@@ -52,16 +52,7 @@ export interface VariantResult {
   readonly conflicts: readonly Conflict[];
   /** Conflicts of the proposal (also when they were not recomputed: a fast no-op). */
   readonly conflictCount: number;
-  readonly upstream?:
-    | {
-        readonly repo: string;
-        readonly ref: string;
-        readonly commit: string;
-        readonly oldCommit?: string | undefined;
-        /** Why this ref (`latest release v0.4.1 of catalog/bucket`). */
-        readonly reason?: string | undefined;
-      }
-    | undefined;
+  readonly upstream?: ProposalUpstream | undefined;
   readonly fingerprint?: string | undefined;
   /** Why: for blocked, not-adopted, closed, deferred... */
   readonly message?: string | undefined;
