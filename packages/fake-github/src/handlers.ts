@@ -108,7 +108,7 @@ function headBranch(repo: Repo, head: string): string {
 }
 
 function paginate<T>(ctx: Context, items: T[]): { page: T[]; headers: Record<string, string> } {
-  const perPage = Math.min(100, Math.max(1, Number(ctx.query['per_page'] ?? 30) || 30));
+  const perPage = Math.min(ctx.state.maxPerPage, 100, Math.max(1, Number(ctx.query['per_page'] ?? 30) || 30));
   const pageNo = Math.max(1, Number(ctx.query['page'] ?? 1) || 1);
   const last = Math.max(1, Math.ceil(items.length / perPage));
   const page = items.slice((pageNo - 1) * perPage, pageNo * perPage);

@@ -56,6 +56,11 @@ export interface FakeGitHubOptions {
   readonly contentCreationPerMinute?: number;
   /** Default: real time. */
   readonly clock?: FakeClock;
+  /**
+   * At most this many items on a page of a list, whatever `per_page` asks (default 100, GitHub's
+   * maximum): GitHub's documentation promises only the `link` header's `rel="next"` for what follows.
+   */
+  readonly maxPerPage?: number;
   readonly apps?: readonly FakeApp[];
   /** An installation token's lifetime in milliseconds on `clock` (default an hour, as GitHub's). */
   readonly installationTokenLifetimeMs?: number;
@@ -75,6 +80,8 @@ export interface RecordedRequest {
   readonly actor?: string | undefined;
   /** The fake clock's time of the request. */
   readonly at?: number;
+  /** The request's `accept`, `user-agent` and `x-github-api-version` headers (GitHub's docs ask for all three). */
+  readonly headers?: { readonly accept?: string; readonly userAgent?: string; readonly apiVersion?: string };
 }
 
 export interface PullSnapshot {
@@ -172,6 +179,8 @@ export class State {
   readonly required = new Map<string, Map<string, readonly string[]>>();
   /** Pushes do not move open pull requests' heads (GitHub's asynchronous head update). */
   heldHeads = false;
+  /** Items a page holds at most (`FakeGitHubOptions.maxPerPage`). */
+  maxPerPage = 100;
   nextId = 1000;
 
   constructor(readonly root: string) {}
@@ -265,6 +274,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const recentWrites: number[] = [];
   const root = await mkdtemp(join(tmpdir(), 'fake-github-'));
   const state = new State(root);
+  if (options.maxPerPage !== undefined) state.maxPerPage = options.maxPerPage;
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
   const ops = loadOperations();
@@ -343,7 +353,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     const method = req.method ?? 'GET';
     let actor: string | undefined;
     const record = (status: number, operationId: string | undefined, write: boolean) => {
-      requests.push({ method, path, query, status, write, operationId, actor, at: clock.now() });
+      const headers = {
+        ...(req.headers.accept !== undefined ? { accept: req.headers.accept } : {}),
+        ...(req.headers['user-agent'] !== undefined ? { userAgent: req.headers['user-agent'] } : {}),
+        ...(typeof req.headers['x-github-api-version'] === 'string' ? { apiVersion: req.headers['x-github-api-version'] } : {}),
+      };
+      requests.push({ method, path, query, status, write, operationId, actor, at: clock.now(), headers });
     };
     apiHeaders(res);
     const bodyBuf = await readBody(req);

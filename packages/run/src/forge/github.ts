@@ -28,6 +28,7 @@ import {
   singleToken,
   type TokenSource,
 } from './github-auth.js';
+import { nextPageOf } from './github-pages.js';
 import { compareUrlOf, githubRepoOf, type GitHubRepo } from './github-repo.js';
 import { ForgeError } from './errors.js';
 
@@ -364,18 +365,47 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
    */
   const pushed = new Map<string, string>();
 
-  async function pages(repo: GitHubRepo, state: 'open' | 'all'): Promise<PullJson[]> {
-    const out: PullJson[] = [];
-    for (let page = 1; ; page++) {
-      const batch = await call<PullJson[]>(`list the pull requests of ${keyOf(repo)}`, 'GET /repos/{owner}/{repo}/pulls', {
-        ...repo,
-        state,
-        per_page: 100,
-        page,
-      });
-      out.push(...batch);
-      if (batch.length < 100) return out;
+  /**
+   * Every page of a list: the `link` header's next page until there is none (GitHub's documented
+   * way; a page's length says nothing). `enough` stops early once a page holds what is looked for.
+   */
+  async function allPages<T>(what: string, route: string, params: Record<string, unknown>, enough?: (batch: T[]) => boolean): Promise<T[]> {
+    const owner = typeof params.owner === 'string' ? params.owner : undefined;
+    const repoName = typeof params.repo === 'string' ? params.repo : '';
+    const out: T[] = [];
+    const followed = new Set<string>();
+    let response: { data: unknown; headers: { link?: string | undefined } };
+    try {
+      response = await octokit.request(route, params);
+    } catch (error) {
+      throw failure(error, what, owner);
     }
+    for (;;) {
+      const batch = response.data as T[];
+      out.push(...batch);
+      if (enough?.(batch)) return out;
+      const next = nextPageOf(response.headers.link, apiUrl);
+      if (!next.ok) throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: ${next.error}`);
+      if (next.url === undefined) return out;
+      if (followed.has(next.url))
+        throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: the next page's link repeats ${next.url}`);
+      followed.add(next.url);
+      try {
+        // a URL of GitHub's own carries no owner parameter: a GitHub App's token goes with it here
+        const headers = tokens.app && owner ? { authorization: `token ${await tokens.tokenFor(owner, repoName)}` } : {};
+        response = await octokit.request(`GET ${next.url}`, { headers });
+      } catch (error) {
+        throw failure(error, what, owner);
+      }
+    }
+  }
+
+  function pages(repo: GitHubRepo, state: 'open' | 'all'): Promise<PullJson[]> {
+    return allPages<PullJson>(`list the pull requests of ${keyOf(repo)}`, 'GET /repos/{owner}/{repo}/pulls', {
+      ...repo,
+      state,
+      per_page: 100,
+    });
   }
 
   function remember(target: { downstream: string; repo: string }, repo: GitHubRepo) {
@@ -758,19 +788,15 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     async readDashboard(target) {
       const repo = dashboardRepo(target);
       // The open issue kdelta made for it: its title and its hidden marker (the list holds pull requests too).
-      for (let page = 1; ; page++) {
-        const batch = await call<IssueJson[]>(`list the issues of ${keyOf(repo)}`, 'GET /repos/{owner}/{repo}/issues', {
-          ...repo,
-          state: 'open',
-          sort: 'created',
-          direction: 'asc',
-          per_page: 100,
-          page,
-        });
-        const found = batch.find((i) => !i.pull_request && i.title === target.title && (i.body ?? '').includes(target.marker));
-        if (found) return dashboardOf(found);
-        if (batch.length < 100) return undefined;
-      }
+      const ours = (i: IssueJson) => !i.pull_request && i.title === target.title && (i.body ?? '').includes(target.marker);
+      const issues = await allPages<IssueJson>(
+        `list the issues of ${keyOf(repo)}`,
+        'GET /repos/{owner}/{repo}/issues',
+        { ...repo, state: 'open', sort: 'created', direction: 'asc', per_page: 100 },
+        (batch) => batch.some(ours),
+      );
+      const found = issues.find(ours);
+      return found ? dashboardOf(found) : undefined;
     },
 
     async writeDashboard(target, body, existing) {

@@ -1,0 +1,95 @@
+import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGitHubForge } from './github.js';
+import { nextLink, nextPageOf } from './github-pages.js';
+
+/**
+ * The GitHub forge where GitHub's documentation promises less than a plain fake gives: pages as
+ * the `link` header says.
+ */
+
+const fakes: FakeGitHub[] = [];
+afterEach(async () => {
+  for (const gh of fakes.splice(0)) {
+    expect(gh.violations).toEqual([]);
+    await gh.close();
+  }
+});
+
+async function fake(options: Parameters<typeof startFakeGitHub>[0] = {}): Promise<FakeGitHub> {
+  const gh = await startFakeGitHub(options);
+  fakes.push(gh);
+  await gh.createRepo('org/cluster-01', { defaultBranch: 'main' });
+  return gh;
+}
+
+const fast = { writeSpacing: false, retryAfterUnitMs: 1 } as const;
+const forgeOn = (gh: FakeGitHub, more: Parameters<typeof createGitHubForge>[0] = {}) =>
+  createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast, ...more });
+const target = (gh: FakeGitHub, head: string) => ({
+  downstream: 'cluster-01',
+  repo: `${gh.serverUrl}/org/cluster-01.git`,
+  head,
+  base: 'main',
+});
+
+describe('pagination', () => {
+  it('reads the link header: rel="next" among others, in any order; none is the last page', () => {
+    expect(nextLink('<https://api.github.com/x?page=1>; rel="prev", <https://api.github.com/x?page=3>; rel="next"')).toBe(
+      'https://api.github.com/x?page=3',
+    );
+    expect(nextLink('<https://api.github.com/x?page=9>; rel="last", <https://api.github.com/x?page=2>;rel=next')).toBe(
+      'https://api.github.com/x?page=2',
+    );
+    expect(nextLink('<https://api.github.com/x?page=1>; rel="first"')).toBeUndefined();
+    expect(nextLink(undefined)).toBeUndefined();
+  });
+
+  it('follows a next page on the API’s own origin only: the token goes with it', () => {
+    const api = 'https://ghe.example.com/api/v3';
+    expect(nextPageOf('<https://ghe.example.com/api/v3/repositories/1/pulls?page=2>; rel="next"', api)).toEqual({
+      ok: true,
+      url: 'https://ghe.example.com/api/v3/repositories/1/pulls?page=2',
+    });
+    expect(nextPageOf('<https://elsewhere.example.com/pulls?page=2>; rel="next"', api)).toEqual({
+      ok: false,
+      error: expect.stringMatching(
+        /points to https:\/\/elsewhere\.example\.com, not to the API at https:\/\/ghe\.example\.com: not followed/,
+      ),
+    });
+  });
+
+  it('a server that holds fewer pull requests a page than asked: every open pull request is found through the link header', async () => {
+    const gh = await fake({ maxPerPage: 2 });
+    const heads = ['kdelta/a', 'kdelta/b', 'kdelta/c', 'kdelta/d', 'kdelta/e'];
+    const first = forgeOn(gh);
+    for (const head of heads) {
+      await gh.humanCommit('org/cluster-01', head, { [`${head}.txt`]: 'x\n' });
+      await first.upsert({ ...target(gh, head), title: head, body: 'b\n', fingerprint: 'f' });
+    }
+    const next = forgeOn(gh);
+    gh.clearRequests();
+    for (const head of heads) expect(await next.find(target(gh, head))).toMatchObject({ head, state: 'open' });
+    // the oldest pull request is on the last page (newest first): all three pages were read, once
+    expect(gh.requests.map((r) => `${r.method} ${r.query.page ?? '1'}`)).toEqual(['GET 1', 'GET 2', 'GET 3']);
+    // an unchanged proposal is found, not opened again
+    const again = await next.upsert({ ...target(gh, 'kdelta/a'), title: 'kdelta/a', body: 'b\n', fingerprint: 'f' });
+    expect(again).toMatchObject({ created: false, changed: false });
+    expect((await next.list()).map((p) => p.head).sort()).toEqual(heads);
+  });
+
+  it('the dashboard is found on a later page of the issues (a person’s issues before it)', async () => {
+    const gh = await fake({ maxPerPage: 2 });
+    const forge = forgeOn(gh);
+    for (const title of ['one', 'two', 'three']) {
+      await fetch(`${gh.apiUrl}/repos/org/cluster-01/issues`, {
+        method: 'POST',
+        headers: { authorization: `token ${gh.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title, body: 'a person’s issue' }),
+      });
+    }
+    const dashboard = { repository: 'org/cluster-01', name: 'dashboard', title: 'kdelta dashboard', marker: '<!-- kdelta-dashboard -->' };
+    const made = await forge.writeDashboard!(dashboard, `fleet\n${dashboard.marker}\n`, undefined);
+    expect(await forgeOn(gh).readDashboard!(dashboard)).toEqual(made);
+  });
+});
