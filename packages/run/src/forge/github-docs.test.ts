@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitHubForge } from './github.js';
@@ -5,7 +6,7 @@ import { nextLink, nextPageOf } from './github-pages.js';
 
 /**
  * The GitHub forge where GitHub's documentation promises less than a plain fake gives: pages as
- * the `link` header says.
+ * the `link` header says; the headers every request carries.
  */
 
 const fakes: FakeGitHub[] = [];
@@ -91,5 +92,41 @@ describe('pagination', () => {
     const dashboard = { repository: 'org/cluster-01', name: 'dashboard', title: 'kdelta dashboard', marker: '<!-- kdelta-dashboard -->' };
     const made = await forge.writeDashboard!(dashboard, `fleet\n${dashboard.marker}\n`, undefined);
     expect(await forgeOn(gh).readDashboard!(dashboard)).toEqual(made);
+  });
+});
+
+describe('headers', () => {
+  it('every request, a GitHub App’s included, asks for application/vnd.github+json, names the API version and kdelta as its user agent', async () => {
+    const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    const gh = await fake({ apps: [{ id: 7, slug: 'kdelta-fleet', privateKey, installations: { org: { id: 11 } } }] });
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    for (const forge of [forgeOn(gh), forgeOn(gh, { token: undefined, app: { appId: '7', privateKey } })]) {
+      const { proposal } = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+      // conflicts now: a draft, through GraphQL
+      await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b2\n', fingerprint: 'f2', conflicts: 1 });
+      await forge.setStatus(proposal, { state: 'success', description: 'ok' });
+    }
+    const ops = new Set(gh.requests.map((r) => r.operationId ?? r.path));
+    expect([...ops]).toEqual(
+      expect.arrayContaining([
+        'apps/get-repo-installation',
+        'apps/create-installation-access-token',
+        'pulls/create',
+        'graphql/convertPullRequestToDraft',
+      ]),
+    );
+    for (const r of gh.requests) {
+      expect({
+        op: r.operationId ?? r.path,
+        accept: r.headers?.accept,
+        version: r.headers?.apiVersion,
+        agent: r.headers?.userAgent?.split(' ')[0],
+      }).toEqual({
+        op: r.operationId ?? r.path,
+        accept: 'application/vnd.github+json',
+        version: '2022-11-28',
+        agent: 'kdelta',
+      });
+    }
   });
 });

@@ -28,6 +28,7 @@ import {
   singleToken,
   type TokenSource,
 } from './github-auth.js';
+import { documentedHeaders, USER_AGENT } from './github-headers.js';
 import { nextPageOf } from './github-pages.js';
 import { compareUrlOf, githubRepoOf, type GitHubRepo } from './github-repo.js';
 import { ForgeError } from './errors.js';
@@ -41,7 +42,7 @@ import { ForgeError } from './errors.js';
  * as it writes, so a run with nothing new makes one read per repository and no write at all.
  */
 
-export const GITHUB_API_VERSION = '2022-11-28';
+export { GITHUB_API_VERSION } from './github-headers.js';
 
 export type DraftPolicy = 'always' | 'never' | 'conflicts';
 export type AutoMergeMethod = 'merge' | 'squash' | 'rebase';
@@ -292,7 +293,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     ...(tokens.app ? {} : { auth: tokens.cachedFor('') }),
     baseUrl: apiUrl,
     request: { fetch: paced },
-    userAgent: 'kdelta',
+    userAgent: USER_AGENT,
     throttle: {
       // Primary limits: wait once for the reset when it is near; secondary limits: follow retry-after, three times.
       onRateLimit: (retryAfter: number, _o: unknown, _k: unknown, retryCount: number) => retryCount < 1 && retryAfter <= 120,
@@ -303,7 +304,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     retry: { retries: 2 },
   });
   octokit.hook.before('request', async (o) => {
-    o.headers['x-github-api-version'] = GITHUB_API_VERSION;
+    documentedHeaders(o);
     // A GitHub App: the installation token of the repository's owner (GraphQL calls bring theirs).
     const owner = (o as { owner?: unknown }).owner;
     const repo = (o as { repo?: unknown }).repo;
