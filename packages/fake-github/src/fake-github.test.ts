@@ -299,6 +299,20 @@ describe('pull requests', () => {
         name: 'absent',
       }),
     ).rejects.toMatchObject({ status: 404 });
+    // a label GitHub would have to create with a name over 50 characters: refused, none added
+    const long = 'x'.repeat(51);
+    await expect(
+      ok.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+        owner: 'org',
+        repo: 'cluster-01',
+        issue_number: pr.number,
+        labels: ['kdelta:new', long],
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      response: { data: { message: 'Validation Failed', errors: [{ value: long, resource: 'Label', field: 'name', code: 'invalid' }] } },
+    });
+    expect(gh.pulls(REPO).find((p) => p.number === pr.number)?.labels).toEqual(['kdelta', 'kdelta:stop']);
   });
 
   it('closes a PR with PATCH state=closed, and a human merge advances the base', async () => {

@@ -136,9 +136,19 @@ function issueOf(ctx: Context, params: Record<string, string>) {
   return { repo, issue };
 }
 
+/** GitHub's longest label name: a label it would have to create with a longer one is refused (422), none added. */
+const MAX_LABEL_NAME = 50;
+
+function checkNewLabels(repo: Repo, names: readonly string[]): void {
+  const bad = names.find((n) => !repo.labels.has(n.toLowerCase()) && [...n].length > MAX_LABEL_NAME);
+  if (bad !== undefined) validationFailed([{ value: bad, resource: 'Label', field: 'name', code: 'invalid' }]);
+}
+
 /** An issue's labels by name, created in the repository as GitHub creates them. */
 function issueLabels(ctx: Context, repo: Repo, given: (string | { name?: string })[] | undefined): string[] {
-  return (given ?? []).map((l) => ctx.state.labelFor(repo, typeof l === 'string' ? l : (l.name ?? '')).name);
+  const names = (given ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? '')));
+  checkNewLabels(repo, names);
+  return names.map((n) => ctx.state.labelFor(repo, n).name);
 }
 
 function touch(pr: PullState) {
@@ -512,6 +522,7 @@ export const handlers: Record<string, Handler> = {
     async run(ctx, params, body: string[] | { labels?: (string | { name: string })[] }) {
       const { repo, pr } = await pullOf(ctx, params, 'issue_number');
       const names = (Array.isArray(body) ? body : (body?.labels ?? [])).map((l) => (typeof l === 'string' ? l : l.name));
+      checkNewLabels(repo, names);
       for (const n of names) {
         const l = ctx.state.labelFor(repo, n);
         if (!pr.labels.some((x) => x.toLowerCase() === l.name.toLowerCase())) pr.labels.push(l.name);

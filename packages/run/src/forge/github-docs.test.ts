@@ -130,3 +130,22 @@ describe('headers', () => {
     }
   });
 });
+
+describe('what follows an open pull request', () => {
+  it('a label GitHub refuses (a name over 50 characters) is a warning: assignees, reviewers and the draft state still follow', async () => {
+    const gh = await fake();
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    const long = `team:${'x'.repeat(50)}`;
+    const forge = forgeOn(gh, { labels: ['kdelta', long], assignees: ['alice'], reviewers: ['bob'] });
+    const made = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+    expect(made).toMatchObject({
+      created: true,
+      warnings: [expect.stringMatching(/^GitHub: cannot label pull request #\d+ of org\/cluster-01: 422 Validation Failed/)],
+    });
+    expect(gh.pulls('org/cluster-01')[0]).toMatchObject({ labels: [], assignees: ['alice'], requested_reviewers: ['bob'], draft: false });
+    // conflicts now: it turns into a draft, though the label is refused again
+    const updated = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b2\n', fingerprint: 'f2', conflicts: 1 });
+    expect(updated.warnings).toHaveLength(1);
+    expect(gh.pulls('org/cluster-01')[0]).toMatchObject({ draft: true, body: expect.stringContaining('b2') });
+  });
+});

@@ -508,20 +508,32 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     const where = `pull request #${n} of ${keyOf(repo)}`;
     const have = new Set(labelsOf(r.pull));
     const missing = (options.labels ?? []).filter((l) => !have.has(l));
+    // Labels, assignees and reviews each stand alone: one GitHub refuses (a label name over its
+    // 50 characters, a reviewer who is not a collaborator) is a warning, and the rest still happens.
     if (missing.length > 0) {
-      const labels = await call<Array<{ name: string }>>(`label ${where}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
-        ...repo,
-        issue_number: n,
-        labels: missing,
-      });
-      r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
+      try {
+        const labels = await call<Array<{ name: string }>>(`label ${where}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+          ...repo,
+          issue_number: n,
+          labels: missing,
+        });
+        r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
+      } catch (error) {
+        if (error instanceof ForgeError && error.code === 'budget-spent') throw error;
+        warnings.push((error as Error).message);
+      }
     }
     if (created && (options.assignees ?? []).length > 0) {
-      await call(`assign ${where}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/assignees', {
-        ...repo,
-        issue_number: n,
-        assignees: [...options.assignees!],
-      });
+      try {
+        await call(`assign ${where}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/assignees', {
+          ...repo,
+          issue_number: n,
+          assignees: [...options.assignees!],
+        });
+      } catch (error) {
+        if (error instanceof ForgeError && error.code === 'budget-spent') throw error;
+        warnings.push((error as Error).message);
+      }
     }
     if (created && ((options.reviewers ?? []).length > 0 || (options.teamReviewers ?? []).length > 0)) {
       try {
