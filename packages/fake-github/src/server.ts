@@ -144,7 +144,12 @@ export interface FakeGitHub {
   mergePull(fullName: string, number: number): Promise<string>;
   addLabel(fullName: string, number: number, name: string): void;
   humanCommit(fullName: string, branch: string, files: Record<string, string | null>, message?: string): Promise<string>;
-  rateLimitNext(n?: number, retryAfterSeconds?: number): void;
+  /**
+   * The next `n` API requests are refused with 403: `secondary` (the default), GitHub's secondary
+   * limit with `retry-after`; `primary`, the hour's limit reached (`x-ratelimit-remaining: 0`, the
+   * window resetting `retryAfterSeconds` from now in `x-ratelimit-reset`, real time as GitHub's).
+   */
+  rateLimitNext(n?: number, retryAfterSeconds?: number, kind?: 'secondary' | 'primary'): void;
   /** The token is refused from now on (401 from the API and from git), as a revoked token is. */
   revokeToken(token: string): void;
   /**
@@ -280,6 +285,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const ops = loadOperations();
   let rateLimited = 0;
   let retryAfter = 1;
+  let limitKind: 'secondary' | 'primary' = 'secondary';
   let used = 0;
   const resetAt = Math.floor(Date.now() / 1000) + 3600;
   let urls: Urls = { server: '', api: '' };
@@ -435,6 +441,21 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         return;
       }
       recentWrites.push(t);
+    }
+    // GitHub's primary limit: past it, every request is refused until the window resets
+    const overLimit = options.rateLimitHeaders !== false && used > coreLimit;
+    if (overLimit || (rateLimited > 0 && limitKind === 'primary')) {
+      if (!overLimit) rateLimited--;
+      const reset = overLimit ? resetAt : Math.floor(Date.now() / 1000) + retryAfter;
+      res.setHeader('x-ratelimit-remaining', '0');
+      res.setHeader('x-ratelimit-reset', String(reset));
+      sendJson(res, 403, {
+        message: `API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID ${res.getHeader('x-github-request-id')}.`,
+        documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-primary-rate-limits',
+        status: '403',
+      });
+      record(403, operationId, write);
+      return;
     }
     if (rateLimited > 0) {
       rateLimited--;
@@ -807,9 +828,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       return commit;
     },
 
-    rateLimitNext(n = 1, retryAfterSeconds = 1) {
+    rateLimitNext(n = 1, retryAfterSeconds = 1, kind = 'secondary') {
       rateLimited = n;
       retryAfter = retryAfterSeconds;
+      limitKind = kind;
     },
 
     revokeToken(token) {

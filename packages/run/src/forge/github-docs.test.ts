@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Budget } from './budget.js';
 import { createGitHubForge } from './github.js';
 import { nextLink, nextPageOf } from './github-pages.js';
 
@@ -147,5 +148,27 @@ describe('what follows an open pull request', () => {
     const updated = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b2\n', fingerprint: 'f2', conflicts: 1 });
     expect(updated.warnings).toHaveLength(1);
     expect(gh.pulls('org/cluster-01')[0]).toMatchObject({ draft: true, body: expect.stringContaining('b2') });
+  });
+});
+
+describe('rate limits', () => {
+  it('the primary limit reached on a write (403, x-ratelimit-remaining 0): sent again after x-ratelimit-reset, inside the run’s budget', async () => {
+    const gh = await fake();
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    const budget = new Budget(100);
+    const forge = forgeOn(gh, { budget });
+    const { proposal, created } = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+    expect(created).toBe(true);
+    gh.clearRequests();
+    const before = budget.used;
+    gh.rateLimitNext(1, 1, 'primary');
+    await forge.setStatus(proposal, { state: 'success', description: 'ok' });
+    expect(gh.requests.map((r) => `${r.operationId} ${r.status}`)).toEqual([
+      'repos/create-commit-status 403',
+      'repos/create-commit-status 201',
+    ]);
+    // both sends counted, and the budget still admits writes
+    expect(budget.used - before).toBe(2);
+    expect(budget.reserve(10)).toBeTypeOf('function');
   });
 });

@@ -284,8 +284,11 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     } else counts.reads++;
     const response = await fetch(url, init);
     const remaining = response.headers.get('x-ratelimit-remaining');
+    // A refusal for the primary limit (403 or 429 with none remaining) holds until x-ratelimit-reset,
+    // which Octokit's throttling waits for before sending the request again: not a ceiling for that retry.
+    const primaryRefusal = (response.status === 403 || response.status === 429) && remaining === '0';
     // only a real answer speaks for the server (a proxy's error page carries no headers either)
-    if (remaining !== null) budget?.observe(Number(remaining));
+    if (remaining !== null && !primaryRefusal) budget?.observe(Number(remaining));
     else if (response.ok) budget?.observe(undefined);
     return response;
   };
