@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
+import { tempDir } from '@kdelta/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Budget } from './budget.js';
 import { createGitHubForge } from './github.js';
@@ -170,5 +175,70 @@ describe('rate limits', () => {
     // both sends counted, and the budget still admits writes
     expect(budget.used - before).toBe(2);
     expect(budget.reserve(10)).toBeTypeOf('function');
+  });
+});
+
+describe('commits through the git data API', () => {
+  /** git, asynchronously (the fake serves git from this process). */
+  const git = async (dir: string, ...args: string[]) =>
+    (
+      await promisify(execFile)('git', args, {
+        cwd: dir,
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+      })
+    ).stdout.trim();
+
+  it('an executable, a symlink, a mode change and a deletion arrive as they are; a branch made meanwhile is left alone (branch-moved)', async () => {
+    const gh = await fake();
+    const base = await gh.humanCommit('org/cluster-01', 'main', { 'run.sh': '#!/bin/sh\n', 'old.txt': 'old\n', 'keep.txt': 'keep\n' });
+    const dir = tempDir('kdelta-publish-');
+    await git(dir, 'init', '--quiet');
+    await git(
+      dir,
+      '-c',
+      `http.extraHeader=Authorization: Basic ${Buffer.from(`x-access-token:${gh.token}`).toString('base64')}`,
+      'fetch',
+      '--quiet',
+      `${gh.serverUrl}/org/cluster-01.git`,
+      'main',
+    );
+    await git(dir, 'checkout', '--quiet', base);
+    chmodSync(join(dir, 'run.sh'), 0o755);
+    writeFileSync(join(dir, 'tool.sh'), '#!/bin/sh\necho tool\n', { mode: 0o755 });
+    symlinkSync('keep.txt', join(dir, 'link'));
+    unlinkSync(join(dir, 'old.txt'));
+    writeFileSync(join(dir, 'keep.txt'), 'kept\n');
+    await git(dir, 'add', '-A');
+    await git(dir, '-c', 'user.name=k', '-c', 'user.email=k@example.com', 'commit', '--quiet', '-m', 'change');
+    const commit = await git(dir, 'rev-parse', 'HEAD');
+    const forge = forgeOn(gh, { signedCommits: true });
+    const input = {
+      target: target(gh, 'kdelta/web'),
+      dir,
+      commit,
+      baseCommit: base,
+      expectedHead: undefined,
+      message: 'change',
+      author: { name: 'kdelta', email: 'kdelta@example.com' },
+    };
+    const made = await forge.publishCommit!(input);
+    const tree = await git(gh.gitDir('org/cluster-01'), 'ls-tree', '-r', 'kdelta/web');
+    expect(tree.split('\n').map((l) => l.replace(/ [0-9a-f]{40}/, ''))).toEqual([
+      '100644 blob\tREADME.md',
+      '100644 blob\tkeep.txt',
+      '120000 blob\tlink',
+      '100755 blob\trun.sh',
+      '100755 blob\ttool.sh',
+    ]);
+    // the same content as the local commit, byte for byte
+    expect(await git(gh.gitDir('org/cluster-01'), 'rev-parse', 'kdelta/web^{tree}')).toBe(await git(dir, 'rev-parse', 'HEAD^{tree}'));
+    expect(gh.commitVerified('org/cluster-01', made)).toBe(true);
+    // the branch exists now, though this publish expected none: GitHub refuses to make it (422), kdelta leaves it alone
+    await expect(forge.publishCommit!(input)).rejects.toMatchObject({
+      code: 'branch-moved',
+      message:
+        'cannot create kdelta/web in org/cluster-01: it was made or moved since kdelta read it (GitHub: 422 Reference already exists): left alone',
+    });
+    expect(await git(gh.gitDir('org/cluster-01'), 'rev-parse', 'kdelta/web')).toBe(made);
   });
 });

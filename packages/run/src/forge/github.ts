@@ -948,11 +948,32 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       }
       // on the tip it read (a human's commits carried forward): a fast-forward, which GitHub checks
       const force = input.baseCommit !== input.expectedHead;
-      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force });
+      await moved(`move ${where}`, () =>
+        call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force }),
+      );
     } else {
-      await call(`create ${where}`, 'POST /repos/{owner}/{repo}/git/refs', { ...repo, ref: `refs/${ref}`, sha: commit.sha });
+      await moved(`create ${where}`, () =>
+        call(`create ${where}`, 'POST /repos/{owner}/{repo}/git/refs', { ...repo, ref: `refs/${ref}`, sha: commit.sha }),
+      );
     }
     return commit.sha;
+  }
+
+  /**
+   * A ref write GitHub refuses because the branch moved since it was read: made by someone else
+   * meanwhile (422 "Reference already exists"), or moved off the tip kdelta built on (422 "Update is
+   * not a fast forward"). Left alone, as a push whose lease went stale is.
+   */
+  async function moved(what: string, write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      if (error instanceof ForgeError && /\b422\b.*(reference already exists|not a fast.forward)/i.test(error.message)) {
+        const answer = error.message.replace(/^GitHub: cannot .*?: (?=422)/, '');
+        throw new ForgeError('branch-moved', `cannot ${what}: it was made or moved since kdelta read it (GitHub: ${answer}): left alone`);
+      }
+      throw error;
+    }
   }
 
   return forge;
