@@ -394,6 +394,7 @@ export const handlers: Record<string, Handler> = {
       if (noCommits) {
         validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${body.base} and ${headRef}` }]);
       }
+      if (body.draft && !ctx.state.drafts) unprocessable('Draft pull requests are not supported in this repository.');
       const id = ctx.state.nextId++;
       const at = o.now();
       const pr: PullState = {

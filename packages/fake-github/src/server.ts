@@ -61,6 +61,11 @@ export interface FakeGitHubOptions {
    * maximum): GitHub's documentation promises only the `link` header's `rel="next"` for what follows.
    */
   readonly maxPerPage?: number;
+  /**
+   * Draft pull requests are offered (default true). GitHub offers them in public repositories, and
+   * in private ones on paid plans only: false refuses a draft's creation (422) and a conversion to one.
+   */
+  readonly draftPullRequests?: boolean;
   readonly apps?: readonly FakeApp[];
   /** An installation token's lifetime in milliseconds on `clock` (default an hour, as GitHub's). */
   readonly installationTokenLifetimeMs?: number;
@@ -186,6 +191,8 @@ export class State {
   heldHeads = false;
   /** Items a page holds at most (`FakeGitHubOptions.maxPerPage`). */
   maxPerPage = 100;
+  /** `FakeGitHubOptions.draftPullRequests`. */
+  drafts = true;
   nextId = 1000;
 
   constructor(readonly root: string) {}
@@ -280,6 +287,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const root = await mkdtemp(join(tmpdir(), 'fake-github-'));
   const state = new State(root);
   if (options.maxPerPage !== undefined) state.maxPerPage = options.maxPerPage;
+  if (options.draftPullRequests === false) state.drafts = false;
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
   const ops = loadOperations();

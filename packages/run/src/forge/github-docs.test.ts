@@ -156,6 +156,39 @@ describe('what follows an open pull request', () => {
   });
 });
 
+describe('draft pull requests where GitHub offers none (a private repository on GitHub Free or Pro)', () => {
+  it('a proposal with conflicts is opened ready for review, with a warning; later, auto-merge is still turned off when conflicts come', async () => {
+    const gh = await fake({ draftPullRequests: false });
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    gh.requireStatusChecks('org/cluster-01', 'main', ['ci']);
+    const forge = forgeOn(gh, { autoMerge: 'squash' });
+    const opened = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f1', conflicts: 1 });
+    expect(opened).toMatchObject({
+      created: true,
+      warnings: [
+        'GitHub offers no draft pull requests in org/cluster-01 (a private repository on GitHub Free or Pro): the pull request for kdelta/web is opened ready for review',
+      ],
+    });
+    expect(gh.pulls('org/cluster-01')).toMatchObject([{ state: 'open', draft: false, auto_merge: null }]);
+    // the conflicts resolved: auto-merge waits for the required check
+    await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b2\n', fingerprint: 'f2' });
+    expect(gh.pulls('org/cluster-01')[0]).toMatchObject({ auto_merge: { merge_method: 'squash' } });
+    // conflicts again: no draft to turn it into, and auto-merge is turned off all the same
+    const again = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b3\n', fingerprint: 'f3', conflicts: 2 });
+    expect(again.warnings).toEqual([
+      expect.stringMatching(
+        /^GitHub offers no draft pull requests in org\/cluster-01 .*: pull request #\d+ of org\/cluster-01 stays ready for review$/,
+      ),
+    ]);
+    expect(gh.pulls('org/cluster-01')[0]).toMatchObject({
+      state: 'open',
+      draft: false,
+      auto_merge: null,
+      body: expect.stringContaining('b3'),
+    });
+  });
+});
+
 describe('rate limits', () => {
   it('the primary limit reached on a write (403, x-ratelimit-remaining 0): sent again after x-ratelimit-reset, inside the run’s budget', async () => {
     const gh = await fake();

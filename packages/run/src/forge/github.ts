@@ -501,6 +501,14 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     return undefined;
   }
 
+  /** GitHub offers draft pull requests in public repositories, and in private ones on paid plans only. */
+  const draftsUnsupported = (error: unknown) =>
+    /draft pull requests are not supported/i.test(
+      `${(error as Error).message ?? ''} ${JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? '')}`,
+    );
+  const draftsMissing = (repo: GitHubRepo, what: string) =>
+    `GitHub offers no draft pull requests in ${keyOf(repo)} (a private repository on GitHub Free or Pro): ${what}`;
+
   /** Not ready for review: conflicts to look at, or a render that failed. */
   const notReady = (input: ProposalInput) => (input.conflicts ?? 0) > 0 || input.renderFailed === true;
   const wantsDraft = (input: ProposalInput) => draftPolicy === 'always' || (draftPolicy === 'conflicts' && notReady(input));
@@ -554,15 +562,21 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     const blocked = notReady(input);
     const draft = wantsDraft(input);
     if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== 'always') {
-      await graphql(
-        `${draft ? 'turn' : 'mark'} ${where} ${draft ? 'into a draft' : 'ready for review'}`,
-        repo,
-        draft
-          ? 'mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }'
-          : 'mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }',
-        { id: r.pull.node_id },
-      );
-      r.pull = { ...r.pull, draft };
+      try {
+        await graphql(
+          `${draft ? 'turn' : 'mark'} ${where} ${draft ? 'into a draft' : 'ready for review'}`,
+          repo,
+          draft
+            ? 'mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }'
+            : 'mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }',
+          { id: r.pull.node_id },
+        );
+        r.pull = { ...r.pull, draft };
+      } catch (error) {
+        if (!draft || !draftsUnsupported(error)) throw error;
+        // it stays ready for review; auto-merge is still held back below (the proposal is not ready)
+        warnings.push(draftsMissing(repo, `${where} stays ready for review`));
+      }
     }
     const autoMerge = options.autoMerge;
     if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
@@ -658,13 +672,19 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       let created = false;
       if (!r) {
         try {
-          const pull = await octokit.request('POST /repos/{owner}/{repo}/pulls', {
-            ...repo,
-            title: input.title,
-            head: input.head,
-            base: input.base,
-            body: stored,
-            draft: wantsDraft(input),
+          const openPull = (draft: boolean) =>
+            octokit.request('POST /repos/{owner}/{repo}/pulls', {
+              ...repo,
+              title: input.title,
+              head: input.head,
+              base: input.base,
+              body: stored,
+              draft,
+            });
+          const pull = await openPull(wantsDraft(input)).catch((error: unknown) => {
+            if (!wantsDraft(input) || !draftsUnsupported(error)) throw error;
+            warnings.push(draftsMissing(repo, `the pull request for ${input.head} is opened ready for review`));
+            return openPull(false);
           });
           r = { pull: pull.data as unknown as PullJson, downstream: input.downstream, repoUrl: input.repo };
           pulls.set(r.pull.number, r);
