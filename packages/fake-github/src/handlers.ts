@@ -53,6 +53,15 @@ function unprocessable(message: string): never {
   throw new HttpError(422, { message, documentation_url: DOCS, status: '422' });
 }
 
+/** GitHub's longest body of an issue, a pull request or a comment, in characters. */
+const MAX_BODY = 65_536;
+
+function checkBody(resource: string, body: string | null | undefined): void {
+  if (typeof body === 'string' && [...body].length > MAX_BODY) {
+    validationFailed([{ resource, code: 'custom', field: 'body', message: `body is too long (maximum is ${MAX_BODY} characters)` }]);
+  }
+}
+
 function repoOf(ctx: Context, params: Record<string, string>) {
   const repo = ctx.state.repo(`${params['owner']}/${params['repo']}`);
   if (!repo) notFound();
@@ -372,6 +381,7 @@ export const handlers: Record<string, Handler> = {
       params,
       body: { title?: string; head: string; base: string; body?: string; draft?: boolean; maintainer_can_modify?: boolean; issue?: number },
     ) {
+      checkBody('PullRequest', body.body);
       const repo = repoOf(ctx, params);
       await ctx.state.refresh(repo.fullName);
       if (body.title === undefined) validationFailed([{ resource: 'PullRequest', field: 'title', code: 'missing_field' }]);
@@ -445,6 +455,7 @@ export const handlers: Record<string, Handler> = {
       params,
       body: { title?: string; body?: string; state?: 'open' | 'closed'; base?: string; maintainer_can_modify?: boolean },
     ) {
+      checkBody('PullRequest', body.body);
       const { repo, pr } = await pullOf(ctx, params);
       if (body.base !== undefined) {
         const sha = await resolveRef(repo.gitDir, `refs/heads/${body.base}`);
@@ -609,6 +620,7 @@ export const handlers: Record<string, Handler> = {
   'issues/create': {
     permission: ['issues', 'write'],
     async run(ctx, params, body: { title: string | number; body?: string; labels?: (string | { name?: string })[] }) {
+      checkBody('Issue', body.body);
       const repo = repoOf(ctx, params);
       await ctx.state.refresh(repo.fullName);
       const at = o.now();
@@ -655,6 +667,7 @@ export const handlers: Record<string, Handler> = {
         labels?: (string | { name?: string })[];
       },
     ) {
+      checkBody('Issue', body.body);
       // a pull request's issue is edited through the pulls endpoints here: kdelta does that
       const { repo, issue } = issueOf(ctx, params);
       if (body.title !== undefined && body.title !== null) issue.title = String(body.title);
@@ -690,6 +703,7 @@ export const handlers: Record<string, Handler> = {
     permission: ['issues', 'write'],
     alternative: ['pull_requests', 'write'],
     async run(ctx, params, body: { body: string }) {
+      checkBody('IssueComment', body.body);
       const { repo, pr } = await pullOf(ctx, params, 'issue_number');
       const at = o.now();
       const c = { id: ctx.state.nextId++, issueNumber: pr.number, body: body.body, user: ctx.login, createdAt: at, updatedAt: at };
@@ -706,6 +720,7 @@ export const handlers: Record<string, Handler> = {
     permission: ['issues', 'write'],
     alternative: ['pull_requests', 'write'],
     async run(ctx, params, body: { body: string }) {
+      checkBody('IssueComment', body.body);
       const repo = repoOf(ctx, params);
       const c = repo.comments.find((x) => x.id === Number(params['comment_id']));
       if (!c) notFound();

@@ -189,6 +189,22 @@ describe('draft pull requests where GitHub offers none (a private repository on 
   });
 });
 
+describe('bodies', () => {
+  it('a pull request or dashboard body over GitHub’s 65536 characters is a clear error, and nothing is sent', async () => {
+    const gh = await fake();
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    const forge = forgeOn(gh);
+    await forge.find(target(gh, 'kdelta/web'));
+    gh.clearRequests();
+    await expect(
+      forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'x'.repeat(65_537), fingerprint: 'f' }),
+    ).rejects.toMatchObject({ code: 'body-too-long', message: expect.stringMatching(/over GitHub's limit of 65536$/) });
+    const dashboard = { repository: 'org/cluster-01', name: 'dashboard', title: 'kdelta dashboard', marker: '<!-- kdelta-dashboard -->' };
+    await expect(forge.writeDashboard!(dashboard, 'x'.repeat(65_537), undefined)).rejects.toMatchObject({ code: 'body-too-long' });
+    expect(gh.requests).toEqual([]);
+  });
+});
+
 describe('rate limits', () => {
   it('the primary limit reached on a write (403, x-ratelimit-remaining 0): sent again after x-ratelimit-reset, inside the run’s budget', async () => {
     const gh = await fake();
