@@ -507,6 +507,12 @@ export const handlers: Record<string, Handler> = {
     async run(ctx, params, body: { reviewers?: string[]; team_reviewers?: string[] }) {
       const { repo, pr } = await pullOf(ctx, params);
       if (!body.reviewers && !body.team_reviewers) unprocessable('Invalid request.\n\nNo subschema in "anyOf" matched.');
+      const collaborators = ctx.state.collaborators;
+      if (collaborators && [...(body.reviewers ?? []), ...(body.team_reviewers ?? [])].some((r) => !collaborators.has(r.toLowerCase()))) {
+        unprocessable(
+          `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${repo.fullName} repository.`,
+        );
+      }
       for (const r of body.reviewers ?? []) {
         if (r.toLowerCase() === pr.user.toLowerCase()) unprocessable('Review cannot be requested from pull request author.');
         if (!pr.requestedReviewers.includes(r)) pr.requestedReviewers.push(r);

@@ -66,6 +66,11 @@ export interface FakeGitHubOptions {
    * in private ones on paid plans only: false refuses a draft's creation (422) and a conversion to one.
    */
   readonly draftPullRequests?: boolean;
+  /**
+   * The users and teams that are collaborators of every repository (default: anyone is): a review
+   * requested from anyone else is refused (422), as GitHub refuses it.
+   */
+  readonly collaborators?: readonly string[];
   readonly apps?: readonly FakeApp[];
   /** An installation token's lifetime in milliseconds on `clock` (default an hour, as GitHub's). */
   readonly installationTokenLifetimeMs?: number;
@@ -193,6 +198,8 @@ export class State {
   maxPerPage = 100;
   /** `FakeGitHubOptions.draftPullRequests`. */
   drafts = true;
+  /** `FakeGitHubOptions.collaborators` (lower case), undefined: anyone. */
+  collaborators: ReadonlySet<string> | undefined;
   nextId = 1000;
 
   constructor(readonly root: string) {}
@@ -288,6 +295,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const state = new State(root);
   if (options.maxPerPage !== undefined) state.maxPerPage = options.maxPerPage;
   if (options.draftPullRequests === false) state.drafts = false;
+  if (options.collaborators) state.collaborators = new Set(options.collaborators.map((c) => c.toLowerCase()));
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
   const ops = loadOperations();

@@ -156,6 +156,30 @@ describe('what follows an open pull request', () => {
   });
 });
 
+describe('review requests', () => {
+  it('a reviewer who is not a collaborator (422) is a warning: the pull request stands, labelled and assigned', async () => {
+    const gh = await fake({ collaborators: ['alice', 'bob'] });
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    const forge = forgeOn(gh, { labels: ['kdelta'], assignees: ['alice'], reviewers: ['bob', 'mallory'], autoMerge: 'merge' });
+    gh.requireStatusChecks('org/cluster-01', 'main', ['ci']);
+    const made = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+    expect(made).toMatchObject({
+      created: true,
+      warnings: [
+        expect.stringMatching(
+          /^GitHub: cannot request reviews on pull request #\d+ of org\/cluster-01: 422 Reviews may only be requested from collaborators/,
+        ),
+      ],
+    });
+    expect(gh.pulls('org/cluster-01')[0]).toMatchObject({
+      state: 'open',
+      labels: ['kdelta'],
+      assignees: ['alice'],
+      auto_merge: { merge_method: 'merge' },
+    });
+  });
+});
+
 describe('draft pull requests where GitHub offers none (a private repository on GitHub Free or Pro)', () => {
   it('a proposal with conflicts is opened ready for review, with a warning; later, auto-merge is still turned off when conflicts come', async () => {
     const gh = await fake({ draftPullRequests: false });
