@@ -160,6 +160,8 @@ export interface FakeGitHub {
    * window resetting `retryAfterSeconds` from now in `x-ratelimit-reset`, real time as GitHub's).
    */
   rateLimitNext(n?: number, retryAfterSeconds?: number, kind?: 'secondary' | 'primary'): void;
+  /** The next `n` API requests are answered `status` (a 502 or 503 of GitHub under load, or of a proxy), unhandled. */
+  failNext(n: number, status: number): void;
   /** The token is refused from now on (401 from the API and from git), as a revoked token is. */
   revokeToken(token: string): void;
   /**
@@ -302,6 +304,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   let rateLimited = 0;
   let retryAfter = 1;
   let limitKind: 'secondary' | 'primary' = 'secondary';
+  let failing = { n: 0, status: 502 };
   let used = 0;
   const resetAt = Math.floor(Date.now() / 1000) + 3600;
   let urls: Urls = { server: '', api: '' };
@@ -457,6 +460,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         return;
       }
       recentWrites.push(t);
+    }
+    if (failing.n > 0) {
+      failing.n--;
+      sendJson(res, failing.status, { message: 'Server Error', documentation_url: DOCS, status: String(failing.status) });
+      record(failing.status, operationId, write);
+      return;
     }
     // GitHub's primary limit: past it, every request is refused until the window resets
     const overLimit = options.rateLimitHeaders !== false && used > coreLimit;
@@ -848,6 +857,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       rateLimited = n;
       retryAfter = retryAfterSeconds;
       limitKind = kind;
+    },
+
+    failNext(n, status) {
+      failing = { n, status };
     },
 
     revokeToken(token) {

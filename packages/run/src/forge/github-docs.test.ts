@@ -229,6 +229,27 @@ describe('bodies', () => {
   });
 });
 
+describe('server errors', () => {
+  it('a 502 or 503 is retried (twice at most), each send inside the budget; then a clear error', async () => {
+    const gh = await fake();
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    const budget = new Budget(100);
+    const forge = forgeOn(gh, { budget });
+    gh.failNext(1, 502);
+    const { proposal } = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+    gh.clearRequests();
+    gh.failNext(2, 503);
+    await forge.setStatus(proposal, { state: 'success', description: 'ok' });
+    expect(gh.requests.map((r) => r.status)).toEqual([503, 503, 201]);
+    gh.failNext(3, 502);
+    await expect(forge.setStatus(proposal, { state: 'failure', description: 'no' })).rejects.toMatchObject({
+      code: 'github-request-failed',
+      message: expect.stringMatching(/^GitHub: cannot record a status on [0-9a-f]{12} in org\/cluster-01: 502/),
+    });
+    expect(budget.used).toBe(gh.writes() + 1);
+  });
+});
+
 describe('rate limits', () => {
   it('the primary limit reached on a write (403, x-ratelimit-remaining 0): sent again after x-ratelimit-reset, inside the run’s budget', async () => {
     const gh = await fake();

@@ -304,7 +304,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       ...(pacing.retryAfterUnitMs !== undefined ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {}),
       ...(pacing.writeSpacing === false ? { write: immediate as never, notifications: immediate as never } : {}),
     },
-    retry: { retries: 2 },
+    retry: { retries: 2, ...(pacing.retryAfterUnitMs !== undefined ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {}) },
   });
   octokit.hook.before('request', async (o) => {
     documentedHeaders(o);
