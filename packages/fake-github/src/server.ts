@@ -158,8 +158,9 @@ export interface FakeGitHub {
    * The next `n` API requests are refused with 403: `secondary` (the default), GitHub's secondary
    * limit with `retry-after`; `primary`, the hour's limit reached (`x-ratelimit-remaining: 0`, the
    * window resetting `retryAfterSeconds` from now in `x-ratelimit-reset`, real time as GitHub's).
+   * GitHub answers either with 403 or with 429 (`status`).
    */
-  rateLimitNext(n?: number, retryAfterSeconds?: number, kind?: 'secondary' | 'primary'): void;
+  rateLimitNext(n?: number, retryAfterSeconds?: number, kind?: 'secondary' | 'primary', status?: 403 | 429): void;
   /** The next `n` API requests are answered `status` (a 502 or 503 of GitHub under load, or of a proxy), unhandled. */
   failNext(n: number, status: number): void;
   /** The token is refused from now on (401 from the API and from git), as a revoked token is. */
@@ -304,6 +305,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   let rateLimited = 0;
   let retryAfter = 1;
   let limitKind: 'secondary' | 'primary' = 'secondary';
+  let limitStatus: 403 | 429 = 403;
   let failing = { n: 0, status: 502 };
   let used = 0;
   const resetAt = Math.floor(Date.now() / 1000) + 3600;
@@ -470,16 +472,17 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     // GitHub's primary limit: past it, every request is refused until the window resets
     const overLimit = options.rateLimitHeaders !== false && used > coreLimit;
     if (overLimit || (rateLimited > 0 && limitKind === 'primary')) {
+      const status = overLimit ? 403 : limitStatus;
       if (!overLimit) rateLimited--;
       const reset = overLimit ? resetAt : Math.floor(Date.now() / 1000) + retryAfter;
       res.setHeader('x-ratelimit-remaining', '0');
       res.setHeader('x-ratelimit-reset', String(reset));
-      sendJson(res, 403, {
+      sendJson(res, status, {
         message: `API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID ${res.getHeader('x-github-request-id')}.`,
         documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-primary-rate-limits',
-        status: '403',
+        status: String(status),
       });
-      record(403, operationId, write);
+      record(status, operationId, write);
       return;
     }
     if (rateLimited > 0) {
@@ -487,15 +490,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       const id = res.getHeader('x-github-request-id');
       sendJson(
         res,
-        403,
+        limitStatus,
         {
           message: `You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later. If you reach out to GitHub Support for help, please include the request ID ${id}.`,
           documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
-          status: '403',
+          status: String(limitStatus),
         },
         { 'retry-after': String(retryAfter) },
       );
-      record(403, operationId, write);
+      record(limitStatus, operationId, write);
       return;
     }
 
@@ -853,10 +856,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       return commit;
     },
 
-    rateLimitNext(n = 1, retryAfterSeconds = 1, kind = 'secondary') {
+    rateLimitNext(n = 1, retryAfterSeconds = 1, kind = 'secondary', status = 403) {
       rateLimited = n;
       retryAfter = retryAfterSeconds;
       limitKind = kind;
+      limitStatus = status;
     },
 
     failNext(n, status) {

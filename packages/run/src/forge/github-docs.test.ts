@@ -270,6 +270,26 @@ describe('rate limits', () => {
     expect(budget.used - before).toBe(2);
     expect(budget.reserve(10)).toBeTypeOf('function');
   });
+
+  it.each([403, 429] as const)(
+    'a limit answered %i (the secondary one with retry-after on a read, the primary one with x-ratelimit-reset on a write): waited out and sent again',
+    async (status) => {
+      const gh = await fake();
+      await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+      const forge = forgeOn(gh, { budget: new Budget(100) });
+      gh.rateLimitNext(1, 2, 'secondary', status);
+      const { proposal } = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+      gh.rateLimitNext(1, 2, 'primary', status);
+      await forge.setStatus(proposal, { state: 'success', description: 'ok' });
+      expect(gh.requests.map((r) => `${r.method} ${r.status}`)).toEqual([
+        `GET ${status}`,
+        'GET 200',
+        'POST 201',
+        `POST ${status}`,
+        'POST 201',
+      ]);
+    },
+  );
 });
 
 describe('commits through the git data API', () => {
