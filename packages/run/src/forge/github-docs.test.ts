@@ -180,6 +180,25 @@ describe('review requests', () => {
   });
 });
 
+describe('auto-merge', () => {
+  it('a clean pull request GitHub refuses to merge (409: the head moved since kdelta pushed) stays open, with a warning', async () => {
+    const gh = await fake();
+    const pushed = await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'a person’s commit\n' });
+    const forge = forgeOn(gh, { autoMerge: 'squash' });
+    const made = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f', headCommit: pushed });
+    expect(made).toMatchObject({
+      created: true,
+      warnings: [
+        expect.stringMatching(
+          /^auto-merge: pull request #\d+ of org\/cluster-01 is ready to merge but was left open: .*409 Head branch was modified/,
+        ),
+      ],
+    });
+    expect(gh.pulls('org/cluster-01')[0]).toMatchObject({ state: 'open', merged: false });
+  });
+});
+
 describe('draft pull requests where GitHub offers none (a private repository on GitHub Free or Pro)', () => {
   it('a proposal with conflicts is opened ready for review, with a warning; later, auto-merge is still turned off when conflicts come', async () => {
     const gh = await fake({ draftPullRequests: false });
