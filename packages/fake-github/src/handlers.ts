@@ -786,13 +786,16 @@ export const handlers: Record<string, Handler> = {
           ? 'success'
           : 'pending';
       const a = `${ctx.urls.api}/repos/${repo.fullName}`;
+      // the statuses are paginated (the link header), the combined state is of them all
+      const { page, headers } = paginate(ctx, statuses);
       return {
         status: 200,
+        headers,
         body: {
           state: combined,
           sha,
           total_count: statuses.length,
-          statuses: statuses.map((s) => o.status(ctx.urls, repo, sha!, s, false)),
+          statuses: page.map((s) => o.status(ctx.urls, repo, sha!, s, false)),
           repository: o.minimalRepository(ctx.urls, repo),
           commit_url: `${a}/commits/${sha}`,
           url: `${a}/commits/${sha}/status`,

@@ -85,6 +85,24 @@ describe('pagination', () => {
     expect((await next.list()).map((p) => p.head).sort()).toEqual(heads);
   });
 
+  it('kdelta’s status is found on a later page of a commit’s combined status: not posted again', async () => {
+    const gh = await fake({ maxPerPage: 2 });
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    const forge = forgeOn(gh);
+    const { proposal } = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+    const sha = gh.pulls('org/cluster-01')[0]!.head.sha;
+    for (const context of ['ci', 'lint']) {
+      await fetch(`${gh.apiUrl}/repos/org/cluster-01/statuses/${sha}`, {
+        method: 'POST',
+        headers: { authorization: `token ${gh.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ state: 'success', context }),
+      });
+    }
+    await forge.setStatus(proposal, { state: 'success', description: 'ok' }, sha);
+    expect(await forgeOn(gh).ensureStatus!(proposal, { state: 'success', description: 'ok' }, sha)).toBe(false);
+    expect(gh.statuses('org/cluster-01', sha).map((s) => s.context)).toEqual(['ci', 'lint', 'kdelta']);
+  });
+
   it('the dashboard is found on a later page of the issues (a person’s issues before it)', async () => {
     const gh = await fake({ maxPerPage: 2 });
     const forge = forgeOn(gh);

@@ -371,9 +371,16 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
 
   /**
    * Every page of a list: the `link` header's next page until there is none (GitHub's documented
-   * way; a page's length says nothing). `enough` stops early once a page holds what is looked for.
+   * way; a page's length says nothing). `enough` stops early once a page holds what is looked for;
+   * `itemsOf` finds the page's items in an answer that is not a bare list (a combined status).
    */
-  async function allPages<T>(what: string, route: string, params: Record<string, unknown>, enough?: (batch: T[]) => boolean): Promise<T[]> {
+  async function allPages<T>(
+    what: string,
+    route: string,
+    params: Record<string, unknown>,
+    enough?: (batch: T[]) => boolean,
+    itemsOf: (data: unknown) => T[] = (data) => data as T[],
+  ): Promise<T[]> {
     const owner = typeof params.owner === 'string' ? params.owner : undefined;
     const repoName = typeof params.repo === 'string' ? params.repo : '';
     const out: T[] = [];
@@ -385,7 +392,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       throw failure(error, what, owner);
     }
     for (;;) {
-      const batch = response.data as T[];
+      const batch = itemsOf(response.data);
       out.push(...batch);
       if (enough?.(batch)) return out;
       const next = nextPageOf(response.headers.link, apiUrl);
@@ -785,12 +792,16 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
 
     async ensureStatus(proposal, status, sha) {
       const repo = repoOf(proposal.repo);
-      const combined = await call<{ statuses?: Array<{ context?: string }> }>(
+      // the latest status of each context, page after page until kdelta's is found
+      const ours = (s: { context?: string }) => s.context === 'kdelta';
+      const statuses = await allPages<{ context?: string }>(
         `read the statuses of ${sha.slice(0, 12)} in ${keyOf(repo)}`,
         'GET /repos/{owner}/{repo}/commits/{ref}/status',
         { ...repo, ref: sha, per_page: 100 },
+        (batch) => batch.some(ours),
+        (data) => (data as { statuses?: Array<{ context?: string }> }).statuses ?? [],
       );
-      if ((combined.statuses ?? []).some((s) => s.context === 'kdelta')) return false;
+      if (statuses.some(ours)) return false;
       // One write outside any job's reservation: taken from the budget, or left for a later run.
       const release = options.budget ? options.budget.reserve(1) : () => {};
       if (!release) return false;
