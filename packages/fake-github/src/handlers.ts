@@ -749,6 +749,11 @@ export const handlers: Record<string, Handler> = {
       if ((await objectType(repo.gitDir, sha)) !== 'commit' || !/^[0-9a-f]{40}$/.test(sha)) {
         validationFailed([{ resource: 'Status', field: 'sha', code: 'invalid' }], `No commit found for SHA: ${sha}`);
       }
+      if (typeof body.description === 'string' && [...body.description].length > 140) {
+        validationFailed([
+          { resource: 'Status', code: 'custom', field: 'description', message: 'description is too long (maximum is 140 characters)' },
+        ]);
+      }
       const s: StatusState = {
         id: ctx.state.nextId++,
         state: body.state,

@@ -250,6 +250,19 @@ describe('draft pull requests where GitHub offers none (a private repository on 
   });
 });
 
+describe('commit statuses', () => {
+  it('a description over GitHub’s 140 characters is cut to 140 characters, never inside one', async () => {
+    const gh = await fake();
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    const forge = forgeOn(gh);
+    const { proposal } = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+    const sha = gh.pulls('org/cluster-01')[0]!.head.sha;
+    await forge.setStatus(proposal, { state: 'failure', description: `${'a'.repeat(139)}🙂🙂 and more` }, sha);
+    await forge.setStatus(proposal, { state: 'success', description: 'b'.repeat(200) }, sha);
+    expect(gh.statuses('org/cluster-01', sha).map((s) => s.description)).toEqual([`${'a'.repeat(139)}🙂`, 'b'.repeat(140)]);
+  });
+});
+
 describe('bodies', () => {
   it('a pull request or dashboard body over GitHub’s 65536 characters is a clear error, and nothing is sent', async () => {
     const gh = await fake();

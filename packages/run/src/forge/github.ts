@@ -642,7 +642,8 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       ...repo,
       sha,
       state: status.state,
-      description: status.description.slice(0, 140),
+      // GitHub's limit is 140 characters: cut between characters, never inside a surrogate pair
+      description: [...status.description].slice(0, 140).join(''),
       context: 'kdelta',
     });
     statuses.set(`${keyOf(repo)}@${sha}`, status);
