@@ -77,4 +77,32 @@ describe('the fake GitHub', () => {
     }).catch((e: { stderr: string }) => e);
     expect((git as { stderr: string }).stderr).toMatch(/could not read Username|401/);
   });
+
+  it('past the primary limit every request is refused (403, x-ratelimit-remaining 0, the reset time); rateLimitNext primary refuses the next ones so', async () => {
+    const gh = await start({ rateLimit: 2 });
+    const get = () =>
+      kit(gh)
+        .request('GET /repos/{owner}/{repo}', { owner: 'org', repo: 'repo' })
+        .catch((e: { status: number; response: { headers: Record<string, string>; data: { message: string } } }) => e);
+    expect(await get()).toMatchObject({ status: 200, headers: { 'x-ratelimit-remaining': '1' } });
+    expect(await get()).toMatchObject({ status: 200, headers: { 'x-ratelimit-remaining': '0' } });
+    const refused = await get();
+    expect(refused).toMatchObject({
+      status: 403,
+      response: { headers: { 'x-ratelimit-remaining': '0' }, data: { message: expect.stringMatching(/^API rate limit exceeded/) } },
+    });
+    expect(Number((refused as { response: { headers: Record<string, string> } }).response.headers['x-ratelimit-reset'])).toBeGreaterThan(
+      Date.now() / 1000,
+    );
+
+    const other = await start();
+    other.rateLimitNext(1, 30, 'primary');
+    const once = await kit(other)
+      .request('GET /repos/{owner}/{repo}', { owner: 'org', repo: 'repo' })
+      .catch((e: { status: number; response: { headers: Record<string, string> } }) => e);
+    expect(once).toMatchObject({ status: 403, response: { headers: { 'x-ratelimit-remaining': '0' } } });
+    const reset = Number((once as { response: { headers: Record<string, string> } }).response.headers['x-ratelimit-reset']);
+    expect(reset - Date.now() / 1000).toBeGreaterThan(25);
+    expect((await kit(other).request('GET /repos/{owner}/{repo}', { owner: 'org', repo: 'repo' })).status).toBe(200);
+  });
 });

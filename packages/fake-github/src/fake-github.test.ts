@@ -299,6 +299,20 @@ describe('pull requests', () => {
         name: 'absent',
       }),
     ).rejects.toMatchObject({ status: 404 });
+    // a label GitHub would have to create with a name over 50 characters: refused, none added
+    const long = 'x'.repeat(51);
+    await expect(
+      ok.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+        owner: 'org',
+        repo: 'cluster-01',
+        issue_number: pr.number,
+        labels: ['kdelta:new', long],
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      response: { data: { message: 'Validation Failed', errors: [{ value: long, resource: 'Label', field: 'name', code: 'invalid' }] } },
+    });
+    expect(gh.pulls(REPO).find((p) => p.number === pr.number)?.labels).toEqual(['kdelta', 'kdelta:stop']);
   });
 
   it('closes a PR with PATCH state=closed, and a human merge advances the base', async () => {
@@ -493,6 +507,65 @@ describe('statuses, permissions, rate limits, validation', () => {
     expect(data.name).toBe('cluster-01');
     expect(gh.requests.map((r) => r.status)).toEqual([403, 200]);
     expect(gh.writes()).toBe(0);
+  });
+
+  it('refuses a body over 65536 characters (an issue, a pull request, a comment) with 422, as GitHub does', async () => {
+    const ok = octokit();
+    const long = 'x'.repeat(65_537);
+    const refused = (p: Promise<unknown>) =>
+      expect(p).rejects.toMatchObject({
+        status: 422,
+        response: { data: { errors: [{ field: 'body', message: 'body is too long (maximum is 65536 characters)' }] } },
+      });
+    await refused(ok.request('POST /repos/{owner}/{repo}/issues', { owner: 'org', repo: 'cluster-01', title: 'long', body: long }));
+    const { data: issue } = await ok.request('POST /repos/{owner}/{repo}/issues', {
+      owner: 'org',
+      repo: 'cluster-01',
+      title: 'fits',
+      body: 'y'.repeat(65_536),
+    });
+    await refused(
+      ok.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', {
+        owner: 'org',
+        repo: 'cluster-01',
+        issue_number: issue.number,
+        body: long,
+      }),
+    );
+    await pushBranch('kdelta/long', 'long.txt', 'long\n');
+    await refused(
+      ok.request('POST /repos/{owner}/{repo}/pulls', {
+        owner: 'org',
+        repo: 'cluster-01',
+        title: 'l',
+        head: 'kdelta/long',
+        base: 'main',
+        body: long,
+      }),
+    );
+    const { data: pr } = await ok.request('POST /repos/{owner}/{repo}/pulls', {
+      owner: 'org',
+      repo: 'cluster-01',
+      title: 'l',
+      head: 'kdelta/long',
+      base: 'main',
+    });
+    await refused(
+      ok.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
+        owner: 'org',
+        repo: 'cluster-01',
+        pull_number: pr.number,
+        body: long,
+      }),
+    );
+    await refused(
+      ok.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        owner: 'org',
+        repo: 'cluster-01',
+        issue_number: pr.number,
+        body: long,
+      }),
+    );
   });
 
   it('a request body that breaks the schema is answered 500 and recorded', async () => {

@@ -163,6 +163,9 @@ export async function handleGraphql(
     pr.autoMerge = null;
   } else {
     if (pr.state !== 'open') return done(error('Pull request is not open', 'UNPROCESSABLE'));
+    if (field === 'convertPullRequestToDraft' && !ctx.state.drafts) {
+      return done(error('Draft pull requests are not supported in this repository.', 'UNPROCESSABLE'));
+    }
     pr.draft = field === 'convertPullRequestToDraft';
   }
   pr.updatedAt = o.now();

@@ -53,6 +53,15 @@ function unprocessable(message: string): never {
   throw new HttpError(422, { message, documentation_url: DOCS, status: '422' });
 }
 
+/** GitHub's longest body of an issue, a pull request or a comment, in characters. */
+const MAX_BODY = 65_536;
+
+function checkBody(resource: string, body: string | null | undefined): void {
+  if (typeof body === 'string' && [...body].length > MAX_BODY) {
+    validationFailed([{ resource, code: 'custom', field: 'body', message: `body is too long (maximum is ${MAX_BODY} characters)` }]);
+  }
+}
+
 function repoOf(ctx: Context, params: Record<string, string>) {
   const repo = ctx.state.repo(`${params['owner']}/${params['repo']}`);
   if (!repo) notFound();
@@ -108,7 +117,7 @@ function headBranch(repo: Repo, head: string): string {
 }
 
 function paginate<T>(ctx: Context, items: T[]): { page: T[]; headers: Record<string, string> } {
-  const perPage = Math.min(100, Math.max(1, Number(ctx.query['per_page'] ?? 30) || 30));
+  const perPage = Math.min(ctx.state.maxPerPage, 100, Math.max(1, Number(ctx.query['per_page'] ?? 30) || 30));
   const pageNo = Math.max(1, Number(ctx.query['page'] ?? 1) || 1);
   const last = Math.max(1, Math.ceil(items.length / perPage));
   const page = items.slice((pageNo - 1) * perPage, pageNo * perPage);
@@ -136,9 +145,19 @@ function issueOf(ctx: Context, params: Record<string, string>) {
   return { repo, issue };
 }
 
+/** GitHub's longest label name: a label it would have to create with a longer one is refused (422), none added. */
+const MAX_LABEL_NAME = 50;
+
+function checkNewLabels(repo: Repo, names: readonly string[]): void {
+  const bad = names.find((n) => !repo.labels.has(n.toLowerCase()) && [...n].length > MAX_LABEL_NAME);
+  if (bad !== undefined) validationFailed([{ value: bad, resource: 'Label', field: 'name', code: 'invalid' }]);
+}
+
 /** An issue's labels by name, created in the repository as GitHub creates them. */
 function issueLabels(ctx: Context, repo: Repo, given: (string | { name?: string })[] | undefined): string[] {
-  return (given ?? []).map((l) => ctx.state.labelFor(repo, typeof l === 'string' ? l : (l.name ?? '')).name);
+  const names = (given ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? '')));
+  checkNewLabels(repo, names);
+  return names.map((n) => ctx.state.labelFor(repo, n).name);
 }
 
 function touch(pr: PullState) {
@@ -362,6 +381,7 @@ export const handlers: Record<string, Handler> = {
       params,
       body: { title?: string; head: string; base: string; body?: string; draft?: boolean; maintainer_can_modify?: boolean; issue?: number },
     ) {
+      checkBody('PullRequest', body.body);
       const repo = repoOf(ctx, params);
       await ctx.state.refresh(repo.fullName);
       if (body.title === undefined) validationFailed([{ resource: 'PullRequest', field: 'title', code: 'missing_field' }]);
@@ -384,6 +404,7 @@ export const handlers: Record<string, Handler> = {
       if (noCommits) {
         validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${body.base} and ${headRef}` }]);
       }
+      if (body.draft && !ctx.state.drafts) unprocessable('Draft pull requests are not supported in this repository.');
       const id = ctx.state.nextId++;
       const at = o.now();
       const pr: PullState = {
@@ -434,6 +455,7 @@ export const handlers: Record<string, Handler> = {
       params,
       body: { title?: string; body?: string; state?: 'open' | 'closed'; base?: string; maintainer_can_modify?: boolean },
     ) {
+      checkBody('PullRequest', body.body);
       const { repo, pr } = await pullOf(ctx, params);
       if (body.base !== undefined) {
         const sha = await resolveRef(repo.gitDir, `refs/heads/${body.base}`);
@@ -485,6 +507,12 @@ export const handlers: Record<string, Handler> = {
     async run(ctx, params, body: { reviewers?: string[]; team_reviewers?: string[] }) {
       const { repo, pr } = await pullOf(ctx, params);
       if (!body.reviewers && !body.team_reviewers) unprocessable('Invalid request.\n\nNo subschema in "anyOf" matched.');
+      const collaborators = ctx.state.collaborators;
+      if (collaborators && [...(body.reviewers ?? []), ...(body.team_reviewers ?? [])].some((r) => !collaborators.has(r.toLowerCase()))) {
+        unprocessable(
+          `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${repo.fullName} repository.`,
+        );
+      }
       for (const r of body.reviewers ?? []) {
         if (r.toLowerCase() === pr.user.toLowerCase()) unprocessable('Review cannot be requested from pull request author.');
         if (!pr.requestedReviewers.includes(r)) pr.requestedReviewers.push(r);
@@ -512,6 +540,7 @@ export const handlers: Record<string, Handler> = {
     async run(ctx, params, body: string[] | { labels?: (string | { name: string })[] }) {
       const { repo, pr } = await pullOf(ctx, params, 'issue_number');
       const names = (Array.isArray(body) ? body : (body?.labels ?? [])).map((l) => (typeof l === 'string' ? l : l.name));
+      checkNewLabels(repo, names);
       for (const n of names) {
         const l = ctx.state.labelFor(repo, n);
         if (!pr.labels.some((x) => x.toLowerCase() === l.name.toLowerCase())) pr.labels.push(l.name);
@@ -597,6 +626,7 @@ export const handlers: Record<string, Handler> = {
   'issues/create': {
     permission: ['issues', 'write'],
     async run(ctx, params, body: { title: string | number; body?: string; labels?: (string | { name?: string })[] }) {
+      checkBody('Issue', body.body);
       const repo = repoOf(ctx, params);
       await ctx.state.refresh(repo.fullName);
       const at = o.now();
@@ -643,6 +673,7 @@ export const handlers: Record<string, Handler> = {
         labels?: (string | { name?: string })[];
       },
     ) {
+      checkBody('Issue', body.body);
       // a pull request's issue is edited through the pulls endpoints here: kdelta does that
       const { repo, issue } = issueOf(ctx, params);
       if (body.title !== undefined && body.title !== null) issue.title = String(body.title);
@@ -678,6 +709,7 @@ export const handlers: Record<string, Handler> = {
     permission: ['issues', 'write'],
     alternative: ['pull_requests', 'write'],
     async run(ctx, params, body: { body: string }) {
+      checkBody('IssueComment', body.body);
       const { repo, pr } = await pullOf(ctx, params, 'issue_number');
       const at = o.now();
       const c = { id: ctx.state.nextId++, issueNumber: pr.number, body: body.body, user: ctx.login, createdAt: at, updatedAt: at };
@@ -694,6 +726,7 @@ export const handlers: Record<string, Handler> = {
     permission: ['issues', 'write'],
     alternative: ['pull_requests', 'write'],
     async run(ctx, params, body: { body: string }) {
+      checkBody('IssueComment', body.body);
       const repo = repoOf(ctx, params);
       const c = repo.comments.find((x) => x.id === Number(params['comment_id']));
       if (!c) notFound();
@@ -715,6 +748,11 @@ export const handlers: Record<string, Handler> = {
       const sha = params['sha']!;
       if ((await objectType(repo.gitDir, sha)) !== 'commit' || !/^[0-9a-f]{40}$/.test(sha)) {
         validationFailed([{ resource: 'Status', field: 'sha', code: 'invalid' }], `No commit found for SHA: ${sha}`);
+      }
+      if (typeof body.description === 'string' && [...body.description].length > 140) {
+        validationFailed([
+          { resource: 'Status', code: 'custom', field: 'description', message: 'description is too long (maximum is 140 characters)' },
+        ]);
       }
       const s: StatusState = {
         id: ctx.state.nextId++,
@@ -753,13 +791,16 @@ export const handlers: Record<string, Handler> = {
           ? 'success'
           : 'pending';
       const a = `${ctx.urls.api}/repos/${repo.fullName}`;
+      // the statuses are paginated (the link header), the combined state is of them all
+      const { page, headers } = paginate(ctx, statuses);
       return {
         status: 200,
+        headers,
         body: {
           state: combined,
           sha,
           total_count: statuses.length,
-          statuses: statuses.map((s) => o.status(ctx.urls, repo, sha!, s, false)),
+          statuses: page.map((s) => o.status(ctx.urls, repo, sha!, s, false)),
           repository: o.minimalRepository(ctx.urls, repo),
           commit_url: `${a}/commits/${sha}`,
           url: `${a}/commits/${sha}/status`,

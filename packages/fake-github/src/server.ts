@@ -56,6 +56,21 @@ export interface FakeGitHubOptions {
   readonly contentCreationPerMinute?: number;
   /** Default: real time. */
   readonly clock?: FakeClock;
+  /**
+   * At most this many items on a page of a list, whatever `per_page` asks (default 100, GitHub's
+   * maximum): GitHub's documentation promises only the `link` header's `rel="next"` for what follows.
+   */
+  readonly maxPerPage?: number;
+  /**
+   * Draft pull requests are offered (default true). GitHub offers them in public repositories, and
+   * in private ones on paid plans only: false refuses a draft's creation (422) and a conversion to one.
+   */
+  readonly draftPullRequests?: boolean;
+  /**
+   * The users and teams that are collaborators of every repository (default: anyone is): a review
+   * requested from anyone else is refused (422), as GitHub refuses it.
+   */
+  readonly collaborators?: readonly string[];
   readonly apps?: readonly FakeApp[];
   /** An installation token's lifetime in milliseconds on `clock` (default an hour, as GitHub's). */
   readonly installationTokenLifetimeMs?: number;
@@ -75,6 +90,8 @@ export interface RecordedRequest {
   readonly actor?: string | undefined;
   /** The fake clock's time of the request. */
   readonly at?: number;
+  /** The request's `accept`, `user-agent` and `x-github-api-version` headers (GitHub's docs ask for all three). */
+  readonly headers?: { readonly accept?: string; readonly userAgent?: string; readonly apiVersion?: string };
 }
 
 export interface PullSnapshot {
@@ -137,7 +154,15 @@ export interface FakeGitHub {
   mergePull(fullName: string, number: number): Promise<string>;
   addLabel(fullName: string, number: number, name: string): void;
   humanCommit(fullName: string, branch: string, files: Record<string, string | null>, message?: string): Promise<string>;
-  rateLimitNext(n?: number, retryAfterSeconds?: number): void;
+  /**
+   * The next `n` API requests are refused with 403: `secondary` (the default), GitHub's secondary
+   * limit with `retry-after`; `primary`, the hour's limit reached (`x-ratelimit-remaining: 0`, the
+   * window resetting `retryAfterSeconds` from now in `x-ratelimit-reset`, real time as GitHub's).
+   * GitHub answers either with 403 or with 429 (`status`).
+   */
+  rateLimitNext(n?: number, retryAfterSeconds?: number, kind?: 'secondary' | 'primary', status?: 403 | 429): void;
+  /** The next `n` API requests are answered `status` (a 502 or 503 of GitHub under load, or of a proxy), unhandled. */
+  failNext(n: number, status: number): void;
   /** The token is refused from now on (401 from the API and from git), as a revoked token is. */
   revokeToken(token: string): void;
   /**
@@ -172,6 +197,12 @@ export class State {
   readonly required = new Map<string, Map<string, readonly string[]>>();
   /** Pushes do not move open pull requests' heads (GitHub's asynchronous head update). */
   heldHeads = false;
+  /** Items a page holds at most (`FakeGitHubOptions.maxPerPage`). */
+  maxPerPage = 100;
+  /** `FakeGitHubOptions.draftPullRequests`. */
+  drafts = true;
+  /** `FakeGitHubOptions.collaborators` (lower case), undefined: anyone. */
+  collaborators: ReadonlySet<string> | undefined;
   nextId = 1000;
 
   constructor(readonly root: string) {}
@@ -265,11 +296,17 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const recentWrites: number[] = [];
   const root = await mkdtemp(join(tmpdir(), 'fake-github-'));
   const state = new State(root);
+  if (options.maxPerPage !== undefined) state.maxPerPage = options.maxPerPage;
+  if (options.draftPullRequests === false) state.drafts = false;
+  if (options.collaborators) state.collaborators = new Set(options.collaborators.map((c) => c.toLowerCase()));
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
   const ops = loadOperations();
   let rateLimited = 0;
   let retryAfter = 1;
+  let limitKind: 'secondary' | 'primary' = 'secondary';
+  let limitStatus: 403 | 429 = 403;
+  let failing = { n: 0, status: 502 };
   let used = 0;
   const resetAt = Math.floor(Date.now() / 1000) + 3600;
   let urls: Urls = { server: '', api: '' };
@@ -343,7 +380,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     const method = req.method ?? 'GET';
     let actor: string | undefined;
     const record = (status: number, operationId: string | undefined, write: boolean) => {
-      requests.push({ method, path, query, status, write, operationId, actor, at: clock.now() });
+      const headers = {
+        ...(req.headers.accept !== undefined ? { accept: req.headers.accept } : {}),
+        ...(req.headers['user-agent'] !== undefined ? { userAgent: req.headers['user-agent'] } : {}),
+        ...(typeof req.headers['x-github-api-version'] === 'string' ? { apiVersion: req.headers['x-github-api-version'] } : {}),
+      };
+      requests.push({ method, path, query, status, write, operationId, actor, at: clock.now(), headers });
     };
     apiHeaders(res);
     const bodyBuf = await readBody(req);
@@ -421,20 +463,42 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       }
       recentWrites.push(t);
     }
+    if (failing.n > 0) {
+      failing.n--;
+      sendJson(res, failing.status, { message: 'Server Error', documentation_url: DOCS, status: String(failing.status) });
+      record(failing.status, operationId, write);
+      return;
+    }
+    // GitHub's primary limit: past it, every request is refused until the window resets
+    const overLimit = options.rateLimitHeaders !== false && used > coreLimit;
+    if (overLimit || (rateLimited > 0 && limitKind === 'primary')) {
+      const status = overLimit ? 403 : limitStatus;
+      if (!overLimit) rateLimited--;
+      const reset = overLimit ? resetAt : Math.floor(Date.now() / 1000) + retryAfter;
+      res.setHeader('x-ratelimit-remaining', '0');
+      res.setHeader('x-ratelimit-reset', String(reset));
+      sendJson(res, status, {
+        message: `API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID ${res.getHeader('x-github-request-id')}.`,
+        documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-primary-rate-limits',
+        status: String(status),
+      });
+      record(status, operationId, write);
+      return;
+    }
     if (rateLimited > 0) {
       rateLimited--;
       const id = res.getHeader('x-github-request-id');
       sendJson(
         res,
-        403,
+        limitStatus,
         {
           message: `You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later. If you reach out to GitHub Support for help, please include the request ID ${id}.`,
           documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
-          status: '403',
+          status: String(limitStatus),
         },
         { 'retry-after': String(retryAfter) },
       );
-      record(403, operationId, write);
+      record(limitStatus, operationId, write);
       return;
     }
 
@@ -792,9 +856,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       return commit;
     },
 
-    rateLimitNext(n = 1, retryAfterSeconds = 1) {
+    rateLimitNext(n = 1, retryAfterSeconds = 1, kind = 'secondary', status = 403) {
       rateLimited = n;
       retryAfter = retryAfterSeconds;
+      limitKind = kind;
+      limitStatus = status;
+    },
+
+    failNext(n, status) {
+      failing = { n, status };
     },
 
     revokeToken(token) {

@@ -116,3 +116,4 @@ export { createLocalForge, type LocalForgeOptions } from './forge/local.js';
 export type { GitHubForge, GitHubForgeOptions, GitHubRunOptions, DraftPolicy, AutoMergeMethod } from './forge/github.js';
 export type { ForgeClock, GitHubAppCredentials } from './forge/github-auth.js';
 export { Budget, DEFAULT_BUDGET, type BudgetReport } from './forge/budget.js';
+export { nextPageOf, type NextPage } from './forge/github-pages.js';

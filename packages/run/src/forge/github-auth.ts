@@ -1,6 +1,7 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
 import { describeGitHubError, githubErrorCode } from './github-errors.js';
+import { documentedHeaders, USER_AGENT } from './github-headers.js';
 import { ForgeError } from './errors.js';
 
 /**
@@ -81,7 +82,8 @@ export function appTokens(
   options: { apiUrl: string; clock: ForgeClock; onToken?: ((token: string) => void) | undefined },
 ): TokenSource {
   const id = (app.appId || app.clientId)!;
-  const bare = new Octokit({ baseUrl: options.apiUrl, userAgent: 'kdelta' });
+  const bare = new Octokit({ baseUrl: options.apiUrl, userAgent: USER_AGENT });
+  bare.hook.before('request', documentedHeaders);
   const auth = createAppAuth({ appId: id, privateKey: app.privateKey, request: bare.request });
   const held = new Map<string, { installationId: number; token: string; expiresAt: number }>();
   const missing = new Map<string, Promise<never>>();

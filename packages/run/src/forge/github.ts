@@ -28,6 +28,8 @@ import {
   singleToken,
   type TokenSource,
 } from './github-auth.js';
+import { documentedHeaders, USER_AGENT } from './github-headers.js';
+import { nextPageOf } from './github-pages.js';
 import { compareUrlOf, githubRepoOf, type GitHubRepo } from './github-repo.js';
 import { ForgeError } from './errors.js';
 
@@ -40,7 +42,7 @@ import { ForgeError } from './errors.js';
  * as it writes, so a run with nothing new makes one read per repository and no write at all.
  */
 
-export const GITHUB_API_VERSION = '2022-11-28';
+export { GITHUB_API_VERSION } from './github-headers.js';
 
 export type DraftPolicy = 'always' | 'never' | 'conflicts';
 export type AutoMergeMethod = 'merge' | 'squash' | 'rebase';
@@ -282,8 +284,11 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     } else counts.reads++;
     const response = await fetch(url, init);
     const remaining = response.headers.get('x-ratelimit-remaining');
+    // A refusal for the primary limit (403 or 429 with none remaining) holds until x-ratelimit-reset,
+    // which Octokit's throttling waits for before sending the request again: not a ceiling for that retry.
+    const primaryRefusal = (response.status === 403 || response.status === 429) && remaining === '0';
     // only a real answer speaks for the server (a proxy's error page carries no headers either)
-    if (remaining !== null) budget?.observe(Number(remaining));
+    if (remaining !== null && !primaryRefusal) budget?.observe(Number(remaining));
     else if (response.ok) budget?.observe(undefined);
     return response;
   };
@@ -291,7 +296,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     ...(tokens.app ? {} : { auth: tokens.cachedFor('') }),
     baseUrl: apiUrl,
     request: { fetch: paced },
-    userAgent: 'kdelta',
+    userAgent: USER_AGENT,
     throttle: {
       // Primary limits: wait once for the reset when it is near; secondary limits: follow retry-after, three times.
       onRateLimit: (retryAfter: number, _o: unknown, _k: unknown, retryCount: number) => retryCount < 1 && retryAfter <= 120,
@@ -299,10 +304,10 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       ...(pacing.retryAfterUnitMs !== undefined ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {}),
       ...(pacing.writeSpacing === false ? { write: immediate as never, notifications: immediate as never } : {}),
     },
-    retry: { retries: 2 },
+    retry: { retries: 2, ...(pacing.retryAfterUnitMs !== undefined ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {}) },
   });
   octokit.hook.before('request', async (o) => {
-    o.headers['x-github-api-version'] = GITHUB_API_VERSION;
+    documentedHeaders(o);
     // A GitHub App: the installation token of the repository's owner (GraphQL calls bring theirs).
     const owner = (o as { owner?: unknown }).owner;
     const repo = (o as { repo?: unknown }).repo;
@@ -364,18 +369,54 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
    */
   const pushed = new Map<string, string>();
 
-  async function pages(repo: GitHubRepo, state: 'open' | 'all'): Promise<PullJson[]> {
-    const out: PullJson[] = [];
-    for (let page = 1; ; page++) {
-      const batch = await call<PullJson[]>(`list the pull requests of ${keyOf(repo)}`, 'GET /repos/{owner}/{repo}/pulls', {
-        ...repo,
-        state,
-        per_page: 100,
-        page,
-      });
-      out.push(...batch);
-      if (batch.length < 100) return out;
+  /**
+   * Every page of a list: the `link` header's next page until there is none (GitHub's documented
+   * way; a page's length says nothing). `enough` stops early once a page holds what is looked for;
+   * `itemsOf` finds the page's items in an answer that is not a bare list (a combined status).
+   */
+  async function allPages<T>(
+    what: string,
+    route: string,
+    params: Record<string, unknown>,
+    enough?: (batch: T[]) => boolean,
+    itemsOf: (data: unknown) => T[] = (data) => data as T[],
+  ): Promise<T[]> {
+    const owner = typeof params.owner === 'string' ? params.owner : undefined;
+    const repoName = typeof params.repo === 'string' ? params.repo : '';
+    const out: T[] = [];
+    const followed = new Set<string>();
+    let response: { data: unknown; headers: { link?: string | undefined } };
+    try {
+      response = await octokit.request(route, params);
+    } catch (error) {
+      throw failure(error, what, owner);
     }
+    for (;;) {
+      const batch = itemsOf(response.data);
+      out.push(...batch);
+      if (enough?.(batch)) return out;
+      const next = nextPageOf(response.headers.link, apiUrl);
+      if (!next.ok) throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: ${next.error}`);
+      if (next.url === undefined) return out;
+      if (followed.has(next.url))
+        throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: the next page's link repeats ${next.url}`);
+      followed.add(next.url);
+      try {
+        // a URL of GitHub's own carries no owner parameter: a GitHub App's token goes with it here
+        const headers = tokens.app && owner ? { authorization: `token ${await tokens.tokenFor(owner, repoName)}` } : {};
+        response = await octokit.request(`GET ${next.url}`, { headers });
+      } catch (error) {
+        throw failure(error, what, owner);
+      }
+    }
+  }
+
+  function pages(repo: GitHubRepo, state: 'open' | 'all'): Promise<PullJson[]> {
+    return allPages<PullJson>(`list the pull requests of ${keyOf(repo)}`, 'GET /repos/{owner}/{repo}/pulls', {
+      ...repo,
+      state,
+      per_page: 100,
+    });
   }
 
   function remember(target: { downstream: string; repo: string }, repo: GitHubRepo) {
@@ -467,6 +508,14 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     return undefined;
   }
 
+  /** GitHub offers draft pull requests in public repositories, and in private ones on paid plans only. */
+  const draftsUnsupported = (error: unknown) =>
+    /draft pull requests are not supported/i.test(
+      `${(error as Error).message ?? ''} ${JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? '')}`,
+    );
+  const draftsMissing = (repo: GitHubRepo, what: string) =>
+    `GitHub offers no draft pull requests in ${keyOf(repo)} (a private repository on GitHub Free or Pro): ${what}`;
+
   /** Not ready for review: conflicts to look at, or a render that failed. */
   const notReady = (input: ProposalInput) => (input.conflicts ?? 0) > 0 || input.renderFailed === true;
   const wantsDraft = (input: ProposalInput) => draftPolicy === 'always' || (draftPolicy === 'conflicts' && notReady(input));
@@ -477,20 +526,32 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     const where = `pull request #${n} of ${keyOf(repo)}`;
     const have = new Set(labelsOf(r.pull));
     const missing = (options.labels ?? []).filter((l) => !have.has(l));
+    // Labels, assignees and reviews each stand alone: one GitHub refuses (a label name over its
+    // 50 characters, a reviewer who is not a collaborator) is a warning, and the rest still happens.
     if (missing.length > 0) {
-      const labels = await call<Array<{ name: string }>>(`label ${where}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
-        ...repo,
-        issue_number: n,
-        labels: missing,
-      });
-      r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
+      try {
+        const labels = await call<Array<{ name: string }>>(`label ${where}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+          ...repo,
+          issue_number: n,
+          labels: missing,
+        });
+        r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
+      } catch (error) {
+        if (error instanceof ForgeError && error.code === 'budget-spent') throw error;
+        warnings.push((error as Error).message);
+      }
     }
     if (created && (options.assignees ?? []).length > 0) {
-      await call(`assign ${where}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/assignees', {
-        ...repo,
-        issue_number: n,
-        assignees: [...options.assignees!],
-      });
+      try {
+        await call(`assign ${where}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/assignees', {
+          ...repo,
+          issue_number: n,
+          assignees: [...options.assignees!],
+        });
+      } catch (error) {
+        if (error instanceof ForgeError && error.code === 'budget-spent') throw error;
+        warnings.push((error as Error).message);
+      }
     }
     if (created && ((options.reviewers ?? []).length > 0 || (options.teamReviewers ?? []).length > 0)) {
       try {
@@ -508,15 +569,21 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     const blocked = notReady(input);
     const draft = wantsDraft(input);
     if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== 'always') {
-      await graphql(
-        `${draft ? 'turn' : 'mark'} ${where} ${draft ? 'into a draft' : 'ready for review'}`,
-        repo,
-        draft
-          ? 'mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }'
-          : 'mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }',
-        { id: r.pull.node_id },
-      );
-      r.pull = { ...r.pull, draft };
+      try {
+        await graphql(
+          `${draft ? 'turn' : 'mark'} ${where} ${draft ? 'into a draft' : 'ready for review'}`,
+          repo,
+          draft
+            ? 'mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }'
+            : 'mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }',
+          { id: r.pull.node_id },
+        );
+        r.pull = { ...r.pull, draft };
+      } catch (error) {
+        if (!draft || !draftsUnsupported(error)) throw error;
+        // it stays ready for review; auto-merge is still held back below (the proposal is not ready)
+        warnings.push(draftsMissing(repo, `${where} stays ready for review`));
+      }
     }
     const autoMerge = options.autoMerge;
     if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
@@ -575,7 +642,8 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       ...repo,
       sha,
       state: status.state,
-      description: status.description.slice(0, 140),
+      // GitHub's limit is 140 characters: cut between characters, never inside a surrogate pair
+      description: [...status.description].slice(0, 140).join(''),
       context: 'kdelta',
     });
     statuses.set(`${keyOf(repo)}@${sha}`, status);
@@ -612,13 +680,19 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       let created = false;
       if (!r) {
         try {
-          const pull = await octokit.request('POST /repos/{owner}/{repo}/pulls', {
-            ...repo,
-            title: input.title,
-            head: input.head,
-            base: input.base,
-            body: stored,
-            draft: wantsDraft(input),
+          const openPull = (draft: boolean) =>
+            octokit.request('POST /repos/{owner}/{repo}/pulls', {
+              ...repo,
+              title: input.title,
+              head: input.head,
+              base: input.base,
+              body: stored,
+              draft,
+            });
+          const pull = await openPull(wantsDraft(input)).catch((error: unknown) => {
+            if (!wantsDraft(input) || !draftsUnsupported(error)) throw error;
+            warnings.push(draftsMissing(repo, `the pull request for ${input.head} is opened ready for review`));
+            return openPull(false);
           });
           r = { pull: pull.data as unknown as PullJson, downstream: input.downstream, repoUrl: input.repo };
           pulls.set(r.pull.number, r);
@@ -719,12 +793,16 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
 
     async ensureStatus(proposal, status, sha) {
       const repo = repoOf(proposal.repo);
-      const combined = await call<{ statuses?: Array<{ context?: string }> }>(
+      // the latest status of each context, page after page until kdelta's is found
+      const ours = (s: { context?: string }) => s.context === 'kdelta';
+      const statuses = await allPages<{ context?: string }>(
         `read the statuses of ${sha.slice(0, 12)} in ${keyOf(repo)}`,
         'GET /repos/{owner}/{repo}/commits/{ref}/status',
         { ...repo, ref: sha, per_page: 100 },
+        (batch) => batch.some(ours),
+        (data) => (data as { statuses?: Array<{ context?: string }> }).statuses ?? [],
       );
-      if ((combined.statuses ?? []).some((s) => s.context === 'kdelta')) return false;
+      if (statuses.some(ours)) return false;
       // One write outside any job's reservation: taken from the budget, or left for a later run.
       const release = options.budget ? options.budget.reserve(1) : () => {};
       if (!release) return false;
@@ -758,19 +836,15 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     async readDashboard(target) {
       const repo = dashboardRepo(target);
       // The open issue kdelta made for it: its title and its hidden marker (the list holds pull requests too).
-      for (let page = 1; ; page++) {
-        const batch = await call<IssueJson[]>(`list the issues of ${keyOf(repo)}`, 'GET /repos/{owner}/{repo}/issues', {
-          ...repo,
-          state: 'open',
-          sort: 'created',
-          direction: 'asc',
-          per_page: 100,
-          page,
-        });
-        const found = batch.find((i) => !i.pull_request && i.title === target.title && (i.body ?? '').includes(target.marker));
-        if (found) return dashboardOf(found);
-        if (batch.length < 100) return undefined;
-      }
+      const ours = (i: IssueJson) => !i.pull_request && i.title === target.title && (i.body ?? '').includes(target.marker);
+      const issues = await allPages<IssueJson>(
+        `list the issues of ${keyOf(repo)}`,
+        'GET /repos/{owner}/{repo}/issues',
+        { ...repo, state: 'open', sort: 'created', direction: 'asc', per_page: 100 },
+        (batch) => batch.some(ours),
+      );
+      const found = issues.find(ours);
+      return found ? dashboardOf(found) : undefined;
     },
 
     async writeDashboard(target, body, existing) {
@@ -906,11 +980,32 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       }
       // on the tip it read (a human's commits carried forward): a fast-forward, which GitHub checks
       const force = input.baseCommit !== input.expectedHead;
-      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force });
+      await moved(`move ${where}`, () =>
+        call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force }),
+      );
     } else {
-      await call(`create ${where}`, 'POST /repos/{owner}/{repo}/git/refs', { ...repo, ref: `refs/${ref}`, sha: commit.sha });
+      await moved(`create ${where}`, () =>
+        call(`create ${where}`, 'POST /repos/{owner}/{repo}/git/refs', { ...repo, ref: `refs/${ref}`, sha: commit.sha }),
+      );
     }
     return commit.sha;
+  }
+
+  /**
+   * A ref write GitHub refuses because the branch moved since it was read: made by someone else
+   * meanwhile (422 "Reference already exists"), or moved off the tip kdelta built on (422 "Update is
+   * not a fast forward"). Left alone, as a push whose lease went stale is.
+   */
+  async function moved(what: string, write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      if (error instanceof ForgeError && /\b422\b.*(reference already exists|not a fast.forward)/i.test(error.message)) {
+        const answer = error.message.replace(/^GitHub: cannot .*?: (?=422)/, '');
+        throw new ForgeError('branch-moved', `cannot ${what}: it was made or moved since kdelta read it (GitHub: ${answer}): left alone`);
+      }
+      throw error;
+    }
   }
 
   return forge;
