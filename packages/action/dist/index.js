@@ -28388,7 +28388,8 @@ function printMergedDocument(source, contents) {
   } finally {
     doc.contents = original;
   }
-  const text2 = patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join("\n");
+  let text2 = patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join("\n");
+  if (!source.text.endsWith("\n") && text2.endsWith("\n")) text2 = text2.slice(0, -1);
   const last = lastValueOf(contents);
   if (!text2.endsWith("\n") && isBlockScalar(last) && String(last.value).endsWith("\n")) return `${text2}
 `;
@@ -36492,6 +36493,21 @@ var init_dist_node = __esm({
   }
 });
 
+// ../run/src/forge/github-headers.ts
+function documentedHeaders(options) {
+  options.headers.accept = GITHUB_MEDIA_TYPE;
+  options.headers["x-github-api-version"] = GITHUB_API_VERSION;
+}
+var GITHUB_API_VERSION, GITHUB_MEDIA_TYPE, USER_AGENT;
+var init_github_headers = __esm({
+  "../run/src/forge/github-headers.ts"() {
+    "use strict";
+    GITHUB_API_VERSION = "2022-11-28";
+    GITHUB_MEDIA_TYPE = "application/vnd.github+json";
+    USER_AGENT = "kdelta";
+  }
+});
+
 // ../run/src/forge/github-auth.ts
 function githubAppOf(given, env) {
   const app = given ?? {
@@ -36519,7 +36535,8 @@ function singleToken(token, name2) {
 }
 function appTokens(app, options) {
   const id = app.appId || app.clientId;
-  const bare = new Octokit({ baseUrl: options.apiUrl, userAgent: "kdelta" });
+  const bare = new Octokit({ baseUrl: options.apiUrl, userAgent: USER_AGENT });
+  bare.hook.before("request", documentedHeaders);
   const auth6 = createAppAuth({ appId: id, privateKey: app.privateKey, request: bare.request });
   const held2 = /* @__PURE__ */ new Map();
   const missing = /* @__PURE__ */ new Map();
@@ -36597,6 +36614,7 @@ var init_github_auth = __esm({
     init_dist_node();
     init_dist_src2();
     init_github_errors();
+    init_github_headers();
     init_errors4();
     realClock = {
       now: () => Date.now(),
@@ -36606,6 +36624,36 @@ var init_github_auth = __esm({
     APP_CLIENT_ID_ENV = "KDELTA_GITHUB_APP_CLIENT_ID";
     APP_PRIVATE_KEY_ENV = "KDELTA_GITHUB_APP_PRIVATE_KEY";
     RENEW_BEFORE_MS = 10 * 6e4;
+  }
+});
+
+// ../run/src/forge/github-pages.ts
+function nextLink(link3) {
+  if (!link3) return void 0;
+  for (const m of link3.matchAll(/<([^>]*)>\s*((?:;\s*[^;,]*)*)/g)) {
+    const rel = /;\s*rel\s*=\s*"?([^";,]*)"?/i.exec(m[2] ?? "")?.[1] ?? "";
+    if (rel.toLowerCase().split(/\s+/).includes("next")) return m[1];
+  }
+  return void 0;
+}
+function nextPageOf(link3, apiUrl) {
+  const next = nextLink(link3);
+  if (next === void 0) return { ok: true, url: void 0 };
+  let url;
+  try {
+    url = new URL(next, `${apiUrl.replace(/\/+$/, "")}/`);
+  } catch {
+    return { ok: false, error: `the next page's link ${JSON.stringify(next)} is not a URL` };
+  }
+  const api = new URL(apiUrl);
+  if (url.origin !== api.origin) {
+    return { ok: false, error: `the next page's link points to ${url.origin}, not to the API at ${api.origin}: not followed` };
+  }
+  return { ok: true, url: url.href };
+}
+var init_github_pages = __esm({
+  "../run/src/forge/github-pages.ts"() {
+    "use strict";
   }
 });
 
@@ -36698,7 +36746,8 @@ function createGitHubForge(options = {}) {
     } else counts.reads++;
     const response = await fetch(url, init);
     const remaining = response.headers.get("x-ratelimit-remaining");
-    if (remaining !== null) budget?.observe(Number(remaining));
+    const primaryRefusal = (response.status === 403 || response.status === 429) && remaining === "0";
+    if (remaining !== null && !primaryRefusal) budget?.observe(Number(remaining));
     else if (response.ok) budget?.observe(void 0);
     return response;
   };
@@ -36706,7 +36755,7 @@ function createGitHubForge(options = {}) {
     ...tokens2.app ? {} : { auth: tokens2.cachedFor("") },
     baseUrl: apiUrl,
     request: { fetch: paced },
-    userAgent: "kdelta",
+    userAgent: USER_AGENT,
     throttle: {
       // Primary limits: wait once for the reset when it is near; secondary limits: follow retry-after, three times.
       onRateLimit: (retryAfter, _o, _k, retryCount) => retryCount < 1 && retryAfter <= 120,
@@ -36714,10 +36763,10 @@ function createGitHubForge(options = {}) {
       ...pacing.retryAfterUnitMs !== void 0 ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {},
       ...pacing.writeSpacing === false ? { write: immediate, notifications: immediate } : {}
     },
-    retry: { retries: 2 }
+    retry: { retries: 2, ...pacing.retryAfterUnitMs !== void 0 ? { retryAfterBaseValue: pacing.retryAfterUnitMs } : {} }
   });
   octokit.hook.before("request", async (o) => {
-    o.headers["x-github-api-version"] = GITHUB_API_VERSION;
+    documentedHeaders(o);
     const owner = o.owner;
     const repo = o.repo;
     if (tokens2.app && !o.headers.authorization && typeof owner === "string" && typeof repo === "string") {
@@ -36763,18 +36812,41 @@ function createGitHubForge(options = {}) {
   const mergedByRun = /* @__PURE__ */ new Set();
   const statuses = /* @__PURE__ */ new Map();
   const pushed = /* @__PURE__ */ new Map();
-  async function pages(repo, state) {
+  async function allPages(what, route, params, enough, itemsOf = (data) => data) {
+    const owner = typeof params.owner === "string" ? params.owner : void 0;
+    const repoName = typeof params.repo === "string" ? params.repo : "";
     const out = [];
-    for (let page = 1; ; page++) {
-      const batch = await call(`list the pull requests of ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
-        ...repo,
-        state,
-        per_page: 100,
-        page
-      });
-      out.push(...batch);
-      if (batch.length < 100) return out;
+    const followed = /* @__PURE__ */ new Set();
+    let response;
+    try {
+      response = await octokit.request(route, params);
+    } catch (error2) {
+      throw failure2(error2, what, owner);
     }
+    for (; ; ) {
+      const batch = itemsOf(response.data);
+      out.push(...batch);
+      if (enough?.(batch)) return out;
+      const next = nextPageOf(response.headers.link, apiUrl);
+      if (!next.ok) throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${next.error}`);
+      if (next.url === void 0) return out;
+      if (followed.has(next.url))
+        throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: the next page's link repeats ${next.url}`);
+      followed.add(next.url);
+      try {
+        const headers = tokens2.app && owner ? { authorization: `token ${await tokens2.tokenFor(owner, repoName)}` } : {};
+        response = await octokit.request(`GET ${next.url}`, { headers });
+      } catch (error2) {
+        throw failure2(error2, what, owner);
+      }
+    }
+  }
+  function pages(repo, state) {
+    return allPages(`list the pull requests of ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+      ...repo,
+      state,
+      per_page: 100
+    });
   }
   function remember(target, repo) {
     if (!seen.has(keyOf2(repo))) seen.set(keyOf2(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
@@ -36847,6 +36919,10 @@ function createGitHubForge(options = {}) {
     }
     return void 0;
   }
+  const draftsUnsupported = (error2) => /draft pull requests are not supported/i.test(
+    `${error2.message ?? ""} ${JSON.stringify(error2.response?.data ?? "")}`
+  );
+  const draftsMissing = (repo, what) => `GitHub offers no draft pull requests in ${keyOf2(repo)} (a private repository on GitHub Free or Pro): ${what}`;
   const notReady = (input) => (input.conflicts ?? 0) > 0 || input.renderFailed === true;
   const wantsDraft = (input) => draftPolicy === "always" || draftPolicy === "conflicts" && notReady(input);
   async function decorate(r, input, created, warnings) {
@@ -36856,19 +36932,29 @@ function createGitHubForge(options = {}) {
     const have = new Set(labelsOf(r.pull));
     const missing = (options.labels ?? []).filter((l) => !have.has(l));
     if (missing.length > 0) {
-      const labels = await call(`label ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
-        ...repo,
-        issue_number: n,
-        labels: missing
-      });
-      r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
+      try {
+        const labels = await call(`label ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
+          ...repo,
+          issue_number: n,
+          labels: missing
+        });
+        r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
+      } catch (error2) {
+        if (error2 instanceof ForgeError && error2.code === "budget-spent") throw error2;
+        warnings.push(error2.message);
+      }
     }
     if (created && (options.assignees ?? []).length > 0) {
-      await call(`assign ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", {
-        ...repo,
-        issue_number: n,
-        assignees: [...options.assignees]
-      });
+      try {
+        await call(`assign ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", {
+          ...repo,
+          issue_number: n,
+          assignees: [...options.assignees]
+        });
+      } catch (error2) {
+        if (error2 instanceof ForgeError && error2.code === "budget-spent") throw error2;
+        warnings.push(error2.message);
+      }
     }
     if (created && ((options.reviewers ?? []).length > 0 || (options.teamReviewers ?? []).length > 0)) {
       try {
@@ -36885,13 +36971,18 @@ function createGitHubForge(options = {}) {
     const blocked = notReady(input);
     const draft = wantsDraft(input);
     if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== "always") {
-      await graphql3(
-        `${draft ? "turn" : "mark"} ${where} ${draft ? "into a draft" : "ready for review"}`,
-        repo,
-        draft ? "mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }" : "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }",
-        { id: r.pull.node_id }
-      );
-      r.pull = { ...r.pull, draft };
+      try {
+        await graphql3(
+          `${draft ? "turn" : "mark"} ${where} ${draft ? "into a draft" : "ready for review"}`,
+          repo,
+          draft ? "mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }" : "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }",
+          { id: r.pull.node_id }
+        );
+        r.pull = { ...r.pull, draft };
+      } catch (error2) {
+        if (!draft || !draftsUnsupported(error2)) throw error2;
+        warnings.push(draftsMissing(repo, `${where} stays ready for review`));
+      }
     }
     const autoMerge = options.autoMerge;
     if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
@@ -36942,7 +37033,8 @@ function createGitHubForge(options = {}) {
       ...repo,
       sha,
       state: status.state,
-      description: status.description.slice(0, 140),
+      // GitHub's limit is 140 characters: cut between characters, never inside a surrogate pair
+      description: [...status.description].slice(0, 140).join(""),
       context: "kdelta"
     });
     statuses.set(`${keyOf2(repo)}@${sha}`, status);
@@ -36976,13 +37068,18 @@ function createGitHubForge(options = {}) {
       let created = false;
       if (!r) {
         try {
-          const pull = await octokit.request("POST /repos/{owner}/{repo}/pulls", {
+          const openPull = (draft) => octokit.request("POST /repos/{owner}/{repo}/pulls", {
             ...repo,
             title: input.title,
             head: input.head,
             base: input.base,
             body: stored,
-            draft: wantsDraft(input)
+            draft
+          });
+          const pull = await openPull(wantsDraft(input)).catch((error2) => {
+            if (!wantsDraft(input) || !draftsUnsupported(error2)) throw error2;
+            warnings.push(draftsMissing(repo, `the pull request for ${input.head} is opened ready for review`));
+            return openPull(false);
           });
           r = { pull: pull.data, downstream: input.downstream, repoUrl: input.repo };
           pulls.set(r.pull.number, r);
@@ -37071,12 +37168,15 @@ function createGitHubForge(options = {}) {
     },
     async ensureStatus(proposal, status, sha) {
       const repo = repoOf(proposal.repo);
-      const combined = await call(
+      const ours = (s) => s.context === "kdelta";
+      const statuses2 = await allPages(
         `read the statuses of ${sha.slice(0, 12)} in ${keyOf2(repo)}`,
         "GET /repos/{owner}/{repo}/commits/{ref}/status",
-        { ...repo, ref: sha, per_page: 100 }
+        { ...repo, ref: sha, per_page: 100 },
+        (batch) => batch.some(ours),
+        (data) => data.statuses ?? []
       );
-      if ((combined.statuses ?? []).some((s) => s.context === "kdelta")) return false;
+      if (statuses2.some(ours)) return false;
       const release = options.budget ? options.budget.reserve(1) : () => {
       };
       if (!release) return false;
@@ -37107,19 +37207,15 @@ function createGitHubForge(options = {}) {
     },
     async readDashboard(target) {
       const repo = dashboardRepo(target);
-      for (let page = 1; ; page++) {
-        const batch = await call(`list the issues of ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/issues", {
-          ...repo,
-          state: "open",
-          sort: "created",
-          direction: "asc",
-          per_page: 100,
-          page
-        });
-        const found = batch.find((i) => !i.pull_request && i.title === target.title && (i.body ?? "").includes(target.marker));
-        if (found) return dashboardOf(found);
-        if (batch.length < 100) return void 0;
-      }
+      const ours = (i) => !i.pull_request && i.title === target.title && (i.body ?? "").includes(target.marker);
+      const issues = await allPages(
+        `list the issues of ${keyOf2(repo)}`,
+        "GET /repos/{owner}/{repo}/issues",
+        { ...repo, state: "open", sort: "created", direction: "asc", per_page: 100 },
+        (batch) => batch.some(ours)
+      );
+      const found = issues.find(ours);
+      return found ? dashboardOf(found) : void 0;
     },
     async writeDashboard(target, body, existing) {
       const repo = dashboardRepo(target);
@@ -37234,15 +37330,32 @@ function createGitHubForge(options = {}) {
         );
       }
       const force = input.baseCommit !== input.expectedHead;
-      await call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force });
+      await moved(
+        `move ${where}`,
+        () => call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force })
+      );
     } else {
-      await call(`create ${where}`, "POST /repos/{owner}/{repo}/git/refs", { ...repo, ref: `refs/${ref}`, sha: commit.sha });
+      await moved(
+        `create ${where}`,
+        () => call(`create ${where}`, "POST /repos/{owner}/{repo}/git/refs", { ...repo, ref: `refs/${ref}`, sha: commit.sha })
+      );
     }
     return commit.sha;
   }
+  async function moved(what, write) {
+    try {
+      await write();
+    } catch (error2) {
+      if (error2 instanceof ForgeError && /\b422\b.*(reference already exists|not a fast.forward)/i.test(error2.message)) {
+        const answer = error2.message.replace(/^GitHub: cannot .*?: (?=422)/, "");
+        throw new ForgeError("branch-moved", `cannot ${what}: it was made or moved since kdelta read it (GitHub: ${answer}): left alone`);
+      }
+      throw error2;
+    }
+  }
   return forge;
 }
-var GITHUB_API_VERSION, BUDGET_SPENT, WRITES_PER_MINUTE, MARKER3, noFingerprint, MAX_BODY_CHARS;
+var BUDGET_SPENT, WRITES_PER_MINUTE, MARKER3, noFingerprint, MAX_BODY_CHARS;
 var init_github = __esm({
   "../run/src/forge/github.ts"() {
     "use strict";
@@ -37253,9 +37366,11 @@ var init_github = __esm({
     init_forge();
     init_github_errors();
     init_github_auth();
+    init_github_headers();
+    init_github_pages();
     init_github_repo();
     init_errors4();
-    GITHUB_API_VERSION = "2022-11-28";
+    init_github_headers();
     BUDGET_SPENT = "kdelta: budget spent";
     WRITES_PER_MINUTE = 80;
     MARKER3 = /\n?<!-- kdelta-fingerprint: ([A-Za-z0-9._-]+) -->\n?$/;
@@ -51773,6 +51888,7 @@ async function withInterruptCleanup(fn3) {
 // ../run/src/index.ts
 init_forge();
 init_errors4();
+init_github_pages();
 
 // src/inputs.ts
 init_src2();
@@ -51885,12 +52001,14 @@ function previewMarker(key) {
   return `<!-- kdelta-preview: ${key.replace(/--/g, "-\\u002d")} -->`;
 }
 async function request2(target, method, path, body) {
-  const res = await fetch(`${target.apiUrl.replace(/\/+$/, "")}${path}`, {
+  const url = typeof path === "string" ? `${target.apiUrl.replace(/\/+$/, "")}${path}` : path.url;
+  const res = await fetch(url, {
     method,
     headers: {
       authorization: `Bearer ${target.token}`,
       accept: "application/vnd.github+json",
       "x-github-api-version": "2022-11-28",
+      "user-agent": "kdelta",
       ...body !== void 0 ? { "content-type": "application/json" } : {}
     },
     ...body !== void 0 ? { body: JSON.stringify(body) } : {}
@@ -51905,28 +52023,35 @@ async function request2(target, method, path, body) {
       }
     })();
     const hint = res.status === 403 || res.status === 404 ? `: give the workflow \`permissions: pull-requests: write\` on ${target.repository} (the token of input "comment-token")` : "";
-    throw new CommentError(`${method} ${path}: GitHub answered ${res.status} ${why.slice(0, 200)}${hint}`);
+    throw new CommentError(
+      `${method} ${typeof path === "string" ? path : new URL(path.url).pathname}: GitHub answered ${res.status} ${why.slice(0, 200)}${hint}`
+    );
   }
-  return res.json();
+  return { data: await res.json(), link: res.headers.get("link") };
 }
 async function upsertComment(target, marker, body) {
   const text2 = `${marker}
 ${body}`;
   const base = `/repos/${target.repository}/issues/${target.number}/comments`;
   let found;
-  for (let page = 1; !found; page++) {
-    const comments = await request2(target, "GET", `${base}?per_page=100&page=${page}`);
-    found = comments.find((c) => (c.body ?? "").includes(marker));
-    if (comments.length < 100) break;
+  let page = await request2(target, "GET", `${base}?per_page=100`);
+  const followed = /* @__PURE__ */ new Set();
+  for (; ; ) {
+    found = page.data.find((c) => (c.body ?? "").includes(marker));
+    if (found) break;
+    const next = nextPageOf(page.link, target.apiUrl);
+    if (!next.ok) throw new CommentError(`GET ${base}: ${next.error}`);
+    if (next.url === void 0) break;
+    if (followed.has(next.url)) throw new CommentError(`GET ${base}: the next page's link repeats ${next.url}`);
+    followed.add(next.url);
+    page = await request2(target, "GET", { url: next.url });
   }
   if (!found) {
-    const made = await request2(target, "POST", base, { body: text2 });
+    const made = (await request2(target, "POST", base, { body: text2 })).data;
     return { url: made.html_url, action: "created" };
   }
   if (found.body === text2) return { url: found.html_url, action: "unchanged" };
-  const updated = await request2(target, "PATCH", `/repos/${target.repository}/issues/comments/${found.id}`, {
-    body: text2
-  });
+  const updated = (await request2(target, "PATCH", `/repos/${target.repository}/issues/comments/${found.id}`, { body: text2 })).data;
   return { url: updated.html_url, action: "updated" };
 }
 
