@@ -1,5 +1,5 @@
-import type { GitHubRunOptions } from './forge/github.js';
-import type { RunOptions } from './run.js';
+import type { AutoMergeMethod, DraftPolicy } from './forge/github.js';
+import type { Shard } from './shard.js';
 import {
   SETTING_KEYS,
   SETTING_RULES,
@@ -9,6 +9,7 @@ import {
   type Origin,
   type RawSetting,
   type RawSettings,
+  type RunMode,
   type SettingKey,
 } from './settings.js';
 
@@ -109,27 +110,32 @@ export function runSettingsSource(spec: unknown, file: string): { raw: RawSettin
 }
 
 /** The settings among `run()`'s options, as a library caller gives them. */
-export type SettingOptions = Pick<
-  RunOptions,
-  | 'mode'
-  | 'concurrency'
-  | 'budget'
-  | 'maxRemovals'
-  | 'branchPrefix'
-  | 'shard'
-  | 'proposalsDir'
-  | 'author'
-  | 'dryRun'
-  | 'allowExec'
-  | 'allowLocalUpstreams'
-  | 'credentialHosts'
-> & {
-  /** A forge by name (a `Forge` object is not a setting). */
+export interface SettingOptions {
   readonly forge?: ForgeName | undefined;
+  readonly mode?: RunMode | undefined;
+  readonly concurrency?: number | undefined;
+  readonly budget?: number | undefined;
+  readonly maxRemovals?: number | undefined;
+  readonly branchPrefix?: string | undefined;
+  readonly shard?: Shard | string | undefined;
+  readonly proposalsDir?: string | undefined;
+  readonly author?: { readonly name: string; readonly email: string } | undefined;
   readonly github?:
-    | Pick<GitHubRunOptions, 'labels' | 'assignees' | 'reviewers' | 'teamReviewers' | 'draft' | 'autoMerge' | 'signedCommits'>
+    | {
+        readonly labels?: readonly string[] | undefined;
+        readonly assignees?: readonly string[] | undefined;
+        readonly reviewers?: readonly string[] | undefined;
+        readonly teamReviewers?: readonly string[] | undefined;
+        readonly draft?: DraftPolicy | undefined;
+        readonly autoMerge?: false | AutoMergeMethod | undefined;
+        readonly signedCommits?: boolean | undefined;
+      }
     | undefined;
-};
+  readonly dryRun?: boolean | undefined;
+  readonly allowExec?: boolean | undefined;
+  readonly allowLocalUpstreams?: boolean | undefined;
+  readonly credentialHosts?: readonly string[] | undefined;
+}
 
 /** Where a setting sits in `run()`'s options: RunSettings' path (`github.labels`), else its key. */
 const optionPath = (key: SettingKey): string => SETTING_RULES[key].field ?? key;
