@@ -28388,12 +28388,15 @@ function printMergedDocument(source, contents) {
   } finally {
     doc.contents = original;
   }
-  let text2 = patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join("\n");
+  let text2 = keepingLines(source.text, before, after);
   if (!source.text.endsWith("\n") && text2.endsWith("\n")) text2 = text2.slice(0, -1);
   const last = lastValueOf(contents);
   if (!text2.endsWith("\n") && isBlockScalar(last) && String(last.value).endsWith("\n")) return `${text2}
 `;
   return text2;
+}
+function keepingLines(text2, before, after) {
+  return patchLines(splitLines(text2), splitLines(before), splitLines(after)).join("\n");
 }
 function printNewDocument(contents, layout2, template3) {
   const doc = new import_yaml4.Document(null, yamlDocumentOptions);
@@ -45396,7 +45399,7 @@ var PackageDocuments = class {
       const err = doc.errors[0];
       if (err) throw new VariantMutationError("invalid-yaml", `${path}: ${err.message.split("\n")[0]}`, path);
     }
-    const kept = docs.filter((d) => d.contents !== null || d.commentBefore || d.comment);
+    const kept = docs.filter(holdsSomething);
     this.parsed.set(path, { docs: kept, before: kept.map((d) => snapshot(d)) });
     return kept;
   }
@@ -45468,7 +45471,7 @@ var PackageDocuments = class {
     const out = /* @__PURE__ */ new Map();
     for (const [path, { docs, before }] of this.parsed) {
       if (docs.every((d, i) => snapshot(d) === before[i])) continue;
-      out.set(path, printDocuments(docs, this.pkg.text(path) ?? ""));
+      out.set(path, printEdited(this.pkg.text(path) ?? "", docs));
     }
     return out;
   }
@@ -45493,6 +45496,13 @@ function snapshot(doc) {
 function indentsSequences(original) {
   const m = /^( *)[^\s#-][^\n]*:[ \t]*\n\1( {2})?- /m.exec(original);
   return m ? m[2] !== void 0 : true;
+}
+var holdsSomething = (d) => d.contents !== null || Boolean(d.commentBefore) || Boolean(d.comment);
+function printEdited(original, docs) {
+  const lf = original.replace(/\r\n/g, "\n");
+  const before = printDocuments(parseYamlStream(lf).filter(holdsSomething), lf);
+  const text2 = keepingLines(lf, before, printDocuments(docs, lf));
+  return text2 === "" || text2.endsWith("\n") ? text2 : withFinalLineBreak(text2);
 }
 function printDocuments(docs, original = "") {
   const indentSeq = indentsSequences(original);

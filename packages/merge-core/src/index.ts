@@ -11,7 +11,7 @@ export {
   type SourceFile,
 } from './resource/merge-files.js';
 export { merge3Text, type ValueInput, type ValueMergeResult } from './value.js';
-export { withFinalLineBreak } from './emit/print.js';
+export { keepingLines, withFinalLineBreak } from './emit/print.js';
 export type { ConflictStrategy, MergeOptions } from './options.js';
 export { composeMessage, isKdeltaError, KdeltaError, locationParts, type KdeltaErrorInit } from './kdelta-error.js';
 export {

@@ -248,6 +248,38 @@ describe('applyPackageVariant', () => {
     expect(failing.changesFrom(before)).toEqual({ written: [], links: [], deleted: [], created: [] });
   });
 
+  it('changes only the lines an injection changed: the merge comment stays on the metadata line, the other lines as they were', () => {
+    const setters = (zone: string) =>
+      [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata: # kpt-merge: app/setters',
+        '  name: setters',
+        '  namespace: app',
+        '  annotations:',
+        "    kpt.dev/config-injection: 'required'",
+        '    internal.kpt.dev/upstream-identifier: "|ConfigMap|app|setters"',
+        'data:',
+        '  # where the cluster runs',
+        `  zone: ${zone} # kpt-set: \${zone}`,
+        "  tier: 'gold'",
+        '',
+      ].join('\n');
+    const files = new Map([
+      ['Kptfile', 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: app}\n'],
+      ['setters.yaml', setters('us-east1')],
+    ]);
+    const pv = pvWith('', '  injectors:\n  - {name: zone-config, kind: ConfigMap}\n');
+    const source = { ...obj('ConfigMap', 'zone-config', 'default', {}, 'v1'), data: { zone: 'eu-west1', tier: 'gold' } };
+    const r = applyPackageVariant(files, pv, { objects: [source] });
+    // Porch replaces `data` whole with the source's (its comments go with it) and names the source
+    const injected = setters('eu-west1')
+      .replace(/data:\n {2}# where the cluster runs\n {2}zone: eu-west1 # kpt-set: .*\n/, 'data:\n  zone: eu-west1\n')
+      .replace("tier: 'gold'", 'tier: gold')
+      .replace('\ndata:', '\n    kpt.dev/injected-resource: zone-config\n    kpt.dev/injected-resource-name: zone-config\ndata:');
+    expect(r.ok && r.changed.get('setters.yaml')).toBe(injected);
+  });
+
   it('names the file of a package whose YAML does not parse', () => {
     const pkg = PackageTree.fromFiles([
       ['Kptfile', 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: app}\n'],

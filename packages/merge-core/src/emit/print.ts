@@ -74,7 +74,7 @@ export function printMergedDocument(source: SourceDocument, contents: YamlNode |
   } finally {
     doc.contents = original;
   }
-  let text = patchLines(splitLines(source.text), splitLines(before), splitLines(after)).join('\n');
+  let text = keepingLines(source.text, before, after);
   // The file's last line has no line break after it: that is layout, kept even where the diff took
   // the printer's last lines (which end in one). A `|` header the diff left as the file had it
   // would otherwise read that line break into the value; the stream's writer adds the final line
@@ -84,6 +84,16 @@ export function printMergedDocument(source: SourceDocument, contents: YamlNode |
   const last = lastValueOf(contents);
   if (!text.endsWith('\n') && isBlockScalar(last) && String(last.value).endsWith('\n')) return `${text}\n`;
   return text;
+}
+
+/**
+ * The text of an edited document or file: `text`'s own lines wherever the printer's text of it as
+ * read (`before`) and as edited (`after`) agree, the printer's lines where the content changed.
+ * Comments the printer would move (`metadata: # kpt-merge: …`), quoting and indentation stay as
+ * the file had them on every line the edit left alone.
+ */
+export function keepingLines(text: string, before: string, after: string): string {
+  return patchLines(splitLines(text), splitLines(before), splitLines(after)).join('\n');
 }
 
 /** A document that exists on no local side (added upstream), printed in the given layout. */

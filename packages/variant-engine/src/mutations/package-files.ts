@@ -1,4 +1,4 @@
-import { KdeltaError, parseYamlStream } from '@kdelta/merge-core';
+import { KdeltaError, keepingLines, parseYamlStream, withFinalLineBreak } from '@kdelta/merge-core';
 import { KptfileError, PackageTree, type PackageView } from '@kdelta/kptfile-model';
 import { type Document, isMap, isScalar, isSeq, type YAMLMap, type Node } from 'yaml';
 
@@ -101,7 +101,7 @@ export class PackageDocuments {
       const err = doc.errors[0];
       if (err) throw new VariantMutationError('invalid-yaml', `${path}: ${err.message.split('\n')[0]}`, path);
     }
-    const kept = docs.filter((d) => d.contents !== null || d.commentBefore || d.comment);
+    const kept = docs.filter(holdsSomething);
     this.parsed.set(path, { docs: kept, before: kept.map((d) => snapshot(d)) });
     return kept;
   }
@@ -177,7 +177,7 @@ export class PackageDocuments {
     const out = new Map<string, string>();
     for (const [path, { docs, before }] of this.parsed) {
       if (docs.every((d, i) => snapshot(d) === before[i])) continue;
-      out.set(path, printDocuments(docs, this.pkg.text(path) ?? ''));
+      out.set(path, printEdited(this.pkg.text(path) ?? '', docs));
     }
     return out;
   }
@@ -208,6 +208,21 @@ function snapshot(doc: Document): string {
 function indentsSequences(original: string): boolean {
   const m = /^( *)[^\s#-][^\n]*:[ \t]*\n\1( {2})?- /m.exec(original);
   return m ? m[2] !== undefined : true;
+}
+
+/** A document the mutations see: one with content or comments (a stray `---` is not). */
+const holdsSomething = (d: Document): boolean => d.contents !== null || Boolean(d.commentBefore) || Boolean(d.comment);
+
+/**
+ * A file the mutations edited: its own lines wherever the edit left them (comments the printer
+ * would move, such as `metadata: # kpt-merge: …`, quoting, indentation), printed lines where the
+ * content changed.
+ */
+function printEdited(original: string, docs: readonly Document[]): string {
+  const lf = original.replace(/\r\n/g, '\n');
+  const before = printDocuments(parseYamlStream(lf).filter(holdsSomething), lf);
+  const text = keepingLines(lf, before, printDocuments(docs, lf));
+  return text === '' || text.endsWith('\n') ? text : withFinalLineBreak(text);
 }
 
 export function printDocuments(docs: readonly Document[], original = ''): string {
