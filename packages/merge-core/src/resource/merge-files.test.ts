@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { MergeInputError } from '../errors.js';
+import { yamlParseOptions } from '../yaml/parse.js';
 import { mergeFiles, mergeFilesTraced, type SourceFile } from './merge-files.js';
 
 const casesDir = fileURLToPath(new URL('../__fixtures__/cases/', import.meta.url));
@@ -136,8 +137,9 @@ describe('mergeFiles behaviour', () => {
       path: 'all.yaml',
       text: `${stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'the-crd' }, spec })}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: ${value}\n`,
     });
+    // as kdelta and Kubernetes read YAML (1.1: `n` is false, as origin's `false` is)
     const data = (files: readonly SourceFile[]) =>
-      Object.fromEntries(files.map((f) => [f.path, parseAllDocuments(f.text).map((d) => d.toJS())]));
+      Object.fromEntries(files.map((f) => [f.path, parseAllDocuments(f.text, yamlParseOptions).map((d) => d.toJS())]));
     fc.assert(
       fc.property(crdSpec, crdSpec, (o, u) => {
         const origin = [file(o, 'v1')];
