@@ -94,6 +94,26 @@ beforeAll(() => {
   release({ 'catalog/cart/cm.yaml': settings('"true"', 'cart-2') }, 'cart-blueprint-v0.2.0', 'v1.0.1');
   release({ 'tools/README.md': 'tools\n' }, 'v1.1.0-rc.1');
   release({ 'shop/settings.yaml': settings('"true"', 'v2'), 'tools/README.md': 'tools 1.1\n' }, 'shop/v3', 'v1.1.0');
+  // examples/greet-*: kpt-functions-catalog's <fn>/vX, where no directory is named greet: the
+  // packages are the examples/greet-* directories; a version tagged in two families is one release,
+  // and a package its release left unchanged has no pair (greet-advanced at v0.2.0)
+  release(
+    {
+      'examples/greet-simple/Kptfile': kptfile('greet-simple'),
+      'examples/greet-simple/cm.yaml': settings('true', 'simple-1'),
+      'examples/greet-advanced/Kptfile': kptfile('greet-advanced'),
+      'examples/greet-advanced/cm.yaml': settings('true', 'advanced-1'),
+      'examples/greeting-simple/Kptfile': kptfile('greeting-simple'),
+    },
+    'greet/v0.1.0',
+    'functions/go/greet/v0.1.0',
+  );
+  release(
+    { 'examples/greet-simple/cm.yaml': settings('true', 'simple-2'), 'examples/greeting-simple/README.md': 'another function\n' },
+    'greet/v0.2.0',
+    'functions/go/greet/v0.2.0',
+  );
+  release({ 'examples/greet-advanced/cm.yaml': settings('true', 'advanced-2') }, 'functions/go/greet/v0.3.0');
 });
 afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
@@ -107,13 +127,15 @@ function runHistories(...args: string[]): { results: CaseResult[]; summary: stri
 }
 
 describe('histories: release pairs from tags', () => {
-  it('pairs consecutive releases of each tag convention, and leaves out pre-releases and unchanged packages', async () => {
+  it('pairs consecutive releases of each tag convention (function examples too), and leaves out pre-releases and unchanged packages', async () => {
     const { discoverPairs } = (await import(pathToFileURL(join(histories, 'discover.mjs')).href)) as {
       discoverPairs: (dir: string) => { pairs: Pair[] };
     };
     const pairs = discoverPairs(upstream).pairs.map((p) => `${p.dir}: ${p.old} → ${p.new}`);
     expect(pairs.sort()).toEqual([
       'catalog/cart: cart-blueprint-v0.1.0 → cart-blueprint-v0.2.0',
+      'examples/greet-advanced: greet/v0.2.0 → functions/go/greet/v0.3.0',
+      'examples/greet-simple: greet/v0.1.0 → greet/v0.2.0',
       'shop: shop/v1 → shop/v2',
       'shop: shop/v2 → shop/v3',
       // v1.0.0 → v1.0.1 left tools unchanged; catalog/cart and shop have releases of their own

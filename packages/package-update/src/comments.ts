@@ -1,5 +1,5 @@
-import { type PackageView, addMergeComments } from '@kdelta/kptfile-model';
-import { isKrmPath } from './kptfile.js';
+import { KRMIGNORE_FILE, type KrmIgnore, type PackageView, addMergeComments, parseKrmIgnore } from '@kdelta/kptfile-model';
+import { KPTFILE, isKrmPath } from './kptfile.js';
 
 /** Every document of the file already has its merge comment and identifier (cheap text check). */
 function alreadyMarked(text: string): boolean {
@@ -12,20 +12,29 @@ function alreadyMarked(text: string): boolean {
 
 /**
  * Adds `# kpt-merge:` comments and upstream-identifier annotations to every resource file of
- * `pkg` and of the packages nested in it, in memory. Every file is marked before any is changed:
- * an error leaves the tree as it was.
+ * `pkg` and of the packages nested in it, in memory; a file its package's `.krmignore` names is no
+ * resource and keeps its bytes. Every file is marked before any is changed: an error leaves the
+ * tree as it was.
  */
 export function addMergeCommentsToTree(pkg: PackageView): void {
   const files: { path: string; text: string }[] = [];
-  const walk = (rel: string) => {
+  const ignoreOf = (root: string): KrmIgnore | undefined => {
+    const text = pkg.text(root ? `${root}/${KRMIGNORE_FILE}` : KRMIGNORE_FILE);
+    return text === undefined ? undefined : parseKrmIgnore(text);
+  };
+  /** `root`: the package `rel` is in, whose `.krmignore` speaks of paths relative to it. */
+  const walk = (rel: string, root: string, ignore: KrmIgnore | undefined) => {
     for (const name of pkg.list(rel)) {
       const r = rel ? `${rel}/${name}` : name;
       const type = pkg.typeOf(r);
-      if (type === 'dir') walk(r);
-      else if (type === 'file' && isKrmPath(r)) files.push({ path: r, text: pkg.yamlText(r)! });
+      if (type === 'dir') {
+        const nested = pkg.typeOf(`${r}/${KPTFILE}`) === 'file';
+        walk(r, nested ? r : root, nested ? ignoreOf(r) : ignore);
+      } else if (type === 'file' && isKrmPath(r) && !ignore?.ignores(root ? r.slice(root.length + 1) : r))
+        files.push({ path: r, text: pkg.yamlText(r)! });
     }
   };
-  if (pkg.exists()) walk('');
+  if (pkg.exists()) walk('', '', ignoreOf(''));
   const marked = files.map((f) => ({ ...f, next: alreadyMarked(f.text) ? f.text : addMergeComments(f.text) }));
   for (const f of marked) if (f.next !== f.text) pkg.write(f.path, f.next);
 }

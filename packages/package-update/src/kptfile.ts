@@ -99,3 +99,14 @@ export function isKrmPath(path: string): boolean {
   const base = path.split('/').pop() ?? '';
   return base !== KPTFILE && /\.ya?ml$/i.test(base);
 }
+
+/**
+ * Which files of a package are KRM resources, for an update whose sides are `packages`: `.yaml`/
+ * `.yml` files other than the Kptfile that no side's `.krmignore` names. A file one side ignores is
+ * a plain file on every side, so that the three sides agree on what it is; kpt reads an ignored
+ * file as no resource (a function example's `.expected/results.yaml`).
+ */
+export function krmFileTest(...packages: readonly PackageView[]): (path: string) => boolean {
+  const ignores = packages.flatMap((p) => p.krmIgnore() ?? []);
+  return (path) => isKrmPath(path) && !ignores.some((i) => i.ignores(path));
+}

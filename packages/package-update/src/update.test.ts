@@ -222,3 +222,47 @@ describe('repositories named by package content', () => {
     expect(ok.lock?.git?.commit).toBe(git(repo, 'rev-parse', 'v2'));
   });
 });
+
+describe('.krmignore', () => {
+  // kpt-functions-catalog's examples ship the output their function gives in `.expected/`, which
+  // their `.krmignore` names: files kpt reads as no resource. Such a file keeps its bytes on get
+  // and is updated file by file, as any file that is not KRM.
+  it('a YAML file a .krmignore names gets no merge comment, and is updated as a plain file', async () => {
+    const { root, repo, env } = await fixture();
+    const results = (k: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: results\ndata:\n  k: ${k}\n`;
+    const release = (k: string, tag: string) => {
+      writeFileSync(join(repo, 'pkg', '.expected', 'results.yaml'), results(k));
+      writeFileSync(join(repo, 'pkg', 'sub', 'fixtures', 'x.yaml'), results(k));
+      writeFileSync(join(repo, 'pkg', 'sub', 'cm.yaml'), results(k).replace('results', 'sub'));
+      git(repo, 'add', '-A');
+      git(repo, 'commit', '--quiet', '-m', tag);
+      git(repo, 'tag', tag);
+    };
+    mkdirSync(join(repo, 'pkg', '.expected'));
+    mkdirSync(join(repo, 'pkg', 'sub', 'fixtures'), { recursive: true });
+    writeFileSync(join(repo, 'pkg', '.krmignore'), '.expected\n');
+    writeFileSync(join(repo, 'pkg', 'sub', 'Kptfile'), 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: sub\n');
+    writeFileSync(join(repo, 'pkg', 'sub', '.krmignore'), 'fixtures/\n');
+    release('v1', 'x1');
+    release('v2', 'x2');
+    const get = async (name: string) => {
+      const destination = join(root, name);
+      await getPackage({ repo, directory: '/pkg', ref: 'x1', destination, cwd: root, env });
+      return destination;
+    };
+    const unedited = await get('unedited');
+    expect(readFileSync(join(unedited, '.expected', 'results.yaml'), 'utf8')).toBe(results('v1'));
+    expect(readFileSync(join(unedited, 'sub', 'fixtures', 'x.yaml'), 'utf8')).toBe(results('v1'));
+    expect(readFileSync(join(unedited, 'sub', 'cm.yaml'), 'utf8')).toContain('# kpt-merge: /sub');
+    await updatePackage({ dir: unedited, ref: 'x2', cwd: root, env });
+    expect(readFileSync(join(unedited, '.expected', 'results.yaml'), 'utf8')).toBe(results('v2'));
+    expect(readFileSync(join(unedited, 'sub', 'fixtures', 'x.yaml'), 'utf8')).toBe(results('v2'));
+
+    // changed locally: local's file stays whole, as for any file that is not KRM
+    const edited = await get('edited');
+    writeFileSync(join(edited, '.expected', 'results.yaml'), results('mine'));
+    await updatePackage({ dir: edited, ref: 'x2', cwd: root, env });
+    expect(readFileSync(join(edited, '.expected', 'results.yaml'), 'utf8')).toBe(results('mine'));
+    expect(readFileSync(join(edited, 'sub', 'cm.yaml'), 'utf8')).toContain('k: v2');
+  });
+});

@@ -3,6 +3,12 @@
 //   <name>-vX.Y.Z      blueprints' style: the package is the directory named <name> (without a
 //                      "-blueprint" suffix) that holds a Kptfile, or Kptfiles below it
 //   <dir>/vX.Y.Z       kpt's own convention: the package is <dir>, which holds a Kptfile at the tag
+//   <fn>/vX.Y.Z        kpt-functions-catalog's: where the key is no package directory at the tag, the
+//                      packages are the examples/<fn>-* directories holding a Kptfile at the tag (<fn>
+//                      being the key's last segment: functions/go/set-namespace/v0.4.1 releases
+//                      examples/set-namespace-simple); a version tagged in several families
+//                      (set-namespace/, go/set-namespace/, functions/go/set-namespace/) is one release,
+//                      and pairs whose package tree did not change are left out
 //   vX.Y.Z             a repository release: every top-level package directory at the tag, for the
 //                      directories that have no release tags of their own; pairs whose package tree did
 //                      not change are left out (they are not releases of that package)
@@ -86,6 +92,12 @@ function createTreeReader(gitDir) {
   };
 }
 
+/** The function examples a tag `<...>/<fn>/vX.Y.Z` releases: examples/<fn>-* holding a Kptfile. */
+function functionExampleDirs(reader, tag, key) {
+  const prefix = `examples/${key.split('/').pop()}-`;
+  return reader.kptfileDirs(tag).filter((d) => d.startsWith(prefix) && !d.slice(prefix.length).includes('/'));
+}
+
 function resolveNamedDir(reader, tag, name) {
   const base = name.replace(/-blueprint$/, '');
   const dirs = reader.kptfileDirs(tag);
@@ -110,6 +122,11 @@ export function discoverPairs(gitDir, { repoName = gitDir } = {}) {
     .filter(Boolean)
     .map((t) => t.slice('refs/tags/'.length));
   const releases = new Map(); // package key -> [{ tag, version, dir }]
+  const examples = new Set(); // keys of function examples: unchanged pairs are left out
+  const release = (key, r) => {
+    if (!releases.has(key)) releases.set(key, []);
+    releases.get(key).push(r);
+  };
   const plainTags = [];
   const skipped = [];
   for (const tag of tags) {
@@ -122,26 +139,44 @@ export function discoverPairs(gitDir, { repoName = gitDir } = {}) {
     let dir;
     if (parsed.style === 'prefixed') {
       if (reader.kptfileDirs(tag).includes(parsed.key)) dir = parsed.key;
+      else {
+        const exampleDirs = functionExampleDirs(reader, tag, parsed.key);
+        for (const d of exampleDirs) {
+          examples.add(d);
+          release(d, { tag, version: parsed.version, dir: d });
+        }
+        if (exampleDirs.length > 0) continue;
+      }
     } else dir = resolveNamedDir(reader, tag, parsed.key);
     if (dir === undefined) {
       skipped.push({ key: parsed.key, tag, reason: 'no package directory for this tag' });
       continue;
     }
-    const key = parsed.style === 'prefixed' ? dir : parsed.key;
-    if (!releases.has(key)) releases.set(key, []);
-    releases.get(key).push({ tag, version: parsed.version, dir });
+    release(parsed.style === 'prefixed' ? dir : parsed.key, { tag, version: parsed.version, dir });
   }
 
   const pairs = [];
   const owned = new Set([...releases.values()].flatMap((rs) => rs.map((r) => r.dir)));
-  for (const [key, rs] of releases) {
-    rs.sort((a, b) => compareVersions(a.version, b.version));
+  for (const [key, all] of releases) {
+    // one release per version: of the tags naming it, the shortest (set-namespace/v0.4.1, as users write it)
+    const rs = [];
+    for (const r of all.sort((a, b) => compareVersions(a.version, b.version) || a.tag.length - b.tag.length || a.tag.localeCompare(b.tag)))
+      if (rs.at(-1)?.version !== r.version) rs.push(r);
     for (let i = 1; i < rs.length; i++) {
       const [o, n] = [rs[i - 1], rs[i]];
       // an update keeps the directory the package was fetched from
-      if (reader.tree(n.tag, o.dir) === undefined) {
+      const tree = reader.tree(n.tag, o.dir);
+      if (tree === undefined) {
         skipped.push({ key, tag: n.tag, reason: `${o.dir} is gone at ${n.tag}` });
         continue;
+      }
+      if (examples.has(key)) {
+        if (tree === reader.tree(o.tag, o.dir)) continue;
+        const api = reader.kptfileApiVersion(o.tag, o.dir);
+        if (api !== 'kpt.dev/v1') {
+          skipped.push({ key, tag: o.tag, reason: `Kptfile ${api ?? 'unreadable'} (before kpt 1.0)` });
+          continue;
+        }
       }
       pairs.push({ repo: repoName, gitDir, key, dir: o.dir, old: o.tag, new: n.tag });
     }

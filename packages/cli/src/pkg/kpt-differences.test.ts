@@ -2,9 +2,9 @@
 // kdelta's side always; kpt's side too when the installed kpt is on PATH (kpt is never a
 // dependency), so that a kpt release that changes its behaviour shows here.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { cli } from './__fixtures__/runner.js';
@@ -26,9 +26,11 @@ interface Outcome {
   kpt: Files | undefined;
 }
 
+/** Every file below `dir`, by its relative path. */
 function filesOf(dir: string): Files {
   return Object.fromEntries(
-    readdirSync(dir)
+    readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => statSync(join(dir, f)).isFile())
       .sort()
       .map((f) => [f, readFileSync(join(dir, f), 'utf8')]),
   );
@@ -48,8 +50,11 @@ async function replay(
   mkdirSync(up, { recursive: true });
   git(up, 'init', '--quiet', '--initial-branch=main');
   for (const [tag, files] of [['v1', v1] as const, ['v2', v2] as const]) {
-    for (const f of readdirSync(up).filter((f) => f !== '.git')) rmSync(join(up, f));
-    for (const [f, text] of Object.entries(files)) writeFileSync(join(up, f), text);
+    for (const f of readdirSync(up).filter((f) => f !== '.git')) rmSync(join(up, f), { recursive: true });
+    for (const [f, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(up, f)), { recursive: true });
+      writeFileSync(join(up, f), text);
+    }
     git(up, 'add', '-A');
     git(up, 'commit', '--quiet', '--allow-empty', '-m', tag);
     git(up, 'tag', tag);
@@ -204,5 +209,29 @@ describe('README "Differences from kpt"', () => {
     );
     expect(objects(r.kdelta, 'pvs.yaml')[0].spec.upstream).toEqual({ package: 'amf' });
     if (r.kpt) expect(objects(r.kpt, 'pvs.yaml')[0].spec.upstream.package).toEqual({ repo: 'catalog', name: 'amf' });
+  });
+
+  it('a YAML file .krmignore names is updated as a plain file; kpt keeps it as it was at origin', async () => {
+    const results = (k: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: results\ndata:\n  k: ${k}\n`;
+    const release = (k: string): Files => ({
+      Kptfile: KPTFILE,
+      '.krmignore': '.expected\n',
+      'cm.yaml': results(k).replace('results', 'c'),
+      '.expected/results.yaml': results(k),
+      '.expected/notes.txt': `notes ${k}\n`,
+    });
+    const r = await replay('krmignore', { ...release('v1'), '.expected/gone.yaml': 'skip: [Kptfile]\n' }, release('v2'));
+    const expected = (files: Files) => Object.fromEntries(Object.entries(files).filter(([f]) => f.startsWith('.expected/')));
+    // no local edit: kdelta gives upstream's files, the deletion too
+    expect(expected(r.kdelta)).toEqual({ '.expected/notes.txt': 'notes v2\n', '.expected/results.yaml': results('v2') });
+    if (r.kpt) {
+      // kpt updates the text file but neither merges nor replaces the YAML files
+      expect(expected(r.kpt)).toEqual({
+        '.expected/gone.yaml': 'skip: [Kptfile]\n',
+        '.expected/notes.txt': 'notes v2\n',
+        '.expected/results.yaml': results('v1'),
+      });
+      expect(configMaps(r.kpt).find((c) => c.file === 'cm.yaml')?.data).toEqual({ k: 'v2' });
+    }
   });
 });

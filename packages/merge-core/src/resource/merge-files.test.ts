@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { MergeInputError } from '../errors.js';
+import { yamlParseOptions } from '../yaml/parse.js';
 import { mergeFiles, mergeFilesTraced, type SourceFile } from './merge-files.js';
 
 const casesDir = fileURLToPath(new URL('../__fixtures__/cases/', import.meta.url));
@@ -112,6 +113,41 @@ describe('mergeFiles behaviour', () => {
     const result = mergeFiles({ origin, upstream, local }, { strategy: 'local-wins' });
     expect(result.files[0]!.text).toBe(cm('  a: "3"\n  b: "2"\n'));
     expect(result.conflicts).toMatchObject([{ path: '.data.a', winner: 'local' }]);
+  });
+
+  test("a package's CRD of any shape never stops the merge: with no local edit it gives upstream (merge(o, u, o) = u)", () => {
+    // Real packages ship partial CRDs (kpt-functions-catalog's set-namespace example: only
+    // spec.conversion); a CRD the merge cannot read as a schema is a resource like any other.
+    // no nulls: a null upstream sets is a deletion (seed 001), which this law is not about
+    const anything = fc.oneof(
+      fc.string({ maxLength: 4 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.array(fc.string({ maxLength: 4 }), { maxLength: 2 }),
+      fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2 }),
+      fc.constant(undefined),
+    );
+    const crdSpec = fc.record({
+      group: fc.oneof(fc.constantFrom('example.com', ''), anything),
+      names: fc.oneof(fc.record({ kind: fc.oneof(fc.constant('Shelf'), anything) }), anything),
+      versions: fc.oneof(fc.array(fc.record({ name: fc.oneof(fc.constant('v1'), anything), schema: anything })), anything),
+      conversion: anything,
+    });
+    const file = (spec: unknown, value: string) => ({
+      path: 'all.yaml',
+      text: `${stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'the-crd' }, spec })}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: ${value}\n`,
+    });
+    // as kdelta and Kubernetes read YAML (1.1: `n` is false, as origin's `false` is)
+    const data = (files: readonly SourceFile[]) =>
+      Object.fromEntries(files.map((f) => [f.path, parseAllDocuments(f.text, yamlParseOptions).map((d) => d.toJS())]));
+    fc.assert(
+      fc.property(crdSpec, crdSpec, (o, u) => {
+        const origin = [file(o, 'v1')];
+        const upstream = [file(u, 'v2')];
+        expect(data(mergeFiles({ origin, upstream, local: origin }).files)).toEqual(data(upstream));
+      }),
+      { numRuns: Number(process.env.KDELTA_PROPERTY_RUNS ?? 200) },
+    );
   });
 
   test('CRDs among the inputs teach their list keys', () => {

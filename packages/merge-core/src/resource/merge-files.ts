@@ -213,12 +213,13 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
     local: locate('local', sides.local),
   };
 
-  // CRDs in any of the three versions teach the merge their kinds' list types.
+  // CRDs in any of the three versions teach the merge their kinds' list types; one that describes
+  // no schema is merged like any resource and teaches nothing.
   const crds = [...located.local, ...located.upstream, ...located.origin]
     .filter((r) => r.identity?.kind === 'CustomResourceDefinition' || r.kind === 'CustomResourceDefinition')
     .map((r) => toPlain(r.map))
     .filter(isCustomResourceDefinition);
-  const schemas = crds.length > 0 ? layerSchemas(options.schemas, schemaRegistryFromCrds(crds)) : options.schemas;
+  const schemas = crds.length > 0 ? layerSchemas(options.schemas, schemaRegistryFromCrds(crds, { skipUnreadable: true })) : options.schemas;
   const engine = createEngine({ ...options, schemas });
 
   const tuples = collateResources(located);

@@ -122,4 +122,20 @@ describe('schemaRegistryFromCrds', () => {
       'objects[0].spec.versions[0].schema.openAPIV3Schema: CustomResourceDefinition (things.g.io): expected a schema object',
     );
   });
+
+  it('with skipUnreadable, leaves out a CRD it cannot read and keeps the others (a package’s own CRDs)', () => {
+    const partial = crd('apiextensions.k8s.io/v1', { conversion: { strategy: 'Webhook' } }, 'the-crd');
+    const badSchema = crd('apiextensions.k8s.io/v1', {
+      group: 'g.io',
+      names: { kind: 'X' },
+      versions: [{ name: 'v1', schema: { openAPIV3Schema: 'nope' } }],
+    });
+    const reg = schemaRegistryFromCrds([partial, badSchema, fruitstore], { skipUnreadable: true });
+    expect(reg.lookup({ group: 'g.io', version: 'v1', kind: 'X' })).toBeUndefined();
+    expect(shape(listAt(reg.lookup({ group: 'test.group', version: 'v1', kind: 'FruitStore' }), 'spec.fruits'))).toEqual({
+      listType: 'map',
+      keys: ['name'],
+      explicit: true,
+    });
+  });
 });

@@ -16,6 +16,12 @@ const CRD_API_VERSIONS = new Set(['apiextensions.k8s.io/v1', 'apiextensions.k8s.
 export interface CrdOptions {
   /** The file the objects came from, for error messages. */
   readonly file?: string;
+  /**
+   * Leave out a CRD that cannot be read as a schema (no group or kind, a malformed schema) instead
+   * of failing. For the CRDs a package holds: they are resources to merge, and a partial one (an
+   * example's CRD with only `spec.conversion`) teaches the merge nothing but must not stop it.
+   */
+  readonly skipUnreadable?: boolean;
 }
 
 export function isCustomResourceDefinition(value: unknown): value is JsonObject {
@@ -29,7 +35,7 @@ export function schemaRegistryFromCrds(objects: readonly unknown[], options: Crd
   const kinds = new Map<string, [string, JsonObject][]>();
   const byName = new Map<string, JsonObject>();
 
-  objects.forEach((obj, i) => {
+  const read = (obj: unknown, i: number) => {
     if (!isCustomResourceDefinition(obj)) return;
     const metadata = own(obj, 'metadata');
     const crdName = isRecord(metadata) && typeof own(metadata, 'name') === 'string' ? ` (${String(own(metadata, 'name'))})` : '';
@@ -71,6 +77,14 @@ export function schemaRegistryFromCrds(objects: readonly unknown[], options: Crd
       if (list.some(([v]) => v === version)) continue; // the first CRD for a version wins
       list.push([version, schema]);
       byName.set(`${group}.${version}.${kind}`, schema);
+    }
+  };
+  objects.forEach((obj, i) => {
+    try {
+      read(obj, i);
+    } catch (error) {
+      // every check comes before the CRD is registered: one left out leaves nothing behind
+      if (!(options.skipUnreadable && error instanceof SchemaError)) throw error;
     }
   });
 

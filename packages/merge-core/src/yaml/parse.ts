@@ -41,6 +41,39 @@ function withDigitInFloats(tag: Tags[number]): Tags[number] {
   return { ...tag, test: new RegExp(`^(?=[-+]?\\.?[0-9])${tag.test.source.slice(1)}`) } as Tags[number];
 }
 
+const NUMBER_TAGS = new Set(['tag:yaml.org,2002:int', 'tag:yaml.org,2002:float']);
+
+type NumberTag = Extract<Tags[number], { resolve: unknown }> & { test: RegExp };
+const isNumberTag = (tag: Tags[number]): tag is NumberTag =>
+  typeof tag !== 'string' && NUMBER_TAGS.has(tag.tag) && 'resolve' in tag && tag.test instanceof RegExp;
+
+/**
+ * Numbers print as they were written (`1_000`, `+1`, `.5`, `0x1F`) while that text still reads as
+ * their value. yaml prints numbers from their value: upstream's `1_000` became `1000` (to a YAML
+ * 1.2 reader such as kpt's, the string "1_000" became a number) and `0_` became `.nan`.
+ */
+function keepingNumberSources(tags: Tags): Tags {
+  const readers = tags.filter(isNumberTag);
+  const written = (item: Scalar): string | undefined => {
+    const source = (item as Scalar & { source?: unknown }).source;
+    if (typeof source !== 'string') return undefined;
+    // the tag that read the text: the first whose test it passes, as the parser chose
+    const reader = readers.find((t) => t.test.test(source));
+    if (reader === undefined) return undefined;
+    // yaml's float tags resolve to a Scalar (keeping `1.50`'s trailing zero), the others to a value
+    const read: unknown = reader.resolve(source, () => {}, {} as never);
+    return Object.is(isScalar(read) ? read.value : read, item.value) ? source : undefined;
+  };
+  return tags.map((tag) => {
+    if (!isNumberTag(tag) || tag.stringify === undefined) return tag;
+    const { stringify } = tag;
+    return {
+      ...tag,
+      stringify: (item, ctx, onComment, onChompKeep) => written(item as Scalar) ?? stringify(item, ctx, onComment, onChompKeep),
+    };
+  });
+}
+
 let kubernetesSchema: Tags | undefined;
 
 /**
@@ -48,7 +81,9 @@ let kubernetesSchema: Tags | undefined;
  * a copy of the same YAML 1.1 tags each time (the options always name YAML 1.1).
  */
 function kubernetesTags(tags: Tags): Tags {
-  kubernetesSchema ??= tags.filter((t) => typeof t === 'string' || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats);
+  kubernetesSchema ??= keepingNumberSources(
+    tags.filter((t) => typeof t === 'string' || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats),
+  );
   return kubernetesSchema;
 }
 

@@ -1,17 +1,18 @@
 import type { PackageView, TreeFile } from '@kdelta/kptfile-model';
 import { mergeFiles } from '@kdelta/merge-core';
-import { KPTFILE, isKrmPath, kptfileOf } from '../kptfile.js';
+import { KPTFILE, kptfileOf, krmFileTest } from '../kptfile.js';
 import { mergeKptfileOf } from './replace.js';
 import { type UpdateInput, type UpdateOutcome, nothing } from './types.js';
 
 /**
  * Non-KRM files, file by file (kpt's ReplaceNonKRMFiles): added upstream → added; changed
  * upstream and unchanged locally → upstream's; deleted upstream and unchanged locally → deleted;
- * changed locally → kept.
+ * changed locally → kept. YAML files a `.krmignore` names are among them.
  */
 export function replaceNonKrmFiles(input: { local: PackageView; updated: PackageView; origin: PackageView }): void {
   const { local: localPkg, updated: updatedPkg, origin: originPkg } = input;
-  const isNonKrm = (f: TreeFile) => !isKrmPath(f.path) && f.path !== KPTFILE;
+  const isKrm = krmFileTest(localPkg, originPkg, updatedPkg);
+  const isNonKrm = (f: TreeFile) => !isKrm(f.path) && f.path !== KPTFILE;
   const origin = new Map(
     originPkg
       .ownFiles()
@@ -90,10 +91,11 @@ function atSidePath<T>(input: UpdateInput, fn: () => T): T {
 /** resource-merge: a 3-way merge of the resources, the Kptfile, and the non-KRM files. */
 export function resourceMerge(input: UpdateInput): UpdateOutcome {
   if (!input.isRoot && upstreamRepointed(input)) return nothing;
+  const isKrm = krmFileTest(input.local, input.origin, input.updated);
   const krm = (pkg: PackageView) =>
     pkg
       .ownFiles()
-      .files.filter((f) => isKrmPath(f.path))
+      .files.filter((f) => isKrm(f.path))
       .map((f) => ({ path: f.path, text: pkg.yamlText(f.path)! }));
   const local = krm(input.local);
   // Every file of every side goes to the merge, those upstream left as they were too: leaving
