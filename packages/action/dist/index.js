@@ -28007,8 +28007,30 @@ function withDigitInFloats(tag2) {
   if (/nan/i.test(tag2.test.source)) return tag2;
   return { ...tag2, test: new RegExp(`^(?=[-+]?\\.?[0-9])${tag2.test.source.slice(1)}`) };
 }
+function keepingNumberSources(tags) {
+  const readers = tags.filter(isNumberTag);
+  const written = (item2) => {
+    const source = item2.source;
+    if (typeof source !== "string") return void 0;
+    const reader = readers.find((t) => t.test.test(source));
+    if (reader === void 0) return void 0;
+    const read = reader.resolve(source, () => {
+    }, {});
+    return Object.is((0, import_yaml3.isScalar)(read) ? read.value : read, item2.value) ? source : void 0;
+  };
+  return tags.map((tag2) => {
+    if (!isNumberTag(tag2) || tag2.stringify === void 0) return tag2;
+    const { stringify } = tag2;
+    return {
+      ...tag2,
+      stringify: (item2, ctx, onComment, onChompKeep) => written(item2) ?? stringify(item2, ctx, onComment, onChompKeep)
+    };
+  });
+}
 function kubernetesTags(tags) {
-  kubernetesSchema ??= tags.filter((t) => typeof t === "string" || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats);
+  kubernetesSchema ??= keepingNumberSources(
+    tags.filter((t) => typeof t === "string" || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats)
+  );
   return kubernetesSchema;
 }
 function stringifyYaml(value2, options) {
@@ -28164,7 +28186,7 @@ function moveToKeyLine(pair, value2, text2) {
   pair.key.comment = first;
   value2.commentBefore = others.length > 0 ? others.join("\n") : void 0;
 }
-var import_yaml3, NOT_KUBERNETES_TAGS, kubernetesSchema, yamlParseOptions, yamlDocumentOptions;
+var import_yaml3, NOT_KUBERNETES_TAGS, NUMBER_TAGS, isNumberTag, kubernetesSchema, yamlParseOptions, yamlDocumentOptions;
 var init_parse = __esm({
   "../merge-core/src/yaml/parse.ts"() {
     "use strict";
@@ -28172,6 +28194,8 @@ var init_parse = __esm({
     init_nodes();
     init_errors2();
     NOT_KUBERNETES_TAGS = /* @__PURE__ */ new Set(["tag:yaml.org,2002:omap", "tag:yaml.org,2002:set", "tag:yaml.org,2002:timestamp"]);
+    NUMBER_TAGS = /* @__PURE__ */ new Set(["tag:yaml.org,2002:int", "tag:yaml.org,2002:float"]);
+    isNumberTag = (tag2) => typeof tag2 !== "string" && NUMBER_TAGS.has(tag2.tag) && "resolve" in tag2 && tag2.test instanceof RegExp;
     yamlParseOptions = {
       version: "1.1",
       keepSourceTokens: false,
@@ -29706,7 +29730,7 @@ function schemaRegistryFromCrds(objects, options = {}) {
   const converter = new JsonSchemaConverter(() => void 0);
   const kinds = /* @__PURE__ */ new Map();
   const byName2 = /* @__PURE__ */ new Map();
-  objects.forEach((obj2, i) => {
+  const read = (obj2, i) => {
     if (!isCustomResourceDefinition(obj2)) return;
     const metadata2 = own(obj2, "metadata");
     const crdName = isRecord(metadata2) && typeof own(metadata2, "name") === "string" ? ` (${String(own(metadata2, "name"))})` : "";
@@ -29746,6 +29770,13 @@ function schemaRegistryFromCrds(objects, options = {}) {
       if (list2.some(([v]) => v === version)) continue;
       list2.push([version, schema]);
       byName2.set(`${group2}.${version}.${kind}`, schema);
+    }
+  };
+  objects.forEach((obj2, i) => {
+    try {
+      read(obj2, i);
+    } catch (error2) {
+      if (!(options.skipUnreadable && error2 instanceof SchemaError)) throw error2;
     }
   });
   const asObject = (s) => s?.kind === "object" ? s : void 0;
@@ -31032,7 +31063,7 @@ function mergeInputs(input, options, scan, trace) {
     local: locate("local", sides2.local)
   };
   const crds = [...located.local, ...located.upstream, ...located.origin].filter((r) => r.identity?.kind === "CustomResourceDefinition" || r.kind === "CustomResourceDefinition").map((r) => toPlain(r.map)).filter(isCustomResourceDefinition);
-  const schemas = crds.length > 0 ? layerSchemas(options.schemas, schemaRegistryFromCrds(crds)) : options.schemas;
+  const schemas = crds.length > 0 ? layerSchemas(options.schemas, schemaRegistryFromCrds(crds, { skipUnreadable: true })) : options.schemas;
   const engine = createEngine({ ...options, schemas });
   const tuples = collateResources(located);
   const report = [];
@@ -49572,6 +49603,10 @@ function isKrmPath(path) {
   const base = path.split("/").pop() ?? "";
   return base !== KPTFILE && /\.ya?ml$/i.test(base);
 }
+function krmFileTest(...packages) {
+  const ignores = packages.flatMap((p) => p.krmIgnore() ?? []);
+  return (path) => isKrmPath(path) && !ignores.some((i) => i.ignores(path));
+}
 
 // ../package-update/src/comments.ts
 function alreadyMarked(text2) {
@@ -49583,15 +49618,22 @@ function alreadyMarked(text2) {
 }
 function addMergeCommentsToTree(pkg) {
   const files = [];
-  const walk = (rel) => {
+  const ignoreOf = (root) => {
+    const text2 = pkg.text(root ? `${root}/${KRMIGNORE_FILE}` : KRMIGNORE_FILE);
+    return text2 === void 0 ? void 0 : parseKrmIgnore(text2);
+  };
+  const walk = (rel, root, ignore) => {
     for (const name2 of pkg.list(rel)) {
       const r = rel ? `${rel}/${name2}` : name2;
       const type = pkg.typeOf(r);
-      if (type === "dir") walk(r);
-      else if (type === "file" && isKrmPath(r)) files.push({ path: r, text: pkg.yamlText(r) });
+      if (type === "dir") {
+        const nested = pkg.typeOf(`${r}/${KPTFILE}`) === "file";
+        walk(r, nested ? r : root, nested ? ignoreOf(r) : ignore);
+      } else if (type === "file" && isKrmPath(r) && !ignore?.ignores(root ? r.slice(root.length + 1) : r))
+        files.push({ path: r, text: pkg.yamlText(r) });
     }
   };
-  if (pkg.exists()) walk("");
+  if (pkg.exists()) walk("", "", ignoreOf(""));
   const marked = files.map((f) => ({ ...f, next: alreadyMarked(f.text) ? f.text : addMergeComments(f.text) }));
   for (const f of marked) if (f.next !== f.text) pkg.write(f.path, f.next);
 }
@@ -49997,7 +50039,8 @@ function replaceTree(input) {
 init_src2();
 function replaceNonKrmFiles(input) {
   const { local: localPkg, updated: updatedPkg, origin: originPkg } = input;
-  const isNonKrm = (f) => !isKrmPath(f.path) && f.path !== KPTFILE;
+  const isKrm = krmFileTest(localPkg, originPkg, updatedPkg);
+  const isNonKrm = (f) => !isKrm(f.path) && f.path !== KPTFILE;
   const origin = new Map(
     originPkg.ownFiles().files.filter(isNonKrm).map((f) => [f.path, f.text])
   );
@@ -50053,7 +50096,8 @@ function atSidePath(input, fn3) {
 }
 function resourceMerge(input) {
   if (!input.isRoot && upstreamRepointed(input)) return nothing;
-  const krm = (pkg) => pkg.ownFiles().files.filter((f) => isKrmPath(f.path)).map((f) => ({ path: f.path, text: pkg.yamlText(f.path) }));
+  const isKrm = krmFileTest(input.local, input.origin, input.updated);
+  const krm = (pkg) => pkg.ownFiles().files.filter((f) => isKrm(f.path)).map((f) => ({ path: f.path, text: pkg.yamlText(f.path) }));
   const local = krm(input.local);
   const origin = krm(input.origin);
   const upstream2 = krm(input.updated);
