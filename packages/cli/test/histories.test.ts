@@ -195,6 +195,7 @@ describe('histories: packages compared as data', () => {
       'a.yaml': cm('a', 'data:\n  k: v # {"$kpt-set":"k"}\n'),
       'b.yaml': cm('b', 'data:\n  k: "true"\n'),
       'moved.yaml': cm('moved'),
+      'conf.yaml': cm('conf', 'data:\n  conf: |-\n    a = {\n    }\n'),
       'README.md': 'one\n',
     });
     writeTree(kdelta, {
@@ -202,6 +203,9 @@ describe('histories: packages compared as data', () => {
       'a.yaml': cm('a', '  creationTimestamp: null\ndata:\n  k: v\n'),
       'b.yaml': cm('b', 'data:\n  k: true\n'),
       'old-place.yaml': cm('moved'),
+      // upstream's file as upstream wrote it, with no line break after the block: the same value
+      // for Kubernetes as kpt's `|-` (yaml alone reads a line break into it)
+      'conf.yaml': cm('conf', 'data:\n  conf: |\n    a = {\n    }'),
       'README.md': 'two\n',
     });
     const result = comparePackages(kpt, kdelta);
