@@ -28,6 +28,7 @@ interface CaseResult {
   edits: string[];
   differences: { where: string; path?: string; cause: string }[];
   kpt: { ok: boolean; stage: string; error?: string };
+  kept?: string;
 }
 
 const kptfile = (name: string) => `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n`;
@@ -59,6 +60,8 @@ spec:
 
 let root: string;
 let upstream: string;
+/** The commit of each step of the synthetic history, by its message. */
+const commits: Record<string, string> = {};
 
 beforeAll(() => {
   if (!existsSync(join(import.meta.dirname, '..', 'dist', 'main.js')))
@@ -71,6 +74,7 @@ beforeAll(() => {
     git(upstream, 'add', '-A');
     git(upstream, 'commit', '--quiet', '--allow-empty', '-m', tags.join(' '));
     for (const t of tags) git(upstream, 'tag', t);
+    commits[tags.join(' ')] = git(upstream, 'rev-parse', 'HEAD');
   };
   // shop: kpt's <dir>/vX convention. v2 changes values both tools merge alike; v3 only turns a
   // boolean annotation into the string kpt's own docs write, which kpt 1.0.0-beta.56 does not take
@@ -114,6 +118,17 @@ beforeAll(() => {
     'functions/go/greet/v0.2.0',
   );
   release({ 'examples/greet-advanced/cm.yaml': settings('true', 'advanced-2') }, 'functions/go/greet/v0.3.0');
+  // after the last release, tools changes twice on a side branch merged into main: the branch tip
+  // had the merge's tree, never the side branch's first commit
+  git(upstream, 'checkout', '--quiet', '-b', 'side');
+  writeTree(upstream, { 'tools/README.md': 'tools 1.2-dev\n' });
+  git(upstream, 'commit', '--quiet', '-am', 'side 1');
+  commits['side 1'] = git(upstream, 'rev-parse', 'HEAD');
+  writeTree(upstream, { 'tools/README.md': 'tools 1.2\n' });
+  git(upstream, 'commit', '--quiet', '-am', 'side 2');
+  git(upstream, 'checkout', '--quiet', 'main');
+  git(upstream, 'merge', '--quiet', '--no-ff', '-m', 'merge side', 'side');
+  commits['merge side'] = git(upstream, 'rev-parse', 'HEAD');
 });
 afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
@@ -144,6 +159,46 @@ describe('histories: release pairs from tags', () => {
   });
 });
 
+describe('histories: commit pairs (--commits N)', () => {
+  it('pairs the last N changes of each package on the default branch, each with the change before it', async () => {
+    const { discoverCommitPairs } = (await import(pathToFileURL(join(histories, 'commits.mjs')).href)) as {
+      discoverCommitPairs: (dir: string, o: { count: number }) => { pairs: Pair[] };
+    };
+    const name = Object.fromEntries(Object.entries(commits).map(([message, sha]) => [sha, message]));
+    const pairs = (count: number) =>
+      discoverCommitPairs(upstream, { count })
+        .pairs.map((p) => `${p.dir}: ${name[p.old] ?? p.old} → ${name[p.new] ?? p.new}`)
+        .sort();
+    expect(pairs(1)).toEqual([
+      'catalog/cart: shop/v1 cart-blueprint-v0.1.0 v1.0.0 → cart-blueprint-v0.2.0 v1.0.1',
+      'shop: shop/v2 → shop/v3 v1.1.0',
+      // the merge is tools' last change on main, and the commit before it on main its previous one
+      'tools: shop/v3 v1.1.0 → merge side',
+    ]);
+    expect(pairs(3)).toEqual([
+      'catalog/cart: shop/v1 cart-blueprint-v0.1.0 v1.0.0 → cart-blueprint-v0.2.0 v1.0.1',
+      'shop: shop/v1 cart-blueprint-v0.1.0 v1.0.0 → shop/v2',
+      'shop: shop/v2 → shop/v3 v1.1.0',
+      'tools: shop/v1 cart-blueprint-v0.1.0 v1.0.0 → v1.1.0-rc.1',
+      'tools: shop/v3 v1.1.0 → merge side',
+      'tools: v1.1.0-rc.1 → shop/v3 v1.1.0',
+    ]);
+    expect(pairs(3).join('\n')).not.toContain('side 1');
+  });
+
+  it.skipIf(!kptAvailable)('(needs kpt on PATH) replays a commit pair by its commit ids, with both tools, as a release pair', () => {
+    const { results } = runHistories('--commits', '1', '--filter', '^\\S+ shop ');
+    expect(results.map((r) => [r.old, r.new, r.mode, r.class, r.causes.join()])).toEqual([
+      [commits['shop/v2'], commits['shop/v3 v1.1.0'], 'edited', 'differ', 'scalar type'],
+      [commits['shop/v2'], commits['shop/v3 v1.1.0'], 'unedited', 'differ', 'scalar type'],
+    ]);
+    // each tool updated to the newer commit, fetched by its id
+    for (const r of results)
+      for (const tool of ['kpt', 'kdelta'])
+        expect(readFileSync(join(r.kept!, tool, 'ws', 'pkg', 'Kptfile'), 'utf8')).toContain(`commit: ${commits['shop/v3 v1.1.0']}`);
+  });
+});
+
 describe('histories: packages compared as data', () => {
   it('names each difference with its cause, and lists apart what is not data', async () => {
     const { comparePackages } = (await import(pathToFileURL(join(histories, 'compare.mjs')).href)) as {
@@ -162,6 +217,7 @@ describe('histories: packages compared as data', () => {
       'a.yaml': cm('a', 'data:\n  k: v # {"$kpt-set":"k"}\n'),
       'b.yaml': cm('b', 'data:\n  k: "true"\n'),
       'moved.yaml': cm('moved'),
+      'conf.yaml': cm('conf', 'data:\n  conf: |-\n    a = {\n    }\n'),
       'README.md': 'one\n',
     });
     writeTree(kdelta, {
@@ -169,6 +225,9 @@ describe('histories: packages compared as data', () => {
       'a.yaml': cm('a', '  creationTimestamp: null\ndata:\n  k: v\n'),
       'b.yaml': cm('b', 'data:\n  k: true\n'),
       'old-place.yaml': cm('moved'),
+      // upstream's file as upstream wrote it, with no line break after the block: the same value
+      // for Kubernetes as kpt's `|-` (yaml alone reads a line break into it)
+      'conf.yaml': cm('conf', 'data:\n  conf: |\n    a = {\n    }'),
       'README.md': 'two\n',
     });
     const result = comparePackages(kpt, kdelta);

@@ -69,6 +69,7 @@ export function readPackage(root) {
       texts.set(file, text);
       continue;
     }
+    if (docs.length > 0) readEndAsKubernetes(docs[docs.length - 1], text);
     docs.forEach((doc, index) => {
       const value = doc.toJS({ maxAliasCount: -1 });
       if (value === null || value === undefined) return;
@@ -83,6 +84,25 @@ export function readPackage(root) {
     });
   }
   return { resources, documents, texts };
+}
+
+/**
+ * A block scalar (`|`, `>`) on a file's last line with no line break after it: yaml reads a line
+ * break into its value, Kubernetes' reader (go-yaml) reads none. Its value is read as Kubernetes
+ * reads it, as merge-core reads it (`blockScalarAtEnd` in its yaml/parse.ts): a tool that leaves
+ * such a file as upstream wrote it and one that writes it as `|-` with a final line break give the
+ * same data.
+ */
+function readEndAsKubernetes(doc, text) {
+  if (text.endsWith('\n') || text.endsWith('\r')) return;
+  let node = doc.contents;
+  while (isMap(node) || isSeq(node)) {
+    const last = node.items[node.items.length - 1];
+    node = isMap(node) ? last?.value : last;
+  }
+  const block = isScalarNode(node) && (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED');
+  if (block && (node.range?.[1] ?? -1) >= text.length && typeof node.value === 'string' && node.value.endsWith('\n'))
+    node.value = node.value.slice(0, -1);
 }
 
 /**

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { comparePackages, describeDifference } from './compare.mjs';
+import { discoverCommitPairs } from './commits.mjs';
 import { discoverPairs } from './discover.mjs';
 import { applyEdits, planEdits } from './edits.mjs';
 import { markdownReport } from './report.mjs';
@@ -21,6 +22,7 @@ const { values: opts, positionals } = parseArgs({
     out: { type: 'string' },
     concurrency: { type: 'string', default: '2' },
     limit: { type: 'string' },
+    commits: { type: 'string' },
     filter: { type: 'string' },
     modes: { type: 'string', default: 'unedited,edited' },
     kpt: { type: 'string', default: 'kpt' },
@@ -34,8 +36,9 @@ const { values: opts, positionals } = parseArgs({
 });
 if (opts.help) {
   process.stdout.write(
-    'usage: histories.mjs [--out DIR] [--concurrency N] [--limit N] [--filter REGEX] [--modes unedited,edited]\n' +
+    'usage: histories.mjs [--out DIR] [--concurrency N] [--limit N] [--filter REGEX] [--modes unedited,edited] [--commits N]\n' +
       '                     [--kpt CMD] [--kdelta BIN.js] [--timeout SECONDS] [--keep-all] <git dir>... (or HISTORIES_MIRRORS)\n' +
+      '       --commits N: instead of release pairs, the last N changes of each package on HEAD, each from the commit before\n' +
       '       histories.mjs --summarize DIR [--recompare]   (the report from DIR/results.jsonl; --recompare judges\n' +
       '                     the kept cases again with this comparison)\n',
   );
@@ -168,7 +171,9 @@ function classify(kpt, kdelta, differences) {
 
 function extract(gitDir, tag, dir, into) {
   mkdirSync(into, { recursive: true });
-  const archive = execFileSync('git', ['-C', gitDir, 'archive', '--format=tar', `refs/tags/${tag}`, ...(dir ? [dir] : [])], {
+  // a commit pair names commits by their full id, a release pair by its tag
+  const rev = /^[0-9a-f]{40}$/.test(tag) ? tag : `refs/tags/${tag}`;
+  const archive = execFileSync('git', ['-C', gitDir, 'archive', '--format=tar', rev, ...(dir ? [dir] : [])], {
     maxBuffer: 512 << 20,
   });
   execFileSync('tar', ['-x', '-C', into], { input: archive });
@@ -249,6 +254,11 @@ function kdeltaVersion() {
   }
 }
 
+const commitCount = opts.commits === undefined ? undefined : Number(opts.commits);
+if (commitCount !== undefined && !(Number.isInteger(commitCount) && commitCount > 0)) {
+  process.stderr.write(`histories: --commits takes a positive whole number, not ${opts.commits}\n`);
+  process.exit(2);
+}
 const started = new Date();
 let pairs = [];
 const skipped = [];
@@ -260,7 +270,7 @@ for (const m of mirrors) {
     process.exit(2);
   }
   const repoName = basename(m) === 'repo' || basename(m) === '.git' ? basename(dirname(m)) : basename(m);
-  const found = discoverPairs(m, { repoName });
+  const found = opts.commits ? discoverCommitPairs(m, { repoName, count: commitCount }) : discoverPairs(m, { repoName });
   pairs.push(...found.pairs);
   skipped.push(...found.skipped.map((s) => ({ repo: repoName, ...s })));
 }
@@ -276,7 +286,7 @@ for (let i = 0; [...byRepo.values()].some((ps) => i < ps.length); i++)
   for (const ps of byRepo.values()) if (i < ps.length) pairs.push(ps[i]);
 if (opts.limit) pairs = pairs.slice(0, Number(opts.limit));
 process.stderr.write(
-  `histories: ${pairs.length} release pairs, ${pairs.length * modes.length} cases; work in ${work}, results in ${out}\n`,
+  `histories: ${pairs.length} ${commitCount ? 'commit' : 'release'} pairs, ${pairs.length * modes.length} cases; work in ${work}, results in ${out}\n`,
 );
 
 const run_ = {
@@ -285,6 +295,7 @@ const run_ = {
   kdelta: kdeltaVersion(),
   mirrors,
   modes,
+  ...(commitCount ? { commits: commitCount } : {}),
   pairs: pairs.length,
   packages: new Set(pairs.map((p) => `${p.repo} ${p.key}`)).size,
   skipped,

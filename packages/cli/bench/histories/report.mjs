@@ -51,7 +51,7 @@ export function markdownReport(s) {
   lines.push(`${s.started} → ${s.finished}; kpt ${s.kpt}; kdelta ${s.kdelta}.`, '');
   const planned = s.pairs * s.modes.length;
   lines.push(
-    `${s.packages} packages, ${s.pairs} release pairs, ${rs.length} cases (modes: ${s.modes.join(', ')})` +
+    `${s.packages} packages, ${s.pairs} ${s.commits ? `commit pairs (the last ${s.commits} change(s) of each package)` : 'release pairs'}, ${rs.length} cases (modes: ${s.modes.join(', ')})` +
       `${rs.length < planned ? ` of ${planned} planned: the run was cut short` : ''}.`,
     '',
   );
