@@ -171,12 +171,19 @@ describe('histories: commit pairs (--commits N)', () => {
         .sort();
     expect(pairs(1)).toEqual([
       'catalog/cart: shop/v1 cart-blueprint-v0.1.0 v1.0.0 → cart-blueprint-v0.2.0 v1.0.1',
+      // packages below a directory that is none (the function examples): each its own
+      'examples/greet-advanced: greet/v0.1.0 functions/go/greet/v0.1.0 → functions/go/greet/v0.3.0',
+      'examples/greet-simple: greet/v0.1.0 functions/go/greet/v0.1.0 → greet/v0.2.0 functions/go/greet/v0.2.0',
+      'examples/greeting-simple: greet/v0.1.0 functions/go/greet/v0.1.0 → greet/v0.2.0 functions/go/greet/v0.2.0',
       'shop: shop/v2 → shop/v3 v1.1.0',
       // the merge is tools' last change on main, and the commit before it on main its previous one
       'tools: shop/v3 v1.1.0 → merge side',
     ]);
     expect(pairs(3)).toEqual([
       'catalog/cart: shop/v1 cart-blueprint-v0.1.0 v1.0.0 → cart-blueprint-v0.2.0 v1.0.1',
+      'examples/greet-advanced: greet/v0.1.0 functions/go/greet/v0.1.0 → functions/go/greet/v0.3.0',
+      'examples/greet-simple: greet/v0.1.0 functions/go/greet/v0.1.0 → greet/v0.2.0 functions/go/greet/v0.2.0',
+      'examples/greeting-simple: greet/v0.1.0 functions/go/greet/v0.1.0 → greet/v0.2.0 functions/go/greet/v0.2.0',
       'shop: shop/v1 cart-blueprint-v0.1.0 v1.0.0 → shop/v2',
       'shop: shop/v2 → shop/v3 v1.1.0',
       'tools: shop/v1 cart-blueprint-v0.1.0 v1.0.0 → v1.1.0-rc.1',
