@@ -3,10 +3,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
+import type { FakeGitHub } from '@kdelta/fake-github';
 import { tempDir } from '@kdelta/test-support';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Budget } from './budget.js';
+import { fakeGitHubs } from './__fixtures__/fake-github.js';
 import { createGitHubForge } from './github.js';
 import { nextLink, nextPageOf } from './github-pages.js';
 
@@ -15,20 +16,7 @@ import { nextLink, nextPageOf } from './github-pages.js';
  * the `link` header says; the headers every request carries.
  */
 
-const fakes: FakeGitHub[] = [];
-afterEach(async () => {
-  for (const gh of fakes.splice(0)) {
-    expect(gh.violations).toEqual([]);
-    await gh.close();
-  }
-});
-
-async function fake(options: Parameters<typeof startFakeGitHub>[0] = {}): Promise<FakeGitHub> {
-  const gh = await startFakeGitHub(options);
-  fakes.push(gh);
-  await gh.createRepo('org/cluster-01', { defaultBranch: 'main' });
-  return gh;
-}
+const fake = fakeGitHubs();
 
 const fast = { writeSpacing: false, retryAfterUnitMs: 1 } as const;
 const forgeOn = (gh: FakeGitHub, more: Parameters<typeof createGitHubForge>[0] = {}) =>

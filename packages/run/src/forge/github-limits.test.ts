@@ -1,6 +1,7 @@
-import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { FakeGitHub } from '@kdelta/fake-github';
+import { describe, expect, it } from 'vitest';
 import { Budget, DEFAULT_BUDGET } from './budget.js';
+import { fakeGitHubs } from './__fixtures__/fake-github.js';
 import { createGitHubForge } from './github.js';
 
 /**
@@ -8,21 +9,7 @@ import { createGitHubForge } from './github.js';
  * limits reported or not, GitHub's secondary limit on content creation, retried writes.
  */
 
-const fakes: FakeGitHub[] = [];
-afterEach(async () => {
-  for (const gh of fakes.splice(0)) {
-    expect(gh.violations).toEqual([]);
-    await gh.close();
-  }
-});
-
-async function fake(options: Parameters<typeof startFakeGitHub>[0] = {}): Promise<FakeGitHub> {
-  const gh = await startFakeGitHub(options);
-  fakes.push(gh);
-  await gh.createRepo('org/cluster-01', { defaultBranch: 'main' });
-  await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
-  return gh;
-}
+const fake = fakeGitHubs((gh) => gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' }));
 
 const target = (gh: FakeGitHub) => ({
   downstream: 'cluster-01',
