@@ -48526,7 +48526,7 @@ function renderFailureOf(outcome, directory) {
   };
 }
 async function renderFiles(options, files, directory, cwd) {
-  const tree = PackageTree.fromFiles(files);
+  const tree = files instanceof PackageTree ? files : PackageTree.fromFiles(files);
   tree.source = directory;
   const rendered = await renderPackage(tree, {
     env: options.env,
@@ -49422,7 +49422,8 @@ function variantChange(plan, up, ctx) {
       const adopted = local !== void 0 && owner !== plan.name;
       if ((!local || adopted) && deployment && !files.has(PACKAGE_CONTEXT_FILE))
         files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
-      const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
+      const tree = PackageTree.fromFiles(files);
+      const applied = applyPackageVariant(tree.package(), plan.variant, {
         objects: plan.objects,
         packageName: plan.downstream.package
       });
@@ -49432,14 +49433,13 @@ function variantChange(plan, up, ctx) {
       if (kpt === void 0)
         throw new RunError("not-a-package", `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
       const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
-      files.set(
-        "Kptfile",
-        setKptfileAnnotations(kpt, {
-          [OWNER_ANNOTATION]: plan.name,
-          [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
-          ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
-        })
-      );
+      const annotated = setKptfileAnnotations(kpt, {
+        [OWNER_ANNOTATION]: plan.name,
+        [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
+        ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
+      });
+      files.set("Kptfile", annotated);
+      tree.write("Kptfile", annotated);
       const sameUpstream = local !== void 0 && !adopted && oldCommit === up.commit;
       const mutated = sameUpstream ? differingFiles(splitBinary(local).text, files) : [];
       const beforeRender = new Map(files);
@@ -49447,7 +49447,7 @@ function variantChange(plan, up, ctx) {
       let byFunction = [];
       await checkpoint(ctx.signal);
       if (ctx.render) {
-        const rendered2 = await renderFiles({ env: ctx.env, allowExec: ctx.allowExec, changes: sameUpstream }, files, directory, ws.dir);
+        const rendered2 = await renderFiles({ env: ctx.env, allowExec: ctx.allowExec, changes: sameUpstream }, tree, directory, ws.dir);
         if (rendered2.ok) {
           files = rendered2.files;
           byFunction = renderChangeLines(rendered2.functions, directory);

@@ -66,11 +66,12 @@ export async function renderFiles(
     /** Record what each function changed (`functions`). */
     readonly changes?: boolean | undefined;
   },
-  files: ReadonlyMap<string, string>,
+  files: ReadonlyMap<string, string> | PackageTree,
   directory: string,
   cwd: string,
 ): Promise<{ ok: true; files: Map<string, string>; functions: readonly FunctionResult[] } | { ok: false; failure: RenderFailureReport }> {
-  const tree = PackageTree.fromFiles(files);
+  // A tree the caller already parsed (the variant's) keeps what it parsed: a big file is parsed once.
+  const tree = files instanceof PackageTree ? files : PackageTree.fromFiles(files);
   tree.source = directory;
   const rendered = await renderPackage(tree, {
     env: options.env,

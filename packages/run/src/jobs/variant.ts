@@ -121,7 +121,9 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       const adopted = local !== undefined && owner !== plan.name;
       if ((!local || adopted) && deployment && !files.has(PACKAGE_CONTEXT_FILE))
         files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
-      const applied = applyPackageVariant(PackageTree.fromFiles(files).package(), plan.variant, {
+      // One tree for the mutations and the render: each file is parsed once.
+      const tree = PackageTree.fromFiles(files);
+      const applied = applyPackageVariant(tree.package(), plan.variant, {
         objects: plan.objects,
         packageName: plan.downstream.package,
       });
@@ -134,14 +136,13 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       // that only lacks the record gets no proposal of its own for it.
       const recordControl =
         ctx.control !== undefined && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
-      files.set(
-        'Kptfile',
-        setKptfileAnnotations(kpt, {
-          [OWNER_ANNOTATION]: plan.name,
-          [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete',
-          ...(recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}),
-        }),
-      );
+      const annotated = setKptfileAnnotations(kpt, {
+        [OWNER_ANNOTATION]: plan.name,
+        [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete',
+        ...(recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}),
+      });
+      files.set('Kptfile', annotated);
+      tree.write('Kptfile', annotated);
       // Same upstream commit, same variant: whatever changes comes from the render alone (a field a
       // function manages was edited on the downstream, and the pipeline sets it again).
       const sameUpstream = local !== undefined && !adopted && oldCommit === up.commit;
@@ -152,7 +153,7 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       let byFunction: string[] = [];
       await checkpoint(ctx.signal);
       if (ctx.render) {
-        const rendered = await renderFiles({ env: ctx.env, allowExec: ctx.allowExec, changes: sameUpstream }, files, directory, ws.dir);
+        const rendered = await renderFiles({ env: ctx.env, allowExec: ctx.allowExec, changes: sameUpstream }, tree, directory, ws.dir);
         if (rendered.ok) {
           files = rendered.files;
           byFunction = renderChangeLines(rendered.functions, directory);
