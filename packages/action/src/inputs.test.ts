@@ -1,4 +1,4 @@
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
 import { describe, expect, it } from 'vitest';
 import { BAD_SETTINGS, GOOD_SETTINGS } from '@kdelta/test-support';
 import { InputError, settingsFromInputs } from './inputs.js';

@@ -10,20 +10,47 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../../..');
 
-/** The DESIGN.md table, by folder: the workspace packages each one may import. */
+/**
+ * The one table of allowed arrows, by folder: the workspace packages each one may import. It is
+ * DESIGN.md's table, plus the leaf `errors` (every package's base error, so every package may
+ * import it) and the two test-only packages.
+ */
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
-  'merge-core': [],
-  'git-source': [],
-  'kptfile-model': ['merge-core'],
-  'package-update': ['merge-core', 'kptfile-model', 'git-source', 'test-support'],
-  'variant-engine': ['merge-core', 'kptfile-model'],
-  'fn-render': ['kptfile-model'],
+  // KdeltaError: the leaf every package's errors extend
+  errors: [],
+  'merge-core': ['errors'],
+  'git-source': ['errors'],
+  'kptfile-model': ['errors', 'merge-core'],
+  'package-update': ['errors', 'merge-core', 'kptfile-model', 'git-source', 'test-support'],
+  'variant-engine': ['errors', 'merge-core', 'kptfile-model'],
+  'fn-render': ['errors', 'kptfile-model'],
   // the run: control resources, plan, jobs, proposals and the forges that hold them
-  run: ['merge-core', 'kptfile-model', 'git-source', 'package-update', 'variant-engine', 'fn-render', 'fake-github', 'test-support'],
+  run: [
+    'errors',
+    'merge-core',
+    'kptfile-model',
+    'git-source',
+    'package-update',
+    'variant-engine',
+    'fn-render',
+    'fake-github',
+    'test-support',
+  ],
   // flags → settings → run → print, and the commands on one package
-  cli: ['merge-core', 'kptfile-model', 'git-source', 'package-update', 'variant-engine', 'fn-render', 'run', 'fake-github', 'test-support'],
-  // inputs → settings → run → outputs
-  action: ['merge-core', 'run', 'fake-github', 'test-support'],
+  cli: [
+    'errors',
+    'merge-core',
+    'kptfile-model',
+    'git-source',
+    'package-update',
+    'variant-engine',
+    'fn-render',
+    'run',
+    'fake-github',
+    'test-support',
+  ],
+  // inputs → settings → run → outputs: the libraries only through the run's exports
+  action: ['errors', 'run', 'fake-github', 'test-support'],
   // the tests' fake GitHub: a dev dependency of the CLI and the Action, importing nothing of ours
   'fake-github': [],
   // the tests' shared fixtures (pkg-update conformance, the fleet of repositories): a dev

@@ -1,4 +1,4 @@
-import { KdeltaError } from './kdelta-error.js';
+import { KdeltaError } from '@kdelta/errors';
 import { redact } from './redact.js';
 
 /** What kind of failure a git invocation was, classified from git's exit status and stderr. */

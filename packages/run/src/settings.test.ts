@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BAD_SETTINGS, GOOD_SETTINGS, tempDir } from '@kdelta/test-support';
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ControlError, loadControl } from './control.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
 import { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
 import { DEFAULT_BUDGET } from './forge/budget.js';
 import type { AutoMergeMethod, DraftPolicy } from './forge/github.js';
