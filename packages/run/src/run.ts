@@ -101,6 +101,11 @@ export interface RunOptions {
   /** Let the pipelines' `exec:` functions run (default false: such a render fails, and is reported). */
   readonly allowExec?: boolean | undefined;
   /**
+   * The container images the pipelines may run (patterns, see fn-render's `imageAllowed`; default:
+   * kpt's function catalogues). A preview of an upstream ref (`upstreamRef`) runs none unless given.
+   */
+  readonly allowedImages?: readonly string[] | undefined;
+  /**
    * Let package content (a nested Kptfile) name upstream repositories on this machine (default:
    * `KDELTA_ALLOW_LOCAL_UPSTREAMS=1` in `env`, else refused: their files would be pushed).
    */
@@ -269,6 +274,9 @@ export async function run(options: RunOptions): Promise<RunReport> {
     materialize: options.materialize ?? createPackageUpdateMaterialize(),
     render: options.render ?? true,
     allowExec: settings.allowExec,
+    // an upstream ref under preview is anyone's pull request: its pipelines run no container
+    // image unless the user allowed some for it (built-ins still render the catalogue's functions)
+    allowedImages: settings.allowedImages ?? (options.upstreamRef ? [] : undefined),
     author: settings.author,
     env,
     trust,

@@ -133,6 +133,7 @@ export interface SettingOptions {
     | undefined;
   readonly dryRun?: boolean | undefined;
   readonly allowExec?: boolean | undefined;
+  readonly allowedImages?: readonly string[] | undefined;
   readonly allowLocalUpstreams?: boolean | undefined;
   readonly credentialHosts?: readonly string[] | undefined;
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { KdeltaError } from '@kdelta/errors';
+import { imagePatternProblem } from '@kdelta/fn-render';
 import { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
 import { DEFAULT_BUDGET } from './forge/budget.js';
 import type { AutoMergeMethod, DraftPolicy } from './forge/github.js';
@@ -43,6 +44,7 @@ export interface SettingValues {
   readonly signedCommits: boolean;
   readonly dryRun: boolean;
   readonly allowExec: boolean;
+  readonly allowedImages: readonly string[];
   readonly allowLocalUpstreams: boolean;
   readonly credentialHosts: readonly string[];
 }
@@ -143,6 +145,13 @@ const names = (v: unknown): Checked<readonly string[]> =>
     ? ok(v as string[])
     : bad(`expected a list of non-empty strings (got ${shown(v)})`);
 
+/** Patterns of the container images a render may run (fn-render's rule): one list, each pattern checked. */
+function imagePatterns(v: unknown): Checked<readonly string[]> {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) return bad(`expected a list of image patterns (got ${shown(v)})`);
+  const problem = (v as string[]).map(imagePatternProblem).find((p) => p !== undefined);
+  return problem === undefined ? ok(v as string[]) : bad(problem);
+}
+
 function branchPrefix(v: unknown): Checked<string> {
   if (typeof v !== 'string') return bad(`expected a string (got ${shown(v)})`);
   const problem = branchPrefixProblem(v);
@@ -190,6 +199,7 @@ export const SETTING_RULES: { readonly [K in SettingKey]: SettingRule<K> } = {
   signedCommits: { flag: 'signed-commits', input: 'signed-commits', field: 'github.signedCommits', text: 'boolean', check: boolean },
   dryRun: { flag: 'dry-run', input: 'dry-run', text: 'boolean', check: boolean },
   allowExec: { flag: 'allow-exec', input: 'allow-exec', text: 'boolean', check: boolean },
+  allowedImages: { flag: 'allow-image', input: 'allowed-images', text: 'list', check: imagePatterns },
   allowLocalUpstreams: { flag: 'allow-local-upstreams', input: 'allow-local-upstreams', text: 'boolean', check: boolean },
   credentialHosts: { flag: 'credential-host', input: 'credential-hosts', text: 'list', check: names },
 };
@@ -333,6 +343,8 @@ export interface ResolvedSettings {
   };
   readonly dryRun: boolean;
   readonly allowExec: boolean;
+  /** Given by the user (a flag, an input, an option); unset: the render's default, kpt's catalogues. */
+  readonly allowedImages: readonly string[] | undefined;
   readonly allowLocalUpstreams: boolean | undefined;
   readonly credentialHosts: readonly string[];
   /** Where each value came from (`default` for a default). */
@@ -383,6 +395,7 @@ export function resolveSettings(door: CheckedSettings, file: CheckedSettings, de
     github: Object.fromEntries(Object.entries(github).filter(([, v]) => v !== undefined)),
     dryRun: pick('dryRun', false),
     allowExec: pick('allowExec', false),
+    allowedImages: pick('allowedImages'),
     allowLocalUpstreams: pick('allowLocalUpstreams'),
     credentialHosts: pick('credentialHosts', []),
     origins,

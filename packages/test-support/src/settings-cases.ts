@@ -71,6 +71,13 @@ export const BAD_SETTINGS: readonly BadSettingCase[] = [
   },
   { input: 'signed-commits', field: 'github.signedCommits', text: 'yes', yaml: '"yes"', problem: 'expected true or false (got "yes")' },
   { flag: 'shard', input: 'shard', text: '0/3', yaml: '0/3', problem: 'must be k/n with 1 ≤ k ≤ n, e.g. 2/5 (got "0/3")' },
+  {
+    flag: 'allow-image',
+    input: 'allowed-images',
+    text: 'gcr.io/kpt-fn/, gcr.io/kpt-fn:v1/',
+    yaml: '[gcr.io/kpt-fn/, "gcr.io/kpt-fn:v1/"]',
+    problem: '"gcr.io/kpt-fn:v1/" is not a registry or repository prefix (e.g. gcr.io/kpt-fn/, ghcr.io/acme/set-team, or * for any image)',
+  },
   { flag: 'proposals-dir', field: 'proposalsDir', text: '', yaml: '""', problem: 'expected a non-empty string (got "")' },
 ];
 
@@ -122,5 +129,13 @@ export const GOOD_SETTINGS: readonly GoodSettingCase[] = [
     value: ['platform'],
   },
   { flag: 'shard', input: 'shard', text: '2/5', yaml: '2/5', option: 'shard', value: { index: 2, count: 5 } },
+  {
+    flag: 'allow-image',
+    input: 'allowed-images',
+    text: 'gcr.io/kpt-fn/, registry.example/team/fn',
+    yaml: '[gcr.io/kpt-fn/, registry.example/team/fn]',
+    option: 'allowedImages',
+    value: ['gcr.io/kpt-fn/', 'registry.example/team/fn'],
+  },
   { flag: 'proposals-dir', field: 'proposalsDir', text: 'records', yaml: 'records', option: 'proposalsDir', value: 'records' },
 ];
