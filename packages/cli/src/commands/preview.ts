@@ -7,7 +7,7 @@ import { readRunFlags } from './run.js';
 const FORMATS: readonly PreviewFormat[] = ['text', 'markdown', 'json'];
 
 const help = `Usage: kdelta preview [--upstream <Repository>] [--upstream-ref <ref>] [--config <dir>]
-               [--format text|markdown|json] [--json] [--no-render] [--allow-exec]
+               [--format text|markdown|json] [--json] [--no-render] [--allow-exec] [--allow-image <pattern>]...
                [--forge local|github] [--concurrency n] [--shard k/n] [--mode variants|updates|both]
 
 What a change would do to every downstream, before it is released or merged: for each variant it
@@ -38,6 +38,12 @@ Flags:
                          conflicts and render failure as data
   --no-render            do not run the packages' Kptfile pipelines (by default they run, as in a run)
   --allow-exec           let the pipelines' exec: functions run (see kdelta run --help)
+  --allow-image <p>      the container images the pipelines may run (see kdelta run --help). With
+                         --upstream-ref the package content is the reviewed change, anyone's pull
+                         request: no image runs unless given here (kpt's catalogue functions that
+                         kdelta has built in still render, built-in); exec: functions run only
+                         with --allow-exec. Without --upstream-ref the default is kdelta run's:
+                         kpt's function catalogues
   --forge <forge>        where the open proposals are read from: local (default) or github (the
                          GitHub token needs read access to the downstreams only)
   The other settings of kdelta run (--concurrency, --shard, --mode, --branch-prefix,

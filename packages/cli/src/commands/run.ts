@@ -25,7 +25,7 @@ const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode 
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
            [--branch-prefix <prefix>] [--budget n] [--max-removals n] [--label <name>]... [--assignee <user>]...
            [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
-           [--auto-merge merge|squash|rebase|false] [--signed-commits] [--allow-exec]
+           [--auto-merge merge|squash|rebase|false] [--signed-commits] [--allow-exec] [--allow-image <pattern>]...
            [--allow-local-upstreams] [--credential-host <host>]... [--no-dashboard] [--dashboard-repo <owner/name>]
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
@@ -109,6 +109,12 @@ Flags:
                          each is any program on this machine, named by the package's author.
                          Without it a package with one is proposed unrendered, its render
                          failure saying so
+  --allow-image <p>      the container images the pipelines may run (repeatable, or a comma list),
+                         in place of the default, kpt's function catalogues (gcr.io/kpt-fn/ and
+                         ghcr.io/kptdev/krm-functions-catalog/); patterns as in kdelta fn render
+                         --help. A package whose pipeline has another image is proposed
+                         unrendered, its render failure naming the image and this flag (a
+                         catalogue function kdelta has built in runs built-in instead)
   --allow-local-upstreams
                          let a package's nested Kptfiles name upstream repositories on this
                          machine (a path or file:// URL; also KDELTA_ALLOW_LOCAL_UPSTREAMS=1).
