@@ -40,7 +40,15 @@ describe('imageAllowed', () => {
 });
 
 describe('imagePatternProblem', () => {
-  const good = ['*', 'gcr.io/kpt-fn/', 'gcr.io', 'localhost:5000/', 'ghcr.io/acme/fn', 'ghcr.io/acme/fn:v1', `x.io/a@sha256:${'c'.repeat(64)}`];
+  const good = [
+    '*',
+    'gcr.io/kpt-fn/',
+    'gcr.io',
+    'localhost:5000/',
+    'ghcr.io/acme/fn',
+    'ghcr.io/acme/fn:v1',
+    `x.io/a@sha256:${'c'.repeat(64)}`,
+  ];
   it.each(good)('%s is a pattern', (pattern) => {
     expect(imagePatternProblem(pattern)).toBeUndefined();
   });

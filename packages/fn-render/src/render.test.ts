@@ -472,7 +472,9 @@ describe('container images the user allows', () => {
   function fakeDocker(): { env: Record<string, string | undefined>; runs: () => string[] } {
     const bin = tempDir();
     const log = join(bin, 'runs.log');
-    writeFileSync(join(bin, 'docker'), `#!/bin/sh\n[ "$1" = info ] && exit 0\nprintf '%s\\n' "$*" >> '${log}'\nexec cat\n`, { mode: 0o755 });
+    writeFileSync(join(bin, 'docker'), `#!/bin/sh\n[ "$1" = info ] && exit 0\nprintf '%s\\n' "$*" >> '${log}'\nexec cat\n`, {
+      mode: 0o755,
+    });
     const env: Record<string, string | undefined> = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
     delete env.KDELTA_CONTAINER_RUNTIME;
     return { env, runs: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []) };

@@ -204,7 +204,8 @@ function imageRoute(ctx: Context, image: string): 'as-chosen' | 'builtin' | 'ref
 
 function imageRefusal(ctx: Context, dir: string, kptfile: string, field: string, fn: KptFunction, image: string): RenderError {
   const name = functionName(fn);
-  const allowed = ctx.allowedImages.length > 0 ? `the allowed images are ${ctx.allowedImages.join(', ')}` : 'no image is allowed to run here';
+  const allowed =
+    ctx.allowedImages.length > 0 ? `the allowed images are ${ctx.allowedImages.join(', ')}` : 'no image is allowed to run here';
   return new RenderError(
     `${kptfile}: ${field}: function ${JSON.stringify(name)} would run the container image ${image}, which is not allowed (${allowed}): allow it with --allow-image ${allowanceFor(image)} (the Action's input allowed-images)`,
     dir,
