@@ -9,7 +9,6 @@ import { ExitCode, UsageError, type Command } from '../command.js';
 import { checkOutputPath, isDirectory, writeFileAtomic } from '@kdelta/kptfile-model';
 
 const help = `Usage: kdelta fn render [<dir>] [--runtime auto|builtin|exec|container] [--results-dir <dir>] [--allow-exec]
-                        [--allow-image <pattern>]...
 
 Render a kpt package: run the validators and mutators of its Kptfile pipeline, and of its
 subpackages' (subpackages first), as \`kpt fn render\` does, and write the resources back to the

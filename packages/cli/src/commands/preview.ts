@@ -7,7 +7,7 @@ import { readRunFlags } from './run.js';
 const FORMATS: readonly PreviewFormat[] = ['text', 'markdown', 'json'];
 
 const help = `Usage: kdelta preview [--upstream <Repository>] [--upstream-ref <ref>] [--config <dir>]
-               [--format text|markdown|json] [--json] [--no-render] [--allow-exec] [--allow-image <pattern>]...
+               [--format text|markdown|json] [--json] [--no-render] [--allow-exec]
                [--forge local|github] [--concurrency n] [--shard k/n] [--mode variants|updates|both]
 
 What a change would do to every downstream, before it is released or merged: for each variant it

@@ -25,7 +25,7 @@ const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode 
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
            [--branch-prefix <prefix>] [--budget n] [--max-removals n] [--label <name>]... [--assignee <user>]...
            [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
-           [--auto-merge merge|squash|rebase|false] [--signed-commits] [--allow-exec] [--allow-image <pattern>]...
+           [--auto-merge merge|squash|rebase|false] [--signed-commits] [--allow-exec]
            [--allow-local-upstreams] [--credential-host <host>]... [--no-dashboard] [--dashboard-repo <owner/name>]
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
