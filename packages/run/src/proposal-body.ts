@@ -271,7 +271,8 @@ function resourceRows(input: ProposalBodyInput): { resource: string; file: strin
   if (input.resources.length === 0) return [];
   const dir = input.downstream.directory;
   const inPackage = (path: string) => (dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path);
-  const changed = new Map(input.changes.map((c) => [inPackage(c.path), c.status]));
+  // only the package's files have resources to show (the file list names every other one)
+  const changed = new Map(input.changes.filter((c) => !dir || c.path.startsWith(`${dir}/`)).map((c) => [inPackage(c.path), c.status]));
   const rows = input.resources
     // a file the merge changed that the proposal does not (the render undid it): nothing to show
     .filter((r) => (r.changed || r.action !== 'merged') && (changed.has(r.file) || !r.changed))

@@ -320,6 +320,24 @@ describe('propose, each branch of the protocol', () => {
     expect(proposals.get('kdelta/web')?.body).toContain('- `eeeeeeeeeeee` by Ann: `fix by hand`');
   });
 
+  it('What changed lists every file the commit changes, outside the package too', async () => {
+    const { forge, calls, proposals } = memoryForge();
+    const outside: Change = {
+      ...change('replicas: 2\n'),
+      async prepare(ws) {
+        const made = await change('replicas: 2\n').prepare(ws);
+        // a file the package's pipeline left beside the package: it would be committed, so it is listed
+        await ws.writeFile('', 'generated.yaml', 'kind: Leftover\n');
+        return made;
+      },
+    };
+    const result = await propose(context(forge, { base }, calls), outside);
+    expect(result.action).toBe('proposed');
+    const body = proposals.get('kdelta/web')?.body ?? '';
+    expect(body).toContain('- modified `web/app.yaml`');
+    expect(body).toContain('- added `generated.yaml`');
+  });
+
   it('leaves a branch with human commits alone when nothing moved, even where it could carry them', async () => {
     const body = `text\n${renderMetadataBlock({ version: '1.0.0', variant: 'web', fingerprint: 'f-new', headCommit: HEAD, baseCommit: BASE, conflicts: 0, kind: 'variant', upstream: { repo: '/upstream', ref: 'v1', commit: '1'.repeat(40) } })}\n`;
     const { forge, calls } = memoryForge({ body, fingerprint: 'f-new' });

@@ -333,7 +333,8 @@ async function proposeWorkspace(
     tokenName: token ? ctx.forge.gitTokenName?.(target.repo) : undefined,
   };
   let open = given;
-  const changes = await ws.changedFiles(change.directory);
+  // the whole diff from where the branch leaves the base: nothing it would merge goes unlisted
+  const changes = await ws.changedFiles('');
   let mergedOpen: Proposal | undefined;
   // merged: its head commit is in the base, or (squashed, the branch deleted) a commit of the base carries its fingerprint
   const reachedBase = async (p: Proposal) =>
