@@ -136,6 +136,7 @@ export interface SettingOptions {
   readonly allowedImages?: readonly string[] | undefined;
   readonly allowLocalUpstreams?: boolean | undefined;
   readonly credentialHosts?: readonly string[] | undefined;
+  readonly credentialRepositories?: readonly string[] | undefined;
 }
 
 /** Where a setting sits in `run()`'s options: RunSettings' path (`github.labels`), else its key. */

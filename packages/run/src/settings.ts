@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { KdeltaError } from '@kdelta/errors';
 import { imagePatternProblem } from '@kdelta/fn-render';
+import { parseRepositoryPattern } from '@kdelta/git-source';
 import { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
 import { DEFAULT_BUDGET } from './forge/budget.js';
 import type { AutoMergeMethod, DraftPolicy } from './forge/github.js';
@@ -47,6 +48,7 @@ export interface SettingValues {
   readonly allowedImages: readonly string[];
   readonly allowLocalUpstreams: boolean;
   readonly credentialHosts: readonly string[];
+  readonly credentialRepositories: readonly string[];
 }
 
 export type SettingKey = keyof SettingValues;
@@ -152,6 +154,17 @@ function imagePatterns(v: unknown): Checked<readonly string[]> {
   return problem === undefined ? ok(v as string[]) : bad(problem);
 }
 
+/** Repository patterns (git-source's grammar: owner/repo, owner/*, host/path, a URL, a whole host). */
+function repositoryPatterns(v: unknown): Checked<readonly string[]> {
+  const listed = names(v);
+  if (!listed.ok) return listed;
+  for (const entry of listed.value) {
+    const parsed = parseRepositoryPattern(entry);
+    if (typeof parsed === 'string') return bad(`"${entry}" ${parsed}`);
+  }
+  return listed;
+}
+
 function branchPrefix(v: unknown): Checked<string> {
   if (typeof v !== 'string') return bad(`expected a string (got ${shown(v)})`);
   const problem = branchPrefixProblem(v);
@@ -201,7 +214,13 @@ export const SETTING_RULES: { readonly [K in SettingKey]: SettingRule<K> } = {
   allowExec: { flag: 'allow-exec', input: 'allow-exec', text: 'boolean', check: boolean },
   allowedImages: { flag: 'allow-image', input: 'allowed-images', text: 'list', check: imagePatterns },
   allowLocalUpstreams: { flag: 'allow-local-upstreams', input: 'allow-local-upstreams', text: 'boolean', check: boolean },
-  credentialHosts: { flag: 'credential-host', input: 'credential-hosts', text: 'list', check: names },
+  credentialHosts: { flag: 'credential-host', input: 'credential-hosts', text: 'list', check: repositoryPatterns },
+  credentialRepositories: {
+    flag: 'credential-repository',
+    input: 'credential-repositories',
+    text: 'list',
+    check: repositoryPatterns,
+  },
 };
 
 export const SETTING_KEYS = Object.keys(SETTING_RULES) as SettingKey[];
@@ -347,6 +366,7 @@ export interface ResolvedSettings {
   readonly allowedImages: readonly string[] | undefined;
   readonly allowLocalUpstreams: boolean | undefined;
   readonly credentialHosts: readonly string[];
+  readonly credentialRepositories: readonly string[];
   /** Where each value came from (`default` for a default). */
   readonly origins: { readonly [K in SettingKey]?: Origin };
 }
@@ -398,6 +418,7 @@ export function resolveSettings(door: CheckedSettings, file: CheckedSettings, de
     allowedImages: pick('allowedImages'),
     allowLocalUpstreams: pick('allowLocalUpstreams'),
     credentialHosts: pick('credentialHosts', []),
+    credentialRepositories: pick('credentialRepositories', []),
     origins,
   };
 }
