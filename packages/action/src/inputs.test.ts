@@ -71,6 +71,7 @@ describe('settingsFromInputs', () => {
         'allow-exec': 'true',
         'allow-local-upstreams': 'true',
         'credential-hosts': 'git.corp.example, mirror.example:8443',
+        'credential-repositories': 'org/catalog\norg2/*',
       }),
       ctx,
     );
@@ -81,6 +82,7 @@ describe('settingsFromInputs', () => {
       allowExec: true,
       allowLocalUpstreams: true,
       credentialHosts: ['git.corp.example', 'mirror.example:8443'],
+      credentialRepositories: ['org/catalog', 'org2/*'],
       shard: { index: 2, count: 5 },
       concurrency: 8,
       budget: 120,

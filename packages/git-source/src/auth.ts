@@ -97,8 +97,8 @@ export function credentialsFor(
 }
 
 /**
- * For a repository the user did not name: git's credential helpers and any configured extra
- * header are reset (an empty value empties git's list), so nothing of the user's travels there;
+ * For a repository the user did not name: over ssh, none of the user's keys; over http(s), git's
+ * credential helpers and any configured extra header are reset (an empty value empties git's list), so nothing of the user's travels there;
  * the URL's own credentials, if it carried any, are all it gets. Helpers are reset for the whole
  * origin (git applies every matching `credential.<url>` in order, and ours come last); headers for
  * the repository's own URL, as specific as any `http.<url>.extraHeader` that matches it, since git
@@ -109,6 +109,7 @@ function withoutUserCredentials(
   fromUrl: UrlCredentials | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {
+  if (location.kind === 'ssh') return { GIT_SSH_COMMAND: SSH_WITHOUT_KEYS };
   if (location.kind !== 'https' && location.kind !== 'http') return {};
   let origin: URL;
   try {
@@ -128,6 +129,13 @@ function withoutUserCredentials(
   }
   return configEnv(config, env);
 }
+
+/**
+ * ssh for a repository the user did not name: none of the user's keys (no agent, no key file, no
+ * ssh configuration that names one) and no prompt. A server that wants a key refuses it, and the
+ * refusal names the setting that would allow it.
+ */
+const SSH_WITHOUT_KEYS = 'ssh -F /dev/null -o IdentityAgent=none -o IdentitiesOnly=yes -o IdentityFile=/dev/null -o BatchMode=yes';
 
 function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);

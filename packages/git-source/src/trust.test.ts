@@ -169,6 +169,17 @@ describe('which repositories get credentials', () => {
     expect(Object.values(other.env).join('\n')).not.toContain('Authorization');
   });
 
+  it('reaches an unnamed ssh repository with none of the user’s keys (no agent, no key file, no ssh configuration)', () => {
+    const trust = sourceTrust({ named: ['git@github.com:org/control.git'], env: {} });
+    const foreign = credentialsFor(repoLocation('git@github.com:org/private.git'), { env: {}, trust });
+    expect(foreign.withheld).toBe(true);
+    expect(foreign.env.GIT_SSH_COMMAND).toBe(
+      'ssh -F /dev/null -o IdentityAgent=none -o IdentitiesOnly=yes -o IdentityFile=/dev/null -o BatchMode=yes',
+    );
+    const own = credentialsFor(repoLocation('ssh://git@github.com/org/control'), { env: {}, trust });
+    expect(own.env.GIT_SSH_COMMAND).toBeUndefined();
+  });
+
   it('gives an unnamed repository only the credentials written into the content’s own URL, never the user’s', () => {
     const trust = sourceTrust({ env: {} });
     const creds = credentialsFor(repoLocation('https://evil.example/r'), {

@@ -47,7 +47,7 @@ Flags:
   --forge <forge>        where the open proposals are read from: local (default) or github (the
                          GitHub token needs read access to the downstreams only)
   The other settings of kdelta run (--concurrency, --shard, --mode, --branch-prefix,
-  --allow-local-upstreams, --credential-host...) are read by the same rules.
+  --allow-local-upstreams, --credential-repository...) are read by the same rules.
 
 Output: the aggregates first ("conflicts in 2 of 40 downstreams; the most common fields:
 .spec.replicas (2); render fails in 1 (function ...); 1 new variant; 1 removal; 36 unchanged"),
