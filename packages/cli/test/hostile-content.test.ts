@@ -262,12 +262,13 @@ describe('a nested package naming a private repository on the same host as the u
     expect(existsSync(join(ws, 'app'))).toBe(false);
     expect(sentToPrivate(from).length).toBeGreaterThan(0);
     expect(sentToPrivate(from)).toEqual(sentToPrivate(from).map(() => undefined));
-    expect(server.seen.slice(from).some((r) => /^\/up(\.git)?\//.test(r.path) && r.authorization === `x-access-token:${TOKEN}`)).toBe(
-      true,
-    );
+    expect(server.seen.slice(from).some((r) => /^\/up(\.git)?\//.test(r.path) && r.authorization === `x-access-token:${TOKEN}`)).toBe(true);
 
     // listed as the user writes it: host, path without `.git`
-    for (const listed of [`${server.origin.replace('https://', '')}/private`, `${server.origin}/PRIVATE.git/`.replace('PRIVATE', 'private')]) {
+    for (const listed of [
+      `${server.origin.replace('https://', '')}/private`,
+      `${server.origin}/PRIVATE.git/`.replace('PRIVATE', 'private'),
+    ]) {
       const dir = `app-${listed.length}`;
       const ok = await kdelta(ws, ['pkg', 'get', `${upstream}/pkg@main`, dir], { ...env(), KDELTA_CREDENTIAL_REPOSITORIES: listed });
       expect(ok.stderr).toContain('Fetched');

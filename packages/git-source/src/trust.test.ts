@@ -95,14 +95,13 @@ describe('which repositories get credentials', () => {
   });
 
   it('reads KDELTA_CREDENTIAL_REPOSITORIES, and KDELTA_CREDENTIAL_HOSTS by the same rules', () => {
-    const trust = sourceTrust({ env: { KDELTA_CREDENTIAL_REPOSITORIES: 'org/a, org/b\norg2/*', KDELTA_CREDENTIAL_HOSTS: 'mirror.example' } });
+    const trust = sourceTrust({
+      env: { KDELTA_CREDENTIAL_REPOSITORIES: 'org/a, org/b\norg2/*', KDELTA_CREDENTIAL_HOSTS: 'mirror.example' },
+    });
     const ok = (url: string) => credentialsAllowed(trust, repoLocation(url));
-    expect(['https://github.com/org/a', 'https://github.com/org/b', 'https://github.com/org2/z', 'https://mirror.example/x'].map(ok)).toEqual([
-      true,
-      true,
-      true,
-      true,
-    ]);
+    expect(
+      ['https://github.com/org/a', 'https://github.com/org/b', 'https://github.com/org2/z', 'https://mirror.example/x'].map(ok),
+    ).toEqual([true, true, true, true]);
     expect(ok('https://github.com/org/c')).toBe(false);
   });
 
@@ -129,7 +128,9 @@ describe('which repositories get credentials', () => {
       return undefined;
     })();
     expect(isGitError(refusal) && refusal.code).toBe('invalid-pattern');
-    expect(String((refusal as Error).message)).toMatch(/^KDELTA_CREDENTIAL_REPOSITORIES: "org\/cat\*" has a "\*" that is not its last segment/);
+    expect(String((refusal as Error).message)).toMatch(
+      /^KDELTA_CREDENTIAL_REPOSITORIES: "org\/cat\*" has a "\*" that is not its last segment/,
+    );
   });
 
   it('sends no token to a repository content named and the user did not, on the same host as a named one, and resets git’s helpers and headers for it', () => {

@@ -86,7 +86,12 @@ export const BAD_SETTINGS: readonly BadSettingCase[] = [
     yaml: '[org/cat*]',
     problem: '"org/cat*" has a "*" that is not its last segment: write owner/* or host/group/*',
   },
-  { ...credentialRepositories, text: 'ftp://host/x', yaml: '[ftp://host/x]', problem: '"ftp://host/x" has the scheme "ftp": https, http, ssh or git only' },
+  {
+    ...credentialRepositories,
+    text: 'ftp://host/x',
+    yaml: '[ftp://host/x]',
+    problem: '"ftp://host/x" has the scheme "ftp": https, http, ssh or git only',
+  },
 ];
 
 export const GOOD_SETTINGS: readonly GoodSettingCase[] = [
