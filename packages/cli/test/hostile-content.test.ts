@@ -221,10 +221,12 @@ describe('a nested package naming a private repository on the same host as the u
   let server: RecordingGitServer;
   let upstream: string;
   let privateRepo: string;
+  let privateCommit: string;
   beforeAll(async () => {
     const serverRoot = fresh('same-host');
     server = await serveRecordingGit(serverRoot, tls, { paths: ['/private.git'], token: TOKEN });
     makeRepo(join(serverRoot, 'private.git'), { 'sub/Kptfile': kptfile('sub'), 'sub/secret.yaml': configMap('secret', 'org-a-only') });
+    privateCommit = git(join(serverRoot, 'private.git'), 'rev-parse', 'main');
     privateRepo = `${server.origin}/private.git`;
     upstream = `${server.origin}/up.git`;
     makeRepo(
@@ -310,6 +312,24 @@ describe('a nested package naming a private repository on the same host as the u
     expect(allowed.stdout).toMatch(/web\s+cluster\/web\s+proposed/);
     expect(allowed.code).toBe(0);
     expect(git(downstream, 'show', 'kdelta/web:web/sub/secret.yaml')).toContain('org-a-only');
+  });
+
+  it('an adopted copy whose upstreamLock names it: the origin is fetched with no credential, and the variant fails naming that Kptfile field', async () => {
+    const downstream = join(fresh('downstream'), 'cluster.git');
+    makeRepo(downstream, {
+      'web/Kptfile': `${kptfile('web', { repo: upstream, directory: '/pkg', ref: 'main' })}upstreamLock:\n  type: git\n  git:\n    repo: ${privateRepo}\n    directory: /sub\n    ref: main\n    commit: ${privateCommit}\n`,
+      'web/cm.yaml': configMap('app', '1'),
+    });
+    const control = makeControl(upstream, downstream, 'main', '  adoptionPolicy: adoptExisting\n');
+    const from = server.seen.length;
+    const refused = await kdelta(control, ['run', '--mode', 'variants'], env());
+    expect(refused.stdout).toMatch(/web\s+cluster\/web\s+failed/);
+    expect(refused.stderr).toContain(`web/Kptfile: upstreamLock.git.repo ${privateRepo}`);
+    expect(refused.stderr).toContain('list it in KDELTA_CREDENTIAL_REPOSITORIES');
+    expect(refused.code).toBe(1);
+    expect(branches(downstream)).toBe('refs/heads/main');
+    expect(sentToPrivate(from).length).toBeGreaterThan(0);
+    expect(sentToPrivate(from)).toEqual(sentToPrivate(from).map(() => undefined));
   });
 });
 
