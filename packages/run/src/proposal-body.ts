@@ -38,6 +38,9 @@ export interface ProposalMetadata {
   readonly closedBy?: 'closed' | 'merged' | undefined;
   /** The conflicts decided by a tick on this proposal (their labels): every rebuild of it applies them again. */
   readonly decided?: readonly string[] | undefined;
+  /** The readiness gates not met, and the commits of others the head commit is built on: its status, when a run repairs it. */
+  readonly notReady?: readonly string[] | undefined;
+  readonly carried?: readonly string[] | undefined;
 }
 
 function renderFailureSection(f: RenderFailureReport): string[] {
@@ -104,6 +107,20 @@ export function closedByOf(
   const meta = parseMetadataBlock(body);
   if (!meta) return undefined;
   return meta.closedBy === 'closed' || meta.closedBy === 'merged' ? { by: 'kdelta', state: meta.closedBy } : { by: 'person' };
+}
+
+// `\r`: a body edited on GitHub's web page comes back with CRLF line ends
+const AUTO_MERGE_OFF = /^> \*\*kdelta turned auto-merge off\*\*.*\r?\n\r?\n/m;
+
+/**
+ * The body with the line saying kdelta turned its auto-merge off, and why (`reason`, kdelta's own
+ * text), under its title; an earlier such line is replaced.
+ */
+export function withAutoMergeOff(body: string, reason: string): string {
+  const line = `> **kdelta turned auto-merge off**: ${reason}. A person merges it, once reviewed.\n\n`;
+  const rest = body.replace(AUTO_MERGE_OFF, '');
+  const title = /^## .*\r?\n\r?\n/.exec(rest);
+  return title ? `${title[0]}${line}${rest.slice(title[0].length)}` : `${line}${rest}`;
 }
 
 /** A commit kdelta did not make, kept on the branch under kdelta's update (carried forward). */

@@ -184,7 +184,8 @@ describe('propose, each branch of the protocol', () => {
     const result = await propose(context(forge, repo, calls), change('replicas: 2\n'));
     expect(result.action).toBe('blocked');
     expect(result.message).toMatch(/1 commit\(s\) kdelta did not make \(eeeeeeeeeeee by Ann <ann@example.com>\)/);
-    expect(calls).toEqual(['checkout']);
+    // its proposal's status names the commits, and it is not told to merge by itself
+    expect(calls).toEqual(['checkout', 'status pending']);
   });
 
   it('leaves a proposal with the stop label alone, before checking anything out', async () => {
@@ -361,7 +362,8 @@ describe('propose, each branch of the protocol', () => {
       },
     });
     const result = await propose(ctx, change('replicas: 2\n'));
-    expect(result).toMatchObject({ action: 'blocked', writes: false });
-    expect(calls).toEqual(['checkout']);
+    expect(result).toMatchObject({ action: 'blocked', writes: true });
+    expect(result.message).toMatch(/status "1 commit\(s\) kdelta did not make \(eeeeeeeeeeee\): not checked by kdelta; review them"/);
+    expect(calls).toEqual(['checkout', 'status pending']);
   });
 });

@@ -2,7 +2,7 @@ import { hideCredentials, lastCommitWithLine } from '@kdelta/git-source';
 import { carryForward, carryOnto, outsideMessage } from './carry.js';
 import type { Change, Prepared } from './change.js';
 import { checkpoint, type JobContext } from './context.js';
-import { STOP_LABEL, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from './forge/forge.js';
+import { STOP_LABEL, type Proposal } from './forge/forge.js';
 import { applyDecisions, decisionsMessage } from './decisions.js';
 import {
   type CarriedCommit,
@@ -11,8 +11,11 @@ import {
   parseMetadataBlock,
   pendingTicks,
   renderProposalBodies,
+  withAutoMergeOff,
 } from './proposal-body.js';
-import { renderFailureLine, type RenderFailureReport } from './render.js';
+import { blockedBy, leftAlone } from './left-alone.js';
+import { costOf, reserve } from './reserve.js';
+import { reviewGate } from './review-gate.js';
 import { DEFERRED_MESSAGE, message, proposalRef, type JobAction, type JobOutcome, type VariantResult } from './result.js';
 import { isAncestorIn, type BranchCommit, type Mirror, type Workspace } from './workspace.js';
 import { RunError } from './errors.js';
@@ -67,17 +70,22 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
   // branch is where it left it, and nobody ticked a box since. Nothing is fetched, nothing is written.
   // A proposal whose render failed is always rendered again: what failed may work now (a fixed
   // function, a container runtime, --allow-exec); when it fails the same way nothing is written.
+  const gate =
+    meta && reviewGate({ kind: 'built', conflicts: meta.conflicts, notReady: strings(meta.notReady), carried: strings(meta.carried) });
   if (
     open &&
     meta &&
+    gate &&
     !meta.renderFailed &&
+    // auto-merge on where the gate holds it back (a person turned it on, or a run could not turn it off)
+    !(open.autoMerge === true && !gate.autoMerge) &&
     ticked.length === 0 &&
     open.fingerprint === fingerprint &&
     heads.get(target.head) === meta.headCommit &&
     heads.get(target.base) === meta.baseCommit
   ) {
     // the run that pushed this commit may have stopped before its status
-    const repaired = (await ctx.forge.ensureStatus?.(open, readiness(meta.conflicts), meta.headCommit).catch(() => false)) === true;
+    const repaired = (await ctx.forge.ensureStatus?.(open, gate.status, meta.headCommit).catch(() => false)) === true;
     return {
       action: 'unchanged',
       writes: repaired,
@@ -104,10 +112,17 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     ws: checkedOut,
     foreign,
   });
-  if (carry.kind === 'left-alone') return { ...blockedBy(carry.foreign, target, open, carry.reason), fingerprint, ...known };
-  if (carry.kind === 'outside') {
-    const said = outsideMessage(carry.outside, target.head, change.directory);
-    return { action: 'blocked', writes: false, proposal: open ? proposalRef(open) : undefined, message: said, fingerprint, ...known };
+  if (carry.kind === 'left-alone' || carry.kind === 'outside') {
+    const blocked =
+      carry.kind === 'outside'
+        ? {
+            action: 'blocked' as const,
+            writes: false,
+            proposal: open ? proposalRef(open) : undefined,
+            message: outsideMessage(carry.outside, target.head, change.directory),
+          }
+        : blockedBy(carry.foreign, target, open, carry.reason);
+    return { ...(await leftAlone(ctx, blocked, carry.foreign, open, checkedOut.remoteHead)), fingerprint, ...known };
   }
   // Built from the base always: its conflicts are those of the downstream's own package, whatever
   // the branch already took from upstream.
@@ -118,7 +133,14 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
   // A human's commits on the branch, when its inputs moved: applied on top of the new proposal.
   if (carry.kind === 'carry') {
     const onTip = await carryOnto(checkedOut, carry, change.directory);
-    if ('reason' in onTip) return { ...blockedBy(await foreign(), target, open, onTip.reason), fingerprint, ...known };
+    if ('reason' in onTip) {
+      const all = await foreign();
+      return {
+        ...(await leftAlone(ctx, blockedBy(all, target, open, onTip.reason), all, open, checkedOut.remoteHead)),
+        fingerprint,
+        ...known,
+      };
+    }
     ws = onTip.ws;
     prepared = { ...prepared, clashes: onTip.clashes };
   }
@@ -149,6 +171,11 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     // a dry run says what each resource would become (a preview lists those that change)
     ...(ctx.dryRun ? { resources: prepared.resources } : {}),
   };
+}
+
+/** A list of strings from a body a person may have edited (anything else: none). */
+function strings(value: unknown): string[] | undefined {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
 }
 
 /**
@@ -204,21 +231,6 @@ export function stopped(open: Proposal | undefined, head: string): Proposed | un
   };
 }
 
-/**
- * A branch with commits kdelta did not make, when nothing moved (or they cannot be carried
- * forward, for `reason`): left alone, and said so.
- */
-function blockedBy(foreign: readonly BranchCommit[], target: ProposalTarget, open: Proposal | undefined, reason?: string): Proposed {
-  const named = foreign.map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
-  const why = reason ? ` and cannot be carried forward: ${reason}` : '';
-  return {
-    action: 'blocked',
-    writes: false,
-    proposal: open ? proposalRef(open) : undefined,
-    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${named.join(', ')})${why}: left alone; a new upstream commit or a change of the variant updates it on top of them (or merge or delete it)`,
-  };
-}
-
 /** What a result says of the commits its branch carried forward. */
 function carriedNote(carried: readonly CarriedCommit[]): string {
   return `carried forward ${carried.length} commit(s) kdelta did not make (${carried.map((c) => `${c.sha.slice(0, 12)} by ${c.name}`).join(', ')}): a new commit on top of them`;
@@ -234,27 +246,8 @@ async function foreignCommits(ctx: JobContext, ws: Workspace): Promise<BranchCom
   return (await ws.branchCommits()).filter((c) => !(c.email === ctx.author.email && trailer.test(c.body)));
 }
 
-const costOf = (ctx: JobContext, op: WriteOperation) => ctx.forge.writeCost?.(op) ?? 0;
-
-/** Reserve a job's writes from the run's budget; undefined: the budget cannot cover them (defer the job). */
-function reserve(ctx: JobContext, cost: number): (() => void) | undefined {
-  if (!ctx.budget) return () => {};
-  return ctx.budget.reserve(cost);
-}
-
 /** A proposal's conflicts with upstream and its clashes with the commits it carries: each one for a reviewer. */
 const conflictCount = (prepared: Prepared) => prepared.conflicts.length + (prepared.clashes?.length ?? 0);
-
-/** The status a proposal's head commit gets: conflicts and a failed render are for a reviewer to look at. */
-export function readiness(conflicts: number, renderFailure?: RenderFailureReport): ProposalStatus {
-  if (renderFailure) {
-    const also = conflicts > 0 ? `; ${conflicts} conflict(s)` : '';
-    return { state: 'failure', description: `${renderFailureLine(renderFailure)}${also}: see the proposal` };
-  }
-  return conflicts > 0
-    ? { state: 'failure', description: `${conflicts} conflict(s) to review: see the proposal's conflict report` }
-    : { state: 'success', description: 'no conflicts' };
-}
 
 /**
  * The proposal's texts, with every URL's credentials left out: they are pushed and published, and
@@ -291,6 +284,8 @@ function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspac
         kind: change.kind,
         ...(prepared.renderFailure ? { renderFailed: true } : {}),
         ...(prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.label) } : {}),
+        ...(prepared.notReady?.length ? { notReady: prepared.notReady.map((g) => g.type) } : {}),
+        ...(carried?.length ? { carried: carried.map((c) => c.sha) } : {}),
       },
     });
     return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
@@ -312,8 +307,15 @@ async function proposeWorkspace(
   carried?: readonly CarriedCommit[],
 ): Promise<Proposed> {
   const { target } = change;
-  const { commitMessage, body } = texts(ctx, change, prepared, ws, carried);
+  const { commitMessage, body: bodyOf } = texts(ctx, change, prepared, ws, carried);
   const conflicts = conflictCount(prepared);
+  const gate = reviewGate({
+    kind: 'built',
+    conflicts,
+    renderFailure: prepared.renderFailure,
+    notReady: prepared.notReady?.map((g) => g.type),
+    carried: carried?.map((c) => c.sha),
+  });
   // Whatever the prefix and the names: a proposal's head is never the branch it proposes into.
   if (target.head === target.base) {
     throw new RunError(
@@ -335,6 +337,13 @@ async function proposeWorkspace(
   let open = given;
   // the whole diff from where the branch leaves the base: nothing it would merge goes unlisted
   const changes = await ws.changedFiles('');
+  // auto-merge on where the gate holds it back: turned off, and the body says so
+  const turnOff = () => open?.autoMerge === true && !gate.autoMerge;
+  const body: typeof bodyOf = (headCommit, files) => {
+    const bodies = bodyOf(headCommit, files);
+    if (!turnOff()) return bodies;
+    return { ...bodies, body: withAutoMergeOff(bodies.body, gate.held!), full: withAutoMergeOff(bodies.full, gate.held!) };
+  };
   let mergedOpen: Proposal | undefined;
   // merged: its head commit is in the base, or (squashed, the branch deleted) a commit of the base carries its fingerprint
   const reachedBase = async (p: Proposal) =>
@@ -351,7 +360,7 @@ async function proposeWorkspace(
     const merged = await reachedBase(open);
     // closing deletes the branch: not one a human has written on
     const foreign = merged ? [] : await foreignOf();
-    if (foreign.length > 0) return blockedBy(foreign, target, open);
+    if (foreign.length > 0) return leftAlone(ctx, blockedBy(foreign, target, open), foreign, open, ws.remoteHead);
     if (ctx.dryRun) return { action: merged ? 'up-to-date' : 'closed', writes: true, proposal: proposalRef(open) };
     const release = reserve(ctx, costOf(ctx, { kind: 'close' }) + (merged ? 0 : costOf(ctx, { kind: 'delete-branch' })));
     if (!release) return { action: 'deferred', writes: false, proposal: proposalRef(open), message: DEFERRED_MESSAGE };
@@ -370,7 +379,7 @@ async function proposeWorkspace(
   }
   // carried forward: the human's commits stay under this one
   const foreign = carried ? [] : await foreignOf();
-  if (foreign.length > 0) return blockedBy(foreign, target, open);
+  if (foreign.length > 0) return leftAlone(ctx, blockedBy(foreign, target, open), foreign, open, ws.remoteHead);
   const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
   // The branch already holds exactly this content on this base: keep it (no push, refs identical).
   let pushNeeded = !(sameAsRemote && ws.remoteHead);
@@ -378,7 +387,11 @@ async function proposeWorkspace(
   if (!pushNeeded) {
     const bodies = body(headCommit, changes);
     const unchanged =
-      open !== undefined && open.body === bodies.body && open.title === prepared.title && open.fingerprint === change.fingerprint;
+      open !== undefined &&
+      open.body === bodies.body &&
+      open.title === prepared.title &&
+      open.fingerprint === change.fingerprint &&
+      !turnOff();
     if (unchanged && open) return { action: 'unchanged', writes: false, proposal: proposalRef(open) };
   }
   let action: JobAction = open ? change.updated : change.opened;
@@ -436,6 +449,7 @@ async function proposeWorkspace(
       fingerprint: change.fingerprint,
       conflicts,
       ...(prepared.renderFailure ? { renderFailed: true } : {}),
+      review: { ready: gate.ready, autoMerge: gate.autoMerge },
       headCommit,
     });
     const warnings = [...(carried ? [carriedNote(carried)] : []), ...given];
@@ -445,10 +459,10 @@ async function proposeWorkspace(
     else if (pushNeeded || renderChanged || created || (changed && newHead)) {
       // Porch's readiness, as a status on the pushed commit (on GitHub a commit status, context
       // "kdelta", on that commit: GitHub moves the pull request's head to it only later): a branch
-      // protection that requires it holds back a proposal with conflicts or a failed render. The
-      // same commit gets a new status when only the render's outcome changed.
+      // protection that requires it holds back a proposal with conflicts, a failed render or an
+      // unmet readiness gate. The same commit gets a new status when only the render's outcome changed.
       try {
-        await ctx.forge.setStatus(proposal, readiness(conflicts, prepared.renderFailure), headCommit);
+        await ctx.forge.setStatus(proposal, gate.status, headCommit);
       } catch (error) {
         // the proposal stands: a status that did not land is repaired by the next run (ensureStatus)
         warnings.push(message(error));

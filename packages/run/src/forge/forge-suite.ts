@@ -89,6 +89,18 @@ export function forgeSuite(
       expect(await forge.list()).toHaveLength(1);
     });
 
+    it('opens a proposal the run finds not ready as a draft, marks it ready once it is, and leaves it so when the run does not say', async () => {
+      const forge = await make();
+      const held = { ready: false, autoMerge: false };
+      await forge.upsert(input({ review: held }));
+      expect((await forge.find(input()))?.draft).toBe(true);
+      await forge.upsert(input({ body: 'body two\n', review: { ready: true, autoMerge: true } }));
+      expect((await forge.find(input()))?.draft).toBeFalsy();
+      await forge.upsert(input({ body: 'body three\n', review: held }));
+      await forge.upsert(input({ body: 'body four\n' }));
+      expect(await forge.find(input())).toMatchObject({ body: 'body four\n', draft: true });
+    });
+
     it('keeps a dashboard: none at first, written, read back, rewritten in place; another target is another dashboard', async () => {
       const forge = await make();
       const target = (name: string): DashboardTarget => ({

@@ -27,19 +27,32 @@ export interface ProposalInput extends ProposalTarget {
   readonly body: string;
   /** What the proposed content was computed from: equal fingerprints, equal content. */
   readonly fingerprint: string;
-  /** Conflicts in the proposed content (a forge may open it as a draft, or hold back auto-merge). */
+  /** Conflicts in the proposed content, as a forge records them (what they mean for review is `review`). */
   readonly conflicts?: number | undefined;
-  /**
-   * The package's render failed: the content is unrendered. Treated as conflicts are (a draft
-   * under the `conflicts` policy), and never auto-merged.
-   */
+  /** The package's render failed: the content is unrendered (recorded; what it means for review is `review`). */
   readonly renderFailed?: boolean | undefined;
+  /**
+   * Ready for review and free to merge without a person, as the protocol decided it (review-gate.ts);
+   * the forge only carries it out. Absent: never auto-merged, the draft state left as it is.
+   */
+  readonly review?: ReviewDecision | undefined;
   /**
    * The commit the run pushed (or published) on the head branch for this proposal. GitHub moves a
    * pull request's head to a push asynchronously: what belongs on the proposed commit (its status,
    * a merge at that commit) uses this one, never the head the forge reads back.
    */
   readonly headCommit?: string | undefined;
+}
+
+/** What the run decided about review (review-gate.ts): every forge carries it out, none decides it. */
+export interface ReviewDecision {
+  /**
+   * Ready for review: false opens (or turns) it into a draft under the `conflicts` draft policy,
+   * true marks it ready; undefined leaves it as it is.
+   */
+  readonly ready?: boolean | undefined;
+  /** May merge without a person (GitHub's auto-merge, when the run asks for it); false turns it off. */
+  readonly autoMerge: boolean;
 }
 
 export interface ProposalStatus {
@@ -56,6 +69,10 @@ export interface Proposal extends ProposalInput {
   readonly status?: ProposalStatus | undefined;
   /** Labels on it (a human adds `kdelta:stop` to make kdelta leave it alone). */
   readonly labels?: readonly string[] | undefined;
+  /** A draft: not ready for review. */
+  readonly draft?: boolean | undefined;
+  /** Auto-merge is on (whoever turned it on): it merges once its required checks pass. */
+  readonly autoMerge?: boolean | undefined;
 }
 
 /** The label that tells kdelta to leave a proposal alone. */

@@ -19,6 +19,9 @@ import { nextLink, nextPageOf } from './github-pages.js';
 const fake = fakeGitHubs();
 
 const fast = { writeSpacing: false, retryAfterUnitMs: 1 } as const;
+/** What the run decides (review-gate.ts) and the forge carries out: ready, free to merge by itself; or not ready. */
+const READY = { ready: true, autoMerge: true } as const;
+const NOT_READY = { ready: false, autoMerge: false } as const;
 const forgeOn = (gh: FakeGitHub, more: Parameters<typeof createGitHubForge>[0] = {}) =>
   createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast, ...more });
 const target = (gh: FakeGitHub, head: string) => ({
@@ -115,7 +118,7 @@ describe('headers', () => {
     for (const forge of [forgeOn(gh), forgeOn(gh, { token: undefined, app: { appId: '7', privateKey } })]) {
       const { proposal } = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
       // conflicts now: a draft, through GraphQL
-      await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b2\n', fingerprint: 'f2', conflicts: 1 });
+      await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b2\n', fingerprint: 'f2', conflicts: 1, review: NOT_READY });
       await forge.setStatus(proposal, { state: 'success', description: 'ok' });
     }
     const ops = new Set(gh.requests.map((r) => r.operationId ?? r.path));
@@ -156,7 +159,14 @@ describe('what follows an open pull request', () => {
     });
     expect(gh.pulls('org/cluster-01')[0]).toMatchObject({ labels: [], assignees: ['alice'], requested_reviewers: ['bob'], draft: false });
     // conflicts now: it turns into a draft, though the label is refused again
-    const updated = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b2\n', fingerprint: 'f2', conflicts: 1 });
+    const updated = await forge.upsert({
+      ...target(gh, 'kdelta/web'),
+      title: 't',
+      body: 'b2\n',
+      fingerprint: 'f2',
+      conflicts: 1,
+      review: NOT_READY,
+    });
     expect(updated.warnings).toHaveLength(1);
     expect(gh.pulls('org/cluster-01')[0]).toMatchObject({ draft: true, body: expect.stringContaining('b2') });
   });
@@ -168,7 +178,7 @@ describe('review requests', () => {
     await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
     const forge = forgeOn(gh, { labels: ['kdelta'], assignees: ['alice'], reviewers: ['bob', 'mallory'], autoMerge: 'merge' });
     gh.requireStatusChecks('org/cluster-01', 'main', ['ci']);
-    const made = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+    const made = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f', review: READY });
     expect(made).toMatchObject({
       created: true,
       warnings: [
@@ -192,7 +202,14 @@ describe('auto-merge', () => {
     const pushed = await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
     await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'a person’s commit\n' });
     const forge = forgeOn(gh, { autoMerge: 'squash' });
-    const made = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f', headCommit: pushed });
+    const made = await forge.upsert({
+      ...target(gh, 'kdelta/web'),
+      title: 't',
+      body: 'b\n',
+      fingerprint: 'f',
+      headCommit: pushed,
+      review: READY,
+    });
     expect(made).toMatchObject({
       created: true,
       warnings: [
@@ -211,7 +228,14 @@ describe('draft pull requests where GitHub offers none (a private repository on 
     await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
     gh.requireStatusChecks('org/cluster-01', 'main', ['ci']);
     const forge = forgeOn(gh, { autoMerge: 'squash' });
-    const opened = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f1', conflicts: 1 });
+    const opened = await forge.upsert({
+      ...target(gh, 'kdelta/web'),
+      title: 't',
+      body: 'b\n',
+      fingerprint: 'f1',
+      conflicts: 1,
+      review: NOT_READY,
+    });
     expect(opened).toMatchObject({
       created: true,
       warnings: [
@@ -220,10 +244,17 @@ describe('draft pull requests where GitHub offers none (a private repository on 
     });
     expect(gh.pulls('org/cluster-01')).toMatchObject([{ state: 'open', draft: false, auto_merge: null }]);
     // the conflicts resolved: auto-merge waits for the required check
-    await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b2\n', fingerprint: 'f2' });
+    await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b2\n', fingerprint: 'f2', review: READY });
     expect(gh.pulls('org/cluster-01')[0]).toMatchObject({ auto_merge: { merge_method: 'squash' } });
     // conflicts again: no draft to turn it into, and auto-merge is turned off all the same
-    const again = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b3\n', fingerprint: 'f3', conflicts: 2 });
+    const again = await forge.upsert({
+      ...target(gh, 'kdelta/web'),
+      title: 't',
+      body: 'b3\n',
+      fingerprint: 'f3',
+      conflicts: 2,
+      review: NOT_READY,
+    });
     expect(again.warnings).toEqual([
       expect.stringMatching(
         /^GitHub offers no draft pull requests in org\/cluster-01 .*: pull request #\d+ of org\/cluster-01 stays ready for review$/,

@@ -69,9 +69,9 @@ export interface GitHubRunOptions {
   readonly assignees?: readonly string[] | undefined;
   readonly reviewers?: readonly string[] | undefined;
   readonly teamReviewers?: readonly string[] | undefined;
-  /** Default 'conflicts': a proposal with conflicts or a failed render is opened as a draft. */
+  /** Default 'conflicts': a proposal the run finds not ready (conflicts, a failed render, an unmet readiness gate) is opened as a draft. */
   readonly draft?: DraftPolicy | undefined;
-  /** Only ever enabled on conflict-free pull requests. */
+  /** Only ever enabled where the run allows it (review-gate.ts: nothing a person must review first). */
   readonly autoMerge?: false | AutoMergeMethod | undefined;
   /** Commits made through the API (GitHub marks them verified) instead of git push. */
   readonly signedCommits?: boolean | undefined;
@@ -460,6 +460,8 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       url: r.pull.html_url,
       status: statuses.get(`${repoKey}@${commit}`) ?? r.status,
       labels: labelsOf(r.pull),
+      draft: Boolean(r.pull.draft),
+      autoMerge: Boolean(r.pull.auto_merge),
     };
   }
 
@@ -516,9 +518,10 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
   const draftsMissing = (repo: GitHubRepo, what: string) =>
     `GitHub offers no draft pull requests in ${keyOf(repo)} (a private repository on GitHub Free or Pro): ${what}`;
 
-  /** Not ready for review: conflicts to look at, or a render that failed. */
-  const notReady = (input: ProposalInput) => (input.conflicts ?? 0) > 0 || input.renderFailed === true;
-  const wantsDraft = (input: ProposalInput) => draftPolicy === 'always' || (draftPolicy === 'conflicts' && notReady(input));
+  /** The run decides readiness (review-gate.ts); the draft policy says what it means here. */
+  const wantsDraft = (input: ProposalInput) => draftPolicy === 'always' || (draftPolicy === 'conflicts' && input.review?.ready === false);
+  /** Whether the run lets it merge without a person: without its word, never. */
+  const mayAutoMerge = (input: ProposalInput) => input.review?.autoMerge === true;
 
   async function decorate(r: Record_, input: ProposalInput, created: boolean, warnings: string[]): Promise<void> {
     const repo = repoOf(input.repo);
@@ -566,9 +569,9 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
         warnings.push((error as Error).message);
       }
     }
-    const blocked = notReady(input);
     const draft = wantsDraft(input);
-    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== 'always') {
+    // readiness not given: the draft state is left as it is
+    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== 'always' && input.review?.ready !== undefined) {
       try {
         await graphql(
           `${draft ? 'turn' : 'mark'} ${where} ${draft ? 'into a draft' : 'ready for review'}`,
@@ -581,12 +584,13 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
         r.pull = { ...r.pull, draft };
       } catch (error) {
         if (!draft || !draftsUnsupported(error)) throw error;
-        // it stays ready for review; auto-merge is still held back below (the proposal is not ready)
+        // it stays ready for review; its auto-merge stays held back all the same (see upsert)
         warnings.push(draftsMissing(repo, `${where} stays ready for review`));
       }
     }
     const autoMerge = options.autoMerge;
-    if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
+    const held = !mayAutoMerge(input) || Boolean(r.pull.draft);
+    if (autoMerge && !held && !r.pull.auto_merge) {
       try {
         await graphql(
           `enable auto-merge on ${where}`,
@@ -601,15 +605,17 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
         // could merge now ("clean": mergeable, every required check passed) is merged now instead.
         await mergeClean(r, input, autoMerge, where, warnings);
       }
-    } else if (r.pull.auto_merge && (blocked || draft)) {
-      await graphql(
-        `disable auto-merge on ${where}`,
-        repo,
-        'mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }',
-        { id: r.pull.node_id },
-      );
-      r.pull = { ...r.pull, auto_merge: null };
     }
+  }
+
+  async function disableAutoMerge(r: Record_, repo: GitHubRepo, where: string): Promise<void> {
+    await graphql(
+      `disable auto-merge on ${where}`,
+      repo,
+      'mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }',
+      { id: r.pull.node_id },
+    );
+    r.pull = { ...r.pull, auto_merge: null };
   }
 
   /**
@@ -740,6 +746,12 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
           // The pull request is open (or updated): what did not follow is a warning, not a failure.
           warnings.push((error as Error).message);
         }
+      }
+      // Auto-merge on where the run holds it back (whoever turned it on) is turned off, or the
+      // upsert fails: not a warning, as a pull request that merges unreviewed cannot be taken back.
+      if (r.pull.auto_merge && (!mayAutoMerge(input) || r.pull.draft)) {
+        await disableAutoMerge(r, repo, `pull request #${r.pull.number} of ${keyOf(repo)}`);
+        changed = true;
       }
       return { proposal: toProposal(r), created, changed, ...(warnings.length > 0 ? { warnings } : {}) };
     },

@@ -56,6 +56,8 @@ interface Header {
   conflicts?: number | undefined;
   /** Recorded only when true (a draft on GitHub, never auto-merged). */
   renderFailed?: boolean | undefined;
+  /** Recorded only when true: the run found it not ready for review (a draft on GitHub). */
+  draft?: boolean | undefined;
   status?: ProposalStatus | undefined;
 }
 
@@ -72,6 +74,7 @@ export function renderRecord(h: Header, body: string): string {
   };
   if (h.conflicts) header.conflicts = h.conflicts;
   if (h.renderFailed) header.renderFailed = true;
+  if (h.draft) header.draft = true;
   if (h.status) header.status = { state: h.status.state, description: h.status.description };
   return `---\n${stringifyYaml(header, { lineWidth: 0 })}---\n\n${body.endsWith('\n') ? body : `${body}\n`}`;
 }
@@ -106,6 +109,9 @@ export function parseRecord(text: string, file: string): { header: Header; body:
       'invalid-proposal-record',
       `${file}: header field "renderFailed" must be true or false (got ${JSON.stringify(renderFailed)})`,
     );
+  const draft = h.draft;
+  if (draft !== undefined && typeof draft !== 'boolean')
+    throw new ForgeError('invalid-proposal-record', `${file}: header field "draft" must be true or false (got ${JSON.stringify(draft)})`);
   return {
     header: {
       title: str('title'),
@@ -117,6 +123,7 @@ export function parseRecord(text: string, file: string): { header: Header; body:
       repo: str('repo'),
       ...(conflicts ? { conflicts } : {}),
       ...(renderFailed ? { renderFailed } : {}),
+      ...(draft ? { draft } : {}),
       status,
     },
     body: m[2]!,
@@ -162,11 +169,14 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       const file = fileOf(input);
       const existing = await read(file);
       const created = existing?.state !== 'open';
-      const { conflicts, renderFailed, ...rest } = input;
+      const { conflicts, renderFailed, review, ...rest } = input;
+      // the run's readiness (review-gate.ts); none given: as it was
+      const draft = review?.ready !== undefined ? !review.ready : !created && existing?.draft === true;
       const proposal: Proposal = {
         ...rest,
         ...(conflicts ? { conflicts } : {}),
         ...(renderFailed ? { renderFailed } : {}),
+        ...(draft ? { draft } : {}),
         id: `${input.downstream}/${variantOf(input.head)}`,
         state: 'open',
         url: urlOf(file),
@@ -180,8 +190,8 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       return p && p.state === 'declined' && p.base === target.base && p.head === target.head ? p : undefined;
     },
     async close(proposal: Proposal, state: 'closed' | 'merged' | 'declined' = 'closed') {
-      // merged, a render failure is history: the record no longer says the proposal's render fails
-      const { renderFailed, ...rest } = proposal;
+      // merged, a render failure is history: the record no longer says the proposal's render fails (nor that it was a draft)
+      const { renderFailed, draft, ...rest } = proposal;
       const closed: Proposal = state === 'merged' ? { ...rest, state } : { ...proposal, state };
       await write(closed);
       return closed;
