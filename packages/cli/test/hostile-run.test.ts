@@ -83,7 +83,8 @@ describe('review cannot be bypassed', () => {
     f.commitAs('cluster-01', 'main', Object.fromEntries(Object.entries(pkg).map(([k, v]) => [`web/${k}`, v])));
     const refs = f.refs('cluster-01');
     const second = await run(opts(f));
-    expect(second.results[0]).toMatchObject({ action: 'blocked', writes: false });
+    // its one write: the proposal's status names the commit (hostile-review.test.ts)
+    expect(second.results[0]).toMatchObject({ action: 'blocked', writes: true });
     expect(second.results[0]?.message).toMatch(
       /branch kdelta\/web has 1 commit\(s\) kdelta did not make \([0-9a-f]{12} by Human <human@example\.com>\)/,
     );

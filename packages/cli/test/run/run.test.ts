@@ -474,7 +474,8 @@ describe('kdelta run', () => {
     await run(opts(f));
     const human = f.commitAs('cluster-01', 'kdelta/web', { 'web/notes.md': 'mine\n' });
     const second = await run(opts(f));
-    expect(second.results[0]).toMatchObject({ action: 'blocked', writes: false });
+    // its one write: the proposal's status names the commit (hostile-review.test.ts)
+    expect(second.results[0]).toMatchObject({ action: 'blocked', writes: true });
     expect(second.results[0]!.message).toContain(`${human.slice(0, 12)} by Human <human@example.com>`);
     expect(f.refs('cluster-01')).toContain(`refs/heads/kdelta/web ${human}`);
     expect(f.files('cluster-01', 'kdelta/web', 'web')['notes.md']).toBe('mine\n');
