@@ -84,8 +84,11 @@ commit and variant (see kdelta proposals --help). A pull request whose plan is u
 write. Content-creating requests are counted against
 --budget: when it is spent the variants left are reported as deferred (exit code unchanged) and
 the next run continues them. Each new head commit gets the commit status "kdelta" (the local
-forge records it with the proposal): success, or failure when the proposal has conflicts or its
-render failed, so a branch protection that requires it holds such a pull request for a reviewer.
+forge records it with the proposal): success, or failure when the proposal has conflicts, its
+render failed or a readiness gate of the package is not met (a required injection point without
+a source), so a branch protection that requires it holds such a pull request for a reviewer. A
+branch holding commits kdelta did not make is never auto-merged: auto-merge that was on is turned
+off (the body says so) and its status names the commits.
 
 Render: after the update and the mutations the package's Kptfile pipeline runs (as Porch
 renders; images in docker or podman when one answers, else kdelta's built-in functions). When it
@@ -145,9 +148,10 @@ Flags:
   --reviewer <user>      reviewers requested on new pull requests (repeatable, or a comma list)
   --team-reviewer <team> team reviewers requested on new pull requests (repeatable, or a comma list)
   --draft <when>         open pull requests as drafts: always, never or conflicts (default
-                         conflicts: only those with conflicts or a failed render)
-  --auto-merge <method>  enable auto-merge (merge, squash or rebase) on pull requests without
-                         conflicts whose render did not fail; false leaves it off
+                         conflicts: only those not ready: conflicts, a failed render, an unmet
+                         readiness gate)
+  --auto-merge <method>  enable auto-merge (merge, squash or rebase) on pull requests that are
+                         ready and hold only kdelta's commits; false leaves it off
   --signed-commits       make commits through the GitHub API (verified) instead of git push
   --no-dashboard         keep no fleet dashboard. By default a run (not a dry run) keeps one: every
                          variant by its state, problems first, with boxes to tick for the next run
