@@ -46,28 +46,36 @@ const humanOnBranch = (slug: string) =>
   hub.gh.humanCommit(slug, 'kdelta/web', { 'web/notes.md': 'reviewed by hand\n' }, 'Add review notes\n');
 
 describe('a branch holding commits kdelta did not make is never auto-merged', () => {
-  it("left alone (nothing moved): the auto-merge kdelta turned on is turned off, the body says so, the person's commit gets a status naming it; the next run writes nothing", async () => {
-    const f = await githubFleet();
-    expect((await run(githubOpts(f))).results[0]).toMatchObject({ action: 'proposed' });
-    expect(hub.gh.pulls(f.slug)[0]).toMatchObject({ state: 'open', auto_merge: { merge_method: 'squash' } });
-    const human = await humanOnBranch(f.slug);
+  const leftAlone: readonly { why: string; files: Record<string, string>; release: boolean }[] = [
+    { why: 'nothing moved', files: { 'web/notes.md': 'reviewed by hand\n' }, release: false },
+    // never carried (carry.ts): on the branch, it would run with the repository's secrets once merged
+    { why: 'a commit outside the package, upstream moved', files: { '.github/workflows/pwn.yml': 'on: push\n' }, release: true },
+  ];
+  for (const c of leftAlone) {
+    it(`left alone (${c.why}): the auto-merge kdelta turned on is turned off, the body says so, the person's commit gets a status naming it; the next run writes nothing`, async () => {
+      const f = await githubFleet();
+      expect((await run(githubOpts(f))).results[0]).toMatchObject({ action: 'proposed' });
+      expect(hub.gh.pulls(f.slug)[0]).toMatchObject({ state: 'open', auto_merge: { merge_method: 'squash' } });
+      const human = await hub.gh.humanCommit(f.slug, 'kdelta/web', c.files, 'Add review notes\n');
+      if (c.release) f.publish({ 'base-ns/namespace.yaml': TIERED('gold') }, 'base-ns/v1');
 
-    const second = await run(githubOpts(f));
-    expect(second.results[0]).toMatchObject({ action: 'blocked', writes: true });
-    expect(second.results[0]?.message).toContain('auto-merge turned off');
-    const [pull] = hub.gh.pulls(f.slug);
-    expect(pull).toMatchObject({ state: 'open', auto_merge: null });
-    expect(pull?.body).toContain(`${AUTO_MERGE_OFF}: the branch holds 1 commit(s) kdelta did not make (${human.slice(0, 12)})`);
-    // the branch is the person's: kdelta's commit under it is not rewritten
-    expect(tipOf(f.slug)).toBe(human);
-    expect(hub.gh.statuses(f.slug, human)).toMatchObject([
-      { state: 'pending', context: 'kdelta', description: expect.stringContaining(human.slice(0, 12)) },
-    ]);
+      const second = await run(githubOpts(f));
+      expect(second.results[0]).toMatchObject({ action: 'blocked', writes: true });
+      expect(second.results[0]?.message).toContain('auto-merge turned off');
+      const [pull] = hub.gh.pulls(f.slug);
+      expect(pull).toMatchObject({ state: 'open', auto_merge: null });
+      expect(pull?.body).toContain(`${AUTO_MERGE_OFF}: the branch holds 1 commit(s) kdelta did not make (${human.slice(0, 12)})`);
+      // the branch is the person's: nothing is pushed onto it
+      expect(tipOf(f.slug)).toBe(human);
+      expect(hub.gh.statuses(f.slug, human)).toMatchObject([
+        { state: 'pending', context: 'kdelta', description: expect.stringContaining(human.slice(0, 12)) },
+      ]);
 
-    hub.gh.clearRequests();
-    expect((await run(githubOpts(f))).results[0]).toMatchObject({ action: 'blocked', writes: false });
-    expect(hub.gh.writes()).toBe(0);
-  });
+      hub.gh.clearRequests();
+      expect((await run(githubOpts(f))).results[0]).toMatchObject({ action: 'blocked', writes: false });
+      expect(hub.gh.writes()).toBe(0);
+    });
+  }
 
   for (const onBefore of [true, false]) {
     it(`carried forward on a new upstream commit: auto-merge ${onBefore ? 'that was on is turned off (the body says so)' : 'is not turned on'}; the status on the new commit names the person's`, async () => {
