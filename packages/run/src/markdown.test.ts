@@ -11,7 +11,7 @@ function render(markdown: string): string {
 
 /** Each context in the place a writer puts it, and the HTML tags that place alone yields. */
 const PLACES: Record<MarkdownContext, { wrap: (s: string) => string; tags: string[] }> = {
-  text: { wrap: (s) => `- before ${s} after\n`, tags: ['ul', 'li'] },
+  text: { wrap: (s) => `- ${s} after\n\nbefore ${s}\n`, tags: ['ul', 'li', 'p'] },
   code: { wrap: (s) => `before ${s} after\n`, tags: ['p', 'code'] },
   cell: {
     wrap: (s) => `| a | b |\n| --- | --- |\n| ${s} | end |\n`,
@@ -98,6 +98,7 @@ describe('inert: any text renders as text only', () => {
 
   it.each([
     { context: 'text' as const, text: 'a*b*c', shows: 'a*b*c' },
+    { context: 'text' as const, text: 'apps/Deployment my-app', shows: 'apps/Deployment my-app' },
     { context: 'code' as const, text: 'a ``b`` c', shows: '<code>a ``b`` c</code>' },
     { context: 'code' as const, text: '`x`', shows: '<code>`x`</code>' },
     { context: 'cell' as const, text: 'a|b', shows: '<code>a|b</code>' },

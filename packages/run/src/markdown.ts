@@ -20,8 +20,13 @@ export type MarkdownContext = 'text' | 'code' | 'cell' | 'html';
 
 /** Line breaks of every kind (CR, LS and PS too) and the other control characters: a line of its own is where forged markup starts. */
 const BREAKS = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g;
-/** CommonMark lets every ASCII punctuation character be escaped with a backslash. */
-const PUNCTUATION = /[!-/:-@[-`{-~]/g;
+/**
+ * The ASCII punctuation that can start markup, each escaped with a backslash (CommonMark lets
+ * every one be): all of it but `/ , ; ? ' " % ( )`, which start none (a link's `(` needs a `]`), and `-` inside a word (a name
+ * like `my-app` stays readable); a `-` after a space or beside another one could start a list, a
+ * rule or a comment's closer. `@` is the mention's, handled apart.
+ */
+const PUNCTUATION = /[!#$&*+.:<=>[\\\]^_`{|}~]|(?<=^|[\s-])-|-(?=-)/g;
 /** GitHub links `@name` in rendered text (not in code): a zero-width space after `@` keeps it text. */
 const MENTION = /@/g;
 const ZWSP = '\u200b';
@@ -47,7 +52,9 @@ export function inert(text: string, context: MarkdownContext = 'text'): string {
   const line = text.replace(BREAKS, ' ');
   switch (context) {
     case 'text':
-      return line.replace(PUNCTUATION, (c) => `\\${c}`).replace(MENTION, `@${ZWSP}`);
+      // leading spaces would make an indented code block of text that starts a line
+      return line
+        .trimStart().replace(PUNCTUATION, (c) => `\\${c}`).replace(MENTION, `@${ZWSP}`);
     case 'code':
       return codeSpan(line, false);
     case 'cell':
