@@ -53,6 +53,22 @@ const HOSTILE = [
   '\\',
   ' ',
   '    ',
+  'WWW.Evil.example',
+  '_www.e.com',
+  '(http://a.example)',
+  '*www.x.example*',
+  '~http://x.example~',
+  'mailto:a@b.example',
+  'xmpp:a@b.example/r',
+  '1. item',
+  '1) item',
+  '10.',
+  '$x$',
+  '$$',
+  '> quote',
+  '===',
+  '- - -',
+  '[^1]',
 ];
 
 const hostileString = fc

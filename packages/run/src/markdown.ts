@@ -22,11 +22,15 @@ export type MarkdownContext = 'text' | 'code' | 'cell' | 'html';
 const BREAKS = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g;
 /**
  * The ASCII punctuation that can start markup, each escaped with a backslash (CommonMark lets
- * every one be): all of it but `/ , ; ? ' " % ( )`, which start none (a link's `(` needs a `]`), and `-` inside a word (a name
- * like `my-app` stays readable); a `-` after a space or beside another one could start a list, a
- * rule or a comment's closer. `@` is the mention's, handled apart.
+ * every one be), and no more, so that a local record stays readable as it is:
+ * - emphasis, code, links, images, HTML, entities, tables, math: `! # $ & * + < = > [ \ ] ^ _ \` { | } ~`;
+ * - `-` after a space or beside another one (a list, a rule, a comment's closer), never in a
+ *   name like `my-app`;
+ * - `.` after `www` and `:` before `//` (GFM's literal autolinks), `.` or `)` after leading
+ *   digits (an ordered list).
+ * `@` is the mention's, handled apart.
  */
-const PUNCTUATION = /[!#$&*+.:<=>[\\\]^_`{|}~]|(?<=^|[\s-])-|-(?=-)/g;
+const PUNCTUATION = /[!#$&*+<=>[\\\]^_`{|}~]|(?<=^|[\s-])-|-(?=-)|(?<=www)\.|:(?=\/\/)|(?<=^\d+)[.)]/gi;
 /** GitHub links `@name` in rendered text (not in code): a zero-width space after `@` keeps it text. */
 const MENTION = /@/g;
 const ZWSP = '\u200b';

@@ -142,7 +142,7 @@ describe('decisions in the body', () => {
       ignored: [{ label: 'keep local `5` for `.spec.replicas` (apps/Deployment web)', reason: 'ignored: the field no longer conflicts' }],
     });
     expect(text).toContain(
-      '#### Ticks not applied\n\n- keep local \\`5\\` for \\`\\.spec\\.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts\n',
+      '#### Ticks not applied\n\n- keep local \\`5\\` for \\`.spec.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts\n',
     );
     expect(tickedChoices(text)).toEqual([]);
     expect(text).toContain(`- [ ] <!-- kdelta-decide:${choice.id} --> ${choice.label}`);
@@ -151,6 +151,6 @@ describe('decisions in the body', () => {
   it('with no conflict left, a tick not applied is still said', () => {
     const text = body([], { decided: [], ignored: [{ label: choice.label, reason: 'ignored: the field no longer conflicts' }] });
     expect(text).not.toContain('### Conflicts');
-    expect(text).toContain('#### Ticks not applied\n\n- keep local \\`6\\` for \\`\\.spec\\.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts\n');
+    expect(text).toContain('#### Ticks not applied\n\n- keep local \\`6\\` for \\`.spec.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts\n');
   });
 });

@@ -152,7 +152,7 @@ describe('deciding a conflict with a tick (local forge)', () => {
     expect(record).toContain('#### Ticks not applied');
     expect(record).toContain(
       // the box's text comes back from the body, where a person may have edited it: shown escaped
-      '- keep local \\`6\\` for \\`\\.spec\\.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts as ticked',
+      '- keep local \\`6\\` for \\`.spec.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts as ticked',
     );
     expect(record).toMatch(boxLine('keep local `7` for `.spec.replicas` (apps/Deployment web)'));
     // said once: the next run is a no-op

@@ -105,7 +105,7 @@ describe('deciding a conflict with a tick (GitHub)', () => {
     );
     const body = hub.gh.pulls(slug).find((p) => p.number === pull.number)?.body ?? '';
     expect(body).toContain(
-      '- keep local \\`6\\` for \\`\\.spec\\.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts as ticked',
+      '- keep local \\`6\\` for \\`.spec.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts as ticked',
     );
     expect(show(slug, 'kdelta/web', 'web/deploy.yaml')).not.toContain('kdelta:local');
   });
