@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { inert, shortName } from './markdown.js';
+import { hiddenJson, inert, shortName } from './markdown.js';
 import type { JobAction, VariantResult } from './result.js';
 
 /**
@@ -301,7 +301,7 @@ function renderWith(input: DashboardText, d: Detail): string {
     '---',
     '_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._',
     input.marker,
-    `<!-- kdelta-dashboard-data: ${JSON.stringify({ fields: memory }).replace(/--/g, '-\\u002d')} -->`,
+    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory })} -->`,
     '',
   );
   return lines.join('\n');

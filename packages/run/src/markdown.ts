@@ -88,3 +88,16 @@ export function shortName(text: string, max: number = MAX_NAME): string {
   const hash = createHash('sha256').update(text).digest('hex').slice(0, 12);
   return `${text.slice(0, Math.max(0, max - hash.length - 2))}…#${hash}`;
 }
+
+/**
+ * A value as JSON for a hidden HTML comment (the metadata block, the dashboard's data) on one
+ * line: `--`, `<` and `>` never appear as themselves (JSON's `\u` escapes read back the same), so
+ * strangers' text in it can neither close the comment nor open markup.
+ */
+export function hiddenJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/--/g, '-\\u002d')
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { FieldPath, type Conflict, type ResourceReport } from '@kdelta/merge-core';
-import { inert, shortName } from './markdown.js';
+import { hiddenJson, inert, shortName } from './markdown.js';
 import type { RenderFailureReport } from './render.js';
 
 /**
@@ -78,8 +78,7 @@ function notReadySection(gates: readonly { readonly type: string; readonly messa
 const METADATA = /(?:^|\n)(<!-- kdelta: (\{[^\n]*\}) -->)[ \t\r\n]*$/;
 
 export function renderMetadataBlock(meta: ProposalMetadata): string {
-  // `--` may not appear inside an HTML comment: JSON never needs it unescaped.
-  return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, '-\\u002d')} -->`;
+  return `<!-- kdelta: ${hiddenJson(meta)} -->`;
 }
 
 /** The metadata block at the end of a body; undefined when it is missing (a cut or edited body) or broken. */
