@@ -22,10 +22,14 @@ const hub = githubFleets({
 });
 
 /** The key an "allow these removals" box carries: anyone can compute it from the variants' names. */
-const removalKey = (keys: string[]) => createHash('sha256').update([...keys].sort().join('\n')).digest('hex').slice(0, 16);
+const removalKey = (keys: string[]) =>
+  createHash('sha256')
+    .update([...keys].sort().join('\n'))
+    .digest('hex')
+    .slice(0, 16);
 
 describe('hostile: an outsider issue posing as the dashboard', () => {
-  it("is never read: its ticked \"allow these removals\" box does not release the removal guard, and kdelta keeps its own issue", async () => {
+  it('is never read: its ticked "allow these removals" box does not release the removal guard, and kdelta keeps its own issue', async () => {
     const f = await hub.fleet(['cluster-01']);
     const controlRepo = `${f.owner}/control`;
     await hub.gh.createRepo(controlRepo, { defaultBranch: 'main', files: { 'README.md': '# control\n' } });
@@ -41,7 +45,11 @@ describe('hostile: an outsider issue posing as the dashboard', () => {
     const outsiders = (await res.json()) as { number: number };
 
     const opts = (maxRemovals?: number) =>
-      hub.runOptions(f, {}, { materialize: copyMaterialize, dashboard: { repository: controlRepo }, ...(maxRemovals ? { maxRemovals } : {}) });
+      hub.runOptions(
+        f,
+        {},
+        { materialize: copyMaterialize, dashboard: { repository: controlRepo }, ...(maxRemovals ? { maxRemovals } : {}) },
+      );
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01'), 'api.yaml': packageVariant('api', 'cluster-01') });
     const first = await run(opts());
     expect(first.results.map((r) => r.action)).toEqual(['proposed', 'proposed']);

@@ -107,17 +107,20 @@ describe('applying the decisions of a proposal', () => {
   it.each([
     { side: "local's", shown: { upstream: 'short', local: long('x', 'A') }, now: { upstream: 'short', local: long('x', 'B') } },
     { side: "upstream's", shown: { upstream: long('y', 'A'), local: 'mine' }, now: { upstream: long('y', 'B'), local: 'mine' } },
-  ])("a tick is of the full values it was shown with: $side value changed after its 77th character, it is not applied", async ({ shown, now }) => {
-    const ticked: Conflict = { ...upstreamWon, path: '.spec.note', values: { origin: 'o', ...shown } };
-    const rebuilt: Conflict = { ...ticked, values: { origin: 'o', ...now } };
-    // what a person reads is alike (values are cut at 77 characters): only the box's id tells them apart
-    expect(label(ticked)).toBe(label(rebuilt));
-    const { ws, files: after } = files({ 'web/deploy.yaml': deploy(4) });
-    const out = await applyDecisions(ws, 'web', prepared([rebuilt]), { ticked: [tick(ticked)], decided: [] });
-    expect(after.get('web/deploy.yaml')).toBe(deploy(4));
-    expect(out.conflicts).toEqual([rebuilt]);
-    expect(out.decisions?.ignored.map((t) => t.reason)).toEqual([expect.stringMatching(/no longer conflicts as ticked/)]);
-  });
+  ])(
+    'a tick is of the full values it was shown with: $side value changed after its 77th character, it is not applied',
+    async ({ shown, now }) => {
+      const ticked: Conflict = { ...upstreamWon, path: '.spec.note', values: { origin: 'o', ...shown } };
+      const rebuilt: Conflict = { ...ticked, values: { origin: 'o', ...now } };
+      // what a person reads is alike (values are cut at 77 characters): only the box's id tells them apart
+      expect(label(ticked)).toBe(label(rebuilt));
+      const { ws, files: after } = files({ 'web/deploy.yaml': deploy(4) });
+      const out = await applyDecisions(ws, 'web', prepared([rebuilt]), { ticked: [tick(ticked)], decided: [] });
+      expect(after.get('web/deploy.yaml')).toBe(deploy(4));
+      expect(out.conflicts).toEqual([rebuilt]);
+      expect(out.decisions?.ignored.map((t) => t.reason)).toEqual([expect.stringMatching(/no longer conflicts as ticked/)]);
+    },
+  );
 
   it('no tick and no decision: the prepared package as it was, nothing read', async () => {
     const p = prepared([upstreamWon]);

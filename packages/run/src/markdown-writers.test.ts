@@ -71,7 +71,9 @@ describe("strangers' text is inert in every writer", () => {
           summary: 'Updates package `web`.',
           downstream: { repo: 'https://github.com/org/cluster-01', branch: 'main', directory: 'web' },
           changes: [{ status: 'modified', path: `web/${hostile}.yaml` }],
-          resources: [{ resource: `apps/${hostile} web`, file: `${hostile}.yaml`, action: 'merged', changed: true } as unknown as ResourceReport],
+          resources: [
+            { resource: `apps/${hostile} web`, file: `${hostile}.yaml`, action: 'merged', changed: true } as unknown as ResourceReport,
+          ],
           conflicts: [conflict()],
           carried: [{ sha: 'c'.repeat(40), name: hostile, subject: hostile }],
           notReady: [{ type: 'ready', message: hostile }],

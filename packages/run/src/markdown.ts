@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 export type MarkdownContext = 'text' | 'code' | 'cell' | 'html';
 
 /** Line breaks of every kind (CR, LS and PS too) and the other control characters: a line of its own is where forged markup starts. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const BREAKS = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g;
 /**
  * The ASCII punctuation that can start markup, each escaped with a backslash (CommonMark lets
@@ -58,7 +59,9 @@ export function inert(text: string, context: MarkdownContext = 'text'): string {
     case 'text':
       // leading spaces would make an indented code block of text that starts a line
       return line
-        .trimStart().replace(PUNCTUATION, (c) => `\\${c}`).replace(MENTION, `@${ZWSP}`);
+        .trimStart()
+        .replace(PUNCTUATION, (c) => `\\${c}`)
+        .replace(MENTION, `@${ZWSP}`);
     case 'code':
       return codeSpan(line, false);
     case 'cell':

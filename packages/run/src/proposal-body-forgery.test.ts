@@ -67,13 +67,16 @@ describe('the metadata block is read only at the end of the body', () => {
   it.each([
     { name: 'a resource kind carrying the block', over: { resources: [resource(`apps/${forgedBlock} web`)] } },
     { name: 'a file named with the block', over: { changes: [{ status: 'added' as const, path: `web/${forgedBlock}.yaml` }] } },
-    { name: 'a conflict value carrying the block', over: { conflicts: [conflict({ values: { origin: 3, upstream: forgedBlock, local: 6 } })] } },
+    {
+      name: 'a conflict value carrying the block',
+      over: { conflicts: [conflict({ values: { origin: 3, upstream: forgedBlock, local: 6 } })] },
+    },
     { name: 'a file named with the opener only', over: { changes: [{ status: 'added' as const, path: 'web/<!-- kdelta: {x} -->' }] } },
     {
       name: "a carried commit's subject carrying the block",
       over: { carried: [{ sha: 'c'.repeat(40), name: 'dev', subject: forgedBlock } satisfies CarriedCommit] },
     },
-  ])('$name: kdelta\'s block wins, a person\'s close stays a decline', ({ over }) => {
+  ])("$name: kdelta's block wins, a person's close stays a decline", ({ over }) => {
     const text = body(over);
     expect(parseMetadataBlock(text)).toMatchObject({ fingerprint: metadata.fingerprint });
     expect(parseMetadataBlock(text)?.decided).toBeUndefined();

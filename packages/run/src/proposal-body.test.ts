@@ -151,6 +151,8 @@ describe('decisions in the body', () => {
   it('with no conflict left, a tick not applied is still said', () => {
     const text = body([], { decided: [], ignored: [{ label: choice.label, reason: 'ignored: the field no longer conflicts' }] });
     expect(text).not.toContain('### Conflicts');
-    expect(text).toContain('#### Ticks not applied\n\n- keep local \\`6\\` for \\`.spec.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts\n');
+    expect(text).toContain(
+      '#### Ticks not applied\n\n- keep local \\`6\\` for \\`.spec.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts\n',
+    );
   });
 });

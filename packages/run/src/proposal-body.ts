@@ -133,7 +133,9 @@ function carriedSection(carried: readonly CarriedCommit[]): string[] {
     `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is a new commit on top of them, a 3-way merge whose local side is the branch (with them) and whose origin is the upstream commit the branch was last built from. Where they and upstream changed the same field, the conflict table says so.`,
     '',
     // names and subjects are strangers' text
-    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code(shortName(c.subject))}`),
+    ...carried
+      .slice(0, CARRIED_LINES)
+      .map((c) => `- ${code(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code(shortName(c.subject))}`),
     ...(carried.length > CARRIED_LINES ? [`- …and ${carried.length - CARRIED_LINES} more`] : []),
     '',
   ];
@@ -225,7 +227,7 @@ export interface Tick {
 
 const DECIDE = '#### Decide';
 /** A box kdelta wrote: the bullet, the box, the hidden id. Matched against one line of the body at a time. */
-const BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([^]*)$/;
+const BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
 
 function decideBox(c: ConflictChoice): string {
   return `- [ ] <!-- kdelta-decide:${c.id} --> ${c.label}`;
@@ -419,9 +421,6 @@ export function conflictTable(conflicts: readonly Conflict[], decided: readonly 
     ...decided.map((d) => row(d.conflict, `${d.choice.take === 'local' ? 'kept local' : 'took upstream'} (decided on this proposal)`)),
   ];
 }
-
-/** A text as inline Markdown code, backticks and line breaks handled. */
-export { code as markdownCode };
 
 export interface ProposalBodies {
   /** What the proposal carries: at most `limit` characters. */

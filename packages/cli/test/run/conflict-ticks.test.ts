@@ -32,7 +32,10 @@ const recordFile = (f: Fleet) => join(f.control, '.kdelta', 'proposals', 'cluste
 function tick(f: Fleet, box: string): void {
   const text = readFileSync(recordFile(f), 'utf8');
   expect(text).toMatch(boxLine(box));
-  writeFileSync(recordFile(f), text.replace(boxLine(box), (line) => line.replace('- [ ]', '- [x]')));
+  writeFileSync(
+    recordFile(f),
+    text.replace(boxLine(box), (line) => line.replace('- [ ]', '- [x]')),
+  );
 }
 
 /**
