@@ -1,4 +1,4 @@
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
 import { describe, expect, it } from 'vitest';
 import { BAD_SETTINGS, GOOD_SETTINGS } from '@kdelta/test-support';
 import { InputError, settingsFromInputs } from './inputs.js';
@@ -71,6 +71,7 @@ describe('settingsFromInputs', () => {
         'allow-exec': 'true',
         'allow-local-upstreams': 'true',
         'credential-hosts': 'git.corp.example, mirror.example:8443',
+        'credential-repositories': 'org/catalog\norg2/*',
       }),
       ctx,
     );
@@ -81,6 +82,7 @@ describe('settingsFromInputs', () => {
       allowExec: true,
       allowLocalUpstreams: true,
       credentialHosts: ['git.corp.example', 'mirror.example:8443'],
+      credentialRepositories: ['org/catalog', 'org2/*'],
       shard: { index: 2, count: 5 },
       concurrency: 8,
       budget: 120,

@@ -1,4 +1,4 @@
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
 import { nextPageOf } from '@kdelta/run';
 
 /**

@@ -1,4 +1,4 @@
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
 
 /** What every `kdelta` command is: a name, its help, and a run function over plain arguments. */
 export interface Io {

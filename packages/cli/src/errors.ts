@@ -3,7 +3,7 @@
  * Commands throw; `main` catches and calls these two. (Conflicts with `--on-conflict fail` are
  * not errors: commands return exit 3 for them.)
  */
-import { KdeltaError, locationParts } from '@kdelta/merge-core';
+import { KdeltaError, locationParts } from '@kdelta/errors';
 import { ExitCode, UsageError } from './command.js';
 
 export type CliInputErrorCode =

@@ -153,9 +153,9 @@ describe('the Kptfile pkg get writes', () => {
 });
 
 describe('commands and help', () => {
-  it("the README's command list is each command's usage from --help, in the CLI's order", async () => {
-    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-    const block = /## Commands\n\n```\n([\s\S]*?)```/.exec(readme)![1]!;
+  it("docs/commands.md's command list is each command's usage from --help, in the CLI's order", async () => {
+    const doc = readFileSync(join(repoRoot, 'docs', 'commands.md'), 'utf8');
+    const block = /^# Commands\n[\s\S]*?\n```\n([\s\S]*?)```/.exec(doc)![1]!;
     const usages: string[] = [];
     for (const c of commands) {
       const r = await run(root, ...c.path, '--help');

@@ -6,19 +6,19 @@ import { commands } from './commands/index.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** Every README.md of the repository, outside node_modules and build output. */
+/** Every README.md of the repository, outside node_modules and build output, and the pages of docs/. */
 function readmes(dir = repoRoot): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (['node_modules', 'dist', '.git', '.turbo'].includes(entry.name)) continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...readmes(path));
-    else if (entry.name === 'README.md') out.push(path);
+    else if (entry.name === 'README.md' || (dir === join(repoRoot, 'docs') && entry.name.endsWith('.md'))) out.push(path);
   }
   return out;
 }
 
-describe('the READMEs stand alone', () => {
+describe('the READMEs and docs/ stand alone', () => {
   it('point at no file outside the repository: no specification seeds or design notes, every relative link exists', () => {
     const problems: string[] = [];
     for (const file of readmes()) {

@@ -215,6 +215,124 @@ describe('a nested package naming another host gets none of the user’s credent
   });
 });
 
+describe('a nested package naming a private repository on the same host as the user’s gets none of the user’s credentials', () => {
+  // One server: `up.git`, the upstream the user names, and `private.git`, which only a nested
+  // Kptfile names and which answers 401 without the token, as a private GitHub repository does.
+  let server: RecordingGitServer;
+  let upstream: string;
+  let privateRepo: string;
+  let privateCommit: string;
+  beforeAll(async () => {
+    const serverRoot = fresh('same-host');
+    server = await serveRecordingGit(serverRoot, tls, { paths: ['/private.git'], token: TOKEN });
+    makeRepo(join(serverRoot, 'private.git'), { 'sub/Kptfile': kptfile('sub'), 'sub/secret.yaml': configMap('secret', 'org-a-only') });
+    privateCommit = git(join(serverRoot, 'private.git'), 'rev-parse', 'main');
+    privateRepo = `${server.origin}/private.git`;
+    upstream = `${server.origin}/up.git`;
+    makeRepo(
+      join(serverRoot, 'up.git'),
+      {
+        'pkg/Kptfile': kptfile('pkg'),
+        'pkg/cm.yaml': configMap('app', '1'),
+        'pkg/sub/Kptfile': kptfile('sub', { repo: privateRepo, directory: '/sub', ref: 'main' }),
+      },
+      'pkg/v1',
+    );
+  });
+  afterAll(async () => server?.close());
+
+  const env = () => ({ KDELTA_GIT_TOKEN: TOKEN, GIT_SSL_CAINFO: tls.cert });
+  /** The Authorization headers `private.git` was sent since `from` requests. */
+  const sentToPrivate = (from = 0) =>
+    server.seen
+      .slice(from)
+      .filter((r) => r.path.startsWith('/private.git/'))
+      .map((r) => r.authorization);
+  const refusal = (stderr: string) =>
+    expect(stderr).toMatch(
+      new RegExp(
+        `sub/Kptfile: upstream repository "${privateRepo.replace(/[.]/g, '\\.')}" was read without credentials, as package content names it and you did not: if it is private, list it in KDELTA_CREDENTIAL_REPOSITORIES`,
+      ),
+    );
+
+  it('pkg get fetches it with no credential and fails naming the Kptfile, the repository and the setting; listing it makes it work', async () => {
+    const ws = fresh('ws');
+    const from = server.seen.length;
+    const got = await kdelta(ws, ['pkg', 'get', `${upstream}/pkg@main`, 'app'], env());
+    refusal(got.stderr);
+    expect(got.code).toBe(1);
+    expect(existsSync(join(ws, 'app'))).toBe(false);
+    expect(sentToPrivate(from).length).toBeGreaterThan(0);
+    expect(sentToPrivate(from)).toEqual(sentToPrivate(from).map(() => undefined));
+    expect(server.seen.slice(from).some((r) => /^\/up(\.git)?\//.test(r.path) && r.authorization === `x-access-token:${TOKEN}`)).toBe(true);
+
+    // listed as the user writes it: host, path without `.git`
+    for (const listed of [
+      `${server.origin.replace('https://', '')}/private`,
+      `${server.origin}/PRIVATE.git/`.replace('PRIVATE', 'private'),
+    ]) {
+      const dir = `app-${listed.length}`;
+      const ok = await kdelta(ws, ['pkg', 'get', `${upstream}/pkg@main`, dir], { ...env(), KDELTA_CREDENTIAL_REPOSITORIES: listed });
+      expect(ok.stderr).toContain('Fetched');
+      expect(ok.code).toBe(0);
+      expect(readFileSync(join(ws, dir, 'sub', 'secret.yaml'), 'utf8')).toContain('org-a-only');
+    }
+  });
+
+  it('git’s credential helpers and configured extra headers are off for it', async () => {
+    const ws = fresh('ws');
+    // what a CI checkout leaves in git's configuration: a header for the whole server, and a helper
+    const config = join(fresh('gitconfig'), 'config');
+    const basic = Buffer.from(`x-access-token:${TOKEN}`).toString('base64');
+    writeFileSync(
+      config,
+      `[http "${server.origin}/"]\n\textraHeader = Authorization: Basic ${basic}\n[credential]\n\thelper = "!f() { echo username=x-access-token; echo password=${TOKEN}; }; f"\n`,
+    );
+    const from = server.seen.length;
+    const got = await kdelta(ws, ['pkg', 'get', `${upstream}/pkg@main`, 'app'], { GIT_SSL_CAINFO: tls.cert, GIT_CONFIG_GLOBAL: config });
+    refusal(got.stderr);
+    expect(got.code).toBe(1);
+    expect(sentToPrivate(from).length).toBeGreaterThan(0);
+    expect(sentToPrivate(from)).toEqual(sentToPrivate(from).map(() => undefined));
+  });
+
+  it('kdelta run fails the variant, naming the Kptfile, the repository and the setting, and pushes nothing; --credential-repository allows it', async () => {
+    const downstream = makeDownstream();
+    const control = makeControl(upstream, downstream, 'main');
+    const from = server.seen.length;
+    const refused = await kdelta(control, ['run', '--mode', 'variants'], env());
+    expect(refused.stdout).toMatch(/web\s+cluster\/web\s+failed/);
+    refusal(refused.stderr);
+    expect(refused.code).toBe(1);
+    expect(branches(downstream)).toBe('refs/heads/main');
+    expect(sentToPrivate(from)).toEqual(sentToPrivate(from).map(() => undefined));
+
+    const owner = `${server.origin.replace('https://', '')}/*`;
+    const allowed = await kdelta(control, ['run', '--mode', 'variants', '--credential-repository', owner], env());
+    expect(allowed.stdout).toMatch(/web\s+cluster\/web\s+proposed/);
+    expect(allowed.code).toBe(0);
+    expect(git(downstream, 'show', 'kdelta/web:web/sub/secret.yaml')).toContain('org-a-only');
+  });
+
+  it('an adopted copy whose upstreamLock names it: the origin is fetched with no credential, and the variant fails naming that Kptfile field', async () => {
+    const downstream = join(fresh('downstream'), 'cluster.git');
+    makeRepo(downstream, {
+      'web/Kptfile': `${kptfile('web', { repo: upstream, directory: '/pkg', ref: 'main' })}upstreamLock:\n  type: git\n  git:\n    repo: ${privateRepo}\n    directory: /sub\n    ref: main\n    commit: ${privateCommit}\n`,
+      'web/cm.yaml': configMap('app', '1'),
+    });
+    const control = makeControl(upstream, downstream, 'main', '  adoptionPolicy: adoptExisting\n');
+    const from = server.seen.length;
+    const refused = await kdelta(control, ['run', '--mode', 'variants'], env());
+    expect(refused.stdout).toMatch(/web\s+cluster\/web\s+failed/);
+    expect(refused.stderr).toContain(`web/Kptfile: upstreamLock.git.repo ${privateRepo}`);
+    expect(refused.stderr).toContain('list it in KDELTA_CREDENTIAL_REPOSITORIES');
+    expect(refused.code).toBe(1);
+    expect(branches(downstream)).toBe('refs/heads/main');
+    expect(sentToPrivate(from).length).toBeGreaterThan(0);
+    expect(sentToPrivate(from)).toEqual(sentToPrivate(from).map(() => undefined));
+  });
+});
+
 describe('a nested package naming a repository on this machine', () => {
   // the runner's own files: a repository the user never named
   let secretRepo: string;

@@ -1,7 +1,8 @@
 // Imports point one way (DESIGN.md, "Packages"): each workspace package may depend on the ones
-// listed for it, and nothing else of the workspace. Checked twice, since either can drift alone:
-// the package.json dependencies, and the import statements of every source, test, benchmark and
-// script file (a relative path into another package's folder counts as importing that package).
+// listed for it, and nothing else of the workspace. Checked three times, since each can drift alone:
+// the package.json dependencies, the import statements of every source, test, benchmark and
+// script file (a relative path into another package's folder counts as importing that package),
+// and the "Imports point one way" paragraph of each package's README.
 // A workspace package that shipped code imports must be a runtime dependency, not a dev one.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,20 +11,47 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../../..');
 
-/** The DESIGN.md table, by folder: the workspace packages each one may import. */
+/**
+ * The one table of allowed arrows, by folder: the workspace packages each one may import. It is
+ * DESIGN.md's table, plus the leaf `errors` (every package's base error, so every package may
+ * import it) and the two test-only packages; each package's README says the same in words.
+ */
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
-  'merge-core': [],
-  'git-source': [],
-  'kptfile-model': ['merge-core'],
-  'package-update': ['merge-core', 'kptfile-model', 'git-source', 'test-support'],
-  'variant-engine': ['merge-core', 'kptfile-model'],
-  'fn-render': ['kptfile-model'],
+  // KdeltaError: the leaf every package's errors extend
+  errors: [],
+  'merge-core': ['errors'],
+  'git-source': ['errors'],
+  'kptfile-model': ['errors', 'merge-core'],
+  'package-update': ['errors', 'merge-core', 'kptfile-model', 'git-source', 'test-support'],
+  'variant-engine': ['errors', 'merge-core', 'kptfile-model'],
+  'fn-render': ['errors', 'kptfile-model'],
   // the run: control resources, plan, jobs, proposals and the forges that hold them
-  run: ['merge-core', 'kptfile-model', 'git-source', 'package-update', 'variant-engine', 'fn-render', 'fake-github', 'test-support'],
+  run: [
+    'errors',
+    'merge-core',
+    'kptfile-model',
+    'git-source',
+    'package-update',
+    'variant-engine',
+    'fn-render',
+    'fake-github',
+    'test-support',
+  ],
   // flags → settings → run → print, and the commands on one package
-  cli: ['merge-core', 'kptfile-model', 'git-source', 'package-update', 'variant-engine', 'fn-render', 'run', 'fake-github', 'test-support'],
-  // inputs → settings → run → outputs
-  action: ['merge-core', 'run', 'fake-github', 'test-support'],
+  cli: [
+    'errors',
+    'merge-core',
+    'kptfile-model',
+    'git-source',
+    'package-update',
+    'variant-engine',
+    'fn-render',
+    'run',
+    'fake-github',
+    'test-support',
+  ],
+  // inputs → settings → run → outputs: the libraries only through the run's exports
+  action: ['errors', 'run', 'fake-github', 'test-support'],
   // the tests' fake GitHub: a dev dependency of the CLI and the Action, importing nothing of ours
   'fake-github': [],
   // the tests' shared fixtures (pkg-update conformance, the fleet of repositories): a dev
@@ -133,6 +161,67 @@ export function importViolations(workspace: string, mayImport: Readonly<Record<s
     }
   }
   return violations;
+}
+
+/** The workspace packages, by folder name, as `manifests` of `workspace/packages/*`. */
+function workspaceManifests(workspace: string): Map<string, Manifest> {
+  const packagesDir = join(workspace, 'packages');
+  return new Map(
+    readdirSync(packagesDir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => [e.name, JSON.parse(readFileSync(join(packagesDir, e.name, 'package.json'), 'utf8')) as Manifest]),
+  );
+}
+
+const README_IMPORTS = 'Imports point one way: this package may import';
+
+/**
+ * Where a package's README and `mayImport` disagree. The README says it in one paragraph that
+ * starts "Imports point one way: this package may import" and names each allowed package in
+ * backticks (`@kdelta/errors`, `kdelta`); "nothing of the workspace" names none.
+ */
+export function readmeImportProblems(workspace: string, mayImport: Readonly<Record<string, readonly string[]>>): string[] {
+  const manifests = workspaceManifests(workspace);
+  const folderOf = new Map([...manifests].map(([folder, m]) => [m.name, folder]));
+  const problems: string[] = [];
+  for (const folder of manifests.keys()) {
+    const file = join(workspace, 'packages', folder, 'README.md');
+    const paragraphs = existsSync(file) ? readFileSync(file, 'utf8').split(/\n[ \t]*\n/) : [];
+    const paragraph = paragraphs.find((p) => p.trimStart().startsWith(README_IMPORTS));
+    if (paragraph === undefined) {
+      problems.push(`packages/${folder}/README.md: no paragraph "Imports point one way: this package may import …"`);
+      continue;
+    }
+    const named = [...paragraph.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((name) => folderOf.has(name));
+    const said = new Set(named.map((name) => folderOf.get(name)!).filter((f) => f !== folder));
+    const allowed = new Set(mayImport[folder] ?? []);
+    for (const f of allowed) if (!said.has(f)) problems.push(`packages/${folder}/README.md: does not say it may import ${f}`);
+    for (const f of said)
+      if (!allowed.has(f)) problems.push(`packages/${folder}/README.md: says it may import ${f}, which the table forbids`);
+  }
+  return problems;
+}
+
+/** The shipped code files under `dir` (not tests, fixtures or declarations) longer than `limit` lines. */
+export function filesOver(dir: string, limit: number): Map<string, number> {
+  const over = new Map<string, number>();
+  for (const file of codeFiles(dir)) {
+    const rel = relative(dir, file).split(sep).join('/');
+    if (/\.test\.[cm]?[jt]s$/.test(rel) || rel.split('/').includes('__fixtures__')) continue;
+    const text = readFileSync(file, 'utf8');
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    if (lines > limit) over.set(rel, lines);
+  }
+  return over;
+}
+
+/** The code files of the workspace, tests left out, that declare a class named `name`, as paths from `workspace`. */
+export function classDeclarations(workspace: string, name: string): string[] {
+  const declares = new RegExp(`\\bclass\\s+${name}\\b`);
+  return codeFiles(join(workspace, 'packages'))
+    .filter((file) => !/\.test\.[cm]?[jt]s$/.test(file) && declares.test(readFileSync(file, 'utf8')))
+    .map((file) => relative(workspace, file).split(sep).join('/'))
+    .sort();
 }
 
 /** A code file's relative imports, resolved to the files they name (`./x.js` is `./x.ts`). */
@@ -278,6 +367,51 @@ describe('the run and the CLI are untied (issue 20)', () => {
   });
 });
 
+/** The most lines a shipped file of packages/run/src may have: one stage, or one part of one, to a file. */
+const RUN_FILE_LINE_LIMIT = 500;
+
+/**
+ * Files over the limit today, each to be split by the run-as-stages work (issue 29). No file may
+ * join this list, and a file leaves it once split (the check fails while a name here is short).
+ */
+const RUN_FILES_BEING_SPLIT: ReadonlySet<string> = new Set(['forge/github.ts', 'run.ts']);
+
+describe('the run reads as stages (issue 29)', () => {
+  const runSrc = join(root, 'packages/run/src');
+
+  it(`no shipped file of packages/run/src is over ${RUN_FILE_LINE_LIMIT} lines, except those being split`, () => {
+    const over = filesOver(runSrc, RUN_FILE_LINE_LIMIT);
+    expect(
+      [...over].filter(([file]) => !RUN_FILES_BEING_SPLIT.has(file)).map(([file, lines]) => `${file}: ${lines} lines`),
+      `split these files (at most ${RUN_FILE_LINE_LIMIT} lines each)`,
+    ).toEqual([]);
+    expect(
+      [...RUN_FILES_BEING_SPLIT].filter((file) => !over.has(file)),
+      'split already (or gone): take them off RUN_FILES_BEING_SPLIT',
+    ).toEqual([]);
+  });
+
+  it('counts the lines of shipped files only, in a small fixture', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdelta-lines-'));
+    try {
+      mkdirSync(join(dir, 'forge', '__fixtures__'), { recursive: true });
+      const lines = (n: number) => 'export const x = 1;\n'.repeat(n);
+      const files: [string, string][] = [
+        ['short.ts', lines(500)],
+        ['long.ts', lines(501)],
+        ['no-final-line-break.ts', lines(500) + 'export const y = 2;'],
+        ['forge/long.test.ts', lines(900)],
+        ['forge/__fixtures__/long.ts', lines(900)],
+        ['types.d.ts', lines(900)],
+      ];
+      for (const [path, text] of files) writeFileSync(join(dir, path), text);
+      expect(Object.fromEntries(filesOver(dir, 500))).toEqual({ 'long.ts': 501, 'no-final-line-break.ts': 501 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('imports point one way (DESIGN.md)', () => {
   it('every package of the workspace is in the table', () => {
     const folders = readdirSync(join(root, 'packages'), { withFileTypes: true })
@@ -289,6 +423,60 @@ describe('imports point one way (DESIGN.md)', () => {
 
   it('no package.json dependency and no import statement breaks the direction', () => {
     expect(importViolations(root, MAY_IMPORT)).toEqual([]);
+  });
+
+  it("each package's README says what the table says it may import", () => {
+    expect(readmeImportProblems(root, MAY_IMPORT)).toEqual([]);
+  });
+
+  it('KdeltaError is declared once, in the leaf package @kdelta/errors, which imports nothing', () => {
+    expect(classDeclarations(root, 'KdeltaError')).toEqual(['packages/errors/src/kdelta-error.ts']);
+    expect(MAY_IMPORT['errors']).toEqual([]);
+  });
+
+  it('finds a README that names a forbidden package, one that leaves an allowed one out, and one that says nothing', () => {
+    const ws = mkdtempSync(join(tmpdir(), 'kdelta-readmes-'));
+    try {
+      const make = (folder: string, name: string, readme?: string) => {
+        mkdirSync(join(ws, 'packages', folder), { recursive: true });
+        writeFileSync(join(ws, 'packages', folder, 'package.json'), JSON.stringify({ name }));
+        if (readme !== undefined) writeFileSync(join(ws, 'packages', folder, 'README.md'), readme);
+      };
+      const lead = 'Imports point one way: this package may import';
+      make('errors', '@kdelta/errors', `# @kdelta/errors\n\n${lead} nothing of the workspace.\n`);
+      make(
+        'merge-core',
+        '@kdelta/merge-core',
+        `# m\n\nIntro naming \`@kdelta/run\`.\n\n${lead} \`@kdelta/errors\` and\n\`@kdelta/merge-core\`.\n`,
+      );
+      make('kptfile-model', '@kdelta/kptfile-model', `${lead} \`@kdelta/errors\`, \`@kdelta/merge-core\`, \`@kdelta/git-source\`.\n`);
+      make('git-source', '@kdelta/git-source');
+      make('fn-render', '@kdelta/fn-render', `${lead} \`@kdelta/errors\` only.\n`);
+      make('run', '@kdelta/run', `# r\n\nIt may import \`@kdelta/errors\`.\n`);
+      expect(readmeImportProblems(ws, MAY_IMPORT).sort()).toEqual([
+        'packages/fn-render/README.md: does not say it may import kptfile-model',
+        'packages/git-source/README.md: no paragraph "Imports point one way: this package may import …"',
+        'packages/kptfile-model/README.md: says it may import git-source, which the table forbids',
+        'packages/run/README.md: no paragraph "Imports point one way: this package may import …"',
+      ]);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it('finds every declaration of a class, in a small fixture', () => {
+    const ws = mkdtempSync(join(tmpdir(), 'kdelta-classes-'));
+    try {
+      mkdirSync(join(ws, 'packages', 'a', 'src'), { recursive: true });
+      mkdirSync(join(ws, 'packages', 'b', 'src'), { recursive: true });
+      writeFileSync(join(ws, 'packages', 'a', 'src', 'e.ts'), 'export class KdeltaError extends Error {}\n');
+      writeFileSync(join(ws, 'packages', 'b', 'src', 'mirror.ts'), 'export class   KdeltaError extends Error {}\n');
+      writeFileSync(join(ws, 'packages', 'b', 'src', 'mirror.test.ts'), 'class KdeltaError extends Error {}\n');
+      writeFileSync(join(ws, 'packages', 'b', 'src', 'sub.ts'), 'export class GitError extends KdeltaError {}\nclass KdeltaErrors {}\n');
+      expect(classDeclarations(ws, 'KdeltaError')).toEqual(['packages/a/src/e.ts', 'packages/b/src/mirror.ts']);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
   });
 
   it('finds a forbidden import, an undeclared one, a forbidden dependency and a reach into a sibling folder', () => {

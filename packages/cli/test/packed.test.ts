@@ -59,6 +59,7 @@ function makeUpstream(dir: string): void {
 }
 
 const consumerSource = (upstream: string, work: string) => `
+import { KdeltaError } from '@kdelta/errors';
 import { merge3Text, mergeFiles, type MergeFilesResult } from '@kdelta/merge-core';
 import { KptfileError, PackageTree, parseKptfile, type Kptfile } from '@kdelta/kptfile-model';
 import { redact, repoLocation, type RepoLocation } from '@kdelta/git-source';
@@ -93,10 +94,13 @@ const value: string = merge3Text({ origin: 'a: 1\\n', upstream: 'a: 2\\n', local
 
 const kptfile: Kptfile = parseKptfile('apiVersion: kpt.dev/v1\\nkind: Kptfile\\nmetadata:\\n  name: web\\n').kptfile;
 let badKptfile = '';
+let badKptfileCode = '';
 try {
   parseKptfile('apiVersion: kpt.dev/v1\\nkind: Nope\\nmetadata:\\n  name: web\\n', 'web/Kptfile');
 } catch (error) {
   if (error instanceof KptfileError) badKptfile = error.message;
+  // every package's errors extend the one KdeltaError of @kdelta/errors
+  if (error instanceof KdeltaError) badKptfileCode = error.code;
 }
 
 const location: RepoLocation = repoLocation('https://github.com/example/blueprints.git');
@@ -120,6 +124,7 @@ console.log(JSON.stringify({
   value,
   kptfileName: kptfile.metadata?.name,
   badKptfile,
+  badKptfileCode,
   location,
   redacted,
   decodeErrors: decoded.errors,
@@ -246,6 +251,7 @@ describe('the packed packages, installed from their tarballs into an empty folde
     expect(result.value).toBe('a: 2\nb: 3\n');
     expect(result.kptfileName).toBe('web');
     expect(result.badKptfile).toContain('web/Kptfile');
+    expect(result.badKptfileCode).toBe('wrong-kind');
     expect(result.location).toEqual({ kind: 'https', url: 'https://github.com/example/blueprints.git' });
     expect(result.redacted).not.toContain('s3cret');
     expect(result.decodeErrors).toEqual([]);

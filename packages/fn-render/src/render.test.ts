@@ -464,6 +464,90 @@ for (const i of rl.items) i.metadata.labels = { via: 'container' };`,
   });
 });
 
+describe('container images the user allows', () => {
+  /**
+   * A `docker` first on PATH that answers `info` (so it is the runtime found) and records every
+   * other invocation, then acts as a function that changes nothing: the log is what ran.
+   */
+  function fakeDocker(): { env: Record<string, string | undefined>; runs: () => string[] } {
+    const bin = tempDir();
+    const log = join(bin, 'runs.log');
+    writeFileSync(join(bin, 'docker'), `#!/bin/sh\n[ "$1" = info ] && exit 0\nprintf '%s\\n' "$*" >> '${log}'\nexec cat\n`, {
+      mode: 0o755,
+    });
+    const env: Record<string, string | undefined> = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
+    delete env.KDELTA_CONTAINER_RUNTIME;
+    return { env, runs: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []) };
+  }
+  const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n';
+  const pipeline = (list: string, ...images: string[]) =>
+    `pipeline:\n  ${list}:\n${images.map((i) => `    - image: ${i}\n      configMap:\n        team: a\n`).join('')}`;
+
+  it('an image from a registry the user did not allow fails the render before any container runs, naming the Kptfile, the field, the image and the setting', async () => {
+    // the subpackage's catalogue function runs first: it must not run either
+    const tree = PackageTree.fromFiles([
+      ['Kptfile', kptfile('root', pipeline('validators', 'gcr.io/kpt-fn/kubeval:v0.3', 'evil.example.com/tracker:latest'))],
+      ['c.yaml', cm],
+      ['sub/Kptfile', kptfile('sub', pipeline('mutators', 'gcr.io/kpt-fn/set-labels:v0.2'))],
+    ]);
+    for (const runtime of ['auto', 'container'] as const) {
+      const docker = fakeDocker();
+      const out = await renderPackage(tree, { env: docker.env, runtime });
+      expect(out.ok).toBe(false);
+      if (out.ok) continue;
+      expect(out.error).toMatchObject({
+        code: 'image-not-allowed',
+        package: '',
+        function: 'evil.example.com/tracker:latest',
+        field: 'pipeline.validators[1]',
+      });
+      expect(out.error.message).toBe(
+        'Kptfile: pipeline.validators[1]: function "evil.example.com/tracker:latest" would run the container image evil.example.com/tracker:latest, which is not allowed (the allowed images are gcr.io/kpt-fn/, ghcr.io/kptdev/krm-functions-catalog/): allow it with --allow-image evil.example.com/tracker (the Action\'s input allowed-images)',
+      );
+      expect(out.results).toEqual([]);
+      expect(docker.runs()).toEqual([]);
+    }
+  });
+
+  const allowedCases: readonly [what: string, images: string[], allowedImages: readonly string[] | undefined][] = [
+    ["kpt's catalogues, by default", ['gcr.io/kpt-fn/set-labels:v0.2', 'ghcr.io/kptdev/krm-functions-catalog/starlark:v0.5'], undefined],
+    ['a catalogue short name, as gcr.io/kpt-fn/<name>', ['set-labels:v0.2'], undefined],
+    ['an image the user allowed by its repository', ['evil.example.com/tracker:latest'], ['evil.example.com/tracker']],
+    ['any image with *', ['evil.example.com/tracker:latest', 'gcr.io/kpt-fn/set-labels:v0.2'], ['*']],
+  ];
+  it.each(allowedCases)('%s runs in the container runtime', async (_what, images, allowedImages) => {
+    const docker = fakeDocker();
+    const tree = PackageTree.fromFiles([
+      ['Kptfile', kptfile('root', pipeline('mutators', ...images))],
+      ['c.yaml', cm],
+    ]);
+    const out = await renderPackage(tree, { env: docker.env, ...(allowedImages ? { allowedImages } : {}) });
+    expect(out.ok).toBe(true);
+    expect(docker.runs().map((line) => line.split(' ').at(-1))).toEqual(images.map((i) => (i.includes('/') ? i : `gcr.io/kpt-fn/${i}`)));
+  });
+
+  it('with no image allowed, a catalogue function runs built-in under auto, and is refused under --runtime container', async () => {
+    const tree = PackageTree.fromFiles([
+      ['Kptfile', kptfile('root', pipeline('mutators', 'gcr.io/kpt-fn/set-labels:v0.2'))],
+      ['c.yaml', cm],
+    ]);
+    const docker = fakeDocker();
+    const auto = await renderPackage(tree, { env: docker.env, allowedImages: [] });
+    expect(auto.ok).toBe(true);
+    if (auto.ok) {
+      expect(auto.results.map((r) => r.runtime)).toEqual(['builtin']);
+      expect(parse(auto.tree.text('c.yaml') as string).metadata.labels).toEqual({ team: 'a' });
+    }
+    const forced = await renderPackage(tree, { env: docker.env, allowedImages: [], runtime: 'container' });
+    expect(forced.ok).toBe(false);
+    if (!forced.ok) {
+      expect(forced.error.code).toBe('image-not-allowed');
+      expect(forced.error.message).toContain('which is not allowed (no image is allowed to run here)');
+    }
+    expect(docker.runs()).toEqual([]);
+  });
+});
+
 describe('file modes', () => {
   it('a file the render rewrites keeps its executable bit; one it does not touch keeps its mode and bytes', async () => {
     const root = tempDir();

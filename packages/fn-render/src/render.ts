@@ -19,6 +19,7 @@ import {
 import { BUILTINS, BuiltinConfigError, builtinName } from './builtins/index.js';
 import { identity, packageItems, parseResource, plain, printItem, sequenceIndent, type Item, type Plain } from './items.js';
 import { decodeResourceList, encodeResourceList, ResourceListError } from './resource-list.js';
+import { allowanceFor, DEFAULT_ALLOWED_IMAGES, imageAllowed } from './images.js';
 import { functionName, type FunctionResult, type KrmResult } from './results.js';
 import { containerArgs, definedEnv, detectContainerRuntime, execPath, functionEnv, runProcess } from './runners.js';
 import { selectItems } from './select.js';
@@ -48,6 +49,13 @@ export interface RenderOptions {
    */
   readonly allowExec?: boolean;
   /**
+   * The container images that may run (patterns: see `imageAllowed`); default: kpt's function
+   * catalogues (`DEFAULT_ALLOWED_IMAGES`); `[]`: none. A pipeline with an image that would run in a
+   * container and is not allowed is refused before any function runs; under `auto` an image that is
+   * not allowed but has a built-in runs built-in instead.
+   */
+  readonly allowedImages?: readonly string[];
+  /**
    * Record what each mutator changed (`FunctionResult.changes`: resources and field paths),
    * comparing its resources before and after it in memory. Default false: it reads each resource
    * twice per function.
@@ -55,8 +63,13 @@ export interface RenderOptions {
   readonly changes?: boolean;
 }
 
+/** Why a render was refused before any function ran. */
+export type RenderFailureCode = 'exec-not-allowed' | 'image-not-allowed';
+
 export interface RenderFailure {
   readonly message: string;
+  /** Set when the render was refused before any function ran (nothing was executed). */
+  readonly code?: RenderFailureCode;
   /** The package whose pipeline failed (a directory of the tree). */
   readonly package: string;
   /** The function that failed, as written (image or exec), when one did. */
@@ -83,6 +96,7 @@ class RenderError extends Error {
     readonly pkg: string,
     readonly fn?: string,
     readonly field?: string,
+    readonly code?: RenderFailureCode,
   ) {
     super(message);
   }
@@ -95,6 +109,7 @@ interface Context {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   containerRuntime: string | null | undefined;
+  readonly allowedImages: readonly string[];
   readonly results: FunctionResult[];
   readonly changes: boolean;
 }
@@ -109,12 +124,14 @@ export async function renderPackage(tree: PackageTree, options: RenderOptions = 
     cwd: options.cwd ?? process.cwd(),
     env: options.env ?? process.env,
     containerRuntime: options.containerRuntime,
+    allowedImages: options.allowedImages ?? DEFAULT_ALLOWED_IMAGES,
     results: [],
     changes: options.changes === true,
   };
   try {
     if (!tree.package(root).hasKptfile()) throw new RenderError(`${tree.describe(root) || '.'}: not a kpt package (no Kptfile)`, root);
     if (options.allowExec !== true) refuseExec(tree, root);
+    refuseImages(ctx);
     if (!hasFunctions(tree, root)) {
       // nothing runs, so nothing changes; the resources are still read, so broken YAML is an error
       for (const dir of renderedPackages(tree, root)) readResources(tree.package(dir));
@@ -133,6 +150,7 @@ export async function renderPackage(tree: PackageTree, options: RenderOptions = 
           package: error.pkg,
           ...(error.fn !== undefined ? { function: error.fn } : {}),
           ...(error.field !== undefined ? { field: error.field } : {}),
+          ...(error.code !== undefined ? { code: error.code } : {}),
         },
       };
     }
@@ -147,26 +165,62 @@ function renderedPackages(tree: PackageTree, root: string): string[] {
   return [root, ...nested.map((p) => (root === '' ? p : `${root}/${p}`))];
 }
 
+/** Every function of every package the render runs, with its Kptfile and field, in the order of the files. */
+function* pipelineFunctions(tree: PackageTree, root: string): Generator<{ dir: string; kptfile: string; fn: KptFunction; field: string }> {
+  for (const dir of renderedPackages(tree, root)) {
+    const kptfile = tree.describe(`${dir}/Kptfile`);
+    const pipeline = parseKptfile(tree.package(dir).kptfileText() ?? '', kptfile).kptfile.pipeline;
+    for (const [i, fn] of (pipeline?.mutators ?? []).entries()) yield { dir, kptfile, fn, field: `pipeline.mutators[${i}]` };
+    for (const [i, fn] of (pipeline?.validators ?? []).entries()) yield { dir, kptfile, fn, field: `pipeline.validators[${i}]` };
+  }
+}
+
 /** kpt's rule: no `exec:` function runs without `--allow-exec`; checked in every package before any function runs. */
 function refuseExec(tree: PackageTree, root: string): void {
-  const packages = renderedPackages(tree, root);
-  for (const dir of packages) {
-    const kptfileName = tree.describe(`${dir}/Kptfile`);
-    const pipeline = parseKptfile(tree.package(dir).kptfileText() ?? '', kptfileName).kptfile.pipeline;
-    const fields = [
-      ...(pipeline?.mutators ?? []).map((fn, i) => [fn, `pipeline.mutators[${i}]`] as const),
-      ...(pipeline?.validators ?? []).map((fn, i) => [fn, `pipeline.validators[${i}]`] as const),
-    ];
-    for (const [fn, field] of fields) {
-      if (!fn.exec) continue;
-      const name = functionName(fn);
-      throw new RenderError(
-        `${kptfileName}: ${field}: function ${JSON.stringify(name)} is an exec function (a program on this machine) and exec functions run only with --allow-exec: pass --allow-exec to allow running function binaries`,
-        dir,
-        name,
-        field,
-      );
-    }
+  for (const { dir, kptfile, fn, field } of pipelineFunctions(tree, root)) {
+    if (!fn.exec) continue;
+    const name = functionName(fn);
+    throw new RenderError(
+      `${kptfile}: ${field}: function ${JSON.stringify(name)} is an exec function (a program on this machine) and exec functions run only with --allow-exec: pass --allow-exec to allow running function binaries`,
+      dir,
+      name,
+      field,
+      'exec-not-allowed',
+    );
+  }
+}
+
+/**
+ * How an image function may run under the user's allowed images: as the runtime choice says
+ * (`as-chosen`: the image is allowed, or no container would run it), as its built-in because the
+ * image may not run in a container (`builtin`), or not at all. The one place the allowance is
+ * decided, before the render (`refuseImages`) and for each function.
+ */
+function imageRoute(ctx: Context, image: string): 'as-chosen' | 'builtin' | 'refused' {
+  // --runtime builtin runs no container; --runtime exec runs no image
+  if (ctx.runtime === 'builtin' || ctx.runtime === 'exec' || imageAllowed(image, ctx.allowedImages)) return 'as-chosen';
+  return ctx.runtime === 'auto' && builtinName(image) !== undefined ? 'builtin' : 'refused';
+}
+
+function imageRefusal(ctx: Context, dir: string, kptfile: string, field: string, fn: KptFunction, image: string): RenderError {
+  const name = functionName(fn);
+  const allowed =
+    ctx.allowedImages.length > 0 ? `the allowed images are ${ctx.allowedImages.join(', ')}` : 'no image is allowed to run here';
+  return new RenderError(
+    `${kptfile}: ${field}: function ${JSON.stringify(name)} would run the container image ${image}, which is not allowed (${allowed}): allow it with --allow-image ${allowanceFor(image)} (the Action's input allowed-images)`,
+    dir,
+    name,
+    field,
+    'image-not-allowed',
+  );
+}
+
+/** No container runs from an image the user did not allow: checked in every package before any function runs. */
+function refuseImages(ctx: Context): void {
+  for (const { dir, kptfile, fn, field } of pipelineFunctions(ctx.tree, ctx.root)) {
+    if (fn.exec || !fn.image) continue;
+    const image = catalogImage(fn.image);
+    if (imageRoute(ctx, image) === 'refused') throw imageRefusal(ctx, dir, kptfile, field, fn, image);
   }
 }
 
@@ -267,6 +321,10 @@ function chooseRunner(ctx: Context, dir: string, fn: KptFunction, field: string)
       field,
     );
   }
+  const route = imageRoute(ctx, image);
+  if (route === 'refused') throw imageRefusal(ctx, dir, ctx.tree.describe(`${dir}/Kptfile`), field, fn, image);
+  // an image the user did not allow never reaches the container runtime: its built-in runs
+  if (route === 'builtin' && builtin) return { kind: 'builtin', name: builtin };
   if (ctx.containerRuntime === undefined) ctx.containerRuntime = detectContainerRuntime(ctx.env) ?? null;
   if (ctx.containerRuntime !== null) return { kind: 'container', command: ctx.containerRuntime };
   if (ctx.runtime === 'container')

@@ -7,6 +7,8 @@ export interface Credentials {
   readonly env: Readonly<Record<string, string>>;
   /** Values to scrub from anything printed. */
   readonly secrets: readonly string[];
+  /** The user's credentials were held back: package content named the repository and the user did not. */
+  readonly withheld?: boolean;
 }
 
 /**
@@ -47,7 +49,7 @@ export function credentialsFor(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
   if (options.trust && !credentialsAllowed(options.trust, location)) {
-    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known };
+    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known, withheld: true };
   }
   if (location.kind !== 'https' && location.kind !== 'http') return { env: {}, secrets: known };
   let origin: URL;
@@ -95,15 +97,19 @@ export function credentialsFor(
 }
 
 /**
- * For a host the user did not name: git's credential helpers and any configured extra header are
- * reset for its origin (an empty value empties git's list), so nothing of the user's travels
- * there; the URL's own credentials, if it carried any, are all it gets.
+ * For a repository the user did not name: over ssh, none of the user's keys; over http(s), git's
+ * credential helpers and any configured extra header are reset (an empty value empties git's list), so nothing of the user's travels there;
+ * the URL's own credentials, if it carried any, are all it gets. Helpers are reset for the whole
+ * origin (git applies every matching `credential.<url>` in order, and ours come last); headers for
+ * the repository's own URL, as specific as any `http.<url>.extraHeader` that matches it, since git
+ * skips a less specific one (the origin-wide header a CI checkout leaves behind is reset as well).
  */
 function withoutUserCredentials(
   location: RepoLocation,
   fromUrl: UrlCredentials | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {
+  if (location.kind === 'ssh') return { GIT_SSH_COMMAND: SSH_WITHOUT_KEYS };
   if (location.kind !== 'https' && location.kind !== 'http') return {};
   let origin: URL;
   try {
@@ -112,15 +118,24 @@ function withoutUserCredentials(
     return {};
   }
   const scope = `${origin.protocol}//${origin.host}/`;
+  const repository = `${origin.protocol}//${origin.host}${origin.pathname}`;
   const config: [string, string][] = [
     [`credential.${scope}.helper`, ''],
     [`http.${scope}.extraHeader`, ''],
+    [`http.${repository}.extraHeader`, ''],
   ];
   if (fromUrl && fromUrl.password !== '') {
-    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+    config.push([`http.${repository}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
   }
   return configEnv(config, env);
 }
+
+/**
+ * ssh for a repository the user did not name: none of the user's keys (no agent, no key file, no
+ * ssh configuration that names one) and no prompt. A server that wants a key refuses it, and the
+ * refusal names the setting that would allow it.
+ */
+const SSH_WITHOUT_KEYS = 'ssh -F /dev/null -o IdentityAgent=none -o IdentitiesOnly=yes -o IdentityFile=/dev/null -o BatchMode=yes';
 
 function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);

@@ -1,4 +1,4 @@
-import { KdeltaError } from './kdelta-error.js';
+import { KdeltaError } from '@kdelta/errors';
 import { redact } from './redact.js';
 
 /** What kind of failure a git invocation was, classified from git's exit status and stderr. */
@@ -13,6 +13,7 @@ export type GitErrorCode =
   | 'not-found' // a directory that does not exist at the ref
   | 'lock-timeout' // another process held the cache lock too long
   | 'refused-local' // package content named a repository on this machine that the user did not
+  | 'invalid-pattern' // a listed repository pattern (KDELTA_CREDENTIAL_REPOSITORIES) that is not one
   | 'failed'; // anything else
 
 export class GitError extends KdeltaError {

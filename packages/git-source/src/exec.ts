@@ -16,6 +16,13 @@ export interface GitRunOptions {
 /** Set by credentialsFor: what credentials git was given (a name, never a value), for the message of a refusal. */
 export const SENT_CREDENTIALS_ENV = 'KDELTA_SENT_CREDENTIALS';
 
+/**
+ * Set by remoteContext when the user's credentials were held back from a repository that package
+ * content named: what to say (the file that named it, the repository, the setting that would
+ * allow it) when the server then asks for credentials or hides the repository.
+ */
+export const WITHHELD_CREDENTIALS_ENV = 'KDELTA_WITHHELD_CREDENTIALS';
+
 export interface GitResult {
   readonly stdout: string;
   readonly stderr: string;
@@ -79,10 +86,13 @@ export function runGit(args: readonly string[], options: GitRunOptions = {}): Pr
         // Credentials were sent and the server still asked for some: they were refused (git's own
         // words, "could not read Username", would send the user looking for a missing one).
         const sent = options.env?.[SENT_CREDENTIALS_ENV];
+        const withheld = options.env?.[WITHHELD_CREDENTIALS_ENV];
         const text =
-          code === 'auth' && sent
-            ? `git ${args[0] ?? ''} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)`
-            : `git ${args[0] ?? ''} failed: ${detail}${code === 'auth' ? authHint : ''}`;
+          withheld && (code === 'auth' || code === 'not-a-repository')
+            ? `${withheld} (git ${args[0] ?? ''}: ${detail.split('\n').pop()})`
+            : code === 'auth' && sent
+              ? `git ${args[0] ?? ''} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)`
+              : `git ${args[0] ?? ''} failed: ${detail}${code === 'auth' ? authHint : ''}`;
         reject(
           new GitError({
             code,

@@ -1,7 +1,7 @@
 import { credentialsFor } from './auth.js';
-import { assertContentSource, type SourceTrust } from './trust.js';
+import { assertContentSource, CREDENTIAL_REPOSITORIES_SETTING, type SourceTrust } from './trust.js';
 import { GitError } from './errors.js';
-import { runGit } from './exec.js';
+import { runGit, WITHHELD_CREDENTIALS_ENV } from './exec.js';
 import { type UrlCredentials, assertSafeArgument, isFullCommit, repoLocation, splitCredentials } from './url.js';
 
 export interface RemoteOptions {
@@ -21,7 +21,7 @@ export interface RemoteOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
    * Set when package content named `repo` (a nested Kptfile), not the user: the user's
-   * credentials go only to the hosts `trust` holds, and a repository on this machine is refused
+   * credentials go only to the repositories `trust` holds, and a repository on this machine is refused
    * unless the user named it or allowed local upstreams (see {@link SourceTrust}).
    */
   readonly trust?: SourceTrust;
@@ -63,7 +63,12 @@ export function remoteContext(options: RemoteOptions) {
     env: options.env ?? process.env,
     trust: options.trust,
   });
-  return { location, env: { ...options.env, ...creds.env }, secrets: creds.secrets };
+  const env: Record<string, string | undefined> = { ...options.env, ...creds.env };
+  if (creds.withheld) {
+    env[WITHHELD_CREDENTIALS_ENV] =
+      `${options.namedBy ? `${options.namedBy}: ` : ''}upstream repository "${location.url}" was read without credentials, as package content names it and you did not: if it is private, list it in ${CREDENTIAL_REPOSITORIES_SETTING} to send it yours`;
+  }
+  return { location, env, secrets: creds.secrets };
 }
 
 /** Every ref of the remote (`git ls-remote`), annotated tags peeled to their commit. */

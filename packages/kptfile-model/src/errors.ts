@@ -1,4 +1,4 @@
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
 
 /** What went wrong in a Kptfile or package, as data: the file, the field path and why. */
 export interface KptfileIssue {

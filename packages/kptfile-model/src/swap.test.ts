@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isKdeltaError } from '@kdelta/merge-core';
+import { isKdeltaError } from '@kdelta/errors';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recoverInterruptedSwap, SwapError } from './index.js';
 

@@ -1,4 +1,4 @@
-import { KdeltaError } from './kdelta-error.js';
+import { KdeltaError } from '@kdelta/errors';
 import type { FieldPath } from './path.js';
 
 /** Which of the three inputs a value or a problem comes from (seed 001's words). */

@@ -13,7 +13,8 @@ export {
 export { merge3Text, type ValueInput, type ValueMergeResult } from './value.js';
 export { keepingLines, withFinalLineBreak } from './emit/print.js';
 export type { ConflictStrategy, MergeOptions } from './options.js';
-export { composeMessage, isKdeltaError, KdeltaError, locationParts, type KdeltaErrorInit } from './kdelta-error.js';
+// Re-exported from @kdelta/errors, where the one class lives, for callers that took it from here.
+export { composeMessage, isKdeltaError, KdeltaError, locationParts, type KdeltaErrorInit } from '@kdelta/errors';
 export {
   MergeInputError,
   type ConflictValues,

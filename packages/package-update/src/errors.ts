@@ -1,4 +1,4 @@
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
 
 export type UpdateErrorCode =
   | 'no-upstream' // the package's Kptfile names no upstream to update from

@@ -33,9 +33,9 @@ export interface GitOptions {
   readonly fetches?: FetchMemo;
   /**
    * The repositories the user vouched for (git-source's `SourceTrust`): every repository a
-   * package's content names is fetched under it (credentials only for its hosts, a repository on
-   * this machine only when named or allowed). Default: the environment's
-   * (`KDELTA_CREDENTIAL_HOSTS`, `KDELTA_ALLOW_LOCAL_UPSTREAMS`) with the repositories the user
+   * package's content names is fetched under it (credentials only for its repositories, a
+   * repository on this machine only when named or allowed). Default: the environment's
+   * (`KDELTA_CREDENTIAL_REPOSITORIES`, `KDELTA_CREDENTIAL_HOSTS`, `KDELTA_ALLOW_LOCAL_UPSTREAMS`) with the repositories the user
    * gave: `pkg get`'s argument, or what the updated package's own Kptfile records (written by
    * the user's `pkg get`). A caller that passes it (a run) names every repository it trusts.
    */

@@ -45,6 +45,11 @@ export interface Prepared {
   /** The upstream the proposal records (with the commit it updates from). */
   readonly upstream?: VariantResult['upstream'];
   readonly conflicts: readonly Conflict[];
+  /**
+   * Where a commit kdelta did not make, carried forward, changed a field the new proposal changes
+   * too (origin: what kdelta last pushed; upstream: the new proposal, kept; local: the branch).
+   */
+  readonly clashes?: readonly Conflict[] | undefined;
   readonly resources: readonly ResourceReport[];
   readonly renderFailure?: RenderFailureReport | undefined;
   /** Readiness gates of the package not met. */

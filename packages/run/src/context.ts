@@ -16,6 +16,8 @@ export interface JobContext {
   readonly render: boolean;
   /** Let `exec:` functions of the pipelines run (`--allow-exec`): each is any program on the runner. */
   readonly allowExec?: boolean | undefined;
+  /** The container images the pipelines may run; undefined: the render's default (kpt's catalogues). */
+  readonly allowedImages?: readonly string[] | undefined;
   readonly author: Author;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The repositories the user named: see {@link MaterializeInput.trust}. */

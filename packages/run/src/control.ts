@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KdeltaError, MergeInputError, parseYamlStream, yamlDocumentValue } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
+import { MergeInputError, parseYamlStream, yamlDocumentValue } from '@kdelta/merge-core';
 import {
   checkPackageVariant,
   checkPackageVariantSet,

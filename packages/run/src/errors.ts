@@ -1,4 +1,4 @@
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
 import type { ForgeErrorCode } from './forge/errors.js';
 
 /** Why a run, a job or a forge call stopped: stable codes a caller (the Action) can act on. */

@@ -100,7 +100,7 @@ function lockOf(kptfile: string): { readonly repo?: string; readonly commit: str
 }
 
 /** `local`'s Kptfile with `upstream` and `upstreamLock` taken from `fetched`. */
-function withProvenanceOf(local: string, fetched: string, file: string): string {
+export function withProvenanceOf(local: string, fetched: string, file: string): string {
   const doc = parseYamlDocument(local);
   if (doc.errors.length > 0) throw new RunError('invalid-kptfile', `${file}: invalid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
   const from = parseYamlDocument(fetched).toJS() as { upstream?: unknown; upstreamLock?: unknown };

@@ -130,7 +130,7 @@ function carriedSection(carried: readonly CarriedCommit[]): string[] {
   return [
     '### Carried forward',
     '',
-    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is a new commit on top of them, a 3-way merge whose local side is the branch (with them) and whose origin is the upstream commit the branch was last built from. Where they and upstream changed the same field, the conflict table says so.`,
+    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is built from the base branch (its conflicts are the downstream's own), then applied on top of them as a new commit, a 3-way merge whose origin is kdelta's last commit on the branch. Where they and this update changed the same field, the clashes table says so.`,
     '',
     // names and subjects are strangers' text
     ...carried
@@ -161,6 +161,11 @@ export interface ProposalBodyInput {
   readonly renderFailure?: RenderFailureReport | undefined;
   /** The commits of others the branch carries forward: a section names them, always kept whole. */
   readonly carried?: readonly CarriedCommit[] | undefined;
+  /**
+   * Where a carried commit changed a field this update changes too (origin: kdelta's last commit;
+   * upstream: this update; local: the branch): a section of their own, apart from the conflicts.
+   */
+  readonly clashes?: readonly Conflict[] | undefined;
   /** Readiness gates of the package not met (seed 004): a section says so, always kept whole. */
   readonly notReady?: readonly { readonly type: string; readonly message?: string | undefined }[] | undefined;
   /** Conflicts a person decided on this proposal (not in `conflicts`), and ticks that could not be applied. */
@@ -308,7 +313,8 @@ function resourceRows(input: ProposalBodyInput): { resource: string; file: strin
   if (input.resources.length === 0) return [];
   const dir = input.downstream.directory;
   const inPackage = (path: string) => (dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path);
-  const changed = new Map(input.changes.map((c) => [inPackage(c.path), c.status]));
+  // only the package's files have resources to show (the file list names every other one)
+  const changed = new Map(input.changes.filter((c) => !dir || c.path.startsWith(`${dir}/`)).map((c) => [inPackage(c.path), c.status]));
   const rows = input.resources
     // a file the merge changed that the proposal does not (the render undid it): nothing to show
     .filter((r) => (r.changed || r.action !== 'merged') && (changed.has(r.file) || !r.changed))
@@ -404,7 +410,24 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
     // no conflict left: a tick that could not be applied is still said
     conflicts.push(...decideSection([], input.decisions));
   }
+  // whole while the conflict table is whole; a line once the body has to shorten it
+  conflicts.push(...clashSection(input.clashes ?? [], d.conflictSection && d.conflictRows >= input.conflicts.length));
   return [...head, ...changes, ...conflicts, ...provenance, ...footer].join('\n');
+}
+
+/** The clashes of the carried commits with this update: a table, or (`whole` false) a line. */
+function clashSection(clashes: readonly Conflict[], whole: boolean): string[] {
+  if (clashes.length === 0) return [];
+  const title = `### Clashes with commits on this branch (${clashes.length})`;
+  if (!whole) return [title, '', "The list is in the run's report.", ''];
+  return [
+    title,
+    '',
+    "A commit on this branch that kdelta did not make changed these fields, and this update changes them too: origin is kdelta's last commit on the branch, upstream this update, local the branch.",
+    '',
+    ...conflictTable(clashes),
+    '',
+  ];
 }
 
 /**

@@ -275,7 +275,7 @@ describe('propose, each branch of the protocol', () => {
     expect(calls).toEqual(['checkout', 'close closed', 'delete-branch']);
   });
 
-  it("carries a human's commits forward when the inputs moved: built on the branch's tip, pushed on top, named in the body", async () => {
+  it("carries a human's commits forward when the inputs moved: built from the base, applied on the branch's tip, pushed on top, named in the body", async () => {
     const built = 'abc1'.repeat(10);
     const meta = {
       version: '1.0.0',
@@ -288,32 +288,54 @@ describe('propose, each branch of the protocol', () => {
     };
     const body = `text\n${renderMetadataBlock({ ...meta, upstream: { repo: '/upstream', ref: 'v1', commit: built } })}\n`;
     const { forge, calls, proposals } = memoryForge({ body });
-    const repo = { base, branch: { commits: [human, ours] } };
-    // the tip holds the human's edit of the package
-    const tip = {
-      base: {
-        'web/Kptfile': `kind: Kptfile\nupstreamLock:\n  git:\n    commit: ${built}\n`,
-        'web/app.yaml': 'replicas: 1\n',
-        'web/notes.md': 'mine\n',
-      },
-    };
+    const kptfile = `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\nupstreamLock:\n  type: git\n  git:\n    commit: ${built}\n`;
+    const repo = { base: { ...base, 'web/Kptfile': kptfile }, branch: { commits: [human, ours] } };
+    // kdelta's last commit (HEAD), and the tip with the human's edit of the package on top
+    const pushed = { 'web/Kptfile': kptfile, 'web/app.yaml': 'replicas: 1\n' };
+    const tip = { base: { ...pushed, 'web/notes.md': 'mine\n' } };
+    let onTip: Workspace | undefined;
     const ctx = context(forge, repo, calls, {
       checkout: async () => {
         calls.push('checkout');
         return {
           ...memoryWorkspace(repo, calls),
+          isAncestor: async (commit: string, of: string) => commit === HEAD && of === HEAD,
+          branchTouches: async () => ({ commits: [], net: ['web/notes.md'] }),
+          readPackageAt: async () => new Map(Object.entries(pushed).map(([p, c]) => [p.slice('web/'.length), c])),
           onBranchTip: async () => {
             calls.push('on-tip');
-            return { ...memoryWorkspace({ ...tip, branch: repo.branch }, calls), parent: HEAD };
+            onTip = { ...memoryWorkspace({ ...tip, branch: repo.branch }, calls), parent: HEAD };
+            return onTip;
           },
         };
       },
     });
     const result = await propose(ctx, change('replicas: 2\n'));
-    expect(result).toMatchObject({ action: 'updated', writes: true });
+    expect(result).toMatchObject({ action: 'updated', writes: true, conflictCount: 0 });
     expect(result.message).toBe('carried forward 1 commit(s) kdelta did not make (eeeeeeeeeeee by Ann): a new commit on top of them');
     expect(calls).toEqual(['checkout', 'on-tip', 'commit', 'push', 'upsert', 'status success']);
+    // the new proposal's content and the human's file, on the tip
+    expect(await onTip!.readFile('web', 'app.yaml')).toBe('replicas: 2\n');
+    expect(await onTip!.readFile('web', 'notes.md')).toBe('mine\n');
     expect(proposals.get('kdelta/web')?.body).toContain('- `eeeeeeeeeeee` by Ann: `fix by hand`');
+  });
+
+  it('What changed lists every file the commit changes, outside the package too', async () => {
+    const { forge, calls, proposals } = memoryForge();
+    const outside: Change = {
+      ...change('replicas: 2\n'),
+      async prepare(ws) {
+        const made = await change('replicas: 2\n').prepare(ws);
+        // a file the package's pipeline left beside the package: it would be committed, so it is listed
+        await ws.writeFile('', 'generated.yaml', 'kind: Leftover\n');
+        return made;
+      },
+    };
+    const result = await propose(context(forge, { base }, calls), outside);
+    expect(result.action).toBe('proposed');
+    const body = proposals.get('kdelta/web')?.body ?? '';
+    expect(body).toContain('- modified `web/app.yaml`');
+    expect(body).toContain('- added `generated.yaml`');
   });
 
   it('leaves a branch with human commits alone when nothing moved, even where it could carry them', async () => {

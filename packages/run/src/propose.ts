@@ -1,5 +1,5 @@
 import { hideCredentials, lastCommitWithLine } from '@kdelta/git-source';
-import { carryForward } from './carry.js';
+import { carryForward, carryOnto, outsideMessage } from './carry.js';
 import type { Change, Prepared } from './change.js';
 import { checkpoint, type JobContext } from './context.js';
 import { STOP_LABEL, type Proposal, type ProposalStatus, type ProposalTarget, type WriteOperation } from './forge/forge.js';
@@ -105,11 +105,24 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     foreign,
   });
   if (carry.kind === 'left-alone') return { ...blockedBy(carry.foreign, target, open, carry.reason), fingerprint, ...known };
-  const ws = carry.kind === 'carry' ? carry.ws : checkedOut;
-  const carried = carry.kind === 'carry' ? carry.carried : undefined;
-  const made = await change.prepare(ws);
+  if (carry.kind === 'outside') {
+    const said = outsideMessage(carry.outside, target.head, change.directory);
+    return { action: 'blocked', writes: false, proposal: open ? proposalRef(open) : undefined, message: said, fingerprint, ...known };
+  }
+  // Built from the base always: its conflicts are those of the downstream's own package, whatever
+  // the branch already took from upstream.
+  const made = await change.prepare(checkedOut);
   if ('done' in made) return { fingerprint, ...made.done };
-  const prepared = await applyDecisions(ws, change.directory, made, { ticked, decided: meta?.decided ?? [] });
+  let prepared = await applyDecisions(checkedOut, change.directory, made, { ticked, decided: meta?.decided ?? [] });
+  let ws = checkedOut;
+  // A human's commits on the branch, when its inputs moved: applied on top of the new proposal.
+  if (carry.kind === 'carry') {
+    const onTip = await carryOnto(checkedOut, carry, change.directory);
+    if ('reason' in onTip) return { ...blockedBy(await foreign(), target, open, onTip.reason), fingerprint, ...known };
+    ws = onTip.ws;
+    prepared = { ...prepared, clashes: onTip.clashes };
+  }
+  const carried = carry.kind === 'carry' ? carry.carried : undefined;
   await checkpoint(ctx.signal);
   const proposed = await proposeWorkspace(
     ctx,
@@ -126,8 +139,9 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     ...(said.length > 0 ? { message: said.join('; ') } : {}),
     fingerprint,
     ...(prepared.upstream ? { upstream: prepared.upstream } : {}),
-    conflicts: prepared.conflicts,
-    conflictCount: prepared.conflicts.length,
+    // the clashes with carried commits are conflicts too: a reviewer has to look at them
+    conflicts: [...prepared.conflicts, ...(prepared.clashes ?? [])],
+    conflictCount: conflictCount(prepared),
     // a render failure is the state of a proposal: none when nothing is proposed (the proposal was merged, or closed)
     ...(prepared.renderFailure && proposed.action !== 'up-to-date' && proposed.action !== 'closed'
       ? { renderFailure: prepared.renderFailure }
@@ -241,6 +255,9 @@ function reserve(ctx: JobContext, cost: number): (() => void) | undefined {
   return ctx.budget.reserve(cost);
 }
 
+/** A proposal's conflicts with upstream and its clashes with the commits it carries: each one for a reviewer. */
+const conflictCount = (prepared: Prepared) => prepared.conflicts.length + (prepared.clashes?.length ?? 0);
+
 /** The status a proposal's head commit gets: conflicts and a failed render are for a reviewer to look at. */
 export function readiness(conflicts: number, renderFailure?: RenderFailureReport): ProposalStatus {
   if (renderFailure) {
@@ -271,6 +288,7 @@ function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspac
       changes,
       resources: prepared.resources,
       conflicts: prepared.conflicts,
+      clashes: prepared.clashes,
       renderFailure: prepared.renderFailure,
       notReady: prepared.notReady,
       decisions: prepared.decisions,
@@ -282,7 +300,7 @@ function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspac
         headCommit,
         baseCommit: ws.baseCommit,
         upstream: prepared.upstream,
-        conflicts: prepared.conflicts.length,
+        conflicts: conflictCount(prepared),
         kind: change.kind,
         ...(prepared.renderFailure ? { renderFailed: true } : {}),
         ...(prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.id) } : {}),
@@ -308,7 +326,7 @@ async function proposeWorkspace(
 ): Promise<Proposed> {
   const { target } = change;
   const { commitMessage, body } = texts(ctx, change, prepared, ws, carried);
-  const conflicts = prepared.conflicts.length;
+  const conflicts = conflictCount(prepared);
   // Whatever the prefix and the names: a proposal's head is never the branch it proposes into.
   if (target.head === target.base) {
     throw new RunError(
@@ -328,7 +346,8 @@ async function proposeWorkspace(
     tokenName: token ? ctx.forge.gitTokenName?.(target.repo) : undefined,
   };
   let open = given;
-  const changes = await ws.changedFiles(change.directory);
+  // the whole diff from where the branch leaves the base: nothing it would merge goes unlisted
+  const changes = await ws.changedFiles('');
   let mergedOpen: Proposal | undefined;
   // merged: its head commit is in the base, or (squashed, the branch deleted) a commit of the base carries its fingerprint
   const reachedBase = async (p: Proposal) =>

@@ -64,6 +64,7 @@ export async function renderFiles(
   options: {
     readonly env: Readonly<Record<string, string | undefined>>;
     readonly allowExec?: boolean | undefined;
+    readonly allowedImages?: readonly string[] | undefined;
     /** Record what each function changed (`functions`). */
     readonly changes?: boolean | undefined;
   },
@@ -78,6 +79,7 @@ export async function renderFiles(
     env: options.env,
     cwd,
     allowExec: options.allowExec === true,
+    ...(options.allowedImages !== undefined ? { allowedImages: options.allowedImages } : {}),
     changes: options.changes === true,
   });
   return rendered.ok

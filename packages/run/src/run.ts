@@ -101,12 +101,23 @@ export interface RunOptions {
   /** Let the pipelines' `exec:` functions run (default false: such a render fails, and is reported). */
   readonly allowExec?: boolean | undefined;
   /**
+   * The container images the pipelines may run (patterns, see fn-render's `imageAllowed`; default:
+   * kpt's function catalogues). A preview of an upstream ref (`upstreamRef`) runs none unless given.
+   */
+  readonly allowedImages?: readonly string[] | undefined;
+  /**
    * Let package content (a nested Kptfile) name upstream repositories on this machine (default:
    * `KDELTA_ALLOW_LOCAL_UPSTREAMS=1` in `env`, else refused: their files would be pushed).
    */
   readonly allowLocalUpstreams?: boolean | undefined;
-  /** More hosts that get the run's credentials (besides `KDELTA_CREDENTIAL_HOSTS`). */
+  /** Whole hosts that get the run's credentials (the older form of `credentialRepositories`). */
   readonly credentialHosts?: readonly string[] | undefined;
+  /**
+   * More repositories that get the run's credentials when package content names them (besides
+   * `KDELTA_CREDENTIAL_REPOSITORIES`): `owner/repo`, `owner/*`, `host/path/repo`, a URL, or a
+   * whole host written as one (git-source's `parseRepositoryPattern`).
+   */
+  readonly credentialRepositories?: readonly string[] | undefined;
   readonly author?: Author | undefined;
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   /** git-source's cache of upstream repositories. */
@@ -209,12 +220,15 @@ export async function run(options: RunOptions): Promise<RunReport> {
         : forgeChoice;
   const warnings = [...plan.warnings];
 
-  // The repositories the user named, and so the only hosts the run's credentials go to: the
-  // forge's server, every Repository of the control resources, and the hosts listed. A
-  // repository only a package's content names gets none (git-source's SourceTrust).
+  // The repositories the user named, and so the only ones the run's credentials go to: every
+  // Repository of the control resources, and the patterns listed. A repository only a package's
+  // content names gets none, even on the forge's server (git-source's SourceTrust): there, "the
+  // same host" is every repository the token can read.
   const trust = sourceTrust({
-    named: [forge.serverUrl, ...control.repositories.map((r) => repositoryUrl(r, options.cwd))],
-    hosts: settings.credentialHosts,
+    named: control.repositories.map((r) => repositoryUrl(r, options.cwd)),
+    repositories: [...settings.credentialRepositories, ...settings.credentialHosts],
+    // `owner/repo` names a repository of the GitHub the run proposes on
+    githubServer: forge.name === 'github' ? forge.serverUrl : undefined,
     // the forge's token for its own server, for fetches as for ls-remote (only on the hosts above)
     tokenFor: (url) => forge.gitToken?.(url),
     tokenName: (url) => forge.gitTokenName?.(url),
@@ -269,6 +283,9 @@ export async function run(options: RunOptions): Promise<RunReport> {
     materialize: options.materialize ?? createPackageUpdateMaterialize(),
     render: options.render ?? true,
     allowExec: settings.allowExec,
+    // an upstream ref under preview is anyone's pull request: its pipelines run no container
+    // image unless the user allowed some for it (built-ins still render the catalogue's functions)
+    allowedImages: settings.allowedImages ?? (options.upstreamRef ? [] : undefined),
     author: settings.author,
     env,
     trust,

@@ -133,8 +133,10 @@ export interface SettingOptions {
     | undefined;
   readonly dryRun?: boolean | undefined;
   readonly allowExec?: boolean | undefined;
+  readonly allowedImages?: readonly string[] | undefined;
   readonly allowLocalUpstreams?: boolean | undefined;
   readonly credentialHosts?: readonly string[] | undefined;
+  readonly credentialRepositories?: readonly string[] | undefined;
 }
 
 /** Where a setting sits in `run()`'s options: RunSettings' path (`github.labels`), else its key. */

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BAD_SETTINGS, GOOD_SETTINGS, tempDir } from '@kdelta/test-support';
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ControlError, loadControl } from './control.js';
@@ -204,11 +204,11 @@ describe('text of a flag or an input', () => {
   });
 });
 
-describe("the README's RunSettings table", () => {
+describe("docs/control-resources.md's RunSettings table", () => {
   it('lists exactly the fields the rules read, and the rules it states for the numbers', () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const start = readme.indexOf('| `spec.` field |');
-    const rows = readme.slice(start).split('\n\n')[0]!.split('\n').slice(2);
+    const doc = readFileSync(new URL('../../../docs/control-resources.md', import.meta.url), 'utf8');
+    const start = doc.indexOf('| `spec.` field |');
+    const rows = doc.slice(start).split('\n\n')[0]!.split('\n').slice(2);
     const listed = rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([\w.]+)`/g)].map((m) => m[1]!));
     const fields = new Set(SETTING_KEYS.flatMap((k) => SETTING_RULES[k].field?.replace(/^author\..*/, 'author') ?? []));
     expect(new Set(listed)).toEqual(fields);

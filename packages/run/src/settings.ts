@@ -1,5 +1,7 @@
 import { join } from 'node:path';
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
+import { imagePatternProblem } from '@kdelta/fn-render';
+import { parseRepositoryPattern } from '@kdelta/git-source';
 import { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
 import { DEFAULT_BUDGET } from './forge/budget.js';
 import type { AutoMergeMethod, DraftPolicy } from './forge/github.js';
@@ -43,8 +45,10 @@ export interface SettingValues {
   readonly signedCommits: boolean;
   readonly dryRun: boolean;
   readonly allowExec: boolean;
+  readonly allowedImages: readonly string[];
   readonly allowLocalUpstreams: boolean;
   readonly credentialHosts: readonly string[];
+  readonly credentialRepositories: readonly string[];
 }
 
 export type SettingKey = keyof SettingValues;
@@ -143,6 +147,24 @@ const names = (v: unknown): Checked<readonly string[]> =>
     ? ok(v as string[])
     : bad(`expected a list of non-empty strings (got ${shown(v)})`);
 
+/** Patterns of the container images a render may run (fn-render's rule): one list, each pattern checked. */
+function imagePatterns(v: unknown): Checked<readonly string[]> {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) return bad(`expected a list of image patterns (got ${shown(v)})`);
+  const problem = (v as string[]).map(imagePatternProblem).find((p) => p !== undefined);
+  return problem === undefined ? ok(v as string[]) : bad(problem);
+}
+
+/** Repository patterns (git-source's grammar: owner/repo, owner/*, host/path, a URL, a whole host). */
+function repositoryPatterns(v: unknown): Checked<readonly string[]> {
+  const listed = names(v);
+  if (!listed.ok) return listed;
+  for (const entry of listed.value) {
+    const parsed = parseRepositoryPattern(entry);
+    if (typeof parsed === 'string') return bad(`"${entry}" ${parsed}`);
+  }
+  return listed;
+}
+
 function branchPrefix(v: unknown): Checked<string> {
   if (typeof v !== 'string') return bad(`expected a string (got ${shown(v)})`);
   const problem = branchPrefixProblem(v);
@@ -190,8 +212,15 @@ export const SETTING_RULES: { readonly [K in SettingKey]: SettingRule<K> } = {
   signedCommits: { flag: 'signed-commits', input: 'signed-commits', field: 'github.signedCommits', text: 'boolean', check: boolean },
   dryRun: { flag: 'dry-run', input: 'dry-run', text: 'boolean', check: boolean },
   allowExec: { flag: 'allow-exec', input: 'allow-exec', text: 'boolean', check: boolean },
+  allowedImages: { flag: 'allow-image', input: 'allowed-images', text: 'list', check: imagePatterns },
   allowLocalUpstreams: { flag: 'allow-local-upstreams', input: 'allow-local-upstreams', text: 'boolean', check: boolean },
-  credentialHosts: { flag: 'credential-host', input: 'credential-hosts', text: 'list', check: names },
+  credentialHosts: { flag: 'credential-host', input: 'credential-hosts', text: 'list', check: repositoryPatterns },
+  credentialRepositories: {
+    flag: 'credential-repository',
+    input: 'credential-repositories',
+    text: 'list',
+    check: repositoryPatterns,
+  },
 };
 
 export const SETTING_KEYS = Object.keys(SETTING_RULES) as SettingKey[];
@@ -333,8 +362,11 @@ export interface ResolvedSettings {
   };
   readonly dryRun: boolean;
   readonly allowExec: boolean;
+  /** Given by the user (a flag, an input, an option); unset: the render's default, kpt's catalogues. */
+  readonly allowedImages: readonly string[] | undefined;
   readonly allowLocalUpstreams: boolean | undefined;
   readonly credentialHosts: readonly string[];
+  readonly credentialRepositories: readonly string[];
   /** Where each value came from (`default` for a default). */
   readonly origins: { readonly [K in SettingKey]?: Origin };
 }
@@ -383,8 +415,10 @@ export function resolveSettings(door: CheckedSettings, file: CheckedSettings, de
     github: Object.fromEntries(Object.entries(github).filter(([, v]) => v !== undefined)),
     dryRun: pick('dryRun', false),
     allowExec: pick('allowExec', false),
+    allowedImages: pick('allowedImages'),
     allowLocalUpstreams: pick('allowLocalUpstreams'),
     credentialHosts: pick('credentialHosts', []),
+    credentialRepositories: pick('credentialRepositories', []),
     origins,
   };
 }

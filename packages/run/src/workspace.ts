@@ -12,6 +12,7 @@ import {
   listFiles,
   push,
   revParse,
+  runGit,
   showFile as showFileAt,
   stageAll,
   type Author,
@@ -38,6 +39,27 @@ export interface Mirror {
 
 /** A commit on a proposal branch: who made it and its message (kdelta's carry its trailer). */
 export type BranchCommit = CommitInfo;
+
+/** A commit of the proposal branch (not on the base) and the paths it changes. */
+export interface TouchingCommit {
+  readonly sha: string;
+  readonly name: string;
+  readonly email: string;
+  /** It has no parent: it starts a history of its own. */
+  readonly root: boolean;
+  /** Repository paths it changes: against its parent; a merge, those that differ from every parent; a root, all. */
+  readonly paths: readonly string[];
+}
+
+/** What the proposal branch changes, commit by commit and as a whole. */
+export interface BranchTouches {
+  readonly commits: readonly TouchingCommit[];
+  /**
+   * The paths the branch's tip changes from where it left the base (their merge base; every path
+   * of the tip when they share no history): what merging the branch would change.
+   */
+  readonly net: readonly string[];
+}
 
 /** The staged change committed on the base commit, and how it compares to the remote branch. */
 export interface Committed {
@@ -68,10 +90,23 @@ export interface Workspace {
   readFile(directory: string, file: string): Promise<FileContent | undefined>;
   /** Write one text file of a package, leaving its other files as they are. */
   writeFile(directory: string, file: string, text: string): Promise<void>;
-  /** What differs from the base commit under `directory` (everything staged for the commit, on whichever parent). */
+  /**
+   * What differs under `directory` ('' for all) from where the branch leaves the base (the base
+   * commit; on the tip, its merge base with the base): everything staged for the commit.
+   */
   changedFiles(directory: string): Promise<FileChange[]>;
   /** The remote branch's commits not on the base; when it has none, its tip alone. */
   branchCommits(): Promise<BranchCommit[]>;
+  /**
+   * The paths the remote branch's commits change, each and as a whole. Optional: without it, a
+   * branch with commits kdelta did not make is left alone (nothing tells what they touch).
+   */
+  branchTouches?(): Promise<BranchTouches>;
+  /**
+   * A package directory's files at `commit` of the remote branch's history. It moves the work
+   * tree there: read it before {@link onBranchTip}, after what was written is read.
+   */
+  readPackageAt?(commit: string, directory: string): Promise<Map<string, FileContent> | undefined>;
   isAncestor(commit: string, of: string): Promise<boolean>;
   /**
    * Whether a commit of the base touching `directory` has the message line `line` (a trailer a
@@ -83,7 +118,8 @@ export interface Workspace {
   /**
    * This workspace moved onto the remote branch's tip, to carry its commits forward: packages are
    * read from the tip, the commit goes on top of it (the push a fast-forward), and
-   * {@link changedFiles} still compares with the base. Call it before anything is written.
+   * {@link changedFiles} still compares with the base. What was written in the work tree before
+   * is discarded.
    * Optional: without it, a branch with commits kdelta did not make is left alone.
    */
   onBranchTip?(): Promise<Workspace>;
@@ -172,8 +208,20 @@ function gitWorkspace(dir: string, repository: string, baseCommit: string, remot
       await assertNoSymlinkIn(dir, directory, repository);
       await writeFile(join(dir, directory, file), text);
     },
-    changedFiles: (directory) => stageAll({ dir, directory, against: baseCommit }),
+    // on the tip, what the branch changes is measured from where it left the base (a human's
+    // merge of the base into the branch brings nothing of the base's own)
+    changedFiles: async (directory) =>
+      stageAll({
+        dir,
+        directory,
+        against: onTip && remoteHead ? ((await mergeBase(dir, baseCommit, remoteHead)) ?? baseCommit) : baseCommit,
+      }),
     branchCommits: async () => (remoteHead ? commitsSince({ dir, head: remoteHead, base: baseCommit }) : []),
+    branchTouches: async () => (remoteHead ? branchTouches(dir, baseCommit, remoteHead) : { commits: [], net: [] }),
+    async readPackageAt(commit, directory) {
+      await checkoutClean(dir, commit);
+      return this.readPackage(directory);
+    },
     isAncestor: (commit, of) => isAncestor({ dir, commit, of }),
     baseHasLine: async (line, directory) => (await lastCommitWithLine({ dir, ref: baseCommit, path: directory, line })) !== undefined,
     async commit(message, author) {
@@ -212,7 +260,7 @@ function gitWorkspace(dir: string, repository: string, baseCommit: string, remot
     },
     async onBranchTip() {
       if (!remoteHead) throw new RunError('internal', 'internal: there is no branch tip to carry forward');
-      await checkoutDetached({ dir, commit: remoteHead });
+      await checkoutClean(dir, remoteHead);
       return gitWorkspace(dir, repository, baseCommit, remoteHead, remoteHead);
     },
     async deleteBranch(to) {
@@ -220,6 +268,54 @@ function gitWorkspace(dir: string, repository: string, baseCommit: string, remot
       await deleteRemoteBranch({ dir, remote: to.remote, branch: to.branch, expectedHead: remoteHead, env: to.env, ...credentials(to) });
     },
   };
+}
+
+/** The work tree at `commit`, whatever was written in it (a scratch clone: nothing there is anyone's). */
+async function checkoutClean(dir: string, commit: string): Promise<void> {
+  await runGit(['reset', '--quiet', '--hard'], { cwd: dir });
+  await runGit(['clean', '--quiet', '-ffdx'], { cwd: dir });
+  await checkoutDetached({ dir, commit });
+}
+
+/** The best common ancestor of two commits; undefined when they share no history. */
+async function mergeBase(dir: string, a: string, b: string): Promise<string | undefined> {
+  return runGit(['merge-base', a, b], { cwd: dir }).then(
+    (r) => r.stdout.trim() || undefined,
+    () => undefined,
+  );
+}
+
+/** Each commit of `head` not on `base` with the paths it changes, and what `head` changes as a whole. */
+async function branchTouches(dir: string, base: string, head: string): Promise<BranchTouches> {
+  // --cc: a merge lists the paths that differ from every parent (a merge of the base brings
+  // none); a root commit lists all its paths; paths unquoted, as they are
+  const { stdout } = await runGit(
+    [
+      '-c',
+      'core.quotePath=false',
+      'log',
+      '--format=%x1e%H%x1f%P%x1f%an%x1f%ae',
+      '--name-only',
+      '--cc',
+      '--no-renames',
+      head,
+      `^${base}`,
+      '--',
+    ],
+    { cwd: dir },
+  );
+  const commits: TouchingCommit[] = [];
+  for (const entry of stdout.split('\x1e')) {
+    const [header = '', ...lines] = entry.split('\n');
+    const [sha, parents, name, email] = header.split('\x1f');
+    if (!sha) continue;
+    commits.push({ sha, name: name ?? '', email: email ?? '', root: (parents ?? '').trim() === '', paths: lines.filter(Boolean) });
+  }
+  const from = await mergeBase(dir, base, head);
+  const net = from
+    ? (await runGit(['-c', 'core.quotePath=false', 'diff', '--name-only', '--no-renames', from, head, '--'], { cwd: dir })).stdout
+    : (await runGit(['-c', 'core.quotePath=false', 'ls-tree', '-r', '--name-only', head, '--'], { cwd: dir })).stdout;
+  return { commits, net: net.split('\n').filter(Boolean) };
 }
 
 const credentials = (to: RemoteBranch) => (to.token ? { token: to.token, tokenName: to.tokenName } : {});

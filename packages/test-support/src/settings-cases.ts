@@ -33,6 +33,7 @@ const concurrency = { flag: 'concurrency', input: 'concurrency', field: 'concurr
 const budget = { flag: 'budget', input: 'budget', field: 'budget' };
 const maxRemovals = { flag: 'max-removals', input: 'max-removals', field: 'maxRemovals' };
 const branchPrefix = { flag: 'branch-prefix', input: 'branch-prefix', field: 'branchPrefix' };
+const credentialRepositories = { flag: 'credential-repository', input: 'credential-repositories' };
 
 export const BAD_SETTINGS: readonly BadSettingCase[] = [
   { ...concurrency, text: '0', yaml: '0', problem: 'must be an integer from 1 to 64 (got 0)' },
@@ -71,7 +72,26 @@ export const BAD_SETTINGS: readonly BadSettingCase[] = [
   },
   { input: 'signed-commits', field: 'github.signedCommits', text: 'yes', yaml: '"yes"', problem: 'expected true or false (got "yes")' },
   { flag: 'shard', input: 'shard', text: '0/3', yaml: '0/3', problem: 'must be k/n with 1 ≤ k ≤ n, e.g. 2/5 (got "0/3")' },
+  {
+    flag: 'allow-image',
+    input: 'allowed-images',
+    text: 'gcr.io/kpt-fn/, gcr.io/kpt-fn:v1/',
+    yaml: '[gcr.io/kpt-fn/, "gcr.io/kpt-fn:v1/"]',
+    problem: '"gcr.io/kpt-fn:v1/" is not a registry or repository prefix (e.g. gcr.io/kpt-fn/, ghcr.io/acme/set-team, or * for any image)',
+  },
   { flag: 'proposals-dir', field: 'proposalsDir', text: '', yaml: '""', problem: 'expected a non-empty string (got "")' },
+  {
+    ...credentialRepositories,
+    text: 'org/cat*',
+    yaml: '[org/cat*]',
+    problem: '"org/cat*" has a "*" that is not its last segment: write owner/* or host/group/*',
+  },
+  {
+    ...credentialRepositories,
+    text: 'ftp://host/x',
+    yaml: '[ftp://host/x]',
+    problem: '"ftp://host/x" has the scheme "ftp": https, http, ssh or git only',
+  },
 ];
 
 export const GOOD_SETTINGS: readonly GoodSettingCase[] = [
@@ -122,5 +142,20 @@ export const GOOD_SETTINGS: readonly GoodSettingCase[] = [
     value: ['platform'],
   },
   { flag: 'shard', input: 'shard', text: '2/5', yaml: '2/5', option: 'shard', value: { index: 2, count: 5 } },
+  {
+    flag: 'allow-image',
+    input: 'allowed-images',
+    text: 'gcr.io/kpt-fn/, registry.example/team/fn',
+    yaml: '[gcr.io/kpt-fn/, registry.example/team/fn]',
+    option: 'allowedImages',
+    value: ['gcr.io/kpt-fn/', 'registry.example/team/fn'],
+  },
   { flag: 'proposals-dir', field: 'proposalsDir', text: 'records', yaml: 'records', option: 'proposalsDir', value: 'records' },
+  {
+    ...credentialRepositories,
+    text: 'org/catalog, git.corp.example/team/*',
+    yaml: '[org/catalog, git.corp.example/team/*]',
+    option: 'credentialRepositories',
+    value: ['org/catalog', 'git.corp.example/team/*'],
+  },
 ];

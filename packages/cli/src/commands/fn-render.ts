@@ -3,7 +3,8 @@ import { join, relative, resolve } from 'node:path';
 import { recoverInterruptedSwap } from '@kdelta/kptfile-model';
 import { replacedDirectoryNote } from '../util/replaced-dir.js';
 import { functionName, renderDirectory, resultLine, resultsYaml, RUNTIMES, type FunctionResult } from '@kdelta/fn-render';
-import { booleanFlag, oneOf, parseFlags, stringFlag } from '../args.js';
+import { normaliseSettings, SettingsError, textSettings } from '@kdelta/run';
+import { booleanFlag, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
 import { ExitCode, UsageError, type Command } from '../command.js';
 import { checkOutputPath, isDirectory, writeFileAtomic } from '@kdelta/kptfile-model';
 
@@ -27,6 +28,14 @@ files their path and index annotations name.
   --allow-exec           let exec: functions run: each is any program on this machine, run
                          with your rights. Without it a pipeline with one is refused before any
                          function runs, as kpt does.
+  --allow-image <p>      the container images that may run (repeatable, or a comma list), in
+                         place of the default, kpt's function catalogues (gcr.io/kpt-fn/ and
+                         ghcr.io/kptdev/krm-functions-catalog/). A pattern ending in "/" allows
+                         what starts with it; a name (registry.example/team/fn) allows that
+                         repository at any tag; a tagged name that tag only; * any image. A
+                         pipeline with an image that would run in a container and is not allowed
+                         is refused before any function runs (under auto a catalogue function
+                         kdelta has built in runs built-in instead)
   --results-dir <dir>    also write the functions' results to <dir>/results.yaml
 
 The container runtime can be named with KDELTA_CONTAINER_RUNTIME. A failing function stops the
@@ -35,6 +44,17 @@ render: its results are printed and no file is changed. Exit 0 rendered; 1 failu
 
 function describeFunction(r: FunctionResult): string {
   return `"${functionName(r)}"${r.runtime === 'builtin' ? ' (built-in)' : ''}`;
+}
+
+/** `--allow-image`, read and checked by kdelta run's rule for the same flag. */
+function allowedImagesFlag(given: readonly string[]): readonly string[] | undefined {
+  if (given.length === 0) return undefined;
+  try {
+    return normaliseSettings(textSettings('flag', (name) => (name === 'allow-image' ? given.join(',') : undefined))).values.allowedImages;
+  } catch (error) {
+    if (error instanceof SettingsError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 const command: Command = {
@@ -46,6 +66,7 @@ const command: Command = {
       runtime: { type: 'string' },
       'results-dir': { type: 'string' },
       'allow-exec': { type: 'boolean' },
+      'allow-image': { type: 'string', multiple: true },
     });
     if (flags.positionals.length > 1) throw new UsageError(`unexpected argument "${flags.positionals[1]}"`);
     const runtime = oneOf('runtime', stringFlag(flags, 'runtime'), RUNTIMES, 'auto');
@@ -59,7 +80,14 @@ const command: Command = {
       await checkOutputPath({ path: resolve(io.cwd, resultsDir), shown: resultsDir, what: '--results-dir', kind: 'directory' });
     }
 
-    const outcome = await renderDirectory(dir, { runtime, cwd: io.cwd, env: io.env, allowExec: booleanFlag(flags, 'allow-exec') });
+    const allowedImages = allowedImagesFlag(stringsFlag(flags, 'allow-image'));
+    const outcome = await renderDirectory(dir, {
+      runtime,
+      cwd: io.cwd,
+      env: io.env,
+      allowExec: booleanFlag(flags, 'allow-exec'),
+      ...(allowedImages !== undefined ? { allowedImages } : {}),
+    });
     const shown = (pkg: string) => relative(io.cwd, join(dir, pkg)) || '.';
     let current: string | undefined;
     for (const r of outcome.results) {

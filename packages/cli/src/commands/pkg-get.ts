@@ -32,9 +32,11 @@ The Kptfile records upstream (repo, directory, ref, strategy) and upstreamLock (
 Remote subpackages are fetched too; every resource gets its \`# kpt-merge:\` comment.
 Repositories are cached as partial clones under KDELTA_CACHE_DIR (default ~/.kdelta/repos).
 Progress goes to stderr; nothing is written if the fetch fails or is interrupted.
-Credentials (a token from KDELTA_GIT_TOKEN, git's credential helpers) go only to the hosts
-you named: the package's own upstream and KDELTA_CREDENTIAL_HOSTS (comma-separated hosts);
-never to a host that only a nested package's Kptfile names.
+Credentials (a token from KDELTA_GIT_TOKEN, git's credential helpers) go only to the
+repositories you named: the package's own upstream and KDELTA_CREDENTIAL_REPOSITORIES (comma-
+separated owner/repo, owner/*, host/path/repo, URLs, or whole hosts written as host or
+host:port). A repository that only a nested package's Kptfile names, even on the same host, is
+read without any; a private one fails naming that Kptfile and this setting.
 `;
 
 const command: Command = {

@@ -39,9 +39,11 @@ value (and everything under it), whatever upstream does, in resources and the Kp
 survives the update. Each pin upstream would have changed is listed on stderr as a decision,
 never as a conflict.
 
-Credentials (a token from KDELTA_GIT_TOKEN, git's credential helpers) go only to the hosts
-you named: the package's own upstream and KDELTA_CREDENTIAL_HOSTS (comma-separated hosts);
-never to a host that only a nested package's Kptfile names.
+Credentials (a token from KDELTA_GIT_TOKEN, git's credential helpers) go only to the
+repositories you named: the package's own upstream and KDELTA_CREDENTIAL_REPOSITORIES (comma-
+separated owner/repo, owner/*, host/path/repo, URLs, or whole hosts written as host or
+host:port). A repository that only a nested package's Kptfile names, even on the same host, is
+read without any; a private one fails naming that Kptfile and this setting.
 `;
 
 const command: Command = {

@@ -38,10 +38,16 @@ Flags:
                          conflicts and render failure as data
   --no-render            do not run the packages' Kptfile pipelines (by default they run, as in a run)
   --allow-exec           let the pipelines' exec: functions run (see kdelta run --help)
+  --allow-image <p>      the container images the pipelines may run (see kdelta run --help). With
+                         --upstream-ref the package content is the reviewed change, anyone's pull
+                         request: no image runs unless given here (kpt's catalogue functions that
+                         kdelta has built in still render, built-in); exec: functions run only
+                         with --allow-exec. Without --upstream-ref the default is kdelta run's:
+                         kpt's function catalogues
   --forge <forge>        where the open proposals are read from: local (default) or github (the
                          GitHub token needs read access to the downstreams only)
   The other settings of kdelta run (--concurrency, --shard, --mode, --branch-prefix,
-  --allow-local-upstreams, --credential-host...) are read by the same rules.
+  --allow-local-upstreams, --credential-repository...) are read by the same rules.
 
 Output: the aggregates first ("conflicts in 2 of 40 downstreams; the most common fields:
 .spec.replicas (2); render fails in 1 (function ...); 1 new variant; 1 removal; 36 unchanged"),

@@ -18,9 +18,19 @@ describe("kdelta run's flags go by the run's one set of rules", () => {
   });
 
   it('a repeated list flag and a comma list are one list', () => {
-    const { settings } = readRunFlags(['--label', 'a', '--label', 'b,c', '--credential-host', 'git.example']);
+    const { settings } = readRunFlags([
+      '--label',
+      'a',
+      '--label',
+      'b,c',
+      '--credential-host',
+      'git.example',
+      '--credential-repository',
+      'org/a,org/*',
+    ]);
     expect(settings.values.labels).toEqual(['a', 'b', 'c']);
     expect(settings.values.credentialHosts).toEqual(['git.example']);
+    expect(settings.values.credentialRepositories).toEqual(['org/a', 'org/*']);
   });
 
   it('every bad flag is named at once', () => {

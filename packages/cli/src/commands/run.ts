@@ -26,7 +26,8 @@ const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode 
            [--branch-prefix <prefix>] [--budget n] [--max-removals n] [--label <name>]... [--assignee <user>]...
            [--reviewer <user>]... [--team-reviewer <team>]... [--draft always|never|conflicts]
            [--auto-merge merge|squash|rebase|false] [--signed-commits] [--allow-exec]
-           [--allow-local-upstreams] [--credential-host <host>]... [--no-dashboard] [--dashboard-repo <owner/name>]
+           [--allow-local-upstreams] [--credential-repository <pattern>]... [--no-dashboard]
+           [--dashboard-repo <owner/name>]
 
 The main job. Reads the control resources under --config (Porch's Repository and PackageVariant
 in config.porch.kpt.dev/v1alpha1, PackageVariantSet in v1alpha2, kdelta.dev/v1alpha1
@@ -109,16 +110,28 @@ Flags:
                          each is any program on this machine, named by the package's author.
                          Without it a package with one is proposed unrendered, its render
                          failure saying so
+  --allow-image <p>      the container images the pipelines may run (repeatable, or a comma list),
+                         in place of the default, kpt's function catalogues (gcr.io/kpt-fn/ and
+                         ghcr.io/kptdev/krm-functions-catalog/); patterns as in kdelta fn render
+                         --help. A package whose pipeline has another image is proposed
+                         unrendered, its render failure naming the image and this flag (a
+                         catalogue function kdelta has built in runs built-in instead)
   --allow-local-upstreams
                          let a package's nested Kptfiles name upstream repositories on this
                          machine (a path or file:// URL; also KDELTA_ALLOW_LOCAL_UPSTREAMS=1).
                          Refused by default: their files would be pushed. Repositories of the
                          control resources may always be local
-  --credential-host <h>  one more host (host or host:port) that gets the run's credentials
-                         (repeatable, or a comma list; also KDELTA_CREDENTIAL_HOSTS). Credentials
-                         (KDELTA_GIT_TOKEN, the forge's token, git's credential helpers) go only
-                         to the forge's server, the hosts of the control resources' Repositories
-                         and these: never to a host that only package content names
+  --credential-repository <p>
+                         more repositories that get the run's credentials when package content
+                         names them (repeatable, or a comma list; also
+                         KDELTA_CREDENTIAL_REPOSITORIES): owner/repo or owner/* (on the GitHub
+                         server), host/path/repo, host/path/*, a URL, or a whole host written as
+                         one (host, host:port, https://host). Credentials (KDELTA_GIT_TOKEN, the
+                         forge's token, git's credential helpers) go only to the control
+                         resources' Repositories and these: a repository that only package
+                         content names, even on the forge's server, is read without any, and a
+                         private one fails naming the Kptfile and this setting
+  --credential-host <h>  the older form of --credential-repository (also KDELTA_CREDENTIAL_HOSTS)
   --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/); not empty, letters,
                          digits, ".", "_", "-" and "/", not starting with "/", "." or "-"
   --budget <n>           content-creating API requests this run may make, 0 or more (github;

@@ -1,4 +1,4 @@
-// The README's "Differences from kpt", each replayed on a small package in real git repositories:
+// docs/differences-from-kpt.md, each difference replayed on a small package in real git repositories:
 // kdelta's side always; kpt's side too when the installed kpt is on PATH (kpt is never a
 // dependency), so that a kpt release that changes its behaviour shows here.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -90,7 +90,7 @@ const configMaps = (files: Files) =>
     .filter((f) => f.endsWith('.yaml'))
     .flatMap((f) => objects(files, f).map((o) => ({ file: f, data: o.data })));
 
-describe('README "Differences from kpt"', () => {
+describe('docs/differences-from-kpt.md', () => {
   it('a type fix upstream made (local-config true → "true") is taken; kpt keeps the boolean', async () => {
     const cm = (v: string) =>
       `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: setters\n  annotations:\n    config.kubernetes.io/local-config: ${v}\ndata:\n  a: b\n`;

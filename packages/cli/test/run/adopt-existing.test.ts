@@ -15,12 +15,17 @@ afterEach(() => {
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 
 async function kdelta(cwd: string, ...args: string[]) {
+  return kdeltaIn({ KDELTA_ALLOW_LOCAL_UPSTREAMS: '1' }, cwd, ...args);
+}
+
+async function kdeltaIn(env: Record<string, string>, cwd: string, ...args: string[]) {
   const out = { stdout: '', stderr: '' };
+  const { KDELTA_ALLOW_LOCAL_UPSTREAMS: _, ...inherited } = process.env;
   const io: Io = {
     stdout: (t) => void (out.stdout += t),
     stderr: (t) => void (out.stderr += t),
     cwd,
-    env: { ...process.env, KDELTA_CACHE_DIR: cacheDir, KDELTA_ALLOW_LOCAL_UPSTREAMS: '1' },
+    env: { ...inherited, KDELTA_CACHE_DIR: cacheDir, ...env },
   };
   const code = await main(args, io);
   return { code, ...out };
@@ -104,6 +109,33 @@ describe('adopting what is already there', () => {
       "web/Kptfile: upstreamLock.git.repo https://127.0.0.1:9/elsewhere/catalog.git: the package's last upstream commit",
     );
     expect(f.refs('cluster-01')).toEqual(refs);
+  });
+
+  it('takes a kpt copy whose upstreamLock names the Repository without its `.git` (kpt drops it) as that Repository, local upstreams not allowed', async () => {
+    const f = createFleet(['cluster-01']);
+    fleets.push(f);
+    f.publish({ 'base-ns/package-context.yaml': null, 'base-ns/namespace.yaml': NAMESPACE('    tier: silver\n') }, 'base-ns/v2');
+    f.publish({ 'base-ns/namespace.yaml': NAMESPACE('    tier: gold\n') }, 'base-ns/v3');
+    // the catalog as a bare `<name>.git`, with nothing at `<name>`
+    const catalog = join(f.root, 'catalog');
+    git(f.root, 'clone', '--quiet', '--bare', f.upstream, `${catalog}.git`);
+    const work = join(f.root, 'cluster-01-work');
+    git(f.root, 'clone', '--quiet', f.downstream('cluster-01'), work);
+    const got = await kdeltaIn({}, work, 'pkg', 'get', `${catalog}.git/base-ns@base-ns/v2`, 'web');
+    expect(got.code, got.stderr).toBe(0);
+    expect(parse(readFileSync(join(work, 'web', 'Kptfile'), 'utf8')).upstreamLock.git.repo).toBe(catalog);
+    git(work, 'add', '--all');
+    git(work, 'commit', '--quiet', '-m', 'web from the catalog');
+    git(work, 'push', '--quiet', 'origin', 'main');
+    f.writeControl({
+      'repositories.yaml': [repository('catalog', `${catalog}.git`), repository('cluster-01', f.downstream('cluster-01'))].join('---\n'),
+      'web.yaml': packageVariant('web', 'cluster-01', '  adoptionPolicy: adoptExisting\n', 'v3'),
+    });
+    const result = await kdeltaIn({}, f.control, 'run');
+    expect(result.stdout + result.stderr).not.toContain('is on this machine');
+    expect(result.stdout).toMatch(/web\s+cluster-01\/web\s+proposed/);
+    expect(result.code).toBe(0);
+    expect(f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']).toContain('tier: gold');
   });
 
   it('adoptNone (the default) reports the copy as not adopted and leaves it untouched', async () => {

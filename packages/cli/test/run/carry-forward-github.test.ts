@@ -79,7 +79,7 @@ describe('kdelta run --forge github carries human commits forward', () => {
     });
   }
 
-  it("a human edit of a field upstream changes too is a conflict on the pull request, the human's value as local", async () => {
+  it("a human edit of a field upstream changes too is a clash on the pull request, the human's value as local", async () => {
     const f = await fleet(`${NAMESPACE}  annotations:\n    tier: bronze\n`);
     await run(opts(f));
     const human = await humanEdit(f.slug, (ns) => ns.replace('tier: bronze', 'tier: silver'));
@@ -89,6 +89,7 @@ describe('kdelta run --forge github carries human commits forward', () => {
     const after = tip(f.slug);
     expect(isAncestor(f.slug, human, after)).toBe(true);
     const [pull] = hub.gh.pulls(f.slug);
+    expect(pull?.body).toContain('### Clashes with commits on this branch (1)');
     expect(pull?.body).toMatch(/\| `\.metadata\.annotations\.tier` \| `bronze` \| `gold` \| `silver` \|/);
     expect(hub.gh.statuses(f.slug, after)[0]).toMatchObject({ state: 'failure', context: 'kdelta' });
   });

@@ -65,7 +65,8 @@ describe('human commits on a proposal branch are carried forward', () => {
     expect(isAncestor(f, 'cluster-01', human, after)).toBe(true);
     expect(isAncestor(f, 'cluster-01', kdeltaCommit, after)).toBe(true);
     expect(git(f, 'cluster-01', 'rev-parse', `${after}^`)).toBe(human);
-    expect(git(f, 'cluster-01', 'log', '--format=%s', `${human}..${after}`)).toMatch(/^kdelta: update web \(web\) to base-ns\/v1$/);
+    // the proposal is built from the base branch, which has no package yet: it adds it
+    expect(git(f, 'cluster-01', 'log', '--format=%s', `${human}..${after}`)).toMatch(/^kdelta: add web \(web\) from base-ns\/v1$/);
     const files = f.files('cluster-01', 'kdelta/web', 'web');
     expect(files['namespace.yaml']).toContain('owner: human');
     expect(files['namespace.yaml']).toContain('tier: gold');
@@ -87,7 +88,7 @@ describe('human commits on a proposal branch are carried forward', () => {
     expect(proposalRecord(f, 'cluster-01', 'web')).toBe(record);
   });
 
-  it("a human edit of a field upstream changes too is reported as a conflict, with the human's value as local", async () => {
+  it("a human edit of a field upstream changes too is reported as a clash with the carried commit, the human's value as local", async () => {
     const f = await proposed(`${NAMESPACE}  annotations:\n    tier: bronze\n`);
     const ns = f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']!;
     expect(ns).toContain('tier: bronze');
@@ -99,7 +100,9 @@ describe('human commits on a proposal branch are carried forward', () => {
     expect(second.stdout).toMatch(/web\s+cluster-01\/web\s+updated\s+\S+\s+1\b/);
     expect(isAncestor(f, 'cluster-01', human, branchHead(f))).toBe(true);
     const record = proposalRecord(f, 'cluster-01', 'web');
-    expect(record).toContain('### Conflicts (1)');
+    // not a conflict with the base branch (which has no package): a clash with the human's commit
+    expect(record).not.toContain('### Conflicts');
+    expect(record).toContain('### Clashes with commits on this branch (1)');
     expect(record).toMatch(/\| `\.metadata\.annotations\.tier` \| `bronze` \| `gold` \| `silver` \|/);
     expect(record).toMatch(/status:\n {2}state: failure\n/);
     expect(record).toContain(`\`${human.slice(0, 12)}\` by Human`);

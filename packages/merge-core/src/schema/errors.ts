@@ -1,4 +1,4 @@
-import { KdeltaError } from '../kdelta-error.js';
+import { KdeltaError } from '@kdelta/errors';
 
 /** A schema input (an OpenAPI file, a CRD) that cannot be used; names where and why. */
 export class SchemaError extends KdeltaError {

@@ -1,4 +1,4 @@
-import { KdeltaError } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
 
 /** Why a forge call failed: stable codes a caller (the run, the Action) can act on. */
 export type ForgeErrorCode =

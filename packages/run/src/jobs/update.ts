@@ -148,7 +148,7 @@ async function upstreamCommit(plan: UpdatePlan, control: ControlRepository, ctx:
       cwd: control.root,
       env: ctx.env,
       ...(ctx.cacheDir ? { cacheDir: ctx.cacheDir } : {}),
-      ...(ctx.trust ? { trust: trustNamed(ctx.trust, [url], control.root) } : {}),
+      ...(ctx.trust ? { trust: trustNamed(ctx.trust, [url, control.url], control.root) } : {}),
     });
   } catch (error) {
     if (error instanceof GitError && error.code === 'unknown-revision') return undefined;
@@ -191,7 +191,7 @@ function updateChange(plan: UpdatePlan, control: ControlRepository, commit: stri
           cwd: control.root,
           env: ctx.env,
           // the control repository's own Kptfile names this upstream: the user's
-          ...(ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url], control.root) } : {}),
+          ...(ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url, control.url], control.root) } : {}),
         });
         files = m.files;
         conflicts = m.conflicts;

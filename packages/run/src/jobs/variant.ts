@@ -154,7 +154,12 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       let byFunction: string[] = [];
       await checkpoint(ctx.signal);
       if (ctx.render) {
-        const rendered = await renderFiles({ env: ctx.env, allowExec: ctx.allowExec, changes: sameUpstream }, tree, directory, ws.dir);
+        const rendered = await renderFiles(
+          { env: ctx.env, allowExec: ctx.allowExec, allowedImages: ctx.allowedImages, changes: sameUpstream },
+          tree,
+          directory,
+          ws.dir,
+        );
         if (rendered.ok) {
           files = rendered.files;
           byFunction = renderChangeLines(rendered.functions, directory);

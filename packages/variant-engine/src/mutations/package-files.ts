@@ -1,4 +1,5 @@
-import { KdeltaError, keepingLines, parseYamlStream, withFinalLineBreak } from '@kdelta/merge-core';
+import { KdeltaError } from '@kdelta/errors';
+import { keepingLines, parseYamlStream, withFinalLineBreak } from '@kdelta/merge-core';
 import { KptfileError, PackageTree, type PackageView } from '@kdelta/kptfile-model';
 import { type Document, isMap, isScalar, isSeq, type YAMLMap, type Node } from 'yaml';
 

@@ -3,9 +3,10 @@
  * stable `code` and a message that says what failed, what was expected and what was received,
  * and, where known, the file, the document and the field path.
  *
- * git-source may import no workspace package, so it keeps a copy of this file
- * (packages/git-source/src/kdelta-error.ts). Both carry the same brand, and `instanceof
- * KdeltaError` checks the brand, so an error from either copy is a `KdeltaError` to both.
+ * It lives in this leaf package, which imports nothing, so that every package (git-source, which
+ * may import no other, included) extends the one class instead of a copy. `instanceof KdeltaError`
+ * checks a brand rather than the prototype: two installs of this package in one dependency tree
+ * are two classes, and an error from either must still be a `KdeltaError` to both.
  */
 
 const BRAND: unique symbol = Symbol.for('kdelta.error');
@@ -48,8 +49,8 @@ export class KdeltaError extends Error {
   }
 
   /**
-   * `err instanceof KdeltaError` holds for errors of any copy of this class (a second install,
-   * git-source's mirror); a subclass keeps the ordinary prototype check.
+   * `err instanceof KdeltaError` holds for errors of any copy of this class (a second install of
+   * this package); a subclass keeps the ordinary prototype check.
    */
   static override [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof was asked about; a subclass must keep the prototype check
