@@ -116,7 +116,7 @@ function detailsSection(v: PreviewVariant): string {
     lines.push('| resource | file | what happened |', '| --- | --- | --- |');
     for (const r of v.resources)
       lines.push(
-        `| ${inert(shortName(r.resource))} | ${inert(shortName(r.file), 'cell')} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`,
+        `| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`,
       );
     lines.push('');
   }

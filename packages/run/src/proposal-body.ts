@@ -382,7 +382,7 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
     const rows = resourceRows(input);
     if (d.resourceTable && rows.length > 0) {
       changes.push('', '| resource | file | what happened |', '| --- | --- | --- |');
-      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file), 'cell')} | ${r.what} |`);
+      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.what} |`);
     }
     changes.push('');
   } else {

@@ -40,7 +40,7 @@ describe('proposals say what happened', () => {
     const listed = [...body.matchAll(/^- (?:added|modified|deleted) `web\/([^`]+)`$/gm)].map((m) => m[1]!);
     expect(listed.sort()).toEqual(['Kptfile', 'namespace.yaml', 'package-context.yaml']);
     const rows = [...body.matchAll(/^\| (.+?) \| (.+?) \| (.+?) \|$/gm)]
-      .map((m) => ({ file: m[2]!.replace(/^`(.*)`$/, '$1'), what: m[3]! }))
+      .map((m) => ({ file: m[2]!, what: m[3]! }))
       .filter((r) => r.file !== 'file' && r.file !== '---');
     expect(new Set(rows.map((r) => r.file))).toEqual(new Set(listed));
     expect(rows.filter((r) => r.what.includes('(unchanged)'))).toEqual([]);
