@@ -115,9 +115,7 @@ function detailsSection(v: PreviewVariant): string {
   if (v.resources.length > 0) {
     lines.push('| resource | file | what happened |', '| --- | --- | --- |');
     for (const r of v.resources)
-      lines.push(
-        `| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`,
-      );
+      lines.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`);
     lines.push('');
   }
   if (v.conflicts.length > 0) lines.push(`**Conflicts (${v.conflicts.length})**`, '', ...conflictTable(v.conflicts), '');
