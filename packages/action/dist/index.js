@@ -602,10 +602,10 @@ var require_errors = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message2, code2, data) {
+      constructor(message2, code4, data) {
         super(message2);
         this.name = "HTTPParserError";
-        this.code = code2 ? `HPE_${code2}` : void 0;
+        this.code = code4 ? `HPE_${code4}` : void 0;
         this.data = data ? data.toString() : void 0;
       }
       static [Symbol.hasInstance](instance) {
@@ -628,12 +628,12 @@ var require_errors = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message2, code2, { headers, data }) {
+      constructor(message2, code4, { headers, data }) {
         super(message2);
         this.name = "RequestRetryError";
         this.message = message2 || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
-        this.statusCode = code2;
+        this.statusCode = code4;
         this.data = data;
         this.headers = headers;
       }
@@ -644,12 +644,12 @@ var require_errors = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message2, code2, { headers, data }) {
+      constructor(message2, code4, { headers, data }) {
         super(message2);
         this.name = "ResponseError";
         this.message = message2 || "Response error";
         this.code = "UND_ERR_RESPONSE";
-        this.statusCode = code2;
+        this.statusCode = code4;
         this.data = data;
         this.headers = headers;
       }
@@ -859,8 +859,8 @@ var require_tree = __commonJS({
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
-        const code2 = this.code = key.charCodeAt(index);
-        if (code2 > 127) {
+        const code4 = this.code = key.charCodeAt(index);
+        if (code4 > 127) {
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
@@ -881,11 +881,11 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (true) {
-          const code2 = key.charCodeAt(index);
-          if (code2 > 127) {
+          const code4 = key.charCodeAt(index);
+          if (code4 > 127) {
             throw new TypeError("key must be ascii string");
           }
-          if (node.code === code2) {
+          if (node.code === code4) {
             if (length === ++index) {
               node.value = value2;
               break;
@@ -895,7 +895,7 @@ var require_tree = __commonJS({
               node.middle = new _TstNode(key, value2, index);
               break;
             }
-          } else if (node.code < code2) {
+          } else if (node.code < code4) {
             if (node.left !== null) {
               node = node.left;
             } else {
@@ -919,19 +919,19 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (node !== null && index < keylength) {
-          let code2 = key[index];
-          if (code2 <= 90 && code2 >= 65) {
-            code2 |= 32;
+          let code4 = key[index];
+          if (code4 <= 90 && code4 >= 65) {
+            code4 |= 32;
           }
           while (node !== null) {
-            if (code2 === node.code) {
+            if (code4 === node.code) {
               if (keylength === ++index) {
                 return node;
               }
               node = node.middle;
               break;
             }
-            node = node.code < code2 ? node.left : node.right;
+            node = node.code < code4 ? node.left : node.right;
           }
         }
         return null;
@@ -1638,11 +1638,11 @@ var require_diagnostics = __commonJS({
         websocketDebuglog("connection opened %s%s", address, port ? `:${port}` : "");
       });
       diagnosticsChannel.channel("undici:websocket:close").subscribe((evt) => {
-        const { websocket, code: code2, reason } = evt;
+        const { websocket, code: code4, reason } = evt;
         websocketDebuglog(
           "closed connection to %s - %s %s",
           websocket.url,
-          code2,
+          code4,
           reason
         );
       });
@@ -4130,9 +4130,9 @@ var require_util2 = __commonJS({
     }
     function isValidEncodedURL(url) {
       for (let i = 0; i < url.length; ++i) {
-        const code2 = url.charCodeAt(i);
-        if (code2 > 126 || // Non-US-ASCII + DEL
-        code2 < 32) {
+        const code4 = url.charCodeAt(i);
+        if (code4 > 126 || // Non-US-ASCII + DEL
+        code4 < 32) {
           return false;
         }
       }
@@ -4723,8 +4723,8 @@ var require_util2 = __commonJS({
       }
       const rangeStart = collectASequenceOfCodePoints(
         (char) => {
-          const code2 = char.charCodeAt(0);
-          return code2 >= 48 && code2 <= 57;
+          const code4 = char.charCodeAt(0);
+          return code4 >= 48 && code4 <= 57;
         },
         data,
         position3
@@ -4750,8 +4750,8 @@ var require_util2 = __commonJS({
       }
       const rangeEnd = collectASequenceOfCodePoints(
         (char) => {
-          const code2 = char.charCodeAt(0);
-          return code2 >= 48 && code2 <= 57;
+          const code4 = char.charCodeAt(0);
+          return code4 >= 48 && code4 <= 57;
         },
         data,
         position3
@@ -7042,9 +7042,9 @@ var require_client_h2 = __commonJS({
       this[kSocket][kError] = err;
       this[kClient][kOnError](err);
     }
-    function onHttp2FrameError(type, code2, id) {
+    function onHttp2FrameError(type, code4, id) {
       if (id === 0) {
-        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`);
+        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code4}`);
         this[kSocket][kError] = err;
         this[kClient][kOnError](err);
       }
@@ -7054,8 +7054,8 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function onHTTP2GoAway(code2) {
-      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code2}`, util.getSocketInfo(this));
+    function onHTTP2GoAway(code4) {
+      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code4}`, util.getSocketInfo(this));
       const client = this[kClient];
       client[kSocket] = null;
       client[kHTTPContext] = null;
@@ -7260,8 +7260,8 @@ var require_client_h2 = __commonJS({
       stream.once("error", function(err) {
         abort(err);
       });
-      stream.once("frameError", (type, code2) => {
-        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code2}`));
+      stream.once("frameError", (type, code4) => {
+        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code4}`));
       });
       return true;
       function writeBodyH2() {
@@ -9199,7 +9199,7 @@ var require_retry_handler = __commonJS({
         if (this.handler.onBodySent) return this.handler.onBodySent(chunk);
       }
       static [kRetryHandlerDefaultRetry](err, { state, opts }, cb) {
-        const { statusCode, code: code2, headers } = err;
+        const { statusCode, code: code4, headers } = err;
         const { method, retryOptions } = opts;
         const {
           maxRetries,
@@ -9211,7 +9211,7 @@ var require_retry_handler = __commonJS({
           methods
         } = retryOptions;
         const { counter } = state;
-        if (code2 && code2 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code2)) {
+        if (code4 && code4 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code4)) {
           cb(err);
           return;
         }
@@ -10749,13 +10749,13 @@ var require_mock_utils = __commonJS({
       if (typeof path !== "string") {
         return path;
       }
-      const pathSegments2 = path.split("?");
-      if (pathSegments2.length !== 2) {
+      const pathSegments3 = path.split("?");
+      if (pathSegments3.length !== 2) {
         return path;
       }
-      const qp = new URLSearchParams(pathSegments2.pop());
+      const qp = new URLSearchParams(pathSegments3.pop());
       qp.sort();
-      return [...pathSegments2, qp.toString()].join("?");
+      return [...pathSegments3, qp.toString()].join("?");
     }
     function matchKey(mockDispatch2, { path, method, body, headers }) {
       const pathMatch = matchValue(mockDispatch2.path, path);
@@ -11954,8 +11954,8 @@ var require_headers = __commonJS({
     var util = __require("node:util");
     var kHeadersMap = /* @__PURE__ */ Symbol("headers map");
     var kHeadersSortedMap = /* @__PURE__ */ Symbol("headers map sorted");
-    function isHTTPWhiteSpaceCharCode(code2) {
-      return code2 === 10 || code2 === 13 || code2 === 9 || code2 === 32;
+    function isHTTPWhiteSpaceCharCode(code4) {
+      return code4 === 10 || code4 === 13 || code4 === 9 || code4 === 32;
     }
     function headerValueNormalize(potentialValue) {
       let i = 0;
@@ -16110,8 +16110,8 @@ var require_util6 = __commonJS({
     "use strict";
     function isCTLExcludingHtab(value2) {
       for (let i = 0; i < value2.length; ++i) {
-        const code2 = value2.charCodeAt(i);
-        if (code2 >= 0 && code2 <= 8 || code2 >= 10 && code2 <= 31 || code2 === 127) {
+        const code4 = value2.charCodeAt(i);
+        if (code4 >= 0 && code4 <= 8 || code4 >= 10 && code4 <= 31 || code4 === 127) {
           return true;
         }
       }
@@ -16119,26 +16119,26 @@ var require_util6 = __commonJS({
     }
     function validateCookieName(name2) {
       for (let i = 0; i < name2.length; ++i) {
-        const code2 = name2.charCodeAt(i);
-        if (code2 < 33 || // exclude CTLs (0-31), SP and HT
-        code2 > 126 || // exclude non-ascii and DEL
-        code2 === 34 || // "
-        code2 === 40 || // (
-        code2 === 41 || // )
-        code2 === 60 || // <
-        code2 === 62 || // >
-        code2 === 64 || // @
-        code2 === 44 || // ,
-        code2 === 59 || // ;
-        code2 === 58 || // :
-        code2 === 92 || // \
-        code2 === 47 || // /
-        code2 === 91 || // [
-        code2 === 93 || // ]
-        code2 === 63 || // ?
-        code2 === 61 || // =
-        code2 === 123 || // {
-        code2 === 125) {
+        const code4 = name2.charCodeAt(i);
+        if (code4 < 33 || // exclude CTLs (0-31), SP and HT
+        code4 > 126 || // exclude non-ascii and DEL
+        code4 === 34 || // "
+        code4 === 40 || // (
+        code4 === 41 || // )
+        code4 === 60 || // <
+        code4 === 62 || // >
+        code4 === 64 || // @
+        code4 === 44 || // ,
+        code4 === 59 || // ;
+        code4 === 58 || // :
+        code4 === 92 || // \
+        code4 === 47 || // /
+        code4 === 91 || // [
+        code4 === 93 || // ]
+        code4 === 63 || // ?
+        code4 === 61 || // =
+        code4 === 123 || // {
+        code4 === 125) {
           throw new Error("Invalid cookie name");
         }
       }
@@ -16154,31 +16154,31 @@ var require_util6 = __commonJS({
         ++i;
       }
       while (i < len) {
-        const code2 = value2.charCodeAt(i++);
-        if (code2 < 33 || // exclude CTLs (0-31)
-        code2 > 126 || // non-ascii and DEL (127)
-        code2 === 34 || // "
-        code2 === 44 || // ,
-        code2 === 59 || // ;
-        code2 === 92) {
+        const code4 = value2.charCodeAt(i++);
+        if (code4 < 33 || // exclude CTLs (0-31)
+        code4 > 126 || // non-ascii and DEL (127)
+        code4 === 34 || // "
+        code4 === 44 || // ,
+        code4 === 59 || // ;
+        code4 === 92) {
           throw new Error("Invalid cookie value");
         }
       }
     }
     function validateCookiePath(path) {
       for (let i = 0; i < path.length; ++i) {
-        const code2 = path.charCodeAt(i);
-        if (code2 < 32 || // exclude CTLs (0-31)
-        code2 > 126 || // exclude DEL and non-ascii
-        code2 === 59) {
+        const code4 = path.charCodeAt(i);
+        if (code4 < 32 || // exclude CTLs (0-31)
+        code4 > 126 || // exclude DEL and non-ascii
+        code4 === 59) {
           throw new Error("Invalid cookie path");
         }
       }
     }
-    function isLetterOrDigit(code2) {
-      return code2 >= 48 && code2 <= 57 || // 0-9
-      code2 >= 65 && code2 <= 90 || // A-Z
-      code2 >= 97 && code2 <= 122;
+    function isLetterOrDigit(code4) {
+      return code4 >= 48 && code4 <= 57 || // 0-9
+      code4 >= 65 && code4 <= 90 || // A-Z
+      code4 >= 97 && code4 <= 122;
     }
     function validateCookieDomain(domain2) {
       if (domain2 === " ") {
@@ -16189,8 +16189,8 @@ var require_util6 = __commonJS({
       }
       let labelLength = 0;
       for (let i = 0; i < domain2.length; ++i) {
-        const code2 = domain2.charCodeAt(i);
-        if (code2 === 46) {
+        const code4 = domain2.charCodeAt(i);
+        if (code4 === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
@@ -16200,10 +16200,10 @@ var require_util6 = __commonJS({
           labelLength = 0;
           continue;
         }
-        if (labelLength === 0 && !isLetterOrDigit(code2)) {
+        if (labelLength === 0 && !isLetterOrDigit(code4)) {
           throw new Error("Invalid cookie domain");
         }
-        if (!isLetterOrDigit(code2) && code2 !== 45) {
+        if (!isLetterOrDigit(code4) && code4 !== 45) {
           throw new Error("Invalid cookie domain");
         }
         if (++labelLength > 63) {
@@ -16977,37 +16977,37 @@ var require_util7 = __commonJS({
         return false;
       }
       for (let i = 0; i < protocol.length; ++i) {
-        const code2 = protocol.charCodeAt(i);
-        if (code2 < 33 || // CTL, contains SP (0x20) and HT (0x09)
-        code2 > 126 || code2 === 34 || // "
-        code2 === 40 || // (
-        code2 === 41 || // )
-        code2 === 44 || // ,
-        code2 === 47 || // /
-        code2 === 58 || // :
-        code2 === 59 || // ;
-        code2 === 60 || // <
-        code2 === 61 || // =
-        code2 === 62 || // >
-        code2 === 63 || // ?
-        code2 === 64 || // @
-        code2 === 91 || // [
-        code2 === 92 || // \
-        code2 === 93 || // ]
-        code2 === 123 || // {
-        code2 === 125) {
+        const code4 = protocol.charCodeAt(i);
+        if (code4 < 33 || // CTL, contains SP (0x20) and HT (0x09)
+        code4 > 126 || code4 === 34 || // "
+        code4 === 40 || // (
+        code4 === 41 || // )
+        code4 === 44 || // ,
+        code4 === 47 || // /
+        code4 === 58 || // :
+        code4 === 59 || // ;
+        code4 === 60 || // <
+        code4 === 61 || // =
+        code4 === 62 || // >
+        code4 === 63 || // ?
+        code4 === 64 || // @
+        code4 === 91 || // [
+        code4 === 92 || // \
+        code4 === 93 || // ]
+        code4 === 123 || // {
+        code4 === 125) {
           return false;
         }
       }
       return true;
     }
-    function isValidStatusCode(code2) {
-      if (code2 >= 1e3 && code2 < 1015) {
-        return code2 !== 1004 && // reserved
-        code2 !== 1005 && // "MUST NOT be set as a status code"
-        code2 !== 1006;
+    function isValidStatusCode(code4) {
+      if (code4 >= 1e3 && code4 < 1015) {
+        return code4 !== 1004 && // reserved
+        code4 !== 1005 && // "MUST NOT be set as a status code"
+        code4 !== 1006;
       }
-      return code2 >= 3e3 && code2 <= 4999;
+      return code4 >= 3e3 && code4 <= 4999;
     }
     function failWebsocketConnection(ws, reason) {
       const { [kController]: controller, [kResponse]: response } = ws;
@@ -17276,7 +17276,7 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(ws, code2, reason, reasonByteLength) {
+    function closeWebSocketConnection(ws, code4, reason, reasonByteLength) {
       if (isClosing(ws) || isClosed(ws)) {
       } else if (!isEstablished(ws)) {
         failWebsocketConnection(ws, "Connection was closed before it was established.");
@@ -17284,12 +17284,12 @@ var require_connection = __commonJS({
       } else if (ws[kSentClose] === sentCloseFrameState.NOT_SENT) {
         ws[kSentClose] = sentCloseFrameState.PROCESSING;
         const frame = new WebsocketFrameSend();
-        if (code2 !== void 0 && reason === void 0) {
+        if (code4 !== void 0 && reason === void 0) {
           frame.frameData = Buffer.allocUnsafe(2);
-          frame.frameData.writeUInt16BE(code2, 0);
-        } else if (code2 !== void 0 && reason !== void 0) {
+          frame.frameData.writeUInt16BE(code4, 0);
+        } else if (code4 !== void 0 && reason !== void 0) {
           frame.frameData = Buffer.allocUnsafe(2 + reasonByteLength);
-          frame.frameData.writeUInt16BE(code2, 0);
+          frame.frameData.writeUInt16BE(code4, 0);
           frame.frameData.write(reason, 2, "utf-8");
         } else {
           frame.frameData = emptyBuffer;
@@ -17314,25 +17314,25 @@ var require_connection = __commonJS({
       response.socket.off("close", onSocketClose);
       response.socket.off("error", onSocketError);
       const wasClean = ws[kSentClose] === sentCloseFrameState.SENT && ws[kReceivedClose];
-      let code2 = 1005;
+      let code4 = 1005;
       let reason = "";
       const result = ws[kByteParser].closingInfo;
       if (result && !result.error) {
-        code2 = result.code ?? 1005;
+        code4 = result.code ?? 1005;
         reason = result.reason;
       } else if (!ws[kReceivedClose]) {
-        code2 = 1006;
+        code4 = 1006;
       }
       ws[kReadyState] = states.CLOSED;
       fireEvent("close", ws, (type, init) => new CloseEvent(type, init), {
         wasClean,
-        code: code2,
+        code: code4,
         reason
       });
       if (channels.close.hasSubscribers) {
         channels.close.publish({
           websocket: ws,
-          code: code2,
+          code: code4,
           reason
         });
       }
@@ -17457,8 +17457,8 @@ var require_receiver = __commonJS({
     var { closeWebSocketConnection } = require_connection();
     var { PerMessageDeflate } = require_permessage_deflate();
     var { MessageSizeExceededError } = require_errors();
-    function failWebsocketConnectionWithCode(ws, code2, reason) {
-      closeWebSocketConnection(ws, code2, reason, Buffer.byteLength(reason));
+    function failWebsocketConnectionWithCode(ws, code4, reason) {
+      closeWebSocketConnection(ws, code4, reason, Buffer.byteLength(reason));
       failWebsocketConnection(ws, reason);
     }
     var ByteParser = class extends Writable {
@@ -17645,8 +17645,8 @@ var require_receiver = __commonJS({
                   this.#info.fin,
                   (error2, data) => {
                     if (error2) {
-                      const code2 = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
-                      failWebsocketConnectionWithCode(this.ws, code2, error2.message);
+                      const code4 = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
+                      failWebsocketConnectionWithCode(this.ws, code4, error2.message);
                       return;
                     }
                     if (!this.writeFragments(data)) {
@@ -17732,11 +17732,11 @@ var require_receiver = __commonJS({
       }
       parseCloseBody(data) {
         assert(data.length !== 1);
-        let code2;
+        let code4;
         if (data.length >= 2) {
-          code2 = data.readUInt16BE(0);
+          code4 = data.readUInt16BE(0);
         }
-        if (code2 !== void 0 && !isValidStatusCode(code2)) {
+        if (code4 !== void 0 && !isValidStatusCode(code4)) {
           return { code: 1002, reason: "Invalid status code", error: true };
         }
         let reason = data.subarray(2);
@@ -17748,7 +17748,7 @@ var require_receiver = __commonJS({
         } catch {
           return { code: 1007, reason: "Invalid UTF-8", error: true };
         }
-        return { code: code2, reason, error: false };
+        return { code: code4, reason, error: false };
       }
       /**
        * Parses control frames.
@@ -17763,8 +17763,8 @@ var require_receiver = __commonJS({
           }
           this.#info.closeInfo = this.parseCloseBody(body);
           if (this.#info.closeInfo.error) {
-            const { code: code2, reason } = this.#info.closeInfo;
-            closeWebSocketConnection(this.ws, code2, reason, reason.length);
+            const { code: code4, reason } = this.#info.closeInfo;
+            closeWebSocketConnection(this.ws, code4, reason, reason.length);
             failWebsocketConnection(this.ws, reason);
             return false;
           }
@@ -18002,17 +18002,17 @@ var require_websocket = __commonJS({
        * @param {number|undefined} code
        * @param {string|undefined} reason
        */
-      close(code2 = void 0, reason = void 0) {
+      close(code4 = void 0, reason = void 0) {
         webidl.brandCheck(this, _WebSocket);
         const prefix = "WebSocket.close";
-        if (code2 !== void 0) {
-          code2 = webidl.converters["unsigned short"](code2, prefix, "code", { clamp: true });
+        if (code4 !== void 0) {
+          code4 = webidl.converters["unsigned short"](code4, prefix, "code", { clamp: true });
         }
         if (reason !== void 0) {
           reason = webidl.converters.USVString(reason, prefix, "reason");
         }
-        if (code2 !== void 0) {
-          if (code2 !== 1e3 && (code2 < 3e3 || code2 > 4999)) {
+        if (code4 !== void 0) {
+          if (code4 !== 1e3 && (code4 < 3e3 || code4 > 4999)) {
             throw new DOMException("invalid code", "InvalidAccessError");
           }
         }
@@ -18026,7 +18026,7 @@ var require_websocket = __commonJS({
             );
           }
         }
-        closeWebSocketConnection(this, code2, reason, reasonByteLength);
+        closeWebSocketConnection(this, code4, reason, reasonByteLength);
       }
       /**
        * @see https://websockets.spec.whatwg.org/#dom-websocket-send
@@ -18272,15 +18272,15 @@ var require_websocket = __commonJS({
     }
     function onParserError(err) {
       let message2;
-      let code2;
+      let code4;
       if (err instanceof CloseEvent) {
         message2 = err.reason;
-        code2 = err.code;
+        code4 = err.code;
       } else {
         message2 = err.message;
       }
       fireEvent("error", this, () => new ErrorEvent("error", { error: err, message: message2 }));
-      closeWebSocketConnection(this, code2);
+      closeWebSocketConnection(this, code4);
     }
     module.exports = {
       WebSocket
@@ -19162,7 +19162,7 @@ var require_undici = __commonJS({
   }
 });
 
-// ../git-source/src/kdelta-error.ts
+// ../errors/src/kdelta-error.ts
 function isKdeltaError(value2) {
   return typeof value2 === "object" && value2 !== null && value2[BRAND] === true;
 }
@@ -19177,7 +19177,7 @@ function locationParts(at) {
 }
 var BRAND, KdeltaError;
 var init_kdelta_error = __esm({
-  "../git-source/src/kdelta-error.ts"() {
+  "../errors/src/kdelta-error.ts"() {
     "use strict";
     BRAND = /* @__PURE__ */ Symbol.for("kdelta.error");
     KdeltaError = class _KdeltaError extends Error {
@@ -19199,14 +19199,22 @@ var init_kdelta_error = __esm({
         Object.defineProperty(this, BRAND, { value: true });
       }
       /**
-       * `err instanceof KdeltaError` holds for errors of any copy of this class (a second install,
-       * git-source's mirror); a subclass keeps the ordinary prototype check.
+       * `err instanceof KdeltaError` holds for errors of any copy of this class (a second install of
+       * this package); a subclass keeps the ordinary prototype check.
        */
       static [Symbol.hasInstance](value2) {
         if (this !== _KdeltaError) return Function.prototype[Symbol.hasInstance].call(this, value2);
         return isKdeltaError(value2);
       }
     };
+  }
+});
+
+// ../errors/src/index.ts
+var init_src = __esm({
+  "../errors/src/index.ts"() {
+    "use strict";
+    init_kdelta_error();
   }
 });
 
@@ -19326,14 +19334,14 @@ function isGitError(value2) {
   return value2 instanceof GitError;
 }
 function classify(stderr) {
-  for (const [re, code2] of patterns) if (re.test(stderr)) return code2;
+  for (const [re, code4] of patterns) if (re.test(stderr)) return code4;
   return "failed";
 }
 var GitError, patterns;
 var init_errors = __esm({
   "../git-source/src/errors.ts"() {
     "use strict";
-    init_kdelta_error();
+    init_src();
     init_redact();
     GitError = class extends KdeltaError {
       name = "GitError";
@@ -19402,12 +19410,13 @@ function runGit(args, options = {}) {
         }
         const exitCode = typeof error2.code === "number" ? error2.code : void 0;
         const detail2 = stderr.trim() || error2.message;
-        const code2 = classify(stderr);
+        const code4 = classify(stderr);
         const sent = options.env?.[SENT_CREDENTIALS_ENV];
-        const text2 = code2 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code2 === "auth" ? authHint : ""}`;
+        const withheld = options.env?.[WITHHELD_CREDENTIALS_ENV];
+        const text2 = withheld && (code4 === "auth" || code4 === "not-a-repository") ? `${withheld} (git ${args[0] ?? ""}: ${detail2.split("\n").pop()})` : code4 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code4 === "auth" ? authHint : ""}`;
         reject(
           new GitError({
-            code: code2,
+            code: code4,
             message: text2,
             args,
             stderr,
@@ -19434,12 +19443,13 @@ function runGit(args, options = {}) {
 function redactLine(line, secrets) {
   return new GitError({ code: "failed", message: line, secrets }).message;
 }
-var SENT_CREDENTIALS_ENV, baseEnv, running, authHint;
+var SENT_CREDENTIALS_ENV, WITHHELD_CREDENTIALS_ENV, baseEnv, running, authHint;
 var init_exec = __esm({
   "../git-source/src/exec.ts"() {
     "use strict";
     init_errors();
     SENT_CREDENTIALS_ENV = "KDELTA_SENT_CREDENTIALS";
+    WITHHELD_CREDENTIALS_ENV = "KDELTA_WITHHELD_CREDENTIALS";
     baseEnv = {
       // Never block on a password prompt: credentials come from the environment or git's helpers.
       GIT_TERMINAL_PROMPT: "0",
@@ -19462,16 +19472,22 @@ import { resolve as resolve2 } from "node:path";
 import { fileURLToPath } from "node:url";
 function sourceTrust(options = {}) {
   const env = options.env ?? process.env;
-  const listed = (env[CREDENTIAL_HOSTS_ENV] ?? "").split(/[\s,]+/).filter(Boolean);
-  const hosts = /* @__PURE__ */ new Set();
-  for (const h of [...listed, ...options.hosts ?? []]) {
-    const host = hostOfEntry(h);
-    if (host) hosts.add(host);
+  const server2 = githubServerOf(options.githubServer ?? env.GITHUB_SERVER_URL);
+  const githubHosts = /* @__PURE__ */ new Set(["github.com", server2.hostname]);
+  const repositories = [];
+  const listed = [
+    [CREDENTIAL_REPOSITORIES_ENV, splitList(env[CREDENTIAL_REPOSITORIES_ENV])],
+    [CREDENTIAL_HOSTS_ENV, splitList(env[CREDENTIAL_HOSTS_ENV])],
+    ["the repositories listed", [...options.repositories ?? [], ...options.hosts ?? []]]
+  ];
+  for (const [where, entries] of listed) {
+    for (const entry of entries) repositories.push(listedPattern(entry, where, server2));
   }
   const allowLocal = options.allowLocal ?? /^(1|true)$/i.test(env[ALLOW_LOCAL_UPSTREAMS_ENV] ?? "");
   return trustNamed(
     {
-      hosts,
+      repositories,
+      githubHosts,
       localRepos: /* @__PURE__ */ new Set(),
       allowLocal,
       ...options.tokenFor ? { tokenFor: options.tokenFor } : {},
@@ -19481,8 +19497,18 @@ function sourceTrust(options = {}) {
     options.cwd
   );
 }
+function splitList(text2) {
+  return (text2 ?? "").split(/[\s,]+/).filter(Boolean);
+}
+function listedPattern(entry, where, server2) {
+  const parsed = parseRepositoryPattern(entry, server2.url);
+  if (typeof parsed === "string") {
+    throw new GitError({ code: "invalid-pattern", message: `${where}: "${entry}" ${parsed}` });
+  }
+  return parsed;
+}
 function trustNamed(trust, named, cwd = process.cwd()) {
-  const hosts = new Set(trust.hosts);
+  const repositories = [...trust.repositories];
   const localRepos = new Set(trust.localRepos);
   for (const repo of named) {
     if (!repo) continue;
@@ -19494,70 +19520,121 @@ function trustNamed(trust, named, cwd = process.cwd()) {
     }
     const path = localPath(location);
     if (path !== void 0) localRepos.add(path);
-    const endpoint2 = endpointOf(location);
-    if (endpoint2) hosts.add(`${endpoint2.hostname}:${endpoint2.port}`);
+    const remote = remoteRepository(location);
+    if (remote) repositories.push({ ...remote });
   }
   return {
-    hosts,
+    repositories,
+    githubHosts: trust.githubHosts,
     localRepos,
     allowLocal: trust.allowLocal,
     ...trust.tokenFor ? { tokenFor: trust.tokenFor } : {},
     ...trust.tokenName ? { tokenName: trust.tokenName } : {}
   };
 }
-function hostOf(location) {
-  switch (location.kind) {
-    case "https":
-    case "http":
-      return urlHost(location.url);
-    case "ssh": {
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location.url)) return urlHost(location.url);
-      const m = /^(?:[^@/:]+@)?([^/:]+):/.exec(location.url);
-      return m?.[1]?.toLowerCase();
-    }
-    case "file":
-    case "local":
-      return void 0;
-    default:
-      return location.kind;
-  }
-}
-function urlHost(url) {
-  try {
-    return new URL(url).host.toLowerCase() || void 0;
-  } catch {
-    return void 0;
-  }
-}
-function hostOfEntry(entry) {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(entry)) {
+function remoteRepository(location) {
+  if (location.kind === "file" || location.kind === "local") return void 0;
+  let scheme;
+  let hostname4;
+  let port;
+  let pathname;
+  const scp = /^(?:[^@/:]+@)?([^/:]+):(.*)$/s.exec(location.url);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(location.url) && scp) {
+    scheme = "ssh";
+    hostname4 = scp[1].toLowerCase();
+    port = defaultPorts.ssh;
+    pathname = scp[2];
+  } else {
+    let url;
     try {
-      const endpoint2 = endpointOf(repoLocation(entry));
-      return endpoint2 ? `${endpoint2.hostname}:${endpoint2.port}` : void 0;
+      url = new URL(location.url);
     } catch {
       return void 0;
     }
+    scheme = url.protocol.slice(0, -1).toLowerCase();
+    if (scheme === "git+ssh") scheme = "ssh";
+    hostname4 = url.hostname.toLowerCase();
+    port = url.port || defaultPorts[scheme] || "";
+    pathname = url.pathname;
   }
-  return entry.replace(/\/+$/, "").toLowerCase() || void 0;
+  if (!hostname4) return void 0;
+  const path = pathSegments(pathname);
+  if (path === void 0) return void 0;
+  return { scheme, hostname: hostname4, port, path };
+}
+function pathSegments(pathname) {
+  const segments = pathname.replace(/\/+$/, "").replace(/\.git$/i, "").split("/").filter((s) => s !== "");
+  return segments.some((s) => s === "." || s === "..") ? void 0 : segments;
+}
+function githubServerOf(url) {
+  try {
+    const parsed = new URL(url || "https://github.com");
+    return { url: parsed.origin, hostname: parsed.hostname.toLowerCase(), port: parsed.port || void 0 };
+  } catch {
+    return { url: "https://github.com", hostname: "github.com", port: void 0 };
+  }
+}
+function parseRepositoryPattern(text2, githubServer = "https://github.com") {
+  const entry = text2.trim();
+  if (entry === "") return "is empty";
+  if (/\s/.test(entry)) return "is not a repository pattern (owner/repo, owner/*, host/path/repo, a URL, or a whole host)";
+  let pattern;
+  let rest;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/is.exec(entry);
+  const scp = /^(?:[^@/:]+@)([^/:]+):(.*)$/s.exec(entry);
+  if (scheme) {
+    const name2 = scheme[1].toLowerCase() === "git+ssh" ? "ssh" : scheme[1].toLowerCase();
+    if (!(name2 in defaultPorts)) return `has the scheme "${scheme[1]}": https, http, ssh or git only`;
+    let url;
+    try {
+      url = new URL(`${name2 === "https" || name2 === "http" ? name2 : "https"}://${scheme[2].replace(/^[^/@]*@/, "")}`);
+    } catch {
+      return "is not a URL";
+    }
+    if (url.search || url.hash) return "has a query or a fragment";
+    const port = /^[^/]*:(\d+)(?:\/|$)/.exec(scheme[2].replace(/^[^/@]*@/, ""))?.[1] ?? (url.port || defaultPorts[name2]);
+    pattern = { scheme: name2, hostname: url.hostname.toLowerCase(), port };
+    rest = url.pathname;
+  } else if (scp) {
+    pattern = { scheme: "ssh", hostname: scp[1].toLowerCase(), port: defaultPorts.ssh };
+    rest = scp[2];
+  } else {
+    const [first = "", ...others] = entry.split("/");
+    if (others.length === 0 || others.every((s) => s === "") || looksLikeHost(first)) {
+      const m = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::(\d+))?$/i.exec(first);
+      if (!m) return "is not a host (host or host:port)";
+      pattern = { hostname: m[1].toLowerCase(), ...m[2] ? { port: m[2] } : {} };
+      rest = others.join("/");
+    } else {
+      const server2 = githubServerOf(githubServer);
+      pattern = { hostname: server2.hostname, ...server2.port ? { port: server2.port } : {} };
+      rest = entry;
+    }
+  }
+  const segments = rest.split("/").filter((s) => s !== "");
+  if (segments.length === 0) return pattern;
+  const under = segments[segments.length - 1] === "*";
+  if (under) segments.pop();
+  if (segments.some((s) => s.includes("*"))) return 'has a "*" that is not its last segment: write owner/* or host/group/*';
+  const path = pathSegments(segments.join("/"));
+  if (path === void 0) return 'has a "." or ".." segment';
+  if (path.length === 0 && under) return pattern;
+  if (path.length === 0) return "names no repository";
+  return { ...pattern, path, ...under ? { under } : {} };
+}
+function patternMatches(pattern, repo, githubHosts) {
+  if (pattern.scheme !== void 0 && pattern.scheme !== repo.scheme) return false;
+  if (pattern.hostname !== repo.hostname) return false;
+  if (pattern.port !== void 0 && pattern.port !== repo.port) return false;
+  if (pattern.path === void 0) return true;
+  const fold = githubHosts.has(repo.hostname) ? (s) => s.toLowerCase() : (s) => s;
+  if (pattern.under ? repo.path.length <= pattern.path.length : repo.path.length !== pattern.path.length) return false;
+  return pattern.path.every((segment2, i) => fold(segment2) === fold(repo.path[i]));
 }
 function credentialsAllowed(trust, location) {
-  const endpoint2 = endpointOf(location);
-  if (!endpoint2) return false;
-  return trust.hosts.has(`${endpoint2.hostname}:${endpoint2.port}`) || trust.hosts.has(endpoint2.hostname);
-}
-function endpointOf(location) {
-  const host = hostOf(location);
-  if (!host) return void 0;
-  const scheme = /^([a-z][a-z0-9+.-]*:)\/\//i.exec(location.url)?.[1]?.toLowerCase() ?? "ssh:";
-  let url;
-  try {
-    url = new URL(`${scheme === "https:" || scheme === "http:" ? scheme : "https:"}//${host}/`);
-  } catch {
-    return void 0;
-  }
-  const hostname4 = url.hostname;
-  const port = url.port || (/:(\d+)$/.exec(host)?.[1] ?? defaultPorts[scheme] ?? "");
-  return { hostname: hostname4, port };
+  const repo = remoteRepository(location);
+  if (!repo) return false;
+  return trust.repositories.some((pattern) => patternMatches(pattern, repo, trust.githubHosts));
 }
 function localPath(location) {
   let path;
@@ -19570,11 +19647,13 @@ function localPath(location) {
     }
   } else return void 0;
   const clean = resolve2(path).replace(/\/+$/, "") || "/";
-  try {
-    return realpathSync(clean);
-  } catch {
-    return clean;
+  for (const candidate of [clean, `${clean}.git`]) {
+    try {
+      return realpathSync(candidate);
+    } catch {
+    }
   }
+  return clean;
 }
 function assertContentSource(location, trust, namedBy) {
   const path = localPath(location);
@@ -19584,15 +19663,18 @@ function assertContentSource(location, trust, namedBy) {
     message: `${namedBy ? `${namedBy}: ` : ""}upstream repository "${location.url}" is on this machine, and package content may not read this machine's files: refused (set ${ALLOW_LOCAL_UPSTREAMS_ENV}=1 or pass --allow-local-upstreams to allow local upstreams named by packages)`
   });
 }
-var CREDENTIAL_HOSTS_ENV, ALLOW_LOCAL_UPSTREAMS_ENV, defaultPorts;
+var CREDENTIAL_REPOSITORIES_ENV, CREDENTIAL_HOSTS_ENV, ALLOW_LOCAL_UPSTREAMS_ENV, CREDENTIAL_REPOSITORIES_SETTING, defaultPorts, looksLikeHost;
 var init_trust = __esm({
   "../git-source/src/trust.ts"() {
     "use strict";
     init_errors();
     init_url();
+    CREDENTIAL_REPOSITORIES_ENV = "KDELTA_CREDENTIAL_REPOSITORIES";
     CREDENTIAL_HOSTS_ENV = "KDELTA_CREDENTIAL_HOSTS";
     ALLOW_LOCAL_UPSTREAMS_ENV = "KDELTA_ALLOW_LOCAL_UPSTREAMS";
-    defaultPorts = { "https:": "443", "http:": "80", "ssh:": "22", "git+ssh:": "22", "git:": "9418" };
+    CREDENTIAL_REPOSITORIES_SETTING = `${CREDENTIAL_REPOSITORIES_ENV} (kdelta run's --credential-repository, the Action's credential-repositories input)`;
+    defaultPorts = { https: "443", http: "80", ssh: "22", git: "9418" };
+    looksLikeHost = (segment2) => /[.:[]/.test(segment2) || segment2.toLowerCase() === "localhost";
   }
 });
 
@@ -19605,7 +19687,7 @@ function credentialsFor(location, options = {}) {
     (s) => typeof s === "string" && s.length > 0
   );
   if (options.trust && !credentialsAllowed(options.trust, location)) {
-    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known };
+    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known, withheld: true };
   }
   if (location.kind !== "https" && location.kind !== "http") return { env: {}, secrets: known };
   let origin;
@@ -19640,6 +19722,7 @@ function credentialsFor(location, options = {}) {
   return { env: out, secrets: known };
 }
 function withoutUserCredentials(location, fromUrl, env) {
+  if (location.kind === "ssh") return { GIT_SSH_COMMAND: SSH_WITHOUT_KEYS };
   if (location.kind !== "https" && location.kind !== "http") return {};
   let origin;
   try {
@@ -19648,12 +19731,14 @@ function withoutUserCredentials(location, fromUrl, env) {
     return {};
   }
   const scope = `${origin.protocol}//${origin.host}/`;
+  const repository = `${origin.protocol}//${origin.host}${origin.pathname}`;
   const config = [
     [`credential.${scope}.helper`, ""],
-    [`http.${scope}.extraHeader`, ""]
+    [`http.${scope}.extraHeader`, ""],
+    [`http.${repository}.extraHeader`, ""]
   ];
   if (fromUrl && fromUrl.password !== "") {
-    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+    config.push([`http.${repository}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
   }
   return configEnv(config, env);
 }
@@ -19674,12 +19759,13 @@ function urlSecrets(credentials2) {
   if (credentials2.password === "") return [credentials2.username, `${credentials2.username}:`];
   return [credentials2.password, `${credentials2.username}:${credentials2.password}`];
 }
-var basicHeader;
+var SSH_WITHOUT_KEYS, basicHeader;
 var init_auth = __esm({
   "../git-source/src/auth.ts"() {
     "use strict";
     init_exec();
     init_trust();
+    SSH_WITHOUT_KEYS = "ssh -F /dev/null -o IdentityAgent=none -o IdentitiesOnly=yes -o IdentityFile=/dev/null -o BatchMode=yes";
     basicHeader = (pair) => `Authorization: Basic ${Buffer.from(pair).toString("base64")}`;
   }
 });
@@ -19696,7 +19782,11 @@ function remoteContext(options) {
     env: options.env ?? process.env,
     trust: options.trust
   });
-  return { location, env: { ...options.env, ...creds.env }, secrets: creds.secrets };
+  const env = { ...options.env, ...creds.env };
+  if (creds.withheld) {
+    env[WITHHELD_CREDENTIALS_ENV] = `${options.namedBy ? `${options.namedBy}: ` : ""}upstream repository "${location.url}" was read without credentials, as package content names it and you did not: if it is private, list it in ${CREDENTIAL_REPOSITORIES_SETTING} to send it yours`;
+  }
+  return { location, env, secrets: creds.secrets };
 }
 async function listRemoteRefs(options) {
   const { location, env, secrets } = remoteContext(options);
@@ -19859,8 +19949,8 @@ async function tryCreate(lockPath, owner) {
     held.set(lockPath, owner.token);
     return true;
   } catch (error2) {
-    const code2 = error2.code;
-    if (code2 === "ENOTEMPTY" || code2 === "EEXIST" || code2 === "EPERM" || code2 === "EACCES" || code2 === "EISDIR") return false;
+    const code4 = error2.code;
+    if (code4 === "ENOTEMPTY" || code4 === "EEXIST" || code4 === "EPERM" || code4 === "EACCES" || code4 === "EISDIR") return false;
     throw error2;
   } finally {
     await rm2(staging, { recursive: true, force: true });
@@ -20373,7 +20463,7 @@ var init_local = __esm({
 });
 
 // ../git-source/src/index.ts
-var init_src = __esm({
+var init_src2 = __esm({
   "../git-source/src/index.ts"() {
     "use strict";
     init_errors();
@@ -21537,8 +21627,8 @@ var require_stringifyString = __commonJS({
             case "u":
               {
                 str4 += json.slice(start, i);
-                const code2 = json.substr(i + 2, 4);
-                switch (code2) {
+                const code4 = json.substr(i + 2, 4);
+                switch (code4) {
                   case "0000":
                     str4 += "\\0";
                     break;
@@ -21564,8 +21654,8 @@ var require_stringifyString = __commonJS({
                     str4 += "\\P";
                     break;
                   default:
-                    if (code2.substr(0, 2) === "00")
-                      str4 += "\\x" + code2.substr(2);
+                    if (code4.substr(0, 2) === "00")
+                      str4 += "\\x" + code4.substr(2);
                     else
                       str4 += json.substr(i, 6);
                 }
@@ -24064,22 +24154,22 @@ var require_errors2 = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name2, pos, code2, message2) {
+      constructor(name2, pos, code4, message2) {
         super();
         this.name = name2;
-        this.code = code2;
+        this.code = code4;
         this.message = message2;
         this.pos = pos;
       }
     };
     var YAMLParseError2 = class extends YAMLError {
-      constructor(pos, code2, message2) {
-        super("YAMLParseError", pos, code2, message2);
+      constructor(pos, code4, message2) {
+        super("YAMLParseError", pos, code4, message2);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code2, message2) {
-        super("YAMLWarning", pos, code2, message2);
+      constructor(pos, code4, message2) {
+        super("YAMLWarning", pos, code4, message2);
       }
     };
     var prettifyError = (src, lc) => (error2) => {
@@ -24988,7 +25078,7 @@ var require_resolve_flow_scalar = __commonJS({
       const { offset, type, source, end } = scalar;
       let _type;
       let value2;
-      const _onError = (rel, code2, msg) => onError(offset + rel, code2, msg);
+      const _onError = (rel, code4, msg) => onError(offset + rel, code4, msg);
       switch (type) {
         case "scalar":
           _type = Scalar4.Scalar.PLAIN;
@@ -25186,9 +25276,9 @@ var require_resolve_flow_scalar = __commonJS({
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
       const ok2 = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code2 = ok2 ? parseInt(cc, 16) : NaN;
+      const code4 = ok2 ? parseInt(cc, 16) : NaN;
       try {
-        return String.fromCodePoint(code2);
+        return String.fromCodePoint(code4);
       } catch {
         const raw = source.substr(offset - 2, length + 2);
         onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
@@ -25510,12 +25600,12 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code2, message2, warning2) => {
+        this.onError = (source, code4, message2, warning2) => {
           const pos = getErrorPos(source);
           if (warning2)
-            this.warnings.push(new errors.YAMLWarning(pos, code2, message2));
+            this.warnings.push(new errors.YAMLWarning(pos, code4, message2));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code2, message2));
+            this.errors.push(new errors.YAMLParseError(pos, code4, message2));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -25677,12 +25767,12 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
-        const _onError = (pos, code2, message2) => {
+        const _onError = (pos, code4, message2) => {
           const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code2, message2);
+            onError(offset, code4, message2);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code2, message2);
+            throw new errors.YAMLParseError([offset, offset + 1], code4, message2);
         };
         switch (token.type) {
           case "scalar":
@@ -27720,54 +27810,6 @@ var require_dist = __commonJS({
   }
 });
 
-// ../merge-core/src/kdelta-error.ts
-function isKdeltaError2(value2) {
-  return typeof value2 === "object" && value2 !== null && value2[BRAND2] === true;
-}
-function composeMessage2(init) {
-  const said = [init.expected === void 0 ? "" : `expected ${init.expected}`, init.received === void 0 ? "" : `got ${init.received}`].filter(Boolean).join(", ");
-  const what = init.reason ?? (said ? "" : init.code.replace(/-/g, " "));
-  return [...locationParts2(init), what, said].filter(Boolean).join(": ");
-}
-function locationParts2(at) {
-  const document = at.document === void 0 ? "" : typeof at.document === "number" ? `document ${at.document}` : at.document;
-  return [at.file ?? "", document, at.path ?? ""].filter(Boolean);
-}
-var BRAND2, KdeltaError2;
-var init_kdelta_error2 = __esm({
-  "../merge-core/src/kdelta-error.ts"() {
-    "use strict";
-    BRAND2 = /* @__PURE__ */ Symbol.for("kdelta.error");
-    KdeltaError2 = class _KdeltaError extends Error {
-      name = "KdeltaError";
-      code;
-      expected;
-      received;
-      file;
-      document;
-      path;
-      constructor(init) {
-        super(init.message ?? composeMessage2(init), init.cause === void 0 ? void 0 : { cause: init.cause });
-        this.code = init.code;
-        this.expected = init.expected;
-        this.received = init.received;
-        this.file = init.file;
-        this.document = init.document;
-        this.path = init.path;
-        Object.defineProperty(this, BRAND2, { value: true });
-      }
-      /**
-       * `err instanceof KdeltaError` holds for errors of any copy of this class (a second install,
-       * git-source's mirror); a subclass keeps the ordinary prototype check.
-       */
-      static [Symbol.hasInstance](value2) {
-        if (this !== _KdeltaError) return Function.prototype[Symbol.hasInstance].call(this, value2);
-        return isKdeltaError2(value2);
-      }
-    };
-  }
-});
-
 // ../merge-core/src/errors.ts
 function formatDecision(d, resource, file) {
   const path = d.path.toString();
@@ -27810,16 +27852,16 @@ var MergeInputError;
 var init_errors2 = __esm({
   "../merge-core/src/errors.ts"() {
     "use strict";
-    init_kdelta_error2();
-    MergeInputError = class extends KdeltaError2 {
+    init_src();
+    MergeInputError = class extends KdeltaError {
       name = "MergeInputError";
       /** Why, without the location. */
       reason;
       side;
-      constructor(code2, file, document, reason, side, path) {
+      constructor(code4, file, document, reason, side, path) {
         const named = side === void 0 || file.endsWith(`(${side})`) || reason.startsWith(side) || new RegExp(`\\b${side}\\b`).test(reason);
         const where = named ? file : `${file} (${side})`;
-        super({ code: code2, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
+        super({ code: code4, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
         this.reason = reason;
         this.side = side;
       }
@@ -28365,9 +28407,9 @@ var init_lines = __esm({
 
 // ../merge-core/src/emit/print.ts
 function openingKey(line) {
-  const code2 = line.replace(/\s+#.*$/, "").trimEnd();
-  if (!code2.endsWith(":") || code2.trimStart().startsWith("#")) return void 0;
-  const lead = /^(\s*)((?:- )*)/.exec(code2);
+  const code4 = line.replace(/\s+#.*$/, "").trimEnd();
+  if (!code4.endsWith(":") || code4.trimStart().startsWith("#")) return void 0;
+  const lead = /^(\s*)((?:- )*)/.exec(code4);
   return lead[1].length + lead[2].length;
 }
 function detectLayout(text2) {
@@ -29702,8 +29744,8 @@ var SchemaError;
 var init_errors3 = __esm({
   "../merge-core/src/schema/errors.ts"() {
     "use strict";
-    init_kdelta_error2();
-    SchemaError = class extends KdeltaError2 {
+    init_src();
+    SchemaError = class extends KdeltaError {
       name = "SchemaError";
       /** Why, without the location. */
       reason;
@@ -30522,9 +30564,9 @@ function createEngine(options = {}) {
         inferKeys: inferKeys2,
         fallbackKeys,
         commentSchema,
-        fail(code2, path, side, reason) {
+        fail(code4, path, side, reason) {
           const at = where.files?.[side] ?? { file: where.file, document: where.document };
-          throw new MergeInputError(code2, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
+          throw new MergeInputError(code4, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
         }
       };
       const element = collate(sources, FieldPath.root, options.schema, collateOptions);
@@ -31078,15 +31120,15 @@ function mergeInputs(input, options, scan, trace) {
   };
   for (const t of tuples) {
     const { origin, upstream: upstream2, local } = t;
-    const shown2 = describe(t);
+    const shown3 = describe(t);
     if (!origin && !upstream2 && local) {
-      report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+      report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
     } else if (!origin && upstream2 && !local) {
       add(upstream2.file.file, { upstream: upstream2, text: upstream2.entry.text, moved: false });
-      report.push({ resource: shown2, identity: upstream2.identity, action: "added", file: upstream2.file.file, changed: true });
+      report.push({ resource: shown3, identity: upstream2.identity, action: "added", file: upstream2.file.file, changed: true });
     } else if (!upstream2 && !local) {
       report.push({
-        resource: shown2,
+        resource: shown3,
         identity: (origin ?? upstream2)?.identity,
         action: "skipped",
         file: origin.file.file,
@@ -31095,9 +31137,9 @@ function mergeInputs(input, options, scan, trace) {
     } else if (origin && !upstream2 && local) {
       const pinned2 = mayHoldPin(local.entry.text) && holdsPinnedPair(local.map);
       if (pinned2) {
-        report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+        report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
         decisions.push({
-          resource: shown2,
+          resource: shown3,
           file: local.file.file,
           path: ".",
           rule: "pinned-local",
@@ -31106,11 +31148,11 @@ function mergeInputs(input, options, scan, trace) {
         });
       } else if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
         replaced.set(local.entry, null);
-        report.push({ resource: shown2, identity: local.identity, action: "deleted", file: local.file.file, changed: true });
+        report.push({ resource: shown3, identity: local.identity, action: "deleted", file: local.file.file, changed: true });
       } else {
-        report.push({ resource: shown2, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+        report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
         conflicts.push({
-          resource: shown2,
+          resource: shown3,
           file: local.file.file,
           path: ".",
           values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
@@ -31120,10 +31162,10 @@ function mergeInputs(input, options, scan, trace) {
         });
       }
     } else if (origin && !local) {
-      report.push({ resource: shown2, identity: origin.identity, action: "skipped", file: upstream2.file.file, changed: false });
+      report.push({ resource: shown3, identity: origin.identity, action: "skipped", file: upstream2.file.file, changed: false });
       if (origin.entry.text !== upstream2.entry.text && !sameResource(origin.map, upstream2.map)) {
         conflicts.push({
-          resource: shown2,
+          resource: shown3,
           file: upstream2.file.file,
           path: ".",
           values: { origin: toPlain(origin.map), upstream: toPlain(upstream2.map), local: void 0 },
@@ -31138,7 +31180,7 @@ function mergeInputs(input, options, scan, trace) {
         replaced.set(local.entry, null);
         add(file, { upstream: upstream2, text: local.entry.text, moved: true });
       }
-      report.push({ resource: shown2, identity: local.identity, action: "merged", file, changed: file !== local.file.file });
+      report.push({ resource: shown3, identity: local.identity, action: "merged", file, changed: file !== local.file.file });
     } else {
       const localMap = local.map;
       const file = origin ? placedIn(origin, upstream2, local) : local.file.file;
@@ -31155,8 +31197,8 @@ function mergeInputs(input, options, scan, trace) {
           )
         }
       );
-      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown2, file, c.winner, engine.strategy));
-      for (const d of result.decisions) decisions.push(formatDecision(d, shown2, file));
+      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown3, file, c.winner, engine.strategy));
+      for (const d of result.decisions) decisions.push(formatDecision(d, shown3, file));
       const changed = result.node !== local.map || file !== local.file.file;
       const merged = result.node === void 0 ? null : result.node === local.map ? local.entry.text : printMergedDocument(local.document, result.node);
       if (file === local.file.file) {
@@ -31166,7 +31208,7 @@ function mergeInputs(input, options, scan, trace) {
         const asUpstream = origin.entry.text === local.entry.text && result.conflicts.length === 0 && result.decisions.length === 0;
         if (merged !== null) add(file, { upstream: upstream2, text: asUpstream ? upstream2.entry.text : merged, moved: true });
       }
-      report.push({ resource: shown2, identity: local.identity, action: "merged", file, changed });
+      report.push({ resource: shown3, identity: local.identity, action: "merged", file, changed });
     }
     for (const side of ["origin", "upstream", "local"]) t[side]?.release();
   }
@@ -31565,13 +31607,13 @@ var init_set_field = __esm({
 });
 
 // ../merge-core/src/index.ts
-var init_src2 = __esm({
+var init_src3 = __esm({
   "../merge-core/src/index.ts"() {
     "use strict";
     init_merge_files();
     init_value();
     init_print();
-    init_kdelta_error2();
+    init_src();
     init_errors2();
     init_path();
     init_pin();
@@ -31588,17 +31630,65 @@ var ForgeError;
 var init_errors4 = __esm({
   "../run/src/forge/errors.ts"() {
     "use strict";
-    init_src2();
-    ForgeError = class extends KdeltaError2 {
+    init_src();
+    ForgeError = class extends KdeltaError {
       name = "ForgeError";
-      constructor(code2, message2, at = {}) {
-        super({ code: code2, message: message2, ...at });
+      constructor(code4, message2, at = {}) {
+        super({ code: code4, message: message2, ...at });
       }
     };
   }
 });
 
+// ../run/src/markdown.ts
+import { createHash as createHash6 } from "node:crypto";
+function noComment(text2) {
+  return text2.replace(/<!--/g, `<!-${ZWSP}-`).replace(/--(?=>)/g, `-${ZWSP}-`);
+}
+function codeSpan(text2, cell2) {
+  const t = noComment(cell2 ? text2.replace(/\\(?=\|)/g, `\\${ZWSP}`).replace(/\|/g, "\\|") : text2);
+  const longest = Math.max(0, ...[...t.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  const pad = t === "" || /^[` ]|[` ]$/.test(t) ? " " : "";
+  return `${fence}${pad}${t}${pad}${fence}`;
+}
+function inert(text2, context = "text") {
+  const line = text2.replace(BREAKS, " ");
+  switch (context) {
+    case "text":
+      return line.trimStart().replace(PUNCTUATION, (c) => `\\${c}`).replace(MENTION, `@${ZWSP}`);
+    case "code":
+      return codeSpan(line, false);
+    case "cell":
+      return codeSpan(line, true);
+    case "html":
+      return line.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;").replace(MENTION, `@${ZWSP}`);
+    default:
+      return context;
+  }
+}
+function shortName(text2, max = MAX_NAME) {
+  if (text2.length <= max) return text2;
+  const hash = createHash6("sha256").update(text2).digest("hex").slice(0, 12);
+  return `${text2.slice(0, Math.max(0, max - hash.length - 2))}\u2026#${hash}`;
+}
+function hiddenJson(value2) {
+  return JSON.stringify(value2).replace(/--/g, "-\\u002d").replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+var BREAKS, PUNCTUATION, MENTION, ZWSP, MAX_NAME;
+var init_markdown = __esm({
+  "../run/src/markdown.ts"() {
+    "use strict";
+    BREAKS = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g;
+    PUNCTUATION = /[!#$&*+<=>[\\\]^_`{|}~]|(?<=^|[\s-])-|-(?=-)|(?<=www)\.|:(?=\/\/)|(?<=^\d+)[.)]/gi;
+    MENTION = /@/g;
+    ZWSP = "\u200B";
+    MAX_NAME = 160;
+  }
+});
+
 // ../run/src/proposal-body.ts
+import { createHash as createHash7 } from "node:crypto";
 function renderFailureSection(f) {
   const lines = [
     "### Render failed",
@@ -31621,18 +31711,18 @@ function notReadySection(gates) {
     "",
     "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
     "",
-    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${g.message}` : ""}`),
+    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${inert(g.message)}` : ""}`),
     ""
   ];
 }
 function renderMetadataBlock(meta) {
-  return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, "-\\u002d")} -->`;
+  return `<!-- kdelta: ${hiddenJson(meta)} -->`;
 }
 function parseMetadataBlock(body) {
   const m = METADATA.exec(body);
   if (!m) return void 0;
   try {
-    const v = JSON.parse(m[1]);
+    const v = JSON.parse(m[2]);
     return typeof v === "object" && v !== null && typeof v.fingerprint === "string" ? v : void 0;
   } catch {
     return void 0;
@@ -31640,9 +31730,10 @@ function parseMetadataBlock(body) {
 }
 function markClosed(body, state) {
   const meta = parseMetadataBlock(body);
-  if (!meta) return body;
-  const block = renderMetadataBlock({ ...meta, closedBy: state });
-  return body.replace(METADATA, () => block);
+  const m = METADATA.exec(body);
+  if (!meta || !m) return body;
+  const at = m.index + m[0].indexOf(m[1]);
+  return `${body.slice(0, at)}${renderMetadataBlock({ ...meta, closedBy: state })}${body.slice(at + m[1].length)}`;
 }
 function closedByOf(body) {
   const meta = parseMetadataBlock(body);
@@ -31650,30 +31741,50 @@ function closedByOf(body) {
   return meta.closedBy === "closed" || meta.closedBy === "merged" ? { by: "kdelta", state: meta.closedBy } : { by: "person" };
 }
 function carriedSection(carried) {
-  const plain3 = (text2) => text2.replace(/<!--|-->/g, (m) => m.split("").join(" "));
   return [
     "### Carried forward",
     "",
-    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is a new commit on top of them, a 3-way merge whose local side is the branch (with them) and whose origin is the upstream commit the branch was last built from. Where they and upstream changed the same field, the conflict table says so.`,
+    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is built from the base branch (its conflicts are the downstream's own), then applied on top of them as a new commit, a 3-way merge whose origin is kdelta's last commit on the branch. Where they and this update changed the same field, the clashes table says so.`,
     "",
-    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code(c.sha.slice(0, 12))} by ${cell(plain3(c.name))}: ${code(plain3(c.subject))}`),
+    // names and subjects are strangers' text
+    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code(shortName(c.subject))}`),
     ...carried.length > CARRIED_LINES ? [`- \u2026and ${carried.length - CARRIED_LINES} more`] : [],
     ""
   ];
+}
+function choiceId(c, take) {
+  const identity4 = [c.resource, c.path, take, c.values.local ?? null, c.values.upstream ?? null];
+  return createHash7("sha256").update(JSON.stringify(identity4)).digest("hex").slice(0, 16);
 }
 function conflictChoice(c) {
   const take = c.winner === "upstream" ? "local" : "upstream";
   const chosen = c.values[take];
   const last = FieldPath.parse(c.path)?.segments.at(-1);
   if (chosen === void 0 || !last || !("field" in last)) return void 0;
-  return { take, label: `${take === "local" ? "keep local" : "take upstream"} ${value(chosen)} for ${code(c.path)} (${c.resource})` };
+  return {
+    take,
+    id: choiceId(c, take),
+    label: `${take === "local" ? "keep local" : "take upstream"} ${value(chosen)} for ${code(shortName(c.path))} (${inert(shortName(c.resource))})`
+  };
+}
+function decideBox(c) {
+  return `- [ ] <!-- kdelta-decide:${c.id} --> ${c.label}`;
 }
 function tickedChoices(body) {
-  return [...body.matchAll(TASK)].filter((m) => m[1] !== " ").map((m) => m[2]);
+  const lines = body.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
+  const start = lines.lastIndexOf(DECIDE);
+  if (start < 0) return [];
+  const ticks = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith("#") || line === "---") break;
+    const m = BOX.exec(line);
+    if (m && m[1] !== " ") ticks.push({ id: m[2], text: m[3].trimEnd() });
+  }
+  return ticks;
 }
 function pendingTicks(body) {
   const decided2 = new Set(parseMetadataBlock(body)?.decided ?? []);
-  return tickedChoices(body).filter((label) => !decided2.has(label));
+  return tickedChoices(body).filter((t) => !decided2.has(t.id));
 }
 function decideSection(conflicts, decisions) {
   const choices = conflicts.flatMap((c) => conflictChoice(c) ?? []);
@@ -31682,37 +31793,33 @@ function decideSection(conflicts, decisions) {
   const lines = [];
   if (choices.length > 0 || decided2.length > 0) {
     lines.push(
-      "#### Decide",
+      DECIDE,
       "",
       choices.length > 0 ? "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)" : "The package in this proposal holds the values decided here.",
       "",
-      ...choices.map((c) => `- [ ] ${c.label}`),
+      ...choices.map(decideBox),
       ...decided2.map(
         (d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === "local" ? " (pinned with `# kdelta:local`)" : ""}`
       ),
       ""
     );
   }
-  if (ignored.length > 0) lines.push("#### Ticks not applied", "", ...ignored.map((t) => `- ${t.label}: ${t.reason}`), "");
+  if (ignored.length > 0) lines.push("#### Ticks not applied", "", ...ignored.map((t) => `- ${inert(t.label)}: ${t.reason}`), "");
   return lines;
 }
 function code(text2) {
-  const t = text2.replace(/\n/g, " ");
-  return t.includes("`") ? `\`\` ${t} \`\`` : `\`${t}\``;
+  return inert(text2, "code");
 }
-function cell(text2) {
-  return text2.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-function value(v) {
+function value(v, context = "code") {
   if (v === void 0) return "(absent)";
   const s = typeof v === "string" ? v : JSON.stringify(v);
-  return code(s.length > 80 ? `${s.slice(0, 77)}...` : s);
+  return inert(s.length > 80 ? `${s.slice(0, 77)}...` : s, context);
 }
 function resourceRows(input) {
   if (input.resources.length === 0) return [];
   const dir = input.downstream.directory;
-  const inPackage = (path) => dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path;
-  const changed = new Map(input.changes.map((c) => [inPackage(c.path), c.status]));
+  const inPackage2 = (path) => dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path;
+  const changed = new Map(input.changes.filter((c) => !dir || c.path.startsWith(`${dir}/`)).map((c) => [inPackage2(c.path), c.status]));
   const rows = input.resources.filter((r) => (r.changed || r.action !== "merged") && (changed.has(r.file) || !r.changed)).map((r) => ({
     resource: r.resource,
     file: r.file,
@@ -31728,7 +31835,7 @@ function resourceRows(input) {
 }
 function renderWith(input, d, shortened) {
   const { metadata: meta } = input;
-  const head = [`## ${input.title}`, "", input.summary, ""];
+  const head = [`## ${inert(input.title)}`, "", input.summary, ""];
   if (shortened) head.push(SHORTENED_NOTE, "");
   if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
   if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
@@ -31736,7 +31843,7 @@ function renderWith(input, d, shortened) {
   const provenance = ["### Provenance", ""];
   if (meta.upstream) {
     provenance.push(
-      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}${meta.upstream.reason ? ` (${meta.upstream.reason})` : ""}`,
+      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}${meta.upstream.reason ? ` (${inert(meta.upstream.reason)})` : ""}`,
       `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code(meta.upstream.commit.slice(0, 12))}`
     );
     if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
@@ -31756,12 +31863,12 @@ function renderWith(input, d, shortened) {
   if (d.changeSection) {
     changes.push("### What changed", "");
     if (input.changes.length === 0) changes.push("Nothing in the package files.");
-    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(c.path)}`);
+    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(shortName(c.path))}`);
     if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
     const rows = resourceRows(input);
     if (d.resourceTable && rows.length > 0) {
       changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
-      for (const r of rows) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.what} |`);
+      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file), "cell")} | ${r.what} |`);
     }
     changes.push("");
   } else {
@@ -31773,24 +31880,38 @@ function renderWith(input, d, shortened) {
   if (total > 0 && (!d.conflictSection || d.conflictRows === 0 && input.conflicts.length > 0)) {
     conflicts.push(`### Conflicts (${total})`, "", "The list is in the run's report.", "");
   } else if (total > 0) {
-    const shown2 = input.conflicts.slice(0, d.conflictRows);
+    const shown3 = input.conflicts.slice(0, d.conflictRows);
     conflicts.push(
       `### Conflicts (${total})`,
       "",
       "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
       "",
-      ...conflictTable(shown2, decided2)
+      ...conflictTable(shown3, decided2)
     );
     if (input.conflicts.length > d.conflictRows)
       conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
-    conflicts.push("", ...decideSection(shown2, input.decisions));
+    conflicts.push("", ...decideSection(shown3, input.decisions));
   } else {
     conflicts.push(...decideSection([], input.decisions));
   }
+  conflicts.push(...clashSection(input.clashes ?? [], d.conflictSection && d.conflictRows >= input.conflicts.length));
   return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
 }
+function clashSection(clashes, whole) {
+  if (clashes.length === 0) return [];
+  const title = `### Clashes with commits on this branch (${clashes.length})`;
+  if (!whole) return [title, "", "The list is in the run's report.", ""];
+  return [
+    title,
+    "",
+    "A commit on this branch that kdelta did not make changed these fields, and this update changes them too: origin is kdelta's last commit on the branch, upstream this update, local the branch.",
+    "",
+    ...conflictTable(clashes),
+    ""
+  ];
+}
 function conflictTable(conflicts, decided2 = []) {
-  const row = (c, kept) => `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${kept} |`;
+  const row = (c, kept) => `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), "cell")} | ${value(c.values.origin, "cell")} | ${value(c.values.upstream, "cell")} | ${value(c.values.local, "cell")} | ${c.rule} | ${kept} |`;
   return [
     "| resource | field | origin | upstream | local | rule | kept |",
     "| --- | --- | --- | --- | --- | --- | --- |",
@@ -31808,13 +31929,12 @@ function renderProposalBodies(input, limit = MAX_BODY) {
   };
   const full = renderWith(input, all, false);
   if (full.length <= limit) return { body: full, full, shortened: false };
-  const ladder = [];
+  const ladder = [{ ...all, resourceTable: false }];
   for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
-    ladder.push({ ...all, conflictRows: rows });
+    ladder.push({ ...all, resourceTable: false, conflictRows: rows });
     if (rows === 0) break;
   }
   const lean = { ...all, conflictRows: 0, resourceTable: false };
-  ladder.push(lean);
   for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
     ladder.push({ ...lean, fileLines: lines });
     if (lines === 0) break;
@@ -31830,14 +31950,16 @@ function renderProposalBodies(input, limit = MAX_BODY) {
   return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
 ${tail}`.slice(-limit), full, shortened: true };
 }
-var METADATA, CARRIED_LINES, TASK, MAX_BODY, SHORTENED_NOTE;
+var METADATA, CARRIED_LINES, DECIDE, BOX, MAX_BODY, SHORTENED_NOTE;
 var init_proposal_body = __esm({
   "../run/src/proposal-body.ts"() {
     "use strict";
-    init_src2();
-    METADATA = /<!-- kdelta: (\{.*\}) -->/;
+    init_src3();
+    init_markdown();
+    METADATA = /(?:^|\n)(<!-- kdelta: (\{[^\n]*\}) -->)[ \t\r\n]*$/;
     CARRIED_LINES = 20;
-    TASK = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+((?:keep local|take upstream) .*?)[ \t\r]*$/gm;
+    DECIDE = "#### Decide";
+    BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
     MAX_BODY = 6e4;
     SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
   }
@@ -31907,7 +32029,7 @@ var NAME2;
 var init_github_repo = __esm({
   "../run/src/forge/github-repo.ts"() {
     "use strict";
-    init_src();
+    init_src2();
     NAME2 = /^[A-Za-z0-9_.-]+$/;
   }
 });
@@ -32433,12 +32555,12 @@ var require_dist2 = __commonJS({
         index = skipOWS(header2, index + 1, len);
         const keyStart = index;
         while (index < len) {
-          const code2 = header2.charCodeAt(index);
-          if (code2 === stopChar)
+          const code4 = header2.charCodeAt(index);
+          if (code4 === stopChar)
             break parameter;
-          if (code2 === SEMI)
+          if (code4 === SEMI)
             continue parameter;
-          if (code2 === EQ) {
+          if (code4 === EQ) {
             const keyEnd = trailingOWS(header2, keyStart, index);
             const key = header2.slice(keyStart, keyEnd).toLowerCase();
             index = skipOWS(header2, index + 1, len);
@@ -32446,18 +32568,18 @@ var require_dist2 = __commonJS({
               index++;
               let value2 = "";
               while (index < len) {
-                const code3 = header2.charCodeAt(index++);
-                if (code3 === DQUOTE) {
+                const code5 = header2.charCodeAt(index++);
+                if (code5 === DQUOTE) {
                   index = skipValue(header2, index, len, stopChar);
                   if (parameters[key] === void 0)
                     parameters[key] = value2;
                   break;
                 }
-                if (code3 === BSLASH && index < len) {
+                if (code5 === BSLASH && index < len) {
                   value2 += header2[index++];
                   continue;
                 }
-                value2 += String.fromCharCode(code3);
+                value2 += String.fromCharCode(code5);
               }
               continue parameter;
             }
@@ -32476,8 +32598,8 @@ var require_dist2 = __commonJS({
     }
     function skipValue(str4, index, len, stopChar) {
       while (index < len) {
-        const code2 = str4.charCodeAt(index);
-        if (code2 === SEMI || code2 === stopChar)
+        const code4 = str4.charCodeAt(index);
+        if (code4 === SEMI || code4 === stopChar)
           break;
         index++;
       }
@@ -36841,6 +36963,32 @@ function createGitHubForge(options = {}) {
     if (data.errors && data.errors.length > 0)
       throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join("; ")}`);
   }
+  const logins = /* @__PURE__ */ new Map();
+  function ownLogin(repo) {
+    const key = tokens2.app ? repo.owner.toLowerCase() : "";
+    let hit = logins.get(key);
+    if (!hit) {
+      hit = (async () => {
+        const what = "read who the token is (the GraphQL viewer)";
+        let data;
+        try {
+          const headers = tokens2.app ? { authorization: `token ${await tokens2.tokenFor(repo.owner, repo.repo)}` } : {};
+          data = (await octokit.request(`POST ${graphqlUrl}`, { query: "query { viewer { login } }", headers })).data;
+        } catch (error2) {
+          throw failure2(error2, what, repo.owner);
+        }
+        const login = data.data?.viewer?.login;
+        if (typeof login !== "string" || login === "") {
+          const why = (data.errors ?? []).map((e) => e.message).join("; ") || "no login in the answer";
+          throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${why}`);
+        }
+        return login;
+      })();
+      hit.catch(() => logins.delete(key));
+      logins.set(key, hit);
+    }
+    return hit;
+  }
   const open2 = /* @__PURE__ */ new Map();
   const seen = /* @__PURE__ */ new Map();
   const mergedByRun = /* @__PURE__ */ new Set();
@@ -37241,11 +37389,12 @@ function createGitHubForge(options = {}) {
     },
     async readDashboard(target) {
       const repo = dashboardRepo(target);
-      const ours = (i) => !i.pull_request && i.title === target.title && (i.body ?? "").includes(target.marker);
+      const me = await ownLogin(repo);
+      const ours = (i) => !i.pull_request && (i.user?.login ?? "").toLowerCase() === me.toLowerCase() && i.title === target.title && (i.body ?? "").includes(target.marker);
       const issues = await allPages(
         `list the issues of ${keyOf2(repo)}`,
         "GET /repos/{owner}/{repo}/issues",
-        { ...repo, state: "open", sort: "created", direction: "asc", per_page: 100 },
+        { ...repo, state: "open", creator: me, sort: "created", direction: "asc", per_page: 100 },
         (batch) => batch.some(ours)
       );
       const found = issues.find(ours);
@@ -37396,7 +37545,7 @@ var init_github = __esm({
     init_dist_src2();
     init_dist_bundle5();
     init_dist_bundle6();
-    init_src();
+    init_src2();
     init_forge();
     init_github_errors();
     init_github_auth();
@@ -37758,9 +37907,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addCodeBlock(code2, lang) {
+  addCodeBlock(code4, lang) {
     const attrs = Object.assign({}, lang && { lang });
-    const element = this.wrap("pre", this.wrap("code", code2), attrs);
+    const element = this.wrap("pre", this.wrap("code", code4), attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -37786,11 +37935,11 @@ var Summary = class {
    */
   addTable(rows) {
     const tableBody = rows.map((row) => {
-      const cells = row.map((cell3) => {
-        if (typeof cell3 === "string") {
-          return this.wrap("td", cell3);
+      const cells = row.map((cell2) => {
+        if (typeof cell2 === "string") {
+          return this.wrap("td", cell2);
         }
-        const { header: header2, data, colspan, rowspan } = cell3;
+        const { header: header2, data, colspan, rowspan } = cell2;
         const tag2 = header2 ? "th" : "td";
         const attrs = Object.assign(Object.assign({}, colspan && { colspan }), rowspan && { rowspan });
         return this.wrap(tag2, data, attrs);
@@ -37991,7 +38140,7 @@ function group(name2, fn3) {
 }
 
 // ../run/src/run.ts
-init_src();
+init_src2();
 import { mkdir as mkdir7 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
 import { join as join18, resolve as resolve9 } from "node:path";
@@ -38005,12 +38154,12 @@ var ORIGIN_TYPES = ["git"];
 var PIPELINE_LISTS = ["mutators", "validators"];
 
 // ../kptfile-model/src/errors.ts
-init_src2();
+init_src();
 function formatIssue(issue2) {
   const where = issue2.field ? `${issue2.file}: ${issue2.field}` : issue2.file;
   return `${where}: ${issue2.message}`;
 }
-var KptfileError = class extends KdeltaError2 {
+var KptfileError = class extends KdeltaError {
   name = "KptfileError";
   issues;
   constructor(issues) {
@@ -38038,7 +38187,7 @@ function joinField(parent, key) {
 }
 
 // ../kptfile-model/src/parse.ts
-init_src2();
+init_src3();
 
 // ../kptfile-model/src/decode.ts
 var import_yaml11 = __toESM(require_dist(), 1);
@@ -38334,7 +38483,7 @@ function syncDocument(doc, value2) {
 }
 
 // ../kptfile-model/src/format.ts
-init_src2();
+init_src3();
 var import_yaml13 = __toESM(require_dist(), 1);
 var POINTER_PATHS = /* @__PURE__ */ new Set(["upstream", "upstreamLock", "info", "pipeline", "inventory", "status", "upstream.git", "upstreamLock.git"]);
 var ALWAYS = /* @__PURE__ */ new Set(["info.readinessGates[].conditionType", "status.conditions[].type", "status.conditions[].status"]);
@@ -38377,7 +38526,7 @@ function formatKptfile(kptfile, options = {}) {
 }
 
 // ../kptfile-model/src/validate.ts
-init_src2();
+init_src3();
 import { posix } from "node:path";
 
 // ../kptfile-model/src/image.ts
@@ -38622,7 +38771,7 @@ function pipelineKeyMode(kptfiles) {
 }
 
 // ../kptfile-model/src/merge.ts
-init_src2();
+init_src3();
 var import_yaml15 = __toESM(require_dist(), 1);
 
 // ../kptfile-model/src/kptfile-schema.ts
@@ -38760,10 +38909,10 @@ function kptfileIdentity(kf) {
 }
 
 // ../kptfile-model/src/merge-comment.ts
-init_src2();
+init_src3();
 
 // ../kptfile-model/src/yaml-file.ts
-init_src2();
+init_src3();
 var MARKER = /^---(?:[ \t].*)?(?:\r?\n|$)/;
 function splitYamlDocuments(text2) {
   const chunks = [];
@@ -39151,7 +39300,7 @@ function addMergeComments(text2) {
 }
 
 // ../kptfile-model/src/package-tree.ts
-init_src2();
+init_src3();
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { join as join3 } from "node:path";
 
@@ -39212,7 +39361,7 @@ function parseKrmIgnore(text2) {
 }
 
 // ../kptfile-model/src/resources.ts
-init_src2();
+init_src3();
 function isKrmObject(v) {
   if (!v || typeof v !== "object" || Array.isArray(v)) return false;
   const o = v;
@@ -39722,7 +39871,7 @@ var PackageView = class _PackageView {
 };
 
 // ../kptfile-model/src/swap.ts
-init_src2();
+init_src();
 import {
   closeSync,
   cpSync,
@@ -39795,10 +39944,10 @@ function sweepAbandoned(root, keep = /* @__PURE__ */ new Set()) {
 }
 
 // ../kptfile-model/src/swap.ts
-var SwapError = class extends KdeltaError2 {
+var SwapError = class extends KdeltaError {
   name = "SwapError";
-  constructor(code2, message2, file) {
-    super({ code: code2, message: message2, file });
+  constructor(code4, message2, file) {
+    super({ code: code4, message: message2, file });
   }
 };
 var journalLiveMs = 60 * 1e3;
@@ -39838,10 +39987,10 @@ function sweepAbandonedWork(root = realpathSync2(tmpdir())) {
 }
 
 // ../kptfile-model/src/index.ts
-init_src2();
+init_src3();
 
 // ../kptfile-model/src/package-context.ts
-init_src2();
+init_src3();
 var import_yaml17 = __toESM(require_dist(), 1);
 var PACKAGE_CONTEXT_NAME = "kptfile.kpt.dev";
 var PACKAGE_CONTEXT_FILE = "package-context.yaml";
@@ -39867,7 +40016,7 @@ function packageContextConfigMap(packageName, data = {}) {
 }
 
 // ../kptfile-model/src/fs.ts
-init_src2();
+init_src();
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { mkdir as mkdir4, mkdtemp as mkdtemp2, readdir as readdir4, readFile as readFile3, rename as rename4, rm as rm4, rmdir as rmdir2, stat as stat3, writeFile as writeFile4 } from "node:fs/promises";
 import { dirname as dirname4, join as join6, relative as relative2, sep } from "node:path";
@@ -39905,7 +40054,7 @@ async function listFiles2(root, accept) {
 }
 async function checkOutputPath(out) {
   const fail = (why) => {
-    throw new KdeltaError2({ code: "unwritable-output", message: `${out.what} ${out.shown}: ${why}` });
+    throw new KdeltaError({ code: "unwritable-output", message: `${out.what} ${out.shown}: ${why}` });
   };
   const info2 = await stat3(out.path).catch(() => void 0);
   if (info2?.isDirectory() && out.kind === "file") fail("is a directory, not a file");
@@ -39931,7 +40080,7 @@ async function checkOutputPath(out) {
 }
 
 // ../kptfile-model/src/merge-packages.ts
-init_src2();
+init_src3();
 
 // ../run/src/forge/budget.ts
 init_errors4();
@@ -40012,8 +40161,8 @@ var Budget = class {
 };
 
 // ../run/src/forge/local.ts
+init_src3();
 init_src2();
-init_src();
 import { readdir as readdir5, readFile as readFile4 } from "node:fs/promises";
 import { join as join7, relative as relative3 } from "node:path";
 init_errors4();
@@ -40192,7 +40341,8 @@ function createLocalForge(options) {
 }
 
 // ../run/src/control.ts
-init_src2();
+init_src();
+init_src3();
 import { readFile as readFile5 } from "node:fs/promises";
 import { join as join10 } from "node:path";
 
@@ -40604,10 +40754,10 @@ var CelError = class extends Error {
   #code;
   #range;
   #summary;
-  constructor({ name: name2, code: code2, message: message2, node, cause, range }) {
+  constructor({ name: name2, code: code4, message: message2, node, cause, range }) {
     super(message2, cause ? { cause } : void 0);
     this.name = name2;
-    this.#code = code2;
+    this.#code = code4;
     this.#summary = message2;
     this.#node = node;
     this.#range = range && normalizeRange(range) || normalizeRange(node);
@@ -40662,17 +40812,17 @@ var TypeError2 = class extends CelError {
     super(normalizeArgs("TypeError", "type_error", message2, node, cause));
   }
 };
-function parseError(code2, message2, node) {
-  if (typeof code2 === "object") return new ParseError(code2);
-  return new ParseError({ code: code2, message: message2, node });
+function parseError(code4, message2, node) {
+  if (typeof code4 === "object") return new ParseError(code4);
+  return new ParseError({ code: code4, message: message2, node });
 }
-function evaluationError(code2, message2, node) {
-  if (typeof code2 === "object") return new EvaluationError(code2);
-  return new EvaluationError({ code: code2, message: message2, node });
+function evaluationError(code4, message2, node) {
+  if (typeof code4 === "object") return new EvaluationError(code4);
+  return new EvaluationError({ code: code4, message: message2, node });
 }
-function typeError(code2, message2, node) {
-  if (typeof code2 === "object") return new TypeError2(code2);
-  return new TypeError2({ code: code2, message: message2, node });
+function typeError(code4, message2, node) {
+  if (typeof code4 === "object") return new TypeError2(code4);
+  return new TypeError2({ code: code4, message: message2, node });
 }
 function normalizeRange(node) {
   const start = node?.pos ?? node?.start;
@@ -42706,13 +42856,13 @@ var HOMOGENEOUS_PREFIX = {
   heterogeneous_map_key: "Map key uses wrong type,",
   heterogeneous_map_value: "Map value uses wrong type,"
 };
-function checkElementHomogenous(chk, ctx, expected, el, code2) {
+function checkElementHomogenous(chk, ctx, expected, el, code4) {
   const type = chk.check(el, ctx);
   if (type === expected || expected.isEmpty()) return type;
   if (type.isEmpty()) return expected;
   throw chk.createError(
-    code2,
-    `${HOMOGENEOUS_PREFIX[code2]} expected type '${chk.formatType(expected)}' but found '${chk.formatType(type)}'`,
+    code4,
+    `${HOMOGENEOUS_PREFIX[code4]} expected type '${chk.formatType(expected)}' but found '${chk.formatType(type)}'`,
     el
   );
 }
@@ -44040,9 +44190,9 @@ var Lexer = class {
           return this.readIdentifier();
         }
         default: {
-          const code2 = ch.charCodeAt(0);
-          if (code2 <= 57 && code2 >= 48) return this.readNumber();
-          if (this._isIdentifierCharCode(code2)) return this.readIdentifier();
+          const code4 = ch.charCodeAt(0);
+          if (code4 <= 57 && code4 >= 48) return this.readNumber();
+          if (this._isIdentifierCharCode(code4)) return this.readIdentifier();
         }
       }
       throw parseError("unexpected_character", `Unexpected character: ${ch}`, {
@@ -44088,8 +44238,8 @@ var Lexer = class {
       { pos: start, start, end: this.pos, input: this.input }
     );
   }
-  _readDigits(input, length, pos, code2) {
-    while (pos < length && (code2 = input.charCodeAt(pos)) && !(code2 > 57 || code2 < 48)) pos++;
+  _readDigits(input, length, pos, code4) {
+    while (pos < length && (code4 = input.charCodeAt(pos)) && !(code4 > 57 || code4 < 48)) pos++;
     return pos;
   }
   _readExponent(input, length, pos) {
@@ -44209,9 +44359,9 @@ var Lexer = class {
       input
     });
   }
-  #escapeErr(code2, offset, len, i, chars, extra) {
+  #escapeErr(code4, offset, len, i, chars, extra) {
     const start = offset + i;
-    return parseError(code2, ESCAPE_ERRORS[code2](extra), {
+    return parseError(code4, ESCAPE_ERRORS[code4](extra), {
       input: this.input,
       pos: start,
       start,
@@ -45372,12 +45522,13 @@ function expandPackageVariantSet(pvs, options) {
 var import_yaml19 = __toESM(require_dist(), 1);
 
 // ../variant-engine/src/mutations/package-files.ts
-init_src2();
+init_src();
+init_src3();
 var import_yaml18 = __toESM(require_dist(), 1);
-var VariantMutationError = class extends KdeltaError2 {
+var VariantMutationError = class extends KdeltaError {
   name = "VariantMutationError";
-  constructor(code2, message2, file, path) {
-    super({ code: code2, message: message2, file, path });
+  constructor(code4, message2, file, path) {
+    super({ code: code4, message: message2, file, path });
   }
 };
 function isKrmFile(path) {
@@ -45942,1115 +46093,8 @@ function selectDownstreams(pv, copies) {
 }
 
 // ../run/src/settings.ts
-init_src2();
+init_src();
 import { join as join9 } from "node:path";
-
-// ../run/src/branch-prefix.ts
-var DEFAULT_BRANCH_PREFIX = "kdelta/";
-var ALLOWED = /^[A-Za-z0-9._/-]+$/;
-function branchPrefixProblem(prefix) {
-  if (prefix === "") {
-    return `must not be empty: proposal branches would then be named after the variants alone, and one named like the base branch would bypass review (the default is "${DEFAULT_BRANCH_PREFIX}")`;
-  }
-  if (!ALLOWED.test(prefix)) return `"${prefix}" may hold only letters, digits, ".", "_", "-" and "/"`;
-  if (/^[/.-]/.test(prefix)) return `"${prefix}" must not start with "/", "." or "-"`;
-  if (prefix.includes("..") || prefix.includes("//") || /(^|\/)\./.test(prefix) || prefix.includes(".lock/")) {
-    return `"${prefix}" is not the start of a git branch name (no "..", "//", component starting with "." or ending in ".lock")`;
-  }
-  return void 0;
-}
-
-// ../run/src/shard.ts
-import { createHash as createHash4 } from "node:crypto";
-
-// ../run/src/errors.ts
-init_src2();
-var RunError = class extends KdeltaError2 {
-  name = "RunError";
-  constructor(code2, message2, at = {}) {
-    super({ code: code2, message: message2, ...at });
-  }
-};
-
-// ../run/src/shard.ts
-function shardProblem(text2) {
-  const m = /^(\d+)\/(\d+)$/.exec(text2.trim());
-  const index = m ? Number(m[1]) : Number.NaN;
-  const count = m ? Number(m[2]) : Number.NaN;
-  if (!m || count < 1 || index < 1 || index > count) return `must be k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got "${text2}")`;
-  return void 0;
-}
-function shardOf(name2, count) {
-  const digest2 = createHash4("sha256").update(name2).digest();
-  return digest2.readUInt32BE(0) % count + 1;
-}
-function inShard(name2, shard2) {
-  return shard2 === void 0 || shardOf(name2, shard2.count) === shard2.index;
-}
-
-// ../run/src/settings.ts
-var DEFAULT_CONCURRENCY = 4;
-var MAX_CONCURRENCY = 64;
-var DEFAULT_MAX_REMOVALS = 5;
-var DEFAULT_AUTHOR = { name: "kdelta", email: "kdelta@noreply.invalid" };
-function describeOrigin(origin) {
-  switch (origin.type) {
-    case "flag":
-      return `--${origin.name}`;
-    case "input":
-      return `input "${origin.name}"`;
-    case "field":
-      return `RunSettings ${origin.field} in ${origin.file}`;
-    case "option":
-      return `run option ${origin.name}`;
-    case "default":
-      return "the default";
-    default:
-      return origin;
-  }
-}
-function originName(origin) {
-  switch (origin.type) {
-    case "flag":
-      return `--${origin.name}`;
-    case "input":
-    case "option":
-      return origin.name;
-    case "field":
-      return origin.field;
-    case "default":
-      return "the default";
-    default:
-      return origin;
-  }
-}
-var ok = (value2) => ({ ok: true, value: value2 });
-var bad = (problem) => ({ ok: false, problem });
-var shown = (value2) => JSON.stringify(value2) ?? String(value2);
-function oneOf(allowed) {
-  return (v) => allowed.includes(v) ? ok(v) : bad(`must be one of ${allowed.map(String).join(", ")} (got ${shown(v)})`);
-}
-function integer(min, max) {
-  return (v) => typeof v === "number" && Number.isInteger(v) && v >= min && (max === void 0 || v <= max) ? ok(v) : bad(
-    max === void 0 ? `must be a whole number, ${min} or more (got ${shown(v)})` : `must be an integer from ${min} to ${max} (got ${shown(v)})`
-  );
-}
-var boolean = (v) => typeof v === "boolean" ? ok(v) : bad(`expected true or false (got ${shown(v)})`);
-var nonEmpty = (v) => typeof v === "string" && v.trim() !== "" ? ok(v) : bad(`expected a non-empty string (got ${shown(v)})`);
-var EMAIL = /^[^\s<>@]+@[^\s<>@]+$/;
-var email = (v) => typeof v === "string" && EMAIL.test(v) ? ok(v) : bad(`expected an email address (got ${shown(v)})`);
-var names = (v) => Array.isArray(v) && v.every((x) => typeof x === "string" && x.trim() !== "") ? ok(v) : bad(`expected a list of non-empty strings (got ${shown(v)})`);
-function branchPrefix(v) {
-  if (typeof v !== "string") return bad(`expected a string (got ${shown(v)})`);
-  const problem = branchPrefixProblem(v);
-  return problem === void 0 ? ok(v) : bad(problem);
-}
-function shard(v) {
-  const text2 = typeof v === "string" ? v : typeof v === "object" && v !== null && "index" in v && "count" in v ? `${String(v.index)}/${String(v.count)}` : void 0;
-  if (text2 === void 0) return bad(`must be k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got ${shown(v)})`);
-  const problem = shardProblem(text2);
-  if (problem !== void 0) return bad(problem);
-  const [index, count] = text2.trim().split("/").map(Number);
-  return ok({ index, count });
-}
-var SETTING_RULES = {
-  forge: { flag: "forge", input: "forge", field: "forge", text: "word", check: oneOf(["local", "github"]) },
-  mode: { flag: "mode", input: "mode", field: "mode", text: "word", check: oneOf(["variants", "updates", "both"]) },
-  concurrency: { flag: "concurrency", input: "concurrency", field: "concurrency", text: "integer", check: integer(1, MAX_CONCURRENCY) },
-  budget: { flag: "budget", input: "budget", field: "budget", text: "integer", check: integer(0) },
-  maxRemovals: { flag: "max-removals", input: "max-removals", field: "maxRemovals", text: "integer", check: integer(0) },
-  branchPrefix: { flag: "branch-prefix", input: "branch-prefix", field: "branchPrefix", text: "word", check: branchPrefix },
-  shard: { flag: "shard", input: "shard", text: "word", check: shard },
-  proposalsDir: { flag: "proposals-dir", field: "proposalsDir", text: "word", check: nonEmpty },
-  authorName: { input: "commit-author-name", field: "author.name", text: "word", check: nonEmpty },
-  authorEmail: { input: "commit-author-email", field: "author.email", text: "word", check: email },
-  labels: { flag: "label", input: "labels", field: "github.labels", text: "list", check: names },
-  assignees: { flag: "assignee", input: "assignees", field: "github.assignees", text: "list", check: names },
-  reviewers: { flag: "reviewer", input: "reviewers", field: "github.reviewers", text: "list", check: names },
-  teamReviewers: { flag: "team-reviewer", input: "team-reviewers", field: "github.teamReviewers", text: "list", check: names },
-  draft: { flag: "draft", input: "draft", field: "github.draft", text: "word", check: oneOf(["always", "never", "conflicts"]) },
-  autoMerge: {
-    flag: "auto-merge",
-    input: "auto-merge",
-    field: "github.autoMerge",
-    text: "auto-merge",
-    check: oneOf([false, "merge", "squash", "rebase"])
-  },
-  signedCommits: { flag: "signed-commits", input: "signed-commits", field: "github.signedCommits", text: "boolean", check: boolean },
-  dryRun: { flag: "dry-run", input: "dry-run", text: "boolean", check: boolean },
-  allowExec: { flag: "allow-exec", input: "allow-exec", text: "boolean", check: boolean },
-  allowLocalUpstreams: { flag: "allow-local-upstreams", input: "allow-local-upstreams", text: "boolean", check: boolean },
-  credentialHosts: { flag: "credential-host", input: "credential-hosts", text: "list", check: names }
-};
-var SETTING_KEYS = Object.keys(SETTING_RULES);
-var TRUE = /* @__PURE__ */ new Set(["true", "True", "TRUE"]);
-var FALSE = /* @__PURE__ */ new Set(["false", "False", "FALSE"]);
-function valueFromText(kind, text2) {
-  const t = text2.trim();
-  switch (kind) {
-    case "word":
-      return t;
-    case "integer":
-      return /^[+-]?\d+(\.\d+)?$/.test(t) ? Number(t) : t;
-    case "boolean":
-      return TRUE.has(t) ? true : FALSE.has(t) ? false : t;
-    case "list":
-      return t.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== "");
-    case "auto-merge":
-      return FALSE.has(t) ? false : t;
-    default:
-      return kind;
-  }
-}
-var NO_SETTINGS = { values: {}, origins: {} };
-function describeProblem(problem) {
-  return `${describeOrigin(problem.origin)}: ${problem.message}`;
-}
-var SettingsError = class extends KdeltaError2 {
-  name = "SettingsError";
-  problems;
-  constructor(problems) {
-    super({
-      code: "invalid-option",
-      message: problems.length === 1 ? describeProblem(problems[0]) : problems.map(describeProblem).join("\n")
-    });
-    this.problems = problems;
-  }
-};
-function checkSettings(raw) {
-  const values = {};
-  const origins = {};
-  const problems = [];
-  for (const key of SETTING_KEYS) {
-    const given = raw.values[key];
-    if (given === void 0) continue;
-    const checked = SETTING_RULES[key].check(given.value);
-    if (checked.ok) {
-      values[key] = checked.value;
-      origins[key] = given.origin;
-    } else problems.push({ key, origin: given.origin, message: checked.problem });
-  }
-  const [name2, address] = [raw.values.authorName, raw.values.authorEmail];
-  if (name2 === void 0 !== (address === void 0)) {
-    const missing = name2 === void 0 ? "authorName" : "authorEmail";
-    const nameOrigin = name2?.origin ?? raw.originOf("authorName");
-    const addressOrigin = address?.origin ?? raw.originOf("authorEmail");
-    const origin = raw.originOf(missing) ?? (name2 ?? address).origin;
-    problems.push({
-      key: missing,
-      origin,
-      message: `set both ${nameOrigin ? originName(nameOrigin) : "the name"} and ${addressOrigin ? originName(addressOrigin) : "the email"}, or neither`
-    });
-  }
-  return { settings: { values, origins }, problems };
-}
-function normaliseSettings(raw) {
-  const { settings, problems } = checkSettings(raw);
-  if (problems.length > 0) throw new SettingsError(problems);
-  return settings;
-}
-function resolveSettings(door, file, defaults) {
-  const origins = {};
-  function pick(key, fallback) {
-    for (const layer of [door, file]) {
-      const value2 = layer.values[key];
-      if (value2 !== void 0) {
-        origins[key] = layer.origins[key];
-        return value2;
-      }
-    }
-    if (fallback !== void 0) origins[key] = { type: "default" };
-    return fallback;
-  }
-  const authorLayer = door.values.authorName !== void 0 ? door : file;
-  for (const key of ["authorName", "authorEmail"]) origins[key] = authorLayer.origins[key] ?? { type: "default" };
-  const github = {
-    labels: pick("labels"),
-    assignees: pick("assignees"),
-    reviewers: pick("reviewers"),
-    teamReviewers: pick("teamReviewers"),
-    draft: pick("draft"),
-    autoMerge: pick("autoMerge"),
-    signedCommits: pick("signedCommits")
-  };
-  return {
-    forge: pick("forge", "local"),
-    mode: pick("mode", "both"),
-    concurrency: pick("concurrency", DEFAULT_CONCURRENCY),
-    budget: pick("budget", DEFAULT_BUDGET),
-    maxRemovals: pick("maxRemovals", DEFAULT_MAX_REMOVALS),
-    branchPrefix: pick("branchPrefix", DEFAULT_BRANCH_PREFIX),
-    shard: pick("shard"),
-    proposalsDir: pick("proposalsDir", join9(defaults.config, "proposals")),
-    author: {
-      name: authorLayer.values.authorName ?? DEFAULT_AUTHOR.name,
-      email: authorLayer.values.authorEmail ?? DEFAULT_AUTHOR.email
-    },
-    github: Object.fromEntries(Object.entries(github).filter(([, v]) => v !== void 0)),
-    dryRun: pick("dryRun", false),
-    allowExec: pick("allowExec", false),
-    allowLocalUpstreams: pick("allowLocalUpstreams"),
-    credentialHosts: pick("credentialHosts", []),
-    origins
-  };
-}
-
-// ../run/src/settings-sources.ts
-function textSettings(type, read) {
-  const values = {};
-  for (const key of SETTING_KEYS) {
-    const rule = SETTING_RULES[key];
-    const name2 = rule[type];
-    if (name2 === void 0) continue;
-    const given = read(name2);
-    if (given === void 0) continue;
-    values[key] = { value: typeof given === "string" ? valueFromText(rule.text, given) : given, origin: { type, name: name2 } };
-  }
-  return {
-    values,
-    originOf: (key) => {
-      const name2 = SETTING_RULES[key][type];
-      return name2 === void 0 ? void 0 : { type, name: name2 };
-    }
-  };
-}
-var isMap19 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-function runSettingsSource(spec, file) {
-  const problems = [];
-  const values = {};
-  const originOf = (key) => {
-    const field = SETTING_RULES[key].field;
-    return field === void 0 ? void 0 : { type: "field", field: `spec.${field}`, file };
-  };
-  const raw = { values, originOf };
-  if (spec === void 0 || spec === null) return { raw, problems };
-  if (!isMap19(spec)) return { raw, problems: [{ field: "spec", message: "expected a map" }] };
-  const allowed = /* @__PURE__ */ new Map();
-  for (const key of SETTING_KEYS) {
-    const parts = SETTING_RULES[key].field?.split(".") ?? [];
-    for (let i = 0; i < parts.length; i++) {
-      const group2 = parts.slice(0, i).join(".");
-      const list2 = allowed.get(group2) ?? [];
-      if (!list2.includes(parts[i])) list2.push(parts[i]);
-      allowed.set(group2, list2);
-    }
-  }
-  const readMap = (group2, map) => {
-    const fields = allowed.get(group2) ?? [];
-    for (const k of Object.keys(map)) {
-      const path = group2 ? `${group2}.${k}` : k;
-      if (!fields.includes(k)) problems.push({ field: `spec.${path}`, message: `unknown field (expected one of ${fields.join(", ")})` });
-      else if (allowed.has(path)) {
-        const inner = map[k];
-        if (isMap19(inner)) readMap(path, inner);
-        else
-          problems.push({
-            field: `spec.${path}`,
-            message: `expected a map of ${allowed.get(path).join(", ")} (got ${JSON.stringify(inner)})`
-          });
-      }
-    }
-  };
-  readMap("", spec);
-  for (const key of SETTING_KEYS) {
-    const field = SETTING_RULES[key].field;
-    if (field === void 0) continue;
-    let at = spec;
-    for (const part of field.split(".")) at = isMap19(at) ? at[part] : void 0;
-    if (at !== void 0) values[key] = { value: at, origin: originOf(key) };
-  }
-  return { raw, problems };
-}
-var optionPath = (key) => SETTING_RULES[key].field ?? key;
-function optionSettings(options) {
-  const values = {};
-  for (const key of SETTING_KEYS) {
-    let at = options;
-    for (const part of optionPath(key).split(".")) at = isMap19(at) ? at[part] : void 0;
-    if (at !== void 0) values[key] = { value: at, origin: { type: "option", name: optionPath(key) } };
-  }
-  return { values, originOf: (key) => ({ type: "option", name: optionPath(key) }) };
-}
-function settingOptions(settings) {
-  const out = {};
-  for (const key of SETTING_KEYS) {
-    const value2 = settings.values[key];
-    if (value2 === void 0) continue;
-    const parts = optionPath(key).split(".");
-    let at = out;
-    for (const part of parts.slice(0, -1)) at = at[part] ??= {};
-    at[parts.at(-1)] = value2;
-  }
-  return out;
-}
-
-// ../run/src/control.ts
-var RUN_SETTINGS_API_VERSION = "kdelta.dev/v1alpha1";
-var RUN_SETTINGS_KIND = "RunSettings";
-var UPSTREAM_POLICY_ANNOTATION = "kdelta.dev/upstream-policy";
-var UPSTREAM_PRERELEASES_ANNOTATION = "kdelta.dev/upstream-prereleases";
-function describeSource(s) {
-  const what = s.kind ? ` (${s.kind}${s.name ? ` "${s.name}"` : ""})` : "";
-  return `${s.file}: document ${s.document}${what}`;
-}
-function formatIssue2(issue2) {
-  return `${describeSource(issue2.source)}: ${issue2.field ? `${issue2.field}: ` : ""}${issue2.message}${issue2.line === void 0 ? "" : ` (line ${issue2.line})`}`;
-}
-function fieldPath2(field) {
-  const out = [];
-  for (const part of field.split(".")) {
-    const m = /^([^[\]]*)((?:\[\d+\])*)$/.exec(part);
-    if (!m) return out;
-    if (m[1]) out.push(m[1]);
-    for (const i of m[2].matchAll(/\[(\d+)\]/g)) out.push(Number(i[1]));
-  }
-  return out;
-}
-function issueLine(text2, issue2) {
-  if (issue2.source.document < 1) return void 0;
-  const doc = parseYamlStream(text2)[issue2.source.document - 1];
-  if (!doc) return void 0;
-  if (issue2.field) {
-    const path = fieldPath2(issue2.field);
-    for (let n = path.length; n > 0; n--) {
-      const node = doc.getIn(path.slice(0, n), true);
-      if (node && typeof node === "object" && node.range) return lineOf2(text2, node.range[0]);
-    }
-  }
-  const start = doc.contents?.range?.[0] ?? doc.range[0];
-  return lineOf2(text2, start);
-}
-function withLines(issues, texts2) {
-  return issues.map((issue2) => {
-    const text2 = issue2.line === void 0 ? texts2?.get(issue2.source.file) : void 0;
-    const line = text2 === void 0 ? void 0 : issueLine(text2, issue2);
-    return line === void 0 ? issue2 : { ...issue2, line };
-  });
-}
-function distinct(issues) {
-  const seen = /* @__PURE__ */ new Set();
-  return issues.filter((i) => {
-    const key = formatIssue2(i);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-var ControlError = class extends KdeltaError2 {
-  name = "ControlError";
-  issues;
-  /** `texts`: the control files' contents by display path, so that each issue names its line. */
-  constructor(found, texts2) {
-    const issues = distinct(withLines(found, texts2));
-    const first = issues[0];
-    super({
-      code: "invalid-control-config",
-      message: issues.length === 1 ? `invalid control configuration: ${formatIssue2(issues[0])}` : `invalid control configuration (${issues.length} problems):
-${issues.map((i) => `  ${formatIssue2(i)}`).join("\n")}`,
-      file: first?.source.file,
-      document: first?.source.document,
-      path: first?.field ? `.${first.field}` : void 0
-    });
-    this.issues = issues;
-  }
-};
-var PORCH_GROUPS = ["config.porch.kpt.dev", "porch.kpt.dev"];
-var PORCH_PLAIN_KINDS = /* @__PURE__ */ new Set(["porch.kpt.dev/v1alpha1 PackageRevision"]);
-function groupOf3(apiVersion) {
-  return apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
-}
-function lineOf2(text2, offset) {
-  return text2.slice(0, offset).split("\n").length;
-}
-async function controlFiles(dir) {
-  const files = await listFiles2(dir, (name2) => /\.ya?ml$/.test(name2));
-  return files.filter((f) => !f.startsWith("proposals/"));
-}
-async function loadControl(options) {
-  const display = options.display ?? options.dir;
-  if (!await isDirectory2(options.dir)) {
-    throw new ControlError([
-      { source: { file: display, document: 0 }, message: "no such directory (the control resources live there; see --config)" }
-    ]);
-  }
-  const issues = [];
-  const repositories = [];
-  const variants = [];
-  const sets = [];
-  const objects = [];
-  let settings = NO_SETTINGS;
-  let settingsSource;
-  const seen = /* @__PURE__ */ new Map();
-  const texts2 = /* @__PURE__ */ new Map();
-  for (const rel of await controlFiles(options.dir)) {
-    const file = join10(display, rel);
-    const text2 = await readFile5(join10(options.dir, rel), "utf8");
-    texts2.set(file, text2);
-    const docs = parseYamlStream(text2);
-    for (const [i, doc] of docs.entries()) {
-      const base = { file, document: i + 1 };
-      const err = doc.errors[0];
-      if (err) {
-        issues.push({ source: base, message: `invalid YAML at line ${lineOf2(text2, err.pos[0])}: ${err.message.split("\n")[0]}` });
-        continue;
-      }
-      let value2;
-      try {
-        value2 = yamlDocumentValue(doc, file, i + 1);
-      } catch (error2) {
-        if (!(error2 instanceof MergeInputError)) throw error2;
-        issues.push({ source: base, message: error2.reason });
-        continue;
-      }
-      if (value2 === null || value2 === void 0) continue;
-      if (typeof value2 !== "object" || Array.isArray(value2)) {
-        issues.push({ source: base, message: "expected a KRM object (a map with apiVersion, kind and metadata)" });
-        continue;
-      }
-      const raw = value2;
-      const apiVersion = typeof raw.apiVersion === "string" ? raw.apiVersion : "";
-      const kind = typeof raw.kind === "string" ? raw.kind : "";
-      const meta = raw.metadata ?? {};
-      const name2 = typeof meta.name === "string" ? meta.name : "";
-      const source = { ...base, kind: kind || void 0, name: name2 || void 0 };
-      if (!apiVersion) issues.push({ source, field: "apiVersion", message: "missing" });
-      if (!kind) issues.push({ source, field: "kind", message: "missing" });
-      if (!name2) issues.push({ source, field: "metadata.name", message: "missing" });
-      if (!apiVersion || !kind || !name2) continue;
-      const namespace = typeof meta.namespace === "string" && meta.namespace ? meta.namespace : "default";
-      const key = `${groupOf3(apiVersion)} ${kind} ${namespace}/${name2}`;
-      const before = seen.get(key);
-      if (before) {
-        issues.push({ source, message: `the same object as ${describeSource(before)} (${kind} ${namespace}/${name2}): keep one` });
-        continue;
-      }
-      seen.set(key, source);
-      const typeKey = `${apiVersion} ${kind}`;
-      if (typeKey === `${REPOSITORY_API_VERSION} Repository`) {
-        const repo = checkRepository(raw, source, issues);
-        if (repo) {
-          repositories.push(repo);
-          objects.push(repo.object);
-        }
-      } else if (typeKey === `${PACKAGE_VARIANT_API_VERSION} PackageVariant`) {
-        const d = checkPackageVariant(raw);
-        for (const p of d.problems) issues.push(fieldIssue(source, p));
-        if (d.problems.length === 0) variants.push({ value: d.value, source });
-      } else if (typeKey === `${PACKAGE_VARIANT_SET_API_VERSION} PackageVariantSet`) {
-        const d = checkPackageVariantSet(raw, { followsReleases: true });
-        for (const p of d.problems) issues.push(fieldIssue(source, p));
-        if (d.problems.length === 0) sets.push({ value: d.value, source });
-      } else if (typeKey === `${RUN_SETTINGS_API_VERSION} ${RUN_SETTINGS_KIND}`) {
-        if (settingsSource) {
-          issues.push({ source, message: `a second RunSettings (the first is ${describeSource(settingsSource)}): keep one` });
-        } else {
-          settings = checkRunSettings(raw, source, issues);
-          settingsSource = source;
-        }
-      } else if (PORCH_GROUPS.includes(groupOf3(apiVersion)) && !PORCH_PLAIN_KINDS.has(typeKey)) {
-        issues.push({ source, field: "kind", message: unknownPorchKind(apiVersion, kind) });
-      } else if (groupOf3(apiVersion) === "kdelta.dev") {
-        issues.push({
-          source,
-          field: "kind",
-          message: `unknown kind "${kind}" in ${apiVersion} (expected ${RUN_SETTINGS_KIND} in ${RUN_SETTINGS_API_VERSION})`
-        });
-      } else {
-        const nearMiss = nearMissOfControlKind(apiVersion, kind);
-        if (nearMiss) {
-          issues.push({ source, field: nearMiss.field, message: nearMiss.message });
-          continue;
-        }
-        const d = decodeObject(raw);
-        for (const p of d.errors) issues.push(fieldIssue(source, p));
-        if (d.errors.length === 0) objects.push(d.value);
-      }
-    }
-  }
-  if (issues.length > 0) throw new ControlError(issues, texts2);
-  return { dir: options.dir, repositories, variants, sets, objects, settings, settingsSource, texts: texts2 };
-}
-var CONTROL_KINDS = {
-  Repository: REPOSITORY_API_VERSION,
-  PackageVariant: PACKAGE_VARIANT_API_VERSION,
-  PackageVariantSet: PACKAGE_VARIANT_SET_API_VERSION,
-  [RUN_SETTINGS_KIND]: RUN_SETTINGS_API_VERSION
-};
-function editDistance(a, b) {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length];
-}
-function nearMissOfControlKind(apiVersion, kind) {
-  const group2 = groupOf3(apiVersion);
-  const controlGroups = [...PORCH_GROUPS, groupOf3(RUN_SETTINGS_API_VERSION)];
-  const nearGroup = controlGroups.find((g) => editDistance(group2.toLowerCase(), g) <= 3);
-  const nearKind = Object.keys(CONTROL_KINDS).find(
-    (k) => k.toLowerCase() === kind.toLowerCase() || kind.length > 5 && editDistance(kind, k) <= 2
-  );
-  if (nearGroup && nearKind) {
-    return {
-      field: "apiVersion",
-      message: `unknown group "${group2}" for ${kind}: did you mean ${CONTROL_KINDS[nearKind]} (kind ${nearKind})? A run reads it only there`
-    };
-  }
-  if (nearGroup) {
-    return {
-      field: "apiVersion",
-      message: `unknown group "${group2}": did you mean ${nearGroup}? (a run reads ${Object.entries(CONTROL_KINDS).map(([k, v]) => `${k} in ${v}`).join(", ")})`
-    };
-  }
-  return void 0;
-}
-function unknownPorchKind(apiVersion, kind) {
-  const known = {
-    Repository: REPOSITORY_API_VERSION,
-    PackageVariant: PACKAGE_VARIANT_API_VERSION,
-    PackageVariantSet: PACKAGE_VARIANT_SET_API_VERSION
-  };
-  const want = known[kind];
-  if (want) return `${kind} is read as ${want}, not ${apiVersion}`;
-  const near = Object.keys(known).find((k) => k.toLowerCase() === kind.toLowerCase() || editDistance(kind, k) <= 2);
-  return `unknown kind "${kind}" in ${apiVersion}${near ? `: did you mean ${near} (${known[near]})?` : ""} (a run reads Repository and PackageVariant in ${PACKAGE_VARIANT_API_VERSION}, PackageVariantSet in ${PACKAGE_VARIANT_SET_API_VERSION})`;
-}
-function fieldIssue(source, problem) {
-  const m = /^((?:spec|metadata|status)[\w.[\]"=-]*): (.*)$/s.exec(problem);
-  if (m) return { source, field: m[1], message: m[2] };
-  const bare = /^(?:missing required field |either )?((?:spec|metadata)\.[\w.[\]]+)/.exec(problem);
-  return { source, field: bare?.[1], message: problem };
-}
-var REPOSITORY_FIELDS = {
-  "": ["apiVersion", "kind", "metadata", "spec", "status"],
-  spec: ["description", "type", "content", "deployment", "git", "oci", "upstream", "mutators", "validators"],
-  "spec.git": ["repo", "branch", "createBranch", "directory", "secretRef", "author", "email"]
-};
-function checkRepository(raw, source, issues) {
-  const before = issues.length;
-  const d = decodeObject(raw);
-  for (const p of d.errors) issues.push(fieldIssue(source, p));
-  const isMap30 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-  const spec = raw.spec;
-  if (!isMap30(spec)) {
-    issues.push({ source, field: "spec", message: spec === void 0 ? "missing" : "expected a map" });
-    return void 0;
-  }
-  for (const [path, fields] of Object.entries(REPOSITORY_FIELDS)) {
-    const at = path === "" ? raw : path === "spec" ? spec : spec.git;
-    if (!isMap30(at)) continue;
-    for (const k of Object.keys(at)) {
-      if (!fields.includes(k))
-        issues.push({ source, field: path ? `${path}.${k}` : k, message: `unknown field (expected one of ${fields.join(", ")})` });
-    }
-  }
-  if (spec.type !== void 0 && spec.type !== "git") {
-    issues.push({ source, field: "spec.type", message: `a run reads git repositories only (got ${JSON.stringify(spec.type)})` });
-  }
-  const git2 = spec.git;
-  if (!isMap30(git2)) {
-    issues.push({ source, field: "spec.git", message: git2 === void 0 ? "missing (a run needs spec.git.repo)" : "expected a map" });
-    return void 0;
-  }
-  const str4 = (field, required) => {
-    const v = git2[field];
-    if (v === void 0 || v === null) {
-      if (required) issues.push({ source, field: `spec.git.${field}`, message: "missing" });
-      return void 0;
-    }
-    if (typeof v !== "string" || required && v === "") {
-      issues.push({
-        source,
-        field: `spec.git.${field}`,
-        message: `expected a${required ? " non-empty" : ""} string, got ${JSON.stringify(v)}`
-      });
-      return void 0;
-    }
-    return v;
-  };
-  const repo = str4("repo", true);
-  const branch = str4("branch", false);
-  const directory = str4("directory", false);
-  if (directory?.split("/").includes("..")) issues.push({ source, field: "spec.git.directory", message: 'may not contain ".."' });
-  if (branch !== void 0 && !/^[A-Za-z0-9._/+-]+$/.test(branch)) {
-    issues.push({ source, field: "spec.git.branch", message: `"${branch}" is not a valid branch name` });
-  }
-  if (issues.length > before || repo === void 0) return void 0;
-  return {
-    name: source.name ?? "",
-    namespace: d.value.metadata?.namespace || "default",
-    repo,
-    branch: branch || "main",
-    directory: (directory ?? "").replace(/^\/+|\/+$/g, ""),
-    labels: d.value.metadata?.labels ?? {},
-    object: d.value,
-    source
-  };
-}
-function checkRunSettings(raw, source, issues) {
-  for (const k of Object.keys(raw)) {
-    if (!["apiVersion", "kind", "metadata", "spec"].includes(k))
-      issues.push({ source, field: k, message: "unknown field (expected one of apiVersion, kind, metadata, spec)" });
-  }
-  const parsed = runSettingsSource(raw.spec, source.file);
-  for (const p of parsed.problems) issues.push({ source, field: p.field, message: p.message });
-  const { settings, problems } = checkSettings(parsed.raw);
-  for (const p of problems) issues.push({ source, field: p.origin.type === "field" ? p.origin.field : void 0, message: p.message });
-  return settings;
-}
-
-// ../run/src/context.ts
-function interrupted(signal) {
-  const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
-  return new RunError("interrupted", `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ""}`);
-}
-async function checkpoint(signal) {
-  await new Promise((resolve11) => setImmediate(resolve11));
-  if (signal?.aborted) throw interrupted(signal);
-}
-
-// ../run/src/kptfile-annotations.ts
-init_src2();
-var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
-function kptfileAnnotations(text2) {
-  if (text2 === void 0) return {};
-  const v = parseYamlDocument(text2).toJS();
-  return v?.metadata?.annotations ?? {};
-}
-function lockCommit(text2) {
-  if (text2 === void 0) return void 0;
-  const v = parseYamlDocument(text2).toJS();
-  return v?.upstreamLock?.git?.commit;
-}
-function setKptfileAnnotations(text2, annotations) {
-  const doc = parseYamlDocument(text2);
-  if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
-  for (const [k, v] of Object.entries(annotations)) {
-    if (v === void 0) {
-      if (doc.hasIn(["metadata", "annotations", k])) doc.deleteIn(["metadata", "annotations", k]);
-    } else if (doc.getIn(["metadata", "annotations", k]) !== v) {
-      doc.setIn(["metadata", "annotations", k], v);
-    }
-  }
-  const anns = doc.getIn(["metadata", "annotations"]);
-  if (anns && Array.isArray(anns.items) && anns.items.length === 0) doc.deleteIn(["metadata", "annotations"]);
-  return doc.toString();
-}
-
-// ../run/src/ownership.ts
-init_src();
-import { resolve as resolve5 } from "node:path";
-
-// ../run/src/control-repository.ts
-init_src();
-import { basename as basename4 } from "node:path";
-async function findControlRepository(cwd) {
-  const root = await workTreeRoot({ cwd });
-  if (root === void 0) return { ok: false, reason: `${cwd} is not in a git repository` };
-  const branch = await currentBranch({ dir: root });
-  if (branch === void 0) return { ok: false, reason: `the control repository (${root}) is not on a branch (detached HEAD)` };
-  const origin = await remoteUrl({ dir: root });
-  const name2 = basename4(root).replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "") || "control";
-  return { ok: true, value: { name: name2, root, url: origin || root, branch } };
-}
-
-// ../run/src/ownership.ts
-var CONTROL_ANNOTATION = "kdelta.dev/control-repository";
-function controlIdentity(url) {
-  const clean = withoutCredentials(url.trim());
-  const strip = (path) => path.replace(/\/+$/, "").replace(/\.git$/, "");
-  const remote = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)(?::\d+)?(\/.*)?$/i.exec(clean);
-  if (remote && !/^file:/i.test(clean)) return `${remote[1].toLowerCase()}${strip(remote[2] ?? "")}`;
-  const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(clean);
-  if (scp) return `${scp[1].toLowerCase()}/${strip(scp[2].replace(/^\/+/, ""))}`;
-  return strip(clean.replace(/^file:\/\//i, ""));
-}
-async function findControlIdentity(cwd, configDir) {
-  const found = await findControlRepository(cwd);
-  return found.ok ? controlIdentity(found.value.url) : resolve5(configDir);
-}
-
-// ../run/src/plan.ts
-init_src();
-import { createHash as createHash5 } from "node:crypto";
-import { isAbsolute as isAbsolute3, resolve as resolve6 } from "node:path";
-
-// ../run/src/names.ts
-init_src();
-var DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-var DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
-function objectNameProblem(name2) {
-  if (name2.length > 253 || !DNS_SUBDOMAIN.test(name2)) {
-    return `"${name2}" is not a valid Kubernetes object name (RFC 1123 subdomain: at most 253 characters, lowercase letters, digits, "-" and ".", starting and ending with a letter or digit)`;
-  }
-  return void 0;
-}
-function findCollisions(planned, recordOf) {
-  const seen = /* @__PURE__ */ new Map();
-  const out = [];
-  for (const p of planned) {
-    const repo = repositoryIdentity(p.target.repo);
-    const keys = [
-      [`branch\0${repo}\0${p.target.head}`, `branch "${p.target.head}" of ${repo}`],
-      [`directory\0${repo}\0${p.directory}`, `package directory "${p.directory || "."}" of ${repo}`]
-    ];
-    const record = recordOf?.(p.target);
-    if (record !== void 0) keys.push([`record\0${record}`, `proposal record ${record}`]);
-    for (const [key, what] of keys) {
-      const before = seen.get(key);
-      if (before && before !== p) {
-        out.push({ first: before, second: p, what });
-        break;
-      }
-      seen.set(key, p);
-    }
-  }
-  return out;
-}
-function describeCollision(c) {
-  return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
-}
-
-// ../run/src/plan.ts
-function repositoryUrl(repo, cwd) {
-  const r = repo.repo;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute3(r)) return r;
-  return resolve6(cwd, r);
-}
-function joinDir(...parts) {
-  return parts.flatMap((p) => p.split("/")).filter((p) => p !== "" && p !== ".").join("/");
-}
-function planRun(config, options) {
-  const issues = [];
-  const warnings = [];
-  const repos = new Map(config.repositories.map((r) => [`${r.namespace}/${r.name}`, r]));
-  const candidates = [];
-  const policyOf = (obj2, source) => {
-    const v = obj2.metadata?.annotations?.[UPSTREAM_POLICY_ANNOTATION];
-    if (v === void 0) return "pinned";
-    if (v === "highest-semver" || v === "pinned") return v;
-    issues.push({
-      source,
-      field: `metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}`,
-      message: `must be "pinned" or "highest-semver" (got "${v}")`
-    });
-    return "pinned";
-  };
-  const prereleasesOf = (obj2, source) => {
-    const v = obj2.metadata?.annotations?.[UPSTREAM_PRERELEASES_ANNOTATION];
-    if (v === void 0 || v === "false") return false;
-    if (v === "true") return true;
-    issues.push({
-      source,
-      field: `metadata.annotations.${UPSTREAM_PRERELEASES_ANNOTATION}`,
-      message: `must be "true" or "false" (got "${v}")`
-    });
-    return false;
-  };
-  for (const { value: pv, source } of config.variants)
-    candidates.push({ pv, source, policy: policyOf(pv, source), prereleases: prereleasesOf(pv, source) });
-  for (const { value: pvs, source } of config.sets) {
-    const policy = policyOf(pvs, source);
-    const prereleases = prereleasesOf(pvs, source);
-    const expanded = expandPackageVariantSet(pvs, { objects: config.objects, followsReleases: true });
-    if (!expanded.ok) {
-      for (const e of expanded.errors) {
-        const m = /^(spec\.[^\s:]+)(?: \([^)]*\))?: (.*)$/s.exec(e);
-        issues.push(m ? { source, field: m[1], message: m[2] } : { source, message: e });
-      }
-      continue;
-    }
-    if (expanded.variants.length === 0) {
-      issues.push({
-        source,
-        field: "spec.targets",
-        message: `selects nothing: ${expanded.warnings.join("; ") || "no target generates a PackageVariant"}`
-      });
-      continue;
-    }
-    for (const w of expanded.warnings) warnings.push(`${describeSource(source)}: ${w}`);
-    for (const pv of expanded.variants) candidates.push({ pv, source, policy, prereleases });
-  }
-  const byName2 = /* @__PURE__ */ new Map();
-  const byDownstream = /* @__PURE__ */ new Map();
-  const variants = [];
-  for (const { pv: raw, source, policy, prereleases } of candidates) {
-    const pv = withPackageVariantDefaults(raw);
-    const name2 = pv.metadata?.name ?? "";
-    const namespace = pv.metadata?.namespace || "default";
-    const before = byName2.get(name2);
-    if (before) {
-      issues.push({
-        source,
-        message: `PackageVariant "${name2}" is also defined by ${describeSource(before)}: variant names must be unique`
-      });
-      continue;
-    }
-    byName2.set(name2, source);
-    const spec = pv.spec ?? {};
-    const generated = source.kind === "PackageVariantSet";
-    const nameProblem = objectNameProblem(name2);
-    if (nameProblem) {
-      issues.push(
-        generated ? { source, field: "spec.targets", message: `generates variant ${nameProblem}` } : { source, field: "metadata.name", message: nameProblem }
-      );
-      continue;
-    }
-    const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ""}`);
-    const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ""}`);
-    if (!upRepo) {
-      issues.push({
-        source,
-        field: "spec.upstream.repo",
-        message: `Repository "${spec.upstream?.repo ?? ""}" does not exist in namespace "${namespace}"`
-      });
-    }
-    if (!downRepo) {
-      issues.push({
-        source,
-        field: generated ? "spec.targets" : "spec.downstream.repo",
-        message: `Repository "${spec.downstream?.repo ?? ""}" does not exist in namespace "${namespace}"${generated ? ` (variant "${name2}")` : ""}`
-      });
-    }
-    if (!upRepo || !downRepo) continue;
-    const downUrl = repositoryUrl(downRepo, options.cwd);
-    const downDirectory = joinDir(downRepo.directory, spec.downstream?.package ?? "");
-    const downstreamKey = `${repositoryIdentity(downUrl)}\0${downDirectory}`;
-    const owner = byDownstream.get(downstreamKey);
-    if (owner) {
-      issues.push({
-        source,
-        message: `variants "${owner.name}" (Repository "${owner.repository}") and "${name2}" (Repository "${downRepo.name}") both write package directory "${downDirectory || "."}" of ${hideCredentials(downUrl)}: each would overwrite the other's proposal`
-      });
-      continue;
-    }
-    byDownstream.set(downstreamKey, { name: name2, repository: downRepo.name });
-    const revision = spec.upstream?.revision;
-    variants.push({
-      name: name2,
-      variant: pv,
-      source,
-      upstreamField: "spec.upstream",
-      upstream: {
-        repository: upRepo,
-        url: repositoryUrl(upRepo, options.cwd),
-        package: spec.upstream?.package ?? "",
-        directory: joinDir(upRepo.directory, spec.upstream?.package ?? ""),
-        revision: revision === void 0 || revision === "" ? void 0 : String(revision),
-        policy,
-        prereleases
-      },
-      downstream: {
-        repository: downRepo,
-        url: downUrl,
-        branch: downRepo.branch,
-        package: spec.downstream?.package ?? "",
-        directory: downDirectory
-      },
-      objects: config.objects.filter((o) => (o.metadata?.namespace || "default") === namespace)
-    });
-  }
-  if (issues.length > 0) throw new ControlError(issues, config.texts);
-  variants.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  const downstreams = /* @__PURE__ */ new Map();
-  for (const r of config.repositories) {
-    downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
-  }
-  return { variants, downstreams: [...downstreams.values()], warnings };
-}
-function resolveUpstream(plan, refs) {
-  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
-  const { upstream: upstream2 } = plan;
-  const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
-  const pkg = upstream2.package || "/";
-  const follows = upstream2.policy === "highest-semver" || upstream2.revision === void 0;
-  const release = follows ? latestRelease(refs, { packagePath: upstream2.package, prereleases: upstream2.prereleases }) : void 0;
-  if (release) {
-    const scope = release.scope === "package" ? `of ${pkg}` : `of the repository (${pkg} has no tag "${pkg}/vX.Y.Z")`;
-    const policy = upstream2.policy === "highest-semver" ? `, ${UPSTREAM_POLICY_ANNOTATION}: highest-semver` : "";
-    const pre = upstream2.prereleases ? ", pre-releases included" : "";
-    return {
-      ok: true,
-      value: { ref: release.tag, kind: "tag", commit: release.commit, reason: `latest release ${release.version} ${scope}${policy}${pre}` }
-    };
-  }
-  if (upstream2.policy === "highest-semver") {
-    return {
-      ok: false,
-      error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${hideCredentials(upstream2.url)} has no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : ` (pre-releases count only with ${UPSTREAM_PRERELEASES_ANNOTATION}: "true")`}`
-    };
-  }
-  if (upstream2.revision === void 0) {
-    const branch = upstream2.repository.branch;
-    const commit = byName2.get(`refs/heads/${branch}`);
-    if (!commit)
-      return {
-        ok: false,
-        error: `${describeSource(upstream2.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${hideCredentials(upstream2.url)}`
-      };
-    return {
-      ok: true,
-      value: {
-        ref: branch,
-        kind: "branch",
-        commit,
-        reason: `no release of ${pkg} (no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : " that is not a pre-release"}): branch ${branch} of Repository "${upstream2.repository.name}"`
-      }
-    };
-  }
-  const tags = upstreamRefCandidates({ package: upstream2.package, revision: upstream2.revision });
-  const named = `revision "${upstream2.revision}"`;
-  for (const t of tags) {
-    const commit = byName2.get(`refs/tags/${t}`);
-    if (commit) return { ok: true, value: { ref: t, kind: "tag", commit, reason: named } };
-  }
-  const branchCommit = byName2.get(`refs/heads/${upstream2.revision}`);
-  if (branchCommit) return { ok: true, value: { ref: upstream2.revision, kind: "branch", commit: branchCommit, reason: named } };
-  if (isFullCommit(upstream2.revision))
-    return { ok: true, value: { ref: upstream2.revision, kind: "commit", commit: upstream2.revision.toLowerCase(), reason: named } };
-  return {
-    ok: false,
-    error: `${where}: "${upstream2.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(" or ")}), a branch or a full commit of ${upstream2.url}`
-  };
-}
-function withRepositoryOf(plan, error2, message2) {
-  const branchMissing = error2 instanceof RunError && error2.code === "branch-missing";
-  if (!branchMissing && !isGitError(error2)) return message2;
-  const names2 = (url) => [url, hideCredentials(url), repositoryIdentity(url)].some((u) => u !== "" && message2.includes(u));
-  const repository = names2(plan.downstream.url) ? plan.downstream.repository : names2(plan.upstream.url) ? plan.upstream.repository : void 0;
-  if (!repository) return message2;
-  return `${describeSource(repository.source)}: ${branchMissing ? "spec.git.branch" : "spec.git.repo"}: ${message2}`;
-}
-function applyFailureMessage(plan, failure2) {
-  const text2 = failure2.errors.join("; ");
-  const said = failure2.file && !text2.startsWith(`${failure2.file}:`) ? `${failure2.file}: ${text2}` : text2;
-  if (failure2.code !== "missing-file" || failure2.file !== PACKAGE_CONTEXT_FILE) return said;
-  const repository = plan.downstream.repository;
-  const where = `${PACKAGE_CONTEXT_FILE} of ${hideCredentials(plan.upstream.url)} ${plan.upstream.directory || "/"}`;
-  const deployment = repository.object.spec?.deployment === true;
-  return deployment ? `${said}. The package was not new, so it did not get one: add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where}) or to the downstream package` : `${said}. Porch creates it only for a package new in a deployment repository: mark Repository "${repository.name}" (${describeSource(repository.source)}) with spec.deployment: true, or add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where})`;
-}
-function canonical2(value2) {
-  if (Array.isArray(value2)) return value2.map(canonical2);
-  if (value2 !== null && typeof value2 === "object") {
-    return Object.fromEntries(
-      Object.keys(value2).sort().map((k) => [k, canonical2(value2[k])])
-    );
-  }
-  return value2;
-}
-function hashOf(value2) {
-  return createHash5("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
-}
-function fingerprintOf(plan, upstreamCommit2, version) {
-  return hashOf({
-    upstreamCommit: upstreamCommit2,
-    name: plan.name,
-    spec: plan.variant.spec ?? {},
-    downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
-    objects: hashOf(plan.objects),
-    version
-  }).slice(0, 32);
-}
-
-// ../run/src/propose.ts
-init_src();
-
-// ../run/src/carry.ts
-init_src2();
-init_proposal_body();
-async function carryForward(input) {
-  const { open: open2, ws } = input;
-  const none = { kind: "none" };
-  if (!open2 || open2.fingerprint === input.fingerprint || !ws.remoteHead || !ws.onBranchTip) return none;
-  const built = parseMetadataBlock(open2.body)?.upstream?.commit;
-  if (!built) return none;
-  const foreign = await input.foreign();
-  if (foreign.length === 0) return none;
-  if (await ws.isAncestor(ws.remoteHead, ws.baseCommit)) return none;
-  const tip = await ws.onBranchTip();
-  const kptfile = await tip.readFile(input.directory, "Kptfile");
-  const path = `${input.directory ? `${input.directory}/` : ""}Kptfile`;
-  if (typeof kptfile !== "string") return { kind: "left-alone", reason: `its ${path} is gone or is not a file`, foreign };
-  const lock = safeLockCommit(kptfile);
-  if (lock === void 0) return { kind: "left-alone", reason: `its ${path} has no readable upstreamLock to merge from`, foreign };
-  if (lock !== built) await tip.writeFile(input.directory, "Kptfile", withLockCommit(kptfile, built));
-  return { kind: "carry", ws: tip, carried: [...foreign].reverse().map(carriedCommit) };
-}
-function safeLockCommit(kptfile) {
-  try {
-    return lockCommit(kptfile);
-  } catch {
-    return void 0;
-  }
-}
-function withLockCommit(kptfile, commit) {
-  const doc = parseYamlDocument(kptfile);
-  doc.setIn(["upstreamLock", "git", "commit"], commit);
-  return doc.toString();
-}
-function carriedCommit(c) {
-  return { sha: c.sha, name: c.name, subject: c.body.split("\n", 1)[0].trim() };
-}
-
-// ../run/src/propose.ts
-init_forge();
-
-// ../run/src/decisions.ts
-init_src2();
-init_proposal_body();
-var NO_LONGER = "ignored: the field no longer conflicts as ticked (the upstream or the downstream changed since)";
-async function applyDecisions(ws, directory, prepared, wanted) {
-  const labels = /* @__PURE__ */ new Set([...wanted.decided, ...wanted.ticked]);
-  if (labels.size === 0) return prepared;
-  const decided2 = [];
-  const ignored = [];
-  const remaining = [];
-  const matched = /* @__PURE__ */ new Set();
-  for (const conflict of prepared.conflicts) {
-    const choice = conflictChoice(conflict);
-    if (!choice || !labels.has(choice.label)) {
-      remaining.push(conflict);
-      continue;
-    }
-    matched.add(choice.label);
-    const text2 = await ws.readFile(directory, conflict.file);
-    const set2 = typeof text2 === "string" ? setResourceField({
-      text: text2,
-      file: conflict.file,
-      resource: conflict.resource,
-      path: conflict.path,
-      value: conflict.values[choice.take],
-      pin: choice.take === "local"
-    }) : { ok: false, reason: `${conflict.file} is not a text file of the package` };
-    if (!set2.ok) {
-      ignored.push({ label: choice.label, reason: `not applied: ${set2.reason}` });
-      remaining.push(conflict);
-      continue;
-    }
-    await ws.writeFile(directory, conflict.file, set2.text);
-    decided2.push({ conflict, choice });
-  }
-  for (const label of wanted.ticked) if (!matched.has(label)) ignored.push({ label, reason: NO_LONGER });
-  return { ...prepared, conflicts: remaining, decisions: { decided: decided2, ignored } };
-}
-function decisionsMessage(d, ticked) {
-  if (!d) return void 0;
-  const applied = d.decided.filter((x) => ticked.includes(x.choice.label));
-  const parts = [
-    ...applied.map((x) => `decided on the proposal: ${x.choice.label}`),
-    ...d.ignored.map((t) => `tick "${t.label}" ${t.reason}`)
-  ];
-  return parts.length > 0 ? parts.join("; ") : void 0;
-}
-
-// ../run/src/propose.ts
-init_proposal_body();
-
-// ../run/src/render.ts
-init_src2();
 
 // ../fn-render/src/items.ts
 var import_yaml22 = __toESM(require_dist(), 1);
@@ -47135,7 +46179,7 @@ function stringMap(doc, field) {
   }
   return out;
 }
-function groupOf4(apiVersion) {
+function groupOf3(apiVersion) {
   const i = apiVersion.indexOf("/");
   return i < 0 ? "" : apiVersion.slice(0, i);
 }
@@ -47162,14 +46206,14 @@ function snapshot2(items) {
   }
   return out;
 }
-var isMap21 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var isMap20 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function namesOf(list2) {
-  const names2 = list2.map((i) => isMap21(i) && typeof i.name === "string" ? i.name : void 0);
+  const names2 = list2.map((i) => isMap20(i) && typeof i.name === "string" ? i.name : void 0);
   if (names2.some((n) => n === void 0) || new Set(names2).size !== names2.length) return void 0;
   return names2;
 }
 function fieldChanges(a, b, path = []) {
-  if (isMap21(a) && isMap21(b)) {
+  if (isMap20(a) && isMap20(b)) {
     const out = [];
     for (const key of /* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])) out.push(...fieldChanges(a[key], b[key], [...path, key]));
     return out;
@@ -47216,7 +46260,7 @@ var BuiltinConfigError = class extends Error {
 function specApplies(doc, spec) {
   const id = identity3(doc);
   if (spec.kind && spec.kind !== id.kind) return false;
-  if (spec.group !== void 0 && spec.group !== groupOf4(id.apiVersion)) return false;
+  if (spec.group !== void 0 && spec.group !== groupOf3(id.apiVersion)) return false;
   if (spec.version && spec.version !== id.apiVersion.slice(id.apiVersion.indexOf("/") + 1)) return false;
   return true;
 }
@@ -47280,7 +46324,7 @@ function parseScalarText(text2) {
 function selectorMatches(item2, s) {
   const id = identity3(item2.doc);
   const version = id.apiVersion.includes("/") ? id.apiVersion.slice(id.apiVersion.indexOf("/") + 1) : id.apiVersion;
-  if (s.group !== void 0 && s.group !== "" && s.group !== groupOf4(id.apiVersion)) return false;
+  if (s.group !== void 0 && s.group !== "" && s.group !== groupOf3(id.apiVersion)) return false;
   if (s.version && s.version !== version) return false;
   if (s.kind && s.kind !== id.kind) return false;
   if (s.name && s.name !== id.name) return false;
@@ -47298,7 +46342,7 @@ function selectorMatches(item2, s) {
   }
   return true;
 }
-function pathSegments(fieldPath3) {
+function pathSegments2(fieldPath3) {
   const out = [];
   let cur = "";
   let depth = 0;
@@ -47317,7 +46361,7 @@ function pathSegments(fieldPath3) {
   return out;
 }
 function nodesAt(doc, fieldPath3, create) {
-  const segs = pathSegments(fieldPath3);
+  const segs = pathSegments2(fieldPath3);
   const out = [];
   const walk = (node, i, parent, key) => {
     if (i === segs.length) {
@@ -47876,7 +46920,7 @@ var setNamespace = ({ items, config }) => {
 };
 function dependsOnKey(item2) {
   const id = identity3(item2.doc);
-  return `${groupOf4(id.apiVersion)}/${id.kind}/${id.name}`;
+  return `${groupOf3(id.apiVersion)}/${id.kind}/${id.name}`;
 }
 
 // ../fn-render/src/builtins/index.ts
@@ -48050,6 +47094,36 @@ function defaultPath(doc) {
   return typeof ns === "string" && ns !== "" ? `${ns}/${file}` : file;
 }
 
+// ../fn-render/src/images.ts
+var DEFAULT_ALLOWED_IMAGES = ["gcr.io/kpt-fn/", "ghcr.io/kptdev/krm-functions-catalog/"];
+var ANY_IMAGE = "*";
+function imagePatternProblem(pattern) {
+  if (pattern === ANY_IMAGE) return void 0;
+  const example = "e.g. gcr.io/kpt-fn/, ghcr.io/acme/set-team, or * for any image";
+  if (pattern.trim() === "") return `an image pattern is empty (${example})`;
+  if (pattern.endsWith("/")) {
+    const r = parseImageReference(`${pattern}fn`);
+    return "error" in r || r.tag !== void 0 || r.digest !== void 0 ? `${JSON.stringify(pattern)} is not a registry or repository prefix (${example})` : void 0;
+  }
+  return "error" in parseImageReference(pattern) ? `${JSON.stringify(pattern)} is not an image name (${example})` : void 0;
+}
+function imageAllowed(image, patterns2) {
+  const ref = parseImageReference(image);
+  if ("error" in ref) return false;
+  return patterns2.some((pattern) => {
+    if (pattern === ANY_IMAGE) return true;
+    if (pattern.endsWith("/")) return image.startsWith(pattern);
+    const p = parseImageReference(pattern);
+    if ("error" in p) return false;
+    if (p.digest !== void 0) return image === pattern;
+    if (p.tag !== void 0) return image === pattern || image.startsWith(`${pattern}@`);
+    return ref.name === pattern || image.startsWith(`${pattern}/`);
+  });
+}
+function allowanceFor(image) {
+  return imageWithoutTag(image);
+}
+
 // ../fn-render/src/results.ts
 function functionName(r) {
   return r.image ?? r.exec ?? "(unnamed function)";
@@ -48064,7 +47138,7 @@ function resultLine(r) {
 
 // ../fn-render/src/runners.ts
 import { spawn, spawnSync } from "node:child_process";
-import { isAbsolute as isAbsolute4, resolve as resolve7 } from "node:path";
+import { isAbsolute as isAbsolute3, resolve as resolve5 } from "node:path";
 function functionEnv(env) {
   const out = {};
   for (const k of ["PATH", "HOME", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL", "SYSTEMROOT"]) {
@@ -48092,9 +47166,9 @@ function runProcess(command, args, input, options) {
     });
     child.stdin.on("error", () => {
     });
-    child.on("close", (code2, signal) => {
+    child.on("close", (code4, signal) => {
       done({
-        exitCode: spawnError !== void 0 ? 1 : code2 ?? (signal ? 128 : 1),
+        exitCode: spawnError !== void 0 ? 1 : code4 ?? (signal ? 128 : 1),
         stdout: Buffer.concat(out).toString("utf8"),
         stderr: Buffer.concat(err).toString("utf8") + (signal ? `
 (killed by ${signal})` : ""),
@@ -48110,7 +47184,7 @@ function definedEnv(env) {
   return out;
 }
 function execPath(exec, cwd) {
-  return isAbsolute4(exec) ? exec : resolve7(cwd, exec);
+  return isAbsolute3(exec) ? exec : resolve5(cwd, exec);
 }
 function containerArgs(image) {
   return ["run", "--rm", "-i", "--network", "none", "--read-only", "--user", "nobody", "--security-opt", "no-new-privileges", image];
@@ -48164,15 +47238,17 @@ function selectItems(items, selectors, exclude) {
 
 // ../fn-render/src/render.ts
 var RenderError = class extends Error {
-  constructor(message2, pkg, fn3, field) {
+  constructor(message2, pkg, fn3, field, code4) {
     super(message2);
     this.pkg = pkg;
     this.fn = fn3;
     this.field = field;
+    this.code = code4;
   }
   pkg;
   fn;
   field;
+  code;
 };
 async function renderPackage(tree, options = {}) {
   const root = treePath(options.dir ?? "");
@@ -48183,12 +47259,14 @@ async function renderPackage(tree, options = {}) {
     cwd: options.cwd ?? process.cwd(),
     env: options.env ?? process.env,
     containerRuntime: options.containerRuntime,
+    allowedImages: options.allowedImages ?? DEFAULT_ALLOWED_IMAGES,
     results: [],
     changes: options.changes === true
   };
   try {
     if (!tree.package(root).hasKptfile()) throw new RenderError(`${tree.describe(root) || "."}: not a kpt package (no Kptfile)`, root);
     if (options.allowExec !== true) refuseExec(tree, root);
+    refuseImages(ctx);
     if (!hasFunctions(tree, root)) {
       for (const dir of renderedPackages(tree, root)) readResources(tree.package(dir));
       return { ok: true, tree: tree.clone(), results: [], written: [], deleted: [] };
@@ -48205,7 +47283,8 @@ async function renderPackage(tree, options = {}) {
           message: error2.message,
           package: error2.pkg,
           ...error2.fn !== void 0 ? { function: error2.fn } : {},
-          ...error2.field !== void 0 ? { field: error2.field } : {}
+          ...error2.field !== void 0 ? { field: error2.field } : {},
+          ...error2.code !== void 0 ? { code: error2.code } : {}
         }
       };
     }
@@ -48217,25 +47296,47 @@ function renderedPackages(tree, root) {
   const nested = tree.package(root).nestedPackages({ includeRemote: true, recurseIntoRemote: true });
   return [root, ...nested.map((p) => root === "" ? p : `${root}/${p}`)];
 }
+function* pipelineFunctions(tree, root) {
+  for (const dir of renderedPackages(tree, root)) {
+    const kptfile = tree.describe(`${dir}/Kptfile`);
+    const pipeline = parseKptfile(tree.package(dir).kptfileText() ?? "", kptfile).kptfile.pipeline;
+    for (const [i, fn3] of (pipeline?.mutators ?? []).entries()) yield { dir, kptfile, fn: fn3, field: `pipeline.mutators[${i}]` };
+    for (const [i, fn3] of (pipeline?.validators ?? []).entries()) yield { dir, kptfile, fn: fn3, field: `pipeline.validators[${i}]` };
+  }
+}
 function refuseExec(tree, root) {
-  const packages = renderedPackages(tree, root);
-  for (const dir of packages) {
-    const kptfileName = tree.describe(`${dir}/Kptfile`);
-    const pipeline = parseKptfile(tree.package(dir).kptfileText() ?? "", kptfileName).kptfile.pipeline;
-    const fields = [
-      ...(pipeline?.mutators ?? []).map((fn3, i) => [fn3, `pipeline.mutators[${i}]`]),
-      ...(pipeline?.validators ?? []).map((fn3, i) => [fn3, `pipeline.validators[${i}]`])
-    ];
-    for (const [fn3, field] of fields) {
-      if (!fn3.exec) continue;
-      const name2 = functionName(fn3);
-      throw new RenderError(
-        `${kptfileName}: ${field}: function ${JSON.stringify(name2)} is an exec function (a program on this machine) and exec functions run only with --allow-exec: pass --allow-exec to allow running function binaries`,
-        dir,
-        name2,
-        field
-      );
-    }
+  for (const { dir, kptfile, fn: fn3, field } of pipelineFunctions(tree, root)) {
+    if (!fn3.exec) continue;
+    const name2 = functionName(fn3);
+    throw new RenderError(
+      `${kptfile}: ${field}: function ${JSON.stringify(name2)} is an exec function (a program on this machine) and exec functions run only with --allow-exec: pass --allow-exec to allow running function binaries`,
+      dir,
+      name2,
+      field,
+      "exec-not-allowed"
+    );
+  }
+}
+function imageRoute(ctx, image) {
+  if (ctx.runtime === "builtin" || ctx.runtime === "exec" || imageAllowed(image, ctx.allowedImages)) return "as-chosen";
+  return ctx.runtime === "auto" && builtinName(image) !== void 0 ? "builtin" : "refused";
+}
+function imageRefusal(ctx, dir, kptfile, field, fn3, image) {
+  const name2 = functionName(fn3);
+  const allowed = ctx.allowedImages.length > 0 ? `the allowed images are ${ctx.allowedImages.join(", ")}` : "no image is allowed to run here";
+  return new RenderError(
+    `${kptfile}: ${field}: function ${JSON.stringify(name2)} would run the container image ${image}, which is not allowed (${allowed}): allow it with --allow-image ${allowanceFor(image)} (the Action's input allowed-images)`,
+    dir,
+    name2,
+    field,
+    "image-not-allowed"
+  );
+}
+function refuseImages(ctx) {
+  for (const { dir, kptfile, fn: fn3, field } of pipelineFunctions(ctx.tree, ctx.root)) {
+    if (fn3.exec || !fn3.image) continue;
+    const image = catalogImage(fn3.image);
+    if (imageRoute(ctx, image) === "refused") throw imageRefusal(ctx, dir, kptfile, field, fn3, image);
   }
 }
 function hasFunctions(tree, root) {
@@ -48317,6 +47418,9 @@ function chooseRunner(ctx, dir, fn3, field) {
       field
     );
   }
+  const route = imageRoute(ctx, image);
+  if (route === "refused") throw imageRefusal(ctx, dir, ctx.tree.describe(`${dir}/Kptfile`), field, fn3, image);
+  if (route === "builtin" && builtin3) return { kind: "builtin", name: builtin3 };
   if (ctx.containerRuntime === void 0) ctx.containerRuntime = detectContainerRuntime(ctx.env) ?? null;
   if (ctx.containerRuntime !== null) return { kind: "container", command: ctx.containerRuntime };
   if (ctx.runtime === "container")
@@ -48497,1054 +47601,1059 @@ function itemText(item2, indent) {
   return now === printItem(parseResource(item2.original), indent) ? item2.original : now;
 }
 
-// ../run/src/render.ts
-function renderFailureLine(f) {
-  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
-  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
+// ../run/src/settings.ts
+init_src2();
+
+// ../run/src/branch-prefix.ts
+var DEFAULT_BRANCH_PREFIX = "kdelta/";
+var ALLOWED = /^[A-Za-z0-9._/-]+$/;
+function branchPrefixProblem(prefix) {
+  if (prefix === "") {
+    return `must not be empty: proposal branches would then be named after the variants alone, and one named like the base branch would bypass review (the default is "${DEFAULT_BRANCH_PREFIX}")`;
+  }
+  if (!ALLOWED.test(prefix)) return `"${prefix}" may hold only letters, digits, ".", "_", "-" and "/"`;
+  if (/^[/.-]/.test(prefix)) return `"${prefix}" must not start with "/", "." or "-"`;
+  if (prefix.includes("..") || prefix.includes("//") || /(^|\/)\./.test(prefix) || prefix.includes(".lock/")) {
+    return `"${prefix}" is not the start of a git branch name (no "..", "//", component starting with "." or ending in ".lock")`;
+  }
+  return void 0;
 }
-var MAX_RESULT_LINES = 10;
-var MAX_LINE = 300;
-function shortText(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
+
+// ../run/src/shard.ts
+import { createHash as createHash4 } from "node:crypto";
+
+// ../run/src/errors.ts
+init_src();
+var RunError = class extends KdeltaError {
+  name = "RunError";
+  constructor(code4, message2, at = {}) {
+    super({ code: code4, message: message2, ...at });
+  }
+};
+
+// ../run/src/shard.ts
+function shardProblem(text2) {
+  const m = /^(\d+)\/(\d+)$/.exec(text2.trim());
+  const index = m ? Number(m[1]) : Number.NaN;
+  const count = m ? Number(m[2]) : Number.NaN;
+  if (!m || count < 1 || index < 1 || index > count) return `must be k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got "${text2}")`;
+  return void 0;
 }
-function renderFailureOf(outcome, directory) {
-  const { error: error2 } = outcome;
-  const last = outcome.results[outcome.results.length - 1];
-  const failing = last && last.exitCode !== 0 ? last : void 0;
-  const lines = (failing?.results ?? []).map(resultLine);
-  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split("\n").slice(-3));
-  const kptfile = [directory, error2.package, "Kptfile"].filter(Boolean).join("/");
+function shardOf(name2, count) {
+  const digest2 = createHash4("sha256").update(name2).digest();
+  return digest2.readUInt32BE(0) % count + 1;
+}
+function inShard(name2, shard2) {
+  return shard2 === void 0 || shardOf(name2, shard2.count) === shard2.index;
+}
+
+// ../run/src/settings.ts
+var DEFAULT_CONCURRENCY = 4;
+var MAX_CONCURRENCY = 64;
+var DEFAULT_MAX_REMOVALS = 5;
+var DEFAULT_AUTHOR = { name: "kdelta", email: "kdelta@noreply.invalid" };
+function describeOrigin(origin) {
+  switch (origin.type) {
+    case "flag":
+      return `--${origin.name}`;
+    case "input":
+      return `input "${origin.name}"`;
+    case "field":
+      return `RunSettings ${origin.field} in ${origin.file}`;
+    case "option":
+      return `run option ${origin.name}`;
+    case "default":
+      return "the default";
+    default:
+      return origin;
+  }
+}
+function originName(origin) {
+  switch (origin.type) {
+    case "flag":
+      return `--${origin.name}`;
+    case "input":
+    case "option":
+      return origin.name;
+    case "field":
+      return origin.field;
+    case "default":
+      return "the default";
+    default:
+      return origin;
+  }
+}
+var ok = (value2) => ({ ok: true, value: value2 });
+var bad = (problem) => ({ ok: false, problem });
+var shown = (value2) => JSON.stringify(value2) ?? String(value2);
+function oneOf(allowed) {
+  return (v) => allowed.includes(v) ? ok(v) : bad(`must be one of ${allowed.map(String).join(", ")} (got ${shown(v)})`);
+}
+function integer(min, max) {
+  return (v) => typeof v === "number" && Number.isInteger(v) && v >= min && (max === void 0 || v <= max) ? ok(v) : bad(
+    max === void 0 ? `must be a whole number, ${min} or more (got ${shown(v)})` : `must be an integer from ${min} to ${max} (got ${shown(v)})`
+  );
+}
+var boolean = (v) => typeof v === "boolean" ? ok(v) : bad(`expected true or false (got ${shown(v)})`);
+var nonEmpty = (v) => typeof v === "string" && v.trim() !== "" ? ok(v) : bad(`expected a non-empty string (got ${shown(v)})`);
+var EMAIL = /^[^\s<>@]+@[^\s<>@]+$/;
+var email = (v) => typeof v === "string" && EMAIL.test(v) ? ok(v) : bad(`expected an email address (got ${shown(v)})`);
+var names = (v) => Array.isArray(v) && v.every((x) => typeof x === "string" && x.trim() !== "") ? ok(v) : bad(`expected a list of non-empty strings (got ${shown(v)})`);
+function imagePatterns(v) {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) return bad(`expected a list of image patterns (got ${shown(v)})`);
+  const problem = v.map(imagePatternProblem).find((p) => p !== void 0);
+  return problem === void 0 ? ok(v) : bad(problem);
+}
+function repositoryPatterns(v) {
+  const listed = names(v);
+  if (!listed.ok) return listed;
+  for (const entry of listed.value) {
+    const parsed = parseRepositoryPattern(entry);
+    if (typeof parsed === "string") return bad(`"${entry}" ${parsed}`);
+  }
+  return listed;
+}
+function branchPrefix(v) {
+  if (typeof v !== "string") return bad(`expected a string (got ${shown(v)})`);
+  const problem = branchPrefixProblem(v);
+  return problem === void 0 ? ok(v) : bad(problem);
+}
+function shard(v) {
+  const text2 = typeof v === "string" ? v : typeof v === "object" && v !== null && "index" in v && "count" in v ? `${String(v.index)}/${String(v.count)}` : void 0;
+  if (text2 === void 0) return bad(`must be k/n with 1 \u2264 k \u2264 n, e.g. 2/5 (got ${shown(v)})`);
+  const problem = shardProblem(text2);
+  if (problem !== void 0) return bad(problem);
+  const [index, count] = text2.trim().split("/").map(Number);
+  return ok({ index, count });
+}
+var SETTING_RULES = {
+  forge: { flag: "forge", input: "forge", field: "forge", text: "word", check: oneOf(["local", "github"]) },
+  mode: { flag: "mode", input: "mode", field: "mode", text: "word", check: oneOf(["variants", "updates", "both"]) },
+  concurrency: { flag: "concurrency", input: "concurrency", field: "concurrency", text: "integer", check: integer(1, MAX_CONCURRENCY) },
+  budget: { flag: "budget", input: "budget", field: "budget", text: "integer", check: integer(0) },
+  maxRemovals: { flag: "max-removals", input: "max-removals", field: "maxRemovals", text: "integer", check: integer(0) },
+  branchPrefix: { flag: "branch-prefix", input: "branch-prefix", field: "branchPrefix", text: "word", check: branchPrefix },
+  shard: { flag: "shard", input: "shard", text: "word", check: shard },
+  proposalsDir: { flag: "proposals-dir", field: "proposalsDir", text: "word", check: nonEmpty },
+  authorName: { input: "commit-author-name", field: "author.name", text: "word", check: nonEmpty },
+  authorEmail: { input: "commit-author-email", field: "author.email", text: "word", check: email },
+  labels: { flag: "label", input: "labels", field: "github.labels", text: "list", check: names },
+  assignees: { flag: "assignee", input: "assignees", field: "github.assignees", text: "list", check: names },
+  reviewers: { flag: "reviewer", input: "reviewers", field: "github.reviewers", text: "list", check: names },
+  teamReviewers: { flag: "team-reviewer", input: "team-reviewers", field: "github.teamReviewers", text: "list", check: names },
+  draft: { flag: "draft", input: "draft", field: "github.draft", text: "word", check: oneOf(["always", "never", "conflicts"]) },
+  autoMerge: {
+    flag: "auto-merge",
+    input: "auto-merge",
+    field: "github.autoMerge",
+    text: "auto-merge",
+    check: oneOf([false, "merge", "squash", "rebase"])
+  },
+  signedCommits: { flag: "signed-commits", input: "signed-commits", field: "github.signedCommits", text: "boolean", check: boolean },
+  dryRun: { flag: "dry-run", input: "dry-run", text: "boolean", check: boolean },
+  allowExec: { flag: "allow-exec", input: "allow-exec", text: "boolean", check: boolean },
+  allowedImages: { flag: "allow-image", input: "allowed-images", text: "list", check: imagePatterns },
+  allowLocalUpstreams: { flag: "allow-local-upstreams", input: "allow-local-upstreams", text: "boolean", check: boolean },
+  credentialHosts: { flag: "credential-host", input: "credential-hosts", text: "list", check: repositoryPatterns },
+  credentialRepositories: {
+    flag: "credential-repository",
+    input: "credential-repositories",
+    text: "list",
+    check: repositoryPatterns
+  }
+};
+var SETTING_KEYS = Object.keys(SETTING_RULES);
+var TRUE = /* @__PURE__ */ new Set(["true", "True", "TRUE"]);
+var FALSE = /* @__PURE__ */ new Set(["false", "False", "FALSE"]);
+function valueFromText(kind, text2) {
+  const t = text2.trim();
+  switch (kind) {
+    case "word":
+      return t;
+    case "integer":
+      return /^[+-]?\d+(\.\d+)?$/.test(t) ? Number(t) : t;
+    case "boolean":
+      return TRUE.has(t) ? true : FALSE.has(t) ? false : t;
+    case "list":
+      return t.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== "");
+    case "auto-merge":
+      return FALSE.has(t) ? false : t;
+    default:
+      return kind;
+  }
+}
+var NO_SETTINGS = { values: {}, origins: {} };
+function describeProblem(problem) {
+  return `${describeOrigin(problem.origin)}: ${problem.message}`;
+}
+var SettingsError = class extends KdeltaError {
+  name = "SettingsError";
+  problems;
+  constructor(problems) {
+    super({
+      code: "invalid-option",
+      message: problems.length === 1 ? describeProblem(problems[0]) : problems.map(describeProblem).join("\n")
+    });
+    this.problems = problems;
+  }
+};
+function checkSettings(raw) {
+  const values = {};
+  const origins = {};
+  const problems = [];
+  for (const key of SETTING_KEYS) {
+    const given = raw.values[key];
+    if (given === void 0) continue;
+    const checked = SETTING_RULES[key].check(given.value);
+    if (checked.ok) {
+      values[key] = checked.value;
+      origins[key] = given.origin;
+    } else problems.push({ key, origin: given.origin, message: checked.problem });
+  }
+  const [name2, address] = [raw.values.authorName, raw.values.authorEmail];
+  if (name2 === void 0 !== (address === void 0)) {
+    const missing = name2 === void 0 ? "authorName" : "authorEmail";
+    const nameOrigin = name2?.origin ?? raw.originOf("authorName");
+    const addressOrigin = address?.origin ?? raw.originOf("authorEmail");
+    const origin = raw.originOf(missing) ?? (name2 ?? address).origin;
+    problems.push({
+      key: missing,
+      origin,
+      message: `set both ${nameOrigin ? originName(nameOrigin) : "the name"} and ${addressOrigin ? originName(addressOrigin) : "the email"}, or neither`
+    });
+  }
+  return { settings: { values, origins }, problems };
+}
+function normaliseSettings(raw) {
+  const { settings, problems } = checkSettings(raw);
+  if (problems.length > 0) throw new SettingsError(problems);
+  return settings;
+}
+function resolveSettings(door, file, defaults) {
+  const origins = {};
+  function pick(key, fallback) {
+    for (const layer of [door, file]) {
+      const value2 = layer.values[key];
+      if (value2 !== void 0) {
+        origins[key] = layer.origins[key];
+        return value2;
+      }
+    }
+    if (fallback !== void 0) origins[key] = { type: "default" };
+    return fallback;
+  }
+  const authorLayer = door.values.authorName !== void 0 ? door : file;
+  for (const key of ["authorName", "authorEmail"]) origins[key] = authorLayer.origins[key] ?? { type: "default" };
+  const github = {
+    labels: pick("labels"),
+    assignees: pick("assignees"),
+    reviewers: pick("reviewers"),
+    teamReviewers: pick("teamReviewers"),
+    draft: pick("draft"),
+    autoMerge: pick("autoMerge"),
+    signedCommits: pick("signedCommits")
+  };
   return {
-    ...error2.function !== void 0 ? { function: error2.function } : {},
-    ...error2.field !== void 0 ? { field: error2.field } : {},
-    kptfile,
-    message: shortText(error2.message, 1e3),
-    results: [
-      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
-      ...lines.length > MAX_RESULT_LINES ? [`\u2026and ${lines.length - MAX_RESULT_LINES} more`] : []
-    ]
+    forge: pick("forge", "local"),
+    mode: pick("mode", "both"),
+    concurrency: pick("concurrency", DEFAULT_CONCURRENCY),
+    budget: pick("budget", DEFAULT_BUDGET),
+    maxRemovals: pick("maxRemovals", DEFAULT_MAX_REMOVALS),
+    branchPrefix: pick("branchPrefix", DEFAULT_BRANCH_PREFIX),
+    shard: pick("shard"),
+    proposalsDir: pick("proposalsDir", join9(defaults.config, "proposals")),
+    author: {
+      name: authorLayer.values.authorName ?? DEFAULT_AUTHOR.name,
+      email: authorLayer.values.authorEmail ?? DEFAULT_AUTHOR.email
+    },
+    github: Object.fromEntries(Object.entries(github).filter(([, v]) => v !== void 0)),
+    dryRun: pick("dryRun", false),
+    allowExec: pick("allowExec", false),
+    allowedImages: pick("allowedImages"),
+    allowLocalUpstreams: pick("allowLocalUpstreams"),
+    credentialHosts: pick("credentialHosts", []),
+    credentialRepositories: pick("credentialRepositories", []),
+    origins
   };
 }
-async function renderFiles(options, files, directory, cwd) {
-  const tree = files instanceof PackageTree ? files : PackageTree.fromFiles(files);
-  tree.source = directory;
-  const rendered = await renderPackage(tree, {
-    env: options.env,
-    cwd,
-    allowExec: options.allowExec === true,
-    changes: options.changes === true
-  });
-  return rendered.ok ? { ok: true, files: rendered.tree.allFiles(), functions: rendered.results } : { ok: false, failure: renderFailureOf(rendered, directory) };
+
+// ../run/src/settings-sources.ts
+function textSettings(type, read) {
+  const values = {};
+  for (const key of SETTING_KEYS) {
+    const rule = SETTING_RULES[key];
+    const name2 = rule[type];
+    if (name2 === void 0) continue;
+    const given = read(name2);
+    if (given === void 0) continue;
+    values[key] = { value: typeof given === "string" ? valueFromText(rule.text, given) : given, origin: { type, name: name2 } };
+  }
+  return {
+    values,
+    originOf: (key) => {
+      const name2 = SETTING_RULES[key][type];
+      return name2 === void 0 ? void 0 : { type, name: name2 };
+    }
+  };
 }
-function printPath(steps) {
-  let path = FieldPath.root;
-  for (const s of steps)
-    path = typeof s === "string" ? path.field(s) : typeof s === "number" ? path.index(s) : path.keyed([["name", s.name]]);
-  return path.toString();
-}
-var MAX_FIELDS = 20;
-function renderChangeLines(functions, directory) {
-  const lines = [];
-  for (const f of functions) {
-    if (!f.changes || f.changes.length === 0) continue;
-    const kptfile = [directory, f.package, "Kptfile"].filter(Boolean).join("/");
-    lines.push(`- \`${functionName(f)}\` (\`${kptfile}\` \`${f.field}\`):`);
-    for (const c of f.changes) {
-      const name2 = c.namespace ? `${c.namespace}/${c.name}` : c.name;
-      const file = [directory, c.file].filter(Boolean).join("/");
-      const fields = c.whole ? c.whole : [
-        ...c.fields.slice(0, MAX_FIELDS).map((p) => `\`${printPath(p)}\``),
-        ...c.fields.length > MAX_FIELDS ? [`\u2026and ${c.fields.length - MAX_FIELDS} more`] : []
-      ].join(", ") || "moved";
-      lines.push(`  - ${c.kind} \`${name2}\` in \`${file}\`: ${fields}`);
+var isMap28 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function runSettingsSource(spec, file) {
+  const problems = [];
+  const values = {};
+  const originOf = (key) => {
+    const field = SETTING_RULES[key].field;
+    return field === void 0 ? void 0 : { type: "field", field: `spec.${field}`, file };
+  };
+  const raw = { values, originOf };
+  if (spec === void 0 || spec === null) return { raw, problems };
+  if (!isMap28(spec)) return { raw, problems: [{ field: "spec", message: "expected a map" }] };
+  const allowed = /* @__PURE__ */ new Map();
+  for (const key of SETTING_KEYS) {
+    const parts = SETTING_RULES[key].field?.split(".") ?? [];
+    for (let i = 0; i < parts.length; i++) {
+      const group2 = parts.slice(0, i).join(".");
+      const list2 = allowed.get(group2) ?? [];
+      if (!list2.includes(parts[i])) list2.push(parts[i]);
+      allowed.set(group2, list2);
     }
   }
-  return lines;
-}
-
-// ../run/src/result.ts
-init_src();
-function message(error2) {
-  return error2 instanceof Error ? error2.message : String(error2);
-}
-function errorCode(error2) {
-  const code2 = error2?.code;
-  return error2 instanceof Error && typeof code2 === "string" && code2 !== "" ? code2 : "failed";
-}
-function failure(code2, error2) {
-  return { action: "failed", writes: false, code: code2, error: error2 };
-}
-async function runJob(id, job, describe3 = message) {
-  const base = { ...id, conflicts: [], conflictCount: 0 };
-  try {
-    return { ...base, ...await job() };
-  } catch (error2) {
-    return { ...base, ...failure(errorCode(error2), describe3(error2)) };
-  }
-}
-var DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
-function deferredResult(id) {
-  return { ...id, action: "deferred", writes: false, conflicts: [], conflictCount: 0, message: DEFERRED_MESSAGE };
-}
-function proposalRef(p) {
-  return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
-}
-function resultWithoutCredentials(result) {
-  const clean = (text2) => text2 === void 0 ? void 0 : hideCredentials(text2);
-  return {
-    ...result,
-    ...result.error !== void 0 ? { error: clean(result.error) } : {},
-    ...result.message !== void 0 ? { message: clean(result.message) } : {},
-    ...result.body !== void 0 ? { body: clean(result.body) } : {},
-    ...result.upstream ? { upstream: { ...result.upstream, repo: hideCredentials(result.upstream.repo) } } : {}
-  };
-}
-function countedAs(action) {
-  switch (action) {
-    case "proposed":
-    case "removal-proposed":
-    case "orphan-proposed":
-      return "created";
-    case "updated":
-      return "updated";
-    case "closed":
-      return "closed";
-    case "declined":
-      return "declined";
-    case "deferred":
-      return "deferred";
-    case "failed":
-      return "failed";
-    // nothing was written
-    case "unchanged":
-    case "up-to-date":
-    case "blocked":
-    case "not-adopted":
-      return "unchanged";
-    default:
-      return action;
-  }
-}
-function countResults(results) {
-  const counts = { created: 0, updated: 0, closed: 0, declined: 0, unchanged: 0, deferred: 0, failed: 0 };
-  for (const r of results) counts[countedAs(r.action)]++;
-  return counts;
-}
-
-// ../run/src/workspace.ts
-init_src();
-
-// ../run/src/file-content.ts
-var decoder = new TextDecoder("utf-8", { fatal: true });
-function fileContent(bytes) {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    return bytes;
-  }
-}
-function splitBinary(files) {
-  const text2 = /* @__PURE__ */ new Map();
-  const binary = /* @__PURE__ */ new Map();
-  for (const [path, content] of files) {
-    if (typeof content === "string") text2.set(path, content);
-    else binary.set(path, content);
-  }
-  return { text: text2, binary };
-}
-
-// ../run/src/package-files.ts
-import { chmod as chmod2, lstat as lstat2, mkdir as mkdir5, readdir as readdir6, readFile as readFile6, readlink as readlink2, rm as rm5, symlink as symlink2, writeFile as writeFile5 } from "node:fs/promises";
-import { dirname as dirname5, join as join11, relative as relative4, sep as sep2 } from "node:path";
-var byPath = ([a], [b]) => a < b ? -1 : a > b ? 1 : 0;
-function assertInsidePackage(path) {
-  if (path.split("/").some((s) => s === ".." || s === "" || s === "."))
-    throw new RunError("unsafe-path", `refusing to write "${path}": not a path inside the package`);
-}
-var isLeftOut = (path) => path.split("/").some((s) => s === ".git" || s === "node_modules");
-async function readPackageDir(dir) {
-  const out = /* @__PURE__ */ new Map();
-  const walk = async (abs) => {
-    for (const entry of await readdir6(abs, { withFileTypes: true })) {
-      if (entry.name === ".git" || entry.name === "node_modules") continue;
-      const full = join11(abs, entry.name);
-      const rel = relative4(dir, full).split(sep2).join("/");
-      if (entry.isSymbolicLink()) out.set(rel, { kind: "symlink", target: await readlink2(full) });
-      else if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile()) {
-        const bytes = await readFile6(full);
-        out.set(rel, ((await lstat2(full)).mode & 64) !== 0 ? { kind: "executable", bytes } : fileContent(bytes));
+  const readMap = (group2, map) => {
+    const fields = allowed.get(group2) ?? [];
+    for (const k of Object.keys(map)) {
+      const path = group2 ? `${group2}.${k}` : k;
+      if (!fields.includes(k)) problems.push({ field: `spec.${path}`, message: `unknown field (expected one of ${fields.join(", ")})` });
+      else if (allowed.has(path)) {
+        const inner = map[k];
+        if (isMap28(inner)) readMap(path, inner);
+        else
+          problems.push({
+            field: `spec.${path}`,
+            message: `expected a map of ${allowed.get(path).join(", ")} (got ${JSON.stringify(inner)})`
+          });
       }
     }
   };
-  try {
-    if ((await lstat2(dir)).isSymbolicLink())
-      throw new RunError("symlinked-package", `${dir} is a symlink: a package directory is never followed`);
-    await walk(dir);
-  } catch (error2) {
-    if (error2.code === "ENOENT" || error2.code === "ENOTDIR") return void 0;
-    throw error2;
+  readMap("", spec);
+  for (const key of SETTING_KEYS) {
+    const field = SETTING_RULES[key].field;
+    if (field === void 0) continue;
+    let at = spec;
+    for (const part of field.split(".")) at = isMap28(at) ? at[part] : void 0;
+    if (at !== void 0) values[key] = { value: at, origin: originOf(key) };
   }
-  if (out.size === 0) return void 0;
-  return new Map([...out].sort(byPath));
+  return { raw, problems };
 }
-async function assertNoSymlinkIn(root, directory, repository) {
-  const parts = directory.split("/").filter((p) => p !== "" && p !== ".");
-  for (let i = 1; i <= parts.length; i++) {
-    const path = parts.slice(0, i).join("/");
-    let link3;
-    try {
-      const stats = await lstat2(join11(root, path));
-      if (!stats.isSymbolicLink()) continue;
-      link3 = await readlink2(join11(root, path));
-    } catch {
-      return;
+var optionPath = (key) => SETTING_RULES[key].field ?? key;
+function optionSettings(options) {
+  const values = {};
+  for (const key of SETTING_KEYS) {
+    let at = options;
+    for (const part of optionPath(key).split(".")) at = isMap28(at) ? at[part] : void 0;
+    if (at !== void 0) values[key] = { value: at, origin: { type: "option", name: optionPath(key) } };
+  }
+  return { values, originOf: (key) => ({ type: "option", name: optionPath(key) }) };
+}
+function settingOptions(settings) {
+  const out = {};
+  for (const key of SETTING_KEYS) {
+    const value2 = settings.values[key];
+    if (value2 === void 0) continue;
+    const parts = optionPath(key).split(".");
+    let at = out;
+    for (const part of parts.slice(0, -1)) at = at[part] ??= {};
+    at[parts.at(-1)] = value2;
+  }
+  return out;
+}
+
+// ../run/src/control.ts
+var RUN_SETTINGS_API_VERSION = "kdelta.dev/v1alpha1";
+var RUN_SETTINGS_KIND = "RunSettings";
+var UPSTREAM_POLICY_ANNOTATION = "kdelta.dev/upstream-policy";
+var UPSTREAM_PRERELEASES_ANNOTATION = "kdelta.dev/upstream-prereleases";
+function describeSource(s) {
+  const what = s.kind ? ` (${s.kind}${s.name ? ` "${s.name}"` : ""})` : "";
+  return `${s.file}: document ${s.document}${what}`;
+}
+function formatIssue2(issue2) {
+  return `${describeSource(issue2.source)}: ${issue2.field ? `${issue2.field}: ` : ""}${issue2.message}${issue2.line === void 0 ? "" : ` (line ${issue2.line})`}`;
+}
+function fieldPath2(field) {
+  const out = [];
+  for (const part of field.split(".")) {
+    const m = /^([^[\]]*)((?:\[\d+\])*)$/.exec(part);
+    if (!m) return out;
+    if (m[1]) out.push(m[1]);
+    for (const i of m[2].matchAll(/\[(\d+)\]/g)) out.push(Number(i[1]));
+  }
+  return out;
+}
+function issueLine(text2, issue2) {
+  if (issue2.source.document < 1) return void 0;
+  const doc = parseYamlStream(text2)[issue2.source.document - 1];
+  if (!doc) return void 0;
+  if (issue2.field) {
+    const path = fieldPath2(issue2.field);
+    for (let n = path.length; n > 0; n--) {
+      const node = doc.getIn(path.slice(0, n), true);
+      if (node && typeof node === "object" && node.range) return lineOf2(text2, node.range[0]);
     }
-    const what = path === parts.join("/") ? "the package directory" : `${path}, a directory above the package,`;
-    throw new RunError(
-      "symlinked-package",
-      `${parts.join("/")} in ${repository}: ${what} is a symlink (to ${link3}): kdelta never follows a symlink out of a package; left alone`,
-      { path: parts.join("/") }
-    );
   }
+  const start = doc.contents?.range?.[0] ?? doc.range[0];
+  return lineOf2(text2, start);
 }
-async function writePackageDir(dir, files) {
-  await rm5(dir, { recursive: true, force: true });
-  const links = [];
-  for (const [path, content] of files) {
-    assertInsidePackage(path);
-    const full = join11(dir, path);
-    if (typeof content === "object" && "kind" in content && content.kind === "symlink") {
-      links.push([full, content.target]);
+function withLines(issues, texts2) {
+  return issues.map((issue2) => {
+    const text2 = issue2.line === void 0 ? texts2?.get(issue2.source.file) : void 0;
+    const line = text2 === void 0 ? void 0 : issueLine(text2, issue2);
+    return line === void 0 ? issue2 : { ...issue2, line };
+  });
+}
+function distinct(issues) {
+  const seen = /* @__PURE__ */ new Set();
+  return issues.filter((i) => {
+    const key = formatIssue2(i);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+var ControlError = class extends KdeltaError {
+  name = "ControlError";
+  issues;
+  /** `texts`: the control files' contents by display path, so that each issue names its line. */
+  constructor(found, texts2) {
+    const issues = distinct(withLines(found, texts2));
+    const first = issues[0];
+    super({
+      code: "invalid-control-config",
+      message: issues.length === 1 ? `invalid control configuration: ${formatIssue2(issues[0])}` : `invalid control configuration (${issues.length} problems):
+${issues.map((i) => `  ${formatIssue2(i)}`).join("\n")}`,
+      file: first?.source.file,
+      document: first?.source.document,
+      path: first?.field ? `.${first.field}` : void 0
+    });
+    this.issues = issues;
+  }
+};
+var PORCH_GROUPS = ["config.porch.kpt.dev", "porch.kpt.dev"];
+var PORCH_PLAIN_KINDS = /* @__PURE__ */ new Set(["porch.kpt.dev/v1alpha1 PackageRevision"]);
+function groupOf4(apiVersion) {
+  return apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+}
+function lineOf2(text2, offset) {
+  return text2.slice(0, offset).split("\n").length;
+}
+async function controlFiles(dir) {
+  const files = await listFiles2(dir, (name2) => /\.ya?ml$/.test(name2));
+  return files.filter((f) => !f.startsWith("proposals/"));
+}
+async function loadControl(options) {
+  const display = options.display ?? options.dir;
+  if (!await isDirectory2(options.dir)) {
+    throw new ControlError([
+      { source: { file: display, document: 0 }, message: "no such directory (the control resources live there; see --config)" }
+    ]);
+  }
+  const issues = [];
+  const repositories = [];
+  const variants = [];
+  const sets = [];
+  const objects = [];
+  let settings = NO_SETTINGS;
+  let settingsSource;
+  const seen = /* @__PURE__ */ new Map();
+  const texts2 = /* @__PURE__ */ new Map();
+  for (const rel of await controlFiles(options.dir)) {
+    const file = join10(display, rel);
+    const text2 = await readFile5(join10(options.dir, rel), "utf8");
+    texts2.set(file, text2);
+    const docs = parseYamlStream(text2);
+    for (const [i, doc] of docs.entries()) {
+      const base = { file, document: i + 1 };
+      const err = doc.errors[0];
+      if (err) {
+        issues.push({ source: base, message: `invalid YAML at line ${lineOf2(text2, err.pos[0])}: ${err.message.split("\n")[0]}` });
+        continue;
+      }
+      let value2;
+      try {
+        value2 = yamlDocumentValue(doc, file, i + 1);
+      } catch (error2) {
+        if (!(error2 instanceof MergeInputError)) throw error2;
+        issues.push({ source: base, message: error2.reason });
+        continue;
+      }
+      if (value2 === null || value2 === void 0) continue;
+      if (typeof value2 !== "object" || Array.isArray(value2)) {
+        issues.push({ source: base, message: "expected a KRM object (a map with apiVersion, kind and metadata)" });
+        continue;
+      }
+      const raw = value2;
+      const apiVersion = typeof raw.apiVersion === "string" ? raw.apiVersion : "";
+      const kind = typeof raw.kind === "string" ? raw.kind : "";
+      const meta = raw.metadata ?? {};
+      const name2 = typeof meta.name === "string" ? meta.name : "";
+      const source = { ...base, kind: kind || void 0, name: name2 || void 0 };
+      if (!apiVersion) issues.push({ source, field: "apiVersion", message: "missing" });
+      if (!kind) issues.push({ source, field: "kind", message: "missing" });
+      if (!name2) issues.push({ source, field: "metadata.name", message: "missing" });
+      if (!apiVersion || !kind || !name2) continue;
+      const namespace = typeof meta.namespace === "string" && meta.namespace ? meta.namespace : "default";
+      const key = `${groupOf4(apiVersion)} ${kind} ${namespace}/${name2}`;
+      const before = seen.get(key);
+      if (before) {
+        issues.push({ source, message: `the same object as ${describeSource(before)} (${kind} ${namespace}/${name2}): keep one` });
+        continue;
+      }
+      seen.set(key, source);
+      const typeKey = `${apiVersion} ${kind}`;
+      if (typeKey === `${REPOSITORY_API_VERSION} Repository`) {
+        const repo = checkRepository(raw, source, issues);
+        if (repo) {
+          repositories.push(repo);
+          objects.push(repo.object);
+        }
+      } else if (typeKey === `${PACKAGE_VARIANT_API_VERSION} PackageVariant`) {
+        const d = checkPackageVariant(raw);
+        for (const p of d.problems) issues.push(fieldIssue(source, p));
+        if (d.problems.length === 0) variants.push({ value: d.value, source });
+      } else if (typeKey === `${PACKAGE_VARIANT_SET_API_VERSION} PackageVariantSet`) {
+        const d = checkPackageVariantSet(raw, { followsReleases: true });
+        for (const p of d.problems) issues.push(fieldIssue(source, p));
+        if (d.problems.length === 0) sets.push({ value: d.value, source });
+      } else if (typeKey === `${RUN_SETTINGS_API_VERSION} ${RUN_SETTINGS_KIND}`) {
+        if (settingsSource) {
+          issues.push({ source, message: `a second RunSettings (the first is ${describeSource(settingsSource)}): keep one` });
+        } else {
+          settings = checkRunSettings(raw, source, issues);
+          settingsSource = source;
+        }
+      } else if (PORCH_GROUPS.includes(groupOf4(apiVersion)) && !PORCH_PLAIN_KINDS.has(typeKey)) {
+        issues.push({ source, field: "kind", message: unknownPorchKind(apiVersion, kind) });
+      } else if (groupOf4(apiVersion) === "kdelta.dev") {
+        issues.push({
+          source,
+          field: "kind",
+          message: `unknown kind "${kind}" in ${apiVersion} (expected ${RUN_SETTINGS_KIND} in ${RUN_SETTINGS_API_VERSION})`
+        });
+      } else {
+        const nearMiss = nearMissOfControlKind(apiVersion, kind);
+        if (nearMiss) {
+          issues.push({ source, field: nearMiss.field, message: nearMiss.message });
+          continue;
+        }
+        const d = decodeObject(raw);
+        for (const p of d.errors) issues.push(fieldIssue(source, p));
+        if (d.errors.length === 0) objects.push(d.value);
+      }
+    }
+  }
+  if (issues.length > 0) throw new ControlError(issues, texts2);
+  return { dir: options.dir, repositories, variants, sets, objects, settings, settingsSource, texts: texts2 };
+}
+var CONTROL_KINDS = {
+  Repository: REPOSITORY_API_VERSION,
+  PackageVariant: PACKAGE_VARIANT_API_VERSION,
+  PackageVariantSet: PACKAGE_VARIANT_SET_API_VERSION,
+  [RUN_SETTINGS_KIND]: RUN_SETTINGS_API_VERSION
+};
+function editDistance(a, b) {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+function nearMissOfControlKind(apiVersion, kind) {
+  const group2 = groupOf4(apiVersion);
+  const controlGroups = [...PORCH_GROUPS, groupOf4(RUN_SETTINGS_API_VERSION)];
+  const nearGroup = controlGroups.find((g) => editDistance(group2.toLowerCase(), g) <= 3);
+  const nearKind = Object.keys(CONTROL_KINDS).find(
+    (k) => k.toLowerCase() === kind.toLowerCase() || kind.length > 5 && editDistance(kind, k) <= 2
+  );
+  if (nearGroup && nearKind) {
+    return {
+      field: "apiVersion",
+      message: `unknown group "${group2}" for ${kind}: did you mean ${CONTROL_KINDS[nearKind]} (kind ${nearKind})? A run reads it only there`
+    };
+  }
+  if (nearGroup) {
+    return {
+      field: "apiVersion",
+      message: `unknown group "${group2}": did you mean ${nearGroup}? (a run reads ${Object.entries(CONTROL_KINDS).map(([k, v]) => `${k} in ${v}`).join(", ")})`
+    };
+  }
+  return void 0;
+}
+function unknownPorchKind(apiVersion, kind) {
+  const known = {
+    Repository: REPOSITORY_API_VERSION,
+    PackageVariant: PACKAGE_VARIANT_API_VERSION,
+    PackageVariantSet: PACKAGE_VARIANT_SET_API_VERSION
+  };
+  const want = known[kind];
+  if (want) return `${kind} is read as ${want}, not ${apiVersion}`;
+  const near = Object.keys(known).find((k) => k.toLowerCase() === kind.toLowerCase() || editDistance(kind, k) <= 2);
+  return `unknown kind "${kind}" in ${apiVersion}${near ? `: did you mean ${near} (${known[near]})?` : ""} (a run reads Repository and PackageVariant in ${PACKAGE_VARIANT_API_VERSION}, PackageVariantSet in ${PACKAGE_VARIANT_SET_API_VERSION})`;
+}
+function fieldIssue(source, problem) {
+  const m = /^((?:spec|metadata|status)[\w.[\]"=-]*): (.*)$/s.exec(problem);
+  if (m) return { source, field: m[1], message: m[2] };
+  const bare = /^(?:missing required field |either )?((?:spec|metadata)\.[\w.[\]]+)/.exec(problem);
+  return { source, field: bare?.[1], message: problem };
+}
+var REPOSITORY_FIELDS = {
+  "": ["apiVersion", "kind", "metadata", "spec", "status"],
+  spec: ["description", "type", "content", "deployment", "git", "oci", "upstream", "mutators", "validators"],
+  "spec.git": ["repo", "branch", "createBranch", "directory", "secretRef", "author", "email"]
+};
+function checkRepository(raw, source, issues) {
+  const before = issues.length;
+  const d = decodeObject(raw);
+  for (const p of d.errors) issues.push(fieldIssue(source, p));
+  const isMap30 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+  const spec = raw.spec;
+  if (!isMap30(spec)) {
+    issues.push({ source, field: "spec", message: spec === void 0 ? "missing" : "expected a map" });
+    return void 0;
+  }
+  for (const [path, fields] of Object.entries(REPOSITORY_FIELDS)) {
+    const at = path === "" ? raw : path === "spec" ? spec : spec.git;
+    if (!isMap30(at)) continue;
+    for (const k of Object.keys(at)) {
+      if (!fields.includes(k))
+        issues.push({ source, field: path ? `${path}.${k}` : k, message: `unknown field (expected one of ${fields.join(", ")})` });
+    }
+  }
+  if (spec.type !== void 0 && spec.type !== "git") {
+    issues.push({ source, field: "spec.type", message: `a run reads git repositories only (got ${JSON.stringify(spec.type)})` });
+  }
+  const git2 = spec.git;
+  if (!isMap30(git2)) {
+    issues.push({ source, field: "spec.git", message: git2 === void 0 ? "missing (a run needs spec.git.repo)" : "expected a map" });
+    return void 0;
+  }
+  const str4 = (field, required) => {
+    const v = git2[field];
+    if (v === void 0 || v === null) {
+      if (required) issues.push({ source, field: `spec.git.${field}`, message: "missing" });
+      return void 0;
+    }
+    if (typeof v !== "string" || required && v === "") {
+      issues.push({
+        source,
+        field: `spec.git.${field}`,
+        message: `expected a${required ? " non-empty" : ""} string, got ${JSON.stringify(v)}`
+      });
+      return void 0;
+    }
+    return v;
+  };
+  const repo = str4("repo", true);
+  const branch = str4("branch", false);
+  const directory = str4("directory", false);
+  if (directory?.split("/").includes("..")) issues.push({ source, field: "spec.git.directory", message: 'may not contain ".."' });
+  if (branch !== void 0 && !/^[A-Za-z0-9._/+-]+$/.test(branch)) {
+    issues.push({ source, field: "spec.git.branch", message: `"${branch}" is not a valid branch name` });
+  }
+  if (issues.length > before || repo === void 0) return void 0;
+  return {
+    name: source.name ?? "",
+    namespace: d.value.metadata?.namespace || "default",
+    repo,
+    branch: branch || "main",
+    directory: (directory ?? "").replace(/^\/+|\/+$/g, ""),
+    labels: d.value.metadata?.labels ?? {},
+    object: d.value,
+    source
+  };
+}
+function checkRunSettings(raw, source, issues) {
+  for (const k of Object.keys(raw)) {
+    if (!["apiVersion", "kind", "metadata", "spec"].includes(k))
+      issues.push({ source, field: k, message: "unknown field (expected one of apiVersion, kind, metadata, spec)" });
+  }
+  const parsed = runSettingsSource(raw.spec, source.file);
+  for (const p of parsed.problems) issues.push({ source, field: p.field, message: p.message });
+  const { settings, problems } = checkSettings(parsed.raw);
+  for (const p of problems) issues.push({ source, field: p.origin.type === "field" ? p.origin.field : void 0, message: p.message });
+  return settings;
+}
+
+// ../run/src/context.ts
+function interrupted(signal) {
+  const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
+  return new RunError("interrupted", `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ""}`);
+}
+async function checkpoint(signal) {
+  await new Promise((resolve11) => setImmediate(resolve11));
+  if (signal?.aborted) throw interrupted(signal);
+}
+
+// ../run/src/kptfile-annotations.ts
+init_src3();
+var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
+function kptfileAnnotations(text2) {
+  if (text2 === void 0) return {};
+  const v = parseYamlDocument(text2).toJS();
+  return v?.metadata?.annotations ?? {};
+}
+function lockCommit(text2) {
+  if (text2 === void 0) return void 0;
+  const v = parseYamlDocument(text2).toJS();
+  return v?.upstreamLock?.git?.commit;
+}
+function setKptfileAnnotations(text2, annotations) {
+  const doc = parseYamlDocument(text2);
+  if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
+  for (const [k, v] of Object.entries(annotations)) {
+    if (v === void 0) {
+      if (doc.hasIn(["metadata", "annotations", k])) doc.deleteIn(["metadata", "annotations", k]);
+    } else if (doc.getIn(["metadata", "annotations", k]) !== v) {
+      doc.setIn(["metadata", "annotations", k], v);
+    }
+  }
+  const anns = doc.getIn(["metadata", "annotations"]);
+  if (anns && Array.isArray(anns.items) && anns.items.length === 0) doc.deleteIn(["metadata", "annotations"]);
+  return doc.toString();
+}
+
+// ../run/src/ownership.ts
+init_src2();
+import { resolve as resolve6 } from "node:path";
+
+// ../run/src/control-repository.ts
+init_src2();
+import { basename as basename4 } from "node:path";
+async function findControlRepository(cwd) {
+  const root = await workTreeRoot({ cwd });
+  if (root === void 0) return { ok: false, reason: `${cwd} is not in a git repository` };
+  const branch = await currentBranch({ dir: root });
+  if (branch === void 0) return { ok: false, reason: `the control repository (${root}) is not on a branch (detached HEAD)` };
+  const origin = await remoteUrl({ dir: root });
+  const name2 = basename4(root).replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "") || "control";
+  return { ok: true, value: { name: name2, root, url: origin || root, branch } };
+}
+
+// ../run/src/ownership.ts
+var CONTROL_ANNOTATION = "kdelta.dev/control-repository";
+function controlIdentity(url) {
+  const clean = withoutCredentials(url.trim());
+  const strip = (path) => path.replace(/\/+$/, "").replace(/\.git$/, "");
+  const remote = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)(?::\d+)?(\/.*)?$/i.exec(clean);
+  if (remote && !/^file:/i.test(clean)) return `${remote[1].toLowerCase()}${strip(remote[2] ?? "")}`;
+  const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(clean);
+  if (scp) return `${scp[1].toLowerCase()}/${strip(scp[2].replace(/^\/+/, ""))}`;
+  return strip(clean.replace(/^file:\/\//i, ""));
+}
+async function findControlIdentity(cwd, configDir) {
+  const found = await findControlRepository(cwd);
+  return found.ok ? controlIdentity(found.value.url) : resolve6(configDir);
+}
+
+// ../run/src/plan.ts
+init_src2();
+import { createHash as createHash5 } from "node:crypto";
+import { isAbsolute as isAbsolute4, resolve as resolve7 } from "node:path";
+
+// ../run/src/names.ts
+init_src2();
+var DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+var DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
+function objectNameProblem(name2) {
+  if (name2.length > 253 || !DNS_SUBDOMAIN.test(name2)) {
+    return `"${name2}" is not a valid Kubernetes object name (RFC 1123 subdomain: at most 253 characters, lowercase letters, digits, "-" and ".", starting and ending with a letter or digit)`;
+  }
+  return void 0;
+}
+function findCollisions(planned, recordOf) {
+  const seen = /* @__PURE__ */ new Map();
+  const out = [];
+  for (const p of planned) {
+    const repo = repositoryIdentity(p.target.repo);
+    const keys = [
+      [`branch\0${repo}\0${p.target.head}`, `branch "${p.target.head}" of ${repo}`],
+      [`directory\0${repo}\0${p.directory}`, `package directory "${p.directory || "."}" of ${repo}`]
+    ];
+    const record = recordOf?.(p.target);
+    if (record !== void 0) keys.push([`record\0${record}`, `proposal record ${record}`]);
+    for (const [key, what] of keys) {
+      const before = seen.get(key);
+      if (before && before !== p) {
+        out.push({ first: before, second: p, what });
+        break;
+      }
+      seen.set(key, p);
+    }
+  }
+  return out;
+}
+function describeCollision(c) {
+  return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
+}
+
+// ../run/src/plan.ts
+function repositoryUrl(repo, cwd) {
+  const r = repo.repo;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute4(r)) return r;
+  return resolve7(cwd, r);
+}
+function joinDir(...parts) {
+  return parts.flatMap((p) => p.split("/")).filter((p) => p !== "" && p !== ".").join("/");
+}
+function planRun(config, options) {
+  const issues = [];
+  const warnings = [];
+  const repos = new Map(config.repositories.map((r) => [`${r.namespace}/${r.name}`, r]));
+  const candidates = [];
+  const policyOf = (obj2, source) => {
+    const v = obj2.metadata?.annotations?.[UPSTREAM_POLICY_ANNOTATION];
+    if (v === void 0) return "pinned";
+    if (v === "highest-semver" || v === "pinned") return v;
+    issues.push({
+      source,
+      field: `metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}`,
+      message: `must be "pinned" or "highest-semver" (got "${v}")`
+    });
+    return "pinned";
+  };
+  const prereleasesOf = (obj2, source) => {
+    const v = obj2.metadata?.annotations?.[UPSTREAM_PRERELEASES_ANNOTATION];
+    if (v === void 0 || v === "false") return false;
+    if (v === "true") return true;
+    issues.push({
+      source,
+      field: `metadata.annotations.${UPSTREAM_PRERELEASES_ANNOTATION}`,
+      message: `must be "true" or "false" (got "${v}")`
+    });
+    return false;
+  };
+  for (const { value: pv, source } of config.variants)
+    candidates.push({ pv, source, policy: policyOf(pv, source), prereleases: prereleasesOf(pv, source) });
+  for (const { value: pvs, source } of config.sets) {
+    const policy = policyOf(pvs, source);
+    const prereleases = prereleasesOf(pvs, source);
+    const expanded = expandPackageVariantSet(pvs, { objects: config.objects, followsReleases: true });
+    if (!expanded.ok) {
+      for (const e of expanded.errors) {
+        const m = /^(spec\.[^\s:]+)(?: \([^)]*\))?: (.*)$/s.exec(e);
+        issues.push(m ? { source, field: m[1], message: m[2] } : { source, message: e });
+      }
       continue;
     }
-    await mkdir5(dirname5(full), { recursive: true });
-    if (typeof content === "string" || content instanceof Uint8Array) await writeFile5(full, content);
-    else {
-      await writeFile5(full, content.bytes);
-      await chmod2(full, 493);
+    if (expanded.variants.length === 0) {
+      issues.push({
+        source,
+        field: "spec.targets",
+        message: `selects nothing: ${expanded.warnings.join("; ") || "no target generates a PackageVariant"}`
+      });
+      continue;
     }
+    for (const w of expanded.warnings) warnings.push(`${describeSource(source)}: ${w}`);
+    for (const pv of expanded.variants) candidates.push({ pv, source, policy, prereleases });
   }
-  for (const [full, target] of links) {
-    await mkdir5(dirname5(full), { recursive: true });
-    await symlink2(target, full);
+  const byName2 = /* @__PURE__ */ new Map();
+  const byDownstream = /* @__PURE__ */ new Map();
+  const variants = [];
+  for (const { pv: raw, source, policy, prereleases } of candidates) {
+    const pv = withPackageVariantDefaults(raw);
+    const name2 = pv.metadata?.name ?? "";
+    const namespace = pv.metadata?.namespace || "default";
+    const before = byName2.get(name2);
+    if (before) {
+      issues.push({
+        source,
+        message: `PackageVariant "${name2}" is also defined by ${describeSource(before)}: variant names must be unique`
+      });
+      continue;
+    }
+    byName2.set(name2, source);
+    const spec = pv.spec ?? {};
+    const generated = source.kind === "PackageVariantSet";
+    const nameProblem = objectNameProblem(name2);
+    if (nameProblem) {
+      issues.push(
+        generated ? { source, field: "spec.targets", message: `generates variant ${nameProblem}` } : { source, field: "metadata.name", message: nameProblem }
+      );
+      continue;
+    }
+    const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ""}`);
+    const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ""}`);
+    if (!upRepo) {
+      issues.push({
+        source,
+        field: "spec.upstream.repo",
+        message: `Repository "${spec.upstream?.repo ?? ""}" does not exist in namespace "${namespace}"`
+      });
+    }
+    if (!downRepo) {
+      issues.push({
+        source,
+        field: generated ? "spec.targets" : "spec.downstream.repo",
+        message: `Repository "${spec.downstream?.repo ?? ""}" does not exist in namespace "${namespace}"${generated ? ` (variant "${name2}")` : ""}`
+      });
+    }
+    if (!upRepo || !downRepo) continue;
+    const downUrl = repositoryUrl(downRepo, options.cwd);
+    const downDirectory = joinDir(downRepo.directory, spec.downstream?.package ?? "");
+    const downstreamKey = `${repositoryIdentity(downUrl)}\0${downDirectory}`;
+    const owner = byDownstream.get(downstreamKey);
+    if (owner) {
+      issues.push({
+        source,
+        message: `variants "${owner.name}" (Repository "${owner.repository}") and "${name2}" (Repository "${downRepo.name}") both write package directory "${downDirectory || "."}" of ${hideCredentials(downUrl)}: each would overwrite the other's proposal`
+      });
+      continue;
+    }
+    byDownstream.set(downstreamKey, { name: name2, repository: downRepo.name });
+    const revision = spec.upstream?.revision;
+    variants.push({
+      name: name2,
+      variant: pv,
+      source,
+      upstreamField: "spec.upstream",
+      upstream: {
+        repository: upRepo,
+        url: repositoryUrl(upRepo, options.cwd),
+        package: spec.upstream?.package ?? "",
+        directory: joinDir(upRepo.directory, spec.upstream?.package ?? ""),
+        revision: revision === void 0 || revision === "" ? void 0 : String(revision),
+        policy,
+        prereleases
+      },
+      downstream: {
+        repository: downRepo,
+        url: downUrl,
+        branch: downRepo.branch,
+        package: spec.downstream?.package ?? "",
+        directory: downDirectory
+      },
+      objects: config.objects.filter((o) => (o.metadata?.namespace || "default") === namespace)
+    });
   }
-}
-function packageTreeOf(files, source) {
-  const tree = PackageTree.empty();
-  const links = [];
-  for (const [path, content] of files) {
-    assertInsidePackage(path);
-    if (path.split("/").includes(".git")) continue;
-    if (typeof content === "string" || content instanceof Uint8Array) tree.write(path, content);
-    else if (content.kind === "executable") tree.write(path, content.bytes, { executable: true });
-    else links.push([path, content.target]);
+  if (issues.length > 0) throw new ControlError(issues, config.texts);
+  variants.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const downstreams = /* @__PURE__ */ new Map();
+  for (const r of config.repositories) {
+    downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
   }
-  for (const [path, target] of links) {
-    if (tree.exists(path))
-      throw new RunError("unsafe-path", `refusing to write "${path}": a symlink where the package has a directory of files`);
-    tree.symlink(path, target);
+  return { variants, downstreams: [...downstreams.values()], warnings };
+}
+function resolveUpstream(plan, refs) {
+  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
+  const { upstream: upstream2 } = plan;
+  const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
+  const pkg = upstream2.package || "/";
+  const follows = upstream2.policy === "highest-semver" || upstream2.revision === void 0;
+  const release = follows ? latestRelease(refs, { packagePath: upstream2.package, prereleases: upstream2.prereleases }) : void 0;
+  if (release) {
+    const scope = release.scope === "package" ? `of ${pkg}` : `of the repository (${pkg} has no tag "${pkg}/vX.Y.Z")`;
+    const policy = upstream2.policy === "highest-semver" ? `, ${UPSTREAM_POLICY_ANNOTATION}: highest-semver` : "";
+    const pre = upstream2.prereleases ? ", pre-releases included" : "";
+    return {
+      ok: true,
+      value: { ref: release.tag, kind: "tag", commit: release.commit, reason: `latest release ${release.version} ${scope}${policy}${pre}` }
+    };
   }
-  tree.source = source;
-  return tree;
-}
-function packageFilesOf(tree) {
-  const files = /* @__PURE__ */ new Map();
-  for (const p of tree.allFiles().keys()) {
-    if (isLeftOut(p)) continue;
-    const bytes = tree.bytes(p);
-    files.set(p, tree.isExecutable(p) ? { kind: "executable", bytes } : fileContent(bytes));
+  if (upstream2.policy === "highest-semver") {
+    return {
+      ok: false,
+      error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${hideCredentials(upstream2.url)} has no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : ` (pre-releases count only with ${UPSTREAM_PRERELEASES_ANNOTATION}: "true")`}`
+    };
   }
-  for (const [p, target] of tree.allLinks()) if (!isLeftOut(p)) files.set(p, { kind: "symlink", target });
-  return new Map([...files].sort(byPath));
-}
-
-// ../run/src/workspace.ts
-import { join as join12 } from "node:path";
-import { lstat as lstat3, readFile as readFile7, readlink as readlink3, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
-function mirrorHeads(dir) {
-  return listBranches({ dir });
-}
-async function kptfilesOn(mirror, branch, directory) {
-  const files = await listFiles({ dir: mirror.dir, ref: branch, ...directory ? { directory } : {} });
-  return files.filter((p) => p === "Kptfile" || p.endsWith("/Kptfile"));
-}
-function showFile2(mirror, branch, path) {
-  return showFile({ dir: mirror.dir, ref: branch, path });
-}
-function isAncestorIn(dir, commit, of) {
-  return isAncestor({ dir, commit, of });
-}
-async function checkoutMirror(mirror, url, base, head, dir) {
-  const baseCommit = mirror.heads.get(base);
-  if (!baseCommit) throw new RunError("branch-missing", `branch "${base}" does not exist in ${url}`);
-  await cloneShared({ source: mirror.dir, dest: dir, branch: base });
-  return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head), baseCommit);
-}
-function gitWorkspace(dir, repository, baseCommit, remoteHead, parent) {
-  let committed;
-  const onTip = parent !== baseCommit;
-  return {
-    dir,
-    repository,
-    baseCommit,
-    remoteHead,
-    parent,
-    async readPackage(directory) {
-      await assertNoSymlinkIn(dir, directory, repository);
-      return readPackageDir(join12(dir, directory));
-    },
-    async writePackage(directory, files) {
-      await assertNoSymlinkIn(dir, directory, repository);
-      await writePackageDir(join12(dir, directory), files);
-    },
-    async removePackage(directory) {
-      await assertNoSymlinkIn(dir, directory, repository);
-      await rm6(join12(dir, directory), { recursive: true, force: true });
-    },
-    async readFile(directory, file) {
-      await assertNoSymlinkIn(dir, directory, repository);
-      const path = join12(dir, directory, file);
-      try {
-        if ((await lstat3(path)).isSymbolicLink()) return { kind: "symlink", target: await readlink3(path) };
-        return fileContent(await readFile7(path));
-      } catch (error2) {
-        if (error2.code === "ENOENT") return void 0;
-        throw error2;
-      }
-    },
-    async writeFile(directory, file, text2) {
-      await assertNoSymlinkIn(dir, directory, repository);
-      await writeFile6(join12(dir, directory, file), text2);
-    },
-    changedFiles: (directory) => stageAll({ dir, directory, against: baseCommit }),
-    branchCommits: async () => remoteHead ? commitsSince({ dir, head: remoteHead, base: baseCommit }) : [],
-    isAncestor: (commit, of) => isAncestor({ dir, commit, of }),
-    baseHasLine: async (line, directory) => await lastCommitWithLine({ dir, ref: baseCommit, path: directory, line }) !== void 0,
-    async commit(message2, author) {
-      await commitStaged({ dir, message: message2, author, allowEmpty: onTip });
-      const remote = remoteHead ? [`${remoteHead}^{tree}`, `${remoteHead}^@`] : [];
-      const [commit, ourTree, theirTree, ...theirParents] = await revParse({ dir, revs: ["HEAD", "HEAD^{tree}", ...remote] });
-      if (!commit) throw new RunError("internal", "internal: changes were staged but nothing was committed");
-      committed = commit;
+  if (upstream2.revision === void 0) {
+    const branch = upstream2.repository.branch;
+    const commit = byName2.get(`refs/heads/${branch}`);
+    if (!commit)
       return {
-        commit,
-        sameAsRemote: remoteHead !== void 0 && ourTree === theirTree && // on the tip: its tree is already the result; else: one commit of this tree on the base
-        (onTip || theirParents.length === 1 && theirParents[0] === baseCommit)
+        ok: false,
+        error: `${describeSource(upstream2.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${hideCredentials(upstream2.url)}`
       };
-    },
-    async push(to) {
-      if (!committed) throw new RunError("internal", "internal: nothing was committed to push");
-      const { remote, branch, env } = to;
-      try {
-        await push({ dir, remote, branch, expectedHead: remoteHead ?? null, localRef: "HEAD", env, ...credentials(to) });
-        return committed;
-      } catch (error2) {
-        const winner = lostRace(error2) ? await identicalWinner(dir, to, parent).catch(() => void 0) : void 0;
-        if (!winner) throw error2;
-        return winner;
+    return {
+      ok: true,
+      value: {
+        ref: branch,
+        kind: "branch",
+        commit,
+        reason: `no release of ${pkg} (no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : " that is not a pre-release"}): branch ${branch} of Repository "${upstream2.repository.name}"`
       }
-    },
-    async onBranchTip() {
-      if (!remoteHead) throw new RunError("internal", "internal: there is no branch tip to carry forward");
-      await checkoutDetached({ dir, commit: remoteHead });
-      return gitWorkspace(dir, repository, baseCommit, remoteHead, remoteHead);
-    },
-    async deleteBranch(to) {
-      if (!remoteHead) return;
-      await deleteRemoteBranch({ dir, remote: to.remote, branch: to.branch, expectedHead: remoteHead, env: to.env, ...credentials(to) });
-    }
+    };
+  }
+  const tags = upstreamRefCandidates({ package: upstream2.package, revision: upstream2.revision });
+  const named = `revision "${upstream2.revision}"`;
+  for (const t of tags) {
+    const commit = byName2.get(`refs/tags/${t}`);
+    if (commit) return { ok: true, value: { ref: t, kind: "tag", commit, reason: named } };
+  }
+  const branchCommit = byName2.get(`refs/heads/${upstream2.revision}`);
+  if (branchCommit) return { ok: true, value: { ref: upstream2.revision, kind: "branch", commit: branchCommit, reason: named } };
+  if (isFullCommit(upstream2.revision))
+    return { ok: true, value: { ref: upstream2.revision, kind: "commit", commit: upstream2.revision.toLowerCase(), reason: named } };
+  return {
+    ok: false,
+    error: `${where}: "${upstream2.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(" or ")}), a branch or a full commit of ${upstream2.url}`
   };
 }
-var credentials = (to) => to.token ? { token: to.token, tokenName: to.tokenName } : {};
-function lostRace(error2) {
-  if (!isGitError(error2)) return false;
-  if (error2.code === "stale-lease" || error2.code === "non-fast-forward") return true;
-  return /cannot lock ref|failed to update ref|reference already exists/i.test(`${error2.stderr}
-${error2.message}`);
+function withRepositoryOf(plan, error2, message2) {
+  const branchMissing = error2 instanceof RunError && error2.code === "branch-missing";
+  if (!branchMissing && !isGitError(error2)) return message2;
+  const names2 = (url) => [url, hideCredentials(url), repositoryIdentity(url)].some((u) => u !== "" && message2.includes(u));
+  const repository = names2(plan.downstream.url) ? plan.downstream.repository : names2(plan.upstream.url) ? plan.upstream.repository : void 0;
+  if (!repository) return message2;
+  return `${describeSource(repository.source)}: ${branchMissing ? "spec.git.branch" : "spec.git.repo"}: ${message2}`;
 }
-async function identicalWinner(dir, to, parent) {
-  const winner = await fetchBranch({
-    dir,
-    remote: to.remote,
-    branch: to.branch,
-    into: "refs/kdelta/winner",
-    env: to.env,
-    ...credentials(to)
-  });
-  const [theirTree, ourTree, ...parents] = await revParse({ dir, revs: [`${winner}^{tree}`, "HEAD^{tree}", `${winner}^@`] });
-  return theirTree === ourTree && parents.length === 1 && parents[0] === parent ? winner : void 0;
+function applyFailureMessage(plan, failure2) {
+  const text2 = failure2.errors.join("; ");
+  const said = failure2.file && !text2.startsWith(`${failure2.file}:`) ? `${failure2.file}: ${text2}` : text2;
+  if (failure2.code !== "missing-file" || failure2.file !== PACKAGE_CONTEXT_FILE) return said;
+  const repository = plan.downstream.repository;
+  const where = `${PACKAGE_CONTEXT_FILE} of ${hideCredentials(plan.upstream.url)} ${plan.upstream.directory || "/"}`;
+  const deployment = repository.object.spec?.deployment === true;
+  return deployment ? `${said}. The package was not new, so it did not get one: add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where}) or to the downstream package` : `${said}. Porch creates it only for a package new in a deployment repository: mark Repository "${repository.name}" (${describeSource(repository.source)}) with spec.deployment: true, or add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where})`;
+}
+function canonical2(value2) {
+  if (Array.isArray(value2)) return value2.map(canonical2);
+  if (value2 !== null && typeof value2 === "object") {
+    return Object.fromEntries(
+      Object.keys(value2).sort().map((k) => [k, canonical2(value2[k])])
+    );
+  }
+  return value2;
+}
+function hashOf(value2) {
+  return createHash5("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
+}
+function fingerprintOf(plan, upstreamCommit2, version) {
+  return hashOf({
+    upstreamCommit: upstreamCommit2,
+    name: plan.name,
+    spec: plan.variant.spec ?? {},
+    downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
+    objects: hashOf(plan.objects),
+    version
+  }).slice(0, 32);
 }
 
 // ../run/src/propose.ts
-var COMMIT_TRAILER = "Kdelta-Variant";
-var FINGERPRINT_TRAILER = "Kdelta-Fingerprint";
-async function propose(ctx, change) {
-  const { target, fingerprint } = change;
-  const known = change.upstream ? { upstream: change.upstream } : {};
-  let open2 = await ctx.forge.find(target);
-  const heads = await ctx.heads(target.repo);
-  const stop = stopped(open2, target.head);
-  if (stop) return { ...stop, fingerprint, ...known };
-  let declined;
-  let justDeclined = false;
-  if (open2 && await declinedNow(change, open2, heads, () => ctx.mirror(target.repo))) {
-    declined = ctx.dryRun ? { ...open2, state: "declined" } : await ctx.forge.close(open2, "declined");
-    justDeclined = true;
-    open2 = void 0;
-  } else if (!open2) declined = await ctx.forge.declined?.(target);
-  if (declined && !justDeclined && ctx.repropose?.has(declined.url)) declined = void 0;
-  if (declined && declined.fingerprint === fingerprint) {
-    return {
-      action: "declined",
-      writes: justDeclined,
-      proposal: proposalRef(declined),
-      fingerprint,
-      ...known,
-      message: declineMessage(declined)
-    };
-  }
-  const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  const ticked = open2 ? pendingTicks(open2.body) : [];
-  if (open2 && meta && !meta.renderFailed && ticked.length === 0 && open2.fingerprint === fingerprint && heads.get(target.head) === meta.headCommit && heads.get(target.base) === meta.baseCommit) {
-    const repaired = await ctx.forge.ensureStatus?.(open2, readiness(meta.conflicts), meta.headCommit).catch(() => false) === true;
-    return {
-      action: "unchanged",
-      writes: repaired,
-      ...repaired ? { message: "the proposal's commit had no kdelta status: posted" } : {},
-      proposal: proposalRef(open2),
-      fingerprint,
-      ...change.upstream ? { upstream: { ...change.upstream, oldCommit: meta.upstream?.oldCommit } } : {},
-      conflictCount: meta.conflicts
-    };
-  }
-  if (!open2 && change.current) return { action: "up-to-date", writes: false, fingerprint, ...known };
-  await checkpoint(ctx.signal);
-  const checkedOut = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
-  let foreignOnce;
-  const foreign = () => foreignOnce ??= foreignCommits(ctx, checkedOut);
-  const carry = await carryForward({
-    open: open2,
-    fingerprint,
-    directory: change.directory,
-    ws: checkedOut,
-    foreign
-  });
-  if (carry.kind === "left-alone") return { ...blockedBy(carry.foreign, target, open2, carry.reason), fingerprint, ...known };
-  const ws = carry.kind === "carry" ? carry.ws : checkedOut;
-  const carried = carry.kind === "carry" ? carry.carried : void 0;
-  const made = await change.prepare(ws);
-  if ("done" in made) return { fingerprint, ...made.done };
-  const prepared = await applyDecisions(ws, change.directory, made, { ticked, decided: meta?.decided ?? [] });
-  await checkpoint(ctx.signal);
-  const proposed = await proposeWorkspace(
-    ctx,
-    change,
-    declined ? withDeclineNote(prepared, declined) : prepared,
-    ws,
-    open2,
-    foreign,
-    carried
-  );
-  const said = [proposed.message, decisionsMessage(prepared.decisions, ticked)].filter((m) => m !== void 0);
-  return {
-    ...proposed,
-    ...said.length > 0 ? { message: said.join("; ") } : {},
-    fingerprint,
-    ...prepared.upstream ? { upstream: prepared.upstream } : {},
-    conflicts: prepared.conflicts,
-    conflictCount: prepared.conflicts.length,
-    // a render failure is the state of a proposal: none when nothing is proposed (the proposal was merged, or closed)
-    ...prepared.renderFailure && proposed.action !== "up-to-date" && proposed.action !== "closed" ? { renderFailure: prepared.renderFailure } : {},
-    // a dry run says what each resource would become (a preview lists those that change)
-    ...ctx.dryRun ? { resources: prepared.resources } : {}
-  };
-}
-async function declinedNow(change, open2, heads, mirrorOf) {
-  const { head, base } = change.target;
-  const baseCommit = heads.get(base);
-  if (heads.has(head) || baseCommit === void 0) return false;
-  const mirror = await mirrorOf();
-  const meta = parseMetadataBlock(open2.body);
-  if (meta && await isAncestorIn(mirror.dir, meta.headCommit, baseCommit)) return false;
-  const squashed = await lastCommitWithLine({
-    dir: mirror.dir,
-    ref: base,
-    path: change.directory,
-    line: `${FINGERPRINT_TRAILER}: ${open2.fingerprint}`
-  });
-  return squashed === void 0;
-}
-function declineMessage(declined) {
-  return `${declined.url} was closed without merging; the same upstream commit and variant are not proposed again (a new upstream commit or a change of the variant proposes again; \`kdelta proposals\` says how to undo a decline)`;
-}
-function withDeclineNote(prepared, declined) {
-  const upstream2 = parseMetadataBlock(declined.body)?.upstream;
-  const what = upstream2 ? ` (upstream \`${upstream2.ref}\`, commit \`${upstream2.commit.slice(0, 12)}\`)` : "";
-  return {
-    ...prepared,
-    summary: `${prepared.summary}
-
-A previous proposal, "${declined.title}"${what}, was declined: this one is proposed because the upstream or the variant changed since.`
-  };
-}
-function stopped(open2, head) {
-  if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
-  return {
-    action: "blocked",
-    writes: false,
-    proposal: proposalRef(open2),
-    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
-  };
-}
-function blockedBy(foreign, target, open2, reason) {
-  const named = foreign.map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
-  const why = reason ? ` and cannot be carried forward: ${reason}` : "";
-  return {
-    action: "blocked",
-    writes: false,
-    proposal: open2 ? proposalRef(open2) : void 0,
-    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${named.join(", ")})${why}: left alone; a new upstream commit or a change of the variant updates it on top of them (or merge or delete it)`
-  };
-}
-function carriedNote(carried) {
-  return `carried forward ${carried.length} commit(s) kdelta did not make (${carried.map((c) => `${c.sha.slice(0, 12)} by ${c.name}`).join(", ")}): a new commit on top of them`;
-}
-async function foreignCommits(ctx, ws) {
-  const trailer = new RegExp(`^${COMMIT_TRAILER}: `, "m");
-  return (await ws.branchCommits()).filter((c) => !(c.email === ctx.author.email && trailer.test(c.body)));
-}
-var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
-function reserve(ctx, cost) {
-  if (!ctx.budget) return () => {
-  };
-  return ctx.budget.reserve(cost);
-}
-function readiness(conflicts, renderFailure) {
-  if (renderFailure) {
-    const also = conflicts > 0 ? `; ${conflicts} conflict(s)` : "";
-    return { state: "failure", description: `${renderFailureLine(renderFailure)}${also}: see the proposal` };
-  }
-  return conflicts > 0 ? { state: "failure", description: `${conflicts} conflict(s) to review: see the proposal's conflict report` } : { state: "success", description: "no conflicts" };
-}
-function texts(ctx, change, prepared, ws, carried) {
-  const { fingerprint, variant } = change;
-  const detail2 = prepared.commitDetail ? `${prepared.commitDetail}
-
-` : "";
-  const commitMessage = hideCredentials(
-    `${prepared.title}
-
-${detail2}${COMMIT_TRAILER}: ${variant}
-${FINGERPRINT_TRAILER}: ${fingerprint}
-`
-  );
-  const body = (headCommit, changes) => {
-    const bodies = renderProposalBodies({
-      title: prepared.title,
-      compareUrl: prepared.compareUrl,
-      summary: prepared.summary,
-      downstream: { repo: change.target.repo, branch: change.target.base, directory: change.directory },
-      changes,
-      resources: prepared.resources,
-      conflicts: prepared.conflicts,
-      renderFailure: prepared.renderFailure,
-      notReady: prepared.notReady,
-      decisions: prepared.decisions,
-      carried,
-      metadata: {
-        version: ctx.version,
-        variant,
-        fingerprint,
-        headCommit,
-        baseCommit: ws.baseCommit,
-        upstream: prepared.upstream,
-        conflicts: prepared.conflicts.length,
-        kind: change.kind,
-        ...prepared.renderFailure ? { renderFailed: true } : {},
-        ...prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.label) } : {}
-      }
-    });
-    return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
-  };
-  return { commitMessage, body };
-}
-async function proposeWorkspace(ctx, change, prepared, ws, given, foreignOf, carried) {
-  const { target } = change;
-  const { commitMessage, body } = texts(ctx, change, prepared, ws, carried);
-  const conflicts = prepared.conflicts.length;
-  if (target.head === target.base) {
-    throw new RunError(
-      "head-is-base",
-      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`
-    );
-  }
-  const stop = stopped(given, target.head);
-  if (stop) return stop;
-  await checkpoint(ctx.signal);
-  const token = ctx.forge.gitToken?.(target.repo);
-  const remote = {
-    remote: target.repo,
-    branch: target.head,
-    env: ctx.env,
-    token,
-    tokenName: token ? ctx.forge.gitTokenName?.(target.repo) : void 0
-  };
-  let open2 = given;
-  const changes = await ws.changedFiles(change.directory);
-  let mergedOpen;
-  const reachedBase = async (p) => ws.remoteHead !== void 0 && await ws.isAncestor(ws.remoteHead, ws.baseCommit) || ws.remoteHead === void 0 && (await ws.baseHasLine?.(`${FINGERPRINT_TRAILER}: ${p.fingerprint}`, change.directory) ?? false);
-  if (open2 && changes.length > 0 && await reachedBase(open2)) {
-    mergedOpen = open2;
-    open2 = void 0;
-  }
-  if (changes.length === 0) {
-    if (!open2) return { action: "up-to-date", writes: false };
-    const merged = await reachedBase(open2);
-    const foreign2 = merged ? [] : await foreignOf();
-    if (foreign2.length > 0) return blockedBy(foreign2, target, open2);
-    if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
-    const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
-    if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
-    try {
-      const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
-      if (!merged) await ws.deleteBranch(remote);
-      return {
-        action: merged ? "up-to-date" : "closed",
-        writes: true,
-        proposal: proposalRef(closed),
-        message: merged ? "the proposal was merged" : prepared.closeReason ?? "the downstream already has this content"
-      };
-    } finally {
-      release2();
-    }
-  }
-  const foreign = carried ? [] : await foreignOf();
-  if (foreign.length > 0) return blockedBy(foreign, target, open2);
-  const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
-  let pushNeeded = !(sameAsRemote && ws.remoteHead);
-  let headCommit = pushNeeded ? commit : ws.remoteHead;
-  if (!pushNeeded) {
-    const bodies = body(headCommit, changes);
-    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === prepared.title && open2.fingerprint === change.fingerprint;
-    if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
-  }
-  let action = open2 ? change.updated : change.opened;
-  const openMeta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  const renderChanged = open2 !== void 0 && Boolean(openMeta?.renderFailed) !== Boolean(prepared.renderFailure);
-  const newHead = open2 === void 0 || openMeta?.headCommit !== headCommit;
-  if (ctx.dryRun) {
-    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: body(headCommit, changes).full, changes };
-  }
-  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (pushNeeded || renderChanged || newHead ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
-  const release = reserve(ctx, cost);
-  if (!release) {
-    return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
-  }
-  try {
-    await checkpoint(ctx.signal);
-    if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
-    if (pushNeeded && ctx.forge.publishCommit) {
-      headCommit = await ctx.forge.publishCommit({
-        target,
-        dir: ws.dir,
-        commit,
-        // the commit's parent: the base, or the branch's tip when its commits are carried forward
-        baseCommit: ws.parent ?? ws.baseCommit,
-        expectedHead: ws.remoteHead,
-        message: commitMessage,
-        author: ctx.author
-      });
-    } else if (pushNeeded) {
-      const pushed = await ws.push(remote);
-      if (pushed !== commit) {
-        headCommit = pushed;
-        pushNeeded = false;
-      }
-    }
-    const bodies = body(headCommit, changes);
-    const {
-      proposal,
-      warnings: given2 = [],
-      created,
-      changed
-    } = await ctx.forge.upsert({
-      ...target,
-      title: prepared.title,
-      body: bodies.body,
-      fingerprint: change.fingerprint,
-      conflicts,
-      ...prepared.renderFailure ? { renderFailed: true } : {},
-      headCommit
-    });
-    const warnings = [...carried ? [carriedNote(carried)] : [], ...given2];
-    if (!created && !changed && !renderChanged && (open2 === void 0 || !pushNeeded)) action = "unchanged";
-    else if (pushNeeded || renderChanged || created || changed && newHead) {
-      try {
-        await ctx.forge.setStatus(proposal, readiness(conflicts, prepared.renderFailure), headCommit);
-      } catch (error2) {
-        warnings.push(message(error2));
-      }
-    }
-    return {
-      action,
-      writes: pushNeeded || action !== "unchanged",
-      proposal: proposalRef(proposal),
-      body: bodies.full,
-      ...warnings.length > 0 ? { message: warnings.join("; ") } : {}
-    };
-  } finally {
-    release();
-  }
-}
-
-// ../run/src/local-edits.ts
-init_src();
 init_src2();
-var import_yaml30 = __toESM(require_dist(), 1);
-var YAML_FILE = /\.ya?ml$/;
-function resourcesOf(text2, file) {
-  const out = /* @__PURE__ */ new Map();
-  if (text2 === void 0) return out;
-  try {
-    for (const d of parseStream(text2, file).documents) {
-      const root = d.doc.contents;
-      const id = (0, import_yaml30.isMap)(root) ? identityOf(root) : void 0;
-      if (id) out.set(formatIdentity(id), { name: formatIdentity(id), text: d.text.replace(/^---\n/, "").trim() });
-    }
-  } catch {
-  }
-  return out;
-}
-async function findLocalEdits(input) {
-  const { dir, branch, directory } = input;
-  const since = await lastCommitWithLine({ dir, ref: branch, path: directory, line: input.trailer });
-  if (!since) return { since: void 0, files: [], resources: [] };
-  const files = await changedBetween({ dir, from: since, to: branch, directory });
-  const resources = [];
-  const read = (ref, path) => showFile({ dir, ref, path }).catch(() => void 0);
-  for (const f of files) {
-    if (!YAML_FILE.test(f.path)) continue;
-    const before = resourcesOf(f.status === "added" ? void 0 : await read(since, f.path), f.path);
-    const after = resourcesOf(f.status === "deleted" ? void 0 : await read(branch, f.path), f.path);
-    for (const [key, b] of before) {
-      const a = after.get(key);
-      if (!a) resources.push({ status: "deleted", resource: b.name, file: f.path });
-      else if (a.text !== b.text) resources.push({ status: "modified", resource: b.name, file: f.path });
-    }
-    for (const [key, a] of after) if (!before.has(key)) resources.push({ status: "added", resource: a.name, file: f.path });
-  }
-  return { since, files, resources };
-}
-function describeLocalEdits(edits, branch) {
-  if (edits.since === void 0)
-    return `No commit of kdelta's for this package is on \`${branch}\` (it was not merged as kdelta proposed it): kdelta cannot tell its local edits apart; review the package before merging.`;
-  const since = `\`${edits.since.slice(0, 12)}\``;
-  if (edits.files.length === 0) return `Local edits since kdelta last proposed this package (${since}): none.`;
-  const lines = [`Local edits since kdelta last proposed this package (${since}), which this loses:`, ""];
-  for (const f of edits.files) {
-    lines.push(`- ${f.status} \`${f.path}\``);
-    for (const r of edits.resources.filter((r2) => r2.file === f.path)) lines.push(`  - ${r.status} ${r.resource}`);
-  }
-  return lines.join("\n");
-}
-
-// ../run/src/jobs/removal.ts
-async function findRemovals(mirror, downstream, variants, control) {
-  if (!mirror.heads.has(downstream.branch)) return [];
-  const out = [];
-  for (const path of await kptfilesOn(mirror, downstream.branch, downstream.directory)) {
-    const text2 = await showFile2(mirror, downstream.branch, path);
-    let annotations;
-    try {
-      annotations = kptfileAnnotations(text2);
-    } catch {
-      continue;
-    }
-    const owner = annotations[OWNER_ANNOTATION];
-    if (!owner || variants.has(owner)) continue;
-    const writer = annotations[CONTROL_ANNOTATION];
-    if (writer !== void 0 && writer !== control) continue;
-    out.push({
-      variant: owner,
-      repository: downstream.repository,
-      url: downstream.url,
-      branch: downstream.branch,
-      directory: path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length),
-      policy: removalPolicy(owner, annotations[DELETION_POLICY_ANNOTATION])
-    });
-  }
-  return out;
-}
-function removalPolicy(owner, recorded) {
-  const copy = { repo: "", package: "", lifecycle: "Published", owners: [owner] };
-  const decided2 = deleteOrOrphan(copy, { metadata: { name: owner }, spec: { deletionPolicy: recorded ?? "delete" } });
-  return decided2?.op === "orphan" ? "orphan" : "delete";
-}
-function removalTarget(removal, branchPrefix2) {
-  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix2}${removal.variant}`, base: removal.branch };
-}
-function removalLabel(removal) {
-  return `${removal.repository}/${removal.directory.split("/").pop() ?? ""}`;
-}
-function runRemovalJob(removal, ctx) {
-  const id = { variant: removal.variant, downstream: removalLabel(removal), dryRun: ctx.dryRun };
-  return runJob(id, () => propose(ctx, removalChange(removal, ctx)));
-}
-function removalChange(removal, ctx) {
-  const { directory, policy, variant } = removal;
-  const action = policy === "delete" ? "removal-proposed" : "orphan-proposed";
-  const what = policy === "delete" ? `remove ${directory || "the root package"}` : `stop managing ${directory || "the root package"}`;
-  return {
-    target: removalTarget(removal, ctx.branchPrefix),
-    fingerprint: hashOf({ removal: policy, directory, variant, version: ctx.version }).slice(0, 32),
-    kind: policy === "delete" ? "removal" : "orphan",
-    variant,
-    directory,
-    opened: action,
-    updated: action,
-    scratchName: `remove-${variant}`,
-    async prepare(ws) {
-      let lost = "";
-      if (policy === "delete") {
-        const mirror = await ctx.mirror(removal.url);
-        const trailer = `${COMMIT_TRAILER}: ${variant}`;
-        lost = `
-
-${describeLocalEdits(await findLocalEdits({ dir: mirror.dir, branch: removal.branch, directory, trailer }), removal.branch)}`;
-        await ws.removePackage(directory);
-      } else {
-        const kptfile = await ws.readFile(directory, "Kptfile");
-        if (typeof kptfile === "object" && "kind" in kptfile && kptfile.kind === "symlink")
-          throw new RunError("symlinked-package", `${directory}/Kptfile in ${removal.url} is a symlink: left alone`);
-        if (typeof kptfile !== "string") throw new RunError("not-a-package", `${directory}/Kptfile in ${removal.url} cannot be read`);
-        const unowned = setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: void 0, [DELETION_POLICY_ANNOTATION]: void 0 });
-        await ws.writeFile(directory, "Kptfile", unowned);
-      }
-      return {
-        title: `kdelta: ${what} (variant ${variant} is gone)`,
-        summary: (policy === "delete" ? `PackageVariant \`${variant}\` is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package \`${directory}\`.` : `PackageVariant \`${variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${directory}\` and removes only the ownership annotation.`) + lost,
-        conflicts: [],
-        resources: []
-      };
-    }
-  };
-}
-
-// ../run/src/jobs/variant.ts
-function differingFiles(a, b) {
-  const paths = /* @__PURE__ */ new Set([...a.keys(), ...b.keys()]);
-  return [...paths].filter((p) => a.get(p) !== b.get(p)).sort();
-}
-function variantTarget(plan, branchPrefix2) {
-  return {
-    downstream: plan.downstream.repository.name,
-    repo: plan.downstream.url,
-    head: `${branchPrefix2}${plan.name}`,
-    base: plan.downstream.branch
-  };
-}
-function runVariantJob(plan, ctx) {
-  const id = { variant: plan.name, downstream: `${plan.downstream.repository.name}/${plan.downstream.package}`, dryRun: ctx.dryRun };
-  return runJob(
-    id,
-    async () => {
-      const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
-      if (!resolved.ok) return failure("upstream-unresolved", resolved.error);
-      return propose(ctx, variantChange(plan, resolved.value, ctx));
-    },
-    (error2) => withRepositoryOf(plan, error2, message(error2))
-  );
-}
-function adopts(plan, owner) {
-  const copy = {
-    repo: plan.variant.spec?.downstream?.repo ?? "",
-    package: plan.variant.spec?.downstream?.package ?? "",
-    lifecycle: "Published",
-    owners: owner === void 0 ? [] : [owner === plan.name ? ownerKey(plan.variant) : owner]
-  };
-  return selectDownstreams(plan.variant, [copy]).downstreams.length > 0;
-}
-function variantChange(plan, up, ctx) {
-  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
-  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
-  const { directory, url } = plan.downstream;
-  return {
-    target: variantTarget(plan, ctx.branchPrefix),
-    fingerprint,
-    kind: "variant",
-    variant: plan.name,
-    directory,
-    upstream: upstreamInfo,
-    opened: "proposed",
-    updated: "updated",
-    scratchName: plan.name,
-    async prepare(ws) {
-      const local = await ws.readPackage(directory);
-      const kptfileContent = local?.get("Kptfile");
-      const kptfile = typeof kptfileContent === "string" ? kptfileContent : void 0;
-      if (local && kptfile === void 0) {
-        return { done: failure("not-a-package", `${directory} exists in ${url} and is not a kpt package (no Kptfile): left alone`) };
-      }
-      const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
-      const spec = plan.variant.spec ?? {};
-      if (local && !adopts(plan, owner)) {
-        return {
-          done: {
-            action: "not-adopted",
-            writes: false,
-            message: `package ${directory} exists ${owner ? `and belongs to variant "${owner}"` : "and belongs to no variant"}; adoptionPolicy adoptNone leaves it alone`
-          }
-        };
-      }
-      const oldCommit = lockCommit(kptfile);
-      let files;
-      let binary;
-      let conflicts = [];
-      let resources = [];
-      if (!local || oldCommit !== up.commit) {
-        const m = await ctx.materialize({
-          variant: plan.name,
-          upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
-          downstream: { package: plan.downstream.package, local },
-          cacheDir: ctx.cacheDir,
-          env: ctx.env,
-          trust: ctx.trust
-        });
-        await checkpoint(ctx.signal);
-        ({ text: files, binary } = splitBinary(m.files));
-        conflicts = m.conflicts;
-        resources = m.resources;
-      } else {
-        ({ text: files, binary } = splitBinary(local));
-      }
-      const deployment = plan.downstream.repository.object.spec?.deployment === true;
-      const adopted = local !== void 0 && owner !== plan.name;
-      if ((!local || adopted) && deployment && !files.has(PACKAGE_CONTEXT_FILE))
-        files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
-      const tree = PackageTree.fromFiles(files);
-      const applied = applyPackageVariant(tree.package(), plan.variant, {
-        objects: plan.objects,
-        packageName: plan.downstream.package
-      });
-      if (!applied.ok) return { done: failure("variant-failed", applyFailureMessage(plan, applied)) };
-      for (const [path, text2] of applied.changed) files.set(path, text2);
-      const kpt = files.get("Kptfile");
-      if (kpt === void 0)
-        throw new RunError("not-a-package", `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
-      const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
-      const annotated = setKptfileAnnotations(kpt, {
-        [OWNER_ANNOTATION]: plan.name,
-        [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
-        ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
-      });
-      files.set("Kptfile", annotated);
-      tree.write("Kptfile", annotated);
-      const sameUpstream = local !== void 0 && !adopted && oldCommit === up.commit;
-      const mutated = sameUpstream ? differingFiles(splitBinary(local).text, files) : [];
-      const beforeRender = new Map(files);
-      let renderFailure;
-      let byFunction = [];
-      await checkpoint(ctx.signal);
-      if (ctx.render) {
-        const rendered2 = await renderFiles({ env: ctx.env, allowExec: ctx.allowExec, changes: sameUpstream }, tree, directory, ws.dir);
-        if (rendered2.ok) {
-          files = rendered2.files;
-          byFunction = renderChangeLines(rendered2.functions, directory);
-        } else renderFailure = rendered2.failure;
-      }
-      await checkpoint(ctx.signal);
-      await ws.writePackage(directory, new Map([...files, ...binary]));
-      const rendered = sameUpstream && !renderFailure ? differingFiles(beforeRender, files) : [];
-      const renderOnly = sameUpstream && mutated.length === 0 && rendered.length > 0;
-      const reapplied = sameUpstream && mutated.length > 0;
-      const title = adopted ? `kdelta: adopt ${plan.downstream.package} (${plan.name}) at ${up.ref}` : renderOnly ? `kdelta: re-render ${plan.downstream.package} (${plan.name})` : reapplied ? `kdelta: re-apply ${plan.name} to ${plan.downstream.package} at ${up.ref}` : local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
-      return {
-        title,
-        summary: renderOnly ? `Re-renders package \`${directory}\`: its upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`) and variant \`${plan.name}\` are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map((p) => `\`${p}\``).join(", ")} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).${byFunction.length > 0 ? `
-
-What each function of the pipeline changed:
-
-${byFunction.join("\n")}` : ""}` : reapplied ? `Re-applies variant \`${plan.name}\` to package \`${directory}\` at the same upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`): the variant or what it injects changed.` : adopted ? `Adopts package \`${directory}\`${owner ? ` from variant \`${owner}\`` : ", which no variant owned"} (adoptionPolicy adoptExisting): updates it from its upstreamLock \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with a 3-way merge that keeps its local edits, records variant \`${plan.name}\` as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? " and adds the package context of a deployment repository" : ""}, and applies the variant.` : local ? `Updates package \`${directory}\` from \`${oldCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.` : `Adds package \`${directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
-        commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})`,
-        upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 },
-        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
-        conflicts,
-        resources,
-        renderFailure,
-        notReady: applied.unmetGates
-      };
-    }
-  };
-}
-
-// ../run/src/jobs/retire.ts
-init_proposal_body();
-async function findRetiredDrafts(ctx, mirror, downstream, variants, control) {
-  const out = [];
-  for (const head of mirror.heads.keys()) {
-    if (!head.startsWith(ctx.branchPrefix) || head === downstream.branch) continue;
-    const variant = head.slice(ctx.branchPrefix.length);
-    if (variants.has(variant)) continue;
-    const owned = (await findRemovals(mirror, { ...downstream, branch: head }, variants, control)).find((p) => p.variant === variant);
-    if (!owned) continue;
-    const target = { downstream: downstream.repository, repo: downstream.url, head, base: downstream.branch };
-    const open2 = await ctx.forge.find(target);
-    if (!open2 || parseMetadataBlock(open2.body)?.kind !== "variant") continue;
-    out.push({ variant, repository: downstream.repository, url: downstream.url, target, directory: owned.directory });
-  }
-  return out;
-}
-function retiredLabel(draft) {
-  return `${draft.repository}/${draft.directory.split("/").pop() ?? ""}`;
-}
-function runRetireJob(draft, ctx) {
-  const id = { variant: draft.variant, downstream: retiredLabel(draft), dryRun: ctx.dryRun };
-  return runJob(id, () => propose(ctx, retireChange(draft, ctx)));
-}
-function retireChange(draft, ctx) {
-  const { variant, directory } = draft;
-  return {
-    target: draft.target,
-    // never the open proposal's: its fast no-op must not keep it
-    fingerprint: hashOf({ retire: variant, directory, version: ctx.version }).slice(0, 32),
-    kind: "variant",
-    variant,
-    directory,
-    opened: "closed",
-    updated: "closed",
-    scratchName: `retire-${variant}`,
-    // the base branch as it is: nothing to propose, so the open proposal is closed
-    prepare: async () => ({
-      title: `kdelta: variant ${variant} is gone`,
-      summary: `PackageVariant \`${variant}\` is no longer in the control resources.`,
-      conflicts: [],
-      resources: [],
-      closeReason: `PackageVariant "${variant}" is gone and its proposal was never merged: closed, branch ${draft.target.head} deleted`
-    })
-  };
-}
-
-// ../run/src/materialize.ts
-init_src2();
-init_src();
-import { tmpdir as tmpdir3 } from "node:os";
-import { join as join16 } from "node:path";
 
 // ../package-update/src/get.ts
-init_src();
-import { basename as basename5, dirname as dirname6, isAbsolute as isAbsolute5, join as join14, relative as relative5 } from "node:path";
+init_src2();
+import { basename as basename5, dirname as dirname5, isAbsolute as isAbsolute5, join as join12, relative as relative4 } from "node:path";
 
 // ../package-update/src/kptfile.ts
+init_src3();
 init_src2();
-init_src();
 
 // ../package-update/src/errors.ts
-init_src2();
-var UpdateError = class extends KdeltaError2 {
+init_src();
+var UpdateError = class extends KdeltaError {
   name = "UpdateError";
-  constructor(message2, code2 = "update-failed", file) {
-    super({ code: code2, message: message2, file });
+  constructor(message2, code4 = "update-failed", file) {
+    super({ code: code4, message: message2, file });
   }
 };
 
@@ -49639,9 +48748,9 @@ function addMergeCommentsToTree(pkg) {
 }
 
 // ../package-update/src/fetch.ts
-init_src();
+init_src2();
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join13 } from "node:path";
+import { join as join11 } from "node:path";
 function withTrust(git2, named, callerNamesAll) {
   const cwd = git2.cwd ?? process.cwd();
   if (git2.trust) return { ...git2, trust: callerNamesAll ? git2.trust : trustNamed(git2.trust, named, cwd) };
@@ -49686,7 +48795,7 @@ async function fetchTree(git2, repo, directory, ref, namedBy) {
 async function fetchTreeOnce(git2, repo, directory, ref, namedBy) {
   const holder = makeTempDir(tmpdir2(), "fetch");
   try {
-    const dest = join13(holder, "pkg");
+    const dest = join11(holder, "pkg");
     const env = git2.env ?? process.env;
     const cacheDir = git2.cacheDir ?? env["KDELTA_CACHE_DIR"];
     const credentials2 = git2.credentials?.get(withoutCredentials(repo));
@@ -49716,8 +48825,8 @@ function progressLines(listener) {
 }
 
 // ../package-update/src/side.ts
-init_src();
-import { sep as sep3 } from "node:path";
+init_src2();
+import { sep as sep2 } from "node:path";
 function sideLabel(side, repo, directory, ref) {
   const dir = (directory ?? "/").replace(/^\/+/, "");
   return `${side} (${withoutCredentials(repo).replace(/\/+$/, "")}${dir ? `/${dir}` : ""}${ref ? `@${ref}` : ""})`;
@@ -49738,7 +48847,7 @@ function relabel(sides2, error2) {
     let out = text2;
     for (const side of sides2) {
       if (side.path === "") continue;
-      out = out.split(`${side.path}${sep3}`).join(`${side.label}: `).split(side.path).join(side.label);
+      out = out.split(`${side.path}${sep2}`).join(`${side.label}: `).split(side.path).join(side.label);
     }
     return out;
   };
@@ -49797,11 +48906,11 @@ async function getPackageTree(options) {
 }
 
 // ../package-update/src/update.ts
-init_src();
-import { basename as basename6, join as join15, posix as posix4, relative as relative6 } from "node:path";
+init_src2();
+import { basename as basename6, join as join13, posix as posix4, relative as relative5 } from "node:path";
 
 // ../package-update/src/compare.ts
-init_src2();
+init_src3();
 var KPTFILE_BOOKKEEPING = ["apiVersion", "kind", "upstream", "upstreamLock", "status", "metadata"];
 function kptfileData(text2) {
   try {
@@ -50036,7 +49145,7 @@ function replaceTree(input) {
 }
 
 // ../package-update/src/strategies/resource-merge.ts
-init_src2();
+init_src3();
 function replaceNonKrmFiles(input) {
   const { local: localPkg, updated: updatedPkg, origin: originPkg } = input;
   const isKrm = krmFileTest(localPkg, originPkg, updatedPkg);
@@ -50460,11 +49569,144 @@ async function updatePackageTree(options) {
 }
 
 // ../package-update/src/diff.ts
-init_src();
 init_src2();
+init_src3();
 
 // ../run/src/materialize.ts
-var NO_WORKING_DIRECTORY = join16(tmpdir3(), "kdelta-package-has-no-directory");
+init_src3();
+init_src2();
+import { tmpdir as tmpdir3 } from "node:os";
+import { join as join15 } from "node:path";
+
+// ../run/src/package-files.ts
+import { chmod as chmod2, lstat as lstat2, mkdir as mkdir5, readdir as readdir6, readFile as readFile6, readlink as readlink2, rm as rm5, symlink as symlink2, writeFile as writeFile5 } from "node:fs/promises";
+import { dirname as dirname6, join as join14, relative as relative6, sep as sep3 } from "node:path";
+
+// ../run/src/file-content.ts
+var decoder = new TextDecoder("utf-8", { fatal: true });
+function fileContent(bytes) {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return bytes;
+  }
+}
+function splitBinary(files) {
+  const text2 = /* @__PURE__ */ new Map();
+  const binary = /* @__PURE__ */ new Map();
+  for (const [path, content] of files) {
+    if (typeof content === "string") text2.set(path, content);
+    else binary.set(path, content);
+  }
+  return { text: text2, binary };
+}
+
+// ../run/src/package-files.ts
+var byPath = ([a], [b]) => a < b ? -1 : a > b ? 1 : 0;
+function assertInsidePackage(path) {
+  if (path.split("/").some((s) => s === ".." || s === "" || s === "."))
+    throw new RunError("unsafe-path", `refusing to write "${path}": not a path inside the package`);
+}
+var isLeftOut = (path) => path.split("/").some((s) => s === ".git" || s === "node_modules");
+async function readPackageDir(dir) {
+  const out = /* @__PURE__ */ new Map();
+  const walk = async (abs) => {
+    for (const entry of await readdir6(abs, { withFileTypes: true })) {
+      if (entry.name === ".git" || entry.name === "node_modules") continue;
+      const full = join14(abs, entry.name);
+      const rel = relative6(dir, full).split(sep3).join("/");
+      if (entry.isSymbolicLink()) out.set(rel, { kind: "symlink", target: await readlink2(full) });
+      else if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile()) {
+        const bytes = await readFile6(full);
+        out.set(rel, ((await lstat2(full)).mode & 64) !== 0 ? { kind: "executable", bytes } : fileContent(bytes));
+      }
+    }
+  };
+  try {
+    if ((await lstat2(dir)).isSymbolicLink())
+      throw new RunError("symlinked-package", `${dir} is a symlink: a package directory is never followed`);
+    await walk(dir);
+  } catch (error2) {
+    if (error2.code === "ENOENT" || error2.code === "ENOTDIR") return void 0;
+    throw error2;
+  }
+  if (out.size === 0) return void 0;
+  return new Map([...out].sort(byPath));
+}
+async function assertNoSymlinkIn(root, directory, repository) {
+  const parts = directory.split("/").filter((p) => p !== "" && p !== ".");
+  for (let i = 1; i <= parts.length; i++) {
+    const path = parts.slice(0, i).join("/");
+    let link3;
+    try {
+      const stats = await lstat2(join14(root, path));
+      if (!stats.isSymbolicLink()) continue;
+      link3 = await readlink2(join14(root, path));
+    } catch {
+      return;
+    }
+    const what = path === parts.join("/") ? "the package directory" : `${path}, a directory above the package,`;
+    throw new RunError(
+      "symlinked-package",
+      `${parts.join("/")} in ${repository}: ${what} is a symlink (to ${link3}): kdelta never follows a symlink out of a package; left alone`,
+      { path: parts.join("/") }
+    );
+  }
+}
+async function writePackageDir(dir, files) {
+  await rm5(dir, { recursive: true, force: true });
+  const links = [];
+  for (const [path, content] of files) {
+    assertInsidePackage(path);
+    const full = join14(dir, path);
+    if (typeof content === "object" && "kind" in content && content.kind === "symlink") {
+      links.push([full, content.target]);
+      continue;
+    }
+    await mkdir5(dirname6(full), { recursive: true });
+    if (typeof content === "string" || content instanceof Uint8Array) await writeFile5(full, content);
+    else {
+      await writeFile5(full, content.bytes);
+      await chmod2(full, 493);
+    }
+  }
+  for (const [full, target] of links) {
+    await mkdir5(dirname6(full), { recursive: true });
+    await symlink2(target, full);
+  }
+}
+function packageTreeOf(files, source) {
+  const tree = PackageTree.empty();
+  const links = [];
+  for (const [path, content] of files) {
+    assertInsidePackage(path);
+    if (path.split("/").includes(".git")) continue;
+    if (typeof content === "string" || content instanceof Uint8Array) tree.write(path, content);
+    else if (content.kind === "executable") tree.write(path, content.bytes, { executable: true });
+    else links.push([path, content.target]);
+  }
+  for (const [path, target] of links) {
+    if (tree.exists(path))
+      throw new RunError("unsafe-path", `refusing to write "${path}": a symlink where the package has a directory of files`);
+    tree.symlink(path, target);
+  }
+  tree.source = source;
+  return tree;
+}
+function packageFilesOf(tree) {
+  const files = /* @__PURE__ */ new Map();
+  for (const p of tree.allFiles().keys()) {
+    if (isLeftOut(p)) continue;
+    const bytes = tree.bytes(p);
+    files.set(p, tree.isExecutable(p) ? { kind: "executable", bytes } : fileContent(bytes));
+  }
+  for (const [p, target] of tree.allLinks()) if (!isLeftOut(p)) files.set(p, { kind: "symlink", target });
+  return new Map([...files].sort(byPath));
+}
+
+// ../run/src/materialize.ts
+var NO_WORKING_DIRECTORY = join15(tmpdir3(), "kdelta-package-has-no-directory");
 function kptDirectory(directory) {
   return `/${directory.replace(/^\/+|\/+$/g, "")}`;
 }
@@ -50593,8 +49835,1130 @@ function movedDuringRun(input, fetched) {
   );
 }
 
+// ../run/src/carry.ts
+init_proposal_body();
+async function carryForward(input) {
+  const { open: open2, ws } = input;
+  const none = { kind: "none" };
+  if (!open2 || open2.fingerprint === input.fingerprint || !ws.remoteHead || !ws.onBranchTip) return none;
+  const meta = parseMetadataBlock(open2.body);
+  if (!meta?.upstream?.commit) return none;
+  const foreign = await input.foreign();
+  if (foreign.length === 0) return none;
+  if (await ws.isAncestor(ws.remoteHead, ws.baseCommit)) return none;
+  if (!ws.branchTouches || !ws.readPackageAt) return { kind: "left-alone", reason: "what its commits change cannot be read here", foreign };
+  const outside = outsidePackage(await ws.branchTouches(), input.directory);
+  if (outside) return { kind: "outside", outside, foreign };
+  const pushed = meta.headCommit;
+  if (foreign.some((c) => c.sha === pushed) || !await ws.isAncestor(pushed, ws.remoteHead))
+    return {
+      kind: "left-alone",
+      reason: `the commit its proposal names as kdelta's (${pushed.slice(0, 12)}) is not kdelta's on the branch`,
+      foreign
+    };
+  return { kind: "carry", pushed, carried: [...foreign].reverse().map(carriedCommit) };
+}
+function inPackage(path, directory) {
+  return directory === "" || path === directory || path.startsWith(`${directory}/`);
+}
+function outsidePackage(touches, directory) {
+  const commits = touches.commits.map((c) => ({ sha: c.sha, name: c.name, email: c.email, unrelated: c.root, paths: c.paths.filter((p) => !inPackage(p, directory)) })).filter((c) => c.unrelated || c.paths.length > 0);
+  const net = touches.net.filter((p) => !inPackage(p, directory));
+  return commits.length > 0 || net.length > 0 ? { commits, net } : void 0;
+}
+var PATHS_NAMED = 5;
+function outsideMessage(outside, head, directory) {
+  const paths = (ps) => ps.length <= PATHS_NAMED ? ps.join(", ") : `${ps.slice(0, PATHS_NAMED).join(", ")} and ${ps.length - PATHS_NAMED} more`;
+  const named = outside.commits.map((c) => {
+    const what = [c.unrelated ? "a history unrelated to the base" : "", c.paths.length > 0 ? paths(c.paths) : ""].filter(Boolean);
+    return `${c.sha.slice(0, 12)} by ${c.name} <${c.email}> (${what.join(": ")})`;
+  });
+  const whole = outside.net.length > 0 ? `; as a whole it changes ${paths(outside.net)}` : "";
+  const where = directory === "" ? "the repository" : `the package directory ${directory}`;
+  return `branch ${head} holds commit(s) that change files outside ${where}${named.length > 0 ? `: ${named.join(", ")}` : ""}${whole}; kdelta carries only commits inside the package, so the variant is blocked and nothing is pushed: remove those commits from the branch (or delete it) to let kdelta update it`;
+}
+function applyCarried(input) {
+  const tree = (files2, side) => packageTreeOf(files2 ?? /* @__PURE__ */ new Map(), `${input.source} (${side})`);
+  const local = tree(input.tip, "the branch");
+  const out = updateTree("resource-merge", {
+    local: local.package(),
+    updated: tree(input.proposal, "this update").package(),
+    origin: tree(input.pushed, "kdelta's last commit").package(),
+    relPackagePath: "/",
+    isRoot: true
+  });
+  const files = packageFilesOf(local);
+  const [kptfile, fresh] = [files.get("Kptfile"), input.proposal.get("Kptfile")];
+  if (typeof kptfile === "string" && typeof fresh === "string")
+    files.set("Kptfile", withProvenanceOf(kptfile, fresh, `${input.source}/Kptfile`));
+  return { files, clashes: out.conflicts.map(({ package: _, ...c }) => ({ ...c, message: clashMessage(c) })) };
+}
+var shown2 = (v) => v === void 0 ? "(absent)" : typeof v === "string" ? v : JSON.stringify(v);
+function clashMessage(c) {
+  const { origin, upstream: upstream2, local } = c.values;
+  const kept = c.winner === "upstream" ? "this update's value is kept" : "the branch's value is kept";
+  return `a commit on the branch changed ${c.path} ${shown2(origin)}\u2192${shown2(local)} and this update changes it to ${shown2(upstream2)}; ${kept}`;
+}
+async function carryOnto(ws, decision, directory) {
+  if (!ws.onBranchTip || !ws.readPackageAt)
+    throw new RunError("internal", "internal: a carry needs a workspace that can move to the branch");
+  const proposal = await ws.readPackage(directory) ?? /* @__PURE__ */ new Map();
+  const pushed = await ws.readPackageAt(decision.pushed, directory);
+  const tip = await ws.onBranchTip();
+  const onTip = await tip.readPackage(directory);
+  if (typeof onTip?.get("Kptfile") !== "string")
+    return { reason: `its ${directory ? `${directory}/` : ""}Kptfile is gone or is not a file` };
+  const carried = applyCarried({ pushed, proposal, tip: onTip, source: directory || "/" });
+  await tip.writePackage(directory, carried.files);
+  return { ws: tip, clashes: carried.clashes };
+}
+function carriedCommit(c) {
+  return { sha: c.sha, name: c.name, subject: c.body.split("\n", 1)[0].trim() };
+}
+
+// ../run/src/propose.ts
+init_forge();
+
+// ../run/src/decisions.ts
+init_src3();
+init_proposal_body();
+var NO_LONGER = "ignored: the field no longer conflicts as ticked (the upstream or the downstream changed since)";
+async function applyDecisions(ws, directory, prepared, wanted) {
+  const ids = /* @__PURE__ */ new Set([...wanted.decided, ...wanted.ticked.map((t) => t.id)]);
+  if (ids.size === 0) return prepared;
+  const decided2 = [];
+  const ignored = [];
+  const remaining = [];
+  const matched = /* @__PURE__ */ new Set();
+  for (const conflict of prepared.conflicts) {
+    const choice = conflictChoice(conflict);
+    if (!choice || !ids.has(choice.id)) {
+      remaining.push(conflict);
+      continue;
+    }
+    matched.add(choice.id);
+    const text2 = await ws.readFile(directory, conflict.file);
+    const set2 = typeof text2 === "string" ? setResourceField({
+      text: text2,
+      file: conflict.file,
+      resource: conflict.resource,
+      path: conflict.path,
+      value: conflict.values[choice.take],
+      pin: choice.take === "local"
+    }) : { ok: false, reason: `${conflict.file} is not a text file of the package` };
+    if (!set2.ok) {
+      ignored.push({ label: choice.label, reason: `not applied: ${set2.reason}` });
+      remaining.push(conflict);
+      continue;
+    }
+    await ws.writeFile(directory, conflict.file, set2.text);
+    decided2.push({ conflict, choice });
+  }
+  for (const tick of wanted.ticked) if (!matched.has(tick.id)) ignored.push({ label: tick.text, reason: NO_LONGER });
+  return { ...prepared, conflicts: remaining, decisions: { decided: decided2, ignored } };
+}
+function decisionsMessage(d, ticked) {
+  if (!d) return void 0;
+  const applied = d.decided.filter((x) => ticked.some((t) => t.id === x.choice.id));
+  const parts = [
+    ...applied.map((x) => `decided on the proposal: ${x.choice.label}`),
+    ...d.ignored.map((t) => `tick "${t.label}" ${t.reason}`)
+  ];
+  return parts.length > 0 ? parts.join("; ") : void 0;
+}
+
+// ../run/src/propose.ts
+init_proposal_body();
+
+// ../run/src/render.ts
+init_src3();
+init_markdown();
+function renderFailureLine(f) {
+  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
+  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
+}
+var MAX_RESULT_LINES = 10;
+var MAX_LINE = 300;
+function shortText(text2, max) {
+  return text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
+}
+function renderFailureOf(outcome, directory) {
+  const { error: error2 } = outcome;
+  const last = outcome.results[outcome.results.length - 1];
+  const failing = last && last.exitCode !== 0 ? last : void 0;
+  const lines = (failing?.results ?? []).map(resultLine);
+  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split("\n").slice(-3));
+  const kptfile = [directory, error2.package, "Kptfile"].filter(Boolean).join("/");
+  return {
+    ...error2.function !== void 0 ? { function: error2.function } : {},
+    ...error2.field !== void 0 ? { field: error2.field } : {},
+    kptfile,
+    message: shortText(error2.message, 1e3),
+    results: [
+      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
+      ...lines.length > MAX_RESULT_LINES ? [`\u2026and ${lines.length - MAX_RESULT_LINES} more`] : []
+    ]
+  };
+}
+async function renderFiles(options, files, directory, cwd) {
+  const tree = files instanceof PackageTree ? files : PackageTree.fromFiles(files);
+  tree.source = directory;
+  const rendered = await renderPackage(tree, {
+    env: options.env,
+    cwd,
+    allowExec: options.allowExec === true,
+    ...options.allowedImages !== void 0 ? { allowedImages: options.allowedImages } : {},
+    changes: options.changes === true
+  });
+  return rendered.ok ? { ok: true, files: rendered.tree.allFiles(), functions: rendered.results } : { ok: false, failure: renderFailureOf(rendered, directory) };
+}
+function printPath(steps) {
+  let path = FieldPath.root;
+  for (const s of steps)
+    path = typeof s === "string" ? path.field(s) : typeof s === "number" ? path.index(s) : path.keyed([["name", s.name]]);
+  return path.toString();
+}
+var MAX_FIELDS = 20;
+function renderChangeLines(functions, directory) {
+  const lines = [];
+  for (const f of functions) {
+    if (!f.changes || f.changes.length === 0) continue;
+    const kptfile = [directory, f.package, "Kptfile"].filter(Boolean).join("/");
+    lines.push(`- ${inert(functionName(f), "code")} (${inert(kptfile, "code")} ${inert(f.field, "code")}):`);
+    for (const c of f.changes) {
+      const name2 = c.namespace ? `${c.namespace}/${c.name}` : c.name;
+      const file = [directory, c.file].filter(Boolean).join("/");
+      const fields = c.whole ? c.whole : [
+        ...c.fields.slice(0, MAX_FIELDS).map((p) => inert(printPath(p), "code")),
+        ...c.fields.length > MAX_FIELDS ? [`\u2026and ${c.fields.length - MAX_FIELDS} more`] : []
+      ].join(", ") || "moved";
+      lines.push(`  - ${inert(c.kind)} ${inert(name2, "code")} in ${inert(file, "code")}: ${fields}`);
+    }
+  }
+  return lines;
+}
+
+// ../run/src/result.ts
+init_src2();
+function message(error2) {
+  return error2 instanceof Error ? error2.message : String(error2);
+}
+function errorCode(error2) {
+  const code4 = error2?.code;
+  return error2 instanceof Error && typeof code4 === "string" && code4 !== "" ? code4 : "failed";
+}
+function failure(code4, error2) {
+  return { action: "failed", writes: false, code: code4, error: error2 };
+}
+async function runJob(id, job, describe3 = message) {
+  const base = { ...id, conflicts: [], conflictCount: 0 };
+  try {
+    return { ...base, ...await job() };
+  } catch (error2) {
+    return { ...base, ...failure(errorCode(error2), describe3(error2)) };
+  }
+}
+var DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
+function deferredResult(id) {
+  return { ...id, action: "deferred", writes: false, conflicts: [], conflictCount: 0, message: DEFERRED_MESSAGE };
+}
+function proposalRef(p) {
+  return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
+}
+function resultWithoutCredentials(result) {
+  const clean = (text2) => text2 === void 0 ? void 0 : hideCredentials(text2);
+  return {
+    ...result,
+    ...result.error !== void 0 ? { error: clean(result.error) } : {},
+    ...result.message !== void 0 ? { message: clean(result.message) } : {},
+    ...result.body !== void 0 ? { body: clean(result.body) } : {},
+    ...result.upstream ? { upstream: { ...result.upstream, repo: hideCredentials(result.upstream.repo) } } : {}
+  };
+}
+function countedAs(action) {
+  switch (action) {
+    case "proposed":
+    case "removal-proposed":
+    case "orphan-proposed":
+      return "created";
+    case "updated":
+      return "updated";
+    case "closed":
+      return "closed";
+    case "declined":
+      return "declined";
+    case "deferred":
+      return "deferred";
+    case "failed":
+      return "failed";
+    // nothing was written
+    case "unchanged":
+    case "up-to-date":
+    case "blocked":
+    case "not-adopted":
+      return "unchanged";
+    default:
+      return action;
+  }
+}
+function countResults(results) {
+  const counts = { created: 0, updated: 0, closed: 0, declined: 0, unchanged: 0, deferred: 0, failed: 0 };
+  for (const r of results) counts[countedAs(r.action)]++;
+  return counts;
+}
+
+// ../run/src/workspace.ts
+init_src2();
+import { join as join16 } from "node:path";
+import { lstat as lstat3, readFile as readFile7, readlink as readlink3, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
+function mirrorHeads(dir) {
+  return listBranches({ dir });
+}
+async function kptfilesOn(mirror, branch, directory) {
+  const files = await listFiles({ dir: mirror.dir, ref: branch, ...directory ? { directory } : {} });
+  return files.filter((p) => p === "Kptfile" || p.endsWith("/Kptfile"));
+}
+function showFile2(mirror, branch, path) {
+  return showFile({ dir: mirror.dir, ref: branch, path });
+}
+function isAncestorIn(dir, commit, of) {
+  return isAncestor({ dir, commit, of });
+}
+async function checkoutMirror(mirror, url, base, head, dir) {
+  const baseCommit = mirror.heads.get(base);
+  if (!baseCommit) throw new RunError("branch-missing", `branch "${base}" does not exist in ${url}`);
+  await cloneShared({ source: mirror.dir, dest: dir, branch: base });
+  return gitWorkspace(dir, url, baseCommit, mirror.heads.get(head), baseCommit);
+}
+function gitWorkspace(dir, repository, baseCommit, remoteHead, parent) {
+  let committed;
+  const onTip = parent !== baseCommit;
+  return {
+    dir,
+    repository,
+    baseCommit,
+    remoteHead,
+    parent,
+    async readPackage(directory) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      return readPackageDir(join16(dir, directory));
+    },
+    async writePackage(directory, files) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      await writePackageDir(join16(dir, directory), files);
+    },
+    async removePackage(directory) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      await rm6(join16(dir, directory), { recursive: true, force: true });
+    },
+    async readFile(directory, file) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      const path = join16(dir, directory, file);
+      try {
+        if ((await lstat3(path)).isSymbolicLink()) return { kind: "symlink", target: await readlink3(path) };
+        return fileContent(await readFile7(path));
+      } catch (error2) {
+        if (error2.code === "ENOENT") return void 0;
+        throw error2;
+      }
+    },
+    async writeFile(directory, file, text2) {
+      await assertNoSymlinkIn(dir, directory, repository);
+      await writeFile6(join16(dir, directory, file), text2);
+    },
+    // on the tip, what the branch changes is measured from where it left the base (a human's
+    // merge of the base into the branch brings nothing of the base's own)
+    changedFiles: async (directory) => stageAll({
+      dir,
+      directory,
+      against: onTip && remoteHead ? await mergeBase(dir, baseCommit, remoteHead) ?? baseCommit : baseCommit
+    }),
+    branchCommits: async () => remoteHead ? commitsSince({ dir, head: remoteHead, base: baseCommit }) : [],
+    branchTouches: async () => remoteHead ? branchTouches(dir, baseCommit, remoteHead) : { commits: [], net: [] },
+    async readPackageAt(commit, directory) {
+      await checkoutClean(dir, commit);
+      return this.readPackage(directory);
+    },
+    isAncestor: (commit, of) => isAncestor({ dir, commit, of }),
+    baseHasLine: async (line, directory) => await lastCommitWithLine({ dir, ref: baseCommit, path: directory, line }) !== void 0,
+    async commit(message2, author) {
+      await commitStaged({ dir, message: message2, author, allowEmpty: onTip });
+      const remote = remoteHead ? [`${remoteHead}^{tree}`, `${remoteHead}^@`] : [];
+      const [commit, ourTree, theirTree, ...theirParents] = await revParse({ dir, revs: ["HEAD", "HEAD^{tree}", ...remote] });
+      if (!commit) throw new RunError("internal", "internal: changes were staged but nothing was committed");
+      committed = commit;
+      return {
+        commit,
+        sameAsRemote: remoteHead !== void 0 && ourTree === theirTree && // on the tip: its tree is already the result; else: one commit of this tree on the base
+        (onTip || theirParents.length === 1 && theirParents[0] === baseCommit)
+      };
+    },
+    async push(to) {
+      if (!committed) throw new RunError("internal", "internal: nothing was committed to push");
+      const { remote, branch, env } = to;
+      try {
+        await push({ dir, remote, branch, expectedHead: remoteHead ?? null, localRef: "HEAD", env, ...credentials(to) });
+        return committed;
+      } catch (error2) {
+        const winner = lostRace(error2) ? await identicalWinner(dir, to, parent).catch(() => void 0) : void 0;
+        if (!winner) throw error2;
+        return winner;
+      }
+    },
+    async onBranchTip() {
+      if (!remoteHead) throw new RunError("internal", "internal: there is no branch tip to carry forward");
+      await checkoutClean(dir, remoteHead);
+      return gitWorkspace(dir, repository, baseCommit, remoteHead, remoteHead);
+    },
+    async deleteBranch(to) {
+      if (!remoteHead) return;
+      await deleteRemoteBranch({ dir, remote: to.remote, branch: to.branch, expectedHead: remoteHead, env: to.env, ...credentials(to) });
+    }
+  };
+}
+async function checkoutClean(dir, commit) {
+  await runGit(["reset", "--quiet", "--hard"], { cwd: dir });
+  await runGit(["clean", "--quiet", "-ffdx"], { cwd: dir });
+  await checkoutDetached({ dir, commit });
+}
+async function mergeBase(dir, a, b) {
+  return runGit(["merge-base", a, b], { cwd: dir }).then(
+    (r) => r.stdout.trim() || void 0,
+    () => void 0
+  );
+}
+async function branchTouches(dir, base, head) {
+  const { stdout } = await runGit(
+    [
+      "-c",
+      "core.quotePath=false",
+      "log",
+      "--format=%x1e%H%x1f%P%x1f%an%x1f%ae",
+      "--name-only",
+      "--cc",
+      "--no-renames",
+      head,
+      `^${base}`,
+      "--"
+    ],
+    { cwd: dir }
+  );
+  const commits = [];
+  for (const entry of stdout.split("")) {
+    const [header2 = "", ...lines] = entry.split("\n");
+    const [sha, parents, name2, email2] = header2.split("");
+    if (!sha) continue;
+    commits.push({ sha, name: name2 ?? "", email: email2 ?? "", root: (parents ?? "").trim() === "", paths: lines.filter(Boolean) });
+  }
+  const from = await mergeBase(dir, base, head);
+  const net = from ? (await runGit(["-c", "core.quotePath=false", "diff", "--name-only", "--no-renames", from, head, "--"], { cwd: dir })).stdout : (await runGit(["-c", "core.quotePath=false", "ls-tree", "-r", "--name-only", head, "--"], { cwd: dir })).stdout;
+  return { commits, net: net.split("\n").filter(Boolean) };
+}
+var credentials = (to) => to.token ? { token: to.token, tokenName: to.tokenName } : {};
+function lostRace(error2) {
+  if (!isGitError(error2)) return false;
+  if (error2.code === "stale-lease" || error2.code === "non-fast-forward") return true;
+  return /cannot lock ref|failed to update ref|reference already exists/i.test(`${error2.stderr}
+${error2.message}`);
+}
+async function identicalWinner(dir, to, parent) {
+  const winner = await fetchBranch({
+    dir,
+    remote: to.remote,
+    branch: to.branch,
+    into: "refs/kdelta/winner",
+    env: to.env,
+    ...credentials(to)
+  });
+  const [theirTree, ourTree, ...parents] = await revParse({ dir, revs: [`${winner}^{tree}`, "HEAD^{tree}", `${winner}^@`] });
+  return theirTree === ourTree && parents.length === 1 && parents[0] === parent ? winner : void 0;
+}
+
+// ../run/src/propose.ts
+var COMMIT_TRAILER = "Kdelta-Variant";
+var FINGERPRINT_TRAILER = "Kdelta-Fingerprint";
+async function propose(ctx, change) {
+  const { target, fingerprint } = change;
+  const known = change.upstream ? { upstream: change.upstream } : {};
+  let open2 = await ctx.forge.find(target);
+  const heads = await ctx.heads(target.repo);
+  const stop = stopped(open2, target.head);
+  if (stop) return { ...stop, fingerprint, ...known };
+  let declined;
+  let justDeclined = false;
+  if (open2 && await declinedNow(change, open2, heads, () => ctx.mirror(target.repo))) {
+    declined = ctx.dryRun ? { ...open2, state: "declined" } : await ctx.forge.close(open2, "declined");
+    justDeclined = true;
+    open2 = void 0;
+  } else if (!open2) declined = await ctx.forge.declined?.(target);
+  if (declined && !justDeclined && ctx.repropose?.has(declined.url)) declined = void 0;
+  if (declined && declined.fingerprint === fingerprint) {
+    return {
+      action: "declined",
+      writes: justDeclined,
+      proposal: proposalRef(declined),
+      fingerprint,
+      ...known,
+      message: declineMessage(declined)
+    };
+  }
+  const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
+  const ticked = open2 ? pendingTicks(open2.body) : [];
+  if (open2 && meta && !meta.renderFailed && ticked.length === 0 && open2.fingerprint === fingerprint && heads.get(target.head) === meta.headCommit && heads.get(target.base) === meta.baseCommit) {
+    const repaired = await ctx.forge.ensureStatus?.(open2, readiness(meta.conflicts), meta.headCommit).catch(() => false) === true;
+    return {
+      action: "unchanged",
+      writes: repaired,
+      ...repaired ? { message: "the proposal's commit had no kdelta status: posted" } : {},
+      proposal: proposalRef(open2),
+      fingerprint,
+      ...change.upstream ? { upstream: { ...change.upstream, oldCommit: meta.upstream?.oldCommit } } : {},
+      conflictCount: meta.conflicts
+    };
+  }
+  if (!open2 && change.current) return { action: "up-to-date", writes: false, fingerprint, ...known };
+  await checkpoint(ctx.signal);
+  const checkedOut = await ctx.checkout(target.repo, target.base, target.head, change.scratchName);
+  let foreignOnce;
+  const foreign = () => foreignOnce ??= foreignCommits(ctx, checkedOut);
+  const carry = await carryForward({
+    open: open2,
+    fingerprint,
+    directory: change.directory,
+    ws: checkedOut,
+    foreign
+  });
+  if (carry.kind === "left-alone") return { ...blockedBy(carry.foreign, target, open2, carry.reason), fingerprint, ...known };
+  if (carry.kind === "outside") {
+    const said2 = outsideMessage(carry.outside, target.head, change.directory);
+    return { action: "blocked", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: said2, fingerprint, ...known };
+  }
+  const made = await change.prepare(checkedOut);
+  if ("done" in made) return { fingerprint, ...made.done };
+  let prepared = await applyDecisions(checkedOut, change.directory, made, { ticked, decided: meta?.decided ?? [] });
+  let ws = checkedOut;
+  if (carry.kind === "carry") {
+    const onTip = await carryOnto(checkedOut, carry, change.directory);
+    if ("reason" in onTip) return { ...blockedBy(await foreign(), target, open2, onTip.reason), fingerprint, ...known };
+    ws = onTip.ws;
+    prepared = { ...prepared, clashes: onTip.clashes };
+  }
+  const carried = carry.kind === "carry" ? carry.carried : void 0;
+  await checkpoint(ctx.signal);
+  const proposed = await proposeWorkspace(
+    ctx,
+    change,
+    declined ? withDeclineNote(prepared, declined) : prepared,
+    ws,
+    open2,
+    foreign,
+    carried
+  );
+  const said = [proposed.message, decisionsMessage(prepared.decisions, ticked)].filter((m) => m !== void 0);
+  return {
+    ...proposed,
+    ...said.length > 0 ? { message: said.join("; ") } : {},
+    fingerprint,
+    ...prepared.upstream ? { upstream: prepared.upstream } : {},
+    // the clashes with carried commits are conflicts too: a reviewer has to look at them
+    conflicts: [...prepared.conflicts, ...prepared.clashes ?? []],
+    conflictCount: conflictCount(prepared),
+    // a render failure is the state of a proposal: none when nothing is proposed (the proposal was merged, or closed)
+    ...prepared.renderFailure && proposed.action !== "up-to-date" && proposed.action !== "closed" ? { renderFailure: prepared.renderFailure } : {},
+    // a dry run says what each resource would become (a preview lists those that change)
+    ...ctx.dryRun ? { resources: prepared.resources } : {}
+  };
+}
+async function declinedNow(change, open2, heads, mirrorOf) {
+  const { head, base } = change.target;
+  const baseCommit = heads.get(base);
+  if (heads.has(head) || baseCommit === void 0) return false;
+  const mirror = await mirrorOf();
+  const meta = parseMetadataBlock(open2.body);
+  if (meta && await isAncestorIn(mirror.dir, meta.headCommit, baseCommit)) return false;
+  const squashed = await lastCommitWithLine({
+    dir: mirror.dir,
+    ref: base,
+    path: change.directory,
+    line: `${FINGERPRINT_TRAILER}: ${open2.fingerprint}`
+  });
+  return squashed === void 0;
+}
+function declineMessage(declined) {
+  return `${declined.url} was closed without merging; the same upstream commit and variant are not proposed again (a new upstream commit or a change of the variant proposes again; \`kdelta proposals\` says how to undo a decline)`;
+}
+function withDeclineNote(prepared, declined) {
+  const upstream2 = parseMetadataBlock(declined.body)?.upstream;
+  const what = upstream2 ? ` (upstream \`${upstream2.ref}\`, commit \`${upstream2.commit.slice(0, 12)}\`)` : "";
+  return {
+    ...prepared,
+    summary: `${prepared.summary}
+
+A previous proposal, "${declined.title}"${what}, was declined: this one is proposed because the upstream or the variant changed since.`
+  };
+}
+function withoutMetadata(open2) {
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: proposalRef(open2),
+    message: `the body of the proposal for ${open2.head} does not end with kdelta's metadata block (it was cut or edited), so the conflicts decided on it cannot be read: left as it is, with its decisions; put the block back as the body's last line (the proposal's edit history has it), or close the proposal`
+  };
+}
+function stopped(open2, head) {
+  if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: proposalRef(open2),
+    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
+  };
+}
+function blockedBy(foreign, target, open2, reason) {
+  const named = foreign.map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
+  const why = reason ? ` and cannot be carried forward: ${reason}` : "";
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: open2 ? proposalRef(open2) : void 0,
+    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${named.join(", ")})${why}: left alone; a new upstream commit or a change of the variant updates it on top of them (or merge or delete it)`
+  };
+}
+function carriedNote(carried) {
+  return `carried forward ${carried.length} commit(s) kdelta did not make (${carried.map((c) => `${c.sha.slice(0, 12)} by ${c.name}`).join(", ")}): a new commit on top of them`;
+}
+async function foreignCommits(ctx, ws) {
+  const trailer = new RegExp(`^${COMMIT_TRAILER}: `, "m");
+  return (await ws.branchCommits()).filter((c) => !(c.email === ctx.author.email && trailer.test(c.body)));
+}
+var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
+function reserve(ctx, cost) {
+  if (!ctx.budget) return () => {
+  };
+  return ctx.budget.reserve(cost);
+}
+var conflictCount = (prepared) => prepared.conflicts.length + (prepared.clashes?.length ?? 0);
+function readiness(conflicts, renderFailure) {
+  if (renderFailure) {
+    const also = conflicts > 0 ? `; ${conflicts} conflict(s)` : "";
+    return { state: "failure", description: `${renderFailureLine(renderFailure)}${also}: see the proposal` };
+  }
+  return conflicts > 0 ? { state: "failure", description: `${conflicts} conflict(s) to review: see the proposal's conflict report` } : { state: "success", description: "no conflicts" };
+}
+function texts(ctx, change, prepared, ws, carried) {
+  const { fingerprint, variant } = change;
+  const detail2 = prepared.commitDetail ? `${prepared.commitDetail}
+
+` : "";
+  const commitMessage = hideCredentials(
+    `${prepared.title}
+
+${detail2}${COMMIT_TRAILER}: ${variant}
+${FINGERPRINT_TRAILER}: ${fingerprint}
+`
+  );
+  const body = (headCommit, changes) => {
+    const bodies = renderProposalBodies({
+      title: prepared.title,
+      compareUrl: prepared.compareUrl,
+      summary: prepared.summary,
+      downstream: { repo: change.target.repo, branch: change.target.base, directory: change.directory },
+      changes,
+      resources: prepared.resources,
+      conflicts: prepared.conflicts,
+      clashes: prepared.clashes,
+      renderFailure: prepared.renderFailure,
+      notReady: prepared.notReady,
+      decisions: prepared.decisions,
+      carried,
+      metadata: {
+        version: ctx.version,
+        variant,
+        fingerprint,
+        headCommit,
+        baseCommit: ws.baseCommit,
+        upstream: prepared.upstream,
+        conflicts: conflictCount(prepared),
+        kind: change.kind,
+        ...prepared.renderFailure ? { renderFailed: true } : {},
+        ...prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.id) } : {}
+      }
+    });
+    return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
+  };
+  return { commitMessage, body };
+}
+async function proposeWorkspace(ctx, change, prepared, ws, given, foreignOf, carried) {
+  const { target } = change;
+  const { commitMessage, body } = texts(ctx, change, prepared, ws, carried);
+  const conflicts = conflictCount(prepared);
+  if (target.head === target.base) {
+    throw new RunError(
+      "head-is-base",
+      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`
+    );
+  }
+  const stop = stopped(given, target.head);
+  if (stop) return stop;
+  await checkpoint(ctx.signal);
+  const token = ctx.forge.gitToken?.(target.repo);
+  const remote = {
+    remote: target.repo,
+    branch: target.head,
+    env: ctx.env,
+    token,
+    tokenName: token ? ctx.forge.gitTokenName?.(target.repo) : void 0
+  };
+  let open2 = given;
+  const changes = await ws.changedFiles("");
+  let mergedOpen;
+  const reachedBase = async (p) => ws.remoteHead !== void 0 && await ws.isAncestor(ws.remoteHead, ws.baseCommit) || ws.remoteHead === void 0 && (await ws.baseHasLine?.(`${FINGERPRINT_TRAILER}: ${p.fingerprint}`, change.directory) ?? false);
+  if (open2 && changes.length > 0 && await reachedBase(open2)) {
+    mergedOpen = open2;
+    open2 = void 0;
+  }
+  if (changes.length === 0) {
+    if (!open2) return { action: "up-to-date", writes: false };
+    const merged = await reachedBase(open2);
+    const foreign2 = merged ? [] : await foreignOf();
+    if (foreign2.length > 0) return blockedBy(foreign2, target, open2);
+    if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
+    const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
+    if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
+    try {
+      const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
+      if (!merged) await ws.deleteBranch(remote);
+      return {
+        action: merged ? "up-to-date" : "closed",
+        writes: true,
+        proposal: proposalRef(closed),
+        message: merged ? "the proposal was merged" : prepared.closeReason ?? "the downstream already has this content"
+      };
+    } finally {
+      release2();
+    }
+  }
+  const foreign = carried ? [] : await foreignOf();
+  if (foreign.length > 0) return blockedBy(foreign, target, open2);
+  if (open2 && !parseMetadataBlock(open2.body)) return withoutMetadata(open2);
+  const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
+  let pushNeeded = !(sameAsRemote && ws.remoteHead);
+  let headCommit = pushNeeded ? commit : ws.remoteHead;
+  if (!pushNeeded) {
+    const bodies = body(headCommit, changes);
+    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === prepared.title && open2.fingerprint === change.fingerprint;
+    if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
+  }
+  let action = open2 ? change.updated : change.opened;
+  const openMeta = open2 ? parseMetadataBlock(open2.body) : void 0;
+  const renderChanged = open2 !== void 0 && Boolean(openMeta?.renderFailed) !== Boolean(prepared.renderFailure);
+  const newHead = open2 === void 0 || openMeta?.headCommit !== headCommit;
+  if (ctx.dryRun) {
+    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: body(headCommit, changes).full, changes };
+  }
+  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (pushNeeded || renderChanged || newHead ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
+  const release = reserve(ctx, cost);
+  if (!release) {
+    return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
+  }
+  try {
+    await checkpoint(ctx.signal);
+    if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
+    if (pushNeeded && ctx.forge.publishCommit) {
+      headCommit = await ctx.forge.publishCommit({
+        target,
+        dir: ws.dir,
+        commit,
+        // the commit's parent: the base, or the branch's tip when its commits are carried forward
+        baseCommit: ws.parent ?? ws.baseCommit,
+        expectedHead: ws.remoteHead,
+        message: commitMessage,
+        author: ctx.author
+      });
+    } else if (pushNeeded) {
+      const pushed = await ws.push(remote);
+      if (pushed !== commit) {
+        headCommit = pushed;
+        pushNeeded = false;
+      }
+    }
+    const bodies = body(headCommit, changes);
+    const {
+      proposal,
+      warnings: given2 = [],
+      created,
+      changed
+    } = await ctx.forge.upsert({
+      ...target,
+      title: prepared.title,
+      body: bodies.body,
+      fingerprint: change.fingerprint,
+      conflicts,
+      ...prepared.renderFailure ? { renderFailed: true } : {},
+      headCommit
+    });
+    const warnings = [...carried ? [carriedNote(carried)] : [], ...given2];
+    if (!created && !changed && !renderChanged && (open2 === void 0 || !pushNeeded)) action = "unchanged";
+    else if (pushNeeded || renderChanged || created || changed && newHead) {
+      try {
+        await ctx.forge.setStatus(proposal, readiness(conflicts, prepared.renderFailure), headCommit);
+      } catch (error2) {
+        warnings.push(message(error2));
+      }
+    }
+    return {
+      action,
+      writes: pushNeeded || action !== "unchanged",
+      proposal: proposalRef(proposal),
+      body: bodies.full,
+      ...warnings.length > 0 ? { message: warnings.join("; ") } : {}
+    };
+  } finally {
+    release();
+  }
+}
+
+// ../run/src/local-edits.ts
+init_src2();
+init_src3();
+var import_yaml30 = __toESM(require_dist(), 1);
+init_markdown();
+var YAML_FILE = /\.ya?ml$/;
+function resourcesOf(text2, file) {
+  const out = /* @__PURE__ */ new Map();
+  if (text2 === void 0) return out;
+  try {
+    for (const d of parseStream(text2, file).documents) {
+      const root = d.doc.contents;
+      const id = (0, import_yaml30.isMap)(root) ? identityOf(root) : void 0;
+      if (id) out.set(formatIdentity(id), { name: formatIdentity(id), text: d.text.replace(/^---\n/, "").trim() });
+    }
+  } catch {
+  }
+  return out;
+}
+async function findLocalEdits(input) {
+  const { dir, branch, directory } = input;
+  const since = await lastCommitWithLine({ dir, ref: branch, path: directory, line: input.trailer });
+  if (!since) return { since: void 0, files: [], resources: [] };
+  const files = await changedBetween({ dir, from: since, to: branch, directory });
+  const resources = [];
+  const read = (ref, path) => showFile({ dir, ref, path }).catch(() => void 0);
+  for (const f of files) {
+    if (!YAML_FILE.test(f.path)) continue;
+    const before = resourcesOf(f.status === "added" ? void 0 : await read(since, f.path), f.path);
+    const after = resourcesOf(f.status === "deleted" ? void 0 : await read(branch, f.path), f.path);
+    for (const [key, b] of before) {
+      const a = after.get(key);
+      if (!a) resources.push({ status: "deleted", resource: b.name, file: f.path });
+      else if (a.text !== b.text) resources.push({ status: "modified", resource: b.name, file: f.path });
+    }
+    for (const [key, a] of after) if (!before.has(key)) resources.push({ status: "added", resource: a.name, file: f.path });
+  }
+  return { since, files, resources };
+}
+function describeLocalEdits(edits, branch) {
+  if (edits.since === void 0)
+    return `No commit of kdelta's for this package is on ${inert(branch, "code")} (it was not merged as kdelta proposed it): kdelta cannot tell its local edits apart; review the package before merging.`;
+  const since = `\`${edits.since.slice(0, 12)}\``;
+  if (edits.files.length === 0) return `Local edits since kdelta last proposed this package (${since}): none.`;
+  const lines = [`Local edits since kdelta last proposed this package (${since}), which this loses:`, ""];
+  for (const f of edits.files) {
+    lines.push(`- ${f.status} ${inert(f.path, "code")}`);
+    for (const r of edits.resources.filter((r2) => r2.file === f.path)) lines.push(`  - ${r.status} ${inert(r.resource)}`);
+  }
+  return lines.join("\n");
+}
+
+// ../run/src/jobs/removal.ts
+init_markdown();
+async function findRemovals(mirror, downstream, variants, control) {
+  if (!mirror.heads.has(downstream.branch)) return [];
+  const out = [];
+  for (const path of await kptfilesOn(mirror, downstream.branch, downstream.directory)) {
+    const text2 = await showFile2(mirror, downstream.branch, path);
+    let annotations;
+    try {
+      annotations = kptfileAnnotations(text2);
+    } catch {
+      continue;
+    }
+    const owner = annotations[OWNER_ANNOTATION];
+    if (!owner || variants.has(owner)) continue;
+    const writer = annotations[CONTROL_ANNOTATION];
+    if (writer !== void 0 && writer !== control) continue;
+    out.push({
+      variant: owner,
+      repository: downstream.repository,
+      url: downstream.url,
+      branch: downstream.branch,
+      directory: path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length),
+      policy: removalPolicy(owner, annotations[DELETION_POLICY_ANNOTATION])
+    });
+  }
+  return out;
+}
+function removalPolicy(owner, recorded) {
+  const copy = { repo: "", package: "", lifecycle: "Published", owners: [owner] };
+  const decided2 = deleteOrOrphan(copy, { metadata: { name: owner }, spec: { deletionPolicy: recorded ?? "delete" } });
+  return decided2?.op === "orphan" ? "orphan" : "delete";
+}
+function removalTarget(removal, branchPrefix2) {
+  return { downstream: removal.repository, repo: removal.url, head: `${branchPrefix2}${removal.variant}`, base: removal.branch };
+}
+function removalLabel(removal) {
+  return `${removal.repository}/${removal.directory.split("/").pop() ?? ""}`;
+}
+function runRemovalJob(removal, ctx) {
+  const id = { variant: removal.variant, downstream: removalLabel(removal), dryRun: ctx.dryRun };
+  return runJob(id, () => propose(ctx, removalChange(removal, ctx)));
+}
+function removalChange(removal, ctx) {
+  const { directory, policy, variant } = removal;
+  const action = policy === "delete" ? "removal-proposed" : "orphan-proposed";
+  const what = policy === "delete" ? `remove ${directory || "the root package"}` : `stop managing ${directory || "the root package"}`;
+  return {
+    target: removalTarget(removal, ctx.branchPrefix),
+    fingerprint: hashOf({ removal: policy, directory, variant, version: ctx.version }).slice(0, 32),
+    kind: policy === "delete" ? "removal" : "orphan",
+    variant,
+    directory,
+    opened: action,
+    updated: action,
+    scratchName: `remove-${variant}`,
+    async prepare(ws) {
+      let lost = "";
+      if (policy === "delete") {
+        const mirror = await ctx.mirror(removal.url);
+        const trailer = `${COMMIT_TRAILER}: ${variant}`;
+        lost = `
+
+${describeLocalEdits(await findLocalEdits({ dir: mirror.dir, branch: removal.branch, directory, trailer }), removal.branch)}`;
+        await ws.removePackage(directory);
+      } else {
+        const kptfile = await ws.readFile(directory, "Kptfile");
+        if (typeof kptfile === "object" && "kind" in kptfile && kptfile.kind === "symlink")
+          throw new RunError("symlinked-package", `${directory}/Kptfile in ${removal.url} is a symlink: left alone`);
+        if (typeof kptfile !== "string") throw new RunError("not-a-package", `${directory}/Kptfile in ${removal.url} cannot be read`);
+        const unowned = setKptfileAnnotations(kptfile, { [OWNER_ANNOTATION]: void 0, [DELETION_POLICY_ANNOTATION]: void 0 });
+        await ws.writeFile(directory, "Kptfile", unowned);
+      }
+      return {
+        title: `kdelta: ${what} (variant ${variant} is gone)`,
+        summary: (policy === "delete" ? `PackageVariant ${inertCode(variant)} is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package ${inertCode(directory)}.` : `PackageVariant ${inertCode(variant)} is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package ${inertCode(directory)} and removes only the ownership annotation.`) + lost,
+        conflicts: [],
+        resources: []
+      };
+    }
+  };
+}
+var inertCode = (text2) => inert(text2, "code");
+
+// ../run/src/jobs/variant.ts
+init_markdown();
+function differingFiles(a, b) {
+  const paths = /* @__PURE__ */ new Set([...a.keys(), ...b.keys()]);
+  return [...paths].filter((p) => a.get(p) !== b.get(p)).sort();
+}
+function variantTarget(plan, branchPrefix2) {
+  return {
+    downstream: plan.downstream.repository.name,
+    repo: plan.downstream.url,
+    head: `${branchPrefix2}${plan.name}`,
+    base: plan.downstream.branch
+  };
+}
+function runVariantJob(plan, ctx) {
+  const id = { variant: plan.name, downstream: `${plan.downstream.repository.name}/${plan.downstream.package}`, dryRun: ctx.dryRun };
+  return runJob(
+    id,
+    async () => {
+      const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
+      if (!resolved.ok) return failure("upstream-unresolved", resolved.error);
+      return propose(ctx, variantChange(plan, resolved.value, ctx));
+    },
+    (error2) => withRepositoryOf(plan, error2, message(error2))
+  );
+}
+function adopts(plan, owner) {
+  const copy = {
+    repo: plan.variant.spec?.downstream?.repo ?? "",
+    package: plan.variant.spec?.downstream?.package ?? "",
+    lifecycle: "Published",
+    owners: owner === void 0 ? [] : [owner === plan.name ? ownerKey(plan.variant) : owner]
+  };
+  return selectDownstreams(plan.variant, [copy]).downstreams.length > 0;
+}
+function variantChange(plan, up, ctx) {
+  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
+  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
+  const { directory, url } = plan.downstream;
+  return {
+    target: variantTarget(plan, ctx.branchPrefix),
+    fingerprint,
+    kind: "variant",
+    variant: plan.name,
+    directory,
+    upstream: upstreamInfo,
+    opened: "proposed",
+    updated: "updated",
+    scratchName: plan.name,
+    async prepare(ws) {
+      const local = await ws.readPackage(directory);
+      const kptfileContent = local?.get("Kptfile");
+      const kptfile = typeof kptfileContent === "string" ? kptfileContent : void 0;
+      if (local && kptfile === void 0) {
+        return { done: failure("not-a-package", `${directory} exists in ${url} and is not a kpt package (no Kptfile): left alone`) };
+      }
+      const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
+      const spec = plan.variant.spec ?? {};
+      if (local && !adopts(plan, owner)) {
+        return {
+          done: {
+            action: "not-adopted",
+            writes: false,
+            message: `package ${directory} exists ${owner ? `and belongs to variant "${owner}"` : "and belongs to no variant"}; adoptionPolicy adoptNone leaves it alone`
+          }
+        };
+      }
+      const oldCommit = lockCommit(kptfile);
+      let files;
+      let binary;
+      let conflicts = [];
+      let resources = [];
+      if (!local || oldCommit !== up.commit) {
+        const m = await ctx.materialize({
+          variant: plan.name,
+          upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
+          downstream: { package: plan.downstream.package, local },
+          cacheDir: ctx.cacheDir,
+          env: ctx.env,
+          trust: ctx.trust
+        });
+        await checkpoint(ctx.signal);
+        ({ text: files, binary } = splitBinary(m.files));
+        conflicts = m.conflicts;
+        resources = m.resources;
+      } else {
+        ({ text: files, binary } = splitBinary(local));
+      }
+      const deployment = plan.downstream.repository.object.spec?.deployment === true;
+      const adopted = local !== void 0 && owner !== plan.name;
+      if ((!local || adopted) && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+        files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
+      const tree = PackageTree.fromFiles(files);
+      const applied = applyPackageVariant(tree.package(), plan.variant, {
+        objects: plan.objects,
+        packageName: plan.downstream.package
+      });
+      if (!applied.ok) return { done: failure("variant-failed", applyFailureMessage(plan, applied)) };
+      for (const [path, text2] of applied.changed) files.set(path, text2);
+      const kpt = files.get("Kptfile");
+      if (kpt === void 0)
+        throw new RunError("not-a-package", `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
+      const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
+      const annotated = setKptfileAnnotations(kpt, {
+        [OWNER_ANNOTATION]: plan.name,
+        [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
+        ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
+      });
+      files.set("Kptfile", annotated);
+      tree.write("Kptfile", annotated);
+      const sameUpstream = local !== void 0 && !adopted && oldCommit === up.commit;
+      const mutated = sameUpstream ? differingFiles(splitBinary(local).text, files) : [];
+      const beforeRender = new Map(files);
+      let renderFailure;
+      let byFunction = [];
+      await checkpoint(ctx.signal);
+      if (ctx.render) {
+        const rendered2 = await renderFiles(
+          { env: ctx.env, allowExec: ctx.allowExec, allowedImages: ctx.allowedImages, changes: sameUpstream },
+          tree,
+          directory,
+          ws.dir
+        );
+        if (rendered2.ok) {
+          files = rendered2.files;
+          byFunction = renderChangeLines(rendered2.functions, directory);
+        } else renderFailure = rendered2.failure;
+      }
+      await checkpoint(ctx.signal);
+      await ws.writePackage(directory, new Map([...files, ...binary]));
+      const rendered = sameUpstream && !renderFailure ? differingFiles(beforeRender, files) : [];
+      const renderOnly = sameUpstream && mutated.length === 0 && rendered.length > 0;
+      const reapplied = sameUpstream && mutated.length > 0;
+      const title = adopted ? `kdelta: adopt ${plan.downstream.package} (${plan.name}) at ${up.ref}` : renderOnly ? `kdelta: re-render ${plan.downstream.package} (${plan.name})` : reapplied ? `kdelta: re-apply ${plan.name} to ${plan.downstream.package} at ${up.ref}` : local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
+      return {
+        title,
+        summary: renderOnly ? `Re-renders package ${inertCode2(directory)}: its upstream (${inertCode2(up.ref)}, ${inertCode2(up.commit.slice(0, 12))}) and variant ${inertCode2(plan.name)} are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map(inertCode2).join(", ")} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).${byFunction.length > 0 ? `
+
+What each function of the pipeline changed:
+
+${byFunction.join("\n")}` : ""}` : reapplied ? `Re-applies variant ${inertCode2(plan.name)} to package ${inertCode2(directory)} at the same upstream (${inertCode2(up.ref)}, ${inertCode2(up.commit.slice(0, 12))}): the variant or what it injects changed.` : adopted ? `Adopts package ${inertCode2(directory)}${owner ? ` from variant ${inertCode2(owner)}` : ", which no variant owned"} (adoptionPolicy adoptExisting): updates it from its upstreamLock ${inertCode2(oldCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode2(up.ref)} (${inertCode2(up.commit.slice(0, 12))}) with a 3-way merge that keeps its local edits, records variant ${inertCode2(plan.name)} as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? " and adds the package context of a deployment repository" : ""}, and applies the variant.` : local ? `Updates package ${inertCode2(directory)} from ${inertCode2(oldCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode2(up.ref)} (${inertCode2(up.commit.slice(0, 12))}) and re-applies variant ${inertCode2(plan.name)}.` : `Adds package ${inertCode2(directory)} from ${inertCode2(up.ref)} (${inertCode2(up.commit.slice(0, 12))}) with variant ${inertCode2(plan.name)} applied.`,
+        commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})`,
+        upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 },
+        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
+        conflicts,
+        resources,
+        renderFailure,
+        notReady: applied.unmetGates
+      };
+    }
+  };
+}
+var inertCode2 = (text2) => inert(text2, "code");
+
+// ../run/src/jobs/retire.ts
+init_proposal_body();
+init_markdown();
+async function findRetiredDrafts(ctx, mirror, downstream, variants, control) {
+  const out = [];
+  for (const head of mirror.heads.keys()) {
+    if (!head.startsWith(ctx.branchPrefix) || head === downstream.branch) continue;
+    const variant = head.slice(ctx.branchPrefix.length);
+    if (variants.has(variant)) continue;
+    const owned = (await findRemovals(mirror, { ...downstream, branch: head }, variants, control)).find((p) => p.variant === variant);
+    if (!owned) continue;
+    const target = { downstream: downstream.repository, repo: downstream.url, head, base: downstream.branch };
+    const open2 = await ctx.forge.find(target);
+    if (!open2 || parseMetadataBlock(open2.body)?.kind !== "variant") continue;
+    out.push({ variant, repository: downstream.repository, url: downstream.url, target, directory: owned.directory });
+  }
+  return out;
+}
+function retiredLabel(draft) {
+  return `${draft.repository}/${draft.directory.split("/").pop() ?? ""}`;
+}
+function runRetireJob(draft, ctx) {
+  const id = { variant: draft.variant, downstream: retiredLabel(draft), dryRun: ctx.dryRun };
+  return runJob(id, () => propose(ctx, retireChange(draft, ctx)));
+}
+function retireChange(draft, ctx) {
+  const { variant, directory } = draft;
+  return {
+    target: draft.target,
+    // never the open proposal's: its fast no-op must not keep it
+    fingerprint: hashOf({ retire: variant, directory, version: ctx.version }).slice(0, 32),
+    kind: "variant",
+    variant,
+    directory,
+    opened: "closed",
+    updated: "closed",
+    scratchName: `retire-${variant}`,
+    // the base branch as it is: nothing to propose, so the open proposal is closed
+    prepare: async () => ({
+      title: `kdelta: variant ${variant} is gone`,
+      summary: `PackageVariant ${inertCode3(variant)} is no longer in the control resources.`,
+      conflicts: [],
+      resources: [],
+      closeReason: `PackageVariant "${variant}" is gone and its proposal was never merged: closed, branch ${draft.target.head} deleted`
+    })
+  };
+}
+var inertCode3 = (text2) => inert(text2, "code");
+
 // ../run/src/settle.ts
-init_src();
+init_src2();
 init_proposal_body();
 async function findMergedRemovals(ctx, downstreams, handled, ours) {
   const out = [];
@@ -50628,7 +50992,7 @@ async function recordMergedRemoval(ctx, found) {
 }
 
 // ../run/src/removal-scan.ts
-init_src();
+init_src2();
 import { mkdir as mkdir6, readFile as readFile8, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
 import { join as join17 } from "node:path";
 function fileOf(cacheRoot, k) {
@@ -50699,10 +51063,10 @@ async function pool(items, limit, signal, fn3) {
 
 // ../run/src/jobs/update.ts
 import { basename as basename7, isAbsolute as isAbsolute6, posix as posix5, resolve as resolve8 } from "node:path";
-init_src();
+init_src2();
 
 // ../run/src/control-work-tree.ts
-init_src();
+init_src2();
 async function uncommittedKptfilesWarning(control, directories) {
   if (directories.length === 0) return void 0;
   const kptfiles = directories.map((d) => d === "" ? "Kptfile" : `${d}/Kptfile`);
@@ -50727,6 +51091,7 @@ async function uncommittedKptfilesWarning(control, directories) {
 }
 
 // ../run/src/jobs/update.ts
+init_markdown();
 function slug(directory) {
   return directory.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "root";
 }
@@ -50807,7 +51172,7 @@ async function upstreamCommit(plan, control, ctx) {
       cwd: control.root,
       env: ctx.env,
       ...ctx.cacheDir ? { cacheDir: ctx.cacheDir } : {},
-      ...ctx.trust ? { trust: trustNamed(ctx.trust, [url], control.root) } : {}
+      ...ctx.trust ? { trust: trustNamed(ctx.trust, [url, control.url], control.root) } : {}
     });
   } catch (error2) {
     if (error2 instanceof GitError && error2.code === "unknown-revision") return void 0;
@@ -50847,7 +51212,7 @@ function updateChange(plan, control, commit, ctx) {
           cwd: control.root,
           env: ctx.env,
           // the control repository's own Kptfile names this upstream: the user's
-          ...ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url], control.root) } : {}
+          ...ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url, control.url], control.root) } : {}
         });
         files = m.files;
         conflicts = m.conflicts;
@@ -50863,7 +51228,7 @@ function updateChange(plan, control, commit, ctx) {
       await ws.writePackage(plan.directory, files);
       return {
         title: `kdelta: update ${plan.directory || "the root package"} to ${plan.upstream.ref}`,
-        summary: `Updates package \`${plan.directory || "/"}\` of this repository from \`${plan.lockCommit?.slice(0, 12) ?? "(no lock)"}\` to \`${plan.upstream.ref}\` (\`${commit.slice(0, 12)}\`), keeping its local edits.`,
+        summary: `Updates package ${inertCode4(plan.directory || "/")} of this repository from ${inertCode4(plan.lockCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode4(plan.upstream.ref)} (${inertCode4(commit.slice(0, 12))}), keeping its local edits.`,
         commitDetail: `Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})`,
         upstream: upstream2,
         compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : void 0,
@@ -50874,9 +51239,10 @@ function updateChange(plan, control, commit, ctx) {
     }
   };
 }
+var inertCode4 = (text2) => inert(text2, "code");
 
 // ../run/src/preview-scope.ts
-init_src();
+init_src2();
 function repositoryKey(v) {
   return `${v.upstream.repository.namespace}/${v.upstream.repository.name}`;
 }
@@ -50940,8 +51306,8 @@ function commitOf(ref, refs) {
 init_github_repo();
 
 // ../run/src/dashboard.ts
-init_proposal_body();
-import { createHash as createHash6 } from "node:crypto";
+init_markdown();
+import { createHash as createHash8 } from "node:crypto";
 var SECTIONS2 = [
   { state: "failed", title: "Failed", problem: true },
   { state: "removal-held", title: "Removals held by the removal guard", problem: true },
@@ -50962,7 +51328,7 @@ function jobKey(variant, downstream) {
   return `${variant} ${downstream}`;
 }
 function removalSetKey(keys) {
-  return createHash6("sha256").update([...keys].sort().join("\n")).digest("hex").slice(0, 16);
+  return createHash8("sha256").update([...keys].sort().join("\n")).digest("hex").slice(0, 16);
 }
 function dashboardState(r) {
   const action = r.action;
@@ -51040,17 +51406,20 @@ function dashboardEntries(results, memory = /* @__PURE__ */ new Map()) {
 function checkbox(kind, subject, text2) {
   return `- [ ] <!-- kdelta-${kind}:${encodeURIComponent(subject)} --> ${text2}`;
 }
-var TICK = /^\s*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
-var DATA = /<!-- kdelta-dashboard-data: (\{.*\}) -->/;
+var TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
+var DATA = /(?:^|\n)<!-- kdelta-dashboard-data: (\{[^\n]*\}) -->[ \t\r\n]*$/;
+function code2(text2) {
+  return inert(shortName(text2), "code");
+}
 function link(url) {
   if (url === void 0) return "";
-  return /^https?:\/\/[^\s()<>[\]`]+$/.test(url) ? ` \xB7 [proposal](${url})` : ` \xB7 ${code(url)}`;
+  return /^https?:\/\/[^\s()<>[\]`]+$/.test(url) ? ` \xB7 [proposal](${url})` : ` \xB7 ${code2(url)}`;
 }
 function who(e) {
-  return `${code(e.variant)} \u2192 ${code(e.downstream)}`;
+  return `${code2(e.variant)} \u2192 ${code2(e.downstream)}`;
 }
 function item(e, d) {
-  const why = e.detail ? `: ${e.code ? `${code(e.code)} ` : ""}${code(e.detail)}` : "";
+  const why = e.detail ? `: ${e.code ? `${code2(e.code)} ` : ""}${code2(e.detail)}` : "";
   switch (e.state) {
     case "failed":
       return checkbox("retry", e.key, `retry ${who(e)}${link(e.proposalUrl)}${why}`);
@@ -51058,7 +51427,7 @@ function item(e, d) {
       return e.proposalUrl !== void 0 ? checkbox("repropose", e.proposalUrl, `re-propose ${who(e)}${link(e.proposalUrl)}`) : `- ${who(e)}`;
     case "conflicts":
     case "render-failed": {
-      const fields = e.fields.slice(0, d.fields).map((f) => `${code(f.path)} (${code(f.resource)})`);
+      const fields = e.fields.slice(0, d.fields).map((f) => `${code2(f.path)} (${code2(f.resource)})`);
       const more = e.conflictCount - fields.length;
       const conflicts = e.conflictCount === 0 ? "" : `: ${e.conflictCount} conflict(s)${fields.length > 0 ? `: ${fields.join(", ")}${more > 0 ? `, \u2026and ${more} more` : ""}` : ""}`;
       return `- ${who(e)}${link(e.proposalUrl)}${e.state === "render-failed" ? why : ""}${conflicts}`;
@@ -51120,7 +51489,7 @@ function renderWith2(input, d) {
     "---",
     "_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._",
     input.marker,
-    `<!-- kdelta-dashboard-data: ${JSON.stringify({ fields: memory }).replace(/--/g, "-\\u002d")} -->`,
+    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory })} -->`,
     ""
   );
   return lines.join("\n");
@@ -51242,8 +51611,8 @@ async function openDashboard(forge, target, budget) {
 // ../run/src/run.ts
 var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
-function notRun(r, dryRun, code2, why) {
-  return { variant: r.variant, downstream: removalLabel(r), dryRun, conflicts: [], conflictCount: 0, ...failure(code2, why) };
+function notRun(r, dryRun, code4, why) {
+  return { variant: r.variant, downstream: removalLabel(r), dryRun, conflicts: [], conflictCount: 0, ...failure(code4, why) };
 }
 function memo(make) {
   const cache2 = /* @__PURE__ */ new Map();
@@ -51309,8 +51678,10 @@ async function run(options) {
   ) : forgeChoice;
   const warnings = [...plan.warnings];
   const trust = sourceTrust({
-    named: [forge.serverUrl, ...control.repositories.map((r) => repositoryUrl(r, options.cwd))],
-    hosts: settings.credentialHosts,
+    named: control.repositories.map((r) => repositoryUrl(r, options.cwd)),
+    repositories: [...settings.credentialRepositories, ...settings.credentialHosts],
+    // `owner/repo` names a repository of the GitHub the run proposes on
+    githubServer: forge.name === "github" ? forge.serverUrl : void 0,
     // the forge's token for its own server, for fetches as for ls-remote (only on the hosts above)
     tokenFor: (url) => forge.gitToken?.(url),
     tokenName: (url) => forge.gitTokenName?.(url),
@@ -51361,6 +51732,9 @@ async function run(options) {
     materialize: options.materialize ?? createPackageUpdateMaterialize(),
     render: options.render ?? true,
     allowExec: settings.allowExec,
+    // an upstream ref under preview is anyone's pull request: its pipelines run no container
+    // image unless the user allowed some for it (built-ins still render the catalogue's functions)
+    allowedImages: settings.allowedImages ?? (options.upstreamRef ? [] : void 0),
     author: settings.author,
     env,
     trust,
@@ -51630,11 +52004,12 @@ function definedOnly(value2) {
 }
 
 // ../run/src/upstream-copy.ts
-init_src();
 init_src2();
+init_src3();
 
 // ../run/src/index.ts
 init_proposal_body();
+init_markdown();
 
 // ../run/src/report.ts
 function reportJson(report) {
@@ -51745,9 +52120,13 @@ ${f.reason}`
 }
 
 // ../run/src/preview-render.ts
+init_markdown();
 init_proposal_body();
 var MOST_COMMON = 5;
 var ORDER = ["failed", "changed", "created", "removed", "orphaned", "left-alone", "unchanged"];
+function code3(text2) {
+  return inert(shortName(text2), "code");
+}
 function plural(n, one, many = `${one}s`) {
   return `${n} ${n === 1 ? one : many}`;
 }
@@ -51755,7 +52134,7 @@ function firstLine2(text2) {
   const line = text2.split("\n")[0] ?? "";
   return line.length > 120 ? `${line.slice(0, 119)}\u2026` : line;
 }
-function summarySentence(s, mark) {
+function summarySentence(s, mark, prose = (t) => t) {
   const parts = [];
   if (s.conflicted > 0) {
     const fields = s.fields.slice(0, MOST_COMMON).map((f) => `${mark(f.path)} (${f.count})`).join(", ");
@@ -51766,7 +52145,7 @@ function summarySentence(s, mark) {
   }
   if (s.renderFailed > 0) {
     const why = s.renderFailures.slice(0, 3).map(
-      (f) => `${f.function ? `function ${mark(f.function)}: ` : ""}${firstLine2(f.reason)}${s.renderFailures.length > 1 ? ` (${f.count})` : ""}`
+      (f) => `${f.function ? `function ${mark(f.function)}: ` : ""}${prose(firstLine2(f.reason))}${s.renderFailures.length > 1 ? ` (${f.count})` : ""}`
     ).join("; ");
     parts.push(`render fails in ${s.renderFailed} (${why}${s.renderFailures.length > 3 ? "; \u2026" : ""})`);
   }
@@ -51789,35 +52168,38 @@ function candidateLine(report, mark) {
       return c;
   }
 }
-function variantLine(v) {
+function variantLine(v, prose = (t) => t) {
   const parts = [v.impact];
   if (v.changes.length > 0) parts.push(plural(v.changes.length, "file"));
   if (v.conflicts.length > 0) parts.push(plural(v.conflicts.length, "conflict"));
-  if (v.renderFailure) parts.push(renderFailureLine(v.renderFailure));
-  if (v.message && (v.impact === "failed" || v.impact === "left-alone")) parts.push(firstLine2(v.message));
+  if (v.renderFailure) parts.push(prose(renderFailureLine(v.renderFailure)));
+  if (v.message && (v.impact === "failed" || v.impact === "left-alone")) parts.push(prose(firstLine2(v.message)));
   return parts.join(", ");
 }
 function affected(report) {
   return report.variants.filter((v) => v.impact !== "unchanged").sort((a, b) => ORDER.indexOf(a.impact) - ORDER.indexOf(b.impact) || b.conflicts.length - a.conflicts.length);
 }
 function detailsSection(v) {
-  const lines = [`<details><summary><b>${v.variant}</b> \u2192 ${v.downstream}: ${variantLine(v)}</summary>`, ""];
-  if (v.message && (v.impact === "failed" || v.impact === "left-alone")) lines.push(`${v.message.replace(/\n/g, " ")}`, "");
+  const html2 = (t) => inert(t, "html");
+  const lines = [`<details><summary><b>${html2(v.variant)}</b> \u2192 ${html2(v.downstream)}: ${variantLine(v, html2)}</summary>`, ""];
+  if (v.message && (v.impact === "failed" || v.impact === "left-alone")) lines.push(inert(v.message), "");
   if (v.renderFailure) {
     const f = v.renderFailure;
-    lines.push(`**Render fails** (the proposal would hold the package unrendered): ${code(f.message)}`);
-    lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ""}`);
-    for (const r of f.results) lines.push(`- ${code(r)}`);
+    lines.push(`**Render fails** (the proposal would hold the package unrendered): ${code3(f.message)}`);
+    lines.push(`- in: ${code3(f.kptfile)}${f.field ? ` ${code3(f.field)}` : ""}`);
+    for (const r of f.results) lines.push(`- ${code3(r)}`);
     lines.push("");
   }
   if (v.changes.length > 0) {
-    for (const c of v.changes) lines.push(`- ${c.status} ${code(c.path)}`);
+    for (const c of v.changes) lines.push(`- ${c.status} ${code3(c.path)}`);
     lines.push("");
   }
   if (v.resources.length > 0) {
     lines.push("| resource | file | what happened |", "| --- | --- | --- |");
     for (const r of v.resources)
-      lines.push(`| ${r.resource.replace(/\|/g, "\\|")} | ${r.file} | ${r.action}${r.changed ? "" : " (unchanged)"} |`);
+      lines.push(
+        `| ${inert(shortName(r.resource))} | ${inert(shortName(r.file), "cell")} | ${r.action}${r.changed ? "" : " (unchanged)"} |`
+      );
     lines.push("");
   }
   if (v.conflicts.length > 0) lines.push(`**Conflicts (${v.conflicts.length})**`, "", ...conflictTable(v.conflicts), "");
@@ -51826,11 +52208,11 @@ function detailsSection(v) {
 }
 function renderMarkdown(report, limit) {
   const head = [
-    `## kdelta preview: ${candidateLine(report, code)}`,
+    `## kdelta preview: ${candidateLine(report, code3)}`,
     "",
-    `**${summarySentence(report.summary, code)}.**`,
+    `**${summarySentence(report.summary, code3, inert)}.**`,
     "",
-    ...report.warnings.map((w) => `> warning: ${w.replace(/\n/g, " ")}`),
+    ...report.warnings.map((w) => `> warning: ${inert(w)}`),
     ...report.warnings.length > 0 ? [""] : []
   ].join("\n");
   const unchanged = report.variants.filter((v) => v.impact === "unchanged");
@@ -51841,7 +52223,7 @@ function renderMarkdown(report, limit) {
 ` : "";
   const unchangedFull = unchanged.length > 0 ? `<details><summary>${plural(unchanged.length, "variant")} unchanged</summary>
 
-${unchanged.map((v) => `${v.variant} \u2192 ${v.downstream}`).join(", ")}
+${unchanged.map((v) => `${inert(v.variant)} \u2192 ${inert(v.downstream)}`).join(", ")}
 
 </details>
 
@@ -51849,13 +52231,13 @@ ${unchanged.map((v) => `${v.variant} \u2192 ${v.downstream}`).join(", ")}
   const sections = affected(report).map(detailsSection);
   const room = limit - head.length - unchangedShort.length - footer.length - 200;
   let body = "";
-  let shown2 = 0;
+  let shown3 = 0;
   for (const s of sections) {
     if (body.length + s.length > room) break;
     body += s;
-    shown2++;
+    shown3++;
   }
-  const left = shown2 < sections.length ? `\u2026and ${plural(sections.length - shown2, "more variant")}: \`kdelta preview --json\` (or the job summary) has them all.
+  const left = shown3 < sections.length ? `\u2026and ${plural(sections.length - shown3, "more variant")}: \`kdelta preview --json\` (or the job summary) has them all.
 
 ` : "";
   const fits = head.length + body.length + left.length + unchangedFull.length + footer.length + 1 <= limit;
@@ -51918,7 +52300,7 @@ function renderPreview(report, options = {}) {
 }
 
 // ../run/src/interrupt.ts
-init_src();
+init_src2();
 import { constants as constants3 } from "node:os";
 async function withInterruptCleanup(fn3) {
   const controller = new AbortController();
@@ -51945,9 +52327,9 @@ init_errors4();
 init_github_pages();
 
 // src/inputs.ts
-init_src2();
+init_src();
 import { isAbsolute as isAbsolute7, relative as relative7, resolve as resolve10 } from "node:path";
-var InputError = class extends KdeltaError2 {
+var InputError = class extends KdeltaError {
   constructor(input, message2) {
     super({ code: "invalid-input", message: `input "${input}": ${message2}` });
     this.input = input;
@@ -52044,8 +52426,8 @@ import { readFile as readFile9 } from "node:fs/promises";
 import { promisify as promisify2 } from "node:util";
 
 // src/preview-comment.ts
-init_src2();
-var CommentError = class extends KdeltaError2 {
+init_src();
+var CommentError = class extends KdeltaError {
   name = "CommentError";
   constructor(message2) {
     super({ code: "comment-failed", message: message2 });
@@ -52255,16 +52637,16 @@ function renderFailureNote(f) {
   const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
   return `render failed${f.function ? `: function ${f.function}` : ""} (${where}): ${f.message}; proposed unrendered`;
 }
-function cell2(text2) {
-  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+function cell(text2) {
+  return inert(shortName(text2));
 }
 function html(text2) {
-  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return inert(text2, "html");
 }
 function link2(r) {
   if (!r.proposal) return "";
-  const label = /^\d+$/.test(r.proposal.id) ? `#${r.proposal.id}` : r.proposal.id;
-  return /^https?:\/\//.test(r.proposal.url) ? `[${cell2(label)}](${r.proposal.url.replace(/[()\s]/g, encodeURIComponent)})` : cell2(r.proposal.url);
+  const label = /^\d+$/.test(r.proposal.id) ? `#${r.proposal.id}` : cell(r.proposal.id);
+  return /^https?:\/\//.test(r.proposal.url) ? `[${label}](${r.proposal.url.replace(/[()\s]/g, encodeURIComponent)})` : cell(r.proposal.url);
 }
 function conflictText(value2) {
   if (value2 === void 0) return "(absent)";
@@ -52274,7 +52656,7 @@ var NEEDS_ATTENTION = /* @__PURE__ */ new Set(["failed", "blocked", "deferred"])
 function renderSummary(report, options = {}) {
   const counts = countResults(report.results);
   const lines = [];
-  lines.push(`## kdelta${options.title ? `: ${cell2(options.title)}` : ""}${report.dryRun ? " (dry run: nothing written)" : ""}`, "");
+  lines.push(`## kdelta${options.title ? `: ${cell(options.title)}` : ""}${report.dryRun ? " (dry run: nothing written)" : ""}`, "");
   const totals = Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
   const unrendered = report.results.filter((r) => r.renderFailure !== void 0).length;
   if (unrendered > 0) totals.push(`${unrendered} proposed unrendered (render failed)`);
@@ -52286,12 +52668,12 @@ function renderSummary(report, options = {}) {
     );
   }
   const dashboard = report.dashboard?.url;
-  if (dashboard && /^https?:\/\/[^\s()<>[\]]+$/.test(dashboard)) lines.push(`Fleet dashboard: [${cell2(dashboard)}](${dashboard}).`, "");
+  if (dashboard && /^https?:\/\/[^\s()<>[\]]+$/.test(dashboard)) lines.push(`Fleet dashboard: [${cell(dashboard)}](${dashboard}).`, "");
   if (report.results.length > 0) {
     lines.push("| Variant | Downstream | Action | Pull request | Conflicts |", "| --- | --- | --- | --- | --- |");
     for (const r of report.results) {
       const action = r.renderFailure ? `**${r.action}, render failed**` : NEEDS_ATTENTION.has(r.action) ? `**${r.action}**` : r.action;
-      lines.push(`| ${cell2(r.variant)} | ${cell2(r.downstream)} | ${action} | ${link2(r)} | ${r.conflictCount > 0 ? r.conflictCount : ""} |`);
+      lines.push(`| ${cell(r.variant)} | ${cell(r.downstream)} | ${action} | ${link2(r)} | ${r.conflictCount > 0 ? r.conflictCount : ""} |`);
     }
     lines.push("");
   }
@@ -52303,7 +52685,7 @@ function renderSummary(report, options = {}) {
     for (const r of explained) {
       const notes = [r.error, r.renderFailure ? renderFailureNote(r.renderFailure) : void 0, r.error ? void 0 : r.message];
       const text2 = notes.filter((n) => n !== void 0).join("; ");
-      lines.push(`- **${cell2(r.variant)}** \u2192 ${cell2(r.downstream)}: ${cell2(text2)}`);
+      lines.push(`- **${cell(r.variant)}** \u2192 ${cell(r.downstream)}: ${inert(text2)}`);
     }
     lines.push("");
   }
@@ -52315,7 +52697,7 @@ function renderSummary(report, options = {}) {
       "| Resource | File | Field | Original | Upstream | Local | Kept |",
       "| --- | --- | --- | --- | --- | --- | --- |",
       ...r.conflicts.map(
-        (c) => `| ${cell2(c.resource)} | ${cell2(c.file)} | ${cell2(c.path)} | ${cell2(conflictText(c.values.origin))} | ${cell2(conflictText(c.values.upstream))} | ${cell2(conflictText(c.values.local))} | ${c.winner} |`
+        (c) => `| ${cell(c.resource)} | ${cell(c.file)} | ${cell(c.path)} | ${cell(conflictText(c.values.origin))} | ${cell(conflictText(c.values.upstream))} | ${cell(conflictText(c.values.local))} | ${c.winner} |`
       ),
       "",
       "</details>",
@@ -52323,7 +52705,7 @@ function renderSummary(report, options = {}) {
     );
   }
   if (report.warnings.length > 0) {
-    lines.push("### Warnings", "", ...report.warnings.map((w) => `- ${cell2(w)}`), "");
+    lines.push("### Warnings", "", ...report.warnings.map((w) => `- ${inert(w)}`), "");
   }
   return `${lines.join("\n")}
 `;

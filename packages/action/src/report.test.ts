@@ -126,7 +126,7 @@ describe('a render that failed', () => {
     expect(md).toContain('| web | cluster-01/web | **proposed, render failed** | [#9](https://github.com/org/cluster-01/pull/9) |  |');
     expect(md).toContain('| api | cluster-01/api | proposed | [#10]');
     expect(md).toContain(
-      '- **web** → cluster-01/web: render failed: function gcr.io/kpt-fn/kubeval:v0.3 (web/Kptfile pipeline.validators[0]): web/Kptfile: pipeline.validators[0]: function "gcr.io/kpt-fn/kubeval:v0.3" failed: exit code 1; proposed unrendered',
+      '- **web** → cluster-01/web: render failed: function gcr.io/kpt-fn/kubeval:v0.3 (web/Kptfile pipeline.validators\\[0\\]): web/Kptfile: pipeline.validators\\[0\\]: function "gcr.io/kpt-fn/kubeval:v0.3" failed: exit code 1; proposed unrendered',
     );
     expect(md).not.toContain('**api** →');
   });
@@ -151,7 +151,8 @@ describe('renderSummary', () => {
     expect(md).toContain('| api | cluster-01/api | **blocked** |  |  |');
     // a pipe or markup in a value cannot break the table or inject HTML
     expect(md).toContain('| db\\|x | cluster-01/db\\|x | **failed** |');
-    expect(md).toContain('render: &lt;script&gt; failed');
+    // strangers' text through the one escaping: no element of its own
+    expect(md).toContain('render: \\<script\\> failed');
     expect(md).toContain('<details>\n<summary>web → cluster-01/web: 1 conflict(s)</summary>');
     expect(md).toContain('| apps/Deployment web | deployment.yaml | .spec.replicas | 1 | 2 | 3 | upstream |');
     expect(md).toContain('### Warnings\n\n- update mode skipped: no remote');

@@ -1,4 +1,4 @@
-import { countResults, type Counted, type RunReport, type VariantResult } from '@kdelta/run';
+import { countResults, type Counted, inert, type RunReport, shortName, type VariantResult } from '@kdelta/run';
 
 /** The job summary: the run's report as Markdown for the workflow run's page. */
 
@@ -8,20 +8,21 @@ function renderFailureNote(f: NonNullable<VariantResult['renderFailure']>): stri
   return `render failed${f.function ? `: function ${f.function}` : ''} (${where}): ${f.message}; proposed unrendered`;
 }
 
-/** Text in a Markdown table cell: no line breaks, pipes escaped, HTML inert. */
+/** Strangers' text in a line or a table cell: no element, link, image or mention; long names shortened. */
 function cell(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return inert(shortName(text));
 }
 
+/** Text inside a raw HTML line (a `<summary>`), where Markdown is not read. */
 function html(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return inert(text, 'html');
 }
 
 function link(r: VariantResult): string {
   if (!r.proposal) return '';
-  const label = /^\d+$/.test(r.proposal.id) ? `#${r.proposal.id}` : r.proposal.id;
+  const label = /^\d+$/.test(r.proposal.id) ? `#${r.proposal.id}` : cell(r.proposal.id);
   return /^https?:\/\//.test(r.proposal.url)
-    ? `[${cell(label)}](${r.proposal.url.replace(/[()\s]/g, encodeURIComponent)})`
+    ? `[${label}](${r.proposal.url.replace(/[()\s]/g, encodeURIComponent)})`
     : cell(r.proposal.url);
 }
 
@@ -72,7 +73,7 @@ export function renderSummary(report: RunReport, options: SummaryOptions = {}): 
     for (const r of explained) {
       const notes = [r.error, r.renderFailure ? renderFailureNote(r.renderFailure) : undefined, r.error ? undefined : r.message];
       const text = notes.filter((n) => n !== undefined).join('; ');
-      lines.push(`- **${cell(r.variant)}** → ${cell(r.downstream)}: ${cell(text)}`);
+      lines.push(`- **${cell(r.variant)}** → ${cell(r.downstream)}: ${inert(text)}`);
     }
     lines.push('');
   }
@@ -93,7 +94,7 @@ export function renderSummary(report: RunReport, options: SummaryOptions = {}): 
     );
   }
   if (report.warnings.length > 0) {
-    lines.push('### Warnings', '', ...report.warnings.map((w) => `- ${cell(w)}`), '');
+    lines.push('### Warnings', '', ...report.warnings.map((w) => `- ${inert(w)}`), '');
   }
   return `${lines.join('\n')}\n`;
 }

@@ -181,8 +181,9 @@ describe('GraphQL auto-merge', () => {
       ['graphql/disablePullRequestAutoMerge', true],
     ]);
 
-    const unknown = await gql('query { viewer { login } }');
+    const unknown = await gql('query { viewer { name } }');
     expect(unknown.errors?.[0]?.message).toMatch(/viewer/);
+    expect(await gql('query { viewer { login } }')).toEqual({ data: { viewer: { login: 'kdelta-bot' } } });
     const missing = await gql('mutation { enablePullRequestAutoMerge(input: {pullRequestId: "PR_nope"}) { clientMutationId } }');
     expect(missing.errors?.[0]?.message).toMatch(/Could not resolve to a node/);
   });

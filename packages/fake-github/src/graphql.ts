@@ -1,4 +1,5 @@
-// GitHub's GraphQL API, as far as the forge uses it: the auto-merge and draft mutations. A small reader of the query
+// GitHub's GraphQL API, as far as the forge uses it: the auto-merge and draft mutations, and the `viewer`'s
+// login (who the token is: a user, or an App's installation as `<slug>[bot]`). A small reader of the query
 // text finds the mutation field and its `input` argument (inline or a variable); anything else is a GraphQL
 // error, as GitHub answers an unknown field.
 import { type Context, isMergeable, missingChecks } from './handlers.js';
@@ -104,6 +105,10 @@ export async function handleGraphql(
   const query = req.query;
   const vars = (req.variables ?? {}) as Record<string, unknown>;
   const isMutation = /^\s*mutation\b/.test(query);
+  // `query { viewer { login } }`: the one query served, and only that field of it (as GitHub answers any token)
+  if (!isMutation && /^\s*(?:query\b[^{]*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query)) {
+    return { status: 200, body: { data: { viewer: { login: ctx.login } } }, operationId: 'graphql/viewer', write: false };
+  }
   const field = MUTATIONS.find((name) => new RegExp(`\\b${name}\\s*\\(`).test(query));
   if (!isMutation || !field) {
     const name = /\{\s*([_A-Za-z][_0-9A-Za-z]*)/.exec(query)?.[1] ?? 'unknown';

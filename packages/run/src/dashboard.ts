@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { markdownCode as code } from './proposal-body.js';
+import { hiddenJson, inert, shortName } from './markdown.js';
 import type { JobAction, VariantResult } from './result.js';
 
 /**
@@ -185,8 +185,14 @@ function checkbox(kind: TickKind, subject: string, text: string): string {
   return `- [ ] <!-- kdelta-${kind}:${encodeURIComponent(subject)} --> ${text}`;
 }
 
-const TICK = /^\s*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
-const DATA = /<!-- kdelta-dashboard-data: (\{.*\}) -->/;
+const TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
+/** The data block is the text's last line, and read only there. */
+const DATA = /(?:^|\n)<!-- kdelta-dashboard-data: (\{[^\n]*\}) -->[ \t\r\n]*$/;
+
+/** Untrusted text (names, paths, error messages) as inline code, long names shortened. */
+function code(text: string): string {
+  return inert(shortName(text), 'code');
+}
 
 /** A proposal's link: a web address as a link, anything else (a record's path) as code. */
 function link(url: string | undefined): string {
@@ -295,7 +301,7 @@ function renderWith(input: DashboardText, d: Detail): string {
     '---',
     '_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._',
     input.marker,
-    `<!-- kdelta-dashboard-data: ${JSON.stringify({ fields: memory }).replace(/--/g, '-\\u002d')} -->`,
+    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory })} -->`,
     '',
   );
   return lines.join('\n');

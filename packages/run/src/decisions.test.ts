@@ -39,12 +39,15 @@ const localWon: Conflict = {
 };
 const prepared = (conflicts: Conflict[]): Prepared => ({ title: 't', summary: 's', conflicts, resources: [] });
 const label = (c: Conflict) => conflictChoice(c)!.label;
+/** The tick of a conflict's box, as the body's Decide section gives it back. */
+const tick = (c: Conflict) => ({ id: conflictChoice(c)!.id, text: label(c) });
+const strayTick = { id: '0123456789abcdef', text: 'keep local `5` for `.spec.replicas` (apps/Deployment web)' };
 
 describe('applying the decisions of a proposal', () => {
   it.each([
     {
       name: "keep local: local's value, pinned",
-      ticked: [label(upstreamWon)],
+      ticked: [tick(upstreamWon)],
       decided: [],
       file: deploy(4).replace('replicas: 4', 'replicas: 6 # kdelta:local'),
       left: [localWon],
@@ -52,7 +55,7 @@ describe('applying the decisions of a proposal', () => {
     },
     {
       name: "take upstream: upstream's value, no pin (local then agrees with upstream, later updates follow it)",
-      ticked: [label(localWon)],
+      ticked: [tick(localWon)],
       decided: [],
       file: deploy(4).replace('paused: false', 'paused: true'),
       left: [upstreamWon],
@@ -61,14 +64,14 @@ describe('applying the decisions of a proposal', () => {
     {
       name: 'decided by an earlier run: applied again, nothing said',
       ticked: [],
-      decided: [label(upstreamWon)],
+      decided: [conflictChoice(upstreamWon)!.id],
       file: deploy(4).replace('replicas: 4', 'replicas: 6 # kdelta:local'),
       left: [localWon],
       said: undefined,
     },
     {
       name: 'a tick that matches no conflict: ignored and said',
-      ticked: ['keep local `5` for `.spec.replicas` (apps/Deployment web)'],
+      ticked: [strayTick],
       decided: [],
       file: deploy(4),
       left: [upstreamWon, localWon],
@@ -77,7 +80,7 @@ describe('applying the decisions of a proposal', () => {
     {
       name: 'an earlier decision whose conflict is gone: dropped without a word',
       ticked: [],
-      decided: ['keep local `5` for `.spec.replicas` (apps/Deployment web)'],
+      decided: [strayTick.id],
       file: deploy(4),
       left: [upstreamWon, localWon],
       said: undefined,
@@ -92,13 +95,32 @@ describe('applying the decisions of a proposal', () => {
 
   it('a tick the package cannot take (the resource is not in its file) is not applied, and says why', async () => {
     const { ws, files: after } = files({ 'web/deploy.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n' });
-    const out = await applyDecisions(ws, 'web', prepared([upstreamWon]), { ticked: [label(upstreamWon)], decided: [] });
+    const out = await applyDecisions(ws, 'web', prepared([upstreamWon]), { ticked: [tick(upstreamWon)], decided: [] });
     expect(after.get('web/deploy.yaml')).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n');
     expect(out.conflicts).toEqual([upstreamWon]);
     expect(out.decisions?.ignored).toEqual([
       { label: label(upstreamWon), reason: 'not applied: deploy.yaml holds no resource apps/Deployment web' },
     ]);
   });
+
+  const long = (c: string, end: string) => `${c.repeat(90)}${end}`;
+  it.each([
+    { side: "local's", shown: { upstream: 'short', local: long('x', 'A') }, now: { upstream: 'short', local: long('x', 'B') } },
+    { side: "upstream's", shown: { upstream: long('y', 'A'), local: 'mine' }, now: { upstream: long('y', 'B'), local: 'mine' } },
+  ])(
+    'a tick is of the full values it was shown with: $side value changed after its 77th character, it is not applied',
+    async ({ shown, now }) => {
+      const ticked: Conflict = { ...upstreamWon, path: '.spec.note', values: { origin: 'o', ...shown } };
+      const rebuilt: Conflict = { ...ticked, values: { origin: 'o', ...now } };
+      // what a person reads is alike (values are cut at 77 characters): only the box's id tells them apart
+      expect(label(ticked)).toBe(label(rebuilt));
+      const { ws, files: after } = files({ 'web/deploy.yaml': deploy(4) });
+      const out = await applyDecisions(ws, 'web', prepared([rebuilt]), { ticked: [tick(ticked)], decided: [] });
+      expect(after.get('web/deploy.yaml')).toBe(deploy(4));
+      expect(out.conflicts).toEqual([rebuilt]);
+      expect(out.decisions?.ignored.map((t) => t.reason)).toEqual([expect.stringMatching(/no longer conflicts as ticked/)]);
+    },
+  );
 
   it('no tick and no decision: the prepared package as it was, nothing read', async () => {
     const p = prepared([upstreamWon]);

@@ -26,6 +26,8 @@ export {
 } from './materialize.js';
 export { getPackageFiles } from './upstream-copy.js';
 export { parseMetadataBlock, type ProposalMetadata } from './proposal-body.js';
+// The one escaping of strangers' text into Markdown, for every writer (the Action's summary too).
+export { inert, type MarkdownContext, shortName } from './markdown.js';
 export type { RenderFailureReport } from './render.js';
 export { renderTable, reportJson } from './report.js';
 // The fleet dashboard: its text (render, parse) and what a run did with it.

@@ -2,6 +2,7 @@ import { changedBetween, lastCommitWithLine, showFile } from '@kdelta/git-source
 import { formatIdentity, identityOf, parseStream } from '@kdelta/merge-core';
 import { isMap } from 'yaml';
 import type { FileChange } from './proposal-body.js';
+import { inert } from './markdown.js';
 
 /**
  * What was edited on a downstream's package since kdelta last proposed it: what a removal would
@@ -71,13 +72,13 @@ export async function findLocalEdits(input: { dir: string; branch: string; direc
 /** The removal proposal's paragraph on them (Markdown). */
 export function describeLocalEdits(edits: LocalEdits, branch: string): string {
   if (edits.since === undefined)
-    return `No commit of kdelta's for this package is on \`${branch}\` (it was not merged as kdelta proposed it): kdelta cannot tell its local edits apart; review the package before merging.`;
+    return `No commit of kdelta's for this package is on ${inert(branch, 'code')} (it was not merged as kdelta proposed it): kdelta cannot tell its local edits apart; review the package before merging.`;
   const since = `\`${edits.since.slice(0, 12)}\``;
   if (edits.files.length === 0) return `Local edits since kdelta last proposed this package (${since}): none.`;
   const lines = [`Local edits since kdelta last proposed this package (${since}), which this loses:`, ''];
   for (const f of edits.files) {
-    lines.push(`- ${f.status} \`${f.path}\``);
-    for (const r of edits.resources.filter((r) => r.file === f.path)) lines.push(`  - ${r.status} ${r.resource}`);
+    lines.push(`- ${f.status} ${inert(f.path, 'code')}`);
+    for (const r of edits.resources.filter((r) => r.file === f.path)) lines.push(`  - ${r.status} ${inert(r.resource)}`);
   }
   return lines.join('\n');
 }

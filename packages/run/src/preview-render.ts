@@ -1,4 +1,5 @@
-import { conflictTable, markdownCode as code, MAX_BODY } from './proposal-body.js';
+import { inert, shortName } from './markdown.js';
+import { conflictTable, MAX_BODY } from './proposal-body.js';
 import { renderFailureLine } from './render.js';
 import type { PreviewImpact, PreviewReport, PreviewSummary, PreviewVariant } from './preview.js';
 
@@ -21,6 +22,11 @@ const MOST_COMMON = 5;
 /** The order details are shown in: what a reviewer must look at first. */
 const ORDER: readonly PreviewImpact[] = ['failed', 'changed', 'created', 'removed', 'orphaned', 'left-alone', 'unchanged'];
 
+/** Untrusted text as inline code, long names shortened. */
+function code(text: string): string {
+  return inert(shortName(text), 'code');
+}
+
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
@@ -31,7 +37,7 @@ function firstLine(text: string): string {
 }
 
 /** The aggregate sentence: "conflicts in 17 of 240 downstreams; the most common fields: …". */
-function summarySentence(s: PreviewSummary, mark: (text: string) => string): string {
+function summarySentence(s: PreviewSummary, mark: (text: string) => string, prose: (text: string) => string = (t) => t): string {
   const parts: string[] = [];
   if (s.conflicted > 0) {
     const fields = s.fields
@@ -48,7 +54,7 @@ function summarySentence(s: PreviewSummary, mark: (text: string) => string): str
       .slice(0, 3)
       .map(
         (f) =>
-          `${f.function ? `function ${mark(f.function)}: ` : ''}${firstLine(f.reason)}${s.renderFailures.length > 1 ? ` (${f.count})` : ''}`,
+          `${f.function ? `function ${mark(f.function)}: ` : ''}${prose(firstLine(f.reason))}${s.renderFailures.length > 1 ? ` (${f.count})` : ''}`,
       )
       .join('; ');
     parts.push(`render fails in ${s.renderFailed} (${why}${s.renderFailures.length > 3 ? '; …' : ''})`);
@@ -74,13 +80,13 @@ function candidateLine(report: PreviewReport, mark: (text: string) => string): s
   }
 }
 
-/** One variant's line: what happens, how many files, conflicts, the render. */
-function variantLine(v: PreviewVariant): string {
+/** One variant's line: what happens, how many files, conflicts, the render; `prose` makes strangers' text safe where it goes. */
+function variantLine(v: PreviewVariant, prose: (text: string) => string = (t) => t): string {
   const parts: string[] = [v.impact];
   if (v.changes.length > 0) parts.push(plural(v.changes.length, 'file'));
   if (v.conflicts.length > 0) parts.push(plural(v.conflicts.length, 'conflict'));
-  if (v.renderFailure) parts.push(renderFailureLine(v.renderFailure));
-  if (v.message && (v.impact === 'failed' || v.impact === 'left-alone')) parts.push(firstLine(v.message));
+  if (v.renderFailure) parts.push(prose(renderFailureLine(v.renderFailure)));
+  if (v.message && (v.impact === 'failed' || v.impact === 'left-alone')) parts.push(prose(firstLine(v.message)));
   return parts.join(', ');
 }
 
@@ -91,8 +97,10 @@ function affected(report: PreviewReport): PreviewVariant[] {
 }
 
 function detailsSection(v: PreviewVariant): string {
-  const lines = [`<details><summary><b>${v.variant}</b> → ${v.downstream}: ${variantLine(v)}</summary>`, ''];
-  if (v.message && (v.impact === 'failed' || v.impact === 'left-alone')) lines.push(`${v.message.replace(/\n/g, ' ')}`, '');
+  // a raw HTML line: Markdown is not read there, so its text is escaped as HTML
+  const html = (t: string) => inert(t, 'html');
+  const lines = [`<details><summary><b>${html(v.variant)}</b> → ${html(v.downstream)}: ${variantLine(v, html)}</summary>`, ''];
+  if (v.message && (v.impact === 'failed' || v.impact === 'left-alone')) lines.push(inert(v.message), '');
   if (v.renderFailure) {
     const f = v.renderFailure;
     lines.push(`**Render fails** (the proposal would hold the package unrendered): ${code(f.message)}`);
@@ -107,7 +115,7 @@ function detailsSection(v: PreviewVariant): string {
   if (v.resources.length > 0) {
     lines.push('| resource | file | what happened |', '| --- | --- | --- |');
     for (const r of v.resources)
-      lines.push(`| ${r.resource.replace(/\|/g, '\\|')} | ${r.file} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`);
+      lines.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.action}${r.changed ? '' : ' (unchanged)'} |`);
     lines.push('');
   }
   if (v.conflicts.length > 0) lines.push(`**Conflicts (${v.conflicts.length})**`, '', ...conflictTable(v.conflicts), '');
@@ -119,9 +127,9 @@ function renderMarkdown(report: PreviewReport, limit: number): string {
   const head = [
     `## kdelta preview: ${candidateLine(report, code)}`,
     '',
-    `**${summarySentence(report.summary, code)}.**`,
+    `**${summarySentence(report.summary, code, inert)}.**`,
     '',
-    ...report.warnings.map((w) => `> warning: ${w.replace(/\n/g, ' ')}`),
+    ...report.warnings.map((w) => `> warning: ${inert(w)}`),
     ...(report.warnings.length > 0 ? [''] : []),
   ].join('\n');
   const unchanged = report.variants.filter((v) => v.impact === 'unchanged');
@@ -130,7 +138,7 @@ function renderMarkdown(report: PreviewReport, limit: number): string {
   const unchangedShort = unchanged.length > 0 ? `${plural(unchanged.length, 'variant')} unchanged.\n\n` : '';
   const unchangedFull =
     unchanged.length > 0
-      ? `<details><summary>${plural(unchanged.length, 'variant')} unchanged</summary>\n\n${unchanged.map((v) => `${v.variant} → ${v.downstream}`).join(', ')}\n\n</details>\n\n`
+      ? `<details><summary>${plural(unchanged.length, 'variant')} unchanged</summary>\n\n${unchanged.map((v) => `${inert(v.variant)} → ${inert(v.downstream)}`).join(', ')}\n\n</details>\n\n`
       : '';
   const sections = affected(report).map(detailsSection);
   const room = limit - head.length - unchangedShort.length - footer.length - 200; // 200: the note on what was left out

@@ -79,36 +79,38 @@ describe('a conflict offers the other value as a task item', () => {
   ])('$name', ({ c, label }) => {
     expect(conflictChoice(c)?.label).toBe(label);
     const text = body([c]);
-    if (label) expect(text).toContain(`\n- [ ] ${label}\n`);
+    if (label) expect(text).toContain(`\n- [ ] <!-- kdelta-decide:${conflictChoice(c)!.id} --> ${label}\n`);
     else expect(text).not.toMatch(/^- \[ \]/m);
   });
 });
 
 describe('the ticks read back from a body', () => {
   const label = 'keep local `6` for `.spec.replicas` (apps/Deployment web)';
+  const id = conflictChoice(conflict())!.id;
+  const tick = { id, text: label };
   const rendered = body([conflict()]);
+  const box = `<!-- kdelta-decide:${id} -->`;
+  const ticked = rendered.replace(`- [ ] ${box}`, `- [x] ${box}`);
   it.each([
-    { name: 'as rendered: nothing ticked', text: rendered, ticked: [] },
-    { name: 'ticked with x', text: rendered.replace('- [ ] keep', '- [x] keep'), ticked: [label] },
-    { name: 'ticked with X', text: rendered.replace('- [ ] keep', '- [X] keep'), ticked: [label] },
-    {
-      name: "GitHub's web page: CRLF line ends",
-      text: rendered.replace('- [ ] keep', '- [x] keep').replace(/\n/g, '\r\n'),
-      ticked: [label],
-    },
-    { name: 'a * bullet, indented', text: `  * [x] ${label}\n`, ticked: [label] },
-    { name: 'trailing spaces', text: `- [x] ${label}   \n`, ticked: [label] },
-    { name: 'a checkbox of something else', text: '- [x] deploy on Friday\n', ticked: [] },
-    { name: 'a decided item (no box)', text: `- ${label}: decided on this proposal\n`, ticked: [] },
-  ])('$name', ({ text, ticked }) => {
-    expect(tickedChoices(text)).toEqual(ticked);
+    { name: 'as rendered: nothing ticked', text: rendered, ticks: [] },
+    { name: 'ticked with x', text: ticked, ticks: [tick] },
+    { name: 'ticked with X', text: rendered.replace(`- [ ] ${box}`, `- [X] ${box}`), ticks: [tick] },
+    { name: "GitHub's web page: CRLF line ends", text: ticked.replace(/\n/g, '\r\n'), ticks: [tick] },
+    { name: 'a * bullet, indented', text: ticked.replace(`- [x] ${box}`, `  * [x] ${box}`), ticks: [tick] },
+    { name: 'trailing spaces', text: ticked.replace(`${label}\n`, `${label}   \n`), ticks: [tick] },
+    { name: 'a checkbox of something else', text: rendered.replace('#### Decide\n', '#### Decide\n- [x] deploy on Friday\n'), ticks: [] },
+    { name: 'a decided item (no box)', text: `#### Decide\n- ${label}: decided on this proposal\n`, ticks: [] },
+    { name: 'a box of kdelta outside the Decide section', text: `### Conflicts\n- [x] ${box} ${label}\n\n#### Decide\n\n`, ticks: [] },
+    { name: 'no Decide section', text: `- [x] ${box} ${label}\n`, ticks: [] },
+  ])('$name', ({ text, ticks }) => {
+    expect(tickedChoices(text)).toEqual(ticks);
   });
 
   it('a tick the metadata records as decided is not pending; another one is', () => {
-    const other = 'take upstream `4` for `.spec.paused` (apps/Deployment web)';
-    const text = `- [x] ${label}\n- [x] ${other}\n${renderMetadataBlock({ ...metadata, decided: [label] })}\n`;
+    const other = { id: 'fedcba9876543210', text: 'take upstream `4` for `.spec.paused` (apps/Deployment web)' };
+    const text = `#### Decide\n\n- [x] ${box} ${label}\n- [x] <!-- kdelta-decide:${other.id} --> ${other.text}\n\n---\n${renderMetadataBlock({ ...metadata, decided: [id] })}\n`;
     expect(pendingTicks(text)).toEqual([other]);
-    expect(parseMetadataBlock(text)?.decided).toEqual([label]);
+    expect(parseMetadataBlock(text)?.decided).toEqual([id]);
   });
 });
 
@@ -116,7 +118,7 @@ describe('decisions in the body', () => {
   const c = conflict();
   const choice = conflictChoice(c)!;
   it('a decided conflict: its row says so, its item has no box, the metadata records it', () => {
-    const text = body([], { decided: [{ conflict: c, choice }], ignored: [] }, { decided: [choice.label], conflicts: 0 });
+    const text = body([], { decided: [{ conflict: c, choice }], ignored: [] }, { decided: [choice.id], conflicts: 0 });
     expect(text).toContain('### Conflicts (1)');
     expect(text).toContain(
       '| apps/Deployment web | `.spec.replicas` | `3` | `4` | `6` | both-changed-upstream-wins | kept local (decided on this proposal) |',
@@ -140,15 +142,17 @@ describe('decisions in the body', () => {
       ignored: [{ label: 'keep local `5` for `.spec.replicas` (apps/Deployment web)', reason: 'ignored: the field no longer conflicts' }],
     });
     expect(text).toContain(
-      '#### Ticks not applied\n\n- keep local `5` for `.spec.replicas` (apps/Deployment web): ignored: the field no longer conflicts\n',
+      '#### Ticks not applied\n\n- keep local \\`5\\` for \\`.spec.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts\n',
     );
     expect(tickedChoices(text)).toEqual([]);
-    expect(text).toContain(`- [ ] ${choice.label}`);
+    expect(text).toContain(`- [ ] <!-- kdelta-decide:${choice.id} --> ${choice.label}`);
   });
 
   it('with no conflict left, a tick not applied is still said', () => {
     const text = body([], { decided: [], ignored: [{ label: choice.label, reason: 'ignored: the field no longer conflicts' }] });
     expect(text).not.toContain('### Conflicts');
-    expect(text).toContain(`#### Ticks not applied\n\n- ${choice.label}: ignored: the field no longer conflicts\n`);
+    expect(text).toContain(
+      '#### Ticks not applied\n\n- keep local \\`6\\` for \\`.spec.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts\n',
+    );
   });
 });

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { FieldPath, type Conflict, type ResourceReport } from '@kdelta/merge-core';
+import { hiddenJson, inert, shortName } from './markdown.js';
 import type { RenderFailureReport } from './render.js';
 
 /**
@@ -36,7 +38,7 @@ export interface ProposalMetadata {
    * closed, unmerged proposal without it was closed by a person (declined).
    */
   readonly closedBy?: 'closed' | 'merged' | undefined;
-  /** The conflicts decided by a tick on this proposal (their labels): every rebuild of it applies them again. */
+  /** The conflicts decided by a tick on this proposal (their boxes' ids): every rebuild of it applies them again. */
   readonly decided?: readonly string[] | undefined;
   /** The readiness gates not met, and the commits of others the head commit is built on: its status, when a run repairs it. */
   readonly notReady?: readonly string[] | undefined;
@@ -66,23 +68,28 @@ function notReadySection(gates: readonly { readonly type: string; readonly messa
     '',
     "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
     '',
-    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${g.message}` : ''}`),
+    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${inert(g.message)}` : ''}`),
     '',
   ];
 }
 
-const METADATA = /<!-- kdelta: (\{.*\}) -->/;
+/**
+ * The metadata block is the body's last line, and read only there: anything before it (package
+ * text, which the escaping keeps from holding an opener anyway) can never stand in for it.
+ * Trailing blank space is allowed (GitHub's web page hands back CRLF line ends).
+ */
+const METADATA = /(?:^|\n)(<!-- kdelta: (\{[^\n]*\}) -->)[ \t\r\n]*$/;
 
 export function renderMetadataBlock(meta: ProposalMetadata): string {
-  // `--` may not appear inside an HTML comment: JSON never needs it unescaped.
-  return `<!-- kdelta: ${JSON.stringify(meta).replace(/--/g, '-\\u002d')} -->`;
+  return `<!-- kdelta: ${hiddenJson(meta)} -->`;
 }
 
+/** The metadata block at the end of a body; undefined when it is missing (a cut or edited body) or broken. */
 export function parseMetadataBlock(body: string): ProposalMetadata | undefined {
   const m = METADATA.exec(body);
   if (!m) return undefined;
   try {
-    const v = JSON.parse(m[1]!) as ProposalMetadata;
+    const v = JSON.parse(m[2]!) as ProposalMetadata;
     return typeof v === 'object' && v !== null && typeof v.fingerprint === 'string' ? v : undefined;
   } catch {
     return undefined;
@@ -92,9 +99,10 @@ export function parseMetadataBlock(body: string): ProposalMetadata | undefined {
 /** The body with its metadata block saying kdelta closed it (as `state`); a body without a block is returned as it is. */
 export function markClosed(body: string, state: 'closed' | 'merged'): string {
   const meta = parseMetadataBlock(body);
-  if (!meta) return body;
-  const block = renderMetadataBlock({ ...meta, closedBy: state });
-  return body.replace(METADATA, () => block);
+  const m = METADATA.exec(body);
+  if (!meta || !m) return body;
+  const at = m.index + m[0].indexOf(m[1]!);
+  return `${body.slice(0, at)}${renderMetadataBlock({ ...meta, closedBy: state })}${body.slice(at + m[1]!.length)}`;
 }
 
 /**
@@ -117,7 +125,8 @@ const AUTO_MERGE_OFF = /^> \*\*kdelta turned auto-merge off\*\*.*\r?\n\r?\n/m;
  * text), under its title; an earlier such line is replaced.
  */
 export function withAutoMergeOff(body: string, reason: string): string {
-  const line = `> **kdelta turned auto-merge off**: ${reason}. A person merges it, once reviewed.\n\n`;
+  // the reason names gates and functions of the package: strangers' text
+  const line = `> **kdelta turned auto-merge off**: ${inert(reason)}. A person merges it, once reviewed.\n\n`;
   const rest = body.replace(AUTO_MERGE_OFF, '');
   const title = /^## .*\r?\n\r?\n/.exec(rest);
   return title ? `${title[0]}${line}${rest.slice(title[0].length)}` : `${line}${rest}`;
@@ -136,14 +145,15 @@ export interface CarriedCommit {
 const CARRIED_LINES = 20;
 
 function carriedSection(carried: readonly CarriedCommit[]): string[] {
-  // names and subjects are strangers' text: no HTML comment may open in them (the metadata block is one)
-  const plain = (text: string) => text.replace(/<!--|-->/g, (m) => m.split('').join(' '));
   return [
     '### Carried forward',
     '',
     `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is built from the base branch (its conflicts are the downstream's own), then applied on top of them as a new commit, a 3-way merge whose origin is kdelta's last commit on the branch. Where they and this update changed the same field, the clashes table says so.`,
     '',
-    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code(c.sha.slice(0, 12))} by ${cell(plain(c.name))}: ${code(plain(c.subject))}`),
+    // names and subjects are strangers' text
+    ...carried
+      .slice(0, CARRIED_LINES)
+      .map((c) => `- ${code(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code(shortName(c.subject))}`),
     ...(carried.length > CARRIED_LINES ? [`- …and ${carried.length - CARRIED_LINES} more`] : []),
     '',
   ];
@@ -183,10 +193,12 @@ export interface ProposalBodyInput {
 /**
  * What a person can decide on a conflict by ticking its box: keep local's value where upstream's
  * was taken (the field is then pinned with `# kdelta:local`), or take upstream's where local's was
- * kept. The label is the task item's text, and what a tick is matched by on the next run.
+ * kept. A box is matched by its `id` only (the label is for people, and shortens long values).
  */
 export interface ConflictChoice {
   readonly take: 'local' | 'upstream';
+  /** Names the resource, the field, the side taken and both full values: a value that changed since is another box. */
+  readonly id: string;
   readonly label: string;
 }
 
@@ -198,6 +210,7 @@ export interface DecidedConflict {
 
 /** A ticked box the run did not apply, and why. */
 export interface IgnoredTick {
+  /** The box's text as the body holds it: a person's edit is possible, so it is shown escaped. */
   readonly label: string;
   readonly reason: string;
 }
@@ -205,6 +218,12 @@ export interface IgnoredTick {
 export interface Decisions {
   readonly decided: readonly DecidedConflict[];
   readonly ignored: readonly IgnoredTick[];
+}
+
+/** The id of a conflict's box: a hash of the resource, the field, the side taken and both full values. */
+export function choiceId(c: Conflict, take: 'local' | 'upstream'): string {
+  const identity = [c.resource, c.path, take, c.values.local ?? null, c.values.upstream ?? null];
+  return createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 16);
 }
 
 /**
@@ -216,21 +235,49 @@ export function conflictChoice(c: Conflict): ConflictChoice | undefined {
   const chosen = c.values[take];
   const last = FieldPath.parse(c.path)?.segments.at(-1);
   if (chosen === undefined || !last || !('field' in last)) return undefined;
-  return { take, label: `${take === 'local' ? 'keep local' : 'take upstream'} ${value(chosen)} for ${code(c.path)} (${c.resource})` };
+  return {
+    take,
+    id: choiceId(c, take),
+    label: `${take === 'local' ? 'keep local' : 'take upstream'} ${value(chosen)} for ${code(shortName(c.path))} (${inert(shortName(c.resource))})`,
+  };
 }
 
-// `\r`: a body edited on GitHub's web page comes back with CRLF line ends
-const TASK = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+((?:keep local|take upstream) .*?)[ \t\r]*$/gm;
+/** A ticked box: its id, and its text for a message. */
+export interface Tick {
+  readonly id: string;
+  readonly text: string;
+}
 
-/** The labels of the ticked conflict boxes in a proposal's body, as a person left them. */
-export function tickedChoices(body: string): string[] {
-  return [...body.matchAll(TASK)].filter((m) => m[1] !== ' ').map((m) => m[2]!);
+const DECIDE = '#### Decide';
+/** A box kdelta wrote: the bullet, the box, the hidden id. Matched against one line of the body at a time. */
+const BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
+
+function decideBox(c: ConflictChoice): string {
+  return `- [ ] <!-- kdelta-decide:${c.id} --> ${c.label}`;
+}
+
+/**
+ * The ticked boxes of a proposal's body: only kdelta's boxes (by their hidden id), only in its
+ * Decide section. Lines end at `\n` alone (a CR before it is GitHub's CRLF): a CR, U+2028 or
+ * U+2029 in a label starts no line of its own.
+ */
+export function tickedChoices(body: string): Tick[] {
+  const lines = body.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  const start = lines.lastIndexOf(DECIDE);
+  if (start < 0) return [];
+  const ticks: Tick[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith('#') || line === '---') break;
+    const m = BOX.exec(line);
+    if (m && m[1] !== ' ') ticks.push({ id: m[2]!, text: m[3]!.trimEnd() });
+  }
+  return ticks;
 }
 
 /** Ticks in the open body that no run has applied yet: any makes the proposal due for a rebuild. */
-export function pendingTicks(body: string): string[] {
+export function pendingTicks(body: string): Tick[] {
   const decided = new Set(parseMetadataBlock(body)?.decided ?? []);
-  return tickedChoices(body).filter((label) => !decided.has(label));
+  return tickedChoices(body).filter((t) => !decided.has(t.id));
 }
 
 function decideSection(conflicts: readonly Conflict[], decisions: Decisions | undefined): string[] {
@@ -240,20 +287,20 @@ function decideSection(conflicts: readonly Conflict[], decisions: Decisions | un
   const lines: string[] = [];
   if (choices.length > 0 || decided.length > 0) {
     lines.push(
-      '#### Decide',
+      DECIDE,
       '',
       choices.length > 0
         ? "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)"
         : 'The package in this proposal holds the values decided here.',
       '',
-      ...choices.map((c) => `- [ ] ${c.label}`),
+      ...choices.map(decideBox),
       ...decided.map(
         (d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === 'local' ? ' (pinned with `# kdelta:local`)' : ''}`,
       ),
       '',
     );
   }
-  if (ignored.length > 0) lines.push('#### Ticks not applied', '', ...ignored.map((t) => `- ${t.label}: ${t.reason}`), '');
+  if (ignored.length > 0) lines.push('#### Ticks not applied', '', ...ignored.map((t) => `- ${inert(t.label)}: ${t.reason}`), '');
   return lines;
 }
 
@@ -264,18 +311,14 @@ export const SHORTENED_NOTE =
   "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
 
 function code(text: string): string {
-  const t = text.replace(/\n/g, ' ');
-  return t.includes('`') ? `\`\` ${t} \`\`` : `\`${t}\``;
+  return inert(text, 'code');
 }
 
-function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-}
-
-function value(v: unknown): string {
+/** A value as people read it (long ones cut: a box is matched by its id, never by this text). */
+function value(v: unknown, context: 'code' | 'cell' = 'code'): string {
   if (v === undefined) return '(absent)';
   const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return code(s.length > 80 ? `${s.slice(0, 77)}...` : s);
+  return inert(s.length > 80 ? `${s.slice(0, 77)}...` : s, context);
 }
 
 /**
@@ -323,7 +366,7 @@ interface Detail {
 
 function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): string {
   const { metadata: meta } = input;
-  const head: string[] = [`## ${input.title}`, '', input.summary, ''];
+  const head: string[] = [`## ${inert(input.title)}`, '', input.summary, ''];
   if (shortened) head.push(SHORTENED_NOTE, '');
   if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
   if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
@@ -331,7 +374,7 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   const provenance: string[] = ['### Provenance', ''];
   if (meta.upstream) {
     provenance.push(
-      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}${meta.upstream.reason ? ` (${meta.upstream.reason})` : ''}`,
+      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}${meta.upstream.reason ? ` (${inert(meta.upstream.reason)})` : ''}`,
       `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} → ` : ''}${code(meta.upstream.commit.slice(0, 12))}`,
     );
     if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
@@ -352,12 +395,12 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   if (d.changeSection) {
     changes.push('### What changed', '');
     if (input.changes.length === 0) changes.push('Nothing in the package files.');
-    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(c.path)}`);
+    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(shortName(c.path))}`);
     if (input.changes.length > d.fileLines) changes.push(`- …and ${input.changes.length - d.fileLines} more file(s)`);
     const rows = resourceRows(input);
     if (d.resourceTable && rows.length > 0) {
       changes.push('', '| resource | file | what happened |', '| --- | --- | --- |');
-      for (const r of rows) changes.push(`| ${cell(r.resource)} | ${cell(r.file)} | ${r.what} |`);
+      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.what} |`);
     }
     changes.push('');
   } else {
@@ -411,7 +454,7 @@ function clashSection(clashes: readonly Conflict[], whole: boolean): string[] {
  */
 export function conflictTable(conflicts: readonly Conflict[], decided: readonly DecidedConflict[] = []): string[] {
   const row = (c: Conflict, kept: string) =>
-    `| ${cell(c.resource)} | ${code(c.path)} | ${value(c.values.origin)} | ${value(c.values.upstream)} | ${value(c.values.local)} | ${c.rule} | ${kept} |`;
+    `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), 'cell')} | ${value(c.values.origin, 'cell')} | ${value(c.values.upstream, 'cell')} | ${value(c.values.local, 'cell')} | ${c.rule} | ${kept} |`;
   return [
     '| resource | field | origin | upstream | local | rule | kept |',
     '| --- | --- | --- | --- | --- | --- | --- |',
@@ -419,9 +462,6 @@ export function conflictTable(conflicts: readonly Conflict[], decided: readonly 
     ...decided.map((d) => row(d.conflict, `${d.choice.take === 'local' ? 'kept local' : 'took upstream'} (decided on this proposal)`)),
   ];
 }
-
-/** A text as inline Markdown code, backticks and line breaks handled. */
-export { code as markdownCode };
 
 export interface ProposalBodies {
   /** What the proposal carries: at most `limit` characters. */
@@ -432,9 +472,10 @@ export interface ProposalBodies {
 }
 
 /**
- * The proposal body, degraded step by step until it fits `limit`: fewer conflict rows, then no
- * resource table, fewer file lines, no conflict table, no file list. A shortened body says so;
- * the metadata block at the end is always kept whole.
+ * The proposal body, degraded step by step until it fits `limit`: no resource table, then fewer
+ * conflict rows (and boxes), fewer file lines, no conflict table, no file list. Long names are
+ * shortened with a hash before that (see {@link shortName}). A shortened body says so; the
+ * metadata block at the end is always kept whole.
  */
 export function renderProposalBodies(input: ProposalBodyInput, limit: number = MAX_BODY): ProposalBodies {
   const all: Detail = {
@@ -446,13 +487,13 @@ export function renderProposalBodies(input: ProposalBodyInput, limit: number = M
   };
   const full = renderWith(input, all, false);
   if (full.length <= limit) return { body: full, full, shortened: false };
-  const ladder: Detail[] = [];
+  // the resource table goes first: the conflicts and their boxes are what a reviewer acts on
+  const ladder: Detail[] = [{ ...all, resourceTable: false }];
   for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
-    ladder.push({ ...all, conflictRows: rows });
+    ladder.push({ ...all, resourceTable: false, conflictRows: rows });
     if (rows === 0) break;
   }
   const lean = { ...all, conflictRows: 0, resourceTable: false };
-  ladder.push(lean);
   for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
     ladder.push({ ...lean, fileLines: lines });
     if (lines === 0) break;

@@ -220,6 +220,19 @@ function withDeclineNote(prepared: Prepared, declined: Proposal): Prepared {
   };
 }
 
+/**
+ * An open proposal whose body lost the metadata block at its end (cut, or edited): the conflicts
+ * decided on it cannot be read, so it is left as it is, with the decisions its branch holds.
+ */
+function withoutMetadata(open: Proposal): Proposed {
+  return {
+    action: 'blocked',
+    writes: false,
+    proposal: proposalRef(open),
+    message: `the body of the proposal for ${open.head} does not end with kdelta's metadata block (it was cut or edited), so the conflicts decided on it cannot be read: left as it is, with its decisions; put the block back as the body's last line (the proposal's edit history has it), or close the proposal`,
+  };
+}
+
 /** A proposal a human labelled `kdelta:stop`: left alone and reported. */
 export function stopped(open: Proposal | undefined, head: string): Proposed | undefined {
   if (!open?.labels?.includes(STOP_LABEL)) return undefined;
@@ -283,7 +296,7 @@ function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspac
         conflicts: conflictCount(prepared),
         kind: change.kind,
         ...(prepared.renderFailure ? { renderFailed: true } : {}),
-        ...(prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.label) } : {}),
+        ...(prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.id) } : {}),
         ...(prepared.notReady?.length ? { notReady: prepared.notReady.map((g) => g.type) } : {}),
         ...(carried?.length ? { carried: carried.map((c) => c.sha) } : {}),
       },
@@ -380,6 +393,8 @@ async function proposeWorkspace(
   // carried forward: the human's commits stay under this one
   const foreign = carried ? [] : await foreignOf();
   if (foreign.length > 0) return leftAlone(ctx, blockedBy(foreign, target, open), foreign, open, ws.remoteHead);
+  // The decisions of the open proposal live in its metadata block: a rebuild without it would drop them unsaid.
+  if (open && !parseMetadataBlock(open.body)) return withoutMetadata(open);
   const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
   // The branch already holds exactly this content on this base: keep it (no push, refs identical).
   let pushNeeded = !(sameAsRemote && ws.remoteHead);

@@ -1,6 +1,7 @@
 import { FieldPath } from '@kdelta/merge-core';
 import { PackageTree } from '@kdelta/kptfile-model';
 import { functionName, renderPackage, resultLine, type FieldStep, type FunctionResult, type RenderOutcome } from '@kdelta/fn-render';
+import { inert } from './markdown.js';
 
 /**
  * A Kptfile pipeline that failed after the update and the mutations (Porch records it on the
@@ -106,17 +107,17 @@ export function renderChangeLines(functions: readonly FunctionResult[], director
   for (const f of functions) {
     if (!f.changes || f.changes.length === 0) continue;
     const kptfile = [directory, f.package, 'Kptfile'].filter(Boolean).join('/');
-    lines.push(`- \`${functionName(f)}\` (\`${kptfile}\` \`${f.field}\`):`);
+    lines.push(`- ${inert(functionName(f), 'code')} (${inert(kptfile, 'code')} ${inert(f.field, 'code')}):`);
     for (const c of f.changes) {
       const name = c.namespace ? `${c.namespace}/${c.name}` : c.name;
       const file = [directory, c.file].filter(Boolean).join('/');
       const fields = c.whole
         ? c.whole
         : [
-            ...c.fields.slice(0, MAX_FIELDS).map((p) => `\`${printPath(p)}\``),
+            ...c.fields.slice(0, MAX_FIELDS).map((p) => inert(printPath(p), 'code')),
             ...(c.fields.length > MAX_FIELDS ? [`…and ${c.fields.length - MAX_FIELDS} more`] : []),
           ].join(', ') || 'moved';
-      lines.push(`  - ${c.kind} \`${name}\` in \`${file}\`: ${fields}`);
+      lines.push(`  - ${inert(c.kind)} ${inert(name, 'code')} in ${inert(file, 'code')}: ${fields}`);
     }
   }
   return lines;

@@ -93,7 +93,7 @@ describe('the proposal body', () => {
       '- error: `web/Kptfile: pipeline.validators[0]: function "gcr.io/kpt-fn/kubeval:v0.3" failed: exit code 1`',
     );
     // a backtick in a result is quoted with double backticks
-    expect(whole.body).toContain('- results:\n  - `` [error] v1/Service/web: `spec.ports` is required ``');
+    expect(whole.body).toContain('- results:\n  - ``[error] v1/Service/web: `spec.ports` is required``');
     // before the changes: the first thing a reviewer reads after the summary
     expect(whole.body.indexOf('### Render failed')).toBeLessThan(whole.body.indexOf('### What changed'));
     expect(renderProposalBodies(input(3, 0)).body).not.toContain('Render failed');
@@ -101,6 +101,6 @@ describe('the proposal body', () => {
     const tight = renderProposalBodies(input(5000, 200, { renderFailure }));
     expect(tight.shortened).toBe(true);
     expect(tight.body.length).toBeLessThanOrEqual(MAX_BODY);
-    expect(tight.body).toContain('- results:\n  - `` [error] v1/Service/web: `spec.ports` is required ``');
+    expect(tight.body).toContain('- results:\n  - ``[error] v1/Service/web: `spec.ports` is required``');
   });
 });

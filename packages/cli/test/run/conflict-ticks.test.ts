@@ -16,7 +16,11 @@ const { cacheDir, fleet } = cliFleets();
 const deployment = (replicas: number, image: string) =>
   `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${replicas} # how many\n  template:\n    spec:\n      containers:\n      - name: web\n        image: ${image}\n`;
 
-const BOX = '- [ ] keep local `6` for `.spec.replicas` (apps/Deployment web)';
+const BOX = 'keep local `6` for `.spec.replicas` (apps/Deployment web)';
+
+/** The line of a box kdelta wrote for `label`, as a pattern: the box's hidden id comes first. */
+const boxLine = (label: string) =>
+  new RegExp(`^- \\[ \\] <!-- kdelta-decide:[0-9a-f]{16} --> ${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm');
 
 function opts(f: Fleet): RunOptions {
   return { cwd: f.control, cacheDir, env: { ...process.env, KDELTA_CACHE_DIR: cacheDir } };
@@ -27,8 +31,11 @@ const recordFile = (f: Fleet) => join(f.control, '.kdelta', 'proposals', 'cluste
 /** A tick, as a person makes it in the record file. */
 function tick(f: Fleet, box: string): void {
   const text = readFileSync(recordFile(f), 'utf8');
-  expect(text).toContain(box);
-  writeFileSync(recordFile(f), text.replace(box, box.replace('- [ ]', '- [x]')));
+  expect(text).toMatch(boxLine(box));
+  writeFileSync(
+    recordFile(f),
+    text.replace(boxLine(box), (line) => line.replace('- [ ]', '- [x]')),
+  );
 }
 
 /**
@@ -49,7 +56,7 @@ async function conflicted(): Promise<Fleet> {
   const second = await run(opts(f));
   expect(second.results[0]).toMatchObject({ action: 'proposed', conflictCount: 1 });
   expect(f.files('cluster-01', 'kdelta/web', 'web')['deploy.yaml']).toContain('replicas: 4 # how many');
-  expect(proposalRecord(f, 'cluster-01', 'web')).toContain(`\n${BOX}\n`);
+  expect(proposalRecord(f, 'cluster-01', 'web')).toMatch(boxLine(BOX));
   return f;
 }
 
@@ -113,6 +120,23 @@ describe('deciding a conflict with a tick (local forge)', () => {
     expect(proposalRecord(f, 'cluster-01', 'web')).toContain('kept local (decided on this proposal)');
   });
 
+  it('a body cut before its metadata block: the proposal is left as it is, its decision kept, and the run says so', async () => {
+    const f = await conflicted();
+    tick(f, BOX);
+    await run(opts(f));
+    const file = recordFile(f);
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.slice(0, text.indexOf('<!-- kdelta: {')));
+    const refs = f.refs('cluster-01');
+    // a new release: without the block, a rebuild would lose the decision
+    f.publish({ 'base-ns/deploy.yaml': deployment(4, 'nginx:2') }, 'base-ns/v2');
+    const next = await run(opts(f));
+    expect(next.results[0]).toMatchObject({ action: 'blocked', writes: false });
+    expect(next.results[0]!.message).toMatch(/does not end with kdelta's metadata block .* left as it is, with its decisions/);
+    expect(f.refs('cluster-01')).toBe(refs);
+    expect(f.files('cluster-01', 'kdelta/web', 'web')['deploy.yaml']).toContain('replicas: 6 # kdelta:local how many');
+  });
+
   it('a tick on a field that no longer conflicts as ticked is ignored, and said so in the result and the proposal', async () => {
     const f = await conflicted();
     tick(f, BOX);
@@ -130,9 +154,10 @@ describe('deciding a conflict with a tick (local forge)', () => {
     const record = proposalRecord(f, 'cluster-01', 'web');
     expect(record).toContain('#### Ticks not applied');
     expect(record).toContain(
-      '- keep local `6` for `.spec.replicas` (apps/Deployment web): ignored: the field no longer conflicts as ticked',
+      // the box's text comes back from the body, where a person may have edited it: shown escaped
+      '- keep local \\`6\\` for \\`.spec.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts as ticked',
     );
-    expect(record).toContain('- [ ] keep local `7` for `.spec.replicas` (apps/Deployment web)');
+    expect(record).toMatch(boxLine('keep local `7` for `.spec.replicas` (apps/Deployment web)'));
     // said once: the next run is a no-op
     expect((await run(opts(f))).results[0]).toMatchObject({ action: 'unchanged', writes: false });
   });

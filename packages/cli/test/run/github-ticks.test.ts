@@ -18,7 +18,11 @@ const hub = githubFleets({
 
 const deployment = (replicas: number, image: string) =>
   `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${replicas}\n  template:\n    spec:\n      containers:\n      - name: web\n        image: ${image}\n`;
-const BOX = '- [ ] keep local `6` for `.spec.replicas` (apps/Deployment web)';
+const BOX = 'keep local `6` for `.spec.replicas` (apps/Deployment web)';
+
+/** The line of a box kdelta wrote for `label`, as a pattern: the box's hidden id comes first. */
+const boxLine = (label: string) =>
+  new RegExp(`^- \\[ \\] <!-- kdelta-decide:[0-9a-f]{16} --> ${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm');
 
 const opts = (f: Fleet): RunOptions => hub.runOptions(f);
 
@@ -28,8 +32,8 @@ const show = (slug: string, ref: string, path: string) =>
 /** The reviewer ticks a box on the pull request's page: GitHub saves the body with it ticked. */
 async function tick(slug: string, number: number, box: string): Promise<void> {
   const body = hub.gh.pulls(slug).find((p) => p.number === number)!.body ?? '';
-  expect(body).toContain(box);
-  const ticked = body.replace(box, box.replace('- [ ]', '- [x]')).replace(/\r?\n/g, '\r\n');
+  expect(body).toMatch(boxLine(box));
+  const ticked = body.replace(boxLine(box), (line) => line.replace('- [ ]', '- [x]')).replace(/\r?\n/g, '\r\n');
   await hub.patchPull(slug, number, { body: ticked }, REVIEWER);
 }
 
@@ -62,7 +66,7 @@ describe('deciding a conflict with a tick (GitHub)', () => {
     const body = hub.gh.pulls(slug).find((p) => p.number === pull.number)!.body ?? '';
     expect(body).toContain('| upstream-changed | kept local (decided on this proposal) |');
     expect(body).not.toMatch(/^- \[[ xX]\]/m);
-    expect(parseMetadataBlock(body)?.decided).toEqual(['keep local `6` for `.spec.replicas` (apps/Deployment web)']);
+    expect(parseMetadataBlock(body)?.decided).toEqual([expect.stringMatching(/^[0-9a-f]{16}$/)]);
 
     // the tick was read once: the next run writes nothing
     hub.gh.clearRequests();
@@ -100,7 +104,9 @@ describe('deciding a conflict with a tick (GitHub)', () => {
       'tick "keep local `6` for `.spec.replicas` (apps/Deployment web)" ignored: the field no longer conflicts as ticked',
     );
     const body = hub.gh.pulls(slug).find((p) => p.number === pull.number)?.body ?? '';
-    expect(body).toContain('- keep local `6` for `.spec.replicas` (apps/Deployment web): ignored: the field no longer conflicts as ticked');
+    expect(body).toContain(
+      '- keep local \\`6\\` for \\`.spec.replicas\\` (apps/Deployment web): ignored: the field no longer conflicts as ticked',
+    );
     expect(show(slug, 'kdelta/web', 'web/deploy.yaml')).not.toContain('kdelta:local');
   });
 });

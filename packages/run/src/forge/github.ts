@@ -179,6 +179,8 @@ interface IssueJson {
   title: string;
   body?: string | null;
   pull_request?: unknown;
+  /** Who opened it. */
+  user?: { login?: string } | null;
 }
 
 function dashboardOf(issue: IssueJson): DashboardRecord {
@@ -353,6 +355,39 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     }
     if (data.errors && data.errors.length > 0)
       throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join('; ')}`);
+  }
+
+  /** Who the forge writes as, per token (an App's installation token per owner): read once. */
+  const logins = new Map<string, Promise<string>>();
+
+  /**
+   * The login of the token's owner, as GitHub's GraphQL `viewer` names it: a user, or an App's
+   * installation as `<slug>[bot]` (REST's GET /user refuses installation tokens, GITHUB_TOKEN's too).
+   */
+  function ownLogin(repo: GitHubRepo): Promise<string> {
+    const key = tokens.app ? repo.owner.toLowerCase() : '';
+    let hit = logins.get(key);
+    if (!hit) {
+      hit = (async () => {
+        const what = 'read who the token is (the GraphQL viewer)';
+        let data: { data?: { viewer?: { login?: unknown } }; errors?: Array<{ message?: string }> };
+        try {
+          const headers = tokens.app ? { authorization: `token ${await tokens.tokenFor(repo.owner, repo.repo)}` } : {};
+          data = (await octokit.request(`POST ${graphqlUrl}`, { query: 'query { viewer { login } }', headers })).data as typeof data;
+        } catch (error) {
+          throw failure(error, what, repo.owner);
+        }
+        const login = data.data?.viewer?.login;
+        if (typeof login !== 'string' || login === '') {
+          const why = (data.errors ?? []).map((e) => e.message).join('; ') || 'no login in the answer';
+          throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: ${why}`);
+        }
+        return login;
+      })();
+      hit.catch(() => logins.delete(key));
+      logins.set(key, hit);
+    }
+    return hit;
   }
 
   /** Open pull requests of a repository, read once per run (all pages), kept current after writes. */
@@ -847,12 +882,19 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
 
     async readDashboard(target) {
       const repo = dashboardRepo(target);
-      // The open issue kdelta made for it: its title and its hidden marker (the list holds pull requests too).
-      const ours = (i: IssueJson) => !i.pull_request && i.title === target.title && (i.body ?? '').includes(target.marker);
+      // The open issue this forge's own identity opened, with the title and the hidden marker: an
+      // issue anyone else opened (before kdelta's first run, say) is never read, so its ticks are
+      // no one's decisions. The list holds pull requests too.
+      const me = await ownLogin(repo);
+      const ours = (i: IssueJson) =>
+        !i.pull_request &&
+        (i.user?.login ?? '').toLowerCase() === me.toLowerCase() &&
+        i.title === target.title &&
+        (i.body ?? '').includes(target.marker);
       const issues = await allPages<IssueJson>(
         `list the issues of ${keyOf(repo)}`,
         'GET /repos/{owner}/{repo}/issues',
-        { ...repo, state: 'open', sort: 'created', direction: 'asc', per_page: 100 },
+        { ...repo, state: 'open', creator: me, sort: 'created', direction: 'asc', per_page: 100 },
         (batch) => batch.some(ours),
       );
       const found = issues.find(ours);

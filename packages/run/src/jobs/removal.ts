@@ -11,6 +11,7 @@ import { kptfilesOn, showFile, type Mirror } from '../workspace.js';
 import { RunError } from '../errors.js';
 import { describeLocalEdits, findLocalEdits } from '../local-edits.js';
 import { COMMIT_TRAILER } from '../propose.js';
+import { inert } from '../markdown.js';
 
 /** Variants that are gone: a proposal removing their package (delete) or their ownership (orphan). */
 
@@ -122,8 +123,8 @@ function removalChange(removal: Removal, ctx: JobContext): Change {
         title: `kdelta: ${what} (variant ${variant} is gone)`,
         summary:
           (policy === 'delete'
-            ? `PackageVariant \`${variant}\` is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package \`${directory}\`.`
-            : `PackageVariant \`${variant}\` is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package \`${directory}\` and removes only the ownership annotation.`) +
+            ? `PackageVariant ${inertCode(variant)} is no longer in the control resources and its deletionPolicy is \`delete\`: this removes package ${inertCode(directory)}.`
+            : `PackageVariant ${inertCode(variant)} is no longer in the control resources and its deletionPolicy is \`orphan\`: this keeps package ${inertCode(directory)} and removes only the ownership annotation.`) +
           lost,
         conflicts: [],
         resources: [],
@@ -131,3 +132,6 @@ function removalChange(removal: Removal, ctx: JobContext): Change {
     },
   };
 }
+
+/** Text from the package or a downstream as inline code in a proposal's summary. */
+const inertCode = (text: string): string => inert(text, 'code');

@@ -7,6 +7,7 @@ import { propose } from '../propose.js';
 import { runJob, type VariantResult } from '../result.js';
 import type { Mirror } from '../workspace.js';
 import { findRemovals } from './removal.js';
+import { inert } from '../markdown.js';
 
 /**
  * Open proposals of variants that are gone, never merged: nothing of the variant is on the base
@@ -78,10 +79,13 @@ function retireChange(draft: RetiredDraft, ctx: JobContext): Change {
     // the base branch as it is: nothing to propose, so the open proposal is closed
     prepare: async () => ({
       title: `kdelta: variant ${variant} is gone`,
-      summary: `PackageVariant \`${variant}\` is no longer in the control resources.`,
+      summary: `PackageVariant ${inertCode(variant)} is no longer in the control resources.`,
       conflicts: [],
       resources: [],
       closeReason: `PackageVariant "${variant}" is gone and its proposal was never merged: closed, branch ${draft.target.head} deleted`,
     }),
   };
 }
+
+/** Text from the package or a downstream as inline code in a proposal's summary. */
+const inertCode = (text: string): string => inert(text, 'code');

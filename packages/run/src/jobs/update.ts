@@ -16,6 +16,7 @@ import { failure, message, runJob, type VariantResult } from '../result.js';
 import { kptfilesOn, showFile, type Mirror } from '../workspace.js';
 import { RunError } from '../errors.js';
 import { uncommittedKptfilesWarning } from '../control-work-tree.js';
+import { inert } from '../markdown.js';
 
 /**
  * Update mode: the control repository is itself a downstream. Every package in it whose Kptfile
@@ -207,7 +208,7 @@ function updateChange(plan: UpdatePlan, control: ControlRepository, commit: stri
       await ws.writePackage(plan.directory, files);
       return {
         title: `kdelta: update ${plan.directory || 'the root package'} to ${plan.upstream.ref}`,
-        summary: `Updates package \`${plan.directory || '/'}\` of this repository from \`${plan.lockCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${plan.upstream.ref}\` (\`${commit.slice(0, 12)}\`), keeping its local edits.`,
+        summary: `Updates package ${inertCode(plan.directory || '/')} of this repository from ${inertCode(plan.lockCommit?.slice(0, 12) ?? '(no lock)')} to ${inertCode(plan.upstream.ref)} (${inertCode(commit.slice(0, 12))}), keeping its local edits.`,
         commitDetail: `Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})`,
         upstream,
         compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : undefined,
@@ -218,3 +219,6 @@ function updateChange(plan: UpdatePlan, control: ControlRepository, commit: stri
     },
   };
 }
+
+/** Text from the package or a downstream as inline code in a proposal's summary. */
+const inertCode = (text: string): string => inert(text, 'code');

@@ -12,6 +12,7 @@ import { propose } from '../propose.js';
 import { renderChangeLines, renderFiles, type RenderFailureReport } from '../render.js';
 import { failure, message, runJob, type VariantResult } from '../result.js';
 import { RunError } from '../errors.js';
+import { inert } from '../markdown.js';
 
 /** A PackageVariant's change: its upstream package, updated and mutated, into its downstream. */
 
@@ -181,14 +182,14 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       return {
         title,
         summary: renderOnly
-          ? `Re-renders package \`${directory}\`: its upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`) and variant \`${plan.name}\` are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map((p) => `\`${p}\``).join(', ')} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).${byFunction.length > 0 ? `\n\nWhat each function of the pipeline changed:\n\n${byFunction.join('\n')}` : ''}`
+          ? `Re-renders package ${inertCode(directory)}: its upstream (${inertCode(up.ref)}, ${inertCode(up.commit.slice(0, 12))}) and variant ${inertCode(plan.name)} are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map(inertCode).join(', ')} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).${byFunction.length > 0 ? `\n\nWhat each function of the pipeline changed:\n\n${byFunction.join('\n')}` : ''}`
           : reapplied
-            ? `Re-applies variant \`${plan.name}\` to package \`${directory}\` at the same upstream (\`${up.ref}\`, \`${up.commit.slice(0, 12)}\`): the variant or what it injects changed.`
+            ? `Re-applies variant ${inertCode(plan.name)} to package ${inertCode(directory)} at the same upstream (${inertCode(up.ref)}, ${inertCode(up.commit.slice(0, 12))}): the variant or what it injects changed.`
             : adopted
-              ? `Adopts package \`${directory}\`${owner ? ` from variant \`${owner}\`` : ', which no variant owned'} (adoptionPolicy adoptExisting): updates it from its upstreamLock \`${oldCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with a 3-way merge that keeps its local edits, records variant \`${plan.name}\` as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? ' and adds the package context of a deployment repository' : ''}, and applies the variant.`
+              ? `Adopts package ${inertCode(directory)}${owner ? ` from variant ${inertCode(owner)}` : ', which no variant owned'} (adoptionPolicy adoptExisting): updates it from its upstreamLock ${inertCode(oldCommit?.slice(0, 12) ?? '(no lock)')} to ${inertCode(up.ref)} (${inertCode(up.commit.slice(0, 12))}) with a 3-way merge that keeps its local edits, records variant ${inertCode(plan.name)} as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? ' and adds the package context of a deployment repository' : ''}, and applies the variant.`
               : local
-                ? `Updates package \`${directory}\` from \`${oldCommit?.slice(0, 12) ?? '(no lock)'}\` to \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) and re-applies variant \`${plan.name}\`.`
-                : `Adds package \`${directory}\` from \`${up.ref}\` (\`${up.commit.slice(0, 12)}\`) with variant \`${plan.name}\` applied.`,
+                ? `Updates package ${inertCode(directory)} from ${inertCode(oldCommit?.slice(0, 12) ?? '(no lock)')} to ${inertCode(up.ref)} (${inertCode(up.commit.slice(0, 12))}) and re-applies variant ${inertCode(plan.name)}.`
+                : `Adds package ${inertCode(directory)} from ${inertCode(up.ref)} (${inertCode(up.commit.slice(0, 12))}) with variant ${inertCode(plan.name)} applied.`,
         commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || '/'} at ${up.ref} (${up.commit})`,
         upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : undefined },
         compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : undefined,
@@ -200,3 +201,6 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
     },
   };
 }
+
+/** Text from the package or a downstream as inline code in a proposal's summary. */
+const inertCode = (text: string): string => inert(text, 'code');
