@@ -31740,6 +31740,14 @@ function closedByOf(body) {
   if (!meta) return void 0;
   return meta.closedBy === "closed" || meta.closedBy === "merged" ? { by: "kdelta", state: meta.closedBy } : { by: "person" };
 }
+function withAutoMergeOff(body, reason) {
+  const line = `> **kdelta turned auto-merge off**: ${inert(reason)}. A person merges it, once reviewed.
+
+`;
+  const rest = body.replace(AUTO_MERGE_OFF, "");
+  const title = /^## .*\r?\n\r?\n/.exec(rest);
+  return title ? `${title[0]}${line}${rest.slice(title[0].length)}` : `${line}${rest}`;
+}
 function carriedSection(carried) {
   return [
     "### Carried forward",
@@ -31868,7 +31876,7 @@ function renderWith(input, d, shortened) {
     const rows = resourceRows(input);
     if (d.resourceTable && rows.length > 0) {
       changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
-      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file), "cell")} | ${r.what} |`);
+      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.what} |`);
     }
     changes.push("");
   } else {
@@ -31950,13 +31958,14 @@ function renderProposalBodies(input, limit = MAX_BODY) {
   return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
 ${tail}`.slice(-limit), full, shortened: true };
 }
-var METADATA, CARRIED_LINES, DECIDE, BOX, MAX_BODY, SHORTENED_NOTE;
+var METADATA, AUTO_MERGE_OFF, CARRIED_LINES, DECIDE, BOX, MAX_BODY, SHORTENED_NOTE;
 var init_proposal_body = __esm({
   "../run/src/proposal-body.ts"() {
     "use strict";
     init_src3();
     init_markdown();
     METADATA = /(?:^|\n)(<!-- kdelta: (\{[^\n]*\}) -->)[ \t\r\n]*$/;
+    AUTO_MERGE_OFF = /^> \*\*kdelta turned auto-merge off\*\*.*\r?\n\r?\n/m;
     CARRIED_LINES = 20;
     DECIDE = "#### Decide";
     BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
@@ -37066,7 +37075,9 @@ function createGitHubForge(options = {}) {
       state: state ?? (r.pull.state === "open" ? "open" : r.pull.merged_at || merged ? "merged" : closedState(r.pull, body)),
       url: r.pull.html_url,
       status: statuses.get(`${repoKey}@${commit}`) ?? r.status,
-      labels: labelsOf(r.pull)
+      labels: labelsOf(r.pull),
+      draft: Boolean(r.pull.draft),
+      autoMerge: Boolean(r.pull.auto_merge)
     };
   }
   function closedState(pull, body) {
@@ -37105,8 +37116,8 @@ function createGitHubForge(options = {}) {
     `${error2.message ?? ""} ${JSON.stringify(error2.response?.data ?? "")}`
   );
   const draftsMissing = (repo, what) => `GitHub offers no draft pull requests in ${keyOf2(repo)} (a private repository on GitHub Free or Pro): ${what}`;
-  const notReady = (input) => (input.conflicts ?? 0) > 0 || input.renderFailed === true;
-  const wantsDraft = (input) => draftPolicy === "always" || draftPolicy === "conflicts" && notReady(input);
+  const wantsDraft = (input) => draftPolicy === "always" || draftPolicy === "conflicts" && input.review?.ready === false;
+  const mayAutoMerge = (input) => input.review?.autoMerge === true;
   async function decorate(r, input, created, warnings) {
     const repo = repoOf(input.repo);
     const n = r.pull.number;
@@ -37150,9 +37161,8 @@ function createGitHubForge(options = {}) {
         warnings.push(error2.message);
       }
     }
-    const blocked = notReady(input);
     const draft = wantsDraft(input);
-    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== "always") {
+    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== "always" && input.review?.ready !== void 0) {
       try {
         await graphql3(
           `${draft ? "turn" : "mark"} ${where} ${draft ? "into a draft" : "ready for review"}`,
@@ -37167,7 +37177,8 @@ function createGitHubForge(options = {}) {
       }
     }
     const autoMerge = options.autoMerge;
-    if (autoMerge && !blocked && !draft && !r.pull.auto_merge) {
+    const held2 = !mayAutoMerge(input) || Boolean(r.pull.draft);
+    if (autoMerge && !held2 && !r.pull.auto_merge) {
       try {
         await graphql3(
           `enable auto-merge on ${where}`,
@@ -37180,15 +37191,16 @@ function createGitHubForge(options = {}) {
         if (!/\bclean status\b/i.test(error2.message)) throw error2;
         await mergeClean(r, input, autoMerge, where, warnings);
       }
-    } else if (r.pull.auto_merge && (blocked || draft)) {
-      await graphql3(
-        `disable auto-merge on ${where}`,
-        repo,
-        "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
-        { id: r.pull.node_id }
-      );
-      r.pull = { ...r.pull, auto_merge: null };
     }
+  }
+  async function disableAutoMerge(r, repo, where) {
+    await graphql3(
+      `disable auto-merge on ${where}`,
+      repo,
+      "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
+      { id: r.pull.node_id }
+    );
+    r.pull = { ...r.pull, auto_merge: null };
   }
   async function mergeClean(r, input, method, where, warnings) {
     const repo = repoOf(input.repo);
@@ -37307,6 +37319,10 @@ function createGitHubForge(options = {}) {
         } catch (error2) {
           warnings.push(error2.message);
         }
+      }
+      if (r.pull.auto_merge && (!mayAutoMerge(input) || r.pull.draft)) {
+        await disableAutoMerge(r, repo, `pull request #${r.pull.number} of ${keyOf2(repo)}`);
+        changed = true;
       }
       return { proposal: toProposal(r), created, changed, ...warnings.length > 0 ? { warnings } : {} };
     },
@@ -40189,6 +40205,7 @@ function renderRecord(h, body) {
   };
   if (h.conflicts) header2.conflicts = h.conflicts;
   if (h.renderFailed) header2.renderFailed = true;
+  if (h.draft) header2.draft = true;
   if (h.status) header2.status = { state: h.status.state, description: h.status.description };
   return `---
 ${stringifyYaml(header2, { lineWidth: 0 })}---
@@ -40226,6 +40243,9 @@ function parseRecord(text2, file) {
       "invalid-proposal-record",
       `${file}: header field "renderFailed" must be true or false (got ${JSON.stringify(renderFailed)})`
     );
+  const draft = h.draft;
+  if (draft !== void 0 && typeof draft !== "boolean")
+    throw new ForgeError("invalid-proposal-record", `${file}: header field "draft" must be true or false (got ${JSON.stringify(draft)})`);
   return {
     header: {
       title: str4("title"),
@@ -40237,6 +40257,7 @@ function parseRecord(text2, file) {
       repo: str4("repo"),
       ...conflicts ? { conflicts } : {},
       ...renderFailed ? { renderFailed } : {},
+      ...draft ? { draft } : {},
       status
     },
     body: m[2]
@@ -40277,11 +40298,13 @@ function createLocalForge(options) {
       const file = fileOf2(input);
       const existing = await read(file);
       const created = existing?.state !== "open";
-      const { conflicts, renderFailed, ...rest } = input;
+      const { conflicts, renderFailed, review, ...rest } = input;
+      const draft = review?.ready !== void 0 ? !review.ready : !created && existing?.draft === true;
       const proposal = {
         ...rest,
         ...conflicts ? { conflicts } : {},
         ...renderFailed ? { renderFailed } : {},
+        ...draft ? { draft } : {},
         id: `${input.downstream}/${variantOf(input.head)}`,
         state: "open",
         url: urlOf(file),
@@ -40295,7 +40318,7 @@ function createLocalForge(options) {
       return p && p.state === "declined" && p.base === target.base && p.head === target.head ? p : void 0;
     },
     async close(proposal, state = "closed") {
-      const { renderFailed, ...rest } = proposal;
+      const { renderFailed, draft, ...rest } = proposal;
       const closed = state === "merged" ? { ...rest, state } : { ...proposal, state };
       await write(closed);
       return closed;
@@ -49970,72 +49993,15 @@ function decisionsMessage(d, ticked) {
 // ../run/src/propose.ts
 init_proposal_body();
 
-// ../run/src/render.ts
-init_src3();
-init_markdown();
-function renderFailureLine(f) {
-  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
-  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
-}
-var MAX_RESULT_LINES = 10;
-var MAX_LINE = 300;
-function shortText(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
-}
-function renderFailureOf(outcome, directory) {
-  const { error: error2 } = outcome;
-  const last = outcome.results[outcome.results.length - 1];
-  const failing = last && last.exitCode !== 0 ? last : void 0;
-  const lines = (failing?.results ?? []).map(resultLine);
-  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split("\n").slice(-3));
-  const kptfile = [directory, error2.package, "Kptfile"].filter(Boolean).join("/");
-  return {
-    ...error2.function !== void 0 ? { function: error2.function } : {},
-    ...error2.field !== void 0 ? { field: error2.field } : {},
-    kptfile,
-    message: shortText(error2.message, 1e3),
-    results: [
-      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
-      ...lines.length > MAX_RESULT_LINES ? [`\u2026and ${lines.length - MAX_RESULT_LINES} more`] : []
-    ]
+// ../run/src/left-alone.ts
+init_proposal_body();
+
+// ../run/src/reserve.ts
+var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
+function reserve(ctx, cost) {
+  if (!ctx.budget) return () => {
   };
-}
-async function renderFiles(options, files, directory, cwd) {
-  const tree = files instanceof PackageTree ? files : PackageTree.fromFiles(files);
-  tree.source = directory;
-  const rendered = await renderPackage(tree, {
-    env: options.env,
-    cwd,
-    allowExec: options.allowExec === true,
-    ...options.allowedImages !== void 0 ? { allowedImages: options.allowedImages } : {},
-    changes: options.changes === true
-  });
-  return rendered.ok ? { ok: true, files: rendered.tree.allFiles(), functions: rendered.results } : { ok: false, failure: renderFailureOf(rendered, directory) };
-}
-function printPath(steps) {
-  let path = FieldPath.root;
-  for (const s of steps)
-    path = typeof s === "string" ? path.field(s) : typeof s === "number" ? path.index(s) : path.keyed([["name", s.name]]);
-  return path.toString();
-}
-var MAX_FIELDS = 20;
-function renderChangeLines(functions, directory) {
-  const lines = [];
-  for (const f of functions) {
-    if (!f.changes || f.changes.length === 0) continue;
-    const kptfile = [directory, f.package, "Kptfile"].filter(Boolean).join("/");
-    lines.push(`- ${inert(functionName(f), "code")} (${inert(kptfile, "code")} ${inert(f.field, "code")}):`);
-    for (const c of f.changes) {
-      const name2 = c.namespace ? `${c.namespace}/${c.name}` : c.name;
-      const file = [directory, c.file].filter(Boolean).join("/");
-      const fields = c.whole ? c.whole : [
-        ...c.fields.slice(0, MAX_FIELDS).map((p) => inert(printPath(p), "code")),
-        ...c.fields.length > MAX_FIELDS ? [`\u2026and ${c.fields.length - MAX_FIELDS} more`] : []
-      ].join(", ") || "moved";
-      lines.push(`  - ${inert(c.kind)} ${inert(name2, "code")} in ${inert(file, "code")}: ${fields}`);
-    }
-  }
-  return lines;
+  return ctx.budget.reserve(cost);
 }
 
 // ../run/src/result.ts
@@ -50105,6 +50071,163 @@ function countResults(results) {
   const counts = { created: 0, updated: 0, closed: 0, declined: 0, unchanged: 0, deferred: 0, failed: 0 };
   for (const r of results) counts[countedAs(r.action)]++;
   return counts;
+}
+
+// ../run/src/render.ts
+init_src3();
+init_markdown();
+function renderFailureLine(f) {
+  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
+  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
+}
+var MAX_RESULT_LINES = 10;
+var MAX_LINE = 300;
+function shortText(text2, max) {
+  return text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
+}
+function renderFailureOf(outcome, directory) {
+  const { error: error2 } = outcome;
+  const last = outcome.results[outcome.results.length - 1];
+  const failing = last && last.exitCode !== 0 ? last : void 0;
+  const lines = (failing?.results ?? []).map(resultLine);
+  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split("\n").slice(-3));
+  const kptfile = [directory, error2.package, "Kptfile"].filter(Boolean).join("/");
+  return {
+    ...error2.function !== void 0 ? { function: error2.function } : {},
+    ...error2.field !== void 0 ? { field: error2.field } : {},
+    kptfile,
+    message: shortText(error2.message, 1e3),
+    results: [
+      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
+      ...lines.length > MAX_RESULT_LINES ? [`\u2026and ${lines.length - MAX_RESULT_LINES} more`] : []
+    ]
+  };
+}
+async function renderFiles(options, files, directory, cwd) {
+  const tree = files instanceof PackageTree ? files : PackageTree.fromFiles(files);
+  tree.source = directory;
+  const rendered = await renderPackage(tree, {
+    env: options.env,
+    cwd,
+    allowExec: options.allowExec === true,
+    ...options.allowedImages !== void 0 ? { allowedImages: options.allowedImages } : {},
+    changes: options.changes === true
+  });
+  return rendered.ok ? { ok: true, files: rendered.tree.allFiles(), functions: rendered.results } : { ok: false, failure: renderFailureOf(rendered, directory) };
+}
+function printPath(steps) {
+  let path = FieldPath.root;
+  for (const s of steps)
+    path = typeof s === "string" ? path.field(s) : typeof s === "number" ? path.index(s) : path.keyed([["name", s.name]]);
+  return path.toString();
+}
+var MAX_FIELDS = 20;
+function renderChangeLines(functions, directory) {
+  const lines = [];
+  for (const f of functions) {
+    if (!f.changes || f.changes.length === 0) continue;
+    const kptfile = [directory, f.package, "Kptfile"].filter(Boolean).join("/");
+    lines.push(`- ${inert(functionName(f), "code")} (${inert(kptfile, "code")} ${inert(f.field, "code")}):`);
+    for (const c of f.changes) {
+      const name2 = c.namespace ? `${c.namespace}/${c.name}` : c.name;
+      const file = [directory, c.file].filter(Boolean).join("/");
+      const fields = c.whole ? c.whole : [
+        ...c.fields.slice(0, MAX_FIELDS).map((p) => inert(printPath(p), "code")),
+        ...c.fields.length > MAX_FIELDS ? [`\u2026and ${c.fields.length - MAX_FIELDS} more`] : []
+      ].join(", ") || "moved";
+      lines.push(`  - ${inert(c.kind)} ${inert(name2, "code")} in ${inert(file, "code")}: ${fields}`);
+    }
+  }
+  return lines;
+}
+
+// ../run/src/review-gate.ts
+var NAMED_COMMITS = 3;
+function commitsLine(commits) {
+  const named = commits.slice(0, NAMED_COMMITS).map((c) => c.slice(0, 12));
+  const more = commits.length > NAMED_COMMITS ? ` and ${commits.length - NAMED_COMMITS} more` : "";
+  return `${commits.length} commit(s) kdelta did not make (${named.join(", ")}${more})`;
+}
+function reviewGate(facts) {
+  switch (facts.kind) {
+    case "left-alone": {
+      const commits = commitsLine(facts.foreign);
+      return {
+        status: { state: "pending", description: `${commits}: not checked by kdelta; review them` },
+        ready: void 0,
+        autoMerge: false,
+        held: `the branch holds ${commits}`
+      };
+    }
+    case "built": {
+      const { conflicts, renderFailure } = facts;
+      const notReady = facts.notReady ?? [];
+      const carried = facts.carried ?? [];
+      const failing = [];
+      if (renderFailure) failing.push(renderFailureLine(renderFailure));
+      if (conflicts > 0) failing.push(`${conflicts} conflict(s)${renderFailure ? "" : " to review"}`);
+      if (notReady.length > 0) failing.push(`readiness gate(s) not met (${notReady.join(", ")})`);
+      const reasons = [...carried.length > 0 ? [`the branch holds ${commitsLine(carried)}`] : [], ...failing];
+      const ready = failing.length === 0;
+      const held2 = reasons.length > 0 ? reasons.join("; ") : void 0;
+      const prefix = carried.length > 0 ? `${commitsLine(carried)}; ` : "";
+      const description = !ready ? `${prefix}${failing.join("; ")}: see the proposal${!renderFailure && notReady.length === 0 ? "'s conflict report" : ""}` : carried.length > 0 ? `${prefix}no conflicts; review them (no auto-merge)` : "no conflicts";
+      return { status: { state: ready ? "success" : "failure", description }, ready, autoMerge: held2 === void 0, held: held2 };
+    }
+    default:
+      return facts;
+  }
+}
+
+// ../run/src/left-alone.ts
+function blockedBy(foreign, target, open2, reason) {
+  const named = foreign.map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
+  const why = reason ? ` and cannot be carried forward: ${reason}` : "";
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: open2 ? proposalRef(open2) : void 0,
+    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${named.join(", ")})${why}: left alone; a new upstream commit or a change of the variant updates it on top of them (or merge or delete it)`
+  };
+}
+async function leftAlone(ctx, blocked, foreign, open2, tip) {
+  if (!open2 || !tip || ctx.dryRun) return blocked;
+  const gate = reviewGate({ kind: "left-alone", foreign: foreign.map((c) => c.sha) });
+  const turnOff = open2.autoMerge === true && !gate.autoMerge;
+  const release = reserve(ctx, turnOff ? costOf(ctx, { kind: "upsert", created: false }) : 0);
+  if (!release) return { ...blocked, action: "deferred", message: `${blocked.message}; ${DEFERRED_MESSAGE}` };
+  const done = [];
+  try {
+    await checkpoint(ctx.signal);
+    if (turnOff) {
+      const { downstream, repo, head, base, title, body, fingerprint } = open2;
+      await ctx.forge.upsert({
+        downstream,
+        repo,
+        head,
+        base,
+        title,
+        body: withAutoMergeOff(body, gate.held),
+        fingerprint,
+        review: { ready: gate.ready, autoMerge: gate.autoMerge }
+      });
+      done.push("auto-merge turned off");
+    }
+    try {
+      if (await statusOnce(ctx, open2, gate.status, tip)) done.push(`status "${gate.status.description}" on ${tip.slice(0, 12)}`);
+    } catch (error2) {
+      done.push(message(error2));
+    }
+  } finally {
+    release();
+  }
+  return done.length > 0 ? { ...blocked, writes: true, message: `${blocked.message}; ${done.join("; ")}` } : blocked;
+}
+async function statusOnce(ctx, open2, status, commit) {
+  if (ctx.forge.ensureStatus) return ctx.forge.ensureStatus(open2, status, commit);
+  if (open2.status?.state === status.state && open2.status.description === status.description) return false;
+  await ctx.forge.setStatus(open2, status, commit);
+  return true;
 }
 
 // ../run/src/workspace.ts
@@ -50304,8 +50427,10 @@ async function propose(ctx, change) {
   }
   const meta = open2 ? parseMetadataBlock(open2.body) : void 0;
   const ticked = open2 ? pendingTicks(open2.body) : [];
-  if (open2 && meta && !meta.renderFailed && ticked.length === 0 && open2.fingerprint === fingerprint && heads.get(target.head) === meta.headCommit && heads.get(target.base) === meta.baseCommit) {
-    const repaired = await ctx.forge.ensureStatus?.(open2, readiness(meta.conflicts), meta.headCommit).catch(() => false) === true;
+  const gate = meta && reviewGate({ kind: "built", conflicts: meta.conflicts, notReady: strings2(meta.notReady), carried: strings2(meta.carried) });
+  if (open2 && meta && gate && !meta.renderFailed && // auto-merge on where the gate holds it back (a person turned it on, or a run could not turn it off)
+  !(open2.autoMerge === true && !gate.autoMerge) && ticked.length === 0 && open2.fingerprint === fingerprint && heads.get(target.head) === meta.headCommit && heads.get(target.base) === meta.baseCommit) {
+    const repaired = await ctx.forge.ensureStatus?.(open2, gate.status, meta.headCommit).catch(() => false) === true;
     return {
       action: "unchanged",
       writes: repaired,
@@ -50328,10 +50453,14 @@ async function propose(ctx, change) {
     ws: checkedOut,
     foreign
   });
-  if (carry.kind === "left-alone") return { ...blockedBy(carry.foreign, target, open2, carry.reason), fingerprint, ...known };
-  if (carry.kind === "outside") {
-    const said2 = outsideMessage(carry.outside, target.head, change.directory);
-    return { action: "blocked", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: said2, fingerprint, ...known };
+  if (carry.kind === "left-alone" || carry.kind === "outside") {
+    const blocked = carry.kind === "outside" ? {
+      action: "blocked",
+      writes: false,
+      proposal: open2 ? proposalRef(open2) : void 0,
+      message: outsideMessage(carry.outside, target.head, change.directory)
+    } : blockedBy(carry.foreign, target, open2, carry.reason);
+    return { ...await leftAlone(ctx, blocked, carry.foreign, open2, checkedOut.remoteHead), fingerprint, ...known };
   }
   const made = await change.prepare(checkedOut);
   if ("done" in made) return { fingerprint, ...made.done };
@@ -50339,7 +50468,14 @@ async function propose(ctx, change) {
   let ws = checkedOut;
   if (carry.kind === "carry") {
     const onTip = await carryOnto(checkedOut, carry, change.directory);
-    if ("reason" in onTip) return { ...blockedBy(await foreign(), target, open2, onTip.reason), fingerprint, ...known };
+    if ("reason" in onTip) {
+      const all = await foreign();
+      return {
+        ...await leftAlone(ctx, blockedBy(all, target, open2, onTip.reason), all, open2, checkedOut.remoteHead),
+        fingerprint,
+        ...known
+      };
+    }
     ws = onTip.ws;
     prepared = { ...prepared, clashes: onTip.clashes };
   }
@@ -50368,6 +50504,9 @@ async function propose(ctx, change) {
     // a dry run says what each resource would become (a preview lists those that change)
     ...ctx.dryRun ? { resources: prepared.resources } : {}
   };
+}
+function strings2(value2) {
+  return Array.isArray(value2) ? value2.filter((v) => typeof v === "string") : void 0;
 }
 async function declinedNow(change, open2, heads, mirrorOf) {
   const { head, base } = change.target;
@@ -50414,16 +50553,6 @@ function stopped(open2, head) {
     message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
   };
 }
-function blockedBy(foreign, target, open2, reason) {
-  const named = foreign.map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
-  const why = reason ? ` and cannot be carried forward: ${reason}` : "";
-  return {
-    action: "blocked",
-    writes: false,
-    proposal: open2 ? proposalRef(open2) : void 0,
-    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${named.join(", ")})${why}: left alone; a new upstream commit or a change of the variant updates it on top of them (or merge or delete it)`
-  };
-}
 function carriedNote(carried) {
   return `carried forward ${carried.length} commit(s) kdelta did not make (${carried.map((c) => `${c.sha.slice(0, 12)} by ${c.name}`).join(", ")}): a new commit on top of them`;
 }
@@ -50431,20 +50560,7 @@ async function foreignCommits(ctx, ws) {
   const trailer = new RegExp(`^${COMMIT_TRAILER}: `, "m");
   return (await ws.branchCommits()).filter((c) => !(c.email === ctx.author.email && trailer.test(c.body)));
 }
-var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
-function reserve(ctx, cost) {
-  if (!ctx.budget) return () => {
-  };
-  return ctx.budget.reserve(cost);
-}
 var conflictCount = (prepared) => prepared.conflicts.length + (prepared.clashes?.length ?? 0);
-function readiness(conflicts, renderFailure) {
-  if (renderFailure) {
-    const also = conflicts > 0 ? `; ${conflicts} conflict(s)` : "";
-    return { state: "failure", description: `${renderFailureLine(renderFailure)}${also}: see the proposal` };
-  }
-  return conflicts > 0 ? { state: "failure", description: `${conflicts} conflict(s) to review: see the proposal's conflict report` } : { state: "success", description: "no conflicts" };
-}
 function texts(ctx, change, prepared, ws, carried) {
   const { fingerprint, variant } = change;
   const detail2 = prepared.commitDetail ? `${prepared.commitDetail}
@@ -50481,7 +50597,9 @@ ${FINGERPRINT_TRAILER}: ${fingerprint}
         conflicts: conflictCount(prepared),
         kind: change.kind,
         ...prepared.renderFailure ? { renderFailed: true } : {},
-        ...prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.id) } : {}
+        ...prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.id) } : {},
+        ...prepared.notReady?.length ? { notReady: prepared.notReady.map((g) => g.type) } : {},
+        ...carried?.length ? { carried: carried.map((c) => c.sha) } : {}
       }
     });
     return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
@@ -50490,8 +50608,15 @@ ${FINGERPRINT_TRAILER}: ${fingerprint}
 }
 async function proposeWorkspace(ctx, change, prepared, ws, given, foreignOf, carried) {
   const { target } = change;
-  const { commitMessage, body } = texts(ctx, change, prepared, ws, carried);
+  const { commitMessage, body: bodyOf } = texts(ctx, change, prepared, ws, carried);
   const conflicts = conflictCount(prepared);
+  const gate = reviewGate({
+    kind: "built",
+    conflicts,
+    renderFailure: prepared.renderFailure,
+    notReady: prepared.notReady?.map((g) => g.type),
+    carried: carried?.map((c) => c.sha)
+  });
   if (target.head === target.base) {
     throw new RunError(
       "head-is-base",
@@ -50511,6 +50636,12 @@ async function proposeWorkspace(ctx, change, prepared, ws, given, foreignOf, car
   };
   let open2 = given;
   const changes = await ws.changedFiles("");
+  const turnOff = () => open2?.autoMerge === true && !gate.autoMerge;
+  const body = (headCommit2, files) => {
+    const bodies = bodyOf(headCommit2, files);
+    if (!turnOff()) return bodies;
+    return { ...bodies, body: withAutoMergeOff(bodies.body, gate.held), full: withAutoMergeOff(bodies.full, gate.held) };
+  };
   let mergedOpen;
   const reachedBase = async (p) => ws.remoteHead !== void 0 && await ws.isAncestor(ws.remoteHead, ws.baseCommit) || ws.remoteHead === void 0 && (await ws.baseHasLine?.(`${FINGERPRINT_TRAILER}: ${p.fingerprint}`, change.directory) ?? false);
   if (open2 && changes.length > 0 && await reachedBase(open2)) {
@@ -50521,7 +50652,7 @@ async function proposeWorkspace(ctx, change, prepared, ws, given, foreignOf, car
     if (!open2) return { action: "up-to-date", writes: false };
     const merged = await reachedBase(open2);
     const foreign2 = merged ? [] : await foreignOf();
-    if (foreign2.length > 0) return blockedBy(foreign2, target, open2);
+    if (foreign2.length > 0) return leftAlone(ctx, blockedBy(foreign2, target, open2), foreign2, open2, ws.remoteHead);
     if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
     const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
     if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
@@ -50539,14 +50670,14 @@ async function proposeWorkspace(ctx, change, prepared, ws, given, foreignOf, car
     }
   }
   const foreign = carried ? [] : await foreignOf();
-  if (foreign.length > 0) return blockedBy(foreign, target, open2);
+  if (foreign.length > 0) return leftAlone(ctx, blockedBy(foreign, target, open2), foreign, open2, ws.remoteHead);
   if (open2 && !parseMetadataBlock(open2.body)) return withoutMetadata(open2);
   const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
   let pushNeeded = !(sameAsRemote && ws.remoteHead);
   let headCommit = pushNeeded ? commit : ws.remoteHead;
   if (!pushNeeded) {
     const bodies = body(headCommit, changes);
-    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === prepared.title && open2.fingerprint === change.fingerprint;
+    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === prepared.title && open2.fingerprint === change.fingerprint && !turnOff();
     if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
   }
   let action = open2 ? change.updated : change.opened;
@@ -50595,13 +50726,14 @@ async function proposeWorkspace(ctx, change, prepared, ws, given, foreignOf, car
       fingerprint: change.fingerprint,
       conflicts,
       ...prepared.renderFailure ? { renderFailed: true } : {},
+      review: { ready: gate.ready, autoMerge: gate.autoMerge },
       headCommit
     });
     const warnings = [...carried ? [carriedNote(carried)] : [], ...given2];
     if (!created && !changed && !renderChanged && (open2 === void 0 || !pushNeeded)) action = "unchanged";
     else if (pushNeeded || renderChanged || created || changed && newHead) {
       try {
-        await ctx.forge.setStatus(proposal, readiness(conflicts, prepared.renderFailure), headCommit);
+        await ctx.forge.setStatus(proposal, gate.status, headCommit);
       } catch (error2) {
         warnings.push(message(error2));
       }
@@ -52197,9 +52329,7 @@ function detailsSection(v) {
   if (v.resources.length > 0) {
     lines.push("| resource | file | what happened |", "| --- | --- | --- |");
     for (const r of v.resources)
-      lines.push(
-        `| ${inert(shortName(r.resource))} | ${inert(shortName(r.file), "cell")} | ${r.action}${r.changed ? "" : " (unchanged)"} |`
-      );
+      lines.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.action}${r.changed ? "" : " (unchanged)"} |`);
     lines.push("");
   }
   if (v.conflicts.length > 0) lines.push(`**Conflicts (${v.conflicts.length})**`, "", ...conflictTable(v.conflicts), "");
