@@ -56,7 +56,7 @@ export function renderSummary(report: RunReport, options: SummaryOptions = {}): 
   }
   // a web address only (the local forge's is a path in the workspace)
   const dashboard = report.dashboard?.url;
-  if (dashboard && /^https?:\/\/[^\s()<>[\]]+$/.test(dashboard)) lines.push(`Fleet dashboard: [${cell(dashboard)}](${dashboard}).`, '');
+  if (dashboard && /^https?:\/\/[^\s()<>[\]]+$/.test(dashboard)) lines.push(`Fleet dashboard: [${dashboard}](${dashboard}).`, ''); // the forge's own URL, of the shape checked
   if (report.results.length > 0) {
     lines.push('| Variant | Downstream | Action | Pull request | Conflicts |', '| --- | --- | --- | --- | --- |');
     for (const r of report.results) {

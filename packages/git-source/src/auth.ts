@@ -48,7 +48,10 @@ export function credentialsFor(
   const known = [runToken, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...(fromUrl ? urlSecrets(fromUrl) : [])].filter(
     (s): s is string => typeof s === 'string' && s.length > 0,
   );
-  if (options.trust && !credentialsAllowed(options.trust, location)) {
+  // a repository on this machine takes no credential: there is nothing to withhold, and git's own
+  // word ("does not appear to be a git repository") is the right one when it is missing
+  const remote = location.kind !== 'local' && location.kind !== 'file';
+  if (remote && options.trust && !credentialsAllowed(options.trust, location)) {
     return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known, withheld: true };
   }
   if (location.kind !== 'https' && location.kind !== 'http') return { env: {}, secrets: known };

@@ -17,7 +17,15 @@ const target = (gh: FakeGitHub) => ({
   head: 'kdelta/web',
   base: 'main',
 });
-const input = (gh: FakeGitHub, conflicts = 0) => ({ ...target(gh), title: 't', body: 'b\n', fingerprint: `f${conflicts}`, conflicts });
+// the run decides review (review-gate.ts): a proposal with conflicts is not ready
+const input = (gh: FakeGitHub, conflicts = 0) => ({
+  ...target(gh),
+  title: 't',
+  body: 'b\n',
+  fingerprint: `f${conflicts}`,
+  conflicts,
+  review: { ready: conflicts === 0, autoMerge: conflicts === 0 },
+});
 
 describe('GitHub Enterprise Server', () => {
   it('GraphQL goes to GITHUB_GRAPHQL_URL (API under /api/v3, GraphQL where the server says)', async () => {
