@@ -171,6 +171,23 @@ describe('seed 001 rules: associative lists', () => {
       expected: [{ name: 'a' }],
     },
     {
+      name: 'an item local deleted and upstream changed stays deleted (a resource local deleted), a conflict with its path',
+      origin: '- name: a\n- name: b\n  v: 1',
+      upstream: '- name: a\n- name: b\n  v: 2\n  w: 1',
+      local: '- name: a',
+      decision: { action: 'merge', base: 'local', rule: 'upstream-changed' },
+      expected: [{ name: 'a' }],
+      reports: ['.f[name="b"] local-won'],
+    },
+    {
+      name: 'an item local deleted and upstream left alone stays deleted, silently',
+      origin: '- name: a\n- name: b\n  v: 1',
+      upstream: '- name: a\n  v: 2\n- name: b\n  v: 1',
+      local: '- name: a',
+      decision: { action: 'merge', base: 'local', rule: 'upstream-changed' },
+      expected: [{ name: 'a', v: 2 }],
+    },
+    {
       name: 'deleted upstream, changed locally: deleted whole, a conflict',
       origin: '- name: a',
       local: '- name: a\n- name: b',
