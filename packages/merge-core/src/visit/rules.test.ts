@@ -171,6 +171,14 @@ describe('seed 001 rules: associative lists', () => {
       expected: [{ name: 'a' }],
     },
     {
+      name: 'an item upstream deleted stays for the field local added, with its key as local has it',
+      origin: '- name: a\n- name: b\n  v: 1',
+      upstream: '- name: a',
+      local: '- name: a\n- w: 2\n  name: b\n  v: 1',
+      decision: { action: 'merge', base: 'local', rule: 'upstream-changed' },
+      expected: [{ name: 'a' }, { w: 2, name: 'b' }],
+    },
+    {
       name: 'an item local deleted and upstream changed stays deleted (a resource local deleted), a conflict with its path',
       origin: '- name: a\n- name: b\n  v: 1',
       upstream: '- name: a\n- name: b\n  v: 2\n  w: 1',
