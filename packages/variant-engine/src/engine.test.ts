@@ -189,7 +189,7 @@ describe('applyPackageVariant', () => {
     ['a Kptfile without the variant', ''],
     ['a Kptfile the variant wrote as seed 004 names it', '  - name: PackageVariant.pv..0\n    image: set-ns:v1\n'],
     ['a Kptfile that named an unnamed function after its image', '  - name: PackageVariant.pv.set-ns.0\n    image: set-ns:v1\n'],
-  ])("an unnamed function is PackageVariant.<variant>..<index>, once, from %s", (_, earlier) => {
+  ])('an unnamed function is PackageVariant.<variant>..<index>, once, from %s', (_, earlier) => {
     const start = kptfile.replace('  mutators:\n', `  mutators:\n${earlier}`);
     const r = applyPackageVariant(
       new Map([['Kptfile', start]]),

@@ -118,8 +118,8 @@ describe('mergeFiles behaviour', () => {
   // A container local deleted and upstream changed (a volumeMount added): never rebuilt as
   // `{name: mailer, volumeMounts: [...]}` with no image; reported like a resource local deleted.
   test.each([
-    ['upstream-wins', "upstream changed .spec.template.spec.containers[name=\"mailer\"] and local deleted it; it stays deleted"],
-    ['local-wins', "upstream changed .spec.template.spec.containers[name=\"mailer\"] and local deleted it; it stays deleted"],
+    ['upstream-wins', 'upstream changed .spec.template.spec.containers[name="mailer"] and local deleted it; it stays deleted'],
+    ['local-wins', 'upstream changed .spec.template.spec.containers[name="mailer"] and local deleted it; it stays deleted'],
     ['fail', 'upstream changed .spec.template.spec.containers[name="mailer"] and local deleted it'],
   ] as const)('an item local deleted that upstream changed stays deleted and is reported (%s)', (strategy, message) => {
     const deployment = (mailer: string) =>
@@ -128,7 +128,9 @@ describe('mergeFiles behaviour', () => {
     const upstream = [
       {
         path: 'web.yaml',
-        text: deployment('      - name: mailer\n        image: mailer:1\n        volumeMounts:\n        - name: spool\n          mountPath: /var/spool\n'),
+        text: deployment(
+          '      - name: mailer\n        image: mailer:1\n        volumeMounts:\n        - name: spool\n          mountPath: /var/spool\n',
+        ),
       },
     ];
     const local = [{ path: 'web.yaml', text: deployment('') }];
