@@ -104,7 +104,7 @@ function localOrder(elements: readonly Placement[]): number[] {
     first[n] = n + 1 < byUpstream.length && later(i, first[n + 1]!) ? first[n + 1]! : i;
   }
   // Where both inserted after the same element, local's comes first: an element new to local
-  // goes after the elements only local has that follow its anchor in local (`local`, `audit`
+  // goes after the elements only local has that follow its anchor in local (local's `audit`
   // after `auth`, then upstream's `metrics`).
   const inLocalOrder = [...kept].sort((a, b) => major[a]! - major[b]!);
   const afterLocalInsertions = new Map<number, number>();
