@@ -32,6 +32,19 @@ describe('conflict lines, printed from merge-core conflicts', () => {
     ]);
   });
 
+  it('says an item local deleted that upstream changed stays deleted, naming the item', () => {
+    const deployment = (mailer: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: web:1\n${mailer}`;
+    const { conflicts } = mergeFiles({
+      origin: [{ path: 'web.yaml', text: deployment('      - name: mailer\n        image: mailer:1\n') }],
+      upstream: [{ path: 'web.yaml', text: deployment('      - name: mailer\n        image: mailer:2\n') }],
+      local: [{ path: 'web.yaml', text: deployment('') }],
+    });
+    expect(conflicts.map((c) => conflictLine(c, { verdict: true }))).toEqual([
+      'apps/Deployment web [web.yaml]: upstream changed .spec.template.spec.containers[name="mailer"] and local deleted it; it stays deleted',
+    ]);
+  });
+
   it("takes merge-core's Conflict: no second, loosely typed shape of a conflict", () => {
     // checked by `pnpm typecheck`
     expectTypeOf(conflictLine).parameter(0).toEqualTypeOf<Conflict>();

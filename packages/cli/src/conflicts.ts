@@ -23,11 +23,14 @@ export function conflictLine(c: Conflict, options: ConflictLineOptions): string 
 }
 
 function detail(c: Conflict, verdict: boolean): string {
+  // `.`: the resource itself; any other path names an item inside it (a container, a function)
+  const whole = c.path === '.';
   if (c.rule === 'deleted-upstream-modified-locally') {
-    return `upstream deleted it and local changed it${verdict ? "; local's copy is kept" : ''}`;
+    return `upstream deleted ${whole ? 'it' : c.path} and local changed it${verdict ? "; local's copy is kept" : ''}`;
   }
   if (c.rule === 'modified-upstream-deleted-locally') {
-    return `upstream changed it and local deleted it (or renamed it without a merge comment)${verdict ? '; it stays deleted' : ''}`;
+    const deleted = whole ? 'it and local deleted it (or renamed it without a merge comment)' : `${c.path} and local deleted it`;
+    return `upstream changed ${deleted}${verdict ? '; it stays deleted' : ''}`;
   }
   const o = show(c.values.origin);
   const change = `local changed ${c.path} ${o}→${show(c.values.local)}, upstream ${o}→${show(c.values.upstream)}`;

@@ -34,13 +34,27 @@ const COMMENTS_DIFFER: Record<string, string> = {
     "both sides changed the value and upstream's value wins; local's line comment stays on it, as on every value local edited",
 };
 
-/** Cases whose data kdelta deliberately does not reproduce, with why and what it gives instead (checked). */
-const DATA_DIFFERS: Record<string, { reason: string; expected: string }> = {
+/**
+ * Cases whose data kdelta deliberately does not reproduce, with why and what it gives instead
+ * (checked), and the conflicts it reports there (`<path> <rule>`).
+ */
+const DATA_DIFFERS: Record<string, { reason: string; expected: string; conflicts?: readonly string[] }> = {
   'mapTestCases/11': {
     reason:
       "upstream deleted the annotations and local has none left: seed 001's mapping rule removes the field; kyaml keeps an empty `{}`",
     expected: 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: foo\n',
   },
+  ...Object.fromEntries(
+    ['elementTestCases/04', 'elementTestCases/05'].map((id) => [
+      id,
+      {
+        reason:
+          "local deleted the container (with the whole spec) and upstream changed it: an item of a keyed list local deleted stays deleted, as a resource local deleted does (kpt's Skip), and the change is reported; kyaml rebuilds it from upstream's delta as `{command: [...], name: foo}`, a container with no image, which Kubernetes refuses",
+        expected: 'apiVersion: apps/v1\nkind: Deployment\n',
+        conflicts: ['.spec.template.spec.containers[name="foo"] modified-upstream-deleted-locally'],
+      },
+    ]),
+  ),
 };
 
 const files = ['kyaml-scalar.yaml', 'kyaml-list.yaml', 'kyaml-map.yaml', 'kyaml-element.yaml', 'kyaml-kustomization.yaml'];
@@ -59,6 +73,7 @@ for (const file of files) {
         if (differs) {
           expect(differs.reason).not.toBe('');
           expect(result.text).toBe(differs.expected);
+          expect(result.conflicts.map((x) => `${x.path} ${x.rule}`)).toEqual(differs.conflicts ?? []);
         } else if (KEY_ORDER_ONLY.has(c.id) || COMMENTS_DIFFER[c.id]) {
           expect(parse(result.text)).toEqual(parse(c.expected));
           expect(result.text.trim()).not.toBe(c.expected.trim());

@@ -139,7 +139,13 @@ export function formatConflict(
   const u = describeValue(c.values.upstream);
   const l = describeValue(c.values.local);
   // With the `fail` strategy nothing is merged, so no side wins.
-  const message = `local changed ${c.path.toString()} ${o}→${l}, upstream ${o}→${u}${strategy === 'fail' ? '' : `; ${winner} wins`}`;
+  const verdict = strategy !== 'fail';
+  const message =
+    c.rule === 'modified-upstream-deleted-locally'
+      ? `upstream changed ${c.path.toString()} and local deleted it${verdict ? '; it stays deleted' : ''}`
+      : c.rule === 'deleted-upstream-modified-locally'
+        ? `upstream deleted ${c.path.toString()} and local changed it${verdict ? "; local's copy is kept" : ''}`
+        : `local changed ${c.path.toString()} ${o}→${l}, upstream ${o}→${u}${verdict ? `; ${winner} wins` : ''}`;
   return {
     resource,
     file,

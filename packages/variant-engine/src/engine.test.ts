@@ -182,6 +182,28 @@ describe('applyPackageVariant', () => {
     expect(text).toContain("# upstream's own");
   });
 
+  // Seed 004: "the function name as specified in the pipeline of the PackageVariant resource (if
+  // present)": an unnamed function leaves that part empty. Kptfiles written when kdelta named it
+  // after its image (`PackageVariant.pv.set-ns.0`) are still recognised as the variant's own.
+  it.each([
+    ['a Kptfile without the variant', ''],
+    ['a Kptfile the variant wrote as seed 004 names it', '  - name: PackageVariant.pv..0\n    image: set-ns:v1\n'],
+    ['a Kptfile that named an unnamed function after its image', '  - name: PackageVariant.pv.set-ns.0\n    image: set-ns:v1\n'],
+  ])('an unnamed function is PackageVariant.<variant>..<index>, once, from %s', (_, earlier) => {
+    const start = kptfile.replace('  mutators:\n', `  mutators:\n${earlier}`);
+    const r = applyPackageVariant(
+      new Map([['Kptfile', start]]),
+      pvWith('    - {image: gcr.io/kpt-fn/set-ns:v2}\n    - {name: b, image: b:v1}\n'),
+    );
+    const text = r.ok ? (r.changed.get('Kptfile') ?? start) : '';
+    expect(parse(text).pipeline.mutators.map((m: { name?: string; image: string }) => m.name ?? m.image)).toEqual([
+      'PackageVariant.pv..0',
+      'PackageVariant.pv.b.1',
+      'PackageVariant.other.fmt.0',
+      'set-labels:v1',
+    ]);
+  });
+
   it('records why an injection point was not filled', () => {
     const files = new Map([
       ['Kptfile', 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: app}\n'],

@@ -258,7 +258,7 @@ function matchKeyedItems(
   }
   return groups.map((g) => {
     const identity = keys.flatMap((k, i) => (g.values[i] === undefined ? [] : [[k, g.values[i]!] as const]));
-    return { identity, value: collate(g.nodes, path.keyed(identity), itemSchema, options) };
+    return { identity, value: { ...collate(g.nodes, path.keyed(identity), itemSchema, options), keyedItem: true } };
   });
 }
 

@@ -26,6 +26,8 @@ interface ElementBase {
   readonly holdsPin?: boolean;
   /** An item of a list whose items are whole units (`ListSchema.wholeItems`). */
   readonly wholeItem?: boolean;
+  /** An item of a keyed list (a container, a port, a pipeline's function). */
+  readonly keyedItem?: boolean;
 }
 
 /** A scalar, or a list or map that the schema makes atomic: taken whole from one side. */

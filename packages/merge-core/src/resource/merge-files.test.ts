@@ -115,6 +115,44 @@ describe('mergeFiles behaviour', () => {
     expect(result.conflicts).toMatchObject([{ path: '.data.a', winner: 'local' }]);
   });
 
+  // A container local deleted and upstream changed (a volumeMount added): never rebuilt as
+  // `{name: mailer, volumeMounts: [...]}` with no image; reported like a resource local deleted.
+  test.each([
+    ['upstream-wins', 'upstream changed .spec.template.spec.containers[name="mailer"] and local deleted it; it stays deleted'],
+    ['local-wins', 'upstream changed .spec.template.spec.containers[name="mailer"] and local deleted it; it stays deleted'],
+    ['fail', 'upstream changed .spec.template.spec.containers[name="mailer"] and local deleted it'],
+  ] as const)('an item local deleted that upstream changed stays deleted and is reported (%s)', (strategy, message) => {
+    const deployment = (mailer: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: web:1\n${mailer}`;
+    const origin = [{ path: 'web.yaml', text: deployment('      - name: mailer\n        image: mailer:1\n') }];
+    const upstream = [
+      {
+        path: 'web.yaml',
+        text: deployment(
+          '      - name: mailer\n        image: mailer:1\n        volumeMounts:\n        - name: spool\n          mountPath: /var/spool\n',
+        ),
+      },
+    ];
+    const local = [{ path: 'web.yaml', text: deployment('') }];
+    const result = mergeFiles({ origin, upstream, local }, { strategy });
+    expect(result.files).toEqual(local);
+    expect(result.conflicts).toEqual([
+      {
+        resource: 'apps/Deployment web',
+        file: 'web.yaml',
+        path: '.spec.template.spec.containers[name="mailer"]',
+        rule: 'modified-upstream-deleted-locally',
+        winner: 'local',
+        values: {
+          origin: { name: 'mailer', image: 'mailer:1' },
+          upstream: { name: 'mailer', image: 'mailer:1', volumeMounts: [{ name: 'spool', mountPath: '/var/spool' }] },
+          local: undefined,
+        },
+        message,
+      },
+    ]);
+  });
+
   test("a package's CRD of any shape never stops the merge: with no local edit it gives upstream (merge(o, u, o) = u)", () => {
     // Real packages ship partial CRDs (kpt-functions-catalog's set-namespace example: only
     // spec.conversion); a CRD the merge cannot read as a schema is a resource like any other.

@@ -85,6 +85,15 @@ describe('local-wins: associative lists', () => {
       expected: [{ name: 'b' }],
     },
     {
+      name: 'an item local deleted and upstream changed stays deleted, a conflict local won',
+      origin: '- name: a\n- name: b\n  v: 1',
+      upstream: '- name: a\n- name: b\n  v: 2',
+      local: '- name: a',
+      decision: { action: 'merge', base: 'local', rule: 'upstream-changed' },
+      expected: [{ name: 'a' }],
+      reports: ['.f[name="b"] local-won'],
+    },
+    {
       name: 'an item changed in both: local fields win',
       origin: '- name: a\n  v: 1',
       upstream: '- name: a\n  v: 2',

@@ -79,6 +79,13 @@ const cases: readonly OrderCase[] = [
     expected: ['c', 'b', 'a', 'n'],
   },
   {
+    name: "local reordered and inserted after an element, upstream appended after the same one: local's stays first (a tie)",
+    origin: ['auth', 'cache'],
+    upstream: ['auth', 'cache', 'metrics'],
+    local: ['cache', 'auth', 'audit'],
+    expected: ['cache', 'auth', 'audit', 'metrics'],
+  },
+  {
     name: 'local reordered: an upstream addition with nothing before it upstream goes before the elements after it',
     origin: ['a', 'b'],
     upstream: ['n', 'a', 'b'],

@@ -8,7 +8,8 @@
  *   000, "Newly added upstream function"). So with no local edit the result has upstream's order,
  *   and with nothing new upstream it has local's.
  * - Where local reordered, local's order stays, and each element new to local goes right after
- *   the last of the elements before it upstream (else right before the first of those after it).
+ *   the last of the elements before it upstream and the elements only local has that follow it
+ *   there (local's first, as above; else right before the first of those after it).
  * - Where origin had no element (the collection added on both sides), every element was inserted
  *   at the same place: local's come first, in local's order, then upstream's others.
  * kpt appends what upstream added after local's elements instead; README "Differences from kpt".
@@ -72,8 +73,9 @@ function upstreamOrder(elements: readonly Placement[]): number[] {
 /**
  * Local's elements as local has them. Each element new to local goes right after the last, in
  * the merged order, of the elements before it upstream, so that it follows all of them as it
- * does upstream (an element upstream appended is appended); with none before it, right before
- * the first of those after it; with neither, last.
+ * does upstream (an element upstream appended is appended), and after the elements local
+ * inserted there (local's first on a tie); with none before it, right before the first of those
+ * after it; with neither, last.
  */
 function localOrder(elements: readonly Placement[]): number[] {
   // Sort keys: local's elements by local's position; a new element just after its anchor's.
@@ -101,13 +103,23 @@ function localOrder(elements: readonly Placement[]): number[] {
     const i = byUpstream[n]!;
     first[n] = n + 1 < byUpstream.length && later(i, first[n + 1]!) ? first[n + 1]! : i;
   }
+  // Where both inserted after the same element, local's comes first: an element new to local
+  // goes after the elements only local has that follow its anchor in local (local's `audit`
+  // after `auth`, then upstream's `metrics`).
+  const inLocalOrder = [...kept].sort((a, b) => major[a]! - major[b]!);
+  const afterLocalInsertions = new Map<number, number>();
+  for (let k = inLocalOrder.length - 1; k >= 0; k--) {
+    const next = inLocalOrder[k + 1];
+    const i = inLocalOrder[k]!;
+    afterLocalInsertions.set(i, next !== undefined && elements[next]!.upstream === undefined ? afterLocalInsertions.get(next)! : i);
+  }
   // New elements in upstream's order: each one placed is before every later one upstream.
   added.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b);
   let previous: number | undefined;
   let n = 0;
   for (const i of added) {
     while (n < byUpstream.length && upstreamAt(byUpstream[n]!) < upstreamAt(i)) n++;
-    let anchor = n > 0 ? last[n - 1] : undefined;
+    let anchor = n > 0 ? afterLocalInsertions.get(last[n - 1]!) : undefined;
     if (previous !== undefined && (anchor === undefined || later(previous, anchor))) anchor = previous;
     if (anchor !== undefined) {
       major[i] = major[anchor]!;

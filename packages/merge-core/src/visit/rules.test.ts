@@ -1,4 +1,7 @@
-import { describe } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import type { ObjectSchema } from '../schema/types.js';
+import { merge3Text } from '../value.js';
 import { visitorTable } from './__fixtures__/visitor-table.js';
 import { kptRules } from './rules.js';
 
@@ -171,6 +174,31 @@ describe('seed 001 rules: associative lists', () => {
       expected: [{ name: 'a' }],
     },
     {
+      name: 'an item upstream deleted stays for the field local added, with its key as local has it',
+      origin: '- name: a\n- name: b\n  v: 1',
+      upstream: '- name: a',
+      local: '- name: a\n- w: 2\n  name: b\n  v: 1',
+      decision: { action: 'merge', base: 'local', rule: 'upstream-changed' },
+      expected: [{ name: 'a' }, { w: 2, name: 'b' }],
+    },
+    {
+      name: 'an item local deleted and upstream changed stays deleted (a resource local deleted), a conflict with its path',
+      origin: '- name: a\n- name: b\n  v: 1',
+      upstream: '- name: a\n- name: b\n  v: 2\n  w: 1',
+      local: '- name: a',
+      decision: { action: 'merge', base: 'local', rule: 'upstream-changed' },
+      expected: [{ name: 'a' }],
+      reports: ['.f[name="b"] local-won'],
+    },
+    {
+      name: 'an item local deleted and upstream left alone stays deleted, silently',
+      origin: '- name: a\n- name: b\n  v: 1',
+      upstream: '- name: a\n  v: 2\n- name: b\n  v: 1',
+      local: '- name: a',
+      decision: { action: 'merge', base: 'local', rule: 'upstream-changed' },
+      expected: [{ name: 'a', v: 2 }],
+    },
+    {
       name: 'deleted upstream, changed locally: deleted whole, a conflict',
       origin: '- name: a',
       local: '- name: a\n- name: b',
@@ -253,4 +281,38 @@ describe('seed 001 rules: atomic lists', () => {
       expected: ['c', 'a'],
     },
   ]);
+});
+
+// An item the schema makes an atomic map is merged whole, as a leaf: local's deletion of it holds
+// all the same, as for an item merged field by field.
+describe('seed 001 rules: an item of a keyed list merged whole', () => {
+  const atomicItems: ObjectSchema = {
+    kind: 'object',
+    mapType: 'granular',
+    field: (name) =>
+      name === 'f'
+        ? {
+            kind: 'list',
+            listType: 'map',
+            keys: ['name'],
+            explicit: true,
+            items: () => ({ kind: 'object', mapType: 'atomic', field: () => undefined }),
+          }
+        : undefined,
+  };
+  test.each([
+    [
+      'upstream changed it: it stays deleted, a conflict',
+      'f:\n- name: a\n- name: b\n  v: 2\n',
+      ['.f[name="b"] modified-upstream-deleted-locally'],
+    ],
+    ['upstream left it alone: it stays deleted', 'f:\n- name: a\n- name: b\n  v: 1\n', []],
+  ])('an item local deleted, %s', (_, upstream, conflicts) => {
+    const result = merge3Text(
+      { origin: 'f:\n- name: a\n- name: b\n  v: 1\n', upstream, local: 'f:\n- name: a\n' },
+      { schema: atomicItems },
+    );
+    expect(parse(result.text)).toEqual({ f: [{ name: 'a' }] });
+    expect(result.conflicts.map((c) => `${c.path} ${c.rule}`)).toEqual(conflicts);
+  });
 });

@@ -10,6 +10,7 @@ import { isMap, isSeq } from 'yaml';
 import type { Element, FieldElement, LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
 import type { YamlNode } from '../yaml/nodes.js';
 import { isMissingOrNull, isNull } from '../yaml/nodes.js';
+import type { RuleName } from '../errors.js';
 import { clearedBy, localChanged, sameComments, sameCommentsInside, sameOrBothEmpty } from './compare.js';
 import type { CollectionDecision, Emptied, LeafDecision, MergeVisitor, Report } from './visitor.js';
 
@@ -27,6 +28,23 @@ const clearCollection = (e: MapElement | ListElement, rule: 'explicit-null' | 'u
   report: (isMap(e.sources.local) || isSeq(e.sources.local)) && localChanged(e.sources) ? 'upstream-won' : undefined,
 });
 
+/**
+ * An item of a keyed list that local deleted (alone, or with the list or a map holding it) and
+ * upstream kept: local deleted it as it would a resource, and it stays deleted as a resource does
+ * (kpt's Skip), its fields not merged: rebuilt from upstream's delta it would be half an item (a
+ * container with no image, which Kubernetes refuses). Upstream's change to it has nowhere to go,
+ * so it is reported (`modified-upstream-deleted-locally`), never dropped in silence. Undefined
+ * for every other element.
+ */
+function deletedLocally(e: Element): { rule: RuleName; report?: Report } | undefined {
+  const { origin, upstream, local } = e.sources;
+  if (!e.keyedItem || local !== undefined || origin === undefined || upstream === undefined) return undefined;
+  // Unchanged upstream (its value: a comment changed is no change to report, as for a resource):
+  // "If the field is unchanged between upstream and local, leave the local value unchanged."
+  if (sameOrBothEmpty(origin, upstream)) return { rule: 'unchanged-upstream' };
+  return { rule: 'modified-upstream-deleted-locally', report: 'local-won' };
+}
+
 export function kptRules(): MergeVisitor {
   return {
     name: 'upstream-wins',
@@ -36,6 +54,9 @@ export function kptRules(): MergeVisitor {
       const { origin, upstream } = e.sources;
       // "If the field is present in either upstream or local and the value is null, remove the field from local."
       if (cleared(e.sources)) return { take: 'clear', rule: 'explicit-null', report: upstreamWon(e.sources, undefined) };
+      // An item local deleted (of a keyed list whose items the schema makes atomic maps).
+      const deleted = deletedLocally(e);
+      if (deleted) return { take: 'local', ...deleted };
       const upstreamEmpty = isMissingOrNull(upstream);
       const originEmpty = isMissingOrNull(origin);
       // Added or removed upstream (kyaml: upstream's addition or deletion is a change upstream, and
@@ -65,6 +86,9 @@ export function kptRules(): MergeVisitor {
       const { local, upstream, origin } = e.sources;
       // "If the field is present in either upstream or local and the value is null, remove the field from local."
       if (cleared(e.sources)) return clearCollection(e, 'explicit-null');
+      // An item local deleted stays deleted, as a resource local deleted does.
+      const deleted = deletedLocally(e);
+      if (deleted) return { action: 'clear', ...deleted };
       // A whole item (a pipeline's function) is a resource of its list: a resource upstream
       // deleted and local changed is kept whole ("A resource only in local will be kept without
       // changes."), since without its unchanged fields it would not be the same thing any more.

@@ -6,7 +6,7 @@
  * byte), changed maps and lists are shallow copies, and values from upstream are cloned.
  */
 import { isMap, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
-import type { Element, FieldElement, ItemElement, LeafElement, ListElement, MapElement } from '../collate/element.js';
+import type { Element, FieldElement, ItemElement, LeafElement, ListElement, MapElement, Sources } from '../collate/element.js';
 import type { FieldConflict, FieldDecision, RuleName } from '../errors.js';
 import { cloneNode, commentsOf, isMissingOrNull, isNull, keyName, pairsOf, sameValue, type YamlNode } from '../yaml/nodes.js';
 import { mergedOrder } from './order.js';
@@ -193,7 +193,7 @@ class Walker {
         }
         continue;
       }
-      if (e.listType === 'map' && isMap(value) && !e.derivedKey) value = withKeys(value, item.identity, item.value.sources.upstream);
+      if (e.listType === 'map' && isMap(value) && !e.derivedKey) value = withKeys(value, e.keys, item.value.sources);
       if (existing) {
         if (existing !== value) {
           replaced.set(existing, value);
@@ -281,18 +281,30 @@ function indexesOf(node: YamlNode | undefined): Map<unknown, number> {
 }
 
 /**
- * An item rebuilt from its fields may have lost its key (upstream deleted it, or only the delta
- * from origin to upstream was taken): put the key back, where upstream has it.
+ * An item upstream deleted stays for the fields local added or changed in it, and its key fields
+ * went with upstream's deletion: put them back as local has them. An item upstream has had its
+ * key fields merged like any other field: a secondary key upstream deleted (a port's `protocol`)
+ * stays deleted, so that merge(o, u, o) = u. (An item local lacks is never rebuilt from
+ * upstream's delta: it is upstream's whole, or it stays deleted; `rules.ts`.)
  */
-function withKeys(map: YAMLMap, identity: readonly (readonly [string, string])[], upstream: YamlNode | undefined): YAMLMap {
-  const missing = identity.filter(([k]) => !pairsOf(map).some((p) => keyName(p.key) === k));
-  if (missing.length === 0) return map;
+function withKeys(map: YAMLMap, keys: readonly string[], sources: Sources<YamlNode>): YAMLMap {
+  const { local, upstream } = sources;
+  if (upstream !== undefined || !isMap(local)) return map;
+  const merged = new Map(pairsOf(map).map((pair) => [keyName(pair.key), pair] as const));
+  const missing = new Set(
+    pairsOf(local).filter((pair) => isScalar(pair.value) && keys.includes(keyName(pair.key)) && !merged.has(keyName(pair.key))),
+  );
+  if (missing.size === 0) return map;
+  // Local's order: the key fields put back where local has them, among the merged fields.
+  const pairs = pairsOf(local).flatMap((pair) => {
+    if (missing.has(pair)) return [new Pair(cloneNode(pair.key as YamlNode), cloneNode(pair.value as Scalar))];
+    const kept = merged.get(keyName(pair.key));
+    merged.delete(keyName(pair.key));
+    return kept ? [kept] : [];
+  });
   const out = new YAMLMap();
   copyCollectionProps(map, out, true);
-  const pairs = [...pairsOf(map), ...missing.map(([k, v]) => new Pair(new Scalar(k), new Scalar(v)))];
-  const at = positionsOf(upstream);
-  const order = mergedOrder(pairs.map((p) => ({ origin: undefined, upstream: at.get(keyName(p.key)), local: undefined })));
-  out.items = order ? order.map((i) => pairs[i]!) : pairs;
+  out.items = [...pairs, ...merged.values()];
   return out;
 }
 

@@ -1,5 +1,4 @@
 import { isMap, isSeq, YAMLMap, YAMLSeq, type Document } from 'yaml';
-import { imageWithoutTag } from '@kdelta/kptfile-model';
 import type { KptFunction, PackageVariant } from '../api/types.js';
 import { type PackageDocuments, VariantMutationError, stringAt } from './package-files.js';
 
@@ -11,16 +10,14 @@ export function generatePVFuncName(funcName: string, pvName: string, pos: number
 }
 
 /**
- * The `<function>` part of the name of a variant's function: its `name`, else the last part of
- * its image without tag or digest (`set-labels`), else of its `exec`. Porch leaves it empty for an
- * unnamed function (`PackageVariant.web..0`), which tells a reader of the Kptfile nothing. Dots
- * become `-`: the name must keep its 4 dot-separated parts to be recognised as the variant's.
+ * The `<function>` part of the name of a variant's function: its `name`, else nothing (seed 004:
+ * "the function name as specified in the pipeline of the PackageVariant resource (if present)",
+ * so an unnamed one is `PackageVariant.web..0`, as Porch writes it). Names taken from the image
+ * by earlier versions (`PackageVariant.web.set-labels.0`) have the same 4 parts, so they are still
+ * recognised as the variant's and replaced.
  */
 export function pipelineFunctionLabel(fn: KptFunction): string {
-  if (fn.name) return fn.name;
-  // an exec may carry arguments: the program is its first word
-  const source = (fn.image ? imageWithoutTag(fn.image) : (fn.exec ?? '')).trim().split(/\s+/)[0] ?? '';
-  return (source.replace(/\/+$/, '').split('/').pop() ?? '').replaceAll('.', '-');
+  return fn.name ?? '';
 }
 
 /** Whether a pipeline entry was written by this variant: exactly 4 dot-separated parts, `PackageVariant`, its name, an index. */
@@ -43,8 +40,8 @@ function orderedFunction(fn: KptFunction, name: string): Record<string, unknown>
 
 /**
  * Porch's `ensureKRMFunctions` on a parsed Kptfile: drop this variant's earlier functions, then put
- * `spec.pipeline`'s functions, renamed `PackageVariant.<pv>.<fn>.<index>` (`<fn>` from the image
- * when the function has no name), in front of the others,
+ * `spec.pipeline`'s functions, renamed `PackageVariant.<pv>.<fn>.<index>` (`<fn>` empty when the
+ * function has no name), in front of the others,
  * which are kept untouched (comments included). Empty lists, then an empty pipeline, are removed.
  * Applying it twice changes nothing.
  */
