@@ -31625,10 +31625,10 @@ var init_src3 = __esm({
   }
 });
 
-// ../run/src/forge/errors.ts
+// ../run/src/forges/errors.ts
 var ForgeError;
 var init_errors4 = __esm({
-  "../run/src/forge/errors.ts"() {
+  "../run/src/forges/errors.ts"() {
     "use strict";
     init_src();
     ForgeError = class extends KdeltaError {
@@ -31687,7 +31687,7 @@ var init_markdown = __esm({
   }
 });
 
-// ../run/src/proposal-body.ts
+// ../run/src/propose/proposal-body.ts
 import { createHash as createHash7 } from "node:crypto";
 function renderFailureSection(f) {
   const lines = [
@@ -31960,7 +31960,7 @@ ${tail}`.slice(-limit), full, shortened: true };
 }
 var METADATA, AUTO_MERGE_OFF, CARRIED_LINES, DECIDE, BOX, MAX_BODY, SHORTENED_NOTE;
 var init_proposal_body = __esm({
-  "../run/src/proposal-body.ts"() {
+  "../run/src/propose/proposal-body.ts"() {
     "use strict";
     init_src3();
     init_markdown();
@@ -31974,17 +31974,17 @@ var init_proposal_body = __esm({
   }
 });
 
-// ../run/src/forge/forge.ts
+// ../run/src/forges/forge.ts
 var STOP_LABEL, PROPOSE_AGAIN_LABEL;
 var init_forge = __esm({
-  "../run/src/forge/forge.ts"() {
+  "../run/src/forges/forge.ts"() {
     "use strict";
     STOP_LABEL = "kdelta:stop";
     PROPOSE_AGAIN_LABEL = "kdelta:propose-again";
   }
 });
 
-// ../run/src/forge/github-repo.ts
+// ../run/src/forges/github/repo.ts
 function server(serverUrl) {
   const u = new URL(serverUrl);
   return { origin: u.origin, host: u.host, hostname: u.hostname, protocol: u.protocol, pathname: u.pathname.replace(/\/+$/, "") };
@@ -32035,8 +32035,8 @@ function compareUrlOf(upstreamUrl, from, to, serverUrl) {
   return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
 }
 var NAME2;
-var init_github_repo = __esm({
-  "../run/src/forge/github-repo.ts"() {
+var init_repo = __esm({
+  "../run/src/forges/github/repo.ts"() {
     "use strict";
     init_src2();
     NAME2 = /^[A-Za-z0-9_.-]+$/;
@@ -35172,7 +35172,7 @@ var init_dist_bundle6 = __esm({
   }
 });
 
-// ../run/src/forge/github-errors.ts
+// ../run/src/forges/github/errors.ts
 function parseAcceptedPermissions(header2) {
   return header2.split(";").map(
     (alt) => alt.split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
@@ -35241,8 +35241,8 @@ function describeGitHubError(error2, what, tokenName = "the token") {
   return `GitHub: cannot ${what}: ${status}${text2 ? ` ${text2}` : ""}`;
 }
 var PERMISSIONS;
-var init_github_errors = __esm({
-  "../run/src/forge/github-errors.ts"() {
+var init_errors5 = __esm({
+  "../run/src/forges/github/errors.ts"() {
     "use strict";
     PERMISSIONS = {
       pull_requests: { workflow: "pull-requests", app: "Pull requests" },
@@ -36658,14 +36658,14 @@ var init_dist_node = __esm({
   }
 });
 
-// ../run/src/forge/github-headers.ts
+// ../run/src/forges/github/headers.ts
 function documentedHeaders(options) {
   options.headers.accept = GITHUB_MEDIA_TYPE;
   options.headers["x-github-api-version"] = GITHUB_API_VERSION;
 }
 var GITHUB_API_VERSION, GITHUB_MEDIA_TYPE, USER_AGENT;
-var init_github_headers = __esm({
-  "../run/src/forge/github-headers.ts"() {
+var init_headers = __esm({
+  "../run/src/forges/github/headers.ts"() {
     "use strict";
     GITHUB_API_VERSION = "2022-11-28";
     GITHUB_MEDIA_TYPE = "application/vnd.github+json";
@@ -36673,7 +36673,7 @@ var init_github_headers = __esm({
   }
 });
 
-// ../run/src/forge/github-auth.ts
+// ../run/src/forges/github/auth.ts
 function githubAppOf(given, env) {
   const app = given ?? {
     appId: env[APP_ID_ENV] || void 0,
@@ -36773,13 +36773,13 @@ function appTokens(app, options) {
   };
 }
 var realClock, APP_ID_ENV, APP_CLIENT_ID_ENV, APP_PRIVATE_KEY_ENV, RENEW_BEFORE_MS;
-var init_github_auth = __esm({
-  "../run/src/forge/github-auth.ts"() {
+var init_auth2 = __esm({
+  "../run/src/forges/github/auth.ts"() {
     "use strict";
     init_dist_node();
     init_dist_src2();
-    init_github_errors();
-    init_github_headers();
+    init_errors5();
+    init_headers();
     init_errors4();
     realClock = {
       now: () => Date.now(),
@@ -36792,7 +36792,7 @@ var init_github_auth = __esm({
   }
 });
 
-// ../run/src/forge/github-pages.ts
+// ../run/src/forges/github/pages.ts
 function nextLink(link3) {
   if (!link3) return void 0;
   for (const m of link3.matchAll(/<([^>]*)>\s*((?:;\s*[^;,]*)*)/g)) {
@@ -36816,13 +36816,13 @@ function nextPageOf(link3, apiUrl) {
   }
   return { ok: true, url: url.href };
 }
-var init_github_pages = __esm({
-  "../run/src/forge/github-pages.ts"() {
+var init_pages = __esm({
+  "../run/src/forges/github/pages.ts"() {
     "use strict";
   }
 });
 
-// ../run/src/forge/github.ts
+// ../run/src/forges/github/github.ts
 import { execFile as execFile2 } from "node:child_process";
 import { promisify } from "node:util";
 function githubToken(options) {
@@ -37556,20 +37556,20 @@ function createGitHubForge(options = {}) {
 }
 var BUDGET_SPENT, WRITES_PER_MINUTE, MARKER3, noFingerprint, MAX_BODY_CHARS;
 var init_github = __esm({
-  "../run/src/forge/github.ts"() {
+  "../run/src/forges/github/github.ts"() {
     "use strict";
     init_dist_src2();
     init_dist_bundle5();
     init_dist_bundle6();
     init_src2();
     init_forge();
-    init_github_errors();
-    init_github_auth();
-    init_github_headers();
-    init_github_pages();
-    init_github_repo();
+    init_errors5();
+    init_auth2();
+    init_headers();
+    init_pages();
+    init_repo();
     init_errors4();
-    init_github_headers();
+    init_headers();
     BUDGET_SPENT = "kdelta: budget spent";
     WRITES_PER_MINUTE = 80;
     MARKER3 = /\n?<!-- kdelta-fingerprint: ([A-Za-z0-9._-]+) -->\n?$/;
@@ -37598,7 +37598,7 @@ var init_github2 = __esm({
     "use strict";
     init_github();
     init_proposal_body();
-    init_github_auth();
+    init_auth2();
   }
 });
 
@@ -40098,7 +40098,7 @@ async function checkOutputPath(out) {
 // ../kptfile-model/src/merge-packages.ts
 init_src3();
 
-// ../run/src/forge/budget.ts
+// ../run/src/forges/budget.ts
 init_errors4();
 var DEFAULT_BUDGET = 400;
 var Budget = class {
@@ -40176,7 +40176,7 @@ var Budget = class {
   }
 };
 
-// ../run/src/forge/local.ts
+// ../run/src/forges/local.ts
 init_src3();
 init_src2();
 import { readdir as readdir5, readFile as readFile4 } from "node:fs/promises";
@@ -40363,7 +40363,7 @@ function createLocalForge(options) {
   };
 }
 
-// ../run/src/control.ts
+// ../run/src/control/control.ts
 init_src();
 init_src3();
 import { readFile as readFile5 } from "node:fs/promises";
@@ -46115,7 +46115,7 @@ function selectDownstreams(pv, copies) {
   return { downstreams: latestPublished ? [latestPublished] : [], actions };
 }
 
-// ../run/src/settings.ts
+// ../run/src/settings/settings.ts
 init_src();
 import { join as join9 } from "node:path";
 
@@ -47624,10 +47624,10 @@ function itemText(item2, indent) {
   return now === printItem(parseResource(item2.original), indent) ? item2.original : now;
 }
 
-// ../run/src/settings.ts
+// ../run/src/settings/settings.ts
 init_src2();
 
-// ../run/src/branch-prefix.ts
+// ../run/src/settings/branch-prefix.ts
 var DEFAULT_BRANCH_PREFIX = "kdelta/";
 var ALLOWED = /^[A-Za-z0-9._/-]+$/;
 function branchPrefixProblem(prefix) {
@@ -47642,7 +47642,7 @@ function branchPrefixProblem(prefix) {
   return void 0;
 }
 
-// ../run/src/shard.ts
+// ../run/src/plan/shard.ts
 import { createHash as createHash4 } from "node:crypto";
 
 // ../run/src/errors.ts
@@ -47654,7 +47654,7 @@ var RunError = class extends KdeltaError {
   }
 };
 
-// ../run/src/shard.ts
+// ../run/src/plan/shard.ts
 function shardProblem(text2) {
   const m = /^(\d+)\/(\d+)$/.exec(text2.trim());
   const index = m ? Number(m[1]) : Number.NaN;
@@ -47670,7 +47670,7 @@ function inShard(name2, shard2) {
   return shard2 === void 0 || shardOf(name2, shard2.count) === shard2.index;
 }
 
-// ../run/src/settings.ts
+// ../run/src/settings/settings.ts
 var DEFAULT_CONCURRENCY = 4;
 var MAX_CONCURRENCY = 64;
 var DEFAULT_MAX_REMOVALS = 5;
@@ -47900,7 +47900,7 @@ function resolveSettings(door, file, defaults) {
   };
 }
 
-// ../run/src/settings-sources.ts
+// ../run/src/settings/settings-sources.ts
 function textSettings(type, read) {
   const values = {};
   for (const key of SETTING_KEYS) {
@@ -47989,7 +47989,7 @@ function settingOptions(settings) {
   return out;
 }
 
-// ../run/src/control.ts
+// ../run/src/control/control.ts
 var RUN_SETTINGS_API_VERSION = "kdelta.dev/v1alpha1";
 var RUN_SETTINGS_KIND = "RunSettings";
 var UPSTREAM_POLICY_ANNOTATION = "kdelta.dev/upstream-policy";
@@ -48316,7 +48316,7 @@ async function checkpoint(signal) {
   if (signal?.aborted) throw interrupted(signal);
 }
 
-// ../run/src/kptfile-annotations.ts
+// ../run/src/jobs/kptfile-annotations.ts
 init_src3();
 var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
 function kptfileAnnotations(text2) {
@@ -48344,11 +48344,11 @@ function setKptfileAnnotations(text2, annotations) {
   return doc.toString();
 }
 
-// ../run/src/ownership.ts
+// ../run/src/control/ownership.ts
 init_src2();
 import { resolve as resolve6 } from "node:path";
 
-// ../run/src/control-repository.ts
+// ../run/src/control/control-repository.ts
 init_src2();
 import { basename as basename4 } from "node:path";
 async function findControlRepository(cwd) {
@@ -48361,7 +48361,7 @@ async function findControlRepository(cwd) {
   return { ok: true, value: { name: name2, root, url: origin || root, branch } };
 }
 
-// ../run/src/ownership.ts
+// ../run/src/control/ownership.ts
 var CONTROL_ANNOTATION = "kdelta.dev/control-repository";
 function controlIdentity(url) {
   const clean = withoutCredentials(url.trim());
@@ -48377,12 +48377,12 @@ async function findControlIdentity(cwd, configDir) {
   return found.ok ? controlIdentity(found.value.url) : resolve6(configDir);
 }
 
-// ../run/src/plan.ts
+// ../run/src/plan/plan.ts
 init_src2();
 import { createHash as createHash5 } from "node:crypto";
 import { isAbsolute as isAbsolute4, resolve as resolve7 } from "node:path";
 
-// ../run/src/names.ts
+// ../run/src/plan/names.ts
 init_src2();
 var DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 var DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
@@ -48418,7 +48418,7 @@ function describeCollision(c) {
   return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
 }
 
-// ../run/src/plan.ts
+// ../run/src/plan/plan.ts
 function repositoryUrl(repo, cwd) {
   const r = repo.repo;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute4(r)) return r;
@@ -48660,7 +48660,7 @@ function fingerprintOf(plan, upstreamCommit2, version) {
   }).slice(0, 32);
 }
 
-// ../run/src/propose.ts
+// ../run/src/propose/propose.ts
 init_src2();
 
 // ../package-update/src/get.ts
@@ -49595,17 +49595,17 @@ async function updatePackageTree(options) {
 init_src2();
 init_src3();
 
-// ../run/src/materialize.ts
+// ../run/src/jobs/materialize.ts
 init_src3();
 init_src2();
 import { tmpdir as tmpdir3 } from "node:os";
 import { join as join15 } from "node:path";
 
-// ../run/src/package-files.ts
+// ../run/src/jobs/package-files.ts
 import { chmod as chmod2, lstat as lstat2, mkdir as mkdir5, readdir as readdir6, readFile as readFile6, readlink as readlink2, rm as rm5, symlink as symlink2, writeFile as writeFile5 } from "node:fs/promises";
 import { dirname as dirname6, join as join14, relative as relative6, sep as sep3 } from "node:path";
 
-// ../run/src/file-content.ts
+// ../run/src/jobs/file-content.ts
 var decoder = new TextDecoder("utf-8", { fatal: true });
 function fileContent(bytes) {
   try {
@@ -49624,7 +49624,7 @@ function splitBinary(files) {
   return { text: text2, binary };
 }
 
-// ../run/src/package-files.ts
+// ../run/src/jobs/package-files.ts
 var byPath = ([a], [b]) => a < b ? -1 : a > b ? 1 : 0;
 function assertInsidePackage(path) {
   if (path.split("/").some((s) => s === ".." || s === "" || s === "."))
@@ -49728,7 +49728,7 @@ function packageFilesOf(tree) {
   return new Map([...files].sort(byPath));
 }
 
-// ../run/src/materialize.ts
+// ../run/src/jobs/materialize.ts
 var NO_WORKING_DIRECTORY = join15(tmpdir3(), "kdelta-package-has-no-directory");
 function kptDirectory(directory) {
   return `/${directory.replace(/^\/+|\/+$/g, "")}`;
@@ -49858,7 +49858,7 @@ function movedDuringRun(input, fetched) {
   );
 }
 
-// ../run/src/carry.ts
+// ../run/src/propose/carry.ts
 init_proposal_body();
 async function carryForward(input) {
   const { open: open2, ws } = input;
@@ -49939,10 +49939,10 @@ function carriedCommit(c) {
   return { sha: c.sha, name: c.name, subject: c.body.split("\n", 1)[0].trim() };
 }
 
-// ../run/src/propose.ts
+// ../run/src/propose/propose.ts
 init_forge();
 
-// ../run/src/decisions.ts
+// ../run/src/propose/decisions.ts
 init_src3();
 init_proposal_body();
 var NO_LONGER = "ignored: the field no longer conflicts as ticked (the upstream or the downstream changed since)";
@@ -49990,13 +49990,13 @@ function decisionsMessage(d, ticked) {
   return parts.length > 0 ? parts.join("; ") : void 0;
 }
 
-// ../run/src/propose.ts
+// ../run/src/propose/propose.ts
 init_proposal_body();
 
-// ../run/src/left-alone.ts
+// ../run/src/propose/left-alone.ts
 init_proposal_body();
 
-// ../run/src/reserve.ts
+// ../run/src/propose/reserve.ts
 var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
 function reserve(ctx, cost) {
   if (!ctx.budget) return () => {
@@ -50004,7 +50004,7 @@ function reserve(ctx, cost) {
   return ctx.budget.reserve(cost);
 }
 
-// ../run/src/result.ts
+// ../run/src/report/result.ts
 init_src2();
 function message(error2) {
   return error2 instanceof Error ? error2.message : String(error2);
@@ -50073,7 +50073,7 @@ function countResults(results) {
   return counts;
 }
 
-// ../run/src/render.ts
+// ../run/src/jobs/render.ts
 init_src3();
 init_markdown();
 function renderFailureLine(f) {
@@ -50141,7 +50141,7 @@ function renderChangeLines(functions, directory) {
   return lines;
 }
 
-// ../run/src/review-gate.ts
+// ../run/src/propose/review-gate.ts
 var NAMED_COMMITS = 3;
 function commitsLine(commits) {
   const named = commits.slice(0, NAMED_COMMITS).map((c) => c.slice(0, 12));
@@ -50179,7 +50179,7 @@ function reviewGate(facts) {
   }
 }
 
-// ../run/src/left-alone.ts
+// ../run/src/propose/left-alone.ts
 function blockedBy(foreign, target, open2, reason) {
   const named = foreign.map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
   const why = reason ? ` and cannot be carried forward: ${reason}` : "";
@@ -50230,7 +50230,7 @@ async function statusOnce(ctx, open2, status, commit) {
   return true;
 }
 
-// ../run/src/workspace.ts
+// ../run/src/propose/workspace.ts
 init_src2();
 import { join as join16 } from "node:path";
 import { lstat as lstat3, readFile as readFile7, readlink as readlink3, rm as rm6, writeFile as writeFile6 } from "node:fs/promises";
@@ -50397,7 +50397,7 @@ async function identicalWinner(dir, to, parent) {
   return theirTree === ourTree && parents.length === 1 && parents[0] === parent ? winner : void 0;
 }
 
-// ../run/src/propose.ts
+// ../run/src/propose/propose.ts
 var COMMIT_TRAILER = "Kdelta-Variant";
 var FINGERPRINT_TRAILER = "Kdelta-Fingerprint";
 async function propose(ctx, change) {
@@ -50750,7 +50750,7 @@ async function proposeWorkspace(ctx, change, prepared, ws, given, foreignOf, car
   }
 }
 
-// ../run/src/local-edits.ts
+// ../run/src/propose/local-edits.ts
 init_src2();
 init_src3();
 var import_yaml30 = __toESM(require_dist(), 1);
@@ -51089,7 +51089,7 @@ function retireChange(draft, ctx) {
 }
 var inertCode3 = (text2) => inert(text2, "code");
 
-// ../run/src/settle.ts
+// ../run/src/propose/settle.ts
 init_src2();
 init_proposal_body();
 async function findMergedRemovals(ctx, downstreams, handled, ours) {
@@ -51123,7 +51123,7 @@ async function recordMergedRemoval(ctx, found) {
   }
 }
 
-// ../run/src/removal-scan.ts
+// ../run/src/plan/removal-scan.ts
 init_src2();
 import { mkdir as mkdir6, readFile as readFile8, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
 import { join as join17 } from "node:path";
@@ -51197,7 +51197,7 @@ async function pool(items, limit, signal, fn3) {
 import { basename as basename7, isAbsolute as isAbsolute6, posix as posix5, resolve as resolve8 } from "node:path";
 init_src2();
 
-// ../run/src/control-work-tree.ts
+// ../run/src/control/control-work-tree.ts
 init_src2();
 async function uncommittedKptfilesWarning(control, directories) {
   if (directories.length === 0) return void 0;
@@ -51373,7 +51373,7 @@ function updateChange(plan, control, commit, ctx) {
 }
 var inertCode4 = (text2) => inert(text2, "code");
 
-// ../run/src/preview-scope.ts
+// ../run/src/preview/preview-scope.ts
 init_src2();
 function repositoryKey(v) {
   return `${v.upstream.repository.namespace}/${v.upstream.repository.name}`;
@@ -51435,9 +51435,9 @@ function commitOf(ref, refs) {
 }
 
 // ../run/src/run.ts
-init_github_repo();
+init_repo();
 
-// ../run/src/dashboard.ts
+// ../run/src/dashboard/dashboard.ts
 init_markdown();
 import { createHash as createHash8 } from "node:crypto";
 var SECTIONS2 = [
@@ -51670,7 +51670,7 @@ function parseDashboard(body) {
   return { ticks: { retry: ticks.retry, allowRemovals: ticks["allow-removals"], repropose: ticks.repropose }, memory };
 }
 
-// ../run/src/dashboard-run.ts
+// ../run/src/dashboard/dashboard-run.ts
 var SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\/[A-Za-z0-9._-]+$/;
 function dashboardRepositoryProblem(repository) {
   return SLUG.test(repository) && !/\/\.\.?$/.test(repository) ? void 0 : `the dashboard's repository must be owner/name, as GitHub names it (got ${JSON.stringify(repository)})`;
@@ -52135,7 +52135,7 @@ function definedOnly(value2) {
   return Object.fromEntries(Object.entries(value2).filter(([, v]) => v !== void 0));
 }
 
-// ../run/src/upstream-copy.ts
+// ../run/src/jobs/upstream-copy.ts
 init_src2();
 init_src3();
 
@@ -52143,13 +52143,13 @@ init_src3();
 init_proposal_body();
 init_markdown();
 
-// ../run/src/report.ts
+// ../run/src/report/report.ts
 function reportJson(report) {
   return `${JSON.stringify(report, null, 2)}
 `;
 }
 
-// ../run/src/preview.ts
+// ../run/src/preview/preview.ts
 async function preview(options) {
   const { upstream: upstream2, upstreamRef, ...rest } = options;
   if (upstream2 !== void 0 && upstreamRef === void 0)
@@ -52251,7 +52251,7 @@ ${f.reason}`
   };
 }
 
-// ../run/src/preview-render.ts
+// ../run/src/preview/preview-render.ts
 init_markdown();
 init_proposal_body();
 var MOST_COMMON = 5;
@@ -52454,7 +52454,7 @@ async function withInterruptCleanup(fn3) {
 // ../run/src/index.ts
 init_forge();
 init_errors4();
-init_github_pages();
+init_pages();
 
 // src/inputs.ts
 init_src();

@@ -1,4 +1,4 @@
-// Benchmark: the run's materialize step (src/materialize.ts) alone, in process, on the package of
+// Benchmark: the run's materialize step (src/jobs/materialize.ts) alone, in process, on the package of
 // the CLI's run benchmark (a Kptfile, a package context, 5 Deployments, a ConfigMap):
 //   1. 100 first-time gets of one upstream tag under 100 package names (a set fanned out);
 //   2. 100 3-way updates (v1 → v2) of downstream copies, each with a local edit.

@@ -1,8 +1,8 @@
 import type { Author, RemoteRef, SourceTrust } from '@kdelta/git-source';
-import type { Budget } from './forge/budget.js';
-import type { Forge } from './forge/forge.js';
-import type { Materialize, MaterializeInput } from './materialize.js';
-import type { Mirror, Workspace } from './workspace.js';
+import type { Budget } from './forges/budget.js';
+import type { Forge } from './forges/forge.js';
+import type { Materialize, MaterializeInput } from './jobs/materialize.js';
+import type { Mirror, Workspace } from './propose/workspace.js';
 import { RunError } from './errors.js';
 
 /** What every job of one run shares: the forge, the mirrors, the budget, the run's settings. */

@@ -1,5 +1,5 @@
 import { KdeltaError } from '@kdelta/errors';
-import type { ForgeErrorCode } from './forge/errors.js';
+import type { ForgeErrorCode } from './forges/errors.js';
 
 /** Why a run, a job or a forge call stopped: stable codes a caller (the Action) can act on. */
 export type RunErrorCode =

@@ -1,10 +1,17 @@
 // `@kdelta/run/github`: the GitHub forge, apart from the package's main door so that a consumer
 // of the local forge alone never loads Octokit.
-import { createGitHubForge as createForge, type GitHubForge, type GitHubForgeOptions } from './forge/github.js';
-import { closedByOf, markClosed, parseMetadataBlock } from './proposal-body.js';
+import { createGitHubForge as createForge, type GitHubForge, type GitHubForgeOptions } from './forges/github/github.js';
+import { closedByOf, markClosed, parseMetadataBlock } from './propose/proposal-body.js';
 
-export type { CloseMarks, GitHubForge, GitHubForgeOptions, GitHubRunOptions, DraftPolicy, AutoMergeMethod } from './forge/github.js';
-export { APP_CLIENT_ID_ENV, APP_ID_ENV, APP_PRIVATE_KEY_ENV, type ForgeClock, type GitHubAppCredentials } from './forge/github-auth.js';
+export type {
+  CloseMarks,
+  GitHubForge,
+  GitHubForgeOptions,
+  GitHubRunOptions,
+  DraftPolicy,
+  AutoMergeMethod,
+} from './forges/github/github.js';
+export { APP_CLIENT_ID_ENV, APP_ID_ENV, APP_PRIVATE_KEY_ENV, type ForgeClock, type GitHubAppCredentials } from './forges/github/auth.js';
 
 /**
  * A forge of GitHub pull requests. A body the run wrote carries its fingerprint in its metadata

@@ -15,21 +15,21 @@ export {
   type JobAction,
   type Counted,
   type Counts,
-} from './result.js';
-export type { PackageFiles } from './file-content.js';
+} from './report/result.js';
+export type { PackageFiles } from './jobs/file-content.js';
 export {
   createPackageUpdateMaterialize,
   packageUpdateMaterialize,
   type Materialize,
   type MaterializeInput,
   type MaterializeResult,
-} from './materialize.js';
-export { getPackageFiles } from './upstream-copy.js';
-export { parseMetadataBlock, type ProposalMetadata } from './proposal-body.js';
+} from './jobs/materialize.js';
+export { getPackageFiles } from './jobs/upstream-copy.js';
+export { parseMetadataBlock, type ProposalMetadata } from './propose/proposal-body.js';
 // The one escaping of strangers' text into Markdown, for every writer (the Action's summary too).
 export { inert, type MarkdownContext, shortName } from './markdown.js';
-export type { RenderFailureReport } from './render.js';
-export { renderTable, reportJson } from './report.js';
+export type { RenderFailureReport } from './jobs/render.js';
+export { renderTable, reportJson } from './report/report.js';
 // The fleet dashboard: its text (render, parse) and what a run did with it.
 export {
   dashboardEntries,
@@ -41,8 +41,8 @@ export {
   type DashboardEntry,
   type DashboardState,
   type DashboardTicks,
-} from './dashboard.js';
-export { dashboardRepositoryProblem, dashboardTarget, type DashboardOptions, type DashboardReport } from './dashboard-run.js';
+} from './dashboard/dashboard.js';
+export { dashboardRepositoryProblem, dashboardTarget, type DashboardOptions, type DashboardReport } from './dashboard/dashboard-run.js';
 // The fleet preview: a candidate change's proposals, computed by the dry run and summarised.
 export {
   preview,
@@ -54,13 +54,13 @@ export {
   type PreviewReport,
   type PreviewSummary,
   type PreviewVariant,
-} from './preview.js';
-export { renderPreview, type PreviewFormat, type RenderPreviewOptions } from './preview-render.js';
-export type { UpstreamRef } from './preview-scope.js';
-export { ControlError, fieldPath, issueLine, type ControlIssue } from './control.js';
+} from './preview/preview.js';
+export { renderPreview, type PreviewFormat, type RenderPreviewOptions } from './preview/preview-render.js';
+export type { UpstreamRef } from './preview/preview-scope.js';
+export { ControlError, fieldPath, issueLine, type ControlIssue } from './control/control.js';
 export { RunError, type RunErrorCode } from './errors.js';
-export { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
-export { parseShard, shardOf, shardProblem, type Shard } from './shard.js';
+export { branchPrefixProblem, DEFAULT_BRANCH_PREFIX } from './settings/branch-prefix.js';
+export { parseShard, shardOf, shardProblem, type Shard } from './plan/shard.js';
 // Settings: one parse, one set of rules and one precedence for flags, Action inputs and RunSettings.
 export {
   checkSettings,
@@ -86,7 +86,7 @@ export {
   type SettingRule,
   type SettingValues,
   type TextKind,
-} from './settings.js';
+} from './settings/settings.js';
 export {
   optionSettings,
   runSettingsSource,
@@ -94,11 +94,11 @@ export {
   textSettings,
   type SettingOptions,
   type TextReader,
-} from './settings-sources.js';
+} from './settings/settings-sources.js';
 export { withInterruptCleanup } from './interrupt.js';
 // Forges: where proposals live.
-export { PROPOSE_AGAIN_LABEL, STOP_LABEL } from './forge/forge.js';
-export { githubProposals, type GitHubProposalsOptions } from './proposals.js';
+export { PROPOSE_AGAIN_LABEL, STOP_LABEL } from './forges/forge.js';
+export { githubProposals, type GitHubProposalsOptions } from './report/proposals.js';
 export type {
   DashboardRecord,
   DashboardTarget,
@@ -111,11 +111,11 @@ export type {
   PublishCommitInput,
   UpsertResult,
   WriteOperation,
-} from './forge/forge.js';
-export { ForgeError, type ForgeErrorCode } from './forge/errors.js';
-export { createLocalForge, type LocalForgeOptions } from './forge/local.js';
+} from './forges/forge.js';
+export { ForgeError, type ForgeErrorCode } from './forges/errors.js';
+export { createLocalForge, type LocalForgeOptions } from './forges/local.js';
 // The GitHub forge itself is `@kdelta/run/github` (Octokit loads with it); its types are here.
-export type { GitHubForge, GitHubForgeOptions, GitHubRunOptions, DraftPolicy, AutoMergeMethod } from './forge/github.js';
-export type { ForgeClock, GitHubAppCredentials } from './forge/github-auth.js';
-export { Budget, DEFAULT_BUDGET, type BudgetReport } from './forge/budget.js';
-export { nextPageOf, type NextPage } from './forge/github-pages.js';
+export type { GitHubForge, GitHubForgeOptions, GitHubRunOptions, DraftPolicy, AutoMergeMethod } from './forges/github/github.js';
+export type { ForgeClock, GitHubAppCredentials } from './forges/github/auth.js';
+export { Budget, DEFAULT_BUDGET, type BudgetReport } from './forges/budget.js';
+export { nextPageOf, type NextPage } from './forges/github/pages.js';

@@ -2,11 +2,11 @@ import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { micromark } from 'micromark';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { describe, expect, it } from 'vitest';
-import { dashboardEntries, renderDashboard } from './dashboard.js';
-import { previewOf } from './preview.js';
-import { renderPreview } from './preview-render.js';
-import { renderProposalBodies } from './proposal-body.js';
-import type { VariantResult } from './result.js';
+import { dashboardEntries, renderDashboard } from './dashboard/dashboard.js';
+import { previewOf } from './preview/preview.js';
+import { renderPreview } from './preview/preview-render.js';
+import { renderProposalBodies } from './propose/proposal-body.js';
+import type { VariantResult } from './report/result.js';
 
 // Every writer of Markdown, fed the forgeries of the issue where strangers' text goes (resource
 // kinds and names, file names, field paths, values, error messages): GitHub must show them as

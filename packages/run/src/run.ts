@@ -13,35 +13,35 @@ import {
   type RemoteRef,
 } from '@kdelta/git-source';
 import { makeTempDir, removeTempDir, sweepAbandonedWork } from '@kdelta/kptfile-model';
-import { Budget } from './forge/budget.js';
-import { createLocalForge } from './forge/local.js';
+import { Budget } from './forges/budget.js';
+import { createLocalForge } from './forges/local.js';
 import { checkOutputPath } from '@kdelta/kptfile-model';
-import type { Forge, ProposalTarget } from './forge/forge.js';
-import type { GitHubForgeOptions, GitHubRunOptions } from './forge/github.js';
-import { loadControl } from './control.js';
+import type { Forge, ProposalTarget } from './forges/forge.js';
+import type { GitHubForgeOptions, GitHubRunOptions } from './forges/github/github.js';
+import { loadControl } from './control/control.js';
 import { interrupted, type JobContext } from './context.js';
 import { findRemovals, removalLabel, removalTarget, runRemovalJob, type Removal } from './jobs/removal.js';
 import { runVariantJob, variantTarget } from './jobs/variant.js';
 import { findRetiredDrafts, retiredLabel, runRetireJob, type RetiredDraft } from './jobs/retire.js';
-import { deferredResult, failure, resultWithoutCredentials, type RunReport, type VariantResult } from './result.js';
-import { checkoutMirror, mirrorHeads, type Mirror } from './workspace.js';
-import { createPackageUpdateMaterialize, type Materialize } from './materialize.js';
-import { findControlIdentity } from './ownership.js';
-import { findMergedRemovals, type MergedRemoval, recordMergedRemoval } from './settle.js';
-import { storedRemovals, storeRemovals } from './removal-scan.js';
-import { hashOf, planRun, repositoryUrl, type VariantPlan } from './plan.js';
-import { inShard, type Shard } from './shard.js';
+import { deferredResult, failure, resultWithoutCredentials, type RunReport, type VariantResult } from './report/result.js';
+import { checkoutMirror, mirrorHeads, type Mirror } from './propose/workspace.js';
+import { createPackageUpdateMaterialize, type Materialize } from './jobs/materialize.js';
+import { findControlIdentity } from './control/ownership.js';
+import { findMergedRemovals, type MergedRemoval, recordMergedRemoval } from './propose/settle.js';
+import { storedRemovals, storeRemovals } from './plan/removal-scan.js';
+import { hashOf, planRun, repositoryUrl, type VariantPlan } from './plan/plan.js';
+import { inShard, type Shard } from './plan/shard.js';
 import { pool } from './pool.js';
-import { findControlRepository, type ControlRepository } from './control-repository.js';
+import { findControlRepository, type ControlRepository } from './control/control-repository.js';
 import { findUpdatePlans, runUpdateJob, updateTarget, type UpdatePlan } from './jobs/update.js';
-import { describeCollision, findCollisions, type PlannedProposal } from './names.js';
+import { describeCollision, findCollisions, type PlannedProposal } from './plan/names.js';
 import { RunError } from './errors.js';
-import { DEFAULT_BRANCH_PREFIX } from './branch-prefix.js';
-import { DEFAULT_AUTHOR, DEFAULT_CONCURRENCY, normaliseSettings, resolveSettings, type RunMode } from './settings.js';
-import { optionSettings } from './settings-sources.js';
-import { scopeToUpstreamRef, type UpstreamRef, type UpstreamScope } from './preview-scope.js';
-import { githubRepoOf } from './forge/github-repo.js';
-import { jobKey, NO_TICKS, removalSetKey, type DashboardTicks } from './dashboard.js';
+import { DEFAULT_BRANCH_PREFIX } from './settings/branch-prefix.js';
+import { DEFAULT_AUTHOR, DEFAULT_CONCURRENCY, normaliseSettings, resolveSettings, type RunMode } from './settings/settings.js';
+import { optionSettings } from './settings/settings-sources.js';
+import { scopeToUpstreamRef, type UpstreamRef, type UpstreamScope } from './preview/preview-scope.js';
+import { githubRepoOf } from './forges/github/repo.js';
+import { jobKey, NO_TICKS, removalSetKey, type DashboardTicks } from './dashboard/dashboard.js';
 import {
   dashboardRepositoryProblem,
   dashboardTarget,
@@ -49,7 +49,7 @@ import {
   type DashboardOptions,
   type DashboardReport,
   type OpenedDashboard,
-} from './dashboard-run.js';
+} from './dashboard/dashboard-run.js';
 
 export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;

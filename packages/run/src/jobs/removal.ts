@@ -1,16 +1,16 @@
 import { deleteOrOrphan, OWNER_ANNOTATION } from '@kdelta/variant-engine';
-import type { Change } from '../change.js';
+import type { Change } from './change.js';
 import type { JobContext } from '../context.js';
-import type { ProposalTarget } from '../forge/forge.js';
-import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, setKptfileAnnotations } from '../kptfile-annotations.js';
-import { CONTROL_ANNOTATION } from '../ownership.js';
-import { hashOf } from '../plan.js';
-import { propose } from '../propose.js';
-import { runJob, type VariantResult } from '../result.js';
-import { kptfilesOn, showFile, type Mirror } from '../workspace.js';
+import type { ProposalTarget } from '../forges/forge.js';
+import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, setKptfileAnnotations } from './kptfile-annotations.js';
+import { CONTROL_ANNOTATION } from '../control/ownership.js';
+import { hashOf } from '../plan/plan.js';
+import { propose } from '../propose/propose.js';
+import { runJob, type VariantResult } from '../report/result.js';
+import { kptfilesOn, showFile, type Mirror } from '../propose/workspace.js';
 import { RunError } from '../errors.js';
-import { describeLocalEdits, findLocalEdits } from '../local-edits.js';
-import { COMMIT_TRAILER } from '../propose.js';
+import { describeLocalEdits, findLocalEdits } from '../propose/local-edits.js';
+import { COMMIT_TRAILER } from '../propose/propose.js';
 import { inert } from '../markdown.js';
 
 /** Variants that are gone: a proposal removing their package (delete) or their ownership (orphan). */

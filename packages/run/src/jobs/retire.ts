@@ -1,11 +1,11 @@
-import type { Change } from '../change.js';
+import type { Change } from './change.js';
 import type { JobContext } from '../context.js';
-import type { Proposal, ProposalTarget } from '../forge/forge.js';
-import { hashOf } from '../plan.js';
-import { parseMetadataBlock } from '../proposal-body.js';
-import { propose } from '../propose.js';
-import { runJob, type VariantResult } from '../result.js';
-import type { Mirror } from '../workspace.js';
+import type { Proposal, ProposalTarget } from '../forges/forge.js';
+import { hashOf } from '../plan/plan.js';
+import { parseMetadataBlock } from '../propose/proposal-body.js';
+import { propose } from '../propose/propose.js';
+import { runJob, type VariantResult } from '../report/result.js';
+import type { Mirror } from '../propose/workspace.js';
 import { findRemovals } from './removal.js';
 import { inert } from '../markdown.js';
 

@@ -1,16 +1,16 @@
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { PACKAGE_CONTEXT_FILE, PackageTree, packageContextConfigMap } from '@kdelta/kptfile-model';
 import { applyPackageVariant, ownerKey, OWNER_ANNOTATION, selectDownstreams, type DownstreamCopy } from '@kdelta/variant-engine';
-import type { Change } from '../change.js';
+import type { Change } from './change.js';
 import { checkpoint, type JobContext } from '../context.js';
-import { splitBinary, type CarriedContent, type FileContent } from '../file-content.js';
-import type { ProposalTarget } from '../forge/forge.js';
-import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, lockCommit, setKptfileAnnotations } from '../kptfile-annotations.js';
-import { CONTROL_ANNOTATION } from '../ownership.js';
-import { applyFailureMessage, fingerprintOf, resolveUpstream, withRepositoryOf, type VariantPlan } from '../plan.js';
-import { propose } from '../propose.js';
-import { renderChangeLines, renderFiles, type RenderFailureReport } from '../render.js';
-import { failure, message, runJob, type VariantResult } from '../result.js';
+import { splitBinary, type CarriedContent, type FileContent } from './file-content.js';
+import type { ProposalTarget } from '../forges/forge.js';
+import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, lockCommit, setKptfileAnnotations } from './kptfile-annotations.js';
+import { CONTROL_ANNOTATION } from '../control/ownership.js';
+import { applyFailureMessage, fingerprintOf, resolveUpstream, withRepositoryOf, type VariantPlan } from '../plan/plan.js';
+import { propose } from '../propose/propose.js';
+import { renderChangeLines, renderFiles, type RenderFailureReport } from './render.js';
+import { failure, message, runJob, type VariantResult } from '../report/result.js';
 import { RunError } from '../errors.js';
 import { inert } from '../markdown.js';
 
