@@ -19686,7 +19686,8 @@ function credentialsFor(location, options = {}) {
   const known = [runToken, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...fromUrl ? urlSecrets(fromUrl) : []].filter(
     (s) => typeof s === "string" && s.length > 0
   );
-  if (options.trust && !credentialsAllowed(options.trust, location)) {
+  const remote = location.kind !== "local" && location.kind !== "file";
+  if (remote && options.trust && !credentialsAllowed(options.trust, location)) {
     return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known, withheld: true };
   }
   if (location.kind !== "https" && location.kind !== "http") return { env: {}, secrets: known };
@@ -27810,3824 +27811,9 @@ var require_dist = __commonJS({
   }
 });
 
-// ../merge-core/src/errors.ts
-function formatDecision(d, resource, file) {
-  const path = d.path.toString();
-  return {
-    resource,
-    file,
-    path,
-    rule: d.rule,
-    values: { origin: toPlainValue(d.values.origin), upstream: toPlainValue(d.values.upstream), local: toPlainValue(d.values.local) },
-    message: `${path} is pinned (# kdelta:local): local's ${describeValue(d.values.local)} kept, upstream ${describeValue(d.values.origin)}\u2192${describeValue(d.values.upstream)}`
-  };
-}
-function describeValue(value2) {
-  if (value2 === void 0) return "(absent)";
-  const plain3 = toPlainValue(value2);
-  if (plain3 === null) return "null";
-  const text2 = typeof plain3 === "string" ? plain3 : JSON.stringify(plain3);
-  return text2.length > 60 ? `${text2.slice(0, 57)}...` : text2;
-}
-function toPlainValue(value2) {
-  const maybe = value2;
-  return typeof maybe?.toJSON === "function" ? maybe.toJSON() : value2;
-}
-function formatConflict(c, resource, file, winner, strategy) {
-  const o = describeValue(c.values.origin);
-  const u = describeValue(c.values.upstream);
-  const l = describeValue(c.values.local);
-  const message2 = `local changed ${c.path.toString()} ${o}\u2192${l}, upstream ${o}\u2192${u}${strategy === "fail" ? "" : `; ${winner} wins`}`;
-  return {
-    resource,
-    file,
-    path: c.path.toString(),
-    values: { origin: toPlainValue(c.values.origin), upstream: toPlainValue(c.values.upstream), local: toPlainValue(c.values.local) },
-    rule: c.rule,
-    winner,
-    message: message2
-  };
-}
-var MergeInputError;
-var init_errors2 = __esm({
-  "../merge-core/src/errors.ts"() {
-    "use strict";
-    init_src();
-    MergeInputError = class extends KdeltaError {
-      name = "MergeInputError";
-      /** Why, without the location. */
-      reason;
-      side;
-      constructor(code4, file, document, reason, side, path) {
-        const named = side === void 0 || file.endsWith(`(${side})`) || reason.startsWith(side) || new RegExp(`\\b${side}\\b`).test(reason);
-        const where = named ? file : `${file} (${side})`;
-        super({ code: code4, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
-        this.reason = reason;
-        this.side = side;
-      }
-    };
-  }
-});
-
-// ../merge-core/src/yaml/nodes.ts
-function isNode(value2) {
-  return (0, import_yaml.isScalar)(value2) || (0, import_yaml.isMap)(value2) || (0, import_yaml.isSeq)(value2) || (0, import_yaml.isAlias)(value2);
-}
-function isNull(node) {
-  return (0, import_yaml.isScalar)(node) && node.value === null;
-}
-function isMissingOrNull(node) {
-  return node === void 0 || node === null || isNull(node);
-}
-function keyName(key) {
-  if ((0, import_yaml.isScalar)(key)) {
-    if (typeof key.source === "string" && key.type === "PLAIN") return key.source;
-    return key.value === null ? "" : String(key.value);
-  }
-  if (isNode(key)) return String(key.toJSON());
-  return String(key);
-}
-function pairsOf(map) {
-  return map.items;
-}
-function findPair(map, name2) {
-  for (const pair of map.items) if ((0, import_yaml.isPair)(pair) && keyName(pair.key) === name2) return pair;
-  return void 0;
-}
-function fieldValue(map, name2) {
-  if (!map) return void 0;
-  const pair = findPair(map, name2);
-  if (!pair) return void 0;
-  if (pair.value === null || pair.value === void 0) return new import_yaml.Scalar(null);
-  return pair.value;
-}
-function stringField(map, name2) {
-  const node = fieldValue(map, name2);
-  if (!(0, import_yaml.isScalar)(node) || node.value === null || node.value === void 0) return void 0;
-  return typeof node.value === "string" ? node.value : scalarText(node);
-}
-function scalarText(node) {
-  const v = node.value;
-  if (v === null || v === void 0) return "";
-  if (typeof v === "string") return v;
-  if (typeof node.source === "string" && node.type === "PLAIN") return node.source;
-  return String(v);
-}
-function toPlain(node) {
-  if (node === void 0 || node === null) return null;
-  if ((0, import_yaml.isScalar)(node)) {
-    const v = node.value;
-    return typeof v === "bigint" ? Number(v) : v instanceof Date ? v.toISOString() : v;
-  }
-  if ((0, import_yaml.isMap)(node)) {
-    const out = {};
-    for (const pair of pairsOf(node)) out[keyName(pair.key)] = toPlain(pair.value);
-    return out;
-  }
-  if ((0, import_yaml.isSeq)(node)) return node.items.map(toPlain);
-  if ((0, import_yaml.isAlias)(node)) return { "*alias": node.source };
-  return node;
-}
-function sameValue(a, b) {
-  if (a === b) return true;
-  const aMissing = a === void 0;
-  const bMissing = b === void 0;
-  if (aMissing || bMissing) return aMissing && bMissing;
-  if ((0, import_yaml.isScalar)(a) && (0, import_yaml.isScalar)(b)) return scalarEquals(a, b);
-  if ((0, import_yaml.isMap)(a) && (0, import_yaml.isMap)(b)) {
-    const ap = pairsOf(a);
-    const bp = pairsOf(b);
-    if (ap.length !== bp.length) return false;
-    const index = bp.length > 16 ? pairIndex(bp) : void 0;
-    for (const pair of ap) {
-      const name2 = keyName(pair.key);
-      const other = index ? index.get(name2) : findPair(b, name2);
-      if (!other || !sameValue(valueOrNull(pair.value), valueOrNull(other.value))) return false;
-    }
-    return true;
-  }
-  if ((0, import_yaml.isSeq)(a) && (0, import_yaml.isSeq)(b)) {
-    if (a.items.length !== b.items.length) return false;
-    return a.items.every((item2, i) => sameValue(valueOrNull(item2), valueOrNull(b.items[i])));
-  }
-  if ((0, import_yaml.isAlias)(a) && (0, import_yaml.isAlias)(b)) return a.source === b.source;
-  return false;
-}
-function pairIndex(pairs) {
-  const index = /* @__PURE__ */ new Map();
-  for (const pair of pairs) {
-    const name2 = keyName(pair.key);
-    if (!index.has(name2)) index.set(name2, pair);
-  }
-  return index;
-}
-function valueOrNull(value2) {
-  return value2 === null || value2 === void 0 ? new import_yaml.Scalar(null) : value2;
-}
-function scalarEquals(a, b) {
-  const av = a.value;
-  const bv = b.value;
-  if (av === bv) return true;
-  if (av instanceof Date && bv instanceof Date) return av.getTime() === bv.getTime();
-  if (typeof av === "number" && typeof bv === "bigint") return BigInt(av) === bv;
-  if (typeof av === "bigint" && typeof bv === "number") return av === BigInt(bv);
-  return false;
-}
-function commentsOf(node) {
-  if (!isNode(node)) return "\0";
-  const n = node;
-  return `${n.commentBefore ?? ""}\0${n.comment ?? ""}`;
-}
-function allCommentsOf(node) {
-  const parts = [];
-  const collect = (n) => {
-    if ((0, import_yaml.isPair)(n)) {
-      collect(n.key);
-      collect(n.value);
-      return;
-    }
-    if (!isNode(n)) return;
-    parts.push(commentsOf(n));
-    if ((0, import_yaml.isMap)(n) || (0, import_yaml.isSeq)(n)) for (const item2 of n.items) collect(item2);
-  };
-  collect(node);
-  return parts.join("");
-}
-function cloneNode(node) {
-  return node.clone();
-}
-var import_yaml;
-var init_nodes = __esm({
-  "../merge-core/src/yaml/nodes.ts"() {
-    "use strict";
-    import_yaml = __toESM(require_dist(), 1);
-  }
-});
-
-// ../merge-core/src/collate/pin.ts
-function isPinnedPair(pair) {
-  const key = pair.key;
-  const value2 = pair.value;
-  return isPin(value2?.comment ?? void 0) || isPin(key?.comment ?? void 0) || isPin(value2?.commentBefore?.split("\n")[0]);
-}
-function pinPair(pair) {
-  if (isPinnedPair(pair)) return;
-  const value2 = pair.value;
-  const after = (text2) => text2?.trim() ? `${PIN_COMMENT} ${text2.trim()}` : PIN_COMMENT;
-  if ((0, import_yaml2.isCollection)(value2) && value2.items.length > 0 && !value2.flow) {
-    value2.commentBefore = value2.commentBefore ? ` ${PIN_COMMENT}
-${value2.commentBefore}` : ` ${PIN_COMMENT}`;
-  } else if ((0, import_yaml2.isScalar)(value2) || (0, import_yaml2.isCollection)(value2)) {
-    value2.comment = ` ${after(value2.comment)}`;
-  } else {
-    const key = pair.key;
-    if (key && typeof key === "object") key.comment = ` ${after(key.comment)}`;
-  }
-}
-function holdsPinnedPair(node) {
-  if ((0, import_yaml2.isMap)(node)) return pairsOf(node).some((p) => isPinnedPair(p) || holdsPinnedPair(p.value));
-  if ((0, import_yaml2.isSeq)(node)) return node.items.some(holdsPinnedPair);
-  return false;
-}
-function mayHoldPin(text2) {
-  return text2.includes(PIN_COMMENT);
-}
-var import_yaml2, PIN_COMMENT, isPin;
-var init_pin = __esm({
-  "../merge-core/src/collate/pin.ts"() {
-    "use strict";
-    import_yaml2 = __toESM(require_dist(), 1);
-    init_nodes();
-    PIN_COMMENT = "kdelta:local";
-    isPin = (line) => line !== void 0 && /^\s*kdelta:local(\s|$)/.test(line);
-  }
-});
-
-// ../merge-core/src/yaml/parse.ts
-function withDigitInFloats(tag2) {
-  if (typeof tag2 === "string" || tag2.tag !== "tag:yaml.org,2002:float" || !(tag2.test instanceof RegExp)) return tag2;
-  if (/nan/i.test(tag2.test.source)) return tag2;
-  return { ...tag2, test: new RegExp(`^(?=[-+]?\\.?[0-9])${tag2.test.source.slice(1)}`) };
-}
-function keepingNumberSources(tags) {
-  const readers = tags.filter(isNumberTag);
-  const written = (item2) => {
-    const source = item2.source;
-    if (typeof source !== "string") return void 0;
-    const reader = readers.find((t) => t.test.test(source));
-    if (reader === void 0) return void 0;
-    const read = reader.resolve(source, () => {
-    }, {});
-    return Object.is((0, import_yaml3.isScalar)(read) ? read.value : read, item2.value) ? source : void 0;
-  };
-  return tags.map((tag2) => {
-    if (!isNumberTag(tag2) || tag2.stringify === void 0) return tag2;
-    const { stringify } = tag2;
-    return {
-      ...tag2,
-      stringify: (item2, ctx, onComment, onChompKeep) => written(item2) ?? stringify(item2, ctx, onComment, onChompKeep)
-    };
-  });
-}
-function kubernetesTags(tags) {
-  kubernetesSchema ??= keepingNumberSources(
-    tags.filter((t) => typeof t === "string" || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats)
-  );
-  return kubernetesSchema;
-}
-function stringifyYaml(value2, options) {
-  return new import_yaml3.Document(value2, yamlDocumentOptions).toString(options);
-}
-function parseYamlStream(text2) {
-  const docs = (0, import_yaml3.parseAllDocuments)(text2, yamlParseOptions);
-  if (!Array.isArray(docs)) return [];
-  for (const doc of docs) checkDuplicateKeys(doc, text2);
-  return docs;
-}
-function parseYamlDocument(text2) {
-  const doc = (0, import_yaml3.parseDocument)(text2, yamlParseOptions);
-  checkDuplicateKeys(doc, text2);
-  return doc;
-}
-function yamlErrorReason(doc, text2) {
-  const e = doc.errors[0];
-  return e === void 0 ? void 0 : `invalid YAML (line ${lineOf(text2, e.pos[0])}): ${firstLine(e.message)}`;
-}
-function yamlDocumentValue(doc, file, index) {
-  try {
-    return doc.toJS();
-  } catch (error2) {
-    if (error2 instanceof ReferenceError && /alias/i.test(error2.message)) {
-      throw new MergeInputError("invalid-yaml", file, index, `refused: its aliases expand too far (${error2.message})`);
-    }
-    throw error2;
-  }
-}
-function checkDuplicateKeys(doc, text2) {
-  if (doc.errors.length > 0) return;
-  const duplicate = firstDuplicateKey(doc);
-  if (!duplicate) return;
-  const [name2, first, again] = duplicate;
-  const reason = `map key "${name2}" appears twice (first on line ${lineOf(text2, first)})`;
-  doc.errors.push(new import_yaml3.YAMLParseError([again, again + 1], "DUPLICATE_KEY", reason));
-}
-function parseStream(text2, file, side) {
-  let docs;
-  try {
-    docs = parseYamlStream(text2);
-  } catch (error2) {
-    throw new MergeInputError("invalid-yaml", file, void 0, error2 instanceof Error ? error2.message : String(error2), side);
-  }
-  const documents = [];
-  for (let i = 0; i < docs.length; i++) {
-    const doc = docs[i];
-    const reason = yamlErrorReason(doc, text2);
-    if (reason !== void 0) throw new MergeInputError("invalid-yaml", file, i, reason, side);
-    const start = i === 0 ? 0 : doc.range[0];
-    const end = i + 1 < docs.length ? docs[i + 1].range[0] : text2.length;
-    normalizeKeyComments(doc, text2);
-    if (i === docs.length - 1) readEndAsKubernetes(doc, text2);
-    trailingCommentToContents(doc);
-    const contents = doc.contents;
-    documents.push({
-      file,
-      index: i,
-      doc,
-      text: text2.slice(start, end),
-      empty: contents === null || !(0, import_yaml3.isCollection)(contents) && contents.value == null
-    });
-  }
-  return { file, text: text2, documents };
-}
-function blockScalarAtEnd(doc, text2) {
-  if (text2.endsWith("\n") || text2.endsWith("\r")) return void 0;
-  if (text2.slice(text2.lastIndexOf("\n") + 1).trim() === "") return void 0;
-  const node = lastValueOf(doc.contents);
-  if (!isBlockScalar(node)) return void 0;
-  return (node.range?.[1] ?? -1) >= text2.length ? node : void 0;
-}
-function lastValueOf(node) {
-  let value2 = node;
-  while ((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2)) {
-    const last = value2.items[value2.items.length - 1];
-    value2 = (0, import_yaml3.isMap)(value2) ? last?.value : last;
-  }
-  return value2;
-}
-function isBlockScalar(node) {
-  return (0, import_yaml3.isScalar)(node) && (node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED");
-}
-function readEndAsKubernetes(doc, text2) {
-  const scalar = blockScalarAtEnd(doc, text2);
-  if (scalar && typeof scalar.value === "string" && scalar.value.endsWith("\n")) scalar.value = scalar.value.slice(0, -1);
-}
-function trailingCommentToContents(doc) {
-  const contents = doc.contents;
-  if (!doc.comment || !((0, import_yaml3.isMap)(contents) || (0, import_yaml3.isSeq)(contents)) || contents.comment) return;
-  contents.comment = doc.comment;
-  doc.comment = null;
-}
-function lineOf(text2, offset) {
-  let line = 1;
-  for (let i = text2.indexOf("\n"); i !== -1 && i < offset; i = text2.indexOf("\n", i + 1)) line++;
-  return line;
-}
-function firstLine(message2) {
-  const nl = message2.indexOf("\n");
-  return nl === -1 ? message2 : message2.slice(0, nl);
-}
-function firstDuplicateKey(doc) {
-  let duplicate;
-  const walk = (node) => {
-    if (duplicate) return;
-    if ((0, import_yaml3.isMap)(node)) {
-      const seen = /* @__PURE__ */ new Map();
-      for (const pair of node.items) {
-        const key = pair.key;
-        if ((0, import_yaml3.isScalar)(key) && !Number.isNaN(key.value)) {
-          const earlier = seen.get(key.value);
-          if (earlier) {
-            duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
-            return;
-          }
-          seen.set(key.value, key);
-        }
-        const value2 = pair.value;
-        if ((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2)) walk(value2);
-      }
-    } else if ((0, import_yaml3.isSeq)(node)) {
-      for (const item2 of node.items) walk(item2);
-    }
-  };
-  walk(doc.contents);
-  return duplicate;
-}
-function normalizeKeyComments(doc, text2) {
-  const walk = (node) => {
-    if ((0, import_yaml3.isMap)(node)) {
-      for (const pair of node.items) {
-        const value2 = pair.value;
-        if (!((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2))) continue;
-        if (value2.commentBefore && !value2.flow) moveToKeyLine(pair, value2, text2);
-        walk(value2);
-      }
-    } else if ((0, import_yaml3.isSeq)(node)) {
-      for (const item2 of node.items) walk(item2);
-    }
-  };
-  walk(doc.contents);
-}
-function moveToKeyLine(pair, value2, text2) {
-  const key = pair.key;
-  const keyEnd = key?.range?.[1];
-  if (keyEnd === void 0) return;
-  const nl = text2.indexOf("\n", keyEnd);
-  const rest = text2.slice(keyEnd, nl === -1 ? text2.length : nl);
-  if (!/^\s*:\s*#/.test(rest)) return;
-  const [first, ...others] = value2.commentBefore.split("\n");
-  pair.key.comment = first;
-  value2.commentBefore = others.length > 0 ? others.join("\n") : void 0;
-}
-var import_yaml3, NOT_KUBERNETES_TAGS, NUMBER_TAGS, isNumberTag, kubernetesSchema, yamlParseOptions, yamlDocumentOptions;
-var init_parse = __esm({
-  "../merge-core/src/yaml/parse.ts"() {
-    "use strict";
-    import_yaml3 = __toESM(require_dist(), 1);
-    init_nodes();
-    init_errors2();
-    NOT_KUBERNETES_TAGS = /* @__PURE__ */ new Set(["tag:yaml.org,2002:omap", "tag:yaml.org,2002:set", "tag:yaml.org,2002:timestamp"]);
-    NUMBER_TAGS = /* @__PURE__ */ new Set(["tag:yaml.org,2002:int", "tag:yaml.org,2002:float"]);
-    isNumberTag = (tag2) => typeof tag2 !== "string" && NUMBER_TAGS.has(tag2.tag) && "resolve" in tag2 && tag2.test instanceof RegExp;
-    yamlParseOptions = {
-      version: "1.1",
-      keepSourceTokens: false,
-      prettyErrors: false,
-      uniqueKeys: false,
-      customTags: kubernetesTags
-    };
-    yamlDocumentOptions = { version: yamlParseOptions.version, customTags: yamlParseOptions.customTags };
-  }
-});
-
-// ../merge-core/src/emit/lines.ts
-function matchLines(a, b) {
-  const pairs = [];
-  matchRange(a, b, 0, a.length, 0, b.length, pairs);
-  return pairs;
-}
-function matchRange(a, b, a0, a1, b0, b1, out) {
-  let start = 0;
-  while (a0 + start < a1 && b0 + start < b1 && a[a0 + start] === b[b0 + start]) start++;
-  let end = 0;
-  while (a1 - end > a0 + start && b1 - end > b0 + start && a[a1 - end - 1] === b[b1 - end - 1]) end++;
-  for (let i = 0; i < start; i++) out.push([a0 + i, b0 + i]);
-  const [x0, x1, y0, y1] = [a0 + start, a1 - end, b0 + start, b1 - end];
-  const anchors = x1 - x0 + (y1 - y0) < MYERS_LINES ? [] : uniqueAnchors(a, b, x0, x1, y0, y1);
-  if (anchors.length === 0) out.push(...myers(a, b, x0, x1, y0, y1));
-  else {
-    let [pa, pb] = [x0, y0];
-    for (const [ia, ib] of anchors) {
-      matchRange(a, b, pa, ia, pb, ib, out);
-      out.push([ia, ib]);
-      [pa, pb] = [ia + 1, ib + 1];
-    }
-    matchRange(a, b, pa, x1, pb, y1, out);
-  }
-  for (let i = end; i > 0; i--) out.push([a1 - i, b1 - i]);
-}
-function uniqueAnchors(a, b, a0, a1, b0, b1) {
-  const seen = /* @__PURE__ */ new Map();
-  for (let i = a0; i < a1; i++) {
-    const entry = seen.get(a[i]);
-    if (entry) entry.inA++;
-    else seen.set(a[i], { inA: 1, inB: 0, atA: i, atB: -1 });
-  }
-  for (let j = b0; j < b1; j++) {
-    const entry = seen.get(b[j]);
-    if (entry) {
-      entry.inB++;
-      entry.atB = j;
-    }
-  }
-  const candidates = [];
-  for (let i = a0; i < a1; i++) {
-    const entry = seen.get(a[i]);
-    if (entry.inA === 1 && entry.inB === 1) candidates.push([i, entry.atB]);
-  }
-  const tails = [];
-  const previous = new Int32Array(candidates.length).fill(-1);
-  for (let c = 0; c < candidates.length; c++) {
-    const y = candidates[c][1];
-    let lo = 0;
-    let hi = tails.length;
-    while (lo < hi) {
-      const mid = lo + hi >> 1;
-      if (candidates[tails[mid]][1] < y) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo > 0) previous[c] = tails[lo - 1];
-    tails[lo] = c;
-  }
-  const anchors = [];
-  for (let c = tails.length > 0 ? tails[tails.length - 1] : -1; c !== -1; c = previous[c]) anchors.push(candidates[c]);
-  return anchors.reverse();
-}
-function myers(a, b, a0, a1, b0, b1) {
-  const n = a1 - a0;
-  const m = b1 - b0;
-  const out = [];
-  if (n === 0 || m === 0) return out;
-  const max = n + m;
-  const offset = max;
-  const v = new Int32Array(2 * max + 2);
-  const trace = [];
-  let found = false;
-  for (let d = 0; d <= max && !found; d++) {
-    trace.push(v.slice(offset - d, offset + d + 1));
-    for (let k = -d; k <= d; k += 2) {
-      let x2 = k === -d || k !== d && v[offset + k - 1] < v[offset + k + 1] ? v[offset + k + 1] : v[offset + k - 1] + 1;
-      let y2 = x2 - k;
-      while (x2 < n && y2 < m && a[a0 + x2] === b[b0 + y2]) {
-        x2++;
-        y2++;
-      }
-      v[offset + k] = x2;
-      if (x2 >= n && y2 >= m) {
-        found = true;
-        break;
-      }
-    }
-  }
-  let x = n;
-  let y = m;
-  for (let d = trace.length - 1; d >= 0 && (x > 0 || y > 0); d--) {
-    const vd = trace[d];
-    const k = x - y;
-    const prevK = k === -d || k !== d && vd[d + k - 1] < vd[d + k + 1] ? k + 1 : k - 1;
-    const prevX = d === 0 ? 0 : vd[d + prevK];
-    const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) {
-      x--;
-      y--;
-      out.push([a0 + x, b0 + y]);
-    }
-    if (d > 0) {
-      x = prevX;
-      y = prevY;
-    }
-  }
-  out.reverse();
-  return out;
-}
-function patchLines(ours, base, theirs) {
-  const toOurs = new Int32Array(base.length).fill(-1);
-  const toTheirs = new Int32Array(base.length).fill(-1);
-  for (const [b2, o2] of matchLines(base, ours)) toOurs[b2] = o2;
-  for (const [b2, t2] of matchLines(base, theirs)) toTheirs[b2] = t2;
-  const out = [];
-  let o = 0;
-  let b = 0;
-  let t = 0;
-  const flush = (bEnd, oEnd, tEnd) => {
-    const oursRegion = ours.slice(o, oEnd);
-    const baseRegion = base.slice(b, bEnd);
-    const theirsRegion = theirs.slice(t, tEnd);
-    if (equalLines(oursRegion, baseRegion)) out.push(...theirsRegion);
-    else if (equalLines(theirsRegion, baseRegion)) out.push(...oursRegion);
-    else out.push(...theirsRegion);
-  };
-  for (let i = 0; i < base.length; i++) {
-    const oi = toOurs[i];
-    const ti = toTheirs[i];
-    if (oi === -1 || ti === -1 || oi < o || ti < t) continue;
-    flush(i, oi, ti);
-    out.push(ours[oi]);
-    o = oi + 1;
-    b = i + 1;
-    t = ti + 1;
-  }
-  flush(base.length, ours.length, theirs.length);
-  return out;
-}
-function equalLines(a, b) {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-function splitLines(text2) {
-  return text2.split("\n");
-}
-var MYERS_LINES;
-var init_lines = __esm({
-  "../merge-core/src/emit/lines.ts"() {
-    "use strict";
-    MYERS_LINES = 2e3;
-  }
-});
-
-// ../merge-core/src/emit/print.ts
-function openingKey(line) {
-  const code4 = line.replace(/\s+#.*$/, "").trimEnd();
-  if (!code4.endsWith(":") || code4.trimStart().startsWith("#")) return void 0;
-  const lead = /^(\s*)((?:- )*)/.exec(code4);
-  return lead[1].length + lead[2].length;
-}
-function detectLayout(text2) {
-  const lines = text2.split("\n");
-  let indent;
-  let indentSeq;
-  for (let k = 0; k < lines.length - 1 && (indent === void 0 || indentSeq === void 0); k++) {
-    const keyIndent = openingKey(lines[k]);
-    if (keyIndent === void 0) continue;
-    let i = k + 1;
-    while (i < lines.length && lines[i].trimStart().startsWith("#")) i++;
-    const line = lines[i] ?? "";
-    const lineIndent = /^(\s*)\S/.exec(line)?.[1]?.length;
-    if (lineIndent === void 0) continue;
-    if (line.trimStart().startsWith("- ") || line.trim() === "-") {
-      indentSeq ??= lineIndent > keyIndent;
-    } else if (lineIndent > keyIndent) {
-      indent ??= lineIndent - keyIndent;
-    }
-  }
-  return { indent: indent ?? 2, indentSeq: indentSeq ?? false };
-}
-function printOptions(layout2) {
-  return {
-    indent: layout2.indent,
-    indentSeq: layout2.indentSeq,
-    lineWidth: 0,
-    minContentWidth: 0,
-    flowCollectionPadding: false
-  };
-}
-function printMergedDocument(source, contents) {
-  const layout2 = detectLayout(source.text);
-  const options = printOptions(layout2);
-  const doc = source.doc;
-  const original = doc.contents;
-  const before = doc.toString(options);
-  doc.contents = contents ?? null;
-  let after;
-  try {
-    after = doc.toString(options);
-  } finally {
-    doc.contents = original;
-  }
-  let text2 = keepingLines(source.text, before, after);
-  if (!source.text.endsWith("\n") && text2.endsWith("\n")) text2 = text2.slice(0, -1);
-  const last = lastValueOf(contents);
-  if (!text2.endsWith("\n") && isBlockScalar(last) && String(last.value).endsWith("\n")) return `${text2}
-`;
-  return text2;
-}
-function keepingLines(text2, before, after) {
-  return patchLines(splitLines(text2), splitLines(before), splitLines(after)).join("\n");
-}
-function printNewDocument(contents, layout2, template3) {
-  const doc = new import_yaml4.Document(null, yamlDocumentOptions);
-  if (template3) doc.commentBefore = template3.commentBefore;
-  doc.contents = contents;
-  return doc.toString(printOptions(layout2));
-}
-function withFinalLineBreak(text2) {
-  if (text2 === "" || text2.endsWith("\n")) return text2;
-  let from = 0;
-  for (let at2 = text2.lastIndexOf("\n---"); at2 !== -1; at2 = at2 === 0 ? -1 : text2.lastIndexOf("\n---", at2 - 1)) {
-    if (/^[ \t\r\n]?$/.test(text2.charAt(at2 + 4))) {
-      from = at2 + 1;
-      break;
-    }
-  }
-  const last = text2.slice(from);
-  const scalar = blockScalarAtEnd(parseYamlDocument(last), last);
-  const header2 = scalar?.range ? /^([|>])([1-9]?)[+-]?([1-9]?)/.exec(last.slice(scalar.range[0])) : null;
-  if (!scalar?.range || !header2) return `${text2}
-`;
-  const at = from + scalar.range[0];
-  return `${text2.slice(0, at)}${header2[1]}${header2[2] || header2[3]}-${text2.slice(at + header2[0].length)}
-`;
-}
-var import_yaml4;
-var init_print = __esm({
-  "../merge-core/src/emit/print.ts"() {
-    "use strict";
-    import_yaml4 = __toESM(require_dist(), 1);
-    init_parse();
-    init_lines();
-  }
-});
-
-// ../merge-core/src/collate/element.ts
-var sides;
-var init_element = __esm({
-  "../merge-core/src/collate/element.ts"() {
-    "use strict";
-    sides = ["local", "origin", "upstream"];
-  }
-});
-
-// ../merge-core/src/collate/collate.ts
-function collate(sources, path, schema, options) {
-  const first = sides.map((s) => sources[s]).find((n) => !isMissingOrNull(n));
-  if (first === void 0) return { kind: "leaf", reason: "scalar", path, sources };
-  if ((0, import_yaml5.isMap)(first)) {
-    if (!allAre(sources, import_yaml5.isMap)) return leaf("mixed-kinds", path, sources);
-    const objectSchema = schema?.kind === "object" ? schema : lookupKind(sources, options.registry);
-    if (objectSchema?.mapType === "atomic") return leaf("atomic-map", path, sources);
-    return collateMap(sources, path, objectSchema, options);
-  }
-  if ((0, import_yaml5.isSeq)(first)) {
-    if (!allAre(sources, import_yaml5.isSeq)) return leaf("mixed-kinds", path, sources);
-    return collateList(sources, path, schema?.kind === "list" ? schema : void 0, schema !== void 0, options);
-  }
-  if (!allAre(sources, import_yaml5.isScalar)) return leaf("mixed-kinds", path, sources);
-  return leaf("scalar", path, sources);
-}
-function leaf(reason, path, sources) {
-  if (reason !== "scalar" && holdsPinnedPair(sources.local)) return { kind: "leaf", reason, path, sources, holdsPin: true };
-  return { kind: "leaf", reason, path, sources };
-}
-function allAre(sources, guard) {
-  return sides.every((s) => isMissingOrNull(sources[s]) || guard(sources[s]));
-}
-function lookupKind(sources, registry) {
-  if (!registry) return void 0;
-  for (const side of sides) {
-    const map = sources[side];
-    if (!(0, import_yaml5.isMap)(map)) continue;
-    const apiVersion = stringField(map, "apiVersion");
-    const kind = stringField(map, "kind");
-    if (!apiVersion || !kind) continue;
-    const slash = apiVersion.lastIndexOf("/");
-    const found = registry.lookup({
-      group: slash === -1 ? "" : apiVersion.slice(0, slash),
-      version: slash === -1 ? apiVersion : apiVersion.slice(slash + 1),
-      kind
-    });
-    if (found) return found;
-  }
-  return void 0;
-}
-function collateMap(sources, path, schema, options) {
-  const pairIndex2 = { local: /* @__PURE__ */ new Map(), origin: /* @__PURE__ */ new Map(), upstream: /* @__PURE__ */ new Map() };
-  const names2 = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const side of ["local", "upstream", "origin"]) {
-    const map = sources[side];
-    if (!(0, import_yaml5.isMap)(map)) continue;
-    for (const pair of pairsOf(map)) {
-      const name2 = keyName(pair.key);
-      if (!pairIndex2[side].has(name2)) pairIndex2[side].set(name2, pair);
-      if (!seen.has(name2)) {
-        seen.add(name2);
-        names2.push(name2);
-      }
-    }
-  }
-  let holdsPin = false;
-  const fields = names2.map((name2) => {
-    const pairs = {};
-    const keys = {};
-    const values = {};
-    let commentSchema;
-    for (const side of sides) {
-      const pair = pairIndex2[side].get(name2);
-      if (!pair) continue;
-      pairs[side] = pair;
-      if ((0, import_yaml5.isScalar)(pair.key)) keys[side] = pair.key;
-      values[side] = pair.value ?? nullScalar(pair);
-      if (options.commentSchema && !commentSchema) commentSchema = schemaInComments(pair, sources[side], options.commentSchema);
-    }
-    const fieldSchema = commentSchema ?? schema?.field(name2);
-    let value2 = collate(values, path.field(name2), fieldSchema, options);
-    if (pairs.local && isPinnedPair(pairs.local)) value2 = { ...value2, pinned: true, holdsPin: true };
-    if (value2.holdsPin) holdsPin = true;
-    return { name: name2, keys, pairs, value: value2 };
-  });
-  return holdsPin ? { kind: "map", path, sources, schema, fields, holdsPin } : { kind: "map", path, sources, schema, fields };
-}
-function nullScalar(pair) {
-  let node = nullScalars.get(pair);
-  if (!node) {
-    node = new import_yaml5.Scalar(null);
-    nullScalars.set(pair, node);
-  }
-  return node;
-}
-function schemaInComments(pair, map, parse4) {
-  const value2 = pair.value;
-  const key = pair.key;
-  const head = map.items[0] === pair ? map.commentBefore : void 0;
-  for (const text2 of [value2?.comment, value2?.commentBefore, key?.comment, key?.commentBefore, head]) {
-    if (!text2?.includes("{")) continue;
-    const found = parse4(text2.trim());
-    if (found) return found;
-  }
-  return void 0;
-}
-function collateList(sources, path, schema, schemaSpoke, options) {
-  let listType2 = "atomic";
-  let keys = [];
-  if (schema) {
-    listType2 = schema.listType;
-    keys = schema.keys;
-    if (listType2 === "map" && keys.length === 0) listType2 = "atomic";
-  } else if (!schemaSpoke && options.inferKeys) {
-    const inferred = inferKeys(sources, options.fallbackKeys);
-    if (inferred) {
-      listType2 = "map";
-      keys = [inferred];
-    }
-  }
-  if (listType2 === "atomic") return leaf("atomic-list", path, sources);
-  if (listType2 === "set") {
-    const scalarsOnly = sides.every((s) => !(0, import_yaml5.isSeq)(sources[s]) || sources[s].items.every((i) => (0, import_yaml5.isScalar)(i)));
-    if (!scalarsOnly) return leaf("atomic-list", path, sources);
-    return withPins({ kind: "list", listType: listType2, keys: [], path, sources, items: matchSetItems(sources, path, options) });
-  }
-  const items = matchKeyedItems(sources, keys, schema?.deriveKey, schema?.items(), path, options);
-  if (!schema?.deriveKey && !schema?.wholeItems) return withPins({ kind: "list", listType: listType2, keys, path, sources, items });
-  return withPins({
-    kind: "list",
-    listType: listType2,
-    keys,
-    path,
-    sources,
-    ...schema.deriveKey ? { derivedKey: true } : {},
-    ...schema.wholeItems ? { wholeItems: true } : {},
-    items: schema.wholeItems ? items.map((i) => ({ ...i, value: { ...i.value, wholeItem: true } })) : items
-  });
-}
-function withPins(list2) {
-  return list2.items.some((i) => i.value.holdsPin) ? { ...list2, holdsPin: true } : list2;
-}
-function inferKeys(sources, fallbackKeys) {
-  let candidate;
-  for (const side of sides) {
-    const seq = sources[side];
-    if (!(0, import_yaml5.isSeq)(seq) || seq.items.length === 0) continue;
-    const key = fallbackKeys.find((k) => seq.items.every((item2) => (0, import_yaml5.isMap)(item2) && hasKey(item2, k)));
-    if (key) {
-      candidate = key;
-      break;
-    }
-  }
-  if (!candidate) return void 0;
-  for (const side of sides) {
-    const seq = sources[side];
-    if ((0, import_yaml5.isSeq)(seq) && !seq.items.every((item2) => (0, import_yaml5.isMap)(item2) && hasKey(item2, candidate))) return void 0;
-  }
-  return candidate;
-}
-function hasKey(map, key) {
-  return pairsOf(map).some((p) => keyName(p.key) === key);
-}
-function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
-  const groups2 = [];
-  for (const side of sides) {
-    const seq = sources[side];
-    if (!(0, import_yaml5.isSeq)(seq)) continue;
-    seq.items.forEach((item2, index) => {
-      if (!(0, import_yaml5.isMap)(item2)) {
-        options.fail(
-          "missing-list-key",
-          path.index(index),
-          side,
-          `list item is not a mapping, but the list is keyed by ${keys.join(", ")}`
-        );
-      }
-      const values = deriveKey ? [deriveKey(item2)] : keys.map((k) => {
-        const pair = pairsOf(item2).find((p) => keyName(p.key) === k);
-        return pair && (0, import_yaml5.isScalar)(pair.value) && pair.value.value !== null ? scalarText(pair.value) : void 0;
-      });
-      if (values[0] === void 0 && values.every((v) => v === void 0)) {
-        options.fail(
-          "missing-list-key",
-          path.index(index),
-          side,
-          `list item has no "${keys[0]}" (the list is keyed by ${keys.join(", ")})`
-        );
-      }
-      const group2 = groups2.find((g) => g.nodes[side] === void 0 && compatible(g.values, values));
-      if (group2) {
-        group2.nodes[side] = item2;
-        group2.values = group2.values.map((v, i) => v ?? values[i]);
-      } else {
-        groups2.push({ values, nodes: { [side]: item2 } });
-      }
-    });
-  }
-  return groups2.map((g) => {
-    const identity4 = keys.flatMap((k, i) => g.values[i] === void 0 ? [] : [[k, g.values[i]]]);
-    return { identity: identity4, value: collate(g.nodes, path.keyed(identity4), itemSchema, options) };
-  });
-}
-function compatible(a, b) {
-  let common = false;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] === void 0 || b[i] === void 0) continue;
-    if (a[i] !== b[i]) return false;
-    common = true;
-  }
-  return common;
-}
-function matchSetItems(sources, path, options) {
-  const groups2 = [];
-  for (const side of sides) {
-    const seq = sources[side];
-    if (!(0, import_yaml5.isSeq)(seq)) continue;
-    for (const item2 of seq.items) {
-      const text2 = (0, import_yaml5.isScalar)(item2) ? scalarText(item2) : "";
-      const group2 = groups2.find((g) => g.text === text2 && g.nodes[side] === void 0);
-      if (group2) group2.nodes[side] = item2;
-      else groups2.push({ text: text2, nodes: { [side]: item2 } });
-    }
-  }
-  return groups2.map((g) => ({
-    identity: [["", g.text]],
-    value: collate(g.nodes, path.value(g.text), void 0, options)
-  }));
-}
-var import_yaml5, nullScalars;
-var init_collate = __esm({
-  "../merge-core/src/collate/collate.ts"() {
-    "use strict";
-    import_yaml5 = __toESM(require_dist(), 1);
-    init_nodes();
-    init_element();
-    init_pin();
-    nullScalars = /* @__PURE__ */ new WeakMap();
-  }
-});
-
-// ../merge-core/src/path.ts
-function readJsonString(text2) {
-  const m = /^"(?:[^"\\]|\\.)*"/.exec(text2);
-  if (!m) return void 0;
-  try {
-    return { value: JSON.parse(m[0]), length: m[0].length };
-  } catch {
-    return void 0;
-  }
-}
-function readBracket(text2) {
-  const index = /^\[(\d+)\]/.exec(text2);
-  if (index) return { segment: { index: Number(index[1]) }, length: index[0].length };
-  if (text2.startsWith('["')) {
-    const s = readJsonString(text2.slice(1));
-    return s && text2[1 + s.length] === "]" ? { segment: { field: s.value }, length: s.length + 2 } : void 0;
-  }
-  if (text2.startsWith('[="')) {
-    const s = readJsonString(text2.slice(2));
-    return s && text2[2 + s.length] === "]" ? { segment: { value: s.value }, length: s.length + 3 } : void 0;
-  }
-  const keys = [];
-  let at = 1;
-  if (text2[0] !== "[") return void 0;
-  for (; ; ) {
-    const key = /^([^="\],[]+)=/.exec(text2.slice(at));
-    if (!key) return void 0;
-    at += key[0].length;
-    const s = readJsonString(text2.slice(at));
-    if (!s) return void 0;
-    at += s.length;
-    keys.push([key[1], s.value]);
-    if (text2[at] === "]") return { segment: { keys }, length: at + 1 };
-    if (text2[at] !== ",") return void 0;
-    at += 1;
-  }
-}
-function formatSegment(segment2) {
-  if ("field" in segment2) {
-    return plainField.test(segment2.field) ? `.${segment2.field}` : `[${JSON.stringify(segment2.field)}]`;
-  }
-  if ("keys" in segment2) {
-    return `[${segment2.keys.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(",")}]`;
-  }
-  if ("value" in segment2) return `[=${JSON.stringify(segment2.value)}]`;
-  return `[${segment2.index}]`;
-}
-var FieldPath, plainField;
-var init_path = __esm({
-  "../merge-core/src/path.ts"() {
-    "use strict";
-    FieldPath = class _FieldPath {
-      constructor(segments) {
-        this.segments = segments;
-      }
-      segments;
-      static root = new _FieldPath([]);
-      field(name2) {
-        return new _FieldPath([...this.segments, { field: name2 }]);
-      }
-      keyed(keys) {
-        return new _FieldPath([...this.segments, { keys }]);
-      }
-      value(value2) {
-        return new _FieldPath([...this.segments, { value: value2 }]);
-      }
-      index(index) {
-        return new _FieldPath([...this.segments, { index }]);
-      }
-      toString() {
-        if (this.segments.length === 0) return ".";
-        return this.segments.map(formatSegment).join("");
-      }
-      /** The path `toString` printed, read back; undefined for text it never prints. */
-      static parse(text2) {
-        if (text2 === ".") return _FieldPath.root;
-        const segments = [];
-        let at = 0;
-        while (at < text2.length) {
-          const rest = text2.slice(at);
-          const plain3 = /^\.([A-Za-z_$][\w$-]*)/.exec(rest);
-          if (plain3) {
-            segments.push({ field: plain3[1] });
-            at += plain3[0].length;
-            continue;
-          }
-          const bracket = readBracket(rest);
-          if (!bracket) return void 0;
-          segments.push(bracket.segment);
-          at += bracket.length;
-        }
-        return segments.length === 0 ? void 0 : new _FieldPath(segments);
-      }
-    };
-    plainField = /^[A-Za-z_$][\w$-]*$/;
-  }
-});
-
-// ../merge-core/src/schema/builtin.generated.ts
-var BUILTIN_TABLE;
-var init_builtin_generated = __esm({
-  "../merge-core/src/schema/builtin.generated.ts"() {
-    "use strict";
-    BUILTIN_TABLE = {
-      defs: [
-        /* 0 */
-        [["io.k8s.api.admissionregistration.v1.MutatingWebhook", "io.k8s.api.admissionregistration.v1.ValidatingWebhook", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhook", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhook"], { f: { admissionReviewVersions: { l: "atomic" }, namespaceSelector: 215, objectSelector: 215, rules: { l: "atomic", i: 3 } } }],
-        /* 1 */
-        [["io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfiguration"], { f: { metadata: 216, webhooks: { l: "map", k: ["name"], x: 1, i: 0 } } }],
-        /* 2 */
-        [["io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfigurationList"], { f: { items: { l: "atomic", i: 1 } } }],
-        /* 3 */
-        [["io.k8s.api.admissionregistration.v1.RuleWithOperations", "io.k8s.api.admissionregistration.v1beta1.RuleWithOperations"], { f: { apiGroups: { l: "atomic" }, apiVersions: { l: "atomic" }, operations: { l: "atomic" }, resources: { l: "atomic" } } }],
-        /* 4 */
-        [["io.k8s.api.apps.v1.ControllerRevision", "io.k8s.api.authorization.v1.SelfSubjectAccessReview", "io.k8s.api.authorization.v1beta1.SelfSubjectAccessReview", "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler", "io.k8s.api.autoscaling.v1.Scale", "io.k8s.api.coordination.v1.Lease", "io.k8s.api.coordination.v1beta1.Lease", "io.k8s.api.core.v1.Binding", "io.k8s.api.core.v1.ConfigMap", "io.k8s.api.core.v1.Event", "io.k8s.api.core.v1.Secret", "io.k8s.api.events.v1.Event", "io.k8s.api.events.v1beta1.Event", "io.k8s.api.networking.v1.IngressClass", "io.k8s.api.networking.v1beta1.IngressClass", "io.k8s.api.scheduling.v1.PriorityClass", "io.k8s.api.scheduling.v1beta1.PriorityClass"], { f: { metadata: 216 } }],
-        /* 5 */
-        [["io.k8s.api.apps.v1.ControllerRevisionList", "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList", "io.k8s.api.coordination.v1.LeaseList", "io.k8s.api.coordination.v1beta1.LeaseList", "io.k8s.api.core.v1.ConfigMapList", "io.k8s.api.core.v1.EventList", "io.k8s.api.core.v1.SecretList", "io.k8s.api.events.v1.EventList", "io.k8s.api.events.v1beta1.EventList", "io.k8s.api.networking.v1.IngressClassList", "io.k8s.api.networking.v1beta1.IngressClassList", "io.k8s.api.scheduling.v1.PriorityClassList", "io.k8s.api.scheduling.v1beta1.PriorityClassList"], { f: { items: { l: "atomic", i: 4 } } }],
-        /* 6 */
-        [["io.k8s.api.apps.v1.DaemonSet", "io.k8s.api.apps.v1.Deployment", "io.k8s.api.apps.v1.ReplicaSet"], { f: { metadata: 216, spec: 8, status: 9 } }],
-        /* 7 */
-        [["io.k8s.api.apps.v1.DaemonSetList", "io.k8s.api.apps.v1.DeploymentList", "io.k8s.api.apps.v1.ReplicaSetList"], { f: { items: { l: "atomic", i: 6 } } }],
-        /* 8 */
-        [["io.k8s.api.apps.v1.DaemonSetSpec", "io.k8s.api.apps.v1.DeploymentSpec", "io.k8s.api.apps.v1.ReplicaSetSpec", "io.k8s.api.batch.v1.JobSpec"], { f: { selector: 215, template: 105 } }],
-        /* 9 */
-        [["io.k8s.api.apps.v1.DaemonSetStatus", "io.k8s.api.apps.v1.DeploymentStatus", "io.k8s.api.apps.v1.ReplicaSetStatus", "io.k8s.api.apps.v1.StatefulSetStatus", "io.k8s.api.certificates.v1.CertificateSigningRequestStatus", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestStatus", "io.k8s.api.core.v1.NamespaceStatus", "io.k8s.api.core.v1.ReplicationControllerStatus", "io.k8s.api.flowcontrol.v1beta1.FlowSchemaStatus", "io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationStatus", "io.k8s.api.policy.v1.PodDisruptionBudgetStatus", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetStatus", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIServiceStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 } } }],
-        /* 10 */
-        [["io.k8s.api.apps.v1.StatefulSet"], { f: { metadata: 216, spec: 12, status: 9 } }],
-        /* 11 */
-        [["io.k8s.api.apps.v1.StatefulSetList"], { f: { items: { l: "atomic", i: 10 } } }],
-        /* 12 */
-        [["io.k8s.api.apps.v1.StatefulSetSpec"], { f: { selector: 215, template: 105, volumeClaimTemplates: { l: "atomic", i: 88 } } }],
-        /* 13 */
-        [["io.k8s.api.authentication.v1.TokenRequest"], { f: { metadata: 216, spec: 14 } }],
-        /* 14 */
-        [["io.k8s.api.authentication.v1.TokenRequestSpec", "io.k8s.api.authentication.v1.TokenReviewSpec", "io.k8s.api.authentication.v1beta1.TokenReviewSpec"], { f: { audiences: { l: "atomic" } } }],
-        /* 15 */
-        [["io.k8s.api.authentication.v1.TokenReview", "io.k8s.api.authentication.v1beta1.TokenReview"], { f: { metadata: 216, spec: 14, status: 16 } }],
-        /* 16 */
-        [["io.k8s.api.authentication.v1.TokenReviewStatus", "io.k8s.api.authentication.v1beta1.TokenReviewStatus"], { f: { audiences: { l: "atomic" }, user: 17 } }],
-        /* 17 */
-        [["io.k8s.api.authentication.v1.UserInfo", "io.k8s.api.authentication.v1beta1.UserInfo", "io.k8s.api.authorization.v1.SubjectAccessReviewSpec"], { f: { extra: { a: { l: "atomic" } }, groups: { l: "atomic" } } }],
-        /* 18 */
-        [["io.k8s.api.authorization.v1.LocalSubjectAccessReview", "io.k8s.api.authorization.v1.SubjectAccessReview"], { f: { metadata: 216, spec: 17 } }],
-        /* 19 */
-        [["io.k8s.api.authorization.v1.NonResourceRule", "io.k8s.api.authorization.v1beta1.NonResourceRule"], { f: { nonResourceURLs: { l: "atomic" }, verbs: { l: "atomic" } } }],
-        /* 20 */
-        [["io.k8s.api.authorization.v1.ResourceRule", "io.k8s.api.authorization.v1beta1.ResourceRule"], { f: { apiGroups: { l: "atomic" }, resourceNames: { l: "atomic" }, resources: { l: "atomic" }, verbs: { l: "atomic" } } }],
-        /* 21 */
-        [["io.k8s.api.authorization.v1.SelfSubjectRulesReview", "io.k8s.api.authorization.v1beta1.SelfSubjectRulesReview"], { f: { metadata: 216, status: 22 } }],
-        /* 22 */
-        [["io.k8s.api.authorization.v1.SubjectRulesReviewStatus", "io.k8s.api.authorization.v1beta1.SubjectRulesReviewStatus"], { f: { nonResourceRules: { l: "atomic", i: 19 }, resourceRules: { l: "atomic", i: 20 } } }],
-        /* 23 */
-        [["io.k8s.api.authorization.v1beta1.LocalSubjectAccessReview", "io.k8s.api.authorization.v1beta1.SubjectAccessReview"], { f: { metadata: 216, spec: 24 } }],
-        /* 24 */
-        [["io.k8s.api.authorization.v1beta1.SubjectAccessReviewSpec"], { f: { extra: { a: { l: "atomic" } }, group: { l: "atomic" } } }],
-        /* 25 */
-        [["io.k8s.api.autoscaling.v2beta1.ExternalMetricSource", "io.k8s.api.autoscaling.v2beta1.ExternalMetricStatus"], { f: { metricSelector: 215 } }],
-        /* 26 */
-        [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscaler"], { f: { metadata: 216, spec: 28, status: 29 } }],
-        /* 27 */
-        [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerList"], { f: { items: { l: "atomic", i: 26 } } }],
-        /* 28 */
-        [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerSpec"], { f: { metrics: { l: "atomic", i: 30 } } }],
-        /* 29 */
-        [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerStatus"], { f: { conditions: { l: "atomic" }, currentMetrics: { l: "atomic", i: 30 } } }],
-        /* 30 */
-        [["io.k8s.api.autoscaling.v2beta1.MetricSpec", "io.k8s.api.autoscaling.v2beta1.MetricStatus"], { f: { external: 25, object: 31, pods: 31 } }],
-        /* 31 */
-        [["io.k8s.api.autoscaling.v2beta1.ObjectMetricSource", "io.k8s.api.autoscaling.v2beta1.ObjectMetricStatus", "io.k8s.api.autoscaling.v2beta1.PodsMetricSource", "io.k8s.api.autoscaling.v2beta1.PodsMetricStatus", "io.k8s.api.autoscaling.v2beta2.MetricIdentifier", "io.k8s.api.policy.v1.PodDisruptionBudgetSpec", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetSpec"], { f: { selector: 215 } }],
-        /* 32 */
-        [["io.k8s.api.autoscaling.v2beta2.ExternalMetricSource", "io.k8s.api.autoscaling.v2beta2.ExternalMetricStatus", "io.k8s.api.autoscaling.v2beta2.ObjectMetricSource", "io.k8s.api.autoscaling.v2beta2.ObjectMetricStatus", "io.k8s.api.autoscaling.v2beta2.PodsMetricSource", "io.k8s.api.autoscaling.v2beta2.PodsMetricStatus"], { f: { metric: 31 } }],
-        /* 33 */
-        [["io.k8s.api.autoscaling.v2beta2.HPAScalingRules"], { f: { policies: { l: "atomic" } } }],
-        /* 34 */
-        [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscaler"], { f: { metadata: 216, spec: 37, status: 38 } }],
-        /* 35 */
-        [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerBehavior"], { f: { scaleDown: 33, scaleUp: 33 } }],
-        /* 36 */
-        [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerList"], { f: { items: { l: "atomic", i: 34 } } }],
-        /* 37 */
-        [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerSpec"], { f: { behavior: 35, metrics: { l: "atomic", i: 39 } } }],
-        /* 38 */
-        [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerStatus"], { f: { conditions: { l: "atomic" }, currentMetrics: { l: "atomic", i: 39 } } }],
-        /* 39 */
-        [["io.k8s.api.autoscaling.v2beta2.MetricSpec", "io.k8s.api.autoscaling.v2beta2.MetricStatus"], { f: { external: 32, object: 32, pods: 32 } }],
-        /* 40 */
-        [["io.k8s.api.batch.v1.CronJob", "io.k8s.api.batch.v1beta1.CronJob"], { f: { metadata: 216, spec: 42, status: 43 } }],
-        /* 41 */
-        [["io.k8s.api.batch.v1.CronJobList", "io.k8s.api.batch.v1beta1.CronJobList"], { f: { items: { l: "atomic", i: 40 } } }],
-        /* 42 */
-        [["io.k8s.api.batch.v1.CronJobSpec", "io.k8s.api.batch.v1beta1.CronJobSpec"], { f: { jobTemplate: 47 } }],
-        /* 43 */
-        [["io.k8s.api.batch.v1.CronJobStatus", "io.k8s.api.batch.v1beta1.CronJobStatus"], { f: { active: { l: "atomic", x: 1 } } }],
-        /* 44 */
-        [["io.k8s.api.batch.v1.Job"], { f: { metadata: 216, spec: 8, status: 46 } }],
-        /* 45 */
-        [["io.k8s.api.batch.v1.JobList"], { f: { items: { l: "atomic", i: 44 } } }],
-        /* 46 */
-        [["io.k8s.api.batch.v1.JobStatus"], { f: { conditions: { l: "atomic", x: 1 } } }],
-        /* 47 */
-        [["io.k8s.api.batch.v1.JobTemplateSpec", "io.k8s.api.batch.v1beta1.JobTemplateSpec"], { f: { metadata: 216, spec: 8 } }],
-        /* 48 */
-        [["io.k8s.api.certificates.v1.CertificateSigningRequest", "io.k8s.api.certificates.v1beta1.CertificateSigningRequest"], { f: { metadata: 216, spec: 50, status: 9 } }],
-        /* 49 */
-        [["io.k8s.api.certificates.v1.CertificateSigningRequestList", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestList"], { f: { items: { l: "atomic", i: 48 } } }],
-        /* 50 */
-        [["io.k8s.api.certificates.v1.CertificateSigningRequestSpec", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestSpec"], { f: { extra: { a: { l: "atomic" } }, groups: { l: "atomic", x: 1 }, usages: { l: "atomic", x: 1 } } }],
-        /* 51 */
-        [["io.k8s.api.core.v1.Affinity"], { f: { nodeAffinity: 80, podAffinity: 96, podAntiAffinity: 96 } }],
-        /* 52 */
-        [["io.k8s.api.core.v1.Capabilities"], { f: { add: { l: "atomic" }, drop: { l: "atomic" } } }],
-        /* 53 */
-        [["io.k8s.api.core.v1.CephFSPersistentVolumeSource", "io.k8s.api.core.v1.CephFSVolumeSource", "io.k8s.api.core.v1.RBDPersistentVolumeSource", "io.k8s.api.core.v1.RBDVolumeSource"], { f: { monitors: { l: "atomic" } } }],
-        /* 54 */
-        [["io.k8s.api.core.v1.ComponentStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, metadata: 216 } }],
-        /* 55 */
-        [["io.k8s.api.core.v1.ComponentStatusList"], { f: { items: { l: "atomic", i: 54 } } }],
-        /* 56 */
-        [["io.k8s.api.core.v1.ConfigMapProjection", "io.k8s.api.core.v1.ConfigMapVolumeSource", "io.k8s.api.core.v1.DownwardAPIProjection", "io.k8s.api.core.v1.DownwardAPIVolumeSource", "io.k8s.api.core.v1.SecretProjection", "io.k8s.api.core.v1.SecretVolumeSource"], { f: { items: { l: "atomic" } } }],
-        /* 57 */
-        [["io.k8s.api.core.v1.Container"], { f: { args: { l: "atomic" }, command: { l: "atomic" }, env: { l: "map", k: ["name"], x: 1 }, envFrom: { l: "atomic" }, lifecycle: 70, livenessProbe: 67, ports: { l: "map", k: ["containerPort", "protocol"], x: 1 }, readinessProbe: 67, securityContext: 115, startupProbe: 67, volumeDevices: { l: "map", k: ["devicePath"], x: 1 }, volumeMounts: { l: "map", k: ["mountPath"], x: 1 } } }],
-        /* 58 */
-        [["io.k8s.api.core.v1.ContainerImage"], { f: { names: { l: "atomic" } } }],
-        /* 59 */
-        [["io.k8s.api.core.v1.EndpointSubset"], { f: { addresses: { l: "atomic" }, notReadyAddresses: { l: "atomic" }, ports: { l: "atomic" } } }],
-        /* 60 */
-        [["io.k8s.api.core.v1.Endpoints"], { f: { metadata: 216, subsets: { l: "atomic", i: 59 } } }],
-        /* 61 */
-        [["io.k8s.api.core.v1.EndpointsList"], { f: { items: { l: "atomic", i: 60 } } }],
-        /* 62 */
-        [["io.k8s.api.core.v1.EphemeralContainer"], { f: { args: { l: "atomic" }, command: { l: "atomic" }, env: { l: "map", k: ["name"], x: 1 }, envFrom: { l: "atomic" }, lifecycle: 70, livenessProbe: 67, ports: { l: "atomic" }, readinessProbe: 67, securityContext: 115, startupProbe: 67, volumeDevices: { l: "map", k: ["devicePath"], x: 1 }, volumeMounts: { l: "map", k: ["mountPath"], x: 1 } } }],
-        /* 63 */
-        [["io.k8s.api.core.v1.EphemeralVolumeSource"], { f: { volumeClaimTemplate: 92 } }],
-        /* 64 */
-        [["io.k8s.api.core.v1.ExecAction"], { f: { command: { l: "atomic" } } }],
-        /* 65 */
-        [["io.k8s.api.core.v1.FCVolumeSource"], { f: { targetWWNs: { l: "atomic" }, wwids: { l: "atomic" } } }],
-        /* 66 */
-        [["io.k8s.api.core.v1.HTTPGetAction"], { f: { httpHeaders: { l: "atomic" } } }],
-        /* 67 */
-        [["io.k8s.api.core.v1.Handler", "io.k8s.api.core.v1.Probe"], { f: { exec: 64, httpGet: 66 } }],
-        /* 68 */
-        [["io.k8s.api.core.v1.HostAlias"], { f: { hostnames: { l: "atomic" } } }],
-        /* 69 */
-        [["io.k8s.api.core.v1.ISCSIPersistentVolumeSource", "io.k8s.api.core.v1.ISCSIVolumeSource"], { f: { portals: { l: "atomic" } } }],
-        /* 70 */
-        [["io.k8s.api.core.v1.Lifecycle"], { f: { postStart: 67, preStop: 67 } }],
-        /* 71 */
-        [["io.k8s.api.core.v1.LimitRange"], { f: { metadata: 216, spec: 73 } }],
-        /* 72 */
-        [["io.k8s.api.core.v1.LimitRangeList"], { f: { items: { l: "atomic", i: 71 } } }],
-        /* 73 */
-        [["io.k8s.api.core.v1.LimitRangeSpec"], { f: { limits: { l: "atomic" } } }],
-        /* 74 */
-        [["io.k8s.api.core.v1.LoadBalancerIngress"], { f: { ports: { l: "atomic", x: 1 } } }],
-        /* 75 */
-        [["io.k8s.api.core.v1.LoadBalancerStatus"], { f: { ingress: { l: "atomic", i: 74 } } }],
-        /* 76 */
-        [["io.k8s.api.core.v1.Namespace"], { f: { metadata: 216, spec: 78, status: 9 } }],
-        /* 77 */
-        [["io.k8s.api.core.v1.NamespaceList"], { f: { items: { l: "atomic", i: 76 } } }],
-        /* 78 */
-        [["io.k8s.api.core.v1.NamespaceSpec"], { f: { finalizers: { l: "atomic" } } }],
-        /* 79 */
-        [["io.k8s.api.core.v1.Node"], { f: { metadata: 216, spec: 85, status: 86 } }],
-        /* 80 */
-        [["io.k8s.api.core.v1.NodeAffinity"], { f: { preferredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 106 }, requiredDuringSchedulingIgnoredDuringExecution: 82 } }],
-        /* 81 */
-        [["io.k8s.api.core.v1.NodeList"], { f: { items: { l: "atomic", i: 79 } } }],
-        /* 82 */
-        [["io.k8s.api.core.v1.NodeSelector"], { f: { nodeSelectorTerms: { l: "atomic", i: 84 } } }],
-        /* 83 */
-        [["io.k8s.api.core.v1.NodeSelectorRequirement", "io.k8s.api.core.v1.ScopedResourceSelectorRequirement", "io.k8s.api.core.v1.TopologySelectorLabelRequirement", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"], { f: { values: { l: "atomic" } } }],
-        /* 84 */
-        [["io.k8s.api.core.v1.NodeSelectorTerm"], { f: { matchExpressions: { l: "atomic", i: 83 }, matchFields: { l: "atomic", i: 83 } } }],
-        /* 85 */
-        [["io.k8s.api.core.v1.NodeSpec"], { f: { podCIDRs: { l: "set", x: 1 }, taints: { l: "atomic" } } }],
-        /* 86 */
-        [["io.k8s.api.core.v1.NodeStatus"], { f: { addresses: { l: "map", k: ["type"], x: 1 }, conditions: { l: "map", k: ["type"], x: 1 }, images: { l: "atomic", i: 58 }, volumesAttached: { l: "atomic" }, volumesInUse: { l: "atomic" } } }],
-        /* 87 */
-        [["io.k8s.api.core.v1.PersistentVolume"], { f: { metadata: 216, spec: 94 } }],
-        /* 88 */
-        [["io.k8s.api.core.v1.PersistentVolumeClaim"], { f: { metadata: 216, spec: 90, status: 91 } }],
-        /* 89 */
-        [["io.k8s.api.core.v1.PersistentVolumeClaimList"], { f: { items: { l: "atomic", i: 88 } } }],
-        /* 90 */
-        [["io.k8s.api.core.v1.PersistentVolumeClaimSpec"], { f: { accessModes: { l: "atomic" }, selector: 215 } }],
-        /* 91 */
-        [["io.k8s.api.core.v1.PersistentVolumeClaimStatus"], { f: { accessModes: { l: "atomic" }, conditions: { l: "map", k: ["type"], x: 1 } } }],
-        /* 92 */
-        [["io.k8s.api.core.v1.PersistentVolumeClaimTemplate"], { f: { metadata: 216, spec: 90 } }],
-        /* 93 */
-        [["io.k8s.api.core.v1.PersistentVolumeList"], { f: { items: { l: "atomic", i: 87 } } }],
-        /* 94 */
-        [["io.k8s.api.core.v1.PersistentVolumeSpec"], { f: { accessModes: { l: "atomic" }, cephfs: 53, fc: 65, iscsi: 69, mountOptions: { l: "atomic" }, nodeAffinity: 125, rbd: 53 } }],
-        /* 95 */
-        [["io.k8s.api.core.v1.Pod"], { f: { metadata: 216, spec: 101, status: 102 } }],
-        /* 96 */
-        [["io.k8s.api.core.v1.PodAffinity", "io.k8s.api.core.v1.PodAntiAffinity"], { f: { preferredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 127 }, requiredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 97 } } }],
-        /* 97 */
-        [["io.k8s.api.core.v1.PodAffinityTerm"], { f: { labelSelector: 215, namespaceSelector: 215, namespaces: { l: "atomic" } } }],
-        /* 98 */
-        [["io.k8s.api.core.v1.PodDNSConfig"], { f: { nameservers: { l: "atomic" }, options: { l: "atomic" }, searches: { l: "atomic" } } }],
-        /* 99 */
-        [["io.k8s.api.core.v1.PodList"], { f: { items: { l: "atomic", i: 95 } } }],
-        /* 100 */
-        [["io.k8s.api.core.v1.PodSecurityContext"], { f: { supplementalGroups: { l: "atomic" }, sysctls: { l: "atomic" } } }],
-        /* 101 */
-        [["io.k8s.api.core.v1.PodSpec"], { f: { affinity: 51, containers: { l: "map", k: ["name"], x: 1, i: 57 }, dnsConfig: 98, ephemeralContainers: { l: "map", k: ["name"], x: 1, i: 62 }, hostAliases: { l: "map", k: ["ip"], x: 1, i: 68 }, imagePullSecrets: { l: "map", k: ["name"], x: 1 }, initContainers: { l: "map", k: ["name"], x: 1, i: 57 }, readinessGates: { l: "atomic" }, securityContext: 100, tolerations: { l: "atomic" }, topologySpreadConstraints: { l: "map", k: ["topologyKey", "whenUnsatisfiable"], x: 1, i: 123 }, volumes: { l: "map", k: ["name"], x: 1, i: 124 } } }],
-        /* 102 */
-        [["io.k8s.api.core.v1.PodStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, containerStatuses: { l: "atomic" }, ephemeralContainerStatuses: { l: "atomic" }, initContainerStatuses: { l: "atomic" }, podIPs: { l: "map", k: ["ip"], x: 1 } } }],
-        /* 103 */
-        [["io.k8s.api.core.v1.PodTemplate"], { f: { metadata: 216, template: 105 } }],
-        /* 104 */
-        [["io.k8s.api.core.v1.PodTemplateList"], { f: { items: { l: "atomic", i: 103 } } }],
-        /* 105 */
-        [["io.k8s.api.core.v1.PodTemplateSpec"], { f: { metadata: 216, spec: 101 } }],
-        /* 106 */
-        [["io.k8s.api.core.v1.PreferredSchedulingTerm"], { f: { preference: 84 } }],
-        /* 107 */
-        [["io.k8s.api.core.v1.ProjectedVolumeSource"], { f: { sources: { l: "atomic", i: 126 } } }],
-        /* 108 */
-        [["io.k8s.api.core.v1.ReplicationController"], { f: { metadata: 216, spec: 110, status: 9 } }],
-        /* 109 */
-        [["io.k8s.api.core.v1.ReplicationControllerList"], { f: { items: { l: "atomic", i: 108 } } }],
-        /* 110 */
-        [["io.k8s.api.core.v1.ReplicationControllerSpec"], { f: { template: 105 } }],
-        /* 111 */
-        [["io.k8s.api.core.v1.ResourceQuota"], { f: { metadata: 216, spec: 113 } }],
-        /* 112 */
-        [["io.k8s.api.core.v1.ResourceQuotaList"], { f: { items: { l: "atomic", i: 111 } } }],
-        /* 113 */
-        [["io.k8s.api.core.v1.ResourceQuotaSpec"], { f: { scopeSelector: 114, scopes: { l: "atomic" } } }],
-        /* 114 */
-        [["io.k8s.api.core.v1.ScopeSelector"], { f: { matchExpressions: { l: "atomic", i: 83 } } }],
-        /* 115 */
-        [["io.k8s.api.core.v1.SecurityContext"], { f: { capabilities: 52 } }],
-        /* 116 */
-        [["io.k8s.api.core.v1.Service"], { f: { metadata: 216, spec: 120, status: 121 } }],
-        /* 117 */
-        [["io.k8s.api.core.v1.ServiceAccount"], { f: { imagePullSecrets: { l: "atomic" }, metadata: 216, secrets: { l: "map", k: ["name"], x: 1 } } }],
-        /* 118 */
-        [["io.k8s.api.core.v1.ServiceAccountList"], { f: { items: { l: "atomic", i: 117 } } }],
-        /* 119 */
-        [["io.k8s.api.core.v1.ServiceList"], { f: { items: { l: "atomic", i: 116 } } }],
-        /* 120 */
-        [["io.k8s.api.core.v1.ServiceSpec"], { f: { clusterIPs: { l: "atomic", x: 1 }, externalIPs: { l: "atomic" }, ipFamilies: { l: "atomic", x: 1 }, loadBalancerSourceRanges: { l: "atomic" }, ports: { l: "map", k: ["port", "protocol"], x: 1 }, topologyKeys: { l: "atomic" } } }],
-        /* 121 */
-        [["io.k8s.api.core.v1.ServiceStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, loadBalancer: 75 } }],
-        /* 122 */
-        [["io.k8s.api.core.v1.TopologySelectorTerm"], { f: { matchLabelExpressions: { l: "atomic", i: 83 } } }],
-        /* 123 */
-        [["io.k8s.api.core.v1.TopologySpreadConstraint"], { f: { labelSelector: 215 } }],
-        /* 124 */
-        [["io.k8s.api.core.v1.Volume"], { f: { cephfs: 53, configMap: 56, downwardAPI: 56, ephemeral: 63, fc: 65, iscsi: 69, projected: 107, rbd: 53, secret: 56 } }],
-        /* 125 */
-        [["io.k8s.api.core.v1.VolumeNodeAffinity"], { f: { required: 82 } }],
-        /* 126 */
-        [["io.k8s.api.core.v1.VolumeProjection"], { f: { configMap: 56, downwardAPI: 56, secret: 56 } }],
-        /* 127 */
-        [["io.k8s.api.core.v1.WeightedPodAffinityTerm"], { f: { podAffinityTerm: 97 } }],
-        /* 128 */
-        [["io.k8s.api.discovery.v1.Endpoint", "io.k8s.api.discovery.v1beta1.Endpoint"], { f: { addresses: { l: "set", x: 1 }, hints: 129 } }],
-        /* 129 */
-        [["io.k8s.api.discovery.v1.EndpointHints", "io.k8s.api.discovery.v1beta1.EndpointHints"], { f: { forZones: { l: "atomic", x: 1 } } }],
-        /* 130 */
-        [["io.k8s.api.discovery.v1.EndpointSlice", "io.k8s.api.discovery.v1beta1.EndpointSlice"], { f: { endpoints: { l: "atomic", x: 1, i: 128 }, metadata: 216, ports: { l: "atomic", x: 1 } } }],
-        /* 131 */
-        [["io.k8s.api.discovery.v1.EndpointSliceList", "io.k8s.api.discovery.v1beta1.EndpointSliceList"], { f: { items: { l: "atomic", i: 130 } } }],
-        /* 132 */
-        [["io.k8s.api.extensions.v1beta1.HTTPIngressRuleValue", "io.k8s.api.networking.v1beta1.HTTPIngressRuleValue"], { f: { paths: { l: "atomic" } } }],
-        /* 133 */
-        [["io.k8s.api.extensions.v1beta1.Ingress", "io.k8s.api.networking.v1beta1.Ingress"], { f: { metadata: 216, spec: 136, status: 137 } }],
-        /* 134 */
-        [["io.k8s.api.extensions.v1beta1.IngressList", "io.k8s.api.networking.v1beta1.IngressList"], { f: { items: { l: "atomic", i: 133 } } }],
-        /* 135 */
-        [["io.k8s.api.extensions.v1beta1.IngressRule", "io.k8s.api.networking.v1beta1.IngressRule"], { f: { http: 132 } }],
-        /* 136 */
-        [["io.k8s.api.extensions.v1beta1.IngressSpec", "io.k8s.api.networking.v1beta1.IngressSpec"], { f: { rules: { l: "atomic", i: 135 }, tls: { l: "atomic", i: 138 } } }],
-        /* 137 */
-        [["io.k8s.api.extensions.v1beta1.IngressStatus", "io.k8s.api.networking.v1.IngressStatus", "io.k8s.api.networking.v1beta1.IngressStatus"], { f: { loadBalancer: 75 } }],
-        /* 138 */
-        [["io.k8s.api.extensions.v1beta1.IngressTLS", "io.k8s.api.networking.v1beta1.IngressTLS"], { f: { hosts: { l: "atomic" } } }],
-        /* 139 */
-        [["io.k8s.api.flowcontrol.v1beta1.FlowSchema"], { f: { metadata: 216, spec: 141, status: 9 } }],
-        /* 140 */
-        [["io.k8s.api.flowcontrol.v1beta1.FlowSchemaList"], { f: { items: { l: "atomic", i: 139 } } }],
-        /* 141 */
-        [["io.k8s.api.flowcontrol.v1beta1.FlowSchemaSpec"], { f: { rules: { l: "atomic", x: 1, i: 143 } } }],
-        /* 142 */
-        [["io.k8s.api.flowcontrol.v1beta1.NonResourcePolicyRule"], { f: { nonResourceURLs: { l: "set", x: 1 }, verbs: { l: "set", x: 1 } } }],
-        /* 143 */
-        [["io.k8s.api.flowcontrol.v1beta1.PolicyRulesWithSubjects"], { f: { nonResourceRules: { l: "atomic", x: 1, i: 142 }, resourceRules: { l: "atomic", x: 1, i: 146 }, subjects: { l: "atomic", x: 1 } } }],
-        /* 144 */
-        [["io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfiguration", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIService"], { f: { metadata: 216, status: 9 } }],
-        /* 145 */
-        [["io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationList", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIServiceList"], { f: { items: { l: "atomic", i: 144 } } }],
-        /* 146 */
-        [["io.k8s.api.flowcontrol.v1beta1.ResourcePolicyRule"], { f: { apiGroups: { l: "set", x: 1 }, namespaces: { l: "set", x: 1 }, resources: { l: "set", x: 1 }, verbs: { l: "set", x: 1 } } }],
-        /* 147 */
-        [["io.k8s.api.networking.v1.HTTPIngressRuleValue"], { f: { paths: { l: "atomic", x: 1 } } }],
-        /* 148 */
-        [["io.k8s.api.networking.v1.IPBlock"], { f: { except: { l: "atomic" } } }],
-        /* 149 */
-        [["io.k8s.api.networking.v1.Ingress"], { f: { metadata: 216, spec: 152, status: 137 } }],
-        /* 150 */
-        [["io.k8s.api.networking.v1.IngressList"], { f: { items: { l: "atomic", i: 149 } } }],
-        /* 151 */
-        [["io.k8s.api.networking.v1.IngressRule"], { f: { http: 147 } }],
-        /* 152 */
-        [["io.k8s.api.networking.v1.IngressSpec"], { f: { rules: { l: "atomic", x: 1, i: 151 }, tls: { l: "atomic", x: 1, i: 153 } } }],
-        /* 153 */
-        [["io.k8s.api.networking.v1.IngressTLS"], { f: { hosts: { l: "atomic", x: 1 } } }],
-        /* 154 */
-        [["io.k8s.api.networking.v1.NetworkPolicy"], { f: { metadata: 216, spec: 159 } }],
-        /* 155 */
-        [["io.k8s.api.networking.v1.NetworkPolicyEgressRule"], { f: { ports: { l: "atomic" }, to: { l: "atomic", i: 158 } } }],
-        /* 156 */
-        [["io.k8s.api.networking.v1.NetworkPolicyIngressRule"], { f: { from: { l: "atomic", i: 158 }, ports: { l: "atomic" } } }],
-        /* 157 */
-        [["io.k8s.api.networking.v1.NetworkPolicyList"], { f: { items: { l: "atomic", i: 154 } } }],
-        /* 158 */
-        [["io.k8s.api.networking.v1.NetworkPolicyPeer"], { f: { ipBlock: 148, namespaceSelector: 215, podSelector: 215 } }],
-        /* 159 */
-        [["io.k8s.api.networking.v1.NetworkPolicySpec"], { f: { egress: { l: "atomic", i: 155 }, ingress: { l: "atomic", i: 156 }, podSelector: 215, policyTypes: { l: "atomic" } } }],
-        /* 160 */
-        [["io.k8s.api.node.v1.RuntimeClass", "io.k8s.api.node.v1beta1.RuntimeClass"], { f: { metadata: 216, scheduling: 162 } }],
-        /* 161 */
-        [["io.k8s.api.node.v1.RuntimeClassList", "io.k8s.api.node.v1beta1.RuntimeClassList"], { f: { items: { l: "atomic", i: 160 } } }],
-        /* 162 */
-        [["io.k8s.api.node.v1.Scheduling", "io.k8s.api.node.v1beta1.Scheduling"], { f: { tolerations: { l: "atomic", x: 1 } } }],
-        /* 163 */
-        [["io.k8s.api.policy.v1.PodDisruptionBudget", "io.k8s.api.policy.v1beta1.PodDisruptionBudget"], { f: { metadata: 216, spec: 31, status: 9 } }],
-        /* 164 */
-        [["io.k8s.api.policy.v1.PodDisruptionBudgetList", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetList"], { f: { items: { l: "atomic", i: 163 } } }],
-        /* 165 */
-        [["io.k8s.api.policy.v1beta1.Eviction"], { f: { deleteOptions: 214, metadata: 216 } }],
-        /* 166 */
-        [["io.k8s.api.policy.v1beta1.FSGroupStrategyOptions", "io.k8s.api.policy.v1beta1.RunAsGroupStrategyOptions", "io.k8s.api.policy.v1beta1.RunAsUserStrategyOptions", "io.k8s.api.policy.v1beta1.SupplementalGroupsStrategyOptions"], { f: { ranges: { l: "atomic" } } }],
-        /* 167 */
-        [["io.k8s.api.policy.v1beta1.PodSecurityPolicy"], { f: { metadata: 216, spec: 169 } }],
-        /* 168 */
-        [["io.k8s.api.policy.v1beta1.PodSecurityPolicyList"], { f: { items: { l: "atomic", i: 167 } } }],
-        /* 169 */
-        [["io.k8s.api.policy.v1beta1.PodSecurityPolicySpec"], { f: { allowedCSIDrivers: { l: "atomic" }, allowedCapabilities: { l: "atomic" }, allowedFlexVolumes: { l: "atomic" }, allowedHostPaths: { l: "atomic" }, allowedProcMountTypes: { l: "atomic" }, allowedUnsafeSysctls: { l: "atomic" }, defaultAddCapabilities: { l: "atomic" }, forbiddenSysctls: { l: "atomic" }, fsGroup: 166, hostPorts: { l: "atomic" }, requiredDropCapabilities: { l: "atomic" }, runAsGroup: 166, runAsUser: 166, runtimeClass: 170, supplementalGroups: 166, volumes: { l: "atomic" } } }],
-        /* 170 */
-        [["io.k8s.api.policy.v1beta1.RuntimeClassStrategyOptions"], { f: { allowedRuntimeClassNames: { l: "atomic" } } }],
-        /* 171 */
-        [["io.k8s.api.rbac.v1.AggregationRule", "io.k8s.api.rbac.v1beta1.AggregationRule"], { f: { clusterRoleSelectors: { l: "atomic", i: 215 } } }],
-        /* 172 */
-        [["io.k8s.api.rbac.v1.ClusterRole", "io.k8s.api.rbac.v1beta1.ClusterRole"], { f: { aggregationRule: 171, metadata: 216, rules: { l: "atomic", i: 176 } } }],
-        /* 173 */
-        [["io.k8s.api.rbac.v1.ClusterRoleBinding", "io.k8s.api.rbac.v1.RoleBinding", "io.k8s.api.rbac.v1beta1.ClusterRoleBinding", "io.k8s.api.rbac.v1beta1.RoleBinding"], { f: { metadata: 216, subjects: { l: "atomic" } } }],
-        /* 174 */
-        [["io.k8s.api.rbac.v1.ClusterRoleBindingList", "io.k8s.api.rbac.v1.RoleBindingList", "io.k8s.api.rbac.v1beta1.ClusterRoleBindingList", "io.k8s.api.rbac.v1beta1.RoleBindingList"], { f: { items: { l: "atomic", i: 173 } } }],
-        /* 175 */
-        [["io.k8s.api.rbac.v1.ClusterRoleList", "io.k8s.api.rbac.v1beta1.ClusterRoleList"], { f: { items: { l: "atomic", i: 172 } } }],
-        /* 176 */
-        [["io.k8s.api.rbac.v1.PolicyRule", "io.k8s.api.rbac.v1beta1.PolicyRule"], { f: { apiGroups: { l: "atomic" }, nonResourceURLs: { l: "atomic" }, resourceNames: { l: "atomic" }, resources: { l: "atomic" }, verbs: { l: "atomic" } } }],
-        /* 177 */
-        [["io.k8s.api.rbac.v1.Role", "io.k8s.api.rbac.v1beta1.Role"], { f: { metadata: 216, rules: { l: "atomic", i: 176 } } }],
-        /* 178 */
-        [["io.k8s.api.rbac.v1.RoleList", "io.k8s.api.rbac.v1beta1.RoleList"], { f: { items: { l: "atomic", i: 177 } } }],
-        /* 179 */
-        [["io.k8s.api.storage.v1.CSIDriver"], { f: { metadata: 216, spec: 181 } }],
-        /* 180 */
-        [["io.k8s.api.storage.v1.CSIDriverList"], { f: { items: { l: "atomic", i: 179 } } }],
-        /* 181 */
-        [["io.k8s.api.storage.v1.CSIDriverSpec"], { f: { tokenRequests: { l: "atomic", x: 1 }, volumeLifecycleModes: { l: "set", x: 1 } } }],
-        /* 182 */
-        [["io.k8s.api.storage.v1.CSINode", "io.k8s.api.storage.v1beta1.CSINode"], { f: { metadata: 216, spec: 185 } }],
-        /* 183 */
-        [["io.k8s.api.storage.v1.CSINodeDriver", "io.k8s.api.storage.v1beta1.CSINodeDriver"], { f: { topologyKeys: { l: "atomic" } } }],
-        /* 184 */
-        [["io.k8s.api.storage.v1.CSINodeList", "io.k8s.api.storage.v1beta1.CSINodeList"], { f: { items: { l: "atomic", i: 182 } } }],
-        /* 185 */
-        [["io.k8s.api.storage.v1.CSINodeSpec", "io.k8s.api.storage.v1beta1.CSINodeSpec"], { f: { drivers: { l: "map", k: ["name"], x: 1, i: 183 } } }],
-        /* 186 */
-        [["io.k8s.api.storage.v1.StorageClass", "io.k8s.api.storage.v1beta1.StorageClass"], { f: { allowedTopologies: { l: "atomic", i: 122 }, metadata: 216, mountOptions: { l: "atomic" } } }],
-        /* 187 */
-        [["io.k8s.api.storage.v1.StorageClassList", "io.k8s.api.storage.v1beta1.StorageClassList"], { f: { items: { l: "atomic", i: 186 } } }],
-        /* 188 */
-        [["io.k8s.api.storage.v1.VolumeAttachment", "io.k8s.api.storage.v1beta1.VolumeAttachment"], { f: { metadata: 216, spec: 191 } }],
-        /* 189 */
-        [["io.k8s.api.storage.v1.VolumeAttachmentList", "io.k8s.api.storage.v1beta1.VolumeAttachmentList"], { f: { items: { l: "atomic", i: 188 } } }],
-        /* 190 */
-        [["io.k8s.api.storage.v1.VolumeAttachmentSource", "io.k8s.api.storage.v1beta1.VolumeAttachmentSource"], { f: { inlineVolumeSpec: 94 } }],
-        /* 191 */
-        [["io.k8s.api.storage.v1.VolumeAttachmentSpec", "io.k8s.api.storage.v1beta1.VolumeAttachmentSpec"], { f: { source: 190 } }],
-        /* 192 */
-        [["io.k8s.api.storage.v1beta1.CSIDriver"], { f: { metadata: 216, spec: 194 } }],
-        /* 193 */
-        [["io.k8s.api.storage.v1beta1.CSIDriverList"], { f: { items: { l: "atomic", i: 192 } } }],
-        /* 194 */
-        [["io.k8s.api.storage.v1beta1.CSIDriverSpec"], { f: { tokenRequests: { l: "atomic", x: 1 }, volumeLifecycleModes: { l: "atomic" } } }],
-        /* 195 */
-        [["io.k8s.api.storage.v1beta1.CSIStorageCapacity"], { f: { metadata: 216, nodeTopology: 215 } }],
-        /* 196 */
-        [["io.k8s.api.storage.v1beta1.CSIStorageCapacityList"], { f: { items: { l: "map", k: ["name"], x: 1, i: 195 } } }],
-        /* 197 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion"], { f: { webhook: 206 } }],
-        /* 198 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"], { f: { metadata: 216, spec: 201, status: 202 } }],
-        /* 199 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList"], { f: { items: { l: "atomic", i: 198 } } }],
-        /* 200 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionNames"], { f: { categories: { l: "atomic" }, shortNames: { l: "atomic" } } }],
-        /* 201 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec"], { f: { conversion: 197, names: 200, versions: { l: "atomic", i: 203 } } }],
-        /* 202 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionStatus"], { f: { acceptedNames: 200, conditions: { l: "map", k: ["type"], x: 1 }, storedVersions: { l: "atomic" } } }],
-        /* 203 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionVersion"], { f: { additionalPrinterColumns: { l: "atomic" }, schema: 204 } }],
-        /* 204 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceValidation"], { f: { openAPIV3Schema: 205 } }],
-        /* 205 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSONSchemaProps"], { f: { allOf: { l: "atomic", i: 205 }, anyOf: { l: "atomic", i: 205 }, definitions: { a: 205 }, enum: { l: "atomic" }, not: 205, oneOf: { l: "atomic", i: 205 }, patternProperties: { a: 205 }, properties: { a: 205 }, required: { l: "atomic" }, "x-kubernetes-list-map-keys": { l: "atomic" } } }],
-        /* 206 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceConversion"], { f: { conversionReviewVersions: { l: "atomic" } } }],
-        /* 207 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinition"], { f: { metadata: 216, spec: 209, status: 202 } }],
-        /* 208 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionList"], { f: { items: { l: "atomic", i: 207 } } }],
-        /* 209 */
-        [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionSpec"], { f: { additionalPrinterColumns: { l: "atomic" }, conversion: 206, names: 200, validation: 204, versions: { l: "atomic", i: 203 } } }],
-        /* 210 */
-        [["io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup", "io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions"], { f: { serverAddressByClientCIDRs: { l: "atomic" }, versions: { l: "atomic" } } }],
-        /* 211 */
-        [["io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList"], { f: { groups: { l: "atomic", i: 210 } } }],
-        /* 212 */
-        [["io.k8s.apimachinery.pkg.apis.meta.v1.APIResource"], { f: { categories: { l: "atomic" }, shortNames: { l: "atomic" }, verbs: { l: "atomic" } } }],
-        /* 213 */
-        [["io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"], { f: { resources: { l: "atomic", i: 212 } } }],
-        /* 214 */
-        [["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"], { f: { dryRun: { l: "atomic" } } }],
-        /* 215 */
-        [["io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"], { m: "atomic", f: { matchExpressions: { l: "atomic", i: 83 } } }],
-        /* 216 */
-        [["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"], { f: { finalizers: { l: "set", x: 1 }, managedFields: { l: "atomic" }, ownerReferences: { l: "map", k: ["uid"], x: 1 } } }],
-        /* 217 */
-        [["io.k8s.apimachinery.pkg.apis.meta.v1.Status"], { f: { details: 218 } }],
-        /* 218 */
-        [["io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails"], { f: { causes: { l: "atomic" } } }],
-        /* 219 */
-        [["io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"], {}]
-      ],
-      kinds: [
-        ["", "APIGroup", [["v1", 210]]],
-        ["", "APIGroupList", [["v1", 211]]],
-        ["", "APIResourceList", [["v1", 213]]],
-        ["", "APIVersions", [["v1", 210]]],
-        ["", "Binding", [["v1", 4]]],
-        ["", "ComponentStatus", [["v1", 54]]],
-        ["", "ComponentStatusList", [["v1", 55]]],
-        ["", "ConfigMap", [["v1", 4]]],
-        ["", "ConfigMapList", [["v1", 5]]],
-        ["", "DeleteOptions", [["v1", 214]]],
-        ["", "Endpoints", [["v1", 60]]],
-        ["", "EndpointsList", [["v1", 61]]],
-        ["", "Event", [["v1", 4]]],
-        ["", "EventList", [["v1", 5]]],
-        ["", "LimitRange", [["v1", 71]]],
-        ["", "LimitRangeList", [["v1", 72]]],
-        ["", "Namespace", [["v1", 76]]],
-        ["", "NamespaceList", [["v1", 77]]],
-        ["", "Node", [["v1", 79]]],
-        ["", "NodeList", [["v1", 81]]],
-        ["", "PersistentVolume", [["v1", 87]]],
-        ["", "PersistentVolumeClaim", [["v1", 88]]],
-        ["", "PersistentVolumeClaimList", [["v1", 89]]],
-        ["", "PersistentVolumeList", [["v1", 93]]],
-        ["", "Pod", [["v1", 95]]],
-        ["", "PodList", [["v1", 99]]],
-        ["", "PodTemplate", [["v1", 103]]],
-        ["", "PodTemplateList", [["v1", 104]]],
-        ["", "ReplicationController", [["v1", 108]]],
-        ["", "ReplicationControllerList", [["v1", 109]]],
-        ["", "ResourceQuota", [["v1", 111]]],
-        ["", "ResourceQuotaList", [["v1", 112]]],
-        ["", "Secret", [["v1", 4]]],
-        ["", "SecretList", [["v1", 5]]],
-        ["", "Service", [["v1", 116]]],
-        ["", "ServiceAccount", [["v1", 117]]],
-        ["", "ServiceAccountList", [["v1", 118]]],
-        ["", "ServiceList", [["v1", 119]]],
-        ["", "Status", [["v1", 217]]],
-        ["", "WatchEvent", [["v1", 219]]],
-        ["admission.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["admission.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["admissionregistration.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["admissionregistration.k8s.io", "MutatingWebhookConfiguration", [["v1", 1], ["v1beta1", 1]]],
-        ["admissionregistration.k8s.io", "MutatingWebhookConfigurationList", [["v1", 2], ["v1beta1", 2]]],
-        ["admissionregistration.k8s.io", "ValidatingWebhookConfiguration", [["v1", 1], ["v1beta1", 1]]],
-        ["admissionregistration.k8s.io", "ValidatingWebhookConfigurationList", [["v1", 2], ["v1beta1", 2]]],
-        ["admissionregistration.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["apiextensions.k8s.io", "CustomResourceDefinition", [["v1", 198], ["v1beta1", 207]]],
-        ["apiextensions.k8s.io", "CustomResourceDefinitionList", [["v1", 199], ["v1beta1", 208]]],
-        ["apiextensions.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["apiextensions.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["apiregistration.k8s.io", "APIService", [["v1", 144], ["v1beta1", 144]]],
-        ["apiregistration.k8s.io", "APIServiceList", [["v1", 145], ["v1beta1", 145]]],
-        ["apiregistration.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["apiregistration.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["apps", "ControllerRevision", [["v1", 4]]],
-        ["apps", "ControllerRevisionList", [["v1", 5]]],
-        ["apps", "DaemonSet", [["v1", 6]]],
-        ["apps", "DaemonSetList", [["v1", 7]]],
-        ["apps", "DeleteOptions", [["v1", 214], ["v1beta1", 214], ["v1beta2", 214]]],
-        ["apps", "Deployment", [["v1", 6]]],
-        ["apps", "DeploymentList", [["v1", 7]]],
-        ["apps", "ReplicaSet", [["v1", 6]]],
-        ["apps", "ReplicaSetList", [["v1", 7]]],
-        ["apps", "StatefulSet", [["v1", 10]]],
-        ["apps", "StatefulSetList", [["v1", 11]]],
-        ["apps", "WatchEvent", [["v1", 219], ["v1beta1", 219], ["v1beta2", 219]]],
-        ["authentication.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["authentication.k8s.io", "TokenRequest", [["v1", 13]]],
-        ["authentication.k8s.io", "TokenReview", [["v1", 15], ["v1beta1", 15]]],
-        ["authentication.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["authorization.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["authorization.k8s.io", "LocalSubjectAccessReview", [["v1", 18], ["v1beta1", 23]]],
-        ["authorization.k8s.io", "SelfSubjectAccessReview", [["v1", 4], ["v1beta1", 4]]],
-        ["authorization.k8s.io", "SelfSubjectRulesReview", [["v1", 21], ["v1beta1", 21]]],
-        ["authorization.k8s.io", "SubjectAccessReview", [["v1", 18], ["v1beta1", 23]]],
-        ["authorization.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["autoscaling", "DeleteOptions", [["v1", 214], ["v2beta1", 214], ["v2beta2", 214]]],
-        ["autoscaling", "HorizontalPodAutoscaler", [["v1", 4], ["v2beta1", 26], ["v2beta2", 34]]],
-        ["autoscaling", "HorizontalPodAutoscalerList", [["v1", 5], ["v2beta1", 27], ["v2beta2", 36]]],
-        ["autoscaling", "Scale", [["v1", 4]]],
-        ["autoscaling", "WatchEvent", [["v1", 219], ["v2beta1", 219], ["v2beta2", 219]]],
-        ["batch", "CronJob", [["v1", 40], ["v1beta1", 40]]],
-        ["batch", "CronJobList", [["v1", 41], ["v1beta1", 41]]],
-        ["batch", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["batch", "Job", [["v1", 44]]],
-        ["batch", "JobList", [["v1", 45]]],
-        ["batch", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["certificates.k8s.io", "CertificateSigningRequest", [["v1", 48], ["v1beta1", 48]]],
-        ["certificates.k8s.io", "CertificateSigningRequestList", [["v1", 49], ["v1beta1", 49]]],
-        ["certificates.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["certificates.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["coordination.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["coordination.k8s.io", "Lease", [["v1", 4], ["v1beta1", 4]]],
-        ["coordination.k8s.io", "LeaseList", [["v1", 5], ["v1beta1", 5]]],
-        ["coordination.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["discovery.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["discovery.k8s.io", "EndpointSlice", [["v1", 130], ["v1beta1", 130]]],
-        ["discovery.k8s.io", "EndpointSliceList", [["v1", 131], ["v1beta1", 131]]],
-        ["discovery.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["events.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["events.k8s.io", "Event", [["v1", 4], ["v1beta1", 4]]],
-        ["events.k8s.io", "EventList", [["v1", 5], ["v1beta1", 5]]],
-        ["events.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["extensions", "DeleteOptions", [["v1beta1", 214]]],
-        ["extensions", "Ingress", [["v1beta1", 133]]],
-        ["extensions", "IngressList", [["v1beta1", 134]]],
-        ["extensions", "WatchEvent", [["v1beta1", 219]]],
-        ["flowcontrol.apiserver.k8s.io", "DeleteOptions", [["v1alpha1", 214], ["v1beta1", 214]]],
-        ["flowcontrol.apiserver.k8s.io", "FlowSchema", [["v1beta1", 139]]],
-        ["flowcontrol.apiserver.k8s.io", "FlowSchemaList", [["v1beta1", 140]]],
-        ["flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", [["v1beta1", 144]]],
-        ["flowcontrol.apiserver.k8s.io", "PriorityLevelConfigurationList", [["v1beta1", 145]]],
-        ["flowcontrol.apiserver.k8s.io", "WatchEvent", [["v1alpha1", 219], ["v1beta1", 219]]],
-        ["imagepolicy.k8s.io", "DeleteOptions", [["v1alpha1", 214]]],
-        ["imagepolicy.k8s.io", "WatchEvent", [["v1alpha1", 219]]],
-        ["internal.apiserver.k8s.io", "DeleteOptions", [["v1alpha1", 214]]],
-        ["internal.apiserver.k8s.io", "WatchEvent", [["v1alpha1", 219]]],
-        ["networking.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["networking.k8s.io", "Ingress", [["v1", 149], ["v1beta1", 133]]],
-        ["networking.k8s.io", "IngressClass", [["v1", 4], ["v1beta1", 4]]],
-        ["networking.k8s.io", "IngressClassList", [["v1", 5], ["v1beta1", 5]]],
-        ["networking.k8s.io", "IngressList", [["v1", 150], ["v1beta1", 134]]],
-        ["networking.k8s.io", "NetworkPolicy", [["v1", 154]]],
-        ["networking.k8s.io", "NetworkPolicyList", [["v1", 157]]],
-        ["networking.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["node.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
-        ["node.k8s.io", "RuntimeClass", [["v1", 160], ["v1beta1", 160]]],
-        ["node.k8s.io", "RuntimeClassList", [["v1", 161], ["v1beta1", 161]]],
-        ["node.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
-        ["policy", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
-        ["policy", "Eviction", [["v1beta1", 165]]],
-        ["policy", "PodDisruptionBudget", [["v1", 163], ["v1beta1", 163]]],
-        ["policy", "PodDisruptionBudgetList", [["v1", 164], ["v1beta1", 164]]],
-        ["policy", "PodSecurityPolicy", [["v1beta1", 167]]],
-        ["policy", "PodSecurityPolicyList", [["v1beta1", 168]]],
-        ["policy", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
-        ["rbac.authorization.k8s.io", "ClusterRole", [["v1", 172], ["v1beta1", 172]]],
-        ["rbac.authorization.k8s.io", "ClusterRoleBinding", [["v1", 173], ["v1beta1", 173]]],
-        ["rbac.authorization.k8s.io", "ClusterRoleBindingList", [["v1", 174], ["v1beta1", 174]]],
-        ["rbac.authorization.k8s.io", "ClusterRoleList", [["v1", 175], ["v1beta1", 175]]],
-        ["rbac.authorization.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
-        ["rbac.authorization.k8s.io", "Role", [["v1", 177], ["v1beta1", 177]]],
-        ["rbac.authorization.k8s.io", "RoleBinding", [["v1", 173], ["v1beta1", 173]]],
-        ["rbac.authorization.k8s.io", "RoleBindingList", [["v1", 174], ["v1beta1", 174]]],
-        ["rbac.authorization.k8s.io", "RoleList", [["v1", 178], ["v1beta1", 178]]],
-        ["rbac.authorization.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
-        ["scheduling.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
-        ["scheduling.k8s.io", "PriorityClass", [["v1", 4], ["v1beta1", 4]]],
-        ["scheduling.k8s.io", "PriorityClassList", [["v1", 5], ["v1beta1", 5]]],
-        ["scheduling.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
-        ["storage.k8s.io", "CSIDriver", [["v1", 179], ["v1beta1", 192]]],
-        ["storage.k8s.io", "CSIDriverList", [["v1", 180], ["v1beta1", 193]]],
-        ["storage.k8s.io", "CSINode", [["v1", 182], ["v1beta1", 182]]],
-        ["storage.k8s.io", "CSINodeList", [["v1", 184], ["v1beta1", 184]]],
-        ["storage.k8s.io", "CSIStorageCapacity", [["v1beta1", 195]]],
-        ["storage.k8s.io", "CSIStorageCapacityList", [["v1beta1", 196]]],
-        ["storage.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
-        ["storage.k8s.io", "StorageClass", [["v1", 186], ["v1beta1", 186]]],
-        ["storage.k8s.io", "StorageClassList", [["v1", 187], ["v1beta1", 187]]],
-        ["storage.k8s.io", "VolumeAttachment", [["v1", 188], ["v1beta1", 188]]],
-        ["storage.k8s.io", "VolumeAttachmentList", [["v1", 189], ["v1beta1", 189]]],
-        ["storage.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]]
-      ]
-    };
-  }
-});
-
-// ../merge-core/src/schema/json-schema.ts
-function isRecord(value2) {
-  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
-}
-function own(obj2, key) {
-  return Object.hasOwn(obj2, key) ? obj2[key] : void 0;
-}
-function listInfo(node) {
-  const lt = own(node, "x-kubernetes-list-type");
-  const rawStrategy = own(node, "x-kubernetes-patch-strategy");
-  const strategies2 = typeof rawStrategy === "string" ? rawStrategy.split(",").map((s) => s.trim()).filter((s) => s !== "") : [];
-  const pmk = own(node, "x-kubernetes-patch-merge-key");
-  const lmk = own(node, "x-kubernetes-list-map-keys");
-  const mergeKey = typeof pmk === "string" && pmk !== "" ? pmk : void 0;
-  const keys = () => {
-    if (Array.isArray(lmk)) {
-      const ks = lmk.filter((k) => typeof k === "string" && k !== "");
-      if (ks.length > 0) return ks;
-    }
-    return mergeKey === void 0 ? [] : [mergeKey];
-  };
-  if (lt === "atomic" || lt === "set" || lt === "map") {
-    return { listType: lt, keys: lt === "map" ? keys() : [], explicit: true };
-  }
-  if (strategies2.includes("merge")) {
-    return mergeKey === void 0 ? { listType: "set", keys: [], explicit: true } : { listType: "map", keys: keys(), explicit: true };
-  }
-  return { listType: "atomic", keys: [], explicit: strategies2.length > 0 };
-}
-function mapTypeOf(node) {
-  return own(node, "x-kubernetes-map-type") === "atomic" ? "atomic" : "granular";
-}
-function saysList(node) {
-  const strategy = own(node, "x-kubernetes-patch-strategy");
-  return own(node, "x-kubernetes-list-type") !== void 0 || own(node, "x-kubernetes-list-map-keys") !== void 0 || own(node, "x-kubernetes-patch-merge-key") !== void 0 || typeof strategy === "string" && strategy.split(",").some((s) => s.trim() === "merge");
-}
-function typeOf(node) {
-  const t = own(node, "type");
-  if (typeof t === "string") return t;
-  if (Array.isArray(t)) return t.find((x) => typeof x === "string" && x !== "null");
-  return void 0;
-}
-function definitionsResolver(definition) {
-  return (ref) => ref.startsWith(DEFINITIONS_REF) ? definition(ref.slice(DEFINITIONS_REF.length)) : void 0;
-}
-var SCALAR, DEFINITIONS_REF, SCALAR_TYPES, JsonSchemaConverter, JsonObjectSchema, JsonListSchema;
-var init_json_schema = __esm({
-  "../merge-core/src/schema/json-schema.ts"() {
-    "use strict";
-    SCALAR = Object.freeze({ kind: "scalar" });
-    DEFINITIONS_REF = "#/definitions/";
-    SCALAR_TYPES = /* @__PURE__ */ new Set(["string", "integer", "number", "boolean"]);
-    JsonSchemaConverter = class {
-      constructor(resolveRef2) {
-        this.resolveRef = resolveRef2;
-      }
-      resolveRef;
-      cache = /* @__PURE__ */ new WeakMap();
-      convert(node) {
-        if (!isRecord(node)) return void 0;
-        const hit = this.cache.get(node);
-        if (hit !== void 0) return hit ?? void 0;
-        const schema = this.build(node);
-        this.cache.set(node, schema ?? null);
-        return schema;
-      }
-      build(node) {
-        const ref = own(node, "$ref");
-        if (typeof ref === "string") return this.resolveRef(ref);
-        const type = typeOf(node);
-        const allOf = own(node, "allOf");
-        if (type === void 0 && Array.isArray(allOf) && !own(node, "properties") && !own(node, "items")) {
-          for (const part of allOf) {
-            const s = this.convert(part);
-            if (s) return s;
-          }
-          return void 0;
-        }
-        if (type === "array" || type === void 0 && (own(node, "items") !== void 0 || saysList(node))) {
-          return new JsonListSchema(node, this);
-        }
-        if (type === "object" || type === void 0 && (isRecord(own(node, "properties")) || isRecord(own(node, "additionalProperties")) || own(node, "x-kubernetes-map-type") !== void 0)) {
-          return new JsonObjectSchema(node, this);
-        }
-        if (type !== void 0 && SCALAR_TYPES.has(type) || own(node, "x-kubernetes-int-or-string") === true) {
-          return SCALAR;
-        }
-        return void 0;
-      }
-    };
-    JsonObjectSchema = class {
-      constructor(node, converter) {
-        this.node = node;
-        this.converter = converter;
-        this.mapType = mapTypeOf(node);
-      }
-      node;
-      converter;
-      kind = "object";
-      mapType;
-      field(name2) {
-        const props = own(this.node, "properties");
-        if (isRecord(props) && Object.hasOwn(props, name2)) return this.converter.convert(props[name2]);
-        const extra = own(this.node, "additionalProperties");
-        return isRecord(extra) ? this.converter.convert(extra) : void 0;
-      }
-    };
-    JsonListSchema = class {
-      constructor(node, converter) {
-        this.node = node;
-        this.converter = converter;
-        const info2 = listInfo(node);
-        this.listType = info2.listType;
-        this.keys = info2.keys;
-        this.explicit = info2.explicit;
-      }
-      node;
-      converter;
-      kind = "list";
-      listType;
-      keys;
-      explicit;
-      items() {
-        return this.converter.convert(own(this.node, "items"));
-      }
-    };
-  }
-});
-
-// ../merge-core/src/schema/versions.ts
-function compareKubeVersions(a, b) {
-  const ma = KUBE_VERSION.exec(a);
-  const mb = KUBE_VERSION.exec(b);
-  if (!ma || !mb) {
-    if (ma) return -1;
-    if (mb) return 1;
-    return a < b ? -1 : a > b ? 1 : 0;
-  }
-  const stage = (m) => m[2] === void 0 ? 2 : m[2] === "beta" ? 1 : 0;
-  return stage(mb) - stage(ma) || Number(mb[1]) - Number(ma[1]) || Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
-}
-function pickVersion(versions, wanted) {
-  let best;
-  for (const entry of versions) {
-    if (entry[0] === wanted) return entry[1];
-    if (!best || compareKubeVersions(entry[0], best[0]) < 0) best = entry;
-  }
-  return best?.[1];
-}
-var KUBE_VERSION;
-var init_versions = __esm({
-  "../merge-core/src/schema/versions.ts"() {
-    "use strict";
-    KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
-  }
-});
-
-// ../merge-core/src/schema/builtin.ts
-function builtinSchemas() {
-  if (builtin === void 0) {
-    const kube = new TableRegistry(BUILTIN_TABLE);
-    const kust = kustomizationSchemas();
-    builtin = {
-      lookup: (gvk) => kube.lookup(gvk) ?? kust.lookup(gvk),
-      definition: (name2) => kube.definition(name2) ?? kust.definition(name2)
-    };
-  }
-  return builtin;
-}
-function kustomizationSchemas() {
-  const converter = new JsonSchemaConverter(() => void 0);
-  const root = converter.convert(KUSTOMIZATION);
-  return {
-    lookup: (gvk) => gvk.group === KUSTOMIZATION_GROUP && gvk.kind === "Kustomization" ? root : void 0,
-    definition: (name2) => name2 === KUSTOMIZATION_DEFINITION ? root : void 0
-  };
-}
-var TableObjectSchema, TableListSchema, TableRegistry, builtin, KUSTOMIZATION_GROUP, KUSTOMIZATION_DEFINITION, GENERATOR_LIST, KUSTOMIZATION;
-var init_builtin = __esm({
-  "../merge-core/src/schema/builtin.ts"() {
-    "use strict";
-    init_builtin_generated();
-    init_json_schema();
-    init_versions();
-    TableObjectSchema = class {
-      constructor(t, reg) {
-        this.t = t;
-        this.reg = reg;
-        this.mapType = t.m ?? "granular";
-      }
-      t;
-      reg;
-      kind = "object";
-      mapType;
-      fields = /* @__PURE__ */ new Map();
-      field(name2) {
-        if (this.fields.has(name2)) return this.fields.get(name2);
-        const f = this.t.f;
-        const t = f !== void 0 && Object.hasOwn(f, name2) ? f[name2] : this.t.a;
-        const schema = t === void 0 ? void 0 : this.reg.node(t);
-        this.fields.set(name2, schema);
-        return schema;
-      }
-    };
-    TableListSchema = class {
-      constructor(itemType, listType2, keys, explicit, reg) {
-        this.itemType = itemType;
-        this.reg = reg;
-        this.listType = listType2;
-        this.keys = keys ?? [];
-        this.explicit = explicit;
-      }
-      itemType;
-      reg;
-      kind = "list";
-      listType;
-      keys;
-      explicit;
-      item = null;
-      items() {
-        if (this.item === null) this.item = this.itemType === void 0 ? void 0 : this.reg.node(this.itemType);
-        return this.item;
-      }
-    };
-    TableRegistry = class {
-      constructor(table) {
-        this.table = table;
-      }
-      table;
-      defNodes = [];
-      kinds;
-      names;
-      lookup(gvk) {
-        this.kinds ??= new Map(this.table.kinds.map(([group2, kind, versions2]) => [`${group2}/${kind}`, versions2]));
-        const versions = this.kinds.get(`${gvk.group}/${gvk.kind}`);
-        if (versions === void 0) return void 0;
-        const index = pickVersion(versions, gvk.version);
-        return index === void 0 ? void 0 : this.def(index);
-      }
-      definition(name2) {
-        if (this.names === void 0) {
-          this.names = /* @__PURE__ */ new Map();
-          this.table.defs.forEach(([names2], i) => {
-            for (const n of names2) this.names.set(n, i);
-          });
-        }
-        const index = this.names.get(name2);
-        return index === void 0 ? void 0 : this.def(index);
-      }
-      /** @internal */
-      def(index) {
-        let node = this.defNodes[index];
-        if (node === void 0) {
-          const entry = this.table.defs[index];
-          if (entry === void 0) return void 0;
-          node = new TableObjectSchema(entry[1], this);
-          this.defNodes[index] = node;
-        }
-        return node;
-      }
-      /** @internal */
-      node(t) {
-        if (typeof t === "number") return this.def(t);
-        if ("l" in t) return new TableListSchema(t.i, t.l, t.k, t.x === 1, this);
-        return new TableObjectSchema(t, this);
-      }
-    };
-    KUSTOMIZATION_GROUP = "kustomize.config.k8s.io";
-    KUSTOMIZATION_DEFINITION = "io.k8s.api.kustomize.v1beta1.Kustomization";
-    GENERATOR_LIST = {
-      type: "array",
-      items: { type: "object" },
-      "x-kubernetes-patch-merge-key": "name",
-      "x-kubernetes-patch-strategy": "merge"
-    };
-    KUSTOMIZATION = {
-      type: "object",
-      properties: { configMapGenerator: GENERATOR_LIST, secretGenerator: GENERATOR_LIST }
-    };
-  }
-});
-
-// ../merge-core/src/schema/errors.ts
-var SchemaError;
-var init_errors3 = __esm({
-  "../merge-core/src/schema/errors.ts"() {
-    "use strict";
-    init_src();
-    SchemaError = class extends KdeltaError {
-      name = "SchemaError";
-      /** Why, without the location. */
-      reason;
-      constructor(options) {
-        const where = [options.file, options.path].filter(Boolean).join(": ");
-        super({
-          code: "schema-invalid",
-          file: options.file,
-          path: options.path,
-          message: where ? `${where}: ${options.reason}` : options.reason
-        });
-        this.reason = options.reason;
-      }
-    };
-  }
-});
-
-// ../merge-core/src/schema/crd.ts
-function isCustomResourceDefinition(value2) {
-  return isRecord(value2) && own(value2, "kind") === "CustomResourceDefinition" && CRD_API_VERSIONS.has(String(own(value2, "apiVersion")));
-}
-function schemaRegistryFromCrds(objects, options = {}) {
-  const file = options.file;
-  const converter = new JsonSchemaConverter(() => void 0);
-  const kinds = /* @__PURE__ */ new Map();
-  const byName2 = /* @__PURE__ */ new Map();
-  const read = (obj2, i) => {
-    if (!isCustomResourceDefinition(obj2)) return;
-    const metadata2 = own(obj2, "metadata");
-    const crdName = isRecord(metadata2) && typeof own(metadata2, "name") === "string" ? ` (${String(own(metadata2, "name"))})` : "";
-    const fail = (path, reason) => {
-      throw new SchemaError({ file, path: `objects[${i}].${path}`, reason: `CustomResourceDefinition${crdName}: ${reason}` });
-    };
-    const spec = own(obj2, "spec");
-    if (!isRecord(spec)) return fail("spec", "expected an object");
-    const group2 = own(spec, "group");
-    if (typeof group2 !== "string" || group2 === "") return fail("spec.group", "expected a non-empty string");
-    const names2 = own(spec, "names");
-    const kind = isRecord(names2) ? own(names2, "kind") : void 0;
-    if (typeof kind !== "string" || kind === "") return fail("spec.names.kind", "expected a non-empty string");
-    const schemaAt = (container, path) => {
-      if (container === void 0 || container === null) return void 0;
-      if (!isRecord(container)) return fail(path, "expected an object");
-      const s = own(container, "openAPIV3Schema");
-      if (s === void 0 || s === null) return void 0;
-      if (!isRecord(s)) return fail(`${path}.openAPIV3Schema`, "expected a schema object");
-      return s;
-    };
-    const shared = schemaAt(own(spec, "validation"), "spec.validation");
-    const found = [];
-    const versions = own(spec, "versions");
-    if (versions !== void 0 && versions !== null && !Array.isArray(versions)) fail("spec.versions", "expected a list");
-    for (const [j, v] of (Array.isArray(versions) ? versions : []).entries()) {
-      if (!isRecord(v) || typeof own(v, "name") !== "string") return fail(`spec.versions[${j}].name`, "expected a string");
-      const s = schemaAt(own(v, "schema"), `spec.versions[${j}].schema`) ?? shared;
-      if (s !== void 0) found.push([own(v, "name"), s]);
-    }
-    const single = own(spec, "version");
-    if (typeof single === "string" && shared !== void 0 && !found.some(([n]) => n === single)) found.push([single, shared]);
-    const key = `${group2}/${kind}`;
-    let list2 = kinds.get(key);
-    if (list2 === void 0) kinds.set(key, list2 = []);
-    for (const [version, schema] of found) {
-      if (list2.some(([v]) => v === version)) continue;
-      list2.push([version, schema]);
-      byName2.set(`${group2}.${version}.${kind}`, schema);
-    }
-  };
-  objects.forEach((obj2, i) => {
-    try {
-      read(obj2, i);
-    } catch (error2) {
-      if (!(options.skipUnreadable && error2 instanceof SchemaError)) throw error2;
-    }
-  });
-  const asObject = (s) => s?.kind === "object" ? s : void 0;
-  return {
-    lookup(gvk) {
-      const versions = kinds.get(`${gvk.group}/${gvk.kind}`);
-      const schema = versions && pickVersion(versions, gvk.version);
-      return asObject(converter.convert(schema));
-    },
-    /** Definitions are named like kyaml names CRD schemas: `<group>.<version>.<kind>`. */
-    definition(name2) {
-      return converter.convert(byName2.get(name2));
-    }
-  };
-}
-var CRD_API_VERSIONS;
-var init_crd = __esm({
-  "../merge-core/src/schema/crd.ts"() {
-    "use strict";
-    init_errors3();
-    init_json_schema();
-    init_versions();
-    CRD_API_VERSIONS = /* @__PURE__ */ new Set(["apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"]);
-  }
-});
-
-// ../merge-core/src/schema/openapi.ts
-var init_openapi = __esm({
-  "../merge-core/src/schema/openapi.ts"() {
-    "use strict";
-    init_parse();
-    init_crd();
-    init_errors3();
-    init_json_schema();
-    init_versions();
-  }
-});
-
-// ../merge-core/src/schema/layered.ts
-function layerSchemas(...registries) {
-  const layers = registries.filter((r) => r !== void 0);
-  return {
-    lookup(gvk) {
-      for (const r of layers) {
-        const s = r.lookup(gvk);
-        if (s !== void 0) return s;
-      }
-      return void 0;
-    },
-    definition(name2) {
-      for (const r of layers) {
-        const s = isDefinitionSource(r) ? r.definition(name2) : void 0;
-        if (s !== void 0) return s;
-      }
-      return void 0;
-    }
-  };
-}
-function isDefinitionSource(value2) {
-  return typeof value2 === "object" && value2 !== null && typeof value2.definition === "function";
-}
-var init_layered = __esm({
-  "../merge-core/src/schema/layered.ts"() {
-    "use strict";
-  }
-});
-
-// ../merge-core/src/schema/comment.ts
-function schemaFromComment(commentText, definitions) {
-  const text2 = commentText.split(/\r?\n/).map((line) => line.replace(/^\s*#*/, "").trim()).join("\n").trim();
-  if (!text2.startsWith("{") || !text2.endsWith("}")) return void 0;
-  let value2;
-  try {
-    value2 = JSON.parse(text2);
-  } catch {
-    return void 0;
-  }
-  if (!isRecord(value2) || !SCHEMA_KEYWORDS.some((k) => Object.hasOwn(value2, k))) return void 0;
-  const resolve11 = definitionsResolver((name2) => definitions?.definition(name2));
-  return new JsonSchemaConverter(resolve11).convert(value2);
-}
-var SCHEMA_KEYWORDS;
-var init_comment = __esm({
-  "../merge-core/src/schema/comment.ts"() {
-    "use strict";
-    init_json_schema();
-    SCHEMA_KEYWORDS = [
-      "$ref",
-      "type",
-      "items",
-      "properties",
-      "additionalProperties",
-      "allOf",
-      "x-kubernetes-patch-merge-key",
-      "x-kubernetes-patch-strategy",
-      "x-kubernetes-list-type",
-      "x-kubernetes-list-map-keys",
-      "x-kubernetes-map-type"
-    ];
-  }
-});
-
-// ../merge-core/src/schema/fallback.ts
-var FALLBACK_MERGE_KEYS, KYAML_INFERRED_KEYS;
-var init_fallback = __esm({
-  "../merge-core/src/schema/fallback.ts"() {
-    "use strict";
-    FALLBACK_MERGE_KEYS = Object.freeze([
-      "mountPath",
-      "devicePath",
-      "ip",
-      "type",
-      "topologyKey",
-      "name",
-      "containerPort"
-    ]);
-    KYAML_INFERRED_KEYS = Object.freeze(["name"]);
-  }
-});
-
-// ../merge-core/src/schema/index.ts
-var init_schema = __esm({
-  "../merge-core/src/schema/index.ts"() {
-    "use strict";
-    init_builtin();
-    init_openapi();
-    init_crd();
-    init_layered();
-    init_comment();
-    init_fallback();
-    init_errors3();
-    init_versions();
-    init_json_schema();
-  }
-});
-
-// ../merge-core/src/visit/fail.ts
-function failOnConflict(rules) {
-  return { ...rules, name: "fail" };
-}
-var init_fail = __esm({
-  "../merge-core/src/visit/fail.ts"() {
-    "use strict";
-  }
-});
-
-// ../merge-core/src/visit/compare.ts
-function sameOrBothEmpty(a, b) {
-  const aEmpty = isMissingOrNull(a);
-  const bEmpty = isMissingOrNull(b);
-  if (aEmpty || bEmpty) return aEmpty && bEmpty;
-  return sameValue(a, b);
-}
-function localChanged(sources) {
-  return !sameOrBothEmpty(sources.local, sources.origin);
-}
-function clearedBy(origin, side) {
-  return isNull(side) && !isNull(origin);
-}
-function sameComments(a, b) {
-  return commentsOf(a) === commentsOf(b);
-}
-function sameCommentsInside(a, b) {
-  return allCommentsOf(a) === allCommentsOf(b);
-}
-var init_compare = __esm({
-  "../merge-core/src/visit/compare.ts"() {
-    "use strict";
-    init_nodes();
-  }
-});
-
-// ../merge-core/src/visit/local-wins.ts
-function localWins(rules) {
-  const keepChanged = (e, decision) => decision.action === "clear" && e.sources.local !== void 0 && localChanged(e.sources) ? { action: "merge", base: "local", rule: "both-changed-local-wins" } : decision;
-  return {
-    ...rules,
-    name: "local-wins",
-    leaf(e) {
-      const decision = rules.leaf(e);
-      if (decision.take !== "local" && localChanged(e.sources)) {
-        const report = sameOrBothEmpty(e.sources.local, e.sources.upstream) ? void 0 : "local-won";
-        return { take: "local", rule: "both-changed-local-wins", report };
-      }
-      return decision;
-    },
-    map: (e) => keepChanged(e, rules.map(e)),
-    list: (e) => keepChanged(e, rules.list(e))
-  };
-}
-var init_local_wins = __esm({
-  "../merge-core/src/visit/local-wins.ts"() {
-    "use strict";
-    init_compare();
-  }
-});
-
-// ../merge-core/src/visit/pinned.ts
-function pinned(strategy) {
-  const collection = (e, decide) => {
-    if (e.pinned) return { action: "keep", rule: "pinned-local", report: decided(e) };
-    if (e.wholeItem && e.sources.upstream === void 0 && e.sources.origin !== void 0) {
-      return { action: "keep", rule: "pinned-local", report: decided(e) };
-    }
-    const decision = decide();
-    if (decision.action === "clear") return { action: "merge", base: "local", rule: "pinned-local" };
-    return decision;
-  };
-  return {
-    name: "pinned",
-    // A scalar or a value merged whole that holds a pin: local's, whole.
-    leaf: (e) => ({ take: "local", rule: "pinned-local", report: decided(e) }),
-    map: (e) => collection(e, () => strategy.map(e)),
-    list: (e) => collection(e, () => strategy.list(e)),
-    keepEmpty: (e, where) => strategy.keepEmpty(e, where),
-    // A pinned field keeps local's key too: the pin comment is on its line.
-    keyComments: (field) => field.value.pinned ? "local" : strategy.keyComments(field),
-    // A pinned value is local's whole, comments included (the pin may be one of them).
-    valueComments: (e) => e.pinned || e.kind === "leaf" ? "local" : strategy.valueComments(e)
-  };
-}
-var decided;
-var init_pinned = __esm({
-  "../merge-core/src/visit/pinned.ts"() {
-    "use strict";
-    init_compare();
-    decided = (e) => sameOrBothEmpty(e.sources.origin, e.sources.upstream) ? void 0 : "pinned";
-  }
-});
-
-// ../merge-core/src/visit/rules.ts
-function kptRules() {
-  return {
-    name: "upstream-wins",
-    /** "For scalars and non-associative lists" (and maps the schema makes atomic). */
-    leaf(e) {
-      const { origin, upstream: upstream2 } = e.sources;
-      if (cleared(e.sources)) return { take: "clear", rule: "explicit-null", report: upstreamWon(e.sources, void 0) };
-      const upstreamEmpty = isMissingOrNull(upstream2);
-      const originEmpty = isMissingOrNull(origin);
-      if (upstreamEmpty !== originEmpty) {
-        return { take: "upstream", rule: upstreamEmpty ? "upstream-removed" : "upstream-added", report: upstreamWon(e.sources, upstream2) };
-      }
-      if (upstream2 === void 0 && isNull(origin) && isNull(e.sources.local)) {
-        return { take: "upstream", rule: "upstream-removed" };
-      }
-      if (upstreamEmpty) return { take: "local", rule: "local-only" };
-      if (!sameOrBothEmpty(upstream2, origin))
-        return { take: "upstream", rule: "upstream-changed", report: upstreamWon(e.sources, upstream2) };
-      return { take: "local", rule: "unchanged-upstream" };
-    },
-    /** "For mappings". */
-    map(e) {
-      const { local, upstream: upstream2, origin } = e.sources;
-      if (cleared(e.sources)) return clearCollection(e, "explicit-null");
-      if (e.wholeItem && upstream2 === void 0 && origin !== void 0 && local !== void 0 && localChanged(e.sources)) {
-        return { action: "keep", rule: "deleted-upstream-modified-locally", report: "local-won" };
-      }
-      if (local === void 0 && upstream2 === void 0) return clearCollection(e, "upstream-removed");
-      if (isMissingOrNull(local)) return { action: "merge", base: "new", rule: "upstream-added" };
-      return { action: "merge", base: "local", rule: "upstream-changed" };
-    },
-    /** "For associative lists". */
-    list(e) {
-      const { local, origin, upstream: upstream2 } = e.sources;
-      if (cleared(e.sources)) return clearCollection(e, "explicit-null");
-      if (isMissingOrNull(upstream2) && !isMissingOrNull(origin)) {
-        if (e.wholeItems && e.items.some((i) => i.value.sources.local !== void 0 && i.value.sources.origin === void 0)) {
-          return { action: "merge", base: "local", rule: "upstream-removed" };
-        }
-        return clearCollection(e, "upstream-removed");
-      }
-      if (isMissingOrNull(local)) return { action: "merge", base: "new", rule: "upstream-added" };
-      return { action: "merge", base: "local", rule: "upstream-changed" };
-    },
-    keepEmpty(e, where) {
-      const { origin, upstream: upstream2 } = e.sources;
-      if (where.item) return false;
-      if (e.kind === "list") {
-        const upstreamHasItEmpty = (0, import_yaml6.isSeq)(upstream2) && upstream2.items.length === 0;
-        return upstreamHasItEmpty && (!where.rebuilt || origin === void 0);
-      }
-      if (origin !== void 0 && (upstream2 === void 0 || where.rebuilt)) return false;
-      return true;
-    },
-    // Comments merge three ways, like values (kpt does the same): upstream's change to a comment
-    // is taken where local left the comment as origin had it; where both changed it, local's
-    // stays. A side without the field has no comment there.
-    keyComments(field) {
-      const { origin, upstream: upstream2, local } = field.keys;
-      if (!upstream2) return "local";
-      if (!local) return "upstream";
-      return sameComments(origin, local) && !sameComments(origin, upstream2) ? "upstream" : "local";
-    },
-    valueComments(e) {
-      const { origin, upstream: upstream2, local } = e.sources;
-      if (local === void 0) return "upstream";
-      const same = e.kind === "leaf" && e.reason !== "scalar" ? sameCommentsInside : sameComments;
-      return same(origin, local) && !same(origin, upstream2) ? "upstream" : "local";
-    }
-  };
-}
-var import_yaml6, cleared, upstreamWon, clearCollection;
-var init_rules = __esm({
-  "../merge-core/src/visit/rules.ts"() {
-    "use strict";
-    import_yaml6 = __toESM(require_dist(), 1);
-    init_nodes();
-    init_compare();
-    cleared = (s) => clearedBy(s.origin, s.upstream) || clearedBy(s.origin, s.local);
-    upstreamWon = (s, result) => localChanged(s) && !sameOrBothEmpty(s.local, result) ? "upstream-won" : void 0;
-    clearCollection = (e, rule) => ({
-      action: "clear",
-      rule,
-      report: ((0, import_yaml6.isMap)(e.sources.local) || (0, import_yaml6.isSeq)(e.sources.local)) && localChanged(e.sources) ? "upstream-won" : void 0
-    });
-  }
-});
-
-// ../merge-core/src/visit/upstream-wins.ts
-function upstreamWins(rules) {
-  return { ...rules, name: "upstream-wins" };
-}
-var init_upstream_wins = __esm({
-  "../merge-core/src/visit/upstream-wins.ts"() {
-    "use strict";
-  }
-});
-
-// ../merge-core/src/visit/delegating.ts
-function delegatingVisitor(strategy) {
-  const chosen = strategies[strategy](kptRules());
-  const pin = pinned(chosen);
-  const pick = (e) => e.holdsPin && e.sources.local !== void 0 ? pin : chosen;
-  return {
-    name: chosen.name,
-    leaf: (e) => pick(e).leaf(e),
-    map: (e) => pick(e).map(e),
-    list: (e) => pick(e).list(e),
-    keepEmpty: (e, where) => pick(e).keepEmpty(e, where),
-    keyComments: (field) => pick(field.value).keyComments(field),
-    valueComments: (e) => pick(e).valueComments(e)
-  };
-}
-var strategies;
-var init_delegating = __esm({
-  "../merge-core/src/visit/delegating.ts"() {
-    "use strict";
-    init_fail();
-    init_local_wins();
-    init_pinned();
-    init_rules();
-    init_upstream_wins();
-    strategies = {
-      "upstream-wins": upstreamWins,
-      "local-wins": localWins,
-      fail: failOnConflict
-    };
-  }
-});
-
-// ../merge-core/src/visit/order.ts
-function mergedOrder(elements, originEmpty = false) {
-  const order = originEmpty ? insertedTogether(elements) : keptOriginOrder(elements) ? upstreamOrder(elements) : localOrder(elements);
-  return order.every((index, at) => index === at) ? void 0 : order;
-}
-function insertedTogether(elements) {
-  const upstreamAt = (i) => elements[i].upstream ?? Infinity;
-  const local = elements.flatMap((e, i) => e.local === void 0 ? [] : [i]);
-  const others = elements.flatMap((e, i) => e.local === void 0 ? [i] : []);
-  return [...local, ...others.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b)];
-}
-function keptOriginOrder(elements) {
-  let last = -1;
-  for (const { origin, local } of elements) {
-    if (origin === void 0 || local === void 0) continue;
-    if (origin < last) return false;
-    last = origin;
-  }
-  return true;
-}
-function upstreamOrder(elements) {
-  const major = new Float64Array(elements.length);
-  const minor = new Float64Array(elements.length);
-  let previous = -1;
-  let step2 = 0;
-  elements.forEach((element, i) => {
-    if (element.upstream !== void 0) {
-      previous = element.upstream;
-      step2 = 0;
-    } else {
-      step2++;
-    }
-    major[i] = previous;
-    minor[i] = step2;
-  });
-  return elements.map((_, i) => i).sort((a, b) => major[a] - major[b] || minor[a] - minor[b] || a - b);
-}
-function localOrder(elements) {
-  const major = new Float64Array(elements.length);
-  const minor = new Float64Array(elements.length);
-  const kept = [];
-  const added = [];
-  elements.forEach((element, i) => {
-    if (element.local === void 0) {
-      added.push(i);
-      return;
-    }
-    major[i] = element.local;
-    kept.push(i);
-  });
-  const upstreamAt = (i) => elements[i].upstream ?? Infinity;
-  const later = (a, b) => major[a] > major[b] || major[a] === major[b] && minor[a] > minor[b];
-  const byUpstream = kept.filter((i) => elements[i].upstream !== void 0).sort((a, b) => upstreamAt(a) - upstreamAt(b));
-  const last = [];
-  byUpstream.forEach((i, n2) => last.push(n2 > 0 && later(last[n2 - 1], i) ? last[n2 - 1] : i));
-  const first = new Array(byUpstream.length);
-  for (let n2 = byUpstream.length - 1; n2 >= 0; n2--) {
-    const i = byUpstream[n2];
-    first[n2] = n2 + 1 < byUpstream.length && later(i, first[n2 + 1]) ? first[n2 + 1] : i;
-  }
-  added.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b);
-  let previous;
-  let n = 0;
-  for (const i of added) {
-    while (n < byUpstream.length && upstreamAt(byUpstream[n]) < upstreamAt(i)) n++;
-    let anchor = n > 0 ? last[n - 1] : void 0;
-    if (previous !== void 0 && (anchor === void 0 || later(previous, anchor))) anchor = previous;
-    if (anchor !== void 0) {
-      major[i] = major[anchor];
-      minor[i] = minor[anchor] + 1;
-    } else if (n < byUpstream.length && upstreamAt(i) !== Infinity) {
-      major[i] = major[first[n]];
-      minor[i] = -1;
-    } else {
-      major[i] = Infinity;
-      minor[i] = i;
-    }
-    previous = i;
-  }
-  return elements.map((_, i) => i).sort((a, b) => major[a] - major[b] || minor[a] - minor[b] || a - b);
-}
-var init_order = __esm({
-  "../merge-core/src/visit/order.ts"() {
-    "use strict";
-  }
-});
-
-// ../merge-core/src/visit/walk.ts
-function walkElement(element, options) {
-  const conflicts = [];
-  const decisions = [];
-  const node = new Walker(options, conflicts, decisions).walk(element);
-  return { node, conflicts, decisions };
-}
-function positionsOf(node) {
-  const at = /* @__PURE__ */ new Map();
-  if (!(0, import_yaml7.isMap)(node)) return at;
-  pairsOf(node).forEach((pair, i) => {
-    const name2 = keyName(pair.key);
-    if (!at.has(name2)) at.set(name2, i);
-  });
-  return at;
-}
-function sameKeyOrder(a, b) {
-  if (!(0, import_yaml7.isMap)(a) || !(0, import_yaml7.isMap)(b) || a.items.length !== b.items.length) return false;
-  const bPairs = pairsOf(b);
-  return pairsOf(a).every((pair, i) => keyName(pair.key) === keyName(bPairs[i].key));
-}
-function indexesOf(node) {
-  const at = /* @__PURE__ */ new Map();
-  if ((0, import_yaml7.isSeq)(node)) node.items.forEach((item2, i) => at.set(item2, i));
-  return at;
-}
-function withKeys(map, identity4, upstream2) {
-  const missing = identity4.filter(([k]) => !pairsOf(map).some((p) => keyName(p.key) === k));
-  if (missing.length === 0) return map;
-  const out = new import_yaml7.YAMLMap();
-  copyCollectionProps(map, out, true);
-  const pairs = [...pairsOf(map), ...missing.map(([k, v]) => new import_yaml7.Pair(new import_yaml7.Scalar(k), new import_yaml7.Scalar(v)))];
-  const at = positionsOf(upstream2);
-  const order = mergedOrder(pairs.map((p) => ({ origin: void 0, upstream: at.get(keyName(p.key)), local: void 0 })));
-  out.items = order ? order.map((i) => pairs[i]) : pairs;
-  return out;
-}
-function withOwnComments(local, upstream2) {
-  const copy = cloneNode(local);
-  copyComments(upstream2, copy);
-  return copy;
-}
-function copyComments(from, to) {
-  const source = from;
-  const target = to;
-  target.comment = source.comment;
-  target.commentBefore = source.commentBefore;
-}
-function copyCollectionProps(from, to, withComments) {
-  const source = from;
-  to.flow = source.flow;
-  to.tag = source.tag;
-  if (withComments) {
-    to.comment = source.comment;
-    to.commentBefore = source.commentBefore;
-    to.spaceBefore = source.spaceBefore;
-  }
-}
-var import_yaml7, Walker;
-var init_walk = __esm({
-  "../merge-core/src/visit/walk.ts"() {
-    "use strict";
-    import_yaml7 = __toESM(require_dist(), 1);
-    init_nodes();
-    init_order();
-    Walker = class {
-      constructor(options, conflicts, decisions) {
-        this.options = options;
-        this.conflicts = conflicts;
-        this.decisions = decisions;
-      }
-      options;
-      conflicts;
-      decisions;
-      walk(element) {
-        switch (element.kind) {
-          case "leaf":
-            return this.leaf(element);
-          case "map":
-            return this.map(element);
-          case "list":
-            return this.list(element);
-        }
-      }
-      leaf(e) {
-        const decision = this.options.visitor.leaf(e);
-        const { local, upstream: upstream2 } = e.sources;
-        this.report(e, decision.rule, decision.report);
-        if (decision.take === "local") return this.localWithComments(e);
-        if (decision.take === "clear" || isMissingOrNull(upstream2)) return void 0;
-        const result = this.fromUpstream(e, upstream2);
-        if (local !== void 0 && sameValue(local, result) && commentsOf(local) === commentsOf(result)) return local;
-        return result;
-      }
-      /**
-       * Local's value, with upstream's comments where the visitor says so (upstream changed a comment
-       * local left alone). A value merged whole that is upstream's value too is taken from upstream.
-       */
-      localWithComments(e) {
-        const { local, upstream: upstream2 } = e.sources;
-        if (local === void 0 || isMissingOrNull(upstream2) || this.options.visitor.valueComments(e) === "local") return local;
-        if (!(0, import_yaml7.isScalar)(local) && sameValue(local, upstream2)) return this.fromUpstream(e, upstream2);
-        return withOwnComments(local, upstream2);
-      }
-      /** A value taken from upstream, keeping local's quoting style and, where local edited them, its comments. */
-      fromUpstream(e, upstream2) {
-        const local = e.sources.local;
-        const copy = cloneNode(upstream2);
-        if ((0, import_yaml7.isScalar)(copy) && (0, import_yaml7.isScalar)(local)) {
-          if (typeof copy.value === "string" && typeof local.value === "string" && local.type) copy.type = local.type;
-          if (this.options.visitor.valueComments(e) === "local") {
-            copy.comment = local.comment;
-            copy.commentBefore = local.commentBefore;
-          }
-          copy.spaceBefore = local.spaceBefore;
-        }
-        return copy;
-      }
-      map(e) {
-        const decision = this.options.visitor.map(e);
-        const local = e.sources.local;
-        this.report(e, decision.rule, decision.report);
-        if (decision.action === "keep") return local;
-        if (decision.action === "clear") return void 0;
-        const base = decision.base === "local" && (0, import_yaml7.isMap)(local) ? local : void 0;
-        const replaced = /* @__PURE__ */ new Map();
-        const added = [];
-        let changed = base === void 0;
-        for (const field of e.fields) {
-          const value2 = this.walk(field.value);
-          const existing = base ? field.pairs.local : void 0;
-          if (value2 === void 0) {
-            if (existing) {
-              replaced.set(existing, null);
-              changed = true;
-            }
-            continue;
-          }
-          const key = this.key(field, existing);
-          if (existing) {
-            const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml7.isScalar)(existing.value);
-            if (sameValueNode && key === existing.key) continue;
-            replaced.set(existing, new import_yaml7.Pair(key, value2));
-            changed = true;
-            continue;
-          }
-          added.push({ field, pair: new import_yaml7.Pair(key, value2) });
-          changed = true;
-        }
-        const merged = [];
-        (base ? pairsOf(base) : []).forEach((pair, at) => {
-          const next = replaced.get(pair);
-          if (next === void 0) merged.push({ pair, name: keyName(pair.key), local: at });
-          else if (next !== null) merged.push({ pair: next, name: keyName(pair.key), local: at });
-        });
-        for (const { field, pair } of added) merged.push({ pair, name: field.name, local: void 0 });
-        const order = added.length === 0 && sameKeyOrder(e.sources.origin, e.sources.upstream) ? void 0 : this.order(e, merged);
-        if (order) changed = true;
-        const pairs = order ? order.map((i) => merged[i].pair) : merged.map((m) => m.pair);
-        if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
-        const comments = this.collectionComments(e, base);
-        if (!changed && comments === base) return base;
-        const out = new import_yaml7.YAMLMap();
-        const template3 = base ?? e.sources.upstream ?? e.sources.origin;
-        if (template3) copyCollectionProps(template3, out, base !== void 0);
-        if (comments) copyComments(comments, out);
-        out.items = pairs;
-        return out;
-      }
-      /**
-       * The merged order of a map's pairs (local's, then the new ones). Not needed where upstream's
-       * keys are origin's in origin's order and none is new: the rule then gives local's order.
-       */
-      order(e, merged) {
-        const origin = positionsOf(e.sources.origin);
-        const upstream2 = positionsOf(e.sources.upstream);
-        return mergedOrder(
-          merged.map((m) => ({ origin: origin.get(m.name), upstream: upstream2.get(m.name), local: m.local })),
-          origin.size === 0
-        );
-      }
-      /** The key node for a field: local's, or a copy carrying upstream's comments. */
-      key(field, existing) {
-        const { local, upstream: upstream2, origin } = field.keys;
-        if (existing) {
-          if (!local || !upstream2 || this.options.visitor.keyComments(field) === "local") return existing.key;
-          if (local.comment === upstream2.comment && local.commentBefore === upstream2.commentBefore) return existing.key;
-          const key = cloneNode(local);
-          key.comment = upstream2.comment;
-          key.commentBefore = upstream2.commentBefore;
-          return key;
-        }
-        const source = upstream2 ?? origin ?? local;
-        return source ? cloneNode(source) : new import_yaml7.Scalar(field.name);
-      }
-      list(e) {
-        const decision = this.options.visitor.list(e);
-        const local = e.sources.local;
-        this.report(e, decision.rule, decision.report);
-        if (decision.action === "keep") return local;
-        if (decision.action === "clear") return void 0;
-        const base = decision.base === "local" && (0, import_yaml7.isSeq)(local) ? local : void 0;
-        const replaced = /* @__PURE__ */ new Map();
-        const added = [];
-        const itemOfLocal = /* @__PURE__ */ new Map();
-        let changed = base === void 0;
-        for (const item2 of e.items) {
-          let value2 = this.walk(item2.value);
-          const existing = base ? item2.value.sources.local : void 0;
-          if (existing) itemOfLocal.set(existing, item2);
-          const emptied = (0, import_yaml7.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item2.value, { rebuilt: false, item: true });
-          if (value2 === void 0 || emptied) {
-            if (existing) {
-              replaced.set(existing, null);
-              changed = true;
-            }
-            continue;
-          }
-          if (e.listType === "map" && (0, import_yaml7.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, item2.identity, item2.value.sources.upstream);
-          if (existing) {
-            if (existing !== value2) {
-              replaced.set(existing, value2);
-              changed = true;
-            }
-          } else {
-            added.push({ value: value2, item: item2 });
-            changed = true;
-          }
-        }
-        const merged = [];
-        (base ? base.items : []).forEach((node, at) => {
-          const next = replaced.has(node) ? replaced.get(node) : node;
-          if (next !== null) merged.push({ value: next, item: itemOfLocal.get(node), local: at });
-        });
-        for (const { value: value2, item: item2 } of added) merged.push({ value: value2, item: item2, local: void 0 });
-        const origin = indexesOf(e.sources.origin);
-        const upstream2 = indexesOf(e.sources.upstream);
-        const order = mergedOrder(
-          merged.map(({ item: item2, local: local2 }) => ({
-            origin: origin.get(item2?.value.sources.origin),
-            upstream: upstream2.get(item2?.value.sources.upstream),
-            local: local2
-          })),
-          origin.size === 0
-        );
-        if (order) changed = true;
-        const items = order ? order.map((i) => merged[i].value) : merged.map((m) => m.value);
-        const comments = this.collectionComments(e, base);
-        if (!changed && comments === base) return base;
-        if (items.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
-        const out = new import_yaml7.YAMLSeq();
-        const template3 = base ?? e.sources.upstream ?? e.sources.origin;
-        if (template3) copyCollectionProps(template3, out, base !== void 0);
-        if (comments) copyComments(comments, out);
-        out.items = items;
-        return out;
-      }
-      /**
-       * The node whose own comments a merged map or list carries: local's (merged into local), or
-       * upstream's where the visitor says so, for a collection merged into local or rebuilt from
-       * upstream's; none for one rebuilt from origin's alone.
-       */
-      collectionComments(e, base) {
-        const upstream2 = e.sources.upstream;
-        if (isMissingOrNull(upstream2)) return base;
-        if (base !== void 0 && this.options.visitor.valueComments(e) === "local") return base;
-        return upstream2;
-      }
-      /** Records what the visitor said to report: a conflict and its winner, or a pin's decision. */
-      report(e, rule, report) {
-        if (report === void 0) return;
-        const { origin, upstream: upstream2, local } = e.sources;
-        const values = { origin, upstream: upstream2, local };
-        if (report === "pinned") this.decisions.push({ path: e.path, rule: "pinned-local", values });
-        else this.conflicts.push({ path: e.path, rule, winner: report === "local-won" ? "local" : "upstream", values });
-      }
-    };
-  }
-});
-
-// ../merge-core/src/options.ts
-function createEngine(options = {}) {
-  const strategy = options.strategy ?? "upstream-wins";
-  const visitor = delegatingVisitor(strategy);
-  const registry = options.builtinSchemas === false ? options.schemas : layerSchemas(options.schemas, builtin2);
-  const inferKeys2 = options.inferKeys ?? true;
-  const fallbackKeys = FALLBACK_MERGE_KEYS;
-  const commentSchema = (text2) => schemaFromComment(text2, builtin2);
-  return {
-    visitor,
-    strategy,
-    merge(sources, where) {
-      const collateOptions = {
-        registry,
-        inferKeys: inferKeys2,
-        fallbackKeys,
-        commentSchema,
-        fail(code4, path, side, reason) {
-          const at = where.files?.[side] ?? { file: where.file, document: where.document };
-          throw new MergeInputError(code4, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
-        }
-      };
-      const element = collate(sources, FieldPath.root, options.schema, collateOptions);
-      return walkElement(element, { visitor });
-    }
-  };
-}
-var builtin2;
-var init_options = __esm({
-  "../merge-core/src/options.ts"() {
-    "use strict";
-    init_collate();
-    init_errors2();
-    init_path();
-    init_schema();
-    init_delegating();
-    init_walk();
-    builtin2 = layerSchemas(builtinSchemas(), kustomizationSchemas());
-  }
-});
-
-// ../merge-core/src/yaml/scan.ts
-function bail() {
-  throw UNSUPPORTED;
-}
-function lastLineOf(v, fallback) {
-  switch (v.kind) {
-    case "scalar":
-    case "flow-map":
-    case "flow-seq":
-      return v.line;
-    case "map":
-    case "seq":
-    case "block-scalar":
-      return v.last;
-    default:
-      return fallback;
-  }
-}
-function scanStream(text2) {
-  const documents = scanDocuments(text2);
-  if (!documents || documents.some((d) => d.declined)) return void 0;
-  return documents;
-}
-function scanDocuments(text2) {
-  if (UNUSUAL_LINE_BREAKS.test(text2)) return void 0;
-  let documents;
-  try {
-    documents = new Scanner(text2).documents();
-  } catch (e) {
-    if (e === UNSUPPORTED) return void 0;
-    throw e;
-  }
-  return documents.map(
-    ({ text: t, root }) => root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === void 0, root, declined: false }
-  );
-}
-function scannedPair(items, key) {
-  if (!items) return void 0;
-  for (const p of items) if (p.key === key) return p;
-  return void 0;
-}
-var Unsupported, UNSUPPORTED, DECLINED, BOOL_OR_NULL, SPECIAL_PLAIN_START, PLAIN_KEY, DQ, SQ, BLOCK_HEADER, FLOW_ITEM, FLOW_SEQ, FLOW_MAP, FLOW_MAP_KEYS, AFTER_VALUE, UNUSUAL_CHARACTERS, UNUSUAL_LINE_BREAKS, Scanner;
-var init_scan = __esm({
-  "../merge-core/src/yaml/scan.ts"() {
-    "use strict";
-    Unsupported = class {
-    };
-    UNSUPPORTED = new Unsupported();
-    DECLINED = /* @__PURE__ */ Symbol("declined");
-    BOOL_OR_NULL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
-    SPECIAL_PLAIN_START = /^[-+.0-9~=<]/;
-    PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
-    DQ = /^"([^"\\]*)"/;
-    SQ = /^'((?:[^']|'')*)'/;
-    BLOCK_HEADER = /^[|>][-+]?(?: +#.*)?$/;
-    FLOW_ITEM = `(?:"[^"\\\\]*"|'(?:[^']|'')*'|[A-Za-z0-9_./][A-Za-z0-9_./=+-]*)`;
-    FLOW_SEQ = new RegExp(`^\\[ *(?:${FLOW_ITEM} *(?:, *${FLOW_ITEM} *)*)?\\]`);
-    FLOW_MAP = new RegExp(`^\\{ *(?:([A-Za-z_][A-Za-z0-9_./-]*): +${FLOW_ITEM} *(?:, *[A-Za-z_][A-Za-z0-9_./-]*: +${FLOW_ITEM} *)*)?\\}`);
-    FLOW_MAP_KEYS = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
-    AFTER_VALUE = /^(?: *| +#.*)$/;
-    UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/;
-    UNUSUAL_LINE_BREAKS = /[\r\x85\ufeff\u2028\u2029]/;
-    Scanner = class _Scanner {
-      constructor(text2) {
-        this.text = text2;
-        this.lines = text2.split("\n");
-        let at = 0;
-        for (const line of this.lines) {
-          this.starts.push(at);
-          at += line.length + 1;
-        }
-      }
-      text;
-      starts = [];
-      lines;
-      pos = 0;
-      end = 0;
-      get lineCount() {
-        return this.lines.length;
-      }
-      lineText(i) {
-        return this.lines[i];
-      }
-      static indentOf(line) {
-        let n = 0;
-        while (line.charCodeAt(n) === 32) n++;
-        return n;
-      }
-      /** Blank or comment-only line. */
-      static isSkippable(line) {
-        const n = _Scanner.indentOf(line);
-        return n === line.length || line.charCodeAt(n) === 35;
-      }
-      nextContent(from) {
-        let i = from;
-        while (i < this.end && _Scanner.isSkippable(this.lineText(i))) i++;
-        return i;
-      }
-      static isSeqAt(line, col) {
-        return line.charCodeAt(col) === 45 && (line.length === col + 1 || line.charCodeAt(col + 1) === 32);
-      }
-      /**
-       * The documents, split where `yaml` splits them: at each `---` line, except that blank and
-       * comment lines before a first `---` belong to the first document rather than making one. A
-       * document the scan does not model is declined alone (`root` is DECLINED).
-       */
-      documents() {
-        const segments = [];
-        let first = 0;
-        for (let i = 0; i <= this.lineCount; i++) {
-          const line = i < this.lineCount ? this.lineText(i) : void 0;
-          if (line !== void 0) {
-            if (line !== "---") {
-              if (line.startsWith("---") || line.startsWith("...") || line.charCodeAt(0) === 37) bail();
-              continue;
-            }
-          }
-          segments.push({ first, end: i });
-          first = i + 1;
-        }
-        const out = [];
-        for (let s = 0; s < segments.length; s++) {
-          const seg = segments[s];
-          const start = s === 0 ? 0 : this.starts[seg.first - 1];
-          const root = this.documentOrDeclined(seg.first, seg.end);
-          if (s === 0 && root === void 0) continue;
-          if (s === 0 && root === DECLINED && !this.holdsContent(seg.first, seg.end)) bail();
-          out.push({ start, root });
-        }
-        if (out.length > 0) out[0].start = 0;
-        return out.map((d, i) => ({
-          text: this.text.slice(d.start, i + 1 < out.length ? out[i + 1].start : this.text.length),
-          root: d.root
-        }));
-      }
-      /** Some line from `first` to `end` is more than blanks (spaces or tabs) and a comment. */
-      holdsContent(first, end) {
-        for (let i = first; i < end; i++) {
-          const t = this.lineText(i).replace(/^[ \t]+/, "");
-          if (t !== "" && t.charCodeAt(0) !== 35) return true;
-        }
-        return false;
-      }
-      /** The root map of the document on lines `first` to `end`, undefined when empty, or DECLINED. */
-      documentOrDeclined(first, end) {
-        const from = this.starts[first] ?? this.text.length;
-        const to = end < this.lineCount ? this.starts[end] : this.text.length;
-        if (UNUSUAL_CHARACTERS.test(this.text.slice(from, to))) return DECLINED;
-        this.end = end;
-        try {
-          return this.document(first);
-        } catch (e) {
-          if (e === UNSUPPORTED) return DECLINED;
-          throw e;
-        }
-      }
-      /** The root map of the document whose lines start at `first`; undefined when it has no content. */
-      document(first) {
-        const i = this.nextContent(first);
-        if (i >= this.end) return void 0;
-        const line = this.lineText(i);
-        if (_Scanner.indentOf(line) !== 0 || _Scanner.isSeqAt(line, 0)) bail();
-        this.pos = i;
-        const root = this.map(0, 0);
-        if (this.nextContent(this.pos) < this.end) bail();
-        return root.items;
-      }
-      block(indent) {
-        const line = this.lineText(this.pos);
-        return _Scanner.isSeqAt(line, indent) ? this.seq(indent) : this.map(indent, indent);
-      }
-      /** A block map whose first key is at `col` on line `this.pos`; later keys at `indent`. */
-      map(indent, col) {
-        const items = [];
-        const keys = /* @__PURE__ */ new Set();
-        let last = this.pos;
-        let firstCol = col;
-        for (; ; ) {
-          let c;
-          if (firstCol !== void 0) {
-            c = firstCol;
-            firstCol = void 0;
-          } else {
-            const i = this.nextContent(this.pos);
-            if (i >= this.end) break;
-            const line = this.lineText(i);
-            const n = _Scanner.indentOf(line);
-            if (n < indent) break;
-            if (n > indent) bail();
-            if (_Scanner.isSeqAt(line, n)) break;
-            this.pos = i;
-            c = n;
-          }
-          const pair = this.entry(c);
-          if (keys.has(pair.key)) bail();
-          keys.add(pair.key);
-          items.push(pair);
-          last = lastLineOf(pair.value, this.pos - 1);
-        }
-        return { kind: "map", items, last };
-      }
-      /** A key at column `col` of line `this.pos`, and its value; leaves `pos` after the entry. */
-      entry(col) {
-        const lineNo = this.pos;
-        const s = this.lineText(lineNo).slice(col);
-        let key;
-        let len;
-        let m;
-        if (m = PLAIN_KEY.exec(s)) {
-          key = m[0];
-          len = key.length;
-          if (BOOL_OR_NULL.test(key)) bail();
-        } else if (m = DQ.exec(s)) {
-          key = m[1];
-          len = m[0].length;
-        } else if (m = SQ.exec(s)) {
-          key = m[1].replace(/''/g, "'");
-          len = m[0].length;
-        } else return bail();
-        if (s.charCodeAt(len) !== 58 || s.length > len + 1 && s.charCodeAt(len + 1) !== 32 || len > 1e3) bail();
-        const keyStart = this.starts[lineNo] + col;
-        const value2 = this.value(lineNo, col, col + len + 1, true);
-        return { key, keyStart, keyEnd: keyStart + len, value: value2 };
-      }
-      /**
-       * The value starting at column `from` of line `lineNo` (after `key:` or `-`), whose parent
-       * collection sits at column `col`. Leaves `pos` on the line after the value.
-       */
-      value(lineNo, col, from, inMap) {
-        const line = this.lineText(lineNo);
-        const rest = line.slice(from);
-        const t = rest.replace(/^ +/, "");
-        const at = this.starts[lineNo] + from + (rest.length - t.length);
-        this.pos = lineNo + 1;
-        if (t === "" || t.charCodeAt(0) === 35) {
-          const j = this.nextContent(this.pos);
-          if (j >= this.end) return { kind: "empty" };
-          const next = this.lineText(j);
-          const n = _Scanner.indentOf(next);
-          if (n > col) {
-            this.pos = j;
-            return this.block(n);
-          }
-          if (inMap && n === col && _Scanner.isSeqAt(next, n)) {
-            this.pos = j;
-            return this.seq(n);
-          }
-          return { kind: "empty" };
-        }
-        if (!inMap) {
-          const c2 = from + (rest.length - t.length);
-          if (_Scanner.isSeqAt(line, c2)) bail();
-          const k = PLAIN_KEY.exec(t) ?? DQ.exec(t) ?? SQ.exec(t);
-          if (k) {
-            const after = t.charCodeAt(k[0].length);
-            if (after === 58 && (t.length === k[0].length + 1 || t.charCodeAt(k[0].length + 1) === 32)) {
-              this.pos = lineNo;
-              return this.map(c2, c2);
-            }
-          }
-        }
-        const c0 = t.charCodeAt(0);
-        if (c0 === 124 || c0 === 62) {
-          if (!inMap || !BLOCK_HEADER.test(t)) bail();
-          return this.blockScalar(col);
-        }
-        if (c0 === 34 || c0 === 39) {
-          const m = (c0 === 34 ? DQ : SQ).exec(t);
-          if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
-          const str4 = c0 === 34 ? m[1] : m[1].replace(/''/g, "'");
-          return { kind: "scalar", str: str4, start: at, end: at + m[0].length, line: lineNo };
-        }
-        if (c0 === 91) {
-          const m = FLOW_SEQ.exec(t);
-          if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
-          return { kind: "flow-seq", line: lineNo };
-        }
-        if (c0 === 123) {
-          const m = FLOW_MAP.exec(t);
-          if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
-          const keys = /* @__PURE__ */ new Set();
-          for (const k of m[0].matchAll(FLOW_MAP_KEYS)) {
-            if (keys.has(k[1]) || BOOL_OR_NULL.test(k[1])) bail();
-            keys.add(k[1]);
-          }
-          return { kind: "flow-map", size: keys.size, line: lineNo };
-        }
-        if ("-?:,[]{}#&*!|>'\"%@`".includes(t[0]) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail();
-        const hash = t.indexOf(" #");
-        const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, "");
-        if (raw.includes(": ") || raw.endsWith(":")) bail();
-        const special = SPECIAL_PLAIN_START.test(raw) || BOOL_OR_NULL.test(raw);
-        return { kind: "scalar", str: special ? null : raw, start: at, end: at + raw.length, line: lineNo };
-      }
-      /** Block scalar lines after the header line; content must be indented past `col`. */
-      blockScalar(col) {
-        let i = this.pos;
-        let contentIndent = -1;
-        let last = i - 1;
-        for (; i < this.end; i++) {
-          const line = this.lineText(i);
-          if (line === "") continue;
-          const n = _Scanner.indentOf(line);
-          if (n === line.length) bail();
-          if (contentIndent < 0) {
-            if (n <= col) bail();
-            contentIndent = n;
-          } else if (n < contentIndent) break;
-          last = i;
-        }
-        if (contentIndent < 0) bail();
-        this.pos = last + 1;
-        return { kind: "block-scalar", last };
-      }
-      seq(indent) {
-        let last = this.pos;
-        for (; ; ) {
-          const i = this.nextContent(this.pos);
-          if (i >= this.end) break;
-          const line = this.lineText(i);
-          const n = _Scanner.indentOf(line);
-          if (n < indent) break;
-          if (n > indent) bail();
-          if (!_Scanner.isSeqAt(line, n)) break;
-          const v = this.value(i, indent, indent + 1, false);
-          last = lastLineOf(v, i);
-        }
-        return { kind: "seq", last };
-      }
-    };
-  }
-});
-
-// ../merge-core/src/resource/identity.ts
-function groupOf(apiVersion) {
-  const slash = apiVersion.lastIndexOf("/");
-  return slash === -1 ? "" : apiVersion.slice(0, slash);
-}
-function identityOf(resource) {
-  const apiVersion = stringField(resource, "apiVersion");
-  const kind = stringField(resource, "kind");
-  const metadata2 = fieldValue(resource, "metadata");
-  if (!apiVersion || !kind) return void 0;
-  const group2 = groupOf(apiVersion);
-  const meta = (0, import_yaml8.isMap)(metadata2) ? metadata2 : void 0;
-  const fromComment = mergeCommentOf(resource);
-  if (fromComment) return { group: group2, kind, ...fromComment };
-  const fromAnnotation = upstreamIdentifierOf(meta);
-  if (fromAnnotation && fromAnnotation.group === group2 && fromAnnotation.kind === kind) return fromAnnotation;
-  const name2 = stringField(meta, "name");
-  if (name2 === void 0) return void 0;
-  return { group: group2, kind, namespace: stringField(meta, "namespace") ?? "", name: name2 };
-}
-function mergeCommentOf(resource) {
-  const pair = findPair(resource, "metadata");
-  if (!pair) return void 0;
-  const key = pair.key;
-  const value2 = pair.value;
-  for (const text2 of [key?.comment, value2?.commentBefore, value2?.comment]) {
-    const match = text2 ? mergeComment.exec(text2) : null;
-    if (match) return { namespace: match[1], name: match[2] };
-  }
-  return void 0;
-}
-function upstreamIdentifierOf(metadata2) {
-  const annotations = fieldValue(metadata2, "annotations");
-  if (!(0, import_yaml8.isMap)(annotations)) return void 0;
-  const value2 = fieldValue(annotations, upstreamIdentifierAnnotation);
-  if (!(0, import_yaml8.isScalar)(value2) || typeof value2.value !== "string") return void 0;
-  const parts = value2.value.split("|");
-  if (parts.length !== 4) return void 0;
-  const [group2, kind, namespace, name2] = parts;
-  return { group: group2, kind, namespace: namespace === "default" ? "" : namespace, name: name2 };
-}
-function formatIdentity(id) {
-  return `${id.group ? `${id.group}/` : ""}${id.kind} ${id.namespace ? `${id.namespace}/` : ""}${id.name}`;
-}
-function identityKey(id) {
-  return `${id.group}\0${id.kind}\0${id.namespace}\0${id.name}`;
-}
-function scannedIdentityOf(document, fileText) {
-  const root = document.root;
-  if (!root) return { identity: void 0, kind: void 0 };
-  const str4 = (pair) => {
-    const v = pair?.value;
-    if (!v || v.kind === "empty" || v.kind === "map" || v.kind === "seq" || v.kind === "flow-map" || v.kind === "flow-seq")
-      return void 0;
-    if (v.kind === "block-scalar" || v.str === null) return UNSURE;
-    return v.str;
-  };
-  const apiVersion = str4(scannedPair(root, "apiVersion"));
-  const kind = str4(scannedPair(root, "kind"));
-  if (apiVersion === UNSURE || kind === UNSURE) return void 0;
-  if (!apiVersion || !kind) return { identity: void 0, kind };
-  const metaPair = scannedPair(root, "metadata");
-  if (!metaPair) return { identity: void 0, kind };
-  const meta = metaPair.value;
-  if (meta.kind !== "map") return void 0;
-  const group2 = groupOf(apiVersion);
-  const lineEnd = fileText.indexOf("\n", metaPair.keyEnd);
-  const keyLine = fileText.slice(metaPair.keyEnd, lineEnd === -1 ? fileText.length : lineEnd);
-  const hash = keyLine.indexOf("#");
-  const match = hash === -1 ? null : mergeComment.exec(keyLine.slice(hash));
-  const mentions = document.text.split("kpt-merge").length - 1;
-  if (mentions !== (hash !== -1 && keyLine.includes("kpt-merge", hash) ? 1 : 0)) return void 0;
-  if (match) return { identity: { group: group2, kind, namespace: match[1], name: match[2] }, kind };
-  if (document.text.includes(upstreamIdentifierAnnotation)) return void 0;
-  const name2 = str4(scannedPair(meta.items, "name"));
-  const namespace = str4(scannedPair(meta.items, "namespace"));
-  if (name2 === UNSURE || namespace === UNSURE) return void 0;
-  if (name2 === void 0) return { identity: void 0, kind };
-  return { identity: { group: group2, kind, namespace: namespace ?? "", name: name2 }, kind };
-}
-var import_yaml8, upstreamIdentifierAnnotation, mergeComment, UNSURE;
-var init_identity = __esm({
-  "../merge-core/src/resource/identity.ts"() {
-    "use strict";
-    import_yaml8 = __toESM(require_dist(), 1);
-    init_nodes();
-    init_scan();
-    upstreamIdentifierAnnotation = "internal.kpt.dev/upstream-identifier";
-    mergeComment = /kpt-merge:\s*([^\s/]*)\/(\S+)/;
-    UNSURE = /* @__PURE__ */ Symbol("unsure");
-  }
-});
-
-// ../merge-core/src/resource/merge-files.ts
-function parsedResource(side, file, document, map) {
-  const kind = map.get("kind");
-  return {
-    side,
-    file,
-    entry: document,
-    identity: identityOf(map),
-    kind: typeof kind === "string" ? kind : void 0,
-    document,
-    map,
-    release() {
-    }
-  };
-}
-function scannedResource(side, file, entry, scanned, trace) {
-  let document;
-  const parse4 = () => {
-    if (document) return document;
-    trace?.push(`${file.file}#${entry.index}`);
-    let docs;
-    try {
-      docs = parseStream(entry.text, file.file, side).documents;
-    } catch (error2) {
-      if (error2 instanceof MergeInputError) throw new ScanMismatch(error2.message);
-      throw error2;
-    }
-    const only = docs.length === 1 ? docs[0] : void 0;
-    const contents = only?.doc.contents;
-    if (!only || only.empty || !(0, import_yaml9.isMap)(contents) || !sameIdentity(identityOf(contents), scanned.identity)) {
-      throw new ScanMismatch(`${file.file} document ${entry.index}`);
-    }
-    document = { ...only, index: entry.index };
-    return document;
-  };
-  return {
-    side,
-    file,
-    entry,
-    identity: scanned.identity,
-    kind: scanned.kind,
-    get document() {
-      return parse4();
-    },
-    get map() {
-      return parse4().doc.contents;
-    },
-    release() {
-      document = void 0;
-    }
-  };
-}
-function sameIdentity(a, b) {
-  return a === b || a !== void 0 && b !== void 0 && identityKey(a) === identityKey(b);
-}
-function mergeFiles(input, options = {}) {
-  return mergeFilesTraced(input, options, void 0);
-}
-function mergeFilesTraced(input, options, trace) {
-  try {
-    return mergeInputs(input, options, true, trace);
-  } catch (error2) {
-    if (error2 instanceof ScanMismatch) {
-      trace?.splice(0);
-      return mergeInputs(input, options, false, trace);
-    }
-    throw error2;
-  }
-}
-function mergeInputs(input, options, scan, trace) {
-  const readFiles = /* @__PURE__ */ new Map();
-  const read = (f, side) => {
-    const key = `${f.path}\0${f.text}`;
-    let r = readFiles.get(key);
-    if (!r) {
-      r = scan && scanFile(f, side, trace) || parseFile(f, side, trace);
-      readFiles.set(key, r);
-    }
-    return r;
-  };
-  const sides2 = {
-    origin: input.origin.map((f) => read(f, "origin")),
-    upstream: input.upstream.map((f) => read(f, "upstream")),
-    local: input.local.map((f) => read(f, "local"))
-  };
-  const located = {
-    origin: locate("origin", sides2.origin),
-    upstream: locate("upstream", sides2.upstream),
-    local: locate("local", sides2.local)
-  };
-  const crds = [...located.local, ...located.upstream, ...located.origin].filter((r) => r.identity?.kind === "CustomResourceDefinition" || r.kind === "CustomResourceDefinition").map((r) => toPlain(r.map)).filter(isCustomResourceDefinition);
-  const schemas = crds.length > 0 ? layerSchemas(options.schemas, schemaRegistryFromCrds(crds, { skipUnreadable: true })) : options.schemas;
-  const engine = createEngine({ ...options, schemas });
-  const tuples = collateResources(located);
-  const report = [];
-  const conflicts = [];
-  const decisions = [];
-  const replaced = /* @__PURE__ */ new Map();
-  const additions = /* @__PURE__ */ new Map();
-  const add = (file, addition) => {
-    const list2 = additions.get(file) ?? [];
-    list2.push(addition);
-    additions.set(file, list2);
-  };
-  for (const t of tuples) {
-    const { origin, upstream: upstream2, local } = t;
-    const shown3 = describe(t);
-    if (!origin && !upstream2 && local) {
-      report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
-    } else if (!origin && upstream2 && !local) {
-      add(upstream2.file.file, { upstream: upstream2, text: upstream2.entry.text, moved: false });
-      report.push({ resource: shown3, identity: upstream2.identity, action: "added", file: upstream2.file.file, changed: true });
-    } else if (!upstream2 && !local) {
-      report.push({
-        resource: shown3,
-        identity: (origin ?? upstream2)?.identity,
-        action: "skipped",
-        file: origin.file.file,
-        changed: false
-      });
-    } else if (origin && !upstream2 && local) {
-      const pinned2 = mayHoldPin(local.entry.text) && holdsPinnedPair(local.map);
-      if (pinned2) {
-        report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
-        decisions.push({
-          resource: shown3,
-          file: local.file.file,
-          path: ".",
-          rule: "pinned-local",
-          values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
-          message: "upstream deleted it; it holds a pinned field (# kdelta:local), so local's copy is kept"
-        });
-      } else if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
-        replaced.set(local.entry, null);
-        report.push({ resource: shown3, identity: local.identity, action: "deleted", file: local.file.file, changed: true });
-      } else {
-        report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
-        conflicts.push({
-          resource: shown3,
-          file: local.file.file,
-          path: ".",
-          values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
-          rule: "deleted-upstream-modified-locally",
-          winner: "local",
-          message: `upstream deleted it and local changed it${engine.strategy === "fail" ? "" : "; local's copy is kept"}`
-        });
-      }
-    } else if (origin && !local) {
-      report.push({ resource: shown3, identity: origin.identity, action: "skipped", file: upstream2.file.file, changed: false });
-      if (origin.entry.text !== upstream2.entry.text && !sameResource(origin.map, upstream2.map)) {
-        conflicts.push({
-          resource: shown3,
-          file: upstream2.file.file,
-          path: ".",
-          values: { origin: toPlain(origin.map), upstream: toPlain(upstream2.map), local: void 0 },
-          rule: "modified-upstream-deleted-locally",
-          winner: "local",
-          message: `upstream changed it and local deleted it${engine.strategy === "fail" ? "" : "; it stays deleted"}`
-        });
-      }
-    } else if (origin && upstream2 && local && origin.entry.text === upstream2.entry.text) {
-      const file = placedIn(origin, upstream2, local);
-      if (file !== local.file.file) {
-        replaced.set(local.entry, null);
-        add(file, { upstream: upstream2, text: local.entry.text, moved: true });
-      }
-      report.push({ resource: shown3, identity: local.identity, action: "merged", file, changed: file !== local.file.file });
-    } else {
-      const localMap = local.map;
-      const file = origin ? placedIn(origin, upstream2, local) : local.file.file;
-      const originMap = origin && origin.entry.text === local.entry.text ? localMap : origin?.map;
-      const result = engine.merge(
-        { origin: originMap, upstream: upstream2.map, local: localMap },
-        {
-          file: local.file.file,
-          document: local.entry.index,
-          files: Object.fromEntries(
-            ["origin", "upstream", "local"].flatMap(
-              (s) => t[s] ? [[s, { file: t[s].file.file, document: t[s].entry.index }]] : []
-            )
-          )
-        }
-      );
-      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown3, file, c.winner, engine.strategy));
-      for (const d of result.decisions) decisions.push(formatDecision(d, shown3, file));
-      const changed = result.node !== local.map || file !== local.file.file;
-      const merged = result.node === void 0 ? null : result.node === local.map ? local.entry.text : printMergedDocument(local.document, result.node);
-      if (file === local.file.file) {
-        if (changed) replaced.set(local.entry, merged);
-      } else {
-        replaced.set(local.entry, null);
-        const asUpstream = origin.entry.text === local.entry.text && result.conflicts.length === 0 && result.decisions.length === 0;
-        if (merged !== null) add(file, { upstream: upstream2, text: asUpstream ? upstream2.entry.text : merged, moved: true });
-      }
-      report.push({ resource: shown3, identity: local.identity, action: "merged", file, changed });
-    }
-    for (const side of ["origin", "upstream", "local"]) t[side]?.release();
-  }
-  const files = (list2) => list2.map((r) => r.file);
-  const localOf = /* @__PURE__ */ new Map();
-  for (const t of tuples) if (t.upstream && t.local) localOf.set(t.upstream.entry, t.local.entry);
-  return { ...assemble(files(sides2.local), files(sides2.upstream), replaced, additions, localOf), report, conflicts, decisions };
-}
-function scanFile(f, side, trace) {
-  const scanned = scanDocuments(f.text);
-  if (!scanned) return void 0;
-  const documents = [];
-  const read = [];
-  for (const [index, d] of scanned.entries()) {
-    const r = d.declined ? void 0 : scannedIdentityOf(d, f.text);
-    if (r && !d.declined) {
-      documents.push({ index, text: d.text, empty: d.empty });
-      read.push({ scanned: r });
-      continue;
-    }
-    const alone = parseAlone(d.text, f.path, side);
-    if (!alone) return void 0;
-    trace?.push(`${f.path}#${index}`);
-    const parsed = { ...alone, index };
-    documents.push(parsed);
-    read.push({ parsed });
-  }
-  const file = { file: f.path, text: f.text, documents };
-  return {
-    file,
-    resources: (s) => documents.flatMap((d, i) => {
-      if (d.empty) return [];
-      const how = read[i];
-      if ("scanned" in how) return [scannedResource(s, file, d, how.scanned, trace)];
-      return [parsedResource(s, file, how.parsed, how.parsed.doc.contents)];
-    })
-  };
-}
-function parseAlone(text2, path, side) {
-  let docs;
-  try {
-    docs = parseStream(text2, path, side).documents;
-  } catch (error2) {
-    if (error2 instanceof MergeInputError) return void 0;
-    throw error2;
-  }
-  const only = docs.length === 1 ? docs[0] : void 0;
-  if (!only || !only.empty && !(0, import_yaml9.isMap)(only.doc.contents)) return void 0;
-  return only;
-}
-function parseFile(f, side, trace) {
-  const parsed = parseStream(f.text, f.path, side);
-  for (const d of parsed.documents) trace?.push(`${f.path}#${d.index}`);
-  const file = { file: f.path, text: f.text, documents: parsed.documents };
-  return {
-    file,
-    resources: (s) => parsed.documents.flatMap((document) => {
-      if (document.empty) return [];
-      const contents = document.doc.contents;
-      if (!(0, import_yaml9.isMap)(contents)) {
-        throw new MergeInputError(
-          "not-a-mapping",
-          f.path,
-          document.index,
-          `${s} document is not a mapping (a resource must be a YAML map)`,
-          s
-        );
-      }
-      return [parsedResource(s, file, document, contents)];
-    })
-  };
-}
-function locate(side, files) {
-  const out = [];
-  for (const file of files) {
-    const seen = /* @__PURE__ */ new Map();
-    for (const resource of file.resources(side)) {
-      const identity4 = resource.identity;
-      if (identity4) {
-        const key = identityKey(identity4);
-        const previous = seen.get(key);
-        if (previous) {
-          throw new MergeInputError(
-            "duplicate-resource",
-            resource.file.file,
-            resource.entry.index,
-            `${side} has ${formatIdentity(identity4)} twice in this file: here and in document ${previous.entry.index}`,
-            side
-          );
-        }
-        seen.set(key, resource);
-      }
-      out.push(resource);
-    }
-  }
-  return out;
-}
-function identitiesInSeveralFiles(located) {
-  const several = /* @__PURE__ */ new Set();
-  for (const side of ["local", "upstream", "origin"]) {
-    const fileOf2 = /* @__PURE__ */ new Map();
-    for (const r of located[side]) {
-      if (!r.identity) continue;
-      const key = identityKey(r.identity);
-      const first = fileOf2.get(key);
-      if (first === void 0) fileOf2.set(key, r.file.file);
-      else if (first !== r.file.file) several.add(key);
-    }
-  }
-  return several;
-}
-function collateResources(located) {
-  const byKey = /* @__PURE__ */ new Map();
-  const order = [];
-  const perFile = identitiesInSeveralFiles(located);
-  const keyOf2 = (r) => {
-    if (!r.identity) return `${r.file.file}\0${r.entry.index}`;
-    const key = identityKey(r.identity);
-    return perFile.has(key) ? `${key}\0${r.file.file}` : key;
-  };
-  for (const side of ["local", "upstream", "origin"]) {
-    for (const r of located[side]) {
-      const key = keyOf2(r);
-      let t = byKey.get(key);
-      if (!t) {
-        t = { key };
-        byKey.set(key, t);
-        order.push(t);
-      }
-      t[side] = r;
-    }
-  }
-  return order;
-}
-function placedIn(origin, upstream2, local) {
-  return local.file.file === origin.file.file ? upstream2.file.file : local.file.file;
-}
-function describe(t) {
-  const any = t.local ?? t.upstream ?? t.origin;
-  return any.identity ? formatIdentity(any.identity) : `${any.file.file}[${any.entry.index}]`;
-}
-function sameResource(a, b) {
-  return deepEqual(stripBookkeeping(toPlain(a)), stripBookkeeping(toPlain(b)));
-}
-function stripBookkeeping(value2) {
-  const meta = value2.metadata;
-  if (meta?.annotations) {
-    for (const a of bookkeepingAnnotations) delete meta.annotations[a];
-    if (Object.keys(meta.annotations).length === 0) delete meta.annotations;
-  }
-  return value2;
-}
-function deepEqual(a, b) {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b;
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ak = Object.keys(a);
-  const bo = b;
-  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && deepEqual(a[k], bo[k]));
-}
-function assemble(local, upstream2, replaced, additions, localOf) {
-  const files = [];
-  const deleted = [];
-  const localPaths = new Set(local.map((f) => f.file));
-  for (const list2 of additions.values()) list2.sort((a, b) => a.upstream.entry.index - b.upstream.entry.index);
-  for (const file of local) {
-    const added = additions.get(file.file) ?? [];
-    const touched = added.length > 0 || file.documents.some((d) => replaced.has(d));
-    if (!touched) {
-      files.push({ path: file.file, text: file.text });
-      continue;
-    }
-    const after = placeAdditions(file, added, localOf);
-    const chunks = [...after.get("start") ?? []];
-    let kept = chunks.length;
-    for (const d of file.documents) {
-      const text2 = replaced.has(d) ? replaced.get(d) : d.text;
-      if (text2 !== null) {
-        if (!d.empty) kept++;
-        chunks.push(text2);
-      }
-      const next = after.get(d) ?? [];
-      chunks.push(...next);
-      kept += next.length;
-    }
-    const last = after.get("end") ?? [];
-    chunks.push(...last);
-    kept += last.length;
-    if (kept === 0) {
-      deleted.push(file.file);
-      continue;
-    }
-    files.push({ path: file.file, text: joinDocuments(chunks, startsWithMarker(file.text)) });
-  }
-  for (const file of upstream2) {
-    if (localPaths.has(file.file)) continue;
-    const added = additions.get(file.file);
-    if (!added || added.length === 0) continue;
-    const whole = added.length === file.documents.filter((d) => !d.empty).length && added.every((r) => r.text === r.upstream.entry.text);
-    files.push({
-      path: file.file,
-      text: whole ? file.text : joinDocuments(
-        added.map((r) => r.text),
-        startsWithMarker(file.text)
-      )
-    });
-  }
-  return { files, deleted };
-}
-function placeAdditions(file, added, localOf) {
-  const here = new Set(file.documents);
-  const after = /* @__PURE__ */ new Map();
-  for (const r of added) {
-    const documents = r.upstream.file.documents;
-    let anchor = r.moved ? "start" : "end";
-    for (let i = documents.indexOf(r.upstream.entry) - 1; r.moved && i >= 0 && anchor === "start"; i--) {
-      const mine = localOf.get(documents[i]);
-      if (mine && here.has(mine)) anchor = mine;
-    }
-    const list2 = after.get(anchor) ?? [];
-    list2.push(r.text);
-    after.set(anchor, list2);
-  }
-  return after;
-}
-function joinDocuments(chunks, leadingMarker) {
-  const parts = [];
-  let endsWithNewline = true;
-  for (const raw of chunks) {
-    if (raw === "") continue;
-    let chunk = raw;
-    if (parts.length > 0) {
-      if (!endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]);
-      if (!startsWithMarker(chunk)) parts.push("---\n");
-    } else if (!leadingMarker && chunk.startsWith("---\n")) {
-      chunk = chunk.slice(4);
-      if (chunk === "") continue;
-    }
-    parts.push(chunk);
-    endsWithNewline = chunk.endsWith("\n");
-  }
-  if (parts.length > 0 && !endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]);
-  return parts.join("");
-}
-var import_yaml9, ScanMismatch, bookkeepingAnnotations, startsWithMarker;
-var init_merge_files = __esm({
-  "../merge-core/src/resource/merge-files.ts"() {
-    "use strict";
-    import_yaml9 = __toESM(require_dist(), 1);
-    init_errors2();
-    init_pin();
-    init_print();
-    init_options();
-    init_schema();
-    init_nodes();
-    init_parse();
-    init_scan();
-    init_identity();
-    ScanMismatch = class extends Error {
-    };
-    bookkeepingAnnotations = [
-      "config.kubernetes.io/merge-source",
-      "config.kubernetes.io/path",
-      "config.kubernetes.io/index",
-      "internal.config.kubernetes.io/path",
-      "internal.config.kubernetes.io/index",
-      "internal.config.kubernetes.io/annotations-migration-resource-id",
-      "internal.config.kubernetes.io/id",
-      "cnrm.cloud.google.com/blueprint"
-    ];
-    startsWithMarker = (text2) => /^---(\s|$)/.test(text2);
-  }
-});
-
-// ../merge-core/src/value.ts
-function merge3Text(input, options = {}) {
-  const file = options.file ?? "<value>";
-  const fileOf2 = (side) => options.files?.[side] ?? `${file} (${side})`;
-  const docs = {};
-  for (const side of ["origin", "upstream", "local"]) {
-    const text3 = input[side];
-    if (text3 === void 0) continue;
-    const stream = parseStream(text3, fileOf2(side), side);
-    const nonEmpty2 = stream.documents.filter((d) => !d.empty);
-    if (nonEmpty2.length > 1) {
-      throw new MergeInputError(
-        "invalid-yaml",
-        fileOf2(side),
-        nonEmpty2[1].index,
-        "expected a single YAML value, found several documents",
-        side
-      );
-    }
-    if (nonEmpty2[0]) docs[side] = nonEmpty2[0];
-  }
-  const engine = createEngine(options);
-  const node = (side) => {
-    const contents = docs[side]?.doc.contents;
-    return isNode(contents) ? contents : void 0;
-  };
-  const result = engine.merge(
-    { origin: node("origin"), upstream: node("upstream"), local: node("local") },
-    {
-      file,
-      document: 0,
-      files: {
-        origin: { file: fileOf2("origin"), document: 0 },
-        upstream: { file: fileOf2("upstream"), document: 0 },
-        local: { file: fileOf2("local"), document: 0 }
-      }
-    }
-  );
-  const conflicts = result.conflicts.map(
-    (c) => formatConflict(c, file, file, engine.strategy === "local-wins" ? "local" : c.winner, engine.strategy)
-  );
-  const decisions = result.decisions.map((d) => formatDecision(d, file, file));
-  const local = docs.local;
-  if (local && result.node === node("local")) return { text: input.local, conflicts, decisions, changed: false };
-  if (result.node === void 0) return { text: "", conflicts, decisions, changed: input.local !== "" };
-  const text2 = local ? printMergedDocument(local, result.node) : printNewDocument(result.node, detectLayout(input.upstream ?? input.origin ?? ""));
-  return { text: text2, conflicts, decisions, changed: text2 !== input.local };
-}
-var init_value = __esm({
-  "../merge-core/src/value.ts"() {
-    "use strict";
-    init_nodes();
-    init_parse();
-    init_options();
-    init_print();
-    init_errors2();
-  }
-});
-
-// ../merge-core/src/resource/set-field.ts
-function step(node, segment2) {
-  if ("field" in segment2) return (0, import_yaml10.isMap)(node) ? findPair(node, segment2.field)?.value : void 0;
-  if (!(0, import_yaml10.isSeq)(node)) return void 0;
-  if ("index" in segment2) return node.items[segment2.index];
-  if ("value" in segment2) return node.items.find((item2) => (0, import_yaml10.isScalar)(item2) && scalarText(item2) === segment2.value);
-  return node.items.find(
-    (item2) => (0, import_yaml10.isMap)(item2) && segment2.keys.every(([k, v]) => {
-      const pair = pairsOf(item2).find((p) => keyName(p.key) === k);
-      return pair !== void 0 && (0, import_yaml10.isScalar)(pair.value) && scalarText(pair.value) === v;
-    })
-  );
-}
-function setResourceField(input) {
-  const path = FieldPath.parse(input.path);
-  const last = path?.segments[path.segments.length - 1];
-  if (!path || !last || !("field" in last)) return { ok: false, reason: `${input.path} is not a field of a map` };
-  const stream = parseStream(input.text, input.file);
-  const at = stream.documents.findIndex((d) => {
-    const contents2 = d.doc.contents;
-    const id = (0, import_yaml10.isMap)(contents2) ? identityOf(contents2) : void 0;
-    return id !== void 0 && formatIdentity(id) === input.resource;
-  });
-  const source = stream.documents[at];
-  if (!source) return { ok: false, reason: `${input.file} holds no resource ${input.resource}` };
-  const contents = source.doc.contents.clone();
-  let parent = contents;
-  for (const segment2 of path.segments.slice(0, -1)) parent = step(parent, segment2);
-  if (!(0, import_yaml10.isMap)(parent)) return { ok: false, reason: `${input.resource} has no ${input.path} (nothing holds it)` };
-  const node = source.doc.createNode(input.value);
-  let pair = findPair(parent, last.field);
-  if (pair) {
-    const old = pair.value;
-    if (old && typeof old === "object") {
-      if (old.comment) node.comment = old.comment;
-      if (old.commentBefore) node.commentBefore = old.commentBefore;
-    }
-    pair.value = node;
-  } else {
-    parent.add(source.doc.createPair(last.field, node));
-    pair = findPair(parent, last.field);
-  }
-  if (input.pin) pinPair(pair);
-  const text2 = printMergedDocument(source, contents);
-  return { ok: true, text: stream.documents.map((d, i) => i === at ? text2 : d.text).join("") };
-}
-var import_yaml10;
-var init_set_field = __esm({
-  "../merge-core/src/resource/set-field.ts"() {
-    "use strict";
-    import_yaml10 = __toESM(require_dist(), 1);
-    init_pin();
-    init_print();
-    init_path();
-    init_nodes();
-    init_parse();
-    init_identity();
-  }
-});
-
-// ../merge-core/src/index.ts
-var init_src3 = __esm({
-  "../merge-core/src/index.ts"() {
-    "use strict";
-    init_merge_files();
-    init_value();
-    init_print();
-    init_src();
-    init_errors2();
-    init_path();
-    init_pin();
-    init_set_field();
-    init_identity();
-    init_parse();
-    init_scan();
-    init_schema();
-  }
-});
-
 // ../run/src/forges/errors.ts
 var ForgeError;
-var init_errors4 = __esm({
+var init_errors2 = __esm({
   "../run/src/forges/errors.ts"() {
     "use strict";
     init_src();
@@ -31687,34 +27873,7 @@ var init_markdown = __esm({
   }
 });
 
-// ../run/src/propose/proposal-body.ts
-import { createHash as createHash7 } from "node:crypto";
-function renderFailureSection(f) {
-  const lines = [
-    "### Render failed",
-    "",
-    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
-    ""
-  ];
-  if (f.function) lines.push(`- function: ${code(f.function)}`);
-  lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ""}`, `- error: ${code(f.message)}`);
-  if (f.results.length > 0) {
-    lines.push("- results:");
-    for (const r of f.results) lines.push(`  - ${code(r)}`);
-  }
-  lines.push("");
-  return lines;
-}
-function notReadySection(gates) {
-  return [
-    "### Not ready",
-    "",
-    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
-    "",
-    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${inert(g.message)}` : ""}`),
-    ""
-  ];
-}
+// ../run/src/propose/proposal-metadata.ts
 function renderMetadataBlock(meta) {
   return `<!-- kdelta: ${hiddenJson(meta)} -->`;
 }
@@ -31748,229 +27907,13 @@ function withAutoMergeOff(body, reason) {
   const title = /^## .*\r?\n\r?\n/.exec(rest);
   return title ? `${title[0]}${line}${rest.slice(title[0].length)}` : `${line}${rest}`;
 }
-function carriedSection(carried) {
-  return [
-    "### Carried forward",
-    "",
-    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is built from the base branch (its conflicts are the downstream's own), then applied on top of them as a new commit, a 3-way merge whose origin is kdelta's last commit on the branch. Where they and this update changed the same field, the clashes table says so.`,
-    "",
-    // names and subjects are strangers' text
-    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code(shortName(c.subject))}`),
-    ...carried.length > CARRIED_LINES ? [`- \u2026and ${carried.length - CARRIED_LINES} more`] : [],
-    ""
-  ];
-}
-function choiceId(c, take) {
-  const identity4 = [c.resource, c.path, take, c.values.local ?? null, c.values.upstream ?? null];
-  return createHash7("sha256").update(JSON.stringify(identity4)).digest("hex").slice(0, 16);
-}
-function conflictChoice(c) {
-  const take = c.winner === "upstream" ? "local" : "upstream";
-  const chosen = c.values[take];
-  const last = FieldPath.parse(c.path)?.segments.at(-1);
-  if (chosen === void 0 || !last || !("field" in last)) return void 0;
-  return {
-    take,
-    id: choiceId(c, take),
-    label: `${take === "local" ? "keep local" : "take upstream"} ${value(chosen)} for ${code(shortName(c.path))} (${inert(shortName(c.resource))})`
-  };
-}
-function decideBox(c) {
-  return `- [ ] <!-- kdelta-decide:${c.id} --> ${c.label}`;
-}
-function tickedChoices(body) {
-  const lines = body.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
-  const start = lines.lastIndexOf(DECIDE);
-  if (start < 0) return [];
-  const ticks = [];
-  for (const line of lines.slice(start + 1)) {
-    if (line.startsWith("#") || line === "---") break;
-    const m = BOX.exec(line);
-    if (m && m[1] !== " ") ticks.push({ id: m[2], text: m[3].trimEnd() });
-  }
-  return ticks;
-}
-function pendingTicks(body) {
-  const decided2 = new Set(parseMetadataBlock(body)?.decided ?? []);
-  return tickedChoices(body).filter((t) => !decided2.has(t.id));
-}
-function decideSection(conflicts, decisions) {
-  const choices = conflicts.flatMap((c) => conflictChoice(c) ?? []);
-  const decided2 = decisions?.decided ?? [];
-  const ignored = decisions?.ignored ?? [];
-  const lines = [];
-  if (choices.length > 0 || decided2.length > 0) {
-    lines.push(
-      DECIDE,
-      "",
-      choices.length > 0 ? "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)" : "The package in this proposal holds the values decided here.",
-      "",
-      ...choices.map(decideBox),
-      ...decided2.map(
-        (d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === "local" ? " (pinned with `# kdelta:local`)" : ""}`
-      ),
-      ""
-    );
-  }
-  if (ignored.length > 0) lines.push("#### Ticks not applied", "", ...ignored.map((t) => `- ${inert(t.label)}: ${t.reason}`), "");
-  return lines;
-}
-function code(text2) {
-  return inert(text2, "code");
-}
-function value(v, context = "code") {
-  if (v === void 0) return "(absent)";
-  const s = typeof v === "string" ? v : JSON.stringify(v);
-  return inert(s.length > 80 ? `${s.slice(0, 77)}...` : s, context);
-}
-function resourceRows(input) {
-  if (input.resources.length === 0) return [];
-  const dir = input.downstream.directory;
-  const inPackage2 = (path) => dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path;
-  const changed = new Map(input.changes.filter((c) => !dir || c.path.startsWith(`${dir}/`)).map((c) => [inPackage2(c.path), c.status]));
-  const rows = input.resources.filter((r) => (r.changed || r.action !== "merged") && (changed.has(r.file) || !r.changed)).map((r) => ({
-    resource: r.resource,
-    file: r.file,
-    what: !changed.has(r.file) ? `${r.action} (unchanged)` : r.changed ? r.action : `${r.action} by the merge, then changed by the variant or the render`
-  }));
-  const reported = new Set(rows.map((r) => r.file));
-  for (const [file, status] of changed) {
-    if (reported.has(file)) continue;
-    if (file === "Kptfile") rows.push({ resource: "Kptfile", file, what: `${status}: upstream lock and annotations` });
-    else rows.push({ resource: "(the file)", file, what: `${status} by the variant or the render` });
-  }
-  return rows;
-}
-function renderWith(input, d, shortened) {
-  const { metadata: meta } = input;
-  const head = [`## ${inert(input.title)}`, "", input.summary, ""];
-  if (shortened) head.push(SHORTENED_NOTE, "");
-  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
-  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
-  if (input.carried && input.carried.length > 0) head.push(...carriedSection(input.carried));
-  const provenance = ["### Provenance", ""];
-  if (meta.upstream) {
-    provenance.push(
-      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}${meta.upstream.reason ? ` (${inert(meta.upstream.reason)})` : ""}`,
-      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code(meta.upstream.commit.slice(0, 12))}`
-    );
-    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
-  }
-  provenance.push(
-    `- downstream: ${code(input.downstream.repo)} ${code(input.downstream.directory || "/")} into ${code(input.downstream.branch)}`,
-    `- variant: ${code(meta.variant)}, kdelta ${meta.version}`,
-    ""
-  );
-  const footer = [
-    "---",
-    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
-    renderMetadataBlock(meta),
-    ""
-  ];
-  const changes = [];
-  if (d.changeSection) {
-    changes.push("### What changed", "");
-    if (input.changes.length === 0) changes.push("Nothing in the package files.");
-    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(shortName(c.path))}`);
-    if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
-    const rows = resourceRows(input);
-    if (d.resourceTable && rows.length > 0) {
-      changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
-      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.what} |`);
-    }
-    changes.push("");
-  } else {
-    changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
-  }
-  const conflicts = [];
-  const decided2 = input.decisions?.decided ?? [];
-  const total = input.conflicts.length + decided2.length;
-  if (total > 0 && (!d.conflictSection || d.conflictRows === 0 && input.conflicts.length > 0)) {
-    conflicts.push(`### Conflicts (${total})`, "", "The list is in the run's report.", "");
-  } else if (total > 0) {
-    const shown3 = input.conflicts.slice(0, d.conflictRows);
-    conflicts.push(
-      `### Conflicts (${total})`,
-      "",
-      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
-      "",
-      ...conflictTable(shown3, decided2)
-    );
-    if (input.conflicts.length > d.conflictRows)
-      conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
-    conflicts.push("", ...decideSection(shown3, input.decisions));
-  } else {
-    conflicts.push(...decideSection([], input.decisions));
-  }
-  conflicts.push(...clashSection(input.clashes ?? [], d.conflictSection && d.conflictRows >= input.conflicts.length));
-  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
-}
-function clashSection(clashes, whole) {
-  if (clashes.length === 0) return [];
-  const title = `### Clashes with commits on this branch (${clashes.length})`;
-  if (!whole) return [title, "", "The list is in the run's report.", ""];
-  return [
-    title,
-    "",
-    "A commit on this branch that kdelta did not make changed these fields, and this update changes them too: origin is kdelta's last commit on the branch, upstream this update, local the branch.",
-    "",
-    ...conflictTable(clashes),
-    ""
-  ];
-}
-function conflictTable(conflicts, decided2 = []) {
-  const row = (c, kept) => `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), "cell")} | ${value(c.values.origin, "cell")} | ${value(c.values.upstream, "cell")} | ${value(c.values.local, "cell")} | ${c.rule} | ${kept} |`;
-  return [
-    "| resource | field | origin | upstream | local | rule | kept |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
-    ...conflicts.map((c) => row(c, c.winner)),
-    ...decided2.map((d) => row(d.conflict, `${d.choice.take === "local" ? "kept local" : "took upstream"} (decided on this proposal)`))
-  ];
-}
-function renderProposalBodies(input, limit = MAX_BODY) {
-  const all = {
-    conflictRows: input.conflicts.length,
-    resourceTable: true,
-    fileLines: input.changes.length,
-    conflictSection: true,
-    changeSection: true
-  };
-  const full = renderWith(input, all, false);
-  if (full.length <= limit) return { body: full, full, shortened: false };
-  const ladder = [{ ...all, resourceTable: false }];
-  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
-    ladder.push({ ...all, resourceTable: false, conflictRows: rows });
-    if (rows === 0) break;
-  }
-  const lean = { ...all, conflictRows: 0, resourceTable: false };
-  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
-    ladder.push({ ...lean, fileLines: lines });
-    if (lines === 0) break;
-  }
-  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
-  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
-  for (const d of ladder) {
-    const text2 = renderWith(input, d, true);
-    if (text2.length <= limit) return { body: text2, full, shortened: true };
-  }
-  const last = renderWith(input, ladder[ladder.length - 1], true);
-  const tail = last.slice(last.lastIndexOf("\n---\n"));
-  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
-${tail}`.slice(-limit), full, shortened: true };
-}
-var METADATA, AUTO_MERGE_OFF, CARRIED_LINES, DECIDE, BOX, MAX_BODY, SHORTENED_NOTE;
-var init_proposal_body = __esm({
-  "../run/src/propose/proposal-body.ts"() {
+var METADATA, AUTO_MERGE_OFF;
+var init_proposal_metadata = __esm({
+  "../run/src/propose/proposal-metadata.ts"() {
     "use strict";
-    init_src3();
     init_markdown();
     METADATA = /(?:^|\n)(<!-- kdelta: (\{[^\n]*\}) -->)[ \t\r\n]*$/;
     AUTO_MERGE_OFF = /^> \*\*kdelta turned auto-merge off\*\*.*\r?\n\r?\n/m;
-    CARRIED_LINES = 20;
-    DECIDE = "#### Decide";
-    BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
-    MAX_BODY = 6e4;
-    SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
   }
 });
 
@@ -35241,7 +31184,7 @@ function describeGitHubError(error2, what, tokenName = "the token") {
   return `GitHub: cannot ${what}: ${status}${text2 ? ` ${text2}` : ""}`;
 }
 var PERMISSIONS;
-var init_errors5 = __esm({
+var init_errors3 = __esm({
   "../run/src/forges/github/errors.ts"() {
     "use strict";
     PERMISSIONS = {
@@ -36778,9 +32721,9 @@ var init_auth2 = __esm({
     "use strict";
     init_dist_node();
     init_dist_src2();
-    init_errors5();
+    init_errors3();
     init_headers();
-    init_errors4();
+    init_errors2();
     realClock = {
       now: () => Date.now(),
       sleep: (ms) => new Promise((resolve11) => setTimeout(resolve11, ms))
@@ -37563,12 +33506,12 @@ var init_github = __esm({
     init_dist_bundle6();
     init_src2();
     init_forge();
-    init_errors5();
+    init_errors3();
     init_auth2();
     init_headers();
     init_pages();
     init_repo();
-    init_errors4();
+    init_errors2();
     init_headers();
     BUDGET_SPENT = "kdelta: budget spent";
     WRITES_PER_MINUTE = 80;
@@ -37597,7 +33540,7 @@ var init_github2 = __esm({
   "../run/src/github.ts"() {
     "use strict";
     init_github();
-    init_proposal_body();
+    init_proposal_metadata();
     init_auth2();
   }
 });
@@ -38202,8 +34145,3568 @@ function joinField(parent, key) {
   return `${parent}[${JSON.stringify(key)}]`;
 }
 
-// ../kptfile-model/src/parse.ts
-init_src3();
+// ../merge-core/src/resource/merge-files.ts
+var import_yaml9 = __toESM(require_dist(), 1);
+
+// ../merge-core/src/errors.ts
+init_src();
+var MergeInputError = class extends KdeltaError {
+  name = "MergeInputError";
+  /** Why, without the location. */
+  reason;
+  side;
+  constructor(code4, file, document, reason, side, path) {
+    const named = side === void 0 || file.endsWith(`(${side})`) || reason.startsWith(side) || new RegExp(`\\b${side}\\b`).test(reason);
+    const where = named ? file : `${file} (${side})`;
+    super({ code: code4, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
+    this.reason = reason;
+    this.side = side;
+  }
+};
+function formatDecision(d, resource, file) {
+  const path = d.path.toString();
+  return {
+    resource,
+    file,
+    path,
+    rule: d.rule,
+    values: { origin: toPlainValue(d.values.origin), upstream: toPlainValue(d.values.upstream), local: toPlainValue(d.values.local) },
+    message: `${path} is pinned (# kdelta:local): local's ${describeValue(d.values.local)} kept, upstream ${describeValue(d.values.origin)}\u2192${describeValue(d.values.upstream)}`
+  };
+}
+function describeValue(value2) {
+  if (value2 === void 0) return "(absent)";
+  const plain3 = toPlainValue(value2);
+  if (plain3 === null) return "null";
+  const text2 = typeof plain3 === "string" ? plain3 : JSON.stringify(plain3);
+  return text2.length > 60 ? `${text2.slice(0, 57)}...` : text2;
+}
+function toPlainValue(value2) {
+  const maybe = value2;
+  return typeof maybe?.toJSON === "function" ? maybe.toJSON() : value2;
+}
+function formatConflict(c, resource, file, winner, strategy) {
+  const o = describeValue(c.values.origin);
+  const u = describeValue(c.values.upstream);
+  const l = describeValue(c.values.local);
+  const verdict = strategy !== "fail";
+  const message2 = c.rule === "modified-upstream-deleted-locally" ? `upstream changed ${c.path.toString()} and local deleted it${verdict ? "; it stays deleted" : ""}` : c.rule === "deleted-upstream-modified-locally" ? `upstream deleted ${c.path.toString()} and local changed it${verdict ? "; local's copy is kept" : ""}` : `local changed ${c.path.toString()} ${o}\u2192${l}, upstream ${o}\u2192${u}${verdict ? `; ${winner} wins` : ""}`;
+  return {
+    resource,
+    file,
+    path: c.path.toString(),
+    values: { origin: toPlainValue(c.values.origin), upstream: toPlainValue(c.values.upstream), local: toPlainValue(c.values.local) },
+    rule: c.rule,
+    winner,
+    message: message2
+  };
+}
+
+// ../merge-core/src/collate/pin.ts
+var import_yaml2 = __toESM(require_dist(), 1);
+
+// ../merge-core/src/yaml/nodes.ts
+var import_yaml = __toESM(require_dist(), 1);
+function isNode(value2) {
+  return (0, import_yaml.isScalar)(value2) || (0, import_yaml.isMap)(value2) || (0, import_yaml.isSeq)(value2) || (0, import_yaml.isAlias)(value2);
+}
+function isNull(node) {
+  return (0, import_yaml.isScalar)(node) && node.value === null;
+}
+function isMissingOrNull(node) {
+  return node === void 0 || node === null || isNull(node);
+}
+function keyName(key) {
+  if ((0, import_yaml.isScalar)(key)) {
+    if (typeof key.source === "string" && key.type === "PLAIN") return key.source;
+    return key.value === null ? "" : String(key.value);
+  }
+  if (isNode(key)) return String(key.toJSON());
+  return String(key);
+}
+function pairsOf(map) {
+  return map.items;
+}
+function findPair(map, name2) {
+  for (const pair of map.items) if ((0, import_yaml.isPair)(pair) && keyName(pair.key) === name2) return pair;
+  return void 0;
+}
+function fieldValue(map, name2) {
+  if (!map) return void 0;
+  const pair = findPair(map, name2);
+  if (!pair) return void 0;
+  if (pair.value === null || pair.value === void 0) return new import_yaml.Scalar(null);
+  return pair.value;
+}
+function stringField(map, name2) {
+  const node = fieldValue(map, name2);
+  if (!(0, import_yaml.isScalar)(node) || node.value === null || node.value === void 0) return void 0;
+  return typeof node.value === "string" ? node.value : scalarText(node);
+}
+function scalarText(node) {
+  const v = node.value;
+  if (v === null || v === void 0) return "";
+  if (typeof v === "string") return v;
+  if (typeof node.source === "string" && node.type === "PLAIN") return node.source;
+  return String(v);
+}
+function toPlain(node) {
+  if (node === void 0 || node === null) return null;
+  if ((0, import_yaml.isScalar)(node)) {
+    const v = node.value;
+    return typeof v === "bigint" ? Number(v) : v instanceof Date ? v.toISOString() : v;
+  }
+  if ((0, import_yaml.isMap)(node)) {
+    const out = {};
+    for (const pair of pairsOf(node)) out[keyName(pair.key)] = toPlain(pair.value);
+    return out;
+  }
+  if ((0, import_yaml.isSeq)(node)) return node.items.map(toPlain);
+  if ((0, import_yaml.isAlias)(node)) return { "*alias": node.source };
+  return node;
+}
+function sameValue(a, b) {
+  if (a === b) return true;
+  const aMissing = a === void 0;
+  const bMissing = b === void 0;
+  if (aMissing || bMissing) return aMissing && bMissing;
+  if ((0, import_yaml.isScalar)(a) && (0, import_yaml.isScalar)(b)) return scalarEquals(a, b);
+  if ((0, import_yaml.isMap)(a) && (0, import_yaml.isMap)(b)) {
+    const ap = pairsOf(a);
+    const bp = pairsOf(b);
+    if (ap.length !== bp.length) return false;
+    const index = bp.length > 16 ? pairIndex(bp) : void 0;
+    for (const pair of ap) {
+      const name2 = keyName(pair.key);
+      const other = index ? index.get(name2) : findPair(b, name2);
+      if (!other || !sameValue(valueOrNull(pair.value), valueOrNull(other.value))) return false;
+    }
+    return true;
+  }
+  if ((0, import_yaml.isSeq)(a) && (0, import_yaml.isSeq)(b)) {
+    if (a.items.length !== b.items.length) return false;
+    return a.items.every((item2, i) => sameValue(valueOrNull(item2), valueOrNull(b.items[i])));
+  }
+  if ((0, import_yaml.isAlias)(a) && (0, import_yaml.isAlias)(b)) return a.source === b.source;
+  return false;
+}
+function pairIndex(pairs) {
+  const index = /* @__PURE__ */ new Map();
+  for (const pair of pairs) {
+    const name2 = keyName(pair.key);
+    if (!index.has(name2)) index.set(name2, pair);
+  }
+  return index;
+}
+function valueOrNull(value2) {
+  return value2 === null || value2 === void 0 ? new import_yaml.Scalar(null) : value2;
+}
+function scalarEquals(a, b) {
+  const av = a.value;
+  const bv = b.value;
+  if (av === bv) return true;
+  if (av instanceof Date && bv instanceof Date) return av.getTime() === bv.getTime();
+  if (typeof av === "number" && typeof bv === "bigint") return BigInt(av) === bv;
+  if (typeof av === "bigint" && typeof bv === "number") return av === BigInt(bv);
+  return false;
+}
+function commentsOf(node) {
+  if (!isNode(node)) return "\0";
+  const n = node;
+  return `${n.commentBefore ?? ""}\0${n.comment ?? ""}`;
+}
+function allCommentsOf(node) {
+  const parts = [];
+  const collect = (n) => {
+    if ((0, import_yaml.isPair)(n)) {
+      collect(n.key);
+      collect(n.value);
+      return;
+    }
+    if (!isNode(n)) return;
+    parts.push(commentsOf(n));
+    if ((0, import_yaml.isMap)(n) || (0, import_yaml.isSeq)(n)) for (const item2 of n.items) collect(item2);
+  };
+  collect(node);
+  return parts.join("");
+}
+function cloneNode(node) {
+  return node.clone();
+}
+
+// ../merge-core/src/collate/pin.ts
+var PIN_COMMENT = "kdelta:local";
+var isPin = (line) => line !== void 0 && /^\s*kdelta:local(\s|$)/.test(line);
+function isPinnedPair(pair) {
+  const key = pair.key;
+  const value2 = pair.value;
+  return isPin(value2?.comment ?? void 0) || isPin(key?.comment ?? void 0) || isPin(value2?.commentBefore?.split("\n")[0]);
+}
+function pinPair(pair) {
+  if (isPinnedPair(pair)) return;
+  const value2 = pair.value;
+  const after = (text2) => text2?.trim() ? `${PIN_COMMENT} ${text2.trim()}` : PIN_COMMENT;
+  if ((0, import_yaml2.isCollection)(value2) && value2.items.length > 0 && !value2.flow) {
+    value2.commentBefore = value2.commentBefore ? ` ${PIN_COMMENT}
+${value2.commentBefore}` : ` ${PIN_COMMENT}`;
+  } else if ((0, import_yaml2.isScalar)(value2) || (0, import_yaml2.isCollection)(value2)) {
+    value2.comment = ` ${after(value2.comment)}`;
+  } else {
+    const key = pair.key;
+    if (key && typeof key === "object") key.comment = ` ${after(key.comment)}`;
+  }
+}
+function holdsPinnedPair(node) {
+  if ((0, import_yaml2.isMap)(node)) return pairsOf(node).some((p) => isPinnedPair(p) || holdsPinnedPair(p.value));
+  if ((0, import_yaml2.isSeq)(node)) return node.items.some(holdsPinnedPair);
+  return false;
+}
+function mayHoldPin(text2) {
+  return text2.includes(PIN_COMMENT);
+}
+
+// ../merge-core/src/emit/print.ts
+var import_yaml4 = __toESM(require_dist(), 1);
+
+// ../merge-core/src/yaml/parse.ts
+var import_yaml3 = __toESM(require_dist(), 1);
+var NOT_KUBERNETES_TAGS = /* @__PURE__ */ new Set(["tag:yaml.org,2002:omap", "tag:yaml.org,2002:set", "tag:yaml.org,2002:timestamp"]);
+function withDigitInFloats(tag2) {
+  if (typeof tag2 === "string" || tag2.tag !== "tag:yaml.org,2002:float" || !(tag2.test instanceof RegExp)) return tag2;
+  if (/nan/i.test(tag2.test.source)) return tag2;
+  return { ...tag2, test: new RegExp(`^(?=[-+]?\\.?[0-9])${tag2.test.source.slice(1)}`) };
+}
+var NUMBER_TAGS = /* @__PURE__ */ new Set(["tag:yaml.org,2002:int", "tag:yaml.org,2002:float"]);
+var isNumberTag = (tag2) => typeof tag2 !== "string" && NUMBER_TAGS.has(tag2.tag) && "resolve" in tag2 && tag2.test instanceof RegExp;
+function keepingNumberSources(tags) {
+  const readers = tags.filter(isNumberTag);
+  const written = (item2) => {
+    const source = item2.source;
+    if (typeof source !== "string") return void 0;
+    const reader = readers.find((t) => t.test.test(source));
+    if (reader === void 0) return void 0;
+    const read = reader.resolve(source, () => {
+    }, {});
+    return Object.is((0, import_yaml3.isScalar)(read) ? read.value : read, item2.value) ? source : void 0;
+  };
+  return tags.map((tag2) => {
+    if (!isNumberTag(tag2) || tag2.stringify === void 0) return tag2;
+    const { stringify } = tag2;
+    return {
+      ...tag2,
+      stringify: (item2, ctx, onComment, onChompKeep) => written(item2) ?? stringify(item2, ctx, onComment, onChompKeep)
+    };
+  });
+}
+var kubernetesSchema;
+function kubernetesTags(tags) {
+  kubernetesSchema ??= keepingNumberSources(
+    tags.filter((t) => typeof t === "string" || !NOT_KUBERNETES_TAGS.has(t.tag)).map(withDigitInFloats)
+  );
+  return kubernetesSchema;
+}
+var yamlParseOptions = {
+  version: "1.1",
+  keepSourceTokens: false,
+  prettyErrors: false,
+  uniqueKeys: false,
+  customTags: kubernetesTags
+};
+var yamlDocumentOptions = { version: yamlParseOptions.version, customTags: yamlParseOptions.customTags };
+function stringifyYaml(value2, options) {
+  return new import_yaml3.Document(value2, yamlDocumentOptions).toString(options);
+}
+function parseYamlStream(text2) {
+  const docs = (0, import_yaml3.parseAllDocuments)(text2, yamlParseOptions);
+  if (!Array.isArray(docs)) return [];
+  for (const doc of docs) checkDuplicateKeys(doc, text2);
+  return docs;
+}
+function parseYamlDocument(text2) {
+  const doc = (0, import_yaml3.parseDocument)(text2, yamlParseOptions);
+  checkDuplicateKeys(doc, text2);
+  return doc;
+}
+function yamlErrorReason(doc, text2) {
+  const e = doc.errors[0];
+  return e === void 0 ? void 0 : `invalid YAML (line ${lineOf(text2, e.pos[0])}): ${firstLine(e.message)}`;
+}
+function yamlDocumentValue(doc, file, index) {
+  try {
+    return doc.toJS();
+  } catch (error2) {
+    if (error2 instanceof ReferenceError && /alias/i.test(error2.message)) {
+      throw new MergeInputError("invalid-yaml", file, index, `refused: its aliases expand too far (${error2.message})`);
+    }
+    throw error2;
+  }
+}
+function checkDuplicateKeys(doc, text2) {
+  if (doc.errors.length > 0) return;
+  const duplicate = firstDuplicateKey(doc);
+  if (!duplicate) return;
+  const [name2, first, again] = duplicate;
+  const reason = `map key "${name2}" appears twice (first on line ${lineOf(text2, first)})`;
+  doc.errors.push(new import_yaml3.YAMLParseError([again, again + 1], "DUPLICATE_KEY", reason));
+}
+function parseStream(text2, file, side) {
+  let docs;
+  try {
+    docs = parseYamlStream(text2);
+  } catch (error2) {
+    throw new MergeInputError("invalid-yaml", file, void 0, error2 instanceof Error ? error2.message : String(error2), side);
+  }
+  const documents = [];
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i];
+    const reason = yamlErrorReason(doc, text2);
+    if (reason !== void 0) throw new MergeInputError("invalid-yaml", file, i, reason, side);
+    const start = i === 0 ? 0 : doc.range[0];
+    const end = i + 1 < docs.length ? docs[i + 1].range[0] : text2.length;
+    normalizeKeyComments(doc, text2);
+    if (i === docs.length - 1) readEndAsKubernetes(doc, text2);
+    trailingCommentToContents(doc);
+    const contents = doc.contents;
+    documents.push({
+      file,
+      index: i,
+      doc,
+      text: text2.slice(start, end),
+      empty: contents === null || !(0, import_yaml3.isCollection)(contents) && contents.value == null
+    });
+  }
+  return { file, text: text2, documents };
+}
+function blockScalarAtEnd(doc, text2) {
+  if (text2.endsWith("\n") || text2.endsWith("\r")) return void 0;
+  if (text2.slice(text2.lastIndexOf("\n") + 1).trim() === "") return void 0;
+  const node = lastValueOf(doc.contents);
+  if (!isBlockScalar(node)) return void 0;
+  return (node.range?.[1] ?? -1) >= text2.length ? node : void 0;
+}
+function lastValueOf(node) {
+  let value2 = node;
+  while ((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2)) {
+    const last = value2.items[value2.items.length - 1];
+    value2 = (0, import_yaml3.isMap)(value2) ? last?.value : last;
+  }
+  return value2;
+}
+function isBlockScalar(node) {
+  return (0, import_yaml3.isScalar)(node) && (node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED");
+}
+function readEndAsKubernetes(doc, text2) {
+  const scalar = blockScalarAtEnd(doc, text2);
+  if (scalar && typeof scalar.value === "string" && scalar.value.endsWith("\n")) scalar.value = scalar.value.slice(0, -1);
+}
+function trailingCommentToContents(doc) {
+  const contents = doc.contents;
+  if (!doc.comment || !((0, import_yaml3.isMap)(contents) || (0, import_yaml3.isSeq)(contents)) || contents.comment) return;
+  contents.comment = doc.comment;
+  doc.comment = null;
+}
+function lineOf(text2, offset) {
+  let line = 1;
+  for (let i = text2.indexOf("\n"); i !== -1 && i < offset; i = text2.indexOf("\n", i + 1)) line++;
+  return line;
+}
+function firstLine(message2) {
+  const nl = message2.indexOf("\n");
+  return nl === -1 ? message2 : message2.slice(0, nl);
+}
+function firstDuplicateKey(doc) {
+  let duplicate;
+  const walk = (node) => {
+    if (duplicate) return;
+    if ((0, import_yaml3.isMap)(node)) {
+      const seen = /* @__PURE__ */ new Map();
+      for (const pair of node.items) {
+        const key = pair.key;
+        if ((0, import_yaml3.isScalar)(key) && !Number.isNaN(key.value)) {
+          const earlier = seen.get(key.value);
+          if (earlier) {
+            duplicate = [keyName(key), earlier.range?.[0] ?? 0, key.range?.[0] ?? 0];
+            return;
+          }
+          seen.set(key.value, key);
+        }
+        const value2 = pair.value;
+        if ((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2)) walk(value2);
+      }
+    } else if ((0, import_yaml3.isSeq)(node)) {
+      for (const item2 of node.items) walk(item2);
+    }
+  };
+  walk(doc.contents);
+  return duplicate;
+}
+function normalizeKeyComments(doc, text2) {
+  const walk = (node) => {
+    if ((0, import_yaml3.isMap)(node)) {
+      for (const pair of node.items) {
+        const value2 = pair.value;
+        if (!((0, import_yaml3.isMap)(value2) || (0, import_yaml3.isSeq)(value2))) continue;
+        if (value2.commentBefore && !value2.flow) moveToKeyLine(pair, value2, text2);
+        walk(value2);
+      }
+    } else if ((0, import_yaml3.isSeq)(node)) {
+      for (const item2 of node.items) walk(item2);
+    }
+  };
+  walk(doc.contents);
+}
+function moveToKeyLine(pair, value2, text2) {
+  const key = pair.key;
+  const keyEnd = key?.range?.[1];
+  if (keyEnd === void 0) return;
+  const nl = text2.indexOf("\n", keyEnd);
+  const rest = text2.slice(keyEnd, nl === -1 ? text2.length : nl);
+  if (!/^\s*:\s*#/.test(rest)) return;
+  const [first, ...others] = value2.commentBefore.split("\n");
+  pair.key.comment = first;
+  value2.commentBefore = others.length > 0 ? others.join("\n") : void 0;
+}
+
+// ../merge-core/src/emit/lines.ts
+function matchLines(a, b) {
+  const pairs = [];
+  matchRange(a, b, 0, a.length, 0, b.length, pairs);
+  return pairs;
+}
+var MYERS_LINES = 2e3;
+function matchRange(a, b, a0, a1, b0, b1, out) {
+  let start = 0;
+  while (a0 + start < a1 && b0 + start < b1 && a[a0 + start] === b[b0 + start]) start++;
+  let end = 0;
+  while (a1 - end > a0 + start && b1 - end > b0 + start && a[a1 - end - 1] === b[b1 - end - 1]) end++;
+  for (let i = 0; i < start; i++) out.push([a0 + i, b0 + i]);
+  const [x0, x1, y0, y1] = [a0 + start, a1 - end, b0 + start, b1 - end];
+  const anchors = x1 - x0 + (y1 - y0) < MYERS_LINES ? [] : uniqueAnchors(a, b, x0, x1, y0, y1);
+  if (anchors.length === 0) out.push(...myers(a, b, x0, x1, y0, y1));
+  else {
+    let [pa, pb] = [x0, y0];
+    for (const [ia, ib] of anchors) {
+      matchRange(a, b, pa, ia, pb, ib, out);
+      out.push([ia, ib]);
+      [pa, pb] = [ia + 1, ib + 1];
+    }
+    matchRange(a, b, pa, x1, pb, y1, out);
+  }
+  for (let i = end; i > 0; i--) out.push([a1 - i, b1 - i]);
+}
+function uniqueAnchors(a, b, a0, a1, b0, b1) {
+  const seen = /* @__PURE__ */ new Map();
+  for (let i = a0; i < a1; i++) {
+    const entry = seen.get(a[i]);
+    if (entry) entry.inA++;
+    else seen.set(a[i], { inA: 1, inB: 0, atA: i, atB: -1 });
+  }
+  for (let j = b0; j < b1; j++) {
+    const entry = seen.get(b[j]);
+    if (entry) {
+      entry.inB++;
+      entry.atB = j;
+    }
+  }
+  const candidates = [];
+  for (let i = a0; i < a1; i++) {
+    const entry = seen.get(a[i]);
+    if (entry.inA === 1 && entry.inB === 1) candidates.push([i, entry.atB]);
+  }
+  const tails = [];
+  const previous = new Int32Array(candidates.length).fill(-1);
+  for (let c = 0; c < candidates.length; c++) {
+    const y = candidates[c][1];
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = lo + hi >> 1;
+      if (candidates[tails[mid]][1] < y) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) previous[c] = tails[lo - 1];
+    tails[lo] = c;
+  }
+  const anchors = [];
+  for (let c = tails.length > 0 ? tails[tails.length - 1] : -1; c !== -1; c = previous[c]) anchors.push(candidates[c]);
+  return anchors.reverse();
+}
+function myers(a, b, a0, a1, b0, b1) {
+  const n = a1 - a0;
+  const m = b1 - b0;
+  const out = [];
+  if (n === 0 || m === 0) return out;
+  const max = n + m;
+  const offset = max;
+  const v = new Int32Array(2 * max + 2);
+  const trace = [];
+  let found = false;
+  for (let d = 0; d <= max && !found; d++) {
+    trace.push(v.slice(offset - d, offset + d + 1));
+    for (let k = -d; k <= d; k += 2) {
+      let x2 = k === -d || k !== d && v[offset + k - 1] < v[offset + k + 1] ? v[offset + k + 1] : v[offset + k - 1] + 1;
+      let y2 = x2 - k;
+      while (x2 < n && y2 < m && a[a0 + x2] === b[b0 + y2]) {
+        x2++;
+        y2++;
+      }
+      v[offset + k] = x2;
+      if (x2 >= n && y2 >= m) {
+        found = true;
+        break;
+      }
+    }
+  }
+  let x = n;
+  let y = m;
+  for (let d = trace.length - 1; d >= 0 && (x > 0 || y > 0); d--) {
+    const vd = trace[d];
+    const k = x - y;
+    const prevK = k === -d || k !== d && vd[d + k - 1] < vd[d + k + 1] ? k + 1 : k - 1;
+    const prevX = d === 0 ? 0 : vd[d + prevK];
+    const prevY = prevX - prevK;
+    while (x > prevX && y > prevY) {
+      x--;
+      y--;
+      out.push([a0 + x, b0 + y]);
+    }
+    if (d > 0) {
+      x = prevX;
+      y = prevY;
+    }
+  }
+  out.reverse();
+  return out;
+}
+function patchLines(ours, base, theirs) {
+  const toOurs = new Int32Array(base.length).fill(-1);
+  const toTheirs = new Int32Array(base.length).fill(-1);
+  for (const [b2, o2] of matchLines(base, ours)) toOurs[b2] = o2;
+  for (const [b2, t2] of matchLines(base, theirs)) toTheirs[b2] = t2;
+  const out = [];
+  let o = 0;
+  let b = 0;
+  let t = 0;
+  const flush = (bEnd, oEnd, tEnd) => {
+    const oursRegion = ours.slice(o, oEnd);
+    const baseRegion = base.slice(b, bEnd);
+    const theirsRegion = theirs.slice(t, tEnd);
+    if (equalLines(oursRegion, baseRegion)) out.push(...theirsRegion);
+    else if (equalLines(theirsRegion, baseRegion)) out.push(...oursRegion);
+    else out.push(...theirsRegion);
+  };
+  for (let i = 0; i < base.length; i++) {
+    const oi = toOurs[i];
+    const ti = toTheirs[i];
+    if (oi === -1 || ti === -1 || oi < o || ti < t) continue;
+    flush(i, oi, ti);
+    out.push(ours[oi]);
+    o = oi + 1;
+    b = i + 1;
+    t = ti + 1;
+  }
+  flush(base.length, ours.length, theirs.length);
+  return out;
+}
+function equalLines(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+function splitLines(text2) {
+  return text2.split("\n");
+}
+
+// ../merge-core/src/emit/print.ts
+function openingKey(line) {
+  const code4 = line.replace(/\s+#.*$/, "").trimEnd();
+  if (!code4.endsWith(":") || code4.trimStart().startsWith("#")) return void 0;
+  const lead = /^(\s*)((?:- )*)/.exec(code4);
+  return lead[1].length + lead[2].length;
+}
+function detectLayout(text2) {
+  const lines = text2.split("\n");
+  let indent;
+  let indentSeq;
+  for (let k = 0; k < lines.length - 1 && (indent === void 0 || indentSeq === void 0); k++) {
+    const keyIndent = openingKey(lines[k]);
+    if (keyIndent === void 0) continue;
+    let i = k + 1;
+    while (i < lines.length && lines[i].trimStart().startsWith("#")) i++;
+    const line = lines[i] ?? "";
+    const lineIndent = /^(\s*)\S/.exec(line)?.[1]?.length;
+    if (lineIndent === void 0) continue;
+    if (line.trimStart().startsWith("- ") || line.trim() === "-") {
+      indentSeq ??= lineIndent > keyIndent;
+    } else if (lineIndent > keyIndent) {
+      indent ??= lineIndent - keyIndent;
+    }
+  }
+  return { indent: indent ?? 2, indentSeq: indentSeq ?? false };
+}
+function printOptions(layout2) {
+  return {
+    indent: layout2.indent,
+    indentSeq: layout2.indentSeq,
+    lineWidth: 0,
+    minContentWidth: 0,
+    flowCollectionPadding: false
+  };
+}
+function printMergedDocument(source, contents) {
+  const layout2 = detectLayout(source.text);
+  const options = printOptions(layout2);
+  const doc = source.doc;
+  const original = doc.contents;
+  const before = doc.toString(options);
+  doc.contents = contents ?? null;
+  let after;
+  try {
+    after = doc.toString(options);
+  } finally {
+    doc.contents = original;
+  }
+  let text2 = keepingLines(source.text, before, after);
+  if (!source.text.endsWith("\n") && text2.endsWith("\n")) text2 = text2.slice(0, -1);
+  const last = lastValueOf(contents);
+  if (!text2.endsWith("\n") && isBlockScalar(last) && String(last.value).endsWith("\n")) return `${text2}
+`;
+  return text2;
+}
+function keepingLines(text2, before, after) {
+  return patchLines(splitLines(text2), splitLines(before), splitLines(after)).join("\n");
+}
+function printNewDocument(contents, layout2, template3) {
+  const doc = new import_yaml4.Document(null, yamlDocumentOptions);
+  if (template3) doc.commentBefore = template3.commentBefore;
+  doc.contents = contents;
+  return doc.toString(printOptions(layout2));
+}
+function withFinalLineBreak(text2) {
+  if (text2 === "" || text2.endsWith("\n")) return text2;
+  let from = 0;
+  for (let at2 = text2.lastIndexOf("\n---"); at2 !== -1; at2 = at2 === 0 ? -1 : text2.lastIndexOf("\n---", at2 - 1)) {
+    if (/^[ \t\r\n]?$/.test(text2.charAt(at2 + 4))) {
+      from = at2 + 1;
+      break;
+    }
+  }
+  const last = text2.slice(from);
+  const scalar = blockScalarAtEnd(parseYamlDocument(last), last);
+  const header2 = scalar?.range ? /^([|>])([1-9]?)[+-]?([1-9]?)/.exec(last.slice(scalar.range[0])) : null;
+  if (!scalar?.range || !header2) return `${text2}
+`;
+  const at = from + scalar.range[0];
+  return `${text2.slice(0, at)}${header2[1]}${header2[2] || header2[3]}-${text2.slice(at + header2[0].length)}
+`;
+}
+
+// ../merge-core/src/collate/collate.ts
+var import_yaml5 = __toESM(require_dist(), 1);
+
+// ../merge-core/src/collate/element.ts
+var sides = ["local", "origin", "upstream"];
+
+// ../merge-core/src/collate/collate.ts
+function collate(sources, path, schema, options) {
+  const first = sides.map((s) => sources[s]).find((n) => !isMissingOrNull(n));
+  if (first === void 0) return { kind: "leaf", reason: "scalar", path, sources };
+  if ((0, import_yaml5.isMap)(first)) {
+    if (!allAre(sources, import_yaml5.isMap)) return leaf("mixed-kinds", path, sources);
+    const objectSchema = schema?.kind === "object" ? schema : lookupKind(sources, options.registry);
+    if (objectSchema?.mapType === "atomic") return leaf("atomic-map", path, sources);
+    return collateMap(sources, path, objectSchema, options);
+  }
+  if ((0, import_yaml5.isSeq)(first)) {
+    if (!allAre(sources, import_yaml5.isSeq)) return leaf("mixed-kinds", path, sources);
+    return collateList(sources, path, schema?.kind === "list" ? schema : void 0, schema !== void 0, options);
+  }
+  if (!allAre(sources, import_yaml5.isScalar)) return leaf("mixed-kinds", path, sources);
+  return leaf("scalar", path, sources);
+}
+function leaf(reason, path, sources) {
+  if (reason !== "scalar" && holdsPinnedPair(sources.local)) return { kind: "leaf", reason, path, sources, holdsPin: true };
+  return { kind: "leaf", reason, path, sources };
+}
+function allAre(sources, guard) {
+  return sides.every((s) => isMissingOrNull(sources[s]) || guard(sources[s]));
+}
+function lookupKind(sources, registry) {
+  if (!registry) return void 0;
+  for (const side of sides) {
+    const map = sources[side];
+    if (!(0, import_yaml5.isMap)(map)) continue;
+    const apiVersion = stringField(map, "apiVersion");
+    const kind = stringField(map, "kind");
+    if (!apiVersion || !kind) continue;
+    const slash = apiVersion.lastIndexOf("/");
+    const found = registry.lookup({
+      group: slash === -1 ? "" : apiVersion.slice(0, slash),
+      version: slash === -1 ? apiVersion : apiVersion.slice(slash + 1),
+      kind
+    });
+    if (found) return found;
+  }
+  return void 0;
+}
+function collateMap(sources, path, schema, options) {
+  const pairIndex2 = { local: /* @__PURE__ */ new Map(), origin: /* @__PURE__ */ new Map(), upstream: /* @__PURE__ */ new Map() };
+  const names2 = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const side of ["local", "upstream", "origin"]) {
+    const map = sources[side];
+    if (!(0, import_yaml5.isMap)(map)) continue;
+    for (const pair of pairsOf(map)) {
+      const name2 = keyName(pair.key);
+      if (!pairIndex2[side].has(name2)) pairIndex2[side].set(name2, pair);
+      if (!seen.has(name2)) {
+        seen.add(name2);
+        names2.push(name2);
+      }
+    }
+  }
+  let holdsPin = false;
+  const fields = names2.map((name2) => {
+    const pairs = {};
+    const keys = {};
+    const values = {};
+    let commentSchema;
+    for (const side of sides) {
+      const pair = pairIndex2[side].get(name2);
+      if (!pair) continue;
+      pairs[side] = pair;
+      if ((0, import_yaml5.isScalar)(pair.key)) keys[side] = pair.key;
+      values[side] = pair.value ?? nullScalar(pair);
+      if (options.commentSchema && !commentSchema) commentSchema = schemaInComments(pair, sources[side], options.commentSchema);
+    }
+    const fieldSchema = commentSchema ?? schema?.field(name2);
+    let value2 = collate(values, path.field(name2), fieldSchema, options);
+    if (pairs.local && isPinnedPair(pairs.local)) value2 = { ...value2, pinned: true, holdsPin: true };
+    if (value2.holdsPin) holdsPin = true;
+    return { name: name2, keys, pairs, value: value2 };
+  });
+  return holdsPin ? { kind: "map", path, sources, schema, fields, holdsPin } : { kind: "map", path, sources, schema, fields };
+}
+var nullScalars = /* @__PURE__ */ new WeakMap();
+function nullScalar(pair) {
+  let node = nullScalars.get(pair);
+  if (!node) {
+    node = new import_yaml5.Scalar(null);
+    nullScalars.set(pair, node);
+  }
+  return node;
+}
+function schemaInComments(pair, map, parse4) {
+  const value2 = pair.value;
+  const key = pair.key;
+  const head = map.items[0] === pair ? map.commentBefore : void 0;
+  for (const text2 of [value2?.comment, value2?.commentBefore, key?.comment, key?.commentBefore, head]) {
+    if (!text2?.includes("{")) continue;
+    const found = parse4(text2.trim());
+    if (found) return found;
+  }
+  return void 0;
+}
+function collateList(sources, path, schema, schemaSpoke, options) {
+  let listType2 = "atomic";
+  let keys = [];
+  if (schema) {
+    listType2 = schema.listType;
+    keys = schema.keys;
+    if (listType2 === "map" && keys.length === 0) listType2 = "atomic";
+  } else if (!schemaSpoke && options.inferKeys) {
+    const inferred = inferKeys(sources, options.fallbackKeys);
+    if (inferred) {
+      listType2 = "map";
+      keys = [inferred];
+    }
+  }
+  if (listType2 === "atomic") return leaf("atomic-list", path, sources);
+  if (listType2 === "set") {
+    const scalarsOnly = sides.every((s) => !(0, import_yaml5.isSeq)(sources[s]) || sources[s].items.every((i) => (0, import_yaml5.isScalar)(i)));
+    if (!scalarsOnly) return leaf("atomic-list", path, sources);
+    return withPins({ kind: "list", listType: listType2, keys: [], path, sources, items: matchSetItems(sources, path, options) });
+  }
+  const items = matchKeyedItems(sources, keys, schema?.deriveKey, schema?.items(), path, options);
+  if (!schema?.deriveKey && !schema?.wholeItems) return withPins({ kind: "list", listType: listType2, keys, path, sources, items });
+  return withPins({
+    kind: "list",
+    listType: listType2,
+    keys,
+    path,
+    sources,
+    ...schema.deriveKey ? { derivedKey: true } : {},
+    ...schema.wholeItems ? { wholeItems: true } : {},
+    items: schema.wholeItems ? items.map((i) => ({ ...i, value: { ...i.value, wholeItem: true } })) : items
+  });
+}
+function withPins(list2) {
+  return list2.items.some((i) => i.value.holdsPin) ? { ...list2, holdsPin: true } : list2;
+}
+function inferKeys(sources, fallbackKeys) {
+  let candidate;
+  for (const side of sides) {
+    const seq = sources[side];
+    if (!(0, import_yaml5.isSeq)(seq) || seq.items.length === 0) continue;
+    const key = fallbackKeys.find((k) => seq.items.every((item2) => (0, import_yaml5.isMap)(item2) && hasKey(item2, k)));
+    if (key) {
+      candidate = key;
+      break;
+    }
+  }
+  if (!candidate) return void 0;
+  for (const side of sides) {
+    const seq = sources[side];
+    if ((0, import_yaml5.isSeq)(seq) && !seq.items.every((item2) => (0, import_yaml5.isMap)(item2) && hasKey(item2, candidate))) return void 0;
+  }
+  return candidate;
+}
+function hasKey(map, key) {
+  return pairsOf(map).some((p) => keyName(p.key) === key);
+}
+function matchKeyedItems(sources, keys, deriveKey, itemSchema, path, options) {
+  const groups2 = [];
+  for (const side of sides) {
+    const seq = sources[side];
+    if (!(0, import_yaml5.isSeq)(seq)) continue;
+    seq.items.forEach((item2, index) => {
+      if (!(0, import_yaml5.isMap)(item2)) {
+        options.fail(
+          "missing-list-key",
+          path.index(index),
+          side,
+          `list item is not a mapping, but the list is keyed by ${keys.join(", ")}`
+        );
+      }
+      const values = deriveKey ? [deriveKey(item2)] : keys.map((k) => {
+        const pair = pairsOf(item2).find((p) => keyName(p.key) === k);
+        return pair && (0, import_yaml5.isScalar)(pair.value) && pair.value.value !== null ? scalarText(pair.value) : void 0;
+      });
+      if (values[0] === void 0 && values.every((v) => v === void 0)) {
+        options.fail(
+          "missing-list-key",
+          path.index(index),
+          side,
+          `list item has no "${keys[0]}" (the list is keyed by ${keys.join(", ")})`
+        );
+      }
+      const group2 = groups2.find((g) => g.nodes[side] === void 0 && compatible(g.values, values));
+      if (group2) {
+        group2.nodes[side] = item2;
+        group2.values = group2.values.map((v, i) => v ?? values[i]);
+      } else {
+        groups2.push({ values, nodes: { [side]: item2 } });
+      }
+    });
+  }
+  return groups2.map((g) => {
+    const identity4 = keys.flatMap((k, i) => g.values[i] === void 0 ? [] : [[k, g.values[i]]]);
+    return { identity: identity4, value: { ...collate(g.nodes, path.keyed(identity4), itemSchema, options), keyedItem: true } };
+  });
+}
+function compatible(a, b) {
+  let common = false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === void 0 || b[i] === void 0) continue;
+    if (a[i] !== b[i]) return false;
+    common = true;
+  }
+  return common;
+}
+function matchSetItems(sources, path, options) {
+  const groups2 = [];
+  for (const side of sides) {
+    const seq = sources[side];
+    if (!(0, import_yaml5.isSeq)(seq)) continue;
+    for (const item2 of seq.items) {
+      const text2 = (0, import_yaml5.isScalar)(item2) ? scalarText(item2) : "";
+      const group2 = groups2.find((g) => g.text === text2 && g.nodes[side] === void 0);
+      if (group2) group2.nodes[side] = item2;
+      else groups2.push({ text: text2, nodes: { [side]: item2 } });
+    }
+  }
+  return groups2.map((g) => ({
+    identity: [["", g.text]],
+    value: collate(g.nodes, path.value(g.text), void 0, options)
+  }));
+}
+
+// ../merge-core/src/path.ts
+var FieldPath = class _FieldPath {
+  constructor(segments) {
+    this.segments = segments;
+  }
+  segments;
+  static root = new _FieldPath([]);
+  field(name2) {
+    return new _FieldPath([...this.segments, { field: name2 }]);
+  }
+  keyed(keys) {
+    return new _FieldPath([...this.segments, { keys }]);
+  }
+  value(value2) {
+    return new _FieldPath([...this.segments, { value: value2 }]);
+  }
+  index(index) {
+    return new _FieldPath([...this.segments, { index }]);
+  }
+  toString() {
+    if (this.segments.length === 0) return ".";
+    return this.segments.map(formatSegment).join("");
+  }
+  /** The path `toString` printed, read back; undefined for text it never prints. */
+  static parse(text2) {
+    if (text2 === ".") return _FieldPath.root;
+    const segments = [];
+    let at = 0;
+    while (at < text2.length) {
+      const rest = text2.slice(at);
+      const plain3 = /^\.([A-Za-z_$][\w$-]*)/.exec(rest);
+      if (plain3) {
+        segments.push({ field: plain3[1] });
+        at += plain3[0].length;
+        continue;
+      }
+      const bracket = readBracket(rest);
+      if (!bracket) return void 0;
+      segments.push(bracket.segment);
+      at += bracket.length;
+    }
+    return segments.length === 0 ? void 0 : new _FieldPath(segments);
+  }
+};
+function readJsonString(text2) {
+  const m = /^"(?:[^"\\]|\\.)*"/.exec(text2);
+  if (!m) return void 0;
+  try {
+    return { value: JSON.parse(m[0]), length: m[0].length };
+  } catch {
+    return void 0;
+  }
+}
+function readBracket(text2) {
+  const index = /^\[(\d+)\]/.exec(text2);
+  if (index) return { segment: { index: Number(index[1]) }, length: index[0].length };
+  if (text2.startsWith('["')) {
+    const s = readJsonString(text2.slice(1));
+    return s && text2[1 + s.length] === "]" ? { segment: { field: s.value }, length: s.length + 2 } : void 0;
+  }
+  if (text2.startsWith('[="')) {
+    const s = readJsonString(text2.slice(2));
+    return s && text2[2 + s.length] === "]" ? { segment: { value: s.value }, length: s.length + 3 } : void 0;
+  }
+  const keys = [];
+  let at = 1;
+  if (text2[0] !== "[") return void 0;
+  for (; ; ) {
+    const key = /^([^="\],[]+)=/.exec(text2.slice(at));
+    if (!key) return void 0;
+    at += key[0].length;
+    const s = readJsonString(text2.slice(at));
+    if (!s) return void 0;
+    at += s.length;
+    keys.push([key[1], s.value]);
+    if (text2[at] === "]") return { segment: { keys }, length: at + 1 };
+    if (text2[at] !== ",") return void 0;
+    at += 1;
+  }
+}
+var plainField = /^[A-Za-z_$][\w$-]*$/;
+function formatSegment(segment2) {
+  if ("field" in segment2) {
+    return plainField.test(segment2.field) ? `.${segment2.field}` : `[${JSON.stringify(segment2.field)}]`;
+  }
+  if ("keys" in segment2) {
+    return `[${segment2.keys.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(",")}]`;
+  }
+  if ("value" in segment2) return `[=${JSON.stringify(segment2.value)}]`;
+  return `[${segment2.index}]`;
+}
+
+// ../merge-core/src/schema/builtin.generated.ts
+var BUILTIN_TABLE = {
+  defs: [
+    /* 0 */
+    [["io.k8s.api.admissionregistration.v1.MutatingWebhook", "io.k8s.api.admissionregistration.v1.ValidatingWebhook", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhook", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhook"], { f: { admissionReviewVersions: { l: "atomic" }, namespaceSelector: 215, objectSelector: 215, rules: { l: "atomic", i: 3 } } }],
+    /* 1 */
+    [["io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfiguration", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfiguration"], { f: { metadata: 216, webhooks: { l: "map", k: ["name"], x: 1, i: 0 } } }],
+    /* 2 */
+    [["io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1beta1.MutatingWebhookConfigurationList", "io.k8s.api.admissionregistration.v1beta1.ValidatingWebhookConfigurationList"], { f: { items: { l: "atomic", i: 1 } } }],
+    /* 3 */
+    [["io.k8s.api.admissionregistration.v1.RuleWithOperations", "io.k8s.api.admissionregistration.v1beta1.RuleWithOperations"], { f: { apiGroups: { l: "atomic" }, apiVersions: { l: "atomic" }, operations: { l: "atomic" }, resources: { l: "atomic" } } }],
+    /* 4 */
+    [["io.k8s.api.apps.v1.ControllerRevision", "io.k8s.api.authorization.v1.SelfSubjectAccessReview", "io.k8s.api.authorization.v1beta1.SelfSubjectAccessReview", "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler", "io.k8s.api.autoscaling.v1.Scale", "io.k8s.api.coordination.v1.Lease", "io.k8s.api.coordination.v1beta1.Lease", "io.k8s.api.core.v1.Binding", "io.k8s.api.core.v1.ConfigMap", "io.k8s.api.core.v1.Event", "io.k8s.api.core.v1.Secret", "io.k8s.api.events.v1.Event", "io.k8s.api.events.v1beta1.Event", "io.k8s.api.networking.v1.IngressClass", "io.k8s.api.networking.v1beta1.IngressClass", "io.k8s.api.scheduling.v1.PriorityClass", "io.k8s.api.scheduling.v1beta1.PriorityClass"], { f: { metadata: 216 } }],
+    /* 5 */
+    [["io.k8s.api.apps.v1.ControllerRevisionList", "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList", "io.k8s.api.coordination.v1.LeaseList", "io.k8s.api.coordination.v1beta1.LeaseList", "io.k8s.api.core.v1.ConfigMapList", "io.k8s.api.core.v1.EventList", "io.k8s.api.core.v1.SecretList", "io.k8s.api.events.v1.EventList", "io.k8s.api.events.v1beta1.EventList", "io.k8s.api.networking.v1.IngressClassList", "io.k8s.api.networking.v1beta1.IngressClassList", "io.k8s.api.scheduling.v1.PriorityClassList", "io.k8s.api.scheduling.v1beta1.PriorityClassList"], { f: { items: { l: "atomic", i: 4 } } }],
+    /* 6 */
+    [["io.k8s.api.apps.v1.DaemonSet", "io.k8s.api.apps.v1.Deployment", "io.k8s.api.apps.v1.ReplicaSet"], { f: { metadata: 216, spec: 8, status: 9 } }],
+    /* 7 */
+    [["io.k8s.api.apps.v1.DaemonSetList", "io.k8s.api.apps.v1.DeploymentList", "io.k8s.api.apps.v1.ReplicaSetList"], { f: { items: { l: "atomic", i: 6 } } }],
+    /* 8 */
+    [["io.k8s.api.apps.v1.DaemonSetSpec", "io.k8s.api.apps.v1.DeploymentSpec", "io.k8s.api.apps.v1.ReplicaSetSpec", "io.k8s.api.batch.v1.JobSpec"], { f: { selector: 215, template: 105 } }],
+    /* 9 */
+    [["io.k8s.api.apps.v1.DaemonSetStatus", "io.k8s.api.apps.v1.DeploymentStatus", "io.k8s.api.apps.v1.ReplicaSetStatus", "io.k8s.api.apps.v1.StatefulSetStatus", "io.k8s.api.certificates.v1.CertificateSigningRequestStatus", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestStatus", "io.k8s.api.core.v1.NamespaceStatus", "io.k8s.api.core.v1.ReplicationControllerStatus", "io.k8s.api.flowcontrol.v1beta1.FlowSchemaStatus", "io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationStatus", "io.k8s.api.policy.v1.PodDisruptionBudgetStatus", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetStatus", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIServiceStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 } } }],
+    /* 10 */
+    [["io.k8s.api.apps.v1.StatefulSet"], { f: { metadata: 216, spec: 12, status: 9 } }],
+    /* 11 */
+    [["io.k8s.api.apps.v1.StatefulSetList"], { f: { items: { l: "atomic", i: 10 } } }],
+    /* 12 */
+    [["io.k8s.api.apps.v1.StatefulSetSpec"], { f: { selector: 215, template: 105, volumeClaimTemplates: { l: "atomic", i: 88 } } }],
+    /* 13 */
+    [["io.k8s.api.authentication.v1.TokenRequest"], { f: { metadata: 216, spec: 14 } }],
+    /* 14 */
+    [["io.k8s.api.authentication.v1.TokenRequestSpec", "io.k8s.api.authentication.v1.TokenReviewSpec", "io.k8s.api.authentication.v1beta1.TokenReviewSpec"], { f: { audiences: { l: "atomic" } } }],
+    /* 15 */
+    [["io.k8s.api.authentication.v1.TokenReview", "io.k8s.api.authentication.v1beta1.TokenReview"], { f: { metadata: 216, spec: 14, status: 16 } }],
+    /* 16 */
+    [["io.k8s.api.authentication.v1.TokenReviewStatus", "io.k8s.api.authentication.v1beta1.TokenReviewStatus"], { f: { audiences: { l: "atomic" }, user: 17 } }],
+    /* 17 */
+    [["io.k8s.api.authentication.v1.UserInfo", "io.k8s.api.authentication.v1beta1.UserInfo", "io.k8s.api.authorization.v1.SubjectAccessReviewSpec"], { f: { extra: { a: { l: "atomic" } }, groups: { l: "atomic" } } }],
+    /* 18 */
+    [["io.k8s.api.authorization.v1.LocalSubjectAccessReview", "io.k8s.api.authorization.v1.SubjectAccessReview"], { f: { metadata: 216, spec: 17 } }],
+    /* 19 */
+    [["io.k8s.api.authorization.v1.NonResourceRule", "io.k8s.api.authorization.v1beta1.NonResourceRule"], { f: { nonResourceURLs: { l: "atomic" }, verbs: { l: "atomic" } } }],
+    /* 20 */
+    [["io.k8s.api.authorization.v1.ResourceRule", "io.k8s.api.authorization.v1beta1.ResourceRule"], { f: { apiGroups: { l: "atomic" }, resourceNames: { l: "atomic" }, resources: { l: "atomic" }, verbs: { l: "atomic" } } }],
+    /* 21 */
+    [["io.k8s.api.authorization.v1.SelfSubjectRulesReview", "io.k8s.api.authorization.v1beta1.SelfSubjectRulesReview"], { f: { metadata: 216, status: 22 } }],
+    /* 22 */
+    [["io.k8s.api.authorization.v1.SubjectRulesReviewStatus", "io.k8s.api.authorization.v1beta1.SubjectRulesReviewStatus"], { f: { nonResourceRules: { l: "atomic", i: 19 }, resourceRules: { l: "atomic", i: 20 } } }],
+    /* 23 */
+    [["io.k8s.api.authorization.v1beta1.LocalSubjectAccessReview", "io.k8s.api.authorization.v1beta1.SubjectAccessReview"], { f: { metadata: 216, spec: 24 } }],
+    /* 24 */
+    [["io.k8s.api.authorization.v1beta1.SubjectAccessReviewSpec"], { f: { extra: { a: { l: "atomic" } }, group: { l: "atomic" } } }],
+    /* 25 */
+    [["io.k8s.api.autoscaling.v2beta1.ExternalMetricSource", "io.k8s.api.autoscaling.v2beta1.ExternalMetricStatus"], { f: { metricSelector: 215 } }],
+    /* 26 */
+    [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscaler"], { f: { metadata: 216, spec: 28, status: 29 } }],
+    /* 27 */
+    [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerList"], { f: { items: { l: "atomic", i: 26 } } }],
+    /* 28 */
+    [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerSpec"], { f: { metrics: { l: "atomic", i: 30 } } }],
+    /* 29 */
+    [["io.k8s.api.autoscaling.v2beta1.HorizontalPodAutoscalerStatus"], { f: { conditions: { l: "atomic" }, currentMetrics: { l: "atomic", i: 30 } } }],
+    /* 30 */
+    [["io.k8s.api.autoscaling.v2beta1.MetricSpec", "io.k8s.api.autoscaling.v2beta1.MetricStatus"], { f: { external: 25, object: 31, pods: 31 } }],
+    /* 31 */
+    [["io.k8s.api.autoscaling.v2beta1.ObjectMetricSource", "io.k8s.api.autoscaling.v2beta1.ObjectMetricStatus", "io.k8s.api.autoscaling.v2beta1.PodsMetricSource", "io.k8s.api.autoscaling.v2beta1.PodsMetricStatus", "io.k8s.api.autoscaling.v2beta2.MetricIdentifier", "io.k8s.api.policy.v1.PodDisruptionBudgetSpec", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetSpec"], { f: { selector: 215 } }],
+    /* 32 */
+    [["io.k8s.api.autoscaling.v2beta2.ExternalMetricSource", "io.k8s.api.autoscaling.v2beta2.ExternalMetricStatus", "io.k8s.api.autoscaling.v2beta2.ObjectMetricSource", "io.k8s.api.autoscaling.v2beta2.ObjectMetricStatus", "io.k8s.api.autoscaling.v2beta2.PodsMetricSource", "io.k8s.api.autoscaling.v2beta2.PodsMetricStatus"], { f: { metric: 31 } }],
+    /* 33 */
+    [["io.k8s.api.autoscaling.v2beta2.HPAScalingRules"], { f: { policies: { l: "atomic" } } }],
+    /* 34 */
+    [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscaler"], { f: { metadata: 216, spec: 37, status: 38 } }],
+    /* 35 */
+    [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerBehavior"], { f: { scaleDown: 33, scaleUp: 33 } }],
+    /* 36 */
+    [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerList"], { f: { items: { l: "atomic", i: 34 } } }],
+    /* 37 */
+    [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerSpec"], { f: { behavior: 35, metrics: { l: "atomic", i: 39 } } }],
+    /* 38 */
+    [["io.k8s.api.autoscaling.v2beta2.HorizontalPodAutoscalerStatus"], { f: { conditions: { l: "atomic" }, currentMetrics: { l: "atomic", i: 39 } } }],
+    /* 39 */
+    [["io.k8s.api.autoscaling.v2beta2.MetricSpec", "io.k8s.api.autoscaling.v2beta2.MetricStatus"], { f: { external: 32, object: 32, pods: 32 } }],
+    /* 40 */
+    [["io.k8s.api.batch.v1.CronJob", "io.k8s.api.batch.v1beta1.CronJob"], { f: { metadata: 216, spec: 42, status: 43 } }],
+    /* 41 */
+    [["io.k8s.api.batch.v1.CronJobList", "io.k8s.api.batch.v1beta1.CronJobList"], { f: { items: { l: "atomic", i: 40 } } }],
+    /* 42 */
+    [["io.k8s.api.batch.v1.CronJobSpec", "io.k8s.api.batch.v1beta1.CronJobSpec"], { f: { jobTemplate: 47 } }],
+    /* 43 */
+    [["io.k8s.api.batch.v1.CronJobStatus", "io.k8s.api.batch.v1beta1.CronJobStatus"], { f: { active: { l: "atomic", x: 1 } } }],
+    /* 44 */
+    [["io.k8s.api.batch.v1.Job"], { f: { metadata: 216, spec: 8, status: 46 } }],
+    /* 45 */
+    [["io.k8s.api.batch.v1.JobList"], { f: { items: { l: "atomic", i: 44 } } }],
+    /* 46 */
+    [["io.k8s.api.batch.v1.JobStatus"], { f: { conditions: { l: "atomic", x: 1 } } }],
+    /* 47 */
+    [["io.k8s.api.batch.v1.JobTemplateSpec", "io.k8s.api.batch.v1beta1.JobTemplateSpec"], { f: { metadata: 216, spec: 8 } }],
+    /* 48 */
+    [["io.k8s.api.certificates.v1.CertificateSigningRequest", "io.k8s.api.certificates.v1beta1.CertificateSigningRequest"], { f: { metadata: 216, spec: 50, status: 9 } }],
+    /* 49 */
+    [["io.k8s.api.certificates.v1.CertificateSigningRequestList", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestList"], { f: { items: { l: "atomic", i: 48 } } }],
+    /* 50 */
+    [["io.k8s.api.certificates.v1.CertificateSigningRequestSpec", "io.k8s.api.certificates.v1beta1.CertificateSigningRequestSpec"], { f: { extra: { a: { l: "atomic" } }, groups: { l: "atomic", x: 1 }, usages: { l: "atomic", x: 1 } } }],
+    /* 51 */
+    [["io.k8s.api.core.v1.Affinity"], { f: { nodeAffinity: 80, podAffinity: 96, podAntiAffinity: 96 } }],
+    /* 52 */
+    [["io.k8s.api.core.v1.Capabilities"], { f: { add: { l: "atomic" }, drop: { l: "atomic" } } }],
+    /* 53 */
+    [["io.k8s.api.core.v1.CephFSPersistentVolumeSource", "io.k8s.api.core.v1.CephFSVolumeSource", "io.k8s.api.core.v1.RBDPersistentVolumeSource", "io.k8s.api.core.v1.RBDVolumeSource"], { f: { monitors: { l: "atomic" } } }],
+    /* 54 */
+    [["io.k8s.api.core.v1.ComponentStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, metadata: 216 } }],
+    /* 55 */
+    [["io.k8s.api.core.v1.ComponentStatusList"], { f: { items: { l: "atomic", i: 54 } } }],
+    /* 56 */
+    [["io.k8s.api.core.v1.ConfigMapProjection", "io.k8s.api.core.v1.ConfigMapVolumeSource", "io.k8s.api.core.v1.DownwardAPIProjection", "io.k8s.api.core.v1.DownwardAPIVolumeSource", "io.k8s.api.core.v1.SecretProjection", "io.k8s.api.core.v1.SecretVolumeSource"], { f: { items: { l: "atomic" } } }],
+    /* 57 */
+    [["io.k8s.api.core.v1.Container"], { f: { args: { l: "atomic" }, command: { l: "atomic" }, env: { l: "map", k: ["name"], x: 1 }, envFrom: { l: "atomic" }, lifecycle: 70, livenessProbe: 67, ports: { l: "map", k: ["containerPort", "protocol"], x: 1 }, readinessProbe: 67, securityContext: 115, startupProbe: 67, volumeDevices: { l: "map", k: ["devicePath"], x: 1 }, volumeMounts: { l: "map", k: ["mountPath"], x: 1 } } }],
+    /* 58 */
+    [["io.k8s.api.core.v1.ContainerImage"], { f: { names: { l: "atomic" } } }],
+    /* 59 */
+    [["io.k8s.api.core.v1.EndpointSubset"], { f: { addresses: { l: "atomic" }, notReadyAddresses: { l: "atomic" }, ports: { l: "atomic" } } }],
+    /* 60 */
+    [["io.k8s.api.core.v1.Endpoints"], { f: { metadata: 216, subsets: { l: "atomic", i: 59 } } }],
+    /* 61 */
+    [["io.k8s.api.core.v1.EndpointsList"], { f: { items: { l: "atomic", i: 60 } } }],
+    /* 62 */
+    [["io.k8s.api.core.v1.EphemeralContainer"], { f: { args: { l: "atomic" }, command: { l: "atomic" }, env: { l: "map", k: ["name"], x: 1 }, envFrom: { l: "atomic" }, lifecycle: 70, livenessProbe: 67, ports: { l: "atomic" }, readinessProbe: 67, securityContext: 115, startupProbe: 67, volumeDevices: { l: "map", k: ["devicePath"], x: 1 }, volumeMounts: { l: "map", k: ["mountPath"], x: 1 } } }],
+    /* 63 */
+    [["io.k8s.api.core.v1.EphemeralVolumeSource"], { f: { volumeClaimTemplate: 92 } }],
+    /* 64 */
+    [["io.k8s.api.core.v1.ExecAction"], { f: { command: { l: "atomic" } } }],
+    /* 65 */
+    [["io.k8s.api.core.v1.FCVolumeSource"], { f: { targetWWNs: { l: "atomic" }, wwids: { l: "atomic" } } }],
+    /* 66 */
+    [["io.k8s.api.core.v1.HTTPGetAction"], { f: { httpHeaders: { l: "atomic" } } }],
+    /* 67 */
+    [["io.k8s.api.core.v1.Handler", "io.k8s.api.core.v1.Probe"], { f: { exec: 64, httpGet: 66 } }],
+    /* 68 */
+    [["io.k8s.api.core.v1.HostAlias"], { f: { hostnames: { l: "atomic" } } }],
+    /* 69 */
+    [["io.k8s.api.core.v1.ISCSIPersistentVolumeSource", "io.k8s.api.core.v1.ISCSIVolumeSource"], { f: { portals: { l: "atomic" } } }],
+    /* 70 */
+    [["io.k8s.api.core.v1.Lifecycle"], { f: { postStart: 67, preStop: 67 } }],
+    /* 71 */
+    [["io.k8s.api.core.v1.LimitRange"], { f: { metadata: 216, spec: 73 } }],
+    /* 72 */
+    [["io.k8s.api.core.v1.LimitRangeList"], { f: { items: { l: "atomic", i: 71 } } }],
+    /* 73 */
+    [["io.k8s.api.core.v1.LimitRangeSpec"], { f: { limits: { l: "atomic" } } }],
+    /* 74 */
+    [["io.k8s.api.core.v1.LoadBalancerIngress"], { f: { ports: { l: "atomic", x: 1 } } }],
+    /* 75 */
+    [["io.k8s.api.core.v1.LoadBalancerStatus"], { f: { ingress: { l: "atomic", i: 74 } } }],
+    /* 76 */
+    [["io.k8s.api.core.v1.Namespace"], { f: { metadata: 216, spec: 78, status: 9 } }],
+    /* 77 */
+    [["io.k8s.api.core.v1.NamespaceList"], { f: { items: { l: "atomic", i: 76 } } }],
+    /* 78 */
+    [["io.k8s.api.core.v1.NamespaceSpec"], { f: { finalizers: { l: "atomic" } } }],
+    /* 79 */
+    [["io.k8s.api.core.v1.Node"], { f: { metadata: 216, spec: 85, status: 86 } }],
+    /* 80 */
+    [["io.k8s.api.core.v1.NodeAffinity"], { f: { preferredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 106 }, requiredDuringSchedulingIgnoredDuringExecution: 82 } }],
+    /* 81 */
+    [["io.k8s.api.core.v1.NodeList"], { f: { items: { l: "atomic", i: 79 } } }],
+    /* 82 */
+    [["io.k8s.api.core.v1.NodeSelector"], { f: { nodeSelectorTerms: { l: "atomic", i: 84 } } }],
+    /* 83 */
+    [["io.k8s.api.core.v1.NodeSelectorRequirement", "io.k8s.api.core.v1.ScopedResourceSelectorRequirement", "io.k8s.api.core.v1.TopologySelectorLabelRequirement", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"], { f: { values: { l: "atomic" } } }],
+    /* 84 */
+    [["io.k8s.api.core.v1.NodeSelectorTerm"], { f: { matchExpressions: { l: "atomic", i: 83 }, matchFields: { l: "atomic", i: 83 } } }],
+    /* 85 */
+    [["io.k8s.api.core.v1.NodeSpec"], { f: { podCIDRs: { l: "set", x: 1 }, taints: { l: "atomic" } } }],
+    /* 86 */
+    [["io.k8s.api.core.v1.NodeStatus"], { f: { addresses: { l: "map", k: ["type"], x: 1 }, conditions: { l: "map", k: ["type"], x: 1 }, images: { l: "atomic", i: 58 }, volumesAttached: { l: "atomic" }, volumesInUse: { l: "atomic" } } }],
+    /* 87 */
+    [["io.k8s.api.core.v1.PersistentVolume"], { f: { metadata: 216, spec: 94 } }],
+    /* 88 */
+    [["io.k8s.api.core.v1.PersistentVolumeClaim"], { f: { metadata: 216, spec: 90, status: 91 } }],
+    /* 89 */
+    [["io.k8s.api.core.v1.PersistentVolumeClaimList"], { f: { items: { l: "atomic", i: 88 } } }],
+    /* 90 */
+    [["io.k8s.api.core.v1.PersistentVolumeClaimSpec"], { f: { accessModes: { l: "atomic" }, selector: 215 } }],
+    /* 91 */
+    [["io.k8s.api.core.v1.PersistentVolumeClaimStatus"], { f: { accessModes: { l: "atomic" }, conditions: { l: "map", k: ["type"], x: 1 } } }],
+    /* 92 */
+    [["io.k8s.api.core.v1.PersistentVolumeClaimTemplate"], { f: { metadata: 216, spec: 90 } }],
+    /* 93 */
+    [["io.k8s.api.core.v1.PersistentVolumeList"], { f: { items: { l: "atomic", i: 87 } } }],
+    /* 94 */
+    [["io.k8s.api.core.v1.PersistentVolumeSpec"], { f: { accessModes: { l: "atomic" }, cephfs: 53, fc: 65, iscsi: 69, mountOptions: { l: "atomic" }, nodeAffinity: 125, rbd: 53 } }],
+    /* 95 */
+    [["io.k8s.api.core.v1.Pod"], { f: { metadata: 216, spec: 101, status: 102 } }],
+    /* 96 */
+    [["io.k8s.api.core.v1.PodAffinity", "io.k8s.api.core.v1.PodAntiAffinity"], { f: { preferredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 127 }, requiredDuringSchedulingIgnoredDuringExecution: { l: "atomic", i: 97 } } }],
+    /* 97 */
+    [["io.k8s.api.core.v1.PodAffinityTerm"], { f: { labelSelector: 215, namespaceSelector: 215, namespaces: { l: "atomic" } } }],
+    /* 98 */
+    [["io.k8s.api.core.v1.PodDNSConfig"], { f: { nameservers: { l: "atomic" }, options: { l: "atomic" }, searches: { l: "atomic" } } }],
+    /* 99 */
+    [["io.k8s.api.core.v1.PodList"], { f: { items: { l: "atomic", i: 95 } } }],
+    /* 100 */
+    [["io.k8s.api.core.v1.PodSecurityContext"], { f: { supplementalGroups: { l: "atomic" }, sysctls: { l: "atomic" } } }],
+    /* 101 */
+    [["io.k8s.api.core.v1.PodSpec"], { f: { affinity: 51, containers: { l: "map", k: ["name"], x: 1, i: 57 }, dnsConfig: 98, ephemeralContainers: { l: "map", k: ["name"], x: 1, i: 62 }, hostAliases: { l: "map", k: ["ip"], x: 1, i: 68 }, imagePullSecrets: { l: "map", k: ["name"], x: 1 }, initContainers: { l: "map", k: ["name"], x: 1, i: 57 }, readinessGates: { l: "atomic" }, securityContext: 100, tolerations: { l: "atomic" }, topologySpreadConstraints: { l: "map", k: ["topologyKey", "whenUnsatisfiable"], x: 1, i: 123 }, volumes: { l: "map", k: ["name"], x: 1, i: 124 } } }],
+    /* 102 */
+    [["io.k8s.api.core.v1.PodStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, containerStatuses: { l: "atomic" }, ephemeralContainerStatuses: { l: "atomic" }, initContainerStatuses: { l: "atomic" }, podIPs: { l: "map", k: ["ip"], x: 1 } } }],
+    /* 103 */
+    [["io.k8s.api.core.v1.PodTemplate"], { f: { metadata: 216, template: 105 } }],
+    /* 104 */
+    [["io.k8s.api.core.v1.PodTemplateList"], { f: { items: { l: "atomic", i: 103 } } }],
+    /* 105 */
+    [["io.k8s.api.core.v1.PodTemplateSpec"], { f: { metadata: 216, spec: 101 } }],
+    /* 106 */
+    [["io.k8s.api.core.v1.PreferredSchedulingTerm"], { f: { preference: 84 } }],
+    /* 107 */
+    [["io.k8s.api.core.v1.ProjectedVolumeSource"], { f: { sources: { l: "atomic", i: 126 } } }],
+    /* 108 */
+    [["io.k8s.api.core.v1.ReplicationController"], { f: { metadata: 216, spec: 110, status: 9 } }],
+    /* 109 */
+    [["io.k8s.api.core.v1.ReplicationControllerList"], { f: { items: { l: "atomic", i: 108 } } }],
+    /* 110 */
+    [["io.k8s.api.core.v1.ReplicationControllerSpec"], { f: { template: 105 } }],
+    /* 111 */
+    [["io.k8s.api.core.v1.ResourceQuota"], { f: { metadata: 216, spec: 113 } }],
+    /* 112 */
+    [["io.k8s.api.core.v1.ResourceQuotaList"], { f: { items: { l: "atomic", i: 111 } } }],
+    /* 113 */
+    [["io.k8s.api.core.v1.ResourceQuotaSpec"], { f: { scopeSelector: 114, scopes: { l: "atomic" } } }],
+    /* 114 */
+    [["io.k8s.api.core.v1.ScopeSelector"], { f: { matchExpressions: { l: "atomic", i: 83 } } }],
+    /* 115 */
+    [["io.k8s.api.core.v1.SecurityContext"], { f: { capabilities: 52 } }],
+    /* 116 */
+    [["io.k8s.api.core.v1.Service"], { f: { metadata: 216, spec: 120, status: 121 } }],
+    /* 117 */
+    [["io.k8s.api.core.v1.ServiceAccount"], { f: { imagePullSecrets: { l: "atomic" }, metadata: 216, secrets: { l: "map", k: ["name"], x: 1 } } }],
+    /* 118 */
+    [["io.k8s.api.core.v1.ServiceAccountList"], { f: { items: { l: "atomic", i: 117 } } }],
+    /* 119 */
+    [["io.k8s.api.core.v1.ServiceList"], { f: { items: { l: "atomic", i: 116 } } }],
+    /* 120 */
+    [["io.k8s.api.core.v1.ServiceSpec"], { f: { clusterIPs: { l: "atomic", x: 1 }, externalIPs: { l: "atomic" }, ipFamilies: { l: "atomic", x: 1 }, loadBalancerSourceRanges: { l: "atomic" }, ports: { l: "map", k: ["port", "protocol"], x: 1 }, topologyKeys: { l: "atomic" } } }],
+    /* 121 */
+    [["io.k8s.api.core.v1.ServiceStatus"], { f: { conditions: { l: "map", k: ["type"], x: 1 }, loadBalancer: 75 } }],
+    /* 122 */
+    [["io.k8s.api.core.v1.TopologySelectorTerm"], { f: { matchLabelExpressions: { l: "atomic", i: 83 } } }],
+    /* 123 */
+    [["io.k8s.api.core.v1.TopologySpreadConstraint"], { f: { labelSelector: 215 } }],
+    /* 124 */
+    [["io.k8s.api.core.v1.Volume"], { f: { cephfs: 53, configMap: 56, downwardAPI: 56, ephemeral: 63, fc: 65, iscsi: 69, projected: 107, rbd: 53, secret: 56 } }],
+    /* 125 */
+    [["io.k8s.api.core.v1.VolumeNodeAffinity"], { f: { required: 82 } }],
+    /* 126 */
+    [["io.k8s.api.core.v1.VolumeProjection"], { f: { configMap: 56, downwardAPI: 56, secret: 56 } }],
+    /* 127 */
+    [["io.k8s.api.core.v1.WeightedPodAffinityTerm"], { f: { podAffinityTerm: 97 } }],
+    /* 128 */
+    [["io.k8s.api.discovery.v1.Endpoint", "io.k8s.api.discovery.v1beta1.Endpoint"], { f: { addresses: { l: "set", x: 1 }, hints: 129 } }],
+    /* 129 */
+    [["io.k8s.api.discovery.v1.EndpointHints", "io.k8s.api.discovery.v1beta1.EndpointHints"], { f: { forZones: { l: "atomic", x: 1 } } }],
+    /* 130 */
+    [["io.k8s.api.discovery.v1.EndpointSlice", "io.k8s.api.discovery.v1beta1.EndpointSlice"], { f: { endpoints: { l: "atomic", x: 1, i: 128 }, metadata: 216, ports: { l: "atomic", x: 1 } } }],
+    /* 131 */
+    [["io.k8s.api.discovery.v1.EndpointSliceList", "io.k8s.api.discovery.v1beta1.EndpointSliceList"], { f: { items: { l: "atomic", i: 130 } } }],
+    /* 132 */
+    [["io.k8s.api.extensions.v1beta1.HTTPIngressRuleValue", "io.k8s.api.networking.v1beta1.HTTPIngressRuleValue"], { f: { paths: { l: "atomic" } } }],
+    /* 133 */
+    [["io.k8s.api.extensions.v1beta1.Ingress", "io.k8s.api.networking.v1beta1.Ingress"], { f: { metadata: 216, spec: 136, status: 137 } }],
+    /* 134 */
+    [["io.k8s.api.extensions.v1beta1.IngressList", "io.k8s.api.networking.v1beta1.IngressList"], { f: { items: { l: "atomic", i: 133 } } }],
+    /* 135 */
+    [["io.k8s.api.extensions.v1beta1.IngressRule", "io.k8s.api.networking.v1beta1.IngressRule"], { f: { http: 132 } }],
+    /* 136 */
+    [["io.k8s.api.extensions.v1beta1.IngressSpec", "io.k8s.api.networking.v1beta1.IngressSpec"], { f: { rules: { l: "atomic", i: 135 }, tls: { l: "atomic", i: 138 } } }],
+    /* 137 */
+    [["io.k8s.api.extensions.v1beta1.IngressStatus", "io.k8s.api.networking.v1.IngressStatus", "io.k8s.api.networking.v1beta1.IngressStatus"], { f: { loadBalancer: 75 } }],
+    /* 138 */
+    [["io.k8s.api.extensions.v1beta1.IngressTLS", "io.k8s.api.networking.v1beta1.IngressTLS"], { f: { hosts: { l: "atomic" } } }],
+    /* 139 */
+    [["io.k8s.api.flowcontrol.v1beta1.FlowSchema"], { f: { metadata: 216, spec: 141, status: 9 } }],
+    /* 140 */
+    [["io.k8s.api.flowcontrol.v1beta1.FlowSchemaList"], { f: { items: { l: "atomic", i: 139 } } }],
+    /* 141 */
+    [["io.k8s.api.flowcontrol.v1beta1.FlowSchemaSpec"], { f: { rules: { l: "atomic", x: 1, i: 143 } } }],
+    /* 142 */
+    [["io.k8s.api.flowcontrol.v1beta1.NonResourcePolicyRule"], { f: { nonResourceURLs: { l: "set", x: 1 }, verbs: { l: "set", x: 1 } } }],
+    /* 143 */
+    [["io.k8s.api.flowcontrol.v1beta1.PolicyRulesWithSubjects"], { f: { nonResourceRules: { l: "atomic", x: 1, i: 142 }, resourceRules: { l: "atomic", x: 1, i: 146 }, subjects: { l: "atomic", x: 1 } } }],
+    /* 144 */
+    [["io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfiguration", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIService"], { f: { metadata: 216, status: 9 } }],
+    /* 145 */
+    [["io.k8s.api.flowcontrol.v1beta1.PriorityLevelConfigurationList", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1beta1.APIServiceList"], { f: { items: { l: "atomic", i: 144 } } }],
+    /* 146 */
+    [["io.k8s.api.flowcontrol.v1beta1.ResourcePolicyRule"], { f: { apiGroups: { l: "set", x: 1 }, namespaces: { l: "set", x: 1 }, resources: { l: "set", x: 1 }, verbs: { l: "set", x: 1 } } }],
+    /* 147 */
+    [["io.k8s.api.networking.v1.HTTPIngressRuleValue"], { f: { paths: { l: "atomic", x: 1 } } }],
+    /* 148 */
+    [["io.k8s.api.networking.v1.IPBlock"], { f: { except: { l: "atomic" } } }],
+    /* 149 */
+    [["io.k8s.api.networking.v1.Ingress"], { f: { metadata: 216, spec: 152, status: 137 } }],
+    /* 150 */
+    [["io.k8s.api.networking.v1.IngressList"], { f: { items: { l: "atomic", i: 149 } } }],
+    /* 151 */
+    [["io.k8s.api.networking.v1.IngressRule"], { f: { http: 147 } }],
+    /* 152 */
+    [["io.k8s.api.networking.v1.IngressSpec"], { f: { rules: { l: "atomic", x: 1, i: 151 }, tls: { l: "atomic", x: 1, i: 153 } } }],
+    /* 153 */
+    [["io.k8s.api.networking.v1.IngressTLS"], { f: { hosts: { l: "atomic", x: 1 } } }],
+    /* 154 */
+    [["io.k8s.api.networking.v1.NetworkPolicy"], { f: { metadata: 216, spec: 159 } }],
+    /* 155 */
+    [["io.k8s.api.networking.v1.NetworkPolicyEgressRule"], { f: { ports: { l: "atomic" }, to: { l: "atomic", i: 158 } } }],
+    /* 156 */
+    [["io.k8s.api.networking.v1.NetworkPolicyIngressRule"], { f: { from: { l: "atomic", i: 158 }, ports: { l: "atomic" } } }],
+    /* 157 */
+    [["io.k8s.api.networking.v1.NetworkPolicyList"], { f: { items: { l: "atomic", i: 154 } } }],
+    /* 158 */
+    [["io.k8s.api.networking.v1.NetworkPolicyPeer"], { f: { ipBlock: 148, namespaceSelector: 215, podSelector: 215 } }],
+    /* 159 */
+    [["io.k8s.api.networking.v1.NetworkPolicySpec"], { f: { egress: { l: "atomic", i: 155 }, ingress: { l: "atomic", i: 156 }, podSelector: 215, policyTypes: { l: "atomic" } } }],
+    /* 160 */
+    [["io.k8s.api.node.v1.RuntimeClass", "io.k8s.api.node.v1beta1.RuntimeClass"], { f: { metadata: 216, scheduling: 162 } }],
+    /* 161 */
+    [["io.k8s.api.node.v1.RuntimeClassList", "io.k8s.api.node.v1beta1.RuntimeClassList"], { f: { items: { l: "atomic", i: 160 } } }],
+    /* 162 */
+    [["io.k8s.api.node.v1.Scheduling", "io.k8s.api.node.v1beta1.Scheduling"], { f: { tolerations: { l: "atomic", x: 1 } } }],
+    /* 163 */
+    [["io.k8s.api.policy.v1.PodDisruptionBudget", "io.k8s.api.policy.v1beta1.PodDisruptionBudget"], { f: { metadata: 216, spec: 31, status: 9 } }],
+    /* 164 */
+    [["io.k8s.api.policy.v1.PodDisruptionBudgetList", "io.k8s.api.policy.v1beta1.PodDisruptionBudgetList"], { f: { items: { l: "atomic", i: 163 } } }],
+    /* 165 */
+    [["io.k8s.api.policy.v1beta1.Eviction"], { f: { deleteOptions: 214, metadata: 216 } }],
+    /* 166 */
+    [["io.k8s.api.policy.v1beta1.FSGroupStrategyOptions", "io.k8s.api.policy.v1beta1.RunAsGroupStrategyOptions", "io.k8s.api.policy.v1beta1.RunAsUserStrategyOptions", "io.k8s.api.policy.v1beta1.SupplementalGroupsStrategyOptions"], { f: { ranges: { l: "atomic" } } }],
+    /* 167 */
+    [["io.k8s.api.policy.v1beta1.PodSecurityPolicy"], { f: { metadata: 216, spec: 169 } }],
+    /* 168 */
+    [["io.k8s.api.policy.v1beta1.PodSecurityPolicyList"], { f: { items: { l: "atomic", i: 167 } } }],
+    /* 169 */
+    [["io.k8s.api.policy.v1beta1.PodSecurityPolicySpec"], { f: { allowedCSIDrivers: { l: "atomic" }, allowedCapabilities: { l: "atomic" }, allowedFlexVolumes: { l: "atomic" }, allowedHostPaths: { l: "atomic" }, allowedProcMountTypes: { l: "atomic" }, allowedUnsafeSysctls: { l: "atomic" }, defaultAddCapabilities: { l: "atomic" }, forbiddenSysctls: { l: "atomic" }, fsGroup: 166, hostPorts: { l: "atomic" }, requiredDropCapabilities: { l: "atomic" }, runAsGroup: 166, runAsUser: 166, runtimeClass: 170, supplementalGroups: 166, volumes: { l: "atomic" } } }],
+    /* 170 */
+    [["io.k8s.api.policy.v1beta1.RuntimeClassStrategyOptions"], { f: { allowedRuntimeClassNames: { l: "atomic" } } }],
+    /* 171 */
+    [["io.k8s.api.rbac.v1.AggregationRule", "io.k8s.api.rbac.v1beta1.AggregationRule"], { f: { clusterRoleSelectors: { l: "atomic", i: 215 } } }],
+    /* 172 */
+    [["io.k8s.api.rbac.v1.ClusterRole", "io.k8s.api.rbac.v1beta1.ClusterRole"], { f: { aggregationRule: 171, metadata: 216, rules: { l: "atomic", i: 176 } } }],
+    /* 173 */
+    [["io.k8s.api.rbac.v1.ClusterRoleBinding", "io.k8s.api.rbac.v1.RoleBinding", "io.k8s.api.rbac.v1beta1.ClusterRoleBinding", "io.k8s.api.rbac.v1beta1.RoleBinding"], { f: { metadata: 216, subjects: { l: "atomic" } } }],
+    /* 174 */
+    [["io.k8s.api.rbac.v1.ClusterRoleBindingList", "io.k8s.api.rbac.v1.RoleBindingList", "io.k8s.api.rbac.v1beta1.ClusterRoleBindingList", "io.k8s.api.rbac.v1beta1.RoleBindingList"], { f: { items: { l: "atomic", i: 173 } } }],
+    /* 175 */
+    [["io.k8s.api.rbac.v1.ClusterRoleList", "io.k8s.api.rbac.v1beta1.ClusterRoleList"], { f: { items: { l: "atomic", i: 172 } } }],
+    /* 176 */
+    [["io.k8s.api.rbac.v1.PolicyRule", "io.k8s.api.rbac.v1beta1.PolicyRule"], { f: { apiGroups: { l: "atomic" }, nonResourceURLs: { l: "atomic" }, resourceNames: { l: "atomic" }, resources: { l: "atomic" }, verbs: { l: "atomic" } } }],
+    /* 177 */
+    [["io.k8s.api.rbac.v1.Role", "io.k8s.api.rbac.v1beta1.Role"], { f: { metadata: 216, rules: { l: "atomic", i: 176 } } }],
+    /* 178 */
+    [["io.k8s.api.rbac.v1.RoleList", "io.k8s.api.rbac.v1beta1.RoleList"], { f: { items: { l: "atomic", i: 177 } } }],
+    /* 179 */
+    [["io.k8s.api.storage.v1.CSIDriver"], { f: { metadata: 216, spec: 181 } }],
+    /* 180 */
+    [["io.k8s.api.storage.v1.CSIDriverList"], { f: { items: { l: "atomic", i: 179 } } }],
+    /* 181 */
+    [["io.k8s.api.storage.v1.CSIDriverSpec"], { f: { tokenRequests: { l: "atomic", x: 1 }, volumeLifecycleModes: { l: "set", x: 1 } } }],
+    /* 182 */
+    [["io.k8s.api.storage.v1.CSINode", "io.k8s.api.storage.v1beta1.CSINode"], { f: { metadata: 216, spec: 185 } }],
+    /* 183 */
+    [["io.k8s.api.storage.v1.CSINodeDriver", "io.k8s.api.storage.v1beta1.CSINodeDriver"], { f: { topologyKeys: { l: "atomic" } } }],
+    /* 184 */
+    [["io.k8s.api.storage.v1.CSINodeList", "io.k8s.api.storage.v1beta1.CSINodeList"], { f: { items: { l: "atomic", i: 182 } } }],
+    /* 185 */
+    [["io.k8s.api.storage.v1.CSINodeSpec", "io.k8s.api.storage.v1beta1.CSINodeSpec"], { f: { drivers: { l: "map", k: ["name"], x: 1, i: 183 } } }],
+    /* 186 */
+    [["io.k8s.api.storage.v1.StorageClass", "io.k8s.api.storage.v1beta1.StorageClass"], { f: { allowedTopologies: { l: "atomic", i: 122 }, metadata: 216, mountOptions: { l: "atomic" } } }],
+    /* 187 */
+    [["io.k8s.api.storage.v1.StorageClassList", "io.k8s.api.storage.v1beta1.StorageClassList"], { f: { items: { l: "atomic", i: 186 } } }],
+    /* 188 */
+    [["io.k8s.api.storage.v1.VolumeAttachment", "io.k8s.api.storage.v1beta1.VolumeAttachment"], { f: { metadata: 216, spec: 191 } }],
+    /* 189 */
+    [["io.k8s.api.storage.v1.VolumeAttachmentList", "io.k8s.api.storage.v1beta1.VolumeAttachmentList"], { f: { items: { l: "atomic", i: 188 } } }],
+    /* 190 */
+    [["io.k8s.api.storage.v1.VolumeAttachmentSource", "io.k8s.api.storage.v1beta1.VolumeAttachmentSource"], { f: { inlineVolumeSpec: 94 } }],
+    /* 191 */
+    [["io.k8s.api.storage.v1.VolumeAttachmentSpec", "io.k8s.api.storage.v1beta1.VolumeAttachmentSpec"], { f: { source: 190 } }],
+    /* 192 */
+    [["io.k8s.api.storage.v1beta1.CSIDriver"], { f: { metadata: 216, spec: 194 } }],
+    /* 193 */
+    [["io.k8s.api.storage.v1beta1.CSIDriverList"], { f: { items: { l: "atomic", i: 192 } } }],
+    /* 194 */
+    [["io.k8s.api.storage.v1beta1.CSIDriverSpec"], { f: { tokenRequests: { l: "atomic", x: 1 }, volumeLifecycleModes: { l: "atomic" } } }],
+    /* 195 */
+    [["io.k8s.api.storage.v1beta1.CSIStorageCapacity"], { f: { metadata: 216, nodeTopology: 215 } }],
+    /* 196 */
+    [["io.k8s.api.storage.v1beta1.CSIStorageCapacityList"], { f: { items: { l: "map", k: ["name"], x: 1, i: 195 } } }],
+    /* 197 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion"], { f: { webhook: 206 } }],
+    /* 198 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"], { f: { metadata: 216, spec: 201, status: 202 } }],
+    /* 199 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList"], { f: { items: { l: "atomic", i: 198 } } }],
+    /* 200 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionNames"], { f: { categories: { l: "atomic" }, shortNames: { l: "atomic" } } }],
+    /* 201 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec"], { f: { conversion: 197, names: 200, versions: { l: "atomic", i: 203 } } }],
+    /* 202 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionStatus"], { f: { acceptedNames: 200, conditions: { l: "map", k: ["type"], x: 1 }, storedVersions: { l: "atomic" } } }],
+    /* 203 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionVersion"], { f: { additionalPrinterColumns: { l: "atomic" }, schema: 204 } }],
+    /* 204 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceValidation"], { f: { openAPIV3Schema: 205 } }],
+    /* 205 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.JSONSchemaProps"], { f: { allOf: { l: "atomic", i: 205 }, anyOf: { l: "atomic", i: 205 }, definitions: { a: 205 }, enum: { l: "atomic" }, not: 205, oneOf: { l: "atomic", i: 205 }, patternProperties: { a: 205 }, properties: { a: 205 }, required: { l: "atomic" }, "x-kubernetes-list-map-keys": { l: "atomic" } } }],
+    /* 206 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion", "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceConversion"], { f: { conversionReviewVersions: { l: "atomic" } } }],
+    /* 207 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinition"], { f: { metadata: 216, spec: 209, status: 202 } }],
+    /* 208 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionList"], { f: { items: { l: "atomic", i: 207 } } }],
+    /* 209 */
+    [["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceDefinitionSpec"], { f: { additionalPrinterColumns: { l: "atomic" }, conversion: 206, names: 200, validation: 204, versions: { l: "atomic", i: 203 } } }],
+    /* 210 */
+    [["io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup", "io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions"], { f: { serverAddressByClientCIDRs: { l: "atomic" }, versions: { l: "atomic" } } }],
+    /* 211 */
+    [["io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList"], { f: { groups: { l: "atomic", i: 210 } } }],
+    /* 212 */
+    [["io.k8s.apimachinery.pkg.apis.meta.v1.APIResource"], { f: { categories: { l: "atomic" }, shortNames: { l: "atomic" }, verbs: { l: "atomic" } } }],
+    /* 213 */
+    [["io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"], { f: { resources: { l: "atomic", i: 212 } } }],
+    /* 214 */
+    [["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"], { f: { dryRun: { l: "atomic" } } }],
+    /* 215 */
+    [["io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"], { m: "atomic", f: { matchExpressions: { l: "atomic", i: 83 } } }],
+    /* 216 */
+    [["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"], { f: { finalizers: { l: "set", x: 1 }, managedFields: { l: "atomic" }, ownerReferences: { l: "map", k: ["uid"], x: 1 } } }],
+    /* 217 */
+    [["io.k8s.apimachinery.pkg.apis.meta.v1.Status"], { f: { details: 218 } }],
+    /* 218 */
+    [["io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails"], { f: { causes: { l: "atomic" } } }],
+    /* 219 */
+    [["io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"], {}]
+  ],
+  kinds: [
+    ["", "APIGroup", [["v1", 210]]],
+    ["", "APIGroupList", [["v1", 211]]],
+    ["", "APIResourceList", [["v1", 213]]],
+    ["", "APIVersions", [["v1", 210]]],
+    ["", "Binding", [["v1", 4]]],
+    ["", "ComponentStatus", [["v1", 54]]],
+    ["", "ComponentStatusList", [["v1", 55]]],
+    ["", "ConfigMap", [["v1", 4]]],
+    ["", "ConfigMapList", [["v1", 5]]],
+    ["", "DeleteOptions", [["v1", 214]]],
+    ["", "Endpoints", [["v1", 60]]],
+    ["", "EndpointsList", [["v1", 61]]],
+    ["", "Event", [["v1", 4]]],
+    ["", "EventList", [["v1", 5]]],
+    ["", "LimitRange", [["v1", 71]]],
+    ["", "LimitRangeList", [["v1", 72]]],
+    ["", "Namespace", [["v1", 76]]],
+    ["", "NamespaceList", [["v1", 77]]],
+    ["", "Node", [["v1", 79]]],
+    ["", "NodeList", [["v1", 81]]],
+    ["", "PersistentVolume", [["v1", 87]]],
+    ["", "PersistentVolumeClaim", [["v1", 88]]],
+    ["", "PersistentVolumeClaimList", [["v1", 89]]],
+    ["", "PersistentVolumeList", [["v1", 93]]],
+    ["", "Pod", [["v1", 95]]],
+    ["", "PodList", [["v1", 99]]],
+    ["", "PodTemplate", [["v1", 103]]],
+    ["", "PodTemplateList", [["v1", 104]]],
+    ["", "ReplicationController", [["v1", 108]]],
+    ["", "ReplicationControllerList", [["v1", 109]]],
+    ["", "ResourceQuota", [["v1", 111]]],
+    ["", "ResourceQuotaList", [["v1", 112]]],
+    ["", "Secret", [["v1", 4]]],
+    ["", "SecretList", [["v1", 5]]],
+    ["", "Service", [["v1", 116]]],
+    ["", "ServiceAccount", [["v1", 117]]],
+    ["", "ServiceAccountList", [["v1", 118]]],
+    ["", "ServiceList", [["v1", 119]]],
+    ["", "Status", [["v1", 217]]],
+    ["", "WatchEvent", [["v1", 219]]],
+    ["admission.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["admission.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["admissionregistration.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["admissionregistration.k8s.io", "MutatingWebhookConfiguration", [["v1", 1], ["v1beta1", 1]]],
+    ["admissionregistration.k8s.io", "MutatingWebhookConfigurationList", [["v1", 2], ["v1beta1", 2]]],
+    ["admissionregistration.k8s.io", "ValidatingWebhookConfiguration", [["v1", 1], ["v1beta1", 1]]],
+    ["admissionregistration.k8s.io", "ValidatingWebhookConfigurationList", [["v1", 2], ["v1beta1", 2]]],
+    ["admissionregistration.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["apiextensions.k8s.io", "CustomResourceDefinition", [["v1", 198], ["v1beta1", 207]]],
+    ["apiextensions.k8s.io", "CustomResourceDefinitionList", [["v1", 199], ["v1beta1", 208]]],
+    ["apiextensions.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["apiextensions.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["apiregistration.k8s.io", "APIService", [["v1", 144], ["v1beta1", 144]]],
+    ["apiregistration.k8s.io", "APIServiceList", [["v1", 145], ["v1beta1", 145]]],
+    ["apiregistration.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["apiregistration.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["apps", "ControllerRevision", [["v1", 4]]],
+    ["apps", "ControllerRevisionList", [["v1", 5]]],
+    ["apps", "DaemonSet", [["v1", 6]]],
+    ["apps", "DaemonSetList", [["v1", 7]]],
+    ["apps", "DeleteOptions", [["v1", 214], ["v1beta1", 214], ["v1beta2", 214]]],
+    ["apps", "Deployment", [["v1", 6]]],
+    ["apps", "DeploymentList", [["v1", 7]]],
+    ["apps", "ReplicaSet", [["v1", 6]]],
+    ["apps", "ReplicaSetList", [["v1", 7]]],
+    ["apps", "StatefulSet", [["v1", 10]]],
+    ["apps", "StatefulSetList", [["v1", 11]]],
+    ["apps", "WatchEvent", [["v1", 219], ["v1beta1", 219], ["v1beta2", 219]]],
+    ["authentication.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["authentication.k8s.io", "TokenRequest", [["v1", 13]]],
+    ["authentication.k8s.io", "TokenReview", [["v1", 15], ["v1beta1", 15]]],
+    ["authentication.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["authorization.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["authorization.k8s.io", "LocalSubjectAccessReview", [["v1", 18], ["v1beta1", 23]]],
+    ["authorization.k8s.io", "SelfSubjectAccessReview", [["v1", 4], ["v1beta1", 4]]],
+    ["authorization.k8s.io", "SelfSubjectRulesReview", [["v1", 21], ["v1beta1", 21]]],
+    ["authorization.k8s.io", "SubjectAccessReview", [["v1", 18], ["v1beta1", 23]]],
+    ["authorization.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["autoscaling", "DeleteOptions", [["v1", 214], ["v2beta1", 214], ["v2beta2", 214]]],
+    ["autoscaling", "HorizontalPodAutoscaler", [["v1", 4], ["v2beta1", 26], ["v2beta2", 34]]],
+    ["autoscaling", "HorizontalPodAutoscalerList", [["v1", 5], ["v2beta1", 27], ["v2beta2", 36]]],
+    ["autoscaling", "Scale", [["v1", 4]]],
+    ["autoscaling", "WatchEvent", [["v1", 219], ["v2beta1", 219], ["v2beta2", 219]]],
+    ["batch", "CronJob", [["v1", 40], ["v1beta1", 40]]],
+    ["batch", "CronJobList", [["v1", 41], ["v1beta1", 41]]],
+    ["batch", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["batch", "Job", [["v1", 44]]],
+    ["batch", "JobList", [["v1", 45]]],
+    ["batch", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["certificates.k8s.io", "CertificateSigningRequest", [["v1", 48], ["v1beta1", 48]]],
+    ["certificates.k8s.io", "CertificateSigningRequestList", [["v1", 49], ["v1beta1", 49]]],
+    ["certificates.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["certificates.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["coordination.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["coordination.k8s.io", "Lease", [["v1", 4], ["v1beta1", 4]]],
+    ["coordination.k8s.io", "LeaseList", [["v1", 5], ["v1beta1", 5]]],
+    ["coordination.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["discovery.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["discovery.k8s.io", "EndpointSlice", [["v1", 130], ["v1beta1", 130]]],
+    ["discovery.k8s.io", "EndpointSliceList", [["v1", 131], ["v1beta1", 131]]],
+    ["discovery.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["events.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["events.k8s.io", "Event", [["v1", 4], ["v1beta1", 4]]],
+    ["events.k8s.io", "EventList", [["v1", 5], ["v1beta1", 5]]],
+    ["events.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["extensions", "DeleteOptions", [["v1beta1", 214]]],
+    ["extensions", "Ingress", [["v1beta1", 133]]],
+    ["extensions", "IngressList", [["v1beta1", 134]]],
+    ["extensions", "WatchEvent", [["v1beta1", 219]]],
+    ["flowcontrol.apiserver.k8s.io", "DeleteOptions", [["v1alpha1", 214], ["v1beta1", 214]]],
+    ["flowcontrol.apiserver.k8s.io", "FlowSchema", [["v1beta1", 139]]],
+    ["flowcontrol.apiserver.k8s.io", "FlowSchemaList", [["v1beta1", 140]]],
+    ["flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", [["v1beta1", 144]]],
+    ["flowcontrol.apiserver.k8s.io", "PriorityLevelConfigurationList", [["v1beta1", 145]]],
+    ["flowcontrol.apiserver.k8s.io", "WatchEvent", [["v1alpha1", 219], ["v1beta1", 219]]],
+    ["imagepolicy.k8s.io", "DeleteOptions", [["v1alpha1", 214]]],
+    ["imagepolicy.k8s.io", "WatchEvent", [["v1alpha1", 219]]],
+    ["internal.apiserver.k8s.io", "DeleteOptions", [["v1alpha1", 214]]],
+    ["internal.apiserver.k8s.io", "WatchEvent", [["v1alpha1", 219]]],
+    ["networking.k8s.io", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["networking.k8s.io", "Ingress", [["v1", 149], ["v1beta1", 133]]],
+    ["networking.k8s.io", "IngressClass", [["v1", 4], ["v1beta1", 4]]],
+    ["networking.k8s.io", "IngressClassList", [["v1", 5], ["v1beta1", 5]]],
+    ["networking.k8s.io", "IngressList", [["v1", 150], ["v1beta1", 134]]],
+    ["networking.k8s.io", "NetworkPolicy", [["v1", 154]]],
+    ["networking.k8s.io", "NetworkPolicyList", [["v1", 157]]],
+    ["networking.k8s.io", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["node.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
+    ["node.k8s.io", "RuntimeClass", [["v1", 160], ["v1beta1", 160]]],
+    ["node.k8s.io", "RuntimeClassList", [["v1", 161], ["v1beta1", 161]]],
+    ["node.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
+    ["policy", "DeleteOptions", [["v1", 214], ["v1beta1", 214]]],
+    ["policy", "Eviction", [["v1beta1", 165]]],
+    ["policy", "PodDisruptionBudget", [["v1", 163], ["v1beta1", 163]]],
+    ["policy", "PodDisruptionBudgetList", [["v1", 164], ["v1beta1", 164]]],
+    ["policy", "PodSecurityPolicy", [["v1beta1", 167]]],
+    ["policy", "PodSecurityPolicyList", [["v1beta1", 168]]],
+    ["policy", "WatchEvent", [["v1", 219], ["v1beta1", 219]]],
+    ["rbac.authorization.k8s.io", "ClusterRole", [["v1", 172], ["v1beta1", 172]]],
+    ["rbac.authorization.k8s.io", "ClusterRoleBinding", [["v1", 173], ["v1beta1", 173]]],
+    ["rbac.authorization.k8s.io", "ClusterRoleBindingList", [["v1", 174], ["v1beta1", 174]]],
+    ["rbac.authorization.k8s.io", "ClusterRoleList", [["v1", 175], ["v1beta1", 175]]],
+    ["rbac.authorization.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
+    ["rbac.authorization.k8s.io", "Role", [["v1", 177], ["v1beta1", 177]]],
+    ["rbac.authorization.k8s.io", "RoleBinding", [["v1", 173], ["v1beta1", 173]]],
+    ["rbac.authorization.k8s.io", "RoleBindingList", [["v1", 174], ["v1beta1", 174]]],
+    ["rbac.authorization.k8s.io", "RoleList", [["v1", 178], ["v1beta1", 178]]],
+    ["rbac.authorization.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
+    ["scheduling.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
+    ["scheduling.k8s.io", "PriorityClass", [["v1", 4], ["v1beta1", 4]]],
+    ["scheduling.k8s.io", "PriorityClassList", [["v1", 5], ["v1beta1", 5]]],
+    ["scheduling.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]],
+    ["storage.k8s.io", "CSIDriver", [["v1", 179], ["v1beta1", 192]]],
+    ["storage.k8s.io", "CSIDriverList", [["v1", 180], ["v1beta1", 193]]],
+    ["storage.k8s.io", "CSINode", [["v1", 182], ["v1beta1", 182]]],
+    ["storage.k8s.io", "CSINodeList", [["v1", 184], ["v1beta1", 184]]],
+    ["storage.k8s.io", "CSIStorageCapacity", [["v1beta1", 195]]],
+    ["storage.k8s.io", "CSIStorageCapacityList", [["v1beta1", 196]]],
+    ["storage.k8s.io", "DeleteOptions", [["v1", 214], ["v1alpha1", 214], ["v1beta1", 214]]],
+    ["storage.k8s.io", "StorageClass", [["v1", 186], ["v1beta1", 186]]],
+    ["storage.k8s.io", "StorageClassList", [["v1", 187], ["v1beta1", 187]]],
+    ["storage.k8s.io", "VolumeAttachment", [["v1", 188], ["v1beta1", 188]]],
+    ["storage.k8s.io", "VolumeAttachmentList", [["v1", 189], ["v1beta1", 189]]],
+    ["storage.k8s.io", "WatchEvent", [["v1", 219], ["v1alpha1", 219], ["v1beta1", 219]]]
+  ]
+};
+
+// ../merge-core/src/schema/json-schema.ts
+function isRecord(value2) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
+}
+function own(obj2, key) {
+  return Object.hasOwn(obj2, key) ? obj2[key] : void 0;
+}
+var SCALAR = Object.freeze({ kind: "scalar" });
+var DEFINITIONS_REF = "#/definitions/";
+function listInfo(node) {
+  const lt = own(node, "x-kubernetes-list-type");
+  const rawStrategy = own(node, "x-kubernetes-patch-strategy");
+  const strategies2 = typeof rawStrategy === "string" ? rawStrategy.split(",").map((s) => s.trim()).filter((s) => s !== "") : [];
+  const pmk = own(node, "x-kubernetes-patch-merge-key");
+  const lmk = own(node, "x-kubernetes-list-map-keys");
+  const mergeKey = typeof pmk === "string" && pmk !== "" ? pmk : void 0;
+  const keys = () => {
+    if (Array.isArray(lmk)) {
+      const ks = lmk.filter((k) => typeof k === "string" && k !== "");
+      if (ks.length > 0) return ks;
+    }
+    return mergeKey === void 0 ? [] : [mergeKey];
+  };
+  if (lt === "atomic" || lt === "set" || lt === "map") {
+    return { listType: lt, keys: lt === "map" ? keys() : [], explicit: true };
+  }
+  if (strategies2.includes("merge")) {
+    return mergeKey === void 0 ? { listType: "set", keys: [], explicit: true } : { listType: "map", keys: keys(), explicit: true };
+  }
+  return { listType: "atomic", keys: [], explicit: strategies2.length > 0 };
+}
+function mapTypeOf(node) {
+  return own(node, "x-kubernetes-map-type") === "atomic" ? "atomic" : "granular";
+}
+function saysList(node) {
+  const strategy = own(node, "x-kubernetes-patch-strategy");
+  return own(node, "x-kubernetes-list-type") !== void 0 || own(node, "x-kubernetes-list-map-keys") !== void 0 || own(node, "x-kubernetes-patch-merge-key") !== void 0 || typeof strategy === "string" && strategy.split(",").some((s) => s.trim() === "merge");
+}
+var SCALAR_TYPES = /* @__PURE__ */ new Set(["string", "integer", "number", "boolean"]);
+function typeOf(node) {
+  const t = own(node, "type");
+  if (typeof t === "string") return t;
+  if (Array.isArray(t)) return t.find((x) => typeof x === "string" && x !== "null");
+  return void 0;
+}
+var JsonSchemaConverter = class {
+  constructor(resolveRef2) {
+    this.resolveRef = resolveRef2;
+  }
+  resolveRef;
+  cache = /* @__PURE__ */ new WeakMap();
+  convert(node) {
+    if (!isRecord(node)) return void 0;
+    const hit = this.cache.get(node);
+    if (hit !== void 0) return hit ?? void 0;
+    const schema = this.build(node);
+    this.cache.set(node, schema ?? null);
+    return schema;
+  }
+  build(node) {
+    const ref = own(node, "$ref");
+    if (typeof ref === "string") return this.resolveRef(ref);
+    const type = typeOf(node);
+    const allOf = own(node, "allOf");
+    if (type === void 0 && Array.isArray(allOf) && !own(node, "properties") && !own(node, "items")) {
+      for (const part of allOf) {
+        const s = this.convert(part);
+        if (s) return s;
+      }
+      return void 0;
+    }
+    if (type === "array" || type === void 0 && (own(node, "items") !== void 0 || saysList(node))) {
+      return new JsonListSchema(node, this);
+    }
+    if (type === "object" || type === void 0 && (isRecord(own(node, "properties")) || isRecord(own(node, "additionalProperties")) || own(node, "x-kubernetes-map-type") !== void 0)) {
+      return new JsonObjectSchema(node, this);
+    }
+    if (type !== void 0 && SCALAR_TYPES.has(type) || own(node, "x-kubernetes-int-or-string") === true) {
+      return SCALAR;
+    }
+    return void 0;
+  }
+};
+var JsonObjectSchema = class {
+  constructor(node, converter) {
+    this.node = node;
+    this.converter = converter;
+    this.mapType = mapTypeOf(node);
+  }
+  node;
+  converter;
+  kind = "object";
+  mapType;
+  field(name2) {
+    const props = own(this.node, "properties");
+    if (isRecord(props) && Object.hasOwn(props, name2)) return this.converter.convert(props[name2]);
+    const extra = own(this.node, "additionalProperties");
+    return isRecord(extra) ? this.converter.convert(extra) : void 0;
+  }
+};
+var JsonListSchema = class {
+  constructor(node, converter) {
+    this.node = node;
+    this.converter = converter;
+    const info2 = listInfo(node);
+    this.listType = info2.listType;
+    this.keys = info2.keys;
+    this.explicit = info2.explicit;
+  }
+  node;
+  converter;
+  kind = "list";
+  listType;
+  keys;
+  explicit;
+  items() {
+    return this.converter.convert(own(this.node, "items"));
+  }
+};
+function definitionsResolver(definition) {
+  return (ref) => ref.startsWith(DEFINITIONS_REF) ? definition(ref.slice(DEFINITIONS_REF.length)) : void 0;
+}
+
+// ../merge-core/src/schema/versions.ts
+var KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+function compareKubeVersions(a, b) {
+  const ma = KUBE_VERSION.exec(a);
+  const mb = KUBE_VERSION.exec(b);
+  if (!ma || !mb) {
+    if (ma) return -1;
+    if (mb) return 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  const stage = (m) => m[2] === void 0 ? 2 : m[2] === "beta" ? 1 : 0;
+  return stage(mb) - stage(ma) || Number(mb[1]) - Number(ma[1]) || Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
+}
+function pickVersion(versions, wanted) {
+  let best;
+  for (const entry of versions) {
+    if (entry[0] === wanted) return entry[1];
+    if (!best || compareKubeVersions(entry[0], best[0]) < 0) best = entry;
+  }
+  return best?.[1];
+}
+
+// ../merge-core/src/schema/builtin.ts
+var TableObjectSchema = class {
+  constructor(t, reg) {
+    this.t = t;
+    this.reg = reg;
+    this.mapType = t.m ?? "granular";
+  }
+  t;
+  reg;
+  kind = "object";
+  mapType;
+  fields = /* @__PURE__ */ new Map();
+  field(name2) {
+    if (this.fields.has(name2)) return this.fields.get(name2);
+    const f = this.t.f;
+    const t = f !== void 0 && Object.hasOwn(f, name2) ? f[name2] : this.t.a;
+    const schema = t === void 0 ? void 0 : this.reg.node(t);
+    this.fields.set(name2, schema);
+    return schema;
+  }
+};
+var TableListSchema = class {
+  constructor(itemType, listType2, keys, explicit, reg) {
+    this.itemType = itemType;
+    this.reg = reg;
+    this.listType = listType2;
+    this.keys = keys ?? [];
+    this.explicit = explicit;
+  }
+  itemType;
+  reg;
+  kind = "list";
+  listType;
+  keys;
+  explicit;
+  item = null;
+  items() {
+    if (this.item === null) this.item = this.itemType === void 0 ? void 0 : this.reg.node(this.itemType);
+    return this.item;
+  }
+};
+var TableRegistry = class {
+  constructor(table) {
+    this.table = table;
+  }
+  table;
+  defNodes = [];
+  kinds;
+  names;
+  lookup(gvk) {
+    this.kinds ??= new Map(this.table.kinds.map(([group2, kind, versions2]) => [`${group2}/${kind}`, versions2]));
+    const versions = this.kinds.get(`${gvk.group}/${gvk.kind}`);
+    if (versions === void 0) return void 0;
+    const index = pickVersion(versions, gvk.version);
+    return index === void 0 ? void 0 : this.def(index);
+  }
+  definition(name2) {
+    if (this.names === void 0) {
+      this.names = /* @__PURE__ */ new Map();
+      this.table.defs.forEach(([names2], i) => {
+        for (const n of names2) this.names.set(n, i);
+      });
+    }
+    const index = this.names.get(name2);
+    return index === void 0 ? void 0 : this.def(index);
+  }
+  /** @internal */
+  def(index) {
+    let node = this.defNodes[index];
+    if (node === void 0) {
+      const entry = this.table.defs[index];
+      if (entry === void 0) return void 0;
+      node = new TableObjectSchema(entry[1], this);
+      this.defNodes[index] = node;
+    }
+    return node;
+  }
+  /** @internal */
+  node(t) {
+    if (typeof t === "number") return this.def(t);
+    if ("l" in t) return new TableListSchema(t.i, t.l, t.k, t.x === 1, this);
+    return new TableObjectSchema(t, this);
+  }
+};
+var builtin;
+function builtinSchemas() {
+  if (builtin === void 0) {
+    const kube = new TableRegistry(BUILTIN_TABLE);
+    const kust = kustomizationSchemas();
+    builtin = {
+      lookup: (gvk) => kube.lookup(gvk) ?? kust.lookup(gvk),
+      definition: (name2) => kube.definition(name2) ?? kust.definition(name2)
+    };
+  }
+  return builtin;
+}
+var KUSTOMIZATION_GROUP = "kustomize.config.k8s.io";
+var KUSTOMIZATION_DEFINITION = "io.k8s.api.kustomize.v1beta1.Kustomization";
+var GENERATOR_LIST = {
+  type: "array",
+  items: { type: "object" },
+  "x-kubernetes-patch-merge-key": "name",
+  "x-kubernetes-patch-strategy": "merge"
+};
+var KUSTOMIZATION = {
+  type: "object",
+  properties: { configMapGenerator: GENERATOR_LIST, secretGenerator: GENERATOR_LIST }
+};
+function kustomizationSchemas() {
+  const converter = new JsonSchemaConverter(() => void 0);
+  const root = converter.convert(KUSTOMIZATION);
+  return {
+    lookup: (gvk) => gvk.group === KUSTOMIZATION_GROUP && gvk.kind === "Kustomization" ? root : void 0,
+    definition: (name2) => name2 === KUSTOMIZATION_DEFINITION ? root : void 0
+  };
+}
+
+// ../merge-core/src/schema/errors.ts
+init_src();
+var SchemaError = class extends KdeltaError {
+  name = "SchemaError";
+  /** Why, without the location. */
+  reason;
+  constructor(options) {
+    const where = [options.file, options.path].filter(Boolean).join(": ");
+    super({
+      code: "schema-invalid",
+      file: options.file,
+      path: options.path,
+      message: where ? `${where}: ${options.reason}` : options.reason
+    });
+    this.reason = options.reason;
+  }
+};
+
+// ../merge-core/src/schema/crd.ts
+var CRD_API_VERSIONS = /* @__PURE__ */ new Set(["apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"]);
+function isCustomResourceDefinition(value2) {
+  return isRecord(value2) && own(value2, "kind") === "CustomResourceDefinition" && CRD_API_VERSIONS.has(String(own(value2, "apiVersion")));
+}
+function schemaRegistryFromCrds(objects, options = {}) {
+  const file = options.file;
+  const converter = new JsonSchemaConverter(() => void 0);
+  const kinds = /* @__PURE__ */ new Map();
+  const byName2 = /* @__PURE__ */ new Map();
+  const read = (obj2, i) => {
+    if (!isCustomResourceDefinition(obj2)) return;
+    const metadata2 = own(obj2, "metadata");
+    const crdName = isRecord(metadata2) && typeof own(metadata2, "name") === "string" ? ` (${String(own(metadata2, "name"))})` : "";
+    const fail = (path, reason) => {
+      throw new SchemaError({ file, path: `objects[${i}].${path}`, reason: `CustomResourceDefinition${crdName}: ${reason}` });
+    };
+    const spec = own(obj2, "spec");
+    if (!isRecord(spec)) return fail("spec", "expected an object");
+    const group2 = own(spec, "group");
+    if (typeof group2 !== "string" || group2 === "") return fail("spec.group", "expected a non-empty string");
+    const names2 = own(spec, "names");
+    const kind = isRecord(names2) ? own(names2, "kind") : void 0;
+    if (typeof kind !== "string" || kind === "") return fail("spec.names.kind", "expected a non-empty string");
+    const schemaAt = (container, path) => {
+      if (container === void 0 || container === null) return void 0;
+      if (!isRecord(container)) return fail(path, "expected an object");
+      const s = own(container, "openAPIV3Schema");
+      if (s === void 0 || s === null) return void 0;
+      if (!isRecord(s)) return fail(`${path}.openAPIV3Schema`, "expected a schema object");
+      return s;
+    };
+    const shared = schemaAt(own(spec, "validation"), "spec.validation");
+    const found = [];
+    const versions = own(spec, "versions");
+    if (versions !== void 0 && versions !== null && !Array.isArray(versions)) fail("spec.versions", "expected a list");
+    for (const [j, v] of (Array.isArray(versions) ? versions : []).entries()) {
+      if (!isRecord(v) || typeof own(v, "name") !== "string") return fail(`spec.versions[${j}].name`, "expected a string");
+      const s = schemaAt(own(v, "schema"), `spec.versions[${j}].schema`) ?? shared;
+      if (s !== void 0) found.push([own(v, "name"), s]);
+    }
+    const single = own(spec, "version");
+    if (typeof single === "string" && shared !== void 0 && !found.some(([n]) => n === single)) found.push([single, shared]);
+    const key = `${group2}/${kind}`;
+    let list2 = kinds.get(key);
+    if (list2 === void 0) kinds.set(key, list2 = []);
+    for (const [version, schema] of found) {
+      if (list2.some(([v]) => v === version)) continue;
+      list2.push([version, schema]);
+      byName2.set(`${group2}.${version}.${kind}`, schema);
+    }
+  };
+  objects.forEach((obj2, i) => {
+    try {
+      read(obj2, i);
+    } catch (error2) {
+      if (!(options.skipUnreadable && error2 instanceof SchemaError)) throw error2;
+    }
+  });
+  const asObject = (s) => s?.kind === "object" ? s : void 0;
+  return {
+    lookup(gvk) {
+      const versions = kinds.get(`${gvk.group}/${gvk.kind}`);
+      const schema = versions && pickVersion(versions, gvk.version);
+      return asObject(converter.convert(schema));
+    },
+    /** Definitions are named like kyaml names CRD schemas: `<group>.<version>.<kind>`. */
+    definition(name2) {
+      return converter.convert(byName2.get(name2));
+    }
+  };
+}
+
+// ../merge-core/src/schema/layered.ts
+function layerSchemas(...registries) {
+  const layers = registries.filter((r) => r !== void 0);
+  return {
+    lookup(gvk) {
+      for (const r of layers) {
+        const s = r.lookup(gvk);
+        if (s !== void 0) return s;
+      }
+      return void 0;
+    },
+    definition(name2) {
+      for (const r of layers) {
+        const s = isDefinitionSource(r) ? r.definition(name2) : void 0;
+        if (s !== void 0) return s;
+      }
+      return void 0;
+    }
+  };
+}
+function isDefinitionSource(value2) {
+  return typeof value2 === "object" && value2 !== null && typeof value2.definition === "function";
+}
+
+// ../merge-core/src/schema/comment.ts
+var SCHEMA_KEYWORDS = [
+  "$ref",
+  "type",
+  "items",
+  "properties",
+  "additionalProperties",
+  "allOf",
+  "x-kubernetes-patch-merge-key",
+  "x-kubernetes-patch-strategy",
+  "x-kubernetes-list-type",
+  "x-kubernetes-list-map-keys",
+  "x-kubernetes-map-type"
+];
+function schemaFromComment(commentText, definitions) {
+  const text2 = commentText.split(/\r?\n/).map((line) => line.replace(/^\s*#*/, "").trim()).join("\n").trim();
+  if (!text2.startsWith("{") || !text2.endsWith("}")) return void 0;
+  let value2;
+  try {
+    value2 = JSON.parse(text2);
+  } catch {
+    return void 0;
+  }
+  if (!isRecord(value2) || !SCHEMA_KEYWORDS.some((k) => Object.hasOwn(value2, k))) return void 0;
+  const resolve11 = definitionsResolver((name2) => definitions?.definition(name2));
+  return new JsonSchemaConverter(resolve11).convert(value2);
+}
+
+// ../merge-core/src/schema/fallback.ts
+var FALLBACK_MERGE_KEYS = Object.freeze([
+  "mountPath",
+  "devicePath",
+  "ip",
+  "type",
+  "topologyKey",
+  "name",
+  "containerPort"
+]);
+var KYAML_INFERRED_KEYS = Object.freeze(["name"]);
+
+// ../merge-core/src/visit/fail.ts
+function failOnConflict(rules) {
+  return { ...rules, name: "fail" };
+}
+
+// ../merge-core/src/visit/compare.ts
+function sameOrBothEmpty(a, b) {
+  const aEmpty = isMissingOrNull(a);
+  const bEmpty = isMissingOrNull(b);
+  if (aEmpty || bEmpty) return aEmpty && bEmpty;
+  return sameValue(a, b);
+}
+function localChanged(sources) {
+  return !sameOrBothEmpty(sources.local, sources.origin);
+}
+function clearedBy(origin, side) {
+  return isNull(side) && !isNull(origin);
+}
+function sameComments(a, b) {
+  return commentsOf(a) === commentsOf(b);
+}
+function sameCommentsInside(a, b) {
+  return allCommentsOf(a) === allCommentsOf(b);
+}
+
+// ../merge-core/src/visit/local-wins.ts
+function localWins(rules) {
+  const keepChanged = (e, decision) => decision.action === "clear" && e.sources.local !== void 0 && localChanged(e.sources) ? { action: "merge", base: "local", rule: "both-changed-local-wins" } : decision;
+  return {
+    ...rules,
+    name: "local-wins",
+    leaf(e) {
+      const decision = rules.leaf(e);
+      if (decision.take !== "local" && localChanged(e.sources)) {
+        const report = sameOrBothEmpty(e.sources.local, e.sources.upstream) ? void 0 : "local-won";
+        return { take: "local", rule: "both-changed-local-wins", report };
+      }
+      return decision;
+    },
+    map: (e) => keepChanged(e, rules.map(e)),
+    list: (e) => keepChanged(e, rules.list(e))
+  };
+}
+
+// ../merge-core/src/visit/pinned.ts
+var decided = (e) => sameOrBothEmpty(e.sources.origin, e.sources.upstream) ? void 0 : "pinned";
+function pinned(strategy) {
+  const collection = (e, decide) => {
+    if (e.pinned) return { action: "keep", rule: "pinned-local", report: decided(e) };
+    if (e.wholeItem && e.sources.upstream === void 0 && e.sources.origin !== void 0) {
+      return { action: "keep", rule: "pinned-local", report: decided(e) };
+    }
+    const decision = decide();
+    if (decision.action === "clear") return { action: "merge", base: "local", rule: "pinned-local" };
+    return decision;
+  };
+  return {
+    name: "pinned",
+    // A scalar or a value merged whole that holds a pin: local's, whole.
+    leaf: (e) => ({ take: "local", rule: "pinned-local", report: decided(e) }),
+    map: (e) => collection(e, () => strategy.map(e)),
+    list: (e) => collection(e, () => strategy.list(e)),
+    keepEmpty: (e, where) => strategy.keepEmpty(e, where),
+    // A pinned field keeps local's key too: the pin comment is on its line.
+    keyComments: (field) => field.value.pinned ? "local" : strategy.keyComments(field),
+    // A pinned value is local's whole, comments included (the pin may be one of them).
+    valueComments: (e) => e.pinned || e.kind === "leaf" ? "local" : strategy.valueComments(e)
+  };
+}
+
+// ../merge-core/src/visit/rules.ts
+var import_yaml6 = __toESM(require_dist(), 1);
+var cleared = (s) => clearedBy(s.origin, s.upstream) || clearedBy(s.origin, s.local);
+var upstreamWon = (s, result) => localChanged(s) && !sameOrBothEmpty(s.local, result) ? "upstream-won" : void 0;
+var clearCollection = (e, rule) => ({
+  action: "clear",
+  rule,
+  report: ((0, import_yaml6.isMap)(e.sources.local) || (0, import_yaml6.isSeq)(e.sources.local)) && localChanged(e.sources) ? "upstream-won" : void 0
+});
+function deletedLocally(e) {
+  const { origin, upstream: upstream2, local } = e.sources;
+  if (!e.keyedItem || local !== void 0 || origin === void 0 || upstream2 === void 0) return void 0;
+  if (sameOrBothEmpty(origin, upstream2)) return { rule: "unchanged-upstream" };
+  return { rule: "modified-upstream-deleted-locally", report: "local-won" };
+}
+function kptRules() {
+  return {
+    name: "upstream-wins",
+    /** "For scalars and non-associative lists" (and maps the schema makes atomic). */
+    leaf(e) {
+      const { origin, upstream: upstream2 } = e.sources;
+      if (cleared(e.sources)) return { take: "clear", rule: "explicit-null", report: upstreamWon(e.sources, void 0) };
+      const deleted = deletedLocally(e);
+      if (deleted) return { take: "local", ...deleted };
+      const upstreamEmpty = isMissingOrNull(upstream2);
+      const originEmpty = isMissingOrNull(origin);
+      if (upstreamEmpty !== originEmpty) {
+        return { take: "upstream", rule: upstreamEmpty ? "upstream-removed" : "upstream-added", report: upstreamWon(e.sources, upstream2) };
+      }
+      if (upstream2 === void 0 && isNull(origin) && isNull(e.sources.local)) {
+        return { take: "upstream", rule: "upstream-removed" };
+      }
+      if (upstreamEmpty) return { take: "local", rule: "local-only" };
+      if (!sameOrBothEmpty(upstream2, origin))
+        return { take: "upstream", rule: "upstream-changed", report: upstreamWon(e.sources, upstream2) };
+      return { take: "local", rule: "unchanged-upstream" };
+    },
+    /** "For mappings". */
+    map(e) {
+      const { local, upstream: upstream2, origin } = e.sources;
+      if (cleared(e.sources)) return clearCollection(e, "explicit-null");
+      const deleted = deletedLocally(e);
+      if (deleted) return { action: "clear", ...deleted };
+      if (e.wholeItem && upstream2 === void 0 && origin !== void 0 && local !== void 0 && localChanged(e.sources)) {
+        return { action: "keep", rule: "deleted-upstream-modified-locally", report: "local-won" };
+      }
+      if (local === void 0 && upstream2 === void 0) return clearCollection(e, "upstream-removed");
+      if (isMissingOrNull(local)) return { action: "merge", base: "new", rule: "upstream-added" };
+      return { action: "merge", base: "local", rule: "upstream-changed" };
+    },
+    /** "For associative lists". */
+    list(e) {
+      const { local, origin, upstream: upstream2 } = e.sources;
+      if (cleared(e.sources)) return clearCollection(e, "explicit-null");
+      if (isMissingOrNull(upstream2) && !isMissingOrNull(origin)) {
+        if (e.wholeItems && e.items.some((i) => i.value.sources.local !== void 0 && i.value.sources.origin === void 0)) {
+          return { action: "merge", base: "local", rule: "upstream-removed" };
+        }
+        return clearCollection(e, "upstream-removed");
+      }
+      if (isMissingOrNull(local)) return { action: "merge", base: "new", rule: "upstream-added" };
+      return { action: "merge", base: "local", rule: "upstream-changed" };
+    },
+    keepEmpty(e, where) {
+      const { origin, upstream: upstream2 } = e.sources;
+      if (where.item) return false;
+      if (e.kind === "list") {
+        const upstreamHasItEmpty = (0, import_yaml6.isSeq)(upstream2) && upstream2.items.length === 0;
+        return upstreamHasItEmpty && (!where.rebuilt || origin === void 0);
+      }
+      if (origin !== void 0 && (upstream2 === void 0 || where.rebuilt)) return false;
+      return true;
+    },
+    // Comments merge three ways, like values (kpt does the same): upstream's change to a comment
+    // is taken where local left the comment as origin had it; where both changed it, local's
+    // stays. A side without the field has no comment there.
+    keyComments(field) {
+      const { origin, upstream: upstream2, local } = field.keys;
+      if (!upstream2) return "local";
+      if (!local) return "upstream";
+      return sameComments(origin, local) && !sameComments(origin, upstream2) ? "upstream" : "local";
+    },
+    valueComments(e) {
+      const { origin, upstream: upstream2, local } = e.sources;
+      if (local === void 0) return "upstream";
+      const same = e.kind === "leaf" && e.reason !== "scalar" ? sameCommentsInside : sameComments;
+      return same(origin, local) && !same(origin, upstream2) ? "upstream" : "local";
+    }
+  };
+}
+
+// ../merge-core/src/visit/upstream-wins.ts
+function upstreamWins(rules) {
+  return { ...rules, name: "upstream-wins" };
+}
+
+// ../merge-core/src/visit/delegating.ts
+var strategies = {
+  "upstream-wins": upstreamWins,
+  "local-wins": localWins,
+  fail: failOnConflict
+};
+function delegatingVisitor(strategy) {
+  const chosen = strategies[strategy](kptRules());
+  const pin = pinned(chosen);
+  const pick = (e) => e.holdsPin && e.sources.local !== void 0 ? pin : chosen;
+  return {
+    name: chosen.name,
+    leaf: (e) => pick(e).leaf(e),
+    map: (e) => pick(e).map(e),
+    list: (e) => pick(e).list(e),
+    keepEmpty: (e, where) => pick(e).keepEmpty(e, where),
+    keyComments: (field) => pick(field.value).keyComments(field),
+    valueComments: (e) => pick(e).valueComments(e)
+  };
+}
+
+// ../merge-core/src/visit/walk.ts
+var import_yaml7 = __toESM(require_dist(), 1);
+
+// ../merge-core/src/visit/order.ts
+function mergedOrder(elements, originEmpty = false) {
+  const order = originEmpty ? insertedTogether(elements) : keptOriginOrder(elements) ? upstreamOrder(elements) : localOrder(elements);
+  return order.every((index, at) => index === at) ? void 0 : order;
+}
+function insertedTogether(elements) {
+  const upstreamAt = (i) => elements[i].upstream ?? Infinity;
+  const local = elements.flatMap((e, i) => e.local === void 0 ? [] : [i]);
+  const others = elements.flatMap((e, i) => e.local === void 0 ? [i] : []);
+  return [...local, ...others.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b)];
+}
+function keptOriginOrder(elements) {
+  let last = -1;
+  for (const { origin, local } of elements) {
+    if (origin === void 0 || local === void 0) continue;
+    if (origin < last) return false;
+    last = origin;
+  }
+  return true;
+}
+function upstreamOrder(elements) {
+  const major = new Float64Array(elements.length);
+  const minor = new Float64Array(elements.length);
+  let previous = -1;
+  let step2 = 0;
+  elements.forEach((element, i) => {
+    if (element.upstream !== void 0) {
+      previous = element.upstream;
+      step2 = 0;
+    } else {
+      step2++;
+    }
+    major[i] = previous;
+    minor[i] = step2;
+  });
+  return elements.map((_, i) => i).sort((a, b) => major[a] - major[b] || minor[a] - minor[b] || a - b);
+}
+function localOrder(elements) {
+  const major = new Float64Array(elements.length);
+  const minor = new Float64Array(elements.length);
+  const kept = [];
+  const added = [];
+  elements.forEach((element, i) => {
+    if (element.local === void 0) {
+      added.push(i);
+      return;
+    }
+    major[i] = element.local;
+    kept.push(i);
+  });
+  const upstreamAt = (i) => elements[i].upstream ?? Infinity;
+  const later = (a, b) => major[a] > major[b] || major[a] === major[b] && minor[a] > minor[b];
+  const byUpstream = kept.filter((i) => elements[i].upstream !== void 0).sort((a, b) => upstreamAt(a) - upstreamAt(b));
+  const last = [];
+  byUpstream.forEach((i, n2) => last.push(n2 > 0 && later(last[n2 - 1], i) ? last[n2 - 1] : i));
+  const first = new Array(byUpstream.length);
+  for (let n2 = byUpstream.length - 1; n2 >= 0; n2--) {
+    const i = byUpstream[n2];
+    first[n2] = n2 + 1 < byUpstream.length && later(i, first[n2 + 1]) ? first[n2 + 1] : i;
+  }
+  const inLocalOrder = [...kept].sort((a, b) => major[a] - major[b]);
+  const afterLocalInsertions = /* @__PURE__ */ new Map();
+  for (let k = inLocalOrder.length - 1; k >= 0; k--) {
+    const next = inLocalOrder[k + 1];
+    const i = inLocalOrder[k];
+    afterLocalInsertions.set(i, next !== void 0 && elements[next].upstream === void 0 ? afterLocalInsertions.get(next) : i);
+  }
+  added.sort((a, b) => upstreamAt(a) - upstreamAt(b) || a - b);
+  let previous;
+  let n = 0;
+  for (const i of added) {
+    while (n < byUpstream.length && upstreamAt(byUpstream[n]) < upstreamAt(i)) n++;
+    let anchor = n > 0 ? afterLocalInsertions.get(last[n - 1]) : void 0;
+    if (previous !== void 0 && (anchor === void 0 || later(previous, anchor))) anchor = previous;
+    if (anchor !== void 0) {
+      major[i] = major[anchor];
+      minor[i] = minor[anchor] + 1;
+    } else if (n < byUpstream.length && upstreamAt(i) !== Infinity) {
+      major[i] = major[first[n]];
+      minor[i] = -1;
+    } else {
+      major[i] = Infinity;
+      minor[i] = i;
+    }
+    previous = i;
+  }
+  return elements.map((_, i) => i).sort((a, b) => major[a] - major[b] || minor[a] - minor[b] || a - b);
+}
+
+// ../merge-core/src/visit/walk.ts
+function walkElement(element, options) {
+  const conflicts = [];
+  const decisions = [];
+  const node = new Walker(options, conflicts, decisions).walk(element);
+  return { node, conflicts, decisions };
+}
+var Walker = class {
+  constructor(options, conflicts, decisions) {
+    this.options = options;
+    this.conflicts = conflicts;
+    this.decisions = decisions;
+  }
+  options;
+  conflicts;
+  decisions;
+  walk(element) {
+    switch (element.kind) {
+      case "leaf":
+        return this.leaf(element);
+      case "map":
+        return this.map(element);
+      case "list":
+        return this.list(element);
+    }
+  }
+  leaf(e) {
+    const decision = this.options.visitor.leaf(e);
+    const { local, upstream: upstream2 } = e.sources;
+    this.report(e, decision.rule, decision.report);
+    if (decision.take === "local") return this.localWithComments(e);
+    if (decision.take === "clear" || isMissingOrNull(upstream2)) return void 0;
+    const result = this.fromUpstream(e, upstream2);
+    if (local !== void 0 && sameValue(local, result) && commentsOf(local) === commentsOf(result)) return local;
+    return result;
+  }
+  /**
+   * Local's value, with upstream's comments where the visitor says so (upstream changed a comment
+   * local left alone). A value merged whole that is upstream's value too is taken from upstream.
+   */
+  localWithComments(e) {
+    const { local, upstream: upstream2 } = e.sources;
+    if (local === void 0 || isMissingOrNull(upstream2) || this.options.visitor.valueComments(e) === "local") return local;
+    if (!(0, import_yaml7.isScalar)(local) && sameValue(local, upstream2)) return this.fromUpstream(e, upstream2);
+    return withOwnComments(local, upstream2);
+  }
+  /** A value taken from upstream, keeping local's quoting style and, where local edited them, its comments. */
+  fromUpstream(e, upstream2) {
+    const local = e.sources.local;
+    const copy = cloneNode(upstream2);
+    if ((0, import_yaml7.isScalar)(copy) && (0, import_yaml7.isScalar)(local)) {
+      if (typeof copy.value === "string" && typeof local.value === "string" && local.type) copy.type = local.type;
+      if (this.options.visitor.valueComments(e) === "local") {
+        copy.comment = local.comment;
+        copy.commentBefore = local.commentBefore;
+      }
+      copy.spaceBefore = local.spaceBefore;
+    }
+    return copy;
+  }
+  map(e) {
+    const decision = this.options.visitor.map(e);
+    const local = e.sources.local;
+    this.report(e, decision.rule, decision.report);
+    if (decision.action === "keep") return local;
+    if (decision.action === "clear") return void 0;
+    const base = decision.base === "local" && (0, import_yaml7.isMap)(local) ? local : void 0;
+    const replaced = /* @__PURE__ */ new Map();
+    const added = [];
+    let changed = base === void 0;
+    for (const field of e.fields) {
+      const value2 = this.walk(field.value);
+      const existing = base ? field.pairs.local : void 0;
+      if (value2 === void 0) {
+        if (existing) {
+          replaced.set(existing, null);
+          changed = true;
+        }
+        continue;
+      }
+      const key = this.key(field, existing);
+      if (existing) {
+        const sameValueNode = existing.value === value2 || existing.value == null && isNull(value2) && !(0, import_yaml7.isScalar)(existing.value);
+        if (sameValueNode && key === existing.key) continue;
+        replaced.set(existing, new import_yaml7.Pair(key, value2));
+        changed = true;
+        continue;
+      }
+      added.push({ field, pair: new import_yaml7.Pair(key, value2) });
+      changed = true;
+    }
+    const merged = [];
+    (base ? pairsOf(base) : []).forEach((pair, at) => {
+      const next = replaced.get(pair);
+      if (next === void 0) merged.push({ pair, name: keyName(pair.key), local: at });
+      else if (next !== null) merged.push({ pair: next, name: keyName(pair.key), local: at });
+    });
+    for (const { field, pair } of added) merged.push({ pair, name: field.name, local: void 0 });
+    const order = added.length === 0 && sameKeyOrder(e.sources.origin, e.sources.upstream) ? void 0 : this.order(e, merged);
+    if (order) changed = true;
+    const pairs = order ? order.map((i) => merged[i].pair) : merged.map((m) => m.pair);
+    if (pairs.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
+    const comments = this.collectionComments(e, base);
+    if (!changed && comments === base) return base;
+    const out = new import_yaml7.YAMLMap();
+    const template3 = base ?? e.sources.upstream ?? e.sources.origin;
+    if (template3) copyCollectionProps(template3, out, base !== void 0);
+    if (comments) copyComments(comments, out);
+    out.items = pairs;
+    return out;
+  }
+  /**
+   * The merged order of a map's pairs (local's, then the new ones). Not needed where upstream's
+   * keys are origin's in origin's order and none is new: the rule then gives local's order.
+   */
+  order(e, merged) {
+    const origin = positionsOf(e.sources.origin);
+    const upstream2 = positionsOf(e.sources.upstream);
+    return mergedOrder(
+      merged.map((m) => ({ origin: origin.get(m.name), upstream: upstream2.get(m.name), local: m.local })),
+      origin.size === 0
+    );
+  }
+  /** The key node for a field: local's, or a copy carrying upstream's comments. */
+  key(field, existing) {
+    const { local, upstream: upstream2, origin } = field.keys;
+    if (existing) {
+      if (!local || !upstream2 || this.options.visitor.keyComments(field) === "local") return existing.key;
+      if (local.comment === upstream2.comment && local.commentBefore === upstream2.commentBefore) return existing.key;
+      const key = cloneNode(local);
+      key.comment = upstream2.comment;
+      key.commentBefore = upstream2.commentBefore;
+      return key;
+    }
+    const source = upstream2 ?? origin ?? local;
+    return source ? cloneNode(source) : new import_yaml7.Scalar(field.name);
+  }
+  list(e) {
+    const decision = this.options.visitor.list(e);
+    const local = e.sources.local;
+    this.report(e, decision.rule, decision.report);
+    if (decision.action === "keep") return local;
+    if (decision.action === "clear") return void 0;
+    const base = decision.base === "local" && (0, import_yaml7.isSeq)(local) ? local : void 0;
+    const replaced = /* @__PURE__ */ new Map();
+    const added = [];
+    const itemOfLocal = /* @__PURE__ */ new Map();
+    let changed = base === void 0;
+    for (const item2 of e.items) {
+      let value2 = this.walk(item2.value);
+      const existing = base ? item2.value.sources.local : void 0;
+      if (existing) itemOfLocal.set(existing, item2);
+      const emptied = (0, import_yaml7.isMap)(value2) && value2.items.length === 0 && !this.options.visitor.keepEmpty(item2.value, { rebuilt: false, item: true });
+      if (value2 === void 0 || emptied) {
+        if (existing) {
+          replaced.set(existing, null);
+          changed = true;
+        }
+        continue;
+      }
+      if (e.listType === "map" && (0, import_yaml7.isMap)(value2) && !e.derivedKey) value2 = withKeys(value2, e.keys, item2.value.sources);
+      if (existing) {
+        if (existing !== value2) {
+          replaced.set(existing, value2);
+          changed = true;
+        }
+      } else {
+        added.push({ value: value2, item: item2 });
+        changed = true;
+      }
+    }
+    const merged = [];
+    (base ? base.items : []).forEach((node, at) => {
+      const next = replaced.has(node) ? replaced.get(node) : node;
+      if (next !== null) merged.push({ value: next, item: itemOfLocal.get(node), local: at });
+    });
+    for (const { value: value2, item: item2 } of added) merged.push({ value: value2, item: item2, local: void 0 });
+    const origin = indexesOf(e.sources.origin);
+    const upstream2 = indexesOf(e.sources.upstream);
+    const order = mergedOrder(
+      merged.map(({ item: item2, local: local2 }) => ({
+        origin: origin.get(item2?.value.sources.origin),
+        upstream: upstream2.get(item2?.value.sources.upstream),
+        local: local2
+      })),
+      origin.size === 0
+    );
+    if (order) changed = true;
+    const items = order ? order.map((i) => merged[i].value) : merged.map((m) => m.value);
+    const comments = this.collectionComments(e, base);
+    if (!changed && comments === base) return base;
+    if (items.length === 0 && !this.options.visitor.keepEmpty(e, { rebuilt: base === void 0, item: false })) return void 0;
+    const out = new import_yaml7.YAMLSeq();
+    const template3 = base ?? e.sources.upstream ?? e.sources.origin;
+    if (template3) copyCollectionProps(template3, out, base !== void 0);
+    if (comments) copyComments(comments, out);
+    out.items = items;
+    return out;
+  }
+  /**
+   * The node whose own comments a merged map or list carries: local's (merged into local), or
+   * upstream's where the visitor says so, for a collection merged into local or rebuilt from
+   * upstream's; none for one rebuilt from origin's alone.
+   */
+  collectionComments(e, base) {
+    const upstream2 = e.sources.upstream;
+    if (isMissingOrNull(upstream2)) return base;
+    if (base !== void 0 && this.options.visitor.valueComments(e) === "local") return base;
+    return upstream2;
+  }
+  /** Records what the visitor said to report: a conflict and its winner, or a pin's decision. */
+  report(e, rule, report) {
+    if (report === void 0) return;
+    const { origin, upstream: upstream2, local } = e.sources;
+    const values = { origin, upstream: upstream2, local };
+    if (report === "pinned") this.decisions.push({ path: e.path, rule: "pinned-local", values });
+    else this.conflicts.push({ path: e.path, rule, winner: report === "local-won" ? "local" : "upstream", values });
+  }
+};
+function positionsOf(node) {
+  const at = /* @__PURE__ */ new Map();
+  if (!(0, import_yaml7.isMap)(node)) return at;
+  pairsOf(node).forEach((pair, i) => {
+    const name2 = keyName(pair.key);
+    if (!at.has(name2)) at.set(name2, i);
+  });
+  return at;
+}
+function sameKeyOrder(a, b) {
+  if (!(0, import_yaml7.isMap)(a) || !(0, import_yaml7.isMap)(b) || a.items.length !== b.items.length) return false;
+  const bPairs = pairsOf(b);
+  return pairsOf(a).every((pair, i) => keyName(pair.key) === keyName(bPairs[i].key));
+}
+function indexesOf(node) {
+  const at = /* @__PURE__ */ new Map();
+  if ((0, import_yaml7.isSeq)(node)) node.items.forEach((item2, i) => at.set(item2, i));
+  return at;
+}
+function withKeys(map, keys, sources) {
+  const { local, upstream: upstream2 } = sources;
+  if (upstream2 !== void 0 || !(0, import_yaml7.isMap)(local)) return map;
+  const merged = new Map(pairsOf(map).map((pair) => [keyName(pair.key), pair]));
+  const missing = new Set(
+    pairsOf(local).filter((pair) => (0, import_yaml7.isScalar)(pair.value) && keys.includes(keyName(pair.key)) && !merged.has(keyName(pair.key)))
+  );
+  if (missing.size === 0) return map;
+  const pairs = pairsOf(local).flatMap((pair) => {
+    if (missing.has(pair)) return [new import_yaml7.Pair(cloneNode(pair.key), cloneNode(pair.value))];
+    const kept = merged.get(keyName(pair.key));
+    merged.delete(keyName(pair.key));
+    return kept ? [kept] : [];
+  });
+  const out = new import_yaml7.YAMLMap();
+  copyCollectionProps(map, out, true);
+  out.items = [...pairs, ...merged.values()];
+  return out;
+}
+function withOwnComments(local, upstream2) {
+  const copy = cloneNode(local);
+  copyComments(upstream2, copy);
+  return copy;
+}
+function copyComments(from, to) {
+  const source = from;
+  const target = to;
+  target.comment = source.comment;
+  target.commentBefore = source.commentBefore;
+}
+function copyCollectionProps(from, to, withComments) {
+  const source = from;
+  to.flow = source.flow;
+  to.tag = source.tag;
+  if (withComments) {
+    to.comment = source.comment;
+    to.commentBefore = source.commentBefore;
+    to.spaceBefore = source.spaceBefore;
+  }
+}
+
+// ../merge-core/src/options.ts
+var builtin2 = layerSchemas(builtinSchemas(), kustomizationSchemas());
+function createEngine(options = {}) {
+  const strategy = options.strategy ?? "upstream-wins";
+  const visitor = delegatingVisitor(strategy);
+  const registry = options.builtinSchemas === false ? options.schemas : layerSchemas(options.schemas, builtin2);
+  const inferKeys2 = options.inferKeys ?? true;
+  const fallbackKeys = FALLBACK_MERGE_KEYS;
+  const commentSchema = (text2) => schemaFromComment(text2, builtin2);
+  return {
+    visitor,
+    strategy,
+    merge(sources, where) {
+      const collateOptions = {
+        registry,
+        inferKeys: inferKeys2,
+        fallbackKeys,
+        commentSchema,
+        fail(code4, path, side, reason) {
+          const at = where.files?.[side] ?? { file: where.file, document: where.document };
+          throw new MergeInputError(code4, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
+        }
+      };
+      const element = collate(sources, FieldPath.root, options.schema, collateOptions);
+      return walkElement(element, { visitor });
+    }
+  };
+}
+
+// ../merge-core/src/yaml/scan.ts
+var Unsupported = class {
+};
+var UNSUPPORTED = new Unsupported();
+var DECLINED = /* @__PURE__ */ Symbol("declined");
+function bail() {
+  throw UNSUPPORTED;
+}
+var BOOL_OR_NULL = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+var SPECIAL_PLAIN_START = /^[-+.0-9~=<]/;
+var PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
+var DQ = /^"([^"\\]*)"/;
+var SQ = /^'((?:[^']|'')*)'/;
+var BLOCK_HEADER = /^[|>][-+]?(?: +#.*)?$/;
+var FLOW_ITEM = `(?:"[^"\\\\]*"|'(?:[^']|'')*'|[A-Za-z0-9_./][A-Za-z0-9_./=+-]*)`;
+var FLOW_SEQ = new RegExp(`^\\[ *(?:${FLOW_ITEM} *(?:, *${FLOW_ITEM} *)*)?\\]`);
+var FLOW_MAP = new RegExp(`^\\{ *(?:([A-Za-z_][A-Za-z0-9_./-]*): +${FLOW_ITEM} *(?:, *[A-Za-z_][A-Za-z0-9_./-]*: +${FLOW_ITEM} *)*)?\\}`);
+var FLOW_MAP_KEYS = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
+var AFTER_VALUE = /^(?: *| +#.*)$/;
+var UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/;
+var UNUSUAL_LINE_BREAKS = /[\r\x85\ufeff\u2028\u2029]/;
+var Scanner = class _Scanner {
+  constructor(text2) {
+    this.text = text2;
+    this.lines = text2.split("\n");
+    let at = 0;
+    for (const line of this.lines) {
+      this.starts.push(at);
+      at += line.length + 1;
+    }
+  }
+  text;
+  starts = [];
+  lines;
+  pos = 0;
+  end = 0;
+  get lineCount() {
+    return this.lines.length;
+  }
+  lineText(i) {
+    return this.lines[i];
+  }
+  static indentOf(line) {
+    let n = 0;
+    while (line.charCodeAt(n) === 32) n++;
+    return n;
+  }
+  /** Blank or comment-only line. */
+  static isSkippable(line) {
+    const n = _Scanner.indentOf(line);
+    return n === line.length || line.charCodeAt(n) === 35;
+  }
+  nextContent(from) {
+    let i = from;
+    while (i < this.end && _Scanner.isSkippable(this.lineText(i))) i++;
+    return i;
+  }
+  static isSeqAt(line, col) {
+    return line.charCodeAt(col) === 45 && (line.length === col + 1 || line.charCodeAt(col + 1) === 32);
+  }
+  /**
+   * The documents, split where `yaml` splits them: at each `---` line, except that blank and
+   * comment lines before a first `---` belong to the first document rather than making one. A
+   * document the scan does not model is declined alone (`root` is DECLINED).
+   */
+  documents() {
+    const segments = [];
+    let first = 0;
+    for (let i = 0; i <= this.lineCount; i++) {
+      const line = i < this.lineCount ? this.lineText(i) : void 0;
+      if (line !== void 0) {
+        if (line !== "---") {
+          if (line.startsWith("---") || line.startsWith("...") || line.charCodeAt(0) === 37) bail();
+          continue;
+        }
+      }
+      segments.push({ first, end: i });
+      first = i + 1;
+    }
+    const out = [];
+    for (let s = 0; s < segments.length; s++) {
+      const seg = segments[s];
+      const start = s === 0 ? 0 : this.starts[seg.first - 1];
+      const root = this.documentOrDeclined(seg.first, seg.end);
+      if (s === 0 && root === void 0) continue;
+      if (s === 0 && root === DECLINED && !this.holdsContent(seg.first, seg.end)) bail();
+      out.push({ start, root });
+    }
+    if (out.length > 0) out[0].start = 0;
+    return out.map((d, i) => ({
+      text: this.text.slice(d.start, i + 1 < out.length ? out[i + 1].start : this.text.length),
+      root: d.root
+    }));
+  }
+  /** Some line from `first` to `end` is more than blanks (spaces or tabs) and a comment. */
+  holdsContent(first, end) {
+    for (let i = first; i < end; i++) {
+      const t = this.lineText(i).replace(/^[ \t]+/, "");
+      if (t !== "" && t.charCodeAt(0) !== 35) return true;
+    }
+    return false;
+  }
+  /** The root map of the document on lines `first` to `end`, undefined when empty, or DECLINED. */
+  documentOrDeclined(first, end) {
+    const from = this.starts[first] ?? this.text.length;
+    const to = end < this.lineCount ? this.starts[end] : this.text.length;
+    if (UNUSUAL_CHARACTERS.test(this.text.slice(from, to))) return DECLINED;
+    this.end = end;
+    try {
+      return this.document(first);
+    } catch (e) {
+      if (e === UNSUPPORTED) return DECLINED;
+      throw e;
+    }
+  }
+  /** The root map of the document whose lines start at `first`; undefined when it has no content. */
+  document(first) {
+    const i = this.nextContent(first);
+    if (i >= this.end) return void 0;
+    const line = this.lineText(i);
+    if (_Scanner.indentOf(line) !== 0 || _Scanner.isSeqAt(line, 0)) bail();
+    this.pos = i;
+    const root = this.map(0, 0);
+    if (this.nextContent(this.pos) < this.end) bail();
+    return root.items;
+  }
+  block(indent) {
+    const line = this.lineText(this.pos);
+    return _Scanner.isSeqAt(line, indent) ? this.seq(indent) : this.map(indent, indent);
+  }
+  /** A block map whose first key is at `col` on line `this.pos`; later keys at `indent`. */
+  map(indent, col) {
+    const items = [];
+    const keys = /* @__PURE__ */ new Set();
+    let last = this.pos;
+    let firstCol = col;
+    for (; ; ) {
+      let c;
+      if (firstCol !== void 0) {
+        c = firstCol;
+        firstCol = void 0;
+      } else {
+        const i = this.nextContent(this.pos);
+        if (i >= this.end) break;
+        const line = this.lineText(i);
+        const n = _Scanner.indentOf(line);
+        if (n < indent) break;
+        if (n > indent) bail();
+        if (_Scanner.isSeqAt(line, n)) break;
+        this.pos = i;
+        c = n;
+      }
+      const pair = this.entry(c);
+      if (keys.has(pair.key)) bail();
+      keys.add(pair.key);
+      items.push(pair);
+      last = lastLineOf(pair.value, this.pos - 1);
+    }
+    return { kind: "map", items, last };
+  }
+  /** A key at column `col` of line `this.pos`, and its value; leaves `pos` after the entry. */
+  entry(col) {
+    const lineNo = this.pos;
+    const s = this.lineText(lineNo).slice(col);
+    let key;
+    let len;
+    let m;
+    if (m = PLAIN_KEY.exec(s)) {
+      key = m[0];
+      len = key.length;
+      if (BOOL_OR_NULL.test(key)) bail();
+    } else if (m = DQ.exec(s)) {
+      key = m[1];
+      len = m[0].length;
+    } else if (m = SQ.exec(s)) {
+      key = m[1].replace(/''/g, "'");
+      len = m[0].length;
+    } else return bail();
+    if (s.charCodeAt(len) !== 58 || s.length > len + 1 && s.charCodeAt(len + 1) !== 32 || len > 1e3) bail();
+    const keyStart = this.starts[lineNo] + col;
+    const value2 = this.value(lineNo, col, col + len + 1, true);
+    return { key, keyStart, keyEnd: keyStart + len, value: value2 };
+  }
+  /**
+   * The value starting at column `from` of line `lineNo` (after `key:` or `-`), whose parent
+   * collection sits at column `col`. Leaves `pos` on the line after the value.
+   */
+  value(lineNo, col, from, inMap) {
+    const line = this.lineText(lineNo);
+    const rest = line.slice(from);
+    const t = rest.replace(/^ +/, "");
+    const at = this.starts[lineNo] + from + (rest.length - t.length);
+    this.pos = lineNo + 1;
+    if (t === "" || t.charCodeAt(0) === 35) {
+      const j = this.nextContent(this.pos);
+      if (j >= this.end) return { kind: "empty" };
+      const next = this.lineText(j);
+      const n = _Scanner.indentOf(next);
+      if (n > col) {
+        this.pos = j;
+        return this.block(n);
+      }
+      if (inMap && n === col && _Scanner.isSeqAt(next, n)) {
+        this.pos = j;
+        return this.seq(n);
+      }
+      return { kind: "empty" };
+    }
+    if (!inMap) {
+      const c2 = from + (rest.length - t.length);
+      if (_Scanner.isSeqAt(line, c2)) bail();
+      const k = PLAIN_KEY.exec(t) ?? DQ.exec(t) ?? SQ.exec(t);
+      if (k) {
+        const after = t.charCodeAt(k[0].length);
+        if (after === 58 && (t.length === k[0].length + 1 || t.charCodeAt(k[0].length + 1) === 32)) {
+          this.pos = lineNo;
+          return this.map(c2, c2);
+        }
+      }
+    }
+    const c0 = t.charCodeAt(0);
+    if (c0 === 124 || c0 === 62) {
+      if (!inMap || !BLOCK_HEADER.test(t)) bail();
+      return this.blockScalar(col);
+    }
+    if (c0 === 34 || c0 === 39) {
+      const m = (c0 === 34 ? DQ : SQ).exec(t);
+      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      const str4 = c0 === 34 ? m[1] : m[1].replace(/''/g, "'");
+      return { kind: "scalar", str: str4, start: at, end: at + m[0].length, line: lineNo };
+    }
+    if (c0 === 91) {
+      const m = FLOW_SEQ.exec(t);
+      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      return { kind: "flow-seq", line: lineNo };
+    }
+    if (c0 === 123) {
+      const m = FLOW_MAP.exec(t);
+      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      const keys = /* @__PURE__ */ new Set();
+      for (const k of m[0].matchAll(FLOW_MAP_KEYS)) {
+        if (keys.has(k[1]) || BOOL_OR_NULL.test(k[1])) bail();
+        keys.add(k[1]);
+      }
+      return { kind: "flow-map", size: keys.size, line: lineNo };
+    }
+    if ("-?:,[]{}#&*!|>'\"%@`".includes(t[0]) && !(c0 === 45 && /^-[A-Za-z0-9]/.test(t))) bail();
+    const hash = t.indexOf(" #");
+    const raw = (hash < 0 ? t : t.slice(0, hash)).replace(/ +$/, "");
+    if (raw.includes(": ") || raw.endsWith(":")) bail();
+    const special = SPECIAL_PLAIN_START.test(raw) || BOOL_OR_NULL.test(raw);
+    return { kind: "scalar", str: special ? null : raw, start: at, end: at + raw.length, line: lineNo };
+  }
+  /** Block scalar lines after the header line; content must be indented past `col`. */
+  blockScalar(col) {
+    let i = this.pos;
+    let contentIndent = -1;
+    let last = i - 1;
+    for (; i < this.end; i++) {
+      const line = this.lineText(i);
+      if (line === "") continue;
+      const n = _Scanner.indentOf(line);
+      if (n === line.length) bail();
+      if (contentIndent < 0) {
+        if (n <= col) bail();
+        contentIndent = n;
+      } else if (n < contentIndent) break;
+      last = i;
+    }
+    if (contentIndent < 0) bail();
+    this.pos = last + 1;
+    return { kind: "block-scalar", last };
+  }
+  seq(indent) {
+    let last = this.pos;
+    for (; ; ) {
+      const i = this.nextContent(this.pos);
+      if (i >= this.end) break;
+      const line = this.lineText(i);
+      const n = _Scanner.indentOf(line);
+      if (n < indent) break;
+      if (n > indent) bail();
+      if (!_Scanner.isSeqAt(line, n)) break;
+      const v = this.value(i, indent, indent + 1, false);
+      last = lastLineOf(v, i);
+    }
+    return { kind: "seq", last };
+  }
+};
+function lastLineOf(v, fallback) {
+  switch (v.kind) {
+    case "scalar":
+    case "flow-map":
+    case "flow-seq":
+      return v.line;
+    case "map":
+    case "seq":
+    case "block-scalar":
+      return v.last;
+    default:
+      return fallback;
+  }
+}
+function scanStream(text2) {
+  const documents = scanDocuments(text2);
+  if (!documents || documents.some((d) => d.declined)) return void 0;
+  return documents;
+}
+function scanDocuments(text2) {
+  if (UNUSUAL_LINE_BREAKS.test(text2)) return void 0;
+  let documents;
+  try {
+    documents = new Scanner(text2).documents();
+  } catch (e) {
+    if (e === UNSUPPORTED) return void 0;
+    throw e;
+  }
+  return documents.map(
+    ({ text: t, root }) => root === DECLINED ? { text: t, declined: true } : { text: t, empty: root === void 0, root, declined: false }
+  );
+}
+function scannedPair(items, key) {
+  if (!items) return void 0;
+  for (const p of items) if (p.key === key) return p;
+  return void 0;
+}
+
+// ../merge-core/src/resource/identity.ts
+var import_yaml8 = __toESM(require_dist(), 1);
+var upstreamIdentifierAnnotation = "internal.kpt.dev/upstream-identifier";
+var mergeComment = /kpt-merge:\s*([^\s/]*)\/(\S+)/;
+function groupOf(apiVersion) {
+  const slash = apiVersion.lastIndexOf("/");
+  return slash === -1 ? "" : apiVersion.slice(0, slash);
+}
+function identityOf(resource) {
+  const apiVersion = stringField(resource, "apiVersion");
+  const kind = stringField(resource, "kind");
+  const metadata2 = fieldValue(resource, "metadata");
+  if (!apiVersion || !kind) return void 0;
+  const group2 = groupOf(apiVersion);
+  const meta = (0, import_yaml8.isMap)(metadata2) ? metadata2 : void 0;
+  const fromComment = mergeCommentOf(resource);
+  if (fromComment) return { group: group2, kind, ...fromComment };
+  const fromAnnotation = upstreamIdentifierOf(meta);
+  if (fromAnnotation && fromAnnotation.group === group2 && fromAnnotation.kind === kind) return fromAnnotation;
+  const name2 = stringField(meta, "name");
+  if (name2 === void 0) return void 0;
+  return { group: group2, kind, namespace: stringField(meta, "namespace") ?? "", name: name2 };
+}
+function mergeCommentOf(resource) {
+  const pair = findPair(resource, "metadata");
+  if (!pair) return void 0;
+  const key = pair.key;
+  const value2 = pair.value;
+  for (const text2 of [key?.comment, value2?.commentBefore, value2?.comment]) {
+    const match = text2 ? mergeComment.exec(text2) : null;
+    if (match) return { namespace: match[1], name: match[2] };
+  }
+  return void 0;
+}
+function upstreamIdentifierOf(metadata2) {
+  const annotations = fieldValue(metadata2, "annotations");
+  if (!(0, import_yaml8.isMap)(annotations)) return void 0;
+  const value2 = fieldValue(annotations, upstreamIdentifierAnnotation);
+  if (!(0, import_yaml8.isScalar)(value2) || typeof value2.value !== "string") return void 0;
+  const parts = value2.value.split("|");
+  if (parts.length !== 4) return void 0;
+  const [group2, kind, namespace, name2] = parts;
+  return { group: group2, kind, namespace: namespace === "default" ? "" : namespace, name: name2 };
+}
+function formatIdentity(id) {
+  return `${id.group ? `${id.group}/` : ""}${id.kind} ${id.namespace ? `${id.namespace}/` : ""}${id.name}`;
+}
+function identityKey(id) {
+  return `${id.group}\0${id.kind}\0${id.namespace}\0${id.name}`;
+}
+var UNSURE = /* @__PURE__ */ Symbol("unsure");
+function scannedIdentityOf(document, fileText) {
+  const root = document.root;
+  if (!root) return { identity: void 0, kind: void 0 };
+  const str4 = (pair) => {
+    const v = pair?.value;
+    if (!v || v.kind === "empty" || v.kind === "map" || v.kind === "seq" || v.kind === "flow-map" || v.kind === "flow-seq")
+      return void 0;
+    if (v.kind === "block-scalar" || v.str === null) return UNSURE;
+    return v.str;
+  };
+  const apiVersion = str4(scannedPair(root, "apiVersion"));
+  const kind = str4(scannedPair(root, "kind"));
+  if (apiVersion === UNSURE || kind === UNSURE) return void 0;
+  if (!apiVersion || !kind) return { identity: void 0, kind };
+  const metaPair = scannedPair(root, "metadata");
+  if (!metaPair) return { identity: void 0, kind };
+  const meta = metaPair.value;
+  if (meta.kind !== "map") return void 0;
+  const group2 = groupOf(apiVersion);
+  const lineEnd = fileText.indexOf("\n", metaPair.keyEnd);
+  const keyLine = fileText.slice(metaPair.keyEnd, lineEnd === -1 ? fileText.length : lineEnd);
+  const hash = keyLine.indexOf("#");
+  const match = hash === -1 ? null : mergeComment.exec(keyLine.slice(hash));
+  const mentions = document.text.split("kpt-merge").length - 1;
+  if (mentions !== (hash !== -1 && keyLine.includes("kpt-merge", hash) ? 1 : 0)) return void 0;
+  if (match) return { identity: { group: group2, kind, namespace: match[1], name: match[2] }, kind };
+  if (document.text.includes(upstreamIdentifierAnnotation)) return void 0;
+  const name2 = str4(scannedPair(meta.items, "name"));
+  const namespace = str4(scannedPair(meta.items, "namespace"));
+  if (name2 === UNSURE || namespace === UNSURE) return void 0;
+  if (name2 === void 0) return { identity: void 0, kind };
+  return { identity: { group: group2, kind, namespace: namespace ?? "", name: name2 }, kind };
+}
+
+// ../merge-core/src/resource/merge-files.ts
+var ScanMismatch = class extends Error {
+};
+function parsedResource(side, file, document, map) {
+  const kind = map.get("kind");
+  return {
+    side,
+    file,
+    entry: document,
+    identity: identityOf(map),
+    kind: typeof kind === "string" ? kind : void 0,
+    document,
+    map,
+    release() {
+    }
+  };
+}
+function scannedResource(side, file, entry, scanned, trace) {
+  let document;
+  const parse4 = () => {
+    if (document) return document;
+    trace?.push(`${file.file}#${entry.index}`);
+    let docs;
+    try {
+      docs = parseStream(entry.text, file.file, side).documents;
+    } catch (error2) {
+      if (error2 instanceof MergeInputError) throw new ScanMismatch(error2.message);
+      throw error2;
+    }
+    const only = docs.length === 1 ? docs[0] : void 0;
+    const contents = only?.doc.contents;
+    if (!only || only.empty || !(0, import_yaml9.isMap)(contents) || !sameIdentity(identityOf(contents), scanned.identity)) {
+      throw new ScanMismatch(`${file.file} document ${entry.index}`);
+    }
+    document = { ...only, index: entry.index };
+    return document;
+  };
+  return {
+    side,
+    file,
+    entry,
+    identity: scanned.identity,
+    kind: scanned.kind,
+    get document() {
+      return parse4();
+    },
+    get map() {
+      return parse4().doc.contents;
+    },
+    release() {
+      document = void 0;
+    }
+  };
+}
+function sameIdentity(a, b) {
+  return a === b || a !== void 0 && b !== void 0 && identityKey(a) === identityKey(b);
+}
+var bookkeepingAnnotations = [
+  "config.kubernetes.io/merge-source",
+  "config.kubernetes.io/path",
+  "config.kubernetes.io/index",
+  "internal.config.kubernetes.io/path",
+  "internal.config.kubernetes.io/index",
+  "internal.config.kubernetes.io/annotations-migration-resource-id",
+  "internal.config.kubernetes.io/id",
+  "cnrm.cloud.google.com/blueprint"
+];
+function mergeFiles(input, options = {}) {
+  return mergeFilesTraced(input, options, void 0);
+}
+function mergeFilesTraced(input, options, trace) {
+  try {
+    return mergeInputs(input, options, true, trace);
+  } catch (error2) {
+    if (error2 instanceof ScanMismatch) {
+      trace?.splice(0);
+      return mergeInputs(input, options, false, trace);
+    }
+    throw error2;
+  }
+}
+function mergeInputs(input, options, scan, trace) {
+  const readFiles = /* @__PURE__ */ new Map();
+  const read = (f, side) => {
+    const key = `${f.path}\0${f.text}`;
+    let r = readFiles.get(key);
+    if (!r) {
+      r = scan && scanFile(f, side, trace) || parseFile(f, side, trace);
+      readFiles.set(key, r);
+    }
+    return r;
+  };
+  const sides2 = {
+    origin: input.origin.map((f) => read(f, "origin")),
+    upstream: input.upstream.map((f) => read(f, "upstream")),
+    local: input.local.map((f) => read(f, "local"))
+  };
+  const located = {
+    origin: locate("origin", sides2.origin),
+    upstream: locate("upstream", sides2.upstream),
+    local: locate("local", sides2.local)
+  };
+  const crds = [...located.local, ...located.upstream, ...located.origin].filter((r) => r.identity?.kind === "CustomResourceDefinition" || r.kind === "CustomResourceDefinition").map((r) => toPlain(r.map)).filter(isCustomResourceDefinition);
+  const schemas = crds.length > 0 ? layerSchemas(options.schemas, schemaRegistryFromCrds(crds, { skipUnreadable: true })) : options.schemas;
+  const engine = createEngine({ ...options, schemas });
+  const tuples = collateResources(located);
+  const report = [];
+  const conflicts = [];
+  const decisions = [];
+  const replaced = /* @__PURE__ */ new Map();
+  const additions = /* @__PURE__ */ new Map();
+  const add = (file, addition) => {
+    const list2 = additions.get(file) ?? [];
+    list2.push(addition);
+    additions.set(file, list2);
+  };
+  for (const t of tuples) {
+    const { origin, upstream: upstream2, local } = t;
+    const shown3 = describe(t);
+    if (!origin && !upstream2 && local) {
+      report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+    } else if (!origin && upstream2 && !local) {
+      add(upstream2.file.file, { upstream: upstream2, text: upstream2.entry.text, moved: false });
+      report.push({ resource: shown3, identity: upstream2.identity, action: "added", file: upstream2.file.file, changed: true });
+    } else if (!upstream2 && !local) {
+      report.push({
+        resource: shown3,
+        identity: (origin ?? upstream2)?.identity,
+        action: "skipped",
+        file: origin.file.file,
+        changed: false
+      });
+    } else if (origin && !upstream2 && local) {
+      const pinned2 = mayHoldPin(local.entry.text) && holdsPinnedPair(local.map);
+      if (pinned2) {
+        report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+        decisions.push({
+          resource: shown3,
+          file: local.file.file,
+          path: ".",
+          rule: "pinned-local",
+          values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
+          message: "upstream deleted it; it holds a pinned field (# kdelta:local), so local's copy is kept"
+        });
+      } else if (origin.entry.text === local.entry.text || sameResource(origin.map, local.map)) {
+        replaced.set(local.entry, null);
+        report.push({ resource: shown3, identity: local.identity, action: "deleted", file: local.file.file, changed: true });
+      } else {
+        report.push({ resource: shown3, identity: local.identity, action: "kept", file: local.file.file, changed: false });
+        conflicts.push({
+          resource: shown3,
+          file: local.file.file,
+          path: ".",
+          values: { origin: toPlain(origin.map), upstream: void 0, local: toPlain(local.map) },
+          rule: "deleted-upstream-modified-locally",
+          winner: "local",
+          message: `upstream deleted it and local changed it${engine.strategy === "fail" ? "" : "; local's copy is kept"}`
+        });
+      }
+    } else if (origin && !local) {
+      report.push({ resource: shown3, identity: origin.identity, action: "skipped", file: upstream2.file.file, changed: false });
+      if (origin.entry.text !== upstream2.entry.text && !sameResource(origin.map, upstream2.map)) {
+        conflicts.push({
+          resource: shown3,
+          file: upstream2.file.file,
+          path: ".",
+          values: { origin: toPlain(origin.map), upstream: toPlain(upstream2.map), local: void 0 },
+          rule: "modified-upstream-deleted-locally",
+          winner: "local",
+          message: `upstream changed it and local deleted it${engine.strategy === "fail" ? "" : "; it stays deleted"}`
+        });
+      }
+    } else if (origin && upstream2 && local && origin.entry.text === upstream2.entry.text) {
+      const file = placedIn(origin, upstream2, local);
+      if (file !== local.file.file) {
+        replaced.set(local.entry, null);
+        add(file, { upstream: upstream2, text: local.entry.text, moved: true });
+      }
+      report.push({ resource: shown3, identity: local.identity, action: "merged", file, changed: file !== local.file.file });
+    } else {
+      const localMap = local.map;
+      const file = origin ? placedIn(origin, upstream2, local) : local.file.file;
+      const originMap = origin && origin.entry.text === local.entry.text ? localMap : origin?.map;
+      const result = engine.merge(
+        { origin: originMap, upstream: upstream2.map, local: localMap },
+        {
+          file: local.file.file,
+          document: local.entry.index,
+          files: Object.fromEntries(
+            ["origin", "upstream", "local"].flatMap(
+              (s) => t[s] ? [[s, { file: t[s].file.file, document: t[s].entry.index }]] : []
+            )
+          )
+        }
+      );
+      for (const c of result.conflicts) conflicts.push(formatConflict(c, shown3, file, c.winner, engine.strategy));
+      for (const d of result.decisions) decisions.push(formatDecision(d, shown3, file));
+      const changed = result.node !== local.map || file !== local.file.file;
+      const merged = result.node === void 0 ? null : result.node === local.map ? local.entry.text : printMergedDocument(local.document, result.node);
+      if (file === local.file.file) {
+        if (changed) replaced.set(local.entry, merged);
+      } else {
+        replaced.set(local.entry, null);
+        const asUpstream = origin.entry.text === local.entry.text && result.conflicts.length === 0 && result.decisions.length === 0;
+        if (merged !== null) add(file, { upstream: upstream2, text: asUpstream ? upstream2.entry.text : merged, moved: true });
+      }
+      report.push({ resource: shown3, identity: local.identity, action: "merged", file, changed });
+    }
+    for (const side of ["origin", "upstream", "local"]) t[side]?.release();
+  }
+  const files = (list2) => list2.map((r) => r.file);
+  const localOf = /* @__PURE__ */ new Map();
+  for (const t of tuples) if (t.upstream && t.local) localOf.set(t.upstream.entry, t.local.entry);
+  return { ...assemble(files(sides2.local), files(sides2.upstream), replaced, additions, localOf), report, conflicts, decisions };
+}
+function scanFile(f, side, trace) {
+  const scanned = scanDocuments(f.text);
+  if (!scanned) return void 0;
+  const documents = [];
+  const read = [];
+  for (const [index, d] of scanned.entries()) {
+    const r = d.declined ? void 0 : scannedIdentityOf(d, f.text);
+    if (r && !d.declined) {
+      documents.push({ index, text: d.text, empty: d.empty });
+      read.push({ scanned: r });
+      continue;
+    }
+    const alone = parseAlone(d.text, f.path, side);
+    if (!alone) return void 0;
+    trace?.push(`${f.path}#${index}`);
+    const parsed = { ...alone, index };
+    documents.push(parsed);
+    read.push({ parsed });
+  }
+  const file = { file: f.path, text: f.text, documents };
+  return {
+    file,
+    resources: (s) => documents.flatMap((d, i) => {
+      if (d.empty) return [];
+      const how = read[i];
+      if ("scanned" in how) return [scannedResource(s, file, d, how.scanned, trace)];
+      return [parsedResource(s, file, how.parsed, how.parsed.doc.contents)];
+    })
+  };
+}
+function parseAlone(text2, path, side) {
+  let docs;
+  try {
+    docs = parseStream(text2, path, side).documents;
+  } catch (error2) {
+    if (error2 instanceof MergeInputError) return void 0;
+    throw error2;
+  }
+  const only = docs.length === 1 ? docs[0] : void 0;
+  if (!only || !only.empty && !(0, import_yaml9.isMap)(only.doc.contents)) return void 0;
+  return only;
+}
+function parseFile(f, side, trace) {
+  const parsed = parseStream(f.text, f.path, side);
+  for (const d of parsed.documents) trace?.push(`${f.path}#${d.index}`);
+  const file = { file: f.path, text: f.text, documents: parsed.documents };
+  return {
+    file,
+    resources: (s) => parsed.documents.flatMap((document) => {
+      if (document.empty) return [];
+      const contents = document.doc.contents;
+      if (!(0, import_yaml9.isMap)(contents)) {
+        throw new MergeInputError(
+          "not-a-mapping",
+          f.path,
+          document.index,
+          `${s} document is not a mapping (a resource must be a YAML map)`,
+          s
+        );
+      }
+      return [parsedResource(s, file, document, contents)];
+    })
+  };
+}
+function locate(side, files) {
+  const out = [];
+  for (const file of files) {
+    const seen = /* @__PURE__ */ new Map();
+    for (const resource of file.resources(side)) {
+      const identity4 = resource.identity;
+      if (identity4) {
+        const key = identityKey(identity4);
+        const previous = seen.get(key);
+        if (previous) {
+          throw new MergeInputError(
+            "duplicate-resource",
+            resource.file.file,
+            resource.entry.index,
+            `${side} has ${formatIdentity(identity4)} twice in this file: here and in document ${previous.entry.index}`,
+            side
+          );
+        }
+        seen.set(key, resource);
+      }
+      out.push(resource);
+    }
+  }
+  return out;
+}
+function identitiesInSeveralFiles(located) {
+  const several = /* @__PURE__ */ new Set();
+  for (const side of ["local", "upstream", "origin"]) {
+    const fileOf2 = /* @__PURE__ */ new Map();
+    for (const r of located[side]) {
+      if (!r.identity) continue;
+      const key = identityKey(r.identity);
+      const first = fileOf2.get(key);
+      if (first === void 0) fileOf2.set(key, r.file.file);
+      else if (first !== r.file.file) several.add(key);
+    }
+  }
+  return several;
+}
+function collateResources(located) {
+  const byKey = /* @__PURE__ */ new Map();
+  const order = [];
+  const perFile = identitiesInSeveralFiles(located);
+  const keyOf2 = (r) => {
+    if (!r.identity) return `${r.file.file}\0${r.entry.index}`;
+    const key = identityKey(r.identity);
+    return perFile.has(key) ? `${key}\0${r.file.file}` : key;
+  };
+  for (const side of ["local", "upstream", "origin"]) {
+    for (const r of located[side]) {
+      const key = keyOf2(r);
+      let t = byKey.get(key);
+      if (!t) {
+        t = { key };
+        byKey.set(key, t);
+        order.push(t);
+      }
+      t[side] = r;
+    }
+  }
+  return order;
+}
+function placedIn(origin, upstream2, local) {
+  return local.file.file === origin.file.file ? upstream2.file.file : local.file.file;
+}
+function describe(t) {
+  const any = t.local ?? t.upstream ?? t.origin;
+  return any.identity ? formatIdentity(any.identity) : `${any.file.file}[${any.entry.index}]`;
+}
+function sameResource(a, b) {
+  return deepEqual(stripBookkeeping(toPlain(a)), stripBookkeeping(toPlain(b)));
+}
+function stripBookkeeping(value2) {
+  const meta = value2.metadata;
+  if (meta?.annotations) {
+    for (const a of bookkeepingAnnotations) delete meta.annotations[a];
+    if (Object.keys(meta.annotations).length === 0) delete meta.annotations;
+  }
+  return value2;
+}
+function deepEqual(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b;
+    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+  }
+  const ak = Object.keys(a);
+  const bo = b;
+  return ak.length === Object.keys(bo).length && ak.every((k) => k in bo && deepEqual(a[k], bo[k]));
+}
+function assemble(local, upstream2, replaced, additions, localOf) {
+  const files = [];
+  const deleted = [];
+  const localPaths = new Set(local.map((f) => f.file));
+  for (const list2 of additions.values()) list2.sort((a, b) => a.upstream.entry.index - b.upstream.entry.index);
+  for (const file of local) {
+    const added = additions.get(file.file) ?? [];
+    const touched = added.length > 0 || file.documents.some((d) => replaced.has(d));
+    if (!touched) {
+      files.push({ path: file.file, text: file.text });
+      continue;
+    }
+    const after = placeAdditions(file, added, localOf);
+    const chunks = [...after.get("start") ?? []];
+    let kept = chunks.length;
+    for (const d of file.documents) {
+      const text2 = replaced.has(d) ? replaced.get(d) : d.text;
+      if (text2 !== null) {
+        if (!d.empty) kept++;
+        chunks.push(text2);
+      }
+      const next = after.get(d) ?? [];
+      chunks.push(...next);
+      kept += next.length;
+    }
+    const last = after.get("end") ?? [];
+    chunks.push(...last);
+    kept += last.length;
+    if (kept === 0) {
+      deleted.push(file.file);
+      continue;
+    }
+    files.push({ path: file.file, text: joinDocuments(chunks, startsWithMarker(file.text)) });
+  }
+  for (const file of upstream2) {
+    if (localPaths.has(file.file)) continue;
+    const added = additions.get(file.file);
+    if (!added || added.length === 0) continue;
+    const whole = added.length === file.documents.filter((d) => !d.empty).length && added.every((r) => r.text === r.upstream.entry.text);
+    files.push({
+      path: file.file,
+      text: whole ? file.text : joinDocuments(
+        added.map((r) => r.text),
+        startsWithMarker(file.text)
+      )
+    });
+  }
+  return { files, deleted };
+}
+function placeAdditions(file, added, localOf) {
+  const here = new Set(file.documents);
+  const after = /* @__PURE__ */ new Map();
+  for (const r of added) {
+    const documents = r.upstream.file.documents;
+    let anchor = r.moved ? "start" : "end";
+    for (let i = documents.indexOf(r.upstream.entry) - 1; r.moved && i >= 0 && anchor === "start"; i--) {
+      const mine = localOf.get(documents[i]);
+      if (mine && here.has(mine)) anchor = mine;
+    }
+    const list2 = after.get(anchor) ?? [];
+    list2.push(r.text);
+    after.set(anchor, list2);
+  }
+  return after;
+}
+var startsWithMarker = (text2) => /^---(\s|$)/.test(text2);
+function joinDocuments(chunks, leadingMarker) {
+  const parts = [];
+  let endsWithNewline = true;
+  for (const raw of chunks) {
+    if (raw === "") continue;
+    let chunk = raw;
+    if (parts.length > 0) {
+      if (!endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]);
+      if (!startsWithMarker(chunk)) parts.push("---\n");
+    } else if (!leadingMarker && chunk.startsWith("---\n")) {
+      chunk = chunk.slice(4);
+      if (chunk === "") continue;
+    }
+    parts.push(chunk);
+    endsWithNewline = chunk.endsWith("\n");
+  }
+  if (parts.length > 0 && !endsWithNewline) parts[parts.length - 1] = withFinalLineBreak(parts[parts.length - 1]);
+  return parts.join("");
+}
+
+// ../merge-core/src/value.ts
+function merge3Text(input, options = {}) {
+  const file = options.file ?? "<value>";
+  const fileOf2 = (side) => options.files?.[side] ?? `${file} (${side})`;
+  const docs = {};
+  for (const side of ["origin", "upstream", "local"]) {
+    const text3 = input[side];
+    if (text3 === void 0) continue;
+    const stream = parseStream(text3, fileOf2(side), side);
+    const nonEmpty2 = stream.documents.filter((d) => !d.empty);
+    if (nonEmpty2.length > 1) {
+      throw new MergeInputError(
+        "invalid-yaml",
+        fileOf2(side),
+        nonEmpty2[1].index,
+        "expected a single YAML value, found several documents",
+        side
+      );
+    }
+    if (nonEmpty2[0]) docs[side] = nonEmpty2[0];
+  }
+  const engine = createEngine(options);
+  const node = (side) => {
+    const contents = docs[side]?.doc.contents;
+    return isNode(contents) ? contents : void 0;
+  };
+  const result = engine.merge(
+    { origin: node("origin"), upstream: node("upstream"), local: node("local") },
+    {
+      file,
+      document: 0,
+      files: {
+        origin: { file: fileOf2("origin"), document: 0 },
+        upstream: { file: fileOf2("upstream"), document: 0 },
+        local: { file: fileOf2("local"), document: 0 }
+      }
+    }
+  );
+  const conflicts = result.conflicts.map(
+    (c) => formatConflict(c, file, file, engine.strategy === "local-wins" ? "local" : c.winner, engine.strategy)
+  );
+  const decisions = result.decisions.map((d) => formatDecision(d, file, file));
+  const local = docs.local;
+  if (local && result.node === node("local")) return { text: input.local, conflicts, decisions, changed: false };
+  if (result.node === void 0) return { text: "", conflicts, decisions, changed: input.local !== "" };
+  const text2 = local ? printMergedDocument(local, result.node) : printNewDocument(result.node, detectLayout(input.upstream ?? input.origin ?? ""));
+  return { text: text2, conflicts, decisions, changed: text2 !== input.local };
+}
+
+// ../merge-core/src/index.ts
+init_src();
+
+// ../merge-core/src/resource/set-field.ts
+var import_yaml10 = __toESM(require_dist(), 1);
+function step(node, segment2) {
+  if ("field" in segment2) return (0, import_yaml10.isMap)(node) ? findPair(node, segment2.field)?.value : void 0;
+  if (!(0, import_yaml10.isSeq)(node)) return void 0;
+  if ("index" in segment2) return node.items[segment2.index];
+  if ("value" in segment2) return node.items.find((item2) => (0, import_yaml10.isScalar)(item2) && scalarText(item2) === segment2.value);
+  return node.items.find(
+    (item2) => (0, import_yaml10.isMap)(item2) && segment2.keys.every(([k, v]) => {
+      const pair = pairsOf(item2).find((p) => keyName(p.key) === k);
+      return pair !== void 0 && (0, import_yaml10.isScalar)(pair.value) && scalarText(pair.value) === v;
+    })
+  );
+}
+function setResourceField(input) {
+  const path = FieldPath.parse(input.path);
+  const last = path?.segments[path.segments.length - 1];
+  if (!path || !last || !("field" in last)) return { ok: false, reason: `${input.path} is not a field of a map` };
+  const stream = parseStream(input.text, input.file);
+  const at = stream.documents.findIndex((d) => {
+    const contents2 = d.doc.contents;
+    const id = (0, import_yaml10.isMap)(contents2) ? identityOf(contents2) : void 0;
+    return id !== void 0 && formatIdentity(id) === input.resource;
+  });
+  const source = stream.documents[at];
+  if (!source) return { ok: false, reason: `${input.file} holds no resource ${input.resource}` };
+  const contents = source.doc.contents.clone();
+  let parent = contents;
+  for (const segment2 of path.segments.slice(0, -1)) parent = step(parent, segment2);
+  if (!(0, import_yaml10.isMap)(parent)) return { ok: false, reason: `${input.resource} has no ${input.path} (nothing holds it)` };
+  const node = source.doc.createNode(input.value);
+  let pair = findPair(parent, last.field);
+  if (pair) {
+    const old = pair.value;
+    if (old && typeof old === "object") {
+      if (old.comment) node.comment = old.comment;
+      if (old.commentBefore) node.commentBefore = old.commentBefore;
+    }
+    pair.value = node;
+  } else {
+    parent.add(source.doc.createPair(last.field, node));
+    pair = findPair(parent, last.field);
+  }
+  if (input.pin) pinPair(pair);
+  const text2 = printMergedDocument(source, contents);
+  return { ok: true, text: stream.documents.map((d, i) => i === at ? text2 : d.text).join("") };
+}
 
 // ../kptfile-model/src/decode.ts
 var import_yaml11 = __toESM(require_dist(), 1);
@@ -38499,7 +38002,6 @@ function syncDocument(doc, value2) {
 }
 
 // ../kptfile-model/src/format.ts
-init_src3();
 var import_yaml13 = __toESM(require_dist(), 1);
 var POINTER_PATHS = /* @__PURE__ */ new Set(["upstream", "upstreamLock", "info", "pipeline", "inventory", "status", "upstream.git", "upstreamLock.git"]);
 var ALWAYS = /* @__PURE__ */ new Set(["info.readinessGates[].conditionType", "status.conditions[].type", "status.conditions[].status"]);
@@ -38542,7 +38044,6 @@ function formatKptfile(kptfile, options = {}) {
 }
 
 // ../kptfile-model/src/validate.ts
-init_src3();
 import { posix } from "node:path";
 
 // ../kptfile-model/src/image.ts
@@ -38787,7 +38288,6 @@ function pipelineKeyMode(kptfiles) {
 }
 
 // ../kptfile-model/src/merge.ts
-init_src3();
 var import_yaml15 = __toESM(require_dist(), 1);
 
 // ../kptfile-model/src/kptfile-schema.ts
@@ -38924,11 +38424,7 @@ function kptfileIdentity(kf) {
   });
 }
 
-// ../kptfile-model/src/merge-comment.ts
-init_src3();
-
 // ../kptfile-model/src/yaml-file.ts
-init_src3();
 var MARKER = /^---(?:[ \t].*)?(?:\r?\n|$)/;
 function splitYamlDocuments(text2) {
   const chunks = [];
@@ -39316,7 +38812,6 @@ function addMergeComments(text2) {
 }
 
 // ../kptfile-model/src/package-tree.ts
-init_src3();
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { join as join3 } from "node:path";
 
@@ -39377,7 +38872,6 @@ function parseKrmIgnore(text2) {
 }
 
 // ../kptfile-model/src/resources.ts
-init_src3();
 function isKrmObject(v) {
   if (!v || typeof v !== "object" || Array.isArray(v)) return false;
   const o = v;
@@ -40002,11 +39496,7 @@ function sweepAbandonedWork(root = realpathSync2(tmpdir())) {
   sweepAbandoned(root, journaledWork(root));
 }
 
-// ../kptfile-model/src/index.ts
-init_src3();
-
 // ../kptfile-model/src/package-context.ts
-init_src3();
 var import_yaml17 = __toESM(require_dist(), 1);
 var PACKAGE_CONTEXT_NAME = "kptfile.kpt.dev";
 var PACKAGE_CONTEXT_FILE = "package-context.yaml";
@@ -40095,11 +39585,8 @@ async function checkOutputPath(out) {
   if (probe) await rmdir2(probe).catch(() => void 0);
 }
 
-// ../kptfile-model/src/merge-packages.ts
-init_src3();
-
 // ../run/src/forges/budget.ts
-init_errors4();
+init_errors2();
 var DEFAULT_BUDGET = 400;
 var Budget = class {
   limit;
@@ -40177,11 +39664,10 @@ var Budget = class {
 };
 
 // ../run/src/forges/local.ts
-init_src3();
-init_src2();
 import { readdir as readdir5, readFile as readFile4 } from "node:fs/promises";
 import { join as join7, relative as relative3 } from "node:path";
-init_errors4();
+init_src2();
+init_errors2();
 var SAFE = /^[A-Za-z0-9._-]+$/;
 function segment(what, value2) {
   if (!SAFE.test(value2) || value2 === "." || value2 === "..") {
@@ -40365,7 +39851,6 @@ function createLocalForge(options) {
 
 // ../run/src/control/control.ts
 init_src();
-init_src3();
 import { readFile as readFile5 } from "node:fs/promises";
 import { join as join10 } from "node:path";
 
@@ -45546,7 +45031,6 @@ var import_yaml19 = __toESM(require_dist(), 1);
 
 // ../variant-engine/src/mutations/package-files.ts
 init_src();
-init_src3();
 var import_yaml18 = __toESM(require_dist(), 1);
 var VariantMutationError = class extends KdeltaError {
   name = "VariantMutationError";
@@ -45948,9 +45432,7 @@ function generatePVFuncName(funcName, pvName, pos) {
   return `${PREFIX}.${pvName}.${funcName}.${pos}`;
 }
 function pipelineFunctionLabel(fn3) {
-  if (fn3.name) return fn3.name;
-  const source = (fn3.image ? imageWithoutTag(fn3.image) : fn3.exec ?? "").trim().split(/\s+/)[0] ?? "";
-  return (source.replace(/\/+$/, "").split("/").pop() ?? "").replaceAll(".", "-");
+  return fn3.name ?? "";
 }
 function isPackageVariantFunc(fn3, pvName) {
   if (typeof fn3?.name !== "string") return false;
@@ -48317,7 +47799,6 @@ async function checkpoint(signal) {
 }
 
 // ../run/src/jobs/kptfile-annotations.ts
-init_src3();
 var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
 function kptfileAnnotations(text2) {
   if (text2 === void 0) return {};
@@ -48668,7 +48149,6 @@ init_src2();
 import { basename as basename5, dirname as dirname5, isAbsolute as isAbsolute5, join as join12, relative as relative4 } from "node:path";
 
 // ../package-update/src/kptfile.ts
-init_src3();
 init_src2();
 
 // ../package-update/src/errors.ts
@@ -48933,7 +48413,6 @@ init_src2();
 import { basename as basename6, join as join13, posix as posix4, relative as relative5 } from "node:path";
 
 // ../package-update/src/compare.ts
-init_src3();
 var KPTFILE_BOOKKEEPING = ["apiVersion", "kind", "upstream", "upstreamLock", "status", "metadata"];
 function kptfileData(text2) {
   try {
@@ -49168,7 +48647,6 @@ function replaceTree(input) {
 }
 
 // ../package-update/src/strategies/resource-merge.ts
-init_src3();
 function replaceNonKrmFiles(input) {
   const { local: localPkg, updated: updatedPkg, origin: originPkg } = input;
   const isKrm = krmFileTest(localPkg, originPkg, updatedPkg);
@@ -49593,13 +49071,11 @@ async function updatePackageTree(options) {
 
 // ../package-update/src/diff.ts
 init_src2();
-init_src3();
 
 // ../run/src/jobs/materialize.ts
-init_src3();
-init_src2();
 import { tmpdir as tmpdir3 } from "node:os";
 import { join as join15 } from "node:path";
+init_src2();
 
 // ../run/src/jobs/package-files.ts
 import { chmod as chmod2, lstat as lstat2, mkdir as mkdir5, readdir as readdir6, readFile as readFile6, readlink as readlink2, rm as rm5, symlink as symlink2, writeFile as writeFile5 } from "node:fs/promises";
@@ -49858,8 +49334,254 @@ function movedDuringRun(input, fetched) {
   );
 }
 
+// ../run/src/propose/proposal-body.ts
+import { createHash as createHash7 } from "node:crypto";
+init_markdown();
+init_proposal_metadata();
+function renderFailureSection(f) {
+  const lines = [
+    "### Render failed",
+    "",
+    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
+    ""
+  ];
+  if (f.function) lines.push(`- function: ${code(f.function)}`);
+  lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ""}`, `- error: ${code(f.message)}`);
+  if (f.results.length > 0) {
+    lines.push("- results:");
+    for (const r of f.results) lines.push(`  - ${code(r)}`);
+  }
+  lines.push("");
+  return lines;
+}
+function notReadySection(gates) {
+  return [
+    "### Not ready",
+    "",
+    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
+    "",
+    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${inert(g.message)}` : ""}`),
+    ""
+  ];
+}
+var CARRIED_LINES = 20;
+function carriedSection(carried) {
+  return [
+    "### Carried forward",
+    "",
+    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is built from the base branch (its conflicts are the downstream's own), then applied on top of them as a new commit, a 3-way merge whose origin is kdelta's last commit on the branch. Where they and this update changed the same field, the clashes table says so.`,
+    "",
+    // names and subjects are strangers' text
+    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code(shortName(c.subject))}`),
+    ...carried.length > CARRIED_LINES ? [`- \u2026and ${carried.length - CARRIED_LINES} more`] : [],
+    ""
+  ];
+}
+function choiceId(c, take) {
+  const identity4 = [c.resource, c.path, take, c.values.local ?? null, c.values.upstream ?? null];
+  return createHash7("sha256").update(JSON.stringify(identity4)).digest("hex").slice(0, 16);
+}
+function conflictChoice(c) {
+  const take = c.winner === "upstream" ? "local" : "upstream";
+  const chosen = c.values[take];
+  const last = FieldPath.parse(c.path)?.segments.at(-1);
+  if (chosen === void 0 || !last || !("field" in last)) return void 0;
+  return {
+    take,
+    id: choiceId(c, take),
+    label: `${take === "local" ? "keep local" : "take upstream"} ${value(chosen)} for ${code(shortName(c.path))} (${inert(shortName(c.resource))})`
+  };
+}
+var DECIDE = "#### Decide";
+var BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
+function decideBox(c) {
+  return `- [ ] <!-- kdelta-decide:${c.id} --> ${c.label}`;
+}
+function tickedChoices(body) {
+  const lines = body.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
+  const start = lines.lastIndexOf(DECIDE);
+  if (start < 0) return [];
+  const ticks = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith("#") || line === "---") break;
+    const m = BOX.exec(line);
+    if (m && m[1] !== " ") ticks.push({ id: m[2], text: m[3].trimEnd() });
+  }
+  return ticks;
+}
+function pendingTicks(body) {
+  const decided2 = new Set(parseMetadataBlock(body)?.decided ?? []);
+  return tickedChoices(body).filter((t) => !decided2.has(t.id));
+}
+function decideSection(conflicts, decisions) {
+  const choices = conflicts.flatMap((c) => conflictChoice(c) ?? []);
+  const decided2 = decisions?.decided ?? [];
+  const ignored = decisions?.ignored ?? [];
+  const lines = [];
+  if (choices.length > 0 || decided2.length > 0) {
+    lines.push(
+      DECIDE,
+      "",
+      choices.length > 0 ? "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)" : "The package in this proposal holds the values decided here.",
+      "",
+      ...choices.map(decideBox),
+      ...decided2.map(
+        (d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === "local" ? " (pinned with `# kdelta:local`)" : ""}`
+      ),
+      ""
+    );
+  }
+  if (ignored.length > 0) lines.push("#### Ticks not applied", "", ...ignored.map((t) => `- ${inert(t.label)}: ${t.reason}`), "");
+  return lines;
+}
+var MAX_BODY = 6e4;
+var SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
+function code(text2) {
+  return inert(text2, "code");
+}
+function value(v, context = "code") {
+  if (v === void 0) return "(absent)";
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return inert(s.length > 80 ? `${s.slice(0, 77)}...` : s, context);
+}
+function resourceRows(input) {
+  if (input.resources.length === 0) return [];
+  const dir = input.downstream.directory;
+  const inPackage2 = (path) => dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path;
+  const changed = new Map(input.changes.filter((c) => !dir || c.path.startsWith(`${dir}/`)).map((c) => [inPackage2(c.path), c.status]));
+  const rows = input.resources.filter((r) => (r.changed || r.action !== "merged") && (changed.has(r.file) || !r.changed)).map((r) => ({
+    resource: r.resource,
+    file: r.file,
+    what: !changed.has(r.file) ? `${r.action} (unchanged)` : r.changed ? r.action : `${r.action} by the merge, then changed by the variant or the render`
+  }));
+  const reported = new Set(rows.map((r) => r.file));
+  for (const [file, status] of changed) {
+    if (reported.has(file)) continue;
+    if (file === "Kptfile") rows.push({ resource: "Kptfile", file, what: `${status}: upstream lock and annotations` });
+    else rows.push({ resource: "(the file)", file, what: `${status} by the variant or the render` });
+  }
+  return rows;
+}
+function renderWith(input, d, shortened) {
+  const { metadata: meta } = input;
+  const head = [`## ${inert(input.title)}`, "", input.summary, ""];
+  if (shortened) head.push(SHORTENED_NOTE, "");
+  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
+  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
+  if (input.carried && input.carried.length > 0) head.push(...carriedSection(input.carried));
+  const provenance = ["### Provenance", ""];
+  if (meta.upstream) {
+    provenance.push(
+      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}${meta.upstream.reason ? ` (${inert(meta.upstream.reason)})` : ""}`,
+      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code(meta.upstream.commit.slice(0, 12))}`
+    );
+    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
+  }
+  provenance.push(
+    `- downstream: ${code(input.downstream.repo)} ${code(input.downstream.directory || "/")} into ${code(input.downstream.branch)}`,
+    `- variant: ${code(meta.variant)}, kdelta ${meta.version}`,
+    ""
+  );
+  const footer = [
+    "---",
+    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
+    renderMetadataBlock(meta),
+    ""
+  ];
+  const changes = [];
+  if (d.changeSection) {
+    changes.push("### What changed", "");
+    if (input.changes.length === 0) changes.push("Nothing in the package files.");
+    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(shortName(c.path))}`);
+    if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
+    const rows = resourceRows(input);
+    if (d.resourceTable && rows.length > 0) {
+      changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
+      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.what} |`);
+    }
+    changes.push("");
+  } else {
+    changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
+  }
+  const conflicts = [];
+  const decided2 = input.decisions?.decided ?? [];
+  const total = input.conflicts.length + decided2.length;
+  if (total > 0 && (!d.conflictSection || d.conflictRows === 0 && input.conflicts.length > 0)) {
+    conflicts.push(`### Conflicts (${total})`, "", "The list is in the run's report.", "");
+  } else if (total > 0) {
+    const shown3 = input.conflicts.slice(0, d.conflictRows);
+    conflicts.push(
+      `### Conflicts (${total})`,
+      "",
+      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
+      "",
+      ...conflictTable(shown3, decided2)
+    );
+    if (input.conflicts.length > d.conflictRows)
+      conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
+    conflicts.push("", ...decideSection(shown3, input.decisions));
+  } else {
+    conflicts.push(...decideSection([], input.decisions));
+  }
+  conflicts.push(...clashSection(input.clashes ?? [], d.conflictSection && d.conflictRows >= input.conflicts.length));
+  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
+}
+function clashSection(clashes, whole) {
+  if (clashes.length === 0) return [];
+  const title = `### Clashes with commits on this branch (${clashes.length})`;
+  if (!whole) return [title, "", "The list is in the run's report.", ""];
+  return [
+    title,
+    "",
+    "A commit on this branch that kdelta did not make changed these fields, and this update changes them too: origin is kdelta's last commit on the branch, upstream this update, local the branch.",
+    "",
+    ...conflictTable(clashes),
+    ""
+  ];
+}
+function conflictTable(conflicts, decided2 = []) {
+  const row = (c, kept) => `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), "cell")} | ${value(c.values.origin, "cell")} | ${value(c.values.upstream, "cell")} | ${value(c.values.local, "cell")} | ${c.rule} | ${kept} |`;
+  return [
+    "| resource | field | origin | upstream | local | rule | kept |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...conflicts.map((c) => row(c, c.winner)),
+    ...decided2.map((d) => row(d.conflict, `${d.choice.take === "local" ? "kept local" : "took upstream"} (decided on this proposal)`))
+  ];
+}
+function renderProposalBodies(input, limit = MAX_BODY) {
+  const all = {
+    conflictRows: input.conflicts.length,
+    resourceTable: true,
+    fileLines: input.changes.length,
+    conflictSection: true,
+    changeSection: true
+  };
+  const full = renderWith(input, all, false);
+  if (full.length <= limit) return { body: full, full, shortened: false };
+  const ladder = [{ ...all, resourceTable: false }];
+  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
+    ladder.push({ ...all, resourceTable: false, conflictRows: rows });
+    if (rows === 0) break;
+  }
+  const lean = { ...all, conflictRows: 0, resourceTable: false };
+  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
+    ladder.push({ ...lean, fileLines: lines });
+    if (lines === 0) break;
+  }
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
+  for (const d of ladder) {
+    const text2 = renderWith(input, d, true);
+    if (text2.length <= limit) return { body: text2, full, shortened: true };
+  }
+  const last = renderWith(input, ladder[ladder.length - 1], true);
+  const tail = last.slice(last.lastIndexOf("\n---\n"));
+  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
+${tail}`.slice(-limit), full, shortened: true };
+}
+
 // ../run/src/propose/carry.ts
-init_proposal_body();
+init_proposal_metadata();
 async function carryForward(input) {
   const { open: open2, ws } = input;
   const none = { kind: "none" };
@@ -49943,8 +49665,6 @@ function carriedCommit(c) {
 init_forge();
 
 // ../run/src/propose/decisions.ts
-init_src3();
-init_proposal_body();
 var NO_LONGER = "ignored: the field no longer conflicts as ticked (the upstream or the downstream changed since)";
 async function applyDecisions(ws, directory, prepared, wanted) {
   const ids = /* @__PURE__ */ new Set([...wanted.decided, ...wanted.ticked.map((t) => t.id)]);
@@ -49991,10 +49711,10 @@ function decisionsMessage(d, ticked) {
 }
 
 // ../run/src/propose/propose.ts
-init_proposal_body();
+init_proposal_metadata();
 
 // ../run/src/propose/left-alone.ts
-init_proposal_body();
+init_proposal_metadata();
 
 // ../run/src/propose/reserve.ts
 var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
@@ -50074,7 +49794,6 @@ function countResults(results) {
 }
 
 // ../run/src/jobs/render.ts
-init_src3();
 init_markdown();
 function renderFailureLine(f) {
   const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
@@ -50752,7 +50471,6 @@ async function proposeWorkspace(ctx, change, prepared, ws, given, foreignOf, car
 
 // ../run/src/propose/local-edits.ts
 init_src2();
-init_src3();
 var import_yaml30 = __toESM(require_dist(), 1);
 init_markdown();
 var YAML_FILE = /\.ya?ml$/;
@@ -51041,7 +50759,7 @@ ${byFunction.join("\n")}` : ""}` : reapplied ? `Re-applies variant ${inertCode2(
 var inertCode2 = (text2) => inert(text2, "code");
 
 // ../run/src/jobs/retire.ts
-init_proposal_body();
+init_proposal_metadata();
 init_markdown();
 async function findRetiredDrafts(ctx, mirror, downstream, variants, control) {
   const out = [];
@@ -51091,7 +50809,7 @@ var inertCode3 = (text2) => inert(text2, "code");
 
 // ../run/src/propose/settle.ts
 init_src2();
-init_proposal_body();
+init_proposal_metadata();
 async function findMergedRemovals(ctx, downstreams, handled, ours) {
   const out = [];
   const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
@@ -52137,10 +51855,9 @@ function definedOnly(value2) {
 
 // ../run/src/jobs/upstream-copy.ts
 init_src2();
-init_src3();
 
 // ../run/src/index.ts
-init_proposal_body();
+init_proposal_metadata();
 init_markdown();
 
 // ../run/src/report/report.ts
@@ -52253,7 +51970,6 @@ ${f.reason}`
 
 // ../run/src/preview/preview-render.ts
 init_markdown();
-init_proposal_body();
 var MOST_COMMON = 5;
 var ORDER = ["failed", "changed", "created", "removed", "orphaned", "left-alone", "unchanged"];
 function code3(text2) {
@@ -52453,7 +52169,7 @@ async function withInterruptCleanup(fn3) {
 
 // ../run/src/index.ts
 init_forge();
-init_errors4();
+init_errors2();
 init_pages();
 
 // src/inputs.ts
@@ -52798,7 +52514,7 @@ function renderSummary(report, options = {}) {
     );
   }
   const dashboard = report.dashboard?.url;
-  if (dashboard && /^https?:\/\/[^\s()<>[\]]+$/.test(dashboard)) lines.push(`Fleet dashboard: [${cell(dashboard)}](${dashboard}).`, "");
+  if (dashboard && /^https?:\/\/[^\s()<>[\]]+$/.test(dashboard)) lines.push(`Fleet dashboard: [${dashboard}](${dashboard}).`, "");
   if (report.results.length > 0) {
     lines.push("| Variant | Downstream | Action | Pull request | Conflicts |", "| --- | --- | --- | --- | --- |");
     for (const r of report.results) {

@@ -1,7 +1,7 @@
 // `@kdelta/run/github`: the GitHub forge, apart from the package's main door so that a consumer
 // of the local forge alone never loads Octokit.
 import { createGitHubForge as createForge, type GitHubForge, type GitHubForgeOptions } from './forges/github/github.js';
-import { closedByOf, markClosed, parseMetadataBlock } from './propose/proposal-body.js';
+import { closedByOf, markClosed, parseMetadataBlock } from './propose/proposal-metadata.js';
 
 export type {
   CloseMarks,

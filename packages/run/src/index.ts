@@ -25,7 +25,7 @@ export {
   type MaterializeResult,
 } from './jobs/materialize.js';
 export { getPackageFiles } from './jobs/upstream-copy.js';
-export { parseMetadataBlock, type ProposalMetadata } from './propose/proposal-body.js';
+export { parseMetadataBlock, type ProposalMetadata } from './propose/proposal-metadata.js';
 // The one escaping of strangers' text into Markdown, for every writer (the Action's summary too).
 export { inert, type MarkdownContext, shortName } from './markdown.js';
 export type { RenderFailureReport } from './jobs/render.js';

@@ -1,6 +1,7 @@
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import type { ProposalTarget } from '../forges/forge.js';
-import type { Decisions, ProposalMetadata } from '../propose/proposal-body.js';
+import type { Decisions } from '../propose/proposal-body.js';
+import type { ProposalMetadata } from '../propose/proposal-metadata.js';
 import type { RenderFailureReport } from './render.js';
 import type { JobAction, JobOutcome, VariantResult } from '../report/result.js';
 import type { Workspace } from '../propose/workspace.js';

@@ -2,7 +2,7 @@ import type { Change } from './change.js';
 import type { JobContext } from '../context.js';
 import type { Proposal, ProposalTarget } from '../forges/forge.js';
 import { hashOf } from '../plan/plan.js';
-import { parseMetadataBlock } from '../propose/proposal-body.js';
+import { parseMetadataBlock } from '../propose/proposal-metadata.js';
 import { propose } from '../propose/propose.js';
 import { runJob, type VariantResult } from '../report/result.js';
 import type { Mirror } from '../propose/workspace.js';

@@ -11,7 +11,8 @@ import {
 import type { FileContent } from '../jobs/file-content.js';
 import type { Proposal } from '../forges/forge.js';
 import { lockCommit } from '../jobs/kptfile-annotations.js';
-import { parseMetadataBlock, renderMetadataBlock, renderProposalBodies, type ProposalMetadata } from './proposal-body.js';
+import { renderProposalBodies } from './proposal-body.js';
+import { parseMetadataBlock, renderMetadataBlock, type ProposalMetadata } from './proposal-metadata.js';
 import type { BranchCommit, BranchTouches, TouchingCommit, Workspace } from './workspace.js';
 
 // The decision and the 3-way step alone, in memory; the carry itself, over real git and both

@@ -5,7 +5,8 @@ import type { Proposal } from '../forges/forge.js';
 import { RunError } from '../errors.js';
 import { withProvenanceOf } from '../jobs/materialize.js';
 import { packageFilesOf, packageTreeOf } from '../jobs/package-files.js';
-import { parseMetadataBlock, type CarriedCommit } from './proposal-body.js';
+import type { CarriedCommit } from './proposal-body.js';
+import { parseMetadataBlock } from './proposal-metadata.js';
 import type { BranchCommit, BranchTouches, Workspace } from './workspace.js';
 
 /**

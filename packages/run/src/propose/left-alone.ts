@@ -1,6 +1,6 @@
 import { checkpoint, type JobContext } from '../context.js';
 import type { Proposal, ProposalStatus, ProposalTarget } from '../forges/forge.js';
-import { withAutoMergeOff } from './proposal-body.js';
+import { withAutoMergeOff } from './proposal-metadata.js';
 import { costOf, reserve } from './reserve.js';
 import { DEFERRED_MESSAGE, message, proposalRef, type VariantResult } from '../report/result.js';
 import { reviewGate } from './review-gate.js';

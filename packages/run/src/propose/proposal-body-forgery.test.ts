@@ -2,16 +2,14 @@ import { createHash } from 'node:crypto';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { describe, expect, it } from 'vitest';
 import {
-  closedByOf,
-  markClosed,
   MAX_BODY,
-  parseMetadataBlock,
   pendingTicks,
   renderProposalBodies,
   tickedChoices,
   type CarriedCommit,
   type ProposalBodyInput,
 } from './proposal-body.js';
+import { closedByOf, markClosed, parseMetadataBlock } from './proposal-metadata.js';
 
 // Package text, downstream text and commits kdelta did not make are strangers' text: none of it
 // may stand in for kdelta's metadata block or tick a box nobody ticked.

@@ -2,15 +2,13 @@ import type { Conflict } from '@kdelta/merge-core';
 import { describe, expect, it } from 'vitest';
 import {
   conflictChoice,
-  parseMetadataBlock,
   pendingTicks,
-  renderMetadataBlock,
   renderProposalBody,
   tickedChoices,
   type Decisions,
   type ProposalBodyInput,
-  type ProposalMetadata,
 } from './proposal-body.js';
+import { parseMetadataBlock, renderMetadataBlock, type ProposalMetadata } from './proposal-metadata.js';
 
 const conflict = (over: Partial<Conflict> = {}): Conflict => ({
   resource: 'apps/Deployment web',

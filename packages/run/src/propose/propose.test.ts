@@ -4,7 +4,8 @@ import type { JobContext } from '../context.js';
 import type { FileContent, PackageFiles } from '../jobs/file-content.js';
 import { Budget } from '../forges/budget.js';
 import { STOP_LABEL, type Forge, type Proposal, type ProposalInput, type ProposalStatus } from '../forges/forge.js';
-import { renderMetadataBlock, type FileChange } from './proposal-body.js';
+import type { FileChange } from './proposal-body.js';
+import { renderMetadataBlock } from './proposal-metadata.js';
 import { COMMIT_TRAILER, propose } from './propose.js';
 import type { BranchCommit, Workspace } from './workspace.js';
 

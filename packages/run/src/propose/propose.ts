@@ -4,15 +4,8 @@ import type { Change, Prepared } from '../jobs/change.js';
 import { checkpoint, type JobContext } from '../context.js';
 import { STOP_LABEL, type Proposal } from '../forges/forge.js';
 import { applyDecisions, decisionsMessage } from './decisions.js';
-import {
-  type CarriedCommit,
-  type FileChange,
-  type ProposalBodies,
-  parseMetadataBlock,
-  pendingTicks,
-  renderProposalBodies,
-  withAutoMergeOff,
-} from './proposal-body.js';
+import { type CarriedCommit, type FileChange, type ProposalBodies, pendingTicks, renderProposalBodies } from './proposal-body.js';
+import { parseMetadataBlock, withAutoMergeOff } from './proposal-metadata.js';
 import { blockedBy, leftAlone } from './left-alone.js';
 import { costOf, reserve } from './reserve.js';
 import { reviewGate } from './review-gate.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withAutoMergeOff } from './proposal-body.js';
+import { withAutoMergeOff } from './proposal-metadata.js';
 import { type ReviewFacts, reviewGate } from './review-gate.js';
 
 const human = 'a'.repeat(40);

@@ -1,7 +1,7 @@
 import { withoutCredentials } from '@kdelta/git-source';
 import type { JobContext } from '../context.js';
 import type { Proposal } from '../forges/forge.js';
-import { parseMetadataBlock } from './proposal-body.js';
+import { parseMetadataBlock } from './proposal-metadata.js';
 import { errorCode, message, proposalRef, type VariantResult } from '../report/result.js';
 import { isAncestorIn } from './workspace.js';
 

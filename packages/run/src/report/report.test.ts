@@ -1,6 +1,7 @@
 import type { Conflict } from '@kdelta/merge-core';
 import { describe, expect, it } from 'vitest';
-import { MAX_BODY, parseMetadataBlock, renderProposalBodies, SHORTENED_NOTE, type ProposalBodyInput } from '../propose/proposal-body.js';
+import { MAX_BODY, renderProposalBodies, SHORTENED_NOTE, type ProposalBodyInput } from '../propose/proposal-body.js';
+import { parseMetadataBlock } from '../propose/proposal-metadata.js';
 
 function input(files: number, conflicts: number, over: Partial<ProposalBodyInput> = {}): ProposalBodyInput {
   const conflict = (i: number): Conflict =>

@@ -2,7 +2,8 @@ import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import { hideCredentials } from '@kdelta/git-source';
 import type { BudgetReport } from '../forges/budget.js';
 import type { Proposal } from '../forges/forge.js';
-import type { FileChange, ProposalUpstream } from '../propose/proposal-body.js';
+import type { FileChange } from '../propose/proposal-body.js';
+import type { ProposalUpstream } from '../propose/proposal-metadata.js';
 import type { RenderFailureReport } from '../jobs/render.js';
 import type { Shard } from '../plan/shard.js';
 
