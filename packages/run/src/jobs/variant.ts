@@ -39,7 +39,7 @@ export function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise<Varia
     id,
     async () => {
       const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
-      if (!resolved.ok) return failure('upstream-unresolved', resolved.error);
+      if (!resolved.ok) return failure(resolved.code ?? 'upstream-unresolved', resolved.error);
       return propose(ctx, variantChange(plan, resolved.value, ctx));
     },
     (error) => withRepositoryOf(plan, error, message(error)),
