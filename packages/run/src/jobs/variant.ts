@@ -4,6 +4,7 @@ import { applyPackageVariant, ownerKey, OWNER_ANNOTATION, selectDownstreams, typ
 import type { Change } from './change.js';
 import { checkpoint, type JobContext } from '../context.js';
 import { splitBinary, type CarriedContent, type FileContent } from './file-content.js';
+import { deploymentPackageContexts } from './deployment-context.js';
 import type { ProposalTarget } from '../forges/forge.js';
 import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, lockCommit, setKptfileAnnotations } from './kptfile-annotations.js';
 import { CONTROL_ANNOTATION } from '../control/ownership.js';
@@ -39,7 +40,7 @@ export function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise<Varia
     id,
     async () => {
       const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
-      if (!resolved.ok) return failure('upstream-unresolved', resolved.error);
+      if (!resolved.ok) return failure(resolved.code ?? 'upstream-unresolved', resolved.error);
       return propose(ctx, variantChange(plan, resolved.value, ctx));
     },
     (error) => withRepositoryOf(plan, error, message(error)),
@@ -115,12 +116,14 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
         // Same upstream commit as the lock: the update would change nothing, only the mutations may.
         ({ text: files, binary } = splitBinary(local));
       }
-      // Porch, creating a package in a deployment repository, gives it its package context when it
-      // has none; a package adopted there (a `kpt pkg get` copy) gets the one its clone would have
-      // had, as `kpt pkg get --for-deployment` makes it.
+      // Porch, creating a package in a deployment repository, gives it its package context named
+      // after it, as `kpt pkg get --for-deployment` does (upstream's names a blueprint); a package
+      // adopted there (a `kpt pkg get` copy) keeps its own, and gets the one its clone would have
+      // had when it has none.
       const deployment = (plan.downstream.repository.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
       const adopted = local !== undefined && owner !== plan.name;
-      if ((!local || adopted) && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+      if (!local && deployment) for (const [path, text] of deploymentPackageContexts(files, plan.downstream.package)) files.set(path, text);
+      else if (adopted && deployment && !files.has(PACKAGE_CONTEXT_FILE))
         files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
       // One tree for the mutations and the render: each file is parsed once.
       const tree = PackageTree.fromFiles(files);
