@@ -37,7 +37,12 @@ const EDITS: readonly {
     expected: UNCHANGED,
     writes: false,
   },
-  { edit: 'a ConfigMap no variant injects', control: { 'other.yaml': configMap('other-settings', 'silver') }, expected: UNCHANGED, writes: false },
+  {
+    edit: 'a ConfigMap no variant injects',
+    control: { 'other.yaml': configMap('other-settings', 'silver') },
+    expected: UNCHANGED,
+    writes: false,
+  },
   {
     edit: 'the data of the ConfigMap api injects',
     control: { 'api-settings.yaml': configMap('api-settings', 'platinum') },

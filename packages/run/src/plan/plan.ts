@@ -379,7 +379,12 @@ export function hashOf(value: unknown): string {
 export function fingerprintOf(plan: VariantPlan, upstream: { readonly ref: string; readonly commit: string }, version: string): string {
   return hashOf({
     upstreamCommit: upstream.commit,
-    upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: upstream.ref, repository: specOf(plan.upstream.repository) },
+    upstream: {
+      repo: plan.upstream.url,
+      directory: plan.upstream.directory,
+      ref: upstream.ref,
+      repository: specOf(plan.upstream.repository),
+    },
     name: plan.name,
     spec: plan.variant.spec ?? {},
     downstream: {

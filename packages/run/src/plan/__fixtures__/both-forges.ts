@@ -42,7 +42,15 @@ export interface ScenarioForge {
 }
 
 /** The variables through which the machine running the tests could hand kdelta a GitHub of its own. */
-const GITHUB_VARIABLES = ['GITHUB_TOKEN', 'GH_TOKEN', 'KDELTA_GIT_TOKEN', 'GITHUB_API_URL', 'GITHUB_SERVER_URL', 'GITHUB_GRAPHQL_URL', 'GITHUB_REPOSITORY'];
+const GITHUB_VARIABLES = [
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'KDELTA_GIT_TOKEN',
+  'GITHUB_API_URL',
+  'GITHUB_SERVER_URL',
+  'GITHUB_GRAPHQL_URL',
+  'GITHUB_REPOSITORY',
+];
 
 function cleanEnv(): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
@@ -83,7 +91,13 @@ export function bothForges(): readonly ScenarioForge[] {
       const dashboardFile = join(proposals, 'dashboard.md');
       const repositories = repositoriesOf(f, downstreams, (d) => f.downstream(d));
       f.writeControl({ 'repositories.yaml': repositories() });
-      const options = (extra: Partial<RunOptions>): RunOptions => ({ cwd: f.control, cacheDir, env: cleanEnv(), dashboard: false, ...extra });
+      const options = (extra: Partial<RunOptions>): RunOptions => ({
+        cwd: f.control,
+        cacheDir,
+        env: cleanEnv(),
+        dashboard: false,
+        ...extra,
+      });
       return Object.assign(f, {
         run: (extra: Partial<RunOptions> = {}) => run(options(extra)),
         runWithDashboard: (extra: Partial<RunOptions> = {}) => run(options({ dashboard: {}, ...extra })),
@@ -141,7 +155,8 @@ export function bothForges(): readonly ScenarioForge[] {
         expect(pull, `an open pull request of ${variant} on ${downstream}`).toBeDefined();
         return pull!;
       };
-      const refsOf = (d: string) => execFileSync('git', ['for-each-ref', '--format=%(refname) %(objectname)'], { cwd: gh.gitDir(`${owner}/${d}`), encoding: 'utf8' });
+      const refsOf = (d: string) =>
+        execFileSync('git', ['for-each-ref', '--format=%(refname) %(objectname)'], { cwd: gh.gitDir(`${owner}/${d}`), encoding: 'utf8' });
       return Object.assign(f, {
         files: (downstream: string, branch: string, dir = '') => filesOn(f.root, gh.gitDir(`${owner}/${downstream}`), branch, dir),
         run: (extra: Partial<RunOptions> = {}) => run(options(extra)),
