@@ -63,7 +63,7 @@ function adopts(plan: VariantPlan, owner: string | undefined): boolean {
 }
 
 function variantChange(plan: VariantPlan, up: { ref: string; commit: string; reason?: string | undefined }, ctx: JobContext): Change {
-  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
+  const fingerprint = fingerprintOf(plan, up, ctx.version);
   const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
   const { directory, url } = plan.downstream;
   return {

@@ -5,6 +5,7 @@ import { RunError } from '../errors.js';
 import { PACKAGE_CONTEXT_FILE, PACKAGE_CONTEXT_NAME } from '@kdelta/kptfile-model';
 import {
   expandPackageVariantSet,
+  injectionInputs,
   upstreamRefCandidates,
   withPackageVariantDefaults,
   type KubeObject,
@@ -335,17 +336,38 @@ export function hashOf(value: unknown): string {
 }
 
 /**
- * What a variant's result depends on, as one hash: the upstream commit, the variant (name and
- * spec), the objects it may inject from, and kdelta's version. Equal fingerprints mean an equal
- * result, so an open proposal with this fingerprint needs nothing done.
+ * What a variant's result depends on, as one hash: the upstream (repository, directory, ref and
+ * commit), the variant (name and spec, templates already rendered), the Repository objects it
+ * targets (their spec: `deployment` gives a new package its package context), the objects its
+ * injection reads (variant-engine's `injectionInputs`), and kdelta's version (the engine's output).
+ * Nothing else of the control resources: a label on a Repository no variant reads, or an object
+ * nothing injects, changes no fingerprint, so it neither turns an open proposal `updated` nor
+ * proposes a declined one again. Equal fingerprints mean an equal result, so an open proposal
+ * with this fingerprint needs nothing done.
  */
-export function fingerprintOf(plan: VariantPlan, upstreamCommit: string, version: string): string {
+export function fingerprintOf(plan: VariantPlan, upstream: { readonly ref: string; readonly commit: string }, version: string): string {
   return hashOf({
-    upstreamCommit,
+    upstreamCommit: upstream.commit,
+    upstream: {
+      repo: plan.upstream.url,
+      directory: plan.upstream.directory,
+      ref: upstream.ref,
+      repository: specOf(plan.upstream.repository),
+    },
     name: plan.name,
     spec: plan.variant.spec ?? {},
-    downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
-    objects: hashOf(plan.objects),
+    downstream: {
+      repo: plan.downstream.url,
+      branch: plan.downstream.branch,
+      directory: plan.downstream.directory,
+      repository: specOf(plan.downstream.repository),
+    },
+    injected: injectionInputs(plan.variant, plan.objects),
     version,
   }).slice(0, 32);
+}
+
+/** A Repository's spec (its labels select, they are not read by the variant it is selected for). */
+function specOf(repository: RepositorySpec): unknown {
+  return (repository.object as { spec?: unknown }).spec ?? {};
 }
