@@ -117,13 +117,27 @@ describe('decisions in the body', () => {
   const choice = conflictChoice(c)!;
   it('a decided conflict: its row says so, its item has no box, the metadata records it', () => {
     const text = body([], { decided: [{ conflict: c, choice }], ignored: [] }, { decided: [choice.id], conflicts: 0 });
-    expect(text).toContain('### Conflicts (1)');
+    expect(text).toContain('### Conflicts (0 open, 1 decided)');
     expect(text).toContain(
       '| apps/Deployment web | `.spec.replicas` | `3` | `4` | `6` | both-changed-upstream-wins | kept local (decided on this proposal) |',
     );
     expect(text).toContain(`\n- ${choice.label}: decided on this proposal (pinned with \`# kdelta:local\`)\n`);
     expect(text).not.toMatch(/^- \[/m);
     expect(pendingTicks(text)).toEqual([]);
+  });
+
+  it.each([
+    { name: 'one open, none decided', open: [c], decided: 0, heading: '### Conflicts (1)' },
+    { name: 'the only one decided', open: [], decided: 1, heading: '### Conflicts (0 open, 1 decided)' },
+    {
+      name: 'one open, one decided',
+      open: [conflict({ path: '.spec.paused', values: { origin: false, upstream: true, local: null } })],
+      decided: 1,
+      heading: '### Conflicts (1 open, 1 decided)',
+    },
+  ])('the heading counts the conflicts left to decide: $name', ({ open, decided, heading }) => {
+    const text = body(open, { decided: decided ? [{ conflict: c, choice }] : [], ignored: [] });
+    expect(text.split('\n').filter((l) => l.startsWith('### Conflicts'))).toEqual([heading]);
   });
 
   it('taking upstream: the row says it took upstream, with no pin', () => {

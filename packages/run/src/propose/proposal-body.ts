@@ -320,12 +320,13 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   const conflicts: string[] = [];
   const decided = input.decisions?.decided ?? [];
   const total = input.conflicts.length + decided.length;
+  const heading = conflictsHeading(input.conflicts.length, decided.length);
   if (total > 0 && (!d.conflictSection || (d.conflictRows === 0 && input.conflicts.length > 0))) {
-    conflicts.push(`### Conflicts (${total})`, '', "The list is in the run's report.", '');
+    conflicts.push(heading, '', "The list is in the run's report.", '');
   } else if (total > 0) {
     const shown = input.conflicts.slice(0, d.conflictRows);
     conflicts.push(
-      `### Conflicts (${total})`,
+      heading,
       '',
       'Upstream and the downstream both changed these fields; the rule says which value is in this proposal.',
       '',
@@ -341,6 +342,14 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   // whole while the conflict table is whole; a line once the body has to shorten it
   conflicts.push(...clashSection(input.clashes ?? [], d.conflictSection && d.conflictRows >= input.conflicts.length));
   return [...head, ...changes, ...conflicts, ...provenance, ...footer].join('\n');
+}
+
+/**
+ * The conflicts' heading counts those still open (a reviewer's work left); the ones decided on
+ * this proposal are said apart, so a decided conflict no longer reads as one to decide.
+ */
+function conflictsHeading(open: number, decided: number): string {
+  return decided === 0 ? `### Conflicts (${open})` : `### Conflicts (${open} open, ${decided} decided)`;
 }
 
 /** The clashes of the carried commits with this update: a table, or (`whole` false) a line. */
