@@ -82,6 +82,32 @@ describe('a conflict offers the other value as a task item', () => {
   });
 });
 
+describe('a conflict on a long list reads by the items that differ', () => {
+  // kube-rbac-proxy's args: every value starts with the same 80 characters
+  const args = ['--secure-listen-address=0.0.0.0:8443', '--upstream=http://127.0.0.1:8080/', '--logtostderr=true', '--v=0'];
+  const c = conflict({
+    resource: 'apps/Deployment proxy',
+    path: '.spec.template.spec.containers[name="proxy"].args',
+    values: { origin: args, upstream: [...args.slice(0, 3), '--v=10'], local: [...args, '--tls-min-version=VersionTLS12'] },
+  });
+
+  it('in the conflict table: origin, then what upstream and local each changed', () => {
+    expect(body([c])).toContain(
+      '| apps/Deployment proxy | `.spec.template.spec.containers[name="proxy"].args` | a list of 4 | [3] `"--v=0"` → `"--v=10"` | + `"--tls-min-version=VersionTLS12"` | both-changed-upstream-wins | upstream |',
+    );
+  });
+
+  it('in the box: the side it takes and the side it replaces, by their edits; the id still covers the full values', () => {
+    const choice = conflictChoice(c)!;
+    expect(choice.label).toBe(
+      'keep local\'s + `"--tls-min-version=VersionTLS12"` over upstream\'s [3] `"--v=0"` → `"--v=10"` for `.spec.template.spec.containers[name="proxy"].args` (apps/Deployment proxy)',
+    );
+    const longer = conflict({ ...c, values: { ...c.values, local: [...args, '--tls-min-version=VersionTLS13'] } });
+    expect(conflictChoice(longer)!.id).not.toBe(choice.id);
+    expect(conflictChoice(longer)!.label).not.toBe(choice.label);
+  });
+});
+
 describe('the ticks read back from a body', () => {
   const label = 'keep local `6` for `.spec.replicas` (apps/Deployment web)';
   const id = conflictChoice(conflict())!.id;

@@ -3,6 +3,7 @@ import { FieldPath, type Conflict, type ResourceReport } from '@kdelta/merge-cor
 import { inert, shortName } from '../markdown.js';
 import { parseMetadataBlock, renderMetadataBlock, type ProposalMetadata } from './proposal-metadata.js';
 import type { RenderFailureReport } from '../jobs/render.js';
+import { conflictViews, MAX_VALUE, renderPieces } from './value-diff.js';
 
 /**
  * The proposal body: one text for every forge, ending with the hidden metadata block that makes
@@ -145,10 +146,16 @@ export function conflictChoice(c: Conflict): ConflictChoice | undefined {
   const chosen = c.values[take];
   const last = FieldPath.parse(c.path)?.segments.at(-1);
   if (chosen === undefined || !last || !('field' in last)) return undefined;
+  // long values: what each side changed, so two boxes (and two conflicts) never read the same
+  const views = conflictViews(c.values);
+  const other = take === 'local' ? 'upstream' : 'local';
+  const what = views
+    ? `${take}'s ${renderPieces(views[take], 'code')} over ${other}'s ${renderPieces(views[other], 'code')}`
+    : `${take} ${value(chosen)}`;
   return {
     take,
     id: choiceId(c, take),
-    label: `${take === 'local' ? 'keep local' : 'take upstream'} ${value(chosen)} for ${code(shortName(c.path))} (${inert(shortName(c.resource))})`,
+    label: `${take === 'local' ? 'keep' : 'take'} ${what} for ${code(shortName(c.path))} (${inert(shortName(c.resource))})`,
   };
 }
 
@@ -224,11 +231,14 @@ function code(text: string): string {
   return inert(text, 'code');
 }
 
-/** A value as people read it (long ones cut: a box is matched by its id, never by this text). */
+/**
+ * A value as people read it, whole; a long one is cut (a conflict's long values are shown by
+ * their differences, see {@link conflictViews}; a box is matched by its id, never by this text).
+ */
 function value(v: unknown, context: 'code' | 'cell' = 'code'): string {
   if (v === undefined) return '(absent)';
   const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return inert(s.length > 80 ? `${s.slice(0, 77)}...` : s, context);
+  return inert(s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 3)}...` : s, context);
 }
 
 /**
@@ -372,8 +382,12 @@ function clashSection(clashes: readonly Conflict[], whole: boolean): string[] {
  * values, rule, kept; a conflict decided on the proposal says so in its last column.
  */
 export function conflictTable(conflicts: readonly Conflict[], decided: readonly DecidedConflict[] = []): string[] {
-  const row = (c: Conflict, kept: string) =>
-    `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), 'cell')} | ${value(c.values.origin, 'cell')} | ${value(c.values.upstream, 'cell')} | ${value(c.values.local, 'cell')} | ${c.rule} | ${kept} |`;
+  const row = (c: Conflict, kept: string) => {
+    // long values: origin's size or window, and what upstream and local each changed
+    const views = conflictViews(c.values);
+    const cell = (side: 'origin' | 'upstream' | 'local') => (views ? renderPieces(views[side], 'cell') : value(c.values[side], 'cell'));
+    return `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), 'cell')} | ${cell('origin')} | ${cell('upstream')} | ${cell('local')} | ${c.rule} | ${kept} |`;
+  };
   return [
     '| resource | field | origin | upstream | local | rule | kept |',
     '| --- | --- | --- | --- | --- | --- | --- |',
