@@ -58,6 +58,9 @@ export {
   clearCache,
   defaultCacheDir,
   normalizeDirectory,
+  commitsBetween,
+  type CommitsBetween,
+  type HistoryCommit,
   type FetchPackageOptions,
   type FetchedPackage,
 } from './cache.js';
