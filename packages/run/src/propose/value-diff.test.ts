@@ -43,7 +43,11 @@ describe('the three sides of a conflict on a long value read apart', () => {
     },
     {
       name: 'a long map: the keys each side changed',
-      values: { origin: { a: 'x'.repeat(80), b: '2' }, upstream: { a: 'x'.repeat(80), b: '3' }, local: { a: 'x'.repeat(80), b: '2', c: '4' } },
+      values: {
+        origin: { a: 'x'.repeat(80), b: '2' },
+        upstream: { a: 'x'.repeat(80), b: '3' },
+        local: { a: 'x'.repeat(80), b: '2', c: '4' },
+      },
       origin: 'a map of 2 key(s)',
       upstream: '`b`: `"2"` → `"3"`',
       local: '+ `c`: `"4"`',

@@ -27,7 +27,13 @@ export type Piece =
   | { readonly kind: 'size'; readonly count: number; readonly of: 'list' | 'map' }
   | { readonly kind: 'added'; readonly text: string; readonly key?: string | undefined }
   | { readonly kind: 'removed'; readonly text: string; readonly key?: string | undefined }
-  | { readonly kind: 'changed'; readonly from: string; readonly to: string; readonly index?: number | undefined; readonly key?: string | undefined }
+  | {
+      readonly kind: 'changed';
+      readonly from: string;
+      readonly to: string;
+      readonly index?: number | undefined;
+      readonly key?: string | undefined;
+    }
   | { readonly kind: 'more'; readonly count: number }
   /** The same as the value it is read against. */
   | { readonly kind: 'unchanged' };
@@ -43,7 +49,11 @@ const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object
  * The three sides of a conflict as people read them: undefined when every value is short enough
  * to show whole (or the sides are of different kinds): then each is shown whole, cut at the end.
  */
-export function conflictViews(values: { readonly origin?: unknown; readonly upstream?: unknown; readonly local?: unknown }): Views | undefined {
+export function conflictViews(values: {
+  readonly origin?: unknown;
+  readonly upstream?: unknown;
+  readonly local?: unknown;
+}): Views | undefined {
   const sides = (['origin', 'upstream', 'local'] as const).filter((s) => values[s] !== undefined);
   if (sides.length < 2 || sides.every((s) => textOf(values[s]).length <= MAX_VALUE)) return undefined;
   const all = sides.map((s) => values[s]);
@@ -57,7 +67,11 @@ export function conflictViews(values: { readonly origin?: unknown; readonly upst
   });
   if (all.every((v) => typeof v === 'string')) return stringViews(values as Partial<Record<SideName, string>>, sides);
   if (all.every(Array.isArray)) {
-    return view((s) => (s === 'origin' ? [{ kind: 'size', count: (values.origin as unknown[]).length, of: 'list' }] : bounded(listEdits(baseOf(s) as unknown[], values[s] as unknown[]))));
+    return view((s) =>
+      s === 'origin'
+        ? [{ kind: 'size', count: (values.origin as unknown[]).length, of: 'list' }]
+        : bounded(listEdits(baseOf(s) as unknown[], values[s] as unknown[])),
+    );
   }
   if (all.every(isMap)) {
     return view((s) =>
