@@ -4,6 +4,8 @@ import { inert, shortName } from '../markdown.js';
 import { parseMetadataBlock, renderMetadataBlock, type ProposalMetadata } from './proposal-metadata.js';
 import type { RenderFailureReport } from '../jobs/render.js';
 import { conflictViews, MAX_VALUE, renderPieces } from './value-diff.js';
+import { upstreamSection } from './upstream-section.js';
+import type { UpstreamChanges } from '../jobs/upstream-changes.js';
 
 /**
  * The proposal body: one text for every forge, ending with the hidden metadata block that makes
@@ -86,6 +88,8 @@ export interface ProposalBodyInput {
   readonly metadata: ProposalMetadata;
   /** The upstream's compare page between the old and the new commit (a forge on the same server gives it). */
   readonly compareUrl?: string | undefined;
+  /** What upstream changed since the package's lock: a section of its own, whole until the body is too long. */
+  readonly upstreamChanges?: UpstreamChanges | undefined;
   /** The render failed: a section says so, always kept whole (it is short). */
   readonly renderFailure?: RenderFailureReport | undefined;
   /** The commits of others the branch carries forward: a section names them, always kept whole. */
@@ -279,6 +283,7 @@ function resourceRows(input: ProposalBodyInput): { resource: string; file: strin
 interface Detail {
   readonly conflictRows: number;
   readonly resourceTable: boolean;
+  readonly upstreamDetail: boolean;
   readonly fileLines: number;
   readonly conflictSection: boolean;
   readonly changeSection: boolean;
@@ -326,6 +331,7 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   } else {
     changes.push('### What changed', '', `${input.changes.length} file(s); the list is in the run's report.`, '');
   }
+  changes.push(...upstreamSection(input.upstreamChanges, d.upstreamDetail));
 
   const conflicts: string[] = [];
   const decided = input.decisions?.decided ?? [];
@@ -405,8 +411,9 @@ export interface ProposalBodies {
 }
 
 /**
- * The proposal body, degraded step by step until it fits `limit`: no resource table, then fewer
- * conflict rows (and boxes), fewer file lines, no conflict table, no file list. Long names are
+ * The proposal body, degraded step by step until it fits `limit`: no resource table, then no list
+ * of upstream's changes, fewer conflict rows (and boxes), fewer file lines, no conflict table, no
+ * file list. Long names are
  * shortened with a hash before that (see {@link shortName}). A shortened body says so; the
  * metadata block at the end is always kept whole.
  */
@@ -414,19 +421,21 @@ export function renderProposalBodies(input: ProposalBodyInput, limit: number = M
   const all: Detail = {
     conflictRows: input.conflicts.length,
     resourceTable: true,
+    upstreamDetail: true,
     fileLines: input.changes.length,
     conflictSection: true,
     changeSection: true,
   };
   const full = renderWith(input, all, false);
   if (full.length <= limit) return { body: full, full, shortened: false };
-  // the resource table goes first: the conflicts and their boxes are what a reviewer acts on
+  // the resource table goes first, then what upstream changed field by field: the conflicts and
+  // their boxes are what a reviewer acts on
   const ladder: Detail[] = [{ ...all, resourceTable: false }];
-  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
-    ladder.push({ ...all, resourceTable: false, conflictRows: rows });
+  for (let rows = input.conflicts.length; ; rows = Math.floor(rows / 2)) {
+    ladder.push({ ...all, resourceTable: false, upstreamDetail: false, conflictRows: rows });
     if (rows === 0) break;
   }
-  const lean = { ...all, conflictRows: 0, resourceTable: false };
+  const lean = { ...all, conflictRows: 0, resourceTable: false, upstreamDetail: false };
   for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
     ladder.push({ ...lean, fileLines: lines });
     if (lines === 0) break;

@@ -265,6 +265,7 @@ function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspac
     const bodies = renderProposalBodies({
       title: prepared.title,
       compareUrl: prepared.compareUrl,
+      upstreamChanges: prepared.upstreamChanges,
       summary: prepared.summary,
       downstream: { repo: change.target.repo, branch: change.target.base, directory: change.directory },
       changes,
