@@ -1,7 +1,6 @@
 import { commitsBetween, hideCredentials, type HistoryCommit, type SourceTrust } from '@kdelta/git-source';
 import type { PackageTree } from '@kdelta/kptfile-model';
 import { diffTrees, type PkgChange } from '@kdelta/package-update';
-import { message } from '../report/result.js';
 
 /**
  * What upstream changed between the commit a package was last updated from and the new one:
@@ -78,7 +77,7 @@ export async function upstreamChanges(input: UpstreamChangesInput): Promise<Upst
       resources,
       commits: [],
       totalCommits: undefined,
-      historyError: hideCredentials(message(error).split('\n')[0] ?? ''),
+      historyError: hideCredentials((error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''),
     };
   }
 }
