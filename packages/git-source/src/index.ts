@@ -61,6 +61,9 @@ export {
   clearCache,
   defaultCacheDir,
   normalizeDirectory,
+  commitsBetween,
+  type CommitsBetween,
+  type HistoryCommit,
   type FetchPackageOptions,
   type FetchedPackage,
 } from './cache.js';

@@ -14,6 +14,7 @@ import { renderChangeLines, renderFiles, type RenderFailureReport } from './rend
 import { failure, message, runJob, type VariantResult } from '../report/result.js';
 import { RunError } from '../errors.js';
 import { inert } from '../markdown.js';
+import { withCommitLinks, type UpstreamChanges } from './upstream-changes.js';
 
 /** A PackageVariant's change: its upstream package, updated and mutated, into its downstream. */
 
@@ -99,6 +100,7 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       let binary: Map<string, CarriedContent>;
       let conflicts: readonly Conflict[] = [];
       let resources: readonly ResourceReport[] = [];
+      let changes: UpstreamChanges | undefined;
       if (!local || oldCommit !== up.commit) {
         const m = await ctx.materialize({
           variant: plan.name,
@@ -112,6 +114,7 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
         ({ text: files, binary } = splitBinary(m.files));
         conflicts = m.conflicts;
         resources = m.resources;
+        changes = m.upstreamChanges;
       } else {
         // Same upstream commit as the lock: the update would change nothing, only the mutations may.
         ({ text: files, binary } = splitBinary(local));
@@ -196,6 +199,7 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
         commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || '/'} at ${up.ref} (${up.commit})`,
         upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : undefined },
         compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : undefined,
+        upstreamChanges: withCommitLinks(changes, (sha) => ctx.forge.commitUrl?.(plan.upstream.url, sha)),
         conflicts,
         resources,
         renderFailure,
