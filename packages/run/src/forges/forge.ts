@@ -81,6 +81,15 @@ export const STOP_LABEL = 'kdelta:stop';
 /** On a pull request a person closed (declined), the label that undoes the decline: the next run proposes again. */
 export const PROPOSE_AGAIN_LABEL = 'kdelta:propose-again';
 
+/** How a closed proposal ended, as a forge reports it; the protocol decides its state from these (propose/protocol.ts). */
+export interface ClosedFacts {
+  /** The forge merged it (GitHub's merge button), or kdelta recorded it merged this run. */
+  readonly merged: boolean;
+  /** Who closed it, as its body says: kdelta (and as what), a person, or unknown (not a body of kdelta's). */
+  readonly closedBy: { readonly by: 'kdelta'; readonly state: 'closed' | 'merged' } | { readonly by: 'person' } | undefined;
+  readonly labels: readonly string[];
+}
+
 export interface UpsertResult {
   readonly proposal: Proposal;
   readonly created: boolean;

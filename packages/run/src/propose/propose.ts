@@ -1,4 +1,4 @@
-import { hideCredentials, lastCommitWithLine } from '@kdelta/git-source';
+import { hideCredentials } from '@kdelta/git-source';
 import { carryForward, carryOnto, outsideMessage } from './carry.js';
 import type { Change, Prepared } from '../jobs/change.js';
 import { checkpoint, type JobContext } from '../context.js';
@@ -10,7 +10,8 @@ import { blockedBy, leftAlone } from './left-alone.js';
 import { costOf, reserve } from './reserve.js';
 import { reviewGate } from './review-gate.js';
 import { DEFERRED_MESSAGE, message, proposalRef, type JobAction, type JobOutcome, type VariantResult } from '../report/result.js';
-import { isAncestorIn, type BranchCommit, type Mirror, type Workspace } from './workspace.js';
+import { baseHistoryIn, baseHistoryOf, type BranchCommit, type Mirror, type Workspace } from './workspace.js';
+import { FINGERPRINT_TRAILER, reachedBase } from './protocol.js';
 import { RunError } from '../errors.js';
 
 /**
@@ -21,8 +22,6 @@ import { RunError } from '../errors.js';
 
 /** The trailer on every commit kdelta makes: a branch with any other commit is a human's. */
 export const COMMIT_TRAILER = 'Kdelta-Variant';
-/** The trailer with the inputs' fingerprint: a squash merge keeps it in the base's history. */
-const FINGERPRINT_TRAILER = 'Kdelta-Fingerprint';
 
 type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body' | 'changes'>;
 
@@ -173,9 +172,8 @@ function strings(value: unknown): string[] | undefined {
 
 /**
  * Whether the open proposal was just declined: its branch is gone and what it proposed did not
- * reach the base, merged (its head commit is in the base) or squashed (a commit of the base
- * carries its fingerprint trailer, as squash merges keep the messages). The local forge has no
- * other way to close a proposal unmerged; on GitHub closing the pull request ends it.
+ * reach the base (the protocol's one rule: merged or squashed). The local forge has no other way
+ * to close a proposal unmerged; on GitHub closing the pull request ends it.
  */
 async function declinedNow(
   change: Change,
@@ -188,15 +186,13 @@ async function declinedNow(
   if (heads.has(head) || baseCommit === undefined) return false;
   // the branch is gone: merged, squashed or declined, which only the base's history tells
   const mirror = await mirrorOf();
-  const meta = parseMetadataBlock(open.body);
-  if (meta && (await isAncestorIn(mirror.dir, meta.headCommit, baseCommit))) return false;
-  const squashed = await lastCommitWithLine({
-    dir: mirror.dir,
-    ref: base,
-    path: change.directory,
-    line: `${FINGERPRINT_TRAILER}: ${open.fingerprint}`,
+  const reached = await reachedBase(baseHistoryIn(mirror.dir, baseCommit), {
+    commit: parseMetadataBlock(open.body)?.headCommit,
+    fingerprint: open.fingerprint,
+    branchGone: true,
+    directory: change.directory,
   });
-  return squashed === undefined;
+  return !reached;
 }
 
 function declineMessage(declined: Proposal): string {
@@ -351,11 +347,15 @@ async function proposeWorkspace(
     return { ...bodies, body: withAutoMergeOff(bodies.body, gate.held!), full: withAutoMergeOff(bodies.full, gate.held!) };
   };
   let mergedOpen: Proposal | undefined;
-  // merged: its head commit is in the base, or (squashed, the branch deleted) a commit of the base carries its fingerprint
-  const reachedBase = async (p: Proposal) =>
-    (ws.remoteHead !== undefined && (await ws.isAncestor(ws.remoteHead, ws.baseCommit))) ||
-    (ws.remoteHead === undefined && ((await ws.baseHasLine?.(`${FINGERPRINT_TRAILER}: ${p.fingerprint}`, change.directory)) ?? false));
-  if (open && changes.length > 0 && (await reachedBase(open))) {
+  // the protocol's one "reached the base": merged, or (the branch deleted) squashed
+  const mergedInBase = (p: Proposal) =>
+    reachedBase(baseHistoryOf(ws), {
+      commit: ws.remoteHead,
+      fingerprint: p.fingerprint,
+      branchGone: ws.remoteHead === undefined,
+      directory: change.directory,
+    });
+  if (open && changes.length > 0 && (await mergedInBase(open))) {
     // The open proposal was merged and there is something new since: it is recorded as merged
     // and the new content is a new proposal (a merged pull request cannot be reopened).
     mergedOpen = open;
@@ -363,7 +363,7 @@ async function proposeWorkspace(
   }
   if (changes.length === 0) {
     if (!open) return { action: 'up-to-date', writes: false };
-    const merged = await reachedBase(open);
+    const merged = await mergedInBase(open);
     // closing deletes the branch: not one a human has written on
     const foreign = merged ? [] : await foreignOf();
     if (foreign.length > 0) return leftAlone(ctx, blockedBy(foreign, target, open), foreign, open, ws.remoteHead);

@@ -6,6 +6,7 @@ import { throttling } from '@octokit/plugin-throttling';
 import { runGit } from '@kdelta/git-source';
 import type { Budget } from '../budget.js';
 import {
+  type ClosedFacts,
   type DashboardRecord,
   type DashboardTarget,
   type Forge,
@@ -13,7 +14,6 @@ import {
   type ProposalInput,
   type ProposalStatus,
   type ProposalTarget,
-  PROPOSE_AGAIN_LABEL,
   type PublishCommitInput,
   type UpsertResult,
   type WriteOperation,
@@ -107,11 +107,13 @@ export interface GitHubForgeOptions extends GitHubRunOptions {
   readonly closes?: CloseMarks | undefined;
 }
 
-/** Who closed a pull request, as its body says (the run's metadata block). */
+/** Who closed a pull request, as its body says (the run's metadata block), and what that makes it (the run's protocol). */
 export interface CloseMarks {
   mark(body: string, state: 'closed' | 'merged'): string;
   /** `person`: a body of kdelta's that kdelta did not close; undefined: not a body of kdelta's. */
-  read(body: string): { readonly by: 'kdelta'; readonly state: 'closed' | 'merged' } | { readonly by: 'person' } | undefined;
+  read(body: string): ClosedFacts['closedBy'];
+  /** The protocol's decision from the facts the forge reads (propose/protocol.ts): the forge only reports them. */
+  stateOf(facts: ClosedFacts): 'closed' | 'merged' | 'declined';
 }
 
 /** The answer the forge gives itself for a write the budget does not admit. */
@@ -483,7 +485,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
       body,
       fingerprint,
       id,
-      state: state ?? (r.pull.state === 'open' ? 'open' : r.pull.merged_at || merged ? 'merged' : closedState(r.pull, body)),
+      state: state ?? (r.pull.state === 'open' ? 'open' : closedState(r.pull, body, Boolean(r.pull.merged_at) || merged)),
       url: r.pull.html_url,
       status: statuses.get(`${repoKey}@${commit}`) ?? r.status,
       labels: labelsOf(r.pull),
@@ -492,15 +494,10 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     };
   }
 
-  /**
-   * A pull request closed unmerged: `closed` when kdelta closed it (its body says so, written in
-   * the request that closed it), `merged` when kdelta closed it because its content reached the
-   * base, `declined` when a person closed it (unless labelled to propose again).
-   */
-  function closedState(pull: PullJson, body: string): Proposal['state'] {
-    const by = options.closes?.read(body);
-    if (by?.by === 'kdelta') return by.state;
-    return by?.by === 'person' && !labelsOf(pull).includes(PROPOSE_AGAIN_LABEL) ? 'declined' : 'closed';
+  /** A closed pull request's state, as the run's protocol decides it from what GitHub says; without it, merged or closed. */
+  function closedState(pull: PullJson, body: string, merged: boolean): Proposal['state'] {
+    if (!options.closes) return merged ? 'merged' : 'closed';
+    return options.closes.stateOf({ merged, closedBy: options.closes.read(body), labels: labelsOf(pull) });
   }
 
   /** The last closed pull request of each target, read once per run (only for a target with no open one). */
