@@ -12,6 +12,8 @@ export type {
   DraftPolicy,
   AutoMergeMethod,
 } from './forges/github/github.js';
+export { createGitHubClient, type GitHubClient } from './forges/github/client.js';
+export type { GitHubClientOptions } from './forges/github/options.js';
 export { APP_CLIENT_ID_ENV, APP_ID_ENV, APP_PRIVATE_KEY_ENV, type ForgeClock, type GitHubAppCredentials } from './forges/github/auth.js';
 
 /**
