@@ -7,6 +7,9 @@ import { PROPOSE_AGAIN_LABEL, type ClosedFacts, type ProposalState } from '../fo
  * so every forge ends a proposal the same way. Readiness and auto-merge are review-gate.ts's.
  */
 
+/** The trailer on every commit kdelta makes: a branch with any other commit is a human's. */
+export const COMMIT_TRAILER = 'Kdelta-Variant';
+
 /** The trailer with the inputs' fingerprint on every commit kdelta makes: a squash merge keeps it in the base's history. */
 export const FINGERPRINT_TRAILER = 'Kdelta-Fingerprint';
 
