@@ -71,6 +71,18 @@ export function forgeSuite(
       expect((await forge.list()).map((p) => p.state)).toEqual(['merged']);
     });
 
+    it('reports facts and decides nothing: head, base, body, fingerprint and labels as written; a close is what the run closed it as', async () => {
+      const forge = await make();
+      const { proposal } = await forge.upsert(input({ review: { ready: true, autoMerge: false } }));
+      const found = await forge.find(input());
+      expect(found).toMatchObject({ head: 'kdelta/web', base: 'main', body: input().body, fingerprint: 'f1', state: 'open' });
+      expect(found?.labels ?? []).toEqual([]);
+      expect(found?.autoMerge ?? false).toBe(false);
+      // declining is the run's decision (propose/protocol.ts): the forge closes it as told
+      expect(await forge.close(proposal, 'declined')).toMatchObject({ state: 'declined', fingerprint: 'f1', body: input().body });
+      expect(await forge.find(input())).toBeUndefined();
+    });
+
     it('records a status on the proposal', async () => {
       const forge = await make();
       const { proposal } = await forge.upsert(input());
