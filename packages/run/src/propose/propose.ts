@@ -6,7 +6,7 @@ import { applyDecisions, decisionsMessage } from './decisions.js';
 import { pendingTicks } from './proposal-body.js';
 import { parseMetadataBlock } from './proposal-metadata.js';
 import { blockedBy, leftAlone } from './left-alone.js';
-import { reviewGate } from './review-gate.js';
+import { autoMergeToTurnOff, reviewGate } from './review-gate.js';
 import { proposalRef, type JobOutcome } from '../report/result.js';
 import { baseHistoryIn, type BranchCommit, type Mirror, type Workspace } from './workspace.js';
 import { COMMIT_TRAILER, reachedBase } from './protocol.js';
@@ -65,7 +65,7 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     gate &&
     !meta.renderFailed &&
     // auto-merge on where the gate holds it back (a person turned it on, or a run could not turn it off)
-    !(open.autoMerge === true && !gate.autoMerge) &&
+    !autoMergeToTurnOff(open, gate) &&
     ticked.length === 0 &&
     open.fingerprint === fingerprint &&
     heads.get(target.head) === meta.headCommit &&

@@ -8,7 +8,7 @@ import { parseMetadataBlock, withAutoMergeOff } from './proposal-metadata.js';
 import { blockedBy, leftAlone } from './left-alone.js';
 import { COMMIT_TRAILER, FINGERPRINT_TRAILER, reachedBase } from './protocol.js';
 import { costOf, reserve } from './reserve.js';
-import { reviewGate, type ReviewGate } from './review-gate.js';
+import { autoMergeToTurnOff, reviewGate, type ReviewGate } from './review-gate.js';
 import { DEFERRED_MESSAGE, message, proposalRef, type JobAction, type VariantResult } from '../report/result.js';
 import { baseHistoryOf, type BranchCommit, type RemoteBranch, type Workspace } from './workspace.js';
 import { RunError } from '../errors.js';
@@ -75,9 +75,6 @@ function carriedNote(carried: readonly CarriedCommit[]): string {
 
 /** A proposal's conflicts with upstream and its clashes with the commits it carries: each one for a reviewer. */
 export const conflictCount = (prepared: Prepared) => prepared.conflicts.length + (prepared.clashes?.length ?? 0);
-
-/** Auto-merge is on where the gate holds it back: turned off, and the body says so. */
-const autoMergeToTurnOff = (open: Proposal | undefined, gate: ReviewGate) => open?.autoMerge === true && !gate.autoMerge;
 
 /**
  * The proposal's texts, with every URL's credentials left out: they are pushed and published, and

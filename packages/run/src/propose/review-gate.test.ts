@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { withAutoMergeOff } from './proposal-metadata.js';
-import { type ReviewFacts, reviewGate } from './review-gate.js';
+import type { Proposal } from '../forges/forge.js';
+import { autoMergeToTurnOff, type ReviewFacts, reviewGate } from './review-gate.js';
 
 const human = 'a'.repeat(40);
 const other = 'b'.repeat(40);
@@ -79,5 +80,20 @@ describe('withAutoMergeOff', () => {
     expect(withAutoMergeOff('edited by a person\n', 'x')).toMatch(
       /^> \*\*kdelta turned auto-merge off\*\*: x\. .*\n\nedited by a person\n$/,
     );
+  });
+});
+
+describe('autoMergeToTurnOff: one rule for the fast no-op, the rebuild and a branch left alone', () => {
+  const open = (autoMerge: boolean | undefined) => ({ autoMerge }) as Proposal;
+  const held = reviewGate({ kind: 'built', conflicts: 1 });
+  const free = reviewGate({ kind: 'built', conflicts: 0 });
+  it.each([
+    ['auto-merge on, the gate holds it back', open(true), held, true],
+    ['auto-merge on, nothing holds it back', open(true), free, false],
+    ['auto-merge off, the gate holds it back', open(false), held, false],
+    ['auto-merge unknown (a forge without it)', open(undefined), held, false],
+    ['no open proposal', undefined, held, false],
+  ] as const)('%s → %s', (_name, given, gate, expected) => {
+    expect(autoMergeToTurnOff(given, gate)).toBe(expected);
   });
 });

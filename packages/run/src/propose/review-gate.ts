@@ -1,4 +1,4 @@
-import type { ProposalStatus, ReviewDecision } from '../forges/forge.js';
+import type { Proposal, ProposalStatus, ReviewDecision } from '../forges/forge.js';
 import { renderFailureLine, type RenderFailureReport } from '../jobs/render.js';
 
 /**
@@ -75,4 +75,12 @@ export function reviewGate(facts: ReviewFacts): ReviewGate {
     default:
       return facts satisfies never;
   }
+}
+
+/**
+ * Auto-merge is on (whoever turned it on: a person, or a run that could not turn it off) where the
+ * gate holds it back: the run turns it off, and the body says why.
+ */
+export function autoMergeToTurnOff(open: Proposal | undefined, gate: ReviewGate): boolean {
+  return open?.autoMerge === true && !gate.autoMerge;
 }
