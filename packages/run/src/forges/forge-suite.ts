@@ -73,7 +73,7 @@ export function forgeSuite(
 
     it('reports facts and decides nothing: head, base, body, fingerprint and labels as written; a close is what the run closed it as', async () => {
       const forge = await make();
-      const { proposal } = await forge.upsert(input({ review: { ready: true, autoMerge: false } }));
+      const { proposal } = await forge.upsert(input({ review: { ready: true, draft: false, autoMerge: false } }));
       const found = await forge.find(input());
       expect(found).toMatchObject({ head: 'kdelta/web', base: 'main', body: input().body, fingerprint: 'f1', state: 'open' });
       expect(found?.labels ?? []).toEqual([]);
@@ -101,16 +101,19 @@ export function forgeSuite(
       expect(await forge.list()).toHaveLength(1);
     });
 
-    it('opens a proposal the run finds not ready as a draft, marks it ready once it is, and leaves it so when the run does not say', async () => {
+    it('opens a proposal as a draft when the run says so, marks it ready when the run says so, and leaves it so when the run does not say', async () => {
       const forge = await make();
-      const held = { ready: false, autoMerge: false };
+      const held = { ready: false, draft: true, autoMerge: false };
       await forge.upsert(input({ review: held }));
       expect((await forge.find(input()))?.draft).toBe(true);
-      await forge.upsert(input({ body: 'body two\n', review: { ready: true, autoMerge: true } }));
+      await forge.upsert(input({ body: 'body two\n', review: { ready: true, draft: false, autoMerge: true } }));
       expect((await forge.find(input()))?.draft).toBeFalsy();
       await forge.upsert(input({ body: 'body three\n', review: held }));
       await forge.upsert(input({ body: 'body four\n' }));
       expect(await forge.find(input())).toMatchObject({ body: 'body four\n', draft: true });
+      // the run's word on the draft is carried out, whatever the readiness (a `never` draft policy)
+      await forge.upsert(input({ body: 'body five\n', review: { ready: false, draft: false, autoMerge: false } }));
+      expect((await forge.find(input()))?.draft).toBeFalsy();
     });
 
     it('keeps a dashboard: none at first, written, read back, rewritten in place; another target is another dashboard', async () => {

@@ -8,7 +8,7 @@ import { parseMetadataBlock, withAutoMergeOff } from './proposal-metadata.js';
 import { blockedBy, leftAlone } from './left-alone.js';
 import { COMMIT_TRAILER, FINGERPRINT_TRAILER, reachedBase } from './protocol.js';
 import { costOf, reserve } from './reserve.js';
-import { autoMergeToTurnOff, reviewGate, type ReviewGate } from './review-gate.js';
+import { autoMergeToTurnOff, draftOf, reviewGate, type ReviewGate } from './review-gate.js';
 import { DEFERRED_MESSAGE, message, proposalRef, type JobAction, type VariantResult } from '../report/result.js';
 import { baseHistoryOf, type BranchCommit, type RemoteBranch, type Workspace } from './workspace.js';
 import { RunError } from '../errors.js';
@@ -292,7 +292,11 @@ async function writeAll(step: Step, changes: FileChange[], made: Commit, mergedO
       fingerprint: change.fingerprint,
       conflicts: conflictCount(prepared),
       ...(prepared.renderFailure ? { renderFailed: true } : {}),
-      review: { ready: step.gate.ready, autoMerge: step.gate.autoMerge },
+      review: {
+        ready: step.gate.ready,
+        draft: draftOf(ctx.forge.draftPolicy, step.gate.ready, open === undefined),
+        autoMerge: step.gate.autoMerge,
+      },
       headCommit,
     });
     const warnings = [...(step.carried ? [carriedNote(step.carried)] : []), ...given];

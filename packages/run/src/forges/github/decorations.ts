@@ -7,13 +7,13 @@ import type { GitHubRepo } from './repo.js';
 
 /**
  * What a pull request carries besides its text: labels, assignees, reviewers, its draft state and
- * auto-merge. The run decides readiness and whether it may merge without a person (review-gate.ts);
- * the draft policy only says what "not ready" means on GitHub, and a draft never auto-merges
- * (GitHub's own rule).
+ * auto-merge. The run decides readiness, the draft state (under the draft policy this forge
+ * reports) and whether it may merge without a person (review-gate.ts); these only carry them out.
+ * A draft never auto-merges (GitHub's own rule).
  */
 
 export interface Decorations {
-  /** Open it as a draft: the draft policy applied to the run's readiness. */
+  /** Open it as a draft: as the run decided (its readiness under the forge's draft policy). */
   wantsDraft(input: ProposalInput): boolean;
   /** Labels, assignees and reviews (on a new one), the draft state, auto-merge; what GitHub refuses of them is a warning. */
   decorate(r: PullRecord, input: ProposalInput, created: boolean, warnings: string[]): Promise<void>;
@@ -25,10 +25,9 @@ export interface Decorations {
 }
 
 export function createDecorations(client: GitHubClient, cache: PullCache, options: GitHubRunOptions): Decorations {
-  const draftPolicy = options.draft ?? 'conflicts';
   /** Whether the run lets it merge without a person: without its word, never. */
   const mayAutoMerge = (input: ProposalInput) => input.review?.autoMerge === true;
-  const wantsDraft = (input: ProposalInput) => draftPolicy === 'always' || (draftPolicy === 'conflicts' && input.review?.ready === false);
+  const wantsDraft = (input: ProposalInput) => input.review?.draft === true;
   /** GitHub offers draft pull requests in public repositories, and in private ones on paid plans only. */
   const draftsUnsupported = (error: unknown) =>
     /draft pull requests are not supported/i.test(
@@ -94,8 +93,8 @@ export function createDecorations(client: GitHubClient, cache: PullCache, option
       );
     }
     const draft = wantsDraft(input);
-    // readiness not given: the draft state is left as it is
-    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== 'always' && input.review?.ready !== undefined) {
+    // the run did not say: the draft state is left as it is
+    if (!created && input.review?.draft !== undefined && Boolean(r.pull.draft) !== draft) {
       try {
         await client.graphql(
           `${draft ? 'turn' : 'mark'} ${where} ${draft ? 'into a draft' : 'ready for review'}`,

@@ -69,6 +69,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
   return {
     name: 'github',
     tracksMerges: true,
+    draftPolicy: options.draft ?? 'conflicts',
     serverUrl,
     apiUrl: client.apiUrl,
     requests: client.requests,

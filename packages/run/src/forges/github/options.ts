@@ -1,10 +1,10 @@
 import type { Budget } from '../budget.js';
-import type { ClosedFacts, Forge } from '../forge.js';
+import type { ClosedFacts, DraftPolicy, Forge } from '../forge.js';
 import type { ForgeClock, GitHubAppCredentials } from './auth.js';
 
 /** The GitHub forge's options: what a run sets (its settings) and how the forge is assembled (its door, tests). */
 
-export type DraftPolicy = 'always' | 'never' | 'conflicts';
+export type { DraftPolicy };
 export type AutoMergeMethod = 'merge' | 'squash' | 'rebase';
 
 /** The pull request options of a run (the Action's inputs, the CLI's flags, RunSettings' `spec.github`). */
