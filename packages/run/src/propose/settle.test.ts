@@ -39,8 +39,9 @@ function merge(f: Fleet, branch: string, how: 'merge' | 'squash'): void {
   rmSync(work, { recursive: true, force: true });
 }
 
+// (merged with a merge commit: packages/cli/test/run/run.test.ts, "a merged removal proposal is recorded as merged")
 describe('a merged removal proposal is settled as merged (local forge)', () => {
-  it.each(['merge', 'squash'] as const)('merged by %s, its branch deleted: recorded as merged once, then left alone', async (how) => {
+  it('squash-merged, its branch deleted: recorded as merged once, then left alone', async () => {
     const f = fleet();
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
     await run(opts(f));
@@ -48,7 +49,7 @@ describe('a merged removal proposal is settled as merged (local forge)', () => {
     f.writeControl({ 'web.yaml': null });
     const removal = await run(opts(f));
     expect(removal.results.map((r) => [r.variant, r.action])).toEqual([['web', 'removal-proposed']]);
-    merge(f, 'kdelta/web', how);
+    merge(f, 'kdelta/web', 'squash');
     // the forge deletes the branch on merge, as forges offer to
     execFileSync('git', ['update-ref', '-d', 'refs/heads/kdelta/web'], { cwd: f.downstream('cluster-01') });
     const settled = await run(opts(f));
