@@ -1396,10 +1396,10 @@ var require_util = __commonJS({
       }
       obj2[kListeners] = null;
     }
-    function errorRequest2(client, request3, err) {
+    function errorRequest2(client, request2, err) {
       try {
-        request3.onError(err);
-        assert(request3.aborted);
+        request2.onError(err);
+        assert(request2.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -1973,7 +1973,7 @@ var require_request = __commonJS({
         return this;
       }
     };
-    function processHeader(request3, key, val) {
+    function processHeader(request2, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -2020,24 +2020,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request3.host !== null) {
+        if (request2.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request3.host = val;
+        request2.host = val;
       } else if (headerName === "content-length") {
-        if (request3.contentLength !== null) {
+        if (request2.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
-        request3.contentLength = parseInt(val, 10);
-        if (!Number.isFinite(request3.contentLength)) {
+        request2.contentLength = parseInt(val, 10);
+        if (!Number.isFinite(request2.contentLength)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-      } else if (request3.contentType === null && headerName === "content-type") {
-        request3.contentType = val;
-        request3.headers.push(key, val);
+      } else if (request2.contentType === null && headerName === "content-type") {
+        request2.contentType = val;
+        request2.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -2046,12 +2046,12 @@ var require_request = __commonJS({
           throw new InvalidArgumentError("invalid connection header");
         }
         if (value2 === "close") {
-          request3.reset = true;
+          request2.reset = true;
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request3.headers.push(key, val);
+        request2.headers.push(key, val);
       }
     }
     module.exports = Request;
@@ -4141,11 +4141,11 @@ var require_util2 = __commonJS({
     function normalizeBinaryStringToUtf8(value2) {
       return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request3) {
-      return request3.urlList[request3.urlList.length - 1];
+    function requestCurrentURL(request2) {
+      return request2.urlList[request2.urlList.length - 1];
     }
-    function requestBadPort(request3) {
-      const url = requestCurrentURL(request3);
+    function requestBadPort(request2) {
+      const url = requestCurrentURL(request2);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -4169,7 +4169,7 @@ var require_util2 = __commonJS({
     function isValidHeaderValue(potentialValue) {
       return (potentialValue[0] === "	" || potentialValue[0] === " " || potentialValue[potentialValue.length - 1] === "	" || potentialValue[potentialValue.length - 1] === " " || potentialValue.includes("\n") || potentialValue.includes("\r") || potentialValue.includes("\0")) === false;
     }
-    function setRequestReferrerPolicyOnRedirect(request3, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
       const { headersList } = actualResponse;
       const policyHeader = (headersList.get("referrer-policy", true) ?? "").split(",");
       let policy = "";
@@ -4183,7 +4183,7 @@ var require_util2 = __commonJS({
         }
       }
       if (policy !== "") {
-        request3.referrerPolicy = policy;
+        request2.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -4200,33 +4200,33 @@ var require_util2 = __commonJS({
       header2 = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header2, true);
     }
-    function appendRequestOriginHeader(request3) {
-      let serializedOrigin = request3.origin;
+    function appendRequestOriginHeader(request2) {
+      let serializedOrigin = request2.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request3.responseTainting === "cors" || request3.mode === "websocket") {
-        request3.headersList.append("origin", serializedOrigin, true);
-      } else if (request3.method !== "GET" && request3.method !== "HEAD") {
-        switch (request3.referrerPolicy) {
+      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
+        request2.headersList.append("origin", serializedOrigin, true);
+      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
+        switch (request2.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request3.origin && urlHasHttpsScheme(request3.origin) && !urlHasHttpsScheme(requestCurrentURL(request3))) {
+            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request3, requestCurrentURL(request3))) {
+            if (!sameOrigin(request2, requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request3.headersList.append("origin", serializedOrigin, true);
+        request2.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -4280,26 +4280,26 @@ var require_util2 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request3) {
-      const policy = request3.referrerPolicy;
+    function determineRequestsReferrer(request2) {
+      const policy = request2.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request3.referrer === "client") {
+      if (request2.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (request3.referrer instanceof URL) {
-        referrerSource = request3.referrer;
+      } else if (request2.referrer instanceof URL) {
+        referrerSource = request2.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
       if (referrerURL.toString().length > 4096) {
         referrerURL = referrerOrigin;
       }
-      const areSameOrigin = sameOrigin(request3, referrerURL);
-      const isNonPotentiallyTrustWorthy = isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(request3.url);
+      const areSameOrigin = sameOrigin(request2, referrerURL);
+      const isNonPotentiallyTrustWorthy = isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(request2.url);
       switch (policy) {
         case "origin":
           return referrerOrigin != null ? referrerOrigin : stripURLForReferrer(referrerSource, true);
@@ -4310,7 +4310,7 @@ var require_util2 = __commonJS({
         case "origin-when-cross-origin":
           return areSameOrigin ? referrerURL : referrerOrigin;
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request2);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -4471,7 +4471,7 @@ var require_util2 = __commonJS({
       }
       return true;
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request3) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
     }
     function sameOrigin(A, B) {
       if (A.origin === B.origin && A.origin === "null") {
@@ -6040,11 +6040,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        if (!request3) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
-        request3.onResponseStarted();
+        request2.onResponseStarted();
       }
       onHeaderField(buf) {
         const len = this.headers.length;
@@ -6089,9 +6089,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
-        assert(request3.upgrade || request3.method === "CONNECT");
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
+        assert(request2.upgrade || request2.method === "CONNECT");
         this.statusCode = null;
         this.statusText = "";
         this.shouldKeepAlive = null;
@@ -6108,9 +6108,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request3.onUpgrade(statusCode, headers, socket, statusText);
+          request2.onUpgrade(statusCode, headers, socket, statusText);
         } catch (error2) {
-          util.errorRequest(client, request3, error2);
+          util.errorRequest(client, request2, error2);
           util.destroy(socket, error2);
         }
         client[kResume]();
@@ -6124,8 +6124,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        if (!request3) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
         assert(!this.upgrade);
@@ -6134,23 +6134,23 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request3.upgrade) {
+        if (upgrade && !request2.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request3.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request2.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request3.bodyTimeout != null ? request3.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request3.method === "CONNECT") {
+        if (request2.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -6181,11 +6181,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request3.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request3.aborted) {
+        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request2.aborted) {
           return -1;
         }
-        if (request3.method === "HEAD") {
+        if (request2.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -6202,8 +6202,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -6216,7 +6216,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request3.onData(buf) === false) {
+        if (request2.onData(buf) === false) {
           return constants4.ERROR.PAUSED;
         }
       }
@@ -6230,8 +6230,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         this.statusCode = null;
         this.statusText = "";
         this.bytesRead = 0;
@@ -6243,11 +6243,11 @@ var require_client_h1 = __commonJS({
         if (statusCode < 200) {
           return;
         }
-        if (request3.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request2.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request3.onComplete(headers);
+        request2.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = true;
         if (socket[kWriting]) {
@@ -6345,13 +6345,13 @@ var require_client_h1 = __commonJS({
           assert(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request3 = requests[i];
-            util.errorRequest(client2, request3, err);
+            const request2 = requests[i];
+            util.errorRequest(client2, request2, err);
           }
         } else if (client2[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-          const request3 = client2[kQueue][client2[kRunningIdx]];
+          const request2 = client2[kQueue][client2[kRunningIdx]];
           client2[kQueue][client2[kRunningIdx]++] = null;
-          util.errorRequest(client2, request3, err);
+          util.errorRequest(client2, request2, err);
         }
         client2[kPendingIdx] = client2[kRunningIdx];
         assert(client2[kRunning] === 0);
@@ -6381,18 +6381,18 @@ var require_client_h1 = __commonJS({
         get destroyed() {
           return socket.destroyed;
         },
-        busy(request3) {
+        busy(request2) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request3) {
-            if (client[kRunning] > 0 && !request3.idempotent) {
+          if (request2) {
+            if (client[kRunning] > 0 && !request2.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request3.upgrade || request3.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
               return true;
             }
           }
@@ -6458,8 +6458,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request3 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request3.headersTimeout != null ? request3.headersTimeout : client[kHeadersTimeout];
+            const request2 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -6468,26 +6468,26 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH1(client, request3) {
-      const { method, path, host, upgrade, blocking, reset } = request3;
-      let { body, headers, contentLength } = request3;
+    function writeH1(client, request2) {
+      const { method, path, host, upgrade, blocking, reset } = request2;
+      let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request3.contentType == null) {
+        if (request2.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request3.contentType == null) {
+      } else if (util.isBlobLike(body) && request2.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request3, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request2, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -6499,14 +6499,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request3.contentLength;
+        contentLength = request2.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength !== null && request3.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -6514,25 +6514,25 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (error2) => {
-        if (request3.aborted) {
+        if (request2.aborted) {
           return;
         }
-        if (request3.completed) {
-          if (request3.upgrade || request3.method === "CONNECT") {
+        if (request2.completed) {
+          if (request2.upgrade || request2.method === "CONNECT") {
             util.destroy(socket, new InformationalError("aborted"));
           }
           return;
         }
-        util.errorRequest(client, request3, error2 || new RequestAbortedError());
+        util.errorRequest(client, request2, error2 || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request3.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request3.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -6583,31 +6583,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request3, headers: header2, socket });
+        channels.sendHeaders.publish({ request: request2, headers: header2, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request3, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort, null, client, request2, socket, contentLength, header2, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+        writeBuffer(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request3, socket, contentLength, header2, expectsPayload);
+          writeIterable(abort, body.stream(), client, request2, socket, contentLength, header2, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+          writeBlob(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+        writeStream(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request3, socket, contentLength, header2, expectsPayload);
+        writeIterable(abort, body, client, request2, socket, contentLength, header2, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    function writeStream(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header2 });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -6673,7 +6673,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    function writeBuffer(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -6693,18 +6693,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request3.onBodySent(body);
-          if (!expectsPayload && request3.reset !== false) {
+          request2.onBodySent(body);
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request3.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    async function writeBlob(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -6717,9 +6717,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request3.onBodySent(buffer);
-        request3.onRequestSent();
-        if (!expectsPayload && request3.reset !== false) {
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
+        if (!expectsPayload && request2.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -6727,7 +6727,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request3, socket, contentLength, header2, expectsPayload) {
+    async function writeIterable(abort, body, client, request2, socket, contentLength, header2, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -6746,7 +6746,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header2 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -6764,9 +6764,9 @@ upgrade: ${upgrade}\r
       }
     }
     var AsyncWriter = class {
-      constructor({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header2 }) {
+      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header2 }) {
         this.socket = socket;
-        this.request = request3;
+        this.request = request2;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -6776,7 +6776,7 @@ upgrade: ${upgrade}\r
         socket[kWriting] = true;
       }
       write(chunk) {
-        const { socket, request: request3, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
+        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header: header2 } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -6795,7 +6795,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request3.reset !== false) {
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -6815,7 +6815,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret = socket.write(chunk);
         socket.uncork();
-        request3.onBodySent(chunk);
+        request2.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -6826,8 +6826,8 @@ ${len.toString(16)}\r
         return ret;
       }
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request3 } = this;
-        request3.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header2, request: request2 } = this;
+        request2.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -6972,8 +6972,8 @@ var require_client_h2 = __commonJS({
           assert(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request3 = requests[i];
-            util.errorRequest(client2, request3, err);
+            const request2 = requests[i];
+            util.errorRequest(client2, request2, err);
           }
         }
       });
@@ -7065,9 +7065,9 @@ var require_client_h2 = __commonJS({
       }
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request3 = client[kQueue][client[kRunningIdx]];
+        const request2 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request2, err);
         client[kPendingIdx] = client[kRunningIdx];
       }
       assert(client[kRunning] === 0);
@@ -7077,12 +7077,12 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request3) {
+    function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path, host, upgrade, expectContinue, signal, headers: reqHeaders } = request3;
-      let { body } = request3;
+      const { method, path, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      let { body } = request2;
       if (upgrade) {
-        util.errorRequest(client, request3, new Error("Upgrade not supported for H2"));
+        util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
         return false;
       }
       const headers = {};
@@ -7106,17 +7106,17 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname4}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (error2) => {
-        if (request3.aborted) {
+        if (request2.aborted) {
           return;
         }
-        if (request3.completed) {
+        if (request2.completed) {
           if (method === "CONNECT" && stream != null) {
             util.destroy(stream, error2 || new RequestAbortedError());
           }
           return;
         }
         error2 = error2 || new RequestAbortedError();
-        util.errorRequest(client, request3, error2);
+        util.errorRequest(client, request2, error2);
         if (stream != null) {
           util.destroy(stream, error2);
         }
@@ -7125,11 +7125,11 @@ var require_client_h2 = __commonJS({
         client[kResume]();
       };
       try {
-        request3.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request3.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (method === "CONNECT") {
@@ -7139,22 +7139,22 @@ var require_client_h2 = __commonJS({
         const onResponse = (headers2) => {
           upgradeResponseFinished = true;
           stream.off(errorMonitor, onUpgradeError);
-          request3.onUpgradeResponse(Number(headers2[HTTP2_HEADER_STATUS]), headers2, parseH2ResponseHeaders);
+          request2.onUpgradeResponse(Number(headers2[HTTP2_HEADER_STATUS]), headers2, parseH2ResponseHeaders);
         };
         const onUpgradeError = (error2) => {
           upgradeResponseFinished = true;
           stream.off("response", onResponse);
-          request3.onUpgradeError(error2);
+          request2.onUpgradeError(error2);
         };
         const onReady = () => {
           try {
-            request3.onUpgrade(null, null, stream);
+            request2.onUpgrade(null, null, stream);
           } catch (error2) {
             stream.off("response", onResponse);
             abort(error2);
             return;
           }
-          if (request3.aborted) {
+          if (request2.aborted) {
             return;
           }
           stream.off("error", abort);
@@ -7166,10 +7166,10 @@ var require_client_h2 = __commonJS({
         ++session[kOpenStreams];
         onReady();
         stream.once("close", () => {
-          if (!upgradeResponseFinished && request3.completed) {
+          if (!upgradeResponseFinished && request2.completed) {
             stream.off("response", onResponse);
             stream.off(errorMonitor, onUpgradeError);
-            request3.onUpgradeError(new InformationalError(`HTTP/2: "stream error" received - code ${stream.rstCode}`));
+            request2.onUpgradeError(new InformationalError(`HTTP/2: "stream error" received - code ${stream.rstCode}`));
           }
           session[kOpenStreams] -= 1;
           if (session[kOpenStreams] === 0) session.unref();
@@ -7191,14 +7191,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request3.contentLength;
+        contentLength = request2.contentLength;
       }
       if (contentLength === 0 || !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength != null && request3.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -7223,25 +7223,25 @@ var require_client_h2 = __commonJS({
       ++session[kOpenStreams];
       stream.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request3.onResponseStarted();
-        if (request3.aborted) {
+        request2.onResponseStarted();
+        if (request2.aborted) {
           const err = new RequestAbortedError();
-          util.errorRequest(client, request3, err);
+          util.errorRequest(client, request2, err);
           util.destroy(stream, err);
           return;
         }
-        if (request3.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
+        if (request2.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
           stream.pause();
         }
         stream.on("data", (chunk) => {
-          if (request3.onData(chunk) === false) {
+          if (request2.onData(chunk) === false) {
             stream.pause();
           }
         });
       });
       stream.once("end", () => {
         if (stream.state?.state == null || stream.state.state < 6) {
-          request3.onComplete([]);
+          request2.onComplete([]);
         }
         if (session[kOpenStreams] === 0) {
           session.unref();
@@ -7271,7 +7271,7 @@ var require_client_h2 = __commonJS({
             stream,
             null,
             client,
-            request3,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7282,7 +7282,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request3,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7294,7 +7294,7 @@ var require_client_h2 = __commonJS({
               stream,
               body.stream(),
               client,
-              request3,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -7305,7 +7305,7 @@ var require_client_h2 = __commonJS({
               stream,
               body,
               client,
-              request3,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -7319,7 +7319,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request3,
+            request2,
             contentLength
           );
         } else if (util.isIterable(body)) {
@@ -7328,7 +7328,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request3,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7338,7 +7338,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -7346,18 +7346,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request3.onBodySent(body);
+          request2.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request3.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (error2) {
         abort(error2);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request3, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request2, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -7368,7 +7368,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request3.onRequestSent();
+            request2.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -7378,10 +7378,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request3.onBodySent(chunk);
+        request2.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -7392,8 +7392,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request3.onBodySent(buffer);
-        request3.onRequestSent();
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -7402,7 +7402,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -7427,13 +7427,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request3.onBodySent(chunk);
+          request2.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request3.onRequestSent();
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -7881,10 +7881,10 @@ var require_client = __commonJS({
       }
       [kDispatch](opts, handler) {
         const origin = opts.origin || this[kUrl].origin;
-        const request3 = new Request(origin, opts, handler);
-        this[kQueue].push(request3);
+        const request2 = new Request(origin, opts, handler);
+        this[kQueue].push(request2);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request3.body) == null && util.isIterable(request3.body)) {
+        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -7908,8 +7908,8 @@ var require_client = __commonJS({
         return new Promise((resolve11) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request3 = requests[i];
-            util.errorRequest(this, request3, err);
+            const request2 = requests[i];
+            util.errorRequest(this, request2, err);
           }
           const callback = () => {
             if (this[kClosedResolve]) {
@@ -7934,8 +7934,8 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request3 = requests[i];
-          util.errorRequest(client, request3, err);
+          const request2 = requests[i];
+          util.errorRequest(client, request2, err);
         }
         assert(client[kSize] === 0);
       }
@@ -8038,8 +8038,8 @@ var require_client = __commonJS({
         if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
           assert(client[kRunning] === 0);
           while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-            const request3 = client[kQueue][client[kPendingIdx]++];
-            util.errorRequest(client, request3, err);
+            const request2 = client[kQueue][client[kPendingIdx]++];
+            util.errorRequest(client, request2, err);
           }
         } else {
           onError(client, err);
@@ -8096,12 +8096,12 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request3 = client[kQueue][client[kPendingIdx]];
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request3.servername) {
+        const request2 = client[kQueue][client[kPendingIdx]];
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request3.servername;
+          client[kServerName] = request2.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -8117,10 +8117,10 @@ var require_client = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request3)) {
+        if (client[kHTTPContext].busy(request2)) {
           return;
         }
-        if (!request3.aborted && client[kHTTPContext].write(request3)) {
+        if (!request2.aborted && client[kHTTPContext].write(request2)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -9970,10 +9970,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request3(opts, callback) {
+    function request2(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve11, reject) => {
-          request3.call(this, opts, (err, data) => {
+          request2.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve11(data);
           });
         });
@@ -9988,7 +9988,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = request3;
+    module.exports = request2;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -12895,7 +12895,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input, prefix, "input");
         init = webidl.converters.RequestInit(init, prefix, "init");
-        let request3 = null;
+        let request2 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -12912,18 +12912,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request3 = makeRequest({ urlList: [parsedURL] });
+          request2 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           this[kDispatcher] = init.dispatcher || input[kDispatcher];
           assert(input instanceof _Request);
-          request3 = input[kState];
+          request2 = input[kState];
           signal = input[kSignal];
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request3.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request3.window, origin)) {
-          window2 = request3.window;
+        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
+          window2 = request2.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -12931,66 +12931,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request3 = makeRequest({
+        request2 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request3.method,
+          method: request2.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request3.headersList,
+          headersList: request2.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request3.unsafeRequest,
+          unsafeRequest: request2.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request3.priority,
+          priority: request2.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request3.origin,
+          origin: request2.origin,
           // referrer request’s referrer.
-          referrer: request3.referrer,
+          referrer: request2.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request3.referrerPolicy,
+          referrerPolicy: request2.referrerPolicy,
           // mode request’s mode.
-          mode: request3.mode,
+          mode: request2.mode,
           // credentials mode request’s credentials mode.
-          credentials: request3.credentials,
+          credentials: request2.credentials,
           // cache mode request’s cache mode.
-          cache: request3.cache,
+          cache: request2.cache,
           // redirect mode request’s redirect mode.
-          redirect: request3.redirect,
+          redirect: request2.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request3.integrity,
+          integrity: request2.integrity,
           // keepalive request’s keepalive.
-          keepalive: request3.keepalive,
+          keepalive: request2.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request3.reloadNavigation,
+          reloadNavigation: request2.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request3.historyNavigation,
+          historyNavigation: request2.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request3.urlList]
+          urlList: [...request2.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request3.mode === "navigate") {
-            request3.mode = "same-origin";
+          if (request2.mode === "navigate") {
+            request2.mode = "same-origin";
           }
-          request3.reloadNavigation = false;
-          request3.historyNavigation = false;
-          request3.origin = "client";
-          request3.referrer = "client";
-          request3.referrerPolicy = "";
-          request3.url = request3.urlList[request3.urlList.length - 1];
-          request3.urlList = [request3.url];
+          request2.reloadNavigation = false;
+          request2.historyNavigation = false;
+          request2.origin = "client";
+          request2.referrer = "client";
+          request2.referrerPolicy = "";
+          request2.url = request2.urlList[request2.urlList.length - 1];
+          request2.urlList = [request2.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request3.referrer = "no-referrer";
+            request2.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -12999,14 +12999,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request3.referrer = "client";
+              request2.referrer = "client";
             } else {
-              request3.referrer = parsedReferrer;
+              request2.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request3.referrerPolicy = init.referrerPolicy;
+          request2.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -13021,33 +13021,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request3.mode = mode;
+          request2.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request3.credentials = init.credentials;
+          request2.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request3.cache = init.cache;
+          request2.cache = init.cache;
         }
-        if (request3.cache === "only-if-cached" && request3.mode !== "same-origin") {
+        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request3.redirect = init.redirect;
+          request2.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request3.integrity = String(init.integrity);
+          request2.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request3.keepalive = Boolean(init.keepalive);
+          request2.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request3.method = mayBeNormalized;
+            request2.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -13057,9 +13057,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request3.method = method;
+            request2.method = method;
           }
-          if (!patchMethodWarning && request3.method === "patch") {
+          if (!patchMethodWarning && request2.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -13069,7 +13069,7 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this[kState] = request3;
+        this[kState] = request2;
         const ac = new AbortController();
         this[kSignal] = ac.signal;
         if (signal != null) {
@@ -13097,12 +13097,12 @@ var require_request2 = __commonJS({
           }
         }
         this[kHeaders] = new Headers2(kConstruct);
-        setHeadersList(this[kHeaders], request3.headersList);
+        setHeadersList(this[kHeaders], request2.headersList);
         setHeadersGuard(this[kHeaders], "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request3.method)) {
+          if (!corsSafeListedMethodsSet.has(request2.method)) {
             throw new TypeError(
-              `'${request3.method} is unsupported in no-cors mode.`
+              `'${request2.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this[kHeaders], "request-no-cors");
@@ -13121,14 +13121,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = input instanceof _Request ? input[kState].body : null;
-        if ((init.body != null || inputBody != null) && (request3.method === "GET" || request3.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request3.keepalive
+            request2.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this[kHeaders]).contains("content-type", true)) {
@@ -13140,12 +13140,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request3.mode !== "same-origin" && request3.mode !== "cors") {
+          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request3.useCORSPreflightFlag = true;
+          request2.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -13374,21 +13374,21 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request3) {
-      const newRequest = makeRequest({ ...request3, body: null });
-      if (request3.body != null) {
-        newRequest.body = cloneBody(newRequest, request3.body);
+    function cloneRequest(request2) {
+      const newRequest = makeRequest({ ...request2, body: null });
+      if (request2.body != null) {
+        newRequest.body = cloneBody(newRequest, request2.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, signal, guard) {
-      const request3 = new Request(kConstruct);
-      request3[kState] = innerRequest;
-      request3[kSignal] = signal;
-      request3[kHeaders] = new Headers2(kConstruct);
-      setHeadersList(request3[kHeaders], innerRequest.headersList);
-      setHeadersGuard(request3[kHeaders], guard);
-      return request3;
+      const request2 = new Request(kConstruct);
+      request2[kState] = innerRequest;
+      request2[kSignal] = signal;
+      request2[kHeaders] = new Headers2(kConstruct);
+      setHeadersList(request2[kHeaders], innerRequest.headersList);
+      setHeadersGuard(request2[kHeaders], guard);
+      return request2;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -13630,14 +13630,14 @@ var require_fetch = __commonJS({
         p.reject(e);
         return p.promise;
       }
-      const request3 = requestObject[kState];
+      const request2 = requestObject[kState];
       if (requestObject.signal.aborted) {
-        abortFetch(p, request3, null, requestObject.signal.reason);
+        abortFetch(p, request2, null, requestObject.signal.reason);
         return p.promise;
       }
-      const globalObject = request3.client.globalObject;
+      const globalObject = request2.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request3.serviceWorkers = "none";
+        request2.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -13649,7 +13649,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request3, realResponse, requestObject.signal.reason);
+          abortFetch(p, request2, realResponse, requestObject.signal.reason);
         }
       );
       const processResponse = (response) => {
@@ -13657,7 +13657,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request3, responseObject, controller.serializedAbortReason);
+          abortFetch(p, request2, responseObject, controller.serializedAbortReason);
           return;
         }
         if (response.type === "error") {
@@ -13669,7 +13669,7 @@ var require_fetch = __commonJS({
         p = null;
       };
       controller = fetching({
-        request: request3,
+        request: request2,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: requestObject[kDispatcher]
@@ -13710,12 +13710,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request3, responseObject, error2) {
+    function abortFetch(p, request2, responseObject, error2) {
       if (p) {
         p.reject(error2);
       }
-      if (request3.body != null && isReadable(request3.body?.stream)) {
-        request3.body.stream.cancel(error2).catch((err) => {
+      if (request2.body != null && isReadable(request2.body?.stream)) {
+        request2.body.stream.cancel(error2).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -13736,7 +13736,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request3,
+      request: request2,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -13749,9 +13749,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request3.client != null) {
-        taskDestination = request3.client.globalObject;
-        crossOriginIsolatedCapability = request3.client.crossOriginIsolatedCapability;
+      if (request2.client != null) {
+        taskDestination = request2.client.globalObject;
+        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -13759,7 +13759,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request: request3,
+        request: request2,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -13769,32 +13769,32 @@ var require_fetch = __commonJS({
         taskDestination,
         crossOriginIsolatedCapability
       };
-      assert(!request3.body || request3.body.stream);
-      if (request3.window === "client") {
-        request3.window = request3.client?.globalObject?.constructor?.name === "Window" ? request3.client : "no-window";
+      assert(!request2.body || request2.body.stream);
+      if (request2.window === "client") {
+        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
       }
-      if (request3.origin === "client") {
-        request3.origin = request3.client.origin;
+      if (request2.origin === "client") {
+        request2.origin = request2.client.origin;
       }
-      if (request3.policyContainer === "client") {
-        if (request3.client != null) {
-          request3.policyContainer = clonePolicyContainer(
-            request3.client.policyContainer
+      if (request2.policyContainer === "client") {
+        if (request2.client != null) {
+          request2.policyContainer = clonePolicyContainer(
+            request2.client.policyContainer
           );
         } else {
-          request3.policyContainer = makePolicyContainer();
+          request2.policyContainer = makePolicyContainer();
         }
       }
-      if (!request3.headersList.contains("accept", true)) {
+      if (!request2.headersList.contains("accept", true)) {
         const value2 = "*/*";
-        request3.headersList.append("accept", value2, true);
+        request2.headersList.append("accept", value2, true);
       }
-      if (!request3.headersList.contains("accept-language", true)) {
-        request3.headersList.append("accept-language", "*", true);
+      if (!request2.headersList.contains("accept-language", true)) {
+        request2.headersList.append("accept-language", "*", true);
       }
-      if (request3.priority === null) {
+      if (request2.priority === null) {
       }
-      if (subresourceSet.has(request3.destination)) {
+      if (subresourceSet.has(request2.destination)) {
       }
       mainFetch(fetchParams).catch((err) => {
         fetchParams.controller.terminate(err);
@@ -13802,50 +13802,50 @@ var require_fetch = __commonJS({
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive = false) {
-      const request3 = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
-      if (request3.localURLsOnly && !urlIsLocal(requestCurrentURL(request3))) {
+      if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
         response = makeNetworkError("local URLs only");
       }
-      tryUpgradeRequestToAPotentiallyTrustworthyURL(request3);
-      if (requestBadPort(request3) === "blocked") {
+      tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
+      if (requestBadPort(request2) === "blocked") {
         response = makeNetworkError("bad port");
       }
-      if (request3.referrerPolicy === "") {
-        request3.referrerPolicy = request3.policyContainer.referrerPolicy;
+      if (request2.referrerPolicy === "") {
+        request2.referrerPolicy = request2.policyContainer.referrerPolicy;
       }
-      if (request3.referrer !== "no-referrer") {
-        request3.referrer = determineRequestsReferrer(request3);
+      if (request2.referrer !== "no-referrer") {
+        request2.referrer = determineRequestsReferrer(request2);
       }
       if (response === null) {
         response = await (async () => {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request2);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request3.url) && request3.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request3.mode === "navigate" || request3.mode === "websocket")
+            (request2.mode === "navigate" || request2.mode === "websocket")
           ) {
-            request3.responseTainting = "basic";
+            request2.responseTainting = "basic";
             return await schemeFetch(fetchParams);
           }
-          if (request3.mode === "same-origin") {
+          if (request2.mode === "same-origin") {
             return makeNetworkError('request mode cannot be "same-origin"');
           }
-          if (request3.mode === "no-cors") {
-            if (request3.redirect !== "follow") {
+          if (request2.mode === "no-cors") {
+            if (request2.redirect !== "follow") {
               return makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             }
-            request3.responseTainting = "opaque";
+            request2.responseTainting = "opaque";
             return await schemeFetch(fetchParams);
           }
-          if (!urlIsHttpHttpsScheme(requestCurrentURL(request3))) {
+          if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
             return makeNetworkError("URL scheme must be a HTTP(S) scheme");
           }
-          request3.responseTainting = "cors";
+          request2.responseTainting = "cors";
           return await httpFetch(fetchParams);
         })();
       }
@@ -13853,13 +13853,13 @@ var require_fetch = __commonJS({
         return response;
       }
       if (response.status !== 0 && !response.internalResponse) {
-        if (request3.responseTainting === "cors") {
+        if (request2.responseTainting === "cors") {
         }
-        if (request3.responseTainting === "basic") {
+        if (request2.responseTainting === "basic") {
           response = filterResponse(response, "basic");
-        } else if (request3.responseTainting === "cors") {
+        } else if (request2.responseTainting === "cors") {
           response = filterResponse(response, "cors");
-        } else if (request3.responseTainting === "opaque") {
+        } else if (request2.responseTainting === "opaque") {
           response = filterResponse(response, "opaque");
         } else {
           assert(false);
@@ -13867,26 +13867,26 @@ var require_fetch = __commonJS({
       }
       let internalResponse = response.status === 0 ? response : response.internalResponse;
       if (internalResponse.urlList.length === 0) {
-        internalResponse.urlList.push(...request3.urlList);
+        internalResponse.urlList.push(...request2.urlList);
       }
-      if (!request3.timingAllowFailed) {
+      if (!request2.timingAllowFailed) {
         response.timingAllowPassed = true;
       }
-      if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request3.headers.contains("range", true)) {
+      if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
         response = internalResponse = makeNetworkError();
       }
-      if (response.status !== 0 && (request3.method === "HEAD" || request3.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+      if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
         internalResponse.body = null;
         fetchParams.controller.dump = true;
       }
-      if (request3.integrity) {
+      if (request2.integrity) {
         const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-        if (request3.responseTainting === "opaque" || response.body == null) {
+        if (request2.responseTainting === "opaque" || response.body == null) {
           processBodyError(response.error);
           return;
         }
         const processBody = (bytes) => {
-          if (!bytesMatch(bytes, request3.integrity)) {
+          if (!bytesMatch(bytes, request2.integrity)) {
             processBodyError("integrity mismatch");
             return;
           }
@@ -13902,8 +13902,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request3 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request3);
+      const { request: request2 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request2);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -13912,19 +13912,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request3);
+          const blobURLEntry = requestCurrentURL(request2);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request3.method !== "GET" || !isBlobLike(blob)) {
+          if (request2.method !== "GET" || !isBlobLike(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request3.headersList.contains("range", true)) {
+          if (!request2.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -13932,7 +13932,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request3.headersList.get("range", true);
+            const rangeHeader = request2.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -13963,7 +13963,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request2);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -14052,41 +14052,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request3 = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request3.serviceWorkers === "all") {
+      if (request2.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request3.redirect === "follow") {
-          request3.serviceWorkers = "none";
+        if (request2.redirect === "follow") {
+          request2.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request3.responseTainting === "cors" && corsCheck(request3, response) === "failure") {
+        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request3, response) === "failure") {
-          request3.timingAllowFailed = true;
+        if (TAOCheck(request2, response) === "failure") {
+          request2.timingAllowFailed = true;
         }
       }
-      if ((request3.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request3.origin,
-        request3.client,
-        request3.destination,
+      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request2.origin,
+        request2.client,
+        request2.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request3.redirect !== "manual") {
+        if (request2.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request3.redirect === "error") {
+        if (request2.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request3.redirect === "manual") {
+        } else if (request2.redirect === "manual") {
           response = actualResponse;
-        } else if (request3.redirect === "follow") {
+        } else if (request2.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -14096,13 +14096,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request3 = fetchParams.request;
+      const request2 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request3).hash
+          requestCurrentURL(request2).hash
         );
         if (locationURL == null) {
           return response;
@@ -14113,63 +14113,63 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request3.redirectCount === 20) {
+      if (request2.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request3.redirectCount += 1;
-      if (request3.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request3, locationURL)) {
+      request2.redirectCount += 1;
+      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request3.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request3.body != null && request3.body.source == null) {
+      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request3.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request3.method)) {
-        request3.method = "GET";
-        request3.body = null;
+      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
+        request2.method = "GET";
+        request2.body = null;
         for (const headerName of requestBodyHeader) {
-          request3.headersList.delete(headerName);
+          request2.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request3), locationURL)) {
-        request3.headersList.delete("authorization", true);
-        request3.headersList.delete("proxy-authorization", true);
-        request3.headersList.delete("cookie", true);
-        request3.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
+        request2.headersList.delete("authorization", true);
+        request2.headersList.delete("proxy-authorization", true);
+        request2.headersList.delete("cookie", true);
+        request2.headersList.delete("host", true);
       }
-      if (request3.body != null) {
-        assert(request3.body.source != null);
-        request3.body = safelyExtractBody(request3.body.source)[0];
+      if (request2.body != null) {
+        assert(request2.body.source != null);
+        request2.body = safelyExtractBody(request2.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request3.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request3, actualResponse);
+      request2.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request3 = fetchParams.request;
+      const request2 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request3.window === "no-window" && request3.redirect === "error") {
+      if (request2.window === "no-window" && request2.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request3;
+        httpRequest = request2;
       } else {
-        httpRequest = cloneRequest(request3);
+        httpRequest = cloneRequest(request2);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request3.credentials === "include" || request3.credentials === "same-origin" && request3.responseTainting === "basic";
+      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -14246,7 +14246,7 @@ var require_fetch = __commonJS({
       }
       response.requestIncludesCredentials = includeCredentials;
       if (response.status === 407) {
-        if (request3.window === "no-window") {
+        if (request2.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -14258,7 +14258,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request3.body == null || request3.body.source != null)
+        (request2.body == null || request2.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -14288,21 +14288,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request3 = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request3.cache = "no-store";
+        request2.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request3.mode === "websocket") {
+      if (request2.mode === "websocket") {
       } else {
       }
       let requestBody = null;
-      if (request3.body == null && fetchParams.processRequestEndOfBody) {
+      if (request2.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request3.body != null) {
+      } else if (request2.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -14330,7 +14330,7 @@ var require_fetch = __commonJS({
         };
         requestBody = (async function* () {
           try {
-            for await (const bytes of request3.body.stream) {
+            for await (const bytes of request2.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -14441,17 +14441,17 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request3);
+        const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
         return new Promise((resolve11, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
-            method: request3.method,
-            body: agent.isMockActive ? request3.body && (request3.body.source || request3.body.stream) : body,
-            headers: request3.headersList.entries,
+            method: request2.method,
+            body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
+            headers: request2.headersList.entries,
             maxRedirections: 0,
-            upgrade: request3.mode === "websocket" ? "websocket" : void 0
+            upgrade: request2.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -14481,8 +14481,8 @@ var require_fetch = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request3.redirect === "follow" && redirectStatusSet.has(status);
-              if (request3.method !== "HEAD" && request3.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -15463,31 +15463,31 @@ var require_cache = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request3, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3, prefix, "request");
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p = this.#internalMatchAll(request3, options, 1);
+        const p = this.#internalMatchAll(request2, options, 1);
         if (p.length === 0) {
           return;
         }
         return p[0];
       }
-      async matchAll(request3 = void 0, options = {}) {
+      async matchAll(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.matchAll";
-        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3, prefix, "request");
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request3, options);
+        return this.#internalMatchAll(request2, options);
       }
-      async add(request3) {
+      async add(request2) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3, prefix, "request");
-        const requests = [request3];
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
+        const requests = [request2];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -15497,19 +15497,19 @@ var require_cache = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request3 of requests) {
-          if (request3 === void 0) {
+        for (let request2 of requests) {
+          if (request2 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request3 = webidl.converters.RequestInfo(request3);
-          if (typeof request3 === "string") {
+          request2 = webidl.converters.RequestInfo(request2);
+          if (typeof request2 === "string") {
             continue;
           }
-          const r = request3[kState];
+          const r = request2[kState];
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -15518,8 +15518,8 @@ var require_cache = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request3 of requests) {
-          const r = new Request(request3)[kState];
+        for (const request2 of requests) {
+          const r = new Request(request2)[kState];
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -15596,17 +15596,17 @@ var require_cache = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request3, response) {
+      async put(request2, response) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request3 = webidl.converters.RequestInfo(request3, prefix, "request");
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (request3 instanceof Request) {
-          innerRequest = request3[kState];
+        if (request2 instanceof Request) {
+          innerRequest = request2[kState];
         } else {
-          innerRequest = new Request(request3)[kState];
+          innerRequest = new Request(request2)[kState];
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -15677,21 +15677,21 @@ var require_cache = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request3, options = {}) {
+      async delete(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3, prefix, "request");
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request3 instanceof Request) {
-          r = request3[kState];
+        if (request2 instanceof Request) {
+          r = request2[kState];
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request3 === "string");
-          r = new Request(request3)[kState];
+          assert(typeof request2 === "string");
+          r = new Request(request2)[kState];
         }
         const operations = [];
         const operation = {
@@ -15723,25 +15723,25 @@ var require_cache = __commonJS({
        * @param {import('../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request3 = void 0, options = {}) {
+      async keys(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.keys";
-        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3, prefix, "request");
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request3 !== void 0) {
-          if (request3 instanceof Request) {
-            r = request3[kState];
+        if (request2 !== void 0) {
+          if (request2 instanceof Request) {
+            r = request2[kState];
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request3 === "string") {
-            r = new Request(request3)[kState];
+          } else if (typeof request2 === "string") {
+            r = new Request(request2)[kState];
           }
         }
         const promise = createDeferredPromise();
         const requests = [];
-        if (request3 === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -15753,9 +15753,9 @@ var require_cache = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request4 of requests) {
+          for (const request3 of requests) {
             const requestObject = fromInnerRequest(
-              request4,
+              request3,
               new AbortController().signal,
               "immutable"
             );
@@ -15873,9 +15873,9 @@ var require_cache = __commonJS({
        * @param {import('../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request3, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request3.url);
+        const cachedURL = new URL(request2.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -15891,7 +15891,7 @@ var require_cache = __commonJS({
           if (fieldValue2 === "*") {
             return false;
           }
-          const requestValue = request3.headersList.get(fieldValue2);
+          const requestValue = request2.headersList.get(fieldValue2);
           const queryValue = requestQuery.headersList.get(fieldValue2);
           if (requestValue !== queryValue) {
             return false;
@@ -15899,20 +15899,20 @@ var require_cache = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request3, options, maxResponses = Infinity) {
+      #internalMatchAll(request2, options, maxResponses = Infinity) {
         let r = null;
-        if (request3 !== void 0) {
-          if (request3 instanceof Request) {
-            r = request3[kState];
+        if (request2 !== void 0) {
+          if (request2 instanceof Request) {
+            r = request2[kState];
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request3 === "string") {
-            r = new Request(request3)[kState];
+          } else if (typeof request2 === "string") {
+            r = new Request(request2)[kState];
           }
         }
         const responses = [];
-        if (request3 === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -16001,21 +16001,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request3, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request3 = webidl.converters.RequestInfo(request3);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache2 = new Cache(kConstruct, cacheList);
-            return await cache2.match(request3, options);
+            return await cache2.match(request2, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache2 = new Cache(kConstruct, cacheList);
-            const response = await cache2.match(request3, options);
+            const response = await cache2.match(request2, options);
             if (response !== void 0) {
               return response;
             }
@@ -17195,7 +17195,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, ws, onEstablish, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request3 = makeRequest({
+      const request2 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -17207,18 +17207,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers2(options.headers));
-        request3.headersList = headersList;
+        request2.headersList = headersList;
       }
       const keyValue = crypto2.randomBytes(16).toString("base64");
-      request3.headersList.append("sec-websocket-key", keyValue);
-      request3.headersList.append("sec-websocket-version", "13");
+      request2.headersList.append("sec-websocket-key", keyValue);
+      request2.headersList.append("sec-websocket-version", "13");
       for (const protocol of protocols) {
-        request3.headersList.append("sec-websocket-protocol", protocol);
+        request2.headersList.append("sec-websocket-protocol", protocol);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request3.headersList.append("sec-websocket-extensions", permessageDeflate);
+      request2.headersList.append("sec-websocket-extensions", permessageDeflate);
       const controller = fetching({
-        request: request3,
+        request: request2,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -17255,7 +17255,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request3.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failWebsocketConnection(ws, "Protocol was not set in the opening handshake.");
               return;
@@ -28008,6 +28008,35 @@ var init_forge = __esm({
   }
 });
 
+// ../run/src/propose/protocol.ts
+async function reachedBase(history, proposed) {
+  if (proposed.commit !== void 0 && await history.contains(proposed.commit)) return true;
+  if (!proposed.branchGone || proposed.fingerprint === "") return false;
+  return history.hasLine(`${FINGERPRINT_TRAILER}: ${proposed.fingerprint}`, proposed.directory);
+}
+function closedState(facts) {
+  if (facts.merged) return "merged";
+  const by = facts.closedBy;
+  if (by === void 0) return "closed";
+  switch (by.by) {
+    case "kdelta":
+      return by.state;
+    case "person":
+      return facts.labels.includes(PROPOSE_AGAIN_LABEL) ? "closed" : "declined";
+    default:
+      return by;
+  }
+}
+var COMMIT_TRAILER, FINGERPRINT_TRAILER;
+var init_protocol = __esm({
+  "../run/src/propose/protocol.ts"() {
+    "use strict";
+    init_forge();
+    COMMIT_TRAILER = "Kdelta-Variant";
+    FINGERPRINT_TRAILER = "Kdelta-Fingerprint";
+  }
+});
+
 // ../run/src/forges/github/repo.ts
 function server(serverUrl) {
   const u = new URL(serverUrl);
@@ -29214,16 +29243,16 @@ function withDefaults2(oldEndpoint, newDefaults) {
     if (!endpointOptions.request || !endpointOptions.request.hook) {
       return fetchWrapper(endpoint2.parse(endpointOptions));
     }
-    const request22 = (route2, parameters2) => {
+    const request2 = (route2, parameters2) => {
       return fetchWrapper(
         endpoint2.parse(endpoint2.merge(route2, parameters2))
       );
     };
-    Object.assign(request22, {
+    Object.assign(request2, {
       endpoint: endpoint2,
       defaults: withDefaults2.bind(null, endpoint2)
     });
-    return endpointOptions.request.hook(request22, endpointOptions);
+    return endpointOptions.request.hook(request2, endpointOptions);
   };
   return Object.assign(newApi, {
     endpoint: endpoint2,
@@ -29254,7 +29283,7 @@ function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
 ` + data.errors.map((e) => ` - ${e.message}`).join("\n");
 }
-function graphql(request22, query, options) {
+function graphql(request2, query, options) {
   if (options) {
     if (typeof query === "string" && "query" in options) {
       return Promise.reject(
@@ -29284,11 +29313,11 @@ function graphql(request22, query, options) {
     result.variables[key] = parsedOptions[key];
     return result;
   }, {});
-  const baseUrl = parsedOptions.baseUrl || request22.endpoint.DEFAULTS.baseUrl;
+  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
   if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
     requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
   }
-  return request22(requestOptions).then((response) => {
+  return request2(requestOptions).then((response) => {
     if (response.data.errors) {
       const headers = {};
       for (const key of Object.keys(response.headers)) {
@@ -29303,8 +29332,8 @@ function graphql(request22, query, options) {
     return response.data.data;
   });
 }
-function withDefaults3(request22, newDefaults) {
-  const newRequest = request22.defaults(newDefaults);
+function withDefaults3(request2, newDefaults) {
+  const newRequest = request2.defaults(newDefaults);
   const newApi = (query, options) => {
     return graphql(newRequest, query, options);
   };
@@ -29326,9 +29355,9 @@ var init_dist_bundle3 = __esm({
     init_universal_user_agent();
     VERSION3 = "0.0.0-development";
     GraphqlResponseError = class extends Error {
-      constructor(request22, headers, response) {
+      constructor(request2, headers, response) {
         super(_buildMessageForResponseErrors(response));
-        this.request = request22;
+        this.request = request2;
         this.headers = headers;
         this.response = response;
         this.errors = response.errors;
@@ -29384,13 +29413,13 @@ function withAuthorizationPrefix(token) {
   }
   return `token ${token}`;
 }
-async function hook(token, request3, route, parameters) {
-  const endpoint2 = request3.endpoint.merge(
+async function hook(token, request2, route, parameters) {
+  const endpoint2 = request2.endpoint.merge(
     route,
     parameters
   );
   endpoint2.headers.authorization = withAuthorizationPrefix(token);
-  return request3(endpoint2);
+  return request2(endpoint2);
 }
 var b64url, sep4, jwtRE, isJWT, createTokenAuth;
 var init_dist_bundle4 = __esm({
@@ -30903,7 +30932,7 @@ async function errorRequest(state, octokit, error2, options) {
   }
   throw error2;
 }
-async function wrapRequest(state, octokit, request3, options) {
+async function wrapRequest(state, octokit, request2, options) {
   const limiter = new import_light.default();
   limiter.on("failed", function(error2, info2) {
     const maxRetries = ~~error2.request.request?.retries;
@@ -30914,12 +30943,12 @@ async function wrapRequest(state, octokit, request3, options) {
     }
   });
   return limiter.schedule(
-    requestWithGraphqlErrorHandling.bind(null, state, octokit, request3),
+    requestWithGraphqlErrorHandling.bind(null, state, octokit, request2),
     options
   );
 }
-async function requestWithGraphqlErrorHandling(state, octokit, request3, options) {
-  const response = await request3(options);
+async function requestWithGraphqlErrorHandling(state, octokit, request2, options) {
+  const response = await request2(options);
   if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
     response.data.errors[0].message
   )) {
@@ -30969,16 +30998,16 @@ var init_dist_bundle5 = __esm({
 });
 
 // ../../node_modules/.pnpm/@octokit+plugin-throttling@11.0.5_@octokit+core@7.0.7/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
-function wrapRequest2(state, request3, options) {
-  return state.retryLimiter.schedule(doRequest, state, request3, options);
+function wrapRequest2(state, request2, options) {
+  return state.retryLimiter.schedule(doRequest, state, request2, options);
 }
-async function doRequest(state, request3, options) {
+async function doRequest(state, request2, options) {
   const { pathname } = new URL(options.url, "http://github.test");
   const isAuth = isAuthRequest(options.method, pathname);
   const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
   const isSearch = options.method === "GET" && pathname.startsWith("/search/");
   const isGraphQL = pathname.startsWith("/graphql");
-  const retryCount = ~~request3.retryCount;
+  const retryCount = ~~request2.retryCount;
   const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
   if (state.clustering) {
     jobOptions.expiration = 1e3 * 60;
@@ -30992,7 +31021,7 @@ async function doRequest(state, request3, options) {
   if (isSearch) {
     await state.search.key(state.id).schedule(jobOptions, noop3);
   }
-  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request3, options);
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request2, options);
   if (isGraphQL) {
     const res = await req;
     if (res.data.errors != null && res.data.errors.some((error2) => error2.type === "RATE_LIMITED")) {
@@ -31082,14 +31111,14 @@ function throttling(octokit, octokitOptions) {
       (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
     );
     state.retryLimiter.on("failed", async function(error2, info2) {
-      const [state2, request3, options] = info2.args;
+      const [state2, request2, options] = info2.args;
       const { pathname } = new URL(options.url, "http://github.test");
       const shouldRetryGraphQL = pathname.startsWith("/graphql") && error2.status !== 401;
       if (!(shouldRetryGraphQL || error2.status === 403 || error2.status === 429)) {
         return;
       }
-      const retryCount = ~~request3.retryCount;
-      request3.retryCount = retryCount;
+      const retryCount = ~~request2.retryCount;
+      request2.retryCount = retryCount;
       options.request.retryCount = retryCount;
       const { wantRetry, retryAfter = 0 } = await (async function() {
         if (/\bsecondary rate\b/i.test(error2.message)) {
@@ -31127,14 +31156,14 @@ function throttling(octokit, octokitOptions) {
         return {};
       })();
       if (wantRetry) {
-        request3.retryCount++;
+        request2.retryCount++;
         return retryAfter * state2.retryAfterBaseValue;
       }
     });
   };
-  octokit.hook.wrap("request", (request3, options) => {
+  octokit.hook.wrap("request", (request2, options) => {
     initializeBottleneck();
-    return wrapRequest2(state, request3, options);
+    return wrapRequest2(state, request2, options);
   });
   return {};
 }
@@ -31203,94 +31232,9 @@ var init_dist_bundle6 = __esm({
   }
 });
 
-// ../run/src/forges/github/errors.ts
-function parseAcceptedPermissions(header2) {
-  return header2.split(";").map(
-    (alt) => alt.split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
-      const [name2, level] = p.split("=");
-      return { name: (name2 ?? "").trim(), level: (level ?? "").trim() };
-    })
-  ).filter((alt) => alt.length > 0);
-}
-function missingPermissionAdvice(header2) {
-  const alternatives = parseAcceptedPermissions(header2);
-  if (alternatives.length === 0) return "the token lacks a permission this request needs";
-  const first = alternatives[0];
-  const named = first.map((p) => `${p.name}=${p.level}`).join(", ");
-  const workflow = first.map((p) => PERMISSIONS[p.name]?.workflow ? `${PERMISSIONS[p.name].workflow}: ${p.level}` : void 0).filter((s) => s !== void 0);
-  const app = first.map(
-    (p) => `${PERMISSIONS[p.name]?.app ?? p.name}: ${p.level === "write" ? "Read and write" : p.level === "read" ? "Read-only" : p.level}`
-  ).join(", ");
-  const workflowAdvice = workflow.length > 0 ? `give the workflow \`permissions: ${workflow.join(", ")}\`, or ` : "";
-  const others = alternatives.length > 1 ? ` (GitHub also accepts ${alternatives.slice(1).map((alt) => alt.map((p) => `${p.name}=${p.level}`).join(", ")).join(" or ")})` : "";
-  return `the token lacks ${named}: ${workflowAdvice}use a GitHub App token with ${app}${others}`;
-}
-function header(error2, name2) {
-  const headers = error2.response?.headers ?? {};
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name2 && v !== void 0) return String(v);
-  return void 0;
-}
-function detail(error2) {
-  const data = error2.response?.data;
-  const parts = [];
-  if (data && typeof data.message === "string") parts.push(data.message);
-  if (data && Array.isArray(data.errors)) {
-    for (const e of data.errors) {
-      if (typeof e === "string") parts.push(e);
-      else if (e && typeof e === "object" && typeof e.message === "string")
-        parts.push(e.message);
-    }
-  }
-  if (parts.length === 0 && error2.message) parts.push(error2.message.split("\n")[0]);
-  return [...new Set(parts)].join("; ");
-}
-function githubErrorCode(error2) {
-  const e = error2 ?? {};
-  if ((e.status === 403 || e.status === 404) && header(e, "x-accepted-github-permissions") !== void 0) return "missing-permission";
-  if (e.status === 403 && !/rate limit/i.test(detail(e))) return "forbidden";
-  return "github-request-failed";
-}
-function describeGitHubError(error2, what, tokenName = "the token") {
-  const e = error2 ?? {};
-  const status = typeof e.status === "number" ? e.status : void 0;
-  if (status === void 0) return `GitHub: cannot ${what}: ${e.message ?? String(error2)}`;
-  if (status === 401) {
-    return `GitHub: cannot ${what}: GitHub refused ${tokenName} (401 bad credentials: expired, revoked or mistyped)`;
-  }
-  const accepted = header(e, "x-accepted-github-permissions");
-  if ((status === 403 || status === 404) && accepted !== void 0) {
-    return `GitHub: cannot ${what}: ${missingPermissionAdvice(accepted)}`;
-  }
-  const text2 = detail(e);
-  if ((status === 403 || status === 429) && /rate limit/i.test(text2)) {
-    const retry2 = header(e, "retry-after");
-    return `GitHub: cannot ${what}: rate limited (${status}${retry2 ? `, retry after ${retry2}s` : ""}) after retrying: ${text2}; the next run continues`;
-  }
-  if (status === 404) {
-    return `GitHub: cannot ${what}: not found (404): the repository does not exist or the token cannot see it (a GITHUB_TOKEN reaches only its own repository; use a GitHub App token or a PAT for others)`;
-  }
-  return `GitHub: cannot ${what}: ${status}${text2 ? ` ${text2}` : ""}`;
-}
-var PERMISSIONS;
-var init_errors3 = __esm({
-  "../run/src/forges/github/errors.ts"() {
-    "use strict";
-    PERMISSIONS = {
-      pull_requests: { workflow: "pull-requests", app: "Pull requests" },
-      contents: { workflow: "contents", app: "Contents" },
-      issues: { workflow: "issues", app: "Issues" },
-      statuses: { workflow: "statuses", app: "Commit statuses" },
-      checks: { workflow: "checks", app: "Checks" },
-      metadata: { app: "Metadata" },
-      workflows: { app: "Workflows" },
-      members: { app: "Members" }
-    };
-  }
-});
-
 // ../../node_modules/.pnpm/@octokit+oauth-methods@6.0.4/node_modules/@octokit/oauth-methods/dist-bundle/index.js
-function requestToOAuthBaseUrl(request3) {
-  const endpointDefaults = request3.endpoint.DEFAULTS;
+function requestToOAuthBaseUrl(request2) {
+  const endpointDefaults = request2.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
     return "https://github.com";
   }
@@ -31299,21 +31243,21 @@ function requestToOAuthBaseUrl(request3) {
   }
   return endpointDefaults.baseUrl.replace("/api/v3", "");
 }
-async function oauthRequest(request3, route, parameters) {
+async function oauthRequest(request2, route, parameters) {
   const withOAuthParameters = {
-    baseUrl: requestToOAuthBaseUrl(request3),
+    baseUrl: requestToOAuthBaseUrl(request2),
     headers: {
       accept: "application/json"
     },
     ...parameters
   };
-  const response = await request3(route, withOAuthParameters);
+  const response = await request2(route, withOAuthParameters);
   if ("error" in response.data) {
     const error2 = new RequestError(
       `${response.data.error_description} (${response.data.error}, ${response.data.error_uri})`,
       400,
       {
-        request: request3.endpoint.merge(
+        request: request2.endpoint.merge(
           route,
           withOAuthParameters
         )
@@ -31325,9 +31269,9 @@ async function oauthRequest(request3, route, parameters) {
   return response;
 }
 async function exchangeWebFlowCode(options) {
-  const request3 = options.request || request;
+  const request2 = options.request || request;
   const response = await oauthRequest(
-    request3,
+    request2,
     "POST /login/oauth/access_token",
     {
       client_id: options.clientId,
@@ -31362,19 +31306,19 @@ function toTimestamp(apiTimeInMs, expirationInSeconds) {
   return new Date(apiTimeInMs + expirationInSeconds * 1e3).toISOString();
 }
 async function createDeviceCode(options) {
-  const request3 = options.request || request;
+  const request2 = options.request || request;
   const parameters = {
     client_id: options.clientId
   };
   if ("scopes" in options && Array.isArray(options.scopes)) {
     parameters.scope = options.scopes.join(" ");
   }
-  return oauthRequest(request3, "POST /login/device/code", parameters);
+  return oauthRequest(request2, "POST /login/device/code", parameters);
 }
 async function exchangeDeviceCode(options) {
-  const request3 = options.request || request;
+  const request2 = options.request || request;
   const response = await oauthRequest(
-    request3,
+    request2,
     "POST /login/oauth/access_token",
     {
       client_id: options.clientId,
@@ -31410,8 +31354,8 @@ function toTimestamp2(apiTimeInMs, expirationInSeconds) {
   return new Date(apiTimeInMs + expirationInSeconds * 1e3).toISOString();
 }
 async function checkToken(options) {
-  const request3 = options.request || request;
-  const response = await request3("POST /applications/{client_id}/token", {
+  const request2 = options.request || request;
+  const response = await request2("POST /applications/{client_id}/token", {
     headers: {
       authorization: `basic ${btoa(
         `${options.clientId}:${options.clientSecret}`
@@ -31435,9 +31379,9 @@ async function checkToken(options) {
   return { ...response, authentication };
 }
 async function refreshToken(options) {
-  const request3 = options.request || request;
+  const request2 = options.request || request;
   const response = await oauthRequest(
-    request3,
+    request2,
     "POST /login/oauth/access_token",
     {
       client_id: options.clientId,
@@ -31465,9 +31409,9 @@ function toTimestamp3(apiTimeInMs, expirationInSeconds) {
   return new Date(apiTimeInMs + expirationInSeconds * 1e3).toISOString();
 }
 async function resetToken(options) {
-  const request3 = options.request || request;
+  const request2 = options.request || request;
   const auth6 = btoa(`${options.clientId}:${options.clientSecret}`);
-  const response = await request3(
+  const response = await request2(
     "PATCH /applications/{client_id}/token",
     {
       headers: {
@@ -31492,9 +31436,9 @@ async function resetToken(options) {
   return { ...response, authentication };
 }
 async function deleteToken(options) {
-  const request3 = options.request || request;
+  const request2 = options.request || request;
   const auth6 = btoa(`${options.clientId}:${options.clientSecret}`);
-  return request3(
+  return request2(
     "DELETE /applications/{client_id}/token",
     {
       headers: {
@@ -31506,9 +31450,9 @@ async function deleteToken(options) {
   );
 }
 async function deleteAuthorization(options) {
-  const request3 = options.request || request;
+  const request2 = options.request || request;
   const auth6 = btoa(`${options.clientId}:${options.clientSecret}`);
-  return request3(
+  return request2(
     "DELETE /applications/{client_id}/grant",
     {
       headers: {
@@ -31570,11 +31514,11 @@ function getCachedAuthentication(state, auth22) {
 async function wait(seconds) {
   await new Promise((resolve11) => setTimeout(resolve11, seconds * 1e3));
 }
-async function waitForAccessToken(request3, clientId, clientType, verification) {
+async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
     const options = {
       clientId,
-      request: request3,
+      request: request2,
       code: verification.device_code
     };
     const { authentication } = clientType === "oauth-app" ? await exchangeDeviceCode({
@@ -31594,11 +31538,11 @@ async function waitForAccessToken(request3, clientId, clientType, verification) 
     const errorType = error2.response.data.error;
     if (errorType === "authorization_pending") {
       await wait(verification.interval);
-      return waitForAccessToken(request3, clientId, clientType, verification);
+      return waitForAccessToken(request2, clientId, clientType, verification);
     }
     if (errorType === "slow_down") {
       await wait(verification.interval + 7);
-      return waitForAccessToken(request3, clientId, clientType, verification);
+      return waitForAccessToken(request2, clientId, clientType, verification);
     }
     throw error2;
   }
@@ -31608,20 +31552,20 @@ async function auth2(state, authOptions) {
     auth: authOptions
   });
 }
-async function hook2(state, request3, route, parameters) {
-  let endpoint2 = request3.endpoint.merge(
+async function hook2(state, request2, route, parameters) {
+  let endpoint2 = request2.endpoint.merge(
     route,
     parameters
   );
   if (/\/login\/(oauth\/access_token|device\/code)$/.test(endpoint2.url)) {
-    return request3(endpoint2);
+    return request2(endpoint2);
   }
   const { token } = await getOAuthAccessToken(state, {
-    request: request3,
+    request: request2,
     auth: { type: "oauth" }
   });
   endpoint2.headers.authorization = `token ${token}`;
-  return request3(endpoint2);
+  return request2(endpoint2);
 }
 function createOAuthDeviceAuth(options) {
   const requestWithDefaults = options.request || request.defaults({
@@ -31629,15 +31573,15 @@ function createOAuthDeviceAuth(options) {
       "user-agent": `octokit-auth-oauth-device.js/${VERSION7} ${getUserAgent()}`
     }
   });
-  const { request: request3 = requestWithDefaults, ...otherOptions } = options;
+  const { request: request2 = requestWithDefaults, ...otherOptions } = options;
   const state = options.clientType === "github-app" ? {
     ...otherOptions,
     clientType: "github-app",
-    request: request3
+    request: request2
   } : {
     ...otherOptions,
     clientType: "oauth-app",
-    request: request3,
+    request: request2,
     scopes: options.scopes || []
   };
   if (!options.clientId) {
@@ -31800,28 +31744,28 @@ async function auth3(state, options = {}) {
 function requiresBasicAuth(url) {
   return url && ROUTES_REQUIRING_BASIC_AUTH.test(url);
 }
-async function hook3(state, request3, route, parameters = {}) {
-  const endpoint2 = request3.endpoint.merge(
+async function hook3(state, request2, route, parameters = {}) {
+  const endpoint2 = request2.endpoint.merge(
     route,
     parameters
   );
   if (/\/login\/(oauth\/access_token|device\/code)$/.test(endpoint2.url)) {
-    return request3(endpoint2);
+    return request2(endpoint2);
   }
   if (requiresBasicAuth(endpoint2.url)) {
     const credentials2 = btoa(`${state.clientId}:${state.clientSecret}`);
     endpoint2.headers.authorization = `basic ${credentials2}`;
-    return request3(endpoint2);
+    return request2(endpoint2);
   }
-  const { token } = state.clientType === "oauth-app" ? await auth3({ ...state, request: request3 }) : await auth3({ ...state, request: request3 });
+  const { token } = state.clientType === "oauth-app" ? await auth3({ ...state, request: request2 }) : await auth3({ ...state, request: request2 });
   endpoint2.headers.authorization = "token " + token;
-  return request3(endpoint2);
+  return request2(endpoint2);
 }
 function createOAuthUserAuth({
   clientId,
   clientSecret,
   clientType = "oauth-app",
-  request: request3 = request.defaults({
+  request: request2 = request.defaults({
     headers: {
       "user-agent": `octokit-auth-oauth-app.js/${VERSION8} ${getUserAgent()}`
     }
@@ -31835,7 +31779,7 @@ function createOAuthUserAuth({
     clientSecret,
     onTokenCreated,
     strategyOptions,
-    request: request3
+    request: request2
   });
   return Object.assign(auth3.bind(null, state), {
     // @ts-expect-error not worth the extra code needed to appease TS
@@ -31893,13 +31837,13 @@ async function auth4(state, authOptions) {
   });
   return userAuth();
 }
-async function hook4(state, request22, route, parameters) {
-  let endpoint2 = request22.endpoint.merge(
+async function hook4(state, request2, route, parameters) {
+  let endpoint2 = request2.endpoint.merge(
     route,
     parameters
   );
   if (/\/login\/(oauth\/access_token|device\/code)$/.test(endpoint2.url)) {
-    return request22(endpoint2);
+    return request2(endpoint2);
   }
   if (state.clientType === "github-app" && !requiresBasicAuth(endpoint2.url)) {
     throw new Error(
@@ -31909,7 +31853,7 @@ async function hook4(state, request22, route, parameters) {
   const credentials2 = btoa(`${state.clientId}:${state.clientSecret}`);
   endpoint2.headers.authorization = `basic ${credentials2}`;
   try {
-    return await request22(endpoint2);
+    return await request2(endpoint2);
   } catch (error2) {
     if (error2.status !== 401) throw error2;
     error2.message = `[@octokit/auth-oauth-app] "${endpoint2.method} ${endpoint2.url}" does not support clientId/clientSecret basic authentication.`;
@@ -32375,14 +32319,14 @@ async function getInstallationAuthentication(state, options, customRequest) {
     };
     return factory(factoryAuthOptions);
   }
-  const request3 = customRequest || state.request;
+  const request2 = customRequest || state.request;
   return getInstallationAuthenticationConcurrently(
     state,
     { ...options, installationId },
-    request3
+    request2
   );
 }
-function getInstallationAuthenticationConcurrently(state, options, request3) {
+function getInstallationAuthenticationConcurrently(state, options, request2) {
   const cacheKey = optionsToCacheKey(options);
   if (pendingPromises.has(cacheKey)) {
     return pendingPromises.get(cacheKey);
@@ -32390,12 +32334,12 @@ function getInstallationAuthenticationConcurrently(state, options, request3) {
   const promise = getInstallationAuthenticationImpl(
     state,
     options,
-    request3
+    request2
   ).finally(() => pendingPromises.delete(cacheKey));
   pendingPromises.set(cacheKey, promise);
   return promise;
 }
-async function getInstallationAuthenticationImpl(state, options, request3) {
+async function getInstallationAuthenticationImpl(state, options, request2) {
   if (!options.refresh) {
     const result = await get(state.cache, options);
     if (result) {
@@ -32452,7 +32396,7 @@ async function getInstallationAuthenticationImpl(state, options, request3) {
       repository_selection: repositorySelectionOptional,
       single_file: singleFileName
     }
-  } = await request3(
+  } = await request2(
     "POST /app/installations/{installation_id}/access_tokens",
     payload
   );
@@ -32526,18 +32470,18 @@ function isNotTimeSkewError(error2) {
     /'Issued at' claim \('iat'\) must be an Integer representing the time that the assertion was issued/
   ));
 }
-async function hook5(state, request3, route, parameters) {
-  const endpoint2 = request3.endpoint.merge(route, parameters);
+async function hook5(state, request2, route, parameters) {
+  const endpoint2 = request2.endpoint.merge(route, parameters);
   const url = endpoint2.url;
   if (/\/login\/oauth\/access_token$/.test(url)) {
-    return request3(endpoint2);
+    return request2(endpoint2);
   }
-  if (requiresAppAuth(url.replace(request3.endpoint.DEFAULTS.baseUrl, ""))) {
+  if (requiresAppAuth(url.replace(request2.endpoint.DEFAULTS.baseUrl, ""))) {
     const { token: token2 } = await getAppAuthentication(state);
     endpoint2.headers.authorization = `bearer ${token2}`;
     let response;
     try {
-      response = await request3(endpoint2);
+      response = await request2(endpoint2);
     } catch (error2) {
       if (isNotTimeSkewError(error2)) {
         throw error2;
@@ -32557,33 +32501,33 @@ async function hook5(state, request3, route, parameters) {
         timeDifference: diff
       });
       endpoint2.headers.authorization = `bearer ${token3}`;
-      return request3(endpoint2);
+      return request2(endpoint2);
     }
     return response;
   }
   if (requiresBasicAuth(url)) {
     const authentication = await state.oauthApp({ type: "oauth-app" });
     endpoint2.headers.authorization = authentication.headers.authorization;
-    return request3(endpoint2);
+    return request2(endpoint2);
   }
   const { token, createdAt } = await getInstallationAuthentication(
     state,
     // @ts-expect-error TBD
     {},
-    request3.defaults({ baseUrl: endpoint2.baseUrl })
+    request2.defaults({ baseUrl: endpoint2.baseUrl })
   );
   endpoint2.headers.authorization = `token ${token}`;
   return sendRequestWithRetries(
     state,
-    request3,
+    request2,
     endpoint2,
     createdAt
   );
 }
-async function sendRequestWithRetries(state, request3, options, createdAt, retries = 0) {
+async function sendRequestWithRetries(state, request2, options, createdAt, retries = 0) {
   const timeSinceTokenCreationInMs = +/* @__PURE__ */ new Date() - +new Date(createdAt);
   try {
-    return await request3(options);
+    return await request2(options);
   } catch (error2) {
     if (error2.status !== 401) {
       throw error2;
@@ -32600,7 +32544,7 @@ async function sendRequestWithRetries(state, request3, options, createdAt, retri
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
     await new Promise((resolve11) => setTimeout(resolve11, awaitTime));
-    return sendRequestWithRetries(state, request3, options, createdAt, retries);
+    return sendRequestWithRetries(state, request2, options, createdAt, retries);
   }
 }
 function createAppAuth(options) {
@@ -32623,14 +32567,14 @@ function createAppAuth(options) {
   if (typeof log.warn !== "function") {
     log.warn = console.warn.bind(console);
   }
-  const request3 = options.request || request.defaults({
+  const request2 = options.request || request.defaults({
     headers: {
       "user-agent": `octokit-auth-app.js/${VERSION10} ${getUserAgent()}`
     }
   });
   const state = Object.assign(
     {
-      request: request3,
+      request: request2,
       cache: getCache()
     },
     options,
@@ -32641,7 +32585,7 @@ function createAppAuth(options) {
         clientType: "github-app",
         clientId: options.clientId || "",
         clientSecret: options.clientSecret || "",
-        request: request3
+        request: request2
       })
     }
   );
@@ -32686,6 +32630,91 @@ var init_dist_node = __esm({
     REGEX = routeMatcher2(PATHS);
     FIVE_SECONDS_IN_MS = 5 * 1e3;
     VERSION10 = "8.3.0";
+  }
+});
+
+// ../run/src/forges/github/errors.ts
+function parseAcceptedPermissions(header2) {
+  return header2.split(";").map(
+    (alt) => alt.split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
+      const [name2, level] = p.split("=");
+      return { name: (name2 ?? "").trim(), level: (level ?? "").trim() };
+    })
+  ).filter((alt) => alt.length > 0);
+}
+function missingPermissionAdvice(header2) {
+  const alternatives = parseAcceptedPermissions(header2);
+  if (alternatives.length === 0) return "the token lacks a permission this request needs";
+  const first = alternatives[0];
+  const named = first.map((p) => `${p.name}=${p.level}`).join(", ");
+  const workflow = first.map((p) => PERMISSIONS[p.name]?.workflow ? `${PERMISSIONS[p.name].workflow}: ${p.level}` : void 0).filter((s) => s !== void 0);
+  const app = first.map(
+    (p) => `${PERMISSIONS[p.name]?.app ?? p.name}: ${p.level === "write" ? "Read and write" : p.level === "read" ? "Read-only" : p.level}`
+  ).join(", ");
+  const workflowAdvice = workflow.length > 0 ? `give the workflow \`permissions: ${workflow.join(", ")}\`, or ` : "";
+  const others = alternatives.length > 1 ? ` (GitHub also accepts ${alternatives.slice(1).map((alt) => alt.map((p) => `${p.name}=${p.level}`).join(", ")).join(" or ")})` : "";
+  return `the token lacks ${named}: ${workflowAdvice}use a GitHub App token with ${app}${others}`;
+}
+function header(error2, name2) {
+  const headers = error2.response?.headers ?? {};
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name2 && v !== void 0) return String(v);
+  return void 0;
+}
+function detail(error2) {
+  const data = error2.response?.data;
+  const parts = [];
+  if (data && typeof data.message === "string") parts.push(data.message);
+  if (data && Array.isArray(data.errors)) {
+    for (const e of data.errors) {
+      if (typeof e === "string") parts.push(e);
+      else if (e && typeof e === "object" && typeof e.message === "string")
+        parts.push(e.message);
+    }
+  }
+  if (parts.length === 0 && error2.message) parts.push(error2.message.split("\n")[0]);
+  return [...new Set(parts)].join("; ");
+}
+function githubErrorCode(error2) {
+  const e = error2 ?? {};
+  if ((e.status === 403 || e.status === 404) && header(e, "x-accepted-github-permissions") !== void 0) return "missing-permission";
+  if (e.status === 403 && !/rate limit/i.test(detail(e))) return "forbidden";
+  return "github-request-failed";
+}
+function describeGitHubError(error2, what, tokenName = "the token") {
+  const e = error2 ?? {};
+  const status = typeof e.status === "number" ? e.status : void 0;
+  if (status === void 0) return `GitHub: cannot ${what}: ${e.message ?? String(error2)}`;
+  if (status === 401) {
+    return `GitHub: cannot ${what}: GitHub refused ${tokenName} (401 bad credentials: expired, revoked or mistyped)`;
+  }
+  const accepted = header(e, "x-accepted-github-permissions");
+  if ((status === 403 || status === 404) && accepted !== void 0) {
+    return `GitHub: cannot ${what}: ${missingPermissionAdvice(accepted)}`;
+  }
+  const text2 = detail(e);
+  if ((status === 403 || status === 429) && /rate limit/i.test(text2)) {
+    const retry2 = header(e, "retry-after");
+    return `GitHub: cannot ${what}: rate limited (${status}${retry2 ? `, retry after ${retry2}s` : ""}) after retrying: ${text2}; the next run continues`;
+  }
+  if (status === 404) {
+    return `GitHub: cannot ${what}: not found (404): the repository does not exist or the token cannot see it (a GITHUB_TOKEN reaches only its own repository; use a GitHub App token or a PAT for others)`;
+  }
+  return `GitHub: cannot ${what}: ${status}${text2 ? ` ${text2}` : ""}`;
+}
+var PERMISSIONS;
+var init_errors3 = __esm({
+  "../run/src/forges/github/errors.ts"() {
+    "use strict";
+    PERMISSIONS = {
+      pull_requests: { workflow: "pull-requests", app: "Pull requests" },
+      contents: { workflow: "contents", app: "Contents" },
+      issues: { workflow: "issues", app: "Issues" },
+      statuses: { workflow: "statuses", app: "Commit statuses" },
+      checks: { workflow: "checks", app: "Checks" },
+      metadata: { app: "Metadata" },
+      workflows: { app: "Workflows" },
+      members: { app: "Members" }
+    };
   }
 });
 
@@ -32853,9 +32882,7 @@ var init_pages = __esm({
   }
 });
 
-// ../run/src/forges/github/github.ts
-import { execFile as execFile2 } from "node:child_process";
-import { promisify } from "node:util";
+// ../run/src/forges/github/client.ts
 function githubToken(options) {
   const env = options.env ?? process.env;
   const token = options.token || env.GITHUB_TOKEN || env.GH_TOKEN;
@@ -32871,40 +32898,12 @@ function graphqlUrlOf(apiUrl) {
   const base = apiUrl.replace(/\/+$/, "");
   return /\/api\/v3$/.test(base) ? `${base.replace(/\/v3$/, "")}/graphql` : `${base}/graphql`;
 }
-function dashboardOf(issue2) {
-  return { id: String(issue2.number), body: issue2.body ?? "", url: issue2.html_url };
-}
-function encodeBody(body, fingerprint, fingerprintIn = noFingerprint) {
-  if (fingerprintIn(body) === fingerprint) return body;
-  return `${body}${body.endsWith("\n") ? "" : "\n"}<!-- kdelta-fingerprint: ${fingerprint} -->
-`;
-}
-function decodeBody(stored, fingerprintIn = noFingerprint) {
-  const m = MARKER3.exec(stored);
-  if (m) {
-    const body = stored.slice(0, m.index);
-    return { body: body.endsWith("\n") || body === "" ? body : `${body}
-`, fingerprint: m[1] };
-  }
-  return { body: stored, fingerprint: fingerprintIn(stored) ?? "" };
-}
-function labelsOf(pull) {
-  return (pull.labels ?? []).map((l) => typeof l === "string" ? l : l.name ?? "").filter(Boolean);
-}
-async function blobBytes(dir, sha) {
-  const { stdout } = await promisify(execFile2)("git", ["cat-file", "blob", sha], {
-    cwd: dir,
-    encoding: "buffer",
-    maxBuffer: 512 * 1024 * 1024
-  });
-  return stdout;
-}
 function tokenNameOf(options, env) {
   if (options.tokenName) return options.tokenName;
   if (options.token) return "the token given to kdelta";
   return env.GITHUB_TOKEN ? "GITHUB_TOKEN" : "GH_TOKEN";
 }
-function createGitHubForge(options = {}) {
+function createGitHubClient(options = {}) {
   const env = options.env ?? process.env;
   const clock = options.clock ?? realClock;
   const serverUrl = (options.serverUrl ?? env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
@@ -32912,10 +32911,7 @@ function createGitHubForge(options = {}) {
   const graphqlUrl = options.graphqlUrl ?? env.GITHUB_GRAPHQL_URL ?? graphqlUrlOf(apiUrl);
   const app = githubAppOf(options.app, env);
   const tokens2 = app ? appTokens(app, { apiUrl, clock, onToken: options.onToken }) : singleToken(githubToken({ token: options.token, env }), tokenNameOf(options, env));
-  const prefix = options.branchPrefix ?? "kdelta/";
-  const draftPolicy = options.draft ?? "conflicts";
   const counts = { reads: 0, writes: 0 };
-  const fingerprintIn = options.fingerprintIn ?? noFingerprint;
   const Kit = Octokit.plugin(throttling, retry);
   const pacing = options.pacing ?? {};
   const immediate = { key: () => ({ schedule: (_opts, fn3, ...args) => fn3(...args) }) };
@@ -32969,12 +32965,6 @@ function createGitHubForge(options = {}) {
       o.headers.authorization = `token ${await tokens2.tokenFor(owner, repo)}`;
     }
   });
-  const repoOf = (url) => {
-    const m = githubRepoOf(url, serverUrl);
-    if (!m.ok) throw new ForgeError("unsupported-repository", m.error);
-    return m.value;
-  };
-  const keyOf2 = (r) => `${r.owner}/${r.repo}`;
   const failure2 = (error2, what, owner) => {
     if (error2 instanceof ForgeError) return error2;
     if (error2.response?.data?.message === BUDGET_SPENT) {
@@ -32985,38 +32975,337 @@ function createGitHubForge(options = {}) {
     }
     return new ForgeError(githubErrorCode(error2), describeGitHubError(error2, what, tokens2.nameFor(owner)));
   };
-  async function call(what, route, params) {
-    try {
-      return (await octokit.request(route, params)).data;
-    } catch (error2) {
-      throw failure2(error2, what, typeof params.owner === "string" ? params.owner : void 0);
+  const ownerOf = (params) => typeof params.owner === "string" ? params.owner : void 0;
+  const appHeaders = async (owner, repo) => tokens2.app && owner ? { authorization: `token ${await tokens2.tokenFor(owner, repo)}` } : {};
+  const client = {
+    serverUrl,
+    apiUrl,
+    tokens: tokens2,
+    requests: counts,
+    repoOf(url) {
+      const m = githubRepoOf(url, serverUrl);
+      if (!m.ok) throw new ForgeError("unsupported-repository", m.error);
+      return m.value;
+    },
+    async call(what, route, params) {
+      try {
+        return (await octokit.request(route, params)).data;
+      } catch (error2) {
+        throw failure2(error2, what, ownerOf(params));
+      }
+    },
+    request: (route, params) => octokit.request(route, params),
+    failure: failure2,
+    async graphqlData(what, repo, query, variables) {
+      try {
+        const headers = await appHeaders(repo.owner, repo.repo);
+        return (await octokit.request(`POST ${graphqlUrl}`, { query, ...variables ? { variables } : {}, headers })).data;
+      } catch (error2) {
+        throw failure2(error2, what, repo.owner);
+      }
+    },
+    async graphql(what, repo, query, variables) {
+      const data = await client.graphqlData(what, repo, query, variables);
+      if (data.errors && data.errors.length > 0)
+        throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join("; ")}`);
+    },
+    async allPages(what, route, params, enough, itemsOf = (data) => data) {
+      const owner = ownerOf(params);
+      const repoName = typeof params.repo === "string" ? params.repo : "";
+      const out = [];
+      const followed = /* @__PURE__ */ new Set();
+      let response;
+      try {
+        response = await octokit.request(route, params);
+      } catch (error2) {
+        throw failure2(error2, what, owner);
+      }
+      for (; ; ) {
+        const batch = itemsOf(response.data);
+        out.push(...batch);
+        if (enough?.(batch)) return out;
+        const next = nextPageOf(response.headers.link, apiUrl);
+        if (!next.ok) throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${next.error}`);
+        if (next.url === void 0) return out;
+        if (followed.has(next.url))
+          throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: the next page's link repeats ${next.url}`);
+        followed.add(next.url);
+        try {
+          response = await octokit.request(`GET ${next.url}`, { headers: await appHeaders(owner, repoName) });
+        } catch (error2) {
+          throw failure2(error2, what, owner);
+        }
+      }
     }
+  };
+  return client;
+}
+var BUDGET_SPENT, WRITES_PER_MINUTE, keyOf2;
+var init_client = __esm({
+  "../run/src/forges/github/client.ts"() {
+    "use strict";
+    init_dist_src2();
+    init_dist_bundle5();
+    init_dist_bundle6();
+    init_errors2();
+    init_auth2();
+    init_errors3();
+    init_headers();
+    init_pages();
+    init_repo();
+    BUDGET_SPENT = "kdelta: budget spent";
+    WRITES_PER_MINUTE = 80;
+    keyOf2 = (r) => `${r.owner}/${r.repo}`;
   }
-  async function graphql3(what, repo, query, variables) {
-    let data;
-    try {
-      const headers = tokens2.app ? { authorization: `token ${await tokens2.tokenFor(repo.owner, repo.repo)}` } : {};
-      data = (await octokit.request(`POST ${graphqlUrl}`, { query, variables, headers })).data;
-    } catch (error2) {
-      throw failure2(error2, what, repo.owner);
+});
+
+// ../run/src/forges/github/commits.ts
+import { execFile as execFile2 } from "node:child_process";
+import { promisify } from "node:util";
+async function blobBytes(dir, sha) {
+  const { stdout } = await promisify(execFile2)("git", ["cat-file", "blob", sha], {
+    cwd: dir,
+    encoding: "buffer",
+    maxBuffer: 512 * 1024 * 1024
+  });
+  return stdout;
+}
+async function moved(what, write) {
+  try {
+    await write();
+  } catch (error2) {
+    if (error2 instanceof ForgeError && /\b422\b.*(reference already exists|not a fast.forward)/i.test(error2.message)) {
+      const answer = error2.message.replace(/^GitHub: cannot .*?: (?=422)/, "");
+      throw new ForgeError("branch-moved", `cannot ${what}: it was made or moved since kdelta read it (GitHub: ${answer}): left alone`);
     }
-    if (data.errors && data.errors.length > 0)
-      throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${data.errors.map((e) => e.message).join("; ")}`);
+    throw error2;
   }
+}
+function createCommits(client) {
+  async function treeOf(input, where) {
+    const repo = client.repoOf(input.target.repo);
+    const diff = (await runGit(["diff-tree", "-r", "-z", "--no-renames", input.baseCommit, input.commit], { cwd: input.dir })).stdout;
+    const fields = diff.split("\0").filter((s) => s !== "");
+    const tree = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const [, newMode, newSha, status] = /^:\d+ (\d+) [0-9a-f]+ ([0-9a-f]+) ([A-Z])/.exec(fields[i]) ?? [];
+      const path = fields[i + 1];
+      if (status === "D") {
+        tree.push({ path, mode: "100644", type: "blob", sha: null });
+        continue;
+      }
+      const content = await blobBytes(input.dir, newSha);
+      const blob = await client.call(`upload ${path} for ${where}`, "POST /repos/{owner}/{repo}/git/blobs", {
+        ...repo,
+        content: content.toString("base64"),
+        encoding: "base64"
+      });
+      tree.push({ path, mode: newMode, type: "blob", sha: blob.sha });
+    }
+    return tree;
+  }
+  return {
+    async publishCommit(input) {
+      const repo = client.repoOf(input.target.repo);
+      const where = `${input.target.head} in ${keyOf2(repo)}`;
+      const tree = await treeOf(input, where);
+      const baseTree = (await runGit(["rev-parse", `${input.baseCommit}^{tree}`], { cwd: input.dir })).stdout.trim();
+      const madeTree = await client.call(`write the tree for ${where}`, "POST /repos/{owner}/{repo}/git/trees", {
+        ...repo,
+        base_tree: baseTree,
+        tree
+      });
+      const commit = await client.call(`make the commit for ${where}`, "POST /repos/{owner}/{repo}/git/commits", {
+        ...repo,
+        message: input.message,
+        tree: madeTree.sha,
+        parents: [input.baseCommit],
+        author: { name: input.author.name, email: input.author.email }
+      });
+      const ref = `heads/${input.target.head}`;
+      const refPath = ref.split("/").map(encodeURIComponent).join("/");
+      if (input.expectedHead) {
+        const now = await client.call(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, {
+          ...repo
+        });
+        if (now.object.sha !== input.expectedHead) {
+          throw new ForgeError(
+            "branch-moved",
+            `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`
+          );
+        }
+        const force = input.baseCommit !== input.expectedHead;
+        await moved(
+          `move ${where}`,
+          () => client.call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force })
+        );
+      } else {
+        await moved(
+          `create ${where}`,
+          () => client.call(`create ${where}`, "POST /repos/{owner}/{repo}/git/refs", { ...repo, ref: `refs/${ref}`, sha: commit.sha })
+        );
+      }
+      return commit.sha;
+    }
+  };
+}
+var init_commits = __esm({
+  "../run/src/forges/github/commits.ts"() {
+    "use strict";
+    init_src2();
+    init_errors2();
+    init_client();
+  }
+});
+
+// ../run/src/forges/github/pull-cache.ts
+function encodeBody(body, fingerprint, fingerprintIn = noFingerprint) {
+  if (fingerprintIn(body) === fingerprint) return body;
+  return `${body}${body.endsWith("\n") ? "" : "\n"}<!-- kdelta-fingerprint: ${fingerprint} -->
+`;
+}
+function decodeBody(stored, fingerprintIn = noFingerprint) {
+  const m = MARKER3.exec(stored);
+  if (m) {
+    const body = stored.slice(0, m.index);
+    return { body: body.endsWith("\n") || body === "" ? body : `${body}
+`, fingerprint: m[1] };
+  }
+  return { body: stored, fingerprint: fingerprintIn(stored) ?? "" };
+}
+function labelsOf(pull) {
+  return (pull.labels ?? []).map((l) => typeof l === "string" ? l : l.name ?? "").filter(Boolean);
+}
+function createPullCache(client, options) {
+  const fingerprintIn = options.fingerprintIn ?? noFingerprint;
+  const open2 = /* @__PURE__ */ new Map();
+  const seen = /* @__PURE__ */ new Map();
+  const closedLast = /* @__PURE__ */ new Map();
+  const mergedByRun = /* @__PURE__ */ new Set();
+  const statuses = /* @__PURE__ */ new Map();
+  const pushed = /* @__PURE__ */ new Map();
+  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf2(repo).toLowerCase();
+  function pages(repo, state) {
+    return client.allPages(`list the pull requests of ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+      ...repo,
+      state,
+      per_page: 100
+    });
+  }
+  function remember(target, repo) {
+    if (!seen.has(keyOf2(repo))) seen.set(keyOf2(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
+  }
+  function once(cache2, key, read) {
+    let hit = cache2.get(key);
+    if (!hit) {
+      hit = read();
+      hit.catch(() => cache2.delete(key));
+      cache2.set(key, hit);
+    }
+    return hit;
+  }
+  function openPulls(target) {
+    const repo = client.repoOf(target.repo);
+    remember(target, repo);
+    return once(
+      open2,
+      keyOf2(repo),
+      () => pages(repo, "open").then(
+        (pulls) => new Map(pulls.map((p) => [p.number, { pull: p, downstream: target.downstream, repoUrl: target.repo }]))
+      )
+    );
+  }
+  function closedState2(pull, body, merged) {
+    if (!options.closes) return merged ? "merged" : "closed";
+    return options.closes.stateOf({ merged, closedBy: options.closes.read(body), labels: labelsOf(pull) });
+  }
+  return {
+    openPulls,
+    forget: (repo) => open2.delete(keyOf2(repo)),
+    async findRecord(target) {
+      const pulls = await openPulls(target);
+      const repo = client.repoOf(target.repo);
+      for (const r of pulls.values()) {
+        if (r.pull.state === "open" && r.pull.head.ref === target.head && r.pull.base.ref === target.base && sameRepo(r.pull, repo))
+          return r;
+      }
+      return void 0;
+    },
+    lastClosed(target, repo) {
+      return once(
+        closedLast,
+        `${keyOf2(repo)}\0${target.head}\0${target.base}`,
+        () => client.call(`list the closed pull requests of ${target.head} in ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+          ...repo,
+          state: "closed",
+          head: `${repo.owner}:${target.head}`,
+          base: target.base,
+          per_page: 10
+        }).then(
+          (pulls) => pulls.filter((p) => p.head.ref === target.head && p.base.ref === target.base && sameRepo(p, repo)).reduce((last, p) => !last || last.number < p.number ? p : last, void 0)
+        )
+      );
+    },
+    pages,
+    sameRepo,
+    remember,
+    seen,
+    toProposal(r, state) {
+      const { body, fingerprint } = decodeBody(r.pull.body ?? "", fingerprintIn);
+      const id = `${r.pull.number}`;
+      const repoKey = keyOf2(client.repoOf(r.repoUrl));
+      const merged = Boolean(r.pull.merged_at) || mergedByRun.has(`${repoKey}#${id}`);
+      const commit = pushed.get(`${repoKey}#${id}`) ?? r.pull.head.sha;
+      return {
+        downstream: r.downstream,
+        repo: r.repoUrl,
+        head: r.pull.head.ref,
+        base: r.pull.base.ref,
+        title: r.pull.title,
+        body,
+        fingerprint,
+        id,
+        state: state ?? (r.pull.state === "open" ? "open" : closedState2(r.pull, body, merged)),
+        url: r.pull.html_url,
+        status: statuses.get(`${repoKey}@${commit}`) ?? r.status,
+        labels: labelsOf(r.pull),
+        draft: Boolean(r.pull.draft),
+        autoMerge: Boolean(r.pull.auto_merge)
+      };
+    },
+    mergedByRun,
+    statuses,
+    pushed
+  };
+}
+var MARKER3, noFingerprint, MAX_BODY_CHARS;
+var init_pull_cache = __esm({
+  "../run/src/forges/github/pull-cache.ts"() {
+    "use strict";
+    init_client();
+    MARKER3 = /\n?<!-- kdelta-fingerprint: ([A-Za-z0-9._-]+) -->\n?$/;
+    noFingerprint = () => void 0;
+    MAX_BODY_CHARS = 65536;
+  }
+});
+
+// ../run/src/forges/github/dashboard.ts
+function dashboardOf(issue2) {
+  return { id: String(issue2.number), body: issue2.body ?? "", url: issue2.html_url };
+}
+function createDashboard(client) {
   const logins = /* @__PURE__ */ new Map();
   function ownLogin(repo) {
-    const key = tokens2.app ? repo.owner.toLowerCase() : "";
+    const key = client.tokens.app ? repo.owner.toLowerCase() : "";
     let hit = logins.get(key);
     if (!hit) {
       hit = (async () => {
         const what = "read who the token is (the GraphQL viewer)";
-        let data;
-        try {
-          const headers = tokens2.app ? { authorization: `token ${await tokens2.tokenFor(repo.owner, repo.repo)}` } : {};
-          data = (await octokit.request(`POST ${graphqlUrl}`, { query: "query { viewer { login } }", headers })).data;
-        } catch (error2) {
-          throw failure2(error2, what, repo.owner);
-        }
+        const data = await client.graphqlData(
+          what,
+          repo,
+          "query { viewer { login } }"
+        );
         const login = data.data?.viewer?.login;
         if (typeof login !== "string" || login === "") {
           const why = (data.errors ?? []).map((e) => e.message).join("; ") || "no login in the answer";
@@ -33029,173 +33318,125 @@ function createGitHubForge(options = {}) {
     }
     return hit;
   }
-  const open2 = /* @__PURE__ */ new Map();
-  const seen = /* @__PURE__ */ new Map();
-  const mergedByRun = /* @__PURE__ */ new Set();
-  const statuses = /* @__PURE__ */ new Map();
-  const pushed = /* @__PURE__ */ new Map();
-  async function allPages(what, route, params, enough, itemsOf = (data) => data) {
-    const owner = typeof params.owner === "string" ? params.owner : void 0;
-    const repoName = typeof params.repo === "string" ? params.repo : "";
-    const out = [];
-    const followed = /* @__PURE__ */ new Set();
-    let response;
-    try {
-      response = await octokit.request(route, params);
-    } catch (error2) {
-      throw failure2(error2, what, owner);
+  function dashboardRepo(target) {
+    const m = /^([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)\/([A-Za-z0-9._-]+)$/.exec(target.repository ?? "");
+    if (!m) {
+      throw new ForgeError(
+        "unsupported-repository",
+        `the dashboard's repository must be owner/name on ${client.serverUrl} (got ${JSON.stringify(target.repository ?? "")})`
+      );
     }
-    for (; ; ) {
-      const batch = itemsOf(response.data);
-      out.push(...batch);
-      if (enough?.(batch)) return out;
-      const next = nextPageOf(response.headers.link, apiUrl);
-      if (!next.ok) throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${next.error}`);
-      if (next.url === void 0) return out;
-      if (followed.has(next.url))
-        throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: the next page's link repeats ${next.url}`);
-      followed.add(next.url);
-      try {
-        const headers = tokens2.app && owner ? { authorization: `token ${await tokens2.tokenFor(owner, repoName)}` } : {};
-        response = await octokit.request(`GET ${next.url}`, { headers });
-      } catch (error2) {
-        throw failure2(error2, what, owner);
+    return { owner: m[1], repo: m[2] };
+  }
+  return {
+    async readDashboard(target) {
+      const repo = dashboardRepo(target);
+      const me = await ownLogin(repo);
+      const ours = (i) => !i.pull_request && (i.user?.login ?? "").toLowerCase() === me.toLowerCase() && i.title === target.title && (i.body ?? "").includes(target.marker);
+      const issues = await client.allPages(
+        `list the issues of ${keyOf2(repo)}`,
+        "GET /repos/{owner}/{repo}/issues",
+        { ...repo, state: "open", creator: me, sort: "created", direction: "asc", per_page: 100 },
+        (batch) => batch.some(ours)
+      );
+      const found = issues.find(ours);
+      return found ? dashboardOf(found) : void 0;
+    },
+    async writeDashboard(target, body, existing) {
+      const repo = dashboardRepo(target);
+      if (body.length > MAX_BODY_CHARS) {
+        throw new ForgeError("body-too-long", `the dashboard has ${body.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`);
       }
-    }
-  }
-  function pages(repo, state) {
-    return allPages(`list the pull requests of ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
-      ...repo,
-      state,
-      per_page: 100
-    });
-  }
-  function remember(target, repo) {
-    if (!seen.has(keyOf2(repo))) seen.set(keyOf2(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
-  }
-  function openPulls(target) {
-    const repo = repoOf(target.repo);
-    remember(target, repo);
-    const key = keyOf2(repo);
-    let hit = open2.get(key);
-    if (!hit) {
-      hit = pages(repo, "open").then(
-        (pulls) => new Map(pulls.map((p) => [p.number, { pull: p, downstream: target.downstream, repoUrl: target.repo }]))
-      );
-      hit.catch(() => open2.delete(key));
-      open2.set(key, hit);
-    }
-    return hit;
-  }
-  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf2(repo).toLowerCase();
-  function toProposal(r, state) {
-    const { body, fingerprint } = decodeBody(r.pull.body ?? "", fingerprintIn);
-    const id = `${r.pull.number}`;
-    const repoKey = keyOf2(repoOf(r.repoUrl));
-    const merged = mergedByRun.has(`${repoKey}#${id}`);
-    const commit = pushed.get(`${repoKey}#${id}`) ?? r.pull.head.sha;
-    return {
-      downstream: r.downstream,
-      repo: r.repoUrl,
-      head: r.pull.head.ref,
-      base: r.pull.base.ref,
-      title: r.pull.title,
-      body,
-      fingerprint,
-      id,
-      state: state ?? (r.pull.state === "open" ? "open" : r.pull.merged_at || merged ? "merged" : closedState(r.pull, body)),
-      url: r.pull.html_url,
-      status: statuses.get(`${repoKey}@${commit}`) ?? r.status,
-      labels: labelsOf(r.pull),
-      draft: Boolean(r.pull.draft),
-      autoMerge: Boolean(r.pull.auto_merge)
-    };
-  }
-  function closedState(pull, body) {
-    const by = options.closes?.read(body);
-    if (by?.by === "kdelta") return by.state;
-    return by?.by === "person" && !labelsOf(pull).includes(PROPOSE_AGAIN_LABEL) ? "declined" : "closed";
-  }
-  const closedLast = /* @__PURE__ */ new Map();
-  function lastClosed(target, repo) {
-    const key = `${keyOf2(repo)}\0${target.head}\0${target.base}`;
-    let hit = closedLast.get(key);
-    if (!hit) {
-      hit = call(`list the closed pull requests of ${target.head} in ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+      const issue2 = existing ? await client.call(
+        `update the dashboard #${existing.id} of ${keyOf2(repo)}`,
+        "PATCH /repos/{owner}/{repo}/issues/{issue_number}",
+        {
+          ...repo,
+          issue_number: Number(existing.id),
+          title: target.title,
+          body
+        }
+      ) : await client.call(`open the dashboard issue in ${keyOf2(repo)}`, "POST /repos/{owner}/{repo}/issues", {
         ...repo,
-        state: "closed",
-        head: `${repo.owner}:${target.head}`,
-        base: target.base,
-        per_page: 10
-      }).then(
-        (pulls) => pulls.filter((p) => p.head.ref === target.head && p.base.ref === target.base && sameRepo(p, repo)).reduce((last, p) => !last || last.number < p.number ? p : last, void 0)
-      );
-      hit.catch(() => closedLast.delete(key));
-      closedLast.set(key, hit);
+        title: target.title,
+        body
+      });
+      return dashboardOf(issue2);
     }
-    return hit;
+  };
+}
+var init_dashboard = __esm({
+  "../run/src/forges/github/dashboard.ts"() {
+    "use strict";
+    init_errors2();
+    init_client();
+    init_pull_cache();
   }
-  async function findRecord(target) {
-    const pulls = await openPulls(target);
-    const repo = repoOf(target.repo);
-    for (const r of pulls.values()) {
-      if (r.pull.state === "open" && r.pull.head.ref === target.head && r.pull.base.ref === target.base && sameRepo(r.pull, repo)) return r;
-    }
-    return void 0;
-  }
+});
+
+// ../run/src/forges/github/decorations.ts
+function createDecorations(client, cache2, options) {
+  const mayAutoMerge = (input) => input.review?.autoMerge === true;
+  const wantsDraft = (input) => input.review?.draft === true;
   const draftsUnsupported = (error2) => /draft pull requests are not supported/i.test(
     `${error2.message ?? ""} ${JSON.stringify(error2.response?.data ?? "")}`
   );
   const draftsMissing = (repo, what) => `GitHub offers no draft pull requests in ${keyOf2(repo)} (a private repository on GitHub Free or Pro): ${what}`;
-  const wantsDraft = (input) => draftPolicy === "always" || draftPolicy === "conflicts" && input.review?.ready === false;
-  const mayAutoMerge = (input) => input.review?.autoMerge === true;
+  async function alone(warnings, write, budgetStops = true) {
+    try {
+      await write();
+    } catch (error2) {
+      if (budgetStops && error2 instanceof ForgeError && error2.code === "budget-spent") throw error2;
+      warnings.push(error2.message);
+    }
+  }
   async function decorate(r, input, created, warnings) {
-    const repo = repoOf(input.repo);
+    const repo = client.repoOf(input.repo);
     const n = r.pull.number;
     const where = `pull request #${n} of ${keyOf2(repo)}`;
     const have = new Set(labelsOf(r.pull));
     const missing = (options.labels ?? []).filter((l) => !have.has(l));
     if (missing.length > 0) {
-      try {
-        const labels = await call(`label ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/labels", {
-          ...repo,
-          issue_number: n,
-          labels: missing
-        });
+      await alone(warnings, async () => {
+        const labels = await client.call(
+          `label ${where}`,
+          "POST /repos/{owner}/{repo}/issues/{issue_number}/labels",
+          {
+            ...repo,
+            issue_number: n,
+            labels: missing
+          }
+        );
         r.pull = { ...r.pull, labels: labels.map((l) => ({ name: l.name })) };
-      } catch (error2) {
-        if (error2 instanceof ForgeError && error2.code === "budget-spent") throw error2;
-        warnings.push(error2.message);
-      }
+      });
     }
     if (created && (options.assignees ?? []).length > 0) {
-      try {
-        await call(`assign ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", {
+      await alone(warnings, async () => {
+        await client.call(`assign ${where}`, "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees", {
           ...repo,
           issue_number: n,
           assignees: [...options.assignees]
         });
-      } catch (error2) {
-        if (error2 instanceof ForgeError && error2.code === "budget-spent") throw error2;
-        warnings.push(error2.message);
-      }
+      });
     }
     if (created && ((options.reviewers ?? []).length > 0 || (options.teamReviewers ?? []).length > 0)) {
-      try {
-        await call(`request reviews on ${where}`, "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", {
-          ...repo,
-          pull_number: n,
-          reviewers: [...options.reviewers ?? []],
-          team_reviewers: [...options.teamReviewers ?? []]
-        });
-      } catch (error2) {
-        warnings.push(error2.message);
-      }
+      await alone(
+        warnings,
+        async () => {
+          await client.call(`request reviews on ${where}`, "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", {
+            ...repo,
+            pull_number: n,
+            reviewers: [...options.reviewers ?? []],
+            team_reviewers: [...options.teamReviewers ?? []]
+          });
+        },
+        false
+      );
     }
     const draft = wantsDraft(input);
-    if (!created && Boolean(r.pull.draft) !== draft && draftPolicy !== "always" && input.review?.ready !== void 0) {
+    if (!created && input.review?.draft !== void 0 && Boolean(r.pull.draft) !== draft) {
       try {
-        await graphql3(
+        await client.graphql(
           `${draft ? "turn" : "mark"} ${where} ${draft ? "into a draft" : "ready for review"}`,
           repo,
           draft ? "mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { id } } }" : "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { id } } }",
@@ -33211,7 +33452,7 @@ function createGitHubForge(options = {}) {
     const held2 = !mayAutoMerge(input) || Boolean(r.pull.draft);
     if (autoMerge && !held2 && !r.pull.auto_merge) {
       try {
-        await graphql3(
+        await client.graphql(
           `enable auto-merge on ${where}`,
           repo,
           "mutation($id: ID!, $method: PullRequestMergeMethod!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $method}) { pullRequest { id } } }",
@@ -33224,20 +33465,11 @@ function createGitHubForge(options = {}) {
       }
     }
   }
-  async function disableAutoMerge(r, repo, where) {
-    await graphql3(
-      `disable auto-merge on ${where}`,
-      repo,
-      "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
-      { id: r.pull.node_id }
-    );
-    r.pull = { ...r.pull, auto_merge: null };
-  }
   async function mergeClean(r, input, method, where, warnings) {
-    const repo = repoOf(input.repo);
+    const repo = client.repoOf(input.repo);
     const sha = input.headCommit;
     try {
-      await call(`merge ${where}`, "PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", {
+      await client.call(`merge ${where}`, "PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge", {
         ...repo,
         pull_number: r.pull.number,
         merge_method: method,
@@ -33247,36 +33479,99 @@ function createGitHubForge(options = {}) {
       warnings.push(`auto-merge: ${where} is ready to merge but was left open: ${error2.message}`);
       return;
     }
-    mergedByRun.add(`${keyOf2(repo)}#${r.pull.number}`);
+    cache2.mergedByRun.add(`${keyOf2(repo)}#${r.pull.number}`);
     r.pull = { ...r.pull, state: "closed", merged_at: (/* @__PURE__ */ new Date()).toISOString() };
     warnings.push(`auto-merge: ${where} had nothing to wait for (no required check pending): merged now (${method})`);
   }
-  async function postStatus(proposal, status, sha) {
-    const repo = repoOf(proposal.repo);
-    pushed.set(`${keyOf2(repo)}#${proposal.id}`, sha);
-    await call(`record a status on ${sha.slice(0, 12)} in ${keyOf2(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
-      ...repo,
-      sha,
-      state: status.state,
-      // GitHub's limit is 140 characters: cut between characters, never inside a surrogate pair
-      description: [...status.description].slice(0, 140).join(""),
-      context: "kdelta"
-    });
-    statuses.set(`${keyOf2(repo)}@${sha}`, status);
+  async function holdAutoMerge(r, input) {
+    if (!r.pull.auto_merge || mayAutoMerge(input) && !r.pull.draft) return false;
+    const repo = client.repoOf(input.repo);
+    await client.graphql(
+      `disable auto-merge on pull request #${r.pull.number} of ${keyOf2(repo)}`,
+      repo,
+      "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
+      { id: r.pull.node_id }
+    );
+    r.pull = { ...r.pull, auto_merge: null };
+    return true;
   }
-  const forge = {
-    name: "github",
-    tracksMerges: true,
-    serverUrl,
-    apiUrl,
-    requests: counts,
+  return { wantsDraft, decorate, holdAutoMerge, draftsUnsupported, draftsMissing };
+}
+var init_decorations = __esm({
+  "../run/src/forges/github/decorations.ts"() {
+    "use strict";
+    init_errors2();
+    init_client();
+    init_pull_cache();
+  }
+});
+
+// ../run/src/forges/github/pulls.ts
+function createPulls(client, cache2, decorations, options) {
+  const prefix = options.branchPrefix ?? "kdelta/";
+  const fingerprintIn = options.fingerprintIn;
+  async function openPull(input, stored, warnings) {
+    const repo = client.repoOf(input.repo);
+    const request2 = (draft2) => client.request("POST /repos/{owner}/{repo}/pulls", {
+      ...repo,
+      title: input.title,
+      head: input.head,
+      base: input.base,
+      body: stored,
+      draft: draft2
+    });
+    const draft = decorations.wantsDraft(input);
+    const pull = await request2(draft).catch((error2) => {
+      if (!draft || !decorations.draftsUnsupported(error2)) throw error2;
+      warnings.push(decorations.draftsMissing(repo, `the pull request for ${input.head} is opened ready for review`));
+      return request2(false);
+    });
+    return pull.data;
+  }
+  async function openOrFind(input, stored, warnings) {
+    const found = await cache2.findRecord(input);
+    if (found) return { r: found, created: false };
+    const repo = client.repoOf(input.repo);
+    try {
+      const r = { pull: await openPull(input, stored, warnings), downstream: input.downstream, repoUrl: input.repo };
+      (await cache2.openPulls(input)).set(r.pull.number, r);
+      return { r, created: true };
+    } catch (error2) {
+      const text2 = JSON.stringify(error2.response?.data ?? "");
+      if (error2.status !== 422 || !/already exists/i.test(text2)) {
+        throw client.failure(error2, `open the pull request for ${input.head} in ${keyOf2(repo)}`, repo.owner);
+      }
+      cache2.forget(repo);
+      const r = await cache2.findRecord(input);
+      if (!r)
+        throw new ForgeError(
+          "github-request-failed",
+          `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf2(repo)} but cannot be found`
+        );
+      return { r, created: false };
+    }
+  }
+  async function edit(r, input, stored) {
+    const patch = {};
+    if (r.pull.title !== input.title) patch.title = input.title;
+    if ((r.pull.body ?? "") !== stored) patch.body = stored;
+    if (Object.keys(patch).length === 0) return false;
+    const repo = client.repoOf(input.repo);
+    const data = await client.call(
+      `update pull request #${r.pull.number} of ${keyOf2(repo)}`,
+      "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
+      { ...repo, pull_number: r.pull.number, ...patch }
+    );
+    r.pull = { ...r.pull, ...data, labels: data.labels ?? r.pull.labels };
+    return true;
+  }
+  return {
     async find(target) {
-      const r = await findRecord(target);
-      return r ? toProposal(r) : void 0;
+      const r = await cache2.findRecord(target);
+      return r ? cache2.toProposal(r) : void 0;
     },
     async upsert(input) {
-      const repo = repoOf(input.repo);
-      const pulls = await openPulls(input);
+      const repo = client.repoOf(input.repo);
       const stored = encodeBody(input.body, input.fingerprint, fingerprintIn);
       if (stored.length > MAX_BODY_CHARS) {
         throw new ForgeError(
@@ -33285,328 +33580,208 @@ function createGitHubForge(options = {}) {
         );
       }
       const warnings = [];
-      let r = await findRecord(input);
-      const remember2 = (n) => {
-        if (input.headCommit) pushed.set(`${keyOf2(repo)}#${n}`, input.headCommit);
-      };
-      if (r) remember2(r.pull.number);
-      let created = false;
-      if (!r) {
-        try {
-          const openPull = (draft) => octokit.request("POST /repos/{owner}/{repo}/pulls", {
-            ...repo,
-            title: input.title,
-            head: input.head,
-            base: input.base,
-            body: stored,
-            draft
-          });
-          const pull = await openPull(wantsDraft(input)).catch((error2) => {
-            if (!wantsDraft(input) || !draftsUnsupported(error2)) throw error2;
-            warnings.push(draftsMissing(repo, `the pull request for ${input.head} is opened ready for review`));
-            return openPull(false);
-          });
-          r = { pull: pull.data, downstream: input.downstream, repoUrl: input.repo };
-          pulls.set(r.pull.number, r);
-          remember2(r.pull.number);
-          created = true;
-        } catch (error2) {
-          const text2 = JSON.stringify(error2.response?.data ?? "");
-          if (error2.status !== 422 || !/already exists/i.test(text2)) {
-            throw failure2(error2, `open the pull request for ${input.head} in ${keyOf2(repo)}`, repo.owner);
-          }
-          open2.delete(keyOf2(repo));
-          r = await findRecord(input);
-          if (!r)
-            throw new ForgeError(
-              "github-request-failed",
-              `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf2(repo)} but cannot be found`
-            );
-          remember2(r.pull.number);
-        }
-      }
-      let changed = created;
-      if (!created) {
-        const patch = {};
-        if (r.pull.title !== input.title) patch.title = input.title;
-        if ((r.pull.body ?? "") !== stored) patch.body = stored;
-        if (Object.keys(patch).length > 0) {
-          const data = await call(
-            `update pull request #${r.pull.number} of ${keyOf2(repo)}`,
-            "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
-            {
-              ...repo,
-              pull_number: r.pull.number,
-              ...patch
-            }
-          );
-          r.pull = { ...r.pull, ...data, labels: data.labels ?? r.pull.labels };
-          changed = true;
-        }
-      }
+      const { r, created } = await openOrFind(input, stored, warnings);
+      if (input.headCommit) cache2.pushed.set(`${keyOf2(repo)}#${r.pull.number}`, input.headCommit);
+      let changed = created || await edit(r, input, stored);
       if (changed) {
         try {
-          await decorate(r, input, created, warnings);
+          await decorations.decorate(r, input, created, warnings);
         } catch (error2) {
           warnings.push(error2.message);
         }
       }
-      if (r.pull.auto_merge && (!mayAutoMerge(input) || r.pull.draft)) {
-        await disableAutoMerge(r, repo, `pull request #${r.pull.number} of ${keyOf2(repo)}`);
-        changed = true;
-      }
-      return { proposal: toProposal(r), created, changed, ...warnings.length > 0 ? { warnings } : {} };
+      if (await decorations.holdAutoMerge(r, input)) changed = true;
+      return { proposal: cache2.toProposal(r), created, changed, ...warnings.length > 0 ? { warnings } : {} };
     },
     async close(proposal, state = "closed") {
-      const repo = repoOf(proposal.repo);
+      const repo = client.repoOf(proposal.repo);
       const n = Number(proposal.id);
       const marked = options.closes && state !== "declined" ? { body: encodeBody(options.closes.mark(proposal.body, state), proposal.fingerprint, fingerprintIn) } : {};
-      const data = await call(`close pull request #${n} of ${keyOf2(repo)}`, "PATCH /repos/{owner}/{repo}/pulls/{pull_number}", {
-        ...repo,
-        pull_number: n,
-        state: "closed",
-        ...marked
-      });
-      const pulls = await openPulls(proposal);
-      pulls.delete(n);
-      if (state === "merged") mergedByRun.add(`${keyOf2(repo)}#${n}`);
-      return toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
+      const data = await client.call(
+        `close pull request #${n} of ${keyOf2(repo)}`,
+        "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
+        { ...repo, pull_number: n, state: "closed", ...marked }
+      );
+      (await cache2.openPulls(proposal)).delete(n);
+      if (state === "merged") cache2.mergedByRun.add(`${keyOf2(repo)}#${n}`);
+      return cache2.toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
     },
     ...options.closes ? {
       async declined(target) {
-        if (await findRecord(target)) return void 0;
-        const repo = repoOf(target.repo);
-        const last = await lastClosed(target, repo);
+        if (await cache2.findRecord(target)) return void 0;
+        const last = await cache2.lastClosed(target, client.repoOf(target.repo));
         if (!last) return void 0;
-        const p = toProposal({ pull: last, downstream: target.downstream, repoUrl: target.repo });
+        const p = cache2.toProposal({ pull: last, downstream: target.downstream, repoUrl: target.repo });
         return p.state === "declined" ? p : void 0;
       }
     } : {},
+    async list(repositories = []) {
+      for (const r of repositories) {
+        const m = githubRepoOf(r.repo, client.serverUrl);
+        if (m.ok) cache2.remember(r, m.value);
+      }
+      const out = [];
+      for (const { downstream, repoUrl, repo } of cache2.seen.values()) {
+        const latest = /* @__PURE__ */ new Map();
+        for (const p of await cache2.pages(repo, "all")) {
+          if (!p.head.ref.startsWith(prefix) || !cache2.sameRepo(p, repo)) continue;
+          const key = `${p.head.ref}\0${p.base.ref}`;
+          const before = latest.get(key);
+          if (!before || before.number < p.number) latest.set(key, p);
+        }
+        for (const p of latest.values()) out.push(cache2.toProposal({ pull: p, downstream, repoUrl }));
+      }
+      return out;
+    }
+  };
+}
+var init_pulls = __esm({
+  "../run/src/forges/github/pulls.ts"() {
+    "use strict";
+    init_errors2();
+    init_client();
+    init_pull_cache();
+    init_repo();
+  }
+});
+
+// ../run/src/forges/github/statuses.ts
+function createStatuses(client, cache2, budget) {
+  async function postStatus2(proposal, status, sha) {
+    const repo = client.repoOf(proposal.repo);
+    cache2.pushed.set(`${keyOf2(repo)}#${proposal.id}`, sha);
+    await client.call(`record a status on ${sha.slice(0, 12)} in ${keyOf2(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
+      ...repo,
+      sha,
+      state: status.state,
+      // cut between characters, never inside a surrogate pair
+      description: [...status.description].slice(0, DESCRIPTION_CHARS).join(""),
+      context: "kdelta"
+    });
+    cache2.statuses.set(`${keyOf2(repo)}@${sha}`, status);
+  }
+  return {
     async setStatus(proposal, status, commit) {
-      const repo = repoOf(proposal.repo);
-      const r = (await openPulls(proposal)).get(Number(proposal.id));
-      const sha = commit ?? pushed.get(`${keyOf2(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
+      const repo = client.repoOf(proposal.repo);
+      const r = (await cache2.openPulls(proposal)).get(Number(proposal.id));
+      const sha = commit ?? cache2.pushed.get(`${keyOf2(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
       if (!sha) {
         throw new ForgeError(
           "github-request-failed",
           `GitHub: pull request #${proposal.id} of ${keyOf2(repo)} is not open and no commit was given: no status recorded`
         );
       }
-      await postStatus(proposal, status, sha);
+      await postStatus2(proposal, status, sha);
       if (r) r.status = status;
     },
     async ensureStatus(proposal, status, sha) {
-      const repo = repoOf(proposal.repo);
+      const repo = client.repoOf(proposal.repo);
       const ours = (s) => s.context === "kdelta";
-      const statuses2 = await allPages(
+      const statuses = await client.allPages(
         `read the statuses of ${sha.slice(0, 12)} in ${keyOf2(repo)}`,
         "GET /repos/{owner}/{repo}/commits/{ref}/status",
         { ...repo, ref: sha, per_page: 100 },
         (batch) => batch.some(ours),
         (data) => data.statuses ?? []
       );
-      if (statuses2.some(ours)) return false;
-      const release = options.budget ? options.budget.reserve(1) : () => {
+      if (statuses.some(ours)) return false;
+      const release = budget ? budget.reserve(1) : () => {
       };
       if (!release) return false;
       try {
-        await postStatus(proposal, status, sha);
+        await postStatus2(proposal, status, sha);
       } finally {
         release();
       }
       return true;
+    }
+  };
+}
+var DESCRIPTION_CHARS;
+var init_statuses = __esm({
+  "../run/src/forges/github/statuses.ts"() {
+    "use strict";
+    init_errors2();
+    init_client();
+    DESCRIPTION_CHARS = 140;
+  }
+});
+
+// ../run/src/forges/github/github.ts
+function writeCost(options, op) {
+  switch (op.kind) {
+    case "close":
+      return 1;
+    case "delete-branch":
+      return 0;
+    // a git push, not an API request
+    case "push":
+      return options.signedCommits ? op.files + 4 : 0;
+    case "status":
+    case "dashboard":
+      return 1;
+    case "upsert": {
+      const some = (list2) => (list2 ?? []).length > 0 ? 1 : 0;
+      const labels = some(options.labels);
+      const autoMerge = options.autoMerge ? 1 : 0;
+      return op.created ? 1 + labels + some(options.assignees) + Math.max(some(options.reviewers), some(options.teamReviewers)) + autoMerge : 1 + labels + ((options.draft ?? "conflicts") === "always" ? 0 : 1) + autoMerge;
+    }
+    default:
+      return op;
+  }
+}
+function createGitHubForge(options = {}) {
+  const client = createGitHubClient(options);
+  const cache2 = createPullCache(client, options);
+  const decorations = createDecorations(client, cache2, options);
+  const { serverUrl, tokens: tokens2 } = client;
+  const repoAt = (url) => {
+    const m = githubRepoOf(url, serverUrl);
+    return m.ok ? m.value : void 0;
+  };
+  const signed = options.signedCommits ? createCommits(client) : {};
+  return {
+    name: "github",
+    tracksMerges: true,
+    draftPolicy: options.draft ?? "conflicts",
+    serverUrl,
+    apiUrl: client.apiUrl,
+    requests: client.requests,
+    ...createPulls(client, cache2, decorations, options),
+    ...createStatuses(client, cache2, options.budget),
+    ...createDashboard(client),
+    ...signed,
+    writeCost: (op) => writeCost(options, op),
+    gitToken: (url) => {
+      const repo = repoAt(url);
+      return repo ? tokens2.cachedFor(repo.owner) : void 0;
     },
-    async list(repositories = []) {
-      for (const r of repositories) {
-        const m = githubRepoOf(r.repo, serverUrl);
-        if (m.ok) remember(r, m.value);
-      }
-      const out = [];
-      for (const { downstream, repoUrl, repo } of seen.values()) {
-        const latest = /* @__PURE__ */ new Map();
-        for (const p of await pages(repo, "all")) {
-          if (!p.head.ref.startsWith(prefix) || !sameRepo(p, repo)) continue;
-          const key = `${p.head.ref}\0${p.base.ref}`;
-          const before = latest.get(key);
-          if (!before || before.number < p.number) latest.set(key, p);
-        }
-        for (const p of latest.values()) out.push(toProposal({ pull: p, downstream, repoUrl }));
-      }
-      return out;
-    },
-    async readDashboard(target) {
-      const repo = dashboardRepo(target);
-      const me = await ownLogin(repo);
-      const ours = (i) => !i.pull_request && (i.user?.login ?? "").toLowerCase() === me.toLowerCase() && i.title === target.title && (i.body ?? "").includes(target.marker);
-      const issues = await allPages(
-        `list the issues of ${keyOf2(repo)}`,
-        "GET /repos/{owner}/{repo}/issues",
-        { ...repo, state: "open", creator: me, sort: "created", direction: "asc", per_page: 100 },
-        (batch) => batch.some(ours)
-      );
-      const found = issues.find(ours);
-      return found ? dashboardOf(found) : void 0;
-    },
-    async writeDashboard(target, body, existing) {
-      const repo = dashboardRepo(target);
-      if (body.length > MAX_BODY_CHARS) {
-        throw new ForgeError("body-too-long", `the dashboard has ${body.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`);
-      }
-      const issue2 = existing ? await call(
-        `update the dashboard #${existing.id} of ${keyOf2(repo)}`,
-        "PATCH /repos/{owner}/{repo}/issues/{issue_number}",
-        {
-          ...repo,
-          issue_number: Number(existing.id),
-          title: target.title,
-          body
-        }
-      ) : await call(`open the dashboard issue in ${keyOf2(repo)}`, "POST /repos/{owner}/{repo}/issues", {
-        ...repo,
-        title: target.title,
-        body
-      });
-      return dashboardOf(issue2);
-    },
-    writeCost(op) {
-      switch (op.kind) {
-        case "close":
-          return 1;
-        case "delete-branch":
-          return 0;
-        // a git push, not an API request
-        case "push":
-          return options.signedCommits ? op.files + 4 : 0;
-        case "status":
-        case "dashboard":
-          return 1;
-        case "upsert": {
-          const some = (list2) => (list2 ?? []).length > 0 ? 1 : 0;
-          const labels = some(options.labels);
-          const autoMerge = options.autoMerge ? 1 : 0;
-          return op.created ? 1 + labels + some(options.assignees) + Math.max(some(options.reviewers), some(options.teamReviewers)) + autoMerge : 1 + labels + (draftPolicy === "always" ? 0 : 1) + autoMerge;
-        }
-      }
-    },
-    ...options.signedCommits ? { publishCommit: (input) => publishCommit(input) } : {},
-    gitToken(url) {
-      const m = githubRepoOf(url, serverUrl);
-      return m.ok ? tokens2.cachedFor(m.value.owner) : void 0;
-    },
-    gitTokenName(url) {
-      const m = githubRepoOf(url, serverUrl);
-      return m.ok ? tokens2.nameFor(m.value.owner) : void 0;
+    gitTokenName: (url) => {
+      const repo = repoAt(url);
+      return repo ? tokens2.nameFor(repo.owner) : void 0;
     },
     async prepareGitToken(url) {
-      const m = githubRepoOf(url, serverUrl);
-      if (m.ok && tokens2.app) await tokens2.tokenFor(m.value.owner, m.value.repo);
+      const repo = repoAt(url);
+      if (repo && tokens2.app) await tokens2.tokenFor(repo.owner, repo.repo);
     },
-    compareUrl(upstreamRepo, from, to) {
-      return compareUrlOf(upstreamRepo, from, to, serverUrl);
-    },
+    compareUrl: (upstreamRepo, from, to) => compareUrlOf(upstreamRepo, from, to, serverUrl),
     commitUrl: (upstreamRepo, sha) => commitUrlOf(upstreamRepo, sha, serverUrl)
   };
-  function dashboardRepo(target) {
-    const m = /^([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)\/([A-Za-z0-9._-]+)$/.exec(target.repository ?? "");
-    if (!m) {
-      throw new ForgeError(
-        "unsupported-repository",
-        `the dashboard's repository must be owner/name on ${serverUrl} (got ${JSON.stringify(target.repository ?? "")})`
-      );
-    }
-    return { owner: m[1], repo: m[2] };
-  }
-  async function publishCommit(input) {
-    const repo = repoOf(input.target.repo);
-    const where = `${input.target.head} in ${keyOf2(repo)}`;
-    const diff = (await runGit(["diff-tree", "-r", "-z", "--no-renames", input.baseCommit, input.commit], { cwd: input.dir })).stdout;
-    const fields = diff.split("\0").filter((s) => s !== "");
-    const tree = [];
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      const [, newMode, newSha, status] = /^:\d+ (\d+) [0-9a-f]+ ([0-9a-f]+) ([A-Z])/.exec(fields[i]) ?? [];
-      const path = fields[i + 1];
-      if (status === "D") {
-        tree.push({ path, mode: "100644", type: "blob", sha: null });
-        continue;
-      }
-      const content = await blobBytes(input.dir, newSha);
-      const blob = await call(`upload ${path} for ${where}`, "POST /repos/{owner}/{repo}/git/blobs", {
-        ...repo,
-        content: content.toString("base64"),
-        encoding: "base64"
-      });
-      tree.push({ path, mode: newMode, type: "blob", sha: blob.sha });
-    }
-    const baseTree = (await runGit(["rev-parse", `${input.baseCommit}^{tree}`], { cwd: input.dir })).stdout.trim();
-    const madeTree = await call(`write the tree for ${where}`, "POST /repos/{owner}/{repo}/git/trees", {
-      ...repo,
-      base_tree: baseTree,
-      tree
-    });
-    const commit = await call(`make the commit for ${where}`, "POST /repos/{owner}/{repo}/git/commits", {
-      ...repo,
-      message: input.message,
-      tree: madeTree.sha,
-      parents: [input.baseCommit],
-      author: { name: input.author.name, email: input.author.email }
-    });
-    const ref = `heads/${input.target.head}`;
-    const refPath = ref.split("/").map(encodeURIComponent).join("/");
-    if (input.expectedHead) {
-      const now = await call(`read ${where}`, `GET /repos/{owner}/{repo}/git/ref/${refPath}`, { ...repo });
-      if (now.object.sha !== input.expectedHead) {
-        throw new ForgeError(
-          "branch-moved",
-          `branch ${where} moved to ${now.object.sha.slice(0, 12)} since it was read (expected ${input.expectedHead.slice(0, 12)}): left alone`
-        );
-      }
-      const force = input.baseCommit !== input.expectedHead;
-      await moved(
-        `move ${where}`,
-        () => call(`move ${where}`, `PATCH /repos/{owner}/{repo}/git/refs/${refPath}`, { ...repo, sha: commit.sha, force })
-      );
-    } else {
-      await moved(
-        `create ${where}`,
-        () => call(`create ${where}`, "POST /repos/{owner}/{repo}/git/refs", { ...repo, ref: `refs/${ref}`, sha: commit.sha })
-      );
-    }
-    return commit.sha;
-  }
-  async function moved(what, write) {
-    try {
-      await write();
-    } catch (error2) {
-      if (error2 instanceof ForgeError && /\b422\b.*(reference already exists|not a fast.forward)/i.test(error2.message)) {
-        const answer = error2.message.replace(/^GitHub: cannot .*?: (?=422)/, "");
-        throw new ForgeError("branch-moved", `cannot ${what}: it was made or moved since kdelta read it (GitHub: ${answer}): left alone`);
-      }
-      throw error2;
-    }
-  }
-  return forge;
 }
-var BUDGET_SPENT, WRITES_PER_MINUTE, MARKER3, noFingerprint, MAX_BODY_CHARS;
 var init_github = __esm({
   "../run/src/forges/github/github.ts"() {
     "use strict";
-    init_dist_src2();
-    init_dist_bundle5();
-    init_dist_bundle6();
-    init_src2();
-    init_forge();
-    init_errors3();
-    init_auth2();
-    init_headers();
-    init_pages();
+    init_client();
+    init_commits();
+    init_dashboard();
+    init_decorations();
+    init_pull_cache();
+    init_pulls();
     init_repo();
-    init_errors2();
+    init_statuses();
     init_headers();
-    BUDGET_SPENT = "kdelta: budget spent";
-    WRITES_PER_MINUTE = 80;
-    MARKER3 = /\n?<!-- kdelta-fingerprint: ([A-Za-z0-9._-]+) -->\n?$/;
-    noFingerprint = () => void 0;
-    MAX_BODY_CHARS = 65536;
+    init_client();
+    init_pull_cache();
   }
 });
 
@@ -33616,12 +33791,13 @@ __export(github_exports, {
   APP_CLIENT_ID_ENV: () => APP_CLIENT_ID_ENV,
   APP_ID_ENV: () => APP_ID_ENV,
   APP_PRIVATE_KEY_ENV: () => APP_PRIVATE_KEY_ENV,
+  createGitHubClient: () => createGitHubClient,
   createGitHubForge: () => createGitHubForge2
 });
 function createGitHubForge2(options = {}) {
   return createGitHubForge({
     fingerprintIn: (body) => parseMetadataBlock(body)?.fingerprint,
-    closes: { mark: markClosed, read: closedByOf },
+    closes: { mark: markClosed, read: closedByOf, stateOf: closedState },
     ...options
   });
 }
@@ -33630,6 +33806,8 @@ var init_github2 = __esm({
     "use strict";
     init_github();
     init_proposal_metadata();
+    init_protocol();
+    init_client();
     init_auth2();
   }
 });
@@ -37562,14 +37740,14 @@ function collateResources(located) {
   const byKey = /* @__PURE__ */ new Map();
   const order = [];
   const perFile = identitiesInSeveralFiles(located);
-  const keyOf2 = (r) => {
+  const keyOf3 = (r) => {
     if (!r.identity) return `${r.file.file}\0${r.entry.index}`;
     const key = identityKey(r.identity);
     return perFile.has(key) ? `${key}\0${r.file.file}` : key;
   };
   for (const side of ["local", "upstream", "origin"]) {
     for (const r of located[side]) {
-      const key = keyOf2(r);
+      const key = keyOf3(r);
       let t = byKey.get(key);
       if (!t) {
         t = { key };
@@ -39902,7 +40080,7 @@ function createLocalForge(options) {
       const existing = await read(file);
       const created = existing?.state !== "open";
       const { conflicts, renderFailed, review, ...rest } = input;
-      const draft = review?.ready !== void 0 ? !review.ready : !created && existing?.draft === true;
+      const draft = review?.draft !== void 0 ? review.draft : !created && existing?.draft === true;
       const proposal = {
         ...rest,
         ...conflicts ? { conflicts } : {},
@@ -45464,8 +45642,8 @@ function setInjectionPointConditionsAndGates(kptfile, points) {
   for (const p of points) if (p.required) gates.add(p.conditionType);
   if (gates.size > 0) {
     const sorted = [...gates].sort(byteOrder2);
-    const unchanged = (0, import_yaml19.isSeq)(existingGates) && existingGates.items.length === sorted.length && existingGates.items.every((g, i) => (0, import_yaml19.isMap)(g) && stringAt(g.get("conditionType", true)) === sorted[i]);
-    if (!unchanged) kptfile.setIn(["info", "readinessGates"], kptfile.createNode(sorted.map((conditionType) => ({ conditionType }))));
+    const unchanged2 = (0, import_yaml19.isSeq)(existingGates) && existingGates.items.length === sorted.length && existingGates.items.every((g, i) => (0, import_yaml19.isMap)(g) && stringAt(g.get("conditionType", true)) === sorted[i]);
+    if (!unchanged2) kptfile.setIn(["info", "readinessGates"], kptfile.createNode(sorted.map((conditionType) => ({ conditionType }))));
   }
   const existing = kptfile.getIn(["status", "conditions"]);
   const byType = /* @__PURE__ */ new Map();
@@ -45535,10 +45713,10 @@ function ensurePackageContext(pkg, pv, packageName = "") {
       ".data"
     );
   }
-  const keyOf2 = (p) => (0, import_yaml20.isScalar)(p.key) ? String(p.key.value) : String(p.key);
+  const keyOf3 = (p) => (0, import_yaml20.isScalar)(p.key) ? String(p.key.value) : String(p.key);
   const added = [];
   for (const key of Object.keys(data)) {
-    const pair = dataNode.items.find((p) => (0, import_yaml20.isPair)(p) && keyOf2(p) === key);
+    const pair = dataNode.items.find((p) => (0, import_yaml20.isPair)(p) && keyOf3(p) === key);
     if (pair) {
       if ((0, import_yaml20.isScalar)(pair.value)) pair.value.value = data[key];
       else pair.value = cm.createNode(data[key]);
@@ -45548,7 +45726,7 @@ function ensurePackageContext(pkg, pv, packageName = "") {
   }
   for (const key of added.sort()) dataNode.set(cm.createNode(key), cm.createNode(data[key]));
   for (const key of removeKeys) {
-    const i = dataNode.items.findIndex((p) => keyOf2(p) === key);
+    const i = dataNode.items.findIndex((p) => keyOf3(p) === key);
     if (i >= 0) dataNode.items.splice(i, 1);
   }
 }
@@ -48271,9 +48449,6 @@ function specOf(repository) {
   return repository.object.spec ?? {};
 }
 
-// ../run/src/propose/propose.ts
-init_src2();
-
 // ../package-update/src/get.ts
 init_src2();
 import { basename as basename5, dirname as dirname5, isAbsolute as isAbsolute5, join as join12, relative as relative4 } from "node:path";
@@ -49717,9 +49892,6 @@ function carriedCommit(c) {
   return { sha: c.sha, name: c.name, subject: c.body.split("\n", 1)[0].trim() };
 }
 
-// ../run/src/propose/propose.ts
-init_forge();
-
 // ../run/src/propose/proposal-body.ts
 import { createHash as createHash7 } from "node:crypto";
 init_markdown();
@@ -50461,6 +50633,23 @@ function reviewGate(facts) {
       return facts;
   }
 }
+function autoMergeToTurnOff(open2, gate) {
+  return open2?.autoMerge === true && !gate.autoMerge;
+}
+function draftOf(policy, ready, opening) {
+  if (ready === void 0) return void 0;
+  const what = policy ?? "conflicts";
+  switch (what) {
+    case "conflicts":
+      return !ready;
+    case "never":
+      return false;
+    case "always":
+      return opening ? true : void 0;
+    default:
+      return what;
+  }
+}
 
 // ../run/src/propose/left-alone.ts
 function blockedBy(foreign, target, open2, reason) {
@@ -50476,7 +50665,7 @@ function blockedBy(foreign, target, open2, reason) {
 async function leftAlone(ctx, blocked, foreign, open2, tip) {
   if (!open2 || !tip || ctx.dryRun) return blocked;
   const gate = reviewGate({ kind: "left-alone", foreign: foreign.map((c) => c.sha) });
-  const turnOff = open2.autoMerge === true && !gate.autoMerge;
+  const turnOff = autoMergeToTurnOff(open2, gate);
   const release = reserve(ctx, turnOff ? costOf(ctx, { kind: "upsert", created: false }) : 0);
   if (!release) return { ...blocked, action: "deferred", message: `${blocked.message}; ${DEFERRED_MESSAGE}` };
   const done = [];
@@ -50527,8 +50716,17 @@ async function kptfilesOn(mirror, branch, directory) {
 function showFile2(mirror, branch, path) {
   return showFile({ dir: mirror.dir, ref: branch, path });
 }
-function isAncestorIn(dir, commit, of) {
-  return isAncestor({ dir, commit, of });
+function baseHistoryIn(dir, baseCommit) {
+  return {
+    contains: (commit) => isAncestor({ dir, commit, of: baseCommit }),
+    hasLine: async (line, directory) => await lastCommitWithLine({ dir, ref: baseCommit, path: directory, line }) !== void 0
+  };
+}
+function baseHistoryOf(ws) {
+  return {
+    contains: (commit) => ws.isAncestor(commit, ws.baseCommit),
+    hasLine: async (line, directory) => await ws.baseHasLine?.(line, directory) ?? false
+  };
 }
 async function checkoutMirror(mirror, url, base, head, dir) {
   const baseCommit = mirror.heads.get(base);
@@ -50681,8 +50879,256 @@ async function identicalWinner(dir, to, parent) {
 }
 
 // ../run/src/propose/propose.ts
-var COMMIT_TRAILER = "Kdelta-Variant";
-var FINGERPRINT_TRAILER = "Kdelta-Fingerprint";
+init_protocol();
+
+// ../run/src/propose/publish.ts
+init_src2();
+init_forge();
+init_proposal_metadata();
+init_protocol();
+function stopped(open2, head) {
+  if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: proposalRef(open2),
+    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
+  };
+}
+function withoutMetadata(open2) {
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: proposalRef(open2),
+    message: `the body of the proposal for ${open2.head} does not end with kdelta's metadata block (it was cut or edited), so the conflicts decided on it cannot be read: left as it is, with its decisions; put the block back as the body's last line (the proposal's edit history has it), or close the proposal`
+  };
+}
+function carriedNote(carried) {
+  return `carried forward ${carried.length} commit(s) kdelta did not make (${carried.map((c) => `${c.sha.slice(0, 12)} by ${c.name}`).join(", ")}): a new commit on top of them`;
+}
+var conflictCount = (prepared) => prepared.conflicts.length + (prepared.clashes?.length ?? 0);
+function texts(input, gate) {
+  const { ctx, change, prepared, ws, carried } = input;
+  const { fingerprint, variant } = change;
+  const detail2 = prepared.commitDetail ? `${prepared.commitDetail}
+
+` : "";
+  const commitMessage = hideCredentials(
+    `${prepared.title}
+
+${detail2}${COMMIT_TRAILER}: ${variant}
+${FINGERPRINT_TRAILER}: ${fingerprint}
+`
+  );
+  const body = (open2, headCommit, changes) => {
+    const bodies = renderProposalBodies({
+      title: prepared.title,
+      compareUrl: prepared.compareUrl,
+      upstreamChanges: prepared.upstreamChanges,
+      summary: prepared.summary,
+      downstream: { repo: change.target.repo, branch: change.target.base, directory: change.directory },
+      changes,
+      resources: prepared.resources,
+      conflicts: prepared.conflicts,
+      clashes: prepared.clashes,
+      renderFailure: prepared.renderFailure,
+      notReady: prepared.notReady,
+      decisions: prepared.decisions,
+      carried,
+      metadata: {
+        version: ctx.version,
+        variant,
+        fingerprint,
+        headCommit,
+        baseCommit: ws.baseCommit,
+        upstream: prepared.upstream,
+        conflicts: conflictCount(prepared),
+        kind: change.kind,
+        ...prepared.renderFailure ? { renderFailed: true } : {},
+        ...prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.id) } : {},
+        ...prepared.notReady?.length ? { notReady: prepared.notReady.map((g) => g.type) } : {},
+        ...carried?.length ? { carried: carried.map((c) => c.sha) } : {}
+      }
+    });
+    const clean = { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
+    if (!autoMergeToTurnOff(open2, gate)) return clean;
+    return { ...clean, body: withAutoMergeOff(clean.body, gate.held), full: withAutoMergeOff(clean.full, gate.held) };
+  };
+  return { commitMessage, body };
+}
+function stepOf(input) {
+  const { ctx, change, prepared, carried } = input;
+  const { target } = change;
+  const gate = reviewGate({
+    kind: "built",
+    conflicts: conflictCount(prepared),
+    renderFailure: prepared.renderFailure,
+    notReady: prepared.notReady?.map((g) => g.type),
+    carried: carried?.map((c) => c.sha)
+  });
+  const token = ctx.forge.gitToken?.(target.repo);
+  const remote = {
+    remote: target.repo,
+    branch: target.head,
+    env: ctx.env,
+    token,
+    tokenName: token ? ctx.forge.gitTokenName?.(target.repo) : void 0
+  };
+  return { ...input, remote, gate, ...texts(input, gate) };
+}
+function mergedInBase(step2, open2) {
+  return reachedBase(baseHistoryOf(step2.ws), {
+    commit: step2.ws.remoteHead,
+    fingerprint: open2.fingerprint,
+    branchGone: step2.ws.remoteHead === void 0,
+    directory: step2.change.directory
+  });
+}
+async function proposeWorkspace(input) {
+  const { target } = input.change;
+  if (target.head === target.base) {
+    throw new RunError(
+      "head-is-base",
+      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`
+    );
+  }
+  const stop = stopped(input.open, target.head);
+  if (stop) return stop;
+  await checkpoint(input.ctx.signal);
+  const step2 = stepOf(input);
+  const changes = await step2.ws.changedFiles("");
+  if (changes.length === 0) return step2.open ? closeNoLongerNeeded(step2, step2.open) : { action: "up-to-date", writes: false };
+  if (step2.open && await mergedInBase(step2, step2.open)) return commitAndPropose({ ...step2, open: void 0 }, changes, step2.open);
+  return commitAndPropose(step2, changes, void 0);
+}
+async function closeNoLongerNeeded(step2, open2) {
+  const { ctx, ws, change, prepared } = step2;
+  const merged = await mergedInBase(step2, open2);
+  const foreign = merged ? [] : await step2.foreign();
+  if (foreign.length > 0) return leftAlone(ctx, blockedBy(foreign, change.target, open2), foreign, open2, ws.remoteHead);
+  if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
+  const release = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
+  if (!release) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
+  try {
+    const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
+    if (!merged) await ws.deleteBranch(step2.remote);
+    return {
+      action: merged ? "up-to-date" : "closed",
+      writes: true,
+      proposal: proposalRef(closed),
+      message: merged ? "the proposal was merged" : prepared.closeReason ?? "the downstream already has this content"
+    };
+  } finally {
+    release();
+  }
+}
+async function commitAndPropose(step2, changes, mergedOpen) {
+  const { ctx, change, ws, open: open2 } = step2;
+  const foreign = step2.carried ? [] : await step2.foreign();
+  if (foreign.length > 0) return leftAlone(ctx, blockedBy(foreign, change.target, open2), foreign, open2, ws.remoteHead);
+  if (open2 && !parseMetadataBlock(open2.body)) return withoutMetadata(open2);
+  const { commit, sameAsRemote } = await ws.commit(step2.commitMessage, ctx.author);
+  const pushNeeded = !(sameAsRemote && ws.remoteHead);
+  const made = { commit, pushNeeded, headCommit: pushNeeded ? commit : ws.remoteHead };
+  if (!pushNeeded && open2 && unchanged(step2, open2, made.headCommit, changes)) {
+    return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
+  }
+  if (ctx.dryRun) {
+    const action = open2 ? change.updated : change.opened;
+    return {
+      action,
+      writes: true,
+      proposal: open2 ? proposalRef(open2) : void 0,
+      body: step2.body(open2, made.headCommit, changes).full,
+      changes
+    };
+  }
+  return writeAll(step2, changes, made, mergedOpen);
+}
+function unchanged(step2, open2, headCommit, changes) {
+  return open2.body === step2.body(open2, headCommit, changes).body && open2.title === step2.prepared.title && open2.fingerprint === step2.change.fingerprint && !autoMergeToTurnOff(open2, step2.gate);
+}
+async function writeAll(step2, changes, made, mergedOpen) {
+  const { ctx, change, prepared, open: open2 } = step2;
+  const openMeta = open2 ? parseMetadataBlock(open2.body) : void 0;
+  const renderChanged = open2 !== void 0 && Boolean(openMeta?.renderFailed) !== Boolean(prepared.renderFailure);
+  const newHead = open2 === void 0 || openMeta?.headCommit !== made.headCommit;
+  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (made.pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (made.pushNeeded || renderChanged || newHead ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
+  const release = reserve(ctx, cost);
+  if (!release) {
+    return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
+  }
+  try {
+    await checkpoint(ctx.signal);
+    if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
+    const { headCommit, pushNeeded } = made.pushNeeded ? await pushOrPublish(step2, made.commit) : made;
+    const bodies = step2.body(open2, headCommit, changes);
+    const {
+      proposal,
+      warnings: given = [],
+      created,
+      changed
+    } = await ctx.forge.upsert({
+      ...change.target,
+      title: prepared.title,
+      body: bodies.body,
+      fingerprint: change.fingerprint,
+      conflicts: conflictCount(prepared),
+      ...prepared.renderFailure ? { renderFailed: true } : {},
+      review: {
+        ready: step2.gate.ready,
+        draft: draftOf(ctx.forge.draftPolicy, step2.gate.ready, open2 === void 0),
+        autoMerge: step2.gate.autoMerge
+      },
+      headCommit
+    });
+    const warnings = [...step2.carried ? [carriedNote(step2.carried)] : [], ...given];
+    let action = open2 ? change.updated : change.opened;
+    if (!created && !changed && !renderChanged && (open2 === void 0 || !pushNeeded)) action = "unchanged";
+    else if (pushNeeded || renderChanged || created || changed && newHead) {
+      const failed = await postStatus(step2, proposal, headCommit);
+      if (failed) warnings.push(failed);
+    }
+    return {
+      action,
+      writes: pushNeeded || action !== "unchanged",
+      proposal: proposalRef(proposal),
+      body: bodies.full,
+      ...warnings.length > 0 ? { message: warnings.join("; ") } : {}
+    };
+  } finally {
+    release();
+  }
+}
+async function pushOrPublish(step2, commit) {
+  const { ctx, ws, change } = step2;
+  if (ctx.forge.publishCommit) {
+    const headCommit = await ctx.forge.publishCommit({
+      target: change.target,
+      dir: ws.dir,
+      commit,
+      // the commit's parent: the base, or the branch's tip when its commits are carried forward
+      baseCommit: ws.parent ?? ws.baseCommit,
+      expectedHead: ws.remoteHead,
+      message: step2.commitMessage,
+      author: ctx.author
+    });
+    return { headCommit, pushNeeded: true };
+  }
+  const pushed = await ws.push(step2.remote);
+  return pushed === commit ? { headCommit: commit, pushNeeded: true } : { headCommit: pushed, pushNeeded: false };
+}
+async function postStatus(step2, proposal, headCommit) {
+  try {
+    await step2.ctx.forge.setStatus(proposal, step2.gate.status, headCommit);
+    return void 0;
+  } catch (error2) {
+    return message(error2);
+  }
+}
+
+// ../run/src/propose/propose.ts
+init_protocol();
 async function propose(ctx, change) {
   const { target, fingerprint } = change;
   const known = change.upstream ? { upstream: change.upstream } : {};
@@ -50712,7 +51158,7 @@ async function propose(ctx, change) {
   const ticked = open2 ? pendingTicks(open2.body) : [];
   const gate = meta && reviewGate({ kind: "built", conflicts: meta.conflicts, notReady: strings2(meta.notReady), carried: strings2(meta.carried) });
   if (open2 && meta && gate && !meta.renderFailed && // auto-merge on where the gate holds it back (a person turned it on, or a run could not turn it off)
-  !(open2.autoMerge === true && !gate.autoMerge) && ticked.length === 0 && open2.fingerprint === fingerprint && heads.get(target.head) === meta.headCommit && heads.get(target.base) === meta.baseCommit) {
+  !autoMergeToTurnOff(open2, gate) && ticked.length === 0 && open2.fingerprint === fingerprint && heads.get(target.head) === meta.headCommit && heads.get(target.base) === meta.baseCommit) {
     const repaired = await ctx.forge.ensureStatus?.(open2, gate.status, meta.headCommit).catch(() => false) === true;
     return {
       action: "unchanged",
@@ -50764,15 +51210,15 @@ async function propose(ctx, change) {
   }
   const carried = carry.kind === "carry" ? carry.carried : void 0;
   await checkpoint(ctx.signal);
-  const proposed = await proposeWorkspace(
+  const proposed = await proposeWorkspace({
     ctx,
     change,
-    declined ? withDeclineNote(prepared, declined) : prepared,
+    prepared: declined ? withDeclineNote(prepared, declined) : prepared,
     ws,
-    open2,
+    open: open2,
     foreign,
     carried
-  );
+  });
   const said = [proposed.message, decisionsMessage(prepared.decisions, ticked)].filter((m) => m !== void 0);
   return {
     ...proposed,
@@ -50796,15 +51242,13 @@ async function declinedNow(change, open2, heads, mirrorOf) {
   const baseCommit = heads.get(base);
   if (heads.has(head) || baseCommit === void 0) return false;
   const mirror = await mirrorOf();
-  const meta = parseMetadataBlock(open2.body);
-  if (meta && await isAncestorIn(mirror.dir, meta.headCommit, baseCommit)) return false;
-  const squashed = await lastCommitWithLine({
-    dir: mirror.dir,
-    ref: base,
-    path: change.directory,
-    line: `${FINGERPRINT_TRAILER}: ${open2.fingerprint}`
+  const reached = await reachedBase(baseHistoryIn(mirror.dir, baseCommit), {
+    commit: parseMetadataBlock(open2.body)?.headCommit,
+    fingerprint: open2.fingerprint,
+    branchGone: true,
+    directory: change.directory
   });
-  return squashed === void 0;
+  return !reached;
 }
 function declineMessage(declined) {
   return `${declined.url} was closed without merging; the same upstream commit and variant are not proposed again (a new upstream commit or a change of the variant proposes again; \`kdelta proposals\` says how to undo a decline)`;
@@ -50814,219 +51258,9 @@ function withDeclineNote(prepared, declined) {
 
 ${declineNote(declined)}` };
 }
-function withoutMetadata(open2) {
-  return {
-    action: "blocked",
-    writes: false,
-    proposal: proposalRef(open2),
-    message: `the body of the proposal for ${open2.head} does not end with kdelta's metadata block (it was cut or edited), so the conflicts decided on it cannot be read: left as it is, with its decisions; put the block back as the body's last line (the proposal's edit history has it), or close the proposal`
-  };
-}
-function stopped(open2, head) {
-  if (!open2?.labels?.includes(STOP_LABEL)) return void 0;
-  return {
-    action: "blocked",
-    writes: false,
-    proposal: proposalRef(open2),
-    message: `the proposal for ${head} carries the label ${STOP_LABEL}: left alone; remove the label to let kdelta update it`
-  };
-}
-function carriedNote(carried) {
-  return `carried forward ${carried.length} commit(s) kdelta did not make (${carried.map((c) => `${c.sha.slice(0, 12)} by ${c.name}`).join(", ")}): a new commit on top of them`;
-}
 async function foreignCommits(ctx, ws) {
   const trailer = new RegExp(`^${COMMIT_TRAILER}: `, "m");
   return (await ws.branchCommits()).filter((c) => !(c.email === ctx.author.email && trailer.test(c.body)));
-}
-var conflictCount = (prepared) => prepared.conflicts.length + (prepared.clashes?.length ?? 0);
-function texts(ctx, change, prepared, ws, carried) {
-  const { fingerprint, variant } = change;
-  const detail2 = prepared.commitDetail ? `${prepared.commitDetail}
-
-` : "";
-  const commitMessage = hideCredentials(
-    `${prepared.title}
-
-${detail2}${COMMIT_TRAILER}: ${variant}
-${FINGERPRINT_TRAILER}: ${fingerprint}
-`
-  );
-  const body = (headCommit, changes) => {
-    const bodies = renderProposalBodies({
-      title: prepared.title,
-      compareUrl: prepared.compareUrl,
-      upstreamChanges: prepared.upstreamChanges,
-      summary: prepared.summary,
-      downstream: { repo: change.target.repo, branch: change.target.base, directory: change.directory },
-      changes,
-      resources: prepared.resources,
-      conflicts: prepared.conflicts,
-      clashes: prepared.clashes,
-      renderFailure: prepared.renderFailure,
-      notReady: prepared.notReady,
-      decisions: prepared.decisions,
-      carried,
-      metadata: {
-        version: ctx.version,
-        variant,
-        fingerprint,
-        headCommit,
-        baseCommit: ws.baseCommit,
-        upstream: prepared.upstream,
-        conflicts: conflictCount(prepared),
-        kind: change.kind,
-        ...prepared.renderFailure ? { renderFailed: true } : {},
-        ...prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.id) } : {},
-        ...prepared.notReady?.length ? { notReady: prepared.notReady.map((g) => g.type) } : {},
-        ...carried?.length ? { carried: carried.map((c) => c.sha) } : {}
-      }
-    });
-    return { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
-  };
-  return { commitMessage, body };
-}
-async function proposeWorkspace(ctx, change, prepared, ws, given, foreignOf, carried) {
-  const { target } = change;
-  const { commitMessage, body: bodyOf } = texts(ctx, change, prepared, ws, carried);
-  const conflicts = conflictCount(prepared);
-  const gate = reviewGate({
-    kind: "built",
-    conflicts,
-    renderFailure: prepared.renderFailure,
-    notReady: prepared.notReady?.map((g) => g.type),
-    carried: carried?.map((c) => c.sha)
-  });
-  if (target.head === target.base) {
-    throw new RunError(
-      "head-is-base",
-      `the proposal branch "${target.head}" is the base branch of ${target.downstream}: nothing is pushed to it (choose another branch prefix or variant name)`
-    );
-  }
-  const stop = stopped(given, target.head);
-  if (stop) return stop;
-  await checkpoint(ctx.signal);
-  const token = ctx.forge.gitToken?.(target.repo);
-  const remote = {
-    remote: target.repo,
-    branch: target.head,
-    env: ctx.env,
-    token,
-    tokenName: token ? ctx.forge.gitTokenName?.(target.repo) : void 0
-  };
-  let open2 = given;
-  const changes = await ws.changedFiles("");
-  const turnOff = () => open2?.autoMerge === true && !gate.autoMerge;
-  const body = (headCommit2, files) => {
-    const bodies = bodyOf(headCommit2, files);
-    if (!turnOff()) return bodies;
-    return { ...bodies, body: withAutoMergeOff(bodies.body, gate.held), full: withAutoMergeOff(bodies.full, gate.held) };
-  };
-  let mergedOpen;
-  const reachedBase = async (p) => ws.remoteHead !== void 0 && await ws.isAncestor(ws.remoteHead, ws.baseCommit) || ws.remoteHead === void 0 && (await ws.baseHasLine?.(`${FINGERPRINT_TRAILER}: ${p.fingerprint}`, change.directory) ?? false);
-  if (open2 && changes.length > 0 && await reachedBase(open2)) {
-    mergedOpen = open2;
-    open2 = void 0;
-  }
-  if (changes.length === 0) {
-    if (!open2) return { action: "up-to-date", writes: false };
-    const merged = await reachedBase(open2);
-    const foreign2 = merged ? [] : await foreignOf();
-    if (foreign2.length > 0) return leftAlone(ctx, blockedBy(foreign2, target, open2), foreign2, open2, ws.remoteHead);
-    if (ctx.dryRun) return { action: merged ? "up-to-date" : "closed", writes: true, proposal: proposalRef(open2) };
-    const release2 = reserve(ctx, costOf(ctx, { kind: "close" }) + (merged ? 0 : costOf(ctx, { kind: "delete-branch" })));
-    if (!release2) return { action: "deferred", writes: false, proposal: proposalRef(open2), message: DEFERRED_MESSAGE };
-    try {
-      const closed = await ctx.forge.close(open2, merged ? "merged" : "closed");
-      if (!merged) await ws.deleteBranch(remote);
-      return {
-        action: merged ? "up-to-date" : "closed",
-        writes: true,
-        proposal: proposalRef(closed),
-        message: merged ? "the proposal was merged" : prepared.closeReason ?? "the downstream already has this content"
-      };
-    } finally {
-      release2();
-    }
-  }
-  const foreign = carried ? [] : await foreignOf();
-  if (foreign.length > 0) return leftAlone(ctx, blockedBy(foreign, target, open2), foreign, open2, ws.remoteHead);
-  if (open2 && !parseMetadataBlock(open2.body)) return withoutMetadata(open2);
-  const { commit, sameAsRemote } = await ws.commit(commitMessage, ctx.author);
-  let pushNeeded = !(sameAsRemote && ws.remoteHead);
-  let headCommit = pushNeeded ? commit : ws.remoteHead;
-  if (!pushNeeded) {
-    const bodies = body(headCommit, changes);
-    const unchanged = open2 !== void 0 && open2.body === bodies.body && open2.title === prepared.title && open2.fingerprint === change.fingerprint && !turnOff();
-    if (unchanged && open2) return { action: "unchanged", writes: false, proposal: proposalRef(open2) };
-  }
-  let action = open2 ? change.updated : change.opened;
-  const openMeta = open2 ? parseMetadataBlock(open2.body) : void 0;
-  const renderChanged = open2 !== void 0 && Boolean(openMeta?.renderFailed) !== Boolean(prepared.renderFailure);
-  const newHead = open2 === void 0 || openMeta?.headCommit !== headCommit;
-  if (ctx.dryRun) {
-    return { action, writes: true, proposal: open2 ? proposalRef(open2) : void 0, body: body(headCommit, changes).full, changes };
-  }
-  const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (pushNeeded || renderChanged || newHead ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
-  const release = reserve(ctx, cost);
-  if (!release) {
-    return { action: "deferred", writes: false, proposal: open2 ? proposalRef(open2) : void 0, message: DEFERRED_MESSAGE };
-  }
-  try {
-    await checkpoint(ctx.signal);
-    if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
-    if (pushNeeded && ctx.forge.publishCommit) {
-      headCommit = await ctx.forge.publishCommit({
-        target,
-        dir: ws.dir,
-        commit,
-        // the commit's parent: the base, or the branch's tip when its commits are carried forward
-        baseCommit: ws.parent ?? ws.baseCommit,
-        expectedHead: ws.remoteHead,
-        message: commitMessage,
-        author: ctx.author
-      });
-    } else if (pushNeeded) {
-      const pushed = await ws.push(remote);
-      if (pushed !== commit) {
-        headCommit = pushed;
-        pushNeeded = false;
-      }
-    }
-    const bodies = body(headCommit, changes);
-    const {
-      proposal,
-      warnings: given2 = [],
-      created,
-      changed
-    } = await ctx.forge.upsert({
-      ...target,
-      title: prepared.title,
-      body: bodies.body,
-      fingerprint: change.fingerprint,
-      conflicts,
-      ...prepared.renderFailure ? { renderFailed: true } : {},
-      review: { ready: gate.ready, autoMerge: gate.autoMerge },
-      headCommit
-    });
-    const warnings = [...carried ? [carriedNote(carried)] : [], ...given2];
-    if (!created && !changed && !renderChanged && (open2 === void 0 || !pushNeeded)) action = "unchanged";
-    else if (pushNeeded || renderChanged || created || changed && newHead) {
-      try {
-        await ctx.forge.setStatus(proposal, gate.status, headCommit);
-      } catch (error2) {
-        warnings.push(message(error2));
-      }
-    }
-    return {
-      action,
-      writes: pushNeeded || action !== "unchanged",
-      proposal: proposalRef(proposal),
-      body: bodies.full,
-      ...warnings.length > 0 ? { message: warnings.join("; ") } : {}
-    };
-  } finally {
-    release();
-  }
 }
 
 // ../run/src/propose/local-edits.ts
@@ -51475,9 +51709,9 @@ function removalGuard(input) {
   const drafts = input.drafts.filter((d) => input.mine(d.variant));
   const count = counted.length;
   if (count <= input.max) return { count, removals, drafts, held: [] };
-  const keyOf2 = (c) => jobKey(c.variant, c.downstream);
+  const keyOf3 = (c) => jobKey(c.variant, c.downstream);
   const mine = counted.filter((c) => input.mine(c.variant));
-  const allowedBy = [removalSetKey(counted.map(keyOf2)), removalSetKey(mine.map(keyOf2))].find((k) => input.allowed.has(k));
+  const allowedBy = [removalSetKey(counted.map(keyOf3)), removalSetKey(mine.map(keyOf3))].find((k) => input.allowed.has(k));
   if (allowedBy !== void 0) return { count, removals, drafts, held: [], allowedBy };
   const message2 = heldMessage(counted, input.max, input.proposed.size);
   return {
@@ -51690,6 +51924,7 @@ var inertCode3 = (text2) => inert(text2, "code");
 // ../run/src/propose/settle.ts
 init_src2();
 init_proposal_metadata();
+init_protocol();
 async function findMergedRemovals(ctx, downstreams, handled, ours) {
   const out = [];
   const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
@@ -51701,7 +51936,13 @@ async function findMergedRemovals(ctx, downstreams, handled, ours) {
     try {
       const mirror = await ctx.mirror(repo);
       const baseCommit = mirror.heads.get(p.base);
-      const merged = baseCommit !== void 0 && await isAncestorIn(mirror.dir, meta.headCommit, baseCommit);
+      const merged = baseCommit !== void 0 && await reachedBase(baseHistoryIn(mirror.dir, baseCommit), {
+        commit: meta.headCommit,
+        fingerprint: meta.fingerprint,
+        branchGone: !mirror.heads.has(p.head),
+        // a removal's package is gone from the base: any commit of it may be the squash
+        directory: ""
+      });
       if (merged) out.push({ proposal: p, variant: meta.variant });
     } catch (error2) {
       out.push({ proposal: p, variant: meta.variant, error: error2 });
@@ -52491,9 +52732,9 @@ function variantLabel(v) {
 function updateLabel(control, u) {
   return `${control.name}/${u.directory || "."}`;
 }
-function retriedFirst(jobs, keyOf2, ticks) {
+function retriedFirst(jobs, keyOf3, ticks) {
   if (ticks.retry.size === 0) return [...jobs];
-  return [...jobs.filter((j) => ticks.retry.has(keyOf2(j))), ...jobs.filter((j) => !ticks.retry.has(keyOf2(j)))];
+  return [...jobs.filter((j) => ticks.retry.has(keyOf3(j))), ...jobs.filter((j) => !ticks.retry.has(keyOf3(j)))];
 }
 async function githubControlRepository(cwd, forge) {
   const found = await findControlRepository(cwd);
@@ -52713,15 +52954,15 @@ function renderMarkdown(report, limit) {
     ...report.warnings.map((w) => `> warning: ${inert(w)}`),
     ...report.warnings.length > 0 ? [""] : []
   ].join("\n");
-  const unchanged = report.variants.filter((v) => v.impact === "unchanged");
+  const unchanged2 = report.variants.filter((v) => v.impact === "unchanged");
   const footer = `_Computed by kdelta ${report.version} from each downstream's base branch; nothing was written._
 `;
-  const unchangedShort = unchanged.length > 0 ? `${plural(unchanged.length, "variant")} unchanged.
+  const unchangedShort = unchanged2.length > 0 ? `${plural(unchanged2.length, "variant")} unchanged.
 
 ` : "";
-  const unchangedFull = unchanged.length > 0 ? `<details><summary>${plural(unchanged.length, "variant")} unchanged</summary>
+  const unchangedFull = unchanged2.length > 0 ? `<details><summary>${plural(unchanged2.length, "variant")} unchanged</summary>
 
-${unchanged.map((v) => `${inert(v.variant)} \u2192 ${inert(v.downstream)}`).join(", ")}
+${unchanged2.map((v) => `${inert(v.variant)} \u2192 ${inert(v.downstream)}`).join(", ")}
 
 </details>
 
@@ -52925,6 +53166,7 @@ import { promisify as promisify2 } from "node:util";
 
 // src/preview-comment.ts
 init_src();
+init_github2();
 var CommentError = class extends KdeltaError {
   name = "CommentError";
   constructor(message2) {
@@ -52934,59 +53176,44 @@ var CommentError = class extends KdeltaError {
 function previewMarker(key) {
   return `<!-- kdelta-preview: ${key.replace(/--/g, "-\\u002d")} -->`;
 }
-async function request2(target, method, path, body) {
-  const url = typeof path === "string" ? `${target.apiUrl.replace(/\/+$/, "")}${path}` : path.url;
-  const res = await fetch(url, {
-    method,
-    headers: {
-      authorization: `Bearer ${target.token}`,
-      accept: "application/vnd.github+json",
-      "x-github-api-version": "2022-11-28",
-      "user-agent": "kdelta",
-      ...body !== void 0 ? { "content-type": "application/json" } : {}
-    },
-    ...body !== void 0 ? { body: JSON.stringify(body) } : {}
-  });
-  if (!res.ok) {
-    const text2 = await res.text().catch(() => "");
-    const why = (() => {
-      try {
-        return JSON.parse(text2).message ?? text2;
-      } catch {
-        return text2;
-      }
-    })();
-    const hint = res.status === 403 || res.status === 404 ? `: give the workflow \`permissions: pull-requests: write\` on ${target.repository} (the token of input "comment-token")` : "";
-    throw new CommentError(
-      `${method} ${typeof path === "string" ? path : new URL(path.url).pathname}: GitHub answered ${res.status} ${why.slice(0, 200)}${hint}`
-    );
-  }
-  return { data: await res.json(), link: res.headers.get("link") };
-}
+var TOKEN_NAME = 'the token of input "comment-token" (else "token")';
 async function upsertComment(target, marker, body) {
+  const client = createGitHubClient({ token: target.token, apiUrl: target.apiUrl, env: {}, tokenName: TOKEN_NAME });
+  const [owner = "", repo = ""] = target.repository.split("/");
+  const where = { owner, repo, issue_number: target.number };
   const text2 = `${marker}
 ${body}`;
-  const base = `/repos/${target.repository}/issues/${target.number}/comments`;
-  let found;
-  let page = await request2(target, "GET", `${base}?per_page=100`);
-  const followed = /* @__PURE__ */ new Set();
-  for (; ; ) {
-    found = page.data.find((c) => (c.body ?? "").includes(marker));
-    if (found) break;
-    const next = nextPageOf(page.link, target.apiUrl);
-    if (!next.ok) throw new CommentError(`GET ${base}: ${next.error}`);
-    if (next.url === void 0) break;
-    if (followed.has(next.url)) throw new CommentError(`GET ${base}: the next page's link repeats ${next.url}`);
-    followed.add(next.url);
-    page = await request2(target, "GET", { url: next.url });
+  const ours = (c) => (c.body ?? "").includes(marker);
+  try {
+    const comments = await client.allPages(
+      `read the comments of ${target.repository}#${target.number}`,
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+      { ...where, per_page: 100 },
+      (batch) => batch.some(ours)
+    );
+    const found = comments.find(ours);
+    if (!found) {
+      const made = await client.call(
+        `comment on ${target.repository}#${target.number}`,
+        "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
+        { ...where, body: text2 }
+      );
+      return { url: made.html_url, action: "created" };
+    }
+    if (found.body === text2) return { url: found.html_url, action: "unchanged" };
+    const updated = await client.call(
+      `update the preview's comment on ${target.repository}#${target.number}`,
+      "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}",
+      { owner, repo, comment_id: found.id, body: text2 }
+    );
+    return { url: updated.html_url, action: "updated" };
+  } catch (error2) {
+    throw new CommentError(`${error2 instanceof Error ? error2.message : String(error2)}${permissionHint(error2, target)}`);
   }
-  if (!found) {
-    const made = (await request2(target, "POST", base, { body: text2 })).data;
-    return { url: made.html_url, action: "created" };
-  }
-  if (found.body === text2) return { url: found.html_url, action: "unchanged" };
-  const updated = (await request2(target, "PATCH", `/repos/${target.repository}/issues/comments/${found.id}`, { body: text2 })).data;
-  return { url: updated.html_url, action: "updated" };
+}
+function permissionHint(error2, target) {
+  const code5 = error2.code;
+  return code5 === "forbidden" || /\(404\)/.test(error2 instanceof Error ? error2.message : "") ? `: give the workflow \`permissions: pull-requests: write\` on ${target.repository} (the token of input "comment-token")` : "";
 }
 
 // src/preview-inputs.ts
@@ -53264,7 +53491,7 @@ function actionOutputs(report, reportPath, maxBytes = PULL_REQUESTS_OUTPUT_BYTES
     "render-failed": String(report.results.filter((r) => r.renderFailure !== void 0).length)
   };
 }
-function permissionHint(failed) {
+function permissionHint2(failed) {
   if (failed.code !== "forbidden") return void 0;
   return "the token lacks a permission: it needs contents: write and pull-requests: write on every downstream repository. The workflow's own GITHUB_TOKEN reaches only the workflow's repository and only with the job's `permissions:`; for other repositories pass a GitHub App installation token or a fine-grained token in the `token` input.";
 }
@@ -53311,7 +53538,7 @@ function failureMessage(report) {
   const failed = report.results.filter((r) => r.action === "failed");
   const first = failed[0];
   const more = failed.length > 1 ? ` (and ${failed.length - 1} more: see the job summary)` : "";
-  const hint = failed.map((r) => permissionHint(r)).find((h) => h !== void 0);
+  const hint = failed.map((r) => permissionHint2(r)).find((h) => h !== void 0);
   const what = failed.length === report.results.length ? `every variant failed (${failed.length})` : `${failed.length} of ${report.results.length} variant(s) failed; the others ran`;
   return `${what}. ${first ? `${first.variant} \u2192 ${first.downstream}: ${first.error ?? "failed"}` : ""}${more}${hint ? `
 ${hint}` : ""}`;
@@ -53348,7 +53575,7 @@ async function main(overrides = {}) {
     if (error2 instanceof ControlError) reportControlError(error2, options.cwd);
     else {
       const text2 = error2 instanceof Error ? error2.message : String(error2);
-      const hint = permissionHint(error2 instanceof Error ? error2 : {});
+      const hint = permissionHint2(error2 instanceof Error ? error2 : {});
       setFailed(`kdelta run stopped: ${text2}${hint ? `
 ${hint}` : ""}`);
     }

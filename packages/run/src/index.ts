@@ -30,6 +30,10 @@ export { parseMetadataBlock, type ProposalMetadata } from './propose/proposal-me
 export { inert, type MarkdownContext, shortName } from './markdown.js';
 export type { RenderFailureReport } from './jobs/render.js';
 export { renderTable, reportJson } from './report/report.js';
+// The gates a planned job passes before it proposes (a schedule window, a freeze, the removal guard).
+export { GATES } from './gates/gates.js';
+export { PASS, type Gate, type GateContext, type GateDecision } from './gates/gate.js';
+export type { PlannedJob } from './plan/jobs-plan.js';
 // The fleet dashboard: its text (render, parse) and what a run did with it.
 export {
   dashboardEntries,

@@ -17,6 +17,7 @@ export type DashboardState =
   | 'blocked'
   | 'declined'
   | 'deferred'
+  | 'held'
   | 'open'
   | 'not-adopted'
   | 'up-to-date';
@@ -30,6 +31,7 @@ const SECTIONS: readonly { readonly state: DashboardState; readonly title: strin
   { state: 'blocked', title: 'Blocked (commits kdelta did not make, or the `kdelta:stop` label)', problem: true },
   { state: 'declined', title: 'Declined', problem: true },
   { state: 'deferred', title: "Deferred: the run's write budget was spent", problem: true },
+  { state: 'held', title: 'Held by a gate (a schedule window, a freeze, a rollout wave): a later run proposes it', problem: false },
   { state: 'open', title: 'Open proposals', problem: false },
   { state: 'not-adopted', title: 'Not adopted (the package belongs to no variant)', problem: false },
   { state: 'up-to-date', title: 'Up to date', problem: false },
@@ -94,13 +96,14 @@ export function removalSetKey(keys: readonly string[]): string {
     .slice(0, 16);
 }
 
-export function dashboardState(r: Pick<VariantResult, 'action' | 'code' | 'renderFailure' | 'conflictCount'>): DashboardState {
+export function dashboardState(r: Pick<VariantResult, 'action' | 'code' | 'renderFailure' | 'conflictCount' | 'heldBy'>): DashboardState {
   const action: JobAction = r.action;
   switch (action) {
     case 'failed':
       return r.code === 'removals-held' ? 'removal-held' : 'failed';
+    // a gate's hold is the fleet's plan, the budget's is not
     case 'deferred':
-      return 'deferred';
+      return r.heldBy !== undefined ? 'held' : 'deferred';
     case 'declined':
       return 'declined';
     case 'blocked':
@@ -136,6 +139,7 @@ function detailOf(r: VariantResult, state: DashboardState): string | undefined {
       return oneLine(r.renderFailure?.message);
     case 'blocked':
     case 'not-adopted':
+    case 'held':
       return oneLine(r.message);
     // the section says it all; a declined proposal's message is its link
     case 'removal-held':
@@ -235,6 +239,7 @@ function item(e: DashboardEntry, d: Detail): string {
     case 'removal-held':
     case 'blocked':
     case 'deferred':
+    case 'held':
     case 'open':
     case 'not-adopted':
     case 'up-to-date':

@@ -8,7 +8,13 @@ const COLUMNS = ['variant', 'downstream', 'action', 'proposal', 'conflicts'] as 
 function row(r: VariantResult): string[] {
   const proposal = r.proposal ? `${r.proposal.url}${r.proposal.state === 'open' ? '' : ` (${r.proposal.state})`}` : '-';
   const done = r.dryRun && r.writes ? `${r.action} (dry run)` : r.action;
-  const action = r.error ? `failed: ${r.error.split('\n')[0]}` : r.renderFailure ? `${done}, ${renderFailureLine(r.renderFailure)}` : done;
+  const action = r.error
+    ? `failed: ${r.error.split('\n')[0]}`
+    : r.renderFailure
+      ? `${done}, ${renderFailureLine(r.renderFailure)}`
+      : r.heldBy !== undefined
+        ? `${done} (${r.heldBy}: ${r.message?.split('\n')[0] ?? 'held'})`
+        : done;
   return [r.variant, r.downstream, action, proposal, String(r.conflictCount)];
 }
 

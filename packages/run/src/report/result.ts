@@ -57,6 +57,8 @@ export interface VariantResult {
   readonly fingerprint?: string | undefined;
   /** Why: for blocked, not-adopted, closed, deferred... */
   readonly message?: string | undefined;
+  /** The gate (gates/) that deferred this job to a later run: `message` says why, and when to look again. */
+  readonly heldBy?: string | undefined;
   /** The proposal's whole body when this run wrote (or would write) it; the forge's copy may be shortened. */
   readonly body?: string | undefined;
   /** Why the job failed, one line or more (`action` is 'failed'). */

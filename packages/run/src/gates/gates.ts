@@ -1,0 +1,48 @@
+import type { PlannedJob } from '../plan/jobs-plan.js';
+import { failure, type VariantResult } from '../report/result.js';
+import type { Gate, GateContext } from './gate.js';
+
+/**
+ * The gates every planned job passes before it proposes, in this order; the first that holds a
+ * job decides for it. A new gate is a file of this folder and one line here. (The removal guard
+ * is no gate: it decides, on every shard's removals, which removals and closings become jobs at
+ * all, before collisions are checked, so it is part of the plan: plan/removal-guard.ts.)
+ */
+export const GATES: readonly Gate[] = [];
+
+/** The jobs that run now, and a result for each one a gate held. */
+export interface Gated {
+  readonly jobs: readonly PlannedJob[];
+  readonly held: readonly VariantResult[];
+}
+
+/** The gate stage: each job through every gate, before any job runs. */
+export async function applyGates(gates: readonly Gate[], context: GateContext): Promise<Gated> {
+  const jobs: PlannedJob[] = [];
+  const held: VariantResult[] = [];
+  for (const job of context.jobs) {
+    let result: VariantResult | undefined;
+    for (const gate of gates) {
+      const decision = await gate.decide(job, context);
+      if (decision.pass) continue;
+      result = heldResult(job, gate.name, decision, context.dryRun);
+      break;
+    }
+    if (result) held.push(result);
+    else jobs.push(job);
+  }
+  return { jobs, held };
+}
+
+/** A held job's result: deferred with the gate's reason, or failed with its code when a person must act. */
+function heldResult(
+  job: PlannedJob,
+  gate: string,
+  hold: { readonly reason: string; readonly lookAgain?: Date | undefined; readonly code?: string | undefined },
+  dryRun: boolean,
+): VariantResult {
+  const id = { variant: job.variant, downstream: job.downstream, dryRun, conflicts: [], conflictCount: 0 };
+  if (hold.code !== undefined) return { ...id, ...failure(hold.code, hold.reason) };
+  const again = hold.lookAgain ? ` (looked at again from ${hold.lookAgain.toISOString()})` : '';
+  return { ...id, action: 'deferred', writes: false, heldBy: gate, message: `${hold.reason}${again}` };
+}

@@ -1,0 +1,82 @@
+import type { JobContext } from '../context.js';
+import { failure, deferredResult, resultWithoutCredentials, type VariantResult } from '../report/result.js';
+import type { Gated } from '../gates/gates.js';
+import type { JobsPlan, PlannedJob } from '../plan/jobs-plan.js';
+import { pool } from '../pool.js';
+import { recordMergedRemoval } from '../propose/settle.js';
+import { runRemovalJob, removalLabel } from './removal.js';
+import { runRetireJob } from './retire.js';
+import { runUpdateJob } from './update.js';
+import { runVariantJob } from './variant.js';
+
+/** What `run()` reports as it goes: the total once every job is known, then each result as it ends. */
+export type RunProgress =
+  | { readonly type: 'planned'; readonly total: number }
+  | { readonly type: 'done'; readonly result: VariantResult; readonly done: number; readonly total: number };
+
+/**
+ * The jobs stage: each job that passed the gates runs (a few at a time, one kind after the other),
+ * and every job the run planned ends as one result, reported as it ends; the results in name order.
+ */
+export async function runJobs(
+  planned: Pick<JobsPlan, 'collided' | 'merged' | 'guard'>,
+  gated: Gated,
+  ctx: JobContext,
+  options: { readonly concurrency: number; readonly onProgress?: ((event: RunProgress) => void) | undefined },
+): Promise<VariantResult[]> {
+  const { concurrency } = options;
+  // Every job of the run is known now: the progress total never changes after this.
+  const total = gated.jobs.length + planned.collided.size + planned.guard.held.length + gated.held.length + planned.merged.length;
+  options.onProgress?.({ type: 'planned', total });
+  let done = 0;
+  const report = (raw: VariantResult) => {
+    const result = resultWithoutCredentials(raw);
+    options.onProgress?.({ type: 'done', result, done: ++done, total });
+    return result;
+  };
+  // Once the budget is spent no job starts: each is reported deferred for the next run.
+  const run = async (job: PlannedJob): Promise<VariantResult> =>
+    report(
+      ctx.budget?.exhausted
+        ? deferredResult({ variant: job.variant, downstream: job.downstream, dryRun: ctx.dryRun })
+        : await start(job, ctx),
+    );
+  const results: VariantResult[] = [];
+  for (const kind of ['variant', 'update', 'removal', 'retire'] as const) {
+    results.push(
+      ...(await pool(
+        gated.jobs.filter((j) => j.kind === kind),
+        concurrency,
+        ctx.signal,
+        run,
+      )),
+    );
+  }
+  for (const [r, why] of planned.collided) {
+    results.push(report(notRun({ variant: r.variant, downstream: removalLabel(r) }, ctx.dryRun, 'name-collision', why)));
+  }
+  for (const h of planned.guard.held) results.push(report(notRun(h, ctx.dryRun, 'removals-held', planned.guard.message ?? '')));
+  for (const held of gated.held) results.push(report(held));
+  for (const m of planned.merged) results.push(report(await recordMergedRemoval(ctx, m)));
+  return results.sort((a, b) => (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1));
+}
+
+function start(job: PlannedJob, ctx: JobContext): Promise<VariantResult> {
+  switch (job.kind) {
+    case 'variant':
+      return runVariantJob(job.plan, ctx);
+    case 'update':
+      return runUpdateJob(job.plan, job.control, ctx);
+    case 'removal':
+      return runRemovalJob(job.removal, ctx);
+    case 'retire':
+      return runRetireJob(job.draft, ctx);
+    default:
+      return job satisfies never;
+  }
+}
+
+/** A removal the run did not start: its failure, with the reason. */
+function notRun(r: { variant: string; downstream: string }, dryRun: boolean, code: string, why: string): VariantResult {
+  return { variant: r.variant, downstream: r.downstream, dryRun, conflicts: [], conflictCount: 0, ...failure(code, why) };
+}
