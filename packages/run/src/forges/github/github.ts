@@ -326,7 +326,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
         `cannot ${what}: the run's API write budget (${budget?.limit}) is spent, retries included: the request was not sent; the next run continues`,
       );
     }
-    return new ForgeError(githubErrorCode(error), describeGitHubError(error, what, tokens.nameFor(owner)));
+    return new ForgeError(githubErrorCode(error), describeGitHubError(error, what, tokens.nameFor(owner), owner));
   };
 
   async function call<T>(what: string, route: string, params: Record<string, unknown>): Promise<T> {
