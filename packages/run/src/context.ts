@@ -36,8 +36,10 @@ export interface JobContext {
    * is on the remote; `name` names its scratch directory.
    */
   checkout(url: string, base: string, head: string, name: string): Promise<Workspace>;
-  /** This run's control repository (`controlIdentity`): recorded on the packages it writes. */
+  /** This run's control repository (`controlIdentity`): which recorded packages are its own. */
   readonly control?: string | undefined;
+  /** What the packages it writes record (`findControlRecord`): its remote URL; none without one. */
+  readonly controlRecord?: string | undefined;
   /** Declined proposals (their URLs) a person asked to propose again (the dashboard's "re-propose"). */
   readonly repropose?: ReadonlySet<string> | undefined;
   /** Aborted: the run is stopping (a signal); each job stops at its next {@link checkpoint}. */

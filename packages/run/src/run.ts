@@ -26,7 +26,7 @@ import { findRetiredDrafts, retiredLabel, runRetireJob, type RetiredDraft } from
 import { deferredResult, failure, resultWithoutCredentials, type RunReport, type VariantResult } from './report/result.js';
 import { checkoutMirror, mirrorHeads, type Mirror } from './propose/workspace.js';
 import { createPackageUpdateMaterialize, type Materialize } from './jobs/materialize.js';
-import { findControlIdentity } from './control/ownership.js';
+import { findControlIdentity, findControlRecord } from './control/ownership.js';
 import { findMergedRemovals, type MergedRemoval, recordMergedRemoval } from './propose/settle.js';
 import { storedRemovals, storeRemovals } from './plan/removal-scan.js';
 import { hashOf, planRun, repositoryUrl, type VariantPlan } from './plan/plan.js';
@@ -294,6 +294,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     signal: options.signal,
     budget,
     control: controlId,
+    controlRecord: await findControlRecord(options.cwd),
     checkout: async (url, base, head, name) => {
       const mirror = await ctx.mirror(url);
       const dir = join(runDir, 'jobs', `${++jobs}-${name.replace(/[^A-Za-z0-9._-]/g, '_')}`);

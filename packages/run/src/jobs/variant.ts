@@ -134,13 +134,13 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       if (kpt === undefined)
         throw new RunError('not-a-package', `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
       // The control repository is recorded with a new package or a new upstream commit: a package
-      // that only lacks the record gets no proposal of its own for it.
-      const recordControl =
-        ctx.control !== undefined && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
+      // that only lacks the record gets no proposal of its own for it. Without a remote URL to
+      // record, a recorded local path (an older kdelta's) is dropped rather than kept.
+      const recordControl = !local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile);
       const annotated = setKptfileAnnotations(kpt, {
         [OWNER_ANNOTATION]: plan.name,
         [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete',
-        ...(recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}),
+        ...(recordControl ? { [CONTROL_ANNOTATION]: ctx.controlRecord } : {}),
       });
       files.set('Kptfile', annotated);
       tree.write('Kptfile', annotated);
