@@ -26,6 +26,8 @@ export {
 } from './jobs/materialize.js';
 export { getPackageFiles } from './jobs/upstream-copy.js';
 export { parseMetadataBlock, type ProposalMetadata } from './propose/proposal-metadata.js';
+export { renderFailureOfBody } from './propose/proposal-body.js';
+export { failureGroupLines, groupFailures, type FailureGroup } from './report/failure-groups.js';
 // The one escaping of strangers' text into Markdown, for every writer (the Action's summary too).
 export { inert, type MarkdownContext, shortName } from './markdown.js';
 export type { RenderFailureReport } from './jobs/render.js';
