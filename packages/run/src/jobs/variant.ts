@@ -4,6 +4,7 @@ import { applyPackageVariant, ownerKey, OWNER_ANNOTATION, selectDownstreams, typ
 import type { Change } from './change.js';
 import { checkpoint, type JobContext } from '../context.js';
 import { splitBinary, type CarriedContent, type FileContent } from './file-content.js';
+import { changesLockOnly } from './lock-only.js';
 import type { ProposalTarget } from '../forges/forge.js';
 import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, lockCommit, setKptfileAnnotations } from './kptfile-annotations.js';
 import { CONTROL_ANNOTATION } from '../control/ownership.js';
@@ -197,6 +198,7 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
         resources,
         renderFailure,
         notReady: applied.unmetGates,
+        ...(local && changesLockOnly(splitBinary(local).text, files) ? { lockOnly: true } : {}),
       };
     },
   };

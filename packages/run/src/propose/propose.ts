@@ -24,7 +24,7 @@ export const COMMIT_TRAILER = 'Kdelta-Variant';
 /** The trailer with the inputs' fingerprint: a squash merge keeps it in the base's history. */
 const FINGERPRINT_TRAILER = 'Kdelta-Fingerprint';
 
-type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body' | 'changes'>;
+type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body' | 'changes' | 'sameContent'>;
 
 /** Propose a change: from the forge's open proposal to the pushed branch and its proposal. */
 export async function propose(ctx: JobContext, change: Change): Promise<JobOutcome> {
@@ -408,7 +408,16 @@ async function proposeWorkspace(
   // A commit no proposal names yet may lack its status (pushed by a run that stopped before it).
   const newHead = open === undefined || openMeta?.headCommit !== headCommit;
   if (ctx.dryRun) {
-    return { action, writes: true, proposal: open ? proposalRef(open) : undefined, body: body(headCommit, changes).full, changes };
+    // what a preview needs to tell a change of content from a rewrite of text or lock
+    const sameContent = open && !pushNeeded ? 'open' : prepared.lockOnly ? 'lock' : undefined;
+    return {
+      action,
+      writes: true,
+      proposal: open ? proposalRef(open) : undefined,
+      body: body(headCommit, changes).full,
+      changes,
+      ...(sameContent ? { sameContent } : {}),
+    };
   }
   // Every write this job may make is reserved before the first: it writes all of them or none.
   const cost =
