@@ -186,7 +186,7 @@ function checkbox(kind: TickKind, subject: string, text: string): string {
   return `- [ ] <!-- kdelta-${kind}:${encodeURIComponent(subject)} --> ${text}`;
 }
 
-const TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
+export const TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
 /** The data block is the text's last line, and read only there. */
 const DATA = /(?:^|\n)<!-- kdelta-dashboard-data: (\{[^\n]*\}) -->[ \t\r\n]*$/;
 

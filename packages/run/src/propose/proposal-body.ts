@@ -179,9 +179,9 @@ export interface Tick {
   readonly text: string;
 }
 
-const DECIDE = '#### Decide';
+export const DECIDE = '#### Decide';
 /** A box kdelta wrote: the bullet, the box, the hidden id. Matched against one line of the body at a time. */
-const BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
+export const BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
 
 function decideBox(c: ConflictChoice): string {
   return `- [ ] <!-- kdelta-decide:${c.id} --> ${c.label}`;
