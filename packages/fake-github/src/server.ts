@@ -692,7 +692,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         },
       };
     }
-    if (found.suspended) return { status: 403, body: { message: 'This installation has been suspended', documentation_url: DOCS, status: '403' } };
+    if (found.suspended)
+      return { status: 403, body: { message: 'This installation has been suspended', documentation_url: DOCS, status: '403' } };
     const token = `ghs_inst${found.id}_${randomBytes(12).toString('hex')}`;
     const expiresAt = clock.now() + (options.installationTokenLifetimeMs ?? 3_600_000);
     tokens[token] = { login: `${slug}[bot]`, permissions, owner: found.owner, expiresAt, actor: `installation:${found.id}` };

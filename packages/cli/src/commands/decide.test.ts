@@ -76,9 +76,21 @@ describe('kdelta decide and kdelta dashboard (local forge)', () => {
 
   it('says what is wrong: no such proposal, no dashboard yet, a GitHub forge', async () => {
     const f = fleet(['cluster-01']);
-    expect(await kdelta(f, 'dashboard')).toMatchObject({ code: 1, stderr: expect.stringMatching(/no dashboard yet .*`kdelta run` writes it/) });
-    expect(await kdelta(f, 'decide', 'web')).toMatchObject({ code: 1, stderr: expect.stringContaining('no open proposal is "web" (there is none)') });
-    expect(await kdelta(f, 'decide', '--forge', 'github')).toMatchObject({ code: 1, stderr: expect.stringContaining('on GitHub, tick the box') });
-    expect(await kdelta(f, 'decide', '--dashboard', 'retry', 'a', 'b')).toMatchObject({ code: 1, stderr: expect.stringContaining('unexpected argument "b"') });
+    expect(await kdelta(f, 'dashboard')).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/no dashboard yet .*`kdelta run` writes it/),
+    });
+    expect(await kdelta(f, 'decide', 'web')).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('no open proposal is "web" (there is none)'),
+    });
+    expect(await kdelta(f, 'decide', '--forge', 'github')).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('on GitHub, tick the box'),
+    });
+    expect(await kdelta(f, 'decide', '--dashboard', 'retry', 'a', 'b')).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('unexpected argument "b"'),
+    });
   });
 });

@@ -54,9 +54,7 @@ const KINDS = ['retry', 'allow-removals', 'repropose'] as const;
 /** The open proposal `name` names: its record, `<downstream>/<variant>`, or a variant only one open proposal has. */
 function proposalNamed(open: readonly Proposal[], name: string, cwd: string): Proposal {
   const file = name.endsWith('.md') ? resolve(cwd, name) : undefined;
-  const found = open.filter((p) =>
-    file !== undefined ? resolve(cwd, p.url) === file : p.id === name || p.id.endsWith(`/${name}`),
-  );
+  const found = open.filter((p) => (file !== undefined ? resolve(cwd, p.url) === file : p.id === name || p.id.endsWith(`/${name}`)));
   if (found.length === 1) return found[0]!;
   const listing = (list: readonly Proposal[]) => list.map((p) => `  ${p.id}  ${p.url}`).join('\n');
   if (found.length === 0)
@@ -64,7 +62,10 @@ function proposalNamed(open: readonly Proposal[], name: string, cwd: string): Pr
       'no-such-box',
       `no open proposal is "${name}"${open.length > 0 ? `; the open proposals:\n${listing(open)}` : ' (there is none)'}`,
     );
-  throw new RunError('ambiguous-box', `${found.length} open proposals are "${name}": name one as <downstream>/<variant>:\n${listing(found)}`);
+  throw new RunError(
+    'ambiguous-box',
+    `${found.length} open proposals are "${name}": name one as <downstream>/<variant>:\n${listing(found)}`,
+  );
 }
 
 /** A proposal's open boxes, one line each (`<id>  <label>`), under its record's path. */
@@ -89,7 +90,7 @@ function dashboardListing(shown: string, text: string): string[] {
 
 const command: Command = {
   path: ['decide'],
-  summary: "tick a box of a local proposal or the local dashboard (kdelta run acts on it)",
+  summary: 'tick a box of a local proposal or the local dashboard (kdelta run acts on it)',
   help,
   async run(args, io) {
     const flags = parseFlags(args, {
@@ -99,7 +100,8 @@ const command: Command = {
     });
     if (stringFlag(flags, 'forge') !== undefined && stringFlag(flags, 'forge') !== 'local')
       throw new UsageError('decides on the local forge only: on GitHub, tick the box on the pull request or the dashboard issue');
-    if (stringFlag(flags, 'dashboard-repo') !== undefined) throw new UsageError('--dashboard-repo is for GitHub: on GitHub, tick the box on its page');
+    if (stringFlag(flags, 'dashboard-repo') !== undefined)
+      throw new UsageError('--dashboard-repo is for GitHub: on GitHub, tick the box on its page');
     const config = stringFlag(flags, 'config') ?? DEFAULT_CONFIG_DIR;
     const dir = resolve(io.cwd, stringFlag(flags, 'proposals-dir') ?? join(config, 'proposals'));
     const shown = (file: string) => relative(io.cwd, file) || file;
@@ -110,7 +112,7 @@ const command: Command = {
       if (take !== undefined) throw new UsageError('--take decides a conflict of a proposal, not a dashboard box');
       if (rest.length > 1) throw new UsageError(`unexpected argument "${rest[1]}"`);
       const { record, file } = await readFleetDashboard(dashboardOptions(flags, io, ['local']));
-      if (!record || !file) throw new RunError('no-dashboard', 'no dashboard yet among the local forge\'s records: `kdelta run` writes it');
+      if (!record || !file) throw new RunError('no-dashboard', "no dashboard yet among the local forge's records: `kdelta run` writes it");
       if (first === undefined) {
         const lines = dashboardListing(shown(file), record.body);
         io.stdout(lines.length > 0 ? `${lines.join('\n')}\n` : `no open box on ${shown(file)}\n`);
@@ -127,10 +129,12 @@ const command: Command = {
       return 0;
     }
 
-    if (rest.length > 0 && take === undefined) throw new UsageError(`unexpected argument "${rest[0]}" (a box is named after --take local|upstream)`);
+    if (rest.length > 0 && take === undefined)
+      throw new UsageError(`unexpected argument "${rest[0]}" (a box is named after --take local|upstream)`);
     const open = (await createLocalForge({ dir, displayRoot: io.cwd }).list()).filter((p) => p.state === 'open');
     if (first === undefined) {
-      if (take !== undefined) throw new UsageError('--take needs the proposal: kdelta decide <proposal> --take local|upstream <field|box-id>');
+      if (take !== undefined)
+        throw new UsageError('--take needs the proposal: kdelta decide <proposal> --take local|upstream <field|box-id>');
       const lines: string[] = [];
       for (const p of open) lines.push(...proposalListing(p, await readFile(resolve(io.cwd, p.url), 'utf8')));
       const { record, file } = await readFleetDashboard(dashboardOptions(flags, io, ['local']));

@@ -49,7 +49,7 @@ export async function readFleetDashboard(options: FleetDashboardOptions): Promis
   if (repository === undefined)
     throw new RunError(
       'invalid-option',
-      "the control repository on GitHub is not known: give it as owner/name (--dashboard-repo), or run in a clone whose origin is on the GitHub server",
+      'the control repository on GitHub is not known: give it as owner/name (--dashboard-repo), or run in a clone whose origin is on the GitHub server',
     );
   const target = dashboardTarget(repository, options.mode ?? 'both', options.shard);
   return { target, record: await forge.readDashboard!(target) };

@@ -4,7 +4,11 @@ import { changesLockOnly } from './lock-only.js';
 const kptfile = (ref: string, commit: string, extra = '') =>
   `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: web\nupstream:\n  type: git\n  git:\n    repo: https://example.com/catalog\n    directory: web\n    ref: ${ref}\nupstreamLock:\n  type: git\n  git:\n    repo: https://example.com/catalog\n    directory: web\n    ref: ${ref}\n    commit: ${commit}\n${extra}`;
 
-const files = (k: string, ns = 'name: web\n') => new Map([['Kptfile', k], ['namespace.yaml', ns]]);
+const files = (k: string, ns = 'name: web\n') =>
+  new Map([
+    ['Kptfile', k],
+    ['namespace.yaml', ns],
+  ]);
 
 describe('a change of the upstream lock alone', () => {
   it.each([

@@ -21,7 +21,7 @@ const OTHER: Record<string, string> = Object.fromEntries(
 );
 
 /** Variants a (package base-ns) and o (package other) in cluster-01, both at the upstream's main branch. */
-function twoPackages(): { f: Fleet; opts: (extra?: Partial<RunOptions>) => RunOptions } {
+function twoPackages(): { f: Fleet; opts: (extra?: Partial<RunOptions>) => Omit<RunOptions, 'upstreamRef'> } {
   const f = createFleet(['cluster-01']);
   fleets.push(f);
   f.publish(OTHER, 'other/v1');
@@ -30,7 +30,7 @@ function twoPackages(): { f: Fleet; opts: (extra?: Partial<RunOptions>) => RunOp
     'a.yaml': packageVariant('a', 'cluster-01', '', 'main'),
     'o.yaml': packageVariant('o', 'cluster-01', '', 'main').replace('package: base-ns', 'package: other'),
   });
-  const opts = (extra: Partial<RunOptions> = {}): RunOptions => ({
+  const opts = (extra: Partial<RunOptions> = {}): Omit<RunOptions, 'upstreamRef'> => ({
     cwd: f.control,
     cacheDir,
     env: { ...process.env, KDELTA_CACHE_DIR: cacheDir },
@@ -76,10 +76,9 @@ describe('what a preview says changes', () => {
     await run(opts());
     // the change under review: a label on the downstream Repository, which no variant reads
     f.writeControl({
-      'repositories.yaml': [
-        repository('catalog', f.upstream),
-        repository('cluster-01', f.downstream('cluster-01'), { region: 'eu' }),
-      ].join('---\n'),
+      'repositories.yaml': [repository('catalog', f.upstream), repository('cluster-01', f.downstream('cluster-01'), { region: 'eu' })].join(
+        '---\n',
+      ),
     });
     const seen = await preview(opts());
     expect(impacts(seen)).toEqual([

@@ -80,7 +80,10 @@ describe("the dashboard's boxes, by what a person names", () => {
       result('web', 'c1/web', { error: 'boom' }),
       result('web', 'c2/web', { error: 'boom' }),
       result('api', 'c1/api', { error: 'bang' }),
-      result('db', 'c1/db', { action: 'declined', proposal: { id: '1', url: '.kdelta/proposals/c1/db.md', state: 'declined', head: 'kdelta/db', base: 'main' } }),
+      result('db', 'c1/db', {
+        action: 'declined',
+        proposal: { id: '1', url: '.kdelta/proposals/c1/db.md', state: 'declined', head: 'kdelta/db', base: 'main' },
+      }),
       result('old', 'c1/old', { code: 'removals-held', error: 'held' }),
     ]),
   });
@@ -104,6 +107,8 @@ describe("the dashboard's boxes, by what a person names", () => {
 
   it('names the choices when the name is ambiguous or unknown', () => {
     expect(() => selectDashboardBox(boxes, 'retry', 'web')).toThrow(/2 open retry boxes name "web"/);
-    expect(() => selectDashboardBox(boxes, 'retry', 'nope')).toThrow(/no open retry box of the dashboard is "nope"; its open retry boxes:\n {2}retry `web`/);
+    expect(() => selectDashboardBox(boxes, 'retry', 'nope')).toThrow(
+      /no open retry box of the dashboard is "nope"; its open retry boxes:\n {2}retry `web`/,
+    );
   });
 });

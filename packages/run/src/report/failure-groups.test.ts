@@ -29,7 +29,14 @@ const result = (variant: string, over: Partial<VariantResult>): VariantResult =>
 const fleet = (n: number, over: Partial<VariantResult>, prefix: string) =>
   Array.from({ length: n }, (_, i) => result(`${prefix}${String(i).padStart(3, '0')}`, over));
 
-const report = (results: VariantResult[]): RunReport => ({ version: '1', dryRun: false, mode: 'variants', results, warnings: [], failed: 0 });
+const report = (results: VariantResult[]): RunReport => ({
+  version: '1',
+  dryRun: false,
+  mode: 'variants',
+  results,
+  warnings: [],
+  failed: 0,
+});
 
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
@@ -56,7 +63,9 @@ describe('a failure many variants share is said once', () => {
     const t = renderTable(report(results));
     expect(t).toMatch(/^f000 +f000-cluster\/web +failed \[1\] +- +0$/m);
     expect(t).toMatch(/^r000 +r000-cluster\/web +proposed, render failed \[2\] +- +0$/m);
-    expect(t).toContain(`  [1] ${REFUSED} — 200 variant(s): f000 → f000-cluster/web, f001 → f001-cluster/web, f002 → f002-cluster/web, f003 → f003-cluster/web, f004 → f004-cluster/web, …and 195 more`);
+    expect(t).toContain(
+      `  [1] ${REFUSED} — 200 variant(s): f000 → f000-cluster/web, f001 → f001-cluster/web, f002 → f002-cluster/web, f003 → f003-cluster/web, f004 → f004-cluster/web, …and 195 more`,
+    );
     expect(t).toContain('  [2] render failed: function gcr.io/kpt-fn/kubeval:v0.3 (web/Kptfile pipeline.validators[0]) — 30 variant(s):');
     expect(t).toMatch(/^alone +alone-cluster\/web +failed: no tag v9 in catalog/m);
   });
