@@ -197,4 +197,6 @@ export interface Forge {
   writeDashboard?(target: DashboardTarget, body: string, existing: DashboardRecord | undefined): Promise<DashboardRecord>;
   /** A link to the changes of `upstreamRepo` from `from` to `to`, when the forge hosts it. */
   compareUrl?(upstreamRepo: string, from: string, to: string): string | undefined;
+  /** A link to commit `sha` of `upstreamRepo`, when the forge hosts it. */
+  commitUrl?(upstreamRepo: string, sha: string): string | undefined;
 }

@@ -4,6 +4,7 @@ import type { Change, Prepared } from '../jobs/change.js';
 import { checkpoint, type JobContext } from '../context.js';
 import { STOP_LABEL, type Proposal } from '../forges/forge.js';
 import { applyDecisions, decisionsMessage } from './decisions.js';
+import { declineNote } from './decline-note.js';
 import { type CarriedCommit, type FileChange, type ProposalBodies, pendingTicks, renderProposalBodies } from './proposal-body.js';
 import { parseMetadataBlock, withAutoMergeOff } from './proposal-metadata.js';
 import { blockedBy, leftAlone } from './left-alone.js';
@@ -205,12 +206,7 @@ function declineMessage(declined: Proposal): string {
 
 /** A new proposal after a declined one says so, and what the declined one proposed. */
 function withDeclineNote(prepared: Prepared, declined: Proposal): Prepared {
-  const upstream = parseMetadataBlock(declined.body)?.upstream;
-  const what = upstream ? ` (upstream \`${upstream.ref}\`, commit \`${upstream.commit.slice(0, 12)}\`)` : '';
-  return {
-    ...prepared,
-    summary: `${prepared.summary}\n\nA previous proposal, "${declined.title}"${what}, was declined: this one is proposed because the upstream or the variant changed since.`,
-  };
+  return { ...prepared, summary: `${prepared.summary}\n\n${declineNote(declined)}` };
 }
 
 /**
@@ -269,6 +265,7 @@ function texts(ctx: JobContext, change: Change, prepared: Prepared, ws: Workspac
     const bodies = renderProposalBodies({
       title: prepared.title,
       compareUrl: prepared.compareUrl,
+      upstreamChanges: prepared.upstreamChanges,
       summary: prepared.summary,
       downstream: { repo: change.target.repo, branch: change.target.base, directory: change.directory },
       changes,

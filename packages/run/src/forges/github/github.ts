@@ -22,7 +22,7 @@ import { describeGitHubError, githubErrorCode } from './errors.js';
 import { appTokens, type ForgeClock, githubAppOf, type GitHubAppCredentials, realClock, singleToken, type TokenSource } from './auth.js';
 import { documentedHeaders, USER_AGENT } from './headers.js';
 import { nextPageOf } from './pages.js';
-import { compareUrlOf, githubRepoOf, type GitHubRepo } from './repo.js';
+import { commitUrlOf, compareUrlOf, githubRepoOf, type GitHubRepo } from './repo.js';
 import { ForgeError } from '../errors.js';
 
 /**
@@ -961,6 +961,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     compareUrl(upstreamRepo, from, to) {
       return compareUrlOf(upstreamRepo, from, to, serverUrl);
     },
+    commitUrl: (upstreamRepo, sha) => commitUrlOf(upstreamRepo, sha, serverUrl),
   };
 
   function dashboardRepo(target: DashboardTarget): GitHubRepo {
