@@ -46,6 +46,17 @@ describe('the Action against a fake GitHub', () => {
     ).toEqual(new Set(['installation:7']));
   });
 
+  it('a suspended App installation fails with "unsuspend it", not with advice to pass another token', async () => {
+    const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    const s = await githubFleet(undefined, { apps: [{ id: 77, privateKey, installations: { org: { id: 7, suspended: true } } }] });
+    const r = await runMain(s.f.control, githubInputs(s, { token: '', 'app-id': '77', 'private-key': privateKey }), s.env);
+    expect(r.status).toBe(1);
+    const error = r.stdout.split('\n').find((l) => l.startsWith('::error::'))!;
+    expect(error).toMatch(/installation on org is suspended/);
+    expect(error).toMatch(/unsuspend/);
+    expect(r.stdout).not.toMatch(/pass a GitHub App installation token|fine-grained token/);
+  });
+
   it('a secondary rate limit is waited out and the run completes', async () => {
     const s = await githubFleet();
     s.gh.rateLimitNext(2, 1);

@@ -158,6 +158,19 @@ describe('renderSummary', () => {
     expect(md).toContain('### Warnings\n\n- update mode skipped: no remote');
   });
 
+  it('a note several variants share is written once, with the variants under it', () => {
+    const refused = 'GitHub: cannot make an installation token of the GitHub App 77 for org: suspended';
+    const md = renderSummary(
+      report([
+        ...Array.from({ length: 50 }, (_, i) => result(`v${i}`, 'failed', { error: refused })),
+        result('odd', 'failed', { error: 'no tag v9' }),
+      ]),
+    );
+    expect(md.split(refused).length - 1).toBe(1);
+    expect(md).toContain(`### Notes\n\n- 50 variant(s): ${refused}\n  - **v0** → cluster-01/v0\n  - **v1** → cluster-01/v1\n`);
+    expect(md).toContain('- **odd** → cluster-01/odd: no tag v9');
+  });
+
   it('an empty run, a dry run and an exhausted budget say so', () => {
     expect(renderSummary(report([], { dryRun: true }))).toContain('## kdelta (dry run: nothing written)\n\nNo variant to run.');
     const budget = renderSummary({ ...report([result('a', 'proposed')]), budget: { limit: 10, used: 10, exhausted: true } });

@@ -1,4 +1,4 @@
-import { countResults, type Counted, inert, type RunReport, shortName, type VariantResult } from '@kdelta/run';
+import { countResults, type Counted, groupFailures, inert, type RunReport, shortName, type VariantResult } from '@kdelta/run';
 
 /** The job summary: the run's report as Markdown for the workflow run's page. */
 
@@ -70,11 +70,17 @@ export function renderSummary(report: RunReport, options: SummaryOptions = {}): 
   );
   if (explained.length > 0) {
     lines.push('### Notes', '');
-    for (const r of explained) {
+    const noted = explained.map((r) => {
       const notes = [r.error, r.renderFailure ? renderFailureNote(r.renderFailure) : undefined, r.error ? undefined : r.message];
-      const text = notes.filter((n) => n !== undefined).join('; ');
-      lines.push(`- **${cell(r.variant)}** → ${cell(r.downstream)}: ${inert(text)}`);
+      return { r, text: notes.filter((n) => n !== undefined).join('; ') };
+    });
+    // a note several results share (one refusal, one failing function) is written once, the results under it
+    const { groups, groupOf } = groupFailures(noted.map(({ r, text }) => ({ message: text, member: `${r.variant} ${r.downstream}` })));
+    for (const g of groups) {
+      lines.push(`- ${g.members.length} variant(s): ${inert(g.message)}`);
+      for (const { r, text } of noted) if (groupOf(text) === g) lines.push(`  - **${cell(r.variant)}** → ${cell(r.downstream)}`);
     }
+    for (const { r, text } of noted) if (!groupOf(text)) lines.push(`- **${cell(r.variant)}** → ${cell(r.downstream)}: ${inert(text)}`);
     lines.push('');
   }
   for (const r of report.results.filter((x) => x.conflicts.length > 0)) {

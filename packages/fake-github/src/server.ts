@@ -33,7 +33,11 @@ export interface FakeApp {
   readonly clientId?: string;
   readonly slug?: string;
   readonly privateKey: string;
-  readonly installations: Record<string, { readonly id: number; readonly permissions?: Record<string, Permission> }>;
+  /** `suspended`: an owner suspended the installation: it is still found, but no token is minted (403, as GitHub). */
+  readonly installations: Record<
+    string,
+    { readonly id: number; readonly permissions?: Record<string, Permission>; readonly suspended?: boolean }
+  >;
 }
 
 /** The fake's time (milliseconds): tests move it instead of sleeping. */
@@ -683,11 +687,13 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           updated_at: at,
           single_file_name: null,
           app_slug: slug,
-          suspended_by: null,
-          suspended_at: null,
+          suspended_by: found.suspended ? o.user(urls, found.owner) : null,
+          suspended_at: found.suspended ? at : null,
         },
       };
     }
+    if (found.suspended)
+      return { status: 403, body: { message: 'This installation has been suspended', documentation_url: DOCS, status: '403' } };
     const token = `ghs_inst${found.id}_${randomBytes(12).toString('hex')}`;
     const expiresAt = clock.now() + (options.installationTokenLifetimeMs ?? 3_600_000);
     tokens[token] = { login: `${slug}[bot]`, permissions, owner: found.owner, expiresAt, actor: `installation:${found.id}` };

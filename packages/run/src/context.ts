@@ -46,8 +46,10 @@ export interface JobContext {
    * is on the remote; `name` names its scratch directory.
    */
   checkout(url: string, base: string, head: string, name: string): Promise<Workspace>;
-  /** This run's control repository (`controlIdentity`): recorded on the packages it writes. */
+  /** This run's control repository (`controlIdentity`): which recorded packages are its own. */
   readonly control?: string | undefined;
+  /** What the packages it writes record (`findControlRecord`): its remote URL; none without one. */
+  readonly controlRecord?: string | undefined;
   /** Declined proposals (their URLs) a person asked to propose again (the dashboard's "re-propose"). */
   readonly repropose?: ReadonlySet<string> | undefined;
   /** Aborted: the run is stopping (a signal); each job stops at its next {@link checkpoint}. */
@@ -161,6 +163,8 @@ export function createJobContext(input: {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** This run's control repository (`controlIdentity`). */
   readonly controlId: string | undefined;
+  /** What downstream Kptfiles record of the control repository: its remote URL, never a local path. */
+  readonly controlRecord?: string | undefined;
   readonly ticks: DashboardTicks;
   /** The run's scratch directory: mirrors and checkouts go under it. */
   readonly runDir: string;
@@ -220,6 +224,7 @@ export function createJobContext(input: {
     signal: input.signal,
     budget: input.budget,
     control: input.controlId,
+    controlRecord: input.controlRecord,
     checkout: async (url, base, head, name) => {
       const mirror = await ctx.mirror(url);
       const dir = join(runDir, 'jobs', `${++jobs}-${name.replace(/[^A-Za-z0-9._-]/g, '_')}`);

@@ -22,6 +22,9 @@ export type RunErrorCode =
   | 'unsafe-path' // a file path that leaves the package
   | 'symlinked-package' // a package directory (or one above it) is a symlink: never followed
   | 'interrupted' // the run was stopped (a signal, RunOptions.signal) before it finished
+  | 'no-such-box' // `kdelta decide`: no open box of a proposal or the dashboard is the one named
+  | 'ambiguous-box' // `kdelta decide`: several boxes are: their ids are listed
+  | 'no-dashboard' // `kdelta dashboard`, `kdelta decide --dashboard`: no run has kept one yet
   | 'internal'; // a broken invariant: a bug to report
 
 /** An error of `kdelta run`, its jobs and its forges, in the workspace's one error contract. */

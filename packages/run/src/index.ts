@@ -26,6 +26,10 @@ export {
 } from './jobs/materialize.js';
 export { getPackageFiles } from './jobs/upstream-copy.js';
 export { parseMetadataBlock, type ProposalMetadata } from './propose/proposal-metadata.js';
+export { renderFailureOfBody } from './propose/proposal-body.js';
+export { decideBoxes, selectDecideBox, tickLine, type DecideBox } from './propose/decide-boxes.js';
+export { dashboardBoxes, selectDashboardBox, type DashboardBox, type DashboardBoxKind } from './dashboard/dashboard-boxes.js';
+export { failureGroupLines, groupFailures, type FailureGroup } from './report/failure-groups.js';
 // The one escaping of strangers' text into Markdown, for every writer (the Action's summary too).
 export { inert, type MarkdownContext, shortName } from './markdown.js';
 export type { RenderFailureReport } from './jobs/render.js';
@@ -47,6 +51,7 @@ export {
   type DashboardTicks,
 } from './dashboard/dashboard.js';
 export { dashboardRepositoryProblem, dashboardTarget, type DashboardOptions, type DashboardReport } from './dashboard/dashboard-run.js';
+export { readFleetDashboard, type FleetDashboard, type FleetDashboardOptions } from './dashboard/dashboard-read.js';
 // The fleet preview: a candidate change's proposals, computed by the dry run and summarised.
 export {
   preview,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Forge } from './forges/forge.js';
 import { loadControl } from './control/control.js';
-import { findControlIdentity } from './control/ownership.js';
+import { findControlIdentity, findControlRecord } from './control/ownership.js';
 import { createJobContext, inRunDirectory, interrupted, openForge, type GitHubConnection } from './context.js';
 import { dashboardRepositoryOption, readRunDashboard, writeRunDashboard } from './dashboard/dashboard-stage.js';
 import type { DashboardOptions } from './dashboard/dashboard-run.js';
@@ -24,7 +24,8 @@ import { optionSettings } from './settings/settings-sources.js';
 export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
 
-export const DEFAULT_CONFIG_DIR = '.kdelta';
+import { DEFAULT_CONFIG_DIR } from './control/control.js';
+export { DEFAULT_CONFIG_DIR };
 export { DEFAULT_AUTHOR, DEFAULT_BRANCH_PREFIX, DEFAULT_CONCURRENCY, type RunMode, type RunProgress };
 
 export interface RunOptions {
@@ -134,6 +135,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const forgeGiven = typeof options.forge === 'object' ? options.forge : undefined;
   const { forge, budget } = await openForge({ forge: forgeGiven, settings, cwd, github: options.github, env });
   const controlId = await findControlIdentity(cwd, resolve(cwd, config));
+  const controlRecord = await findControlRecord(cwd);
   return inRunDirectory(signal, async (runDir) => {
     // dashboard, first half: its ticks decide what this run does first
     const keepDashboard = !settings.dryRun && !options.upstreamRef && options.dashboard !== false;
@@ -143,7 +145,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const version = options.version ?? KDELTA_VERSION;
     const { materialize, render, cacheDir } = options;
     const previewing = options.upstreamRef !== undefined;
-    const shared = { cwd, control, settings, forge, budget, env, controlId, ticks, runDir, version, previewing };
+    const shared = { cwd, control, settings, forge, budget, env, controlId, controlRecord, ticks, runDir, version, previewing };
     const ctx = createJobContext({ ...shared, materialize, render, cacheDir, signal });
     // plan: every job of the run, before the first push
     const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef });

@@ -8,6 +8,8 @@ import variantsetExpand from './variantset-expand.js';
 import runCommand from './run.js';
 import previewCommand from './preview.js';
 import proposals from './proposals.js';
+import decide from './decide.js';
+import dashboard from './dashboard.js';
 import fnRender from './fn-render.js';
 
 // One line per command module; each module default-exports its Command.
@@ -21,5 +23,7 @@ export const commands: readonly Command[] = [
   runCommand,
   previewCommand,
   proposals,
+  decide,
+  dashboard,
   fnRender,
 ];

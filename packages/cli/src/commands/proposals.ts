@@ -5,17 +5,22 @@ import {
   createLocalForge,
   DEFAULT_BRANCH_PREFIX,
   DEFAULT_CONFIG_DIR,
+  failureGroupLines,
   githubProposals,
+  groupFailures,
   parseMetadataBlock,
   PROPOSE_AGAIN_LABEL,
   type Proposal,
+  renderFailureOfBody,
 } from '@kdelta/run';
 
 const help = `Usage: kdelta proposals [--config <dir>] [--forge local|github] [--proposals-dir <dir>]
                  [--branch-prefix <prefix>] [--json]
 
-List the proposals: state, downstream, variant branch, conflicts, title, and the upstream ref
-proposed and why ("latest release v0.4.1 of catalog/bucket"). The local forge's are the Markdown
+List the proposals: state, downstream, variant branch, conflicts, whether the package's render
+failed (a RENDER column, when one did), title, and the upstream ref proposed and why ("latest release v0.4.1 of catalog/bucket").
+Render failures are listed under the table, each distinct message once with the proposals it
+affects, counted; a row names its message by number. The local forge's are the Markdown
 records \`kdelta run --forge local\` keeps under <config>/proposals/<downstream>/<variant>.md;
 GitHub's (--forge github) are the pull requests of kdelta's branches in each Repository of the
 control resources on the GitHub server (token and server as for \`kdelta run --forge github\`:
@@ -62,6 +67,9 @@ const command: Command = {
     }
     const rows = proposals.map((p) => {
       const meta = parseMetadataBlock(p.body);
+      // merged, a render failure is history (the local forge's record drops it too)
+      const renderFailed = p.state !== 'merged' && meta?.renderFailed === true;
+      const render = renderFailed ? renderFailureOfBody(p.body) : undefined;
       return {
         state: p.state,
         downstream: p.downstream,
@@ -70,6 +78,10 @@ const command: Command = {
         conflicts: meta?.conflicts ?? 0,
         // which upstream ref the proposal brings, and why (`latest release v0.4.1 of catalog/bucket`)
         upstream: meta?.upstream ? { ref: meta.upstream.ref, reason: meta.upstream.reason } : undefined,
+        // the package is proposed unrendered: its pipeline's failing function and error
+        renderFailure: renderFailed
+          ? { ...(render?.function ? { function: render.function } : {}), error: render?.error ?? 'render failed' }
+          : undefined,
         title: p.title,
         file: p.url,
       };
@@ -82,12 +94,42 @@ const command: Command = {
       io.stdout('no proposals\n');
       return 0;
     }
+    // one line per distinct render failure under the table, however many proposals share it
+    const renderMessage = (r: (typeof rows)[number]) =>
+      r.renderFailure ? `${r.renderFailure.function ? `function ${r.renderFailure.function}: ` : ''}${r.renderFailure.error}` : undefined;
+    const { groups, groupOf } = groupFailures(
+      rows.flatMap((r) => {
+        const message = renderMessage(r);
+        return message === undefined ? [] : [{ message, member: `${r.downstream} ${r.head}` }];
+      }),
+      1,
+    );
+    // the RENDER column only when a render failed: a fleet that renders reads as before
+    const withRender = groups.length > 0;
     const table = [
-      ['STATE', 'DOWNSTREAM', 'BRANCH', 'CONFLICTS', 'TITLE', 'UPSTREAM'],
-      ...rows.map((r) => [r.state, r.downstream, r.head, String(r.conflicts), r.title, r.upstream?.reason ?? r.upstream?.ref ?? '-']),
+      ['STATE', 'DOWNSTREAM', 'BRANCH', 'CONFLICTS', ...(withRender ? ['RENDER'] : []), 'TITLE', 'UPSTREAM'],
+      ...rows.map((r) => {
+        const message = renderMessage(r);
+        const render = message === undefined ? '-' : `failed [${groupOf(message)!.number}]`;
+        return [
+          r.state,
+          r.downstream,
+          r.head,
+          String(r.conflicts),
+          ...(withRender ? [render] : []),
+          r.title,
+          r.upstream?.reason ?? r.upstream?.ref ?? '-',
+        ];
+      }),
     ];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
     io.stdout(`${table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n')}\n`);
+    if (groups.length > 0) {
+      const failed = rows.filter((r) => r.renderFailure).length;
+      io.stdout(
+        `\n${failed} proposal(s) hold their package unrendered (render failed; the next run renders again):\n${failureGroupLines(groups, 'proposal').join('\n')}\n`,
+      );
+    }
     const declined = rows.filter((r) => r.state === 'declined');
     if (declined.length > 0 && forge === 'github') {
       io.stdout(

@@ -675,8 +675,16 @@ describe('kdelta run', () => {
 
   it('a downstream shared by two control repositories: each proposes removing only its own packages (and unrecorded old ones)', async () => {
     const f = fleet(['cluster-01']);
+    // each control repository is known by its remote URL (a path is recorded for none)
+    const withOrigin = (dir: string, url: string) => {
+      const g = devGit(dir);
+      g('init', '--quiet', '--initial-branch=main');
+      g('remote', 'add', 'origin', url);
+      g('commit', '--quiet', '--allow-empty', '-m', 'control');
+    };
+    withOrigin(f.control, 'https://git.invalid/acme/control-1.git');
     f.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01') });
-    expect((await run(opts(f))).results.map((r) => [r.variant, r.action])).toEqual([['a', 'proposed']]);
+    expect((await run({ ...opts(f), mode: 'variants' })).results.map((r) => [r.variant, r.action])).toEqual([['a', 'proposed']]);
     execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/a'], { cwd: f.downstream('cluster-01') });
     expect(f.files('cluster-01', 'main', 'a').Kptfile).toContain('kdelta.dev/control-repository:');
     // a package an older kdelta wrote: its owner only
@@ -695,14 +703,15 @@ describe('kdelta run', () => {
         '---\n',
       ),
     );
-    const other = await run({ ...opts(f), cwd: second });
+    withOrigin(second, 'https://git.invalid/acme/control-2.git');
+    const other = await run({ ...opts(f), cwd: second, mode: 'variants' });
     const byOther = Object.fromEntries(other.results.map((r) => [r.variant, r.action]));
     expect(byOther).toEqual({ b: 'proposed', old: 'removal-proposed' });
 
     execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/b'], { cwd: f.downstream('cluster-01') });
     // the first control repository still removes its own variant's package when the variant goes
     f.writeControl({ 'a.yaml': null, 'c.yaml': packageVariant('c', 'cluster-01') });
-    const own = await run(opts(f));
+    const own = await run({ ...opts(f), mode: 'variants' });
     expect(Object.fromEntries(own.results.map((r) => [r.variant, r.action]))).toMatchObject({ a: 'removal-proposed', c: 'proposed' });
     expect(own.results.some((r) => r.variant === 'b')).toBe(false);
   });

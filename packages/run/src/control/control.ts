@@ -17,6 +17,9 @@ import { isDirectory, listFiles } from '@kdelta/kptfile-model';
 import { checkSettings, NO_SETTINGS, type CheckedSettings } from '../settings/settings.js';
 import { runSettingsSource } from '../settings/settings-sources.js';
 
+/** Where the control resources live in the control repository, unless told otherwise. */
+export const DEFAULT_CONFIG_DIR = '.kdelta';
+
 /**
  * The control resources of a run, read from the config directory of the control repository
  * (default `.kdelta/`): Porch's Repository, PackageVariant and PackageVariantSet, kdelta's

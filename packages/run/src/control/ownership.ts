@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { withoutCredentials } from '@kdelta/git-source';
+import { remoteUrl, repoLocation, withoutCredentials, workTreeRoot } from '@kdelta/git-source';
 import { findControlRepository } from './control-repository.js';
 
 /**
@@ -29,4 +29,30 @@ export function controlIdentity(url: string): string {
 export async function findControlIdentity(cwd: string, configDir: string): Promise<string> {
   const found = await findControlRepository(cwd);
   return found.ok ? controlIdentity(found.value.url) : resolve(configDir);
+}
+
+/**
+ * What a package records as the control repository that wrote it: the control repository's
+ * `origin` URL, credentials removed, the same from every clone and runner. A control repository
+ * without a remote (or outside git) records nothing: its path names one machine's directory (a
+ * runner's temporary work tree), which no other clone could match and which says nothing to a
+ * reviewer of the downstream.
+ */
+export async function findControlRecord(cwd: string): Promise<string | undefined> {
+  const root = await workTreeRoot({ cwd });
+  if (root === undefined) return undefined;
+  const origin = await remoteUrl({ dir: root });
+  if (origin === undefined) return undefined;
+  let kind: string;
+  try {
+    kind = repoLocation(origin, root).kind;
+  } catch {
+    return undefined; // a remote git would refuse to fetch from: nothing worth recording
+  }
+  return kind === 'local' || kind === 'file' ? undefined : withoutCredentials(origin);
+}
+
+/** Whether a package's recorded control repository is this run's (`control`: its {@link controlIdentity}). */
+export function writtenBy(recorded: string, control: string | undefined): boolean {
+  return control !== undefined && controlIdentity(recorded) === control;
 }

@@ -88,7 +88,7 @@ export async function writeRunDashboard(
 }
 
 /** The control repository as `owner/name` when its `origin` remote is on the forge's server. */
-async function githubControlRepository(cwd: string, forge: Forge): Promise<string | undefined> {
+export async function githubControlRepository(cwd: string, forge: Forge): Promise<string | undefined> {
   const found = await findControlRepository(cwd);
   if (!found.ok || forge.serverUrl === undefined) return undefined;
   const repo = githubRepoOf(found.value.url, forge.serverUrl);

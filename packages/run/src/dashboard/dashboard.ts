@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hiddenJson, inert, shortName, webLink } from '../markdown.js';
 import type { JobAction, VariantResult } from '../report/result.js';
+import { groupFailures } from '../report/failure-groups.js';
 
 /**
  * The fleet dashboard: one Markdown text listing every variant of a run by its state, problems
@@ -189,7 +190,7 @@ function checkbox(kind: TickKind, subject: string, text: string): string {
   return `- [ ] <!-- kdelta-${kind}:${encodeURIComponent(subject)} --> ${text}`;
 }
 
-const TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
+export const TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
 /** The data block is the text's last line, and read only there. */
 const DATA = /(?:^|\n)<!-- kdelta-dashboard-data: (\{[^\n]*\}) -->[ \t\r\n]*$/;
 
@@ -217,8 +218,14 @@ interface Detail {
   readonly listUpToDate: boolean;
 }
 
-function item(e: DashboardEntry, d: Detail): string {
-  const why = e.detail ? `: ${e.code ? `${code(e.code)} ` : ''}${code(e.detail)}` : '';
+/** Why an entry is in its section (its code and message), as the item shows it; '' when none. */
+function whyOf(e: DashboardEntry): string {
+  return e.detail ? `${e.code ? `${code(e.code)} ` : ''}${code(e.detail)}` : '';
+}
+
+/** `said`: the entry's message is already shown above it (a message several entries share), so the item leaves it out. */
+function item(e: DashboardEntry, d: Detail, said = false): string {
+  const why = e.detail && !said ? `: ${whyOf(e)}` : '';
   switch (e.state) {
     case 'failed':
       return checkbox('retry', e.key, `retry ${who(e)}${link(e.proposalUrl)}${why}`);
@@ -262,10 +269,26 @@ function section(state: DashboardState, title: string, entries: readonly Dashboa
     for (const e of listed) lines.push(`  ${item(e, d)}`);
   } else if (state === 'up-to-date' && listed.length > 0) {
     lines.push(`<details><summary>${entries.length} variant(s)</summary>`, '', ...listed.map((e) => item(e, d)), '', '</details>');
-  } else lines.push(...listed.map((e) => item(e, d)));
+  } else if (state === 'failed' || state === 'render-failed') lines.push(...sharedFirst(listed, d));
+  else lines.push(...listed.map((e) => item(e, d)));
   if (listed.length < entries.length && listed.length > 0)
     lines.push(`- …and ${entries.length - listed.length} more (see the run's report)`);
   lines.push('');
+  return lines;
+}
+
+/**
+ * The items of a section of failures, a message several entries share shown once: one line with
+ * the message and how many it affects, the entries (each keeping its own box) under it.
+ */
+function sharedFirst(entries: readonly DashboardEntry[], d: Detail): string[] {
+  const { groups, groupOf } = groupFailures(entries.filter((e) => e.detail).map((e) => ({ message: whyOf(e), member: e.key })));
+  const lines: string[] = [];
+  for (const g of groups) {
+    lines.push(`- ${g.members.length} variant(s): ${g.message}`);
+    for (const e of entries) if (e.detail && groupOf(whyOf(e)) === g) lines.push(`  ${item(e, d, true)}`);
+  }
+  for (const e of entries) if (!e.detail || groupOf(whyOf(e)) === undefined) lines.push(item(e, d));
   return lines;
 }
 

@@ -10,6 +10,7 @@ export type ForgeErrorCode =
   | 'github-request-failed' // GitHub refused or answered what the forge cannot use
   | 'missing-permission' // GitHub named a permission the token lacks (the message says which, and how to give it)
   | 'forbidden' // GitHub refused the token (403) without naming a permission: not allowed on that repository
+  | 'installation-suspended' // the GitHub App's installation is suspended: an owner must unsuspend it; no token helps
   | 'body-too-long' // a proposal body over GitHub's limit even when shortened
   | 'branch-moved' // a branch moved since it was read: left alone
   | 'invalid-name' // a name that cannot name a record file

@@ -64,4 +64,6 @@ export interface Prepared {
   readonly closeReason?: string | undefined;
   /** Conflicts decided by a tick on the open proposal (not in `conflicts`), and ticks not applied. */
   readonly decisions?: Decisions | undefined;
+  /** The package differs from the base branch's only in its Kptfile's upstream lock (jobs/lock-only.ts). */
+  readonly lockOnly?: boolean | undefined;
 }

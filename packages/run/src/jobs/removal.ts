@@ -3,7 +3,7 @@ import type { Change } from './change.js';
 import type { JobContext } from '../context.js';
 import type { ProposalTarget } from '../forges/forge.js';
 import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, setKptfileAnnotations } from './kptfile-annotations.js';
-import { CONTROL_ANNOTATION } from '../control/ownership.js';
+import { CONTROL_ANNOTATION, writtenBy } from '../control/ownership.js';
 import { hashOf } from '../plan/plan.js';
 import { propose } from '../propose/propose.js';
 import { runJob, type VariantResult } from '../report/result.js';
@@ -50,7 +50,7 @@ export async function findRemovals(
     const owner = annotations[OWNER_ANNOTATION];
     if (!owner || variants.has(owner)) continue;
     const writer = annotations[CONTROL_ANNOTATION];
-    if (writer !== undefined && writer !== control) continue; // another control repository's variant
+    if (writer !== undefined && !writtenBy(writer, control)) continue; // another control repository's variant
     out.push({
       variant: owner,
       repository: downstream.repository,

@@ -4,6 +4,7 @@ import { applyPackageVariant, ownerKey, OWNER_ANNOTATION, selectDownstreams, typ
 import type { Change } from './change.js';
 import { checkpoint, type JobContext } from '../context.js';
 import { splitBinary, type CarriedContent, type FileContent } from './file-content.js';
+import { changesLockOnly } from './lock-only.js';
 import { deploymentPackageContexts } from './deployment-context.js';
 import type { ProposalTarget } from '../forges/forge.js';
 import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, lockCommit, setKptfileAnnotations } from './kptfile-annotations.js';
@@ -140,13 +141,13 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       if (kpt === undefined)
         throw new RunError('not-a-package', `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
       // The control repository is recorded with a new package or a new upstream commit: a package
-      // that only lacks the record gets no proposal of its own for it.
-      const recordControl =
-        ctx.control !== undefined && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
+      // that only lacks the record gets no proposal of its own for it. Without a remote URL to
+      // record, a recorded local path (an older kdelta's) is dropped rather than kept.
+      const recordControl = !local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile);
       const annotated = setKptfileAnnotations(kpt, {
         [OWNER_ANNOTATION]: plan.name,
         [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? 'delete',
-        ...(recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}),
+        ...(recordControl ? { [CONTROL_ANNOTATION]: ctx.controlRecord } : {}),
       });
       files.set('Kptfile', annotated);
       tree.write('Kptfile', annotated);
@@ -204,6 +205,7 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
         resources,
         renderFailure,
         notReady: applied.unmetGates,
+        ...(local && changesLockOnly(splitBinary(local).text, files) ? { lockOnly: true } : {}),
       };
     },
   };

@@ -109,6 +109,8 @@ export function impactOf(r: VariantResult): PreviewImpact {
   switch (r.action) {
     case 'proposed':
     case 'updated': {
+      // the content is there already (the open proposal's, or all but the lock): the change under review does not change it
+      if (r.sameContent !== undefined) return 'unchanged';
       const kptfile = r.changes?.find((c) => c.path === 'Kptfile' || c.path.endsWith('/Kptfile'));
       return kptfile?.status === 'added' ? 'created' : 'changed';
     }
@@ -134,6 +136,20 @@ export function impactOf(r: VariantResult): PreviewImpact {
   }
 }
 
+/** Why a variant a run would write to is unchanged for the preview. */
+function sameContentMessage(r: VariantResult): string | undefined {
+  switch (r.sameContent) {
+    case 'open':
+      return 'the open proposal already holds this content (only its text would be rewritten)';
+    case 'lock':
+      return "only the package's Kptfile upstream lock would move: the change does not touch the package";
+    case undefined:
+      return undefined;
+    default:
+      return r.sameContent satisfies never;
+  }
+}
+
 function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, { item: T; count: number }> {
   const out = new Map<string, { item: T; count: number }>();
   for (const item of items) {
@@ -152,7 +168,7 @@ const byCount = <T extends { count: number }>(a: T & { key: string }, b: T & { k
 export function previewOf(report: RunReport, context: { config: string }): PreviewReport {
   const variants: PreviewVariant[] = report.results.map((r) => {
     const impact = impactOf(r);
-    const why = r.error ?? (impact === 'left-alone' || impact === 'unchanged' ? r.message : undefined);
+    const why = r.error ?? (impact === 'left-alone' || impact === 'unchanged' ? (sameContentMessage(r) ?? r.message) : undefined);
     return {
       variant: r.variant,
       downstream: r.downstream,

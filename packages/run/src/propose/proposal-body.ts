@@ -29,6 +29,27 @@ function renderFailureSection(f: RenderFailureReport): string[] {
   return lines;
 }
 
+/** An inline code span's text as written by {@link code} (its fence, padding and zero-width breaks removed). */
+function codeText(span: string): string {
+  const m = /^(`+)( ?)([\s\S]*?)\2\1$/.exec(span.trim());
+  return (m ? m[3]! : span).replace(/\u200b/g, '');
+}
+
+/**
+ * What a body's "Render failed" section says (its function and error), for a listing of the
+ * proposals; undefined when it has none. Read for display only: it decides nothing.
+ */
+export function renderFailureOfBody(body: string): { readonly function?: string | undefined; readonly error: string } | undefined {
+  const at = body.search(/^### Render failed\r?$/m);
+  if (at < 0) return undefined;
+  const section = body.slice(at).split(/\r?\n(?=### )/)[0]!;
+  const field = (name: string) => new RegExp(`^- ${name}: (.*)$`, 'm').exec(section)?.[1];
+  const error = field('error');
+  if (error === undefined) return undefined;
+  const fn = field('function');
+  return { ...(fn !== undefined ? { function: codeText(fn) } : {}), error: codeText(error) };
+}
+
 function notReadySection(gates: readonly { readonly type: string; readonly message?: string | undefined }[]): string[] {
   return [
     '### Not ready',
@@ -169,9 +190,9 @@ export interface Tick {
   readonly text: string;
 }
 
-const DECIDE = '#### Decide';
+export const DECIDE = '#### Decide';
 /** A box kdelta wrote: the bullet, the box, the hidden id. Matched against one line of the body at a time. */
-const BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
+export const BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
 
 function decideBox(c: ConflictChoice): string {
   return `- [ ] <!-- kdelta-decide:${c.id} --> ${c.label}`;

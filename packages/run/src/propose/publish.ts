@@ -19,7 +19,7 @@ import { RunError } from '../errors.js';
  * its status — each job's writes reserved from the run's budget before the first.
  */
 
-export type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body' | 'changes'>;
+export type Proposed = Pick<VariantResult, 'action' | 'writes' | 'proposal' | 'message' | 'body' | 'changes' | 'sameContent'>;
 
 /** A built package to propose: everything the steps below read. */
 export interface ProposeInput {
@@ -234,12 +234,15 @@ async function commitAndPropose(step: Step, changes: FileChange[], mergedOpen: P
   }
   if (ctx.dryRun) {
     const action = open ? change.updated : change.opened;
+    // what a preview needs to tell a change of content from a rewrite of text or lock
+    const sameContent = open && !pushNeeded ? 'open' : step.prepared.lockOnly ? 'lock' : undefined;
     return {
       action,
       writes: true,
       proposal: open ? proposalRef(open) : undefined,
       body: step.body(open, made.headCommit, changes).full,
       changes,
+      ...(sameContent ? { sameContent } : {}),
     };
   }
   return writeAll(step, changes, made, mergedOpen);

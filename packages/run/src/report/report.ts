@@ -1,26 +1,38 @@
 import type { RunReport, VariantResult } from './result.js';
 import { renderFailureLine } from '../jobs/render.js';
+import { failureGroupLines, groupFailures, type FailureGroup } from './failure-groups.js';
 
 /** What a run says at its end, computed from its result values: the final table and the JSON report. */
 
 const COLUMNS = ['variant', 'downstream', 'action', 'proposal', 'conflicts'] as const;
 
-function row(r: VariantResult): string[] {
+/** What a row says went wrong: its error's first line, or its render failure; undefined when nothing did. */
+function failureOf(r: VariantResult): string | undefined {
+  if (r.error) return r.error.split('\n')[0]!;
+  return r.renderFailure ? renderFailureLine(r.renderFailure) : undefined;
+}
+
+function row(r: VariantResult, groupOf: (message: string) => FailureGroup | undefined): string[] {
   const proposal = r.proposal ? `${r.proposal.url}${r.proposal.state === 'open' ? '' : ` (${r.proposal.state})`}` : '-';
   const done = r.dryRun && r.writes ? `${r.action} (dry run)` : r.action;
-  const action = r.error
-    ? `failed: ${r.error.split('\n')[0]}`
-    : r.renderFailure
-      ? `${done}, ${renderFailureLine(r.renderFailure)}`
-      : r.heldBy !== undefined
-        ? `${done} (${r.heldBy}: ${r.message?.split('\n')[0] ?? 'held'})`
-        : done;
+  const failure = failureOf(r);
+  // a message several rows share is printed once under the table: the row names it by number
+  const group = failure === undefined ? undefined : groupOf(failure);
+  const said = group ? (r.error ? `failed [${group.number}]` : `${done}, render failed [${group.number}]`) : undefined;
+  const held = r.heldBy !== undefined ? `${done} (${r.heldBy}: ${r.message?.split('\n')[0] ?? 'held'})` : done;
+  const action = said ?? (r.error ? `failed: ${failure}` : failure ? `${done}, ${failure}` : held);
   return [r.variant, r.downstream, action, proposal, String(r.conflictCount)];
 }
 
-/** The final table: one line per variant, in name order. */
+/** The final table: one line per variant, in name order, then each failure several variants share, once. */
 export function renderTable(report: RunReport): string {
-  const rows = [COLUMNS.map((c) => c.toUpperCase()), ...report.results.map(row)];
+  const { groups, groupOf } = groupFailures(
+    report.results.flatMap((r) => {
+      const message = failureOf(r);
+      return message === undefined ? [] : [{ message, member: `${r.variant} → ${r.downstream}` }];
+    }),
+  );
+  const rows = [COLUMNS.map((c) => c.toUpperCase()), ...report.results.map((r) => row(r, groupOf))];
   const widths = COLUMNS.map((_, i) => Math.max(...rows.map((r) => (i === 2 ? Math.min(r[i]!.length, 60) : r[i]!.length))));
   const lines = rows.map((r) =>
     r
@@ -28,6 +40,7 @@ export function renderTable(report: RunReport): string {
       .join('  ')
       .trimEnd(),
   );
+  const shared = groups.length > 0 ? `\nShared by several variants:\n${failureGroupLines(groups).join('\n')}\n` : '';
   const failed = report.results.filter((r) => r.error).length;
   const deferred = report.results.filter((r) => r.action === 'deferred').length;
   const budget = report.budget
@@ -38,7 +51,7 @@ export function renderTable(report: RunReport): string {
   const renderFailed = report.results.filter((r) => r.renderFailure).length;
   const unrendered = renderFailed > 0 ? `, ${renderFailed} proposed unrendered (render failed)` : '';
   const summary = `${report.results.length} variant(s), ${failed} failed${unrendered}${budget}${report.dryRun ? ' (dry run: nothing written)' : ''}`;
-  return `${lines.join('\n')}\n\n${summary}\n`;
+  return `${lines.join('\n')}\n${shared}\n${summary}\n`;
 }
 
 /** The JSON report (`--report`): everything as data. */

@@ -77,6 +77,12 @@ export interface VariantResult {
   readonly changes?: readonly FileChange[] | undefined;
   /** A dry run: what the update did to each resource (a preview lists those that change). */
   readonly resources?: readonly ResourceReport[] | undefined;
+  /**
+   * A dry run that would write: the content is there already, and a preview reports no change —
+   * `open`: the open proposal's branch holds exactly it (only its text or inputs would be
+   * rewritten); `lock`: only the package's Kptfile upstream lock would move.
+   */
+  readonly sameContent?: 'open' | 'lock' | undefined;
 }
 
 /** What a run did with its dashboard (see dashboard-run.ts). */

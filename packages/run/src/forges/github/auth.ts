@@ -110,7 +110,7 @@ export function appTokens(
         }
         throw new ForgeError(
           githubErrorCode(error),
-          describeGitHubError(error, `find the GitHub App ${id}'s installation for ${owner}/${repo}`),
+          describeGitHubError(error, `find the GitHub App ${id}'s installation for ${owner}/${repo}`, name(owner), owner),
         );
       }
     }
@@ -120,7 +120,7 @@ export function appTokens(
     } catch (error) {
       throw new ForgeError(
         githubErrorCode(error),
-        describeGitHubError(error, `make an installation token of the GitHub App ${id} for ${owner}`),
+        describeGitHubError(error, `make an installation token of the GitHub App ${id} for ${owner}`, name(owner), owner),
       );
     }
     options.onToken?.(minted.token);
@@ -148,7 +148,9 @@ export function appTokens(
         p = mint(owner, repo).finally(() => pending.delete(key));
         pending.set(key, p);
         p.catch((error: unknown) => {
-          if (error instanceof ForgeError && error.code === 'missing-installation') missing.set(key, Promise.reject(error));
+          // neither a missing nor a suspended installation changes within a run: asked once per owner
+          if (error instanceof ForgeError && (error.code === 'missing-installation' || error.code === 'installation-suspended'))
+            missing.set(key, Promise.reject(error));
           missing.get(key)?.catch(() => {});
         });
       }

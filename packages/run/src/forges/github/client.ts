@@ -171,7 +171,7 @@ export function createGitHubClient(options: GitHubClientOptions = {}): GitHubCli
         `cannot ${what}: the run's API write budget (${budget?.limit}) is spent, retries included: the request was not sent; the next run continues`,
       );
     }
-    return new ForgeError(githubErrorCode(error), describeGitHubError(error, what, tokens.nameFor(owner)));
+    return new ForgeError(githubErrorCode(error), describeGitHubError(error, what, tokens.nameFor(owner), owner));
   };
   const ownerOf = (params: Params) => (typeof params.owner === 'string' ? params.owner : undefined);
   /** A GitHub App's installation token for `owner`, for a request that names no owner parameter. */

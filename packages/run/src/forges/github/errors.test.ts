@@ -59,11 +59,25 @@ describe('GitHub refusals a user can act on', () => {
   });
 });
 
+describe('a suspended App installation', () => {
+  it('says to unsuspend it, not to pass another token', () => {
+    const text = describeGitHubError(
+      failure(403, {}, { message: 'This installation has been suspended' }),
+      'make an installation token of the GitHub App 77 for org',
+      'the token',
+      'org',
+    );
+    expect(text).toMatch(/installation on org is suspended .*an owner of org must unsuspend it/);
+    expect(text).not.toMatch(/App token|PAT|permissions:/);
+  });
+});
+
 describe('the code of a GitHub refusal', () => {
   it('tells a named missing permission from a plain refusal and from everything else', () => {
     expect(githubErrorCode(failure(403, { 'x-accepted-github-permissions': 'pull_requests=write' }))).toBe('missing-permission');
     expect(githubErrorCode(failure(404, { 'x-accepted-github-permissions': 'contents=read' }))).toBe('missing-permission');
     expect(githubErrorCode(failure(403, {}, { message: 'Resource not accessible by integration' }))).toBe('forbidden');
+    expect(githubErrorCode(failure(403, {}, { message: 'This installation has been suspended' }))).toBe('installation-suspended');
     expect(githubErrorCode(failure(403, {}, { message: 'You have exceeded a secondary rate limit' }))).toBe('github-request-failed');
     expect(githubErrorCode(failure(404))).toBe('github-request-failed');
     expect(githubErrorCode(new Error('socket hang up'))).toBe('github-request-failed');

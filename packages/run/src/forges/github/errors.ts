@@ -92,11 +92,21 @@ function detail(error: ErrorLike): string {
 }
 
 /**
+ * GitHub's 403 "This installation has been suspended": the App's installation on an owner was
+ * suspended by one of its owners. Neither a permission nor another token of the same App helps,
+ * so it is told apart from a plain refusal (whose advice is to pass a different token).
+ */
+function isSuspendedInstallation(e: ErrorLike): boolean {
+  return e.status === 403 && /installation has been suspended/i.test(detail(e));
+}
+
+/**
  * The code of a failed GitHub request: a permission GitHub named, a refusal (403) without one,
  * or any other failure (rate limits included: the next run continues, no permission to give).
  */
 export function githubErrorCode(error: unknown): ForgeErrorCode {
   const e = (error ?? {}) as ErrorLike;
+  if (isSuspendedInstallation(e)) return 'installation-suspended';
   if ((e.status === 403 || e.status === 404) && header(e, 'x-accepted-github-permissions') !== undefined) return 'missing-permission';
   if (e.status === 403 && !/rate limit/i.test(detail(e))) return 'forbidden';
   return 'github-request-failed';
@@ -107,7 +117,7 @@ export function githubErrorCode(error: unknown): ForgeErrorCode {
  * request for kdelta/web in org/cluster-01"). Never includes the token (the error's request
  * headers are not read).
  */
-export function describeGitHubError(error: unknown, what: string, tokenName = 'the token'): string {
+export function describeGitHubError(error: unknown, what: string, tokenName = 'the token', owner?: string): string {
   const e = (error ?? {}) as ErrorLike;
   const status = typeof e.status === 'number' ? e.status : undefined;
   if (status === undefined) return `GitHub: cannot ${what}: ${e.message ?? String(error)}`;
@@ -118,6 +128,9 @@ export function describeGitHubError(error: unknown, what: string, tokenName = 't
   if ((status === 403 || status === 404) && accepted !== undefined) {
     return `GitHub: cannot ${what}: ${missingPermissionAdvice(accepted)}`;
   }
+  if (isSuspendedInstallation(e)) {
+    return `GitHub: cannot ${what}: ${installationSuspendedAdvice(owner)}`;
+  }
   const text = detail(e);
   if ((status === 403 || status === 429) && /rate limit/i.test(text)) {
     const retry = header(e, 'retry-after');
@@ -127,4 +140,10 @@ export function describeGitHubError(error: unknown, what: string, tokenName = 't
     return `GitHub: cannot ${what}: not found (404): the repository does not exist or the token cannot see it (a GITHUB_TOKEN reaches only its own repository; use a GitHub App token or a PAT for others)`;
   }
   return `GitHub: cannot ${what}: ${status}${text ? ` ${text}` : ''}`;
+}
+
+/** What to do about a suspended installation (`owner`: the account it is installed on, where known). */
+export function installationSuspendedAdvice(owner?: string): string {
+  const on = owner ? ` on ${owner}` : '';
+  return `the GitHub App's installation${on} is suspended (403 "This installation has been suspended"): an owner of ${owner ?? 'the account'} must unsuspend it (Settings → GitHub Apps → the App → Configure → Unsuspend); no other token or permission helps until then`;
 }
