@@ -86,7 +86,13 @@ export {
   type SettingRule,
   type SettingValues,
   type TextKind,
+  NO_SETTINGS,
+  overSettings,
+  settingNames,
+  settingRow,
+  type SettingRow,
 } from './settings/settings.js';
+export { actionInputsYaml, generatedSettingsFiles, runSettingsSpecSchema, type GeneratedFile } from './settings/settings-generated.js';
 export {
   optionSettings,
   runSettingsSource,

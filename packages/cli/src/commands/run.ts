@@ -13,7 +13,7 @@ import {
   reportJson,
   run,
   SETTING_KEYS,
-  SETTING_RULES,
+  settingRow,
   SettingsError,
   settingOptions,
   textSettings,
@@ -177,7 +177,7 @@ it would propose removing every package the set made, so a selector typo stops t
 /** The flags that carry a run setting: named by the settings' table, so each is read as the Action reads its input. */
 const SETTING_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
   SETTING_KEYS.flatMap((key) => {
-    const rule = SETTING_RULES[key];
+    const rule = settingRow(key);
     if (rule.flag === undefined) return [];
     return [[rule.flag, rule.text === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: rule.text === 'list' }]];
   }),

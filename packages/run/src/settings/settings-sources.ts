@@ -2,7 +2,7 @@ import type { AutoMergeMethod, DraftPolicy } from '../forges/github/github.js';
 import type { Shard } from '../plan/shard.js';
 import {
   SETTING_KEYS,
-  SETTING_RULES,
+  settingRow,
   valueFromText,
   type CheckedSettings,
   type ForgeName,
@@ -30,7 +30,7 @@ export type TextReader = (name: string) => string | boolean | undefined;
 export function textSettings(type: 'flag' | 'input', read: TextReader): RawSettings {
   const values: { [K in SettingKey]?: RawSetting } = {};
   for (const key of SETTING_KEYS) {
-    const rule = SETTING_RULES[key];
+    const rule = settingRow(key);
     const name = rule[type];
     if (name === undefined) continue;
     const given = read(name);
@@ -40,7 +40,7 @@ export function textSettings(type: 'flag' | 'input', read: TextReader): RawSetti
   return {
     values,
     originOf: (key) => {
-      const name = SETTING_RULES[key][type];
+      const name = settingRow(key)[type];
       return name === undefined ? undefined : { type, name };
     },
   };
@@ -63,7 +63,7 @@ export function runSettingsSource(spec: unknown, file: string): { raw: RawSettin
   const problems: ShapeProblem[] = [];
   const values: { [K in SettingKey]?: RawSetting } = {};
   const originOf = (key: SettingKey): Origin | undefined => {
-    const field = SETTING_RULES[key].field;
+    const field = settingRow(key).field;
     return field === undefined ? undefined : { type: 'field', field: `spec.${field}`, file };
   };
   const raw = { values, originOf };
@@ -73,7 +73,7 @@ export function runSettingsSource(spec: unknown, file: string): { raw: RawSettin
   // the fields a map may hold, from the rows' dotted paths: '' → forge, …, github; 'github' → labels, …
   const allowed = new Map<string, string[]>();
   for (const key of SETTING_KEYS) {
-    const parts = SETTING_RULES[key].field?.split('.') ?? [];
+    const parts = settingRow(key).field?.split('.') ?? [];
     for (let i = 0; i < parts.length; i++) {
       const group = parts.slice(0, i).join('.');
       const list = allowed.get(group) ?? [];
@@ -100,7 +100,7 @@ export function runSettingsSource(spec: unknown, file: string): { raw: RawSettin
   readMap('', spec);
 
   for (const key of SETTING_KEYS) {
-    const field = SETTING_RULES[key].field;
+    const field = settingRow(key).field;
     if (field === undefined) continue;
     let at: unknown = spec;
     for (const part of field.split('.')) at = isMap(at) ? at[part] : undefined;
@@ -140,7 +140,7 @@ export interface SettingOptions {
 }
 
 /** Where a setting sits in `run()`'s options: RunSettings' path (`github.labels`), else its key. */
-const optionPath = (key: SettingKey): string => SETTING_RULES[key].field ?? key;
+const optionPath = (key: SettingKey): string => settingRow(key).field ?? key;
 
 /** `run()`'s options → raw values named `run option <path>`, checked by the same rules as a flag. */
 export function optionSettings(options: SettingOptions): RawSettings {

@@ -12,7 +12,7 @@ import {
   normaliseSettings,
   resolveSettings,
   SETTING_KEYS,
-  SETTING_RULES,
+  settingRow,
   MAX_CONCURRENCY,
   SettingsError,
   valueFromText,
@@ -87,7 +87,7 @@ describe('one rule per setting, whatever the source', () => {
     const texts = ['', ' ', '0', '1', '8', '64', '65', '-1', '1.5', 'true', 'TRUE', 'yes', 'false', 'local', 'github', 'both', 'never'];
     texts.push('squash', 'a, b', 'a,,b\n', '2/5', '0/3', 'kdelta/', 'a..b/', 'x y');
     for (const key of SETTING_KEYS) {
-      const { flag, input } = SETTING_RULES[key];
+      const { flag, input } = settingRow(key);
       if (flag === undefined || input === undefined) continue;
       for (const text of texts) {
         const byFlag = checkSettings(flags({ [flag]: text }));
@@ -210,7 +210,7 @@ describe("docs/control-resources.md's RunSettings table", () => {
     const start = doc.indexOf('| `spec.` field |');
     const rows = doc.slice(start).split('\n\n')[0]!.split('\n').slice(2);
     const listed = rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([\w.]+)`/g)].map((m) => m[1]!));
-    const fields = new Set(SETTING_KEYS.flatMap((k) => SETTING_RULES[k].field?.replace(/^author\..*/, 'author') ?? []));
+    const fields = new Set(SETTING_KEYS.flatMap((k) => settingRow(k).field?.replace(/^author\..*/, 'author') ?? []));
     expect(new Set(listed)).toEqual(fields);
     const row = (field: string) => rows.find((r) => r.startsWith(`| \`${field}\` `)) ?? '';
     expect(row('concurrency')).toContain(`1 to ${MAX_CONCURRENCY}`);

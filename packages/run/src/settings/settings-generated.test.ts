@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { SETTING_KEYS, settingRow } from './setting-table.js';
+import { ACTION_YML, generatedSettingsFiles } from './settings-generated.js';
+
+const root = new URL('../../../../', import.meta.url);
+const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
+
+// As the bundle check holds dist/index.js to its sources, this holds the files derived from the
+// settings' table to the table: a row changed without `pnpm generate` fails here.
+describe('the files generated from the settings table', () => {
+  it.each(generatedSettingsFiles(read).map((f) => [f.path, f.text] as const))('%s is current (else run pnpm generate)', (path, text) => {
+    // JSON as data: the formatter decides its layout
+    if (path.endsWith('.json')) expect(JSON.parse(read(path)), `${path} is stale: run pnpm generate`).toEqual(JSON.parse(text));
+    else expect(read(path), `${path} is stale: run pnpm generate`).toBe(text);
+  });
+
+  it("action.yml has an input for every row that names one, with the row's description and default", () => {
+    const inputs = (parse(read(ACTION_YML)) as { inputs: Record<string, { description: string; default: string }> }).inputs;
+    for (const key of SETTING_KEYS) {
+      const row = settingRow(key);
+      if (row.input === undefined) continue;
+      expect(inputs[row.input], row.input).toEqual({ description: row.description, default: row.inputDefault ?? '' });
+    }
+  });
+
+  it('a stale file is found: a row whose words changed makes action.yml differ from what is generated', () => {
+    const edited = (path: string) => read(path).replace('Variants run at the same time', 'Variants at once');
+    const [actionYml] = generatedSettingsFiles(edited);
+    expect(actionYml!.text).not.toBe(edited(ACTION_YML));
+  });
+});
+
+describe('the table itself', () => {
+  it.each(SETTING_KEYS)('%s: a flag has its help line, an input its description, a RunSettings field its schema', (key) => {
+    const row = settingRow(key);
+    if (row.flag !== undefined) expect(row.help, `${key}.help`).toBeTruthy();
+    if (row.input !== undefined) expect(row.description, `${key}.description`).toBeTruthy();
+    if (row.field !== undefined) expect(row.schema, `${key}.schema`).toBeDefined();
+  });
+});
