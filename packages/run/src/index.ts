@@ -104,7 +104,7 @@ export {
 export { withInterruptCleanup } from './interrupt.js';
 // Forges: where proposals live.
 export { PROPOSE_AGAIN_LABEL, STOP_LABEL } from './forges/forge.js';
-export { githubProposals, type GitHubProposalsOptions } from './report/proposals.js';
+export { githubProposals, listProposals, type GitHubProposalsOptions, type ListProposalsOptions } from './report/proposals.js';
 export type {
   DashboardRecord,
   DashboardTarget,

@@ -37,7 +37,17 @@ import { findUpdatePlans, runUpdateJob, updateTarget, type UpdatePlan } from './
 import { describeCollision, findCollisions, type PlannedProposal } from './plan/names.js';
 import { RunError } from './errors.js';
 import { DEFAULT_BRANCH_PREFIX } from './settings/branch-prefix.js';
-import { DEFAULT_AUTHOR, DEFAULT_CONCURRENCY, normaliseSettings, resolveSettings, type RunMode } from './settings/settings.js';
+import {
+  type CheckedSettings,
+  DEFAULT_AUTHOR,
+  DEFAULT_CONCURRENCY,
+  normaliseSettings,
+  overSettings,
+  resolveSettings,
+  type RunMode,
+  settingNames,
+  settingRow,
+} from './settings/settings.js';
 import { optionSettings } from './settings/settings-sources.js';
 import { scopeToUpstreamRef, type UpstreamRef, type UpstreamScope } from './preview/preview-scope.js';
 import { githubRepoOf } from './forges/github/repo.js';
@@ -64,6 +74,12 @@ export type RunProgress =
 export interface RunOptions {
   /** The control repository's work tree: relative paths are resolved against it. */
   readonly cwd: string;
+  /**
+   * The settings as a door (the CLI's flags, the Action's inputs) read and checked them: taken as
+   * they are, over the loose options below, which a library caller may give instead (checked here
+   * by the same rules).
+   */
+  readonly settings?: CheckedSettings | undefined;
   /** Config directory (default `.kdelta`). */
   readonly config?: string | undefined;
   /** A forge, or `local` (default): proposals as files under `proposalsDir`. */
@@ -166,13 +182,14 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const runOptionSettings = normaliseSettings(
     optionSettings({ ...options, forge: typeof options.forge === 'string' ? options.forge : undefined }),
   );
+  const door = options.settings ? overSettings(options.settings, runOptionSettings) : runOptionSettings;
   const dashboardRepository = options.dashboard ? options.dashboard.repository : undefined;
   const repositoryProblem = dashboardRepository !== undefined ? dashboardRepositoryProblem(dashboardRepository) : undefined;
   if (repositoryProblem) throw new RunError('invalid-option', `run option dashboard.repository: ${repositoryProblem}`);
   const control = await loadControl({ dir: resolve(options.cwd, configArg), display: configArg });
   const plan = planRun(control, { cwd: options.cwd });
   // the rules of a flag, an input and RunSettings, and the one precedence (settings.ts)
-  const settings = resolveSettings(runOptionSettings, control.settings, { config: configArg });
+  const settings = resolveSettings(door, control.settings, { config: configArg });
   const { mode, shard, concurrency, branchPrefix } = settings;
   const forgeChoice = typeof options.forge === 'object' ? options.forge : settings.forge;
   const env = options.env ?? process.env;
@@ -570,9 +587,9 @@ function checkCollisions(input: {
 export function heldRemovalsMessage(held: readonly Removal[], max: number): string {
   const variants = held.map((r) => `${r.variant} (${removalLabel(r)}, ${r.policy})`).join(', ');
   return (
-    `${held.length} removals are due, more than max-removals (${max}): none was proposed. Variants gone: ${variants}. ` +
+    `${held.length} removals are due, more than ${settingRow('maxRemovals').input} (${max}): none was proposed. Variants gone: ${variants}. ` +
     `If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; ` +
-    `if these variants were removed on purpose, allow their removal with --max-removals ${held.length} (the Action's input max-removals, RunSettings spec.maxRemovals)`
+    `if these variants were removed on purpose, allow their removal with ${settingNames('maxRemovals', held.length)}`
   );
 }
 
