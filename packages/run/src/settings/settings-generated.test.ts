@@ -32,6 +32,19 @@ describe('the files generated from the settings table', () => {
   });
 });
 
+describe("docs/action.md's inputs table", () => {
+  it('names every setting input the table gives action.yml, and no input action.yml lacks', () => {
+    const doc = read('docs/action.md');
+    const start = doc.indexOf('| input | default |');
+    const rows = doc.slice(start).split('\n\n')[0]!.split('\n').slice(2);
+    const listed = new Set(rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([\w-]+)`/g)].map((m) => m[1]!)));
+    const inputs = Object.keys((parse(read(ACTION_YML)) as { inputs: Record<string, unknown> }).inputs);
+    const settingInputs = SETTING_KEYS.flatMap((key) => settingRow(key).input ?? []);
+    expect(settingInputs.filter((input) => !listed.has(input))).toEqual([]);
+    expect([...listed].filter((input) => !inputs.includes(input))).toEqual([]);
+  });
+});
+
 describe('the table itself', () => {
   it.each(SETTING_KEYS)('%s: a flag has its help line, an input its description, a RunSettings field its schema', (key) => {
     const row = settingRow(key);
