@@ -397,7 +397,7 @@ export const SETTING_RULES = {
     help: "more repositories that get the run's credentials when package content names them (repeatable, or a comma list; also KDELTA_CREDENTIAL_REPOSITORIES): owner/repo or owner/* (on the GitHub server), host/path/repo, host/path/*, a URL, or a whole host written as one (host, host:port, https://host). Credentials (KDELTA_GIT_TOKEN, the forge's token, git's credential helpers) go only to the control resources' Repositories and these: a repository that only package content names, even on the forge's server, is read without any, and a private one fails naming the Kptfile and this setting",
     description: `More repositories that get the token when package content names them (${INPUT_LIST}): owner/repo or owner/* on this GitHub, host/path/repo or host/path/* on another server, a URL, or a whole host written as one (host, host:port, https://host). The token (or the App's installation token) goes only to the control resources' Repositories and these: a repository that only a package's Kptfile names, even one of your organisation on this GitHub, is read without it, and a private one fails its variant naming the Kptfile and this input.`,
   },
-} satisfies { readonly [key: string]: SettingRow<never> | SettingRow<unknown> };
+} as const satisfies { readonly [key: string]: SettingRow<never> | SettingRow<unknown> };
 
 type RowValue<R> = R extends { readonly check: (value: unknown) => Checked<infer T> } ? T : never;
 
@@ -406,6 +406,9 @@ export type SettingValues = { readonly [K in keyof typeof SETTING_RULES]: RowVal
 export type SettingKey = keyof SettingValues;
 /** One row, typed by its value (for a caller that walks the table). */
 export type SettingRule<K extends SettingKey> = SettingRow<SettingValues[K]>;
+
+/** A setting's path in RunSettings' `spec` and in `run()`'s options (`github.labels`), else its key. */
+export type SettingPath<K extends SettingKey> = (typeof SETTING_RULES)[K] extends { readonly field: infer F extends string } ? F : K;
 
 export type ForgeName = SettingValues['forge'];
 export type RunMode = SettingValues['mode'];

@@ -1,16 +1,15 @@
-import type { AutoMergeMethod, DraftPolicy } from '../forges/github/github.js';
 import type { Shard } from '../plan/shard.js';
 import {
   SETTING_KEYS,
   settingRow,
   valueFromText,
   type CheckedSettings,
-  type ForgeName,
   type Origin,
   type RawSetting,
   type RawSettings,
-  type RunMode,
   type SettingKey,
+  type SettingPath,
+  type SettingValues,
 } from './settings.js';
 
 /**
@@ -109,35 +108,22 @@ export function runSettingsSource(spec: unknown, file: string): { raw: RawSettin
   return { raw, problems };
 }
 
-/** The settings among `run()`'s options, as a library caller gives them. */
-export interface SettingOptions {
-  readonly forge?: ForgeName | undefined;
-  readonly mode?: RunMode | undefined;
-  readonly concurrency?: number | undefined;
-  readonly budget?: number | undefined;
-  readonly maxRemovals?: number | undefined;
-  readonly branchPrefix?: string | undefined;
-  readonly shard?: Shard | string | undefined;
-  readonly proposalsDir?: string | undefined;
-  readonly author?: { readonly name: string; readonly email: string } | undefined;
-  readonly github?:
-    | {
-        readonly labels?: readonly string[] | undefined;
-        readonly assignees?: readonly string[] | undefined;
-        readonly reviewers?: readonly string[] | undefined;
-        readonly teamReviewers?: readonly string[] | undefined;
-        readonly draft?: DraftPolicy | undefined;
-        readonly autoMerge?: false | AutoMergeMethod | undefined;
-        readonly signedCommits?: boolean | undefined;
-      }
-    | undefined;
-  readonly dryRun?: boolean | undefined;
-  readonly allowExec?: boolean | undefined;
-  readonly allowedImages?: readonly string[] | undefined;
-  readonly allowLocalUpstreams?: boolean | undefined;
-  readonly credentialHosts?: readonly string[] | undefined;
-  readonly credentialRepositories?: readonly string[] | undefined;
-}
+type Paths = { [K in SettingKey]: SettingPath<K> }[SettingKey];
+type Group = Paths extends infer P ? (P extends `${infer G}.${string}` ? G : never) : never;
+type TopLevel = {
+  readonly [K in SettingKey as SettingPath<K> extends `${string}.${string}` ? never : SettingPath<K>]?: SettingValues[K] | undefined;
+};
+type Grouped<G extends string> = {
+  readonly [K in SettingKey as SettingPath<K> extends `${G}.${infer L}` ? L : never]?: SettingValues[K] | undefined;
+};
+
+/**
+ * The settings among `run()`'s options, as a library caller gives them: the table's paths
+ * (`budget`, `github.labels`, `author.name`), each of its row's type; a shard may be given as text.
+ */
+export type SettingOptions = Omit<TopLevel, 'shard'> & { readonly shard?: Shard | string | undefined } & {
+  readonly [G in Group]?: Grouped<G> | undefined;
+};
 
 /** Where a setting sits in `run()`'s options: RunSettings' path (`github.labels`), else its key. */
 const optionPath = (key: SettingKey): string => settingRow(key).field ?? key;

@@ -18,7 +18,7 @@ import {
   valueFromText,
   type CheckedSettings,
 } from './settings.js';
-import { optionSettings, runSettingsSource, settingOptions, textSettings } from './settings-sources.js';
+import { optionSettings, runSettingsSource, settingOptions, textSettings, type SettingOptions } from './settings-sources.js';
 
 /** `github.draft: never` → the nested YAML lines of a RunSettings spec. */
 function specYaml(field: string, yaml: string): string {
@@ -108,6 +108,30 @@ describe('one rule per setting, whatever the source', () => {
     expect(() => normaliseSettings(optionSettings({ shard: { index: 3, count: 2 } }))).toThrow(
       'run option shard: must be k/n with 1 ≤ k ≤ n, e.g. 2/5 (got "3/2")',
     );
+  });
+});
+
+describe("run()'s setting options are derived from the table", () => {
+  it("each sits at its row's path with its rule's type (pnpm typecheck holds the types), and is read from there", () => {
+    const options: SettingOptions = {
+      budget: 3,
+      shard: '1/2',
+      github: { labels: ['x'], draft: 'never' },
+      author: { name: 'a', email: 'a@b' },
+    };
+    // @ts-expect-error not a draft policy
+    const badDraft: SettingOptions = { github: { draft: 'sometimes' } };
+    // @ts-expect-error no setting has this path
+    const noSuchPath: SettingOptions = { github: { label: ['x'] } };
+    expect([badDraft, noSuchPath]).toHaveLength(2);
+    expect(normaliseSettings(optionSettings(options)).values).toEqual({
+      budget: 3,
+      shard: { index: 1, count: 2 },
+      labels: ['x'],
+      draft: 'never',
+      authorName: 'a',
+      authorEmail: 'a@b',
+    });
   });
 });
 

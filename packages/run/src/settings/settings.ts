@@ -24,6 +24,7 @@ export {
   type ForgeName,
   type RunMode,
   type SettingKey,
+  type SettingPath,
   type SettingRow,
   type SettingRule,
   type SettingValues,
