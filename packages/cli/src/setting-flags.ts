@@ -53,7 +53,7 @@ const NAME_WIDTH = 23;
 const LINE_WIDTH = 100;
 
 /** `text` in lines of at most `width` characters, broken at spaces. */
-function wrap(text: string, width: number): string[] {
+export function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {

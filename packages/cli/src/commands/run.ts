@@ -3,13 +3,16 @@ import { type Command, UsageError } from '../command.js';
 import { booleanFlag, type FlagSpec, type ParsedFlags, parseFlags, stringFlag } from '../args.js';
 import { type CheckedSettings, dashboardRepositoryProblem, renderTable, reportJson, run, settingRow } from '@kdelta/run';
 import { LiveProgress, progressLine } from '../run-progress.js';
-import { FLAG_SETTINGS, settingFlagSpecs, settingFlagsHelp, settingsFromFlags } from '../setting-flags.js';
+import { FLAG_SETTINGS, settingFlagSpecs, settingFlagsHelp, settingsFromFlags, wrap } from '../setting-flags.js';
 import { checkOutputPath, writeFileAtomic } from '@kdelta/kptfile-model';
 
-/** `spec.budget, spec.github.labels, …`: the RunSettings fields of the settings that have a flag. */
-const FIELDS_WITH_FLAGS = FLAG_SETTINGS.flatMap((key) => settingRow(key).field ?? [])
-  .map((field) => `spec.${field}`)
-  .join(', ');
+/** Which flags RunSettings may set (`spec.budget, spec.github.labels, …`), from the settings table. */
+const RUN_SETTINGS_NOTE = wrap(
+  `The RunSettings resource may set ${FLAG_SETTINGS.flatMap((key) => settingRow(key).field ?? [])
+    .map((field) => `spec.${field}`)
+    .join(', ')}; a flag overrides it. Flags, RunSettings and the Action's inputs go by the same rules: a value one refuses, each refuses.`,
+  96,
+).join('\n');
 
 const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode variants|updates|both] [--dry-run]
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
@@ -103,9 +106,7 @@ Flags:
 The run's settings (each read by the same rule as the Action's input and RunSettings' field):
 ${settingFlagsHelp()}
 
-The RunSettings resource may set ${FIELDS_WITH_FLAGS}; a flag
-overrides it. Flags, RunSettings and the Action's inputs go by the same rules: a value one
-refuses, each refuses.
+${RUN_SETTINGS_NOTE}
 
 Progress goes to stderr: one line per variant, or on a terminal a status block redrawn in place
 (failures stay above it); the table (variant, downstream, action, proposal, conflicts) to
