@@ -3,7 +3,7 @@ import { isDirectory } from '@kdelta/kptfile-model';
 import type { Proposal } from '../forges/forge.js';
 import type { GitHubForgeOptions } from '../forges/github/github.js';
 import { createLocalForge } from '../forges/local.js';
-import { loadControl } from '../control/control.js';
+import { type ControlConfig, loadControl } from '../control/control.js';
 import { repositoryUrl } from '../plan/plan.js';
 import { DEFAULT_CONFIG_DIR } from '../run.js';
 import { type CheckedSettings, type ForgeName, NO_SETTINGS, resolveSettings } from '../settings/settings.js';
@@ -26,9 +26,13 @@ export interface GitHubProposalsOptions {
 export async function githubProposals(options: GitHubProposalsOptions): Promise<Proposal[]> {
   const config = options.config ?? DEFAULT_CONFIG_DIR;
   const control = await loadControl({ dir: resolve(options.cwd, config), display: config });
+  return listOnGitHub(control, options.cwd, options.github ?? {});
+}
+
+async function listOnGitHub(control: ControlConfig, cwd: string, github: GitHubForgeOptions): Promise<Proposal[]> {
   // loaded only here: listing the local forge's records never loads Octokit
-  const forge = (await import('../github.js')).createGitHubForge(options.github ?? {});
-  return forge.list(control.repositories.map((r) => ({ downstream: r.name, repo: repositoryUrl(r, options.cwd) })));
+  const forge = (await import('../github.js')).createGitHubForge(github);
+  return forge.list(control.repositories.map((r) => ({ downstream: r.name, repo: repositoryUrl(r, cwd) })));
 }
 
 export interface ListProposalsOptions {
@@ -55,7 +59,9 @@ export async function listProposals(options: ListProposalsOptions): Promise<{ fo
   const settings = resolveSettings(door, control?.settings ?? NO_SETTINGS, { config });
   if (settings.forge === 'github') {
     const github = { env: options.env ?? process.env, branchPrefix: settings.branchPrefix };
-    return { forge: settings.forge, proposals: await githubProposals({ cwd: options.cwd, config, github }) };
+    // GitHub's pull requests are found through the control resources' Repositories: they must load
+    const repositories = control ?? (await loadControl({ dir, display: config }));
+    return { forge: settings.forge, proposals: await listOnGitHub(repositories, options.cwd, github) };
   }
   const local = createLocalForge({
     dir: resolve(options.cwd, settings.proposalsDir),
