@@ -602,10 +602,10 @@ var require_errors = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message2, code4, data) {
+      constructor(message2, code5, data) {
         super(message2);
         this.name = "HTTPParserError";
-        this.code = code4 ? `HPE_${code4}` : void 0;
+        this.code = code5 ? `HPE_${code5}` : void 0;
         this.data = data ? data.toString() : void 0;
       }
       static [Symbol.hasInstance](instance) {
@@ -628,12 +628,12 @@ var require_errors = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message2, code4, { headers, data }) {
+      constructor(message2, code5, { headers, data }) {
         super(message2);
         this.name = "RequestRetryError";
         this.message = message2 || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
-        this.statusCode = code4;
+        this.statusCode = code5;
         this.data = data;
         this.headers = headers;
       }
@@ -644,12 +644,12 @@ var require_errors = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message2, code4, { headers, data }) {
+      constructor(message2, code5, { headers, data }) {
         super(message2);
         this.name = "ResponseError";
         this.message = message2 || "Response error";
         this.code = "UND_ERR_RESPONSE";
-        this.statusCode = code4;
+        this.statusCode = code5;
         this.data = data;
         this.headers = headers;
       }
@@ -859,8 +859,8 @@ var require_tree = __commonJS({
         if (index === void 0 || index >= key.length) {
           throw new TypeError("Unreachable");
         }
-        const code4 = this.code = key.charCodeAt(index);
-        if (code4 > 127) {
+        const code5 = this.code = key.charCodeAt(index);
+        if (code5 > 127) {
           throw new TypeError("key must be ascii string");
         }
         if (key.length !== ++index) {
@@ -881,11 +881,11 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (true) {
-          const code4 = key.charCodeAt(index);
-          if (code4 > 127) {
+          const code5 = key.charCodeAt(index);
+          if (code5 > 127) {
             throw new TypeError("key must be ascii string");
           }
-          if (node.code === code4) {
+          if (node.code === code5) {
             if (length === ++index) {
               node.value = value2;
               break;
@@ -895,7 +895,7 @@ var require_tree = __commonJS({
               node.middle = new _TstNode(key, value2, index);
               break;
             }
-          } else if (node.code < code4) {
+          } else if (node.code < code5) {
             if (node.left !== null) {
               node = node.left;
             } else {
@@ -919,19 +919,19 @@ var require_tree = __commonJS({
         let index = 0;
         let node = this;
         while (node !== null && index < keylength) {
-          let code4 = key[index];
-          if (code4 <= 90 && code4 >= 65) {
-            code4 |= 32;
+          let code5 = key[index];
+          if (code5 <= 90 && code5 >= 65) {
+            code5 |= 32;
           }
           while (node !== null) {
-            if (code4 === node.code) {
+            if (code5 === node.code) {
               if (keylength === ++index) {
                 return node;
               }
               node = node.middle;
               break;
             }
-            node = node.code < code4 ? node.left : node.right;
+            node = node.code < code5 ? node.left : node.right;
           }
         }
         return null;
@@ -1638,11 +1638,11 @@ var require_diagnostics = __commonJS({
         websocketDebuglog("connection opened %s%s", address, port ? `:${port}` : "");
       });
       diagnosticsChannel.channel("undici:websocket:close").subscribe((evt) => {
-        const { websocket, code: code4, reason } = evt;
+        const { websocket, code: code5, reason } = evt;
         websocketDebuglog(
           "closed connection to %s - %s %s",
           websocket.url,
-          code4,
+          code5,
           reason
         );
       });
@@ -4130,9 +4130,9 @@ var require_util2 = __commonJS({
     }
     function isValidEncodedURL(url) {
       for (let i = 0; i < url.length; ++i) {
-        const code4 = url.charCodeAt(i);
-        if (code4 > 126 || // Non-US-ASCII + DEL
-        code4 < 32) {
+        const code5 = url.charCodeAt(i);
+        if (code5 > 126 || // Non-US-ASCII + DEL
+        code5 < 32) {
           return false;
         }
       }
@@ -4723,8 +4723,8 @@ var require_util2 = __commonJS({
       }
       const rangeStart = collectASequenceOfCodePoints(
         (char) => {
-          const code4 = char.charCodeAt(0);
-          return code4 >= 48 && code4 <= 57;
+          const code5 = char.charCodeAt(0);
+          return code5 >= 48 && code5 <= 57;
         },
         data,
         position3
@@ -4750,8 +4750,8 @@ var require_util2 = __commonJS({
       }
       const rangeEnd = collectASequenceOfCodePoints(
         (char) => {
-          const code4 = char.charCodeAt(0);
-          return code4 >= 48 && code4 <= 57;
+          const code5 = char.charCodeAt(0);
+          return code5 >= 48 && code5 <= 57;
         },
         data,
         position3
@@ -7042,9 +7042,9 @@ var require_client_h2 = __commonJS({
       this[kSocket][kError] = err;
       this[kClient][kOnError](err);
     }
-    function onHttp2FrameError(type, code4, id) {
+    function onHttp2FrameError(type, code5, id) {
       if (id === 0) {
-        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code4}`);
+        const err = new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code5}`);
         this[kSocket][kError] = err;
         this[kClient][kOnError](err);
       }
@@ -7054,8 +7054,8 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function onHTTP2GoAway(code4) {
-      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code4}`, util.getSocketInfo(this));
+    function onHTTP2GoAway(code5) {
+      const err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${code5}`, util.getSocketInfo(this));
       const client = this[kClient];
       client[kSocket] = null;
       client[kHTTPContext] = null;
@@ -7260,8 +7260,8 @@ var require_client_h2 = __commonJS({
       stream.once("error", function(err) {
         abort(err);
       });
-      stream.once("frameError", (type, code4) => {
-        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code4}`));
+      stream.once("frameError", (type, code5) => {
+        abort(new InformationalError(`HTTP/2: "frameError" received - type ${type}, code ${code5}`));
       });
       return true;
       function writeBodyH2() {
@@ -9199,7 +9199,7 @@ var require_retry_handler = __commonJS({
         if (this.handler.onBodySent) return this.handler.onBodySent(chunk);
       }
       static [kRetryHandlerDefaultRetry](err, { state, opts }, cb) {
-        const { statusCode, code: code4, headers } = err;
+        const { statusCode, code: code5, headers } = err;
         const { method, retryOptions } = opts;
         const {
           maxRetries,
@@ -9211,7 +9211,7 @@ var require_retry_handler = __commonJS({
           methods
         } = retryOptions;
         const { counter } = state;
-        if (code4 && code4 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code4)) {
+        if (code5 && code5 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code5)) {
           cb(err);
           return;
         }
@@ -11954,8 +11954,8 @@ var require_headers = __commonJS({
     var util = __require("node:util");
     var kHeadersMap = /* @__PURE__ */ Symbol("headers map");
     var kHeadersSortedMap = /* @__PURE__ */ Symbol("headers map sorted");
-    function isHTTPWhiteSpaceCharCode(code4) {
-      return code4 === 10 || code4 === 13 || code4 === 9 || code4 === 32;
+    function isHTTPWhiteSpaceCharCode(code5) {
+      return code5 === 10 || code5 === 13 || code5 === 9 || code5 === 32;
     }
     function headerValueNormalize(potentialValue) {
       let i = 0;
@@ -16110,8 +16110,8 @@ var require_util6 = __commonJS({
     "use strict";
     function isCTLExcludingHtab(value2) {
       for (let i = 0; i < value2.length; ++i) {
-        const code4 = value2.charCodeAt(i);
-        if (code4 >= 0 && code4 <= 8 || code4 >= 10 && code4 <= 31 || code4 === 127) {
+        const code5 = value2.charCodeAt(i);
+        if (code5 >= 0 && code5 <= 8 || code5 >= 10 && code5 <= 31 || code5 === 127) {
           return true;
         }
       }
@@ -16119,26 +16119,26 @@ var require_util6 = __commonJS({
     }
     function validateCookieName(name2) {
       for (let i = 0; i < name2.length; ++i) {
-        const code4 = name2.charCodeAt(i);
-        if (code4 < 33 || // exclude CTLs (0-31), SP and HT
-        code4 > 126 || // exclude non-ascii and DEL
-        code4 === 34 || // "
-        code4 === 40 || // (
-        code4 === 41 || // )
-        code4 === 60 || // <
-        code4 === 62 || // >
-        code4 === 64 || // @
-        code4 === 44 || // ,
-        code4 === 59 || // ;
-        code4 === 58 || // :
-        code4 === 92 || // \
-        code4 === 47 || // /
-        code4 === 91 || // [
-        code4 === 93 || // ]
-        code4 === 63 || // ?
-        code4 === 61 || // =
-        code4 === 123 || // {
-        code4 === 125) {
+        const code5 = name2.charCodeAt(i);
+        if (code5 < 33 || // exclude CTLs (0-31), SP and HT
+        code5 > 126 || // exclude non-ascii and DEL
+        code5 === 34 || // "
+        code5 === 40 || // (
+        code5 === 41 || // )
+        code5 === 60 || // <
+        code5 === 62 || // >
+        code5 === 64 || // @
+        code5 === 44 || // ,
+        code5 === 59 || // ;
+        code5 === 58 || // :
+        code5 === 92 || // \
+        code5 === 47 || // /
+        code5 === 91 || // [
+        code5 === 93 || // ]
+        code5 === 63 || // ?
+        code5 === 61 || // =
+        code5 === 123 || // {
+        code5 === 125) {
           throw new Error("Invalid cookie name");
         }
       }
@@ -16154,31 +16154,31 @@ var require_util6 = __commonJS({
         ++i;
       }
       while (i < len) {
-        const code4 = value2.charCodeAt(i++);
-        if (code4 < 33 || // exclude CTLs (0-31)
-        code4 > 126 || // non-ascii and DEL (127)
-        code4 === 34 || // "
-        code4 === 44 || // ,
-        code4 === 59 || // ;
-        code4 === 92) {
+        const code5 = value2.charCodeAt(i++);
+        if (code5 < 33 || // exclude CTLs (0-31)
+        code5 > 126 || // non-ascii and DEL (127)
+        code5 === 34 || // "
+        code5 === 44 || // ,
+        code5 === 59 || // ;
+        code5 === 92) {
           throw new Error("Invalid cookie value");
         }
       }
     }
     function validateCookiePath(path) {
       for (let i = 0; i < path.length; ++i) {
-        const code4 = path.charCodeAt(i);
-        if (code4 < 32 || // exclude CTLs (0-31)
-        code4 > 126 || // exclude DEL and non-ascii
-        code4 === 59) {
+        const code5 = path.charCodeAt(i);
+        if (code5 < 32 || // exclude CTLs (0-31)
+        code5 > 126 || // exclude DEL and non-ascii
+        code5 === 59) {
           throw new Error("Invalid cookie path");
         }
       }
     }
-    function isLetterOrDigit(code4) {
-      return code4 >= 48 && code4 <= 57 || // 0-9
-      code4 >= 65 && code4 <= 90 || // A-Z
-      code4 >= 97 && code4 <= 122;
+    function isLetterOrDigit(code5) {
+      return code5 >= 48 && code5 <= 57 || // 0-9
+      code5 >= 65 && code5 <= 90 || // A-Z
+      code5 >= 97 && code5 <= 122;
     }
     function validateCookieDomain(domain2) {
       if (domain2 === " ") {
@@ -16189,8 +16189,8 @@ var require_util6 = __commonJS({
       }
       let labelLength = 0;
       for (let i = 0; i < domain2.length; ++i) {
-        const code4 = domain2.charCodeAt(i);
-        if (code4 === 46) {
+        const code5 = domain2.charCodeAt(i);
+        if (code5 === 46) {
           if (labelLength === 0) {
             throw new Error("Invalid cookie domain");
           }
@@ -16200,10 +16200,10 @@ var require_util6 = __commonJS({
           labelLength = 0;
           continue;
         }
-        if (labelLength === 0 && !isLetterOrDigit(code4)) {
+        if (labelLength === 0 && !isLetterOrDigit(code5)) {
           throw new Error("Invalid cookie domain");
         }
-        if (!isLetterOrDigit(code4) && code4 !== 45) {
+        if (!isLetterOrDigit(code5) && code5 !== 45) {
           throw new Error("Invalid cookie domain");
         }
         if (++labelLength > 63) {
@@ -16977,37 +16977,37 @@ var require_util7 = __commonJS({
         return false;
       }
       for (let i = 0; i < protocol.length; ++i) {
-        const code4 = protocol.charCodeAt(i);
-        if (code4 < 33 || // CTL, contains SP (0x20) and HT (0x09)
-        code4 > 126 || code4 === 34 || // "
-        code4 === 40 || // (
-        code4 === 41 || // )
-        code4 === 44 || // ,
-        code4 === 47 || // /
-        code4 === 58 || // :
-        code4 === 59 || // ;
-        code4 === 60 || // <
-        code4 === 61 || // =
-        code4 === 62 || // >
-        code4 === 63 || // ?
-        code4 === 64 || // @
-        code4 === 91 || // [
-        code4 === 92 || // \
-        code4 === 93 || // ]
-        code4 === 123 || // {
-        code4 === 125) {
+        const code5 = protocol.charCodeAt(i);
+        if (code5 < 33 || // CTL, contains SP (0x20) and HT (0x09)
+        code5 > 126 || code5 === 34 || // "
+        code5 === 40 || // (
+        code5 === 41 || // )
+        code5 === 44 || // ,
+        code5 === 47 || // /
+        code5 === 58 || // :
+        code5 === 59 || // ;
+        code5 === 60 || // <
+        code5 === 61 || // =
+        code5 === 62 || // >
+        code5 === 63 || // ?
+        code5 === 64 || // @
+        code5 === 91 || // [
+        code5 === 92 || // \
+        code5 === 93 || // ]
+        code5 === 123 || // {
+        code5 === 125) {
           return false;
         }
       }
       return true;
     }
-    function isValidStatusCode(code4) {
-      if (code4 >= 1e3 && code4 < 1015) {
-        return code4 !== 1004 && // reserved
-        code4 !== 1005 && // "MUST NOT be set as a status code"
-        code4 !== 1006;
+    function isValidStatusCode(code5) {
+      if (code5 >= 1e3 && code5 < 1015) {
+        return code5 !== 1004 && // reserved
+        code5 !== 1005 && // "MUST NOT be set as a status code"
+        code5 !== 1006;
       }
-      return code4 >= 3e3 && code4 <= 4999;
+      return code5 >= 3e3 && code5 <= 4999;
     }
     function failWebsocketConnection(ws, reason) {
       const { [kController]: controller, [kResponse]: response } = ws;
@@ -17276,7 +17276,7 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(ws, code4, reason, reasonByteLength) {
+    function closeWebSocketConnection(ws, code5, reason, reasonByteLength) {
       if (isClosing(ws) || isClosed(ws)) {
       } else if (!isEstablished(ws)) {
         failWebsocketConnection(ws, "Connection was closed before it was established.");
@@ -17284,12 +17284,12 @@ var require_connection = __commonJS({
       } else if (ws[kSentClose] === sentCloseFrameState.NOT_SENT) {
         ws[kSentClose] = sentCloseFrameState.PROCESSING;
         const frame = new WebsocketFrameSend();
-        if (code4 !== void 0 && reason === void 0) {
+        if (code5 !== void 0 && reason === void 0) {
           frame.frameData = Buffer.allocUnsafe(2);
-          frame.frameData.writeUInt16BE(code4, 0);
-        } else if (code4 !== void 0 && reason !== void 0) {
+          frame.frameData.writeUInt16BE(code5, 0);
+        } else if (code5 !== void 0 && reason !== void 0) {
           frame.frameData = Buffer.allocUnsafe(2 + reasonByteLength);
-          frame.frameData.writeUInt16BE(code4, 0);
+          frame.frameData.writeUInt16BE(code5, 0);
           frame.frameData.write(reason, 2, "utf-8");
         } else {
           frame.frameData = emptyBuffer;
@@ -17314,25 +17314,25 @@ var require_connection = __commonJS({
       response.socket.off("close", onSocketClose);
       response.socket.off("error", onSocketError);
       const wasClean = ws[kSentClose] === sentCloseFrameState.SENT && ws[kReceivedClose];
-      let code4 = 1005;
+      let code5 = 1005;
       let reason = "";
       const result = ws[kByteParser].closingInfo;
       if (result && !result.error) {
-        code4 = result.code ?? 1005;
+        code5 = result.code ?? 1005;
         reason = result.reason;
       } else if (!ws[kReceivedClose]) {
-        code4 = 1006;
+        code5 = 1006;
       }
       ws[kReadyState] = states.CLOSED;
       fireEvent("close", ws, (type, init) => new CloseEvent(type, init), {
         wasClean,
-        code: code4,
+        code: code5,
         reason
       });
       if (channels.close.hasSubscribers) {
         channels.close.publish({
           websocket: ws,
-          code: code4,
+          code: code5,
           reason
         });
       }
@@ -17457,8 +17457,8 @@ var require_receiver = __commonJS({
     var { closeWebSocketConnection } = require_connection();
     var { PerMessageDeflate } = require_permessage_deflate();
     var { MessageSizeExceededError } = require_errors();
-    function failWebsocketConnectionWithCode(ws, code4, reason) {
-      closeWebSocketConnection(ws, code4, reason, Buffer.byteLength(reason));
+    function failWebsocketConnectionWithCode(ws, code5, reason) {
+      closeWebSocketConnection(ws, code5, reason, Buffer.byteLength(reason));
       failWebsocketConnection(ws, reason);
     }
     var ByteParser = class extends Writable {
@@ -17645,8 +17645,8 @@ var require_receiver = __commonJS({
                   this.#info.fin,
                   (error2, data) => {
                     if (error2) {
-                      const code4 = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
-                      failWebsocketConnectionWithCode(this.ws, code4, error2.message);
+                      const code5 = error2 instanceof MessageSizeExceededError ? 1009 : 1007;
+                      failWebsocketConnectionWithCode(this.ws, code5, error2.message);
                       return;
                     }
                     if (!this.writeFragments(data)) {
@@ -17732,11 +17732,11 @@ var require_receiver = __commonJS({
       }
       parseCloseBody(data) {
         assert(data.length !== 1);
-        let code4;
+        let code5;
         if (data.length >= 2) {
-          code4 = data.readUInt16BE(0);
+          code5 = data.readUInt16BE(0);
         }
-        if (code4 !== void 0 && !isValidStatusCode(code4)) {
+        if (code5 !== void 0 && !isValidStatusCode(code5)) {
           return { code: 1002, reason: "Invalid status code", error: true };
         }
         let reason = data.subarray(2);
@@ -17748,7 +17748,7 @@ var require_receiver = __commonJS({
         } catch {
           return { code: 1007, reason: "Invalid UTF-8", error: true };
         }
-        return { code: code4, reason, error: false };
+        return { code: code5, reason, error: false };
       }
       /**
        * Parses control frames.
@@ -17763,8 +17763,8 @@ var require_receiver = __commonJS({
           }
           this.#info.closeInfo = this.parseCloseBody(body);
           if (this.#info.closeInfo.error) {
-            const { code: code4, reason } = this.#info.closeInfo;
-            closeWebSocketConnection(this.ws, code4, reason, reason.length);
+            const { code: code5, reason } = this.#info.closeInfo;
+            closeWebSocketConnection(this.ws, code5, reason, reason.length);
             failWebsocketConnection(this.ws, reason);
             return false;
           }
@@ -18002,17 +18002,17 @@ var require_websocket = __commonJS({
        * @param {number|undefined} code
        * @param {string|undefined} reason
        */
-      close(code4 = void 0, reason = void 0) {
+      close(code5 = void 0, reason = void 0) {
         webidl.brandCheck(this, _WebSocket);
         const prefix = "WebSocket.close";
-        if (code4 !== void 0) {
-          code4 = webidl.converters["unsigned short"](code4, prefix, "code", { clamp: true });
+        if (code5 !== void 0) {
+          code5 = webidl.converters["unsigned short"](code5, prefix, "code", { clamp: true });
         }
         if (reason !== void 0) {
           reason = webidl.converters.USVString(reason, prefix, "reason");
         }
-        if (code4 !== void 0) {
-          if (code4 !== 1e3 && (code4 < 3e3 || code4 > 4999)) {
+        if (code5 !== void 0) {
+          if (code5 !== 1e3 && (code5 < 3e3 || code5 > 4999)) {
             throw new DOMException("invalid code", "InvalidAccessError");
           }
         }
@@ -18026,7 +18026,7 @@ var require_websocket = __commonJS({
             );
           }
         }
-        closeWebSocketConnection(this, code4, reason, reasonByteLength);
+        closeWebSocketConnection(this, code5, reason, reasonByteLength);
       }
       /**
        * @see https://websockets.spec.whatwg.org/#dom-websocket-send
@@ -18272,15 +18272,15 @@ var require_websocket = __commonJS({
     }
     function onParserError(err) {
       let message2;
-      let code4;
+      let code5;
       if (err instanceof CloseEvent) {
         message2 = err.reason;
-        code4 = err.code;
+        code5 = err.code;
       } else {
         message2 = err.message;
       }
       fireEvent("error", this, () => new ErrorEvent("error", { error: err, message: message2 }));
-      closeWebSocketConnection(this, code4);
+      closeWebSocketConnection(this, code5);
     }
     module.exports = {
       WebSocket
@@ -19334,7 +19334,7 @@ function isGitError(value2) {
   return value2 instanceof GitError;
 }
 function classify(stderr) {
-  for (const [re, code4] of patterns) if (re.test(stderr)) return code4;
+  for (const [re, code5] of patterns) if (re.test(stderr)) return code5;
   return "failed";
 }
 var GitError, patterns;
@@ -19410,13 +19410,13 @@ function runGit(args, options = {}) {
         }
         const exitCode = typeof error2.code === "number" ? error2.code : void 0;
         const detail2 = stderr.trim() || error2.message;
-        const code4 = classify(stderr);
+        const code5 = classify(stderr);
         const sent = options.env?.[SENT_CREDENTIALS_ENV];
         const withheld = options.env?.[WITHHELD_CREDENTIALS_ENV];
-        const text2 = withheld && (code4 === "auth" || code4 === "not-a-repository") ? `${withheld} (git ${args[0] ?? ""}: ${detail2.split("\n").pop()})` : code4 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code4 === "auth" ? authHint : ""}`;
+        const text2 = withheld && (code5 === "auth" || code5 === "not-a-repository") ? `${withheld} (git ${args[0] ?? ""}: ${detail2.split("\n").pop()})` : code5 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code5 === "auth" ? authHint : ""}`;
         reject(
           new GitError({
-            code: code4,
+            code: code5,
             message: text2,
             args,
             stderr,
@@ -19879,24 +19879,65 @@ function compareSemanticVersions(a, b) {
   }
   return 0;
 }
+function releaseTagPatterns(packagePath2) {
+  const dir = (packagePath2 ?? "").replace(/^\/+|\/+$/g, "");
+  return RELEASE_CONVENTIONS.flatMap((convention) => {
+    switch (convention) {
+      case "revision":
+        return dir ? [`${dir}/v<N>`] : [];
+      case "package-semver":
+        return dir ? [`${dir}/vX.Y.Z`] : [];
+      case "repository-semver":
+        return ["vX.Y.Z"];
+      default:
+        return convention;
+    }
+  });
+}
 function latestRelease(refs, options = {}) {
   const dir = (options.packagePath ?? "").replace(/^\/+|\/+$/g, "");
-  const pick = (prefix, scope) => {
+  const pick = (prefix, convention, parse4, compare) => {
     let best;
     for (const r of refs) {
       if (!r.name.startsWith(`refs/tags/${prefix}`)) continue;
       const version = r.name.slice(`refs/tags/${prefix}`.length);
       if (version.includes("/")) continue;
-      const parsed = parseSemanticVersion(version);
-      if (!parsed || parsed.prerelease.length > 0 && options.prereleases !== true) continue;
-      if (!best || compareSemanticVersions(parsed, best.version) > 0)
-        best = { release: { tag: r.name.slice("refs/tags/".length), version, commit: r.commit, scope }, version: parsed };
+      const parsed = parse4(version);
+      if (parsed === void 0) continue;
+      if (!best || compare(parsed, best.version) > 0) {
+        const scope = convention === "repository-semver" ? "repository" : "package";
+        best = { release: { tag: r.name.slice("refs/tags/".length), version, commit: r.commit, scope, convention }, version: parsed };
+      }
     }
     return best?.release;
   };
-  return (dir ? pick(`${dir}/`, "package") : void 0) ?? pick("", "repository");
+  const semver = (version) => {
+    const parsed = parseSemanticVersion(version);
+    return parsed && (parsed.prerelease.length === 0 || options.prereleases === true) ? parsed : void 0;
+  };
+  const revision = (version) => {
+    const m = REVISION_TAG.exec(version);
+    return m ? Number(m[1]) : void 0;
+  };
+  const find = (convention) => {
+    switch (convention) {
+      case "revision":
+        return dir ? pick(`${dir}/`, convention, revision, (a, b) => a - b) : void 0;
+      case "package-semver":
+        return dir ? pick(`${dir}/`, convention, semver, compareSemanticVersions) : void 0;
+      case "repository-semver":
+        return pick("", convention, semver, compareSemanticVersions);
+      default:
+        return convention;
+    }
+  };
+  for (const convention of RELEASE_CONVENTIONS) {
+    const found = find(convention);
+    if (found) return found;
+  }
+  return void 0;
 }
-var SEMVER_TAG;
+var SEMVER_TAG, RELEASE_CONVENTIONS, REVISION_TAG;
 var init_refs = __esm({
   "../git-source/src/refs.ts"() {
     "use strict";
@@ -19906,6 +19947,8 @@ var init_refs = __esm({
     init_exec();
     init_url();
     SEMVER_TAG = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+    RELEASE_CONVENTIONS = ["revision", "package-semver", "repository-semver"];
+    REVISION_TAG = /^v(0|[1-9]\d*)$/;
   }
 });
 
@@ -19950,8 +19993,8 @@ async function tryCreate(lockPath, owner) {
     held.set(lockPath, owner.token);
     return true;
   } catch (error2) {
-    const code4 = error2.code;
-    if (code4 === "ENOTEMPTY" || code4 === "EEXIST" || code4 === "EPERM" || code4 === "EACCES" || code4 === "EISDIR") return false;
+    const code5 = error2.code;
+    if (code5 === "ENOTEMPTY" || code5 === "EEXIST" || code5 === "EPERM" || code5 === "EACCES" || code5 === "EISDIR") return false;
     throw error2;
   } finally {
     await rm2(staging, { recursive: true, force: true });
@@ -20227,6 +20270,41 @@ async function expandCommit(options) {
     return commit;
   });
 }
+async function commitsBetween(options) {
+  const { from, to } = options;
+  for (const c of [from, to]) {
+    if (!isFullCommit(c)) throw new GitError({ code: "refused-argument", message: `"${c}" is not a full commit id` });
+  }
+  const directory = normalizeDirectory(options.directory);
+  const path = directory === "/" ? "." : directory.slice(1);
+  const limit = options.limit ?? 20;
+  const depth = options.depth ?? 200;
+  const { location, env, secrets } = remoteContext(options);
+  const repo = await openCacheRepo(options);
+  return withLock(join2(repo.root, "lock"), async () => {
+    const git2 = (args) => runGit([...noMaintenance, "--git-dir", repo.gitDir, ...args], { env, secrets });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
+    const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
+    for (const c of [from, to]) {
+      if (!await hasCommit(repo.gitDir, c)) await git2([...fetchArgs, "--depth=1", "origin", `+${c}:refs/kdelta/commits/${c}`]);
+    }
+    const reaches = () => git2(["merge-base", "--is-ancestor", from, to]).then(
+      () => true,
+      () => false
+    );
+    if (!await reaches()) await git2([...fetchArgs, `--depth=${depth}`, "origin", `+${to}:refs/kdelta/commits/${to}`]);
+    const complete = await reaches();
+    const range = complete ? [to, `^${from}`] : [to];
+    const { stdout } = await git2(["log", `--max-count=${limit}`, "--format=%H%x1f%an%x1f%s%x1e", ...range, "--", path]);
+    const commits = [];
+    for (const entry of stdout.split("")) {
+      const [sha, name2, subject] = entry.trim().split("");
+      if (sha) commits.push({ sha, name: name2 ?? "", subject: subject ?? "" });
+    }
+    const total = complete ? Number((await git2(["rev-list", "--count", ...range, "--", path])).stdout.trim()) : void 0;
+    return { commits, total };
+  });
+}
 var localUploadPack, noMaintenance;
 var init_cache = __esm({
   "../git-source/src/cache.ts"() {
@@ -20494,7 +20572,7 @@ var require_identity = __commonJS({
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
     var isAlias2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
     var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
-    var isMap30 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
+    var isMap31 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
     var isPair3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
     var isScalar22 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR2;
     var isSeq21 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
@@ -20530,7 +20608,7 @@ var require_identity = __commonJS({
     exports.isAlias = isAlias2;
     exports.isCollection = isCollection4;
     exports.isDocument = isDocument;
-    exports.isMap = isMap30;
+    exports.isMap = isMap31;
     exports.isNode = isNode3;
     exports.isPair = isPair3;
     exports.isScalar = isScalar22;
@@ -21628,8 +21706,8 @@ var require_stringifyString = __commonJS({
             case "u":
               {
                 str4 += json.slice(start, i);
-                const code4 = json.substr(i + 2, 4);
-                switch (code4) {
+                const code5 = json.substr(i + 2, 4);
+                switch (code5) {
                   case "0000":
                     str4 += "\\0";
                     break;
@@ -21655,8 +21733,8 @@ var require_stringifyString = __commonJS({
                     str4 += "\\P";
                     break;
                   default:
-                    if (code4.substr(0, 2) === "00")
-                      str4 += "\\x" + code4.substr(2);
+                    if (code5.substr(0, 2) === "00")
+                      str4 += "\\x" + code5.substr(2);
                     else
                       str4 += json.substr(i, 6);
                 }
@@ -24155,22 +24233,22 @@ var require_errors2 = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/errors.js"(exports) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name2, pos, code4, message2) {
+      constructor(name2, pos, code5, message2) {
         super();
         this.name = name2;
-        this.code = code4;
+        this.code = code5;
         this.message = message2;
         this.pos = pos;
       }
     };
     var YAMLParseError2 = class extends YAMLError {
-      constructor(pos, code4, message2) {
-        super("YAMLParseError", pos, code4, message2);
+      constructor(pos, code5, message2) {
+        super("YAMLParseError", pos, code5, message2);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code4, message2) {
-        super("YAMLWarning", pos, code4, message2);
+      constructor(pos, code5, message2) {
+        super("YAMLWarning", pos, code5, message2);
       }
     };
     var prettifyError = (src, lc) => (error2) => {
@@ -24642,9 +24720,9 @@ var require_resolve_flow_collection = __commonJS({
     var blockMsg = "Block collections are not allowed within flow collections";
     var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
     function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag2) {
-      const isMap30 = fc.start.source === "{";
-      const fcName = isMap30 ? "flow map" : "flow sequence";
-      const NodeClass = tag2?.nodeClass ?? (isMap30 ? YAMLMap9.YAMLMap : YAMLSeq6.YAMLSeq);
+      const isMap31 = fc.start.source === "{";
+      const fcName = isMap31 ? "flow map" : "flow sequence";
+      const NodeClass = tag2?.nodeClass ?? (isMap31 ? YAMLMap9.YAMLMap : YAMLSeq6.YAMLSeq);
       const coll = new NodeClass(ctx.schema);
       coll.flow = true;
       const atRoot = ctx.atRoot;
@@ -24680,7 +24758,7 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap30 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap31 && ctx.options.strict && utilContainsNewline.containsNewline(key))
             onError(
               key,
               // checked by containsNewline()
@@ -24720,7 +24798,7 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap30 && !sep5 && !props.found) {
+        if (!isMap31 && !sep5 && !props.found) {
           const valueNode = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, sep5, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
@@ -24743,7 +24821,7 @@ var require_resolve_flow_collection = __commonJS({
             startOnNewline: false
           });
           if (valueProps.found) {
-            if (!isMap30 && !props.found && ctx.options.strict) {
+            if (!isMap31 && !props.found && ctx.options.strict) {
               if (sep5)
                 for (const st of sep5) {
                   if (st === valueProps.found)
@@ -24775,7 +24853,7 @@ var require_resolve_flow_collection = __commonJS({
           const pair = new Pair3.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
-          if (isMap30) {
+          if (isMap31) {
             const map = coll;
             if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
               onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -24791,7 +24869,7 @@ var require_resolve_flow_collection = __commonJS({
           offset = valueNode ? valueNode.range[2] : valueProps.end;
         }
       }
-      const expectedEnd = isMap30 ? "}" : "]";
+      const expectedEnd = isMap31 ? "}" : "]";
       const [ce, ...ee] = fc.end;
       let cePos = offset;
       if (ce?.source === expectedEnd)
@@ -25079,7 +25157,7 @@ var require_resolve_flow_scalar = __commonJS({
       const { offset, type, source, end } = scalar;
       let _type;
       let value2;
-      const _onError = (rel, code4, msg) => onError(offset + rel, code4, msg);
+      const _onError = (rel, code5, msg) => onError(offset + rel, code5, msg);
       switch (type) {
         case "scalar":
           _type = Scalar4.Scalar.PLAIN;
@@ -25277,9 +25355,9 @@ var require_resolve_flow_scalar = __commonJS({
     function parseCharCode(source, offset, length, onError) {
       const cc = source.substr(offset, length);
       const ok2 = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
-      const code4 = ok2 ? parseInt(cc, 16) : NaN;
+      const code5 = ok2 ? parseInt(cc, 16) : NaN;
       try {
-        return String.fromCodePoint(code4);
+        return String.fromCodePoint(code5);
       } catch {
         const raw = source.substr(offset - 2, length + 2);
         onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
@@ -25601,12 +25679,12 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code4, message2, warning2) => {
+        this.onError = (source, code5, message2, warning2) => {
           const pos = getErrorPos(source);
           if (warning2)
-            this.warnings.push(new errors.YAMLWarning(pos, code4, message2));
+            this.warnings.push(new errors.YAMLWarning(pos, code5, message2));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code4, message2));
+            this.errors.push(new errors.YAMLParseError(pos, code5, message2));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -25768,12 +25846,12 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
-        const _onError = (pos, code4, message2) => {
+        const _onError = (pos, code5, message2) => {
           const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code4, message2);
+            onError(offset, code5, message2);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code4, message2);
+            throw new errors.YAMLParseError([offset, offset + 1], code5, message2);
         };
         switch (token.type) {
           case "scalar":
@@ -27678,7 +27756,7 @@ var require_public_api = __commonJS({
       const lineCounter$1 = options.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
       return { lineCounter: lineCounter$1, prettyErrors };
     }
-    function parseAllDocuments2(source, options = {}) {
+    function parseAllDocuments3(source, options = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options);
@@ -27753,7 +27831,7 @@ var require_public_api = __commonJS({
       return new Document5.Document(value2, _replacer, options).toString(options);
     }
     exports.parse = parse4;
-    exports.parseAllDocuments = parseAllDocuments2;
+    exports.parseAllDocuments = parseAllDocuments3;
     exports.parseDocument = parseDocument2;
     exports.stringify = stringify;
   }
@@ -27819,8 +27897,8 @@ var init_errors2 = __esm({
     init_src();
     ForgeError = class extends KdeltaError {
       name = "ForgeError";
-      constructor(code4, message2, at = {}) {
-        super({ code: code4, message: message2, ...at });
+      constructor(code5, message2, at = {}) {
+        super({ code: code5, message: message2, ...at });
       }
     };
   }
@@ -27852,6 +27930,9 @@ function inert(text2, context = "text") {
     default:
       return context;
   }
+}
+function webLink(label, url) {
+  return /^https?:\/\/[^\s()<>[\]`]+$/.test(url) ? `[${label}](${url})` : void 0;
 }
 function shortName(text2, max = MAX_NAME) {
   if (text2.length <= max) return text2;
@@ -27976,6 +28057,13 @@ function compareUrlOf(upstreamUrl, from, to, serverUrl) {
   if (!mapped.ok) return void 0;
   const base = server(serverUrl);
   return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
+}
+function commitUrlOf(upstreamUrl, sha, serverUrl) {
+  if (!/^[0-9a-f]{40}$/i.test(sha)) return void 0;
+  const mapped = githubRepoOf(upstreamUrl, serverUrl);
+  if (!mapped.ok) return void 0;
+  const base = server(serverUrl);
+  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/commit/${sha}`;
 }
 var NAME2;
 var init_repo = __esm({
@@ -28507,12 +28595,12 @@ var require_dist2 = __commonJS({
         index = skipOWS(header2, index + 1, len);
         const keyStart = index;
         while (index < len) {
-          const code4 = header2.charCodeAt(index);
-          if (code4 === stopChar)
+          const code5 = header2.charCodeAt(index);
+          if (code5 === stopChar)
             break parameter;
-          if (code4 === SEMI)
+          if (code5 === SEMI)
             continue parameter;
-          if (code4 === EQ) {
+          if (code5 === EQ) {
             const keyEnd = trailingOWS(header2, keyStart, index);
             const key = header2.slice(keyStart, keyEnd).toLowerCase();
             index = skipOWS(header2, index + 1, len);
@@ -28520,18 +28608,18 @@ var require_dist2 = __commonJS({
               index++;
               let value2 = "";
               while (index < len) {
-                const code5 = header2.charCodeAt(index++);
-                if (code5 === DQUOTE) {
+                const code6 = header2.charCodeAt(index++);
+                if (code6 === DQUOTE) {
                   index = skipValue(header2, index, len, stopChar);
                   if (parameters[key] === void 0)
                     parameters[key] = value2;
                   break;
                 }
-                if (code5 === BSLASH && index < len) {
+                if (code6 === BSLASH && index < len) {
                   value2 += header2[index++];
                   continue;
                 }
-                value2 += String.fromCharCode(code5);
+                value2 += String.fromCharCode(code6);
               }
               continue parameter;
             }
@@ -28550,8 +28638,8 @@ var require_dist2 = __commonJS({
     }
     function skipValue(str4, index, len, stopChar) {
       while (index < len) {
-        const code4 = str4.charCodeAt(index);
-        if (code4 === SEMI || code4 === stopChar)
+        const code5 = str4.charCodeAt(index);
+        if (code5 === SEMI || code5 === stopChar)
           break;
         index++;
       }
@@ -33415,7 +33503,8 @@ function createGitHubForge(options = {}) {
     },
     compareUrl(upstreamRepo, from, to) {
       return compareUrlOf(upstreamRepo, from, to, serverUrl);
-    }
+    },
+    commitUrl: (upstreamRepo, sha) => commitUrlOf(upstreamRepo, sha, serverUrl)
   };
   function dashboardRepo(target) {
     const m = /^([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)\/([A-Za-z0-9._-]+)$/.exec(target.repository ?? "");
@@ -33866,9 +33955,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addCodeBlock(code4, lang) {
+  addCodeBlock(code5, lang) {
     const attrs = Object.assign({}, lang && { lang });
-    const element = this.wrap("pre", this.wrap("code", code4), attrs);
+    const element = this.wrap("pre", this.wrap("code", code5), attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -34155,10 +34244,10 @@ var MergeInputError = class extends KdeltaError {
   /** Why, without the location. */
   reason;
   side;
-  constructor(code4, file, document, reason, side, path) {
+  constructor(code5, file, document, reason, side, path) {
     const named = side === void 0 || file.endsWith(`(${side})`) || reason.startsWith(side) || new RegExp(`\\b${side}\\b`).test(reason);
     const where = named ? file : `${file} (${side})`;
-    super({ code: code4, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
+    super({ code: code5, file, document, path, message: `${where}${document === void 0 ? "" : `: document ${document}`}: ${reason}` });
     this.reason = reason;
     this.side = side;
   }
@@ -34719,9 +34808,9 @@ function splitLines(text2) {
 
 // ../merge-core/src/emit/print.ts
 function openingKey(line) {
-  const code4 = line.replace(/\s+#.*$/, "").trimEnd();
-  if (!code4.endsWith(":") || code4.trimStart().startsWith("#")) return void 0;
-  const lead = /^(\s*)((?:- )*)/.exec(code4);
+  const code5 = line.replace(/\s+#.*$/, "").trimEnd();
+  if (!code5.endsWith(":") || code5.trimStart().startsWith("#")) return void 0;
+  const lead = /^(\s*)((?:- )*)/.exec(code5);
   return lead[1].length + lead[2].length;
 }
 function detectLayout(text2) {
@@ -36728,9 +36817,9 @@ function createEngine(options = {}) {
         inferKeys: inferKeys2,
         fallbackKeys,
         commentSchema,
-        fail(code4, path, side, reason) {
+        fail(code5, path, side, reason) {
           const at = where.files?.[side] ?? { file: where.file, document: where.document };
-          throw new MergeInputError(code4, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
+          throw new MergeInputError(code5, at.file, at.document, `${side} ${path.toString()}: ${reason}`, side, path.toString());
         }
       };
       const element = collate(sources, FieldPath.root, options.schema, collateOptions);
@@ -39456,8 +39545,8 @@ function sweepAbandoned(root, keep = /* @__PURE__ */ new Set()) {
 // ../kptfile-model/src/swap.ts
 var SwapError = class extends KdeltaError {
   name = "SwapError";
-  constructor(code4, message2, file) {
-    super({ code: code4, message: message2, file });
+  constructor(code5, message2, file) {
+    super({ code: code5, message: message2, file });
   }
 };
 var journalLiveMs = 60 * 1e3;
@@ -39519,6 +39608,34 @@ function packageContextConfigMap(packageName, data = {}) {
   for (const [k, v] of Object.entries(data)) if (k !== "name") map.set(k, v);
   doc.set("data", map);
   return doc.toString({ lineWidth: 0 });
+}
+function isPackageContext(object2) {
+  const meta = object2["metadata"];
+  return object2["apiVersion"] === "v1" && object2["kind"] === "ConfigMap" && meta?.name === PACKAGE_CONTEXT_NAME;
+}
+function editPackageContext(text2, edit) {
+  const doc = parseYamlDocument(text2);
+  if (doc.errors.length > 0)
+    throw new KptfileError([
+      { code: "yaml-syntax", file: PACKAGE_CONTEXT_FILE, field: "", message: `invalid YAML: ${doc.errors[0]?.message ?? ""}` }
+    ]);
+  let data = doc.get("data", true);
+  let changed = false;
+  if (!(0, import_yaml17.isMap)(data)) {
+    if (!edit.set || Object.keys(edit.set).length === 0) return text2;
+    data = new import_yaml17.YAMLMap();
+    doc.set("data", data);
+    changed = true;
+  }
+  const map = data;
+  for (const [k, v] of Object.entries(edit.set ?? {})) {
+    if (map.get(k) !== v) {
+      map.set(k, v);
+      changed = true;
+    }
+  }
+  for (const k of edit.remove ?? []) if (map.delete(k)) changed = true;
+  return changed ? doc.toString({ lineWidth: 0 }) : text2;
 }
 
 // ../kptfile-model/src/fs.ts
@@ -40262,10 +40379,10 @@ var CelError = class extends Error {
   #code;
   #range;
   #summary;
-  constructor({ name: name2, code: code4, message: message2, node, cause, range }) {
+  constructor({ name: name2, code: code5, message: message2, node, cause, range }) {
     super(message2, cause ? { cause } : void 0);
     this.name = name2;
-    this.#code = code4;
+    this.#code = code5;
     this.#summary = message2;
     this.#node = node;
     this.#range = range && normalizeRange(range) || normalizeRange(node);
@@ -40320,17 +40437,17 @@ var TypeError2 = class extends CelError {
     super(normalizeArgs("TypeError", "type_error", message2, node, cause));
   }
 };
-function parseError(code4, message2, node) {
-  if (typeof code4 === "object") return new ParseError(code4);
-  return new ParseError({ code: code4, message: message2, node });
+function parseError(code5, message2, node) {
+  if (typeof code5 === "object") return new ParseError(code5);
+  return new ParseError({ code: code5, message: message2, node });
 }
-function evaluationError(code4, message2, node) {
-  if (typeof code4 === "object") return new EvaluationError(code4);
-  return new EvaluationError({ code: code4, message: message2, node });
+function evaluationError(code5, message2, node) {
+  if (typeof code5 === "object") return new EvaluationError(code5);
+  return new EvaluationError({ code: code5, message: message2, node });
 }
-function typeError(code4, message2, node) {
-  if (typeof code4 === "object") return new TypeError2(code4);
-  return new TypeError2({ code: code4, message: message2, node });
+function typeError(code5, message2, node) {
+  if (typeof code5 === "object") return new TypeError2(code5);
+  return new TypeError2({ code: code5, message: message2, node });
 }
 function normalizeRange(node) {
   const start = node?.pos ?? node?.start;
@@ -42364,13 +42481,13 @@ var HOMOGENEOUS_PREFIX = {
   heterogeneous_map_key: "Map key uses wrong type,",
   heterogeneous_map_value: "Map value uses wrong type,"
 };
-function checkElementHomogenous(chk, ctx, expected, el, code4) {
+function checkElementHomogenous(chk, ctx, expected, el, code5) {
   const type = chk.check(el, ctx);
   if (type === expected || expected.isEmpty()) return type;
   if (type.isEmpty()) return expected;
   throw chk.createError(
-    code4,
-    `${HOMOGENEOUS_PREFIX[code4]} expected type '${chk.formatType(expected)}' but found '${chk.formatType(type)}'`,
+    code5,
+    `${HOMOGENEOUS_PREFIX[code5]} expected type '${chk.formatType(expected)}' but found '${chk.formatType(type)}'`,
     el
   );
 }
@@ -43698,9 +43815,9 @@ var Lexer = class {
           return this.readIdentifier();
         }
         default: {
-          const code4 = ch.charCodeAt(0);
-          if (code4 <= 57 && code4 >= 48) return this.readNumber();
-          if (this._isIdentifierCharCode(code4)) return this.readIdentifier();
+          const code5 = ch.charCodeAt(0);
+          if (code5 <= 57 && code5 >= 48) return this.readNumber();
+          if (this._isIdentifierCharCode(code5)) return this.readIdentifier();
         }
       }
       throw parseError("unexpected_character", `Unexpected character: ${ch}`, {
@@ -43746,8 +43863,8 @@ var Lexer = class {
       { pos: start, start, end: this.pos, input: this.input }
     );
   }
-  _readDigits(input, length, pos, code4) {
-    while (pos < length && (code4 = input.charCodeAt(pos)) && !(code4 > 57 || code4 < 48)) pos++;
+  _readDigits(input, length, pos, code5) {
+    while (pos < length && (code5 = input.charCodeAt(pos)) && !(code5 > 57 || code5 < 48)) pos++;
     return pos;
   }
   _readExponent(input, length, pos) {
@@ -43867,9 +43984,9 @@ var Lexer = class {
       input
     });
   }
-  #escapeErr(code4, offset, len, i, chars, extra) {
+  #escapeErr(code5, offset, len, i, chars, extra) {
     const start = offset + i;
-    return parseError(code4, ESCAPE_ERRORS[code4](extra), {
+    return parseError(code5, ESCAPE_ERRORS[code5](extra), {
       input: this.input,
       pos: start,
       start,
@@ -44929,14 +45046,14 @@ function upstreamProjection(pvs, options) {
   const revisions = options.objects.filter(
     (o) => o.kind === "PackageRevision" && /^porch\.kpt\.dev\//.test(o.apiVersion ?? "") && namespaceOf(o) === ns
   );
-  const specOf = (o) => o.spec ?? {};
+  const specOf2 = (o) => o.spec ?? {};
   const found = findSetUpstream(
     pvs.spec?.upstream ?? {},
     revisions.map((o) => ({
-      repository: specOf(o).repository,
-      packageName: specOf(o).packageName,
-      workspaceName: specOf(o).workspaceName,
-      revision: specOf(o).revision,
+      repository: specOf2(o).repository,
+      packageName: specOf2(o).packageName,
+      workspaceName: specOf2(o).workspaceName,
+      revision: specOf2(o).revision,
       object: o
     }))
   );
@@ -45034,8 +45151,8 @@ init_src();
 var import_yaml18 = __toESM(require_dist(), 1);
 var VariantMutationError = class extends KdeltaError {
   name = "VariantMutationError";
-  constructor(code4, message2, file, path) {
-    super({ code: code4, message: message2, file, path });
+  constructor(code5, message2, file, path) {
+    super({ code: code5, message: message2, file, path });
   }
 };
 function isKrmFile(path) {
@@ -45265,6 +45382,17 @@ function injectorMatches(injector, point) {
   if (injector.version !== void 0 && injector.version !== version) return false;
   if (injector.kind !== void 0 && injector.kind !== point.kind) return false;
   return true;
+}
+function injectionInputs(pv, objects) {
+  const injectors = pv.spec?.injectors ?? [];
+  if (injectors.length === 0) return { objects: [], kinds: [] };
+  const ns = namespaceOf(pv);
+  const inNamespace = objects.filter((o) => namespaceOf(o) === ns);
+  const taken = inNamespace.filter(
+    (o) => injectors.some((i) => i.name === o.metadata?.name && injectorMatches(i, { apiVersion: o.apiVersion ?? "", kind: o.kind ?? "" }))
+  );
+  const kinds = [...new Set(inNamespace.map((o) => `${o.apiVersion ?? ""} ${o.kind ?? ""}`))].sort(byteOrder2);
+  return { objects: taken, kinds };
 }
 function injectPoint(point, pv, objects) {
   const injectors = pv.spec?.injectors ?? [];
@@ -46671,9 +46799,9 @@ function runProcess(command, args, input, options) {
     });
     child.stdin.on("error", () => {
     });
-    child.on("close", (code4, signal) => {
+    child.on("close", (code5, signal) => {
       done({
-        exitCode: spawnError !== void 0 ? 1 : code4 ?? (signal ? 128 : 1),
+        exitCode: spawnError !== void 0 ? 1 : code5 ?? (signal ? 128 : 1),
         stdout: Buffer.concat(out).toString("utf8"),
         stderr: Buffer.concat(err).toString("utf8") + (signal ? `
 (killed by ${signal})` : ""),
@@ -46743,12 +46871,12 @@ function selectItems(items, selectors, exclude) {
 
 // ../fn-render/src/render.ts
 var RenderError = class extends Error {
-  constructor(message2, pkg, fn3, field, code4) {
+  constructor(message2, pkg, fn3, field, code5) {
     super(message2);
     this.pkg = pkg;
     this.fn = fn3;
     this.field = field;
-    this.code = code4;
+    this.code = code5;
   }
   pkg;
   fn;
@@ -46864,8 +46992,8 @@ function childPackages(tree, dir) {
 }
 async function hydrate(ctx, dir) {
   const view = ctx.tree.package(dir);
-  const kptfileName = ctx.tree.describe(`${dir}/Kptfile`);
-  const parsed = parseKptfile(view.kptfileText() ?? "", kptfileName);
+  const kptfileName2 = ctx.tree.describe(`${dir}/Kptfile`);
+  const parsed = parseKptfile(view.kptfileText() ?? "", kptfileName2);
   let items = [];
   for (const child of childPackages(ctx.tree, dir)) items.push(...await hydrate(ctx, child));
   try {
@@ -47131,8 +47259,8 @@ import { createHash as createHash4 } from "node:crypto";
 init_src();
 var RunError = class extends KdeltaError {
   name = "RunError";
-  constructor(code4, message2, at = {}) {
-    super({ code: code4, message: message2, ...at });
+  constructor(code5, message2, at = {}) {
+    super({ code: code5, message: message2, ...at });
   }
 };
 
@@ -47719,15 +47847,15 @@ function checkRepository(raw, source, issues) {
   const before = issues.length;
   const d = decodeObject(raw);
   for (const p of d.errors) issues.push(fieldIssue(source, p));
-  const isMap30 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+  const isMap31 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
   const spec = raw.spec;
-  if (!isMap30(spec)) {
+  if (!isMap31(spec)) {
     issues.push({ source, field: "spec", message: spec === void 0 ? "missing" : "expected a map" });
     return void 0;
   }
   for (const [path, fields] of Object.entries(REPOSITORY_FIELDS)) {
     const at = path === "" ? raw : path === "spec" ? spec : spec.git;
-    if (!isMap30(at)) continue;
+    if (!isMap31(at)) continue;
     for (const k of Object.keys(at)) {
       if (!fields.includes(k))
         issues.push({ source, field: path ? `${path}.${k}` : k, message: `unknown field (expected one of ${fields.join(", ")})` });
@@ -47737,7 +47865,7 @@ function checkRepository(raw, source, issues) {
     issues.push({ source, field: "spec.type", message: `a run reads git repositories only (got ${JSON.stringify(spec.type)})` });
   }
   const git2 = spec.git;
-  if (!isMap30(git2)) {
+  if (!isMap31(git2)) {
     issues.push({ source, field: "spec.git", message: git2 === void 0 ? "missing (a run needs spec.git.repo)" : "expected a map" });
     return void 0;
   }
@@ -47846,12 +47974,12 @@ async function findControlRepository(cwd) {
 var CONTROL_ANNOTATION = "kdelta.dev/control-repository";
 function controlIdentity(url) {
   const clean = withoutCredentials(url.trim());
-  const strip = (path) => path.replace(/\/+$/, "").replace(/\.git$/, "");
+  const strip2 = (path) => path.replace(/\/+$/, "").replace(/\.git$/, "");
   const remote = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:]+)(?::\d+)?(\/.*)?$/i.exec(clean);
-  if (remote && !/^file:/i.test(clean)) return `${remote[1].toLowerCase()}${strip(remote[2] ?? "")}`;
+  if (remote && !/^file:/i.test(clean)) return `${remote[1].toLowerCase()}${strip2(remote[2] ?? "")}`;
   const scp = /^(?:[^@/]+@)?([^/:]+):(?!\/\/)(.+)$/.exec(clean);
-  if (scp) return `${scp[1].toLowerCase()}/${strip(scp[2].replace(/^\/+/, ""))}`;
-  return strip(clean.replace(/^file:\/\//i, ""));
+  if (scp) return `${scp[1].toLowerCase()}/${strip2(scp[2].replace(/^\/+/, ""))}`;
+  return strip2(clean.replace(/^file:\/\//i, ""));
 }
 async function findControlIdentity(cwd, configDir) {
   const found = await findControlRepository(cwd);
@@ -47897,6 +48025,28 @@ function findCollisions(planned, recordOf) {
 }
 function describeCollision(c) {
   return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
+}
+
+// ../run/src/plan/releases.ts
+init_src2();
+function reasonOf(release, upstream2) {
+  const pkg = upstream2.package || "/";
+  const policy = upstream2.policy === "highest-semver" ? `, ${UPSTREAM_POLICY_ANNOTATION}: highest-semver` : "";
+  const pre = upstream2.prereleases ? ", pre-releases included" : "";
+  const own2 = releaseTagPatterns(upstream2.package).filter((p) => p.includes("/")).map((p) => `"${p}"`).join(" or ");
+  const scope = release.scope === "package" ? `of ${pkg}` : `of the repository (${pkg} has no tag ${own2 || `"${pkg}/vX.Y.Z"`})`;
+  return `latest release ${release.version} ${scope}${policy}${pre}`;
+}
+function followLatestRelease(upstream2, refs) {
+  const release = latestRelease(refs, { packagePath: upstream2.package, prereleases: upstream2.prereleases });
+  if (release) return { ok: true, value: { ref: release.tag, kind: "tag", commit: release.commit, reason: reasonOf(release, upstream2) } };
+  const pkg = upstream2.package || "/";
+  const lookedFor = releaseTagPatterns(upstream2.package).map((p) => `"${p}"`).join(", ");
+  const skipped = !upstream2.prereleases && latestRelease(refs, { packagePath: upstream2.package, prereleases: true });
+  const pre = skipped ? `; pre-releases such as "${skipped.tag}" count only with ${UPSTREAM_PRERELEASES_ANNOTATION}: "true"` : "";
+  const found = `no release tag of ${pkg} found in ${hideCredentials(upstream2.url)} (looked for ${lookedFor}${pre})`;
+  const error2 = upstream2.policy === "highest-semver" ? `${describeSource(upstream2.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${found}` : `${describeSource(upstream2.source)}: ${upstream2.upstreamField}.revision: ${found}; without a revision the variant follows the package's latest release: tag one, or name a tag, branch or commit in ${upstream2.upstreamField}.revision`;
+  return { ok: false, code: "no-release", error: error2 };
 }
 
 // ../run/src/plan/plan.ts
@@ -48050,42 +48200,8 @@ function resolveUpstream(plan, refs) {
   const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
   const { upstream: upstream2 } = plan;
   const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
-  const pkg = upstream2.package || "/";
-  const follows = upstream2.policy === "highest-semver" || upstream2.revision === void 0;
-  const release = follows ? latestRelease(refs, { packagePath: upstream2.package, prereleases: upstream2.prereleases }) : void 0;
-  if (release) {
-    const scope = release.scope === "package" ? `of ${pkg}` : `of the repository (${pkg} has no tag "${pkg}/vX.Y.Z")`;
-    const policy = upstream2.policy === "highest-semver" ? `, ${UPSTREAM_POLICY_ANNOTATION}: highest-semver` : "";
-    const pre = upstream2.prereleases ? ", pre-releases included" : "";
-    return {
-      ok: true,
-      value: { ref: release.tag, kind: "tag", commit: release.commit, reason: `latest release ${release.version} ${scope}${policy}${pre}` }
-    };
-  }
-  if (upstream2.policy === "highest-semver") {
-    return {
-      ok: false,
-      error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${hideCredentials(upstream2.url)} has no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : ` (pre-releases count only with ${UPSTREAM_PRERELEASES_ANNOTATION}: "true")`}`
-    };
-  }
-  if (upstream2.revision === void 0) {
-    const branch = upstream2.repository.branch;
-    const commit = byName2.get(`refs/heads/${branch}`);
-    if (!commit)
-      return {
-        ok: false,
-        error: `${describeSource(upstream2.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${hideCredentials(upstream2.url)}`
-      };
-    return {
-      ok: true,
-      value: {
-        ref: branch,
-        kind: "branch",
-        commit,
-        reason: `no release of ${pkg} (no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream2.prereleases ? "" : " that is not a pre-release"}): branch ${branch} of Repository "${upstream2.repository.name}"`
-      }
-    };
-  }
+  if (upstream2.policy === "highest-semver" || upstream2.revision === void 0)
+    return followLatestRelease({ ...upstream2, source: plan.source, upstreamField: plan.upstreamField }, refs);
   const tags = upstreamRefCandidates({ package: upstream2.package, revision: upstream2.revision });
   const named = `revision "${upstream2.revision}"`;
   for (const t of tags) {
@@ -48130,15 +48246,29 @@ function canonical2(value2) {
 function hashOf(value2) {
   return createHash5("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
 }
-function fingerprintOf(plan, upstreamCommit2, version) {
+function fingerprintOf(plan, upstream2, version) {
   return hashOf({
-    upstreamCommit: upstreamCommit2,
+    upstreamCommit: upstream2.commit,
+    upstream: {
+      repo: plan.upstream.url,
+      directory: plan.upstream.directory,
+      ref: upstream2.ref,
+      repository: specOf(plan.upstream.repository)
+    },
     name: plan.name,
     spec: plan.variant.spec ?? {},
-    downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
-    objects: hashOf(plan.objects),
+    downstream: {
+      repo: plan.downstream.url,
+      branch: plan.downstream.branch,
+      directory: plan.downstream.directory,
+      repository: specOf(plan.downstream.repository)
+    },
+    injected: injectionInputs(plan.variant, plan.objects),
     version
   }).slice(0, 32);
+}
+function specOf(repository) {
+  return repository.object.spec ?? {};
 }
 
 // ../run/src/propose/propose.ts
@@ -48155,8 +48285,8 @@ init_src2();
 init_src();
 var UpdateError = class extends KdeltaError {
   name = "UpdateError";
-  constructor(message2, code4 = "update-failed", file) {
-    super({ code: code4, message: message2, file });
+  constructor(message2, code5 = "update-failed", file) {
+    super({ code: code5, message: message2, file });
   }
 };
 
@@ -48907,6 +49037,7 @@ async function updateOne(run2, pkg, name2, usersRepos) {
   labelled(sides2, () => addMergeCommentsToTree(updated.tree.package()));
   const lock = kf.upstreamLock?.git;
   let origin;
+  let originTree = PackageTree.empty();
   if (lock?.commit || lock?.repo) {
     run2.progress(`Fetching origin from ${withoutCredentials(lock.repo ?? git2.repo)}@${lock.ref ?? ""}`);
     const fetched = await fetchTree(
@@ -48916,6 +49047,7 @@ async function updateOne(run2, pkg, name2, usersRepos) {
       lock.commit || lock.ref || void 0,
       namedBy
     );
+    originTree = fetched.tree;
     origin = fetched.tree.package();
     sides2.push({
       path: fetched.tree.source,
@@ -48925,7 +49057,7 @@ async function updateOne(run2, pkg, name2, usersRepos) {
   } else {
     if (hasLocalContent(pkg))
       throw new UpdateError(`no origin available for package "${name2}": its Kptfile has no upstreamLock`, "no-origin");
-    origin = PackageTree.empty().package("none");
+    origin = originTree.package("none");
   }
   run2.progress(`Updating package "${name2.split("/").pop()}" with strategy "${strategy}".`);
   const out = labelled(
@@ -48952,7 +49084,7 @@ async function updateOne(run2, pkg, name2, usersRepos) {
   );
   addMergeCommentsToTree(pkg);
   run2.progress("");
-  return { origin, updated: updated.tree.package() };
+  return { origin, updated: updated.tree.package(), trees: { origin: originTree, updated: updated.tree } };
 }
 function usersOwnRepos(nested, parent, rel) {
   const reposOf = (view) => {
@@ -49037,6 +49169,7 @@ async function updatePackageTree(options) {
     );
   }
   let count = 0;
+  let rootSides;
   const ownTrust = options.trust === void 0;
   const usersRepos = /* @__PURE__ */ new Map();
   const stack = ["."];
@@ -49045,6 +49178,7 @@ async function updatePackageTree(options) {
     const pkg = work.package(rel === "." ? "" : rel);
     if (!pkg.hasKptfile() || !pkg.isRemote()) continue;
     const sides2 = await updateOne(run2, pkg, rel === "." ? rootName : `${rootName}/${rel}`, usersRepos.get(rel) ?? []);
+    if (rel === ".") rootSides = sides2.trees;
     count++;
     for (const sub of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
       const nested = pkg.at(sub);
@@ -49065,12 +49199,115 @@ async function updatePackageTree(options) {
     decisions: run2.decisions,
     lock,
     before,
-    after: work
+    after: work,
+    // the root package is always remote (checked above): its sides were fetched
+    upstream: rootSides ?? { origin: PackageTree.empty(), updated: PackageTree.empty() }
   };
 }
 
 // ../package-update/src/diff.ts
 init_src2();
+var IDENTIFIER = "internal.kpt.dev/upstream-identifier";
+function resourcesOf(file, text2) {
+  const docs = parseYamlStream(text2);
+  if (docs.some((d) => d.errors.length > 0)) return void 0;
+  const out = [];
+  for (const [i, d] of docs.entries()) {
+    const v = yamlDocumentValue(d, file, i);
+    if (!v || typeof v !== "object" || typeof v["kind"] !== "string") continue;
+    const meta = v["metadata"] ?? {};
+    const apiVersion = String(v["apiVersion"] ?? "");
+    const group2 = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
+    const ns = typeof meta["namespace"] === "string" ? `${meta["namespace"]}/` : "";
+    const dir = file.includes("/") ? `${file.slice(0, file.lastIndexOf("/"))}: ` : "";
+    out.push({ id: `${dir}${group2 ? `${group2}/` : ""}${v["kind"]} ${ns}${String(meta["name"] ?? "")}`, file, value: strip(v) });
+  }
+  return out;
+}
+function strip(v) {
+  const meta = v["metadata"];
+  const ann = meta?.["annotations"];
+  if (!ann || !(IDENTIFIER in ann)) return v;
+  const { [IDENTIFIER]: _, ...rest } = ann;
+  const m = { ...meta };
+  if (Object.keys(rest).length) m["annotations"] = rest;
+  else delete m["annotations"];
+  return { ...v, metadata: m };
+}
+var show = (v) => v === void 0 ? "(absent)" : JSON.stringify(v);
+var fieldLine = (f) => `${f.path}: ${show(f.before)} \u2192 ${show(f.after)}`;
+function fieldDiffs(a, b, path = "") {
+  if (JSON.stringify(a) === JSON.stringify(b)) return [];
+  const isMap31 = (x) => !!x && typeof x === "object" && !Array.isArray(x);
+  if (isMap31(a) && isMap31(b)) {
+    const keys = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])];
+    return keys.flatMap((k) => fieldDiffs(a[k], b[k], `${path}.${k}`));
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const named = (xs) => xs.every((x) => isMap31(x) && typeof x["name"] === "string");
+    if (named(a) && named(b)) {
+      const byName2 = (xs) => new Map(xs.map((x) => [x["name"], x]));
+      const ma = byName2(a);
+      const mb = byName2(b);
+      const names2 = [.../* @__PURE__ */ new Set([...ma.keys(), ...mb.keys()])];
+      return names2.flatMap((n) => fieldDiffs(ma.get(n), mb.get(n), `${path}[name="${n}"]`));
+    }
+  }
+  return [{ path: path || ".", before: a, after: b }];
+}
+function diffTrees(before, after) {
+  const a = before.allFiles();
+  const b = after.allFiles();
+  const changes = [];
+  const resA = /* @__PURE__ */ new Map();
+  const resB = /* @__PURE__ */ new Map();
+  const plainFiles = /* @__PURE__ */ new Set();
+  for (const [files, into] of [
+    [a, resA],
+    [b, resB]
+  ]) {
+    for (const [file, text2] of files) {
+      const rs = /\.ya?ml$/i.test(file) && !file.endsWith("Kptfile") ? resourcesOf(file, text2) : void 0;
+      if (rs && rs.length > 0) for (const r of rs) into.set(r.id, r);
+      else plainFiles.add(file);
+    }
+  }
+  for (const [id, r] of resA) {
+    const n = resB.get(id);
+    if (!n) changes.push({ kind: "deleted", subject: id, file: r.file, fields: [], values: [] });
+    else {
+      const values = fieldDiffs(r.value, n.value);
+      const fields = values.map(fieldLine);
+      if (fields.length > 0 || r.file !== n.file) {
+        changes.push({
+          kind: "changed",
+          subject: id,
+          file: n.file,
+          fields: r.file !== n.file ? [`(file) ${r.file} \u2192 ${n.file}`, ...fields] : fields,
+          values
+        });
+      }
+    }
+  }
+  for (const [id, r] of resB) if (!resA.has(id)) changes.push({ kind: "added", subject: id, file: r.file, fields: [], values: [] });
+  for (const file of [...plainFiles].sort()) {
+    const x = a.get(file);
+    const y = b.get(file);
+    if (x !== void 0 && y === void 0) changes.push({ kind: "deleted", subject: file, file, fields: [], values: [] });
+    else if (x === void 0 && y !== void 0) changes.push({ kind: "added", subject: file, file, fields: [], values: [] });
+    else if (x !== void 0 && y !== void 0) {
+      if (file.split("/").pop() === "Kptfile") {
+        const values = kptfileFields(x, y);
+        if (values.length > 0) changes.push({ kind: "changed", subject: file, file, fields: values.map(fieldLine), values });
+      } else if (!sameFile(file, x, y)) changes.push({ kind: "changed", subject: file, file, fields: ["(content changed)"], values: [] });
+    }
+  }
+  return changes.sort((p, q) => p.subject < q.subject ? -1 : p.subject > q.subject ? 1 : 0);
+}
+function kptfileFields(x, y) {
+  const load = (t) => parseYamlStream(hideCredentials(t))[0]?.toJS();
+  return fieldDiffs(load(x), load(y)).filter((f) => !f.path.startsWith(".upstreamLock.git.commit"));
+}
 
 // ../run/src/jobs/materialize.ts
 import { tmpdir as tmpdir3 } from "node:os";
@@ -49204,6 +49441,59 @@ function packageFilesOf(tree) {
   return new Map([...files].sort(byPath));
 }
 
+// ../run/src/jobs/upstream-changes.ts
+init_src2();
+var MAX_COMMITS = 20;
+var HISTORY_DEPTH = 200;
+async function upstreamChanges(input) {
+  let resources;
+  try {
+    resources = diffTrees(input.sides.origin, input.sides.updated);
+  } catch {
+    resources = [];
+  }
+  try {
+    const history = await commitsBetween({
+      repo: input.repo,
+      from: input.from,
+      to: input.to,
+      directory: input.directory,
+      limit: MAX_COMMITS,
+      depth: HISTORY_DEPTH,
+      env: input.env,
+      ...input.cacheDir ? { cacheDir: input.cacheDir } : {},
+      ...input.cwd ? { cwd: input.cwd } : {},
+      ...input.trust ? { trust: input.trust } : {}
+    });
+    return { from: input.from, to: input.to, resources, commits: history.commits, totalCommits: history.total };
+  } catch (error2) {
+    return {
+      from: input.from,
+      to: input.to,
+      resources,
+      commits: [],
+      totalCommits: void 0,
+      historyError: hideCredentials((error2 instanceof Error ? error2.message : String(error2)).split("\n")[0] ?? "")
+    };
+  }
+}
+function createUpstreamChangesMemo() {
+  const memo2 = /* @__PURE__ */ new Map();
+  return (input) => {
+    const key = JSON.stringify([input.repo, input.directory, input.from, input.to, input.cwd ?? ""]);
+    let changes = memo2.get(key);
+    if (!changes) {
+      changes = upstreamChanges(input);
+      memo2.set(key, changes);
+    }
+    return changes;
+  };
+}
+function withCommitLinks(changes, commitUrl) {
+  if (!changes || !commitUrl) return changes;
+  return { ...changes, commits: changes.commits.map((c) => ({ ...c, url: commitUrl(c.sha) })) };
+}
+
 // ../run/src/jobs/materialize.ts
 var NO_WORKING_DIRECTORY = join15(tmpdir3(), "kdelta-package-has-no-directory");
 function kptDirectory(directory) {
@@ -49243,8 +49533,9 @@ function checkName(name2) {
 function createPackageUpdateMaterialize() {
   const gets = /* @__PURE__ */ new Map();
   const fetches = createFetchMemo();
+  const changes = createUpstreamChangesMemo();
   return (input) => {
-    if (input.downstream.local) return materialize(input, fetches);
+    if (input.downstream.local) return materialize(input, fetches, changes);
     const key = JSON.stringify([
       input.upstream.repo,
       input.upstream.directory,
@@ -49262,7 +49553,7 @@ function createPackageUpdateMaterialize() {
     return files.then((f) => ({ files: new Map(f), conflicts: [], resources: [], lock: { ...input.upstream } }));
   };
 }
-async function materialize(input, fetches) {
+async function materialize(input, fetches, changesOf = upstreamChanges) {
   const name2 = checkName(input.downstream.package || "pkg");
   const git2 = {
     cwd: input.cwd ?? NO_WORKING_DIRECTORY,
@@ -49324,7 +49615,18 @@ async function materialize(input, fetches) {
     files: packageFilesOf(result.after),
     conflicts: result.conflicts,
     resources: result.resources,
-    lock: { ...input.upstream }
+    lock: { ...input.upstream },
+    upstreamChanges: lock.commit === input.upstream.commit ? void 0 : await changesOf({
+      repo: input.upstream.repo,
+      directory: input.upstream.directory,
+      from: lock.commit,
+      to: input.upstream.commit,
+      sides: result.upstream,
+      cacheDir: input.cacheDir,
+      cwd: input.cwd ?? NO_WORKING_DIRECTORY,
+      env: input.env,
+      trust: input.trust
+    })
   };
 }
 function movedDuringRun(input, fetched) {
@@ -49332,252 +49634,6 @@ function movedDuringRun(input, fetched) {
     "upstream-moved",
     `${input.upstream.repo}: ${input.upstream.ref} moved during the run (resolved to ${input.upstream.commit.slice(0, 12)}, fetched ${fetched.slice(0, 12)}): the next run picks it up`
   );
-}
-
-// ../run/src/propose/proposal-body.ts
-import { createHash as createHash7 } from "node:crypto";
-init_markdown();
-init_proposal_metadata();
-function renderFailureSection(f) {
-  const lines = [
-    "### Render failed",
-    "",
-    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
-    ""
-  ];
-  if (f.function) lines.push(`- function: ${code(f.function)}`);
-  lines.push(`- in: ${code(f.kptfile)}${f.field ? ` ${code(f.field)}` : ""}`, `- error: ${code(f.message)}`);
-  if (f.results.length > 0) {
-    lines.push("- results:");
-    for (const r of f.results) lines.push(`  - ${code(r)}`);
-  }
-  lines.push("");
-  return lines;
-}
-function notReadySection(gates) {
-  return [
-    "### Not ready",
-    "",
-    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
-    "",
-    ...gates.map((g) => `- ${code(g.type)}${g.message ? `: ${inert(g.message)}` : ""}`),
-    ""
-  ];
-}
-var CARRIED_LINES = 20;
-function carriedSection(carried) {
-  return [
-    "### Carried forward",
-    "",
-    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is built from the base branch (its conflicts are the downstream's own), then applied on top of them as a new commit, a 3-way merge whose origin is kdelta's last commit on the branch. Where they and this update changed the same field, the clashes table says so.`,
-    "",
-    // names and subjects are strangers' text
-    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code(shortName(c.subject))}`),
-    ...carried.length > CARRIED_LINES ? [`- \u2026and ${carried.length - CARRIED_LINES} more`] : [],
-    ""
-  ];
-}
-function choiceId(c, take) {
-  const identity4 = [c.resource, c.path, take, c.values.local ?? null, c.values.upstream ?? null];
-  return createHash7("sha256").update(JSON.stringify(identity4)).digest("hex").slice(0, 16);
-}
-function conflictChoice(c) {
-  const take = c.winner === "upstream" ? "local" : "upstream";
-  const chosen = c.values[take];
-  const last = FieldPath.parse(c.path)?.segments.at(-1);
-  if (chosen === void 0 || !last || !("field" in last)) return void 0;
-  return {
-    take,
-    id: choiceId(c, take),
-    label: `${take === "local" ? "keep local" : "take upstream"} ${value(chosen)} for ${code(shortName(c.path))} (${inert(shortName(c.resource))})`
-  };
-}
-var DECIDE = "#### Decide";
-var BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
-function decideBox(c) {
-  return `- [ ] <!-- kdelta-decide:${c.id} --> ${c.label}`;
-}
-function tickedChoices(body) {
-  const lines = body.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
-  const start = lines.lastIndexOf(DECIDE);
-  if (start < 0) return [];
-  const ticks = [];
-  for (const line of lines.slice(start + 1)) {
-    if (line.startsWith("#") || line === "---") break;
-    const m = BOX.exec(line);
-    if (m && m[1] !== " ") ticks.push({ id: m[2], text: m[3].trimEnd() });
-  }
-  return ticks;
-}
-function pendingTicks(body) {
-  const decided2 = new Set(parseMetadataBlock(body)?.decided ?? []);
-  return tickedChoices(body).filter((t) => !decided2.has(t.id));
-}
-function decideSection(conflicts, decisions) {
-  const choices = conflicts.flatMap((c) => conflictChoice(c) ?? []);
-  const decided2 = decisions?.decided ?? [];
-  const ignored = decisions?.ignored ?? [];
-  const lines = [];
-  if (choices.length > 0 || decided2.length > 0) {
-    lines.push(
-      DECIDE,
-      "",
-      choices.length > 0 ? "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)" : "The package in this proposal holds the values decided here.",
-      "",
-      ...choices.map(decideBox),
-      ...decided2.map(
-        (d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === "local" ? " (pinned with `# kdelta:local`)" : ""}`
-      ),
-      ""
-    );
-  }
-  if (ignored.length > 0) lines.push("#### Ticks not applied", "", ...ignored.map((t) => `- ${inert(t.label)}: ${t.reason}`), "");
-  return lines;
-}
-var MAX_BODY = 6e4;
-var SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
-function code(text2) {
-  return inert(text2, "code");
-}
-function value(v, context = "code") {
-  if (v === void 0) return "(absent)";
-  const s = typeof v === "string" ? v : JSON.stringify(v);
-  return inert(s.length > 80 ? `${s.slice(0, 77)}...` : s, context);
-}
-function resourceRows(input) {
-  if (input.resources.length === 0) return [];
-  const dir = input.downstream.directory;
-  const inPackage2 = (path) => dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path;
-  const changed = new Map(input.changes.filter((c) => !dir || c.path.startsWith(`${dir}/`)).map((c) => [inPackage2(c.path), c.status]));
-  const rows = input.resources.filter((r) => (r.changed || r.action !== "merged") && (changed.has(r.file) || !r.changed)).map((r) => ({
-    resource: r.resource,
-    file: r.file,
-    what: !changed.has(r.file) ? `${r.action} (unchanged)` : r.changed ? r.action : `${r.action} by the merge, then changed by the variant or the render`
-  }));
-  const reported = new Set(rows.map((r) => r.file));
-  for (const [file, status] of changed) {
-    if (reported.has(file)) continue;
-    if (file === "Kptfile") rows.push({ resource: "Kptfile", file, what: `${status}: upstream lock and annotations` });
-    else rows.push({ resource: "(the file)", file, what: `${status} by the variant or the render` });
-  }
-  return rows;
-}
-function renderWith(input, d, shortened) {
-  const { metadata: meta } = input;
-  const head = [`## ${inert(input.title)}`, "", input.summary, ""];
-  if (shortened) head.push(SHORTENED_NOTE, "");
-  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
-  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
-  if (input.carried && input.carried.length > 0) head.push(...carriedSection(input.carried));
-  const provenance = ["### Provenance", ""];
-  if (meta.upstream) {
-    provenance.push(
-      `- upstream: ${code(meta.upstream.repo)} at ${code(meta.upstream.ref)}${meta.upstream.reason ? ` (${inert(meta.upstream.reason)})` : ""}`,
-      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code(meta.upstream.commit.slice(0, 12))}`
-    );
-    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
-  }
-  provenance.push(
-    `- downstream: ${code(input.downstream.repo)} ${code(input.downstream.directory || "/")} into ${code(input.downstream.branch)}`,
-    `- variant: ${code(meta.variant)}, kdelta ${meta.version}`,
-    ""
-  );
-  const footer = [
-    "---",
-    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
-    renderMetadataBlock(meta),
-    ""
-  ];
-  const changes = [];
-  if (d.changeSection) {
-    changes.push("### What changed", "");
-    if (input.changes.length === 0) changes.push("Nothing in the package files.");
-    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code(shortName(c.path))}`);
-    if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
-    const rows = resourceRows(input);
-    if (d.resourceTable && rows.length > 0) {
-      changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
-      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.what} |`);
-    }
-    changes.push("");
-  } else {
-    changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
-  }
-  const conflicts = [];
-  const decided2 = input.decisions?.decided ?? [];
-  const total = input.conflicts.length + decided2.length;
-  if (total > 0 && (!d.conflictSection || d.conflictRows === 0 && input.conflicts.length > 0)) {
-    conflicts.push(`### Conflicts (${total})`, "", "The list is in the run's report.", "");
-  } else if (total > 0) {
-    const shown3 = input.conflicts.slice(0, d.conflictRows);
-    conflicts.push(
-      `### Conflicts (${total})`,
-      "",
-      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
-      "",
-      ...conflictTable(shown3, decided2)
-    );
-    if (input.conflicts.length > d.conflictRows)
-      conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
-    conflicts.push("", ...decideSection(shown3, input.decisions));
-  } else {
-    conflicts.push(...decideSection([], input.decisions));
-  }
-  conflicts.push(...clashSection(input.clashes ?? [], d.conflictSection && d.conflictRows >= input.conflicts.length));
-  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
-}
-function clashSection(clashes, whole) {
-  if (clashes.length === 0) return [];
-  const title = `### Clashes with commits on this branch (${clashes.length})`;
-  if (!whole) return [title, "", "The list is in the run's report.", ""];
-  return [
-    title,
-    "",
-    "A commit on this branch that kdelta did not make changed these fields, and this update changes them too: origin is kdelta's last commit on the branch, upstream this update, local the branch.",
-    "",
-    ...conflictTable(clashes),
-    ""
-  ];
-}
-function conflictTable(conflicts, decided2 = []) {
-  const row = (c, kept) => `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), "cell")} | ${value(c.values.origin, "cell")} | ${value(c.values.upstream, "cell")} | ${value(c.values.local, "cell")} | ${c.rule} | ${kept} |`;
-  return [
-    "| resource | field | origin | upstream | local | rule | kept |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
-    ...conflicts.map((c) => row(c, c.winner)),
-    ...decided2.map((d) => row(d.conflict, `${d.choice.take === "local" ? "kept local" : "took upstream"} (decided on this proposal)`))
-  ];
-}
-function renderProposalBodies(input, limit = MAX_BODY) {
-  const all = {
-    conflictRows: input.conflicts.length,
-    resourceTable: true,
-    fileLines: input.changes.length,
-    conflictSection: true,
-    changeSection: true
-  };
-  const full = renderWith(input, all, false);
-  if (full.length <= limit) return { body: full, full, shortened: false };
-  const ladder = [{ ...all, resourceTable: false }];
-  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
-    ladder.push({ ...all, resourceTable: false, conflictRows: rows });
-    if (rows === 0) break;
-  }
-  const lean = { ...all, conflictRows: 0, resourceTable: false };
-  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
-    ladder.push({ ...lean, fileLines: lines });
-    if (lines === 0) break;
-  }
-  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
-  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
-  for (const d of ladder) {
-    const text2 = renderWith(input, d, true);
-    if (text2.length <= limit) return { body: text2, full, shortened: true };
-  }
-  const last = renderWith(input, ladder[ladder.length - 1], true);
-  const tail = last.slice(last.lastIndexOf("\n---\n"));
-  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
-${tail}`.slice(-limit), full, shortened: true };
 }
 
 // ../run/src/propose/carry.ts
@@ -49664,6 +49720,502 @@ function carriedCommit(c) {
 // ../run/src/propose/propose.ts
 init_forge();
 
+// ../run/src/propose/proposal-body.ts
+import { createHash as createHash7 } from "node:crypto";
+init_markdown();
+init_proposal_metadata();
+
+// ../run/src/propose/value-diff.ts
+init_markdown();
+var MAX_VALUE = 80;
+var CONTEXT = 16;
+var MAX_PART = 60;
+var MAX_EDITS = 5;
+var MAX_LCS = 25e4;
+var textOf = (v) => typeof v === "string" ? v : JSON.stringify(v);
+var itemText2 = (v) => JSON.stringify(v) ?? "null";
+var isMap29 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function conflictViews(values) {
+  const sides2 = ["origin", "upstream", "local"].filter((s) => values[s] !== void 0);
+  if (sides2.length < 2 || sides2.every((s) => textOf(values[s]).length <= MAX_VALUE)) return void 0;
+  const all = sides2.map((s) => values[s]);
+  const baseOf2 = (s) => s === "origin" ? void 0 : values.origin !== void 0 ? values.origin : values[s === "upstream" ? "local" : "upstream"];
+  const view = (one) => ({
+    origin: values.origin === void 0 ? [{ kind: "absent" }] : one("origin"),
+    upstream: values.upstream === void 0 ? [{ kind: "absent" }] : one("upstream"),
+    local: values.local === void 0 ? [{ kind: "absent" }] : one("local")
+  });
+  if (all.every((v) => typeof v === "string")) return stringViews(values, sides2);
+  if (all.every(Array.isArray)) {
+    return view(
+      (s) => s === "origin" ? [{ kind: "size", count: values.origin.length, of: "list" }] : bounded(listEdits(baseOf2(s), values[s]))
+    );
+  }
+  if (all.every(isMap29)) {
+    return view(
+      (s) => s === "origin" ? [{ kind: "size", count: Object.keys(values.origin).length, of: "map" }] : bounded(mapEdits(baseOf2(s), values[s]))
+    );
+  }
+  return void 0;
+}
+function changeViews(from, to) {
+  const views = conflictViews({ origin: from, upstream: to });
+  if (!views) {
+    return {
+      from: from === void 0 ? [{ kind: "absent" }] : [{ kind: "whole", text: cut(textOf(from), MAX_VALUE) }],
+      to: to === void 0 ? [{ kind: "absent" }] : [{ kind: "whole", text: cut(textOf(to), MAX_VALUE) }]
+    };
+  }
+  return { from: views.origin, to: views.upstream };
+}
+function bounded(edits) {
+  if (edits.length === 0) return [{ kind: "unchanged" }];
+  return edits.length > MAX_EDITS ? [...edits.slice(0, MAX_EDITS), { kind: "more", count: edits.length - MAX_EDITS }] : edits;
+}
+function cut(text2, max) {
+  if (text2.length <= max) return text2;
+  const half = Math.floor((max - 1) / 2);
+  return `${text2.slice(0, half)}\u2026${text2.slice(text2.length - half)}`;
+}
+function commonPrefix(a, b) {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+function commonSuffix(a, b, prefix) {
+  let i = 0;
+  while (i < a.length - prefix && i < b.length - prefix && a[a.length - 1 - i] === b[b.length - 1 - i]) i++;
+  return i;
+}
+function stringViews(values, sides2) {
+  const ref = values.origin ?? values.upstream ?? values.local ?? "";
+  let prefix = Number.POSITIVE_INFINITY;
+  let suffix = Number.POSITIVE_INFINITY;
+  for (const s of sides2) {
+    const v = values[s];
+    if (v === ref) continue;
+    const p = commonPrefix(ref, v);
+    prefix = Math.min(prefix, p);
+    suffix = Math.min(suffix, commonSuffix(ref, v, p));
+  }
+  if (!Number.isFinite(prefix)) prefix = suffix = 0;
+  const piece = (v) => {
+    if (v === void 0) return [{ kind: "absent" }];
+    const start = Math.max(0, prefix - CONTEXT);
+    const end = Math.max(start, v.length - Math.max(0, suffix - CONTEXT));
+    const text2 = v.slice(start, end);
+    const before = start > 0;
+    const after = end < v.length;
+    return before || after || text2.length > MAX_VALUE ? [{ kind: "excerpt", text: cut(text2, MAX_PART + 2 * CONTEXT), cut: { before, after } }] : [{ kind: "whole", text: text2 }];
+  };
+  return { origin: piece(values.origin), upstream: piece(values.upstream), local: piece(values.local) };
+}
+function itemPair(from, to) {
+  const a = itemText2(from);
+  const b = itemText2(to);
+  if (a.length <= MAX_PART && b.length <= MAX_PART) return { from: a, to: b };
+  const p = commonPrefix(a, b);
+  const s = commonSuffix(a, b, p);
+  const window2 = (t) => {
+    const start = Math.max(0, p - CONTEXT);
+    const end = Math.max(start, t.length - Math.max(0, s - CONTEXT));
+    return `${start > 0 ? "\u2026" : ""}${cut(t.slice(start, end), MAX_PART)}${end < t.length ? "\u2026" : ""}`;
+  };
+  return { from: window2(a), to: window2(b) };
+}
+function listEdits(a, b) {
+  const x = a.map(itemText2);
+  const y = b.map(itemText2);
+  const ops = [];
+  if (x.length * y.length > MAX_LCS) {
+    for (let k = 0; k < Math.max(x.length, y.length); k++) {
+      if (k < x.length && k < y.length && x[k] === y[k]) ops.push({ op: "same" });
+      else {
+        if (k < x.length) ops.push({ op: "remove", i: k });
+        if (k < y.length) ops.push({ op: "add", j: k });
+      }
+    }
+  } else {
+    const n = x.length;
+    const m = y.length;
+    const lcs = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+    for (let i2 = n - 1; i2 >= 0; i2--)
+      for (let j2 = m - 1; j2 >= 0; j2--) lcs[i2][j2] = x[i2] === y[j2] ? lcs[i2 + 1][j2 + 1] + 1 : Math.max(lcs[i2 + 1][j2], lcs[i2][j2 + 1]);
+    let i = 0;
+    let j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && x[i] === y[j]) {
+        ops.push({ op: "same" });
+        i++;
+        j++;
+      } else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) ops.push({ op: "add", j: j++ });
+      else ops.push({ op: "remove", i: i++ });
+    }
+  }
+  const out = [];
+  for (let k = 0; k < ops.length; ) {
+    if (ops[k].op === "same") {
+      k++;
+      continue;
+    }
+    const removed = [];
+    const added = [];
+    for (; k < ops.length && ops[k].op !== "same"; k++) {
+      const o = ops[k];
+      if (o.op === "remove") removed.push(o.i);
+      else if (o.op === "add") added.push(o.j);
+    }
+    const paired = Math.min(removed.length, added.length);
+    for (let p = 0; p < paired; p++) out.push({ kind: "changed", index: added[p], ...itemPair(a[removed[p]], b[added[p]]) });
+    for (const r of removed.slice(paired)) out.push({ kind: "removed", text: cut(x[r], MAX_PART) });
+    for (const q of added.slice(paired)) out.push({ kind: "added", text: cut(y[q], MAX_PART) });
+  }
+  return out;
+}
+function mapEdits(a, b) {
+  const out = [];
+  for (const key of /* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (!(key in b)) out.push({ kind: "removed", key, text: cut(itemText2(a[key]), MAX_PART) });
+    else if (!(key in a)) out.push({ kind: "added", key, text: cut(itemText2(b[key]), MAX_PART) });
+    else if (itemText2(a[key]) !== itemText2(b[key])) out.push({ kind: "changed", key, ...itemPair(a[key], b[key]) });
+  }
+  return out;
+}
+function renderPieces(pieces, context) {
+  const code5 = (t) => inert(t, context);
+  const keyed = (key) => key === void 0 ? "" : `${code5(key)}: `;
+  return pieces.map((p) => {
+    switch (p.kind) {
+      case "absent":
+        return "(absent)";
+      case "whole":
+        return code5(p.text);
+      case "excerpt":
+        return `${p.cut.before ? "\u2026" : ""}${code5(p.text)}${p.cut.after ? "\u2026" : ""}`;
+      case "size":
+        return p.of === "list" ? `a list of ${p.count}` : `a map of ${p.count} key(s)`;
+      case "added":
+        return `+ ${keyed(p.key)}${code5(p.text)}`;
+      case "removed":
+        return `\u2212 ${p.key === void 0 ? code5(p.text) : code5(p.key)}`;
+      case "changed":
+        return `${p.index === void 0 ? "" : `[${p.index}] `}${keyed(p.key)}${code5(p.from)} \u2192 ${code5(p.to)}`;
+      case "more":
+        return `\u2026and ${p.count} more`;
+      case "unchanged":
+        return "(unchanged)";
+      default:
+        return p;
+    }
+  }).join(", ");
+}
+
+// ../run/src/propose/upstream-section.ts
+init_markdown();
+var MAX_CHANGE_LINES = 30;
+var code = (text2) => inert(shortName(text2), "code");
+function fieldLine2(f) {
+  const v = changeViews(f.before, f.after);
+  const size = v.from.length === 1 && v.from[0].kind === "size";
+  return `${code(f.path)}: ${size ? renderPieces(v.to, "code") : `${renderPieces(v.from, "code")} \u2192 ${renderPieces(v.to, "code")}`}`;
+}
+function changeLines(changes) {
+  const lines = [];
+  for (const c of changes) {
+    const where = c.subject === c.file ? "" : ` in ${code(c.file)}`;
+    lines.push(`- ${c.kind} ${code(c.subject)}${where}`);
+    for (const f of c.values) lines.push(`  - ${fieldLine2(f)}`);
+    if (c.kind === "changed" && c.values.length === 0) lines.push("  - its content changed");
+  }
+  if (lines.length <= MAX_CHANGE_LINES) return lines;
+  const shown3 = lines.slice(0, MAX_CHANGE_LINES);
+  while (shown3.length > 1 && !shown3.at(-1).startsWith("  ")) shown3.pop();
+  return [...shown3, `- \u2026and ${lines.length - shown3.length} more line(s) of changes`];
+}
+function commitLines(c) {
+  if (c.historyError) return [`Its commits could not be listed: ${inert(c.historyError)}`];
+  if (c.commits.length === 0) return ["No commit between the two touches the package (a tag or a branch moved over the same content)."];
+  const shown3 = c.commits.map((k) => {
+    const sha = inert(k.sha.slice(0, 12), "code");
+    return `- ${(k.url && webLink(sha, k.url)) ?? sha} by ${inert(shortName(k.name))}: ${code(k.subject)}`;
+  });
+  const more = c.totalCommits === void 0 ? ["- \u2026the newest ones only: the history between the two commits is longer than kdelta reads"] : c.totalCommits > c.commits.length ? [`- \u2026and ${c.totalCommits - c.commits.length} more`] : [];
+  return [`Commits that touch the package (${c.totalCommits ?? `${c.commits.length}+`}):`, "", ...shown3, ...more];
+}
+function upstreamSection(c, whole) {
+  if (!c) return [];
+  const title = "### What upstream changed";
+  const from = `From ${inert(c.from.slice(0, 12), "code")} to ${inert(c.to.slice(0, 12), "code")}`;
+  const counted = `${c.resources.length} resource(s) or file(s) changed upstream`;
+  if (!whole) return [title, "", `${from}: ${counted}; the list and the commits are in the run's report.`, ""];
+  return [
+    title,
+    "",
+    `${from}: ${counted}.`,
+    "",
+    ...changeLines(c.resources),
+    ...c.resources.length > 0 ? [""] : [],
+    ...commitLines(c),
+    ""
+  ];
+}
+
+// ../run/src/propose/proposal-body.ts
+function renderFailureSection(f) {
+  const lines = [
+    "### Render failed",
+    "",
+    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
+    ""
+  ];
+  if (f.function) lines.push(`- function: ${code2(f.function)}`);
+  lines.push(`- in: ${code2(f.kptfile)}${f.field ? ` ${code2(f.field)}` : ""}`, `- error: ${code2(f.message)}`);
+  if (f.results.length > 0) {
+    lines.push("- results:");
+    for (const r of f.results) lines.push(`  - ${code2(r)}`);
+  }
+  lines.push("");
+  return lines;
+}
+function notReadySection(gates) {
+  return [
+    "### Not ready",
+    "",
+    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
+    "",
+    ...gates.map((g) => `- ${code2(g.type)}${g.message ? `: ${inert(g.message)}` : ""}`),
+    ""
+  ];
+}
+var CARRIED_LINES = 20;
+function carriedSection(carried) {
+  return [
+    "### Carried forward",
+    "",
+    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is built from the base branch (its conflicts are the downstream's own), then applied on top of them as a new commit, a 3-way merge whose origin is kdelta's last commit on the branch. Where they and this update changed the same field, the clashes table says so.`,
+    "",
+    // names and subjects are strangers' text
+    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code2(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code2(shortName(c.subject))}`),
+    ...carried.length > CARRIED_LINES ? [`- \u2026and ${carried.length - CARRIED_LINES} more`] : [],
+    ""
+  ];
+}
+function choiceId(c, take) {
+  const identity4 = [c.resource, c.path, take, c.values.local ?? null, c.values.upstream ?? null];
+  return createHash7("sha256").update(JSON.stringify(identity4)).digest("hex").slice(0, 16);
+}
+function conflictChoice(c) {
+  const take = c.winner === "upstream" ? "local" : "upstream";
+  const chosen = c.values[take];
+  const last = FieldPath.parse(c.path)?.segments.at(-1);
+  if (chosen === void 0 || !last || !("field" in last)) return void 0;
+  const views = conflictViews(c.values);
+  const other = take === "local" ? "upstream" : "local";
+  const what = views ? `${take}'s ${renderPieces(views[take], "code")} over ${other}'s ${renderPieces(views[other], "code")}` : `${take} ${value(chosen)}`;
+  return {
+    take,
+    id: choiceId(c, take),
+    label: `${take === "local" ? "keep" : "take"} ${what} for ${code2(shortName(c.path))} (${inert(shortName(c.resource))})`
+  };
+}
+var DECIDE = "#### Decide";
+var BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
+function decideBox(c) {
+  return `- [ ] <!-- kdelta-decide:${c.id} --> ${c.label}`;
+}
+function tickedChoices(body) {
+  const lines = body.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
+  const start = lines.lastIndexOf(DECIDE);
+  if (start < 0) return [];
+  const ticks = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith("#") || line === "---") break;
+    const m = BOX.exec(line);
+    if (m && m[1] !== " ") ticks.push({ id: m[2], text: m[3].trimEnd() });
+  }
+  return ticks;
+}
+function pendingTicks(body) {
+  const decided2 = new Set(parseMetadataBlock(body)?.decided ?? []);
+  return tickedChoices(body).filter((t) => !decided2.has(t.id));
+}
+function decideSection(conflicts, decisions) {
+  const choices = conflicts.flatMap((c) => conflictChoice(c) ?? []);
+  const decided2 = decisions?.decided ?? [];
+  const ignored = decisions?.ignored ?? [];
+  const lines = [];
+  if (choices.length > 0 || decided2.length > 0) {
+    lines.push(
+      DECIDE,
+      "",
+      choices.length > 0 ? "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)" : "The package in this proposal holds the values decided here.",
+      "",
+      ...choices.map(decideBox),
+      ...decided2.map(
+        (d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === "local" ? " (pinned with `# kdelta:local`)" : ""}`
+      ),
+      ""
+    );
+  }
+  if (ignored.length > 0) lines.push("#### Ticks not applied", "", ...ignored.map((t) => `- ${inert(t.label)}: ${t.reason}`), "");
+  return lines;
+}
+var MAX_BODY = 6e4;
+var SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
+function code2(text2) {
+  return inert(text2, "code");
+}
+function value(v, context = "code") {
+  if (v === void 0) return "(absent)";
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return inert(s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 3)}...` : s, context);
+}
+function resourceRows(input) {
+  if (input.resources.length === 0) return [];
+  const dir = input.downstream.directory;
+  const inPackage2 = (path) => dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path;
+  const changed = new Map(input.changes.filter((c) => !dir || c.path.startsWith(`${dir}/`)).map((c) => [inPackage2(c.path), c.status]));
+  const rows = input.resources.filter((r) => (r.changed || r.action !== "merged") && (changed.has(r.file) || !r.changed)).map((r) => ({
+    resource: r.resource,
+    file: r.file,
+    what: !changed.has(r.file) ? `${r.action} (unchanged)` : r.changed ? r.action : `${r.action} by the merge, then changed by the variant or the render`
+  }));
+  const reported = new Set(rows.map((r) => r.file));
+  for (const [file, status] of changed) {
+    if (reported.has(file)) continue;
+    if (file === "Kptfile") rows.push({ resource: "Kptfile", file, what: `${status}: upstream lock and annotations` });
+    else rows.push({ resource: "(the file)", file, what: `${status} by the variant or the render` });
+  }
+  return rows;
+}
+function renderWith(input, d, shortened) {
+  const { metadata: meta } = input;
+  const head = [`## ${inert(input.title)}`, "", input.summary, ""];
+  if (shortened) head.push(SHORTENED_NOTE, "");
+  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
+  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
+  if (input.carried && input.carried.length > 0) head.push(...carriedSection(input.carried));
+  const provenance = ["### Provenance", ""];
+  if (meta.upstream) {
+    provenance.push(
+      `- upstream: ${code2(meta.upstream.repo)} at ${code2(meta.upstream.ref)}${meta.upstream.reason ? ` (${inert(meta.upstream.reason)})` : ""}`,
+      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code2(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code2(meta.upstream.commit.slice(0, 12))}`
+    );
+    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
+  }
+  provenance.push(
+    `- downstream: ${code2(input.downstream.repo)} ${code2(input.downstream.directory || "/")} into ${code2(input.downstream.branch)}`,
+    `- variant: ${code2(meta.variant)}, kdelta ${meta.version}`,
+    ""
+  );
+  const footer = [
+    "---",
+    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
+    renderMetadataBlock(meta),
+    ""
+  ];
+  const changes = [];
+  if (d.changeSection) {
+    changes.push("### What changed", "");
+    if (input.changes.length === 0) changes.push("Nothing in the package files.");
+    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code2(shortName(c.path))}`);
+    if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
+    const rows = resourceRows(input);
+    if (d.resourceTable && rows.length > 0) {
+      changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
+      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.what} |`);
+    }
+    changes.push("");
+  } else {
+    changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
+  }
+  changes.push(...upstreamSection(input.upstreamChanges, d.upstreamDetail));
+  const conflicts = [];
+  const decided2 = input.decisions?.decided ?? [];
+  const total = input.conflicts.length + decided2.length;
+  const heading = conflictsHeading(input.conflicts.length, decided2.length);
+  if (total > 0 && (!d.conflictSection || d.conflictRows === 0 && input.conflicts.length > 0)) {
+    conflicts.push(heading, "", "The list is in the run's report.", "");
+  } else if (total > 0) {
+    const shown3 = input.conflicts.slice(0, d.conflictRows);
+    conflicts.push(
+      heading,
+      "",
+      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
+      "",
+      ...conflictTable(shown3, decided2)
+    );
+    if (input.conflicts.length > d.conflictRows)
+      conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
+    conflicts.push("", ...decideSection(shown3, input.decisions));
+  } else {
+    conflicts.push(...decideSection([], input.decisions));
+  }
+  conflicts.push(...clashSection(input.clashes ?? [], d.conflictSection && d.conflictRows >= input.conflicts.length));
+  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
+}
+function conflictsHeading(open2, decided2) {
+  return decided2 === 0 ? `### Conflicts (${open2})` : `### Conflicts (${open2} open, ${decided2} decided)`;
+}
+function clashSection(clashes, whole) {
+  if (clashes.length === 0) return [];
+  const title = `### Clashes with commits on this branch (${clashes.length})`;
+  if (!whole) return [title, "", "The list is in the run's report.", ""];
+  return [
+    title,
+    "",
+    "A commit on this branch that kdelta did not make changed these fields, and this update changes them too: origin is kdelta's last commit on the branch, upstream this update, local the branch.",
+    "",
+    ...conflictTable(clashes),
+    ""
+  ];
+}
+function conflictTable(conflicts, decided2 = []) {
+  const row = (c, kept) => {
+    const views = conflictViews(c.values);
+    const cell2 = (side) => views ? renderPieces(views[side], "cell") : value(c.values[side], "cell");
+    return `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), "cell")} | ${cell2("origin")} | ${cell2("upstream")} | ${cell2("local")} | ${c.rule} | ${kept} |`;
+  };
+  return [
+    "| resource | field | origin | upstream | local | rule | kept |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...conflicts.map((c) => row(c, c.winner)),
+    ...decided2.map((d) => row(d.conflict, `${d.choice.take === "local" ? "kept local" : "took upstream"} (decided on this proposal)`))
+  ];
+}
+function renderProposalBodies(input, limit = MAX_BODY) {
+  const all = {
+    conflictRows: input.conflicts.length,
+    resourceTable: true,
+    upstreamDetail: true,
+    fileLines: input.changes.length,
+    conflictSection: true,
+    changeSection: true
+  };
+  const full = renderWith(input, all, false);
+  if (full.length <= limit) return { body: full, full, shortened: false };
+  const ladder = [{ ...all, resourceTable: false }];
+  for (let rows = input.conflicts.length; ; rows = Math.floor(rows / 2)) {
+    ladder.push({ ...all, resourceTable: false, upstreamDetail: false, conflictRows: rows });
+    if (rows === 0) break;
+  }
+  const lean = { ...all, conflictRows: 0, resourceTable: false, upstreamDetail: false };
+  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
+    ladder.push({ ...lean, fileLines: lines });
+    if (lines === 0) break;
+  }
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
+  for (const d of ladder) {
+    const text2 = renderWith(input, d, true);
+    if (text2.length <= limit) return { body: text2, full, shortened: true };
+  }
+  const last = renderWith(input, ladder[ladder.length - 1], true);
+  const tail = last.slice(last.lastIndexOf("\n---\n"));
+  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
+${tail}`.slice(-limit), full, shortened: true };
+}
+
 // ../run/src/propose/decisions.ts
 var NO_LONGER = "ignored: the field no longer conflicts as ticked (the upstream or the downstream changed since)";
 async function applyDecisions(ws, directory, prepared, wanted) {
@@ -49710,6 +50262,18 @@ function decisionsMessage(d, ticked) {
   return parts.length > 0 ? parts.join("; ") : void 0;
 }
 
+// ../run/src/propose/decline-note.ts
+init_markdown();
+init_proposal_metadata();
+function declineNote(declined) {
+  const title = inert(shortName(declined.title));
+  const upstream2 = parseMetadataBlock(declined.body)?.upstream;
+  const what = upstream2 ? `upstream ${inert(upstream2.ref, "code")}, commit ${inert(upstream2.commit.slice(0, 12), "code")}` : void 0;
+  const where = webLink("its page", declined.url);
+  const found = where ? `see ${where}` : `its record, ${inert(declined.url, "code")}, now holds this proposal`;
+  return `A previous proposal, "${title}"${what ? ` (${what})` : ""}, was declined (${found}): this one is proposed because the upstream or the variant changed since.`;
+}
+
 // ../run/src/propose/propose.ts
 init_proposal_metadata();
 
@@ -49730,11 +50294,11 @@ function message(error2) {
   return error2 instanceof Error ? error2.message : String(error2);
 }
 function errorCode(error2) {
-  const code4 = error2?.code;
-  return error2 instanceof Error && typeof code4 === "string" && code4 !== "" ? code4 : "failed";
+  const code5 = error2?.code;
+  return error2 instanceof Error && typeof code5 === "string" && code5 !== "" ? code5 : "failed";
 }
-function failure(code4, error2) {
-  return { action: "failed", writes: false, code: code4, error: error2 };
+function failure(code5, error2) {
+  return { action: "failed", writes: false, code: code5, error: error2 };
 }
 async function runJob(id, job, describe3 = message) {
   const base = { ...id, conflicts: [], conflictCount: 0 };
@@ -50246,14 +50810,9 @@ function declineMessage(declined) {
   return `${declined.url} was closed without merging; the same upstream commit and variant are not proposed again (a new upstream commit or a change of the variant proposes again; \`kdelta proposals\` says how to undo a decline)`;
 }
 function withDeclineNote(prepared, declined) {
-  const upstream2 = parseMetadataBlock(declined.body)?.upstream;
-  const what = upstream2 ? ` (upstream \`${upstream2.ref}\`, commit \`${upstream2.commit.slice(0, 12)}\`)` : "";
-  return {
-    ...prepared,
-    summary: `${prepared.summary}
+  return { ...prepared, summary: `${prepared.summary}
 
-A previous proposal, "${declined.title}"${what}, was declined: this one is proposed because the upstream or the variant changed since.`
-  };
+${declineNote(declined)}` };
 }
 function withoutMetadata(open2) {
   return {
@@ -50296,6 +50855,7 @@ ${FINGERPRINT_TRAILER}: ${fingerprint}
     const bodies = renderProposalBodies({
       title: prepared.title,
       compareUrl: prepared.compareUrl,
+      upstreamChanges: prepared.upstreamChanges,
       summary: prepared.summary,
       downstream: { repo: change.target.repo, branch: change.target.base, directory: change.directory },
       changes,
@@ -50474,7 +51034,7 @@ init_src2();
 var import_yaml30 = __toESM(require_dist(), 1);
 init_markdown();
 var YAML_FILE = /\.ya?ml$/;
-function resourcesOf(text2, file) {
+function resourcesOf2(text2, file) {
   const out = /* @__PURE__ */ new Map();
   if (text2 === void 0) return out;
   try {
@@ -50496,8 +51056,8 @@ async function findLocalEdits(input) {
   const read = (ref, path) => showFile({ dir, ref, path }).catch(() => void 0);
   for (const f of files) {
     if (!YAML_FILE.test(f.path)) continue;
-    const before = resourcesOf(f.status === "added" ? void 0 : await read(since, f.path), f.path);
-    const after = resourcesOf(f.status === "deleted" ? void 0 : await read(branch, f.path), f.path);
+    const before = resourcesOf2(f.status === "added" ? void 0 : await read(since, f.path), f.path);
+    const after = resourcesOf2(f.status === "deleted" ? void 0 : await read(branch, f.path), f.path);
     for (const [key, b] of before) {
       const a = after.get(key);
       if (!a) resources.push({ status: "deleted", resource: b.name, file: f.path });
@@ -50522,6 +51082,7 @@ function describeLocalEdits(edits, branch) {
 
 // ../run/src/jobs/removal.ts
 init_markdown();
+init_proposal_metadata();
 async function findRemovals(mirror, downstream, variants, control) {
   if (!mirror.heads.has(downstream.branch)) return [];
   const out = [];
@@ -50563,13 +51124,31 @@ function runRemovalJob(removal, ctx) {
   const id = { variant: removal.variant, downstream: removalLabel(removal), dryRun: ctx.dryRun };
   return runJob(id, () => propose(ctx, removalChange(removal, ctx)));
 }
+function removalFingerprint(removal, version) {
+  const { policy, directory, variant } = removal;
+  return hashOf({ removal: policy, directory, variant, version }).slice(0, 32);
+}
+async function proposedRemovals(ctx, removals) {
+  const proposed = /* @__PURE__ */ new Set();
+  for (const removal of removals) {
+    const target = removalTarget(removal, ctx.branchPrefix);
+    const open2 = await ctx.forge.find(target);
+    const kind = open2 ? parseMetadataBlock(open2.body)?.kind : void 0;
+    if (kind === "removal" || kind === "orphan") proposed.add(removal);
+    if (open2) continue;
+    const declined = await ctx.forge.declined?.(target);
+    if (declined && declined.fingerprint === removalFingerprint(removal, ctx.version) && !ctx.repropose?.has(declined.url))
+      proposed.add(removal);
+  }
+  return proposed;
+}
 function removalChange(removal, ctx) {
   const { directory, policy, variant } = removal;
   const action = policy === "delete" ? "removal-proposed" : "orphan-proposed";
   const what = policy === "delete" ? `remove ${directory || "the root package"}` : `stop managing ${directory || "the root package"}`;
   return {
     target: removalTarget(removal, ctx.branchPrefix),
-    fingerprint: hashOf({ removal: policy, directory, variant, version: ctx.version }).slice(0, 32),
+    fingerprint: removalFingerprint(removal, ctx.version),
     kind: policy === "delete" ? "removal" : "orphan",
     variant,
     directory,
@@ -50603,557 +51182,6 @@ ${describeLocalEdits(await findLocalEdits({ dir: mirror.dir, branch: removal.bra
   };
 }
 var inertCode = (text2) => inert(text2, "code");
-
-// ../run/src/jobs/variant.ts
-init_markdown();
-function differingFiles(a, b) {
-  const paths = /* @__PURE__ */ new Set([...a.keys(), ...b.keys()]);
-  return [...paths].filter((p) => a.get(p) !== b.get(p)).sort();
-}
-function variantTarget(plan, branchPrefix2) {
-  return {
-    downstream: plan.downstream.repository.name,
-    repo: plan.downstream.url,
-    head: `${branchPrefix2}${plan.name}`,
-    base: plan.downstream.branch
-  };
-}
-function runVariantJob(plan, ctx) {
-  const id = { variant: plan.name, downstream: `${plan.downstream.repository.name}/${plan.downstream.package}`, dryRun: ctx.dryRun };
-  return runJob(
-    id,
-    async () => {
-      const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
-      if (!resolved.ok) return failure("upstream-unresolved", resolved.error);
-      return propose(ctx, variantChange(plan, resolved.value, ctx));
-    },
-    (error2) => withRepositoryOf(plan, error2, message(error2))
-  );
-}
-function adopts(plan, owner) {
-  const copy = {
-    repo: plan.variant.spec?.downstream?.repo ?? "",
-    package: plan.variant.spec?.downstream?.package ?? "",
-    lifecycle: "Published",
-    owners: owner === void 0 ? [] : [owner === plan.name ? ownerKey(plan.variant) : owner]
-  };
-  return selectDownstreams(plan.variant, [copy]).downstreams.length > 0;
-}
-function variantChange(plan, up, ctx) {
-  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
-  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
-  const { directory, url } = plan.downstream;
-  return {
-    target: variantTarget(plan, ctx.branchPrefix),
-    fingerprint,
-    kind: "variant",
-    variant: plan.name,
-    directory,
-    upstream: upstreamInfo,
-    opened: "proposed",
-    updated: "updated",
-    scratchName: plan.name,
-    async prepare(ws) {
-      const local = await ws.readPackage(directory);
-      const kptfileContent = local?.get("Kptfile");
-      const kptfile = typeof kptfileContent === "string" ? kptfileContent : void 0;
-      if (local && kptfile === void 0) {
-        return { done: failure("not-a-package", `${directory} exists in ${url} and is not a kpt package (no Kptfile): left alone`) };
-      }
-      const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
-      const spec = plan.variant.spec ?? {};
-      if (local && !adopts(plan, owner)) {
-        return {
-          done: {
-            action: "not-adopted",
-            writes: false,
-            message: `package ${directory} exists ${owner ? `and belongs to variant "${owner}"` : "and belongs to no variant"}; adoptionPolicy adoptNone leaves it alone`
-          }
-        };
-      }
-      const oldCommit = lockCommit(kptfile);
-      let files;
-      let binary;
-      let conflicts = [];
-      let resources = [];
-      if (!local || oldCommit !== up.commit) {
-        const m = await ctx.materialize({
-          variant: plan.name,
-          upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
-          downstream: { package: plan.downstream.package, local },
-          cacheDir: ctx.cacheDir,
-          env: ctx.env,
-          trust: ctx.trust
-        });
-        await checkpoint(ctx.signal);
-        ({ text: files, binary } = splitBinary(m.files));
-        conflicts = m.conflicts;
-        resources = m.resources;
-      } else {
-        ({ text: files, binary } = splitBinary(local));
-      }
-      const deployment = plan.downstream.repository.object.spec?.deployment === true;
-      const adopted = local !== void 0 && owner !== plan.name;
-      if ((!local || adopted) && deployment && !files.has(PACKAGE_CONTEXT_FILE))
-        files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
-      const tree = PackageTree.fromFiles(files);
-      const applied = applyPackageVariant(tree.package(), plan.variant, {
-        objects: plan.objects,
-        packageName: plan.downstream.package
-      });
-      if (!applied.ok) return { done: failure("variant-failed", applyFailureMessage(plan, applied)) };
-      for (const [path, text2] of applied.changed) files.set(path, text2);
-      const kpt = files.get("Kptfile");
-      if (kpt === void 0)
-        throw new RunError("not-a-package", `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
-      const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
-      const annotated = setKptfileAnnotations(kpt, {
-        [OWNER_ANNOTATION]: plan.name,
-        [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
-        ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
-      });
-      files.set("Kptfile", annotated);
-      tree.write("Kptfile", annotated);
-      const sameUpstream = local !== void 0 && !adopted && oldCommit === up.commit;
-      const mutated = sameUpstream ? differingFiles(splitBinary(local).text, files) : [];
-      const beforeRender = new Map(files);
-      let renderFailure;
-      let byFunction = [];
-      await checkpoint(ctx.signal);
-      if (ctx.render) {
-        const rendered2 = await renderFiles(
-          { env: ctx.env, allowExec: ctx.allowExec, allowedImages: ctx.allowedImages, changes: sameUpstream },
-          tree,
-          directory,
-          ws.dir
-        );
-        if (rendered2.ok) {
-          files = rendered2.files;
-          byFunction = renderChangeLines(rendered2.functions, directory);
-        } else renderFailure = rendered2.failure;
-      }
-      await checkpoint(ctx.signal);
-      await ws.writePackage(directory, new Map([...files, ...binary]));
-      const rendered = sameUpstream && !renderFailure ? differingFiles(beforeRender, files) : [];
-      const renderOnly = sameUpstream && mutated.length === 0 && rendered.length > 0;
-      const reapplied = sameUpstream && mutated.length > 0;
-      const title = adopted ? `kdelta: adopt ${plan.downstream.package} (${plan.name}) at ${up.ref}` : renderOnly ? `kdelta: re-render ${plan.downstream.package} (${plan.name})` : reapplied ? `kdelta: re-apply ${plan.name} to ${plan.downstream.package} at ${up.ref}` : local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
-      return {
-        title,
-        summary: renderOnly ? `Re-renders package ${inertCode2(directory)}: its upstream (${inertCode2(up.ref)}, ${inertCode2(up.commit.slice(0, 12))}) and variant ${inertCode2(plan.name)} are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map(inertCode2).join(", ")} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).${byFunction.length > 0 ? `
-
-What each function of the pipeline changed:
-
-${byFunction.join("\n")}` : ""}` : reapplied ? `Re-applies variant ${inertCode2(plan.name)} to package ${inertCode2(directory)} at the same upstream (${inertCode2(up.ref)}, ${inertCode2(up.commit.slice(0, 12))}): the variant or what it injects changed.` : adopted ? `Adopts package ${inertCode2(directory)}${owner ? ` from variant ${inertCode2(owner)}` : ", which no variant owned"} (adoptionPolicy adoptExisting): updates it from its upstreamLock ${inertCode2(oldCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode2(up.ref)} (${inertCode2(up.commit.slice(0, 12))}) with a 3-way merge that keeps its local edits, records variant ${inertCode2(plan.name)} as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? " and adds the package context of a deployment repository" : ""}, and applies the variant.` : local ? `Updates package ${inertCode2(directory)} from ${inertCode2(oldCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode2(up.ref)} (${inertCode2(up.commit.slice(0, 12))}) and re-applies variant ${inertCode2(plan.name)}.` : `Adds package ${inertCode2(directory)} from ${inertCode2(up.ref)} (${inertCode2(up.commit.slice(0, 12))}) with variant ${inertCode2(plan.name)} applied.`,
-        commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})`,
-        upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 },
-        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
-        conflicts,
-        resources,
-        renderFailure,
-        notReady: applied.unmetGates
-      };
-    }
-  };
-}
-var inertCode2 = (text2) => inert(text2, "code");
-
-// ../run/src/jobs/retire.ts
-init_proposal_metadata();
-init_markdown();
-async function findRetiredDrafts(ctx, mirror, downstream, variants, control) {
-  const out = [];
-  for (const head of mirror.heads.keys()) {
-    if (!head.startsWith(ctx.branchPrefix) || head === downstream.branch) continue;
-    const variant = head.slice(ctx.branchPrefix.length);
-    if (variants.has(variant)) continue;
-    const owned = (await findRemovals(mirror, { ...downstream, branch: head }, variants, control)).find((p) => p.variant === variant);
-    if (!owned) continue;
-    const target = { downstream: downstream.repository, repo: downstream.url, head, base: downstream.branch };
-    const open2 = await ctx.forge.find(target);
-    if (!open2 || parseMetadataBlock(open2.body)?.kind !== "variant") continue;
-    out.push({ variant, repository: downstream.repository, url: downstream.url, target, directory: owned.directory });
-  }
-  return out;
-}
-function retiredLabel(draft) {
-  return `${draft.repository}/${draft.directory.split("/").pop() ?? ""}`;
-}
-function runRetireJob(draft, ctx) {
-  const id = { variant: draft.variant, downstream: retiredLabel(draft), dryRun: ctx.dryRun };
-  return runJob(id, () => propose(ctx, retireChange(draft, ctx)));
-}
-function retireChange(draft, ctx) {
-  const { variant, directory } = draft;
-  return {
-    target: draft.target,
-    // never the open proposal's: its fast no-op must not keep it
-    fingerprint: hashOf({ retire: variant, directory, version: ctx.version }).slice(0, 32),
-    kind: "variant",
-    variant,
-    directory,
-    opened: "closed",
-    updated: "closed",
-    scratchName: `retire-${variant}`,
-    // the base branch as it is: nothing to propose, so the open proposal is closed
-    prepare: async () => ({
-      title: `kdelta: variant ${variant} is gone`,
-      summary: `PackageVariant ${inertCode3(variant)} is no longer in the control resources.`,
-      conflicts: [],
-      resources: [],
-      closeReason: `PackageVariant "${variant}" is gone and its proposal was never merged: closed, branch ${draft.target.head} deleted`
-    })
-  };
-}
-var inertCode3 = (text2) => inert(text2, "code");
-
-// ../run/src/propose/settle.ts
-init_src2();
-init_proposal_metadata();
-async function findMergedRemovals(ctx, downstreams, handled, ours) {
-  const out = [];
-  const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
-  for (const p of await ctx.forge.list()) {
-    const repo = byCleanUrl.get(withoutCredentials(p.repo));
-    if (p.state !== "open" || repo === void 0 || handled.has(`${p.downstream} ${p.head}`)) continue;
-    const meta = parseMetadataBlock(p.body);
-    if (!meta || meta.kind !== "removal" && meta.kind !== "orphan" || !ours(meta.variant)) continue;
-    try {
-      const mirror = await ctx.mirror(repo);
-      const baseCommit = mirror.heads.get(p.base);
-      const merged = baseCommit !== void 0 && await isAncestorIn(mirror.dir, meta.headCommit, baseCommit);
-      if (merged) out.push({ proposal: p, variant: meta.variant });
-    } catch (error2) {
-      out.push({ proposal: p, variant: meta.variant, error: error2 });
-    }
-  }
-  return out;
-}
-async function recordMergedRemoval(ctx, found) {
-  const p = found.proposal;
-  const base = { variant: found.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
-  try {
-    if (found.error !== void 0) throw found.error;
-    const proposal = ctx.dryRun ? p : await ctx.forge.close(p, "merged");
-    return { ...base, action: "up-to-date", writes: true, proposal: proposalRef(proposal), message: "the proposal was merged" };
-  } catch (error2) {
-    return { ...base, action: "failed", writes: false, code: errorCode(error2), error: message(error2) };
-  }
-}
-
-// ../run/src/plan/removal-scan.ts
-init_src2();
-import { mkdir as mkdir6, readFile as readFile8, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
-import { join as join17 } from "node:path";
-function fileOf(cacheRoot, k) {
-  const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
-  return join17(cacheRoot, "run-removal-scans", `${where}.json`);
-}
-function keyOf(k) {
-  return hashOf({
-    url: repositoryIdentity(k.url),
-    repository: k.repository,
-    branch: k.branch,
-    directory: k.directory,
-    commit: k.commit,
-    variants: [...k.variants].sort(),
-    control: k.control ?? null,
-    version: k.version
-  });
-}
-async function storedRemovals(cacheRoot, k) {
-  let stored;
-  try {
-    stored = JSON.parse(await readFile8(fileOf(cacheRoot, k), "utf8"));
-  } catch {
-    return void 0;
-  }
-  if (stored?.key !== keyOf(k) || !Array.isArray(stored.removals)) return void 0;
-  return stored.removals.map((r) => ({
-    variant: r.variant,
-    repository: k.repository,
-    url: k.url,
-    branch: k.branch,
-    directory: r.directory,
-    policy: r.policy === "orphan" ? "orphan" : "delete"
-  }));
-}
-async function storeRemovals(cacheRoot, k, removals) {
-  const file = fileOf(cacheRoot, k);
-  const stored = {
-    key: keyOf(k),
-    removals: removals.map((r) => ({ variant: r.variant, directory: r.directory, policy: r.policy }))
-  };
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    await mkdir6(join17(cacheRoot, "run-removal-scans"), { recursive: true });
-    await writeFile7(tmp, JSON.stringify(stored));
-    await rename5(tmp, file);
-  } catch {
-    await rm7(tmp, { force: true }).catch(() => void 0);
-  }
-}
-
-// ../run/src/pool.ts
-async function pool(items, limit, signal, fn3) {
-  const out = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      await checkpoint(signal);
-      if (next >= items.length) break;
-      const i = next++;
-      out[i] = await fn3(items[i]);
-    }
-  };
-  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  for (const s of settled) if (s.status === "rejected") throw s.reason;
-  return out;
-}
-
-// ../run/src/jobs/update.ts
-import { basename as basename7, isAbsolute as isAbsolute6, posix as posix5, resolve as resolve8 } from "node:path";
-init_src2();
-
-// ../run/src/control/control-work-tree.ts
-init_src2();
-async function uncommittedKptfilesWarning(control, directories) {
-  if (directories.length === 0) return void 0;
-  const kptfiles = directories.map((d) => d === "" ? "Kptfile" : `${d}/Kptfile`);
-  let status;
-  try {
-    status = (await runGit(["status", "--porcelain=v1", "-z", "--", ...kptfiles], { cwd: control.root })).stdout;
-  } catch {
-    return void 0;
-  }
-  const changed = /* @__PURE__ */ new Set();
-  const entries = status.split("\0");
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i];
-    if (entry.length < 4) continue;
-    changed.add(entry.slice(3));
-    if (entry[0] === "R" || entry[0] === "C") i++;
-  }
-  const unseen = kptfiles.filter((k) => changed.has(k));
-  if (unseen.length === 0) return void 0;
-  const pushed = control.url !== control.root;
-  return `update mode reads branch "${control.branch}" of ${pushed ? `the control repository's origin (${control.url})` : "the control repository"} as committed, not the work tree: uncommitted changes to ${unseen.join(", ")} are not part of this run (commit${pushed ? " and push" : ""} them, then run again)`;
-}
-
-// ../run/src/jobs/update.ts
-init_markdown();
-function slug(directory) {
-  return directory.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "root";
-}
-async function findUpdatePlans(mirror, control, warnings) {
-  const paths = (await kptfilesOn(mirror, control.branch)).sort();
-  const remote = [];
-  const out = [];
-  const slugs = /* @__PURE__ */ new Map();
-  for (const path of paths) {
-    const directory = path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length);
-    if (remote.some((r) => r === "" || directory.startsWith(`${r}/`))) continue;
-    let k;
-    try {
-      const decoded = decodeKptfile(await showFile2(mirror, control.branch, path), path);
-      const broken = decoded.issues.find((i) => i.code === "yaml-syntax");
-      if (broken) throw new RunError("invalid-kptfile", broken.message);
-      k = decoded.kptfile;
-    } catch (error2) {
-      warnings.push(`${path}: not read for update mode: ${message(error2).split("\n")[0]}`);
-      continue;
-    }
-    const g = k?.upstream?.git;
-    if (!g || typeof g.repo !== "string" || g.repo === "") continue;
-    remote.push(directory);
-    if (k?.metadata?.annotations?.[OWNER_ANNOTATION]) continue;
-    if (typeof g.ref !== "string" || g.ref === "") {
-      warnings.push(`${path}: upstream.git.ref is missing: update mode needs the ref to follow`);
-      continue;
-    }
-    const lock = k?.upstreamLock?.git?.commit;
-    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute6(g.repo) ? g.repo : resolve8(control.root, g.repo);
-    const base = `update-${slug(directory)}`;
-    const n = (slugs.get(base) ?? 0) + 1;
-    slugs.set(base, n);
-    out.push({
-      name: n === 1 ? base : `${base}-${hashOf(directory).slice(0, 6)}`,
-      directory,
-      upstream: {
-        repo: g.repo,
-        url,
-        directory: posix5.normalize(`/${typeof g.directory === "string" ? g.directory : ""}`).replace(/^\/+|\/+$/g, ""),
-        ref: g.ref
-      },
-      lockCommit: typeof lock === "string" ? lock : void 0
-    });
-  }
-  const unseen = await uncommittedKptfilesWarning(
-    control,
-    out.map((p) => p.directory)
-  );
-  if (unseen) warnings.push(unseen);
-  return out;
-}
-function updateTarget(plan, control, branchPrefix2) {
-  return { downstream: control.name, repo: control.url, head: `${branchPrefix2}${plan.name}`, base: control.branch };
-}
-function runUpdateJob(plan, control, ctx) {
-  const id = { variant: plan.name, downstream: `${control.name}/${plan.directory || "."}`, dryRun: ctx.dryRun };
-  return runJob(id, async () => {
-    const commit = await upstreamCommit(plan, control, ctx);
-    if (!commit) {
-      return failure(
-        "upstream-unresolved",
-        `${kptfilePath(plan)}: upstream.git.ref "${plan.upstream.ref}" is not a tag, a branch or a commit of ${plan.upstream.repo}`
-      );
-    }
-    return propose(ctx, updateChange(plan, control, commit, ctx));
-  });
-}
-async function upstreamCommit(plan, control, ctx) {
-  const { ref, url } = plan.upstream;
-  const commit = pickCommit(ref, await ctx.upstreamRefs(url));
-  if (commit || !/^[0-9a-f]{4,39}$/i.test(ref)) return commit;
-  try {
-    return await expandCommit({
-      repo: url,
-      ref,
-      cwd: control.root,
-      env: ctx.env,
-      ...ctx.cacheDir ? { cacheDir: ctx.cacheDir } : {},
-      ...ctx.trust ? { trust: trustNamed(ctx.trust, [url, control.url], control.root) } : {}
-    });
-  } catch (error2) {
-    if (error2 instanceof GitError && error2.code === "unknown-revision") return void 0;
-    throw error2;
-  }
-}
-function kptfilePath(plan) {
-  return `${plan.directory ? `${plan.directory}/` : ""}Kptfile`;
-}
-function updateChange(plan, control, commit, ctx) {
-  const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
-  const upstream2 = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
-  return {
-    target: updateTarget(plan, control, ctx.branchPrefix),
-    fingerprint,
-    kind: "update",
-    variant: plan.name,
-    directory: plan.directory,
-    upstream: upstream2,
-    opened: "proposed",
-    updated: "updated",
-    current: plan.lockCommit === commit,
-    scratchName: plan.name,
-    async prepare(ws) {
-      const local = await ws.readPackage(plan.directory);
-      if (!local) throw new RunError("not-a-package", `${kptfilePath(plan)}: the package is gone from ${control.branch}`);
-      let files = local;
-      let conflicts = [];
-      let resources = [];
-      const kptfile = local.get("Kptfile");
-      if (lockCommit(typeof kptfile === "string" ? kptfile : void 0) !== commit) {
-        const m = await ctx.materialize({
-          variant: plan.name,
-          upstream: { repo: plan.upstream.repo, directory: plan.upstream.directory, ref: plan.upstream.ref, commit },
-          downstream: { package: basename7(plan.directory) || control.name, local },
-          cacheDir: ctx.cacheDir,
-          cwd: control.root,
-          env: ctx.env,
-          // the control repository's own Kptfile names this upstream: the user's
-          ...ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url, control.url], control.root) } : {}
-        });
-        files = m.files;
-        conflicts = m.conflicts;
-        resources = m.resources;
-      }
-      let renderFailure;
-      if (ctx.render) {
-        const { text: text2, binary } = splitBinary(files);
-        const rendered = await renderFiles(ctx, text2, plan.directory, ws.dir);
-        if (rendered.ok) files = new Map([...rendered.files, ...binary]);
-        else renderFailure = rendered.failure;
-      }
-      await ws.writePackage(plan.directory, files);
-      return {
-        title: `kdelta: update ${plan.directory || "the root package"} to ${plan.upstream.ref}`,
-        summary: `Updates package ${inertCode4(plan.directory || "/")} of this repository from ${inertCode4(plan.lockCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode4(plan.upstream.ref)} (${inertCode4(commit.slice(0, 12))}), keeping its local edits.`,
-        commitDetail: `Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})`,
-        upstream: upstream2,
-        compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : void 0,
-        conflicts,
-        resources,
-        renderFailure
-      };
-    }
-  };
-}
-var inertCode4 = (text2) => inert(text2, "code");
-
-// ../run/src/preview/preview-scope.ts
-init_src2();
-function repositoryKey(v) {
-  return `${v.upstream.repository.namespace}/${v.upstream.repository.name}`;
-}
-async function scopeToUpstreamRef(variants, candidate, listRefs) {
-  const upstreams = /* @__PURE__ */ new Map();
-  for (const v of variants) upstreams.set(repositoryKey(v), v.upstream);
-  const names2 = [...upstreams.values()].map((u) => `"${u.repository.name}"`).join(", ") || "none";
-  let key;
-  if (candidate.repository === void 0) {
-    if (upstreams.size !== 1)
-      throw new RunError(
-        "invalid-option",
-        `the variants have ${upstreams.size} upstream Repositories (${names2}): name the one the ref is of`
-      );
-    key = [...upstreams.keys()][0];
-  } else {
-    const wanted = candidate.repository;
-    const byUrl = wanted.includes("://") ? repositoryIdentity(wanted) : void 0;
-    const found = [...upstreams].flatMap(
-      ([k, u]) => k === wanted || u.repository.name === wanted || byUrl !== void 0 && repositoryIdentity(u.url) === byUrl ? [k] : []
-    );
-    if (found.length === 0)
-      throw new RunError(
-        "invalid-option",
-        `upstream Repository "${hideCredentials(wanted)}" is the upstream of no variant (upstreams: ${names2})`
-      );
-    if (found.length > 1)
-      throw new RunError(
-        "invalid-option",
-        `upstream Repository "${wanted}" is in ${found.length} namespaces: name it as <namespace>/${wanted}`
-      );
-    key = found[0];
-  }
-  const upstream2 = upstreams.get(key);
-  const commit = commitOf(candidate.ref, await listRefs(upstream2.url));
-  if (commit === void 0) {
-    throw new RunError(
-      "invalid-option",
-      `upstream ref "${candidate.ref}" is not a ref, a branch, a tag or a full commit of ${hideCredentials(upstream2.url)} (Repository "${upstream2.repository.name}")`
-    );
-  }
-  return {
-    repository: upstream2.repository.name,
-    url: hideCredentials(upstream2.url),
-    ref: candidate.ref,
-    commit,
-    // pinned to the commit: the ref may be a pull request's, which no revision of a variant can name
-    variants: variants.filter((v) => repositoryKey(v) === key).map((v) => ({ ...v, upstream: { ...v.upstream, revision: commit, policy: "pinned" } }))
-  };
-}
-function commitOf(ref, refs) {
-  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
-  for (const name2 of [ref, `refs/heads/${ref}`, `refs/tags/${ref}`]) {
-    const commit = byName2.get(name2);
-    if (commit) return commit;
-  }
-  return isFullCommit(ref) ? ref.toLowerCase() : void 0;
-}
-
-// ../run/src/run.ts
-init_repo();
 
 // ../run/src/dashboard/dashboard.ts
 init_markdown();
@@ -51258,18 +51286,18 @@ function checkbox(kind, subject, text2) {
 }
 var TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
 var DATA = /(?:^|\n)<!-- kdelta-dashboard-data: (\{[^\n]*\}) -->[ \t\r\n]*$/;
-function code2(text2) {
+function code3(text2) {
   return inert(shortName(text2), "code");
 }
 function link(url) {
   if (url === void 0) return "";
-  return /^https?:\/\/[^\s()<>[\]`]+$/.test(url) ? ` \xB7 [proposal](${url})` : ` \xB7 ${code2(url)}`;
+  return ` \xB7 ${webLink("proposal", url) ?? code3(url)}`;
 }
 function who(e) {
-  return `${code2(e.variant)} \u2192 ${code2(e.downstream)}`;
+  return `${code3(e.variant)} \u2192 ${code3(e.downstream)}`;
 }
 function item(e, d) {
-  const why = e.detail ? `: ${e.code ? `${code2(e.code)} ` : ""}${code2(e.detail)}` : "";
+  const why = e.detail ? `: ${e.code ? `${code3(e.code)} ` : ""}${code3(e.detail)}` : "";
   switch (e.state) {
     case "failed":
       return checkbox("retry", e.key, `retry ${who(e)}${link(e.proposalUrl)}${why}`);
@@ -51277,7 +51305,7 @@ function item(e, d) {
       return e.proposalUrl !== void 0 ? checkbox("repropose", e.proposalUrl, `re-propose ${who(e)}${link(e.proposalUrl)}`) : `- ${who(e)}`;
     case "conflicts":
     case "render-failed": {
-      const fields = e.fields.slice(0, d.fields).map((f) => `${code2(f.path)} (${code2(f.resource)})`);
+      const fields = e.fields.slice(0, d.fields).map((f) => `${code3(f.path)} (${code3(f.resource)})`);
       const more = e.conflictCount - fields.length;
       const conflicts = e.conflictCount === 0 ? "" : `: ${e.conflictCount} conflict(s)${fields.length > 0 ? `: ${fields.join(", ")}${more > 0 ? `, \u2026and ${more} more` : ""}` : ""}`;
       return `- ${who(e)}${link(e.proposalUrl)}${e.state === "render-failed" ? why : ""}${conflicts}`;
@@ -51388,6 +51416,628 @@ function parseDashboard(body) {
   return { ticks: { retry: ticks.retry, allowRemovals: ticks["allow-removals"], repropose: ticks.repropose }, memory };
 }
 
+// ../run/src/jobs/retire.ts
+init_proposal_metadata();
+init_markdown();
+async function findRetiredDrafts(ctx, mirror, downstream, variants, control) {
+  const out = [];
+  for (const head of mirror.heads.keys()) {
+    if (!head.startsWith(ctx.branchPrefix) || head === downstream.branch) continue;
+    const variant = head.slice(ctx.branchPrefix.length);
+    if (variants.has(variant)) continue;
+    const owned = (await findRemovals(mirror, { ...downstream, branch: head }, variants, control)).find((p) => p.variant === variant);
+    if (!owned) continue;
+    const target = { downstream: downstream.repository, repo: downstream.url, head, base: downstream.branch };
+    const open2 = await ctx.forge.find(target);
+    if (!open2 || parseMetadataBlock(open2.body)?.kind !== "variant") continue;
+    out.push({ variant, repository: downstream.repository, url: downstream.url, target, directory: owned.directory });
+  }
+  return out;
+}
+function retiredLabel(draft) {
+  return `${draft.repository}/${draft.directory.split("/").pop() ?? ""}`;
+}
+function runRetireJob(draft, ctx) {
+  const id = { variant: draft.variant, downstream: retiredLabel(draft), dryRun: ctx.dryRun };
+  return runJob(id, () => propose(ctx, retireChange(draft, ctx)));
+}
+function retireChange(draft, ctx) {
+  const { variant, directory } = draft;
+  return {
+    target: draft.target,
+    // never the open proposal's: its fast no-op must not keep it
+    fingerprint: hashOf({ retire: variant, directory, version: ctx.version }).slice(0, 32),
+    kind: "variant",
+    variant,
+    directory,
+    opened: "closed",
+    updated: "closed",
+    scratchName: `retire-${variant}`,
+    // the base branch as it is: nothing to propose, so the open proposal is closed
+    prepare: async () => ({
+      title: `kdelta: variant ${variant} is gone`,
+      summary: `PackageVariant ${inertCode2(variant)} is no longer in the control resources.`,
+      conflicts: [],
+      resources: [],
+      closeReason: `PackageVariant "${variant}" is gone and its proposal was never merged: closed, branch ${draft.target.head} deleted`
+    })
+  };
+}
+var inertCode2 = (text2) => inert(text2, "code");
+
+// ../run/src/plan/removal-guard.ts
+function removalGuard(input) {
+  const counted = [
+    ...input.removals.filter((r) => !input.proposed.has(r)).map((r) => ({ variant: r.variant, repository: r.repository, downstream: removalLabel(r), does: r.policy })),
+    ...input.drafts.map((d) => ({ variant: d.variant, repository: d.repository, downstream: retiredLabel(d), does: "close" }))
+  ];
+  const removals = input.removals.filter((r) => input.mine(r.variant));
+  const drafts = input.drafts.filter((d) => input.mine(d.variant));
+  const count = counted.length;
+  if (count <= input.max) return { count, removals, drafts, held: [] };
+  const keyOf2 = (c) => jobKey(c.variant, c.downstream);
+  const mine = counted.filter((c) => input.mine(c.variant));
+  const allowedBy = [removalSetKey(counted.map(keyOf2)), removalSetKey(mine.map(keyOf2))].find((k) => input.allowed.has(k));
+  if (allowedBy !== void 0) return { count, removals, drafts, held: [], allowedBy };
+  const message2 = heldMessage(counted, input.max, input.proposed.size);
+  return {
+    count,
+    // what is proposed already is kept up to date; nothing new is done
+    removals: removals.filter((r) => input.proposed.has(r)),
+    drafts: [],
+    held: mine.map(({ variant, repository, downstream }) => ({ variant, repository, downstream })),
+    message: message2,
+    ...mine.length === 0 ? { warning: `the removal guard holds the removals of other shards: ${message2}` } : {}
+  };
+}
+function heldMessage(counted, max, proposed) {
+  const variants = counted.map((c) => `${c.variant} (${c.downstream}, ${c.does === "close" ? "close its open proposal" : c.does})`).join(", ");
+  const closings = counted.filter((c) => c.does === "close").length;
+  const what = closings > 0 ? ` (${counted.length - closings} packages to remove or orphan, ${closings} open proposals of gone variants to close)` : "";
+  const notCounted = proposed > 0 ? ` ${proposed} removals already proposed are not counted.` : "";
+  return `${counted.length} removals are due${what}, more than max-removals (${max}): none was proposed.${notCounted} Variants gone: ${variants}. If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; if these variants were removed on purpose, allow their removal with --max-removals ${counted.length} (the Action's input max-removals, RunSettings spec.maxRemovals)`;
+}
+
+// ../run/src/jobs/deployment-context.ts
+import { posix as posix5 } from "node:path";
+var import_yaml31 = __toESM(require_dist(), 1);
+function kptfileName(text2) {
+  const [doc] = (0, import_yaml31.parseAllDocuments)(text2);
+  const name2 = doc && doc.errors.length === 0 ? doc.getIn(["metadata", "name"]) : void 0;
+  return typeof name2 === "string" && name2 !== "" ? name2 : void 0;
+}
+function deploymentPackageContexts(files, packageName) {
+  const out = /* @__PURE__ */ new Map();
+  for (const [path, text2] of files) {
+    if (posix5.basename(path) !== "Kptfile") continue;
+    const dir = posix5.dirname(path);
+    const name2 = dir === "." ? packageName : kptfileName(text2);
+    if (name2 === void 0) continue;
+    const contextPath = dir === "." ? PACKAGE_CONTEXT_FILE : `${dir}/${PACKAGE_CONTEXT_FILE}`;
+    const context = files.get(contextPath);
+    if (context === void 0) {
+      out.set(contextPath, packageContextConfigMap(name2));
+      continue;
+    }
+    const docs = (0, import_yaml31.parseAllDocuments)(context);
+    if (!Array.isArray(docs) || docs.length !== 1 || docs[0].errors.length > 0) continue;
+    const object2 = docs[0].toJS();
+    if (object2 === null || typeof object2 !== "object" || !isPackageContext(object2)) continue;
+    const renamed = editPackageContext(context, { set: { name: name2 } });
+    if (renamed !== context) out.set(contextPath, renamed);
+  }
+  return out;
+}
+
+// ../run/src/jobs/variant.ts
+init_markdown();
+function differingFiles(a, b) {
+  const paths = /* @__PURE__ */ new Set([...a.keys(), ...b.keys()]);
+  return [...paths].filter((p) => a.get(p) !== b.get(p)).sort();
+}
+function variantTarget(plan, branchPrefix2) {
+  return {
+    downstream: plan.downstream.repository.name,
+    repo: plan.downstream.url,
+    head: `${branchPrefix2}${plan.name}`,
+    base: plan.downstream.branch
+  };
+}
+function runVariantJob(plan, ctx) {
+  const id = { variant: plan.name, downstream: `${plan.downstream.repository.name}/${plan.downstream.package}`, dryRun: ctx.dryRun };
+  return runJob(
+    id,
+    async () => {
+      const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
+      if (!resolved.ok) return failure(resolved.code ?? "upstream-unresolved", resolved.error);
+      return propose(ctx, variantChange(plan, resolved.value, ctx));
+    },
+    (error2) => withRepositoryOf(plan, error2, message(error2))
+  );
+}
+function adopts(plan, owner) {
+  const copy = {
+    repo: plan.variant.spec?.downstream?.repo ?? "",
+    package: plan.variant.spec?.downstream?.package ?? "",
+    lifecycle: "Published",
+    owners: owner === void 0 ? [] : [owner === plan.name ? ownerKey(plan.variant) : owner]
+  };
+  return selectDownstreams(plan.variant, [copy]).downstreams.length > 0;
+}
+function variantChange(plan, up, ctx) {
+  const fingerprint = fingerprintOf(plan, up, ctx.version);
+  const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
+  const { directory, url } = plan.downstream;
+  return {
+    target: variantTarget(plan, ctx.branchPrefix),
+    fingerprint,
+    kind: "variant",
+    variant: plan.name,
+    directory,
+    upstream: upstreamInfo,
+    opened: "proposed",
+    updated: "updated",
+    scratchName: plan.name,
+    async prepare(ws) {
+      const local = await ws.readPackage(directory);
+      const kptfileContent = local?.get("Kptfile");
+      const kptfile = typeof kptfileContent === "string" ? kptfileContent : void 0;
+      if (local && kptfile === void 0) {
+        return { done: failure("not-a-package", `${directory} exists in ${url} and is not a kpt package (no Kptfile): left alone`) };
+      }
+      const owner = kptfileAnnotations(kptfile)[OWNER_ANNOTATION];
+      const spec = plan.variant.spec ?? {};
+      if (local && !adopts(plan, owner)) {
+        return {
+          done: {
+            action: "not-adopted",
+            writes: false,
+            message: `package ${directory} exists ${owner ? `and belongs to variant "${owner}"` : "and belongs to no variant"}; adoptionPolicy adoptNone leaves it alone`
+          }
+        };
+      }
+      const oldCommit = lockCommit(kptfile);
+      let files;
+      let binary;
+      let conflicts = [];
+      let resources = [];
+      let changes;
+      if (!local || oldCommit !== up.commit) {
+        const m = await ctx.materialize({
+          variant: plan.name,
+          upstream: { repo: plan.upstream.url, directory: plan.upstream.directory, ref: up.ref, commit: up.commit },
+          downstream: { package: plan.downstream.package, local },
+          cacheDir: ctx.cacheDir,
+          env: ctx.env,
+          trust: ctx.trust
+        });
+        await checkpoint(ctx.signal);
+        ({ text: files, binary } = splitBinary(m.files));
+        conflicts = m.conflicts;
+        resources = m.resources;
+        changes = m.upstreamChanges;
+      } else {
+        ({ text: files, binary } = splitBinary(local));
+      }
+      const deployment = plan.downstream.repository.object.spec?.deployment === true;
+      const adopted = local !== void 0 && owner !== plan.name;
+      if (!local && deployment) for (const [path, text2] of deploymentPackageContexts(files, plan.downstream.package)) files.set(path, text2);
+      else if (adopted && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+        files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
+      const tree = PackageTree.fromFiles(files);
+      const applied = applyPackageVariant(tree.package(), plan.variant, {
+        objects: plan.objects,
+        packageName: plan.downstream.package
+      });
+      if (!applied.ok) return { done: failure("variant-failed", applyFailureMessage(plan, applied)) };
+      for (const [path, text2] of applied.changed) files.set(path, text2);
+      const kpt = files.get("Kptfile");
+      if (kpt === void 0)
+        throw new RunError("not-a-package", `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
+      const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
+      const annotated = setKptfileAnnotations(kpt, {
+        [OWNER_ANNOTATION]: plan.name,
+        [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
+        ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
+      });
+      files.set("Kptfile", annotated);
+      tree.write("Kptfile", annotated);
+      const sameUpstream = local !== void 0 && !adopted && oldCommit === up.commit;
+      const mutated = sameUpstream ? differingFiles(splitBinary(local).text, files) : [];
+      const beforeRender = new Map(files);
+      let renderFailure;
+      let byFunction = [];
+      await checkpoint(ctx.signal);
+      if (ctx.render) {
+        const rendered2 = await renderFiles(
+          { env: ctx.env, allowExec: ctx.allowExec, allowedImages: ctx.allowedImages, changes: sameUpstream },
+          tree,
+          directory,
+          ws.dir
+        );
+        if (rendered2.ok) {
+          files = rendered2.files;
+          byFunction = renderChangeLines(rendered2.functions, directory);
+        } else renderFailure = rendered2.failure;
+      }
+      await checkpoint(ctx.signal);
+      await ws.writePackage(directory, new Map([...files, ...binary]));
+      const rendered = sameUpstream && !renderFailure ? differingFiles(beforeRender, files) : [];
+      const renderOnly = sameUpstream && mutated.length === 0 && rendered.length > 0;
+      const reapplied = sameUpstream && mutated.length > 0;
+      const title = adopted ? `kdelta: adopt ${plan.downstream.package} (${plan.name}) at ${up.ref}` : renderOnly ? `kdelta: re-render ${plan.downstream.package} (${plan.name})` : reapplied ? `kdelta: re-apply ${plan.name} to ${plan.downstream.package} at ${up.ref}` : local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
+      return {
+        title,
+        summary: renderOnly ? `Re-renders package ${inertCode3(directory)}: its upstream (${inertCode3(up.ref)}, ${inertCode3(up.commit.slice(0, 12))}) and variant ${inertCode3(plan.name)} are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map(inertCode3).join(", ")} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).${byFunction.length > 0 ? `
+
+What each function of the pipeline changed:
+
+${byFunction.join("\n")}` : ""}` : reapplied ? `Re-applies variant ${inertCode3(plan.name)} to package ${inertCode3(directory)} at the same upstream (${inertCode3(up.ref)}, ${inertCode3(up.commit.slice(0, 12))}): the variant or what it injects changed.` : adopted ? `Adopts package ${inertCode3(directory)}${owner ? ` from variant ${inertCode3(owner)}` : ", which no variant owned"} (adoptionPolicy adoptExisting): updates it from its upstreamLock ${inertCode3(oldCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode3(up.ref)} (${inertCode3(up.commit.slice(0, 12))}) with a 3-way merge that keeps its local edits, records variant ${inertCode3(plan.name)} as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? " and adds the package context of a deployment repository" : ""}, and applies the variant.` : local ? `Updates package ${inertCode3(directory)} from ${inertCode3(oldCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode3(up.ref)} (${inertCode3(up.commit.slice(0, 12))}) and re-applies variant ${inertCode3(plan.name)}.` : `Adds package ${inertCode3(directory)} from ${inertCode3(up.ref)} (${inertCode3(up.commit.slice(0, 12))}) with variant ${inertCode3(plan.name)} applied.`,
+        commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})`,
+        upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 },
+        compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
+        upstreamChanges: withCommitLinks(changes, (sha) => ctx.forge.commitUrl?.(plan.upstream.url, sha)),
+        conflicts,
+        resources,
+        renderFailure,
+        notReady: applied.unmetGates
+      };
+    }
+  };
+}
+var inertCode3 = (text2) => inert(text2, "code");
+
+// ../run/src/propose/settle.ts
+init_src2();
+init_proposal_metadata();
+async function findMergedRemovals(ctx, downstreams, handled, ours) {
+  const out = [];
+  const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
+  for (const p of await ctx.forge.list()) {
+    const repo = byCleanUrl.get(withoutCredentials(p.repo));
+    if (p.state !== "open" || repo === void 0 || handled.has(`${p.downstream} ${p.head}`)) continue;
+    const meta = parseMetadataBlock(p.body);
+    if (!meta || meta.kind !== "removal" && meta.kind !== "orphan" || !ours(meta.variant)) continue;
+    try {
+      const mirror = await ctx.mirror(repo);
+      const baseCommit = mirror.heads.get(p.base);
+      const merged = baseCommit !== void 0 && await isAncestorIn(mirror.dir, meta.headCommit, baseCommit);
+      if (merged) out.push({ proposal: p, variant: meta.variant });
+    } catch (error2) {
+      out.push({ proposal: p, variant: meta.variant, error: error2 });
+    }
+  }
+  return out;
+}
+async function recordMergedRemoval(ctx, found) {
+  const p = found.proposal;
+  const base = { variant: found.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
+  try {
+    if (found.error !== void 0) throw found.error;
+    const proposal = ctx.dryRun ? p : await ctx.forge.close(p, "merged");
+    return { ...base, action: "up-to-date", writes: true, proposal: proposalRef(proposal), message: "the proposal was merged" };
+  } catch (error2) {
+    return { ...base, action: "failed", writes: false, code: errorCode(error2), error: message(error2) };
+  }
+}
+
+// ../run/src/plan/removal-scan.ts
+init_src2();
+import { mkdir as mkdir6, readFile as readFile8, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
+import { join as join17 } from "node:path";
+function fileOf(cacheRoot, k) {
+  const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
+  return join17(cacheRoot, "run-removal-scans", `${where}.json`);
+}
+function keyOf(k) {
+  return hashOf({
+    url: repositoryIdentity(k.url),
+    repository: k.repository,
+    branch: k.branch,
+    directory: k.directory,
+    commit: k.commit,
+    variants: [...k.variants].sort(),
+    control: k.control ?? null,
+    version: k.version
+  });
+}
+async function storedRemovals(cacheRoot, k) {
+  let stored;
+  try {
+    stored = JSON.parse(await readFile8(fileOf(cacheRoot, k), "utf8"));
+  } catch {
+    return void 0;
+  }
+  if (stored?.key !== keyOf(k) || !Array.isArray(stored.removals)) return void 0;
+  return stored.removals.map((r) => ({
+    variant: r.variant,
+    repository: k.repository,
+    url: k.url,
+    branch: k.branch,
+    directory: r.directory,
+    policy: r.policy === "orphan" ? "orphan" : "delete"
+  }));
+}
+async function storeRemovals(cacheRoot, k, removals) {
+  const file = fileOf(cacheRoot, k);
+  const stored = {
+    key: keyOf(k),
+    removals: removals.map((r) => ({ variant: r.variant, directory: r.directory, policy: r.policy }))
+  };
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    await mkdir6(join17(cacheRoot, "run-removal-scans"), { recursive: true });
+    await writeFile7(tmp, JSON.stringify(stored));
+    await rename5(tmp, file);
+  } catch {
+    await rm7(tmp, { force: true }).catch(() => void 0);
+  }
+}
+
+// ../run/src/pool.ts
+async function pool(items, limit, signal, fn3) {
+  const out = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      await checkpoint(signal);
+      if (next >= items.length) break;
+      const i = next++;
+      out[i] = await fn3(items[i]);
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  for (const s of settled) if (s.status === "rejected") throw s.reason;
+  return out;
+}
+
+// ../run/src/jobs/update.ts
+import { basename as basename7, isAbsolute as isAbsolute6, posix as posix6, resolve as resolve8 } from "node:path";
+init_src2();
+
+// ../run/src/control/control-work-tree.ts
+init_src2();
+async function uncommittedKptfilesWarning(control, directories) {
+  if (directories.length === 0) return void 0;
+  const kptfiles = directories.map((d) => d === "" ? "Kptfile" : `${d}/Kptfile`);
+  let status;
+  try {
+    status = (await runGit(["status", "--porcelain=v1", "-z", "--", ...kptfiles], { cwd: control.root })).stdout;
+  } catch {
+    return void 0;
+  }
+  const changed = /* @__PURE__ */ new Set();
+  const entries = status.split("\0");
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (entry.length < 4) continue;
+    changed.add(entry.slice(3));
+    if (entry[0] === "R" || entry[0] === "C") i++;
+  }
+  const unseen = kptfiles.filter((k) => changed.has(k));
+  if (unseen.length === 0) return void 0;
+  const pushed = control.url !== control.root;
+  return `update mode reads branch "${control.branch}" of ${pushed ? `the control repository's origin (${control.url})` : "the control repository"} as committed, not the work tree: uncommitted changes to ${unseen.join(", ")} are not part of this run (commit${pushed ? " and push" : ""} them, then run again)`;
+}
+
+// ../run/src/jobs/update.ts
+init_markdown();
+function slug(directory) {
+  return directory.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "root";
+}
+async function findUpdatePlans(mirror, control, warnings) {
+  const paths = (await kptfilesOn(mirror, control.branch)).sort();
+  const remote = [];
+  const out = [];
+  const slugs = /* @__PURE__ */ new Map();
+  for (const path of paths) {
+    const directory = path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length);
+    if (remote.some((r) => r === "" || directory.startsWith(`${r}/`))) continue;
+    let k;
+    try {
+      const decoded = decodeKptfile(await showFile2(mirror, control.branch, path), path);
+      const broken = decoded.issues.find((i) => i.code === "yaml-syntax");
+      if (broken) throw new RunError("invalid-kptfile", broken.message);
+      k = decoded.kptfile;
+    } catch (error2) {
+      warnings.push(`${path}: not read for update mode: ${message(error2).split("\n")[0]}`);
+      continue;
+    }
+    const g = k?.upstream?.git;
+    if (!g || typeof g.repo !== "string" || g.repo === "") continue;
+    remote.push(directory);
+    if (k?.metadata?.annotations?.[OWNER_ANNOTATION]) continue;
+    if (typeof g.ref !== "string" || g.ref === "") {
+      warnings.push(`${path}: upstream.git.ref is missing: update mode needs the ref to follow`);
+      continue;
+    }
+    const lock = k?.upstreamLock?.git?.commit;
+    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute6(g.repo) ? g.repo : resolve8(control.root, g.repo);
+    const base = `update-${slug(directory)}`;
+    const n = (slugs.get(base) ?? 0) + 1;
+    slugs.set(base, n);
+    out.push({
+      name: n === 1 ? base : `${base}-${hashOf(directory).slice(0, 6)}`,
+      directory,
+      upstream: {
+        repo: g.repo,
+        url,
+        directory: posix6.normalize(`/${typeof g.directory === "string" ? g.directory : ""}`).replace(/^\/+|\/+$/g, ""),
+        ref: g.ref
+      },
+      lockCommit: typeof lock === "string" ? lock : void 0
+    });
+  }
+  const unseen = await uncommittedKptfilesWarning(
+    control,
+    out.map((p) => p.directory)
+  );
+  if (unseen) warnings.push(unseen);
+  return out;
+}
+function updateTarget(plan, control, branchPrefix2) {
+  return { downstream: control.name, repo: control.url, head: `${branchPrefix2}${plan.name}`, base: control.branch };
+}
+function runUpdateJob(plan, control, ctx) {
+  const id = { variant: plan.name, downstream: `${control.name}/${plan.directory || "."}`, dryRun: ctx.dryRun };
+  return runJob(id, async () => {
+    const commit = await upstreamCommit(plan, control, ctx);
+    if (!commit) {
+      return failure(
+        "upstream-unresolved",
+        `${kptfilePath(plan)}: upstream.git.ref "${plan.upstream.ref}" is not a tag, a branch or a commit of ${plan.upstream.repo}`
+      );
+    }
+    return propose(ctx, updateChange(plan, control, commit, ctx));
+  });
+}
+async function upstreamCommit(plan, control, ctx) {
+  const { ref, url } = plan.upstream;
+  const commit = pickCommit(ref, await ctx.upstreamRefs(url));
+  if (commit || !/^[0-9a-f]{4,39}$/i.test(ref)) return commit;
+  try {
+    return await expandCommit({
+      repo: url,
+      ref,
+      cwd: control.root,
+      env: ctx.env,
+      ...ctx.cacheDir ? { cacheDir: ctx.cacheDir } : {},
+      ...ctx.trust ? { trust: trustNamed(ctx.trust, [url, control.url], control.root) } : {}
+    });
+  } catch (error2) {
+    if (error2 instanceof GitError && error2.code === "unknown-revision") return void 0;
+    throw error2;
+  }
+}
+function kptfilePath(plan) {
+  return `${plan.directory ? `${plan.directory}/` : ""}Kptfile`;
+}
+function updateChange(plan, control, commit, ctx) {
+  const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
+  const upstream2 = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
+  return {
+    target: updateTarget(plan, control, ctx.branchPrefix),
+    fingerprint,
+    kind: "update",
+    variant: plan.name,
+    directory: plan.directory,
+    upstream: upstream2,
+    opened: "proposed",
+    updated: "updated",
+    current: plan.lockCommit === commit,
+    scratchName: plan.name,
+    async prepare(ws) {
+      const local = await ws.readPackage(plan.directory);
+      if (!local) throw new RunError("not-a-package", `${kptfilePath(plan)}: the package is gone from ${control.branch}`);
+      let files = local;
+      let conflicts = [];
+      let resources = [];
+      let changes;
+      const kptfile = local.get("Kptfile");
+      if (lockCommit(typeof kptfile === "string" ? kptfile : void 0) !== commit) {
+        const m = await ctx.materialize({
+          variant: plan.name,
+          upstream: { repo: plan.upstream.repo, directory: plan.upstream.directory, ref: plan.upstream.ref, commit },
+          downstream: { package: basename7(plan.directory) || control.name, local },
+          cacheDir: ctx.cacheDir,
+          cwd: control.root,
+          env: ctx.env,
+          // the control repository's own Kptfile names this upstream: the user's
+          ...ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url, control.url], control.root) } : {}
+        });
+        files = m.files;
+        conflicts = m.conflicts;
+        resources = m.resources;
+        changes = m.upstreamChanges;
+      }
+      let renderFailure;
+      if (ctx.render) {
+        const { text: text2, binary } = splitBinary(files);
+        const rendered = await renderFiles(ctx, text2, plan.directory, ws.dir);
+        if (rendered.ok) files = new Map([...rendered.files, ...binary]);
+        else renderFailure = rendered.failure;
+      }
+      await ws.writePackage(plan.directory, files);
+      return {
+        title: `kdelta: update ${plan.directory || "the root package"} to ${plan.upstream.ref}`,
+        summary: `Updates package ${inertCode4(plan.directory || "/")} of this repository from ${inertCode4(plan.lockCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode4(plan.upstream.ref)} (${inertCode4(commit.slice(0, 12))}), keeping its local edits.`,
+        commitDetail: `Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})`,
+        upstream: upstream2,
+        compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : void 0,
+        upstreamChanges: withCommitLinks(changes, (sha) => ctx.forge.commitUrl?.(plan.upstream.repo, sha)),
+        conflicts,
+        resources,
+        renderFailure
+      };
+    }
+  };
+}
+var inertCode4 = (text2) => inert(text2, "code");
+
+// ../run/src/preview/preview-scope.ts
+init_src2();
+function repositoryKey(v) {
+  return `${v.upstream.repository.namespace}/${v.upstream.repository.name}`;
+}
+async function scopeToUpstreamRef(variants, candidate, listRefs) {
+  const upstreams = /* @__PURE__ */ new Map();
+  for (const v of variants) upstreams.set(repositoryKey(v), v.upstream);
+  const names2 = [...upstreams.values()].map((u) => `"${u.repository.name}"`).join(", ") || "none";
+  let key;
+  if (candidate.repository === void 0) {
+    if (upstreams.size !== 1)
+      throw new RunError(
+        "invalid-option",
+        `the variants have ${upstreams.size} upstream Repositories (${names2}): name the one the ref is of`
+      );
+    key = [...upstreams.keys()][0];
+  } else {
+    const wanted = candidate.repository;
+    const byUrl = wanted.includes("://") ? repositoryIdentity(wanted) : void 0;
+    const found = [...upstreams].flatMap(
+      ([k, u]) => k === wanted || u.repository.name === wanted || byUrl !== void 0 && repositoryIdentity(u.url) === byUrl ? [k] : []
+    );
+    if (found.length === 0)
+      throw new RunError(
+        "invalid-option",
+        `upstream Repository "${hideCredentials(wanted)}" is the upstream of no variant (upstreams: ${names2})`
+      );
+    if (found.length > 1)
+      throw new RunError(
+        "invalid-option",
+        `upstream Repository "${wanted}" is in ${found.length} namespaces: name it as <namespace>/${wanted}`
+      );
+    key = found[0];
+  }
+  const upstream2 = upstreams.get(key);
+  const commit = commitOf(candidate.ref, await listRefs(upstream2.url));
+  if (commit === void 0) {
+    throw new RunError(
+      "invalid-option",
+      `upstream ref "${candidate.ref}" is not a ref, a branch, a tag or a full commit of ${hideCredentials(upstream2.url)} (Repository "${upstream2.repository.name}")`
+    );
+  }
+  return {
+    repository: upstream2.repository.name,
+    url: hideCredentials(upstream2.url),
+    ref: candidate.ref,
+    commit,
+    // pinned to the commit: the ref may be a pull request's, which no revision of a variant can name
+    variants: variants.filter((v) => repositoryKey(v) === key).map((v) => ({ ...v, upstream: { ...v.upstream, revision: commit, policy: "pinned" } }))
+  };
+}
+function commitOf(ref, refs) {
+  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
+  for (const name2 of [ref, `refs/heads/${ref}`, `refs/tags/${ref}`]) {
+    const commit = byName2.get(name2);
+    if (commit) return commit;
+  }
+  return isFullCommit(ref) ? ref.toLowerCase() : void 0;
+}
+
+// ../run/src/run.ts
+init_repo();
+
 // ../run/src/dashboard/dashboard-run.ts
 var SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\/[A-Za-z0-9._-]+$/;
 function dashboardRepositoryProblem(repository) {
@@ -51461,8 +52111,8 @@ async function openDashboard(forge, target, budget) {
 // ../run/src/run.ts
 var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
 var DEFAULT_CONFIG_DIR = ".kdelta";
-function notRun(r, dryRun, code4, why) {
-  return { variant: r.variant, downstream: removalLabel(r), dryRun, conflicts: [], conflictCount: 0, ...failure(code4, why) };
+function notRun(r, dryRun, code5, why) {
+  return { variant: r.variant, downstream: r.downstream, dryRun, conflicts: [], conflictCount: 0, ...failure(code5, why) };
 }
 function memo(make) {
   const cache2 = /* @__PURE__ */ new Map();
@@ -51647,7 +52297,7 @@ async function run(options) {
     }
     const names2 = new Set(plan.variants.map((v) => v.name));
     let removals = [];
-    const drafts = [];
+    let drafts = [];
     if (mode !== "updates" && !scope) {
       const cacheRoot = options.cacheDir ?? defaultCacheDir(env);
       const found = await pool(plan.downstreams, concurrency, options.signal, async (d) => {
@@ -51669,17 +52319,24 @@ async function run(options) {
         }
       });
       for (const f of found) {
-        removals.push(...f.removals.filter((r) => inShard(r.variant, shard2)));
-        drafts.push(...f.drafts.filter((r) => inShard(r.variant, shard2)));
+        removals.push(...f.removals);
+        drafts.push(...f.drafts);
         if (f.warning) warnings.push(f.warning);
       }
     }
+    const guard = removalGuard({
+      removals,
+      drafts,
+      proposed: removals.length + drafts.length > settings.maxRemovals ? await proposedRemovals(ctx, removals) : /* @__PURE__ */ new Set(),
+      max: settings.maxRemovals,
+      allowed: ticks.allowRemovals,
+      mine: (variant) => inShard(variant, shard2)
+    });
+    ({ removals, drafts } = guard);
+    const { held: held2 } = guard;
+    if (guard.warning) warnings.push(guard.warning);
     const collided = checkCollisions({ variants, updates, control: control2, removals, branchPrefix: branchPrefix2, forge });
     removals = removals.filter((r) => !collided.has(r));
-    const removalKey = removalSetKey(removals.map((r) => jobKey(r.variant, removalLabel(r))));
-    const allowed = removals.length > settings.maxRemovals && ticks.allowRemovals.has(removalKey);
-    const held2 = removals.length > settings.maxRemovals && !allowed ? removals : [];
-    if (held2.length > 0) removals = [];
     let merged = [];
     if (mode !== "updates" && !scope && !forge.tracksMerges) {
       const handled = new Set([...removals, ...held2, ...drafts].map((r) => `${r.repository} ${branchPrefix2}${r.variant}`));
@@ -51694,7 +52351,7 @@ async function run(options) {
     ];
     const acted = {
       retry: jobKeys.filter((k) => ticks.retry.has(k)),
-      allowRemovals: allowed ? [removalKey] : [],
+      allowRemovals: guard.allowedBy !== void 0 ? [guard.allowedBy] : [],
       // a declined proposal's tick acts in its job (propose): known once the jobs ran
       repropose: []
     };
@@ -51734,12 +52391,11 @@ async function run(options) {
           async (r) => report(await unlessSpent(r.variant, retiredLabel(r), () => runRetireJob(r, ctx))())
         )
       );
-      for (const [r, why2] of collided) {
-        results.push(report(notRun(r, ctx.dryRun, "name-collision", why2)));
+      for (const [r, why] of collided) {
+        results.push(report(notRun({ variant: r.variant, downstream: removalLabel(r) }, ctx.dryRun, "name-collision", why)));
       }
-      const why = heldRemovalsMessage(held2, settings.maxRemovals);
-      for (const r of held2) {
-        results.push(report(notRun(r, ctx.dryRun, "removals-held", why)));
+      for (const h of held2) {
+        results.push(report(notRun(h, ctx.dryRun, "removals-held", guard.message ?? "")));
       }
       for (const m of merged) results.push(report(await recordMergedRemoval(ctx, m)));
     }
@@ -51828,10 +52484,6 @@ function checkCollisions(input) {
     if (r && !out.has(r)) out.set(r, `${describeCollision(c)}: left alone`);
   }
   return out;
-}
-function heldRemovalsMessage(held2, max) {
-  const variants = held2.map((r) => `${r.variant} (${removalLabel(r)}, ${r.policy})`).join(", ");
-  return `${held2.length} removals are due, more than max-removals (${max}): none was proposed. Variants gone: ${variants}. If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; if these variants were removed on purpose, allow their removal with --max-removals ${held2.length} (the Action's input max-removals, RunSettings spec.maxRemovals)`;
 }
 function variantLabel(v) {
   return `${v.downstream.repository.name}/${v.downstream.package}`;
@@ -51972,7 +52624,7 @@ ${f.reason}`
 init_markdown();
 var MOST_COMMON = 5;
 var ORDER = ["failed", "changed", "created", "removed", "orphaned", "left-alone", "unchanged"];
-function code3(text2) {
+function code4(text2) {
   return inert(shortName(text2), "code");
 }
 function plural(n, one, many = `${one}s`) {
@@ -52033,13 +52685,13 @@ function detailsSection(v) {
   if (v.message && (v.impact === "failed" || v.impact === "left-alone")) lines.push(inert(v.message), "");
   if (v.renderFailure) {
     const f = v.renderFailure;
-    lines.push(`**Render fails** (the proposal would hold the package unrendered): ${code3(f.message)}`);
-    lines.push(`- in: ${code3(f.kptfile)}${f.field ? ` ${code3(f.field)}` : ""}`);
-    for (const r of f.results) lines.push(`- ${code3(r)}`);
+    lines.push(`**Render fails** (the proposal would hold the package unrendered): ${code4(f.message)}`);
+    lines.push(`- in: ${code4(f.kptfile)}${f.field ? ` ${code4(f.field)}` : ""}`);
+    for (const r of f.results) lines.push(`- ${code4(r)}`);
     lines.push("");
   }
   if (v.changes.length > 0) {
-    for (const c of v.changes) lines.push(`- ${c.status} ${code3(c.path)}`);
+    for (const c of v.changes) lines.push(`- ${c.status} ${code4(c.path)}`);
     lines.push("");
   }
   if (v.resources.length > 0) {
@@ -52054,9 +52706,9 @@ function detailsSection(v) {
 }
 function renderMarkdown(report, limit) {
   const head = [
-    `## kdelta preview: ${candidateLine(report, code3)}`,
+    `## kdelta preview: ${candidateLine(report, code4)}`,
     "",
-    `**${summarySentence(report.summary, code3, inert)}.**`,
+    `**${summarySentence(report.summary, code4, inert)}.**`,
     "",
     ...report.warnings.map((w) => `> warning: ${inert(w)}`),
     ...report.warnings.length > 0 ? [""] : []
@@ -52117,9 +52769,9 @@ function renderText(report) {
       lines.push("", "Conflicts:");
       for (const v of conflicted) {
         for (const c of v.conflicts) {
-          const show = (x) => x === void 0 ? "(absent)" : typeof x === "string" ? x : JSON.stringify(x);
+          const show2 = (x) => x === void 0 ? "(absent)" : typeof x === "string" ? x : JSON.stringify(x);
           lines.push(
-            `  ${v.variant}  ${c.resource} ${c.path}: origin ${show(c.values.origin)}, upstream ${show(c.values.upstream)}, local ${show(c.values.local)} (${c.rule}, ${c.winner} kept)`
+            `  ${v.variant}  ${c.resource} ${c.path}: origin ${show2(c.values.origin)}, upstream ${show2(c.values.upstream)}, local ${show2(c.values.local)} (${c.rule}, ${c.winner} kept)`
           );
         }
       }

@@ -1,5 +1,5 @@
 import { KdeltaError } from '@kdelta/errors';
-import { nextPageOf } from '@kdelta/run';
+import { createGitHubClient } from '@kdelta/run/github';
 
 /**
  * The preview's one comment on the reviewed pull request: found again by a hidden marker and
@@ -21,6 +21,9 @@ export function previewMarker(key: string): string {
   return `<!-- kdelta-preview: ${key.replace(/--/g, '-\\u002d')} -->`;
 }
 
+/** The token, as a refusal names it. */
+const TOKEN_NAME = 'the token of input "comment-token" (else "token")';
+
 export interface CommentTarget {
   readonly apiUrl: string;
   readonly token: string;
@@ -40,69 +43,47 @@ interface IssueComment {
   readonly html_url: string;
 }
 
-/** A request to the API at `path` (below the API's URL) or at a full `url` on it (a next page's); its JSON and its `link` header. */
-async function request(
-  target: CommentTarget,
-  method: string,
-  path: string | { url: string },
-  body?: unknown,
-): Promise<{ data: unknown; link: string | null }> {
-  const url = typeof path === 'string' ? `${target.apiUrl.replace(/\/+$/, '')}${path}` : path.url;
-  const res = await fetch(url, {
-    method,
-    headers: {
-      authorization: `Bearer ${target.token}`,
-      accept: 'application/vnd.github+json',
-      'x-github-api-version': '2022-11-28',
-      'user-agent': 'kdelta',
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  if (!res.ok) {
-    const text = await res.text().catch(() => '');
-    const why = (() => {
-      try {
-        return (JSON.parse(text) as { message?: string }).message ?? text;
-      } catch {
-        return text;
-      }
-    })();
-    const hint =
-      res.status === 403 || res.status === 404
-        ? `: give the workflow \`permissions: pull-requests: write\` on ${target.repository} (the token of input "comment-token")`
-        : '';
-    throw new CommentError(
-      `${method} ${typeof path === 'string' ? path : new URL(path.url).pathname}: GitHub answered ${res.status} ${why.slice(0, 200)}${hint}`,
-    );
-  }
-  return { data: await res.json(), link: res.headers.get('link') };
-}
-
 /** The comment carrying `marker` on the pull request, created or brought up to date with `body`. */
 export async function upsertComment(target: CommentTarget, marker: string, body: string): Promise<CommentResult> {
+  // the run's one GitHub client: its API version and headers, its retries, its pagination
+  const client = createGitHubClient({ token: target.token, apiUrl: target.apiUrl, env: {}, tokenName: TOKEN_NAME });
+  const [owner = '', repo = ''] = target.repository.split('/');
+  const where = { owner, repo, issue_number: target.number };
   const text = `${marker}\n${body}`;
-  const base = `/repos/${target.repository}/issues/${target.number}/comments`;
-  let found: IssueComment | undefined;
-  // every page, as the `link` header says (a page's length does not tell the last one)
-  let page = await request(target, 'GET', `${base}?per_page=100`);
-  const followed = new Set<string>();
-  for (;;) {
-    found = (page.data as IssueComment[]).find((c) => (c.body ?? '').includes(marker));
-    if (found) break;
-    const next = nextPageOf(page.link, target.apiUrl);
-    if (!next.ok) throw new CommentError(`GET ${base}: ${next.error}`);
-    if (next.url === undefined) break;
-    if (followed.has(next.url)) throw new CommentError(`GET ${base}: the next page's link repeats ${next.url}`);
-    followed.add(next.url);
-    page = await request(target, 'GET', { url: next.url });
+  const ours = (c: IssueComment) => (c.body ?? '').includes(marker);
+  try {
+    // every page, as the `link` header says, until the preview's own is found
+    const comments = await client.allPages<IssueComment>(
+      `read the comments of ${target.repository}#${target.number}`,
+      'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+      { ...where, per_page: 100 },
+      (batch) => batch.some(ours),
+    );
+    const found = comments.find(ours);
+    if (!found) {
+      const made = await client.call<IssueComment>(
+        `comment on ${target.repository}#${target.number}`,
+        'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+        { ...where, body: text },
+      );
+      return { url: made.html_url, action: 'created' };
+    }
+    if (found.body === text) return { url: found.html_url, action: 'unchanged' };
+    const updated = await client.call<IssueComment>(
+      `update the preview's comment on ${target.repository}#${target.number}`,
+      'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
+      { owner, repo, comment_id: found.id, body: text },
+    );
+    return { url: updated.html_url, action: 'updated' };
+  } catch (error) {
+    throw new CommentError(`${error instanceof Error ? error.message : String(error)}${permissionHint(error, target)}`);
   }
-  if (!found) {
-    const made = (await request(target, 'POST', base, { body: text })).data as IssueComment;
-    return { url: made.html_url, action: 'created' };
-  }
-  if (found.body === text) return { url: found.html_url, action: 'unchanged' };
-  const updated = (await request(target, 'PATCH', `/repos/${target.repository}/issues/comments/${found.id}`, { body: text }))
-    .data as IssueComment;
-  return { url: updated.html_url, action: 'updated' };
+}
+
+/** A refusal (403, or 404: GitHub hides what a token may not see) that names no permission says what to grant. */
+function permissionHint(error: unknown, target: CommentTarget): string {
+  const code = (error as { code?: unknown }).code;
+  return code === 'forbidden' || /\(404\)/.test(error instanceof Error ? error.message : '')
+    ? `: give the workflow \`permissions: pull-requests: write\` on ${target.repository} (the token of input "comment-token")`
+    : '';
 }

@@ -6,7 +6,7 @@ import { GitError } from './errors.js';
 import { runGit } from './exec.js';
 import { withLock } from './lock.js';
 import { type RemoteOptions, type ResolvedRef, defaultBranch, remoteContext, resolveRef } from './refs.js';
-import { assertSafeArgument, repoCacheKey, withoutCredentials } from './url.js';
+import { assertSafeArgument, isFullCommit, repoCacheKey, withoutCredentials } from './url.js';
 
 /** Where cached partial clones live: `KDELTA_CACHE_DIR`, else `~/.kdelta/repos`. */
 export function defaultCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
@@ -284,4 +284,75 @@ export async function clearCache(options: { cacheDir?: string; repo?: string; cw
     return;
   }
   for (const entry of await readdir(root).catch(() => [] as string[])) await rm(join(root, entry), { recursive: true, force: true });
+}
+
+/** A commit of an upstream's history, as a proposal names it. */
+export interface HistoryCommit {
+  readonly sha: string;
+  /** Its author's name. */
+  readonly name: string;
+  /** The first line of its message. */
+  readonly subject: string;
+}
+
+export interface CommitsBetween {
+  /** The commits of `to` not in `from` that touch the directory, newest first, at most `limit`. */
+  readonly commits: readonly HistoryCommit[];
+  /**
+   * How many there are in all; undefined when `from` is not within `depth` commits of `to` (a long
+   * history, or `from` not before `to`): then `commits` are the newest of `to`'s that touch it.
+   */
+  readonly total: number | undefined;
+}
+
+/**
+ * The commits between two commits of a repository that touch one directory (`git log from..to --
+ * <directory>`), read in the cache: `to`'s history is fetched (commits and trees, no file
+ * contents) to at most `depth` commits, once; a history already there is read as it is.
+ */
+export async function commitsBetween(
+  options: RemoteOptions & {
+    readonly from: string;
+    readonly to: string;
+    readonly directory?: string;
+    readonly cacheDir?: string;
+    readonly limit?: number;
+    readonly depth?: number;
+  },
+): Promise<CommitsBetween> {
+  const { from, to } = options;
+  for (const c of [from, to]) {
+    if (!isFullCommit(c)) throw new GitError({ code: 'refused-argument', message: `"${c}" is not a full commit id` });
+  }
+  const directory = normalizeDirectory(options.directory);
+  const path = directory === '/' ? '.' : directory.slice(1);
+  const limit = options.limit ?? 20;
+  const depth = options.depth ?? 200;
+  const { location, env, secrets } = remoteContext(options);
+  const repo = await openCacheRepo(options);
+  return withLock(join(repo.root, 'lock'), async () => {
+    const git = (args: readonly string[]) => runGit([...noMaintenance, '--git-dir', repo.gitDir, ...args], { env, secrets });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
+    const fetchArgs = ['fetch', '--quiet', '--no-tags', '--filter=blob:none', '--no-write-fetch-head'];
+    for (const c of [from, to]) {
+      if (!(await hasCommit(repo.gitDir, c))) await git([...fetchArgs, '--depth=1', 'origin', `+${c}:refs/kdelta/commits/${c}`]);
+    }
+    const reaches = () =>
+      git(['merge-base', '--is-ancestor', from, to]).then(
+        () => true,
+        () => false,
+      );
+    // the cache holds commits one deep: the history between is fetched when it is not there yet
+    if (!(await reaches())) await git([...fetchArgs, `--depth=${depth}`, 'origin', `+${to}:refs/kdelta/commits/${to}`]);
+    const complete = await reaches();
+    const range = complete ? [to, `^${from}`] : [to];
+    const { stdout } = await git(['log', `--max-count=${limit}`, '--format=%H%x1f%an%x1f%s%x1e', ...range, '--', path]);
+    const commits: HistoryCommit[] = [];
+    for (const entry of stdout.split('\x1e')) {
+      const [sha, name, subject] = entry.trim().split('\x1f');
+      if (sha) commits.push({ sha, name: name ?? '', subject: subject ?? '' });
+    }
+    const total = complete ? Number((await git(['rev-list', '--count', ...range, '--', path])).stdout.trim()) : undefined;
+    return { commits, total };
+  });
 }

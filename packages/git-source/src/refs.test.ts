@@ -10,6 +10,7 @@ import {
   latestRelease,
   listTags,
   parseSemanticVersion,
+  releaseTagPatterns,
   resolveRef,
 } from './refs.js';
 
@@ -101,6 +102,46 @@ describe('latestRelease', () => {
     expect(latestRelease(all, { packagePath: '/pkg/', prereleases: true })).toMatchObject({ tag: 'pkg/v1.11.0-rc.10' });
     expect(latestRelease(all, { packagePath: 'nope' })).toMatchObject({ tag: 'v9.0.0', scope: 'repository' });
     expect(latestRelease(refs('v1.0.0-rc.1', 'main'), {})).toBeUndefined();
+  });
+  // Nephio's catalogs: Porch revisions of each package beside an older repository-wide release
+  const nephio = refs(
+    'free5gc-operator/v1',
+    'free5gc-operator/v2',
+    'free5gc-operator/v9',
+    'free5gc-operator/v10',
+    'free5gc-operator/v06',
+    'free5gc-operator/main',
+    'free5gc-operator/sub/v40',
+    'free5gc-cp/v3',
+    'free5gc-cp/v1.2.0',
+    'pkg-semver/v1.2.0',
+    'pkg-semver/v1.10.0',
+    'v1.0.1',
+    'v1.0.0',
+  );
+  it.each([
+    // package path, expected tag (undefined: no release), convention
+    ['free5gc-operator', 'free5gc-operator/v10', 'revision'],
+    ['/free5gc-operator/', 'free5gc-operator/v10', 'revision'],
+    // a package's Porch revisions come before its semantic versions
+    ['free5gc-cp', 'free5gc-cp/v3', 'revision'],
+    ['pkg-semver', 'pkg-semver/v1.10.0', 'package-semver'],
+    // `<package>/sub/v40` is the release of another package, `free5gc-operator/sub`
+    ['free5gc-operator/sub', 'free5gc-operator/sub/v40', 'revision'],
+    ['upf', 'v1.0.1', 'repository-semver'],
+    ['', 'v1.0.1', 'repository-semver'],
+  ] as const)('package %j: the latest release is %s (%s)', (packagePath, tag, convention) => {
+    expect(latestRelease(nephio, { packagePath })).toMatchObject({
+      tag,
+      convention,
+      scope: convention === 'repository-semver' ? 'repository' : 'package',
+    });
+  });
+  it('no release when no tag follows a convention, and says which tags were looked for', () => {
+    const none = refs('other/v3', 'free5gc-operator/latest', 'free5gc-operator/v1.0', 'release-1', 'v2');
+    expect(latestRelease(none, { packagePath: 'free5gc-operator' })).toBeUndefined();
+    expect(releaseTagPatterns('/free5gc-operator/')).toEqual(['free5gc-operator/v<N>', 'free5gc-operator/vX.Y.Z', 'vX.Y.Z']);
+    expect(releaseTagPatterns('')).toEqual(['vX.Y.Z']);
   });
   it('a release sorts above its pre-releases, numeric identifiers below alphanumeric ones', () => {
     const order = [

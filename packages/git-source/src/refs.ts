@@ -222,38 +222,104 @@ export function compareSemanticVersions(a: SemanticVersion, b: SemanticVersion):
 }
 
 export interface Release {
-  /** The tag's short name (`catalog/bucket/v0.4.1`, `v0.4.1`). */
+  /** The tag's short name (`free5gc-operator/v6`, `catalog/bucket/v0.4.1`, `v0.4.1`). */
   readonly tag: string;
-  /** The version part of the tag (`v0.4.1`). */
+  /** The version part of the tag (`v6`, `v0.4.1`). */
   readonly version: string;
   readonly commit: string;
-  /** `package`: a tag `<packagePath>/vX.Y.Z`; `repository`: a plain `vX.Y.Z` (the package has none of its own). */
+  /** `package`: a tag `<packagePath>/v<N>` or `<packagePath>/vX.Y.Z`; `repository`: a plain `vX.Y.Z` (the package has none of its own). */
   readonly scope: 'package' | 'repository';
+  /** Which naming the tag follows: the first of {@link RELEASE_CONVENTIONS} that has a tag. */
+  readonly convention: ReleaseConvention;
+}
+
+/**
+ * How releases are tagged, in the order they are looked for: Porch's (and Nephio's) revisions of
+ * one package, `<package>/v<N>` with an integer N; kpt's semantic versions of one package,
+ * `<package>/vX.Y.Z`; a semantic version of the whole repository, `vX.Y.Z`. A package's own tags
+ * come first because a repository-wide release says nothing about which revision of this package
+ * is the latest: Nephio's catalogs carry both, and the repository's `v1.0.1` is older than most
+ * packages' `<package>/v<N>`.
+ */
+export const RELEASE_CONVENTIONS = ['revision', 'package-semver', 'repository-semver'] as const;
+export type ReleaseConvention = (typeof RELEASE_CONVENTIONS)[number];
+
+/** Porch's revision number: `v<N>`, N an integer without leading zeros. */
+const REVISION_TAG = /^v(0|[1-9]\d*)$/;
+
+/** The tag patterns a package's releases are looked for under, in order (`free5gc-operator/v<N>`, …, `vX.Y.Z`). */
+export function releaseTagPatterns(packagePath: string | undefined): string[] {
+  const dir = (packagePath ?? '').replace(/^\/+|\/+$/g, '');
+  return RELEASE_CONVENTIONS.flatMap((convention) => {
+    switch (convention) {
+      case 'revision':
+        return dir ? [`${dir}/v<N>`] : [];
+      case 'package-semver':
+        return dir ? [`${dir}/vX.Y.Z`] : [];
+      case 'repository-semver':
+        return ['vX.Y.Z'];
+      default:
+        return convention satisfies never;
+    }
+  });
 }
 
 /**
  * The latest release of a package among a remote's refs, as Porch follows the latest published
- * revision: the highest semantic-version tag `<packagePath>/vX.Y.Z`, else the highest plain
- * `vX.Y.Z` (the `v` may be left out). Pre-releases (`v1.0.0-rc.1`) count only with `prereleases`. None: undefined.
+ * revision. The first convention of {@link RELEASE_CONVENTIONS} with a tag decides, and within it
+ * the highest: `<packagePath>/v<N>` by N (`v10` after `v9`), else `<packagePath>/vX.Y.Z` by semantic
+ * version, else the repository's plain `vX.Y.Z` (the `v` may be left out of a semantic version).
+ * Pre-releases (`v1.0.0-rc.1`) count only with `prereleases`. None: undefined.
  */
 export function latestRelease(
   refs: readonly RemoteRef[],
   options: { readonly packagePath?: string; readonly prereleases?: boolean } = {},
 ): Release | undefined {
   const dir = (options.packagePath ?? '').replace(/^\/+|\/+$/g, '');
-  const pick = (prefix: string, scope: Release['scope']): Release | undefined => {
-    let best: { release: Release; version: SemanticVersion } | undefined;
+  // every tag under `prefix` whose rest (no `/`: `other/v1.0.0` is another package's) `parse` reads
+  const pick = <V>(
+    prefix: string,
+    convention: ReleaseConvention,
+    parse: (version: string) => V | undefined,
+    compare: (a: V, b: V) => number,
+  ): Release | undefined => {
+    let best: { release: Release; version: V } | undefined;
     for (const r of refs) {
       if (!r.name.startsWith(`refs/tags/${prefix}`)) continue;
       const version = r.name.slice(`refs/tags/${prefix}`.length);
-      // a plain tag has no `/`: `other/v1.0.0` is another package's release
       if (version.includes('/')) continue;
-      const parsed = parseSemanticVersion(version);
-      if (!parsed || (parsed.prerelease.length > 0 && options.prereleases !== true)) continue;
-      if (!best || compareSemanticVersions(parsed, best.version) > 0)
-        best = { release: { tag: r.name.slice('refs/tags/'.length), version, commit: r.commit, scope }, version: parsed };
+      const parsed = parse(version);
+      if (parsed === undefined) continue;
+      if (!best || compare(parsed, best.version) > 0) {
+        const scope = convention === 'repository-semver' ? 'repository' : 'package';
+        best = { release: { tag: r.name.slice('refs/tags/'.length), version, commit: r.commit, scope, convention }, version: parsed };
+      }
     }
     return best?.release;
   };
-  return (dir ? pick(`${dir}/`, 'package') : undefined) ?? pick('', 'repository');
+  const semver = (version: string): SemanticVersion | undefined => {
+    const parsed = parseSemanticVersion(version);
+    return parsed && (parsed.prerelease.length === 0 || options.prereleases === true) ? parsed : undefined;
+  };
+  const revision = (version: string): number | undefined => {
+    const m = REVISION_TAG.exec(version);
+    return m ? Number(m[1]) : undefined;
+  };
+  const find = (convention: ReleaseConvention): Release | undefined => {
+    switch (convention) {
+      case 'revision':
+        return dir ? pick(`${dir}/`, convention, revision, (a, b) => a - b) : undefined;
+      case 'package-semver':
+        return dir ? pick(`${dir}/`, convention, semver, compareSemanticVersions) : undefined;
+      case 'repository-semver':
+        return pick('', convention, semver, compareSemanticVersions);
+      default:
+        return convention satisfies never;
+    }
+  };
+  for (const convention of RELEASE_CONVENTIONS) {
+    const found = find(convention);
+    if (found) return found;
+  }
+  return undefined;
 }

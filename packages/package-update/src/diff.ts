@@ -12,6 +12,15 @@ export interface PkgChange {
   readonly file: string;
   /** Field-level changes of a resource: `.spec.replicas: 3 → 5`. */
   readonly fields: readonly string[];
+  /** The same field-level changes as values, for a caller that shows them its own way. */
+  readonly values: readonly FieldDiff[];
+}
+
+/** A field that differs between two versions of a resource: its path, printed like `.spec.containers[name="app"].image`, and both values (undefined: absent). */
+export interface FieldDiff {
+  readonly path: string;
+  readonly before: unknown;
+  readonly after: unknown;
 }
 
 interface Resource {
@@ -64,14 +73,20 @@ function strip(v: Record<string, unknown>): unknown {
 }
 
 const show = (v: unknown): string => (v === undefined ? '(absent)' : JSON.stringify(v));
+const fieldLine = (f: FieldDiff): string => `${f.path}: ${show(f.before)} → ${show(f.after)}`;
 
 /** Field-level differences, paths printed like `.spec.containers[name="app"].image`. */
 export function fieldChanges(a: unknown, b: unknown, path = ''): string[] {
+  return fieldDiffs(a, b, path).map(fieldLine);
+}
+
+/** Field-level differences as values: maps and lists of named items are descended into, other lists are compared whole. */
+export function fieldDiffs(a: unknown, b: unknown, path = ''): FieldDiff[] {
   if (JSON.stringify(a) === JSON.stringify(b)) return [];
   const isMap = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
   if (isMap(a) && isMap(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-    return keys.flatMap((k) => fieldChanges(a[k], b[k], `${path}.${k}`));
+    return keys.flatMap((k) => fieldDiffs(a[k], b[k], `${path}.${k}`));
   }
   if (Array.isArray(a) && Array.isArray(b)) {
     const named = (xs: unknown[]) => xs.every((x) => isMap(x) && typeof x['name'] === 'string');
@@ -80,10 +95,10 @@ export function fieldChanges(a: unknown, b: unknown, path = ''): string[] {
       const ma = byName(a);
       const mb = byName(b);
       const names = [...new Set([...ma.keys(), ...mb.keys()])];
-      return names.flatMap((n) => fieldChanges(ma.get(n), mb.get(n), `${path}[name="${n}"]`));
+      return names.flatMap((n) => fieldDiffs(ma.get(n), mb.get(n), `${path}[name="${n}"]`));
     }
   }
-  return [`${path || '.'}: ${show(a)} → ${show(b)}`];
+  return [{ path: path || '.', before: a, after: b }];
 }
 
 /** What changes between two versions of a package tree (nested packages included), resource by resource. */
@@ -106,40 +121,42 @@ export function diffTrees(before: PackageTree, after: PackageTree): PkgChange[] 
   }
   for (const [id, r] of resA) {
     const n = resB.get(id);
-    if (!n) changes.push({ kind: 'deleted', subject: id, file: r.file, fields: [] });
+    if (!n) changes.push({ kind: 'deleted', subject: id, file: r.file, fields: [], values: [] });
     else {
-      const fields = fieldChanges(r.value, n.value);
+      const values = fieldDiffs(r.value, n.value);
+      const fields = values.map(fieldLine);
       if (fields.length > 0 || r.file !== n.file) {
         changes.push({
           kind: 'changed',
           subject: id,
           file: n.file,
           fields: r.file !== n.file ? [`(file) ${r.file} → ${n.file}`, ...fields] : fields,
+          values,
         });
       }
     }
   }
-  for (const [id, r] of resB) if (!resA.has(id)) changes.push({ kind: 'added', subject: id, file: r.file, fields: [] });
+  for (const [id, r] of resB) if (!resA.has(id)) changes.push({ kind: 'added', subject: id, file: r.file, fields: [], values: [] });
   for (const file of [...plainFiles].sort()) {
     const x = a.get(file);
     const y = b.get(file);
-    if (x !== undefined && y === undefined) changes.push({ kind: 'deleted', subject: file, file, fields: [] });
-    else if (x === undefined && y !== undefined) changes.push({ kind: 'added', subject: file, file, fields: [] });
+    if (x !== undefined && y === undefined) changes.push({ kind: 'deleted', subject: file, file, fields: [], values: [] });
+    else if (x === undefined && y !== undefined) changes.push({ kind: 'added', subject: file, file, fields: [], values: [] });
     else if (x !== undefined && y !== undefined) {
       if (file.split('/').pop() === 'Kptfile') {
-        const fields = kptfileFields(x, y);
-        if (fields.length > 0) changes.push({ kind: 'changed', subject: file, file, fields });
-      } else if (!sameFile(file, x, y)) changes.push({ kind: 'changed', subject: file, file, fields: ['(content changed)'] });
+        const values = kptfileFields(x, y);
+        if (values.length > 0) changes.push({ kind: 'changed', subject: file, file, fields: values.map(fieldLine), values });
+      } else if (!sameFile(file, x, y)) changes.push({ kind: 'changed', subject: file, file, fields: ['(content changed)'], values: [] });
     }
   }
   return changes.sort((p, q) => (p.subject < q.subject ? -1 : p.subject > q.subject ? 1 : 0));
 }
 
-function kptfileFields(x: string, y: string): string[] {
+function kptfileFields(x: string, y: string): FieldDiff[] {
   // Credentials a Kptfile of an older tool held in a repository URL are dropped by any update:
   // not a change worth a line, and a line that would print them.
   const load = (t: string) => parseYamlStream(hideCredentials(t))[0]?.toJS();
-  return fieldChanges(load(x), load(y)).filter((f) => !f.startsWith('.upstreamLock.git.commit'));
+  return fieldDiffs(load(x), load(y)).filter((f) => !f.path.startsWith('.upstreamLock.git.commit'));
 }
 
 export function formatChanges(changes: readonly PkgChange[]): string {

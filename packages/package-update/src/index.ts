@@ -22,7 +22,16 @@ export {
   type UpdatePackageTreeOptions,
   type UpdateResult,
 } from './update.js';
-export { diffPackage, diffTrees, fieldChanges, formatChanges, type DiffResult, type PkgChange } from './diff.js';
+export {
+  diffPackage,
+  diffTrees,
+  fieldChanges,
+  fieldDiffs,
+  formatChanges,
+  type DiffResult,
+  type FieldDiff,
+  type PkgChange,
+} from './diff.js';
 export { updater, updateTree } from './nested.js';
 export { replaceNonKrmFiles } from './strategies/resource-merge.js';
 export type { PackageAction, PackageVisit, UpdateInput, UpdateOutcome } from './strategies/types.js';

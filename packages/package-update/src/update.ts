@@ -71,6 +71,11 @@ export interface TreeUpdateResult {
   /** The package before and after, in memory. */
   readonly before: PackageTree;
   readonly after: PackageTree;
+  /**
+   * The root package's upstream as the update merged it: at its old lock (`origin`, empty when it
+   * had none) and now (`updated`), for a caller that shows what upstream changed (see `diffTrees`).
+   */
+  readonly upstream: { readonly origin: PackageTree; readonly updated: PackageTree };
 }
 
 export interface UpdateResult extends TreeUpdateResult {
@@ -96,6 +101,8 @@ function hasLocalContent(pkg: PackageView): boolean {
 interface FetchedSides {
   readonly origin: PackageView;
   readonly updated: PackageView;
+  /** The trees they are the root of. */
+  readonly trees: { readonly origin: PackageTree; readonly updated: PackageTree };
 }
 
 /**
@@ -128,6 +135,7 @@ async function updateOne(run: Run, pkg: PackageView, name: string, usersRepos: r
   labelled(sides, () => addMergeCommentsToTree(updated.tree.package()));
   const lock = kf.upstreamLock?.git;
   let origin: PackageView;
+  let originTree = PackageTree.empty();
   if (lock?.commit || lock?.repo) {
     run.progress(`Fetching origin from ${withoutCredentials(lock.repo ?? git.repo)}@${lock.ref ?? ''}`);
     const fetched = await fetchTree(
@@ -137,6 +145,7 @@ async function updateOne(run: Run, pkg: PackageView, name: string, usersRepos: r
       lock.commit || lock.ref || undefined,
       namedBy,
     );
+    originTree = fetched.tree;
     origin = fetched.tree.package();
     sides.push({
       path: fetched.tree.source,
@@ -148,7 +157,7 @@ async function updateOne(run: Run, pkg: PackageView, name: string, usersRepos: r
     // Never fetched: the origin is empty. Local content would have nothing to merge against.
     if (hasLocalContent(pkg))
       throw new UpdateError(`no origin available for package "${name}": its Kptfile has no upstreamLock`, 'no-origin');
-    origin = PackageTree.empty().package('none');
+    origin = originTree.package('none');
   }
   run.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
   const out = labelled(sides, () =>
@@ -178,7 +187,7 @@ async function updateOne(run: Run, pkg: PackageView, name: string, usersRepos: r
   // upstream resources are identified by their own names, local ones by their comment)
   addMergeCommentsToTree(pkg);
   run.progress('');
-  return { origin, updated: updated.tree.package() };
+  return { origin, updated: updated.tree.package(), trees: { origin: originTree, updated: updated.tree } };
 }
 
 /**
@@ -291,6 +300,7 @@ export async function updatePackageTree(options: UpdatePackageTreeOptions): Prom
     );
   }
   let count = 0;
+  let rootSides: FetchedSides['trees'] | undefined;
   // Without a caller's trust the package is the user's: so is a nested Kptfile the user put there.
   const ownTrust = options.trust === undefined;
   const usersRepos = new Map<string, readonly string[]>();
@@ -301,6 +311,7 @@ export async function updatePackageTree(options: UpdatePackageTreeOptions): Prom
     const pkg = work.package(rel === '.' ? '' : rel);
     if (!pkg.hasKptfile() || !pkg.isRemote()) continue;
     const sides = await updateOne(run, pkg, rel === '.' ? rootName : `${rootName}/${rel}`, usersRepos.get(rel) ?? []);
+    if (rel === '.') rootSides = sides.trees;
     count++;
     for (const sub of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {
       const nested = pkg.at(sub);
@@ -322,6 +333,8 @@ export async function updatePackageTree(options: UpdatePackageTreeOptions): Prom
     lock,
     before,
     after: work,
+    // the root package is always remote (checked above): its sides were fetched
+    upstream: rootSides ?? { origin: PackageTree.empty(), updated: PackageTree.empty() },
   };
 }
 

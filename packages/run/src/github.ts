@@ -2,6 +2,7 @@
 // of the local forge alone never loads Octokit.
 import { createGitHubForge as createForge, type GitHubForge, type GitHubForgeOptions } from './forges/github/github.js';
 import { closedByOf, markClosed, parseMetadataBlock } from './propose/proposal-metadata.js';
+import { closedState } from './propose/protocol.js';
 
 export type {
   CloseMarks,
@@ -11,6 +12,8 @@ export type {
   DraftPolicy,
   AutoMergeMethod,
 } from './forges/github/github.js';
+export { createGitHubClient, type GitHubClient } from './forges/github/client.js';
+export type { GitHubClientOptions } from './forges/github/options.js';
 export { APP_CLIENT_ID_ENV, APP_ID_ENV, APP_PRIVATE_KEY_ENV, type ForgeClock, type GitHubAppCredentials } from './forges/github/auth.js';
 
 /**
@@ -21,7 +24,7 @@ export { APP_CLIENT_ID_ENV, APP_ID_ENV, APP_PRIVATE_KEY_ENV, type ForgeClock, ty
 export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge {
   return createForge({
     fingerprintIn: (body) => parseMetadataBlock(body)?.fingerprint,
-    closes: { mark: markClosed, read: closedByOf },
+    closes: { mark: markClosed, read: closedByOf, stateOf: closedState },
     ...options,
   });
 }

@@ -79,6 +79,15 @@ export function inert(text: string, context: MarkdownContext = 'text'): string {
   }
 }
 
+/**
+ * A link to a web address kdelta was given (a forge's page of a proposal, a commit, a compare):
+ * `[label](url)` when the address is http(s) and holds nothing that could end the link early;
+ * undefined otherwise (then the caller writes the address as text). `label` is kdelta's own text.
+ */
+export function webLink(label: string, url: string): string | undefined {
+  return /^https?:\/\/[^\s()<>[\]`]+$/.test(url) ? `[${label}](${url})` : undefined;
+}
+
 /** The most characters a name (resource, file, field path) keeps in a body before it is shortened. */
 export const MAX_NAME = 160;
 

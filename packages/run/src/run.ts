@@ -20,7 +20,8 @@ import type { Forge, ProposalTarget } from './forges/forge.js';
 import type { GitHubForgeOptions, GitHubRunOptions } from './forges/github/github.js';
 import { loadControl } from './control/control.js';
 import { interrupted, type JobContext } from './context.js';
-import { findRemovals, removalLabel, removalTarget, runRemovalJob, type Removal } from './jobs/removal.js';
+import { findRemovals, proposedRemovals, removalLabel, removalTarget, runRemovalJob, type Removal } from './jobs/removal.js';
+import { removalGuard } from './plan/removal-guard.js';
 import { runVariantJob, variantTarget } from './jobs/variant.js';
 import { findRetiredDrafts, retiredLabel, runRetireJob, type RetiredDraft } from './jobs/retire.js';
 import { deferredResult, failure, resultWithoutCredentials, type RunReport, type VariantResult } from './report/result.js';
@@ -45,13 +46,11 @@ import {
   overSettings,
   resolveSettings,
   type RunMode,
-  settingNames,
-  settingRow,
 } from './settings/settings.js';
 import { optionSettings } from './settings/settings-sources.js';
 import { scopeToUpstreamRef, type UpstreamRef, type UpstreamScope } from './preview/preview-scope.js';
 import { githubRepoOf } from './forges/github/repo.js';
-import { jobKey, NO_TICKS, removalSetKey, type DashboardTicks } from './dashboard/dashboard.js';
+import { jobKey, NO_TICKS, type DashboardTicks } from './dashboard/dashboard.js';
 import {
   dashboardRepositoryProblem,
   dashboardTarget,
@@ -94,8 +93,10 @@ export interface RunOptions {
    */
   readonly budget?: number | undefined;
   /**
-   * Removals (delete or orphan) this run may propose (default 5): when more are due it proposes
-   * none of them, does every other job, and reports each as failed (`removals-held`).
+   * Removals this run may newly make for gone variants (default 5): packages to delete or orphan
+   * and open proposals to close, counted on the whole plan (alike in every shard), removal
+   * proposals already open left out (plan/removal-guard.ts). When more are due it makes none of
+   * them, does every other job, and reports each as failed (`removals-held`).
    */
   readonly maxRemovals?: number | undefined;
   /** The local forge's directory (default `<config>/proposals`). */
@@ -155,8 +156,8 @@ export interface RunOptions {
 }
 
 /** A removal the run did not start: its failure, with the reason. */
-function notRun(r: Removal, dryRun: boolean, code: string, why: string): VariantResult {
-  return { variant: r.variant, downstream: removalLabel(r), dryRun, conflicts: [], conflictCount: 0, ...failure(code, why) };
+function notRun(r: { variant: string; downstream: string }, dryRun: boolean, code: string, why: string): VariantResult {
+  return { variant: r.variant, downstream: r.downstream, dryRun, conflicts: [], conflictCount: 0, ...failure(code, why) };
 }
 
 function memo<T>(make: (key: string) => Promise<T>): (key: string) => Promise<T> {
@@ -373,7 +374,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // known before the first push, so two that would overwrite each other stop it first.
     const names = new Set(plan.variants.map((v) => v.name));
     let removals: Removal[] = [];
-    const drafts: RetiredDraft[] = [];
+    let drafts: RetiredDraft[] = [];
     if (mode !== 'updates' && !scope) {
       const cacheRoot = options.cacheDir ?? defaultCacheDir(env);
       const found = await pool(plan.downstreams, concurrency, options.signal, async (d) => {
@@ -397,20 +398,25 @@ export async function run(options: RunOptions): Promise<RunReport> {
         }
       });
       for (const f of found) {
-        removals.push(...f.removals.filter((r) => inShard(r.variant, shard)));
-        drafts.push(...f.drafts.filter((r) => inShard(r.variant, shard)));
+        removals.push(...f.removals);
+        drafts.push(...f.drafts);
         if (f.warning) warnings.push(f.warning);
       }
     }
+    // The removal guard, decided on the whole plan (alike in every shard): this shard's part of it runs.
+    const guard = removalGuard({
+      removals,
+      drafts,
+      proposed: removals.length + drafts.length > settings.maxRemovals ? await proposedRemovals(ctx, removals) : new Set(),
+      max: settings.maxRemovals,
+      allowed: ticks.allowRemovals,
+      mine: (variant) => inShard(variant, shard),
+    });
+    ({ removals, drafts } = guard);
+    const { held } = guard;
+    if (guard.warning) warnings.push(guard.warning);
     const collided = checkCollisions({ variants, updates, control, removals, branchPrefix, forge });
     removals = removals.filter((r) => !collided.has(r));
-    // More removals than allowed is likelier a selector or label typo than a fleet being retired:
-    // none of them is proposed, and the run says how to allow them.
-    // A person allowed exactly this set of removals on the dashboard: the guard lets it through.
-    const removalKey = removalSetKey(removals.map((r) => jobKey(r.variant, removalLabel(r))));
-    const allowed = removals.length > settings.maxRemovals && ticks.allowRemovals.has(removalKey);
-    const held = removals.length > settings.maxRemovals && !allowed ? removals : [];
-    if (held.length > 0) removals = [];
     // merged removals: no job meets them again (the package is gone from the base branch); found
     // now, so that the total below counts them, and recorded after the jobs
     let merged: MergedRemoval[] = [];
@@ -427,7 +433,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     ];
     const acted: DashboardReport['ticks'] = {
       retry: jobKeys.filter((k) => ticks.retry.has(k)),
-      allowRemovals: allowed ? [removalKey] : [],
+      allowRemovals: guard.allowedBy !== undefined ? [guard.allowedBy] : [],
       // a declined proposal's tick acts in its job (propose): known once the jobs ran
       repropose: [],
     };
@@ -458,11 +464,10 @@ export async function run(options: RunOptions): Promise<RunReport> {
         )),
       );
       for (const [r, why] of collided) {
-        results.push(report(notRun(r, ctx.dryRun, 'name-collision', why)));
+        results.push(report(notRun({ variant: r.variant, downstream: removalLabel(r) }, ctx.dryRun, 'name-collision', why)));
       }
-      const why = heldRemovalsMessage(held, settings.maxRemovals);
-      for (const r of held) {
-        results.push(report(notRun(r, ctx.dryRun, 'removals-held', why)));
+      for (const h of held) {
+        results.push(report(notRun(h, ctx.dryRun, 'removals-held', guard.message ?? '')));
       }
       for (const m of merged) results.push(report(await recordMergedRemoval(ctx, m)));
     }
@@ -581,16 +586,6 @@ function checkCollisions(input: {
     if (r && !out.has(r)) out.set(r, `${describeCollision(c)}: left alone`);
   }
   return out;
-}
-
-/** Why the removals were held back, and the two ways on: fix the control resources, or allow them. */
-export function heldRemovalsMessage(held: readonly Removal[], max: number): string {
-  const variants = held.map((r) => `${r.variant} (${removalLabel(r)}, ${r.policy})`).join(', ');
-  return (
-    `${held.length} removals are due, more than ${settingRow('maxRemovals').input} (${max}): none was proposed. Variants gone: ${variants}. ` +
-    `If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; ` +
-    `if these variants were removed on purpose, allow their removal with ${settingNames('maxRemovals', held.length)}`
-  );
 }
 
 /** A variant's downstream as its result names it: `<Repository>/<package>`. */

@@ -50,6 +50,7 @@ export {
   validateInjectionPoints,
   setInjectionPointConditionsAndGates,
   injectionCondition,
+  injectionInputs,
   CONFIG_INJECTION_ANNOTATION,
   INJECTED_RESOURCE_ANNOTATION,
   INJECTED_RESOURCE_NAME_ANNOTATION,

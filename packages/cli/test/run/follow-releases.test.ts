@@ -2,18 +2,22 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageVariant } from '@kdelta/test-support';
+import { packageVariant, type Fleet } from '@kdelta/test-support';
 import { run } from '@kdelta/run';
 import { main } from '../../src/main.js';
 import { cliFleets } from './__fixtures__/cli-fleet.js';
 
 const { fleet, io, opts } = cliFleets();
 
+/** Removes the fleet's own release tag, `base-ns/v1`. */
+const untag = (f: Fleet) => execFileSync('git', ['tag', '-d', 'base-ns/v1'], { cwd: f.upstream, stdio: 'ignore' });
+
 const namespace = (name: string) => ({ 'base-ns/namespace.yaml': `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n` });
 
 describe('kdelta run: a variant without a revision follows the latest release', () => {
   it('takes the highest <package>/vX.Y.Z (no pre-release), says why, and proposes the next release when it appears', async () => {
     const f = fleet(['cluster-01']);
+    untag(f); // the fleet's base-ns/v1, a Porch revision, would come first
     f.publish(namespace('v0-3-0'), 'base-ns/v0.3.0');
     f.publish(namespace('v0-10-0'), 'base-ns/v0.10.0');
     f.publish(namespace('v0-11-0-rc'), 'base-ns/v0.11.0-rc.1');
@@ -51,8 +55,9 @@ describe('kdelta run: a variant without a revision follows the latest release', 
     );
   });
 
-  it('pre-releases only with kdelta.dev/upstream-prereleases: "true"; a plain vX.Y.Z when the package has no tag; the branch when there is no release', async () => {
+  it('pre-releases only with kdelta.dev/upstream-prereleases: "true"; a plain vX.Y.Z when the package has no tag; no release: the variant fails', async () => {
     const f = fleet(['cluster-01', 'cluster-02']);
+    untag(f);
     f.publish(namespace('v1-0-0'), 'base-ns/v1.0.0');
     f.publish(namespace('rc'), 'base-ns/v1.1.0-rc.2');
     f.writeControl({
@@ -71,19 +76,18 @@ describe('kdelta run: a variant without a revision follows the latest release', 
     expect(byName.stable?.upstream).toMatchObject({ ref: 'base-ns/v1.0.0', reason: 'latest release v1.0.0 of base-ns' });
 
     const g = fleet(['cluster-01']);
+    untag(g);
     g.publish(namespace('plain'), 'v2.0.0');
     g.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '', '') });
     expect((await run(opts(g))).results[0]?.upstream).toMatchObject({
       ref: 'v2.0.0',
-      reason: 'latest release v2.0.0 of the repository (base-ns has no tag "base-ns/vX.Y.Z")',
+      reason: 'latest release v2.0.0 of the repository (base-ns has no tag "base-ns/v<N>" or "base-ns/vX.Y.Z")',
     });
 
     const h = fleet(['cluster-01']);
+    untag(h);
     h.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '', '') });
-    expect((await run(opts(h))).results[0]?.upstream).toMatchObject({
-      ref: 'main',
-      reason: 'no release of base-ns (no tag "base-ns/vX.Y.Z" or "vX.Y.Z" that is not a pre-release): branch main of Repository "catalog"',
-    });
+    expect((await run(opts(h))).results[0]).toMatchObject({ action: 'failed', code: 'no-release' });
   });
 
   it('a bad kdelta.dev/upstream-prereleases value is a control error naming the field', async () => {

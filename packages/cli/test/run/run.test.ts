@@ -634,6 +634,7 @@ describe('kdelta run', () => {
 
   it('follows the highest semver tag of the upstream package when asked', async () => {
     const f = fleet(['cluster-01']);
+    execFileSync('git', ['tag', '-d', 'base-ns/v1'], { cwd: f.upstream, stdio: 'ignore' }); // a Porch revision would come first
     f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: v1-2-0\n' }, 'base-ns/v1.2.0');
     f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: v1-10-0\n' }, 'base-ns/v1.10.0');
     f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: rc\n' }, 'base-ns/v1.10.1-rc.1');

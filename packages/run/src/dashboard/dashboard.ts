@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { hiddenJson, inert, shortName } from '../markdown.js';
+import { hiddenJson, inert, shortName, webLink } from '../markdown.js';
 import type { JobAction, VariantResult } from '../report/result.js';
 
 /**
@@ -197,7 +197,7 @@ function code(text: string): string {
 /** A proposal's link: a web address as a link, anything else (a record's path) as code. */
 function link(url: string | undefined): string {
   if (url === undefined) return '';
-  return /^https?:\/\/[^\s()<>[\]`]+$/.test(url) ? ` · [proposal](${url})` : ` · ${code(url)}`;
+  return ` · ${webLink('proposal', url) ?? code(url)}`;
 }
 
 function who(e: DashboardEntry): string {

@@ -71,6 +71,18 @@ export function forgeSuite(
       expect((await forge.list()).map((p) => p.state)).toEqual(['merged']);
     });
 
+    it('reports facts and decides nothing: head, base, body, fingerprint and labels as written; a close is what the run closed it as', async () => {
+      const forge = await make();
+      const { proposal } = await forge.upsert(input({ review: { ready: true, draft: false, autoMerge: false } }));
+      const found = await forge.find(input());
+      expect(found).toMatchObject({ head: 'kdelta/web', base: 'main', body: input().body, fingerprint: 'f1', state: 'open' });
+      expect(found?.labels ?? []).toEqual([]);
+      expect(found?.autoMerge ?? false).toBe(false);
+      // declining is the run's decision (propose/protocol.ts): the forge closes it as told
+      expect(await forge.close(proposal, 'declined')).toMatchObject({ state: 'declined', fingerprint: 'f1', body: input().body });
+      expect(await forge.find(input())).toBeUndefined();
+    });
+
     it('records a status on the proposal', async () => {
       const forge = await make();
       const { proposal } = await forge.upsert(input());
@@ -89,16 +101,19 @@ export function forgeSuite(
       expect(await forge.list()).toHaveLength(1);
     });
 
-    it('opens a proposal the run finds not ready as a draft, marks it ready once it is, and leaves it so when the run does not say', async () => {
+    it('opens a proposal as a draft when the run says so, marks it ready when the run says so, and leaves it so when the run does not say', async () => {
       const forge = await make();
-      const held = { ready: false, autoMerge: false };
+      const held = { ready: false, draft: true, autoMerge: false };
       await forge.upsert(input({ review: held }));
       expect((await forge.find(input()))?.draft).toBe(true);
-      await forge.upsert(input({ body: 'body two\n', review: { ready: true, autoMerge: true } }));
+      await forge.upsert(input({ body: 'body two\n', review: { ready: true, draft: false, autoMerge: true } }));
       expect((await forge.find(input()))?.draft).toBeFalsy();
       await forge.upsert(input({ body: 'body three\n', review: held }));
       await forge.upsert(input({ body: 'body four\n' }));
       expect(await forge.find(input())).toMatchObject({ body: 'body four\n', draft: true });
+      // the run's word on the draft is carried out, whatever the readiness (a `never` draft policy)
+      await forge.upsert(input({ body: 'body five\n', review: { ready: false, draft: false, autoMerge: false } }));
+      expect((await forge.find(input()))?.draft).toBeFalsy();
     });
 
     it('keeps a dashboard: none at first, written, read back, rewritten in place; another target is another dashboard', async () => {

@@ -44,13 +44,21 @@ export interface ProposalInput extends ProposalTarget {
   readonly headCommit?: string | undefined;
 }
 
+/**
+ * What "not ready" means for drafts (the GitHub forge's `draft` option): `conflicts`, a draft while
+ * not ready; `always`, opened as a draft whatever it holds; `never`, never a draft.
+ */
+export type DraftPolicy = 'always' | 'never' | 'conflicts';
+
 /** What the run decided about review (review-gate.ts): every forge carries it out, none decides it. */
 export interface ReviewDecision {
-  /**
-   * Ready for review: false opens (or turns) it into a draft under the `conflicts` draft policy,
-   * true marks it ready; undefined leaves it as it is.
-   */
+  /** Ready for review (undefined: not known, a branch left alone). */
   readonly ready?: boolean | undefined;
+  /**
+   * A draft: true opens (or turns) it into one, false marks it ready for review; undefined leaves
+   * it as it is. The run decides it from `ready` and the forge's `draftPolicy` (review-gate.ts).
+   */
+  readonly draft?: boolean | undefined;
   /** May merge without a person (GitHub's auto-merge, when the run asks for it); false turns it off. */
   readonly autoMerge: boolean;
 }
@@ -80,6 +88,15 @@ export const STOP_LABEL = 'kdelta:stop';
 
 /** On a pull request a person closed (declined), the label that undoes the decline: the next run proposes again. */
 export const PROPOSE_AGAIN_LABEL = 'kdelta:propose-again';
+
+/** How a closed proposal ended, as a forge reports it; the protocol decides its state from these (propose/protocol.ts). */
+export interface ClosedFacts {
+  /** The forge merged it (GitHub's merge button), or kdelta recorded it merged this run. */
+  readonly merged: boolean;
+  /** Who closed it, as its body says: kdelta (and as what), a person, or unknown (not a body of kdelta's). */
+  readonly closedBy: { readonly by: 'kdelta'; readonly state: 'closed' | 'merged' } | { readonly by: 'person' } | undefined;
+  readonly labels: readonly string[];
+}
 
 export interface UpsertResult {
   readonly proposal: Proposal;
@@ -147,6 +164,8 @@ export interface Forge {
    * pull request), so the run need not look for merged removal proposals (see run/settle.ts).
    */
   readonly tracksMerges?: boolean;
+  /** What "not ready" means for drafts on this forge, as configured (absent: `conflicts`). */
+  readonly draftPolicy?: DraftPolicy | undefined;
   /** The open proposal for `head` into `base`, if there is one. */
   find(target: ProposalTarget): Promise<Proposal | undefined>;
   /** Open a proposal, or update the open one for the same head and base. */
@@ -197,4 +216,6 @@ export interface Forge {
   writeDashboard?(target: DashboardTarget, body: string, existing: DashboardRecord | undefined): Promise<DashboardRecord>;
   /** A link to the changes of `upstreamRepo` from `from` to `to`, when the forge hosts it. */
   compareUrl?(upstreamRepo: string, from: string, to: string): string | undefined;
+  /** A link to commit `sha` of `upstreamRepo`, when the forge hosts it. */
+  commitUrl?(upstreamRepo: string, sha: string): string | undefined;
 }

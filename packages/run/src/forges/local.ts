@@ -170,8 +170,8 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       const existing = await read(file);
       const created = existing?.state !== 'open';
       const { conflicts, renderFailed, review, ...rest } = input;
-      // the run's readiness (review-gate.ts); none given: as it was
-      const draft = review?.ready !== undefined ? !review.ready : !created && existing?.draft === true;
+      // the run's decision (review-gate.ts); none given: as it was
+      const draft = review?.draft !== undefined ? review.draft : !created && existing?.draft === true;
       const proposal: Proposal = {
         ...rest,
         ...(conflicts ? { conflicts } : {}),

@@ -3,6 +3,7 @@ import type { ProposalTarget } from '../forges/forge.js';
 import type { Decisions } from '../propose/proposal-body.js';
 import type { ProposalMetadata } from '../propose/proposal-metadata.js';
 import type { RenderFailureReport } from './render.js';
+import type { UpstreamChanges } from './upstream-changes.js';
 import type { JobAction, JobOutcome, VariantResult } from '../report/result.js';
 import type { Workspace } from '../propose/workspace.js';
 
@@ -57,6 +58,8 @@ export interface Prepared {
   readonly notReady?: readonly { readonly type: string; readonly message?: string | undefined }[] | undefined;
   /** The upstream's compare page between the old and the new commit. */
   readonly compareUrl?: string | undefined;
+  /** What upstream changed since the package's lock: fields per resource, and its commits. */
+  readonly upstreamChanges?: UpstreamChanges | undefined;
   /** Why an open proposal with nothing left to propose is closed (default: the downstream already has its content). */
   readonly closeReason?: string | undefined;
   /** Conflicts decided by a tick on the open proposal (not in `conflicts`), and ticks not applied. */

@@ -8,6 +8,7 @@ import type { SourceTrust } from '@kdelta/git-source';
 import type { FileContent, PackageFiles } from './file-content.js';
 import { packageFilesOf, packageTreeOf } from './package-files.js';
 import { RunError } from '../errors.js';
+import { createUpstreamChangesMemo, upstreamChanges, type UpstreamChanges, type UpstreamChangesInput } from './upstream-changes.js';
 
 /**
  * The injected step of a run, on `@kdelta/package-update`: kpt's `pkg get` the first time, kpt's
@@ -63,6 +64,8 @@ export interface MaterializeResult {
   readonly conflicts: readonly Conflict[];
   /** What happened to each resource (empty for a first get). */
   readonly resources: readonly ResourceReport[];
+  /** What upstream changed since the package's lock (an update only; a step of a test may leave it out). */
+  readonly upstreamChanges?: UpstreamChanges | undefined;
   readonly lock: { readonly repo: string; readonly directory: string; readonly ref: string; readonly commit: string };
 }
 
@@ -124,8 +127,9 @@ function checkName(name: string): string {
 export function createPackageUpdateMaterialize(): Materialize {
   const gets = new Map<string, Promise<PackageFiles>>();
   const fetches = createFetchMemo();
+  const changes = createUpstreamChangesMemo();
   return (input) => {
-    if (input.downstream.local) return materialize(input, fetches);
+    if (input.downstream.local) return materialize(input, fetches, changes);
     const key = JSON.stringify([
       input.upstream.repo,
       input.upstream.directory,
@@ -145,9 +149,13 @@ export function createPackageUpdateMaterialize(): Materialize {
 }
 
 /** Get (no local package) or 3-way update (a local package with a lock) through package-update. */
-export const packageUpdateMaterialize: Materialize = (input) => materialize(input, undefined);
+export const packageUpdateMaterialize: Materialize = (input) => materialize(input, undefined, upstreamChanges);
 
-async function materialize(input: MaterializeInput, fetches: FetchMemo | undefined): Promise<MaterializeResult> {
+async function materialize(
+  input: MaterializeInput,
+  fetches: FetchMemo | undefined,
+  changesOf: (input: UpstreamChangesInput) => Promise<UpstreamChanges> = upstreamChanges,
+): Promise<MaterializeResult> {
   // The package's name is its Kptfile's (getPackageTree records it) and names its files in errors.
   const name = checkName(input.downstream.package || 'pkg');
   const git: GitOptions = {
@@ -215,6 +223,20 @@ async function materialize(input: MaterializeInput, fetches: FetchMemo | undefin
     conflicts: result.conflicts,
     resources: result.resources,
     lock: { ...input.upstream },
+    upstreamChanges:
+      lock.commit === input.upstream.commit
+        ? undefined
+        : await changesOf({
+            repo: input.upstream.repo,
+            directory: input.upstream.directory,
+            from: lock.commit,
+            to: input.upstream.commit,
+            sides: result.upstream,
+            cacheDir: input.cacheDir,
+            cwd: input.cwd ?? NO_WORKING_DIRECTORY,
+            env: input.env,
+            trust: input.trust,
+          }),
   };
 }
 

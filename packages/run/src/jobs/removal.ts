@@ -12,6 +12,7 @@ import { RunError } from '../errors.js';
 import { describeLocalEdits, findLocalEdits } from '../propose/local-edits.js';
 import { COMMIT_TRAILER } from '../propose/propose.js';
 import { inert } from '../markdown.js';
+import { parseMetadataBlock } from '../propose/proposal-metadata.js';
 
 /** Variants that are gone: a proposal removing their package (delete) or their ownership (orphan). */
 
@@ -89,13 +90,43 @@ export function runRemovalJob(removal: Removal, ctx: JobContext): Promise<Varian
   return runJob(id, () => propose(ctx, removalChange(removal, ctx)));
 }
 
+/** What a removal's proposal is made from: equal fingerprints, the same proposal. */
+function removalFingerprint(removal: Removal, version: string): string {
+  const { policy, directory, variant } = removal;
+  return hashOf({ removal: policy, directory, variant, version }).slice(0, 32);
+}
+
+/**
+ * The removals whose proposal is made already: its removal (or ownership-removal) proposal is open,
+ * or was declined from the same inputs (and nobody asked to propose it again). Their jobs write
+ * nothing new, so the removal guard does not count them. Asks the forge about each removal.
+ */
+export async function proposedRemovals(
+  ctx: Pick<JobContext, 'forge' | 'branchPrefix' | 'version' | 'repropose'>,
+  removals: readonly Removal[],
+): Promise<Set<Removal>> {
+  const proposed = new Set<Removal>();
+  for (const removal of removals) {
+    const target = removalTarget(removal, ctx.branchPrefix);
+    const open = await ctx.forge.find(target);
+    // the branch may hold the variant's own proposal (an update, an adoption): that one is no removal
+    const kind = open ? parseMetadataBlock(open.body)?.kind : undefined;
+    if (kind === 'removal' || kind === 'orphan') proposed.add(removal);
+    if (open) continue;
+    const declined = await ctx.forge.declined?.(target);
+    if (declined && declined.fingerprint === removalFingerprint(removal, ctx.version) && !ctx.repropose?.has(declined.url))
+      proposed.add(removal);
+  }
+  return proposed;
+}
+
 function removalChange(removal: Removal, ctx: JobContext): Change {
   const { directory, policy, variant } = removal;
   const action = policy === 'delete' ? 'removal-proposed' : 'orphan-proposed';
   const what = policy === 'delete' ? `remove ${directory || 'the root package'}` : `stop managing ${directory || 'the root package'}`;
   return {
     target: removalTarget(removal, ctx.branchPrefix),
-    fingerprint: hashOf({ removal: policy, directory, variant, version: ctx.version }).slice(0, 32),
+    fingerprint: removalFingerprint(removal, ctx.version),
     kind: policy === 'delete' ? 'removal' : 'orphan',
     variant,
     directory,

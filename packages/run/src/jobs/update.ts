@@ -17,6 +17,7 @@ import { kptfilesOn, showFile, type Mirror } from '../propose/workspace.js';
 import { RunError } from '../errors.js';
 import { uncommittedKptfilesWarning } from '../control/control-work-tree.js';
 import { inert } from '../markdown.js';
+import { withCommitLinks, type UpstreamChanges } from './upstream-changes.js';
 
 /**
  * Update mode: the control repository is itself a downstream. Every package in it whose Kptfile
@@ -180,6 +181,7 @@ function updateChange(plan: UpdatePlan, control: ControlRepository, commit: stri
       let files: ReadonlyMap<string, FileContent> = local;
       let conflicts: readonly Conflict[] = [];
       let resources: readonly ResourceReport[] = [];
+      let changes: UpstreamChanges | undefined;
       // the package's own lock: the base's, or the branch's when its human commits are carried forward
       const kptfile = local.get('Kptfile');
       if (lockCommit(typeof kptfile === 'string' ? kptfile : undefined) !== commit) {
@@ -196,6 +198,7 @@ function updateChange(plan: UpdatePlan, control: ControlRepository, commit: stri
         files = m.files;
         conflicts = m.conflicts;
         resources = m.resources;
+        changes = m.upstreamChanges;
       }
       // Porch renders after every update; a failing render is reported on the proposal, as for variants
       let renderFailure: RenderFailureReport | undefined;
@@ -212,6 +215,7 @@ function updateChange(plan: UpdatePlan, control: ControlRepository, commit: stri
         commitDetail: `Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})`,
         upstream,
         compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : undefined,
+        upstreamChanges: withCommitLinks(changes, (sha) => ctx.forge.commitUrl?.(plan.upstream.repo, sha)),
         conflicts,
         resources,
         renderFailure,

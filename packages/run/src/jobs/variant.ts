@@ -4,6 +4,7 @@ import { applyPackageVariant, ownerKey, OWNER_ANNOTATION, selectDownstreams, typ
 import type { Change } from './change.js';
 import { checkpoint, type JobContext } from '../context.js';
 import { splitBinary, type CarriedContent, type FileContent } from './file-content.js';
+import { deploymentPackageContexts } from './deployment-context.js';
 import type { ProposalTarget } from '../forges/forge.js';
 import { DELETION_POLICY_ANNOTATION, kptfileAnnotations, lockCommit, setKptfileAnnotations } from './kptfile-annotations.js';
 import { CONTROL_ANNOTATION } from '../control/ownership.js';
@@ -13,6 +14,7 @@ import { renderChangeLines, renderFiles, type RenderFailureReport } from './rend
 import { failure, message, runJob, type VariantResult } from '../report/result.js';
 import { RunError } from '../errors.js';
 import { inert } from '../markdown.js';
+import { withCommitLinks, type UpstreamChanges } from './upstream-changes.js';
 
 /** A PackageVariant's change: its upstream package, updated and mutated, into its downstream. */
 
@@ -39,7 +41,7 @@ export function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise<Varia
     id,
     async () => {
       const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
-      if (!resolved.ok) return failure('upstream-unresolved', resolved.error);
+      if (!resolved.ok) return failure(resolved.code ?? 'upstream-unresolved', resolved.error);
       return propose(ctx, variantChange(plan, resolved.value, ctx));
     },
     (error) => withRepositoryOf(plan, error, message(error)),
@@ -62,7 +64,7 @@ function adopts(plan: VariantPlan, owner: string | undefined): boolean {
 }
 
 function variantChange(plan: VariantPlan, up: { ref: string; commit: string; reason?: string | undefined }, ctx: JobContext): Change {
-  const fingerprint = fingerprintOf(plan, up.commit, ctx.version);
+  const fingerprint = fingerprintOf(plan, up, ctx.version);
   const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
   const { directory, url } = plan.downstream;
   return {
@@ -98,6 +100,7 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
       let binary: Map<string, CarriedContent>;
       let conflicts: readonly Conflict[] = [];
       let resources: readonly ResourceReport[] = [];
+      let changes: UpstreamChanges | undefined;
       if (!local || oldCommit !== up.commit) {
         const m = await ctx.materialize({
           variant: plan.name,
@@ -111,16 +114,19 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
         ({ text: files, binary } = splitBinary(m.files));
         conflicts = m.conflicts;
         resources = m.resources;
+        changes = m.upstreamChanges;
       } else {
         // Same upstream commit as the lock: the update would change nothing, only the mutations may.
         ({ text: files, binary } = splitBinary(local));
       }
-      // Porch, creating a package in a deployment repository, gives it its package context when it
-      // has none; a package adopted there (a `kpt pkg get` copy) gets the one its clone would have
-      // had, as `kpt pkg get --for-deployment` makes it.
+      // Porch, creating a package in a deployment repository, gives it its package context named
+      // after it, as `kpt pkg get --for-deployment` does (upstream's names a blueprint); a package
+      // adopted there (a `kpt pkg get` copy) keeps its own, and gets the one its clone would have
+      // had when it has none.
       const deployment = (plan.downstream.repository.object.spec as { deployment?: unknown } | undefined)?.deployment === true;
       const adopted = local !== undefined && owner !== plan.name;
-      if ((!local || adopted) && deployment && !files.has(PACKAGE_CONTEXT_FILE))
+      if (!local && deployment) for (const [path, text] of deploymentPackageContexts(files, plan.downstream.package)) files.set(path, text);
+      else if (adopted && deployment && !files.has(PACKAGE_CONTEXT_FILE))
         files.set(PACKAGE_CONTEXT_FILE, packageContextConfigMap(plan.downstream.package));
       // One tree for the mutations and the render: each file is parsed once.
       const tree = PackageTree.fromFiles(files);
@@ -193,6 +199,7 @@ function variantChange(plan: VariantPlan, up: { ref: string; commit: string; rea
         commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || '/'} at ${up.ref} (${up.commit})`,
         upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : undefined },
         compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : undefined,
+        upstreamChanges: withCommitLinks(changes, (sha) => ctx.forge.commitUrl?.(plan.upstream.url, sha)),
         conflicts,
         resources,
         renderFailure,

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
-import { hideCredentials, isFullCommit, isGitError, latestRelease, repositoryIdentity, type RemoteRef } from '@kdelta/git-source';
+import { hideCredentials, isFullCommit, isGitError, repositoryIdentity, type RemoteRef } from '@kdelta/git-source';
 import { RunError } from '../errors.js';
 import { PACKAGE_CONTEXT_FILE, PACKAGE_CONTEXT_NAME } from '@kdelta/kptfile-model';
 import {
   expandPackageVariantSet,
+  injectionInputs,
   upstreamRefCandidates,
   withPackageVariantDefaults,
   type KubeObject,
@@ -21,6 +22,7 @@ import {
   type Source,
 } from '../control/control.js';
 import { objectNameProblem } from './names.js';
+import { followLatestRelease } from './releases.js';
 
 /**
  * From control resources to one plan per variant: sets expanded, repositories looked up. What can
@@ -240,57 +242,25 @@ export interface ResolvedUpstream {
   readonly reason: string;
 }
 
-export type Resolution = { readonly ok: true; readonly value: ResolvedUpstream } | { readonly ok: false; readonly error: string };
+export type Resolution =
+  | { readonly ok: true; readonly value: ResolvedUpstream }
+  /** `code`: the job's failure code when it is not `upstream-unresolved` (`no-release`). */
+  | { readonly ok: false; readonly error: string; readonly code?: string | undefined };
 
 /**
  * Which ref and commit a variant's upstream names, from the upstream repository's refs (one
  * `ls-remote`): tag `<package>/<revision>`, else tag `<revision>`, else branch `<revision>`,
  * else a full commit id. No revision: the package's latest release, as Porch follows the latest
- * published revision (git-source's `latestRelease`: `<package>/vX.Y.Z`, else `vX.Y.Z`), and
- * the Repository's branch when the upstream has no release. `highest-semver` takes the latest
- * release whatever the revision, and fails without one.
+ * published revision (`followLatestRelease`: `<package>/v<N>`, else `<package>/vX.Y.Z`, else
+ * `vX.Y.Z`), and a `no-release` failure when there is none. `highest-semver` takes the latest
+ * release whatever the revision.
  */
 export function resolveUpstream(plan: VariantPlan, refs: readonly RemoteRef[]): Resolution {
   const byName = new Map(refs.map((r) => [r.name, r.commit]));
   const { upstream } = plan;
   const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
-  // Porch's revision tags are named by the package (`<package>/v1`), as `upstreamRefCandidates` reads them
-  const pkg = upstream.package || '/';
-  const follows = upstream.policy === 'highest-semver' || upstream.revision === undefined;
-  const release = follows ? latestRelease(refs, { packagePath: upstream.package, prereleases: upstream.prereleases }) : undefined;
-  if (release) {
-    const scope = release.scope === 'package' ? `of ${pkg}` : `of the repository (${pkg} has no tag "${pkg}/vX.Y.Z")`;
-    const policy = upstream.policy === 'highest-semver' ? `, ${UPSTREAM_POLICY_ANNOTATION}: highest-semver` : '';
-    const pre = upstream.prereleases ? ', pre-releases included' : '';
-    return {
-      ok: true,
-      value: { ref: release.tag, kind: 'tag', commit: release.commit, reason: `latest release ${release.version} ${scope}${policy}${pre}` },
-    };
-  }
-  if (upstream.policy === 'highest-semver') {
-    return {
-      ok: false,
-      error: `${describeSource(plan.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${hideCredentials(upstream.url)} has no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream.prereleases ? '' : ` (pre-releases count only with ${UPSTREAM_PRERELEASES_ANNOTATION}: "true")`}`,
-    };
-  }
-  if (upstream.revision === undefined) {
-    const branch = upstream.repository.branch;
-    const commit = byName.get(`refs/heads/${branch}`);
-    if (!commit)
-      return {
-        ok: false,
-        error: `${describeSource(upstream.repository.source)}: spec.git.branch: branch "${branch}" does not exist in ${hideCredentials(upstream.url)}`,
-      };
-    return {
-      ok: true,
-      value: {
-        ref: branch,
-        kind: 'branch',
-        commit,
-        reason: `no release of ${pkg} (no tag "${pkg}/vX.Y.Z" or "vX.Y.Z"${upstream.prereleases ? '' : ' that is not a pre-release'}): branch ${branch} of Repository "${upstream.repository.name}"`,
-      },
-    };
-  }
+  if (upstream.policy === 'highest-semver' || upstream.revision === undefined)
+    return followLatestRelease({ ...upstream, source: plan.source, upstreamField: plan.upstreamField }, refs);
   const tags = upstreamRefCandidates({ package: upstream.package, revision: upstream.revision });
   const named = `revision "${upstream.revision}"`;
   for (const t of tags) {
@@ -366,17 +336,38 @@ export function hashOf(value: unknown): string {
 }
 
 /**
- * What a variant's result depends on, as one hash: the upstream commit, the variant (name and
- * spec), the objects it may inject from, and kdelta's version. Equal fingerprints mean an equal
- * result, so an open proposal with this fingerprint needs nothing done.
+ * What a variant's result depends on, as one hash: the upstream (repository, directory, ref and
+ * commit), the variant (name and spec, templates already rendered), the Repository objects it
+ * targets (their spec: `deployment` gives a new package its package context), the objects its
+ * injection reads (variant-engine's `injectionInputs`), and kdelta's version (the engine's output).
+ * Nothing else of the control resources: a label on a Repository no variant reads, or an object
+ * nothing injects, changes no fingerprint, so it neither turns an open proposal `updated` nor
+ * proposes a declined one again. Equal fingerprints mean an equal result, so an open proposal
+ * with this fingerprint needs nothing done.
  */
-export function fingerprintOf(plan: VariantPlan, upstreamCommit: string, version: string): string {
+export function fingerprintOf(plan: VariantPlan, upstream: { readonly ref: string; readonly commit: string }, version: string): string {
   return hashOf({
-    upstreamCommit,
+    upstreamCommit: upstream.commit,
+    upstream: {
+      repo: plan.upstream.url,
+      directory: plan.upstream.directory,
+      ref: upstream.ref,
+      repository: specOf(plan.upstream.repository),
+    },
     name: plan.name,
     spec: plan.variant.spec ?? {},
-    downstream: { repo: plan.downstream.url, branch: plan.downstream.branch, directory: plan.downstream.directory },
-    objects: hashOf(plan.objects),
+    downstream: {
+      repo: plan.downstream.url,
+      branch: plan.downstream.branch,
+      directory: plan.downstream.directory,
+      repository: specOf(plan.downstream.repository),
+    },
+    injected: injectionInputs(plan.variant, plan.objects),
     version,
   }).slice(0, 32);
+}
+
+/** A Repository's spec (its labels select, they are not read by the variant it is selected for). */
+function specOf(repository: RepositorySpec): unknown {
+  return (repository.object as { spec?: unknown }).spec ?? {};
 }

@@ -3,7 +3,7 @@ import type { Proposal, ProposalStatus, ProposalTarget } from '../forges/forge.j
 import { withAutoMergeOff } from './proposal-metadata.js';
 import { costOf, reserve } from './reserve.js';
 import { DEFERRED_MESSAGE, message, proposalRef, type VariantResult } from '../report/result.js';
-import { reviewGate } from './review-gate.js';
+import { autoMergeToTurnOff, reviewGate } from './review-gate.js';
 import type { BranchCommit } from './workspace.js';
 
 /**
@@ -43,7 +43,7 @@ export async function leftAlone(
 ): Promise<Blocked> {
   if (!open || !tip || ctx.dryRun) return blocked;
   const gate = reviewGate({ kind: 'left-alone', foreign: foreign.map((c) => c.sha) });
-  const turnOff = open.autoMerge === true && !gate.autoMerge;
+  const turnOff = autoMergeToTurnOff(open, gate);
   const release = reserve(ctx, turnOff ? costOf(ctx, { kind: 'upsert', created: false }) : 0);
   if (!release) return { ...blocked, action: 'deferred', message: `${blocked.message}; ${DEFERRED_MESSAGE}` };
   const done: string[] = [];

@@ -82,6 +82,32 @@ describe('a conflict offers the other value as a task item', () => {
   });
 });
 
+describe('a conflict on a long list reads by the items that differ', () => {
+  // kube-rbac-proxy's args: every value starts with the same 80 characters
+  const args = ['--secure-listen-address=0.0.0.0:8443', '--upstream=http://127.0.0.1:8080/', '--logtostderr=true', '--v=0'];
+  const c = conflict({
+    resource: 'apps/Deployment proxy',
+    path: '.spec.template.spec.containers[name="proxy"].args',
+    values: { origin: args, upstream: [...args.slice(0, 3), '--v=10'], local: [...args, '--tls-min-version=VersionTLS12'] },
+  });
+
+  it('in the conflict table: origin, then what upstream and local each changed', () => {
+    expect(body([c])).toContain(
+      '| apps/Deployment proxy | `.spec.template.spec.containers[name="proxy"].args` | a list of 4 | [3] `"--v=0"` → `"--v=10"` | + `"--tls-min-version=VersionTLS12"` | both-changed-upstream-wins | upstream |',
+    );
+  });
+
+  it('in the box: the side it takes and the side it replaces, by their edits; the id still covers the full values', () => {
+    const choice = conflictChoice(c)!;
+    expect(choice.label).toBe(
+      'keep local\'s + `"--tls-min-version=VersionTLS12"` over upstream\'s [3] `"--v=0"` → `"--v=10"` for `.spec.template.spec.containers[name="proxy"].args` (apps/Deployment proxy)',
+    );
+    const longer = conflict({ ...c, values: { ...c.values, local: [...args, '--tls-min-version=VersionTLS13'] } });
+    expect(conflictChoice(longer)!.id).not.toBe(choice.id);
+    expect(conflictChoice(longer)!.label).not.toBe(choice.label);
+  });
+});
+
 describe('the ticks read back from a body', () => {
   const label = 'keep local `6` for `.spec.replicas` (apps/Deployment web)';
   const id = conflictChoice(conflict())!.id;
@@ -117,13 +143,27 @@ describe('decisions in the body', () => {
   const choice = conflictChoice(c)!;
   it('a decided conflict: its row says so, its item has no box, the metadata records it', () => {
     const text = body([], { decided: [{ conflict: c, choice }], ignored: [] }, { decided: [choice.id], conflicts: 0 });
-    expect(text).toContain('### Conflicts (1)');
+    expect(text).toContain('### Conflicts (0 open, 1 decided)');
     expect(text).toContain(
       '| apps/Deployment web | `.spec.replicas` | `3` | `4` | `6` | both-changed-upstream-wins | kept local (decided on this proposal) |',
     );
     expect(text).toContain(`\n- ${choice.label}: decided on this proposal (pinned with \`# kdelta:local\`)\n`);
     expect(text).not.toMatch(/^- \[/m);
     expect(pendingTicks(text)).toEqual([]);
+  });
+
+  it.each([
+    { name: 'one open, none decided', open: [c], decided: 0, heading: '### Conflicts (1)' },
+    { name: 'the only one decided', open: [], decided: 1, heading: '### Conflicts (0 open, 1 decided)' },
+    {
+      name: 'one open, one decided',
+      open: [conflict({ path: '.spec.paused', values: { origin: false, upstream: true, local: null } })],
+      decided: 1,
+      heading: '### Conflicts (1 open, 1 decided)',
+    },
+  ])('the heading counts the conflicts left to decide: $name', ({ open, decided, heading }) => {
+    const text = body(open, { decided: decided ? [{ conflict: c, choice }] : [], ignored: [] });
+    expect(text.split('\n').filter((l) => l.startsWith('### Conflicts'))).toEqual([heading]);
   });
 
   it('taking upstream: the row says it took upstream, with no pin', () => {

@@ -3,6 +3,9 @@ import { FieldPath, type Conflict, type ResourceReport } from '@kdelta/merge-cor
 import { inert, shortName } from '../markdown.js';
 import { parseMetadataBlock, renderMetadataBlock, type ProposalMetadata } from './proposal-metadata.js';
 import type { RenderFailureReport } from '../jobs/render.js';
+import { conflictViews, MAX_VALUE, renderPieces } from './value-diff.js';
+import { upstreamSection } from './upstream-section.js';
+import type { UpstreamChanges } from '../jobs/upstream-changes.js';
 
 /**
  * The proposal body: one text for every forge, ending with the hidden metadata block that makes
@@ -85,6 +88,8 @@ export interface ProposalBodyInput {
   readonly metadata: ProposalMetadata;
   /** The upstream's compare page between the old and the new commit (a forge on the same server gives it). */
   readonly compareUrl?: string | undefined;
+  /** What upstream changed since the package's lock: a section of its own, whole until the body is too long. */
+  readonly upstreamChanges?: UpstreamChanges | undefined;
   /** The render failed: a section says so, always kept whole (it is short). */
   readonly renderFailure?: RenderFailureReport | undefined;
   /** The commits of others the branch carries forward: a section names them, always kept whole. */
@@ -145,10 +150,16 @@ export function conflictChoice(c: Conflict): ConflictChoice | undefined {
   const chosen = c.values[take];
   const last = FieldPath.parse(c.path)?.segments.at(-1);
   if (chosen === undefined || !last || !('field' in last)) return undefined;
+  // long values: what each side changed, so two boxes (and two conflicts) never read the same
+  const views = conflictViews(c.values);
+  const other = take === 'local' ? 'upstream' : 'local';
+  const what = views
+    ? `${take}'s ${renderPieces(views[take], 'code')} over ${other}'s ${renderPieces(views[other], 'code')}`
+    : `${take} ${value(chosen)}`;
   return {
     take,
     id: choiceId(c, take),
-    label: `${take === 'local' ? 'keep local' : 'take upstream'} ${value(chosen)} for ${code(shortName(c.path))} (${inert(shortName(c.resource))})`,
+    label: `${take === 'local' ? 'keep' : 'take'} ${what} for ${code(shortName(c.path))} (${inert(shortName(c.resource))})`,
   };
 }
 
@@ -224,11 +235,14 @@ function code(text: string): string {
   return inert(text, 'code');
 }
 
-/** A value as people read it (long ones cut: a box is matched by its id, never by this text). */
+/**
+ * A value as people read it, whole; a long one is cut (a conflict's long values are shown by
+ * their differences, see {@link conflictViews}; a box is matched by its id, never by this text).
+ */
 function value(v: unknown, context: 'code' | 'cell' = 'code'): string {
   if (v === undefined) return '(absent)';
   const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return inert(s.length > 80 ? `${s.slice(0, 77)}...` : s, context);
+  return inert(s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 3)}...` : s, context);
 }
 
 /**
@@ -269,6 +283,7 @@ function resourceRows(input: ProposalBodyInput): { resource: string; file: strin
 interface Detail {
   readonly conflictRows: number;
   readonly resourceTable: boolean;
+  readonly upstreamDetail: boolean;
   readonly fileLines: number;
   readonly conflictSection: boolean;
   readonly changeSection: boolean;
@@ -316,16 +331,18 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   } else {
     changes.push('### What changed', '', `${input.changes.length} file(s); the list is in the run's report.`, '');
   }
+  changes.push(...upstreamSection(input.upstreamChanges, d.upstreamDetail));
 
   const conflicts: string[] = [];
   const decided = input.decisions?.decided ?? [];
   const total = input.conflicts.length + decided.length;
+  const heading = conflictsHeading(input.conflicts.length, decided.length);
   if (total > 0 && (!d.conflictSection || (d.conflictRows === 0 && input.conflicts.length > 0))) {
-    conflicts.push(`### Conflicts (${total})`, '', "The list is in the run's report.", '');
+    conflicts.push(heading, '', "The list is in the run's report.", '');
   } else if (total > 0) {
     const shown = input.conflicts.slice(0, d.conflictRows);
     conflicts.push(
-      `### Conflicts (${total})`,
+      heading,
       '',
       'Upstream and the downstream both changed these fields; the rule says which value is in this proposal.',
       '',
@@ -341,6 +358,14 @@ function renderWith(input: ProposalBodyInput, d: Detail, shortened: boolean): st
   // whole while the conflict table is whole; a line once the body has to shorten it
   conflicts.push(...clashSection(input.clashes ?? [], d.conflictSection && d.conflictRows >= input.conflicts.length));
   return [...head, ...changes, ...conflicts, ...provenance, ...footer].join('\n');
+}
+
+/**
+ * The conflicts' heading counts those still open (a reviewer's work left); the ones decided on
+ * this proposal are said apart, so a decided conflict no longer reads as one to decide.
+ */
+function conflictsHeading(open: number, decided: number): string {
+  return decided === 0 ? `### Conflicts (${open})` : `### Conflicts (${open} open, ${decided} decided)`;
 }
 
 /** The clashes of the carried commits with this update: a table, or (`whole` false) a line. */
@@ -363,8 +388,12 @@ function clashSection(clashes: readonly Conflict[], whole: boolean): string[] {
  * values, rule, kept; a conflict decided on the proposal says so in its last column.
  */
 export function conflictTable(conflicts: readonly Conflict[], decided: readonly DecidedConflict[] = []): string[] {
-  const row = (c: Conflict, kept: string) =>
-    `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), 'cell')} | ${value(c.values.origin, 'cell')} | ${value(c.values.upstream, 'cell')} | ${value(c.values.local, 'cell')} | ${c.rule} | ${kept} |`;
+  const row = (c: Conflict, kept: string) => {
+    // long values: origin's size or window, and what upstream and local each changed
+    const views = conflictViews(c.values);
+    const cell = (side: 'origin' | 'upstream' | 'local') => (views ? renderPieces(views[side], 'cell') : value(c.values[side], 'cell'));
+    return `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), 'cell')} | ${cell('origin')} | ${cell('upstream')} | ${cell('local')} | ${c.rule} | ${kept} |`;
+  };
   return [
     '| resource | field | origin | upstream | local | rule | kept |',
     '| --- | --- | --- | --- | --- | --- | --- |',
@@ -382,8 +411,9 @@ export interface ProposalBodies {
 }
 
 /**
- * The proposal body, degraded step by step until it fits `limit`: no resource table, then fewer
- * conflict rows (and boxes), fewer file lines, no conflict table, no file list. Long names are
+ * The proposal body, degraded step by step until it fits `limit`: no resource table, then no list
+ * of upstream's changes, fewer conflict rows (and boxes), fewer file lines, no conflict table, no
+ * file list. Long names are
  * shortened with a hash before that (see {@link shortName}). A shortened body says so; the
  * metadata block at the end is always kept whole.
  */
@@ -391,19 +421,21 @@ export function renderProposalBodies(input: ProposalBodyInput, limit: number = M
   const all: Detail = {
     conflictRows: input.conflicts.length,
     resourceTable: true,
+    upstreamDetail: true,
     fileLines: input.changes.length,
     conflictSection: true,
     changeSection: true,
   };
   const full = renderWith(input, all, false);
   if (full.length <= limit) return { body: full, full, shortened: false };
-  // the resource table goes first: the conflicts and their boxes are what a reviewer acts on
+  // the resource table goes first, then what upstream changed field by field: the conflicts and
+  // their boxes are what a reviewer acts on
   const ladder: Detail[] = [{ ...all, resourceTable: false }];
-  for (let rows = Math.floor(input.conflicts.length / 2); ; rows = Math.floor(rows / 2)) {
-    ladder.push({ ...all, resourceTable: false, conflictRows: rows });
+  for (let rows = input.conflicts.length; ; rows = Math.floor(rows / 2)) {
+    ladder.push({ ...all, resourceTable: false, upstreamDetail: false, conflictRows: rows });
     if (rows === 0) break;
   }
-  const lean = { ...all, conflictRows: 0, resourceTable: false };
+  const lean = { ...all, conflictRows: 0, resourceTable: false, upstreamDetail: false };
   for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
     ladder.push({ ...lean, fileLines: lines });
     if (lines === 0) break;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { withAutoMergeOff } from './proposal-metadata.js';
-import { type ReviewFacts, reviewGate } from './review-gate.js';
+import type { Proposal } from '../forges/forge.js';
+import { autoMergeToTurnOff, draftOf, type ReviewFacts, reviewGate } from './review-gate.js';
 
 const human = 'a'.repeat(40);
 const other = 'b'.repeat(40);
@@ -79,5 +80,41 @@ describe('withAutoMergeOff', () => {
     expect(withAutoMergeOff('edited by a person\n', 'x')).toMatch(
       /^> \*\*kdelta turned auto-merge off\*\*: x\. .*\n\nedited by a person\n$/,
     );
+  });
+});
+
+describe('autoMergeToTurnOff: one rule for the fast no-op, the rebuild and a branch left alone', () => {
+  const open = (autoMerge: boolean | undefined) => ({ autoMerge }) as Proposal;
+  const held = reviewGate({ kind: 'built', conflicts: 1 });
+  const free = reviewGate({ kind: 'built', conflicts: 0 });
+  it.each([
+    ['auto-merge on, the gate holds it back', open(true), held, true],
+    ['auto-merge on, nothing holds it back', open(true), free, false],
+    ['auto-merge off, the gate holds it back', open(false), held, false],
+    ['auto-merge unknown (a forge without it)', open(undefined), held, false],
+    ['no open proposal', undefined, held, false],
+  ] as const)('%s → %s', (_name, given, gate, expected) => {
+    expect(autoMergeToTurnOff(given, gate)).toBe(expected);
+  });
+});
+
+describe('draftOf: readiness under the forge’s draft policy, decided once for every forge', () => {
+  it.each([
+    // policy, ready, opening → draft
+    ['conflicts', false, true, true],
+    ['conflicts', false, false, true],
+    ['conflicts', true, false, false],
+    [undefined, false, true, true],
+    [undefined, true, true, false],
+    ['never', false, true, false],
+    ['never', true, false, false],
+    // opened as a draft, then left as it is: a person may mark it ready
+    ['always', true, true, true],
+    ['always', false, false, undefined],
+    ['always', true, false, undefined],
+    // readiness not known (a branch left alone): left as it is
+    ['conflicts', undefined, false, undefined],
+  ] as const)('%s, ready %s, opening %s → %s', (policy, ready, opening, expected) => {
+    expect(draftOf(policy, ready, opening)).toBe(expected);
   });
 });

@@ -1,4 +1,4 @@
-import type { ProposalStatus, ReviewDecision } from '../forges/forge.js';
+import type { DraftPolicy, Proposal, ProposalStatus, ReviewDecision } from '../forges/forge.js';
 import { renderFailureLine, type RenderFailureReport } from '../jobs/render.js';
 
 /**
@@ -74,5 +74,33 @@ export function reviewGate(facts: ReviewFacts): ReviewGate {
     }
     default:
       return facts satisfies never;
+  }
+}
+
+/**
+ * Auto-merge is on (whoever turned it on: a person, or a run that could not turn it off) where the
+ * gate holds it back: the run turns it off, and the body says why.
+ */
+export function autoMergeToTurnOff(open: Proposal | undefined, gate: ReviewGate): boolean {
+  return open?.autoMerge === true && !gate.autoMerge;
+}
+
+/**
+ * Whether the proposal is (or becomes) a draft, from its readiness and the forge's draft policy:
+ * `conflicts`, a draft while not ready; `never`, never; `always`, opened as a draft and then left
+ * as it is (a person may mark it ready). Readiness not known: left as it is.
+ */
+export function draftOf(policy: DraftPolicy | undefined, ready: boolean | undefined, opening: boolean): boolean | undefined {
+  if (ready === undefined) return undefined;
+  const what = policy ?? 'conflicts';
+  switch (what) {
+    case 'conflicts':
+      return !ready;
+    case 'never':
+      return false;
+    case 'always':
+      return opening ? true : undefined;
+    default:
+      return what satisfies never;
   }
 }

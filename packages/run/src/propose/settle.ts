@@ -3,7 +3,8 @@ import type { JobContext } from '../context.js';
 import type { Proposal } from '../forges/forge.js';
 import { parseMetadataBlock } from './proposal-metadata.js';
 import { errorCode, message, proposalRef, type VariantResult } from '../report/result.js';
-import { isAncestorIn } from './workspace.js';
+import { reachedBase } from './protocol.js';
+import { baseHistoryIn } from './workspace.js';
 
 /**
  * Open removal proposals (delete or orphan) that were merged. Once merged, the package or its
@@ -41,8 +42,16 @@ export async function findMergedRemovals(
     try {
       const mirror = await ctx.mirror(repo);
       const baseCommit = mirror.heads.get(p.base);
-      // merged: the commit the proposal proposed is in the base branch (its branch may be deleted since)
-      const merged = baseCommit !== undefined && (await isAncestorIn(mirror.dir, meta.headCommit, baseCommit));
+      // the protocol's one "reached the base": merged or squashed (its branch may be deleted since)
+      const merged =
+        baseCommit !== undefined &&
+        (await reachedBase(baseHistoryIn(mirror.dir, baseCommit), {
+          commit: meta.headCommit,
+          fingerprint: meta.fingerprint,
+          branchGone: !mirror.heads.has(p.head),
+          // a removal's package is gone from the base: any commit of it may be the squash
+          directory: '',
+        }));
       if (merged) out.push({ proposal: p, variant: meta.variant });
     } catch (error) {
       out.push({ proposal: p, variant: meta.variant, error });

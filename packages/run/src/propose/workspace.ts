@@ -21,6 +21,7 @@ import {
 import { fileContent, type FileContent, type PackageFiles } from '../jobs/file-content.js';
 import { assertNoSymlinkIn, readPackageDir, writePackageDir } from '../jobs/package-files.js';
 import type { FileChange } from './proposal-body.js';
+import type { BaseHistory } from './protocol.js';
 import { RunError } from '../errors.js';
 import { join } from 'node:path';
 import { lstat, readFile, readlink, rm, writeFile } from 'node:fs/promises';
@@ -161,6 +162,22 @@ export function showFile(mirror: Mirror, branch: string, path: string): Promise<
 
 export function isAncestorIn(dir: string, commit: string, of: string): Promise<boolean> {
   return isAncestor({ dir, commit, of });
+}
+
+/** The history of `baseCommit` in the repository at `dir` (a mirror), for the protocol's "reached the base". */
+export function baseHistoryIn(dir: string, baseCommit: string): BaseHistory {
+  return {
+    contains: (commit) => isAncestor({ dir, commit, of: baseCommit }),
+    hasLine: async (line, directory) => (await lastCommitWithLine({ dir, ref: baseCommit, path: directory, line })) !== undefined,
+  };
+}
+
+/** The base's history as a workspace sees it (one without `baseHasLine` sees no squash merges). */
+export function baseHistoryOf(ws: Workspace): BaseHistory {
+  return {
+    contains: (commit) => ws.isAncestor(commit, ws.baseCommit),
+    hasLine: async (line, directory) => (await ws.baseHasLine?.(line, directory)) ?? false,
+  };
 }
 
 /** A scratch clone of the mirror's `base` branch in `dir` (shared objects: nothing is copied). */

@@ -65,7 +65,8 @@ export interface VariantResult {
    * What failed, as a stable code a caller can act on: the `code` of the KdeltaError that stopped
    * the job (a RunError, ForgeError, GitError...: `forbidden` and `missing-permission` for a token
    * that may not write), a job's own (`upstream-unresolved`: the revision or ref names nothing
-   * upstream; `variant-failed`: the variant's mutations failed), or `failed` for an error without one.
+   * upstream; `no-release`: a variant without a revision found no release tag of its package to
+   * follow; `variant-failed`: the variant's mutations failed), or `failed` for an error without one.
    */
   readonly code?: string | undefined;
   /** The render failed: the package was proposed unrendered, the proposal says why (not an error of the run). */

@@ -72,12 +72,31 @@ export function validateInjectionPoints(points: readonly Pick<InjectionPoint, 'f
   return errors.length > 0 ? `errors in injection points: ${errors.join(', ')}` : undefined;
 }
 
-function injectorMatches(injector: InjectionSelector, point: InjectionPoint): boolean {
+function injectorMatches(injector: InjectionSelector, point: Pick<InjectionPoint, 'apiVersion' | 'kind'>): boolean {
   const { group, version } = splitApiVersion(point.apiVersion);
   if (injector.group !== undefined && injector.group !== group) return false;
   if (injector.version !== undefined && injector.version !== version) return false;
   if (injector.kind !== undefined && injector.kind !== point.kind) return false;
   return true;
+}
+
+/**
+ * What the config injection of `pv` reads of `objects`, as data: the objects an injector may take
+ * (named by an injector, of a group, version and kind it accepts, in the variant's namespace) and
+ * the kinds present in that namespace (a point whose kind has no object at all says so on the
+ * Kptfile). Equal inputs inject the same, whatever else `objects` holds: what a run's fingerprint
+ * of the variant covers. A variant without injectors reads nothing.
+ */
+export function injectionInputs(pv: PackageVariant, objects: readonly KubeObject[]): { objects: KubeObject[]; kinds: string[] } {
+  const injectors = pv.spec?.injectors ?? [];
+  if (injectors.length === 0) return { objects: [], kinds: [] };
+  const ns = namespaceOf(pv);
+  const inNamespace = objects.filter((o) => namespaceOf(o) === ns);
+  const taken = inNamespace.filter((o) =>
+    injectors.some((i) => i.name === o.metadata?.name && injectorMatches(i, { apiVersion: o.apiVersion ?? '', kind: o.kind ?? '' })),
+  );
+  const kinds = [...new Set(inNamespace.map((o) => `${o.apiVersion ?? ''} ${o.kind ?? ''}`))].sort(byteOrder);
+  return { objects: taken, kinds };
 }
 
 /**

@@ -20,8 +20,9 @@ const fake = fakeGitHubs();
 
 const fast = { writeSpacing: false, retryAfterUnitMs: 1 } as const;
 /** What the run decides (review-gate.ts) and the forge carries out: ready, free to merge by itself; or not ready. */
-const READY = { ready: true, autoMerge: true } as const;
-const NOT_READY = { ready: false, autoMerge: false } as const;
+// as the run decides them (review-gate.ts), under the default draft policy
+const READY = { ready: true, draft: false, autoMerge: true } as const;
+const NOT_READY = { ready: false, draft: true, autoMerge: false } as const;
 const forgeOn = (gh: FakeGitHub, more: Parameters<typeof createGitHubForge>[0] = {}) =>
   createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast, ...more });
 const target = (gh: FakeGitHub, head: string) => ({

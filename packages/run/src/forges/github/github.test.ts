@@ -2,7 +2,7 @@ import { startFakeGitHub, type FakeGitHub } from '@kdelta/fake-github';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Budget } from '../budget.js';
 import { forgeSuite } from '../forge-suite.js';
-import { PROPOSE_AGAIN_LABEL } from '../forge.js';
+import { type ClosedFacts, PROPOSE_AGAIN_LABEL } from '../forge.js';
 import { type CloseMarks, createGitHubForge, decodeBody, encodeBody, githubToken } from './github.js';
 
 let gh: FakeGitHub;
@@ -119,7 +119,15 @@ describe('github forge', () => {
         const by = (JSON.parse(m[1]!) as { closedBy?: 'closed' | 'merged' }).closedBy;
         return by ? { by: 'kdelta', state: by } : { by: 'person' };
       },
+      // the protocol's decision, reduced: the forge only reports the facts it is given from
+      stateOf: (facts) => {
+        reported.push(facts);
+        if (facts.merged) return 'merged';
+        if (facts.closedBy?.by === 'kdelta') return facts.closedBy.state;
+        return facts.closedBy?.by === 'person' && !facts.labels.includes(PROPOSE_AGAIN_LABEL) ? 'declined' : 'closed';
+      },
     };
+    const reported: ClosedFacts[] = [];
     const fingerprintIn = (body: string) => /"fingerprint":"([^"]+)"/.exec(body)?.[1];
     const forgeWith = () =>
       createGitHubForge({ token: gh.token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: fast, fingerprintIn, closes });
@@ -164,9 +172,11 @@ describe('github forge', () => {
         'kdelta/api': 'closed',
       });
 
-      // the label undoes a decline
+      // the forge reports the labels a person put on it (the protocol reads the one that undoes a decline)
       gh.addLabel(`${current}/cluster-01`, Number(opened.proposal.id), PROPOSE_AGAIN_LABEL);
+      reported.length = 0;
       expect(await forgeWith().declined!(web)).toBeUndefined();
+      expect(reported).toEqual([{ merged: false, closedBy: { by: 'person' }, labels: [PROPOSE_AGAIN_LABEL] }]);
     });
 
     it('a target with an open pull request reads no closed list; without close marks the forge keeps no declines', async () => {

@@ -24,7 +24,7 @@ const input = (gh: FakeGitHub, conflicts = 0) => ({
   body: 'b\n',
   fingerprint: `f${conflicts}`,
   conflicts,
-  review: { ready: conflicts === 0, autoMerge: conflicts === 0 },
+  review: { ready: conflicts === 0, draft: conflicts > 0, autoMerge: conflicts === 0 },
 });
 
 describe('GitHub Enterprise Server', () => {

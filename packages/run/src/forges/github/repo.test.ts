@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareUrlOf, githubRepoOf } from './repo.js';
+import { commitUrlOf, compareUrlOf, githubRepoOf } from './repo.js';
 
 describe('downstream repository URLs on the GitHub server', () => {
   it.each([
@@ -49,5 +49,37 @@ describe('downstream repository URLs on the GitHub server', () => {
     expect(compareUrlOf('https://gitlab.com/org/catalog.git', 'aaa', 'bbb', 'https://github.com')).toBeUndefined();
     expect(compareUrlOf('https://github.com/org/catalog.git', 'aaa', 'aaa', 'https://github.com')).toBeUndefined();
     expect(compareUrlOf('/local/catalog', 'aaa', 'bbb', 'https://github.com')).toBeUndefined();
+  });
+});
+
+describe("an upstream commit's page", () => {
+  const sha = 'a1'.repeat(20);
+  it.each([
+    {
+      name: 'on the server',
+      repo: 'https://github.com/org/catalog.git',
+      server: 'https://github.com',
+      url: `https://github.com/org/catalog/commit/${sha}`,
+    },
+    {
+      name: 'over ssh, on an Enterprise Server under a path',
+      repo: 'git@ghe.example.com:org/catalog.git',
+      server: 'https://ghe.example.com/git',
+      url: `https://ghe.example.com/git/org/catalog/commit/${sha}`,
+    },
+    {
+      name: 'on an Enterprise Server',
+      repo: 'https://ghe.example.com/org/catalog',
+      server: 'https://ghe.example.com',
+      url: `https://ghe.example.com/org/catalog/commit/${sha}`,
+    },
+    { name: 'elsewhere', repo: 'https://gitlab.com/org/catalog.git', server: 'https://github.com', url: undefined },
+    { name: 'on this machine', repo: '/local/catalog', server: 'https://github.com', url: undefined },
+  ])('$name', ({ repo, server, url }) => {
+    expect(commitUrlOf(repo, sha, server)).toBe(url);
+  });
+
+  it('only for a full commit id', () => {
+    expect(commitUrlOf('https://github.com/org/catalog', 'main', 'https://github.com')).toBeUndefined();
   });
 });

@@ -71,3 +71,12 @@ export function compareUrlOf(upstreamUrl: string, from: string, to: string, serv
   const base = server(serverUrl);
   return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
 }
+
+/** The server's page of commit `sha` of `upstreamUrl`, when that repository is on the server. */
+export function commitUrlOf(upstreamUrl: string, sha: string, serverUrl: string): string | undefined {
+  if (!/^[0-9a-f]{40}$/i.test(sha)) return undefined;
+  const mapped = githubRepoOf(upstreamUrl, serverUrl);
+  if (!mapped.ok) return undefined;
+  const base = server(serverUrl);
+  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/commit/${sha}`;
+}
