@@ -2173,9 +2173,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve11(data);
+              return err ? reject(err) : resolve12(data);
             });
           });
         }
@@ -2213,12 +2213,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve11, reject) => {
+          return new Promise((resolve12, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve11(data);
+              ) : resolve12(data);
             });
           });
         }
@@ -3383,13 +3383,13 @@ var require_data_url = __commonJS({
     }
     function collectASequenceOfCodePointsFast(char, input, position3) {
       const idx = input.indexOf(char, position3.position);
-      const start = position3.position;
+      const start2 = position3.position;
       if (idx === -1) {
         position3.position = input.length;
-        return input.slice(start);
+        return input.slice(start2);
       }
       position3.position = idx;
-      return input.slice(start, position3.position);
+      return input.slice(start2, position3.position);
     }
     function stringPercentDecode(input) {
       const bytes = encoder.encode(input);
@@ -4485,8 +4485,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve11, reject) => {
-        res = resolve11;
+      const promise = new Promise((resolve12, reject) => {
+        res = resolve12;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -5395,11 +5395,11 @@ var require_formdata_parser = __commonJS({
       return name2;
     }
     function collectASequenceOfBytes(condition, input, position3) {
-      let start = position3.position;
-      while (start < input.length && condition(input[start])) {
-        ++start;
+      let start2 = position3.position;
+      while (start2 < input.length && condition(input[start2])) {
+        ++start2;
       }
-      return input.subarray(position3.position, position3.position = start);
+      return input.subarray(position3.position, position3.position = start2);
     }
     function removeChars(buf, leading, trailing, predicate) {
       let lead = 0;
@@ -5412,12 +5412,12 @@ var require_formdata_parser = __commonJS({
       }
       return lead === 0 && trail === buf.length - 1 ? buf : buf.subarray(lead, trail + 1);
     }
-    function bufferStartsWith(buffer, start, position3) {
-      if (buffer.length < start.length) {
+    function bufferStartsWith(buffer, start2, position3) {
+      if (buffer.length < start2.length) {
         return false;
       }
-      for (let i = 0; i < start.length; i++) {
-        if (start[i] !== buffer[position3.position + i]) {
+      for (let i = 0; i < start2.length; i++) {
+        if (start2[i] !== buffer[position3.position + i]) {
           return false;
         }
       }
@@ -5823,8 +5823,8 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_status: (p, at, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_message_begin: (p) => {
             assert(currentParser.ptr === p);
@@ -5832,13 +5832,13 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_header_field: (p, at, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_header_value: (p, at, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_headers_complete: (p, statusCode, upgrade, shouldKeepAlive) => {
             assert(currentParser.ptr === p);
@@ -5846,8 +5846,8 @@ var require_client_h1 = __commonJS({
           },
           wasm_on_body: (p, at, len) => {
             assert(currentParser.ptr === p);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
-            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
+            const start2 = at - currentBufferPtr + currentBufferRef.byteOffset;
+            return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start2, len)) || 0;
           },
           wasm_on_message_complete: (p) => {
             assert(currentParser.ptr === p);
@@ -6737,12 +6737,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve11, reject) => {
+      const waitForDrain = () => new Promise((resolve12, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve11;
+          callback = resolve12;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7412,12 +7412,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve11, reject) => {
+      const waitForDrain = () => new Promise((resolve12, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve11;
+          callback = resolve12;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7896,16 +7896,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve11) => {
+        return new Promise((resolve12) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve11;
+            this[kClosedResolve] = resolve12;
           } else {
-            resolve11(null);
+            resolve12(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve11) => {
+        return new Promise((resolve12) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -7916,7 +7916,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve11(null);
+            resolve12(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7967,7 +7967,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve11, reject) => {
+        const socket = await new Promise((resolve12, reject) => {
           client[kConnector]({
             host,
             hostname: hostname4,
@@ -7979,7 +7979,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve11(socket2);
+              resolve12(socket2);
             }
           });
         });
@@ -8315,8 +8315,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve11) => {
-            this[kClosedResolve] = resolve11;
+          await new Promise((resolve12) => {
+            this[kClosedResolve] = resolve12;
           });
         }
       }
@@ -9295,8 +9295,8 @@ var require_retry_handler = __commonJS({
             this.abort(contentLengthError);
             return false;
           }
-          const { start, size, end = size - 1 } = contentRange;
-          if (this.start !== start || this.end != null && this.end !== end) {
+          const { start: start2, size, end = size - 1 } = contentRange;
+          if (this.start !== start2 || this.end != null && this.end !== end) {
             this.abort(
               new RequestRetryError("Content-Range mismatch", statusCode, {
                 headers,
@@ -9325,13 +9325,13 @@ var require_retry_handler = __commonJS({
               this.abort(contentLengthError);
               return false;
             }
-            const { start, size, end = size - 1 } = range;
+            const { start: start2, size, end = size - 1 } = range;
             assert(
-              start != null && Number.isFinite(start),
+              start2 != null && Number.isFinite(start2),
               "content-range mismatch"
             );
             assert(end != null && Number.isFinite(end), "invalid content-length");
-            this.start = start;
+            this.start = start2;
             this.end = end;
           }
           if (this.end == null) {
@@ -9585,7 +9585,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve11, reject) => {
+        return await new Promise((resolve12, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9598,7 +9598,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve11(null);
+              resolve12(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9617,7 +9617,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve11, reject) => {
+      return new Promise((resolve12, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9634,7 +9634,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve11,
+              resolve: resolve12,
               reject,
               length: 0,
               body: []
@@ -9657,9 +9657,9 @@ var require_readable = __commonJS({
       }
       const { _readableState: state } = consume2.stream;
       if (state.bufferIndex) {
-        const start = state.bufferIndex;
+        const start2 = state.bufferIndex;
         const end = state.buffer.length;
-        for (let n = start; n < end; n++) {
+        for (let n = start2; n < end; n++) {
           consumePush(consume2, state.buffer[n]);
         }
       } else {
@@ -9684,8 +9684,8 @@ var require_readable = __commonJS({
       }
       const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
       const bufferLength = buffer.length;
-      const start = bufferLength > 2 && buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191 ? 3 : 0;
-      return buffer.utf8Slice(start, bufferLength);
+      const start2 = bufferLength > 2 && buffer[0] === 239 && buffer[1] === 187 && buffer[2] === 191 ? 3 : 0;
+      return buffer.utf8Slice(start2, bufferLength);
     }
     function chunksConcat(chunks, length) {
       if (chunks.length === 0 || length === 0) {
@@ -9704,18 +9704,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve11, stream, length } = consume2;
+      const { type, body, resolve: resolve12, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve11(chunksDecode(body, length));
+          resolve12(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve11(JSON.parse(chunksDecode(body, length)));
+          resolve12(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve11(chunksConcat(body, length).buffer);
+          resolve12(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve11(new Blob(body, { type: stream[kContentType] }));
+          resolve12(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve11(chunksConcat(body, length));
+          resolve12(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9972,9 +9972,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -10197,9 +10197,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -10484,9 +10484,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -10578,9 +10578,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve11, reject) => {
+        return new Promise((resolve12, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve11(data);
+            return err ? reject(err) : resolve12(data);
           });
         });
       }
@@ -14443,7 +14443,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve11, reject) => agent.dispatch(
+        return new Promise((resolve12, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14519,7 +14519,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve11({
+              resolve12({
                 status,
                 statusText,
                 headersList,
@@ -14562,7 +14562,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve11({
+              resolve12({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18303,8 +18303,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve11) => {
-        setTimeout(resolve11, ms).unref();
+      return new Promise((resolve12) => {
+        setTimeout(resolve12, ms).unref();
       });
     }
     module.exports = {
@@ -18335,19 +18335,19 @@ var require_eventsource_stream = __commonJS({
     var minParserItems = 1024;
     var maxParserItems = 131072;
     var bytesPerParserItem = 128;
-    function isASCIINumberBytes(buffer2, start) {
-      if (start >= buffer2.length) {
+    function isASCIINumberBytes(buffer2, start2) {
+      if (start2 >= buffer2.length) {
         return false;
       }
-      for (let i = start; i < buffer2.length; i++) {
+      for (let i = start2; i < buffer2.length; i++) {
         if (buffer2[i] < 48 || buffer2[i] > 57) {
           return false;
         }
       }
       return true;
     }
-    function isValidLastEventIdBytes(buffer2, start) {
-      for (let i = start; i < buffer2.length; i++) {
+    function isValidLastEventIdBytes(buffer2, start2) {
+      for (let i = start2; i < buffer2.length; i++) {
         if (buffer2[i] === 0) {
           return false;
         }
@@ -18650,9 +18650,9 @@ ${value2}`;
         let length = 0;
         for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
           const chunk = this.chunks[i];
-          const start = i === this.lineChunkIndex ? this.linePos : 0;
+          const start2 = i === this.lineChunkIndex ? this.linePos : 0;
           const end = i === this.chunkIndex ? this.pos : chunk.length;
-          const slice = chunk.subarray(start, end);
+          const slice = chunk.subarray(start2, end);
           length += slice.length;
           chunks.push(slice);
         }
@@ -19215,1347 +19215,6 @@ var init_src = __esm({
   "../errors/src/index.ts"() {
     "use strict";
     init_kdelta_error();
-  }
-});
-
-// ../git-source/src/url.ts
-import { createHash } from "node:crypto";
-import { isAbsolute, resolve } from "node:path";
-function assertSafeArgument(value2, what) {
-  if (value2.startsWith("-")) {
-    throw new GitError({ code: "refused-argument", message: `${what} "${value2}" starts with "-" and would be read as an option; refused` });
-  }
-  if (/[\0\r\n]/.test(value2)) {
-    throw new GitError({ code: "refused-argument", message: `${what} contains a control character; refused` });
-  }
-  if (value2 === "") throw new GitError({ code: "refused-argument", message: `${what} is empty` });
-}
-function splitCredentials(repo) {
-  const m = schemeAuthority.exec(repo);
-  if (!m) return { url: repo };
-  const [, scheme, authority, rest] = m;
-  const at = authority.lastIndexOf("@");
-  if (at < 0) return { url: repo };
-  const userinfo = authority.slice(0, at);
-  const host = authority.slice(at + 1);
-  const colon = userinfo.indexOf(":");
-  const username = decode(colon < 0 ? userinfo : userinfo.slice(0, colon));
-  const password = colon < 0 ? "" : decode(userinfo.slice(colon + 1));
-  const http = /^https?:\/\/$/i.test(scheme);
-  if (!http && colon < 0) return { url: repo };
-  const kept = http ? "" : `${userinfo.slice(0, colon)}@`;
-  return { url: `${scheme}${kept}${host}${rest}`, credentials: { username, password } };
-}
-function withoutCredentials(repo) {
-  return splitCredentials(repo).url;
-}
-function decode(text2) {
-  try {
-    return decodeURIComponent(text2);
-  } catch {
-    return text2;
-  }
-}
-function repoLocation(rawRepo, cwd = process.cwd()) {
-  assertSafeArgument(rawRepo, "repository");
-  const repo = withoutCredentials(rawRepo);
-  if (/^[a-z0-9+.-]+::/i.test(repo)) {
-    throw new GitError({ code: "refused-argument", message: `repository "${repo}": git remote-helper transports are not accepted` });
-  }
-  if (/^https:\/\//i.test(repo)) return { kind: "https", url: repo };
-  if (/^http:\/\//i.test(repo)) return { kind: "http", url: repo };
-  if (/^(ssh|git\+ssh):\/\//i.test(repo)) return { kind: "ssh", url: repo };
-  if (/^file:\/\//i.test(repo)) return { kind: "file", url: repo };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(repo)) {
-    if (/^git:\/\//i.test(repo)) return { kind: "ssh", url: repo };
-    throw new GitError({ code: "refused-argument", message: `repository "${repo}": unsupported URL scheme` });
-  }
-  if (/^[^/:]+@[^/:]+:/.test(repo) || /^[a-z0-9.-]+\.[a-z]{2,}:[^/]/i.test(repo)) return { kind: "ssh", url: repo };
-  return { kind: "local", url: isAbsolute(repo) ? resolve(repo) : resolve(cwd, repo) };
-}
-function repositoryIdentity(url) {
-  const clean = withoutCredentials(url).replace(/\/+$/, "").replace(/\.git$/i, "").replace(/\/+$/, "");
-  const file = /^file:\/\/(\/.*)$/i.exec(clean);
-  if (file) return decode(file[1]);
-  return clean.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (schemeAndHost) => schemeAndHost.toLowerCase());
-}
-function repoCacheKey(url) {
-  const clean = repositoryIdentity(url);
-  const base = (clean.split(/[/:]/).filter(Boolean).pop() ?? "repo").replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
-  return `${base}-${createHash("sha256").update(clean).digest("hex").slice(0, 16)}`;
-}
-function isFullCommit(ref) {
-  return /^[0-9a-f]{40}$/i.test(ref);
-}
-var schemeAuthority;
-var init_url = __esm({
-  "../git-source/src/url.ts"() {
-    "use strict";
-    init_errors();
-    schemeAuthority = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is;
-  }
-});
-
-// ../git-source/src/redact.ts
-function redact(text2, secrets = []) {
-  return redactSecrets(text2.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s'"]+@/gi, "$1***@"), secrets);
-}
-function hideCredentials(text2, secrets = []) {
-  return redactSecrets(
-    text2.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#'"]*@/gi, (prefix) => withoutCredentials(prefix)),
-    secrets
-  );
-}
-function redactSecrets(text2, secrets) {
-  let out = text2.replace(/(authorization:\s*(?:basic|bearer|token)\s+)\S+/gi, "$1***");
-  for (const secret of secrets) {
-    if (secret.length < 4) continue;
-    for (const form of secretForms(secret).sort((a, b) => b.length - a.length)) out = out.split(form).join("***");
-  }
-  return out;
-}
-function secretForms(secret) {
-  return [
-    secret,
-    Buffer.from(secret).toString("base64"),
-    Buffer.from(`x-access-token:${secret}`).toString("base64"),
-    encodeURIComponent(secret)
-  ];
-}
-var init_redact = __esm({
-  "../git-source/src/redact.ts"() {
-    "use strict";
-    init_url();
-  }
-});
-
-// ../git-source/src/errors.ts
-function isGitError(value2) {
-  return value2 instanceof GitError;
-}
-function classify(stderr) {
-  for (const [re, code5] of patterns) if (re.test(stderr)) return code5;
-  return "failed";
-}
-var GitError, patterns;
-var init_errors = __esm({
-  "../git-source/src/errors.ts"() {
-    "use strict";
-    init_src();
-    init_redact();
-    GitError = class extends KdeltaError {
-      name = "GitError";
-      /** The git arguments, credentials redacted. */
-      args;
-      /** git's stderr, credentials redacted. */
-      stderr;
-      exitCode;
-      constructor(input) {
-        const secrets = input.secrets ?? [];
-        super({ code: input.code, message: redact(input.message, secrets) });
-        this.args = (input.args ?? []).map((a) => redact(a, secrets));
-        this.stderr = redact(input.stderr ?? "", secrets);
-        this.exitCode = input.exitCode;
-      }
-    };
-    patterns = [
-      [/\(stale info\)/, "stale-lease"],
-      [/\(non-fast-forward\)|\(fetch first\)/, "non-fast-forward"],
-      [
-        /does not appear to be a git repository|not a git repository|repository '.*' not found|Could not read from remote repository/i,
-        "not-a-repository"
-      ],
-      [
-        /Authentication failed|could not read Username|could not read Password|Permission denied \(publickey|terminal prompts disabled|HTTP Basic: Access denied/i,
-        "auth"
-      ],
-      [/The requested URL returned error: 403|remote: Permission to \S+ denied/i, "forbidden"],
-      [
-        /unknown revision|couldn't find remote ref|not our ref|bad revision|invalid object name|no such ref|did not match any|Not a valid object name|not a valid ref|upload-pack: not our ref/i,
-        "unknown-revision"
-      ]
-    ];
-  }
-});
-
-// ../git-source/src/exec.ts
-import { execFile } from "node:child_process";
-function stopRunningGit() {
-  for (const child of running) {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-    }
-  }
-  running.clear();
-}
-function runGit(args, options = {}) {
-  const secrets = options.secrets ?? [];
-  const env = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...baseEnv, ...options.env })) {
-    if (v !== void 0) env[k] = v;
-  }
-  for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX"]) {
-    if (!(options.env && k in options.env)) delete env[k];
-  }
-  return new Promise((resolve11, reject) => {
-    const child = execFile(
-      "git",
-      [...args],
-      { cwd: options.cwd, env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8", signal: options.signal },
-      (error2, stdout, stderr) => {
-        if (!error2) {
-          resolve11({ stdout, stderr });
-          return;
-        }
-        const exitCode = typeof error2.code === "number" ? error2.code : void 0;
-        const detail2 = stderr.trim() || error2.message;
-        const code5 = classify(stderr);
-        const sent = options.env?.[SENT_CREDENTIALS_ENV];
-        const withheld = options.env?.[WITHHELD_CREDENTIALS_ENV];
-        const text2 = withheld && (code5 === "auth" || code5 === "not-a-repository") ? `${withheld} (git ${args[0] ?? ""}: ${detail2.split("\n").pop()})` : code5 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code5 === "auth" ? authHint : ""}`;
-        reject(
-          new GitError({
-            code: code5,
-            message: text2,
-            args,
-            stderr,
-            ...exitCode !== void 0 ? { exitCode } : {},
-            secrets
-          })
-        );
-      }
-    );
-    running.add(child);
-    child.once("exit", () => running.delete(child));
-    if (options.onProgress && child.stderr) {
-      const onProgress = options.onProgress;
-      let pending = "";
-      child.stderr.on("data", (chunk) => {
-        pending += chunk.toString();
-        const parts = pending.split(/\r|\n/);
-        pending = parts.pop() ?? "";
-        for (const line of parts) if (line.trim()) onProgress(redactLine(line, secrets));
-      });
-    }
-  });
-}
-function redactLine(line, secrets) {
-  return new GitError({ code: "failed", message: line, secrets }).message;
-}
-var SENT_CREDENTIALS_ENV, WITHHELD_CREDENTIALS_ENV, baseEnv, running, authHint;
-var init_exec = __esm({
-  "../git-source/src/exec.ts"() {
-    "use strict";
-    init_errors();
-    SENT_CREDENTIALS_ENV = "KDELTA_SENT_CREDENTIALS";
-    WITHHELD_CREDENTIALS_ENV = "KDELTA_WITHHELD_CREDENTIALS";
-    baseEnv = {
-      // Never block on a password prompt: credentials come from the environment or git's helpers.
-      GIT_TERMINAL_PROMPT: "0",
-      GIT_ASKPASS: "",
-      SSH_ASKPASS: "",
-      GCM_INTERACTIVE: "never",
-      // A user's GIT_TRACE* output (possibly to a file) must not show the Authorization header we pass.
-      GIT_TRACE_REDACT: "1",
-      LC_ALL: "C",
-      LANG: "C"
-    };
-    running = /* @__PURE__ */ new Set();
-    authHint = "\n(the repository asked for credentials: give them in the URL, in KDELTA_GIT_TOKEN for https, or through a git credential helper)";
-  }
-});
-
-// ../git-source/src/trust.ts
-import { realpathSync } from "node:fs";
-import { resolve as resolve2 } from "node:path";
-import { fileURLToPath } from "node:url";
-function sourceTrust(options = {}) {
-  const env = options.env ?? process.env;
-  const server2 = githubServerOf(options.githubServer ?? env.GITHUB_SERVER_URL);
-  const githubHosts = /* @__PURE__ */ new Set(["github.com", server2.hostname]);
-  const repositories = [];
-  const listed = [
-    [CREDENTIAL_REPOSITORIES_ENV, splitList(env[CREDENTIAL_REPOSITORIES_ENV])],
-    [CREDENTIAL_HOSTS_ENV, splitList(env[CREDENTIAL_HOSTS_ENV])],
-    ["the repositories listed", [...options.repositories ?? [], ...options.hosts ?? []]]
-  ];
-  for (const [where, entries] of listed) {
-    for (const entry of entries) repositories.push(listedPattern(entry, where, server2));
-  }
-  const allowLocal = options.allowLocal ?? /^(1|true)$/i.test(env[ALLOW_LOCAL_UPSTREAMS_ENV] ?? "");
-  return trustNamed(
-    {
-      repositories,
-      githubHosts,
-      localRepos: /* @__PURE__ */ new Set(),
-      allowLocal,
-      ...options.tokenFor ? { tokenFor: options.tokenFor } : {},
-      ...options.tokenName ? { tokenName: options.tokenName } : {}
-    },
-    options.named ?? [],
-    options.cwd
-  );
-}
-function splitList(text2) {
-  return (text2 ?? "").split(/[\s,]+/).filter(Boolean);
-}
-function listedPattern(entry, where, server2) {
-  const parsed = parseRepositoryPattern(entry, server2.url);
-  if (typeof parsed === "string") {
-    throw new GitError({ code: "invalid-pattern", message: `${where}: "${entry}" ${parsed}` });
-  }
-  return parsed;
-}
-function trustNamed(trust, named, cwd = process.cwd()) {
-  const repositories = [...trust.repositories];
-  const localRepos = new Set(trust.localRepos);
-  for (const repo of named) {
-    if (!repo) continue;
-    let location;
-    try {
-      location = repoLocation(repo, cwd);
-    } catch {
-      continue;
-    }
-    const path = localPath(location);
-    if (path !== void 0) localRepos.add(path);
-    const remote = remoteRepository(location);
-    if (remote) repositories.push({ ...remote });
-  }
-  return {
-    repositories,
-    githubHosts: trust.githubHosts,
-    localRepos,
-    allowLocal: trust.allowLocal,
-    ...trust.tokenFor ? { tokenFor: trust.tokenFor } : {},
-    ...trust.tokenName ? { tokenName: trust.tokenName } : {}
-  };
-}
-function remoteRepository(location) {
-  if (location.kind === "file" || location.kind === "local") return void 0;
-  let scheme;
-  let hostname4;
-  let port;
-  let pathname;
-  const scp = /^(?:[^@/:]+@)?([^/:]+):(.*)$/s.exec(location.url);
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(location.url) && scp) {
-    scheme = "ssh";
-    hostname4 = scp[1].toLowerCase();
-    port = defaultPorts.ssh;
-    pathname = scp[2];
-  } else {
-    let url;
-    try {
-      url = new URL(location.url);
-    } catch {
-      return void 0;
-    }
-    scheme = url.protocol.slice(0, -1).toLowerCase();
-    if (scheme === "git+ssh") scheme = "ssh";
-    hostname4 = url.hostname.toLowerCase();
-    port = url.port || defaultPorts[scheme] || "";
-    pathname = url.pathname;
-  }
-  if (!hostname4) return void 0;
-  const path = pathSegments(pathname);
-  if (path === void 0) return void 0;
-  return { scheme, hostname: hostname4, port, path };
-}
-function pathSegments(pathname) {
-  const segments = pathname.replace(/\/+$/, "").replace(/\.git$/i, "").split("/").filter((s) => s !== "");
-  return segments.some((s) => s === "." || s === "..") ? void 0 : segments;
-}
-function githubServerOf(url) {
-  try {
-    const parsed = new URL(url || "https://github.com");
-    return { url: parsed.origin, hostname: parsed.hostname.toLowerCase(), port: parsed.port || void 0 };
-  } catch {
-    return { url: "https://github.com", hostname: "github.com", port: void 0 };
-  }
-}
-function parseRepositoryPattern(text2, githubServer = "https://github.com") {
-  const entry = text2.trim();
-  if (entry === "") return "is empty";
-  if (/\s/.test(entry)) return "is not a repository pattern (owner/repo, owner/*, host/path/repo, a URL, or a whole host)";
-  let pattern;
-  let rest;
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/is.exec(entry);
-  const scp = /^(?:[^@/:]+@)([^/:]+):(.*)$/s.exec(entry);
-  if (scheme) {
-    const name2 = scheme[1].toLowerCase() === "git+ssh" ? "ssh" : scheme[1].toLowerCase();
-    if (!(name2 in defaultPorts)) return `has the scheme "${scheme[1]}": https, http, ssh or git only`;
-    let url;
-    try {
-      url = new URL(`${name2 === "https" || name2 === "http" ? name2 : "https"}://${scheme[2].replace(/^[^/@]*@/, "")}`);
-    } catch {
-      return "is not a URL";
-    }
-    if (url.search || url.hash) return "has a query or a fragment";
-    const port = /^[^/]*:(\d+)(?:\/|$)/.exec(scheme[2].replace(/^[^/@]*@/, ""))?.[1] ?? (url.port || defaultPorts[name2]);
-    pattern = { scheme: name2, hostname: url.hostname.toLowerCase(), port };
-    rest = url.pathname;
-  } else if (scp) {
-    pattern = { scheme: "ssh", hostname: scp[1].toLowerCase(), port: defaultPorts.ssh };
-    rest = scp[2];
-  } else {
-    const [first = "", ...others] = entry.split("/");
-    if (others.length === 0 || others.every((s) => s === "") || looksLikeHost(first)) {
-      const m = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::(\d+))?$/i.exec(first);
-      if (!m) return "is not a host (host or host:port)";
-      pattern = { hostname: m[1].toLowerCase(), ...m[2] ? { port: m[2] } : {} };
-      rest = others.join("/");
-    } else {
-      const server2 = githubServerOf(githubServer);
-      pattern = { hostname: server2.hostname, ...server2.port ? { port: server2.port } : {} };
-      rest = entry;
-    }
-  }
-  const segments = rest.split("/").filter((s) => s !== "");
-  if (segments.length === 0) return pattern;
-  const under = segments[segments.length - 1] === "*";
-  if (under) segments.pop();
-  if (segments.some((s) => s.includes("*"))) return 'has a "*" that is not its last segment: write owner/* or host/group/*';
-  const path = pathSegments(segments.join("/"));
-  if (path === void 0) return 'has a "." or ".." segment';
-  if (path.length === 0 && under) return pattern;
-  if (path.length === 0) return "names no repository";
-  return { ...pattern, path, ...under ? { under } : {} };
-}
-function patternMatches(pattern, repo, githubHosts) {
-  if (pattern.scheme !== void 0 && pattern.scheme !== repo.scheme) return false;
-  if (pattern.hostname !== repo.hostname) return false;
-  if (pattern.port !== void 0 && pattern.port !== repo.port) return false;
-  if (pattern.path === void 0) return true;
-  const fold = githubHosts.has(repo.hostname) ? (s) => s.toLowerCase() : (s) => s;
-  if (pattern.under ? repo.path.length <= pattern.path.length : repo.path.length !== pattern.path.length) return false;
-  return pattern.path.every((segment2, i) => fold(segment2) === fold(repo.path[i]));
-}
-function credentialsAllowed(trust, location) {
-  const repo = remoteRepository(location);
-  if (!repo) return false;
-  return trust.repositories.some((pattern) => patternMatches(pattern, repo, trust.githubHosts));
-}
-function localPath(location) {
-  let path;
-  if (location.kind === "local") path = location.url;
-  else if (location.kind === "file") {
-    try {
-      path = fileURLToPath(location.url);
-    } catch {
-      return void 0;
-    }
-  } else return void 0;
-  const clean = resolve2(path).replace(/\/+$/, "") || "/";
-  for (const candidate of [clean, `${clean}.git`]) {
-    try {
-      return realpathSync(candidate);
-    } catch {
-    }
-  }
-  return clean;
-}
-function assertContentSource(location, trust, namedBy) {
-  const path = localPath(location);
-  if (path === void 0 || trust.allowLocal || trust.localRepos.has(path)) return;
-  throw new GitError({
-    code: "refused-local",
-    message: `${namedBy ? `${namedBy}: ` : ""}upstream repository "${location.url}" is on this machine, and package content may not read this machine's files: refused (set ${ALLOW_LOCAL_UPSTREAMS_ENV}=1 or pass --allow-local-upstreams to allow local upstreams named by packages)`
-  });
-}
-var CREDENTIAL_REPOSITORIES_ENV, CREDENTIAL_HOSTS_ENV, ALLOW_LOCAL_UPSTREAMS_ENV, CREDENTIAL_REPOSITORIES_SETTING, defaultPorts, looksLikeHost;
-var init_trust = __esm({
-  "../git-source/src/trust.ts"() {
-    "use strict";
-    init_errors();
-    init_url();
-    CREDENTIAL_REPOSITORIES_ENV = "KDELTA_CREDENTIAL_REPOSITORIES";
-    CREDENTIAL_HOSTS_ENV = "KDELTA_CREDENTIAL_HOSTS";
-    ALLOW_LOCAL_UPSTREAMS_ENV = "KDELTA_ALLOW_LOCAL_UPSTREAMS";
-    CREDENTIAL_REPOSITORIES_SETTING = `${CREDENTIAL_REPOSITORIES_ENV} (kdelta run's --credential-repository, the Action's credential-repositories input)`;
-    defaultPorts = { https: "443", http: "80", ssh: "22", git: "9418" };
-    looksLikeHost = (segment2) => /[.:[]/.test(segment2) || segment2.toLowerCase() === "localhost";
-  }
-});
-
-// ../git-source/src/auth.ts
-function credentialsFor(location, options = {}) {
-  const env = options.env ?? process.env;
-  const fromUrl = options.urlCredentials ?? options.userCredentials;
-  const runToken = options.token ?? options.trust?.tokenFor?.(location.url);
-  const known = [runToken, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...fromUrl ? urlSecrets(fromUrl) : []].filter(
-    (s) => typeof s === "string" && s.length > 0
-  );
-  const remote = location.kind !== "local" && location.kind !== "file";
-  if (remote && options.trust && !credentialsAllowed(options.trust, location)) {
-    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known, withheld: true };
-  }
-  if (location.kind !== "https" && location.kind !== "http") return { env: {}, secrets: known };
-  let origin;
-  try {
-    origin = new URL(location.url);
-  } catch {
-    return { env: {}, secrets: known };
-  }
-  const scope = `${origin.protocol}//${origin.host}/`;
-  const config = [];
-  const givenName = options.token ? options.tokenName : options.trust?.tokenName?.(location.url);
-  const runTokenName = givenName ?? `the token kdelta was given for ${origin.host}`;
-  let sent;
-  if (fromUrl && fromUrl.password === "") {
-    config.push([`credential.${scope}.username`, fromUrl.username]);
-  } else if (fromUrl) {
-    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
-    sent = "the credentials given with the repository URL";
-  } else if (location.kind === "https") {
-    const github = origin.hostname === "github.com";
-    const [token, name2] = runToken ? [runToken, runTokenName] : env.KDELTA_GIT_TOKEN ? [env.KDELTA_GIT_TOKEN, "KDELTA_GIT_TOKEN"] : github && env.GITHUB_TOKEN ? [env.GITHUB_TOKEN, "GITHUB_TOKEN"] : github && env.GH_TOKEN ? [env.GH_TOKEN, "GH_TOKEN"] : [void 0, void 0];
-    if (token) {
-      config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
-      sent = name2;
-    }
-  } else if (runToken && isLoopback(origin.hostname)) {
-    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${runToken}`)]);
-    sent = runTokenName;
-  }
-  const out = configEnv(config, env);
-  if (sent) out[SENT_CREDENTIALS_ENV] = sent;
-  return { env: out, secrets: known };
-}
-function withoutUserCredentials(location, fromUrl, env) {
-  if (location.kind === "ssh") return { GIT_SSH_COMMAND: SSH_WITHOUT_KEYS };
-  if (location.kind !== "https" && location.kind !== "http") return {};
-  let origin;
-  try {
-    origin = new URL(location.url);
-  } catch {
-    return {};
-  }
-  const scope = `${origin.protocol}//${origin.host}/`;
-  const repository = `${origin.protocol}//${origin.host}${origin.pathname}`;
-  const config = [
-    [`credential.${scope}.helper`, ""],
-    [`http.${scope}.extraHeader`, ""],
-    [`http.${repository}.extraHeader`, ""]
-  ];
-  if (fromUrl && fromUrl.password !== "") {
-    config.push([`http.${repository}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
-  }
-  return configEnv(config, env);
-}
-function isLoopback(hostname4) {
-  return hostname4 === "localhost" || hostname4 === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname4);
-}
-function configEnv(entries, env) {
-  if (entries.length === 0) return {};
-  const before = Number(env.GIT_CONFIG_COUNT ?? "0") || 0;
-  const out = { GIT_CONFIG_COUNT: String(before + entries.length) };
-  entries.forEach(([key, value2], i) => {
-    out[`GIT_CONFIG_KEY_${before + i}`] = key;
-    out[`GIT_CONFIG_VALUE_${before + i}`] = value2;
-  });
-  return out;
-}
-function urlSecrets(credentials2) {
-  if (credentials2.password === "") return [credentials2.username, `${credentials2.username}:`];
-  return [credentials2.password, `${credentials2.username}:${credentials2.password}`];
-}
-var SSH_WITHOUT_KEYS, basicHeader;
-var init_auth = __esm({
-  "../git-source/src/auth.ts"() {
-    "use strict";
-    init_exec();
-    init_trust();
-    SSH_WITHOUT_KEYS = "ssh -F /dev/null -o IdentityAgent=none -o IdentitiesOnly=yes -o IdentityFile=/dev/null -o BatchMode=yes";
-    basicHeader = (pair) => `Authorization: Basic ${Buffer.from(pair).toString("base64")}`;
-  }
-});
-
-// ../git-source/src/refs.ts
-function remoteContext(options) {
-  const location = repoLocation(options.repo, options.cwd);
-  if (options.trust) assertContentSource(location, options.trust, options.namedBy);
-  const creds = credentialsFor(location, {
-    token: options.token,
-    tokenName: options.tokenName,
-    urlCredentials: splitCredentials(options.repo).credentials,
-    userCredentials: options.credentials,
-    env: options.env ?? process.env,
-    trust: options.trust
-  });
-  const env = { ...options.env, ...creds.env };
-  if (creds.withheld) {
-    env[WITHHELD_CREDENTIALS_ENV] = `${options.namedBy ? `${options.namedBy}: ` : ""}upstream repository "${location.url}" was read without credentials, as package content names it and you did not: if it is private, list it in ${CREDENTIAL_REPOSITORIES_SETTING} to send it yours`;
-  }
-  return { location, env, secrets: creds.secrets };
-}
-async function listRemoteRefs(options) {
-  const { location, env, secrets } = remoteContext(options);
-  for (const p of options.patterns ?? []) assertSafeArgument(p, "ref");
-  const { stdout } = await runGit(["ls-remote", "--", location.url, ...options.patterns ?? []], { env, secrets });
-  return parseLsRemote(stdout);
-}
-function parseLsRemote(stdout) {
-  const direct = /* @__PURE__ */ new Map();
-  const peeled = /* @__PURE__ */ new Map();
-  for (const line of stdout.split("\n")) {
-    const m = /^([0-9a-f]{40,64})\t(.+)$/.exec(line.trim());
-    if (!m) continue;
-    const [, sha, name2] = m;
-    if (name2.endsWith("^{}")) peeled.set(name2.slice(0, -3), sha);
-    else direct.set(name2, sha);
-  }
-  return [...direct].map(([name2, sha]) => ({ name: name2, commit: peeled.get(name2) ?? sha }));
-}
-async function defaultBranch(options) {
-  const { location, env, secrets } = remoteContext(options);
-  const { stdout } = await runGit(["ls-remote", "--symref", "--", location.url, "HEAD"], { env, secrets });
-  const m = /^ref:\s+refs\/heads\/(\S+)\s+HEAD$/m.exec(stdout);
-  if (m?.[1]) return m[1];
-  throw new GitError({ code: "failed", message: `cannot tell the default branch of ${location.url}: the remote has no HEAD`, secrets });
-}
-function refCandidates(ref, packagePath2) {
-  const out = [];
-  const dir = (packagePath2 ?? "").replace(/^\/+|\/+$/g, "");
-  if (ref.startsWith("refs/")) out.push(ref);
-  if (dir) out.push(`refs/tags/${dir}/${ref}`);
-  out.push(`refs/tags/${ref}`, `refs/heads/${ref}`);
-  return out;
-}
-function pickRef(ref, refs, packagePath2) {
-  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
-  for (const name2 of refCandidates(ref, packagePath2)) {
-    const commit = byName2.get(name2);
-    if (commit) {
-      const kind = name2.startsWith("refs/tags/") ? "tag" : name2.startsWith("refs/heads/") ? "branch" : "tag";
-      return { ref, kind, fullName: name2, commit };
-    }
-  }
-  return void 0;
-}
-function pickCommit(ref, refs, packagePath2) {
-  const picked = pickRef(ref, refs, packagePath2)?.commit ?? refs.find((r) => r.name === ref)?.commit;
-  if (picked) return picked;
-  if (isFullCommit(ref)) return ref.toLowerCase();
-  if (!/^[0-9a-f]{4,39}$/i.test(ref)) return void 0;
-  const id = ref.toLowerCase();
-  const commits = new Set(refs.map((r) => r.commit.toLowerCase()).filter((c) => c.startsWith(id)));
-  return commits.size === 1 ? [...commits][0] : void 0;
-}
-async function resolveRef(options) {
-  assertSafeArgument(options.ref, "ref");
-  if (isFullCommit(options.ref)) return { ref: options.ref, kind: "commit", commit: options.ref.toLowerCase() };
-  const refs = await listRemoteRefs(options);
-  const picked = pickRef(options.ref, refs, options.packagePath);
-  if (picked) return picked;
-  if (/^[0-9a-f]{4,39}$/i.test(options.ref)) return { ref: options.ref, kind: "commit" };
-  const { location, secrets } = remoteContext(options);
-  throw new GitError({
-    code: "unknown-revision",
-    message: `unknown revision or path not in the working tree: "${options.ref}" is not a branch, tag or commit of ${location.url}`,
-    secrets
-  });
-}
-function parseSemanticVersion(text2) {
-  const m = SEMVER_TAG.exec(text2);
-  if (!m) return void 0;
-  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), prerelease: m[4] ? m[4].split(".") : [] };
-}
-function compareSemanticVersions(a, b) {
-  const core = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
-  if (core !== 0) return Math.sign(core);
-  if (a.prerelease.length === 0 || b.prerelease.length === 0) return Math.sign(b.prerelease.length - a.prerelease.length);
-  for (let i = 0; i < Math.max(a.prerelease.length, b.prerelease.length); i++) {
-    const x = a.prerelease[i];
-    const y = b.prerelease[i];
-    if (x === void 0) return -1;
-    if (y === void 0) return 1;
-    if (x === y) continue;
-    const xn = /^\d+$/.test(x);
-    const yn = /^\d+$/.test(y);
-    if (xn && yn) return Math.sign(Number(x) - Number(y));
-    if (xn !== yn) return xn ? -1 : 1;
-    return x < y ? -1 : 1;
-  }
-  return 0;
-}
-function releaseTagPatterns(packagePath2) {
-  const dir = (packagePath2 ?? "").replace(/^\/+|\/+$/g, "");
-  return RELEASE_CONVENTIONS.flatMap((convention) => {
-    switch (convention) {
-      case "revision":
-        return dir ? [`${dir}/v<N>`] : [];
-      case "package-semver":
-        return dir ? [`${dir}/vX.Y.Z`] : [];
-      case "repository-semver":
-        return ["vX.Y.Z"];
-      default:
-        return convention;
-    }
-  });
-}
-function latestRelease(refs, options = {}) {
-  const dir = (options.packagePath ?? "").replace(/^\/+|\/+$/g, "");
-  const pick = (prefix, convention, parse4, compare) => {
-    let best;
-    for (const r of refs) {
-      if (!r.name.startsWith(`refs/tags/${prefix}`)) continue;
-      const version = r.name.slice(`refs/tags/${prefix}`.length);
-      if (version.includes("/")) continue;
-      const parsed = parse4(version);
-      if (parsed === void 0) continue;
-      if (!best || compare(parsed, best.version) > 0) {
-        const scope = convention === "repository-semver" ? "repository" : "package";
-        best = { release: { tag: r.name.slice("refs/tags/".length), version, commit: r.commit, scope, convention }, version: parsed };
-      }
-    }
-    return best?.release;
-  };
-  const semver = (version) => {
-    const parsed = parseSemanticVersion(version);
-    return parsed && (parsed.prerelease.length === 0 || options.prereleases === true) ? parsed : void 0;
-  };
-  const revision = (version) => {
-    const m = REVISION_TAG.exec(version);
-    return m ? Number(m[1]) : void 0;
-  };
-  const find = (convention) => {
-    switch (convention) {
-      case "revision":
-        return dir ? pick(`${dir}/`, convention, revision, (a, b) => a - b) : void 0;
-      case "package-semver":
-        return dir ? pick(`${dir}/`, convention, semver, compareSemanticVersions) : void 0;
-      case "repository-semver":
-        return pick("", convention, semver, compareSemanticVersions);
-      default:
-        return convention;
-    }
-  };
-  for (const convention of RELEASE_CONVENTIONS) {
-    const found = find(convention);
-    if (found) return found;
-  }
-  return void 0;
-}
-var SEMVER_TAG, RELEASE_CONVENTIONS, REVISION_TAG;
-var init_refs = __esm({
-  "../git-source/src/refs.ts"() {
-    "use strict";
-    init_auth();
-    init_trust();
-    init_errors();
-    init_exec();
-    init_url();
-    SEMVER_TAG = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
-    RELEASE_CONVENTIONS = ["revision", "package-semver", "repository-semver"];
-    REVISION_TAG = /^v(0|[1-9]\d*)$/;
-  }
-});
-
-// ../git-source/src/lock.ts
-import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
-import { mkdir as mkdir2, readdir as readdir2, readFile, rename as rename2, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
-import { hostname } from "node:os";
-import { basename, dirname, join } from "node:path";
-function releaseHeldLocks() {
-  for (const path of held.keys()) {
-    try {
-      rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
-    } catch {
-    }
-  }
-  held.clear();
-}
-function running2(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error2) {
-    return error2.code === "EPERM";
-  }
-}
-async function readOwner(lockPath) {
-  try {
-    const v = JSON.parse(await readFile(`${lockPath}/${OWNER}`, "utf8"));
-    return typeof v.pid === "number" && typeof v.host === "string" && typeof v.token === "string" ? v : void 0;
-  } catch {
-    return void 0;
-  }
-}
-async function tryCreate(lockPath, owner) {
-  const staging = stagingPath(lockPath, owner);
-  held.set(staging, owner.token);
-  try {
-    await mkdir2(staging);
-    await writeFile2(`${staging}/${OWNER}`, JSON.stringify(owner));
-    await rename2(staging, lockPath);
-    held.set(lockPath, owner.token);
-    return true;
-  } catch (error2) {
-    const code5 = error2.code;
-    if (code5 === "ENOTEMPTY" || code5 === "EEXIST" || code5 === "EPERM" || code5 === "EACCES" || code5 === "EISDIR") return false;
-    throw error2;
-  } finally {
-    await rm2(staging, { recursive: true, force: true });
-    held.delete(staging);
-  }
-}
-async function isStale(lockPath, owner) {
-  if (owner && owner.host === hostname()) return !running2(owner.pid);
-  const info2 = await stat2(lockPath).catch(() => void 0);
-  if (!info2) return false;
-  return Date.now() - info2.mtimeMs > (owner ? staleMs : ownerlessStaleMs);
-}
-async function takeOver(lockPath, seen, self2) {
-  const guard = `${lockPath}.takeover`;
-  if (!await tryCreate(guard, self2)) {
-    const guardOwner = await readOwner(guard);
-    if (await isStale(guard, guardOwner)) await rm2(guard, { recursive: true, force: true });
-    else await new Promise((r) => setTimeout(r, 10));
-    return;
-  }
-  try {
-    const now = await readOwner(lockPath);
-    if (now?.token === seen?.token && await isStale(lockPath, now)) await rm2(lockPath, { recursive: true, force: true });
-  } finally {
-    await rm2(guard, { recursive: true, force: true });
-    held.delete(guard);
-  }
-}
-function stagingPath(lockPath, owner) {
-  return `${lockPath}.${owner.pid}-${owner.token}`;
-}
-async function sweepStaging(lockPath) {
-  const prefix = `${basename(lockPath)}.`;
-  const names2 = await readdir2(dirname(lockPath)).catch(() => []);
-  for (const name2 of names2) {
-    if (!name2.startsWith(prefix) || name2 === `${prefix}takeover`) continue;
-    const path = join(dirname(lockPath), name2);
-    const owner = await readOwner(path);
-    const pid = /^(\d+)-[0-9a-f]+$/.exec(name2.slice(prefix.length))?.[1];
-    const dead = owner === void 0 && pid !== void 0 && !running2(Number(pid));
-    if (dead || await isStale(path, owner)) await rm2(path, { recursive: true, force: true });
-  }
-}
-async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
-  const started = Date.now();
-  const self2 = { pid: process.pid, host: hostname(), token: randomBytes(8).toString("hex") };
-  let delay = 20;
-  for (; ; ) {
-    if (await tryCreate(lockPath, self2)) break;
-    const owner = await readOwner(lockPath);
-    if (await isStale(lockPath, owner)) {
-      await takeOver(lockPath, owner, self2);
-      continue;
-    }
-    if (Date.now() - started > timeoutMs) {
-      const who2 = owner ? ` (held by process ${owner.pid} on ${owner.host})` : "";
-      throw new GitError({ code: "lock-timeout", message: `timed out waiting for the cache lock ${lockPath}${who2}` });
-    }
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 500);
-  }
-  await sweepStaging(lockPath);
-  try {
-    return await fn3();
-  } finally {
-    if ((await readOwner(lockPath))?.token === self2.token) {
-      const released = stagingPath(lockPath, self2);
-      held.set(released, self2.token);
-      await rename2(lockPath, released);
-      held.delete(lockPath);
-      await rm2(released, { recursive: true, force: true });
-      held.delete(released);
-    } else held.delete(lockPath);
-  }
-}
-var staleMs, ownerlessStaleMs, OWNER, held;
-var init_lock = __esm({
-  "../git-source/src/lock.ts"() {
-    "use strict";
-    init_errors();
-    staleMs = 10 * 60 * 1e3;
-    ownerlessStaleMs = 30 * 1e3;
-    OWNER = "owner.json";
-    held = /* @__PURE__ */ new Map();
-  }
-});
-
-// ../git-source/src/cache.ts
-import { existsSync as existsSync2 } from "node:fs";
-import { appendFile as appendFile2, mkdir as mkdir3, mkdtemp, readFile as readFile2, readdir as readdir3, rename as rename3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
-import { homedir } from "node:os";
-import { basename as basename2, dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
-function defaultCacheDir(env = process.env) {
-  const dir = env.KDELTA_CACHE_DIR;
-  return dir && dir.length > 0 ? resolve3(dir) : join2(homedir(), ".kdelta", "repos");
-}
-function normalizeDirectory(directory) {
-  const parts = (directory ?? "").split("/").filter((p) => p !== "" && p !== ".");
-  if (parts.some((p) => p === "..")) {
-    throw new GitError({ code: "refused-argument", message: `directory "${directory}" may not contain ".."` });
-  }
-  return `/${parts.join("/")}`;
-}
-function configValue(value2) {
-  if (/[\0\r\n]/.test(value2))
-    throw new GitError({ code: "refused-argument", message: "a repository URL contains a control character; refused" });
-  return `"${value2.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-}
-async function openCacheRepo(options) {
-  const { location, secrets } = remoteContext(options);
-  const cacheRoot = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
-  const root = join2(cacheRoot, repoCacheKey(location.url));
-  const gitDir = join2(root, "git");
-  if (!existsSync2(join2(gitDir, "HEAD"))) {
-    await mkdir3(root, { recursive: true });
-    const tmp = await mkdtemp(join2(root, "init-"));
-    await runGit(["init", "--quiet", "--bare", tmp], { secrets });
-    const local = location.kind === "local" || location.kind === "file";
-    await appendFile2(
-      join2(tmp, "config"),
-      [
-        "[core]",
-        "	repositoryformatversion = 1",
-        "	sparseCheckout = true",
-        '[remote "origin"]',
-        `	url = ${configValue(location.url)}`,
-        "	promisor = true",
-        "	partialclonefilter = blob:none",
-        ...local ? [`	uploadpack = ${configValue(localUploadPack)}`] : [],
-        "[extensions]",
-        "	partialClone = origin",
-        "[gc]",
-        "	auto = 0",
-        ""
-      ].join("\n")
-    );
-    await rename3(tmp, gitDir).catch(async (error2) => {
-      await rm3(tmp, { recursive: true, force: true });
-      if (!existsSync2(join2(gitDir, "HEAD"))) throw error2;
-    });
-  }
-  return { gitDir, root };
-}
-async function forgetStoredCredentials(gitDir, cleanUrl, secrets) {
-  const config = await readFile2(join2(gitDir, "config"), "utf8").catch(() => "");
-  const stored = [...config.matchAll(/^\s*url\s*=\s*(.*?)\s*$/gm)].map((m) => (m[1] ?? "").replace(/^"(.*)"$/, "$1"));
-  if (stored.every((url) => withoutCredentials(url) === url)) return;
-  await runGit(["--git-dir", gitDir, "config", "remote.origin.url", cleanUrl], { secrets });
-}
-async function hasCommit(gitDir, commit) {
-  if (/^[0-9a-f]{40,64}$/.test(commit) && existsSync2(join2(gitDir, "refs", "kdelta", "commits", commit))) return true;
-  try {
-    await runGit(["--git-dir", gitDir, "show-ref", "--verify", "--quiet", `refs/kdelta/commits/${commit}`]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function fetchPackage(options) {
-  const directory = normalizeDirectory(options.directory);
-  const { location, env, secrets } = remoteContext(options);
-  const progress = options.onProgress;
-  const ref = options.ref ?? await defaultBranch(options);
-  assertSafeArgument(ref, "ref");
-  const resolved = await resolveRef({ ...options, ref, packagePath: directory === "/" ? "" : directory });
-  const repo = await openCacheRepo(options);
-  const dest = resolve3(options.cwd ?? process.cwd(), options.dest);
-  if (existsSync2(dest)) throw new GitError({ code: "failed", message: `destination ${dest} already exists` });
-  return withLock(join2(repo.root, "lock"), async () => {
-    const git2 = (args, extra = {}) => runGit([...noMaintenance, "--git-dir", repo.gitDir, ...args], { env, secrets, ...extra });
-    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
-    let commit = resolved.commit;
-    let cacheHit = commit !== void 0 && await hasCommit(repo.gitDir, commit);
-    if (!cacheHit) {
-      progress?.(`Fetching ${location.url}@${ref}`);
-      const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
-      if (commit !== void 0) {
-        await git2([...fetchArgs, "--depth=1", "origin", `+${commit}:refs/kdelta/commits/${commit}`]).catch(async (error2) => {
-          if (!resolved.fullName) throw error2;
-          await git2([...fetchArgs, "--depth=1", "origin", `+${resolved.fullName}:refs/kdelta/fetched`]);
-          const { stdout } = await git2(["rev-parse", "refs/kdelta/fetched^{commit}"]);
-          commit = stdout.trim();
-          await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
-        });
-      } else {
-        commit = await fetchAbbreviated(repo.gitDir, ref, git2, location.url, secrets);
-        await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
-      }
-      cacheHit = false;
-    }
-    if (commit === void 0) throw new GitError({ code: "unknown-revision", message: `cannot resolve "${ref}"`, secrets });
-    if (directory !== "/") {
-      const { stdout } = await git2(["ls-tree", "-d", commit, "--", directory.slice(1)]);
-      if (!stdout.trim()) {
-        throw new GitError({
-          code: "not-found",
-          message: `directory "${directory}" does not exist in ${location.url} at ${ref} (${commit.slice(0, 12)})`,
-          secrets
-        });
-      }
-    }
-    await mkdir3(dirname2(dest), { recursive: true });
-    const stage = await mkdtemp(join2(dirname2(dest), `.${basename2(dest)}.kdelta-`));
-    try {
-      const pattern = directory === "/" ? "/*\n" : `${directory}/
-`;
-      await mkdir3(join2(repo.gitDir, "info"), { recursive: true });
-      await writeFile3(join2(repo.gitDir, "info", "sparse-checkout"), pattern);
-      const tree = join2(stage, "tree");
-      await mkdir3(tree);
-      await runGit(
-        [
-          ...noMaintenance,
-          "--git-dir",
-          repo.gitDir,
-          "--work-tree",
-          tree,
-          "-c",
-          "core.sparseCheckout=true",
-          "read-tree",
-          "--reset",
-          "-u",
-          commit
-        ],
-        {
-          env: { ...env, GIT_INDEX_FILE: join2(stage, "index") },
-          secrets,
-          ...progress ? { onProgress: progress } : {}
-        }
-      );
-      const source = directory === "/" ? tree : join2(tree, ...directory.slice(1).split("/"));
-      if (!existsSync2(source)) await mkdir3(source, { recursive: true });
-      await rename3(source, dest);
-    } finally {
-      await rm3(stage, { recursive: true, force: true });
-    }
-    return { resolved: { ...resolved, commit }, ref, commit, directory, dest, cacheHit };
-  });
-}
-async function fetchAbbreviated(gitDir, ref, git2, url, secrets) {
-  const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
-  const shallow = existsSync2(join2(gitDir, "shallow"));
-  await git2([
-    ...fetchArgs,
-    ...shallow ? ["--unshallow"] : [],
-    "origin",
-    "+refs/heads/*:refs/kdelta/heads/*",
-    "+refs/tags/*:refs/kdelta/tags/*"
-  ]);
-  try {
-    const { stdout } = await git2(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
-    return stdout.trim();
-  } catch {
-    throw new GitError({
-      code: "unknown-revision",
-      message: `unknown revision or path not in the working tree: "${ref}" is not a branch, tag or commit of ${url}`,
-      secrets
-    });
-  }
-}
-async function expandCommit(options) {
-  assertSafeArgument(options.ref, "ref");
-  const { location, env, secrets } = remoteContext(options);
-  if (!/^[0-9a-f]{4,40}$/i.test(options.ref)) {
-    throw new GitError({ code: "unknown-revision", message: `"${options.ref}" is not a commit id of ${location.url}`, secrets });
-  }
-  const repo = await openCacheRepo(options);
-  return withLock(join2(repo.root, "lock"), async () => {
-    const git2 = (args) => runGit(["--git-dir", repo.gitDir, ...args], { env, secrets });
-    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
-    const commit = await fetchAbbreviated(repo.gitDir, options.ref, git2, location.url, secrets);
-    await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
-    return commit;
-  });
-}
-async function commitsBetween(options) {
-  const { from, to } = options;
-  for (const c of [from, to]) {
-    if (!isFullCommit(c)) throw new GitError({ code: "refused-argument", message: `"${c}" is not a full commit id` });
-  }
-  const directory = normalizeDirectory(options.directory);
-  const path = directory === "/" ? "." : directory.slice(1);
-  const limit = options.limit ?? 20;
-  const depth = options.depth ?? 200;
-  const { location, env, secrets } = remoteContext(options);
-  const repo = await openCacheRepo(options);
-  return withLock(join2(repo.root, "lock"), async () => {
-    const git2 = (args) => runGit([...noMaintenance, "--git-dir", repo.gitDir, ...args], { env, secrets });
-    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
-    const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
-    for (const c of [from, to]) {
-      if (!await hasCommit(repo.gitDir, c)) await git2([...fetchArgs, "--depth=1", "origin", `+${c}:refs/kdelta/commits/${c}`]);
-    }
-    const reaches = () => git2(["merge-base", "--is-ancestor", from, to]).then(
-      () => true,
-      () => false
-    );
-    if (!await reaches()) await git2([...fetchArgs, `--depth=${depth}`, "origin", `+${to}:refs/kdelta/commits/${to}`]);
-    const complete = await reaches();
-    const range = complete ? [to, `^${from}`] : [to];
-    const { stdout } = await git2(["log", `--max-count=${limit}`, "--format=%H%x1f%an%x1f%s%x1e", ...range, "--", path]);
-    const commits = [];
-    for (const entry of stdout.split("")) {
-      const [sha, name2, subject] = entry.trim().split("");
-      if (sha) commits.push({ sha, name: name2 ?? "", subject: subject ?? "" });
-    }
-    const total = complete ? Number((await git2(["rev-list", "--count", ...range, "--", path])).stdout.trim()) : void 0;
-    return { commits, total };
-  });
-}
-var localUploadPack, noMaintenance;
-var init_cache = __esm({
-  "../git-source/src/cache.ts"() {
-    "use strict";
-    init_errors();
-    init_exec();
-    init_lock();
-    init_refs();
-    init_url();
-    localUploadPack = "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack";
-    noMaintenance = ["-c", "maintenance.auto=false"];
-  }
-});
-
-// ../git-source/src/write.ts
-function checkBranch(branch) {
-  assertSafeArgument(branch, "branch");
-  if (!/^[A-Za-z0-9._/+-]+$/.test(branch) || branch.includes("..") || branch.endsWith("/") || branch.endsWith(".lock")) {
-    throw new GitError({ code: "refused-argument", message: `"${branch}" is not a valid branch name` });
-  }
-}
-async function readLocalHead(options) {
-  const ref = options.ref ?? "HEAD";
-  assertSafeArgument(ref, "ref");
-  const { stdout } = await runGit(["rev-parse", "--verify", `${ref}^{commit}`], { cwd: options.dir });
-  return stdout.trim();
-}
-async function push(options) {
-  checkBranch(options.branch);
-  const local = options.localRef ?? options.branch;
-  assertSafeArgument(local, "ref");
-  const target = await remoteTarget(options);
-  const lease = options.expectedHead === void 0 ? [] : [`--force-with-lease=refs/heads/${options.branch}:${options.expectedHead ?? ""}`];
-  await runGit(["push", "--quiet", ...lease, "--", target.url, `${local}:refs/heads/${options.branch}`], {
-    cwd: options.dir,
-    env: target.env,
-    secrets: target.secrets
-  });
-}
-async function remoteTarget(options) {
-  assertSafeArgument(options.remote, "remote");
-  if (/^[A-Za-z0-9_.-]+$/.test(options.remote)) {
-    try {
-      const { stdout } = await runGit(["remote", "get-url", options.remote], { cwd: options.dir });
-      const ctx2 = remoteContext({
-        repo: stdout.trim(),
-        cwd: options.dir,
-        ...options.env ? { env: options.env } : {},
-        ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
-      });
-      return { url: options.remote, env: ctx2.env, secrets: ctx2.secrets };
-    } catch {
-    }
-  }
-  const ctx = remoteContext({
-    repo: options.remote,
-    cwd: options.dir,
-    ...options.env ? { env: options.env } : {},
-    ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
-  });
-  return { url: ctx.location.url, env: ctx.env, secrets: ctx.secrets };
-}
-async function fetchBranch(options) {
-  checkBranch(options.branch);
-  assertSafeArgument(options.into, "ref");
-  const target = await remoteTarget(options);
-  await runGit(["fetch", "--quiet", "--no-tags", "--", target.url, `+refs/heads/${options.branch}:${options.into}`], {
-    cwd: options.dir,
-    env: target.env,
-    secrets: target.secrets
-  });
-  return readLocalHead({ dir: options.dir, ref: options.into });
-}
-async function deleteRemoteBranch(options) {
-  checkBranch(options.branch);
-  assertSafeArgument(options.expectedHead, "expectedHead");
-  const target = await remoteTarget(options);
-  await runGit(
-    [
-      "push",
-      "--quiet",
-      `--force-with-lease=refs/heads/${options.branch}:${options.expectedHead}`,
-      "--",
-      target.url,
-      `:refs/heads/${options.branch}`
-    ],
-    { cwd: options.dir, env: target.env, secrets: target.secrets }
-  );
-}
-async function cloneBare(options) {
-  assertSafeArgument(options.dest, "dest");
-  const ctx = remoteContext({
-    repo: options.repo,
-    ...options.cwd ? { cwd: options.cwd } : {},
-    ...options.env ? { env: options.env } : {},
-    ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
-  });
-  await runGit(["clone", "--quiet", "--bare", "--no-tags", "--", ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
-}
-var init_write = __esm({
-  "../git-source/src/write.ts"() {
-    "use strict";
-    init_errors();
-    init_exec();
-    init_refs();
-    init_url();
-  }
-});
-
-// ../git-source/src/local.ts
-async function listBranches(options) {
-  const { stdout } = await runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads"], { cwd: options.dir });
-  const heads = /* @__PURE__ */ new Map();
-  for (const line of stdout.split("\n")) {
-    const [ref, sha] = line.trim().split(" ");
-    if (ref && sha) heads.set(ref.slice("refs/heads/".length), sha);
-  }
-  return heads;
-}
-async function listFiles(options) {
-  assertSafeArgument(options.ref, "ref");
-  const scope = options.directory ? [options.directory] : [];
-  const { stdout } = await runGit(["ls-tree", "-r", "--name-only", options.ref, "--", ...scope], { cwd: options.dir });
-  return stdout.split("\n").filter(Boolean);
-}
-async function showFile(options) {
-  assertSafeArgument(options.ref, "ref");
-  return (await runGit(["show", `${options.ref}:${options.path}`], { cwd: options.dir })).stdout;
-}
-async function isAncestor(options) {
-  assertSafeArgument(options.commit, "commit");
-  assertSafeArgument(options.of, "commit");
-  try {
-    await runGit(["merge-base", "--is-ancestor", options.commit, options.of], { cwd: options.dir });
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function cloneShared(options) {
-  assertSafeArgument(options.branch, "branch");
-  await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", options.branch, "--", options.source, options.dest]);
-}
-async function checkoutDetached(options) {
-  assertSafeArgument(options.commit, "commit");
-  await runGit(["checkout", "--quiet", "--detach", options.commit, "--"], { cwd: options.dir });
-}
-async function stageAll(options) {
-  const against = options.against ?? "HEAD";
-  assertSafeArgument(against, "commit");
-  await runGit(["add", "--all"], { cwd: options.dir });
-  const { stdout } = await runGit(["diff", "--cached", "--name-status", "--no-renames", against, "--", options.directory || "."], {
-    cwd: options.dir
-  });
-  return stdout.split("\n").filter(Boolean).map((line) => {
-    const [s, path] = line.split("	");
-    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
-  });
-}
-async function commitStaged(options) {
-  const { name: name2, email: email2 } = options.author;
-  await runGit(["commit", "--quiet", "--no-verify", ...options.allowEmpty ? ["--allow-empty"] : [], "-m", options.message], {
-    cwd: options.dir,
-    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email2, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email2 }
-  });
-}
-async function revParse(options) {
-  for (const rev of options.revs) assertSafeArgument(rev, "revision");
-  const { stdout } = await runGit(["rev-parse", ...options.revs], { cwd: options.dir });
-  return stdout.trim().split("\n");
-}
-async function commitsSince(options) {
-  assertSafeArgument(options.head, "head");
-  assertSafeArgument(options.base, "base");
-  const format = "--format=%H%x1f%an%x1f%ae%x1f%B%x1e";
-  const log = async (args) => (await runGit(["log", format, ...args, "--"], { cwd: options.dir })).stdout;
-  let out = await log([options.head, `^${options.base}`]);
-  if (out.trim() === "") out = await log(["-1", options.head]);
-  const commits = [];
-  for (const entry of out.split("")) {
-    const [sha, name2, email2, body] = entry.trim().split("");
-    if (sha) commits.push({ sha, name: name2 ?? "", email: email2 ?? "", body: body ?? "" });
-  }
-  return commits;
-}
-async function workTreeRoot(options) {
-  return runGit(["rev-parse", "--show-toplevel"], { cwd: options.cwd }).then(
-    (r) => r.stdout.trim(),
-    () => void 0
-  );
-}
-async function currentBranch(options) {
-  return runGit(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: options.dir }).then(
-    (r) => r.stdout.trim(),
-    () => void 0
-  );
-}
-async function remoteUrl(options) {
-  const remote = options.remote ?? "origin";
-  assertSafeArgument(remote, "remote");
-  return runGit(["config", "--get", `remote.${remote}.url`], { cwd: options.dir }).then(
-    (r) => r.stdout.trim() || void 0,
-    () => void 0
-  );
-}
-async function lastCommitWithLine(options) {
-  assertSafeArgument(options.ref, "ref");
-  const { stdout } = await runGit(
-    ["log", "--format=%H%x1f%B%x1e", "--fixed-strings", `--grep=${options.line}`, options.ref, "--", options.path || "."],
-    { cwd: options.dir }
-  );
-  for (const entry of stdout.split("")) {
-    const [sha, body] = entry.trim().split("");
-    if (sha && (body ?? "").split("\n").some((l) => l.trim() === options.line)) return sha;
-  }
-  return void 0;
-}
-async function changedBetween(options) {
-  assertSafeArgument(options.from, "commit");
-  assertSafeArgument(options.to, "commit");
-  const { stdout } = await runGit(["diff", "--name-status", "--no-renames", options.from, options.to, "--", options.directory || "."], {
-    cwd: options.dir
-  });
-  return stdout.split("\n").filter(Boolean).map((line) => {
-    const [s, path] = line.split("	");
-    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
-  });
-}
-var init_local = __esm({
-  "../git-source/src/local.ts"() {
-    "use strict";
-    init_exec();
-    init_url();
-  }
-});
-
-// ../git-source/src/index.ts
-var init_src2 = __esm({
-  "../git-source/src/index.ts"() {
-    "use strict";
-    init_errors();
-    init_redact();
-    init_exec();
-    init_url();
-    init_auth();
-    init_trust();
-    init_refs();
-    init_cache();
-    init_lock();
-    init_write();
-    init_local();
   }
 });
 
@@ -21632,18 +20291,18 @@ ${indent}${text2.slice(fold + 1, end2)}`;
     }
     function consumeMoreIndentedLines(text2, i, indent) {
       let end = i;
-      let start = i + 1;
-      let ch = text2[start];
+      let start2 = i + 1;
+      let ch = text2[start2];
       while (ch === " " || ch === "	") {
-        if (i < start + indent) {
+        if (i < start2 + indent) {
           ch = text2[++i];
         } else {
           do {
             ch = text2[++i];
           } while (ch && ch !== "\n");
           end = i;
-          start = i + 1;
-          ch = text2[start];
+          start2 = i + 1;
+          ch = text2[start2];
         }
       }
       return end;
@@ -21674,12 +20333,12 @@ var require_stringifyString = __commonJS({
       const strLen = str4.length;
       if (strLen <= limit)
         return false;
-      for (let i = 0, start = 0; i < strLen; ++i) {
+      for (let i = 0, start2 = 0; i < strLen; ++i) {
         if (str4[i] === "\n") {
-          if (i - start > limit)
+          if (i - start2 > limit)
             return true;
-          start = i + 1;
-          if (strLen - start <= limit)
+          start2 = i + 1;
+          if (strLen - start2 <= limit)
             return false;
         }
       }
@@ -21693,19 +20352,19 @@ var require_stringifyString = __commonJS({
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value2) ? "  " : "");
       let str4 = "";
-      let start = 0;
+      let start2 = 0;
       for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
         if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
-          str4 += json.slice(start, i) + "\\ ";
+          str4 += json.slice(start2, i) + "\\ ";
           i += 1;
-          start = i;
+          start2 = i;
           ch = "\\";
         }
         if (ch === "\\")
           switch (json[i + 1]) {
             case "u":
               {
-                str4 += json.slice(start, i);
+                str4 += json.slice(start2, i);
                 const code5 = json.substr(i + 2, 4);
                 switch (code5) {
                   case "0000":
@@ -21739,14 +20398,14 @@ var require_stringifyString = __commonJS({
                       str4 += json.substr(i, 6);
                 }
                 i += 5;
-                start = i + 1;
+                start2 = i + 1;
               }
               break;
             case "n":
               if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str4 += json.slice(start, i) + "\n\n";
+                str4 += json.slice(start2, i) + "\n\n";
                 while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
                   str4 += "\n";
                   i += 2;
@@ -21755,14 +20414,14 @@ var require_stringifyString = __commonJS({
                 if (json[i + 2] === " ")
                   str4 += "\\";
                 i += 1;
-                start = i + 1;
+                start2 = i + 1;
               }
               break;
             default:
               i += 1;
           }
       }
-      str4 = start ? str4 + json.slice(start) : json;
+      str4 = start2 ? str4 + json.slice(start2) : json;
       return implicitKey ? str4 : foldFlowLines.foldFlowLines(str4, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value2, ctx) {
@@ -21841,10 +20500,10 @@ ${indent}`) + "'";
         else
           break;
       }
-      let start = value2.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
-      if (start) {
-        value2 = value2.substring(start.length);
-        start = start.replace(/\n+/g, `$&${indent}`);
+      let start2 = value2.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+      if (start2) {
+        value2 = value2.substring(start2.length);
+        start2 = start2.replace(/\n+/g, `$&${indent}`);
       }
       const indentSize = indent ? "2" : "1";
       let header2 = (startWithSpace ? indentSize : "") + chomp;
@@ -21862,14 +20521,14 @@ ${indent}`) + "'";
             literalFallback = true;
           };
         }
-        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        const body = foldFlowLines.foldFlowLines(`${start2}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
         if (!literalFallback)
           return `>${header2}
 ${indent}${body}`;
       }
       value2 = value2.replace(/\n+/g, `$&${indent}`);
       return `|${header2}
-${indent}${start}${value2}${end}`;
+${indent}${start2}${value2}${end}`;
     }
     function plainString(item2, ctx, onComment, onChompKeep) {
       const { type, value: value2 } = item2;
@@ -22500,23 +21159,23 @@ ${indent}${line}` : "\n";
         lines.push(str4);
         linesAtValue = lines.length;
       }
-      const { start, end } = flowChars;
+      const { start: start2, end } = flowChars;
       if (lines.length === 0) {
-        return start + end;
+        return start2 + end;
       } else {
         if (!reqNewline) {
           const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
-          let str4 = start;
+          let str4 = start2;
           for (const line of lines)
             str4 += line ? `
 ${indentStep}${indent}${line}` : "\n";
           return `${str4}
 ${indent}${end}`;
         } else {
-          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+          return `${start2}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
         }
       }
     }
@@ -24311,7 +22970,7 @@ var require_resolve_props = __commonJS({
       let newlineAfterProp = null;
       let comma = null;
       let found = null;
-      let start = null;
+      let start2 = null;
       for (const token of tokens2) {
         if (reqSpace) {
           if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
@@ -24363,7 +23022,7 @@ var require_resolve_props = __commonJS({
             if (token.source.endsWith(":"))
               onError(token.offset + token.source.length - 1, "BAD_ALIAS", "Anchor ending in : is ambiguous", true);
             anchor = token;
-            start ?? (start = token.offset);
+            start2 ?? (start2 = token.offset);
             atNewline = false;
             hasSpace = false;
             reqSpace = true;
@@ -24372,7 +23031,7 @@ var require_resolve_props = __commonJS({
             if (tag2)
               onError(token, "MULTIPLE_TAGS", "A node can have at most one tag");
             tag2 = token;
-            start ?? (start = token.offset);
+            start2 ?? (start2 = token.offset);
             atNewline = false;
             hasSpace = false;
             reqSpace = true;
@@ -24420,7 +23079,7 @@ var require_resolve_props = __commonJS({
         tag: tag2,
         newlineAfterProp,
         end,
-        start: start ?? end
+        start: start2 ?? end
       };
     }
     exports.resolveProps = resolveProps;
@@ -24522,8 +23181,8 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep5, value: value2 } = collItem;
-        const keyProps = resolveProps.resolveProps(start, {
+        const { start: start2, key, sep: sep5, value: value2 } = collItem;
+        const keyProps = resolveProps.resolveProps(start2, {
           indicator: "explicit-key-ind",
           next: key ?? sep5?.[0],
           offset,
@@ -24550,14 +23209,14 @@ var require_resolve_block_map = __commonJS({
             continue;
           }
           if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
-            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+            onError(key ?? start2[start2.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
           }
         } else if (keyProps.found?.indent !== bm.indent) {
           onError(offset, "BAD_INDENT", startColMsg);
         }
         ctx.atKey = true;
         const keyStart = keyProps.end;
-        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start2, null, keyProps, onError);
         if (ctx.schema.compat)
           utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
         ctx.atKey = false;
@@ -24627,8 +23286,8 @@ var require_resolve_block_seq = __commonJS({
         ctx.atKey = false;
       let offset = bs.offset;
       let commentEnd = null;
-      for (const { start, value: value2 } of bs.items) {
-        const props = resolveProps.resolveProps(start, {
+      for (const { start: start2, value: value2 } of bs.items) {
+        const props = resolveProps.resolveProps(start2, {
           indicator: "seq-item-ind",
           next: value2,
           offset,
@@ -24649,7 +23308,7 @@ var require_resolve_block_seq = __commonJS({
             continue;
           }
         }
-        const node = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        const node = value2 ? composeNode(ctx, value2, props, onError) : composeEmptyNode(ctx, props.end, start2, null, props, onError);
         if (ctx.schema.compat)
           utilFlowIndentCheck.flowIndentCheck(bs.indent, value2, onError);
         offset = node.range[2];
@@ -24733,8 +23392,8 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep5, value: value2 } = collItem;
-        const props = resolveProps.resolveProps(start, {
+        const { start: start2, key, sep: sep5, value: value2 } = collItem;
+        const props = resolveProps.resolveProps(start2, {
           flow: fcName,
           indicator: "explicit-key-ind",
           next: key ?? sep5?.[0],
@@ -24774,7 +23433,7 @@ var require_resolve_flow_collection = __commonJS({
             onError(props.start, "MISSING_CHAR", `Missing , between ${fcName} items`);
           if (props.comment) {
             let prevItemComment = "";
-            loop: for (const st of start) {
+            loop: for (const st of start2) {
               switch (st.type) {
                 case "comma":
                 case "space":
@@ -24807,7 +23466,7 @@ var require_resolve_flow_collection = __commonJS({
         } else {
           ctx.atKey = true;
           const keyStart = props.end;
-          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start2, null, props, onError);
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
@@ -24970,10 +23629,10 @@ var require_resolve_block_scalar = __commonJS({
     "use strict";
     var Scalar4 = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
-      const start = scalar.offset;
+      const start2 = scalar.offset;
       const header2 = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
       if (!header2)
-        return { value: "", type: null, comment: "", range: [start, start, start] };
+        return { value: "", type: null, comment: "", range: [start2, start2, start2] };
       const type = header2.mode === ">" ? Scalar4.Scalar.BLOCK_FOLDED : Scalar4.Scalar.BLOCK_LITERAL;
       const lines = scalar.source ? splitLines2(scalar.source) : [];
       let chompStart = lines.length;
@@ -24986,10 +23645,10 @@ var require_resolve_block_scalar = __commonJS({
       }
       if (chompStart === 0) {
         const value3 = header2.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
-        let end2 = start + header2.length;
+        let end2 = start2 + header2.length;
         if (scalar.source)
           end2 += scalar.source.length;
-        return { value: value3, type, comment: header2.comment, range: [start, end2, end2] };
+        return { value: value3, type, comment: header2.comment, range: [start2, end2, end2] };
       }
       let trimIndent = scalar.indent + header2.indent;
       let offset = scalar.offset + header2.length;
@@ -25070,8 +23729,8 @@ var require_resolve_block_scalar = __commonJS({
         default:
           value2 += "\n";
       }
-      const end = start + header2.length + scalar.source.length;
-      return { value: value2, type, comment: header2.comment, range: [start, end, end] };
+      const end = start2 + header2.length + scalar.source.length;
+      return { value: value2, type, comment: header2.comment, range: [start2, end, end] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
       if (props[0].type !== "block-scalar-header") {
@@ -25593,7 +24252,7 @@ var require_compose_doc = __commonJS({
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
-    function composeDoc(options, directives, { offset, start, value: value2, end }, onError) {
+    function composeDoc(options, directives, { offset, start: start2, value: value2, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
       const doc = new Document5.Document(void 0, opts);
       const ctx = {
@@ -25603,7 +24262,7 @@ var require_compose_doc = __commonJS({
         options: doc.options,
         schema: doc.schema
       };
-      const props = resolveProps.resolveProps(start, {
+      const props = resolveProps.resolveProps(start2, {
         indicator: "doc-start",
         next: value2 ?? end?.[0],
         offset,
@@ -25616,7 +24275,7 @@ var require_compose_doc = __commonJS({
         if (value2 && (value2.type === "block-map" || value2.type === "block-seq") && !props.hasNewline)
           onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
       }
-      doc.contents = value2 ? composeNode.composeNode(ctx, value2, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+      doc.contents = value2 ? composeNode.composeNode(ctx, value2, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start2, null, props, onError);
       const contentEnd = doc.contents.range[2];
       const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
       if (re.comment)
@@ -26065,9 +24724,9 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep5, value: value2 }) {
+    function stringifyItem({ start: start2, key, sep: sep5, value: value2 }) {
       let res = "";
-      for (const st of start)
+      for (const st of start2)
         res += st.source;
       if (key)
         res += stringifyToken(key);
@@ -26857,8 +25516,8 @@ var require_line_counter = __commonJS({
             return { line: low + 1, col: 1 };
           if (low === 0)
             return { line: 0, col: offset };
-          const start = this.lineStarts[low - 1];
-          return { line: low, col: offset - start + 1 };
+          const start2 = this.lineStarts[low - 1];
+          return { line: low, col: offset - start2 + 1 };
         };
       }
     };
@@ -27238,7 +25897,7 @@ var require_parser = __commonJS({
       *scalar(scalar) {
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
-          const start = getFirstKeyStartProps(prev);
+          const start2 = getFirstKeyStartProps(prev);
           let sep5;
           if (scalar.end) {
             sep5 = scalar.end;
@@ -27250,7 +25909,7 @@ var require_parser = __commonJS({
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep5 }]
+            items: [{ start: start2, key: scalar, sep: sep5 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -27325,7 +25984,7 @@ var require_parser = __commonJS({
         if (this.indent >= map.indent) {
           const atMapIndent = !this.onKeyLine && this.indent === map.indent;
           const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
-          let start = [];
+          let start2 = [];
           if (atNextItem && it.sep && !it.value) {
             const nl = [];
             for (let i = 0; i < it.sep.length; ++i) {
@@ -27345,14 +26004,14 @@ var require_parser = __commonJS({
               }
             }
             if (nl.length >= 2)
-              start = it.sep.splice(nl[1]);
+              start2 = it.sep.splice(nl[1]);
           }
           switch (this.type) {
             case "anchor":
             case "tag":
               if (atNextItem || it.value) {
-                start.push(this.sourceToken);
-                map.items.push({ start });
+                start2.push(this.sourceToken);
+                map.items.push({ start: start2 });
                 this.onKeyLine = true;
               } else if (it.sep) {
                 it.sep.push(this.sourceToken);
@@ -27365,8 +26024,8 @@ var require_parser = __commonJS({
                 it.start.push(this.sourceToken);
                 it.explicitKey = true;
               } else if (atNextItem || it.value) {
-                start.push(this.sourceToken);
-                map.items.push({ start, explicitKey: true });
+                start2.push(this.sourceToken);
+                map.items.push({ start: start2, explicitKey: true });
               } else {
                 this.stack.push({
                   type: "block-map",
@@ -27383,12 +26042,12 @@ var require_parser = __commonJS({
                   if (includesToken(it.start, "newline")) {
                     Object.assign(it, { key: null, sep: [this.sourceToken] });
                   } else {
-                    const start2 = getFirstKeyStartProps(it.start);
+                    const start3 = getFirstKeyStartProps(it.start);
                     this.stack.push({
                       type: "block-map",
                       offset: this.offset,
                       indent: this.indent,
-                      items: [{ start: start2, key: null, sep: [this.sourceToken] }]
+                      items: [{ start: start3, key: null, sep: [this.sourceToken] }]
                     });
                   }
                 } else if (it.value) {
@@ -27398,10 +26057,10 @@ var require_parser = __commonJS({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                    items: [{ start: start2, key: null, sep: [this.sourceToken] }]
                   });
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
-                  const start2 = getFirstKeyStartProps(it.start);
+                  const start3 = getFirstKeyStartProps(it.start);
                   const key = it.key;
                   const sep5 = it.sep;
                   sep5.push(this.sourceToken);
@@ -27411,10 +26070,10 @@ var require_parser = __commonJS({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep5 }]
+                    items: [{ start: start3, key, sep: sep5 }]
                   });
-                } else if (start.length > 0) {
-                  it.sep = it.sep.concat(start, this.sourceToken);
+                } else if (start2.length > 0) {
+                  it.sep = it.sep.concat(start2, this.sourceToken);
                 } else {
                   it.sep.push(this.sourceToken);
                 }
@@ -27422,7 +26081,7 @@ var require_parser = __commonJS({
                 if (!it.sep) {
                   Object.assign(it, { key: null, sep: [this.sourceToken] });
                 } else if (it.value || atNextItem) {
-                  map.items.push({ start, key: null, sep: [this.sourceToken] });
+                  map.items.push({ start: start2, key: null, sep: [this.sourceToken] });
                 } else if (includesToken(it.sep, "map-value-ind")) {
                   this.stack.push({
                     type: "block-map",
@@ -27442,7 +26101,7 @@ var require_parser = __commonJS({
             case "double-quoted-scalar": {
               const fs3 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs3, sep: [] });
+                map.items.push({ start: start2, key: fs3, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
                 this.stack.push(fs3);
@@ -27466,7 +26125,7 @@ var require_parser = __commonJS({
                     return;
                   }
                 } else if (atMapIndent) {
-                  map.items.push({ start });
+                  map.items.push({ start: start2 });
                 }
                 this.stack.push(bv);
                 return;
@@ -27603,7 +26262,7 @@ var require_parser = __commonJS({
             yield* this.step();
           } else if (this.type === "map-value-ind" && parent.type !== "flow-collection") {
             const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
+            const start2 = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
             const sep5 = fc.end.splice(1, fc.end.length);
             sep5.push(this.sourceToken);
@@ -27611,7 +26270,7 @@ var require_parser = __commonJS({
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep5 }]
+              items: [{ start: start2, key: fc, sep: sep5 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -27670,35 +26329,35 @@ var require_parser = __commonJS({
           case "explicit-key-ind": {
             this.onKeyLine = true;
             const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
-            start.push(this.sourceToken);
+            const start2 = getFirstKeyStartProps(prev);
+            start2.push(this.sourceToken);
             return {
               type: "block-map",
               offset: this.offset,
               indent: this.indent,
-              items: [{ start, explicitKey: true }]
+              items: [{ start: start2, explicitKey: true }]
             };
           }
           case "map-value-ind": {
             this.onKeyLine = true;
             const prev = getPrevProps(parent);
-            const start = getFirstKeyStartProps(prev);
+            const start2 = getFirstKeyStartProps(prev);
             return {
               type: "block-map",
               offset: this.offset,
               indent: this.indent,
-              items: [{ start, key: null, sep: [this.sourceToken] }]
+              items: [{ start: start2, key: null, sep: [this.sourceToken] }]
             };
           }
         }
         return null;
       }
-      atIndentedComment(start, indent) {
+      atIndentedComment(start2, indent) {
         if (this.type !== "comment")
           return false;
         if (this.indent <= indent)
           return false;
-        return start.every((st) => st.type === "newline" || st.type === "space");
+        return start2.every((st) => st.type === "newline" || st.type === "space");
       }
       *documentEnd(docEnd) {
         if (this.type !== "doc-mode") {
@@ -27889,6 +26548,1347 @@ var require_dist = __commonJS({
   }
 });
 
+// ../git-source/src/url.ts
+import { createHash as createHash3 } from "node:crypto";
+import { isAbsolute as isAbsolute3, resolve as resolve3 } from "node:path";
+function assertSafeArgument(value2, what) {
+  if (value2.startsWith("-")) {
+    throw new GitError({ code: "refused-argument", message: `${what} "${value2}" starts with "-" and would be read as an option; refused` });
+  }
+  if (/[\0\r\n]/.test(value2)) {
+    throw new GitError({ code: "refused-argument", message: `${what} contains a control character; refused` });
+  }
+  if (value2 === "") throw new GitError({ code: "refused-argument", message: `${what} is empty` });
+}
+function splitCredentials(repo) {
+  const m = schemeAuthority.exec(repo);
+  if (!m) return { url: repo };
+  const [, scheme, authority, rest] = m;
+  const at = authority.lastIndexOf("@");
+  if (at < 0) return { url: repo };
+  const userinfo = authority.slice(0, at);
+  const host = authority.slice(at + 1);
+  const colon = userinfo.indexOf(":");
+  const username = decode2(colon < 0 ? userinfo : userinfo.slice(0, colon));
+  const password = colon < 0 ? "" : decode2(userinfo.slice(colon + 1));
+  const http = /^https?:\/\/$/i.test(scheme);
+  if (!http && colon < 0) return { url: repo };
+  const kept = http ? "" : `${userinfo.slice(0, colon)}@`;
+  return { url: `${scheme}${kept}${host}${rest}`, credentials: { username, password } };
+}
+function withoutCredentials(repo) {
+  return splitCredentials(repo).url;
+}
+function decode2(text2) {
+  try {
+    return decodeURIComponent(text2);
+  } catch {
+    return text2;
+  }
+}
+function repoLocation(rawRepo, cwd = process.cwd()) {
+  assertSafeArgument(rawRepo, "repository");
+  const repo = withoutCredentials(rawRepo);
+  if (/^[a-z0-9+.-]+::/i.test(repo)) {
+    throw new GitError({ code: "refused-argument", message: `repository "${repo}": git remote-helper transports are not accepted` });
+  }
+  if (/^https:\/\//i.test(repo)) return { kind: "https", url: repo };
+  if (/^http:\/\//i.test(repo)) return { kind: "http", url: repo };
+  if (/^(ssh|git\+ssh):\/\//i.test(repo)) return { kind: "ssh", url: repo };
+  if (/^file:\/\//i.test(repo)) return { kind: "file", url: repo };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(repo)) {
+    if (/^git:\/\//i.test(repo)) return { kind: "ssh", url: repo };
+    throw new GitError({ code: "refused-argument", message: `repository "${repo}": unsupported URL scheme` });
+  }
+  if (/^[^/:]+@[^/:]+:/.test(repo) || /^[a-z0-9.-]+\.[a-z]{2,}:[^/]/i.test(repo)) return { kind: "ssh", url: repo };
+  return { kind: "local", url: isAbsolute3(repo) ? resolve3(repo) : resolve3(cwd, repo) };
+}
+function repositoryIdentity(url) {
+  const clean = withoutCredentials(url).replace(/\/+$/, "").replace(/\.git$/i, "").replace(/\/+$/, "");
+  const file = /^file:\/\/(\/.*)$/i.exec(clean);
+  if (file) return decode2(file[1]);
+  return clean.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (schemeAndHost) => schemeAndHost.toLowerCase());
+}
+function repoCacheKey(url) {
+  const clean = repositoryIdentity(url);
+  const base = (clean.split(/[/:]/).filter(Boolean).pop() ?? "repo").replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
+  return `${base}-${createHash3("sha256").update(clean).digest("hex").slice(0, 16)}`;
+}
+function isFullCommit(ref) {
+  return /^[0-9a-f]{40}$/i.test(ref);
+}
+var schemeAuthority;
+var init_url = __esm({
+  "../git-source/src/url.ts"() {
+    "use strict";
+    init_errors();
+    schemeAuthority = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is;
+  }
+});
+
+// ../git-source/src/redact.ts
+function redact(text2, secrets = []) {
+  return redactSecrets(text2.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s'"]+@/gi, "$1***@"), secrets);
+}
+function hideCredentials(text2, secrets = []) {
+  return redactSecrets(
+    text2.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#'"]*@/gi, (prefix) => withoutCredentials(prefix)),
+    secrets
+  );
+}
+function redactSecrets(text2, secrets) {
+  let out = text2.replace(/(authorization:\s*(?:basic|bearer|token)\s+)\S+/gi, "$1***");
+  for (const secret of secrets) {
+    if (secret.length < 4) continue;
+    for (const form of secretForms(secret).sort((a, b) => b.length - a.length)) out = out.split(form).join("***");
+  }
+  return out;
+}
+function secretForms(secret) {
+  return [
+    secret,
+    Buffer.from(secret).toString("base64"),
+    Buffer.from(`x-access-token:${secret}`).toString("base64"),
+    encodeURIComponent(secret)
+  ];
+}
+var init_redact = __esm({
+  "../git-source/src/redact.ts"() {
+    "use strict";
+    init_url();
+  }
+});
+
+// ../git-source/src/errors.ts
+function isGitError(value2) {
+  return value2 instanceof GitError;
+}
+function classify(stderr) {
+  for (const [re, code5] of patterns) if (re.test(stderr)) return code5;
+  return "failed";
+}
+var GitError, patterns;
+var init_errors = __esm({
+  "../git-source/src/errors.ts"() {
+    "use strict";
+    init_src();
+    init_redact();
+    GitError = class extends KdeltaError {
+      name = "GitError";
+      /** The git arguments, credentials redacted. */
+      args;
+      /** git's stderr, credentials redacted. */
+      stderr;
+      exitCode;
+      constructor(input) {
+        const secrets = input.secrets ?? [];
+        super({ code: input.code, message: redact(input.message, secrets) });
+        this.args = (input.args ?? []).map((a) => redact(a, secrets));
+        this.stderr = redact(input.stderr ?? "", secrets);
+        this.exitCode = input.exitCode;
+      }
+    };
+    patterns = [
+      [/\(stale info\)/, "stale-lease"],
+      [/\(non-fast-forward\)|\(fetch first\)/, "non-fast-forward"],
+      [
+        /does not appear to be a git repository|not a git repository|repository '.*' not found|Could not read from remote repository/i,
+        "not-a-repository"
+      ],
+      [
+        /Authentication failed|could not read Username|could not read Password|Permission denied \(publickey|terminal prompts disabled|HTTP Basic: Access denied/i,
+        "auth"
+      ],
+      [/The requested URL returned error: 403|remote: Permission to \S+ denied/i, "forbidden"],
+      [
+        /unknown revision|couldn't find remote ref|not our ref|bad revision|invalid object name|no such ref|did not match any|Not a valid object name|not a valid ref|upload-pack: not our ref/i,
+        "unknown-revision"
+      ]
+    ];
+  }
+});
+
+// ../git-source/src/exec.ts
+import { execFile } from "node:child_process";
+function stopRunningGit() {
+  for (const child of running) {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+    }
+  }
+  running.clear();
+}
+function runGit(args, options = {}) {
+  const secrets = options.secrets ?? [];
+  const env = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...baseEnv, ...options.env })) {
+    if (v !== void 0) env[k] = v;
+  }
+  for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX"]) {
+    if (!(options.env && k in options.env)) delete env[k];
+  }
+  return new Promise((resolve12, reject) => {
+    const child = execFile(
+      "git",
+      [...args],
+      { cwd: options.cwd, env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8", signal: options.signal },
+      (error2, stdout, stderr) => {
+        if (!error2) {
+          resolve12({ stdout, stderr });
+          return;
+        }
+        const exitCode = typeof error2.code === "number" ? error2.code : void 0;
+        const detail2 = stderr.trim() || error2.message;
+        const code5 = classify(stderr);
+        const sent = options.env?.[SENT_CREDENTIALS_ENV];
+        const withheld = options.env?.[WITHHELD_CREDENTIALS_ENV];
+        const text2 = withheld && (code5 === "auth" || code5 === "not-a-repository") ? `${withheld} (git ${args[0] ?? ""}: ${detail2.split("\n").pop()})` : code5 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code5 === "auth" ? authHint : ""}`;
+        reject(
+          new GitError({
+            code: code5,
+            message: text2,
+            args,
+            stderr,
+            ...exitCode !== void 0 ? { exitCode } : {},
+            secrets
+          })
+        );
+      }
+    );
+    running.add(child);
+    child.once("exit", () => running.delete(child));
+    if (options.onProgress && child.stderr) {
+      const onProgress = options.onProgress;
+      let pending = "";
+      child.stderr.on("data", (chunk) => {
+        pending += chunk.toString();
+        const parts = pending.split(/\r|\n/);
+        pending = parts.pop() ?? "";
+        for (const line of parts) if (line.trim()) onProgress(redactLine(line, secrets));
+      });
+    }
+  });
+}
+function redactLine(line, secrets) {
+  return new GitError({ code: "failed", message: line, secrets }).message;
+}
+var SENT_CREDENTIALS_ENV, WITHHELD_CREDENTIALS_ENV, baseEnv, running, authHint;
+var init_exec = __esm({
+  "../git-source/src/exec.ts"() {
+    "use strict";
+    init_errors();
+    SENT_CREDENTIALS_ENV = "KDELTA_SENT_CREDENTIALS";
+    WITHHELD_CREDENTIALS_ENV = "KDELTA_WITHHELD_CREDENTIALS";
+    baseEnv = {
+      // Never block on a password prompt: credentials come from the environment or git's helpers.
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_ASKPASS: "",
+      SSH_ASKPASS: "",
+      GCM_INTERACTIVE: "never",
+      // A user's GIT_TRACE* output (possibly to a file) must not show the Authorization header we pass.
+      GIT_TRACE_REDACT: "1",
+      LC_ALL: "C",
+      LANG: "C"
+    };
+    running = /* @__PURE__ */ new Set();
+    authHint = "\n(the repository asked for credentials: give them in the URL, in KDELTA_GIT_TOKEN for https, or through a git credential helper)";
+  }
+});
+
+// ../git-source/src/trust.ts
+import { realpathSync as realpathSync2 } from "node:fs";
+import { resolve as resolve4 } from "node:path";
+import { fileURLToPath } from "node:url";
+function sourceTrust(options = {}) {
+  const env = options.env ?? process.env;
+  const server2 = githubServerOf(options.githubServer ?? env.GITHUB_SERVER_URL);
+  const githubHosts = /* @__PURE__ */ new Set(["github.com", server2.hostname]);
+  const repositories = [];
+  const listed = [
+    [CREDENTIAL_REPOSITORIES_ENV, splitList(env[CREDENTIAL_REPOSITORIES_ENV])],
+    [CREDENTIAL_HOSTS_ENV, splitList(env[CREDENTIAL_HOSTS_ENV])],
+    ["the repositories listed", [...options.repositories ?? [], ...options.hosts ?? []]]
+  ];
+  for (const [where, entries] of listed) {
+    for (const entry of entries) repositories.push(listedPattern(entry, where, server2));
+  }
+  const allowLocal = options.allowLocal ?? /^(1|true)$/i.test(env[ALLOW_LOCAL_UPSTREAMS_ENV] ?? "");
+  return trustNamed(
+    {
+      repositories,
+      githubHosts,
+      localRepos: /* @__PURE__ */ new Set(),
+      allowLocal,
+      ...options.tokenFor ? { tokenFor: options.tokenFor } : {},
+      ...options.tokenName ? { tokenName: options.tokenName } : {}
+    },
+    options.named ?? [],
+    options.cwd
+  );
+}
+function splitList(text2) {
+  return (text2 ?? "").split(/[\s,]+/).filter(Boolean);
+}
+function listedPattern(entry, where, server2) {
+  const parsed = parseRepositoryPattern(entry, server2.url);
+  if (typeof parsed === "string") {
+    throw new GitError({ code: "invalid-pattern", message: `${where}: "${entry}" ${parsed}` });
+  }
+  return parsed;
+}
+function trustNamed(trust, named, cwd = process.cwd()) {
+  const repositories = [...trust.repositories];
+  const localRepos = new Set(trust.localRepos);
+  for (const repo of named) {
+    if (!repo) continue;
+    let location;
+    try {
+      location = repoLocation(repo, cwd);
+    } catch {
+      continue;
+    }
+    const path = localPath(location);
+    if (path !== void 0) localRepos.add(path);
+    const remote = remoteRepository(location);
+    if (remote) repositories.push({ ...remote });
+  }
+  return {
+    repositories,
+    githubHosts: trust.githubHosts,
+    localRepos,
+    allowLocal: trust.allowLocal,
+    ...trust.tokenFor ? { tokenFor: trust.tokenFor } : {},
+    ...trust.tokenName ? { tokenName: trust.tokenName } : {}
+  };
+}
+function remoteRepository(location) {
+  if (location.kind === "file" || location.kind === "local") return void 0;
+  let scheme;
+  let hostname4;
+  let port;
+  let pathname;
+  const scp = /^(?:[^@/:]+@)?([^/:]+):(.*)$/s.exec(location.url);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(location.url) && scp) {
+    scheme = "ssh";
+    hostname4 = scp[1].toLowerCase();
+    port = defaultPorts.ssh;
+    pathname = scp[2];
+  } else {
+    let url;
+    try {
+      url = new URL(location.url);
+    } catch {
+      return void 0;
+    }
+    scheme = url.protocol.slice(0, -1).toLowerCase();
+    if (scheme === "git+ssh") scheme = "ssh";
+    hostname4 = url.hostname.toLowerCase();
+    port = url.port || defaultPorts[scheme] || "";
+    pathname = url.pathname;
+  }
+  if (!hostname4) return void 0;
+  const path = pathSegments2(pathname);
+  if (path === void 0) return void 0;
+  return { scheme, hostname: hostname4, port, path };
+}
+function pathSegments2(pathname) {
+  const segments = pathname.replace(/\/+$/, "").replace(/\.git$/i, "").split("/").filter((s) => s !== "");
+  return segments.some((s) => s === "." || s === "..") ? void 0 : segments;
+}
+function githubServerOf(url) {
+  try {
+    const parsed = new URL(url || "https://github.com");
+    return { url: parsed.origin, hostname: parsed.hostname.toLowerCase(), port: parsed.port || void 0 };
+  } catch {
+    return { url: "https://github.com", hostname: "github.com", port: void 0 };
+  }
+}
+function parseRepositoryPattern(text2, githubServer = "https://github.com") {
+  const entry = text2.trim();
+  if (entry === "") return "is empty";
+  if (/\s/.test(entry)) return "is not a repository pattern (owner/repo, owner/*, host/path/repo, a URL, or a whole host)";
+  let pattern;
+  let rest;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/is.exec(entry);
+  const scp = /^(?:[^@/:]+@)([^/:]+):(.*)$/s.exec(entry);
+  if (scheme) {
+    const name2 = scheme[1].toLowerCase() === "git+ssh" ? "ssh" : scheme[1].toLowerCase();
+    if (!(name2 in defaultPorts)) return `has the scheme "${scheme[1]}": https, http, ssh or git only`;
+    let url;
+    try {
+      url = new URL(`${name2 === "https" || name2 === "http" ? name2 : "https"}://${scheme[2].replace(/^[^/@]*@/, "")}`);
+    } catch {
+      return "is not a URL";
+    }
+    if (url.search || url.hash) return "has a query or a fragment";
+    const port = /^[^/]*:(\d+)(?:\/|$)/.exec(scheme[2].replace(/^[^/@]*@/, ""))?.[1] ?? (url.port || defaultPorts[name2]);
+    pattern = { scheme: name2, hostname: url.hostname.toLowerCase(), port };
+    rest = url.pathname;
+  } else if (scp) {
+    pattern = { scheme: "ssh", hostname: scp[1].toLowerCase(), port: defaultPorts.ssh };
+    rest = scp[2];
+  } else {
+    const [first = "", ...others] = entry.split("/");
+    if (others.length === 0 || others.every((s) => s === "") || looksLikeHost(first)) {
+      const m = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::(\d+))?$/i.exec(first);
+      if (!m) return "is not a host (host or host:port)";
+      pattern = { hostname: m[1].toLowerCase(), ...m[2] ? { port: m[2] } : {} };
+      rest = others.join("/");
+    } else {
+      const server2 = githubServerOf(githubServer);
+      pattern = { hostname: server2.hostname, ...server2.port ? { port: server2.port } : {} };
+      rest = entry;
+    }
+  }
+  const segments = rest.split("/").filter((s) => s !== "");
+  if (segments.length === 0) return pattern;
+  const under = segments[segments.length - 1] === "*";
+  if (under) segments.pop();
+  if (segments.some((s) => s.includes("*"))) return 'has a "*" that is not its last segment: write owner/* or host/group/*';
+  const path = pathSegments2(segments.join("/"));
+  if (path === void 0) return 'has a "." or ".." segment';
+  if (path.length === 0 && under) return pattern;
+  if (path.length === 0) return "names no repository";
+  return { ...pattern, path, ...under ? { under } : {} };
+}
+function patternMatches(pattern, repo, githubHosts) {
+  if (pattern.scheme !== void 0 && pattern.scheme !== repo.scheme) return false;
+  if (pattern.hostname !== repo.hostname) return false;
+  if (pattern.port !== void 0 && pattern.port !== repo.port) return false;
+  if (pattern.path === void 0) return true;
+  const fold = githubHosts.has(repo.hostname) ? (s) => s.toLowerCase() : (s) => s;
+  if (pattern.under ? repo.path.length <= pattern.path.length : repo.path.length !== pattern.path.length) return false;
+  return pattern.path.every((segment2, i) => fold(segment2) === fold(repo.path[i]));
+}
+function credentialsAllowed(trust, location) {
+  const repo = remoteRepository(location);
+  if (!repo) return false;
+  return trust.repositories.some((pattern) => patternMatches(pattern, repo, trust.githubHosts));
+}
+function localPath(location) {
+  let path;
+  if (location.kind === "local") path = location.url;
+  else if (location.kind === "file") {
+    try {
+      path = fileURLToPath(location.url);
+    } catch {
+      return void 0;
+    }
+  } else return void 0;
+  const clean = resolve4(path).replace(/\/+$/, "") || "/";
+  for (const candidate of [clean, `${clean}.git`]) {
+    try {
+      return realpathSync2(candidate);
+    } catch {
+    }
+  }
+  return clean;
+}
+function assertContentSource(location, trust, namedBy) {
+  const path = localPath(location);
+  if (path === void 0 || trust.allowLocal || trust.localRepos.has(path)) return;
+  throw new GitError({
+    code: "refused-local",
+    message: `${namedBy ? `${namedBy}: ` : ""}upstream repository "${location.url}" is on this machine, and package content may not read this machine's files: refused (set ${ALLOW_LOCAL_UPSTREAMS_ENV}=1 or pass --allow-local-upstreams to allow local upstreams named by packages)`
+  });
+}
+var CREDENTIAL_REPOSITORIES_ENV, CREDENTIAL_HOSTS_ENV, ALLOW_LOCAL_UPSTREAMS_ENV, CREDENTIAL_REPOSITORIES_SETTING, defaultPorts, looksLikeHost;
+var init_trust = __esm({
+  "../git-source/src/trust.ts"() {
+    "use strict";
+    init_errors();
+    init_url();
+    CREDENTIAL_REPOSITORIES_ENV = "KDELTA_CREDENTIAL_REPOSITORIES";
+    CREDENTIAL_HOSTS_ENV = "KDELTA_CREDENTIAL_HOSTS";
+    ALLOW_LOCAL_UPSTREAMS_ENV = "KDELTA_ALLOW_LOCAL_UPSTREAMS";
+    CREDENTIAL_REPOSITORIES_SETTING = `${CREDENTIAL_REPOSITORIES_ENV} (kdelta run's --credential-repository, the Action's credential-repositories input)`;
+    defaultPorts = { https: "443", http: "80", ssh: "22", git: "9418" };
+    looksLikeHost = (segment2) => /[.:[]/.test(segment2) || segment2.toLowerCase() === "localhost";
+  }
+});
+
+// ../git-source/src/auth.ts
+function credentialsFor(location, options = {}) {
+  const env = options.env ?? process.env;
+  const fromUrl = options.urlCredentials ?? options.userCredentials;
+  const runToken = options.token ?? options.trust?.tokenFor?.(location.url);
+  const known = [runToken, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...fromUrl ? urlSecrets(fromUrl) : []].filter(
+    (s) => typeof s === "string" && s.length > 0
+  );
+  const remote = location.kind !== "local" && location.kind !== "file";
+  if (remote && options.trust && !credentialsAllowed(options.trust, location)) {
+    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known, withheld: true };
+  }
+  if (location.kind !== "https" && location.kind !== "http") return { env: {}, secrets: known };
+  let origin;
+  try {
+    origin = new URL(location.url);
+  } catch {
+    return { env: {}, secrets: known };
+  }
+  const scope = `${origin.protocol}//${origin.host}/`;
+  const config = [];
+  const givenName = options.token ? options.tokenName : options.trust?.tokenName?.(location.url);
+  const runTokenName = givenName ?? `the token kdelta was given for ${origin.host}`;
+  let sent;
+  if (fromUrl && fromUrl.password === "") {
+    config.push([`credential.${scope}.username`, fromUrl.username]);
+  } else if (fromUrl) {
+    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+    sent = "the credentials given with the repository URL";
+  } else if (location.kind === "https") {
+    const github = origin.hostname === "github.com";
+    const [token, name2] = runToken ? [runToken, runTokenName] : env.KDELTA_GIT_TOKEN ? [env.KDELTA_GIT_TOKEN, "KDELTA_GIT_TOKEN"] : github && env.GITHUB_TOKEN ? [env.GITHUB_TOKEN, "GITHUB_TOKEN"] : github && env.GH_TOKEN ? [env.GH_TOKEN, "GH_TOKEN"] : [void 0, void 0];
+    if (token) {
+      config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
+      sent = name2;
+    }
+  } else if (runToken && isLoopback(origin.hostname)) {
+    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${runToken}`)]);
+    sent = runTokenName;
+  }
+  const out = configEnv(config, env);
+  if (sent) out[SENT_CREDENTIALS_ENV] = sent;
+  return { env: out, secrets: known };
+}
+function withoutUserCredentials(location, fromUrl, env) {
+  if (location.kind === "ssh") return { GIT_SSH_COMMAND: SSH_WITHOUT_KEYS };
+  if (location.kind !== "https" && location.kind !== "http") return {};
+  let origin;
+  try {
+    origin = new URL(location.url);
+  } catch {
+    return {};
+  }
+  const scope = `${origin.protocol}//${origin.host}/`;
+  const repository = `${origin.protocol}//${origin.host}${origin.pathname}`;
+  const config = [
+    [`credential.${scope}.helper`, ""],
+    [`http.${scope}.extraHeader`, ""],
+    [`http.${repository}.extraHeader`, ""]
+  ];
+  if (fromUrl && fromUrl.password !== "") {
+    config.push([`http.${repository}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+  }
+  return configEnv(config, env);
+}
+function isLoopback(hostname4) {
+  return hostname4 === "localhost" || hostname4 === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname4);
+}
+function configEnv(entries, env) {
+  if (entries.length === 0) return {};
+  const before = Number(env.GIT_CONFIG_COUNT ?? "0") || 0;
+  const out = { GIT_CONFIG_COUNT: String(before + entries.length) };
+  entries.forEach(([key, value2], i) => {
+    out[`GIT_CONFIG_KEY_${before + i}`] = key;
+    out[`GIT_CONFIG_VALUE_${before + i}`] = value2;
+  });
+  return out;
+}
+function urlSecrets(credentials2) {
+  if (credentials2.password === "") return [credentials2.username, `${credentials2.username}:`];
+  return [credentials2.password, `${credentials2.username}:${credentials2.password}`];
+}
+var SSH_WITHOUT_KEYS, basicHeader;
+var init_auth = __esm({
+  "../git-source/src/auth.ts"() {
+    "use strict";
+    init_exec();
+    init_trust();
+    SSH_WITHOUT_KEYS = "ssh -F /dev/null -o IdentityAgent=none -o IdentitiesOnly=yes -o IdentityFile=/dev/null -o BatchMode=yes";
+    basicHeader = (pair) => `Authorization: Basic ${Buffer.from(pair).toString("base64")}`;
+  }
+});
+
+// ../git-source/src/refs.ts
+function remoteContext(options) {
+  const location = repoLocation(options.repo, options.cwd);
+  if (options.trust) assertContentSource(location, options.trust, options.namedBy);
+  const creds = credentialsFor(location, {
+    token: options.token,
+    tokenName: options.tokenName,
+    urlCredentials: splitCredentials(options.repo).credentials,
+    userCredentials: options.credentials,
+    env: options.env ?? process.env,
+    trust: options.trust
+  });
+  const env = { ...options.env, ...creds.env };
+  if (creds.withheld) {
+    env[WITHHELD_CREDENTIALS_ENV] = `${options.namedBy ? `${options.namedBy}: ` : ""}upstream repository "${location.url}" was read without credentials, as package content names it and you did not: if it is private, list it in ${CREDENTIAL_REPOSITORIES_SETTING} to send it yours`;
+  }
+  return { location, env, secrets: creds.secrets };
+}
+async function listRemoteRefs(options) {
+  const { location, env, secrets } = remoteContext(options);
+  for (const p of options.patterns ?? []) assertSafeArgument(p, "ref");
+  const { stdout } = await runGit(["ls-remote", "--", location.url, ...options.patterns ?? []], { env, secrets });
+  return parseLsRemote(stdout);
+}
+function parseLsRemote(stdout) {
+  const direct = /* @__PURE__ */ new Map();
+  const peeled = /* @__PURE__ */ new Map();
+  for (const line of stdout.split("\n")) {
+    const m = /^([0-9a-f]{40,64})\t(.+)$/.exec(line.trim());
+    if (!m) continue;
+    const [, sha, name2] = m;
+    if (name2.endsWith("^{}")) peeled.set(name2.slice(0, -3), sha);
+    else direct.set(name2, sha);
+  }
+  return [...direct].map(([name2, sha]) => ({ name: name2, commit: peeled.get(name2) ?? sha }));
+}
+async function defaultBranch(options) {
+  const { location, env, secrets } = remoteContext(options);
+  const { stdout } = await runGit(["ls-remote", "--symref", "--", location.url, "HEAD"], { env, secrets });
+  const m = /^ref:\s+refs\/heads\/(\S+)\s+HEAD$/m.exec(stdout);
+  if (m?.[1]) return m[1];
+  throw new GitError({ code: "failed", message: `cannot tell the default branch of ${location.url}: the remote has no HEAD`, secrets });
+}
+function refCandidates(ref, packagePath2) {
+  const out = [];
+  const dir = (packagePath2 ?? "").replace(/^\/+|\/+$/g, "");
+  if (ref.startsWith("refs/")) out.push(ref);
+  if (dir) out.push(`refs/tags/${dir}/${ref}`);
+  out.push(`refs/tags/${ref}`, `refs/heads/${ref}`);
+  return out;
+}
+function pickRef(ref, refs, packagePath2) {
+  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
+  for (const name2 of refCandidates(ref, packagePath2)) {
+    const commit = byName2.get(name2);
+    if (commit) {
+      const kind = name2.startsWith("refs/tags/") ? "tag" : name2.startsWith("refs/heads/") ? "branch" : "tag";
+      return { ref, kind, fullName: name2, commit };
+    }
+  }
+  return void 0;
+}
+function pickCommit(ref, refs, packagePath2) {
+  const picked = pickRef(ref, refs, packagePath2)?.commit ?? refs.find((r) => r.name === ref)?.commit;
+  if (picked) return picked;
+  if (isFullCommit(ref)) return ref.toLowerCase();
+  if (!/^[0-9a-f]{4,39}$/i.test(ref)) return void 0;
+  const id = ref.toLowerCase();
+  const commits = new Set(refs.map((r) => r.commit.toLowerCase()).filter((c) => c.startsWith(id)));
+  return commits.size === 1 ? [...commits][0] : void 0;
+}
+async function resolveRef(options) {
+  assertSafeArgument(options.ref, "ref");
+  if (isFullCommit(options.ref)) return { ref: options.ref, kind: "commit", commit: options.ref.toLowerCase() };
+  const refs = await listRemoteRefs(options);
+  const picked = pickRef(options.ref, refs, options.packagePath);
+  if (picked) return picked;
+  if (/^[0-9a-f]{4,39}$/i.test(options.ref)) return { ref: options.ref, kind: "commit" };
+  const { location, secrets } = remoteContext(options);
+  throw new GitError({
+    code: "unknown-revision",
+    message: `unknown revision or path not in the working tree: "${options.ref}" is not a branch, tag or commit of ${location.url}`,
+    secrets
+  });
+}
+function parseSemanticVersion(text2) {
+  const m = SEMVER_TAG.exec(text2);
+  if (!m) return void 0;
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), prerelease: m[4] ? m[4].split(".") : [] };
+}
+function compareSemanticVersions(a, b) {
+  const core = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
+  if (core !== 0) return Math.sign(core);
+  if (a.prerelease.length === 0 || b.prerelease.length === 0) return Math.sign(b.prerelease.length - a.prerelease.length);
+  for (let i = 0; i < Math.max(a.prerelease.length, b.prerelease.length); i++) {
+    const x = a.prerelease[i];
+    const y = b.prerelease[i];
+    if (x === void 0) return -1;
+    if (y === void 0) return 1;
+    if (x === y) continue;
+    const xn = /^\d+$/.test(x);
+    const yn = /^\d+$/.test(y);
+    if (xn && yn) return Math.sign(Number(x) - Number(y));
+    if (xn !== yn) return xn ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+function releaseTagPatterns(packagePath2) {
+  const dir = (packagePath2 ?? "").replace(/^\/+|\/+$/g, "");
+  return RELEASE_CONVENTIONS.flatMap((convention) => {
+    switch (convention) {
+      case "revision":
+        return dir ? [`${dir}/v<N>`] : [];
+      case "package-semver":
+        return dir ? [`${dir}/vX.Y.Z`] : [];
+      case "repository-semver":
+        return ["vX.Y.Z"];
+      default:
+        return convention;
+    }
+  });
+}
+function latestRelease(refs, options = {}) {
+  const dir = (options.packagePath ?? "").replace(/^\/+|\/+$/g, "");
+  const pick = (prefix, convention, parse4, compare) => {
+    let best;
+    for (const r of refs) {
+      if (!r.name.startsWith(`refs/tags/${prefix}`)) continue;
+      const version = r.name.slice(`refs/tags/${prefix}`.length);
+      if (version.includes("/")) continue;
+      const parsed = parse4(version);
+      if (parsed === void 0) continue;
+      if (!best || compare(parsed, best.version) > 0) {
+        const scope = convention === "repository-semver" ? "repository" : "package";
+        best = { release: { tag: r.name.slice("refs/tags/".length), version, commit: r.commit, scope, convention }, version: parsed };
+      }
+    }
+    return best?.release;
+  };
+  const semver = (version) => {
+    const parsed = parseSemanticVersion(version);
+    return parsed && (parsed.prerelease.length === 0 || options.prereleases === true) ? parsed : void 0;
+  };
+  const revision = (version) => {
+    const m = REVISION_TAG.exec(version);
+    return m ? Number(m[1]) : void 0;
+  };
+  const find = (convention) => {
+    switch (convention) {
+      case "revision":
+        return dir ? pick(`${dir}/`, convention, revision, (a, b) => a - b) : void 0;
+      case "package-semver":
+        return dir ? pick(`${dir}/`, convention, semver, compareSemanticVersions) : void 0;
+      case "repository-semver":
+        return pick("", convention, semver, compareSemanticVersions);
+      default:
+        return convention;
+    }
+  };
+  for (const convention of RELEASE_CONVENTIONS) {
+    const found = find(convention);
+    if (found) return found;
+  }
+  return void 0;
+}
+var SEMVER_TAG, RELEASE_CONVENTIONS, REVISION_TAG;
+var init_refs = __esm({
+  "../git-source/src/refs.ts"() {
+    "use strict";
+    init_auth();
+    init_trust();
+    init_errors();
+    init_exec();
+    init_url();
+    SEMVER_TAG = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+    RELEASE_CONVENTIONS = ["revision", "package-semver", "repository-semver"];
+    REVISION_TAG = /^v(0|[1-9]\d*)$/;
+  }
+});
+
+// ../git-source/src/lock.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { rmSync as rmSync3 } from "node:fs";
+import { mkdir as mkdir3, readdir as readdir3, readFile as readFile2, rename as rename3, rm as rm3, stat as stat3, writeFile as writeFile3 } from "node:fs/promises";
+import { hostname as hostname3 } from "node:os";
+import { basename as basename2, dirname as dirname3, join as join6 } from "node:path";
+function releaseHeldLocks() {
+  for (const path of held.keys()) {
+    try {
+      rmSync3(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch {
+    }
+  }
+  held.clear();
+}
+function running2(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error2) {
+    return error2.code === "EPERM";
+  }
+}
+async function readOwner(lockPath) {
+  try {
+    const v = JSON.parse(await readFile2(`${lockPath}/${OWNER}`, "utf8"));
+    return typeof v.pid === "number" && typeof v.host === "string" && typeof v.token === "string" ? v : void 0;
+  } catch {
+    return void 0;
+  }
+}
+async function tryCreate(lockPath, owner) {
+  const staging = stagingPath(lockPath, owner);
+  held.set(staging, owner.token);
+  try {
+    await mkdir3(staging);
+    await writeFile3(`${staging}/${OWNER}`, JSON.stringify(owner));
+    await rename3(staging, lockPath);
+    held.set(lockPath, owner.token);
+    return true;
+  } catch (error2) {
+    const code5 = error2.code;
+    if (code5 === "ENOTEMPTY" || code5 === "EEXIST" || code5 === "EPERM" || code5 === "EACCES" || code5 === "EISDIR") return false;
+    throw error2;
+  } finally {
+    await rm3(staging, { recursive: true, force: true });
+    held.delete(staging);
+  }
+}
+async function isStale(lockPath, owner) {
+  if (owner && owner.host === hostname3()) return !running2(owner.pid);
+  const info2 = await stat3(lockPath).catch(() => void 0);
+  if (!info2) return false;
+  return Date.now() - info2.mtimeMs > (owner ? staleMs : ownerlessStaleMs);
+}
+async function takeOver(lockPath, seen, self2) {
+  const guard = `${lockPath}.takeover`;
+  if (!await tryCreate(guard, self2)) {
+    const guardOwner = await readOwner(guard);
+    if (await isStale(guard, guardOwner)) await rm3(guard, { recursive: true, force: true });
+    else await new Promise((r) => setTimeout(r, 10));
+    return;
+  }
+  try {
+    const now = await readOwner(lockPath);
+    if (now?.token === seen?.token && await isStale(lockPath, now)) await rm3(lockPath, { recursive: true, force: true });
+  } finally {
+    await rm3(guard, { recursive: true, force: true });
+    held.delete(guard);
+  }
+}
+function stagingPath(lockPath, owner) {
+  return `${lockPath}.${owner.pid}-${owner.token}`;
+}
+async function sweepStaging(lockPath) {
+  const prefix = `${basename2(lockPath)}.`;
+  const names2 = await readdir3(dirname3(lockPath)).catch(() => []);
+  for (const name2 of names2) {
+    if (!name2.startsWith(prefix) || name2 === `${prefix}takeover`) continue;
+    const path = join6(dirname3(lockPath), name2);
+    const owner = await readOwner(path);
+    const pid = /^(\d+)-[0-9a-f]+$/.exec(name2.slice(prefix.length))?.[1];
+    const dead = owner === void 0 && pid !== void 0 && !running2(Number(pid));
+    if (dead || await isStale(path, owner)) await rm3(path, { recursive: true, force: true });
+  }
+}
+async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
+  const started = Date.now();
+  const self2 = { pid: process.pid, host: hostname3(), token: randomBytes2(8).toString("hex") };
+  let delay = 20;
+  for (; ; ) {
+    if (await tryCreate(lockPath, self2)) break;
+    const owner = await readOwner(lockPath);
+    if (await isStale(lockPath, owner)) {
+      await takeOver(lockPath, owner, self2);
+      continue;
+    }
+    if (Date.now() - started > timeoutMs) {
+      const who2 = owner ? ` (held by process ${owner.pid} on ${owner.host})` : "";
+      throw new GitError({ code: "lock-timeout", message: `timed out waiting for the cache lock ${lockPath}${who2}` });
+    }
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 500);
+  }
+  await sweepStaging(lockPath);
+  try {
+    return await fn3();
+  } finally {
+    if ((await readOwner(lockPath))?.token === self2.token) {
+      const released = stagingPath(lockPath, self2);
+      held.set(released, self2.token);
+      await rename3(lockPath, released);
+      held.delete(lockPath);
+      await rm3(released, { recursive: true, force: true });
+      held.delete(released);
+    } else held.delete(lockPath);
+  }
+}
+var staleMs, ownerlessStaleMs, OWNER, held;
+var init_lock = __esm({
+  "../git-source/src/lock.ts"() {
+    "use strict";
+    init_errors();
+    staleMs = 10 * 60 * 1e3;
+    ownerlessStaleMs = 30 * 1e3;
+    OWNER = "owner.json";
+    held = /* @__PURE__ */ new Map();
+  }
+});
+
+// ../git-source/src/cache.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { appendFile as appendFile2, mkdir as mkdir4, mkdtemp as mkdtemp2, readFile as readFile3, readdir as readdir4, rename as rename4, rm as rm4, writeFile as writeFile4 } from "node:fs/promises";
+import { homedir } from "node:os";
+import { basename as basename3, dirname as dirname4, join as join7, resolve as resolve5 } from "node:path";
+function defaultCacheDir(env = process.env) {
+  const dir = env.KDELTA_CACHE_DIR;
+  return dir && dir.length > 0 ? resolve5(dir) : join7(homedir(), ".kdelta", "repos");
+}
+function normalizeDirectory(directory) {
+  const parts = (directory ?? "").split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.some((p) => p === "..")) {
+    throw new GitError({ code: "refused-argument", message: `directory "${directory}" may not contain ".."` });
+  }
+  return `/${parts.join("/")}`;
+}
+function configValue(value2) {
+  if (/[\0\r\n]/.test(value2))
+    throw new GitError({ code: "refused-argument", message: "a repository URL contains a control character; refused" });
+  return `"${value2.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+async function openCacheRepo(options) {
+  const { location, secrets } = remoteContext(options);
+  const cacheRoot = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
+  const root = join7(cacheRoot, repoCacheKey(location.url));
+  const gitDir = join7(root, "git");
+  if (!existsSync3(join7(gitDir, "HEAD"))) {
+    await mkdir4(root, { recursive: true });
+    const tmp = await mkdtemp2(join7(root, "init-"));
+    await runGit(["init", "--quiet", "--bare", tmp], { secrets });
+    const local = location.kind === "local" || location.kind === "file";
+    await appendFile2(
+      join7(tmp, "config"),
+      [
+        "[core]",
+        "	repositoryformatversion = 1",
+        "	sparseCheckout = true",
+        '[remote "origin"]',
+        `	url = ${configValue(location.url)}`,
+        "	promisor = true",
+        "	partialclonefilter = blob:none",
+        ...local ? [`	uploadpack = ${configValue(localUploadPack)}`] : [],
+        "[extensions]",
+        "	partialClone = origin",
+        "[gc]",
+        "	auto = 0",
+        ""
+      ].join("\n")
+    );
+    await rename4(tmp, gitDir).catch(async (error2) => {
+      await rm4(tmp, { recursive: true, force: true });
+      if (!existsSync3(join7(gitDir, "HEAD"))) throw error2;
+    });
+  }
+  return { gitDir, root };
+}
+async function forgetStoredCredentials(gitDir, cleanUrl, secrets) {
+  const config = await readFile3(join7(gitDir, "config"), "utf8").catch(() => "");
+  const stored = [...config.matchAll(/^\s*url\s*=\s*(.*?)\s*$/gm)].map((m) => (m[1] ?? "").replace(/^"(.*)"$/, "$1"));
+  if (stored.every((url) => withoutCredentials(url) === url)) return;
+  await runGit(["--git-dir", gitDir, "config", "remote.origin.url", cleanUrl], { secrets });
+}
+async function hasCommit(gitDir, commit) {
+  if (/^[0-9a-f]{40,64}$/.test(commit) && existsSync3(join7(gitDir, "refs", "kdelta", "commits", commit))) return true;
+  try {
+    await runGit(["--git-dir", gitDir, "show-ref", "--verify", "--quiet", `refs/kdelta/commits/${commit}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function fetchPackage(options) {
+  const directory = normalizeDirectory(options.directory);
+  const { location, env, secrets } = remoteContext(options);
+  const progress = options.onProgress;
+  const ref = options.ref ?? await defaultBranch(options);
+  assertSafeArgument(ref, "ref");
+  const resolved = await resolveRef({ ...options, ref, packagePath: directory === "/" ? "" : directory });
+  const repo = await openCacheRepo(options);
+  const dest = resolve5(options.cwd ?? process.cwd(), options.dest);
+  if (existsSync3(dest)) throw new GitError({ code: "failed", message: `destination ${dest} already exists` });
+  return withLock(join7(repo.root, "lock"), async () => {
+    const git2 = (args, extra = {}) => runGit([...noMaintenance, "--git-dir", repo.gitDir, ...args], { env, secrets, ...extra });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
+    let commit = resolved.commit;
+    let cacheHit = commit !== void 0 && await hasCommit(repo.gitDir, commit);
+    if (!cacheHit) {
+      progress?.(`Fetching ${location.url}@${ref}`);
+      const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
+      if (commit !== void 0) {
+        await git2([...fetchArgs, "--depth=1", "origin", `+${commit}:refs/kdelta/commits/${commit}`]).catch(async (error2) => {
+          if (!resolved.fullName) throw error2;
+          await git2([...fetchArgs, "--depth=1", "origin", `+${resolved.fullName}:refs/kdelta/fetched`]);
+          const { stdout } = await git2(["rev-parse", "refs/kdelta/fetched^{commit}"]);
+          commit = stdout.trim();
+          await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
+        });
+      } else {
+        commit = await fetchAbbreviated(repo.gitDir, ref, git2, location.url, secrets);
+        await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
+      }
+      cacheHit = false;
+    }
+    if (commit === void 0) throw new GitError({ code: "unknown-revision", message: `cannot resolve "${ref}"`, secrets });
+    if (directory !== "/") {
+      const { stdout } = await git2(["ls-tree", "-d", commit, "--", directory.slice(1)]);
+      if (!stdout.trim()) {
+        throw new GitError({
+          code: "not-found",
+          message: `directory "${directory}" does not exist in ${location.url} at ${ref} (${commit.slice(0, 12)})`,
+          secrets
+        });
+      }
+    }
+    await mkdir4(dirname4(dest), { recursive: true });
+    const stage = await mkdtemp2(join7(dirname4(dest), `.${basename3(dest)}.kdelta-`));
+    try {
+      const pattern = directory === "/" ? "/*\n" : `${directory}/
+`;
+      await mkdir4(join7(repo.gitDir, "info"), { recursive: true });
+      await writeFile4(join7(repo.gitDir, "info", "sparse-checkout"), pattern);
+      const tree = join7(stage, "tree");
+      await mkdir4(tree);
+      await runGit(
+        [
+          ...noMaintenance,
+          "--git-dir",
+          repo.gitDir,
+          "--work-tree",
+          tree,
+          "-c",
+          "core.sparseCheckout=true",
+          "read-tree",
+          "--reset",
+          "-u",
+          commit
+        ],
+        {
+          env: { ...env, GIT_INDEX_FILE: join7(stage, "index") },
+          secrets,
+          ...progress ? { onProgress: progress } : {}
+        }
+      );
+      const source = directory === "/" ? tree : join7(tree, ...directory.slice(1).split("/"));
+      if (!existsSync3(source)) await mkdir4(source, { recursive: true });
+      await rename4(source, dest);
+    } finally {
+      await rm4(stage, { recursive: true, force: true });
+    }
+    return { resolved: { ...resolved, commit }, ref, commit, directory, dest, cacheHit };
+  });
+}
+async function fetchAbbreviated(gitDir, ref, git2, url, secrets) {
+  const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
+  const shallow = existsSync3(join7(gitDir, "shallow"));
+  await git2([
+    ...fetchArgs,
+    ...shallow ? ["--unshallow"] : [],
+    "origin",
+    "+refs/heads/*:refs/kdelta/heads/*",
+    "+refs/tags/*:refs/kdelta/tags/*"
+  ]);
+  try {
+    const { stdout } = await git2(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+    return stdout.trim();
+  } catch {
+    throw new GitError({
+      code: "unknown-revision",
+      message: `unknown revision or path not in the working tree: "${ref}" is not a branch, tag or commit of ${url}`,
+      secrets
+    });
+  }
+}
+async function expandCommit(options) {
+  assertSafeArgument(options.ref, "ref");
+  const { location, env, secrets } = remoteContext(options);
+  if (!/^[0-9a-f]{4,40}$/i.test(options.ref)) {
+    throw new GitError({ code: "unknown-revision", message: `"${options.ref}" is not a commit id of ${location.url}`, secrets });
+  }
+  const repo = await openCacheRepo(options);
+  return withLock(join7(repo.root, "lock"), async () => {
+    const git2 = (args) => runGit(["--git-dir", repo.gitDir, ...args], { env, secrets });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
+    const commit = await fetchAbbreviated(repo.gitDir, options.ref, git2, location.url, secrets);
+    await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
+    return commit;
+  });
+}
+async function commitsBetween(options) {
+  const { from, to } = options;
+  for (const c of [from, to]) {
+    if (!isFullCommit(c)) throw new GitError({ code: "refused-argument", message: `"${c}" is not a full commit id` });
+  }
+  const directory = normalizeDirectory(options.directory);
+  const path = directory === "/" ? "." : directory.slice(1);
+  const limit = options.limit ?? 20;
+  const depth = options.depth ?? 200;
+  const { location, env, secrets } = remoteContext(options);
+  const repo = await openCacheRepo(options);
+  return withLock(join7(repo.root, "lock"), async () => {
+    const git2 = (args) => runGit([...noMaintenance, "--git-dir", repo.gitDir, ...args], { env, secrets });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
+    const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
+    for (const c of [from, to]) {
+      if (!await hasCommit(repo.gitDir, c)) await git2([...fetchArgs, "--depth=1", "origin", `+${c}:refs/kdelta/commits/${c}`]);
+    }
+    const reaches = () => git2(["merge-base", "--is-ancestor", from, to]).then(
+      () => true,
+      () => false
+    );
+    if (!await reaches()) await git2([...fetchArgs, `--depth=${depth}`, "origin", `+${to}:refs/kdelta/commits/${to}`]);
+    const complete = await reaches();
+    const range = complete ? [to, `^${from}`] : [to];
+    const { stdout } = await git2(["log", `--max-count=${limit}`, "--format=%H%x1f%an%x1f%s%x1e", ...range, "--", path]);
+    const commits = [];
+    for (const entry of stdout.split("")) {
+      const [sha, name2, subject] = entry.trim().split("");
+      if (sha) commits.push({ sha, name: name2 ?? "", subject: subject ?? "" });
+    }
+    const total = complete ? Number((await git2(["rev-list", "--count", ...range, "--", path])).stdout.trim()) : void 0;
+    return { commits, total };
+  });
+}
+var localUploadPack, noMaintenance;
+var init_cache = __esm({
+  "../git-source/src/cache.ts"() {
+    "use strict";
+    init_errors();
+    init_exec();
+    init_lock();
+    init_refs();
+    init_url();
+    localUploadPack = "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack";
+    noMaintenance = ["-c", "maintenance.auto=false"];
+  }
+});
+
+// ../git-source/src/write.ts
+function checkBranch(branch) {
+  assertSafeArgument(branch, "branch");
+  if (!/^[A-Za-z0-9._/+-]+$/.test(branch) || branch.includes("..") || branch.endsWith("/") || branch.endsWith(".lock")) {
+    throw new GitError({ code: "refused-argument", message: `"${branch}" is not a valid branch name` });
+  }
+}
+async function readLocalHead(options) {
+  const ref = options.ref ?? "HEAD";
+  assertSafeArgument(ref, "ref");
+  const { stdout } = await runGit(["rev-parse", "--verify", `${ref}^{commit}`], { cwd: options.dir });
+  return stdout.trim();
+}
+async function push(options) {
+  checkBranch(options.branch);
+  const local = options.localRef ?? options.branch;
+  assertSafeArgument(local, "ref");
+  const target = await remoteTarget(options);
+  const lease = options.expectedHead === void 0 ? [] : [`--force-with-lease=refs/heads/${options.branch}:${options.expectedHead ?? ""}`];
+  await runGit(["push", "--quiet", ...lease, "--", target.url, `${local}:refs/heads/${options.branch}`], {
+    cwd: options.dir,
+    env: target.env,
+    secrets: target.secrets
+  });
+}
+async function remoteTarget(options) {
+  assertSafeArgument(options.remote, "remote");
+  if (/^[A-Za-z0-9_.-]+$/.test(options.remote)) {
+    try {
+      const { stdout } = await runGit(["remote", "get-url", options.remote], { cwd: options.dir });
+      const ctx2 = remoteContext({
+        repo: stdout.trim(),
+        cwd: options.dir,
+        ...options.env ? { env: options.env } : {},
+        ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
+      });
+      return { url: options.remote, env: ctx2.env, secrets: ctx2.secrets };
+    } catch {
+    }
+  }
+  const ctx = remoteContext({
+    repo: options.remote,
+    cwd: options.dir,
+    ...options.env ? { env: options.env } : {},
+    ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
+  });
+  return { url: ctx.location.url, env: ctx.env, secrets: ctx.secrets };
+}
+async function fetchBranch(options) {
+  checkBranch(options.branch);
+  assertSafeArgument(options.into, "ref");
+  const target = await remoteTarget(options);
+  await runGit(["fetch", "--quiet", "--no-tags", "--", target.url, `+refs/heads/${options.branch}:${options.into}`], {
+    cwd: options.dir,
+    env: target.env,
+    secrets: target.secrets
+  });
+  return readLocalHead({ dir: options.dir, ref: options.into });
+}
+async function deleteRemoteBranch(options) {
+  checkBranch(options.branch);
+  assertSafeArgument(options.expectedHead, "expectedHead");
+  const target = await remoteTarget(options);
+  await runGit(
+    [
+      "push",
+      "--quiet",
+      `--force-with-lease=refs/heads/${options.branch}:${options.expectedHead}`,
+      "--",
+      target.url,
+      `:refs/heads/${options.branch}`
+    ],
+    { cwd: options.dir, env: target.env, secrets: target.secrets }
+  );
+}
+async function cloneBare(options) {
+  assertSafeArgument(options.dest, "dest");
+  const ctx = remoteContext({
+    repo: options.repo,
+    ...options.cwd ? { cwd: options.cwd } : {},
+    ...options.env ? { env: options.env } : {},
+    ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
+  });
+  await runGit(["clone", "--quiet", "--bare", "--no-tags", "--", ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
+}
+var init_write = __esm({
+  "../git-source/src/write.ts"() {
+    "use strict";
+    init_errors();
+    init_exec();
+    init_refs();
+    init_url();
+  }
+});
+
+// ../git-source/src/local.ts
+async function listBranches(options) {
+  const { stdout } = await runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads"], { cwd: options.dir });
+  const heads = /* @__PURE__ */ new Map();
+  for (const line of stdout.split("\n")) {
+    const [ref, sha] = line.trim().split(" ");
+    if (ref && sha) heads.set(ref.slice("refs/heads/".length), sha);
+  }
+  return heads;
+}
+async function listFiles2(options) {
+  assertSafeArgument(options.ref, "ref");
+  const scope = options.directory ? [options.directory] : [];
+  const { stdout } = await runGit(["ls-tree", "-r", "--name-only", options.ref, "--", ...scope], { cwd: options.dir });
+  return stdout.split("\n").filter(Boolean);
+}
+async function showFile(options) {
+  assertSafeArgument(options.ref, "ref");
+  return (await runGit(["show", `${options.ref}:${options.path}`], { cwd: options.dir })).stdout;
+}
+async function isAncestor(options) {
+  assertSafeArgument(options.commit, "commit");
+  assertSafeArgument(options.of, "commit");
+  try {
+    await runGit(["merge-base", "--is-ancestor", options.commit, options.of], { cwd: options.dir });
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function cloneShared(options) {
+  assertSafeArgument(options.branch, "branch");
+  await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", options.branch, "--", options.source, options.dest]);
+}
+async function checkoutDetached(options) {
+  assertSafeArgument(options.commit, "commit");
+  await runGit(["checkout", "--quiet", "--detach", options.commit, "--"], { cwd: options.dir });
+}
+async function stageAll(options) {
+  const against = options.against ?? "HEAD";
+  assertSafeArgument(against, "commit");
+  await runGit(["add", "--all"], { cwd: options.dir });
+  const { stdout } = await runGit(["diff", "--cached", "--name-status", "--no-renames", against, "--", options.directory || "."], {
+    cwd: options.dir
+  });
+  return stdout.split("\n").filter(Boolean).map((line) => {
+    const [s, path] = line.split("	");
+    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
+  });
+}
+async function commitStaged(options) {
+  const { name: name2, email: email2 } = options.author;
+  await runGit(["commit", "--quiet", "--no-verify", ...options.allowEmpty ? ["--allow-empty"] : [], "-m", options.message], {
+    cwd: options.dir,
+    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email2, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email2 }
+  });
+}
+async function revParse(options) {
+  for (const rev of options.revs) assertSafeArgument(rev, "revision");
+  const { stdout } = await runGit(["rev-parse", ...options.revs], { cwd: options.dir });
+  return stdout.trim().split("\n");
+}
+async function commitsSince(options) {
+  assertSafeArgument(options.head, "head");
+  assertSafeArgument(options.base, "base");
+  const format = "--format=%H%x1f%an%x1f%ae%x1f%B%x1e";
+  const log = async (args) => (await runGit(["log", format, ...args, "--"], { cwd: options.dir })).stdout;
+  let out = await log([options.head, `^${options.base}`]);
+  if (out.trim() === "") out = await log(["-1", options.head]);
+  const commits = [];
+  for (const entry of out.split("")) {
+    const [sha, name2, email2, body] = entry.trim().split("");
+    if (sha) commits.push({ sha, name: name2 ?? "", email: email2 ?? "", body: body ?? "" });
+  }
+  return commits;
+}
+async function workTreeRoot(options) {
+  return runGit(["rev-parse", "--show-toplevel"], { cwd: options.cwd }).then(
+    (r) => r.stdout.trim(),
+    () => void 0
+  );
+}
+async function currentBranch(options) {
+  return runGit(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: options.dir }).then(
+    (r) => r.stdout.trim(),
+    () => void 0
+  );
+}
+async function remoteUrl(options) {
+  const remote = options.remote ?? "origin";
+  assertSafeArgument(remote, "remote");
+  return runGit(["config", "--get", `remote.${remote}.url`], { cwd: options.dir }).then(
+    (r) => r.stdout.trim() || void 0,
+    () => void 0
+  );
+}
+async function lastCommitWithLine(options) {
+  assertSafeArgument(options.ref, "ref");
+  const { stdout } = await runGit(
+    ["log", "--format=%H%x1f%B%x1e", "--fixed-strings", `--grep=${options.line}`, options.ref, "--", options.path || "."],
+    { cwd: options.dir }
+  );
+  for (const entry of stdout.split("")) {
+    const [sha, body] = entry.trim().split("");
+    if (sha && (body ?? "").split("\n").some((l) => l.trim() === options.line)) return sha;
+  }
+  return void 0;
+}
+async function changedBetween(options) {
+  assertSafeArgument(options.from, "commit");
+  assertSafeArgument(options.to, "commit");
+  const { stdout } = await runGit(["diff", "--name-status", "--no-renames", options.from, options.to, "--", options.directory || "."], {
+    cwd: options.dir
+  });
+  return stdout.split("\n").filter(Boolean).map((line) => {
+    const [s, path] = line.split("	");
+    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
+  });
+}
+var init_local = __esm({
+  "../git-source/src/local.ts"() {
+    "use strict";
+    init_exec();
+    init_url();
+  }
+});
+
+// ../git-source/src/index.ts
+var init_src2 = __esm({
+  "../git-source/src/index.ts"() {
+    "use strict";
+    init_errors();
+    init_redact();
+    init_exec();
+    init_url();
+    init_auth();
+    init_trust();
+    init_refs();
+    init_cache();
+    init_lock();
+    init_write();
+    init_local();
+  }
+});
+
 // ../run/src/forges/errors.ts
 var ForgeError;
 var init_errors2 = __esm({
@@ -27901,205 +27901,6 @@ var init_errors2 = __esm({
         super({ code: code5, message: message2, ...at });
       }
     };
-  }
-});
-
-// ../run/src/markdown.ts
-import { createHash as createHash6 } from "node:crypto";
-function noComment(text2) {
-  return text2.replace(/<!--/g, `<!-${ZWSP}-`).replace(/--(?=>)/g, `-${ZWSP}-`);
-}
-function codeSpan(text2, cell2) {
-  const t = noComment(cell2 ? text2.replace(/\\(?=\|)/g, `\\${ZWSP}`).replace(/\|/g, "\\|") : text2);
-  const longest = Math.max(0, ...[...t.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = "`".repeat(longest + 1);
-  const pad = t === "" || /^[` ]|[` ]$/.test(t) ? " " : "";
-  return `${fence}${pad}${t}${pad}${fence}`;
-}
-function inert(text2, context = "text") {
-  const line = text2.replace(BREAKS, " ");
-  switch (context) {
-    case "text":
-      return line.trimStart().replace(PUNCTUATION, (c) => `\\${c}`).replace(MENTION, `@${ZWSP}`);
-    case "code":
-      return codeSpan(line, false);
-    case "cell":
-      return codeSpan(line, true);
-    case "html":
-      return line.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;").replace(MENTION, `@${ZWSP}`);
-    default:
-      return context;
-  }
-}
-function webLink(label, url) {
-  return /^https?:\/\/[^\s()<>[\]`]+$/.test(url) ? `[${label}](${url})` : void 0;
-}
-function shortName(text2, max = MAX_NAME) {
-  if (text2.length <= max) return text2;
-  const hash = createHash6("sha256").update(text2).digest("hex").slice(0, 12);
-  return `${text2.slice(0, Math.max(0, max - hash.length - 2))}\u2026#${hash}`;
-}
-function hiddenJson(value2) {
-  return JSON.stringify(value2).replace(/--/g, "-\\u002d").replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
-}
-var BREAKS, PUNCTUATION, MENTION, ZWSP, MAX_NAME;
-var init_markdown = __esm({
-  "../run/src/markdown.ts"() {
-    "use strict";
-    BREAKS = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g;
-    PUNCTUATION = /[!#$&*+<=>[\\\]^_`{|}~]|(?<=^|[\s-])-|-(?=-)|(?<=www)\.|:(?=\/\/)|(?<=^\d+)[.)]/gi;
-    MENTION = /@/g;
-    ZWSP = "\u200B";
-    MAX_NAME = 160;
-  }
-});
-
-// ../run/src/propose/proposal-metadata.ts
-function renderMetadataBlock(meta) {
-  return `<!-- kdelta: ${hiddenJson(meta)} -->`;
-}
-function parseMetadataBlock(body) {
-  const m = METADATA.exec(body);
-  if (!m) return void 0;
-  try {
-    const v = JSON.parse(m[2]);
-    return typeof v === "object" && v !== null && typeof v.fingerprint === "string" ? v : void 0;
-  } catch {
-    return void 0;
-  }
-}
-function markClosed(body, state) {
-  const meta = parseMetadataBlock(body);
-  const m = METADATA.exec(body);
-  if (!meta || !m) return body;
-  const at = m.index + m[0].indexOf(m[1]);
-  return `${body.slice(0, at)}${renderMetadataBlock({ ...meta, closedBy: state })}${body.slice(at + m[1].length)}`;
-}
-function closedByOf(body) {
-  const meta = parseMetadataBlock(body);
-  if (!meta) return void 0;
-  return meta.closedBy === "closed" || meta.closedBy === "merged" ? { by: "kdelta", state: meta.closedBy } : { by: "person" };
-}
-function withAutoMergeOff(body, reason) {
-  const line = `> **kdelta turned auto-merge off**: ${inert(reason)}. A person merges it, once reviewed.
-
-`;
-  const rest = body.replace(AUTO_MERGE_OFF, "");
-  const title = /^## .*\r?\n\r?\n/.exec(rest);
-  return title ? `${title[0]}${line}${rest.slice(title[0].length)}` : `${line}${rest}`;
-}
-var METADATA, AUTO_MERGE_OFF;
-var init_proposal_metadata = __esm({
-  "../run/src/propose/proposal-metadata.ts"() {
-    "use strict";
-    init_markdown();
-    METADATA = /(?:^|\n)(<!-- kdelta: (\{[^\n]*\}) -->)[ \t\r\n]*$/;
-    AUTO_MERGE_OFF = /^> \*\*kdelta turned auto-merge off\*\*.*\r?\n\r?\n/m;
-  }
-});
-
-// ../run/src/forges/forge.ts
-var STOP_LABEL, PROPOSE_AGAIN_LABEL;
-var init_forge = __esm({
-  "../run/src/forges/forge.ts"() {
-    "use strict";
-    STOP_LABEL = "kdelta:stop";
-    PROPOSE_AGAIN_LABEL = "kdelta:propose-again";
-  }
-});
-
-// ../run/src/propose/protocol.ts
-async function reachedBase(history, proposed) {
-  if (proposed.commit !== void 0 && await history.contains(proposed.commit)) return true;
-  if (!proposed.branchGone || proposed.fingerprint === "") return false;
-  return history.hasLine(`${FINGERPRINT_TRAILER}: ${proposed.fingerprint}`, proposed.directory);
-}
-function closedState(facts) {
-  if (facts.merged) return "merged";
-  const by = facts.closedBy;
-  if (by === void 0) return "closed";
-  switch (by.by) {
-    case "kdelta":
-      return by.state;
-    case "person":
-      return facts.labels.includes(PROPOSE_AGAIN_LABEL) ? "closed" : "declined";
-    default:
-      return by;
-  }
-}
-var COMMIT_TRAILER, FINGERPRINT_TRAILER;
-var init_protocol = __esm({
-  "../run/src/propose/protocol.ts"() {
-    "use strict";
-    init_forge();
-    COMMIT_TRAILER = "Kdelta-Variant";
-    FINGERPRINT_TRAILER = "Kdelta-Fingerprint";
-  }
-});
-
-// ../run/src/forges/github/repo.ts
-function server(serverUrl) {
-  const u = new URL(serverUrl);
-  return { origin: u.origin, host: u.host, hostname: u.hostname, protocol: u.protocol, pathname: u.pathname.replace(/\/+$/, "") };
-}
-function githubRepoOf(url, serverUrl) {
-  const plain3 = withoutCredentials(url);
-  const base = server(serverUrl);
-  const expected = `${base.origin}${base.pathname}/<owner>/<repo>`;
-  const refuse2 = (why) => ({
-    ok: false,
-    error: `repository "${plain3}" ${why}: the github forge opens pull requests on ${base.origin}${base.pathname} only (expected ${expected}; use --forge local for other hosts)`
-  });
-  let path;
-  const scp = /^[A-Za-z0-9_.-]+@([^:/]+):(.*)$/.exec(plain3);
-  if (scp) {
-    if (scp[1].toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${scp[1]}`);
-    path = `/${scp[2]}`;
-  } else {
-    let u;
-    try {
-      u = new URL(plain3);
-    } catch {
-      return refuse2("is not a URL");
-    }
-    if (u.protocol === "ssh:") {
-      if (u.hostname.toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${u.hostname}`);
-      path = u.pathname;
-    } else if (u.protocol === "http:" || u.protocol === "https:") {
-      if (u.host.toLowerCase() !== base.host.toLowerCase() || u.protocol !== base.protocol) return refuse2(`is on ${u.protocol}//${u.host}`);
-      if (!u.pathname.startsWith(`${base.pathname}/`)) return refuse2(`is not under ${base.pathname}`);
-      path = u.pathname.slice(base.pathname.length);
-    } else {
-      return refuse2(`is a ${u.protocol.replace(/:$/, "")} URL`);
-    }
-  }
-  const parts = path.replace(/\/+$/, "").split("/").filter(Boolean);
-  if (parts.length !== 2) return refuse2("does not name <owner>/<repo>");
-  const owner = parts[0];
-  const repo = parts[1].replace(/\.git$/, "");
-  if (!NAME2.test(owner) || !NAME2.test(repo)) return refuse2("does not name <owner>/<repo>");
-  return { ok: true, value: { owner, repo } };
-}
-function compareUrlOf(upstreamUrl, from, to, serverUrl) {
-  if (!from || !to || from === to) return void 0;
-  const mapped = githubRepoOf(upstreamUrl, serverUrl);
-  if (!mapped.ok) return void 0;
-  const base = server(serverUrl);
-  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
-}
-function commitUrlOf(upstreamUrl, sha, serverUrl) {
-  if (!/^[0-9a-f]{40}$/i.test(sha)) return void 0;
-  const mapped = githubRepoOf(upstreamUrl, serverUrl);
-  if (!mapped.ok) return void 0;
-  const base = server(serverUrl);
-  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/commit/${sha}`;
-}
-var NAME2;
-var init_repo = __esm({
-  "../run/src/forges/github/repo.ts"() {
-    "use strict";
-    init_src2();
-    NAME2 = /^[A-Za-z0-9_.-]+$/;
   }
 });
 
@@ -28683,8 +28484,8 @@ var require_dist2 = __commonJS({
       }
       return index;
     }
-    function trailingOWS(header2, start, end) {
-      while (end > start) {
+    function trailingOWS(header2, start2, end) {
+      while (end > start2) {
         const char = header2.charCodeAt(end - 1);
         if (char !== SP && char !== HTAB)
           break;
@@ -30051,8 +29852,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve11, reject) {
-            return setTimeout(resolve11, t);
+          return new this.Promise(function(resolve12, reject) {
+            return setTimeout(resolve12, t);
           });
         }
         computePenalty() {
@@ -30263,15 +30064,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error2, reject, resolve11, returned, task;
+          var args, cb, error2, reject, resolve12, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve11, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve12, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve11(returned);
+                  return resolve12(returned);
                 };
               } catch (error1) {
                 error2 = error1;
@@ -30286,13 +30087,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve11;
-          resolve11 = reject = null;
+          var promise, reject, resolve12;
+          resolve12 = reject = null;
           promise = new this.Promise(function(_resolve, _reject) {
-            resolve11 = _resolve;
+            resolve12 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve11, reject });
+          this._queue.push({ task, args, resolve: resolve12, reject });
           this._tryToRun();
           return promise;
         }
@@ -30376,20 +30177,20 @@ var require_light = __commonJS({
             return Object.keys(this.instances);
           }
           async clusterKeys() {
-            var cursor, end, found, i, k, keys, len, next, start;
+            var cursor, end, found, i, k, keys, len, next, start2;
             if (this.connection == null) {
               return this.Promise.resolve(this.keys());
             }
             keys = [];
             cursor = null;
-            start = `b_${this.id}-`.length;
+            start2 = `b_${this.id}-`.length;
             end = "_settings".length;
             while (cursor !== 0) {
               [next, found] = await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 1e4]);
               cursor = ~~next;
               for (i = 0, len = found.length; i < len; i++) {
                 k = found[i];
-                keys.push(k.slice(start, -end));
+                keys.push(k.slice(start2, -end));
               }
             }
             return keys;
@@ -30693,14 +30494,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve11, reject) => {
+              return new this.Promise((resolve12, reject) => {
                 if (finished()) {
-                  return resolve11();
+                  return resolve12();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve11();
+                      return resolve12();
                     }
                   });
                 }
@@ -30793,9 +30594,9 @@ var require_light = __commonJS({
               options = parser$5.load(options, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve11, reject) {
+              return new this.Promise(function(resolve12, reject) {
                 return fn3(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve11)(args3);
+                  return (args3[0] != null ? reject : resolve12)(args3);
                 });
               });
             };
@@ -31512,7 +31313,7 @@ function getCachedAuthentication(state, auth22) {
   return newScope === currentScope ? authentication : false;
 }
 async function wait(seconds) {
-  await new Promise((resolve11) => setTimeout(resolve11, seconds * 1e3));
+  await new Promise((resolve12) => setTimeout(resolve12, seconds * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -32543,7 +32344,7 @@ async function sendRequestWithRetries(state, request2, options, createdAt, retri
     state.log.warn(
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
-    await new Promise((resolve11) => setTimeout(resolve11, awaitTime));
+    await new Promise((resolve12) => setTimeout(resolve12, awaitTime));
     return sendRequestWithRetries(state, request2, options, createdAt, retries);
   }
 }
@@ -32674,13 +32475,17 @@ function detail(error2) {
   if (parts.length === 0 && error2.message) parts.push(error2.message.split("\n")[0]);
   return [...new Set(parts)].join("; ");
 }
+function isSuspendedInstallation(e) {
+  return e.status === 403 && /installation has been suspended/i.test(detail(e));
+}
 function githubErrorCode(error2) {
   const e = error2 ?? {};
+  if (isSuspendedInstallation(e)) return "installation-suspended";
   if ((e.status === 403 || e.status === 404) && header(e, "x-accepted-github-permissions") !== void 0) return "missing-permission";
   if (e.status === 403 && !/rate limit/i.test(detail(e))) return "forbidden";
   return "github-request-failed";
 }
-function describeGitHubError(error2, what, tokenName = "the token") {
+function describeGitHubError(error2, what, tokenName = "the token", owner) {
   const e = error2 ?? {};
   const status = typeof e.status === "number" ? e.status : void 0;
   if (status === void 0) return `GitHub: cannot ${what}: ${e.message ?? String(error2)}`;
@@ -32691,6 +32496,9 @@ function describeGitHubError(error2, what, tokenName = "the token") {
   if ((status === 403 || status === 404) && accepted !== void 0) {
     return `GitHub: cannot ${what}: ${missingPermissionAdvice(accepted)}`;
   }
+  if (isSuspendedInstallation(e)) {
+    return `GitHub: cannot ${what}: ${installationSuspendedAdvice(owner)}`;
+  }
   const text2 = detail(e);
   if ((status === 403 || status === 429) && /rate limit/i.test(text2)) {
     const retry2 = header(e, "retry-after");
@@ -32700,6 +32508,10 @@ function describeGitHubError(error2, what, tokenName = "the token") {
     return `GitHub: cannot ${what}: not found (404): the repository does not exist or the token cannot see it (a GITHUB_TOKEN reaches only its own repository; use a GitHub App token or a PAT for others)`;
   }
   return `GitHub: cannot ${what}: ${status}${text2 ? ` ${text2}` : ""}`;
+}
+function installationSuspendedAdvice(owner) {
+  const on = owner ? ` on ${owner}` : "";
+  return `the GitHub App's installation${on} is suspended (403 "This installation has been suspended"): an owner of ${owner ?? "the account"} must unsuspend it (Settings \u2192 GitHub Apps \u2192 the App \u2192 Configure \u2192 Unsuspend); no other token or permission helps until then`;
 }
 var PERMISSIONS;
 var init_errors3 = __esm({
@@ -32787,7 +32599,7 @@ function appTokens(app, options) {
         }
         throw new ForgeError(
           githubErrorCode(error2),
-          describeGitHubError(error2, `find the GitHub App ${id}'s installation for ${owner}/${repo}`)
+          describeGitHubError(error2, `find the GitHub App ${id}'s installation for ${owner}/${repo}`, name2(owner), owner)
         );
       }
     }
@@ -32797,7 +32609,7 @@ function appTokens(app, options) {
     } catch (error2) {
       throw new ForgeError(
         githubErrorCode(error2),
-        describeGitHubError(error2, `make an installation token of the GitHub App ${id} for ${owner}`)
+        describeGitHubError(error2, `make an installation token of the GitHub App ${id} for ${owner}`, name2(owner), owner)
       );
     }
     options.onToken?.(minted.token);
@@ -32823,7 +32635,8 @@ function appTokens(app, options) {
         p = mint(owner, repo).finally(() => pending.delete(key));
         pending.set(key, p);
         p.catch((error2) => {
-          if (error2 instanceof ForgeError && error2.code === "missing-installation") missing.set(key, Promise.reject(error2));
+          if (error2 instanceof ForgeError && (error2.code === "missing-installation" || error2.code === "installation-suspended"))
+            missing.set(key, Promise.reject(error2));
           missing.get(key)?.catch(() => {
           });
         });
@@ -32843,7 +32656,7 @@ var init_auth2 = __esm({
     init_errors2();
     realClock = {
       now: () => Date.now(),
-      sleep: (ms) => new Promise((resolve11) => setTimeout(resolve11, ms))
+      sleep: (ms) => new Promise((resolve12) => setTimeout(resolve12, ms))
     };
     APP_ID_ENV = "KDELTA_GITHUB_APP_ID";
     APP_CLIENT_ID_ENV = "KDELTA_GITHUB_APP_CLIENT_ID";
@@ -32879,6 +32692,72 @@ function nextPageOf(link3, apiUrl) {
 var init_pages = __esm({
   "../run/src/forges/github/pages.ts"() {
     "use strict";
+  }
+});
+
+// ../run/src/forges/github/repo.ts
+function server(serverUrl) {
+  const u = new URL(serverUrl);
+  return { origin: u.origin, host: u.host, hostname: u.hostname, protocol: u.protocol, pathname: u.pathname.replace(/\/+$/, "") };
+}
+function githubRepoOf(url, serverUrl) {
+  const plain3 = withoutCredentials(url);
+  const base = server(serverUrl);
+  const expected = `${base.origin}${base.pathname}/<owner>/<repo>`;
+  const refuse2 = (why) => ({
+    ok: false,
+    error: `repository "${plain3}" ${why}: the github forge opens pull requests on ${base.origin}${base.pathname} only (expected ${expected}; use --forge local for other hosts)`
+  });
+  let path;
+  const scp = /^[A-Za-z0-9_.-]+@([^:/]+):(.*)$/.exec(plain3);
+  if (scp) {
+    if (scp[1].toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${scp[1]}`);
+    path = `/${scp[2]}`;
+  } else {
+    let u;
+    try {
+      u = new URL(plain3);
+    } catch {
+      return refuse2("is not a URL");
+    }
+    if (u.protocol === "ssh:") {
+      if (u.hostname.toLowerCase() !== base.hostname.toLowerCase()) return refuse2(`is on ${u.hostname}`);
+      path = u.pathname;
+    } else if (u.protocol === "http:" || u.protocol === "https:") {
+      if (u.host.toLowerCase() !== base.host.toLowerCase() || u.protocol !== base.protocol) return refuse2(`is on ${u.protocol}//${u.host}`);
+      if (!u.pathname.startsWith(`${base.pathname}/`)) return refuse2(`is not under ${base.pathname}`);
+      path = u.pathname.slice(base.pathname.length);
+    } else {
+      return refuse2(`is a ${u.protocol.replace(/:$/, "")} URL`);
+    }
+  }
+  const parts = path.replace(/\/+$/, "").split("/").filter(Boolean);
+  if (parts.length !== 2) return refuse2("does not name <owner>/<repo>");
+  const owner = parts[0];
+  const repo = parts[1].replace(/\.git$/, "");
+  if (!NAME2.test(owner) || !NAME2.test(repo)) return refuse2("does not name <owner>/<repo>");
+  return { ok: true, value: { owner, repo } };
+}
+function compareUrlOf(upstreamUrl, from, to, serverUrl) {
+  if (!from || !to || from === to) return void 0;
+  const mapped = githubRepoOf(upstreamUrl, serverUrl);
+  if (!mapped.ok) return void 0;
+  const base = server(serverUrl);
+  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/compare/${from}...${to}`;
+}
+function commitUrlOf(upstreamUrl, sha, serverUrl) {
+  if (!/^[0-9a-f]{40}$/i.test(sha)) return void 0;
+  const mapped = githubRepoOf(upstreamUrl, serverUrl);
+  if (!mapped.ok) return void 0;
+  const base = server(serverUrl);
+  return `${base.origin}${base.pathname}/${mapped.value.owner}/${mapped.value.repo}/commit/${sha}`;
+}
+var NAME2;
+var init_repo = __esm({
+  "../run/src/forges/github/repo.ts"() {
+    "use strict";
+    init_src2();
+    NAME2 = /^[A-Za-z0-9_.-]+$/;
   }
 });
 
@@ -32973,7 +32852,7 @@ function createGitHubClient(options = {}) {
         `cannot ${what}: the run's API write budget (${budget?.limit}) is spent, retries included: the request was not sent; the next run continues`
       );
     }
-    return new ForgeError(githubErrorCode(error2), describeGitHubError(error2, what, tokens2.nameFor(owner)));
+    return new ForgeError(githubErrorCode(error2), describeGitHubError(error2, what, tokens2.nameFor(owner), owner));
   };
   const ownerOf = (params) => typeof params.owner === "string" ? params.owner : void 0;
   const appHeaders = async (owner, repo) => tokens2.app && owner ? { authorization: `token ${await tokens2.tokenFor(owner, repo)}` } : {};
@@ -33040,7 +32919,7 @@ function createGitHubClient(options = {}) {
   };
   return client;
 }
-var BUDGET_SPENT, WRITES_PER_MINUTE, keyOf2;
+var BUDGET_SPENT, WRITES_PER_MINUTE, keyOf;
 var init_client = __esm({
   "../run/src/forges/github/client.ts"() {
     "use strict";
@@ -33055,7 +32934,7 @@ var init_client = __esm({
     init_repo();
     BUDGET_SPENT = "kdelta: budget spent";
     WRITES_PER_MINUTE = 80;
-    keyOf2 = (r) => `${r.owner}/${r.repo}`;
+    keyOf = (r) => `${r.owner}/${r.repo}`;
   }
 });
 
@@ -33107,7 +32986,7 @@ function createCommits(client) {
   return {
     async publishCommit(input) {
       const repo = client.repoOf(input.target.repo);
-      const where = `${input.target.head} in ${keyOf2(repo)}`;
+      const where = `${input.target.head} in ${keyOf(repo)}`;
       const tree = await treeOf(input, where);
       const baseTree = (await runGit(["rev-parse", `${input.baseCommit}^{tree}`], { cwd: input.dir })).stdout.trim();
       const madeTree = await client.call(`write the tree for ${where}`, "POST /repos/{owner}/{repo}/git/trees", {
@@ -33184,16 +33063,16 @@ function createPullCache(client, options) {
   const mergedByRun = /* @__PURE__ */ new Set();
   const statuses = /* @__PURE__ */ new Map();
   const pushed = /* @__PURE__ */ new Map();
-  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf2(repo).toLowerCase();
+  const sameRepo = (p, repo) => !p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === keyOf(repo).toLowerCase();
   function pages(repo, state) {
-    return client.allPages(`list the pull requests of ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+    return client.allPages(`list the pull requests of ${keyOf(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
       ...repo,
       state,
       per_page: 100
     });
   }
   function remember(target, repo) {
-    if (!seen.has(keyOf2(repo))) seen.set(keyOf2(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
+    if (!seen.has(keyOf(repo))) seen.set(keyOf(repo), { downstream: target.downstream, repoUrl: target.repo, repo });
   }
   function once(cache2, key, read) {
     let hit = cache2.get(key);
@@ -33209,7 +33088,7 @@ function createPullCache(client, options) {
     remember(target, repo);
     return once(
       open2,
-      keyOf2(repo),
+      keyOf(repo),
       () => pages(repo, "open").then(
         (pulls) => new Map(pulls.map((p) => [p.number, { pull: p, downstream: target.downstream, repoUrl: target.repo }]))
       )
@@ -33221,7 +33100,7 @@ function createPullCache(client, options) {
   }
   return {
     openPulls,
-    forget: (repo) => open2.delete(keyOf2(repo)),
+    forget: (repo) => open2.delete(keyOf(repo)),
     async findRecord(target) {
       const pulls = await openPulls(target);
       const repo = client.repoOf(target.repo);
@@ -33234,8 +33113,8 @@ function createPullCache(client, options) {
     lastClosed(target, repo) {
       return once(
         closedLast,
-        `${keyOf2(repo)}\0${target.head}\0${target.base}`,
-        () => client.call(`list the closed pull requests of ${target.head} in ${keyOf2(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
+        `${keyOf(repo)}\0${target.head}\0${target.base}`,
+        () => client.call(`list the closed pull requests of ${target.head} in ${keyOf(repo)}`, "GET /repos/{owner}/{repo}/pulls", {
           ...repo,
           state: "closed",
           head: `${repo.owner}:${target.head}`,
@@ -33253,7 +33132,7 @@ function createPullCache(client, options) {
     toProposal(r, state) {
       const { body, fingerprint } = decodeBody(r.pull.body ?? "", fingerprintIn);
       const id = `${r.pull.number}`;
-      const repoKey = keyOf2(client.repoOf(r.repoUrl));
+      const repoKey = keyOf(client.repoOf(r.repoUrl));
       const merged = Boolean(r.pull.merged_at) || mergedByRun.has(`${repoKey}#${id}`);
       const commit = pushed.get(`${repoKey}#${id}`) ?? r.pull.head.sha;
       return {
@@ -33334,7 +33213,7 @@ function createDashboard(client) {
       const me = await ownLogin(repo);
       const ours = (i) => !i.pull_request && (i.user?.login ?? "").toLowerCase() === me.toLowerCase() && i.title === target.title && (i.body ?? "").includes(target.marker);
       const issues = await client.allPages(
-        `list the issues of ${keyOf2(repo)}`,
+        `list the issues of ${keyOf(repo)}`,
         "GET /repos/{owner}/{repo}/issues",
         { ...repo, state: "open", creator: me, sort: "created", direction: "asc", per_page: 100 },
         (batch) => batch.some(ours)
@@ -33348,7 +33227,7 @@ function createDashboard(client) {
         throw new ForgeError("body-too-long", `the dashboard has ${body.length} characters, over GitHub's limit of ${MAX_BODY_CHARS}`);
       }
       const issue2 = existing ? await client.call(
-        `update the dashboard #${existing.id} of ${keyOf2(repo)}`,
+        `update the dashboard #${existing.id} of ${keyOf(repo)}`,
         "PATCH /repos/{owner}/{repo}/issues/{issue_number}",
         {
           ...repo,
@@ -33356,7 +33235,7 @@ function createDashboard(client) {
           title: target.title,
           body
         }
-      ) : await client.call(`open the dashboard issue in ${keyOf2(repo)}`, "POST /repos/{owner}/{repo}/issues", {
+      ) : await client.call(`open the dashboard issue in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/issues", {
         ...repo,
         title: target.title,
         body
@@ -33381,7 +33260,7 @@ function createDecorations(client, cache2, options) {
   const draftsUnsupported = (error2) => /draft pull requests are not supported/i.test(
     `${error2.message ?? ""} ${JSON.stringify(error2.response?.data ?? "")}`
   );
-  const draftsMissing = (repo, what) => `GitHub offers no draft pull requests in ${keyOf2(repo)} (a private repository on GitHub Free or Pro): ${what}`;
+  const draftsMissing = (repo, what) => `GitHub offers no draft pull requests in ${keyOf(repo)} (a private repository on GitHub Free or Pro): ${what}`;
   async function alone(warnings, write, budgetStops = true) {
     try {
       await write();
@@ -33393,7 +33272,7 @@ function createDecorations(client, cache2, options) {
   async function decorate(r, input, created, warnings) {
     const repo = client.repoOf(input.repo);
     const n = r.pull.number;
-    const where = `pull request #${n} of ${keyOf2(repo)}`;
+    const where = `pull request #${n} of ${keyOf(repo)}`;
     const have = new Set(labelsOf(r.pull));
     const missing = (options.labels ?? []).filter((l) => !have.has(l));
     if (missing.length > 0) {
@@ -33479,7 +33358,7 @@ function createDecorations(client, cache2, options) {
       warnings.push(`auto-merge: ${where} is ready to merge but was left open: ${error2.message}`);
       return;
     }
-    cache2.mergedByRun.add(`${keyOf2(repo)}#${r.pull.number}`);
+    cache2.mergedByRun.add(`${keyOf(repo)}#${r.pull.number}`);
     r.pull = { ...r.pull, state: "closed", merged_at: (/* @__PURE__ */ new Date()).toISOString() };
     warnings.push(`auto-merge: ${where} had nothing to wait for (no required check pending): merged now (${method})`);
   }
@@ -33487,7 +33366,7 @@ function createDecorations(client, cache2, options) {
     if (!r.pull.auto_merge || mayAutoMerge(input) && !r.pull.draft) return false;
     const repo = client.repoOf(input.repo);
     await client.graphql(
-      `disable auto-merge on pull request #${r.pull.number} of ${keyOf2(repo)}`,
+      `disable auto-merge on pull request #${r.pull.number} of ${keyOf(repo)}`,
       repo,
       "mutation($id: ID!) { disablePullRequestAutoMerge(input: {pullRequestId: $id}) { pullRequest { id } } }",
       { id: r.pull.node_id }
@@ -33539,14 +33418,14 @@ function createPulls(client, cache2, decorations, options) {
     } catch (error2) {
       const text2 = JSON.stringify(error2.response?.data ?? "");
       if (error2.status !== 422 || !/already exists/i.test(text2)) {
-        throw client.failure(error2, `open the pull request for ${input.head} in ${keyOf2(repo)}`, repo.owner);
+        throw client.failure(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
       }
       cache2.forget(repo);
       const r = await cache2.findRecord(input);
       if (!r)
         throw new ForgeError(
           "github-request-failed",
-          `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf2(repo)} but cannot be found`
+          `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`
         );
       return { r, created: false };
     }
@@ -33558,7 +33437,7 @@ function createPulls(client, cache2, decorations, options) {
     if (Object.keys(patch).length === 0) return false;
     const repo = client.repoOf(input.repo);
     const data = await client.call(
-      `update pull request #${r.pull.number} of ${keyOf2(repo)}`,
+      `update pull request #${r.pull.number} of ${keyOf(repo)}`,
       "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
       { ...repo, pull_number: r.pull.number, ...patch }
     );
@@ -33581,7 +33460,7 @@ function createPulls(client, cache2, decorations, options) {
       }
       const warnings = [];
       const { r, created } = await openOrFind(input, stored, warnings);
-      if (input.headCommit) cache2.pushed.set(`${keyOf2(repo)}#${r.pull.number}`, input.headCommit);
+      if (input.headCommit) cache2.pushed.set(`${keyOf(repo)}#${r.pull.number}`, input.headCommit);
       let changed = created || await edit(r, input, stored);
       if (changed) {
         try {
@@ -33598,12 +33477,12 @@ function createPulls(client, cache2, decorations, options) {
       const n = Number(proposal.id);
       const marked = options.closes && state !== "declined" ? { body: encodeBody(options.closes.mark(proposal.body, state), proposal.fingerprint, fingerprintIn) } : {};
       const data = await client.call(
-        `close pull request #${n} of ${keyOf2(repo)}`,
+        `close pull request #${n} of ${keyOf(repo)}`,
         "PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
         { ...repo, pull_number: n, state: "closed", ...marked }
       );
       (await cache2.openPulls(proposal)).delete(n);
-      if (state === "merged") cache2.mergedByRun.add(`${keyOf2(repo)}#${n}`);
+      if (state === "merged") cache2.mergedByRun.add(`${keyOf(repo)}#${n}`);
       return cache2.toProposal({ pull: data, downstream: proposal.downstream, repoUrl: proposal.repo }, data.merged_at ? "merged" : state);
     },
     ...options.closes ? {
@@ -33649,8 +33528,8 @@ var init_pulls = __esm({
 function createStatuses(client, cache2, budget) {
   async function postStatus2(proposal, status, sha) {
     const repo = client.repoOf(proposal.repo);
-    cache2.pushed.set(`${keyOf2(repo)}#${proposal.id}`, sha);
-    await client.call(`record a status on ${sha.slice(0, 12)} in ${keyOf2(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
+    cache2.pushed.set(`${keyOf(repo)}#${proposal.id}`, sha);
+    await client.call(`record a status on ${sha.slice(0, 12)} in ${keyOf(repo)}`, "POST /repos/{owner}/{repo}/statuses/{sha}", {
       ...repo,
       sha,
       state: status.state,
@@ -33658,17 +33537,17 @@ function createStatuses(client, cache2, budget) {
       description: [...status.description].slice(0, DESCRIPTION_CHARS).join(""),
       context: "kdelta"
     });
-    cache2.statuses.set(`${keyOf2(repo)}@${sha}`, status);
+    cache2.statuses.set(`${keyOf(repo)}@${sha}`, status);
   }
   return {
     async setStatus(proposal, status, commit) {
       const repo = client.repoOf(proposal.repo);
       const r = (await cache2.openPulls(proposal)).get(Number(proposal.id));
-      const sha = commit ?? cache2.pushed.get(`${keyOf2(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
+      const sha = commit ?? cache2.pushed.get(`${keyOf(repo)}#${proposal.id}`) ?? r?.pull.head.sha;
       if (!sha) {
         throw new ForgeError(
           "github-request-failed",
-          `GitHub: pull request #${proposal.id} of ${keyOf2(repo)} is not open and no commit was given: no status recorded`
+          `GitHub: pull request #${proposal.id} of ${keyOf(repo)} is not open and no commit was given: no status recorded`
         );
       }
       await postStatus2(proposal, status, sha);
@@ -33678,7 +33557,7 @@ function createStatuses(client, cache2, budget) {
       const repo = client.repoOf(proposal.repo);
       const ours = (s) => s.context === "kdelta";
       const statuses = await client.allPages(
-        `read the statuses of ${sha.slice(0, 12)} in ${keyOf2(repo)}`,
+        `read the statuses of ${sha.slice(0, 12)} in ${keyOf(repo)}`,
         "GET /repos/{owner}/{repo}/commits/{ref}/status",
         { ...repo, ref: sha, per_page: 100 },
         (batch) => batch.some(ours),
@@ -33782,6 +33661,139 @@ var init_github = __esm({
     init_headers();
     init_client();
     init_pull_cache();
+  }
+});
+
+// ../run/src/markdown.ts
+import { createHash as createHash6 } from "node:crypto";
+function noComment(text2) {
+  return text2.replace(/<!--/g, `<!-${ZWSP}-`).replace(/--(?=>)/g, `-${ZWSP}-`);
+}
+function codeSpan(text2, cell2) {
+  const t = noComment(cell2 ? text2.replace(/\\(?=\|)/g, `\\${ZWSP}`).replace(/\|/g, "\\|") : text2);
+  const longest = Math.max(0, ...[...t.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  const pad = t === "" || /^[` ]|[` ]$/.test(t) ? " " : "";
+  return `${fence}${pad}${t}${pad}${fence}`;
+}
+function inert(text2, context = "text") {
+  const line = text2.replace(BREAKS, " ");
+  switch (context) {
+    case "text":
+      return line.trimStart().replace(PUNCTUATION, (c) => `\\${c}`).replace(MENTION, `@${ZWSP}`);
+    case "code":
+      return codeSpan(line, false);
+    case "cell":
+      return codeSpan(line, true);
+    case "html":
+      return line.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;").replace(MENTION, `@${ZWSP}`);
+    default:
+      return context;
+  }
+}
+function webLink(label, url) {
+  return /^https?:\/\/[^\s()<>[\]`]+$/.test(url) ? `[${label}](${url})` : void 0;
+}
+function shortName(text2, max = MAX_NAME) {
+  if (text2.length <= max) return text2;
+  const hash = createHash6("sha256").update(text2).digest("hex").slice(0, 12);
+  return `${text2.slice(0, Math.max(0, max - hash.length - 2))}\u2026#${hash}`;
+}
+function hiddenJson(value2) {
+  return JSON.stringify(value2).replace(/--/g, "-\\u002d").replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+var BREAKS, PUNCTUATION, MENTION, ZWSP, MAX_NAME;
+var init_markdown = __esm({
+  "../run/src/markdown.ts"() {
+    "use strict";
+    BREAKS = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g;
+    PUNCTUATION = /[!#$&*+<=>[\\\]^_`{|}~]|(?<=^|[\s-])-|-(?=-)|(?<=www)\.|:(?=\/\/)|(?<=^\d+)[.)]/gi;
+    MENTION = /@/g;
+    ZWSP = "\u200B";
+    MAX_NAME = 160;
+  }
+});
+
+// ../run/src/propose/proposal-metadata.ts
+function renderMetadataBlock(meta) {
+  return `<!-- kdelta: ${hiddenJson(meta)} -->`;
+}
+function parseMetadataBlock(body) {
+  const m = METADATA.exec(body);
+  if (!m) return void 0;
+  try {
+    const v = JSON.parse(m[2]);
+    return typeof v === "object" && v !== null && typeof v.fingerprint === "string" ? v : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function markClosed(body, state) {
+  const meta = parseMetadataBlock(body);
+  const m = METADATA.exec(body);
+  if (!meta || !m) return body;
+  const at = m.index + m[0].indexOf(m[1]);
+  return `${body.slice(0, at)}${renderMetadataBlock({ ...meta, closedBy: state })}${body.slice(at + m[1].length)}`;
+}
+function closedByOf(body) {
+  const meta = parseMetadataBlock(body);
+  if (!meta) return void 0;
+  return meta.closedBy === "closed" || meta.closedBy === "merged" ? { by: "kdelta", state: meta.closedBy } : { by: "person" };
+}
+function withAutoMergeOff(body, reason) {
+  const line = `> **kdelta turned auto-merge off**: ${inert(reason)}. A person merges it, once reviewed.
+
+`;
+  const rest = body.replace(AUTO_MERGE_OFF, "");
+  const title = /^## .*\r?\n\r?\n/.exec(rest);
+  return title ? `${title[0]}${line}${rest.slice(title[0].length)}` : `${line}${rest}`;
+}
+var METADATA, AUTO_MERGE_OFF;
+var init_proposal_metadata = __esm({
+  "../run/src/propose/proposal-metadata.ts"() {
+    "use strict";
+    init_markdown();
+    METADATA = /(?:^|\n)(<!-- kdelta: (\{[^\n]*\}) -->)[ \t\r\n]*$/;
+    AUTO_MERGE_OFF = /^> \*\*kdelta turned auto-merge off\*\*.*\r?\n\r?\n/m;
+  }
+});
+
+// ../run/src/forges/forge.ts
+var STOP_LABEL, PROPOSE_AGAIN_LABEL;
+var init_forge = __esm({
+  "../run/src/forges/forge.ts"() {
+    "use strict";
+    STOP_LABEL = "kdelta:stop";
+    PROPOSE_AGAIN_LABEL = "kdelta:propose-again";
+  }
+});
+
+// ../run/src/propose/protocol.ts
+async function reachedBase(history, proposed) {
+  if (proposed.commit !== void 0 && await history.contains(proposed.commit)) return true;
+  if (!proposed.branchGone || proposed.fingerprint === "") return false;
+  return history.hasLine(`${FINGERPRINT_TRAILER}: ${proposed.fingerprint}`, proposed.directory);
+}
+function closedState(facts) {
+  if (facts.merged) return "merged";
+  const by = facts.closedBy;
+  if (by === void 0) return "closed";
+  switch (by.by) {
+    case "kdelta":
+      return by.state;
+    case "person":
+      return facts.labels.includes(PROPOSE_AGAIN_LABEL) ? "closed" : "declined";
+    default:
+      return by;
+  }
+}
+var COMMIT_TRAILER, FINGERPRINT_TRAILER;
+var init_protocol = __esm({
+  "../run/src/propose/protocol.ts"() {
+    "use strict";
+    init_forge();
+    COMMIT_TRAILER = "Kdelta-Variant";
+    FINGERPRINT_TRAILER = "Kdelta-Fingerprint";
   }
 });
 
@@ -33983,11 +33995,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value2) {
-    return value2 instanceof P ? value2 : new P(function(resolve11) {
-      resolve11(value2);
+    return value2 instanceof P ? value2 : new P(function(resolve12) {
+      resolve12(value2);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value2) {
       try {
         step2(generator.next(value2));
@@ -34003,7 +34015,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -34282,11 +34294,11 @@ var arch = os3.arch();
 // ../../node_modules/.pnpm/@actions+core@3.0.1/node_modules/@actions/core/lib/core.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
   function adopt(value2) {
-    return value2 instanceof P ? value2 : new P(function(resolve11) {
-      resolve11(value2);
+    return value2 instanceof P ? value2 : new P(function(resolve12) {
+      resolve12(value2);
     });
   }
-  return new (P || (P = Promise))(function(resolve11, reject) {
+  return new (P || (P = Promise))(function(resolve12, reject) {
     function fulfilled(value2) {
       try {
         step2(generator.next(value2));
@@ -34302,7 +34314,7 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       }
     }
     function step2(result) {
-      result.done ? resolve11(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve12(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step2((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -34366,51 +34378,12 @@ function group(name2, fn3) {
 }
 
 // ../run/src/run.ts
-init_src2();
-import { mkdir as mkdir7 } from "node:fs/promises";
-import { tmpdir as tmpdir4 } from "node:os";
-import { join as join18, resolve as resolve9 } from "node:path";
+import { resolve as resolve10 } from "node:path";
 
-// ../kptfile-model/src/types.ts
-var KPTFILE_API_VERSION = "kpt.dev/v1";
-var KPTFILE_KIND = "Kptfile";
-var KPTFILE_NAME = "Kptfile";
-var UPDATE_STRATEGIES = ["resource-merge", "fast-forward", "force-delete-replace", "copy-merge"];
-var ORIGIN_TYPES = ["git"];
-var PIPELINE_LISTS = ["mutators", "validators"];
-
-// ../kptfile-model/src/errors.ts
+// ../run/src/control/control.ts
 init_src();
-function formatIssue(issue2) {
-  const where = issue2.field ? `${issue2.file}: ${issue2.field}` : issue2.file;
-  return `${where}: ${issue2.message}`;
-}
-var KptfileError = class extends KdeltaError {
-  name = "KptfileError";
-  issues;
-  constructor(issues) {
-    const first = issues[0];
-    super({
-      code: first?.code ?? "invalid-kptfile",
-      file: first?.file ?? "",
-      path: first?.field ? fieldPath(first.field) : void 0,
-      message: issues.length > 0 ? issues.map(formatIssue).join("\n") : "invalid Kptfile"
-    });
-    this.issues = issues;
-  }
-  /** The first issue's field, as kpt writes it: `pipeline.mutators[2].image`. */
-  get field() {
-    return this.issues[0]?.field ?? "";
-  }
-};
-function fieldPath(field) {
-  return field === "" || field.startsWith(".") || field.startsWith("[") ? field : `.${field}`;
-}
-function joinField(parent, key) {
-  if (typeof key === "number") return `${parent}[${key}]`;
-  if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key)) return parent ? `${parent}.${key}` : key;
-  return `${parent}[${JSON.stringify(key)}]`;
-}
+import { readFile as readFile4 } from "node:fs/promises";
+import { join as join9 } from "node:path";
 
 // ../merge-core/src/resource/merge-files.ts
 var import_yaml9 = __toESM(require_dist(), 1);
@@ -34728,7 +34701,7 @@ function parseStream(text2, file, side) {
     const doc = docs[i];
     const reason = yamlErrorReason(doc, text2);
     if (reason !== void 0) throw new MergeInputError("invalid-yaml", file, i, reason, side);
-    const start = i === 0 ? 0 : doc.range[0];
+    const start2 = i === 0 ? 0 : doc.range[0];
     const end = i + 1 < docs.length ? docs[i + 1].range[0] : text2.length;
     normalizeKeyComments(doc, text2);
     if (i === docs.length - 1) readEndAsKubernetes(doc, text2);
@@ -34738,7 +34711,7 @@ function parseStream(text2, file, side) {
       file,
       index: i,
       doc,
-      text: text2.slice(start, end),
+      text: text2.slice(start2, end),
       empty: contents === null || !(0, import_yaml3.isCollection)(contents) && contents.value == null
     });
   }
@@ -34842,12 +34815,12 @@ function matchLines(a, b) {
 }
 var MYERS_LINES = 2e3;
 function matchRange(a, b, a0, a1, b0, b1, out) {
-  let start = 0;
-  while (a0 + start < a1 && b0 + start < b1 && a[a0 + start] === b[b0 + start]) start++;
+  let start2 = 0;
+  while (a0 + start2 < a1 && b0 + start2 < b1 && a[a0 + start2] === b[b0 + start2]) start2++;
   let end = 0;
-  while (a1 - end > a0 + start && b1 - end > b0 + start && a[a1 - end - 1] === b[b1 - end - 1]) end++;
-  for (let i = 0; i < start; i++) out.push([a0 + i, b0 + i]);
-  const [x0, x1, y0, y1] = [a0 + start, a1 - end, b0 + start, b1 - end];
+  while (a1 - end > a0 + start2 && b1 - end > b0 + start2 && a[a1 - end - 1] === b[b1 - end - 1]) end++;
+  for (let i = 0; i < start2; i++) out.push([a0 + i, b0 + i]);
+  const [x0, x1, y0, y1] = [a0 + start2, a1 - end, b0 + start2, b1 - end];
   const anchors = x1 - x0 + (y1 - y0) < MYERS_LINES ? [] : uniqueAnchors(a, b, x0, x1, y0, y1);
   if (anchors.length === 0) out.push(...myers(a, b, x0, x1, y0, y1));
   else {
@@ -36403,8 +36376,8 @@ function schemaFromComment(commentText, definitions) {
     return void 0;
   }
   if (!isRecord(value2) || !SCHEMA_KEYWORDS.some((k) => Object.hasOwn(value2, k))) return void 0;
-  const resolve11 = definitionsResolver((name2) => definitions?.definition(name2));
-  return new JsonSchemaConverter(resolve11).convert(value2);
+  const resolve12 = definitionsResolver((name2) => definitions?.definition(name2));
+  return new JsonSchemaConverter(resolve12).convert(value2);
 }
 
 // ../merge-core/src/schema/fallback.ts
@@ -37088,11 +37061,11 @@ var Scanner = class _Scanner {
     const out = [];
     for (let s = 0; s < segments.length; s++) {
       const seg = segments[s];
-      const start = s === 0 ? 0 : this.starts[seg.first - 1];
+      const start2 = s === 0 ? 0 : this.starts[seg.first - 1];
       const root = this.documentOrDeclined(seg.first, seg.end);
       if (s === 0 && root === void 0) continue;
       if (s === 0 && root === DECLINED && !this.holdsContent(seg.first, seg.end)) bail();
-      out.push({ start, root });
+      out.push({ start: start2, root });
     }
     if (out.length > 0) out[0].start = 0;
     return out.map((d, i) => ({
@@ -37975,44 +37948,291 @@ function setResourceField(input) {
   return { ok: true, text: stream.documents.map((d, i) => i === at ? text2 : d.text).join("") };
 }
 
+// ../variant-engine/src/api/types.ts
+var PACKAGE_VARIANT_API_VERSION = "config.porch.kpt.dev/v1alpha1";
+var PACKAGE_VARIANT_SET_API_VERSION = "config.porch.kpt.dev/v1alpha2";
+var REPOSITORY_API_VERSION = "config.porch.kpt.dev/v1alpha1";
+
+// ../variant-engine/src/api/decode.ts
+var str = "string";
+var strings = { list: str };
+var mapExpr = { object: { key: str, value: str, keyExpr: str, valueExpr: str } };
+var labelSelector = {
+  matchLabels: "stringMap",
+  matchExpressions: { list: { object: { key: str, operator: str, values: strings } } }
+};
+var kptSelector = {
+  object: { apiVersion: str, kind: str, name: str, namespace: str, labels: "stringMap", annotations: "stringMap" }
+};
+var fn = (extra = {}) => ({
+  object: {
+    name: str,
+    image: str,
+    exec: str,
+    configPath: str,
+    configMap: "stringMap",
+    selectors: { list: kptSelector },
+    exclude: { list: kptSelector },
+    ...extra
+  }
+});
+var metadata = {
+  object: {
+    name: str,
+    namespace: str,
+    uid: str,
+    labels: "stringMap",
+    annotations: "stringMap",
+    ownerReferences: {
+      list: { object: { apiVersion: str, kind: str, name: str, uid: str, controller: "boolean", blockOwnerDeletion: "boolean" } }
+    },
+    finalizers: strings,
+    // what the API server sets (an object saved with `kubectl get -o yaml`)
+    generateName: str,
+    resourceVersion: str,
+    generation: "any",
+    creationTimestamp: "any",
+    deletionTimestamp: "any",
+    deletionGracePeriodSeconds: "any",
+    selfLink: str,
+    managedFields: "any"
+  }
+};
+var upstream = { object: { repo: str, package: str, revision: "revision", workspaceName: str } };
+var packageVariant = {
+  object: {
+    apiVersion: str,
+    kind: str,
+    metadata,
+    spec: {
+      object: {
+        upstream,
+        downstream: { object: { repo: str, package: str } },
+        adoptionPolicy: str,
+        deletionPolicy: str,
+        labels: "stringMap",
+        annotations: "stringMap",
+        packageContext: { object: { data: "stringMap", removeKeys: strings } },
+        pipeline: { object: { mutators: { list: fn() }, validators: { list: fn() } } },
+        injectors: { list: { object: { group: str, version: str, kind: str, name: str } } }
+      }
+    },
+    status: "any"
+  }
+};
+var template = {
+  object: {
+    downstream: { object: { repo: str, package: str, repoExpr: str, packageExpr: str } },
+    adoptionPolicy: str,
+    deletionPolicy: str,
+    labels: "stringMap",
+    labelExprs: { list: mapExpr },
+    annotations: "stringMap",
+    annotationExprs: { list: mapExpr },
+    packageContext: {
+      object: { data: "stringMap", removeKeys: strings, dataExprs: { list: mapExpr }, removeKeyExprs: strings }
+    },
+    pipeline: {
+      object: {
+        validators: { list: fn({ configMapExprs: { list: mapExpr } }) },
+        mutators: { list: fn({ configMapExprs: { list: mapExpr } }) }
+      }
+    },
+    injectors: { list: { object: { group: str, version: str, kind: str, name: str, nameExpr: str } } }
+  }
+};
+var packageVariantSet = {
+  object: {
+    apiVersion: str,
+    kind: str,
+    metadata,
+    spec: {
+      object: {
+        upstream,
+        targets: {
+          list: {
+            object: {
+              repositories: { list: { object: { name: str, packageNames: strings } } },
+              repositorySelector: { object: labelSelector },
+              objectSelector: { object: { apiVersion: str, kind: str, name: str, ...labelSelector } },
+              // the package names a selector target instantiates in each selected repository (seed 004)
+              packageNames: strings,
+              template
+            }
+          }
+        }
+      }
+    },
+    status: "any"
+  }
+};
+function typeName(v) {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "list";
+  if (typeof v === "object") return "map";
+  return typeof v;
+}
+function join(path, key) {
+  return path === "" ? key : `${path}.${key}`;
+}
+function decode(value2, shape2, path, errors, unknown = []) {
+  if (value2 === null || value2 === void 0) return void 0;
+  if (shape2 === "any") return value2;
+  if (shape2 === "string" || shape2 === "boolean") {
+    if (typeof value2 === shape2) return value2;
+    errors.push(`${path}: expected ${shape2}, got ${typeName(value2)}`);
+    return void 0;
+  }
+  if (shape2 === "revision") {
+    if (typeof value2 === "string" || typeof value2 === "number" && Number.isInteger(value2)) return value2;
+    errors.push(`${path}: expected an integer or a string, got ${typeName(value2)}`);
+    return void 0;
+  }
+  if (shape2 === "stringMap") {
+    if (typeName(value2) !== "map") {
+      errors.push(`${path}: expected a map of strings, got ${typeName(value2)}`);
+      return void 0;
+    }
+    const out2 = {};
+    for (const [k, v] of Object.entries(value2)) {
+      if (typeof v === "string") out2[k] = v;
+      else errors.push(`${join(path, k)}: expected string, got ${typeName(v)} (quote the value)`);
+    }
+    return out2;
+  }
+  if ("list" in shape2) {
+    if (!Array.isArray(value2)) {
+      errors.push(`${path}: expected a list, got ${typeName(value2)}`);
+      return void 0;
+    }
+    return value2.map((item2, i) => decode(item2, shape2.list, `${path}[${i}]`, errors, unknown) ?? emptyOf(shape2.list));
+  }
+  if (typeName(value2) !== "map") {
+    errors.push(`${path}: expected a map, got ${typeName(value2)}`);
+    return void 0;
+  }
+  const out = {};
+  for (const [k, v] of Object.entries(value2)) {
+    const fieldShape = shape2.object[k];
+    if (fieldShape === void 0) {
+      if (shape2.open) out[k] = v;
+      else unknown.push(`${join(path, k)}: unknown field (expected one of ${Object.keys(shape2.object).join(", ")})`);
+      continue;
+    }
+    const decoded = decode(v, fieldShape, join(path, k), errors, unknown);
+    if (decoded !== void 0) out[k] = decoded;
+  }
+  return out;
+}
+function emptyOf(shape2) {
+  if (shape2 === "string") return "";
+  if (typeof shape2 === "object" && "object" in shape2) return {};
+  return void 0;
+}
+function decodeRoot(value2, shape2) {
+  const errors = [];
+  const unknownFields = [];
+  if (typeName(value2) !== "map") {
+    return { value: {}, errors: [`expected a KRM object (a map), got ${typeName(value2)}`], unknownFields };
+  }
+  return { value: decode(value2, shape2, "", errors, unknownFields), errors, unknownFields };
+}
+function decodePackageVariant(value2) {
+  return decodeRoot(value2, packageVariant);
+}
+function decodePackageVariantSet(value2) {
+  return decodeRoot(value2, packageVariantSet);
+}
+function decodeObject(value2) {
+  if (typeName(value2) !== "map") return { value: {}, errors: [`expected a KRM object (a map), got ${typeName(value2)}`], unknownFields: [] };
+  const errors = [];
+  const raw = value2;
+  const meta = decode(raw.metadata, metadata, "metadata", errors);
+  const out = { ...raw };
+  if (meta !== void 0) out.metadata = meta;
+  else delete out.metadata;
+  return { value: out, errors, unknownFields: [] };
+}
+
+// ../kptfile-model/src/types.ts
+var KPTFILE_API_VERSION = "kpt.dev/v1";
+var KPTFILE_KIND = "Kptfile";
+var KPTFILE_NAME = "Kptfile";
+var UPDATE_STRATEGIES = ["resource-merge", "fast-forward", "force-delete-replace", "copy-merge"];
+var ORIGIN_TYPES = ["git"];
+var PIPELINE_LISTS = ["mutators", "validators"];
+
+// ../kptfile-model/src/errors.ts
+init_src();
+function formatIssue(issue2) {
+  const where = issue2.field ? `${issue2.file}: ${issue2.field}` : issue2.file;
+  return `${where}: ${issue2.message}`;
+}
+var KptfileError = class extends KdeltaError {
+  name = "KptfileError";
+  issues;
+  constructor(issues) {
+    const first = issues[0];
+    super({
+      code: first?.code ?? "invalid-kptfile",
+      file: first?.file ?? "",
+      path: first?.field ? fieldPath(first.field) : void 0,
+      message: issues.length > 0 ? issues.map(formatIssue).join("\n") : "invalid Kptfile"
+    });
+    this.issues = issues;
+  }
+  /** The first issue's field, as kpt writes it: `pipeline.mutators[2].image`. */
+  get field() {
+    return this.issues[0]?.field ?? "";
+  }
+};
+function fieldPath(field) {
+  return field === "" || field.startsWith(".") || field.startsWith("[") ? field : `.${field}`;
+}
+function joinField(parent, key) {
+  if (typeof key === "number") return `${parent}[${key}]`;
+  if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key)) return parent ? `${parent}.${key}` : key;
+  return `${parent}[${JSON.stringify(key)}]`;
+}
+
 // ../kptfile-model/src/decode.ts
 var import_yaml11 = __toESM(require_dist(), 1);
-var str = { t: "string" };
+var str2 = { t: "string" };
 var strMap = { t: "stringMap" };
 var obj = (fields) => ({ t: "object", fields });
 var list = (of) => ({ t: "list", of });
-var selector = obj({ apiVersion: str, kind: str, name: str, namespace: str, labels: strMap, annotations: strMap });
-var fn = obj({
-  image: str,
-  exec: str,
-  configPath: str,
+var selector = obj({ apiVersion: str2, kind: str2, name: str2, namespace: str2, labels: strMap, annotations: strMap });
+var fn2 = obj({
+  image: str2,
+  exec: str2,
+  configPath: str2,
   configMap: strMap,
-  name: str,
+  name: str2,
   selectors: list(selector),
   exclude: list(selector)
 });
-var git = obj({ repo: str, directory: str, ref: str });
-var gitLock = obj({ repo: str, directory: str, ref: str, commit: str });
+var git = obj({ repo: str2, directory: str2, ref: str2 });
+var gitLock = obj({ repo: str2, directory: str2, ref: str2, commit: str2 });
 var KPTFILE_SPEC = obj({
-  apiVersion: str,
-  kind: str,
-  metadata: obj({ name: str, namespace: str, labels: strMap, annotations: strMap }),
+  apiVersion: str2,
+  kind: str2,
+  metadata: obj({ name: str2, namespace: str2, labels: strMap, annotations: strMap }),
   upstream: obj({ type: { t: "enum", values: ORIGIN_TYPES }, git, updateStrategy: { t: "enum", values: UPDATE_STRATEGIES } }),
   upstreamLock: obj({ type: { t: "enum", values: ORIGIN_TYPES }, git: gitLock }),
   info: obj({
-    site: str,
-    emails: list(str),
-    license: str,
-    licenseFile: str,
-    description: str,
-    keywords: list(str),
-    man: str,
-    readinessGates: list(obj({ conditionType: str }))
+    site: str2,
+    emails: list(str2),
+    license: str2,
+    licenseFile: str2,
+    description: str2,
+    keywords: list(str2),
+    man: str2,
+    readinessGates: list(obj({ conditionType: str2 }))
   }),
-  pipeline: obj({ mutators: list(fn), validators: list(fn) }),
-  inventory: obj({ namespace: str, name: str, inventoryID: str, labels: strMap, annotations: strMap }),
+  pipeline: obj({ mutators: list(fn2), validators: list(fn2) }),
+  inventory: obj({ namespace: str2, name: str2, inventoryID: str2, labels: strMap, annotations: strMap }),
   status: obj({
-    conditions: list(obj({ type: str, status: { t: "enum", values: ["True", "False", "Unknown"] }, reason: str, message: str })),
+    conditions: list(obj({ type: str2, status: { t: "enum", values: ["True", "False", "Unknown"] }, reason: str2, message: str2 })),
     // what `kpt fn render` records about its last run: kpt's to write, kept as it is
     renderStatus: { t: "any" }
   })
@@ -38903,12 +39123,12 @@ function fastEdits(text2) {
     throw e;
   }
 }
-function str2(node) {
+function str3(node) {
   if (!(0, import_yaml16.isScalar)(node)) return void 0;
   return node.value === null || node.value === void 0 ? void 0 : String(node.value);
 }
 function pairOf(map, key) {
-  return map.items.find((p) => str2(p.key) === key);
+  return map.items.find((p) => str3(p.key) === key);
 }
 function endOfLine(text2, node) {
   const end = node.range?.[2] ?? text2.length;
@@ -38922,12 +39142,12 @@ function composedEdits(doc, text2) {
   const metaPair = pairOf(root, "metadata");
   const meta = metaPair?.value;
   if (!metaPair || !(0, import_yaml16.isMap)(meta) || meta.items.length === 0) return [];
-  const name2 = str2(pairOf(meta, "name")?.value);
-  const namespace = str2(pairOf(meta, "namespace")?.value);
+  const name2 = str3(pairOf(meta, "name")?.value);
+  const namespace = str3(pairOf(meta, "namespace")?.value);
   const labels = pairOf(meta, "labels")?.value;
   if (!name2 && !namespace && !((0, import_yaml16.isMap)(labels) && labels.items.length > 0)) return [];
-  const group2 = groupOf2(str2(pairOf(root, "apiVersion")?.value));
-  const kind = str2(pairOf(root, "kind")?.value) ?? "";
+  const group2 = groupOf2(str3(pairOf(root, "apiVersion")?.value));
+  const kind = str3(pairOf(root, "kind")?.value) ?? "";
   if (meta.flow) return flowMetadataEdits(text2, root, meta, group2, kind, { namespace: namespace ?? "", name: name2 ?? "" });
   const edits = [];
   const key = metaPair.key;
@@ -38939,12 +39159,12 @@ function composedEdits(doc, text2) {
     identity4 = { namespace: namespace ?? "", name: name2 ?? "" };
     const comment = `# ${MERGE_COMMENT_PREFIX} ${identity4.namespace}/${identity4.name}`;
     if (hash >= 0) {
-      const start = (key.range?.[1] ?? 0) + hash;
-      edits.push({ at: start, end: lineEnd, text: comment });
+      const start2 = (key.range?.[1] ?? 0) + hash;
+      edits.push({ at: start2, end: lineEnd, text: comment });
     } else {
       const trimmed = afterKey.replace(/[ \t]+$/, "");
-      const start = (key.range?.[1] ?? 0) + trimmed.length;
-      edits.push({ at: start, end: lineEnd, text: ` ${comment}` });
+      const start2 = (key.range?.[1] ?? 0) + trimmed.length;
+      edits.push({ at: start2, end: lineEnd, text: ` ${comment}` });
     }
   }
   const id = identifierOf(group2, kind, identity4);
@@ -38954,7 +39174,7 @@ function composedEdits(doc, text2) {
     const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
     if (existing) {
       const v = existing.value;
-      if (str2(v) === id) return edits;
+      if (str3(v) === id) return edits;
       if (v?.range) {
         edits.push({ at: v.range[0], end: v.range[1], text: quote(id) });
         return edits;
@@ -38995,7 +39215,7 @@ function identifierOf(group2, kind, identity4) {
 }
 function identityOfIdentifier(annotations, group2, kind) {
   if (!(0, import_yaml16.isMap)(annotations)) return void 0;
-  const parts = str2(pairOf(annotations, UPSTREAM_IDENTIFIER_ANNOTATION)?.value)?.split("|");
+  const parts = str3(pairOf(annotations, UPSTREAM_IDENTIFIER_ANNOTATION)?.value)?.split("|");
   if (parts?.length !== 4 || parts[0] !== group2 || parts[1] !== kind) return void 0;
   return { namespace: parts[2] === "default" ? "" : parts[2], name: parts[3] };
 }
@@ -39036,7 +39256,7 @@ function flowAnnotationEdits(text2, annPair, id, style) {
     const existing = pairOf(ann, UPSTREAM_IDENTIFIER_ANNOTATION);
     if (existing) {
       const v = existing.value;
-      if (str2(v) === id) return [];
+      if (str3(v) === id) return [];
       return v?.range && v.range[1] > v.range[0] ? [{ at: v.range[0], end: v.range[1], text: quote(id) }] : void 0;
     }
     const at = afterLastFlowItem(ann);
@@ -39080,7 +39300,7 @@ function addMergeComments(text2) {
 
 // ../kptfile-model/src/package-tree.ts
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
-import { join as join3 } from "node:path";
+import { join as join2 } from "node:path";
 
 // ../kptfile-model/src/krmignore.ts
 var KRMIGNORE_FILE = ".krmignore";
@@ -39223,7 +39443,7 @@ var PackageTree = class _PackageTree {
   /** `rel` named for messages: below {@link source} when there is one. */
   describe(rel) {
     const r = treePath(rel);
-    return this.source === "" ? r : r === "" ? this.source : join3(this.source, ...r.split("/"));
+    return this.source === "" ? r : r === "" ? this.source : join2(this.source, ...r.split("/"));
   }
   /** A tree with nothing in it (a root directory only). */
   static empty() {
@@ -39240,7 +39460,7 @@ var PackageTree = class _PackageTree {
     const walk = (abs, rel) => {
       for (const e of readdirSync(abs, { withFileTypes: true })) {
         if (e.name === SKIPPED) continue;
-        const childAbs = join3(abs, e.name);
+        const childAbs = join2(abs, e.name);
         const childRel = joinRel(rel, e.name);
         if (e.isSymbolicLink()) tree.attach(childRel, { type: "symlink", target: readlinkSync(childAbs) });
         else if (e.isDirectory()) {
@@ -39652,42 +39872,42 @@ init_src();
 import {
   closeSync,
   cpSync,
-  existsSync as existsSync3,
+  existsSync as existsSync2,
   fsyncSync,
   openSync,
   readdirSync as readdirSync3,
   readFileSync as readFileSync2,
-  realpathSync as realpathSync2,
+  realpathSync,
   renameSync,
-  rmSync as rmSync3,
+  rmSync as rmSync2,
   statSync as statSync2,
   writeFileSync
 } from "node:fs";
-import { hostname as hostname3, tmpdir } from "node:os";
-import { basename as basename3, dirname as dirname3, isAbsolute as isAbsolute2, join as join5, relative, resolve as resolve4 } from "node:path";
+import { hostname as hostname2, tmpdir } from "node:os";
+import { basename, dirname, isAbsolute, join as join4, relative, resolve } from "node:path";
 
 // ../kptfile-model/src/temp.ts
-import { createHash as createHash2 } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync as readdirSync2, rmSync as rmSync2 } from "node:fs";
-import { hostname as hostname2 } from "node:os";
-import { join as join4 } from "node:path";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync as readdirSync2, rmSync } from "node:fs";
+import { hostname } from "node:os";
+import { join as join3 } from "node:path";
 var live = /* @__PURE__ */ new Set();
-var hostTag = createHash2("sha256").update(hostname2()).digest("hex").slice(0, 8);
+var hostTag = createHash("sha256").update(hostname()).digest("hex").slice(0, 8);
 var NAME = /^\.?kdelta-[a-z-]+?-(\d+)\.([0-9a-f]{8})-[^/]+$/;
 function makeTempDir(root, tag2, hidden = false) {
   mkdirSync(root, { recursive: true });
-  const dir = mkdtempSync(join4(root, `${hidden ? "." : ""}kdelta-${tag2}-${process.pid}.${hostTag}-`));
+  const dir = mkdtempSync(join3(root, `${hidden ? "." : ""}kdelta-${tag2}-${process.pid}.${hostTag}-`));
   live.add(dir);
   return dir;
 }
 function removeTempDir(dir) {
-  rmSync2(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
   live.delete(dir);
 }
 function removeAllTempDirs() {
   for (const dir of live) {
     try {
-      rmSync2(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
     } catch {
     }
   }
@@ -39711,10 +39931,10 @@ function sweepAbandoned(root, keep = /* @__PURE__ */ new Set()) {
   for (const name2 of names2) {
     const m = NAME.exec(name2);
     if (!m || m[2] !== hostTag || Number(m[1]) === process.pid || isRunning(Number(m[1]))) continue;
-    const dir = join4(root, name2);
+    const dir = join3(root, name2);
     if (keep.has(dir)) continue;
     try {
-      rmSync2(dir, { recursive: true, force: true, maxRetries: 3 });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
     } catch {
     }
   }
@@ -39752,14 +39972,14 @@ function journaledWork(root) {
   }
   for (const name2 of names2) {
     try {
-      const j = readJournal(join5(root, name2));
+      const j = readJournal(join4(root, name2));
       if (j) out.add(j.work);
     } catch {
     }
   }
   return out;
 }
-function sweepAbandonedWork(root = realpathSync2(tmpdir())) {
+function sweepAbandonedWork(root = realpathSync(tmpdir())) {
   sweepAbandoned(root, journaledWork(root));
 }
 
@@ -39818,34 +40038,34 @@ function editPackageContext(text2, edit) {
 
 // ../kptfile-model/src/fs.ts
 init_src();
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { mkdir as mkdir4, mkdtemp as mkdtemp2, readdir as readdir4, readFile as readFile3, rename as rename4, rm as rm4, rmdir as rmdir2, stat as stat3, writeFile as writeFile4 } from "node:fs/promises";
-import { dirname as dirname4, join as join6, relative as relative2, sep } from "node:path";
+import { randomBytes } from "node:crypto";
+import { mkdir as mkdir2, mkdtemp, readdir as readdir2, readFile, rename as rename2, rm as rm2, rmdir as rmdir2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
+import { dirname as dirname2, join as join5, relative as relative2, sep } from "node:path";
 async function writeFileAtomic(path, text2) {
-  await mkdir4(dirname4(path), { recursive: true });
-  const temp = join6(dirname4(path), `.${randomBytes2(6).toString("hex")}.kdelta-tmp`);
+  await mkdir2(dirname2(path), { recursive: true });
+  const temp = join5(dirname2(path), `.${randomBytes(6).toString("hex")}.kdelta-tmp`);
   try {
-    await writeFile4(temp, text2);
-    await rename4(temp, path);
+    await writeFile2(temp, text2);
+    await rename2(temp, path);
   } catch (error2) {
-    await rm4(temp, { force: true });
+    await rm2(temp, { force: true });
     throw error2;
   }
 }
 async function isDirectory2(path) {
   try {
-    return (await stat3(path)).isDirectory();
+    return (await stat2(path)).isDirectory();
   } catch {
     return false;
   }
 }
-async function listFiles2(root, accept) {
+async function listFiles(root, accept) {
   const out = [];
   async function walk(dir) {
-    const entries = await readdir4(dir, { withFileTypes: true });
+    const entries = await readdir2(dir, { withFileTypes: true });
     for (const entry of entries) {
       if (entry.name === ".git" || entry.name === "node_modules") continue;
-      const full = join6(dir, entry.name);
+      const full = join5(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
       else if (entry.isFile() && accept(entry.name)) out.push(relative2(root, full).split(sep).join("/"));
     }
@@ -39857,502 +40077,27 @@ async function checkOutputPath(out) {
   const fail = (why) => {
     throw new KdeltaError({ code: "unwritable-output", message: `${out.what} ${out.shown}: ${why}` });
   };
-  const info2 = await stat3(out.path).catch(() => void 0);
+  const info2 = await stat2(out.path).catch(() => void 0);
   if (info2?.isDirectory() && out.kind === "file") fail("is a directory, not a file");
   if (info2 && !info2.isDirectory() && out.kind === "directory") fail("is a file, not a directory");
-  let dir = info2?.isDirectory() ? out.path : dirname4(out.path);
+  let dir = info2?.isDirectory() ? out.path : dirname2(out.path);
   for (; ; ) {
-    const found = await stat3(dir).catch(() => void 0);
+    const found = await stat2(dir).catch(() => void 0);
     if (found) {
       if (!found.isDirectory()) fail(`${dir} is a file, not a directory`);
       break;
     }
-    const parent = dirname4(dir);
+    const parent = dirname2(dir);
     if (parent === dir) fail("no part of the path exists");
     dir = parent;
   }
   let probe;
   try {
-    probe = await mkdtemp2(join6(dir, ".kdelta-probe-"));
+    probe = await mkdtemp(join5(dir, ".kdelta-probe-"));
   } catch (error2) {
     fail(`cannot write in ${dir} (${error2.code ?? String(error2)})`);
   }
   if (probe) await rmdir2(probe).catch(() => void 0);
-}
-
-// ../run/src/forges/budget.ts
-init_errors2();
-var DEFAULT_BUDGET = 400;
-var Budget = class {
-  limit;
-  /** Requests made. */
-  spent = 0;
-  /** Reserved by jobs still running (an upper bound: a job's own requests are counted in both while it runs). */
-  pending = 0;
-  refused = false;
-  /** The limit was not chosen by the user: a server without rate limits lifts it. */
-  byDefault;
-  /** The server reported no rate limit. */
-  unlimited = false;
-  /** Requests the server says remain, when it says so. */
-  serverRemaining;
-  constructor(limit) {
-    const value2 = limit ?? DEFAULT_BUDGET;
-    if (!Number.isInteger(value2) || value2 < 0)
-      throw new ForgeError("invalid-option", `the budget must be a whole number of requests, 0 or more (got ${value2})`);
-    this.limit = value2;
-    this.byDefault = limit === void 0;
-  }
-  /** What the run may still write: its own limit (lifted by a server without limits), within what the server allows. */
-  get ceiling() {
-    const own2 = this.unlimited && this.byDefault ? Number.POSITIVE_INFINITY : this.limit;
-    return this.serverRemaining === void 0 ? own2 : Math.min(own2, this.spent + this.serverRemaining);
-  }
-  /**
-   * What a response said of the server's rate limit: `remaining` requests, or undefined when it
-   * reports no limit at all.
-   */
-  observe(remaining) {
-    if (remaining === void 0) {
-      this.unlimited = true;
-      return;
-    }
-    this.unlimited = false;
-    this.serverRemaining = remaining;
-  }
-  /** One write is about to be sent (a retry too): counted, or refused when the ceiling is reached. */
-  admit() {
-    if (this.spent + 1 > this.ceiling) return false;
-    this.spent++;
-    return true;
-  }
-  get used() {
-    return this.spent;
-  }
-  get exhausted() {
-    return this.refused;
-  }
-  /**
-   * Reserve `cost` requests for one job. Returns a release function, or undefined when the
-   * budget cannot cover it: the budget is then exhausted and no further job should start.
-   */
-  reserve(cost) {
-    if (this.refused || this.spent + this.pending + cost > this.ceiling) {
-      this.refused = true;
-      return void 0;
-    }
-    this.pending += cost;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.pending -= cost;
-    };
-  }
-  /** One content-creating request was made. */
-  spend(n = 1) {
-    this.spent += n;
-  }
-  report() {
-    return { limit: this.limit, used: this.spent, exhausted: this.refused };
-  }
-};
-
-// ../run/src/forges/local.ts
-import { readdir as readdir5, readFile as readFile4 } from "node:fs/promises";
-import { join as join7, relative as relative3 } from "node:path";
-init_src2();
-init_errors2();
-var SAFE = /^[A-Za-z0-9._-]+$/;
-function segment(what, value2) {
-  if (!SAFE.test(value2) || value2 === "." || value2 === "..") {
-    throw new ForgeError("invalid-name", `local forge: ${what} "${value2}" cannot name a file (letters, digits, ".", "_" and "-" only)`);
-  }
-  return value2;
-}
-function variantNameOf(head, prefix) {
-  return segment("head branch", (head.startsWith(prefix) ? head.slice(prefix.length) : head).replace(/\//g, "_"));
-}
-function renderRecord(h, body) {
-  const header2 = {
-    title: h.title,
-    head: h.head,
-    base: h.base,
-    state: h.state,
-    fingerprint: h.fingerprint,
-    downstream: h.downstream,
-    // a record is a file: the repository's credentials (a Repository may give some) stay out
-    repo: withoutCredentials(h.repo)
-  };
-  if (h.conflicts) header2.conflicts = h.conflicts;
-  if (h.renderFailed) header2.renderFailed = true;
-  if (h.draft) header2.draft = true;
-  if (h.status) header2.status = { state: h.status.state, description: h.status.description };
-  return `---
-${stringifyYaml(header2, { lineWidth: 0 })}---
-
-${body.endsWith("\n") ? body : `${body}
-`}`;
-}
-function parseRecord(text2, file) {
-  const m = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text2);
-  if (!m) throw new ForgeError("invalid-proposal-record", `${file}: not a kdelta proposal record (expected a "---" YAML header)`);
-  const doc = parseYamlDocument(m[1]);
-  if (doc.errors.length > 0) throw new ForgeError("invalid-proposal-record", `${file}: header: ${doc.errors[0].message.split("\n")[0]}`);
-  const h = doc.toJS();
-  const str4 = (k) => {
-    const v = h?.[k];
-    if (typeof v !== "string") throw new ForgeError("invalid-proposal-record", `${file}: header field "${k}" is missing or not a string`);
-    return v;
-  };
-  const state = str4("state");
-  if (state !== "open" && state !== "closed" && state !== "merged" && state !== "declined")
-    throw new ForgeError(
-      "invalid-proposal-record",
-      `${file}: header field "state" must be open, closed, merged or declined (got "${state}")`
-    );
-  const status = h.status;
-  const conflicts = h.conflicts;
-  if (conflicts !== void 0 && (typeof conflicts !== "number" || !Number.isInteger(conflicts) || conflicts < 0))
-    throw new ForgeError(
-      "invalid-proposal-record",
-      `${file}: header field "conflicts" must be a whole number (got ${JSON.stringify(conflicts)})`
-    );
-  const renderFailed = h.renderFailed;
-  if (renderFailed !== void 0 && typeof renderFailed !== "boolean")
-    throw new ForgeError(
-      "invalid-proposal-record",
-      `${file}: header field "renderFailed" must be true or false (got ${JSON.stringify(renderFailed)})`
-    );
-  const draft = h.draft;
-  if (draft !== void 0 && typeof draft !== "boolean")
-    throw new ForgeError("invalid-proposal-record", `${file}: header field "draft" must be true or false (got ${JSON.stringify(draft)})`);
-  return {
-    header: {
-      title: str4("title"),
-      head: str4("head"),
-      base: str4("base"),
-      state,
-      fingerprint: str4("fingerprint"),
-      downstream: str4("downstream"),
-      repo: str4("repo"),
-      ...conflicts ? { conflicts } : {},
-      ...renderFailed ? { renderFailed } : {},
-      ...draft ? { draft } : {},
-      status
-    },
-    body: m[2]
-  };
-}
-function createLocalForge(options) {
-  const prefix = options.branchPrefix ?? "kdelta/";
-  const variantOf = (head) => variantNameOf(head, prefix);
-  const fileOf2 = (t) => join7(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
-  const urlOf = (file) => options.displayRoot ? relative3(options.displayRoot, file) : file;
-  async function read(file) {
-    let text2;
-    try {
-      text2 = await readFile4(file, "utf8");
-    } catch (error2) {
-      if (error2.code === "ENOENT") return void 0;
-      throw error2;
-    }
-    const { header: header2, body } = parseRecord(text2, urlOf(file));
-    return { ...header2, body, id: `${header2.downstream}/${variantOf(header2.head)}`, url: urlOf(file) };
-  }
-  async function write(p) {
-    const file = fileOf2(p);
-    const text2 = renderRecord(p, p.body);
-    const before = await readFile4(file, "utf8").catch(() => void 0);
-    if (before === text2) return false;
-    await writeFileAtomic(file, text2);
-    return true;
-  }
-  return {
-    name: "local",
-    recordOf: (target) => urlOf(fileOf2(target)),
-    async find(target) {
-      const p = await read(fileOf2(target));
-      return p && p.state === "open" && p.base === target.base && p.head === target.head ? p : void 0;
-    },
-    async upsert(input) {
-      const file = fileOf2(input);
-      const existing = await read(file);
-      const created = existing?.state !== "open";
-      const { conflicts, renderFailed, review, ...rest } = input;
-      const draft = review?.draft !== void 0 ? review.draft : !created && existing?.draft === true;
-      const proposal = {
-        ...rest,
-        ...conflicts ? { conflicts } : {},
-        ...renderFailed ? { renderFailed } : {},
-        ...draft ? { draft } : {},
-        id: `${input.downstream}/${variantOf(input.head)}`,
-        state: "open",
-        url: urlOf(file),
-        status: created ? void 0 : existing?.status
-      };
-      const changed = await write(proposal);
-      return { proposal, created, changed };
-    },
-    async declined(target) {
-      const p = await read(fileOf2(target));
-      return p && p.state === "declined" && p.base === target.base && p.head === target.head ? p : void 0;
-    },
-    async close(proposal, state = "closed") {
-      const { renderFailed, draft, ...rest } = proposal;
-      const closed = state === "merged" ? { ...rest, state } : { ...proposal, state };
-      await write(closed);
-      return closed;
-    },
-    async setStatus(proposal, status) {
-      const current = await read(fileOf2(proposal)) ?? proposal;
-      await write({ ...current, status });
-    },
-    // The dashboard is a Markdown file beside the downstreams' folders (which list() reads): `<dir>/dashboard.md`.
-    async readDashboard(target) {
-      const file = join7(options.dir, `${segment("dashboard", target.name)}.md`);
-      try {
-        return { id: urlOf(file), body: await readFile4(file, "utf8"), url: urlOf(file) };
-      } catch (error2) {
-        if (error2.code === "ENOENT") return void 0;
-        throw error2;
-      }
-    },
-    async writeDashboard(target, body) {
-      const file = join7(options.dir, `${segment("dashboard", target.name)}.md`);
-      await writeFileAtomic(file, body);
-      return { id: urlOf(file), body, url: urlOf(file) };
-    },
-    async list() {
-      const out = [];
-      let downstreams;
-      try {
-        downstreams = (await readdir5(options.dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
-      } catch (error2) {
-        if (error2.code === "ENOENT") return [];
-        throw error2;
-      }
-      for (const d of downstreams) {
-        const files = (await readdir5(join7(options.dir, d))).filter((f) => f.endsWith(".md")).sort();
-        for (const f of files) {
-          const p = await read(join7(options.dir, d, f));
-          if (p) out.push(p);
-        }
-      }
-      return out;
-    }
-  };
-}
-
-// ../run/src/control/control.ts
-init_src();
-import { readFile as readFile5 } from "node:fs/promises";
-import { join as join10 } from "node:path";
-
-// ../variant-engine/src/api/types.ts
-var PACKAGE_VARIANT_API_VERSION = "config.porch.kpt.dev/v1alpha1";
-var PACKAGE_VARIANT_SET_API_VERSION = "config.porch.kpt.dev/v1alpha2";
-var REPOSITORY_API_VERSION = "config.porch.kpt.dev/v1alpha1";
-
-// ../variant-engine/src/api/decode.ts
-var str3 = "string";
-var strings = { list: str3 };
-var mapExpr = { object: { key: str3, value: str3, keyExpr: str3, valueExpr: str3 } };
-var labelSelector = {
-  matchLabels: "stringMap",
-  matchExpressions: { list: { object: { key: str3, operator: str3, values: strings } } }
-};
-var kptSelector = {
-  object: { apiVersion: str3, kind: str3, name: str3, namespace: str3, labels: "stringMap", annotations: "stringMap" }
-};
-var fn2 = (extra = {}) => ({
-  object: {
-    name: str3,
-    image: str3,
-    exec: str3,
-    configPath: str3,
-    configMap: "stringMap",
-    selectors: { list: kptSelector },
-    exclude: { list: kptSelector },
-    ...extra
-  }
-});
-var metadata = {
-  object: {
-    name: str3,
-    namespace: str3,
-    uid: str3,
-    labels: "stringMap",
-    annotations: "stringMap",
-    ownerReferences: {
-      list: { object: { apiVersion: str3, kind: str3, name: str3, uid: str3, controller: "boolean", blockOwnerDeletion: "boolean" } }
-    },
-    finalizers: strings,
-    // what the API server sets (an object saved with `kubectl get -o yaml`)
-    generateName: str3,
-    resourceVersion: str3,
-    generation: "any",
-    creationTimestamp: "any",
-    deletionTimestamp: "any",
-    deletionGracePeriodSeconds: "any",
-    selfLink: str3,
-    managedFields: "any"
-  }
-};
-var upstream = { object: { repo: str3, package: str3, revision: "revision", workspaceName: str3 } };
-var packageVariant = {
-  object: {
-    apiVersion: str3,
-    kind: str3,
-    metadata,
-    spec: {
-      object: {
-        upstream,
-        downstream: { object: { repo: str3, package: str3 } },
-        adoptionPolicy: str3,
-        deletionPolicy: str3,
-        labels: "stringMap",
-        annotations: "stringMap",
-        packageContext: { object: { data: "stringMap", removeKeys: strings } },
-        pipeline: { object: { mutators: { list: fn2() }, validators: { list: fn2() } } },
-        injectors: { list: { object: { group: str3, version: str3, kind: str3, name: str3 } } }
-      }
-    },
-    status: "any"
-  }
-};
-var template = {
-  object: {
-    downstream: { object: { repo: str3, package: str3, repoExpr: str3, packageExpr: str3 } },
-    adoptionPolicy: str3,
-    deletionPolicy: str3,
-    labels: "stringMap",
-    labelExprs: { list: mapExpr },
-    annotations: "stringMap",
-    annotationExprs: { list: mapExpr },
-    packageContext: {
-      object: { data: "stringMap", removeKeys: strings, dataExprs: { list: mapExpr }, removeKeyExprs: strings }
-    },
-    pipeline: {
-      object: {
-        validators: { list: fn2({ configMapExprs: { list: mapExpr } }) },
-        mutators: { list: fn2({ configMapExprs: { list: mapExpr } }) }
-      }
-    },
-    injectors: { list: { object: { group: str3, version: str3, kind: str3, name: str3, nameExpr: str3 } } }
-  }
-};
-var packageVariantSet = {
-  object: {
-    apiVersion: str3,
-    kind: str3,
-    metadata,
-    spec: {
-      object: {
-        upstream,
-        targets: {
-          list: {
-            object: {
-              repositories: { list: { object: { name: str3, packageNames: strings } } },
-              repositorySelector: { object: labelSelector },
-              objectSelector: { object: { apiVersion: str3, kind: str3, name: str3, ...labelSelector } },
-              // the package names a selector target instantiates in each selected repository (seed 004)
-              packageNames: strings,
-              template
-            }
-          }
-        }
-      }
-    },
-    status: "any"
-  }
-};
-function typeName(v) {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "list";
-  if (typeof v === "object") return "map";
-  return typeof v;
-}
-function join8(path, key) {
-  return path === "" ? key : `${path}.${key}`;
-}
-function decode2(value2, shape2, path, errors, unknown = []) {
-  if (value2 === null || value2 === void 0) return void 0;
-  if (shape2 === "any") return value2;
-  if (shape2 === "string" || shape2 === "boolean") {
-    if (typeof value2 === shape2) return value2;
-    errors.push(`${path}: expected ${shape2}, got ${typeName(value2)}`);
-    return void 0;
-  }
-  if (shape2 === "revision") {
-    if (typeof value2 === "string" || typeof value2 === "number" && Number.isInteger(value2)) return value2;
-    errors.push(`${path}: expected an integer or a string, got ${typeName(value2)}`);
-    return void 0;
-  }
-  if (shape2 === "stringMap") {
-    if (typeName(value2) !== "map") {
-      errors.push(`${path}: expected a map of strings, got ${typeName(value2)}`);
-      return void 0;
-    }
-    const out2 = {};
-    for (const [k, v] of Object.entries(value2)) {
-      if (typeof v === "string") out2[k] = v;
-      else errors.push(`${join8(path, k)}: expected string, got ${typeName(v)} (quote the value)`);
-    }
-    return out2;
-  }
-  if ("list" in shape2) {
-    if (!Array.isArray(value2)) {
-      errors.push(`${path}: expected a list, got ${typeName(value2)}`);
-      return void 0;
-    }
-    return value2.map((item2, i) => decode2(item2, shape2.list, `${path}[${i}]`, errors, unknown) ?? emptyOf(shape2.list));
-  }
-  if (typeName(value2) !== "map") {
-    errors.push(`${path}: expected a map, got ${typeName(value2)}`);
-    return void 0;
-  }
-  const out = {};
-  for (const [k, v] of Object.entries(value2)) {
-    const fieldShape = shape2.object[k];
-    if (fieldShape === void 0) {
-      if (shape2.open) out[k] = v;
-      else unknown.push(`${join8(path, k)}: unknown field (expected one of ${Object.keys(shape2.object).join(", ")})`);
-      continue;
-    }
-    const decoded = decode2(v, fieldShape, join8(path, k), errors, unknown);
-    if (decoded !== void 0) out[k] = decoded;
-  }
-  return out;
-}
-function emptyOf(shape2) {
-  if (shape2 === "string") return "";
-  if (typeof shape2 === "object" && "object" in shape2) return {};
-  return void 0;
-}
-function decodeRoot(value2, shape2) {
-  const errors = [];
-  const unknownFields = [];
-  if (typeName(value2) !== "map") {
-    return { value: {}, errors: [`expected a KRM object (a map), got ${typeName(value2)}`], unknownFields };
-  }
-  return { value: decode2(value2, shape2, "", errors, unknownFields), errors, unknownFields };
-}
-function decodePackageVariant(value2) {
-  return decodeRoot(value2, packageVariant);
-}
-function decodePackageVariantSet(value2) {
-  return decodeRoot(value2, packageVariantSet);
-}
-function decodeObject(value2) {
-  if (typeName(value2) !== "map") return { value: {}, errors: [`expected a KRM object (a map), got ${typeName(value2)}`], unknownFields: [] };
-  const errors = [];
-  const raw = value2;
-  const meta = decode2(raw.metadata, metadata, "metadata", errors);
-  const out = { ...raw };
-  if (meta !== void 0) out.metadata = meta;
-  else delete out.metadata;
-  return { value: out, errors, unknownFields: [] };
 }
 
 // ../variant-engine/src/api/validate.ts
@@ -40628,10 +40373,10 @@ function typeError(code5, message2, node) {
   return new TypeError2({ code: code5, message: message2, node });
 }
 function normalizeRange(node) {
-  const start = node?.pos ?? node?.start;
-  if (typeof start !== "number") return;
-  const end = typeof node.end === "number" ? node.end : start;
-  return { start, end };
+  const start2 = node?.pos ?? node?.start;
+  if (typeof start2 !== "number") return;
+  const end = typeof node.end === "number" ? node.end : start2;
+  return { start: start2, end };
 }
 function formatErrorWithHighlight(message2, node, range) {
   const pos = node.pos ?? range?.start;
@@ -41115,32 +40860,32 @@ function registerFunctions(registry) {
     }
     return BigInt(string.lastIndexOf(search, fromIndex));
   });
-  functionOverload("string.substring(int): string", (string, start) => {
-    start = Number(start);
-    if (start < 0 || start > string.length) {
+  functionOverload("string.substring(int): string", (string, start2) => {
+    start2 = Number(start2);
+    if (start2 < 0 || start2 > string.length) {
       throw evaluationError(
         "index_out_of_range",
         "string.substring(start, end): start index out of range"
       );
     }
-    return string.substring(start);
+    return string.substring(start2);
   });
-  functionOverload("string.substring(int, int): string", (string, start, end) => {
-    start = Number(start);
-    if (start < 0 || start > string.length) {
+  functionOverload("string.substring(int, int): string", (string, start2, end) => {
+    start2 = Number(start2);
+    if (start2 < 0 || start2 > string.length) {
       throw evaluationError(
         "index_out_of_range",
         "string.substring(start, end): start index out of range"
       );
     }
     end = Number(end);
-    if (end < start || end > string.length) {
+    if (end < start2 || end > string.length) {
       throw evaluationError(
         "index_out_of_range",
         "string.substring(start, end): end index out of range"
       );
     }
-    return string.substring(start, end);
+    return string.substring(start2, end);
   });
   functionOverload("string.matches(string): bool", (a, b) => {
     try {
@@ -41221,8 +40966,8 @@ function registerFunctions(registry) {
   }
   function getDayOfYear(d, tz) {
     const workingDate = tz ? tzDate(d, tz) : new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
-    const start = new Date(workingDate.getFullYear(), 0, 0);
-    return BigInt(Math.floor((workingDate - start) / 864e5) - 1);
+    const start2 = new Date(workingDate.getFullYear(), 0, 0);
+    return BigInt(Math.floor((workingDate - start2) / 864e5) - 1);
   }
   functionOverload(`timestamp(string): ${TS}`, (v) => {
     if (v.length < 20 || v.length > 30) {
@@ -43786,13 +43531,13 @@ var STRING_ESCAPES = {
 var ASTNode = class _ASTNode {
   #meta;
   #input;
-  constructor(input, pos, start, end, op, args) {
+  constructor(input, pos, start2, end, op, args) {
     this.#meta = { check: op.check, evaluate: op.evaluate };
     this.#input = input;
     this.op = op.name;
     this.args = args;
     this.pos = pos;
-    this.start = start;
+    this.start = start2;
     this.end = end;
   }
   clone(op, args) {
@@ -44011,34 +43756,34 @@ var Lexer = class {
     if (c < 48 || c > 122) return false;
     return c >= 97 || c >= 65 && c <= 90 || c <= 57 || c === 95;
   }
-  _parseAsDouble(start, end) {
-    const value2 = Number(this.input.substring(start, end));
-    if (Number.isFinite(value2)) return this.token(start, TOKEN.NUMBER, value2);
+  _parseAsDouble(start2, end) {
+    const value2 = Number(this.input.substring(start2, end));
+    if (Number.isFinite(value2)) return this.token(start2, TOKEN.NUMBER, value2);
     throw parseError("invalid_number", `Invalid number: ${value2}`, {
-      pos: start,
-      start,
+      pos: start2,
+      start: start2,
       end,
       input: this.input
     });
   }
-  _parseAsBigInt(start, end, isHex, unsigned) {
-    const string = this.input.substring(start, end);
+  _parseAsBigInt(start2, end, isHex, unsigned) {
+    const string = this.input.substring(start2, end);
     if (unsigned === "u" || unsigned === "U") {
       this.pos++;
       try {
-        return this.token(start, TOKEN.NUMBER, new UnsignedInt(string));
+        return this.token(start2, TOKEN.NUMBER, new UnsignedInt(string));
       } catch (_err) {
       }
     } else {
       try {
-        return this.token(start, TOKEN.NUMBER, BigInt(string));
+        return this.token(start2, TOKEN.NUMBER, BigInt(string));
       } catch (_err) {
       }
     }
     throw parseError(
       isHex ? "invalid_hex_integer" : "invalid_integer",
       isHex ? `Invalid hex integer: ${string}` : `Invalid integer: ${string}`,
-      { pos: start, start, end: this.pos, input: this.input }
+      { pos: start2, start: start2, end: this.pos, input: this.input }
     );
   }
   _readDigits(input, length, pos, code5) {
@@ -44050,9 +43795,9 @@ var Lexer = class {
     if (ch === "e" || ch === "E") {
       ch = ++pos < length && input[pos];
       if (ch === "-" || ch === "+") pos++;
-      const start = pos;
+      const start2 = pos;
       pos = this._readDigits(input, length, pos);
-      if (start === pos)
+      if (start2 === pos)
         throw parseError("invalid_exponent", "Invalid exponent", {
           pos,
           start: pos,
@@ -44063,12 +43808,12 @@ var Lexer = class {
     return pos;
   }
   readNumber() {
-    const { input, length, pos: start } = this;
-    let pos = start;
+    const { input, length, pos: start2 } = this;
+    let pos = start2;
     if (input[pos] === "0" && (input[pos + 1] === "x" || input[pos + 1] === "X")) {
       pos += 2;
       while (pos < length && HEX_CODES[input[pos].charCodeAt(0)]) pos++;
-      return this._parseAsBigInt(start, this.pos = pos, true, input[pos]);
+      return this._parseAsBigInt(start2, this.pos = pos, true, input[pos]);
     }
     pos = this._readDigits(input, length, pos);
     if (pos + 1 < length) {
@@ -44077,9 +43822,9 @@ var Lexer = class {
       if (afterpos !== pos + 1) (isDouble = true) && (pos = afterpos);
       afterpos = this._readExponent(input, length, pos);
       if (afterpos !== pos) (isDouble = true) && (pos = afterpos);
-      if (isDouble) return this._parseAsDouble(start, this.pos = pos);
+      if (isDouble) return this._parseAsDouble(start2, this.pos = pos);
     }
-    return this._parseAsBigInt(start, this.pos = pos, false, input[pos]);
+    return this._parseAsBigInt(start2, this.pos = pos, false, input[pos]);
   }
   readString(del, prefix) {
     const { input: i, pos: s } = this;
@@ -44106,16 +43851,16 @@ var Lexer = class {
     }
   }
   readSingleQuotedString(delimiter, prefix) {
-    const { input, length, pos: start } = this;
+    const { input, length, pos: start2 } = this;
     let ch;
     let pos = this.pos + 1;
     while (pos < length && (ch = input[pos])) {
       switch (ch) {
         case delimiter:
-          const rawStart = start + 1;
+          const rawStart = start2 + 1;
           const rawValue = input.slice(rawStart, pos);
           this.pos = ++pos;
-          return this._closeQuotedString(rawStart, rawValue, prefix, start);
+          return this._closeQuotedString(rawStart, rawValue, prefix, start2);
         case "\n":
         case "\r":
           throw parseError("newline_in_string", "Newlines not allowed in single-quoted strings", {
@@ -44130,24 +43875,24 @@ var Lexer = class {
       pos++;
     }
     throw parseError("unterminated_string", "Unterminated string", {
-      pos: start,
-      start,
+      pos: start2,
+      start: start2,
       end: input.length,
       input
     });
   }
   readTripleQuotedString(delimiter, prefix) {
-    const { input, length, pos: start } = this;
+    const { input, length, pos: start2 } = this;
     let ch;
     let pos = this.pos + 3;
     while (pos < length && (ch = input[pos])) {
       switch (ch) {
         case delimiter:
           if (input[pos + 1] === delimiter && input[pos + 2] === delimiter) {
-            const rawStart = start + 3;
+            const rawStart = start2 + 3;
             const rawValue = input.slice(rawStart, pos);
             this.pos = pos + 3;
-            return this._closeQuotedString(rawStart, rawValue, prefix, start);
+            return this._closeQuotedString(rawStart, rawValue, prefix, start2);
           }
           break;
         case "\\":
@@ -44156,19 +43901,19 @@ var Lexer = class {
       pos++;
     }
     throw parseError("unterminated_triple_quoted_string", "Unterminated triple-quoted string", {
-      pos: start,
-      start,
+      pos: start2,
+      start: start2,
       end: input.length,
       input
     });
   }
   #escapeErr(code5, offset, len, i, chars, extra) {
-    const start = offset + i;
+    const start2 = offset + i;
     return parseError(code5, ESCAPE_ERRORS[code5](extra), {
       input: this.input,
-      pos: start,
-      start,
-      end: Math.min(start + chars, offset + len)
+      pos: start2,
+      start: start2,
+      end: Math.min(start2 + chars, offset + len)
     });
   }
   processEscapes(offset, str4, isBytes) {
@@ -44254,8 +43999,8 @@ var Parser = class {
       input: this.input
     });
   }
-  #node(start, end, op, args, pos = start) {
-    const node = new ASTNode(this.input, pos, start, end, op, args);
+  #node(start2, end, op, args, pos = start2) {
+    const node = new ASTNode(this.input, pos, start2, end, op, args);
     if (!this.astNodesRemaining--) this.#limitExceeded("maxAstNodes", pos);
     return node;
   }
@@ -44319,12 +44064,12 @@ var Parser = class {
       }
     );
   }
-  #expandMacro(start, end, op, args) {
+  #expandMacro(start2, end, op, args) {
     const methodName = args[0];
     const receiver = op === OPERATORS.rcall ? args[1] : null;
     const fnArgs = op === OPERATORS.rcall ? args[2] : args[1];
     const decl = this.registry.findMacro(methodName, !!receiver, fnArgs.length);
-    const ast = this.#node(start, end, op, args);
+    const ast = this.#node(start2, end, op, args);
     if (!decl) return ast;
     const macro = decl.handler({ ast, args: fnArgs, receiver, methodName, parser: this });
     if (macro.callAst) return ast.setMeta("alternate", macro.callAst);
@@ -44420,7 +44165,7 @@ var Parser = class {
         if (!this.maxDepthRemaining--) this.#limitExceeded("maxDepth", dot);
         const op = this.match(TOKEN.QUESTION) && this.registry.enableOptionalTypes && this.#advanceToken() ? OPERATORS.optionalFieldAccess : OPERATORS.fieldAccess;
         const propertyValue = this.value;
-        const start = this.pos;
+        const start2 = this.pos;
         const end = this.lexer.pos;
         this.consume(TOKEN.IDENTIFIER);
         if (op === OPERATORS.fieldAccess && this.match(TOKEN.LPAREN) && this.#advanceToken()) {
@@ -44429,7 +44174,7 @@ var Parser = class {
           this.consume(TOKEN.RPAREN);
           expr = this.#expandMacro(expr.start, closeEnd, OPERATORS.rcall, [propertyValue, expr, args]);
         } else {
-          expr = this.#accessNode(op, expr, propertyValue, end, start);
+          expr = this.#accessNode(op, expr, propertyValue, end, start2);
         }
         continue;
       }
@@ -44479,21 +44224,21 @@ var Parser = class {
   #parseIdentifierPrimary() {
     const value2 = this.value;
     const end = this.lexer.pos;
-    const start = this.consume(TOKEN.IDENTIFIER);
+    const start2 = this.consume(TOKEN.IDENTIFIER);
     if (RESERVED.has(value2)) {
       throw parseError("reserved_identifier", `Reserved identifier: ${value2}`, {
-        pos: start,
-        start,
+        pos: start2,
+        start: start2,
         end,
         input: this.input
       });
     }
-    if (!this.match(TOKEN.LPAREN)) return this.#node(start, end, OPERATORS.id, value2);
+    if (!this.match(TOKEN.LPAREN)) return this.#node(start2, end, OPERATORS.id, value2);
     this.#advanceToken();
     const args = this.parseArgumentList();
     const closeEnd = this.lexer.pos;
     this.consume(TOKEN.RPAREN);
-    return this.#expandMacro(start, closeEnd, OPERATORS.call, [value2, args]);
+    return this.#expandMacro(start2, closeEnd, OPERATORS.call, [value2, args]);
   }
   #parseParenthesizedExpression() {
     this.consume(TOKEN.LPAREN);
@@ -44502,7 +44247,7 @@ var Parser = class {
     return expr;
   }
   parseList() {
-    const start = this.consume(TOKEN.LBRACKET);
+    const start2 = this.consume(TOKEN.LBRACKET);
     const elements = [];
     let remainingElements = this.limits.maxListElements;
     if (!this.match(TOKEN.RBRACKET)) {
@@ -44517,10 +44262,10 @@ var Parser = class {
     }
     const closeEnd = this.lexer.pos;
     this.consume(TOKEN.RBRACKET);
-    return this.#node(start, closeEnd, OPERATORS.list, elements);
+    return this.#node(start2, closeEnd, OPERATORS.list, elements);
   }
   parseMap() {
-    const start = this.consume(TOKEN.LBRACE);
+    const start2 = this.consume(TOKEN.LBRACE);
     const props = [];
     let remainingEntries = this.limits.maxMapEntries;
     if (!this.match(TOKEN.RBRACE)) {
@@ -44535,7 +44280,7 @@ var Parser = class {
     }
     const closeEnd = this.lexer.pos;
     this.consume(TOKEN.RBRACE);
-    return this.#node(start, closeEnd, OPERATORS.map, props);
+    return this.#node(start2, closeEnd, OPERATORS.map, props);
   }
   parseProperty() {
     return [this.parseExpression(), (this.consume(TOKEN.COLON), this.parseExpression())];
@@ -45143,14 +44888,14 @@ function byteOrder(a, b) {
 }
 
 // ../variant-engine/src/template/naming.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 var MAX_VARIANT_NAME_LENGTH = 63;
 function variantIdentifier(setName, repo, pkg) {
   return `${setName}-${repo}-${pkg}`;
 }
 function variantName(identifier) {
   if (identifier.length <= MAX_VARIANT_NAME_LENGTH) return identifier;
-  const hash = createHash3("sha1").update(identifier).digest("hex").slice(0, 8);
+  const hash = createHash2("sha1").update(identifier).digest("hex").slice(0, 8);
   return `${identifier.slice(0, 54)}-${hash}`;
 }
 
@@ -45905,7 +45650,7 @@ function selectDownstreams(pv, copies) {
 
 // ../run/src/settings/settings.ts
 init_src();
-import { join as join9 } from "node:path";
+import { join as join8 } from "node:path";
 
 // ../fn-render/src/items.ts
 var import_yaml22 = __toESM(require_dist(), 1);
@@ -46153,7 +45898,7 @@ function selectorMatches(item2, s) {
   }
   return true;
 }
-function pathSegments2(fieldPath3) {
+function pathSegments(fieldPath3) {
   const out = [];
   let cur = "";
   let depth = 0;
@@ -46172,7 +45917,7 @@ function pathSegments2(fieldPath3) {
   return out;
 }
 function nodesAt(doc, fieldPath3, create) {
-  const segs = pathSegments2(fieldPath3);
+  const segs = pathSegments(fieldPath3);
   const out = [];
   const walk = (node, i, parent, key) => {
     if (i === segs.length) {
@@ -46949,7 +46694,7 @@ function resultLine(r) {
 
 // ../fn-render/src/runners.ts
 import { spawn, spawnSync } from "node:child_process";
-import { isAbsolute as isAbsolute3, resolve as resolve5 } from "node:path";
+import { isAbsolute as isAbsolute2, resolve as resolve2 } from "node:path";
 function functionEnv(env) {
   const out = {};
   for (const k of ["PATH", "HOME", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL", "SYSTEMROOT"]) {
@@ -46995,7 +46740,7 @@ function definedEnv(env) {
   return out;
 }
 function execPath(exec, cwd) {
-  return isAbsolute3(exec) ? exec : resolve5(cwd, exec);
+  return isAbsolute2(exec) ? exec : resolve2(cwd, exec);
 }
 function containerArgs(image) {
   return ["run", "--rm", "-i", "--network", "none", "--read-only", "--user", "nobody", "--security-opt", "no-new-privileges", image];
@@ -47430,6 +47175,84 @@ function branchPrefixProblem(prefix) {
   return void 0;
 }
 
+// ../run/src/forges/budget.ts
+init_errors2();
+var DEFAULT_BUDGET = 400;
+var Budget = class {
+  limit;
+  /** Requests made. */
+  spent = 0;
+  /** Reserved by jobs still running (an upper bound: a job's own requests are counted in both while it runs). */
+  pending = 0;
+  refused = false;
+  /** The limit was not chosen by the user: a server without rate limits lifts it. */
+  byDefault;
+  /** The server reported no rate limit. */
+  unlimited = false;
+  /** Requests the server says remain, when it says so. */
+  serverRemaining;
+  constructor(limit) {
+    const value2 = limit ?? DEFAULT_BUDGET;
+    if (!Number.isInteger(value2) || value2 < 0)
+      throw new ForgeError("invalid-option", `the budget must be a whole number of requests, 0 or more (got ${value2})`);
+    this.limit = value2;
+    this.byDefault = limit === void 0;
+  }
+  /** What the run may still write: its own limit (lifted by a server without limits), within what the server allows. */
+  get ceiling() {
+    const own2 = this.unlimited && this.byDefault ? Number.POSITIVE_INFINITY : this.limit;
+    return this.serverRemaining === void 0 ? own2 : Math.min(own2, this.spent + this.serverRemaining);
+  }
+  /**
+   * What a response said of the server's rate limit: `remaining` requests, or undefined when it
+   * reports no limit at all.
+   */
+  observe(remaining) {
+    if (remaining === void 0) {
+      this.unlimited = true;
+      return;
+    }
+    this.unlimited = false;
+    this.serverRemaining = remaining;
+  }
+  /** One write is about to be sent (a retry too): counted, or refused when the ceiling is reached. */
+  admit() {
+    if (this.spent + 1 > this.ceiling) return false;
+    this.spent++;
+    return true;
+  }
+  get used() {
+    return this.spent;
+  }
+  get exhausted() {
+    return this.refused;
+  }
+  /**
+   * Reserve `cost` requests for one job. Returns a release function, or undefined when the
+   * budget cannot cover it: the budget is then exhausted and no further job should start.
+   */
+  reserve(cost) {
+    if (this.refused || this.spent + this.pending + cost > this.ceiling) {
+      this.refused = true;
+      return void 0;
+    }
+    this.pending += cost;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.pending -= cost;
+    };
+  }
+  /** One content-creating request was made. */
+  spend(n = 1) {
+    this.spent += n;
+  }
+  report() {
+    return { limit: this.limit, used: this.spent, exhausted: this.refused };
+  }
+};
+
 // ../run/src/plan/shard.ts
 import { createHash as createHash4 } from "node:crypto";
 
@@ -47672,7 +47495,7 @@ function resolveSettings(door, file, defaults) {
     maxRemovals: pick("maxRemovals", DEFAULT_MAX_REMOVALS),
     branchPrefix: pick("branchPrefix", DEFAULT_BRANCH_PREFIX),
     shard: pick("shard"),
-    proposalsDir: pick("proposalsDir", join9(defaults.config, "proposals")),
+    proposalsDir: pick("proposalsDir", join8(defaults.config, "proposals")),
     author: {
       name: authorLayer.values.authorName ?? DEFAULT_AUTHOR.name,
       email: authorLayer.values.authorEmail ?? DEFAULT_AUTHOR.email
@@ -47778,6 +47601,7 @@ function settingOptions(settings) {
 }
 
 // ../run/src/control/control.ts
+var DEFAULT_CONFIG_DIR = ".kdelta";
 var RUN_SETTINGS_API_VERSION = "kdelta.dev/v1alpha1";
 var RUN_SETTINGS_KIND = "RunSettings";
 var UPSTREAM_POLICY_ANNOTATION = "kdelta.dev/upstream-policy";
@@ -47810,8 +47634,8 @@ function issueLine(text2, issue2) {
       if (node && typeof node === "object" && node.range) return lineOf2(text2, node.range[0]);
     }
   }
-  const start = doc.contents?.range?.[0] ?? doc.range[0];
-  return lineOf2(text2, start);
+  const start2 = doc.contents?.range?.[0] ?? doc.range[0];
+  return lineOf2(text2, start2);
 }
 function withLines(issues, texts2) {
   return issues.map((issue2) => {
@@ -47856,7 +47680,7 @@ function lineOf2(text2, offset) {
   return text2.slice(0, offset).split("\n").length;
 }
 async function controlFiles(dir) {
-  const files = await listFiles2(dir, (name2) => /\.ya?ml$/.test(name2));
+  const files = await listFiles(dir, (name2) => /\.ya?ml$/.test(name2));
   return files.filter((f) => !f.startsWith("proposals/"));
 }
 async function loadControl(options) {
@@ -47876,8 +47700,8 @@ async function loadControl(options) {
   const seen = /* @__PURE__ */ new Map();
   const texts2 = /* @__PURE__ */ new Map();
   for (const rel of await controlFiles(options.dir)) {
-    const file = join10(display, rel);
-    const text2 = await readFile5(join10(options.dir, rel), "utf8");
+    const file = join9(display, rel);
+    const text2 = await readFile4(join9(options.dir, rel), "utf8");
     texts2.set(file, text2);
     const docs = parseYamlStream(text2);
     for (const [i, doc] of docs.entries()) {
@@ -48094,43 +47918,6 @@ function checkRunSettings(raw, source, issues) {
   return settings;
 }
 
-// ../run/src/context.ts
-function interrupted(signal) {
-  const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
-  return new RunError("interrupted", `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ""}`);
-}
-async function checkpoint(signal) {
-  await new Promise((resolve11) => setImmediate(resolve11));
-  if (signal?.aborted) throw interrupted(signal);
-}
-
-// ../run/src/jobs/kptfile-annotations.ts
-var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
-function kptfileAnnotations(text2) {
-  if (text2 === void 0) return {};
-  const v = parseYamlDocument(text2).toJS();
-  return v?.metadata?.annotations ?? {};
-}
-function lockCommit(text2) {
-  if (text2 === void 0) return void 0;
-  const v = parseYamlDocument(text2).toJS();
-  return v?.upstreamLock?.git?.commit;
-}
-function setKptfileAnnotations(text2, annotations) {
-  const doc = parseYamlDocument(text2);
-  if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
-  for (const [k, v] of Object.entries(annotations)) {
-    if (v === void 0) {
-      if (doc.hasIn(["metadata", "annotations", k])) doc.deleteIn(["metadata", "annotations", k]);
-    } else if (doc.getIn(["metadata", "annotations", k]) !== v) {
-      doc.setIn(["metadata", "annotations", k], v);
-    }
-  }
-  const anns = doc.getIn(["metadata", "annotations"]);
-  if (anns && Array.isArray(anns.items) && anns.items.length === 0) doc.deleteIn(["metadata", "annotations"]);
-  return doc.toString();
-}
-
 // ../run/src/control/ownership.ts
 init_src2();
 import { resolve as resolve6 } from "node:path";
@@ -48163,295 +47950,223 @@ async function findControlIdentity(cwd, configDir) {
   const found = await findControlRepository(cwd);
   return found.ok ? controlIdentity(found.value.url) : resolve6(configDir);
 }
+async function findControlRecord(cwd) {
+  const root = await workTreeRoot({ cwd });
+  if (root === void 0) return void 0;
+  const origin = await remoteUrl({ dir: root });
+  if (origin === void 0) return void 0;
+  let kind;
+  try {
+    kind = repoLocation(origin, root).kind;
+  } catch {
+    return void 0;
+  }
+  return kind === "local" || kind === "file" ? void 0 : withoutCredentials(origin);
+}
+function writtenBy(recorded, control) {
+  return control !== void 0 && controlIdentity(recorded) === control;
+}
 
-// ../run/src/plan/plan.ts
+// ../run/src/context.ts
 init_src2();
-import { createHash as createHash5 } from "node:crypto";
-import { isAbsolute as isAbsolute4, resolve as resolve7 } from "node:path";
+import { mkdir as mkdir6 } from "node:fs/promises";
+import { tmpdir as tmpdir4 } from "node:os";
+import { join as join17, resolve as resolve8 } from "node:path";
 
-// ../run/src/plan/names.ts
+// ../run/src/forges/local.ts
+import { readdir as readdir5, readFile as readFile5 } from "node:fs/promises";
+import { join as join10, relative as relative3 } from "node:path";
 init_src2();
-var DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-var DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
-function objectNameProblem(name2) {
-  if (name2.length > 253 || !DNS_SUBDOMAIN.test(name2)) {
-    return `"${name2}" is not a valid Kubernetes object name (RFC 1123 subdomain: at most 253 characters, lowercase letters, digits, "-" and ".", starting and ending with a letter or digit)`;
-  }
-  return void 0;
-}
-function findCollisions(planned, recordOf) {
-  const seen = /* @__PURE__ */ new Map();
-  const out = [];
-  for (const p of planned) {
-    const repo = repositoryIdentity(p.target.repo);
-    const keys = [
-      [`branch\0${repo}\0${p.target.head}`, `branch "${p.target.head}" of ${repo}`],
-      [`directory\0${repo}\0${p.directory}`, `package directory "${p.directory || "."}" of ${repo}`]
-    ];
-    const record = recordOf?.(p.target);
-    if (record !== void 0) keys.push([`record\0${record}`, `proposal record ${record}`]);
-    for (const [key, what] of keys) {
-      const before = seen.get(key);
-      if (before && before !== p) {
-        out.push({ first: before, second: p, what });
-        break;
-      }
-      seen.set(key, p);
-    }
-  }
-  return out;
-}
-function describeCollision(c) {
-  return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
-}
-
-// ../run/src/plan/releases.ts
-init_src2();
-function reasonOf(release, upstream2) {
-  const pkg = upstream2.package || "/";
-  const policy = upstream2.policy === "highest-semver" ? `, ${UPSTREAM_POLICY_ANNOTATION}: highest-semver` : "";
-  const pre = upstream2.prereleases ? ", pre-releases included" : "";
-  const own2 = releaseTagPatterns(upstream2.package).filter((p) => p.includes("/")).map((p) => `"${p}"`).join(" or ");
-  const scope = release.scope === "package" ? `of ${pkg}` : `of the repository (${pkg} has no tag ${own2 || `"${pkg}/vX.Y.Z"`})`;
-  return `latest release ${release.version} ${scope}${policy}${pre}`;
-}
-function followLatestRelease(upstream2, refs) {
-  const release = latestRelease(refs, { packagePath: upstream2.package, prereleases: upstream2.prereleases });
-  if (release) return { ok: true, value: { ref: release.tag, kind: "tag", commit: release.commit, reason: reasonOf(release, upstream2) } };
-  const pkg = upstream2.package || "/";
-  const lookedFor = releaseTagPatterns(upstream2.package).map((p) => `"${p}"`).join(", ");
-  const skipped = !upstream2.prereleases && latestRelease(refs, { packagePath: upstream2.package, prereleases: true });
-  const pre = skipped ? `; pre-releases such as "${skipped.tag}" count only with ${UPSTREAM_PRERELEASES_ANNOTATION}: "true"` : "";
-  const found = `no release tag of ${pkg} found in ${hideCredentials(upstream2.url)} (looked for ${lookedFor}${pre})`;
-  const error2 = upstream2.policy === "highest-semver" ? `${describeSource(upstream2.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${found}` : `${describeSource(upstream2.source)}: ${upstream2.upstreamField}.revision: ${found}; without a revision the variant follows the package's latest release: tag one, or name a tag, branch or commit in ${upstream2.upstreamField}.revision`;
-  return { ok: false, code: "no-release", error: error2 };
-}
-
-// ../run/src/plan/plan.ts
-function repositoryUrl(repo, cwd) {
-  const r = repo.repo;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute4(r)) return r;
-  return resolve7(cwd, r);
-}
-function joinDir(...parts) {
-  return parts.flatMap((p) => p.split("/")).filter((p) => p !== "" && p !== ".").join("/");
-}
-function planRun(config, options) {
-  const issues = [];
-  const warnings = [];
-  const repos = new Map(config.repositories.map((r) => [`${r.namespace}/${r.name}`, r]));
-  const candidates = [];
-  const policyOf = (obj2, source) => {
-    const v = obj2.metadata?.annotations?.[UPSTREAM_POLICY_ANNOTATION];
-    if (v === void 0) return "pinned";
-    if (v === "highest-semver" || v === "pinned") return v;
-    issues.push({
-      source,
-      field: `metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}`,
-      message: `must be "pinned" or "highest-semver" (got "${v}")`
-    });
-    return "pinned";
-  };
-  const prereleasesOf = (obj2, source) => {
-    const v = obj2.metadata?.annotations?.[UPSTREAM_PRERELEASES_ANNOTATION];
-    if (v === void 0 || v === "false") return false;
-    if (v === "true") return true;
-    issues.push({
-      source,
-      field: `metadata.annotations.${UPSTREAM_PRERELEASES_ANNOTATION}`,
-      message: `must be "true" or "false" (got "${v}")`
-    });
-    return false;
-  };
-  for (const { value: pv, source } of config.variants)
-    candidates.push({ pv, source, policy: policyOf(pv, source), prereleases: prereleasesOf(pv, source) });
-  for (const { value: pvs, source } of config.sets) {
-    const policy = policyOf(pvs, source);
-    const prereleases = prereleasesOf(pvs, source);
-    const expanded = expandPackageVariantSet(pvs, { objects: config.objects, followsReleases: true });
-    if (!expanded.ok) {
-      for (const e of expanded.errors) {
-        const m = /^(spec\.[^\s:]+)(?: \([^)]*\))?: (.*)$/s.exec(e);
-        issues.push(m ? { source, field: m[1], message: m[2] } : { source, message: e });
-      }
-      continue;
-    }
-    if (expanded.variants.length === 0) {
-      issues.push({
-        source,
-        field: "spec.targets",
-        message: `selects nothing: ${expanded.warnings.join("; ") || "no target generates a PackageVariant"}`
-      });
-      continue;
-    }
-    for (const w of expanded.warnings) warnings.push(`${describeSource(source)}: ${w}`);
-    for (const pv of expanded.variants) candidates.push({ pv, source, policy, prereleases });
-  }
-  const byName2 = /* @__PURE__ */ new Map();
-  const byDownstream = /* @__PURE__ */ new Map();
-  const variants = [];
-  for (const { pv: raw, source, policy, prereleases } of candidates) {
-    const pv = withPackageVariantDefaults(raw);
-    const name2 = pv.metadata?.name ?? "";
-    const namespace = pv.metadata?.namespace || "default";
-    const before = byName2.get(name2);
-    if (before) {
-      issues.push({
-        source,
-        message: `PackageVariant "${name2}" is also defined by ${describeSource(before)}: variant names must be unique`
-      });
-      continue;
-    }
-    byName2.set(name2, source);
-    const spec = pv.spec ?? {};
-    const generated = source.kind === "PackageVariantSet";
-    const nameProblem = objectNameProblem(name2);
-    if (nameProblem) {
-      issues.push(
-        generated ? { source, field: "spec.targets", message: `generates variant ${nameProblem}` } : { source, field: "metadata.name", message: nameProblem }
-      );
-      continue;
-    }
-    const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ""}`);
-    const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ""}`);
-    if (!upRepo) {
-      issues.push({
-        source,
-        field: "spec.upstream.repo",
-        message: `Repository "${spec.upstream?.repo ?? ""}" does not exist in namespace "${namespace}"`
-      });
-    }
-    if (!downRepo) {
-      issues.push({
-        source,
-        field: generated ? "spec.targets" : "spec.downstream.repo",
-        message: `Repository "${spec.downstream?.repo ?? ""}" does not exist in namespace "${namespace}"${generated ? ` (variant "${name2}")` : ""}`
-      });
-    }
-    if (!upRepo || !downRepo) continue;
-    const downUrl = repositoryUrl(downRepo, options.cwd);
-    const downDirectory = joinDir(downRepo.directory, spec.downstream?.package ?? "");
-    const downstreamKey = `${repositoryIdentity(downUrl)}\0${downDirectory}`;
-    const owner = byDownstream.get(downstreamKey);
-    if (owner) {
-      issues.push({
-        source,
-        message: `variants "${owner.name}" (Repository "${owner.repository}") and "${name2}" (Repository "${downRepo.name}") both write package directory "${downDirectory || "."}" of ${hideCredentials(downUrl)}: each would overwrite the other's proposal`
-      });
-      continue;
-    }
-    byDownstream.set(downstreamKey, { name: name2, repository: downRepo.name });
-    const revision = spec.upstream?.revision;
-    variants.push({
-      name: name2,
-      variant: pv,
-      source,
-      upstreamField: "spec.upstream",
-      upstream: {
-        repository: upRepo,
-        url: repositoryUrl(upRepo, options.cwd),
-        package: spec.upstream?.package ?? "",
-        directory: joinDir(upRepo.directory, spec.upstream?.package ?? ""),
-        revision: revision === void 0 || revision === "" ? void 0 : String(revision),
-        policy,
-        prereleases
-      },
-      downstream: {
-        repository: downRepo,
-        url: downUrl,
-        branch: downRepo.branch,
-        package: spec.downstream?.package ?? "",
-        directory: downDirectory
-      },
-      objects: config.objects.filter((o) => (o.metadata?.namespace || "default") === namespace)
-    });
-  }
-  if (issues.length > 0) throw new ControlError(issues, config.texts);
-  variants.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  const downstreams = /* @__PURE__ */ new Map();
-  for (const r of config.repositories) {
-    downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
-  }
-  return { variants, downstreams: [...downstreams.values()], warnings };
-}
-function resolveUpstream(plan, refs) {
-  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
-  const { upstream: upstream2 } = plan;
-  const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
-  if (upstream2.policy === "highest-semver" || upstream2.revision === void 0)
-    return followLatestRelease({ ...upstream2, source: plan.source, upstreamField: plan.upstreamField }, refs);
-  const tags = upstreamRefCandidates({ package: upstream2.package, revision: upstream2.revision });
-  const named = `revision "${upstream2.revision}"`;
-  for (const t of tags) {
-    const commit = byName2.get(`refs/tags/${t}`);
-    if (commit) return { ok: true, value: { ref: t, kind: "tag", commit, reason: named } };
-  }
-  const branchCommit = byName2.get(`refs/heads/${upstream2.revision}`);
-  if (branchCommit) return { ok: true, value: { ref: upstream2.revision, kind: "branch", commit: branchCommit, reason: named } };
-  if (isFullCommit(upstream2.revision))
-    return { ok: true, value: { ref: upstream2.revision, kind: "commit", commit: upstream2.revision.toLowerCase(), reason: named } };
-  return {
-    ok: false,
-    error: `${where}: "${upstream2.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(" or ")}), a branch or a full commit of ${upstream2.url}`
-  };
-}
-function withRepositoryOf(plan, error2, message2) {
-  const branchMissing = error2 instanceof RunError && error2.code === "branch-missing";
-  if (!branchMissing && !isGitError(error2)) return message2;
-  const names2 = (url) => [url, hideCredentials(url), repositoryIdentity(url)].some((u) => u !== "" && message2.includes(u));
-  const repository = names2(plan.downstream.url) ? plan.downstream.repository : names2(plan.upstream.url) ? plan.upstream.repository : void 0;
-  if (!repository) return message2;
-  return `${describeSource(repository.source)}: ${branchMissing ? "spec.git.branch" : "spec.git.repo"}: ${message2}`;
-}
-function applyFailureMessage(plan, failure2) {
-  const text2 = failure2.errors.join("; ");
-  const said = failure2.file && !text2.startsWith(`${failure2.file}:`) ? `${failure2.file}: ${text2}` : text2;
-  if (failure2.code !== "missing-file" || failure2.file !== PACKAGE_CONTEXT_FILE) return said;
-  const repository = plan.downstream.repository;
-  const where = `${PACKAGE_CONTEXT_FILE} of ${hideCredentials(plan.upstream.url)} ${plan.upstream.directory || "/"}`;
-  const deployment = repository.object.spec?.deployment === true;
-  return deployment ? `${said}. The package was not new, so it did not get one: add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where}) or to the downstream package` : `${said}. Porch creates it only for a package new in a deployment repository: mark Repository "${repository.name}" (${describeSource(repository.source)}) with spec.deployment: true, or add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where})`;
-}
-function canonical2(value2) {
-  if (Array.isArray(value2)) return value2.map(canonical2);
-  if (value2 !== null && typeof value2 === "object") {
-    return Object.fromEntries(
-      Object.keys(value2).sort().map((k) => [k, canonical2(value2[k])])
-    );
+init_errors2();
+var SAFE = /^[A-Za-z0-9._-]+$/;
+function segment(what, value2) {
+  if (!SAFE.test(value2) || value2 === "." || value2 === "..") {
+    throw new ForgeError("invalid-name", `local forge: ${what} "${value2}" cannot name a file (letters, digits, ".", "_" and "-" only)`);
   }
   return value2;
 }
-function hashOf(value2) {
-  return createHash5("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
+function variantNameOf(head, prefix) {
+  return segment("head branch", (head.startsWith(prefix) ? head.slice(prefix.length) : head).replace(/\//g, "_"));
 }
-function fingerprintOf(plan, upstream2, version) {
-  return hashOf({
-    upstreamCommit: upstream2.commit,
-    upstream: {
-      repo: plan.upstream.url,
-      directory: plan.upstream.directory,
-      ref: upstream2.ref,
-      repository: specOf(plan.upstream.repository)
+function renderRecord(h, body) {
+  const header2 = {
+    title: h.title,
+    head: h.head,
+    base: h.base,
+    state: h.state,
+    fingerprint: h.fingerprint,
+    downstream: h.downstream,
+    // a record is a file: the repository's credentials (a Repository may give some) stay out
+    repo: withoutCredentials(h.repo)
+  };
+  if (h.conflicts) header2.conflicts = h.conflicts;
+  if (h.renderFailed) header2.renderFailed = true;
+  if (h.draft) header2.draft = true;
+  if (h.status) header2.status = { state: h.status.state, description: h.status.description };
+  return `---
+${stringifyYaml(header2, { lineWidth: 0 })}---
+
+${body.endsWith("\n") ? body : `${body}
+`}`;
+}
+function parseRecord(text2, file) {
+  const m = /^---\n([\s\S]*?)\n---\n\n?([\s\S]*)$/.exec(text2);
+  if (!m) throw new ForgeError("invalid-proposal-record", `${file}: not a kdelta proposal record (expected a "---" YAML header)`);
+  const doc = parseYamlDocument(m[1]);
+  if (doc.errors.length > 0) throw new ForgeError("invalid-proposal-record", `${file}: header: ${doc.errors[0].message.split("\n")[0]}`);
+  const h = doc.toJS();
+  const str4 = (k) => {
+    const v = h?.[k];
+    if (typeof v !== "string") throw new ForgeError("invalid-proposal-record", `${file}: header field "${k}" is missing or not a string`);
+    return v;
+  };
+  const state = str4("state");
+  if (state !== "open" && state !== "closed" && state !== "merged" && state !== "declined")
+    throw new ForgeError(
+      "invalid-proposal-record",
+      `${file}: header field "state" must be open, closed, merged or declined (got "${state}")`
+    );
+  const status = h.status;
+  const conflicts = h.conflicts;
+  if (conflicts !== void 0 && (typeof conflicts !== "number" || !Number.isInteger(conflicts) || conflicts < 0))
+    throw new ForgeError(
+      "invalid-proposal-record",
+      `${file}: header field "conflicts" must be a whole number (got ${JSON.stringify(conflicts)})`
+    );
+  const renderFailed = h.renderFailed;
+  if (renderFailed !== void 0 && typeof renderFailed !== "boolean")
+    throw new ForgeError(
+      "invalid-proposal-record",
+      `${file}: header field "renderFailed" must be true or false (got ${JSON.stringify(renderFailed)})`
+    );
+  const draft = h.draft;
+  if (draft !== void 0 && typeof draft !== "boolean")
+    throw new ForgeError("invalid-proposal-record", `${file}: header field "draft" must be true or false (got ${JSON.stringify(draft)})`);
+  return {
+    header: {
+      title: str4("title"),
+      head: str4("head"),
+      base: str4("base"),
+      state,
+      fingerprint: str4("fingerprint"),
+      downstream: str4("downstream"),
+      repo: str4("repo"),
+      ...conflicts ? { conflicts } : {},
+      ...renderFailed ? { renderFailed } : {},
+      ...draft ? { draft } : {},
+      status
     },
-    name: plan.name,
-    spec: plan.variant.spec ?? {},
-    downstream: {
-      repo: plan.downstream.url,
-      branch: plan.downstream.branch,
-      directory: plan.downstream.directory,
-      repository: specOf(plan.downstream.repository)
+    body: m[2]
+  };
+}
+function createLocalForge(options) {
+  const prefix = options.branchPrefix ?? "kdelta/";
+  const variantOf = (head) => variantNameOf(head, prefix);
+  const fileOf2 = (t) => join10(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
+  const urlOf = (file) => options.displayRoot ? relative3(options.displayRoot, file) : file;
+  async function read(file) {
+    let text2;
+    try {
+      text2 = await readFile5(file, "utf8");
+    } catch (error2) {
+      if (error2.code === "ENOENT") return void 0;
+      throw error2;
+    }
+    const { header: header2, body } = parseRecord(text2, urlOf(file));
+    return { ...header2, body, id: `${header2.downstream}/${variantOf(header2.head)}`, url: urlOf(file) };
+  }
+  async function write(p) {
+    const file = fileOf2(p);
+    const text2 = renderRecord(p, p.body);
+    const before = await readFile5(file, "utf8").catch(() => void 0);
+    if (before === text2) return false;
+    await writeFileAtomic(file, text2);
+    return true;
+  }
+  return {
+    name: "local",
+    recordOf: (target) => urlOf(fileOf2(target)),
+    async find(target) {
+      const p = await read(fileOf2(target));
+      return p && p.state === "open" && p.base === target.base && p.head === target.head ? p : void 0;
     },
-    injected: injectionInputs(plan.variant, plan.objects),
-    version
-  }).slice(0, 32);
+    async upsert(input) {
+      const file = fileOf2(input);
+      const existing = await read(file);
+      const created = existing?.state !== "open";
+      const { conflicts, renderFailed, review, ...rest } = input;
+      const draft = review?.draft !== void 0 ? review.draft : !created && existing?.draft === true;
+      const proposal = {
+        ...rest,
+        ...conflicts ? { conflicts } : {},
+        ...renderFailed ? { renderFailed } : {},
+        ...draft ? { draft } : {},
+        id: `${input.downstream}/${variantOf(input.head)}`,
+        state: "open",
+        url: urlOf(file),
+        status: created ? void 0 : existing?.status
+      };
+      const changed = await write(proposal);
+      return { proposal, created, changed };
+    },
+    async declined(target) {
+      const p = await read(fileOf2(target));
+      return p && p.state === "declined" && p.base === target.base && p.head === target.head ? p : void 0;
+    },
+    async close(proposal, state = "closed") {
+      const { renderFailed, draft, ...rest } = proposal;
+      const closed = state === "merged" ? { ...rest, state } : { ...proposal, state };
+      await write(closed);
+      return closed;
+    },
+    async setStatus(proposal, status) {
+      const current = await read(fileOf2(proposal)) ?? proposal;
+      await write({ ...current, status });
+    },
+    // The dashboard is a Markdown file beside the downstreams' folders (which list() reads): `<dir>/dashboard.md`.
+    async readDashboard(target) {
+      const file = join10(options.dir, `${segment("dashboard", target.name)}.md`);
+      try {
+        return { id: urlOf(file), body: await readFile5(file, "utf8"), url: urlOf(file) };
+      } catch (error2) {
+        if (error2.code === "ENOENT") return void 0;
+        throw error2;
+      }
+    },
+    async writeDashboard(target, body) {
+      const file = join10(options.dir, `${segment("dashboard", target.name)}.md`);
+      await writeFileAtomic(file, body);
+      return { id: urlOf(file), body, url: urlOf(file) };
+    },
+    async list() {
+      const out = [];
+      let downstreams;
+      try {
+        downstreams = (await readdir5(options.dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      } catch (error2) {
+        if (error2.code === "ENOENT") return [];
+        throw error2;
+      }
+      for (const d of downstreams) {
+        const files = (await readdir5(join10(options.dir, d))).filter((f) => f.endsWith(".md")).sort();
+        for (const f of files) {
+          const p = await read(join10(options.dir, d, f));
+          if (p) out.push(p);
+        }
+      }
+      return out;
+    }
+  };
 }
-function specOf(repository) {
-  return repository.object.spec ?? {};
-}
+
+// ../run/src/jobs/materialize.ts
+import { tmpdir as tmpdir3 } from "node:os";
+import { join as join15 } from "node:path";
+init_src2();
 
 // ../package-update/src/get.ts
 init_src2();
-import { basename as basename5, dirname as dirname5, isAbsolute as isAbsolute5, join as join12, relative as relative4 } from "node:path";
+import { basename as basename5, dirname as dirname5, isAbsolute as isAbsolute4, join as join12, relative as relative4 } from "node:path";
 
 // ../package-update/src/kptfile.ts
 init_src2();
@@ -49484,11 +49199,6 @@ function kptfileFields(x, y) {
   return fieldDiffs(load(x), load(y)).filter((f) => !f.path.startsWith(".upstreamLock.git.commit"));
 }
 
-// ../run/src/jobs/materialize.ts
-import { tmpdir as tmpdir3 } from "node:os";
-import { join as join15 } from "node:path";
-init_src2();
-
 // ../run/src/jobs/package-files.ts
 import { chmod as chmod2, lstat as lstat2, mkdir as mkdir5, readdir as readdir6, readFile as readFile6, readlink as readlink2, rm as rm5, symlink as symlink2, writeFile as writeFile5 } from "node:fs/promises";
 import { dirname as dirname6, join as join14, relative as relative6, sep as sep3 } from "node:path";
@@ -49811,895 +49521,289 @@ function movedDuringRun(input, fetched) {
   );
 }
 
-// ../run/src/propose/carry.ts
-init_proposal_metadata();
-async function carryForward(input) {
-  const { open: open2, ws } = input;
-  const none = { kind: "none" };
-  if (!open2 || open2.fingerprint === input.fingerprint || !ws.remoteHead || !ws.onBranchTip) return none;
-  const meta = parseMetadataBlock(open2.body);
-  if (!meta?.upstream?.commit) return none;
-  const foreign = await input.foreign();
-  if (foreign.length === 0) return none;
-  if (await ws.isAncestor(ws.remoteHead, ws.baseCommit)) return none;
-  if (!ws.branchTouches || !ws.readPackageAt) return { kind: "left-alone", reason: "what its commits change cannot be read here", foreign };
-  const outside = outsidePackage(await ws.branchTouches(), input.directory);
-  if (outside) return { kind: "outside", outside, foreign };
-  const pushed = meta.headCommit;
-  if (foreign.some((c) => c.sha === pushed) || !await ws.isAncestor(pushed, ws.remoteHead))
-    return {
-      kind: "left-alone",
-      reason: `the commit its proposal names as kdelta's (${pushed.slice(0, 12)}) is not kdelta's on the branch`,
-      foreign
-    };
-  return { kind: "carry", pushed, carried: [...foreign].reverse().map(carriedCommit) };
-}
-function inPackage(path, directory) {
-  return directory === "" || path === directory || path.startsWith(`${directory}/`);
-}
-function outsidePackage(touches, directory) {
-  const commits = touches.commits.map((c) => ({ sha: c.sha, name: c.name, email: c.email, unrelated: c.root, paths: c.paths.filter((p) => !inPackage(p, directory)) })).filter((c) => c.unrelated || c.paths.length > 0);
-  const net = touches.net.filter((p) => !inPackage(p, directory));
-  return commits.length > 0 || net.length > 0 ? { commits, net } : void 0;
-}
-var PATHS_NAMED = 5;
-function outsideMessage(outside, head, directory) {
-  const paths = (ps) => ps.length <= PATHS_NAMED ? ps.join(", ") : `${ps.slice(0, PATHS_NAMED).join(", ")} and ${ps.length - PATHS_NAMED} more`;
-  const named = outside.commits.map((c) => {
-    const what = [c.unrelated ? "a history unrelated to the base" : "", c.paths.length > 0 ? paths(c.paths) : ""].filter(Boolean);
-    return `${c.sha.slice(0, 12)} by ${c.name} <${c.email}> (${what.join(": ")})`;
-  });
-  const whole = outside.net.length > 0 ? `; as a whole it changes ${paths(outside.net)}` : "";
-  const where = directory === "" ? "the repository" : `the package directory ${directory}`;
-  return `branch ${head} holds commit(s) that change files outside ${where}${named.length > 0 ? `: ${named.join(", ")}` : ""}${whole}; kdelta carries only commits inside the package, so the variant is blocked and nothing is pushed: remove those commits from the branch (or delete it) to let kdelta update it`;
-}
-function applyCarried(input) {
-  const tree = (files2, side) => packageTreeOf(files2 ?? /* @__PURE__ */ new Map(), `${input.source} (${side})`);
-  const local = tree(input.tip, "the branch");
-  const out = updateTree("resource-merge", {
-    local: local.package(),
-    updated: tree(input.proposal, "this update").package(),
-    origin: tree(input.pushed, "kdelta's last commit").package(),
-    relPackagePath: "/",
-    isRoot: true
-  });
-  const files = packageFilesOf(local);
-  const [kptfile, fresh] = [files.get("Kptfile"), input.proposal.get("Kptfile")];
-  if (typeof kptfile === "string" && typeof fresh === "string")
-    files.set("Kptfile", withProvenanceOf(kptfile, fresh, `${input.source}/Kptfile`));
-  return { files, clashes: out.conflicts.map(({ package: _, ...c }) => ({ ...c, message: clashMessage(c) })) };
-}
-var shown2 = (v) => v === void 0 ? "(absent)" : typeof v === "string" ? v : JSON.stringify(v);
-function clashMessage(c) {
-  const { origin, upstream: upstream2, local } = c.values;
-  const kept = c.winner === "upstream" ? "this update's value is kept" : "the branch's value is kept";
-  return `a commit on the branch changed ${c.path} ${shown2(origin)}\u2192${shown2(local)} and this update changes it to ${shown2(upstream2)}; ${kept}`;
-}
-async function carryOnto(ws, decision, directory) {
-  if (!ws.onBranchTip || !ws.readPackageAt)
-    throw new RunError("internal", "internal: a carry needs a workspace that can move to the branch");
-  const proposal = await ws.readPackage(directory) ?? /* @__PURE__ */ new Map();
-  const pushed = await ws.readPackageAt(decision.pushed, directory);
-  const tip = await ws.onBranchTip();
-  const onTip = await tip.readPackage(directory);
-  if (typeof onTip?.get("Kptfile") !== "string")
-    return { reason: `its ${directory ? `${directory}/` : ""}Kptfile is gone or is not a file` };
-  const carried = applyCarried({ pushed, proposal, tip: onTip, source: directory || "/" });
-  await tip.writePackage(directory, carried.files);
-  return { ws: tip, clashes: carried.clashes };
-}
-function carriedCommit(c) {
-  return { sha: c.sha, name: c.name, subject: c.body.split("\n", 1)[0].trim() };
-}
+// ../run/src/plan/plan.ts
+init_src2();
+import { createHash as createHash5 } from "node:crypto";
+import { isAbsolute as isAbsolute5, resolve as resolve7 } from "node:path";
 
-// ../run/src/propose/proposal-body.ts
-import { createHash as createHash7 } from "node:crypto";
-init_markdown();
-init_proposal_metadata();
-
-// ../run/src/propose/value-diff.ts
-init_markdown();
-var MAX_VALUE = 80;
-var CONTEXT = 16;
-var MAX_PART = 60;
-var MAX_EDITS = 5;
-var MAX_LCS = 25e4;
-var textOf = (v) => typeof v === "string" ? v : JSON.stringify(v);
-var itemText2 = (v) => JSON.stringify(v) ?? "null";
-var isMap29 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-function conflictViews(values) {
-  const sides2 = ["origin", "upstream", "local"].filter((s) => values[s] !== void 0);
-  if (sides2.length < 2 || sides2.every((s) => textOf(values[s]).length <= MAX_VALUE)) return void 0;
-  const all = sides2.map((s) => values[s]);
-  const baseOf2 = (s) => s === "origin" ? void 0 : values.origin !== void 0 ? values.origin : values[s === "upstream" ? "local" : "upstream"];
-  const view = (one) => ({
-    origin: values.origin === void 0 ? [{ kind: "absent" }] : one("origin"),
-    upstream: values.upstream === void 0 ? [{ kind: "absent" }] : one("upstream"),
-    local: values.local === void 0 ? [{ kind: "absent" }] : one("local")
-  });
-  if (all.every((v) => typeof v === "string")) return stringViews(values, sides2);
-  if (all.every(Array.isArray)) {
-    return view(
-      (s) => s === "origin" ? [{ kind: "size", count: values.origin.length, of: "list" }] : bounded(listEdits(baseOf2(s), values[s]))
-    );
-  }
-  if (all.every(isMap29)) {
-    return view(
-      (s) => s === "origin" ? [{ kind: "size", count: Object.keys(values.origin).length, of: "map" }] : bounded(mapEdits(baseOf2(s), values[s]))
-    );
+// ../run/src/plan/names.ts
+init_src2();
+var DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+var DNS_SUBDOMAIN = new RegExp(`^${DNS_LABEL}(\\.${DNS_LABEL})*$`);
+function objectNameProblem(name2) {
+  if (name2.length > 253 || !DNS_SUBDOMAIN.test(name2)) {
+    return `"${name2}" is not a valid Kubernetes object name (RFC 1123 subdomain: at most 253 characters, lowercase letters, digits, "-" and ".", starting and ending with a letter or digit)`;
   }
   return void 0;
 }
-function changeViews(from, to) {
-  const views = conflictViews({ origin: from, upstream: to });
-  if (!views) {
-    return {
-      from: from === void 0 ? [{ kind: "absent" }] : [{ kind: "whole", text: cut(textOf(from), MAX_VALUE) }],
-      to: to === void 0 ? [{ kind: "absent" }] : [{ kind: "whole", text: cut(textOf(to), MAX_VALUE) }]
-    };
-  }
-  return { from: views.origin, to: views.upstream };
-}
-function bounded(edits) {
-  if (edits.length === 0) return [{ kind: "unchanged" }];
-  return edits.length > MAX_EDITS ? [...edits.slice(0, MAX_EDITS), { kind: "more", count: edits.length - MAX_EDITS }] : edits;
-}
-function cut(text2, max) {
-  if (text2.length <= max) return text2;
-  const half = Math.floor((max - 1) / 2);
-  return `${text2.slice(0, half)}\u2026${text2.slice(text2.length - half)}`;
-}
-function commonPrefix(a, b) {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return i;
-}
-function commonSuffix(a, b, prefix) {
-  let i = 0;
-  while (i < a.length - prefix && i < b.length - prefix && a[a.length - 1 - i] === b[b.length - 1 - i]) i++;
-  return i;
-}
-function stringViews(values, sides2) {
-  const ref = values.origin ?? values.upstream ?? values.local ?? "";
-  let prefix = Number.POSITIVE_INFINITY;
-  let suffix = Number.POSITIVE_INFINITY;
-  for (const s of sides2) {
-    const v = values[s];
-    if (v === ref) continue;
-    const p = commonPrefix(ref, v);
-    prefix = Math.min(prefix, p);
-    suffix = Math.min(suffix, commonSuffix(ref, v, p));
-  }
-  if (!Number.isFinite(prefix)) prefix = suffix = 0;
-  const piece = (v) => {
-    if (v === void 0) return [{ kind: "absent" }];
-    const start = Math.max(0, prefix - CONTEXT);
-    const end = Math.max(start, v.length - Math.max(0, suffix - CONTEXT));
-    const text2 = v.slice(start, end);
-    const before = start > 0;
-    const after = end < v.length;
-    return before || after || text2.length > MAX_VALUE ? [{ kind: "excerpt", text: cut(text2, MAX_PART + 2 * CONTEXT), cut: { before, after } }] : [{ kind: "whole", text: text2 }];
-  };
-  return { origin: piece(values.origin), upstream: piece(values.upstream), local: piece(values.local) };
-}
-function itemPair(from, to) {
-  const a = itemText2(from);
-  const b = itemText2(to);
-  if (a.length <= MAX_PART && b.length <= MAX_PART) return { from: a, to: b };
-  const p = commonPrefix(a, b);
-  const s = commonSuffix(a, b, p);
-  const window2 = (t) => {
-    const start = Math.max(0, p - CONTEXT);
-    const end = Math.max(start, t.length - Math.max(0, s - CONTEXT));
-    return `${start > 0 ? "\u2026" : ""}${cut(t.slice(start, end), MAX_PART)}${end < t.length ? "\u2026" : ""}`;
-  };
-  return { from: window2(a), to: window2(b) };
-}
-function listEdits(a, b) {
-  const x = a.map(itemText2);
-  const y = b.map(itemText2);
-  const ops = [];
-  if (x.length * y.length > MAX_LCS) {
-    for (let k = 0; k < Math.max(x.length, y.length); k++) {
-      if (k < x.length && k < y.length && x[k] === y[k]) ops.push({ op: "same" });
-      else {
-        if (k < x.length) ops.push({ op: "remove", i: k });
-        if (k < y.length) ops.push({ op: "add", j: k });
+function findCollisions(planned, recordOf) {
+  const seen = /* @__PURE__ */ new Map();
+  const out = [];
+  for (const p of planned) {
+    const repo = repositoryIdentity(p.target.repo);
+    const keys = [
+      [`branch\0${repo}\0${p.target.head}`, `branch "${p.target.head}" of ${repo}`],
+      [`directory\0${repo}\0${p.directory}`, `package directory "${p.directory || "."}" of ${repo}`]
+    ];
+    const record = recordOf?.(p.target);
+    if (record !== void 0) keys.push([`record\0${record}`, `proposal record ${record}`]);
+    for (const [key, what] of keys) {
+      const before = seen.get(key);
+      if (before && before !== p) {
+        out.push({ first: before, second: p, what });
+        break;
       }
+      seen.set(key, p);
     }
-  } else {
-    const n = x.length;
-    const m = y.length;
-    const lcs = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
-    for (let i2 = n - 1; i2 >= 0; i2--)
-      for (let j2 = m - 1; j2 >= 0; j2--) lcs[i2][j2] = x[i2] === y[j2] ? lcs[i2 + 1][j2 + 1] + 1 : Math.max(lcs[i2 + 1][j2], lcs[i2][j2 + 1]);
-    let i = 0;
-    let j = 0;
-    while (i < n || j < m) {
-      if (i < n && j < m && x[i] === y[j]) {
-        ops.push({ op: "same" });
-        i++;
-        j++;
-      } else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) ops.push({ op: "add", j: j++ });
-      else ops.push({ op: "remove", i: i++ });
-    }
-  }
-  const out = [];
-  for (let k = 0; k < ops.length; ) {
-    if (ops[k].op === "same") {
-      k++;
-      continue;
-    }
-    const removed = [];
-    const added = [];
-    for (; k < ops.length && ops[k].op !== "same"; k++) {
-      const o = ops[k];
-      if (o.op === "remove") removed.push(o.i);
-      else if (o.op === "add") added.push(o.j);
-    }
-    const paired = Math.min(removed.length, added.length);
-    for (let p = 0; p < paired; p++) out.push({ kind: "changed", index: added[p], ...itemPair(a[removed[p]], b[added[p]]) });
-    for (const r of removed.slice(paired)) out.push({ kind: "removed", text: cut(x[r], MAX_PART) });
-    for (const q of added.slice(paired)) out.push({ kind: "added", text: cut(y[q], MAX_PART) });
   }
   return out;
 }
-function mapEdits(a, b) {
-  const out = [];
-  for (const key of /* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (!(key in b)) out.push({ kind: "removed", key, text: cut(itemText2(a[key]), MAX_PART) });
-    else if (!(key in a)) out.push({ kind: "added", key, text: cut(itemText2(b[key]), MAX_PART) });
-    else if (itemText2(a[key]) !== itemText2(b[key])) out.push({ kind: "changed", key, ...itemPair(a[key], b[key]) });
-  }
-  return out;
-}
-function renderPieces(pieces, context) {
-  const code5 = (t) => inert(t, context);
-  const keyed = (key) => key === void 0 ? "" : `${code5(key)}: `;
-  return pieces.map((p) => {
-    switch (p.kind) {
-      case "absent":
-        return "(absent)";
-      case "whole":
-        return code5(p.text);
-      case "excerpt":
-        return `${p.cut.before ? "\u2026" : ""}${code5(p.text)}${p.cut.after ? "\u2026" : ""}`;
-      case "size":
-        return p.of === "list" ? `a list of ${p.count}` : `a map of ${p.count} key(s)`;
-      case "added":
-        return `+ ${keyed(p.key)}${code5(p.text)}`;
-      case "removed":
-        return `\u2212 ${p.key === void 0 ? code5(p.text) : code5(p.key)}`;
-      case "changed":
-        return `${p.index === void 0 ? "" : `[${p.index}] `}${keyed(p.key)}${code5(p.from)} \u2192 ${code5(p.to)}`;
-      case "more":
-        return `\u2026and ${p.count} more`;
-      case "unchanged":
-        return "(unchanged)";
-      default:
-        return p;
-    }
-  }).join(", ");
+function describeCollision(c) {
+  return `${c.first.label} and ${c.second.label} would share the ${c.what}: each would overwrite the other's proposal`;
 }
 
-// ../run/src/propose/upstream-section.ts
-init_markdown();
-var MAX_CHANGE_LINES = 30;
-var code = (text2) => inert(shortName(text2), "code");
-function fieldLine2(f) {
-  const v = changeViews(f.before, f.after);
-  const size = v.from.length === 1 && v.from[0].kind === "size";
-  return `${code(f.path)}: ${size ? renderPieces(v.to, "code") : `${renderPieces(v.from, "code")} \u2192 ${renderPieces(v.to, "code")}`}`;
-}
-function changeLines(changes) {
-  const lines = [];
-  for (const c of changes) {
-    const where = c.subject === c.file ? "" : ` in ${code(c.file)}`;
-    lines.push(`- ${c.kind} ${code(c.subject)}${where}`);
-    for (const f of c.values) lines.push(`  - ${fieldLine2(f)}`);
-    if (c.kind === "changed" && c.values.length === 0) lines.push("  - its content changed");
-  }
-  if (lines.length <= MAX_CHANGE_LINES) return lines;
-  const shown3 = lines.slice(0, MAX_CHANGE_LINES);
-  while (shown3.length > 1 && !shown3.at(-1).startsWith("  ")) shown3.pop();
-  return [...shown3, `- \u2026and ${lines.length - shown3.length} more line(s) of changes`];
-}
-function commitLines(c) {
-  if (c.historyError) return [`Its commits could not be listed: ${inert(c.historyError)}`];
-  if (c.commits.length === 0) return ["No commit between the two touches the package (a tag or a branch moved over the same content)."];
-  const shown3 = c.commits.map((k) => {
-    const sha = inert(k.sha.slice(0, 12), "code");
-    return `- ${(k.url && webLink(sha, k.url)) ?? sha} by ${inert(shortName(k.name))}: ${code(k.subject)}`;
-  });
-  const more = c.totalCommits === void 0 ? ["- \u2026the newest ones only: the history between the two commits is longer than kdelta reads"] : c.totalCommits > c.commits.length ? [`- \u2026and ${c.totalCommits - c.commits.length} more`] : [];
-  return [`Commits that touch the package (${c.totalCommits ?? `${c.commits.length}+`}):`, "", ...shown3, ...more];
-}
-function upstreamSection(c, whole) {
-  if (!c) return [];
-  const title = "### What upstream changed";
-  const from = `From ${inert(c.from.slice(0, 12), "code")} to ${inert(c.to.slice(0, 12), "code")}`;
-  const counted = `${c.resources.length} resource(s) or file(s) changed upstream`;
-  if (!whole) return [title, "", `${from}: ${counted}; the list and the commits are in the run's report.`, ""];
-  return [
-    title,
-    "",
-    `${from}: ${counted}.`,
-    "",
-    ...changeLines(c.resources),
-    ...c.resources.length > 0 ? [""] : [],
-    ...commitLines(c),
-    ""
-  ];
-}
-
-// ../run/src/propose/proposal-body.ts
-function renderFailureSection(f) {
-  const lines = [
-    "### Render failed",
-    "",
-    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
-    ""
-  ];
-  if (f.function) lines.push(`- function: ${code2(f.function)}`);
-  lines.push(`- in: ${code2(f.kptfile)}${f.field ? ` ${code2(f.field)}` : ""}`, `- error: ${code2(f.message)}`);
-  if (f.results.length > 0) {
-    lines.push("- results:");
-    for (const r of f.results) lines.push(`  - ${code2(r)}`);
-  }
-  lines.push("");
-  return lines;
-}
-function notReadySection(gates) {
-  return [
-    "### Not ready",
-    "",
-    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
-    "",
-    ...gates.map((g) => `- ${code2(g.type)}${g.message ? `: ${inert(g.message)}` : ""}`),
-    ""
-  ];
-}
-var CARRIED_LINES = 20;
-function carriedSection(carried) {
-  return [
-    "### Carried forward",
-    "",
-    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is built from the base branch (its conflicts are the downstream's own), then applied on top of them as a new commit, a 3-way merge whose origin is kdelta's last commit on the branch. Where they and this update changed the same field, the clashes table says so.`,
-    "",
-    // names and subjects are strangers' text
-    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code2(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code2(shortName(c.subject))}`),
-    ...carried.length > CARRIED_LINES ? [`- \u2026and ${carried.length - CARRIED_LINES} more`] : [],
-    ""
-  ];
-}
-function choiceId(c, take) {
-  const identity4 = [c.resource, c.path, take, c.values.local ?? null, c.values.upstream ?? null];
-  return createHash7("sha256").update(JSON.stringify(identity4)).digest("hex").slice(0, 16);
-}
-function conflictChoice(c) {
-  const take = c.winner === "upstream" ? "local" : "upstream";
-  const chosen = c.values[take];
-  const last = FieldPath.parse(c.path)?.segments.at(-1);
-  if (chosen === void 0 || !last || !("field" in last)) return void 0;
-  const views = conflictViews(c.values);
-  const other = take === "local" ? "upstream" : "local";
-  const what = views ? `${take}'s ${renderPieces(views[take], "code")} over ${other}'s ${renderPieces(views[other], "code")}` : `${take} ${value(chosen)}`;
-  return {
-    take,
-    id: choiceId(c, take),
-    label: `${take === "local" ? "keep" : "take"} ${what} for ${code2(shortName(c.path))} (${inert(shortName(c.resource))})`
-  };
-}
-var DECIDE = "#### Decide";
-var BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
-function decideBox(c) {
-  return `- [ ] <!-- kdelta-decide:${c.id} --> ${c.label}`;
-}
-function tickedChoices(body) {
-  const lines = body.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
-  const start = lines.lastIndexOf(DECIDE);
-  if (start < 0) return [];
-  const ticks = [];
-  for (const line of lines.slice(start + 1)) {
-    if (line.startsWith("#") || line === "---") break;
-    const m = BOX.exec(line);
-    if (m && m[1] !== " ") ticks.push({ id: m[2], text: m[3].trimEnd() });
-  }
-  return ticks;
-}
-function pendingTicks(body) {
-  const decided2 = new Set(parseMetadataBlock(body)?.decided ?? []);
-  return tickedChoices(body).filter((t) => !decided2.has(t.id));
-}
-function decideSection(conflicts, decisions) {
-  const choices = conflicts.flatMap((c) => conflictChoice(c) ?? []);
-  const decided2 = decisions?.decided ?? [];
-  const ignored = decisions?.ignored ?? [];
-  const lines = [];
-  if (choices.length > 0 || decided2.length > 0) {
-    lines.push(
-      DECIDE,
-      "",
-      choices.length > 0 ? "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)" : "The package in this proposal holds the values decided here.",
-      "",
-      ...choices.map(decideBox),
-      ...decided2.map(
-        (d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === "local" ? " (pinned with `# kdelta:local`)" : ""}`
-      ),
-      ""
-    );
-  }
-  if (ignored.length > 0) lines.push("#### Ticks not applied", "", ...ignored.map((t) => `- ${inert(t.label)}: ${t.reason}`), "");
-  return lines;
-}
-var MAX_BODY = 6e4;
-var SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
-function code2(text2) {
-  return inert(text2, "code");
-}
-function value(v, context = "code") {
-  if (v === void 0) return "(absent)";
-  const s = typeof v === "string" ? v : JSON.stringify(v);
-  return inert(s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 3)}...` : s, context);
-}
-function resourceRows(input) {
-  if (input.resources.length === 0) return [];
-  const dir = input.downstream.directory;
-  const inPackage2 = (path) => dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path;
-  const changed = new Map(input.changes.filter((c) => !dir || c.path.startsWith(`${dir}/`)).map((c) => [inPackage2(c.path), c.status]));
-  const rows = input.resources.filter((r) => (r.changed || r.action !== "merged") && (changed.has(r.file) || !r.changed)).map((r) => ({
-    resource: r.resource,
-    file: r.file,
-    what: !changed.has(r.file) ? `${r.action} (unchanged)` : r.changed ? r.action : `${r.action} by the merge, then changed by the variant or the render`
-  }));
-  const reported = new Set(rows.map((r) => r.file));
-  for (const [file, status] of changed) {
-    if (reported.has(file)) continue;
-    if (file === "Kptfile") rows.push({ resource: "Kptfile", file, what: `${status}: upstream lock and annotations` });
-    else rows.push({ resource: "(the file)", file, what: `${status} by the variant or the render` });
-  }
-  return rows;
-}
-function renderWith(input, d, shortened) {
-  const { metadata: meta } = input;
-  const head = [`## ${inert(input.title)}`, "", input.summary, ""];
-  if (shortened) head.push(SHORTENED_NOTE, "");
-  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
-  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
-  if (input.carried && input.carried.length > 0) head.push(...carriedSection(input.carried));
-  const provenance = ["### Provenance", ""];
-  if (meta.upstream) {
-    provenance.push(
-      `- upstream: ${code2(meta.upstream.repo)} at ${code2(meta.upstream.ref)}${meta.upstream.reason ? ` (${inert(meta.upstream.reason)})` : ""}`,
-      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code2(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code2(meta.upstream.commit.slice(0, 12))}`
-    );
-    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
-  }
-  provenance.push(
-    `- downstream: ${code2(input.downstream.repo)} ${code2(input.downstream.directory || "/")} into ${code2(input.downstream.branch)}`,
-    `- variant: ${code2(meta.variant)}, kdelta ${meta.version}`,
-    ""
-  );
-  const footer = [
-    "---",
-    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
-    renderMetadataBlock(meta),
-    ""
-  ];
-  const changes = [];
-  if (d.changeSection) {
-    changes.push("### What changed", "");
-    if (input.changes.length === 0) changes.push("Nothing in the package files.");
-    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code2(shortName(c.path))}`);
-    if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
-    const rows = resourceRows(input);
-    if (d.resourceTable && rows.length > 0) {
-      changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
-      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.what} |`);
-    }
-    changes.push("");
-  } else {
-    changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
-  }
-  changes.push(...upstreamSection(input.upstreamChanges, d.upstreamDetail));
-  const conflicts = [];
-  const decided2 = input.decisions?.decided ?? [];
-  const total = input.conflicts.length + decided2.length;
-  const heading = conflictsHeading(input.conflicts.length, decided2.length);
-  if (total > 0 && (!d.conflictSection || d.conflictRows === 0 && input.conflicts.length > 0)) {
-    conflicts.push(heading, "", "The list is in the run's report.", "");
-  } else if (total > 0) {
-    const shown3 = input.conflicts.slice(0, d.conflictRows);
-    conflicts.push(
-      heading,
-      "",
-      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
-      "",
-      ...conflictTable(shown3, decided2)
-    );
-    if (input.conflicts.length > d.conflictRows)
-      conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
-    conflicts.push("", ...decideSection(shown3, input.decisions));
-  } else {
-    conflicts.push(...decideSection([], input.decisions));
-  }
-  conflicts.push(...clashSection(input.clashes ?? [], d.conflictSection && d.conflictRows >= input.conflicts.length));
-  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
-}
-function conflictsHeading(open2, decided2) {
-  return decided2 === 0 ? `### Conflicts (${open2})` : `### Conflicts (${open2} open, ${decided2} decided)`;
-}
-function clashSection(clashes, whole) {
-  if (clashes.length === 0) return [];
-  const title = `### Clashes with commits on this branch (${clashes.length})`;
-  if (!whole) return [title, "", "The list is in the run's report.", ""];
-  return [
-    title,
-    "",
-    "A commit on this branch that kdelta did not make changed these fields, and this update changes them too: origin is kdelta's last commit on the branch, upstream this update, local the branch.",
-    "",
-    ...conflictTable(clashes),
-    ""
-  ];
-}
-function conflictTable(conflicts, decided2 = []) {
-  const row = (c, kept) => {
-    const views = conflictViews(c.values);
-    const cell2 = (side) => views ? renderPieces(views[side], "cell") : value(c.values[side], "cell");
-    return `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), "cell")} | ${cell2("origin")} | ${cell2("upstream")} | ${cell2("local")} | ${c.rule} | ${kept} |`;
-  };
-  return [
-    "| resource | field | origin | upstream | local | rule | kept |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
-    ...conflicts.map((c) => row(c, c.winner)),
-    ...decided2.map((d) => row(d.conflict, `${d.choice.take === "local" ? "kept local" : "took upstream"} (decided on this proposal)`))
-  ];
-}
-function renderProposalBodies(input, limit = MAX_BODY) {
-  const all = {
-    conflictRows: input.conflicts.length,
-    resourceTable: true,
-    upstreamDetail: true,
-    fileLines: input.changes.length,
-    conflictSection: true,
-    changeSection: true
-  };
-  const full = renderWith(input, all, false);
-  if (full.length <= limit) return { body: full, full, shortened: false };
-  const ladder = [{ ...all, resourceTable: false }];
-  for (let rows = input.conflicts.length; ; rows = Math.floor(rows / 2)) {
-    ladder.push({ ...all, resourceTable: false, upstreamDetail: false, conflictRows: rows });
-    if (rows === 0) break;
-  }
-  const lean = { ...all, conflictRows: 0, resourceTable: false, upstreamDetail: false };
-  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
-    ladder.push({ ...lean, fileLines: lines });
-    if (lines === 0) break;
-  }
-  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
-  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
-  for (const d of ladder) {
-    const text2 = renderWith(input, d, true);
-    if (text2.length <= limit) return { body: text2, full, shortened: true };
-  }
-  const last = renderWith(input, ladder[ladder.length - 1], true);
-  const tail = last.slice(last.lastIndexOf("\n---\n"));
-  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
-${tail}`.slice(-limit), full, shortened: true };
-}
-
-// ../run/src/propose/decisions.ts
-var NO_LONGER = "ignored: the field no longer conflicts as ticked (the upstream or the downstream changed since)";
-async function applyDecisions(ws, directory, prepared, wanted) {
-  const ids = /* @__PURE__ */ new Set([...wanted.decided, ...wanted.ticked.map((t) => t.id)]);
-  if (ids.size === 0) return prepared;
-  const decided2 = [];
-  const ignored = [];
-  const remaining = [];
-  const matched = /* @__PURE__ */ new Set();
-  for (const conflict of prepared.conflicts) {
-    const choice = conflictChoice(conflict);
-    if (!choice || !ids.has(choice.id)) {
-      remaining.push(conflict);
-      continue;
-    }
-    matched.add(choice.id);
-    const text2 = await ws.readFile(directory, conflict.file);
-    const set2 = typeof text2 === "string" ? setResourceField({
-      text: text2,
-      file: conflict.file,
-      resource: conflict.resource,
-      path: conflict.path,
-      value: conflict.values[choice.take],
-      pin: choice.take === "local"
-    }) : { ok: false, reason: `${conflict.file} is not a text file of the package` };
-    if (!set2.ok) {
-      ignored.push({ label: choice.label, reason: `not applied: ${set2.reason}` });
-      remaining.push(conflict);
-      continue;
-    }
-    await ws.writeFile(directory, conflict.file, set2.text);
-    decided2.push({ conflict, choice });
-  }
-  for (const tick of wanted.ticked) if (!matched.has(tick.id)) ignored.push({ label: tick.text, reason: NO_LONGER });
-  return { ...prepared, conflicts: remaining, decisions: { decided: decided2, ignored } };
-}
-function decisionsMessage(d, ticked) {
-  if (!d) return void 0;
-  const applied = d.decided.filter((x) => ticked.some((t) => t.id === x.choice.id));
-  const parts = [
-    ...applied.map((x) => `decided on the proposal: ${x.choice.label}`),
-    ...d.ignored.map((t) => `tick "${t.label}" ${t.reason}`)
-  ];
-  return parts.length > 0 ? parts.join("; ") : void 0;
-}
-
-// ../run/src/propose/decline-note.ts
-init_markdown();
-init_proposal_metadata();
-function declineNote(declined) {
-  const title = inert(shortName(declined.title));
-  const upstream2 = parseMetadataBlock(declined.body)?.upstream;
-  const what = upstream2 ? `upstream ${inert(upstream2.ref, "code")}, commit ${inert(upstream2.commit.slice(0, 12), "code")}` : void 0;
-  const where = webLink("its page", declined.url);
-  const found = where ? `see ${where}` : `its record, ${inert(declined.url, "code")}, now holds this proposal`;
-  return `A previous proposal, "${title}"${what ? ` (${what})` : ""}, was declined (${found}): this one is proposed because the upstream or the variant changed since.`;
-}
-
-// ../run/src/propose/propose.ts
-init_proposal_metadata();
-
-// ../run/src/propose/left-alone.ts
-init_proposal_metadata();
-
-// ../run/src/propose/reserve.ts
-var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
-function reserve(ctx, cost) {
-  if (!ctx.budget) return () => {
-  };
-  return ctx.budget.reserve(cost);
-}
-
-// ../run/src/report/result.ts
+// ../run/src/plan/releases.ts
 init_src2();
-function message(error2) {
-  return error2 instanceof Error ? error2.message : String(error2);
+function reasonOf(release, upstream2) {
+  const pkg = upstream2.package || "/";
+  const policy = upstream2.policy === "highest-semver" ? `, ${UPSTREAM_POLICY_ANNOTATION}: highest-semver` : "";
+  const pre = upstream2.prereleases ? ", pre-releases included" : "";
+  const own2 = releaseTagPatterns(upstream2.package).filter((p) => p.includes("/")).map((p) => `"${p}"`).join(" or ");
+  const scope = release.scope === "package" ? `of ${pkg}` : `of the repository (${pkg} has no tag ${own2 || `"${pkg}/vX.Y.Z"`})`;
+  return `latest release ${release.version} ${scope}${policy}${pre}`;
 }
-function errorCode(error2) {
-  const code5 = error2?.code;
-  return error2 instanceof Error && typeof code5 === "string" && code5 !== "" ? code5 : "failed";
-}
-function failure(code5, error2) {
-  return { action: "failed", writes: false, code: code5, error: error2 };
-}
-async function runJob(id, job, describe3 = message) {
-  const base = { ...id, conflicts: [], conflictCount: 0 };
-  try {
-    return { ...base, ...await job() };
-  } catch (error2) {
-    return { ...base, ...failure(errorCode(error2), describe3(error2)) };
-  }
-}
-var DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
-function deferredResult(id) {
-  return { ...id, action: "deferred", writes: false, conflicts: [], conflictCount: 0, message: DEFERRED_MESSAGE };
-}
-function proposalRef(p) {
-  return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
-}
-function resultWithoutCredentials(result) {
-  const clean = (text2) => text2 === void 0 ? void 0 : hideCredentials(text2);
-  return {
-    ...result,
-    ...result.error !== void 0 ? { error: clean(result.error) } : {},
-    ...result.message !== void 0 ? { message: clean(result.message) } : {},
-    ...result.body !== void 0 ? { body: clean(result.body) } : {},
-    ...result.upstream ? { upstream: { ...result.upstream, repo: hideCredentials(result.upstream.repo) } } : {}
-  };
-}
-function countedAs(action) {
-  switch (action) {
-    case "proposed":
-    case "removal-proposed":
-    case "orphan-proposed":
-      return "created";
-    case "updated":
-      return "updated";
-    case "closed":
-      return "closed";
-    case "declined":
-      return "declined";
-    case "deferred":
-      return "deferred";
-    case "failed":
-      return "failed";
-    // nothing was written
-    case "unchanged":
-    case "up-to-date":
-    case "blocked":
-    case "not-adopted":
-      return "unchanged";
-    default:
-      return action;
-  }
-}
-function countResults(results) {
-  const counts = { created: 0, updated: 0, closed: 0, declined: 0, unchanged: 0, deferred: 0, failed: 0 };
-  for (const r of results) counts[countedAs(r.action)]++;
-  return counts;
+function followLatestRelease(upstream2, refs) {
+  const release = latestRelease(refs, { packagePath: upstream2.package, prereleases: upstream2.prereleases });
+  if (release) return { ok: true, value: { ref: release.tag, kind: "tag", commit: release.commit, reason: reasonOf(release, upstream2) } };
+  const pkg = upstream2.package || "/";
+  const lookedFor = releaseTagPatterns(upstream2.package).map((p) => `"${p}"`).join(", ");
+  const skipped = !upstream2.prereleases && latestRelease(refs, { packagePath: upstream2.package, prereleases: true });
+  const pre = skipped ? `; pre-releases such as "${skipped.tag}" count only with ${UPSTREAM_PRERELEASES_ANNOTATION}: "true"` : "";
+  const found = `no release tag of ${pkg} found in ${hideCredentials(upstream2.url)} (looked for ${lookedFor}${pre})`;
+  const error2 = upstream2.policy === "highest-semver" ? `${describeSource(upstream2.source)}: metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}: highest-semver, but ${found}` : `${describeSource(upstream2.source)}: ${upstream2.upstreamField}.revision: ${found}; without a revision the variant follows the package's latest release: tag one, or name a tag, branch or commit in ${upstream2.upstreamField}.revision`;
+  return { ok: false, code: "no-release", error: error2 };
 }
 
-// ../run/src/jobs/render.ts
-init_markdown();
-function renderFailureLine(f) {
-  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
-  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
+// ../run/src/plan/plan.ts
+function repositoryUrl(repo, cwd) {
+  const r = repo.repo;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r) || /^[^/]+@[^/:]+:/.test(r) || isAbsolute5(r)) return r;
+  return resolve7(cwd, r);
 }
-var MAX_RESULT_LINES = 10;
-var MAX_LINE = 300;
-function shortText(text2, max) {
-  return text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
+function joinDir(...parts) {
+  return parts.flatMap((p) => p.split("/")).filter((p) => p !== "" && p !== ".").join("/");
 }
-function renderFailureOf(outcome, directory) {
-  const { error: error2 } = outcome;
-  const last = outcome.results[outcome.results.length - 1];
-  const failing = last && last.exitCode !== 0 ? last : void 0;
-  const lines = (failing?.results ?? []).map(resultLine);
-  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split("\n").slice(-3));
-  const kptfile = [directory, error2.package, "Kptfile"].filter(Boolean).join("/");
-  return {
-    ...error2.function !== void 0 ? { function: error2.function } : {},
-    ...error2.field !== void 0 ? { field: error2.field } : {},
-    kptfile,
-    message: shortText(error2.message, 1e3),
-    results: [
-      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
-      ...lines.length > MAX_RESULT_LINES ? [`\u2026and ${lines.length - MAX_RESULT_LINES} more`] : []
-    ]
+function planRun(config, options) {
+  const issues = [];
+  const warnings = [];
+  const repos = new Map(config.repositories.map((r) => [`${r.namespace}/${r.name}`, r]));
+  const candidates = [];
+  const policyOf = (obj2, source) => {
+    const v = obj2.metadata?.annotations?.[UPSTREAM_POLICY_ANNOTATION];
+    if (v === void 0) return "pinned";
+    if (v === "highest-semver" || v === "pinned") return v;
+    issues.push({
+      source,
+      field: `metadata.annotations.${UPSTREAM_POLICY_ANNOTATION}`,
+      message: `must be "pinned" or "highest-semver" (got "${v}")`
+    });
+    return "pinned";
   };
-}
-async function renderFiles(options, files, directory, cwd) {
-  const tree = files instanceof PackageTree ? files : PackageTree.fromFiles(files);
-  tree.source = directory;
-  const rendered = await renderPackage(tree, {
-    env: options.env,
-    cwd,
-    allowExec: options.allowExec === true,
-    ...options.allowedImages !== void 0 ? { allowedImages: options.allowedImages } : {},
-    changes: options.changes === true
-  });
-  return rendered.ok ? { ok: true, files: rendered.tree.allFiles(), functions: rendered.results } : { ok: false, failure: renderFailureOf(rendered, directory) };
-}
-function printPath(steps) {
-  let path = FieldPath.root;
-  for (const s of steps)
-    path = typeof s === "string" ? path.field(s) : typeof s === "number" ? path.index(s) : path.keyed([["name", s.name]]);
-  return path.toString();
-}
-var MAX_FIELDS = 20;
-function renderChangeLines(functions, directory) {
-  const lines = [];
-  for (const f of functions) {
-    if (!f.changes || f.changes.length === 0) continue;
-    const kptfile = [directory, f.package, "Kptfile"].filter(Boolean).join("/");
-    lines.push(`- ${inert(functionName(f), "code")} (${inert(kptfile, "code")} ${inert(f.field, "code")}):`);
-    for (const c of f.changes) {
-      const name2 = c.namespace ? `${c.namespace}/${c.name}` : c.name;
-      const file = [directory, c.file].filter(Boolean).join("/");
-      const fields = c.whole ? c.whole : [
-        ...c.fields.slice(0, MAX_FIELDS).map((p) => inert(printPath(p), "code")),
-        ...c.fields.length > MAX_FIELDS ? [`\u2026and ${c.fields.length - MAX_FIELDS} more`] : []
-      ].join(", ") || "moved";
-      lines.push(`  - ${inert(c.kind)} ${inert(name2, "code")} in ${inert(file, "code")}: ${fields}`);
-    }
-  }
-  return lines;
-}
-
-// ../run/src/propose/review-gate.ts
-var NAMED_COMMITS = 3;
-function commitsLine(commits) {
-  const named = commits.slice(0, NAMED_COMMITS).map((c) => c.slice(0, 12));
-  const more = commits.length > NAMED_COMMITS ? ` and ${commits.length - NAMED_COMMITS} more` : "";
-  return `${commits.length} commit(s) kdelta did not make (${named.join(", ")}${more})`;
-}
-function reviewGate(facts) {
-  switch (facts.kind) {
-    case "left-alone": {
-      const commits = commitsLine(facts.foreign);
-      return {
-        status: { state: "pending", description: `${commits}: not checked by kdelta; review them` },
-        ready: void 0,
-        autoMerge: false,
-        held: `the branch holds ${commits}`
-      };
-    }
-    case "built": {
-      const { conflicts, renderFailure } = facts;
-      const notReady = facts.notReady ?? [];
-      const carried = facts.carried ?? [];
-      const failing = [];
-      if (renderFailure) failing.push(renderFailureLine(renderFailure));
-      if (conflicts > 0) failing.push(`${conflicts} conflict(s)${renderFailure ? "" : " to review"}`);
-      if (notReady.length > 0) failing.push(`readiness gate(s) not met (${notReady.join(", ")})`);
-      const reasons = [...carried.length > 0 ? [`the branch holds ${commitsLine(carried)}`] : [], ...failing];
-      const ready = failing.length === 0;
-      const held2 = reasons.length > 0 ? reasons.join("; ") : void 0;
-      const prefix = carried.length > 0 ? `${commitsLine(carried)}; ` : "";
-      const description = !ready ? `${prefix}${failing.join("; ")}: see the proposal${!renderFailure && notReady.length === 0 ? "'s conflict report" : ""}` : carried.length > 0 ? `${prefix}no conflicts; review them (no auto-merge)` : "no conflicts";
-      return { status: { state: ready ? "success" : "failure", description }, ready, autoMerge: held2 === void 0, held: held2 };
-    }
-    default:
-      return facts;
-  }
-}
-function autoMergeToTurnOff(open2, gate) {
-  return open2?.autoMerge === true && !gate.autoMerge;
-}
-function draftOf(policy, ready, opening) {
-  if (ready === void 0) return void 0;
-  const what = policy ?? "conflicts";
-  switch (what) {
-    case "conflicts":
-      return !ready;
-    case "never":
-      return false;
-    case "always":
-      return opening ? true : void 0;
-    default:
-      return what;
-  }
-}
-
-// ../run/src/propose/left-alone.ts
-function blockedBy(foreign, target, open2, reason) {
-  const named = foreign.map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
-  const why = reason ? ` and cannot be carried forward: ${reason}` : "";
-  return {
-    action: "blocked",
-    writes: false,
-    proposal: open2 ? proposalRef(open2) : void 0,
-    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${named.join(", ")})${why}: left alone; a new upstream commit or a change of the variant updates it on top of them (or merge or delete it)`
+  const prereleasesOf = (obj2, source) => {
+    const v = obj2.metadata?.annotations?.[UPSTREAM_PRERELEASES_ANNOTATION];
+    if (v === void 0 || v === "false") return false;
+    if (v === "true") return true;
+    issues.push({
+      source,
+      field: `metadata.annotations.${UPSTREAM_PRERELEASES_ANNOTATION}`,
+      message: `must be "true" or "false" (got "${v}")`
+    });
+    return false;
   };
-}
-async function leftAlone(ctx, blocked, foreign, open2, tip) {
-  if (!open2 || !tip || ctx.dryRun) return blocked;
-  const gate = reviewGate({ kind: "left-alone", foreign: foreign.map((c) => c.sha) });
-  const turnOff = autoMergeToTurnOff(open2, gate);
-  const release = reserve(ctx, turnOff ? costOf(ctx, { kind: "upsert", created: false }) : 0);
-  if (!release) return { ...blocked, action: "deferred", message: `${blocked.message}; ${DEFERRED_MESSAGE}` };
-  const done = [];
-  try {
-    await checkpoint(ctx.signal);
-    if (turnOff) {
-      const { downstream, repo, head, base, title, body, fingerprint } = open2;
-      await ctx.forge.upsert({
-        downstream,
-        repo,
-        head,
-        base,
-        title,
-        body: withAutoMergeOff(body, gate.held),
-        fingerprint,
-        review: { ready: gate.ready, autoMerge: gate.autoMerge }
+  for (const { value: pv, source } of config.variants)
+    candidates.push({ pv, source, policy: policyOf(pv, source), prereleases: prereleasesOf(pv, source) });
+  for (const { value: pvs, source } of config.sets) {
+    const policy = policyOf(pvs, source);
+    const prereleases = prereleasesOf(pvs, source);
+    const expanded = expandPackageVariantSet(pvs, { objects: config.objects, followsReleases: true });
+    if (!expanded.ok) {
+      for (const e of expanded.errors) {
+        const m = /^(spec\.[^\s:]+)(?: \([^)]*\))?: (.*)$/s.exec(e);
+        issues.push(m ? { source, field: m[1], message: m[2] } : { source, message: e });
+      }
+      continue;
+    }
+    if (expanded.variants.length === 0) {
+      issues.push({
+        source,
+        field: "spec.targets",
+        message: `selects nothing: ${expanded.warnings.join("; ") || "no target generates a PackageVariant"}`
       });
-      done.push("auto-merge turned off");
+      continue;
     }
-    try {
-      if (await statusOnce(ctx, open2, gate.status, tip)) done.push(`status "${gate.status.description}" on ${tip.slice(0, 12)}`);
-    } catch (error2) {
-      done.push(message(error2));
-    }
-  } finally {
-    release();
+    for (const w of expanded.warnings) warnings.push(`${describeSource(source)}: ${w}`);
+    for (const pv of expanded.variants) candidates.push({ pv, source, policy, prereleases });
   }
-  return done.length > 0 ? { ...blocked, writes: true, message: `${blocked.message}; ${done.join("; ")}` } : blocked;
+  const byName2 = /* @__PURE__ */ new Map();
+  const byDownstream = /* @__PURE__ */ new Map();
+  const variants = [];
+  for (const { pv: raw, source, policy, prereleases } of candidates) {
+    const pv = withPackageVariantDefaults(raw);
+    const name2 = pv.metadata?.name ?? "";
+    const namespace = pv.metadata?.namespace || "default";
+    const before = byName2.get(name2);
+    if (before) {
+      issues.push({
+        source,
+        message: `PackageVariant "${name2}" is also defined by ${describeSource(before)}: variant names must be unique`
+      });
+      continue;
+    }
+    byName2.set(name2, source);
+    const spec = pv.spec ?? {};
+    const generated = source.kind === "PackageVariantSet";
+    const nameProblem = objectNameProblem(name2);
+    if (nameProblem) {
+      issues.push(
+        generated ? { source, field: "spec.targets", message: `generates variant ${nameProblem}` } : { source, field: "metadata.name", message: nameProblem }
+      );
+      continue;
+    }
+    const upRepo = repos.get(`${namespace}/${spec.upstream?.repo ?? ""}`);
+    const downRepo = repos.get(`${namespace}/${spec.downstream?.repo ?? ""}`);
+    if (!upRepo) {
+      issues.push({
+        source,
+        field: "spec.upstream.repo",
+        message: `Repository "${spec.upstream?.repo ?? ""}" does not exist in namespace "${namespace}"`
+      });
+    }
+    if (!downRepo) {
+      issues.push({
+        source,
+        field: generated ? "spec.targets" : "spec.downstream.repo",
+        message: `Repository "${spec.downstream?.repo ?? ""}" does not exist in namespace "${namespace}"${generated ? ` (variant "${name2}")` : ""}`
+      });
+    }
+    if (!upRepo || !downRepo) continue;
+    const downUrl = repositoryUrl(downRepo, options.cwd);
+    const downDirectory = joinDir(downRepo.directory, spec.downstream?.package ?? "");
+    const downstreamKey = `${repositoryIdentity(downUrl)}\0${downDirectory}`;
+    const owner = byDownstream.get(downstreamKey);
+    if (owner) {
+      issues.push({
+        source,
+        message: `variants "${owner.name}" (Repository "${owner.repository}") and "${name2}" (Repository "${downRepo.name}") both write package directory "${downDirectory || "."}" of ${hideCredentials(downUrl)}: each would overwrite the other's proposal`
+      });
+      continue;
+    }
+    byDownstream.set(downstreamKey, { name: name2, repository: downRepo.name });
+    const revision = spec.upstream?.revision;
+    variants.push({
+      name: name2,
+      variant: pv,
+      source,
+      upstreamField: "spec.upstream",
+      upstream: {
+        repository: upRepo,
+        url: repositoryUrl(upRepo, options.cwd),
+        package: spec.upstream?.package ?? "",
+        directory: joinDir(upRepo.directory, spec.upstream?.package ?? ""),
+        revision: revision === void 0 || revision === "" ? void 0 : String(revision),
+        policy,
+        prereleases
+      },
+      downstream: {
+        repository: downRepo,
+        url: downUrl,
+        branch: downRepo.branch,
+        package: spec.downstream?.package ?? "",
+        directory: downDirectory
+      },
+      objects: config.objects.filter((o) => (o.metadata?.namespace || "default") === namespace)
+    });
+  }
+  if (issues.length > 0) throw new ControlError(issues, config.texts);
+  variants.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const downstreams = /* @__PURE__ */ new Map();
+  for (const r of config.repositories) {
+    downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
+  }
+  return { variants, downstreams: [...downstreams.values()], warnings };
 }
-async function statusOnce(ctx, open2, status, commit) {
-  if (ctx.forge.ensureStatus) return ctx.forge.ensureStatus(open2, status, commit);
-  if (open2.status?.state === status.state && open2.status.description === status.description) return false;
-  await ctx.forge.setStatus(open2, status, commit);
-  return true;
+function resolveUpstream(plan, refs) {
+  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
+  const { upstream: upstream2 } = plan;
+  const where = `${describeSource(plan.source)}: ${plan.upstreamField}.revision`;
+  if (upstream2.policy === "highest-semver" || upstream2.revision === void 0)
+    return followLatestRelease({ ...upstream2, source: plan.source, upstreamField: plan.upstreamField }, refs);
+  const tags = upstreamRefCandidates({ package: upstream2.package, revision: upstream2.revision });
+  const named = `revision "${upstream2.revision}"`;
+  for (const t of tags) {
+    const commit = byName2.get(`refs/tags/${t}`);
+    if (commit) return { ok: true, value: { ref: t, kind: "tag", commit, reason: named } };
+  }
+  const branchCommit = byName2.get(`refs/heads/${upstream2.revision}`);
+  if (branchCommit) return { ok: true, value: { ref: upstream2.revision, kind: "branch", commit: branchCommit, reason: named } };
+  if (isFullCommit(upstream2.revision))
+    return { ok: true, value: { ref: upstream2.revision, kind: "commit", commit: upstream2.revision.toLowerCase(), reason: named } };
+  return {
+    ok: false,
+    error: `${where}: "${upstream2.revision}" is not a tag (${tags.map((t) => `"${t}"`).join(" or ")}), a branch or a full commit of ${upstream2.url}`
+  };
+}
+function withRepositoryOf(plan, error2, message2) {
+  const branchMissing = error2 instanceof RunError && error2.code === "branch-missing";
+  if (!branchMissing && !isGitError(error2)) return message2;
+  const names2 = (url) => [url, hideCredentials(url), repositoryIdentity(url)].some((u) => u !== "" && message2.includes(u));
+  const repository = names2(plan.downstream.url) ? plan.downstream.repository : names2(plan.upstream.url) ? plan.upstream.repository : void 0;
+  if (!repository) return message2;
+  return `${describeSource(repository.source)}: ${branchMissing ? "spec.git.branch" : "spec.git.repo"}: ${message2}`;
+}
+function applyFailureMessage(plan, failure2) {
+  const text2 = failure2.errors.join("; ");
+  const said = failure2.file && !text2.startsWith(`${failure2.file}:`) ? `${failure2.file}: ${text2}` : text2;
+  if (failure2.code !== "missing-file" || failure2.file !== PACKAGE_CONTEXT_FILE) return said;
+  const repository = plan.downstream.repository;
+  const where = `${PACKAGE_CONTEXT_FILE} of ${hideCredentials(plan.upstream.url)} ${plan.upstream.directory || "/"}`;
+  const deployment = repository.object.spec?.deployment === true;
+  return deployment ? `${said}. The package was not new, so it did not get one: add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where}) or to the downstream package` : `${said}. Porch creates it only for a package new in a deployment repository: mark Repository "${repository.name}" (${describeSource(repository.source)}) with spec.deployment: true, or add the "${PACKAGE_CONTEXT_NAME}" ConfigMap to the upstream package (${where})`;
+}
+function canonical2(value2) {
+  if (Array.isArray(value2)) return value2.map(canonical2);
+  if (value2 !== null && typeof value2 === "object") {
+    return Object.fromEntries(
+      Object.keys(value2).sort().map((k) => [k, canonical2(value2[k])])
+    );
+  }
+  return value2;
+}
+function hashOf(value2) {
+  return createHash5("sha256").update(JSON.stringify(canonical2(value2))).digest("hex");
+}
+function fingerprintOf(plan, upstream2, version) {
+  return hashOf({
+    upstreamCommit: upstream2.commit,
+    upstream: {
+      repo: plan.upstream.url,
+      directory: plan.upstream.directory,
+      ref: upstream2.ref,
+      repository: specOf(plan.upstream.repository)
+    },
+    name: plan.name,
+    spec: plan.variant.spec ?? {},
+    downstream: {
+      repo: plan.downstream.url,
+      branch: plan.downstream.branch,
+      directory: plan.downstream.directory,
+      repository: specOf(plan.downstream.repository)
+    },
+    injected: injectionInputs(plan.variant, plan.objects),
+    version
+  }).slice(0, 32);
+}
+function specOf(repository) {
+  return repository.object.spec ?? {};
 }
 
 // ../run/src/propose/workspace.ts
@@ -50710,7 +49814,7 @@ function mirrorHeads(dir) {
   return listBranches({ dir });
 }
 async function kptfilesOn(mirror, branch, directory) {
-  const files = await listFiles({ dir: mirror.dir, ref: branch, ...directory ? { directory } : {} });
+  const files = await listFiles2({ dir: mirror.dir, ref: branch, ...directory ? { directory } : {} });
   return files.filter((p) => p === "Kptfile" || p.endsWith("/Kptfile"));
 }
 function showFile2(mirror, branch, path) {
@@ -50878,6 +49982,1534 @@ async function identicalWinner(dir, to, parent) {
   return theirTree === ourTree && parents.length === 1 && parents[0] === parent ? winner : void 0;
 }
 
+// ../run/src/context.ts
+function interrupted(signal) {
+  const reason = signal.reason instanceof Error ? signal.reason.message : typeof signal.reason === "string" ? signal.reason : "";
+  return new RunError("interrupted", `the run was interrupted${reason && !/aborted/i.test(reason) ? ` (${reason})` : ""}`);
+}
+async function checkpoint(signal) {
+  await new Promise((resolve12) => setImmediate(resolve12));
+  if (signal?.aborted) throw interrupted(signal);
+}
+async function inRunDirectory(signal, fn3) {
+  sweepAbandonedWork();
+  const runDir = makeTempDir(tmpdir4(), "run");
+  const stopGit = () => stopRunningGit();
+  signal?.addEventListener("abort", stopGit, { once: true });
+  try {
+    return await fn3(runDir);
+  } catch (error2) {
+    if (signal?.aborted) throw interrupted(signal);
+    throw error2;
+  } finally {
+    signal?.removeEventListener("abort", stopGit);
+    removeTempDir(runDir);
+  }
+}
+async function openForge(input) {
+  const { settings, cwd, env } = input;
+  const { branchPrefix: branchPrefix2 } = settings;
+  const forgeChoice = input.forge ?? settings.forge;
+  const proposalsDir = resolve8(cwd, settings.proposalsDir);
+  if (forgeChoice === "local" && !settings.dryRun) {
+    const origin = settings.origins.proposalsDir;
+    await checkOutputPath({
+      path: proposalsDir,
+      shown: settings.proposalsDir,
+      // read as "<what> <path>: <why>"
+      what: origin?.type === "field" ? `RunSettings ${origin.field}` : origin?.type === "option" ? origin.name : "the proposals directory",
+      kind: "directory"
+    });
+  }
+  const budget = forgeChoice === "github" ? new Budget(settings.origins.budget?.type === "default" ? void 0 : settings.budget) : void 0;
+  const connection = input.github ?? {};
+  const forge = forgeChoice === "local" ? createLocalForge({ dir: proposalsDir, displayRoot: cwd, branchPrefix: branchPrefix2 }) : forgeChoice === "github" ? (
+    // loaded only for GitHub: a local run never loads Octokit
+    (await Promise.resolve().then(() => (init_github2(), github_exports))).createGitHubForge({
+      ...definedOnly({
+        token: connection.token,
+        apiUrl: connection.apiUrl,
+        serverUrl: connection.serverUrl,
+        graphqlUrl: connection.graphqlUrl,
+        app: connection.app,
+        tokenName: connection.tokenName,
+        pacing: connection.pacing,
+        clock: connection.clock,
+        onToken: connection.onToken
+      }),
+      ...settings.github,
+      env,
+      budget,
+      branchPrefix: branchPrefix2
+    })
+  ) : forgeChoice;
+  return { forge, budget };
+}
+function createJobContext(input) {
+  const { cwd, settings, forge, env, runDir } = input;
+  const trust = sourceTrust({
+    named: input.control.repositories.map((r) => repositoryUrl(r, cwd)),
+    repositories: [...settings.credentialRepositories, ...settings.credentialHosts],
+    // `owner/repo` names a repository of the GitHub the run proposes on
+    githubServer: forge.name === "github" ? forge.serverUrl : void 0,
+    // the forge's token for its own server, for fetches as for ls-remote (only on the hosts above)
+    tokenFor: (url) => forge.gitToken?.(url),
+    tokenName: (url) => forge.gitTokenName?.(url),
+    cwd,
+    env,
+    ...settings.allowLocalUpstreams !== void 0 ? { allowLocal: settings.allowLocalUpstreams } : {}
+  });
+  const tokenFor = (url) => {
+    const token = forge.gitToken?.(url);
+    return token ? { token, tokenName: forge.gitTokenName?.(url) } : {};
+  };
+  let jobs = 0;
+  const remoteRefs = memo(async (url) => {
+    await forge.prepareGitToken?.(url).catch(() => {
+    });
+    return listRemoteRefs({ repo: url, cwd, env, ...tokenFor(url) });
+  });
+  const { ticks } = input;
+  const ctx = {
+    version: input.version,
+    ...ticks.repropose.size > 0 ? { repropose: ticks.repropose } : {},
+    dryRun: settings.dryRun,
+    forge,
+    materialize: input.materialize ?? createPackageUpdateMaterialize(),
+    render: input.render ?? true,
+    allowExec: settings.allowExec,
+    // an upstream ref under preview is anyone's pull request: its pipelines run no container
+    // image unless the user allowed some for it (built-ins still render the catalogue's functions)
+    allowedImages: settings.allowedImages ?? (input.previewing ? [] : void 0),
+    author: settings.author,
+    env,
+    trust,
+    cacheDir: input.cacheDir,
+    branchPrefix: settings.branchPrefix,
+    signal: input.signal,
+    budget: input.budget,
+    control: input.controlId,
+    controlRecord: input.controlRecord,
+    checkout: async (url, base, head, name2) => {
+      const mirror = await ctx.mirror(url);
+      const dir = join17(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
+      await mkdir6(join17(runDir, "jobs"), { recursive: true });
+      return checkoutMirror(mirror, url, base, head, dir);
+    },
+    upstreamRefs: remoteRefs,
+    heads: async (url) => headsOf(await remoteRefs(url)),
+    mirror: memo(async (url) => {
+      const dir = join17(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
+      await mkdir6(join17(runDir, "mirrors"), { recursive: true });
+      await forge.prepareGitToken?.(url);
+      await cloneBare({ repo: url, dest: dir, cwd, env, ...tokenFor(url) });
+      return { dir, heads: await mirrorHeads(dir) };
+    })
+  };
+  return ctx;
+}
+function memo(make) {
+  const cache2 = /* @__PURE__ */ new Map();
+  return (key) => {
+    let hit = cache2.get(key);
+    if (!hit) {
+      hit = make(key);
+      cache2.set(key, hit);
+    }
+    return hit;
+  };
+}
+function headsOf(refs) {
+  const heads = /* @__PURE__ */ new Map();
+  for (const r of refs) if (r.name.startsWith("refs/heads/")) heads.set(r.name.slice("refs/heads/".length), r.commit);
+  return heads;
+}
+function definedOnly(value2) {
+  return Object.fromEntries(Object.entries(value2).filter(([, v]) => v !== void 0));
+}
+
+// ../run/src/dashboard/dashboard-stage.ts
+init_repo();
+
+// ../run/src/dashboard/dashboard.ts
+init_markdown();
+import { createHash as createHash7 } from "node:crypto";
+
+// ../run/src/report/failure-groups.ts
+function groupFailures(items, minMembers = 2) {
+  const byMessage = /* @__PURE__ */ new Map();
+  for (const { message: message2, member } of items) byMessage.set(message2, [...byMessage.get(message2) ?? [], member]);
+  const shared = [...byMessage.entries()].filter(([, members]) => members.length >= minMembers).sort((a, b) => b[1].length - a[1].length);
+  const groups2 = shared.map(([message2, members], i) => ({ message: message2, members, number: i + 1 }));
+  const index = new Map(groups2.map((g) => [g.message, g]));
+  return { groups: groups2, groupOf: (message2) => index.get(message2) };
+}
+
+// ../run/src/dashboard/dashboard.ts
+var SECTIONS2 = [
+  { state: "failed", title: "Failed", problem: true },
+  { state: "removal-held", title: "Removals held by the removal guard", problem: true },
+  { state: "render-failed", title: "Render failed", problem: true },
+  { state: "conflicts", title: "Conflicts to review", problem: true },
+  { state: "blocked", title: "Blocked (commits kdelta did not make, or the `kdelta:stop` label)", problem: true },
+  { state: "declined", title: "Declined", problem: true },
+  { state: "deferred", title: "Deferred: the run's write budget was spent", problem: true },
+  { state: "held", title: "Held by a gate (a schedule window, a freeze, a rollout wave): a later run proposes it", problem: false },
+  { state: "open", title: "Open proposals", problem: false },
+  { state: "not-adopted", title: "Not adopted (the package belongs to no variant)", problem: false },
+  { state: "up-to-date", title: "Up to date", problem: false }
+];
+var NO_TICKS = { retry: /* @__PURE__ */ new Set(), allowRemovals: /* @__PURE__ */ new Set(), repropose: /* @__PURE__ */ new Set() };
+var MAX_FIELDS = 10;
+var MAX_DASHBOARD = 6e4;
+var DETAIL_CHARS = 240;
+function jobKey(variant, downstream) {
+  return `${variant} ${downstream}`;
+}
+function removalSetKey(keys) {
+  return createHash7("sha256").update([...keys].sort().join("\n")).digest("hex").slice(0, 16);
+}
+function dashboardState(r) {
+  const action = r.action;
+  switch (action) {
+    case "failed":
+      return r.code === "removals-held" ? "removal-held" : "failed";
+    // a gate's hold is the fleet's plan, the budget's is not
+    case "deferred":
+      return r.heldBy !== void 0 ? "held" : "deferred";
+    case "declined":
+      return "declined";
+    case "blocked":
+      return "blocked";
+    case "not-adopted":
+      return "not-adopted";
+    // the proposal was closed (no longer needed) or merged: the downstream has it
+    case "up-to-date":
+    case "closed":
+      return "up-to-date";
+    case "proposed":
+    case "updated":
+    case "unchanged":
+    case "removal-proposed":
+    case "orphan-proposed":
+      return r.renderFailure ? "render-failed" : r.conflictCount > 0 ? "conflicts" : "open";
+    default:
+      return action;
+  }
+}
+function oneLine(text2) {
+  if (text2 === void 0) return void 0;
+  const line = text2.split("\n")[0].trim();
+  return line.length > DETAIL_CHARS ? `${line.slice(0, DETAIL_CHARS - 1)}\u2026` : line;
+}
+function detailOf(r, state) {
+  switch (state) {
+    case "failed":
+      return oneLine(r.error);
+    case "render-failed":
+      return oneLine(r.renderFailure?.message);
+    case "blocked":
+    case "not-adopted":
+    case "held":
+      return oneLine(r.message);
+    // the section says it all; a declined proposal's message is its link
+    case "removal-held":
+    case "conflicts":
+    case "declined":
+    case "deferred":
+    case "open":
+    case "up-to-date":
+      return void 0;
+    default:
+      return state;
+  }
+}
+function dashboardEntries(results, memory = /* @__PURE__ */ new Map()) {
+  return results.map((r) => {
+    const key = jobKey(r.variant, r.downstream);
+    const state = dashboardState(r);
+    const remembered = memory.get(key);
+    const fields = r.conflicts.length > 0 ? r.conflicts.slice(0, MAX_FIELDS).map((c) => ({ resource: c.resource, path: c.path })) : r.conflictCount > 0 && remembered && r.fingerprint !== void 0 && remembered.fingerprint === r.fingerprint ? remembered.fields.slice(0, MAX_FIELDS) : [];
+    return {
+      key,
+      variant: r.variant,
+      downstream: r.downstream,
+      state,
+      proposalUrl: r.proposal?.url,
+      conflictCount: state === "conflicts" || state === "render-failed" ? r.conflictCount : 0,
+      fields: state === "conflicts" || state === "render-failed" ? fields : [],
+      fingerprint: r.fingerprint,
+      detail: detailOf(r, state),
+      code: state === "failed" ? r.code : void 0
+    };
+  });
+}
+function checkbox(kind, subject, text2) {
+  return `- [ ] <!-- kdelta-${kind}:${encodeURIComponent(subject)} --> ${text2}`;
+}
+var TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
+var DATA = /(?:^|\n)<!-- kdelta-dashboard-data: (\{[^\n]*\}) -->[ \t\r\n]*$/;
+function code(text2) {
+  return inert(shortName(text2), "code");
+}
+function link(url) {
+  if (url === void 0) return "";
+  return ` \xB7 ${webLink("proposal", url) ?? code(url)}`;
+}
+function who(e) {
+  return `${code(e.variant)} \u2192 ${code(e.downstream)}`;
+}
+function whyOf(e) {
+  return e.detail ? `${e.code ? `${code(e.code)} ` : ""}${code(e.detail)}` : "";
+}
+function item(e, d, said = false) {
+  const why = e.detail && !said ? `: ${whyOf(e)}` : "";
+  switch (e.state) {
+    case "failed":
+      return checkbox("retry", e.key, `retry ${who(e)}${link(e.proposalUrl)}${why}`);
+    case "declined":
+      return e.proposalUrl !== void 0 ? checkbox("repropose", e.proposalUrl, `re-propose ${who(e)}${link(e.proposalUrl)}`) : `- ${who(e)}`;
+    case "conflicts":
+    case "render-failed": {
+      const fields = e.fields.slice(0, d.fields).map((f) => `${code(f.path)} (${code(f.resource)})`);
+      const more = e.conflictCount - fields.length;
+      const conflicts = e.conflictCount === 0 ? "" : `: ${e.conflictCount} conflict(s)${fields.length > 0 ? `: ${fields.join(", ")}${more > 0 ? `, \u2026and ${more} more` : ""}` : ""}`;
+      return `- ${who(e)}${link(e.proposalUrl)}${e.state === "render-failed" ? why : ""}${conflicts}`;
+    }
+    case "removal-held":
+    case "blocked":
+    case "deferred":
+    case "held":
+    case "open":
+    case "not-adopted":
+    case "up-to-date":
+      return `- ${who(e)}${link(e.proposalUrl)}${why}`;
+    default:
+      return e.state;
+  }
+}
+function section(state, title, entries, d) {
+  if (entries.length === 0) return [];
+  const lines = [`### ${title} (${entries.length})`, ""];
+  const listed = state === "open" && !d.listOpen || state === "up-to-date" && !d.listUpToDate ? [] : entries.slice(0, d.items);
+  if (state === "removal-held") {
+    lines.push(
+      `More removals are due than the run may propose (max-removals): none was proposed. If the control resources are wrong, fix them; if these variants were removed on purpose, tick the box.`,
+      "",
+      checkbox("allow-removals", removalSetKey(entries.map((e) => e.key)), `allow these ${entries.length} removals on the next run`)
+    );
+    for (const e of listed) lines.push(`  ${item(e, d)}`);
+  } else if (state === "up-to-date" && listed.length > 0) {
+    lines.push(`<details><summary>${entries.length} variant(s)</summary>`, "", ...listed.map((e) => item(e, d)), "", "</details>");
+  } else if (state === "failed" || state === "render-failed") lines.push(...sharedFirst(listed, d));
+  else lines.push(...listed.map((e) => item(e, d)));
+  if (listed.length < entries.length && listed.length > 0)
+    lines.push(`- \u2026and ${entries.length - listed.length} more (see the run's report)`);
+  lines.push("");
+  return lines;
+}
+function sharedFirst(entries, d) {
+  const { groups: groups2, groupOf: groupOf5 } = groupFailures(entries.filter((e) => e.detail).map((e) => ({ message: whyOf(e), member: e.key })));
+  const lines = [];
+  for (const g of groups2) {
+    lines.push(`- ${g.members.length} variant(s): ${g.message}`);
+    for (const e of entries) if (e.detail && groupOf5(whyOf(e)) === g) lines.push(`  ${item(e, d, true)}`);
+  }
+  for (const e of entries) if (!e.detail || groupOf5(whyOf(e)) === void 0) lines.push(item(e, d));
+  return lines;
+}
+function renderWith(input, d) {
+  const by = /* @__PURE__ */ new Map();
+  for (const e of input.entries) by.set(e.state, [...by.get(e.state) ?? [], e]);
+  const count = (problem) => SECTIONS2.filter((s) => s.problem === problem).reduce((n, s) => n + (by.get(s.state)?.length ?? 0), 0);
+  const problems = count(true);
+  const lines = [
+    `## ${input.title}`,
+    "",
+    `${input.entries.length} variant(s): ${problems} need attention, ${by.get("open")?.length ?? 0} open proposal(s), ${by.get("up-to-date")?.length ?? 0} up to date.`,
+    ""
+  ];
+  if (problems > 0) {
+    lines.push(
+      `Tick a box and the next run acts on it: **retry** runs a failed variant first, before the other jobs take the write budget; **allow these removals** proposes the removals the removal guard held back (that set only); **re-propose** proposes a declined proposal again. A tick is read once: the run that acts on it clears the box.${input.tickHow ? ` ${input.tickHow}` : ""}`,
+      ""
+    );
+  }
+  for (const s of SECTIONS2) lines.push(...section(s.state, s.title, by.get(s.state) ?? [], d));
+  const memory = {};
+  for (const e of input.entries) {
+    if (e.fields.length > 0 && e.fingerprint !== void 0 && d.fields > 0)
+      memory[e.key] = { f: e.fingerprint, c: e.fields.slice(0, d.fields).map((f) => [f.resource, f.path]) };
+  }
+  lines.push(
+    "---",
+    "_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._",
+    input.marker,
+    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory })} -->`,
+    ""
+  );
+  return lines.join("\n");
+}
+function renderDashboard(input, limit = MAX_DASHBOARD) {
+  const all = { items: input.entries.length, fields: MAX_FIELDS, listOpen: true, listUpToDate: true };
+  const ladder = [all, { ...all, listUpToDate: false }, { ...all, listUpToDate: false, listOpen: false }];
+  for (let items = Math.floor(input.entries.length / 2); items >= 1; items = Math.floor(items / 2))
+    ladder.push({ items, fields: items > 50 ? 3 : 0, listOpen: false, listUpToDate: false });
+  let text2 = "";
+  for (const d of ladder) {
+    text2 = renderWith(input, d);
+    if (text2.length <= limit) return text2;
+  }
+  return text2;
+}
+function parseDashboard(body) {
+  const ticks = { retry: /* @__PURE__ */ new Set(), "allow-removals": /* @__PURE__ */ new Set(), repropose: /* @__PURE__ */ new Set() };
+  for (const line of body.split("\n")) {
+    const m = TICK.exec(line);
+    if (!m || m[1] === " ") continue;
+    try {
+      ticks[m[2]].add(decodeURIComponent(m[3]));
+    } catch {
+    }
+  }
+  const memory = /* @__PURE__ */ new Map();
+  const data = DATA.exec(body);
+  if (data) {
+    try {
+      const parsed = JSON.parse(data[1]);
+      const fields = parsed.fields;
+      if (typeof fields === "object" && fields !== null) {
+        for (const [key, value2] of Object.entries(fields)) {
+          const v = value2;
+          if (typeof v?.f !== "string" || !Array.isArray(v.c)) continue;
+          const list2 = v.c.filter(
+            (x) => Array.isArray(x) && x.length === 2 && typeof x[0] === "string" && typeof x[1] === "string"
+          );
+          memory.set(key, { fingerprint: v.f, fields: list2.slice(0, MAX_FIELDS).map(([resource, path]) => ({ resource, path })) });
+        }
+      }
+    } catch {
+    }
+  }
+  return { ticks: { retry: ticks.retry, allowRemovals: ticks["allow-removals"], repropose: ticks.repropose }, memory };
+}
+
+// ../run/src/report/result.ts
+init_src2();
+function message(error2) {
+  return error2 instanceof Error ? error2.message : String(error2);
+}
+function errorCode(error2) {
+  const code5 = error2?.code;
+  return error2 instanceof Error && typeof code5 === "string" && code5 !== "" ? code5 : "failed";
+}
+function failure(code5, error2) {
+  return { action: "failed", writes: false, code: code5, error: error2 };
+}
+async function runJob(id, job, describe3 = message) {
+  const base = { ...id, conflicts: [], conflictCount: 0 };
+  try {
+    return { ...base, ...await job() };
+  } catch (error2) {
+    return { ...base, ...failure(errorCode(error2), describe3(error2)) };
+  }
+}
+var DEFERRED_MESSAGE = "the run's API write budget is spent: the next run continues";
+function deferredResult(id) {
+  return { ...id, action: "deferred", writes: false, conflicts: [], conflictCount: 0, message: DEFERRED_MESSAGE };
+}
+function proposalRef(p) {
+  return { id: p.id, url: p.url, state: p.state, head: p.head, base: p.base };
+}
+function resultWithoutCredentials(result) {
+  const clean = (text2) => text2 === void 0 ? void 0 : hideCredentials(text2);
+  return {
+    ...result,
+    ...result.error !== void 0 ? { error: clean(result.error) } : {},
+    ...result.message !== void 0 ? { message: clean(result.message) } : {},
+    ...result.body !== void 0 ? { body: clean(result.body) } : {},
+    ...result.upstream ? { upstream: { ...result.upstream, repo: hideCredentials(result.upstream.repo) } } : {}
+  };
+}
+function countedAs(action) {
+  switch (action) {
+    case "proposed":
+    case "removal-proposed":
+    case "orphan-proposed":
+      return "created";
+    case "updated":
+      return "updated";
+    case "closed":
+      return "closed";
+    case "declined":
+      return "declined";
+    case "deferred":
+      return "deferred";
+    case "failed":
+      return "failed";
+    // nothing was written
+    case "unchanged":
+    case "up-to-date":
+    case "blocked":
+    case "not-adopted":
+      return "unchanged";
+    default:
+      return action;
+  }
+}
+function countResults(results) {
+  const counts = { created: 0, updated: 0, closed: 0, declined: 0, unchanged: 0, deferred: 0, failed: 0 };
+  for (const r of results) counts[countedAs(r.action)]++;
+  return counts;
+}
+
+// ../run/src/dashboard/dashboard-run.ts
+var SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\/[A-Za-z0-9._-]+$/;
+function dashboardRepositoryProblem(repository) {
+  return SLUG.test(repository) && !/\/\.\.?$/.test(repository) ? void 0 : `the dashboard's repository must be owner/name, as GitHub names it (got ${JSON.stringify(repository)})`;
+}
+function dashboardTarget(repository, mode, shard2) {
+  const parts = [...mode === "both" ? [] : [mode], ...shard2 ? [`shard ${shard2.index}/${shard2.count}`] : []];
+  const name2 = ["dashboard", ...mode === "both" ? [] : [mode], ...shard2 ? [`shard-${shard2.index}-of-${shard2.count}`] : []].join("-");
+  return {
+    repository,
+    name: name2,
+    title: `kdelta dashboard${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`,
+    marker: `<!-- kdelta-dashboard: ${name2} -->`
+  };
+}
+var LOCAL_TICK = "In this file, tick a box by writing `- [x]` for `- [ ]`.";
+async function openDashboard(forge, target, budget) {
+  const none = { retry: [], allowRemovals: [], repropose: [] };
+  if (!forge.readDashboard || !forge.writeDashboard) {
+    return { skipped: { outcome: "skipped", reason: `the ${forge.name} forge keeps no dashboard`, ticks: none } };
+  }
+  const read = forge.readDashboard.bind(forge);
+  const writeTo = forge.writeDashboard.bind(forge);
+  let seen;
+  try {
+    seen = await read(target);
+  } catch (error2) {
+    const reason = `cannot read the dashboard: ${message(error2)}`;
+    return {
+      skipped: { outcome: "skipped", reason, ticks: none },
+      warning: `${reason}; the run goes on without it (it needs issues: write on the control repository, or turn it off)`
+    };
+  }
+  const hold = budget ? budget.reserve(forge.writeCost?.({ kind: "dashboard" }) ?? 0) : () => {
+  };
+  if (!hold) {
+    const reason = "the run's write budget cannot cover the dashboard's write: not kept by this run";
+    return { skipped: { outcome: "skipped", url: seen?.url, reason, ticks: none }, warning: reason };
+  }
+  const parsed = seen ? parseDashboard(seen.body) : { ticks: NO_TICKS, memory: /* @__PURE__ */ new Map() };
+  return {
+    opened: {
+      ticks: parsed.ticks,
+      async write(results, acted) {
+        const body = renderDashboard({
+          title: target.title,
+          marker: target.marker,
+          entries: dashboardEntries(results, parsed.memory),
+          tickHow: forge.name === "local" ? LOCAL_TICK : void 0
+        });
+        try {
+          if (seen && seen.body === body) return { report: { outcome: "unchanged", url: seen.url, ticks: acted } };
+          const now = await read(target);
+          if ((now?.body ?? void 0) !== (seen?.body ?? void 0)) {
+            const reason = "the dashboard changed while the run went on: left as it is, for the next run to read and rewrite";
+            return { report: { outcome: "raced", url: now?.url ?? seen?.url, reason, ticks: acted }, warning: reason };
+          }
+          const written = await writeTo(target, body, now);
+          return { report: { outcome: now ? "updated" : "created", url: written.url, ticks: acted } };
+        } catch (error2) {
+          const reason = `cannot write the dashboard: ${message(error2)}`;
+          return { report: { outcome: "skipped", url: seen?.url, reason, ticks: acted }, warning: reason };
+        } finally {
+          hold();
+        }
+      }
+    }
+  };
+}
+
+// ../run/src/dashboard/dashboard-stage.ts
+function dashboardRepositoryOption(option) {
+  const repository = option ? option.repository : void 0;
+  const problem = repository !== void 0 ? dashboardRepositoryProblem(repository) : void 0;
+  if (problem) throw new RunError("invalid-option", `run option dashboard.repository: ${problem}`);
+  return repository;
+}
+async function readRunDashboard(input) {
+  const { forge } = input;
+  if (!input.keep) return { ticks: NO_TICKS, warnings: [] };
+  const repository = forge.name === "github" ? input.repository ?? await githubControlRepository(input.cwd, forge) : void 0;
+  if (forge.name === "github" && repository === void 0) {
+    return {
+      ticks: NO_TICKS,
+      skipped: {
+        outcome: "skipped",
+        reason: "the control repository on GitHub is not known: give it (--dashboard-repo owner/name; the Action gives GITHUB_REPOSITORY)",
+        ticks: { retry: [], allowRemovals: [], repropose: [] }
+      },
+      warnings: []
+    };
+  }
+  const opened = await openDashboard(forge, dashboardTarget(repository, input.mode, input.shard), input.budget);
+  if ("opened" in opened) return { ticks: opened.opened.ticks, opened: opened.opened, warnings: [] };
+  return { ticks: NO_TICKS, skipped: opened.skipped, warnings: opened.warning ? [opened.warning] : [] };
+}
+async function writeRunDashboard(dashboard, results, ran, allowedRemovals) {
+  if (!dashboard.opened) return { report: dashboard.skipped, warnings: [] };
+  const { ticks } = dashboard;
+  const retried = ran.filter((j) => j.kind !== "retire").map((j) => jobKey(j.variant, j.downstream));
+  const reproposed = [...ticks.repropose].filter((url) => results.some((r) => r.proposal?.url === url && r.action !== "declined"));
+  const written = await dashboard.opened.write(results, {
+    retry: retried.filter((k) => ticks.retry.has(k)),
+    allowRemovals: allowedRemovals !== void 0 ? [allowedRemovals] : [],
+    repropose: reproposed
+  });
+  return { report: written.report, warnings: written.warning ? [written.warning] : [] };
+}
+async function githubControlRepository(cwd, forge) {
+  const found = await findControlRepository(cwd);
+  if (!found.ok || forge.serverUrl === void 0) return void 0;
+  const repo = githubRepoOf(found.value.url, forge.serverUrl);
+  return repo.ok ? `${repo.value.owner}/${repo.value.repo}` : void 0;
+}
+
+// ../run/src/gates/gates.ts
+var GATES = [];
+async function applyGates(gates, context) {
+  const jobs = [];
+  const held2 = [];
+  for (const job of context.jobs) {
+    let result;
+    for (const gate of gates) {
+      const decision = await gate.decide(job, context);
+      if (decision.pass) continue;
+      result = heldResult(job, gate.name, decision, context.dryRun);
+      break;
+    }
+    if (result) held2.push(result);
+    else jobs.push(job);
+  }
+  return { jobs, held: held2 };
+}
+function heldResult(job, gate, hold, dryRun) {
+  const id = { variant: job.variant, downstream: job.downstream, dryRun, conflicts: [], conflictCount: 0 };
+  if (hold.code !== void 0) return { ...id, ...failure(hold.code, hold.reason) };
+  const again = hold.lookAgain ? ` (looked at again from ${hold.lookAgain.toISOString()})` : "";
+  return { ...id, action: "deferred", writes: false, heldBy: gate, message: `${hold.reason}${again}` };
+}
+
+// ../run/src/pool.ts
+async function pool(items, limit, signal, fn3) {
+  const out = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      await checkpoint(signal);
+      if (next >= items.length) break;
+      const i = next++;
+      out[i] = await fn3(items[i]);
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  for (const s of settled) if (s.status === "rejected") throw s.reason;
+  return out;
+}
+
+// ../run/src/propose/settle.ts
+init_src2();
+init_proposal_metadata();
+init_protocol();
+async function findMergedRemovals(ctx, downstreams, handled, ours) {
+  const out = [];
+  const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
+  for (const p of await ctx.forge.list()) {
+    const repo = byCleanUrl.get(withoutCredentials(p.repo));
+    if (p.state !== "open" || repo === void 0 || handled.has(`${p.downstream} ${p.head}`)) continue;
+    const meta = parseMetadataBlock(p.body);
+    if (!meta || meta.kind !== "removal" && meta.kind !== "orphan" || !ours(meta.variant)) continue;
+    try {
+      const mirror = await ctx.mirror(repo);
+      const baseCommit = mirror.heads.get(p.base);
+      const merged = baseCommit !== void 0 && await reachedBase(baseHistoryIn(mirror.dir, baseCommit), {
+        commit: meta.headCommit,
+        fingerprint: meta.fingerprint,
+        branchGone: !mirror.heads.has(p.head),
+        // a removal's package is gone from the base: any commit of it may be the squash
+        directory: ""
+      });
+      if (merged) out.push({ proposal: p, variant: meta.variant });
+    } catch (error2) {
+      out.push({ proposal: p, variant: meta.variant, error: error2 });
+    }
+  }
+  return out;
+}
+async function recordMergedRemoval(ctx, found) {
+  const p = found.proposal;
+  const base = { variant: found.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
+  try {
+    if (found.error !== void 0) throw found.error;
+    const proposal = ctx.dryRun ? p : await ctx.forge.close(p, "merged");
+    return { ...base, action: "up-to-date", writes: true, proposal: proposalRef(proposal), message: "the proposal was merged" };
+  } catch (error2) {
+    return { ...base, action: "failed", writes: false, code: errorCode(error2), error: message(error2) };
+  }
+}
+
+// ../run/src/jobs/kptfile-annotations.ts
+var DELETION_POLICY_ANNOTATION = "kdelta.dev/deletion-policy";
+function kptfileAnnotations(text2) {
+  if (text2 === void 0) return {};
+  const v = parseYamlDocument(text2).toJS();
+  return v?.metadata?.annotations ?? {};
+}
+function lockCommit(text2) {
+  if (text2 === void 0) return void 0;
+  const v = parseYamlDocument(text2).toJS();
+  return v?.upstreamLock?.git?.commit;
+}
+function setKptfileAnnotations(text2, annotations) {
+  const doc = parseYamlDocument(text2);
+  if (doc.errors.length > 0) throw new RunError("invalid-kptfile", `Kptfile: ${doc.errors[0].message.split("\n")[0]}`);
+  for (const [k, v] of Object.entries(annotations)) {
+    if (v === void 0) {
+      if (doc.hasIn(["metadata", "annotations", k])) doc.deleteIn(["metadata", "annotations", k]);
+    } else if (doc.getIn(["metadata", "annotations", k]) !== v) {
+      doc.setIn(["metadata", "annotations", k], v);
+    }
+  }
+  const anns = doc.getIn(["metadata", "annotations"]);
+  if (anns && Array.isArray(anns.items) && anns.items.length === 0) doc.deleteIn(["metadata", "annotations"]);
+  return doc.toString();
+}
+
+// ../run/src/propose/carry.ts
+init_proposal_metadata();
+async function carryForward(input) {
+  const { open: open2, ws } = input;
+  const none = { kind: "none" };
+  if (!open2 || open2.fingerprint === input.fingerprint || !ws.remoteHead || !ws.onBranchTip) return none;
+  const meta = parseMetadataBlock(open2.body);
+  if (!meta?.upstream?.commit) return none;
+  const foreign = await input.foreign();
+  if (foreign.length === 0) return none;
+  if (await ws.isAncestor(ws.remoteHead, ws.baseCommit)) return none;
+  if (!ws.branchTouches || !ws.readPackageAt) return { kind: "left-alone", reason: "what its commits change cannot be read here", foreign };
+  const outside = outsidePackage(await ws.branchTouches(), input.directory);
+  if (outside) return { kind: "outside", outside, foreign };
+  const pushed = meta.headCommit;
+  if (foreign.some((c) => c.sha === pushed) || !await ws.isAncestor(pushed, ws.remoteHead))
+    return {
+      kind: "left-alone",
+      reason: `the commit its proposal names as kdelta's (${pushed.slice(0, 12)}) is not kdelta's on the branch`,
+      foreign
+    };
+  return { kind: "carry", pushed, carried: [...foreign].reverse().map(carriedCommit) };
+}
+function inPackage(path, directory) {
+  return directory === "" || path === directory || path.startsWith(`${directory}/`);
+}
+function outsidePackage(touches, directory) {
+  const commits = touches.commits.map((c) => ({ sha: c.sha, name: c.name, email: c.email, unrelated: c.root, paths: c.paths.filter((p) => !inPackage(p, directory)) })).filter((c) => c.unrelated || c.paths.length > 0);
+  const net = touches.net.filter((p) => !inPackage(p, directory));
+  return commits.length > 0 || net.length > 0 ? { commits, net } : void 0;
+}
+var PATHS_NAMED = 5;
+function outsideMessage(outside, head, directory) {
+  const paths = (ps) => ps.length <= PATHS_NAMED ? ps.join(", ") : `${ps.slice(0, PATHS_NAMED).join(", ")} and ${ps.length - PATHS_NAMED} more`;
+  const named = outside.commits.map((c) => {
+    const what = [c.unrelated ? "a history unrelated to the base" : "", c.paths.length > 0 ? paths(c.paths) : ""].filter(Boolean);
+    return `${c.sha.slice(0, 12)} by ${c.name} <${c.email}> (${what.join(": ")})`;
+  });
+  const whole = outside.net.length > 0 ? `; as a whole it changes ${paths(outside.net)}` : "";
+  const where = directory === "" ? "the repository" : `the package directory ${directory}`;
+  return `branch ${head} holds commit(s) that change files outside ${where}${named.length > 0 ? `: ${named.join(", ")}` : ""}${whole}; kdelta carries only commits inside the package, so the variant is blocked and nothing is pushed: remove those commits from the branch (or delete it) to let kdelta update it`;
+}
+function applyCarried(input) {
+  const tree = (files2, side) => packageTreeOf(files2 ?? /* @__PURE__ */ new Map(), `${input.source} (${side})`);
+  const local = tree(input.tip, "the branch");
+  const out = updateTree("resource-merge", {
+    local: local.package(),
+    updated: tree(input.proposal, "this update").package(),
+    origin: tree(input.pushed, "kdelta's last commit").package(),
+    relPackagePath: "/",
+    isRoot: true
+  });
+  const files = packageFilesOf(local);
+  const [kptfile, fresh] = [files.get("Kptfile"), input.proposal.get("Kptfile")];
+  if (typeof kptfile === "string" && typeof fresh === "string")
+    files.set("Kptfile", withProvenanceOf(kptfile, fresh, `${input.source}/Kptfile`));
+  return { files, clashes: out.conflicts.map(({ package: _, ...c }) => ({ ...c, message: clashMessage(c) })) };
+}
+var shown2 = (v) => v === void 0 ? "(absent)" : typeof v === "string" ? v : JSON.stringify(v);
+function clashMessage(c) {
+  const { origin, upstream: upstream2, local } = c.values;
+  const kept = c.winner === "upstream" ? "this update's value is kept" : "the branch's value is kept";
+  return `a commit on the branch changed ${c.path} ${shown2(origin)}\u2192${shown2(local)} and this update changes it to ${shown2(upstream2)}; ${kept}`;
+}
+async function carryOnto(ws, decision, directory) {
+  if (!ws.onBranchTip || !ws.readPackageAt)
+    throw new RunError("internal", "internal: a carry needs a workspace that can move to the branch");
+  const proposal = await ws.readPackage(directory) ?? /* @__PURE__ */ new Map();
+  const pushed = await ws.readPackageAt(decision.pushed, directory);
+  const tip = await ws.onBranchTip();
+  const onTip = await tip.readPackage(directory);
+  if (typeof onTip?.get("Kptfile") !== "string")
+    return { reason: `its ${directory ? `${directory}/` : ""}Kptfile is gone or is not a file` };
+  const carried = applyCarried({ pushed, proposal, tip: onTip, source: directory || "/" });
+  await tip.writePackage(directory, carried.files);
+  return { ws: tip, clashes: carried.clashes };
+}
+function carriedCommit(c) {
+  return { sha: c.sha, name: c.name, subject: c.body.split("\n", 1)[0].trim() };
+}
+
+// ../run/src/propose/proposal-body.ts
+import { createHash as createHash8 } from "node:crypto";
+init_markdown();
+init_proposal_metadata();
+
+// ../run/src/propose/value-diff.ts
+init_markdown();
+var MAX_VALUE = 80;
+var CONTEXT = 16;
+var MAX_PART = 60;
+var MAX_EDITS = 5;
+var MAX_LCS = 25e4;
+var textOf = (v) => typeof v === "string" ? v : JSON.stringify(v);
+var itemText2 = (v) => JSON.stringify(v) ?? "null";
+var isMap29 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+function conflictViews(values) {
+  const sides2 = ["origin", "upstream", "local"].filter((s) => values[s] !== void 0);
+  if (sides2.length < 2 || sides2.every((s) => textOf(values[s]).length <= MAX_VALUE)) return void 0;
+  const all = sides2.map((s) => values[s]);
+  const baseOf2 = (s) => s === "origin" ? void 0 : values.origin !== void 0 ? values.origin : values[s === "upstream" ? "local" : "upstream"];
+  const view = (one) => ({
+    origin: values.origin === void 0 ? [{ kind: "absent" }] : one("origin"),
+    upstream: values.upstream === void 0 ? [{ kind: "absent" }] : one("upstream"),
+    local: values.local === void 0 ? [{ kind: "absent" }] : one("local")
+  });
+  if (all.every((v) => typeof v === "string")) return stringViews(values, sides2);
+  if (all.every(Array.isArray)) {
+    return view(
+      (s) => s === "origin" ? [{ kind: "size", count: values.origin.length, of: "list" }] : bounded(listEdits(baseOf2(s), values[s]))
+    );
+  }
+  if (all.every(isMap29)) {
+    return view(
+      (s) => s === "origin" ? [{ kind: "size", count: Object.keys(values.origin).length, of: "map" }] : bounded(mapEdits(baseOf2(s), values[s]))
+    );
+  }
+  return void 0;
+}
+function changeViews(from, to) {
+  const views = conflictViews({ origin: from, upstream: to });
+  if (!views) {
+    return {
+      from: from === void 0 ? [{ kind: "absent" }] : [{ kind: "whole", text: cut(textOf(from), MAX_VALUE) }],
+      to: to === void 0 ? [{ kind: "absent" }] : [{ kind: "whole", text: cut(textOf(to), MAX_VALUE) }]
+    };
+  }
+  return { from: views.origin, to: views.upstream };
+}
+function bounded(edits) {
+  if (edits.length === 0) return [{ kind: "unchanged" }];
+  return edits.length > MAX_EDITS ? [...edits.slice(0, MAX_EDITS), { kind: "more", count: edits.length - MAX_EDITS }] : edits;
+}
+function cut(text2, max) {
+  if (text2.length <= max) return text2;
+  const half = Math.floor((max - 1) / 2);
+  return `${text2.slice(0, half)}\u2026${text2.slice(text2.length - half)}`;
+}
+function commonPrefix(a, b) {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+function commonSuffix(a, b, prefix) {
+  let i = 0;
+  while (i < a.length - prefix && i < b.length - prefix && a[a.length - 1 - i] === b[b.length - 1 - i]) i++;
+  return i;
+}
+function stringViews(values, sides2) {
+  const ref = values.origin ?? values.upstream ?? values.local ?? "";
+  let prefix = Number.POSITIVE_INFINITY;
+  let suffix = Number.POSITIVE_INFINITY;
+  for (const s of sides2) {
+    const v = values[s];
+    if (v === ref) continue;
+    const p = commonPrefix(ref, v);
+    prefix = Math.min(prefix, p);
+    suffix = Math.min(suffix, commonSuffix(ref, v, p));
+  }
+  if (!Number.isFinite(prefix)) prefix = suffix = 0;
+  const piece = (v) => {
+    if (v === void 0) return [{ kind: "absent" }];
+    const start2 = Math.max(0, prefix - CONTEXT);
+    const end = Math.max(start2, v.length - Math.max(0, suffix - CONTEXT));
+    const text2 = v.slice(start2, end);
+    const before = start2 > 0;
+    const after = end < v.length;
+    return before || after || text2.length > MAX_VALUE ? [{ kind: "excerpt", text: cut(text2, MAX_PART + 2 * CONTEXT), cut: { before, after } }] : [{ kind: "whole", text: text2 }];
+  };
+  return { origin: piece(values.origin), upstream: piece(values.upstream), local: piece(values.local) };
+}
+function itemPair(from, to) {
+  const a = itemText2(from);
+  const b = itemText2(to);
+  if (a.length <= MAX_PART && b.length <= MAX_PART) return { from: a, to: b };
+  const p = commonPrefix(a, b);
+  const s = commonSuffix(a, b, p);
+  const window2 = (t) => {
+    const start2 = Math.max(0, p - CONTEXT);
+    const end = Math.max(start2, t.length - Math.max(0, s - CONTEXT));
+    return `${start2 > 0 ? "\u2026" : ""}${cut(t.slice(start2, end), MAX_PART)}${end < t.length ? "\u2026" : ""}`;
+  };
+  return { from: window2(a), to: window2(b) };
+}
+function listEdits(a, b) {
+  const x = a.map(itemText2);
+  const y = b.map(itemText2);
+  const ops = [];
+  if (x.length * y.length > MAX_LCS) {
+    for (let k = 0; k < Math.max(x.length, y.length); k++) {
+      if (k < x.length && k < y.length && x[k] === y[k]) ops.push({ op: "same" });
+      else {
+        if (k < x.length) ops.push({ op: "remove", i: k });
+        if (k < y.length) ops.push({ op: "add", j: k });
+      }
+    }
+  } else {
+    const n = x.length;
+    const m = y.length;
+    const lcs = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+    for (let i2 = n - 1; i2 >= 0; i2--)
+      for (let j2 = m - 1; j2 >= 0; j2--) lcs[i2][j2] = x[i2] === y[j2] ? lcs[i2 + 1][j2 + 1] + 1 : Math.max(lcs[i2 + 1][j2], lcs[i2][j2 + 1]);
+    let i = 0;
+    let j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && x[i] === y[j]) {
+        ops.push({ op: "same" });
+        i++;
+        j++;
+      } else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) ops.push({ op: "add", j: j++ });
+      else ops.push({ op: "remove", i: i++ });
+    }
+  }
+  const out = [];
+  for (let k = 0; k < ops.length; ) {
+    if (ops[k].op === "same") {
+      k++;
+      continue;
+    }
+    const removed = [];
+    const added = [];
+    for (; k < ops.length && ops[k].op !== "same"; k++) {
+      const o = ops[k];
+      if (o.op === "remove") removed.push(o.i);
+      else if (o.op === "add") added.push(o.j);
+    }
+    const paired = Math.min(removed.length, added.length);
+    for (let p = 0; p < paired; p++) out.push({ kind: "changed", index: added[p], ...itemPair(a[removed[p]], b[added[p]]) });
+    for (const r of removed.slice(paired)) out.push({ kind: "removed", text: cut(x[r], MAX_PART) });
+    for (const q of added.slice(paired)) out.push({ kind: "added", text: cut(y[q], MAX_PART) });
+  }
+  return out;
+}
+function mapEdits(a, b) {
+  const out = [];
+  for (const key of /* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (!(key in b)) out.push({ kind: "removed", key, text: cut(itemText2(a[key]), MAX_PART) });
+    else if (!(key in a)) out.push({ kind: "added", key, text: cut(itemText2(b[key]), MAX_PART) });
+    else if (itemText2(a[key]) !== itemText2(b[key])) out.push({ kind: "changed", key, ...itemPair(a[key], b[key]) });
+  }
+  return out;
+}
+function renderPieces(pieces, context) {
+  const code5 = (t) => inert(t, context);
+  const keyed = (key) => key === void 0 ? "" : `${code5(key)}: `;
+  return pieces.map((p) => {
+    switch (p.kind) {
+      case "absent":
+        return "(absent)";
+      case "whole":
+        return code5(p.text);
+      case "excerpt":
+        return `${p.cut.before ? "\u2026" : ""}${code5(p.text)}${p.cut.after ? "\u2026" : ""}`;
+      case "size":
+        return p.of === "list" ? `a list of ${p.count}` : `a map of ${p.count} key(s)`;
+      case "added":
+        return `+ ${keyed(p.key)}${code5(p.text)}`;
+      case "removed":
+        return `\u2212 ${p.key === void 0 ? code5(p.text) : code5(p.key)}`;
+      case "changed":
+        return `${p.index === void 0 ? "" : `[${p.index}] `}${keyed(p.key)}${code5(p.from)} \u2192 ${code5(p.to)}`;
+      case "more":
+        return `\u2026and ${p.count} more`;
+      case "unchanged":
+        return "(unchanged)";
+      default:
+        return p;
+    }
+  }).join(", ");
+}
+
+// ../run/src/propose/upstream-section.ts
+init_markdown();
+var MAX_CHANGE_LINES = 30;
+var code2 = (text2) => inert(shortName(text2), "code");
+function fieldLine2(f) {
+  const v = changeViews(f.before, f.after);
+  const size = v.from.length === 1 && v.from[0].kind === "size";
+  return `${code2(f.path)}: ${size ? renderPieces(v.to, "code") : `${renderPieces(v.from, "code")} \u2192 ${renderPieces(v.to, "code")}`}`;
+}
+function changeLines(changes) {
+  const lines = [];
+  for (const c of changes) {
+    const where = c.subject === c.file ? "" : ` in ${code2(c.file)}`;
+    lines.push(`- ${c.kind} ${code2(c.subject)}${where}`);
+    for (const f of c.values) lines.push(`  - ${fieldLine2(f)}`);
+    if (c.kind === "changed" && c.values.length === 0) lines.push("  - its content changed");
+  }
+  if (lines.length <= MAX_CHANGE_LINES) return lines;
+  const shown3 = lines.slice(0, MAX_CHANGE_LINES);
+  while (shown3.length > 1 && !shown3.at(-1).startsWith("  ")) shown3.pop();
+  return [...shown3, `- \u2026and ${lines.length - shown3.length} more line(s) of changes`];
+}
+function commitLines(c) {
+  if (c.historyError) return [`Its commits could not be listed: ${inert(c.historyError)}`];
+  if (c.commits.length === 0) return ["No commit between the two touches the package (a tag or a branch moved over the same content)."];
+  const shown3 = c.commits.map((k) => {
+    const sha = inert(k.sha.slice(0, 12), "code");
+    return `- ${(k.url && webLink(sha, k.url)) ?? sha} by ${inert(shortName(k.name))}: ${code2(k.subject)}`;
+  });
+  const more = c.totalCommits === void 0 ? ["- \u2026the newest ones only: the history between the two commits is longer than kdelta reads"] : c.totalCommits > c.commits.length ? [`- \u2026and ${c.totalCommits - c.commits.length} more`] : [];
+  return [`Commits that touch the package (${c.totalCommits ?? `${c.commits.length}+`}):`, "", ...shown3, ...more];
+}
+function upstreamSection(c, whole) {
+  if (!c) return [];
+  const title = "### What upstream changed";
+  const from = `From ${inert(c.from.slice(0, 12), "code")} to ${inert(c.to.slice(0, 12), "code")}`;
+  const counted = `${c.resources.length} resource(s) or file(s) changed upstream`;
+  if (!whole) return [title, "", `${from}: ${counted}; the list and the commits are in the run's report.`, ""];
+  return [
+    title,
+    "",
+    `${from}: ${counted}.`,
+    "",
+    ...changeLines(c.resources),
+    ...c.resources.length > 0 ? [""] : [],
+    ...commitLines(c),
+    ""
+  ];
+}
+
+// ../run/src/propose/proposal-body.ts
+function renderFailureSection(f) {
+  const lines = [
+    "### Render failed",
+    "",
+    "The package's Kptfile pipeline failed after the update and the variant's mutations, so this proposal holds the package **unrendered**: what the pipeline sets (package context, injected values, labels...) has not reached the resources. Fix the pipeline or the function; the next run renders again and replaces this section.",
+    ""
+  ];
+  if (f.function) lines.push(`- function: ${code3(f.function)}`);
+  lines.push(`- in: ${code3(f.kptfile)}${f.field ? ` ${code3(f.field)}` : ""}`, `- error: ${code3(f.message)}`);
+  if (f.results.length > 0) {
+    lines.push("- results:");
+    for (const r of f.results) lines.push(`  - ${code3(r)}`);
+  }
+  lines.push("");
+  return lines;
+}
+function notReadySection(gates) {
+  return [
+    "### Not ready",
+    "",
+    "A readiness gate of the package is not met: the package is proposed as Porch creates it, with the gate's `False` condition in its Kptfile, and is not ready to publish until the gate is met. Add the missing source to the control resources; the next run injects it and replaces this section.",
+    "",
+    ...gates.map((g) => `- ${code3(g.type)}${g.message ? `: ${inert(g.message)}` : ""}`),
+    ""
+  ];
+}
+var CARRIED_LINES = 20;
+function carriedSection(carried) {
+  return [
+    "### Carried forward",
+    "",
+    `This branch has ${carried.length} commit(s) kdelta did not make. They stay as they are: this update is built from the base branch (its conflicts are the downstream's own), then applied on top of them as a new commit, a 3-way merge whose origin is kdelta's last commit on the branch. Where they and this update changed the same field, the clashes table says so.`,
+    "",
+    // names and subjects are strangers' text
+    ...carried.slice(0, CARRIED_LINES).map((c) => `- ${code3(c.sha.slice(0, 12))} by ${inert(shortName(c.name))}: ${code3(shortName(c.subject))}`),
+    ...carried.length > CARRIED_LINES ? [`- \u2026and ${carried.length - CARRIED_LINES} more`] : [],
+    ""
+  ];
+}
+function choiceId(c, take) {
+  const identity4 = [c.resource, c.path, take, c.values.local ?? null, c.values.upstream ?? null];
+  return createHash8("sha256").update(JSON.stringify(identity4)).digest("hex").slice(0, 16);
+}
+function conflictChoice(c) {
+  const take = c.winner === "upstream" ? "local" : "upstream";
+  const chosen = c.values[take];
+  const last = FieldPath.parse(c.path)?.segments.at(-1);
+  if (chosen === void 0 || !last || !("field" in last)) return void 0;
+  const views = conflictViews(c.values);
+  const other = take === "local" ? "upstream" : "local";
+  const what = views ? `${take}'s ${renderPieces(views[take], "code")} over ${other}'s ${renderPieces(views[other], "code")}` : `${take} ${value(chosen)}`;
+  return {
+    take,
+    id: choiceId(c, take),
+    label: `${take === "local" ? "keep" : "take"} ${what} for ${code3(shortName(c.path))} (${inert(shortName(c.resource))})`
+  };
+}
+var DECIDE = "#### Decide";
+var BOX = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+<!-- kdelta-decide:([0-9a-f]{16}) -->[ \t]*([\s\S]*)$/;
+function decideBox(c) {
+  return `- [ ] <!-- kdelta-decide:${c.id} --> ${c.label}`;
+}
+function tickedChoices(body) {
+  const lines = body.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
+  const start2 = lines.lastIndexOf(DECIDE);
+  if (start2 < 0) return [];
+  const ticks = [];
+  for (const line of lines.slice(start2 + 1)) {
+    if (line.startsWith("#") || line === "---") break;
+    const m = BOX.exec(line);
+    if (m && m[1] !== " ") ticks.push({ id: m[2], text: m[3].trimEnd() });
+  }
+  return ticks;
+}
+function pendingTicks(body) {
+  const decided2 = new Set(parseMetadataBlock(body)?.decided ?? []);
+  return tickedChoices(body).filter((t) => !decided2.has(t.id));
+}
+function decideSection(conflicts, decisions) {
+  const choices = conflicts.flatMap((c) => conflictChoice(c) ?? []);
+  const decided2 = decisions?.decided ?? [];
+  const ignored = decisions?.ignored ?? [];
+  const lines = [];
+  if (choices.length > 0 || decided2.length > 0) {
+    lines.push(
+      DECIDE,
+      "",
+      choices.length > 0 ? "Tick a box to put the other value in this proposal; the next run rebuilds it so, and nothing happens before. Keeping local's value pins the field with `# kdelta:local` in the package, so this update and every later one keep it; taking upstream's sets the field to upstream's value, so later updates follow upstream. (On the local forge, change `- [ ]` to `- [x]` in this record.)" : "The package in this proposal holds the values decided here.",
+      "",
+      ...choices.map(decideBox),
+      ...decided2.map(
+        (d) => `- ${d.choice.label}: decided on this proposal${d.choice.take === "local" ? " (pinned with `# kdelta:local`)" : ""}`
+      ),
+      ""
+    );
+  }
+  if (ignored.length > 0) lines.push("#### Ticks not applied", "", ...ignored.map((t) => `- ${inert(t.label)}: ${t.reason}`), "");
+  return lines;
+}
+var MAX_BODY = 6e4;
+var SHORTENED_NOTE = "> This description was shortened to fit the forge's size limit: the run's report (the Action's job summary, or `kdelta run --report`) has the full text.";
+function code3(text2) {
+  return inert(text2, "code");
+}
+function value(v, context = "code") {
+  if (v === void 0) return "(absent)";
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return inert(s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 3)}...` : s, context);
+}
+function resourceRows(input) {
+  if (input.resources.length === 0) return [];
+  const dir = input.downstream.directory;
+  const inPackage2 = (path) => dir && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path;
+  const changed = new Map(input.changes.filter((c) => !dir || c.path.startsWith(`${dir}/`)).map((c) => [inPackage2(c.path), c.status]));
+  const rows = input.resources.filter((r) => (r.changed || r.action !== "merged") && (changed.has(r.file) || !r.changed)).map((r) => ({
+    resource: r.resource,
+    file: r.file,
+    what: !changed.has(r.file) ? `${r.action} (unchanged)` : r.changed ? r.action : `${r.action} by the merge, then changed by the variant or the render`
+  }));
+  const reported = new Set(rows.map((r) => r.file));
+  for (const [file, status] of changed) {
+    if (reported.has(file)) continue;
+    if (file === "Kptfile") rows.push({ resource: "Kptfile", file, what: `${status}: upstream lock and annotations` });
+    else rows.push({ resource: "(the file)", file, what: `${status} by the variant or the render` });
+  }
+  return rows;
+}
+function renderWith2(input, d, shortened) {
+  const { metadata: meta } = input;
+  const head = [`## ${inert(input.title)}`, "", input.summary, ""];
+  if (shortened) head.push(SHORTENED_NOTE, "");
+  if (input.renderFailure) head.push(...renderFailureSection(input.renderFailure));
+  if (input.notReady && input.notReady.length > 0) head.push(...notReadySection(input.notReady));
+  if (input.carried && input.carried.length > 0) head.push(...carriedSection(input.carried));
+  const provenance = ["### Provenance", ""];
+  if (meta.upstream) {
+    provenance.push(
+      `- upstream: ${code3(meta.upstream.repo)} at ${code3(meta.upstream.ref)}${meta.upstream.reason ? ` (${inert(meta.upstream.reason)})` : ""}`,
+      `- commit: ${meta.upstream.oldCommit && meta.upstream.oldCommit !== meta.upstream.commit ? `${code3(meta.upstream.oldCommit.slice(0, 12))} \u2192 ` : ""}${code3(meta.upstream.commit.slice(0, 12))}`
+    );
+    if (input.compareUrl) provenance.push(`- upstream changes: [compare](${input.compareUrl})`);
+  }
+  provenance.push(
+    `- downstream: ${code3(input.downstream.repo)} ${code3(input.downstream.directory || "/")} into ${code3(input.downstream.branch)}`,
+    `- variant: ${code3(meta.variant)}, kdelta ${meta.version}`,
+    ""
+  );
+  const footer = [
+    "---",
+    "_Written by kdelta; edit the control resources, not this text: a re-run replaces it._",
+    renderMetadataBlock(meta),
+    ""
+  ];
+  const changes = [];
+  if (d.changeSection) {
+    changes.push("### What changed", "");
+    if (input.changes.length === 0) changes.push("Nothing in the package files.");
+    for (const c of input.changes.slice(0, d.fileLines)) changes.push(`- ${c.status} ${code3(shortName(c.path))}`);
+    if (input.changes.length > d.fileLines) changes.push(`- \u2026and ${input.changes.length - d.fileLines} more file(s)`);
+    const rows = resourceRows(input);
+    if (d.resourceTable && rows.length > 0) {
+      changes.push("", "| resource | file | what happened |", "| --- | --- | --- |");
+      for (const r of rows) changes.push(`| ${inert(shortName(r.resource))} | ${inert(shortName(r.file))} | ${r.what} |`);
+    }
+    changes.push("");
+  } else {
+    changes.push("### What changed", "", `${input.changes.length} file(s); the list is in the run's report.`, "");
+  }
+  changes.push(...upstreamSection(input.upstreamChanges, d.upstreamDetail));
+  const conflicts = [];
+  const decided2 = input.decisions?.decided ?? [];
+  const total = input.conflicts.length + decided2.length;
+  const heading = conflictsHeading(input.conflicts.length, decided2.length);
+  if (total > 0 && (!d.conflictSection || d.conflictRows === 0 && input.conflicts.length > 0)) {
+    conflicts.push(heading, "", "The list is in the run's report.", "");
+  } else if (total > 0) {
+    const shown3 = input.conflicts.slice(0, d.conflictRows);
+    conflicts.push(
+      heading,
+      "",
+      "Upstream and the downstream both changed these fields; the rule says which value is in this proposal.",
+      "",
+      ...conflictTable(shown3, decided2)
+    );
+    if (input.conflicts.length > d.conflictRows)
+      conflicts.push("", `\u2026and ${input.conflicts.length - d.conflictRows} more (see the run's report).`);
+    conflicts.push("", ...decideSection(shown3, input.decisions));
+  } else {
+    conflicts.push(...decideSection([], input.decisions));
+  }
+  conflicts.push(...clashSection(input.clashes ?? [], d.conflictSection && d.conflictRows >= input.conflicts.length));
+  return [...head, ...changes, ...conflicts, ...provenance, ...footer].join("\n");
+}
+function conflictsHeading(open2, decided2) {
+  return decided2 === 0 ? `### Conflicts (${open2})` : `### Conflicts (${open2} open, ${decided2} decided)`;
+}
+function clashSection(clashes, whole) {
+  if (clashes.length === 0) return [];
+  const title = `### Clashes with commits on this branch (${clashes.length})`;
+  if (!whole) return [title, "", "The list is in the run's report.", ""];
+  return [
+    title,
+    "",
+    "A commit on this branch that kdelta did not make changed these fields, and this update changes them too: origin is kdelta's last commit on the branch, upstream this update, local the branch.",
+    "",
+    ...conflictTable(clashes),
+    ""
+  ];
+}
+function conflictTable(conflicts, decided2 = []) {
+  const row = (c, kept) => {
+    const views = conflictViews(c.values);
+    const cell2 = (side) => views ? renderPieces(views[side], "cell") : value(c.values[side], "cell");
+    return `| ${inert(shortName(c.resource))} | ${inert(shortName(c.path), "cell")} | ${cell2("origin")} | ${cell2("upstream")} | ${cell2("local")} | ${c.rule} | ${kept} |`;
+  };
+  return [
+    "| resource | field | origin | upstream | local | rule | kept |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...conflicts.map((c) => row(c, c.winner)),
+    ...decided2.map((d) => row(d.conflict, `${d.choice.take === "local" ? "kept local" : "took upstream"} (decided on this proposal)`))
+  ];
+}
+function renderProposalBodies(input, limit = MAX_BODY) {
+  const all = {
+    conflictRows: input.conflicts.length,
+    resourceTable: true,
+    upstreamDetail: true,
+    fileLines: input.changes.length,
+    conflictSection: true,
+    changeSection: true
+  };
+  const full = renderWith2(input, all, false);
+  if (full.length <= limit) return { body: full, full, shortened: false };
+  const ladder = [{ ...all, resourceTable: false }];
+  for (let rows = input.conflicts.length; ; rows = Math.floor(rows / 2)) {
+    ladder.push({ ...all, resourceTable: false, upstreamDetail: false, conflictRows: rows });
+    if (rows === 0) break;
+  }
+  const lean = { ...all, conflictRows: 0, resourceTable: false, upstreamDetail: false };
+  for (let lines = Math.floor(input.changes.length / 2); ; lines = Math.floor(lines / 2)) {
+    ladder.push({ ...lean, fileLines: lines });
+    if (lines === 0) break;
+  }
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false });
+  ladder.push({ ...lean, fileLines: 0, conflictSection: false, changeSection: false });
+  for (const d of ladder) {
+    const text2 = renderWith2(input, d, true);
+    if (text2.length <= limit) return { body: text2, full, shortened: true };
+  }
+  const last = renderWith2(input, ladder[ladder.length - 1], true);
+  const tail = last.slice(last.lastIndexOf("\n---\n"));
+  return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
+${tail}`.slice(-limit), full, shortened: true };
+}
+
+// ../run/src/propose/decisions.ts
+var NO_LONGER = "ignored: the field no longer conflicts as ticked (the upstream or the downstream changed since)";
+async function applyDecisions(ws, directory, prepared, wanted) {
+  const ids = /* @__PURE__ */ new Set([...wanted.decided, ...wanted.ticked.map((t) => t.id)]);
+  if (ids.size === 0) return prepared;
+  const decided2 = [];
+  const ignored = [];
+  const remaining = [];
+  const matched = /* @__PURE__ */ new Set();
+  for (const conflict of prepared.conflicts) {
+    const choice = conflictChoice(conflict);
+    if (!choice || !ids.has(choice.id)) {
+      remaining.push(conflict);
+      continue;
+    }
+    matched.add(choice.id);
+    const text2 = await ws.readFile(directory, conflict.file);
+    const set2 = typeof text2 === "string" ? setResourceField({
+      text: text2,
+      file: conflict.file,
+      resource: conflict.resource,
+      path: conflict.path,
+      value: conflict.values[choice.take],
+      pin: choice.take === "local"
+    }) : { ok: false, reason: `${conflict.file} is not a text file of the package` };
+    if (!set2.ok) {
+      ignored.push({ label: choice.label, reason: `not applied: ${set2.reason}` });
+      remaining.push(conflict);
+      continue;
+    }
+    await ws.writeFile(directory, conflict.file, set2.text);
+    decided2.push({ conflict, choice });
+  }
+  for (const tick of wanted.ticked) if (!matched.has(tick.id)) ignored.push({ label: tick.text, reason: NO_LONGER });
+  return { ...prepared, conflicts: remaining, decisions: { decided: decided2, ignored } };
+}
+function decisionsMessage(d, ticked) {
+  if (!d) return void 0;
+  const applied = d.decided.filter((x) => ticked.some((t) => t.id === x.choice.id));
+  const parts = [
+    ...applied.map((x) => `decided on the proposal: ${x.choice.label}`),
+    ...d.ignored.map((t) => `tick "${t.label}" ${t.reason}`)
+  ];
+  return parts.length > 0 ? parts.join("; ") : void 0;
+}
+
+// ../run/src/propose/decline-note.ts
+init_markdown();
+init_proposal_metadata();
+function declineNote(declined) {
+  const title = inert(shortName(declined.title));
+  const upstream2 = parseMetadataBlock(declined.body)?.upstream;
+  const what = upstream2 ? `upstream ${inert(upstream2.ref, "code")}, commit ${inert(upstream2.commit.slice(0, 12), "code")}` : void 0;
+  const where = webLink("its page", declined.url);
+  const found = where ? `see ${where}` : `its record, ${inert(declined.url, "code")}, now holds this proposal`;
+  return `A previous proposal, "${title}"${what ? ` (${what})` : ""}, was declined (${found}): this one is proposed because the upstream or the variant changed since.`;
+}
+
+// ../run/src/propose/propose.ts
+init_proposal_metadata();
+
+// ../run/src/propose/left-alone.ts
+init_proposal_metadata();
+
+// ../run/src/propose/reserve.ts
+var costOf = (ctx, op) => ctx.forge.writeCost?.(op) ?? 0;
+function reserve(ctx, cost) {
+  if (!ctx.budget) return () => {
+  };
+  return ctx.budget.reserve(cost);
+}
+
+// ../run/src/jobs/render.ts
+init_markdown();
+function renderFailureLine(f) {
+  const where = f.field ? `${f.kptfile} ${f.field}` : f.kptfile;
+  return f.function ? `render failed: function ${f.function} (${where})` : `render failed (${where})`;
+}
+var MAX_RESULT_LINES = 10;
+var MAX_LINE = 300;
+function shortText(text2, max) {
+  return text2.length > max ? `${text2.slice(0, max - 1)}\u2026` : text2;
+}
+function renderFailureOf(outcome, directory) {
+  const { error: error2 } = outcome;
+  const last = outcome.results[outcome.results.length - 1];
+  const failing = last && last.exitCode !== 0 ? last : void 0;
+  const lines = (failing?.results ?? []).map(resultLine);
+  if (lines.length === 0 && failing?.stderr) lines.push(...failing.stderr.trim().split("\n").slice(-3));
+  const kptfile = [directory, error2.package, "Kptfile"].filter(Boolean).join("/");
+  return {
+    ...error2.function !== void 0 ? { function: error2.function } : {},
+    ...error2.field !== void 0 ? { field: error2.field } : {},
+    kptfile,
+    message: shortText(error2.message, 1e3),
+    results: [
+      ...lines.slice(0, MAX_RESULT_LINES).map((l) => shortText(l, MAX_LINE)),
+      ...lines.length > MAX_RESULT_LINES ? [`\u2026and ${lines.length - MAX_RESULT_LINES} more`] : []
+    ]
+  };
+}
+async function renderFiles(options, files, directory, cwd) {
+  const tree = files instanceof PackageTree ? files : PackageTree.fromFiles(files);
+  tree.source = directory;
+  const rendered = await renderPackage(tree, {
+    env: options.env,
+    cwd,
+    allowExec: options.allowExec === true,
+    ...options.allowedImages !== void 0 ? { allowedImages: options.allowedImages } : {},
+    changes: options.changes === true
+  });
+  return rendered.ok ? { ok: true, files: rendered.tree.allFiles(), functions: rendered.results } : { ok: false, failure: renderFailureOf(rendered, directory) };
+}
+function printPath(steps) {
+  let path = FieldPath.root;
+  for (const s of steps)
+    path = typeof s === "string" ? path.field(s) : typeof s === "number" ? path.index(s) : path.keyed([["name", s.name]]);
+  return path.toString();
+}
+var MAX_FIELDS2 = 20;
+function renderChangeLines(functions, directory) {
+  const lines = [];
+  for (const f of functions) {
+    if (!f.changes || f.changes.length === 0) continue;
+    const kptfile = [directory, f.package, "Kptfile"].filter(Boolean).join("/");
+    lines.push(`- ${inert(functionName(f), "code")} (${inert(kptfile, "code")} ${inert(f.field, "code")}):`);
+    for (const c of f.changes) {
+      const name2 = c.namespace ? `${c.namespace}/${c.name}` : c.name;
+      const file = [directory, c.file].filter(Boolean).join("/");
+      const fields = c.whole ? c.whole : [
+        ...c.fields.slice(0, MAX_FIELDS2).map((p) => inert(printPath(p), "code")),
+        ...c.fields.length > MAX_FIELDS2 ? [`\u2026and ${c.fields.length - MAX_FIELDS2} more`] : []
+      ].join(", ") || "moved";
+      lines.push(`  - ${inert(c.kind)} ${inert(name2, "code")} in ${inert(file, "code")}: ${fields}`);
+    }
+  }
+  return lines;
+}
+
+// ../run/src/propose/review-gate.ts
+var NAMED_COMMITS = 3;
+function commitsLine(commits) {
+  const named = commits.slice(0, NAMED_COMMITS).map((c) => c.slice(0, 12));
+  const more = commits.length > NAMED_COMMITS ? ` and ${commits.length - NAMED_COMMITS} more` : "";
+  return `${commits.length} commit(s) kdelta did not make (${named.join(", ")}${more})`;
+}
+function reviewGate(facts) {
+  switch (facts.kind) {
+    case "left-alone": {
+      const commits = commitsLine(facts.foreign);
+      return {
+        status: { state: "pending", description: `${commits}: not checked by kdelta; review them` },
+        ready: void 0,
+        autoMerge: false,
+        held: `the branch holds ${commits}`
+      };
+    }
+    case "built": {
+      const { conflicts, renderFailure } = facts;
+      const notReady = facts.notReady ?? [];
+      const carried = facts.carried ?? [];
+      const failing = [];
+      if (renderFailure) failing.push(renderFailureLine(renderFailure));
+      if (conflicts > 0) failing.push(`${conflicts} conflict(s)${renderFailure ? "" : " to review"}`);
+      if (notReady.length > 0) failing.push(`readiness gate(s) not met (${notReady.join(", ")})`);
+      const reasons = [...carried.length > 0 ? [`the branch holds ${commitsLine(carried)}`] : [], ...failing];
+      const ready = failing.length === 0;
+      const held2 = reasons.length > 0 ? reasons.join("; ") : void 0;
+      const prefix = carried.length > 0 ? `${commitsLine(carried)}; ` : "";
+      const description = !ready ? `${prefix}${failing.join("; ")}: see the proposal${!renderFailure && notReady.length === 0 ? "'s conflict report" : ""}` : carried.length > 0 ? `${prefix}no conflicts; review them (no auto-merge)` : "no conflicts";
+      return { status: { state: ready ? "success" : "failure", description }, ready, autoMerge: held2 === void 0, held: held2 };
+    }
+    default:
+      return facts;
+  }
+}
+function autoMergeToTurnOff(open2, gate) {
+  return open2?.autoMerge === true && !gate.autoMerge;
+}
+function draftOf(policy, ready, opening) {
+  if (ready === void 0) return void 0;
+  const what = policy ?? "conflicts";
+  switch (what) {
+    case "conflicts":
+      return !ready;
+    case "never":
+      return false;
+    case "always":
+      return opening ? true : void 0;
+    default:
+      return what;
+  }
+}
+
+// ../run/src/propose/left-alone.ts
+function blockedBy(foreign, target, open2, reason) {
+  const named = foreign.map((c) => `${c.sha.slice(0, 12)} by ${c.name} <${c.email}>`);
+  const why = reason ? ` and cannot be carried forward: ${reason}` : "";
+  return {
+    action: "blocked",
+    writes: false,
+    proposal: open2 ? proposalRef(open2) : void 0,
+    message: `branch ${target.head} has ${foreign.length} commit(s) kdelta did not make (${named.join(", ")})${why}: left alone; a new upstream commit or a change of the variant updates it on top of them (or merge or delete it)`
+  };
+}
+async function leftAlone(ctx, blocked, foreign, open2, tip) {
+  if (!open2 || !tip || ctx.dryRun) return blocked;
+  const gate = reviewGate({ kind: "left-alone", foreign: foreign.map((c) => c.sha) });
+  const turnOff = autoMergeToTurnOff(open2, gate);
+  const release = reserve(ctx, turnOff ? costOf(ctx, { kind: "upsert", created: false }) : 0);
+  if (!release) return { ...blocked, action: "deferred", message: `${blocked.message}; ${DEFERRED_MESSAGE}` };
+  const done = [];
+  try {
+    await checkpoint(ctx.signal);
+    if (turnOff) {
+      const { downstream, repo, head, base, title, body, fingerprint } = open2;
+      await ctx.forge.upsert({
+        downstream,
+        repo,
+        head,
+        base,
+        title,
+        body: withAutoMergeOff(body, gate.held),
+        fingerprint,
+        review: { ready: gate.ready, autoMerge: gate.autoMerge }
+      });
+      done.push("auto-merge turned off");
+    }
+    try {
+      if (await statusOnce(ctx, open2, gate.status, tip)) done.push(`status "${gate.status.description}" on ${tip.slice(0, 12)}`);
+    } catch (error2) {
+      done.push(message(error2));
+    }
+  } finally {
+    release();
+  }
+  return done.length > 0 ? { ...blocked, writes: true, message: `${blocked.message}; ${done.join("; ")}` } : blocked;
+}
+async function statusOnce(ctx, open2, status, commit) {
+  if (ctx.forge.ensureStatus) return ctx.forge.ensureStatus(open2, status, commit);
+  if (open2.status?.state === status.state && open2.status.description === status.description) return false;
+  await ctx.forge.setStatus(open2, status, commit);
+  return true;
+}
+
 // ../run/src/propose/propose.ts
 init_protocol();
 
@@ -51035,12 +51667,14 @@ async function commitAndPropose(step2, changes, mergedOpen) {
   }
   if (ctx.dryRun) {
     const action = open2 ? change.updated : change.opened;
+    const sameContent = open2 && !pushNeeded ? "open" : step2.prepared.lockOnly ? "lock" : void 0;
     return {
       action,
       writes: true,
       proposal: open2 ? proposalRef(open2) : void 0,
       body: step2.body(open2, made.headCommit, changes).full,
-      changes
+      changes,
+      ...sameContent ? { sameContent } : {}
     };
   }
   return writeAll(step2, changes, made, mergedOpen);
@@ -51331,7 +51965,7 @@ async function findRemovals(mirror, downstream, variants, control) {
     const owner = annotations[OWNER_ANNOTATION];
     if (!owner || variants.has(owner)) continue;
     const writer = annotations[CONTROL_ANNOTATION];
-    if (writer !== void 0 && writer !== control) continue;
+    if (writer !== void 0 && !writtenBy(writer, control)) continue;
     out.push({
       variant: owner,
       repository: downstream.repository,
@@ -51417,239 +52051,6 @@ ${describeLocalEdits(await findLocalEdits({ dir: mirror.dir, branch: removal.bra
 }
 var inertCode = (text2) => inert(text2, "code");
 
-// ../run/src/dashboard/dashboard.ts
-init_markdown();
-import { createHash as createHash8 } from "node:crypto";
-var SECTIONS2 = [
-  { state: "failed", title: "Failed", problem: true },
-  { state: "removal-held", title: "Removals held by the removal guard", problem: true },
-  { state: "render-failed", title: "Render failed", problem: true },
-  { state: "conflicts", title: "Conflicts to review", problem: true },
-  { state: "blocked", title: "Blocked (commits kdelta did not make, or the `kdelta:stop` label)", problem: true },
-  { state: "declined", title: "Declined", problem: true },
-  { state: "deferred", title: "Deferred: the run's write budget was spent", problem: true },
-  { state: "open", title: "Open proposals", problem: false },
-  { state: "not-adopted", title: "Not adopted (the package belongs to no variant)", problem: false },
-  { state: "up-to-date", title: "Up to date", problem: false }
-];
-var NO_TICKS = { retry: /* @__PURE__ */ new Set(), allowRemovals: /* @__PURE__ */ new Set(), repropose: /* @__PURE__ */ new Set() };
-var MAX_FIELDS2 = 10;
-var MAX_DASHBOARD = 6e4;
-var DETAIL_CHARS = 240;
-function jobKey(variant, downstream) {
-  return `${variant} ${downstream}`;
-}
-function removalSetKey(keys) {
-  return createHash8("sha256").update([...keys].sort().join("\n")).digest("hex").slice(0, 16);
-}
-function dashboardState(r) {
-  const action = r.action;
-  switch (action) {
-    case "failed":
-      return r.code === "removals-held" ? "removal-held" : "failed";
-    case "deferred":
-      return "deferred";
-    case "declined":
-      return "declined";
-    case "blocked":
-      return "blocked";
-    case "not-adopted":
-      return "not-adopted";
-    // the proposal was closed (no longer needed) or merged: the downstream has it
-    case "up-to-date":
-    case "closed":
-      return "up-to-date";
-    case "proposed":
-    case "updated":
-    case "unchanged":
-    case "removal-proposed":
-    case "orphan-proposed":
-      return r.renderFailure ? "render-failed" : r.conflictCount > 0 ? "conflicts" : "open";
-    default:
-      return action;
-  }
-}
-function oneLine(text2) {
-  if (text2 === void 0) return void 0;
-  const line = text2.split("\n")[0].trim();
-  return line.length > DETAIL_CHARS ? `${line.slice(0, DETAIL_CHARS - 1)}\u2026` : line;
-}
-function detailOf(r, state) {
-  switch (state) {
-    case "failed":
-      return oneLine(r.error);
-    case "render-failed":
-      return oneLine(r.renderFailure?.message);
-    case "blocked":
-    case "not-adopted":
-      return oneLine(r.message);
-    // the section says it all; a declined proposal's message is its link
-    case "removal-held":
-    case "conflicts":
-    case "declined":
-    case "deferred":
-    case "open":
-    case "up-to-date":
-      return void 0;
-    default:
-      return state;
-  }
-}
-function dashboardEntries(results, memory = /* @__PURE__ */ new Map()) {
-  return results.map((r) => {
-    const key = jobKey(r.variant, r.downstream);
-    const state = dashboardState(r);
-    const remembered = memory.get(key);
-    const fields = r.conflicts.length > 0 ? r.conflicts.slice(0, MAX_FIELDS2).map((c) => ({ resource: c.resource, path: c.path })) : r.conflictCount > 0 && remembered && r.fingerprint !== void 0 && remembered.fingerprint === r.fingerprint ? remembered.fields.slice(0, MAX_FIELDS2) : [];
-    return {
-      key,
-      variant: r.variant,
-      downstream: r.downstream,
-      state,
-      proposalUrl: r.proposal?.url,
-      conflictCount: state === "conflicts" || state === "render-failed" ? r.conflictCount : 0,
-      fields: state === "conflicts" || state === "render-failed" ? fields : [],
-      fingerprint: r.fingerprint,
-      detail: detailOf(r, state),
-      code: state === "failed" ? r.code : void 0
-    };
-  });
-}
-function checkbox(kind, subject, text2) {
-  return `- [ ] <!-- kdelta-${kind}:${encodeURIComponent(subject)} --> ${text2}`;
-}
-var TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
-var DATA = /(?:^|\n)<!-- kdelta-dashboard-data: (\{[^\n]*\}) -->[ \t\r\n]*$/;
-function code3(text2) {
-  return inert(shortName(text2), "code");
-}
-function link(url) {
-  if (url === void 0) return "";
-  return ` \xB7 ${webLink("proposal", url) ?? code3(url)}`;
-}
-function who(e) {
-  return `${code3(e.variant)} \u2192 ${code3(e.downstream)}`;
-}
-function item(e, d) {
-  const why = e.detail ? `: ${e.code ? `${code3(e.code)} ` : ""}${code3(e.detail)}` : "";
-  switch (e.state) {
-    case "failed":
-      return checkbox("retry", e.key, `retry ${who(e)}${link(e.proposalUrl)}${why}`);
-    case "declined":
-      return e.proposalUrl !== void 0 ? checkbox("repropose", e.proposalUrl, `re-propose ${who(e)}${link(e.proposalUrl)}`) : `- ${who(e)}`;
-    case "conflicts":
-    case "render-failed": {
-      const fields = e.fields.slice(0, d.fields).map((f) => `${code3(f.path)} (${code3(f.resource)})`);
-      const more = e.conflictCount - fields.length;
-      const conflicts = e.conflictCount === 0 ? "" : `: ${e.conflictCount} conflict(s)${fields.length > 0 ? `: ${fields.join(", ")}${more > 0 ? `, \u2026and ${more} more` : ""}` : ""}`;
-      return `- ${who(e)}${link(e.proposalUrl)}${e.state === "render-failed" ? why : ""}${conflicts}`;
-    }
-    case "removal-held":
-    case "blocked":
-    case "deferred":
-    case "open":
-    case "not-adopted":
-    case "up-to-date":
-      return `- ${who(e)}${link(e.proposalUrl)}${why}`;
-    default:
-      return e.state;
-  }
-}
-function section(state, title, entries, d) {
-  if (entries.length === 0) return [];
-  const lines = [`### ${title} (${entries.length})`, ""];
-  const listed = state === "open" && !d.listOpen || state === "up-to-date" && !d.listUpToDate ? [] : entries.slice(0, d.items);
-  if (state === "removal-held") {
-    lines.push(
-      `More removals are due than the run may propose (max-removals): none was proposed. If the control resources are wrong, fix them; if these variants were removed on purpose, tick the box.`,
-      "",
-      checkbox("allow-removals", removalSetKey(entries.map((e) => e.key)), `allow these ${entries.length} removals on the next run`)
-    );
-    for (const e of listed) lines.push(`  ${item(e, d)}`);
-  } else if (state === "up-to-date" && listed.length > 0) {
-    lines.push(`<details><summary>${entries.length} variant(s)</summary>`, "", ...listed.map((e) => item(e, d)), "", "</details>");
-  } else lines.push(...listed.map((e) => item(e, d)));
-  if (listed.length < entries.length && listed.length > 0)
-    lines.push(`- \u2026and ${entries.length - listed.length} more (see the run's report)`);
-  lines.push("");
-  return lines;
-}
-function renderWith2(input, d) {
-  const by = /* @__PURE__ */ new Map();
-  for (const e of input.entries) by.set(e.state, [...by.get(e.state) ?? [], e]);
-  const count = (problem) => SECTIONS2.filter((s) => s.problem === problem).reduce((n, s) => n + (by.get(s.state)?.length ?? 0), 0);
-  const problems = count(true);
-  const lines = [
-    `## ${input.title}`,
-    "",
-    `${input.entries.length} variant(s): ${problems} need attention, ${by.get("open")?.length ?? 0} open proposal(s), ${by.get("up-to-date")?.length ?? 0} up to date.`,
-    ""
-  ];
-  if (problems > 0) {
-    lines.push(
-      `Tick a box and the next run acts on it: **retry** runs a failed variant first, before the other jobs take the write budget; **allow these removals** proposes the removals the removal guard held back (that set only); **re-propose** proposes a declined proposal again. A tick is read once: the run that acts on it clears the box.${input.tickHow ? ` ${input.tickHow}` : ""}`,
-      ""
-    );
-  }
-  for (const s of SECTIONS2) lines.push(...section(s.state, s.title, by.get(s.state) ?? [], d));
-  const memory = {};
-  for (const e of input.entries) {
-    if (e.fields.length > 0 && e.fingerprint !== void 0 && d.fields > 0)
-      memory[e.key] = { f: e.fingerprint, c: e.fields.slice(0, d.fields).map((f) => [f.resource, f.path]) };
-  }
-  lines.push(
-    "---",
-    "_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._",
-    input.marker,
-    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory })} -->`,
-    ""
-  );
-  return lines.join("\n");
-}
-function renderDashboard(input, limit = MAX_DASHBOARD) {
-  const all = { items: input.entries.length, fields: MAX_FIELDS2, listOpen: true, listUpToDate: true };
-  const ladder = [all, { ...all, listUpToDate: false }, { ...all, listUpToDate: false, listOpen: false }];
-  for (let items = Math.floor(input.entries.length / 2); items >= 1; items = Math.floor(items / 2))
-    ladder.push({ items, fields: items > 50 ? 3 : 0, listOpen: false, listUpToDate: false });
-  let text2 = "";
-  for (const d of ladder) {
-    text2 = renderWith2(input, d);
-    if (text2.length <= limit) return text2;
-  }
-  return text2;
-}
-function parseDashboard(body) {
-  const ticks = { retry: /* @__PURE__ */ new Set(), "allow-removals": /* @__PURE__ */ new Set(), repropose: /* @__PURE__ */ new Set() };
-  for (const line of body.split("\n")) {
-    const m = TICK.exec(line);
-    if (!m || m[1] === " ") continue;
-    try {
-      ticks[m[2]].add(decodeURIComponent(m[3]));
-    } catch {
-    }
-  }
-  const memory = /* @__PURE__ */ new Map();
-  const data = DATA.exec(body);
-  if (data) {
-    try {
-      const parsed = JSON.parse(data[1]);
-      const fields = parsed.fields;
-      if (typeof fields === "object" && fields !== null) {
-        for (const [key, value2] of Object.entries(fields)) {
-          const v = value2;
-          if (typeof v?.f !== "string" || !Array.isArray(v.c)) continue;
-          const list2 = v.c.filter(
-            (x) => Array.isArray(x) && x.length === 2 && typeof x[0] === "string" && typeof x[1] === "string"
-          );
-          memory.set(key, { fingerprint: v.f, fields: list2.slice(0, MAX_FIELDS2).map(([resource, path]) => ({ resource, path })) });
-        }
-      }
-    } catch {
-    }
-  }
-  return { ticks: { retry: ticks.retry, allowRemovals: ticks["allow-removals"], repropose: ticks.repropose }, memory };
-}
-
 // ../run/src/jobs/retire.ts
 init_proposal_metadata();
 init_markdown();
@@ -51699,41 +52100,217 @@ function retireChange(draft, ctx) {
 }
 var inertCode2 = (text2) => inert(text2, "code");
 
-// ../run/src/plan/removal-guard.ts
-function removalGuard(input) {
-  const counted = [
-    ...input.removals.filter((r) => !input.proposed.has(r)).map((r) => ({ variant: r.variant, repository: r.repository, downstream: removalLabel(r), does: r.policy })),
-    ...input.drafts.map((d) => ({ variant: d.variant, repository: d.repository, downstream: retiredLabel(d), does: "close" }))
-  ];
-  const removals = input.removals.filter((r) => input.mine(r.variant));
-  const drafts = input.drafts.filter((d) => input.mine(d.variant));
-  const count = counted.length;
-  if (count <= input.max) return { count, removals, drafts, held: [] };
-  const keyOf3 = (c) => jobKey(c.variant, c.downstream);
-  const mine = counted.filter((c) => input.mine(c.variant));
-  const allowedBy = [removalSetKey(counted.map(keyOf3)), removalSetKey(mine.map(keyOf3))].find((k) => input.allowed.has(k));
-  if (allowedBy !== void 0) return { count, removals, drafts, held: [], allowedBy };
-  const message2 = heldMessage(counted, input.max, input.proposed.size);
+// ../run/src/jobs/update.ts
+import { basename as basename7, isAbsolute as isAbsolute6, posix as posix5, resolve as resolve9 } from "node:path";
+init_src2();
+
+// ../run/src/control/control-work-tree.ts
+init_src2();
+async function uncommittedKptfilesWarning(control, directories) {
+  if (directories.length === 0) return void 0;
+  const kptfiles = directories.map((d) => d === "" ? "Kptfile" : `${d}/Kptfile`);
+  let status;
+  try {
+    status = (await runGit(["status", "--porcelain=v1", "-z", "--", ...kptfiles], { cwd: control.root })).stdout;
+  } catch {
+    return void 0;
+  }
+  const changed = /* @__PURE__ */ new Set();
+  const entries = status.split("\0");
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (entry.length < 4) continue;
+    changed.add(entry.slice(3));
+    if (entry[0] === "R" || entry[0] === "C") i++;
+  }
+  const unseen = kptfiles.filter((k) => changed.has(k));
+  if (unseen.length === 0) return void 0;
+  const pushed = control.url !== control.root;
+  return `update mode reads branch "${control.branch}" of ${pushed ? `the control repository's origin (${control.url})` : "the control repository"} as committed, not the work tree: uncommitted changes to ${unseen.join(", ")} are not part of this run (commit${pushed ? " and push" : ""} them, then run again)`;
+}
+
+// ../run/src/jobs/update.ts
+init_markdown();
+function slug(directory) {
+  return directory.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "root";
+}
+async function findUpdatePlans(mirror, control, warnings) {
+  const paths = (await kptfilesOn(mirror, control.branch)).sort();
+  const remote = [];
+  const out = [];
+  const slugs = /* @__PURE__ */ new Map();
+  for (const path of paths) {
+    const directory = path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length);
+    if (remote.some((r) => r === "" || directory.startsWith(`${r}/`))) continue;
+    let k;
+    try {
+      const decoded = decodeKptfile(await showFile2(mirror, control.branch, path), path);
+      const broken = decoded.issues.find((i) => i.code === "yaml-syntax");
+      if (broken) throw new RunError("invalid-kptfile", broken.message);
+      k = decoded.kptfile;
+    } catch (error2) {
+      warnings.push(`${path}: not read for update mode: ${message(error2).split("\n")[0]}`);
+      continue;
+    }
+    const g = k?.upstream?.git;
+    if (!g || typeof g.repo !== "string" || g.repo === "") continue;
+    remote.push(directory);
+    if (k?.metadata?.annotations?.[OWNER_ANNOTATION]) continue;
+    if (typeof g.ref !== "string" || g.ref === "") {
+      warnings.push(`${path}: upstream.git.ref is missing: update mode needs the ref to follow`);
+      continue;
+    }
+    const lock = k?.upstreamLock?.git?.commit;
+    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute6(g.repo) ? g.repo : resolve9(control.root, g.repo);
+    const base = `update-${slug(directory)}`;
+    const n = (slugs.get(base) ?? 0) + 1;
+    slugs.set(base, n);
+    out.push({
+      name: n === 1 ? base : `${base}-${hashOf(directory).slice(0, 6)}`,
+      directory,
+      upstream: {
+        repo: g.repo,
+        url,
+        directory: posix5.normalize(`/${typeof g.directory === "string" ? g.directory : ""}`).replace(/^\/+|\/+$/g, ""),
+        ref: g.ref
+      },
+      lockCommit: typeof lock === "string" ? lock : void 0
+    });
+  }
+  const unseen = await uncommittedKptfilesWarning(
+    control,
+    out.map((p) => p.directory)
+  );
+  if (unseen) warnings.push(unseen);
+  return out;
+}
+function updateTarget(plan, control, branchPrefix2) {
+  return { downstream: control.name, repo: control.url, head: `${branchPrefix2}${plan.name}`, base: control.branch };
+}
+function runUpdateJob(plan, control, ctx) {
+  const id = { variant: plan.name, downstream: `${control.name}/${plan.directory || "."}`, dryRun: ctx.dryRun };
+  return runJob(id, async () => {
+    const commit = await upstreamCommit(plan, control, ctx);
+    if (!commit) {
+      return failure(
+        "upstream-unresolved",
+        `${kptfilePath(plan)}: upstream.git.ref "${plan.upstream.ref}" is not a tag, a branch or a commit of ${plan.upstream.repo}`
+      );
+    }
+    return propose(ctx, updateChange(plan, control, commit, ctx));
+  });
+}
+async function upstreamCommit(plan, control, ctx) {
+  const { ref, url } = plan.upstream;
+  const commit = pickCommit(ref, await ctx.upstreamRefs(url));
+  if (commit || !/^[0-9a-f]{4,39}$/i.test(ref)) return commit;
+  try {
+    return await expandCommit({
+      repo: url,
+      ref,
+      cwd: control.root,
+      env: ctx.env,
+      ...ctx.cacheDir ? { cacheDir: ctx.cacheDir } : {},
+      ...ctx.trust ? { trust: trustNamed(ctx.trust, [url, control.url], control.root) } : {}
+    });
+  } catch (error2) {
+    if (error2 instanceof GitError && error2.code === "unknown-revision") return void 0;
+    throw error2;
+  }
+}
+function kptfilePath(plan) {
+  return `${plan.directory ? `${plan.directory}/` : ""}Kptfile`;
+}
+function updateChange(plan, control, commit, ctx) {
+  const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
+  const upstream2 = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
   return {
-    count,
-    // what is proposed already is kept up to date; nothing new is done
-    removals: removals.filter((r) => input.proposed.has(r)),
-    drafts: [],
-    held: mine.map(({ variant, repository, downstream }) => ({ variant, repository, downstream })),
-    message: message2,
-    ...mine.length === 0 ? { warning: `the removal guard holds the removals of other shards: ${message2}` } : {}
+    target: updateTarget(plan, control, ctx.branchPrefix),
+    fingerprint,
+    kind: "update",
+    variant: plan.name,
+    directory: plan.directory,
+    upstream: upstream2,
+    opened: "proposed",
+    updated: "updated",
+    current: plan.lockCommit === commit,
+    scratchName: plan.name,
+    async prepare(ws) {
+      const local = await ws.readPackage(plan.directory);
+      if (!local) throw new RunError("not-a-package", `${kptfilePath(plan)}: the package is gone from ${control.branch}`);
+      let files = local;
+      let conflicts = [];
+      let resources = [];
+      let changes;
+      const kptfile = local.get("Kptfile");
+      if (lockCommit(typeof kptfile === "string" ? kptfile : void 0) !== commit) {
+        const m = await ctx.materialize({
+          variant: plan.name,
+          upstream: { repo: plan.upstream.repo, directory: plan.upstream.directory, ref: plan.upstream.ref, commit },
+          downstream: { package: basename7(plan.directory) || control.name, local },
+          cacheDir: ctx.cacheDir,
+          cwd: control.root,
+          env: ctx.env,
+          // the control repository's own Kptfile names this upstream: the user's
+          ...ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url, control.url], control.root) } : {}
+        });
+        files = m.files;
+        conflicts = m.conflicts;
+        resources = m.resources;
+        changes = m.upstreamChanges;
+      }
+      let renderFailure;
+      if (ctx.render) {
+        const { text: text2, binary } = splitBinary(files);
+        const rendered = await renderFiles(ctx, text2, plan.directory, ws.dir);
+        if (rendered.ok) files = new Map([...rendered.files, ...binary]);
+        else renderFailure = rendered.failure;
+      }
+      await ws.writePackage(plan.directory, files);
+      return {
+        title: `kdelta: update ${plan.directory || "the root package"} to ${plan.upstream.ref}`,
+        summary: `Updates package ${inertCode3(plan.directory || "/")} of this repository from ${inertCode3(plan.lockCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode3(plan.upstream.ref)} (${inertCode3(commit.slice(0, 12))}), keeping its local edits.`,
+        commitDetail: `Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})`,
+        upstream: upstream2,
+        compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : void 0,
+        upstreamChanges: withCommitLinks(changes, (sha) => ctx.forge.commitUrl?.(plan.upstream.repo, sha)),
+        conflicts,
+        resources,
+        renderFailure
+      };
+    }
   };
 }
-function heldMessage(counted, max, proposed) {
-  const variants = counted.map((c) => `${c.variant} (${c.downstream}, ${c.does === "close" ? "close its open proposal" : c.does})`).join(", ");
-  const closings = counted.filter((c) => c.does === "close").length;
-  const what = closings > 0 ? ` (${counted.length - closings} packages to remove or orphan, ${closings} open proposals of gone variants to close)` : "";
-  const notCounted = proposed > 0 ? ` ${proposed} removals already proposed are not counted.` : "";
-  return `${counted.length} removals are due${what}, more than max-removals (${max}): none was proposed.${notCounted} Variants gone: ${variants}. If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; if these variants were removed on purpose, allow their removal with --max-removals ${counted.length} (the Action's input max-removals, RunSettings spec.maxRemovals)`;
+var inertCode3 = (text2) => inert(text2, "code");
+
+// ../run/src/jobs/lock-only.ts
+function changesLockOnly(base, next) {
+  const paths = /* @__PURE__ */ new Set([...base.keys(), ...next.keys()]);
+  let kptfileDiffers = false;
+  for (const path of paths) {
+    if (base.get(path) === next.get(path)) continue;
+    if (path !== "Kptfile") return false;
+    kptfileDiffers = true;
+  }
+  if (!kptfileDiffers) return false;
+  const withoutLock = (text2) => {
+    if (text2 === void 0) return void 0;
+    const doc = parseYamlDocument(text2);
+    if (doc.errors.length > 0) return void 0;
+    for (const path of [
+      ["upstream", "git", "ref"],
+      ["upstreamLock", "git", "ref"],
+      ["upstreamLock", "git", "commit"]
+    ])
+      if (doc.hasIn(path)) doc.deleteIn(path);
+    return JSON.stringify(doc.toJS());
+  };
+  const before = withoutLock(base.get("Kptfile"));
+  return before !== void 0 && before === withoutLock(next.get("Kptfile"));
 }
 
 // ../run/src/jobs/deployment-context.ts
-import { posix as posix5 } from "node:path";
+import { posix as posix6 } from "node:path";
 var import_yaml31 = __toESM(require_dist(), 1);
 function kptfileName(text2) {
   const [doc] = (0, import_yaml31.parseAllDocuments)(text2);
@@ -51743,8 +52320,8 @@ function kptfileName(text2) {
 function deploymentPackageContexts(files, packageName) {
   const out = /* @__PURE__ */ new Map();
   for (const [path, text2] of files) {
-    if (posix5.basename(path) !== "Kptfile") continue;
-    const dir = posix5.dirname(path);
+    if (posix6.basename(path) !== "Kptfile") continue;
+    const dir = posix6.dirname(path);
     const name2 = dir === "." ? packageName : kptfileName(text2);
     if (name2 === void 0) continue;
     const contextPath = dir === "." ? PACKAGE_CONTEXT_FILE : `${dir}/${PACKAGE_CONTEXT_FILE}`;
@@ -51868,11 +52445,11 @@ function variantChange(plan, up, ctx) {
       const kpt = files.get("Kptfile");
       if (kpt === void 0)
         throw new RunError("not-a-package", `the package from ${plan.upstream.url} ${plan.upstream.directory} has no Kptfile`);
-      const recordControl = ctx.control !== void 0 && (!local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile));
+      const recordControl = !local || oldCommit !== up.commit || CONTROL_ANNOTATION in kptfileAnnotations(kptfile);
       const annotated = setKptfileAnnotations(kpt, {
         [OWNER_ANNOTATION]: plan.name,
         [DELETION_POLICY_ANNOTATION]: spec.deletionPolicy ?? "delete",
-        ...recordControl ? { [CONTROL_ANNOTATION]: ctx.control } : {}
+        ...recordControl ? { [CONTROL_ANNOTATION]: ctx.controlRecord } : {}
       });
       files.set("Kptfile", annotated);
       tree.write("Kptfile", annotated);
@@ -51902,11 +52479,11 @@ function variantChange(plan, up, ctx) {
       const title = adopted ? `kdelta: adopt ${plan.downstream.package} (${plan.name}) at ${up.ref}` : renderOnly ? `kdelta: re-render ${plan.downstream.package} (${plan.name})` : reapplied ? `kdelta: re-apply ${plan.name} to ${plan.downstream.package} at ${up.ref}` : local ? `kdelta: update ${plan.downstream.package} (${plan.name}) to ${up.ref}` : `kdelta: add ${plan.downstream.package} (${plan.name}) from ${up.ref}`;
       return {
         title,
-        summary: renderOnly ? `Re-renders package ${inertCode3(directory)}: its upstream (${inertCode3(up.ref)}, ${inertCode3(up.commit.slice(0, 12))}) and variant ${inertCode3(plan.name)} are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map(inertCode3).join(", ")} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).${byFunction.length > 0 ? `
+        summary: renderOnly ? `Re-renders package ${inertCode4(directory)}: its upstream (${inertCode4(up.ref)}, ${inertCode4(up.commit.slice(0, 12))}) and variant ${inertCode4(plan.name)} are unchanged, and its Kptfile pipeline, run again, changes ${rendered.map(inertCode4).join(", ")} (a field a function of the pipeline sets was edited on the downstream; the function sets it again).${byFunction.length > 0 ? `
 
 What each function of the pipeline changed:
 
-${byFunction.join("\n")}` : ""}` : reapplied ? `Re-applies variant ${inertCode3(plan.name)} to package ${inertCode3(directory)} at the same upstream (${inertCode3(up.ref)}, ${inertCode3(up.commit.slice(0, 12))}): the variant or what it injects changed.` : adopted ? `Adopts package ${inertCode3(directory)}${owner ? ` from variant ${inertCode3(owner)}` : ", which no variant owned"} (adoptionPolicy adoptExisting): updates it from its upstreamLock ${inertCode3(oldCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode3(up.ref)} (${inertCode3(up.commit.slice(0, 12))}) with a 3-way merge that keeps its local edits, records variant ${inertCode3(plan.name)} as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? " and adds the package context of a deployment repository" : ""}, and applies the variant.` : local ? `Updates package ${inertCode3(directory)} from ${inertCode3(oldCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode3(up.ref)} (${inertCode3(up.commit.slice(0, 12))}) and re-applies variant ${inertCode3(plan.name)}.` : `Adds package ${inertCode3(directory)} from ${inertCode3(up.ref)} (${inertCode3(up.commit.slice(0, 12))}) with variant ${inertCode3(plan.name)} applied.`,
+${byFunction.join("\n")}` : ""}` : reapplied ? `Re-applies variant ${inertCode4(plan.name)} to package ${inertCode4(directory)} at the same upstream (${inertCode4(up.ref)}, ${inertCode4(up.commit.slice(0, 12))}): the variant or what it injects changed.` : adopted ? `Adopts package ${inertCode4(directory)}${owner ? ` from variant ${inertCode4(owner)}` : ", which no variant owned"} (adoptionPolicy adoptExisting): updates it from its upstreamLock ${inertCode4(oldCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode4(up.ref)} (${inertCode4(up.commit.slice(0, 12))}) with a 3-way merge that keeps its local edits, records variant ${inertCode4(plan.name)} as its owner${deployment && !local.has(PACKAGE_CONTEXT_FILE) ? " and adds the package context of a deployment repository" : ""}, and applies the variant.` : local ? `Updates package ${inertCode4(directory)} from ${inertCode4(oldCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode4(up.ref)} (${inertCode4(up.commit.slice(0, 12))}) and re-applies variant ${inertCode4(plan.name)}.` : `Adds package ${inertCode4(directory)} from ${inertCode4(up.ref)} (${inertCode4(up.commit.slice(0, 12))}) with variant ${inertCode4(plan.name)} applied.`,
         commitDetail: `Upstream: ${plan.upstream.url} ${plan.upstream.directory || "/"} at ${up.ref} (${up.commit})`,
         upstream: { ...upstreamInfo, oldCommit: local ? oldCommit : void 0 },
         compareUrl: oldCommit && local ? ctx.forge.compareUrl?.(plan.upstream.url, oldCommit, up.commit) : void 0,
@@ -51914,306 +52491,67 @@ ${byFunction.join("\n")}` : ""}` : reapplied ? `Re-applies variant ${inertCode3(
         conflicts,
         resources,
         renderFailure,
-        notReady: applied.unmetGates
-      };
-    }
-  };
-}
-var inertCode3 = (text2) => inert(text2, "code");
-
-// ../run/src/propose/settle.ts
-init_src2();
-init_proposal_metadata();
-init_protocol();
-async function findMergedRemovals(ctx, downstreams, handled, ours) {
-  const out = [];
-  const byCleanUrl = new Map([...downstreams].map((url) => [withoutCredentials(url), url]));
-  for (const p of await ctx.forge.list()) {
-    const repo = byCleanUrl.get(withoutCredentials(p.repo));
-    if (p.state !== "open" || repo === void 0 || handled.has(`${p.downstream} ${p.head}`)) continue;
-    const meta = parseMetadataBlock(p.body);
-    if (!meta || meta.kind !== "removal" && meta.kind !== "orphan" || !ours(meta.variant)) continue;
-    try {
-      const mirror = await ctx.mirror(repo);
-      const baseCommit = mirror.heads.get(p.base);
-      const merged = baseCommit !== void 0 && await reachedBase(baseHistoryIn(mirror.dir, baseCommit), {
-        commit: meta.headCommit,
-        fingerprint: meta.fingerprint,
-        branchGone: !mirror.heads.has(p.head),
-        // a removal's package is gone from the base: any commit of it may be the squash
-        directory: ""
-      });
-      if (merged) out.push({ proposal: p, variant: meta.variant });
-    } catch (error2) {
-      out.push({ proposal: p, variant: meta.variant, error: error2 });
-    }
-  }
-  return out;
-}
-async function recordMergedRemoval(ctx, found) {
-  const p = found.proposal;
-  const base = { variant: found.variant, downstream: p.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
-  try {
-    if (found.error !== void 0) throw found.error;
-    const proposal = ctx.dryRun ? p : await ctx.forge.close(p, "merged");
-    return { ...base, action: "up-to-date", writes: true, proposal: proposalRef(proposal), message: "the proposal was merged" };
-  } catch (error2) {
-    return { ...base, action: "failed", writes: false, code: errorCode(error2), error: message(error2) };
-  }
-}
-
-// ../run/src/plan/removal-scan.ts
-init_src2();
-import { mkdir as mkdir6, readFile as readFile8, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
-import { join as join17 } from "node:path";
-function fileOf(cacheRoot, k) {
-  const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
-  return join17(cacheRoot, "run-removal-scans", `${where}.json`);
-}
-function keyOf(k) {
-  return hashOf({
-    url: repositoryIdentity(k.url),
-    repository: k.repository,
-    branch: k.branch,
-    directory: k.directory,
-    commit: k.commit,
-    variants: [...k.variants].sort(),
-    control: k.control ?? null,
-    version: k.version
-  });
-}
-async function storedRemovals(cacheRoot, k) {
-  let stored;
-  try {
-    stored = JSON.parse(await readFile8(fileOf(cacheRoot, k), "utf8"));
-  } catch {
-    return void 0;
-  }
-  if (stored?.key !== keyOf(k) || !Array.isArray(stored.removals)) return void 0;
-  return stored.removals.map((r) => ({
-    variant: r.variant,
-    repository: k.repository,
-    url: k.url,
-    branch: k.branch,
-    directory: r.directory,
-    policy: r.policy === "orphan" ? "orphan" : "delete"
-  }));
-}
-async function storeRemovals(cacheRoot, k, removals) {
-  const file = fileOf(cacheRoot, k);
-  const stored = {
-    key: keyOf(k),
-    removals: removals.map((r) => ({ variant: r.variant, directory: r.directory, policy: r.policy }))
-  };
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    await mkdir6(join17(cacheRoot, "run-removal-scans"), { recursive: true });
-    await writeFile7(tmp, JSON.stringify(stored));
-    await rename5(tmp, file);
-  } catch {
-    await rm7(tmp, { force: true }).catch(() => void 0);
-  }
-}
-
-// ../run/src/pool.ts
-async function pool(items, limit, signal, fn3) {
-  const out = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      await checkpoint(signal);
-      if (next >= items.length) break;
-      const i = next++;
-      out[i] = await fn3(items[i]);
-    }
-  };
-  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  for (const s of settled) if (s.status === "rejected") throw s.reason;
-  return out;
-}
-
-// ../run/src/jobs/update.ts
-import { basename as basename7, isAbsolute as isAbsolute6, posix as posix6, resolve as resolve8 } from "node:path";
-init_src2();
-
-// ../run/src/control/control-work-tree.ts
-init_src2();
-async function uncommittedKptfilesWarning(control, directories) {
-  if (directories.length === 0) return void 0;
-  const kptfiles = directories.map((d) => d === "" ? "Kptfile" : `${d}/Kptfile`);
-  let status;
-  try {
-    status = (await runGit(["status", "--porcelain=v1", "-z", "--", ...kptfiles], { cwd: control.root })).stdout;
-  } catch {
-    return void 0;
-  }
-  const changed = /* @__PURE__ */ new Set();
-  const entries = status.split("\0");
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i];
-    if (entry.length < 4) continue;
-    changed.add(entry.slice(3));
-    if (entry[0] === "R" || entry[0] === "C") i++;
-  }
-  const unseen = kptfiles.filter((k) => changed.has(k));
-  if (unseen.length === 0) return void 0;
-  const pushed = control.url !== control.root;
-  return `update mode reads branch "${control.branch}" of ${pushed ? `the control repository's origin (${control.url})` : "the control repository"} as committed, not the work tree: uncommitted changes to ${unseen.join(", ")} are not part of this run (commit${pushed ? " and push" : ""} them, then run again)`;
-}
-
-// ../run/src/jobs/update.ts
-init_markdown();
-function slug(directory) {
-  return directory.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "") || "root";
-}
-async function findUpdatePlans(mirror, control, warnings) {
-  const paths = (await kptfilesOn(mirror, control.branch)).sort();
-  const remote = [];
-  const out = [];
-  const slugs = /* @__PURE__ */ new Map();
-  for (const path of paths) {
-    const directory = path === "Kptfile" ? "" : path.slice(0, -"/Kptfile".length);
-    if (remote.some((r) => r === "" || directory.startsWith(`${r}/`))) continue;
-    let k;
-    try {
-      const decoded = decodeKptfile(await showFile2(mirror, control.branch, path), path);
-      const broken = decoded.issues.find((i) => i.code === "yaml-syntax");
-      if (broken) throw new RunError("invalid-kptfile", broken.message);
-      k = decoded.kptfile;
-    } catch (error2) {
-      warnings.push(`${path}: not read for update mode: ${message(error2).split("\n")[0]}`);
-      continue;
-    }
-    const g = k?.upstream?.git;
-    if (!g || typeof g.repo !== "string" || g.repo === "") continue;
-    remote.push(directory);
-    if (k?.metadata?.annotations?.[OWNER_ANNOTATION]) continue;
-    if (typeof g.ref !== "string" || g.ref === "") {
-      warnings.push(`${path}: upstream.git.ref is missing: update mode needs the ref to follow`);
-      continue;
-    }
-    const lock = k?.upstreamLock?.git?.commit;
-    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(g.repo) || /^[^/]+@[^/:]+:/.test(g.repo) || isAbsolute6(g.repo) ? g.repo : resolve8(control.root, g.repo);
-    const base = `update-${slug(directory)}`;
-    const n = (slugs.get(base) ?? 0) + 1;
-    slugs.set(base, n);
-    out.push({
-      name: n === 1 ? base : `${base}-${hashOf(directory).slice(0, 6)}`,
-      directory,
-      upstream: {
-        repo: g.repo,
-        url,
-        directory: posix6.normalize(`/${typeof g.directory === "string" ? g.directory : ""}`).replace(/^\/+|\/+$/g, ""),
-        ref: g.ref
-      },
-      lockCommit: typeof lock === "string" ? lock : void 0
-    });
-  }
-  const unseen = await uncommittedKptfilesWarning(
-    control,
-    out.map((p) => p.directory)
-  );
-  if (unseen) warnings.push(unseen);
-  return out;
-}
-function updateTarget(plan, control, branchPrefix2) {
-  return { downstream: control.name, repo: control.url, head: `${branchPrefix2}${plan.name}`, base: control.branch };
-}
-function runUpdateJob(plan, control, ctx) {
-  const id = { variant: plan.name, downstream: `${control.name}/${plan.directory || "."}`, dryRun: ctx.dryRun };
-  return runJob(id, async () => {
-    const commit = await upstreamCommit(plan, control, ctx);
-    if (!commit) {
-      return failure(
-        "upstream-unresolved",
-        `${kptfilePath(plan)}: upstream.git.ref "${plan.upstream.ref}" is not a tag, a branch or a commit of ${plan.upstream.repo}`
-      );
-    }
-    return propose(ctx, updateChange(plan, control, commit, ctx));
-  });
-}
-async function upstreamCommit(plan, control, ctx) {
-  const { ref, url } = plan.upstream;
-  const commit = pickCommit(ref, await ctx.upstreamRefs(url));
-  if (commit || !/^[0-9a-f]{4,39}$/i.test(ref)) return commit;
-  try {
-    return await expandCommit({
-      repo: url,
-      ref,
-      cwd: control.root,
-      env: ctx.env,
-      ...ctx.cacheDir ? { cacheDir: ctx.cacheDir } : {},
-      ...ctx.trust ? { trust: trustNamed(ctx.trust, [url, control.url], control.root) } : {}
-    });
-  } catch (error2) {
-    if (error2 instanceof GitError && error2.code === "unknown-revision") return void 0;
-    throw error2;
-  }
-}
-function kptfilePath(plan) {
-  return `${plan.directory ? `${plan.directory}/` : ""}Kptfile`;
-}
-function updateChange(plan, control, commit, ctx) {
-  const fingerprint = hashOf({ update: plan.directory, upstream: plan.upstream, commit, version: ctx.version }).slice(0, 32);
-  const upstream2 = { repo: plan.upstream.repo, ref: plan.upstream.ref, commit, oldCommit: plan.lockCommit };
-  return {
-    target: updateTarget(plan, control, ctx.branchPrefix),
-    fingerprint,
-    kind: "update",
-    variant: plan.name,
-    directory: plan.directory,
-    upstream: upstream2,
-    opened: "proposed",
-    updated: "updated",
-    current: plan.lockCommit === commit,
-    scratchName: plan.name,
-    async prepare(ws) {
-      const local = await ws.readPackage(plan.directory);
-      if (!local) throw new RunError("not-a-package", `${kptfilePath(plan)}: the package is gone from ${control.branch}`);
-      let files = local;
-      let conflicts = [];
-      let resources = [];
-      let changes;
-      const kptfile = local.get("Kptfile");
-      if (lockCommit(typeof kptfile === "string" ? kptfile : void 0) !== commit) {
-        const m = await ctx.materialize({
-          variant: plan.name,
-          upstream: { repo: plan.upstream.repo, directory: plan.upstream.directory, ref: plan.upstream.ref, commit },
-          downstream: { package: basename7(plan.directory) || control.name, local },
-          cacheDir: ctx.cacheDir,
-          cwd: control.root,
-          env: ctx.env,
-          // the control repository's own Kptfile names this upstream: the user's
-          ...ctx.trust ? { trust: trustNamed(ctx.trust, [plan.upstream.url, control.url], control.root) } : {}
-        });
-        files = m.files;
-        conflicts = m.conflicts;
-        resources = m.resources;
-        changes = m.upstreamChanges;
-      }
-      let renderFailure;
-      if (ctx.render) {
-        const { text: text2, binary } = splitBinary(files);
-        const rendered = await renderFiles(ctx, text2, plan.directory, ws.dir);
-        if (rendered.ok) files = new Map([...rendered.files, ...binary]);
-        else renderFailure = rendered.failure;
-      }
-      await ws.writePackage(plan.directory, files);
-      return {
-        title: `kdelta: update ${plan.directory || "the root package"} to ${plan.upstream.ref}`,
-        summary: `Updates package ${inertCode4(plan.directory || "/")} of this repository from ${inertCode4(plan.lockCommit?.slice(0, 12) ?? "(no lock)")} to ${inertCode4(plan.upstream.ref)} (${inertCode4(commit.slice(0, 12))}), keeping its local edits.`,
-        commitDetail: `Upstream: ${plan.upstream.repo} /${plan.upstream.directory} at ${plan.upstream.ref} (${commit})`,
-        upstream: upstream2,
-        compareUrl: plan.lockCommit ? ctx.forge.compareUrl?.(plan.upstream.repo, plan.lockCommit, commit) : void 0,
-        upstreamChanges: withCommitLinks(changes, (sha) => ctx.forge.commitUrl?.(plan.upstream.repo, sha)),
-        conflicts,
-        resources,
-        renderFailure
+        notReady: applied.unmetGates,
+        ...local && changesLockOnly(splitBinary(local).text, files) ? { lockOnly: true } : {}
       };
     }
   };
 }
 var inertCode4 = (text2) => inert(text2, "code");
+
+// ../run/src/jobs/run-jobs.ts
+async function runJobs(planned, gated, ctx, options) {
+  const { concurrency } = options;
+  const total = gated.jobs.length + planned.collided.size + planned.guard.held.length + gated.held.length + planned.merged.length;
+  options.onProgress?.({ type: "planned", total });
+  let done = 0;
+  const report = (raw) => {
+    const result = resultWithoutCredentials(raw);
+    options.onProgress?.({ type: "done", result, done: ++done, total });
+    return result;
+  };
+  const run2 = async (job) => report(
+    ctx.budget?.exhausted ? deferredResult({ variant: job.variant, downstream: job.downstream, dryRun: ctx.dryRun }) : await start(job, ctx)
+  );
+  const results = [];
+  for (const kind of ["variant", "update", "removal", "retire"]) {
+    results.push(
+      ...await pool(
+        gated.jobs.filter((j) => j.kind === kind),
+        concurrency,
+        ctx.signal,
+        run2
+      )
+    );
+  }
+  for (const [r, why] of planned.collided) {
+    results.push(report(notRun({ variant: r.variant, downstream: removalLabel(r) }, ctx.dryRun, "name-collision", why)));
+  }
+  for (const h of planned.guard.held) results.push(report(notRun(h, ctx.dryRun, "removals-held", planned.guard.message ?? "")));
+  for (const held2 of gated.held) results.push(report(held2));
+  for (const m of planned.merged) results.push(report(await recordMergedRemoval(ctx, m)));
+  return results.sort((a, b) => a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1);
+}
+function start(job, ctx) {
+  switch (job.kind) {
+    case "variant":
+      return runVariantJob(job.plan, ctx);
+    case "update":
+      return runUpdateJob(job.plan, job.control, ctx);
+    case "removal":
+      return runRemovalJob(job.removal, ctx);
+    case "retire":
+      return runRetireJob(job.draft, ctx);
+    default:
+      return job;
+  }
+}
+function notRun(r, dryRun, code5, why) {
+  return { variant: r.variant, downstream: r.downstream, dryRun, conflicts: [], conflictCount: 0, ...failure(code5, why) };
+}
+
+// ../run/src/plan/jobs-plan.ts
+init_src2();
 
 // ../run/src/preview/preview-scope.ts
 init_src2();
@@ -52276,397 +52614,181 @@ function commitOf(ref, refs) {
   return isFullCommit(ref) ? ref.toLowerCase() : void 0;
 }
 
-// ../run/src/run.ts
-init_repo();
-
-// ../run/src/dashboard/dashboard-run.ts
-var SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\/[A-Za-z0-9._-]+$/;
-function dashboardRepositoryProblem(repository) {
-  return SLUG.test(repository) && !/\/\.\.?$/.test(repository) ? void 0 : `the dashboard's repository must be owner/name, as GitHub names it (got ${JSON.stringify(repository)})`;
-}
-function dashboardTarget(repository, mode, shard2) {
-  const parts = [...mode === "both" ? [] : [mode], ...shard2 ? [`shard ${shard2.index}/${shard2.count}`] : []];
-  const name2 = ["dashboard", ...mode === "both" ? [] : [mode], ...shard2 ? [`shard-${shard2.index}-of-${shard2.count}`] : []].join("-");
+// ../run/src/plan/removal-guard.ts
+function removalGuard(input) {
+  const counted = [
+    ...input.removals.filter((r) => !input.proposed.has(r)).map((r) => ({ variant: r.variant, repository: r.repository, downstream: removalLabel(r), does: r.policy })),
+    ...input.drafts.map((d) => ({ variant: d.variant, repository: d.repository, downstream: retiredLabel(d), does: "close" }))
+  ];
+  const removals = input.removals.filter((r) => input.mine(r.variant));
+  const drafts = input.drafts.filter((d) => input.mine(d.variant));
+  const count = counted.length;
+  if (count <= input.max) return { count, removals, drafts, held: [] };
+  const keyOf3 = (c) => jobKey(c.variant, c.downstream);
+  const mine = counted.filter((c) => input.mine(c.variant));
+  const allowedBy = [removalSetKey(counted.map(keyOf3)), removalSetKey(mine.map(keyOf3))].find((k) => input.allowed.has(k));
+  if (allowedBy !== void 0) return { count, removals, drafts, held: [], allowedBy };
+  const message2 = heldMessage(counted, input.max, input.proposed.size);
   return {
-    repository,
-    name: name2,
-    title: `kdelta dashboard${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`,
-    marker: `<!-- kdelta-dashboard: ${name2} -->`
+    count,
+    // what is proposed already is kept up to date; nothing new is done
+    removals: removals.filter((r) => input.proposed.has(r)),
+    drafts: [],
+    held: mine.map(({ variant, repository, downstream }) => ({ variant, repository, downstream })),
+    message: message2,
+    ...mine.length === 0 ? { warning: `the removal guard holds the removals of other shards: ${message2}` } : {}
   };
 }
-var LOCAL_TICK = "In this file, tick a box by writing `- [x]` for `- [ ]`.";
-async function openDashboard(forge, target, budget) {
-  const none = { retry: [], allowRemovals: [], repropose: [] };
-  if (!forge.readDashboard || !forge.writeDashboard) {
-    return { skipped: { outcome: "skipped", reason: `the ${forge.name} forge keeps no dashboard`, ticks: none } };
-  }
-  const read = forge.readDashboard.bind(forge);
-  const writeTo = forge.writeDashboard.bind(forge);
-  let seen;
+function heldMessage(counted, max, proposed) {
+  const variants = counted.map((c) => `${c.variant} (${c.downstream}, ${c.does === "close" ? "close its open proposal" : c.does})`).join(", ");
+  const closings = counted.filter((c) => c.does === "close").length;
+  const what = closings > 0 ? ` (${counted.length - closings} packages to remove or orphan, ${closings} open proposals of gone variants to close)` : "";
+  const notCounted = proposed > 0 ? ` ${proposed} removals already proposed are not counted.` : "";
+  return `${counted.length} removals are due${what}, more than max-removals (${max}): none was proposed.${notCounted} Variants gone: ${variants}. If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; if these variants were removed on purpose, allow their removal with --max-removals ${counted.length} (the Action's input max-removals, RunSettings spec.maxRemovals)`;
+}
+
+// ../run/src/plan/removal-scan.ts
+init_src2();
+import { mkdir as mkdir7, readFile as readFile8, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
+import { join as join18 } from "node:path";
+function fileOf(cacheRoot, k) {
+  const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
+  return join18(cacheRoot, "run-removal-scans", `${where}.json`);
+}
+function keyOf2(k) {
+  return hashOf({
+    url: repositoryIdentity(k.url),
+    repository: k.repository,
+    branch: k.branch,
+    directory: k.directory,
+    commit: k.commit,
+    variants: [...k.variants].sort(),
+    control: k.control ?? null,
+    version: k.version
+  });
+}
+async function storedRemovals(cacheRoot, k) {
+  let stored;
   try {
-    seen = await read(target);
-  } catch (error2) {
-    const reason = `cannot read the dashboard: ${message(error2)}`;
-    return {
-      skipped: { outcome: "skipped", reason, ticks: none },
-      warning: `${reason}; the run goes on without it (it needs issues: write on the control repository, or turn it off)`
-    };
+    stored = JSON.parse(await readFile8(fileOf(cacheRoot, k), "utf8"));
+  } catch {
+    return void 0;
   }
-  const hold = budget ? budget.reserve(forge.writeCost?.({ kind: "dashboard" }) ?? 0) : () => {
+  if (stored?.key !== keyOf2(k) || !Array.isArray(stored.removals)) return void 0;
+  return stored.removals.map((r) => ({
+    variant: r.variant,
+    repository: k.repository,
+    url: k.url,
+    branch: k.branch,
+    directory: r.directory,
+    policy: r.policy === "orphan" ? "orphan" : "delete"
+  }));
+}
+async function storeRemovals(cacheRoot, k, removals) {
+  const file = fileOf(cacheRoot, k);
+  const stored = {
+    key: keyOf2(k),
+    removals: removals.map((r) => ({ variant: r.variant, directory: r.directory, policy: r.policy }))
   };
-  if (!hold) {
-    const reason = "the run's write budget cannot cover the dashboard's write: not kept by this run";
-    return { skipped: { outcome: "skipped", url: seen?.url, reason, ticks: none }, warning: reason };
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    await mkdir7(join18(cacheRoot, "run-removal-scans"), { recursive: true });
+    await writeFile7(tmp, JSON.stringify(stored));
+    await rename5(tmp, file);
+  } catch {
+    await rm7(tmp, { force: true }).catch(() => void 0);
   }
-  const parsed = seen ? parseDashboard(seen.body) : { ticks: NO_TICKS, memory: /* @__PURE__ */ new Map() };
-  return {
-    opened: {
-      ticks: parsed.ticks,
-      async write(results, acted) {
-        const body = renderDashboard({
-          title: target.title,
-          marker: target.marker,
-          entries: dashboardEntries(results, parsed.memory),
-          tickHow: forge.name === "local" ? LOCAL_TICK : void 0
-        });
-        try {
-          if (seen && seen.body === body) return { report: { outcome: "unchanged", url: seen.url, ticks: acted } };
-          const now = await read(target);
-          if ((now?.body ?? void 0) !== (seen?.body ?? void 0)) {
-            const reason = "the dashboard changed while the run went on: left as it is, for the next run to read and rewrite";
-            return { report: { outcome: "raced", url: now?.url ?? seen?.url, reason, ticks: acted }, warning: reason };
-          }
-          const written = await writeTo(target, body, now);
-          return { report: { outcome: now ? "updated" : "created", url: written.url, ticks: acted } };
-        } catch (error2) {
-          const reason = `cannot write the dashboard: ${message(error2)}`;
-          return { report: { outcome: "skipped", url: seen?.url, reason, ticks: acted }, warning: reason };
-        } finally {
-          hold();
-        }
-      }
-    }
-  };
 }
 
-// ../run/src/run.ts
-var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
-var DEFAULT_CONFIG_DIR = ".kdelta";
-function notRun(r, dryRun, code5, why) {
-  return { variant: r.variant, downstream: r.downstream, dryRun, conflicts: [], conflictCount: 0, ...failure(code5, why) };
-}
-function memo(make) {
-  const cache2 = /* @__PURE__ */ new Map();
-  return (key) => {
-    let hit = cache2.get(key);
-    if (!hit) {
-      hit = make(key);
-      cache2.set(key, hit);
-    }
-    return hit;
-  };
-}
-async function run(options) {
-  const configArg = options.config ?? DEFAULT_CONFIG_DIR;
-  const runOptionSettings = normaliseSettings(
-    optionSettings({ ...options, forge: typeof options.forge === "string" ? options.forge : void 0 })
+// ../run/src/plan/jobs-plan.ts
+async function planJobs(input) {
+  const { plan, ctx, ticks } = input;
+  const { mode, shard: shard2, maxRemovals } = input.settings;
+  const { branchPrefix: branchPrefix2, control: controlId, signal } = ctx;
+  const warnings = [];
+  const scope = input.upstreamRef ? await scopeToUpstreamRef(plan.variants, input.upstreamRef, ctx.upstreamRefs) : void 0;
+  const variants = retriedFirst(
+    mode === "updates" ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(v.name, shard2)),
+    (v) => jobKey(v.name, variantLabel(v)),
+    ticks
   );
-  const dashboardRepository = options.dashboard ? options.dashboard.repository : void 0;
-  const repositoryProblem = dashboardRepository !== void 0 ? dashboardRepositoryProblem(dashboardRepository) : void 0;
-  if (repositoryProblem) throw new RunError("invalid-option", `run option dashboard.repository: ${repositoryProblem}`);
-  const control = await loadControl({ dir: resolve9(options.cwd, configArg), display: configArg });
-  const plan = planRun(control, { cwd: options.cwd });
-  const settings = resolveSettings(runOptionSettings, control.settings, { config: configArg });
-  const { mode, shard: shard2, concurrency, branchPrefix: branchPrefix2 } = settings;
-  const forgeChoice = typeof options.forge === "object" ? options.forge : settings.forge;
-  const env = options.env ?? process.env;
-  const proposalsDir = resolve9(options.cwd, settings.proposalsDir);
-  if (forgeChoice === "local" && !settings.dryRun) {
-    const origin = settings.origins.proposalsDir;
-    await checkOutputPath({
-      path: proposalsDir,
-      shown: settings.proposalsDir,
-      // read as "<what> <path>: <why>"
-      what: origin?.type === "field" ? `RunSettings ${origin.field}` : origin?.type === "option" ? origin.name : "the proposals directory",
-      kind: "directory"
-    });
+  let updates = [];
+  let control;
+  if (mode !== "variants" && !scope) {
+    const found = await findControlRepository(input.cwd);
+    if (!found.ok) warnings.push(`update mode skipped: ${found.reason}`);
+    else {
+      control = found.value;
+      try {
+        const c = control;
+        updates = retriedFirst(
+          (await findUpdatePlans(await ctx.mirror(control.url), control, warnings)).filter((u) => inShard(u.name, shard2)),
+          (u) => jobKey(u.name, updateLabel(c, u)),
+          ticks
+        );
+      } catch (error2) {
+        warnings.push(
+          `update mode skipped: cannot read the control repository (${control.url}): ${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)}`
+        );
+      }
+    }
   }
-  const budget = forgeChoice === "github" ? new Budget(settings.origins.budget?.type === "default" ? void 0 : settings.budget) : void 0;
-  const connection = options.github ?? {};
-  const forge = forgeChoice === "local" ? createLocalForge({
-    dir: proposalsDir,
-    displayRoot: options.cwd,
-    branchPrefix: branchPrefix2
-  }) : forgeChoice === "github" ? (
-    // loaded only for GitHub: a local run never loads Octokit
-    (await Promise.resolve().then(() => (init_github2(), github_exports))).createGitHubForge({
-      ...definedOnly({
-        token: connection.token,
-        apiUrl: connection.apiUrl,
-        serverUrl: connection.serverUrl,
-        graphqlUrl: connection.graphqlUrl,
-        app: connection.app,
-        tokenName: connection.tokenName,
-        pacing: connection.pacing,
-        clock: connection.clock,
-        onToken: connection.onToken
-      }),
-      ...settings.github,
-      env,
-      budget,
-      branchPrefix: branchPrefix2
-    })
-  ) : forgeChoice;
-  const warnings = [...plan.warnings];
-  const trust = sourceTrust({
-    named: control.repositories.map((r) => repositoryUrl(r, options.cwd)),
-    repositories: [...settings.credentialRepositories, ...settings.credentialHosts],
-    // `owner/repo` names a repository of the GitHub the run proposes on
-    githubServer: forge.name === "github" ? forge.serverUrl : void 0,
-    // the forge's token for its own server, for fetches as for ls-remote (only on the hosts above)
-    tokenFor: (url) => forge.gitToken?.(url),
-    tokenName: (url) => forge.gitTokenName?.(url),
-    cwd: options.cwd,
-    env,
-    ...settings.allowLocalUpstreams !== void 0 ? { allowLocal: settings.allowLocalUpstreams } : {}
+  const names2 = new Set(plan.variants.map((v) => v.name));
+  let removals = [];
+  let drafts = [];
+  if (mode !== "updates" && !scope) {
+    const cacheRoot = ctx.cacheDir ?? defaultCacheDir(ctx.env);
+    const found = await pool(plan.downstreams, input.settings.concurrency, signal, async (d) => {
+      const downstream = { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory };
+      try {
+        const removed = await removalsOf(ctx, cacheRoot, downstream, names2, controlId);
+        const gone = [...(await ctx.heads(d.url)).keys()].some(
+          (h) => h.startsWith(branchPrefix2) && h !== downstream.branch && !names2.has(h.slice(branchPrefix2.length))
+        );
+        const retired = gone ? await findRetiredDrafts(ctx, await ctx.mirror(d.url), downstream, names2, controlId) : [];
+        const removing = new Set(removed.map((r) => r.variant));
+        return { removals: removed, drafts: retired.filter((r) => !removing.has(r.variant)) };
+      } catch (error2) {
+        return {
+          removals: [],
+          drafts: [],
+          warning: `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)}`
+        };
+      }
+    });
+    for (const f of found) {
+      removals.push(...f.removals);
+      drafts.push(...f.drafts);
+      if (f.warning) warnings.push(f.warning);
+    }
+  }
+  const guard = removalGuard({
+    removals,
+    drafts,
+    proposed: removals.length + drafts.length > maxRemovals ? await proposedRemovals(ctx, removals) : /* @__PURE__ */ new Set(),
+    max: maxRemovals,
+    allowed: ticks.allowRemovals,
+    mine: (variant) => inShard(variant, shard2)
   });
-  const tokenFor = (url) => {
-    const token = forge.gitToken?.(url);
-    return token ? { token, tokenName: forge.gitTokenName?.(url) } : {};
-  };
-  const controlId = await findControlIdentity(options.cwd, resolve9(options.cwd, configArg));
-  sweepAbandonedWork();
-  const runDir = makeTempDir(tmpdir4(), "run");
-  const stopGit = () => stopRunningGit();
-  options.signal?.addEventListener("abort", stopGit, { once: true });
-  let jobs = 0;
-  const remoteRefs = memo(async (url) => {
-    await forge.prepareGitToken?.(url).catch(() => {
-    });
-    return listRemoteRefs({ repo: url, cwd: options.cwd, env, ...tokenFor(url) });
-  });
-  let dashboard;
-  let dashboardReport;
-  if (!settings.dryRun && !options.upstreamRef && options.dashboard !== false) {
-    const repository = forge.name === "github" ? dashboardRepository ?? await githubControlRepository(options.cwd, forge) : void 0;
-    if (forge.name === "github" && repository === void 0) {
-      dashboardReport = {
-        outcome: "skipped",
-        reason: "the control repository on GitHub is not known: give it (--dashboard-repo owner/name; the Action gives GITHUB_REPOSITORY)",
-        ticks: { retry: [], allowRemovals: [], repropose: [] }
-      };
-    } else {
-      const opened = await openDashboard(forge, dashboardTarget(repository, mode, shard2), budget);
-      if ("opened" in opened) dashboard = opened.opened;
-      else {
-        dashboardReport = opened.skipped;
-        if (opened.warning) warnings.push(opened.warning);
-      }
-    }
+  ({ removals, drafts } = guard);
+  const { held: held2 } = guard;
+  if (guard.warning) warnings.push(guard.warning);
+  const collided = checkCollisions({ variants, updates, control, removals, branchPrefix: branchPrefix2, forge: ctx.forge });
+  removals = removals.filter((r) => !collided.has(r));
+  let merged = [];
+  if (mode !== "updates" && !scope && !ctx.forge.tracksMerges) {
+    const handled = new Set([...removals, ...held2, ...drafts].map((r) => `${r.repository} ${branchPrefix2}${r.variant}`));
+    const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
+    merged = await findMergedRemovals(ctx, downstreamUrls, handled, (v) => !names2.has(v) && inShard(v, shard2));
   }
-  const ticks = dashboard?.ticks ?? NO_TICKS;
-  const ctx = {
-    version: options.version ?? KDELTA_VERSION,
-    ...ticks.repropose.size > 0 ? { repropose: ticks.repropose } : {},
-    dryRun: settings.dryRun,
-    forge,
-    materialize: options.materialize ?? createPackageUpdateMaterialize(),
-    render: options.render ?? true,
-    allowExec: settings.allowExec,
-    // an upstream ref under preview is anyone's pull request: its pipelines run no container
-    // image unless the user allowed some for it (built-ins still render the catalogue's functions)
-    allowedImages: settings.allowedImages ?? (options.upstreamRef ? [] : void 0),
-    author: settings.author,
-    env,
-    trust,
-    cacheDir: options.cacheDir,
-    branchPrefix: branchPrefix2,
-    signal: options.signal,
-    budget,
-    control: controlId,
-    checkout: async (url, base, head, name2) => {
-      const mirror = await ctx.mirror(url);
-      const dir = join18(runDir, "jobs", `${++jobs}-${name2.replace(/[^A-Za-z0-9._-]/g, "_")}`);
-      await mkdir7(join18(runDir, "jobs"), { recursive: true });
-      return checkoutMirror(mirror, url, base, head, dir);
-    },
-    upstreamRefs: remoteRefs,
-    heads: async (url) => headsOf(await remoteRefs(url)),
-    mirror: memo(async (url) => {
-      const dir = join18(runDir, "mirrors", `${hashOf(url).slice(0, 16)}.git`);
-      await mkdir7(join18(runDir, "mirrors"), { recursive: true });
-      await forge.prepareGitToken?.(url);
-      await cloneBare({ repo: url, dest: dir, cwd: options.cwd, env, ...tokenFor(url) });
-      return { dir, heads: await mirrorHeads(dir) };
-    })
-  };
-  try {
-    const scope = options.upstreamRef ? await scopeToUpstreamRef(plan.variants, options.upstreamRef, ctx.upstreamRefs) : void 0;
-    const variants = retriedFirst(
-      mode === "updates" ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(v.name, shard2)),
-      (v) => jobKey(v.name, variantLabel(v)),
-      ticks
-    );
-    const total = { n: variants.length };
-    let done = 0;
-    const report = (raw) => {
-      const result = resultWithoutCredentials(raw);
-      options.onProgress?.({ type: "done", result, done: ++done, total: total.n });
-      return result;
-    };
-    const unlessSpent = (variant, downstream, job) => async () => budget?.exhausted ? deferredResult({ variant, downstream, dryRun: ctx.dryRun }) : job();
-    let updates = [];
-    let control2;
-    if (mode !== "variants" && !scope) {
-      const found = await findControlRepository(options.cwd);
-      if (!found.ok) warnings.push(`update mode skipped: ${found.reason}`);
-      else {
-        control2 = found.value;
-        try {
-          const c = control2;
-          updates = retriedFirst(
-            (await findUpdatePlans(await ctx.mirror(control2.url), control2, warnings)).filter((u) => inShard(u.name, shard2)),
-            (u) => jobKey(u.name, updateLabel(c, u)),
-            ticks
-          );
-        } catch (error2) {
-          warnings.push(
-            `update mode skipped: cannot read the control repository (${control2.url}): ${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)}`
-          );
-        }
-      }
-    }
-    const names2 = new Set(plan.variants.map((v) => v.name));
-    let removals = [];
-    let drafts = [];
-    if (mode !== "updates" && !scope) {
-      const cacheRoot = options.cacheDir ?? defaultCacheDir(env);
-      const found = await pool(plan.downstreams, concurrency, options.signal, async (d) => {
-        const downstream = { repository: d.repository.name, url: d.url, branch: d.repository.branch, directory: d.repository.directory };
-        try {
-          const removed = await removalsOf(ctx, cacheRoot, downstream, names2, controlId);
-          const gone = [...(await ctx.heads(d.url)).keys()].some(
-            (h) => h.startsWith(branchPrefix2) && h !== downstream.branch && !names2.has(h.slice(branchPrefix2.length))
-          );
-          const retired = gone ? await findRetiredDrafts(ctx, await ctx.mirror(d.url), downstream, names2, controlId) : [];
-          const removing = new Set(removed.map((r) => r.variant));
-          return { removals: removed, drafts: retired.filter((r) => !removing.has(r.variant)) };
-        } catch (error2) {
-          return {
-            removals: [],
-            drafts: [],
-            warning: `Repository "${d.repository.name}" (${d.url}): cannot look for packages of removed variants: ${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)}`
-          };
-        }
-      });
-      for (const f of found) {
-        removals.push(...f.removals);
-        drafts.push(...f.drafts);
-        if (f.warning) warnings.push(f.warning);
-      }
-    }
-    const guard = removalGuard({
-      removals,
-      drafts,
-      proposed: removals.length + drafts.length > settings.maxRemovals ? await proposedRemovals(ctx, removals) : /* @__PURE__ */ new Set(),
-      max: settings.maxRemovals,
-      allowed: ticks.allowRemovals,
-      mine: (variant) => inShard(variant, shard2)
-    });
-    ({ removals, drafts } = guard);
-    const { held: held2 } = guard;
-    if (guard.warning) warnings.push(guard.warning);
-    const collided = checkCollisions({ variants, updates, control: control2, removals, branchPrefix: branchPrefix2, forge });
-    removals = removals.filter((r) => !collided.has(r));
-    let merged = [];
-    if (mode !== "updates" && !scope && !forge.tracksMerges) {
-      const handled = new Set([...removals, ...held2, ...drafts].map((r) => `${r.repository} ${branchPrefix2}${r.variant}`));
-      const downstreamUrls = new Set(plan.downstreams.map((d) => d.url));
-      merged = await findMergedRemovals(ctx, downstreamUrls, handled, (v) => !names2.has(v) && inShard(v, shard2));
-    }
-    removals = retriedFirst(removals, (r) => jobKey(r.variant, removalLabel(r)), ticks);
-    const jobKeys = [
-      ...variants.map((v) => jobKey(v.name, variantLabel(v))),
-      ...control2 ? updates.map((u) => jobKey(u.name, updateLabel(control2, u))) : [],
-      ...removals.map((r) => jobKey(r.variant, removalLabel(r)))
-    ];
-    const acted = {
-      retry: jobKeys.filter((k) => ticks.retry.has(k)),
-      allowRemovals: guard.allowedBy !== void 0 ? [guard.allowedBy] : [],
-      // a declined proposal's tick acts in its job (propose): known once the jobs ran
-      repropose: []
-    };
-    total.n += updates.length + removals.length + collided.size + held2.length + drafts.length + merged.length;
-    options.onProgress?.({ type: "planned", total: total.n });
-    const results = await pool(
-      variants,
-      concurrency,
-      options.signal,
-      async (v) => report(await unlessSpent(v.name, variantLabel(v), () => runVariantJob(v, ctx))())
-    );
-    if (control2) {
-      const c = control2;
-      results.push(
-        ...await pool(
-          updates,
-          concurrency,
-          options.signal,
-          async (u) => report(await unlessSpent(u.name, updateLabel(c, u), () => runUpdateJob(u, c, ctx))())
-        )
-      );
-    }
-    if (mode !== "updates" && !scope) {
-      results.push(
-        ...await pool(
-          removals,
-          concurrency,
-          options.signal,
-          async (r) => report(await unlessSpent(r.variant, removalLabel(r), () => runRemovalJob(r, ctx))())
-        )
-      );
-      results.push(
-        ...await pool(
-          drafts,
-          concurrency,
-          options.signal,
-          async (r) => report(await unlessSpent(r.variant, retiredLabel(r), () => runRetireJob(r, ctx))())
-        )
-      );
-      for (const [r, why] of collided) {
-        results.push(report(notRun({ variant: r.variant, downstream: removalLabel(r) }, ctx.dryRun, "name-collision", why)));
-      }
-      for (const h of held2) {
-        results.push(report(notRun(h, ctx.dryRun, "removals-held", guard.message ?? "")));
-      }
-      for (const m of merged) results.push(report(await recordMergedRemoval(ctx, m)));
-    }
-    if (options.signal?.aborted) throw interrupted(options.signal);
-    results.sort((a, b) => a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1);
-    if (dashboard) {
-      const reproposed = [...ticks.repropose].filter((url) => results.some((r) => r.proposal?.url === url && r.action !== "declined"));
-      const written = await dashboard.write(results, { ...acted, repropose: reproposed });
-      dashboardReport = written.report;
-      if (written.warning) warnings.push(written.warning);
-    }
-    return {
-      version: ctx.version,
-      dryRun: ctx.dryRun,
-      mode,
-      shard: shard2,
-      results,
-      warnings: warnings.map((w) => hideCredentials(w)),
-      failed: results.filter((r) => r.error !== void 0).length,
-      ...budget ? { budget: budget.report() } : {},
-      ...dashboardReport ? { dashboard: dashboardReport } : {},
-      ...scope ? { upstreamRef: { repository: scope.repository, url: scope.url, ref: scope.ref, commit: scope.commit } } : {}
-    };
-  } catch (error2) {
-    if (options.signal?.aborted) throw interrupted(options.signal);
-    throw error2;
-  } finally {
-    options.signal?.removeEventListener("abort", stopGit);
-    removeTempDir(runDir);
-  }
+  removals = retriedFirst(removals, (r) => jobKey(r.variant, removalLabel(r)), ticks);
+  const jobs = [
+    ...variants.map((v) => ({ kind: "variant", variant: v.name, downstream: variantLabel(v), plan: v })),
+    ...control ? updates.map((u) => ({ kind: "update", variant: u.name, downstream: updateLabel(control, u), plan: u, control })) : [],
+    ...removals.map((r) => ({ kind: "removal", variant: r.variant, downstream: removalLabel(r), removal: r })),
+    ...drafts.map((d) => ({ kind: "retire", variant: d.variant, downstream: retiredLabel(d), draft: d }))
+  ];
+  return { scope, jobs, collided, merged, guard: { held: held2, message: guard.message, allowedBy: guard.allowedBy }, warnings };
 }
 async function removalsOf(ctx, cacheRoot, downstream, variants, control) {
   const commit = (await ctx.heads(downstream.url)).get(downstream.branch);
@@ -52679,11 +52801,6 @@ async function removalsOf(ctx, cacheRoot, downstream, variants, control) {
   const scanned = mirror.heads.get(downstream.branch);
   if (scanned !== void 0) await storeRemovals(cacheRoot, { ...key, commit: scanned }, removals);
   return removals;
-}
-function headsOf(refs) {
-  const heads = /* @__PURE__ */ new Map();
-  for (const r of refs) if (r.name.startsWith("refs/heads/")) heads.set(r.name.slice("refs/heads/".length), r.commit);
-  return heads;
 }
 function checkCollisions(input) {
   const { branchPrefix: branchPrefix2, forge } = input;
@@ -52736,14 +52853,61 @@ function retriedFirst(jobs, keyOf3, ticks) {
   if (ticks.retry.size === 0) return [...jobs];
   return [...jobs.filter((j) => ticks.retry.has(keyOf3(j))), ...jobs.filter((j) => !ticks.retry.has(keyOf3(j)))];
 }
-async function githubControlRepository(cwd, forge) {
-  const found = await findControlRepository(cwd);
-  if (!found.ok || forge.serverUrl === void 0) return void 0;
-  const repo = githubRepoOf(found.value.url, forge.serverUrl);
-  return repo.ok ? `${repo.value.owner}/${repo.value.repo}` : void 0;
+
+// ../run/src/report/run-report.ts
+init_src2();
+function runReport(input) {
+  const { results, scope } = input;
+  return {
+    version: input.version,
+    dryRun: input.settings.dryRun,
+    mode: input.settings.mode,
+    shard: input.settings.shard,
+    results,
+    warnings: input.warnings.map((w) => hideCredentials(w)),
+    failed: results.filter((r) => r.error !== void 0).length,
+    ...input.budget ? { budget: input.budget.report() } : {},
+    ...input.dashboard ? { dashboard: input.dashboard } : {},
+    ...scope ? { upstreamRef: { repository: scope.repository, url: scope.url, ref: scope.ref, commit: scope.commit } } : {}
+  };
 }
-function definedOnly(value2) {
-  return Object.fromEntries(Object.entries(value2).filter(([, v]) => v !== void 0));
+
+// ../run/src/run.ts
+var KDELTA_VERSION = JSON.parse('{"version":"0.0.0"}').version;
+async function run(options) {
+  const { cwd, signal } = options;
+  const config = options.config ?? DEFAULT_CONFIG_DIR;
+  const optionValues = normaliseSettings(
+    optionSettings({ ...options, forge: typeof options.forge === "string" ? options.forge : void 0 })
+  );
+  const dashboardRepository = dashboardRepositoryOption(options.dashboard);
+  const control = await loadControl({ dir: resolve10(cwd, config), display: config });
+  const plan = planRun(control, { cwd });
+  const settings = resolveSettings(optionValues, control.settings, { config });
+  const env = options.env ?? process.env;
+  const forgeGiven = typeof options.forge === "object" ? options.forge : void 0;
+  const { forge, budget } = await openForge({ forge: forgeGiven, settings, cwd, github: options.github, env });
+  const controlId = await findControlIdentity(cwd, resolve10(cwd, config));
+  const controlRecord = await findControlRecord(cwd);
+  return inRunDirectory(signal, async (runDir) => {
+    const keepDashboard = !settings.dryRun && !options.upstreamRef && options.dashboard !== false;
+    const { mode, shard: shard2 } = settings;
+    const dashboard = await readRunDashboard({ keep: keepDashboard, forge, budget, repository: dashboardRepository, cwd, mode, shard: shard2 });
+    const { ticks } = dashboard;
+    const version = options.version ?? KDELTA_VERSION;
+    const { materialize: materialize2, render, cacheDir } = options;
+    const previewing = options.upstreamRef !== void 0;
+    const shared = { cwd, control, settings, forge, budget, env, controlId, controlRecord, ticks, runDir, version, previewing };
+    const ctx = createJobContext({ ...shared, materialize: materialize2, render, cacheDir, signal });
+    const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef });
+    const now = options.now?.() ?? /* @__PURE__ */ new Date();
+    const gated = await applyGates(options.gates ?? GATES, { now, dryRun: settings.dryRun, settings, ticks, jobs: planned.jobs, plan });
+    const results = await runJobs(planned, gated, ctx, { concurrency: settings.concurrency, onProgress: options.onProgress });
+    if (signal?.aborted) throw interrupted(signal);
+    const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy);
+    const warnings = [...plan.warnings, ...dashboard.warnings, ...planned.warnings, ...written.warnings];
+    return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope });
+  });
 }
 
 // ../run/src/jobs/upstream-copy.ts
@@ -52776,6 +52940,7 @@ function impactOf(r) {
   switch (r.action) {
     case "proposed":
     case "updated": {
+      if (r.sameContent !== void 0) return "unchanged";
       const kptfile = r.changes?.find((c) => c.path === "Kptfile" || c.path.endsWith("/Kptfile"));
       return kptfile?.status === "added" ? "created" : "changed";
     }
@@ -52800,6 +52965,18 @@ function impactOf(r) {
       return r.action;
   }
 }
+function sameContentMessage(r) {
+  switch (r.sameContent) {
+    case "open":
+      return "the open proposal already holds this content (only its text would be rewritten)";
+    case "lock":
+      return "only the package's Kptfile upstream lock would move: the change does not touch the package";
+    case void 0:
+      return void 0;
+    default:
+      return r.sameContent;
+  }
+}
 function countBy(items, key) {
   const out = /* @__PURE__ */ new Map();
   for (const item2 of items) {
@@ -52814,7 +52991,7 @@ var byCount = (a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key
 function previewOf(report, context) {
   const variants = report.results.map((r) => {
     const impact = impactOf(r);
-    const why = r.error ?? (impact === "left-alone" || impact === "unchanged" ? r.message : void 0);
+    const why = r.error ?? (impact === "left-alone" || impact === "unchanged" ? sameContentMessage(r) ?? r.message : void 0);
     return {
       variant: r.variant,
       downstream: r.downstream,
@@ -53067,7 +53244,7 @@ init_pages();
 
 // src/inputs.ts
 init_src();
-import { isAbsolute as isAbsolute7, relative as relative7, resolve as resolve10 } from "node:path";
+import { isAbsolute as isAbsolute7, relative as relative7, resolve as resolve11 } from "node:path";
 var InputError = class extends KdeltaError {
   constructor(input, message2) {
     super({ code: "invalid-input", message: `input "${input}": ${message2}` });
@@ -53094,7 +53271,7 @@ function runSettingsFromInputs(input) {
 }
 function configFromInput(input, ctx) {
   const config = input("config").trim() || ".kdelta";
-  const rel = relative7(ctx.workspace, resolve10(ctx.workspace, config));
+  const rel = relative7(ctx.workspace, resolve11(ctx.workspace, config));
   if (rel.startsWith("..") || isAbsolute7(rel)) {
     throw new InputError("config", `must be inside the workspace ${ctx.workspace} (got "${config}")`);
   }
@@ -53407,11 +53584,16 @@ function renderSummary(report, options = {}) {
   );
   if (explained.length > 0) {
     lines.push("### Notes", "");
-    for (const r of explained) {
+    const noted = explained.map((r) => {
       const notes = [r.error, r.renderFailure ? renderFailureNote(r.renderFailure) : void 0, r.error ? void 0 : r.message];
-      const text2 = notes.filter((n) => n !== void 0).join("; ");
-      lines.push(`- **${cell(r.variant)}** \u2192 ${cell(r.downstream)}: ${inert(text2)}`);
+      return { r, text: notes.filter((n) => n !== void 0).join("; ") };
+    });
+    const { groups: groups2, groupOf: groupOf5 } = groupFailures(noted.map(({ r, text: text2 }) => ({ message: text2, member: `${r.variant} ${r.downstream}` })));
+    for (const g of groups2) {
+      lines.push(`- ${g.members.length} variant(s): ${inert(g.message)}`);
+      for (const { r, text: text2 } of noted) if (groupOf5(text2) === g) lines.push(`  - **${cell(r.variant)}** \u2192 ${cell(r.downstream)}`);
     }
+    for (const { r, text: text2 } of noted) if (!groupOf5(text2)) lines.push(`- **${cell(r.variant)}** \u2192 ${cell(r.downstream)}: ${inert(text2)}`);
     lines.push("");
   }
   for (const r of report.results.filter((x) => x.conflicts.length > 0)) {

@@ -1,6 +1,7 @@
 import { KdeltaError } from '@kdelta/errors';
 import { describe, expect, it } from 'vitest';
 import { BAD_SETTINGS, GOOD_SETTINGS } from '@kdelta/test-support';
+import { NO_SETTINGS, settingOptions } from '@kdelta/run';
 import { InputError, settingsFromInputs } from './inputs.js';
 
 const ctx = { workspace: '/runner/ws/fleet', env: { HOME: '/runner/home' } };
@@ -32,6 +33,7 @@ describe('settingsFromInputs', () => {
       cwd: '/runner/ws/fleet',
       config: '.kdelta',
       forge: 'github',
+      settings: NO_SETTINGS,
       env: ctx.env,
       github: { token: 'ghs_x', tokenName: 'the `token` input' },
       dashboard: {},
@@ -75,8 +77,9 @@ describe('settingsFromInputs', () => {
       }),
       ctx,
     );
-    expect(s.options).toMatchObject({
-      config: 'fleet/.kdelta',
+    expect(s.options).toMatchObject({ config: 'fleet/.kdelta', github: { token: 'ghs_x' } });
+    // the run settings, checked here once, reach run() as they are
+    expect(settingOptions(s.options.settings)).toMatchObject({
       mode: 'variants',
       dryRun: true,
       allowExec: true,
@@ -89,7 +92,6 @@ describe('settingsFromInputs', () => {
       author: { name: 'Fleet Bot', email: 'fleet@example.com' },
       branchPrefix: 'fleet/',
       github: {
-        token: 'ghs_x',
         labels: ['kdelta', 'dependencies'],
         assignees: ['alice', 'bob'],
         reviewers: ['carol'],
@@ -118,7 +120,7 @@ describe('settingsFromInputs', () => {
     const s = settingsFromInputs(reader({ forge: 'local', 'auto-merge': 'false' }), ctx);
     expect(s.options.forge).toBe('local');
     expect(s.options.github).toBeUndefined();
-    expect(settingsFromInputs(reader({ token: 't', 'auto-merge': 'false' }), ctx).options.github?.autoMerge).toBe(false);
+    expect(settingsFromInputs(reader({ token: 't', 'auto-merge': 'false' }), ctx).options.settings.values.autoMerge).toBe(false);
   });
 
   it('each bad input is refused by name, with what was expected', () => {
@@ -151,7 +153,7 @@ describe('settingsFromInputs', () => {
     'input $input: "$text" is accepted as the flag and RunSettings accept it',
     (c) => {
       const s = settingsFromInputs(reader({ token: 't', [c.input!]: c.text }), ctx);
-      expect(at(s.options, c.option)).toEqual(c.value);
+      expect(at(settingOptions(s.options.settings), c.option)).toEqual(c.value);
     },
   );
 

@@ -3,7 +3,6 @@ import { KdeltaError } from '@kdelta/errors';
 import {
   describeProblem,
   normaliseSettings,
-  settingOptions,
   SettingsError,
   textSettings,
   type CheckedSettings,
@@ -29,7 +28,8 @@ export type { ForgeName };
 export type ActionRunOptions = RunOptions;
 
 export interface ActionSettings {
-  readonly options: ActionRunOptions;
+  /** `run()`'s options; the run settings among them are `settings`, checked once, here. */
+  readonly options: ActionRunOptions & { readonly settings: CheckedSettings };
   /** The config directory relative to the workspace (annotations name files from there). */
   readonly config: string;
   readonly forge: ForgeName;
@@ -127,14 +127,14 @@ export function settingsFromInputs(input: InputReader, ctx: InputContext): Actio
   const forge = settings.values.forge ?? DEFAULT_FORGE;
   const connection = githubConnection(input, ctx, forge);
   const dashboard = dashboardFromInput(input, ctx);
-  const { github: pullRequests, ...rest } = settingOptions(settings);
-  const options: ActionRunOptions = {
+  const options = {
     cwd: ctx.workspace,
     config,
     env: ctx.env,
-    ...rest,
+    settings,
+    // the Action's default, over RunSettings' forge as an input would be
     forge,
-    ...(forge === 'github' ? { github: { ...connection, ...pullRequests } } : {}),
+    ...(forge === 'github' ? { github: connection } : {}),
     dashboard,
   };
   return { options, config, forge, token: connection.token };

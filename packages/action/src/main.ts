@@ -101,8 +101,9 @@ export async function main(overrides: MainOverrides = {}): Promise<void> {
     return;
   }
   const { options } = settings;
+  const { dryRun, shard } = options.settings.values;
   core.info(
-    `kdelta: config ${settings.config}, forge ${settings.forge}${options.dryRun ? ', dry run (nothing is written)' : ''}${options.shard ? `, shard ${String(options.shard)}` : ''}`,
+    `kdelta: config ${settings.config}, forge ${settings.forge}${dryRun ? ', dry run (nothing is written)' : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}`,
   );
   let report: RunReport;
   try {

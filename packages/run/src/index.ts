@@ -95,7 +95,13 @@ export {
   type SettingRule,
   type SettingValues,
   type TextKind,
+  NO_SETTINGS,
+  overSettings,
+  settingNames,
+  settingRow,
+  type SettingRow,
 } from './settings/settings.js';
+export { actionInputsYaml, generatedSettingsFiles, runSettingsSpecSchema, type GeneratedFile } from './settings/settings-generated.js';
 export {
   optionSettings,
   runSettingsSource,
@@ -107,7 +113,7 @@ export {
 export { withInterruptCleanup } from './interrupt.js';
 // Forges: where proposals live.
 export { PROPOSE_AGAIN_LABEL, STOP_LABEL } from './forges/forge.js';
-export { githubProposals, type GitHubProposalsOptions } from './report/proposals.js';
+export { githubProposals, listProposals, type GitHubProposalsOptions, type ListProposalsOptions } from './report/proposals.js';
 export type {
   DashboardRecord,
   DashboardTarget,

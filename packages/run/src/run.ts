@@ -18,7 +18,15 @@ import type { RunReport } from './report/result.js';
 import { runReport } from './report/run-report.js';
 import type { Author } from '@kdelta/git-source';
 import { DEFAULT_BRANCH_PREFIX } from './settings/branch-prefix.js';
-import { DEFAULT_AUTHOR, DEFAULT_CONCURRENCY, normaliseSettings, resolveSettings, type RunMode } from './settings/settings.js';
+import {
+  type CheckedSettings,
+  DEFAULT_AUTHOR,
+  DEFAULT_CONCURRENCY,
+  normaliseSettings,
+  overSettings,
+  resolveSettings,
+  type RunMode,
+} from './settings/settings.js';
 import { optionSettings } from './settings/settings-sources.js';
 
 export const KDELTA_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -31,6 +39,12 @@ export { DEFAULT_AUTHOR, DEFAULT_BRANCH_PREFIX, DEFAULT_CONCURRENCY, type RunMod
 export interface RunOptions {
   /** The control repository's work tree: relative paths are resolved against it. */
   readonly cwd: string;
+  /**
+   * The settings as a door (the CLI's flags, the Action's inputs) read and checked them: taken as
+   * they are, over the loose options below, which a library caller may give instead (checked here
+   * by the same rules).
+   */
+  readonly settings?: CheckedSettings | undefined;
   /** Config directory (default `.kdelta`). */
   readonly config?: string | undefined;
   /** A forge, or `local` (default): proposals as files under `proposalsDir`. */
@@ -130,7 +144,9 @@ export async function run(options: RunOptions): Promise<RunReport> {
   // control: the control resources, the variants they make, and the settings they add
   const control = await loadControl({ dir: resolve(cwd, config), display: config });
   const plan = planRun(control, { cwd });
-  const settings = resolveSettings(optionValues, control.settings, { config });
+  // a door's checked settings over the loose options; then the one precedence over RunSettings (settings.ts)
+  const door = options.settings ? overSettings(options.settings, optionValues) : optionValues;
+  const settings = resolveSettings(door, control.settings, { config });
   const env = options.env ?? process.env;
   const forgeGiven = typeof options.forge === 'object' ? options.forge : undefined;
   const { forge, budget } = await openForge({ forge: forgeGiven, settings, cwd, github: options.github, env });

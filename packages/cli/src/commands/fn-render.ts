@@ -3,8 +3,8 @@ import { join, relative, resolve } from 'node:path';
 import { recoverInterruptedSwap } from '@kdelta/kptfile-model';
 import { replacedDirectoryNote } from '../util/replaced-dir.js';
 import { functionName, renderDirectory, resultLine, resultsYaml, RUNTIMES, type FunctionResult } from '@kdelta/fn-render';
-import { normaliseSettings, SettingsError, textSettings } from '@kdelta/run';
-import { booleanFlag, oneOf, parseFlags, stringFlag, stringsFlag } from '../args.js';
+import { settingFlagSpecs, settingsFromFlags } from '../setting-flags.js';
+import { booleanFlag, oneOf, parseFlags, stringFlag } from '../args.js';
 import { ExitCode, UsageError, type Command } from '../command.js';
 import { checkOutputPath, isDirectory, writeFileAtomic } from '@kdelta/kptfile-model';
 
@@ -46,16 +46,8 @@ function describeFunction(r: FunctionResult): string {
   return `"${functionName(r)}"${r.runtime === 'builtin' ? ' (built-in)' : ''}`;
 }
 
-/** `--allow-image`, read and checked by kdelta run's rule for the same flag. */
-function allowedImagesFlag(given: readonly string[]): readonly string[] | undefined {
-  if (given.length === 0) return undefined;
-  try {
-    return normaliseSettings(textSettings('flag', (name) => (name === 'allow-image' ? given.join(',') : undefined))).values.allowedImages;
-  } catch (error) {
-    if (error instanceof SettingsError) throw new UsageError(error.message);
-    throw error;
-  }
-}
+/** `--allow-image` is kdelta run's setting: read and checked by its row of the settings table. */
+const IMAGE_SETTINGS = ['allowedImages'] as const;
 
 const command: Command = {
   path: ['fn', 'render'],
@@ -66,7 +58,7 @@ const command: Command = {
       runtime: { type: 'string' },
       'results-dir': { type: 'string' },
       'allow-exec': { type: 'boolean' },
-      'allow-image': { type: 'string', multiple: true },
+      ...settingFlagSpecs(IMAGE_SETTINGS),
     });
     if (flags.positionals.length > 1) throw new UsageError(`unexpected argument "${flags.positionals[1]}"`);
     const runtime = oneOf('runtime', stringFlag(flags, 'runtime'), RUNTIMES, 'auto');
@@ -80,7 +72,7 @@ const command: Command = {
       await checkOutputPath({ path: resolve(io.cwd, resultsDir), shown: resultsDir, what: '--results-dir', kind: 'directory' });
     }
 
-    const allowedImages = allowedImagesFlag(stringsFlag(flags, 'allow-image'));
+    const { allowedImages } = settingsFromFlags(flags, IMAGE_SETTINGS).values;
     const outcome = await renderDirectory(dir, {
       runtime,
       cwd: io.cwd,

@@ -1,6 +1,6 @@
 import { type Command, UsageError } from '../command.js';
 import { booleanFlag, stringFlag } from '../args.js';
-import { preview, renderPreview, settingOptions, type PreviewFormat } from '@kdelta/run';
+import { preview, renderPreview, type PreviewFormat } from '@kdelta/run';
 import { progressLine } from '../run-progress.js';
 import { readRunFlags } from './run.js';
 
@@ -78,7 +78,7 @@ const command: Command = {
       cwd: io.cwd,
       config: stringFlag(flags, 'config'),
       render: !booleanFlag(flags, 'no-render'),
-      ...settingOptions(settings),
+      settings,
       upstream,
       upstreamRef,
       env: io.env,

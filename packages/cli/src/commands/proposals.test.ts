@@ -1,49 +1,65 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { packageVariant } from '@kdelta/test-support';
-import { cliFleets } from '../../test/run/__fixtures__/cli-fleet.js';
+import { BAD_SETTINGS, createFleet, type Fleet, packageVariant, repository, tempDir } from '@kdelta/test-support';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { settingRow } from '@kdelta/run';
+import { main } from '../main.js';
 
-const { fleet, kdelta } = cliFleets();
+const env = {
+  ...process.env,
+  KDELTA_CACHE_DIR: tempDir(),
+  GIT_AUTHOR_NAME: 'kdelta',
+  GIT_AUTHOR_EMAIL: 'kdelta@noreply.invalid',
+  GIT_COMMITTER_NAME: 'kdelta',
+  GIT_COMMITTER_EMAIL: 'kdelta@noreply.invalid',
+};
 
-// an exec function in the variants' pipeline: refused without --allow-exec, so every render fails alike
-const fnDir = mkdtempSync(join(tmpdir(), 'kdelta-proposals-fn-'));
-afterAll(() => rmSync(fnDir, { recursive: true, force: true }));
-const fn = join(fnDir, 'pass.sh');
-writeFileSync(fn, '#!/bin/sh\ncat\n', { mode: 0o755 });
+async function kdelta(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = { stdout: '', stderr: '' };
+  const code = await main(args, { stdout: (t) => void (out.stdout += t), stderr: (t) => void (out.stderr += t), cwd, env });
+  return { code, ...out };
+}
 
-describe('kdelta proposals', () => {
-  it('shows which proposals hold their package unrendered, each distinct render failure once with the proposals it affects', async () => {
-    const f = fleet(['cluster-01', 'cluster-02', 'cluster-03']);
-    const pipeline = `  pipeline:\n    mutators:\n    - exec: ${fn}\n`;
-    // the same package (web) in each downstream: the same failure, word for word
-    const web = (name: string, downstream: string, extra = '') =>
-      packageVariant(name, downstream, extra).replace(`    package: ${name}\n`, '    package: web\n');
-    f.writeControl({
-      'a.yaml': web('a', 'cluster-01', pipeline),
-      'b.yaml': web('b', 'cluster-02', pipeline),
-      'c.yaml': web('c', 'cluster-03'),
-    });
-    expect((await kdelta(f, 'run')).code).toBe(0);
-    const listed = await kdelta(f, 'proposals');
+/** A fleet whose RunSettings moves the records and the branches away from the defaults. */
+function fleet(): Fleet {
+  const f = createFleet(['cluster-01']);
+  onTestFinished(() => f.cleanup());
+  f.writeControl({
+    'repositories.yaml': [repository('catalog', f.upstream), repository('cluster-01', f.downstream('cluster-01'))].join('---\n'),
+    'web.yaml': packageVariant('web', 'cluster-01'),
+    'settings.yaml':
+      'apiVersion: kdelta.dev/v1alpha1\nkind: RunSettings\nmetadata:\n  name: settings\nspec:\n  branchPrefix: fleet/\n  proposalsDir: records\n',
+  });
+  return f;
+}
+
+const FLAGS = ['forge', 'proposals-dir', 'branch-prefix'];
+
+describe('kdelta proposals reads its settings as kdelta run does', () => {
+  it.each(BAD_SETTINGS.filter((c) => c.flag !== undefined && FLAGS.includes(c.flag)))(
+    '--$flag "$text" is refused with the rule kdelta run, the Action and RunSettings refuse it with',
+    async (c) => {
+      const r = await kdelta(tempDir(), 'proposals', `--${c.flag}=${c.text}`);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`--${c.flag}: ${c.problem}`);
+    },
+  );
+
+  it('lists what kdelta run made where RunSettings put it (records, branch prefix); a flag overrides RunSettings', async () => {
+    const f = fleet();
+    expect((await kdelta(f.control, 'run', '--mode', 'variants')).code).toBe(0);
+    const listed = await kdelta(f.control, 'proposals');
     expect(listed.code).toBe(0);
-    const lines = listed.stdout.split('\n');
-    expect(lines[0]).toMatch(/^STATE +DOWNSTREAM +BRANCH +CONFLICTS +RENDER +TITLE +UPSTREAM$/);
-    expect(lines.find((l) => l.includes('kdelta/a'))).toMatch(/ 0 +failed \[1\] +kdelta: /);
-    expect(lines.find((l) => l.includes('kdelta/b'))).toMatch(/ 0 +failed \[1\] +kdelta: /);
-    expect(lines.find((l) => l.includes('kdelta/c'))).toMatch(/ 0 +- +kdelta: /);
-    expect(listed.stdout).toContain('\n2 proposal(s) hold their package unrendered (render failed; the next run renders again):\n');
-    const shared = lines.filter((l) => l.startsWith('  [1] '));
-    expect(shared).toHaveLength(1);
-    expect(shared[0]).toContain(`function ${fn}: `);
-    expect(shared[0]).toMatch(/ — 2 proposal\(s\): cluster-01 kdelta\/a, cluster-02 kdelta\/b$/);
+    expect(listed.stdout).toMatch(/open\s+cluster-01\s+fleet\/web\s+0\s+kdelta: add web/);
+    const json = JSON.parse((await kdelta(f.control, 'proposals', '--json')).stdout) as { file: string }[];
+    expect(json.map((p) => p.file)).toEqual([join('records', 'cluster-01', 'web.md')]);
+    expect((await kdelta(f.control, 'proposals', '--proposals-dir', '.kdelta/proposals')).stdout).toBe('no proposals\n');
+  });
 
-    const json = JSON.parse((await kdelta(f, 'proposals', '--json')).stdout) as {
-      head: string;
-      renderFailure?: { function?: string; error: string };
-    }[];
-    expect(json.find((r) => r.head === 'kdelta/a')?.renderFailure).toEqual({ function: fn, error: expect.stringContaining(fn) });
-    expect(json.find((r) => r.head === 'kdelta/c')?.renderFailure).toBeUndefined();
+  it("explains each of its setting flags with the run's own help line", async () => {
+    const help = (await kdelta(tempDir(), 'proposals', '--help')).stdout.replace(/\s+/g, ' ');
+    for (const key of ['forge', 'proposalsDir', 'branchPrefix'] as const) {
+      const row = settingRow(key);
+      expect(help).toContain(`--${row.flag} ${row.arg} ${row.help}`);
+    }
   });
 });

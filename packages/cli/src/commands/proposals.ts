@@ -1,18 +1,18 @@
-import { join, resolve } from 'node:path';
 import { type Command, UsageError } from '../command.js';
 import { booleanFlag, parseFlags, stringFlag } from '../args.js';
 import {
-  createLocalForge,
-  DEFAULT_BRANCH_PREFIX,
-  DEFAULT_CONFIG_DIR,
   failureGroupLines,
-  githubProposals,
   groupFailures,
+  listProposals,
   parseMetadataBlock,
   PROPOSE_AGAIN_LABEL,
-  type Proposal,
   renderFailureOfBody,
+  type SettingKey,
 } from '@kdelta/run';
+import { settingFlagSpecs, settingFlagsHelp, settingsFromFlags } from '../setting-flags.js';
+
+/** The run settings that say where the proposals are: read as `kdelta run` reads them, over RunSettings. */
+const SETTINGS: readonly SettingKey[] = ['forge', 'proposalsDir', 'branchPrefix'];
 
 const help = `Usage: kdelta proposals [--config <dir>] [--forge local|github] [--proposals-dir <dir>]
                  [--branch-prefix <prefix>] [--json]
@@ -33,12 +33,13 @@ change of the variant does, and the new proposal names the declined one). To und
 the local forge, delete its record; on GitHub, reopen the pull request, or, when it cannot be
 reopened, add the label ${PROPOSE_AGAIN_LABEL} to it. The next run proposes it again.
 
+The forge, the records' directory and the branch prefix are the run's: a flag, else the
+RunSettings of --config (spec.forge, spec.proposalsDir, spec.branchPrefix), else the default.
+
 Flags:
-  --config <dir>            the control resources (default .kdelta)
-  --forge local|github      where the proposals are (default local)
-  --proposals-dir <dir>     the local forge's records (default <config>/proposals)
-  --branch-prefix <prefix>  kdelta's branches on GitHub (default ${DEFAULT_BRANCH_PREFIX})
-  --json                    print them as JSON
+  --config <dir>         the control resources (default .kdelta)
+  --json                 print them as JSON
+${settingFlagsHelp(SETTINGS)}
 `;
 
 const command: Command = {
@@ -46,25 +47,14 @@ const command: Command = {
   summary: "list the proposals (the local forge's records, or GitHub pull requests)",
   help,
   async run(args, io) {
-    const flags = parseFlags(args, {
-      config: { type: 'string' },
-      forge: { type: 'string' },
-      'proposals-dir': { type: 'string' },
-      'branch-prefix': { type: 'string' },
-      json: { type: 'boolean' },
-    });
+    const flags = parseFlags(args, { config: { type: 'string' }, json: { type: 'boolean' }, ...settingFlagSpecs(SETTINGS) });
     if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
-    const config = stringFlag(flags, 'config') ?? DEFAULT_CONFIG_DIR;
-    const forge = stringFlag(flags, 'forge') ?? 'local';
-    if (forge !== 'local' && forge !== 'github') throw new UsageError(`--forge must be local or github (got "${forge}")`);
-    let proposals: Proposal[];
-    if (forge === 'github') {
-      const branchPrefix = stringFlag(flags, 'branch-prefix');
-      proposals = await githubProposals({ cwd: io.cwd, config, github: { env: io.env, ...(branchPrefix ? { branchPrefix } : {}) } });
-    } else {
-      const dir = resolve(io.cwd, stringFlag(flags, 'proposals-dir') ?? join(config, 'proposals'));
-      proposals = await createLocalForge({ dir, displayRoot: io.cwd }).list();
-    }
+    const { forge, proposals } = await listProposals({
+      cwd: io.cwd,
+      config: stringFlag(flags, 'config'),
+      settings: settingsFromFlags(flags, SETTINGS),
+      env: io.env,
+    });
     const rows = proposals.map((p) => {
       const meta = parseMetadataBlock(p.body);
       // merged, a render failure is history (the local forge's record drops it too)

@@ -1,5 +1,7 @@
 import { BAD_SETTINGS, GOOD_SETTINGS } from '@kdelta/test-support';
-import { settingOptions } from '@kdelta/run';
+import { settingOptions, settingRow } from '@kdelta/run';
+import { FLAG_SETTINGS } from '../setting-flags.js';
+import command from './run.js';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../command.js';
 import { readRunFlags } from './run.js';
@@ -37,5 +39,13 @@ describe("kdelta run's flags go by the run's one set of rules", () => {
     expect(() => readRunFlags(['--concurrency', '65', '--budget=-1'])).toThrow(
       '--concurrency: must be an integer from 1 to 64 (got 65)\n--budget: must be a whole number, 0 or more (got -1)',
     );
+  });
+});
+
+describe('kdelta run --help', () => {
+  it.each(FLAG_SETTINGS)("explains the flag of %s with the settings table's help line", (key) => {
+    const row = settingRow(key);
+    const help = command.help.replace(/\s+/g, ' ');
+    expect(help).toContain(`--${row.flag}${row.arg ? ` ${row.arg}` : ''} ${row.help}`);
   });
 });

@@ -1,25 +1,18 @@
 import { resolve } from 'node:path';
 import { type Command, UsageError } from '../command.js';
-import { booleanFlag, type FlagSpec, type ParsedFlags, parseFlags, stringFlag, stringsFlag } from '../args.js';
-import {
-  type CheckedSettings,
-  DEFAULT_BUDGET,
-  DEFAULT_CONCURRENCY,
-  DEFAULT_MAX_REMOVALS,
-  dashboardRepositoryProblem,
-  MAX_CONCURRENCY,
-  normaliseSettings,
-  renderTable,
-  reportJson,
-  run,
-  SETTING_KEYS,
-  SETTING_RULES,
-  SettingsError,
-  settingOptions,
-  textSettings,
-} from '@kdelta/run';
+import { booleanFlag, type FlagSpec, type ParsedFlags, parseFlags, stringFlag } from '../args.js';
+import { type CheckedSettings, dashboardRepositoryProblem, renderTable, reportJson, run, settingRow } from '@kdelta/run';
 import { LiveProgress, progressLine } from '../run-progress.js';
+import { FLAG_SETTINGS, settingFlagSpecs, settingFlagsHelp, settingsFromFlags, wrap } from '../setting-flags.js';
 import { checkOutputPath, writeFileAtomic } from '@kdelta/kptfile-model';
+
+/** Which flags RunSettings may set (`spec.budget, spec.github.labels, …`), from the settings table. */
+const RUN_SETTINGS_NOTE = wrap(
+  `The RunSettings resource may set ${FLAG_SETTINGS.flatMap((key) => settingRow(key).field ?? [])
+    .map((field) => `spec.${field}`)
+    .join(', ')}; a flag overrides it. Flags, RunSettings and the Action's inputs go by the same rules: a value one refuses, each refuses.`,
+  96,
+).join('\n');
 
 const help = `Usage: kdelta run [--config <dir>] [--forge local|github] [--mode variants|updates|both] [--dry-run]
            [--shard k/n] [--concurrency n] [--report <file.json>] [--proposals-dir <dir>] [--no-render]
@@ -99,60 +92,9 @@ the run (as conflicts are): it does not change the exit code. The next run rende
 
 Flags:
   --config <dir>         the control resources (default .kdelta)
-  --forge <forge>        where proposals live: local (default; Markdown files under
-                         --proposals-dir) or github (pull requests)
-  --proposals-dir <dir>  the local forge's records (default <config>/proposals)
-  --mode <mode>          variants, updates or both (default both)
-  --dry-run              compute everything, push and write nothing
-  --shard k/n            only the variants whose name hashes to shard k of n
-  --concurrency <n>      variants at a time, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})
   --report <file.json>   every result as JSON
   --no-render            do not run the package's Kptfile pipeline after the mutations (by
                          default it runs, as Porch renders)
-  --allow-exec           let the pipelines' exec: functions run (as kpt fn render --allow-exec):
-                         each is any program on this machine, named by the package's author.
-                         Without it a package with one is proposed unrendered, its render
-                         failure saying so
-  --allow-image <p>      the container images the pipelines may run (repeatable, or a comma list),
-                         in place of the default, kpt's function catalogues (gcr.io/kpt-fn/ and
-                         ghcr.io/kptdev/krm-functions-catalog/); patterns as in kdelta fn render
-                         --help. A package whose pipeline has another image is proposed
-                         unrendered, its render failure naming the image and this flag (a
-                         catalogue function kdelta has built in runs built-in instead)
-  --allow-local-upstreams
-                         let a package's nested Kptfiles name upstream repositories on this
-                         machine (a path or file:// URL; also KDELTA_ALLOW_LOCAL_UPSTREAMS=1).
-                         Refused by default: their files would be pushed. Repositories of the
-                         control resources may always be local
-  --credential-repository <p>
-                         more repositories that get the run's credentials when package content
-                         names them (repeatable, or a comma list; also
-                         KDELTA_CREDENTIAL_REPOSITORIES): owner/repo or owner/* (on the GitHub
-                         server), host/path/repo, host/path/*, a URL, or a whole host written as
-                         one (host, host:port, https://host). Credentials (KDELTA_GIT_TOKEN, the
-                         forge's token, git's credential helpers) go only to the control
-                         resources' Repositories and these: a repository that only package
-                         content names, even on the forge's server, is read without any, and a
-                         private one fails naming the Kptfile and this setting
-  --credential-host <h>  the older form of --credential-repository (also KDELTA_CREDENTIAL_HOSTS)
-  --branch-prefix <p>    proposal branches are <p><variant> (default kdelta/); not empty, letters,
-                         digits, ".", "_", "-" and "/", not starting with "/", "." or "-"
-  --budget <n>           content-creating API requests this run may make, 0 or more (github;
-                         default ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)
-  --max-removals <n>     removals (delete or orphan) this run may propose, 0 or more (default
-                         ${DEFAULT_MAX_REMOVALS}); when more are due none is proposed, every other job runs,
-                         and the run fails naming the variants: a selector or label typo must
-                         not delete packages across the fleet
-  --label <name>         labels for new and updated pull requests (repeatable, or a comma list)
-  --assignee <user>      assignees of new pull requests (repeatable, or a comma list)
-  --reviewer <user>      reviewers requested on new pull requests (repeatable, or a comma list)
-  --team-reviewer <team> team reviewers requested on new pull requests (repeatable, or a comma list)
-  --draft <when>         open pull requests as drafts: always, never or conflicts (default
-                         conflicts: only those not ready: conflicts, a failed render, an unmet
-                         readiness gate)
-  --auto-merge <method>  enable auto-merge (merge, squash or rebase) on pull requests that are
-                         ready and hold only kdelta's commits; false leaves it off
-  --signed-commits       make commits through the GitHub API (verified) instead of git push
   --no-dashboard         keep no fleet dashboard. By default a run (not a dry run) keeps one: every
                          variant by its state, problems first, with boxes to tick for the next run
                          (retry, allow these removals, re-propose); written only when it changed.
@@ -161,9 +103,10 @@ Flags:
   --dashboard-repo <r>   the control repository on GitHub, owner/name, for the dashboard (default:
                          the control work tree's origin remote, when it is on the forge's server)
 
-The RunSettings resource may set each of these (spec.branchPrefix, spec.budget, spec.maxRemovals, spec.github.labels,
-assignees, reviewers, teamReviewers, draft, autoMerge, signedCommits); a flag overrides it. Flags,
-RunSettings and the Action's inputs go by the same rules: a value one refuses, each refuses.
+The run's settings (each read by the same rule as the Action's input and RunSettings' field):
+${settingFlagsHelp()}
+
+${RUN_SETTINGS_NOTE}
 
 Progress goes to stderr: one line per variant, or on a terminal a status block redrawn in place
 (failures stay above it); the table (variant, downstream, action, proposal, conflicts) to
@@ -173,15 +116,6 @@ nothing is pushed or written; stderr names file, document and field). A PackageV
 selects no target is invalid here (\`kdelta variantset expand\` only warns): read as "no variants",
 it would propose removing every package the set made, so a selector typo stops the run instead.
 `;
-
-/** The flags that carry a run setting: named by the settings' table, so each is read as the Action reads its input. */
-const SETTING_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
-  SETTING_KEYS.flatMap((key) => {
-    const rule = SETTING_RULES[key];
-    if (rule.flag === undefined) return [];
-    return [[rule.flag, rule.text === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: rule.text === 'list' }]];
-  }),
-);
 
 /**
  * `kdelta run`'s flags (and a command's own, `extra`: `kdelta preview` runs the same run), their
@@ -195,26 +129,10 @@ export function readRunFlags(
     config: { type: 'string' },
     'no-render': { type: 'boolean' },
     ...extra,
-    ...SETTING_FLAGS,
+    ...settingFlagSpecs(),
   });
   if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
   return { flags, settings: settingsFromFlags(flags) };
-}
-
-function settingsFromFlags(flags: ParsedFlags): CheckedSettings {
-  const read = (name: string): string | boolean | undefined => {
-    const spec = SETTING_FLAGS[name];
-    if (spec?.type === 'boolean') return booleanFlag(flags, name) ? true : undefined;
-    // a repeated flag and a comma list are one list
-    if (spec?.multiple) return stringsFlag(flags, name).length > 0 ? stringsFlag(flags, name).join(',') : undefined;
-    return stringFlag(flags, name);
-  };
-  try {
-    return normaliseSettings(textSettings('flag', read));
-  } catch (error) {
-    if (error instanceof SettingsError) throw new UsageError(error.message);
-    throw error;
-  }
 }
 
 const command: Command = {
@@ -249,7 +167,7 @@ const command: Command = {
       config: stringFlag(flags, 'config'),
       render: !booleanFlag(flags, 'no-render'),
       dashboard: booleanFlag(flags, 'no-dashboard') ? false : { repository: dashboardRepo },
-      ...settingOptions(settings),
+      settings,
       env: io.env,
       signal: io.signal,
       onProgress: (e) => {

@@ -1,6 +1,7 @@
 import { jobKey, removalSetKey } from '../dashboard/dashboard.js';
 import { removalLabel, type Removal } from '../jobs/removal.js';
 import { retiredLabel, type RetiredDraft } from '../jobs/retire.js';
+import { settingNames, settingRow } from '../settings/setting-table.js';
 
 /**
  * The removal guard: more removals due than a run may propose is likelier a selector or label
@@ -101,8 +102,8 @@ function heldMessage(counted: readonly Counted[], max: number, proposed: number)
       : '';
   const notCounted = proposed > 0 ? ` ${proposed} removals already proposed are not counted.` : '';
   return (
-    `${counted.length} removals are due${what}, more than max-removals (${max}): none was proposed.${notCounted} Variants gone: ${variants}. ` +
+    `${counted.length} removals are due${what}, more than ${settingRow('maxRemovals').input} (${max}): none was proposed.${notCounted} Variants gone: ${variants}. ` +
     `If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; ` +
-    `if these variants were removed on purpose, allow their removal with --max-removals ${counted.length} (the Action's input max-removals, RunSettings spec.maxRemovals)`
+    `if these variants were removed on purpose, allow their removal with ${settingNames('maxRemovals', counted.length)}`
   );
 }

@@ -4,6 +4,7 @@ import type { FileChange } from '../propose/proposal-body.js';
 import type { RenderFailureReport } from '../jobs/render.js';
 import { RunError } from '../errors.js';
 import { DEFAULT_CONFIG_DIR, run, type RunOptions } from '../run.js';
+import { type CheckedSettings, overSettings } from '../settings/settings.js';
 
 /**
  * `kdelta preview`: what a candidate change would propose to every downstream, computed by the
@@ -90,6 +91,8 @@ export interface PreviewOptions extends Omit<RunOptions, 'dryRun' | 'upstreamRef
   readonly onProgress?: RunOptions['onProgress'];
 }
 
+const PREVIEW_DRY_RUN: CheckedSettings = { values: { dryRun: true }, origins: { dryRun: { type: 'option', name: 'dryRun' } } };
+
 /** Compute the preview: the run's dry run, with the candidate, summarised. Writes nothing. */
 export async function preview(options: PreviewOptions): Promise<PreviewReport> {
   const { upstream, upstreamRef, ...rest } = options;
@@ -99,6 +102,8 @@ export async function preview(options: PreviewOptions): Promise<PreviewReport> {
   const report = await run({
     ...rest,
     dryRun: true,
+    // a door's settings are over the options: the dry run is put over them too, whatever they say
+    ...(rest.settings ? { settings: overSettings(PREVIEW_DRY_RUN, rest.settings) } : {}),
     ...(upstreamRef !== undefined ? { upstreamRef: { repository: upstream, ref: upstreamRef } } : {}),
   });
   return previewOf(report, { config: options.config ?? DEFAULT_CONFIG_DIR });

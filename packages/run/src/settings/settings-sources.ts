@@ -1,16 +1,15 @@
-import type { AutoMergeMethod, DraftPolicy } from '../forges/github/github.js';
 import type { Shard } from '../plan/shard.js';
 import {
   SETTING_KEYS,
-  SETTING_RULES,
+  settingRow,
   valueFromText,
   type CheckedSettings,
-  type ForgeName,
   type Origin,
   type RawSetting,
   type RawSettings,
-  type RunMode,
   type SettingKey,
+  type SettingPath,
+  type SettingValues,
 } from './settings.js';
 
 /**
@@ -30,7 +29,7 @@ export type TextReader = (name: string) => string | boolean | undefined;
 export function textSettings(type: 'flag' | 'input', read: TextReader): RawSettings {
   const values: { [K in SettingKey]?: RawSetting } = {};
   for (const key of SETTING_KEYS) {
-    const rule = SETTING_RULES[key];
+    const rule = settingRow(key);
     const name = rule[type];
     if (name === undefined) continue;
     const given = read(name);
@@ -40,7 +39,7 @@ export function textSettings(type: 'flag' | 'input', read: TextReader): RawSetti
   return {
     values,
     originOf: (key) => {
-      const name = SETTING_RULES[key][type];
+      const name = settingRow(key)[type];
       return name === undefined ? undefined : { type, name };
     },
   };
@@ -63,7 +62,7 @@ export function runSettingsSource(spec: unknown, file: string): { raw: RawSettin
   const problems: ShapeProblem[] = [];
   const values: { [K in SettingKey]?: RawSetting } = {};
   const originOf = (key: SettingKey): Origin | undefined => {
-    const field = SETTING_RULES[key].field;
+    const field = settingRow(key).field;
     return field === undefined ? undefined : { type: 'field', field: `spec.${field}`, file };
   };
   const raw = { values, originOf };
@@ -73,7 +72,7 @@ export function runSettingsSource(spec: unknown, file: string): { raw: RawSettin
   // the fields a map may hold, from the rows' dotted paths: '' → forge, …, github; 'github' → labels, …
   const allowed = new Map<string, string[]>();
   for (const key of SETTING_KEYS) {
-    const parts = SETTING_RULES[key].field?.split('.') ?? [];
+    const parts = settingRow(key).field?.split('.') ?? [];
     for (let i = 0; i < parts.length; i++) {
       const group = parts.slice(0, i).join('.');
       const list = allowed.get(group) ?? [];
@@ -100,7 +99,7 @@ export function runSettingsSource(spec: unknown, file: string): { raw: RawSettin
   readMap('', spec);
 
   for (const key of SETTING_KEYS) {
-    const field = SETTING_RULES[key].field;
+    const field = settingRow(key).field;
     if (field === undefined) continue;
     let at: unknown = spec;
     for (const part of field.split('.')) at = isMap(at) ? at[part] : undefined;
@@ -109,38 +108,25 @@ export function runSettingsSource(spec: unknown, file: string): { raw: RawSettin
   return { raw, problems };
 }
 
-/** The settings among `run()`'s options, as a library caller gives them. */
-export interface SettingOptions {
-  readonly forge?: ForgeName | undefined;
-  readonly mode?: RunMode | undefined;
-  readonly concurrency?: number | undefined;
-  readonly budget?: number | undefined;
-  readonly maxRemovals?: number | undefined;
-  readonly branchPrefix?: string | undefined;
-  readonly shard?: Shard | string | undefined;
-  readonly proposalsDir?: string | undefined;
-  readonly author?: { readonly name: string; readonly email: string } | undefined;
-  readonly github?:
-    | {
-        readonly labels?: readonly string[] | undefined;
-        readonly assignees?: readonly string[] | undefined;
-        readonly reviewers?: readonly string[] | undefined;
-        readonly teamReviewers?: readonly string[] | undefined;
-        readonly draft?: DraftPolicy | undefined;
-        readonly autoMerge?: false | AutoMergeMethod | undefined;
-        readonly signedCommits?: boolean | undefined;
-      }
-    | undefined;
-  readonly dryRun?: boolean | undefined;
-  readonly allowExec?: boolean | undefined;
-  readonly allowedImages?: readonly string[] | undefined;
-  readonly allowLocalUpstreams?: boolean | undefined;
-  readonly credentialHosts?: readonly string[] | undefined;
-  readonly credentialRepositories?: readonly string[] | undefined;
-}
+type Paths = { [K in SettingKey]: SettingPath<K> }[SettingKey];
+type Group = Paths extends infer P ? (P extends `${infer G}.${string}` ? G : never) : never;
+type TopLevel = {
+  readonly [K in SettingKey as SettingPath<K> extends `${string}.${string}` ? never : SettingPath<K>]?: SettingValues[K] | undefined;
+};
+type Grouped<G extends string> = {
+  readonly [K in SettingKey as SettingPath<K> extends `${G}.${infer L}` ? L : never]?: SettingValues[K] | undefined;
+};
+
+/**
+ * The settings among `run()`'s options, as a library caller gives them: the table's paths
+ * (`budget`, `github.labels`, `author.name`), each of its row's type; a shard may be given as text.
+ */
+export type SettingOptions = Omit<TopLevel, 'shard'> & { readonly shard?: Shard | string | undefined } & {
+  readonly [G in Group]?: Grouped<G> | undefined;
+};
 
 /** Where a setting sits in `run()`'s options: RunSettings' path (`github.labels`), else its key. */
-const optionPath = (key: SettingKey): string => SETTING_RULES[key].field ?? key;
+const optionPath = (key: SettingKey): string => settingRow(key).field ?? key;
 
 /** `run()`'s options → raw values named `run option <path>`, checked by the same rules as a flag. */
 export function optionSettings(options: SettingOptions): RawSettings {

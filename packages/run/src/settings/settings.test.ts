@@ -12,13 +12,13 @@ import {
   normaliseSettings,
   resolveSettings,
   SETTING_KEYS,
-  SETTING_RULES,
+  settingRow,
   MAX_CONCURRENCY,
   SettingsError,
   valueFromText,
   type CheckedSettings,
 } from './settings.js';
-import { optionSettings, runSettingsSource, settingOptions, textSettings } from './settings-sources.js';
+import { optionSettings, runSettingsSource, settingOptions, textSettings, type SettingOptions } from './settings-sources.js';
 
 /** `github.draft: never` → the nested YAML lines of a RunSettings spec. */
 function specYaml(field: string, yaml: string): string {
@@ -87,7 +87,7 @@ describe('one rule per setting, whatever the source', () => {
     const texts = ['', ' ', '0', '1', '8', '64', '65', '-1', '1.5', 'true', 'TRUE', 'yes', 'false', 'local', 'github', 'both', 'never'];
     texts.push('squash', 'a, b', 'a,,b\n', '2/5', '0/3', 'kdelta/', 'a..b/', 'x y');
     for (const key of SETTING_KEYS) {
-      const { flag, input } = SETTING_RULES[key];
+      const { flag, input } = settingRow(key);
       if (flag === undefined || input === undefined) continue;
       for (const text of texts) {
         const byFlag = checkSettings(flags({ [flag]: text }));
@@ -108,6 +108,30 @@ describe('one rule per setting, whatever the source', () => {
     expect(() => normaliseSettings(optionSettings({ shard: { index: 3, count: 2 } }))).toThrow(
       'run option shard: must be k/n with 1 ≤ k ≤ n, e.g. 2/5 (got "3/2")',
     );
+  });
+});
+
+describe("run()'s setting options are derived from the table", () => {
+  it("each sits at its row's path with its rule's type (pnpm typecheck holds the types), and is read from there", () => {
+    const options: SettingOptions = {
+      budget: 3,
+      shard: '1/2',
+      github: { labels: ['x'], draft: 'never' },
+      author: { name: 'a', email: 'a@b' },
+    };
+    // @ts-expect-error not a draft policy
+    const badDraft: SettingOptions = { github: { draft: 'sometimes' } };
+    // @ts-expect-error no setting has this path
+    const noSuchPath: SettingOptions = { github: { label: ['x'] } };
+    expect([badDraft, noSuchPath]).toHaveLength(2);
+    expect(normaliseSettings(optionSettings(options)).values).toEqual({
+      budget: 3,
+      shard: { index: 1, count: 2 },
+      labels: ['x'],
+      draft: 'never',
+      authorName: 'a',
+      authorEmail: 'a@b',
+    });
   });
 });
 
@@ -210,7 +234,7 @@ describe("docs/control-resources.md's RunSettings table", () => {
     const start = doc.indexOf('| `spec.` field |');
     const rows = doc.slice(start).split('\n\n')[0]!.split('\n').slice(2);
     const listed = rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([\w.]+)`/g)].map((m) => m[1]!));
-    const fields = new Set(SETTING_KEYS.flatMap((k) => SETTING_RULES[k].field?.replace(/^author\..*/, 'author') ?? []));
+    const fields = new Set(SETTING_KEYS.flatMap((k) => settingRow(k).field?.replace(/^author\..*/, 'author') ?? []));
     expect(new Set(listed)).toEqual(fields);
     const row = (field: string) => rows.find((r) => r.startsWith(`| \`${field}\` `)) ?? '';
     expect(row('concurrency')).toContain(`1 to ${MAX_CONCURRENCY}`);
