@@ -47157,23 +47157,8 @@ function itemText(item2, indent) {
   return now === printItem(parseResource(item2.original), indent) ? item2.original : now;
 }
 
-// ../run/src/settings/settings.ts
+// ../run/src/settings/setting-table.ts
 init_src2();
-
-// ../run/src/settings/branch-prefix.ts
-var DEFAULT_BRANCH_PREFIX = "kdelta/";
-var ALLOWED = /^[A-Za-z0-9._/-]+$/;
-function branchPrefixProblem(prefix) {
-  if (prefix === "") {
-    return `must not be empty: proposal branches would then be named after the variants alone, and one named like the base branch would bypass review (the default is "${DEFAULT_BRANCH_PREFIX}")`;
-  }
-  if (!ALLOWED.test(prefix)) return `"${prefix}" may hold only letters, digits, ".", "_", "-" and "/"`;
-  if (/^[/.-]/.test(prefix)) return `"${prefix}" must not start with "/", "." or "-"`;
-  if (prefix.includes("..") || prefix.includes("//") || /(^|\/)\./.test(prefix) || prefix.includes(".lock/")) {
-    return `"${prefix}" is not the start of a git branch name (no "..", "//", component starting with "." or ending in ".lock")`;
-  }
-  return void 0;
-}
 
 // ../run/src/forges/budget.ts
 init_errors2();
@@ -47281,42 +47266,26 @@ function inShard(name2, shard2) {
   return shard2 === void 0 || shardOf(name2, shard2.count) === shard2.index;
 }
 
-// ../run/src/settings/settings.ts
+// ../run/src/settings/branch-prefix.ts
+var DEFAULT_BRANCH_PREFIX = "kdelta/";
+var ALLOWED = /^[A-Za-z0-9._/-]+$/;
+function branchPrefixProblem(prefix) {
+  if (prefix === "") {
+    return `must not be empty: proposal branches would then be named after the variants alone, and one named like the base branch would bypass review (the default is "${DEFAULT_BRANCH_PREFIX}")`;
+  }
+  if (!ALLOWED.test(prefix)) return `"${prefix}" may hold only letters, digits, ".", "_", "-" and "/"`;
+  if (/^[/.-]/.test(prefix)) return `"${prefix}" must not start with "/", "." or "-"`;
+  if (prefix.includes("..") || prefix.includes("//") || /(^|\/)\./.test(prefix) || prefix.includes(".lock/")) {
+    return `"${prefix}" is not the start of a git branch name (no "..", "//", component starting with "." or ending in ".lock")`;
+  }
+  return void 0;
+}
+
+// ../run/src/settings/setting-table.ts
 var DEFAULT_CONCURRENCY = 4;
 var MAX_CONCURRENCY = 64;
 var DEFAULT_MAX_REMOVALS = 5;
 var DEFAULT_AUTHOR = { name: "kdelta", email: "kdelta@noreply.invalid" };
-function describeOrigin(origin) {
-  switch (origin.type) {
-    case "flag":
-      return `--${origin.name}`;
-    case "input":
-      return `input "${origin.name}"`;
-    case "field":
-      return `RunSettings ${origin.field} in ${origin.file}`;
-    case "option":
-      return `run option ${origin.name}`;
-    case "default":
-      return "the default";
-    default:
-      return origin;
-  }
-}
-function originName(origin) {
-  switch (origin.type) {
-    case "flag":
-      return `--${origin.name}`;
-    case "input":
-    case "option":
-      return origin.name;
-    case "field":
-      return origin.field;
-    case "default":
-      return "the default";
-    default:
-      return origin;
-  }
-}
 var ok = (value2) => ({ ok: true, value: value2 });
 var bad = (problem) => ({ ok: false, problem });
 var shown = (value2) => JSON.stringify(value2) ?? String(value2);
@@ -47360,43 +47329,312 @@ function shard(v) {
   const [index, count] = text2.trim().split("/").map(Number);
   return ok({ index, count });
 }
+var FORGES = ["local", "github"];
+var MODES = ["variants", "updates", "both"];
+var DRAFTS = ["always", "never", "conflicts"];
+var AUTO_MERGE = [false, "merge", "squash", "rebase"];
+var NAMES_SCHEMA = { type: "array", items: { type: "string", minLength: 1 } };
+var LIST = "(repeatable, or a comma list)";
+var INPUT_LIST = "comma- or newline-separated";
 var SETTING_RULES = {
-  forge: { flag: "forge", input: "forge", field: "forge", text: "word", check: oneOf(["local", "github"]) },
-  mode: { flag: "mode", input: "mode", field: "mode", text: "word", check: oneOf(["variants", "updates", "both"]) },
-  concurrency: { flag: "concurrency", input: "concurrency", field: "concurrency", text: "integer", check: integer(1, MAX_CONCURRENCY) },
-  budget: { flag: "budget", input: "budget", field: "budget", text: "integer", check: integer(0) },
-  maxRemovals: { flag: "max-removals", input: "max-removals", field: "maxRemovals", text: "integer", check: integer(0) },
-  branchPrefix: { flag: "branch-prefix", input: "branch-prefix", field: "branchPrefix", text: "word", check: branchPrefix },
-  shard: { flag: "shard", input: "shard", text: "word", check: shard },
-  proposalsDir: { flag: "proposals-dir", field: "proposalsDir", text: "word", check: nonEmpty },
-  authorName: { input: "commit-author-name", field: "author.name", text: "word", check: nonEmpty },
-  authorEmail: { input: "commit-author-email", field: "author.email", text: "word", check: email },
-  labels: { flag: "label", input: "labels", field: "github.labels", text: "list", check: names },
-  assignees: { flag: "assignee", input: "assignees", field: "github.assignees", text: "list", check: names },
-  reviewers: { flag: "reviewer", input: "reviewers", field: "github.reviewers", text: "list", check: names },
-  teamReviewers: { flag: "team-reviewer", input: "team-reviewers", field: "github.teamReviewers", text: "list", check: names },
-  draft: { flag: "draft", input: "draft", field: "github.draft", text: "word", check: oneOf(["always", "never", "conflicts"]) },
+  forge: {
+    flag: "forge",
+    arg: "<forge>",
+    input: "forge",
+    field: "forge",
+    text: "word",
+    check: oneOf(FORGES),
+    default: "local",
+    help: "where proposals live: local (default; Markdown files under --proposals-dir) or github (pull requests)",
+    description: "Where proposals go: github (pull requests) or local (proposal files under <config>/proposals, to try a config against local repositories).",
+    // in a workflow, proposals are pull requests
+    inputDefault: "github",
+    schema: { enum: FORGES }
+  },
+  mode: {
+    flag: "mode",
+    arg: "<mode>",
+    input: "mode",
+    field: "mode",
+    text: "word",
+    check: oneOf(MODES),
+    default: "both",
+    help: "variants, updates or both (default both)",
+    description: "What to run: variants (fan out to downstream repositories), updates (the workspace's own packages with an upstream), both, or preview (write nothing: comment on the reviewed pull request what the change would propose to every downstream). Default: preview on pull_request events, else the RunSettings' mode, else both.",
+    schema: { enum: MODES }
+  },
+  concurrency: {
+    flag: "concurrency",
+    arg: "<n>",
+    input: "concurrency",
+    field: "concurrency",
+    text: "integer",
+    check: integer(1, MAX_CONCURRENCY),
+    default: DEFAULT_CONCURRENCY,
+    help: `variants at a time, 1 to ${MAX_CONCURRENCY} (default ${DEFAULT_CONCURRENCY})`,
+    description: `Variants run at the same time, 1 to ${MAX_CONCURRENCY}. Default: the RunSettings' concurrency, else ${DEFAULT_CONCURRENCY}.`,
+    schema: { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY }
+  },
+  budget: {
+    flag: "budget",
+    arg: "<n>",
+    input: "budget",
+    field: "budget",
+    text: "integer",
+    check: integer(0),
+    default: DEFAULT_BUDGET,
+    help: `content-creating API requests this run may make, 0 or more (github; default ${DEFAULT_BUDGET}, GitHub allows about 500 an hour)`,
+    description: `Content-creating API requests this run may make, 0 or more (GitHub allows about 500 an hour). Variants left over are deferred to the next run. Default: the RunSettings' budget, else ${DEFAULT_BUDGET}.`,
+    schema: {
+      type: "integer",
+      minimum: 0,
+      description: "content-creating API requests a run may make (github forge); the variants left are deferred to the next run"
+    }
+  },
+  maxRemovals: {
+    flag: "max-removals",
+    arg: "<n>",
+    input: "max-removals",
+    field: "maxRemovals",
+    text: "integer",
+    check: integer(0),
+    default: DEFAULT_MAX_REMOVALS,
+    help: `removals (delete or orphan) this run may propose, 0 or more (default ${DEFAULT_MAX_REMOVALS}); when more are due none is proposed, every other job runs, and the run fails naming the variants: a selector or label typo must not delete packages across the fleet`,
+    description: `Removals (a gone variant's package deleted, or its ownership dropped) this run may propose, 0 or more. When more are due, none is proposed, every other job runs, and the step fails naming them. Default: the RunSettings' maxRemovals, else ${DEFAULT_MAX_REMOVALS}.`,
+    schema: {
+      type: "integer",
+      minimum: 0,
+      description: "removals (a gone variant's package deleted, or its ownership dropped) a run may propose; when more are due it proposes none of them, does every other job and fails naming them"
+    }
+  },
+  branchPrefix: {
+    flag: "branch-prefix",
+    arg: "<p>",
+    input: "branch-prefix",
+    field: "branchPrefix",
+    text: "word",
+    check: branchPrefix,
+    default: DEFAULT_BRANCH_PREFIX,
+    help: `proposal branches are <p><variant> (default ${DEFAULT_BRANCH_PREFIX}); not empty, letters, digits, ".", "_", "-" and "/", not starting with "/", "." or "-"`,
+    description: `The pull requests' branches are <prefix><variant>. Default: the RunSettings' branchPrefix, else ${DEFAULT_BRANCH_PREFIX}. Not empty; a pull request's branch is never its base branch, and a branch holding commits kdelta did not make is left alone.`,
+    schema: {
+      type: "string",
+      pattern: "^[A-Za-z0-9_][A-Za-z0-9._/-]*$",
+      description: 'proposal branches are <branchPrefix><variant>; not empty (a variant could then name the base branch), not starting with "/", "." or "-"'
+    }
+  },
+  shard: {
+    flag: "shard",
+    arg: "k/n",
+    input: "shard",
+    text: "word",
+    check: shard,
+    help: "only the variants whose name hashes to shard k of n",
+    description: "k/n: run only the variants of shard k of n (a hash of the variant's name), for a matrix fan-out."
+  },
+  proposalsDir: {
+    flag: "proposals-dir",
+    arg: "<dir>",
+    field: "proposalsDir",
+    text: "word",
+    check: nonEmpty,
+    help: "the local forge's records (default <config>/proposals)",
+    schema: { type: "string", minLength: 1, description: "the local forge's records (default <config>/proposals)" }
+  },
+  authorName: {
+    input: "commit-author-name",
+    field: "author.name",
+    text: "word",
+    check: nonEmpty,
+    description: `The commits' author name (set with commit-author-email). Default: the RunSettings' author, else ${DEFAULT_AUTHOR.name}.`,
+    schema: { type: "string", minLength: 1 }
+  },
+  authorEmail: {
+    input: "commit-author-email",
+    field: "author.email",
+    text: "word",
+    check: email,
+    description: "The commits' author email (set with commit-author-name).",
+    schema: { type: "string", pattern: EMAIL.source, description: "an email address" }
+  },
+  labels: {
+    flag: "label",
+    arg: "<name>",
+    input: "labels",
+    field: "github.labels",
+    text: "list",
+    check: names,
+    help: `labels for new and updated pull requests ${LIST}`,
+    description: `Labels for the pull requests (${INPUT_LIST}). Default: the RunSettings' github.labels.`,
+    schema: NAMES_SCHEMA
+  },
+  assignees: {
+    flag: "assignee",
+    arg: "<user>",
+    input: "assignees",
+    field: "github.assignees",
+    text: "list",
+    check: names,
+    help: `assignees of new pull requests ${LIST}`,
+    description: `Users assigned to the pull requests (${INPUT_LIST}). Default: the RunSettings' github.assignees.`,
+    schema: NAMES_SCHEMA
+  },
+  reviewers: {
+    flag: "reviewer",
+    arg: "<user>",
+    input: "reviewers",
+    field: "github.reviewers",
+    text: "list",
+    check: names,
+    help: `reviewers requested on new pull requests ${LIST}`,
+    description: `Users asked to review the pull requests (${INPUT_LIST}). Default: the RunSettings' github.reviewers.`,
+    schema: NAMES_SCHEMA
+  },
+  teamReviewers: {
+    flag: "team-reviewer",
+    arg: "<team>",
+    input: "team-reviewers",
+    field: "github.teamReviewers",
+    text: "list",
+    check: names,
+    help: `team reviewers requested on new pull requests ${LIST}`,
+    description: `Teams (slugs) asked to review the pull requests (${INPUT_LIST}). Default: the RunSettings' github.teamReviewers.`,
+    schema: NAMES_SCHEMA
+  },
+  draft: {
+    flag: "draft",
+    arg: "<when>",
+    input: "draft",
+    field: "github.draft",
+    text: "word",
+    check: oneOf(DRAFTS),
+    help: "open pull requests as drafts: always, never or conflicts (default conflicts: only those not ready: conflicts, a failed render, an unmet readiness gate)",
+    description: "Open pull requests as drafts: always, never, or conflicts (only those not ready: conflicts, a failed render, or an unmet readiness gate such as a required injection point without a source). Default: the RunSettings' github.draft, else conflicts.",
+    // the github forge's own default when none is set
+    schema: { enum: DRAFTS, default: "conflicts" }
+  },
   autoMerge: {
     flag: "auto-merge",
+    arg: "<method>",
     input: "auto-merge",
     field: "github.autoMerge",
     text: "auto-merge",
-    check: oneOf([false, "merge", "squash", "rebase"])
+    check: oneOf(AUTO_MERGE),
+    help: "enable auto-merge (merge, squash or rebase) on pull requests that are ready and hold only kdelta's commits; false leaves it off",
+    description: "Enable auto-merge with this method (merge, squash or rebase) on pull requests that are ready (no conflicts, the render did not fail, every readiness gate met) and whose branch holds only kdelta's commits; false to leave it off. Default: the RunSettings' github.autoMerge, else false.",
+    schema: { enum: AUTO_MERGE, default: false }
   },
-  signedCommits: { flag: "signed-commits", input: "signed-commits", field: "github.signedCommits", text: "boolean", check: boolean },
-  dryRun: { flag: "dry-run", input: "dry-run", text: "boolean", check: boolean },
-  allowExec: { flag: "allow-exec", input: "allow-exec", text: "boolean", check: boolean },
-  allowedImages: { flag: "allow-image", input: "allowed-images", text: "list", check: imagePatterns },
-  allowLocalUpstreams: { flag: "allow-local-upstreams", input: "allow-local-upstreams", text: "boolean", check: boolean },
-  credentialHosts: { flag: "credential-host", input: "credential-hosts", text: "list", check: repositoryPatterns },
+  signedCommits: {
+    flag: "signed-commits",
+    input: "signed-commits",
+    field: "github.signedCommits",
+    text: "boolean",
+    check: boolean,
+    help: "make commits through the GitHub API (verified) instead of git push",
+    description: "Create the commits through the GitHub API, so GitHub marks them verified, instead of pushing with git. Default: the RunSettings' github.signedCommits, else false.",
+    schema: { type: "boolean", default: false }
+  },
+  dryRun: {
+    flag: "dry-run",
+    input: "dry-run",
+    text: "boolean",
+    check: boolean,
+    default: false,
+    help: "compute everything, push and write nothing",
+    description: "Compute everything and write nothing (no push, no pull request).",
+    inputDefault: "false"
+  },
+  allowExec: {
+    flag: "allow-exec",
+    input: "allow-exec",
+    text: "boolean",
+    check: boolean,
+    default: false,
+    help: "let the pipelines' exec: functions run (as kpt fn render --allow-exec): each is any program on this machine, named by the package's author. Without it a package with one is proposed unrendered, its render failure saying so",
+    description: "Let the Kptfile pipelines' exec functions run when a package is rendered. An exec function is any program on the runner, named by the package's author, run with the job's rights (the checkout's credentials included): leave it off unless you trust every upstream. Off, such a package is proposed unrendered and its pull request says its render failed.",
+    inputDefault: "false"
+  },
+  allowedImages: {
+    flag: "allow-image",
+    arg: "<p>",
+    input: "allowed-images",
+    text: "list",
+    check: imagePatterns,
+    help: `the container images the pipelines may run ${LIST}, in place of the default, kpt's function catalogues (gcr.io/kpt-fn/ and ghcr.io/kptdev/krm-functions-catalog/); patterns as in kdelta fn render --help. A package whose pipeline has another image is proposed unrendered, its render failure naming the image and this flag (a catalogue function kdelta has built in runs built-in instead)`,
+    description: `The container images the Kptfile pipelines may run (${INPUT_LIST} patterns): a prefix ending in / (gcr.io/kpt-fn/) allows what starts with it, a name (registry.example/team/fn) that repository at any tag, a tagged name that tag only, * any image. Default: kpt's function catalogues, gcr.io/kpt-fn/ and ghcr.io/kptdev/krm-functions-catalog/. A package whose pipeline has another image is proposed unrendered, its pull request naming the image (a catalogue function kdelta has built in runs built-in instead). In preview of an upstream's pull request the default is none: the reviewed change is anyone's, and its images run only when listed here.`
+  },
+  allowLocalUpstreams: {
+    flag: "allow-local-upstreams",
+    input: "allow-local-upstreams",
+    text: "boolean",
+    check: boolean,
+    help: "let a package's nested Kptfiles name upstream repositories on this machine (a path or file:// URL; also KDELTA_ALLOW_LOCAL_UPSTREAMS=1). Refused by default: their files would be pushed. Repositories of the control resources may always be local",
+    description: "Let a package's nested Kptfiles name upstream repositories on the runner (a path or file:// URL). Off by default: package content may not copy the runner's files (the workspace, other checkouts) into a pull request. Repositories of the control resources may always be local.",
+    inputDefault: "false"
+  },
+  credentialHosts: {
+    flag: "credential-host",
+    arg: "<h>",
+    input: "credential-hosts",
+    text: "list",
+    check: repositoryPatterns,
+    default: [],
+    help: "the older form of --credential-repository (also KDELTA_CREDENTIAL_HOSTS)",
+    description: "The older form of credential-repositories, read by the same rules: a whole host only when written as one (host or host:port)."
+  },
   credentialRepositories: {
     flag: "credential-repository",
+    arg: "<p>",
     input: "credential-repositories",
     text: "list",
-    check: repositoryPatterns
+    check: repositoryPatterns,
+    default: [],
+    help: "more repositories that get the run's credentials when package content names them (repeatable, or a comma list; also KDELTA_CREDENTIAL_REPOSITORIES): owner/repo or owner/* (on the GitHub server), host/path/repo, host/path/*, a URL, or a whole host written as one (host, host:port, https://host). Credentials (KDELTA_GIT_TOKEN, the forge's token, git's credential helpers) go only to the control resources' Repositories and these: a repository that only package content names, even on the forge's server, is read without any, and a private one fails naming the Kptfile and this setting",
+    description: `More repositories that get the token when package content names them (${INPUT_LIST}): owner/repo or owner/* on this GitHub, host/path/repo or host/path/* on another server, a URL, or a whole host written as one (host, host:port, https://host). The token (or the App's installation token) goes only to the control resources' Repositories and these: a repository that only a package's Kptfile names, even one of your organisation on this GitHub, is read without it, and a private one fails its variant naming the Kptfile and this input.`
   }
 };
 var SETTING_KEYS = Object.keys(SETTING_RULES);
+var settingRow = (key) => SETTING_RULES[key];
+function settingNames(key, value2) {
+  const { flag, input, field } = settingRow(key);
+  const given = value2 === void 0 ? "" : ` ${value2}`;
+  const named = [flag && `--${flag}${given}`, input && `the Action's input ${input}`, field && `RunSettings spec.${field}`];
+  const [first, ...others] = named.filter((n) => typeof n === "string" && n !== "");
+  return others.length > 0 ? `${first} (${others.join(", ")})` : first ?? key;
+}
+
+// ../run/src/settings/settings.ts
+function describeOrigin(origin) {
+  switch (origin.type) {
+    case "flag":
+      return `--${origin.name}`;
+    case "input":
+      return `input "${origin.name}"`;
+    case "field":
+      return `RunSettings ${origin.field} in ${origin.file}`;
+    case "option":
+      return `run option ${origin.name}`;
+    case "default":
+      return "the default";
+    default:
+      return origin;
+  }
+}
+function originName(origin) {
+  switch (origin.type) {
+    case "flag":
+      return `--${origin.name}`;
+    case "input":
+    case "option":
+      return origin.name;
+    case "field":
+      return origin.field;
+    case "default":
+      return "the default";
+    default:
+      return origin;
+  }
+}
 var TRUE = /* @__PURE__ */ new Set(["true", "True", "TRUE"]);
 var FALSE = /* @__PURE__ */ new Set(["false", "False", "FALSE"]);
 function valueFromText(kind, text2) {
@@ -47417,6 +47655,9 @@ function valueFromText(kind, text2) {
   }
 }
 var NO_SETTINGS = { values: {}, origins: {} };
+function overSettings(over, under) {
+  return { values: { ...under.values, ...over.values }, origins: { ...under.origins, ...over.origins } };
+}
 function describeProblem(problem) {
   return `${describeOrigin(problem.origin)}: ${problem.message}`;
 }
@@ -47438,7 +47679,7 @@ function checkSettings(raw) {
   for (const key of SETTING_KEYS) {
     const given = raw.values[key];
     if (given === void 0) continue;
-    const checked = SETTING_RULES[key].check(given.value);
+    const checked = settingRow(key).check(given.value);
     if (checked.ok) {
       values[key] = checked.value;
       origins[key] = given.origin;
@@ -47467,14 +47708,15 @@ function resolveSettings(door, file, defaults) {
   const origins = {};
   function pick(key, fallback) {
     for (const layer of [door, file]) {
-      const value2 = layer.values[key];
-      if (value2 !== void 0) {
+      const value3 = layer.values[key];
+      if (value3 !== void 0) {
         origins[key] = layer.origins[key];
-        return value2;
+        return value3;
       }
     }
-    if (fallback !== void 0) origins[key] = { type: "default" };
-    return fallback;
+    const value2 = fallback ?? settingRow(key).default;
+    if (value2 !== void 0) origins[key] = { type: "default" };
+    return value2;
   }
   const authorLayer = door.values.authorName !== void 0 ? door : file;
   for (const key of ["authorName", "authorEmail"]) origins[key] = authorLayer.origins[key] ?? { type: "default" };
@@ -47488,25 +47730,25 @@ function resolveSettings(door, file, defaults) {
     signedCommits: pick("signedCommits")
   };
   return {
-    forge: pick("forge", "local"),
-    mode: pick("mode", "both"),
-    concurrency: pick("concurrency", DEFAULT_CONCURRENCY),
-    budget: pick("budget", DEFAULT_BUDGET),
-    maxRemovals: pick("maxRemovals", DEFAULT_MAX_REMOVALS),
-    branchPrefix: pick("branchPrefix", DEFAULT_BRANCH_PREFIX),
+    forge: pick("forge"),
+    mode: pick("mode"),
+    concurrency: pick("concurrency"),
+    budget: pick("budget"),
+    maxRemovals: pick("maxRemovals"),
+    branchPrefix: pick("branchPrefix"),
     shard: pick("shard"),
-    proposalsDir: pick("proposalsDir", join8(defaults.config, "proposals")),
+    proposalsDir: pick("proposalsDir", join8(defaults.config, "proposals")) ?? join8(defaults.config, "proposals"),
     author: {
       name: authorLayer.values.authorName ?? DEFAULT_AUTHOR.name,
       email: authorLayer.values.authorEmail ?? DEFAULT_AUTHOR.email
     },
     github: Object.fromEntries(Object.entries(github).filter(([, v]) => v !== void 0)),
-    dryRun: pick("dryRun", false),
-    allowExec: pick("allowExec", false),
+    dryRun: pick("dryRun"),
+    allowExec: pick("allowExec"),
     allowedImages: pick("allowedImages"),
     allowLocalUpstreams: pick("allowLocalUpstreams"),
-    credentialHosts: pick("credentialHosts", []),
-    credentialRepositories: pick("credentialRepositories", []),
+    credentialHosts: pick("credentialHosts"),
+    credentialRepositories: pick("credentialRepositories"),
     origins
   };
 }
@@ -47515,7 +47757,7 @@ function resolveSettings(door, file, defaults) {
 function textSettings(type, read) {
   const values = {};
   for (const key of SETTING_KEYS) {
-    const rule = SETTING_RULES[key];
+    const rule = settingRow(key);
     const name2 = rule[type];
     if (name2 === void 0) continue;
     const given = read(name2);
@@ -47525,7 +47767,7 @@ function textSettings(type, read) {
   return {
     values,
     originOf: (key) => {
-      const name2 = SETTING_RULES[key][type];
+      const name2 = settingRow(key)[type];
       return name2 === void 0 ? void 0 : { type, name: name2 };
     }
   };
@@ -47535,7 +47777,7 @@ function runSettingsSource(spec, file) {
   const problems = [];
   const values = {};
   const originOf = (key) => {
-    const field = SETTING_RULES[key].field;
+    const field = settingRow(key).field;
     return field === void 0 ? void 0 : { type: "field", field: `spec.${field}`, file };
   };
   const raw = { values, originOf };
@@ -47543,7 +47785,7 @@ function runSettingsSource(spec, file) {
   if (!isMap28(spec)) return { raw, problems: [{ field: "spec", message: "expected a map" }] };
   const allowed = /* @__PURE__ */ new Map();
   for (const key of SETTING_KEYS) {
-    const parts = SETTING_RULES[key].field?.split(".") ?? [];
+    const parts = settingRow(key).field?.split(".") ?? [];
     for (let i = 0; i < parts.length; i++) {
       const group2 = parts.slice(0, i).join(".");
       const list2 = allowed.get(group2) ?? [];
@@ -47569,7 +47811,7 @@ function runSettingsSource(spec, file) {
   };
   readMap("", spec);
   for (const key of SETTING_KEYS) {
-    const field = SETTING_RULES[key].field;
+    const field = settingRow(key).field;
     if (field === void 0) continue;
     let at = spec;
     for (const part of field.split(".")) at = isMap28(at) ? at[part] : void 0;
@@ -47577,7 +47819,7 @@ function runSettingsSource(spec, file) {
   }
   return { raw, problems };
 }
-var optionPath = (key) => SETTING_RULES[key].field ?? key;
+var optionPath = (key) => settingRow(key).field ?? key;
 function optionSettings(options) {
   const values = {};
   for (const key of SETTING_KEYS) {
@@ -47586,18 +47828,6 @@ function optionSettings(options) {
     if (at !== void 0) values[key] = { value: at, origin: { type: "option", name: optionPath(key) } };
   }
   return { values, originOf: (key) => ({ type: "option", name: optionPath(key) }) };
-}
-function settingOptions(settings) {
-  const out = {};
-  for (const key of SETTING_KEYS) {
-    const value2 = settings.values[key];
-    if (value2 === void 0) continue;
-    const parts = optionPath(key).split(".");
-    let at = out;
-    for (const part of parts.slice(0, -1)) at = at[part] ??= {};
-    at[parts.at(-1)] = value2;
-  }
-  return out;
 }
 
 // ../run/src/control/control.ts
@@ -52644,7 +52874,7 @@ function heldMessage(counted, max, proposed) {
   const closings = counted.filter((c) => c.does === "close").length;
   const what = closings > 0 ? ` (${counted.length - closings} packages to remove or orphan, ${closings} open proposals of gone variants to close)` : "";
   const notCounted = proposed > 0 ? ` ${proposed} removals already proposed are not counted.` : "";
-  return `${counted.length} removals are due${what}, more than max-removals (${max}): none was proposed.${notCounted} Variants gone: ${variants}. If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; if these variants were removed on purpose, allow their removal with --max-removals ${counted.length} (the Action's input max-removals, RunSettings spec.maxRemovals)`;
+  return `${counted.length} removals are due${what}, more than ${settingRow("maxRemovals").input} (${max}): none was proposed.${notCounted} Variants gone: ${variants}. If the control resources are wrong (a selector or a label that no longer selects a repository removes its variants), fix them; if these variants were removed on purpose, allow their removal with ${settingNames("maxRemovals", counted.length)}`;
 }
 
 // ../run/src/plan/removal-scan.ts
@@ -52883,7 +53113,8 @@ async function run(options) {
   const dashboardRepository = dashboardRepositoryOption(options.dashboard);
   const control = await loadControl({ dir: resolve10(cwd, config), display: config });
   const plan = planRun(control, { cwd });
-  const settings = resolveSettings(optionValues, control.settings, { config });
+  const door = options.settings ? overSettings(options.settings, optionValues) : optionValues;
+  const settings = resolveSettings(door, control.settings, { config });
   const env = options.env ?? process.env;
   const forgeGiven = typeof options.forge === "object" ? options.forge : void 0;
   const { forge, budget } = await openForge({ forge: forgeGiven, settings, cwd, github: options.github, env });
@@ -52924,6 +53155,7 @@ function reportJson(report) {
 }
 
 // ../run/src/preview/preview.ts
+var PREVIEW_DRY_RUN = { values: { dryRun: true }, origins: { dryRun: { type: "option", name: "dryRun" } } };
 async function preview(options) {
   const { upstream: upstream2, upstreamRef, ...rest } = options;
   if (upstream2 !== void 0 && upstreamRef === void 0)
@@ -52932,6 +53164,8 @@ async function preview(options) {
   const report = await run({
     ...rest,
     dryRun: true,
+    // a door's settings are over the options: the dry run is put over them too, whatever they say
+    ...rest.settings ? { settings: overSettings(PREVIEW_DRY_RUN, rest.settings) } : {},
     ...upstreamRef !== void 0 ? { upstreamRef: { repository: upstream2, ref: upstreamRef } } : {}
   });
   return previewOf(report, { config: options.config ?? DEFAULT_CONFIG_DIR });
@@ -53308,14 +53542,14 @@ function settingsFromInputs(input, ctx) {
   const forge = settings.values.forge ?? DEFAULT_FORGE;
   const connection = githubConnection(input, ctx, forge);
   const dashboard = dashboardFromInput(input, ctx);
-  const { github: pullRequests2, ...rest } = settingOptions(settings);
   const options = {
     cwd: ctx.workspace,
     config,
     env: ctx.env,
-    ...rest,
+    settings,
+    // the Action's default, over RunSettings' forge as an input would be
     forge,
-    ...forge === "github" ? { github: { ...connection, ...pullRequests2 } } : {},
+    ...forge === "github" ? { github: connection } : {},
     dashboard
   };
   return { options, config, forge, token: connection.token };
@@ -53737,8 +53971,9 @@ async function main(overrides = {}) {
     return;
   }
   const { options } = settings;
+  const { dryRun, shard: shard2 } = options.settings.values;
   info(
-    `kdelta: config ${settings.config}, forge ${settings.forge}${options.dryRun ? ", dry run (nothing is written)" : ""}${options.shard ? `, shard ${String(options.shard)}` : ""}`
+    `kdelta: config ${settings.config}, forge ${settings.forge}${dryRun ? ", dry run (nothing is written)" : ""}${shard2 ? `, shard ${shard2.index}/${shard2.count}` : ""}`
   );
   let report;
   try {
