@@ -46,6 +46,7 @@ export const OPERATIONS = [
   'pulls/merge',
   'apps/get-repo-installation',
   'apps/create-installation-access-token',
+  'users/get-authenticated',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -106,7 +106,7 @@ export async function handleGraphql(
   const vars = (req.variables ?? {}) as Record<string, unknown>;
   const isMutation = /^\s*mutation\b/.test(query);
   // `query { viewer { login } }`: the one query served, and only that field of it (as GitHub answers any token)
-  if (!isMutation && /^\s*(?:query\b[^{]*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query)) {
+  if (!isMutation && ctx.viewer !== false && /^\s*(?:query\b[^{]*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query)) {
     return { status: 200, body: { data: { viewer: { login: ctx.login } } }, operationId: 'graphql/viewer', write: false };
   }
   const field = MUTATIONS.find((name) => new RegExp(`\\b${name}\\s*\\(`).test(query));

@@ -12,6 +12,8 @@ export interface Context {
   readonly rawQuery: string;
   readonly method: string;
   readonly path: string;
+  /** GraphQL answers `viewer { login }` (GitHub does; an older server or a proxy may not). */
+  readonly viewer?: boolean;
 }
 
 export interface Result {
@@ -620,6 +622,43 @@ export const handlers: Record<string, Handler> = {
       rows.sort((a, b) => key(a).localeCompare(key(b)) * (direction === 'desc' ? -1 : 1));
       const { page, headers } = paginate(ctx, rows);
       return { status: 200, body: page.map((r) => r.json()), headers };
+    },
+  },
+
+  'users/get-authenticated': {
+    permission: ['metadata', 'read'],
+    async run(ctx) {
+      // an installation's token (and GITHUB_TOKEN) is a bot's: GitHub refuses it this endpoint
+      if (ctx.login.endsWith('[bot]') || ctx.login.startsWith('installation:')) {
+        return {
+          status: 403,
+          body: {
+            message: 'Resource not accessible by integration',
+            documentation_url: 'https://docs.github.com/rest/users/users#get-the-authenticated-user',
+            status: '403',
+          },
+        };
+      }
+      const at = o.now();
+      return {
+        status: 200,
+        body: {
+          ...o.user(ctx.urls, ctx.login),
+          name: null,
+          company: null,
+          blog: '',
+          location: null,
+          email: null,
+          hireable: null,
+          bio: null,
+          public_repos: 0,
+          public_gists: 0,
+          followers: 0,
+          following: 0,
+          created_at: at,
+          updated_at: at,
+        },
+      };
     },
   },
 

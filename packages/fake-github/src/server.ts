@@ -52,6 +52,8 @@ export interface FakeGitHubOptions {
   readonly validate?: boolean;
   /** Where GraphQL is served (default `/api/graphql`, as on GitHub Enterprise Server). */
   readonly graphqlPath?: string;
+  /** Whether GraphQL answers `viewer { login }` (default true, as GitHub does). */
+  readonly graphqlViewer?: boolean;
   /** Send `x-ratelimit-*` headers (default true; GitHub Enterprise Server with rate limits off sends none). */
   readonly rateLimitHeaders?: boolean;
   /** The primary limit the headers report (default 5000 an hour). */
@@ -517,7 +519,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       }
     }
     const login = grant.login ?? 'kdelta-bot';
-    const ctx: Context = { state, urls, login, query, rawQuery, method, path };
+    const ctx: Context = { state, urls, login, query, rawQuery, method, path, viewer: options.graphqlViewer !== false };
 
     if (isGraphql) {
       const out = await handleGraphql(ctx, body, (permission, level) => allows(grant, permission, level));

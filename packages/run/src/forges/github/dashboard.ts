@@ -41,17 +41,24 @@ export function createDashboard(client: GitHubClient): Dashboard {
     if (!hit) {
       hit = (async () => {
         const what = 'read who the token is (the GraphQL viewer)';
-        const data = await client.graphqlData<{ data?: { viewer?: { login?: unknown } }; errors?: Array<{ message?: string }> }>(
-          what,
-          repo,
-          'query { viewer { login } }',
-        );
-        const login = data.data?.viewer?.login;
-        if (typeof login !== 'string' || login === '') {
-          const why = (data.errors ?? []).map((e) => e.message).join('; ') || 'no login in the answer';
-          throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: ${why}`);
+        let viewer: { data?: { viewer?: { login?: unknown } }; errors?: Array<{ message?: string }> } | undefined;
+        let refused: unknown;
+        try {
+          viewer = await client.graphqlData(what, repo, 'query { viewer { login } }');
+        } catch (error) {
+          refused = error;
         }
-        return login;
+        const login = viewer?.data?.viewer?.login;
+        if (typeof login === 'string' && login !== '') return login;
+        // A server without GraphQL's viewer (an older Enterprise Server, a proxy): REST's GET /user
+        // names a user's token (it refuses an installation's, which the viewer above names).
+        if (!client.tokens.app) {
+          const user = await client.call<{ login?: unknown }>('read who the token is (GET /user)', 'GET /user', {}).catch(() => undefined);
+          if (typeof user?.login === 'string' && user.login !== '') return user.login;
+        }
+        if (refused) throw refused;
+        const why = (viewer?.errors ?? []).map((e) => e.message).join('; ') || 'no login in the answer';
+        throw new ForgeError('github-request-failed', `GitHub: cannot ${what}: ${why}`);
       })();
       hit.catch(() => logins.delete(key));
       logins.set(key, hit);
