@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { editPackageContext, isPackageContext, PACKAGE_CONTEXT_FILE, packageContextConfigMap } from '@kdelta/kptfile-model';
-import { parseAllDocuments } from 'yaml';
+import { parseYamlStream } from '@kdelta/merge-core';
 
 /**
  * The package context of a package in a deployment repository (Porch's Repository
@@ -10,13 +10,13 @@ import { parseAllDocuments } from 'yaml';
  * package's name: the downstream package's name for the package itself, its Kptfile's
  * `metadata.name` for a subpackage (as kpt names them). Upstream's own context is a blueprint's
  * placeholder (Nephio's say `name: example`, and their pipelines render into that namespace):
- * its `data.name` is replaced; its other keys and comments stay, as seed 004 says Porch adds the
- * `name` key to the ConfigMap that exists.
+ * its `data.name` is replaced; its other keys and comments stay, as Porch adds the `name` key to the
+ * ConfigMap that exists.
  */
 
 /** A Kptfile's `metadata.name`, if it has one. */
 function kptfileName(text: string): string | undefined {
-  const [doc] = parseAllDocuments(text);
+  const [doc] = parseYamlStream(text);
   const name = doc && doc.errors.length === 0 ? doc.getIn(['metadata', 'name']) : undefined;
   return typeof name === 'string' && name !== '' ? name : undefined;
 }
@@ -40,8 +40,8 @@ export function deploymentPackageContexts(files: ReadonlyMap<string, string>, pa
       continue;
     }
     // a file that is not one package-context ConfigMap is someone's own: left as it is
-    const docs = parseAllDocuments(context);
-    if (!Array.isArray(docs) || docs.length !== 1 || docs[0]!.errors.length > 0) continue;
+    const docs = parseYamlStream(context);
+    if (docs.length !== 1 || docs[0]!.errors.length > 0) continue;
     const object: unknown = docs[0]!.toJS();
     if (object === null || typeof object !== 'object' || !isPackageContext(object as Record<string, unknown>)) continue;
     const renamed = editPackageContext(context, { set: { name } });
