@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import * as core from '@actions/core';
 import { ControlError, preview, renderPreview, withInterruptCleanup, type PreviewReport, type RunProgress } from '@kdelta/run';
-import { InputError, settingsFromInputs, type InputReader } from './inputs.js';
+import { InputError, secretInputs, settingsFromInputs, type InputReader } from './inputs.js';
 import { previewMarker, upsertComment } from './preview-comment.js';
 import { previewPlan, type PreviewPlan, type WorkflowEvent } from './preview-inputs.js';
 
@@ -71,7 +71,7 @@ export async function previewMain(input: InputReader, event: WorkflowEvent): Pro
   let settings: ReturnType<typeof settingsFromInputs>;
   // the tokens first: whatever happens next, they are masked in the log
   const commentToken = input('comment-token').trim();
-  for (const secret of [input('token').trim(), commentToken]) if (secret !== '') core.setSecret(secret);
+  for (const secret of secretInputs(input)) core.setSecret(secret);
   const ofWorkspace = await workspaceRepository(workspace);
   try {
     // `mode` is the Action's here: the run's modes are the run's setting
