@@ -5,7 +5,7 @@ import * as core from '@actions/core';
 import { ControlError, preview, renderPreview, withInterruptCleanup, type PreviewReport, type RunProgress } from '@kdelta/run';
 import { InputError, secretInputs, settingsFromInputs, type InputReader } from './inputs.js';
 import { previewMarker, upsertComment } from './preview-comment.js';
-import { previewPlan, type PreviewPlan, type WorkflowEvent } from './preview-inputs.js';
+import { previewConnection, previewPlan, type PreviewPlan, type WorkflowEvent } from './preview-inputs.js';
 
 /**
  * `mode: preview`: inputs → the preview (the run's dry run of the change under review) → one
@@ -76,6 +76,8 @@ export async function previewMain(input: InputReader, event: WorkflowEvent): Pro
   try {
     // `mode` is the Action's here: the run's modes are the run's setting
     settings = settingsFromInputs((name) => (name === 'mode' ? '' : input(name)), { workspace, env });
+    // downstreams on another GitHub than the workflow's (a GHES upstream's own preview): read there
+    settings = previewConnection(input, settings, env.GITHUB_SERVER_URL || 'https://github.com');
     plan = previewPlan(input, event, {
       serverUrl: env.GITHUB_SERVER_URL || 'https://github.com',
       workspaceRepository: ofWorkspace,
