@@ -424,8 +424,7 @@ export const SETTING_RULES = {
     check: serverTokens,
     default: [],
     help: 'a token for another git server, as <server>=<token> (https://ghes.example.com=$GHES_TOKEN; repeatable; also KDELTA_SERVER_TOKENS, one a line): git reads repositories on that server with it, only those the control resources name or --credential-repository lists there, never another host. The forge keeps its own token for its own server',
-    description:
-      "Tokens for git servers other than this workflow's, one `<server>=<token>` a line (`https://ghes.example.com=${{ secrets.GHES_TOKEN }}`): an upstream on a GitHub Enterprise Server read from a github.com workflow, or the reverse. A server's token goes only to its repositories that the control resources name or credential-repositories lists, never to another host; each is masked in the log. The runner must reach the server over the network. `token` (or the App) stays the credential of this workflow's own server.",
+    description: `Tokens for git servers other than this workflow's, one \`<server>=<token>\` a line (\`https://ghes.example.com=\${{ secrets.GHES_TOKEN }}\`): an upstream on a GitHub Enterprise Server read from a github.com workflow, or the reverse. A server's token goes only to its repositories that the control resources name or credential-repositories lists, never to another host; each is masked in the log. The runner must reach the server over the network. \`token\` (or the App) stays the credential of this workflow's own server.`,
   },
 } as const satisfies { readonly [key: string]: SettingRow<never> | SettingRow<unknown> };
 
