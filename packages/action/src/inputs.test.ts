@@ -2,7 +2,7 @@ import { KdeltaError } from '@kdelta/errors';
 import { describe, expect, it } from 'vitest';
 import { BAD_SETTINGS, GOOD_SETTINGS } from '@kdelta/test-support';
 import { NO_SETTINGS, settingOptions } from '@kdelta/run';
-import { InputError, settingsFromInputs } from './inputs.js';
+import { InputError, secretInputs, settingsFromInputs } from './inputs.js';
 
 const ctx = { workspace: '/runner/ws/fleet', env: { HOME: '/runner/home' } };
 const reader =
@@ -183,5 +183,40 @@ describe('GitHub App inputs', () => {
     expect(error({ token: 't', 'app-id': '1', 'client-id': 'Iv', 'private-key': key }).message).toBe(
       'input "client-id": give app-id or client-id, not both',
     );
+  });
+});
+
+describe('server-tokens', () => {
+  const serverTokens = 'https://ghes.example.com=ghes-1\nhttps://git.example.org:8443=org-2\n';
+
+  it('reads one <server>=<token> a line into the run, each token for its server', () => {
+    const s = settingsFromInputs(reader({ token: 't', 'server-tokens': serverTokens }), ctx);
+    expect(settingOptions(s.options.settings).serverTokens).toEqual([
+      { server: 'https://ghes.example.com', token: 'ghes-1' },
+      { server: 'https://git.example.org:8443', token: 'org-2' },
+    ]);
+  });
+
+  it.each([
+    [
+      'https://ghes.example.com=ghes-1\n\nhttps://git.example.org=',
+      'line 3 gives "https://git.example.org" an empty token (is its secret set in this repository?)',
+    ],
+    ['https://ghes.example.com=ghes-1\nghes-2', 'line 2 is not <server>=<token> (https://ghes.example.com=<token>): it has no "="'],
+    [
+      'http://ghes.example.com=ghes-1',
+      'line 1 has the server "http://ghes.example.com", which is not https: a token travels over https only',
+    ],
+  ])('refuses %j naming the input and the line, and never printing a token', (text, problem) => {
+    const bad = error({ token: 't', 'server-tokens': text });
+    expect(bad.input).toBe('server-tokens');
+    expect(bad.message).toBe(`input "server-tokens": ${problem}`);
+    expect(bad.message).not.toMatch(/ghes-\d/);
+  });
+
+  it('masks every token, the token input’s and the private key’s, even on a line that does not parse', () => {
+    const key = '-----BEGIN RSA PRIVATE KEY-----\nkey-line-1\nkey-line-2\n-----END RSA PRIVATE KEY-----';
+    const inputs = { token: 'gh-1', 'comment-token': 'c-1', 'private-key': key, 'server-tokens': `${serverTokens}ghes.example.com=bad-3` };
+    expect(secretInputs(reader(inputs))).toEqual(['gh-1', 'c-1', 'key-line-1', 'key-line-2', 'ghes-1', 'org-2', 'bad-3']);
   });
 });

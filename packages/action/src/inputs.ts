@@ -1,3 +1,4 @@
+import { serverTokenSecrets } from '@kdelta/run';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { KdeltaError } from '@kdelta/errors';
 import {
@@ -118,6 +119,21 @@ function dashboardFromInput(input: InputReader, ctx: InputContext): ActionRunOpt
   if (text === 'false') return false;
   const repository = ctx.env.GITHUB_REPOSITORY?.trim();
   return repository ? { repository } : {};
+}
+
+/**
+ * Every secret value among the inputs, to mask (`core.setSecret`) before anything reads them: the
+ * token, the comment token, the App's private key line by line (the runner masks each line of a
+ * multi-line secret), and each server token, read from the text whether or not it parses, so that
+ * a bad line's token is masked too.
+ */
+export function secretInputs(input: InputReader): string[] {
+  const privateKey = input('private-key')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => !line.startsWith('-----'));
+  const values = [input('token').trim(), input('comment-token').trim(), ...privateKey, ...serverTokenSecrets(input('server-tokens'))];
+  return [...new Set(values.filter((v) => v !== ''))];
 }
 
 /** Every input checked at once, before anything runs: a bad one throws an InputError naming it. */

@@ -12,7 +12,7 @@ import {
   type RunProgress,
   type RunReport,
 } from '@kdelta/run';
-import { InputError, settingsFromInputs, type ActionSettings, type InputReader } from './inputs.js';
+import { InputError, secretInputs, settingsFromInputs, type ActionSettings, type InputReader } from './inputs.js';
 import { previewMain, readWorkflowEvent } from './preview-main.js';
 import { isPreview, workflowEvent } from './preview-inputs.js';
 import { actionOutputs, controlAnnotations, countResults, permissionHint, renderSummary } from './report.js';
@@ -35,12 +35,8 @@ function progressLine(event: RunProgress): string {
 
 function readSettings(): ActionSettings {
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
-  // The token first: whatever happens next, it is masked in the log.
-  const token = core.getInput('token');
-  if (token.trim() !== '') core.setSecret(token.trim());
-  const privateKey = core.getInput('private-key').trim();
-  // masked line by line: the runner masks each line of a multi-line secret
-  for (const line of privateKey.split('\n')) if (line.trim() !== '' && !line.startsWith('-----')) core.setSecret(line.trim());
+  // The secrets first: whatever happens next, they are masked in the log.
+  for (const secret of secretInputs((name) => core.getInput(name))) core.setSecret(secret);
   const settings = settingsFromInputs((name) => core.getInput(name), { workspace, env: process.env });
   const github = settings.options.github;
   // every installation token is masked the moment it exists

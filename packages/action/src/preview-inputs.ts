@@ -1,4 +1,5 @@
-import { InputError, type InputReader } from './inputs.js';
+import type { ServerToken } from '@kdelta/run';
+import { type ActionSettings, InputError, type InputReader } from './inputs.js';
 
 /**
  * Whether the Action previews, and what: pure functions of the inputs, the workflow's event and
@@ -79,4 +80,61 @@ function sameRepository(a: string, b: string): boolean {
       .replace(/\.git$/i, '')
       .toLowerCase();
   return norm(a) === norm(b);
+}
+
+/**
+ * The preview's connection when the downstreams are on another GitHub than the workflow's (input
+ * `downstream-server`): an upstream on a GitHub Enterprise Server previewed by its own workflow,
+ * its downstreams on github.com. The downstreams' proposals are then read on that server with its
+ * `server-tokens` line, and the workflow's `token` becomes the token of the workflow's own server
+ * (where the reviewed upstream is), on the same terms as any server token. The comment stays on
+ * the workflow's server. Unset, or the workflow's own server: the settings as they are.
+ */
+export function previewConnection(input: InputReader, settings: ActionSettings, workflowServer: string): ActionSettings {
+  const text = input('downstream-server').trim();
+  if (text === '' || settings.forge !== 'github') return settings;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InputError('downstream-server', `expected the downstreams' GitHub, https://host (got "${text}")`);
+  }
+  if (url.protocol !== 'https:' || url.pathname.replace(/\/+$/, '') !== '' || url.search || url.hash) {
+    throw new InputError('downstream-server', `expected the downstreams' GitHub, https://host without a path (got "${text}")`);
+  }
+  const server = url.origin.toLowerCase();
+  const own = new URL(workflowServer).origin.toLowerCase();
+  if (server === own) return settings;
+  const given = settings.options.settings.values.serverTokens ?? [];
+  const token = given.find((t) => t.server === server);
+  if (!token) {
+    throw new InputError(
+      'downstream-server',
+      `the downstreams on ${server} are read with a token for that server: add a line "${server}=<token>" to input server-tokens`,
+    );
+  }
+  // the workflow's token, for the reviewed upstream on the workflow's own server (a line given for it wins)
+  const serverTokens: ServerToken[] =
+    given.some((t) => t.server === own) || settings.token.trim() === ''
+      ? [...given]
+      : [...given, { server: own, token: settings.token.trim() }];
+  const github = {
+    token: token.token,
+    tokenName: `the server-tokens line for ${server}`,
+    serverUrl: server,
+    apiUrl: server === 'https://github.com' ? 'https://api.github.com' : `${server}/api/v3`,
+    graphqlUrl: server === 'https://github.com' ? 'https://api.github.com/graphql' : `${server}/api/graphql`,
+  };
+  const checked = settings.options.settings;
+  return {
+    ...settings,
+    options: {
+      ...settings.options,
+      github,
+      settings: {
+        values: { ...checked.values, serverTokens },
+        origins: { ...checked.origins, serverTokens: { type: 'input', name: 'server-tokens' } },
+      },
+    },
+  };
 }

@@ -3,9 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import * as core from '@actions/core';
 import { ControlError, preview, renderPreview, withInterruptCleanup, type PreviewReport, type RunProgress } from '@kdelta/run';
-import { InputError, settingsFromInputs, type InputReader } from './inputs.js';
+import { InputError, secretInputs, settingsFromInputs, type InputReader } from './inputs.js';
 import { previewMarker, upsertComment } from './preview-comment.js';
-import { previewPlan, type PreviewPlan, type WorkflowEvent } from './preview-inputs.js';
+import { previewConnection, previewPlan, type PreviewPlan, type WorkflowEvent } from './preview-inputs.js';
 
 /**
  * `mode: preview`: inputs → the preview (the run's dry run of the change under review) → one
@@ -71,11 +71,13 @@ export async function previewMain(input: InputReader, event: WorkflowEvent): Pro
   let settings: ReturnType<typeof settingsFromInputs>;
   // the tokens first: whatever happens next, they are masked in the log
   const commentToken = input('comment-token').trim();
-  for (const secret of [input('token').trim(), commentToken]) if (secret !== '') core.setSecret(secret);
+  for (const secret of secretInputs(input)) core.setSecret(secret);
   const ofWorkspace = await workspaceRepository(workspace);
   try {
     // `mode` is the Action's here: the run's modes are the run's setting
     settings = settingsFromInputs((name) => (name === 'mode' ? '' : input(name)), { workspace, env });
+    // downstreams on another GitHub than the workflow's (a GHES upstream's own preview): read there
+    settings = previewConnection(input, settings, env.GITHUB_SERVER_URL || 'https://github.com');
     plan = previewPlan(input, event, {
       serverUrl: env.GITHUB_SERVER_URL || 'https://github.com',
       workspaceRepository: ofWorkspace,

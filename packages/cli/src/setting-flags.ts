@@ -25,7 +25,12 @@ export function settingFlagSpecs(keys: readonly SettingKey[] = FLAG_SETTINGS): R
     keys.flatMap((key) => {
       const row = settingRow(key);
       if (row.flag === undefined) return [];
-      return [[row.flag, row.text === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: row.text === 'list' }]];
+      return [
+        [
+          row.flag,
+          row.text === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: row.text === 'list' || row.text === 'lines' },
+        ],
+      ];
     }),
   );
 }
@@ -38,7 +43,11 @@ export function settingsFromFlags(flags: ParsedFlags, keys: readonly SettingKey[
     if (spec === undefined) return undefined;
     if (spec.type === 'boolean') return booleanFlag(flags, name) ? true : undefined;
     // a repeated flag and a comma list are one list
-    if (spec.multiple) return stringsFlag(flags, name).length > 0 ? stringsFlag(flags, name).join(',') : undefined;
+    if (spec.multiple) {
+      const given = stringsFlag(flags, name);
+      const lines = FLAG_SETTINGS.some((key) => settingRow(key).flag === name && settingRow(key).text === 'lines');
+      return given.length > 0 ? given.join(lines ? '\n' : ',') : undefined;
+    }
     return stringFlag(flags, name);
   };
   try {

@@ -531,3 +531,74 @@ describe('symlinks and file modes', () => {
     expect(readFileSync(join(outside, 'token.yaml'), 'utf8')).toContain('runner-secret');
   });
 });
+
+describe('a server token goes to its own server’s named repositories only', () => {
+  // `ghes` holds the private upstream the control resources name, and a private repository only a
+  // nested Kptfile names; `other` is another server, which a nested Kptfile names too.
+  const GHES_TOKEN = 'kdelta-ghes-token-7c2d';
+  const OTHER_TOKEN = 'kdelta-other-token-9b4f';
+  let ghes: RecordingGitServer;
+  let other: RecordingGitServer;
+  let upstream: string;
+  beforeAll(async () => {
+    const ghesRoot = fresh('ghes');
+    const otherRoot = fresh('other');
+    ghes = await serveRecordingGit(ghesRoot, tls, { paths: ['/up.git'], token: GHES_TOKEN });
+    other = await serveRecordingGit(otherRoot, tls);
+    makeRepo(join(otherRoot, 'lib.git'), { 'sub/Kptfile': kptfile('sub'), 'sub/cm.yaml': configMap('lib', '1') });
+    makeRepo(join(ghesRoot, 'side.git'), { 'side/Kptfile': kptfile('side'), 'side/cm.yaml': configMap('side', '1') });
+    upstream = `${ghes.origin}/up.git`;
+    makeRepo(
+      join(ghesRoot, 'up.git'),
+      {
+        'pkg/Kptfile': kptfile('pkg'),
+        'pkg/cm.yaml': configMap('app', '1'),
+        'pkg/sub/Kptfile': kptfile('sub', { repo: `${other.origin}/lib.git`, directory: '/sub', ref: 'main' }),
+        'pkg/side/Kptfile': kptfile('side', { repo: `${ghes.origin}/side.git`, directory: '/side', ref: 'main' }),
+      },
+      'pkg/v1',
+    );
+  });
+  afterAll(async () => {
+    await ghes?.close();
+    await other?.close();
+  });
+
+  it('kdelta run reads the private upstream with its server’s token, another server’s listed repository with that server’s, and a repository only content names with none', async () => {
+    const downstream = makeDownstream();
+    const control = makeControl(upstream, downstream, 'main');
+    const unused = 'https://127.0.0.1:1';
+    const flags = [
+      `--server-token=${ghes.origin}=${GHES_TOKEN}`,
+      `--server-token=${other.origin}=${OTHER_TOKEN}`,
+      `--server-token=${unused}=unused-token`,
+      `--credential-repository=${other.origin}/lib`,
+    ];
+    const r = await kdelta(control, ['run', '--mode', 'variants', ...flags], { GIT_SSL_CAINFO: tls.cert });
+    expect(r.stdout).toMatch(/web\s+cluster\/web\s+proposed/);
+    expect(r.code).toBe(0);
+    expect(git(downstream, 'show', 'kdelta/web:web/sub/cm.yaml')).toContain('name: lib');
+    // the named upstream got its server's token, and no server got another's
+    expect(ghes.seen.filter((s) => s.path.startsWith('/up.git')).map((s) => s.authorization)).toContain(`x-access-token:${GHES_TOKEN}`);
+    expect(new Set(ghes.authorizations)).toEqual(new Set([`x-access-token:${GHES_TOKEN}`]));
+    expect(new Set(other.authorizations)).toEqual(new Set([`x-access-token:${OTHER_TOKEN}`]));
+    // a repository of the same server that only a Kptfile names: none
+    const side = ghes.seen.filter((s) => s.path.startsWith('/side.git'));
+    expect(side.length).toBeGreaterThan(0);
+    expect(side.map((s) => s.authorization)).toEqual(side.map(() => undefined));
+    expect(r.stderr).toContain(`warning: server-tokens: a token is given for ${unused}, and no Repository`);
+    for (const token of [GHES_TOKEN, OTHER_TOKEN, 'unused-token']) expect(`${r.stdout}${r.stderr}`).not.toContain(token);
+    other.authorizations.length = 0;
+  });
+
+  it('pkg get takes KDELTA_SERVER_TOKENS on the same terms', async () => {
+    const ws = fresh('ws');
+    const before = other.requests();
+    const env = { GIT_SSL_CAINFO: tls.cert, KDELTA_SERVER_TOKENS: `${ghes.origin}=${GHES_TOKEN}\n${other.origin}=${OTHER_TOKEN}` };
+    const got = await kdelta(ws, ['pkg', 'get', `${upstream}/pkg@main`, 'app'], env);
+    expect(got.code).toBe(0);
+    expect(readFileSync(join(ws, 'app', 'sub', 'cm.yaml'), 'utf8')).toContain('name: lib');
+    expect(other.requests()).toBeGreaterThan(before);
+    expect(other.authorizations).toEqual([]);
+  });
+});

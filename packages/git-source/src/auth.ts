@@ -1,5 +1,6 @@
 import { SENT_CREDENTIALS_ENV } from './exec.js';
-import { credentialsAllowed, type SourceTrust } from './trust.js';
+import { serverTokenName } from './server-tokens.js';
+import { credentialsAllowed, serverTokenFor, type SourceTrust } from './trust.js';
 import type { RepoLocation, UrlCredentials } from './url.js';
 
 export interface Credentials {
@@ -44,10 +45,18 @@ export function credentialsFor(
   const fromUrl = options.urlCredentials ?? options.userCredentials;
   // every credential around is scrubbed from output, whether or not it is sent
   // The run's own token for this repository (see SourceTrust.tokenFor), sent only if its host is trusted.
-  const runToken = options.token ?? options.trust?.tokenFor?.(location.url);
-  const known = [runToken, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...(fromUrl ? urlSecrets(fromUrl) : [])].filter(
-    (s): s is string => typeof s === 'string' && s.length > 0,
-  );
+  // else the token given for the repository's server (KDELTA_SERVER_TOKENS), on the same terms
+  const serverToken = options.trust ? serverTokenFor(options.trust, location) : undefined;
+  const runToken = options.token ?? options.trust?.tokenFor?.(location.url) ?? serverToken?.token;
+  const serverTokens = (options.trust?.serverTokens ?? []).map((t) => t.token);
+  const known = [
+    runToken,
+    ...serverTokens,
+    env.KDELTA_GIT_TOKEN,
+    env.GITHUB_TOKEN,
+    env.GH_TOKEN,
+    ...(fromUrl ? urlSecrets(fromUrl) : []),
+  ].filter((s): s is string => typeof s === 'string' && s.length > 0);
   // a repository on this machine takes no credential: there is nothing to withhold, and git's own
   // word ("does not appear to be a git repository") is the right one when it is missing
   const remote = location.kind !== 'local' && location.kind !== 'file';
@@ -63,7 +72,10 @@ export function credentialsFor(
   }
   const scope = `${origin.protocol}//${origin.host}/`;
   const config: [string, string][] = [];
-  const givenName = options.token ? options.tokenName : options.trust?.tokenName?.(location.url);
+  const givenName = options.token
+    ? options.tokenName
+    : (options.trust?.tokenName?.(location.url) ??
+      (serverToken && runToken === serverToken.token ? serverTokenName(serverToken.server) : undefined));
   const runTokenName = givenName ?? `the token kdelta was given for ${origin.host}`;
   let sent: string | undefined;
   if (fromUrl && fromUrl.password === '') {

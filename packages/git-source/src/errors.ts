@@ -14,6 +14,7 @@ export type GitErrorCode =
   | 'lock-timeout' // another process held the cache lock too long
   | 'refused-local' // package content named a repository on this machine that the user did not
   | 'invalid-pattern' // a listed repository pattern (KDELTA_CREDENTIAL_REPOSITORIES) that is not one
+  | 'invalid-server-token' // a server token (KDELTA_SERVER_TOKENS) that is not <server>=<token>
   | 'failed'; // anything else
 
 export class GitError extends KdeltaError {

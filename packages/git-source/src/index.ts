@@ -17,10 +17,21 @@ export {
 } from './url.js';
 export { credentialsFor, type Credentials } from './auth.js';
 export {
+  parseServerToken,
+  parseServerTokens,
+  serverTokenSecrets,
+  serverTokenName,
+  SERVER_TOKENS_ENV,
+  SERVER_TOKENS_SETTING,
+  type ServerToken,
+} from './server-tokens.js';
+export {
   sourceTrust,
   trustNamed,
   hostOf,
   credentialsAllowed,
+  serverTokenFor,
+  unusedServerTokens,
   assertContentSource,
   parseRepositoryPattern,
   patternMatches,

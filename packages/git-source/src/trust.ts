@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GitError } from './errors.js';
+import { parseServerTokens, SERVER_TOKENS_ENV, type ServerToken, tokenOfServer } from './server-tokens.js';
 import { type RepoLocation, repoLocation } from './url.js';
 
 /**
@@ -31,6 +32,8 @@ export interface SourceTrust {
   readonly tokenFor?: ((url: string) => string | undefined) | undefined;
   /** What `tokenFor`'s token is, for the message when the server refuses it. */
   readonly tokenName?: ((url: string) => string | undefined) | undefined;
+  /** A token per git server: sent to that server's repositories above only (see {@link serverTokenFor}). */
+  readonly serverTokens?: readonly ServerToken[] | undefined;
 }
 
 /**
@@ -91,6 +94,8 @@ export interface SourceTrustOptions {
   /** See {@link SourceTrust.tokenFor}. */
   readonly tokenFor?: ((url: string) => string | undefined) | undefined;
   readonly tokenName?: ((url: string) => string | undefined) | undefined;
+  /** Tokens per server, besides `KDELTA_SERVER_TOKENS` (`<server>=<token>` a line); given twice, these win. */
+  readonly serverTokens?: readonly ServerToken[] | undefined;
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -112,6 +117,7 @@ export function sourceTrust(options: SourceTrustOptions = {}): SourceTrust {
     for (const entry of entries) repositories.push(listedPattern(entry, where, server));
   }
   const allowLocal = options.allowLocal ?? /^(1|true)$/i.test(env[ALLOW_LOCAL_UPSTREAMS_ENV] ?? '');
+  const serverTokens = serverTokensOf(env, options.serverTokens ?? []);
   return trustNamed(
     {
       repositories,
@@ -120,6 +126,7 @@ export function sourceTrust(options: SourceTrustOptions = {}): SourceTrust {
       allowLocal,
       ...(options.tokenFor ? { tokenFor: options.tokenFor } : {}),
       ...(options.tokenName ? { tokenName: options.tokenName } : {}),
+      ...(serverTokens.length > 0 ? { serverTokens } : {}),
     },
     options.named ?? [],
     options.cwd,
@@ -162,7 +169,41 @@ export function trustNamed(trust: SourceTrust, named: readonly (string | undefin
     allowLocal: trust.allowLocal,
     ...(trust.tokenFor ? { tokenFor: trust.tokenFor } : {}),
     ...(trust.tokenName ? { tokenName: trust.tokenName } : {}),
+    ...(trust.serverTokens ? { serverTokens: trust.serverTokens } : {}),
   };
+}
+
+/** `given` (a flag, an input), then those of `KDELTA_SERVER_TOKENS` for the other servers. */
+function serverTokensOf(env: Readonly<Record<string, string | undefined>>, given: readonly ServerToken[]): ServerToken[] {
+  const parsed = parseServerTokens((env[SERVER_TOKENS_ENV] ?? '').split(/[\n,]/));
+  if ('problem' in parsed) throw new GitError({ code: 'invalid-server-token', message: `${SERVER_TOKENS_ENV}: ${parsed.problem}` });
+  return [...given, ...parsed.tokens.filter((t) => !given.some((g) => g.server === t.server))];
+}
+
+/**
+ * The token given for `location`'s server, when the user named or listed that repository (the
+ * rule every credential keeps): a server token never goes to another host, nor to a repository
+ * of its server that only package content names.
+ */
+export function serverTokenFor(trust: SourceTrust, location: RepoLocation): ServerToken | undefined {
+  const given = tokenOfServer(trust.serverTokens ?? [], location);
+  return given && credentialsAllowed(trust, location) ? given : undefined;
+}
+
+/**
+ * The servers of `trust`'s tokens that none of its repositories is on: a token given for nothing
+ * (a mistyped server, or a Repository missing), for a warning.
+ */
+export function unusedServerTokens(trust: SourceTrust): string[] {
+  return (trust.serverTokens ?? [])
+    .filter((t) => {
+      const url = new URL(t.server);
+      const port = url.port || defaultPorts.https!;
+      return !trust.repositories.some(
+        (p) => p.hostname === url.hostname && (p.port === undefined || p.port === port) && (p.scheme === undefined || p.scheme === 'https'),
+      );
+    })
+    .map((t) => t.server);
 }
 
 /** The host (`host` or `host:port`, lower case) a repository is reached at; undefined on this machine. */

@@ -1,7 +1,17 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cloneBare, listRemoteRefs, sourceTrust, stopRunningGit, type Author, type RemoteRef, type SourceTrust } from '@kdelta/git-source';
+import {
+  cloneBare,
+  listRemoteRefs,
+  serverTokenName,
+  sourceTrust,
+  stopRunningGit,
+  type Author,
+  type RemoteRef,
+  type SourceTrust,
+} from '@kdelta/git-source';
+import { serverTokenOf } from './control/server-tokens.js';
 import { checkOutputPath, makeTempDir, removeTempDir, sweepAbandonedWork } from '@kdelta/kptfile-model';
 import type { ControlConfig } from './control/control.js';
 import { Budget } from './forges/budget.js';
@@ -189,13 +199,17 @@ export function createJobContext(input: {
     // the forge's token for its own server, for fetches as for ls-remote (only on the hosts above)
     tokenFor: (url) => forge.gitToken?.(url),
     tokenName: (url) => forge.gitTokenName?.(url),
+    // a token per other git server (a GHES upstream of a github.com run): to the repositories above on it only
+    serverTokens: settings.serverTokens,
     cwd,
     env,
     ...(settings.allowLocalUpstreams !== undefined ? { allowLocal: settings.allowLocalUpstreams } : {}),
   });
   const tokenFor = (url: string): { token?: string; tokenName?: string | undefined } => {
     const token = forge.gitToken?.(url);
-    return token ? { token, tokenName: forge.gitTokenName?.(url) } : {};
+    if (token) return { token, tokenName: forge.gitTokenName?.(url) };
+    const server = serverTokenOf(trust, url);
+    return server ? { token: server.token, tokenName: serverTokenName(server.server) } : {};
   };
   let jobs = 0;
   // One `ls-remote` per repository and run: an upstream's tags, a downstream's branches.

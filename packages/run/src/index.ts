@@ -134,3 +134,4 @@ export type { GitHubForge, GitHubForgeOptions, GitHubRunOptions, DraftPolicy, Au
 export type { ForgeClock, GitHubAppCredentials } from './forges/github/auth.js';
 export { Budget, DEFAULT_BUDGET, type BudgetReport } from './forges/budget.js';
 export { nextPageOf, type NextPage } from './forges/github/pages.js';
+export { serverTokenSecrets, type ServerToken } from '@kdelta/git-source';

@@ -1,3 +1,4 @@
+import { serverTokenWarnings } from './control/server-tokens.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Forge } from './forges/forge.js';
@@ -175,7 +176,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // dashboard, second half: the results, once
     const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy);
     // report
-    const warnings = [...plan.warnings, ...dashboard.warnings, ...planned.warnings, ...written.warnings];
+    const warnings = [...plan.warnings, ...serverTokenWarnings(ctx.trust), ...dashboard.warnings, ...planned.warnings, ...written.warnings];
     return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope });
   });
 }

@@ -34,8 +34,22 @@ const budget = { flag: 'budget', input: 'budget', field: 'budget' };
 const maxRemovals = { flag: 'max-removals', input: 'max-removals', field: 'maxRemovals' };
 const branchPrefix = { flag: 'branch-prefix', input: 'branch-prefix', field: 'branchPrefix' };
 const credentialRepositories = { flag: 'credential-repository', input: 'credential-repositories' };
+// no field: a token has no place in a file of the control repository
+const serverTokens = { flag: 'server-token', input: 'server-tokens' };
 
 export const BAD_SETTINGS: readonly BadSettingCase[] = [
+  {
+    ...serverTokens,
+    text: 'https://ghes.example.com=',
+    yaml: '',
+    problem: 'line 1 gives "https://ghes.example.com" an empty token (is its secret set in this repository?)',
+  },
+  {
+    ...serverTokens,
+    text: 'ghes.example.com=secret-1',
+    yaml: '',
+    problem: 'line 1 has the server "ghes.example.com", which is not a URL: write https://host or https://host:port',
+  },
   { ...concurrency, text: '0', yaml: '0', problem: 'must be an integer from 1 to 64 (got 0)' },
   { ...concurrency, text: '65', yaml: '65', problem: 'must be an integer from 1 to 64 (got 65)' },
   { ...concurrency, text: 'many', yaml: 'many', problem: 'must be an integer from 1 to 64 (got "many")' },
@@ -157,5 +171,12 @@ export const GOOD_SETTINGS: readonly GoodSettingCase[] = [
     yaml: '[org/catalog, git.corp.example/team/*]',
     option: 'credentialRepositories',
     value: ['org/catalog', 'git.corp.example/team/*'],
+  },
+  {
+    ...serverTokens,
+    text: 'https://GHES.example.com=ghes-1',
+    yaml: '',
+    option: 'serverTokens',
+    value: [{ server: 'https://ghes.example.com', token: 'ghes-1' }],
   },
 ];

@@ -1,5 +1,5 @@
 import { imagePatternProblem } from '@kdelta/fn-render';
-import { parseRepositoryPattern } from '@kdelta/git-source';
+import { parseRepositoryPattern, parseServerTokens, type ServerToken } from '@kdelta/git-source';
 import { DEFAULT_BUDGET } from '../forges/budget.js';
 import type { AutoMergeMethod, DraftPolicy } from '../forges/github/github.js';
 import { shardProblem, type Shard } from '../plan/shard.js';
@@ -21,7 +21,8 @@ export const DEFAULT_MAX_REMOVALS = 5;
 export const DEFAULT_AUTHOR = { name: 'kdelta', email: 'kdelta@noreply.invalid' } as const;
 
 /** How a flag's or an input's text becomes a value, before the rule sees it. */
-export type TextKind = 'word' | 'integer' | 'boolean' | 'list' | 'auto-merge';
+/** `lines`: one entry a line, blank lines kept in place, so that a problem can name its line. */
+export type TextKind = 'word' | 'integer' | 'boolean' | 'list' | 'lines' | 'auto-merge';
 
 export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
 
@@ -120,6 +121,24 @@ function shard(v: unknown): Checked<Shard> {
   if (problem !== undefined) return bad(problem);
   const [index, count] = text.trim().split('/').map(Number) as [number, number];
   return ok({ index, count });
+}
+
+/**
+ * Tokens per git server (git-source's grammar, `https://host=<token>` a line): lines of text from
+ * a flag or an input, or tokens from a library caller. A problem names the line, never a token.
+ */
+function serverTokens(v: unknown): Checked<readonly ServerToken[]> {
+  if (!Array.isArray(v)) return bad('expected <server>=<token> lines');
+  const lines = v.map((x: unknown) =>
+    typeof x === 'string'
+      ? x
+      : typeof x === 'object' && x !== null && 'server' in x && 'token' in x
+        ? `${String(x.server)}=${String(x.token)}`
+        : undefined,
+  );
+  if (lines.some((x) => x === undefined)) return bad('expected <server>=<token> lines, or {server, token} objects');
+  const parsed = parseServerTokens(lines as string[]);
+  return 'problem' in parsed ? bad(parsed.problem) : ok(parsed.tokens);
 }
 
 const FORGES = ['local', 'github'] as const;
@@ -396,6 +415,16 @@ export const SETTING_RULES = {
     default: [],
     help: "more repositories that get the run's credentials when package content names them (repeatable, or a comma list; also KDELTA_CREDENTIAL_REPOSITORIES): owner/repo or owner/* (on the GitHub server), host/path/repo, host/path/*, a URL, or a whole host written as one (host, host:port, https://host). Credentials (KDELTA_GIT_TOKEN, the forge's token, git's credential helpers) go only to the control resources' Repositories and these: a repository that only package content names, even on the forge's server, is read without any, and a private one fails naming the Kptfile and this setting",
     description: `More repositories that get the token when package content names them (${INPUT_LIST}): owner/repo or owner/* on this GitHub, host/path/repo or host/path/* on another server, a URL, or a whole host written as one (host, host:port, https://host). The token (or the App's installation token) goes only to the control resources' Repositories and these: a repository that only a package's Kptfile names, even one of your organisation on this GitHub, is read without it, and a private one fails its variant naming the Kptfile and this input.`,
+  },
+  serverTokens: {
+    flag: 'server-token',
+    arg: '<s=t>',
+    input: 'server-tokens',
+    text: 'lines',
+    check: serverTokens,
+    default: [],
+    help: 'a token for another git server, as <server>=<token> (https://ghes.example.com=$GHES_TOKEN; repeatable; also KDELTA_SERVER_TOKENS, one a line): git reads repositories on that server with it, only those the control resources name or --credential-repository lists there, never another host. The forge keeps its own token for its own server',
+    description: `Tokens for git servers other than this workflow's, one \`<server>=<token>\` a line (\`https://ghes.example.com=\${{ secrets.GHES_TOKEN }}\`): an upstream on a GitHub Enterprise Server read from a github.com workflow, or the reverse. A server's token goes only to its repositories that the control resources name or credential-repositories lists, never to another host; each is masked in the log. The runner must reach the server over the network. \`token\` (or the App) stays the credential of this workflow's own server.`,
   },
 } as const satisfies { readonly [key: string]: SettingRow<never> | SettingRow<unknown> };
 

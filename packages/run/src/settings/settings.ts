@@ -106,6 +106,9 @@ export function valueFromText(kind: TextKind, text: string): unknown {
         .split(/[\n,]/)
         .map((s) => s.trim())
         .filter((s) => s !== '');
+    case 'lines':
+      // one entry a line, blank lines kept so that a problem names the line the user sees
+      return text.replace(/\r/g, '').split('\n');
     case 'auto-merge':
       return FALSE.has(t) ? false : t;
     default:
@@ -267,6 +270,7 @@ export function resolveSettings(door: CheckedSettings, file: CheckedSettings, de
     allowLocalUpstreams: pick('allowLocalUpstreams'),
     credentialHosts: pick('credentialHosts'),
     credentialRepositories: pick('credentialRepositories'),
+    serverTokens: pick('serverTokens'),
     origins,
   };
 }
