@@ -19218,6 +19218,1442 @@ var init_src = __esm({
   }
 });
 
+// ../git-source/src/url.ts
+import { createHash } from "node:crypto";
+import { isAbsolute, resolve } from "node:path";
+function assertSafeArgument(value2, what) {
+  if (value2.startsWith("-")) {
+    throw new GitError({ code: "refused-argument", message: `${what} "${value2}" starts with "-" and would be read as an option; refused` });
+  }
+  if (/[\0\r\n]/.test(value2)) {
+    throw new GitError({ code: "refused-argument", message: `${what} contains a control character; refused` });
+  }
+  if (value2 === "") throw new GitError({ code: "refused-argument", message: `${what} is empty` });
+}
+function splitCredentials(repo) {
+  const m = schemeAuthority.exec(repo);
+  if (!m) return { url: repo };
+  const [, scheme, authority, rest] = m;
+  const at = authority.lastIndexOf("@");
+  if (at < 0) return { url: repo };
+  const userinfo = authority.slice(0, at);
+  const host = authority.slice(at + 1);
+  const colon = userinfo.indexOf(":");
+  const username = decode(colon < 0 ? userinfo : userinfo.slice(0, colon));
+  const password = colon < 0 ? "" : decode(userinfo.slice(colon + 1));
+  const http = /^https?:\/\/$/i.test(scheme);
+  if (!http && colon < 0) return { url: repo };
+  const kept = http ? "" : `${userinfo.slice(0, colon)}@`;
+  return { url: `${scheme}${kept}${host}${rest}`, credentials: { username, password } };
+}
+function withoutCredentials(repo) {
+  return splitCredentials(repo).url;
+}
+function decode(text2) {
+  try {
+    return decodeURIComponent(text2);
+  } catch {
+    return text2;
+  }
+}
+function repoLocation(rawRepo, cwd = process.cwd()) {
+  assertSafeArgument(rawRepo, "repository");
+  const repo = withoutCredentials(rawRepo);
+  if (/^[a-z0-9+.-]+::/i.test(repo)) {
+    throw new GitError({ code: "refused-argument", message: `repository "${repo}": git remote-helper transports are not accepted` });
+  }
+  if (/^https:\/\//i.test(repo)) return { kind: "https", url: repo };
+  if (/^http:\/\//i.test(repo)) return { kind: "http", url: repo };
+  if (/^(ssh|git\+ssh):\/\//i.test(repo)) return { kind: "ssh", url: repo };
+  if (/^file:\/\//i.test(repo)) return { kind: "file", url: repo };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(repo)) {
+    if (/^git:\/\//i.test(repo)) return { kind: "ssh", url: repo };
+    throw new GitError({ code: "refused-argument", message: `repository "${repo}": unsupported URL scheme` });
+  }
+  if (/^[^/:]+@[^/:]+:/.test(repo) || /^[a-z0-9.-]+\.[a-z]{2,}:[^/]/i.test(repo)) return { kind: "ssh", url: repo };
+  return { kind: "local", url: isAbsolute(repo) ? resolve(repo) : resolve(cwd, repo) };
+}
+function repositoryIdentity(url) {
+  const clean = withoutCredentials(url).replace(/\/+$/, "").replace(/\.git$/i, "").replace(/\/+$/, "");
+  const file = /^file:\/\/(\/.*)$/i.exec(clean);
+  if (file) return decode(file[1]);
+  return clean.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (schemeAndHost) => schemeAndHost.toLowerCase());
+}
+function repoCacheKey(url) {
+  const clean = repositoryIdentity(url);
+  const base = (clean.split(/[/:]/).filter(Boolean).pop() ?? "repo").replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
+  return `${base}-${createHash("sha256").update(clean).digest("hex").slice(0, 16)}`;
+}
+function isFullCommit(ref) {
+  return /^[0-9a-f]{40}$/i.test(ref);
+}
+var schemeAuthority;
+var init_url = __esm({
+  "../git-source/src/url.ts"() {
+    "use strict";
+    init_errors();
+    schemeAuthority = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is;
+  }
+});
+
+// ../git-source/src/redact.ts
+function redact(text2, secrets = []) {
+  return redactSecrets(text2.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s'"]+@/gi, "$1***@"), secrets);
+}
+function hideCredentials(text2, secrets = []) {
+  return redactSecrets(
+    text2.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#'"]*@/gi, (prefix) => withoutCredentials(prefix)),
+    secrets
+  );
+}
+function redactSecrets(text2, secrets) {
+  let out = text2.replace(/(authorization:\s*(?:basic|bearer|token)\s+)\S+/gi, "$1***");
+  for (const secret of secrets) {
+    if (secret.length < 4) continue;
+    for (const form of secretForms(secret).sort((a, b) => b.length - a.length)) out = out.split(form).join("***");
+  }
+  return out;
+}
+function secretForms(secret) {
+  return [
+    secret,
+    Buffer.from(secret).toString("base64"),
+    Buffer.from(`x-access-token:${secret}`).toString("base64"),
+    encodeURIComponent(secret)
+  ];
+}
+var init_redact = __esm({
+  "../git-source/src/redact.ts"() {
+    "use strict";
+    init_url();
+  }
+});
+
+// ../git-source/src/errors.ts
+function isGitError(value2) {
+  return value2 instanceof GitError;
+}
+function classify(stderr) {
+  for (const [re, code5] of patterns) if (re.test(stderr)) return code5;
+  return "failed";
+}
+var GitError, patterns;
+var init_errors = __esm({
+  "../git-source/src/errors.ts"() {
+    "use strict";
+    init_src();
+    init_redact();
+    GitError = class extends KdeltaError {
+      name = "GitError";
+      /** The git arguments, credentials redacted. */
+      args;
+      /** git's stderr, credentials redacted. */
+      stderr;
+      exitCode;
+      constructor(input) {
+        const secrets = input.secrets ?? [];
+        super({ code: input.code, message: redact(input.message, secrets) });
+        this.args = (input.args ?? []).map((a) => redact(a, secrets));
+        this.stderr = redact(input.stderr ?? "", secrets);
+        this.exitCode = input.exitCode;
+      }
+    };
+    patterns = [
+      [/\(stale info\)/, "stale-lease"],
+      [/\(non-fast-forward\)|\(fetch first\)/, "non-fast-forward"],
+      [
+        /does not appear to be a git repository|not a git repository|repository '.*' not found|Could not read from remote repository/i,
+        "not-a-repository"
+      ],
+      [
+        /Authentication failed|could not read Username|could not read Password|Permission denied \(publickey|terminal prompts disabled|HTTP Basic: Access denied/i,
+        "auth"
+      ],
+      [/The requested URL returned error: 403|remote: Permission to \S+ denied/i, "forbidden"],
+      [
+        /unknown revision|couldn't find remote ref|not our ref|bad revision|invalid object name|no such ref|did not match any|Not a valid object name|not a valid ref|upload-pack: not our ref/i,
+        "unknown-revision"
+      ]
+    ];
+  }
+});
+
+// ../git-source/src/exec.ts
+import { execFile } from "node:child_process";
+function stopRunningGit() {
+  for (const child of running) {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+    }
+  }
+  running.clear();
+}
+function runGit(args, options = {}) {
+  const secrets = options.secrets ?? [];
+  const env = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...baseEnv, ...options.env })) {
+    if (v !== void 0) env[k] = v;
+  }
+  for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX"]) {
+    if (!(options.env && k in options.env)) delete env[k];
+  }
+  return new Promise((resolve12, reject) => {
+    const child = execFile(
+      "git",
+      [...args],
+      { cwd: options.cwd, env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8", signal: options.signal },
+      (error2, stdout, stderr) => {
+        if (!error2) {
+          resolve12({ stdout, stderr });
+          return;
+        }
+        const exitCode = typeof error2.code === "number" ? error2.code : void 0;
+        const detail2 = stderr.trim() || error2.message;
+        const code5 = classify(stderr);
+        const sent = options.env?.[SENT_CREDENTIALS_ENV];
+        const withheld = options.env?.[WITHHELD_CREDENTIALS_ENV];
+        const text2 = withheld && (code5 === "auth" || code5 === "not-a-repository") ? `${withheld} (git ${args[0] ?? ""}: ${detail2.split("\n").pop()})` : code5 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code5 === "auth" ? authHint : ""}`;
+        reject(
+          new GitError({
+            code: code5,
+            message: text2,
+            args,
+            stderr,
+            ...exitCode !== void 0 ? { exitCode } : {},
+            secrets
+          })
+        );
+      }
+    );
+    running.add(child);
+    child.once("exit", () => running.delete(child));
+    if (options.onProgress && child.stderr) {
+      const onProgress = options.onProgress;
+      let pending = "";
+      child.stderr.on("data", (chunk) => {
+        pending += chunk.toString();
+        const parts = pending.split(/\r|\n/);
+        pending = parts.pop() ?? "";
+        for (const line of parts) if (line.trim()) onProgress(redactLine(line, secrets));
+      });
+    }
+  });
+}
+function redactLine(line, secrets) {
+  return new GitError({ code: "failed", message: line, secrets }).message;
+}
+var SENT_CREDENTIALS_ENV, WITHHELD_CREDENTIALS_ENV, baseEnv, running, authHint;
+var init_exec = __esm({
+  "../git-source/src/exec.ts"() {
+    "use strict";
+    init_errors();
+    SENT_CREDENTIALS_ENV = "KDELTA_SENT_CREDENTIALS";
+    WITHHELD_CREDENTIALS_ENV = "KDELTA_WITHHELD_CREDENTIALS";
+    baseEnv = {
+      // Never block on a password prompt: credentials come from the environment or git's helpers.
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_ASKPASS: "",
+      SSH_ASKPASS: "",
+      GCM_INTERACTIVE: "never",
+      // A user's GIT_TRACE* output (possibly to a file) must not show the Authorization header we pass.
+      GIT_TRACE_REDACT: "1",
+      LC_ALL: "C",
+      LANG: "C"
+    };
+    running = /* @__PURE__ */ new Set();
+    authHint = "\n(the repository asked for credentials: give them in the URL, in KDELTA_GIT_TOKEN for https, or through a git credential helper)";
+  }
+});
+
+// ../git-source/src/server-tokens.ts
+function parseServerToken(entry) {
+  const text2 = entry.trim();
+  const at = text2.indexOf("=");
+  if (at < 0) return 'is not <server>=<token> (https://ghes.example.com=<token>): it has no "="';
+  const serverText = text2.slice(0, at).trim();
+  const token = text2.slice(at + 1).trim();
+  if (serverText === "") return 'names no server before "=" (https://ghes.example.com=<token>)';
+  const server2 = serverOrigin(serverText);
+  if (typeof server2 !== "string" || server2.startsWith("!")) {
+    return `has the server "${serverText}", ${typeof server2 === "string" ? server2.slice(1) : "which is not a URL"}`;
+  }
+  if (token === "") return `gives "${server2}" an empty token (is its secret set in this repository?)`;
+  if (/\s/.test(token)) return `gives "${server2}" a token with a blank in it`;
+  return { server: server2, token };
+}
+function serverOrigin(text2) {
+  let url;
+  try {
+    url = new URL(text2);
+  } catch {
+    return "!which is not a URL: write https://host or https://host:port";
+  }
+  if (url.protocol !== "https:") return "!which is not https: a token travels over https only";
+  if (url.username || url.password) return '!which has credentials in it: the token goes after "="';
+  if (url.pathname.replace(/\/+$/, "") !== "" || url.search || url.hash) {
+    return "!which has a path: name the whole server (https://host), the repositories are listed in credential-repositories";
+  }
+  return url.origin.toLowerCase();
+}
+function parseServerTokens(lines) {
+  const tokens2 = [];
+  for (const [i, line] of lines.entries()) {
+    if (line.trim() === "") continue;
+    const parsed = parseServerToken(line);
+    if (typeof parsed === "string") return { problem: `line ${i + 1} ${parsed}` };
+    if (tokens2.some((t) => t.server === parsed.server)) return { problem: `line ${i + 1} gives "${parsed.server}" a second token` };
+    tokens2.push(parsed);
+  }
+  return { tokens: tokens2 };
+}
+function serverTokenSecrets(text2) {
+  return text2.split(/[\n,]/).map((line) => line.includes("=") ? line.slice(line.indexOf("=") + 1).trim() : "").filter((value2) => value2 !== "");
+}
+function tokenOfServer(tokens2, location) {
+  if (location.kind !== "https") return void 0;
+  let origin;
+  try {
+    origin = new URL(location.url).origin.toLowerCase();
+  } catch {
+    return void 0;
+  }
+  return tokens2.find((t) => t.server === origin);
+}
+var SERVER_TOKENS_ENV, SERVER_TOKENS_SETTING, serverTokenName;
+var init_server_tokens = __esm({
+  "../git-source/src/server-tokens.ts"() {
+    "use strict";
+    SERVER_TOKENS_ENV = "KDELTA_SERVER_TOKENS";
+    SERVER_TOKENS_SETTING = `${SERVER_TOKENS_ENV} (kdelta run's --server-token, the Action's server-tokens input)`;
+    serverTokenName = (server2) => `the server token for ${server2} (${SERVER_TOKENS_SETTING})`;
+  }
+});
+
+// ../git-source/src/trust.ts
+import { realpathSync } from "node:fs";
+import { resolve as resolve2 } from "node:path";
+import { fileURLToPath } from "node:url";
+function sourceTrust(options = {}) {
+  const env = options.env ?? process.env;
+  const server2 = githubServerOf(options.githubServer ?? env.GITHUB_SERVER_URL);
+  const githubHosts = /* @__PURE__ */ new Set(["github.com", server2.hostname]);
+  const repositories = [];
+  const listed = [
+    [CREDENTIAL_REPOSITORIES_ENV, splitList(env[CREDENTIAL_REPOSITORIES_ENV])],
+    [CREDENTIAL_HOSTS_ENV, splitList(env[CREDENTIAL_HOSTS_ENV])],
+    ["the repositories listed", [...options.repositories ?? [], ...options.hosts ?? []]]
+  ];
+  for (const [where, entries] of listed) {
+    for (const entry of entries) repositories.push(listedPattern(entry, where, server2));
+  }
+  const allowLocal = options.allowLocal ?? /^(1|true)$/i.test(env[ALLOW_LOCAL_UPSTREAMS_ENV] ?? "");
+  const serverTokens2 = serverTokensOf(env, options.serverTokens ?? []);
+  return trustNamed(
+    {
+      repositories,
+      githubHosts,
+      localRepos: /* @__PURE__ */ new Set(),
+      allowLocal,
+      ...options.tokenFor ? { tokenFor: options.tokenFor } : {},
+      ...options.tokenName ? { tokenName: options.tokenName } : {},
+      ...serverTokens2.length > 0 ? { serverTokens: serverTokens2 } : {}
+    },
+    options.named ?? [],
+    options.cwd
+  );
+}
+function splitList(text2) {
+  return (text2 ?? "").split(/[\s,]+/).filter(Boolean);
+}
+function listedPattern(entry, where, server2) {
+  const parsed = parseRepositoryPattern(entry, server2.url);
+  if (typeof parsed === "string") {
+    throw new GitError({ code: "invalid-pattern", message: `${where}: "${entry}" ${parsed}` });
+  }
+  return parsed;
+}
+function trustNamed(trust, named, cwd = process.cwd()) {
+  const repositories = [...trust.repositories];
+  const localRepos = new Set(trust.localRepos);
+  for (const repo of named) {
+    if (!repo) continue;
+    let location;
+    try {
+      location = repoLocation(repo, cwd);
+    } catch {
+      continue;
+    }
+    const path = localPath(location);
+    if (path !== void 0) localRepos.add(path);
+    const remote = remoteRepository(location);
+    if (remote) repositories.push({ ...remote });
+  }
+  return {
+    repositories,
+    githubHosts: trust.githubHosts,
+    localRepos,
+    allowLocal: trust.allowLocal,
+    ...trust.tokenFor ? { tokenFor: trust.tokenFor } : {},
+    ...trust.tokenName ? { tokenName: trust.tokenName } : {},
+    ...trust.serverTokens ? { serverTokens: trust.serverTokens } : {}
+  };
+}
+function serverTokensOf(env, given) {
+  const parsed = parseServerTokens((env[SERVER_TOKENS_ENV] ?? "").split(/[\n,]/));
+  if ("problem" in parsed) throw new GitError({ code: "invalid-server-token", message: `${SERVER_TOKENS_ENV}: ${parsed.problem}` });
+  return [...given, ...parsed.tokens.filter((t) => !given.some((g) => g.server === t.server))];
+}
+function serverTokenFor(trust, location) {
+  const given = tokenOfServer(trust.serverTokens ?? [], location);
+  return given && credentialsAllowed(trust, location) ? given : void 0;
+}
+function unusedServerTokens(trust) {
+  return (trust.serverTokens ?? []).filter((t) => {
+    const url = new URL(t.server);
+    const port = url.port || defaultPorts.https;
+    return !trust.repositories.some(
+      (p) => p.hostname === url.hostname && (p.port === void 0 || p.port === port) && (p.scheme === void 0 || p.scheme === "https")
+    );
+  }).map((t) => t.server);
+}
+function remoteRepository(location) {
+  if (location.kind === "file" || location.kind === "local") return void 0;
+  let scheme;
+  let hostname4;
+  let port;
+  let pathname;
+  const scp = /^(?:[^@/:]+@)?([^/:]+):(.*)$/s.exec(location.url);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(location.url) && scp) {
+    scheme = "ssh";
+    hostname4 = scp[1].toLowerCase();
+    port = defaultPorts.ssh;
+    pathname = scp[2];
+  } else {
+    let url;
+    try {
+      url = new URL(location.url);
+    } catch {
+      return void 0;
+    }
+    scheme = url.protocol.slice(0, -1).toLowerCase();
+    if (scheme === "git+ssh") scheme = "ssh";
+    hostname4 = url.hostname.toLowerCase();
+    port = url.port || defaultPorts[scheme] || "";
+    pathname = url.pathname;
+  }
+  if (!hostname4) return void 0;
+  const path = pathSegments(pathname);
+  if (path === void 0) return void 0;
+  return { scheme, hostname: hostname4, port, path };
+}
+function pathSegments(pathname) {
+  const segments = pathname.replace(/\/+$/, "").replace(/\.git$/i, "").split("/").filter((s) => s !== "");
+  return segments.some((s) => s === "." || s === "..") ? void 0 : segments;
+}
+function githubServerOf(url) {
+  try {
+    const parsed = new URL(url || "https://github.com");
+    return { url: parsed.origin, hostname: parsed.hostname.toLowerCase(), port: parsed.port || void 0 };
+  } catch {
+    return { url: "https://github.com", hostname: "github.com", port: void 0 };
+  }
+}
+function parseRepositoryPattern(text2, githubServer = "https://github.com") {
+  const entry = text2.trim();
+  if (entry === "") return "is empty";
+  if (/\s/.test(entry)) return "is not a repository pattern (owner/repo, owner/*, host/path/repo, a URL, or a whole host)";
+  let pattern;
+  let rest;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/is.exec(entry);
+  const scp = /^(?:[^@/:]+@)([^/:]+):(.*)$/s.exec(entry);
+  if (scheme) {
+    const name2 = scheme[1].toLowerCase() === "git+ssh" ? "ssh" : scheme[1].toLowerCase();
+    if (!(name2 in defaultPorts)) return `has the scheme "${scheme[1]}": https, http, ssh or git only`;
+    let url;
+    try {
+      url = new URL(`${name2 === "https" || name2 === "http" ? name2 : "https"}://${scheme[2].replace(/^[^/@]*@/, "")}`);
+    } catch {
+      return "is not a URL";
+    }
+    if (url.search || url.hash) return "has a query or a fragment";
+    const port = /^[^/]*:(\d+)(?:\/|$)/.exec(scheme[2].replace(/^[^/@]*@/, ""))?.[1] ?? (url.port || defaultPorts[name2]);
+    pattern = { scheme: name2, hostname: url.hostname.toLowerCase(), port };
+    rest = url.pathname;
+  } else if (scp) {
+    pattern = { scheme: "ssh", hostname: scp[1].toLowerCase(), port: defaultPorts.ssh };
+    rest = scp[2];
+  } else {
+    const [first = "", ...others] = entry.split("/");
+    if (others.length === 0 || others.every((s) => s === "") || looksLikeHost(first)) {
+      const m = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::(\d+))?$/i.exec(first);
+      if (!m) return "is not a host (host or host:port)";
+      pattern = { hostname: m[1].toLowerCase(), ...m[2] ? { port: m[2] } : {} };
+      rest = others.join("/");
+    } else {
+      const server2 = githubServerOf(githubServer);
+      pattern = { hostname: server2.hostname, ...server2.port ? { port: server2.port } : {} };
+      rest = entry;
+    }
+  }
+  const segments = rest.split("/").filter((s) => s !== "");
+  if (segments.length === 0) return pattern;
+  const under = segments[segments.length - 1] === "*";
+  if (under) segments.pop();
+  if (segments.some((s) => s.includes("*"))) return 'has a "*" that is not its last segment: write owner/* or host/group/*';
+  const path = pathSegments(segments.join("/"));
+  if (path === void 0) return 'has a "." or ".." segment';
+  if (path.length === 0 && under) return pattern;
+  if (path.length === 0) return "names no repository";
+  return { ...pattern, path, ...under ? { under } : {} };
+}
+function patternMatches(pattern, repo, githubHosts) {
+  if (pattern.scheme !== void 0 && pattern.scheme !== repo.scheme) return false;
+  if (pattern.hostname !== repo.hostname) return false;
+  if (pattern.port !== void 0 && pattern.port !== repo.port) return false;
+  if (pattern.path === void 0) return true;
+  const fold = githubHosts.has(repo.hostname) ? (s) => s.toLowerCase() : (s) => s;
+  if (pattern.under ? repo.path.length <= pattern.path.length : repo.path.length !== pattern.path.length) return false;
+  return pattern.path.every((segment2, i) => fold(segment2) === fold(repo.path[i]));
+}
+function credentialsAllowed(trust, location) {
+  const repo = remoteRepository(location);
+  if (!repo) return false;
+  return trust.repositories.some((pattern) => patternMatches(pattern, repo, trust.githubHosts));
+}
+function localPath(location) {
+  let path;
+  if (location.kind === "local") path = location.url;
+  else if (location.kind === "file") {
+    try {
+      path = fileURLToPath(location.url);
+    } catch {
+      return void 0;
+    }
+  } else return void 0;
+  const clean = resolve2(path).replace(/\/+$/, "") || "/";
+  for (const candidate of [clean, `${clean}.git`]) {
+    try {
+      return realpathSync(candidate);
+    } catch {
+    }
+  }
+  return clean;
+}
+function assertContentSource(location, trust, namedBy) {
+  const path = localPath(location);
+  if (path === void 0 || trust.allowLocal || trust.localRepos.has(path)) return;
+  throw new GitError({
+    code: "refused-local",
+    message: `${namedBy ? `${namedBy}: ` : ""}upstream repository "${location.url}" is on this machine, and package content may not read this machine's files: refused (set ${ALLOW_LOCAL_UPSTREAMS_ENV}=1 or pass --allow-local-upstreams to allow local upstreams named by packages)`
+  });
+}
+var CREDENTIAL_REPOSITORIES_ENV, CREDENTIAL_HOSTS_ENV, ALLOW_LOCAL_UPSTREAMS_ENV, CREDENTIAL_REPOSITORIES_SETTING, defaultPorts, looksLikeHost;
+var init_trust = __esm({
+  "../git-source/src/trust.ts"() {
+    "use strict";
+    init_errors();
+    init_server_tokens();
+    init_url();
+    CREDENTIAL_REPOSITORIES_ENV = "KDELTA_CREDENTIAL_REPOSITORIES";
+    CREDENTIAL_HOSTS_ENV = "KDELTA_CREDENTIAL_HOSTS";
+    ALLOW_LOCAL_UPSTREAMS_ENV = "KDELTA_ALLOW_LOCAL_UPSTREAMS";
+    CREDENTIAL_REPOSITORIES_SETTING = `${CREDENTIAL_REPOSITORIES_ENV} (kdelta run's --credential-repository, the Action's credential-repositories input)`;
+    defaultPorts = { https: "443", http: "80", ssh: "22", git: "9418" };
+    looksLikeHost = (segment2) => /[.:[]/.test(segment2) || segment2.toLowerCase() === "localhost";
+  }
+});
+
+// ../git-source/src/auth.ts
+function credentialsFor(location, options = {}) {
+  const env = options.env ?? process.env;
+  const fromUrl = options.urlCredentials ?? options.userCredentials;
+  const serverToken = options.trust ? serverTokenFor(options.trust, location) : void 0;
+  const runToken = options.token ?? options.trust?.tokenFor?.(location.url) ?? serverToken?.token;
+  const serverTokens2 = (options.trust?.serverTokens ?? []).map((t) => t.token);
+  const known = [
+    runToken,
+    ...serverTokens2,
+    env.KDELTA_GIT_TOKEN,
+    env.GITHUB_TOKEN,
+    env.GH_TOKEN,
+    ...fromUrl ? urlSecrets(fromUrl) : []
+  ].filter((s) => typeof s === "string" && s.length > 0);
+  const remote = location.kind !== "local" && location.kind !== "file";
+  if (remote && options.trust && !credentialsAllowed(options.trust, location)) {
+    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known, withheld: true };
+  }
+  if (location.kind !== "https" && location.kind !== "http") return { env: {}, secrets: known };
+  let origin;
+  try {
+    origin = new URL(location.url);
+  } catch {
+    return { env: {}, secrets: known };
+  }
+  const scope = `${origin.protocol}//${origin.host}/`;
+  const config = [];
+  const givenName = options.token ? options.tokenName : options.trust?.tokenName?.(location.url) ?? (serverToken && runToken === serverToken.token ? serverTokenName(serverToken.server) : void 0);
+  const runTokenName = givenName ?? `the token kdelta was given for ${origin.host}`;
+  let sent;
+  if (fromUrl && fromUrl.password === "") {
+    config.push([`credential.${scope}.username`, fromUrl.username]);
+  } else if (fromUrl) {
+    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+    sent = "the credentials given with the repository URL";
+  } else if (location.kind === "https") {
+    const github = origin.hostname === "github.com";
+    const [token, name2] = runToken ? [runToken, runTokenName] : env.KDELTA_GIT_TOKEN ? [env.KDELTA_GIT_TOKEN, "KDELTA_GIT_TOKEN"] : github && env.GITHUB_TOKEN ? [env.GITHUB_TOKEN, "GITHUB_TOKEN"] : github && env.GH_TOKEN ? [env.GH_TOKEN, "GH_TOKEN"] : [void 0, void 0];
+    if (token) {
+      config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
+      sent = name2;
+    }
+  } else if (runToken && isLoopback(origin.hostname)) {
+    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${runToken}`)]);
+    sent = runTokenName;
+  }
+  const out = configEnv(config, env);
+  if (sent) out[SENT_CREDENTIALS_ENV] = sent;
+  return { env: out, secrets: known };
+}
+function withoutUserCredentials(location, fromUrl, env) {
+  if (location.kind === "ssh") return { GIT_SSH_COMMAND: SSH_WITHOUT_KEYS };
+  if (location.kind !== "https" && location.kind !== "http") return {};
+  let origin;
+  try {
+    origin = new URL(location.url);
+  } catch {
+    return {};
+  }
+  const scope = `${origin.protocol}//${origin.host}/`;
+  const repository = `${origin.protocol}//${origin.host}${origin.pathname}`;
+  const config = [
+    [`credential.${scope}.helper`, ""],
+    [`http.${scope}.extraHeader`, ""],
+    [`http.${repository}.extraHeader`, ""]
+  ];
+  if (fromUrl && fromUrl.password !== "") {
+    config.push([`http.${repository}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
+  }
+  return configEnv(config, env);
+}
+function isLoopback(hostname4) {
+  return hostname4 === "localhost" || hostname4 === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname4);
+}
+function configEnv(entries, env) {
+  if (entries.length === 0) return {};
+  const before = Number(env.GIT_CONFIG_COUNT ?? "0") || 0;
+  const out = { GIT_CONFIG_COUNT: String(before + entries.length) };
+  entries.forEach(([key, value2], i) => {
+    out[`GIT_CONFIG_KEY_${before + i}`] = key;
+    out[`GIT_CONFIG_VALUE_${before + i}`] = value2;
+  });
+  return out;
+}
+function urlSecrets(credentials2) {
+  if (credentials2.password === "") return [credentials2.username, `${credentials2.username}:`];
+  return [credentials2.password, `${credentials2.username}:${credentials2.password}`];
+}
+var SSH_WITHOUT_KEYS, basicHeader;
+var init_auth = __esm({
+  "../git-source/src/auth.ts"() {
+    "use strict";
+    init_exec();
+    init_server_tokens();
+    init_trust();
+    SSH_WITHOUT_KEYS = "ssh -F /dev/null -o IdentityAgent=none -o IdentitiesOnly=yes -o IdentityFile=/dev/null -o BatchMode=yes";
+    basicHeader = (pair) => `Authorization: Basic ${Buffer.from(pair).toString("base64")}`;
+  }
+});
+
+// ../git-source/src/refs.ts
+function remoteContext(options) {
+  const location = repoLocation(options.repo, options.cwd);
+  if (options.trust) assertContentSource(location, options.trust, options.namedBy);
+  const creds = credentialsFor(location, {
+    token: options.token,
+    tokenName: options.tokenName,
+    urlCredentials: splitCredentials(options.repo).credentials,
+    userCredentials: options.credentials,
+    env: options.env ?? process.env,
+    trust: options.trust
+  });
+  const env = { ...options.env, ...creds.env };
+  if (creds.withheld) {
+    env[WITHHELD_CREDENTIALS_ENV] = `${options.namedBy ? `${options.namedBy}: ` : ""}upstream repository "${location.url}" was read without credentials, as package content names it and you did not: if it is private, list it in ${CREDENTIAL_REPOSITORIES_SETTING} to send it yours`;
+  }
+  return { location, env, secrets: creds.secrets };
+}
+async function listRemoteRefs(options) {
+  const { location, env, secrets } = remoteContext(options);
+  for (const p of options.patterns ?? []) assertSafeArgument(p, "ref");
+  const { stdout } = await runGit(["ls-remote", "--", location.url, ...options.patterns ?? []], { env, secrets });
+  return parseLsRemote(stdout);
+}
+function parseLsRemote(stdout) {
+  const direct = /* @__PURE__ */ new Map();
+  const peeled = /* @__PURE__ */ new Map();
+  for (const line of stdout.split("\n")) {
+    const m = /^([0-9a-f]{40,64})\t(.+)$/.exec(line.trim());
+    if (!m) continue;
+    const [, sha, name2] = m;
+    if (name2.endsWith("^{}")) peeled.set(name2.slice(0, -3), sha);
+    else direct.set(name2, sha);
+  }
+  return [...direct].map(([name2, sha]) => ({ name: name2, commit: peeled.get(name2) ?? sha }));
+}
+async function defaultBranch(options) {
+  const { location, env, secrets } = remoteContext(options);
+  const { stdout } = await runGit(["ls-remote", "--symref", "--", location.url, "HEAD"], { env, secrets });
+  const m = /^ref:\s+refs\/heads\/(\S+)\s+HEAD$/m.exec(stdout);
+  if (m?.[1]) return m[1];
+  throw new GitError({ code: "failed", message: `cannot tell the default branch of ${location.url}: the remote has no HEAD`, secrets });
+}
+function refCandidates(ref, packagePath2) {
+  const out = [];
+  const dir = (packagePath2 ?? "").replace(/^\/+|\/+$/g, "");
+  if (ref.startsWith("refs/")) out.push(ref);
+  if (dir) out.push(`refs/tags/${dir}/${ref}`);
+  out.push(`refs/tags/${ref}`, `refs/heads/${ref}`);
+  return out;
+}
+function pickRef(ref, refs, packagePath2) {
+  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
+  for (const name2 of refCandidates(ref, packagePath2)) {
+    const commit = byName2.get(name2);
+    if (commit) {
+      const kind = name2.startsWith("refs/tags/") ? "tag" : name2.startsWith("refs/heads/") ? "branch" : "tag";
+      return { ref, kind, fullName: name2, commit };
+    }
+  }
+  return void 0;
+}
+function pickCommit(ref, refs, packagePath2) {
+  const picked = pickRef(ref, refs, packagePath2)?.commit ?? refs.find((r) => r.name === ref)?.commit;
+  if (picked) return picked;
+  if (isFullCommit(ref)) return ref.toLowerCase();
+  if (!/^[0-9a-f]{4,39}$/i.test(ref)) return void 0;
+  const id = ref.toLowerCase();
+  const commits = new Set(refs.map((r) => r.commit.toLowerCase()).filter((c) => c.startsWith(id)));
+  return commits.size === 1 ? [...commits][0] : void 0;
+}
+async function resolveRef(options) {
+  assertSafeArgument(options.ref, "ref");
+  if (isFullCommit(options.ref)) return { ref: options.ref, kind: "commit", commit: options.ref.toLowerCase() };
+  const refs = await listRemoteRefs(options);
+  const picked = pickRef(options.ref, refs, options.packagePath);
+  if (picked) return picked;
+  if (/^[0-9a-f]{4,39}$/i.test(options.ref)) return { ref: options.ref, kind: "commit" };
+  const { location, secrets } = remoteContext(options);
+  throw new GitError({
+    code: "unknown-revision",
+    message: `unknown revision or path not in the working tree: "${options.ref}" is not a branch, tag or commit of ${location.url}`,
+    secrets
+  });
+}
+function parseSemanticVersion(text2) {
+  const m = SEMVER_TAG.exec(text2);
+  if (!m) return void 0;
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), prerelease: m[4] ? m[4].split(".") : [] };
+}
+function compareSemanticVersions(a, b) {
+  const core = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
+  if (core !== 0) return Math.sign(core);
+  if (a.prerelease.length === 0 || b.prerelease.length === 0) return Math.sign(b.prerelease.length - a.prerelease.length);
+  for (let i = 0; i < Math.max(a.prerelease.length, b.prerelease.length); i++) {
+    const x = a.prerelease[i];
+    const y = b.prerelease[i];
+    if (x === void 0) return -1;
+    if (y === void 0) return 1;
+    if (x === y) continue;
+    const xn = /^\d+$/.test(x);
+    const yn = /^\d+$/.test(y);
+    if (xn && yn) return Math.sign(Number(x) - Number(y));
+    if (xn !== yn) return xn ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+function releaseTagPatterns(packagePath2) {
+  const dir = (packagePath2 ?? "").replace(/^\/+|\/+$/g, "");
+  return RELEASE_CONVENTIONS.flatMap((convention) => {
+    switch (convention) {
+      case "revision":
+        return dir ? [`${dir}/v<N>`] : [];
+      case "package-semver":
+        return dir ? [`${dir}/vX.Y.Z`] : [];
+      case "repository-semver":
+        return ["vX.Y.Z"];
+      default:
+        return convention;
+    }
+  });
+}
+function latestRelease(refs, options = {}) {
+  const dir = (options.packagePath ?? "").replace(/^\/+|\/+$/g, "");
+  const pick = (prefix, convention, parse4, compare) => {
+    let best;
+    for (const r of refs) {
+      if (!r.name.startsWith(`refs/tags/${prefix}`)) continue;
+      const version = r.name.slice(`refs/tags/${prefix}`.length);
+      if (version.includes("/")) continue;
+      const parsed = parse4(version);
+      if (parsed === void 0) continue;
+      if (!best || compare(parsed, best.version) > 0) {
+        const scope = convention === "repository-semver" ? "repository" : "package";
+        best = { release: { tag: r.name.slice("refs/tags/".length), version, commit: r.commit, scope, convention }, version: parsed };
+      }
+    }
+    return best?.release;
+  };
+  const semver = (version) => {
+    const parsed = parseSemanticVersion(version);
+    return parsed && (parsed.prerelease.length === 0 || options.prereleases === true) ? parsed : void 0;
+  };
+  const revision = (version) => {
+    const m = REVISION_TAG.exec(version);
+    return m ? Number(m[1]) : void 0;
+  };
+  const find = (convention) => {
+    switch (convention) {
+      case "revision":
+        return dir ? pick(`${dir}/`, convention, revision, (a, b) => a - b) : void 0;
+      case "package-semver":
+        return dir ? pick(`${dir}/`, convention, semver, compareSemanticVersions) : void 0;
+      case "repository-semver":
+        return pick("", convention, semver, compareSemanticVersions);
+      default:
+        return convention;
+    }
+  };
+  for (const convention of RELEASE_CONVENTIONS) {
+    const found = find(convention);
+    if (found) return found;
+  }
+  return void 0;
+}
+var SEMVER_TAG, RELEASE_CONVENTIONS, REVISION_TAG;
+var init_refs = __esm({
+  "../git-source/src/refs.ts"() {
+    "use strict";
+    init_auth();
+    init_trust();
+    init_errors();
+    init_exec();
+    init_url();
+    SEMVER_TAG = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+    RELEASE_CONVENTIONS = ["revision", "package-semver", "repository-semver"];
+    REVISION_TAG = /^v(0|[1-9]\d*)$/;
+  }
+});
+
+// ../git-source/src/lock.ts
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { mkdir as mkdir2, readdir as readdir2, readFile, rename as rename2, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
+import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
+function releaseHeldLocks() {
+  for (const path of held.keys()) {
+    try {
+      rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch {
+    }
+  }
+  held.clear();
+}
+function running2(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error2) {
+    return error2.code === "EPERM";
+  }
+}
+async function readOwner(lockPath) {
+  try {
+    const v = JSON.parse(await readFile(`${lockPath}/${OWNER}`, "utf8"));
+    return typeof v.pid === "number" && typeof v.host === "string" && typeof v.token === "string" ? v : void 0;
+  } catch {
+    return void 0;
+  }
+}
+async function tryCreate(lockPath, owner) {
+  const staging = stagingPath(lockPath, owner);
+  held.set(staging, owner.token);
+  try {
+    await mkdir2(staging);
+    await writeFile2(`${staging}/${OWNER}`, JSON.stringify(owner));
+    await rename2(staging, lockPath);
+    held.set(lockPath, owner.token);
+    return true;
+  } catch (error2) {
+    const code5 = error2.code;
+    if (code5 === "ENOTEMPTY" || code5 === "EEXIST" || code5 === "EPERM" || code5 === "EACCES" || code5 === "EISDIR") return false;
+    throw error2;
+  } finally {
+    await rm2(staging, { recursive: true, force: true });
+    held.delete(staging);
+  }
+}
+async function isStale(lockPath, owner) {
+  if (owner && owner.host === hostname()) return !running2(owner.pid);
+  const info2 = await stat2(lockPath).catch(() => void 0);
+  if (!info2) return false;
+  return Date.now() - info2.mtimeMs > (owner ? staleMs : ownerlessStaleMs);
+}
+async function takeOver(lockPath, seen, self2) {
+  const guard = `${lockPath}.takeover`;
+  if (!await tryCreate(guard, self2)) {
+    const guardOwner = await readOwner(guard);
+    if (await isStale(guard, guardOwner)) await rm2(guard, { recursive: true, force: true });
+    else await new Promise((r) => setTimeout(r, 10));
+    return;
+  }
+  try {
+    const now = await readOwner(lockPath);
+    if (now?.token === seen?.token && await isStale(lockPath, now)) await rm2(lockPath, { recursive: true, force: true });
+  } finally {
+    await rm2(guard, { recursive: true, force: true });
+    held.delete(guard);
+  }
+}
+function stagingPath(lockPath, owner) {
+  return `${lockPath}.${owner.pid}-${owner.token}`;
+}
+async function sweepStaging(lockPath) {
+  const prefix = `${basename(lockPath)}.`;
+  const names2 = await readdir2(dirname(lockPath)).catch(() => []);
+  for (const name2 of names2) {
+    if (!name2.startsWith(prefix) || name2 === `${prefix}takeover`) continue;
+    const path = join(dirname(lockPath), name2);
+    const owner = await readOwner(path);
+    const pid = /^(\d+)-[0-9a-f]+$/.exec(name2.slice(prefix.length))?.[1];
+    const dead = owner === void 0 && pid !== void 0 && !running2(Number(pid));
+    if (dead || await isStale(path, owner)) await rm2(path, { recursive: true, force: true });
+  }
+}
+async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
+  const started = Date.now();
+  const self2 = { pid: process.pid, host: hostname(), token: randomBytes(8).toString("hex") };
+  let delay = 20;
+  for (; ; ) {
+    if (await tryCreate(lockPath, self2)) break;
+    const owner = await readOwner(lockPath);
+    if (await isStale(lockPath, owner)) {
+      await takeOver(lockPath, owner, self2);
+      continue;
+    }
+    if (Date.now() - started > timeoutMs) {
+      const who2 = owner ? ` (held by process ${owner.pid} on ${owner.host})` : "";
+      throw new GitError({ code: "lock-timeout", message: `timed out waiting for the cache lock ${lockPath}${who2}` });
+    }
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 500);
+  }
+  await sweepStaging(lockPath);
+  try {
+    return await fn3();
+  } finally {
+    if ((await readOwner(lockPath))?.token === self2.token) {
+      const released = stagingPath(lockPath, self2);
+      held.set(released, self2.token);
+      await rename2(lockPath, released);
+      held.delete(lockPath);
+      await rm2(released, { recursive: true, force: true });
+      held.delete(released);
+    } else held.delete(lockPath);
+  }
+}
+var staleMs, ownerlessStaleMs, OWNER, held;
+var init_lock = __esm({
+  "../git-source/src/lock.ts"() {
+    "use strict";
+    init_errors();
+    staleMs = 10 * 60 * 1e3;
+    ownerlessStaleMs = 30 * 1e3;
+    OWNER = "owner.json";
+    held = /* @__PURE__ */ new Map();
+  }
+});
+
+// ../git-source/src/cache.ts
+import { existsSync as existsSync2 } from "node:fs";
+import { appendFile as appendFile2, mkdir as mkdir3, mkdtemp, readFile as readFile2, readdir as readdir3, rename as rename3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
+import { homedir } from "node:os";
+import { basename as basename2, dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
+function defaultCacheDir(env = process.env) {
+  const dir = env.KDELTA_CACHE_DIR;
+  return dir && dir.length > 0 ? resolve3(dir) : join2(homedir(), ".kdelta", "repos");
+}
+function normalizeDirectory(directory) {
+  const parts = (directory ?? "").split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.some((p) => p === "..")) {
+    throw new GitError({ code: "refused-argument", message: `directory "${directory}" may not contain ".."` });
+  }
+  return `/${parts.join("/")}`;
+}
+function configValue(value2) {
+  if (/[\0\r\n]/.test(value2))
+    throw new GitError({ code: "refused-argument", message: "a repository URL contains a control character; refused" });
+  return `"${value2.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+async function openCacheRepo(options) {
+  const { location, secrets } = remoteContext(options);
+  const cacheRoot = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
+  const root = join2(cacheRoot, repoCacheKey(location.url));
+  const gitDir = join2(root, "git");
+  if (!existsSync2(join2(gitDir, "HEAD"))) {
+    await mkdir3(root, { recursive: true });
+    const tmp = await mkdtemp(join2(root, "init-"));
+    await runGit(["init", "--quiet", "--bare", tmp], { secrets });
+    const local = location.kind === "local" || location.kind === "file";
+    await appendFile2(
+      join2(tmp, "config"),
+      [
+        "[core]",
+        "	repositoryformatversion = 1",
+        "	sparseCheckout = true",
+        '[remote "origin"]',
+        `	url = ${configValue(location.url)}`,
+        "	promisor = true",
+        "	partialclonefilter = blob:none",
+        ...local ? [`	uploadpack = ${configValue(localUploadPack)}`] : [],
+        "[extensions]",
+        "	partialClone = origin",
+        "[gc]",
+        "	auto = 0",
+        ""
+      ].join("\n")
+    );
+    await rename3(tmp, gitDir).catch(async (error2) => {
+      await rm3(tmp, { recursive: true, force: true });
+      if (!existsSync2(join2(gitDir, "HEAD"))) throw error2;
+    });
+  }
+  return { gitDir, root };
+}
+async function forgetStoredCredentials(gitDir, cleanUrl, secrets) {
+  const config = await readFile2(join2(gitDir, "config"), "utf8").catch(() => "");
+  const stored = [...config.matchAll(/^\s*url\s*=\s*(.*?)\s*$/gm)].map((m) => (m[1] ?? "").replace(/^"(.*)"$/, "$1"));
+  if (stored.every((url) => withoutCredentials(url) === url)) return;
+  await runGit(["--git-dir", gitDir, "config", "remote.origin.url", cleanUrl], { secrets });
+}
+async function hasCommit(gitDir, commit) {
+  if (/^[0-9a-f]{40,64}$/.test(commit) && existsSync2(join2(gitDir, "refs", "kdelta", "commits", commit))) return true;
+  try {
+    await runGit(["--git-dir", gitDir, "show-ref", "--verify", "--quiet", `refs/kdelta/commits/${commit}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function fetchPackage(options) {
+  const directory = normalizeDirectory(options.directory);
+  const { location, env, secrets } = remoteContext(options);
+  const progress = options.onProgress;
+  const ref = options.ref ?? await defaultBranch(options);
+  assertSafeArgument(ref, "ref");
+  const resolved = await resolveRef({ ...options, ref, packagePath: directory === "/" ? "" : directory });
+  const repo = await openCacheRepo(options);
+  const dest = resolve3(options.cwd ?? process.cwd(), options.dest);
+  if (existsSync2(dest)) throw new GitError({ code: "failed", message: `destination ${dest} already exists` });
+  return withLock(join2(repo.root, "lock"), async () => {
+    const git2 = (args, extra = {}) => runGit([...noMaintenance, "--git-dir", repo.gitDir, ...args], { env, secrets, ...extra });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
+    let commit = resolved.commit;
+    let cacheHit = commit !== void 0 && await hasCommit(repo.gitDir, commit);
+    if (!cacheHit) {
+      progress?.(`Fetching ${location.url}@${ref}`);
+      const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
+      if (commit !== void 0) {
+        await git2([...fetchArgs, "--depth=1", "origin", `+${commit}:refs/kdelta/commits/${commit}`]).catch(async (error2) => {
+          if (!resolved.fullName) throw error2;
+          await git2([...fetchArgs, "--depth=1", "origin", `+${resolved.fullName}:refs/kdelta/fetched`]);
+          const { stdout } = await git2(["rev-parse", "refs/kdelta/fetched^{commit}"]);
+          commit = stdout.trim();
+          await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
+        });
+      } else {
+        commit = await fetchAbbreviated(repo.gitDir, ref, git2, location.url, secrets);
+        await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
+      }
+      cacheHit = false;
+    }
+    if (commit === void 0) throw new GitError({ code: "unknown-revision", message: `cannot resolve "${ref}"`, secrets });
+    if (directory !== "/") {
+      const { stdout } = await git2(["ls-tree", "-d", commit, "--", directory.slice(1)]);
+      if (!stdout.trim()) {
+        throw new GitError({
+          code: "not-found",
+          message: `directory "${directory}" does not exist in ${location.url} at ${ref} (${commit.slice(0, 12)})`,
+          secrets
+        });
+      }
+    }
+    await mkdir3(dirname2(dest), { recursive: true });
+    const stage = await mkdtemp(join2(dirname2(dest), `.${basename2(dest)}.kdelta-`));
+    try {
+      const pattern = directory === "/" ? "/*\n" : `${directory}/
+`;
+      await mkdir3(join2(repo.gitDir, "info"), { recursive: true });
+      await writeFile3(join2(repo.gitDir, "info", "sparse-checkout"), pattern);
+      const tree = join2(stage, "tree");
+      await mkdir3(tree);
+      await runGit(
+        [
+          ...noMaintenance,
+          "--git-dir",
+          repo.gitDir,
+          "--work-tree",
+          tree,
+          "-c",
+          "core.sparseCheckout=true",
+          "read-tree",
+          "--reset",
+          "-u",
+          commit
+        ],
+        {
+          env: { ...env, GIT_INDEX_FILE: join2(stage, "index") },
+          secrets,
+          ...progress ? { onProgress: progress } : {}
+        }
+      );
+      const source = directory === "/" ? tree : join2(tree, ...directory.slice(1).split("/"));
+      if (!existsSync2(source)) await mkdir3(source, { recursive: true });
+      await rename3(source, dest);
+    } finally {
+      await rm3(stage, { recursive: true, force: true });
+    }
+    return { resolved: { ...resolved, commit }, ref, commit, directory, dest, cacheHit };
+  });
+}
+async function fetchAbbreviated(gitDir, ref, git2, url, secrets) {
+  const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
+  const shallow = existsSync2(join2(gitDir, "shallow"));
+  await git2([
+    ...fetchArgs,
+    ...shallow ? ["--unshallow"] : [],
+    "origin",
+    "+refs/heads/*:refs/kdelta/heads/*",
+    "+refs/tags/*:refs/kdelta/tags/*"
+  ]);
+  try {
+    const { stdout } = await git2(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+    return stdout.trim();
+  } catch {
+    throw new GitError({
+      code: "unknown-revision",
+      message: `unknown revision or path not in the working tree: "${ref}" is not a branch, tag or commit of ${url}`,
+      secrets
+    });
+  }
+}
+async function expandCommit(options) {
+  assertSafeArgument(options.ref, "ref");
+  const { location, env, secrets } = remoteContext(options);
+  if (!/^[0-9a-f]{4,40}$/i.test(options.ref)) {
+    throw new GitError({ code: "unknown-revision", message: `"${options.ref}" is not a commit id of ${location.url}`, secrets });
+  }
+  const repo = await openCacheRepo(options);
+  return withLock(join2(repo.root, "lock"), async () => {
+    const git2 = (args) => runGit(["--git-dir", repo.gitDir, ...args], { env, secrets });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
+    const commit = await fetchAbbreviated(repo.gitDir, options.ref, git2, location.url, secrets);
+    await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
+    return commit;
+  });
+}
+async function commitsBetween(options) {
+  const { from, to } = options;
+  for (const c of [from, to]) {
+    if (!isFullCommit(c)) throw new GitError({ code: "refused-argument", message: `"${c}" is not a full commit id` });
+  }
+  const directory = normalizeDirectory(options.directory);
+  const path = directory === "/" ? "." : directory.slice(1);
+  const limit = options.limit ?? 20;
+  const depth = options.depth ?? 200;
+  const { location, env, secrets } = remoteContext(options);
+  const repo = await openCacheRepo(options);
+  return withLock(join2(repo.root, "lock"), async () => {
+    const git2 = (args) => runGit([...noMaintenance, "--git-dir", repo.gitDir, ...args], { env, secrets });
+    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
+    const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
+    for (const c of [from, to]) {
+      if (!await hasCommit(repo.gitDir, c)) await git2([...fetchArgs, "--depth=1", "origin", `+${c}:refs/kdelta/commits/${c}`]);
+    }
+    const reaches = () => git2(["merge-base", "--is-ancestor", from, to]).then(
+      () => true,
+      () => false
+    );
+    if (!await reaches()) await git2([...fetchArgs, `--depth=${depth}`, "origin", `+${to}:refs/kdelta/commits/${to}`]);
+    const complete = await reaches();
+    const range = complete ? [to, `^${from}`] : [to];
+    const { stdout } = await git2(["log", `--max-count=${limit}`, "--format=%H%x1f%an%x1f%s%x1e", ...range, "--", path]);
+    const commits = [];
+    for (const entry of stdout.split("")) {
+      const [sha, name2, subject] = entry.trim().split("");
+      if (sha) commits.push({ sha, name: name2 ?? "", subject: subject ?? "" });
+    }
+    const total = complete ? Number((await git2(["rev-list", "--count", ...range, "--", path])).stdout.trim()) : void 0;
+    return { commits, total };
+  });
+}
+var localUploadPack, noMaintenance;
+var init_cache = __esm({
+  "../git-source/src/cache.ts"() {
+    "use strict";
+    init_errors();
+    init_exec();
+    init_lock();
+    init_refs();
+    init_url();
+    localUploadPack = "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack";
+    noMaintenance = ["-c", "maintenance.auto=false"];
+  }
+});
+
+// ../git-source/src/write.ts
+function checkBranch(branch) {
+  assertSafeArgument(branch, "branch");
+  if (!/^[A-Za-z0-9._/+-]+$/.test(branch) || branch.includes("..") || branch.endsWith("/") || branch.endsWith(".lock")) {
+    throw new GitError({ code: "refused-argument", message: `"${branch}" is not a valid branch name` });
+  }
+}
+async function readLocalHead(options) {
+  const ref = options.ref ?? "HEAD";
+  assertSafeArgument(ref, "ref");
+  const { stdout } = await runGit(["rev-parse", "--verify", `${ref}^{commit}`], { cwd: options.dir });
+  return stdout.trim();
+}
+async function push(options) {
+  checkBranch(options.branch);
+  const local = options.localRef ?? options.branch;
+  assertSafeArgument(local, "ref");
+  const target = await remoteTarget(options);
+  const lease = options.expectedHead === void 0 ? [] : [`--force-with-lease=refs/heads/${options.branch}:${options.expectedHead ?? ""}`];
+  await runGit(["push", "--quiet", ...lease, "--", target.url, `${local}:refs/heads/${options.branch}`], {
+    cwd: options.dir,
+    env: target.env,
+    secrets: target.secrets
+  });
+}
+async function remoteTarget(options) {
+  assertSafeArgument(options.remote, "remote");
+  if (/^[A-Za-z0-9_.-]+$/.test(options.remote)) {
+    try {
+      const { stdout } = await runGit(["remote", "get-url", options.remote], { cwd: options.dir });
+      const ctx2 = remoteContext({
+        repo: stdout.trim(),
+        cwd: options.dir,
+        ...options.env ? { env: options.env } : {},
+        ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
+      });
+      return { url: options.remote, env: ctx2.env, secrets: ctx2.secrets };
+    } catch {
+    }
+  }
+  const ctx = remoteContext({
+    repo: options.remote,
+    cwd: options.dir,
+    ...options.env ? { env: options.env } : {},
+    ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
+  });
+  return { url: ctx.location.url, env: ctx.env, secrets: ctx.secrets };
+}
+async function fetchBranch(options) {
+  checkBranch(options.branch);
+  assertSafeArgument(options.into, "ref");
+  const target = await remoteTarget(options);
+  await runGit(["fetch", "--quiet", "--no-tags", "--", target.url, `+refs/heads/${options.branch}:${options.into}`], {
+    cwd: options.dir,
+    env: target.env,
+    secrets: target.secrets
+  });
+  return readLocalHead({ dir: options.dir, ref: options.into });
+}
+async function deleteRemoteBranch(options) {
+  checkBranch(options.branch);
+  assertSafeArgument(options.expectedHead, "expectedHead");
+  const target = await remoteTarget(options);
+  await runGit(
+    [
+      "push",
+      "--quiet",
+      `--force-with-lease=refs/heads/${options.branch}:${options.expectedHead}`,
+      "--",
+      target.url,
+      `:refs/heads/${options.branch}`
+    ],
+    { cwd: options.dir, env: target.env, secrets: target.secrets }
+  );
+}
+async function cloneBare(options) {
+  assertSafeArgument(options.dest, "dest");
+  const ctx = remoteContext({
+    repo: options.repo,
+    ...options.cwd ? { cwd: options.cwd } : {},
+    ...options.env ? { env: options.env } : {},
+    ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
+  });
+  await runGit(["clone", "--quiet", "--bare", "--no-tags", "--", ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
+}
+var init_write = __esm({
+  "../git-source/src/write.ts"() {
+    "use strict";
+    init_errors();
+    init_exec();
+    init_refs();
+    init_url();
+  }
+});
+
+// ../git-source/src/local.ts
+async function listBranches(options) {
+  const { stdout } = await runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads"], { cwd: options.dir });
+  const heads = /* @__PURE__ */ new Map();
+  for (const line of stdout.split("\n")) {
+    const [ref, sha] = line.trim().split(" ");
+    if (ref && sha) heads.set(ref.slice("refs/heads/".length), sha);
+  }
+  return heads;
+}
+async function listFiles(options) {
+  assertSafeArgument(options.ref, "ref");
+  const scope = options.directory ? [options.directory] : [];
+  const { stdout } = await runGit(["ls-tree", "-r", "--name-only", options.ref, "--", ...scope], { cwd: options.dir });
+  return stdout.split("\n").filter(Boolean);
+}
+async function showFile(options) {
+  assertSafeArgument(options.ref, "ref");
+  return (await runGit(["show", `${options.ref}:${options.path}`], { cwd: options.dir })).stdout;
+}
+async function isAncestor(options) {
+  assertSafeArgument(options.commit, "commit");
+  assertSafeArgument(options.of, "commit");
+  try {
+    await runGit(["merge-base", "--is-ancestor", options.commit, options.of], { cwd: options.dir });
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function cloneShared(options) {
+  assertSafeArgument(options.branch, "branch");
+  await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", options.branch, "--", options.source, options.dest]);
+}
+async function checkoutDetached(options) {
+  assertSafeArgument(options.commit, "commit");
+  await runGit(["checkout", "--quiet", "--detach", options.commit, "--"], { cwd: options.dir });
+}
+async function stageAll(options) {
+  const against = options.against ?? "HEAD";
+  assertSafeArgument(against, "commit");
+  await runGit(["add", "--all"], { cwd: options.dir });
+  const { stdout } = await runGit(["diff", "--cached", "--name-status", "--no-renames", against, "--", options.directory || "."], {
+    cwd: options.dir
+  });
+  return stdout.split("\n").filter(Boolean).map((line) => {
+    const [s, path] = line.split("	");
+    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
+  });
+}
+async function commitStaged(options) {
+  const { name: name2, email: email2 } = options.author;
+  await runGit(["commit", "--quiet", "--no-verify", ...options.allowEmpty ? ["--allow-empty"] : [], "-m", options.message], {
+    cwd: options.dir,
+    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email2, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email2 }
+  });
+}
+async function revParse(options) {
+  for (const rev of options.revs) assertSafeArgument(rev, "revision");
+  const { stdout } = await runGit(["rev-parse", ...options.revs], { cwd: options.dir });
+  return stdout.trim().split("\n");
+}
+async function commitsSince(options) {
+  assertSafeArgument(options.head, "head");
+  assertSafeArgument(options.base, "base");
+  const format = "--format=%H%x1f%an%x1f%ae%x1f%B%x1e";
+  const log = async (args) => (await runGit(["log", format, ...args, "--"], { cwd: options.dir })).stdout;
+  let out = await log([options.head, `^${options.base}`]);
+  if (out.trim() === "") out = await log(["-1", options.head]);
+  const commits = [];
+  for (const entry of out.split("")) {
+    const [sha, name2, email2, body] = entry.trim().split("");
+    if (sha) commits.push({ sha, name: name2 ?? "", email: email2 ?? "", body: body ?? "" });
+  }
+  return commits;
+}
+async function workTreeRoot(options) {
+  return runGit(["rev-parse", "--show-toplevel"], { cwd: options.cwd }).then(
+    (r) => r.stdout.trim(),
+    () => void 0
+  );
+}
+async function currentBranch(options) {
+  return runGit(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: options.dir }).then(
+    (r) => r.stdout.trim(),
+    () => void 0
+  );
+}
+async function remoteUrl(options) {
+  const remote = options.remote ?? "origin";
+  assertSafeArgument(remote, "remote");
+  return runGit(["config", "--get", `remote.${remote}.url`], { cwd: options.dir }).then(
+    (r) => r.stdout.trim() || void 0,
+    () => void 0
+  );
+}
+async function lastCommitWithLine(options) {
+  assertSafeArgument(options.ref, "ref");
+  const { stdout } = await runGit(
+    ["log", "--format=%H%x1f%B%x1e", "--fixed-strings", `--grep=${options.line}`, options.ref, "--", options.path || "."],
+    { cwd: options.dir }
+  );
+  for (const entry of stdout.split("")) {
+    const [sha, body] = entry.trim().split("");
+    if (sha && (body ?? "").split("\n").some((l) => l.trim() === options.line)) return sha;
+  }
+  return void 0;
+}
+async function changedBetween(options) {
+  assertSafeArgument(options.from, "commit");
+  assertSafeArgument(options.to, "commit");
+  const { stdout } = await runGit(["diff", "--name-status", "--no-renames", options.from, options.to, "--", options.directory || "."], {
+    cwd: options.dir
+  });
+  return stdout.split("\n").filter(Boolean).map((line) => {
+    const [s, path] = line.split("	");
+    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
+  });
+}
+var init_local = __esm({
+  "../git-source/src/local.ts"() {
+    "use strict";
+    init_exec();
+    init_url();
+  }
+});
+
+// ../git-source/src/index.ts
+var init_src2 = __esm({
+  "../git-source/src/index.ts"() {
+    "use strict";
+    init_errors();
+    init_redact();
+    init_exec();
+    init_url();
+    init_auth();
+    init_server_tokens();
+    init_trust();
+    init_refs();
+    init_cache();
+    init_lock();
+    init_write();
+    init_local();
+  }
+});
+
 // ../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
   "../../node_modules/.pnpm/yaml@2.9.1/node_modules/yaml/dist/nodes/identity.js"(exports) {
@@ -26415,7 +27851,7 @@ var require_public_api = __commonJS({
       const lineCounter$1 = options.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
       return { lineCounter: lineCounter$1, prettyErrors };
     }
-    function parseAllDocuments3(source, options = {}) {
+    function parseAllDocuments2(source, options = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options);
@@ -26490,7 +27926,7 @@ var require_public_api = __commonJS({
       return new Document5.Document(value2, _replacer, options).toString(options);
     }
     exports.parse = parse4;
-    exports.parseAllDocuments = parseAllDocuments3;
+    exports.parseAllDocuments = parseAllDocuments2;
     exports.parseDocument = parseDocument2;
     exports.stringify = stringify;
   }
@@ -26545,1347 +27981,6 @@ var require_dist = __commonJS({
     exports.stringify = publicApi.stringify;
     exports.visit = visit3.visit;
     exports.visitAsync = visit3.visitAsync;
-  }
-});
-
-// ../git-source/src/url.ts
-import { createHash as createHash3 } from "node:crypto";
-import { isAbsolute as isAbsolute3, resolve as resolve3 } from "node:path";
-function assertSafeArgument(value2, what) {
-  if (value2.startsWith("-")) {
-    throw new GitError({ code: "refused-argument", message: `${what} "${value2}" starts with "-" and would be read as an option; refused` });
-  }
-  if (/[\0\r\n]/.test(value2)) {
-    throw new GitError({ code: "refused-argument", message: `${what} contains a control character; refused` });
-  }
-  if (value2 === "") throw new GitError({ code: "refused-argument", message: `${what} is empty` });
-}
-function splitCredentials(repo) {
-  const m = schemeAuthority.exec(repo);
-  if (!m) return { url: repo };
-  const [, scheme, authority, rest] = m;
-  const at = authority.lastIndexOf("@");
-  if (at < 0) return { url: repo };
-  const userinfo = authority.slice(0, at);
-  const host = authority.slice(at + 1);
-  const colon = userinfo.indexOf(":");
-  const username = decode2(colon < 0 ? userinfo : userinfo.slice(0, colon));
-  const password = colon < 0 ? "" : decode2(userinfo.slice(colon + 1));
-  const http = /^https?:\/\/$/i.test(scheme);
-  if (!http && colon < 0) return { url: repo };
-  const kept = http ? "" : `${userinfo.slice(0, colon)}@`;
-  return { url: `${scheme}${kept}${host}${rest}`, credentials: { username, password } };
-}
-function withoutCredentials(repo) {
-  return splitCredentials(repo).url;
-}
-function decode2(text2) {
-  try {
-    return decodeURIComponent(text2);
-  } catch {
-    return text2;
-  }
-}
-function repoLocation(rawRepo, cwd = process.cwd()) {
-  assertSafeArgument(rawRepo, "repository");
-  const repo = withoutCredentials(rawRepo);
-  if (/^[a-z0-9+.-]+::/i.test(repo)) {
-    throw new GitError({ code: "refused-argument", message: `repository "${repo}": git remote-helper transports are not accepted` });
-  }
-  if (/^https:\/\//i.test(repo)) return { kind: "https", url: repo };
-  if (/^http:\/\//i.test(repo)) return { kind: "http", url: repo };
-  if (/^(ssh|git\+ssh):\/\//i.test(repo)) return { kind: "ssh", url: repo };
-  if (/^file:\/\//i.test(repo)) return { kind: "file", url: repo };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(repo)) {
-    if (/^git:\/\//i.test(repo)) return { kind: "ssh", url: repo };
-    throw new GitError({ code: "refused-argument", message: `repository "${repo}": unsupported URL scheme` });
-  }
-  if (/^[^/:]+@[^/:]+:/.test(repo) || /^[a-z0-9.-]+\.[a-z]{2,}:[^/]/i.test(repo)) return { kind: "ssh", url: repo };
-  return { kind: "local", url: isAbsolute3(repo) ? resolve3(repo) : resolve3(cwd, repo) };
-}
-function repositoryIdentity(url) {
-  const clean = withoutCredentials(url).replace(/\/+$/, "").replace(/\.git$/i, "").replace(/\/+$/, "");
-  const file = /^file:\/\/(\/.*)$/i.exec(clean);
-  if (file) return decode2(file[1]);
-  return clean.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (schemeAndHost) => schemeAndHost.toLowerCase());
-}
-function repoCacheKey(url) {
-  const clean = repositoryIdentity(url);
-  const base = (clean.split(/[/:]/).filter(Boolean).pop() ?? "repo").replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 40);
-  return `${base}-${createHash3("sha256").update(clean).digest("hex").slice(0, 16)}`;
-}
-function isFullCommit(ref) {
-  return /^[0-9a-f]{40}$/i.test(ref);
-}
-var schemeAuthority;
-var init_url = __esm({
-  "../git-source/src/url.ts"() {
-    "use strict";
-    init_errors();
-    schemeAuthority = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is;
-  }
-});
-
-// ../git-source/src/redact.ts
-function redact(text2, secrets = []) {
-  return redactSecrets(text2.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s'"]+@/gi, "$1***@"), secrets);
-}
-function hideCredentials(text2, secrets = []) {
-  return redactSecrets(
-    text2.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#'"]*@/gi, (prefix) => withoutCredentials(prefix)),
-    secrets
-  );
-}
-function redactSecrets(text2, secrets) {
-  let out = text2.replace(/(authorization:\s*(?:basic|bearer|token)\s+)\S+/gi, "$1***");
-  for (const secret of secrets) {
-    if (secret.length < 4) continue;
-    for (const form of secretForms(secret).sort((a, b) => b.length - a.length)) out = out.split(form).join("***");
-  }
-  return out;
-}
-function secretForms(secret) {
-  return [
-    secret,
-    Buffer.from(secret).toString("base64"),
-    Buffer.from(`x-access-token:${secret}`).toString("base64"),
-    encodeURIComponent(secret)
-  ];
-}
-var init_redact = __esm({
-  "../git-source/src/redact.ts"() {
-    "use strict";
-    init_url();
-  }
-});
-
-// ../git-source/src/errors.ts
-function isGitError(value2) {
-  return value2 instanceof GitError;
-}
-function classify(stderr) {
-  for (const [re, code5] of patterns) if (re.test(stderr)) return code5;
-  return "failed";
-}
-var GitError, patterns;
-var init_errors = __esm({
-  "../git-source/src/errors.ts"() {
-    "use strict";
-    init_src();
-    init_redact();
-    GitError = class extends KdeltaError {
-      name = "GitError";
-      /** The git arguments, credentials redacted. */
-      args;
-      /** git's stderr, credentials redacted. */
-      stderr;
-      exitCode;
-      constructor(input) {
-        const secrets = input.secrets ?? [];
-        super({ code: input.code, message: redact(input.message, secrets) });
-        this.args = (input.args ?? []).map((a) => redact(a, secrets));
-        this.stderr = redact(input.stderr ?? "", secrets);
-        this.exitCode = input.exitCode;
-      }
-    };
-    patterns = [
-      [/\(stale info\)/, "stale-lease"],
-      [/\(non-fast-forward\)|\(fetch first\)/, "non-fast-forward"],
-      [
-        /does not appear to be a git repository|not a git repository|repository '.*' not found|Could not read from remote repository/i,
-        "not-a-repository"
-      ],
-      [
-        /Authentication failed|could not read Username|could not read Password|Permission denied \(publickey|terminal prompts disabled|HTTP Basic: Access denied/i,
-        "auth"
-      ],
-      [/The requested URL returned error: 403|remote: Permission to \S+ denied/i, "forbidden"],
-      [
-        /unknown revision|couldn't find remote ref|not our ref|bad revision|invalid object name|no such ref|did not match any|Not a valid object name|not a valid ref|upload-pack: not our ref/i,
-        "unknown-revision"
-      ]
-    ];
-  }
-});
-
-// ../git-source/src/exec.ts
-import { execFile } from "node:child_process";
-function stopRunningGit() {
-  for (const child of running) {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-    }
-  }
-  running.clear();
-}
-function runGit(args, options = {}) {
-  const secrets = options.secrets ?? [];
-  const env = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...baseEnv, ...options.env })) {
-    if (v !== void 0) env[k] = v;
-  }
-  for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX"]) {
-    if (!(options.env && k in options.env)) delete env[k];
-  }
-  return new Promise((resolve12, reject) => {
-    const child = execFile(
-      "git",
-      [...args],
-      { cwd: options.cwd, env, maxBuffer: 512 * 1024 * 1024, encoding: "utf8", signal: options.signal },
-      (error2, stdout, stderr) => {
-        if (!error2) {
-          resolve12({ stdout, stderr });
-          return;
-        }
-        const exitCode = typeof error2.code === "number" ? error2.code : void 0;
-        const detail2 = stderr.trim() || error2.message;
-        const code5 = classify(stderr);
-        const sent = options.env?.[SENT_CREDENTIALS_ENV];
-        const withheld = options.env?.[WITHHELD_CREDENTIALS_ENV];
-        const text2 = withheld && (code5 === "auth" || code5 === "not-a-repository") ? `${withheld} (git ${args[0] ?? ""}: ${detail2.split("\n").pop()})` : code5 === "auth" && sent ? `git ${args[0] ?? ""} failed: the server refused ${sent} (HTTP 401: bad, expired or revoked credentials)` : `git ${args[0] ?? ""} failed: ${detail2}${code5 === "auth" ? authHint : ""}`;
-        reject(
-          new GitError({
-            code: code5,
-            message: text2,
-            args,
-            stderr,
-            ...exitCode !== void 0 ? { exitCode } : {},
-            secrets
-          })
-        );
-      }
-    );
-    running.add(child);
-    child.once("exit", () => running.delete(child));
-    if (options.onProgress && child.stderr) {
-      const onProgress = options.onProgress;
-      let pending = "";
-      child.stderr.on("data", (chunk) => {
-        pending += chunk.toString();
-        const parts = pending.split(/\r|\n/);
-        pending = parts.pop() ?? "";
-        for (const line of parts) if (line.trim()) onProgress(redactLine(line, secrets));
-      });
-    }
-  });
-}
-function redactLine(line, secrets) {
-  return new GitError({ code: "failed", message: line, secrets }).message;
-}
-var SENT_CREDENTIALS_ENV, WITHHELD_CREDENTIALS_ENV, baseEnv, running, authHint;
-var init_exec = __esm({
-  "../git-source/src/exec.ts"() {
-    "use strict";
-    init_errors();
-    SENT_CREDENTIALS_ENV = "KDELTA_SENT_CREDENTIALS";
-    WITHHELD_CREDENTIALS_ENV = "KDELTA_WITHHELD_CREDENTIALS";
-    baseEnv = {
-      // Never block on a password prompt: credentials come from the environment or git's helpers.
-      GIT_TERMINAL_PROMPT: "0",
-      GIT_ASKPASS: "",
-      SSH_ASKPASS: "",
-      GCM_INTERACTIVE: "never",
-      // A user's GIT_TRACE* output (possibly to a file) must not show the Authorization header we pass.
-      GIT_TRACE_REDACT: "1",
-      LC_ALL: "C",
-      LANG: "C"
-    };
-    running = /* @__PURE__ */ new Set();
-    authHint = "\n(the repository asked for credentials: give them in the URL, in KDELTA_GIT_TOKEN for https, or through a git credential helper)";
-  }
-});
-
-// ../git-source/src/trust.ts
-import { realpathSync as realpathSync2 } from "node:fs";
-import { resolve as resolve4 } from "node:path";
-import { fileURLToPath } from "node:url";
-function sourceTrust(options = {}) {
-  const env = options.env ?? process.env;
-  const server2 = githubServerOf(options.githubServer ?? env.GITHUB_SERVER_URL);
-  const githubHosts = /* @__PURE__ */ new Set(["github.com", server2.hostname]);
-  const repositories = [];
-  const listed = [
-    [CREDENTIAL_REPOSITORIES_ENV, splitList(env[CREDENTIAL_REPOSITORIES_ENV])],
-    [CREDENTIAL_HOSTS_ENV, splitList(env[CREDENTIAL_HOSTS_ENV])],
-    ["the repositories listed", [...options.repositories ?? [], ...options.hosts ?? []]]
-  ];
-  for (const [where, entries] of listed) {
-    for (const entry of entries) repositories.push(listedPattern(entry, where, server2));
-  }
-  const allowLocal = options.allowLocal ?? /^(1|true)$/i.test(env[ALLOW_LOCAL_UPSTREAMS_ENV] ?? "");
-  return trustNamed(
-    {
-      repositories,
-      githubHosts,
-      localRepos: /* @__PURE__ */ new Set(),
-      allowLocal,
-      ...options.tokenFor ? { tokenFor: options.tokenFor } : {},
-      ...options.tokenName ? { tokenName: options.tokenName } : {}
-    },
-    options.named ?? [],
-    options.cwd
-  );
-}
-function splitList(text2) {
-  return (text2 ?? "").split(/[\s,]+/).filter(Boolean);
-}
-function listedPattern(entry, where, server2) {
-  const parsed = parseRepositoryPattern(entry, server2.url);
-  if (typeof parsed === "string") {
-    throw new GitError({ code: "invalid-pattern", message: `${where}: "${entry}" ${parsed}` });
-  }
-  return parsed;
-}
-function trustNamed(trust, named, cwd = process.cwd()) {
-  const repositories = [...trust.repositories];
-  const localRepos = new Set(trust.localRepos);
-  for (const repo of named) {
-    if (!repo) continue;
-    let location;
-    try {
-      location = repoLocation(repo, cwd);
-    } catch {
-      continue;
-    }
-    const path = localPath(location);
-    if (path !== void 0) localRepos.add(path);
-    const remote = remoteRepository(location);
-    if (remote) repositories.push({ ...remote });
-  }
-  return {
-    repositories,
-    githubHosts: trust.githubHosts,
-    localRepos,
-    allowLocal: trust.allowLocal,
-    ...trust.tokenFor ? { tokenFor: trust.tokenFor } : {},
-    ...trust.tokenName ? { tokenName: trust.tokenName } : {}
-  };
-}
-function remoteRepository(location) {
-  if (location.kind === "file" || location.kind === "local") return void 0;
-  let scheme;
-  let hostname4;
-  let port;
-  let pathname;
-  const scp = /^(?:[^@/:]+@)?([^/:]+):(.*)$/s.exec(location.url);
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(location.url) && scp) {
-    scheme = "ssh";
-    hostname4 = scp[1].toLowerCase();
-    port = defaultPorts.ssh;
-    pathname = scp[2];
-  } else {
-    let url;
-    try {
-      url = new URL(location.url);
-    } catch {
-      return void 0;
-    }
-    scheme = url.protocol.slice(0, -1).toLowerCase();
-    if (scheme === "git+ssh") scheme = "ssh";
-    hostname4 = url.hostname.toLowerCase();
-    port = url.port || defaultPorts[scheme] || "";
-    pathname = url.pathname;
-  }
-  if (!hostname4) return void 0;
-  const path = pathSegments2(pathname);
-  if (path === void 0) return void 0;
-  return { scheme, hostname: hostname4, port, path };
-}
-function pathSegments2(pathname) {
-  const segments = pathname.replace(/\/+$/, "").replace(/\.git$/i, "").split("/").filter((s) => s !== "");
-  return segments.some((s) => s === "." || s === "..") ? void 0 : segments;
-}
-function githubServerOf(url) {
-  try {
-    const parsed = new URL(url || "https://github.com");
-    return { url: parsed.origin, hostname: parsed.hostname.toLowerCase(), port: parsed.port || void 0 };
-  } catch {
-    return { url: "https://github.com", hostname: "github.com", port: void 0 };
-  }
-}
-function parseRepositoryPattern(text2, githubServer = "https://github.com") {
-  const entry = text2.trim();
-  if (entry === "") return "is empty";
-  if (/\s/.test(entry)) return "is not a repository pattern (owner/repo, owner/*, host/path/repo, a URL, or a whole host)";
-  let pattern;
-  let rest;
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/is.exec(entry);
-  const scp = /^(?:[^@/:]+@)([^/:]+):(.*)$/s.exec(entry);
-  if (scheme) {
-    const name2 = scheme[1].toLowerCase() === "git+ssh" ? "ssh" : scheme[1].toLowerCase();
-    if (!(name2 in defaultPorts)) return `has the scheme "${scheme[1]}": https, http, ssh or git only`;
-    let url;
-    try {
-      url = new URL(`${name2 === "https" || name2 === "http" ? name2 : "https"}://${scheme[2].replace(/^[^/@]*@/, "")}`);
-    } catch {
-      return "is not a URL";
-    }
-    if (url.search || url.hash) return "has a query or a fragment";
-    const port = /^[^/]*:(\d+)(?:\/|$)/.exec(scheme[2].replace(/^[^/@]*@/, ""))?.[1] ?? (url.port || defaultPorts[name2]);
-    pattern = { scheme: name2, hostname: url.hostname.toLowerCase(), port };
-    rest = url.pathname;
-  } else if (scp) {
-    pattern = { scheme: "ssh", hostname: scp[1].toLowerCase(), port: defaultPorts.ssh };
-    rest = scp[2];
-  } else {
-    const [first = "", ...others] = entry.split("/");
-    if (others.length === 0 || others.every((s) => s === "") || looksLikeHost(first)) {
-      const m = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::(\d+))?$/i.exec(first);
-      if (!m) return "is not a host (host or host:port)";
-      pattern = { hostname: m[1].toLowerCase(), ...m[2] ? { port: m[2] } : {} };
-      rest = others.join("/");
-    } else {
-      const server2 = githubServerOf(githubServer);
-      pattern = { hostname: server2.hostname, ...server2.port ? { port: server2.port } : {} };
-      rest = entry;
-    }
-  }
-  const segments = rest.split("/").filter((s) => s !== "");
-  if (segments.length === 0) return pattern;
-  const under = segments[segments.length - 1] === "*";
-  if (under) segments.pop();
-  if (segments.some((s) => s.includes("*"))) return 'has a "*" that is not its last segment: write owner/* or host/group/*';
-  const path = pathSegments2(segments.join("/"));
-  if (path === void 0) return 'has a "." or ".." segment';
-  if (path.length === 0 && under) return pattern;
-  if (path.length === 0) return "names no repository";
-  return { ...pattern, path, ...under ? { under } : {} };
-}
-function patternMatches(pattern, repo, githubHosts) {
-  if (pattern.scheme !== void 0 && pattern.scheme !== repo.scheme) return false;
-  if (pattern.hostname !== repo.hostname) return false;
-  if (pattern.port !== void 0 && pattern.port !== repo.port) return false;
-  if (pattern.path === void 0) return true;
-  const fold = githubHosts.has(repo.hostname) ? (s) => s.toLowerCase() : (s) => s;
-  if (pattern.under ? repo.path.length <= pattern.path.length : repo.path.length !== pattern.path.length) return false;
-  return pattern.path.every((segment2, i) => fold(segment2) === fold(repo.path[i]));
-}
-function credentialsAllowed(trust, location) {
-  const repo = remoteRepository(location);
-  if (!repo) return false;
-  return trust.repositories.some((pattern) => patternMatches(pattern, repo, trust.githubHosts));
-}
-function localPath(location) {
-  let path;
-  if (location.kind === "local") path = location.url;
-  else if (location.kind === "file") {
-    try {
-      path = fileURLToPath(location.url);
-    } catch {
-      return void 0;
-    }
-  } else return void 0;
-  const clean = resolve4(path).replace(/\/+$/, "") || "/";
-  for (const candidate of [clean, `${clean}.git`]) {
-    try {
-      return realpathSync2(candidate);
-    } catch {
-    }
-  }
-  return clean;
-}
-function assertContentSource(location, trust, namedBy) {
-  const path = localPath(location);
-  if (path === void 0 || trust.allowLocal || trust.localRepos.has(path)) return;
-  throw new GitError({
-    code: "refused-local",
-    message: `${namedBy ? `${namedBy}: ` : ""}upstream repository "${location.url}" is on this machine, and package content may not read this machine's files: refused (set ${ALLOW_LOCAL_UPSTREAMS_ENV}=1 or pass --allow-local-upstreams to allow local upstreams named by packages)`
-  });
-}
-var CREDENTIAL_REPOSITORIES_ENV, CREDENTIAL_HOSTS_ENV, ALLOW_LOCAL_UPSTREAMS_ENV, CREDENTIAL_REPOSITORIES_SETTING, defaultPorts, looksLikeHost;
-var init_trust = __esm({
-  "../git-source/src/trust.ts"() {
-    "use strict";
-    init_errors();
-    init_url();
-    CREDENTIAL_REPOSITORIES_ENV = "KDELTA_CREDENTIAL_REPOSITORIES";
-    CREDENTIAL_HOSTS_ENV = "KDELTA_CREDENTIAL_HOSTS";
-    ALLOW_LOCAL_UPSTREAMS_ENV = "KDELTA_ALLOW_LOCAL_UPSTREAMS";
-    CREDENTIAL_REPOSITORIES_SETTING = `${CREDENTIAL_REPOSITORIES_ENV} (kdelta run's --credential-repository, the Action's credential-repositories input)`;
-    defaultPorts = { https: "443", http: "80", ssh: "22", git: "9418" };
-    looksLikeHost = (segment2) => /[.:[]/.test(segment2) || segment2.toLowerCase() === "localhost";
-  }
-});
-
-// ../git-source/src/auth.ts
-function credentialsFor(location, options = {}) {
-  const env = options.env ?? process.env;
-  const fromUrl = options.urlCredentials ?? options.userCredentials;
-  const runToken = options.token ?? options.trust?.tokenFor?.(location.url);
-  const known = [runToken, env.KDELTA_GIT_TOKEN, env.GITHUB_TOKEN, env.GH_TOKEN, ...fromUrl ? urlSecrets(fromUrl) : []].filter(
-    (s) => typeof s === "string" && s.length > 0
-  );
-  const remote = location.kind !== "local" && location.kind !== "file";
-  if (remote && options.trust && !credentialsAllowed(options.trust, location)) {
-    return { env: withoutUserCredentials(location, options.urlCredentials, env), secrets: known, withheld: true };
-  }
-  if (location.kind !== "https" && location.kind !== "http") return { env: {}, secrets: known };
-  let origin;
-  try {
-    origin = new URL(location.url);
-  } catch {
-    return { env: {}, secrets: known };
-  }
-  const scope = `${origin.protocol}//${origin.host}/`;
-  const config = [];
-  const givenName = options.token ? options.tokenName : options.trust?.tokenName?.(location.url);
-  const runTokenName = givenName ?? `the token kdelta was given for ${origin.host}`;
-  let sent;
-  if (fromUrl && fromUrl.password === "") {
-    config.push([`credential.${scope}.username`, fromUrl.username]);
-  } else if (fromUrl) {
-    config.push([`http.${scope}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
-    sent = "the credentials given with the repository URL";
-  } else if (location.kind === "https") {
-    const github = origin.hostname === "github.com";
-    const [token, name2] = runToken ? [runToken, runTokenName] : env.KDELTA_GIT_TOKEN ? [env.KDELTA_GIT_TOKEN, "KDELTA_GIT_TOKEN"] : github && env.GITHUB_TOKEN ? [env.GITHUB_TOKEN, "GITHUB_TOKEN"] : github && env.GH_TOKEN ? [env.GH_TOKEN, "GH_TOKEN"] : [void 0, void 0];
-    if (token) {
-      config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${token}`)]);
-      sent = name2;
-    }
-  } else if (runToken && isLoopback(origin.hostname)) {
-    config.push([`http.${scope}.extraHeader`, basicHeader(`x-access-token:${runToken}`)]);
-    sent = runTokenName;
-  }
-  const out = configEnv(config, env);
-  if (sent) out[SENT_CREDENTIALS_ENV] = sent;
-  return { env: out, secrets: known };
-}
-function withoutUserCredentials(location, fromUrl, env) {
-  if (location.kind === "ssh") return { GIT_SSH_COMMAND: SSH_WITHOUT_KEYS };
-  if (location.kind !== "https" && location.kind !== "http") return {};
-  let origin;
-  try {
-    origin = new URL(location.url);
-  } catch {
-    return {};
-  }
-  const scope = `${origin.protocol}//${origin.host}/`;
-  const repository = `${origin.protocol}//${origin.host}${origin.pathname}`;
-  const config = [
-    [`credential.${scope}.helper`, ""],
-    [`http.${scope}.extraHeader`, ""],
-    [`http.${repository}.extraHeader`, ""]
-  ];
-  if (fromUrl && fromUrl.password !== "") {
-    config.push([`http.${repository}.extraHeader`, basicHeader(`${fromUrl.username}:${fromUrl.password}`)]);
-  }
-  return configEnv(config, env);
-}
-function isLoopback(hostname4) {
-  return hostname4 === "localhost" || hostname4 === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname4);
-}
-function configEnv(entries, env) {
-  if (entries.length === 0) return {};
-  const before = Number(env.GIT_CONFIG_COUNT ?? "0") || 0;
-  const out = { GIT_CONFIG_COUNT: String(before + entries.length) };
-  entries.forEach(([key, value2], i) => {
-    out[`GIT_CONFIG_KEY_${before + i}`] = key;
-    out[`GIT_CONFIG_VALUE_${before + i}`] = value2;
-  });
-  return out;
-}
-function urlSecrets(credentials2) {
-  if (credentials2.password === "") return [credentials2.username, `${credentials2.username}:`];
-  return [credentials2.password, `${credentials2.username}:${credentials2.password}`];
-}
-var SSH_WITHOUT_KEYS, basicHeader;
-var init_auth = __esm({
-  "../git-source/src/auth.ts"() {
-    "use strict";
-    init_exec();
-    init_trust();
-    SSH_WITHOUT_KEYS = "ssh -F /dev/null -o IdentityAgent=none -o IdentitiesOnly=yes -o IdentityFile=/dev/null -o BatchMode=yes";
-    basicHeader = (pair) => `Authorization: Basic ${Buffer.from(pair).toString("base64")}`;
-  }
-});
-
-// ../git-source/src/refs.ts
-function remoteContext(options) {
-  const location = repoLocation(options.repo, options.cwd);
-  if (options.trust) assertContentSource(location, options.trust, options.namedBy);
-  const creds = credentialsFor(location, {
-    token: options.token,
-    tokenName: options.tokenName,
-    urlCredentials: splitCredentials(options.repo).credentials,
-    userCredentials: options.credentials,
-    env: options.env ?? process.env,
-    trust: options.trust
-  });
-  const env = { ...options.env, ...creds.env };
-  if (creds.withheld) {
-    env[WITHHELD_CREDENTIALS_ENV] = `${options.namedBy ? `${options.namedBy}: ` : ""}upstream repository "${location.url}" was read without credentials, as package content names it and you did not: if it is private, list it in ${CREDENTIAL_REPOSITORIES_SETTING} to send it yours`;
-  }
-  return { location, env, secrets: creds.secrets };
-}
-async function listRemoteRefs(options) {
-  const { location, env, secrets } = remoteContext(options);
-  for (const p of options.patterns ?? []) assertSafeArgument(p, "ref");
-  const { stdout } = await runGit(["ls-remote", "--", location.url, ...options.patterns ?? []], { env, secrets });
-  return parseLsRemote(stdout);
-}
-function parseLsRemote(stdout) {
-  const direct = /* @__PURE__ */ new Map();
-  const peeled = /* @__PURE__ */ new Map();
-  for (const line of stdout.split("\n")) {
-    const m = /^([0-9a-f]{40,64})\t(.+)$/.exec(line.trim());
-    if (!m) continue;
-    const [, sha, name2] = m;
-    if (name2.endsWith("^{}")) peeled.set(name2.slice(0, -3), sha);
-    else direct.set(name2, sha);
-  }
-  return [...direct].map(([name2, sha]) => ({ name: name2, commit: peeled.get(name2) ?? sha }));
-}
-async function defaultBranch(options) {
-  const { location, env, secrets } = remoteContext(options);
-  const { stdout } = await runGit(["ls-remote", "--symref", "--", location.url, "HEAD"], { env, secrets });
-  const m = /^ref:\s+refs\/heads\/(\S+)\s+HEAD$/m.exec(stdout);
-  if (m?.[1]) return m[1];
-  throw new GitError({ code: "failed", message: `cannot tell the default branch of ${location.url}: the remote has no HEAD`, secrets });
-}
-function refCandidates(ref, packagePath2) {
-  const out = [];
-  const dir = (packagePath2 ?? "").replace(/^\/+|\/+$/g, "");
-  if (ref.startsWith("refs/")) out.push(ref);
-  if (dir) out.push(`refs/tags/${dir}/${ref}`);
-  out.push(`refs/tags/${ref}`, `refs/heads/${ref}`);
-  return out;
-}
-function pickRef(ref, refs, packagePath2) {
-  const byName2 = new Map(refs.map((r) => [r.name, r.commit]));
-  for (const name2 of refCandidates(ref, packagePath2)) {
-    const commit = byName2.get(name2);
-    if (commit) {
-      const kind = name2.startsWith("refs/tags/") ? "tag" : name2.startsWith("refs/heads/") ? "branch" : "tag";
-      return { ref, kind, fullName: name2, commit };
-    }
-  }
-  return void 0;
-}
-function pickCommit(ref, refs, packagePath2) {
-  const picked = pickRef(ref, refs, packagePath2)?.commit ?? refs.find((r) => r.name === ref)?.commit;
-  if (picked) return picked;
-  if (isFullCommit(ref)) return ref.toLowerCase();
-  if (!/^[0-9a-f]{4,39}$/i.test(ref)) return void 0;
-  const id = ref.toLowerCase();
-  const commits = new Set(refs.map((r) => r.commit.toLowerCase()).filter((c) => c.startsWith(id)));
-  return commits.size === 1 ? [...commits][0] : void 0;
-}
-async function resolveRef(options) {
-  assertSafeArgument(options.ref, "ref");
-  if (isFullCommit(options.ref)) return { ref: options.ref, kind: "commit", commit: options.ref.toLowerCase() };
-  const refs = await listRemoteRefs(options);
-  const picked = pickRef(options.ref, refs, options.packagePath);
-  if (picked) return picked;
-  if (/^[0-9a-f]{4,39}$/i.test(options.ref)) return { ref: options.ref, kind: "commit" };
-  const { location, secrets } = remoteContext(options);
-  throw new GitError({
-    code: "unknown-revision",
-    message: `unknown revision or path not in the working tree: "${options.ref}" is not a branch, tag or commit of ${location.url}`,
-    secrets
-  });
-}
-function parseSemanticVersion(text2) {
-  const m = SEMVER_TAG.exec(text2);
-  if (!m) return void 0;
-  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), prerelease: m[4] ? m[4].split(".") : [] };
-}
-function compareSemanticVersions(a, b) {
-  const core = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
-  if (core !== 0) return Math.sign(core);
-  if (a.prerelease.length === 0 || b.prerelease.length === 0) return Math.sign(b.prerelease.length - a.prerelease.length);
-  for (let i = 0; i < Math.max(a.prerelease.length, b.prerelease.length); i++) {
-    const x = a.prerelease[i];
-    const y = b.prerelease[i];
-    if (x === void 0) return -1;
-    if (y === void 0) return 1;
-    if (x === y) continue;
-    const xn = /^\d+$/.test(x);
-    const yn = /^\d+$/.test(y);
-    if (xn && yn) return Math.sign(Number(x) - Number(y));
-    if (xn !== yn) return xn ? -1 : 1;
-    return x < y ? -1 : 1;
-  }
-  return 0;
-}
-function releaseTagPatterns(packagePath2) {
-  const dir = (packagePath2 ?? "").replace(/^\/+|\/+$/g, "");
-  return RELEASE_CONVENTIONS.flatMap((convention) => {
-    switch (convention) {
-      case "revision":
-        return dir ? [`${dir}/v<N>`] : [];
-      case "package-semver":
-        return dir ? [`${dir}/vX.Y.Z`] : [];
-      case "repository-semver":
-        return ["vX.Y.Z"];
-      default:
-        return convention;
-    }
-  });
-}
-function latestRelease(refs, options = {}) {
-  const dir = (options.packagePath ?? "").replace(/^\/+|\/+$/g, "");
-  const pick = (prefix, convention, parse4, compare) => {
-    let best;
-    for (const r of refs) {
-      if (!r.name.startsWith(`refs/tags/${prefix}`)) continue;
-      const version = r.name.slice(`refs/tags/${prefix}`.length);
-      if (version.includes("/")) continue;
-      const parsed = parse4(version);
-      if (parsed === void 0) continue;
-      if (!best || compare(parsed, best.version) > 0) {
-        const scope = convention === "repository-semver" ? "repository" : "package";
-        best = { release: { tag: r.name.slice("refs/tags/".length), version, commit: r.commit, scope, convention }, version: parsed };
-      }
-    }
-    return best?.release;
-  };
-  const semver = (version) => {
-    const parsed = parseSemanticVersion(version);
-    return parsed && (parsed.prerelease.length === 0 || options.prereleases === true) ? parsed : void 0;
-  };
-  const revision = (version) => {
-    const m = REVISION_TAG.exec(version);
-    return m ? Number(m[1]) : void 0;
-  };
-  const find = (convention) => {
-    switch (convention) {
-      case "revision":
-        return dir ? pick(`${dir}/`, convention, revision, (a, b) => a - b) : void 0;
-      case "package-semver":
-        return dir ? pick(`${dir}/`, convention, semver, compareSemanticVersions) : void 0;
-      case "repository-semver":
-        return pick("", convention, semver, compareSemanticVersions);
-      default:
-        return convention;
-    }
-  };
-  for (const convention of RELEASE_CONVENTIONS) {
-    const found = find(convention);
-    if (found) return found;
-  }
-  return void 0;
-}
-var SEMVER_TAG, RELEASE_CONVENTIONS, REVISION_TAG;
-var init_refs = __esm({
-  "../git-source/src/refs.ts"() {
-    "use strict";
-    init_auth();
-    init_trust();
-    init_errors();
-    init_exec();
-    init_url();
-    SEMVER_TAG = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
-    RELEASE_CONVENTIONS = ["revision", "package-semver", "repository-semver"];
-    REVISION_TAG = /^v(0|[1-9]\d*)$/;
-  }
-});
-
-// ../git-source/src/lock.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { rmSync as rmSync3 } from "node:fs";
-import { mkdir as mkdir3, readdir as readdir3, readFile as readFile2, rename as rename3, rm as rm3, stat as stat3, writeFile as writeFile3 } from "node:fs/promises";
-import { hostname as hostname3 } from "node:os";
-import { basename as basename2, dirname as dirname3, join as join6 } from "node:path";
-function releaseHeldLocks() {
-  for (const path of held.keys()) {
-    try {
-      rmSync3(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
-    } catch {
-    }
-  }
-  held.clear();
-}
-function running2(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error2) {
-    return error2.code === "EPERM";
-  }
-}
-async function readOwner(lockPath) {
-  try {
-    const v = JSON.parse(await readFile2(`${lockPath}/${OWNER}`, "utf8"));
-    return typeof v.pid === "number" && typeof v.host === "string" && typeof v.token === "string" ? v : void 0;
-  } catch {
-    return void 0;
-  }
-}
-async function tryCreate(lockPath, owner) {
-  const staging = stagingPath(lockPath, owner);
-  held.set(staging, owner.token);
-  try {
-    await mkdir3(staging);
-    await writeFile3(`${staging}/${OWNER}`, JSON.stringify(owner));
-    await rename3(staging, lockPath);
-    held.set(lockPath, owner.token);
-    return true;
-  } catch (error2) {
-    const code5 = error2.code;
-    if (code5 === "ENOTEMPTY" || code5 === "EEXIST" || code5 === "EPERM" || code5 === "EACCES" || code5 === "EISDIR") return false;
-    throw error2;
-  } finally {
-    await rm3(staging, { recursive: true, force: true });
-    held.delete(staging);
-  }
-}
-async function isStale(lockPath, owner) {
-  if (owner && owner.host === hostname3()) return !running2(owner.pid);
-  const info2 = await stat3(lockPath).catch(() => void 0);
-  if (!info2) return false;
-  return Date.now() - info2.mtimeMs > (owner ? staleMs : ownerlessStaleMs);
-}
-async function takeOver(lockPath, seen, self2) {
-  const guard = `${lockPath}.takeover`;
-  if (!await tryCreate(guard, self2)) {
-    const guardOwner = await readOwner(guard);
-    if (await isStale(guard, guardOwner)) await rm3(guard, { recursive: true, force: true });
-    else await new Promise((r) => setTimeout(r, 10));
-    return;
-  }
-  try {
-    const now = await readOwner(lockPath);
-    if (now?.token === seen?.token && await isStale(lockPath, now)) await rm3(lockPath, { recursive: true, force: true });
-  } finally {
-    await rm3(guard, { recursive: true, force: true });
-    held.delete(guard);
-  }
-}
-function stagingPath(lockPath, owner) {
-  return `${lockPath}.${owner.pid}-${owner.token}`;
-}
-async function sweepStaging(lockPath) {
-  const prefix = `${basename2(lockPath)}.`;
-  const names2 = await readdir3(dirname3(lockPath)).catch(() => []);
-  for (const name2 of names2) {
-    if (!name2.startsWith(prefix) || name2 === `${prefix}takeover`) continue;
-    const path = join6(dirname3(lockPath), name2);
-    const owner = await readOwner(path);
-    const pid = /^(\d+)-[0-9a-f]+$/.exec(name2.slice(prefix.length))?.[1];
-    const dead = owner === void 0 && pid !== void 0 && !running2(Number(pid));
-    if (dead || await isStale(path, owner)) await rm3(path, { recursive: true, force: true });
-  }
-}
-async function withLock(lockPath, fn3, timeoutMs = 5 * 60 * 1e3) {
-  const started = Date.now();
-  const self2 = { pid: process.pid, host: hostname3(), token: randomBytes2(8).toString("hex") };
-  let delay = 20;
-  for (; ; ) {
-    if (await tryCreate(lockPath, self2)) break;
-    const owner = await readOwner(lockPath);
-    if (await isStale(lockPath, owner)) {
-      await takeOver(lockPath, owner, self2);
-      continue;
-    }
-    if (Date.now() - started > timeoutMs) {
-      const who2 = owner ? ` (held by process ${owner.pid} on ${owner.host})` : "";
-      throw new GitError({ code: "lock-timeout", message: `timed out waiting for the cache lock ${lockPath}${who2}` });
-    }
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 500);
-  }
-  await sweepStaging(lockPath);
-  try {
-    return await fn3();
-  } finally {
-    if ((await readOwner(lockPath))?.token === self2.token) {
-      const released = stagingPath(lockPath, self2);
-      held.set(released, self2.token);
-      await rename3(lockPath, released);
-      held.delete(lockPath);
-      await rm3(released, { recursive: true, force: true });
-      held.delete(released);
-    } else held.delete(lockPath);
-  }
-}
-var staleMs, ownerlessStaleMs, OWNER, held;
-var init_lock = __esm({
-  "../git-source/src/lock.ts"() {
-    "use strict";
-    init_errors();
-    staleMs = 10 * 60 * 1e3;
-    ownerlessStaleMs = 30 * 1e3;
-    OWNER = "owner.json";
-    held = /* @__PURE__ */ new Map();
-  }
-});
-
-// ../git-source/src/cache.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { appendFile as appendFile2, mkdir as mkdir4, mkdtemp as mkdtemp2, readFile as readFile3, readdir as readdir4, rename as rename4, rm as rm4, writeFile as writeFile4 } from "node:fs/promises";
-import { homedir } from "node:os";
-import { basename as basename3, dirname as dirname4, join as join7, resolve as resolve5 } from "node:path";
-function defaultCacheDir(env = process.env) {
-  const dir = env.KDELTA_CACHE_DIR;
-  return dir && dir.length > 0 ? resolve5(dir) : join7(homedir(), ".kdelta", "repos");
-}
-function normalizeDirectory(directory) {
-  const parts = (directory ?? "").split("/").filter((p) => p !== "" && p !== ".");
-  if (parts.some((p) => p === "..")) {
-    throw new GitError({ code: "refused-argument", message: `directory "${directory}" may not contain ".."` });
-  }
-  return `/${parts.join("/")}`;
-}
-function configValue(value2) {
-  if (/[\0\r\n]/.test(value2))
-    throw new GitError({ code: "refused-argument", message: "a repository URL contains a control character; refused" });
-  return `"${value2.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-}
-async function openCacheRepo(options) {
-  const { location, secrets } = remoteContext(options);
-  const cacheRoot = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
-  const root = join7(cacheRoot, repoCacheKey(location.url));
-  const gitDir = join7(root, "git");
-  if (!existsSync3(join7(gitDir, "HEAD"))) {
-    await mkdir4(root, { recursive: true });
-    const tmp = await mkdtemp2(join7(root, "init-"));
-    await runGit(["init", "--quiet", "--bare", tmp], { secrets });
-    const local = location.kind === "local" || location.kind === "file";
-    await appendFile2(
-      join7(tmp, "config"),
-      [
-        "[core]",
-        "	repositoryformatversion = 1",
-        "	sparseCheckout = true",
-        '[remote "origin"]',
-        `	url = ${configValue(location.url)}`,
-        "	promisor = true",
-        "	partialclonefilter = blob:none",
-        ...local ? [`	uploadpack = ${configValue(localUploadPack)}`] : [],
-        "[extensions]",
-        "	partialClone = origin",
-        "[gc]",
-        "	auto = 0",
-        ""
-      ].join("\n")
-    );
-    await rename4(tmp, gitDir).catch(async (error2) => {
-      await rm4(tmp, { recursive: true, force: true });
-      if (!existsSync3(join7(gitDir, "HEAD"))) throw error2;
-    });
-  }
-  return { gitDir, root };
-}
-async function forgetStoredCredentials(gitDir, cleanUrl, secrets) {
-  const config = await readFile3(join7(gitDir, "config"), "utf8").catch(() => "");
-  const stored = [...config.matchAll(/^\s*url\s*=\s*(.*?)\s*$/gm)].map((m) => (m[1] ?? "").replace(/^"(.*)"$/, "$1"));
-  if (stored.every((url) => withoutCredentials(url) === url)) return;
-  await runGit(["--git-dir", gitDir, "config", "remote.origin.url", cleanUrl], { secrets });
-}
-async function hasCommit(gitDir, commit) {
-  if (/^[0-9a-f]{40,64}$/.test(commit) && existsSync3(join7(gitDir, "refs", "kdelta", "commits", commit))) return true;
-  try {
-    await runGit(["--git-dir", gitDir, "show-ref", "--verify", "--quiet", `refs/kdelta/commits/${commit}`]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function fetchPackage(options) {
-  const directory = normalizeDirectory(options.directory);
-  const { location, env, secrets } = remoteContext(options);
-  const progress = options.onProgress;
-  const ref = options.ref ?? await defaultBranch(options);
-  assertSafeArgument(ref, "ref");
-  const resolved = await resolveRef({ ...options, ref, packagePath: directory === "/" ? "" : directory });
-  const repo = await openCacheRepo(options);
-  const dest = resolve5(options.cwd ?? process.cwd(), options.dest);
-  if (existsSync3(dest)) throw new GitError({ code: "failed", message: `destination ${dest} already exists` });
-  return withLock(join7(repo.root, "lock"), async () => {
-    const git2 = (args, extra = {}) => runGit([...noMaintenance, "--git-dir", repo.gitDir, ...args], { env, secrets, ...extra });
-    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
-    let commit = resolved.commit;
-    let cacheHit = commit !== void 0 && await hasCommit(repo.gitDir, commit);
-    if (!cacheHit) {
-      progress?.(`Fetching ${location.url}@${ref}`);
-      const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
-      if (commit !== void 0) {
-        await git2([...fetchArgs, "--depth=1", "origin", `+${commit}:refs/kdelta/commits/${commit}`]).catch(async (error2) => {
-          if (!resolved.fullName) throw error2;
-          await git2([...fetchArgs, "--depth=1", "origin", `+${resolved.fullName}:refs/kdelta/fetched`]);
-          const { stdout } = await git2(["rev-parse", "refs/kdelta/fetched^{commit}"]);
-          commit = stdout.trim();
-          await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
-        });
-      } else {
-        commit = await fetchAbbreviated(repo.gitDir, ref, git2, location.url, secrets);
-        await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
-      }
-      cacheHit = false;
-    }
-    if (commit === void 0) throw new GitError({ code: "unknown-revision", message: `cannot resolve "${ref}"`, secrets });
-    if (directory !== "/") {
-      const { stdout } = await git2(["ls-tree", "-d", commit, "--", directory.slice(1)]);
-      if (!stdout.trim()) {
-        throw new GitError({
-          code: "not-found",
-          message: `directory "${directory}" does not exist in ${location.url} at ${ref} (${commit.slice(0, 12)})`,
-          secrets
-        });
-      }
-    }
-    await mkdir4(dirname4(dest), { recursive: true });
-    const stage = await mkdtemp2(join7(dirname4(dest), `.${basename3(dest)}.kdelta-`));
-    try {
-      const pattern = directory === "/" ? "/*\n" : `${directory}/
-`;
-      await mkdir4(join7(repo.gitDir, "info"), { recursive: true });
-      await writeFile4(join7(repo.gitDir, "info", "sparse-checkout"), pattern);
-      const tree = join7(stage, "tree");
-      await mkdir4(tree);
-      await runGit(
-        [
-          ...noMaintenance,
-          "--git-dir",
-          repo.gitDir,
-          "--work-tree",
-          tree,
-          "-c",
-          "core.sparseCheckout=true",
-          "read-tree",
-          "--reset",
-          "-u",
-          commit
-        ],
-        {
-          env: { ...env, GIT_INDEX_FILE: join7(stage, "index") },
-          secrets,
-          ...progress ? { onProgress: progress } : {}
-        }
-      );
-      const source = directory === "/" ? tree : join7(tree, ...directory.slice(1).split("/"));
-      if (!existsSync3(source)) await mkdir4(source, { recursive: true });
-      await rename4(source, dest);
-    } finally {
-      await rm4(stage, { recursive: true, force: true });
-    }
-    return { resolved: { ...resolved, commit }, ref, commit, directory, dest, cacheHit };
-  });
-}
-async function fetchAbbreviated(gitDir, ref, git2, url, secrets) {
-  const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
-  const shallow = existsSync3(join7(gitDir, "shallow"));
-  await git2([
-    ...fetchArgs,
-    ...shallow ? ["--unshallow"] : [],
-    "origin",
-    "+refs/heads/*:refs/kdelta/heads/*",
-    "+refs/tags/*:refs/kdelta/tags/*"
-  ]);
-  try {
-    const { stdout } = await git2(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
-    return stdout.trim();
-  } catch {
-    throw new GitError({
-      code: "unknown-revision",
-      message: `unknown revision or path not in the working tree: "${ref}" is not a branch, tag or commit of ${url}`,
-      secrets
-    });
-  }
-}
-async function expandCommit(options) {
-  assertSafeArgument(options.ref, "ref");
-  const { location, env, secrets } = remoteContext(options);
-  if (!/^[0-9a-f]{4,40}$/i.test(options.ref)) {
-    throw new GitError({ code: "unknown-revision", message: `"${options.ref}" is not a commit id of ${location.url}`, secrets });
-  }
-  const repo = await openCacheRepo(options);
-  return withLock(join7(repo.root, "lock"), async () => {
-    const git2 = (args) => runGit(["--git-dir", repo.gitDir, ...args], { env, secrets });
-    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
-    const commit = await fetchAbbreviated(repo.gitDir, options.ref, git2, location.url, secrets);
-    await git2(["update-ref", `refs/kdelta/commits/${commit}`, commit]);
-    return commit;
-  });
-}
-async function commitsBetween(options) {
-  const { from, to } = options;
-  for (const c of [from, to]) {
-    if (!isFullCommit(c)) throw new GitError({ code: "refused-argument", message: `"${c}" is not a full commit id` });
-  }
-  const directory = normalizeDirectory(options.directory);
-  const path = directory === "/" ? "." : directory.slice(1);
-  const limit = options.limit ?? 20;
-  const depth = options.depth ?? 200;
-  const { location, env, secrets } = remoteContext(options);
-  const repo = await openCacheRepo(options);
-  return withLock(join7(repo.root, "lock"), async () => {
-    const git2 = (args) => runGit([...noMaintenance, "--git-dir", repo.gitDir, ...args], { env, secrets });
-    await forgetStoredCredentials(repo.gitDir, location.url, secrets);
-    const fetchArgs = ["fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head"];
-    for (const c of [from, to]) {
-      if (!await hasCommit(repo.gitDir, c)) await git2([...fetchArgs, "--depth=1", "origin", `+${c}:refs/kdelta/commits/${c}`]);
-    }
-    const reaches = () => git2(["merge-base", "--is-ancestor", from, to]).then(
-      () => true,
-      () => false
-    );
-    if (!await reaches()) await git2([...fetchArgs, `--depth=${depth}`, "origin", `+${to}:refs/kdelta/commits/${to}`]);
-    const complete = await reaches();
-    const range = complete ? [to, `^${from}`] : [to];
-    const { stdout } = await git2(["log", `--max-count=${limit}`, "--format=%H%x1f%an%x1f%s%x1e", ...range, "--", path]);
-    const commits = [];
-    for (const entry of stdout.split("")) {
-      const [sha, name2, subject] = entry.trim().split("");
-      if (sha) commits.push({ sha, name: name2 ?? "", subject: subject ?? "" });
-    }
-    const total = complete ? Number((await git2(["rev-list", "--count", ...range, "--", path])).stdout.trim()) : void 0;
-    return { commits, total };
-  });
-}
-var localUploadPack, noMaintenance;
-var init_cache = __esm({
-  "../git-source/src/cache.ts"() {
-    "use strict";
-    init_errors();
-    init_exec();
-    init_lock();
-    init_refs();
-    init_url();
-    localUploadPack = "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack";
-    noMaintenance = ["-c", "maintenance.auto=false"];
-  }
-});
-
-// ../git-source/src/write.ts
-function checkBranch(branch) {
-  assertSafeArgument(branch, "branch");
-  if (!/^[A-Za-z0-9._/+-]+$/.test(branch) || branch.includes("..") || branch.endsWith("/") || branch.endsWith(".lock")) {
-    throw new GitError({ code: "refused-argument", message: `"${branch}" is not a valid branch name` });
-  }
-}
-async function readLocalHead(options) {
-  const ref = options.ref ?? "HEAD";
-  assertSafeArgument(ref, "ref");
-  const { stdout } = await runGit(["rev-parse", "--verify", `${ref}^{commit}`], { cwd: options.dir });
-  return stdout.trim();
-}
-async function push(options) {
-  checkBranch(options.branch);
-  const local = options.localRef ?? options.branch;
-  assertSafeArgument(local, "ref");
-  const target = await remoteTarget(options);
-  const lease = options.expectedHead === void 0 ? [] : [`--force-with-lease=refs/heads/${options.branch}:${options.expectedHead ?? ""}`];
-  await runGit(["push", "--quiet", ...lease, "--", target.url, `${local}:refs/heads/${options.branch}`], {
-    cwd: options.dir,
-    env: target.env,
-    secrets: target.secrets
-  });
-}
-async function remoteTarget(options) {
-  assertSafeArgument(options.remote, "remote");
-  if (/^[A-Za-z0-9_.-]+$/.test(options.remote)) {
-    try {
-      const { stdout } = await runGit(["remote", "get-url", options.remote], { cwd: options.dir });
-      const ctx2 = remoteContext({
-        repo: stdout.trim(),
-        cwd: options.dir,
-        ...options.env ? { env: options.env } : {},
-        ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
-      });
-      return { url: options.remote, env: ctx2.env, secrets: ctx2.secrets };
-    } catch {
-    }
-  }
-  const ctx = remoteContext({
-    repo: options.remote,
-    cwd: options.dir,
-    ...options.env ? { env: options.env } : {},
-    ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
-  });
-  return { url: ctx.location.url, env: ctx.env, secrets: ctx.secrets };
-}
-async function fetchBranch(options) {
-  checkBranch(options.branch);
-  assertSafeArgument(options.into, "ref");
-  const target = await remoteTarget(options);
-  await runGit(["fetch", "--quiet", "--no-tags", "--", target.url, `+refs/heads/${options.branch}:${options.into}`], {
-    cwd: options.dir,
-    env: target.env,
-    secrets: target.secrets
-  });
-  return readLocalHead({ dir: options.dir, ref: options.into });
-}
-async function deleteRemoteBranch(options) {
-  checkBranch(options.branch);
-  assertSafeArgument(options.expectedHead, "expectedHead");
-  const target = await remoteTarget(options);
-  await runGit(
-    [
-      "push",
-      "--quiet",
-      `--force-with-lease=refs/heads/${options.branch}:${options.expectedHead}`,
-      "--",
-      target.url,
-      `:refs/heads/${options.branch}`
-    ],
-    { cwd: options.dir, env: target.env, secrets: target.secrets }
-  );
-}
-async function cloneBare(options) {
-  assertSafeArgument(options.dest, "dest");
-  const ctx = remoteContext({
-    repo: options.repo,
-    ...options.cwd ? { cwd: options.cwd } : {},
-    ...options.env ? { env: options.env } : {},
-    ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
-  });
-  await runGit(["clone", "--quiet", "--bare", "--no-tags", "--", ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
-}
-var init_write = __esm({
-  "../git-source/src/write.ts"() {
-    "use strict";
-    init_errors();
-    init_exec();
-    init_refs();
-    init_url();
-  }
-});
-
-// ../git-source/src/local.ts
-async function listBranches(options) {
-  const { stdout } = await runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads"], { cwd: options.dir });
-  const heads = /* @__PURE__ */ new Map();
-  for (const line of stdout.split("\n")) {
-    const [ref, sha] = line.trim().split(" ");
-    if (ref && sha) heads.set(ref.slice("refs/heads/".length), sha);
-  }
-  return heads;
-}
-async function listFiles2(options) {
-  assertSafeArgument(options.ref, "ref");
-  const scope = options.directory ? [options.directory] : [];
-  const { stdout } = await runGit(["ls-tree", "-r", "--name-only", options.ref, "--", ...scope], { cwd: options.dir });
-  return stdout.split("\n").filter(Boolean);
-}
-async function showFile(options) {
-  assertSafeArgument(options.ref, "ref");
-  return (await runGit(["show", `${options.ref}:${options.path}`], { cwd: options.dir })).stdout;
-}
-async function isAncestor(options) {
-  assertSafeArgument(options.commit, "commit");
-  assertSafeArgument(options.of, "commit");
-  try {
-    await runGit(["merge-base", "--is-ancestor", options.commit, options.of], { cwd: options.dir });
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function cloneShared(options) {
-  assertSafeArgument(options.branch, "branch");
-  await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", options.branch, "--", options.source, options.dest]);
-}
-async function checkoutDetached(options) {
-  assertSafeArgument(options.commit, "commit");
-  await runGit(["checkout", "--quiet", "--detach", options.commit, "--"], { cwd: options.dir });
-}
-async function stageAll(options) {
-  const against = options.against ?? "HEAD";
-  assertSafeArgument(against, "commit");
-  await runGit(["add", "--all"], { cwd: options.dir });
-  const { stdout } = await runGit(["diff", "--cached", "--name-status", "--no-renames", against, "--", options.directory || "."], {
-    cwd: options.dir
-  });
-  return stdout.split("\n").filter(Boolean).map((line) => {
-    const [s, path] = line.split("	");
-    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
-  });
-}
-async function commitStaged(options) {
-  const { name: name2, email: email2 } = options.author;
-  await runGit(["commit", "--quiet", "--no-verify", ...options.allowEmpty ? ["--allow-empty"] : [], "-m", options.message], {
-    cwd: options.dir,
-    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email2, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email2 }
-  });
-}
-async function revParse(options) {
-  for (const rev of options.revs) assertSafeArgument(rev, "revision");
-  const { stdout } = await runGit(["rev-parse", ...options.revs], { cwd: options.dir });
-  return stdout.trim().split("\n");
-}
-async function commitsSince(options) {
-  assertSafeArgument(options.head, "head");
-  assertSafeArgument(options.base, "base");
-  const format = "--format=%H%x1f%an%x1f%ae%x1f%B%x1e";
-  const log = async (args) => (await runGit(["log", format, ...args, "--"], { cwd: options.dir })).stdout;
-  let out = await log([options.head, `^${options.base}`]);
-  if (out.trim() === "") out = await log(["-1", options.head]);
-  const commits = [];
-  for (const entry of out.split("")) {
-    const [sha, name2, email2, body] = entry.trim().split("");
-    if (sha) commits.push({ sha, name: name2 ?? "", email: email2 ?? "", body: body ?? "" });
-  }
-  return commits;
-}
-async function workTreeRoot(options) {
-  return runGit(["rev-parse", "--show-toplevel"], { cwd: options.cwd }).then(
-    (r) => r.stdout.trim(),
-    () => void 0
-  );
-}
-async function currentBranch(options) {
-  return runGit(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: options.dir }).then(
-    (r) => r.stdout.trim(),
-    () => void 0
-  );
-}
-async function remoteUrl(options) {
-  const remote = options.remote ?? "origin";
-  assertSafeArgument(remote, "remote");
-  return runGit(["config", "--get", `remote.${remote}.url`], { cwd: options.dir }).then(
-    (r) => r.stdout.trim() || void 0,
-    () => void 0
-  );
-}
-async function lastCommitWithLine(options) {
-  assertSafeArgument(options.ref, "ref");
-  const { stdout } = await runGit(
-    ["log", "--format=%H%x1f%B%x1e", "--fixed-strings", `--grep=${options.line}`, options.ref, "--", options.path || "."],
-    { cwd: options.dir }
-  );
-  for (const entry of stdout.split("")) {
-    const [sha, body] = entry.trim().split("");
-    if (sha && (body ?? "").split("\n").some((l) => l.trim() === options.line)) return sha;
-  }
-  return void 0;
-}
-async function changedBetween(options) {
-  assertSafeArgument(options.from, "commit");
-  assertSafeArgument(options.to, "commit");
-  const { stdout } = await runGit(["diff", "--name-status", "--no-renames", options.from, options.to, "--", options.directory || "."], {
-    cwd: options.dir
-  });
-  return stdout.split("\n").filter(Boolean).map((line) => {
-    const [s, path] = line.split("	");
-    return { status: s === "A" ? "added" : s === "D" ? "deleted" : "modified", path };
-  });
-}
-var init_local = __esm({
-  "../git-source/src/local.ts"() {
-    "use strict";
-    init_exec();
-    init_url();
-  }
-});
-
-// ../git-source/src/index.ts
-var init_src2 = __esm({
-  "../git-source/src/index.ts"() {
-    "use strict";
-    init_errors();
-    init_redact();
-    init_exec();
-    init_url();
-    init_auth();
-    init_trust();
-    init_refs();
-    init_cache();
-    init_lock();
-    init_write();
-    init_local();
   }
 });
 
@@ -33180,17 +33275,22 @@ function createDashboard(client) {
     if (!hit) {
       hit = (async () => {
         const what = "read who the token is (the GraphQL viewer)";
-        const data = await client.graphqlData(
-          what,
-          repo,
-          "query { viewer { login } }"
-        );
-        const login = data.data?.viewer?.login;
-        if (typeof login !== "string" || login === "") {
-          const why = (data.errors ?? []).map((e) => e.message).join("; ") || "no login in the answer";
-          throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${why}`);
+        let viewer;
+        let refused;
+        try {
+          viewer = await client.graphqlData(what, repo, "query { viewer { login } }");
+        } catch (error2) {
+          refused = error2;
         }
-        return login;
+        const login = viewer?.data?.viewer?.login;
+        if (typeof login === "string" && login !== "") return login;
+        if (!client.tokens.app) {
+          const user = await client.call("read who the token is (GET /user)", "GET /user", {}).catch(() => void 0);
+          if (typeof user?.login === "string" && user.login !== "") return user.login;
+        }
+        if (refused) throw refused;
+        const why = (viewer?.errors ?? []).map((e) => e.message).join("; ") || "no login in the answer";
+        throw new ForgeError("github-request-failed", `GitHub: cannot ${what}: ${why}`);
       })();
       hit.catch(() => logins.delete(key));
       logins.set(key, hit);
@@ -34375,6 +34475,21 @@ function group(name2, fn3) {
     }
     return result;
   });
+}
+
+// ../run/src/control/server-tokens.ts
+init_src2();
+function serverTokenOf(trust, url) {
+  try {
+    return serverTokenFor(trust, repoLocation(url));
+  } catch {
+    return void 0;
+  }
+}
+function serverTokenWarnings(trust) {
+  return (trust ? unusedServerTokens(trust) : []).map(
+    (server2) => `server-tokens: a token is given for ${server2}, and no Repository of the control resources nor credential-repositories pattern is on it: it is sent nowhere (is the server's address as the Repositories write it?)`
+  );
 }
 
 // ../run/src/run.ts
@@ -38072,10 +38187,10 @@ function typeName(v) {
   if (typeof v === "object") return "map";
   return typeof v;
 }
-function join(path, key) {
+function join3(path, key) {
   return path === "" ? key : `${path}.${key}`;
 }
-function decode(value2, shape2, path, errors, unknown = []) {
+function decode2(value2, shape2, path, errors, unknown = []) {
   if (value2 === null || value2 === void 0) return void 0;
   if (shape2 === "any") return value2;
   if (shape2 === "string" || shape2 === "boolean") {
@@ -38096,7 +38211,7 @@ function decode(value2, shape2, path, errors, unknown = []) {
     const out2 = {};
     for (const [k, v] of Object.entries(value2)) {
       if (typeof v === "string") out2[k] = v;
-      else errors.push(`${join(path, k)}: expected string, got ${typeName(v)} (quote the value)`);
+      else errors.push(`${join3(path, k)}: expected string, got ${typeName(v)} (quote the value)`);
     }
     return out2;
   }
@@ -38105,7 +38220,7 @@ function decode(value2, shape2, path, errors, unknown = []) {
       errors.push(`${path}: expected a list, got ${typeName(value2)}`);
       return void 0;
     }
-    return value2.map((item2, i) => decode(item2, shape2.list, `${path}[${i}]`, errors, unknown) ?? emptyOf(shape2.list));
+    return value2.map((item2, i) => decode2(item2, shape2.list, `${path}[${i}]`, errors, unknown) ?? emptyOf(shape2.list));
   }
   if (typeName(value2) !== "map") {
     errors.push(`${path}: expected a map, got ${typeName(value2)}`);
@@ -38116,10 +38231,10 @@ function decode(value2, shape2, path, errors, unknown = []) {
     const fieldShape = shape2.object[k];
     if (fieldShape === void 0) {
       if (shape2.open) out[k] = v;
-      else unknown.push(`${join(path, k)}: unknown field (expected one of ${Object.keys(shape2.object).join(", ")})`);
+      else unknown.push(`${join3(path, k)}: unknown field (expected one of ${Object.keys(shape2.object).join(", ")})`);
       continue;
     }
-    const decoded = decode(v, fieldShape, join(path, k), errors, unknown);
+    const decoded = decode2(v, fieldShape, join3(path, k), errors, unknown);
     if (decoded !== void 0) out[k] = decoded;
   }
   return out;
@@ -38135,7 +38250,7 @@ function decodeRoot(value2, shape2) {
   if (typeName(value2) !== "map") {
     return { value: {}, errors: [`expected a KRM object (a map), got ${typeName(value2)}`], unknownFields };
   }
-  return { value: decode(value2, shape2, "", errors, unknownFields), errors, unknownFields };
+  return { value: decode2(value2, shape2, "", errors, unknownFields), errors, unknownFields };
 }
 function decodePackageVariant(value2) {
   return decodeRoot(value2, packageVariant);
@@ -38147,7 +38262,7 @@ function decodeObject(value2) {
   if (typeName(value2) !== "map") return { value: {}, errors: [`expected a KRM object (a map), got ${typeName(value2)}`], unknownFields: [] };
   const errors = [];
   const raw = value2;
-  const meta = decode(raw.metadata, metadata, "metadata", errors);
+  const meta = decode2(raw.metadata, metadata, "metadata", errors);
   const out = { ...raw };
   if (meta !== void 0) out.metadata = meta;
   else delete out.metadata;
@@ -39300,7 +39415,7 @@ function addMergeComments(text2) {
 
 // ../kptfile-model/src/package-tree.ts
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
-import { join as join2 } from "node:path";
+import { join as join4 } from "node:path";
 
 // ../kptfile-model/src/krmignore.ts
 var KRMIGNORE_FILE = ".krmignore";
@@ -39443,7 +39558,7 @@ var PackageTree = class _PackageTree {
   /** `rel` named for messages: below {@link source} when there is one. */
   describe(rel) {
     const r = treePath(rel);
-    return this.source === "" ? r : r === "" ? this.source : join2(this.source, ...r.split("/"));
+    return this.source === "" ? r : r === "" ? this.source : join4(this.source, ...r.split("/"));
   }
   /** A tree with nothing in it (a root directory only). */
   static empty() {
@@ -39460,7 +39575,7 @@ var PackageTree = class _PackageTree {
     const walk = (abs, rel) => {
       for (const e of readdirSync(abs, { withFileTypes: true })) {
         if (e.name === SKIPPED) continue;
-        const childAbs = join2(abs, e.name);
+        const childAbs = join4(abs, e.name);
         const childRel = joinRel(rel, e.name);
         if (e.isSymbolicLink()) tree.attach(childRel, { type: "symlink", target: readlinkSync(childAbs) });
         else if (e.isDirectory()) {
@@ -39872,42 +39987,42 @@ init_src();
 import {
   closeSync,
   cpSync,
-  existsSync as existsSync2,
+  existsSync as existsSync3,
   fsyncSync,
   openSync,
   readdirSync as readdirSync3,
   readFileSync as readFileSync2,
-  realpathSync,
+  realpathSync as realpathSync2,
   renameSync,
-  rmSync as rmSync2,
+  rmSync as rmSync3,
   statSync as statSync2,
   writeFileSync
 } from "node:fs";
-import { hostname as hostname2, tmpdir } from "node:os";
-import { basename, dirname, isAbsolute, join as join4, relative, resolve } from "node:path";
+import { hostname as hostname3, tmpdir } from "node:os";
+import { basename as basename3, dirname as dirname3, isAbsolute as isAbsolute2, join as join6, relative, resolve as resolve4 } from "node:path";
 
 // ../kptfile-model/src/temp.ts
-import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync as readdirSync2, rmSync } from "node:fs";
-import { hostname } from "node:os";
-import { join as join3 } from "node:path";
+import { createHash as createHash2 } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync as readdirSync2, rmSync as rmSync2 } from "node:fs";
+import { hostname as hostname2 } from "node:os";
+import { join as join5 } from "node:path";
 var live = /* @__PURE__ */ new Set();
-var hostTag = createHash("sha256").update(hostname()).digest("hex").slice(0, 8);
+var hostTag = createHash2("sha256").update(hostname2()).digest("hex").slice(0, 8);
 var NAME = /^\.?kdelta-[a-z-]+?-(\d+)\.([0-9a-f]{8})-[^/]+$/;
 function makeTempDir(root, tag2, hidden = false) {
   mkdirSync(root, { recursive: true });
-  const dir = mkdtempSync(join3(root, `${hidden ? "." : ""}kdelta-${tag2}-${process.pid}.${hostTag}-`));
+  const dir = mkdtempSync(join5(root, `${hidden ? "." : ""}kdelta-${tag2}-${process.pid}.${hostTag}-`));
   live.add(dir);
   return dir;
 }
 function removeTempDir(dir) {
-  rmSync(dir, { recursive: true, force: true });
+  rmSync2(dir, { recursive: true, force: true });
   live.delete(dir);
 }
 function removeAllTempDirs() {
   for (const dir of live) {
     try {
-      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+      rmSync2(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
     } catch {
     }
   }
@@ -39931,10 +40046,10 @@ function sweepAbandoned(root, keep = /* @__PURE__ */ new Set()) {
   for (const name2 of names2) {
     const m = NAME.exec(name2);
     if (!m || m[2] !== hostTag || Number(m[1]) === process.pid || isRunning(Number(m[1]))) continue;
-    const dir = join3(root, name2);
+    const dir = join5(root, name2);
     if (keep.has(dir)) continue;
     try {
-      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+      rmSync2(dir, { recursive: true, force: true, maxRetries: 3 });
     } catch {
     }
   }
@@ -39972,14 +40087,14 @@ function journaledWork(root) {
   }
   for (const name2 of names2) {
     try {
-      const j = readJournal(join4(root, name2));
+      const j = readJournal(join6(root, name2));
       if (j) out.add(j.work);
     } catch {
     }
   }
   return out;
 }
-function sweepAbandonedWork(root = realpathSync(tmpdir())) {
+function sweepAbandonedWork(root = realpathSync2(tmpdir())) {
   sweepAbandoned(root, journaledWork(root));
 }
 
@@ -40038,34 +40153,34 @@ function editPackageContext(text2, edit) {
 
 // ../kptfile-model/src/fs.ts
 init_src();
-import { randomBytes } from "node:crypto";
-import { mkdir as mkdir2, mkdtemp, readdir as readdir2, readFile, rename as rename2, rm as rm2, rmdir as rmdir2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
-import { dirname as dirname2, join as join5, relative as relative2, sep } from "node:path";
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { mkdir as mkdir4, mkdtemp as mkdtemp2, readdir as readdir4, readFile as readFile3, rename as rename4, rm as rm4, rmdir as rmdir2, stat as stat3, writeFile as writeFile4 } from "node:fs/promises";
+import { dirname as dirname4, join as join7, relative as relative2, sep } from "node:path";
 async function writeFileAtomic(path, text2) {
-  await mkdir2(dirname2(path), { recursive: true });
-  const temp = join5(dirname2(path), `.${randomBytes(6).toString("hex")}.kdelta-tmp`);
+  await mkdir4(dirname4(path), { recursive: true });
+  const temp = join7(dirname4(path), `.${randomBytes2(6).toString("hex")}.kdelta-tmp`);
   try {
-    await writeFile2(temp, text2);
-    await rename2(temp, path);
+    await writeFile4(temp, text2);
+    await rename4(temp, path);
   } catch (error2) {
-    await rm2(temp, { force: true });
+    await rm4(temp, { force: true });
     throw error2;
   }
 }
 async function isDirectory2(path) {
   try {
-    return (await stat2(path)).isDirectory();
+    return (await stat3(path)).isDirectory();
   } catch {
     return false;
   }
 }
-async function listFiles(root, accept) {
+async function listFiles2(root, accept) {
   const out = [];
   async function walk(dir) {
-    const entries = await readdir2(dir, { withFileTypes: true });
+    const entries = await readdir4(dir, { withFileTypes: true });
     for (const entry of entries) {
       if (entry.name === ".git" || entry.name === "node_modules") continue;
-      const full = join5(dir, entry.name);
+      const full = join7(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
       else if (entry.isFile() && accept(entry.name)) out.push(relative2(root, full).split(sep).join("/"));
     }
@@ -40077,23 +40192,23 @@ async function checkOutputPath(out) {
   const fail = (why) => {
     throw new KdeltaError({ code: "unwritable-output", message: `${out.what} ${out.shown}: ${why}` });
   };
-  const info2 = await stat2(out.path).catch(() => void 0);
+  const info2 = await stat3(out.path).catch(() => void 0);
   if (info2?.isDirectory() && out.kind === "file") fail("is a directory, not a file");
   if (info2 && !info2.isDirectory() && out.kind === "directory") fail("is a file, not a directory");
-  let dir = info2?.isDirectory() ? out.path : dirname2(out.path);
+  let dir = info2?.isDirectory() ? out.path : dirname4(out.path);
   for (; ; ) {
-    const found = await stat2(dir).catch(() => void 0);
+    const found = await stat3(dir).catch(() => void 0);
     if (found) {
       if (!found.isDirectory()) fail(`${dir} is a file, not a directory`);
       break;
     }
-    const parent = dirname2(dir);
+    const parent = dirname4(dir);
     if (parent === dir) fail("no part of the path exists");
     dir = parent;
   }
   let probe;
   try {
-    probe = await mkdtemp(join5(dir, ".kdelta-probe-"));
+    probe = await mkdtemp2(join7(dir, ".kdelta-probe-"));
   } catch (error2) {
     fail(`cannot write in ${dir} (${error2.code ?? String(error2)})`);
   }
@@ -44888,14 +45003,14 @@ function byteOrder(a, b) {
 }
 
 // ../variant-engine/src/template/naming.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 var MAX_VARIANT_NAME_LENGTH = 63;
 function variantIdentifier(setName, repo, pkg) {
   return `${setName}-${repo}-${pkg}`;
 }
 function variantName(identifier) {
   if (identifier.length <= MAX_VARIANT_NAME_LENGTH) return identifier;
-  const hash = createHash2("sha1").update(identifier).digest("hex").slice(0, 8);
+  const hash = createHash3("sha1").update(identifier).digest("hex").slice(0, 8);
   return `${identifier.slice(0, 54)}-${hash}`;
 }
 
@@ -45898,7 +46013,7 @@ function selectorMatches(item2, s) {
   }
   return true;
 }
-function pathSegments(fieldPath3) {
+function pathSegments2(fieldPath3) {
   const out = [];
   let cur = "";
   let depth = 0;
@@ -45917,7 +46032,7 @@ function pathSegments(fieldPath3) {
   return out;
 }
 function nodesAt(doc, fieldPath3, create) {
-  const segs = pathSegments(fieldPath3);
+  const segs = pathSegments2(fieldPath3);
   const out = [];
   const walk = (node, i, parent, key) => {
     if (i === segs.length) {
@@ -46694,7 +46809,7 @@ function resultLine(r) {
 
 // ../fn-render/src/runners.ts
 import { spawn, spawnSync } from "node:child_process";
-import { isAbsolute as isAbsolute2, resolve as resolve2 } from "node:path";
+import { isAbsolute as isAbsolute3, resolve as resolve5 } from "node:path";
 function functionEnv(env) {
   const out = {};
   for (const k of ["PATH", "HOME", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL", "SYSTEMROOT"]) {
@@ -46740,7 +46855,7 @@ function definedEnv(env) {
   return out;
 }
 function execPath(exec, cwd) {
-  return isAbsolute2(exec) ? exec : resolve2(cwd, exec);
+  return isAbsolute3(exec) ? exec : resolve5(cwd, exec);
 }
 function containerArgs(image) {
   return ["run", "--rm", "-i", "--network", "none", "--read-only", "--user", "nobody", "--security-opt", "no-new-privileges", image];
@@ -47329,6 +47444,15 @@ function shard(v) {
   const [index, count] = text2.trim().split("/").map(Number);
   return ok({ index, count });
 }
+function serverTokens(v) {
+  if (!Array.isArray(v)) return bad("expected <server>=<token> lines");
+  const lines = v.map(
+    (x) => typeof x === "string" ? x : typeof x === "object" && x !== null && "server" in x && "token" in x ? `${String(x.server)}=${String(x.token)}` : void 0
+  );
+  if (lines.some((x) => x === void 0)) return bad("expected <server>=<token> lines, or {server, token} objects");
+  const parsed = parseServerTokens(lines);
+  return "problem" in parsed ? bad(parsed.problem) : ok(parsed.tokens);
+}
 var FORGES = ["local", "github"];
 var MODES = ["variants", "updates", "both"];
 var DRAFTS = ["always", "never", "conflicts"];
@@ -47591,6 +47715,16 @@ var SETTING_RULES = {
     default: [],
     help: "more repositories that get the run's credentials when package content names them (repeatable, or a comma list; also KDELTA_CREDENTIAL_REPOSITORIES): owner/repo or owner/* (on the GitHub server), host/path/repo, host/path/*, a URL, or a whole host written as one (host, host:port, https://host). Credentials (KDELTA_GIT_TOKEN, the forge's token, git's credential helpers) go only to the control resources' Repositories and these: a repository that only package content names, even on the forge's server, is read without any, and a private one fails naming the Kptfile and this setting",
     description: `More repositories that get the token when package content names them (${INPUT_LIST}): owner/repo or owner/* on this GitHub, host/path/repo or host/path/* on another server, a URL, or a whole host written as one (host, host:port, https://host). The token (or the App's installation token) goes only to the control resources' Repositories and these: a repository that only a package's Kptfile names, even one of your organisation on this GitHub, is read without it, and a private one fails its variant naming the Kptfile and this input.`
+  },
+  serverTokens: {
+    flag: "server-token",
+    arg: "<s=t>",
+    input: "server-tokens",
+    text: "lines",
+    check: serverTokens,
+    default: [],
+    help: "a token for another git server, as <server>=<token> (https://ghes.example.com=$GHES_TOKEN; repeatable; also KDELTA_SERVER_TOKENS, one a line): git reads repositories on that server with it, only those the control resources name or --credential-repository lists there, never another host. The forge keeps its own token for its own server",
+    description: `Tokens for git servers other than this workflow's, one \`<server>=<token>\` a line (\`https://ghes.example.com=\${{ secrets.GHES_TOKEN }}\`): an upstream on a GitHub Enterprise Server read from a github.com workflow, or the reverse. A server's token goes only to its repositories that the control resources name or credential-repositories lists, never to another host; each is masked in the log. The runner must reach the server over the network. \`token\` (or the App) stays the credential of this workflow's own server.`
   }
 };
 var SETTING_KEYS = Object.keys(SETTING_RULES);
@@ -47648,6 +47782,8 @@ function valueFromText(kind, text2) {
       return TRUE.has(t) ? true : FALSE.has(t) ? false : t;
     case "list":
       return t.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== "");
+    case "lines":
+      return text2.replace(/\r/g, "").split("\n");
     case "auto-merge":
       return FALSE.has(t) ? false : t;
     default:
@@ -47749,6 +47885,7 @@ function resolveSettings(door, file, defaults) {
     allowLocalUpstreams: pick("allowLocalUpstreams"),
     credentialHosts: pick("credentialHosts"),
     credentialRepositories: pick("credentialRepositories"),
+    serverTokens: pick("serverTokens"),
     origins
   };
 }
@@ -47910,7 +48047,7 @@ function lineOf2(text2, offset) {
   return text2.slice(0, offset).split("\n").length;
 }
 async function controlFiles(dir) {
-  const files = await listFiles(dir, (name2) => /\.ya?ml$/.test(name2));
+  const files = await listFiles2(dir, (name2) => /\.ya?ml$/.test(name2));
   return files.filter((f) => !f.startsWith("proposals/"));
 }
 async function loadControl(options) {
@@ -50044,7 +50181,7 @@ function mirrorHeads(dir) {
   return listBranches({ dir });
 }
 async function kptfilesOn(mirror, branch, directory) {
-  const files = await listFiles2({ dir: mirror.dir, ref: branch, ...directory ? { directory } : {} });
+  const files = await listFiles({ dir: mirror.dir, ref: branch, ...directory ? { directory } : {} });
   return files.filter((p) => p === "Kptfile" || p.endsWith("/Kptfile"));
 }
 function showFile2(mirror, branch, path) {
@@ -50285,13 +50422,17 @@ function createJobContext(input) {
     // the forge's token for its own server, for fetches as for ls-remote (only on the hosts above)
     tokenFor: (url) => forge.gitToken?.(url),
     tokenName: (url) => forge.gitTokenName?.(url),
+    // a token per other git server (a GHES upstream of a github.com run): to the repositories above on it only
+    serverTokens: settings.serverTokens,
     cwd,
     env,
     ...settings.allowLocalUpstreams !== void 0 ? { allowLocal: settings.allowLocalUpstreams } : {}
   });
   const tokenFor = (url) => {
     const token = forge.gitToken?.(url);
-    return token ? { token, tokenName: forge.gitTokenName?.(url) } : {};
+    if (token) return { token, tokenName: forge.gitTokenName?.(url) };
+    const server2 = serverTokenOf(trust, url);
+    return server2 ? { token: server2.token, tokenName: serverTokenName(server2.server) } : {};
   };
   let jobs = 0;
   const remoteRefs = memo(async (url) => {
@@ -52541,9 +52682,8 @@ function changesLockOnly(base, next) {
 
 // ../run/src/jobs/deployment-context.ts
 import { posix as posix6 } from "node:path";
-var import_yaml31 = __toESM(require_dist(), 1);
 function kptfileName(text2) {
-  const [doc] = (0, import_yaml31.parseAllDocuments)(text2);
+  const [doc] = parseYamlStream(text2);
   const name2 = doc && doc.errors.length === 0 ? doc.getIn(["metadata", "name"]) : void 0;
   return typeof name2 === "string" && name2 !== "" ? name2 : void 0;
 }
@@ -52560,8 +52700,8 @@ function deploymentPackageContexts(files, packageName) {
       out.set(contextPath, packageContextConfigMap(name2));
       continue;
     }
-    const docs = (0, import_yaml31.parseAllDocuments)(context);
-    if (!Array.isArray(docs) || docs.length !== 1 || docs[0].errors.length > 0) continue;
+    const docs = parseYamlStream(context);
+    if (docs.length !== 1 || docs[0].errors.length > 0) continue;
     const object2 = docs[0].toJS();
     if (object2 === null || typeof object2 !== "object" || !isPackageContext(object2)) continue;
     const renamed = editPackageContext(context, { set: { name: name2 } });
@@ -53136,7 +53276,7 @@ async function run(options) {
     const results = await runJobs(planned, gated, ctx, { concurrency: settings.concurrency, onProgress: options.onProgress });
     if (signal?.aborted) throw interrupted(signal);
     const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy);
-    const warnings = [...plan.warnings, ...dashboard.warnings, ...planned.warnings, ...written.warnings];
+    const warnings = [...plan.warnings, ...serverTokenWarnings(ctx.trust), ...dashboard.warnings, ...planned.warnings, ...written.warnings];
     return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope });
   });
 }
@@ -53475,6 +53615,7 @@ async function withInterruptCleanup(fn3) {
 init_forge();
 init_errors2();
 init_pages();
+init_src2();
 
 // src/inputs.ts
 init_src();
@@ -53535,6 +53676,11 @@ function dashboardFromInput(input, ctx) {
   if (text2 === "false") return false;
   const repository = ctx.env.GITHUB_REPOSITORY?.trim();
   return repository ? { repository } : {};
+}
+function secretInputs(input) {
+  const privateKey = input("private-key").split("\n").map((line) => line.trim()).filter((line) => !line.startsWith("-----"));
+  const values = [input("token").trim(), input("comment-token").trim(), ...privateKey, ...serverTokenSecrets(input("server-tokens"))];
+  return [...new Set(values.filter((v) => v !== ""))];
 }
 function settingsFromInputs(input, ctx) {
   const config = configFromInput(input, ctx);
@@ -53660,6 +53806,50 @@ function sameRepository(a, b) {
   const norm = (u) => u.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1").replace(/\/+$/, "").replace(/\.git$/i, "").toLowerCase();
   return norm(a) === norm(b);
 }
+function previewConnection(input, settings, workflowServer) {
+  const text2 = input("downstream-server").trim();
+  if (text2 === "" || settings.forge !== "github") return settings;
+  let url;
+  try {
+    url = new URL(text2);
+  } catch {
+    throw new InputError("downstream-server", `expected the downstreams' GitHub, https://host (got "${text2}")`);
+  }
+  if (url.protocol !== "https:" || url.pathname.replace(/\/+$/, "") !== "" || url.search || url.hash) {
+    throw new InputError("downstream-server", `expected the downstreams' GitHub, https://host without a path (got "${text2}")`);
+  }
+  const server2 = url.origin.toLowerCase();
+  const own2 = new URL(workflowServer).origin.toLowerCase();
+  if (server2 === own2) return settings;
+  const given = settings.options.settings.values.serverTokens ?? [];
+  const token = given.find((t) => t.server === server2);
+  if (!token) {
+    throw new InputError(
+      "downstream-server",
+      `the downstreams on ${server2} are read with a token for that server: add a line "${server2}=<token>" to input server-tokens`
+    );
+  }
+  const serverTokens2 = given.some((t) => t.server === own2) || settings.token.trim() === "" ? [...given] : [...given, { server: own2, token: settings.token.trim() }];
+  const github = {
+    token: token.token,
+    tokenName: `the server-tokens line for ${server2}`,
+    serverUrl: server2,
+    apiUrl: server2 === "https://github.com" ? "https://api.github.com" : `${server2}/api/v3`,
+    graphqlUrl: server2 === "https://github.com" ? "https://api.github.com/graphql" : `${server2}/api/graphql`
+  };
+  const checked = settings.options.settings;
+  return {
+    ...settings,
+    options: {
+      ...settings.options,
+      github,
+      settings: {
+        values: { ...checked.values, serverTokens: serverTokens2 },
+        origins: { ...checked.origins, serverTokens: { type: "input", name: "server-tokens" } }
+      }
+    }
+  };
+}
 
 // src/preview-main.ts
 var SUMMARY_LIMIT = 9e5;
@@ -53707,10 +53897,11 @@ async function previewMain(input, event) {
   let plan;
   let settings;
   const commentToken = input("comment-token").trim();
-  for (const secret of [input("token").trim(), commentToken]) if (secret !== "") setSecret(secret);
+  for (const secret of secretInputs(input)) setSecret(secret);
   const ofWorkspace = await workspaceRepository(workspace);
   try {
     settings = settingsFromInputs((name2) => name2 === "mode" ? "" : input(name2), { workspace, env });
+    settings = previewConnection(input, settings, env.GITHUB_SERVER_URL || "https://github.com");
     plan = previewPlan(input, event, {
       serverUrl: env.GITHUB_SERVER_URL || "https://github.com",
       workspaceRepository: ofWorkspace
@@ -53923,10 +54114,7 @@ function progressLine2(event) {
 }
 function readSettings() {
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd();
-  const token = getInput("token");
-  if (token.trim() !== "") setSecret(token.trim());
-  const privateKey = getInput("private-key").trim();
-  for (const line of privateKey.split("\n")) if (line.trim() !== "" && !line.startsWith("-----")) setSecret(line.trim());
+  for (const secret of secretInputs((name2) => getInput(name2))) setSecret(secret);
   const settings = settingsFromInputs((name2) => getInput(name2), { workspace, env: process.env });
   const github = settings.options.github;
   return github?.app ? { ...settings, options: { ...settings.options, github: { ...github, onToken: (t) => setSecret(t) } } } : settings;
