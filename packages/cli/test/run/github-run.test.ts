@@ -211,25 +211,6 @@ describe('kdelta run --forge github', () => {
     );
   });
 
-  it('a human commit on the branch while nothing moved, or the kdelta:stop label, leaves the pull request alone (carry-forward-github.test.ts: when something moved)', async () => {
-    const f = await fleet(['cluster-01', 'cluster-02']);
-    f.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01'), 'b.yaml': packageVariant('b', 'cluster-02') });
-    await run(opts(f));
-    const human = await hub.gh.humanCommit(f.slug('cluster-01'), 'kdelta/a', { 'a/notes.txt': 'mine\n' });
-    hub.gh.addLabel(f.slug('cluster-02'), hub.gh.pulls(f.slug('cluster-02'))[0]!.number, 'kdelta:stop');
-    hub.gh.clearRequests();
-    const report = await run(opts(f));
-    expect(report.results.map((r) => r.action)).toEqual(['blocked', 'blocked']);
-    expect(report.results[0]?.message).toMatch(/commit\(s\) kdelta did not make/);
-    expect(report.results[1]?.message).toMatch(/carries the label kdelta:stop: left alone/);
-    // the one write: a status on the person's commit, naming it (hostile-review.test.ts); the next run writes nothing
-    expect(hub.gh.writes()).toBe(1);
-    expect(hub.gh.statuses(f.slug('cluster-01'), human)).toMatchObject([{ state: 'pending', context: 'kdelta' }]);
-    hub.gh.clearRequests();
-    expect((await run(opts(f))).results.map((r) => r.action)).toEqual(['blocked', 'blocked']);
-    expect(hub.gh.writes()).toBe(0);
-  });
-
   it('signed commits are made through the API: verified, and named in the body', async () => {
     const f = await fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });

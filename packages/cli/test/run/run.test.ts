@@ -468,19 +468,6 @@ describe('kdelta run', () => {
     }
   });
 
-  it('a branch with a commit kdelta did not make is left alone and reported while nothing moved (carry-forward.test.ts: when something does)', async () => {
-    const f = fleet(['cluster-01']);
-    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT) });
-    await run(opts(f));
-    const human = f.commitAs('cluster-01', 'kdelta/web', { 'web/notes.md': 'mine\n' });
-    const second = await run(opts(f));
-    // its one write: the proposal's status names the commit (hostile-review.test.ts)
-    expect(second.results[0]).toMatchObject({ action: 'blocked', writes: true });
-    expect(second.results[0]!.message).toContain(`${human.slice(0, 12)} by Human <human@example.com>`);
-    expect(f.refs('cluster-01')).toContain(`refs/heads/kdelta/web ${human}`);
-    expect(f.files('cluster-01', 'kdelta/web', 'web')['notes.md']).toBe('mine\n');
-  });
-
   it('one unreachable downstream fails alone, and the command exits 1', async () => {
     const f = fleet(['cluster-01']);
     f.writeControl({
