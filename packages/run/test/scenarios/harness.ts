@@ -61,6 +61,8 @@ export interface ScenarioFleet {
   editBody(downstream: string, head: string, edit: (body: string) => string): Promise<void>;
   /** A reviewer merges the open proposal with a merge commit, as a forge's merge button does. */
   merge(downstream: string, head: string): Promise<void>;
+  /** A person reopens the newest pull request (GitHub; the local forge has no such thing). */
+  reopen(downstream: string, head: string): Promise<void>;
   /** A person labels the newest proposal (GitHub's labels; the local forge has none). */
   label(downstream: string, head: string, name: string): void;
   /** A reviewer says no: closes the open proposal unmerged (the local forge: deletes its branch). */
@@ -224,6 +226,9 @@ function localSetup(): ScenarioSetup {
         label() {
           throw new Error('the local forge has no labels');
         },
+        reopen() {
+          throw new Error('the local forge reopens nothing');
+        },
         async decline(d, head) {
           git(f.downstream(d), 'update-ref', '-d', `refs/heads/${head}`);
         },
@@ -354,6 +359,9 @@ function githubSetup(options: FakeGitHubOptions = {}): ScenarioSetup {
         },
         async merge(d, head) {
           await gh.mergePull(slug(d), open(d, head).number);
+        },
+        async reopen(d, head) {
+          await patch(d, pulls(d, head).at(-1)!.number, { state: 'open' });
         },
         label(d, head, name) {
           gh.addLabel(slug(d), pulls(d, head).at(-1)!.number, name);
