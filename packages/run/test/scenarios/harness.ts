@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FakeGitHub, type FakeGitHubOptions, startFakeGitHub } from '@kdelta/fake-github';
@@ -67,7 +67,16 @@ export interface ScenarioFleet {
   label(downstream: string, head: string, name: string): void;
   /** A reviewer says no: closes the open proposal unmerged (the local forge: deletes its branch). */
   decline(downstream: string, head: string): Promise<void>;
-  /** Remembers this moment: `wrote()` says whether anything was written on the forge since. */
+  /** The fleet dashboard's text, or undefined when there is none. */
+  dashboard(): string | undefined;
+  /** A person edits the dashboard on the forge (the file; GitHub's issue). */
+  editDashboard(edit: (body: string) => string): void;
+  /** The fake GitHub of a GitHub fleet, for what only GitHub has; undefined on the local forge. */
+  readonly github: { readonly gh: FakeGitHub; slug(downstream: string): string; readonly controlRepo: string } | undefined;
+  /**
+   * Remembers this moment: `wrote()` says whether anything was written on the forge since (the
+   * dashboard counts when the fleet was made with one).
+   */
   mark(): void;
   wrote(): boolean;
 }
@@ -75,7 +84,15 @@ export interface ScenarioFleet {
 export interface ScenarioSetup {
   readonly forge: ForgeKind;
   /** A new fleet of `downstreams` (each with a README on main), variants from `control`, removed after the test. */
-  fleet(downstreams: readonly string[], control?: Readonly<Record<string, string>>): Promise<ScenarioFleet>;
+  fleet(downstreams: readonly string[], control?: Readonly<Record<string, string>>, options?: FleetOptions): Promise<ScenarioFleet>;
+}
+
+export interface FleetOptions {
+  /**
+   * The run keeps a fleet dashboard and `wrote()` counts its writes (on GitHub an issue of the
+   * control repository, made there; the local forge keeps its file in any case).
+   */
+  readonly dashboard?: boolean;
 }
 
 export interface ScenarioOptions {
@@ -166,8 +183,9 @@ function localSetup(): ScenarioSetup {
   const { cacheDir, track } = fleets();
   return {
     forge: 'local',
-    async fleet(downstreams, control = {}) {
+    async fleet(downstreams, control = {}, options = {}) {
       const f = track(createFleet(downstreams));
+      const dashboardFile = join(f.control, '.kdelta', 'proposals', 'dashboard.md');
       f.writeControl({
         'repositories.yaml': [repository('catalog', f.upstream), ...downstreams.map((d) => repository(d, f.downstream(d)))].join('---\n'),
         ...control,
@@ -184,7 +202,9 @@ function localSetup(): ScenarioSetup {
       // dashboard, beside them, is the dashboard scenarios' to check)
       const snapshot = () => {
         const { 'dashboard.md': _dashboard, ...records } = readTree(join(f.control, '.kdelta', 'proposals'));
-        return JSON.stringify([downstreams.map((d) => f.refs(d)), records]);
+        // a dashboard written again with the same text is a write too
+        const dashboard = options.dashboard && existsSync(dashboardFile) ? [_dashboard, statSync(dashboardFile).mtimeMs] : [];
+        return JSON.stringify([downstreams.map((d) => f.refs(d)), records, dashboard]);
       };
       let marked = '';
       const sf: ScenarioFleet = {
@@ -232,6 +252,11 @@ function localSetup(): ScenarioSetup {
         async decline(d, head) {
           git(f.downstream(d), 'update-ref', '-d', `refs/heads/${head}`);
         },
+        dashboard: () => (existsSync(dashboardFile) ? readFileSync(dashboardFile, 'utf8') : undefined),
+        editDashboard(edit) {
+          writeFileSync(dashboardFile, edit(readFileSync(dashboardFile, 'utf8')));
+        },
+        github: undefined,
         mark() {
           marked = snapshot();
         },
@@ -276,12 +301,19 @@ function githubSetup(options: FakeGitHubOptions = {}): ScenarioSetup {
   });
   return {
     forge: 'github',
-    async fleet(downstreams, control = {}) {
+    async fleet(downstreams, control = {}, options = {}) {
       const gh = fake!;
       const f = track(createFleet([]));
       const owner = `scenario-${++owners}`;
       const slug = (d: string) => `${owner}/${d}`;
+      const controlRepo = slug('control');
       for (const d of downstreams) await gh.createRepo(slug(d), { defaultBranch: 'main', files: { 'README.md': `# ${d}\n` } });
+      if (options.dashboard) await gh.createRepo(controlRepo, { defaultBranch: 'main', files: { 'README.md': '# control\n' } });
+      const dashboardIssue = () => {
+        const issues = gh.issues(controlRepo).filter((i) => i.title === 'kdelta dashboard');
+        expect(issues.length, 'one dashboard issue at most').toBeLessThanOrEqual(1);
+        return issues[0];
+      };
       f.writeControl({
         'repositories.yaml': [
           repository('catalog', f.upstream),
@@ -332,6 +364,7 @@ function githubSetup(options: FakeGitHubOptions = {}): ScenarioSetup {
             cacheDir: cacheDir(),
             env: env(),
             forge: 'github',
+            ...(options.dashboard ? { dashboard: { repository: controlRepo } } : {}),
             ...extra,
             github: {
               token: gh.token,
@@ -369,6 +402,12 @@ function githubSetup(options: FakeGitHubOptions = {}): ScenarioSetup {
         async decline(d, head) {
           await patch(d, open(d, head).number, { state: 'closed' });
         },
+        dashboard: () => dashboardIssue()?.body ?? undefined,
+        editDashboard(edit) {
+          const issue = dashboardIssue()!;
+          gh.editIssue(controlRepo, issue.number, edit(issue.body ?? ''));
+        },
+        github: { gh, slug, controlRepo },
         mark: () => gh.clearRequests(),
         wrote: () => gh.writes() > 0,
       };
