@@ -144,26 +144,6 @@ describe('kdelta run --forge github', () => {
     }
   });
 
-  it('a moved upstream tag updates the same pull request; once merged, the next run has nothing to do', async () => {
-    const f = await fleet(['cluster-01']);
-    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
-    await run(opts(f));
-    const [before] = hub.gh.pulls(f.slug('cluster-01'));
-    const moved = f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: moved\n' }, 'base-ns/v1');
-    const second = await run(opts(f));
-    expect(second.results[0]).toMatchObject({ action: 'updated', proposal: { id: String(before!.number) } });
-    const pulls = hub.gh.pulls(f.slug('cluster-01'));
-    expect(pulls).toHaveLength(1);
-    expect(pulls[0]!.head.sha).not.toBe(before!.head.sha);
-    expect(parseMetadataBlock(pulls[0]!.body ?? '')?.upstream?.commit).toBe(moved);
-    expect(parseMetadataBlock(pulls[0]!.body ?? '')?.headCommit).toBe(pulls[0]!.head.sha);
-
-    // merged by a human: the next run finds the content on main and has nothing to propose
-    await hub.gh.mergePull(f.slug('cluster-01'), pulls[0]!.number);
-    const third = await run(opts(f));
-    expect(third.results[0]?.action).toBe('up-to-date');
-  });
-
   it('survives a secondary rate limit by waiting retry-after', async () => {
     const f = await fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
