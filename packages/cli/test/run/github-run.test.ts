@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Conflict } from '@kdelta/merge-core';
 import { describe, expect, it } from 'vitest';
@@ -103,45 +102,6 @@ describe('kdelta run --forge github', () => {
     // at most two reads per variant: one list of the open pull requests per repository, and its commit's statuses
     expect(hub.gh.requests.length).toBeLessThanOrEqual(2 * second.results.length);
     expect(second.budget).toMatchObject({ used: 0, exhausted: false });
-  });
-
-  it('a failed render: a draft with a failure status, never auto-merged; once it renders, ready with auto-merge', async () => {
-    const f = await fleet(['cluster-01']);
-    const fnDir = mkdtempSync(join(tmpdir(), 'kdelta-ghrun-fn-'));
-    const fn = join(fnDir, 'pass.sh');
-    writeFileSync(fn, '#!/bin/sh\ncat\n', { mode: 0o755 });
-    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', `  pipeline:\n    mutators:\n    - exec: ${fn}\n`) });
-    hub.gh.requireStatusChecks(f.slug('cluster-01'), 'main', ['kdelta']);
-    const github = { autoMerge: 'squash' as const };
-    try {
-      const first = await run(opts(f, github));
-      expect(first.failed).toBe(0);
-      expect(first.results[0]).toMatchObject({ action: 'proposed', renderFailure: { function: fn } });
-      const [pull] = hub.gh.pulls(f.slug('cluster-01'));
-      expect(pull).toMatchObject({ state: 'open', draft: true, auto_merge: null });
-      expect(pull!.body).toContain('### Render failed');
-      expect(hub.gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toMatchObject([
-        { state: 'failure', context: 'kdelta', description: expect.stringMatching(/^render failed: function .*pass\.sh/) },
-      ]);
-
-      hub.gh.clearRequests();
-      const again = await run(opts(f, github));
-      expect(again.results[0]).toMatchObject({ action: 'unchanged', writes: false });
-      expect(hub.gh.writes()).toBe(0);
-
-      const fixed = await run(opts(f, github, { allowExec: true }));
-      expect(fixed.results[0]?.error).toBeUndefined();
-      expect(fixed.results[0]?.action).toBe('updated');
-      const [ready] = hub.gh.pulls(f.slug('cluster-01'));
-      expect(ready).toMatchObject({ number: pull!.number, draft: false, auto_merge: { merge_method: 'squash' } });
-      expect(ready!.body).not.toContain('Render failed');
-      // the render changed nothing in the files (the function passes them through): the same commit
-      // gets a new status, the latest of its context, as GitHub reads it
-      expect(ready!.head.sha).toBe(pull!.head.sha);
-      expect(hub.gh.statuses(f.slug('cluster-01'), ready!.head.sha).at(-1)).toMatchObject({ state: 'success', context: 'kdelta' });
-    } finally {
-      rmSync(fnDir, { recursive: true, force: true });
-    }
   });
 
   it('survives a secondary rate limit by waiting retry-after', async () => {

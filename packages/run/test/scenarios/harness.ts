@@ -7,7 +7,7 @@ import { createFleet, type Fleet, git, gitEnv, readTree, repository, writeTree }
 import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import { parseRecord } from '../../src/forges/local.js';
 import type { ProposalStatus } from '../../src/forges/forge.js';
-import { run, type RunOptions, type RunReport } from '../../src/index.js';
+import { getPackageFiles, type Materialize, run, type RunOptions, type RunReport } from '../../src/index.js';
 
 /**
  * Run behaviours as scenarios, written once and run against every forge (as `forge-suite.ts`
@@ -16,6 +16,15 @@ import { run, type RunOptions, type RunReport } from '../../src/index.js';
  * what a person sees and does — a proposal's body and state, a branch's commits, a merge, a "no"
  * — and the fleet says how each forge shows or takes it.
  */
+
+/**
+ * The scenarios' stand-in for the 3-way update, where what is around it is tested: the upstream
+ * package at the resolved commit, replacing the downstream's files (upstream wins).
+ */
+export const copyMaterialize: Materialize = async (input) => {
+  const files = await getPackageFiles(input);
+  return { files, conflicts: [], resources: [], lock: { ...input.upstream } };
+};
 
 export type ForgeKind = 'local' | 'github';
 export const FORGES: readonly ForgeKind[] = ['local', 'github'];
@@ -342,7 +351,11 @@ function githubSetup(options: FakeGitHubOptions = {}): ScenarioSetup {
       };
       const seen = (d: string, head: string): SeenProposal[] =>
         pulls(d, head).map((p) => {
-          const status = gh.statuses(slug(d), p.head.sha).find((s) => s.context === 'kdelta');
+          // the latest status of kdelta's context, as GitHub reads it
+          const status = gh
+            .statuses(slug(d), p.head.sha)
+            .filter((s) => s.context === 'kdelta')
+            .at(-1);
           return {
             body: p.body ?? '',
             state: p.merged ? 'merged' : p.state,
