@@ -148,28 +148,31 @@ describeScenarios(
       expect(f.dashboard()).toContain('### Open proposals (2)');
     });
 
-    it('a tick of "allow these removals" does not allow another set of removals', async () => {
-      const f = await fleet(
-        ['cluster-01'],
-        {
-          'web.yaml': packageVariant('web', 'cluster-01'),
-          'api.yaml': packageVariant('api', 'cluster-01'),
-          'db.yaml': packageVariant('db', 'cluster-01'),
-        },
-        { dashboard: true },
-      );
-      expect((await f.run()).failed).toBe(0);
-      for (const v of ['web', 'api', 'db']) await f.merge('cluster-01', `kdelta/${v}`);
-      f.writeControl({ 'web.yaml': null, 'api.yaml': null });
-      expect((await f.run({ maxRemovals: 1 })).failed).toBe(2);
-      tick(f, 'allow-removals');
-      // one more variant goes before the next run: the set ticked is not the set due
-      f.writeControl({ 'db.yaml': null });
-      const held = await f.run({ maxRemovals: 1 });
-      expect(held.failed).toBe(3);
-      expect(held.results[0]?.error).toContain('3 removals are due, more than max-removals (1): none was proposed');
-      expect(f.dashboard()).toContain('allow these 3 removals on the next run');
-    });
+    // which set a tick allows is the run's, whatever the forge: on one forge
+    if (forge === 'local') {
+      it('a tick of "allow these removals" does not allow another set of removals', async () => {
+        const f = await fleet(
+          ['cluster-01'],
+          {
+            'web.yaml': packageVariant('web', 'cluster-01'),
+            'api.yaml': packageVariant('api', 'cluster-01'),
+            'db.yaml': packageVariant('db', 'cluster-01'),
+          },
+          { dashboard: true },
+        );
+        expect((await f.run()).failed).toBe(0);
+        for (const v of ['web', 'api', 'db']) await f.merge('cluster-01', `kdelta/${v}`);
+        f.writeControl({ 'web.yaml': null, 'api.yaml': null });
+        expect((await f.run({ maxRemovals: 1 })).failed).toBe(2);
+        tick(f, 'allow-removals');
+        // one more variant goes before the next run: the set ticked is not the set due
+        f.writeControl({ 'db.yaml': null });
+        const held = await f.run({ maxRemovals: 1 });
+        expect(held.failed).toBe(3);
+        expect(held.results[0]?.error).toContain('3 removals are due, more than max-removals (1): none was proposed');
+        expect(f.dashboard()).toContain('allow these 3 removals on the next run');
+      });
+    }
 
     it('"re-propose": a declined proposal is proposed again by the next run', async () => {
       const f = await fleet(['cluster-01'], { 'web.yaml': packageVariant('web', 'cluster-01') }, { dashboard: true });
@@ -248,15 +251,7 @@ describeScenarios(
           ['zz', 'proposed'],
         ]);
         expect(f.dashboard()).toContain("### Deferred: the run's write budget was spent (1)\n\n- `aa` → `cluster-01/aa`\n");
-        // without the tick, the same budget goes in the run's own order
-        const g = await fleet(['cluster-01'], { 'zz.yaml': packageVariant('zz', 'cluster-01', '', 'v9') }, { dashboard: true });
-        await g.run();
-        execFileSync('git', ['tag', 'v9', 'base-ns/v1'], { cwd: g.upstream });
-        g.writeControl({ 'aa.yaml': packageVariant('aa', 'cluster-01') });
-        expect((await g.run({ budget: 3, concurrency: 1 })).results.map((r) => [r.variant, r.action])).toEqual([
-          ['aa', 'proposed'],
-          ['zz', 'deferred'],
-        ]);
+        // without the tick the run goes in its own order: the retry scenario above
       });
 
       it('a token that may not read issues: the run goes on without the dashboard and says why', async () => {

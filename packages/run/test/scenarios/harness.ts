@@ -14,7 +14,9 @@ import { getPackageFiles, type Materialize, run, type RunOptions, type RunReport
  * does for the forge contract): `run()` in this process on real git repositories in temporary
  * folders, the downstreams on disk (local forge) or on the fake GitHub. A scenario speaks of
  * what a person sees and does — a proposal's body and state, a branch's commits, a merge, a "no"
- * — and the fleet says how each forge shows or takes it.
+ * — and the fleet says how each forge shows or takes it. A variation of a behaviour that no forge
+ * sees differently (which set of removals a tick allows) runs on one forge, to keep the suite's
+ * time.
  */
 
 /**
