@@ -104,6 +104,8 @@ export interface FleetOptions {
    * control repository, made there; the local forge keeps its file in any case).
    */
   readonly dashboard?: boolean;
+  /** The run copies the upstream package (`copyMaterialize`) where the 3-way update is not what is tested. */
+  readonly copy?: boolean;
 }
 
 export interface ScenarioOptions {
@@ -225,7 +227,14 @@ function localSetup(): ScenarioSetup {
         person: PERSON.name,
         writeControl: (files) => f.writeControl(files),
         publish: (files, tag) => f.publish(files, tag),
-        run: (extra = {}) => run({ cwd: f.control, cacheDir: cacheDir(), env: { ...process.env, KDELTA_CACHE_DIR: cacheDir() }, ...extra }),
+        run: (extra = {}) =>
+          run({
+            cwd: f.control,
+            cacheDir: cacheDir(),
+            env: { ...process.env, KDELTA_CACHE_DIR: cacheDir() },
+            ...(options.copy ? { materialize: copyMaterialize } : {}),
+            ...extra,
+          }),
         git: (d, ...args) => git(f.downstream(d), ...args),
         tip: (d, branch) => tipIn(f.downstream(d), branch),
         show: (d, branch, path) => showIn(f.downstream(d), branch, path),
@@ -380,6 +389,7 @@ function githubSetup(options: FakeGitHubOptions = {}): ScenarioSetup {
             env: env(),
             forge: 'github',
             ...(options.dashboard ? { dashboard: { repository: controlRepo } } : {}),
+            ...(options.copy ? { materialize: copyMaterialize } : {}),
             ...extra,
             github: {
               token: gh.token,
