@@ -96,25 +96,28 @@ describeScenarios(
       expect(f.dashboard()).toBe(kept);
     });
 
-    it('"retry": the next run runs the ticked failed variant before every other job, then clears the box; without a tick the run goes in its own order', async () => {
-      const f = await fleet(['cluster-01'], { 'zz.yaml': packageVariant('zz', 'cluster-01', '', 'v9') }, { dashboard: true, copy: true });
-      expect((await f.run()).results.map((r) => r.action)).toEqual(['failed']);
-      // the upstream gets the release it waited for, and new variants sort before it
-      execFileSync('git', ['tag', 'v9', 'base-ns/v1'], { cwd: f.upstream });
-      f.writeControl({ 'aa.yaml': packageVariant('aa', 'cluster-01'), 'mm.yaml': packageVariant('mm', 'cluster-01') });
-      tick(f, 'retry');
-      const retried = order();
-      const report = await f.run(retried);
-      expect(report.failed).toBe(0);
-      expect(retried.done[0]).toBe('zz');
-      expect(report.dashboard).toMatchObject({ outcome: 'updated', ticks: { retry: ['zz cluster-01/zz'] } });
-      expect(f.dashboard()).not.toContain('- [x]');
-      expect(f.dashboard()).toContain('3 variant(s): 0 need attention, 3 open proposal(s)');
+    // on GitHub the order shows in what the write budget reaches (below)
+    if (forge === 'local') {
+      it('"retry": the next run runs the ticked failed variant before every other job, then clears the box; without a tick the run goes in its own order', async () => {
+        const f = await fleet(['cluster-01'], { 'zz.yaml': packageVariant('zz', 'cluster-01', '', 'v9') }, { dashboard: true, copy: true });
+        expect((await f.run()).results.map((r) => r.action)).toEqual(['failed']);
+        // the upstream gets the release it waited for, and new variants sort before it
+        execFileSync('git', ['tag', 'v9', 'base-ns/v1'], { cwd: f.upstream });
+        f.writeControl({ 'aa.yaml': packageVariant('aa', 'cluster-01'), 'mm.yaml': packageVariant('mm', 'cluster-01') });
+        tick(f, 'retry');
+        const retried = order();
+        const report = await f.run(retried);
+        expect(report.failed).toBe(0);
+        expect(retried.done[0]).toBe('zz');
+        expect(report.dashboard).toMatchObject({ outcome: 'updated', ticks: { retry: ['zz cluster-01/zz'] } });
+        expect(f.dashboard()).not.toContain('- [x]');
+        expect(f.dashboard()).toContain('3 variant(s): 0 need attention, 3 open proposal(s)');
 
-      const plain = order();
-      await f.run(plain);
-      expect(plain.done[0]).toBe('aa');
-    });
+        const plain = order();
+        await f.run(plain);
+        expect(plain.done[0]).toBe('aa');
+      });
+    }
 
     it('"allow these removals": the removals the removal guard held back are proposed by the next run, that set only', async () => {
       const f = await fleet(
@@ -250,8 +253,14 @@ describeScenarios(
           ['aa', 'deferred'],
           ['zz', 'proposed'],
         ]);
+        expect(report.dashboard).toMatchObject({ outcome: 'updated', ticks: { retry: ['zz cluster-01/zz'] } });
+        expect(f.dashboard()).not.toMatch(/^- \[x\]/m);
         expect(f.dashboard()).toContain("### Deferred: the run's write budget was spent (1)\n\n- `aa` → `cluster-01/aa`\n");
-        // without the tick the run goes in its own order: the retry scenario above
+        // without the tick, the next run goes in its own order: aa first, and the budget reaches it
+        expect((await f.run({ budget: 3, concurrency: 1 })).results.map((r) => [r.variant, r.action])).toEqual([
+          ['aa', 'proposed'],
+          ['zz', 'unchanged'],
+        ]);
       });
 
       it('a token that may not read issues: the run goes on without the dashboard and says why', async () => {
