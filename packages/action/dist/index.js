@@ -49334,90 +49334,6 @@ function movedDuringRun(input, fetched) {
   );
 }
 
-// ../run/src/propose/carry.ts
-init_proposal_metadata();
-async function carryForward(input) {
-  const { open: open2, ws } = input;
-  const none = { kind: "none" };
-  if (!open2 || open2.fingerprint === input.fingerprint || !ws.remoteHead || !ws.onBranchTip) return none;
-  const meta = parseMetadataBlock(open2.body);
-  if (!meta?.upstream?.commit) return none;
-  const foreign = await input.foreign();
-  if (foreign.length === 0) return none;
-  if (await ws.isAncestor(ws.remoteHead, ws.baseCommit)) return none;
-  if (!ws.branchTouches || !ws.readPackageAt) return { kind: "left-alone", reason: "what its commits change cannot be read here", foreign };
-  const outside = outsidePackage(await ws.branchTouches(), input.directory);
-  if (outside) return { kind: "outside", outside, foreign };
-  const pushed = meta.headCommit;
-  if (foreign.some((c) => c.sha === pushed) || !await ws.isAncestor(pushed, ws.remoteHead))
-    return {
-      kind: "left-alone",
-      reason: `the commit its proposal names as kdelta's (${pushed.slice(0, 12)}) is not kdelta's on the branch`,
-      foreign
-    };
-  return { kind: "carry", pushed, carried: [...foreign].reverse().map(carriedCommit) };
-}
-function inPackage(path, directory) {
-  return directory === "" || path === directory || path.startsWith(`${directory}/`);
-}
-function outsidePackage(touches, directory) {
-  const commits = touches.commits.map((c) => ({ sha: c.sha, name: c.name, email: c.email, unrelated: c.root, paths: c.paths.filter((p) => !inPackage(p, directory)) })).filter((c) => c.unrelated || c.paths.length > 0);
-  const net = touches.net.filter((p) => !inPackage(p, directory));
-  return commits.length > 0 || net.length > 0 ? { commits, net } : void 0;
-}
-var PATHS_NAMED = 5;
-function outsideMessage(outside, head, directory) {
-  const paths = (ps) => ps.length <= PATHS_NAMED ? ps.join(", ") : `${ps.slice(0, PATHS_NAMED).join(", ")} and ${ps.length - PATHS_NAMED} more`;
-  const named = outside.commits.map((c) => {
-    const what = [c.unrelated ? "a history unrelated to the base" : "", c.paths.length > 0 ? paths(c.paths) : ""].filter(Boolean);
-    return `${c.sha.slice(0, 12)} by ${c.name} <${c.email}> (${what.join(": ")})`;
-  });
-  const whole = outside.net.length > 0 ? `; as a whole it changes ${paths(outside.net)}` : "";
-  const where = directory === "" ? "the repository" : `the package directory ${directory}`;
-  return `branch ${head} holds commit(s) that change files outside ${where}${named.length > 0 ? `: ${named.join(", ")}` : ""}${whole}; kdelta carries only commits inside the package, so the variant is blocked and nothing is pushed: remove those commits from the branch (or delete it) to let kdelta update it`;
-}
-function applyCarried(input) {
-  const tree = (files2, side) => packageTreeOf(files2 ?? /* @__PURE__ */ new Map(), `${input.source} (${side})`);
-  const local = tree(input.tip, "the branch");
-  const out = updateTree("resource-merge", {
-    local: local.package(),
-    updated: tree(input.proposal, "this update").package(),
-    origin: tree(input.pushed, "kdelta's last commit").package(),
-    relPackagePath: "/",
-    isRoot: true
-  });
-  const files = packageFilesOf(local);
-  const [kptfile, fresh] = [files.get("Kptfile"), input.proposal.get("Kptfile")];
-  if (typeof kptfile === "string" && typeof fresh === "string")
-    files.set("Kptfile", withProvenanceOf(kptfile, fresh, `${input.source}/Kptfile`));
-  return { files, clashes: out.conflicts.map(({ package: _, ...c }) => ({ ...c, message: clashMessage(c) })) };
-}
-var shown2 = (v) => v === void 0 ? "(absent)" : typeof v === "string" ? v : JSON.stringify(v);
-function clashMessage(c) {
-  const { origin, upstream: upstream2, local } = c.values;
-  const kept = c.winner === "upstream" ? "this update's value is kept" : "the branch's value is kept";
-  return `a commit on the branch changed ${c.path} ${shown2(origin)}\u2192${shown2(local)} and this update changes it to ${shown2(upstream2)}; ${kept}`;
-}
-async function carryOnto(ws, decision, directory) {
-  if (!ws.onBranchTip || !ws.readPackageAt)
-    throw new RunError("internal", "internal: a carry needs a workspace that can move to the branch");
-  const proposal = await ws.readPackage(directory) ?? /* @__PURE__ */ new Map();
-  const pushed = await ws.readPackageAt(decision.pushed, directory);
-  const tip = await ws.onBranchTip();
-  const onTip = await tip.readPackage(directory);
-  if (typeof onTip?.get("Kptfile") !== "string")
-    return { reason: `its ${directory ? `${directory}/` : ""}Kptfile is gone or is not a file` };
-  const carried = applyCarried({ pushed, proposal, tip: onTip, source: directory || "/" });
-  await tip.writePackage(directory, carried.files);
-  return { ws: tip, clashes: carried.clashes };
-}
-function carriedCommit(c) {
-  return { sha: c.sha, name: c.name, subject: c.body.split("\n", 1)[0].trim() };
-}
-
-// ../run/src/propose/propose.ts
-init_forge();
-
 // ../run/src/propose/proposal-body.ts
 import { createHash as createHash7 } from "node:crypto";
 init_markdown();
@@ -49663,6 +49579,90 @@ function renderProposalBodies(input, limit = MAX_BODY) {
   return { body: `${last.slice(0, Math.max(0, limit - tail.length - 2))}\u2026
 ${tail}`.slice(-limit), full, shortened: true };
 }
+
+// ../run/src/propose/carry.ts
+init_proposal_metadata();
+async function carryForward(input) {
+  const { open: open2, ws } = input;
+  const none = { kind: "none" };
+  if (!open2 || open2.fingerprint === input.fingerprint || !ws.remoteHead || !ws.onBranchTip) return none;
+  const meta = parseMetadataBlock(open2.body);
+  if (!meta?.upstream?.commit) return none;
+  const foreign = await input.foreign();
+  if (foreign.length === 0) return none;
+  if (await ws.isAncestor(ws.remoteHead, ws.baseCommit)) return none;
+  if (!ws.branchTouches || !ws.readPackageAt) return { kind: "left-alone", reason: "what its commits change cannot be read here", foreign };
+  const outside = outsidePackage(await ws.branchTouches(), input.directory);
+  if (outside) return { kind: "outside", outside, foreign };
+  const pushed = meta.headCommit;
+  if (foreign.some((c) => c.sha === pushed) || !await ws.isAncestor(pushed, ws.remoteHead))
+    return {
+      kind: "left-alone",
+      reason: `the commit its proposal names as kdelta's (${pushed.slice(0, 12)}) is not kdelta's on the branch`,
+      foreign
+    };
+  return { kind: "carry", pushed, carried: [...foreign].reverse().map(carriedCommit) };
+}
+function inPackage(path, directory) {
+  return directory === "" || path === directory || path.startsWith(`${directory}/`);
+}
+function outsidePackage(touches, directory) {
+  const commits = touches.commits.map((c) => ({ sha: c.sha, name: c.name, email: c.email, unrelated: c.root, paths: c.paths.filter((p) => !inPackage(p, directory)) })).filter((c) => c.unrelated || c.paths.length > 0);
+  const net = touches.net.filter((p) => !inPackage(p, directory));
+  return commits.length > 0 || net.length > 0 ? { commits, net } : void 0;
+}
+var PATHS_NAMED = 5;
+function outsideMessage(outside, head, directory) {
+  const paths = (ps) => ps.length <= PATHS_NAMED ? ps.join(", ") : `${ps.slice(0, PATHS_NAMED).join(", ")} and ${ps.length - PATHS_NAMED} more`;
+  const named = outside.commits.map((c) => {
+    const what = [c.unrelated ? "a history unrelated to the base" : "", c.paths.length > 0 ? paths(c.paths) : ""].filter(Boolean);
+    return `${c.sha.slice(0, 12)} by ${c.name} <${c.email}> (${what.join(": ")})`;
+  });
+  const whole = outside.net.length > 0 ? `; as a whole it changes ${paths(outside.net)}` : "";
+  const where = directory === "" ? "the repository" : `the package directory ${directory}`;
+  return `branch ${head} holds commit(s) that change files outside ${where}${named.length > 0 ? `: ${named.join(", ")}` : ""}${whole}; kdelta carries only commits inside the package, so the variant is blocked and nothing is pushed: remove those commits from the branch (or delete it) to let kdelta update it`;
+}
+function applyCarried(input) {
+  const tree = (files2, side) => packageTreeOf(files2 ?? /* @__PURE__ */ new Map(), `${input.source} (${side})`);
+  const local = tree(input.tip, "the branch");
+  const out = updateTree("resource-merge", {
+    local: local.package(),
+    updated: tree(input.proposal, "this update").package(),
+    origin: tree(input.pushed, "kdelta's last commit").package(),
+    relPackagePath: "/",
+    isRoot: true
+  });
+  const files = packageFilesOf(local);
+  const [kptfile, fresh] = [files.get("Kptfile"), input.proposal.get("Kptfile")];
+  if (typeof kptfile === "string" && typeof fresh === "string")
+    files.set("Kptfile", withProvenanceOf(kptfile, fresh, `${input.source}/Kptfile`));
+  return { files, clashes: out.conflicts.map(({ package: _, ...c }) => ({ ...c, message: clashMessage(c) })) };
+}
+var shown2 = (v) => v === void 0 ? "(absent)" : typeof v === "string" ? v : JSON.stringify(v);
+function clashMessage(c) {
+  const { origin, upstream: upstream2, local } = c.values;
+  const kept = c.winner === "upstream" ? "this update's value is kept" : "the branch's value is kept";
+  return `a commit on the branch changed ${c.path} ${shown2(origin)}\u2192${shown2(local)} and this update changes it to ${shown2(upstream2)}; ${kept}`;
+}
+async function carryOnto(ws, decision, directory) {
+  if (!ws.onBranchTip || !ws.readPackageAt)
+    throw new RunError("internal", "internal: a carry needs a workspace that can move to the branch");
+  const proposal = await ws.readPackage(directory) ?? /* @__PURE__ */ new Map();
+  const pushed = await ws.readPackageAt(decision.pushed, directory);
+  const tip = await ws.onBranchTip();
+  const onTip = await tip.readPackage(directory);
+  if (typeof onTip?.get("Kptfile") !== "string")
+    return { reason: `its ${directory ? `${directory}/` : ""}Kptfile is gone or is not a file` };
+  const carried = applyCarried({ pushed, proposal, tip: onTip, source: directory || "/" });
+  await tip.writePackage(directory, carried.files);
+  return { ws: tip, clashes: carried.clashes };
+}
+function carriedCommit(c) {
+  return { sha: c.sha, name: c.name, subject: c.body.split("\n", 1)[0].trim() };
+}
+
+// ../run/src/propose/propose.ts
+init_forge();
 
 // ../run/src/propose/decisions.ts
 var NO_LONGER = "ignored: the field no longer conflicts as ticked (the upstream or the downstream changed since)";
