@@ -16,7 +16,8 @@ const SLOWEST_FILES = [
   'packages/cli/test/run/github-run.test.ts',
   'packages/cli/src/commands/write-crash.test.ts',
   'packages/cli/test/hostile-content.test.ts',
-  'packages/cli/test/run/github-declines.test.ts',
+  'packages/run/test/scenarios/conflict-ticks.test.ts',
+  'packages/run/test/scenarios/dashboard.test.ts',
   'packages/action/src/github.test.ts',
 ];
 

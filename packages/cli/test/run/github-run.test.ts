@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Conflict } from '@kdelta/merge-core';
 import { describe, expect, it } from 'vitest';
@@ -105,65 +104,6 @@ describe('kdelta run --forge github', () => {
     expect(second.budget).toMatchObject({ used: 0, exhausted: false });
   });
 
-  it('a failed render: a draft with a failure status, never auto-merged; once it renders, ready with auto-merge', async () => {
-    const f = await fleet(['cluster-01']);
-    const fnDir = mkdtempSync(join(tmpdir(), 'kdelta-ghrun-fn-'));
-    const fn = join(fnDir, 'pass.sh');
-    writeFileSync(fn, '#!/bin/sh\ncat\n', { mode: 0o755 });
-    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', `  pipeline:\n    mutators:\n    - exec: ${fn}\n`) });
-    hub.gh.requireStatusChecks(f.slug('cluster-01'), 'main', ['kdelta']);
-    const github = { autoMerge: 'squash' as const };
-    try {
-      const first = await run(opts(f, github));
-      expect(first.failed).toBe(0);
-      expect(first.results[0]).toMatchObject({ action: 'proposed', renderFailure: { function: fn } });
-      const [pull] = hub.gh.pulls(f.slug('cluster-01'));
-      expect(pull).toMatchObject({ state: 'open', draft: true, auto_merge: null });
-      expect(pull!.body).toContain('### Render failed');
-      expect(hub.gh.statuses(f.slug('cluster-01'), pull!.head.sha)).toMatchObject([
-        { state: 'failure', context: 'kdelta', description: expect.stringMatching(/^render failed: function .*pass\.sh/) },
-      ]);
-
-      hub.gh.clearRequests();
-      const again = await run(opts(f, github));
-      expect(again.results[0]).toMatchObject({ action: 'unchanged', writes: false });
-      expect(hub.gh.writes()).toBe(0);
-
-      const fixed = await run(opts(f, github, { allowExec: true }));
-      expect(fixed.results[0]?.error).toBeUndefined();
-      expect(fixed.results[0]?.action).toBe('updated');
-      const [ready] = hub.gh.pulls(f.slug('cluster-01'));
-      expect(ready).toMatchObject({ number: pull!.number, draft: false, auto_merge: { merge_method: 'squash' } });
-      expect(ready!.body).not.toContain('Render failed');
-      // the render changed nothing in the files (the function passes them through): the same commit
-      // gets a new status, the latest of its context, as GitHub reads it
-      expect(ready!.head.sha).toBe(pull!.head.sha);
-      expect(hub.gh.statuses(f.slug('cluster-01'), ready!.head.sha).at(-1)).toMatchObject({ state: 'success', context: 'kdelta' });
-    } finally {
-      rmSync(fnDir, { recursive: true, force: true });
-    }
-  });
-
-  it('a moved upstream tag updates the same pull request; once merged, the next run has nothing to do', async () => {
-    const f = await fleet(['cluster-01']);
-    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
-    await run(opts(f));
-    const [before] = hub.gh.pulls(f.slug('cluster-01'));
-    const moved = f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: moved\n' }, 'base-ns/v1');
-    const second = await run(opts(f));
-    expect(second.results[0]).toMatchObject({ action: 'updated', proposal: { id: String(before!.number) } });
-    const pulls = hub.gh.pulls(f.slug('cluster-01'));
-    expect(pulls).toHaveLength(1);
-    expect(pulls[0]!.head.sha).not.toBe(before!.head.sha);
-    expect(parseMetadataBlock(pulls[0]!.body ?? '')?.upstream?.commit).toBe(moved);
-    expect(parseMetadataBlock(pulls[0]!.body ?? '')?.headCommit).toBe(pulls[0]!.head.sha);
-
-    // merged by a human: the next run finds the content on main and has nothing to propose
-    await hub.gh.mergePull(f.slug('cluster-01'), pulls[0]!.number);
-    const third = await run(opts(f));
-    expect(third.results[0]?.action).toBe('up-to-date');
-  });
-
   it('survives a secondary rate limit by waiting retry-after', async () => {
     const f = await fleet(['cluster-01']);
     f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
@@ -209,25 +149,6 @@ describe('kdelta run --forge github', () => {
     expect(report.results[0]?.error).toContain(
       'the token lacks pull_requests=write: give the workflow `permissions: pull-requests: write`, or use a GitHub App token with Pull requests: Read and write',
     );
-  });
-
-  it('a human commit on the branch while nothing moved, or the kdelta:stop label, leaves the pull request alone (carry-forward-github.test.ts: when something moved)', async () => {
-    const f = await fleet(['cluster-01', 'cluster-02']);
-    f.writeControl({ 'a.yaml': packageVariant('a', 'cluster-01'), 'b.yaml': packageVariant('b', 'cluster-02') });
-    await run(opts(f));
-    const human = await hub.gh.humanCommit(f.slug('cluster-01'), 'kdelta/a', { 'a/notes.txt': 'mine\n' });
-    hub.gh.addLabel(f.slug('cluster-02'), hub.gh.pulls(f.slug('cluster-02'))[0]!.number, 'kdelta:stop');
-    hub.gh.clearRequests();
-    const report = await run(opts(f));
-    expect(report.results.map((r) => r.action)).toEqual(['blocked', 'blocked']);
-    expect(report.results[0]?.message).toMatch(/commit\(s\) kdelta did not make/);
-    expect(report.results[1]?.message).toMatch(/carries the label kdelta:stop: left alone/);
-    // the one write: a status on the person's commit, naming it (hostile-review.test.ts); the next run writes nothing
-    expect(hub.gh.writes()).toBe(1);
-    expect(hub.gh.statuses(f.slug('cluster-01'), human)).toMatchObject([{ state: 'pending', context: 'kdelta' }]);
-    hub.gh.clearRequests();
-    expect((await run(opts(f))).results.map((r) => r.action)).toEqual(['blocked', 'blocked']);
-    expect(hub.gh.writes()).toBe(0);
   });
 
   it('signed commits are made through the API: verified, and named in the body', async () => {

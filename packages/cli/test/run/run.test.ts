@@ -175,61 +175,6 @@ describe('kdelta run', () => {
     expect(record).toContain('- `config.injection.ConfigMap.endpoints`: no in-cluster resources of type v1.ConfigMap');
   });
 
-  it('a changed variant updates its branch and proposal; the downstream getting the content closes it', async () => {
-    const f = fleet(['cluster-01']);
-    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT) });
-    await run(opts(f));
-    const before = f.refs('cluster-01');
-    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '  packageContext:\n    data:\n      team: green\n') });
-    const second = await run(opts(f));
-    expect(second.results[0]).toMatchObject({ action: 'updated', proposal: { state: 'open' } });
-    expect(f.refs('cluster-01')).not.toEqual(before);
-    expect(f.files('cluster-01', 'kdelta/web', 'web')['package-context.yaml']).toContain('team: green');
-    // someone lands the same content on main by hand (not a merge of the branch)
-    const branch = f.files('cluster-01', 'kdelta/web', 'web');
-    f.commitAs('cluster-01', 'main', Object.fromEntries(Object.entries(branch).map(([k, v]) => [`web/${k}`, v])));
-    const third = await run(opts(f));
-    expect(third.results[0]).toMatchObject({ action: 'closed', proposal: { state: 'closed' } });
-    expect(f.refs('cluster-01')).not.toContain('refs/heads/kdelta/web');
-    expect(readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8')).toMatch(/\nstate: closed\n/);
-  });
-
-  it('a merged proposal followed by a run is a no-op', async () => {
-    const f = fleet(['cluster-01']);
-    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01') });
-    await run(opts(f));
-    const bare = f.downstream('cluster-01');
-    execFileSync('git', ['update-ref', 'refs/heads/main', 'refs/heads/kdelta/web'], { cwd: bare });
-    const refs = f.refs('cluster-01');
-    const second = await run(opts(f));
-    expect(second.results[0]).toMatchObject({ action: 'up-to-date', proposal: { state: 'merged' } });
-    expect(f.refs('cluster-01')).toEqual(refs);
-    const record = readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8');
-    expect(record).toMatch(/\nstate: merged\n/);
-    let fetched = 0;
-    const counting: typeof packageUpdateMaterialize = async (input) => {
-      fetched++;
-      return packageUpdateMaterialize(input);
-    };
-    const third = await run(opts(f, { materialize: counting }));
-    expect(third.results[0]).toMatchObject({ action: 'up-to-date', writes: false });
-    expect(fetched).toBe(0);
-    expect(f.refs('cluster-01')).toEqual(refs);
-    expect(readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8')).toBe(record);
-    // a moved tag is proposed on the next run, from the locked commit to the new one
-    const locked = third.results[0]!.upstream!.commit;
-    const moved = f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: moved\n' }, 'base-ns/v1');
-    const fourth = await run(opts(f, { materialize: counting }));
-    expect(fourth.results[0]).toMatchObject({
-      action: 'proposed',
-      upstream: { commit: moved, oldCommit: locked },
-      proposal: { state: 'open' },
-    });
-    expect(fetched).toBe(1);
-    expect(f.files('cluster-01', 'kdelta/web', 'web')['namespace.yaml']).toContain('name: moved');
-    expect(readFileSync(proposalFile(f, 'cluster-01', 'web'), 'utf8')).toContain(`\`${locked.slice(0, 12)}\` → \`${moved.slice(0, 12)}\``);
-  });
-
   it('a moved tag yields an update proposal that keeps the downstream edits and reports the conflicts', async () => {
     const f = fleet(['cluster-01']);
     const logo = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x80, 0x81]);
@@ -466,19 +411,6 @@ describe('kdelta run', () => {
     } finally {
       rmSync(fnDir, { recursive: true, force: true });
     }
-  });
-
-  it('a branch with a commit kdelta did not make is left alone and reported while nothing moved (carry-forward.test.ts: when something does)', async () => {
-    const f = fleet(['cluster-01']);
-    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', CONTEXT) });
-    await run(opts(f));
-    const human = f.commitAs('cluster-01', 'kdelta/web', { 'web/notes.md': 'mine\n' });
-    const second = await run(opts(f));
-    // its one write: the proposal's status names the commit (hostile-review.test.ts)
-    expect(second.results[0]).toMatchObject({ action: 'blocked', writes: true });
-    expect(second.results[0]!.message).toContain(`${human.slice(0, 12)} by Human <human@example.com>`);
-    expect(f.refs('cluster-01')).toContain(`refs/heads/kdelta/web ${human}`);
-    expect(f.files('cluster-01', 'kdelta/web', 'web')['notes.md']).toBe('mine\n');
   });
 
   it('one unreachable downstream fails alone, and the command exits 1', async () => {

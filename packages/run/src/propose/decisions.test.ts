@@ -6,7 +6,7 @@ import { conflictChoice } from './proposal-body.js';
 import type { Workspace } from './workspace.js';
 
 // The decisions alone, on a package in memory: the run applies them the same way over real git
-// (packages/cli/test/run/conflict-ticks.test.ts, github-ticks.test.ts).
+// on both forges (packages/run/test/scenarios/conflict-ticks.test.ts).
 
 const deploy = (replicas: number) =>
   `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${replicas}\n  paused: false\n`;
