@@ -78,7 +78,9 @@ export async function writeRunDashboard(
   const { ticks } = dashboard;
   const retried = ran.filter((j) => j.kind !== 'retire').map((j) => jobKey(j.variant, j.downstream));
   // a declined proposal's tick acts in its job (propose): known once the jobs ran
-  const reproposed = [...ticks.repropose].filter((url) => results.some((r) => r.proposal?.url === url && r.action !== 'declined'));
+  const reproposed = [...ticks.repropose].filter((url) =>
+    results.some((r) => r.reproposed === url || (r.proposal?.url === url && r.action !== 'declined')),
+  );
   const written = await dashboard.opened.write(results, {
     retry: retried.filter((k) => ticks.retry.has(k)),
     allowRemovals: allowedRemovals !== undefined ? [allowedRemovals] : [],

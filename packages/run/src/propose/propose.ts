@@ -40,7 +40,8 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     open = undefined;
   } else if (!open) declined = await ctx.forge.declined?.(target);
   // a person asked for it again (the dashboard's "re-propose"): proposed as if never declined
-  if (declined && !justDeclined && ctx.repropose?.has(declined.url)) declined = undefined;
+  const reproposed = declined && !justDeclined && ctx.repropose?.has(declined.url) ? declined.url : undefined;
+  if (reproposed) declined = undefined;
   if (declined && declined.fingerprint === fingerprint) {
     return {
       action: 'declined',
@@ -147,6 +148,8 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
   return {
     ...proposed,
     ...(said.length > 0 ? { message: said.join('; ') } : {}),
+    // the declined proposal a person asked for again: the new one may live elsewhere (a new pull request)
+    ...(reproposed !== undefined && proposed.writes ? { reproposed } : {}),
     fingerprint,
     ...(prepared.upstream ? { upstream: prepared.upstream } : {}),
     // the clashes with carried commits are conflicts too: a reviewer has to look at them

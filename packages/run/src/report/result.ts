@@ -83,6 +83,8 @@ export interface VariantResult {
    * rewritten); `lock`: only the package's Kptfile upstream lock would move.
    */
   readonly sameContent?: 'open' | 'lock' | undefined;
+  /** The declined proposal (its URL) a dashboard tick asked for again, which this job proposed anew. */
+  readonly reproposed?: string | undefined;
 }
 
 /** What a run did with its dashboard (see dashboard-run.ts). */

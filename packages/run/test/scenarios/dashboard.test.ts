@@ -204,9 +204,8 @@ describeScenarios(
     });
 
     if (forge === 'github') {
-      // Known: run.ts keeps a re-propose tick in the report only when a result's proposal has
-      // the ticked address; GitHub's new pull request has another. Remove `.fails` once fixed.
-      it.fails('"re-propose": the report names the tick it acted on, though the proposal made again is a new pull request', async () => {
+      // on GitHub the proposal made again is a new pull request, at another address than the tick's
+      it('"re-propose": the report names the tick it acted on, though the proposal made again is a new pull request', async () => {
         const f = await fleet(['cluster-01'], { 'web.yaml': packageVariant('web', 'cluster-01') }, { dashboard: true, copy: true });
         await f.run();
         const url = f.proposal('cluster-01', 'kdelta/web').url;
