@@ -63,7 +63,7 @@ export function createPulls(
       if ((error as { status?: number }).status !== 422 || !/already exists/i.test(text)) {
         throw client.failure(error, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
       }
-      // Opened since the list was read (another run): read it again and update that one.
+      // Opened since the list was read (another run), or by this very request: read it again.
       cache.forget(repo);
       const r = await cache.findRecord(input);
       if (!r)
@@ -71,8 +71,18 @@ export function createPulls(
           'github-request-failed',
           `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`,
         );
-      return { r, created: false };
+      return { r, created: openedByRetriedSend(error, r, stored) };
     }
+  }
+
+  /**
+   * The "already exists" answered to a send that was retried (a 5xx whose answer was lost, after
+   * GitHub opened the pull request) is this call's own pull request when it carries exactly the
+   * body just sent: created by this run, so reported `created` and given its status now.
+   */
+  function openedByRetriedSend(error: unknown, r: PullRecord, stored: string): boolean {
+    const sends = (error as { request?: { request?: { retryCount?: number } } }).request?.request?.retryCount ?? 0;
+    return sends > 0 && r.pull.body === stored;
   }
 
   /** Title and body as the input says; true when GitHub was asked to change them. */
