@@ -169,6 +169,11 @@ export interface FakeGitHub {
   rateLimitNext(n?: number, retryAfterSeconds?: number, kind?: 'secondary' | 'primary', status?: 403 | 429): void;
   /** The next `n` API requests are answered `status` (a 502 or 503 of GitHub under load, or of a proxy), unhandled. */
   failNext(n: number, status: number): void;
+  /**
+   * The next `n` requests to `operationId` are carried out and then answered `status`: a proxy
+   * that lost GitHub's answer (a 502 after GitHub opened the pull request).
+   */
+  failAfterApplying(operationId: string, n: number, status: number): void;
   /** The token is refused from now on (401 from the API and from git), as a revoked token is. */
   revokeToken(token: string): void;
   /**
@@ -313,6 +318,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   let limitKind: 'secondary' | 'primary' = 'secondary';
   let limitStatus: 403 | 429 = 403;
   let failing = { n: 0, status: 502 };
+  const lostAnswers = new Map<string, { n: number; status: number }>();
   let used = 0;
   const resetAt = Math.floor(Date.now() / 1000) + 3600;
   let urls: Urls = { server: '', api: '' };
@@ -582,6 +588,13 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     if (validate && out !== undefined) {
       const bad = op.validateResponse(status, out);
       if (bad) return violation(bad, 500);
+    }
+    const lost = lostAnswers.get(op.operationId);
+    if (lost && lost.n > 0) {
+      lost.n--;
+      sendJson(res, lost.status, { message: 'Server Error', documentation_url: DOCS, status: String(lost.status) });
+      record(lost.status, op.operationId, write);
+      return;
     }
     sendJson(res, status, out, headers);
     record(status, op.operationId, write);
@@ -873,6 +886,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
 
     failNext(n, status) {
       failing = { n, status };
+    },
+
+    failAfterApplying(operationId, n, status) {
+      lostAnswers.set(operationId, { n, status });
     },
 
     revokeToken(token) {

@@ -41,6 +41,11 @@ export interface ProposalMetadata {
   /** The readiness gates not met, and the commits of others the head commit is built on: its status, when a run repairs it. */
   readonly notReady?: readonly string[] | undefined;
   readonly carried?: readonly string[] | undefined;
+  /**
+   * The head commit's status, posted right after the body that names the commit, did not land:
+   * a run with nothing new reads the commit's statuses and posts it. Absent, no run reads them.
+   */
+  readonly statusMissing?: boolean | undefined;
 }
 
 const METADATA = /(?:^|\n)(<!-- kdelta: (\{[^\n]*\}) -->)[ \t\r\n]*$/;

@@ -5,7 +5,7 @@ import type { FileContent, PackageFiles } from '../jobs/file-content.js';
 import { Budget } from '../forges/budget.js';
 import { STOP_LABEL, type Forge, type Proposal, type ProposalInput, type ProposalStatus } from '../forges/forge.js';
 import type { FileChange } from './proposal-body.js';
-import { renderMetadataBlock } from './proposal-metadata.js';
+import { parseMetadataBlock, renderMetadataBlock } from './proposal-metadata.js';
 import { COMMIT_TRAILER, propose } from './propose.js';
 import type { BranchCommit, Workspace } from './workspace.js';
 
@@ -251,12 +251,30 @@ describe('propose, each branch of the protocol', () => {
       throw new Error('GitHub: cannot record a status: 502');
     };
     const result = await propose(context(forge, { base }, calls), change('replicas: 2\n'));
-    expect(result).toMatchObject({ action: 'proposed', writes: true, message: 'GitHub: cannot record a status: 502' });
+    expect(result).toMatchObject({
+      action: 'proposed',
+      writes: true,
+      message: 'GitHub: cannot record a status: 502; the next run posts it',
+    });
     expect(statusOn).toEqual(['c'.repeat(40)]);
+    // the body then says so: the next run with nothing new reads the commit's statuses (and no other run does)
+    expect(parseMetadataBlock((await forge.find(target))!.body)).toMatchObject({ headCommit: 'c'.repeat(40), statusMissing: true });
   });
 
-  it('the fast no-op posts the missing status of the proposal’s commit, and says so', async () => {
-    const body = `text\n${renderMetadataBlock({ version: '1.0.0', variant: 'web', fingerprint: 'f-new', headCommit: HEAD, baseCommit: BASE, conflicts: 0, kind: 'variant' })}\n`;
+  it.each([
+    { body: 'says its status did not land', statusMissing: true, ensured: [`success ${HEAD}`], writes: true },
+    { body: 'names its commit (whose status followed it)', statusMissing: false, ensured: [], writes: false },
+  ])('the fast no-op, when the body $body: reads and posts the missing status $ensured.length time(s)', async (c) => {
+    const meta = {
+      version: '1.0.0',
+      variant: 'web',
+      fingerprint: 'f-new',
+      headCommit: HEAD,
+      baseCommit: BASE,
+      conflicts: 0,
+      kind: 'variant' as const,
+    };
+    const body = `text\n${renderMetadataBlock({ ...meta, ...(c.statusMissing ? { statusMissing: true } : {}) })}\n`;
     const { forge, calls } = memoryForge({ fingerprint: 'f-new', body });
     const ensured: string[] = [];
     forge.ensureStatus = async (_p, status, commit) => {
@@ -264,8 +282,9 @@ describe('propose, each branch of the protocol', () => {
       return true;
     };
     const result = await propose(context(forge, { base, branch: { commits: [ours] } }, calls), change('replicas: 2\n'));
-    expect(result).toMatchObject({ action: 'unchanged', writes: true, message: "the proposal's commit had no kdelta status: posted" });
-    expect(ensured).toEqual([`success ${HEAD}`]);
+    expect(result).toMatchObject({ action: 'unchanged', writes: c.writes });
+    if (c.writes) expect(result.message).toBe("the proposal's commit had no kdelta status: posted");
+    expect(ensured).toEqual(c.ensured);
     expect(calls).toEqual([]);
   });
 

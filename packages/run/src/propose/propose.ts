@@ -73,8 +73,9 @@ export async function propose(ctx: JobContext, change: Change): Promise<JobOutco
     heads.get(target.head) === meta.headCommit &&
     heads.get(target.base) === meta.baseCommit
   ) {
-    // the run that pushed this commit may have stopped before its status
-    const repaired = (await ctx.forge.ensureStatus?.(open, gate.status, meta.headCommit).catch(() => false)) === true;
+    // the status follows the body that names its commit; one that did not land is said in the body
+    const repaired =
+      meta.statusMissing === true && (await ctx.forge.ensureStatus?.(open, gate.status, meta.headCommit).catch(() => false)) === true;
     return {
       action: 'unchanged',
       writes: repaired,

@@ -1,7 +1,7 @@
 import { hideCredentials } from '@kdelta/git-source';
 import type { Change, Prepared } from '../jobs/change.js';
 import { checkpoint, type JobContext } from '../context.js';
-import { STOP_LABEL, type Proposal } from '../forges/forge.js';
+import { STOP_LABEL, type Proposal, type ProposalInput } from '../forges/forge.js';
 import type { CarriedCommit, FileChange, ProposalBodies } from './proposal-body.js';
 import { renderProposalBodies } from './proposal-body.js';
 import { parseMetadataBlock, withAutoMergeOff } from './proposal-metadata.js';
@@ -40,8 +40,11 @@ interface Step extends ProposeInput {
   readonly remote: RemoteBranch;
   readonly gate: ReviewGate;
   readonly commitMessage: string;
-  /** The proposal's bodies for a head commit (with the auto-merge-off line when `open` needs it). */
-  body(open: Proposal | undefined, headCommit: string, changes: FileChange[]): ProposalBodies;
+  /**
+   * The proposal's bodies for a head commit (with the auto-merge-off line when `open` needs it);
+   * `statusMissing`: the commit's status did not land.
+   */
+  body(open: Proposal | undefined, headCommit: string, changes: FileChange[], statusMissing?: boolean): ProposalBodies;
 }
 
 /** A proposal a human labelled `kdelta:stop`: left alone and reported. */
@@ -87,7 +90,7 @@ function texts(input: ProposeInput, gate: ReviewGate): Pick<Step, 'commitMessage
   const commitMessage = hideCredentials(
     `${prepared.title}\n\n${detail}${COMMIT_TRAILER}: ${variant}\n${FINGERPRINT_TRAILER}: ${fingerprint}\n`,
   );
-  const body = (open: Proposal | undefined, headCommit: string, changes: FileChange[]): ProposalBodies => {
+  const body = (open: Proposal | undefined, headCommit: string, changes: FileChange[], statusMissing = false): ProposalBodies => {
     const bodies = renderProposalBodies({
       title: prepared.title,
       compareUrl: prepared.compareUrl,
@@ -115,6 +118,7 @@ function texts(input: ProposeInput, gate: ReviewGate): Pick<Step, 'commitMessage
         ...(prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.id) } : {}),
         ...(prepared.notReady?.length ? { notReady: prepared.notReady.map((g) => g.type) } : {}),
         ...(carried?.length ? { carried: carried.map((c) => c.sha) } : {}),
+        ...(statusMissing ? { statusMissing: true } : {}),
       },
     });
     const clean = { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
@@ -267,8 +271,9 @@ async function writeAll(step: Step, changes: FileChange[], made: Commit, mergedO
   const { ctx, change, prepared, open } = step;
   const openMeta = open ? parseMetadataBlock(open.body) : undefined;
   const renderChanged = open !== undefined && Boolean(openMeta?.renderFailed) !== Boolean(prepared.renderFailure);
-  // A commit no proposal names yet may lack its status (pushed by a run that stopped before it).
-  const newHead = open === undefined || openMeta?.headCommit !== made.headCommit;
+  // A commit no proposal names yet may lack its status (pushed by a run that stopped before it),
+  // and so does one whose body says its status did not land.
+  const newHead = open === undefined || openMeta?.headCommit !== made.headCommit || openMeta?.statusMissing === true;
   const cost =
     (mergedOpen ? costOf(ctx, { kind: 'close' }) : 0) +
     (made.pushNeeded ? costOf(ctx, { kind: 'push', files: changes.length }) : 0) +
@@ -284,12 +289,7 @@ async function writeAll(step: Step, changes: FileChange[], made: Commit, mergedO
     if (mergedOpen) await ctx.forge.close(mergedOpen, 'merged');
     const { headCommit, pushNeeded } = made.pushNeeded ? await pushOrPublish(step, made.commit) : made;
     const bodies = step.body(open, headCommit, changes);
-    const {
-      proposal,
-      warnings: given = [],
-      created,
-      changed,
-    } = await ctx.forge.upsert({
+    const input = {
       ...change.target,
       title: prepared.title,
       body: bodies.body,
@@ -302,7 +302,8 @@ async function writeAll(step: Step, changes: FileChange[], made: Commit, mergedO
         autoMerge: step.gate.autoMerge,
       },
       headCommit,
-    });
+    };
+    const { proposal, warnings: given = [], created, changed } = await ctx.forge.upsert(input);
     const warnings = [...(step.carried ? [carriedNote(step.carried)] : []), ...given];
     let action: JobAction = open ? change.updated : change.opened;
     // A proposal another run opened just now, exactly as this one would write it, is that run's:
@@ -310,7 +311,7 @@ async function writeAll(step: Step, changes: FileChange[], made: Commit, mergedO
     if (!created && !changed && !renderChanged && (open === undefined || !pushNeeded)) action = 'unchanged';
     else if (pushNeeded || renderChanged || created || (changed && newHead)) {
       const failed = await postStatus(step, proposal, headCommit);
-      if (failed) warnings.push(failed);
+      if (failed) warnings.push(failed, await sayStatusMissing(step, { ...input, body: step.body(open, headCommit, changes, true).body }));
     }
     return {
       action,
@@ -343,6 +344,19 @@ async function pushOrPublish(step: Step, commit: string): Promise<Omit<Commit, '
   const pushed = await ws.push(step.remote);
   // Another run pushed this very proposal first: its commit is the proposal.
   return pushed === commit ? { headCommit: commit, pushNeeded: true } : { headCommit: pushed, pushNeeded: false };
+}
+
+/**
+ * The body says its commit's status did not land: only then does a run with nothing new read the
+ * commit's statuses (and post the missing one), so such a run makes one read per repository.
+ */
+async function sayStatusMissing(step: Step, input: ProposalInput): Promise<string> {
+  try {
+    await step.ctx.forge.upsert(input);
+    return 'the next run posts it';
+  } catch (error) {
+    return message(error);
+  }
 }
 
 /**

@@ -318,6 +318,40 @@ describe('server errors', () => {
     });
     expect(budget.used).toBe(gh.writes() + 1);
   });
+
+  it("a 502 after GitHub opened the pull request, looked for before it is sent again: the pull request is this call's, created", async () => {
+    const gh = await fake();
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    const forge = forgeOn(gh);
+    gh.failAfterApplying('pulls/create', 1, 502);
+    const { proposal, created, changed } = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+    expect(gh.requests.filter((r) => r.operationId === 'pulls/create').map((r) => r.status)).toEqual([502]);
+    expect({ created, changed, fingerprint: proposal.fingerprint }).toEqual({ created: true, changed: true, fingerprint: 'f' });
+    expect(gh.pulls('org/cluster-01')).toHaveLength(1);
+  });
+
+  it('a 502 before GitHub opened the pull request: none is found, so it is sent again and opened once', async () => {
+    const gh = await fake();
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    const forge = forgeOn(gh);
+    await forge.find(target(gh, 'kdelta/web'));
+    gh.failNext(1, 502);
+    const { created } = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+    expect(gh.requests.filter((r) => r.operationId === 'pulls/create').map((r) => r.status)).toEqual([502, 201]);
+    expect(created).toBe(true);
+    expect(gh.pulls('org/cluster-01')).toHaveLength(1);
+  });
+
+  it('422 "already exists" with another fingerprint (opened by someone else): found and updated, not created', async () => {
+    const gh = await fake();
+    await gh.humanCommit('org/cluster-01', 'kdelta/web', { 'web.txt': 'web\n' });
+    const other = forgeOn(gh);
+    const forge = forgeOn(gh);
+    await forge.find(target(gh, 'kdelta/web')); // the list is read before the other opens it
+    await other.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'old\n', fingerprint: 'e' });
+    const { created, changed, proposal } = await forge.upsert({ ...target(gh, 'kdelta/web'), title: 't', body: 'b\n', fingerprint: 'f' });
+    expect({ created, changed, fingerprint: proposal.fingerprint }).toEqual({ created: false, changed: true, fingerprint: 'f' });
+  });
 });
 
 describe('rate limits', () => {

@@ -14,6 +14,9 @@ import { githubRepoOf } from './repo.js';
 
 export type Pulls = Pick<Forge, 'find' | 'upsert' | 'close' | 'declined' | 'list'>;
 
+/** Sends of the request that opens a pull request when GitHub answers 5xx (as Octokit's retry: three). */
+const OPEN_SENDS = 3;
+
 export function createPulls(
   client: GitHubClient,
   cache: PullCache,
@@ -39,6 +42,8 @@ export function createPulls(
         base: input.base,
         body: stored,
         draft,
+        // a 5xx is not sent again blindly: GitHub may have opened it (openOrFind looks first)
+        request: { retries: 0 },
       });
     const draft = decorations.wantsDraft(input);
     const pull = await request(draft).catch((error: unknown) => {
@@ -49,29 +54,38 @@ export function createPulls(
     return pull.data as PullJson;
   }
 
-  /** The open pull request for the input, opened when there is none; `created` when this call opened it. */
+  /**
+   * The open pull request for the input, opened when there is none; `created` when this call opened
+   * it. A 5xx to the request that opens it may come after GitHub opened it (a proxy lost the
+   * answer): the open pull requests are read again before it is sent again, and one carrying
+   * exactly the body just sent is this call's (so it is reported created and gets its status now).
+   */
   async function openOrFind(input: ProposalInput, stored: string, warnings: string[]): Promise<{ r: PullRecord; created: boolean }> {
     const found = await cache.findRecord(input);
     if (found) return { r: found, created: false };
     const repo = client.repoOf(input.repo);
-    try {
-      const r = { pull: await openPull(input, stored, warnings), downstream: input.downstream, repoUrl: input.repo };
-      (await cache.openPulls(input)).set(r.pull.number, r);
-      return { r, created: true };
-    } catch (error) {
-      const text = JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? '');
-      if ((error as { status?: number }).status !== 422 || !/already exists/i.test(text)) {
-        throw client.failure(error, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
+    for (let send = 1; ; send++) {
+      try {
+        const r = { pull: await openPull(input, stored, warnings), downstream: input.downstream, repoUrl: input.repo };
+        (await cache.openPulls(input)).set(r.pull.number, r);
+        return { r, created: true };
+      } catch (error) {
+        const status = (error as { status?: number }).status ?? 0;
+        const text = JSON.stringify((error as { response?: { data?: unknown } }).response?.data ?? '');
+        const lost = status >= 500 && send < OPEN_SENDS;
+        const exists = status === 422 && /already exists/i.test(text);
+        if (!lost && !exists) throw client.failure(error, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
+        // Opened since the list was read (another run), or by this call's own send: read it again.
+        cache.forget(repo);
+        const r = await cache.findRecord(input);
+        if (r) return { r, created: (lost || send > 1) && r.pull.body === stored };
+        if (exists)
+          throw new ForgeError(
+            'github-request-failed',
+            `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`,
+          );
+        // not opened: sent again
       }
-      // Opened since the list was read (another run): read it again and update that one.
-      cache.forget(repo);
-      const r = await cache.findRecord(input);
-      if (!r)
-        throw new ForgeError(
-          'github-request-failed',
-          `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`,
-        );
-      return { r, created: false };
     }
   }
 
