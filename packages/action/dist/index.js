@@ -33497,7 +33497,9 @@ function createPulls(client, cache2, decorations, options) {
       head: input.head,
       base: input.base,
       body: stored,
-      draft: draft2
+      draft: draft2,
+      // a 5xx is not sent again blindly: GitHub may have opened it (openOrFind looks first)
+      request: { retries: 0 }
     });
     const draft = decorations.wantsDraft(input);
     const pull = await request2(draft).catch((error2) => {
@@ -33511,23 +33513,26 @@ function createPulls(client, cache2, decorations, options) {
     const found = await cache2.findRecord(input);
     if (found) return { r: found, created: false };
     const repo = client.repoOf(input.repo);
-    try {
-      const r = { pull: await openPull(input, stored, warnings), downstream: input.downstream, repoUrl: input.repo };
-      (await cache2.openPulls(input)).set(r.pull.number, r);
-      return { r, created: true };
-    } catch (error2) {
-      const text2 = JSON.stringify(error2.response?.data ?? "");
-      if (error2.status !== 422 || !/already exists/i.test(text2)) {
-        throw client.failure(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
+    for (let send = 1; ; send++) {
+      try {
+        const r = { pull: await openPull(input, stored, warnings), downstream: input.downstream, repoUrl: input.repo };
+        (await cache2.openPulls(input)).set(r.pull.number, r);
+        return { r, created: true };
+      } catch (error2) {
+        const status = error2.status ?? 0;
+        const text2 = JSON.stringify(error2.response?.data ?? "");
+        const lost = status >= 500 && send < OPEN_SENDS;
+        const exists2 = status === 422 && /already exists/i.test(text2);
+        if (!lost && !exists2) throw client.failure(error2, `open the pull request for ${input.head} in ${keyOf(repo)}`, repo.owner);
+        cache2.forget(repo);
+        const r = await cache2.findRecord(input);
+        if (r) return { r, created: (lost || send > 1) && r.pull.body === stored };
+        if (exists2)
+          throw new ForgeError(
+            "github-request-failed",
+            `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`
+          );
       }
-      cache2.forget(repo);
-      const r = await cache2.findRecord(input);
-      if (!r)
-        throw new ForgeError(
-          "github-request-failed",
-          `GitHub: a pull request for ${input.head} into ${input.base} exists in ${keyOf(repo)} but cannot be found`
-        );
-      return { r, created: false };
     }
   }
   async function edit(r, input, stored) {
@@ -33614,6 +33619,7 @@ function createPulls(client, cache2, decorations, options) {
     }
   };
 }
+var OPEN_SENDS;
 var init_pulls = __esm({
   "../run/src/forges/github/pulls.ts"() {
     "use strict";
@@ -33621,6 +33627,7 @@ var init_pulls = __esm({
     init_client();
     init_pull_cache();
     init_repo();
+    OPEN_SENDS = 3;
   }
 });
 
@@ -50934,7 +50941,9 @@ async function writeRunDashboard(dashboard, results, ran, allowedRemovals) {
   if (!dashboard.opened) return { report: dashboard.skipped, warnings: [] };
   const { ticks } = dashboard;
   const retried = ran.filter((j) => j.kind !== "retire").map((j) => jobKey(j.variant, j.downstream));
-  const reproposed = [...ticks.repropose].filter((url) => results.some((r) => r.proposal?.url === url && r.action !== "declined"));
+  const reproposed = [...ticks.repropose].filter(
+    (url) => results.some((r) => r.reproposed === url || r.proposal?.url === url && r.action !== "declined")
+  );
   const written = await dashboard.opened.write(results, {
     retry: retried.filter((k) => ticks.retry.has(k)),
     allowRemovals: allowedRemovals !== void 0 ? [allowedRemovals] : [],
@@ -51923,7 +51932,7 @@ ${detail2}${COMMIT_TRAILER}: ${variant}
 ${FINGERPRINT_TRAILER}: ${fingerprint}
 `
   );
-  const body = (open2, headCommit, changes) => {
+  const body = (open2, headCommit, changes, statusMissing = false) => {
     const bodies = renderProposalBodies({
       title: prepared.title,
       compareUrl: prepared.compareUrl,
@@ -51950,7 +51959,8 @@ ${FINGERPRINT_TRAILER}: ${fingerprint}
         ...prepared.renderFailure ? { renderFailed: true } : {},
         ...prepared.decisions?.decided.length ? { decided: prepared.decisions.decided.map((d) => d.choice.id) } : {},
         ...prepared.notReady?.length ? { notReady: prepared.notReady.map((g) => g.type) } : {},
-        ...carried?.length ? { carried: carried.map((c) => c.sha) } : {}
+        ...carried?.length ? { carried: carried.map((c) => c.sha) } : {},
+        ...statusMissing ? { statusMissing: true } : {}
       }
     });
     const clean = { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
@@ -52057,7 +52067,7 @@ async function writeAll(step2, changes, made, mergedOpen) {
   const { ctx, change, prepared, open: open2 } = step2;
   const openMeta = open2 ? parseMetadataBlock(open2.body) : void 0;
   const renderChanged = open2 !== void 0 && Boolean(openMeta?.renderFailed) !== Boolean(prepared.renderFailure);
-  const newHead = open2 === void 0 || openMeta?.headCommit !== made.headCommit;
+  const newHead = open2 === void 0 || openMeta?.headCommit !== made.headCommit || openMeta?.statusMissing === true;
   const cost = (mergedOpen ? costOf(ctx, { kind: "close" }) : 0) + (made.pushNeeded ? costOf(ctx, { kind: "push", files: changes.length }) : 0) + (made.pushNeeded || renderChanged || newHead ? costOf(ctx, { kind: "status" }) : 0) + costOf(ctx, { kind: "upsert", created: open2 === void 0 });
   const release = reserve(ctx, cost);
   if (!release) {
@@ -52068,12 +52078,7 @@ async function writeAll(step2, changes, made, mergedOpen) {
     if (mergedOpen) await ctx.forge.close(mergedOpen, "merged");
     const { headCommit, pushNeeded } = made.pushNeeded ? await pushOrPublish(step2, made.commit) : made;
     const bodies = step2.body(open2, headCommit, changes);
-    const {
-      proposal,
-      warnings: given = [],
-      created,
-      changed
-    } = await ctx.forge.upsert({
+    const input = {
       ...change.target,
       title: prepared.title,
       body: bodies.body,
@@ -52086,13 +52091,14 @@ async function writeAll(step2, changes, made, mergedOpen) {
         autoMerge: step2.gate.autoMerge
       },
       headCommit
-    });
+    };
+    const { proposal, warnings: given = [], created, changed } = await ctx.forge.upsert(input);
     const warnings = [...step2.carried ? [carriedNote(step2.carried)] : [], ...given];
     let action = open2 ? change.updated : change.opened;
     if (!created && !changed && !renderChanged && (open2 === void 0 || !pushNeeded)) action = "unchanged";
     else if (pushNeeded || renderChanged || created || changed && newHead) {
       const failed = await postStatus(step2, proposal, headCommit);
-      if (failed) warnings.push(failed);
+      if (failed) warnings.push(failed, await sayStatusMissing(step2, { ...input, body: step2.body(open2, headCommit, changes, true).body }));
     }
     return {
       action,
@@ -52123,6 +52129,14 @@ async function pushOrPublish(step2, commit) {
   const pushed = await ws.push(step2.remote);
   return pushed === commit ? { headCommit: commit, pushNeeded: true } : { headCommit: pushed, pushNeeded: false };
 }
+async function sayStatusMissing(step2, input) {
+  try {
+    await step2.ctx.forge.upsert(input);
+    return "the next run posts it";
+  } catch (error2) {
+    return message(error2);
+  }
+}
 async function postStatus(step2, proposal, headCommit) {
   try {
     await step2.ctx.forge.setStatus(proposal, step2.gate.status, headCommit);
@@ -52148,7 +52162,8 @@ async function propose(ctx, change) {
     justDeclined = true;
     open2 = void 0;
   } else if (!open2) declined = await ctx.forge.declined?.(target);
-  if (declined && !justDeclined && ctx.repropose?.has(declined.url)) declined = void 0;
+  const reproposed = declined && !justDeclined && ctx.repropose?.has(declined.url) ? declined.url : void 0;
+  if (reproposed) declined = void 0;
   if (declined && declined.fingerprint === fingerprint) {
     return {
       action: "declined",
@@ -52164,7 +52179,7 @@ async function propose(ctx, change) {
   const gate = meta && reviewGate({ kind: "built", conflicts: meta.conflicts, notReady: strings2(meta.notReady), carried: strings2(meta.carried) });
   if (open2 && meta && gate && !meta.renderFailed && // auto-merge on where the gate holds it back (a person turned it on, or a run could not turn it off)
   !autoMergeToTurnOff(open2, gate) && ticked.length === 0 && open2.fingerprint === fingerprint && heads.get(target.head) === meta.headCommit && heads.get(target.base) === meta.baseCommit) {
-    const repaired = await ctx.forge.ensureStatus?.(open2, gate.status, meta.headCommit).catch(() => false) === true;
+    const repaired = meta.statusMissing === true && await ctx.forge.ensureStatus?.(open2, gate.status, meta.headCommit).catch(() => false) === true;
     return {
       action: "unchanged",
       writes: repaired,
@@ -52228,6 +52243,8 @@ async function propose(ctx, change) {
   return {
     ...proposed,
     ...said.length > 0 ? { message: said.join("; ") } : {},
+    // the declined proposal a person asked for again: the new one may live elsewhere (a new pull request)
+    ...reproposed !== void 0 && proposed.writes ? { reproposed } : {},
     fingerprint,
     ...prepared.upstream ? { upstream: prepared.upstream } : {},
     // the clashes with carried commits are conflicts too: a reviewer has to look at them
