@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,7 +48,7 @@ describe('local forge records', () => {
     await expect(forge.find({ downstream: '../x', repo: '', head: 'kdelta/a', base: 'main' })).rejects.toThrow(
       /downstream "\.\.\/x" cannot name a file/,
     );
-    const { writeFileSync, mkdirSync } = await import('node:fs');
+    const { mkdirSync } = await import('node:fs');
     mkdirSync(join(root, 'bad', 'c1'), { recursive: true });
     writeFileSync(join(root, 'bad', 'c1', 'v.md'), 'no header\n');
     await expect(forge.list()).rejects.toThrow(/c1\/v\.md: not a kdelta proposal record/);
@@ -58,5 +58,26 @@ describe('local forge records', () => {
       code: 'invalid-name',
     });
     await expect(forge.list()).rejects.toMatchObject({ name: 'ForgeError', code: 'invalid-proposal-record' });
+  });
+
+  it('lists many records in order, and a record a person edits between two reads is read again', async () => {
+    const dir = join(root, 'many');
+    const forge = createLocalForge({ dir });
+    // more records than list() reads at the same time, over several downstreams
+    const targets = Array.from({ length: 70 }, (_, i) => ({
+      downstream: `cluster-${String(i % 7).padStart(2, '0')}`,
+      repo: '/r.git',
+      head: `kdelta/web-${String(i).padStart(2, '0')}`,
+      base: 'main',
+    }));
+    for (const t of [...targets].reverse()) await forge.upsert({ ...t, title: `kdelta: ${t.head}`, body: 'v1\n', fingerprint: 'one' });
+    const listed = await forge.list();
+    const order = (t: { downstream: string; head: string }) => `${t.downstream} ${t.head}`;
+    expect(listed.map(order)).toEqual(targets.map(order).sort());
+    const first = targets[0]!;
+    const file = join(dir, first.downstream, 'web-00.md');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('fingerprint: one', 'fingerprint: two').replace('v1\n', 'edited\n'));
+    expect(await forge.find(first)).toMatchObject({ fingerprint: 'two', body: 'edited\n' });
+    expect((await forge.list()).find((p) => p.head === first.head)).toMatchObject({ fingerprint: 'two', body: 'edited\n' });
   });
 });

@@ -32,6 +32,9 @@ export interface LocalForgeOptions {
 
 const SAFE = /^[A-Za-z0-9._-]+$/;
 
+/** Records list() reads at the same time. */
+const LIST_BATCH = 32;
+
 function segment(what: string, value: string): string {
   if (!SAFE.test(value) || value === '.' || value === '..') {
     throw new ForgeError('invalid-name', `local forge: ${what} "${value}" cannot name a file (letters, digits, ".", "_" and "-" only)`);
@@ -137,6 +140,10 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
     join(options.dir, segment('downstream', t.downstream), `${variantOf(t.head)}.md`);
   const urlOf = (file: string) => (options.displayRoot ? relative(options.displayRoot, file) : file);
 
+  // The last text read from each record and its parse: a run lists every record (merged removals),
+  // then each job finds its own, and a header's YAML is parsed once while its text is the same.
+  const parsed = new Map<string, { text: string; record: ReturnType<typeof parseRecord> }>();
+
   async function read(file: string): Promise<Proposal | undefined> {
     let text: string;
     try {
@@ -145,7 +152,10 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    const { header, body } = parseRecord(text, urlOf(file));
+    const known = parsed.get(file);
+    const record = known?.text === text ? known.record : parseRecord(text, urlOf(file));
+    parsed.set(file, { text, record });
+    const { header, body } = record;
     return { ...header, body, id: `${header.downstream}/${variantOf(header.head)}`, url: urlOf(file) };
   }
 
@@ -227,12 +237,14 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
         throw error;
       }
+      const files: string[] = [];
       for (const d of downstreams) {
-        const files = (await readdir(join(options.dir, d))).filter((f) => f.endsWith('.md')).sort();
-        for (const f of files) {
-          const p = await read(join(options.dir, d, f));
-          if (p) out.push(p);
-        }
+        for (const f of (await readdir(join(options.dir, d))).filter((f) => f.endsWith('.md')).sort()) files.push(join(options.dir, d, f));
+      }
+      // read a batch at a time, in order: one record after another waits on the disk each time,
+      // all at once could run out of file descriptors in a large fleet
+      for (let i = 0; i < files.length; i += LIST_BATCH) {
+        for (const p of await Promise.all(files.slice(i, i + LIST_BATCH).map(read))) if (p) out.push(p);
       }
       return out;
     },
