@@ -48353,6 +48353,7 @@ import { join as join10, relative as relative3 } from "node:path";
 init_src2();
 init_errors2();
 var SAFE = /^[A-Za-z0-9._-]+$/;
+var LIST_BATCH = 32;
 function segment(what, value2) {
   if (!SAFE.test(value2) || value2 === "." || value2 === "..") {
     throw new ForgeError("invalid-name", `local forge: ${what} "${value2}" cannot name a file (letters, digits, ".", "_" and "-" only)`);
@@ -48438,6 +48439,7 @@ function createLocalForge(options) {
   const variantOf = (head) => variantNameOf(head, prefix);
   const fileOf2 = (t) => join10(options.dir, segment("downstream", t.downstream), `${variantOf(t.head)}.md`);
   const urlOf = (file) => options.displayRoot ? relative3(options.displayRoot, file) : file;
+  const parsed = /* @__PURE__ */ new Map();
   async function read(file) {
     let text2;
     try {
@@ -48446,7 +48448,10 @@ function createLocalForge(options) {
       if (error2.code === "ENOENT") return void 0;
       throw error2;
     }
-    const { header: header2, body } = parseRecord(text2, urlOf(file));
+    const known = parsed.get(file);
+    const record = known?.text === text2 ? known.record : parseRecord(text2, urlOf(file));
+    parsed.set(file, { text: text2, record });
+    const { header: header2, body } = record;
     return { ...header2, body, id: `${header2.downstream}/${variantOf(header2.head)}`, url: urlOf(file) };
   }
   async function write(p) {
@@ -48521,12 +48526,12 @@ function createLocalForge(options) {
         if (error2.code === "ENOENT") return [];
         throw error2;
       }
+      const files = [];
       for (const d of downstreams) {
-        const files = (await readdir5(join10(options.dir, d))).filter((f) => f.endsWith(".md")).sort();
-        for (const f of files) {
-          const p = await read(join10(options.dir, d, f));
-          if (p) out.push(p);
-        }
+        for (const f of (await readdir5(join10(options.dir, d))).filter((f2) => f2.endsWith(".md")).sort()) files.push(join10(options.dir, d, f));
+      }
+      for (let i = 0; i < files.length; i += LIST_BATCH) {
+        for (const p of await Promise.all(files.slice(i, i + LIST_BATCH).map(read))) if (p) out.push(p);
       }
       return out;
     }
