@@ -35,7 +35,13 @@ describe('the field diff of a big or deep resource', () => {
   const counted = (depth: number, width: number, changed: number) => {
     let reads = 0;
     const field = (o: Record<string, unknown>, k: string, v: unknown) =>
-      Object.defineProperty(o, k, { enumerable: true, get: () => (reads++, v) });
+      Object.defineProperty(o, k, {
+        enumerable: true,
+        get: () => {
+          reads++;
+          return v;
+        },
+      });
     let node: Record<string, unknown> = {};
     for (let i = 0; i < width; i++) field(node, `key-${i}`, i === changed ? 'new' : 'old');
     for (let d = 0; d < depth; d++) node = field({}, `level${d}`, node);
