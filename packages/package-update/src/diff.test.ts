@@ -1,6 +1,6 @@
 import { PackageTree } from '@kdelta/kptfile-model';
 import { describe, expect, it } from 'vitest';
-import { diffTrees } from './diff.js';
+import { diffTrees, fieldDiffs } from './diff.js';
 
 const deploy = (replicas: number, args: string[]) =>
   `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${replicas}\n  template:\n    spec:\n      containers:\n      - name: app\n        args: ${JSON.stringify(args)}\n`;
@@ -27,5 +27,38 @@ describe('what changed between two versions of a package, as values', () => {
         ],
       },
     ]);
+  });
+});
+
+describe('the field diff of a big or deep resource', () => {
+  /** A map nested `depth` deep with `width` values at the bottom, every read of a field counted. */
+  const counted = (depth: number, width: number, changed: number) => {
+    let reads = 0;
+    const field = (o: Record<string, unknown>, k: string, v: unknown) =>
+      Object.defineProperty(o, k, {
+        enumerable: true,
+        get: () => {
+          reads++;
+          return v;
+        },
+      });
+    let node: Record<string, unknown> = {};
+    for (let i = 0; i < width; i++) field(node, `key-${i}`, i === changed ? 'new' : 'old');
+    for (let d = 0; d < depth; d++) node = field({}, `level${d}`, node);
+    return { value: node, reads: () => reads };
+  };
+
+  it.each([
+    { shape: 'a wide map (a ConfigMap data)', depth: 2, width: 4_000 },
+    { shape: 'a deep tree', depth: 200, width: 10 },
+  ])('reads each field a bounded number of times in $shape, however deep it sits', ({ depth, width }) => {
+    const a = counted(depth, width, -1);
+    const b = counted(depth, width, width - 1);
+    const diffs = fieldDiffs(a.value, b.value);
+    expect(diffs).toHaveLength(1);
+    expect(diffs[0]?.before).toBe('old');
+    expect(diffs[0]?.after).toBe('new');
+    // each side's fields: read once or twice in all, not once per level above them
+    expect(a.reads()).toBeLessThanOrEqual(2 * (depth + width));
   });
 });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { hideCredentials } from '@kdelta/git-source';
 import type { PackageTree } from '@kdelta/kptfile-model';
 import { parseYamlStream, yamlDocumentValue } from '@kdelta/merge-core';
@@ -80,10 +81,13 @@ export function fieldChanges(a: unknown, b: unknown, path = ''): string[] {
   return fieldDiffs(a, b, path).map(fieldLine);
 }
 
-/** Field-level differences as values: maps and lists of named items are descended into, other lists are compared whole. */
+/**
+ * Field-level differences as values: maps and lists of named items are descended into, other lists are compared whole.
+ * Each field is looked at once on the way down: comparing whole subtrees at every level (as text, once)
+ * made a big map (a ConfigMap's 40,000 keys) cost copies of its text per level and a deep tree quadratic time.
+ */
 export function fieldDiffs(a: unknown, b: unknown, path = ''): FieldDiff[] {
-  if (JSON.stringify(a) === JSON.stringify(b)) return [];
-  const isMap = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+  const isMap = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x) && !(x instanceof Date);
   if (isMap(a) && isMap(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
     return keys.flatMap((k) => fieldDiffs(a[k], b[k], `${path}.${k}`));
@@ -98,7 +102,7 @@ export function fieldDiffs(a: unknown, b: unknown, path = ''): FieldDiff[] {
       return names.flatMap((n) => fieldDiffs(ma.get(n), mb.get(n), `${path}[name="${n}"]`));
     }
   }
-  return [{ path: path || '.', before: a, after: b }];
+  return isDeepStrictEqual(a, b) ? [] : [{ path: path || '.', before: a, after: b }];
 }
 
 /** What changes between two versions of a package tree (nested packages included), resource by resource. */
