@@ -408,7 +408,7 @@ describe('addMergeComments on one large stream', () => {
     ).join('---\n');
   const fastest = (text: string): number => {
     let best = Infinity;
-    for (let r = 0; r < 5; r++) {
+    for (let r = 0; r < 7; r++) {
       const t = performance.now();
       addMergeComments(text);
       best = Math.min(best, performance.now() - t);
@@ -422,10 +422,11 @@ describe('addMergeComments on one large stream', () => {
   });
 
   it('takes time linear in the size of the stream (4× the resources, well under 16× the time)', () => {
-    const small = stream(1_000);
-    const large = stream(4_000);
+    const small = stream(2_000);
+    const large = stream(8_000);
     fastest(small); // warm up
     const ratio = fastest(large) / fastest(small);
-    expect(ratio).toBeLessThan(8);
+    // linear is 4×; the quadratic edits gave about 20× on these sizes
+    expect(ratio).toBeLessThan(10);
   });
 });
