@@ -1,5 +1,8 @@
 // Benchmark: `pkg update` of a package of 1,000 realistic resources with local edits, kdelta beside
-// the installed kpt on the same package in the same run. Build first:
+// its floor (a `yaml` parse of the three inputs, in a process of its own) and the installed kpt on
+// the same package in the same run: min/median/max of RUNS (5) and each one's peak memory.
+// SHAPE=stream (the default) puts every resource in one file, SHAPE=files one file per app. kpt
+// takes about 100 s a run on 1,000 resources, so it runs KPT_RUNS times (1). Build first:
 //   npx turbo run build --filter=kdelta && node packages/cli/bench/pkg-update.bench.mjs
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,9 +12,11 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { addMergeComments } from '@kdelta/kptfile-model';
-import { syntheticPackage } from '../../merge-core/bench/synthetic.mjs';
+import { oneStream, syntheticPackage } from '../../merge-core/bench/synthetic.mjs';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kdelta.js');
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = join(here, '..', 'bin', 'kdelta.js');
+const child = join(here, 'pkg-update-child.mjs');
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'kdelta-bench-update-')));
 const upstream = join(root, 'upstream');
 const ws = join(root, 'ws');
@@ -22,7 +27,9 @@ const git = (cwd, ...args) =>
 // file per app. Upstream changes every tenth app (image, env, ports, sidecars, data; a few resources
 // added and deleted); local edits replicas, labels and env values in most apps.
 const resources = Number(process.env.RESOURCES ?? 1000);
-const pkg = syntheticPackage(resources, { upstreamChangeEvery: 10 });
+const shape = process.env.SHAPE ?? 'stream';
+const apps = syntheticPackage(resources, { upstreamChangeEvery: 10 });
+const pkg = shape === 'stream' ? oneStream(apps) : apps;
 
 function writeVersion(files) {
   rmSync(join(upstream, 'pkg', 'apps'), { recursive: true, force: true });
@@ -54,18 +61,40 @@ for (const f of pkg.local) writeFileSync(join(ws, 'base', f.path), addMergeComme
 git(ws, 'add', '-A');
 git(ws, 'commit', '--quiet', '-m', 'local edits');
 
+/** One update as a process of its own: its wall time and its peak memory (max RSS, in KiB). */
 function timeUpdate(tool, dir) {
   cpSync(join(ws, 'base'), join(ws, dir), { recursive: true });
   git(ws, 'add', '-A');
   git(ws, 'commit', '--quiet', '-m', `copy ${dir}`);
+  const rssFile = join(root, `rss-${dir}`);
   const t0 = performance.now();
   const r =
     tool === 'kpt'
       ? spawnSync('kpt', ['pkg', 'update', `${dir}@v2`, '--strategy=resource-merge'], { cwd: ws, env, encoding: 'utf8' })
-      : spawnSync('node', [bin, 'pkg', 'update', `${dir}@v2`, '--strategy=resource-merge'], { cwd: ws, env, encoding: 'utf8' });
+      : spawnSync('node', ['--import', child, bin, 'pkg', 'update', `${dir}@v2`, '--strategy=resource-merge'], {
+          cwd: ws,
+          env: { ...env, KDELTA_BENCH_RSS_FILE: rssFile },
+          encoding: 'utf8',
+        });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`${tool} failed: ${r.stderr}`);
-  return ms;
+  return { ms, rss: tool === 'kpt' ? undefined : Number(readFileSync(rssFile, 'utf8')) };
+}
+
+/** The floor, as a process of its own: parsing and printing the three inputs with `yaml`. */
+const inputs = join(root, 'inputs');
+for (const [side, files] of Object.entries({ origin: pkg.origin, upstream: pkg.upstream, local: pkg.local })) {
+  for (const f of files) {
+    mkdirSync(dirname(join(inputs, side, f.path)), { recursive: true });
+    writeFileSync(join(inputs, side, f.path), f.text);
+  }
+}
+const inputFiles = ['origin', 'upstream', 'local'].flatMap((side) => pkg[side].map((f) => join(inputs, side, f.path)));
+function timeFloor() {
+  const rssFile = join(root, 'rss-floor');
+  const r = spawnSync('node', [child, 'floor', ...inputFiles], { env: { ...env, KDELTA_BENCH_RSS_FILE: rssFile }, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`floor failed: ${r.stderr}`);
+  return { ms: JSON.parse(r.stdout).ms, rss: Number(readFileSync(rssFile, 'utf8')) };
 }
 
 function canonical(value) {
@@ -95,28 +124,43 @@ function differingFiles(a, b) {
   });
 }
 
-const runs = Number(process.env.RUNS ?? 3);
+const runs = Number(process.env.RUNS ?? 5);
+const kptRuns = Math.min(runs, Number(process.env.KPT_RUNS ?? 1));
 const kd = [];
+const fl = [];
 const kp = [];
 timeUpdate('kdelta', 'warmup'); // fills the cache, as a second update would find it
+timeFloor();
+// interleaved, so that what else the machine does weighs on both alike
 for (let r = 0; r < runs; r++) {
   kd.push(timeUpdate('kdelta', `kd-${r}`));
-  if (kptAvailable) kp.push(timeUpdate('kpt', `kpt-${r}`));
+  fl.push(timeFloor());
+  if (kptAvailable && r < kptRuns) kp.push(timeUpdate('kpt', `kpt-${r}`));
 }
 // The speed is only worth reporting if the result is kpt's: compare the resources as data.
-const differing = kptAvailable ? differingFiles(join(ws, `kd-${runs - 1}`), join(ws, `kpt-${runs - 1}`)) : [];
+const differing = kp.length > 0 ? differingFiles(join(ws, `kd-${kp.length - 1}`), join(ws, `kpt-${kp.length - 1}`)) : [];
 if (process.env.KEEP) console.log(`kept: ${root}`);
 else rmSync(root, { recursive: true, force: true });
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const sorted = (xs) => [...xs].sort((a, b) => a - b);
+const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
+const spread = (xs) => [sorted(xs)[0], median(xs), sorted(xs)[xs.length - 1]].map((v) => (v / 1000).toFixed(2)).join(' / ') + ' s';
+const ms = (xs) => xs.map((x) => x.ms);
+const mib = (xs) => `${(Math.max(...xs.map((x) => x.rss)) / 1024).toFixed(0)} MiB`;
 const count = (files) => files.reduce((n, f) => n + f.text.split(/^---$/m).length, 0);
-console.log(`package: ${count(pkg.local)} resources in ${pkg.local.length} files; upstream changes 10% of apps; ${runs} runs, median`);
-console.log(`kdelta pkg update: ${(median(kd) / 1000).toFixed(2)} s`);
-if (kptAvailable) {
-  console.log(`kpt pkg update:    ${(median(kp) / 1000).toFixed(2)} s`);
-  console.log(`speed-up:          ${(median(kp) / median(kd)).toFixed(1)}×`);
+console.log(
+  `package: ${count(pkg.local)} resources in ${pkg.local.length} file(s) (${shape}); upstream changes 10% of apps; ${runs} runs (min / median / max)`,
+);
+console.log(`kdelta pkg update:  ${spread(ms(kd))}, peak RSS ${mib(kd)}`);
+console.log(`floor (yaml parse): ${spread(ms(fl))}, peak RSS ${mib(fl)}`);
+console.log(`kdelta / floor:     ${(median(ms(kd)) / median(ms(fl))).toFixed(1)}× (medians)`);
+if (kp.length > 0) {
+  console.log(`kpt pkg update:     ${spread(ms(kp))} (${kp.length} run(s))`);
+  console.log(
+    `kdelta / kpt:       ${(median(ms(kd)) / median(ms(kp))).toFixed(3)}× median, ${(Math.max(...ms(kd)) / median(ms(kp))).toFixed(3)}× the slowest`,
+  );
   console.log(
     differing.length === 0
-      ? 'result:            the same resources as kpt (compared as data)'
-      : `result:            differs from kpt in ${differing.length} file(s): ${differing.slice(0, 5).join(', ')}`,
+      ? 'result:             the same resources as kpt (compared as data)'
+      : `result:             differs from kpt in ${differing.length} file(s): ${differing.slice(0, 5).join(', ')}`,
   );
-} else console.log('kpt is absent (not on PATH): no side-by-side figure');
+} else if (!kptAvailable) console.log('kpt is absent (not on PATH): no side-by-side figure');
