@@ -397,36 +397,18 @@ describe('addMergeComments, identity property', () => {
 });
 
 describe('addMergeComments on one large stream', () => {
-  // A generated package is often one file of thousands of resources: marking it must cost about
-  // what reading it costs, not a copy of the whole text per resource (quadratic time, and garbage
-  // the collector has to chase, which made `pkg update` of such a stream slow and erratic).
+  // A generated package is often one file of thousands of resources: marking it costs about what
+  // reading it costs (one pass, not a copy of the whole text per resource). Its time is measured
+  // by packages/cli/bench/pkg-update.bench.mjs beside its floor, not here.
   const stream = (n: number): string =>
     Array.from(
       { length: n },
       (_, i) =>
         `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-${i}\n  namespace: ns\n  annotations:\n    a: b\ndata:\n  k: "${'v'.repeat(400)}"\n`,
     ).join('---\n');
-  const fastest = (text: string): number => {
-    let best = Infinity;
-    for (let r = 0; r < 7; r++) {
-      const t = performance.now();
-      addMergeComments(text);
-      best = Math.min(best, performance.now() - t);
-    }
-    return best;
-  };
 
   it('marks every resource of the stream', () => {
     const out = addMergeComments(stream(3));
     expect(out.match(/# kpt-merge: ns\/cm-\d/g)).toEqual(['# kpt-merge: ns/cm-0', '# kpt-merge: ns/cm-1', '# kpt-merge: ns/cm-2']);
-  });
-
-  it('takes time linear in the size of the stream (4× the resources, well under 16× the time)', () => {
-    const small = stream(2_000);
-    const large = stream(8_000);
-    fastest(small); // warm up
-    const ratio = fastest(large) / fastest(small);
-    // linear is 4×; the quadratic edits gave about 20× on these sizes
-    expect(ratio).toBeLessThan(10);
   });
 });
