@@ -9,6 +9,10 @@
 // run must do to learn that nothing moved; kdelta's look-ups need not be sequential). The no-op run
 // and its floor are timed 5 times each, alternating, in the same sitting: min/median/max of both
 // and the ratio of the medians (the machine may be shared: the ratio is the figure compared).
+// The first run (all new) is also timed TIMES times on its own, the fleet reset between (proposal
+// branches, records and fetch cache removed): min/median/max; goal ≤ 10 s. KDELTA_BENCH_ONLY=first
+// stops after it; KDELTA_BENCH_BASELINE=<another kdelta.js> times that CLI too, alternating, in
+// the same sitting (a before/after comparison on a shared machine).
 // Build first: `npx turbo run build --filter=kdelta`, then `node packages/cli/bench/run.bench.mjs`.
 // KDELTA_BENCH_REPOS (default 100) and KDELTA_BENCH_PACKAGES (default 10) scale it; with
 // KDELTA_BENCH_PACKAGES=1, 2. is left out.
@@ -19,7 +23,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createBenchFleet, write } from './local-fleet.mjs';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kdelta.js');
+const ownBin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'kdelta.js');
+let bin = ownBin;
 const REPOS = Number(process.env.KDELTA_BENCH_REPOS ?? 100);
 const PACKAGES = Number(process.env.KDELTA_BENCH_PACKAGES ?? 10);
 const GOAL_MS = 60_000;
@@ -46,6 +51,7 @@ function kdelta(label, expectCount) {
 }
 
 const NOOP_GOAL = 1;
+const FIRST_GOAL_MS = 10_000;
 const TIMES = 5;
 
 /** What every run must pay to learn that nothing moved: one ls-remote per downstream. */
@@ -76,42 +82,74 @@ const show = (label, variants, { ms, actions }, goal = true) => {
   );
 };
 
+/** The fleet as before its first run: no proposal branch, no record, no fetch cache. */
+function resetFleet() {
+  for (const n of names) {
+    const bare = join(root, `${n}.git`);
+    const branches = git(bare, 'for-each-ref', '--format=%(refname)', 'refs/heads/kdelta/').split('\n').filter(Boolean);
+    if (branches.length > 0)
+      execFileSync('git', ['update-ref', '--stdin'], { cwd: bare, env, input: branches.map((b) => `delete ${b}\n`).join('') });
+  }
+  rmSync(join(control, '.kdelta', 'proposals'), { recursive: true, force: true });
+  rmSync(join(root, 'cache'), { recursive: true, force: true });
+}
+
 try {
   mkdirSync(control);
   write(control, controlFiles(['web'], 'v1'));
-  show('100 variants, first run (all new)', REPOS, kdelta('first', REPOS));
-  mergeAll(['web']);
-  write(control, controlFiles(['web'], 'v2'));
-  show('100 variants, v1 → v2 (all updated, 3-way)', REPOS, kdelta('update', REPOS));
-  // alternating, so that a burst of load on the shared machine falls on both
-  const noops = [];
-  const floors = [];
+  const firsts = { [ownBin]: [] };
+  const baseline = process.env.KDELTA_BENCH_BASELINE;
+  if (baseline) firsts[baseline] = [];
   for (let i = 0; i < TIMES; i++) {
-    noops.push(kdelta('no-op', REPOS));
-    floors.push(lsRemoteFloor());
+    for (const b of Object.keys(firsts)) {
+      bin = b;
+      firsts[b].push(kdelta('first', REPOS).ms);
+      resetFleet();
+    }
   }
-  const noop = { ms: median(noops.map((n) => n.ms)), actions: noops[0].actions };
-  show(`${REPOS} variants, nothing new (median of ${TIMES})`, REPOS, noop);
-  const floor = median(floors);
-  show(`floor: ${REPOS} × git ls-remote, sequential (median of ${TIMES})`, REPOS, { ms: floor, actions: {} }, false);
-  console.log(`  no-op run min/median/max: ${spread(noops.map((n) => n.ms))}`);
-  console.log(`  floor      min/median/max: ${spread(floors)}`);
-  const ratio = noop.ms / floor;
-  console.log(`no-op run / floor: ${ratio.toFixed(2)}×${ratio > NOOP_GOAL ? `  ← over the ${NOOP_GOAL}× goal` : ''}`);
-
-  if (PACKAGES > 1) {
-    const packages = ['web', ...Array.from({ length: PACKAGES - 1 }, (_, i) => `web-${i + 2}`)];
-    write(control, controlFiles(packages, 'v2'));
-    show(
-      `${REPOS * PACKAGES} variants, first run (setup: ${REPOS * (PACKAGES - 1)} new)`,
-      REPOS * PACKAGES,
-      kdelta('setup', REPOS * PACKAGES),
-      false,
+  bin = ownBin;
+  for (const [b, times] of Object.entries(firsts)) {
+    const m = median(times);
+    console.log(
+      `${REPOS} variants, first run (all new)${b === ownBin ? '' : ` [${b}]`} min/median/max of ${TIMES}: ${spread(times)}${m > FIRST_GOAL_MS ? '  ← over the 10 s goal' : ''}`,
     );
-    show(`${REPOS * PACKAGES} variants, nothing new`, REPOS * PACKAGES, kdelta('no-op 1000', REPOS * PACKAGES));
   }
-  console.log('\n| run | variants | time | actions |\n| --- | ---: | ---: | --- |');
-  for (const r of rows) console.log(`| ${r.label} | ${r.variants} | ${(r.ms / 1000).toFixed(1)} s | ${r.what} |`);
+  if (baseline) console.log(`  this build / baseline (medians): ${(median(firsts[ownBin]) / median(firsts[baseline])).toFixed(2)}×`);
+  if (process.env.KDELTA_BENCH_ONLY !== 'first') {
+    show('100 variants, first run (all new)', REPOS, kdelta('first', REPOS));
+    mergeAll(['web']);
+    write(control, controlFiles(['web'], 'v2'));
+    show('100 variants, v1 → v2 (all updated, 3-way)', REPOS, kdelta('update', REPOS));
+    // alternating, so that a burst of load on the shared machine falls on both
+    const noops = [];
+    const floors = [];
+    for (let i = 0; i < TIMES; i++) {
+      noops.push(kdelta('no-op', REPOS));
+      floors.push(lsRemoteFloor());
+    }
+    const noop = { ms: median(noops.map((n) => n.ms)), actions: noops[0].actions };
+    show(`${REPOS} variants, nothing new (median of ${TIMES})`, REPOS, noop);
+    const floor = median(floors);
+    show(`floor: ${REPOS} × git ls-remote, sequential (median of ${TIMES})`, REPOS, { ms: floor, actions: {} }, false);
+    console.log(`  no-op run min/median/max: ${spread(noops.map((n) => n.ms))}`);
+    console.log(`  floor      min/median/max: ${spread(floors)}`);
+    const ratio = noop.ms / floor;
+    console.log(`no-op run / floor: ${ratio.toFixed(2)}×${ratio > NOOP_GOAL ? `  ← over the ${NOOP_GOAL}× goal` : ''}`);
+
+    if (PACKAGES > 1) {
+      const packages = ['web', ...Array.from({ length: PACKAGES - 1 }, (_, i) => `web-${i + 2}`)];
+      write(control, controlFiles(packages, 'v2'));
+      show(
+        `${REPOS * PACKAGES} variants, first run (setup: ${REPOS * (PACKAGES - 1)} new)`,
+        REPOS * PACKAGES,
+        kdelta('setup', REPOS * PACKAGES),
+        false,
+      );
+      show(`${REPOS * PACKAGES} variants, nothing new`, REPOS * PACKAGES, kdelta('no-op 1000', REPOS * PACKAGES));
+    }
+    console.log('\n| run | variants | time | actions |\n| --- | ---: | ---: | --- |');
+    for (const r of rows) console.log(`| ${r.label} | ${r.variants} | ${(r.ms / 1000).toFixed(1)} s | ${r.what} |`);
+  }
 } finally {
   // KDELTA_BENCH_KEEP=1 leaves the fleet for profiling: `cd <root>/control && kdelta run --mode variants`
   if (process.env.KDELTA_BENCH_KEEP === '1') console.log(`kept: ${root}`);

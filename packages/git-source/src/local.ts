@@ -47,7 +47,20 @@ export async function isAncestor(options: { dir: string; commit: string; of: str
 /** A work tree of `branch` of the local repository `source` in `dest`, its objects shared (nothing copied). */
 export async function cloneShared(options: { source: string; dest: string; branch: string }): Promise<void> {
   assertSafeArgument(options.branch, 'branch');
-  await runGit(['clone', '--quiet', '--shared', '--no-tags', '--branch', options.branch, '--', options.source, options.dest]);
+  // --template=: no hooks or samples copied from the user's template directory (none may run in a
+  // scratch clone, and each copied file is one more to write and remove per job)
+  await runGit([
+    'clone',
+    '--quiet',
+    '--template=',
+    '--shared',
+    '--no-tags',
+    '--branch',
+    options.branch,
+    '--',
+    options.source,
+    options.dest,
+  ]);
 }
 
 /** Move a clean work tree to `commit` (HEAD detached there). */
@@ -89,10 +102,24 @@ export async function stageAll(options: { dir: string; directory: string; agains
  */
 export async function commitStaged(options: { dir: string; message: string; author: Author; allowEmpty?: boolean }): Promise<void> {
   const { name, email } = options.author;
-  await runGit(['commit', '--quiet', '--no-verify', ...(options.allowEmpty ? ['--allow-empty'] : []), '-m', options.message], {
-    cwd: options.dir,
-    env: { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email },
-  });
+  // maintenance.auto off: a scratch clone is thrown away, and its `maintenance run --auto` is one
+  // more process per commit
+  await runGit(
+    [
+      '-c',
+      'maintenance.auto=false',
+      'commit',
+      '--quiet',
+      '--no-verify',
+      ...(options.allowEmpty ? ['--allow-empty'] : []),
+      '-m',
+      options.message,
+    ],
+    {
+      cwd: options.dir,
+      env: { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email },
+    },
+  );
 }
 
 /** Several revisions at once (one git process): their object ids, in order, one per line of output. */

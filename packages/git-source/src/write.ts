@@ -181,5 +181,9 @@ export async function cloneBare(options: {
     ...(options.env ? { env: options.env } : {}),
     ...(options.token ? { token: options.token, tokenName: options.tokenName } : {}),
   });
-  await runGit(['clone', '--quiet', '--bare', '--no-tags', '--', ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
+  // --template=: no hooks or samples from the user's template directory in a run's mirror
+  await runGit(['clone', '--quiet', '--template=', '--bare', '--no-tags', '--', ctx.location.url, options.dest], {
+    env: ctx.env,
+    secrets: ctx.secrets,
+  });
 }

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -100,6 +100,10 @@ export async function inRunDirectory<T>(signal: AbortSignal | undefined, fn: (ru
     throw error;
   } finally {
     signal?.removeEventListener('abort', stopGit);
+    // removed asynchronously first: a run's mirrors and checkouts are thousands of files, which a
+    // synchronous removal deletes one by one on the main thread (seconds at 100 variants); the
+    // thread pool deletes several at once. removeTempDir then unregisters it (and removes what is left).
+    await rm(runDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
     removeTempDir(runDir);
   }
 }
