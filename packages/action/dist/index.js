@@ -20496,7 +20496,10 @@ async function cloneBare(options) {
     ...options.env ? { env: options.env } : {},
     ...options.token ? { token: options.token, tokenName: options.tokenName } : {}
   });
-  await runGit(["clone", "--quiet", "--bare", "--no-tags", "--", ctx.location.url, options.dest], { env: ctx.env, secrets: ctx.secrets });
+  await runGit(["clone", "--quiet", "--template=", "--bare", "--no-tags", "--", ctx.location.url, options.dest], {
+    env: ctx.env,
+    secrets: ctx.secrets
+  });
 }
 var init_write = __esm({
   "../git-source/src/write.ts"() {
@@ -20540,7 +20543,18 @@ async function isAncestor(options) {
 }
 async function cloneShared(options) {
   assertSafeArgument(options.branch, "branch");
-  await runGit(["clone", "--quiet", "--shared", "--no-tags", "--branch", options.branch, "--", options.source, options.dest]);
+  await runGit([
+    "clone",
+    "--quiet",
+    "--template=",
+    "--shared",
+    "--no-tags",
+    "--branch",
+    options.branch,
+    "--",
+    options.source,
+    options.dest
+  ]);
 }
 async function checkoutDetached(options) {
   assertSafeArgument(options.commit, "commit");
@@ -20560,10 +20574,22 @@ async function stageAll(options) {
 }
 async function commitStaged(options) {
   const { name: name2, email: email2 } = options.author;
-  await runGit(["commit", "--quiet", "--no-verify", ...options.allowEmpty ? ["--allow-empty"] : [], "-m", options.message], {
-    cwd: options.dir,
-    env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email2, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email2 }
-  });
+  await runGit(
+    [
+      "-c",
+      "maintenance.auto=false",
+      "commit",
+      "--quiet",
+      "--no-verify",
+      ...options.allowEmpty ? ["--allow-empty"] : [],
+      "-m",
+      options.message
+    ],
+    {
+      cwd: options.dir,
+      env: { GIT_AUTHOR_NAME: name2, GIT_AUTHOR_EMAIL: email2, GIT_COMMITTER_NAME: name2, GIT_COMMITTER_EMAIL: email2 }
+    }
+  );
 }
 async function revParse(options) {
   for (const rev of options.revs) assertSafeArgument(rev, "revision");
@@ -39396,8 +39422,20 @@ function flowAnnotationEdits(text2, annPair, id, style) {
 ${indent}${identifierLine(id)}` }];
 }
 function applyEdits(text2, edits) {
+  const order = edits.map((e, i) => ({ e, i })).sort((a, b) => a.e.at - b.e.at || b.i - a.i);
+  const pieces = [];
+  let from = 0;
+  for (const { e } of order) {
+    if (e.at < from) return applyEditsOneByOne(text2, edits);
+    pieces.push(text2.slice(from, e.at), e.text);
+    from = e.end;
+  }
+  pieces.push(text2.slice(from));
+  return pieces.join("");
+}
+function applyEditsOneByOne(text2, edits) {
   let out = text2;
-  for (const e of edits.sort((a, b) => b.at - a.at)) out = out.slice(0, e.at) + e.text + out.slice(e.end);
+  for (const e of [...edits].sort((a, b) => b.at - a.at)) out = out.slice(0, e.at) + e.text + out.slice(e.end);
   return out;
 }
 function addMergeCommentsComposed(text2) {
@@ -48343,7 +48381,7 @@ function writtenBy(recorded, control) {
 
 // ../run/src/context.ts
 init_src2();
-import { mkdir as mkdir6 } from "node:fs/promises";
+import { mkdir as mkdir6, rm as rm7 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
 import { join as join17, resolve as resolve8 } from "node:path";
 
@@ -49476,6 +49514,7 @@ async function updatePackageTree(options) {
 
 // ../package-update/src/diff.ts
 init_src2();
+import { isDeepStrictEqual } from "node:util";
 var IDENTIFIER = "internal.kpt.dev/upstream-identifier";
 function resourcesOf(file, text2) {
   const docs = parseYamlStream(text2);
@@ -49506,8 +49545,7 @@ function strip(v) {
 var show = (v) => v === void 0 ? "(absent)" : JSON.stringify(v);
 var fieldLine = (f) => `${f.path}: ${show(f.before)} \u2192 ${show(f.after)}`;
 function fieldDiffs(a, b, path = "") {
-  if (JSON.stringify(a) === JSON.stringify(b)) return [];
-  const isMap31 = (x) => !!x && typeof x === "object" && !Array.isArray(x);
+  const isMap31 = (x) => !!x && typeof x === "object" && !Array.isArray(x) && !(x instanceof Date);
   if (isMap31(a) && isMap31(b)) {
     const keys = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b)])];
     return keys.flatMap((k) => fieldDiffs(a[k], b[k], `${path}.${k}`));
@@ -49522,7 +49560,7 @@ function fieldDiffs(a, b, path = "") {
       return names2.flatMap((n) => fieldDiffs(ma.get(n), mb.get(n), `${path}[name="${n}"]`));
     }
   }
-  return [{ path: path || ".", before: a, after: b }];
+  return isDeepStrictEqual(a, b) ? [] : [{ path: path || ".", before: a, after: b }];
 }
 function diffTrees(before, after) {
   const a = before.allFiles();
@@ -50382,6 +50420,8 @@ async function inRunDirectory(signal, fn3) {
     throw error2;
   } finally {
     signal?.removeEventListener("abort", stopGit);
+    await rm7(runDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {
+    });
     removeTempDir(runDir);
   }
 }
@@ -53041,7 +53081,7 @@ function heldMessage(counted, max, proposed) {
 
 // ../run/src/plan/removal-scan.ts
 init_src2();
-import { mkdir as mkdir7, readFile as readFile8, rename as rename5, rm as rm7, writeFile as writeFile7 } from "node:fs/promises";
+import { mkdir as mkdir7, readFile as readFile8, rename as rename5, rm as rm8, writeFile as writeFile7 } from "node:fs/promises";
 import { join as join18 } from "node:path";
 function fileOf(cacheRoot, k) {
   const where = hashOf({ url: repositoryIdentity(k.url), branch: k.branch, directory: k.directory }).slice(0, 32);
@@ -53088,7 +53128,7 @@ async function storeRemovals(cacheRoot, k, removals) {
     await writeFile7(tmp, JSON.stringify(stored));
     await rename5(tmp, file);
   } catch {
-    await rm7(tmp, { force: true }).catch(() => void 0);
+    await rm8(tmp, { force: true }).catch(() => void 0);
   }
 }
 
