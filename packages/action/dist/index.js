@@ -53286,6 +53286,9 @@ function retriedFirst(jobs, keyOf3, ticks) {
   return [...jobs.filter((j) => ticks.retry.has(keyOf3(j))), ...jobs.filter((j) => !ticks.retry.has(keyOf3(j)))];
 }
 
+// ../run/src/policy/policy.ts
+var NO_POLICIES = { byVariant: /* @__PURE__ */ new Map(), rollouts: [], warnings: [] };
+
 // ../run/src/report/run-report.ts
 init_src2();
 function runReport(input) {
@@ -53334,7 +53337,7 @@ async function run(options) {
     const ctx = createJobContext({ ...shared, materialize: materialize2, render, cacheDir, signal });
     const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef });
     const now = options.now?.() ?? /* @__PURE__ */ new Date();
-    const gated = await applyGates(options.gates ?? GATES, { now, dryRun: settings.dryRun, settings, ticks, jobs: planned.jobs, plan });
+    const gated = await applyGates(options.gates ?? GATES, { now, dryRun: settings.dryRun, settings, ticks, jobs: planned.jobs, plan, policies: NO_POLICIES });
     const results = await runJobs(planned, gated, ctx, { concurrency: settings.concurrency, onProgress: options.onProgress });
     if (signal?.aborted) throw interrupted(signal);
     const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy);

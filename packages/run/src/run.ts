@@ -12,6 +12,7 @@ import { applyGates, GATES } from './gates/gates.js';
 import type { Materialize } from './jobs/materialize.js';
 import { runJobs, type RunProgress } from './jobs/run-jobs.js';
 import { planJobs } from './plan/jobs-plan.js';
+import { NO_POLICIES } from './policy/policy.js';
 import { planRun } from './plan/plan.js';
 import type { Shard } from './plan/shard.js';
 import type { UpstreamRef } from './preview/preview-scope.js';
@@ -168,7 +169,15 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef });
     // gates: which of them propose now
     const now = options.now?.() ?? new Date();
-    const gated = await applyGates(options.gates ?? GATES, { now, dryRun: settings.dryRun, settings, ticks, jobs: planned.jobs, plan });
+    const gated = await applyGates(options.gates ?? GATES, {
+      now,
+      dryRun: settings.dryRun,
+      settings,
+      ticks,
+      jobs: planned.jobs,
+      plan,
+      policies: NO_POLICIES,
+    });
     // jobs: each through the propose protocol
     const results = await runJobs(planned, gated, ctx, { concurrency: settings.concurrency, onProgress: options.onProgress });
     // an aborted run reports nothing: the jobs it stopped would read as failures of their own

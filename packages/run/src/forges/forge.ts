@@ -81,6 +81,16 @@ export interface Proposal extends ProposalInput {
   readonly draft?: boolean | undefined;
   /** Auto-merge is on (whoever turned it on): it merges once its required checks pass. */
   readonly autoMerge?: boolean | undefined;
+  /** When it was opened (ISO 8601), when the forge knows: the policies' "new per hour" counts it. */
+  readonly createdAt?: string | undefined;
+}
+
+/** A health signal on a commit as the forge reports it (a commit status or a check run of that name). */
+export interface CommitSignal {
+  readonly state: 'success' | 'failure' | 'pending' | 'missing';
+  /** Where a person reads it (the status's target URL, the check run's page). */
+  readonly url?: string | undefined;
+  readonly description?: string | undefined;
 }
 
 /** The label that tells kdelta to leave a proposal alone. */
@@ -218,4 +228,14 @@ export interface Forge {
   compareUrl?(upstreamRepo: string, from: string, to: string): string | undefined;
   /** A link to commit `sha` of `upstreamRepo`, when the forge hosts it. */
   commitUrl?(upstreamRepo: string, sha: string): string | undefined;
+  /**
+   * The health signal `signal.name` on `commit` of a downstream repository (a rollout wave's
+   * health): GitHub's commit status or check run; the local forge's, a status a person set
+   * (`kdelta status`). No method: the forge has no signals, and a policy naming one waits.
+   */
+  commitSignal?(
+    repo: { readonly downstream: string; readonly repo: string },
+    commit: string,
+    signal: { readonly name: string; readonly kind: 'status' | 'check-run' | 'any' },
+  ): Promise<CommitSignal>;
 }

@@ -1,6 +1,7 @@
 import type { DashboardTicks } from '../dashboard/dashboard.js';
 import type { PlannedJob } from '../plan/jobs-plan.js';
 import type { Plan } from '../plan/plan.js';
+import type { PolicyPlan } from '../policy/policy.js';
 import type { ResolvedSettings } from '../settings/settings.js';
 
 /**
@@ -24,6 +25,8 @@ export interface GateContext {
    * gate (a rollout wave) decides on it, so that every shard decides alike.
    */
   readonly plan: Plan;
+  /** The update policies' decisions per variant and the fleet's rollouts (policy/), alike in every shard. */
+  readonly policies: PolicyPlan;
 }
 
 export type GateDecision =
