@@ -54,6 +54,7 @@ export {
   pickCommit,
   detectMovedRef,
   latestRelease,
+  listReleases,
   releaseTagPatterns,
   RELEASE_CONVENTIONS,
   parseSemanticVersion,
