@@ -165,7 +165,7 @@ describe('parseDownstreamPolicy: a hostile file', () => {
 
   it('never echoes more than a short quoted value, nor a control character', () => {
     const long = 'A'.repeat(5000);
-    const r = parse(team(`wave: ${long}\n"${'k'.repeat(900)}\\e[31m": 1\n\"\\e[31mred\": 1\nupdateTypes: ["\\e]0;pwned\\a${long}"]`));
+    const r = parse(team(`wave: ${long}\n"${'k'.repeat(900)}\\e[31m": 1\n"\\e[31mred": 1\nupdateTypes: ["\\e]0;pwned\\a${long}"]`));
     expect(r.ok).toBe(false);
     if (r.ok) return;
     for (const e of r.errors) {
