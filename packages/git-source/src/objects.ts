@@ -30,7 +30,8 @@ export function readObjects(options: ReadObjectsOptions): Promise<ObjectRead[]> 
   if (objects.length === 0) return Promise.resolve([]);
   for (const o of objects) {
     // one object a line: a name with a newline would read as two
-    if (/[\r\n]/.test(o)) return Promise.reject(new GitError({ code: 'failed', message: `object name with a line break: ${JSON.stringify(o)}` }));
+    if (/[\r\n]/.test(o))
+      return Promise.reject(new GitError({ code: 'failed', message: `object name with a line break: ${JSON.stringify(o)}` }));
   }
   return new Promise((resolve, reject) => {
     const child = execFile(
@@ -40,7 +41,13 @@ export function readObjects(options: ReadObjectsOptions): Promise<ObjectRead[]> 
       (error, stdout, stderr) => {
         if (error) {
           const detail = stderr.toString('utf8').trim() || error.message;
-          reject(new GitError({ code: classify(stderr.toString('utf8')), message: `git cat-file failed: ${detail}`, args: ['cat-file', '--batch'] }));
+          reject(
+            new GitError({
+              code: classify(stderr.toString('utf8')),
+              message: `git cat-file failed: ${detail}`,
+              args: ['cat-file', '--batch'],
+            }),
+          );
           return;
         }
         try {

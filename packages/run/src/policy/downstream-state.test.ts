@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { git, gitEnv, tempDir, writeTree } from '@kdelta/test-support';
 import { describe, expect, it } from 'vitest';
 import { mirrorHeads, type Mirror } from '../propose/workspace.js';
-import { DOWNSTREAM_POLICY_MAX_BYTES, readDownstream, type DownstreamReadInput } from './downstream-state.js';
+import { DOWNSTREAM_POLICY_MAX_BYTES } from './downstream-policy.js';
+import { readDownstream, type DownstreamReadInput } from './downstream-state.js';
 
 // A downstream repository on disk: packages merged into main by merge commits, as a forge's
 // merge button makes them, and a cluster team's file.
@@ -88,7 +89,12 @@ describe('the state of a downstream for the policies', () => {
       commit: LOCK_B,
       mergedAt: new Date('2026-11-20T08:30:00Z'),
     });
-    expect(read.states.get('apps/api')).toEqual({ baseCommit: base, ref: 'v1.4.0', commit: LOCK_A, mergedAt: new Date('2026-11-02T10:00:00Z') });
+    expect(read.states.get('apps/api')).toEqual({
+      baseCommit: base,
+      ref: 'v1.4.0',
+      commit: LOCK_A,
+      mergedAt: new Date('2026-11-02T10:00:00Z'),
+    });
     // a package the base does not have yet
     expect(read.states.get('apps/new')).toEqual({ baseCommit: base });
     expect(read.team).toEqual({ text: 'kind: DownstreamPolicy\n' });
@@ -109,7 +115,10 @@ describe('the state of a downstream for the policies', () => {
     mergeIn(d.work, 'api-v1.5', { 'apps/api/Kptfile': kptfile('api', 'v1.5.0', LOCK_B) }, '2026-11-28T10:00:00Z');
     git(d.work, 'push', '-q', d.bare, 'main');
     const third = await input(d, { cacheRoot: first.cacheRoot });
-    expect((await readDownstream(third)).states.get('apps/api')).toMatchObject({ ref: 'v1.5.0', mergedAt: new Date('2026-11-28T10:00:00Z') });
+    expect((await readDownstream(third)).states.get('apps/api')).toMatchObject({
+      ref: 'v1.5.0',
+      mergedAt: new Date('2026-11-28T10:00:00Z'),
+    });
     expect(third.mirrors).toBe(1);
   });
 

@@ -4,6 +4,7 @@ import { readObjects, repositoryIdentity, runGit } from '@kdelta/git-source';
 import { parseYamlDocument } from '@kdelta/merge-core';
 import type { Mirror } from '../propose/workspace.js';
 import { hashOf } from '../plan/plan.js';
+import { DOWNSTREAM_POLICY_MAX_BYTES } from './downstream-policy.js';
 import { DOWNSTREAM_POLICY_FILE, type DownstreamState } from './policy.js';
 
 /**
@@ -16,8 +17,6 @@ import { DOWNSTREAM_POLICY_FILE, type DownstreamState } from './policy.js';
  * as plan/removal-scan.ts keeps its own. Only downstreams with a governed variant are read.
  */
 
-/** The team's file is untrusted input: larger than this it is not read (and is an error). */
-export const DOWNSTREAM_POLICY_MAX_BYTES = 64 * 1024;
 /** A Kptfile larger than this is no package the policy reads a lock from. */
 const KPTFILE_MAX_BYTES = 1024 * 1024;
 /** How many commits of the base's first-parent history are looked at for the merge that brought a lock. */

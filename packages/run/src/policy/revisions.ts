@@ -1,4 +1,6 @@
 import { compareSemanticVersions, parseSemanticVersion, type Release, type SemanticVersion } from '@kdelta/git-source';
+import { formatDuration } from './duration.js';
+import { globMatch } from './glob.js';
 import type { DownstreamPolicy, DownstreamState, PolicyRevision, UpdatePolicy, UpdateType } from './policy.js';
 
 /**
@@ -79,37 +81,15 @@ function currentVersion(releases: readonly Release[], current: RevisionInput['cu
   return { version, label: ref || (current.commit ?? '').slice(0, 12) };
 }
 
-/** `v2.*`, `1.4.0`, `basens/v1.4.0`: a pattern of a policy's `ignore` against a tag, its version, and the version without its `v`. */
+/** `v2.*`, `1.4.0`, `basens/v1.4.0`: the pattern of a policy's `ignore` that matches a tag, its version, or the version without its `v`. */
 export function ignores(patterns: readonly string[], release: Pick<Release, 'tag' | 'version'>): string | undefined {
   const names = [release.tag, release.version, release.version.replace(/^v/, '')];
-  return patterns.find((p) => {
-    const re = new RegExp(`^${p.split('*').map(escapeRegExp).join('.*')}$`);
-    return names.some((n) => re.test(n));
-  });
+  return patterns.find((p) => names.some((n) => globMatch(p, n)));
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** A duration as the policies write them: `3d`, `2h`, `1h30m`, `45s`. */
-export function formatDuration(ms: number): string {
-  const units: [string, number][] = [
-    ['w', 7 * 86_400_000],
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-  ];
-  let left = Math.max(0, Math.floor(ms / 1000) * 1000);
-  const parts: string[] = [];
-  for (const [unit, size] of units) {
-    if (left >= size && parts.length < 2) {
-      parts.push(`${Math.floor(left / size)}${unit}`);
-      left %= size;
-    } else if (parts.length > 0) break;
-  }
-  return parts.join('') || '0s';
+/** An age as a policy writes a duration, to the minute (`2h`, `1d3h20m`). */
+function ageOf(ms: number): string {
+  return formatDuration(Math.floor(ms / 60_000) * 60_000);
 }
 
 /** An instant to the minute: `2026-12-02T10:00Z`. */
@@ -197,7 +177,7 @@ export function chooseRevisions(input: RevisionInput): RevisionChoice {
       const old = input.now.getTime() - made.getTime();
       if (old < age.ms) {
         const from = new Date(made.getTime() + age.ms);
-        hold(`${n.release.version} is ${formatDuration(old)} old, ${age.by} asks ${formatDuration(age.ms)}: proposed from ${minute(from)}`);
+        hold(`${n.release.version} is ${ageOf(old)} old, ${age.by} asks ${formatDuration(age.ms)}: proposed from ${minute(from)}`);
         continue;
       }
     }
