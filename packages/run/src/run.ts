@@ -171,7 +171,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // the update policies, decided on the whole plan; a governed variant's job proposes what its policy chose
     const now = options.now?.() ?? new Date();
     const policies = await planPolicies({ plan, policies: control.policies, ctx, now, concurrency: settings.concurrency });
-    const jobs = withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
+    // a preview proposes the upstream ref it is given, whatever a policy would choose
+    const jobs = previewing ? planned.jobs : withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
     // gates: which of them propose now
     const gated = await applyGates(options.gates ?? GATES, {
       now,

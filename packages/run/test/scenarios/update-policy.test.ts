@@ -136,9 +136,20 @@ describeScenarios('update policy: which revision is proposed', {}, ({ fleet }) =
     // a minor release: proposed for review, not auto-merged
     f.publish({ 'base-ns/namespace.yaml': NAMESPACE('minor') }, 'base-ns/v1.1.0');
     if (f.proposal('cluster-01', 'kdelta/web').state === 'open') await f.merge('cluster-01', 'kdelta/web');
-    const minor = await f.run();
+    // the policy decides for the variants it governs, whatever the run's auto-merge setting
+    const minor = await f.run(f.github ? { github: { autoMerge: 'squash' } } : {});
     expect(minor.results.find((r) => r.variant === 'web')).toMatchObject({ upstream: { ref: 'base-ns/v1.1.0' } });
     expect(autoMerged(f, 'cluster-01', 'kdelta/web')).toBe(false);
+  });
+
+  it('a variant pinned to a revision keeps it: the policy chooses no other', async () => {
+    const f = await releasedFleet(fleet, { web: 'cluster-01' }, 'updateTypes: [patch, minor]');
+    f.publish({ 'base-ns/namespace.yaml': NAMESPACE('patched') }, 'base-ns/v1.0.1');
+    f.writeControl({
+      'web.yaml': follower('web', 'cluster-01').replace('    package: base-ns\n', '    package: base-ns\n    revision: v1.0.0\n'),
+    });
+    const report = await f.run();
+    expect(report.results).toMatchObject([{ variant: 'web', action: 'up-to-date', upstream: { ref: 'base-ns/v1.0.0' } }]);
   });
 
   it("a team's file narrows only its own repository; one that widens fails its variants with downstream-policy-invalid", async () => {
