@@ -210,7 +210,11 @@ function offsetAt(timeZone: string, t: number): number {
 function instantsOf(timeZone: string, day: LocalDay, minute: number): number[] {
   const wall = wallMs(day, minute);
   // an offset changes at most once within a day around any instant: the offsets a day before and after cover it
-  const offsets = new Set([offsetAt(timeZone, wall - DAY_MINUTES * MINUTE), offsetAt(timeZone, wall), offsetAt(timeZone, wall + DAY_MINUTES * MINUTE)]);
+  const offsets = new Set([
+    offsetAt(timeZone, wall - DAY_MINUTES * MINUTE),
+    offsetAt(timeZone, wall),
+    offsetAt(timeZone, wall + DAY_MINUTES * MINUTE),
+  ]);
   const found = [...offsets].map((o) => wall - o).filter((t) => wallOf(timeZone, t) === wall);
   if (found.length > 0) return [...new Set(found)].sort((a, b) => a - b);
   // in a gap: the wall clock skips `minute`; the window opens when the clock jumps past it
@@ -232,4 +236,9 @@ function wallOf(timeZone: string, t: number): number {
 function addDays(day: LocalDay, n: number): LocalDay {
   const d = new Date(Date.UTC(day.year, day.month - 1, day.day + n));
   return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), weekday: d.getUTCDay() };
+}
+
+/** An instant as messages write it: to the second, in UTC (`2026-12-01T08:00:00Z`). */
+export function instantText(at: Date): string {
+  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
