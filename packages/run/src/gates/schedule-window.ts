@@ -19,29 +19,39 @@ export const scheduleWindow: Gate = {
     if (governed.policy.schedule) windows.push({ schedule: governed.policy.schedule, whose: '' });
     if (team?.schedule) windows.push({ schedule: team.schedule, whose: `${team.file}: ` });
     if (windows.length === 0) return PASS;
-    const schedules = windows.map((w) => w.schedule);
-    if (allOpen(schedules, now)) return PASS;
+    const { open, next } = evaluate(
+      windows.map((w) => w.schedule),
+      now,
+    );
+    if (open) return PASS;
 
     const described = windows.map((w) => `${w.whose}${describeSchedule(w.schedule)}`).join(' and ');
-    const next = opening(schedules, now);
     const when = next ? `next window opens ${instantText(next)}` : `no window opens in the next ${LOOK_AHEAD_DAYS} days`;
     return { pass: false, reason: `outside the schedule window (${described}); ${when}`, lookAgain: next };
   },
 };
 
-/**
- * The next opening, computed once per run for each set of schedules: the variants of one policy
- * share its schedule, and the gates see one instant, so a fleet of them costs one search.
- */
-const openings = new WeakMap<Schedule, Map<Schedule | undefined, { readonly at: number; readonly next: Date | undefined }>>();
+interface Evaluated {
+  readonly at: number;
+  readonly open: boolean;
+  readonly next: Date | undefined;
+}
 
-function opening(schedules: readonly Schedule[], now: Date): Date | undefined {
+/**
+ * Open now, else the next opening, found once per run for each pair of schedules: the variants of
+ * one policy share its schedule object and the gates see one instant, so a thousand of them cost
+ * one reading of the clock in its zone, not a thousand.
+ */
+const evaluated = new WeakMap<Schedule, Map<Schedule | undefined, Evaluated>>();
+
+function evaluate(schedules: readonly Schedule[], now: Date): Evaluated {
   const [first, second] = schedules as [Schedule, Schedule | undefined];
-  let byTeam = openings.get(first);
-  if (byTeam === undefined) openings.set(first, (byTeam = new Map()));
+  let byTeam = evaluated.get(first);
+  if (byTeam === undefined) evaluated.set(first, (byTeam = new Map()));
   const known = byTeam.get(second);
-  if (known !== undefined && known.at === now.getTime()) return known.next;
-  const next = nextOpeningOfAll(schedules, now);
-  byTeam.set(second, { at: now.getTime(), next });
-  return next;
+  if (known !== undefined && known.at === now.getTime()) return known;
+  const open = allOpen(schedules, now);
+  const result = { at: now.getTime(), open, next: open ? now : nextOpeningOfAll(schedules, now) };
+  byTeam.set(second, result);
+  return result;
 }
