@@ -1,6 +1,7 @@
 import { allOpen, describeSchedule, instantText, LOOK_AHEAD_DAYS, nextOpeningOfAll } from '../policy/schedule.js';
-import type { Schedule } from '../policy/policy.js';
+import type { Schedule, VariantPolicy } from '../policy/policy.js';
 import { PASS, type Gate, type GateDecision } from './gate.js';
+import { governedBy } from './governed.js';
 
 /**
  * Holds a governed variant's job outside its update policy's schedule windows, and outside its
@@ -11,25 +12,31 @@ import { PASS, type Gate, type GateDecision } from './gate.js';
 export const scheduleWindow: Gate = {
   name: 'schedule-window',
   decide(job, { now, policies }): GateDecision {
-    if (job.kind !== 'variant') return PASS;
-    const governed = policies.byVariant.get(job.variant);
-    if (governed === undefined) return PASS;
-    const team = governed.downstream !== undefined && !('invalid' in governed.downstream) ? governed.downstream : undefined;
-    const windows: { readonly schedule: Schedule; readonly whose: string }[] = [];
-    if (governed.policy.schedule) windows.push({ schedule: governed.policy.schedule, whose: '' });
-    if (team?.schedule) windows.push({ schedule: team.schedule, whose: `${team.file}: ` });
-    if (windows.length === 0) return PASS;
-    const { open, next } = evaluate(
-      windows.map((w) => w.schedule),
-      now,
-    );
-    if (open) return PASS;
-
-    const described = windows.map((w) => `${w.whose}${describeSchedule(w.schedule)}`).join(' and ');
-    const when = next ? `next window opens ${instantText(next)}` : `no window opens in the next ${LOOK_AHEAD_DAYS} days`;
-    return { pass: false, reason: `outside the schedule window (${described}); ${when}`, lookAgain: next };
+    // a job proposing several variants (a group) is held when any of them is
+    for (const { policy } of governedBy(job, policies)) {
+      const decision = outside(policy, now);
+      if (!decision.pass) return decision;
+    }
+    return PASS;
   },
 };
+
+function outside(governed: VariantPolicy, now: Date): GateDecision {
+  const team = governed.downstream !== undefined && !('invalid' in governed.downstream) ? governed.downstream : undefined;
+  const windows: { readonly schedule: Schedule; readonly whose: string }[] = [];
+  if (governed.policy.schedule) windows.push({ schedule: governed.policy.schedule, whose: '' });
+  if (team?.schedule) windows.push({ schedule: team.schedule, whose: `${team.file}: ` });
+  if (windows.length === 0) return PASS;
+  const { open, next } = evaluate(
+    windows.map((w) => w.schedule),
+    now,
+  );
+  if (open) return PASS;
+
+  const described = windows.map((w) => `${w.whose}${describeSchedule(w.schedule)}`).join(' and ');
+  const when = next ? `next window opens ${instantText(next)}` : `no window opens in the next ${LOOK_AHEAD_DAYS} days`;
+  return { pass: false, reason: `outside the schedule window (${described}); ${when}`, lookAgain: next };
+}
 
 interface Evaluated {
   readonly at: number;
