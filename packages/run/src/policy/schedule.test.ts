@@ -1,59 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import type { CronWindow, Freeze, Schedule, ScheduleWindow, WeeklyWindow } from './policy.js';
+import type { Freeze, Schedule } from './policy.js';
 import { activeFreeze, allOpen, describeSchedule, nextOpening, nextOpeningOfAll, windowOpen } from './schedule.js';
+import { parseWindow } from './window.js';
 
-// Windows built as the policy parser builds them; times are read in the schedule's own zone.
+// Windows parsed as a policy's are; times are read in the schedule's own zone.
 // 2026-11-30 is a Monday. Europe/Berlin: CET (UTC+1), CEST (UTC+2) from 2026-03-29 02:00 to
 // 2026-10-25 03:00. America/New_York: EST (UTC-5), EDT (UTC-4) from 2026-03-08 02:00 to 2026-11-01 02:00.
 
-const DAYS: Readonly<Record<string, number>> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 };
-
-/** `Mon-Fri 09:00-17:00`, `Sat 10:00-12:00`, `Fri 22:00-02:00`. */
-function weekly(text: string): WeeklyWindow {
-  const [days, hours] = text.split(' ') as [string, string];
-  const [first, last = first] = days.split('-').map((d) => DAYS[d]!);
-  const range: number[] = [];
-  for (let d = first!; ; d = (d + 1) % 7) {
-    range.push(d);
-    if (d === last) break;
-  }
-  const [from, until] = hours.split('-').map((hm) => Number(hm.slice(0, 2)) * 60 + Number(hm.slice(3, 5))) as [number, number];
-  return { kind: 'weekly', days: range, from, until: until === 0 ? 1440 : until, text };
-}
-
-/** A five-field cron expression of numbers, ranges, lists and `*`. */
-function cron(expression: string): CronWindow {
-  const fields = expression.split(' ');
-  const bounds: [number, number][] = [
-    [0, 59],
-    [0, 23],
-    [1, 31],
-    [1, 12],
-    [0, 6],
-  ];
-  const values = fields.map((field, i) => {
-    const [low, high] = bounds[i]!;
-    if (field === '*') return Array.from({ length: high - low + 1 }, (_, k) => low + k);
-    return field.split(',').flatMap((part) => {
-      const [a, b = a] = part.split('-').map(Number) as [number, number?];
-      return Array.from({ length: b! - a + 1 }, (_, k) => (a + k) % (i === 4 ? 7 : 1000));
-    });
-  }) as [number[], number[], number[], number[], number[]];
-  return {
-    kind: 'cron',
-    minutes: values[0],
-    hours: values[1],
-    daysOfMonth: values[2],
-    months: values[3],
-    daysOfWeek: values[4],
-    daysRestricted: { month: fields[2] !== '*', week: fields[4] !== '*' },
-    text: `cron: ${expression}`,
-  };
-}
-
+/** A schedule of windows as a policy writes them, parsed by the policy's parser. */
 function schedule(timeZone: string, ...windows: string[]): Schedule {
-  const parsed: ScheduleWindow[] = windows.map((w) => (w.startsWith('cron: ') ? cron(w.slice(6)) : weekly(w)));
-  return { timeZone, windows: parsed };
+  return {
+    timeZone,
+    windows: windows.map((text) => {
+      const parsed = parseWindow(text);
+      if (!parsed.ok) throw new Error(parsed.reason);
+      return parsed.window;
+    }),
+  };
 }
 
 const OFFICE_BERLIN = schedule('Europe/Berlin', 'Mon-Fri 09:00-17:00');
@@ -107,6 +70,22 @@ describe('windowOpen: inside a window, in its time zone', () => {
     ['cron one minute: the next minute is out', schedule('UTC', 'cron: 0 12 1 * 1'), '2026-12-01T12:01:00Z', false],
     ['cron day of month only: every weekday of the 15th', schedule('UTC', 'cron: 0-29 0 15 * *'), '2026-12-15T00:29:00Z', true],
     ['cron day of week only: Sunday', schedule('UTC', 'cron: 30 8 * * 0'), '2026-11-29T08:30:00Z', true],
+    ['cron steps and names: every 15 minutes, mon-fri', schedule('UTC', 'cron: */15 9-17 * * mon-fri'), '2026-12-04T17:45:00Z', true],
+    ['cron steps and names: 17:50 is no quarter', schedule('UTC', 'cron: */15 9-17 * * mon-fri'), '2026-12-04T17:50:00Z', false],
+    [
+      'cron: a day of week written with * does not widen the day of month (the 1st, a Tuesday)',
+      schedule('UTC', 'cron: 0 12 1 * */2'),
+      '2026-12-01T12:00:00Z',
+      true,
+    ],
+    [
+      'cron: a day of week written with * still narrows it (the 1st, a Friday)',
+      schedule('UTC', 'cron: 0 12 1 * */2'),
+      '2027-01-01T12:00:00Z',
+      false,
+    ],
+    ['cron: 7 is Sunday', schedule('UTC', 'cron: * * * * 7'), '2026-11-29T12:00:00Z', true],
+    ['daily, across midnight, Sunday night into Monday', schedule('Europe/Berlin', 'daily 22:00-06:00'), '2026-11-30T04:00:00Z', true],
     ['cron month: December is out of January', schedule('UTC', 'cron: * * * 1 *'), '2026-12-15T00:00:00Z', false],
   ];
   it.each(cases)('%s', (_name, s, at, open) => {
