@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { packageVariant } from '@kdelta/test-support';
 import { renderTable } from '../../src/report/report.js';
-import { describeScenarios, type ScenarioFleet } from './harness.js';
+import { describeScenarios, type FleetOptions, type ScenarioFleet } from './harness.js';
 
 /**
  * When an update policy lets a variant be proposed, on every forge: inside its schedule window
@@ -44,17 +44,21 @@ function actions(report: { results: readonly { variant: string; action: string }
 }
 
 describeScenarios('schedule windows and freezes of an update policy', {}, ({ fleet }) => {
-  async function twoTeams(): Promise<ScenarioFleet> {
-    return fleet(['cluster-01', 'cluster-02'], {
-      'web.yaml': packageVariant('web', 'cluster-01'),
-      'web-eu.yaml': packageVariant('web-eu', 'cluster-02'),
-      'api.yaml': packageVariant('api', 'cluster-02'),
-      'policy.yaml': POLICY,
-    });
+  async function twoTeams(options: FleetOptions = {}): Promise<ScenarioFleet> {
+    return fleet(
+      ['cluster-01', 'cluster-02'],
+      {
+        'web.yaml': packageVariant('web', 'cluster-01'),
+        'web-eu.yaml': packageVariant('web-eu', 'cluster-02'),
+        'api.yaml': packageVariant('api', 'cluster-02'),
+        'policy.yaml': POLICY,
+      },
+      options,
+    );
   }
 
   it('outside the window proposes nothing for the governed variants and says when the next window opens; inside, it proposes', async () => {
-    const f = await twoTeams();
+    const f = await twoTeams({ dashboard: true });
     const sunday = await f.run({ now: () => SUNDAY });
     expect(sunday.failed).toBe(0);
     // api, which no policy governs, is proposed whatever the clock
@@ -67,6 +71,9 @@ describeScenarios('schedule windows and freezes of an update policy', {}, ({ fle
     expect(sunday.results.find((r) => r.variant === 'web')).toMatchObject({ heldBy: 'schedule-window', writes: false });
     expect(sunday.results.find((r) => r.variant === 'web')?.message).toContain(reason);
     expect(renderTable(sunday)).toContain(`deferred (schedule-window: ${reason}`);
+    // the dashboard lists them as held, saying when the window opens
+    expect(f.dashboard()).toContain('### Held by a gate (a schedule window, a freeze, a rollout wave): a later run proposes it (2)');
+    expect(f.dashboard()).toContain(`- \`web\` → \`cluster-01/web\`: \`${reason}`);
     expect(f.proposals('cluster-01', 'kdelta/web')).toEqual([]);
     expect(f.tip('cluster-01', 'kdelta/web')).toBeUndefined();
     expect(f.tip('cluster-02', 'kdelta/web-eu')).toBeUndefined();
