@@ -127,6 +127,12 @@ describe('nextOpening: the first instant the schedule is open', () => {
       '2026-10-25T01:30:00.000Z',
     ],
     [
+      'the hour that comes twice inside a window: open again when the clocks go back (02:00 CET)',
+      schedule('Europe/Berlin', 'Sun 01:00-02:30'),
+      '2026-10-25T00:45:00Z',
+      '2026-10-25T01:00:00.000Z',
+    ],
+    [
       'New York, the skipped hour: 02:00 opens at 03:00 EDT',
       schedule('America/New_York', 'Sun 02:00-04:00'),
       '2026-03-08T06:00:00Z',
