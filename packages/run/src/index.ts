@@ -129,6 +129,8 @@ export type {
 } from './forges/forge.js';
 export { ForgeError, type ForgeErrorCode } from './forges/errors.js';
 export { createLocalForge, type LocalForgeOptions } from './forges/local.js';
+export { LOCAL_STATUS_STATES, type LocalStatus, type LocalStatusState } from './forges/local-statuses.js';
+export { listDownstreamStatuses, setDownstreamStatus, type LocalStatusOptions } from './policy/local-status.js';
 // The GitHub forge itself is `@kdelta/run/github` (Octokit loads with it); its types are here.
 export type { GitHubForge, GitHubForgeOptions, GitHubRunOptions, DraftPolicy, AutoMergeMethod } from './forges/github/github.js';
 export type { ForgeClock, GitHubAppCredentials } from './forges/github/auth.js';

@@ -11,6 +11,7 @@ import proposals from './proposals.js';
 import decide from './decide.js';
 import dashboard from './dashboard.js';
 import fnRender from './fn-render.js';
+import status from './status.js';
 
 // One line per command module; each module default-exports its Command.
 export const commands: readonly Command[] = [
@@ -26,4 +27,5 @@ export const commands: readonly Command[] = [
   decide,
   dashboard,
   fnRender,
+  status,
 ];
