@@ -28,7 +28,14 @@ export { getPackageFiles } from './jobs/upstream-copy.js';
 export { parseMetadataBlock, type ProposalMetadata } from './propose/proposal-metadata.js';
 export { renderFailureOfBody } from './propose/proposal-body.js';
 export { decideBoxes, selectDecideBox, tickLine, type DecideBox } from './propose/decide-boxes.js';
-export { dashboardBoxes, selectDashboardBox, type DashboardBox, type DashboardBoxKind } from './dashboard/dashboard-boxes.js';
+export {
+  dashboardBoxes,
+  selectDashboardBox,
+  selectRolloutBox,
+  type DashboardBox,
+  type DashboardBoxKind,
+} from './dashboard/dashboard-boxes.js';
+export type { RolloutTickKind } from './dashboard/rollout-boxes.js';
 export { failureGroupLines, groupFailures, type FailureGroup } from './report/failure-groups.js';
 // The one escaping of strangers' text into Markdown, for every writer (the Action's summary too).
 export { inert, type MarkdownContext, shortName } from './markdown.js';

@@ -12,6 +12,7 @@ import decide from './decide.js';
 import dashboard from './dashboard.js';
 import fnRender from './fn-render.js';
 import status from './status.js';
+import rollout from './rollout.js';
 
 // One line per command module; each module default-exports its Command.
 export const commands: readonly Command[] = [
@@ -28,4 +29,5 @@ export const commands: readonly Command[] = [
   dashboard,
   fnRender,
   status,
+  rollout,
 ];

@@ -6,6 +6,7 @@ import { message, type DashboardReport, type VariantResult } from '../report/res
 export type { DashboardReport };
 import type { RunMode } from '../settings/settings.js';
 import type { Shard } from '../plan/shard.js';
+import type { RolloutStatus } from '../policy/policy.js';
 
 /**
  * A run's dashboard, at the edges of the run: read once before the first job (its ticks decide
@@ -46,8 +47,15 @@ export function dashboardTarget(repository: string | undefined, mode: RunMode, s
 
 export interface OpenedDashboard {
   readonly ticks: DashboardTicks;
-  /** Write the run's results (after every job), only when the text changed and nobody changed it since it was read. */
-  write(results: readonly VariantResult[], acted: DashboardReport['ticks']): Promise<{ report: DashboardReport; warning?: string }>;
+  /**
+   * Write the run's results (after every job) and the fleet's rollouts, only when the text changed
+   * and nobody changed it since it was read.
+   */
+  write(
+    results: readonly VariantResult[],
+    acted: DashboardReport['ticks'],
+    rollouts?: readonly RolloutStatus[],
+  ): Promise<{ report: DashboardReport; warning?: string }>;
 }
 
 /** How a person ticks a box in the local forge's file. */
@@ -85,12 +93,14 @@ export async function openDashboard(
   return {
     opened: {
       ticks: parsed.ticks,
-      async write(results, acted) {
+      async write(results, acted, rollouts = []) {
         const body = renderDashboard({
           title: target.title,
           marker: target.marker,
           entries: dashboardEntries(results, parsed.memory),
           tickHow: forge.name === 'local' ? LOCAL_TICK : undefined,
+          rollouts,
+          hand: parsed.ticks.rollouts,
         });
         try {
           if (seen && seen.body === body) return { report: { outcome: 'unchanged', url: seen.url, ticks: acted } };

@@ -2,6 +2,17 @@ import { createHash } from 'node:crypto';
 import { hiddenJson, inert, shortName, webLink } from '../markdown.js';
 import type { JobAction, VariantResult } from '../report/result.js';
 import { groupFailures } from '../report/failure-groups.js';
+import type { RolloutStatus } from '../policy/policy.js';
+import { NO_HAND, type RolloutHand } from '../policy/rollout.js';
+import {
+  handAfterTicks,
+  handOfData,
+  keptHand,
+  parseAdvanceSubject,
+  rolloutSection,
+  ROLLOUT_TICK_KINDS,
+  type RolloutTickKind,
+} from './rollout-boxes.js';
 
 /**
  * The fleet dashboard: one Markdown text listing every variant of a run by its state, problems
@@ -66,9 +77,14 @@ export interface DashboardTicks {
   readonly retry: ReadonlySet<string>;
   readonly allowRemovals: ReadonlySet<string>;
   readonly repropose: ReadonlySet<string>;
+  /**
+   * The rollouts halted or advanced by hand on this dashboard: what it kept from earlier runs
+   * (a box-halt lasts until resumed), with this run's ticks (halt, resume, advance).
+   */
+  readonly rollouts: RolloutHand;
 }
 
-export const NO_TICKS: DashboardTicks = { retry: new Set(), allowRemovals: new Set(), repropose: new Set() };
+export const NO_TICKS: DashboardTicks = { retry: new Set(), allowRemovals: new Set(), repropose: new Set(), rollouts: NO_HAND };
 
 /** The conflicting fields a dashboard remembers per job key, with the fingerprint they belong to. */
 export type FieldMemory = ReadonlyMap<string, { readonly fingerprint: string; readonly fields: readonly DashboardField[] }>;
@@ -182,15 +198,15 @@ export function dashboardEntries(results: readonly VariantResult[], memory: Fiel
   });
 }
 
-const MARKER_KINDS = ['retry', 'allow-removals', 'repropose'] as const;
-type TickKind = (typeof MARKER_KINDS)[number];
+type TickKind = 'retry' | 'allow-removals' | 'repropose' | RolloutTickKind;
 
 /** A checkbox item: the hidden marker names what it acts on (percent-encoded: no `-->` can appear). */
 function checkbox(kind: TickKind, subject: string, text: string): string {
   return `- [ ] <!-- kdelta-${kind}:${encodeURIComponent(subject)} --> ${text}`;
 }
 
-export const TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
+export const TICK =
+  /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose|advance-rollout|halt-rollout|resume-rollout):([A-Za-z0-9%._~!*'()-]+) -->/;
 /** The data block is the text's last line, and read only there. */
 const DATA = /(?:^|\n)<!-- kdelta-dashboard-data: (\{[^\n]*\}) -->[ \t\r\n]*$/;
 
@@ -299,6 +315,10 @@ export interface DashboardText {
   readonly entries: readonly DashboardEntry[];
   /** How a person ticks a box where the dashboard lives (a file: edit `- [ ]` to `- [x]`). */
   readonly tickHow?: string | undefined;
+  /** The fleet's rollouts (policy/rollout.ts), each with its advance and halt boxes. */
+  readonly rollouts?: readonly RolloutStatus[] | undefined;
+  /** The rollouts halted or advanced by hand on this dashboard, kept for the next run. */
+  readonly hand?: RolloutHand | undefined;
 }
 
 function renderWith(input: DashboardText, d: Detail): string {
@@ -318,6 +338,7 @@ function renderWith(input: DashboardText, d: Detail): string {
       '',
     );
   }
+  lines.push(...rolloutSection(input.rollouts ?? [], input.hand ?? NO_HAND, checkbox));
   for (const s of SECTIONS) lines.push(...section(s.state, s.title, by.get(s.state) ?? [], d));
   // what the next run needs and a fast no-op does not recompute: the conflicting fields shown
   const memory: Record<string, { f: string; c: [string, string][] }> = {};
@@ -325,11 +346,14 @@ function renderWith(input: DashboardText, d: Detail): string {
     if (e.fields.length > 0 && e.fingerprint !== undefined && d.fields > 0)
       memory[e.key] = { f: e.fingerprint, c: e.fields.slice(0, d.fields).map((f) => [f.resource, f.path]) };
   }
+  // a rollout halted or advanced here stays so until resumed or done (the boxes are read once)
+  const hand = keptHand(input.hand ?? NO_HAND, input.rollouts ?? []);
+  const rollouts = hand.halted.length > 0 || Object.keys(hand.advanced).length > 0 ? { rollouts: hand } : {};
   lines.push(
     '---',
     '_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._',
     input.marker,
-    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory })} -->`,
+    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory, ...rollouts })} -->`,
     '',
   );
   return lines.join('\n');
@@ -351,7 +375,12 @@ export function renderDashboard(input: DashboardText, limit: number = MAX_DASHBO
 
 /** What a dashboard's text holds for the next run: the ticked boxes and the remembered fields. Anything else is ignored. */
 export function parseDashboard(body: string): ParsedDashboard {
-  const ticks: Record<TickKind, Set<string>> = { retry: new Set(), 'allow-removals': new Set(), repropose: new Set() };
+  const ticks: Record<TickKind, Set<string>> = {
+    retry: new Set(),
+    'allow-removals': new Set(),
+    repropose: new Set(),
+    ...(Object.fromEntries(ROLLOUT_TICK_KINDS.map((k) => [k, new Set<string>()])) as Record<RolloutTickKind, Set<string>>),
+  };
   for (const line of body.split('\n')) {
     const m = TICK.exec(line);
     if (!m || m[1] === ' ') continue;
@@ -362,10 +391,12 @@ export function parseDashboard(body: string): ParsedDashboard {
     }
   }
   const memory = new Map<string, { fingerprint: string; fields: DashboardField[] }>();
+  let kept = NO_HAND;
   const data = DATA.exec(body);
   if (data) {
     try {
-      const parsed = JSON.parse(data[1]!) as { fields?: unknown };
+      const parsed = JSON.parse(data[1]!) as { fields?: unknown; rollouts?: unknown };
+      kept = handOfData(parsed.rollouts);
       const fields = parsed.fields;
       if (typeof fields === 'object' && fields !== null) {
         for (const [key, value] of Object.entries(fields as Record<string, unknown>)) {
@@ -381,5 +412,11 @@ export function parseDashboard(body: string): ParsedDashboard {
       // a data block a person edited: nothing remembered, the next fast no-op shows counts only
     }
   }
-  return { ticks: { retry: ticks.retry, allowRemovals: ticks['allow-removals'], repropose: ticks.repropose }, memory };
+  const advance = new Map<string, string>();
+  for (const subject of ticks['advance-rollout']) {
+    const a = parseAdvanceSubject(subject);
+    if (a) advance.set(a.key, a.wave);
+  }
+  const rollouts = handAfterTicks(kept, { advance, halt: ticks['halt-rollout'], resume: ticks['resume-rollout'] });
+  return { ticks: { retry: ticks.retry, allowRemovals: ticks['allow-removals'], repropose: ticks.repropose, rollouts }, memory };
 }

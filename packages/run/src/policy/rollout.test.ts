@@ -76,7 +76,7 @@ function fleet(rows: readonly Row[], p: UpdatePolicy): { byVariant: Map<string, 
 
 const ok: CommitSignal = { state: 'success' };
 const signals = (map: Record<string, CommitSignal>) =>
-  new Map(Object.entries(map).map(([repo, s]) => [signalKey(`https://example.com/${repo}.git`, `base-${repo}`), s]));
+  new Map(Object.entries(map).map(([repo, s]) => [signalKey(`https://example.com/${repo}.git`, `base-${repo}`, 'flux-system'), s]));
 
 interface Case {
   readonly name: string;

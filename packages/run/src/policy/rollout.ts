@@ -48,9 +48,9 @@ export interface SignalRead {
   readonly signal: HealthSignal;
 }
 
-/** The key of a signal read: the downstream repository and the commit. */
-export function signalKey(repo: string, commit: string): string {
-  return `${repo}@${commit}`;
+/** The key of a signal read: the downstream repository, the commit and the signal's name. */
+export function signalKey(repo: string, commit: string, name: string): string {
+  return `${repo}@${commit} ${name}`;
 }
 
 /** What a rollout is known by in the dashboard's boxes and data: its policy, upstream package and revision. */
@@ -151,7 +151,7 @@ function healthOf(members: readonly Member[]): { downstream: string; url: string
   const seen = new Map<string, { downstream: string; url: string; commit: string }>();
   for (const m of members) {
     if (m.baseCommit === undefined) continue;
-    const key = signalKey(m.url, m.baseCommit);
+    const key = `${m.url}@${m.baseCommit}`;
     if (!seen.has(key)) seen.set(key, { downstream: m.downstream, url: m.url, commit: m.baseCommit });
   }
   return [...seen.values()].sort((a, b) => (a.downstream < b.downstream ? -1 : a.downstream > b.downstream ? 1 : 0));
@@ -199,7 +199,7 @@ export function rolloutSignalReads(input: Pick<RolloutInput, 'byVariant' | 'vari
       if (state.kind === 'merging' || state.kind === 'soaking') break;
       if (state.kind === 'signals') {
         for (const r of state.reads)
-          reads.set(`${signalKey(r.url, r.commit)} ${rollout.health.name}`, {
+          reads.set(signalKey(r.url, r.commit, rollout.health.name), {
             downstream: r.downstream,
             repo: r.url,
             commit: r.commit,
@@ -256,7 +256,7 @@ export function rolloutStatuses(input: RolloutInput): RolloutStatus[] {
         const health = rollout.health!;
         const seen = state.reads.map((r) => ({
           ...r,
-          got: input.signals.get(signalKey(r.url, r.commit)) ?? { state: 'missing' as const },
+          got: input.signals.get(signalKey(r.url, r.commit, health.name)) ?? { state: 'missing' as const },
         }));
         const bad = seen.find((s) => s.got.state === 'failure');
         if (bad) {
