@@ -348,12 +348,12 @@ function renderWith(input: DashboardText, d: Detail): string {
   }
   // a rollout halted or advanced here stays so until resumed or done (the boxes are read once)
   const hand = keptHand(input.hand ?? NO_HAND, input.rollouts ?? []);
-  const rollouts = hand.halted.length > 0 || Object.keys(hand.advanced).length > 0 ? { rollouts: hand } : {};
+  const kept = hand.halted.length > 0 || Object.keys(hand.advanced).length > 0 ? { hand } : {};
   lines.push(
     '---',
     '_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._',
     input.marker,
-    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory, ...rollouts })} -->`,
+    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory, ...kept })} -->`,
     '',
   );
   return lines.join('\n');
@@ -395,8 +395,8 @@ export function parseDashboard(body: string): ParsedDashboard {
   const data = DATA.exec(body);
   if (data) {
     try {
-      const parsed = JSON.parse(data[1]!) as { fields?: unknown; rollouts?: unknown };
-      kept = handOfData(parsed.rollouts);
+      const parsed = JSON.parse(data[1]!) as { fields?: unknown; hand?: unknown };
+      kept = handOfData(parsed.hand);
       const fields = parsed.fields;
       if (typeof fields === 'object' && fields !== null) {
         for (const [key, value] of Object.entries(fields as Record<string, unknown>)) {

@@ -76,7 +76,7 @@ describe('rollouts on the dashboard', () => {
     expect(text).toContain('halted: `status flux-system failed on repo-a (canary): <img src=x> @team [x](http://e)`');
     const mangled = text.replace(
       /<!-- kdelta-dashboard-data: .*-->/,
-      '<!-- kdelta-dashboard-data: {"rollouts":{"halted":[1],"advanced":{"k":2}}} -->',
+      '<!-- kdelta-dashboard-data: {"hand":{"halted":[1],"advanced":{"k":2}}} -->',
     );
     expect(parseDashboard(mangled).ticks.rollouts).toEqual({ halted: new Set(), advanced: new Map() });
   });
