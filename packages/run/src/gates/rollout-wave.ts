@@ -12,9 +12,12 @@ export const rolloutWave: Gate = {
   decide(job, { policies }) {
     if (job.kind !== 'variant') return PASS;
     const policy = policies.byVariant.get(job.variant);
-    if (!policy?.policy.rollout || !policy.target) return PASS;
+    // what the job proposes anew: the policy's revision, or the separate major release; a job that
+    // stays at what its base has proposes nothing new and is never held
+    const revision = job.major ? policy?.major : policy?.target;
+    if (!policy?.policy.rollout || !revision) return PASS;
     const upstream = `${job.plan.upstream.repository.name}/${job.plan.upstream.package}`;
-    const decision = waveAllows({ policy, upstream, revision: policy.target, rollouts: policies.rollouts });
+    const decision = waveAllows({ policy, upstream, revision, rollouts: policies.rollouts });
     return decision.pass ? PASS : decision;
   },
 };
