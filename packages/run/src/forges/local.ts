@@ -28,6 +28,8 @@ export interface LocalForgeOptions {
   readonly displayRoot?: string;
   /** The run's branch prefix, left out of file names (default `kdelta/`). */
   readonly branchPrefix?: string;
+  /** The clock a new record's `createdAt` is read from (default: the system's). */
+  readonly now?: () => Date;
 }
 
 const SAFE = /^[A-Za-z0-9._-]+$/;
@@ -62,6 +64,8 @@ interface Header {
   /** Recorded only when true: the run found it not ready for review (a draft on GitHub). */
   draft?: boolean | undefined;
   status?: ProposalStatus | undefined;
+  /** When the proposal was opened (ISO 8601): the policies' "new per hour" counts it. Older records have none. */
+  createdAt?: string | undefined;
 }
 
 export function renderRecord(h: Header, body: string): string {
@@ -79,6 +83,7 @@ export function renderRecord(h: Header, body: string): string {
   if (h.renderFailed) header.renderFailed = true;
   if (h.draft) header.draft = true;
   if (h.status) header.status = { state: h.status.state, description: h.status.description };
+  if (h.createdAt) header.createdAt = h.createdAt;
   return `---\n${stringifyYaml(header, { lineWidth: 0 })}---\n\n${body.endsWith('\n') ? body : `${body}\n`}`;
 }
 
@@ -115,6 +120,12 @@ export function parseRecord(text: string, file: string): { header: Header; body:
   const draft = h.draft;
   if (draft !== undefined && typeof draft !== 'boolean')
     throw new ForgeError('invalid-proposal-record', `${file}: header field "draft" must be true or false (got ${JSON.stringify(draft)})`);
+  const createdAt = h.createdAt;
+  if (createdAt !== undefined && (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt))))
+    throw new ForgeError(
+      'invalid-proposal-record',
+      `${file}: header field "createdAt" must be an ISO 8601 date-time (got ${JSON.stringify(createdAt)})`,
+    );
   return {
     header: {
       title: str('title'),
@@ -128,6 +139,7 @@ export function parseRecord(text: string, file: string): { header: Header; body:
       ...(renderFailed ? { renderFailed } : {}),
       ...(draft ? { draft } : {}),
       status,
+      ...(createdAt ? { createdAt } : {}),
     },
     body: m[2]!,
   };
@@ -135,6 +147,7 @@ export function parseRecord(text: string, file: string): { header: Header; body:
 
 export function createLocalForge(options: LocalForgeOptions): Forge {
   const prefix = options.branchPrefix ?? 'kdelta/';
+  const now = options.now ?? (() => new Date());
   const variantOf = (head: string) => variantNameOf(head, prefix);
   const fileOf = (t: { downstream: string; head: string }) =>
     join(options.dir, segment('downstream', t.downstream), `${variantOf(t.head)}.md`);
@@ -191,6 +204,8 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
         state: 'open',
         url: urlOf(file),
         status: created ? undefined : existing?.status,
+        // opened now, or when the open one was (a record older than the field has none)
+        ...(created ? { createdAt: now().toISOString() } : existing?.createdAt ? { createdAt: existing.createdAt } : {}),
       };
       const changed = await write(proposal);
       return { proposal, created, changed };
