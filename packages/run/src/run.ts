@@ -177,6 +177,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
       jobs: planned.jobs,
       plan,
       policies: NO_POLICIES,
+      forge,
     });
     // jobs: each through the propose protocol
     const results = await runJobs(planned, gated, ctx, { concurrency: settings.concurrency, onProgress: options.onProgress });
