@@ -169,6 +169,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef });
     // gates: which of them propose now
     const now = options.now?.() ?? new Date();
+    const policies = NO_POLICIES;
     const gated = await applyGates(options.gates ?? GATES, {
       now,
       dryRun: settings.dryRun,
@@ -176,7 +177,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
       ticks,
       jobs: planned.jobs,
       plan,
-      policies: NO_POLICIES,
+      policies,
       forge,
     });
     // jobs: each through the propose protocol
@@ -184,9 +185,10 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // an aborted run reports nothing: the jobs it stopped would read as failures of their own
     if (signal?.aborted) throw interrupted(signal);
     // dashboard, second half: the results, once
-    const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy);
+    const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy, policies.rollouts);
     // report
     const warnings = [...plan.warnings, ...serverTokenWarnings(ctx.trust), ...dashboard.warnings, ...planned.warnings, ...written.warnings];
-    return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope });
+    const { rollouts } = policies;
+    return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope, rollouts });
   });
 }

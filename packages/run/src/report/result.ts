@@ -6,6 +6,7 @@ import type { FileChange } from '../propose/proposal-body.js';
 import type { ProposalUpstream } from '../propose/proposal-metadata.js';
 import type { RenderFailureReport } from '../jobs/render.js';
 import type { Shard } from '../plan/shard.js';
+import type { RolloutReport } from './rollouts.js';
 
 /**
  * What a job ends as: its action, its proposal, and when it failed, a code and a message. Every
@@ -111,6 +112,8 @@ export interface RunReport {
   readonly dashboard?: DashboardReport | undefined;
   /** A preview of an upstream ref (RunOptions.upstreamRef): the Repository and the commit it ran at. */
   readonly upstreamRef?: { readonly repository: string; readonly url: string; readonly ref: string; readonly commit: string } | undefined;
+  /** The fleet's rollouts (update policies with waves): each revision's way through the waves. Absent when there are none. */
+  readonly rollouts?: readonly RolloutReport[] | undefined;
 }
 
 /** The result of a job before the run names it: what every job fills in. */
