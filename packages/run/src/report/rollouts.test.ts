@@ -113,3 +113,12 @@ describe("the run's rollouts in its reports", () => {
     expect(readRolloutReports({ not: 'a list' })).toEqual([]);
   });
 });
+
+describe('a rollout as text in a terminal', () => {
+  it("shows a stranger's control characters (a terminal's escapes) as spaces", () => {
+    const line = rolloutLine(rolloutReport(status({ halted: 'status \u001b[2Jflux failed\ron cluster-01', revision: 'v2\u0007' })));
+    expect(line).toContain('base-ns v2  (policy platform)');
+    expect(line).toContain('HALTED: status  [2Jflux failed on cluster-01');
+    expect(line).not.toMatch(/[\u0000-\u001f]/);
+  });
+});

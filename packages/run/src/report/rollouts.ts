@@ -50,7 +50,8 @@ export function rolloutDone(r: RolloutReport): boolean {
  * merged; reached canary, proposing prod; waits on: soak until …`. Plain text for a terminal: the
  * Markdown writers escape its parts themselves.
  */
-export function rolloutLine(r: RolloutReport): string {
+export function rolloutLine(report: RolloutReport): string {
+  const r = plainReport(report);
   const waves = r.waves.map((w) => `${w.name} ${w.merged}/${w.variants}`).join(', ');
   const where = rolloutDone(r)
     ? 'every wave has it'
@@ -62,6 +63,27 @@ export function rolloutLine(r: RolloutReport): string {
   if (r.advancedTo !== undefined) parts.push(`advanced by hand to ${r.advancedTo}`);
   if (r.waitingOn.length > 0 && r.halted === undefined) parts.push(`waits on: ${r.waitingOn.join(', ')}`);
   return parts.join('; ');
+}
+
+/** Control characters (a terminal's escapes among them) as spaces: a health signal's description is a stranger's text. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+function plainReport(r: RolloutReport): RolloutReport {
+  const p = (s: string) => s.replace(CONTROL, ' ');
+  const o = (s: string | undefined) => (s === undefined ? undefined : p(s));
+  return {
+    ...r,
+    policy: p(r.policy),
+    upstream: p(r.upstream),
+    revision: p(r.revision),
+    waves: r.waves.map((w) => ({ ...w, name: p(w.name) })),
+    reached: o(r.reached),
+    proposing: o(r.proposing),
+    waitingOn: r.waitingOn.map(p),
+    halted: o(r.halted),
+    advancedTo: o(r.advancedTo),
+  };
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
