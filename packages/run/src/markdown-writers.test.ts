@@ -98,7 +98,10 @@ describe("strangers' text is inert in every writer", () => {
               version: '1',
               dryRun: true,
               mode: 'variants',
-              results: [result(), result({ variant: 'bad', action: 'failed', error: hostile, conflicts: [], conflictCount: 0 })],
+              results: [
+                result({ wave: { name: hostile, index: 0 } }),
+                result({ variant: 'bad', action: 'failed', error: hostile, conflicts: [], conflictCount: 0 }),
+              ],
               warnings: [hostile],
               failed: 1,
             },

@@ -188,7 +188,6 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy, policies.rollouts);
     // report
     const warnings = [...plan.warnings, ...serverTokenWarnings(ctx.trust), ...dashboard.warnings, ...planned.warnings, ...written.warnings];
-    const { rollouts } = policies;
-    return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope, rollouts });
+    return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope, policies });
   });
 }

@@ -60,6 +60,8 @@ export interface VariantResult {
   readonly message?: string | undefined;
   /** The gate (gates/) that deferred this job to a later run: `message` says why, and when to look again. */
   readonly heldBy?: string | undefined;
+  /** Its rollout wave, when an update policy with waves governs the variant (`index`: the wave's place in the policy's order). */
+  readonly wave?: { readonly name: string; readonly index: number } | undefined;
   /** The proposal's whole body when this run wrote (or would write) it; the forge's copy may be shortened. */
   readonly body?: string | undefined;
   /** Why the job failed, one line or more (`action` is 'failed'). */

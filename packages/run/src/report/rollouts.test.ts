@@ -40,7 +40,7 @@ const report = (rollouts: RolloutStatus[]) =>
     budget: undefined,
     dashboard: undefined,
     scope: undefined,
-    rollouts,
+    policies: { byVariant: new Map(), rollouts, warnings: [] },
   });
 
 describe("the run's rollouts in its reports", () => {
