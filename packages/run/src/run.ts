@@ -12,7 +12,8 @@ import { applyGates, GATES } from './gates/gates.js';
 import type { Materialize } from './jobs/materialize.js';
 import { runJobs, type RunProgress } from './jobs/run-jobs.js';
 import { planJobs } from './plan/jobs-plan.js';
-import { NO_POLICIES } from './policy/policy.js';
+import { planPolicies } from './policy/policy-plan.js';
+import { withPolicies } from './policy/policy-jobs.js';
 import { planRun } from './plan/plan.js';
 import type { Shard } from './plan/shard.js';
 import type { UpstreamRef } from './preview/preview-scope.js';
@@ -167,15 +168,17 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const ctx = createJobContext({ ...shared, materialize, render, cacheDir, signal });
     // plan: every job of the run, before the first push
     const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef });
-    // gates: which of them propose now
+    // the update policies, decided on the whole plan; a governed variant's job proposes what its policy chose
     const now = options.now?.() ?? new Date();
-    const policies = NO_POLICIES;
+    const policies = await planPolicies({ plan, policies: control.policies, ctx, now, concurrency: settings.concurrency });
+    const jobs = withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
+    // gates: which of them propose now
     const gated = await applyGates(options.gates ?? GATES, {
       now,
       dryRun: settings.dryRun,
       settings,
       ticks,
-      jobs: planned.jobs,
+      jobs,
       plan,
       policies,
       forge,
@@ -187,7 +190,14 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // dashboard, second half: the results, once
     const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy, policies.rollouts);
     // report
-    const warnings = [...plan.warnings, ...serverTokenWarnings(ctx.trust), ...dashboard.warnings, ...planned.warnings, ...written.warnings];
+    const warnings = [
+      ...plan.warnings,
+      ...serverTokenWarnings(ctx.trust),
+      ...dashboard.warnings,
+      ...planned.warnings,
+      ...policies.warnings,
+      ...written.warnings,
+    ];
     return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope, policies });
   });
 }

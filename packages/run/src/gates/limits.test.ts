@@ -183,8 +183,10 @@ describe('the limits gate', () => {
       proposing: ['other', 'web-a', 'web-b', 'web-c'],
       held: [['web-d', 'limits', 'policy platform allows 3 open proposals: 1 is open, 2 more open this run']],
     });
-    // one look per governed variant, once for the whole run; none for `other`
-    expect(forge.finds.sort()).toEqual(['kdelta/web-a', 'kdelta/web-b', 'kdelta/web-c', 'kdelta/web-d']);
+    // one look per governed variant's branch (and its separate major's), once for the whole run; none for `other`
+    expect(forge.finds.sort()).toEqual(
+      ['web-a', 'web-a-major', 'web-b', 'web-b-major', 'web-c', 'web-c-major', 'web-d', 'web-d-major'].map((b) => `kdelta/${b}`),
+    );
   });
 
   it('a job a person asked to retry gets the room first', async () => {
@@ -239,5 +241,31 @@ describe('the limits gate', () => {
     byVariant.set('web-b', { ...b, current: { baseCommit: 'b', commit: 'c2' } });
     const gated = await applyGates([limits], context(plan, { ...policies, byVariant }, forge));
     expect(outcome(gated).proposing).toEqual(['other', 'web-a', 'web-b', 'web-c']);
+  });
+
+  it("a separate major's proposal takes room of its own, after its variant's by name; an open one counts", async () => {
+    const { plan, forge, policies } = await setup({ openProposals: 3 });
+    const byVariant = new Map(policies.byVariant);
+    byVariant.set('web-b', { ...byVariant.get('web-b')!, major: { ref: 'v3', commit: 'c3', reason: 'a major release' } });
+    const ctx = context(plan, { ...policies, byVariant }, forge);
+    const b = ctx.jobs.find((j) => j.variant === 'web-b')!;
+    const jobs = [...ctx.jobs, { ...b, downstream: `${b.downstream} (major)`, major: true }];
+    const gated = await applyGates([limits], { ...ctx, jobs });
+    expect(outcome(gated)).toEqual({
+      proposing: ['other', 'web-a', 'web-b', 'web-b'],
+      held: [
+        ['web-c', 'limits', 'policy platform allows 3 open proposals: 1 is open, 2 more open this run'],
+        ['web-d', 'limits', 'policy platform allows 3 open proposals: 1 is open, 2 more open this run'],
+      ],
+    });
+    // the major's proposal open: it counts, and its job updates it
+    const d = plan.variants.find((v) => v.name === 'web-b')!;
+    await forge.upsert({ ...variantTarget(d, 'kdelta/'), head: 'kdelta/web-b-major', title: 't', body: 'b\n', fingerprint: 'f' });
+    const again = await applyGates([limits], { ...ctx, jobs });
+    expect(outcome(again).proposing).toEqual(['other', 'web-a', 'web-b', 'web-b']);
+    expect(outcome(again).held.map((h) => h[2])).toEqual([
+      'policy platform allows 3 open proposals: 2 are open, 1 more open this run',
+      'policy platform allows 3 open proposals: 2 are open, 1 more open this run',
+    ]);
   });
 });

@@ -1,9 +1,9 @@
 import { jobKey } from '../dashboard/dashboard.js';
-import type { Proposal } from '../forges/forge.js';
 import { variantTarget } from '../jobs/variant.js';
 import { variantLabel, type PlannedJob } from '../plan/jobs-plan.js';
 import type { VariantPlan } from '../plan/plan.js';
 import type { UpdatePolicy, VariantPolicy } from '../policy/policy.js';
+import { MAJOR_SUFFIX } from '../policy/policy-jobs.js';
 import { PASS, type Gate, type GateContext, type GateDecision } from './gate.js';
 
 /**
@@ -69,9 +69,20 @@ function hasLimits(vp: VariantPolicy | undefined): vp is VariantPolicy {
   return vp !== undefined && (vp.policy.limits.openProposals !== undefined || vp.policy.limits.perHour !== undefined);
 }
 
-/** A new revision is due: the policy's target is not what the downstream's base has. */
-function newRevisionDue(vp: VariantPolicy): boolean {
-  return vp.target !== undefined && vp.target.commit !== vp.current?.commit;
+/** One proposal a governed variant may have: its own branch, or its separate major release's. */
+interface Slot {
+  readonly v: VariantPlan;
+  readonly vp: VariantPolicy;
+  readonly major: boolean;
+}
+
+/** A decision's key: the variant, and whether it is its separate major proposal. */
+const keyOf = (variant: string, major: boolean) => (major ? `${variant}${MAJOR_SUFFIX}` : variant);
+
+/** A new revision is due on the slot: what the policy proposes there is not what the downstream's base has. */
+function newRevisionDue({ vp, major }: Slot): boolean {
+  const due = major ? vp.major : vp.target;
+  return due !== undefined && due.commit !== vp.current?.commit;
 }
 
 /** Proposals a forge reads at a time (the local forge reads a file each). */
@@ -83,14 +94,15 @@ async function inBatches<T, R>(items: readonly T[], each: (item: T) => Promise<R
   return out;
 }
 
-/** The job a variant of another shard would have: the gates before this one are asked about it. */
-function jobOf(v: VariantPlan, context: GateContext): PlannedJob {
+/** The job a slot has in this shard, or the one it would have in another: the gates before this one are asked about it. */
+function jobOf({ v, major }: Slot, context: GateContext): PlannedJob {
   return (
-    context.jobs.find((j) => j.kind === 'variant' && j.variant === v.name) ?? {
+    context.jobs.find((j) => j.kind === 'variant' && j.variant === v.name && Boolean(j.major) === major) ?? {
       kind: 'variant',
       variant: v.name,
-      downstream: variantLabel(v),
+      downstream: major ? `${variantLabel(v)} (major)` : variantLabel(v),
       plan: v,
+      ...(major ? { major } : {}),
     }
   );
 }
@@ -104,40 +116,44 @@ async function passesEarlier(job: PlannedJob, self: Gate, context: GateContext):
   return true;
 }
 
-/** The whole plan's decisions, by variant name: the I/O edge (open proposals, the gates before) around allotRoom. */
+/** The whole plan's decisions, by slot key: the I/O edge (open proposals, the gates before) around allotRoom. */
 async function decideFleet(self: Gate, context: GateContext): Promise<Map<string, GateDecision>> {
   const { plan, policies, forge, settings, ticks } = context;
-  const byPolicy = new Map<UpdatePolicy, { v: VariantPlan; vp: VariantPolicy }[]>();
+  const byPolicy = new Map<UpdatePolicy, Slot[]>();
   for (const v of plan.variants) {
     const vp = policies.byVariant.get(v.name);
     if (!hasLimits(vp)) continue;
-    const list = byPolicy.get(vp.policy) ?? [];
-    list.push({ v, vp });
-    byPolicy.set(vp.policy, list);
+    const slots = byPolicy.get(vp.policy) ?? [];
+    slots.push({ v, vp, major: false });
+    // an open major proposal counts too, whether or not a major is due now
+    if (vp.policy.separateMajor) slots.push({ v, vp, major: true });
+    byPolicy.set(vp.policy, slots);
   }
   const decisions = new Map<string, GateDecision>();
-  for (const [policy, governed] of byPolicy) {
-    const open = await inBatches(governed, async ({ v }) =>
-      forge ? await forge.find(variantTarget(v, settings.branchPrefix)) : (undefined as Proposal | undefined),
-    );
-    const wanting = governed.filter(({ vp }, i) => open[i] === undefined && newRevisionDue(vp));
-    const candidates: { name: string; retried: boolean }[] = [];
-    for (const { v } of wanting) {
-      if (await passesEarlier(jobOf(v, context), self, context))
-        candidates.push({ name: v.name, retried: ticks.retry.has(jobKey(v.name, variantLabel(v))) });
+  for (const [policy, slots] of byPolicy) {
+    const open = await inBatches(slots, async ({ v, major }) => {
+      if (!forge) return undefined;
+      const target = variantTarget(v, settings.branchPrefix);
+      return forge.find(major ? { ...target, head: `${target.head}${MAJOR_SUFFIX}` } : target);
+    });
+    const candidates: { key: string; retried: boolean }[] = [];
+    for (const [i, slot] of slots.entries()) {
+      if (open[i] !== undefined || !newRevisionDue(slot)) continue;
+      if (!(await passesEarlier(jobOf(slot, context), self, context))) continue;
+      candidates.push({ key: keyOf(slot.v.name, slot.major), retried: ticks.retry.has(jobKey(slot.v.name, variantLabel(slot.v))) });
     }
     // stable, alike in every shard: the jobs a person asked to retry first, then by name
-    candidates.sort((a, b) => Number(b.retried) - Number(a.retried) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    candidates.sort((a, b) => Number(b.retried) - Number(a.retried) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const room = allotRoom(
       {
         policy: policy.name,
         limits: policy.limits,
         open: open.filter((p) => p !== undefined).map((p) => p.createdAt),
-        candidates: candidates.map((c) => c.name),
+        candidates: candidates.map((c) => c.key),
       },
       context.now,
     );
-    for (const [name, decision] of room) decisions.set(name, decision);
+    for (const [key, decision] of room) decisions.set(key, decision);
   }
   return decisions;
 }
@@ -155,6 +171,6 @@ export const limits: Gate = {
       fleet = decideFleet(limits, context);
       decided.set(context, fleet);
     }
-    return (await fleet).get(job.variant) ?? PASS;
+    return (await fleet).get(keyOf(job.variant, Boolean(job.major))) ?? PASS;
   },
 };

@@ -64,7 +64,7 @@ export async function runJobs(
 function start(job: PlannedJob, ctx: JobContext): Promise<VariantResult> {
   switch (job.kind) {
     case 'variant':
-      return runVariantJob(job.plan, ctx);
+      return runVariantJob(job.plan, ctx, job);
     case 'update':
       return runUpdateJob(job.plan, job.control, ctx);
     case 'removal':

@@ -17,6 +17,7 @@ import type { Plan, VariantPlan } from './plan.js';
 import { removalGuard, type HeldRemoval } from './removal-guard.js';
 import { storedRemovals, storeRemovals } from './removal-scan.js';
 import { inShard } from './shard.js';
+import { currentProposalOf, type VariantPin } from '../policy/policy-jobs.js';
 
 /**
  * Every job of a run, known before the first one runs: the variants of the plan, the control
@@ -27,7 +28,16 @@ import { inShard } from './shard.js';
 
 /** One job of the run, before the gates and before it runs; `variant` and `downstream` name its result. */
 export type PlannedJob =
-  | { readonly kind: 'variant'; readonly variant: string; readonly downstream: string; readonly plan: VariantPlan }
+  | {
+      readonly kind: 'variant';
+      readonly variant: string;
+      readonly downstream: string;
+      readonly plan: VariantPlan;
+      /** An update policy's word on what it proposes (policy/policy-jobs.ts); absent: the variant's own revision. */
+      readonly pin?: VariantPin | undefined;
+      /** The separate proposal of a major release (branch `<prefix><variant>-major`). */
+      readonly major?: boolean | undefined;
+    }
   | {
       readonly kind: 'update';
       readonly variant: string;
@@ -121,7 +131,7 @@ export async function planJobs(input: JobsPlanInput): Promise<JobsPlan> {
         // a gone variant's proposal that was never merged: closed (one whose package is on the
         // base is a removal's). Only a proposal branch of no current variant needs a clone.
         const gone = [...(await ctx.heads(d.url)).keys()].some(
-          (h) => h.startsWith(branchPrefix) && h !== downstream.branch && !names.has(h.slice(branchPrefix.length)),
+          (h) => h.startsWith(branchPrefix) && h !== downstream.branch && !currentProposalOf(h.slice(branchPrefix.length), names),
         );
         const retired = gone ? await findRetiredDrafts(ctx, await ctx.mirror(d.url), downstream, names, controlId) : [];
         const removing = new Set(removed.map((r) => r.variant));
