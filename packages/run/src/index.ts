@@ -41,6 +41,7 @@ export { failureGroupLines, groupFailures, type FailureGroup } from './report/fa
 export { inert, type MarkdownContext, shortName } from './markdown.js';
 export type { RenderFailureReport } from './jobs/render.js';
 export { renderTable, reportJson } from './report/report.js';
+export { rolloutLine, rolloutReport, type RolloutReport } from './report/rollouts.js';
 // The gates a planned job passes before it proposes (a schedule window, a freeze, the removal guard).
 export { GATES } from './gates/gates.js';
 export { PASS, type Gate, type GateContext, type GateDecision } from './gates/gate.js';

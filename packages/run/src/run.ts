@@ -188,6 +188,7 @@ export async function run(options: RunOptions): Promise<RunReport> {
       jobs,
       plan,
       policies,
+      forge,
     });
     // jobs: each through the propose protocol
     const results = await runJobs(planned, gated, ctx, { concurrency: settings.concurrency, onProgress: options.onProgress });
@@ -204,6 +205,6 @@ export async function run(options: RunOptions): Promise<RunReport> {
       ...policies.warnings,
       ...written.warnings,
     ];
-    return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope });
+    return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope, policies });
   });
 }

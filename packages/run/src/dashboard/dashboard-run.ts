@@ -2,11 +2,11 @@ import type { Budget } from '../forges/budget.js';
 import type { DashboardRecord, DashboardTarget, Forge } from '../forges/forge.js';
 import { dashboardEntries, NO_TICKS, parseDashboard, renderDashboard, type DashboardTicks, type FieldMemory } from './dashboard.js';
 import { message, type DashboardReport, type VariantResult } from '../report/result.js';
+import type { RolloutReport } from '../report/rollouts.js';
 
 export type { DashboardReport };
 import type { RunMode } from '../settings/settings.js';
 import type { Shard } from '../plan/shard.js';
-import type { RolloutStatus } from '../policy/policy.js';
 
 /**
  * A run's dashboard, at the edges of the run: read once before the first job (its ticks decide
@@ -54,7 +54,7 @@ export interface OpenedDashboard {
   write(
     results: readonly VariantResult[],
     acted: DashboardReport['ticks'],
-    rollouts?: readonly RolloutStatus[],
+    rollouts?: readonly RolloutReport[],
   ): Promise<{ report: DashboardReport; warning?: string }>;
 }
 
@@ -89,17 +89,17 @@ export async function openDashboard(
     const reason = "the run's write budget cannot cover the dashboard's write: not kept by this run";
     return { skipped: { outcome: 'skipped', url: seen?.url, reason, ticks: none }, warning: reason };
   }
-  const parsed = seen ? parseDashboard(seen.body) : { ticks: NO_TICKS, memory: new Map() as FieldMemory };
+  const parsed = seen ? parseDashboard(seen.body) : { ticks: NO_TICKS, memory: new Map() as FieldMemory, rollouts: [] };
   return {
     opened: {
       ticks: parsed.ticks,
-      async write(results, acted, rollouts = []) {
+      async write(results, acted, rollouts) {
         const body = renderDashboard({
+          rollouts,
           title: target.title,
           marker: target.marker,
           entries: dashboardEntries(results, parsed.memory),
           tickHow: forge.name === 'local' ? LOCAL_TICK : undefined,
-          rollouts,
           hand: parsed.ticks.rollouts,
         });
         try {

@@ -8,6 +8,7 @@ import type { Shard } from '../plan/shard.js';
 import type { DashboardReport, VariantResult } from '../report/result.js';
 import type { RunMode } from '../settings/settings.js';
 import type { RolloutStatus } from '../policy/policy.js';
+import { rolloutReport } from '../report/rollouts.js';
 import { jobKey, NO_TICKS, type DashboardTicks } from './dashboard.js';
 import {
   dashboardRepositoryProblem,
@@ -74,6 +75,7 @@ export async function writeRunDashboard(
   results: readonly VariantResult[],
   ran: readonly PlannedJob[],
   allowedRemovals: string | undefined,
+  /** The fleet's rollouts (policies/): its "Rollouts" section. */
   rollouts: readonly RolloutStatus[] = [],
 ): Promise<{ report?: DashboardReport | undefined; warnings: readonly string[] }> {
   if (!dashboard.opened) return { report: dashboard.skipped, warnings: [] };
@@ -90,7 +92,7 @@ export async function writeRunDashboard(
       allowRemovals: allowedRemovals !== undefined ? [allowedRemovals] : [],
       repropose: reproposed,
     },
-    rollouts,
+    rollouts.map(rolloutReport),
   );
   return { report: written.report, warnings: written.warning ? [written.warning] : [] };
 }

@@ -4,6 +4,7 @@ import { NO_HAND, rolloutKey } from '../policy/rollout.js';
 import { dashboardBoxes, selectRolloutBox } from './dashboard-boxes.js';
 import { parseDashboard, renderDashboard } from './dashboard.js';
 import { tickLine } from '../propose/decide-boxes.js';
+import { rolloutReport } from '../report/rollouts.js';
 
 // The dashboard's rollout boxes: advance a rollout to its next wave, halt it, resume it; the
 // dashboard keeps a box's halt (and advance) for the runs after the one that read the tick.
@@ -26,7 +27,13 @@ const rollout = (over: Partial<RolloutStatus> = {}): RolloutStatus => ({
 const KEY = rolloutKey(rollout());
 
 const render = (rollouts: RolloutStatus[], hand = NO_HAND) =>
-  renderDashboard({ title: 'kdelta dashboard', marker: '<!-- kdelta-dashboard: dashboard -->', entries: [], rollouts, hand });
+  renderDashboard({
+    title: 'kdelta dashboard',
+    marker: '<!-- kdelta-dashboard: dashboard -->',
+    entries: [],
+    rollouts: rollouts.map(rolloutReport),
+    hand,
+  });
 
 /** Tick the open box of that kind for v1.5.0 of policy platform, as `kdelta rollout` does. */
 const tick = (text: string, kind: 'advance-rollout' | 'halt-rollout' | 'resume-rollout') =>
@@ -36,9 +43,7 @@ describe('rollouts on the dashboard', () => {
   it('shows each rollout, what it waits on, and its advance and halt boxes', () => {
     const text = render([rollout()]);
     expect(text).toContain('### Rollouts (1)');
-    expect(text).toContain(
-      '- `basens v1.5.0` (policy `platform`): canary 1/2, early 0/0, prod 0/3; proposed to canary; waits on `merge of web-b in repo-b`',
-    );
+    expect(text).toContain('  - waits on: `merge of web-b in repo-b`\n  - [ ] <!-- kdelta-advance-rollout:');
     expect(text).toMatch(
       /^ {2}- \[ \] <!-- kdelta-advance-rollout:platform%20blueprints%2Fbasens%20basens%2Fv1\.5\.0%20early --> advance `basens v1\.5\.0` \(policy `platform`\) to early now$/m,
     );
@@ -51,7 +56,7 @@ describe('rollouts on the dashboard', () => {
     expect([...halted.halted]).toEqual([KEY]);
     // the next run writes it back: no halt box, a resume box, and the halt kept in the hidden data
     const after = render([rollout({ halted: 'by hand on the dashboard' })], halted);
-    expect(after).toContain('halted: `by hand on the dashboard`');
+    expect(after).toContain('**halted**: `by hand on the dashboard`');
     expect(after).not.toContain('kdelta-halt-rollout');
     expect(after).not.toContain('kdelta-advance-rollout');
     expect([...parseDashboard(after).ticks.rollouts.halted]).toEqual([KEY]);
@@ -65,6 +70,7 @@ describe('rollouts on the dashboard', () => {
     expect([...advanced.advanced]).toEqual([[KEY, 'early']]);
     const after = render([rollout({ advancedTo: 'early' })], advanced);
     // the next box advances past it
+    expect(after).toContain('advanced by hand to `early`');
     expect(after).toContain('advance `basens v1.5.0` (policy `platform`) to prod now');
     expect([...parseDashboard(after).ticks.rollouts.advanced]).toEqual([[KEY, 'early']]);
     // done: nothing kept
@@ -73,7 +79,7 @@ describe('rollouts on the dashboard', () => {
 
   it('a signal description reaches the text only as code; a mangled data block keeps nothing', () => {
     const text = render([rollout({ halted: 'status flux-system failed on repo-a (canary): <img src=x> @team [x](http://e)' })]);
-    expect(text).toContain('halted: `status flux-system failed on repo-a (canary): <img src=x> @team [x](http://e)`');
+    expect(text).toContain('**halted**: `status flux-system failed on repo-a (canary): <img src=x> @team [x](http://e)`');
     const mangled = text.replace(
       /<!-- kdelta-dashboard-data: .*-->/,
       '<!-- kdelta-dashboard-data: {"hand":{"halted":[1],"advanced":{"k":2}}} -->',

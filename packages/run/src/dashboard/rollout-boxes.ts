@@ -1,6 +1,6 @@
 import { inert, shortName } from '../markdown.js';
-import type { RolloutStatus } from '../policy/policy.js';
 import { NO_HAND, rolloutKey, rolloutLabel, type RolloutHand } from '../policy/rollout.js';
+import type { RolloutReport } from '../report/rollouts.js';
 
 /**
  * The dashboard's rollout boxes: per rollout, "advance to the next wave now" and "halt" ("resume"
@@ -36,7 +36,7 @@ export function handAfterTicks(kept: RolloutHand, ticks: RolloutTicks): RolloutH
 }
 
 /** The hand state as the hidden data keeps it: only of rollouts still under way (the rest is history). */
-export function keptHand(hand: RolloutHand, rollouts: readonly RolloutStatus[]): { halted: string[]; advanced: Record<string, string> } {
+export function keptHand(hand: RolloutHand, rollouts: readonly RolloutReport[]): { halted: string[]; advanced: Record<string, string> } {
   const live = new Set(rollouts.map(rolloutKey));
   return {
     halted: [...hand.halted].filter((k) => live.has(k)).sort(),
@@ -61,36 +61,24 @@ const code = (text: string) => inert(shortName(text), 'code');
 /** A checkbox line with kdelta's marker (the subject percent-encoded: no `-->` can appear). */
 type Checkbox = (kind: RolloutTickKind, subject: string, text: string) => string;
 
-/** The Rollouts section: each rollout, what it waits on or why it halted, and its boxes. */
-export function rolloutSection(rollouts: readonly RolloutStatus[], hand: RolloutHand, checkbox: Checkbox): string[] {
-  if (rollouts.length === 0) return [];
-  const lines = [
-    `### Rollouts (${rollouts.length})`,
-    '',
-    "Tick **advance** to propose a rollout's next wave now, whatever it waits on; **halt** to propose nothing more of that revision until **resume** is ticked. A box acts on the runs that keep this dashboard only (of a sharded run: this shard's).",
-    '',
-  ];
-  for (const r of rollouts) {
-    const key = rolloutKey(r);
-    const what = `${code(rolloutLabel(r))} (policy ${code(r.policy)})`;
-    const names = r.waves.map((w) => w.name);
-    const waves = r.waves.map((w) => `${w.name} ${w.merged}/${w.variants}`).join(', ');
-    const state = r.halted
-      ? `halted: ${code(r.halted)}`
-      : r.proposing === undefined
-        ? 'every wave has it'
-        : `proposed to ${r.proposing}${r.waitingOn.length > 0 ? `; waits on ${r.waitingOn.map(code).join(', ')}` : ''}`;
-    lines.push(`- ${what}: ${waves}; ${state}${r.advancedTo ? ` (advanced by hand to ${r.advancedTo})` : ''}`);
-    const at = Math.max(
-      r.proposing === undefined ? names.length : names.indexOf(r.proposing),
-      r.advancedTo ? names.indexOf(r.advancedTo) : -1,
-    );
-    const next = names[at + 1];
-    if (next !== undefined && !r.halted)
-      lines.push(`  ${checkbox('advance-rollout', advanceSubject(key, next), `advance ${what} to ${next} now`)}`);
-    if (hand.halted.has(key)) lines.push(`  ${checkbox('resume-rollout', key, `resume ${what}`)}`);
-    else if (r.proposing !== undefined) lines.push(`  ${checkbox('halt-rollout', key, `halt ${what}`)}`);
-  }
-  lines.push('');
+/** How the rollout boxes work, said once above the rollouts. */
+export const ROLLOUT_BOXES_HOW =
+  "Tick **advance** to propose a rollout's next wave now, whatever it waits on; **halt** to propose nothing more of that revision until **resume** is ticked. A box acts on the runs that keep this dashboard only (of a sharded run: this shard's).";
+
+/** A rollout's boxes, under its lines: advance to the next wave (unless halted), halt, or resume a box's halt. */
+export function rolloutBoxes(r: RolloutReport, hand: RolloutHand, checkbox: Checkbox): string[] {
+  const key = rolloutKey(r);
+  const what = `${code(rolloutLabel(r))} (policy ${code(r.policy)})`;
+  const names = r.waves.map((w) => w.name);
+  const at = Math.max(
+    r.proposing === undefined ? names.length : names.indexOf(r.proposing),
+    r.advancedTo ? names.indexOf(r.advancedTo) : -1,
+  );
+  const next = names[at + 1];
+  const lines: string[] = [];
+  if (next !== undefined && r.halted === undefined)
+    lines.push(`  ${checkbox('advance-rollout', advanceSubject(key, next), `advance ${what} to ${next} now`)}`);
+  if (hand.halted.has(key)) lines.push(`  ${checkbox('resume-rollout', key, `resume ${what}`)}`);
+  else if (r.proposing !== undefined) lines.push(`  ${checkbox('halt-rollout', key, `halt ${what}`)}`);
   return lines;
 }

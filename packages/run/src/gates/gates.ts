@@ -2,6 +2,7 @@ import type { PlannedJob } from '../plan/jobs-plan.js';
 import { failure, type VariantResult } from '../report/result.js';
 import type { Gate, GateContext } from './gate.js';
 import { rolloutWave } from './rollout-wave.js';
+import { limits } from './limits.js';
 
 /**
  * The gates every planned job passes before it proposes, in this order; the first that holds a
@@ -9,7 +10,7 @@ import { rolloutWave } from './rollout-wave.js';
  * is no gate: it decides, on every shard's removals, which removals and closings become jobs at
  * all, before collisions are checked, so it is part of the plan: plan/removal-guard.ts.)
  */
-export const GATES: readonly Gate[] = [rolloutWave];
+export const GATES: readonly Gate[] = [rolloutWave, limits];
 
 /** The jobs that run now, and a result for each one a gate held. */
 export interface Gated {
@@ -18,7 +19,8 @@ export interface Gated {
 }
 
 /** The gate stage: each job through every gate, before any job runs. */
-export async function applyGates(gates: readonly Gate[], context: GateContext): Promise<Gated> {
+export async function applyGates(gates: readonly Gate[], given: GateContext): Promise<Gated> {
+  const context: GateContext = { ...given, gates };
   const jobs: PlannedJob[] = [];
   const held: VariantResult[] = [];
   for (const job of context.jobs) {

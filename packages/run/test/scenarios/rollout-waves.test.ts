@@ -118,7 +118,7 @@ describeScenarios('rollout waves', {}, (setup) => {
       message: 'rollout of base-ns v1 (policy platform): halted: status flux-system failed on repo-b (canary): kustomization apps failed',
     });
     expect(sf.tip('repo-c', 'kdelta/web-c')).toBeUndefined();
-    expect(sf.dashboard()).toContain('halted: `status flux-system failed on repo-b (canary): kustomization apps failed`');
+    expect(sf.dashboard()).toContain('**halted**: `status flux-system failed on repo-b (canary): kustomization apps failed`');
   });
 
   it('advanced by hand on the dashboard: prod proposed while the canaries are still open; the advance lasts', async () => {
@@ -128,7 +128,7 @@ describeScenarios('rollout waves', {}, (setup) => {
     sf.editDashboard((body) => body.replace(/- \[ \] (<!-- kdelta-advance-rollout:[^ ]+ -->)/, '- [x] $1'));
     const advanced = await sf.run();
     expect(actions(advanced)['web-c']).toBe('proposed');
-    expect(sf.dashboard()).toContain('(advanced by hand to prod)');
+    expect(sf.dashboard()).toContain('advanced by hand to `prod`');
     // the box is read once, the advance is kept: a later run still lets prod's proposal be
     expect(sf.dashboard()).not.toContain('kdelta-advance-rollout');
     expect(actions(await sf.run())['web-c']).toBe('unchanged');
