@@ -325,6 +325,21 @@ describe('rolloutStatuses and waveAllows', () => {
     expect(rolloutStatuses({ byVariant, variants, signals: new Map(), now: NOW })).toEqual([]);
   });
 
+  it("a failed signal's description is a stranger's text: one line, control characters as spaces, bounded", () => {
+    const p = policy({ health: { name: 'flux-system', kind: 'any' } });
+    const { byVariant, variants } = fleet(
+      [
+        { name: 'web-a', wave: 'canary', has: earlier(3) },
+        { name: 'web-c', wave: 'prod', has: 'due' },
+      ],
+      p,
+    );
+    const description = `bad\n## FORGED\r\u001b[31mred\u2028${'x'.repeat(500)}`;
+    const [r] = rolloutStatuses({ byVariant, variants, signals: signals({ 'repo-a': { state: 'failure', description } }), now: NOW });
+    expect(r!.halted).toMatch(/^status flux-system failed on repo-a \(canary\): bad ## FORGED  \[31mred x+…$/);
+    expect(r!.halted!.length).toBeLessThan(260);
+  });
+
   it('a variant without a rollout (a policy without one) is always allowed', () => {
     const p = { ...policy(), rollout: undefined };
     const { byVariant, variants } = fleet([{ name: 'web-c', wave: 'prod', has: 'due' }], p);

@@ -211,6 +211,21 @@ export function rolloutSignalReads(input: Pick<RolloutInput, 'byVariant' | 'vari
   return [...reads.values()];
 }
 
+/** A signal's description and address are a stranger's text: at most this many characters of it are said. */
+const SIGNAL_TEXT = 200;
+
+/**
+ * A stranger's text as one bounded line: control characters (a line break, a terminal's escape)
+ * as spaces, so that every place a rollout is said (the table, the report, the dashboard) gets a
+ * line it can show as it is.
+ */
+function signalText(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').trim();
+  return line.length > SIGNAL_TEXT ? `${line.slice(0, SIGNAL_TEXT - 1)}…` : line;
+}
+
 /** The words for a signal: a check run, or a commit status (GitHub's `any` is said as a status). */
 function signalWords(signal: HealthSignal): string {
   return `${signal.kind === 'check-run' ? 'check run' : 'status'} ${signal.name}`;
@@ -260,7 +275,7 @@ export function rolloutStatuses(input: RolloutInput): RolloutStatus[] {
         }));
         const bad = seen.find((s) => s.got.state === 'failure');
         if (bad) {
-          const detail = [bad.got.description, bad.got.url].filter((x) => x !== undefined && x !== '').join(' ');
+          const detail = [signalText(bad.got.description), signalText(bad.got.url)].filter((x) => x !== undefined && x !== '').join(' ');
           failed = `${signalWords(health)} failed on ${bad.downstream} (${rollout.waves[i]})${detail ? `: ${detail}` : ''}`;
         }
         const pending = seen.filter((s) => s.got.state !== 'success');
