@@ -336,7 +336,7 @@ describe('rolloutStatuses and waveAllows', () => {
     );
     const description = `bad\n## FORGED\r\u001b[31mred\u2028${'x'.repeat(500)}`;
     const [r] = rolloutStatuses({ byVariant, variants, signals: signals({ 'repo-a': { state: 'failure', description } }), now: NOW });
-    expect(r!.halted).toMatch(/^status flux-system failed on repo-a \(canary\): bad ## FORGED  \[31mred x+…$/);
+    expect(r!.halted).toMatch(/^status flux-system failed on repo-a \(canary\): bad ## FORGED {2}\[31mred x+…$/);
     expect(r!.halted!.length).toBeLessThan(260);
   });
 
