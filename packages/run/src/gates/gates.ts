@@ -1,8 +1,10 @@
 import type { PlannedJob } from '../plan/jobs-plan.js';
 import { failure, type VariantResult } from '../report/result.js';
+import { freeze } from './freeze.js';
 import type { Gate, GateContext } from './gate.js';
-import { rolloutWave } from './rollout-wave.js';
 import { limits } from './limits.js';
+import { rolloutWave } from './rollout-wave.js';
+import { scheduleWindow } from './schedule-window.js';
 
 /**
  * The gates every planned job passes before it proposes, in this order; the first that holds a
@@ -10,7 +12,12 @@ import { limits } from './limits.js';
  * is no gate: it decides, on every shard's removals, which removals and closings become jobs at
  * all, before collisions are checked, so it is part of the plan: plan/removal-guard.ts.)
  */
-export const GATES: readonly Gate[] = [rolloutWave, limits];
+export const GATES: readonly Gate[] = [
+  freeze, // first: a freeze, a team's pause or its invalid file holds whatever the window says
+  scheduleWindow, // an update policy's (and its team's) schedule windows
+  rolloutWave, // a rollout's wave: the wave before has the revision (merged, soaked, green), or a person advanced it
+  limits, // last: the room of a policy's open and hourly proposals goes to the jobs the gates before let through
+];
 
 /** The jobs that run now, and a result for each one a gate held. */
 export interface Gated {
