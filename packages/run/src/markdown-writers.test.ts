@@ -98,7 +98,10 @@ describe("strangers' text is inert in every writer", () => {
               version: '1',
               dryRun: true,
               mode: 'variants',
-              results: [result(), result({ variant: 'bad', action: 'failed', error: hostile, conflicts: [], conflictCount: 0 })],
+              results: [
+                result({ wave: { name: hostile, index: 0 } }),
+                result({ variant: 'bad', action: 'failed', error: hostile, conflicts: [], conflictCount: 0 }),
+              ],
               warnings: [hostile],
               failed: 1,
             },
@@ -116,7 +119,34 @@ describe("strangers' text is inert in every writer", () => {
             result({ dryRun: false, fingerprint: 'f' }),
             result({ variant: 'bad', action: 'failed', error: hostile, conflicts: [], conflictCount: 0 }),
             result({ variant: 'stop', action: 'blocked', message: hostile, conflicts: [], conflictCount: 0 }),
+            result({ variant: 'held', action: 'deferred', heldBy: hostile, message: hostile, conflicts: [], conflictCount: 0 }),
           ]),
+          // a revision is an upstream's tag, a reason may quote a downstream's health signal
+          rollouts: [
+            {
+              policy: 'platform',
+              upstream: `catalog/${hostile}`,
+              revision: hostile,
+              commit: 'c'.repeat(40),
+              waves: [
+                { name: hostile, variants: 1, merged: 1 },
+                { name: 'prod', variants: 2, merged: 0 },
+              ],
+              reached: hostile,
+              proposing: 'prod',
+              waitingOn: [hostile, `merge of web in ${hostile}`],
+              advancedTo: hostile,
+            },
+            {
+              policy: 'p',
+              upstream: 'u',
+              revision: 'r',
+              commit: 'c',
+              waves: [{ name: 'w', variants: 1, merged: 0 }],
+              waitingOn: [],
+              halted: hostile,
+            },
+          ],
         }),
     },
   ])('$writer', ({ markdown }) => {

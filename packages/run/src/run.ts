@@ -170,7 +170,14 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef });
     // the update policies, decided on the whole plan; a governed variant's job proposes what its policy chose
     const now = options.now?.() ?? new Date();
-    const policies = await planPolicies({ plan, policies: control.policies, ctx, now, concurrency: settings.concurrency });
+    const policies = await planPolicies({
+      plan,
+      policies: control.policies,
+      ctx,
+      now,
+      concurrency: settings.concurrency,
+      hand: ticks.rollouts,
+    });
     // a preview proposes the upstream ref it is given, whatever a policy would choose
     const jobs = previewing ? planned.jobs : withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
     // gates: which of them propose now
@@ -182,13 +189,14 @@ export async function run(options: RunOptions): Promise<RunReport> {
       jobs,
       plan,
       policies,
+      forge,
     });
     // jobs: each through the propose protocol
     const results = await runJobs(planned, gated, ctx, { concurrency: settings.concurrency, onProgress: options.onProgress });
     // an aborted run reports nothing: the jobs it stopped would read as failures of their own
     if (signal?.aborted) throw interrupted(signal);
     // dashboard, second half: the results, once
-    const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy);
+    const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy, policies.rollouts);
     // report
     const warnings = [
       ...plan.warnings,
@@ -198,6 +206,6 @@ export async function run(options: RunOptions): Promise<RunReport> {
       ...policies.warnings,
       ...written.warnings,
     ];
-    return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope });
+    return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope, policies });
   });
 }

@@ -66,7 +66,7 @@ describe('kdelta proposals', () => {
       expect(next.stdout).toMatch(/web\s+cluster-01\/web\s+up-to-date/);
       expect(next.stdout).not.toContain('render failed');
       const listed = await local.kdelta(f, 'proposals', '--json');
-      expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ state: 'merged' })]);
+      expect(JSON.parse(listed.stdout)).toEqual({ proposals: [expect.objectContaining({ state: 'merged' })], rollouts: [] });
       expect(listed.stdout).not.toContain('render');
     } finally {
       rmSync(fnDir, { recursive: true, force: true });

@@ -39,10 +39,11 @@ describe('kdelta proposals', () => {
     expect(shared[0]).toContain(`function ${fn}: `);
     expect(shared[0]).toMatch(/ — 2 proposal\(s\): cluster-01 kdelta\/a, cluster-02 kdelta\/b$/);
 
-    const json = JSON.parse((await kdelta(f, 'proposals', '--json')).stdout) as {
-      head: string;
-      renderFailure?: { function?: string; error: string };
-    }[];
+    const json = (
+      JSON.parse((await kdelta(f, 'proposals', '--json')).stdout) as {
+        proposals: { head: string; renderFailure?: { function?: string; error: string } }[];
+      }
+    ).proposals;
     expect(json.find((r) => r.head === 'kdelta/a')?.renderFailure).toEqual({ function: fn, error: expect.stringContaining(fn) });
     expect(json.find((r) => r.head === 'kdelta/c')?.renderFailure).toBeUndefined();
   });

@@ -50,8 +50,8 @@ describe('kdelta proposals reads its settings as kdelta run does', () => {
     const listed = await kdelta(f.control, 'proposals');
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/open\s+cluster-01\s+fleet\/web\s+0\s+kdelta: add web/);
-    const json = JSON.parse((await kdelta(f.control, 'proposals', '--json')).stdout) as { file: string }[];
-    expect(json.map((p) => p.file)).toEqual([join('records', 'cluster-01', 'web.md')]);
+    const json = JSON.parse((await kdelta(f.control, 'proposals', '--json')).stdout) as { proposals: { file: string }[] };
+    expect(json.proposals.map((p) => p.file)).toEqual([join('records', 'cluster-01', 'web.md')]);
     expect((await kdelta(f.control, 'proposals', '--proposals-dir', '.kdelta/proposals')).stdout).toBe('no proposals\n');
   });
 

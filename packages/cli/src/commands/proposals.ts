@@ -7,6 +7,7 @@ import {
   parseMetadataBlock,
   PROPOSE_AGAIN_LABEL,
   renderFailureOfBody,
+  rolloutLine,
   type SettingKey,
 } from '@kdelta/run';
 import { settingFlagSpecs, settingFlagsHelp, settingsFromFlags } from '../setting-flags.js';
@@ -25,6 +26,11 @@ records \`kdelta run --forge local\` keeps under <config>/proposals/<downstream>
 GitHub's (--forge github) are the pull requests of kdelta's branches in each Repository of the
 control resources on the GitHub server (token and server as for \`kdelta run --forge github\`:
 GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL, GITHUB_SERVER_URL), the newest of each branch.
+
+Under them, each rollout of an UpdatePolicy with waves, as the last run's dashboard keeps it:
+revision, upstream package, policy, each wave's merged of due, the wave reached and the one
+proposed to, what the next wave waits on (merges, a soak time, a health signal), halted and
+why, advanced by hand. --json prints {"proposals": [...], "rollouts": [...]}.
 
 A proposal closed without being merged by a person is declined (on the local forge: its branch
 deleted; on GitHub: its pull request closed, unmerged, by anyone but kdelta): kdelta run does
@@ -49,7 +55,7 @@ const command: Command = {
   async run(args, io) {
     const flags = parseFlags(args, { config: { type: 'string' }, json: { type: 'boolean' }, ...settingFlagSpecs(SETTINGS) });
     if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
-    const { forge, proposals } = await listProposals({
+    const { forge, proposals, rollouts, warnings } = await listProposals({
       cwd: io.cwd,
       config: stringFlag(flags, 'config'),
       settings: settingsFromFlags(flags, SETTINGS),
@@ -76,12 +82,16 @@ const command: Command = {
         file: p.url,
       };
     });
+    for (const w of warnings) io.stderr(`warning: ${w}\n`);
     if (booleanFlag(flags, 'json')) {
-      io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+      io.stdout(`${JSON.stringify({ proposals: rows, rollouts }, null, 2)}\n`);
       return 0;
     }
+    // the fleet's rollouts, one line each, after everything about the proposals
+    const rolloutText =
+      rollouts.length > 0 ? `\n${rollouts.length} rollout(s):\n${rollouts.map((r) => `  ${rolloutLine(r)}`).join('\n')}\n` : '';
     if (rows.length === 0) {
-      io.stdout('no proposals\n');
+      io.stdout(`no proposals\n${rolloutText}`);
       return 0;
     }
     // one line per distinct render failure under the table, however many proposals share it
@@ -130,6 +140,7 @@ const command: Command = {
         `\n${declined.length} declined: not proposed again from the same upstream commit and variant. To undo a decline, delete its record and run again:\n${declined.map((r) => `  rm ${r.file}`).join('\n')}\n`,
       );
     }
+    io.stdout(rolloutText);
     return 0;
   },
 };

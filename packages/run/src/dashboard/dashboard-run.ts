@@ -2,6 +2,7 @@ import type { Budget } from '../forges/budget.js';
 import type { DashboardRecord, DashboardTarget, Forge } from '../forges/forge.js';
 import { dashboardEntries, NO_TICKS, parseDashboard, renderDashboard, type DashboardTicks, type FieldMemory } from './dashboard.js';
 import { message, type DashboardReport, type VariantResult } from '../report/result.js';
+import type { RolloutReport } from '../report/rollouts.js';
 
 export type { DashboardReport };
 import type { RunMode } from '../settings/settings.js';
@@ -46,8 +47,15 @@ export function dashboardTarget(repository: string | undefined, mode: RunMode, s
 
 export interface OpenedDashboard {
   readonly ticks: DashboardTicks;
-  /** Write the run's results (after every job), only when the text changed and nobody changed it since it was read. */
-  write(results: readonly VariantResult[], acted: DashboardReport['ticks']): Promise<{ report: DashboardReport; warning?: string }>;
+  /**
+   * Write the run's results (after every job) and the fleet's rollouts, only when the text changed
+   * and nobody changed it since it was read.
+   */
+  write(
+    results: readonly VariantResult[],
+    acted: DashboardReport['ticks'],
+    rollouts?: readonly RolloutReport[],
+  ): Promise<{ report: DashboardReport; warning?: string }>;
 }
 
 /** How a person ticks a box in the local forge's file. */
@@ -81,16 +89,18 @@ export async function openDashboard(
     const reason = "the run's write budget cannot cover the dashboard's write: not kept by this run";
     return { skipped: { outcome: 'skipped', url: seen?.url, reason, ticks: none }, warning: reason };
   }
-  const parsed = seen ? parseDashboard(seen.body) : { ticks: NO_TICKS, memory: new Map() as FieldMemory };
+  const parsed = seen ? parseDashboard(seen.body) : { ticks: NO_TICKS, memory: new Map() as FieldMemory, rollouts: [] };
   return {
     opened: {
       ticks: parsed.ticks,
-      async write(results, acted) {
+      async write(results, acted, rollouts) {
         const body = renderDashboard({
+          rollouts,
           title: target.title,
           marker: target.marker,
           entries: dashboardEntries(results, parsed.memory),
           tickHow: forge.name === 'local' ? LOCAL_TICK : undefined,
+          hand: parsed.ticks.rollouts,
         });
         try {
           if (seen && seen.body === body) return { report: { outcome: 'unchanged', url: seen.url, ticks: acted } };

@@ -7,6 +7,8 @@ import type { PlannedJob } from '../plan/jobs-plan.js';
 import type { Shard } from '../plan/shard.js';
 import type { DashboardReport, VariantResult } from '../report/result.js';
 import type { RunMode } from '../settings/settings.js';
+import type { RolloutStatus } from '../policy/policy.js';
+import { rolloutReport } from '../report/rollouts.js';
 import { jobKey, NO_TICKS, type DashboardTicks } from './dashboard.js';
 import {
   dashboardRepositoryProblem,
@@ -73,6 +75,8 @@ export async function writeRunDashboard(
   results: readonly VariantResult[],
   ran: readonly PlannedJob[],
   allowedRemovals: string | undefined,
+  /** The fleet's rollouts (policies/): its "Rollouts" section. */
+  rollouts: readonly RolloutStatus[] = [],
 ): Promise<{ report?: DashboardReport | undefined; warnings: readonly string[] }> {
   if (!dashboard.opened) return { report: dashboard.skipped, warnings: [] };
   const { ticks } = dashboard;
@@ -81,11 +85,15 @@ export async function writeRunDashboard(
   const reproposed = [...ticks.repropose].filter((url) =>
     results.some((r) => r.reproposed === url || (r.proposal?.url === url && r.action !== 'declined')),
   );
-  const written = await dashboard.opened.write(results, {
-    retry: retried.filter((k) => ticks.retry.has(k)),
-    allowRemovals: allowedRemovals !== undefined ? [allowedRemovals] : [],
-    repropose: reproposed,
-  });
+  const written = await dashboard.opened.write(
+    results,
+    {
+      retry: retried.filter((k) => ticks.retry.has(k)),
+      allowRemovals: allowedRemovals !== undefined ? [allowedRemovals] : [],
+      repropose: reproposed,
+    },
+    rollouts.map(rolloutReport),
+  );
   return { report: written.report, warnings: written.warning ? [written.warning] : [] };
 }
 

@@ -1,7 +1,11 @@
 import type { Conflict } from '@kdelta/merge-core';
 import { describe, expect, it } from 'vitest';
 import { dashboardEntries, dashboardState, MAX_DASHBOARD, parseDashboard, renderDashboard } from './dashboard.js';
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
+import type { RolloutStatus } from '../policy/policy.js';
 import type { VariantResult } from '../report/result.js';
+import { rolloutReport } from '../report/rollouts.js';
 
 const result = (over: Partial<VariantResult>): VariantResult => ({
   variant: 'web',
@@ -127,5 +131,107 @@ describe('the dashboard text', () => {
     expect(dashboardState(result({ action: 'declined' }))).toBe('declined');
     expect(dashboardState(result({ action: 'not-adopted' }))).toBe('not-adopted');
     expect(dashboardState(result({ action: 'orphan-proposed' }))).toBe('open');
+  });
+});
+
+describe("the dashboard's rollouts", () => {
+  const html = (markdown: string) => micromark(markdown, { extensions: [gfm()], htmlExtensions: [gfmHtml()], allowDangerousHtml: true });
+
+  const canary: RolloutStatus = {
+    policy: 'platform',
+    upstream: 'catalog/base-ns',
+    revision: 'base-ns/v2',
+    commit: 'c'.repeat(40),
+    waves: [
+      { name: 'canary', variants: 1, merged: 1 },
+      { name: 'prod', variants: 2, merged: 0 },
+    ],
+    reached: 0,
+    proposing: 'prod',
+    waitingOn: ['soak until 2026-03-02T12:00:00.000Z'],
+    soakUntil: new Date('2026-03-02T12:00:00Z'),
+  };
+
+  const withRollouts = (rollouts: RolloutStatus[], results = [result({ variant: 'web' })]) =>
+    renderDashboard({
+      title: 'kdelta dashboard',
+      marker: '<!-- kdelta-dashboard: dashboard -->',
+      entries: dashboardEntries(results),
+      rollouts: rollouts.map(rolloutReport),
+    });
+
+  it('shows each rollout before the variants: revision, package, policy, every wave merged of due, where it is, what it waits on', () => {
+    const halted: RolloutStatus = {
+      ...canary,
+      revision: 'base-ns/v3',
+      reached: -1,
+      proposing: 'canary',
+      waves: [
+        { name: 'canary', variants: 1, merged: 0 },
+        { name: 'prod', variants: 2, merged: 0 },
+      ],
+      halted: 'status flux-system failed on cluster-01 (canary)',
+      advancedTo: 'canary',
+    };
+    const body = withRollouts([canary, halted]);
+    expect(body.indexOf('### Rollouts (2)')).toBeGreaterThan(-1);
+    expect(body.indexOf('### Rollouts (2)')).toBeLessThan(body.indexOf('### Open proposals'));
+    const page = html(body);
+    // as GitHub shows it: a list item per rollout, its details nested
+    expect(page).toContain(
+      '<li><code>catalog/base-ns</code> <code>base-ns/v2</code> (policy <code>platform</code>, commit <code>cccccccccccc</code>): reached wave <code>canary</code>, proposed to <code>prod</code>\n<ul>\n<li>waves: <code>canary</code> 1/1 merged · <code>prod</code> 0/2 merged</li>\n<li>waits on: <code>soak until 2026-03-02T12:00:00.000Z</code></li>',
+    );
+    expect(page).toContain(
+      '(policy <code>platform</code>, commit <code>cccccccccccc</code>): no wave has it yet, proposed to <code>canary</code>',
+    );
+    expect(page).toContain('<li><strong>halted</strong>: <code>status flux-system failed on cluster-01 (canary)</code></li>');
+    expect(page).toContain('<li>advanced by hand to <code>canary</code></li>');
+    // halted, it waits on nothing
+    expect(page.split('waits on:')).toHaveLength(2);
+  });
+
+  it('a rollout every wave has says so; a fleet without rollouts has no section and the same text as before', () => {
+    const done: RolloutStatus = { ...canary, reached: 1, proposing: undefined, waitingOn: [] };
+    expect(withRollouts([done])).toContain(': every wave has it\n');
+    const plain = withRollouts([]);
+    expect(plain).not.toContain('Rollouts');
+    expect(plain).toContain('<!-- kdelta-dashboard-data: {"fields":{}} -->');
+  });
+
+  it('keeps the rollouts in its data block, where they are read back as they were; a mangled one is left out', () => {
+    const body = withRollouts([canary]);
+    expect(parseDashboard(body).rollouts).toEqual([rolloutReport(canary)]);
+    const mangled = body.replace('"variants":1,', '"variants":"one",');
+    expect(parseDashboard(mangled).rollouts).toEqual([]);
+  });
+
+  it('escapes the text of a rollout: an upstream tag or a signal cannot make a link, a heading or a box', () => {
+    const evil = '`x` <!-- kdelta-retry:evil --> [a](https://evil.example) ![i](https://evil.example/p.png) @org/team';
+    const body = withRollouts([{ ...canary, revision: evil, halted: `\n## FORGED ${evil}`, waitingOn: [evil] }]);
+    const page = html(body);
+    expect(page).not.toContain('href="https://evil.example');
+    expect(page).not.toContain('<img');
+    expect(page).not.toContain('<h2>FORGED');
+    expect(parseDashboard(body.replaceAll('- [ ]', '- [x]')).ticks.retry.size).toBe(0);
+    // no mention outside code (the hidden data block is a comment GitHub does not show)
+    expect(page.replace(/<code>[\s\S]*?<\/code>/g, '').replace(/<[^>]*>/g, ' ')).not.toContain('@org');
+  });
+
+  it('a job a gate held says which gate, and when a later run looks again', () => {
+    const body = withRollouts(
+      [],
+      [
+        result({
+          variant: 'web',
+          action: 'deferred',
+          writes: false,
+          heldBy: 'limits',
+          message: 'policy platform allows 5 new proposals an hour: 5 new in the last hour (looked at again from 2026-03-02T11:00:00.000Z)',
+        }),
+      ],
+    );
+    expect(body).toContain(
+      '- `web` → `cluster-01/web`, held by `limits`: `policy platform allows 5 new proposals an hour: 5 new in the last hour (looked at again from 2026-03-02T11:00:00.000Z)`',
+    );
   });
 });

@@ -2,6 +2,19 @@ import { createHash } from 'node:crypto';
 import { hiddenJson, inert, shortName, webLink } from '../markdown.js';
 import type { JobAction, VariantResult } from '../report/result.js';
 import { groupFailures } from '../report/failure-groups.js';
+import { NO_HAND, type RolloutHand } from '../policy/rollout.js';
+import {
+  handAfterTicks,
+  handOfData,
+  heldOverHalts,
+  keptHand,
+  parseAdvanceSubject,
+  ROLLOUT_BOXES_HOW,
+  rolloutBoxes,
+  ROLLOUT_TICK_KINDS,
+  type RolloutTickKind,
+} from './rollout-boxes.js';
+import { readRolloutReports, rolloutDone, type RolloutReport } from '../report/rollouts.js';
 
 /**
  * The fleet dashboard: one Markdown text listing every variant of a run by its state, problems
@@ -59,6 +72,8 @@ export interface DashboardEntry {
   /** Why, in one line: the error of a failure, what blocks it, the render's error. */
   readonly detail?: string | undefined;
   readonly code?: string | undefined;
+  /** The gate that held it (state `held`). */
+  readonly heldBy?: string | undefined;
 }
 
 /** What a person ticked: job keys to retry, removal sets to allow, declined proposals (their URL) to propose again. */
@@ -66,9 +81,14 @@ export interface DashboardTicks {
   readonly retry: ReadonlySet<string>;
   readonly allowRemovals: ReadonlySet<string>;
   readonly repropose: ReadonlySet<string>;
+  /**
+   * The rollouts halted or advanced by hand on this dashboard: what it kept from earlier runs
+   * (a box-halt lasts until resumed), with this run's ticks (halt, resume, advance).
+   */
+  readonly rollouts: RolloutHand;
 }
 
-export const NO_TICKS: DashboardTicks = { retry: new Set(), allowRemovals: new Set(), repropose: new Set() };
+export const NO_TICKS: DashboardTicks = { retry: new Set(), allowRemovals: new Set(), repropose: new Set(), rollouts: NO_HAND };
 
 /** The conflicting fields a dashboard remembers per job key, with the fingerprint they belong to. */
 export type FieldMemory = ReadonlyMap<string, { readonly fingerprint: string; readonly fields: readonly DashboardField[] }>;
@@ -77,6 +97,8 @@ export type FieldMemory = ReadonlyMap<string, { readonly fingerprint: string; re
 export interface ParsedDashboard {
   readonly ticks: DashboardTicks;
   readonly memory: FieldMemory;
+  /** The rollouts the run that wrote it reported (`kdelta proposals` shows them); only what is of the form. */
+  readonly rollouts: readonly RolloutReport[];
 }
 
 /** The fields a dashboard lists per proposal (the proposal has them all). */
@@ -178,19 +200,20 @@ export function dashboardEntries(results: readonly VariantResult[], memory: Fiel
       fingerprint: r.fingerprint,
       detail: detailOf(r, state),
       code: state === 'failed' ? r.code : undefined,
+      heldBy: state === 'held' ? r.heldBy : undefined,
     };
   });
 }
 
-const MARKER_KINDS = ['retry', 'allow-removals', 'repropose'] as const;
-type TickKind = (typeof MARKER_KINDS)[number];
+type TickKind = 'retry' | 'allow-removals' | 'repropose' | RolloutTickKind;
 
 /** A checkbox item: the hidden marker names what it acts on (percent-encoded: no `-->` can appear). */
 function checkbox(kind: TickKind, subject: string, text: string): string {
   return `- [ ] <!-- kdelta-${kind}:${encodeURIComponent(subject)} --> ${text}`;
 }
 
-export const TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
+export const TICK =
+  /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose|advance-rollout|halt-rollout|resume-rollout):([A-Za-z0-9%._~!*'()-]+) -->/;
 /** The data block is the text's last line, and read only there. */
 const DATA = /(?:^|\n)<!-- kdelta-dashboard-data: (\{[^\n]*\}) -->[ \t\r\n]*$/;
 
@@ -243,10 +266,12 @@ function item(e: DashboardEntry, d: Detail, said = false): string {
           : `: ${e.conflictCount} conflict(s)${fields.length > 0 ? `: ${fields.join(', ')}${more > 0 ? `, …and ${more} more` : ''}` : ''}`;
       return `- ${who(e)}${link(e.proposalUrl)}${e.state === 'render-failed' ? why : ''}${conflicts}`;
     }
+    // which gate, and its reason (which says when a later run looks again)
+    case 'held':
+      return `- ${who(e)}${link(e.proposalUrl)}${e.heldBy !== undefined ? `, held by ${code(e.heldBy)}` : ''}${why}`;
     case 'removal-held':
     case 'blocked':
     case 'deferred':
-    case 'held':
     case 'open':
     case 'not-adopted':
     case 'up-to-date':
@@ -299,6 +324,49 @@ export interface DashboardText {
   readonly entries: readonly DashboardEntry[];
   /** How a person ticks a box where the dashboard lives (a file: edit `- [ ]` to `- [x]`). */
   readonly tickHow?: string | undefined;
+  /** The fleet's rollouts (update policies with waves), shown before the variants, each with its advance and halt boxes. */
+  readonly rollouts?: readonly RolloutReport[] | undefined;
+  /** The rollouts halted or advanced by hand on this dashboard, kept for the next run. */
+  readonly hand?: RolloutHand | undefined;
+}
+
+/** Waiting reasons a rollout lists (the rest counted). */
+const MAX_WAITING = 10;
+
+/**
+ * One rollout's lines: which revision of which package, how far its waves are, what the next wave
+ * waits on, halted or advanced by hand. Every part is shown as code: a revision is an upstream's
+ * tag, a reason may quote a downstream's health signal.
+ */
+export function rolloutLines(r: RolloutReport): string[] {
+  const where = rolloutDone(r)
+    ? 'every wave has it'
+    : `${r.reached !== undefined ? `reached wave ${code(r.reached)}` : 'no wave has it yet'}${r.proposing !== undefined ? `, proposed to ${code(r.proposing)}` : ''}`;
+  const lines = [
+    `- ${code(r.upstream)} ${code(r.revision)} (policy ${code(r.policy)}, commit ${code(r.commit.slice(0, 12))}): ${where}`,
+    `  - waves: ${r.waves.map((w) => `${code(w.name)} ${w.merged}/${w.variants} merged`).join(' · ')}`,
+  ];
+  if (r.halted !== undefined) lines.push(`  - **halted**: ${code(r.halted)}`);
+  if (r.advancedTo !== undefined) lines.push(`  - advanced by hand to ${code(r.advancedTo)}`);
+  if (r.waitingOn.length > 0 && r.halted === undefined) {
+    const more = r.waitingOn.length - MAX_WAITING;
+    lines.push(`  - waits on: ${r.waitingOn.slice(0, MAX_WAITING).map(code).join(', ')}${more > 0 ? `, …and ${more} more` : ''}`);
+  }
+  return lines;
+}
+
+function rolloutSection(rollouts: readonly RolloutReport[], hand: RolloutHand): string[] {
+  const heldOver = heldOverHalts(hand, rollouts, checkbox);
+  if (rollouts.length === 0 && heldOver.length === 0) return [];
+  return [
+    `### Rollouts (${rollouts.length})`,
+    '',
+    ROLLOUT_BOXES_HOW,
+    '',
+    ...rollouts.flatMap((r) => [...rolloutLines(r), ...rolloutBoxes(r, hand, checkbox)]),
+    ...heldOver,
+    '',
+  ];
 }
 
 function renderWith(input: DashboardText, d: Detail): string {
@@ -318,6 +386,8 @@ function renderWith(input: DashboardText, d: Detail): string {
       '',
     );
   }
+  const rollouts = input.rollouts ?? [];
+  lines.push(...rolloutSection(rollouts, input.hand ?? NO_HAND));
   for (const s of SECTIONS) lines.push(...section(s.state, s.title, by.get(s.state) ?? [], d));
   // what the next run needs and a fast no-op does not recompute: the conflicting fields shown
   const memory: Record<string, { f: string; c: [string, string][] }> = {};
@@ -325,11 +395,14 @@ function renderWith(input: DashboardText, d: Detail): string {
     if (e.fields.length > 0 && e.fingerprint !== undefined && d.fields > 0)
       memory[e.key] = { f: e.fingerprint, c: e.fields.slice(0, d.fields).map((f) => [f.resource, f.path]) };
   }
+  // a rollout halted or advanced here stays so until resumed or done (the boxes are read once)
+  const hand = keptHand(input.hand ?? NO_HAND, input.rollouts ?? []);
+  const kept = hand.halted.length > 0 || Object.keys(hand.advanced).length > 0 ? { hand } : {};
   lines.push(
     '---',
     '_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._',
     input.marker,
-    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory })} -->`,
+    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory, ...(rollouts.length > 0 ? { rollouts } : {}), ...kept })} -->`,
     '',
   );
   return lines.join('\n');
@@ -351,7 +424,12 @@ export function renderDashboard(input: DashboardText, limit: number = MAX_DASHBO
 
 /** What a dashboard's text holds for the next run: the ticked boxes and the remembered fields. Anything else is ignored. */
 export function parseDashboard(body: string): ParsedDashboard {
-  const ticks: Record<TickKind, Set<string>> = { retry: new Set(), 'allow-removals': new Set(), repropose: new Set() };
+  const ticks: Record<TickKind, Set<string>> = {
+    retry: new Set(),
+    'allow-removals': new Set(),
+    repropose: new Set(),
+    ...(Object.fromEntries(ROLLOUT_TICK_KINDS.map((k) => [k, new Set<string>()])) as Record<RolloutTickKind, Set<string>>),
+  };
   for (const line of body.split('\n')) {
     const m = TICK.exec(line);
     if (!m || m[1] === ' ') continue;
@@ -362,10 +440,14 @@ export function parseDashboard(body: string): ParsedDashboard {
     }
   }
   const memory = new Map<string, { fingerprint: string; fields: DashboardField[] }>();
+  let rollouts: RolloutReport[] = [];
+  let kept = NO_HAND;
   const data = DATA.exec(body);
   if (data) {
     try {
-      const parsed = JSON.parse(data[1]!) as { fields?: unknown };
+      const parsed = JSON.parse(data[1]!) as { fields?: unknown; rollouts?: unknown; hand?: unknown };
+      rollouts = readRolloutReports(parsed.rollouts);
+      kept = handOfData(parsed.hand);
       const fields = parsed.fields;
       if (typeof fields === 'object' && fields !== null) {
         for (const [key, value] of Object.entries(fields as Record<string, unknown>)) {
@@ -381,5 +463,15 @@ export function parseDashboard(body: string): ParsedDashboard {
       // a data block a person edited: nothing remembered, the next fast no-op shows counts only
     }
   }
-  return { ticks: { retry: ticks.retry, allowRemovals: ticks['allow-removals'], repropose: ticks.repropose }, memory };
+  const advance = new Map<string, string>();
+  for (const subject of ticks['advance-rollout']) {
+    const a = parseAdvanceSubject(subject);
+    if (a) advance.set(a.key, a.wave);
+  }
+  const hand = handAfterTicks(kept, { advance, halt: ticks['halt-rollout'], resume: ticks['resume-rollout'] });
+  return {
+    ticks: { retry: ticks.retry, allowRemovals: ticks['allow-removals'], repropose: ticks.repropose, rollouts: hand },
+    memory,
+    rollouts,
+  };
 }

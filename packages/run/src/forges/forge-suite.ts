@@ -48,6 +48,20 @@ export function forgeSuite(
       expect(await forge.find(input({ head: 'kdelta/api' }))).toBeUndefined();
     });
 
+    it('says when a proposal was opened, found and listed alike, and keeps it when the proposal is updated', async () => {
+      const forge = await make();
+      const before = Date.now() - 1000;
+      const opened = await forge.upsert(input());
+      const createdAt = opened.proposal.createdAt;
+      expect(createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+      expect(Date.parse(createdAt!)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(createdAt!)).toBeLessThanOrEqual(Date.now() + 1000);
+      expect((await forge.find(input()))?.createdAt).toBe(createdAt);
+      const updated = await forge.upsert(input({ body: 'body two\n', fingerprint: 'f2' }));
+      expect(updated.proposal.createdAt).toBe(createdAt);
+      expect((await forge.list()).map((p) => p.createdAt)).toEqual([createdAt]);
+    });
+
     it('updates the open proposal instead of adding one; the same text changes nothing', async () => {
       const forge = await make();
       const first = await forge.upsert(input());

@@ -14,7 +14,7 @@ forgeSuite('local', async () => createLocalForge({ dir: join(root, `suite-${++n}
 describe('local forge records', () => {
   it('writes <downstream>/<variant>.md: a YAML header over the body', async () => {
     const dir = join(root, 'records');
-    const forge = createLocalForge({ dir, displayRoot: root });
+    const forge = createLocalForge({ dir, displayRoot: root, now: () => new Date('2026-03-02T10:00:00Z') });
     const { proposal } = await forge.upsert({
       downstream: 'cluster-01',
       repo: '/r.git',
@@ -27,7 +27,7 @@ describe('local forge records', () => {
     const file = join(dir, 'cluster-01', 'web.md');
     expect(proposal.url).toBe('records/cluster-01/web.md');
     expect(readFileSync(file, 'utf8')).toBe(
-      '---\ntitle: "kdelta: add web"\nhead: kdelta/web\nbase: main\nstate: open\nfingerprint: abc\ndownstream: cluster-01\nrepo: /r.git\n---\n\n## Hello\n',
+      '---\ntitle: "kdelta: add web"\nhead: kdelta/web\nbase: main\nstate: open\nfingerprint: abc\ndownstream: cluster-01\nrepo: /r.git\ncreatedAt: 2026-03-02T10:00:00.000Z\n---\n\n## Hello\n',
     );
     const mtime = statSync(file).mtimeMs;
     await new Promise((r) => setTimeout(r, 20));

@@ -15,6 +15,7 @@ import type {
   UpsertResult,
 } from './forge.js';
 import { ForgeError } from './errors.js';
+import { localSignal, readLocalStatuses } from './local-statuses.js';
 
 /**
  * The local forge: each proposal is a Markdown file `<dir>/<downstream>/<variant>.md` — a small
@@ -28,6 +29,8 @@ export interface LocalForgeOptions {
   readonly displayRoot?: string;
   /** The run's branch prefix, left out of file names (default `kdelta/`). */
   readonly branchPrefix?: string;
+  /** The clock a new record's `createdAt` is read from (default: the system's). */
+  readonly now?: () => Date;
 }
 
 const SAFE = /^[A-Za-z0-9._-]+$/;
@@ -64,6 +67,8 @@ interface Header {
   /** Recorded only when true: an update policy asked for auto-merge and the run let it (GitHub's auto-merge). */
   autoMerge?: boolean | undefined;
   status?: ProposalStatus | undefined;
+  /** When the proposal was opened (ISO 8601): the policies' "new per hour" counts it. Older records have none. */
+  createdAt?: string | undefined;
 }
 
 export function renderRecord(h: Header, body: string): string {
@@ -82,6 +87,7 @@ export function renderRecord(h: Header, body: string): string {
   if (h.draft) header.draft = true;
   if (h.autoMerge) header.autoMerge = true;
   if (h.status) header.status = { state: h.status.state, description: h.status.description };
+  if (h.createdAt) header.createdAt = h.createdAt;
   return `---\n${stringifyYaml(header, { lineWidth: 0 })}---\n\n${body.endsWith('\n') ? body : `${body}\n`}`;
 }
 
@@ -118,6 +124,12 @@ export function parseRecord(text: string, file: string): { header: Header; body:
   const draft = h.draft;
   if (draft !== undefined && typeof draft !== 'boolean')
     throw new ForgeError('invalid-proposal-record', `${file}: header field "draft" must be true or false (got ${JSON.stringify(draft)})`);
+  const createdAt = h.createdAt;
+  if (createdAt !== undefined && (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt))))
+    throw new ForgeError(
+      'invalid-proposal-record',
+      `${file}: header field "createdAt" must be an ISO 8601 date-time (got ${JSON.stringify(createdAt)})`,
+    );
   const autoMerge = h.autoMerge;
   if (autoMerge !== undefined && typeof autoMerge !== 'boolean')
     throw new ForgeError(
@@ -138,6 +150,7 @@ export function parseRecord(text: string, file: string): { header: Header; body:
       ...(draft ? { draft } : {}),
       ...(autoMerge ? { autoMerge } : {}),
       status,
+      ...(createdAt ? { createdAt } : {}),
     },
     body: m[2]!,
   };
@@ -145,6 +158,7 @@ export function parseRecord(text: string, file: string): { header: Header; body:
 
 export function createLocalForge(options: LocalForgeOptions): Forge {
   const prefix = options.branchPrefix ?? 'kdelta/';
+  const now = options.now ?? (() => new Date());
   const variantOf = (head: string) => variantNameOf(head, prefix);
   const fileOf = (t: { downstream: string; head: string }) =>
     join(options.dir, segment('downstream', t.downstream), `${variantOf(t.head)}.md`);
@@ -204,6 +218,8 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
         state: 'open',
         url: urlOf(file),
         status: created ? undefined : existing?.status,
+        // opened now, or when the open one was (a record older than the field has none)
+        ...(created ? { createdAt: now().toISOString() } : existing?.createdAt ? { createdAt: existing.createdAt } : {}),
       };
       const changed = await write(proposal);
       return { proposal, created, changed };
@@ -237,6 +253,10 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       const file = join(options.dir, `${segment('dashboard', target.name)}.md`);
       await writeFileAtomic(file, body);
       return { id: urlOf(file), body, url: urlOf(file) };
+    },
+    // a rollout's health signal: a status a person set (`kdelta status set`), in `<dir>/statuses.json`
+    async commitSignal(target, commit, signal) {
+      return localSignal(await readLocalStatuses(options.dir, urlOf(options.dir)), target.repo, commit, signal.name);
     },
     async list() {
       const out: Proposal[] = [];

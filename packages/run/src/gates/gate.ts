@@ -1,4 +1,5 @@
 import type { DashboardTicks } from '../dashboard/dashboard.js';
+import type { Forge } from '../forges/forge.js';
 import type { PlannedJob } from '../plan/jobs-plan.js';
 import type { Plan } from '../plan/plan.js';
 import type { PolicyPlan } from '../policy/policy.js';
@@ -27,6 +28,17 @@ export interface GateContext {
   readonly plan: Plan;
   /** The update policies' decisions per variant and the fleet's rollouts (policy/), alike in every shard. */
   readonly policies: PolicyPlan;
+  /**
+   * The run's forge, for a fleet-wide gate that counts open proposals (limits): it reads each
+   * repository's open proposals once a run (GitHub: one list per repository), so asking per variant
+   * costs no read per variant. Absent: no proposal is known open.
+   */
+  readonly forge?: Pick<Forge, 'find'> | undefined;
+  /**
+   * The run's gates in order (set by applyGates): a fleet-wide gate asks the ones before it about
+   * the variants of other shards, whose jobs it never sees.
+   */
+  readonly gates?: readonly Gate[] | undefined;
 }
 
 export type GateDecision =

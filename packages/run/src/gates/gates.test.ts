@@ -89,7 +89,9 @@ describe('a gate holds a job before it proposes', () => {
     );
     const dashboard = readFileSync(join(f.control, '.kdelta', 'proposals', 'dashboard-variants.md'), 'utf8');
     expect(dashboard).toContain('### Held by a gate (a schedule window, a freeze, a rollout wave): a later run proposes it (1)');
-    expect(dashboard).toContain('- `web` → `cluster-01/web`: `web is frozen (looked at again from 2026-03-02T18:00:00.000Z)`');
+    expect(dashboard).toContain(
+      '- `web` → `cluster-01/web`, held by `freeze`: `web is frozen (looked at again from 2026-03-02T18:00:00.000Z)`',
+    );
     expect(dashboard).not.toContain("### Deferred: the run's write budget was spent");
 
     // once the freeze ends, the next run proposes the held variant

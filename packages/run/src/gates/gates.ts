@@ -2,6 +2,8 @@ import type { PlannedJob } from '../plan/jobs-plan.js';
 import { failure, type VariantResult } from '../report/result.js';
 import { freeze } from './freeze.js';
 import type { Gate, GateContext } from './gate.js';
+import { limits } from './limits.js';
+import { rolloutWave } from './rollout-wave.js';
 import { scheduleWindow } from './schedule-window.js';
 
 /**
@@ -13,6 +15,8 @@ import { scheduleWindow } from './schedule-window.js';
 export const GATES: readonly Gate[] = [
   freeze, // first: a freeze, a team's pause or its invalid file holds whatever the window says
   scheduleWindow, // an update policy's (and its team's) schedule windows
+  rolloutWave, // a rollout's wave: the wave before has the revision (merged, soaked, green), or a person advanced it
+  limits, // last: the room of a policy's open and hourly proposals goes to the jobs the gates before let through
 ];
 
 /** The jobs that run now, and a result for each one a gate held. */
@@ -22,7 +26,8 @@ export interface Gated {
 }
 
 /** The gate stage: each job through every gate, before any job runs. */
-export async function applyGates(gates: readonly Gate[], context: GateContext): Promise<Gated> {
+export async function applyGates(gates: readonly Gate[], given: GateContext): Promise<Gated> {
+  const context: GateContext = { ...given, gates };
   const jobs: PlannedJob[] = [];
   const held: VariantResult[] = [];
   for (const job of context.jobs) {

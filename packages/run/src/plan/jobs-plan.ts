@@ -265,7 +265,7 @@ function checkCollisions(input: {
 }
 
 /** A variant's downstream as its result names it: `<Repository>/<package>`. */
-function variantLabel(v: VariantPlan): string {
+export function variantLabel(v: VariantPlan): string {
   return `${v.downstream.repository.name}/${v.downstream.package}`;
 }
 

@@ -91,3 +91,62 @@ describe('renderPreview', () => {
     expect(JSON.parse(renderPreview(report, { format: 'json' }))).toEqual(JSON.parse(JSON.stringify(report)));
   });
 });
+
+describe('the preview per rollout wave', () => {
+  const canary = { name: 'canary', index: 0 };
+  const prod = { name: 'prod', index: 2 };
+  /** Two canaries (one new, one conflicting), three prod variants (one left alone, one unchanged), one ungoverned. */
+  function waveReport(): RunReport {
+    const results: VariantResult[] = [
+      result('a', { wave: canary, action: 'proposed', changes: [{ status: 'added', path: 'a/Kptfile' }] }),
+      result('b', { wave: canary, conflicts: [conflict('.spec.replicas', '5')] }),
+      result('c', { wave: prod }),
+      result('d', {
+        wave: prod,
+        action: 'deferred',
+        writes: false,
+        changes: [],
+        heldBy: 'rollout',
+        message: 'wave canary has 0 of 2 merged',
+      }),
+      result('e', { wave: prod, action: 'up-to-date', writes: false, changes: [] }),
+      result('f', {}),
+    ];
+    return { version: '1.2.3', dryRun: true, mode: 'variants', results, warnings: [], failed: 0 };
+  }
+
+  it('groups the variants of rollout waves by wave, in the waves order, in Markdown and text; the others count as before', () => {
+    const report = previewOf(waveReport(), { config: '.kdelta' });
+    expect(report.waves?.map((w) => [w.name, w.summary.total])).toEqual([
+      ['canary', 2],
+      ['prod', 3],
+    ]);
+    const md = renderPreview(report);
+    expect(md).toContain(
+      'By rollout wave:\n\n- wave `canary`: 2 variants change (1 new), conflicts in 1\n- wave `prod`: 1 variant change, 1 left alone, 1 unchanged\n',
+    );
+    // the whole fleet's sentence counts every variant, governed or not
+    expect(md.split('\n')[2]).toContain('1 new variant; 3 changed; 1 left alone; 1 unchanged');
+    expect(md).toContain('<details><summary><b>b</b> → cluster-b/b (wave canary): changed, 1 file, 1 conflict</summary>');
+    expect(md).toContain('<details><summary><b>f</b> → cluster-f/f: changed, 1 file</summary>');
+
+    const text = renderPreview(report, { format: 'text' });
+    expect(text.split('\n')[2]).toBe(
+      'By rollout wave: wave canary: 2 variants change (1 new), conflicts in 1; wave prod: 1 variant change, 1 left alone, 1 unchanged',
+    );
+    expect(text).toMatch(/^VARIANT +DOWNSTREAM +WAVE +IMPACT +FILES +CONFLICTS +RENDER$/m);
+    expect(text).toMatch(/^b +cluster-b\/b +canary +changed +1 +1 +-$/m);
+    expect(text).toMatch(/^f +cluster-f\/f +- +changed +1 +0 +-$/m);
+    expect(JSON.parse(renderPreview(report, { format: 'json' })).waves[1]).toMatchObject({
+      name: 'prod',
+      summary: { total: 3, leftAlone: 1 },
+    });
+  });
+
+  it('a fleet without waves previews as before: no wave line, no WAVE column', () => {
+    const report = previewOf(fleetReport(), { config: '.kdelta' });
+    expect(report.waves).toBeUndefined();
+    expect(renderPreview(report)).not.toContain('wave');
+    expect(renderPreview(report, { format: 'text' })).not.toContain('WAVE');
+  });
+});

@@ -1,7 +1,7 @@
 import { inert, shortName } from '../markdown.js';
 import { conflictTable, MAX_BODY } from '../propose/proposal-body.js';
 import { renderFailureLine } from '../jobs/render.js';
-import type { PreviewImpact, PreviewReport, PreviewSummary, PreviewVariant } from './preview.js';
+import type { PreviewImpact, PreviewReport, PreviewSummary, PreviewVariant, PreviewWave } from './preview.js';
 
 /**
  * A preview as text, pure: aggregates first, details after. Markdown (a pull request comment, a
@@ -68,6 +68,19 @@ function summarySentence(s: PreviewSummary, mark: (text: string) => string, pros
   return parts.join('; ');
 }
 
+/** A wave's part of the preview: "wave canary: 2 variants change (1 new), conflicts in 1, 1 unchanged". */
+function waveSentence(w: PreviewWave, mark: (text: string) => string): string {
+  const s = w.summary;
+  const change = s.created + s.changed + s.removed;
+  const parts = [`${plural(change, 'variant')} change${s.created > 0 ? ` (${s.created} new)` : ''}`];
+  if (s.conflicted > 0) parts.push(`conflicts in ${s.conflicted}`);
+  if (s.renderFailed > 0) parts.push(`render fails in ${s.renderFailed}`);
+  if (s.failed > 0) parts.push(`${s.failed} failed`);
+  if (s.leftAlone > 0) parts.push(`${s.leftAlone} left alone`);
+  if (s.unchanged > 0) parts.push(`${s.unchanged} unchanged`);
+  return `wave ${mark(w.name)}: ${parts.join(', ')}`;
+}
+
 function candidateLine(report: PreviewReport, mark: (text: string) => string): string {
   const c = report.candidate;
   switch (c.kind) {
@@ -99,7 +112,8 @@ function affected(report: PreviewReport): PreviewVariant[] {
 function detailsSection(v: PreviewVariant): string {
   // a raw HTML line: Markdown is not read there, so its text is escaped as HTML
   const html = (t: string) => inert(t, 'html');
-  const lines = [`<details><summary><b>${html(v.variant)}</b> → ${html(v.downstream)}: ${variantLine(v, html)}</summary>`, ''];
+  const wave = v.wave ? ` (wave ${html(v.wave.name)})` : '';
+  const lines = [`<details><summary><b>${html(v.variant)}</b> → ${html(v.downstream)}${wave}: ${variantLine(v, html)}</summary>`, ''];
   if (v.message && (v.impact === 'failed' || v.impact === 'left-alone')) lines.push(inert(v.message), '');
   if (v.renderFailure) {
     const f = v.renderFailure;
@@ -129,6 +143,10 @@ function renderMarkdown(report: PreviewReport, limit: number): string {
     '',
     `**${summarySentence(report.summary, code, inert)}.**`,
     '',
+    // the variants of rollout waves, wave by wave: what each wave would get, in the order they get it
+    ...(report.waves && report.waves.length > 0
+      ? ['By rollout wave:', '', ...report.waves.map((w) => `- ${waveSentence(w, code)}`), '']
+      : []),
     ...report.warnings.map((w) => `> warning: ${inert(w)}`),
     ...(report.warnings.length > 0 ? [''] : []),
   ].join('\n');
@@ -161,16 +179,21 @@ function renderMarkdown(report: PreviewReport, limit: number): string {
 
 function renderText(report: PreviewReport): string {
   const mark = (t: string) => t;
-  const columns = ['VARIANT', 'DOWNSTREAM', 'IMPACT', 'FILES', 'CONFLICTS', 'RENDER'];
+  // a WAVE column only when update policies put variants in waves: other fleets read as before
+  const waved = report.variants.some((v) => v.wave);
+  const columns = ['VARIANT', 'DOWNSTREAM', ...(waved ? ['WAVE'] : []), 'IMPACT', 'FILES', 'CONFLICTS', 'RENDER'];
   const rows = affected(report).map((v) => [
     v.variant,
     v.downstream,
+    ...(waved ? [v.wave?.name ?? '-'] : []),
     v.impact === 'failed' || v.impact === 'left-alone' ? `${v.impact}: ${firstLine(v.message ?? '')}` : v.impact,
     String(v.changes.length),
     String(v.conflicts.length),
     v.renderFailure ? renderFailureLine(v.renderFailure).replace(/^render /, '') : '-',
   ]);
-  const lines = [`Preview of ${candidateLine(report, mark)}`, `${summarySentence(report.summary, mark)}`, ''];
+  const lines = [`Preview of ${candidateLine(report, mark)}`, `${summarySentence(report.summary, mark)}`];
+  if (report.waves && report.waves.length > 0) lines.push(`By rollout wave: ${report.waves.map((w) => waveSentence(w, mark)).join('; ')}`);
+  lines.push('');
   for (const w of report.warnings) lines.push(`warning: ${w}`);
   if (rows.length > 0) {
     const all = [columns, ...rows];

@@ -55,6 +55,14 @@ export interface PreviewVariant {
   readonly upstream?: VariantResult['upstream'];
   /** Why it is left alone, or why it failed. */
   readonly message?: string | undefined;
+  /** Its rollout wave, when an update policy with waves governs it. */
+  readonly wave?: { readonly name: string; readonly index: number } | undefined;
+}
+
+/** The variants of one rollout wave, summarised as the whole preview is. */
+export interface PreviewWave {
+  readonly name: string;
+  readonly summary: PreviewSummary;
 }
 
 export interface PreviewSummary {
@@ -80,6 +88,8 @@ export interface PreviewReport {
   readonly summary: PreviewSummary;
   /** Every variant, in name order. */
   readonly variants: readonly PreviewVariant[];
+  /** The variants update policies put in rollout waves, per wave in the waves' order; absent when none. */
+  readonly waves?: readonly PreviewWave[] | undefined;
   readonly warnings: readonly string[];
 }
 
@@ -185,8 +195,37 @@ export function previewOf(report: RunReport, context: { config: string }): Previ
       ...(r.renderFailure ? { renderFailure: r.renderFailure } : {}),
       ...(r.upstream ? { upstream: r.upstream } : {}),
       ...(why !== undefined ? { message: why } : {}),
+      ...(r.wave ? { wave: r.wave } : {}),
     };
   });
+  const waves = byWave(variants);
+  return {
+    version: report.version,
+    candidate: report.upstreamRef ? { kind: 'upstream-ref', ...report.upstreamRef } : { kind: 'control', config: context.config },
+    summary: summarise(variants),
+    variants,
+    ...(waves.length > 0 ? { waves } : {}),
+    warnings: report.warnings,
+  };
+}
+
+/** The variants with a wave, grouped by it: waves in their policy's order (the earliest place a wave has), then by name. */
+function byWave(variants: readonly PreviewVariant[]): PreviewWave[] {
+  const groups = new Map<string, { index: number; variants: PreviewVariant[] }>();
+  for (const v of variants) {
+    if (!v.wave) continue;
+    const g = groups.get(v.wave.name) ?? { index: v.wave.index, variants: [] };
+    g.index = Math.min(g.index, v.wave.index);
+    g.variants.push(v);
+    groups.set(v.wave.name, g);
+  }
+  return [...groups]
+    .sort(([a, x], [b, y]) => x.index - y.index || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, g]) => ({ name, summary: summarise(g.variants) }));
+}
+
+/** The aggregates of some variants: counts by impact, the conflicting fields and the render failures, most common first. */
+function summarise(variants: readonly PreviewVariant[]): PreviewSummary {
   const conflicted = variants.filter((v) => v.conflicts.length > 0);
   // a field counts once per downstream, however many resources conflict on it
   const fieldCounts = countBy(
@@ -201,28 +240,22 @@ export function previewOf(report: RunReport, context: { config: string }): Previ
   );
   const count = (impact: PreviewImpact) => variants.filter((v) => v.impact === impact).length;
   return {
-    version: report.version,
-    candidate: report.upstreamRef ? { kind: 'upstream-ref', ...report.upstreamRef } : { kind: 'control', config: context.config },
-    summary: {
-      total: variants.length,
-      conflicted: conflicted.length,
-      fields: [...fieldCounts]
-        .map(([key, { count }]) => ({ key, path: key, count }))
-        .sort(byCount)
-        .map(({ path, count }) => ({ path, count })),
-      renderFailed: renderFailed.length,
-      renderFailures: [...failureCounts]
-        .map(([key, { item, count }]) => ({ key, function: item.function, reason: item.reason, count }))
-        .sort(byCount)
-        .map(({ key: _key, ...rest }) => (rest.function === undefined ? { reason: rest.reason, count: rest.count } : rest)),
-      created: count('created'),
-      changed: count('changed'),
-      removed: count('removed') + count('orphaned'),
-      unchanged: count('unchanged'),
-      leftAlone: count('left-alone'),
-      failed: count('failed'),
-    },
-    variants,
-    warnings: report.warnings,
+    total: variants.length,
+    conflicted: conflicted.length,
+    fields: [...fieldCounts]
+      .map(([key, { count }]) => ({ key, path: key, count }))
+      .sort(byCount)
+      .map(({ path, count }) => ({ path, count })),
+    renderFailed: renderFailed.length,
+    renderFailures: [...failureCounts]
+      .map(([key, { item, count }]) => ({ key, function: item.function, reason: item.reason, count }))
+      .sort(byCount)
+      .map(({ key: _key, ...rest }) => (rest.function === undefined ? { reason: rest.reason, count: rest.count } : rest)),
+    created: count('created'),
+    changed: count('changed'),
+    removed: count('removed') + count('orphaned'),
+    unchanged: count('unchanged'),
+    leftAlone: count('left-alone'),
+    failed: count('failed'),
   };
 }

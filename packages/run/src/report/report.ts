@@ -1,6 +1,7 @@
 import type { RunReport, VariantResult } from './result.js';
 import { renderFailureLine } from '../jobs/render.js';
 import { failureGroupLines, groupFailures, type FailureGroup } from './failure-groups.js';
+import { rolloutLine } from './rollouts.js';
 
 /** What a run says at its end, computed from its result values: the final table and the JSON report. */
 
@@ -51,7 +52,9 @@ export function renderTable(report: RunReport): string {
   const renderFailed = report.results.filter((r) => r.renderFailure).length;
   const unrendered = renderFailed > 0 ? `, ${renderFailed} proposed unrendered (render failed)` : '';
   const summary = `${report.results.length} variant(s), ${failed} failed${unrendered}${budget}${report.dryRun ? ' (dry run: nothing written)' : ''}`;
-  return `${lines.join('\n')}\n${shared}\n${summary}\n`;
+  // the rollouts of the fleet's update policies, one line each, after the table
+  const rollouts = (report.rollouts ?? []).map((r) => `${rolloutLine(r)}\n`).join('');
+  return `${lines.join('\n')}\n${shared}${rollouts ? `\n${rollouts}` : ''}\n${summary}\n`;
 }
 
 /** The JSON report (`--report`): everything as data. */

@@ -6,6 +6,7 @@ import type { FileChange } from '../propose/proposal-body.js';
 import type { ProposalUpstream } from '../propose/proposal-metadata.js';
 import type { RenderFailureReport } from '../jobs/render.js';
 import type { Shard } from '../plan/shard.js';
+import type { RolloutReport } from './rollouts.js';
 
 /**
  * What a job ends as: its action, its proposal, and when it failed, a code and a message. Every
@@ -59,6 +60,8 @@ export interface VariantResult {
   readonly message?: string | undefined;
   /** The gate (gates/) that deferred this job to a later run: `message` says why, and when to look again. */
   readonly heldBy?: string | undefined;
+  /** Its rollout wave, when an update policy with waves governs the variant (`index`: the wave's place in the policy's order). */
+  readonly wave?: { readonly name: string; readonly index: number } | undefined;
   /** The proposal's whole body when this run wrote (or would write) it; the forge's copy may be shortened. */
   readonly body?: string | undefined;
   /** Why the job failed, one line or more (`action` is 'failed'). */
@@ -111,6 +114,8 @@ export interface RunReport {
   readonly dashboard?: DashboardReport | undefined;
   /** A preview of an upstream ref (RunOptions.upstreamRef): the Repository and the commit it ran at. */
   readonly upstreamRef?: { readonly repository: string; readonly url: string; readonly ref: string; readonly commit: string } | undefined;
+  /** The fleet's rollouts (update policies with waves): each revision's way through the waves. Absent when there are none. */
+  readonly rollouts?: readonly RolloutReport[] | undefined;
 }
 
 /** The result of a job before the run names it: what every job fills in. */

@@ -73,7 +73,7 @@ describeScenarios('schedule windows and freezes of an update policy', {}, ({ fle
     expect(renderTable(sunday)).toContain(`deferred (schedule-window: ${reason}`);
     // the dashboard lists them as held, saying when the window opens
     expect(f.dashboard()).toContain('### Held by a gate (a schedule window, a freeze, a rollout wave): a later run proposes it (2)');
-    expect(f.dashboard()).toContain(`- \`web\` → \`cluster-01/web\`: \`${reason}`);
+    expect(f.dashboard()).toContain(`- \`web\` → \`cluster-01/web\`, held by \`schedule-window\`: \`${reason}`);
     expect(f.proposals('cluster-01', 'kdelta/web')).toEqual([]);
     expect(f.tip('cluster-01', 'kdelta/web')).toBeUndefined();
     expect(f.tip('cluster-02', 'kdelta/web-eu')).toBeUndefined();

@@ -23,6 +23,7 @@ export interface PullJson {
   base: { ref: string };
   labels?: Array<{ name?: string } | string>;
   auto_merge?: { merge_method?: string } | null;
+  created_at?: string;
 }
 
 /** A pull request as the forge keeps it: GitHub's answer, the downstream it belongs to, its last status. */
@@ -199,6 +200,7 @@ export function createPullCache(
         labels: labelsOf(r.pull),
         draft: Boolean(r.pull.draft),
         autoMerge: Boolean(r.pull.auto_merge),
+        ...(r.pull.created_at ? { createdAt: r.pull.created_at } : {}),
       };
     },
     mergedByRun,

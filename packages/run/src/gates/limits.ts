@@ -1,0 +1,176 @@
+import { jobKey } from '../dashboard/dashboard.js';
+import { variantTarget } from '../jobs/variant.js';
+import { variantLabel, type PlannedJob } from '../plan/jobs-plan.js';
+import type { VariantPlan } from '../plan/plan.js';
+import type { UpdatePolicy, VariantPolicy } from '../policy/policy.js';
+import { MAJOR_SUFFIX } from '../policy/policy-jobs.js';
+import { PASS, type Gate, type GateContext, type GateDecision } from './gate.js';
+
+/**
+ * A policy's limits (`spec.limits`): at most `openProposals` open proposals of its variants, and at
+ * most `perHour` opened in the last hour. Counted on the whole plan (every shard counts alike and
+ * gives the room to the same variants), so a sharded fleet keeps the limit as one run would. Only a
+ * job that would open a new proposal takes room: one whose variant has an open proposal updates it
+ * and always passes. A variant no policy with limits governs costs nothing here (no read).
+ */
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** What the room of one policy is decided from. */
+export interface PolicyRoom {
+  readonly policy: string;
+  readonly limits: UpdatePolicy['limits'];
+  /** When each open proposal of the policy's variants was opened (ISO 8601; undefined: the forge does not say). */
+  readonly open: readonly (string | undefined)[];
+  /** The variants that would open a new proposal now, in the order they get the room (retried first, then by name). */
+  readonly candidates: readonly string[];
+}
+
+/**
+ * The pure core: which candidates open a proposal now, and why the others wait. A candidate beyond
+ * the open limit waits for merges (no time to look again); one beyond the hourly limit waits until
+ * the oldest proposal of the last hour is an hour old.
+ */
+export function allotRoom(room: PolicyRoom, now: Date): Map<string, GateDecision> {
+  const { openProposals, perHour } = room.limits;
+  const since = now.getTime() - HOUR_MS;
+  const recent = room.open
+    .map((at) => (at === undefined ? Number.NaN : Date.parse(at)))
+    .filter((at) => !Number.isNaN(at) && at > since)
+    .sort((a, b) => a - b);
+  const openRoom = openProposals === undefined ? Infinity : Math.max(0, openProposals - room.open.length);
+  const hourRoom = perHour === undefined ? Infinity : Math.max(0, perHour - recent.length);
+  const decisions = new Map<string, GateDecision>();
+  const proposals = (n: number | undefined) => `${n} new ${n === 1 ? 'proposal' : 'proposals'}`;
+  room.candidates.forEach((name, i) => {
+    if (i < openRoom && i < hourRoom) decisions.set(name, PASS);
+    else if (i >= openRoom) {
+      const given = openRoom > 0 ? `, ${openRoom} more open this run` : '';
+      const open = room.open.length;
+      decisions.set(name, {
+        pass: false,
+        reason: `policy ${room.policy} allows ${openProposals} open ${openProposals === 1 ? 'proposal' : 'proposals'}: ${open} ${open === 1 ? 'is' : 'are'} open${given}`,
+      });
+    } else {
+      const given = hourRoom > 0 ? `, ${hourRoom} more open this run` : '';
+      // the next room: when the oldest proposal of the last hour (this run's count, opened now) is an hour old
+      const opened = [...recent, ...Array<number>(hourRoom).fill(now.getTime())];
+      decisions.set(name, {
+        pass: false,
+        reason: `policy ${room.policy} allows ${proposals(perHour)} an hour: ${recent.length} new in the last hour${given}`,
+        lookAgain: opened.length > 0 ? new Date(opened[0]! + HOUR_MS) : undefined,
+      });
+    }
+  });
+  return decisions;
+}
+
+function hasLimits(vp: VariantPolicy | undefined): vp is VariantPolicy {
+  return vp !== undefined && (vp.policy.limits.openProposals !== undefined || vp.policy.limits.perHour !== undefined);
+}
+
+/** One proposal a governed variant may have: its own branch, or its separate major release's. */
+interface Slot {
+  readonly v: VariantPlan;
+  readonly vp: VariantPolicy;
+  readonly major: boolean;
+}
+
+/** A decision's key: the variant, and whether it is its separate major proposal. */
+const keyOf = (variant: string, major: boolean) => (major ? `${variant}${MAJOR_SUFFIX}` : variant);
+
+/** A new revision is due on the slot: what the policy proposes there is not what the downstream's base has. */
+function newRevisionDue({ vp, major }: Slot): boolean {
+  const due = major ? vp.major : vp.target;
+  return due !== undefined && due.commit !== vp.current?.commit;
+}
+
+/** Proposals a forge reads at a time (the local forge reads a file each). */
+const FIND_BATCH = 32;
+
+async function inBatches<T, R>(items: readonly T[], each: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += FIND_BATCH) out.push(...(await Promise.all(items.slice(i, i + FIND_BATCH).map(each))));
+  return out;
+}
+
+/** The job a slot has in this shard, or the one it would have in another: the gates before this one are asked about it. */
+function jobOf({ v, major }: Slot, context: GateContext): PlannedJob {
+  return (
+    context.jobs.find((j) => j.kind === 'variant' && j.variant === v.name && Boolean(j.major) === major) ?? {
+      kind: 'variant',
+      variant: v.name,
+      downstream: major ? `${variantLabel(v)} (major)` : variantLabel(v),
+      plan: v,
+      ...(major ? { major } : {}),
+    }
+  );
+}
+
+/** Passes every gate before `self` (a variant they hold takes no room). */
+async function passesEarlier(job: PlannedJob, self: Gate, context: GateContext): Promise<boolean> {
+  for (const gate of context.gates ?? []) {
+    if (gate === self) return true;
+    if (!(await gate.decide(job, context)).pass) return false;
+  }
+  return true;
+}
+
+/** The whole plan's decisions, by slot key: the I/O edge (open proposals, the gates before) around allotRoom. */
+async function decideFleet(self: Gate, context: GateContext): Promise<Map<string, GateDecision>> {
+  const { plan, policies, forge, settings, ticks } = context;
+  const byPolicy = new Map<UpdatePolicy, Slot[]>();
+  for (const v of plan.variants) {
+    const vp = policies.byVariant.get(v.name);
+    if (!hasLimits(vp)) continue;
+    const slots = byPolicy.get(vp.policy) ?? [];
+    slots.push({ v, vp, major: false });
+    // an open major proposal counts too, whether or not a major is due now
+    if (vp.policy.separateMajor) slots.push({ v, vp, major: true });
+    byPolicy.set(vp.policy, slots);
+  }
+  const decisions = new Map<string, GateDecision>();
+  for (const [policy, slots] of byPolicy) {
+    const open = await inBatches(slots, async ({ v, major }) => {
+      if (!forge) return undefined;
+      const target = variantTarget(v, settings.branchPrefix);
+      return forge.find(major ? { ...target, head: `${target.head}${MAJOR_SUFFIX}` } : target);
+    });
+    const candidates: { key: string; retried: boolean }[] = [];
+    for (const [i, slot] of slots.entries()) {
+      if (open[i] !== undefined || !newRevisionDue(slot)) continue;
+      if (!(await passesEarlier(jobOf(slot, context), self, context))) continue;
+      candidates.push({ key: keyOf(slot.v.name, slot.major), retried: ticks.retry.has(jobKey(slot.v.name, variantLabel(slot.v))) });
+    }
+    // stable, alike in every shard: the jobs a person asked to retry first, then by name
+    candidates.sort((a, b) => Number(b.retried) - Number(a.retried) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const room = allotRoom(
+      {
+        policy: policy.name,
+        limits: policy.limits,
+        open: open.filter((p) => p !== undefined).map((p) => p.createdAt),
+        candidates: candidates.map((c) => c.key),
+      },
+      context.now,
+    );
+    for (const [key, decision] of room) decisions.set(key, decision);
+  }
+  return decisions;
+}
+
+/** Once per run (per gate context): every job of the run asks the same decisions. */
+const decided = new WeakMap<GateContext, Promise<Map<string, GateDecision>>>();
+
+export const limits: Gate = {
+  name: 'limits',
+  async decide(job, context) {
+    // only a variant's job opens a proposal a policy limits; an ungoverned one pays nothing
+    if (job.kind !== 'variant' || !hasLimits(context.policies.byVariant.get(job.variant))) return PASS;
+    let fleet = decided.get(context);
+    if (!fleet) {
+      fleet = decideFleet(limits, context);
+      decided.set(context, fleet);
+    }
+    return (await fleet).get(keyOf(job.variant, Boolean(job.major))) ?? PASS;
+  },
+};
