@@ -16,7 +16,7 @@ import { failure, message, runJob, type VariantResult } from '../report/result.j
 import { RunError } from '../errors.js';
 import { inert } from '../markdown.js';
 import { withCommitLinks, type UpstreamChanges } from './upstream-changes.js';
-import { MAJOR_SUFFIX, type VariantPin } from '../policy/policy-jobs.js';
+import { MAJOR_SUFFIX, type VariantPin } from '../policy/variant-pin.js';
 
 /** A PackageVariant's change: its upstream package, updated and mutated, into its downstream. */
 

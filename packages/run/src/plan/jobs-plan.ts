@@ -17,7 +17,7 @@ import type { Plan, VariantPlan } from './plan.js';
 import { removalGuard, type HeldRemoval } from './removal-guard.js';
 import { storedRemovals, storeRemovals } from './removal-scan.js';
 import { inShard } from './shard.js';
-import { currentProposalOf, type VariantPin } from '../policy/policy-jobs.js';
+import { currentProposalOf, type VariantPin } from '../policy/variant-pin.js';
 
 /**
  * Every job of a run, known before the first one runs: the variants of the plan, the control
