@@ -12,7 +12,7 @@ import { CONTROL_ANNOTATION } from '../control/ownership.js';
 import { applyFailureMessage, fingerprintOf, resolveUpstream, withRepositoryOf, type VariantPlan } from '../plan/plan.js';
 import { propose } from '../propose/propose.js';
 import { renderChangeLines, renderFiles, type RenderFailureReport } from './render.js';
-import { failure, message, runJob, type VariantResult } from '../report/result.js';
+import { failure, message, runJob, type JobOutcome, type VariantResult } from '../report/result.js';
 import { RunError } from '../errors.js';
 import { inert } from '../markdown.js';
 import { withCommitLinks, type UpstreamChanges } from './upstream-changes.js';
@@ -41,12 +41,18 @@ export function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise<Varia
   return runJob(
     id,
     async () => {
-      const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
-      if (!resolved.ok) return failure(resolved.code ?? 'upstream-unresolved', resolved.error);
-      return propose(ctx, variantChange(plan, resolved.value, ctx));
+      const change = await resolvedVariantChange(plan, ctx);
+      return 'done' in change ? change.done : propose(ctx, change);
     },
     (error) => withRepositoryOf(plan, error, message(error)),
   );
+}
+
+/** A variant's change at the upstream revision it resolves to now, or why there is none (a failure). */
+export async function resolvedVariantChange(plan: VariantPlan, ctx: JobContext): Promise<Change | { readonly done: JobOutcome }> {
+  const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
+  if (!resolved.ok) return { done: failure(resolved.code ?? 'upstream-unresolved', resolved.error) };
+  return variantChange(plan, resolved.value, ctx);
 }
 
 /**
