@@ -140,7 +140,7 @@ export async function planJobs(input: JobsPlanInput): Promise<JobsPlan> {
             !names.has(h.slice(branchPrefix.length)) &&
             !groups.get(d.url)?.has(h.slice(branchPrefix.length)),
         );
-        const retired = gone ? await findRetiredDrafts(ctx, await ctx.mirror(d.url), downstream, names, controlId) : [];
+        const retired = gone ? await findRetiredDrafts(ctx, await ctx.mirror(d.url), downstream, names, controlId, groups.get(d.url)) : [];
         const removing = new Set(removed.map((r) => r.variant));
         return { removals: removed, drafts: retired.filter((r) => !removing.has(r.variant)) };
       } catch (error) {
