@@ -16,6 +16,14 @@ import {
 import { isDirectory, listFiles } from '@kdelta/kptfile-model';
 import { checkSettings, NO_SETTINGS, type CheckedSettings } from '../settings/settings.js';
 import { runSettingsSource } from '../settings/settings-sources.js';
+import { checkPolicyReferences, checkUpdatePolicy } from '../policy/policy-check.js';
+import {
+  DOWNSTREAM_POLICY_FILE,
+  DOWNSTREAM_POLICY_KIND,
+  POLICY_API_VERSION,
+  UPDATE_POLICY_KIND,
+  type UpdatePolicy,
+} from '../policy/policy.js';
 
 /** Where the control resources live in the control repository, unless told otherwise. */
 export const DEFAULT_CONFIG_DIR = '.kdelta';
@@ -172,6 +180,8 @@ export interface ControlConfig {
   /** RunSettings' values, checked by the rules of every source (settings.ts). */
   readonly settings: CheckedSettings;
   readonly settingsSource?: Source | undefined;
+  /** UpdatePolicies (policy-check.ts): which variants each governs, and how. */
+  readonly policies: readonly UpdatePolicy[];
   /** The control files' contents by display path (`.kdelta/web.yaml`): the lines of later problems. */
   readonly texts?: ReadonlyMap<string, string> | undefined;
 }
@@ -210,6 +220,7 @@ export async function loadControl(options: { dir: string; display?: string }): P
   const variants: Sourced<PackageVariant>[] = [];
   const sets: Sourced<PackageVariantSet>[] = [];
   const objects: KubeObject[] = [];
+  const policies: UpdatePolicy[] = [];
   let settings: CheckedSettings = NO_SETTINGS;
   let settingsSource: Source | undefined;
   const seen = new Map<string, Source>();
@@ -283,14 +294,20 @@ export async function loadControl(options: { dir: string; display?: string }): P
           settings = checkRunSettings(raw, source, issues);
           settingsSource = source;
         }
-      } else if (PORCH_GROUPS.includes(groupOf(apiVersion)) && !PORCH_PLAIN_KINDS.has(typeKey)) {
-        issues.push({ source, field: 'kind', message: unknownPorchKind(apiVersion, kind) });
-      } else if (groupOf(apiVersion) === 'kdelta.dev') {
+      } else if (typeKey === `${POLICY_API_VERSION} ${UPDATE_POLICY_KIND}`) {
+        const policy = checkUpdatePolicy(raw, source, issues);
+        if (policy) policies.push(policy);
+      } else if (typeKey === `${POLICY_API_VERSION} ${DOWNSTREAM_POLICY_KIND}`) {
+        // a team's narrowing is read from its own repository; here it would narrow nothing, silently
         issues.push({
           source,
           field: 'kind',
-          message: `unknown kind "${kind}" in ${apiVersion} (expected ${RUN_SETTINGS_KIND} in ${RUN_SETTINGS_API_VERSION})`,
+          message: `${DOWNSTREAM_POLICY_KIND} belongs in a downstream repository at ${DOWNSTREAM_POLICY_FILE} (the control repository holds ${UPDATE_POLICY_KIND})`,
         });
+      } else if (PORCH_GROUPS.includes(groupOf(apiVersion)) && !PORCH_PLAIN_KINDS.has(typeKey)) {
+        issues.push({ source, field: 'kind', message: unknownPorchKind(apiVersion, kind) });
+      } else if (groupOf(apiVersion) === 'kdelta.dev') {
+        issues.push({ source, field: 'kind', message: unknownKdeltaKind(apiVersion, kind) });
       } else {
         const nearMiss = nearMissOfControlKind(apiVersion, kind);
         if (nearMiss) {
@@ -303,8 +320,9 @@ export async function loadControl(options: { dir: string; display?: string }): P
       }
     }
   }
+  checkPolicyReferences(policies, { repositories, sets }, issues);
   if (issues.length > 0) throw new ControlError(issues, texts);
-  return { dir: options.dir, repositories, variants, sets, objects, settings, settingsSource, texts };
+  return { dir: options.dir, repositories, variants, sets, objects, settings, settingsSource, policies, texts };
 }
 
 /** The kinds a run reads, each in the one apiVersion it reads it in. */
@@ -313,6 +331,7 @@ const CONTROL_KINDS: Readonly<Record<string, string>> = {
   PackageVariant: PACKAGE_VARIANT_API_VERSION,
   PackageVariantSet: PACKAGE_VARIANT_SET_API_VERSION,
   [RUN_SETTINGS_KIND]: RUN_SETTINGS_API_VERSION,
+  [UPDATE_POLICY_KIND]: POLICY_API_VERSION,
 };
 
 /** Levenshtein distance, small strings only (group and kind names). */
@@ -353,6 +372,14 @@ function nearMissOfControlKind(apiVersion: string, kind: string): { field: strin
     };
   }
   return undefined;
+}
+
+/** A kdelta.dev object a run does not read: the wrong version of a known kind, or a kind near one. */
+function unknownKdeltaKind(apiVersion: string, kind: string): string {
+  const known = [RUN_SETTINGS_KIND, UPDATE_POLICY_KIND];
+  if (known.includes(kind)) return `${kind} is read as ${CONTROL_KINDS[kind]}, not ${apiVersion}`;
+  const near = known.find((k) => k.toLowerCase() === kind.toLowerCase() || editDistance(kind, k) <= 2);
+  return `unknown kind "${kind}" in ${apiVersion}${near ? `: did you mean ${near}?` : ''} (a run reads ${known.join(' and ')} in ${RUN_SETTINGS_API_VERSION})`;
 }
 
 function unknownPorchKind(apiVersion: string, kind: string): string {
