@@ -49,7 +49,17 @@ export async function runGroupJob(group: ProposalGroup, ctx: JobContext): Promis
       early.set(job.variant, failure(errorCode(error), withRepositoryOf(job.plan, error, message(error))));
     }
   }
-  const built: Built = { ran: false, prepared: new Map(), left: [] };
+  // the body says who is left out, whether before the checkout (its upstream) or in it
+  const built: Built = {
+    ran: false,
+    prepared: new Map(),
+    left: [...early].map(([variant, o]) => ({
+      variant,
+      action: 'failed' as const,
+      ...(o.code !== undefined ? { code: o.code } : {}),
+      message: o.error ?? o.message ?? o.action,
+    })),
+  };
   const change = groupChange(group, members, ctx, built);
   let outcome: JobOutcome;
   try {
