@@ -96,8 +96,13 @@ export function issueLine(text: string, issue: Pick<ControlIssue, 'source' | 'fi
     const path = fieldPath(issue.field);
     // the deepest part of the path that exists: a missing field points at its parent
     for (let n = path.length; n > 0; n--) {
-      const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
-      if (node && typeof node === 'object' && node.range) return lineOf(text, node.range[0]);
+      const rest = path.slice(n);
+      // a key with dots in it (the label `kdelta.dev/wave` of `metadata.labels.kdelta.dev/wave`)
+      const dotted = rest.length > 1 && rest.every((p) => typeof p === 'string') ? [...path.slice(0, n), rest.join('.')] : undefined;
+      for (const at of dotted ? [dotted, path.slice(0, n)] : [path.slice(0, n)]) {
+        const node = doc.getIn(at, true) as { range?: [number, number, number] } | undefined;
+        if (node && typeof node === 'object' && node.range) return lineOf(text, node.range[0]);
+      }
     }
   }
   const start = doc.contents?.range?.[0] ?? doc.range[0];

@@ -23,6 +23,7 @@ import {
 } from '../control/control.js';
 import { objectNameProblem } from './names.js';
 import { followLatestRelease } from './releases.js';
+import { checkPolicies } from '../policy/select.js';
 
 /**
  * From control resources to one plan per variant: sets expanded, repositories looked up. What can
@@ -41,6 +42,8 @@ export interface VariantPlan {
   readonly source: Source;
   /** Where the upstream fields are in that document (`spec.upstream`). */
   readonly upstreamField: string;
+  /** The PackageVariantSet that generated it (a policy's selector may name it); absent for a PackageVariant of its own. */
+  readonly set?: string | undefined;
   readonly upstream: {
     readonly repository: RepositorySpec;
     /** URL or absolute path of the repository. */
@@ -202,6 +205,7 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
       variant: pv,
       source,
       upstreamField: 'spec.upstream',
+      ...(generated ? { set: source.name } : {}),
       upstream: {
         repository: upRepo,
         url: repositoryUrl(upRepo, options.cwd),
@@ -230,6 +234,8 @@ export function planRun(config: ControlConfig, options: { cwd: string }): Plan {
     // variant removes its package too. The owner and control annotations say which packages are ours.
     downstreams.set(r.name, { repository: r, url: repositoryUrl(r, options.cwd) });
   }
+  // at most one policy per variant, every wave label known: alike in every shard, before any job
+  checkPolicies({ variants }, config.policies, config.texts);
   return { variants, downstreams: [...downstreams.values()], warnings };
 }
 
