@@ -13,7 +13,8 @@ import type { Materialize } from './jobs/materialize.js';
 import { runJobs, type RunProgress } from './jobs/run-jobs.js';
 import { planJobs } from './plan/jobs-plan.js';
 import { NO_POLICIES } from './policy/policy.js';
-import { planRun } from './plan/plan.js';
+import { policyOf } from './policy/select.js';
+import { planRun, type VariantPlan } from './plan/plan.js';
 import type { Shard } from './plan/shard.js';
 import type { UpstreamRef } from './preview/preview-scope.js';
 import type { RunReport } from './report/result.js';
@@ -166,7 +167,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const shared = { cwd, control, settings, forge, budget, env, controlId, controlRecord, ticks, runDir, version, previewing };
     const ctx = createJobContext({ ...shared, materialize, render, cacheDir, signal });
     // plan: every job of the run, before the first push
-    const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef });
+    const governing = (variant: VariantPlan) => policyOf(variant, control.policies);
+    const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef, policyOf: governing });
     // gates: which of them propose now
     const now = options.now?.() ?? new Date();
     const gated = await applyGates(options.gates ?? GATES, {
