@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { packageVariant } from '@kdelta/test-support';
 import { parseMetadataBlock } from '../../src/index.js';
+import { PASS, type Gate } from '../../src/gates/gate.js';
 import { describeScenarios, type ScenarioFleet } from './harness.js';
 
 /**
@@ -216,5 +217,35 @@ describeScenarios('grouping the packages of one repository', {}, ({ fleet }) => 
       ['web', 'unchanged', undefined],
     ]);
     expect(f.wrote()).toBe(false);
+  });
+
+  it("a gate asks each member: one it holds waits, the others are proposed in the group's proposal", async () => {
+    const f = await fleet(['cluster-01'], {
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'api.yaml': packageVariant('api', 'cluster-01'),
+      'policy.yaml': policy(['web', 'api']),
+    });
+    const asked: string[] = [];
+    const gate: Gate = {
+      name: 'freeze',
+      decide(job) {
+        asked.push(`${job.kind} ${job.variant}`);
+        return job.variant === 'api' ? { pass: false, reason: 'api is frozen' } : PASS;
+      },
+    };
+    const held = await f.run({ gates: [gate] });
+    expect(asked.sort()).toEqual(['variant api', 'variant web']);
+    expect(held.results.map((r) => [r.variant, r.action, r.heldBy, r.proposal?.head])).toEqual([
+      ['api', 'deferred', 'freeze', undefined],
+      ['web', 'proposed', undefined, GROUP],
+    ]);
+    expect(has(f, 'cluster-01', GROUP, 'api/Kptfile')).toBe(false);
+    // the hold lifted: the group's proposal takes api too
+    const lifted = await f.run();
+    expect(lifted.results.map((r) => [r.variant, r.action])).toEqual([
+      ['api', 'updated'],
+      ['web', 'updated'],
+    ]);
+    expect(has(f, 'cluster-01', GROUP, 'api/Kptfile')).toBe(true);
   });
 });
