@@ -62,14 +62,7 @@ export function stopRunningGit(): void {
 /** Run `git <args>` with execFile (no shell); a failure becomes a classified, redacted GitError. */
 export function runGit(args: readonly string[], options: GitRunOptions = {}): Promise<GitResult> {
   const secrets = options.secrets ?? [];
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...baseEnv, ...options.env })) {
-    if (v !== undefined) env[k] = v;
-  }
-  // Variables of an enclosing git (hooks) would point this git at the wrong repository.
-  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_PREFIX']) {
-    if (!(options.env && k in options.env)) delete env[k];
-  }
+  const env = gitProcessEnv(options.env);
   return new Promise((resolve, reject) => {
     const child = execFile(
       'git',
@@ -118,6 +111,25 @@ export function runGit(args: readonly string[], options: GitRunOptions = {}): Pr
       });
     }
   });
+}
+
+/** The environment a git process of this module runs in: `extra` over process.env, never prompting. */
+export function gitProcessEnv(extra: Readonly<Record<string, string | undefined>> | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...baseEnv, ...extra })) {
+    if (v !== undefined) env[k] = v;
+  }
+  // Variables of an enclosing git (hooks) would point this git at the wrong repository.
+  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_PREFIX']) {
+    if (!(extra && k in extra)) delete env[k];
+  }
+  return env;
+}
+
+/** Track a git process started elsewhere in this module, so that {@link stopRunningGit} ends it too. */
+export function trackGit(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
 }
 
 // Credentials given in a URL are used once and never stored, so a later call may need them again.

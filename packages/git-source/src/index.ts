@@ -1,6 +1,7 @@
 export { GitError, isGitError, type GitErrorCode } from './errors.js';
 export { redact, hideCredentials } from './redact.js';
 export { runGit, stopRunningGit, type GitRunOptions, type GitResult } from './exec.js';
+export { readObjects, type ObjectRead, type ReadObjectsOptions } from './objects.js';
 export {
   assertSafeArgument,
   repoLocation,
@@ -54,6 +55,7 @@ export {
   pickCommit,
   detectMovedRef,
   latestRelease,
+  listReleases,
   releaseTagPatterns,
   RELEASE_CONVENTIONS,
   parseSemanticVersion,

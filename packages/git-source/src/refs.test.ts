@@ -8,6 +8,7 @@ import {
   defaultBranch,
   detectMovedRef,
   latestRelease,
+  listReleases,
   listTags,
   parseSemanticVersion,
   releaseTagPatterns,
@@ -136,6 +137,16 @@ describe('latestRelease', () => {
       convention,
       scope: convention === 'repository-semver' ? 'repository' : 'package',
     });
+  });
+  it.each([
+    // package path, every release oldest first
+    ['free5gc-operator', ['free5gc-operator/v1', 'free5gc-operator/v2', 'free5gc-operator/v9', 'free5gc-operator/v10']],
+    ['pkg-semver', ['pkg-semver/v1.2.0', 'pkg-semver/v1.10.0']],
+    ['upf', ['v1.0.0', 'v1.0.1']],
+    ['nope/', ['v1.0.0', 'v1.0.1']],
+  ] as const)('package %j: its releases, oldest first, are those of the convention the latest comes from', (packagePath, tags) => {
+    expect(listReleases(nephio, { packagePath }).map((r) => r.tag)).toEqual(tags);
+    expect(listReleases(nephio, { packagePath }).at(-1)).toEqual(latestRelease(nephio, { packagePath }));
   });
   it('no release when no tag follows a convention, and says which tags were looked for', () => {
     const none = refs('other/v3', 'free5gc-operator/latest', 'free5gc-operator/v1.0', 'release-1', 'v2');

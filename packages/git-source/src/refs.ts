@@ -275,6 +275,18 @@ export function latestRelease(
   refs: readonly RemoteRef[],
   options: { readonly packagePath?: string; readonly prereleases?: boolean } = {},
 ): Release | undefined {
+  return listReleases(refs, options).at(-1);
+}
+
+/**
+ * Every release of a package among a remote's refs, oldest first: the tags of the first convention
+ * of {@link RELEASE_CONVENTIONS} that has one (as {@link latestRelease} picks the highest of them),
+ * in that convention's order. An update policy chooses among them (a patch, not the latest major).
+ */
+export function listReleases(
+  refs: readonly RemoteRef[],
+  options: { readonly packagePath?: string; readonly prereleases?: boolean } = {},
+): Release[] {
   const dir = (options.packagePath ?? '').replace(/^\/+|\/+$/g, '');
   // every tag under `prefix` whose rest (no `/`: `other/v1.0.0` is another package's) `parse` reads
   const pick = <V>(
@@ -282,20 +294,22 @@ export function latestRelease(
     convention: ReleaseConvention,
     parse: (version: string) => V | undefined,
     compare: (a: V, b: V) => number,
-  ): Release | undefined => {
-    let best: { release: Release; version: V } | undefined;
+  ): Release[] => {
+    const found: { release: Release; version: V }[] = [];
     for (const r of refs) {
       if (!r.name.startsWith(`refs/tags/${prefix}`)) continue;
       const version = r.name.slice(`refs/tags/${prefix}`.length);
       if (version.includes('/')) continue;
       const parsed = parse(version);
       if (parsed === undefined) continue;
-      if (!best || compare(parsed, best.version) > 0) {
-        const scope = convention === 'repository-semver' ? 'repository' : 'package';
-        best = { release: { tag: r.name.slice('refs/tags/'.length), version, commit: r.commit, scope, convention }, version: parsed };
-      }
+      const scope = convention === 'repository-semver' ? 'repository' : 'package';
+      found.push({ release: { tag: r.name.slice('refs/tags/'.length), version, commit: r.commit, scope, convention }, version: parsed });
     }
-    return best?.release;
+    // stable: of two tags of one version (`v1.0.0` and `1.0.0`), the first listed stays the lower
+    return found
+      .map((f, i) => ({ ...f, i }))
+      .sort((a, b) => compare(a.version, b.version) || b.i - a.i)
+      .map((f) => f.release);
   };
   const semver = (version: string): SemanticVersion | undefined => {
     const parsed = parseSemanticVersion(version);
@@ -305,12 +319,12 @@ export function latestRelease(
     const m = REVISION_TAG.exec(version);
     return m ? Number(m[1]) : undefined;
   };
-  const find = (convention: ReleaseConvention): Release | undefined => {
+  const find = (convention: ReleaseConvention): Release[] => {
     switch (convention) {
       case 'revision':
-        return dir ? pick(`${dir}/`, convention, revision, (a, b) => a - b) : undefined;
+        return dir ? pick(`${dir}/`, convention, revision, (a, b) => a - b) : [];
       case 'package-semver':
-        return dir ? pick(`${dir}/`, convention, semver, compareSemanticVersions) : undefined;
+        return dir ? pick(`${dir}/`, convention, semver, compareSemanticVersions) : [];
       case 'repository-semver':
         return pick('', convention, semver, compareSemanticVersions);
       default:
@@ -319,7 +333,7 @@ export function latestRelease(
   };
   for (const convention of RELEASE_CONVENTIONS) {
     const found = find(convention);
-    if (found) return found;
+    if (found.length > 0) return found;
   }
-  return undefined;
+  return [];
 }

@@ -12,7 +12,9 @@ import { applyGates, GATES } from './gates/gates.js';
 import type { Materialize } from './jobs/materialize.js';
 import { runJobs, type RunProgress } from './jobs/run-jobs.js';
 import { planJobs } from './plan/jobs-plan.js';
-import { NO_POLICIES } from './policy/policy.js';
+import { groupJobs } from './policy/groups.js';
+import { planPolicies } from './policy/policy-plan.js';
+import { withPolicies } from './policy/policy-jobs.js';
 import { policyOf } from './policy/select.js';
 import { planRun, type VariantPlan } from './plan/plan.js';
 import type { Shard } from './plan/shard.js';
@@ -169,16 +171,20 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // plan: every job of the run, before the first push
     const governing = (variant: VariantPlan) => policyOf(variant, control.policies);
     const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef, policyOf: governing });
-    // gates: which of them propose now
+    // the update policies, decided on the whole plan; a governed variant's job proposes what its
+    // policy chose, and the variants of a policy that groups are proposed together
     const now = options.now?.() ?? new Date();
+    const policies = await planPolicies({ plan, policies: control.policies, ctx, now, concurrency: settings.concurrency });
+    const jobs = groupJobs(withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name))), governing);
+    // gates: which of them propose now
     const gated = await applyGates(options.gates ?? GATES, {
       now,
       dryRun: settings.dryRun,
       settings,
       ticks,
-      jobs: planned.jobs,
+      jobs,
       plan,
-      policies: NO_POLICIES,
+      policies,
     });
     // jobs: each through the propose protocol
     const results = await runJobs(planned, gated, ctx, { concurrency: settings.concurrency, onProgress: options.onProgress });
@@ -187,7 +193,14 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // dashboard, second half: the results, once
     const written = await writeRunDashboard(dashboard, results, gated.jobs, planned.guard.allowedBy);
     // report
-    const warnings = [...plan.warnings, ...serverTokenWarnings(ctx.trust), ...dashboard.warnings, ...planned.warnings, ...written.warnings];
+    const warnings = [
+      ...plan.warnings,
+      ...serverTokenWarnings(ctx.trust),
+      ...dashboard.warnings,
+      ...planned.warnings,
+      ...policies.warnings,
+      ...written.warnings,
+    ];
     return runReport({ version, settings, results, warnings, budget, dashboard: written.report, scope: planned.scope });
   });
 }

@@ -61,6 +61,12 @@ export interface ReviewDecision {
   readonly draft?: boolean | undefined;
   /** May merge without a person (GitHub's auto-merge, when the run asks for it); false turns it off. */
   readonly autoMerge: boolean;
+  /**
+   * An update policy's word (undefined: none governs the proposal, the forge's own auto-merge
+   * setting decides): true turns auto-merge on where `autoMerge` allows it, even without that
+   * setting; false never turns it on (one a person turned on stays, unless `autoMerge` is false).
+   */
+  readonly autoMergeAsked?: boolean | undefined;
 }
 
 export interface ProposalStatus {
@@ -135,7 +141,8 @@ export interface PublishCommitInput {
 
 /** What a job's writes may cost in forge requests, to reserve them from the run's budget up front. */
 export type WriteOperation =
-  | { readonly kind: 'upsert'; readonly created: boolean }
+  /** `autoMergeAsked`: an update policy's word on auto-merge (ReviewDecision), which may cost a request. */
+  | { readonly kind: 'upsert'; readonly created: boolean; readonly autoMergeAsked?: boolean | undefined }
   | { readonly kind: 'close' }
   | { readonly kind: 'push'; readonly files: number }
   | { readonly kind: 'delete-branch' }

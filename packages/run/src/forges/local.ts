@@ -61,6 +61,8 @@ interface Header {
   renderFailed?: boolean | undefined;
   /** Recorded only when true: the run found it not ready for review (a draft on GitHub). */
   draft?: boolean | undefined;
+  /** Recorded only when true: an update policy asked for auto-merge and the run let it (GitHub's auto-merge). */
+  autoMerge?: boolean | undefined;
   status?: ProposalStatus | undefined;
 }
 
@@ -78,6 +80,7 @@ export function renderRecord(h: Header, body: string): string {
   if (h.conflicts) header.conflicts = h.conflicts;
   if (h.renderFailed) header.renderFailed = true;
   if (h.draft) header.draft = true;
+  if (h.autoMerge) header.autoMerge = true;
   if (h.status) header.status = { state: h.status.state, description: h.status.description };
   return `---\n${stringifyYaml(header, { lineWidth: 0 })}---\n\n${body.endsWith('\n') ? body : `${body}\n`}`;
 }
@@ -115,6 +118,12 @@ export function parseRecord(text: string, file: string): { header: Header; body:
   const draft = h.draft;
   if (draft !== undefined && typeof draft !== 'boolean')
     throw new ForgeError('invalid-proposal-record', `${file}: header field "draft" must be true or false (got ${JSON.stringify(draft)})`);
+  const autoMerge = h.autoMerge;
+  if (autoMerge !== undefined && typeof autoMerge !== 'boolean')
+    throw new ForgeError(
+      'invalid-proposal-record',
+      `${file}: header field "autoMerge" must be true or false (got ${JSON.stringify(autoMerge)})`,
+    );
   return {
     header: {
       title: str('title'),
@@ -127,6 +136,7 @@ export function parseRecord(text: string, file: string): { header: Header; body:
       ...(conflicts ? { conflicts } : {}),
       ...(renderFailed ? { renderFailed } : {}),
       ...(draft ? { draft } : {}),
+      ...(autoMerge ? { autoMerge } : {}),
       status,
     },
     body: m[2]!,
@@ -182,11 +192,14 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       const { conflicts, renderFailed, review, ...rest } = input;
       // the run's decision (review-gate.ts); none given: as it was
       const draft = review?.draft !== undefined ? review.draft : !created && existing?.draft === true;
+      // no auto-merge setting here: only an update policy asks for it (and the gate lets it)
+      const autoMerge = review ? review.autoMerge && review.autoMergeAsked === true : !created && existing?.autoMerge === true;
       const proposal: Proposal = {
         ...rest,
         ...(conflicts ? { conflicts } : {}),
         ...(renderFailed ? { renderFailed } : {}),
         ...(draft ? { draft } : {}),
+        ...(autoMerge ? { autoMerge } : {}),
         id: `${input.downstream}/${variantOf(input.head)}`,
         state: 'open',
         url: urlOf(file),
@@ -201,7 +214,7 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
     },
     async close(proposal: Proposal, state: 'closed' | 'merged' | 'declined' = 'closed') {
       // merged, a render failure is history: the record no longer says the proposal's render fails (nor that it was a draft)
-      const { renderFailed, draft, ...rest } = proposal;
+      const { renderFailed, draft, autoMerge, ...rest } = proposal;
       const closed: Proposal = state === 'merged' ? { ...rest, state } : { ...proposal, state };
       await write(closed);
       return closed;

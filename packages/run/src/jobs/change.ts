@@ -31,6 +31,12 @@ export interface Change {
    * could change it: with no proposal open there is nothing to check out.
    */
   readonly current?: boolean | undefined;
+  /**
+   * An update policy's word on auto-merge (undefined: none governs it, the forge's own setting
+   * decides): true asks for it, false never turns it on. The review gate still decides whether the
+   * content may merge without a person.
+   */
+  readonly autoMerge?: boolean | undefined;
   /** Names the job's scratch directory. */
   readonly scratchName: string;
   /** Prepare the package in the workspace; `{ done }` when the job ends there (not adopted, failed). */

@@ -42,7 +42,8 @@ export async function runGroupJob(group: ProposalGroup, ctx: JobContext): Promis
   const members: Member[] = [];
   for (const job of group.members) {
     try {
-      const change = await resolvedVariantChange(job.plan, ctx);
+      // as its update policy chose for it (the same revision its own proposal would have)
+      const change = await resolvedVariantChange(job.plan, ctx, job);
       if ('done' in change) early.set(job.variant, change.done);
       else members.push({ job, change });
     } catch (error) {
@@ -53,12 +54,18 @@ export async function runGroupJob(group: ProposalGroup, ctx: JobContext): Promis
   const built: Built = {
     ran: false,
     prepared: new Map(),
-    left: [...early].map(([variant, o]) => ({
-      variant,
-      action: 'failed' as const,
-      ...(o.code !== undefined ? { code: o.code } : {}),
-      message: o.error ?? o.message ?? o.action,
-    })),
+    left: [...early].flatMap(([variant, o]) =>
+      o.action !== 'failed'
+        ? []
+        : [
+            {
+              variant,
+              action: 'failed' as const,
+              ...(o.code !== undefined ? { code: o.code } : {}),
+              message: o.error ?? o.message ?? o.action,
+            },
+          ],
+    ),
   };
   const change = groupChange(group, members, ctx, built);
   let outcome: JobOutcome;
@@ -109,6 +116,8 @@ function groupChange(group: ProposalGroup, members: readonly Member[], ctx: JobC
     directory: '',
     opened: 'proposed',
     updated: 'updated',
+    // the policy asks for auto-merge only when it does for every package (the review gate still decides on the content)
+    ...groupAutoMerge(members),
     scratchName: group.name,
     async prepare(ws) {
       built.ran = true;
@@ -216,6 +225,13 @@ const rooted = (file: string, directory: string) => (directory === '' ? file : `
 
 function inDirectory(path: string, directory: string): boolean {
   return directory === '' || path === directory || path.startsWith(`${directory}/`);
+}
+
+/** An update policy's word on auto-merge for the group: yes when it says yes for every member, no when it says no for one. */
+function groupAutoMerge(members: readonly Member[]): { readonly autoMerge?: boolean } {
+  const said = members.map((m) => m.change.autoMerge);
+  if (said.some((a) => a === false)) return { autoMerge: false };
+  return said.length > 0 && said.every((a) => a === true) ? { autoMerge: true } : {};
 }
 
 /** A member left out, as its result. */

@@ -65,7 +65,7 @@ export async function runJobs(
 async function start(job: PlannedJob, ctx: JobContext): Promise<VariantResult[]> {
   switch (job.kind) {
     case 'variant':
-      return [await runVariantJob(job.plan, ctx)];
+      return [await runVariantJob(job.plan, ctx, job)];
     case 'group':
       return runGroupJob(job.group, ctx);
     case 'update':

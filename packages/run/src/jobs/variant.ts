@@ -16,6 +16,7 @@ import { failure, message, runJob, type JobOutcome, type VariantResult } from '.
 import { RunError } from '../errors.js';
 import { inert } from '../markdown.js';
 import { withCommitLinks, type UpstreamChanges } from './upstream-changes.js';
+import { MAJOR_SUFFIX, type VariantPin } from '../policy/policy-jobs.js';
 
 /** A PackageVariant's change: its upstream package, updated and mutated, into its downstream. */
 
@@ -25,31 +26,64 @@ function differingFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, s
   return [...paths].filter((p) => a.get(p) !== b.get(p)).sort();
 }
 
-/** Where a variant's proposal goes: branch `<prefix><variant>` of its downstream, into the Repository's branch. */
-export function variantTarget(plan: VariantPlan, branchPrefix: string): ProposalTarget {
+/**
+ * Where a variant's proposal goes: branch `<prefix><variant>` of its downstream, into the
+ * Repository's branch; a major release its update policy proposes on its own, `<prefix><variant>-major`.
+ */
+export function variantTarget(plan: VariantPlan, branchPrefix: string, major = false): ProposalTarget {
   return {
     downstream: plan.downstream.repository.name,
     repo: plan.downstream.url,
-    head: `${branchPrefix}${plan.name}`,
+    head: `${branchPrefix}${plan.name}${major ? MAJOR_SUFFIX : ''}`,
     base: plan.downstream.branch,
   };
 }
 
-/** Run one variant to its result. Never throws: a failure is this variant's result. */
-export function runVariantJob(plan: VariantPlan, ctx: JobContext): Promise<VariantResult> {
-  const id = { variant: plan.name, downstream: `${plan.downstream.repository.name}/${plan.downstream.package}`, dryRun: ctx.dryRun };
+/**
+ * Run one variant to its result. Never throws: a failure is this variant's result. With an update
+ * policy's `pin` it proposes the revision the policy chose (never a newer one), or waits, or fails
+ * as the pin says; without one, the revision its own upstream fields name.
+ */
+export function runVariantJob(
+  plan: VariantPlan,
+  ctx: JobContext,
+  policy: { readonly pin?: VariantPin | undefined; readonly major?: boolean | undefined } = {},
+): Promise<VariantResult> {
+  const { major = false } = policy;
+  const label = `${plan.downstream.repository.name}/${plan.downstream.package}${major ? ' (major)' : ''}`;
+  const id = { variant: plan.name, downstream: label, dryRun: ctx.dryRun };
   return runJob(
     id,
     async () => {
-      const change = await resolvedVariantChange(plan, ctx);
+      const change = await resolvedVariantChange(plan, ctx, policy);
       return 'done' in change ? change.done : propose(ctx, change);
     },
     (error) => withRepositoryOf(plan, error, message(error)),
   );
 }
 
-/** A variant's change at the upstream revision it resolves to now, or why there is none (a failure). */
-export async function resolvedVariantChange(plan: VariantPlan, ctx: JobContext): Promise<Change | { readonly done: JobOutcome }> {
+/**
+ * A variant's change: at the revision its update policy's `pin` chose (or nothing now: it waits,
+ * or fails, as the pin says), else at the revision its own upstream fields resolve to now.
+ */
+export async function resolvedVariantChange(
+  plan: VariantPlan,
+  ctx: JobContext,
+  policy: { readonly pin?: VariantPin | undefined; readonly major?: boolean | undefined } = {},
+): Promise<Change | { readonly done: JobOutcome }> {
+  const { pin, major = false } = policy;
+  if (pin) {
+    switch (pin.kind) {
+      case 'fail':
+        return { done: failure(pin.code, pin.message) };
+      case 'wait':
+        return { done: { action: 'deferred', writes: false, message: pin.why } };
+      case 'revision':
+        return variantChange(plan, pin, ctx, { major, autoMerge: pin.autoMerge });
+      default:
+        return pin satisfies never;
+    }
+  }
   const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
   if (!resolved.ok) return { done: failure(resolved.code ?? 'upstream-unresolved', resolved.error) };
   return variantChange(plan, resolved.value, ctx);
@@ -70,12 +104,18 @@ function adopts(plan: VariantPlan, owner: string | undefined): boolean {
   return selectDownstreams(plan.variant, [copy]).downstreams.length > 0;
 }
 
-function variantChange(plan: VariantPlan, up: { ref: string; commit: string; reason?: string | undefined }, ctx: JobContext): Change {
+function variantChange(
+  plan: VariantPlan,
+  up: { ref: string; commit: string; reason?: string | undefined },
+  ctx: JobContext,
+  policy: { readonly major?: boolean; readonly autoMerge?: boolean } = {},
+): Change {
   const fingerprint = fingerprintOf(plan, up, ctx.version);
   const upstreamInfo = { repo: plan.upstream.url, ref: up.ref, commit: up.commit, reason: up.reason };
   const { directory, url } = plan.downstream;
   return {
-    target: variantTarget(plan, ctx.branchPrefix),
+    target: variantTarget(plan, ctx.branchPrefix, policy.major),
+    ...(policy.autoMerge !== undefined ? { autoMerge: policy.autoMerge } : {}),
     fingerprint,
     kind: 'variant',
     variant: plan.name,

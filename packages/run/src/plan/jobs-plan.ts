@@ -9,7 +9,7 @@ import { findRetiredDrafts, retiredLabel, type RetiredDraft } from '../jobs/reti
 import { findUpdatePlans, updateTarget, type UpdatePlan } from '../jobs/update.js';
 import { variantTarget } from '../jobs/variant.js';
 import { pool } from '../pool.js';
-import { groupJobs, groupOf, groupTarget, shardKeyOf, type PolicyOf, type ProposalGroup } from '../policy/groups.js';
+import { groupOf, groupTarget, shardKeyOf, type PolicyOf, type ProposalGroup } from '../policy/groups.js';
 import { scopeToUpstreamRef, type UpstreamRef, type UpstreamScope } from '../preview/preview-scope.js';
 import { findMergedRemovals, type MergedRemoval } from '../propose/settle.js';
 import type { ResolvedSettings } from '../settings/settings.js';
@@ -18,6 +18,7 @@ import type { Plan, VariantPlan } from './plan.js';
 import { removalGuard, type HeldRemoval } from './removal-guard.js';
 import { storedRemovals, storeRemovals } from './removal-scan.js';
 import { inShard } from './shard.js';
+import { currentProposalOf, type VariantPin } from '../policy/policy-jobs.js';
 
 /**
  * Every job of a run, known before the first one runs: the variants of the plan, the control
@@ -28,7 +29,16 @@ import { inShard } from './shard.js';
 
 /** One job of the run, before the gates and before it runs; `variant` and `downstream` name its result. */
 export type PlannedJob =
-  | { readonly kind: 'variant'; readonly variant: string; readonly downstream: string; readonly plan: VariantPlan }
+  | {
+      readonly kind: 'variant';
+      readonly variant: string;
+      readonly downstream: string;
+      readonly plan: VariantPlan;
+      /** An update policy's word on what it proposes (policy/policy-jobs.ts); absent: the variant's own revision. */
+      readonly pin?: VariantPin | undefined;
+      /** The separate proposal of a major release (branch `<prefix><variant>-major`). */
+      readonly major?: boolean | undefined;
+    }
   | {
       readonly kind: 'update';
       readonly variant: string;
@@ -137,7 +147,7 @@ export async function planJobs(input: JobsPlanInput): Promise<JobsPlan> {
           (h) =>
             h.startsWith(branchPrefix) &&
             h !== downstream.branch &&
-            !names.has(h.slice(branchPrefix.length)) &&
+            !currentProposalOf(h.slice(branchPrefix.length), names) &&
             !groups.get(d.url)?.has(h.slice(branchPrefix.length)),
         );
         const retired = gone ? await findRetiredDrafts(ctx, await ctx.mirror(d.url), downstream, names, controlId, groups.get(d.url)) : [];
@@ -180,10 +190,7 @@ export async function planJobs(input: JobsPlanInput): Promise<JobsPlan> {
   }
   removals = retriedFirst(removals, (r) => jobKey(r.variant, removalLabel(r)), ticks);
   const jobs: PlannedJob[] = [
-    ...groupJobs(
-      variants.map((v) => ({ kind: 'variant' as const, variant: v.name, downstream: variantLabel(v), plan: v })),
-      policyOf,
-    ),
+    ...variants.map((v) => ({ kind: 'variant' as const, variant: v.name, downstream: variantLabel(v), plan: v })),
     ...(control
       ? updates.map((u) => ({ kind: 'update' as const, variant: u.name, downstream: updateLabel(control!, u), plan: u, control: control! }))
       : []),

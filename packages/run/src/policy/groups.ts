@@ -66,7 +66,8 @@ export function groupJobs(jobs: readonly PlannedJob[], policyOf: PolicyOf): Plan
   const groups = new Map<string, { name: string; policy: string; members: VariantJob[] }>();
   const out: (PlannedJob | string)[] = [];
   for (const job of jobs) {
-    const group = job.kind === 'variant' ? groupOf(job.plan, policyOf) : undefined;
+    // a major release its policy proposes on its own stays its own proposal
+    const group = job.kind === 'variant' && !job.major ? groupOf(job.plan, policyOf) : undefined;
     if (job.kind !== 'variant' || group === undefined) {
       out.push(job);
       continue;

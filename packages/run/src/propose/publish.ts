@@ -279,7 +279,7 @@ async function writeAll(step: Step, changes: FileChange[], made: Commit, mergedO
     (mergedOpen ? costOf(ctx, { kind: 'close' }) : 0) +
     (made.pushNeeded ? costOf(ctx, { kind: 'push', files: changes.length }) : 0) +
     (made.pushNeeded || renderChanged || newHead ? costOf(ctx, { kind: 'status' }) : 0) +
-    costOf(ctx, { kind: 'upsert', created: open === undefined });
+    costOf(ctx, { kind: 'upsert', created: open === undefined, autoMergeAsked: change.autoMerge });
   const release = reserve(ctx, cost);
   if (!release) {
     return { action: 'deferred', writes: false, proposal: open ? proposalRef(open) : undefined, message: DEFERRED_MESSAGE };
@@ -301,6 +301,7 @@ async function writeAll(step: Step, changes: FileChange[], made: Commit, mergedO
         ready: step.gate.ready,
         draft: draftOf(ctx.forge.draftPolicy, step.gate.ready, open === undefined),
         autoMerge: step.gate.autoMerge,
+        ...(change.autoMerge !== undefined ? { autoMergeAsked: change.autoMerge } : {}),
       },
       headCommit,
     };

@@ -192,28 +192,23 @@ describeScenarios('grouping the packages of one repository', {}, ({ fleet }) => 
       'web.yaml': packageVariant('web', 'cluster-01'),
       // api's directory on the downstream is no kpt package: api cannot be built there
       'api.yaml': packageVariant('api', 'cluster-01'),
-      // db's revision names nothing upstream
-      'db.yaml': packageVariant('db', 'cluster-01', '', 'v9'),
-      'policy.yaml': policy(['web', 'api', 'db']),
+      'policy.yaml': policy(['web', 'api']),
     });
     await f.commitAs('cluster-01', 'main', { 'api/README.md': 'not a package\n' });
     const first = await f.run();
     const by = new Map(first.results.map((r) => [r.variant, r]));
     expect(by.get('web')).toMatchObject({ action: 'proposed', proposal: { head: GROUP } });
     expect(by.get('api')).toMatchObject({ action: 'failed', code: 'not-a-package' });
-    expect(by.get('db')).toMatchObject({ action: 'failed', code: 'upstream-unresolved' });
     const { body } = f.proposal('cluster-01', GROUP);
     expect(body).toMatch(/^## kdelta: group-platform: update web to /);
     expect(body).toContain('### Left out of this proposal');
     expect(body).toMatch(/- variant `api`: failed \(`not-a-package`\): api exists in .* and is not a kpt package/);
-    expect(body).toMatch(/- variant `db`: failed \(`upstream-unresolved`\)/);
     expect(has(f, 'cluster-01', GROUP, 'api/Kptfile')).toBe(false);
     // nothing new: the same results, from what the proposal recorded, and nothing written
     f.mark();
     const again = await f.run();
     expect(again.results.map((r) => [r.variant, r.action, r.code])).toEqual([
       ['api', 'failed', 'not-a-package'],
-      ['db', 'failed', 'upstream-unresolved'],
       ['web', 'unchanged', undefined],
     ]);
     expect(f.wrote()).toBe(false);

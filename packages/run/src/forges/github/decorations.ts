@@ -111,7 +111,9 @@ export function createDecorations(client: GitHubClient, cache: PullCache, option
         warnings.push(draftsMissing(repo, `${where} stays ready for review`));
       }
     }
-    const autoMerge = options.autoMerge;
+    // an update policy's word over the forge's setting; asked without a setting: a merge commit
+    const asked = input.review?.autoMergeAsked;
+    const autoMerge = asked === false ? undefined : options.autoMerge || (asked ? 'merge' : undefined);
     const held = !mayAutoMerge(input) || Boolean(r.pull.draft);
     if (autoMerge && !held && !r.pull.auto_merge) {
       try {

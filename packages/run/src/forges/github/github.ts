@@ -44,7 +44,7 @@ function writeCost(options: GitHubRunOptions, op: WriteOperation): number {
     case 'upsert': {
       const some = (list: readonly string[] | undefined) => ((list ?? []).length > 0 ? 1 : 0);
       const labels = some(options.labels);
-      const autoMerge = options.autoMerge ? 1 : 0;
+      const autoMerge = op.autoMergeAsked !== false && (options.autoMerge || op.autoMergeAsked) ? 1 : 0;
       // created: open (as a draft or not), label, assign, request reviews, enable auto-merge;
       // updated: edit, label, turn into a draft or back, enable or disable auto-merge
       return op.created
