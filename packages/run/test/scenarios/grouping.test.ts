@@ -31,7 +31,7 @@ function has(f: ScenarioFleet, downstream: string, branch: string, path: string)
   return f.git(downstream, 'ls-tree', '--name-only', `refs/heads/${branch}`, path).trim() === path;
 }
 
-describeScenarios('grouping the packages of one repository', {}, ({ fleet }) => {
+describeScenarios('grouping the packages of one repository', {}, ({ forge, fleet }) => {
   it('two packages of one repository are one proposal, a second repository gets its own; a second run writes nothing', async () => {
     const f = await fleet(['cluster-01', 'cluster-02'], CONTROL);
     const first = await f.run();
@@ -243,4 +243,35 @@ describeScenarios('grouping the packages of one repository', {}, ({ fleet }) => 
     ]);
     expect(has(f, 'cluster-01', GROUP, 'api/Kptfile')).toBe(true);
   });
+
+  // a retry box names a member of a group, which runs in the group's job: shown on one forge
+  if (forge === 'local') {
+    it("the dashboard's retry box of a failed member is acted on by the group's job, and cleared", async () => {
+      const f = await fleet(
+        ['cluster-01'],
+        {
+          'web.yaml': packageVariant('web', 'cluster-01'),
+          'api.yaml': packageVariant('api', 'cluster-01'),
+          'policy.yaml': policy(['web', 'api']),
+        },
+        { dashboard: true },
+      );
+      await f.commitAs('cluster-01', 'main', { 'api/README.md': 'not a package\n' });
+      expect((await f.run()).results.map((r) => [r.variant, r.action])).toEqual([
+        ['api', 'failed'],
+        ['web', 'proposed'],
+      ]);
+      await f.commitAs('cluster-01', 'main', { 'api/README.md': null });
+      const before = f.dashboard() ?? '';
+      expect(before).toContain('- [ ] <!-- kdelta-retry:api%20cluster-01%2Fapi -->');
+      f.editDashboard((body) => body.replace('- [ ] <!-- kdelta-retry:', '- [x] <!-- kdelta-retry:'));
+      const retried = await f.run();
+      expect(retried.results.map((r) => [r.variant, r.action])).toEqual([
+        ['api', 'updated'],
+        ['web', 'updated'],
+      ]);
+      expect(retried.dashboard).toMatchObject({ outcome: 'updated', ticks: { retry: ['api cluster-01/api'] } });
+      expect(f.dashboard()).not.toContain('- [x]');
+    });
+  }
 });
