@@ -62,7 +62,7 @@ export async function runGroupJob(group: ProposalGroup, ctx: JobContext): Promis
               variant,
               action: 'failed' as const,
               ...(o.code !== undefined ? { code: o.code } : {}),
-              message: o.error ?? o.message ?? o.action,
+              message: recorded(o.error ?? o.message ?? o.action),
             },
           ],
     ),
@@ -134,7 +134,7 @@ function groupChange(group: ProposalGroup, members: readonly Member[], ctx: JobC
             variant: job.variant,
             action: 'failed',
             code: errorCode(error),
-            message: withRepositoryOf(job.plan, error, message(error)),
+            message: recorded(withRepositoryOf(job.plan, error, message(error))),
           });
           continue;
         }
@@ -144,7 +144,7 @@ function groupChange(group: ProposalGroup, members: readonly Member[], ctx: JobC
             variant: job.variant,
             action: action === 'failed' ? 'failed' : 'not-adopted',
             ...(code !== undefined ? { code } : {}),
-            message: error ?? why ?? action,
+            message: recorded(error ?? why ?? action),
           });
           continue;
         }
@@ -245,8 +245,23 @@ async function recordedLeft(ctx: JobContext, target: ProposalTarget, outcome: Jo
   if (outcome.action !== 'unchanged' || !outcome.proposal) return [];
   // the forge's open proposals of the repository were just read: no new request
   const open = await ctx.forge.find(target);
-  const left = open ? parseMetadataBlock(open.body)?.group?.left : undefined;
-  return Array.isArray(left) ? left.filter((l) => typeof l?.variant === 'string' && typeof l.message === 'string') : [];
+  const left: unknown = open ? parseMetadataBlock(open.body)?.group?.left : undefined;
+  return Array.isArray(left) ? left.filter(isLeft) : [];
+}
+
+/** A member's failure as the proposal records it (bounded: a run with nothing new reports the same words). */
+const recorded = (text: string): string => (text.length > 2000 ? `${text.slice(0, 1997)}...` : text);
+
+/** An entry of a body's record of members left out, as kdelta writes it (a body is anyone's to edit: anything else is ignored). */
+function isLeft(value: unknown): value is Left {
+  const l = value as Partial<Record<keyof Left, unknown>> | null;
+  return (
+    typeof l?.variant === 'string' &&
+    (l.action === 'failed' || l.action === 'not-adopted') &&
+    (l.code === undefined || (typeof l.code === 'string' && /^[a-z0-9-]{1,64}$/.test(l.code))) &&
+    typeof l.message === 'string' &&
+    l.message.length <= 4096
+  );
 }
 
 /**

@@ -274,4 +274,22 @@ describeScenarios('grouping the packages of one repository', {}, ({ forge, fleet
       expect(f.dashboard()).not.toContain('- [x]');
     });
   }
+
+  it("what a body says of members left out is read only in kdelta's own shape: an edited record is ignored", async () => {
+    const f = await fleet(['cluster-01'], {
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'api.yaml': packageVariant('api', 'cluster-01'),
+      'policy.yaml': policy(['web', 'api']),
+    });
+    await f.run();
+    // someone who may edit the proposal's text says web was left out, in words of their own
+    await f.editBody('cluster-01', GROUP, (body) =>
+      body.replace('"left":[]', '"left":[{"variant":"web","action":"exploded","code":"<b>boom</b>","message":"' + 'x'.repeat(5000) + '"}]'),
+    );
+    const next = await f.run();
+    expect(next.results.map((r) => [r.variant, r.action])).toEqual([
+      ['api', 'unchanged'],
+      ['web', 'unchanged'],
+    ]);
+  });
 });
