@@ -292,4 +292,22 @@ describeScenarios('grouping the packages of one repository', {}, ({ forge, fleet
       ['web', 'unchanged'],
     ]);
   });
+
+  it("a person's commit on the group's branch is never carried: the proposal is left alone, for every package in it", async () => {
+    const f = await fleet(['cluster-01'], {
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'api.yaml': packageVariant('api', 'cluster-01'),
+      'policy.yaml': policy(['web', 'api']),
+    });
+    await f.run();
+    const human = await f.commitAs('cluster-01', GROUP, { 'web/notes.md': 'mine\n' });
+    // the variant changes: a proposal of web alone would carry the commit forward; the group's does not
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '  packageContext:\n    data:\n      team: green\n') });
+    const next = await f.run();
+    for (const r of next.results) {
+      expect(r, r.variant).toMatchObject({ action: 'blocked', proposal: { head: GROUP } });
+      expect(r.message).toMatch(/commit\(s\) kdelta did not make/);
+    }
+    expect(f.tip('cluster-01', GROUP)).toBe(human);
+  });
 });
