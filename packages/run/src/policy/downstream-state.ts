@@ -89,14 +89,14 @@ async function readAt(dir: string, commit: string, input: DownstreamReadInput): 
   const states = new Map<string, DownstreamState>();
   for (const [i, d] of directories.entries()) {
     const r = reads[i];
-    const lock = lockOf(r?.kind === 'blob' ? r.content.toString('utf8') : undefined);
+    const lock = lockOf(r?.kind === 'found' ? r.content.toString('utf8') : undefined);
     states.set(d, { baseCommit: commit, ...lock });
   }
   const policy = reads[directories.length];
   const team: TeamFile | undefined =
-    policy?.kind === 'too-large' || (policy?.kind === 'blob' && policy.content.length > DOWNSTREAM_POLICY_MAX_BYTES)
-      ? { tooLarge: policy.kind === 'blob' ? policy.content.length : policy.size }
-      : policy?.kind === 'blob'
+    policy?.kind === 'too-large' || (policy?.kind === 'found' && policy.content.length > DOWNSTREAM_POLICY_MAX_BYTES)
+      ? { tooLarge: policy.kind === 'found' ? policy.content.length : policy.size }
+      : policy?.kind === 'found'
         ? { text: policy.content.toString('utf8') }
         : undefined;
   if (input.mergedAt) {
@@ -149,7 +149,7 @@ async function mergesOf(
     const left: typeof pending = [];
     for (const [i, p] of pending.entries()) {
       const r = reads[i];
-      const before = lockOf(r?.kind === 'blob' ? r.content.toString('utf8') : undefined).commit;
+      const before = lockOf(r?.kind === 'found' ? r.content.toString('utf8') : undefined).commit;
       if (before !== p.lock) out.set(p.directory, p.commits[p.next]!.at);
       else left.push({ ...p, next: p.next + 1 });
     }
