@@ -50,6 +50,15 @@ export async function runGroupJob(group: ProposalGroup, ctx: JobContext): Promis
       early.set(job.variant, failure(errorCode(error), withRepositoryOf(job.plan, error, message(error))));
     }
   }
+  const idOf = (job: VariantJob) => ({
+    variant: job.variant,
+    downstream: job.downstream,
+    dryRun: ctx.dryRun,
+    conflicts: [],
+    conflictCount: 0,
+  });
+  // no member has anything to propose now: the group's proposal, if any, is left as it is
+  if (members.length === 0) return group.members.map((job) => ({ ...idOf(job), ...early.get(job.variant)! }));
   // the body says who is left out, whether before the checkout (its upstream) or in it
   const built: Built = {
     ran: false,
@@ -79,7 +88,7 @@ export async function runGroupJob(group: ProposalGroup, ctx: JobContext): Promis
   const included = members.filter((m) => !left.has(m.job.variant));
   const superseded = await supersede(ctx, included, outcome);
   return group.members.map((job) => {
-    const id = { variant: job.variant, downstream: job.downstream, dryRun: ctx.dryRun, conflicts: [], conflictCount: 0 };
+    const id = idOf(job);
     const before = early.get(job.variant);
     if (before) return { ...id, ...before };
     const out = left.get(job.variant);

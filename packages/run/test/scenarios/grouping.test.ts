@@ -310,4 +310,28 @@ describeScenarios('grouping the packages of one repository', {}, ({ forge, fleet
     }
     expect(f.tip('cluster-01', GROUP)).toBe(human);
   });
+
+  it("when no member has a revision it may propose now, the group's proposal is left as it is", async () => {
+    const f = await fleet(['cluster-01'], {
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'api.yaml': packageVariant('api', 'cluster-01'),
+      'policy.yaml': policy(['web', 'api']),
+    });
+    await f.run();
+    const tip = f.tip('cluster-01', GROUP);
+    // a revision upstream does not have (yet): the policy waits for it
+    f.writeControl({
+      'web.yaml': packageVariant('web', 'cluster-01', '', 'v9'),
+      'api.yaml': packageVariant('api', 'cluster-01', '', 'v9'),
+    });
+    f.mark();
+    const next = await f.run();
+    expect(next.results.map((r) => [r.variant, r.action])).toEqual([
+      ['api', 'deferred'],
+      ['web', 'deferred'],
+    ]);
+    expect(f.proposal('cluster-01', GROUP).state).toBe('open');
+    expect(f.tip('cluster-01', GROUP)).toBe(tip);
+    expect(f.wrote()).toBe(false);
+  });
 });
