@@ -334,4 +334,28 @@ describeScenarios('grouping the packages of one repository', {}, ({ forge, fleet
     expect(f.tip('cluster-01', GROUP)).toBe(tip);
     expect(f.wrote()).toBe(false);
   });
+
+  it('a person\'s "no" to the group\'s proposal holds for every package in it, until an input moves', async () => {
+    const f = await fleet(['cluster-01'], {
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'api.yaml': packageVariant('api', 'cluster-01'),
+      'policy.yaml': policy(['web', 'api']),
+    });
+    const first = await f.run();
+    await f.decline('cluster-01', GROUP);
+    const declined = await f.run();
+    expect(declined.results.map((r) => [r.variant, r.action, r.proposal?.url])).toEqual([
+      ['api', 'declined', first.results[0]!.proposal!.url],
+      ['web', 'declined', first.results[0]!.proposal!.url],
+    ]);
+    f.mark();
+    expect((await f.run()).results.map((r) => r.action)).toEqual(['declined', 'declined']);
+    expect(f.wrote()).toBe(false);
+    // web's variant changes: the group's inputs moved, a new proposal
+    f.writeControl({ 'web.yaml': packageVariant('web', 'cluster-01', '  packageContext:\n    data:\n      team: green\n') });
+    expect((await f.run()).results.map((r) => [r.variant, r.action])).toEqual([
+      ['api', 'proposed'],
+      ['web', 'proposed'],
+    ]);
+  });
 });
