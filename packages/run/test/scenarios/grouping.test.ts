@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
+import { parseRecord } from '../../src/forges/local.js';
 import { packageVariant } from '@kdelta/test-support';
 import { parseMetadataBlock } from '../../src/index.js';
 import { PASS, type Gate } from '../../src/gates/gate.js';
@@ -358,4 +361,47 @@ describeScenarios('grouping the packages of one repository', {}, ({ forge, fleet
       ['web', 'proposed'],
     ]);
   });
+
+  it("auto-merge per policy: a group whose every package may merge by itself does; one package's conflict holds the whole group for review", async () => {
+    const follower = (name: string, downstream: string) =>
+      `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  upstream:\n    repo: catalog\n    package: base-ns\n  downstream:\n    repo: ${downstream}\n    package: ${name}\n`;
+    const settings = (level: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: ${level}\n`;
+    const f = await fleet(['cluster-01', 'cluster-02'], {
+      'web.yaml': follower('web', 'cluster-01'),
+      'api.yaml': follower('api', 'cluster-01'),
+      'db.yaml': follower('db', 'cluster-02'),
+      'policy.yaml': `${policy(['web', 'api', 'db'])}  autoMerge:\n    updateTypes: [patch]\n`,
+    });
+    // releases as semantic versions only
+    execFileSync('git', ['tag', '-d', 'base-ns/v1'], { cwd: f.upstream, stdio: 'ignore' });
+    f.publish({ 'base-ns/settings.yaml': settings('one') }, 'base-ns/v1.0.0');
+    const first = await f.run();
+    for (const r of first.results) expect(r, r.message).toMatchObject({ action: 'proposed', proposal: { head: GROUP } });
+    for (const d of ['cluster-01', 'cluster-02']) if (f.proposal(d, GROUP).state === 'open') await f.merge(d, GROUP);
+    // api's team edited a setting the patch changes too: its package conflicts, web's and db's do not
+    await f.commitAs('cluster-01', 'main', { 'api/settings.yaml': settings('edited-by-the-team') });
+    f.publish({ 'base-ns/settings.yaml': settings('two') }, 'base-ns/v1.0.1');
+    const patch = await f.run();
+    expect(patch.results.map((r) => [r.variant, r.action, r.upstream?.ref])).toEqual([
+      ['api', 'proposed', 'base-ns/v1.0.1'],
+      ['db', 'proposed', 'base-ns/v1.0.1'],
+      ['web', 'proposed', 'base-ns/v1.0.1'],
+    ]);
+    expect(autoMerged(f, 'cluster-02', GROUP)).toBe(true);
+    expect(autoMerged(f, 'cluster-01', GROUP)).toBe(false);
+    expect(f.proposal('cluster-01', GROUP).status?.state).not.toBe('success');
+  });
 });
+
+/** Whether the newest proposal of `head` has auto-merge on (GitHub: on, or merged by it at once; local: its record says so). */
+function autoMerged(f: ScenarioFleet, downstream: string, head: string): boolean {
+  if (f.github) {
+    const pull = f.github.gh
+      .pulls(f.github.slug(downstream))
+      .filter((p) => p.head.ref === head)
+      .at(-1)!;
+    return pull.auto_merge !== null || pull.merged === true;
+  }
+  const file = f.proposal(downstream, head).url;
+  return parseRecord(readFileSync(file, 'utf8'), file).header.autoMerge === true;
+}
