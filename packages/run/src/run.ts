@@ -175,7 +175,9 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // policy chose, and the variants of a policy that groups are proposed together
     const now = options.now?.() ?? new Date();
     const policies = await planPolicies({ plan, policies: control.policies, ctx, now, concurrency: settings.concurrency });
-    const jobs = groupJobs(withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name))), governing);
+    // a preview proposes the upstream ref it is given, whatever a policy would choose
+    const pinned = previewing ? planned.jobs : withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
+    const jobs = groupJobs(pinned, governing);
     // gates: which of them propose now
     const gated = await applyGates(options.gates ?? GATES, {
       now,

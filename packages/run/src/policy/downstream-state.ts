@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readObjects, repositoryIdentity, runGit } from '@kdelta/git-source';
+import { isFullCommit, readObjects, repositoryIdentity, runGit } from '@kdelta/git-source';
 import { parseYamlDocument } from '@kdelta/merge-core';
 import type { Mirror } from '../propose/workspace.js';
 import { hashOf } from '../plan/plan.js';
@@ -67,15 +67,21 @@ function kptfileOf(directory: string): string {
   return directory === '' ? 'Kptfile' : `${directory}/Kptfile`;
 }
 
-/** A Kptfile's upstream ref and lock commit (none readable: none). */
+/** A ref as a Kptfile may name one (a tag, a branch): what a message or a proposal's title may say of it. */
+const SAFE_REF = /^[A-Za-z0-9._/-]{1,200}$/;
+
+/**
+ * A Kptfile's upstream ref and lock commit (none readable: none). The downstream's content is a
+ * stranger's: a ref that is no plain ref name and a commit that is no full commit id are not taken.
+ */
 function lockOf(text: string | undefined): { ref?: string; commit?: string } {
   if (text === undefined) return {};
   try {
     const v = parseYamlDocument(text).toJS() as { upstreamLock?: { git?: { ref?: unknown; commit?: unknown } } } | null;
     const git = v?.upstreamLock?.git;
     return {
-      ...(typeof git?.ref === 'string' ? { ref: git.ref } : {}),
-      ...(typeof git?.commit === 'string' ? { commit: git.commit.toLowerCase() } : {}),
+      ...(typeof git?.ref === 'string' && SAFE_REF.test(git.ref) ? { ref: git.ref } : {}),
+      ...(typeof git?.commit === 'string' && isFullCommit(git.commit) ? { commit: git.commit.toLowerCase() } : {}),
     };
   } catch {
     return {}; // not ours to judge: an unreadable Kptfile has no lock the policy compares

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFleet, gitEnv, repository, tempDir } from '@kdelta/test-support';
+import { createFleet, git, gitEnv, packageVariant, repository, tempDir } from '@kdelta/test-support';
+import { preview } from '../preview/preview.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Plan } from '../plan/plan.js';
 import { run } from '../run.js';
@@ -98,5 +99,28 @@ describe('a governed fleet with nothing new', () => {
     expect(commands).not.toContain('clone');
     expect(commands).not.toContain('cat-file');
     expect(commands.filter((c) => c === 'ls-remote')).toHaveLength(3); // the upstream and the two downstreams, as without a policy
+  });
+});
+
+describe('a preview of an upstream ref', () => {
+  it('proposes the ref under review to a governed variant, not the revision its policy would choose', async () => {
+    const f = createFleet(['cluster-01']);
+    onTestFinished(() => f.cleanup());
+    f.writeControl({
+      'repositories.yaml': [repository('catalog', f.upstream), repository('cluster-01', f.downstream('cluster-01'))].join('---\n'),
+      'web.yaml': packageVariant('web', 'cluster-01', '', 'main'),
+      'policy.yaml': 'apiVersion: kdelta.dev/v1alpha1\nkind: UpdatePolicy\nmetadata:\n  name: platform\nspec:\n  updateTypes: [patch]\n',
+    });
+    const cacheDir = tempDir();
+    const options = { cwd: f.control, mode: 'variants' as const, cacheDir, env: { ...process.env, KDELTA_CACHE_DIR: cacheDir, ...gitEnv } };
+    expect((await run(options)).results.map((r) => r.action)).toEqual(['proposed']);
+    git(f.downstream('cluster-01'), 'update-ref', 'refs/heads/main', 'refs/heads/kdelta/web');
+    // the change under review: a branch of the upstream
+    git(f.upstream, 'checkout', '--quiet', '-b', 'next');
+    const next = f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: example # next\n' });
+    git(f.upstream, 'checkout', '--quiet', 'main');
+    const seen = await preview({ ...options, upstreamRef: 'next' });
+    expect(seen.variants.map((v) => [v.variant, v.impact])).toEqual([['web', 'changed']]);
+    expect(seen.variants[0]!.upstream?.commit).toBe(next);
   });
 });

@@ -1,166 +1,100 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { parseRecord } from '../../src/forges/local.js';
-import { type ScenarioFleet, describeScenarios } from './harness.js';
+import { packageVariant } from '@kdelta/test-support';
+import { ControlError, type RunReport } from '../../src/index.js';
+import { describeScenarios, type ScenarioFleet } from './harness.js';
 
 /**
- * Which revision an update policy lets a variant be proposed, on every forge: the update types it
- * allows, the releases it ignores, a minimum release age, a major release as its own proposal,
- * auto-merge of what it trusts (never with conflicts), and a cluster team's file in its own
- * repository that may only narrow it.
+ * UpdatePolicy as the control stage reads it, on every forge: a bad policy (a field, two policies
+ * on one variant, a wave label the policy does not list) stops the run before anything is written,
+ * naming file and field; a policy that governs no variant changes nothing, and costs nothing.
  */
 
-const NAMESPACE = (name: string) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name} # the namespace\n`;
-const SETTINGS = (level: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: ${level}\n`;
+const policy = (name: string, spec: string) =>
+  `apiVersion: kdelta.dev/v1alpha1\nkind: UpdatePolicy\nmetadata:\n  name: ${name}\nspec:\n${spec.replace(/^/gm, '  ')}\n`;
 
-/** A variant following the releases of base-ns (no revision). */
-function follower(name: string, downstream: string): string {
-  return `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata:\n  name: ${name}\n  namespace: default\nspec:\n  upstream:\n    repo: catalog\n    package: base-ns\n  downstream:\n    repo: ${downstream}\n    package: ${name}\n`;
+/** The fleet's Repositories with `labels` on one downstream (both forges write them with test-support's `repository`). */
+function label(f: ScenarioFleet, downstream: string, labels: Record<string, string>): void {
+  const text = readFileSync(join(f.control, '.kdelta', 'repositories.yaml'), 'utf8');
+  const at = `  name: ${downstream}\n  namespace: default\n`;
+  expect(text).toContain(at);
+  const lines = Object.entries(labels).map(([k, v]) => `    ${k}: ${v}\n`);
+  f.writeControl({ 'repositories.yaml': text.replace(at, `${at}  labels:\n${lines.join('')}`) });
 }
 
-function policy(spec: string, name = 'platform'): string {
-  return `apiVersion: kdelta.dev/v1alpha1\nkind: UpdatePolicy\nmetadata:\n  name: ${name}\nspec:\n${spec.replace(/^/gm, '  ')}\n`;
+async function refused(f: ScenarioFleet): Promise<string> {
+  f.mark();
+  const error = await f.run().catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ControlError);
+  expect(f.wrote()).toBe(false);
+  return (error as Error).message;
 }
 
-const TEAM_FILE = '.kdelta/downstream-policy.yaml';
-function team(spec: string): string {
-  return `apiVersion: kdelta.dev/v1alpha1\nkind: DownstreamPolicy\nmetadata:\n  name: team\nspec:\n${spec.replace(/^/gm, '  ')}\n`;
-}
+const outcome = (r: RunReport) => r.results.map((x) => `${x.variant} ${x.action}`);
 
-/**
- * A fleet whose upstream releases base-ns as semantic versions (`base-ns/v1.0.0`, its Porch
- * revision tag dropped), each variant's package at v1.0.0 merged on its downstream.
- */
-async function releasedFleet(
-  fleet: (downstreams: readonly string[], control?: Readonly<Record<string, string>>) => Promise<ScenarioFleet>,
-  variants: Record<string, string>,
-  spec: string,
-): Promise<ScenarioFleet> {
-  const downstreams = [...new Set(Object.values(variants))];
-  const f = await fleet(downstreams, {
-    'policy.yaml': policy(spec),
-    ...Object.fromEntries(Object.entries(variants).map(([v, d]) => [`${v}.yaml`, follower(v, d)])),
-  });
-  execFileSync('git', ['tag', '-d', 'base-ns/v1'], { cwd: f.upstream, stdio: 'ignore' });
-  f.publish({ 'base-ns/settings.yaml': SETTINGS('one') }, 'base-ns/v1.0.0');
-  // whatever the policy's minimum age, v1.0.0 is old enough a month on
-  const first = await f.run({ now: () => new Date(Date.now() + 30 * 86_400_000) });
-  for (const r of first.results) expect(r, r.message).toMatchObject({ action: 'proposed' });
-  for (const [v, d] of Object.entries(variants)) await f.merge(d, `kdelta/${v}`);
-  return f;
-}
+describeScenarios('update policy: the control resource', {}, ({ fleet }) => {
+  it('a bad policy stops the run before any write, naming file, field and reason; fixed, the run goes on', async () => {
+    const f = await fleet(['cluster-01'], { 'web.yaml': packageVariant('web', 'cluster-01') }, { copy: true });
+    expect(outcome(await f.run())).toEqual(['web proposed']);
+    f.publish({ 'base-ns/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: v2\n' }, 'base-ns/v1');
 
-/** The upstream ref a branch's package is locked to. */
-function lockedRef(f: ScenarioFleet, downstream: string, branch: string, pkg: string): string | undefined {
-  return /\n\s+ref: (\S+)/.exec(f.show(downstream, branch, `${pkg}/Kptfile`))?.[1];
-}
-
-/** Whether the newest proposal of `head` has auto-merge on (GitHub: on, or merged by it at once; local: its record says so). */
-function autoMerged(f: ScenarioFleet, downstream: string, head: string): boolean {
-  if (f.github) {
-    const pull = f.github.gh
-      .pulls(f.github.slug(downstream))
-      .filter((p) => p.head.ref === head)
-      .at(-1)!;
-    return pull.auto_merge !== null || pull.merged === true;
-  }
-  const file = f.proposal(downstream, head).url;
-  return parseRecord(readFileSync(file, 'utf8'), file).header.autoMerge === true;
-}
-
-describeScenarios('update policy: which revision is proposed', {}, ({ fleet }) => {
-  it('patch allowed, minor not: the patch release is proposed, not the latest; a release it ignores is skipped', async () => {
-    const f = await releasedFleet(fleet, { web: 'cluster-01' }, 'updateTypes: [patch]\nignore: ["v1.0.2"]');
-    f.publish({ 'base-ns/namespace.yaml': NAMESPACE('patched') }, 'base-ns/v1.0.1');
-    f.publish({ 'base-ns/namespace.yaml': NAMESPACE('patched-again') }, 'base-ns/v1.0.2');
-    f.publish({ 'base-ns/namespace.yaml': NAMESPACE('minor') }, 'base-ns/v1.1.0');
-    const report = await f.run();
-    expect(report.results).toMatchObject([{ variant: 'web', action: 'proposed' }]);
-    expect(report.results[0]!.upstream).toMatchObject({ ref: 'base-ns/v1.0.1' });
-    expect(report.results[0]!.upstream!.reason).toContain('release v1.0.1 of catalog/base-ns, a patch update, allowed by policy platform');
-    expect(lockedRef(f, 'cluster-01', 'kdelta/web', 'web')).toBe('base-ns/v1.0.1');
-    expect(f.show('cluster-01', 'kdelta/web', 'web/namespace.yaml')).toContain('patched #');
-  });
-
-  it('a minimum release age holds a fresh release and says from when; once old enough it is proposed', async () => {
-    const f = await releasedFleet(fleet, { web: 'cluster-01' }, 'minimumReleaseAge: 3d');
-    f.publish({ 'base-ns/namespace.yaml': NAMESPACE('fresh') }, 'base-ns/v1.1.0');
-    const held = await f.run();
-    // nothing new: the job stays at what the base has, and says when the release may go
-    expect(held.results).toMatchObject([{ variant: 'web', action: 'up-to-date', upstream: { ref: 'base-ns/v1.0.0' } }]);
-    expect(held.results[0]!.upstream!.reason).toMatch(
-      /^stays at base-ns\/v1\.0\.0 \(policy platform\): v1\.1\.0 is less than a minute old, policy platform asks 3d: proposed from 20\d\d-\d\d-\d\dT\d\d:\d\dZ$/,
+    f.writeControl({ 'policy.yaml': policy('platform', 'updateTypes: [patch, mayor]\nrollout: {soak: soon}') });
+    const message = await refused(f);
+    expect(message).toContain('invalid control configuration (2 problems)');
+    expect(message).toContain(
+      '.kdelta/policy.yaml: document 1 (UpdatePolicy "platform"): spec.updateTypes[1]: unknown update type "mayor" (expected patch, minor or major) (line 6)',
     );
-    expect(f.proposals('cluster-01', 'kdelta/web').map((p) => p.state)).toEqual(['merged']);
-    const later = await f.run({ now: () => new Date(Date.now() + 4 * 86_400_000) });
-    expect(later.results).toMatchObject([{ variant: 'web', action: 'proposed', upstream: { ref: 'base-ns/v1.1.0' } }]);
+    expect(message).toContain(
+      '.kdelta/policy.yaml: document 1 (UpdatePolicy "platform"): spec.rollout.soak: expected a duration like 30s, 15m, 2h, 3d, 1w or 1h30m, got "soon" (line 7)',
+    );
+
+    f.writeControl({ 'policy.yaml': policy('platform', 'updateTypes: [patch, minor, major]\nrollout: {soak: 2h}') });
+    expect(outcome(await f.run())).toEqual(['web updated']);
   });
 
-  it('a major release is its own proposal on <variant>-major, while the minor is open on the variant’s branch', async () => {
-    const f = await releasedFleet(fleet, { web: 'cluster-01' }, 'updateTypes: [patch, minor, major]');
-    f.publish({ 'base-ns/namespace.yaml': NAMESPACE('minor') }, 'base-ns/v1.1.0');
-    f.publish({ 'base-ns/namespace.yaml': NAMESPACE('major') }, 'base-ns/v2.0.0');
-    const report = await f.run();
-    expect(report.results.map((r) => [r.variant, r.downstream, r.action, r.upstream?.ref])).toEqual([
-      ['web', 'cluster-01/web', 'proposed', 'base-ns/v1.1.0'],
-      ['web', 'cluster-01/web (major)', 'proposed', 'base-ns/v2.0.0'],
-    ]);
-    expect(f.proposal('cluster-01', 'kdelta/web').state).toBe('open');
-    expect(f.proposal('cluster-01', 'kdelta/web-major').state).toBe('open');
-    expect(lockedRef(f, 'cluster-01', 'kdelta/web-major', 'web')).toBe('base-ns/v2.0.0');
-    // the next run keeps both (the major branch is no gone variant's), and writes nothing
+  it('two policies selecting one variant: refused, naming both documents and the variant', async () => {
+    const f = await fleet(['cluster-01'], {
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'a.yaml': policy('everything', '{}'),
+      'b.yaml': policy('web', 'selector: {packageVariants: ["web*"]}'),
+    });
+    expect(await refused(f)).toContain(
+      '.kdelta/b.yaml: document 1 (UpdatePolicy "web"): spec.selector: selects variant "web", which UpdatePolicy "everything" (.kdelta/a.yaml: document 1 (UpdatePolicy "everything")) selects too: at most one policy governs a variant (narrow one of the selectors) (line 6)',
+    );
+  });
+
+  it("a downstream's wave label its policy does not list: refused, naming the Repository's label", async () => {
+    const f = await fleet(['cluster-01', 'cluster-02'], {
+      'web.yaml': packageVariant('web', 'cluster-01'),
+      'db.yaml': packageVariant('db', 'cluster-02'),
+      'policy.yaml': policy('platform', 'selector: {packageVariants: [web]}\nrollout: {waves: [canary, prod]}'),
+    });
+    label(f, 'cluster-01', { 'kdelta.dev/wave': 'canaries' });
+    // a label on a Repository no policy governs is none of a policy's business
+    label(f, 'cluster-02', { 'kdelta.dev/wave': 'whatever' });
+    const message = await refused(f);
+    expect(message).toMatch(
+      /^invalid control configuration: \.kdelta\/repositories\.yaml: document 2 \(Repository "cluster-01"\): metadata\.labels\.kdelta\.dev\/wave: "canaries" is not a wave of UpdatePolicy "platform", which governs variants of this Repository \(its waves: canary, prod\) \(line \d+\)$/,
+    );
+  });
+
+  it('a policy that governs no variant changes nothing and costs nothing', async () => {
+    const f = await fleet(['cluster-01'], { 'web.yaml': packageVariant('web', 'cluster-01') }, { copy: true });
+    expect(outcome(await f.run())).toEqual(['web proposed']);
+    // what the run asks GitHub, in order of operation (the local forge asks no one)
+    const asked = () => (f.github ? f.github.gh.requests.map((r) => `${r.method} ${r.operationId ?? r.path}`).sort() : []);
     f.mark();
-    const again = await f.run();
-    expect(again.results.map((r) => r.action)).toEqual(['unchanged', 'unchanged']);
+    f.github?.gh.clearRequests();
+    const without = await f.run();
+    const cost = asked();
+    if (f.github) expect(cost.length).toBeGreaterThan(0);
+    f.writeControl({ 'policy.yaml': policy('elsewhere', 'selector: {packageVariants: ["db-*"]}\nupdateTypes: [patch]\nrollout: {}') });
+    f.github?.gh.clearRequests();
+    const withPolicy = await f.run();
+    expect(outcome(withPolicy)).toEqual(outcome(without));
+    expect(outcome(withPolicy)).toEqual(['web unchanged']);
+    expect(asked()).toEqual(cost);
     expect(f.wrote()).toBe(false);
-  });
-
-  it('auto-merge per policy: a patch is auto-merged, a minor is not, and never with conflicts', async () => {
-    const f = await releasedFleet(
-      fleet,
-      { web: 'cluster-01', api: 'cluster-02' },
-      'updateTypes: [patch, minor]\nautoMerge:\n  updateTypes: [patch]\n  upstreams: [catalog]',
-    );
-    // api's cluster edited a setting the patch changes too: it conflicts there
-    await f.commitAs('cluster-02', 'main', { 'api/settings.yaml': SETTINGS('edited-by-the-team') });
-    f.publish({ 'base-ns/settings.yaml': SETTINGS('two') }, 'base-ns/v1.0.1');
-    const patch = await f.run();
-    expect(patch.results.map((r) => [r.variant, r.action, r.upstream?.ref])).toEqual([
-      ['api', 'proposed', 'base-ns/v1.0.1'],
-      ['web', 'proposed', 'base-ns/v1.0.1'],
-    ]);
-    expect(patch.results.find((r) => r.variant === 'api')!.conflictCount).toBeGreaterThan(0);
-    expect(autoMerged(f, 'cluster-01', 'kdelta/web')).toBe(true);
-    expect(autoMerged(f, 'cluster-02', 'kdelta/api')).toBe(false);
-    // a minor release: proposed for review, not auto-merged
-    f.publish({ 'base-ns/namespace.yaml': NAMESPACE('minor') }, 'base-ns/v1.1.0');
-    if (f.proposal('cluster-01', 'kdelta/web').state === 'open') await f.merge('cluster-01', 'kdelta/web');
-    const minor = await f.run();
-    expect(minor.results.find((r) => r.variant === 'web')).toMatchObject({ upstream: { ref: 'base-ns/v1.1.0' } });
-    expect(autoMerged(f, 'cluster-01', 'kdelta/web')).toBe(false);
-  });
-
-  it("a team's file narrows only its own repository; one that widens fails its variants with downstream-policy-invalid", async () => {
-    const f = await releasedFleet(fleet, { web: 'cluster-01', api: 'cluster-02', db: 'cluster-03' }, 'updateTypes: [patch, minor]');
-    await f.commitAs('cluster-01', 'main', { [TEAM_FILE]: team('ignore: ["v1.0.1"]\nupdateTypes: [patch]') });
-    await f.commitAs('cluster-03', 'main', { [TEAM_FILE]: team('updateTypes: [patch, major]') });
-    f.publish({ 'base-ns/namespace.yaml': NAMESPACE('patched') }, 'base-ns/v1.0.1');
-    f.publish({ 'base-ns/namespace.yaml': NAMESPACE('minor') }, 'base-ns/v1.1.0');
-    const dbBranch = f.tip('cluster-03', 'kdelta/db');
-    const report = await f.run();
-    const byVariant = Object.fromEntries(report.results.map((r) => [r.variant, r]));
-    // cluster-01's team ignores v1.0.1 and takes patches only: nothing new for web
-    expect(byVariant.web).toMatchObject({ action: 'up-to-date', upstream: { ref: 'base-ns/v1.0.0' } });
-    expect(byVariant.web!.upstream!.reason).toContain('v1.0.1 is ignored by cluster-01:.kdelta/downstream-policy.yaml');
-    // cluster-02 has no file: the fleet's policy, the minor
-    expect(byVariant.api).toMatchObject({ action: 'proposed', upstream: { ref: 'base-ns/v1.1.0' } });
-    // cluster-03's file asks for majors the fleet does not allow
-    expect(byVariant.db).toMatchObject({ action: 'failed', code: 'downstream-policy-invalid' });
-    expect(byVariant.db!.error).toBe(
-      `cluster-03:.kdelta/downstream-policy.yaml: spec.updateTypes[1]: "major" widens the fleet's UpdatePolicy "platform", which allows patch, minor: a team's file may only narrow`,
-    );
-    // nothing proposed there: db's branch is where its first, merged proposal left it
-    expect(f.tip('cluster-03', 'kdelta/db')).toBe(dbBranch);
   });
 });
