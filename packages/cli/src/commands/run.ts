@@ -179,7 +179,8 @@ const command: Command = {
       if (live) io.stderr(live.finish());
     });
     for (const w of report.warnings) io.stderr(`warning: ${w}\n`);
-    const deferred = report.results.filter((r) => r.action === 'deferred').length;
+    // deferred by the write budget (a gate's hold is the fleet's plan, said under the table)
+    const deferred = report.results.filter((r) => r.action === 'deferred' && r.heldBy === undefined).length;
     if (deferred > 0) {
       io.stderr(
         `${deferred} variant(s) deferred: the run's budget of ${report.budget?.limit ?? '?'} content-creating API requests is spent; the next run continues them\n`,

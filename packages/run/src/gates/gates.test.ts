@@ -84,9 +84,11 @@ describe('a gate holds a job before it proposes', () => {
     expect(f.refs('cluster-01')).not.toContain('kdelta/web');
     expect(f.refs('cluster-02')).toContain('refs/heads/kdelta/api');
     // the table and the dashboard say who held it and why
-    expect(renderTable(held)).toMatch(
-      /web +cluster-01\/web +deferred \(freeze: web is frozen \(looked at again from 2026-03-02T18:00:00.000Z\)\)/,
+    expect(renderTable(held)).toMatch(/web +cluster-01\/web +deferred \(freeze\)/);
+    expect(renderTable(held)).toContain(
+      'Held by a gate (a later run proposes them):\n  freeze: web is frozen (looked at again from 2026-03-02T18:00:00.000Z)\n    web → cluster-01/web\n',
     );
+    expect(renderTable(held)).toMatch(/, 1 held by a gate\n$/);
     const dashboard = readFileSync(join(f.control, '.kdelta', 'proposals', 'dashboard-variants.md'), 'utf8');
     expect(dashboard).toContain('### Held by a gate (a schedule window, a freeze, a rollout wave): a later run proposes it (1)');
     expect(dashboard).toContain(

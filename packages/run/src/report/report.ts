@@ -20,7 +20,8 @@ function row(r: VariantResult, groupOf: (message: string) => FailureGroup | unde
   // a message several rows share is printed once under the table: the row names it by number
   const group = failure === undefined ? undefined : groupOf(failure);
   const said = group ? (r.error ? `failed [${group.number}]` : `${done}, render failed [${group.number}]`) : undefined;
-  const held = r.heldBy !== undefined ? `${done} (${r.heldBy}: ${r.message?.split('\n')[0] ?? 'held'})` : done;
+  // a gate's reason is printed once under the table, for every variant it holds alike
+  const held = r.heldBy !== undefined ? `${done} (${r.heldBy})` : done;
   const action = said ?? (r.error ? `failed: ${failure}` : failure ? `${done}, ${failure}` : held);
   return [r.variant, r.downstream, action, proposal, String(r.conflictCount)];
 }
@@ -42,8 +43,12 @@ export function renderTable(report: RunReport): string {
       .trimEnd(),
   );
   const shared = groups.length > 0 ? `\nShared by several variants:\n${failureGroupLines(groups).join('\n')}\n` : '';
+  const heldLines = heldByGates(report.results);
+  const heldSection = heldLines.length > 0 ? `\nHeld by a gate (a later run proposes them):\n${heldLines.join('\n')}\n` : '';
   const failed = report.results.filter((r) => r.error).length;
-  const deferred = report.results.filter((r) => r.action === 'deferred').length;
+  const held = report.results.filter((r) => r.heldBy !== undefined).length;
+  // deferred by the write budget: a gate's hold is counted on its own
+  const deferred = report.results.filter((r) => r.action === 'deferred' && r.heldBy === undefined).length;
   const budget = report.budget
     ? `, ${deferred} deferred (${report.budget.used} of ${report.budget.limit} API write requests used${report.budget.exhausted ? ': the budget is spent, the next run continues' : ''})`
     : deferred > 0
@@ -51,10 +56,24 @@ export function renderTable(report: RunReport): string {
       : '';
   const renderFailed = report.results.filter((r) => r.renderFailure).length;
   const unrendered = renderFailed > 0 ? `, ${renderFailed} proposed unrendered (render failed)` : '';
-  const summary = `${report.results.length} variant(s), ${failed} failed${unrendered}${budget}${report.dryRun ? ' (dry run: nothing written)' : ''}`;
+  const heldCount = held > 0 ? `, ${held} held by a gate` : '';
+  const summary = `${report.results.length} variant(s), ${failed} failed${unrendered}${budget}${heldCount}${report.dryRun ? ' (dry run: nothing written)' : ''}`;
   // the rollouts of the fleet's update policies, one line each, after the table
   const rollouts = (report.rollouts ?? []).map((r) => `${rolloutLine(r)}\n`).join('');
-  return `${lines.join('\n')}\n${shared}${rollouts ? `\n${rollouts}` : ''}\n${summary}\n`;
+  return `${lines.join('\n')}\n${shared}${heldSection}${rollouts ? `\n${rollouts}` : ''}\n${summary}\n`;
+}
+
+/** Each gate's reason once, with the variants it holds for it: `  rollout-wave: <reason>` then `    <variant> → <downstream>`. */
+function heldByGates(results: readonly VariantResult[]): string[] {
+  const byReason = new Map<string, string[]>();
+  for (const r of results) {
+    if (r.heldBy === undefined) continue;
+    const reason = `${r.heldBy}: ${r.message?.split('\n')[0] ?? 'held'}`;
+    const members = byReason.get(reason) ?? [];
+    members.push(`${r.variant} → ${r.downstream}`);
+    byReason.set(reason, members);
+  }
+  return [...byReason].flatMap(([reason, members]) => [`  ${reason}`, ...members.map((m) => `    ${m}`)]);
 }
 
 /** The JSON report (`--report`): everything as data. */
