@@ -22,6 +22,7 @@ describe('allotRoom: which new proposals a policy has room for', () => {
   const cases: {
     name: string;
     limits: UpdatePolicy['limits'];
+    /** When the open proposals were opened (each counts open). */
     open: (string | undefined)[];
     candidates: string[];
     expected: Record<string, string>;
@@ -74,7 +75,7 @@ describe('allotRoom: which new proposals a policy has room for', () => {
     },
   ];
   it.each(cases)('$name', ({ limits: l, open, candidates, expected }) => {
-    const decisions = allotRoom({ policy: 'platform', limits: l, open, candidates }, NOW);
+    const decisions = allotRoom({ policy: 'platform', limits: l, open: open.length, opened: open, candidates }, NOW);
     const seen = Object.fromEntries(
       [...decisions].map(([name, d]) => [name, d.pass ? 'pass' : `${d.reason}${d.lookAgain ? ` @ ${d.lookAgain.toISOString()}` : ''}`]),
     );
@@ -234,13 +235,17 @@ describe('the limits gate', () => {
     });
   });
 
-  it('a variant whose base has the target already opens nothing new and takes no room', async () => {
+  it('a variant whose base has the target already opens nothing new and takes no room; its open proposal (merged) leaves room', async () => {
     const { plan, forge, policies } = await setup({ openProposals: 2 });
     const byVariant = new Map(policies.byVariant);
     const b = byVariant.get('web-b')!;
     byVariant.set('web-b', { ...b, current: { baseCommit: 'b', commit: 'c2' } });
     const gated = await applyGates([limits], context(plan, { ...policies, byVariant }, forge));
     expect(outcome(gated).proposing).toEqual(['other', 'web-a', 'web-b', 'web-c']);
+    // web-a's base has what its open proposal proposes (merged, to be closed by this run): web-c and web-d get the room
+    byVariant.set('web-a', { ...byVariant.get('web-a')!, current: { baseCommit: 'b', commit: 'c2' } });
+    const merged = await applyGates([limits], context(plan, { ...policies, byVariant }, forge));
+    expect(outcome(merged)).toEqual({ proposing: ['other', 'web-a', 'web-b', 'web-c', 'web-d'], held: [] });
   });
 
   it("a separate major's proposal takes room of its own, after its variant's by name; an open one counts", async () => {

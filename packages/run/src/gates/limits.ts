@@ -20,8 +20,10 @@ const HOUR_MS = 60 * 60 * 1000;
 export interface PolicyRoom {
   readonly policy: string;
   readonly limits: UpdatePolicy['limits'];
+  /** Open proposals of the policy's variants that stay open (one whose revision the base has already is on its way out). */
+  readonly open: number;
   /** When each open proposal of the policy's variants was opened (ISO 8601; undefined: the forge does not say). */
-  readonly open: readonly (string | undefined)[];
+  readonly opened: readonly (string | undefined)[];
   /** The variants that would open a new proposal now, in the order they get the room (retried first, then by name). */
   readonly candidates: readonly string[];
 }
@@ -34,11 +36,11 @@ export interface PolicyRoom {
 export function allotRoom(room: PolicyRoom, now: Date): Map<string, GateDecision> {
   const { openProposals, perHour } = room.limits;
   const since = now.getTime() - HOUR_MS;
-  const recent = room.open
+  const recent = room.opened
     .map((at) => (at === undefined ? Number.NaN : Date.parse(at)))
     .filter((at) => !Number.isNaN(at) && at > since)
     .sort((a, b) => a - b);
-  const openRoom = openProposals === undefined ? Infinity : Math.max(0, openProposals - room.open.length);
+  const openRoom = openProposals === undefined ? Infinity : Math.max(0, openProposals - room.open);
   const hourRoom = perHour === undefined ? Infinity : Math.max(0, perHour - recent.length);
   const decisions = new Map<string, GateDecision>();
   const proposals = (n: number | undefined) => `${n} new ${n === 1 ? 'proposal' : 'proposals'}`;
@@ -46,7 +48,7 @@ export function allotRoom(room: PolicyRoom, now: Date): Map<string, GateDecision
     if (i < openRoom && i < hourRoom) decisions.set(name, PASS);
     else if (i >= openRoom) {
       const given = openRoom > 0 ? `, ${openRoom} more open this run` : '';
-      const open = room.open.length;
+      const open = room.open;
       decisions.set(name, {
         pass: false,
         reason: `policy ${room.policy} allows ${openProposals} open ${openProposals === 1 ? 'proposal' : 'proposals'}: ${open} ${open === 1 ? 'is' : 'are'} open${given}`,
@@ -148,7 +150,9 @@ async function decideFleet(self: Gate, context: GateContext): Promise<Map<string
       {
         policy: policy.name,
         limits: policy.limits,
-        open: open.filter((p) => p !== undefined).map((p) => p.createdAt),
+        // an open proposal whose revision the base has already is settled by this run (merged): it leaves no room taken
+        open: slots.filter((slot, i) => open[i] !== undefined && newRevisionDue(slot)).length,
+        opened: open.filter((p) => p !== undefined).map((p) => p.createdAt),
         candidates: candidates.map((c) => c.key),
       },
       context.now,
