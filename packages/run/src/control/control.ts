@@ -300,6 +300,7 @@ export async function loadControl(options: { dir: string; display?: string }): P
           settingsSource = source;
         }
       } else if (typeKey === `${POLICY_API_VERSION} ${UPDATE_POLICY_KIND}`) {
+        // one with problems too, so that what it names is checked in the same pass (the load throws then)
         const policy = checkUpdatePolicy(raw, source, issues);
         if (policy) policies.push(policy);
       } else if (typeKey === `${POLICY_API_VERSION} ${DOWNSTREAM_POLICY_KIND}`) {

@@ -1,7 +1,9 @@
 import type { PlannedJob } from '../plan/jobs-plan.js';
 import { failure, type VariantResult } from '../report/result.js';
+import { freeze } from './freeze.js';
 import type { Gate, GateContext } from './gate.js';
 import { limits } from './limits.js';
+import { scheduleWindow } from './schedule-window.js';
 
 /**
  * The gates every planned job passes before it proposes, in this order; the first that holds a
@@ -9,7 +11,11 @@ import { limits } from './limits.js';
  * is no gate: it decides, on every shard's removals, which removals and closings become jobs at
  * all, before collisions are checked, so it is part of the plan: plan/removal-guard.ts.)
  */
-export const GATES: readonly Gate[] = [limits];
+export const GATES: readonly Gate[] = [
+  freeze, // first: a freeze, a team's pause or its invalid file holds whatever the window says
+  scheduleWindow, // an update policy's (and its team's) schedule windows
+  limits, // last: what the gates before hold takes no room of a policy's limits
+];
 
 /** The jobs that run now, and a result for each one a gate held. */
 export interface Gated {

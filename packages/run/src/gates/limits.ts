@@ -5,6 +5,7 @@ import type { VariantPlan } from '../plan/plan.js';
 import type { UpdatePolicy, VariantPolicy } from '../policy/policy.js';
 import { MAJOR_SUFFIX } from '../policy/policy-jobs.js';
 import { PASS, type Gate, type GateContext, type GateDecision } from './gate.js';
+import { governedBy } from './governed.js';
 
 /**
  * A policy's limits (`spec.limits`): at most `openProposals` open proposals of its variants, and at
@@ -168,13 +169,20 @@ const decided = new WeakMap<GateContext, Promise<Map<string, GateDecision>>>();
 export const limits: Gate = {
   name: 'limits',
   async decide(job, context) {
-    // only a variant's job opens a proposal a policy limits; an ungoverned one pays nothing
-    if (job.kind !== 'variant' || !hasLimits(context.policies.byVariant.get(job.variant))) return PASS;
+    // only what a policy with limits governs takes room; an ungoverned variant pays nothing
+    const governed = governedBy(job, context.policies).filter((g) => hasLimits(g.policy));
+    if (governed.length === 0) return PASS;
     let fleet = decided.get(context);
     if (!fleet) {
       fleet = decideFleet(limits, context);
       decided.set(context, fleet);
     }
-    return (await fleet).get(keyOf(job.variant, Boolean(job.major))) ?? PASS;
+    const decisions = await fleet;
+    const major = job.kind === 'variant' && job.major === true;
+    for (const { variant } of governed) {
+      const decision = decisions.get(keyOf(variant, major));
+      if (decision && !decision.pass) return decision;
+    }
+    return PASS;
   },
 };

@@ -203,12 +203,16 @@ const SPEC_FIELDS = [
   'rollout',
 ];
 
-/** One UpdatePolicy document → the contract type, or undefined with its problems pushed to `issues`. */
+/**
+ * One UpdatePolicy document → the contract type, its problems pushed to `issues`. With problems,
+ * the policy as far as it reads (undefined when its spec is no map): enough to check what it names
+ * (checkPolicyReferences) in the same pass, never to run with.
+ */
 export function checkUpdatePolicy(raw: Record<string, unknown>, source: Source, issues: ControlIssue[]): UpdatePolicy | undefined {
   const problems: Problems = [];
   const policy = readUpdatePolicy(raw, source, problems);
   for (const p of problems) issues.push({ source, field: p.field, message: p.message });
-  return problems.length > 0 ? undefined : policy;
+  return policy;
 }
 
 function readUpdatePolicy(raw: Record<string, unknown>, source: Source, problems: Problems): UpdatePolicy | undefined {
