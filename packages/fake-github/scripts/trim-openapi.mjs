@@ -18,6 +18,8 @@ export const OPERATIONS = [
   'repos/create-commit-status',
   'repos/get-combined-status-for-ref',
   'repos/list-commit-statuses-for-ref',
+  'checks/create',
+  'checks/list-for-ref',
   'pulls/list',
   'pulls/create',
   'pulls/get',

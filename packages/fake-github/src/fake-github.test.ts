@@ -382,6 +382,52 @@ describe('statuses, permissions, rate limits, validation', () => {
     expect(gh.statuses(REPO, sha).map((s) => s.state)).toEqual(['pending', 'success']);
   });
 
+  it('records check runs as a GitHub App posts them and lists the newest of each name for a ref, by name', async () => {
+    const sha = execFileSync('git', ['--git-dir', gh.gitDir(REPO), 'rev-parse', 'refs/heads/main'], { encoding: 'utf8' }).trim();
+    const ok = octokit();
+    const at = { owner: 'org', repo: 'cluster-01' };
+    const { data: first, status } = await ok.request('POST /repos/{owner}/{repo}/check-runs', {
+      ...at,
+      name: 'flux-system',
+      head_sha: sha,
+      status: 'in_progress',
+    });
+    expect(status).toBe(201);
+    expect(first).toMatchObject({ name: 'flux-system', head_sha: sha, status: 'in_progress', conclusion: null });
+    await ok.request('POST /repos/{owner}/{repo}/check-runs', {
+      ...at,
+      name: 'flux-system',
+      head_sha: sha,
+      conclusion: 'failure',
+      details_url: 'https://ci.example.com/1',
+      output: { title: 'kustomization failed', summary: 'apps: health check failed' },
+    });
+    await ok.request('POST /repos/{owner}/{repo}/check-runs', { ...at, name: 'lint', head_sha: sha, conclusion: 'success' });
+    const list = (query: Record<string, string>) =>
+      ok.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ...at, ref: 'main', ...query });
+    const { data: named } = await list({ check_name: 'flux-system' });
+    expect(named.total_count).toBe(1);
+    expect(named.check_runs[0]).toMatchObject({
+      status: 'completed',
+      conclusion: 'failure',
+      details_url: 'https://ci.example.com/1',
+      output: { title: 'kustomization failed' },
+    });
+    expect((await list({ check_name: 'flux-system', filter: 'all' })).data.check_runs.map((r) => r.status)).toEqual([
+      'completed',
+      'in_progress',
+    ]);
+    expect((await list({})).data.check_runs.map((r) => r.name).sort()).toEqual(['flux-system', 'lint']);
+    // GitHub's rules: a commit that does not exist, a completed run without a conclusion
+    await expect(ok.request('POST /repos/{owner}/{repo}/check-runs', { ...at, name: 'x', head_sha: 'a'.repeat(40) })).rejects.toMatchObject(
+      { status: 422 },
+    );
+    await expect(
+      ok.request('POST /repos/{owner}/{repo}/check-runs', { ...at, name: 'x', head_sha: sha, status: 'completed' }),
+    ).rejects.toMatchObject({ status: 422 });
+    expect(gh.violations).toEqual([]);
+  });
+
   it('lists, creates and updates the comments of a pull request; a read-only token cannot comment', async () => {
     await pushBranch('kdelta/comments', 'c.txt', 'c\n');
     const ok = octokit();

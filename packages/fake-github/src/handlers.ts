@@ -1,6 +1,6 @@
 import { buildTree, commitTree, commitsBetween, git, objectType, readCommit, resolveRef, type TreeChange, writeBlob } from './git.js';
 import * as o from './objects.js';
-import type { IssueState, PullState, StatusState, Urls } from './objects.js';
+import type { CheckRunState, IssueState, PullState, StatusState, Urls } from './objects.js';
 import type { Permission, State } from './server.js';
 
 export interface Context {
@@ -857,6 +857,73 @@ export const handlers: Record<string, Handler> = {
       const all = [...(repo.statuses.get(sha ?? '') ?? [])].reverse();
       const { page, headers } = paginate(ctx, all);
       return { status: 200, body: page.map((s) => o.status(ctx.urls, repo, sha!, s, true)), headers };
+    },
+  },
+
+  // Check runs: only a GitHub App creates them on GitHub (its `checks` permission); a test posts them as one.
+  'checks/create': {
+    permission: ['checks', 'write'],
+    async run(
+      ctx,
+      params,
+      body: {
+        name: string;
+        head_sha: string;
+        details_url?: string;
+        status?: CheckRunState['status'];
+        conclusion?: string;
+        started_at?: string;
+        completed_at?: string;
+        output?: { title: string; summary: string };
+      },
+    ) {
+      const repo = repoOf(ctx, params);
+      if (!/^[0-9a-f]{40}$/.test(body.head_sha) || (await objectType(repo.gitDir, body.head_sha)) !== 'commit') {
+        validationFailed([{ resource: 'CheckRun', field: 'head_sha', code: 'invalid' }], `No commit found for SHA: ${body.head_sha}`);
+      }
+      // GitHub: a conclusion completes the run; a completed run needs one
+      const status = body.conclusion !== undefined ? 'completed' : (body.status ?? 'queued');
+      if (status === 'completed' && body.conclusion === undefined) {
+        validationFailed([{ resource: 'CheckRun', field: 'conclusion', code: 'missing_field' }]);
+      }
+      const at = o.now();
+      const r: CheckRunState = {
+        id: ctx.state.nextId++,
+        name: body.name,
+        headSha: body.head_sha,
+        status,
+        conclusion: body.conclusion ?? null,
+        detailsUrl: body.details_url ?? null,
+        title: body.output?.title ?? null,
+        summary: body.output?.summary ?? null,
+        startedAt: body.started_at ?? at,
+        completedAt: status === 'completed' ? (body.completed_at ?? at) : null,
+      };
+      repo.checkRuns.push(r);
+      return { status: 201, body: o.checkRun(ctx.urls, repo, r) };
+    },
+  },
+
+  'checks/list-for-ref': {
+    permission: ['checks', 'read'],
+    async run(ctx, params) {
+      const repo = repoOf(ctx, params);
+      const ref = params['ref']!;
+      const sha = /^[0-9a-f]{40}$/.test(ref)
+        ? ref
+        : ((await resolveRef(repo.gitDir, `refs/heads/${ref}`)) ?? (await resolveRef(repo.gitDir, ref)));
+      if (!sha || (await objectType(repo.gitDir, sha)) !== 'commit') {
+        validationFailed([{ resource: 'CheckRun', field: 'ref', code: 'invalid' }], `No commit found for SHA: ${ref}`);
+      }
+      const name = ctx.query['check_name'];
+      const wanted = ctx.query['status'];
+      let runs = repo.checkRuns.filter((r) => r.headSha === sha && (name === undefined || r.name === name));
+      // `filter=latest` (the default): the newest run of each name
+      if ((ctx.query['filter'] ?? 'latest') === 'latest') runs = runs.filter((r) => !runs.some((x) => x.name === r.name && x.id > r.id));
+      if (wanted !== undefined) runs = runs.filter((r) => r.status === wanted);
+      const newest = [...runs].reverse();
+      const { page, headers } = paginate(ctx, newest);
+      return { status: 200, headers, body: { total_count: newest.length, check_runs: page.map((r) => o.checkRun(ctx.urls, repo, r)) } };
     },
   },
 

@@ -89,6 +89,20 @@ export interface StatusState {
   readonly createdAt: string;
 }
 
+/** A check run, as a GitHub App (or a test, as one) posts it. */
+export interface CheckRunState {
+  readonly id: number;
+  readonly name: string;
+  readonly headSha: string;
+  readonly status: 'queued' | 'in_progress' | 'completed';
+  readonly conclusion: string | null;
+  readonly detailsUrl: string | null;
+  readonly title: string | null;
+  readonly summary: string | null;
+  readonly startedAt: string;
+  readonly completedAt: string | null;
+}
+
 export function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -464,4 +478,31 @@ export function status(urls: Urls, repo: RepoState, sha: string, s: StatusState,
     updated_at: s.createdAt,
   };
   return withCreator ? { ...base, creator: user(urls, s.creator) } : base;
+}
+
+export function checkRun(urls: Urls, repo: RepoState, r: CheckRunState) {
+  return {
+    id: r.id,
+    head_sha: r.headSha,
+    node_id: nodeId('CR', r.id),
+    external_id: null,
+    url: `${urls.api}/repos/${repo.fullName}/check-runs/${r.id}`,
+    html_url: `${urls.server}/${repo.fullName}/runs/${r.id}`,
+    details_url: r.detailsUrl,
+    status: r.status,
+    conclusion: r.conclusion,
+    started_at: r.startedAt,
+    completed_at: r.completedAt,
+    output: {
+      title: r.title,
+      summary: r.summary,
+      text: null,
+      annotations_count: 0,
+      annotations_url: `${urls.api}/repos/${repo.fullName}/check-runs/${r.id}/annotations`,
+    },
+    name: r.name,
+    check_suite: { id: r.id },
+    app: null,
+    pull_requests: [],
+  };
 }

@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { buildTree, commitTree, git, httpBackend, type Person, resolveRef, writeBlob } from './git.js';
 import { handleGraphql } from './graphql.js';
 import { type Context, HttpError, handlers, mergePullRequest } from './handlers.js';
-import type { CommentState, IssueState, LabelState, PullState, RepoState, StatusState, Urls } from './objects.js';
+import type { CheckRunState, CommentState, IssueState, LabelState, PullState, RepoState, StatusState, Urls } from './objects.js';
 import * as o from './objects.js';
 import { idOf, now } from './objects.js';
 import { loadOperations, matchOperation } from './openapi.js';
@@ -198,6 +198,7 @@ export class State {
     RepoState & {
       pulls: PullState[];
       statuses: Map<string, StatusState[]>;
+      checkRuns: CheckRunState[];
       labels: Map<string, LabelState>;
       comments: CommentState[];
       issues: IssueState[];
@@ -678,6 +679,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       contents: 'write',
       pull_requests: 'write',
       statuses: 'write',
+      checks: 'write',
       issues: 'write',
       metadata: 'read',
     };
@@ -770,6 +772,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         pushedAt: created,
         pulls: [],
         statuses: new Map(),
+        checkRuns: [],
         labels: new Map(),
         comments: [],
         issues: [],

@@ -25,6 +25,8 @@ export type RunErrorCode =
   | 'no-such-box' // `kdelta decide`: no open box of a proposal or the dashboard is the one named
   | 'ambiguous-box' // `kdelta decide`: several boxes are: their ids are listed
   | 'no-dashboard' // `kdelta dashboard`, `kdelta decide --dashboard`: no run has kept one yet
+  | 'no-such-repository' // `kdelta status`: no Repository of the control resources is the one named, or several are
+  | 'no-such-rollout' // `kdelta rollout`: no rollout of the dashboard is the one named, or several are
   | 'internal'; // a broken invariant: a bug to report
 
 /** An error of `kdelta run`, its jobs and its forges, in the workspace's one error contract. */

@@ -28,7 +28,14 @@ export { getPackageFiles } from './jobs/upstream-copy.js';
 export { parseMetadataBlock, type ProposalMetadata } from './propose/proposal-metadata.js';
 export { renderFailureOfBody } from './propose/proposal-body.js';
 export { decideBoxes, selectDecideBox, tickLine, type DecideBox } from './propose/decide-boxes.js';
-export { dashboardBoxes, selectDashboardBox, type DashboardBox, type DashboardBoxKind } from './dashboard/dashboard-boxes.js';
+export {
+  dashboardBoxes,
+  selectDashboardBox,
+  selectRolloutBox,
+  type DashboardBox,
+  type DashboardBoxKind,
+} from './dashboard/dashboard-boxes.js';
+export type { RolloutTickKind } from './dashboard/rollout-boxes.js';
 export { failureGroupLines, groupFailures, type FailureGroup } from './report/failure-groups.js';
 // The one escaping of strangers' text into Markdown, for every writer (the Action's summary too).
 export { inert, type MarkdownContext, shortName } from './markdown.js';
@@ -130,6 +137,8 @@ export type {
 } from './forges/forge.js';
 export { ForgeError, type ForgeErrorCode } from './forges/errors.js';
 export { createLocalForge, type LocalForgeOptions } from './forges/local.js';
+export { LOCAL_STATUS_STATES, type LocalStatus, type LocalStatusState } from './forges/local-statuses.js';
+export { listDownstreamStatuses, setDownstreamStatus, type LocalStatusOptions } from './policy/local-status.js';
 // The GitHub forge itself is `@kdelta/run/github` (Octokit loads with it); its types are here.
 export type { GitHubForge, GitHubForgeOptions, GitHubRunOptions, DraftPolicy, AutoMergeMethod } from './forges/github/github.js';
 export type { ForgeClock, GitHubAppCredentials } from './forges/github/auth.js';

@@ -170,7 +170,14 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef });
     // the update policies, decided on the whole plan; a governed variant's job proposes what its policy chose
     const now = options.now?.() ?? new Date();
-    const policies = await planPolicies({ plan, policies: control.policies, ctx, now, concurrency: settings.concurrency });
+    const policies = await planPolicies({
+      plan,
+      policies: control.policies,
+      ctx,
+      now,
+      concurrency: settings.concurrency,
+      hand: ticks.rollouts,
+    });
     const jobs = withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
     // gates: which of them propose now
     const gated = await applyGates(options.gates ?? GATES, {

@@ -11,6 +11,8 @@ import proposals from './proposals.js';
 import decide from './decide.js';
 import dashboard from './dashboard.js';
 import fnRender from './fn-render.js';
+import status from './status.js';
+import rollout from './rollout.js';
 
 // One line per command module; each module default-exports its Command.
 export const commands: readonly Command[] = [
@@ -26,4 +28,6 @@ export const commands: readonly Command[] = [
   decide,
   dashboard,
   fnRender,
+  status,
+  rollout,
 ];

@@ -1,6 +1,8 @@
 import { TICK } from './dashboard.js';
 import { codeSpans } from '../propose/decide-boxes.js';
 import { RunError } from '../errors.js';
+import { namesRevision } from '../policy/rollout.js';
+import { parseAdvanceSubject, type RolloutTickKind } from './rollout-boxes.js';
 
 /**
  * The dashboard's boxes, found and ticked by `kdelta decide --dashboard` on the local forge (where
@@ -8,7 +10,7 @@ import { RunError } from '../errors.js';
  * only boxes with kdelta's well-formed marker. Pure: text in, text out.
  */
 
-export type DashboardBoxKind = 'retry' | 'allow-removals' | 'repropose';
+export type DashboardBoxKind = 'retry' | 'allow-removals' | 'repropose' | 'advance-rollout' | 'halt-rollout' | 'resume-rollout';
 
 export interface DashboardBox {
   readonly kind: DashboardBoxKind;
@@ -61,5 +63,34 @@ export function selectDashboardBox(boxes: readonly DashboardBox[], kind: Dashboa
   throw new RunError(
     'ambiguous-box',
     `${found.length} open ${kind} boxes${what === undefined ? '' : ` name "${what}"`}: name one (a variant, or "<variant> <downstream>"):\n${listing(found)}`,
+  );
+}
+
+/**
+ * The one open rollout box of `kind` (`kdelta rollout advance|halt|resume`) of the rollout of
+ * `revision` (its tag, or the tag without the package's prefix) under policy `policy`. Throws a
+ * RunError `no-such-rollout` or `ambiguous-box` listing the open boxes of that kind.
+ */
+export function selectRolloutBox(boxes: readonly DashboardBox[], kind: RolloutTickKind, policy: string, revision: string): DashboardBox {
+  const open = boxes.filter((b) => b.kind === kind && !b.ticked);
+  const found = open.filter((b) => {
+    const key = kind === 'advance-rollout' ? parseAdvanceSubject(b.subject)?.key : b.subject;
+    const [p, , r] = (key ?? '').split(' ');
+    return p === policy && r !== undefined && namesRevision(revision, { revision: r, commit: '' });
+  });
+  if (found.length === 1) return found[0]!;
+  const listing = (list: readonly DashboardBox[]) => list.map((b) => `  ${b.label}`).join('\n');
+  const what = kind.replace('-rollout', '');
+  if (found.length === 0) {
+    throw new RunError(
+      'no-such-rollout',
+      open.length === 0
+        ? `the dashboard has no rollout to ${what} (its Rollouts section lists the rollouts under way)`
+        : `no rollout of ${revision} under policy ${policy} can ${what}; the rollouts that can:\n${listing(open)}`,
+    );
+  }
+  throw new RunError(
+    'ambiguous-box',
+    `${found.length} rollouts of ${revision} under policy ${policy} can ${what} (several upstream packages): tick one on the dashboard:\n${listing(found)}`,
   );
 }

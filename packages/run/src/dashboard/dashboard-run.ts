@@ -47,7 +47,10 @@ export function dashboardTarget(repository: string | undefined, mode: RunMode, s
 
 export interface OpenedDashboard {
   readonly ticks: DashboardTicks;
-  /** Write the run's results (after every job), only when the text changed and nobody changed it since it was read. */
+  /**
+   * Write the run's results (after every job) and the fleet's rollouts, only when the text changed
+   * and nobody changed it since it was read.
+   */
   write(
     results: readonly VariantResult[],
     acted: DashboardReport['ticks'],
@@ -97,6 +100,7 @@ export async function openDashboard(
           marker: target.marker,
           entries: dashboardEntries(results, parsed.memory),
           tickHow: forge.name === 'local' ? LOCAL_TICK : undefined,
+          hand: parsed.ticks.rollouts,
         });
         try {
           if (seen && seen.body === body) return { report: { outcome: 'unchanged', url: seen.url, ticks: acted } };

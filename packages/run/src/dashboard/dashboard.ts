@@ -2,6 +2,17 @@ import { createHash } from 'node:crypto';
 import { hiddenJson, inert, shortName, webLink } from '../markdown.js';
 import type { JobAction, VariantResult } from '../report/result.js';
 import { groupFailures } from '../report/failure-groups.js';
+import { NO_HAND, type RolloutHand } from '../policy/rollout.js';
+import {
+  handAfterTicks,
+  handOfData,
+  keptHand,
+  parseAdvanceSubject,
+  ROLLOUT_BOXES_HOW,
+  rolloutBoxes,
+  ROLLOUT_TICK_KINDS,
+  type RolloutTickKind,
+} from './rollout-boxes.js';
 import { readRolloutReports, rolloutDone, type RolloutReport } from '../report/rollouts.js';
 
 /**
@@ -69,9 +80,14 @@ export interface DashboardTicks {
   readonly retry: ReadonlySet<string>;
   readonly allowRemovals: ReadonlySet<string>;
   readonly repropose: ReadonlySet<string>;
+  /**
+   * The rollouts halted or advanced by hand on this dashboard: what it kept from earlier runs
+   * (a box-halt lasts until resumed), with this run's ticks (halt, resume, advance).
+   */
+  readonly rollouts: RolloutHand;
 }
 
-export const NO_TICKS: DashboardTicks = { retry: new Set(), allowRemovals: new Set(), repropose: new Set() };
+export const NO_TICKS: DashboardTicks = { retry: new Set(), allowRemovals: new Set(), repropose: new Set(), rollouts: NO_HAND };
 
 /** The conflicting fields a dashboard remembers per job key, with the fingerprint they belong to. */
 export type FieldMemory = ReadonlyMap<string, { readonly fingerprint: string; readonly fields: readonly DashboardField[] }>;
@@ -188,15 +204,15 @@ export function dashboardEntries(results: readonly VariantResult[], memory: Fiel
   });
 }
 
-const MARKER_KINDS = ['retry', 'allow-removals', 'repropose'] as const;
-type TickKind = (typeof MARKER_KINDS)[number];
+type TickKind = 'retry' | 'allow-removals' | 'repropose' | RolloutTickKind;
 
 /** A checkbox item: the hidden marker names what it acts on (percent-encoded: no `-->` can appear). */
 function checkbox(kind: TickKind, subject: string, text: string): string {
   return `- [ ] <!-- kdelta-${kind}:${encodeURIComponent(subject)} --> ${text}`;
 }
 
-export const TICK = /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose):([A-Za-z0-9%._~!*'()-]+) -->/;
+export const TICK =
+  /^[ \t]*[-*+] \[([ xX])\] <!-- kdelta-(retry|allow-removals|repropose|advance-rollout|halt-rollout|resume-rollout):([A-Za-z0-9%._~!*'()-]+) -->/;
 /** The data block is the text's last line, and read only there. */
 const DATA = /(?:^|\n)<!-- kdelta-dashboard-data: (\{[^\n]*\}) -->[ \t\r\n]*$/;
 
@@ -307,8 +323,10 @@ export interface DashboardText {
   readonly entries: readonly DashboardEntry[];
   /** How a person ticks a box where the dashboard lives (a file: edit `- [ ]` to `- [x]`). */
   readonly tickHow?: string | undefined;
-  /** The fleet's rollouts (update policies with waves), shown before the variants. */
+  /** The fleet's rollouts (update policies with waves), shown before the variants, each with its advance and halt boxes. */
   readonly rollouts?: readonly RolloutReport[] | undefined;
+  /** The rollouts halted or advanced by hand on this dashboard, kept for the next run. */
+  readonly hand?: RolloutHand | undefined;
 }
 
 /** Waiting reasons a rollout lists (the rest counted). */
@@ -336,9 +354,16 @@ export function rolloutLines(r: RolloutReport): string[] {
   return lines;
 }
 
-function rolloutSection(rollouts: readonly RolloutReport[]): string[] {
+function rolloutSection(rollouts: readonly RolloutReport[], hand: RolloutHand): string[] {
   if (rollouts.length === 0) return [];
-  return [`### Rollouts (${rollouts.length})`, '', ...rollouts.flatMap(rolloutLines), ''];
+  return [
+    `### Rollouts (${rollouts.length})`,
+    '',
+    ROLLOUT_BOXES_HOW,
+    '',
+    ...rollouts.flatMap((r) => [...rolloutLines(r), ...rolloutBoxes(r, hand, checkbox)]),
+    '',
+  ];
 }
 
 function renderWith(input: DashboardText, d: Detail): string {
@@ -359,7 +384,7 @@ function renderWith(input: DashboardText, d: Detail): string {
     );
   }
   const rollouts = input.rollouts ?? [];
-  lines.push(...rolloutSection(rollouts));
+  lines.push(...rolloutSection(rollouts, input.hand ?? NO_HAND));
   for (const s of SECTIONS) lines.push(...section(s.state, s.title, by.get(s.state) ?? [], d));
   // what the next run needs and a fast no-op does not recompute: the conflicting fields shown
   const memory: Record<string, { f: string; c: [string, string][] }> = {};
@@ -367,11 +392,14 @@ function renderWith(input: DashboardText, d: Detail): string {
     if (e.fields.length > 0 && e.fingerprint !== undefined && d.fields > 0)
       memory[e.key] = { f: e.fingerprint, c: e.fields.slice(0, d.fields).map((f) => [f.resource, f.path]) };
   }
+  // a rollout halted or advanced here stays so until resumed or done (the boxes are read once)
+  const hand = keptHand(input.hand ?? NO_HAND, input.rollouts ?? []);
+  const kept = hand.halted.length > 0 || Object.keys(hand.advanced).length > 0 ? { hand } : {};
   lines.push(
     '---',
     '_Kept by kdelta: each run rewrites it when something changed; edit the control resources, not this text._',
     input.marker,
-    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory, ...(rollouts.length > 0 ? { rollouts } : {}) })} -->`,
+    `<!-- kdelta-dashboard-data: ${hiddenJson({ fields: memory, ...(rollouts.length > 0 ? { rollouts } : {}), ...kept })} -->`,
     '',
   );
   return lines.join('\n');
@@ -393,7 +421,12 @@ export function renderDashboard(input: DashboardText, limit: number = MAX_DASHBO
 
 /** What a dashboard's text holds for the next run: the ticked boxes and the remembered fields. Anything else is ignored. */
 export function parseDashboard(body: string): ParsedDashboard {
-  const ticks: Record<TickKind, Set<string>> = { retry: new Set(), 'allow-removals': new Set(), repropose: new Set() };
+  const ticks: Record<TickKind, Set<string>> = {
+    retry: new Set(),
+    'allow-removals': new Set(),
+    repropose: new Set(),
+    ...(Object.fromEntries(ROLLOUT_TICK_KINDS.map((k) => [k, new Set<string>()])) as Record<RolloutTickKind, Set<string>>),
+  };
   for (const line of body.split('\n')) {
     const m = TICK.exec(line);
     if (!m || m[1] === ' ') continue;
@@ -405,11 +438,13 @@ export function parseDashboard(body: string): ParsedDashboard {
   }
   const memory = new Map<string, { fingerprint: string; fields: DashboardField[] }>();
   let rollouts: RolloutReport[] = [];
+  let kept = NO_HAND;
   const data = DATA.exec(body);
   if (data) {
     try {
-      const parsed = JSON.parse(data[1]!) as { fields?: unknown; rollouts?: unknown };
+      const parsed = JSON.parse(data[1]!) as { fields?: unknown; rollouts?: unknown; hand?: unknown };
       rollouts = readRolloutReports(parsed.rollouts);
+      kept = handOfData(parsed.hand);
       const fields = parsed.fields;
       if (typeof fields === 'object' && fields !== null) {
         for (const [key, value] of Object.entries(fields as Record<string, unknown>)) {
@@ -425,5 +460,15 @@ export function parseDashboard(body: string): ParsedDashboard {
       // a data block a person edited: nothing remembered, the next fast no-op shows counts only
     }
   }
-  return { ticks: { retry: ticks.retry, allowRemovals: ticks['allow-removals'], repropose: ticks.repropose }, memory, rollouts };
+  const advance = new Map<string, string>();
+  for (const subject of ticks['advance-rollout']) {
+    const a = parseAdvanceSubject(subject);
+    if (a) advance.set(a.key, a.wave);
+  }
+  const hand = handAfterTicks(kept, { advance, halt: ticks['halt-rollout'], resume: ticks['resume-rollout'] });
+  return {
+    ticks: { retry: ticks.retry, allowRemovals: ticks['allow-removals'], repropose: ticks.repropose, rollouts: hand },
+    memory,
+    rollouts,
+  };
 }

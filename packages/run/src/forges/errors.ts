@@ -14,7 +14,8 @@ export type ForgeErrorCode =
   | 'body-too-long' // a proposal body over GitHub's limit even when shortened
   | 'branch-moved' // a branch moved since it was read: left alone
   | 'invalid-name' // a name that cannot name a record file
-  | 'invalid-proposal-record'; // a local forge record that cannot be read
+  | 'invalid-proposal-record' // a local forge record that cannot be read
+  | 'invalid-statuses-file'; // the local forge's statuses.json (health signals a person set) cannot be read
 
 /** An error of a forge, in the workspace's one error contract. */
 export class ForgeError extends KdeltaError {

@@ -15,6 +15,7 @@ import type {
   UpsertResult,
 } from './forge.js';
 import { ForgeError } from './errors.js';
+import { localSignal, readLocalStatuses } from './local-statuses.js';
 
 /**
  * The local forge: each proposal is a Markdown file `<dir>/<downstream>/<variant>.md` — a small
@@ -252,6 +253,10 @@ export function createLocalForge(options: LocalForgeOptions): Forge {
       const file = join(options.dir, `${segment('dashboard', target.name)}.md`);
       await writeFileAtomic(file, body);
       return { id: urlOf(file), body, url: urlOf(file) };
+    },
+    // a rollout's health signal: a status a person set (`kdelta status set`), in `<dir>/statuses.json`
+    async commitSignal(target, commit, signal) {
+      return localSignal(await readLocalStatuses(options.dir, urlOf(options.dir)), target.repo, commit, signal.name);
     },
     async list() {
       const out: Proposal[] = [];

@@ -2,6 +2,7 @@ import type { PlannedJob } from '../plan/jobs-plan.js';
 import { failure, type VariantResult } from '../report/result.js';
 import { freeze } from './freeze.js';
 import type { Gate, GateContext } from './gate.js';
+import { rolloutWave } from './rollout-wave.js';
 import { limits } from './limits.js';
 import { scheduleWindow } from './schedule-window.js';
 
@@ -14,6 +15,7 @@ import { scheduleWindow } from './schedule-window.js';
 export const GATES: readonly Gate[] = [
   freeze, // first: a freeze, a team's pause or its invalid file holds whatever the window says
   scheduleWindow, // an update policy's (and its team's) schedule windows
+  rolloutWave, // a rollout's wave before it has the revision, or a halted rollout
   limits, // last: what the gates before hold takes no room of a policy's limits
 ];
 

@@ -18,6 +18,8 @@ import { chooseRevisions, releaseCandidates, type RevisionInput } from './revisi
 import { policyOf } from './select.js';
 import { tagDates } from './tag-dates.js';
 import { waveOf } from './waves.js';
+import { rolloutSignalReads, rolloutStatuses, type RolloutHand } from './rollout.js';
+import { readRolloutSignals } from './rollout-signals.js';
 
 /**
  * The plan stage of the update policies: per governed variant its policy, wave, the team's
@@ -31,8 +33,10 @@ export interface PolicyPlanInput {
   readonly plan: Plan;
   readonly policies: readonly UpdatePolicy[];
   /** The run's refs, heads and mirrors (one `ls-remote` per repository and run, shared with the jobs). */
-  readonly ctx: Pick<JobContext, 'upstreamRefs' | 'heads' | 'mirror' | 'version' | 'cacheDir' | 'env' | 'signal'>;
+  readonly ctx: Pick<JobContext, 'upstreamRefs' | 'heads' | 'mirror' | 'version' | 'cacheDir' | 'env' | 'signal' | 'forge'>;
   readonly now: Date;
+  /** The rollouts a person halted or advanced on the dashboard (its ticks, and what it kept). */
+  readonly hand?: RolloutHand | undefined;
   readonly concurrency: number;
 }
 
@@ -149,7 +153,11 @@ export async function planPolicies(input: PolicyPlanInput): Promise<PolicyPlan> 
       autoMerge: choice.target ? policyAutoMerges(policy, choice.target, v) : false,
     });
   });
-  return { byVariant, rollouts: [], warnings };
+  // the rollouts: a health signal is read only where a rollout waits on it
+  const rollout = { byVariant, variants: plan.variants, now };
+  const read = await readRolloutSignals(ctx.forge, rolloutSignalReads(rollout));
+  const rollouts = rolloutStatuses({ ...rollout, signals: read.signals, hand: input.hand });
+  return { byVariant, rollouts, warnings: [...warnings, ...read.warnings] };
 }
 
 /** Whether the policy lets a proposal of `revision` merge without a person (the review gate still decides on its content). */

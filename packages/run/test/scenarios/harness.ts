@@ -106,6 +106,8 @@ export interface FleetOptions {
   readonly dashboard?: boolean;
   /** The run copies the upstream package (`copyMaterialize`) where the 3-way update is not what is tested. */
   readonly copy?: boolean;
+  /** Labels of the downstreams' Repositories, by downstream (a rollout wave's label). */
+  readonly labels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 export interface ScenarioOptions {
@@ -200,7 +202,10 @@ function localSetup(): ScenarioSetup {
       const f = track(createFleet(downstreams));
       const dashboardFile = join(f.control, '.kdelta', 'proposals', 'dashboard.md');
       f.writeControl({
-        'repositories.yaml': [repository('catalog', f.upstream), ...downstreams.map((d) => repository(d, f.downstream(d)))].join('---\n'),
+        'repositories.yaml': [
+          repository('catalog', f.upstream),
+          ...downstreams.map((d) => repository(d, f.downstream(d), options.labels?.[d])),
+        ].join('---\n'),
         ...control,
       });
       const recordFile = (downstream: string, head: string) =>
@@ -337,7 +342,7 @@ function githubSetup(options: FakeGitHubOptions = {}): ScenarioSetup {
       f.writeControl({
         'repositories.yaml': [
           repository('catalog', f.upstream),
-          ...downstreams.map((d) => repository(d, `${gh.serverUrl}/${slug(d)}.git`)),
+          ...downstreams.map((d) => repository(d, `${gh.serverUrl}/${slug(d)}.git`, options.labels?.[d])),
         ].join('---\n'),
         ...control,
       });

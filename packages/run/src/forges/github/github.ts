@@ -7,6 +7,7 @@ import type { GitHubForge, GitHubForgeOptions, GitHubRunOptions } from './option
 import { createPullCache } from './pull-cache.js';
 import { createPulls } from './pulls.js';
 import { commitUrlOf, compareUrlOf, githubRepoOf } from './repo.js';
+import { createSignals } from './signals.js';
 import { createStatuses } from './statuses.js';
 
 /**
@@ -75,6 +76,7 @@ export function createGitHubForge(options: GitHubForgeOptions = {}): GitHubForge
     requests: client.requests,
     ...createPulls(client, cache, decorations, options),
     ...createStatuses(client, cache, options.budget),
+    ...createSignals(client),
     ...createDashboard(client),
     ...signed,
     writeCost: (op) => writeCost(options, op),
