@@ -56,11 +56,13 @@ describeScenarios('the preview per rollout wave', {}, ({ fleet }) => {
       ['prod', 1],
     ]);
     const md = renderPreview(preview);
-    expect(md).toContain('By rollout wave:\n\n- wave `canary`: 1 variant change (1 new)\n- wave `prod`: ');
+    // prod waits for the canaries: its variant is left alone, and says why
+    expect(md).toContain('By rollout wave:\n\n- wave `canary`: 1 variant change (1 new)\n- wave `prod`: 1 left alone\n');
+    expect(md).toMatch(/<b>web-2<\/b> → cluster-02\/web-2 \(wave prod\): left-alone, rollout of .*: wave canary has 0 of 1 merged/);
     expect(md).toContain('<b>web-1</b> → cluster-01/web-1 (wave canary): created');
     expect(md).toMatch(/<b>api<\/b> → cluster-03\/api: created/);
     const text = renderPreview(preview, { format: 'text' });
-    expect(text).toMatch(/^By rollout wave: wave canary: 1 variant change \(1 new\); wave prod: /m);
+    expect(text).toMatch(/^By rollout wave: wave canary: 1 variant change \(1 new\); wave prod: 1 left alone$/m);
     expect(text).toMatch(/^web-1 +cluster-01\/web-1 +canary +created/m);
     expect(text).toMatch(/^api +cluster-03\/api +- +created/m);
     // nothing was written

@@ -2,7 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { packageVariant } from '@kdelta/test-support';
-import { listProposals, parseDashboard, renderDashboard, type CheckedSettings, type RolloutReport } from '../../src/index.js';
+import {
+  listProposals,
+  parseDashboard,
+  renderDashboard,
+  renderTable,
+  reportJson,
+  type CheckedSettings,
+  type RolloutReport,
+} from '../../src/index.js';
 import { describeScenarios, type ScenarioFleet } from './harness.js';
 
 /**
@@ -75,5 +83,56 @@ describeScenarios("the fleet's rollouts where a person reads them", {}, ({ forge
     expect(listed.warnings).toEqual([]);
     expect(listed.proposals.map((p) => [p.head, p.state])).toEqual([['kdelta/web', 'open']]);
     expect(listed.rollouts).toEqual([ROLLOUT]);
+  });
+
+  it("a run's rollouts: in its JSON report, under its table, in the dashboard's Rollouts section, and listed by kdelta proposals", async () => {
+    const f = await fleet(
+      ['cluster-01', 'cluster-02'],
+      {
+        'web-1.yaml': packageVariant('web-1', 'cluster-01', '', '""'),
+        'web-2.yaml': packageVariant('web-2', 'cluster-02', '', '""'),
+        'policy.yaml': POLICY,
+      },
+      { dashboard: true },
+    );
+    labelWaves(f, { 'cluster-01': 'canary', 'cluster-02': 'prod' });
+    const report = await f.run();
+    expect(report.results.map((r) => [r.variant, r.action, r.heldBy ?? '-'])).toEqual([
+      ['web-1', 'proposed', '-'],
+      ['web-2', 'deferred', 'rollout-wave'],
+    ]);
+    const [rollout, ...more] = (JSON.parse(reportJson(report)) as { rollouts: RolloutReport[] }).rollouts;
+    expect(more).toEqual([]);
+    expect(rollout).toMatchObject({
+      policy: 'platform',
+      upstream: 'catalog/base-ns',
+      revision: 'base-ns/v1',
+      waves: [
+        { name: 'canary', variants: 1, merged: 0 },
+        { name: 'prod', variants: 1, merged: 0 },
+      ],
+      proposing: 'canary',
+    });
+    expect(rollout!.reached).toBeUndefined();
+    expect(renderTable(report)).toMatch(
+      /\nrollout of catalog\/base-ns base-ns\/v1 \(policy platform\): canary 0\/1, prod 0\/1 merged; no wave has it yet, proposing canary/,
+    );
+
+    const dashboard = f.dashboard()!;
+    expect(dashboard).toContain('### Rollouts (1)');
+    expect(dashboard).toMatch(
+      /- `catalog\/base-ns` `base-ns\/v1` \(policy `platform`, commit `[0-9a-f]{12}`\): no wave has it yet, proposed to `canary`/,
+    );
+    expect(dashboard).toContain('  - waves: `canary` 0/1 merged · `prod` 0/1 merged');
+    expect(dashboard.indexOf('### Rollouts')).toBeLessThan(dashboard.indexOf('### Held by a gate'));
+
+    const github = f.github;
+    const listed = await listProposals({
+      cwd: f.control,
+      settings: { values: { forge }, origins: { forge: { type: 'option', name: 'forge' } } },
+      env: github ? { GITHUB_TOKEN: github.gh.token, GITHUB_API_URL: github.gh.apiUrl, GITHUB_SERVER_URL: github.gh.serverUrl } : {},
+      dashboardRepository: github?.controlRepo,
+    });
+    expect(listed.rollouts).toEqual([rollout]);
   });
 });
