@@ -246,6 +246,10 @@ describe('the limits gate', () => {
     byVariant.set('web-a', { ...byVariant.get('web-a')!, current: { baseCommit: 'b', commit: 'c2' } });
     const merged = await applyGates([limits], context(plan, { ...policies, byVariant }, forge));
     expect(outcome(merged)).toEqual({ proposing: ['other', 'web-a', 'web-b', 'web-c', 'web-d'], held: [] });
+    // nothing due for web-a (no revision it may have): its open proposal stays open, and keeps its room
+    byVariant.set('web-a', { ...byVariant.get('web-a')!, target: undefined, current: { baseCommit: 'b', commit: 'c1' } });
+    const stays = await applyGates([limits], context(plan, { ...policies, byVariant }, forge));
+    expect(outcome(stays).held.map((h) => h[0])).toEqual(['web-d']);
   });
 
   it("a separate major's proposal takes room of its own, after its variant's by name; an open one counts", async () => {

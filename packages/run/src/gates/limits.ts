@@ -82,10 +82,19 @@ interface Slot {
 /** A decision's key: the variant, and whether it is its separate major proposal. */
 const keyOf = (variant: string, major: boolean) => (major ? `${variant}${MAJOR_SUFFIX}` : variant);
 
+/** What the policy proposes on the slot now (undefined: nothing). */
+const dueOn = ({ vp, major }: Slot) => (major ? vp.major : vp.target);
+
 /** A new revision is due on the slot: what the policy proposes there is not what the downstream's base has. */
-function newRevisionDue({ vp, major }: Slot): boolean {
-  const due = major ? vp.major : vp.target;
-  return due !== undefined && due.commit !== vp.current?.commit;
+function newRevisionDue(slot: Slot): boolean {
+  const due = dueOn(slot);
+  return due !== undefined && due.commit !== slot.vp.current?.commit;
+}
+
+/** The base has what the policy proposes on the slot: its open proposal is merged, and this run's job closes it. */
+function merged(slot: Slot): boolean {
+  const due = dueOn(slot);
+  return due !== undefined && due.commit === slot.vp.current?.commit;
 }
 
 /** Proposals a forge reads at a time (the local forge reads a file each). */
@@ -151,8 +160,8 @@ async function decideFleet(self: Gate, context: GateContext): Promise<Map<string
       {
         policy: policy.name,
         limits: policy.limits,
-        // an open proposal whose revision the base has already is settled by this run (merged): it leaves no room taken
-        open: slots.filter((slot, i) => open[i] !== undefined && newRevisionDue(slot)).length,
+        // an open proposal whose revision the base has already is merged (this run's job closes it): it takes no room
+        open: slots.filter((slot, i) => open[i] !== undefined && !merged(slot)).length,
         opened: open.filter((p) => p !== undefined).map((p) => p.createdAt),
         candidates: candidates.map((c) => c.key),
       },
