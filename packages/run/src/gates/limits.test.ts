@@ -8,6 +8,7 @@ import { createLocalForge } from '../forges/local.js';
 import { variantTarget } from '../jobs/variant.js';
 import type { PlannedJob } from '../plan/jobs-plan.js';
 import { planRun, type Plan } from '../plan/plan.js';
+import { renderMetadataBlock } from '../propose/proposal-metadata.js';
 import type { PolicyPlan, UpdatePolicy, VariantPolicy } from '../policy/policy.js';
 import { normaliseSettings, resolveSettings } from '../settings/settings.js';
 import { PASS, type Gate, type GateContext } from './gate.js';
@@ -242,12 +243,24 @@ describe('the limits gate', () => {
     byVariant.set('web-b', { ...b, current: { baseCommit: 'b', commit: 'c2' } });
     const gated = await applyGates([limits], context(plan, { ...policies, byVariant }, forge));
     expect(outcome(gated).proposing).toEqual(['other', 'web-a', 'web-b', 'web-c']);
-    // web-a's base has what its open proposal proposes (merged, to be closed by this run): web-c and web-d get the room
-    byVariant.set('web-a', { ...byVariant.get('web-a')!, current: { baseCommit: 'b', commit: 'c2' } });
+    // web-a's base has what its open proposal proposes (merged, to be closed by this run's job): web-c and web-d get the room
+    const a = plan.variants.find((v) => v.name === 'web-a')!;
+    const meta = renderMetadataBlock({
+      version: '1',
+      variant: 'web-a',
+      fingerprint: 'f',
+      headCommit: 'h'.repeat(40),
+      baseCommit: 'b'.repeat(40),
+      upstream: { repo: '/srv/upstream.git', ref: 'v2', commit: 'c2' },
+      conflicts: 0,
+      kind: 'variant',
+    });
+    await forge.upsert({ ...variantTarget(a, 'kdelta/'), title: 't', body: `b\n${meta}\n`, fingerprint: 'f2' });
+    byVariant.set('web-a', { ...byVariant.get('web-a')!, target: undefined, current: { baseCommit: 'b', commit: 'c2' } });
     const merged = await applyGates([limits], context(plan, { ...policies, byVariant }, forge));
     expect(outcome(merged)).toEqual({ proposing: ['other', 'web-a', 'web-b', 'web-c', 'web-d'], held: [] });
-    // nothing due for web-a (no revision it may have): its open proposal stays open, and keeps its room
-    byVariant.set('web-a', { ...byVariant.get('web-a')!, target: undefined, current: { baseCommit: 'b', commit: 'c1' } });
+    // not merged yet (the base has another commit): it stays open, and keeps its room
+    byVariant.set('web-a', { ...byVariant.get('web-a')!, current: { baseCommit: 'b', commit: 'c1' } });
     const stays = await applyGates([limits], context(plan, { ...policies, byVariant }, forge));
     expect(outcome(stays).held.map((h) => h[0])).toEqual(['web-d']);
   });

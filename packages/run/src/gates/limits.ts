@@ -1,9 +1,11 @@
 import { jobKey } from '../dashboard/dashboard.js';
+import type { Proposal } from '../forges/forge.js';
 import { variantTarget } from '../jobs/variant.js';
 import { variantLabel, type PlannedJob } from '../plan/jobs-plan.js';
 import type { VariantPlan } from '../plan/plan.js';
 import type { UpdatePolicy, VariantPolicy } from '../policy/policy.js';
 import { MAJOR_SUFFIX } from '../policy/policy-jobs.js';
+import { parseMetadataBlock } from '../propose/proposal-metadata.js';
 import { PASS, type Gate, type GateContext, type GateDecision } from './gate.js';
 import { governedBy } from './governed.js';
 
@@ -91,10 +93,14 @@ function newRevisionDue(slot: Slot): boolean {
   return due !== undefined && due.commit !== slot.vp.current?.commit;
 }
 
-/** The base has what the policy proposes on the slot: its open proposal is merged, and this run's job closes it. */
-function merged(slot: Slot): boolean {
-  const due = dueOn(slot);
-  return due !== undefined && due.commit === slot.vp.current?.commit;
+/**
+ * The base has the upstream commit the open proposal proposes (as its metadata block says): it was
+ * merged, and this run's job closes it, so it takes no room (a forge that closes merged proposals
+ * itself, as GitHub does, no longer lists it at all).
+ */
+function merged(proposal: Proposal, slot: Slot): boolean {
+  const proposed = parseMetadataBlock(proposal.body)?.upstream?.commit;
+  return proposed !== undefined && proposed === slot.vp.current?.commit;
 }
 
 /** Proposals a forge reads at a time (the local forge reads a file each). */
@@ -161,7 +167,7 @@ async function decideFleet(self: Gate, context: GateContext): Promise<Map<string
         policy: policy.name,
         limits: policy.limits,
         // an open proposal whose revision the base has already is merged (this run's job closes it): it takes no room
-        open: slots.filter((slot, i) => open[i] !== undefined && !merged(slot)).length,
+        open: slots.filter((slot, i) => open[i] !== undefined && !merged(open[i], slot)).length,
         opened: open.filter((p) => p !== undefined).map((p) => p.createdAt),
         candidates: candidates.map((c) => c.key),
       },
