@@ -13,14 +13,16 @@ export interface ReadObjectsOptions {
   readonly dir: string;
   /** Objects as git names them: `<commit>:<path>`, a blob id. */
   readonly objects: readonly string[];
-  /** Larger blobs are not returned (their size is): what is read stays bounded. */
+  /** The type of object wanted (default blob): one of another type reads as missing. */
+  readonly type?: 'blob' | 'commit' | undefined;
+  /** Larger objects are not returned (their size is): what is read stays bounded. */
   readonly maxBytes?: number | undefined;
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** What one object read gave: its content, or its size when larger than allowed; missing: no such object (or not a blob). */
+/** What one object read gave: its content, or its size when larger than allowed; missing: no such object (or not of the type wanted). */
 export type ObjectRead =
-  | { readonly kind: 'blob'; readonly content: Buffer }
+  | { readonly kind: 'found'; readonly content: Buffer }
   | { readonly kind: 'too-large'; readonly size: number }
   | { readonly kind: 'missing' };
 
@@ -51,7 +53,7 @@ export function readObjects(options: ReadObjectsOptions): Promise<ObjectRead[]> 
           return;
         }
         try {
-          resolve(parseBatch(stdout, objects.length, options.maxBytes));
+          resolve(parseBatch(stdout, objects.length, options.type ?? 'blob', options.maxBytes));
         } catch (e) {
           reject(e);
         }
@@ -63,7 +65,7 @@ export function readObjects(options: ReadObjectsOptions): Promise<ObjectRead[]> 
 }
 
 /** `<id> <type> <size>\n<content>\n` per object, or `<name> missing\n` (`ambiguous` too). */
-function parseBatch(out: Buffer, count: number, maxBytes: number | undefined): ObjectRead[] {
+function parseBatch(out: Buffer, count: number, type: string, maxBytes: number | undefined): ObjectRead[] {
   const reads: ObjectRead[] = [];
   let at = 0;
   for (let i = 0; i < count; i++) {
@@ -79,9 +81,9 @@ function parseBatch(out: Buffer, count: number, maxBytes: number | undefined): O
     const size = Number(m[2]);
     const content = out.subarray(at, at + size);
     at += size + 1;
-    if (m[1] !== 'blob') reads.push({ kind: 'missing' });
+    if (m[1] !== type) reads.push({ kind: 'missing' });
     else if (maxBytes !== undefined && size > maxBytes) reads.push({ kind: 'too-large', size });
-    else reads.push({ kind: 'blob', content: Buffer.from(content) });
+    else reads.push({ kind: 'found', content: Buffer.from(content) });
   }
   return reads;
 }

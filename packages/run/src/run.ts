@@ -178,7 +178,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
       concurrency: settings.concurrency,
       hand: ticks.rollouts,
     });
-    const jobs = withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
+    // a preview proposes the upstream ref it is given, whatever a policy would choose
+    const jobs = previewing ? planned.jobs : withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
     // gates: which of them propose now
     const gated = await applyGates(options.gates ?? GATES, {
       now,

@@ -6,6 +6,7 @@ import { NO_HAND, type RolloutHand } from '../policy/rollout.js';
 import {
   handAfterTicks,
   handOfData,
+  heldOverHalts,
   keptHand,
   parseAdvanceSubject,
   ROLLOUT_BOXES_HOW,
@@ -355,13 +356,15 @@ export function rolloutLines(r: RolloutReport): string[] {
 }
 
 function rolloutSection(rollouts: readonly RolloutReport[], hand: RolloutHand): string[] {
-  if (rollouts.length === 0) return [];
+  const heldOver = heldOverHalts(hand, rollouts, checkbox);
+  if (rollouts.length === 0 && heldOver.length === 0) return [];
   return [
     `### Rollouts (${rollouts.length})`,
     '',
     ROLLOUT_BOXES_HOW,
     '',
     ...rollouts.flatMap((r) => [...rolloutLines(r), ...rolloutBoxes(r, hand, checkbox)]),
+    ...heldOver,
     '',
   ];
 }

@@ -65,6 +65,20 @@ describe('rollouts on the dashboard', () => {
     expect([...resumed.halted]).toEqual([]);
   });
 
+  it('a halt is kept while its rollout is not under way (a run that saw none), with its resume box', () => {
+    const halted = parseDashboard(tick(render([rollout()]), 'halt-rollout')).ticks.rollouts;
+    const unseen = render([], halted);
+    expect(unseen).toContain('- `basens v1.5.0` (policy `platform`): halted on this dashboard, not under way now');
+    expect([...parseDashboard(unseen).ticks.rollouts.halted]).toEqual([KEY]);
+    // under way again: still halted
+    expect([
+      ...parseDashboard(render([rollout({ halted: 'by hand on the dashboard' })], parseDashboard(unseen).ticks.rollouts)).ticks.rollouts
+        .halted,
+    ]).toEqual([KEY]);
+    // resumed from the held-over line
+    expect([...parseDashboard(tick(unseen, 'resume-rollout')).ticks.rollouts.halted]).toEqual([]);
+  });
+
   it('an advance box advances to the next wave and is kept until the rollout is done', () => {
     const advanced = parseDashboard(tick(render([rollout()]), 'advance-rollout')).ticks.rollouts;
     expect([...advanced.advanced]).toEqual([[KEY, 'early']]);

@@ -35,11 +35,15 @@ export function handAfterTicks(kept: RolloutHand, ticks: RolloutTicks): RolloutH
   return { halted, advanced: new Map([...kept.advanced, ...ticks.advance]) };
 }
 
-/** The hand state as the hidden data keeps it: only of rollouts still under way (the rest is history). */
+/**
+ * The hand state as the hidden data keeps it. A halt stays until resumed, even while its rollout is
+ * not under way (a run that could not read the downstreams sees no rollout, and must not forget
+ * a person's halt); an advance only while its rollout is (the rest is history).
+ */
 export function keptHand(hand: RolloutHand, rollouts: readonly RolloutReport[]): { halted: string[]; advanced: Record<string, string> } {
   const live = new Set(rollouts.map(rolloutKey));
   return {
-    halted: [...hand.halted].filter((k) => live.has(k)).sort(),
+    halted: [...hand.halted].sort(),
     advanced: Object.fromEntries([...hand.advanced].filter(([k]) => live.has(k)).sort(([a], [b]) => (a < b ? -1 : 1))),
   };
 }
@@ -81,4 +85,17 @@ export function rolloutBoxes(r: RolloutReport, hand: RolloutHand, checkbox: Chec
   if (hand.halted.has(key)) lines.push(`  ${checkbox('resume-rollout', key, `resume ${what}`)}`);
   else if (r.proposing !== undefined) lines.push(`  ${checkbox('halt-rollout', key, `halt ${what}`)}`);
   return lines;
+}
+
+/** The halts this dashboard keeps of rollouts not under way now: each said, with its resume box. */
+export function heldOverHalts(hand: RolloutHand, rollouts: readonly RolloutReport[], checkbox: Checkbox): string[] {
+  const live = new Set(rollouts.map(rolloutKey));
+  return [...hand.halted]
+    .filter((k) => !live.has(k))
+    .sort()
+    .flatMap((key) => {
+      const [policy = '', upstream = '', revision = ''] = key.split(' ');
+      const what = `${code(rolloutLabel({ upstream, revision, commit: '' }))} (policy ${code(policy)})`;
+      return [`- ${what}: halted on this dashboard, not under way now`, `  ${checkbox('resume-rollout', key, `resume ${what}`)}`];
+    });
 }

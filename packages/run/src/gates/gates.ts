@@ -2,8 +2,8 @@ import type { PlannedJob } from '../plan/jobs-plan.js';
 import { failure, type VariantResult } from '../report/result.js';
 import { freeze } from './freeze.js';
 import type { Gate, GateContext } from './gate.js';
-import { rolloutWave } from './rollout-wave.js';
 import { limits } from './limits.js';
+import { rolloutWave } from './rollout-wave.js';
 import { scheduleWindow } from './schedule-window.js';
 
 /**
@@ -15,8 +15,8 @@ import { scheduleWindow } from './schedule-window.js';
 export const GATES: readonly Gate[] = [
   freeze, // first: a freeze, a team's pause or its invalid file holds whatever the window says
   scheduleWindow, // an update policy's (and its team's) schedule windows
-  rolloutWave, // a rollout's wave before it has the revision, or a halted rollout
-  limits, // last: what the gates before hold takes no room of a policy's limits
+  rolloutWave, // a rollout's wave: the wave before has the revision (merged, soaked, green), or a person advanced it
+  limits, // last: the room of a policy's open and hourly proposals goes to the jobs the gates before let through
 ];
 
 /** The jobs that run now, and a result for each one a gate held. */

@@ -1,5 +1,4 @@
 import type { Change } from './change.js';
-import { currentProposalOf } from '../policy/policy-jobs.js';
 import type { JobContext } from '../context.js';
 import type { Proposal, ProposalTarget } from '../forges/forge.js';
 import { hashOf } from '../plan/plan.js';
@@ -43,7 +42,7 @@ export async function findRetiredDrafts(
   for (const head of mirror.heads.keys()) {
     if (!head.startsWith(ctx.branchPrefix) || head === downstream.branch) continue;
     const variant = head.slice(ctx.branchPrefix.length);
-    if (currentProposalOf(variant, variants)) continue;
+    if (variants.has(variant)) continue;
     const owned = (await findRemovals(mirror, { ...downstream, branch: head }, variants, control)).find((p) => p.variant === variant);
     if (!owned) continue;
     const target: ProposalTarget = { downstream: downstream.repository, repo: downstream.url, head, base: downstream.branch };

@@ -122,6 +122,19 @@ describe('the state of a downstream for the policies', () => {
     expect(third.mirrors).toBe(1);
   });
 
+  it("a lock's ref that is no plain ref name, or a commit that is no commit id, is not taken from the downstream's Kptfile", async () => {
+    const d = downstream();
+    writeTree(d.work, {
+      'apps/web/Kptfile': kptfile('web', '"v1 [see](https://evil.example)"', LOCK_B),
+      'apps/api/Kptfile': kptfile('api', 'v1.4.0', 'not-a-commit'),
+    });
+    git(d.work, 'commit', '-q', '-am', 'odd locks');
+    git(d.work, 'push', '-q', d.bare, 'main');
+    const read = await readDownstream(await input(d, { mergedAt: false }));
+    expect(read.states.get('apps/web')).toEqual({ baseCommit: read.baseCommit, commit: LOCK_B });
+    expect(read.states.get('apps/api')).toEqual({ baseCommit: read.baseCommit, ref: 'v1.4.0' });
+  });
+
   it("a team's file over the size cap is not read, only its size", async () => {
     const d = downstream();
     writeTree(d.work, { '.kdelta/downstream-policy.yaml': `# ${'x'.repeat(DOWNSTREAM_POLICY_MAX_BYTES)}\n` });

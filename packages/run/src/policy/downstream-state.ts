@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readObjects, repositoryIdentity, runGit } from '@kdelta/git-source';
+import { isFullCommit, readObjects, repositoryIdentity, runGit } from '@kdelta/git-source';
 import { parseYamlDocument } from '@kdelta/merge-core';
 import type { Mirror } from '../propose/workspace.js';
 import { hashOf } from '../plan/plan.js';
@@ -67,15 +67,21 @@ function kptfileOf(directory: string): string {
   return directory === '' ? 'Kptfile' : `${directory}/Kptfile`;
 }
 
-/** A Kptfile's upstream ref and lock commit (none readable: none). */
+/** A ref as a Kptfile may name one (a tag, a branch): what a message or a proposal's title may say of it. */
+const SAFE_REF = /^[A-Za-z0-9._/-]{1,200}$/;
+
+/**
+ * A Kptfile's upstream ref and lock commit (none readable: none). The downstream's content is a
+ * stranger's: a ref that is no plain ref name and a commit that is no full commit id are not taken.
+ */
 function lockOf(text: string | undefined): { ref?: string; commit?: string } {
   if (text === undefined) return {};
   try {
     const v = parseYamlDocument(text).toJS() as { upstreamLock?: { git?: { ref?: unknown; commit?: unknown } } } | null;
     const git = v?.upstreamLock?.git;
     return {
-      ...(typeof git?.ref === 'string' ? { ref: git.ref } : {}),
-      ...(typeof git?.commit === 'string' ? { commit: git.commit.toLowerCase() } : {}),
+      ...(typeof git?.ref === 'string' && SAFE_REF.test(git.ref) ? { ref: git.ref } : {}),
+      ...(typeof git?.commit === 'string' && isFullCommit(git.commit) ? { commit: git.commit.toLowerCase() } : {}),
     };
   } catch {
     return {}; // not ours to judge: an unreadable Kptfile has no lock the policy compares
@@ -89,14 +95,14 @@ async function readAt(dir: string, commit: string, input: DownstreamReadInput): 
   const states = new Map<string, DownstreamState>();
   for (const [i, d] of directories.entries()) {
     const r = reads[i];
-    const lock = lockOf(r?.kind === 'blob' ? r.content.toString('utf8') : undefined);
+    const lock = lockOf(r?.kind === 'found' ? r.content.toString('utf8') : undefined);
     states.set(d, { baseCommit: commit, ...lock });
   }
   const policy = reads[directories.length];
   const team: TeamFile | undefined =
-    policy?.kind === 'too-large' || (policy?.kind === 'blob' && policy.content.length > DOWNSTREAM_POLICY_MAX_BYTES)
-      ? { tooLarge: policy.kind === 'blob' ? policy.content.length : policy.size }
-      : policy?.kind === 'blob'
+    policy?.kind === 'too-large' || (policy?.kind === 'found' && policy.content.length > DOWNSTREAM_POLICY_MAX_BYTES)
+      ? { tooLarge: policy.kind === 'found' ? policy.content.length : policy.size }
+      : policy?.kind === 'found'
         ? { text: policy.content.toString('utf8') }
         : undefined;
   if (input.mergedAt) {
@@ -149,7 +155,7 @@ async function mergesOf(
     const left: typeof pending = [];
     for (const [i, p] of pending.entries()) {
       const r = reads[i];
-      const before = lockOf(r?.kind === 'blob' ? r.content.toString('utf8') : undefined).commit;
+      const before = lockOf(r?.kind === 'found' ? r.content.toString('utf8') : undefined).commit;
       if (before !== p.lock) out.set(p.directory, p.commits[p.next]!.at);
       else left.push({ ...p, next: p.next + 1 });
     }

@@ -314,6 +314,11 @@ describe('UpdatePolicy: read into ControlConfig.policies', () => {
     ['a limit of 2.5', 'limits: {perHour: 2.5}', 'spec.limits.perHour: expected a positive whole number, got 2.5'],
     ['an unknown group', 'group: cluster', 'spec.group: expected none or repository, got "cluster"'],
     [
+      'auto-merge of an update type never proposed',
+      'updateTypes: [patch]\nautoMerge: {updateTypes: [patch, minor]}',
+      'spec.autoMerge.updateTypes[1]: "minor" is never proposed (spec.updateTypes: patch)',
+    ],
+    [
       'auto-merge without update types',
       'autoMerge: {upstreams: [blueprints]}',
       'spec.autoMerge.updateTypes: missing (the update types merged without a person, e.g. [patch])',

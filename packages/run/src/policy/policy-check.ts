@@ -234,6 +234,15 @@ function readUpdatePolicy(raw: Record<string, unknown>, source: Source, problems
     else problems.push({ field: 'spec.group', message: `expected none or repository, got ${quote(spec.group)}` });
   }
   const autoMerge = readAutoMerge(spec.autoMerge, problems);
+  for (const [i, t] of [...(autoMerge?.updateTypes ?? [])].entries()) {
+    // merging what is never proposed is a slip in one of the two lists, not a rule
+    if (!updateTypes.has(t)) {
+      problems.push({
+        field: `spec.autoMerge.updateTypes[${i}]`,
+        message: `"${t}" is never proposed (spec.updateTypes: ${UPDATE_TYPES.filter((u) => updateTypes.has(u)).join(', ')})`,
+      });
+    }
+  }
   const rollout = readRollout(spec.rollout, problems);
   return {
     name: source.name ?? '',

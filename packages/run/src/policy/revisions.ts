@@ -89,7 +89,7 @@ export function ignores(patterns: readonly string[], release: Pick<Release, 'tag
 
 /** An age as a policy writes a duration, to the minute (`2h`, `1d3h20m`). */
 function ageOf(ms: number): string {
-  return formatDuration(Math.floor(ms / 60_000) * 60_000);
+  return ms < 60_000 ? 'less than a minute' : formatDuration(Math.floor(ms / 60_000) * 60_000);
 }
 
 /** An instant to the minute: `2026-12-02T10:00Z`. */

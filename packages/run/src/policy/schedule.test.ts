@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import type { Freeze, Schedule } from './policy.js';
 import { activeFreeze, allOpen, describeSchedule, nextOpening, nextOpeningOfAll, windowOpen } from './schedule.js';
 import { parseWindow } from './window.js';
@@ -127,6 +128,12 @@ describe('nextOpening: the first instant the schedule is open', () => {
       '2026-10-25T01:30:00.000Z',
     ],
     [
+      'the hour that comes twice inside a window: open again when the clocks go back (02:00 CET)',
+      schedule('Europe/Berlin', 'Sun 01:00-02:30'),
+      '2026-10-25T00:45:00Z',
+      '2026-10-25T01:00:00.000Z',
+    ],
+    [
       'New York, the skipped hour: 02:00 opens at 03:00 EDT',
       schedule('America/New_York', 'Sun 02:00-04:00'),
       '2026-03-08T06:00:00Z',
@@ -206,5 +213,34 @@ describe('describeSchedule', () => {
     expect(describeSchedule(schedule('Europe/Berlin', 'Mon-Fri 09:00-17:00', 'cron: * 9-16 * * 1-5'))).toBe(
       'Mon-Fri 09:00-17:00, cron: * 9-16 * * 1-5 Europe/Berlin',
     );
+  });
+});
+
+describe('nextOpening agrees with reading the clock minute by minute', () => {
+  // around each daylight-saving change of both zones, windows that start, end or sit in the hour
+  // that is skipped or comes twice, and windows across midnight: the boundary-to-boundary search
+  // finds the same first open minute as a scan of every minute
+  const changes = ['2026-03-29T01:00:00Z', '2026-10-25T01:00:00Z', '2026-03-08T07:00:00Z', '2026-11-01T06:00:00Z'];
+  const schedules = [
+    schedule('Europe/Berlin', 'daily 02:30-03:15', 'Mon-Fri 09:00-17:00'),
+    schedule('Europe/Berlin', 'daily 01:00-02:30', 'daily 23:00-00:30'),
+    schedule('America/New_York', 'daily 01:30-02:10', 'Sat-Sun 22:00-01:00'),
+    schedule('America/New_York', 'cron: 0,30 1-3 * * *'),
+  ];
+  it.each(
+    fc.sample(fc.tuple(fc.constantFrom(...changes), fc.integer({ min: -6 * 60, max: 6 * 60 }), fc.nat(schedules.length - 1)), {
+      numRuns: 150,
+      seed: 31,
+    }),
+  )('%s and %i minutes, schedule %i', (change, minutes, which) => {
+    const s = schedules[which]!;
+    const at = new Date(new Date(change).getTime() + minutes * 60_000);
+    const next = nextOpening(s, at);
+    expect(next).toBeDefined();
+    // every minute before it is closed, and it is open
+    for (let t = at.getTime(); t < next!.getTime(); t = Math.floor(t / 60_000) * 60_000 + 60_000) {
+      expect(windowOpen(s, new Date(t)), new Date(t).toISOString()).toBe(false);
+    }
+    expect(windowOpen(s, next!)).toBe(true);
   });
 });

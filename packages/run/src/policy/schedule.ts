@@ -56,14 +56,19 @@ export function nextOpening(schedule: Schedule, at: Date): Date | undefined {
   // back) until the day after the first day with an opening (whose hour may repeat in the same way)
   for (let offset = -1; offset <= LOOK_AHEAD_DAYS + 1 && (foundOn === undefined || offset <= foundOn + 1); offset++) {
     const day = addDays(today, offset);
-    for (const [from] of dayIntervals(schedule.windows, day)) {
-      for (const instant of instantsOf(schedule.timeZone, day, from)) {
-        if (instant <= start || instant > limit || (best !== undefined && instant >= best)) continue;
-        // a start that falls in a DST gap maps to the gap's end, which the window may not reach
-        if (!windowOpen(schedule, new Date(instant))) continue;
-        best = instant;
-        foundOn ??= offset;
-      }
+    const intervals = dayIntervals(schedule.windows, day);
+    if (intervals.length === 0) continue;
+    // where a window opens: its starts, and the instant the clocks change (going back to an
+    // hour inside a window opens it again, mid-window)
+    const candidates = intervals.flatMap(([from]) => instantsOf(schedule.timeZone, day, from));
+    const change = clockChange(schedule.timeZone, wallMs(day, 0));
+    if (change !== undefined) candidates.push(change);
+    for (const instant of candidates) {
+      if (instant <= start || instant > limit || (best !== undefined && instant >= best)) continue;
+      // a start that falls in a DST gap maps to the gap's end, which the window may not reach
+      if (!windowOpen(schedule, new Date(instant))) continue;
+      best = instant;
+      foundOn ??= offset;
     }
   }
   return best === undefined ? undefined : new Date(best);
@@ -226,6 +231,21 @@ function instantsOf(timeZone: string, day: LocalDay, minute: number): number[] {
     else high = mid;
   }
   return [high];
+}
+
+/** The instant the zone's offset changes within the day whose wall clock starts at `dayWall` (none: no change that day). */
+function clockChange(timeZone: string, dayWall: number): number | undefined {
+  // the instants around the day, wide enough for any offset (UTC-12 to UTC+14)
+  let low = dayWall - 14 * 60 * MINUTE;
+  let high = dayWall + (DAY_MINUTES + 12 * 60) * MINUTE;
+  const before = offsetAt(timeZone, low);
+  if (offsetAt(timeZone, high) === before) return undefined;
+  while (high - low > MINUTE) {
+    const mid = low + Math.floor((high - low) / MINUTE / 2) * MINUTE;
+    if (offsetAt(timeZone, mid) === before) low = mid;
+    else high = mid;
+  }
+  return high;
 }
 
 function wallOf(timeZone: string, t: number): number {

@@ -1,15 +1,16 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { repositoryIdentity, runGit } from '@kdelta/git-source';
+import { readObjects, repositoryIdentity } from '@kdelta/git-source';
 import type { Mirror } from '../propose/workspace.js';
 import { hashOf } from '../plan/plan.js';
 
 /**
- * When an upstream's release tags were made, for a policy's minimum release age: an annotated
- * tag's date, else its commit's committer date (`%(creatordate)`). Read from the run's mirror of
- * the upstream only when a release waits on its age, and kept by tag and commit (a tag moved to
- * another commit is read again): a release that waits over several runs clones nothing after the
- * first.
+ * When an upstream's releases were made, for a policy's minimum release age: the committer date
+ * of the commit each release tag names (what git reports as a lightweight tag's date; the run's
+ * mirrors hold branches, not tags). Read from the run's mirror of the upstream, one process for
+ * all of them, only when a release waits on its age, and kept by commit: a release that waits
+ * over several runs clones nothing after the first. A tag's commit that no branch holds has no
+ * date here, and a release without a date is not old enough.
  */
 
 export interface TagDatesInput {
@@ -38,20 +39,17 @@ export async function tagDates(input: TagDatesInput): Promise<Map<string, Date>>
   } catch {
     // none kept yet
   }
-  const keyOf = (t: { tag: string; commit: string }) => `${t.tag} ${t.commit}`;
-  const missing = input.tags.filter((t) => typeof stored[keyOf(t)] !== 'number');
+  const keyOf = (t: { commit: string }) => t.commit.toLowerCase();
+  const missing = [...new Set(input.tags.filter((t) => typeof stored[keyOf(t)] !== 'number').map(keyOf))];
   if (missing.length > 0) {
     const mirror = await input.mirror();
-    const { stdout } = await runGit(
-      ['for-each-ref', '--format=%(refname) %(*objectname) %(objectname) %(creatordate:unix)', ...missing.map((t) => `refs/tags/${t.tag}`)],
-      { cwd: mirror.dir, env: input.env },
-    );
-    for (const line of stdout.split('\n')) {
-      // an annotated tag: `refs/tags/v1 <commit> <tag object> <date>`; a lightweight one: `refs/tags/v1  <commit> <date>`
-      const m = /^refs\/tags\/(\S+) (\S*) (\S+) (\d+)$/.exec(line.trim());
-      if (!m) continue;
-      const commit = (m[2] || m[3])!.toLowerCase();
-      stored[`${m[1]} ${commit}`] = Number(m[4]);
+    const reads = await readObjects({ dir: mirror.dir, objects: missing, type: 'commit', maxBytes: 1024 * 1024, env: input.env });
+    for (const [i, commit] of missing.entries()) {
+      const r = reads[i];
+      // a commit object: `committer <name> <email> <seconds> <zone>`
+      const text = r?.kind === 'found' ? r.content.toString('utf8') : undefined;
+      const at = text === undefined ? undefined : /^committer .* (\d+) [+-]\d{4}$/m.exec(text)?.[1];
+      if (at !== undefined) stored[commit] = Number(at);
     }
     const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
