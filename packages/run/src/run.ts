@@ -12,9 +12,11 @@ import { applyGates, GATES } from './gates/gates.js';
 import type { Materialize } from './jobs/materialize.js';
 import { runJobs, type RunProgress } from './jobs/run-jobs.js';
 import { planJobs } from './plan/jobs-plan.js';
+import { groupJobs } from './policy/groups.js';
 import { planPolicies } from './policy/policy-plan.js';
 import { withPolicies } from './policy/policy-jobs.js';
-import { planRun } from './plan/plan.js';
+import { policyOf } from './policy/select.js';
+import { planRun, type VariantPlan } from './plan/plan.js';
 import type { Shard } from './plan/shard.js';
 import type { UpstreamRef } from './preview/preview-scope.js';
 import type { RunReport } from './report/result.js';
@@ -167,8 +169,10 @@ export async function run(options: RunOptions): Promise<RunReport> {
     const shared = { cwd, control, settings, forge, budget, env, controlId, controlRecord, ticks, runDir, version, previewing };
     const ctx = createJobContext({ ...shared, materialize, render, cacheDir, signal });
     // plan: every job of the run, before the first push
-    const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef });
-    // the update policies, decided on the whole plan; a governed variant's job proposes what its policy chose
+    const governing = (variant: VariantPlan) => policyOf(variant, control.policies);
+    const planned = await planJobs({ plan, ctx, settings, ticks, cwd, upstreamRef: options.upstreamRef, policyOf: governing });
+    // the update policies, decided on the whole plan; a governed variant's job proposes what its
+    // policy chose, and the variants of a policy that groups are proposed together
     const now = options.now?.() ?? new Date();
     const policies = await planPolicies({
       plan,
@@ -179,7 +183,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
       hand: ticks.rollouts,
     });
     // a preview proposes the upstream ref it is given, whatever a policy would choose
-    const jobs = previewing ? planned.jobs : withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
+    const pinned = previewing ? planned.jobs : withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
+    const jobs = groupJobs(pinned, governing);
     // gates: which of them propose now
     const gated = await applyGates(options.gates ?? GATES, {
       now,

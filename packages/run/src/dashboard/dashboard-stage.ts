@@ -80,7 +80,10 @@ export async function writeRunDashboard(
 ): Promise<{ report?: DashboardReport | undefined; warnings: readonly string[] }> {
   if (!dashboard.opened) return { report: dashboard.skipped, warnings: [] };
   const { ticks } = dashboard;
-  const retried = ran.filter((j) => j.kind !== 'retire').map((j) => jobKey(j.variant, j.downstream));
+  // a group's members are retried (and ticked) one by one
+  const retried = ran.flatMap((j) =>
+    j.kind === 'retire' ? [] : (j.kind === 'group' ? j.group.members : [j]).map((m) => jobKey(m.variant, m.downstream)),
+  );
   // a declined proposal's tick acts in its job (propose): known once the jobs ran
   const reproposed = [...ticks.repropose].filter((url) =>
     results.some((r) => r.reproposed === url || (r.proposal?.url === url && r.action !== 'declined')),

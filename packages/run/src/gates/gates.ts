@@ -31,17 +31,31 @@ export async function applyGates(gates: readonly Gate[], given: GateContext): Pr
   const jobs: PlannedJob[] = [];
   const held: VariantResult[] = [];
   for (const job of context.jobs) {
-    let result: VariantResult | undefined;
-    for (const gate of gates) {
-      const decision = await gate.decide(job, context);
-      if (decision.pass) continue;
-      result = heldResult(job, gate.name, decision, context.dryRun);
-      break;
+    if (job.kind === 'group') {
+      // a group's members are asked one by one, as variant jobs: the group proposes those that pass
+      let members: typeof job.group.members = [];
+      for (const member of job.group.members) {
+        const result = await firstHold(gates, member, context);
+        if (result) held.push(result);
+        else members = [...members, member];
+      }
+      if (members.length > 0) jobs.push({ ...job, group: { ...job.group, members } });
+      continue;
     }
+    const result = await firstHold(gates, job, context);
     if (result) held.push(result);
     else jobs.push(job);
   }
   return { jobs, held };
+}
+
+/** The result of the first gate that holds the job, or undefined when every gate passes it. */
+async function firstHold(gates: readonly Gate[], job: PlannedJob, context: GateContext): Promise<VariantResult | undefined> {
+  for (const gate of gates) {
+    const decision = await gate.decide(job, context);
+    if (!decision.pass) return heldResult(job, gate.name, decision, context.dryRun);
+  }
+  return undefined;
 }
 
 /** A held job's result: deferred with the gate's reason, or failed with its code when a person must act. */

@@ -13,6 +13,9 @@ export function governedBy(job: PlannedJob, policies: PolicyPlan): readonly { re
       const policy = policies.byVariant.get(job.variant);
       return policy === undefined ? [] : [{ variant: job.variant, policy }];
     }
+    // the gates are asked about each member of a group (gates.ts); here for completeness
+    case 'group':
+      return job.group.members.flatMap((m) => governedBy(m, policies));
     case 'update':
     case 'removal':
     case 'retire':

@@ -4,7 +4,7 @@ import { variantTarget } from '../jobs/variant.js';
 import { variantLabel, type PlannedJob } from '../plan/jobs-plan.js';
 import type { VariantPlan } from '../plan/plan.js';
 import type { UpdatePolicy, VariantPolicy } from '../policy/policy.js';
-import { MAJOR_SUFFIX } from '../policy/policy-jobs.js';
+import { MAJOR_SUFFIX } from '../policy/variant-pin.js';
 import { parseMetadataBlock } from '../propose/proposal-metadata.js';
 import { PASS, type Gate, type GateContext, type GateDecision } from './gate.js';
 import { governedBy } from './governed.js';

@@ -1,7 +1,7 @@
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
 import type { ProposalTarget } from '../forges/forge.js';
 import type { Decisions } from '../propose/proposal-body.js';
-import type { ProposalMetadata } from '../propose/proposal-metadata.js';
+import type { GroupRecord, ProposalMetadata } from '../propose/proposal-metadata.js';
 import type { RenderFailureReport } from './render.js';
 import type { UpstreamChanges } from './upstream-changes.js';
 import type { JobAction, JobOutcome, VariantResult } from '../report/result.js';
@@ -72,4 +72,6 @@ export interface Prepared {
   readonly decisions?: Decisions | undefined;
   /** The package differs from the base branch's only in its Kptfile's upstream lock (jobs/lock-only.ts). */
   readonly lockOnly?: boolean | undefined;
+  /** A group's proposal: its members and those left out (recorded in its metadata). */
+  readonly group?: GroupRecord | undefined;
 }

@@ -21,8 +21,10 @@ export interface RetiredDraft {
   readonly repository: string;
   readonly url: string;
   readonly target: ProposalTarget;
-  /** The package directory the proposal writes. */
+  /** The package directory the proposal writes ('' for a group's, which writes its members'). */
   readonly directory: string;
+  /** A group's proposal (policy/groups.ts), `variant` its name. */
+  readonly group?: true | undefined;
 }
 
 /**
@@ -37,15 +39,25 @@ export async function findRetiredDrafts(
   downstream: { repository: string; url: string; branch: string; directory: string },
   variants: ReadonlySet<string>,
   control?: string,
+  /** The groups (policy/groups.ts) proposing in this repository now: their branches are current. */
+  groups: ReadonlySet<string> = new Set(),
 ): Promise<RetiredDraft[]> {
   const out: RetiredDraft[] = [];
   for (const head of mirror.heads.keys()) {
     if (!head.startsWith(ctx.branchPrefix) || head === downstream.branch) continue;
     const variant = head.slice(ctx.branchPrefix.length);
-    if (variants.has(variant)) continue;
+    if (variants.has(variant) || groups.has(variant)) continue;
     const owned = (await findRemovals(mirror, { ...downstream, branch: head }, variants, control)).find((p) => p.variant === variant);
-    if (!owned) continue;
     const target: ProposalTarget = { downstream: downstream.repository, repo: downstream.url, head, base: downstream.branch };
+    if (!owned) {
+      // a group that no longer proposes here (its policy no longer groups, or governs none of its
+      // packages): its members have their own proposals now, so the group's is closed
+      const open = await ctx.forge.find(target);
+      const meta = open ? parseMetadataBlock(open.body) : undefined;
+      if (meta?.kind === 'group' && meta.variant === variant)
+        out.push({ variant, repository: downstream.repository, url: downstream.url, target, directory: '', group: true });
+      continue;
+    }
     const open: Proposal | undefined = await ctx.forge.find(target);
     if (!open || parseMetadataBlock(open.body)?.kind !== 'variant') continue;
     out.push({ variant, repository: downstream.repository, url: downstream.url, target, directory: owned.directory });
@@ -55,6 +67,7 @@ export async function findRetiredDrafts(
 
 /** `<Repository>/<package>` of a retired draft. */
 export function retiredLabel(draft: RetiredDraft): string {
+  if (draft.group) return `${draft.repository}/${draft.variant}`;
   return `${draft.repository}/${draft.directory.split('/').pop() ?? ''}`;
 }
 
@@ -70,20 +83,29 @@ function retireChange(draft: RetiredDraft, ctx: JobContext): Change {
     target: draft.target,
     // never the open proposal's: its fast no-op must not keep it
     fingerprint: hashOf({ retire: variant, directory, version: ctx.version }).slice(0, 32),
-    kind: 'variant',
+    kind: draft.group ? 'group' : 'variant',
     variant,
     directory,
     opened: 'closed',
     updated: 'closed',
     scratchName: `retire-${variant}`,
     // the base branch as it is: nothing to propose, so the open proposal is closed
-    prepare: async () => ({
-      title: `kdelta: variant ${variant} is gone`,
-      summary: `PackageVariant ${inertCode(variant)} is no longer in the control resources.`,
-      conflicts: [],
-      resources: [],
-      closeReason: `PackageVariant "${variant}" is gone and its proposal was never merged: closed, branch ${draft.target.head} deleted`,
-    }),
+    prepare: async () =>
+      draft.group
+        ? {
+            title: `kdelta: ${variant} no longer proposes here`,
+            summary: `No update policy groups packages of this repository as ${inertCode(variant)} any more.`,
+            conflicts: [],
+            resources: [],
+            closeReason: `${variant} no longer groups packages of ${draft.repository} (its policy changed, or governs none of them) and its proposal was never merged: closed, branch ${draft.target.head} deleted; its packages are proposed on their own`,
+          }
+        : {
+            title: `kdelta: variant ${variant} is gone`,
+            summary: `PackageVariant ${inertCode(variant)} is no longer in the control resources.`,
+            conflicts: [],
+            resources: [],
+            closeReason: `PackageVariant "${variant}" is gone and its proposal was never merged: closed, branch ${draft.target.head} deleted`,
+          },
   };
 }
 

@@ -4,6 +4,7 @@ import type { Gated } from '../gates/gates.js';
 import type { JobsPlan, PlannedJob } from '../plan/jobs-plan.js';
 import { pool } from '../pool.js';
 import { recordMergedRemoval } from '../propose/settle.js';
+import { runGroupJob } from './group.js';
 import { runRemovalJob, removalLabel } from './removal.js';
 import { runRetireJob } from './retire.js';
 import { runUpdateJob } from './update.js';
@@ -26,7 +27,9 @@ export async function runJobs(
 ): Promise<VariantResult[]> {
   const { concurrency } = options;
   // Every job of the run is known now: the progress total never changes after this.
-  const total = gated.jobs.length + planned.collided.size + planned.guard.held.length + gated.held.length + planned.merged.length;
+  // a group's members end as one result each
+  const jobResults = gated.jobs.reduce((n, j) => n + idsOf(j).length, 0);
+  const total = jobResults + planned.collided.size + planned.guard.held.length + gated.held.length + planned.merged.length;
   options.onProgress?.({ type: 'planned', total });
   let done = 0;
   const report = (raw: VariantResult) => {
@@ -35,21 +38,19 @@ export async function runJobs(
     return result;
   };
   // Once the budget is spent no job starts: each is reported deferred for the next run.
-  const run = async (job: PlannedJob): Promise<VariantResult> =>
-    report(
-      ctx.budget?.exhausted
-        ? deferredResult({ variant: job.variant, downstream: job.downstream, dryRun: ctx.dryRun })
-        : await start(job, ctx),
-    );
+  const run = async (job: PlannedJob): Promise<VariantResult[]> =>
+    (ctx.budget?.exhausted ? idsOf(job).map((id) => deferredResult({ ...id, dryRun: ctx.dryRun })) : await start(job, ctx)).map(report);
   const results: VariantResult[] = [];
-  for (const kind of ['variant', 'update', 'removal', 'retire'] as const) {
+  for (const kind of ['variant', 'group', 'update', 'removal', 'retire'] as const) {
     results.push(
-      ...(await pool(
-        gated.jobs.filter((j) => j.kind === kind),
-        concurrency,
-        ctx.signal,
-        run,
-      )),
+      ...(
+        await pool(
+          gated.jobs.filter((j) => j.kind === kind),
+          concurrency,
+          ctx.signal,
+          run,
+        )
+      ).flat(),
     );
   }
   for (const [r, why] of planned.collided) {
@@ -61,19 +62,27 @@ export async function runJobs(
   return results.sort((a, b) => (a.variant < b.variant ? -1 : a.variant > b.variant ? 1 : a.downstream < b.downstream ? -1 : 1));
 }
 
-function start(job: PlannedJob, ctx: JobContext): Promise<VariantResult> {
+async function start(job: PlannedJob, ctx: JobContext): Promise<VariantResult[]> {
   switch (job.kind) {
     case 'variant':
-      return runVariantJob(job.plan, ctx, job);
+      return [await runVariantJob(job.plan, ctx, job)];
+    case 'group':
+      return runGroupJob(job.group, ctx);
     case 'update':
-      return runUpdateJob(job.plan, job.control, ctx);
+      return [await runUpdateJob(job.plan, job.control, ctx)];
     case 'removal':
-      return runRemovalJob(job.removal, ctx);
+      return [await runRemovalJob(job.removal, ctx)];
     case 'retire':
-      return runRetireJob(job.draft, ctx);
+      return [await runRetireJob(job.draft, ctx)];
     default:
       return job satisfies never;
   }
+}
+
+/** The results a job ends as: one, or one per member of a group. */
+function idsOf(job: PlannedJob): { variant: string; downstream: string }[] {
+  const members = job.kind === 'group' ? job.group.members : [job];
+  return members.map((m) => ({ variant: m.variant, downstream: m.downstream }));
 }
 
 /** A removal the run did not start: its failure, with the reason. */

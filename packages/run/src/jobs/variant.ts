@@ -12,11 +12,11 @@ import { CONTROL_ANNOTATION } from '../control/ownership.js';
 import { applyFailureMessage, fingerprintOf, resolveUpstream, withRepositoryOf, type VariantPlan } from '../plan/plan.js';
 import { propose } from '../propose/propose.js';
 import { renderChangeLines, renderFiles, type RenderFailureReport } from './render.js';
-import { failure, message, runJob, type VariantResult } from '../report/result.js';
+import { failure, message, runJob, type JobOutcome, type VariantResult } from '../report/result.js';
 import { RunError } from '../errors.js';
 import { inert } from '../markdown.js';
 import { withCommitLinks, type UpstreamChanges } from './upstream-changes.js';
-import { MAJOR_SUFFIX, type VariantPin } from '../policy/policy-jobs.js';
+import { MAJOR_SUFFIX, type VariantPin } from '../policy/variant-pin.js';
 
 /** A PackageVariant's change: its upstream package, updated and mutated, into its downstream. */
 
@@ -49,30 +49,44 @@ export function runVariantJob(
   ctx: JobContext,
   policy: { readonly pin?: VariantPin | undefined; readonly major?: boolean | undefined } = {},
 ): Promise<VariantResult> {
-  const { pin, major = false } = policy;
+  const { major = false } = policy;
   const label = `${plan.downstream.repository.name}/${plan.downstream.package}${major ? ' (major)' : ''}`;
   const id = { variant: plan.name, downstream: label, dryRun: ctx.dryRun };
   return runJob(
     id,
     async () => {
-      if (pin) {
-        switch (pin.kind) {
-          case 'fail':
-            return failure(pin.code, pin.message);
-          case 'wait':
-            return { action: 'deferred', writes: false, message: pin.why };
-          case 'revision':
-            return propose(ctx, variantChange(plan, pin, ctx, { major, autoMerge: pin.autoMerge }));
-          default:
-            return pin satisfies never;
-        }
-      }
-      const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
-      if (!resolved.ok) return failure(resolved.code ?? 'upstream-unresolved', resolved.error);
-      return propose(ctx, variantChange(plan, resolved.value, ctx));
+      const change = await resolvedVariantChange(plan, ctx, policy);
+      return 'done' in change ? change.done : propose(ctx, change);
     },
     (error) => withRepositoryOf(plan, error, message(error)),
   );
+}
+
+/**
+ * A variant's change: at the revision its update policy's `pin` chose (or nothing now: it waits,
+ * or fails, as the pin says), else at the revision its own upstream fields resolve to now.
+ */
+export async function resolvedVariantChange(
+  plan: VariantPlan,
+  ctx: JobContext,
+  policy: { readonly pin?: VariantPin | undefined; readonly major?: boolean | undefined } = {},
+): Promise<Change | { readonly done: JobOutcome }> {
+  const { pin, major = false } = policy;
+  if (pin) {
+    switch (pin.kind) {
+      case 'fail':
+        return { done: failure(pin.code, pin.message) };
+      case 'wait':
+        return { done: { action: 'deferred', writes: false, message: pin.why } };
+      case 'revision':
+        return variantChange(plan, pin, ctx, { major, autoMerge: pin.autoMerge });
+      default:
+        return pin satisfies never;
+    }
+  }
+  const resolved = resolveUpstream(plan, await ctx.upstreamRefs(plan.upstream.url));
+  if (!resolved.ok) return { done: failure(resolved.code ?? 'upstream-unresolved', resolved.error) };
+  return variantChange(plan, resolved.value, ctx);
 }
 
 /**

@@ -9,6 +9,7 @@ import { findRetiredDrafts, retiredLabel, type RetiredDraft } from '../jobs/reti
 import { findUpdatePlans, updateTarget, type UpdatePlan } from '../jobs/update.js';
 import { variantTarget } from '../jobs/variant.js';
 import { pool } from '../pool.js';
+import { groupOf, groupTarget, shardKeyOf, type PolicyOf, type ProposalGroup } from '../policy/groups.js';
 import { scopeToUpstreamRef, type UpstreamRef, type UpstreamScope } from '../preview/preview-scope.js';
 import { findMergedRemovals, type MergedRemoval } from '../propose/settle.js';
 import type { ResolvedSettings } from '../settings/settings.js';
@@ -17,7 +18,7 @@ import type { Plan, VariantPlan } from './plan.js';
 import { removalGuard, type HeldRemoval } from './removal-guard.js';
 import { storedRemovals, storeRemovals } from './removal-scan.js';
 import { inShard } from './shard.js';
-import { currentProposalOf, type VariantPin } from '../policy/policy-jobs.js';
+import { currentProposalOf, type VariantPin } from '../policy/variant-pin.js';
 
 /**
  * Every job of a run, known before the first one runs: the variants of the plan, the control
@@ -46,7 +47,9 @@ export type PlannedJob =
       readonly control: ControlRepository;
     }
   | { readonly kind: 'removal'; readonly variant: string; readonly downstream: string; readonly removal: Removal }
-  | { readonly kind: 'retire'; readonly variant: string; readonly downstream: string; readonly draft: RetiredDraft };
+  | { readonly kind: 'retire'; readonly variant: string; readonly downstream: string; readonly draft: RetiredDraft }
+  /** Variants of one policy and one downstream proposed together (policy/groups.ts); named after the group and its Repository. */
+  | { readonly kind: 'group'; readonly variant: string; readonly downstream: string; readonly group: ProposalGroup };
 
 export type JobKind = PlannedJob['kind'];
 
@@ -79,6 +82,8 @@ export interface JobsPlanInput {
   /** The control repository's work tree. */
   readonly cwd: string;
   readonly upstreamRef?: UpstreamRef | undefined;
+  /** The update policy governing a variant (none: no variant is grouped). */
+  readonly policyOf?: PolicyOf | undefined;
 }
 
 /** The plan stage: every job of the run and the proposals they would make, collisions checked before the first push. */
@@ -86,12 +91,14 @@ export async function planJobs(input: JobsPlanInput): Promise<JobsPlan> {
   const { plan, ctx, ticks } = input;
   const { mode, shard, maxRemovals } = input.settings;
   const { branchPrefix, control: controlId, signal } = ctx;
+  const policyOf: PolicyOf = input.policyOf ?? (() => undefined);
   const warnings: string[] = [];
   const scope: UpstreamScope | undefined = input.upstreamRef
     ? await scopeToUpstreamRef(plan.variants, input.upstreamRef, ctx.upstreamRefs)
     : undefined;
   const variants = retriedFirst(
-    mode === 'updates' ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(v.name, shard)),
+    // a group's members run in one shard: the group's
+    mode === 'updates' ? [] : (scope?.variants ?? plan.variants).filter((v) => inShard(shardKeyOf(v, policyOf), shard)),
     (v) => jobKey(v.name, variantLabel(v)),
     ticks,
   );
@@ -120,6 +127,12 @@ export async function planJobs(input: JobsPlanInput): Promise<JobsPlan> {
   // Packages of variants that are gone, found before any job runs: every proposal of the run is
   // known before the first push, so two that would overwrite each other stop it first.
   const names = new Set(plan.variants.map((v) => v.name));
+  // a group's branch is a current proposal's, not a gone variant's
+  const groups = new Map<string, Set<string>>();
+  for (const v of plan.variants) {
+    const group = groupOf(v, policyOf)?.name;
+    if (group !== undefined) groups.set(v.downstream.url, (groups.get(v.downstream.url) ?? new Set()).add(group));
+  }
   let removals: Removal[] = [];
   let drafts: RetiredDraft[] = [];
   if (mode !== 'updates' && !scope) {
@@ -131,9 +144,13 @@ export async function planJobs(input: JobsPlanInput): Promise<JobsPlan> {
         // a gone variant's proposal that was never merged: closed (one whose package is on the
         // base is a removal's). Only a proposal branch of no current variant needs a clone.
         const gone = [...(await ctx.heads(d.url)).keys()].some(
-          (h) => h.startsWith(branchPrefix) && h !== downstream.branch && !currentProposalOf(h.slice(branchPrefix.length), names),
+          (h) =>
+            h.startsWith(branchPrefix) &&
+            h !== downstream.branch &&
+            !currentProposalOf(h.slice(branchPrefix.length), names) &&
+            !groups.get(d.url)?.has(h.slice(branchPrefix.length)),
         );
-        const retired = gone ? await findRetiredDrafts(ctx, await ctx.mirror(d.url), downstream, names, controlId) : [];
+        const retired = gone ? await findRetiredDrafts(ctx, await ctx.mirror(d.url), downstream, names, controlId, groups.get(d.url)) : [];
         const removing = new Set(removed.map((r) => r.variant));
         return { removals: removed, drafts: retired.filter((r) => !removing.has(r.variant)) };
       } catch (error) {
@@ -162,7 +179,7 @@ export async function planJobs(input: JobsPlanInput): Promise<JobsPlan> {
   ({ removals, drafts } = guard);
   const { held } = guard;
   if (guard.warning) warnings.push(guard.warning);
-  const collided = checkCollisions({ variants, updates, control, removals, branchPrefix, forge: ctx.forge });
+  const collided = checkCollisions({ variants, updates, control, removals, branchPrefix, forge: ctx.forge, policyOf });
   removals = removals.filter((r) => !collided.has(r));
   // merged removals: no job meets them again (the package is gone from the base branch)
   let merged: MergedRemoval[] = [];
@@ -218,14 +235,22 @@ function checkCollisions(input: {
   removals: readonly Removal[];
   branchPrefix: string;
   forge: Forge;
+  policyOf: PolicyOf;
 }): Map<Removal, string> {
   const { branchPrefix, forge } = input;
   const planned: PlannedProposal[] = [
-    ...input.variants.map((v) => ({
-      label: `variant "${v.name}"`,
-      target: variantTarget(v, branchPrefix),
-      directory: v.downstream.directory,
-    })),
+    ...input.variants.map((v) => {
+      const group = groupOf(v, input.policyOf);
+      const { repository, url, branch } = v.downstream;
+      return {
+        label: `variant "${v.name}"${group ? ` (in proposal ${group.name})` : ''}`,
+        target: group
+          ? groupTarget({ name: group.name, repository: repository.name, url, base: branch }, branchPrefix)
+          : variantTarget(v, branchPrefix),
+        directory: v.downstream.directory,
+        ...(group ? { group: group.key } : {}),
+      };
+    }),
     ...(input.control
       ? input.updates.map((u) => ({
           label: `package update "${u.name}" (${u.directory || '.'})`,

@@ -26,6 +26,8 @@ export interface PlannedProposal {
   readonly target: ProposalTarget;
   /** The package directory it writes in the downstream repository. */
   readonly directory: string;
+  /** The group proposal it is part of (policy/groups.ts): its members share the branch and the record, not a directory. */
+  readonly group?: string | undefined;
 }
 
 export interface Collision {
@@ -56,7 +58,8 @@ export function findCollisions(
     if (record !== undefined) keys.push([`record\0${record}`, `proposal record ${record}`]);
     for (const [key, what] of keys) {
       const before = seen.get(key);
-      if (before && before !== p) {
+      const sameGroup = p.group !== undefined && before?.group === p.group && !key.startsWith('directory\0');
+      if (before && before !== p && !sameGroup) {
         out.push({ first: before, second: p, what });
         break;
       }

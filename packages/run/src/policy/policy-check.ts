@@ -1,4 +1,4 @@
-import type { ControlIssue, RepositorySpec, Source, Sourced } from '../control/control.js';
+import type { ControlIssue, RepositorySpec, Source, Sourced } from '../control/control-source.js';
 import type { PackageVariantSet } from '@kdelta/variant-engine';
 import { parseDuration, quote } from './duration.js';
 import { isTimeZone, parseWindow } from './window.js';

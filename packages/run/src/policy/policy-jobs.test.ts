@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PlannedJob } from '../plan/jobs-plan.js';
 import type { VariantPlan } from '../plan/plan.js';
-import { currentProposalOf, pinOf, withPolicies } from './policy-jobs.js';
+import { pinOf, withPolicies } from './policy-jobs.js';
+import { currentProposalOf } from './variant-pin.js';
 import type { PolicyPlan, UpdatePolicy, VariantPolicy } from './policy.js';
 
 const POLICY: UpdatePolicy = {

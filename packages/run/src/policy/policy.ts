@@ -1,4 +1,4 @@
-import type { Source } from '../control/control.js';
+import type { Source } from '../control/control-source.js';
 
 /**
  * Update policy and rollout waves: what a fleet may be proposed, when, how many at once, and in

@@ -1,5 +1,5 @@
-import { ControlError, describeSource, type ControlIssue } from '../control/control.js';
-import type { VariantPlan } from '../plan/plan.js';
+import { ControlError, describeSource, type ControlIssue } from '../control/control-source.js';
+import type { VariantPlan } from '../plan/variant-plan.js';
 import { globMatchAny } from './glob.js';
 import type { PolicySelector, UpdatePolicy } from './policy.js';
 import { waveOf } from './waves.js';

@@ -1,5 +1,5 @@
-import { ControlError } from '../control/control.js';
-import type { VariantPlan } from '../plan/plan.js';
+import { ControlError } from '../control/control-source.js';
+import type { VariantPlan } from '../plan/variant-plan.js';
 import type { DownstreamPolicy, UpdatePolicy } from './policy.js';
 
 /** A variant's place in its policy's rollout: the wave's name and its index in `rollout.waves`. */

@@ -17,6 +17,17 @@ export interface ProposalUpstream {
   readonly reason?: string | undefined;
 }
 
+/** What a group's proposal records of its members: a run with nothing new reports each from it. */
+export interface GroupRecord {
+  readonly members: readonly string[];
+  readonly left: readonly {
+    readonly variant: string;
+    readonly action: 'failed' | 'not-adopted';
+    readonly code?: string | undefined;
+    readonly message: string;
+  }[];
+}
+
 /** What a proposal records about itself, hidden in its body so any forge can carry it. */
 export interface ProposalMetadata {
   readonly version: string;
@@ -27,7 +38,9 @@ export interface ProposalMetadata {
   readonly baseCommit: string;
   readonly upstream?: ProposalUpstream | undefined;
   readonly conflicts: number;
-  readonly kind: 'variant' | 'removal' | 'orphan' | 'update';
+  readonly kind: 'variant' | 'removal' | 'orphan' | 'update' | 'group';
+  /** A group's proposal (kind `group`): the variants it proposes, and those left out of it this time, with why. */
+  readonly group?: GroupRecord | undefined;
   /** The render failed: the proposal holds the package unrendered (a re-run always renders it again). */
   readonly renderFailed?: boolean | undefined;
   /**

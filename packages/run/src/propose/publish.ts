@@ -119,6 +119,7 @@ function texts(input: ProposeInput, gate: ReviewGate): Pick<Step, 'commitMessage
         ...(prepared.notReady?.length ? { notReady: prepared.notReady.map((g) => g.type) } : {}),
         ...(carried?.length ? { carried: carried.map((c) => c.sha) } : {}),
         ...(statusMissing ? { statusMissing: true } : {}),
+        ...(prepared.group ? { group: prepared.group } : {}),
       },
     });
     const clean = { ...bodies, body: hideCredentials(bodies.body), full: hideCredentials(bodies.full) };
