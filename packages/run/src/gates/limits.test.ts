@@ -290,4 +290,36 @@ describe('the limits gate', () => {
       'policy platform allows 3 open proposals: 2 are open, 1 more open this run',
     ]);
   });
+
+  it("a policy that groups by repository: a repository's group is one proposal, taking one room for all its members", async () => {
+    const dir = tempDir();
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    // web-a and web-b share repo-one (one group), web-c is alone in repo-two (a group of one), web-d in repo-three
+    const at = { 'web-a': 'repo-one', 'web-b': 'repo-one', 'web-c': 'repo-two', 'web-d': 'repo-three' };
+    writeTree(dir, {
+      '.kdelta/repositories.yaml': [
+        repository('catalog', '/srv/upstream.git'),
+        ...['repo-one', 'repo-two', 'repo-three'].map((r) => repository(r, `/srv/${r}.git`)),
+      ].join('---\n'),
+      ...Object.fromEntries(Object.entries(at).map(([n, r]) => [`.kdelta/${n}.yaml`, packageVariant(n, r)])),
+    });
+    const plan = planRun(await loadControl({ dir: join(dir, '.kdelta') }), { cwd: dir });
+    const forge = counted(createLocalForge({ dir: join(dir, 'proposals') }));
+    const p = { ...policy({ openProposals: 2 }), group: 'repository' as const };
+    const byVariant = new Map<string, VariantPolicy>(
+      Object.keys(at).map((n) => [n, { policy: p, target: revision('c2'), current: { baseCommit: 'b', commit: 'c1' }, autoMerge: false }]),
+    );
+    const gated = await applyGates([limits], context(plan, { byVariant, rollouts: [], warnings: [] }, forge));
+    // two rooms: repo-one's group (both members) and repo-three's (by its key's order), repo-two's waits
+    expect(outcome(gated)).toEqual({
+      proposing: ['web-a', 'web-b', 'web-d'],
+      held: [['web-c', 'limits', 'policy platform allows 2 open proposals: 0 are open, 2 more open this run']],
+    });
+    // one look per repository's group branch (and per major branch), never per member
+    expect(forge.finds.filter((h) => h.includes('group-')).sort()).toEqual([
+      'kdelta/group-platform',
+      'kdelta/group-platform',
+      'kdelta/group-platform',
+    ]);
+  });
 });

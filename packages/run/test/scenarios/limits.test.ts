@@ -91,4 +91,31 @@ describeScenarios('update policy limits', {}, ({ fleet }) => {
       ['web-2', 'proposed', '-'],
     ]);
   });
+
+  it("a policy that groups by repository: a repository's group takes one room, for all its packages", async () => {
+    const f = await fleet(['cluster-01', 'cluster-02'], {
+      'web.yaml': packageVariant('web', 'cluster-01', '', '""'),
+      'api.yaml': packageVariant('api', 'cluster-01', '', '""'),
+      'db.yaml': packageVariant('db', 'cluster-02', '', '""'),
+      'policy.yaml': `${policy('    openProposals: 1\n')}  group: repository\n`,
+    });
+    const first = await f.run();
+    expect(outcome(first)).toEqual([
+      ['api', 'proposed', '-'],
+      ['db', 'deferred', 'limits'],
+      ['web', 'proposed', '-'],
+    ]);
+    expect(first.results.find((r) => r.variant === 'db')!.message).toBe(
+      'policy platform allows 1 open proposal: 0 are open, 1 more open this run',
+    );
+    expect(f.proposals('cluster-01', 'kdelta/group-platform')).toHaveLength(1);
+    // the group's proposal is open: its members update it; the other repository's still waits
+    const second = await f.run();
+    expect(outcome(second)).toEqual([
+      ['api', 'unchanged', '-'],
+      ['db', 'deferred', 'limits'],
+      ['web', 'unchanged', '-'],
+    ]);
+    expect(second.results.find((r) => r.variant === 'db')!.message).toBe('policy platform allows 1 open proposal: 1 is open');
+  });
 });
