@@ -63,6 +63,8 @@ function job(kind: PlannedJob['kind'], variant: string): PlannedJob {
       return { kind, variant, downstream, removal: {} as never };
     case 'retire':
       return { kind, variant, downstream, draft: {} as never };
+    case 'group':
+      return { kind, variant, downstream, group: { members: [] } as never };
     default:
       return kind satisfies never;
   }

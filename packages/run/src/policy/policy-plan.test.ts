@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createFleet, git, gitEnv, packageVariant, repository, tempDir } from '@kdelta/test-support';
 import { preview } from '../preview/preview.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import type { Forge } from '../forges/forge.js';
 import type { Plan } from '../plan/plan.js';
 import { run } from '../run.js';
 import { NO_POLICIES, type UpdatePolicy } from './policy.js';
@@ -21,6 +22,11 @@ const untouchable: PolicyPlanInput['ctx'] = {
   upstreamRefs: () => Promise.reject(new Error('read the upstream')),
   heads: () => Promise.reject(new Error('read a downstream')),
   mirror: () => Promise.reject(new Error('cloned')),
+  // any request to the forge (a health signal, a proposal) fails the test
+  forge: new Proxy({ name: 'untouchable' } as Forge, {
+    get: (target, key) =>
+      key in target ? target[key as keyof Forge] : () => Promise.reject(new Error(`asked the forge (${String(key)})`)),
+  }),
 };
 
 function policyOn(variants: readonly string[]): UpdatePolicy {
