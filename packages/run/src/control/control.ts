@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KdeltaError } from '@kdelta/errors';
 import { MergeInputError, parseYamlStream, yamlDocumentValue } from '@kdelta/merge-core';
 import {
   checkPackageVariant,
@@ -27,7 +26,6 @@ import {
   type Source,
   type Sourced,
   lineOf,
-  withLines,
 } from './control-source.js';
 import { checkPolicyReferences, checkUpdatePolicy } from '../policy/policy-check.js';
 import {

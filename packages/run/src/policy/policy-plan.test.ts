@@ -84,19 +84,19 @@ describe('a governed fleet with nothing new', () => {
     const cacheDir = tempDir();
     const env = { ...process.env, KDELTA_CACHE_DIR: cacheDir, ...gitEnv };
     const first = await run({ cwd: f.control, mode: 'variants', cacheDir, env });
-    // v1.1.0 is too young: v1.0.0 is proposed
-    expect(first.results.map((r) => [r.variant, r.action, r.upstream?.ref])).toEqual([
-      ['api', 'proposed', 'base-ns/v1.0.0'],
+    // v1.1.0 is too young: v1.0.0 is proposed, to the canary first (api's cluster is in the last wave)
+    expect(first.results.map((r) => [r.variant, r.action, r.heldBy ?? r.upstream?.ref])).toEqual([
+      ['api', 'deferred', 'rollout-wave'],
       ['web', 'proposed', 'base-ns/v1.0.0'],
     ]);
-    expect(first.results[0]!.upstream!.reason).toContain('v1.1.0 is less than a minute old, policy platform asks 3d');
+    expect(first.results[1]!.upstream!.reason).toContain('v1.1.0 is less than a minute old, policy platform asks 3d');
 
     const trace = join(tempDir(), 'trace');
     const before = process.env.GIT_TRACE;
     process.env.GIT_TRACE = trace;
     try {
       const second = await run({ cwd: f.control, mode: 'variants', cacheDir, env: { ...env, GIT_TRACE: trace } });
-      expect(second.results.map((r) => r.action)).toEqual(['unchanged', 'unchanged']);
+      expect(second.results.map((r) => r.action)).toEqual(['deferred', 'unchanged']);
     } finally {
       if (before === undefined) delete process.env.GIT_TRACE;
       else process.env.GIT_TRACE = before;
