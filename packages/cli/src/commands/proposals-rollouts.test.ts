@@ -103,4 +103,10 @@ describe('kdelta proposals shows the rollouts', () => {
       'no proposals\n\n1 rollout(s):\n  rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; reached canary, proposing prod; waits on: soak until 2026-03-02T12:00:00.000Z\n',
     );
   });
+
+  it('--dashboard-repo must be owner/name', async () => {
+    const r = await kdelta(tempDir(), 'proposals', '--forge', 'github', '--dashboard-repo', 'not a repo');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("--dashboard-repo: the dashboard's repository must be owner/name");
+  });
 });

@@ -1,6 +1,7 @@
 import { type Command, UsageError } from '../command.js';
 import { booleanFlag, parseFlags, stringFlag } from '../args.js';
 import {
+  dashboardRepositoryProblem,
   failureGroupLines,
   groupFailures,
   listProposals,
@@ -16,7 +17,7 @@ import { settingFlagSpecs, settingFlagsHelp, settingsFromFlags } from '../settin
 const SETTINGS: readonly SettingKey[] = ['forge', 'proposalsDir', 'branchPrefix'];
 
 const help = `Usage: kdelta proposals [--config <dir>] [--forge local|github] [--proposals-dir <dir>]
-                 [--branch-prefix <prefix>] [--json]
+                 [--branch-prefix <prefix>] [--dashboard-repo <owner/name>] [--json]
 
 List the proposals: state, downstream, variant branch, conflicts, whether the package's render
 failed (a RENDER column, when one did), title, and the upstream ref proposed and why ("latest release v0.4.1 of catalog/bucket").
@@ -30,7 +31,9 @@ GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL, GITHUB_SERVER_URL), the newest of each
 Under them, each rollout of an UpdatePolicy with waves, as the last run's dashboard keeps it:
 revision, upstream package, policy, each wave's merged of due, the wave reached and the one
 proposed to, what the next wave waits on (merges, a soak time, a health signal), halted and
-why, advanced by hand. --json prints {"proposals": [...], "rollouts": [...]}.
+why, advanced by hand (on GitHub, from the dashboard issue of the control repository:
+--dashboard-repo, default the work tree's origin on the GitHub server). --json prints
+{"proposals": [...], "rollouts": [...]}.
 
 A proposal closed without being merged by a person is declined (on the local forge: its branch
 deleted; on GitHub: its pull request closed, unmerged, by anyone but kdelta): kdelta run does
@@ -44,6 +47,7 @@ RunSettings of --config (spec.forge, spec.proposalsDir, spec.branchPrefix), else
 
 Flags:
   --config <dir>         the control resources (default .kdelta)
+  --dashboard-repo <r>   GitHub: the control repository, owner/name, whose dashboard holds the rollouts
   --json                 print them as JSON
 ${settingFlagsHelp(SETTINGS)}
 `;
@@ -53,13 +57,22 @@ const command: Command = {
   summary: "list the proposals (the local forge's records, or GitHub pull requests)",
   help,
   async run(args, io) {
-    const flags = parseFlags(args, { config: { type: 'string' }, json: { type: 'boolean' }, ...settingFlagSpecs(SETTINGS) });
+    const flags = parseFlags(args, {
+      config: { type: 'string' },
+      json: { type: 'boolean' },
+      'dashboard-repo': { type: 'string' },
+      ...settingFlagSpecs(SETTINGS),
+    });
     if (flags.positionals.length > 0) throw new UsageError(`unexpected argument "${flags.positionals[0]}"`);
+    const dashboardRepository = stringFlag(flags, 'dashboard-repo');
+    const problem = dashboardRepository !== undefined ? dashboardRepositoryProblem(dashboardRepository) : undefined;
+    if (problem) throw new UsageError(`--dashboard-repo: ${problem}`);
     const { forge, proposals, rollouts, warnings } = await listProposals({
       cwd: io.cwd,
       config: stringFlag(flags, 'config'),
       settings: settingsFromFlags(flags, SETTINGS),
       env: io.env,
+      dashboardRepository,
     });
     const rows = proposals.map((p) => {
       const meta = parseMetadataBlock(p.body);

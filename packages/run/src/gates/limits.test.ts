@@ -8,6 +8,7 @@ import { createLocalForge } from '../forges/local.js';
 import { variantTarget } from '../jobs/variant.js';
 import type { PlannedJob } from '../plan/jobs-plan.js';
 import { planRun, type Plan } from '../plan/plan.js';
+import { renderMetadataBlock } from '../propose/proposal-metadata.js';
 import type { PolicyPlan, UpdatePolicy, VariantPolicy } from '../policy/policy.js';
 import { normaliseSettings, resolveSettings } from '../settings/settings.js';
 import { PASS, type Gate, type GateContext } from './gate.js';
@@ -22,6 +23,7 @@ describe('allotRoom: which new proposals a policy has room for', () => {
   const cases: {
     name: string;
     limits: UpdatePolicy['limits'];
+    /** When the open proposals were opened (each counts open). */
     open: (string | undefined)[];
     candidates: string[];
     expected: Record<string, string>;
@@ -74,7 +76,7 @@ describe('allotRoom: which new proposals a policy has room for', () => {
     },
   ];
   it.each(cases)('$name', ({ limits: l, open, candidates, expected }) => {
-    const decisions = allotRoom({ policy: 'platform', limits: l, open, candidates }, NOW);
+    const decisions = allotRoom({ policy: 'platform', limits: l, open: open.length, opened: open, candidates }, NOW);
     const seen = Object.fromEntries(
       [...decisions].map(([name, d]) => [name, d.pass ? 'pass' : `${d.reason}${d.lookAgain ? ` @ ${d.lookAgain.toISOString()}` : ''}`]),
     );
@@ -234,13 +236,33 @@ describe('the limits gate', () => {
     });
   });
 
-  it('a variant whose base has the target already opens nothing new and takes no room', async () => {
+  it('a variant whose base has the target already opens nothing new and takes no room; its open proposal (merged) leaves room', async () => {
     const { plan, forge, policies } = await setup({ openProposals: 2 });
     const byVariant = new Map(policies.byVariant);
     const b = byVariant.get('web-b')!;
     byVariant.set('web-b', { ...b, current: { baseCommit: 'b', commit: 'c2' } });
     const gated = await applyGates([limits], context(plan, { ...policies, byVariant }, forge));
     expect(outcome(gated).proposing).toEqual(['other', 'web-a', 'web-b', 'web-c']);
+    // web-a's base has what its open proposal proposes (merged, to be closed by this run's job): web-c and web-d get the room
+    const a = plan.variants.find((v) => v.name === 'web-a')!;
+    const meta = renderMetadataBlock({
+      version: '1',
+      variant: 'web-a',
+      fingerprint: 'f',
+      headCommit: 'h'.repeat(40),
+      baseCommit: 'b'.repeat(40),
+      upstream: { repo: '/srv/upstream.git', ref: 'v2', commit: 'c2' },
+      conflicts: 0,
+      kind: 'variant',
+    });
+    await forge.upsert({ ...variantTarget(a, 'kdelta/'), title: 't', body: `b\n${meta}\n`, fingerprint: 'f2' });
+    byVariant.set('web-a', { ...byVariant.get('web-a')!, target: undefined, current: { baseCommit: 'b', commit: 'c2' } });
+    const merged = await applyGates([limits], context(plan, { ...policies, byVariant }, forge));
+    expect(outcome(merged)).toEqual({ proposing: ['other', 'web-a', 'web-b', 'web-c', 'web-d'], held: [] });
+    // not merged yet (the base has another commit): it stays open, and keeps its room
+    byVariant.set('web-a', { ...byVariant.get('web-a')!, current: { baseCommit: 'b', commit: 'c1' } });
+    const stays = await applyGates([limits], context(plan, { ...policies, byVariant }, forge));
+    expect(outcome(stays).held.map((h) => h[0])).toEqual(['web-d']);
   });
 
   it("a separate major's proposal takes room of its own, after its variant's by name; an open one counts", async () => {
@@ -266,6 +288,38 @@ describe('the limits gate', () => {
     expect(outcome(again).held.map((h) => h[2])).toEqual([
       'policy platform allows 3 open proposals: 2 are open, 1 more open this run',
       'policy platform allows 3 open proposals: 2 are open, 1 more open this run',
+    ]);
+  });
+
+  it("a policy that groups by repository: a repository's group is one proposal, taking one room for all its members", async () => {
+    const dir = tempDir();
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    // web-a and web-b share repo-one (one group), web-c is alone in repo-two (a group of one), web-d in repo-three
+    const at = { 'web-a': 'repo-one', 'web-b': 'repo-one', 'web-c': 'repo-two', 'web-d': 'repo-three' };
+    writeTree(dir, {
+      '.kdelta/repositories.yaml': [
+        repository('catalog', '/srv/upstream.git'),
+        ...['repo-one', 'repo-two', 'repo-three'].map((r) => repository(r, `/srv/${r}.git`)),
+      ].join('---\n'),
+      ...Object.fromEntries(Object.entries(at).map(([n, r]) => [`.kdelta/${n}.yaml`, packageVariant(n, r)])),
+    });
+    const plan = planRun(await loadControl({ dir: join(dir, '.kdelta') }), { cwd: dir });
+    const forge = counted(createLocalForge({ dir: join(dir, 'proposals') }));
+    const p = { ...policy({ openProposals: 2 }), group: 'repository' as const };
+    const byVariant = new Map<string, VariantPolicy>(
+      Object.keys(at).map((n) => [n, { policy: p, target: revision('c2'), current: { baseCommit: 'b', commit: 'c1' }, autoMerge: false }]),
+    );
+    const gated = await applyGates([limits], context(plan, { byVariant, rollouts: [], warnings: [] }, forge));
+    // two rooms: repo-one's group (both members) and repo-three's (by its key's order), repo-two's waits
+    expect(outcome(gated)).toEqual({
+      proposing: ['web-a', 'web-b', 'web-d'],
+      held: [['web-c', 'limits', 'policy platform allows 2 open proposals: 0 are open, 2 more open this run']],
+    });
+    // one look per repository's group branch (and per major branch), never per member
+    expect(forge.finds.filter((h) => h.includes('group-')).sort()).toEqual([
+      'kdelta/group-platform',
+      'kdelta/group-platform',
+      'kdelta/group-platform',
     ]);
   });
 });

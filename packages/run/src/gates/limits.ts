@@ -1,10 +1,14 @@
 import { jobKey } from '../dashboard/dashboard.js';
+import type { Proposal, ProposalTarget } from '../forges/forge.js';
 import { variantTarget } from '../jobs/variant.js';
 import { variantLabel, type PlannedJob } from '../plan/jobs-plan.js';
 import type { VariantPlan } from '../plan/plan.js';
+import { groupOf, groupTarget } from '../policy/groups.js';
 import type { UpdatePolicy, VariantPolicy } from '../policy/policy.js';
 import { MAJOR_SUFFIX } from '../policy/variant-pin.js';
+import { parseMetadataBlock } from '../propose/proposal-metadata.js';
 import { PASS, type Gate, type GateContext, type GateDecision } from './gate.js';
+import { governedBy } from './governed.js';
 
 /**
  * A policy's limits (`spec.limits`): at most `openProposals` open proposals of its variants, and at
@@ -20,8 +24,10 @@ const HOUR_MS = 60 * 60 * 1000;
 export interface PolicyRoom {
   readonly policy: string;
   readonly limits: UpdatePolicy['limits'];
+  /** Open proposals of the policy's variants that stay open (one whose revision the base has already is on its way out). */
+  readonly open: number;
   /** When each open proposal of the policy's variants was opened (ISO 8601; undefined: the forge does not say). */
-  readonly open: readonly (string | undefined)[];
+  readonly opened: readonly (string | undefined)[];
   /** The variants that would open a new proposal now, in the order they get the room (retried first, then by name). */
   readonly candidates: readonly string[];
 }
@@ -34,11 +40,11 @@ export interface PolicyRoom {
 export function allotRoom(room: PolicyRoom, now: Date): Map<string, GateDecision> {
   const { openProposals, perHour } = room.limits;
   const since = now.getTime() - HOUR_MS;
-  const recent = room.open
+  const recent = room.opened
     .map((at) => (at === undefined ? Number.NaN : Date.parse(at)))
     .filter((at) => !Number.isNaN(at) && at > since)
     .sort((a, b) => a - b);
-  const openRoom = openProposals === undefined ? Infinity : Math.max(0, openProposals - room.open.length);
+  const openRoom = openProposals === undefined ? Infinity : Math.max(0, openProposals - room.open);
   const hourRoom = perHour === undefined ? Infinity : Math.max(0, perHour - recent.length);
   const decisions = new Map<string, GateDecision>();
   const proposals = (n: number | undefined) => `${n} new ${n === 1 ? 'proposal' : 'proposals'}`;
@@ -46,7 +52,7 @@ export function allotRoom(room: PolicyRoom, now: Date): Map<string, GateDecision
     if (i < openRoom && i < hourRoom) decisions.set(name, PASS);
     else if (i >= openRoom) {
       const given = openRoom > 0 ? `, ${openRoom} more open this run` : '';
-      const open = room.open.length;
+      const open = room.open;
       decisions.set(name, {
         pass: false,
         reason: `policy ${room.policy} allows ${openProposals} open ${openProposals === 1 ? 'proposal' : 'proposals'}: ${open} ${open === 1 ? 'is' : 'are'} open${given}`,
@@ -69,20 +75,43 @@ function hasLimits(vp: VariantPolicy | undefined): vp is VariantPolicy {
   return vp !== undefined && (vp.policy.limits.openProposals !== undefined || vp.policy.limits.perHour !== undefined);
 }
 
-/** One proposal a governed variant may have: its own branch, or its separate major release's. */
+/**
+ * One proposal of a policy's variants: a variant's own branch, its separate major release's, or
+ * (the policy groups by repository) the group's of its repository, which its members share.
+ */
 interface Slot {
-  readonly v: VariantPlan;
-  readonly vp: VariantPolicy;
+  /** What the decisions are kept by: the variant's name (`-major` for its major's), or the group's key. */
+  readonly key: string;
+  readonly target: ProposalTarget;
+  readonly members: readonly { readonly v: VariantPlan; readonly vp: VariantPolicy }[];
   readonly major: boolean;
+  readonly group: boolean;
 }
 
-/** A decision's key: the variant, and whether it is its separate major proposal. */
+/** A variant's own decision's key: its name, and whether it is its separate major proposal. */
 const keyOf = (variant: string, major: boolean) => (major ? `${variant}${MAJOR_SUFFIX}` : variant);
 
-/** A new revision is due on the slot: what the policy proposes there is not what the downstream's base has. */
-function newRevisionDue({ vp, major }: Slot): boolean {
-  const due = major ? vp.major : vp.target;
-  return due !== undefined && due.commit !== vp.current?.commit;
+/** What the policy proposes to a member on the slot now (undefined: nothing). */
+const dueOn = (vp: VariantPolicy, major: boolean) => (major ? vp.major : vp.target);
+
+/** A new revision is due on the slot: what the policy proposes to a member is not what its downstream's base has. */
+function newRevisionDue(slot: Slot): boolean {
+  return slot.members.some(({ vp }) => {
+    const due = dueOn(vp, slot.major);
+    return due !== undefined && due.commit !== vp.current?.commit;
+  });
+}
+
+/**
+ * The base has the upstream commit the open proposal proposes (as its metadata block says): it was
+ * merged, and this run's job closes it, so it takes no room (a forge that closes merged proposals
+ * itself, as GitHub does, no longer lists it at all). A group's proposal counts until its job
+ * closes it.
+ */
+function merged(proposal: Proposal, slot: Slot): boolean {
+  if (slot.group) return false;
+  const proposed = parseMetadataBlock(proposal.body)?.upstream?.commit;
+  return proposed !== undefined && proposed === slot.members[0]?.vp.current?.commit;
 }
 
 /** Proposals a forge reads at a time (the local forge reads a file each). */
@@ -94,10 +123,11 @@ async function inBatches<T, R>(items: readonly T[], each: (item: T) => Promise<R
   return out;
 }
 
-/** The job a slot has in this shard, or the one it would have in another: the gates before this one are asked about it. */
-function jobOf({ v, major }: Slot, context: GateContext): PlannedJob {
+/** The job a member has in this shard (alone or in its group), or the one it would have in another: the gates before this one are asked about it. */
+function jobOf(v: VariantPlan, major: boolean, context: GateContext): PlannedJob {
+  const jobs = context.jobs.flatMap((j): readonly PlannedJob[] => (j.kind === 'group' ? j.group.members : [j]));
   return (
-    context.jobs.find((j) => j.kind === 'variant' && j.variant === v.name && Boolean(j.major) === major) ?? {
+    jobs.find((j) => j.kind === 'variant' && j.variant === v.name && Boolean(j.major) === major) ?? {
       kind: 'variant',
       variant: v.name,
       downstream: major ? `${variantLabel(v)} (major)` : variantLabel(v),
@@ -116,31 +146,59 @@ async function passesEarlier(job: PlannedJob, self: Gate, context: GateContext):
   return true;
 }
 
-/** The whole plan's decisions, by slot key: the I/O edge (open proposals, the gates before) around allotRoom. */
-async function decideFleet(self: Gate, context: GateContext): Promise<Map<string, GateDecision>> {
-  const { plan, policies, forge, settings, ticks } = context;
-  const byPolicy = new Map<UpdatePolicy, Slot[]>();
+/** The proposals of each policy with limits: its variants', their majors', its groups' (one per repository). */
+function slotsByPolicy(context: GateContext): Map<UpdatePolicy, Slot[]> {
+  const { plan, policies, settings } = context;
+  const byPolicy = new Map<UpdatePolicy, Map<string, Slot>>();
+  const add = (policy: UpdatePolicy, slot: Omit<Slot, 'members'>, member: { v: VariantPlan; vp: VariantPolicy }) => {
+    const slots = byPolicy.get(policy) ?? new Map<string, Slot>();
+    const known = slots.get(slot.key);
+    slots.set(slot.key, { ...slot, members: [...(known?.members ?? []), member] });
+    byPolicy.set(policy, slots);
+  };
   for (const v of plan.variants) {
     const vp = policies.byVariant.get(v.name);
     if (!hasLimits(vp)) continue;
-    const slots = byPolicy.get(vp.policy) ?? [];
-    slots.push({ v, vp, major: false });
-    // an open major proposal counts too, whether or not a major is due now
-    if (vp.policy.separateMajor) slots.push({ v, vp, major: true });
-    byPolicy.set(vp.policy, slots);
+    const own = variantTarget(v, settings.branchPrefix);
+    const group = groupOf(v, () => vp.policy);
+    if (group)
+      add(
+        vp.policy,
+        {
+          key: group.key,
+          target: groupTarget({ name: group.name, repository: own.downstream, url: own.repo, base: own.base }, settings.branchPrefix),
+          major: false,
+          group: true,
+        },
+        { v, vp },
+      );
+    else add(vp.policy, { key: keyOf(v.name, false), target: own, major: false, group: false }, { v, vp });
+    // a major release is its own proposal, grouped or not; an open one counts whether or not a major is due now
+    if (vp.policy.separateMajor)
+      add(
+        vp.policy,
+        { key: keyOf(v.name, true), target: { ...own, head: `${own.head}${MAJOR_SUFFIX}` }, major: true, group: false },
+        { v, vp },
+      );
   }
+  return new Map([...byPolicy].map(([policy, slots]) => [policy, [...slots.values()]]));
+}
+
+/** The whole plan's decisions, by variant (`-major` for its major's): the I/O edge (open proposals, the gates before) around allotRoom. */
+async function decideFleet(self: Gate, context: GateContext): Promise<Map<string, GateDecision>> {
+  const { forge, ticks } = context;
   const decisions = new Map<string, GateDecision>();
-  for (const [policy, slots] of byPolicy) {
-    const open = await inBatches(slots, async ({ v, major }) => {
-      if (!forge) return undefined;
-      const target = variantTarget(v, settings.branchPrefix);
-      return forge.find(major ? { ...target, head: `${target.head}${MAJOR_SUFFIX}` } : target);
-    });
+  for (const [policy, slots] of slotsByPolicy(context)) {
+    const open = await inBatches(slots, async (slot) => (forge ? await forge.find(slot.target) : undefined));
     const candidates: { key: string; retried: boolean }[] = [];
     for (const [i, slot] of slots.entries()) {
       if (open[i] !== undefined || !newRevisionDue(slot)) continue;
-      if (!(await passesEarlier(jobOf(slot, context), self, context))) continue;
-      candidates.push({ key: keyOf(slot.v.name, slot.major), retried: ticks.retry.has(jobKey(slot.v.name, variantLabel(slot.v))) });
+      // a group proposes the members the gates before let through: it takes room when one of them is
+      let passing = false;
+      for (const { v } of slot.members) passing ||= await passesEarlier(jobOf(v, slot.major, context), self, context);
+      if (!passing) continue;
+      const retried = slot.members.some(({ v }) => ticks.retry.has(jobKey(v.name, variantLabel(v))));
+      candidates.push({ key: slot.key, retried });
     }
     // stable, alike in every shard: the jobs a person asked to retry first, then by name
     candidates.sort((a, b) => Number(b.retried) - Number(a.retried) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -148,12 +206,18 @@ async function decideFleet(self: Gate, context: GateContext): Promise<Map<string
       {
         policy: policy.name,
         limits: policy.limits,
-        open: open.filter((p) => p !== undefined).map((p) => p.createdAt),
+        // an open proposal whose revision the base has already is merged (this run's job closes it): it takes no room
+        open: slots.filter((slot, i) => open[i] !== undefined && !merged(open[i], slot)).length,
+        opened: open.filter((p) => p !== undefined).map((p) => p.createdAt),
         candidates: candidates.map((c) => c.key),
       },
       context.now,
     );
-    for (const [key, decision] of room) decisions.set(key, decision);
+    // each member of a slot is decided as its slot is
+    for (const slot of slots) {
+      const decision = room.get(slot.key);
+      if (decision) for (const { v } of slot.members) decisions.set(keyOf(v.name, slot.major), decision);
+    }
   }
   return decisions;
 }
@@ -164,13 +228,20 @@ const decided = new WeakMap<GateContext, Promise<Map<string, GateDecision>>>();
 export const limits: Gate = {
   name: 'limits',
   async decide(job, context) {
-    // only a variant's job opens a proposal a policy limits; an ungoverned one pays nothing
-    if (job.kind !== 'variant' || !hasLimits(context.policies.byVariant.get(job.variant))) return PASS;
+    // only what a policy with limits governs takes room; an ungoverned variant pays nothing
+    const governed = governedBy(job, context.policies).filter((g) => hasLimits(g.policy));
+    if (governed.length === 0) return PASS;
     let fleet = decided.get(context);
     if (!fleet) {
       fleet = decideFleet(limits, context);
       decided.set(context, fleet);
     }
-    return (await fleet).get(keyOf(job.variant, Boolean(job.major))) ?? PASS;
+    const decisions = await fleet;
+    const major = job.kind === 'variant' && job.major === true;
+    for (const { variant } of governed) {
+      const decision = decisions.get(keyOf(variant, major));
+      if (decision && !decision.pass) return decision;
+    }
+    return PASS;
   },
 };

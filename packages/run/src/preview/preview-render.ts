@@ -72,13 +72,13 @@ function summarySentence(s: PreviewSummary, mark: (text: string) => string, pros
 function waveSentence(w: PreviewWave, mark: (text: string) => string): string {
   const s = w.summary;
   const change = s.created + s.changed + s.removed;
-  const parts = [`${plural(change, 'variant')} change${s.created > 0 ? ` (${s.created} new)` : ''}`];
+  const parts = change > 0 ? [`${plural(change, 'variant')} change${s.created > 0 ? ` (${s.created} new)` : ''}`] : [];
   if (s.conflicted > 0) parts.push(`conflicts in ${s.conflicted}`);
   if (s.renderFailed > 0) parts.push(`render fails in ${s.renderFailed}`);
   if (s.failed > 0) parts.push(`${s.failed} failed`);
   if (s.leftAlone > 0) parts.push(`${s.leftAlone} left alone`);
   if (s.unchanged > 0) parts.push(`${s.unchanged} unchanged`);
-  return `wave ${mark(w.name)}: ${parts.join(', ')}`;
+  return `wave ${mark(w.name)}: ${parts.length > 0 ? parts.join(', ') : 'nothing'}`;
 }
 
 function candidateLine(report: PreviewReport, mark: (text: string) => string): string {

@@ -74,9 +74,9 @@ async function localRollouts(dir: string, cwd: string): Promise<ListedRollouts> 
   return { rollouts: record ? parseDashboard(record.body).rollouts : [], warnings: [] };
 }
 
-async function githubRollouts(cwd: string, forge: Forge): Promise<ListedRollouts> {
+async function githubRollouts(cwd: string, forge: Forge, given: string | undefined): Promise<ListedRollouts> {
   try {
-    const repository = await githubControlRepository(cwd, forge);
+    const repository = given ?? (await githubControlRepository(cwd, forge));
     if (repository === undefined) return NO_ROLLOUTS;
     for (const mode of ['both', 'variants'] as const) {
       const record = await forge.readDashboard!(dashboardTarget(repository, mode, undefined));
@@ -96,6 +96,8 @@ export interface ListProposalsOptions {
   /** The settings a door checked (forge, proposalsDir, branchPrefix): over RunSettings, as in a run. */
   readonly settings?: CheckedSettings | undefined;
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** GitHub: the control repository (`owner/name`) whose dashboard issue holds the rollouts (default: the work tree's `origin` on the server). */
+  readonly dashboardRepository?: string | undefined;
 }
 
 /**
@@ -118,7 +120,11 @@ export async function listProposals(
     const repositories = control ?? (await loadControl({ dir, display: config }));
     const forge = await githubForge(github);
     const proposals = await listOnGitHub(repositories, options.cwd, forge);
-    return { forge: settings.forge, proposals, ...(await githubRollouts(options.cwd, forge)) };
+    // the dashboard issue is read only when a policy could have rollouts: a fleet without one makes no more requests
+    const rollouts = repositories.policies.some((p) => p.rollout)
+      ? await githubRollouts(options.cwd, forge, options.dashboardRepository)
+      : NO_ROLLOUTS;
+    return { forge: settings.forge, proposals, ...rollouts };
   }
   const dirOf = resolve(options.cwd, settings.proposalsDir);
   const local = createLocalForge({ dir: dirOf, displayRoot: options.cwd, branchPrefix: settings.branchPrefix });
