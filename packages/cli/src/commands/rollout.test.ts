@@ -30,8 +30,9 @@ describe('kdelta rollout (local forge)', () => {
   it('advance proposes the next wave on the next run; halt holds the rollout until resume', async () => {
     const f = rolloutFleet();
     const first = await kdelta(f, 'run');
-    expect(first.stdout).toMatch(
-      /web-c +repo-c\/web +deferred \(rollout-wave: rollout of base-ns v1 \(policy platform\): wave canary has 0 of 1 merged/,
+    expect(first.stdout).toMatch(/web-c +repo-c\/web +deferred \(rollout-wave\)/);
+    expect(first.stdout).toContain(
+      '  rollout-wave: rollout of base-ns v1 (policy platform): wave canary has 0 of 1 merged (waits on merge of web-a in repo-a)\n    web-c → repo-c/web\n',
     );
 
     const advance = await kdelta(f, 'rollout', 'advance', 'platform', 'v1');
@@ -42,8 +43,10 @@ describe('kdelta rollout (local forge)', () => {
     expect((await kdelta(f, 'run')).stdout).toMatch(/web-c +repo-c\/web +proposed/);
 
     expect((await kdelta(f, 'rollout', 'halt', 'platform', 'base-ns/v1')).code).toBe(0);
-    expect((await kdelta(f, 'run')).stdout).toMatch(
-      /web-a +repo-a\/web +deferred \(rollout-wave: rollout of base-ns v1 \(policy platform\): halted: by hand on the dashboard\)/,
+    const halted = (await kdelta(f, 'run')).stdout;
+    expect(halted).toMatch(/web-a +repo-a\/web +deferred \(rollout-wave\)/);
+    expect(halted).toContain(
+      '  rollout-wave: rollout of base-ns v1 (policy platform): halted: by hand on the dashboard\n    web-a → repo-a/web\n',
     );
     // nothing to halt twice; resume lifts it
     const again = await kdelta(f, 'rollout', 'halt', 'platform', 'v1');
