@@ -84,8 +84,8 @@ describe('kdelta proposals shows the rollouts', () => {
       [
         '',
         '2 rollout(s):',
-        '  rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; reached canary, proposing prod; waits on: soak until 2026-03-02T12:00:00.000Z',
-        '  rollout of catalog/base-ns base-ns/v3 (policy platform): canary 0/1, prod 0/2 merged; no wave has it yet, proposing canary; HALTED: status flux-system failed on cluster-01 (canary)',
+        '  rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; reached canary, proposed to prod; the rollout waits on: soak until 2026-03-02T12:00:00.000Z',
+        '  rollout of catalog/base-ns base-ns/v3 (policy platform): canary 0/1, prod 0/2 merged; no wave has it yet, proposed to canary; HALTED: status flux-system failed on cluster-01 (canary)',
         '',
       ].join('\n'),
     );
@@ -100,7 +100,7 @@ describe('kdelta proposals shows the rollouts', () => {
     rmSync(join(f.control, '.kdelta', 'proposals', 'cluster-01'), { recursive: true });
     keepDashboard(f, ROLLOUTS.slice(0, 1));
     expect((await kdelta(f.control, 'proposals')).stdout).toBe(
-      'no proposals\n\n1 rollout(s):\n  rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; reached canary, proposing prod; waits on: soak until 2026-03-02T12:00:00.000Z\n',
+      'no proposals\n\n1 rollout(s):\n  rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; reached canary, proposed to prod; the rollout waits on: soak until 2026-03-02T12:00:00.000Z\n',
     );
   });
 

@@ -212,7 +212,7 @@ const CASES: readonly Case[] = [
     signals: { 'repo-a': ok, 'repo-b': { state: 'pending' } },
     status: { proposing: 'canary', waitingOn: ['status flux-system on repo-b (pending)', 'status flux-system on repo-d (missing)'] },
     allows: {
-      'web-c': `${ROLLOUT}: wave canary (waits on status flux-system on repo-b (pending), status flux-system on repo-d (missing))`,
+      'web-c': `${ROLLOUT}: wave canary merged (waits on status flux-system on repo-b (pending), status flux-system on repo-d (missing))`,
     },
     reads: ['repo-a', 'repo-b', 'repo-d'],
   },

@@ -346,6 +346,6 @@ export function waveAllows(input: {
   const at = s.waves[proposing]!;
   if (s.soakUntil)
     return { pass: false, reason: `${what}: wave ${at.name} merged; soak until ${s.soakUntil.toISOString()}`, lookAgain: s.soakUntil };
-  const progress = at.merged < at.variants ? `wave ${at.name} has ${at.merged} of ${at.variants} merged` : `wave ${at.name}`;
+  const progress = at.merged < at.variants ? `wave ${at.name} has ${at.merged} of ${at.variants} merged` : `wave ${at.name} merged`;
   return { pass: false, reason: `${what}: ${progress} (waits on ${s.waitingOn.join(', ')})` };
 }

@@ -69,22 +69,22 @@ describe("the run's rollouts in its reports", () => {
     {
       name: 'on its way',
       rollout: status(),
-      line: 'rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; reached canary, proposing prod; waits on: soak until 2026-03-02T12:00:00.000Z',
+      line: 'rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; reached canary, proposed to prod; the rollout waits on: soak until 2026-03-02T12:00:00.000Z',
     },
     {
       name: 'not started',
       rollout: status({ reached: -1, proposing: 'canary', waitingOn: ['merge of web in cluster-01'] }),
-      line: 'rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; no wave has it yet, proposing canary; waits on: merge of web in cluster-01',
+      line: 'rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; no wave has it yet, proposed to canary; prod waits on: merge of web in cluster-01',
     },
     {
       name: 'halted: says why, and waits on nothing',
       rollout: status({ halted: 'status flux-system failed on cluster-01 (canary)' }),
-      line: 'rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; reached canary, proposing prod; HALTED: status flux-system failed on cluster-01 (canary)',
+      line: 'rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; reached canary, proposed to prod; HALTED: status flux-system failed on cluster-01 (canary)',
     },
     {
       name: 'advanced by hand',
       rollout: status({ advancedTo: 'prod', waitingOn: [] }),
-      line: 'rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; reached canary, proposing prod; advanced by hand to prod',
+      line: 'rollout of catalog/base-ns base-ns/v2 (policy platform): canary 1/1, prod 0/2 merged; reached canary, proposed to prod; advanced by hand to prod',
     },
     {
       name: 'done',

@@ -47,21 +47,25 @@ export function rolloutDone(r: RolloutReport): boolean {
 
 /**
  * One line of text: `rollout of catalog/basens v1.5.0 (policy platform): canary 2/2, prod 0/5
- * merged; reached canary, proposing prod; waits on: soak until …`. Plain text for a terminal: the
+ * merged; reached canary, proposed to prod; the wave after prod waits on: soak until …`. Plain text for a terminal: the
  * Markdown writers escape its parts themselves.
  */
 export function rolloutLine(report: RolloutReport): string {
   const r = plainReport(report);
   const waves = r.waves.map((w) => `${w.name} ${w.merged}/${w.variants}`).join(', ');
+  // the first wave not done is proposed; the wave after it waits on what is listed
+  const at = r.proposing === undefined ? -1 : r.waves.findIndex((w) => w.name === r.proposing);
+  const next = at >= 0 ? r.waves[at + 1]?.name : undefined;
   const where = rolloutDone(r)
     ? 'every wave has it'
-    : [r.reached !== undefined ? `reached ${r.reached}` : 'no wave has it yet', ...(r.proposing ? [`proposing ${r.proposing}`] : [])].join(
-        ', ',
-      );
+    : [
+        r.reached !== undefined ? `reached ${r.reached}` : 'no wave has it yet',
+        ...(r.proposing ? [`proposed to ${r.proposing}`] : []),
+      ].join(', ');
   const parts = [`rollout of ${r.upstream} ${r.revision} (policy ${r.policy}): ${waves} merged; ${where}`];
   if (r.halted !== undefined) parts.push(`HALTED: ${r.halted}`);
   if (r.advancedTo !== undefined) parts.push(`advanced by hand to ${r.advancedTo}`);
-  if (r.waitingOn.length > 0 && r.halted === undefined) parts.push(`waits on: ${r.waitingOn.join(', ')}`);
+  if (r.waitingOn.length > 0 && r.halted === undefined) parts.push(`${next ?? 'the rollout'} waits on: ${r.waitingOn.join(', ')}`);
   return parts.join('; ');
 }
 

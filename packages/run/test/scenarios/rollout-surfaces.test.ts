@@ -115,7 +115,7 @@ describeScenarios("the fleet's rollouts where a person reads them", {}, ({ forge
     });
     expect(rollout!.reached).toBeUndefined();
     expect(renderTable(report)).toMatch(
-      /\nrollout of catalog\/base-ns base-ns\/v1 \(policy platform\): canary 0\/1, prod 0\/1 merged; no wave has it yet, proposing canary/,
+      /\nrollout of catalog\/base-ns base-ns\/v1 \(policy platform\): canary 0\/1, prod 0\/1 merged; no wave has it yet, proposed to canary/,
     );
 
     const dashboard = f.dashboard()!;

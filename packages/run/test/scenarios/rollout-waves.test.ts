@@ -96,7 +96,7 @@ describeScenarios('rollout waves', {}, (setup) => {
     await signal(sf, 'repo-a', 'success');
     const waiting = await sf.run({ now: () => later });
     expect(held(waiting, 'web-c')?.message).toBe(
-      'rollout of base-ns v1 (policy platform): wave canary (waits on status flux-system on repo-b (missing))',
+      'rollout of base-ns v1 (policy platform): wave canary merged (waits on status flux-system on repo-b (missing))',
     );
 
     // green on both canaries: prod proposed
