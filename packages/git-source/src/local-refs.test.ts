@@ -307,6 +307,14 @@ const FALL_BACK: ReadonlyArray<{ name: string; make(): string; env?: Record<stri
     },
   },
   {
+    name: 'a symbolic ref that leads nowhere',
+    make() {
+      const { dir } = base();
+      git(dir, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/nothing');
+      return dir;
+    },
+  },
+  {
     name: 'no repository there',
     make: () => join(root, 'nothing-here'),
   },

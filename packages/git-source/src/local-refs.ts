@@ -166,7 +166,7 @@ export function parseLooseRef(text: string): Target | undefined {
   const oid = /^([0-9a-f]{40})\n?$/.exec(text);
   if (oid) return oid[1] === ZERO_OID ? undefined : { oid: oid[1]! };
   const sym = /^ref: (\S+)\n?$/.exec(text);
-  if (sym && (sym[1] === 'HEAD' || isPlainRefName(sym[1]!))) return { symref: sym[1]! };
+  if (sym && isPlainRefName(sym[1]!)) return { symref: sym[1]! };
   return undefined;
 }
 
@@ -254,14 +254,15 @@ function readRefsAt(path: string): RemoteRef[] {
   };
 
   const out: RemoteRef[] = [];
-  // HEAD is listed when it resolves, whether or not its object is there (git's head_ref)
+  // HEAD is listed when it resolves (an unborn branch's HEAD is not)
   const headOid = resolveTarget(head);
+  if (headOid && !objects.has(headOid)) throw new Unsupported('HEAD: missing object');
   if (headOid) out.push({ name: 'HEAD', commit: objects.peel(headOid) });
   const names = [...new Set([...loose.keys(), ...(packed?.refs.keys() ?? [])])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const name of names) {
     const oid = resolveTarget(direct(name)!);
-    // a symbolic ref that leads nowhere is left out
-    if (!oid) continue;
+    // a symbolic ref that leads nowhere: whether a listing shows it depends on git's version
+    if (!oid) throw new Unsupported(`${name}: dangling symbolic ref`);
     // a ref whose object is missing is broken: whether a listing shows it depends on git's version
     if (!objects.has(oid)) throw new Unsupported(`${name}: missing object`);
     out.push({ name, commit: peel(name, oid) });
