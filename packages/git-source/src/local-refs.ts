@@ -115,12 +115,9 @@ function pathOf(location: RepoLocation): string | undefined {
   return undefined;
 }
 
+/** No entry: undefined, without the cost of an exception (most paths asked for are not there). */
 function lstatOrUndefined(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
+  return lstatSync(path, { throwIfNoEntry: false });
 }
 
 /** The git directory git's upload-pack enters for `path` (its order: `/.git`, ``, `.git/.git`, `.git`). */
@@ -244,27 +241,27 @@ function readRefsAt(path: string): RemoteRef[] {
     }
     return t?.oid;
   };
+  /** What a ref's object peels to; a ref whose object is missing is broken, and whether a listing shows it depends on git's version. */
   const peel = (name: string, oid: string): string => {
     const p = packed?.refs.get(name);
-    if (p && !loose.has(name)) {
-      if (p.peeled) return p.peeled;
-      if (packed?.peeledKnown(name)) return oid;
+    if (p && !loose.has(name) && (p.peeled || packed?.peeledKnown(name))) {
+      if (!objects.has(oid)) throw new Unsupported(`${name}: missing object`);
+      return p.peeled ?? oid;
     }
-    return objects.peel(oid);
+    const peeled = objects.peel(oid);
+    if (peeled === undefined) throw new Unsupported(`${name}: missing object`);
+    return peeled;
   };
 
   const out: RemoteRef[] = [];
   // HEAD is listed when it resolves (an unborn branch's HEAD is not)
   const headOid = resolveTarget(head);
-  if (headOid && !objects.has(headOid)) throw new Unsupported('HEAD: missing object');
-  if (headOid) out.push({ name: 'HEAD', commit: objects.peel(headOid) });
+  if (headOid) out.push({ name: 'HEAD', commit: peel('HEAD', headOid) });
   const names = [...new Set([...loose.keys(), ...(packed?.refs.keys() ?? [])])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const name of names) {
     const oid = resolveTarget(direct(name)!);
     // a symbolic ref that leads nowhere: whether a listing shows it depends on git's version
     if (!oid) throw new Unsupported(`${name}: dangling symbolic ref`);
-    // a ref whose object is missing is broken: whether a listing shows it depends on git's version
-    if (!objects.has(oid)) throw new Unsupported(`${name}: missing object`);
     out.push({ name, commit: peel(name, oid) });
   }
   return out;
@@ -320,7 +317,8 @@ function objectStore(gitDir: string) {
     }
   };
   const readAt = (fd: number, position: number, length: number): Buffer => {
-    const buf = Buffer.alloc(length);
+    // only the bytes read are returned: none of the buffer's earlier content shows
+    const buf = Buffer.allocUnsafe(length);
     const n = readSync(fd, buf, 0, length, position);
     return buf.subarray(0, n);
   };
@@ -383,7 +381,8 @@ function objectStore(gitDir: string) {
 
   /** The start of an object's text (header parsed off): enough for a type and a tag's first line. */
   const looseHead = (path: string): { type: ObjectType; body: string } => {
-    const raw = withFile(path, (fd) => readAt(fd, 0, 4096));
+    // the header and a tag's first line are in the first few hundred bytes of any object
+    const raw = withFile(path, (fd) => readAt(fd, 0, 512));
     let text: string;
     try {
       text = inflateSync(raw, { finishFlush: constants.Z_SYNC_FLUSH }).toString('latin1');
@@ -439,13 +438,16 @@ function objectStore(gitDir: string) {
 
   return {
     has: (oid: string): boolean => locate(oid) !== undefined,
-    /** What `oid` peels to (`<ref>^{}`): the object at the end of its tags; itself when it is no tag. */
-    peel(oid: string): string {
+    /**
+     * What `oid` peels to (`<ref>^{}`): the object at the end of its tags; itself when it is no
+     * tag; undefined when `oid` itself is missing.
+     */
+    peel(oid: string): string | undefined {
       let current = oid;
       for (let depth = 0; depth <= MAX_CHAIN; depth++) {
         const at = locate(current);
         // a tag whose object is missing does not peel (git lists no `^{}` for it): the ref's own object
-        if (!at) return oid;
+        if (!at) return depth === 0 ? undefined : oid;
         const head = headOf(at);
         if (head.type !== 'tag') return current;
         // a tag stored as a delta: git reads it
