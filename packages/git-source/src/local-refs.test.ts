@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { git, initRepo, tempDir } from './__fixtures__/repo.js';
@@ -311,6 +311,20 @@ const FALL_BACK: ReadonlyArray<{ name: string; make(): string; env?: Record<stri
     make() {
       const { dir } = base();
       git(dir, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/nothing');
+      return dir;
+    },
+  },
+  {
+    name: 'a pack index that claims more objects than its file holds',
+    make() {
+      const { dir } = base();
+      git(dir, 'gc', '--quiet');
+      const pack = join(dir, '.git', 'objects', 'pack');
+      const idx = join(pack, readdirSync(pack).find((f) => f.endsWith('.idx'))!);
+      const bytes = readFileSync(idx);
+      for (let i = 0; i < 256; i++) if (i >= 0xe0) bytes.writeUInt32BE(0x7fffffff, 8 + i * 4);
+      chmodSync(idx, 0o644);
+      writeFileSync(idx, bytes);
       return dir;
     },
   },
