@@ -1,4 +1,6 @@
 #!/usr/bin/env node
-import { main } from '../dist/main.js';
+// The command runs from one bundled file (scripts/bundle.mjs): node reads and compiles it at once
+// instead of resolving and loading every module of every package.
+import { main } from '../dist/kdelta.js';
 
 process.exitCode = await main(process.argv.slice(2));

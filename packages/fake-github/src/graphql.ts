@@ -1,5 +1,6 @@
 // GitHub's GraphQL API, as far as the forge uses it: the auto-merge and draft mutations, and the `viewer`'s
-// login (who the token is: a user, or an App's installation as `<slug>[bot]`). A small reader of the query
+// login (who the token is: a user, or an App's installation as `<slug>[bot]`), alone or beside a page of
+// one repository's open issues (the dashboard's one read). A small reader of the query
 // text finds the mutation field and its `input` argument (inline or a variable); anything else is a GraphQL
 // error, as GitHub answers an unknown field.
 import { type Context, isMergeable, missingChecks } from './handlers.js';
@@ -88,10 +89,80 @@ function readValue(src: string, pos: { i: number }, vars: Record<string, unknown
   return word;
 }
 
+/** An issue as GraphQL's `Issue` (the fields the dashboard reads); a bot's login without `[bot]`, as GitHub's `Bot.login`. */
+function issueNode(ctx: Context, repo: { fullName: string }, i: o.IssueState) {
+  const bot = /\[bot\]$/.exec(i.user);
+  return {
+    number: i.number,
+    url: `${ctx.urls.server}/${repo.fullName}/issues/${i.number}`,
+    title: i.title,
+    body: i.body ?? '',
+    author: { __typename: bot ? 'Bot' : 'User', login: bot ? i.user.slice(0, bot.index) : i.user },
+  };
+}
+
+/**
+ * `viewer { login }` beside `repository(owner: $owner, name: $name) { issues(first: N, after: $after,
+ * states: OPEN, orderBy: {field: CREATED_AT, direction: ASC}) { pageInfo nodes } }`: who the token is
+ * and a page of the repository's open issues, oldest first, in one request.
+ */
+function viewerAndIssues(
+  ctx: Context,
+  query: string,
+  vars: Record<string, unknown>,
+  allows: (permission: string, level: Permission) => boolean,
+  reaches: (owner: string) => boolean,
+): GraphqlResult | undefined {
+  const flat = query.replace(/\s+/g, ' ');
+  if (!/\bviewer ?\{ ?login ?\}/.test(flat)) return undefined;
+  const repository = /\brepository ?\( ?owner ?: ?\$owner ?,? ?name ?: ?\$name ?\)/.test(flat);
+  const issues = /\bissues ?\(([^)]*)\)/.exec(flat);
+  if (!repository || !issues) return undefined;
+  const args = issues[1]!;
+  const first = Number(/\bfirst ?: ?(\d+)/.exec(args)?.[1] ?? Number.NaN);
+  if (!/\bstates ?: ?\[? ?OPEN ?\]?/.test(args) || !/field ?: ?CREATED_AT/.test(args) || !/direction ?: ?ASC/.test(args)) return undefined;
+  const viewer = { login: ctx.login };
+  const answer = (body: unknown): GraphqlResult => ({ status: 200, body, operationId: 'graphql/viewer+issues', write: false });
+  if (!(first >= 1 && first <= 100)) {
+    return answer({ data: null, errors: [{ message: 'first must be between 1 and 100', type: 'ARGUMENT_LIMIT' }] });
+  }
+  const owner = String(vars['owner'] ?? '');
+  const name = String(vars['name'] ?? '');
+  const repo = ctx.state.repo(`${owner}/${name}`);
+  if (!repo || !reaches(owner)) {
+    return answer({
+      data: { viewer, repository: null },
+      errors: [{ type: 'NOT_FOUND', path: ['repository'], message: `Could not resolve to a Repository with the name '${owner}/${name}'.` }],
+    });
+  }
+  if (!allows('issues', 'read')) {
+    return answer({
+      data: { viewer, repository: null },
+      errors: [{ type: 'FORBIDDEN', path: ['repository', 'issues'], message: 'Resource not accessible by integration' }],
+    });
+  }
+  const after = typeof vars['after'] === 'string' ? Number(Buffer.from(vars['after'], 'base64url').toString('utf8')) : 0;
+  const open = repo.issues.filter((i) => i.state === 'open').sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.number - b.number);
+  const page = open.slice(after, after + first);
+  const end = after + page.length;
+  return answer({
+    data: {
+      viewer,
+      repository: {
+        issues: {
+          pageInfo: { hasNextPage: end < open.length, endCursor: Buffer.from(String(end)).toString('base64url') },
+          nodes: page.map((i) => issueNode(ctx, repo, i)),
+        },
+      },
+    },
+  });
+}
+
 export async function handleGraphql(
   ctx: Context,
   body: unknown,
   allows: (permission: string, level: Permission) => boolean,
+  reaches: (owner: string) => boolean = () => true,
 ): Promise<GraphqlResult> {
   const req = (body ?? {}) as { query?: unknown; variables?: unknown };
   if (typeof req.query !== 'string') {
@@ -109,6 +180,8 @@ export async function handleGraphql(
   if (!isMutation && ctx.viewer !== false && /^\s*(?:query\b[^{]*)?\{\s*viewer\s*\{\s*login\s*\}\s*\}\s*$/.test(query)) {
     return { status: 200, body: { data: { viewer: { login: ctx.login } } }, operationId: 'graphql/viewer', write: false };
   }
+  const dashboard = !isMutation && ctx.viewer !== false ? viewerAndIssues(ctx, query, vars, allows, reaches) : undefined;
+  if (dashboard) return dashboard;
   const field = MUTATIONS.find((name) => new RegExp(`\\b${name}\\s*\\(`).test(query));
   if (!isMutation || !field) {
     const name = /\{\s*([_A-Za-z][_0-9A-Za-z]*)/.exec(query)?.[1] ?? 'unknown';

@@ -529,7 +529,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     const ctx: Context = { state, urls, login, query, rawQuery, method, path, viewer: options.graphqlViewer !== false };
 
     if (isGraphql) {
-      const out = await handleGraphql(ctx, body, (permission, level) => allows(grant, permission, level));
+      const out = await handleGraphql(
+        ctx,
+        body,
+        (permission, level) => allows(grant, permission, level),
+        (owner) => reaches(grant, owner),
+      );
       sendJson(res, out.status, out.body, out.headers);
       record(out.status, out.operationId, out.write);
       return;

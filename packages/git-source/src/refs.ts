@@ -1,6 +1,7 @@
 import { credentialsFor } from './auth.js';
 import { assertContentSource, CREDENTIAL_REPOSITORIES_SETTING, type SourceTrust } from './trust.js';
 import { GitError } from './errors.js';
+import { readLocalRefs } from './local-refs.js';
 import { runGit, WITHHELD_CREDENTIALS_ENV } from './exec.js';
 import { type UrlCredentials, assertSafeArgument, isFullCommit, repoLocation, splitCredentials } from './url.js';
 
@@ -75,6 +76,11 @@ export function remoteContext(options: RemoteOptions) {
 export async function listRemoteRefs(options: RemoteOptions & { patterns?: readonly string[] }): Promise<RemoteRef[]> {
   const { location, env, secrets } = remoteContext(options);
   for (const p of options.patterns ?? []) assertSafeArgument(p, 'ref');
+  // a repository on this machine: its files say what ls-remote would, without starting git
+  if ((options.patterns ?? []).length === 0) {
+    const local = await readLocalRefs(location, options.env);
+    if (local) return local;
+  }
   const { stdout } = await runGit(['ls-remote', '--', location.url, ...(options.patterns ?? [])], { env, secrets });
   return parseLsRemote(stdout);
 }

@@ -41,4 +41,34 @@ describe("the GitHub forge learns its own login for the dashboard's issue", () =
       await gh.close();
     }
   });
+
+  it("an App's installation (`<slug>[bot]`): its own issue is the dashboard, found in one read; a person named `<slug>` is not it", async () => {
+    const gh = await startFakeGitHub({
+      tokens: {
+        ghs_app: { login: 'fleet-app[bot]', permissions: 'all' },
+        ghp_person: { login: 'fleet-app', permissions: 'all' },
+      },
+    });
+    try {
+      await gh.createRepo('org/control', { defaultBranch: 'main', files: { 'README.md': '# control\n' } });
+      const target = {
+        repository: 'org/control',
+        name: 'dashboard',
+        title: 'kdelta dashboard',
+        marker: '<!-- kdelta-dashboard: dashboard -->',
+      };
+      const forgeAs = (token: string) =>
+        createGitHubForge({ token, apiUrl: gh.apiUrl, serverUrl: gh.serverUrl, env: {}, pacing: { writeSpacing: false } });
+      // GraphQL names the person `fleet-app` and the App's bot `fleet-app` too (a Bot, without `[bot]`)
+      await forgeAs('ghp_person').writeDashboard!(target, `- [x] forged\n${target.marker}\n`, undefined);
+      expect(await forgeAs('ghs_app').readDashboard!(target)).toBeUndefined();
+      const made = await forgeAs('ghs_app').writeDashboard!(target, `ours\n${target.marker}\n`, undefined);
+      gh.clearRequests();
+      expect(await forgeAs('ghs_app').readDashboard!(target)).toEqual(made);
+      expect(gh.requests.map((r) => r.operationId)).toEqual(['graphql/viewer+issues']);
+      expect(gh.violations).toEqual([]);
+    } finally {
+      await gh.close();
+    }
+  });
 });
