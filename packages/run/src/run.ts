@@ -185,8 +185,10 @@ export async function run(options: RunOptions): Promise<RunReport> {
     // a preview proposes the upstream ref it is given, whatever a policy would choose
     const pinned = previewing ? planned.jobs : withPolicies(planned.jobs, policies, new Set(plan.variants.map((v) => v.name)));
     const jobs = groupJobs(pinned, governing);
-    // gates: which of them propose now
-    const gated = await applyGates(options.gates ?? GATES, {
+    // gates: which of them propose now. A preview of an upstream ref shows what the ref would do to
+    // every downstream, each wave included (the gates decide when a proposal is made, not what it
+    // holds); a preview of the control resources shows what the next run would do, holds included.
+    const gated = await applyGates(previewing ? [] : (options.gates ?? GATES), {
       now,
       dryRun: settings.dryRun,
       settings,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { packageVariant } from '@kdelta/test-support';
+import { git, packageVariant } from '@kdelta/test-support';
 import { previewOf, renderPreview } from '../../src/index.js';
 import { describeScenarios, type ScenarioFleet } from './harness.js';
 
@@ -67,5 +67,25 @@ describeScenarios('the preview per rollout wave', {}, ({ fleet }) => {
     expect(text).toMatch(/^api +cluster-03\/api +- +created/m);
     // nothing was written
     expect(f.tip('cluster-01', 'kdelta/web-1')).toBeUndefined();
+  });
+
+  it('a preview of an upstream ref shows what it would do to every wave, the waiting ones too', async () => {
+    const f = await fleet(['cluster-01', 'cluster-02'], {
+      'web-1.yaml': packageVariant('web-1', 'cluster-01', '', '""'),
+      'web-2.yaml': packageVariant('web-2', 'cluster-02', '', '""'),
+      'policy.yaml': POLICY,
+    });
+    labelWaves(f, { 'cluster-01': 'canary' });
+    // the change under review: a branch of the upstream, not released
+    git(f.upstream, 'checkout', '--quiet', '-b', 'next');
+    f.publish({ 'base-ns/config.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: next\n' });
+    const report = await f.run({ dryRun: true, upstreamRef: { ref: 'next' } });
+    // the wave gate decides when a proposal is made, not what it holds: prod is shown its change
+    expect(report.results.map((r) => [r.variant, r.wave?.name ?? '-', r.action, r.heldBy])).toEqual([
+      ['web-1', 'canary', 'proposed', undefined],
+      ['web-2', 'prod', 'proposed', undefined],
+    ]);
+    const text = renderPreview(previewOf(report, { config: '.kdelta' }), { format: 'text' });
+    expect(text).toMatch(/^By rollout wave: wave canary: 1 variant change \(1 new\); wave prod: 1 variant change \(1 new\)$/m);
   });
 });
