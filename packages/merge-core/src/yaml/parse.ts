@@ -243,6 +243,31 @@ export function parseStream(text: string, file: string, side?: Side): SourceFile
 }
 
 /**
+ * Texts parsed once for several readers of one update: the merge parses the resources upstream
+ * changed, and the list of what upstream changed reads the same texts. A document is never
+ * changed by its readers (the merge builds new nodes). Held only as long as its owner holds it: a
+ * merge alone lets each parse go once it is done with it.
+ */
+export interface ParsedTexts {
+  /** `parseStream`, once per text: a text seen before gives the same documents. */
+  stream(text: string, file: string, side?: Side): SourceFileDocuments;
+}
+
+/** An empty {@link ParsedTexts}. A text that does not parse is not remembered (its error is thrown each time). */
+export function createParsedTexts(): ParsedTexts {
+  const byText = new Map<string, SourceFileDocuments>();
+  return {
+    stream(text, file, side) {
+      const hit = byText.get(text);
+      if (hit) return hit.file === file ? hit : { ...hit, file, documents: hit.documents.map((d) => ({ ...d, file })) };
+      const parsed = parseStream(text, file, side);
+      byText.set(text, parsed);
+      return parsed;
+    },
+  };
+}
+
+/**
  * The block scalar (`|`, `>`) whose last line ends `text` with no line break after it, if any.
  * There yaml reads a final line break into the value (clip and keep chomping) where Kubernetes'
  * reader (go-yaml) reads none, and a line break written after it would become part of the value.
