@@ -202,6 +202,8 @@ export interface SourceDocument {
   readonly doc: Document.Parsed;
   /** The exact text of this document's chunk of the file: its `---`, comments and body. */
   readonly text: string;
+  /** Where `text` starts in the text the document was parsed from, which its nodes' ranges count in. */
+  readonly start?: number | undefined;
   /** True when the document holds nothing (a stray `---`, only comments). */
   readonly empty: boolean;
 }
@@ -236,6 +238,7 @@ export function parseStream(text: string, file: string, side?: Side): SourceFile
       index: i,
       doc,
       text: text.slice(start, end),
+      start,
       empty: contents === null || (!isCollection(contents) && (contents as { value?: unknown }).value == null),
     });
   }
