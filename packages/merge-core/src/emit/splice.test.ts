@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { Scalar } from 'yaml';
 import { mergeFiles } from '../resource/merge-files.js';
+import { printOptions } from './print.js';
+import { ScalarPrinter } from './splice.js';
 import { parseYamlStream } from '../yaml/parse.js';
 
 /** One ConfigMap file merged three ways; the merged text. */
@@ -38,4 +41,15 @@ describe('a merge that changes only values in place', () => {
     const listed = merged(list('- "1"\n'), list('- "9"\n'), list('- "1"\n'));
     expect(parseYamlStream(listed)[0]!.toJS()).toMatchObject({ items: ['9'] });
   });
+});
+
+describe('a replaced double-quoted value', () => {
+  it.each(['value 2', '', '  spaced  ', 'a: b # c', '{x}', '[1, 2]', "it's", 'tab\there', 'quote " inside', 'back\\slash', 'é', 'yes', '0644'])(
+    'is written as the printer writes it (%j)',
+    (value) => {
+      const printer = new ScalarPrinter(printOptions({ indent: 2, indentSeq: false }));
+      const scalar = Object.assign(new Scalar(value), { type: 'QUOTE_DOUBLE' as const });
+      expect(printer.print(scalar)).toBe(printer.printed(scalar));
+    },
+  );
 });

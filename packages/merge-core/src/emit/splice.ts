@@ -86,8 +86,11 @@ function replaceable(local: Scalar, merged: Scalar): boolean {
   );
 }
 
+/** Printable ASCII without `"` or `\\`: nothing a double-quoted string escapes. */
+const PRINTABLE_AS_IS = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** Prints a scalar as the printer writes it as a map's value: one line, or undefined. */
-class ScalarPrinter {
+export class ScalarPrinter {
   private readonly doc = new Document(null, yamlDocumentOptions);
   private readonly pair = new Pair(new Scalar('k'), null as unknown);
   constructor(private readonly options: ToStringOptions) {
@@ -96,6 +99,14 @@ class ScalarPrinter {
   }
 
   print(value: Scalar): string | undefined {
+    // The common case, a double-quoted string of printable ASCII with nothing to escape: the
+    // printer writes it between its quotes, as is (a test holds the two alike).
+    if (value.type === 'QUOTE_DOUBLE' && typeof value.value === 'string' && PRINTABLE_AS_IS.test(value.value)) return `"${value.value}"`;
+    return this.printed(value);
+  }
+
+  /** What the printer writes. */
+  printed(value: Scalar): string | undefined {
     // without its comments: local's stay in the text, and they are the same (see `replaceable`)
     const bare = value.clone() as Scalar;
     bare.comment = null;
