@@ -172,7 +172,11 @@ async function updateOne(
   }
   run.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
   const out = labelled(sides, () =>
-    updateTree(strategy, { local: pkg, updated: updated.tree.package(), origin, relPackagePath: '/', isRoot: true, parsed: parsedTexts }, run),
+    updateTree(
+      strategy,
+      { local: pkg, updated: updated.tree.package(), origin, relPackagePath: '/', isRoot: true, parsed: parsedTexts },
+      run,
+    ),
   );
   const named = (p: string | undefined) => (p ? `${name}/${p}` : name);
   run.packages.push(

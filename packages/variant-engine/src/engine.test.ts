@@ -304,7 +304,8 @@ describe('applyPackageVariant', () => {
 
   it('parses no resource of the package that no mutation reads (a big ConfigMap beside an injection point)', () => {
     const settings = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n${Array.from({ length: 200 }, (_, i) => `  key-${i}: "value ${i}"\n`).join('')}`;
-    const team = 'apiVersion: hr.example.com/v1\nkind: Team\nmetadata:\n  name: team\n  annotations: {kpt.dev/config-injection: optional}\nspec: {code: x}\n';
+    const team =
+      'apiVersion: hr.example.com/v1\nkind: Team\nmetadata:\n  name: team\n  annotations: {kpt.dev/config-injection: optional}\nspec: {code: x}\n';
     const pkg = PackageTree.fromFiles([
       ['Kptfile', 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: app}\n'],
       ['settings.yaml', settings],
@@ -313,7 +314,9 @@ describe('applyPackageVariant', () => {
     const parses = vi.spyOn(Parser.prototype, 'parse');
     onTestFinished(() => parses.mockRestore());
     const pv = pvWith('    - {name: a, image: a:v1}\n', '  injectors:\n  - {name: t1, kind: Team}\n');
-    const r = applyPackageVariant(pkg, pv, { objects: [{ ...obj('Team', 't1', 'default', {}, 'hr.example.com/v1'), spec: { code: 'y' } }] });
+    const r = applyPackageVariant(pkg, pv, {
+      objects: [{ ...obj('Team', 't1', 'default', {}, 'hr.example.com/v1'), spec: { code: 'y' } }],
+    });
     expect(r.ok && [...r.changed.keys()].sort()).toEqual(['Kptfile', 'team.yaml']);
     const parsed = parses.mock.calls.map(([text]) => text);
     expect(parsed.filter((text) => text.includes('name: settings'))).toEqual([]);

@@ -20,12 +20,17 @@ const cm = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name
 describe('a merge that changes only values in place', () => {
   it.each([
     ['a quoted key and the spaces before its value', '  "a":   "1"\n  b: "2"\n', '  "a":   "9"\n  b: "2"\n'],
-    ["a line comment as local spaced it", '  a: "1"   #  keep\n  b: "2"\n', '  a: "9"   #  keep\n  b: "2"\n'],
+    ['a line comment as local spaced it', '  a: "1"   #  keep\n  b: "2"\n', '  a: "9"   #  keep\n  b: "2"\n'],
     ['a value nested in maps', '  a: "1"\nspec:\n    deep:\n        x: 1\n', '  a: "9"\nspec:\n    deep:\n        x: 2\n'],
     ['a plain value that must now be quoted', '  a: one\n', '  a: "yes"\n'],
   ])('keeps every byte of local but the values upstream changed (%s)', (_, local, expected) => {
     // upstream changes `a` to 9 (and `x` to 2); local's own layout is what the file keeps
-    const origin = cm(local.replace(/"a":\s+/, 'a: ').replace(/\s+#\s+keep/, '').replace(/ {4}/g, '  '));
+    const origin = cm(
+      local
+        .replace(/"a":\s+/, 'a: ')
+        .replace(/\s+#\s+keep/, '')
+        .replace(/ {4}/g, '  '),
+    );
     const upstreamText = origin
       .replace(/a: "1"/, 'a: "9"')
       .replace('a: one', "a: 'yes'")
@@ -44,12 +49,23 @@ describe('a merge that changes only values in place', () => {
 });
 
 describe('a replaced double-quoted value', () => {
-  it.each(['value 2', '', '  spaced  ', 'a: b # c', '{x}', '[1, 2]', "it's", 'tab\there', 'quote " inside', 'back\\slash', 'é', 'yes', '0644'])(
-    'is written as the printer writes it (%j)',
-    (value) => {
-      const printer = new ScalarPrinter(printOptions({ indent: 2, indentSeq: false }));
-      const scalar = Object.assign(new Scalar(value), { type: 'QUOTE_DOUBLE' as const });
-      expect(printer.print(scalar)).toBe(printer.printed(scalar));
-    },
-  );
+  it.each([
+    'value 2',
+    '',
+    '  spaced  ',
+    'a: b # c',
+    '{x}',
+    '[1, 2]',
+    "it's",
+    'tab\there',
+    'quote " inside',
+    'back\\slash',
+    'é',
+    'yes',
+    '0644',
+  ])('is written as the printer writes it (%j)', (value) => {
+    const printer = new ScalarPrinter(printOptions({ indent: 2, indentSeq: false }));
+    const scalar = Object.assign(new Scalar(value), { type: 'QUOTE_DOUBLE' as const });
+    expect(printer.print(scalar)).toBe(printer.printed(scalar));
+  });
 });

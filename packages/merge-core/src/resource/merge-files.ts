@@ -116,7 +116,14 @@ function parsedResource(side: Side, file: InputFile, document: SourceDocument, m
  * A resource read by the scan. Its document is parsed on its own when needed: a document's text
  * parses the same alone as in its stream, and the scan checked it would parse.
  */
-function scannedResource(side: Side, file: InputFile, entry: DocumentEntry, scanned: ScannedResource, trace: Trace, parseText: ParseText): Located {
+function scannedResource(
+  side: Side,
+  file: InputFile,
+  entry: DocumentEntry,
+  scanned: ScannedResource,
+  trace: Trace,
+  parseText: ParseText,
+): Located {
   let document: SourceDocument | undefined;
   const parse = (): SourceDocument => {
     if (document) return document;

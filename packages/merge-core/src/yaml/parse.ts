@@ -112,7 +112,9 @@ function flat(value: string): string {
 function flatStringSchema(): Schema {
   const schema = new YamlDocument(null, { version: '1.1', customTags: kubernetesTags }).schema;
   const descriptors = Object.getOwnPropertyDescriptors(schema) as PropertyDescriptorMap;
-  const slot = Object.getOwnPropertySymbols(schema).find((s) => (descriptors[s]?.value as Partial<ScalarTag> | undefined)?.tag === STRING_TAG);
+  const slot = Object.getOwnPropertySymbols(schema).find(
+    (s) => (descriptors[s]?.value as Partial<ScalarTag> | undefined)?.tag === STRING_TAG,
+  );
   if (slot === undefined) return schema;
   descriptors[slot] = { value: { ...(descriptors[slot]!.value as ScalarTag), resolve: flat } };
   return Object.create(Object.getPrototypeOf(schema) as object, descriptors) as Schema;
