@@ -38,6 +38,15 @@ describe('a merge that changes only values in place', () => {
     expect(merged(origin, upstreamText, cm(local))).toBe(cm(expected));
   });
 
+  it.each([
+    ['an empty value', '  a:\n  b: "1"\n', '  a: x\n  b: "1"\n', '  a:\n  b: "1"\n', '  a: x\n  b: "1"\n'],
+    ['a null', '  a: ~\n', '  a: x\n', '  a: ~\n', '  a: x\n'],
+    ['a tagged value', '  a: !!str 1\n', '  a: !!str 2\n', '  a: !!str 1\n', '  a: !!str "2"\n'],
+    ['a value that becomes two lines', '  a: "1"\n', '  a: "two\\nlines"\n', '  a: "1"\n', '  a: "two\\nlines"\n'],
+  ])('writes a value where local had %s', (_, origin, upstream, local, expected) => {
+    expect(merged(cm(origin), cm(upstream), cm(local))).toBe(cm(expected));
+  });
+
   it('prints the document when more than values changed: a key added, a list edited', () => {
     const origin = cm('  a: "1"\n');
     const out = merged(origin, cm('  a: "9"\n  b: "2"\n'), cm('  a:   "1"\n'));

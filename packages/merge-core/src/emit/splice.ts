@@ -74,11 +74,15 @@ function replaceable(local: Scalar, merged: Scalar): boolean {
   return (
     local.range !== undefined &&
     local.range !== null &&
+    // an empty value (`key:`) has no text to replace: a value written there needs its space
+    local.range[1] > local.range[0] &&
     ONE_LINE_TYPES.has(local.type ?? '') &&
     ONE_LINE_TYPES.has(merged.type ?? local.type ?? '') &&
+    // a tag or an anchor is written before the value's text: the printer decides where
     !local.anchor &&
     !merged.anchor &&
-    local.tag === merged.tag &&
+    !local.tag &&
+    !merged.tag &&
     Boolean(local.spaceBefore) === Boolean(merged.spaceBefore) &&
     commentsOf(local) === commentsOf(merged) &&
     plain(local.value) &&
