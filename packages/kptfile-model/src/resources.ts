@@ -1,5 +1,5 @@
 /** The KRM resources of one YAML file of a package, parsed with their text and position kept. */
-import { MergeInputError, parseYamlDocument, yamlDocumentValue } from '@kdelta/merge-core';
+import { MergeInputError, parseYamlDocument, scannedPair, scanStream, yamlDocumentValue } from '@kdelta/merge-core';
 import type { Document } from 'yaml';
 import type { KptfileIssue } from './errors.js';
 import { chunkHasContent, splitYamlDocuments } from './yaml-file.js';
@@ -11,10 +11,48 @@ export interface PackageResource {
   readonly index: number;
   /** The document's exact text (after its `---` line, if any). */
   readonly text: string;
-  /** The document as plain data. */
+  /** The document as plain data (parsed when first read: see {@link parseResources}). */
   readonly object: Record<string, unknown>;
-  /** The parsed document (comments and formatting kept). */
+  /** The parsed document (comments and formatting kept), parsed when first read. */
   readonly document: Document;
+}
+
+/**
+ * Whether the line scanner reads the text as one KRM object (a block map whose `apiVersion` and
+ * `kind` are strings). The scanner declines what it does not model, and checks that `yaml` would
+ * read the text without error or duplicate key: what it reads needs no parse to be known valid.
+ */
+function scansAsKrmObject(text: string): boolean {
+  const docs = scanStream(text);
+  const root = docs?.length === 1 ? docs[0]!.root : undefined;
+  const isString = (key: string) => {
+    const v = scannedPair(root, key)?.value;
+    return v?.kind === 'scalar' && v.str !== null;
+  };
+  return root !== undefined && isString('apiVersion') && isString('kind');
+}
+
+/** A resource the scan read: parsed, once, only when its value or document is read. */
+function scannedResource(file: string, index: number, text: string): PackageResource {
+  let parsed: { readonly document: Document; readonly object: Record<string, unknown> } | undefined;
+  const parse = () => {
+    if (!parsed) {
+      const document = parseYamlDocument(text);
+      parsed = { document, object: yamlDocumentValue(document, file, index) as Record<string, unknown> };
+    }
+    return parsed;
+  };
+  return {
+    file,
+    index,
+    text,
+    get object() {
+      return parse().object;
+    },
+    get document() {
+      return parse().document;
+    },
+  };
 }
 
 function isKrmObject(v: unknown): v is Record<string, unknown> {
@@ -29,7 +67,11 @@ function countLines(text: string): number {
   return n;
 }
 
-/** The KRM resources of a YAML file; undefined when not every document is a KRM object. */
+/**
+ * The KRM resources of a YAML file; undefined when not every document is a KRM object. A document
+ * the line scanner reads is parsed only when its value is read: which files hold resources is
+ * known without parsing a big ConfigMap no mutation or function touches.
+ */
 export function parseResources(path: string, text: string, issues: KptfileIssue[]): PackageResource[] | undefined {
   const out: PackageResource[] = [];
   let index = 0;
@@ -41,6 +83,11 @@ export function parseResources(path: string, text: string, issues: KptfileIssue[
     const bodyLines = linesBefore;
     linesBefore += countLines(chunk.body);
     if (!chunkHasContent(chunk.body)) continue;
+    if (scansAsKrmObject(chunk.body)) {
+      out.push(scannedResource(path, index, chunk.body));
+      index++;
+      continue;
+    }
     const document = parseYamlDocument(chunk.body);
     const e = document.errors[0];
     if (e) {

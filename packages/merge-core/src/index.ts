@@ -29,6 +29,7 @@ export { isPinnedPair, pinPair, PIN_COMMENT } from './collate/pin.js';
 export { setResourceField, type SetFieldInput, type SetFieldResult } from './resource/set-field.js';
 export { formatIdentity, groupOf, identityOf, mergeCommentOf, type ResourceIdentity } from './resource/identity.js';
 export {
+  createParsedTexts,
   parseStream,
   parseYamlDocument,
   parseYamlStream,
@@ -37,6 +38,7 @@ export {
   yamlDocumentValue,
   yamlErrorReason,
   yamlParseOptions,
+  type ParsedTexts,
   type SourceDocument,
   type SourceFileDocuments,
 } from './yaml/parse.js';

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { hideCredentials } from '@kdelta/git-source';
 import type { PackageTree } from '@kdelta/kptfile-model';
-import { parseYamlStream, yamlDocumentValue } from '@kdelta/merge-core';
+import { MergeInputError, type ParsedTexts, parseStream, parseYamlStream, yamlDocumentValue } from '@kdelta/merge-core';
 import { sameFile } from './compare.js';
 import { type UpdatePackageOptions, type UpdateResult, updatePackage } from './update.js';
 
@@ -45,12 +45,18 @@ export async function diffPackage(options: Omit<UpdatePackageOptions, 'dryRun'>)
 
 const IDENTIFIER = 'internal.kpt.dev/upstream-identifier';
 
-function resourcesOf(file: string, text: string): Resource[] | undefined {
-  const docs = parseYamlStream(text);
-  if (docs.some((d) => d.errors.length > 0)) return undefined;
+/** The resources of a file as the merge reads it (`parseStream`); undefined when it does not parse. */
+function resourcesOf(file: string, text: string, parsed: ParsedTexts | undefined): Resource[] | undefined {
+  let docs;
+  try {
+    docs = parsed ? parsed.stream(text, file) : parseStream(text, file);
+  } catch (error) {
+    if (error instanceof MergeInputError) return undefined;
+    throw error;
+  }
   const out: Resource[] = [];
-  for (const [i, d] of docs.entries()) {
-    const v = yamlDocumentValue(d, file, i) as Record<string, unknown> | null;
+  for (const [i, d] of docs.documents.entries()) {
+    const v = yamlDocumentValue(d.doc, file, i) as Record<string, unknown> | null;
     if (!v || typeof v !== 'object' || typeof v['kind'] !== 'string') continue;
     const meta = (v['metadata'] ?? {}) as Record<string, unknown>;
     const apiVersion = String(v['apiVersion'] ?? '');
@@ -105,20 +111,25 @@ export function fieldDiffs(a: unknown, b: unknown, path = ''): FieldDiff[] {
   return isDeepStrictEqual(a, b) ? [] : [{ path: path || '.', before: a, after: b }];
 }
 
-/** What changes between two versions of a package tree (nested packages included), resource by resource. */
-export function diffTrees(before: PackageTree, after: PackageTree): PkgChange[] {
+/**
+ * What changes between two versions of a package tree (nested packages included), resource by
+ * resource. A file with the same text in both changes nothing and is not read. `parsed`: texts
+ * the caller's update parsed already (see `UpdatePackageTreeOptions.parsed`), read from there.
+ */
+export function diffTrees(before: PackageTree, after: PackageTree, parsed?: ParsedTexts): PkgChange[] {
   const a = before.allFiles();
   const b = after.allFiles();
   const changes: PkgChange[] = [];
   const resA = new Map<string, Resource>();
   const resB = new Map<string, Resource>();
   const plainFiles = new Set<string>();
-  for (const [files, into] of [
-    [a, resA],
-    [b, resB],
+  for (const [files, into, other] of [
+    [a, resA, b],
+    [b, resB, a],
   ] as const) {
     for (const [file, text] of files) {
-      const rs = /\.ya?ml$/i.test(file) && !file.endsWith('Kptfile') ? resourcesOf(file, text) : undefined;
+      if (other.get(file) === text) continue;
+      const rs = /\.ya?ml$/i.test(file) && !file.endsWith('Kptfile') ? resourcesOf(file, text, parsed) : undefined;
       if (rs && rs.length > 0) for (const r of rs) into.set(r.id, r);
       else plainFiles.add(file);
     }

@@ -41,6 +41,7 @@ function below(input: UpdateInput, rel: string): UpdateInput {
     origin: input.origin.at(rel),
     relPackagePath: `/${rel}`,
     isRoot: false,
+    parsed: input.parsed,
   };
 }
 

@@ -1,7 +1,7 @@
 import { basename, join, posix, relative } from 'node:path';
 import { trustNamed, withoutCredentials } from '@kdelta/git-source';
 import { type PackageView, PackageTree, recoverInterruptedSwap, type Upstream, type UpstreamLock } from '@kdelta/kptfile-model';
-import type { Conflict, Decision, ResourceReport } from '@kdelta/merge-core';
+import type { Conflict, Decision, ParsedTexts, ResourceReport } from '@kdelta/merge-core';
 import { addMergeCommentsToTree } from './comments.js';
 import { commitTree, isEmpty } from './commit.js';
 import { UpdateError } from './errors.js';
@@ -38,6 +38,11 @@ export interface UpdatePackageTreeOptions extends UpdateRequest {
   readonly tree: PackageTree;
   /** The package's name in outcomes, conflicts and progress lines (`<name>/<nested path>`). */
   readonly name: string;
+  /**
+   * Where the root package's merge parses, for a caller that then lists what upstream changed
+   * (`diffTrees` of the result's `upstream`, given the same): each text is parsed once for both.
+   */
+  readonly parsed?: ParsedTexts | undefined;
 }
 
 /** A package the update visited; `path` is the package's name (`<root>/<nested path>`). */
@@ -110,7 +115,13 @@ interface FetchedSides {
  * repositories of its Kptfile that the user named (see {@link usersOwnRepos}), fetched as the
  * user's. Returns the upstream versions it merged from.
  */
-async function updateOne(run: Run, pkg: PackageView, name: string, usersRepos: readonly string[]): Promise<FetchedSides> {
+async function updateOne(
+  run: Run,
+  pkg: PackageView,
+  name: string,
+  usersRepos: readonly string[],
+  parsedTexts: ParsedTexts | undefined,
+): Promise<FetchedSides> {
   const fetchGit =
     usersRepos.length > 0 && run.git.trust
       ? { ...run.git, trust: trustNamed(run.git.trust, usersRepos, run.git.cwd ?? process.cwd()) }
@@ -161,7 +172,11 @@ async function updateOne(run: Run, pkg: PackageView, name: string, usersRepos: r
   }
   run.progress(`Updating package "${name.split('/').pop()}" with strategy "${strategy}".`);
   const out = labelled(sides, () =>
-    updateTree(strategy, { local: pkg, updated: updated.tree.package(), origin, relPackagePath: '/', isRoot: true }, run),
+    updateTree(
+      strategy,
+      { local: pkg, updated: updated.tree.package(), origin, relPackagePath: '/', isRoot: true, parsed: parsedTexts },
+      run,
+    ),
   );
   const named = (p: string | undefined) => (p ? `${name}/${p}` : name);
   run.packages.push(
@@ -310,7 +325,14 @@ export async function updatePackageTree(options: UpdatePackageTreeOptions): Prom
     const rel = stack.pop()!;
     const pkg = work.package(rel === '.' ? '' : rel);
     if (!pkg.hasKptfile() || !pkg.isRemote()) continue;
-    const sides = await updateOne(run, pkg, rel === '.' ? rootName : `${rootName}/${rel}`, usersRepos.get(rel) ?? []);
+    const sides = await updateOne(
+      run,
+      pkg,
+      rel === '.' ? rootName : `${rootName}/${rel}`,
+      usersRepos.get(rel) ?? [],
+      // only the root's sides are the ones a caller lists the changes of
+      rel === '.' ? options.parsed : undefined,
+    );
     if (rel === '.') rootSides = sides.trees;
     count++;
     for (const sub of pkg.nestedPackages({ includeRemote: true, recurseIntoRemote: false })) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { parse, Parser } from 'yaml';
 import { PackageTree } from '@kdelta/kptfile-model';
 import {
   applyPackageVariant,
@@ -300,6 +300,28 @@ describe('applyPackageVariant', () => {
       .replace("tier: 'gold'", 'tier: gold')
       .replace('\ndata:', '\n    kpt.dev/injected-resource: zone-config\n    kpt.dev/injected-resource-name: zone-config\ndata:');
     expect(r.ok && r.changed.get('setters.yaml')).toBe(injected);
+  });
+
+  it('parses no resource of the package that no mutation reads (a big ConfigMap beside an injection point)', () => {
+    const settings = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n${Array.from({ length: 200 }, (_, i) => `  key-${i}: "value ${i}"\n`).join('')}`;
+    const team =
+      'apiVersion: hr.example.com/v1\nkind: Team\nmetadata:\n  name: team\n  annotations: {kpt.dev/config-injection: optional}\nspec: {code: x}\n';
+    const pkg = PackageTree.fromFiles([
+      ['Kptfile', 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: app}\n'],
+      ['settings.yaml', settings],
+      ['team.yaml', team],
+    ]).package();
+    const parses = vi.spyOn(Parser.prototype, 'parse');
+    onTestFinished(() => parses.mockRestore());
+    const pv = pvWith('    - {name: a, image: a:v1}\n', '  injectors:\n  - {name: t1, kind: Team}\n');
+    const r = applyPackageVariant(pkg, pv, {
+      objects: [{ ...obj('Team', 't1', 'default', {}, 'hr.example.com/v1'), spec: { code: 'y' } }],
+    });
+    expect(r.ok && [...r.changed.keys()].sort()).toEqual(['Kptfile', 'team.yaml']);
+    const parsed = parses.mock.calls.map(([text]) => text);
+    expect(parsed.filter((text) => text.includes('name: settings'))).toEqual([]);
+    // a value read later is the file's all the same
+    expect(pkg.resources().find((x) => x.file === 'settings.yaml')?.object['data']).toMatchObject({ 'key-199': 'value 199' });
   });
 
   it('names the file of a package whose YAML does not parse', () => {

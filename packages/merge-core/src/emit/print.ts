@@ -9,6 +9,7 @@ import {
 } from '../yaml/parse.js';
 import type { YamlNode } from '../yaml/nodes.js';
 import { patchLines, splitLines } from './lines.js';
+import { spliceChangedScalars } from './splice.js';
 
 /** How a file lays out its YAML, so that printed lines look like the lines around them. */
 export interface LayoutStyle {
@@ -62,6 +63,9 @@ export function printOptions(layout: LayoutStyle): ToStringOptions {
  * printer's lines where content changed.
  */
 export function printMergedDocument(source: SourceDocument, contents: YamlNode | undefined): string {
+  // one-line scalars print alike in any layout: the splice needs none detected
+  const spliced = spliceChangedScalars(source, contents, printOptions({ indent: 2, indentSeq: false }));
+  if (spliced !== undefined) return spliced;
   const layout = detectLayout(source.text);
   const options = printOptions(layout);
   const doc = source.doc;

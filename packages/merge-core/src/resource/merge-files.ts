@@ -9,7 +9,7 @@ import { printMergedDocument, withFinalLineBreak } from '../emit/print.js';
 import { createEngine, type MergeOptions } from '../options.js';
 import { isCustomResourceDefinition, layerSchemas, schemaRegistryFromCrds } from '../schema/index.js';
 import { toPlain, type YamlNode } from '../yaml/nodes.js';
-import { parseStream, type SourceDocument } from '../yaml/parse.js';
+import { parseStream, type ParsedTexts, type SourceDocument, type SourceFileDocuments } from '../yaml/parse.js';
 import { scanDocuments } from '../yaml/scan.js';
 import { formatIdentity, identityKey, identityOf, type ResourceIdentity, type ScannedResource, scannedIdentityOf } from './identity.js';
 
@@ -23,6 +23,11 @@ export interface MergeFilesInput {
   readonly origin: readonly SourceFile[];
   readonly upstream: readonly SourceFile[];
   readonly local: readonly SourceFile[];
+  /**
+   * Where the merge parses, for a caller that reads the same texts after it (what upstream
+   * changed): the documents it parses stay there. Absent: each is let go once merged.
+   */
+  readonly parsed?: ParsedTexts | undefined;
 }
 
 export type ResourceAction =
@@ -89,6 +94,9 @@ class ScanMismatch extends Error {}
 /** Where the merge records each document it parses (`file#index`), for tests to see what it spared. */
 type Trace = string[] | undefined;
 
+/** How the merge parses a text: `parseStream`, or a caller's {@link ParsedTexts}. */
+type ParseText = (text: string, file: string, side: Side) => SourceFileDocuments;
+
 /** A resource parsed when its file was read: the file whole, or a document the scan declined, alone. */
 function parsedResource(side: Side, file: InputFile, document: SourceDocument, map: YAMLMap): Located {
   const kind = map.get('kind');
@@ -108,14 +116,21 @@ function parsedResource(side: Side, file: InputFile, document: SourceDocument, m
  * A resource read by the scan. Its document is parsed on its own when needed: a document's text
  * parses the same alone as in its stream, and the scan checked it would parse.
  */
-function scannedResource(side: Side, file: InputFile, entry: DocumentEntry, scanned: ScannedResource, trace: Trace): Located {
+function scannedResource(
+  side: Side,
+  file: InputFile,
+  entry: DocumentEntry,
+  scanned: ScannedResource,
+  trace: Trace,
+  parseText: ParseText,
+): Located {
   let document: SourceDocument | undefined;
   const parse = (): SourceDocument => {
     if (document) return document;
     trace?.push(`${file.file}#${entry.index}`);
     let docs: readonly SourceDocument[];
     try {
-      docs = parseStream(entry.text, file.file, side).documents;
+      docs = parseText(entry.text, file.file, side).documents;
     } catch (error) {
       if (error instanceof MergeInputError) throw new ScanMismatch(error.message);
       throw error;
@@ -193,11 +208,12 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
   // few resources upstream changed. A document the scanner declines is parsed alone; a file
   // whose documents it cannot even delimit is parsed whole, once.
   const readFiles = new Map<string, { file: InputFile; resources: (s: Side) => Located[] }>();
+  const parseText: ParseText = input.parsed ? (text, file, side) => input.parsed!.stream(text, file, side) : parseStream;
   const read = (f: SourceFile, side: Side) => {
     const key = `${f.path}\u0000${f.text}`;
     let r = readFiles.get(key);
     if (!r) {
-      r = (scan && scanFile(f, side, trace)) || parseFile(f, side, trace);
+      r = (scan && scanFile(f, side, trace, parseText)) || parseFile(f, side, trace, parseText);
       readFiles.set(key, r);
     }
     return r;
@@ -363,7 +379,12 @@ function mergeInputs(input: MergeFilesInput, options: MergeOptions, scan: boolea
  * which also names any error in it. Each document is identified by the scan or, where the scan
  * declines it or is unsure of its identity, by a parse of that document alone.
  */
-function scanFile(f: SourceFile, side: Side, trace: Trace): { file: InputFile; resources: (s: Side) => Located[] } | undefined {
+function scanFile(
+  f: SourceFile,
+  side: Side,
+  trace: Trace,
+  parseText: ParseText,
+): { file: InputFile; resources: (s: Side) => Located[] } | undefined {
   const scanned = scanDocuments(f.text);
   if (!scanned) return undefined;
   const documents: DocumentEntry[] = [];
@@ -375,7 +396,7 @@ function scanFile(f: SourceFile, side: Side, trace: Trace): { file: InputFile; r
       read.push({ scanned: r });
       continue;
     }
-    const alone = parseAlone(d.text, f.path, side);
+    const alone = parseAlone(d.text, f.path, side, parseText);
     if (!alone) return undefined;
     trace?.push(`${f.path}#${index}`);
     const parsed = { ...alone, index };
@@ -389,17 +410,17 @@ function scanFile(f: SourceFile, side: Side, trace: Trace): { file: InputFile; r
       documents.flatMap((d, i) => {
         if (d.empty) return [];
         const how = read[i]!;
-        if ('scanned' in how) return [scannedResource(s, file, d, how.scanned, trace)];
+        if ('scanned' in how) return [scannedResource(s, file, d, how.scanned, trace, parseText)];
         return [parsedResource(s, file, how.parsed, how.parsed.doc.contents as YAMLMap)];
       }),
   };
 }
 
 /** A document's text parsed alone: one document, a map unless empty; else undefined. */
-function parseAlone(text: string, path: string, side: Side): SourceDocument | undefined {
+function parseAlone(text: string, path: string, side: Side, parseText: ParseText): SourceDocument | undefined {
   let docs: readonly SourceDocument[];
   try {
-    docs = parseStream(text, path, side).documents;
+    docs = parseText(text, path, side).documents;
   } catch (error) {
     if (error instanceof MergeInputError) return undefined;
     throw error;
@@ -410,8 +431,8 @@ function parseAlone(text: string, path: string, side: Side): SourceDocument | un
 }
 
 /** A file parsed whole: anything the scanner does not model, and every input error. */
-function parseFile(f: SourceFile, side: Side, trace: Trace): { file: InputFile; resources: (s: Side) => Located[] } {
-  const parsed = parseStream(f.text, f.path, side);
+function parseFile(f: SourceFile, side: Side, trace: Trace, parseText: ParseText): { file: InputFile; resources: (s: Side) => Located[] } {
+  const parsed = parseText(f.text, f.path, side);
   for (const d of parsed.documents) trace?.push(`${f.path}#${d.index}`);
   const file: InputFile = { file: f.path, text: f.text, documents: parsed.documents };
   return {

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { mergeFiles } from '../resource/merge-files.js';
 import { MergeInputError } from '../errors.js';
@@ -133,5 +135,35 @@ describe('the one parse of kdelta (parseYamlStream, parseYamlDocument)', () => {
     expect(doc.errors).toEqual([]);
     const error = errorOf(() => yamlDocumentValue(doc, 'pkg/bomb.yaml', 1));
     expect(error.message).toMatch(/^pkg\/bomb\.yaml: document 1: refused: its aliases expand too far/);
+  });
+});
+
+describe('the memory a parsed document holds', () => {
+  // a full collection, so that what the heap holds after it is what the documents keep alive
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const heldBy = (parse: () => unknown): { held: number; kept: unknown } => {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const kept = parse();
+    gc();
+    return { held: process.memoryUsage().heapUsed - before, kept };
+  };
+  const filler = 'x'.repeat(170);
+  const values = (open: string, close: string) =>
+    configMap(Array.from({ length: 4000 }, (_, i) => `  key-${i}: ${open}value ${i} ${filler}${close}\n`).join(''));
+
+  it.each([
+    ['double-quoted', '"', '"'],
+    ['single-quoted', "'", "'"],
+    ['plain', '', ''],
+    ['block', '|-\n    ', ''],
+  ])('is a small multiple of its text, whatever the quoting of its values (%s)', (_, open, close) => {
+    const text = values(open, close);
+    const { held, kept } = heldBy(() => parseYamlStream(text));
+    // each value is a node of a few hundred bytes beside its text; a string kept as the chain of
+    // pieces yaml built it from (a double-quoted one, a character at a time) held 30 times the text
+    expect(held / text.length).toBeLessThan(8);
+    expect((kept as ReturnType<typeof parseYamlStream>)[0]!.toJS().data['key-7']).toBe(`value 7 ${filler}`);
   });
 });

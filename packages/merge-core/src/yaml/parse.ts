@@ -15,6 +15,8 @@ import {
   parseDocument,
   type Pair,
   type Scalar,
+  type ScalarTag,
+  type Schema,
   type Tags,
   type ToStringOptions,
   type YAMLMap,
@@ -87,10 +89,41 @@ function kubernetesTags(tags: Tags): Tags {
   return kubernetesSchema;
 }
 
+const STRING_TAG = 'tag:yaml.org,2002:str';
+
+/**
+ * A string as one piece of memory. yaml builds a double-quoted value one character at a time, and
+ * V8 keeps such a string as a chain of its pieces (a 200-character value is about 190 of them,
+ * 6 KB): a parsed 8 MB ConfigMap held 240 MB of chains, which every collection of the young
+ * generation copied while the document lived and every comparison of two values copied again.
+ * Reading a character joins the chain into one string in place, while it is still young garbage.
+ */
+function flat(value: string): string {
+  value.charCodeAt(0);
+  return value;
+}
+
+/**
+ * The schema every parse reads with: yaml's YAML 1.1 schema with the Kubernetes tags, and its
+ * strings made {@link flat} as they are read. yaml reads an untagged quoted or block scalar with
+ * the schema's own string tag, which no option replaces: the schema is yaml's, copied with that
+ * tag swapped (as `Schema.clone` copies one). Without the tag found, yaml's schema is used as it is.
+ */
+function flatStringSchema(): Schema {
+  const schema = new YamlDocument(null, { version: '1.1', customTags: kubernetesTags }).schema;
+  const descriptors = Object.getOwnPropertyDescriptors(schema) as PropertyDescriptorMap;
+  const slot = Object.getOwnPropertySymbols(schema).find(
+    (s) => (descriptors[s]?.value as Partial<ScalarTag> | undefined)?.tag === STRING_TAG,
+  );
+  if (slot === undefined) return schema;
+  descriptors[slot] = { value: { ...(descriptors[slot]!.value as ScalarTag), resolve: flat } };
+  return Object.create(Object.getPrototypeOf(schema) as object, descriptors) as Schema;
+}
+
 /**
  * `uniqueKeys: false`: yaml's own duplicate-key check compares each key with every earlier key of
  * its map, quadratic in a ConfigMap of tens of thousands of keys; `checkDuplicateKeys` checks in
- * one pass instead.
+ * one pass instead. `schema`: YAML 1.1 with the Kubernetes tags (`customTags`), strings flat.
  */
 export const yamlParseOptions = {
   version: '1.1',
@@ -98,6 +131,7 @@ export const yamlParseOptions = {
   prettyErrors: false,
   uniqueKeys: false,
   customTags: kubernetesTags,
+  schema: flatStringSchema(),
 } as const;
 
 /**
@@ -170,6 +204,8 @@ export interface SourceDocument {
   readonly doc: Document.Parsed;
   /** The exact text of this document's chunk of the file: its `---`, comments and body. */
   readonly text: string;
+  /** Where `text` starts in the text the document was parsed from, which its nodes' ranges count in. */
+  readonly start?: number | undefined;
   /** True when the document holds nothing (a stray `---`, only comments). */
   readonly empty: boolean;
 }
@@ -204,10 +240,36 @@ export function parseStream(text: string, file: string, side?: Side): SourceFile
       index: i,
       doc,
       text: text.slice(start, end),
+      start,
       empty: contents === null || (!isCollection(contents) && (contents as { value?: unknown }).value == null),
     });
   }
   return { file, text, documents };
+}
+
+/**
+ * Texts parsed once for several readers of one update: the merge parses the resources upstream
+ * changed, and the list of what upstream changed reads the same texts. A document is never
+ * changed by its readers (the merge builds new nodes). Held only as long as its owner holds it: a
+ * merge alone lets each parse go once it is done with it.
+ */
+export interface ParsedTexts {
+  /** `parseStream`, once per text: a text seen before gives the same documents. */
+  stream(text: string, file: string, side?: Side): SourceFileDocuments;
+}
+
+/** An empty {@link ParsedTexts}. A text that does not parse is not remembered (its error is thrown each time). */
+export function createParsedTexts(): ParsedTexts {
+  const byText = new Map<string, SourceFileDocuments>();
+  return {
+    stream(text, file, side) {
+      const hit = byText.get(text);
+      if (hit) return hit.file === file ? hit : { ...hit, file, documents: hit.documents.map((d) => ({ ...d, file })) };
+      const parsed = parseStream(text, file, side);
+      byText.set(text, parsed);
+      return parsed;
+    },
+  };
 }
 
 /**

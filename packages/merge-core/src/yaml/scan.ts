@@ -60,12 +60,25 @@ const SPECIAL_PLAIN_START = /^[-+.0-9~=<]/;
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_./-]*/;
 const DQ = /^"([^"\\]*)"/;
 const SQ = /^'((?:[^']|'')*)'/;
+// the same, sticky: read where a key starts on its line, without a copy of the rest of the line
+const PLAIN_KEY_AT = /[A-Za-z_][A-Za-z0-9_./-]*/y;
+const DQ_AT = /"([^"\\]*)"/y;
+const SQ_AT = /'((?:[^']|'')*)'/y;
+function at(pattern: RegExp, text: string, from: number): RegExpExecArray | null {
+  pattern.lastIndex = from;
+  return pattern.exec(text);
+}
 const BLOCK_HEADER = /^[|>][-+]?(?: +#.*)?$/;
 const FLOW_ITEM = `(?:"[^"\\\\]*"|'(?:[^']|'')*'|[A-Za-z0-9_./][A-Za-z0-9_./=+-]*)`;
 const FLOW_SEQ = new RegExp(`^\\[ *(?:${FLOW_ITEM} *(?:, *${FLOW_ITEM} *)*)?\\]`);
 const FLOW_MAP = new RegExp(`^\\{ *(?:([A-Za-z_][A-Za-z0-9_./-]*): +${FLOW_ITEM} *(?:, *[A-Za-z_][A-Za-z0-9_./-]*: +${FLOW_ITEM} *)*)?\\}`);
 const FLOW_MAP_KEYS = /[{,] *([A-Za-z_][A-Za-z0-9_./-]*):/g;
-const AFTER_VALUE = /^(?: *| +#.*)$/;
+/** What may follow a value on its line: spaces, and a comment after one. Sticky: read in place. */
+const AFTER_VALUE = /(?: *| +#.*)$/y;
+function afterValue(text: string, from: number): boolean {
+  AFTER_VALUE.lastIndex = from;
+  return AFTER_VALUE.test(text);
+}
 // tabs, CR, BOM, control characters and unusual line breaks: left to the parser
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const UNUSUAL_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f\x85\ufeff\u2028\u2029]/;
@@ -230,22 +243,23 @@ class Scanner {
   /** A key at column `col` of line `this.pos`, and its value; leaves `pos` after the entry. */
   entry(col: number): ScannedPair {
     const lineNo = this.pos;
-    const s = this.lineText(lineNo).slice(col);
+    const line = this.lineText(lineNo);
     let key: string;
     let len: number;
     let m: RegExpExecArray | null;
-    if ((m = PLAIN_KEY.exec(s))) {
+    if ((m = at(PLAIN_KEY_AT, line, col))) {
       key = m[0];
       len = key.length;
       if (BOOL_OR_NULL.test(key)) bail();
-    } else if ((m = DQ.exec(s))) {
+    } else if ((m = at(DQ_AT, line, col))) {
       key = m[1]!;
       len = m[0].length;
-    } else if ((m = SQ.exec(s))) {
+    } else if ((m = at(SQ_AT, line, col))) {
       key = m[1]!.replace(/''/g, "'");
       len = m[0].length;
     } else return bail();
-    if (s.charCodeAt(len) !== 58 || (s.length > len + 1 && s.charCodeAt(len + 1) !== 32) || len > 1000) bail();
+    const end = col + len;
+    if (line.charCodeAt(end) !== 58 || (line.length > end + 1 && line.charCodeAt(end + 1) !== 32) || len > 1000) bail();
     const keyStart = this.starts[lineNo]! + col;
     const value = this.value(lineNo, col, col + len + 1, true);
     return { key, keyStart, keyEnd: keyStart + len, value };
@@ -257,9 +271,11 @@ class Scanner {
    */
   value(lineNo: number, col: number, from: number, inMap: boolean): ScannedValue {
     const line = this.lineText(lineNo);
-    const rest = line.slice(from);
-    const t = rest.replace(/^ +/, '');
-    const at = this.starts[lineNo]! + from + (rest.length - t.length);
+    // the value's text, from its first character: one string per value (this runs for every line)
+    let first = from;
+    while (line.charCodeAt(first) === 32) first++;
+    const t = line.slice(first);
+    const at = this.starts[lineNo]! + first;
     this.pos = lineNo + 1;
     if (t === '' || t.charCodeAt(0) === 35) {
       const j = this.nextContent(this.pos);
@@ -277,7 +293,7 @@ class Scanner {
       return { kind: 'empty' };
     }
     if (!inMap) {
-      const c2 = from + (rest.length - t.length);
+      const c2 = first;
       if (Scanner.isSeqAt(line, c2)) bail();
       const k = PLAIN_KEY.exec(t) ?? DQ.exec(t) ?? SQ.exec(t);
       if (k) {
@@ -295,18 +311,18 @@ class Scanner {
     }
     if (c0 === 34 || c0 === 39) {
       const m = (c0 === 34 ? DQ : SQ).exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      if (!m || !afterValue(t, m[0].length)) bail();
       const str = c0 === 34 ? m[1]! : m[1]!.replace(/''/g, "'");
       return { kind: 'scalar', str, start: at, end: at + m[0].length, line: lineNo };
     }
     if (c0 === 91) {
       const m = FLOW_SEQ.exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      if (!m || !afterValue(t, m[0].length)) bail();
       return { kind: 'flow-seq', line: lineNo };
     }
     if (c0 === 123) {
       const m = FLOW_MAP.exec(t);
-      if (!m || !AFTER_VALUE.test(t.slice(m[0].length))) bail();
+      if (!m || !afterValue(t, m[0].length)) bail();
       const keys = new Set<string>();
       for (const k of m[0].matchAll(FLOW_MAP_KEYS)) {
         if (keys.has(k[1]!) || BOOL_OR_NULL.test(k[1]!)) bail();

@@ -103,7 +103,9 @@ export function resourceMerge(input: UpdateInput): UpdateOutcome {
   // file). The merge reads each distinct file once.
   const origin = krm(input.origin);
   const upstream = krm(input.updated);
-  const result = atSidePath(input, () => mergeFiles({ origin, upstream, local }, { strategy: 'upstream-wins', inferKeys: true }));
+  const result = atSidePath(input, () =>
+    mergeFiles({ origin, upstream, local, parsed: input.parsed }, { strategy: 'upstream-wins', inferKeys: true }),
+  );
   const kept = new Set(result.files.map((f) => f.path));
   for (const f of local) if (!kept.has(f.path)) input.local.delete(f.path);
   const before = new Map(local.map((f) => [f.path, f.text]));

@@ -1,5 +1,5 @@
 import type { PackageView } from '@kdelta/kptfile-model';
-import type { Conflict, Decision, ResourceReport } from '@kdelta/merge-core';
+import type { Conflict, Decision, ParsedTexts, ResourceReport } from '@kdelta/merge-core';
 import type { UpdateStrategy } from '../kptfile.js';
 
 /** One package's three versions, as kpt's updaters receive them. */
@@ -12,6 +12,8 @@ export interface UpdateInput {
   /** `/` for the root of the update, else the package's path relative to it. */
   readonly relPackagePath: string;
   readonly isRoot: boolean;
+  /** Where the merge parses, when the caller reads the same texts after it (see `UpdatePackageTreeOptions.parsed`). */
+  readonly parsed?: ParsedTexts | undefined;
 }
 
 /** What happened to a package nested in (or at the root of) an update. */

@@ -1,5 +1,6 @@
 import { watch } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { Parser } from 'yaml';
 import { createFleet, git, tempDir, UPSTREAM_PACKAGE } from '@kdelta/test-support';
 import type { FileContent, PackageFiles } from './file-content.js';
 import type { MaterializeInput } from './materialize.js';
@@ -90,6 +91,32 @@ describe('the package-update materialize step', () => {
     // merge comments added, every line still ending in CRLF
     expect(files.get('windows.yaml')).toMatch(/^metadata: # kpt-merge: \/windows\r$/m);
     expect(files.get('windows.yaml')).not.toMatch(/(^|[^\r])\n/);
+  });
+
+  it('parses what upstream changed once for the merge and the list of what upstream changed', async () => {
+    const f = createFleet([]);
+    onTestFinished(() => f.cleanup());
+    const settings = (v: number) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n${Array.from({ length: 50 }, (_, i) => `  key-${i}: "value ${i % 10 === 0 ? v : 1}"\n`).join('')}`;
+    f.publish({ 'base-ns/settings.yaml': settings(1) }, 'base-ns/s1');
+    f.publish({ 'base-ns/settings.yaml': settings(2) }, 'base-ns/s2');
+    const input = (ref: string, local?: PackageFiles): MaterializeInput => ({
+      variant: 'web',
+      upstream: { repo: f.upstream, directory: 'base-ns', ref, commit: git(f.upstream, 'rev-parse', `${ref}^{commit}`) },
+      downstream: { package: 'web', local },
+      cacheDir: tempDir('kdelta-materialize-cache-'),
+      env: process.env,
+    });
+    const first = await packageUpdateMaterialize(input('base-ns/s1'));
+    const parses = vi.spyOn(Parser.prototype, 'parse');
+    onTestFinished(() => parses.mockRestore());
+    const updated = await packageUpdateMaterialize(input('base-ns/s2', first.files));
+    const texts = parses.mock.calls.map(([text]) => text).filter((text) => text.includes('name: settings'));
+    // origin (as local has it: the downstream left it alone) and upstream, each parsed once
+    expect(texts).toHaveLength(2);
+    expect(new Set(texts).size).toBe(2);
+    expect(updated.files.get('settings.yaml')).toContain('  key-10: "value 2"\n');
+    expect(updated.upstreamChanges?.resources.map((c) => [c.subject, c.fields.length])).toEqual([['ConfigMap settings', 5]]);
   });
 
   it('refuses a local file whose path leaves the package, naming it', async () => {

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseYamlDocument } from '@kdelta/merge-core';
+import { createParsedTexts, parseYamlDocument } from '@kdelta/merge-core';
 import { hideCredentials, isGitError } from '@kdelta/git-source';
 import { createFetchMemo, type FetchMemo, type GitOptions, getPackageTree, updatePackageTree } from '@kdelta/package-update';
 import type { Conflict, ResourceReport } from '@kdelta/merge-core';
@@ -202,7 +202,10 @@ async function materialize(
   const local2 = new Map(local);
   const pointed = pointUpstreamAt(kptfile, input, `${input.downstream.package}/Kptfile`);
   if (pointed !== undefined) local2.set('Kptfile', pointed);
-  const result = await updatePackageTree({ ...git, tree: packageTreeOf(local2, name), name, ref: input.upstream.ref }).catch(
+  // What the merge parses of origin and upstream, the list of what upstream changed reads again:
+  // parsed once for both, and let go with this update.
+  const parsed = lock.commit === input.upstream.commit ? undefined : createParsedTexts();
+  const result = await updatePackageTree({ ...git, tree: packageTreeOf(local2, name), name, ref: input.upstream.ref, parsed }).catch(
     (error: unknown) => {
       // The merge's origin is fetched from where the lock says the package came from, which a
       // copy made elsewhere (`kpt pkg get` from another URL) may name: say which file says so.
@@ -232,6 +235,7 @@ async function materialize(
             from: lock.commit,
             to: input.upstream.commit,
             sides: result.upstream,
+            parsed,
             cacheDir: input.cacheDir,
             cwd: input.cwd ?? NO_WORKING_DIRECTORY,
             env: input.env,

@@ -1,5 +1,6 @@
 import { commitsBetween, hideCredentials, type HistoryCommit, type SourceTrust } from '@kdelta/git-source';
 import type { PackageTree } from '@kdelta/kptfile-model';
+import type { ParsedTexts } from '@kdelta/merge-core';
 import { diffTrees, type PkgChange } from '@kdelta/package-update';
 
 /**
@@ -41,6 +42,8 @@ export interface UpstreamChangesInput {
   readonly to: string;
   /** The upstream package at `from` and at `to`, as the update fetched it. */
   readonly sides: { readonly origin: PackageTree; readonly updated: PackageTree };
+  /** The texts the update's merge parsed, read from there rather than parsed again. */
+  readonly parsed?: ParsedTexts | undefined;
   readonly cacheDir?: string | undefined;
   readonly cwd?: string | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -51,7 +54,7 @@ export interface UpstreamChangesInput {
 export async function upstreamChanges(input: UpstreamChangesInput): Promise<UpstreamChanges> {
   let resources: readonly PkgChange[];
   try {
-    resources = diffTrees(input.sides.origin, input.sides.updated);
+    resources = diffTrees(input.sides.origin, input.sides.updated, input.parsed);
   } catch {
     // a file the diff cannot read (the merge read it, or said why): no field list, the files are listed
     resources = [];

@@ -167,6 +167,9 @@ export class PackageDocuments {
     this.files(); // a YAML error of the package is a VariantMutationError, as for every file read
     const out = new Set<string>(['Kptfile', ...this.parsed.keys()]);
     for (const r of this.pkg.resources()) {
+      // A key is written as it is unless a double-quoted escape spells it: a resource whose text
+      // holds neither is not read (its parse, of a big ConfigMap, is spared).
+      if (!r.text.includes(key) && !r.text.includes('\\')) continue;
       const annotations = (r.object['metadata'] as { annotations?: Record<string, unknown> } | undefined)?.annotations;
       if (annotations?.[key] !== undefined && annotations[key] !== null) out.add(r.file);
     }
